@@ -1,0 +1,1 @@
+"""Validation and dispatch, one module per instruction family (DESIGN 3)."""

@@ -1,0 +1,289 @@
+"""Validation shared by every instruction: operands, masks (SPEC 2), footprints (SPEC 1.2), alignment and overlap
+(SPEC 8.2). Nothing here writes the UB; a call that passes these checks cannot touch a byte outside the UB.
+"""
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..core import ALL_ONES, continuous_mask_words
+from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterError, StateError,
+                      UnsupportedDTypeError)
+from ..tensor import LocalTensor
+
+
+class _MaskPlaceholder:
+    def __repr__(self):
+        return "MASK_PLACEHOLDER"
+
+
+MASK_PLACEHOLDER = _MaskPlaceholder()
+UINT8_RANGE = "[0, 255]"
+
+
+def as_signed64(word):
+    """uint64 mask word -> the int64 with the same bits (one kernel signature for every mask)."""
+    return word - (1 << 64) if word >= (1 << 63) else word
+
+
+def operands(api, dst, *srcs):
+    """The core shared by the operands, after checking they are live LocalTensors of one core and one dtype."""
+    core = getattr(dst, "core", None)
+    for name, t in (("dst", dst),) + tuple((f"src{i}" if len(srcs) > 1 else "src", s) for i, s in enumerate(srcs)):
+        if not isinstance(t, LocalTensor):
+            raise ParameterError(api, name, type(t).__name__, legal="a LocalTensor")
+        t.check_alive(api)
+        if t.core is not core:
+            raise ParameterError(api, name, t, legal="tensors of the same Core as dst", device=core.device)
+    core.spec.require_supported(api)
+    return core
+
+
+def check_dtype(api, core, dtype, allowed, detail=None):
+    if dtype.name not in allowed:
+        raise UnsupportedDTypeError(api, "dtype", dtype.name, legal=", ".join(allowed), device=core.device,
+                                    detail=detail)
+
+
+def check_same_dtype(api, core, ref, **tensors):
+    for name, t in tensors.items():
+        if t.dtype is not ref.dtype:
+            raise UnsupportedDTypeError(api, f"{name}.dtype", t.dtype.name, legal=f"{ref.dtype.name} (as dst)",
+                                        device=core.device)
+
+
+def check_align(api, core, name, addr, align):
+    if addr % align:
+        raise AlignmentError(api, f"{name} address", addr, legal=f"a multiple of {align} bytes", device=core.device)
+
+
+def check_range(api, core, name, value, lo, hi):
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not lo <= value <= hi:
+        raise ParameterError(api, name, value, legal=f"integer in [{lo}, {hi}]", device=core.device)
+    return int(value)
+
+
+@dataclass(frozen=True)
+class MaskPlan:
+    """Per-repeat lane mask (lo, hi words) and, in counter mode, the element count (SPEC 2.5-2.6)."""
+    lo: int
+    hi: int
+    counter: int = -1          # >= 0: counter mode with this element count
+    from_register: bool = False
+    bit_mode: bool = False
+
+    @property
+    def empty(self):
+        return self.counter == 0 if self.counter >= 0 else (self.lo == 0 and self.hi == 0)
+
+    def repeats(self, lanes, repeat_time):
+        return -(-self.counter // lanes) if self.counter >= 0 else repeat_time
+
+    def last_lanes(self, lanes):
+        """Lanes of the last repeat in counter mode (-1: every repeat uses the mask)."""
+        if self.counter < 0:
+            return -1
+        rem = self.counter % lanes
+        return rem if rem else lanes
+
+
+def plan_mask(api, core, dtype, mask, is_set_mask):
+    """Resolve an API's mask argument (or the mask register when is_set_mask is False) to a MaskPlan."""
+    lanes = dtype.lanes_per_repeat
+    full_hi, full_lo = continuous_mask_words(lanes)
+    if not is_set_mask:
+        if mask is not MASK_PLACEHOLDER:
+            raise ParameterError(api, "mask", mask, legal="aj.MASK_PLACEHOLDER when is_set_mask=False (SPEC 2.5)",
+                                 device=core.device)
+        if not core.mask_defined:
+            raise StateError(api, "mask register", "undefined", device=core.device,
+                             detail="the register holds implementation state after a high-dim ReduceSum (D22); "
+                                    "call SetVectorMask or ResetMask first")
+        if core.counter_mode:
+            return MaskPlan(full_lo, full_hi, counter=core.mask_low & 0xFFFFFFFFFFFFFFFF, from_register=True)
+        return _bits_plan(dtype, core.mask_low, core.mask_high if dtype.size == 2 else 0, from_register=True)
+    if mask is MASK_PLACEHOLDER:
+        raise ParameterError(api, "mask", mask, legal="a real mask when is_set_mask=True", device=core.device)
+    if isinstance(mask, (list, tuple, np.ndarray)):
+        words = [int(w) for w in mask]
+        max_words = 2 if dtype.size <= 2 else 1
+        if not 1 <= len(words) <= 2:
+            raise ParameterError(api, "mask", mask, legal=f"a list of 1 or {max_words} 64-bit words", device=core.device)
+        word_max = ALL_ONES if dtype.size < 8 else (1 << 32) - 1
+        for i, w in enumerate(words):
+            if not 0 <= w <= word_max:
+                raise ParameterError(api, f"mask[{i}]", w, legal=f"[0, {word_max}]", device=core.device)
+        if len(words) == 2 and max_words == 1 and words[1] != 0:
+            raise ParameterError(api, "mask[1]", words[1], legal=f"0 for {dtype.size * 8}-bit types (SPEC 2.1)",
+                                 device=core.device)
+        if core.counter_mode:
+            return MaskPlan(full_lo, full_hi, counter=words[0], bit_mode=True)
+        return _bits_plan(dtype, words[0], words[1] if len(words) == 2 and max_words == 2 else 0, bit_mode=True)
+    if isinstance(mask, bool) or not isinstance(mask, (int, np.integer)):
+        raise ParameterError(api, "mask", mask, legal="an int (continuous), a list of words (bit mode) or "
+                             "MASK_PLACEHOLDER", device=core.device)
+    mask = int(mask)
+    if mask < 0:
+        raise ParameterError(api, "mask", mask, legal=f"[0, {lanes}] (D14: negative masks are refused)",
+                             device=core.device)
+    if core.counter_mode:
+        return MaskPlan(full_lo, full_hi, counter=mask)
+    hi, lo = continuous_mask_words(min(mask, lanes))  # D15: clamp to the per-repeat maximum
+    return MaskPlan(lo, hi)
+
+
+def _bits_plan(dtype, lo, hi, **kw):
+    """Keep only bits of lanes that exist (32-bit: 64 lanes, 64-bit: 32 lanes)."""
+    lanes = dtype.lanes_per_repeat
+    if lanes < 64:
+        lo &= (1 << lanes) - 1
+    if lanes <= 64:
+        hi = 0
+    return MaskPlan(lo, hi, **kw)
+
+
+def refuse_empty_mask_on_950(api, core, plan):
+    if plan.empty and plan.counter < 0 and core.spec.mask_zero_refused:
+        raise ParameterError(api, "mask", 0, legal="a mask with at least one lane (D14: mask 0 is refused on the 950)",
+                             device=core.device)
+
+
+def record_mask(core, plan, dtype, mask):
+    """D22: a high-dim call with is_set_mask leaves its own mask in the register (950: bit-mask calls only)."""
+    if plan.from_register:
+        return
+    if core.spec.mask_zero_refused and not plan.bit_mode:  # 950 continuous-mask calls do not write it (audit 3)
+        return
+    if plan.counter >= 0:
+        core.mask_high, core.mask_low = 0, plan.counter
+    else:
+        core.mask_high, core.mask_low = plan.hi, plan.lo
+    core.mask_defined = True
+
+
+# --- footprints (SPEC 1.2) -------------------------------------------------------------------------------------
+def lane_offsets(size, blk_stride, lanes):
+    """Byte offset of each lane index in `lanes` inside one repeat (numpy vectorised SPEC 1.2)."""
+    lanes = np.asarray(lanes, dtype=np.int64)
+    epb = 32 // size
+    return (lanes // epb) * blk_stride * 32 + (lanes % epb) * size
+
+
+def mask_lane_indices(lo, hi, lanes):
+    return np.array([j for j in range(min(lanes, 128)) if ((hi if j >= 64 else lo) >> (j % 64)) & 1], dtype=np.int64)
+
+
+@lru_cache(maxsize=4096)
+def _offset_span(size, blk_stride, lo, hi, n_prefix):
+    """(min offset, max offset + size) over the active lanes; n_prefix >= 0 keeps only the first n active lanes."""
+    idx = mask_lane_indices(lo, hi, 256 // size)
+    if n_prefix >= 0:
+        idx = idx[:n_prefix]
+    if idx.size == 0:
+        return None
+    offs = lane_offsets(size, blk_stride, idx)
+    return int(offs.min()), int(offs.max()) + size
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One strided operand of one call: enough to compute its exact byte footprint."""
+    name: str
+    base: int
+    size: int
+    lo: int
+    hi: int
+    repeat: int
+    blk: int
+    rep: int
+    last_lanes: int = -1  # counter mode: active lanes of the last repeat
+
+    def extent(self):
+        """[first, end) byte range the operand touches, or None when it touches nothing."""
+        if self.repeat <= 0:
+            return None
+        spans = []
+        full = _offset_span(self.size, self.blk, self.lo, self.hi, -1)
+        if full is None:
+            return None
+        if self.last_lanes < 0:
+            return self.base + full[0], self.base + (self.repeat - 1) * self.rep * 32 + full[1]
+        if self.repeat >= 2:
+            spans.append((full[0], (self.repeat - 2) * self.rep * 32 + full[1]))
+        last = _offset_span(self.size, self.blk, self.lo, self.hi, self.last_lanes)
+        if last is not None:
+            shift = (self.repeat - 1) * self.rep * 32
+            spans.append((shift + last[0], shift + last[1]))
+        return self.base + min(s[0] for s in spans), self.base + max(s[1] for s in spans)
+
+    def bytes_per_repeat(self):
+        """List over repeats of the exact set of byte addresses (numpy arrays): the slow exact footprint."""
+        idx = mask_lane_indices(self.lo, self.hi, 256 // self.size)
+        offs = lane_offsets(self.size, self.blk, idx)
+        per = []
+        for i in range(self.repeat):
+            o = offs if (self.last_lanes < 0 or i < self.repeat - 1) else offs[:self.last_lanes]
+            start = self.base + i * self.rep * 32 + o
+            per.append(np.unique((start[:, None] + np.arange(self.size)[None, :]).reshape(-1)))
+        return per
+
+    def footprint(self):
+        per = self.bytes_per_repeat()
+        return np.unique(np.concatenate(per)) if per else np.zeros(0, np.int64)
+
+
+def check_inside_ub(api, core, op):
+    ext = op.extent()
+    if ext is None:
+        return None
+    if ext[0] < 0 or ext[1] > core.spec.ub_bytes:
+        raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=core.device,
+                               legal=f"every byte the repeats/strides touch inside the UB [0, {core.spec.ub_bytes})")
+    return ext
+
+
+def check_overlap(api, core, dst, src, dst_ext, src_ext, src_may_accumulate=False):
+    """SPEC 8.2: within one repeat dst and src overlap 100% or not at all; an earlier repeat's dst is never a later
+    repeat's src. src_may_accumulate: the Add/src1 exception (dst over src1 with a repeat stride of 0)."""
+    if dst_ext is None or src_ext is None or dst_ext[1] <= src_ext[0] or src_ext[1] <= dst_ext[0]:
+        return
+    if src_may_accumulate:
+        return
+    if (dst.base, dst.blk, dst.rep, dst.lo, dst.hi, dst.last_lanes) == (src.base, src.blk, src.rep, src.lo, src.hi,
+                                                                      src.last_lanes) and dst.repeat == src.repeat:
+        same = True  # identical operands: every repeat overlaps itself 100%; check repeats against each other
+    else:
+        same = False
+    d_per, s_per = dst.bytes_per_repeat(), src.bytes_per_repeat()
+    if not same:
+        for i in range(min(len(d_per), len(s_per))):
+            common = np.intersect1d(d_per[i], s_per[i], assume_unique=True)
+            if common.size and not (common.size == d_per[i].size == s_per[i].size):
+                raise OverlapError(api, f"{dst.name}/{src.name}", f"repeat {i}", device=core.device,
+                                   legal="100% overlap or none within a repeat (SPEC 8.2)",
+                                   detail="the operands partially overlap")
+    # an earlier repeat's dst must not be read by a later repeat
+    d_all = np.concatenate([np.stack([p, np.full(p.size, i)]) for i, p in enumerate(d_per)], axis=1)
+    s_all = np.concatenate([np.stack([p, np.full(p.size, i)]) for i, p in enumerate(s_per)], axis=1)
+    order = np.argsort(d_all[1], kind="stable")
+    d_addr, first_write = np.unique(d_all[0][order], return_index=True)
+    first_write = d_all[1][order][first_write]
+    order = np.argsort(-s_all[1], kind="stable")
+    s_addr, last_read = np.unique(s_all[0][order], return_index=True)
+    last_read = s_all[1][order][last_read]
+    _, di, si = np.intersect1d(d_addr, s_addr, assume_unique=True, return_indices=True)
+    bad = first_write[di] < last_read[si]
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise OverlapError(api, f"{dst.name}/{src.name}", f"byte {int(d_addr[di][k])}", device=core.device,
+                           legal="no byte written by a repeat and read by a later repeat (SPEC 8.2)",
+                           detail=f"repeat {int(first_write[di][k])} writes what repeat {int(last_read[si][k])} reads")
+
+
+def check_count_overlap(api, core, name, dst, src, count):
+    """Count forms: full overlap (same address) or none (SPEC 3.3)."""
+    nbytes = count * dst.dtype.size
+    if dst.addr != src.addr and dst.addr < src.addr + nbytes and src.addr < dst.addr + nbytes:
+        raise OverlapError(api, f"dst/{name}", f"dst at {dst.addr}, {name} at {src.addr}", device=core.device,
+                           legal="the same address (100% overlap) or disjoint ranges (SPEC 3.3)",
+                           detail=f"the {nbytes}-byte ranges partially overlap")

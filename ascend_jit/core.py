@@ -1,0 +1,255 @@
+"""Core: one AI Core's Unified Buffer (flat uint8), the CTRL bits that matter here, and the vector mask register.
+
+Cores are independent objects; `with core:` makes one the current core of this thread for the module-level state
+calls (`aj.SetVectorMask(...)`), so ported kernel code runs unchanged and threads never share state.
+"""
+import enum
+import threading
+
+import numpy as np
+
+from . import dtypes as dt
+from .devices import COUNT_UNTOUCHED, get_device
+from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError
+
+ALL_ONES = (1 << 64) - 1
+CTRL_HALF_INF_NAN = 48   # D6: CTRL[48] 1 = INF/NaN, 0 = saturating (half)
+CTRL_INT_SATURATE = 53   # D6 / audit 7: CTRL[53] 1 = int16/int32 saturate, 0 = wrap
+CTRL_COUNTER_MODE = 56   # SPEC 2.6: CTRL[56] 1 = counter mode
+
+
+class MaskMode(enum.Enum):
+    NORMAL = 0
+    COUNTER = 1
+
+
+class SaturationMode(enum.Enum):
+    FLOAT = 0   # half (and bf16 on A2/A3) compute results
+    CAST = 1    # conversions: no API emulated here converts, so it is recorded and has no effect
+    INT = 2     # int16/int32 compute results (CTRL[53]; devkit code, audit 7)
+
+
+def continuous_mask_words(length):
+    """SPEC 2.2: continuous mask `length` -> (high, low) words, as AscendCUtils::SetMask(len) builds them."""
+    if length >= 128:
+        return ALL_ONES, ALL_ONES
+    if length == 64:
+        return 0, ALL_ONES
+    if length > 64:
+        return (1 << (length - 64)) - 1, ALL_ONES
+    return 0, (1 << length) - 1
+
+
+_current = threading.local()
+
+
+def current_core(api="current_core"):
+    core = getattr(_current, "stack", None)
+    if not core:
+        raise StateError(api, detail="no current core: use `with core:` or call the method on a Core")
+    return core[-1]
+
+
+class Core:
+    """One AI Core. `aj.Core("atlas-a2")`; aliases such as "910B" work (D13)."""
+
+    def __init__(self, device="atlas-a2"):
+        self.spec = get_device(device)
+        self.device = self.spec.name
+        self.ub = np.zeros(self.spec.ub_bytes, dtype=np.uint8)
+        self.ctrl = 0
+        if not self.spec.half_saturating_default:
+            self.ctrl |= 1 << CTRL_HALF_INF_NAN
+        self.mask_high = ALL_ONES   # SPEC 2.6: init sets Normal mode and an all-ones mask
+        self.mask_low = ALL_ONES
+        self.mask_defined = True
+        self.acc_val = 0.0          # GetReduceRepeatSumSpr (SPEC 4.2 ACC_VAL, 4.4 accVal)
+        self.block_idx = 0
+        self.block_num = 1
+        self._free = [(0, self.spec.ub_bytes)]  # allocator free list of (addr, bytes)
+        self._allocated = {}
+
+    def __repr__(self):
+        return f"Core({self.device!r}, ub={self.spec.ub_bytes} B)"
+
+    # --- context ------------------------------------------------------------------------------------------------
+    def __enter__(self):
+        if not hasattr(_current, "stack"):
+            _current.stack = []
+        _current.stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _current.stack.pop()
+        return False
+
+    # --- CTRL ---------------------------------------------------------------------------------------------------
+    def _bit(self, n):
+        return (self.ctrl >> n) & 1
+
+    @property
+    def half_saturating(self):
+        """D6: fixed saturating on 910/310P; CTRL[48] = 0 elsewhere."""
+        if self.spec.half_saturating_default and not self.spec.half_saturation_switchable:
+            return True
+        return self._bit(CTRL_HALF_INF_NAN) == 0
+
+    @property
+    def int_saturating(self):
+        return self.spec.int_saturation_switchable and self._bit(CTRL_INT_SATURATE) == 1
+
+    @property
+    def counter_mode(self):
+        return self._bit(CTRL_COUNTER_MODE) == 1
+
+    def _set_bit(self, n, value):
+        self.ctrl = (self.ctrl & ~(1 << n)) | ((1 if value else 0) << n)
+
+    def SetSaturationFlag(self, enable_sat, mode=SaturationMode.FLOAT):
+        """`SetSaturationFlag<mode>(enableSat)`: A2/A3 only (D21). FLOAT -> CTRL[48], INT -> CTRL[53]."""
+        self.spec.require_supported("SetSaturationFlag")
+        if not self.spec.set_saturation_flag_api:
+            raise UnsupportedDeviceError("SetSaturationFlag", "device", self.device, legal="atlas-a2, atlas-a3",
+                                         detail="SetSaturationFlag is not offered here (D21; on the 950 use SetCtrlSpr)")
+        mode = SaturationMode(mode) if not isinstance(mode, SaturationMode) else mode
+        if mode is SaturationMode.FLOAT:
+            self._set_bit(CTRL_HALF_INF_NAN, not enable_sat)
+        elif mode is SaturationMode.INT:
+            self._set_bit(CTRL_INT_SATURATE, bool(enable_sat))
+
+    def GetSaturationFlag(self, mode=SaturationMode.FLOAT):
+        return self.int_saturating if mode is SaturationMode.INT else self.half_saturating
+
+    def SetCtrlSpr(self, start_bit, end_bit, value):
+        """`SetCtrlSpr<start, end>(value)` for the bits SPEC names: 48 (half INF/NaN) and 53 (int saturation)."""
+        self.spec.require_supported("SetCtrlSpr")
+        bits = self.spec.ctrl_spr_bits
+        if not bits:
+            raise UnsupportedDeviceError("SetCtrlSpr", "device", self.device, legal="atlas-a2, atlas-a3, ascend950",
+                                         detail="the overflow mode of this device cannot be switched (D4, D6)")
+        if start_bit != end_bit or start_bit not in bits:
+            raise ParameterError("SetCtrlSpr", "bits", (start_bit, end_bit), legal=f"a single bit in {bits}",
+                                 device=self.device)
+        if value not in (0, 1):
+            raise ParameterError("SetCtrlSpr", "value", value, legal="0 or 1", device=self.device)
+        self._set_bit(start_bit, value)
+
+    def GetCtrlSpr(self, start_bit, end_bit):
+        return (self.ctrl >> start_bit) & ((1 << (end_bit - start_bit + 1)) - 1)
+
+    # --- mask register (SPEC 2) ---------------------------------------------------------------------------------
+    def SetVectorMask(self, *args, dtype="half", mode=MaskMode.NORMAL):
+        """`SetVectorMask(len)` (continuous; in counter mode the element count) or `SetVectorMask(high, low)`."""
+        self.spec.require_supported("SetVectorMask")
+        if len(args) == 1:
+            length = int(args[0])
+            if length < 0:
+                raise ParameterError("SetVectorMask", "len", length, legal=">= 0", device=self.device)
+            if mode is MaskMode.COUNTER or self.counter_mode:
+                self.mask_high, self.mask_low = 0, length
+            else:
+                self.mask_high, self.mask_low = continuous_mask_words(length)
+        elif len(args) == 2:
+            high, low = (int(a) for a in args)
+            for name, word in (("maskHigh", high), ("maskLow", low)):
+                if not 0 <= word <= ALL_ONES:
+                    raise ParameterError("SetVectorMask", name, word, legal="[0, 2**64-1]", device=self.device)
+            self.mask_high, self.mask_low = high, low
+        else:
+            raise ParameterError("SetVectorMask", "args", args, legal="(len) or (maskHigh, maskLow)", device=self.device)
+        self.mask_defined = True
+
+    def ResetMask(self):
+        self.mask_high, self.mask_low, self.mask_defined = ALL_ONES, ALL_ONES, True
+
+    def SetMaskCount(self):
+        self._set_bit(CTRL_COUNTER_MODE, 1)
+
+    def SetMaskNorm(self):
+        self._set_bit(CTRL_COUNTER_MODE, 0)
+
+    def GetReduceRepeatSumSpr(self):
+        """The count-form ReduceSum's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal)."""
+        return self.acc_val
+
+    def _after_count_call(self, last_mask_len=None):
+        """Mask-register side effect of a count-form call (SPEC 2.6, D22)."""
+        effect = self.spec.count_mask_effect
+        if effect == COUNT_UNTOUCHED:
+            return
+        if effect == "tail":
+            self.mask_high, self.mask_low = continuous_mask_words(last_mask_len)
+        else:
+            self.SetMaskNorm()
+            self.mask_high, self.mask_low = ALL_ONES, ALL_ONES
+        self.mask_defined = True
+
+    # --- UB allocation ------------------------------------------------------------------------------------------
+    def alloc(self, nbytes, api="alloc"):
+        """First-fit allocation of a 32-byte aligned UB range (SPEC 8.2: UB operands are 32-B aligned)."""
+        need = max(32, (int(nbytes) + 31) // 32 * 32)
+        for i, (addr, size) in enumerate(self._free):
+            if size >= need:
+                rest = (addr + need, size - need)
+                self._free[i:i + 1] = [rest] if rest[1] else []
+                self._allocated[addr] = need
+                return addr
+        free = sum(s for _, s in self._free)
+        raise OutOfBoundsError(api, "bytes", int(nbytes), legal=f"a free 32-B aligned range (free: {free} B, "
+                               f"largest {max((s for _, s in self._free), default=0)} B)", device=self.device)
+
+    def free(self, addr):
+        size = self._allocated.pop(addr, None)
+        if size is None:
+            raise StateError("free", "addr", addr, detail="not an allocated address (double free?)", device=self.device)
+        self._free.append((addr, size))
+        self._free.sort()
+        merged = []
+        for a, s in self._free:
+            if merged and merged[-1][0] + merged[-1][1] == a:
+                merged[-1] = (merged[-1][0], merged[-1][1] + s)
+            else:
+                merged.append((a, s))
+        self._free = merged
+
+    def local_tensor(self, dtype, n, addr=None, position=None):
+        """A LocalTensor of n elements: at `addr` (any byte address; alignment is the APIs' business) or allocated."""
+        from .tensor import LocalTensor, TPosition
+        d = dt.resolve(dtype, "local_tensor")
+        n = int(n)
+        if n < 0:
+            raise ParameterError("local_tensor", "n", n, legal=">= 0", device=self.device)
+        nbytes = n * d.size
+        if addr is None:
+            addr = self.alloc(nbytes, "local_tensor")
+        elif not (0 <= addr and addr + nbytes <= self.spec.ub_bytes):
+            raise OutOfBoundsError("local_tensor", "addr", addr, legal=f"addr + {nbytes} B within [0, {self.spec.ub_bytes}]",
+                                   device=self.device)
+        return LocalTensor(self, d, int(addr), n, position or TPosition.VECCALC)
+
+
+def _state_call(name):
+    def call(*args, **kwargs):
+        return getattr(current_core(name), name)(*args, **kwargs)
+    call.__name__ = name
+    call.__doc__ = f"`{name}` on the current core (`with core:`)."
+    return call
+
+
+SetVectorMask = _state_call("SetVectorMask")
+ResetMask = _state_call("ResetMask")
+SetMaskCount = _state_call("SetMaskCount")
+SetMaskNorm = _state_call("SetMaskNorm")
+SetSaturationFlag = _state_call("SetSaturationFlag")
+GetSaturationFlag = _state_call("GetSaturationFlag")
+SetCtrlSpr = _state_call("SetCtrlSpr")
+GetCtrlSpr = _state_call("GetCtrlSpr")
+GetReduceRepeatSumSpr = _state_call("GetReduceRepeatSumSpr")
+
+
+def GetBlockIdx():
+    return current_core("GetBlockIdx").block_idx
+
+
+def GetBlockNum():
+    return current_core("GetBlockNum").block_num

@@ -1,0 +1,153 @@
+"""Device catalogue: one frozen DeviceSpec per device family of SPEC decision D13.
+
+This is the only place device facts live. Every field cites the SPEC.md section (or decision) it comes from; the
+API layer and the kernels read device behaviour from here, never from `if device == ...` chains.
+"""
+from dataclasses import dataclass, field
+
+from . import dtypes as dt
+from .errors import UnsupportedDeviceError
+
+# ReduceSum algorithms (SPEC 4.0 names). Count form:
+TREE_SEQ = "tree-seq"            # A2/A3 count form: tree per repeat, sequential rounded accumulation (SPEC 4.2, D1)
+TREE_TREE_TAIL = "tree-tree+tail"  # 910/310P/310B count form: tree-tree over full repeats, tail added last (SPEC 4.3)
+VADD_TREE = "vadd-tree"          # 950 software emulation: VADD merges for 1-4 repeats, else 2/3 tree levels (SPEC 4.4)
+# High-dim form:
+TREE_TREE = "tree-tree"          # non-950: tree per repeat, tree over repeat results (SPEC 4.2, 4.3)
+TREE_TREE_950 = "tree-tree-950"  # 950 normal mode; counter mode dispatches like the count form (SPEC 4.4, D23)
+
+# Mask-register side effects of count-form calls (SPEC 2.6, D22).
+COUNT_RESTORES_NORMAL = "restore"  # A2/A3/310P: Normal mode and an all-ones mask afterwards
+COUNT_LEAVES_TAIL = "tail"         # 910: the last repeat's continuous mask stays in the register
+COUNT_UNTOUCHED = "untouched"      # 950/310B: VF loops with per-repeat predicates
+
+_B16_32 = ("int16", "half", "int32", "float")
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    name: str
+    product: str
+    arch: int                       # __NPU_ARCH__ (SPEC 8, D13)
+    aliases: tuple = ()
+    ub_bytes: int = 0               # usable Unified Buffer bytes (decisions table "UB sizes", SPEC 8)
+    supported: bool = True          # False: the inference Vector Core, refused by every API (D13)
+    add_dtypes: tuple = ()          # SPEC 3.4, 8.1, D9
+    add_count_only_dtypes: tuple = ()  # 950: 8-bit and 64-bit only through the count API / operator (SPEC 3.4)
+    reduce_sum_dtypes: tuple = ()   # SPEC 4.5, 8.1
+    reduce_sum_count_only_dtypes: tuple = ()  # 950 int64/uint64 (SPEC 4.5)
+    pair_dtypes: tuple = ()         # SPEC 6, 8.1
+    half_saturating_default: bool = False  # SPEC 5.2, D6, D4
+    half_saturation_switchable: bool = False  # D6: A2/A3 (SetSaturationFlag FLOAT or CTRL[48]), 950 (CTRL[48])
+    int_saturation_switchable: bool = False   # D6 + audit 7: CTRL[53] on A2/A3 (SetSaturationFlag INT) and 950
+    set_saturation_flag_api: bool = False     # D21: SetSaturationFlag exists on A2/A3 only
+    ctrl_spr_bits: tuple = ()       # D6/D21: CTRL bits SetCtrlSpr may write (48 half overflow, 53 integer saturation)
+    reduce_sum_count_algorithm: str = TREE_TREE_TAIL  # SPEC 4.2-4.4
+    reduce_sum_highdim_algorithm: str = TREE_TREE     # SPEC 4.2-4.4
+    reduce_sum_highdim_repeat0: str = "nop"  # D14: "nop"; 310B "zero" (writes +0 to dst[0]); 950 "as-one" (D7)
+    reduce_sum_tmp_untouched_count: bool = False  # SPEC 4.2: A2/A3 count form never touches sharedTmpBuffer
+    pair_both_masked_zero: bool = False  # SPEC 2.4: pair with both lanes masked is written 0 (950, 310B) or kept
+    pair_dst_rep_stride_zero: bool = True  # SPEC 6: dstRepStride 0 refused on Atlas training (910)
+    mask_zero_refused: bool = False  # D14: the 950 refuses mask 0; elsewhere it is a NOP
+    count_mask_effect: str = COUNT_RESTORES_NORMAL  # SPEC 2.6, D22
+    reg_api: bool = False            # SPEC 7: the Reg API exists on the 950 only
+
+    def require_supported(self, api):
+        if not self.supported:
+            raise UnsupportedDeviceError(api, "device", self.name, legal=", ".join(n for n in NAMES if DEVICES[n].supported),
+                                         detail="the inference Vector Core does not offer this API (SPEC 8, D13)")
+
+
+_A2_COMMON = dict(
+    arch=2201, ub_bytes=196608, add_dtypes=_B16_32, reduce_sum_dtypes=("half", "float"), pair_dtypes=("half", "float"),
+    half_saturating_default=False, half_saturation_switchable=True, int_saturation_switchable=True,
+    set_saturation_flag_api=True, ctrl_spr_bits=(48, 53), reduce_sum_count_algorithm=TREE_SEQ,
+    reduce_sum_tmp_untouched_count=True, count_mask_effect=COUNT_RESTORES_NORMAL)
+
+_DEVICES = (
+    DeviceSpec(
+        name="ascend950", product="Ascend 950PR / 950DT", arch=3510, aliases=("950", "950pr", "950dt", "dav-3510"),
+        ub_bytes=253952,
+        add_dtypes=("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float", "int64", "uint64"),
+        add_count_only_dtypes=("int8", "uint8", "int64", "uint64"),
+        reduce_sum_dtypes=("half", "float", "int32", "uint32", "int64", "uint64"),
+        reduce_sum_count_only_dtypes=("int64", "uint64"), pair_dtypes=("half", "float"),
+        half_saturating_default=False, half_saturation_switchable=True, int_saturation_switchable=True,
+        set_saturation_flag_api=False, ctrl_spr_bits=(48, 53), reduce_sum_count_algorithm=VADD_TREE,
+        reduce_sum_highdim_algorithm=TREE_TREE_950, reduce_sum_highdim_repeat0="as-one", pair_both_masked_zero=True,
+        mask_zero_refused=True, count_mask_effect=COUNT_UNTOUCHED, reg_api=True),
+    DeviceSpec(name="atlas-a3", product="Atlas A3 training / inference", aliases=("a3", "910c"), **_A2_COMMON),
+    DeviceSpec(name="atlas-a2", product="Atlas A2 training / inference", aliases=("a2", "910b"), **_A2_COMMON),
+    DeviceSpec(
+        name="atlas-200i-500-a2", product="Atlas 200I/500 A2 inference", arch=3002,
+        aliases=("310b", "200i-a2", "500-a2", "dav-3002"), ub_bytes=253952, add_dtypes=_B16_32,
+        reduce_sum_dtypes=("half", "float"), pair_dtypes=("half", "float"), half_saturating_default=False,
+        reduce_sum_highdim_repeat0="zero", pair_both_masked_zero=True, count_mask_effect=COUNT_UNTOUCHED),
+    DeviceSpec(
+        name="atlas-inference-aicore", product="Atlas inference AI Core (310P)", arch=2002,
+        aliases=("310p", "310p-aicore", "dav-2002"), ub_bytes=262144, add_dtypes=_B16_32,
+        reduce_sum_dtypes=("half", "float"), pair_dtypes=("half", "float"), half_saturating_default=True,
+        count_mask_effect=COUNT_RESTORES_NORMAL),
+    DeviceSpec(
+        name="atlas-training", product="Atlas training (910)", arch=1001, aliases=("910", "dav-1001"),
+        ub_bytes=262144, add_dtypes=("half", "int32", "float"), reduce_sum_dtypes=("half",), pair_dtypes=("half",),
+        half_saturating_default=True, pair_dst_rep_stride_zero=False, count_mask_effect=COUNT_LEAVES_TAIL),
+    DeviceSpec(
+        name="atlas-inference-vectorcore", product="Atlas inference Vector Core (310P)", arch=2002,
+        aliases=("310p-vectorcore",), ub_bytes=262144, supported=False),
+)
+
+DEVICES = {d.name: d for d in _DEVICES}
+NAMES = tuple(DEVICES)
+SUPPORTED_NAMES = tuple(n for n in NAMES if DEVICES[n].supported)
+_LOOKUP = {}
+for _d in _DEVICES:
+    _LOOKUP[_d.name] = _d
+    for _a in _d.aliases:
+        _LOOKUP[_a] = _d
+
+
+def get_device(name):
+    """Resolve a device name or alias (case-insensitive; D13) to its DeviceSpec."""
+    if isinstance(name, DeviceSpec):
+        return name
+    spec = _LOOKUP.get(str(name).strip().lower())
+    if spec is None:
+        raise UnsupportedDeviceError("Core", "device", name, legal=", ".join(NAMES) + " (or an alias such as 910B, 310P, 950PR)")
+    return spec
+
+
+def dtype_names(spec, api):
+    return {"Add": spec.add_dtypes, "ReduceSum": spec.reduce_sum_dtypes, "ReducePairElem": spec.pair_dtypes}[api]
+
+
+def table_rows():
+    """Rows for `ascend-jit devices`: one line per device with the facts users ask about first."""
+    rows = []
+    for d in _DEVICES:
+        if not d.supported:
+            rows.append((d.name, d.product, str(d.arch), str(d.ub_bytes), "refused by every API", "", "", ""))
+            continue
+        overflow = "saturating" if d.half_saturating_default else "INF/NaN"
+        overflow += " (switchable)" if d.half_saturation_switchable else " (fixed)"
+        rows.append((d.name, d.product, str(d.arch), str(d.ub_bytes), overflow,
+                     f"{d.reduce_sum_count_algorithm} / {d.reduce_sum_highdim_algorithm}",
+                     "zero" if d.pair_both_masked_zero else "keep", ",".join(d.add_dtypes)))
+    return rows
+
+
+TABLE_HEADER = ("device", "product", "arch", "UB bytes", "half overflow", "ReduceSum count / high-dim",
+                "pair both-masked", "Add dtypes")
+
+
+def format_table():
+    rows = [TABLE_HEADER] + table_rows()
+    widths = [max(len(r[i]) for r in rows) for i in range(len(TABLE_HEADER))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    aliases = ["aliases: " + "; ".join(f"{d.name}: {', '.join(d.aliases)}" for d in _DEVICES)]
+    return "\n".join(lines + [""] + aliases)
+
+
+# Keep the dtype names honest: every name used above is a known dtype.
+assert all(n in dt.BY_NAME for d in _DEVICES for n in d.add_dtypes + d.reduce_sum_dtypes + d.pair_dtypes)

@@ -1,0 +1,74 @@
+"""Element types of the vector unit: name, storage size, numpy dtype, and the kernel kind code.
+
+The kind code is what the @njit kernels branch on (outside their inner loops); it is an int so that one compiled
+kernel serves every dtype without per-call recompilation.
+"""
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from .errors import UnsupportedDTypeError
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str
+    size: int  # bytes
+    np_dtype: np.dtype
+    kind: int  # kernel kind code, see jit/numerics.py KIND_*
+    is_float: bool
+    is_signed: bool
+
+    @property
+    def lanes_per_repeat(self):
+        """SPEC 1.1: one repeat is 256 bytes."""
+        return 256 // self.size
+
+    @property
+    def lanes_per_block(self):
+        """SPEC 1.1: one DataBlock is 32 bytes."""
+        return 32 // self.size
+
+    def __repr__(self):
+        return self.name
+
+
+# Kind codes: the kernels' numerics switch. Keep in step with jit/numerics.py.
+HALF = DType("half", 2, np.dtype(np.float16), 0, True, True)
+FLOAT = DType("float", 4, np.dtype(np.float32), 1, True, True)
+BFLOAT16 = DType("bfloat16", 2, np.dtype(ml_dtypes.bfloat16), 2, True, True)
+INT8 = DType("int8", 1, np.dtype(np.int8), 3, False, True)
+UINT8 = DType("uint8", 1, np.dtype(np.uint8), 4, False, False)
+INT16 = DType("int16", 2, np.dtype(np.int16), 5, False, True)
+UINT16 = DType("uint16", 2, np.dtype(np.uint16), 6, False, False)
+INT32 = DType("int32", 4, np.dtype(np.int32), 7, False, True)
+UINT32 = DType("uint32", 4, np.dtype(np.uint32), 8, False, False)
+INT64 = DType("int64", 8, np.dtype(np.int64), 9, False, True)
+UINT64 = DType("uint64", 8, np.dtype(np.uint64), 10, False, False)
+
+ALL = (HALF, FLOAT, BFLOAT16, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64)
+BY_NAME = {d.name: d for d in ALL}
+_ALIASES = {"float16": HALF, "fp16": HALF, "float32": FLOAT, "fp32": FLOAT, "bf16": BFLOAT16,
+            "int16_t": INT16, "int32_t": INT32, "uint16_t": UINT16, "uint32_t": UINT32, "int8_t": INT8,
+            "uint8_t": UINT8, "int64_t": INT64, "uint64_t": UINT64, "bfloat16_t": BFLOAT16}
+_BY_NP = {d.np_dtype: d for d in ALL}
+
+
+def resolve(dtype, api="dtype"):
+    """Accept a DType, a name ('half', 'float16', 'int32_t', ...) or anything numpy accepts as a dtype."""
+    if isinstance(dtype, DType):
+        return dtype
+    if isinstance(dtype, str):
+        key = dtype.lower()
+        if key in BY_NAME:
+            return BY_NAME[key]
+        if key in _ALIASES:
+            return _ALIASES[key]
+    try:
+        found = _BY_NP.get(np.dtype(dtype))
+    except TypeError:
+        found = None
+    if found is None:
+        raise UnsupportedDTypeError(api, "dtype", dtype, legal=", ".join(d.name for d in ALL))
+    return found

@@ -1,0 +1,49 @@
+"""The exception tree. Every refusal names the API, the parameter, its value, the legal range and the device.
+
+A refused call writes nothing: validation happens entirely before any kernel runs (DESIGN 3, SPEC D10).
+"""
+
+
+class AscendJitError(Exception):
+    """Base class of every error ascend_jit raises on purpose."""
+
+    def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
+        self.api, self.parameter, self.value, self.legal, self.device = api, parameter, value, legal, device
+        parts = [f"{api}:"]
+        if parameter is not None:
+            parts.append(f"parameter '{parameter}' = {value!r}")
+        if detail:
+            parts.append(detail)
+        if legal is not None:
+            parts.append(f"(legal: {legal})")
+        if device is not None:
+            parts.append(f"on device {device}")
+        super().__init__(" ".join(parts))
+
+
+class ParameterError(AscendJitError, ValueError):
+    """A parameter is out of its documented range or not of the documented form."""
+
+
+class AlignmentError(AscendJitError, ValueError):
+    """An operand address violates the alignment rule of SPEC 8.2."""
+
+
+class OutOfBoundsError(AscendJitError, IndexError):
+    """Some byte the call would touch lies outside the Unified Buffer (or outside a tensor)."""
+
+
+class OverlapError(AscendJitError, ValueError):
+    """Operands overlap in a way SPEC 8.2 does not allow."""
+
+
+class UnsupportedDTypeError(AscendJitError, TypeError):
+    """The dtype is not supported by this API on this device (SPEC 8.1)."""
+
+
+class UnsupportedDeviceError(AscendJitError, ValueError):
+    """The device does not offer this API (e.g. the inference Vector Core, or the Reg API off the 950)."""
+
+
+class StateError(AscendJitError, RuntimeError):
+    """Misuse of emulator state: queues, freed tensors, an undefined mask register, no current core."""

@@ -1,0 +1,106 @@
+"""Add kernels: one element-wise loop family over packed byte runs, used by every interface form.
+
+`add_run` does the arithmetic on three packed runs (the count form passes UB slices; the strided form passes the
+gathered lanes of one repeat, i.e. the register the vector unit would hold). A count call is the contiguous case
+of the same scheme, not a second implementation.
+"""
+import numpy as np
+from numba import njit
+
+from .addressing import active_lanes, gather, scatter
+from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64, KIND_UINT8,
+                       KIND_UINT16, KIND_UINT32, bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits,
+                       half_bits_to_f32, half_store_bits, round_half)
+
+_SIZES = np.array([2, 4, 2, 1, 1, 2, 2, 4, 4, 8, 8], np.int64)
+
+
+@njit(cache=True, inline="always")
+def kind_size(kind):
+    return _SIZES[kind]
+
+
+@njit(cache=True, inline="always")
+def _clamp(v, lo, hi):
+    return min(max(v, lo), hi)
+
+
+@njit(cache=True)
+def add_run(kind, sat_half, sat_int, d, a, b, n):
+    """d[:n] = a[:n] + b[:n] on packed byte arrays of element kind `kind` (SPEC 5: RNE, overflow modes)."""
+    if kind == KIND_HALF:
+        dv, av, bv = d.view(np.uint16), a.view(np.uint16), b.view(np.uint16)
+        if sat_half:
+            for i in range(n):
+                dv[i] = half_store_bits(round_half(half_bits_to_f32(av[i]) + half_bits_to_f32(bv[i]), True))
+        else:
+            for i in range(n):
+                dv[i] = half_store_bits(round_half(half_bits_to_f32(av[i]) + half_bits_to_f32(bv[i]), False))
+    elif kind == KIND_FLOAT:
+        dv, av, bv = d.view(np.uint32), a.view(np.float32), b.view(np.float32)
+        for i in range(n):
+            dv[i] = float_store_bits(av[i] + bv[i])
+    elif kind == KIND_BF16:
+        dv, av, bv = d.view(np.uint16), a.view(np.uint16), b.view(np.uint16)
+        for i in range(n):
+            dv[i] = f32_to_bf16_bits(bf16_bits_to_f32(av[i]) + bf16_bits_to_f32(bv[i]))
+    elif kind == KIND_INT16:
+        dv, av, bv = d.view(np.int16), a.view(np.int16), b.view(np.int16)
+        if sat_int:
+            for i in range(n):
+                dv[i] = _clamp(np.int32(av[i]) + np.int32(bv[i]), -32768, 32767)
+        else:
+            for i in range(n):
+                dv[i] = np.int16(np.int32(av[i]) + np.int32(bv[i]))
+    elif kind == KIND_INT32:
+        dv, av, bv = d.view(np.int32), a.view(np.int32), b.view(np.int32)
+        if sat_int:
+            for i in range(n):
+                dv[i] = _clamp(np.int64(av[i]) + np.int64(bv[i]), -2147483648, 2147483647)
+        else:
+            for i in range(n):
+                dv[i] = np.int32(np.int64(av[i]) + np.int64(bv[i]))
+    elif kind == KIND_UINT16:
+        _add_wrap(d.view(np.uint16), a.view(np.uint16), b.view(np.uint16), n)
+    elif kind == KIND_UINT32:
+        _add_wrap(d.view(np.uint32), a.view(np.uint32), b.view(np.uint32), n)
+    elif kind == KIND_INT8:
+        _add_wrap(d.view(np.int8), a.view(np.int8), b.view(np.int8), n)
+    elif kind == KIND_UINT8:
+        _add_wrap(d, a, b, n)
+    elif kind == KIND_INT64:
+        _add_wrap(d.view(np.int64), a.view(np.int64), b.view(np.int64), n)
+    else:
+        _add_wrap(d.view(np.uint64), a.view(np.uint64), b.view(np.uint64), n)
+
+
+@njit(cache=True, inline="always")
+def _add_wrap(dv, av, bv, n):
+    """D21: the 8-bit, unsigned 16/32-bit and 64-bit 950 types always wrap (storing truncates)."""
+    for i in range(n):
+        dv[i] = av[i] + bv[i]
+
+
+@njit(cache=True)
+def add_contiguous(ub, kind, sat_half, sat_int, dst, src0, src1, n):
+    """The count form (counter mode, default strides): n consecutive elements."""
+    nb = n * kind_size(kind)
+    add_run(kind, sat_half, sat_int, ub[dst:dst + nb], ub[src0:src0 + nb], ub[src1:src1 + nb], n)
+
+
+@njit(cache=True)
+def add_strided(ub, kind, sat_half, sat_int, dst, src0, src1, dblk, s0blk, s1blk, drep, s0rep, s1rep,
+                repeat, mask_lo, mask_hi, last_lanes):
+    """The high-dim form: per repeat, gather the active lanes of both sources (the vector register), add, scatter.
+    last_lanes >= 0 is counter mode: the last repeat takes only its first last_lanes lanes (SPEC 2.6)."""
+    size = kind_size(kind)
+    lanes = active_lanes(mask_lo, mask_hi, 256 // size)
+    a = np.empty(256, np.uint8)
+    b = np.empty(256, np.uint8)
+    d = np.empty(256, np.uint8)
+    for i in range(repeat):
+        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
+        gather(ub, src0 + i * s0rep * 32, s0blk, lanes, n, size, a)
+        gather(ub, src1 + i * s1rep * 32, s1blk, lanes, n, size, b)
+        add_run(kind, sat_half, sat_int, d, a, b, n)
+        scatter(ub, dst + i * drep * 32, dblk, lanes, n, size, d)

@@ -1,0 +1,155 @@
+"""Bit-level numerics shared by every kernel (SPEC 5).
+
+Half arithmetic works on uint16 bits: decode to float32 (exact), one float32 add (the correctly rounded half result
+survives the double rounding because float32 has 24 >= 2*11+2 significand bits), round to half with RNE, then the
+overflow mode. The conversions are LLVM `fpext`/`fptrunc` on `half`, which x86 F16C and AArch64 execute natively and
+which LLVM vectorises. Each helper is a plain Python function (numpy, used when NUMBA_DISABLE_JIT=1) with an
+`@overload` giving numba the intrinsic, so both paths produce the same bits.
+
+NaN results are stored as one canonical quiet NaN per type (docs/decisions.md): the hardware's NaN payload is not
+public and SPEC 5.2 says its sign is not distinguished.
+"""
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic, overload
+
+# Kernel kind codes (keep in step with dtypes.py).
+KIND_HALF, KIND_FLOAT, KIND_BF16 = 0, 1, 2
+KIND_INT8, KIND_UINT8, KIND_INT16, KIND_UINT16 = 3, 4, 5, 6
+KIND_INT32, KIND_UINT32, KIND_INT64, KIND_UINT64 = 7, 8, 9, 10
+
+HALF_NAN = np.uint16(0x7E00)
+FLOAT_NAN_BITS = np.uint32(0x7FC00000)
+BF16_NAN = np.uint16(0x7FC0)
+HALF_MAX = np.float32(65504.0)
+
+_F16 = np.float16
+_F32 = np.float32
+
+
+# --- conversions: Python versions (the NUMBA_DISABLE_JIT path) -------------------------------------------------
+def half_bits_to_f32(h):
+    """Exact value of the half with bit pattern h, as float32."""
+    return _F32(np.array(h, np.uint16).view(_F16))
+
+
+def f32_to_half_bits(f):
+    """Round a float32 to the nearest half, ties to even (IEEE; overflow to inf, subnormals kept)."""
+    with np.errstate(over="ignore"):
+        return np.array(_F32(f), _F32).astype(_F16).view(np.uint16)[()]
+
+
+def f32_bits(f):
+    return np.array(_F32(f), _F32).view(np.uint32)[()]
+
+
+def f32_from_bits(u):
+    return np.array(u, np.uint32).view(_F32)[()]
+
+
+# --- the same, as LLVM intrinsics for compiled code ------------------------------------------------------------
+@intrinsic
+def _h2f(typingctx, h):
+    def codegen(context, builder, sig, args):
+        return builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType())
+    return types.float32(types.uint16), codegen
+
+
+@intrinsic
+def _f2h(typingctx, f):
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16))
+    return types.uint16(types.float32), codegen
+
+
+@intrinsic
+def _f32_bits(typingctx, f):
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+    return types.uint32(types.float32), codegen
+
+
+@intrinsic
+def _f32_from_bits(typingctx, u):
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.FloatType())
+    return types.float32(types.uint32), codegen
+
+
+@overload(half_bits_to_f32)
+def _ol_h2f(h):
+    return lambda h: _h2f(np.uint16(h))
+
+
+@overload(f32_to_half_bits)
+def _ol_f2h(f):
+    return lambda f: _f2h(np.float32(f))
+
+
+@overload(f32_bits)
+def _ol_f32_bits(f):
+    return lambda f: _f32_bits(np.float32(f))
+
+
+@overload(f32_from_bits)
+def _ol_f32_from_bits(u):
+    return lambda u: _f32_from_bits(np.uint32(u))
+
+
+# --- rounding with the overflow modes (SPEC 5.2, D6, D20) ------------------------------------------------------
+@njit(cache=True, inline="always")
+def round_half(x, saturate):
+    """float32 -> value of the nearest half (RNE), then saturation mode: inf -> +-65504, NaN -> +0."""
+    r = half_bits_to_f32(f32_to_half_bits(x))
+    if saturate:
+        if r != r:
+            r = np.float32(0.0)
+        elif r > HALF_MAX:
+            r = HALF_MAX
+        elif r < -HALF_MAX:
+            r = -HALF_MAX
+    return r
+
+
+@njit(cache=True, inline="always")
+def half_store_bits(x):
+    """Bits stored for a float32 that already holds a half value; NaN becomes the canonical quiet NaN."""
+    if x != x:
+        return HALF_NAN
+    return f32_to_half_bits(x)
+
+
+@njit(cache=True, inline="always")
+def float_store_bits(x):
+    if x != x:
+        return FLOAT_NAN_BITS
+    return f32_bits(x)
+
+
+@njit(cache=True, inline="always")
+def bf16_bits_to_f32(h):
+    return f32_from_bits(np.uint32(h) << np.uint32(16))
+
+
+@njit(cache=True, inline="always")
+def f32_to_bf16_bits(x):
+    """Round a float32 to bfloat16, ties to even (SPEC 5.1: bf16 Add = round-to-bf16 of the fp32 add)."""
+    if x != x:
+        return BF16_NAN
+    u = f32_bits(x)
+    rounded = u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))
+    return np.uint16(rounded >> np.uint32(16))
+
+
+@njit(cache=True, inline="always")
+def wrap_or_clamp(v, lo, hi, saturate):
+    """Integer result v (exact, in int64) mapped into [lo, hi]: clamp if saturating, else two's-complement wrap."""
+    if saturate:
+        if v > hi:
+            return hi
+        if v < lo:
+            return lo
+        return v
+    span = hi - lo + 1
+    return ((v - lo) % span) + lo

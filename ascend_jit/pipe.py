@@ -1,0 +1,188 @@
+"""Kernel scaffolding so the seeds' complete examples run as written: TPipe, TQue, TBuf and DataCopy (GM <-> UB).
+
+DataCopy rules (docs/decisions.md "DataCopy"): UB addresses 32-byte aligned, the amount a multiple of 32 bytes, GM
+addresses free (SPEC 8.2 general alignment rule).
+"""
+from collections import deque
+
+from .core import current_core
+from .dtypes import resolve
+from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
+from .tensor import GlobalTensor, LocalTensor, TPosition
+
+
+class _Lease:
+    __slots__ = ("addr", "nbytes", "alive")
+
+    def __init__(self, addr, nbytes):
+        self.addr, self.nbytes, self.alive = addr, nbytes, False
+
+
+class TPipe:
+    """Owns UB memory handed to queues and buffers. `TPipe()` binds the current core; `TPipe(core)` a given one."""
+
+    def __init__(self, core=None):
+        self.core = core if core is not None else current_core("TPipe")
+        self._addrs = []
+
+    def InitBuffer(self, que_or_buf, num_or_len, len_bytes=None):
+        """`InitBuffer(que, num, len)` for a TQue, `InitBuffer(tbuf, len)` for a TBuf."""
+        if isinstance(que_or_buf, TBuf):
+            num, nbytes = 1, num_or_len
+        else:
+            num, nbytes = num_or_len, len_bytes
+        if not isinstance(num, int) or num < 1:
+            raise ParameterError("InitBuffer", "num", num, legal=">= 1", device=self.core.device)
+        if not isinstance(nbytes, int) or nbytes < 1:
+            raise ParameterError("InitBuffer", "len", nbytes, legal=">= 1 byte", device=self.core.device)
+        if que_or_buf.pipe is not None:
+            raise StateError("InitBuffer", "queue", que_or_buf, detail="already initialised", device=self.core.device)
+        leases = []
+        for _ in range(num):
+            addr = self.core.alloc(nbytes, "InitBuffer")
+            self._addrs.append(addr)
+            leases.append(_Lease(addr, nbytes))
+        que_or_buf._bind(self, leases)
+
+    def Destroy(self):
+        for addr in self._addrs:
+            self.core.free(addr)
+        self._addrs = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.Destroy()
+        return False
+
+
+class TQue:
+    """`TQue<pos, depth>`: AllocTensor / EnQue / DeQue / FreeTensor over the buffers InitBuffer gave it."""
+
+    def __init__(self, position=TPosition.VECIN, depth=1):
+        if not isinstance(depth, int) or depth < 1:
+            raise ParameterError("TQue", "depth", depth, legal=">= 1")
+        self.position, self.depth, self.pipe = position, depth, None
+        self._leases, self._queue = [], deque()
+
+    def _bind(self, pipe, leases):
+        self.pipe, self._leases = pipe, leases
+
+    def _device(self):
+        return self.pipe.core.device if self.pipe else None
+
+    def AllocTensor(self, dtype):
+        if self.pipe is None:
+            raise StateError("AllocTensor", detail="queue has no buffers: call pipe.InitBuffer(que, num, len) first")
+        d = resolve(dtype, "AllocTensor")
+        for lease in self._leases:
+            if not lease.alive:
+                lease.alive = True
+                return LocalTensor(self.pipe.core, d, lease.addr, lease.nbytes // d.size, self.position, lease)
+        raise StateError("AllocTensor", "buffers", len(self._leases), device=self._device(),
+                         detail="every buffer of this queue is in use (FreeTensor one first)")
+
+    def EnQue(self, tensor):
+        tensor.check_alive("EnQue")
+        if len(self._queue) >= self.depth:
+            raise StateError("EnQue", "depth", self.depth, detail="queue is full", device=self._device())
+        self._queue.append(tensor)
+        return True
+
+    def DeQue(self, dtype=None):
+        if not self._queue:
+            raise StateError("DeQue", detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
+        tensor = self._queue.popleft()
+        return tensor if dtype is None else tensor.ReinterpretCast(dtype)
+
+    def FreeTensor(self, tensor):
+        lease = tensor._lease
+        if lease is None or lease not in self._leases:
+            raise StateError("FreeTensor", "tensor", tensor, detail="not allocated by this queue", device=self._device())
+        if not lease.alive:
+            raise StateError("FreeTensor", "tensor", tensor, detail="double free", device=self._device())
+        lease.alive = False
+
+    def VacantInQue(self):
+        return len(self._queue) < self.depth
+
+    def HasTensorInQue(self):
+        return bool(self._queue)
+
+
+class TBuf:
+    """`TBuf<pos>`: one buffer, `Get(dtype[, count])` returns a tensor over it."""
+
+    def __init__(self, position=TPosition.VECCALC):
+        self.position, self.pipe, self._lease = position, None, None
+
+    def _bind(self, pipe, leases):
+        self.pipe, self._lease = pipe, leases[0]
+        self._lease.alive = True
+
+    def Get(self, dtype, count=None):
+        if self.pipe is None:
+            raise StateError("TBuf.Get", detail="call pipe.InitBuffer(tbuf, len) first")
+        d = resolve(dtype, "TBuf.Get")
+        cap = self._lease.nbytes // d.size
+        n = cap if count is None else count
+        if not 0 <= n <= cap:
+            raise OutOfBoundsError("TBuf.Get", "count", n, legal=f"[0, {cap}]", device=self.pipe.core.device)
+        return LocalTensor(self.pipe.core, d, self._lease.addr, n, self.position)
+
+
+class DataCopyParams:
+    """blockCount blocks of blockLen DataBlocks (32 B); gaps srcStride / dstStride in DataBlocks."""
+
+    def __init__(self, blockCount=1, blockLen=0, srcStride=0, dstStride=0):
+        self.blockCount, self.blockLen, self.srcStride, self.dstStride = blockCount, blockLen, srcStride, dstStride
+
+
+def _gm_bytes(gm):
+    return gm.array.view("uint8")
+
+
+def DataCopy(dst, src, count_or_params):
+    """GM -> UB or UB -> GM (or UB -> UB): `DataCopy(dst, src, count)` or `DataCopy(dst, src, DataCopyParams(...))`."""
+    api = "DataCopy"
+    if isinstance(count_or_params, DataCopyParams):
+        p = count_or_params
+        runs = [(i * (p.blockLen + p.srcStride) * 32, i * (p.blockLen + p.dstStride) * 32, p.blockLen * 32)
+                for i in range(p.blockCount)]
+        for name, v in (("blockCount", p.blockCount), ("blockLen", p.blockLen), ("srcStride", p.srcStride),
+                        ("dstStride", p.dstStride)):
+            if not 0 <= v <= 65535:
+                raise ParameterError(api, name, v, legal="[0, 65535]")
+    else:
+        count = count_or_params
+        esize = src.dtype.size
+        if not isinstance(count, (int,)) or count < 0:
+            raise ParameterError(api, "count", count, legal=">= 0")
+        if (count * esize) % 32:
+            raise AlignmentError(api, "count", count, legal=f"count * {esize} B a multiple of 32 B "
+                                 "(DataCopy moves whole DataBlocks; pad the data)")
+        runs = [(0, 0, count * esize)]
+    if src.dtype.size != dst.dtype.size:
+        raise ParameterError(api, "dtype", (src.dtype.name, dst.dtype.name), legal="src and dst of the same size")
+    ends = []
+    for side, t in (("dst", dst), ("src", src)):
+        if isinstance(t, LocalTensor):
+            t.check_alive(api)
+            if t.addr % 32:
+                raise AlignmentError(api, f"{side} address", t.addr, legal="32-byte aligned UB address",
+                                     device=t.core.device)
+            limit = t.nbytes
+        elif isinstance(t, GlobalTensor):
+            limit = t.array.nbytes
+        else:
+            raise ParameterError(api, side, type(t).__name__, legal="LocalTensor or GlobalTensor")
+        far = max((s if side == "src" else d) + n for s, d, n in runs) if runs else 0
+        if far > limit:
+            raise OutOfBoundsError(api, side, t, legal=f"at most {limit} bytes (the copy needs {far})",
+                                   device=getattr(getattr(t, "core", None), "device", None))
+        ends.append(t)
+    src_bytes = src.core.ub[src.addr:src.addr + src.nbytes] if isinstance(src, LocalTensor) else _gm_bytes(src)
+    dst_bytes = dst.core.ub[dst.addr:dst.addr + dst.nbytes] if isinstance(dst, LocalTensor) else _gm_bytes(dst)
+    for s, d, n in runs:
+        dst_bytes[d:d + n] = src_bytes[s:s + n]
