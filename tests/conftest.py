@@ -1,0 +1,31 @@
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+DEVICES = aj.SUPPORTED_NAMES
+
+
+def half_bits(values):
+    return np.asarray(values, np.float16).view(np.uint16)
+
+
+def set_sat_mode(core, saturating):
+    """Put the core in the requested half overflow mode; False when the device cannot do it (D6)."""
+    spec = core.spec
+    if spec.half_saturation_switchable:
+        core.SetCtrlSpr(48, 48, 0 if saturating else 1)
+        return True
+    return spec.half_saturating_default == saturating
+
+
+def set_int_sat(core, saturating):
+    if not core.spec.int_saturation_switchable:
+        return not saturating
+    core.SetCtrlSpr(53, 53, 1 if saturating else 0)
+    return True
+
+
+@pytest.fixture(params=DEVICES)
+def device(request):
+    return request.param
