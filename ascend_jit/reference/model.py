@@ -83,3 +83,131 @@ def tree(dtype, values, nlanes, sat_half):
     while len(level) > 1:
         level = [add(dtype, level[2 * k], level[2 * k + 1], sat_half) for k in range(len(level) // 2)]
     return level[0]
+
+
+# --- ReduceSum (SPEC 4) ------------------------------------------------------------------------------------------
+def _repeat_values(ub, dtype, base, lanes_active, nlanes):
+    """One repeat read with blkStride 1: active lanes' values, masked lanes +0 (D2)."""
+    size = SIZES[dtype]
+    return [read(ub, dtype, base + j * size) if j in lanes_active else zero(dtype) for j in range(nlanes)]
+
+
+def _write_all(ub, dtype, addr, values):
+    for k, v in enumerate(values):
+        write(ub, dtype, addr + k * SIZES[dtype], v)
+
+
+def _groups(dtype, values, nlanes, sat):
+    """tree over each group of nlanes values, the last group padded with +0."""
+    return [tree(dtype, values[g:g + nlanes], nlanes, sat) for g in range(0, len(values), nlanes)]
+
+
+def _high_dim_tree_tree(ub, dtype, dst, src, tmp, lanes_active, repeat, rep_bytes, sat, last_lanes=None):
+    """SPEC 4.2 high-dim steps 1-3 (also the body of SPEC 4.3)."""
+    nlanes = 256 // SIZES[dtype]
+    per = []
+    for i in range(repeat):
+        act = set(range(last_lanes)) if (last_lanes is not None and i == repeat - 1) else set(lanes_active)
+        per.append(tree(dtype, _repeat_values(ub, dtype, src + i * rep_bytes, act, nlanes), nlanes, sat))
+    _write_all(ub, dtype, tmp, per)                 # step 1: tmp[i] = R(repeat i)
+    if repeat == 1:
+        result = per[0]                             # scalar copy tmp[0] -> dst[0]
+    else:
+        groups = _groups(dtype, per, nlanes, sat)   # step 2, in place
+        _write_all(ub, dtype, tmp, groups)
+        result = groups[0] if len(groups) == 1 else tree(dtype, groups, nlanes, sat)  # step 3
+    write(ub, dtype, dst, result)
+    return result
+
+
+def reduce_sum_count(ub, spec, dtype, dst, src, tmp, count, sat):
+    """The count form on device `spec` (a DeviceSpec): SPEC 4.2 (A2/A3), 4.3 (910/310P/310B), 4.4 (950)."""
+    size = SIZES[dtype]
+    nlanes = 256 // size
+    algo = spec.reduce_sum_count_algorithm
+    if dtype in ("int64", "uint64"):            # SPEC 4.4: exact modulo 2**64
+        total = sum(read(ub, dtype, src + j * size) for j in range(count))
+        write(ub, dtype, dst, add(dtype, total, 0))
+        return
+    if algo == "tree-seq":                      # SPEC 4.2, D1
+        acc = None
+        for r in range(-(-count // nlanes)):
+            n = min(nlanes, count - r * nlanes)
+            v = tree(dtype, _repeat_values(ub, dtype, src + r * 256, set(range(n)), nlanes), nlanes, sat)
+            acc = v if acc is None else add(dtype, acc, v, sat)
+        write(ub, dtype, dst, acc)
+    elif algo == "tree-tree+tail":              # SPEC 4.3 / audit 2
+        body_repeats, tail = divmod(count, nlanes)
+        if body_repeats == 0:
+            _high_dim_tree_tree(ub, dtype, dst, src, tmp, set(range(count)), 1, 256, sat)
+            return
+        body = _high_dim_tree_tree(ub, dtype, dst, src, tmp, set(range(nlanes)), body_repeats, 256, sat)
+        if tail:
+            t = _high_dim_tree_tree(ub, dtype, dst, src + body_repeats * 256, tmp, set(range(tail)), 1, 256, sat)
+            _write_all(ub, dtype, tmp, [body, t])
+            result = tree(dtype, [body, t], nlanes, sat)
+            write(ub, dtype, tmp, result)
+            write(ub, dtype, dst, result)
+    else:
+        reduce_sum_950_counter(ub, dtype, dst, src, tmp, count, 8, sat)
+
+
+def reduce_sum_950_counter(ub, dtype, dst, src, tmp, count, src_rep_stride, sat):
+    """SPEC 4.4 table (audit 3): the 950 count form, and the high-dim form in counter mode (D23)."""
+    size = SIZES[dtype]
+    L = 256 // size
+    step = src_rep_stride * 32
+
+    def rep(k):
+        return [read(ub, dtype, src + k * step + j * size) for j in range(L)]
+
+    if count <= L:
+        result = tree(dtype, rep(0)[:count], L, sat)
+    elif count <= 2 * L:
+        r0, r1 = rep(0), rep(1)
+        v = [add(dtype, r0[k], r1[k], sat) if k < count - L else r0[k] for k in range(L)]
+        result = tree(dtype, v, L, sat)
+    elif count <= 3 * L:
+        r0, r1, r2 = rep(0), rep(1), rep(2)
+        v = [add(dtype, r0[k], r1[k], sat) for k in range(L)]
+        v = [add(dtype, v[k], r2[k], sat) if k < count - 2 * L else v[k] for k in range(L)]
+        result = tree(dtype, v, L, sat)
+    elif count <= 4 * L:
+        r0, r1, r2, r3 = rep(0), rep(1), rep(2), rep(3)
+        v = [add(dtype, r0[k], r1[k], sat) for k in range(L)]
+        w = [add(dtype, r2[k], r3[k], sat) if k < count - 3 * L else r2[k] for k in range(L)]
+        result = tree(dtype, [add(dtype, v[k], w[k], sat) for k in range(L)], L, sat)
+    else:
+        g1 = -(-count // L)
+        level = [tree(dtype, rep(g)[:min(L, count - g * L)], L, sat) for g in range(g1)]
+        _write_all(ub, dtype, tmp, level)
+        if g1 > L:
+            level = _groups(dtype, level, L, sat)
+            _write_all(ub, dtype, tmp, level)
+        result = tree(dtype, level, L, sat)
+    write(ub, dtype, dst, result)
+
+
+def reduce_sum_high_dim(ub, spec, dtype, dst, src, tmp, lanes_active, repeat, src_rep_stride, sat):
+    """High-dim form in normal mode: SPEC 4.2/4.3 (TREE-TREE) or 4.4 (950); repeat 0 per D7/D14."""
+    nlanes = 256 // SIZES[dtype]
+    step = src_rep_stride * 32
+    if spec.reduce_sum_highdim_algorithm == "tree-tree-950":
+        repeat = max(repeat, 1)                # D7: repeat <= 1 runs one repeat
+        per = [tree(dtype, _repeat_values(ub, dtype, src + i * step, set(lanes_active), nlanes), nlanes, sat)
+               for i in range(repeat)]
+        if repeat == 1:
+            result = per[0]
+        else:
+            _write_all(ub, dtype, tmp, per)
+            if repeat > nlanes:
+                per = _groups(dtype, per, nlanes, sat)
+                _write_all(ub, dtype, tmp, per)
+            result = tree(dtype, per, nlanes, sat)
+        write(ub, dtype, dst, result)
+        return
+    if repeat == 0:
+        if spec.reduce_sum_highdim_repeat0 == "zero":  # D14: the 310B writes +0
+            write(ub, dtype, dst, zero(dtype))
+        return
+    _high_dim_tree_tree(ub, dtype, dst, src, tmp, set(lanes_active), repeat, step, sat)

@@ -1,0 +1,323 @@
+"""ReduceSum kernels: every device's documented accumulation order (SPEC 4), one generic implementation over a
+value type (float32 holding half/float values, int64 holding 32/64-bit integers) selected by a witness argument.
+
+Building blocks:
+- `level1`: per-repeat adjacent-pair trees (SPEC 4.1) of many repeats at once. Repeats are gathered into a buffer
+  (masked lanes +0, D2) and halved level by level: because every repeat spans a power-of-two number of lanes,
+  halving the whole buffer 7 (half) or 6 (float) times is exactly one tree per repeat, and each pass vectorises.
+- `group_tree`: the same tree over values already in registers (the tmp-buffer levels).
+Every value written to the UB (tmp entries, dst[0]) is written in the order the device writes it, so overlap of
+dst with sharedTmpBuffer ends in the device's final state.
+"""
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
+
+from .add import kind_size
+from .addressing import lane_active
+from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT32, KIND_UINT32, float_store_bits, half_bits_to_f32,
+                       half_store_bits, round_half)
+
+ALG_TREE_SEQ = 0        # A2/A3 count form (SPEC 4.2, D1)
+ALG_TREE_TREE = 1       # non-950 high-dim form, repeat >= 1 (SPEC 4.2, 4.3)
+ALG_TREE_TREE_TAIL = 2  # 910/310P/310B count form (SPEC 4.3)
+ALG_VADD_TREE = 3       # 950 count form and counter-mode high-dim form (SPEC 4.4, D23)
+ALG_950_NORMAL = 4      # 950 normal-mode high-dim form (SPEC 4.4)
+ALG_SUM64 = 5           # 950 int64/uint64 count form: exact modulo 2**64 (SPEC 4.4)
+
+CHUNK_REPEATS = 64      # level-1 buffer: 64 repeats (32 KiB of float32) stays in L1
+
+
+# --- value-type strategy: combine / load / store, specialised on the value type ---------------------------------
+def combine(x, y, kind, sat):
+    """One rounded add of the vector unit on register values (Python path for NUMBA_DISABLE_JIT)."""
+    if isinstance(x, (float, np.floating)):
+        with np.errstate(all="ignore"):
+            s = np.float32(x) + np.float32(y)
+        return round_half(s, sat) if kind == KIND_HALF else s
+    s = int(x) + int(y)
+    if kind == KIND_INT32:
+        return np.int64(((s + 2**31) % 2**32) - 2**31)
+    if kind == KIND_UINT32:
+        return np.int64(s % 2**32)
+    return np.int64(((s + 2**63) % 2**64) - 2**63)
+
+
+@overload(combine)
+def _ol_combine(x, y, kind, sat):
+    if isinstance(x, types.Float):
+        def impl(x, y, kind, sat):
+            s = x + y
+            if kind == KIND_HALF:
+                return round_half(s, sat)
+            return s
+        return impl
+
+    def impl_int(x, y, kind, sat):
+        s = x + y  # int64 wraps modulo 2**64
+        if kind == KIND_INT32:
+            return np.int64(np.int32(s))
+        if kind == KIND_UINT32:
+            return np.int64(s & 0xFFFFFFFF)
+        return s
+    return impl_int
+
+
+def load(ub, addr, kind, witness):
+    """Element at byte addr as a register value (Python path)."""
+    if isinstance(witness, (float, np.floating)):
+        if kind == KIND_HALF:
+            return half_bits_to_f32(ub[addr:addr + 2].view(np.uint16)[0])
+        return ub[addr:addr + 4].view(np.float32)[0]
+    if kind == KIND_INT32:
+        return np.int64(ub[addr:addr + 4].view(np.int32)[0])
+    if kind == KIND_UINT32:
+        return np.int64(ub[addr:addr + 4].view(np.uint32)[0])
+    return ub[addr:addr + 8].view(np.int64)[0]
+
+
+@overload(load)
+def _ol_load(ub, addr, kind, witness):
+    if isinstance(witness, types.Float):
+        def impl(ub, addr, kind, witness):
+            if kind == KIND_HALF:
+                return half_bits_to_f32(ub[addr:addr + 2].view(np.uint16)[0])
+            return ub[addr:addr + 4].view(np.float32)[0]
+        return impl
+
+    def impl_int(ub, addr, kind, witness):
+        if kind == KIND_INT32:
+            return np.int64(ub[addr:addr + 4].view(np.int32)[0])
+        if kind == KIND_UINT32:
+            return np.int64(ub[addr:addr + 4].view(np.uint32)[0])
+        return ub[addr:addr + 8].view(np.int64)[0]
+    return impl_int
+
+
+def store(ub, addr, kind, value):
+    """Write a register value as an element of `kind` (canonical NaN, integer truncation)."""
+    if isinstance(value, (float, np.floating)):
+        if kind == KIND_HALF:
+            ub[addr:addr + 2].view(np.uint16)[0] = half_store_bits(np.float32(value))
+        else:
+            ub[addr:addr + 4].view(np.uint32)[0] = float_store_bits(np.float32(value))
+    elif kind == KIND_INT32 or kind == KIND_UINT32:
+        ub[addr:addr + 4].view(np.uint32)[0] = np.uint32(int(value) & 0xFFFFFFFF)
+    else:
+        ub[addr:addr + 8].view(np.int64)[0] = np.int64(value)
+
+
+@overload(store)
+def _ol_store(ub, addr, kind, value):
+    if isinstance(value, types.Float):
+        def impl(ub, addr, kind, value):
+            if kind == KIND_HALF:
+                ub[addr:addr + 2].view(np.uint16)[0] = half_store_bits(value)
+            else:
+                ub[addr:addr + 4].view(np.uint32)[0] = float_store_bits(value)
+        return impl
+
+    def impl_int(ub, addr, kind, value):
+        if kind == KIND_INT32 or kind == KIND_UINT32:
+            ub[addr:addr + 4].view(np.uint32)[0] = np.uint32(value & 0xFFFFFFFF)
+        else:
+            ub[addr:addr + 8].view(np.int64)[0] = value
+    return impl_int
+
+
+# --- trees -----------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _halve(buf, scratch, width, lanes, kind, sat):
+    """Adjacent-pair tree over each group of `lanes` values of buf[:width]; returns the array holding the
+    width // lanes results at its front."""
+    a, b = buf, scratch
+    while lanes > 1:
+        half = width // 2
+        for k in range(half):
+            b[k] = combine(a[2 * k], a[2 * k + 1], kind, sat)
+        a, b = b, a
+        width = half
+        lanes //= 2
+    return a
+
+
+@njit(cache=True)
+def group_tree(vals, n, lanes, kind, sat, witness):
+    """tree(vals[g*lanes : g*lanes+lanes]) for g < ceil(n/lanes), the last group padded with +0 (D2)."""
+    groups = (n + lanes - 1) // lanes
+    buf = np.empty(groups * lanes, vals.dtype)
+    buf[:n] = vals[:n]
+    buf[n:] = witness
+    scratch = np.empty(groups * lanes // 2 + 1, vals.dtype)
+    return _halve(buf, scratch, groups * lanes, lanes, kind, sat)[:groups].copy()
+
+
+@njit(cache=True)
+def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, witness):
+    """tree of repeat i (lanes at src + i*rep_bytes + j*size, blkStride 1) for i < nrep, masked lanes +0;
+    last_lanes >= 0 limits the last repeat to its first last_lanes lanes (count forms, counter mode)."""
+    size = kind_size(kind)
+    lanes = 256 // size
+    out = np.empty(nrep, type(witness))
+    chunk = min(CHUNK_REPEATS, nrep)
+    buf = np.empty(chunk * lanes, type(witness))
+    scratch = np.empty(chunk * lanes // 2, type(witness))
+    full = True
+    for j in range(lanes):
+        if not lane_active(mask_lo, mask_hi, j):
+            full = False
+    for c0 in range(0, nrep, chunk):
+        nc = min(chunk, nrep - c0)
+        for r in range(nc):
+            i = c0 + r
+            base = src + i * rep_bytes
+            row = buf[r * lanes:(r + 1) * lanes]
+            n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
+            if full:
+                _load_run(ub, base, n, kind, witness, row)
+                row[n:] = witness
+            else:
+                for j in range(lanes):
+                    if j < n and lane_active(mask_lo, mask_hi, j):
+                        row[j] = load(ub, base + j * size, kind, witness)
+                    else:
+                        row[j] = witness
+        res = _halve(buf, scratch, nc * lanes, lanes, kind, sat)
+        out[c0:c0 + nc] = res[:nc]
+    return out
+
+
+@njit(cache=True)
+def _load_run(ub, base, n, kind, witness, row):
+    """n consecutive elements from byte `base` into row (the vectorised decode of full repeats)."""
+    if kind == KIND_HALF:
+        h = ub[base:base + 2 * n].view(np.uint16)
+        for j in range(n):
+            row[j] = half_bits_to_f32(h[j])
+    else:
+        for j in range(n):
+            row[j] = load(ub, base + j * kind_size(kind), kind, witness)
+
+
+@njit(cache=True)
+def _store_all(ub, tmp, kind, vals, n):
+    size = kind_size(kind)
+    for i in range(n):
+        store(ub, tmp + i * size, kind, vals[i])
+
+
+@njit(cache=True)
+def _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, nrep, lo, hi, last, witness):
+    """Non-950 high-dim algorithm (SPEC 4.2 steps 1-3; audit 1b): writes tmp as the device does, returns dst."""
+    lanes = 256 // kind_size(kind)
+    vals = level1(ub, kind, sat, src, rep_bytes, nrep, lo, hi, last, witness)
+    _store_all(ub, tmp, kind, vals, nrep)
+    if nrep == 1:
+        res = vals[0]
+    else:
+        groups = group_tree(vals, nrep, lanes, kind, sat, witness)
+        _store_all(ub, tmp, kind, groups, groups.size)
+        res = groups[0] if groups.size == 1 else group_tree(groups, groups.size, lanes, kind, sat, witness)[0]
+    store(ub, dst, kind, res)
+    return res
+
+
+@njit(cache=True)
+def _vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, count, witness):
+    """950 count dispatch (SPEC 4.4 table; audit 3): VADD merges for up to 4 repeats, else 2 or 3 tree levels."""
+    size = kind_size(kind)
+    lanes = 256 // size
+    full = np.int64(-1)
+    if count <= lanes:
+        res = level1(ub, kind, sat, src, rep_bytes, 1, full, full, count, witness)[0]
+    elif count <= 4 * lanes:
+        nrep = (count + lanes - 1) // lanes
+        regs = np.empty((4, lanes), type(witness))
+        for r in range(nrep):
+            for j in range(lanes):
+                regs[r, j] = load(ub, src + r * rep_bytes + j * size, kind, witness)
+        part = count - (nrep - 1) * lanes  # lanes of the last repeat that take part (MERGING add)
+        v = regs[0].copy()
+        if nrep == 2:
+            for k in range(part):
+                v[k] = combine(regs[0, k], regs[1, k], kind, sat)
+        elif nrep == 3:
+            for k in range(lanes):
+                v[k] = combine(regs[0, k], regs[1, k], kind, sat)
+            for k in range(part):
+                v[k] = combine(v[k], regs[2, k], kind, sat)
+        else:
+            w = regs[2].copy()
+            for k in range(part):
+                w[k] = combine(regs[2, k], regs[3, k], kind, sat)
+            for k in range(lanes):
+                v[k] = combine(combine(regs[0, k], regs[1, k], kind, sat), w[k], kind, sat)
+        res = group_tree(v, lanes, lanes, kind, sat, witness)[0]
+    else:
+        nrep = (count + lanes - 1) // lanes
+        vals = level1(ub, kind, sat, src, rep_bytes, nrep, full, full, count - (nrep - 1) * lanes, witness)
+        _store_all(ub, tmp, kind, vals, nrep)
+        if nrep > lanes:  # N > L*L: a third level, in place in tmp
+            vals = group_tree(vals, nrep, lanes, kind, sat, witness)
+            _store_all(ub, tmp, kind, vals, vals.size)
+        res = group_tree(vals, vals.size, lanes, kind, sat, witness)[0]
+    store(ub, dst, kind, res)
+    return res
+
+
+@njit(cache=True)
+def _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, lo, hi, witness):
+    lanes = 256 // kind_size(kind)
+    full = np.int64(-1)
+    if algo == ALG_TREE_SEQ:
+        nrep = (n + lanes - 1) // lanes
+        vals = level1(ub, kind, sat, src, 256, nrep, full, full, n - (nrep - 1) * lanes, witness)
+        acc = vals[0]
+        for r in range(1, nrep):
+            acc = combine(acc, vals[r], kind, sat)  # D1: rounded to T after every repeat
+        store(ub, dst, kind, acc)
+    elif algo == ALG_TREE_TREE:
+        _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, lo, hi, -1, witness)
+    elif algo == ALG_TREE_TREE_TAIL:
+        body_repeats, tail = n // lanes, n % lanes
+        if body_repeats == 0:
+            _tree_tree(ub, kind, sat, dst, src, tmp, 256, 1, full, full, n, witness)
+        else:
+            body = _tree_tree(ub, kind, sat, dst, src, tmp, 256, body_repeats, full, full, -1, witness)
+            if tail:
+                size = kind_size(kind)
+                t = _tree_tree(ub, kind, sat, dst, src + body_repeats * 256, tmp, 256, 1, full, full, tail, witness)
+                store(ub, tmp, kind, body)
+                store(ub, tmp + size, kind, t)
+                pair = np.empty(2, type(witness))
+                pair[0], pair[1] = body, t
+                res = group_tree(pair, 2, lanes, kind, sat, witness)[0]  # tail added last (SPEC 4.3)
+                store(ub, tmp, kind, res)
+                store(ub, dst, kind, res)
+    elif algo == ALG_VADD_TREE:
+        _vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, witness)
+    elif algo == ALG_950_NORMAL:
+        if n <= 1:
+            res = level1(ub, kind, sat, src, rep_bytes, 1, lo, hi, -1, witness)[0]
+        else:
+            vals = level1(ub, kind, sat, src, rep_bytes, n, lo, hi, -1, witness)
+            _store_all(ub, tmp, kind, vals, n)
+            if n > lanes:
+                vals = group_tree(vals, n, lanes, kind, sat, witness)
+                _store_all(ub, tmp, kind, vals, vals.size)
+            res = group_tree(vals, vals.size, lanes, kind, sat, witness)[0]
+        store(ub, dst, kind, res)
+    else:  # ALG_SUM64: integer addition modulo 2**64 is associative: any order gives these bits
+        acc = witness
+        for j in range(n):
+            acc += load(ub, src + j * 8, kind, witness)
+        store(ub, dst, kind, acc)
+
+
+@njit(cache=True)
+def reduce_sum_kernel(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi):
+    """Entry point: n is the count (count forms, counter mode) or the repeat count (high-dim normal mode)."""
+    if kind == KIND_HALF or kind == KIND_FLOAT:
+        _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, np.float32(0.0))
+    else:
+        _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, np.int64(0))
