@@ -1,0 +1,252 @@
+"""explain_reduce_order: the reduction tree a ReduceSum variant implements (SPEC 4), for users, the study and tests.
+
+A tree is nested tuples: a leaf is the element index (relative to src, in elements), `None` is a +0 padding lane
+(D2), and `(left, right)` is one add rounded to the element type. Subtrees made only of padding collapse to None.
+`ReduceOrder.evaluate(x)` replays the tree with per-node rounding; the kernels must agree with it bit for bit.
+"""
+import json
+import math
+
+import numpy as np
+
+from .devices import TREE_SEQ, TREE_TREE_950, TREE_TREE_TAIL, get_device
+from .dtypes import resolve
+from .errors import ParameterError
+
+_ZERO = None
+
+
+def _add(a, b):
+    return _ZERO if a is _ZERO and b is _ZERO else (a, b)
+
+
+def _tree(items, lanes):
+    level = list(items) + [_ZERO] * (lanes - len(items))
+    while len(level) > 1:
+        level = [_add(level[2 * k], level[2 * k + 1]) for k in range(len(level) // 2)]
+    return level[0]
+
+
+def _groups(items, lanes):
+    return [_tree(items[g:g + lanes], lanes) for g in range(0, len(items), lanes)]
+
+
+class ReduceOrder:
+    """The reduction tree of one call, with helpers to evaluate, measure and print it."""
+
+    def __init__(self, tree, device, form, dtype, description):
+        self.tree, self.device, self.form, self.dtype, self.description = tree, device, form, dtype, description
+
+    # -- structure --------------------------------------------------------------------------------------------
+    def postorder(self):
+        """Iterative post-order: ('leaf', i) / ('zero',) / ('add',) instructions for a stack machine."""
+        out, stack = [], [(self.tree, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if node is _ZERO:
+                out.append(("zero",))
+            elif isinstance(node, tuple):
+                if expanded:
+                    out.append(("add",))
+                else:
+                    stack.append((node, True))
+                    stack.append((node[1], False))
+                    stack.append((node[0], False))
+            else:
+                out.append(("leaf", node))
+        return out
+
+    def leaves(self):
+        return [op[1] for op in self.postorder() if op[0] == "leaf"]
+
+    def num_adds(self):
+        return sum(1 for op in self.postorder() if op[0] == "add")
+
+    def depth(self):
+        """Longest chain of rounded adds from a leaf to the root."""
+        stack = []
+        for op in self.postorder():
+            if op[0] == "add":
+                b, a = stack.pop(), stack.pop()
+                stack.append(max(a, b) + 1)
+            else:
+                stack.append(0)
+        return stack[0] if stack else 0
+
+    def leaf_depths(self):
+        """Number of rounded adds on the path from each leaf to the root: the per-element error multiplier."""
+        depths, stack = {}, [(self.tree, 0)]
+        while stack:
+            node, d = stack.pop()
+            if isinstance(node, tuple):
+                stack.append((node[0], d + 1))
+                stack.append((node[1], d + 1))
+            elif node is not _ZERO:
+                depths[node] = d
+        return depths
+
+    def error_bound(self, values):
+        """Deterministic worst-case bound of |computed - exact| for this order (first order, Higham 4.2):
+        u * sum_i |x_i| * depth_i, u the unit roundoff of the element type."""
+        u = {"half": 2.0 ** -11, "float": 2.0 ** -24}.get(self.dtype, 0.0)
+        x = np.asarray(values, dtype=np.float64)
+        return u * sum(abs(x[i]) * d for i, d in self.leaf_depths().items())
+
+    # -- evaluation -------------------------------------------------------------------------------------------
+    def evaluate(self, values, saturate=False):
+        """Replay the tree on `values` (indexed by leaf) with one rounding per add (reference numerics)."""
+        from .reference.numerics import add as rounded_add
+        from .reference.numerics import round_to
+        stack = []
+        dt = self.dtype
+        for op in self.postorder():
+            if op[0] == "leaf":
+                v = values[op[1]]
+                stack.append(float(v) if dt in ("half", "float") else int(v))
+            elif op[0] == "zero":
+                stack.append(0.0 if dt in ("half", "float") else 0)
+            else:
+                b, a = stack.pop(), stack.pop()
+                stack.append(rounded_add(dt, a, b, sat_half=saturate))
+        result = stack[0]
+        return round_to(dt, result) if dt in ("half", "float") else result
+
+    # -- output -----------------------------------------------------------------------------------------------
+    def _to_lists(self):
+        def conv(node):
+            if node is _ZERO:
+                return "+0"
+            if isinstance(node, tuple):
+                return [conv(node[0]), conv(node[1])]
+            return node
+        return conv(self.tree)
+
+    def to_json(self):
+        return json.dumps({"device": self.device, "form": self.form, "dtype": self.dtype,
+                           "description": self.description, "adds": self.num_adds(), "depth": self.depth(),
+                           "tree": self._to_lists()})
+
+    def to_text(self, max_lines=200):
+        lines = [f"{self.device} {self.form} {self.dtype}: {self.description}",
+                 f"{self.num_adds()} rounded adds, depth {self.depth()}"]
+        stack = [(self.tree, 0)]
+        while stack and len(lines) < max_lines + 2:
+            node, indent = stack.pop()
+            pad = "  " * indent
+            if isinstance(node, tuple):
+                lines.append(pad + "+")
+                stack.append((node[1], indent + 1))
+                stack.append((node[0], indent + 1))
+            else:
+                lines.append(pad + ("+0" if node is _ZERO else f"x[{node}]"))
+        if stack:
+            lines.append(f"... ({self.num_adds()} adds in all; use --format json for the whole tree)")
+        return "\n".join(lines)
+
+    def to_dot(self):
+        lines = ["digraph reduce {", "  rankdir=BT;"]
+        counter = [0]
+
+        def emit(node):
+            counter[0] += 1
+            me = f"n{counter[0]}"
+            if isinstance(node, tuple):
+                lines.append(f'  {me} [label="+", shape=circle];')
+                for child in node:
+                    lines.append(f"  {emit(child)} -> {me};")
+            else:
+                label = "+0" if node is _ZERO else f"x[{node}]"
+                lines.append(f'  {me} [label="{label}", shape=box];')
+            return me
+        stack_guard = self.depth()
+        if stack_guard > 900:
+            raise ParameterError("explain", "depth", stack_guard, legal="<= 900 for --format dot")
+        emit(self.tree)
+        lines.append("}")
+        return "\n".join(lines)
+
+
+def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time=None, src_rep_stride=8,
+                         counter_mode=False):
+    """The tree of `ReduceSum` on `device`: form "count" (with `count`) or "highdim" (with `mask` and
+    `repeat_time`, or on the 950 with counter_mode=True and the count in `mask`). Leaves are element indices."""
+    spec = get_device(device)
+    d = resolve(dtype, "explain_reduce_order")
+    spec.require_supported("explain_reduce_order")
+    if d.name not in ("half", "float"):
+        raise ParameterError("explain_reduce_order", "dtype", d.name, legal="half, float", device=spec.name)
+    lanes = d.lanes_per_repeat
+    step = src_rep_stride * 32 // d.size
+    if form == "count":
+        if not isinstance(count, int) or count < 1:
+            raise ParameterError("explain_reduce_order", "count", count, legal=">= 1", device=spec.name)
+        algo = spec.reduce_sum_count_algorithm
+        if algo == TREE_SEQ:
+            reps = [_tree(range(r * lanes, min(count, (r + 1) * lanes)), lanes) for r in range(-(-count // lanes))]
+            acc = reps[0]
+            for r in reps[1:]:
+                acc = (acc, r)
+            return ReduceOrder(acc, spec.name, form, d.name, "TREE-SEQ: tree per repeat, sequential accumulation (D1)")
+        if algo == TREE_TREE_TAIL:
+            body_n, tail = divmod(count, lanes)
+            if body_n == 0:
+                tree = _tree(range(count), lanes)
+            else:
+                tree = _tree_tree([list(range(r * lanes, (r + 1) * lanes)) for r in range(body_n)], lanes)
+                if tail:
+                    tree = _tree([tree, _tree(range(body_n * lanes, count), lanes)], lanes)
+            return ReduceOrder(tree, spec.name, form, d.name, "TREE-TREE over full repeats, tail added last (SPEC 4.3)")
+        return ReduceOrder(_vadd_tree(count, lanes, 8 * 32 // d.size), spec.name, form, d.name,
+                           "950 software order (SPEC 4.4)")
+    if form != "highdim":
+        raise ParameterError("explain_reduce_order", "form", form, legal="count, highdim", device=spec.name)
+    if counter_mode:
+        if spec.reduce_sum_highdim_algorithm != TREE_TREE_950:
+            raise ParameterError("explain_reduce_order", "counter_mode", True, legal="ascend950 only (D23)",
+                                 device=spec.name)
+        return ReduceOrder(_vadd_tree(int(mask) & 0xFFFFFFFF, lanes, step), spec.name, form, d.name,
+                           "950 counter-mode high-dim order (D23)")
+    from .core import continuous_mask_words
+    if isinstance(mask, (list, tuple)):
+        lo, hi = int(mask[0]), int(mask[1]) if len(mask) > 1 else 0
+    else:
+        hi, lo = continuous_mask_words(min(int(mask), lanes))
+    active = [j for j in range(lanes) if ((hi if j >= 64 else lo) >> (j % 64)) & 1]
+    repeat = int(repeat_time)
+    if spec.reduce_sum_highdim_algorithm == TREE_TREE_950:
+        repeat = max(repeat, 1)
+    elif repeat == 0:
+        return ReduceOrder(_ZERO, spec.name, form, d.name, "repeat 0: nothing is summed (D14)")
+    rows = [[i * step + j if j in active else _ZERO for j in range(lanes)] for i in range(repeat)]
+    return ReduceOrder(_tree_tree(rows, lanes), spec.name, form, d.name, "TREE-TREE (SPEC 4.2-4.4)")
+
+
+def _tree_tree(rows, lanes):
+    per = [_tree(r, lanes) for r in rows]
+    if len(per) == 1:
+        return per[0]
+    groups = _groups(per, lanes)
+    return groups[0] if len(groups) == 1 else _tree(groups, lanes)
+
+
+def _vadd_tree(count, lanes, step):
+    """SPEC 4.4 table; repeat k starts at element k*step."""
+    def rep(k):
+        return [k * step + j for j in range(lanes)]
+    if count <= lanes:
+        return _tree(range(count), lanes)
+    nrep = math.ceil(count / lanes)
+    if nrep <= 4:
+        part = count - (nrep - 1) * lanes
+        r = [rep(k) for k in range(nrep)]
+        if nrep == 2:
+            v = [(r[0][k], r[1][k]) if k < part else r[0][k] for k in range(lanes)]
+        elif nrep == 3:
+            v = [((r[0][k], r[1][k]), r[2][k]) if k < part else (r[0][k], r[1][k]) for k in range(lanes)]
+        else:
+            v = [((r[0][k], r[1][k]), (r[2][k], r[3][k]) if k < part else r[2][k]) for k in range(lanes)]
+        return _tree(v, lanes)
+    level = [_tree([k * step + j for j in range(min(lanes, count - k * lanes))], lanes) for k in range(nrep)]
+    if nrep > lanes:
+        level = _groups(level, lanes)
+    return _tree(level, lanes)

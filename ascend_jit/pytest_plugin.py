@@ -1,0 +1,38 @@
+"""pytest plugin (entry point `ascend_jit_golden`): a `golden` fixture and `--update-goldens`.
+
+    def test_my_kernel(golden):
+        out = run_my_kernel()
+        golden.check("my_kernel_out", out)       # compares bit for bit, or records with --update-goldens
+
+Goldens live in `goldens/` beside the test file unless the ini option `golden_dir` names another folder.
+"""
+from pathlib import Path
+
+import pytest
+
+from . import testing
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-goldens", action="store_true", default=False,
+                     help="ascend_jit: record golden files instead of checking them")
+    parser.addini("golden_dir", "ascend_jit: folder of golden files (default: goldens/ beside each test file)",
+                  default="")
+
+
+class Golden:
+    def __init__(self, directory, update):
+        self.directory, self.update = Path(directory), update
+
+    def check(self, name, array, device=None, nan_equal=False, **metadata):
+        if self.update:
+            testing.record_golden(name, array, self.directory, device=device, metadata=metadata)
+        else:
+            testing.check_golden(name, array, self.directory, nan_equal=nan_equal)
+
+
+@pytest.fixture
+def golden(request):
+    configured = request.config.getini("golden_dir")
+    directory = Path(request.config.rootpath, configured) if configured else Path(request.path).parent / "goldens"
+    return Golden(directory, request.config.getoption("--update-goldens"))

@@ -1,0 +1,159 @@
+"""Helpers to pin numerical results bit for bit in CI: bit equality with ulp reports, golden files, and
+order-independent inputs that separate logic bugs from accumulation-order effects."""
+import json
+import os
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+from . import __version__
+from .dtypes import resolve
+
+GOLDEN_FORMAT = 1
+# SPEC decisions a golden of a reduction depends on (stored with every golden so a changed decision is visible).
+DECISIONS = ("D1", "D2", "D6", "D8", "D11", "D12", "D14", "D17", "D20", "D22", "D23", "D26")
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_ULP_TYPES = ("half", "float", "bfloat16")
+
+
+def _bits(a):
+    return a.view(_UINT[a.dtype.itemsize])
+
+
+def _is_float(a):
+    return a.dtype.kind == "f" or a.dtype == ml_dtypes.bfloat16
+
+
+def _ordered(a):
+    """Map float bits to integers whose order is the order of the values (-0 and +0 adjacent, 1 apart)."""
+    bits = _bits(a).astype(np.int64)
+    sign = np.int64(1) << (a.dtype.itemsize * 8 - 1)
+    return np.where(bits & sign, -(bits & (sign - 1)) - 1, bits)
+
+
+def ulp_diff(a, b):
+    """Distance in units in the last place between two float arrays of the same dtype (half, float, bfloat16):
+    how many representable values lie between them (+1). 0 means identical bits; -0 vs +0 is 1; NaN against
+    anything that is not NaN is reported as the int64 maximum."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or resolve(a.dtype).name not in _ULP_TYPES:
+        raise TypeError(f"ulp_diff needs two arrays of one of {_ULP_TYPES}, got {a.dtype} and {b.dtype}")
+    a, b = np.atleast_1d(a), np.atleast_1d(b)
+    d = np.abs(_ordered(a) - _ordered(b))
+    an, bn = np.isnan(a.astype(np.float32)), np.isnan(b.astype(np.float32))
+    d[an != bn] = np.iinfo(np.int64).max
+    d[an & bn] = 0
+    return d
+
+
+def bit_mismatches(actual, expected, nan_equal=False):
+    """Indices (flat) where the bits differ. nan_equal: NaNs of any payload count as equal."""
+    a, e = np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)
+    diff = _bits(a) != _bits(e)
+    if nan_equal and _is_float(a):
+        diff &= ~(np.isnan(a.astype(np.float32)) & np.isnan(e.astype(np.float32)))
+    return np.flatnonzero(diff)
+
+
+def _hex(v, size):
+    return f"0x{int(v):0{2 * size}x}"
+
+
+def mismatch_report(actual, expected, nan_equal=False, max_items=10):
+    """A readable report of the elements whose bits differ; '' when none do."""
+    a, e = np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)
+    bad = bit_mismatches(a, e, nan_equal)
+    if bad.size == 0:
+        return ""
+    size = a.dtype.itemsize
+    ulps = ulp_diff(a[bad], e[bad]) if _is_float(a) and resolve(a.dtype).name in _ULP_TYPES else None
+    lines = [f"{bad.size} of {a.size} elements differ in their bits"]
+    for k, i in enumerate(bad[:max_items]):
+        line = (f"  [{i}] actual {a[i]!r} ({_hex(_bits(a)[i], size)})  expected {e[i]!r} ({_hex(_bits(e)[i], size)})")
+        if ulps is not None:
+            line += f"  {ulps[k]} ulp"
+        lines.append(line)
+    if bad.size > max_items:
+        lines.append(f"  ... and {bad.size - max_items} more")
+    if ulps is not None:
+        lines.append(f"max ulp difference: {int(ulps.max())}")
+    return "\n".join(lines)
+
+
+def assert_bit_equal(actual, expected, nan_equal=False):
+    """Assert identical dtype, shape and bits (-0 differs from +0; NaN payloads differ unless nan_equal)."""
+    a, e = np.asarray(actual), np.asarray(expected)
+    if a.dtype != e.dtype:
+        raise AssertionError(f"dtype differs: actual {a.dtype}, expected {e.dtype}")
+    if a.shape != e.shape:
+        raise AssertionError(f"shape differs: actual {a.shape}, expected {e.shape}")
+    report = mismatch_report(a, e, nan_equal)
+    if report:
+        raise AssertionError(report)
+
+
+# --- golden files -------------------------------------------------------------------------------------------------
+def _golden_path(name, directory):
+    if not name or any(c in name for c in "/\\") or name.startswith("."):
+        raise ValueError(f"golden name {name!r}: use a plain file name")
+    return Path(directory) / f"{name}.npz"
+
+
+def record_golden(name, array, directory, device=None, metadata=None):
+    """Write `name.npz` in `directory`: the raw bits, the dtype name and shape, and metadata (device, dtype,
+    ascend_jit version, the SPEC decisions results depend on). Portable: plain npz, no pickle."""
+    a = np.ascontiguousarray(array)
+    meta = {"format": GOLDEN_FORMAT, "dtype": resolve(a.dtype).name, "shape": list(a.shape), "device": device,
+            "ascend_jit": __version__, "spec_decisions": list(DECISIONS)}
+    meta.update(metadata or {})
+    path = _golden_path(name, directory)
+    os.makedirs(path.parent, exist_ok=True)
+    np.savez(path, bits=_bits(a.reshape(-1)), meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+    return path
+
+
+def load_golden(name, directory):
+    """(array, metadata) of a recorded golden."""
+    with np.load(_golden_path(name, directory), allow_pickle=False) as z:
+        meta = json.loads(z["meta"].tobytes().decode())
+        d = resolve(meta["dtype"])
+        return z["bits"].view(d.np_dtype).reshape(meta["shape"]), meta
+
+
+def check_golden(name, array, directory, nan_equal=False):
+    """Assert `array` equals the golden bit for bit; the AssertionError carries the ulp report."""
+    path = _golden_path(name, directory)
+    if not path.exists():
+        raise AssertionError(f"no golden {path} (record it with --update-goldens or record_golden)")
+    expected, meta = load_golden(name, directory)
+    try:
+        assert_bit_equal(np.asarray(array), expected, nan_equal)
+    except AssertionError as err:
+        raise AssertionError(f"golden {name!r} ({meta.get('device')}, {meta['dtype']}, recorded by ascend_jit "
+                             f"{meta['ascend_jit']}):\n{err}") from None
+
+
+# --- order-independent inputs -------------------------------------------------------------------------------------
+_SIGNIFICAND_BITS = {"half": 11, "float": 24, "bfloat16": 8}
+
+
+def order_independent_inputs(n, dtype="half", seed=0):
+    """n values on a fixed-point grid (multiples of a power of two) whose absolute values sum to at most
+    2**p grid steps, p the significand bits of dtype: every partial sum of every order, with any +0 padding, is
+    then exactly representable, so every summation order returns the same bits (the RepDL idea). If a result
+    computed from these inputs changes, the logic changed, not the order."""
+    d = resolve(dtype)
+    if d.name not in _SIGNIFICAND_BITS:
+        raise TypeError(f"order_independent_inputs supports {tuple(_SIGNIFICAND_BITS)}, not {d.name}")
+    budget = 2 ** _SIGNIFICAND_BITS[d.name]
+    rng = np.random.default_rng(seed)
+    per = max(budget // max(n, 1), 1)
+    k = rng.integers(-per, per + 1, n)
+    excess = int(np.abs(k).sum()) - budget
+    if excess > 0:  # more elements than grid steps: zero out random entries until the budget holds
+        nz = rng.permutation(np.flatnonzero(k))
+        cum = np.cumsum(np.abs(k[nz]))
+        k[nz[:int(np.searchsorted(cum, excess)) + 1]] = 0
+    step = 2.0 ** -max(int(np.log2(per)), 0)  # values of magnitude below 1
+    return (k * step).astype(d.np_dtype)

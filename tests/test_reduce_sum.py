@@ -1,0 +1,319 @@
+"""ReduceSum: seed goldens, SPEC 9 boundary tables, order (kernel == explain tree), reference equality, refusals."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import ascend_jit as aj
+from ascend_jit.reference import model as ref
+from conftest import DEVICES, set_sat_mode
+from test_add import random_ub
+
+INF, NAN = math.inf, math.nan
+
+
+def _tensors(core, dtype, n, tmp_n=None):
+    src = core.local_tensor(dtype, n)
+    dst = core.local_tensor(dtype, 16)
+    tmp = core.local_tensor(dtype, tmp_n if tmp_n is not None else max(aj.GetReduceSumTmpSize(core.device, dtype,
+                                                                                          count=n), 16))
+    dst[:] = 0
+    return src, dst, tmp
+
+
+@pytest.mark.parametrize("mask", [128, [2**64 - 1, 2**64 - 1]])
+def test_seed_high_dim_8320_ones(device, mask):
+    core = aj.Core(device)
+    src, dst, tmp = _tensors(core, "half", 8320, 80)
+    src[:] = 1
+    aj.ReduceSum(dst, src, tmp, mask, 65, 8)
+    assert dst.numpy().tolist() == [8320] + [0] * 15
+
+
+def test_seed_count_288_ones_and_spr(device):
+    core = aj.Core(device)
+    src, dst, tmp = _tensors(core, "half", 288)
+    src[:] = 1
+    aj.ReduceSum(dst, src, tmp, 288)
+    dst.SetValue(1, core.GetReduceRepeatSumSpr())
+    assert dst.numpy().tolist() == [288, 288] + [0] * 14
+
+
+@pytest.mark.parametrize("saturating", [False, True])
+def test_seed_saturation_example(device, saturating):
+    """D12: [60000, 60000, -30000, 100] -> 35584 in saturation mode, +inf in INF/NaN mode."""
+    core = aj.Core(device)
+    if not set_sat_mode(core, saturating):
+        pytest.skip("mode not offered (D6)")
+    src, dst, tmp = _tensors(core, "half", 4)
+    src[:] = [60000, 60000, -30000, 100]
+    aj.ReduceSum(dst, src, tmp, 4)
+    assert dst.GetValue(0) == (35584 if saturating else np.inf)
+
+
+TABLE_41 = [  # SPEC 9 (A2/A3, 256 halves, count form): specials at lanes 0..k, rest ones -> (INF, sat)
+    ([-0.0] * 256, -0.0, -0.0), ([NAN] * 256, NAN, 0.0), ([INF, -INF, NAN] + [1] * 253, NAN, 252),
+    ([INF, -INF] + [1] * 254, NAN, 254), ([INF, NAN] + [1] * 254, NAN, 254), ([INF] + [1] * 255, INF, 65504),
+    ([-INF] + [1] * 255, -INF, -65248), ([NAN] + [1] * 255, NAN, 254)]
+
+
+def _same(got, want):
+    if isinstance(want, float) and math.isnan(want):
+        return math.isnan(got)
+    return got == want and math.copysign(1, got) == math.copysign(1, want)
+
+
+@pytest.mark.parametrize("device_", ["atlas-a2", "atlas-a3"])
+@pytest.mark.parametrize("saturating", [False, True])
+@pytest.mark.parametrize("values,inf_mode,sat_mode", TABLE_41)
+def test_table_41(device_, saturating, values, inf_mode, sat_mode):
+    core = aj.Core(device_)
+    set_sat_mode(core, saturating)
+    src, dst, tmp = _tensors(core, "half", 256)
+    src[:] = values
+    aj.ReduceSum(dst, src, tmp, 256)
+    assert _same(float(dst.GetValue(0)), sat_mode if saturating else inf_mode)
+
+
+TABLE_38 = [([-INF] + [1] * 127, -INF, -65376), ([NAN] + [1] * 127, NAN, 126), ([INF] + [1] * 127, INF, 65504)]
+
+
+@pytest.mark.parametrize("saturating", [False, True])
+@pytest.mark.parametrize("form", ["count", "highdim"])
+@pytest.mark.parametrize("values,inf_mode,sat_mode", TABLE_38)
+def test_table_38_one_repeat_tree(device, saturating, form, values, inf_mode, sat_mode):
+    """SPEC 9 (ReduceRepeat SUM, one repeat of 128 halves): every device's single-repeat tree."""
+    core = aj.Core(device)
+    if not set_sat_mode(core, saturating):
+        pytest.skip("mode not offered (D6)")
+    src, dst, tmp = _tensors(core, "half", 128)
+    src[:] = values
+    if form == "count":
+        aj.ReduceSum(dst, src, tmp, 128)
+    else:
+        aj.ReduceSum(dst, src, tmp, 128, 1, 8)
+    assert _same(float(dst.GetValue(0)), sat_mode if saturating else inf_mode)
+
+
+def test_a2_count_form_leaves_tmp_and_dst_tail_untouched():
+    core = aj.Core("atlas-a2")
+    src, dst, tmp = _tensors(core, "half", 1000, 64)
+    src[:] = np.random.default_rng(0).standard_normal(1000)
+    tmp[:] = 7
+    dst[:] = 5
+    aj.ReduceSum(dst, src, tmp, 1000)
+    assert (tmp.numpy() == 7).all() and (dst.numpy()[1:] == 5).all()
+
+
+def test_tree_seq_accumulator_is_rounded_each_repeat():
+    """D1: half accumulator rounded after every repeat. One repeat summing to 2048 then 128 repeats of 1.0 each
+    (one lane 1.0): 2048 + 1 rounds back to 2048 each time in half; an fp32 accumulator would give 2176."""
+    core = aj.Core("atlas-a2")
+    n = 129 * 128
+    src, dst, tmp = _tensors(core, "half", n, 16)
+    x = np.zeros(n, np.float16)
+    x[:128] = 16
+    x[128::128] = 1
+    src[:] = x
+    aj.ReduceSum(dst, src, tmp, n)
+    assert dst.GetValue(0) == 2048
+    core2 = aj.Core("atlas-training")  # tree-tree: the ones are summed first, 2048 + 128
+    src2, dst2, tmp2 = _tensors(core2, "half", n)
+    src2[:] = x
+    aj.ReduceSum(dst2, src2, tmp2, n)
+    assert dst2.GetValue(0) == 2176
+
+
+# --- order: kernel == the tree explain_reduce_order describes ------------------------------------------------------
+def _branch_sizes(lanes, ub_elems):
+    sizes = [1, lanes - 1, lanes, lanes + 1, 2 * lanes, 3 * lanes + 5, 4 * lanes, 4 * lanes + 1, 65 * lanes,
+             lanes * lanes + 1]
+    return [n for n in sizes if 2 * n + 4096 < ub_elems]
+
+
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_count_form_matches_explained_order(device, dtype):
+    core = aj.Core(device)
+    if dtype not in core.spec.reduce_sum_dtypes:
+        pytest.skip("dtype not on device")
+    lanes = 256 // np.dtype(np.float16 if dtype == "half" else np.float32).itemsize
+    rng = np.random.default_rng(11)
+    for n in _branch_sizes(lanes, core.spec.ub_bytes // (2 if dtype == "half" else 4)):
+        core = aj.Core(device)
+        src, dst, tmp = _tensors(core, dtype, n)
+        x = (rng.standard_normal(n) * 300).astype(np.float16 if dtype == "half" else np.float32)
+        src[:] = x
+        aj.ReduceSum(dst, src, tmp, n)
+        order = aj.explain_reduce_order(device, "count", dtype, count=n)
+        want = order.evaluate(x, saturate=core.half_saturating)
+        assert _same(float(dst.GetValue(0)), want), (device, n)
+        assert sorted(order.leaves()) == list(range(n))
+
+
+@pytest.mark.parametrize("repeat,mask", [(1, 128), (2, 100), (127, 128), (128, [0xF0F0, 0xFF]), (129, 128),
+                                         (300, 77), (0, 128)])
+def test_high_dim_matches_explained_order(device, repeat, mask):
+    core = aj.Core(device)
+    n = max(repeat, 1) * 128
+    src, dst, tmp = _tensors(core, "half", n, max(aj.GetReduceSumTmpSize(device, "half", repeat_time=repeat), 16))
+    x = (np.random.default_rng(repeat).standard_normal(n) * 100).astype(np.float16)
+    src[:] = x
+    dst[:] = 3
+    aj.ReduceSum(dst, src, tmp, mask, repeat, 8)
+    order = aj.explain_reduce_order(device, "highdim", "half", mask=mask, repeat_time=repeat)
+    if order.tree is None:  # repeat 0 off the 950: NOP, or +0 on the 310B (D14)
+        assert dst.GetValue(0) == (0 if core.spec.reduce_sum_highdim_repeat0 == "zero" else 3)
+        return
+    assert _same(float(dst.GetValue(0)), order.evaluate(x, saturate=core.half_saturating))
+
+
+def test_950_counter_mode_high_dim_uses_mask_as_count():
+    """D23: in counter mode the 950 takes the element count from the mask argument; repeat_time is ignored."""
+    core = aj.Core("ascend950")
+    src, dst, tmp = _tensors(core, "half", 1024)
+    x = (np.random.default_rng(5).standard_normal(1024) * 50).astype(np.float16)
+    src[:] = x
+    core.SetMaskCount()
+    aj.ReduceSum(dst, src, tmp, 700, 99, 8)
+    core.SetMaskNorm()
+    order = aj.explain_reduce_order("ascend950", "highdim", "half", mask=700, counter_mode=True)
+    assert _same(float(dst.GetValue(0)), order.evaluate(x))
+
+
+def test_950_integer_sums():
+    core = aj.Core("ascend950")
+    for dtype, vals, want in (("int32", [2**31 - 1, 1, 5], -2**31 + 5), ("uint32", [2**32 - 1, 2], 1),
+                              ("int64", [2**63 - 1, 1], -2**63), ("uint64", [2**64 - 1, 3], 2)):
+        n = 700
+        src, dst, tmp = _tensors(core, dtype, n)
+        x = np.zeros(n, np.dtype(dtype))
+        x[:len(vals)] = vals
+        src[:] = x
+        aj.ReduceSum(dst, src, tmp, n)
+        assert int(dst.GetValue(0)) == want, dtype
+
+
+# --- property tests against the reference -------------------------------------------------------------------------
+@st.composite
+def reduce_cases(draw):
+    device = draw(st.sampled_from(DEVICES))
+    spec = aj.get_device(device)
+    dtype = draw(st.sampled_from(spec.reduce_sum_dtypes))
+    size = ref.SIZES[dtype]
+    lanes = 256 // size
+    form = "count" if dtype in spec.reduce_sum_count_only_dtypes else draw(st.sampled_from(["count", "highdim"]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    saturating = draw(st.booleans())
+    if form == "count":
+        count = draw(st.sampled_from([1, lanes - 1, lanes, lanes + 3, 2 * lanes, 3 * lanes + 1, 4 * lanes,
+                                      4 * lanes + 1]) | st.integers(1, 40 * lanes))
+        return device, dtype, form, seed, saturating, dict(count=count)
+    if draw(st.booleans()):
+        mask = draw(st.integers(0, lanes + 5))
+        act = list(range(min(mask, lanes)))
+    else:
+        lo = draw(st.integers(0, 2**64 - 1))
+        hi = draw(st.integers(0, 2**64 - 1)) if size == 2 else 0
+        mask = [lo, hi] if size == 2 else [lo]
+        act = ref.lanes_of_mask(lo, hi, lanes)
+    repeat = draw(st.integers(0, 3) | st.integers(0, 2 * lanes + 3))
+    stride = draw(st.integers(0, 10))
+    return device, dtype, form, seed, saturating, dict(mask=mask, act=act, repeat=repeat, stride=stride)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(reduce_cases())
+def test_reduce_sum_matches_reference_on_whole_ub(case):
+    device, dtype, form, seed, saturating, p = case
+    core = aj.Core(device)
+    set_sat_mode(core, saturating)
+    random_ub(core, seed, dtype)
+    size = ref.SIZES[dtype]
+    src = core.local_tensor(dtype, 60000 // size, addr=0)
+    tmp = core.local_tensor(dtype, 4096 // size, addr=70016)
+    dst = core.local_tensor(dtype, 4, addr=70016 + 64 if seed % 3 == 0 else 80000 + size * (seed % 5))
+    before = core.ub.copy()
+    try:
+        if form == "count":
+            aj.ReduceSum(dst, src, tmp, p["count"])
+        else:
+            aj.ReduceSum(dst, src, tmp, p["mask"], p["repeat"], p["stride"])
+    except aj.AscendJitError:
+        assert np.array_equal(core.ub, before)
+        return
+    sat = core.half_saturating
+    if form == "count":
+        ref.reduce_sum_count(before, core.spec, dtype, dst.addr, src.addr, tmp.addr, p["count"], sat)
+    elif p["act"]:
+        ref.reduce_sum_high_dim(before, core.spec, dtype, dst.addr, src.addr, tmp.addr, p["act"], p["repeat"],
+                                p["stride"], sat)
+    assert np.array_equal(core.ub, before)
+
+
+# --- refusals -------------------------------------------------------------------------------------------------------
+def _refused(core, call, error, *words):
+    before = core.ub.copy()
+    with pytest.raises(error) as info:
+        call()
+    assert np.array_equal(core.ub, before)
+    for w in words:
+        assert w in str(info.value)
+
+
+def test_refusals(device):
+    core = aj.Core(device)
+    random_ub(core, 3)
+    src, dst, tmp = _tensors(core, "half", 2200, 16)
+    ub_elems = core.spec.ub_bytes // 2
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 0), aj.ParameterError, "count", device)
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, ub_elems + 1), aj.ParameterError, str(ub_elems))
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 4096), aj.OutOfBoundsError, "src.GetSize()")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 600, 8000), aj.OutOfBoundsError)
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 16385, 0), aj.ParameterError, "L*L")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 1, 65536), aj.ParameterError, "src_rep_stride")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, -1, 8), aj.ParameterError)
+    if core.spec.reduce_sum_count_algorithm != "tree-seq":
+        _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 2176), aj.ParameterError, "sharedTmpBuffer", ">= 32")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 40, 8), aj.ParameterError, "48")
+    mis_src = core.local_tensor("half", 256, addr=src.addr + 16)
+    _refused(core, lambda: aj.ReduceSum(dst, mis_src, tmp, 128), aj.AlignmentError, "src")
+    mis_tmp = core.local_tensor("half", 64, addr=tmp.addr + 2)
+    _refused(core, lambda: aj.ReduceSum(dst, src, mis_tmp, 128, 2, 8), aj.AlignmentError, "sharedTmpBuffer")
+    odd_dst = core.local_tensor("half", 4, addr=dst.addr + 1)
+    _refused(core, lambda: aj.ReduceSum(odd_dst, src, tmp, 128), aj.AlignmentError, "dst")
+    in_src = core.local_tensor("half", 4, addr=src.addr + 64)
+    _refused(core, lambda: aj.ReduceSum(in_src, src, tmp, 128), aj.OverlapError)
+    f = core.local_tensor("int16", 128)
+    _refused(core, lambda: aj.ReduceSum(f, f, f, 128), aj.UnsupportedDTypeError)
+    if device == "ascend950":
+        i64 = core.local_tensor("int64", 64)
+        t64 = core.local_tensor("int64", 8)
+        _refused(core, lambda: aj.ReduceSum(t64, i64, t64, 32, 1, 8), aj.UnsupportedDTypeError, "count form")
+        _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 0, 1, 8), aj.ParameterError, "D14")
+
+
+def test_dst_may_overlap_tmp(device):
+    core = aj.Core(device)
+    src, _, tmp = _tensors(core, "half", 1000, 64)
+    src[:] = 1
+    aj.ReduceSum(tmp, src, tmp, 1000)
+    assert tmp.GetValue(0) == 1000
+
+
+def test_mask_register_undefined_after_non_950_high_dim():
+    core = aj.Core("atlas-a2")
+    src, dst, tmp = _tensors(core, "half", 256, 16)
+    d, a, b = (core.local_tensor("half", 128) for _ in range(3))
+    aj.ReduceSum(dst, src, tmp, 128, 2, 8)
+    with pytest.raises(aj.StateError, match="undefined"):
+        aj.Add(d, a, b, aj.MASK_PLACEHOLDER, 1, aj.BinaryRepeatParams(), is_set_mask=False)
+    core.ResetMask()
+    aj.Add(d, a, b, aj.MASK_PLACEHOLDER, 1, aj.BinaryRepeatParams(), is_set_mask=False)
+
+
+def test_vector_core_refused():
+    core = aj.Core("310p-vectorcore")
+    src, dst, tmp = (core.local_tensor("half", 128) for _ in range(3))
+    with pytest.raises(aj.UnsupportedDeviceError):
+        aj.ReduceSum(dst, src, tmp, 128)
