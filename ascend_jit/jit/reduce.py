@@ -10,13 +10,12 @@ Every value written to the UB (tmp entries, dst[0]) is written in the order the 
 dst with sharedTmpBuffer ends in the device's final state.
 """
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 
 from .add import kind_size
 from .addressing import lane_active
-from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT32, KIND_UINT32, float_store_bits, half_bits_to_f32,
-                       half_store_bits, round_half)
+from .numerics import KIND_FLOAT, KIND_HALF, half_bits_to_f32
+from .values import combine, load, store
 
 ALG_TREE_SEQ = 0        # A2/A3 count form (SPEC 4.2, D1)
 ALG_TREE_TREE = 1       # non-950 high-dim form, repeat >= 1 (SPEC 4.2, 4.3)
@@ -26,103 +25,6 @@ ALG_950_NORMAL = 4      # 950 normal-mode high-dim form (SPEC 4.4)
 ALG_SUM64 = 5           # 950 int64/uint64 count form: exact modulo 2**64 (SPEC 4.4)
 
 CHUNK_REPEATS = 64      # level-1 buffer: 64 repeats (32 KiB of float32) stays in L1
-
-
-# --- value-type strategy: combine / load / store, specialised on the value type ---------------------------------
-def combine(x, y, kind, sat):
-    """One rounded add of the vector unit on register values (Python path for NUMBA_DISABLE_JIT)."""
-    if isinstance(x, (float, np.floating)):
-        with np.errstate(all="ignore"):
-            s = np.float32(x) + np.float32(y)
-        return round_half(s, sat) if kind == KIND_HALF else s
-    s = int(x) + int(y)
-    if kind == KIND_INT32:
-        return np.int64(((s + 2**31) % 2**32) - 2**31)
-    if kind == KIND_UINT32:
-        return np.int64(s % 2**32)
-    return np.int64(((s + 2**63) % 2**64) - 2**63)
-
-
-@overload(combine)
-def _ol_combine(x, y, kind, sat):
-    if isinstance(x, types.Float):
-        def impl(x, y, kind, sat):
-            s = x + y
-            if kind == KIND_HALF:
-                return round_half(s, sat)
-            return s
-        return impl
-
-    def impl_int(x, y, kind, sat):
-        s = x + y  # int64 wraps modulo 2**64
-        if kind == KIND_INT32:
-            return np.int64(np.int32(s))
-        if kind == KIND_UINT32:
-            return np.int64(s & 0xFFFFFFFF)
-        return s
-    return impl_int
-
-
-def load(ub, addr, kind, witness):
-    """Element at byte addr as a register value (Python path)."""
-    if isinstance(witness, (float, np.floating)):
-        if kind == KIND_HALF:
-            return half_bits_to_f32(ub[addr:addr + 2].view(np.uint16)[0])
-        return ub[addr:addr + 4].view(np.float32)[0]
-    if kind == KIND_INT32:
-        return np.int64(ub[addr:addr + 4].view(np.int32)[0])
-    if kind == KIND_UINT32:
-        return np.int64(ub[addr:addr + 4].view(np.uint32)[0])
-    return ub[addr:addr + 8].view(np.int64)[0]
-
-
-@overload(load)
-def _ol_load(ub, addr, kind, witness):
-    if isinstance(witness, types.Float):
-        def impl(ub, addr, kind, witness):
-            if kind == KIND_HALF:
-                return half_bits_to_f32(ub[addr:addr + 2].view(np.uint16)[0])
-            return ub[addr:addr + 4].view(np.float32)[0]
-        return impl
-
-    def impl_int(ub, addr, kind, witness):
-        if kind == KIND_INT32:
-            return np.int64(ub[addr:addr + 4].view(np.int32)[0])
-        if kind == KIND_UINT32:
-            return np.int64(ub[addr:addr + 4].view(np.uint32)[0])
-        return ub[addr:addr + 8].view(np.int64)[0]
-    return impl_int
-
-
-def store(ub, addr, kind, value):
-    """Write a register value as an element of `kind` (canonical NaN, integer truncation)."""
-    if isinstance(value, (float, np.floating)):
-        if kind == KIND_HALF:
-            ub[addr:addr + 2].view(np.uint16)[0] = half_store_bits(np.float32(value))
-        else:
-            ub[addr:addr + 4].view(np.uint32)[0] = float_store_bits(np.float32(value))
-    elif kind == KIND_INT32 or kind == KIND_UINT32:
-        ub[addr:addr + 4].view(np.uint32)[0] = np.uint32(int(value) & 0xFFFFFFFF)
-    else:
-        ub[addr:addr + 8].view(np.int64)[0] = np.int64(value)
-
-
-@overload(store)
-def _ol_store(ub, addr, kind, value):
-    if isinstance(value, types.Float):
-        def impl(ub, addr, kind, value):
-            if kind == KIND_HALF:
-                ub[addr:addr + 2].view(np.uint16)[0] = half_store_bits(value)
-            else:
-                ub[addr:addr + 4].view(np.uint32)[0] = float_store_bits(value)
-        return impl
-
-    def impl_int(ub, addr, kind, value):
-        if kind == KIND_INT32 or kind == KIND_UINT32:
-            ub[addr:addr + 4].view(np.uint32)[0] = np.uint32(value & 0xFFFFFFFF)
-        else:
-            ub[addr:addr + 8].view(np.int64)[0] = value
-    return impl_int
 
 
 # --- trees -----------------------------------------------------------------------------------------------------

@@ -211,3 +211,23 @@ def reduce_sum_high_dim(ub, spec, dtype, dst, src, tmp, lanes_active, repeat, sr
             write(ub, dtype, dst, zero(dtype))
         return
     _high_dim_tree_tree(ub, dtype, dst, src, tmp, set(lanes_active), repeat, step, sat)
+
+
+# --- ReducePairElem (SPEC 6) ----------------------------------------------------------------------------------------
+def reduce_pair(ub, spec, dtype, dst, src, lanes_active, repeat, dst_rep, src_blk, src_rep, sat, last_lanes=None):
+    """Output p of repeat i at dst + i*dst_rep*128 B: lane 2p + lane 2p+1, masked lanes +0 (D19); a pair with both
+    lanes masked keeps dst (A2/A3/310P/910) or is written 0 (950/310B) (SPEC 2.4)."""
+    size = SIZES[dtype]
+    nlanes = 256 // size
+    for i in range(repeat):
+        act = set(repeat_lanes(lanes_active, i, repeat, last_lanes))
+        v = [read(ub, dtype, lane_address(src, size, i, j, src_blk, src_rep)) if j in act else zero(dtype)
+             for j in range(nlanes)]
+        outs = []
+        for p in range(nlanes // 2):
+            if 2 * p in act or 2 * p + 1 in act:
+                outs.append((p, add(dtype, v[2 * p], v[2 * p + 1], sat)))
+            elif spec.pair_both_masked_zero:
+                outs.append((p, zero(dtype)))
+        for p, value in outs:
+            write(ub, dtype, dst + i * dst_rep * 128 + p * size, value)

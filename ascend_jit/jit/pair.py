@@ -1,0 +1,45 @@
+"""ReducePairElem kernel (SPEC 6): per repeat, the L/2 adjacent-pair sums of the gathered lanes, one rounded add
+each; a masked lane counts as +0 (D19); a pair with both lanes masked is kept or written 0 per device (SPEC 2.4)."""
+import numpy as np
+from numba import njit
+
+from .add import kind_size
+from .addressing import lane_active, lane_offset
+from .numerics import KIND_HALF, half_bits_to_f32, half_store_bits, round_half
+from .values import combine, load, store
+
+
+@njit(cache=True)
+def pair_kernel(ub, kind, sat, zero_both, dst, src, src_blk, src_rep, dst_rep, repeat, mask_lo, mask_hi, last_lanes):
+    """dst_rep is in 128-byte units (one halved repeat, SPEC 1.2); last_lanes >= 0 is counter mode."""
+    size = kind_size(kind)
+    lanes = 256 // size
+    pairs = lanes // 2
+    witness = np.float32(0.0)
+    vals = np.empty(lanes, np.float32)
+    act = np.zeros(lanes, np.bool_)
+    out = np.empty(pairs, np.float32)
+    full = True
+    for j in range(lanes):
+        if not lane_active(mask_lo, mask_hi, j):
+            full = False
+    for i in range(repeat):
+        base = src + i * src_rep * 32
+        obase = dst + i * dst_rep * 128
+        n = lanes if (last_lanes < 0 or i < repeat - 1) else last_lanes
+        if full and n == lanes and src_blk == 1 and kind == KIND_HALF:  # contiguous full repeat: vectorised
+            h = ub[base:base + 256].view(np.uint16)
+            o = ub[obase:obase + 128].view(np.uint16)
+            for p in range(pairs):
+                o[p] = half_store_bits(round_half(half_bits_to_f32(h[2 * p]) + half_bits_to_f32(h[2 * p + 1]), sat))
+            continue
+        for j in range(lanes):
+            act[j] = j < n and lane_active(mask_lo, mask_hi, j)
+            vals[j] = load(ub, base + lane_offset(j, size, src_blk), kind, witness) if act[j] else witness
+        for p in range(pairs):
+            out[p] = combine(vals[2 * p], vals[2 * p + 1], kind, sat)
+        for p in range(pairs):  # the whole register is read before any store (in-place calls)
+            if act[2 * p] or (act[2 * p + 1] and p != 3):
+                store(ub, obase + p * size, kind, out[p])
+            elif zero_both:
+                store(ub, obase + p * size, kind, witness)
