@@ -39,7 +39,7 @@ def pair_kernel(ub, kind, sat, zero_both, dst, src, src_blk, src_rep, dst_rep, r
         for p in range(pairs):
             out[p] = combine(vals[2 * p], vals[2 * p + 1], kind, sat)
         for p in range(pairs):  # the whole register is read before any store (in-place calls)
-            if act[2 * p] or (act[2 * p + 1] and p != 3):
+            if act[2 * p] or act[2 * p + 1]:
                 store(ub, obase + p * size, kind, out[p])
             elif zero_both:
                 store(ub, obase + p * size, kind, witness)
