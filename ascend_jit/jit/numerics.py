@@ -100,15 +100,12 @@ def _ol_f32_from_bits(u):
 # --- rounding with the overflow modes (SPEC 5.2, D6, D20) ------------------------------------------------------
 @njit(cache=True, inline="always")
 def round_half(x, saturate):
-    """float32 -> value of the nearest half (RNE), then saturation mode: inf -> +-65504, NaN -> +0."""
+    """float32 -> value of the nearest half (RNE), then saturation mode: inf -> +-65504, NaN -> +0.
+    Written as selects (no branches) so the loops that call it vectorise."""
     r = half_bits_to_f32(f32_to_half_bits(x))
     if saturate:
-        if r != r:
-            r = np.float32(0.0)
-        elif r > HALF_MAX:
-            r = HALF_MAX
-        elif r < -HALF_MAX:
-            r = -HALF_MAX
+        r = np.float32(0.0) if r != r else r
+        r = min(max(r, -HALF_MAX), HALF_MAX)
     return r
 
 

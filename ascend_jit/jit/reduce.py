@@ -10,11 +10,12 @@ Every value written to the UB (tmp entries, dst[0]) is written in the order the 
 dst with sharedTmpBuffer ends in the device's final state.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from .add import kind_size
 from .addressing import lane_active
-from .numerics import KIND_FLOAT, KIND_HALF, half_bits_to_f32
+from .numerics import KIND_FLOAT, KIND_HALF, float_store_bits, half_bits_to_f32, half_store_bits, round_half
 from .values import combine, load, store
 
 ALG_TREE_SEQ = 0        # A2/A3 count form (SPEC 4.2, D1)
@@ -28,6 +29,34 @@ CHUNK_REPEATS = 64      # level-1 buffer: 64 repeats (32 KiB of float32) stays i
 
 
 # --- trees -----------------------------------------------------------------------------------------------------
+def pair_level(a, b, half, kind, sat):
+    """b[k] = a[2k] (+) a[2k+1] for k < half: one level of the adjacent-pair tree (Python path)."""
+    for k in range(half):
+        b[k] = combine(a[2 * k], a[2 * k + 1], kind, sat)
+
+
+@overload(pair_level)
+def _ol_pair_level(a, b, half, kind, sat):
+    if isinstance(a.dtype, types.Float):
+        def impl(a, b, half, kind, sat):  # the hot loop: branches hoisted so each variant vectorises
+            if kind == KIND_HALF:
+                if sat:
+                    for k in range(half):
+                        b[k] = round_half(a[2 * k] + a[2 * k + 1], True)
+                else:
+                    for k in range(half):
+                        b[k] = round_half(a[2 * k] + a[2 * k + 1], False)
+            else:
+                for k in range(half):
+                    b[k] = a[2 * k] + a[2 * k + 1]
+        return impl
+
+    def impl_int(a, b, half, kind, sat):
+        for k in range(half):
+            b[k] = combine(a[2 * k], a[2 * k + 1], kind, sat)
+    return impl_int
+
+
 @njit(cache=True)
 def _halve(buf, scratch, width, lanes, kind, sat):
     """Adjacent-pair tree over each group of `lanes` values of buf[:width]; returns the array holding the
@@ -35,8 +64,7 @@ def _halve(buf, scratch, width, lanes, kind, sat):
     a, b = buf, scratch
     while lanes > 1:
         half = width // 2
-        for k in range(half):
-            b[k] = combine(a[2 * k], a[2 * k + 1], kind, sat)
+        pair_level(a, b, half, kind, sat)
         a, b = b, a
         width = half
         lanes //= 2
@@ -68,22 +96,24 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
     for j in range(lanes):
         if not lane_active(mask_lo, mask_hi, j):
             full = False
+    total = nrep * lanes if last_lanes < 0 else (nrep - 1) * lanes + last_lanes  # elements that take part
+    contiguous = full and rep_bytes == 256
     for c0 in range(0, nrep, chunk):
         nc = min(chunk, nrep - c0)
-        for r in range(nc):
-            i = c0 + r
-            base = src + i * rep_bytes
-            row = buf[r * lanes:(r + 1) * lanes]
-            n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
-            if full:
-                _load_run(ub, base, n, kind, witness, row)
-                row[n:] = witness
-            else:
+        if contiguous:  # whole repeats back to back: one decode run for the chunk
+            n = min(nc * lanes, total - c0 * lanes)
+            _load_run(ub, src + c0 * 256, n, kind, witness, buf)
+            buf[n:nc * lanes] = witness
+        else:
+            for r in range(nc):
+                i = c0 + r
+                base = src + i * rep_bytes
+                n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
                 for j in range(lanes):
                     if j < n and lane_active(mask_lo, mask_hi, j):
-                        row[j] = load(ub, base + j * size, kind, witness)
+                        buf[r * lanes + j] = load(ub, base + j * size, kind, witness)
                     else:
-                        row[j] = witness
+                        buf[r * lanes + j] = witness
         res = _halve(buf, scratch, nc * lanes, lanes, kind, sat)
         out[c0:c0 + nc] = res[:nc]
     return out
@@ -91,21 +121,43 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
 
 @njit(cache=True)
 def _load_run(ub, base, n, kind, witness, row):
-    """n consecutive elements from byte `base` into row (the vectorised decode of full repeats)."""
+    """n consecutive elements from byte `base` into row (the vectorised decode of whole repeats)."""
     if kind == KIND_HALF:
         h = ub[base:base + 2 * n].view(np.uint16)
         for j in range(n):
             row[j] = half_bits_to_f32(h[j])
     else:
+        size = kind_size(kind)
         for j in range(n):
-            row[j] = load(ub, base + j * kind_size(kind), kind, witness)
+            row[j] = load(ub, base + j * size, kind, witness)
 
 
-@njit(cache=True)
-def _store_all(ub, tmp, kind, vals, n):
+def store_run(ub, addr, kind, vals, n):
+    """vals[:n] to consecutive elements from byte addr (Python path)."""
     size = kind_size(kind)
     for i in range(n):
-        store(ub, tmp + i * size, kind, vals[i])
+        store(ub, addr + i * size, kind, vals[i])
+
+
+@overload(store_run)
+def _ol_store_run(ub, addr, kind, vals, n):
+    if isinstance(vals.dtype, types.Float):
+        def impl(ub, addr, kind, vals, n):  # one view for the whole run
+            if kind == KIND_HALF:
+                h = ub[addr:addr + 2 * n].view(np.uint16)
+                for i in range(n):
+                    h[i] = half_store_bits(vals[i])
+            else:
+                w = ub[addr:addr + 4 * n].view(np.uint32)
+                for i in range(n):
+                    w[i] = float_store_bits(vals[i])
+        return impl
+
+    def impl_int(ub, addr, kind, vals, n):
+        size = kind_size(kind)
+        for i in range(n):
+            store(ub, addr + i * size, kind, vals[i])
+    return impl_int
 
 
 @njit(cache=True)
@@ -113,12 +165,12 @@ def _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, nrep, lo, hi, last, witn
     """Non-950 high-dim algorithm (SPEC 4.2 steps 1-3; audit 1b): writes tmp as the device does, returns dst."""
     lanes = 256 // kind_size(kind)
     vals = level1(ub, kind, sat, src, rep_bytes, nrep, lo, hi, last, witness)
-    _store_all(ub, tmp, kind, vals, nrep)
+    store_run(ub, tmp, kind, vals, nrep)
     if nrep == 1:
         res = vals[0]
     else:
         groups = group_tree(vals, nrep, lanes, kind, sat, witness)
-        _store_all(ub, tmp, kind, groups, groups.size)
+        store_run(ub, tmp, kind, groups, groups.size)
         res = groups[0] if groups.size == 1 else group_tree(groups, groups.size, lanes, kind, sat, witness)[0]
     store(ub, dst, kind, res)
     return res
@@ -158,10 +210,10 @@ def _vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, count, witness):
     else:
         nrep = (count + lanes - 1) // lanes
         vals = level1(ub, kind, sat, src, rep_bytes, nrep, full, full, count - (nrep - 1) * lanes, witness)
-        _store_all(ub, tmp, kind, vals, nrep)
+        store_run(ub, tmp, kind, vals, nrep)
         if nrep > lanes:  # N > L*L: a third level, in place in tmp
             vals = group_tree(vals, nrep, lanes, kind, sat, witness)
-            _store_all(ub, tmp, kind, vals, vals.size)
+            store_run(ub, tmp, kind, vals, vals.size)
         res = group_tree(vals, vals.size, lanes, kind, sat, witness)[0]
     store(ub, dst, kind, res)
     return res
@@ -203,10 +255,10 @@ def _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, lo, hi, witness):
             res = level1(ub, kind, sat, src, rep_bytes, 1, lo, hi, -1, witness)[0]
         else:
             vals = level1(ub, kind, sat, src, rep_bytes, n, lo, hi, -1, witness)
-            _store_all(ub, tmp, kind, vals, n)
+            store_run(ub, tmp, kind, vals, n)
             if n > lanes:
                 vals = group_tree(vals, n, lanes, kind, sat, witness)
-                _store_all(ub, tmp, kind, vals, vals.size)
+                store_run(ub, tmp, kind, vals, vals.size)
             res = group_tree(vals, vals.size, lanes, kind, sat, witness)[0]
         store(ub, dst, kind, res)
     else:  # ALG_SUM64: integer addition modulo 2**64 is associative: any order gives these bits
