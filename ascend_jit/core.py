@@ -57,9 +57,8 @@ class Core:
         self.spec = get_device(device)
         self.device = self.spec.name
         self.ub = np.zeros(self.spec.ub_bytes, dtype=np.uint8)
-        self.ctrl = 0
-        if not self.spec.half_saturating_default:
-            self.ctrl |= 1 << CTRL_HALF_INF_NAN
+        self.ctrl = 0 if self.spec.half_saturating_default else 1 << CTRL_HALF_INF_NAN
+        self._derive_modes()
         self.mask_high = ALL_ONES   # SPEC 2.6: init sets Normal mode and an all-ones mask
         self.mask_low = ALL_ONES
         self.mask_defined = True
@@ -87,23 +86,16 @@ class Core:
     def _bit(self, n):
         return (self.ctrl >> n) & 1
 
-    @property
-    def half_saturating(self):
-        """D6: fixed saturating on 910/310P; CTRL[48] = 0 elsewhere."""
-        if self.spec.half_saturating_default and not self.spec.half_saturation_switchable:
-            return True
-        return self._bit(CTRL_HALF_INF_NAN) == 0
-
-    @property
-    def int_saturating(self):
-        return self.spec.int_saturation_switchable and self._bit(CTRL_INT_SATURATE) == 1
-
-    @property
-    def counter_mode(self):
-        return self._bit(CTRL_COUNTER_MODE) == 1
-
     def _set_bit(self, n, value):
         self.ctrl = (self.ctrl & ~(1 << n)) | ((1 if value else 0) << n)
+        self._derive_modes()
+
+    def _derive_modes(self):
+        """The modes the kernels read, derived from CTRL once per change rather than on every call."""
+        fixed = self.spec.half_saturating_default and not self.spec.half_saturation_switchable
+        self.half_saturating = fixed or self._bit(CTRL_HALF_INF_NAN) == 0  # D6: fixed on 910/310P, else CTRL[48]
+        self.int_saturating = self.spec.int_saturation_switchable and self._bit(CTRL_INT_SATURATE) == 1
+        self.counter_mode = self._bit(CTRL_COUNTER_MODE) == 1
 
     def SetSaturationFlag(self, enable_sat, mode=SaturationMode.FLOAT):
         """`SetSaturationFlag<mode>(enableSat)`: A2/A3 only (D21). FLOAT -> CTRL[48], INT -> CTRL[53]."""
@@ -180,8 +172,9 @@ class Core:
         if effect == "tail":
             self.mask_high, self.mask_low = continuous_mask_words(last_mask_len)
         else:
-            self.SetMaskNorm()
-            self.mask_high, self.mask_low = ALL_ONES, ALL_ONES
+            if self.counter_mode:
+                self.SetMaskNorm()
+            self.mask_high = self.mask_low = ALL_ONES
         self.mask_defined = True
 
     # --- UB allocation ------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 This is the only place device facts live. Every field cites the SPEC.md section (or decision) it comes from; the
 API layer and the kernels read device behaviour from here, never from `if device == ...` chains.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import dtypes as dt
 from .errors import UnsupportedDeviceError
@@ -24,7 +24,7 @@ COUNT_UNTOUCHED = "untouched"      # 950/310B: VF loops with per-repeat predicat
 _B16_32 = ("int16", "half", "int32", "float")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # singletons: identity equality and a cheap hash (validation caches)
 class DeviceSpec:
     name: str
     product: str

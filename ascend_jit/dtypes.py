@@ -11,7 +11,7 @@ import numpy as np
 from .errors import UnsupportedDTypeError
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # singletons: identity equality and a cheap hash
 class DType:
     name: str
     size: int  # bytes

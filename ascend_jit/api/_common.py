@@ -27,39 +27,45 @@ def as_signed64(word):
 
 
 def operands(api, dst, *srcs):
-    """The core shared by the operands, after checking they are live LocalTensors of one core and one dtype."""
-    core = getattr(dst, "core", None)
-    for name, t in (("dst", dst),) + tuple((f"src{i}" if len(srcs) > 1 else "src", s) for i, s in enumerate(srcs)):
-        if not isinstance(t, LocalTensor):
-            raise ParameterError(api, name, type(t).__name__, legal="a LocalTensor")
-        t.check_alive(api)
-        if t.core is not core:
-            raise ParameterError(api, name, t, legal="tensors of the same Core as dst", device=core.device)
-    core.spec.require_supported(api)
+    """The core of the operands, after checking they are live LocalTensors of one core (per call: cheap)."""
+    if type(dst) is not LocalTensor:
+        raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor")
+    core = dst.core
+    if dst._lease is not None:
+        dst.check_alive(api)
+    for i, t in enumerate(srcs):
+        if type(t) is not LocalTensor or t.core is not core:
+            name = f"src{i}" if len(srcs) > 2 or api == "Add" else ("src", "sharedTmpBuffer")[i]
+            raise ParameterError(api, name, t if type(t) is LocalTensor else type(t).__name__,
+                                 legal="a LocalTensor of the same Core as dst", device=core.device)
+        if t._lease is not None:
+            t.check_alive(api)
+    if not core.spec.supported:
+        core.spec.require_supported(api)
     return core
 
 
-def check_dtype(api, core, dtype, allowed, detail=None):
+def check_dtype(api, spec, dtype, allowed, detail=None):
     if dtype.name not in allowed:
-        raise UnsupportedDTypeError(api, "dtype", dtype.name, legal=", ".join(allowed), device=core.device,
+        raise UnsupportedDTypeError(api, "dtype", dtype.name, legal=", ".join(allowed), device=spec.name,
                                     detail=detail)
 
 
-def check_same_dtype(api, core, ref, **tensors):
+def check_same_dtype(api, spec, ref, **tensors):
     for name, t in tensors.items():
         if t.dtype is not ref.dtype:
             raise UnsupportedDTypeError(api, f"{name}.dtype", t.dtype.name, legal=f"{ref.dtype.name} (as dst)",
-                                        device=core.device)
+                                        device=spec.name)
 
 
-def check_align(api, core, name, addr, align):
+def check_align(api, spec, name, addr, align):
     if addr % align:
-        raise AlignmentError(api, f"{name} address", addr, legal=f"a multiple of {align} bytes", device=core.device)
+        raise AlignmentError(api, f"{name} address", addr, legal=f"a multiple of {align} bytes", device=spec.name)
 
 
-def check_range(api, core, name, value, lo, hi):
+def check_range(api, spec, name, value, lo, hi):
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not lo <= value <= hi:
-        raise ParameterError(api, name, value, legal=f"integer in [{lo}, {hi}]", device=core.device)
+        raise ParameterError(api, name, value, legal=f"integer in [{lo}, {hi}]", device=spec.name)
     return int(value)
 
 
@@ -142,10 +148,10 @@ def _bits_plan(dtype, lo, hi, **kw):
     return MaskPlan(lo, hi, **kw)
 
 
-def refuse_empty_mask_on_950(api, core, plan):
-    if plan.empty and plan.counter < 0 and core.spec.mask_zero_refused:
+def refuse_empty_mask_on_950(api, spec, plan):
+    if plan.empty and plan.counter < 0 and spec.mask_zero_refused:
         raise ParameterError(api, "mask", 0, legal="a mask with at least one lane (D14: mask 0 is refused on the 950)",
-                             device=core.device)
+                             device=spec.name)
 
 
 def record_mask(core, plan, dtype, mask):
@@ -232,17 +238,17 @@ class Operand:
         return np.unique(np.concatenate(per)) if per else np.zeros(0, np.int64)
 
 
-def check_inside_ub(api, core, op):
+def check_inside_ub(api, spec, op):
     ext = op.extent()
     if ext is None:
         return None
-    if ext[0] < 0 or ext[1] > core.spec.ub_bytes:
-        raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=core.device,
-                               legal=f"every byte the repeats/strides touch inside the UB [0, {core.spec.ub_bytes})")
+    if ext[0] < 0 or ext[1] > spec.ub_bytes:
+        raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=spec.name,
+                               legal=f"every byte the repeats/strides touch inside the UB [0, {spec.ub_bytes})")
     return ext
 
 
-def check_overlap(api, core, dst, src, dst_ext, src_ext, src_may_accumulate=False):
+def check_overlap(api, spec, dst, src, dst_ext, src_ext, src_may_accumulate=False):
     """SPEC 8.2: within one repeat dst and src overlap 100% or not at all; an earlier repeat's dst is never a later
     repeat's src. src_may_accumulate: the Add/src1 exception (dst over src1 with a repeat stride of 0)."""
     if dst_ext is None or src_ext is None or dst_ext[1] <= src_ext[0] or src_ext[1] <= dst_ext[0]:
@@ -259,7 +265,7 @@ def check_overlap(api, core, dst, src, dst_ext, src_ext, src_may_accumulate=Fals
         for i in range(min(len(d_per), len(s_per))):
             common = np.intersect1d(d_per[i], s_per[i], assume_unique=True)
             if common.size and not (common.size == d_per[i].size == s_per[i].size):
-                raise OverlapError(api, f"{dst.name}/{src.name}", f"repeat {i}", device=core.device,
+                raise OverlapError(api, f"{dst.name}/{src.name}", f"repeat {i}", device=spec.name,
                                    legal="100% overlap or none within a repeat (SPEC 8.2)",
                                    detail="the operands partially overlap")
     # an earlier repeat's dst must not be read by a later repeat
@@ -275,15 +281,14 @@ def check_overlap(api, core, dst, src, dst_ext, src_ext, src_may_accumulate=Fals
     bad = first_write[di] < last_read[si]
     if bad.any():
         k = int(np.argmax(bad))
-        raise OverlapError(api, f"{dst.name}/{src.name}", f"byte {int(d_addr[di][k])}", device=core.device,
+        raise OverlapError(api, f"{dst.name}/{src.name}", f"byte {int(d_addr[di][k])}", device=spec.name,
                            legal="no byte written by a repeat and read by a later repeat (SPEC 8.2)",
                            detail=f"repeat {int(first_write[di][k])} writes what repeat {int(last_read[si][k])} reads")
 
 
-def check_count_overlap(api, core, name, dst, src, count):
+def check_count_overlap(api, spec, name, dst_addr, src_addr, nbytes):
     """Count forms: full overlap (same address) or none (SPEC 3.3)."""
-    nbytes = count * dst.dtype.size
-    if dst.addr != src.addr and dst.addr < src.addr + nbytes and src.addr < dst.addr + nbytes:
-        raise OverlapError(api, f"dst/{name}", f"dst at {dst.addr}, {name} at {src.addr}", device=core.device,
+    if dst_addr != src_addr and dst_addr < src_addr + nbytes and src_addr < dst_addr + nbytes:
+        raise OverlapError(api, f"dst/{name}", f"dst at {dst_addr}, {name} at {src_addr}", device=spec.name,
                            legal="the same address (100% overlap) or disjoint ranges (SPEC 3.3)",
                            detail=f"the {nbytes}-byte ranges partially overlap")

@@ -1,10 +1,12 @@
 """Add: the count form, the high-dim form (continuous or bit mask, BinaryRepeatParams), is_set_mask=False, and the
 operator form (SPEC 2, 3, 5, 8.2; seed Add.zh.txt)."""
 from dataclasses import dataclass
+from functools import lru_cache
 
+from ..core import continuous_mask_words
 from ..jit.add import add_contiguous, add_strided
-from ._common import (UINT8_RANGE, Operand, as_signed64, check_align, check_count_overlap, check_dtype,
-                      check_inside_ub, check_overlap, check_range, check_same_dtype, operands, plan_mask,
+from ._common import (Operand, as_signed64, check_align, check_count_overlap, check_dtype,
+                      check_inside_ub, check_overlap, check_range, operands, plan_mask,
                       record_mask, refuse_empty_mask_on_950)
 from ..errors import OutOfBoundsError, ParameterError, UnsupportedDTypeError
 
@@ -38,27 +40,35 @@ def Add(dst, src0, src1, *args, is_set_mask=True, count=None, mask=None, repeat_
     return add_high_dim(dst, src0, src1, mask, repeat_time, repeat_params, is_set_mask)
 
 
-def _flags(core):
-    return core.half_saturating, core.int_saturating
-
-
 def add_count(dst, src0, src1, count):
     core = operands(API, dst, src0, src1)
-    spec, d = core.spec, dst.dtype
-    check_dtype(API, core, d, spec.add_dtypes)
-    check_same_dtype(API, core, dst, src0=src0, src1=src1)
-    count = check_range(API, core, "count", count, 0, spec.ub_bytes // d.size)
-    for name, t in (("dst", dst), ("src0", src0), ("src1", src1)):
-        check_align(API, core, name, t.addr, 32)
-        if count > t.size:
-            raise OutOfBoundsError(API, "count", count, legal=f"<= {name}.GetSize() = {t.size}", device=core.device)
-    check_count_overlap(API, core, "src0", dst, src0, count)
-    check_count_overlap(API, core, "src1", dst, src1, count)
+    d = dst.dtype
+    key = (core.spec, d, src0.dtype, src1.dtype, dst.addr, src0.addr, src1.addr, dst.size, src0.size, src1.size, count)
+    try:
+        _validate_count(*key)
+    except TypeError:  # an unhashable count: validate uncached, which names the problem
+        _validate_count.__wrapped__(*key)
     if count:
-        sat_h, sat_i = _flags(core)
-        add_contiguous(core.ub, d.kind, sat_h, sat_i, dst.addr, src0.addr, src1.addr, count)
+        add_contiguous(core.ub, d.kind, core.half_saturating, core.int_saturating, dst.addr, src0.addr, src1.addr,
+                       count)
     lanes = d.lanes_per_repeat
     core._after_count_call(count % lanes or lanes)
+
+
+@lru_cache(maxsize=4096)
+def _validate_count(spec, d, d0, d1, addr, addr0, addr1, size, size0, size1, count):
+    """Every rule of the count form; a pure function of its arguments, so repeated calls are free."""
+    check_dtype(API, spec, d, spec.add_dtypes)
+    for name, other in (("src0", d0), ("src1", d1)):
+        if other is not d:
+            raise UnsupportedDTypeError(API, f"{name}.dtype", other.name, legal=f"{d.name} (as dst)", device=spec.name)
+    count = check_range(API, spec, "count", count, 0, spec.ub_bytes // d.size)
+    for name, a, n in (("dst", addr, size), ("src0", addr0, size0), ("src1", addr1, size1)):
+        check_align(API, spec, name, a, 32)
+        if count > n:
+            raise OutOfBoundsError(API, "count", count, legal=f"<= {name}.GetSize() = {n}", device=spec.name)
+    check_count_overlap(API, spec, "src0", addr, addr0, count * d.size)
+    check_count_overlap(API, spec, "src1", addr, addr1, count * d.size)
 
 
 def add_operator(dst, src0, src1):
@@ -72,37 +82,58 @@ def add_operator(dst, src0, src1):
 
 def add_high_dim(dst, src0, src1, mask, repeat_time, params, is_set_mask):
     core = operands(API, dst, src0, src1)
-    spec, d = core.spec, dst.dtype
-    check_dtype(API, core, d, spec.add_dtypes)
-    check_same_dtype(API, core, dst, src0=src0, src1=src1)
-    if d.name in spec.add_count_only_dtypes:
-        raise UnsupportedDTypeError(API, "dtype", d.name, device=core.device,
-                                    legal=", ".join(n for n in spec.add_dtypes if n not in spec.add_count_only_dtypes),
-                                    detail="8-bit and 64-bit types only through the count API and the operator (SPEC 3.4)")
-    repeat_time = check_range(API, core, "repeat_time", repeat_time, 0, 255)
+    d = dst.dtype
     if not isinstance(params, BinaryRepeatParams):
         raise ParameterError(API, "repeat_params", params, legal="aj.BinaryRepeatParams", device=core.device)
-    strides = {f: check_range(API, core, f, getattr(params, f), 0, 255) for f in BinaryRepeatParams.__dataclass_fields__}
-    if strides["dstBlkStride"] == 0:
-        raise ParameterError(API, "dstBlkStride", 0, legal="[1, 255] (0 is undefined behaviour, SPEC 1.2, D10)",
-                             device=core.device)
     plan = plan_mask(API, core, d, mask, is_set_mask)
-    refuse_empty_mask_on_950(API, core, plan)
-    for name, t in (("dst", dst), ("src0", src0), ("src1", src1)):
-        check_align(API, core, name, t.addr, 32)
-    lanes = d.lanes_per_repeat
-    repeat = plan.repeats(lanes, repeat_time)
-    last = plan.last_lanes(lanes)
-    ops = [Operand(name, t.addr, d.size, plan.lo, plan.hi, repeat, strides[f"{name}BlkStride"],
-                   strides[f"{name}RepStride"], last) for name, t in (("dst", dst), ("src0", src0), ("src1", src1))]
-    exts = [check_inside_ub(API, core, op) for op in ops]
-    check_overlap(API, core, ops[0], ops[1], exts[0], exts[1])
-    accumulate = d.name in _SRC1_ACCUMULATE_DTYPES and (strides["src1RepStride"] == 0 or strides["dstRepStride"] == 0)
-    check_overlap(API, core, ops[0], ops[2], exts[0], exts[2], src_may_accumulate=accumulate)
+    key = (core.spec, d, src0.dtype, src1.dtype, dst.addr, src0.addr, src1.addr, plan, repeat_time, params)
+    try:
+        repeat, last, contiguous = _validate_high_dim(*key)
+    except TypeError:  # unhashable arguments: validate uncached, which names the problem
+        repeat, last, contiguous = _validate_high_dim.__wrapped__(*key)
     record_mask(core, plan, d, mask)
     if repeat == 0 or plan.empty:
         return  # D14 / D7: repeat 0 or mask 0 writes nothing
-    sat_h, sat_i = _flags(core)
-    add_strided(core.ub, d.kind, sat_h, sat_i, dst.addr, src0.addr, src1.addr, strides["dstBlkStride"],
-                strides["src0BlkStride"], strides["src1BlkStride"], strides["dstRepStride"], strides["src0RepStride"],
-                strides["src1RepStride"], repeat, as_signed64(plan.lo), as_signed64(plan.hi), last)
+    sat_h, sat_i = core.half_saturating, core.int_saturating
+    if contiguous:  # default strides, every lane: the same run as the count form
+        n = (repeat - 1) * d.lanes_per_repeat + (last if last >= 0 else d.lanes_per_repeat)
+        add_contiguous(core.ub, d.kind, sat_h, sat_i, dst.addr, src0.addr, src1.addr, n)
+        return
+    p = params
+    add_strided(core.ub, d.kind, sat_h, sat_i, dst.addr, src0.addr, src1.addr, p.dstBlkStride, p.src0BlkStride,
+                p.src1BlkStride, p.dstRepStride, p.src0RepStride, p.src1RepStride, repeat, as_signed64(plan.lo),
+                as_signed64(plan.hi), last)
+
+
+@lru_cache(maxsize=4096)
+def _validate_high_dim(spec, d, d0, d1, addr, addr0, addr1, plan, repeat_time, params):
+    """Every rule of the high-dim form (pure: cached); returns (repeats, last-repeat lanes, contiguous?)."""
+    check_dtype(API, spec, d, spec.add_dtypes)
+    for name, other in (("src0", d0), ("src1", d1)):
+        if other is not d:
+            raise UnsupportedDTypeError(API, f"{name}.dtype", other.name, legal=f"{d.name} (as dst)", device=spec.name)
+    if d.name in spec.add_count_only_dtypes:
+        raise UnsupportedDTypeError(API, "dtype", d.name, device=spec.name,
+                                    legal=", ".join(n for n in spec.add_dtypes if n not in spec.add_count_only_dtypes),
+                                    detail="8-bit and 64-bit types only through the count API and the operator (SPEC 3.4)")
+    repeat_time = check_range(API, spec, "repeat_time", repeat_time, 0, 255)
+    strides = {f: check_range(API, spec, f, getattr(params, f), 0, 255) for f in BinaryRepeatParams.__dataclass_fields__}
+    if strides["dstBlkStride"] == 0:
+        raise ParameterError(API, "dstBlkStride", 0, legal="[1, 255] (0 is undefined behaviour, SPEC 1.2, D10)",
+                             device=spec.name)
+    refuse_empty_mask_on_950(API, spec, plan)
+    addrs = {"dst": addr, "src0": addr0, "src1": addr1}
+    for name, a in addrs.items():
+        check_align(API, spec, name, a, 32)
+    lanes = d.lanes_per_repeat
+    repeat = plan.repeats(lanes, repeat_time)
+    last = plan.last_lanes(lanes)
+    ops = [Operand(name, a, d.size, plan.lo, plan.hi, repeat, strides[f"{name}BlkStride"], strides[f"{name}RepStride"],
+                   last) for name, a in addrs.items()]
+    exts = [check_inside_ub(API, spec, op) for op in ops]
+    check_overlap(API, spec, ops[0], ops[1], exts[0], exts[1])
+    accumulate = d.name in _SRC1_ACCUMULATE_DTYPES and (strides["src1RepStride"] == 0 or strides["dstRepStride"] == 0)
+    check_overlap(API, spec, ops[0], ops[2], exts[0], exts[2], src_may_accumulate=accumulate)
+    full_hi, full_lo = continuous_mask_words(lanes)
+    contiguous = params == BinaryRepeatParams() and (plan.lo, plan.hi) == (full_lo, full_hi)
+    return repeat, last, contiguous

@@ -30,19 +30,19 @@ def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, 
     if reduce_type is not ReduceType.SUM:
         raise ParameterError(API, "reduce_type", reduce_type, legal="ReduceType.SUM (the only one offered)",
                              device=core.device)
-    check_dtype(API, core, d, spec.pair_dtypes)
-    check_same_dtype(API, core, src, dst=dst)
-    repeat_time = check_range(API, core, "repeat_time", repeat_time, 0, 255)
-    dst_rep_stride = check_range(API, core, "dst_rep_stride", dst_rep_stride, 0, 65535)
-    src_blk_stride = check_range(API, core, "src_blk_stride", src_blk_stride, 0, 65535)
-    src_rep_stride = check_range(API, core, "src_rep_stride", src_rep_stride, 0, 65535)
+    check_dtype(API, core.spec, d, spec.pair_dtypes)
+    check_same_dtype(API, core.spec, src, dst=dst)
+    repeat_time = check_range(API, core.spec, "repeat_time", repeat_time, 0, 255)
+    dst_rep_stride = check_range(API, core.spec, "dst_rep_stride", dst_rep_stride, 0, 65535)
+    src_blk_stride = check_range(API, core.spec, "src_blk_stride", src_blk_stride, 0, 65535)
+    src_rep_stride = check_range(API, core.spec, "src_rep_stride", src_rep_stride, 0, 65535)
     if dst_rep_stride == 0 and not spec.pair_dst_rep_stride_zero:
         raise ParameterError(API, "dst_rep_stride", 0, legal="[1, 65535] on this device (SPEC 6: Atlas training "
                              "does not support 0)", device=core.device)
-    check_align(API, core, "dst", dst.addr, 32)
-    check_align(API, core, "src", src.addr, 32)
+    check_align(API, core.spec, "dst", dst.addr, 32)
+    check_align(API, core.spec, "src", src.addr, 32)
     plan = plan_mask(API, core, d, mask, is_set_mask)
-    refuse_empty_mask_on_950(API, core, plan)
+    refuse_empty_mask_on_950(API, core.spec, plan)
     lanes = d.lanes_per_repeat
     repeat = plan.repeats(lanes, repeat_time)
     if plan.counter >= 0 and dst_rep_stride == 0 and spec.pair_both_masked_zero:
@@ -54,10 +54,10 @@ def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, 
     last_pairs = -1 if (last < 0 or zero_both) else (last + 1) // 2
     dst_op = Operand("dst", dst.addr, d.size, pair_bits & (2**64 - 1), pair_bits >> 64, repeat, 1, dst_rep_stride * 4,
                      last_pairs)
-    src_ext = check_inside_ub(API, core, src_op)
-    dst_ext = check_inside_ub(API, core, dst_op)
+    src_ext = check_inside_ub(API, core.spec, src_op)
+    dst_ext = check_inside_ub(API, core.spec, dst_op)
     if not plan.empty:
-        check_overlap(API, core, dst_op, src_op, dst_ext, src_ext)
+        check_overlap(API, core.spec, dst_op, src_op, dst_ext, src_ext)
     record_mask(core, plan, d, mask)
     if repeat == 0 or (plan.empty and not zero_both):
         return  # D14: NOP (the 310B writes zeros for mask 0: its both-masked rule)

@@ -54,11 +54,11 @@ def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, 
 def _common_checks(dst, src, tmp):
     core = operands(API, dst, src, tmp)
     d = src.dtype
-    check_dtype(API, core, d, core.spec.reduce_sum_dtypes)
-    check_same_dtype(API, core, src, dst=dst, sharedTmpBuffer=tmp)
-    check_align(API, core, "src", src.addr, 32)
-    check_align(API, core, "sharedTmpBuffer", tmp.addr, 32)
-    check_align(API, core, "dst", dst.addr, d.size)  # SPEC 4.5: 2 B (half) / 4 B (float)
+    check_dtype(API, core.spec, d, core.spec.reduce_sum_dtypes)
+    check_same_dtype(API, core.spec, src, dst=dst, sharedTmpBuffer=tmp)
+    check_align(API, core.spec, "src", src.addr, 32)
+    check_align(API, core.spec, "sharedTmpBuffer", tmp.addr, 32)
+    check_align(API, core.spec, "dst", dst.addr, d.size)  # SPEC 4.5: 2 B (half) / 4 B (float)
     if dst.size < 1:
         raise OutOfBoundsError(API, "dst", dst, legal="at least 1 element", device=core.device)
     return core, d
@@ -90,7 +90,7 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
             raise StateError(API, "is_set_mask", False, device=core.device,
                              detail="needs counter mode and a count in the mask register (SetMaskCount; SetVectorMask(n))")
         count = core.mask_low
-    count = check_range(API, core, "count", count, 1, spec.ub_bytes // d.size)  # D16
+    count = check_range(API, core.spec, "count", count, 1, spec.ub_bytes // d.size)  # D16
     if count > src.size:
         raise OutOfBoundsError(API, "count", count, legal=f"<= src.GetSize() = {src.size}", device=core.device)
     need = GetReduceSumTmpSize(spec, d, count=count)
@@ -117,8 +117,8 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
                                     legal=", ".join(t for t in spec.reduce_sum_dtypes
                                                     if t not in spec.reduce_sum_count_only_dtypes),
                                     detail="64-bit types only through the count form (SPEC 4.5)")
-    repeat_time = check_range(API, core, "repeat_time", repeat_time, 0, INT32_MAX)
-    src_rep_stride = check_range(API, core, "src_rep_stride", src_rep_stride, 0, 65535)
+    repeat_time = check_range(API, core.spec, "repeat_time", repeat_time, 0, INT32_MAX)
+    src_rep_stride = check_range(API, core.spec, "src_rep_stride", src_rep_stride, 0, 65535)
     lanes = d.lanes_per_repeat
     is_950 = spec.reduce_sum_highdim_algorithm == TREE_TREE_950
     if core.counter_mode:
@@ -128,10 +128,10 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
         if mask is MASK_PLACEHOLDER:
             raise ParameterError(API, "mask", mask, legal="the element count (D23)", device=core.device)
         count = (int(mask[0]) if isinstance(mask, (list, tuple)) else int(mask)) & 0xFFFFFFFF  # D23: low 32 bits
-        count = check_range(API, core, "mask (counter-mode count)", count, 1, spec.ub_bytes // d.size)
+        count = check_range(API, core.spec, "mask (counter-mode count)", count, 1, spec.ub_bytes // d.size)
         op = Operand("src", src.addr, d.size, -1 & (2**64 - 1), (2**64 - 1) if lanes > 64 else 0,
                      -(-count // lanes), 1, src_rep_stride, count % lanes or lanes)
-        src_ext = check_inside_ub(API, core, op)
+        src_ext = check_inside_ub(API, core.spec, op)
         need = GetReduceSumTmpSize(spec, d, count=count, repeat_time=repeat_time, counter_mode=True)
         _check_tmp_and_overlaps(core, d, dst, src, tmp, src_ext, need)
         _run(core, d, ALG_VADD_TREE, dst, src, tmp, src_rep_stride * 32, count)
@@ -148,7 +148,7 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
                                     "them (D17, audit 1b)")
     run_repeats = max(repeat_time, 1) if is_950 else repeat_time
     op = Operand("src", src.addr, d.size, plan.lo, plan.hi, run_repeats, 1, src_rep_stride)
-    src_ext = check_inside_ub(API, core, op)
+    src_ext = check_inside_ub(API, core.spec, op)
     need = GetReduceSumTmpSize(spec, d, repeat_time=repeat_time)
     _check_tmp_and_overlaps(core, d, dst, src, tmp, src_ext, need)
     if is_950:

@@ -9,7 +9,7 @@ from numba import njit
 
 from .addressing import active_lanes, gather, scatter
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64, KIND_UINT8,
-                       KIND_UINT16, KIND_UINT32, bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits,
+                       KIND_UINT16, KIND_UINT32, bf16_bits_to_f32, f32_to_bf16_bits, float_store_bits,
                        half_bits_to_f32, half_store_bits, round_half)
 
 _SIZES = np.array([2, 4, 2, 1, 1, 2, 2, 4, 4, 8, 8], np.int64)

@@ -4,7 +4,6 @@ Every function takes a UB (numpy uint8 array, modified in place) and fully resol
 as the list of active lanes of a repeat (`lanes`), with `last_lanes` the number of lanes of the last repeat in
 counter mode (None in normal mode).
 """
-import math
 
 from .numerics import SIZES, add, decode, encode, is_float
 
