@@ -1,5 +1,6 @@
 """ReducePairElem (SPEC 6, 2.4; decisions D14, D19, D24; seed ReducePairElem.zh.txt)."""
 import enum
+from functools import lru_cache
 
 from ..errors import ParameterError
 from ..jit.pair import pair_kernel
@@ -15,6 +16,7 @@ class ReduceType(enum.Enum):
     MIN = 2
 
 
+@lru_cache(maxsize=1024)
 def _pair_words(plan, lanes, zero_both):
     """Mask over output pairs: pair p is written when one of its lanes is active (or always, zeroing devices)."""
     if zero_both:

@@ -1,12 +1,15 @@
 """ReduceSum: the count form and the high-dim form (continuous or bit mask) with each device's documented
 accumulation order (SPEC 4; decisions D1, D2, D7, D11, D14, D16, D17, D18, D22, D23, D26)."""
+from functools import lru_cache
+
 from ..devices import TREE_SEQ, TREE_TREE_950, TREE_TREE_TAIL, VADD_TREE, get_device
+from ..core import continuous_mask_words
 from ..dtypes import resolve
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
 from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_TREE,
                           reduce_sum_kernel)
 from ._common import (MASK_PLACEHOLDER, Operand, as_signed64, check_align, check_dtype, check_inside_ub,
-                      check_range, check_same_dtype, operands, plan_mask)
+                      check_range, operands, plan_mask)
 
 API = "ReduceSum"
 INT32_MAX = 2**31 - 1
@@ -51,28 +54,27 @@ def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, 
                                else src_rep_stride)
 
 
-def _common_checks(dst, src, tmp):
-    core = operands(API, dst, src, tmp)
-    d = src.dtype
-    check_dtype(API, core.spec, d, core.spec.reduce_sum_dtypes)
-    check_same_dtype(API, core.spec, src, dst=dst, sharedTmpBuffer=tmp)
-    check_align(API, core.spec, "src", src.addr, 32)
-    check_align(API, core.spec, "sharedTmpBuffer", tmp.addr, 32)
-    check_align(API, core.spec, "dst", dst.addr, d.size)  # SPEC 4.5: 2 B (half) / 4 B (float)
-    if dst.size < 1:
-        raise OutOfBoundsError(API, "dst", dst, legal="at least 1 element", device=core.device)
-    return core, d
+def _common_checks(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size):
+    check_dtype(API, spec, d, spec.reduce_sum_dtypes)
+    for name, other in (("dst", dd), ("sharedTmpBuffer", dt_)):
+        if other is not d:
+            raise UnsupportedDTypeError(API, f"{name}.dtype", other.name, legal=f"{d.name} (as src)", device=spec.name)
+    check_align(API, spec, "src", src_addr, 32)
+    check_align(API, spec, "sharedTmpBuffer", tmp_addr, 32)
+    check_align(API, spec, "dst", dst_addr, d.size)  # SPEC 4.5: 2 B (half) / 4 B (float)
+    if dst_size < 1:
+        raise OutOfBoundsError(API, "dst.GetSize()", dst_size, legal=">= 1 element", device=spec.name)
 
 
-def _check_tmp_and_overlaps(core, d, dst, src, tmp, src_ext, need):
-    if tmp.size < need:
-        raise ParameterError(API, "sharedTmpBuffer.GetSize()", tmp.size, legal=f">= {need} elements", device=core.device,
+def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need):
+    if tmp_size < need:
+        raise ParameterError(API, "sharedTmpBuffer.GetSize()", tmp_size, legal=f">= {need} elements", device=spec.name,
                              detail=f"too small: the algorithm needs {need} elements (D11, D18)")
-    dst_ext = (dst.addr, dst.addr + d.size)
-    tmp_ext = (tmp.addr, tmp.addr + need * d.size)
+    dst_ext = (dst_addr, dst_addr + d.size)
+    tmp_ext = (tmp_addr, tmp_addr + need * d.size)
     for name, ext in (("dst", dst_ext), ("sharedTmpBuffer", tmp_ext)):
         if src_ext is not None and ext[1] > ext[0] and ext[0] < src_ext[1] and src_ext[0] < ext[1]:
-            raise OverlapError(API, f"src/{name}", f"{name} bytes [{ext[0]}, {ext[1]})", device=core.device,
+            raise OverlapError(API, f"src/{name}", f"{name} bytes [{ext[0]}, {ext[1]})", device=spec.name,
                                legal="disjoint from src bytes " f"[{src_ext[0]}, {src_ext[1]}) (SPEC 4.5, 8.2)")
 
 
@@ -80,8 +82,15 @@ def _run(core, d, algo, dst, src, tmp, rep_bytes, n, lo=-1, hi=-1):
     reduce_sum_kernel(core.ub, d.kind, core.half_saturating, algo, dst.addr, src.addr, tmp.addr, rep_bytes, n, lo, hi)
 
 
+def _cached(fn, *key):
+    try:
+        return fn(*key)
+    except TypeError:  # unhashable arguments: validate uncached, which names the problem
+        return fn.__wrapped__(*key)
+
+
 def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
-    core, d = _common_checks(dst, src, tmp)
+    core = operands(API, dst, src, tmp)
     spec = core.spec
     algo = spec.reduce_sum_count_algorithm
     if not is_set_mask and algo == TREE_SEQ:
@@ -90,36 +99,36 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
             raise StateError(API, "is_set_mask", False, device=core.device,
                              detail="needs counter mode and a count in the mask register (SetMaskCount; SetVectorMask(n))")
         count = core.mask_low
-    count = check_range(API, core.spec, "count", count, 1, spec.ub_bytes // d.size)  # D16
-    if count > src.size:
-        raise OutOfBoundsError(API, "count", count, legal=f"<= src.GetSize() = {src.size}", device=core.device)
-    need = GetReduceSumTmpSize(spec, d, count=count)
-    _check_tmp_and_overlaps(core, d, dst, src, tmp, (src.addr, src.addr + count * d.size), need)
-    if d.name in ("int64", "uint64"):
-        kernel_algo = ALG_SUM64
-    else:
-        kernel_algo = _COUNT_ALGO[algo]
+    d = src.dtype
+    kernel_algo = _cached(_validate_count, spec, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr, dst.size,
+                          src.size, tmp.size, count)
     _run(core, d, kernel_algo, dst, src, tmp, 256, count)
+    if d.is_float:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal)
+        core.acc_val = float(core.ub[dst.addr:dst.addr + d.size].view(d.np_dtype)[0])
     if algo == TREE_SEQ:
         if is_set_mask:
             core._after_count_call()  # Normal mode, all-ones mask (SPEC 4.2 step 5, audit 1a)
     elif algo == TREE_TREE_TAIL:
         core.mask_defined = False     # built from high-dim calls: the register holds implementation state (D22)
-    if d.is_float:
-        core.acc_val = float(dst.GetValue(0))
+
+
+@lru_cache(maxsize=4096)
+def _validate_count(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, count):
+    _common_checks(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size)
+    count = check_range(API, spec, "count", count, 1, spec.ub_bytes // d.size)  # D16
+    if count > src_size:
+        raise OutOfBoundsError(API, "count", count, legal=f"<= src.GetSize() = {src_size}", device=spec.name)
+    need = GetReduceSumTmpSize(spec, d, count=count)
+    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, (src_addr, src_addr + count * d.size), need)
+    if d.name in ("int64", "uint64"):
+        return ALG_SUM64
+    return _COUNT_ALGO[spec.reduce_sum_count_algorithm]
 
 
 def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
-    core, d = _common_checks(dst, src, tmp)
-    spec = core.spec
-    if d.name in spec.reduce_sum_count_only_dtypes:
-        raise UnsupportedDTypeError(API, "dtype", d.name, device=core.device,
-                                    legal=", ".join(t for t in spec.reduce_sum_dtypes
-                                                    if t not in spec.reduce_sum_count_only_dtypes),
-                                    detail="64-bit types only through the count form (SPEC 4.5)")
-    repeat_time = check_range(API, core.spec, "repeat_time", repeat_time, 0, INT32_MAX)
-    src_rep_stride = check_range(API, core.spec, "src_rep_stride", src_rep_stride, 0, 65535)
-    lanes = d.lanes_per_repeat
+    core = operands(API, dst, src, tmp)
+    spec, d = core.spec, src.dtype
+    layout = (spec, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr, dst.size, tmp.size)
     is_950 = spec.reduce_sum_highdim_algorithm == TREE_TREE_950
     if core.counter_mode:
         if not is_950:
@@ -128,29 +137,11 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
         if mask is MASK_PLACEHOLDER:
             raise ParameterError(API, "mask", mask, legal="the element count (D23)", device=core.device)
         count = (int(mask[0]) if isinstance(mask, (list, tuple)) else int(mask)) & 0xFFFFFFFF  # D23: low 32 bits
-        count = check_range(API, core.spec, "mask (counter-mode count)", count, 1, spec.ub_bytes // d.size)
-        op = Operand("src", src.addr, d.size, -1 & (2**64 - 1), (2**64 - 1) if lanes > 64 else 0,
-                     -(-count // lanes), 1, src_rep_stride, count % lanes or lanes)
-        src_ext = check_inside_ub(API, core.spec, op)
-        need = GetReduceSumTmpSize(spec, d, count=count, repeat_time=repeat_time, counter_mode=True)
-        _check_tmp_and_overlaps(core, d, dst, src, tmp, src_ext, need)
+        _cached(_validate_counter, *layout, count, repeat_time, src_rep_stride)
         _run(core, d, ALG_VADD_TREE, dst, src, tmp, src_rep_stride * 32, count)
         return
     plan = plan_mask(API, core, d, mask, True)
-    if plan.empty:
-        if spec.mask_zero_refused:
-            raise ParameterError(API, "mask", 0, legal="a mask with at least one lane (D14)", device=core.device)
-        core.mask_defined = False
-        return  # D14: NOP (the intf returns early on mask 0)
-    if repeat_time > lanes * lanes:
-        raise ParameterError(API, "repeat_time", repeat_time, legal=f"[0, {lanes * lanes}] (L*L)", device=core.device,
-                             detail="more repeat results than one two-level tree holds; the devices silently drop "
-                                    "them (D17, audit 1b)")
-    run_repeats = max(repeat_time, 1) if is_950 else repeat_time
-    op = Operand("src", src.addr, d.size, plan.lo, plan.hi, run_repeats, 1, src_rep_stride)
-    src_ext = check_inside_ub(API, core.spec, op)
-    need = GetReduceSumTmpSize(spec, d, repeat_time=repeat_time)
-    _check_tmp_and_overlaps(core, d, dst, src, tmp, src_ext, need)
+    run_repeats = _cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
     if is_950:
         if plan.bit_mode:
             core.mask_high, core.mask_low, core.mask_defined = plan.hi, plan.lo, True  # audit 3: bit form writes it
@@ -158,9 +149,58 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
              as_signed64(plan.lo), as_signed64(plan.hi))
         return
     core.mask_defined = False  # D22: implementation state after a non-950 high-dim ReduceSum
+    if plan.empty:
+        return  # D14: NOP (the intf returns early on mask 0)
     if repeat_time == 0:
         if spec.reduce_sum_highdim_repeat0 == "zero":
-            dst.SetValue(0, 0)  # D14 / audit 2: the 310B writes +0 to dst[0]
+            core.ub[dst.addr:dst.addr + d.size] = 0  # D14 / audit 2: the 310B writes +0 to dst[0]
         return
     _run(core, d, ALG_TREE_TREE, dst, src, tmp, src_rep_stride * 32, repeat_time, as_signed64(plan.lo),
          as_signed64(plan.hi))
+
+
+def _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride):
+    _common_checks(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size)
+    if d.name in spec.reduce_sum_count_only_dtypes:
+        raise UnsupportedDTypeError(API, "dtype", d.name, device=spec.name,
+                                    legal=", ".join(t for t in spec.reduce_sum_dtypes
+                                                    if t not in spec.reduce_sum_count_only_dtypes),
+                                    detail="64-bit types only through the count form (SPEC 4.5)")
+    check_range(API, spec, "repeat_time", repeat_time, 0, INT32_MAX)
+    check_range(API, spec, "src_rep_stride", src_rep_stride, 0, 65535)
+
+
+@lru_cache(maxsize=4096)
+def _validate_counter(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, tmp_size, count, repeat_time,
+                      src_rep_stride):
+    """950 high-dim form in counter mode (D23): `count` elements, repeat_time ignored."""
+    _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride)
+    lanes = d.lanes_per_repeat
+    count = check_range(API, spec, "mask (counter-mode count)", count, 1, spec.ub_bytes // d.size)
+    full_hi, full_lo = continuous_mask_words(lanes)
+    op = Operand("src", src_addr, d.size, full_lo, full_hi, -(-count // lanes), 1, src_rep_stride, count % lanes or lanes)
+    src_ext = check_inside_ub(API, spec, op)
+    need = GetReduceSumTmpSize(spec, d, count=count, repeat_time=repeat_time, counter_mode=True)
+    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need)
+
+
+@lru_cache(maxsize=4096)
+def _validate_high_dim(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, tmp_size, plan, repeat_time,
+                       src_rep_stride):
+    """High-dim form in normal mode; returns the repeats the kernel runs (D7: at least 1 on the 950)."""
+    _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride)
+    lanes = d.lanes_per_repeat
+    if plan.empty:
+        if spec.mask_zero_refused:
+            raise ParameterError(API, "mask", 0, legal="a mask with at least one lane (D14)", device=spec.name)
+        return 0
+    if repeat_time > lanes * lanes:
+        raise ParameterError(API, "repeat_time", repeat_time, legal=f"[0, {lanes * lanes}] (L*L)", device=spec.name,
+                             detail="more repeat results than one two-level tree holds; the devices silently drop "
+                                    "them (D17, audit 1b)")
+    run_repeats = max(repeat_time, 1) if spec.reduce_sum_highdim_algorithm == TREE_TREE_950 else repeat_time
+    op = Operand("src", src_addr, d.size, plan.lo, plan.hi, run_repeats, 1, src_rep_stride)
+    src_ext = check_inside_ub(API, spec, op)
+    need = GetReduceSumTmpSize(spec, d, repeat_time=repeat_time)
+    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need)
+    return run_repeats

@@ -23,16 +23,15 @@ def pair_kernel(ub, kind, sat, zero_both, dst, src, src_blk, src_rep, dst_rep, r
     for j in range(lanes):
         if not lane_active(mask_lo, mask_hi, j):
             full = False
-    for i in range(repeat):
+    first = 0
+    if full and src_blk == 1 and src_rep == 8 and dst_rep == 1 and kind == KIND_HALF:
+        # back-to-back repeats in and out: one vectorised run over every full repeat
+        first = repeat if last_lanes < 0 or last_lanes == lanes else repeat - 1
+        _half_pairs_run(ub, dst, src, first * pairs, sat)
+    for i in range(first, repeat):
         base = src + i * src_rep * 32
         obase = dst + i * dst_rep * 128
         n = lanes if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        if full and n == lanes and src_blk == 1 and kind == KIND_HALF:  # contiguous full repeat: vectorised
-            h = ub[base:base + 256].view(np.uint16)
-            o = ub[obase:obase + 128].view(np.uint16)
-            for p in range(pairs):
-                o[p] = half_store_bits(round_half(half_bits_to_f32(h[2 * p]) + half_bits_to_f32(h[2 * p + 1]), sat))
-            continue
         for j in range(lanes):
             act[j] = j < n and lane_active(mask_lo, mask_hi, j)
             vals[j] = load(ub, base + lane_offset(j, size, src_blk), kind, witness) if act[j] else witness
@@ -43,3 +42,15 @@ def pair_kernel(ub, kind, sat, zero_both, dst, src, src_blk, src_rep, dst_rep, r
                 store(ub, obase + p * size, kind, out[p])
             elif zero_both:
                 store(ub, obase + p * size, kind, witness)
+
+
+@njit(cache=True)
+def _half_pairs_run(ub, dst, src, npairs, sat):
+    h = ub[src:src + 4 * npairs].view(np.uint16)
+    o = ub[dst:dst + 2 * npairs].view(np.uint16)
+    if sat:
+        for p in range(npairs):
+            o[p] = half_store_bits(round_half(half_bits_to_f32(h[2 * p]) + half_bits_to_f32(h[2 * p + 1]), True))
+    else:
+        for p in range(npairs):
+            o[p] = half_store_bits(round_half(half_bits_to_f32(h[2 * p]) + half_bits_to_f32(h[2 * p + 1]), False))
