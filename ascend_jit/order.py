@@ -111,6 +111,27 @@ class ReduceOrder:
         result = stack[0]
         return round_to(dt, result) if dt in ("half", "float") else result
 
+    def evaluate_batch(self, rows, saturate=False):
+        """evaluate() for every row of a 2-D array at once (numpy arithmetic, one rounding per add): the
+        independent check of kernels that reduce many same-sized tiles."""
+        np_t = {"half": np.float16, "float": np.float32}[self.dtype]
+        rows = np.asarray(rows, np_t)
+        stack = []
+        zero = np.zeros(rows.shape[0], np_t)
+        with np.errstate(all="ignore"):
+            for op in self.postorder():
+                if op[0] == "leaf":
+                    stack.append(rows[:, op[1]])
+                elif op[0] == "zero":
+                    stack.append(zero)
+                else:
+                    b, a = stack.pop(), stack.pop()
+                    r = a + b  # numpy rounds half adds once (exact sum in float32, then RNE)
+                    if saturate and np_t is np.float16:
+                        r = np.clip(np.where(np.isnan(r), np_t(0), r), np_t(-65504), np_t(65504))
+                    stack.append(r)
+        return stack[0]
+
     # -- output -----------------------------------------------------------------------------------------------
     def _to_lists(self):
         def conv(node):

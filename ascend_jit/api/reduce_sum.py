@@ -7,7 +7,7 @@ from ..core import continuous_mask_words
 from ..dtypes import resolve
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
 from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_TREE,
-                          reduce_sum_kernel)
+                          reduce_sum_float_kernel, reduce_sum_int_kernel)
 from ._common import (MASK_PLACEHOLDER, Operand, as_signed64, check_align, check_dtype, check_inside_ub,
                       check_range, operands, plan_mask)
 
@@ -79,7 +79,8 @@ def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need
 
 
 def _run(core, d, algo, dst, src, tmp, rep_bytes, n, lo=-1, hi=-1):
-    reduce_sum_kernel(core.ub, d.kind, core.half_saturating, algo, dst.addr, src.addr, tmp.addr, rep_bytes, n, lo, hi)
+    kernel = reduce_sum_float_kernel if d.is_float else reduce_sum_int_kernel
+    kernel(core.ub, d.kind, core.half_saturating, algo, dst.addr, src.addr, tmp.addr, rep_bytes, n, lo, hi)
 
 
 def _cached(fn, *key):

@@ -81,14 +81,14 @@ def _add_wrap(dv, av, bv, n):
         dv[i] = av[i] + bv[i]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def add_contiguous(ub, kind, sat_half, sat_int, dst, src0, src1, n):
     """The count form (counter mode, default strides): n consecutive elements."""
     nb = n * kind_size(kind)
     add_run(kind, sat_half, sat_int, ub[dst:dst + nb], ub[src0:src0 + nb], ub[src1:src1 + nb], n)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def add_strided(ub, kind, sat_half, sat_int, dst, src0, src1, dblk, s0blk, s1blk, drep, s0rep, s1rep,
                 repeat, mask_lo, mask_hi, last_lanes):
     """The high-dim form: per repeat, gather the active lanes of both sources (the vector register), add, scatter.

@@ -15,7 +15,7 @@ from numba.extending import overload
 
 from .add import kind_size
 from .addressing import lane_active
-from .numerics import KIND_FLOAT, KIND_HALF, float_store_bits, half_bits_to_f32, half_store_bits, round_half
+from .numerics import KIND_HALF, float_store_bits, half_bits_to_f32, half_store_bits, round_half
 from .values import combine, load, store
 
 ALG_TREE_SEQ = 0        # A2/A3 count form (SPEC 4.2, D1)
@@ -268,10 +268,13 @@ def _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, lo, hi, witness):
         store(ub, dst, kind, acc)
 
 
-@njit(cache=True)
-def reduce_sum_kernel(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi):
-    """Entry point: n is the count (count forms, counter mode) or the repeat count (high-dim normal mode)."""
-    if kind == KIND_HALF or kind == KIND_FLOAT:
-        _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, np.float32(0.0))
-    else:
-        _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, np.int64(0))
+@njit(cache=True, nogil=True)
+def reduce_sum_float_kernel(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi):
+    """half / float entry point: n is the count (count forms, counter mode) or the repeat count (high-dim)."""
+    _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, np.float32(0.0))
+
+
+@njit(cache=True, nogil=True)
+def reduce_sum_int_kernel(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi):
+    """int32 / uint32 / int64 / uint64 entry point (950 only); compiled on first use."""
+    _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, np.int64(0))

@@ -1,0 +1,72 @@
+"""Multi-block GM sum: BLOCK_DIM blocks, each on its own Core, reduce their own slice of GM (GetBlockIdx picks
+it) with the tiled kernel and write their partial to a GM workspace; a second one-block launch reduces the
+partials, as an Ascend C kernel combines blocks through GM. Blocks run in threads; the bits never depend on
+the schedule (the tests run it serially and in parallel)."""
+import numpy as np
+
+import ascend_jit as aj
+
+from ._base import KernelSpec, ones_or_random
+from .tiled_reduce_sum import expected_sums, reduce_kernel, tile_plan
+
+BLOCK_DIM = 8
+MAX_SIZE = 16 * 1024 * 1024
+
+
+def block_slices(n, block_dim):
+    per = -(-n // block_dim)
+    per = -(-per // 16) * 16  # each block's slice starts on a 32-byte boundary
+    return [(b * per, max(0, min(per, n - b * per))) for b in range(block_dim)]
+
+
+def block_kernel(x_gm, workspace_gm, n, block_dim):
+    start, count = block_slices(n, block_dim)[aj.GetBlockIdx()]
+    if count == 0:
+        workspace_gm[aj.GetBlockIdx()] = 0
+        return
+    ntiles = len(tile_plan(count))
+    partials = np.zeros(-(-ntiles // 16) * 16, np.float16)
+    total = workspace_gm[aj.GetBlockIdx():aj.GetBlockIdx() + 1]
+    reduce_kernel(x_gm[start:start + -(-count // 16) * 16], partials, total, count)
+
+
+def combine_kernel(workspace_gm, total_gm, block_dim):
+    core = aj.current_core("combine_kernel")
+    src = core.local_tensor("half", 16)
+    dst = core.local_tensor("half", 16)
+    tmp = core.local_tensor("half", max(aj.GetReduceSumTmpSize(core.device, "half", count=block_dim), 16))
+    aj.DataCopy(src, aj.GlobalTensor(workspace_gm), 16)
+    aj.ReduceSum(dst, src, tmp, block_dim)
+    total_gm[0] = dst.GetValue(0)
+
+
+def run(device, inputs, parallel=True):
+    x = inputs["x"]
+    padded = np.zeros(-(-x.size // 16) * 16 + 16 * BLOCK_DIM, np.float16)
+    padded[:x.size] = x
+    workspace = np.zeros(16, np.float16)
+    total = np.zeros(1, np.float16)
+    aj.launch(block_kernel, BLOCK_DIM, device, padded, workspace, x.size, BLOCK_DIM, parallel=parallel)
+    aj.launch(combine_kernel, 1, device, workspace, total, BLOCK_DIM)
+    return {"block_sums": workspace[:BLOCK_DIM].copy(), "total": total}
+
+
+def make_inputs(size, seed):
+    return {"x": ones_or_random(size, seed)}
+
+
+def expected(device, inputs):
+    x = inputs["x"]
+    sums = np.zeros(BLOCK_DIM, np.float16)
+    for b, (start, count) in enumerate(block_slices(x.size, BLOCK_DIM)):
+        if count:
+            sums[b] = expected_sums(device, x[start:start + count])[1][0]
+    from ..order import explain_reduce_order
+    total = explain_reduce_order(device, "count", "half", count=BLOCK_DIM).evaluate_batch(sums[None, :],
+                                                                                          aj.Core(device).half_saturating)
+    return {"block_sums": sums, "total": total.astype(np.float16)}
+
+
+KERNEL = KernelSpec("multi_block_reduce_sum", f"{BLOCK_DIM}-block GM sum combined through a GM workspace",
+                    make_inputs, run, expected, default_size=1 << 20, size_rule=f"1 .. {MAX_SIZE}",
+                    size_ok=lambda n: 0 < n <= MAX_SIZE)

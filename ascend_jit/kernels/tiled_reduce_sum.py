@@ -1,0 +1,106 @@
+"""Full-size workload: the sum of a GM tensor (up to 16 Mi halves) tiled through the UB. Each tile is copied in
+with DataCopy through a depth-2 queue (double buffering), reduced with the count-form ReduceSum, and its sum kept
+in a UB vector of partials; a last ReduceSum over the partials gives the total. Both go back to GM.
+
+The result is per device: every tile and the final reduction follow that device's documented order (SPEC 4).
+The expectation replays explain_reduce_order's trees with numpy (one rounding per add), independently."""
+import numpy as np
+
+import ascend_jit as aj
+
+from ._base import KernelSpec, ones_or_random
+from ..order import explain_reduce_order
+
+TILE = 16384        # halves per tile: 32 KiB, two in flight (double buffering) fit every device's UB
+MAX_SIZE = 16 * 1024 * 1024
+
+
+def tile_plan(n):
+    return [(start, min(TILE, n - start)) for start in range(0, n, TILE)]
+
+
+def reduce_kernel(x_gm, partials_gm, total_gm, n):
+    """The device code: x_gm (padded to 16 elements) -> partials_gm[tile], total_gm[0]."""
+    tiles = tile_plan(n)
+    ntiles = len(tiles)
+    core = aj.current_core("reduce_kernel")
+    pipe = aj.TPipe()
+    in_q = aj.TQue(aj.TPosition.VECIN, 2)
+    pipe.InitBuffer(in_q, 2, TILE * 2)
+    calc = aj.TBuf(aj.TPosition.VECCALC)
+    tmp_elems = max(aj.GetReduceSumTmpSize(core.device, "half", count=TILE),
+                    aj.GetReduceSumTmpSize(core.device, "half", count=ntiles), 16)
+    pipe.InitBuffer(calc, (tmp_elems + 16) * 2)
+    part_buf = aj.TBuf(aj.TPosition.VECOUT)
+    pipe.InitBuffer(part_buf, -(-ntiles // 16) * 32)
+    work = calc.Get("half")
+    tmp, dst = work[:tmp_elems], work[tmp_elems:tmp_elems + 16]
+    partials = part_buf.Get("half")
+    x_global = aj.GlobalTensor(x_gm)
+
+    def copy_in(t):
+        start, count = tiles[t]
+        local = in_q.AllocTensor("half")
+        aj.DataCopy(local, x_global[start:], -(-count // 16) * 16)
+        in_q.EnQue(local)
+
+    copy_in(0)
+    for t, (_, count) in enumerate(tiles):
+        if t + 1 < ntiles:
+            copy_in(t + 1)  # the next tile is in flight while this one is reduced
+        local = in_q.DeQue("half")
+        aj.ReduceSum(dst, local, tmp, count)
+        partials.SetValue(t, dst.GetValue(0))
+        in_q.FreeTensor(local)
+    aj.ReduceSum(dst, partials, tmp, ntiles)
+    aj.DataCopy(aj.GlobalTensor(partials_gm), partials, partials.size)
+    total_gm[0] = dst.GetValue(0)  # a scalar store to GM
+    pipe.Destroy()
+
+
+def make_inputs(size, seed):
+    return {"x": ones_or_random(size, seed, scale=1.0)}
+
+
+def _padded(x, multiple):
+    out = np.zeros(-(-x.size // multiple) * multiple, x.dtype)
+    out[:x.size] = x
+    return out
+
+
+def run(device, inputs):
+    x = inputs["x"]
+    ntiles = len(tile_plan(x.size))
+    partials = np.zeros(-(-ntiles // 16) * 16, np.float16)
+    total = np.zeros(1, np.float16)
+    with aj.Core(device):
+        reduce_kernel(_padded(x, 16), partials, total, x.size)
+    return {"partials": partials[:ntiles], "total": total}
+
+
+def expected_sums(device, x):
+    """Per-tile sums and the total, replaying the documented order with numpy."""
+    sat = aj.Core(device).half_saturating
+    tiles = tile_plan(x.size)
+    full = [t for t in tiles if t[1] == TILE]
+    parts = []
+    if full:
+        order = explain_reduce_order(device, "count", "half", count=TILE)
+        parts.append(order.evaluate_batch(x[:len(full) * TILE].reshape(len(full), TILE), sat))
+    if len(full) < len(tiles):
+        start, count = tiles[-1]
+        order = explain_reduce_order(device, "count", "half", count=count)
+        parts.append(order.evaluate_batch(x[start:start + count][None, :], sat))
+    partials = np.concatenate(parts).astype(np.float16)
+    total = explain_reduce_order(device, "count", "half", count=partials.size).evaluate_batch(partials[None, :], sat)
+    return partials, total.astype(np.float16)
+
+
+def expected(device, inputs):
+    partials, total = expected_sums(device, inputs["x"])
+    return {"partials": partials, "total": total}
+
+
+KERNEL = KernelSpec("tiled_reduce_sum", "GM sum of up to 16 Mi halves, tiled through the UB with double buffering",
+                    make_inputs, run, expected, default_size=1 << 20, size_rule=f"1 .. {MAX_SIZE}",
+                    size_ok=lambda n: 0 < n <= MAX_SIZE)
