@@ -5,6 +5,7 @@
     a = core.local_tensor("half", 512); ...
     aj.Add(dst, a, b, 512)
 """
+
 from .api._common import MASK_PLACEHOLDER
 from .api.add import Add, BinaryRepeatParams
 from .api.reduce_pair import ReducePairElem, ReduceType
@@ -20,3 +21,4 @@ from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __version__ = "0.1.0"
+from . import testing  # noqa: E402  (aj.testing.assert_bit_equal, ...)
