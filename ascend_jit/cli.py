@@ -93,11 +93,18 @@ def _golden(args):
     return 1 if failures else 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes end with one line (and a pointer to --help), not the whole usage block."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser():
-    p = argparse.ArgumentParser(prog="ascend-jit", description="Bit-exact CPU emulator of Ascend C vector "
+    p = _Parser(prog="ascend-jit", description="Bit-exact CPU emulator of Ascend C vector "
                                 "instructions (Add, ReduceSum, ReducePairElem, Reg ReduceDataBlock).",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
+    sub = p.add_subparsers(dest="verb", required=True, metavar="VERB", parser_class=_Parser)
     d = sub.add_parser("devices", help="the device table: UB size, overflow mode, ReduceSum algorithms, dtypes")
     d.set_defaults(fn=_devices)
     r = sub.add_parser("run", help="run an example kernel, check it bit for bit, report the emulation speed")

@@ -1,0 +1,143 @@
+"""Core state, tensors, the allocator, TPipe/TQue/TBuf misuse, DataCopy rules, threads."""
+import threading
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+
+def test_set_vector_mask_forms():
+    core = aj.Core("atlas-a2")
+    core.SetVectorMask(100)
+    assert (core.mask_high, core.mask_low) == ((1 << 36) - 1, 2**64 - 1)
+    core.SetVectorMask(64)
+    assert (core.mask_high, core.mask_low) == (0, 2**64 - 1)
+    core.SetVectorMask(5, 9)
+    assert (core.mask_high, core.mask_low) == (5, 9)
+    core.SetMaskCount()
+    core.SetVectorMask(300)
+    assert core.counter_mode and (core.mask_high, core.mask_low) == (0, 300)
+    core.SetMaskNorm()
+    core.ResetMask()
+    assert (core.mask_high, core.mask_low) == (2**64 - 1, 2**64 - 1)
+    with pytest.raises(aj.ParameterError):
+        core.SetVectorMask(-1)
+
+
+def test_module_level_state_calls_need_a_current_core():
+    with pytest.raises(aj.StateError, match="current core"):
+        aj.SetMaskCount()
+    core = aj.Core("a2")
+    with core:
+        aj.SetMaskCount()
+        aj.SetVectorMask(7)
+    assert core.counter_mode and core.mask_low == 7
+
+
+def test_cores_in_threads_do_not_share_state():
+    errors = []
+
+    def worker(i):
+        core = aj.Core("a2")
+        with core:
+            for k in range(200):
+                aj.SetVectorMask(i, k)
+                if aj.current_core() is not core or core.mask_low != k or core.mask_high != i:
+                    errors.append(i)
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_local_tensor_views_and_host_copies():
+    core = aj.Core("a2")
+    t = core.local_tensor("half", 64)
+    assert t.GetPhyAddr() % 32 == 0 and t.GetSize() == 64
+    t[:] = np.arange(64)
+    sub = t[8:16]
+    assert sub.GetSize() == 8 and sub.GetPhyAddr() == t.GetPhyAddr() + 16
+    assert sub.numpy().tolist() == list(range(8, 16))
+    t.SetValue(3, 42)
+    assert t.GetValue(3) == 42 and t[3] == 42
+    with pytest.raises(aj.OutOfBoundsError):
+        t.GetValue(64)
+    with pytest.raises(aj.ParameterError):
+        t[:] = np.zeros(5)
+    with pytest.raises(aj.OutOfBoundsError):
+        core.local_tensor("half", 10, addr=core.spec.ub_bytes - 4)
+
+
+def test_allocator_runs_out_and_frees():
+    core = aj.Core("a2")
+    big = core.local_tensor("uint8", core.spec.ub_bytes - 64)
+    with pytest.raises(aj.OutOfBoundsError, match="free"):
+        core.local_tensor("half", 100)
+    core.free(big.addr)
+    core.local_tensor("half", 100)
+    with pytest.raises(aj.StateError, match="double free"):
+        core.free(big.addr + 32 * 1000)
+
+
+def test_queue_lifecycle_and_misuse():
+    core = aj.Core("a2")
+    with core:
+        pipe = aj.TPipe()
+        q = aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(q, 2, 256)
+        a = q.AllocTensor("half")
+        b = q.AllocTensor("half")
+        assert a.GetSize() == 128 and a.addr != b.addr
+        with pytest.raises(aj.StateError, match="in use"):
+            q.AllocTensor("half")
+        q.EnQue(a)
+        with pytest.raises(aj.StateError, match="full"):
+            q.EnQue(b)
+        assert q.DeQue("half").addr == a.addr
+        with pytest.raises(aj.StateError, match="empty"):
+            q.DeQue("half")
+        q.FreeTensor(a)
+        with pytest.raises(aj.StateError, match="double free"):
+            q.FreeTensor(a)
+        with pytest.raises(aj.StateError, match="freed"):
+            aj.Add(b, a, b, 16)
+        with pytest.raises(aj.StateError, match="freed"):
+            a.GetValue(0)
+        other = aj.TQue(aj.TPosition.VECOUT, 1)
+        pipe.InitBuffer(other, 1, 64)
+        with pytest.raises(aj.StateError, match="not allocated by this queue"):
+            other.FreeTensor(b)
+        with pytest.raises(aj.StateError, match="already initialised"):
+            pipe.InitBuffer(q, 1, 64)
+        buf = aj.TBuf(aj.TPosition.VECCALC)
+        pipe.InitBuffer(buf, 128)
+        assert buf.Get("float").GetSize() == 32 and buf.Get("half", 10).GetSize() == 10
+        with pytest.raises(aj.OutOfBoundsError):
+            buf.Get("half", 65)
+
+
+def test_data_copy_rules():
+    core = aj.Core("a2")
+    gm = aj.GlobalTensor(np.arange(64, dtype=np.float16))
+    ub = core.local_tensor("half", 64)
+    aj.DataCopy(ub, gm, 64)
+    assert ub.numpy().tolist() == list(range(64))
+    aj.DataCopy(ub, gm[16:], 16)  # GM offsets need no alignment beyond the element
+    assert ub.numpy()[:16].tolist() == list(range(16, 32))
+    out = aj.GlobalTensor(np.zeros(64, np.float16))
+    aj.DataCopy(out, ub, 32)
+    assert out.array[:16].tolist() == list(range(16, 32))
+    with pytest.raises(aj.AlignmentError, match="multiple of 32"):
+        aj.DataCopy(ub, gm, 10)
+    with pytest.raises(aj.AlignmentError, match="32-byte"):
+        aj.DataCopy(core.local_tensor("half", 16, addr=ub.addr + 2), gm, 16)
+    with pytest.raises(aj.OutOfBoundsError):
+        aj.DataCopy(ub, gm[32:], 64)
+    strided = aj.GlobalTensor(np.zeros(64, np.float16))
+    aj.DataCopy(strided, ub, aj.DataCopyParams(2, 1, 1, 1))  # two 32-B blocks, one-block gaps on both sides
+    assert strided.array[:16].tolist() == ub.numpy()[:16].tolist()
+    assert strided.array[32:48].tolist() == ub.numpy()[32:48].tolist()
+    assert (strided.array[16:32] == 0).all()

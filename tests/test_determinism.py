@@ -1,0 +1,73 @@
+"""Same call, same bits: across runs, threads, processes and with NUMBA_DISABLE_JIT=1 (issue 8)."""
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+
+import ascend_jit as aj
+
+SCRIPT = """
+import numpy as np, ascend_jit as aj
+out = []
+for dev in ("atlas-a2", "ascend950", "atlas-training"):
+    core = aj.Core(dev)
+    rng = np.random.default_rng(4)
+    src, dst, tmp = core.local_tensor("half", 700), core.local_tensor("half", 16), core.local_tensor("half", 64)
+    src[:] = (rng.standard_normal(700) * 50).astype(np.float16)
+    aj.ReduceSum(dst, src, tmp, 700)
+    aj.ReduceSum(dst[1:], src, tmp, 128, 5, 8)
+    a, b, c = (core.local_tensor("half", 256) for _ in range(3))
+    a[:] = rng.standard_normal(256) * 60000
+    b[:] = rng.standard_normal(256) * 60000
+    aj.Add(c, a, b, 256)
+    aj.Add(c, a, b, [0xF0F0F0F0F0F0F0F0, 3], 2, aj.BinaryRepeatParams(1, 2, 1, 8, 16, 8))
+    p = core.local_tensor("half", 64)
+    aj.ReducePairElem(p, a, 100, 1, 1, 1, 8)
+    out.append(dst.numpy()[:2].tobytes().hex() + c.numpy().tobytes().hex() + p.numpy().tobytes().hex())
+print("|".join(out))
+"""
+
+
+def _run(env_extra):
+    env = dict(os.environ, **env_extra)
+    r = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=900)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+def test_same_bits_in_another_process_and_without_jit():
+    jitted = _run({})
+    assert jitted == _run({})
+    assert jitted == _run({"NUMBA_DISABLE_JIT": "1"})
+
+
+def test_same_bits_across_threads():
+    def once():
+        core = aj.Core("atlas-a2")
+        src, dst, tmp = core.local_tensor("half", 5000), core.local_tensor("half", 16), core.local_tensor("half", 64)
+        src[:] = np.random.default_rng(1).standard_normal(5000).astype(np.float16)
+        aj.ReduceSum(dst, src, tmp, 5000)
+        return dst.numpy().tobytes()
+    expected = once()
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(once())) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [expected] * 4
+
+
+def test_import_compiles_nothing():
+    """Importing the package leaves every kernel uncompiled (cache loading happens on first call)."""
+    code = ("import ascend_jit, numba\n"
+            "from ascend_jit.jit import add, reduce, pair, orders, addressing\n"
+            "mods = (add, reduce, pair, orders, addressing)\n"
+            "d = [f for m in mods for f in vars(m).values() if isinstance(f, numba.core.registry.CPUDispatcher)]\n"
+            "assert d and all(not f.signatures for f in d), [f.__name__ for f in d if f.signatures]\n"
+            "print(len(d))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert int(r.stdout) >= 10

@@ -1,0 +1,80 @@
+"""The device catalogue against SPEC (decisions table, sections 2.4, 2.6, 3.4, 4, 5.2, 8)."""
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.devices import format_table, get_device
+
+EXPECTED = {  # name: (arch, UB bytes, half saturating by default, switchable, ReduceSum count algorithm)
+    "ascend950": (3510, 253952, False, True, "vadd-tree"),
+    "atlas-a3": (2201, 196608, False, True, "tree-seq"),
+    "atlas-a2": (2201, 196608, False, True, "tree-seq"),
+    "atlas-200i-500-a2": (3002, 253952, False, False, "tree-tree+tail"),
+    "atlas-inference-aicore": (2002, 262144, True, False, "tree-tree+tail"),
+    "atlas-training": (1001, 262144, True, False, "tree-tree+tail"),
+}
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_device_facts(name):
+    d = get_device(name)
+    arch, ub, sat, switch, algo = EXPECTED[name]
+    assert (d.arch, d.ub_bytes, d.half_saturating_default, d.half_saturation_switchable,
+            d.reduce_sum_count_algorithm) == (arch, ub, sat, switch, algo)
+
+
+def test_dtype_tables_spec_8_1():
+    assert get_device("atlas-training").add_dtypes == ("half", "int32", "float")
+    assert get_device("atlas-training").reduce_sum_dtypes == ("half",)
+    assert get_device("atlas-training").pair_dtypes == ("half",)
+    for name in ("atlas-a2", "atlas-a3", "atlas-200i-500-a2", "atlas-inference-aicore"):
+        assert set(get_device(name).add_dtypes) == {"int16", "half", "int32", "float"}
+        assert set(get_device(name).reduce_sum_dtypes) == {"half", "float"}
+    assert {"int64", "uint64", "int32", "uint32"} <= set(get_device("950").reduce_sum_dtypes)
+    assert {"int8", "uint8", "bfloat16", "int64", "uint64"} <= set(get_device("950").add_dtypes)
+
+
+def test_pair_both_masked_rules_spec_2_4():
+    assert {n for n in EXPECTED if get_device(n).pair_both_masked_zero} == {"ascend950", "atlas-200i-500-a2"}
+    assert not get_device("910").pair_dst_rep_stride_zero
+
+
+@pytest.mark.parametrize("alias,name", [("910B", "atlas-a2"), ("310P", "atlas-inference-aicore"),
+                                        ("310b", "atlas-200i-500-a2"), ("910", "atlas-training"),
+                                        ("950PR", "ascend950"), ("950DT", "ascend950"), ("A3", "atlas-a3")])
+def test_aliases_d13(alias, name):
+    assert get_device(alias).name == name
+    assert aj.Core(alias).device == name
+
+
+def test_unknown_device_and_vector_core():
+    with pytest.raises(aj.UnsupportedDeviceError, match="atlas-a2"):
+        aj.Core("nosuch")
+    assert not get_device("atlas-inference-vectorcore").supported
+
+
+def test_saturation_controls_d6_d21():
+    a2 = aj.Core("atlas-a2")
+    assert not a2.half_saturating
+    a2.SetSaturationFlag(True)
+    assert a2.half_saturating and a2.GetCtrlSpr(48, 48) == 0
+    a2.SetCtrlSpr(48, 48, 1)
+    assert not a2.half_saturating
+    c950 = aj.Core("ascend950")
+    with pytest.raises(aj.UnsupportedDeviceError, match="SetSaturationFlag"):
+        c950.SetSaturationFlag(True)
+    c950.SetCtrlSpr(48, 48, 0)
+    assert c950.half_saturating
+    for name in ("atlas-200i-500-a2", "atlas-training", "atlas-inference-aicore"):
+        core = aj.Core(name)
+        with pytest.raises(aj.UnsupportedDeviceError):
+            core.SetCtrlSpr(48, 48, 0)
+        with pytest.raises(aj.UnsupportedDeviceError):
+            core.SetSaturationFlag(False)
+    with pytest.raises(aj.ParameterError, match="SetCtrlSpr"):
+        a2.SetCtrlSpr(40, 41, 1)
+
+
+def test_device_table_lists_every_device():
+    table = format_table()
+    for name in list(EXPECTED) + ["atlas-inference-vectorcore"]:
+        assert name in table
