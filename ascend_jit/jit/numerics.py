@@ -111,17 +111,16 @@ def round_half(x, saturate):
 
 @njit(cache=True, inline="always")
 def half_store_bits(x):
-    """Bits stored for a float32 that already holds a half value; NaN becomes the canonical quiet NaN."""
-    if x != x:
-        return HALF_NAN
-    return f32_to_half_bits(x)
+    """Bits stored for a float32 that already holds a half value; NaN becomes the canonical quiet NaN.
+    (A select, not a branch, so store loops vectorise.)"""
+    bits = f32_to_half_bits(x)
+    return HALF_NAN if x != x else bits
 
 
 @njit(cache=True, inline="always")
 def float_store_bits(x):
-    if x != x:
-        return FLOAT_NAN_BITS
-    return f32_bits(x)
+    bits = f32_bits(x)
+    return FLOAT_NAN_BITS if x != x else bits
 
 
 @njit(cache=True, inline="always")

@@ -1,0 +1,31 @@
+"""Turn a pytest-benchmark JSON into the ratio table of BENCHMARKS.md (medians of one run)."""
+import json
+import sys
+
+SIZES = {"add-8320": 8320, "add-65536": 65536, "add-one-repeat": 128, "reducesum-8320": 8320,
+         "reducesum-65536": 65536, "pair-255": 255 * 128, "tiled-16mi": 16 * 1024 * 1024, "reg-vf-8320": 8320}
+
+
+def main(path):
+    data = json.load(open(path))
+    machine = data.get("machine_info", {})
+    print(f"Measured {data.get('datetime', '')[:19]} on {machine.get('cpu', {}).get('brand_raw', '?')}, "
+          f"Python {machine.get('python_version', '?')}; medians of one pytest-benchmark run.\n")
+    groups = {}
+    for b in data["benchmarks"]:
+        groups.setdefault(b["group"], []).append(b)
+    print("| group | case | median | elements/s | ratio to numpy baseline(s) |")
+    print("|---|---|---|---|---|")
+    for group, benches in groups.items():
+        baselines = {b["name"]: b["stats"]["median"] for b in benches if "_np_" in b["name"]}
+        for b in benches:
+            med = b["stats"]["median"]
+            n = SIZES.get(group)
+            rate = f"{n / med:.3g}" if n else ""
+            ratios = ", ".join(f"{med / base:.2f}x {name.split('_np_')[1]}" for name, base in baselines.items()
+                               if name != b["name"]) if "_np_" not in b["name"] else "(baseline)"
+            print(f"| {group} | {b['name'].replace('test_', '')} | {med * 1e6:.2f} us | {rate} | {ratios} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,107 @@
+"""Benchmarks: each emulated call next to a numpy baseline on the same data, in the same run.
+
+    python -m pytest benchmarks --benchmark-enable --benchmark-json=out/bench.json
+    python benchmarks/report.py out/bench.json      # the ratio table of BENCHMARKS.md
+Groups pair an `emu` case with its `np` baseline; report.py divides their medians.
+"""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from conftest import half_tensors
+
+N = 8320
+
+
+# --- Add -------------------------------------------------------------------------------------------------------
+@pytest.mark.benchmark(group="add-8320")
+def test_add_half_count_8320_emu(benchmark, a2, rng):
+    d, a, b = half_tensors(a2, N, 3, rng)
+    benchmark(aj.Add, d, a, b, N)
+
+
+@pytest.mark.benchmark(group="add-8320")
+def test_add_8320_np_float32(benchmark, rng):
+    a, b = (rng.standard_normal(N).astype(np.float32) for _ in range(2))
+    c = np.empty_like(a)
+    benchmark(np.add, a, b, out=c)
+
+
+@pytest.mark.benchmark(group="add-8320")
+def test_add_8320_np_float16(benchmark, rng):
+    a, b = (rng.standard_normal(N).astype(np.float16) for _ in range(2))
+    c = np.empty_like(a)
+    benchmark(np.add, a, b, out=c)
+
+
+@pytest.mark.benchmark(group="add-65536")
+def test_add_half_count_65536_emu(benchmark, rng):
+    core = aj.Core("atlas-training")  # 256 KiB UB: three 128 KiB tensors need two cores' worth, use 65536 in place
+    d, a = half_tensors(core, 65536, 2, rng)
+    benchmark(aj.Add, d, d, a, 65536)
+
+
+@pytest.mark.benchmark(group="add-one-repeat")
+def test_add_half_one_repeat_128_emu(benchmark, a2, rng):
+    d, a, b = half_tensors(a2, 128, 3, rng)
+    benchmark(aj.Add, d, a, b, 128)
+
+
+@pytest.mark.benchmark(group="add-one-repeat")
+def test_add_half_one_repeat_highdim_emu(benchmark, a2, rng):
+    d, a, b = half_tensors(a2, 128, 3, rng)
+    p = aj.BinaryRepeatParams()
+    benchmark(aj.Add, d, a, b, 128, 1, p)
+
+
+# --- ReduceSum -------------------------------------------------------------------------------------------------
+@pytest.mark.benchmark(group="reducesum-8320")
+@pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
+def test_reduce_sum_half_count_8320_emu(benchmark, device, rng):
+    core = aj.Core(device)
+    (src,) = half_tensors(core, N, 1, rng)
+    dst, tmp = core.local_tensor("half", 16), core.local_tensor("half", 128)
+    benchmark(aj.ReduceSum, dst, src, tmp, N)
+
+
+@pytest.mark.benchmark(group="reducesum-8320")
+def test_reduce_sum_8320_np_float32(benchmark, rng):
+    x = rng.standard_normal(N).astype(np.float32)
+    benchmark(np.sum, x)
+
+
+@pytest.mark.benchmark(group="reducesum-65536")
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950", "atlas-training"])
+def test_reduce_sum_half_count_65536_emu(benchmark, device, rng):
+    core = aj.Core(device)
+    (src,) = half_tensors(core, 65536, 1, rng)
+    dst, tmp = core.local_tensor("half", 16), core.local_tensor("half", 512)
+    benchmark(aj.ReduceSum, dst, src, tmp, 65536)
+
+
+# --- ReducePairElem ----------------------------------------------------------------------------------------------
+@pytest.mark.benchmark(group="pair-255")
+def test_pair_half_255_repeats_emu(benchmark, a2, rng):
+    (src,) = half_tensors(a2, 255 * 128, 1, rng)
+    dst = a2.local_tensor("half", 255 * 64)
+    benchmark(aj.ReducePairElem, dst, src, 128, 255, 1, 1, 8)
+
+
+@pytest.mark.benchmark(group="pair-255")
+def test_pair_255_np_float32(benchmark, rng):
+    a = rng.standard_normal(255 * 128).astype(np.float32)
+    benchmark(lambda: a[0::2] + a[1::2])
+
+
+# --- full-size workload -------------------------------------------------------------------------------------------
+@pytest.mark.benchmark(group="tiled-16mi")
+def test_tiled_reduce_sum_16mi_emu(benchmark):
+    from ascend_jit.kernels import tiled_reduce_sum as tr
+    inputs = tr.make_inputs(16 * 1024 * 1024, 1)
+    benchmark.pedantic(tr.run, args=("atlas-a2", inputs), rounds=5, warmup_rounds=1)
+
+
+@pytest.mark.benchmark(group="tiled-16mi")
+def test_tiled_16mi_np_float32_sum(benchmark):
+    x = np.random.default_rng(1).standard_normal(16 * 1024 * 1024).astype(np.float32)
+    benchmark.pedantic(np.sum, args=(x,), rounds=5, warmup_rounds=1)
