@@ -21,4 +21,5 @@ from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __version__ = "0.1.0"
+from . import reg as Reg  # noqa: E402  (aj.Reg.RegTensor, aj.Reg.ReduceDataBlock, ...)
 from . import testing  # noqa: E402  (aj.testing.assert_bit_equal, ...)

@@ -1,0 +1,343 @@
+"""Ascend 950 Reg API implementations (SPEC 7), shared by plain-Python calls and user VF functions compiled
+with `@aj.Reg.simd_vf`.
+
+A register is a uint8 array: 256 data bytes (VL), 256 bytes of scratch and a small header (element kind, half overflow mode). A MaskReg
+is four uint64 words: bit i predicates register byte i, so lane j of a T-sized type is bit j*sizeof(T) (SPEC 7.1:
+1, 2 or 4 bits per b8/b16/b32 lane, the lowest significant).
+
+Unlike the Memory-API kernels, these functions check their own arguments: a user's VF computes addresses at run
+time, so no Python layer can prove them in advance. Every check runs before anything is written.
+"""
+import numpy as np
+from numba import njit
+
+from ..errors import AlignmentError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
+from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32,
+                       f32_bits, float_store_bits, half_bits_to_f32, half_store_bits, round_half)
+
+VL = 256
+SCRATCH = 2 * VL     # bytes VL..2*VL: float32 scratch of the reductions (no allocation per call)
+HEADER = 8
+REG_BYTES = SCRATCH + HEADER
+H_KIND, H_SAT = SCRATCH, SCRATCH + 1
+SUM, MAX, MIN = 0, 1, 2
+ZEROING, MERGING = 0, 1
+# MaskPattern (SPEC 7.2): ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15
+_PATTERN_VL = np.array([0, 1, 2, 3, 4, 8, 16, 32, 64, 128], np.int64)
+PAT_M3, PAT_M4, PAT_H, PAT_Q, PAT_ALLF = 10, 11, 12, 13, 15
+_SIZES = np.array([2, 4, 2, 1, 1, 2, 2, 4, 4, 8, 8], np.int64)
+
+
+@njit(cache=True)
+def kind_size(kind):
+    return _SIZES[kind]
+
+
+@njit(cache=True)
+def new_register(kind):
+    reg = np.zeros(REG_BYTES, np.uint8)
+    reg[H_KIND] = kind
+    return reg
+
+
+@njit(cache=True)
+def _low_bits(nbits):
+    """The lowest nbits (0..64) of a uint64 word."""
+    if nbits >= 64:
+        return np.uint64(0xFFFFFFFFFFFFFFFF)
+    return (np.uint64(1) << np.uint64(nbits)) - np.uint64(1)
+
+
+@njit(cache=True)
+def lanes_mask(kind, active):
+    """Words of a MaskReg whose lowest `active` lanes of a `kind` element are set (all bits of each lane)."""
+    nbytes = min(active, VL // kind_size(kind)) * kind_size(kind)
+    return (_low_bits(min(max(nbytes, 0), 64)), _low_bits(min(max(nbytes - 64, 0), 64)),
+            _low_bits(min(max(nbytes - 128, 0), 64)), _low_bits(min(max(nbytes - 192, 0), 64)))
+
+
+@njit(cache=True, inline="always")
+def update_mask(kind, n):
+    """SPEC 7.2: the lowest min(n, VL_T) lanes; n becomes n - VL_T, or 0."""
+    lanes = VL // kind_size(kind)
+    words = lanes_mask(kind, min(n, lanes))
+    return words, (0 if n < lanes else n - lanes)
+
+
+@njit(cache=True)
+def create_mask(kind, pattern):
+    """CreateMask<T, pattern> (docs/decisions.md: VLk beyond the lane count sets every lane; M3/M4 set the lanes
+    whose index is a multiple of 3/4)."""
+    size = kind_size(kind)
+    lanes = VL // size
+    if pattern == 0:
+        return lanes_mask(kind, lanes)
+    if 1 <= pattern <= 9:
+        return lanes_mask(kind, _PATTERN_VL[pattern])
+    if pattern == PAT_H:
+        return lanes_mask(kind, lanes // 2)
+    if pattern == PAT_Q:
+        return lanes_mask(kind, lanes // 4)
+    if pattern == PAT_ALLF:
+        return lanes_mask(kind, 0)
+    if pattern == PAT_M3 or pattern == PAT_M4:
+        step = 3 if pattern == PAT_M3 else 4
+        w = np.zeros(4, np.uint64)
+        for j in range(0, lanes, step):
+            for b in range(size):
+                i = j * size + b
+                w[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+        return (w[0], w[1], w[2], w[3])
+    raise ParameterError("CreateMask", "pattern", pattern, "a MaskPattern (0-13 or 15)", "ascend950")
+
+
+@njit(cache=True, inline="always")
+def lane_on(words, byte_index):
+    return (words[byte_index >> 6] >> np.uint64(byte_index & 63)) & np.uint64(1)
+
+
+@njit(cache=True, inline="always")
+def load_align(reg, ub, addr, sat):
+    """LoadAlign (DIST_NORM, SPEC 7.3): 256 bytes from a 32-byte aligned UB address."""
+    if addr % 32 != 0:
+        raise AlignmentError("LoadAlign", "address", addr, "a multiple of 32 bytes (SPEC 7.3)", "ascend950")
+    if addr < 0 or addr + VL > ub.size:
+        raise OutOfBoundsError("LoadAlign", "address", addr, "addr + 256 inside the UB", "ascend950")
+    src = ub[addr:addr + VL]
+    for i in range(VL):
+        reg[i] = src[i]
+    reg[H_SAT] = 1 if sat else 0
+
+
+@njit(cache=True, inline="always")
+def store_align(ub, addr, reg, words):
+    """StoreAlign (SPEC 7.3): only the active lanes are written (the mask read with the register's type)."""
+    if addr % 32 != 0:
+        raise AlignmentError("StoreAlign", "address", addr, "a multiple of 32 bytes (SPEC 7.3)", "ascend950")
+    size = kind_size(reg[H_KIND])
+    last = -1
+    for w in range(3, -1, -1):  # highest active byte: from the highest non-zero mask word
+        if words[w] != 0:
+            bit = 63
+            while not (words[w] >> np.uint64(bit)) & np.uint64(1):
+                bit -= 1
+            last = w * 64 + bit - (w * 64 + bit) % size + size - 1
+            break
+    if last >= 0 and (addr < 0 or addr + last >= ub.size):
+        raise OutOfBoundsError("StoreAlign", "address", addr, "every active lane inside the UB", "ascend950")
+    for w in range(4):  # 64 register bytes per mask word: whole-word fast paths
+        word = words[w]
+        if word == 0:
+            continue
+        base = w * 64
+        n = min(64, ub.size - addr - base)  # bytes of this word inside the UB (active ones were checked)
+        out = ub[addr + base:addr + base + n]
+        part = reg[base:base + n]
+        if word == np.uint64(0xFFFFFFFFFFFFFFFF):
+            for i in range(n):
+                out[i] = part[i]
+        else:
+            for i in range(0, n, size):
+                if (word >> np.uint64(i)) & np.uint64(1):
+                    for b in range(size):
+                        out[i + b] = part[i + b]
+
+
+@njit(cache=True)
+def _check_pair(op, dst_kind, src_kind):
+    if op == SUM:
+        ok = ((dst_kind == src_kind and (src_kind == KIND_HALF or src_kind == KIND_FLOAT or src_kind == KIND_INT32 or
+                                         src_kind == KIND_UINT32 or src_kind == KIND_INT16 or src_kind == KIND_UINT16))
+              or (dst_kind == KIND_INT32 and src_kind == KIND_INT16)
+              or (dst_kind == KIND_UINT32 and src_kind == KIND_UINT16))
+    else:
+        ok = dst_kind == src_kind and (src_kind == KIND_HALF or src_kind == KIND_FLOAT or src_kind == KIND_INT16 or
+                                       src_kind == KIND_UINT16 or src_kind == KIND_INT32 or src_kind == KIND_UINT32)
+    if not ok:
+        raise UnsupportedDTypeError("ReduceDataBlock", "dstReg/srcReg kinds", (dst_kind, src_kind),
+                                    "SUM: half<-half, float<-float, int32<-int32|int16, uint32<-uint32|uint16, "
+                                    "int16<-int16, uint16<-uint16 (D25); MAX/MIN: the same type in and out, "
+                                    "half, float, int16, uint16, int32, uint32", "ascend950")
+
+
+@njit(cache=True)
+def _int_lanes(reg, kind):
+    """The register's lanes as int64 values (sign- or zero-extended: the widening SUM, SPEC 7.5)."""
+    if kind == KIND_INT16:
+        return reg[:VL].view(np.int16).astype(np.int64)
+    if kind == KIND_UINT16:
+        return reg[:VL].view(np.uint16).astype(np.int64)
+    if kind == KIND_INT32:
+        return reg[:VL].view(np.int32).astype(np.int64)
+    return reg[:VL].view(np.uint32).astype(np.int64)
+
+
+@njit(cache=True)
+def _float_lanes(reg, kind):
+    if kind == KIND_HALF:
+        h = reg[:VL].view(np.uint16)
+        out = np.empty(h.size, np.float32)
+        for j in range(h.size):
+            out[j] = half_bits_to_f32(h[j])
+        return out
+    return reg[:VL].view(np.float32).copy()
+
+
+@njit(cache=True, inline="always")
+def _negative(x):
+    """Sign bit set (tells -0 from +0)."""
+    return (f32_bits(x) >> np.uint32(31)) == 1
+
+
+@njit(cache=True)
+def _max_f(a, b):
+    """max with NaN propagation and max(-0, +0) = +0 (SPEC 7.5)."""
+    if a != a or b != b:
+        return np.float32(np.nan)
+    if a == b:
+        return b if _negative(a) else a
+    return a if a > b else b
+
+
+@njit(cache=True)
+def _min_f(a, b):
+    """min with NaN propagation and min(-0, +0) = -0 (SPEC 7.5)."""
+    if a != a or b != b:
+        return np.float32(np.nan)
+    if a == b:
+        return a if _negative(a) else b
+    return a if a < b else b
+
+
+@njit(cache=True)
+def _int_limits(kind):
+    if kind == KIND_INT16:
+        return -32768, 32767
+    if kind == KIND_UINT16:
+        return 0, 65535
+    if kind == KIND_INT32:
+        return -2147483648, 2147483647
+    return 0, 4294967295
+
+
+@njit(cache=True, inline="always")
+def reduce_data_block(dst, src, words, op, mode):
+    """ReduceDataBlock<op> (SPEC 7.5; D3, D20, D25): per 32-byte block b, the result in dst lane b.
+
+    The float trees run level by level over the whole register: a block is a power-of-two run of adjacent
+    lanes, so log2(lanes per block) halvings of all lanes are exactly the 8 per-block adjacent-pair trees."""
+    if mode != ZEROING:
+        raise ParameterError("ReduceDataBlock", "mode", mode, "MaskMergeMode.ZEROING (MERGING is not supported)",
+                             "ascend950")
+    dk, sk = np.int64(dst[H_KIND]), np.int64(src[H_KIND])
+    _check_pair(op, dk, sk)
+    sat = src[H_SAT] == 1
+    ssize = kind_size(sk)
+    epb = 32 // ssize
+    if sk == KIND_HALF or sk == KIND_FLOAT:
+        full = words[0] == words[1] == words[2] == words[3] == np.uint64(0xFFFFFFFFFFFFFFFF)
+        if full and op == SUM:  # the common case: first tree level straight into dst's scratch, no allocation
+            a = dst[VL:SCRATCH].view(np.float32)
+            if sk == KIND_HALF:
+                h = src[:VL].view(np.uint16)
+                if sat:
+                    for k in range(64):
+                        a[k] = round_half(half_bits_to_f32(h[2 * k]) + half_bits_to_f32(h[2 * k + 1]), True)
+                else:
+                    for k in range(64):
+                        a[k] = round_half(half_bits_to_f32(h[2 * k]) + half_bits_to_f32(h[2 * k + 1]), False)
+                width = 64
+            else:
+                f = src[:VL].view(np.float32)
+                for k in range(32):
+                    a[k] = f[2 * k] + f[2 * k + 1]
+                width = 32
+            while width > 8:  # in place: a[k] reads 2k, 2k+1 >= k, so a forward pass is safe
+                half = width // 2
+                if sk == KIND_HALF and sat:
+                    for k in range(half):
+                        a[k] = round_half(a[2 * k] + a[2 * k + 1], True)
+                elif sk == KIND_HALF:
+                    for k in range(half):
+                        a[k] = round_half(a[2 * k] + a[2 * k + 1], False)
+                else:
+                    for k in range(half):
+                        a[k] = a[2 * k] + a[2 * k + 1]
+                width = half
+            _write_results(dst, dk, sk, a, sat)
+            dst[H_SAT] = src[H_SAT]
+            return
+        else:
+            a = _float_lanes(src, sk)
+        if not full:
+            fill = np.float32(0.0) if op == SUM else (np.float32(-np.inf) if op == MAX else np.float32(np.inf))
+            for j in range(a.size):
+                if not lane_on(words, j * ssize):
+                    a[j] = fill  # masked lanes: 0 for SUM, the identity for MAX / MIN (SPEC 7.5)
+        b = np.empty(a.size // 2, np.float32)
+        width = a.size
+        while width > 8:
+            half = width // 2
+            if op == SUM:
+                if sk == KIND_HALF and sat:
+                    for k in range(half):
+                        b[k] = round_half(a[2 * k] + a[2 * k + 1], True)
+                elif sk == KIND_HALF:
+                    for k in range(half):
+                        b[k] = round_half(a[2 * k] + a[2 * k + 1], False)
+                else:
+                    for k in range(half):
+                        b[k] = a[2 * k] + a[2 * k + 1]
+            elif op == MAX:
+                for k in range(half):
+                    b[k] = _max_f(a[2 * k], a[2 * k + 1])
+            else:
+                for k in range(half):
+                    b[k] = _min_f(a[2 * k], a[2 * k + 1])
+            a, b = b, a
+            width = half
+        _write_results(dst, dk, sk, a, sat)
+    else:
+        lanes_i = _int_lanes(src, sk)
+        lo, hi = _int_limits(sk)
+        dst[:VL] = 0
+        o16i, o32i = dst[:VL].view(np.uint16), dst[:VL].view(np.uint32)
+        for blk in range(8):
+            acc = np.int64(0) if op == SUM else (np.int64(lo) if op == MAX else np.int64(hi))
+            for k in range(epb):
+                j = blk * epb + k
+                if lane_on(words, j * ssize):
+                    if op == SUM:
+                        acc += lanes_i[j]  # exact; wrapped to the dst width when stored (SPEC 7.5, D25)
+                    elif op == MAX:
+                        acc = max(acc, lanes_i[j])
+                    else:
+                        acc = min(acc, lanes_i[j])
+            if kind_size(dk) == 2:
+                o16i[blk] = np.uint16(acc & 0xFFFF)
+            else:
+                o32i[blk] = np.uint32(acc & 0xFFFFFFFF)
+    dst[H_SAT] = src[H_SAT]
+
+
+@njit(cache=True, inline="always")
+def _final(v, sk, sat):
+    """D20 on a half block result: NaN -> +0, +-inf -> +-65504 (also the fully masked identities)."""
+    if sk == KIND_HALF and sat:
+        return np.float32(0.0) if v != v else min(max(v, -HALF_MAX), HALF_MAX)
+    return v
+
+
+@njit(cache=True)
+def _write_results(dst, dk, sk, a, sat):
+    """The 8 block results a[0..7] into dst lanes 0..7; lanes 8.. are 0 (ZEROING, D3)."""
+    if dk == KIND_HALF:
+        o16 = dst[:VL].view(np.uint16)
+        for j in range(8):
+            o16[j] = half_store_bits(_final(a[j], sk, sat))
+        o16[8:] = 0
+    else:
+        o32 = dst[:VL].view(np.uint32)
+        for j in range(8):
+            o32[j] = float_store_bits(_final(a[j], sk, sat))
+        o32[8:] = 0
