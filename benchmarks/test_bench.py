@@ -105,3 +105,20 @@ def test_tiled_reduce_sum_16mi_emu(benchmark):
 def test_tiled_16mi_np_float32_sum(benchmark):
     x = np.random.default_rng(1).standard_normal(16 * 1024 * 1024).astype(np.float32)
     benchmark.pedantic(np.sum, args=(x,), rounds=5, warmup_rounds=1)
+
+
+# --- Reg API: the seed's VF loop, compiled --------------------------------------------------------------------------
+@pytest.mark.benchmark(group="reg-vf-8320")
+def test_reg_reduce_data_block_vf_8320_halves_emu(benchmark, rng):
+    from ascend_jit.kernels.reduce_data_block_seed import ReduceDataBlockVF_compiled
+    core = aj.Core("ascend950")
+    (src,) = half_tensors(core, N, 1, rng)
+    dst = core.local_tensor("half", N)
+    with core:
+        benchmark(ReduceDataBlockVF_compiled, dst, src, N, 128, N // 128, "half")
+
+
+@pytest.mark.benchmark(group="reg-vf-8320")
+def test_reg_vf_8320_np_float32_block_sums(benchmark, rng):
+    x = rng.standard_normal(N).astype(np.float32)
+    benchmark(lambda: x.reshape(-1, 16).sum(axis=1))
