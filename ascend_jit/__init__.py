@@ -2,16 +2,20 @@
 
     import ascend_jit as aj
     core = aj.Core("atlas-a2")
-    a = core.local_tensor("half", 512); ...
-    aj.Add(dst, a, b, 512)
+    a, b, c = (core.local_tensor("half", 512) for _ in range(3))
+    aj.Add(c, a, b, 512)
 """
+__version__ = "0.1.0"
 
+from . import reg as Reg
+from . import testing
 from .api._common import MASK_PLACEHOLDER
 from .api.add import Add, BinaryRepeatParams
 from .api.reduce_pair import ReducePairElem, ReduceType
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
-from .core import (Core, current_core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSumSpr, GetSaturationFlag, MaskMode,
-                   ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetSaturationFlag, SetVectorMask)
+from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSumSpr, GetSaturationFlag, MaskMode,
+                   ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetSaturationFlag, SetVectorMask,
+                   current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
 from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, StateError,
                      UnsupportedDeviceError, UnsupportedDTypeError)
@@ -20,6 +24,12 @@ from .order import ReduceOrder, explain_reduce_order
 from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
-__version__ = "0.1.0"
-from . import reg as Reg  # noqa: E402  (aj.Reg.RegTensor, aj.Reg.ReduceDataBlock, ...)
-from . import testing  # noqa: E402  (aj.testing.assert_bit_equal, ...)
+__all__ = [
+    "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
+    "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
+    "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
+    "OverlapError", "ParameterError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType", "Reg", "ResetMask",
+    "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
+    "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "TQue", "UnsupportedDTypeError",
+    "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "testing",
+    "__version__"]

@@ -198,6 +198,7 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
         raise ParameterError("explain_reduce_order", "dtype", d.name, legal="half, float", device=spec.name)
     lanes = d.lanes_per_repeat
     step = src_rep_stride * 32 // d.size
+    form = {"high-dim": "highdim", "high_dim": "highdim"}.get(form, form)
     if form == "count":
         if not isinstance(count, int) or count < 1:
             raise ParameterError("explain_reduce_order", "count", count, legal=">= 1", device=spec.name)

@@ -3,6 +3,8 @@ operator form (SPEC 2, 3, 5, 8.2; seed Add.zh.txt)."""
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from ..core import continuous_mask_words
 from ..jit.add import add_contiguous, add_strided
 from ._common import (Operand, as_signed64, check_align, check_count_overlap, check_dtype,
@@ -62,11 +64,13 @@ def _validate_count(spec, d, d0, d1, addr, addr0, addr1, size, size0, size1, cou
     for name, other in (("src0", d0), ("src1", d1)):
         if other is not d:
             raise UnsupportedDTypeError(API, f"{name}.dtype", other.name, legal=f"{d.name} (as dst)", device=spec.name)
-    count = check_range(API, spec, "count", count, 0, spec.ub_bytes // d.size)
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+        raise ParameterError(API, "count", count, legal=">= 0 (an integer)", device=spec.name)
     for name, a, n in (("dst", addr, size), ("src0", addr0, size0), ("src1", addr1, size1)):
         check_align(API, spec, name, a, 32)
-        if count > n:
-            raise OutOfBoundsError(API, "count", count, legal=f"<= {name}.GetSize() = {n}", device=spec.name)
+        if count > n:  # tensors lie inside the UB, so this also refuses every count past the UB end
+            raise OutOfBoundsError(API, "count", count, legal=f"<= {name}.GetSize() = {n} (the UB holds "
+                                   f"{spec.ub_bytes // d.size} elements)", device=spec.name)
     check_count_overlap(API, spec, "src0", addr, addr0, count * d.size)
     check_count_overlap(API, spec, "src1", addr, addr1, count * d.size)
 
