@@ -7,7 +7,7 @@ of the same scheme, not a second implementation.
 import numpy as np
 from numba import njit
 
-from .addressing import active_lanes, gather, scatter
+from .addressing import active_lanes, copy_lanes
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64, KIND_UINT8,
                        KIND_UINT16, KIND_UINT32, bf16_bits_to_f32, f32_to_bf16_bits, float_store_bits,
                        half_bits_to_f32, half_store_bits, round_half)
@@ -43,21 +43,9 @@ def add_run(kind, sat_half, sat_int, d, a, b, n):
             lo, hi = c0 * size, (c0 + m) * size
             _float_chunk(kind, sat_half, d[lo:hi], a[lo:hi], b[lo:hi], m, sums)
     elif kind == KIND_INT16:
-        dv, av, bv = d.view(np.int16), a.view(np.int16), b.view(np.int16)
-        if sat_int:
-            for i in range(n):
-                dv[i] = _clamp(np.int32(av[i]) + np.int32(bv[i]), -32768, 32767)
-        else:
-            for i in range(n):
-                dv[i] = np.int16(np.int32(av[i]) + np.int32(bv[i]))
+        _add_signed(d.view(np.int16), a.view(np.int16), b.view(np.int16), n, -32768, 32767, sat_int)
     elif kind == KIND_INT32:
-        dv, av, bv = d.view(np.int32), a.view(np.int32), b.view(np.int32)
-        if sat_int:
-            for i in range(n):
-                dv[i] = _clamp(np.int64(av[i]) + np.int64(bv[i]), -2147483648, 2147483647)
-        else:
-            for i in range(n):
-                dv[i] = np.int32(np.int64(av[i]) + np.int64(bv[i]))
+        _add_signed(d.view(np.int32), a.view(np.int32), b.view(np.int32), n, -2147483648, 2147483647, sat_int)
     elif kind == KIND_UINT16:
         _add_wrap(d.view(np.uint16), a.view(np.uint16), b.view(np.uint16), n)
     elif kind == KIND_UINT32:
@@ -99,6 +87,17 @@ def _float_chunk(kind, sat_half, d, a, b, m, sums):
 
 
 @njit(cache=True, inline="always")
+def _add_signed(dv, av, bv, n, lo, hi, saturate):
+    """int16/int32 (D6): the exact sum clamped to [lo, hi] when CTRL[53] saturates, else wrapped by the store."""
+    if saturate:
+        for i in range(n):
+            dv[i] = _clamp(np.int64(av[i]) + np.int64(bv[i]), lo, hi)
+    else:
+        for i in range(n):
+            dv[i] = np.int64(av[i]) + np.int64(bv[i])
+
+
+@njit(cache=True, inline="always")
 def _add_wrap(dv, av, bv, n):
     """D21: the 8-bit, unsigned 16/32-bit and 64-bit 950 types always wrap (storing truncates)."""
     for i in range(n):
@@ -124,7 +123,7 @@ def add_strided(ub, kind, sat_half, sat_int, dst, src0, src1, dblk, s0blk, s1blk
     d = np.empty(256, np.uint8)
     for i in range(repeat):
         n = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        gather(ub, src0 + i * s0rep * 32, s0blk, lanes, n, size, a)
-        gather(ub, src1 + i * s1rep * 32, s1blk, lanes, n, size, b)
+        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, n, size, a, False)
+        copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, n, size, b, False)
         add_run(kind, sat_half, sat_int, d, a, b, n)
-        scatter(ub, dst + i * drep * 32, dblk, lanes, n, size, d)
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, size, d, True)

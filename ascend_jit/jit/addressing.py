@@ -35,38 +35,24 @@ def lane_offset(j, size, blk_stride):
 
 
 @njit(cache=True)
-def _gather_w(view, base, blk, lanes, n, size, out):
+def _copy_w(ubv, bufv, base, blk, lanes, n, size, to_ub):
     for t in range(n):
-        out[t] = view[(base + lane_offset(lanes[t], size, blk)) // size]
+        k = (base + lane_offset(lanes[t], size, blk)) // size
+        if to_ub:
+            ubv[k] = bufv[t]
+        else:
+            bufv[t] = ubv[k]
 
 
 @njit(cache=True)
-def _scatter_w(view, base, blk, lanes, n, size, src):
-    for t in range(n):
-        view[(base + lane_offset(lanes[t], size, blk)) // size] = src[t]
-
-
-@njit(cache=True)
-def gather(ub, base, blk, lanes, n, size, out):
-    """Copy the elements of lanes[:n] of the repeat at byte `base` into out (bytes, packed in lane order)."""
+def copy_lanes(ub, base, blk, lanes, n, size, buf, to_ub):
+    """Move the elements of lanes[:n] of the repeat at byte `base` between the UB and buf (packed in lane
+    order): gather (to_ub False) or scatter (to_ub True), through an unsigned view of the element width."""
     if size == 2:
-        _gather_w(ub.view(np.uint16), base, blk, lanes, n, size, out.view(np.uint16))
+        _copy_w(ub.view(np.uint16), buf.view(np.uint16), base, blk, lanes, n, size, to_ub)
     elif size == 4:
-        _gather_w(ub.view(np.uint32), base, blk, lanes, n, size, out.view(np.uint32))
+        _copy_w(ub.view(np.uint32), buf.view(np.uint32), base, blk, lanes, n, size, to_ub)
     elif size == 8:
-        _gather_w(ub.view(np.uint64), base, blk, lanes, n, size, out.view(np.uint64))
+        _copy_w(ub.view(np.uint64), buf.view(np.uint64), base, blk, lanes, n, size, to_ub)
     else:
-        _gather_w(ub, base, blk, lanes, n, size, out)
-
-
-@njit(cache=True)
-def scatter(ub, base, blk, lanes, n, size, src):
-    """Inverse of gather: write packed elements to the lanes lanes[:n] of the repeat at byte `base`."""
-    if size == 2:
-        _scatter_w(ub.view(np.uint16), base, blk, lanes, n, size, src.view(np.uint16))
-    elif size == 4:
-        _scatter_w(ub.view(np.uint32), base, blk, lanes, n, size, src.view(np.uint32))
-    elif size == 8:
-        _scatter_w(ub.view(np.uint64), base, blk, lanes, n, size, src.view(np.uint64))
-    else:
-        _scatter_w(ub, base, blk, lanes, n, size, src)
+        _copy_w(ub, buf, base, blk, lanes, n, size, to_ub)

@@ -184,6 +184,20 @@ def _float_lanes(reg, kind):
 
 
 @njit(cache=True, inline="always")
+def _sum_level(a, b, half, is_half, sat):
+    """b[k] = a[2k] + a[2k+1], rounded to half (with the overflow mode) for half registers; b may be a."""
+    if is_half and sat:
+        for k in range(half):
+            b[k] = round_half(a[2 * k] + a[2 * k + 1], True)
+    elif is_half:
+        for k in range(half):
+            b[k] = round_half(a[2 * k] + a[2 * k + 1], False)
+    else:
+        for k in range(half):
+            b[k] = a[2 * k] + a[2 * k + 1]
+
+
+@njit(cache=True, inline="always")
 def _negative(x):
     """Sign bit set (tells -0 from +0)."""
     return (f32_bits(x) >> np.uint32(31)) == 1
@@ -253,17 +267,8 @@ def reduce_data_block(dst, src, words, op, mode):
                     a[k] = f[2 * k] + f[2 * k + 1]
                 width = 32
             while width > 8:  # in place: a[k] reads 2k, 2k+1 >= k, so a forward pass is safe
-                half = width // 2
-                if sk == KIND_HALF and sat:
-                    for k in range(half):
-                        a[k] = round_half(a[2 * k] + a[2 * k + 1], True)
-                elif sk == KIND_HALF:
-                    for k in range(half):
-                        a[k] = round_half(a[2 * k] + a[2 * k + 1], False)
-                else:
-                    for k in range(half):
-                        a[k] = a[2 * k] + a[2 * k + 1]
-                width = half
+                width //= 2
+                _sum_level(a, a, width, sk == KIND_HALF, sat)
             _write_results(dst, dk, sk, a, sat)
             dst[H_SAT] = src[H_SAT]
             return
@@ -279,15 +284,7 @@ def reduce_data_block(dst, src, words, op, mode):
         while width > 8:
             half = width // 2
             if op == SUM:
-                if sk == KIND_HALF and sat:
-                    for k in range(half):
-                        b[k] = round_half(a[2 * k] + a[2 * k + 1], True)
-                elif sk == KIND_HALF:
-                    for k in range(half):
-                        b[k] = round_half(a[2 * k] + a[2 * k + 1], False)
-                else:
-                    for k in range(half):
-                        b[k] = a[2 * k] + a[2 * k + 1]
+                _sum_level(a, b, half, sk == KIND_HALF, sat)
             elif op == MAX:
                 for k in range(half):
                     b[k] = _max_f(a[2 * k], a[2 * k + 1])
