@@ -318,3 +318,48 @@ def test_950_extra_types_count_form():
     d, a, b = _three(core, "int8", 256)
     with pytest.raises(aj.UnsupportedDTypeError):
         aj.Add(d, a, b, 128, 1, aj.BinaryRepeatParams())
+
+
+@st.composite
+def wide_add_cases(draw):
+    """The full documented ranges: repeat 0..255, every stride 0..255 (most land past the UB and are refused)."""
+    device = draw(st.sampled_from(DEVICES))
+    spec = aj.get_device(device)
+    dtype = draw(st.sampled_from([t for t in spec.add_dtypes if t not in spec.add_count_only_dtypes]))
+    lanes = 256 // ref.SIZES[dtype]
+    mask = draw(st.integers(0, lanes))
+    repeat = draw(st.integers(0, 255) | st.integers(0, 12))  # the full range, and values that fit the UB
+    strides = [draw(st.integers(0, 255) | st.integers(0, 16)) for _ in range(6)]
+    return device, dtype, mask, repeat, strides, draw(st.integers(0, 2**32 - 1))
+
+
+def _wide_add(case):
+    device, dtype, mask, repeat, strides, seed = case
+    core = aj.Core(device)
+    random_ub(core, seed, dtype)
+    ub_third = core.spec.ub_bytes // 3 // 32 * 32
+    d, a, b = (core.local_tensor(dtype, 1, addr=k * ub_third) for k in range(3))
+    before = core.ub.copy()
+    try:
+        aj.Add(d, a, b, mask, repeat, aj.BinaryRepeatParams(*strides))
+    except aj.AscendJitError:
+        assert np.array_equal(core.ub, before)
+        return
+    lanes = ref.continuous_lanes(mask, 256 // ref.SIZES[dtype])
+    if lanes:
+        ref.add_high_dim(before, dtype, d.addr, a.addr, b.addr, lanes, repeat, strides[:3] + strides[3:],
+                         core.half_saturating, core.int_saturating)
+    assert np.array_equal(core.ub, before)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wide_add_cases())
+def test_add_full_parameter_ranges(case):
+    _wide_add(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wide_add_cases())
+def test_add_full_parameter_ranges_sweep(case):
+    _wide_add(case)
