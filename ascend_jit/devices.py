@@ -117,10 +117,6 @@ def get_device(name):
     return spec
 
 
-def dtype_names(spec, api):
-    return {"Add": spec.add_dtypes, "ReduceSum": spec.reduce_sum_dtypes, "ReducePairElem": spec.pair_dtypes}[api]
-
-
 def table_rows():
     """Rows for `ascend-jit devices`: one line per device with the facts users ask about first."""
     rows = []

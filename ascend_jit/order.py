@@ -85,13 +85,6 @@ class ReduceOrder:
                 depths[node] = d
         return depths
 
-    def error_bound(self, values):
-        """Deterministic worst-case bound of |computed - exact| for this order (first order, Higham 4.2):
-        u * sum_i |x_i| * depth_i, u the unit roundoff of the element type."""
-        u = {"half": 2.0 ** -11, "float": 2.0 ** -24}.get(self.dtype, 0.0)
-        x = np.asarray(values, dtype=np.float64)
-        return u * sum(abs(x[i]) * d for i, d in self.leaf_depths().items())
-
     # -- evaluation -------------------------------------------------------------------------------------------
     def evaluate(self, values, saturate=False):
         """Replay the tree on `values` (indexed by leaf) with one rounding per add (reference numerics)."""

@@ -93,7 +93,9 @@ def test_queue_lifecycle_and_misuse():
         assert a.GetSize() == 128 and a.addr != b.addr
         with pytest.raises(aj.StateError, match="in use"):
             q.AllocTensor("half")
+        assert q.VacantInQue() and not q.HasTensorInQue()
         q.EnQue(a)
+        assert not q.VacantInQue() and q.HasTensorInQue()
         with pytest.raises(aj.StateError, match="full"):
             q.EnQue(b)
         assert q.DeQue("half").addr == a.addr

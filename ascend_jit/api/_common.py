@@ -18,7 +18,6 @@ class _MaskPlaceholder:
 
 
 MASK_PLACEHOLDER = _MaskPlaceholder()
-UINT8_RANGE = "[0, 255]"
 
 
 def as_signed64(word):
