@@ -317,3 +317,17 @@ def test_vector_core_refused():
     src, dst, tmp = (core.local_tensor("half", 128) for _ in range(3))
     with pytest.raises(aj.UnsupportedDeviceError):
         aj.ReduceSum(dst, src, tmp, 128)
+
+
+@pytest.mark.parametrize("count", [129, 300, 500, 700])
+def test_count_form_at_the_very_end_of_the_ub(device, count):
+    """The last bytes the call may read are src[count-1]; a src that ends exactly at the UB end must work (the
+    950's VADD path must not read the rest of the last 256-byte repeat)."""
+    core = aj.Core(device)
+    src = core.local_tensor("half", count, addr=(core.spec.ub_bytes - count * 2) // 32 * 32)  # ends < 32 B from the end
+    dst, tmp = core.local_tensor("half", 16, addr=0), core.local_tensor("half", 64, addr=64)
+    x = (np.random.default_rng(count).standard_normal(count) * 10).astype(np.float16)
+    src[:] = x
+    aj.ReduceSum(dst, src, tmp, count)
+    want = aj.explain_reduce_order(device, "count", "half", count=count).evaluate(x, saturate=core.half_saturating)
+    assert _same(float(dst.GetValue(0)), want)

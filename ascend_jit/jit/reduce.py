@@ -186,11 +186,13 @@ def _vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, count, witness):
         res = level1(ub, kind, sat, src, rep_bytes, 1, full, full, count, witness)[0]
     elif count <= 4 * lanes:
         nrep = (count + lanes - 1) // lanes
-        regs = np.empty((4, lanes), type(witness))
-        for r in range(nrep):
-            for j in range(lanes):
-                regs[r, j] = load(ub, src + r * rep_bytes + j * size, kind, witness)
         part = count - (nrep - 1) * lanes  # lanes of the last repeat that take part (MERGING add)
+        regs = np.zeros((4, lanes), type(witness))
+        for r in range(nrep):
+            # the device loads whole repeats, but only the first `part` lanes of the last one are ever used:
+            # reading no further keeps the kernel inside the footprint the API proved (count elements)
+            for j in range(lanes if r < nrep - 1 else part):
+                regs[r, j] = load(ub, src + r * rep_bytes + j * size, kind, witness)
         v = regs[0].copy()
         if nrep == 2:
             for k in range(part):

@@ -157,8 +157,8 @@ def reduce_sum_950_counter(ub, dtype, dst, src, tmp, count, src_rep_stride, sat)
     L = 256 // size
     step = src_rep_stride * 32
 
-    def rep(k):
-        return [read(ub, dtype, src + k * step + j * size) for j in range(L)]
+    def rep(k):  # lanes past the count are never used: read them as +0 rather than past the footprint
+        return [read(ub, dtype, src + k * step + j * size) if k * L + j < count else zero(dtype) for j in range(L)]
 
     if count <= L:
         result = tree(dtype, rep(0)[:count], L, sat)
