@@ -1,0 +1,52 @@
+"""Rules every registered instruction obeys on every device (driven by ascend_jit.api.registry)."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.api.registry import INSTRUCTIONS
+from ascend_jit.dtypes import ALL
+
+IDS = [i.name for i in INSTRUCTIONS]
+
+
+@pytest.mark.parametrize("inst", INSTRUCTIONS, ids=IDS)
+@pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
+def test_every_offered_dtype_works_and_every_other_is_refused(inst, device):
+    for d in ALL:
+        core = aj.Core(device)
+        tensors, call = inst.example(core, d.name)
+        if d.name in inst.dtypes(core.spec):
+            call(*tensors)
+        else:
+            before = core.ub.copy()
+            with pytest.raises(aj.UnsupportedDTypeError) as info:
+                call(*tensors)
+            assert np.array_equal(core.ub, before)
+            assert inst.name in str(info.value) and device in str(info.value) and d.name in str(info.value)
+
+
+@pytest.mark.parametrize("inst", INSTRUCTIONS, ids=IDS)
+def test_vector_core_refuses_every_instruction(inst):
+    core = aj.Core("atlas-inference-vectorcore")
+    with pytest.raises(aj.UnsupportedDeviceError, match=inst.name):
+        tensors, call = inst.example(core, "half")
+        call(*tensors)
+
+
+@pytest.mark.parametrize("inst", INSTRUCTIONS, ids=IDS)
+def test_freed_tensors_are_refused(inst):
+    core = aj.Core("atlas-a2")
+    with core:
+        pipe = aj.TPipe()
+        que = aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(que, 1, 4096)
+        freed = que.AllocTensor("half")
+        que.FreeTensor(freed)
+        tensors, call = inst.example(core, "half")
+        for k in range(len(tensors)):
+            args = list(tensors)
+            args[k] = freed
+            before = core.ub.copy()
+            with pytest.raises(aj.StateError, match="freed"):
+                call(*args)
+            assert np.array_equal(core.ub, before)
