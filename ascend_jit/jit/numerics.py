@@ -136,16 +136,3 @@ def f32_to_bf16_bits(x):
     u = f32_bits(x)
     rounded = u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))
     return np.uint16(rounded >> np.uint32(16))
-
-
-@njit(cache=True, inline="always")
-def wrap_or_clamp(v, lo, hi, saturate):
-    """Integer result v (exact, in int64) mapped into [lo, hi]: clamp if saturating, else two's-complement wrap."""
-    if saturate:
-        if v > hi:
-            return hi
-        if v < lo:
-            return lo
-        return v
-    span = hi - lo + 1
-    return ((v - lo) % span) + lo
