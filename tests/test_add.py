@@ -216,6 +216,15 @@ def test_counter_mode_with_placeholder(device):
         assert got[k] == (3 if k in written else 0)
 
 
+def test_count_zero_is_a_nop_register_included(device):
+    core = aj.Core(device)
+    core.SetVectorMask(0, 5)
+    d, a, b = _three(core, "half", 16)
+    before = core.ub.copy()
+    aj.Add(d, a, b, 0)
+    assert np.array_equal(core.ub, before) and (core.mask_high, core.mask_low) == (0, 5)
+
+
 def test_count_mask_register_side_effects():
     """D22 / SPEC 2.6: A2 restores all-ones; 910 keeps the tail mask; 950 and 310B do not touch the register."""
     for device, expect in (("atlas-a2", (2**64 - 1, 2**64 - 1)), ("atlas-training", (0, (1 << 4) - 1)),

@@ -50,9 +50,9 @@ def add_count(dst, src0, src1, count):
         _validate_count(*key)
     except TypeError:  # an unhashable count: validate uncached, which names the problem
         _validate_count.__wrapped__(*key)
-    if count:
-        add_contiguous(core.ub, d.kind, core.half_saturating, core.int_saturating, dst.addr, src0.addr, src1.addr,
-                       count)
+    if count == 0:
+        return  # D14: a NOP on every device, mask register included
+    add_contiguous(core.ub, d.kind, core.half_saturating, core.int_saturating, dst.addr, src0.addr, src1.addr, count)
     lanes = d.lanes_per_repeat
     core._after_count_call(count % lanes or lanes)
 
