@@ -252,14 +252,15 @@ def reduce_data_block(dst, src, words, op, mode):
         full = words[0] == words[1] == words[2] == words[3] == np.uint64(0xFFFFFFFFFFFFFFFF)
         if full and op == SUM:  # the common case: first tree level straight into dst's scratch, no allocation
             a = dst[VL:SCRATCH].view(np.float32)
-            if sk == KIND_HALF:
-                h = src[:VL].view(np.uint16)
+            if sk == KIND_HALF:  # lanes assembled from their two bytes: no view per call
                 if sat:
                     for k in range(64):
-                        a[k] = round_half(half_bits_to_f32(h[2 * k]) + half_bits_to_f32(h[2 * k + 1]), True)
+                        a[k] = round_half(half_bits_to_f32(_u16(src, 4 * k)) + half_bits_to_f32(_u16(src, 4 * k + 2)),
+                                          True)
                 else:
                     for k in range(64):
-                        a[k] = round_half(half_bits_to_f32(h[2 * k]) + half_bits_to_f32(h[2 * k + 1]), False)
+                        a[k] = round_half(half_bits_to_f32(_u16(src, 4 * k)) + half_bits_to_f32(_u16(src, 4 * k + 2)),
+                                          False)
                 width = 64
             else:
                 f = src[:VL].view(np.float32)
@@ -325,16 +326,26 @@ def _final(v, sk, sat):
     return v
 
 
+@njit(cache=True, inline="always")
+def _u16(reg, byte):
+    return np.uint16(reg[byte]) | (np.uint16(reg[byte + 1]) << np.uint16(8))
+
+
 @njit(cache=True)
 def _write_results(dst, dk, sk, a, sat):
-    """The 8 block results a[0..7] into dst lanes 0..7; lanes 8.. are 0 (ZEROING, D3)."""
+    """The 8 block results a[0..7] into dst lanes 0..7; lanes 8.. are 0 (ZEROING, D3). Written byte by byte
+    (little endian), which spares a view per call."""
     if dk == KIND_HALF:
-        o16 = dst[:VL].view(np.uint16)
         for j in range(8):
-            o16[j] = half_store_bits(_final(a[j], sk, sat))
-        o16[8:] = 0
+            bits = half_store_bits(_final(a[j], sk, sat))
+            dst[2 * j] = np.uint8(bits & np.uint16(0xFF))
+            dst[2 * j + 1] = np.uint8(bits >> np.uint16(8))
+        for i in range(16, VL):
+            dst[i] = 0
     else:
-        o32 = dst[:VL].view(np.uint32)
         for j in range(8):
-            o32[j] = float_store_bits(_final(a[j], sk, sat))
-        o32[8:] = 0
+            bits = float_store_bits(_final(a[j], sk, sat))
+            for b in range(4):
+                dst[4 * j + b] = np.uint8((bits >> np.uint32(8 * b)) & np.uint32(0xFF))
+        for i in range(32, VL):
+            dst[i] = 0
