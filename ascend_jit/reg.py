@@ -8,6 +8,7 @@ implementations (jit/reg.py), so results are identical. Only `ascend950` offers 
 import enum
 import functools
 
+import numba
 import numpy as np
 from numba import njit, types
 from numba.extending import overload
@@ -226,6 +227,9 @@ def simd_vf(fn):
     LocalTensor arguments become UB handles (only ascend950 tensors are accepted) and dtype names become kind
     codes (numba dispatches ints far faster than strings); other arguments pass as they are. `f.py_func` is the
     uncompiled function, for stepping through in a debugger."""
+    if numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the VF runs as plain Python on the objects themselves
+        fn.py_func = fn
+        return fn
     compiled = njit(fn)
 
     @functools.wraps(fn)

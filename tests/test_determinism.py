@@ -43,6 +43,21 @@ def test_same_bits_in_another_process_and_without_jit():
     assert jitted == _run({"NUMBA_DISABLE_JIT": "1"})
 
 
+def test_a_sample_of_the_suite_passes_with_jit_disabled():
+    """The same tests, the kernels run as plain Python (the @overload fallbacks): same bits, same verdicts."""
+    sample = ["tests/test_add.py::test_seed_example_every_form", "tests/test_add.py::test_half_boundary_table",
+              "tests/test_add.py::test_integer_boundary_table", "tests/test_add.py::test_counter_mode_with_placeholder",
+              "tests/test_reduce_sum.py::test_seed_saturation_example", "tests/test_reduce_sum.py::test_seed_count_288_ones_and_spr", "tests/test_reduce_sum.py::test_table_41",
+              "tests/test_reduce_pair.py::test_seed_example", "tests/test_reg.py::test_spec_9_block_rows",
+              "tests/test_reg.py::test_official_float_example_and_seed_vf_compiled_equals_python"]
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *sample], cwd=root, env=env,
+                       capture_output=True, text=True, timeout=1200)
+    assert r.returncode == 0, r.stdout[-3000:]
+    assert " passed" in r.stdout
+
+
 def test_same_bits_across_threads():
     def once():
         core = aj.Core("atlas-a2")

@@ -93,8 +93,9 @@ def _add_signed(dv, av, bv, n, lo, hi, saturate):
         for i in range(n):
             dv[i] = _clamp(np.int64(av[i]) + np.int64(bv[i]), lo, hi)
     else:
+        mask = hi - lo  # 2**bits - 1: two's-complement wrap written out, the same compiled and in plain Python
         for i in range(n):
-            dv[i] = np.int64(av[i]) + np.int64(bv[i])
+            dv[i] = ((np.int64(av[i]) + np.int64(bv[i]) - lo) & mask) + lo
 
 
 @njit(cache=True, inline="always")
