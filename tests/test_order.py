@@ -1,0 +1,57 @@
+"""explain_reduce_order: tree shapes, formats and the batch evaluator."""
+import json
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+
+def test_tree_seq_shape():
+    o = aj.explain_reduce_order("atlas-a2", "count", "half", count=256)
+    assert o.num_adds() == 2 * 127 + 1 and o.depth() == 8  # two 7-level trees, one sequential add
+    assert sorted(o.leaves()) == list(range(256))
+
+
+def test_tree_tree_tail_adds_the_tail_last():
+    o = aj.explain_reduce_order("atlas-training", "count", "half", count=300)
+    node = o.tree
+    while node[1] is None:  # the final tree over [body, tail, +0, ...]: (((body + tail) + 0) + 0) ...
+        node = node[0]
+    body, tail = node
+    assert sorted(aj.ReduceOrder(body, "", "", "half", "").leaves()) == list(range(256))
+    assert sorted(aj.ReduceOrder(tail, "", "", "half", "").leaves()) == list(range(256, 300))
+
+
+def test_950_vadd_two_repeats_merges_lane_wise():
+    o = aj.explain_reduce_order("ascend950", "count", "half", count=130)
+    assert o.tree[0][0][0][0][0][0][0] == (0, 128)  # lane 0 = r0[0] + r1[0] before the tree
+    assert o.depth() == 8
+
+
+def test_formats():
+    o = aj.explain_reduce_order("910B", "highdim", "float", mask=64, repeat_time=3)
+    data = json.loads(o.to_json())
+    assert data["device"] == "atlas-a2" and data["dtype"] == "float" and data["adds"] == o.num_adds()
+    assert o.to_dot().startswith("digraph") and "x[0]" in o.to_text()
+    assert "use --format json" in aj.explain_reduce_order("a2", "count", "half", count=8320).to_text(max_lines=10)
+    assert aj.explain_reduce_order("a2", "high-dim", "half", mask=128, repeat_time=2).num_adds() > 0
+
+
+def test_evaluate_batch_equals_evaluate():
+    o = aj.explain_reduce_order("atlas-inference-aicore", "count", "half", count=777)
+    rows = (np.random.default_rng(2).standard_normal((5, 777)) * 300).astype(np.float16)
+    batch = o.evaluate_batch(rows, saturate=True)
+    for r in range(5):
+        assert np.float16(o.evaluate(rows[r], saturate=True)).tobytes() == batch[r].tobytes()
+
+
+@pytest.mark.parametrize("kwargs,error", [
+    (dict(device="a2", form="count", dtype="half", count=0), aj.ParameterError),
+    (dict(device="a2", form="diagonal", dtype="half", count=5), aj.ParameterError),
+    (dict(device="a2", form="count", dtype="int32", count=5), aj.ParameterError),
+    (dict(device="a2", form="highdim", dtype="half", mask=5, counter_mode=True), aj.ParameterError),
+    (dict(device="310p-vectorcore", form="count", dtype="half", count=5), aj.UnsupportedDeviceError)])
+def test_refusals(kwargs, error):
+    with pytest.raises(error):
+        aj.explain_reduce_order(**kwargs)
