@@ -177,6 +177,17 @@ def _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, nrep, lo, hi, last, witn
 
 
 @njit(cache=True)
+def _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness):
+    """SPEC 4.4: the per-repeat results go to tmp; more than L of them get a third level in place in tmp; one
+    last tree gives dst[0]."""
+    store_run(ub, tmp, kind, vals, vals.size)
+    if vals.size > lanes:
+        vals = group_tree(vals, vals.size, lanes, kind, sat, witness)
+        store_run(ub, tmp, kind, vals, vals.size)
+    return group_tree(vals, vals.size, lanes, kind, sat, witness)[0]
+
+
+@njit(cache=True)
 def _vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, count, witness):
     """950 count dispatch (SPEC 4.4 table; audit 3): VADD merges for up to 4 repeats, else 2 or 3 tree levels."""
     size = kind_size(kind)
@@ -212,11 +223,7 @@ def _vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, count, witness):
     else:
         nrep = (count + lanes - 1) // lanes
         vals = level1(ub, kind, sat, src, rep_bytes, nrep, full, full, count - (nrep - 1) * lanes, witness)
-        store_run(ub, tmp, kind, vals, nrep)
-        if nrep > lanes:  # N > L*L: a third level, in place in tmp
-            vals = group_tree(vals, nrep, lanes, kind, sat, witness)
-            store_run(ub, tmp, kind, vals, vals.size)
-        res = group_tree(vals, vals.size, lanes, kind, sat, witness)[0]
+        res = _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness)
     store(ub, dst, kind, res)
     return res
 
@@ -257,11 +264,7 @@ def _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, lo, hi, witness):
             res = level1(ub, kind, sat, src, rep_bytes, 1, lo, hi, -1, witness)[0]
         else:
             vals = level1(ub, kind, sat, src, rep_bytes, n, lo, hi, -1, witness)
-            store_run(ub, tmp, kind, vals, n)
-            if n > lanes:
-                vals = group_tree(vals, n, lanes, kind, sat, witness)
-                store_run(ub, tmp, kind, vals, vals.size)
-            res = group_tree(vals, vals.size, lanes, kind, sat, witness)[0]
+            res = _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness)
         store(ub, dst, kind, res)
     else:  # ALG_SUM64: integer addition modulo 2**64 is associative: any order gives these bits
         acc = witness

@@ -204,23 +204,13 @@ def _negative(x):
 
 
 @njit(cache=True)
-def _max_f(a, b):
-    """max with NaN propagation and max(-0, +0) = +0 (SPEC 7.5)."""
+def _extreme(a, b, op):
+    """MAX / MIN of two lanes with NaN propagation, max(-0, +0) = +0 and min(-0, +0) = -0 (SPEC 7.5)."""
     if a != a or b != b:
         return np.float32(np.nan)
-    if a == b:
-        return b if _negative(a) else a
-    return a if a > b else b
-
-
-@njit(cache=True)
-def _min_f(a, b):
-    """min with NaN propagation and min(-0, +0) = -0 (SPEC 7.5)."""
-    if a != a or b != b:
-        return np.float32(np.nan)
-    if a == b:
-        return a if _negative(a) else b
-    return a if a < b else b
+    if a == b:  # equal values; only the zeros' signs can differ
+        return (b if _negative(a) else a) if op == MAX else (a if _negative(a) else b)
+    return (a if a > b else b) if op == MAX else (a if a < b else b)
 
 
 @njit(cache=True)
@@ -286,12 +276,9 @@ def reduce_data_block(dst, src, words, op, mode):
             half = width // 2
             if op == SUM:
                 _sum_level(a, b, half, sk == KIND_HALF, sat)
-            elif op == MAX:
-                for k in range(half):
-                    b[k] = _max_f(a[2 * k], a[2 * k + 1])
             else:
                 for k in range(half):
-                    b[k] = _min_f(a[2 * k], a[2 * k + 1])
+                    b[k] = _extreme(a[2 * k], a[2 * k + 1], op)
             a, b = b, a
             width = half
         _write_results(dst, dk, sk, a, sat)

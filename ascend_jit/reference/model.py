@@ -151,6 +151,15 @@ def reduce_sum_count(ub, spec, dtype, dst, src, tmp, count, sat):
         reduce_sum_950_counter(ub, dtype, dst, src, tmp, count, 8, sat)
 
 
+def _upper_levels_950(ub, dtype, tmp, level, L, sat):
+    """SPEC 4.4: per-repeat results to tmp; more than L of them get a third level in place; then one tree."""
+    _write_all(ub, dtype, tmp, level)
+    if len(level) > L:
+        level = _groups(dtype, level, L, sat)
+        _write_all(ub, dtype, tmp, level)
+    return tree(dtype, level, L, sat)
+
+
 def reduce_sum_950_counter(ub, dtype, dst, src, tmp, count, src_rep_stride, sat):
     """SPEC 4.4 table (audit 3): the 950 count form, and the high-dim form in counter mode (D23)."""
     size = SIZES[dtype]
@@ -177,13 +186,8 @@ def reduce_sum_950_counter(ub, dtype, dst, src, tmp, count, src_rep_stride, sat)
         w = [add(dtype, r2[k], r3[k], sat) if k < count - 3 * L else r2[k] for k in range(L)]
         result = tree(dtype, [add(dtype, v[k], w[k], sat) for k in range(L)], L, sat)
     else:
-        g1 = -(-count // L)
-        level = [tree(dtype, rep(g)[:min(L, count - g * L)], L, sat) for g in range(g1)]
-        _write_all(ub, dtype, tmp, level)
-        if g1 > L:
-            level = _groups(dtype, level, L, sat)
-            _write_all(ub, dtype, tmp, level)
-        result = tree(dtype, level, L, sat)
+        level = [tree(dtype, rep(g)[:min(L, count - g * L)], L, sat) for g in range(-(-count // L))]
+        result = _upper_levels_950(ub, dtype, tmp, level, L, sat)
     write(ub, dtype, dst, result)
 
 
@@ -195,14 +199,7 @@ def reduce_sum_high_dim(ub, spec, dtype, dst, src, tmp, lanes_active, repeat, sr
         repeat = max(repeat, 1)                # D7: repeat <= 1 runs one repeat
         per = [tree(dtype, _repeat_values(ub, dtype, src + i * step, set(lanes_active), nlanes), nlanes, sat)
                for i in range(repeat)]
-        if repeat == 1:
-            result = per[0]
-        else:
-            _write_all(ub, dtype, tmp, per)
-            if repeat > nlanes:
-                per = _groups(dtype, per, nlanes, sat)
-                _write_all(ub, dtype, tmp, per)
-            result = tree(dtype, per, nlanes, sat)
+        result = per[0] if repeat == 1 else _upper_levels_950(ub, dtype, tmp, per, nlanes, sat)
         write(ub, dtype, dst, result)
         return
     if repeat == 0:
