@@ -26,7 +26,7 @@ def test_seed_example_every_form(device, form):
     elif form == "continuous":
         aj.Add(d, a, b, 128, 4, aj.BinaryRepeatParams(1, 1, 1, 8, 8, 8))
     elif form == "bits":
-        aj.Add(d, a, b, [2**64 - 1, 2**64 - 1], 4, aj.BinaryRepeatParams(1, 1, 1, 8, 8, 8))
+        aj.Add(d, a, b, [2**64 - 1, 2**64 - 1], 4, (1, 1, 1, 8, 8, 8))  # the seed's brace list as a tuple
     else:
         d[:] = a + b
     aj.testing.assert_bit_equal(d.numpy(), (514 + 2 * np.arange(512)).astype(np.float16))
@@ -263,6 +263,7 @@ def test_refusals_leave_ub_identical(device):
     _refused(core, lambda: aj.Add(d, a, b, aj.MASK_PLACEHOLDER, 1, P()), aj.ParameterError)
     _refused(core, lambda: aj.Add(d, a, b, 128, 1, P(), is_set_mask=False), aj.ParameterError)
     _refused(core, lambda: aj.Add(d, a, b, [1, 2, 3], 1, P()), aj.ParameterError)
+    _refused(core, lambda: aj.Add(d, a, b, 128, 1, (1, 1, 8)), aj.ParameterError)
     mis = core.local_tensor("half", 128, addr=d.addr + 2)
     _refused(core, lambda: aj.Add(mis, a, b, 128), aj.AlignmentError)
     part = core.local_tensor("half", 256, addr=a.addr + 64)

@@ -87,8 +87,11 @@ def add_operator(dst, src0, src1):
 def add_high_dim(dst, src0, src1, mask, repeat_time, params, is_set_mask):
     core = operands(API, dst, src0, src1)
     d = dst.dtype
+    if isinstance(params, (tuple, list)) and len(params) == 6:
+        params = BinaryRepeatParams(*params)  # the seed's brace list { 1, 1, 1, 8, 8, 8 } ported as a tuple
     if not isinstance(params, BinaryRepeatParams):
-        raise ParameterError(API, "repeat_params", params, legal="aj.BinaryRepeatParams", device=core.device)
+        raise ParameterError(API, "repeat_params", params, device=core.device,
+                             legal="aj.BinaryRepeatParams or 6 integers (dstBlk, src0Blk, src1Blk, dstRep, src0Rep, src1Rep)")
     plan = plan_mask(API, core, d, mask, is_set_mask)
     key = (core.spec, d, src0.dtype, src1.dtype, dst.addr, src0.addr, src1.addr, plan, repeat_time, params)
     try:
