@@ -150,10 +150,11 @@ def DataCopy(dst, src, count_or_params):
         p = count_or_params
         runs = [(i * (p.blockLen + p.srcStride) * 32, i * (p.blockLen + p.dstStride) * 32, p.blockLen * 32)
                 for i in range(p.blockCount)]
-        for name, v in (("blockCount", p.blockCount), ("blockLen", p.blockLen), ("srcStride", p.srcStride),
-                        ("dstStride", p.dstStride)):
-            if not 0 <= v <= 65535:
-                raise ParameterError(api, name, v, legal="[0, 65535]")
+        # devkit CheckDataCopyParams: blockCount is 12 bits and at least 1; the rest are uint16 (decisions.md)
+        for name, v, lo, hi in (("blockCount", p.blockCount, 1, 4095), ("blockLen", p.blockLen, 1, 65535),
+                                ("srcStride", p.srcStride, 0, 65535), ("dstStride", p.dstStride, 0, 65535)):
+            if not isinstance(v, int) or not lo <= v <= hi:
+                raise ParameterError(api, name, v, legal=f"[{lo}, {hi}]")
     else:
         count = count_or_params
         esize = src.dtype.size

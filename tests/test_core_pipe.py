@@ -143,3 +143,6 @@ def test_data_copy_rules():
     assert strided.array[:16].tolist() == ub.numpy()[:16].tolist()
     assert strided.array[32:48].tolist() == ub.numpy()[32:48].tolist()
     assert (strided.array[16:32] == 0).all()
+    for bad in (aj.DataCopyParams(0, 1, 0, 0), aj.DataCopyParams(4096, 1, 0, 0), aj.DataCopyParams(1, 0, 0, 0)):
+        with pytest.raises(aj.ParameterError):
+            aj.DataCopy(strided, ub, bad)
