@@ -16,6 +16,7 @@ def test_report_structure_and_progress():
     assert len(r["disagreement"]) == len(labels) and all(len(e) == 6 for e in r["ulp_errors"].values())
     for v in r["variants"]:
         assert 0 <= v["ulp_p50"] <= v["ulp_p99"] <= v["ulp_max"] and v["bound_ulp_mean"] >= 0
+        assert 0 <= v["rel_p50"] <= v["rel_p90"] <= v["rel_p99"] <= v["rel_max"]
     assert "most different pairs" in study.format_table(r) or r["device_variants_disagree_fraction"] == 0
 
 
