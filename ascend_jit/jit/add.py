@@ -8,17 +8,9 @@ import numpy as np
 from numba import njit
 
 from .addressing import active_lanes, copy_lanes
-from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64, KIND_UINT8,
-                       KIND_UINT16, KIND_UINT32, bf16_bits_to_f32, f32_to_bf16_bits, float_store_bits,
-                       half_bits_to_f32, half_store_bits, round_half)
-
-_SIZES = np.array([2, 4, 2, 1, 1, 2, 2, 4, 4, 8, 8], np.int64)
-
-
-@njit(cache=True, inline="always")
-def kind_size(kind):
-    return _SIZES[kind]
-
+from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT16,
+                       KIND_UINT32, KIND_UINT8, bf16_bits_to_f32, f32_to_bf16_bits, float_store_bits,
+                       half_bits_to_f32, half_store_bits, kind_size, round_half)
 
 @njit(cache=True, inline="always")
 def _clamp(v, lo, hi):

@@ -19,6 +19,8 @@ KIND_HALF, KIND_FLOAT, KIND_BF16 = 0, 1, 2
 KIND_INT8, KIND_UINT8, KIND_INT16, KIND_UINT16 = 3, 4, 5, 6
 KIND_INT32, KIND_UINT32, KIND_INT64, KIND_UINT64 = 7, 8, 9, 10
 
+_KIND_SIZES = np.array([2, 4, 2, 1, 1, 2, 2, 4, 4, 8, 8], np.int64)  # bytes per element, indexed by kind code
+
 HALF_NAN = np.uint16(0x7E00)
 FLOAT_NAN_BITS = np.uint32(0x7FC00000)
 BF16_NAN = np.uint16(0x7FC0)
@@ -95,6 +97,12 @@ def _ol_f32_bits(f):
 @overload(f32_from_bits)
 def _ol_f32_from_bits(u):
     return lambda u: _f32_from_bits(np.uint32(u))
+
+
+@njit(cache=True, inline="always")
+def kind_size(kind):
+    """Bytes of one element of kernel kind `kind`."""
+    return _KIND_SIZES[kind]
 
 
 # --- rounding with the overflow modes (SPEC 5.2, D6, D20) ------------------------------------------------------

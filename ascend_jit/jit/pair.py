@@ -3,9 +3,8 @@ each; a masked lane counts as +0 (D19); a pair with both lanes masked is kept or
 import numpy as np
 from numba import njit
 
-from .add import kind_size
 from .addressing import lane_active, lane_offset
-from .numerics import KIND_HALF, half_bits_to_f32, half_store_bits, round_half
+from .numerics import KIND_HALF, half_bits_to_f32, half_store_bits, kind_size, round_half
 from .values import combine, load, store
 
 

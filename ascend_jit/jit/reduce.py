@@ -13,9 +13,9 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from .add import kind_size
 from .addressing import lane_active
-from .numerics import KIND_HALF, float_store_bits, half_bits_to_f32, half_store_bits, round_half
+from .numerics import (KIND_HALF, float_store_bits, half_bits_to_f32, half_store_bits, kind_size,
+                       round_half)
 from .values import combine, load, store
 
 ALG_TREE_SEQ = 0        # A2/A3 count form (SPEC 4.2, D1)

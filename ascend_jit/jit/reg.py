@@ -12,8 +12,8 @@ import numpy as np
 from numba import njit
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
-from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32,
-                       f32_bits, float_store_bits, half_bits_to_f32, half_store_bits, round_half)
+from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, f32_bits,
+                       float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
 
 VL = 256
 SCRATCH = 2 * VL     # bytes VL..2*VL: float32 scratch of the reductions (no allocation per call)
@@ -25,14 +25,6 @@ ZEROING, MERGING = 0, 1
 # MaskPattern (SPEC 7.2): ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15
 _PATTERN_VL = np.array([0, 1, 2, 3, 4, 8, 16, 32, 64, 128], np.int64)
 PAT_M3, PAT_M4, PAT_H, PAT_Q, PAT_ALLF = 10, 11, 12, 13, 15
-_SIZES = np.array([2, 4, 2, 1, 1, 2, 2, 4, 4, 8, 8], np.int64)
-
-
-@njit(cache=True)
-def kind_size(kind):
-    return _SIZES[kind]
-
-
 @njit(cache=True)
 def new_register(kind):
     reg = np.zeros(REG_BYTES, np.uint8)
