@@ -18,6 +18,11 @@ CTRL_INT_SATURATE = 53   # D6 / audit 7: CTRL[53] 1 = int16/int32 saturate, 0 = 
 CTRL_COUNTER_MODE = 56   # SPEC 2.6: CTRL[56] 1 = counter mode
 
 
+# Tensor bounds (issue 11, decisions.md "Tensor bounds"): "tensor" = every byte a call touches through an operand lies
+# inside that operand's tensor; "ub" = only the UB limit applies (kernels that rely on the hardware's laxity).
+BOUNDS_RULES = ("tensor", "ub")
+
+
 class MaskMode(enum.Enum):
     NORMAL = 0
     COUNTER = 1
@@ -53,8 +58,12 @@ def current_core(api="current_core"):
 class Core:
     """One AI Core. `aj.Core("atlas-a2")`; aliases such as "910B" work (D13)."""
 
-    def __init__(self, device="atlas-a2"):
+    def __init__(self, device="atlas-a2", bounds="tensor"):
         self.spec = get_device(device)
+        if bounds not in BOUNDS_RULES:
+            raise ParameterError("Core", "bounds", bounds, legal=" or ".join(map(repr, BOUNDS_RULES)),
+                                 device=self.spec.name)
+        self.bounds = bounds
         self.device = self.spec.name
         self.ub = np.zeros(self.spec.ub_bytes, dtype=np.uint8)
         self.ctrl = 0 if self.spec.half_saturating_default else 1 << CTRL_HALF_INF_NAN

@@ -247,6 +247,39 @@ def check_inside_ub(api, spec, op):
     return ext
 
 
+def check_tensor_bounds(api, core, op, tensor, ext=None):
+    """Every byte the call touches through `tensor` (operand `op`, extent `ext` = op.extent() when not given) lies in
+    [tensor.addr, tensor.addr + tensor.nbytes) unless the core was made with bounds="ub" (decisions.md "Tensor
+    bounds"). The error names the operand, the first byte outside and the repeat that reaches it."""
+    if core.bounds == "ub":
+        return
+    if ext is None:
+        ext = op.extent()
+    if ext is None:
+        return
+    lo, hi = tensor.addr, tensor.addr + tensor.nbytes
+    if lo <= ext[0] and ext[1] <= hi:
+        return
+    if ext[0] < lo:
+        first, where = ext[0], "repeat 0"
+    else:
+        first, where = hi, f"repeat {_first_repeat_reaching(op, hi)}"
+    raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=core.device,
+                           legal=f"inside {op.name}'s tensor [{lo}, {hi}) ({tensor.size} x {tensor.dtype.name}); "
+                                 "make the core with bounds=\"ub\" to allow strides past a tensor",
+                           detail=f"byte {first} lies outside {op.name}, reached by {where}")
+
+
+def _first_repeat_reaching(op, end):
+    """The first repeat of `op` that touches a byte at or after `end` (closed form over the repeat stride)."""
+    full = _offset_span(op.size, op.blk, op.lo, op.hi, -1)
+    if full is None or op.rep == 0:
+        return 0
+    # repeat i ends at base + i*rep*32 + full[1]; the first i with that end > end
+    i = max(0, -(-(end - op.base - full[1] + 1) // (op.rep * 32)))
+    return min(i, max(op.repeat - 1, 0))
+
+
 def check_overlap(api, spec, dst, src, dst_ext, src_ext, src_may_accumulate=False):
     """SPEC 8.2: within one repeat dst and src overlap 100% or not at all; an earlier repeat's dst is never a later
     repeat's src. src_may_accumulate: the Add/src1 exception (dst over src1 with a repeat stride of 0)."""

@@ -1,0 +1,116 @@
+"""Scalar arguments of the tensor-scalar, fill, compare/select and padding APIs (SPEC-2 D29).
+
+A numpy scalar of exactly the operand dtype is used bit for bit. A Python float (or a numpy float of another width)
+is converted to the operand type with one RNE rounding (overflow to +-inf, never saturated, subnormals kept, NaN to
+the canonical NaN of decisions.md). A Python int for a float operand is converted the same way (exactly: no detour
+through a double that could round twice); for an integer operand it must lie in the type's range. bool is refused.
+"""
+import math
+import struct
+
+import numpy as np
+
+from ..errors import ParameterError
+
+_CANONICAL_NAN = {"half": 0x7E00, "float": 0x7FC00000, "bfloat16": 0x7FC0}
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def scalar_bits(api, spec, dtype, value, name="scalar"):
+    """The operand-dtype bit pattern (a Python int, unsigned) of a scalar argument, per D29."""
+    device = spec.name if spec is not None else None
+    if isinstance(value, (bool, np.bool_)):
+        raise ParameterError(api, name, value, legal=f"a {dtype.name} value (bool is refused, SPEC-2 D29)",
+                             device=device)
+    if isinstance(value, np.generic) and value.dtype == dtype.np_dtype:
+        return int(np.asarray(value).view(_UINT[dtype.size]))  # D29: the exact dtype is used bit for bit
+    if dtype.is_float:
+        exact = _as_exact_real(api, device, dtype, value, name)
+        return _round_to_float_bits(dtype.name, exact)
+    if isinstance(value, (int, np.integer)):
+        v = int(value)
+        bits = dtype.size * 8
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if dtype.is_signed else (0, (1 << bits) - 1)
+        if not lo <= v <= hi:
+            raise ParameterError(api, name, v, legal=f"[{lo}, {hi}] for {dtype.name} (no implicit wrap, SPEC-2 D29)",
+                                 device=device)
+        return v & ((1 << bits) - 1)
+    raise ParameterError(api, name, value, legal=f"an integer in the range of {dtype.name} (SPEC-2 D29: floats and "
+                         "other types are refused for integer operands)", device=device)
+
+
+def scalar_value(api, spec, dtype, value, name="scalar"):
+    """The same scalar as a numpy scalar of the operand dtype (bits of `scalar_bits`)."""
+    bits = scalar_bits(api, spec, dtype, value, name)
+    return np.array(bits, dtype=_UINT[dtype.size]).view(dtype.np_dtype)[()]
+
+
+def _as_exact_real(api, device, dtype, value, name):
+    """A float (possibly inf/nan) or an int, holding the argument's exact value."""
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, float):
+        return value
+    if isinstance(value, np.floating) or type(value).__module__ == "ml_dtypes":
+        try:
+            as_double = float(value)
+        except (TypeError, ValueError):
+            as_double = None
+        if as_double is not None and (isinstance(value, np.floating) is False or np.finfo(value.dtype).bits <= 64):
+            return as_double  # every numpy float up to 64 bits (and ml_dtypes' types) is exact as a double
+    raise ParameterError(api, name, value, legal=f"a {dtype.name} value: a Python float or int, or a numpy scalar "
+                         "(SPEC-2 D29)", device=device)
+
+
+def _round_to_float_bits(name, x):
+    """RNE of the exact real x (int or double) to half / float / bfloat16 bits; overflow to inf (D29)."""
+    if isinstance(x, float) and math.isnan(x):
+        return _CANONICAL_NAN[name]
+    if isinstance(x, int):
+        x = _int_to_double_round_odd(x)
+    with np.errstate(over="ignore"):
+        if name == "half":
+            return int(np.array(np.float64(x)).astype(np.float16).view(np.uint16))  # numpy rounds double->half once
+        if name == "float":
+            return int(np.array(np.float64(x)).astype(np.float32).view(np.uint32))
+    return _f32_odd_to_bf16(_double_to_f32_round_odd(x))
+
+
+def _int_to_double_round_odd(n):
+    """Round-to-odd of an int to 53 bits: a later RNE to <= 51 bits then rounds once (no double rounding)."""
+    m = abs(n)
+    if m.bit_length() <= 53:
+        return float(n)
+    shift = m.bit_length() - 53
+    top = m >> shift
+    if m & ((1 << shift) - 1):
+        top |= 1
+    if shift > 1100:
+        return math.copysign(math.inf, n)
+    return math.copysign(math.ldexp(float(top), shift), n)
+
+
+def _double_to_f32_round_odd(x):
+    """float32 bits of x rounded to odd (exactly representable results unchanged)."""
+    if math.isinf(x):
+        return 0x7F800000 | (0x80000000 if x < 0 else 0)
+    with np.errstate(over="ignore"):
+        bits = int(np.array(np.float32(x)).view(np.uint32))
+    sign = bits & 0x80000000
+    mag = bits & 0x7FFFFFFF
+    nearest = struct.unpack("<f", struct.pack("<I", mag))[0]
+    ax = abs(x)
+    if nearest == ax:
+        return bits
+    if nearest > ax:   # RNE rounded away from zero (possibly to inf): step back towards zero
+        mag -= 1
+    return sign | mag | 1
+
+
+def _f32_odd_to_bf16(bits):
+    mag = bits & 0x7FFFFFFF
+    sign = (bits >> 16) & 0x8000
+    if mag > 0x7F800000:
+        return 0x7FC0
+    rounded = (mag + 0x7FFF + ((mag >> 16) & 1)) >> 16
+    return sign | min(rounded, 0x7F80)

@@ -1,0 +1,147 @@
+"""Fidelity as data (SPEC-2 section 0.3, D69): for every instruction a device offers, whether the emulator claims the
+device's bits (BIT_EXACT) or follows the modelling rule of D37-D40 (MODELLED: the exact result rounded once, the
+documented special values, the subnormal rule and the stage saturation; not claimed bit-exact).
+
+`FIDELITY[(api, device)]` is a `FidelityRule`; `fidelity(api, device, dtype=None, config=None, round_mode=None)`
+answers for one call shape. An API a device does not offer (SPEC-2 1.9) has no entry.
+"""
+import enum
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from .devices import get_device
+from .errors import ParameterError
+
+
+class Fidelity(enum.Enum):
+    BIT_EXACT = "BIT-EXACT"
+    MODELLED = "MODELLED"
+
+    def __str__(self):
+        return self.value
+
+
+BIT_EXACT, MODELLED = Fidelity.BIT_EXACT, Fidelity.MODELLED
+
+D950, A3, A2, B310, P310, T910 = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore",
+                                  "atlas-training")
+ALL_DEVICES = (D950, A3, A2, B310, P310, T910)
+NOT_910 = (D950, A3, A2, B310, P310)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A call shape that overrides the default level: every field that is not None must match."""
+    level: Fidelity
+    dtypes: tuple = None       # dtype names (the destination's unless stated)
+    configs: tuple = None      # algorithm names (e.g. "DIFF_COMPENSATION")
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class FidelityRule:
+    api: str
+    device: str
+    default: Fidelity
+    conditions: tuple = ()
+    note: str = ""
+
+    def level(self, dtype=None, config=None, round_mode=None):
+        name = getattr(dtype, "name", dtype)
+        algo = getattr(config, "algo", config)
+        algo = getattr(algo, "name", algo)
+        for c in self.conditions:
+            if c.dtypes is not None and (name is None or name not in c.dtypes):
+                continue
+            if c.configs is not None and (algo is None or algo not in c.configs):
+                continue
+            return c.level
+        return self.default
+
+    def describe(self):
+        parts = [str(self.default)]
+        for c in self.conditions:
+            when = []
+            if c.dtypes is not None:
+                when.append("/".join(c.dtypes))
+            if c.configs is not None:
+                when.append("/".join(c.configs))
+            parts.append(f"{c.level} for {' '.join(when)}")
+        return "; ".join(parts) + (f" ({self.note})" if self.note else "")
+
+
+_rules = {}
+
+
+def _row(apis, devices, default, *conditions, note=""):
+    for api in apis:
+        for device in devices:
+            _rules[(api, device)] = FidelityRule(api, device, default, tuple(conditions), note)
+
+
+# --- the first release (SPEC.md): every form bit-exact --------------------------------------------------------------
+_row(("Add", "ReduceSum", "ReducePairElem"), ALL_DEVICES, BIT_EXACT)
+_row(("Reg.ReduceDataBlock",), (D950,), BIT_EXACT)
+
+# --- SPEC-2 0.3, row by row (availability from 1.9) ----------------------------------------------------------------
+_row(("Sub", "Max", "Min", "Adds", "Abs", "Relu", "And", "Or", "Duplicate"), ALL_DEVICES, BIT_EXACT)
+_row(("Maxs", "Mins"), NOT_910, BIT_EXACT)
+_row(("Brcb",), (D950, A3, A2, P310), BIT_EXACT)
+_row(("Mul", "Muls"), ALL_DEVICES, BIT_EXACT)
+_row(("LeakyRelu", "AddRelu", "SubRelu"), NOT_910, BIT_EXACT)
+_row(("Div",), (D950,), MODELLED,
+     Condition(BIT_EXACT, dtypes=("float",), configs=("DIFF_COMPENSATION", "PRECISION_0ULP_FTZ_TRUE",
+                                                       "PRECISION_0ULP_FTZ_FALSE")),
+     note="D37, D48: INTRINSIC, PRECISION_1ULP_*, half and integer Div are MODELLED")
+_row(("Div",), (A3, A2, B310, P310, T910), MODELLED, note="D37")
+_row(("Exp", "Ln", "Reciprocal"), (D950,), MODELLED, note="D37: 1 ulp documented")
+_row(("Exp", "Ln", "Reciprocal"), (A3, A2, B310, P310, T910), MODELLED, note="D37")
+_row(("Sqrt",), (D950,), MODELLED,
+     Condition(BIT_EXACT, dtypes=("float",), configs=("FAST_INVERSE", "PRECISION_0ULP_FTZ_FALSE")), note="D49")
+_row(("Sqrt",), (A3, A2, B310, P310, T910), MODELLED, note="D37")
+_row(("Rsqrt",), ALL_DEVICES, MODELLED, note="D37, D40")
+# Multiply-add: same-type half/float is an fma on the 950, D39 elsewhere; half inputs into a float dst are exact.
+_MIXED = Condition(BIT_EXACT, dtypes=("half->float",), note="product exact in float, one rounding")
+_row(("MulAddDst", "FusedMulAdd"), (D950,), BIT_EXACT,
+     Condition(MODELLED, dtypes=("bfloat16",), note="FusedMulAdd bf16"), note="fma (RegPrec)")
+_row(("Axpy",), (D950,), BIT_EXACT, note="fma (RegPrec); bf16 by D40")
+_row(("MulAddDst",), (A3, A2, P310), MODELLED, _MIXED, note="D39")
+_row(("MulAddDst",), (B310,), MODELLED, Condition(BIT_EXACT, dtypes=("int16", "uint16", "int32", "uint32")),
+     note="D39")
+_row(("FusedMulAdd",), (A3, A2, B310, P310), MODELLED, note="D39")
+_row(("Axpy",), (A3, A2, B310, P310, T910), MODELLED, _MIXED, note="D39")
+_row(("Cast",), ALL_DEVICES, BIT_EXACT)
+_row(("Compare", "Select"), ALL_DEVICES, BIT_EXACT)
+_row(("Compares", "Gather", "GatherMask"), NOT_910, BIT_EXACT)
+_row(("DataCopyPad",), (D950, A3, A2, B310), BIT_EXACT, note="the poison bytes of D56 are not claimed")
+_row(("ReduceRepeat", "ReduceDataBlock", "WholeReduceSum", "WholeReduceMax", "WholeReduceMin", "BlockReduceSum",
+      "BlockReduceMax", "BlockReduceMin"), ALL_DEVICES, BIT_EXACT)
+_row(("RepeatReduceSum",), (D950, A3, A2, P310, T910), BIT_EXACT)
+_row(("ReduceMax", "ReduceMin"), ALL_DEVICES, BIT_EXACT, note="a NaN result's index is a decision (D50, D52, D53)")
+_row(("GetReduceRepeatMaxMinSpr",), (A3, A2, P310), BIT_EXACT,
+     note="the index after ReduceMax/ReduceMin is a placeholder (D55)")
+_row(("Reg.Add", "Reg.Sub", "Reg.Mul", "Reg.Duplicate", "Reg.Reduce", "Reg.Cast", "Reg.LoadAlign", "Reg.StoreAlign",
+      "Reg.LoadUnAlign", "Reg.StoreUnAlign", "Reg.Load", "Reg.Store", "Reg.MaskReg"), (D950,), BIT_EXACT,
+     note="MaskReg layouts (D64) and DIST_PACK (D68) are decisions")
+
+FIDELITY = MappingProxyType(_rules)
+
+
+def fidelity(api, device, dtype=None, config=None, round_mode=None):
+    """The fidelity level of one call shape: `aj.fidelity("Div", "ascend950", "float", aj.DivAlgo.DIFF_COMPENSATION)`.
+
+    Mixed-width multiply-adds take dtype "half->float". round_mode is accepted for symmetry with Cast (every in-scope
+    Cast pair and mode is BIT_EXACT)."""
+    spec = get_device(device)
+    rule = FIDELITY.get((api, spec.name))
+    if rule is None:
+        offered = sorted({a for (a, d) in FIDELITY if d == spec.name})
+        raise ParameterError("fidelity", "api", api, legal=", ".join(offered), device=spec.name,
+                             detail="the device does not offer this instruction (SPEC-2 1.9)")
+    return rule.level(dtype, config, round_mode)
+
+
+def table_rows():
+    """(api, {device: description}) rows for `ascend-jit devices --fidelity`."""
+    apis = sorted({a for a, _ in FIDELITY})
+    return [(api, {d: FIDELITY[(api, d)].describe() for d in ALL_DEVICES if (api, d) in FIDELITY}) for api in apis]
