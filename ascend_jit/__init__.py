@@ -17,8 +17,8 @@ from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSu
                    ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetSaturationFlag, SetVectorMask,
                    current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
-from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, StateError,
-                     UnsupportedDeviceError, UnsupportedDTypeError)
+from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, ReadOnlyError,
+                     StateError, UnsupportedDeviceError, UnsupportedDTypeError)
 from .launch import launch
 from .order import ReduceOrder, explain_reduce_order
 from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
@@ -28,7 +28,7 @@ __all__ = [
     "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
-    "OverlapError", "ParameterError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType", "Reg", "ResetMask",
+    "OverlapError", "ParameterError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType", "ReadOnlyError", "Reg", "ResetMask",
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
     "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "TQue", "UnsupportedDTypeError",
     "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "testing",

@@ -112,13 +112,17 @@ class Core:
         if not self.spec.set_saturation_flag_api:
             raise UnsupportedDeviceError("SetSaturationFlag", "device", self.device, legal="atlas-a2, atlas-a3",
                                          detail="SetSaturationFlag is not offered here (D21; on the 950 use SetCtrlSpr)")
-        mode = SaturationMode(mode) if not isinstance(mode, SaturationMode) else mode
+        from .api._common import as_enum, as_flag
+        enable_sat = as_flag("SetSaturationFlag", self.spec, "enableSat", enable_sat)
+        mode = as_enum("SetSaturationFlag", self.spec, "mode", mode, SaturationMode)
         if mode is SaturationMode.FLOAT:
             self._set_bit(CTRL_HALF_INF_NAN, not enable_sat)
         elif mode is SaturationMode.INT:
-            self._set_bit(CTRL_INT_SATURATE, bool(enable_sat))
+            self._set_bit(CTRL_INT_SATURATE, enable_sat)
 
     def GetSaturationFlag(self, mode=SaturationMode.FLOAT):
+        from .api._common import as_enum
+        mode = as_enum("GetSaturationFlag", self.spec, "mode", mode, SaturationMode)
         return self.int_saturating if mode is SaturationMode.INT else self.half_saturating
 
     def SetCtrlSpr(self, start_bit, end_bit, value):
@@ -128,49 +132,57 @@ class Core:
         if not bits:
             raise UnsupportedDeviceError("SetCtrlSpr", "device", self.device, legal="atlas-a2, atlas-a3, ascend950",
                                          detail="the overflow mode of this device cannot be switched (D4, D6)")
+        from .api._common import as_int
+        start_bit = as_int("SetCtrlSpr", self.spec, "startBit", start_bit, 0, 63)
+        end_bit = as_int("SetCtrlSpr", self.spec, "endBit", end_bit, 0, 63)
+        value = as_int("SetCtrlSpr", self.spec, "value", value, 0, 1)
         if start_bit != end_bit or start_bit not in bits:
             raise ParameterError("SetCtrlSpr", "bits", (start_bit, end_bit), legal=f"a single bit in {bits}",
                                  device=self.device)
-        if value not in (0, 1):
-            raise ParameterError("SetCtrlSpr", "value", value, legal="0 or 1", device=self.device)
         self._set_bit(start_bit, value)
 
     def GetCtrlSpr(self, start_bit, end_bit):
+        from .api._common import as_int
+        start_bit = as_int("GetCtrlSpr", self.spec, "startBit", start_bit, 0, 63)
+        end_bit = as_int("GetCtrlSpr", self.spec, "endBit", end_bit, start_bit, 63)
         return (self.ctrl >> start_bit) & ((1 << (end_bit - start_bit + 1)) - 1)
 
     # --- mask register (SPEC 2) ---------------------------------------------------------------------------------
     def SetVectorMask(self, *args, dtype="half", mode=MaskMode.NORMAL):
         """`SetVectorMask(len)` (continuous; in counter mode the element count) or `SetVectorMask(high, low)`."""
+        from .api._common import as_enum, as_int
         self.spec.require_supported("SetVectorMask")
+        dt.resolve(dtype, "SetVectorMask")
+        mode = as_enum("SetVectorMask", self.spec, "mode", mode, MaskMode)
         if len(args) == 1:
-            length = int(args[0])
-            if length < 0:
-                raise ParameterError("SetVectorMask", "len", length, legal=">= 0", device=self.device)
+            length = as_int("SetVectorMask", self.spec, "len", args[0], 0, ALL_ONES)
             if mode is MaskMode.COUNTER or self.counter_mode:
                 self.mask_high, self.mask_low = 0, length
             else:
                 self.mask_high, self.mask_low = continuous_mask_words(length)
         elif len(args) == 2:
-            high, low = (int(a) for a in args)
-            for name, word in (("maskHigh", high), ("maskLow", low)):
-                if not 0 <= word <= ALL_ONES:
-                    raise ParameterError("SetVectorMask", name, word, legal="[0, 2**64-1]", device=self.device)
+            high, low = (as_int("SetVectorMask", self.spec, name, a, 0, ALL_ONES)
+                         for name, a in zip(("maskHigh", "maskLow"), args))
             self.mask_high, self.mask_low = high, low
         else:
             raise ParameterError("SetVectorMask", "args", args, legal="(len) or (maskHigh, maskLow)", device=self.device)
         self.mask_defined = True
 
     def ResetMask(self):
+        self.spec.require_supported("ResetMask")  # D13: the vector core offers no API
         self.mask_high, self.mask_low, self.mask_defined = ALL_ONES, ALL_ONES, True
 
     def SetMaskCount(self):
+        self.spec.require_supported("SetMaskCount")
         self._set_bit(CTRL_COUNTER_MODE, 1)
 
     def SetMaskNorm(self):
+        self.spec.require_supported("SetMaskNorm")
         self._set_bit(CTRL_COUNTER_MODE, 0)
 
     def GetReduceRepeatSumSpr(self):
         """The count-form ReduceSum's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal)."""
+        self.spec.require_supported("GetReduceRepeatSumSpr")
         return self.acc_val
 
     def _after_count_call(self, last_mask_len=None):
@@ -181,15 +193,16 @@ class Core:
         if effect == "tail":
             self.mask_high, self.mask_low = continuous_mask_words(last_mask_len)
         else:
-            if self.counter_mode:
-                self.SetMaskNorm()
+            self._set_bit(CTRL_COUNTER_MODE, 0)
             self.mask_high = self.mask_low = ALL_ONES
         self.mask_defined = True
 
     # --- UB allocation ------------------------------------------------------------------------------------------
     def alloc(self, nbytes, api="alloc"):
         """First-fit allocation of a 32-byte aligned UB range (SPEC 8.2: UB operands are 32-B aligned)."""
-        need = max(32, (int(nbytes) + 31) // 32 * 32)
+        from .api._common import as_int
+        nbytes = as_int(api, self.spec, "bytes", nbytes, 0)
+        need = max(32, (nbytes + 31) // 32 * 32)
         for i, (addr, size) in enumerate(self._free):
             if size >= need:
                 rest = (addr + need, size - need)
@@ -216,18 +229,22 @@ class Core:
 
     def local_tensor(self, dtype, n, addr=None, position=None):
         """A LocalTensor of n elements: at `addr` (any byte address; alignment is the APIs' business) or allocated."""
+        from .api._common import as_int
         from .tensor import LocalTensor, TPosition
         d = dt.resolve(dtype, "local_tensor")
-        n = int(n)
-        if n < 0:
-            raise ParameterError("local_tensor", "n", n, legal=">= 0", device=self.device)
+        n = as_int("local_tensor", self.spec, "n", n, 0, self.spec.ub_bytes // d.size)
         nbytes = n * d.size
+        position = TPosition.VECCALC if position is None else position
+        if not isinstance(position, TPosition):  # before allocating: a refusal leaves the allocator alone
+            raise ParameterError("local_tensor", "position", position, legal="an aj.TPosition", device=self.device)
         if addr is None:
             addr = self.alloc(nbytes, "local_tensor")
-        elif not (0 <= addr and addr + nbytes <= self.spec.ub_bytes):
-            raise OutOfBoundsError("local_tensor", "addr", addr, legal=f"addr + {nbytes} B within [0, {self.spec.ub_bytes}]",
-                                   device=self.device)
-        return LocalTensor(self, d, int(addr), n, position or TPosition.VECCALC)
+        else:
+            addr = as_int("local_tensor", self.spec, "addr", addr, 0, self.spec.ub_bytes)
+            if addr + nbytes > self.spec.ub_bytes:
+                raise OutOfBoundsError("local_tensor", "addr", addr, device=self.device,
+                                       legal=f"addr + {nbytes} B within [0, {self.spec.ub_bytes}]")
+        return LocalTensor(self, d, addr, n, position)
 
 
 def _state_call(name):

@@ -49,6 +49,7 @@ class DeviceSpec:
     pair_both_masked_zero: bool = False  # SPEC 2.4: pair with both lanes masked is written 0 (950, 310B) or kept
     pair_dst_rep_stride_zero: bool = True  # SPEC 6: dstRepStride 0 refused on Atlas training (910)
     mask_zero_refused: bool = False  # D14: the 950 refuses mask 0; elsewhere it is a NOP
+    count_ignores_is_set_mask: bool = False  # SPEC-2 D32: on the 950 is_set_mask has no effect on count forms
     count_mask_effect: str = COUNT_RESTORES_NORMAL  # SPEC 2.6, D22
     reg_api: bool = False            # SPEC 7: the Reg API exists on the 950 only
 
@@ -75,7 +76,7 @@ _DEVICES = (
         half_saturating_default=False, half_saturation_switchable=True, int_saturation_switchable=True,
         set_saturation_flag_api=False, ctrl_spr_bits=(48, 53), reduce_sum_count_algorithm=VADD_TREE,
         reduce_sum_highdim_algorithm=TREE_TREE_950, reduce_sum_highdim_repeat0="as-one", pair_both_masked_zero=True,
-        mask_zero_refused=True, count_mask_effect=COUNT_UNTOUCHED, reg_api=True),
+        mask_zero_refused=True, count_ignores_is_set_mask=True, count_mask_effect=COUNT_UNTOUCHED, reg_api=True),
     DeviceSpec(name="atlas-a3", product="Atlas A3 training / inference", aliases=("a3", "910c"), **_A2_COMMON),
     DeviceSpec(name="atlas-a2", product="Atlas A2 training / inference", aliases=("a2", "910b"), **_A2_COMMON),
     DeviceSpec(

@@ -47,3 +47,7 @@ class UnsupportedDeviceError(AscendJitError, ValueError):
 
 class StateError(AscendJitError, RuntimeError):
     """Misuse of emulator state: queues, freed tensors, an undefined mask register, no current core."""
+
+
+class ReadOnlyError(AscendJitError, AttributeError):
+    """An attempt to change a read-only attribute (a LocalTensor's placement, size, dtype or core)."""

@@ -5,17 +5,28 @@ addresses free (SPEC 8.2 general alignment rule).
 """
 from collections import deque
 
+from .api._common import INT32_MAX, as_int
 from .core import current_core
 from .dtypes import resolve
 from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 
-class _Lease:
-    __slots__ = ("addr", "nbytes", "alive")
+class _Buffer:
+    """One UB buffer of a queue or TBuf; `lease` is its current allocation (None when free)."""
+    __slots__ = ("addr", "nbytes", "lease")
 
     def __init__(self, addr, nbytes):
-        self.addr, self.nbytes, self.alive = addr, nbytes, False
+        self.addr, self.nbytes, self.lease = addr, nbytes, None
+
+
+class _Lease:
+    """One AllocTensor of a buffer. Freed, it stays dead: the next AllocTensor of the buffer makes a new lease, so a
+    stale handle can neither be used nor free the new owner's buffer (issue 12)."""
+    __slots__ = ("buffer", "alive")
+
+    def __init__(self, buffer):
+        self.buffer, self.alive = buffer, True
 
 
 class TPipe:
@@ -29,20 +40,30 @@ class TPipe:
         """`InitBuffer(que, num, len)` for a TQue, `InitBuffer(tbuf, len)` for a TBuf."""
         if isinstance(que_or_buf, TBuf):
             num, nbytes = 1, num_or_len
-        else:
+        elif isinstance(que_or_buf, TQue):
             num, nbytes = num_or_len, len_bytes
-        if not isinstance(num, int) or num < 1:
-            raise ParameterError("InitBuffer", "num", num, legal=">= 1", device=self.core.device)
-        if not isinstance(nbytes, int) or nbytes < 1:
-            raise ParameterError("InitBuffer", "len", nbytes, legal=">= 1 byte", device=self.core.device)
+        else:
+            raise ParameterError("InitBuffer", "que", type(que_or_buf).__name__, legal="an aj.TQue or aj.TBuf",
+                                 device=self.core.device)
+        ub = self.core.spec.ub_bytes
+        num = as_int("InitBuffer", self.core.spec, "num", num, 1, ub // 32)
+        nbytes = as_int("InitBuffer", self.core.spec, "len", nbytes, 1, ub)
         if que_or_buf.pipe is not None:
             raise StateError("InitBuffer", "queue", que_or_buf, detail="already initialised", device=self.core.device)
-        leases = []
-        for _ in range(num):
-            addr = self.core.alloc(nbytes, "InitBuffer")
-            self._addrs.append(addr)
-            leases.append(_Lease(addr, nbytes))
-        que_or_buf._bind(self, leases)
+        need = num * max(32, -(-nbytes // 32) * 32)
+        if need > sum(size for _, size in self.core._free):  # refuse before allocating any of the buffers
+            raise OutOfBoundsError("InitBuffer", "num * len", (num, nbytes), device=self.core.device,
+                                   legal=f"{need} B at most the free UB bytes")
+        buffers = []
+        try:
+            for _ in range(num):
+                buffers.append(_Buffer(self.core.alloc(nbytes, "InitBuffer"), nbytes))
+        except OutOfBoundsError:  # fragmented free space: give back what this call took
+            for b in buffers:
+                self.core.free(b.addr)
+            raise
+        self._addrs.extend(b.addr for b in buffers)
+        que_or_buf._bind(self, buffers)
 
     def Destroy(self):
         for addr in self._addrs:
@@ -61,13 +82,13 @@ class TQue:
     """`TQue<pos, depth>`: AllocTensor / EnQue / DeQue / FreeTensor over the buffers InitBuffer gave it."""
 
     def __init__(self, position=TPosition.VECIN, depth=1):
-        if not isinstance(depth, int) or depth < 1:
-            raise ParameterError("TQue", "depth", depth, legal=">= 1")
-        self.position, self.depth, self.pipe = position, depth, None
-        self._leases, self._queue = [], deque()
+        if not isinstance(position, TPosition):
+            raise ParameterError("TQue", "position", position, legal="an aj.TPosition")
+        self.position, self.depth, self.pipe = position, as_int("TQue", None, "depth", depth, 1, 2**16), None
+        self._buffers, self._queue = [], deque()
 
-    def _bind(self, pipe, leases):
-        self.pipe, self._leases = pipe, leases
+    def _bind(self, pipe, buffers):
+        self.pipe, self._buffers = pipe, buffers
 
     def _device(self):
         return self.pipe.core.device if self.pipe else None
@@ -76,14 +97,18 @@ class TQue:
         if self.pipe is None:
             raise StateError("AllocTensor", detail="queue has no buffers: call pipe.InitBuffer(que, num, len) first")
         d = resolve(dtype, "AllocTensor")
-        for lease in self._leases:
-            if not lease.alive:
-                lease.alive = True
-                return LocalTensor(self.pipe.core, d, lease.addr, lease.nbytes // d.size, self.position, lease)
-        raise StateError("AllocTensor", "buffers", len(self._leases), device=self._device(),
+        for buffer in self._buffers:
+            if buffer.lease is None:
+                lease = _Lease(buffer)
+                tensor = LocalTensor(self.pipe.core, d, buffer.addr, buffer.nbytes // d.size, self.position, lease)
+                buffer.lease = lease
+                return tensor
+        raise StateError("AllocTensor", "buffers", len(self._buffers), device=self._device(),
                          detail="every buffer of this queue is in use (FreeTensor one first)")
 
     def EnQue(self, tensor):
+        if not isinstance(tensor, LocalTensor):
+            raise ParameterError("EnQue", "tensor", type(tensor).__name__, legal="a LocalTensor", device=self._device())
         tensor.check_alive("EnQue")
         if len(self._queue) >= self.depth:
             raise StateError("EnQue", "depth", self.depth, detail="queue is full", device=self._device())
@@ -97,12 +122,14 @@ class TQue:
         return tensor if dtype is None else tensor.ReinterpretCast(dtype)
 
     def FreeTensor(self, tensor):
-        lease = tensor._lease
-        if lease is None or lease not in self._leases:
+        lease = tensor._lease if isinstance(tensor, LocalTensor) else None
+        if lease is None or not any(lease.buffer is b for b in self._buffers):
             raise StateError("FreeTensor", "tensor", tensor, detail="not allocated by this queue", device=self._device())
         if not lease.alive:
-            raise StateError("FreeTensor", "tensor", tensor, detail="double free", device=self._device())
+            raise StateError("FreeTensor", "tensor", tensor, detail="double free (or a tensor freed earlier)",
+                             device=self._device())
         lease.alive = False
+        lease.buffer.lease = None
 
     def VacantInQue(self):
         return len(self._queue) < self.depth
@@ -115,21 +142,22 @@ class TBuf:
     """`TBuf<pos>`: one buffer, `Get(dtype[, count])` returns a tensor over it."""
 
     def __init__(self, position=TPosition.VECCALC):
-        self.position, self.pipe, self._lease = position, None, None
+        if not isinstance(position, TPosition):
+            raise ParameterError("TBuf", "position", position, legal="an aj.TPosition")
+        self.position, self.pipe, self._buffer = position, None, None
 
-    def _bind(self, pipe, leases):
-        self.pipe, self._lease = pipe, leases[0]
-        self._lease.alive = True
+    def _bind(self, pipe, buffers):
+        self.pipe, self._buffer = pipe, buffers[0]
 
     def Get(self, dtype, count=None):
         if self.pipe is None:
             raise StateError("TBuf.Get", detail="call pipe.InitBuffer(tbuf, len) first")
         d = resolve(dtype, "TBuf.Get")
-        cap = self._lease.nbytes // d.size
-        n = cap if count is None else count
-        if not 0 <= n <= cap:
+        cap = self._buffer.nbytes // d.size
+        n = cap if count is None else as_int("TBuf.Get", self.pipe.core.spec, "count", count, 0)
+        if n > cap:
             raise OutOfBoundsError("TBuf.Get", "count", n, legal=f"[0, {cap}]", device=self.pipe.core.device)
-        return LocalTensor(self.pipe.core, d, self._lease.addr, n, self.position)
+        return LocalTensor(self.pipe.core, d, self._buffer.addr, n, self.position)
 
 
 class DataCopyParams:
@@ -144,45 +172,44 @@ def _gm_bytes(gm):
 
 
 def DataCopy(dst, src, count_or_params):
-    """GM -> UB or UB -> GM (or UB -> UB): `DataCopy(dst, src, count)` or `DataCopy(dst, src, DataCopyParams(...))`."""
+    """GM -> UB or UB -> GM (or UB -> UB): `DataCopy(dst, src, count)` or `DataCopy(dst, src, DataCopyParams(...))`.
+    Every check (operand types, ranges, the far end of the copy in closed form) runs before the first byte moves."""
     api = "DataCopy"
-    if isinstance(count_or_params, DataCopyParams):
-        p = count_or_params
-        runs = [(i * (p.blockLen + p.srcStride) * 32, i * (p.blockLen + p.dstStride) * 32, p.blockLen * 32)
-                for i in range(p.blockCount)]
-        # devkit CheckDataCopyParams: blockCount is 12 bits and at least 1; the rest are uint16 (decisions.md)
-        for name, v, lo, hi in (("blockCount", p.blockCount, 1, 4095), ("blockLen", p.blockLen, 1, 65535),
-                                ("srcStride", p.srcStride, 0, 65535), ("dstStride", p.dstStride, 0, 65535)):
-            if not isinstance(v, int) or not lo <= v <= hi:
-                raise ParameterError(api, name, v, legal=f"[{lo}, {hi}]")
-    else:
-        count = count_or_params
-        esize = src.dtype.size
-        if not isinstance(count, (int,)) or count < 0:
-            raise ParameterError(api, "count", count, legal=">= 0")
-        if (count * esize) % 32:
-            raise AlignmentError(api, "count", count, legal=f"count * {esize} B a multiple of 32 B "
-                                 "(DataCopy moves whole DataBlocks; pad the data)")
-        runs = [(0, 0, count * esize)]
-    if src.dtype.size != dst.dtype.size:
-        raise ParameterError(api, "dtype", (src.dtype.name, dst.dtype.name), legal="src and dst of the same size")
-    ends = []
+    device = None
     for side, t in (("dst", dst), ("src", src)):
         if isinstance(t, LocalTensor):
             t.check_alive(api)
+            device = t.core.device
+        elif not isinstance(t, GlobalTensor) or t.array is None:
+            raise ParameterError(api, side, type(t).__name__, legal="a LocalTensor or a GlobalTensor with a buffer")
+    if src.dtype.size != dst.dtype.size:
+        raise ParameterError(api, "dtype", (src.dtype.name, dst.dtype.name), legal="src and dst of the same size",
+                             device=device)
+    if isinstance(count_or_params, DataCopyParams):
+        p = count_or_params
+        # devkit CheckDataCopyParams: blockCount is 12 bits and at least 1; the rest are uint16 (decisions.md)
+        count, length, src_gap, dst_gap = (as_int(api, device, name, v, lo, hi) for name, v, lo, hi in (
+            ("blockCount", p.blockCount, 1, 4095), ("blockLen", p.blockLen, 1, 65535),
+            ("srcStride", p.srcStride, 0, 65535), ("dstStride", p.dstStride, 0, 65535)))
+        runs = [(i * (length + src_gap) * 32, i * (length + dst_gap) * 32, length * 32) for i in range(count)]
+    else:
+        count = as_int(api, device, "count", count_or_params, 0, INT32_MAX)
+        esize = src.dtype.size
+        if (count * esize) % 32:
+            raise AlignmentError(api, "count", count, legal=f"count * {esize} B a multiple of 32 B "
+                                 "(DataCopy moves whole DataBlocks; pad the data)", device=device)
+        runs = [(0, 0, count * esize)]
+    for side, t, index in (("dst", dst, 1), ("src", src, 0)):
+        if isinstance(t, LocalTensor):
             if t.addr % 32:
                 raise AlignmentError(api, f"{side} address", t.addr, legal="32-byte aligned UB address",
                                      device=t.core.device)
             limit = t.nbytes
-        elif isinstance(t, GlobalTensor):
-            limit = t.array.nbytes
         else:
-            raise ParameterError(api, side, type(t).__name__, legal="LocalTensor or GlobalTensor")
-        far = max((s if side == "src" else d) + n for s, d, n in runs) if runs else 0
+            limit = t.array.nbytes
+        far = runs[-1][index] + runs[-1][2]  # the last run ends furthest (offsets grow with the run index)
         if far > limit:
-            raise OutOfBoundsError(api, side, t, legal=f"at most {limit} bytes (the copy needs {far})",
-                                   device=getattr(getattr(t, "core", None), "device", None))
-        ends.append(t)
+            raise OutOfBoundsError(api, side, t, legal=f"at most {limit} bytes (the copy needs {far})", device=device)
     src_bytes = src.core.ub[src.addr:src.addr + src.nbytes] if isinstance(src, LocalTensor) else _gm_bytes(src)
     dst_bytes = dst.core.ub[dst.addr:dst.addr + dst.nbytes] if isinstance(dst, LocalTensor) else _gm_bytes(dst)
     for s, d, n in runs:

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from .api._common import INT32_MAX, UINT64_MAX, as_enum, as_int
 from .core import current_core
 from .dtypes import resolve
 from .errors import ParameterError, StateError, UnsupportedDeviceError
@@ -70,7 +71,11 @@ class MaskReg:
     """A 256-bit predicate register: bit i predicates register byte i (SPEC 7.1)."""
 
     def __init__(self, words=(0, 0, 0, 0)):
-        self.words = tuple(np.uint64(w) for w in words)
+        if not isinstance(words, (tuple, list, np.ndarray)) or np.ndim(words) != 1 or len(words) != 4:
+            raise ParameterError("MaskReg", "words", words, legal="4 integer 64-bit words (256 predicate bits)",
+                                 device=DEVICE)
+        self.words = tuple(np.uint64(as_int("MaskReg", DEVICE, f"words[{i}]", w, 0, UINT64_MAX))
+                           for i, w in enumerate(words))
 
     def lanes(self, dtype):
         """Indices of the active lanes for elements of `dtype`."""
@@ -105,20 +110,21 @@ def _ub_address(api, tensor, offset):
         raise ParameterError(api, "tensor", type(tensor).__name__, legal="a LocalTensor", device=DEVICE)
     tensor.check_alive(api)
     _device_check(api, tensor.core)
-    return tensor.core, tensor.addr + int(offset) * tensor.dtype.size
+    offset = as_int(api, DEVICE, "offset", offset, -INT32_MAX - 1, INT32_MAX)  # int32 (bounds: the kernel's check)
+    return tensor.core, tensor.addr + offset * tensor.dtype.size
 
 
 # --- plain-Python entry points (the debugging path) -----------------------------------------------------------
 def UpdateMask(dtype, n):
     """`mask, n = UpdateMask(dtype, n)`: the lowest min(n, VL_T) lanes; n decremented (SPEC 7.2)."""
-    if not isinstance(n, (int, np.integer)) or not 0 <= n <= 2**32 - 1:
-        raise ParameterError("UpdateMask", "n", n, legal="[0, 2**32-1] (uint32)", device=DEVICE)
-    words, rest = impl.update_mask(_kind(dtype, "UpdateMask"), int(n))
+    n = as_int("UpdateMask", DEVICE, "n", n, 0, 2**32 - 1)  # uint32
+    words, rest = impl.update_mask(_kind(dtype, "UpdateMask"), n)
     return MaskReg(words), rest
 
 
 def CreateMask(dtype, pattern=MaskPattern.ALL):
-    return MaskReg(impl.create_mask(_kind(dtype, "CreateMask"), int(MaskPattern(pattern))))
+    pattern = as_enum("CreateMask", DEVICE, "pattern", pattern, MaskPattern)
+    return MaskReg(impl.create_mask(_kind(dtype, "CreateMask"), int(pattern)))
 
 
 def LoadAlign(reg, tensor, offset=0):
@@ -145,9 +151,10 @@ def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=Mas
         _device_check("ReduceDataBlock", core)
     if not isinstance(mask, MaskReg):
         raise ParameterError("ReduceDataBlock", "mask", type(mask).__name__, legal="an aj.Reg.MaskReg", device=DEVICE)
+    reduce_type = as_enum("ReduceDataBlock", DEVICE, "reduce_type", reduce_type, ReduceType)
+    mode = as_enum("ReduceDataBlock", DEVICE, "mode", mode, MaskMergeMode)
     impl.reduce_data_block(_reg("ReduceDataBlock", "dst_reg", dst_reg).data,
-                           _reg("ReduceDataBlock", "src_reg", src_reg).data, mask.words, int(ReduceType(reduce_type)),
-                           int(MaskMergeMode(mode)))
+                           _reg("ReduceDataBlock", "src_reg", src_reg).data, mask.words, int(reduce_type), int(mode))
 
 
 # --- the same names inside @simd_vf functions ------------------------------------------------------------------

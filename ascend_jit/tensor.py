@@ -4,7 +4,7 @@ import enum
 import numpy as np
 
 from . import dtypes as dt
-from .errors import OutOfBoundsError, ParameterError, StateError
+from .errors import OutOfBoundsError, ParameterError, ReadOnlyError, StateError
 
 
 class TPosition(enum.Enum):
@@ -18,11 +18,38 @@ class LocalTensor:
     """dtype, byte address and element count on one core's UB. `t[a:b]` is a sub-tensor, `t[:] = x` copies host
     data in, `t.numpy()` copies it out. A tensor handed back to its queue (FreeTensor) refuses further use."""
 
-    __slots__ = ("core", "dtype", "addr", "size", "position", "_lease")
+    __slots__ = ("_core", "_dtype", "_addr", "_size", "_position", "_lease")
 
     def __init__(self, core, dtype, addr, size, position=TPosition.VECCALC, lease=None):
-        self.core, self.dtype, self.addr, self.size, self.position = core, dtype, addr, size, position
-        self._lease = lease  # a queue buffer lease; lease.alive goes False on FreeTensor
+        """Placement and size are checked here and read-only afterwards (issue 12: a hand-made tensor past the UB
+        end, or one whose size was changed later, would let a kernel write outside the UB)."""
+        from .api._common import as_int
+        from .core import Core
+        if not isinstance(core, Core):
+            raise ParameterError("LocalTensor", "core", type(core).__name__, legal="an aj.Core")
+        spec = core.spec
+        d = dt.resolve(dtype, "LocalTensor")
+        addr = as_int("LocalTensor", spec, "addr", addr, 0, spec.ub_bytes)
+        size = as_int("LocalTensor", spec, "size", size, 0, spec.ub_bytes // d.size)
+        if addr + size * d.size > spec.ub_bytes:
+            raise OutOfBoundsError("LocalTensor", "addr + size", (addr, size), device=spec.name,
+                                   legal=f"addr + size * {d.size} B within the UB [0, {spec.ub_bytes}]")
+        if not isinstance(position, TPosition):
+            raise ParameterError("LocalTensor", "position", position, legal="an aj.TPosition", device=spec.name)
+        for name, value in (("_core", core), ("_dtype", d), ("_addr", addr), ("_size", size), ("_position", position),
+                            ("_lease", lease)):
+            object.__setattr__(self, name, value)  # a queue buffer lease; lease.alive goes False on FreeTensor
+
+    core = property(lambda self: self._core, doc="The Core whose UB holds the tensor.")
+    dtype = property(lambda self: self._dtype, doc="The element type (a DType).")
+    addr = property(lambda self: self._addr, doc="Byte address in the UB.")
+    size = property(lambda self: self._size, doc="Element count (GetSize()).")
+    position = property(lambda self: self._position, doc="The TPosition.")
+
+    def __setattr__(self, name, value):
+        raise ReadOnlyError("LocalTensor", name, value, device=self._core.device,
+                            detail="a LocalTensor's attributes are fixed when it is made; make a new tensor "
+                                   "(core.local_tensor(dtype, n, addr=...) or a slice t[a:b]) instead")
 
     def check_alive(self, api):
         if self._lease is not None and not self._lease.alive:
@@ -103,13 +130,31 @@ class LocalTensor:
         else:
             self.SetValue(key, value)
 
+    # numpy defers every operator with a LocalTensor to the LocalTensor (so `array + tensor` reaches __radd__ and is
+    # refused, rather than numpy reading the tensor element by element into a host-side sum)
+    __array_ufunc__ = None
+
     def __add__(self, other):
         """`dst[:] = src0 + src1` is the Add operator form: count = dst.GetSize() (SPEC 3.2)."""
+        refuse_host_operand("operator+", self, other)
         return _AddExpr(self, other)
+
+    def __radd__(self, other):
+        refuse_host_operand("operator+", self, other)
+        return _AddExpr(other, self)
 
     def ReinterpretCast(self, dtype):
         d = dt.resolve(dtype, "ReinterpretCast")
         return LocalTensor(self.core, d, self.addr, self.nbytes // d.size, self.position, self._lease)
+
+
+def refuse_host_operand(api, tensor, other):
+    """Instruction expressions take LocalTensors only: a host array (or scalar) would silently become a host-side
+    numpy computation instead of the instruction."""
+    if not isinstance(other, LocalTensor):
+        raise ParameterError(api, "operand", type(other).__name__, device=tensor.core.device,
+                             legal="a LocalTensor: copy host data in first, e.g. t = core.local_tensor(dtype, n); "
+                                   "t[:] = array; then dst[:] = t + src")
 
 
 class _AddExpr:

@@ -1,6 +1,7 @@
 """Validation shared by every instruction: operands, masks (SPEC 2), footprints (SPEC 1.2), alignment and overlap
 (SPEC 8.2). Nothing here writes the UB; a call that passes these checks cannot touch a byte outside the UB.
 """
+import enum
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -62,10 +63,74 @@ def check_align(api, spec, name, addr, align):
         raise AlignmentError(api, f"{name} address", addr, legal=f"a multiple of {align} bytes", device=spec.name)
 
 
+INT32_MAX = 2**31 - 1
+UINT64_MAX = (1 << 64) - 1
+
+
+def as_int(api, spec, name, value, lo=None, hi=None):
+    """An integer parameter as a Python int, checked once at the API boundary, before any arithmetic or memoisation
+    (decisions.md "Integer parameters"): Python ints and numpy integers of every width are accepted and give the same
+    result; bool (Python or numpy), floats (even integral ones), strings and None are refused, as is any value
+    outside [lo, hi] (None: unbounded). Plain ints make numpy's fixed-width wrap-around and equal-value cache keys of
+    different types (2 vs 2.0) impossible downstream."""
+    if type(value) is not int:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ParameterError(api, name, value, legal=_int_legal(lo, hi), device=getattr(spec, "name", spec),
+                                 detail=f"a {type(value).__name__} is not an integer")
+        value = int(value)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise ParameterError(api, name, value, legal=_int_legal(lo, hi), device=getattr(spec, "name", spec))
+    return value
+
+
+def _int_legal(lo, hi):
+    if lo is None and hi is None:
+        return "an integer"
+    if hi is None:
+        return f"an integer >= {lo}"
+    if lo is None:
+        return f"an integer <= {hi}"
+    return f"an integer in [{lo}, {hi}]"
+
+
+def as_flag(api, spec, name, value):
+    """A boolean template argument (is_set_mask, ...): True/False (numpy bools too); anything else is refused rather
+    than read for its truth value."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(api, name, value, legal="True or False", device=getattr(spec, "name", spec))
+    return bool(value)
+
+
+def as_enum(api, spec, name, value, enum_cls):
+    """An enum argument: a member of `enum_cls` or one of its integer values (not bool, not a member of another
+    enum, e.g. the Memory-API ReduceType where the Reg one is expected); anything else is a ParameterError."""
+    if isinstance(value, enum_cls):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_, enum.Enum)):
+        try:
+            return enum_cls(int(value))
+        except ValueError:
+            pass
+    raise ParameterError(api, name, value, legal=", ".join(f"{enum_cls.__name__}.{m.name}" for m in enum_cls),
+                         device=getattr(spec, "name", spec))
+
+
 def check_range(api, spec, name, value, lo, hi):
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not lo <= value <= hi:
-        raise ParameterError(api, name, value, legal=f"integer in [{lo}, {hi}]", device=spec.name)
-    return int(value)
+    return as_int(api, spec, name, value, lo, hi)
+
+
+def repeat_params(api, spec, params, cls, hi=255):
+    """A repeat-parameter dataclass (or the seed's brace list as a tuple/list of its fields, in order) with every
+    field a Python int in [0, hi] (SPEC 1.3: uint8 fields), so equal values of other types never reach a cache."""
+    fields = tuple(cls.__dataclass_fields__)
+    if isinstance(params, (tuple, list)) and len(params) == len(fields):
+        values = params
+    elif isinstance(params, cls):
+        values = tuple(getattr(params, f) for f in fields)
+    else:
+        raise ParameterError(api, "repeat_params", params, device=getattr(spec, "name", spec),
+                             legal=f"aj.{cls.__name__} or {len(fields)} integers ({', '.join(fields)})")
+    return cls(*(as_int(api, spec, f, v, 0, hi) for f, v in zip(fields, values)))
 
 
 @dataclass(frozen=True)
@@ -93,10 +158,12 @@ class MaskPlan:
 
 
 def plan_mask(api, core, dtype, mask, is_set_mask):
-    """Resolve an API's mask argument (or the mask register when is_set_mask is False) to a MaskPlan."""
+    """Resolve an API's mask argument (or the mask register when is_set_mask is False) to a MaskPlan of Python ints.
+    Counter-mode counts are bounded by the UB (decisions.md "Counter-mode counts"), so no footprint proof or kernel
+    loop ever runs more repeats than the UB holds."""
     lanes = dtype.lanes_per_repeat
     full_hi, full_lo = continuous_mask_words(lanes)
-    if not is_set_mask:
+    if not as_flag(api, core.spec, "is_set_mask", is_set_mask):
         if mask is not MASK_PLACEHOLDER:
             raise ParameterError(api, "mask", mask, legal="aj.MASK_PLACEHOLDER when is_set_mask=False (SPEC 2.5)",
                                  device=core.device)
@@ -105,36 +172,60 @@ def plan_mask(api, core, dtype, mask, is_set_mask):
                              detail="the register holds implementation state after a high-dim ReduceSum (D22); "
                                     "call SetVectorMask or ResetMask first")
         if core.counter_mode:
-            return MaskPlan(full_lo, full_hi, counter=core.mask_low & 0xFFFFFFFFFFFFFFFF, from_register=True)
+            count = counter_count(api, core, dtype, "mask register (counter-mode count)", core.mask_low)
+            return MaskPlan(full_lo, full_hi, counter=count, from_register=True)
         return _bits_plan(dtype, core.mask_low, core.mask_high if dtype.size == 2 else 0, from_register=True)
     if mask is MASK_PLACEHOLDER:
         raise ParameterError(api, "mask", mask, legal="a real mask when is_set_mask=True", device=core.device)
     if isinstance(mask, (list, tuple, np.ndarray)):
-        words = [int(w) for w in mask]
-        max_words = 2 if dtype.size <= 2 else 1
-        if not 1 <= len(words) <= 2:
-            raise ParameterError(api, "mask", mask, legal=f"a list of 1 or {max_words} 64-bit words", device=core.device)
-        word_max = ALL_ONES if dtype.size < 8 else (1 << 32) - 1
-        for i, w in enumerate(words):
-            if not 0 <= w <= word_max:
-                raise ParameterError(api, f"mask[{i}]", w, legal=f"[0, {word_max}]", device=core.device)
-        if len(words) == 2 and max_words == 1 and words[1] != 0:
-            raise ParameterError(api, "mask[1]", words[1], legal=f"0 for {dtype.size * 8}-bit types (SPEC 2.1)",
-                                 device=core.device)
+        words = mask_words(api, core, dtype, mask)
         if core.counter_mode:
-            return MaskPlan(full_lo, full_hi, counter=words[0], bit_mode=True)
-        return _bits_plan(dtype, words[0], words[1] if len(words) == 2 and max_words == 2 else 0, bit_mode=True)
-    if isinstance(mask, bool) or not isinstance(mask, (int, np.integer)):
+            count = counter_count(api, core, dtype, "mask[0] (counter-mode count)", words[0])
+            return MaskPlan(full_lo, full_hi, counter=count, bit_mode=True)
+        return _bits_plan(dtype, words[0], words[1] if len(words) == 2 else 0, bit_mode=True)
+    if isinstance(mask, (bool, np.bool_)) or not isinstance(mask, (int, np.integer)):
         raise ParameterError(api, "mask", mask, legal="an int (continuous), a list of words (bit mode) or "
                              "MASK_PLACEHOLDER", device=core.device)
-    mask = int(mask)
-    if mask < 0:
-        raise ParameterError(api, "mask", mask, legal=f"[0, {lanes}] (D14: negative masks are refused)",
-                             device=core.device)
+    mask = as_int(api, core.spec, "mask", mask, 0, UINT64_MAX)  # D14: negative masks are refused
     if core.counter_mode:
-        return MaskPlan(full_lo, full_hi, counter=mask)
+        return MaskPlan(full_lo, full_hi, counter=counter_count(api, core, dtype, "mask (counter-mode count)", mask))
     hi, lo = continuous_mask_words(min(mask, lanes))  # D15: clamp to the per-repeat maximum
     return MaskPlan(lo, hi)
+
+
+def mask_words(api, core, dtype, mask):
+    """A bit-mode mask (list, tuple or 1-d array of 1 or 2 words, SPEC 2.1) as a tuple of Python ints."""
+    max_words = 2 if dtype.size <= 2 else 1
+    legal = f"a list of 1 or {max_words} integer 64-bit words"
+    if isinstance(mask, np.ndarray) and mask.ndim != 1:
+        raise ParameterError(api, "mask", mask, legal=f"{legal} (a 1-d array, not {mask.ndim}-d)", device=core.device)
+    if not 1 <= len(mask) <= 2:
+        raise ParameterError(api, "mask", mask, legal=legal, device=core.device)
+    word_max = UINT64_MAX if dtype.size < 8 else (1 << 32) - 1
+    words = tuple(as_int(api, core.spec, f"mask[{i}]", w, 0, word_max) for i, w in enumerate(mask))
+    if len(words) == 2 and max_words == 1 and words[1] != 0:
+        raise ParameterError(api, "mask[1]", words[1], legal=f"0 for {dtype.size * 8}-bit types (SPEC 2.1)",
+                             device=core.device)
+    return words if max_words == 2 else words[:1]
+
+
+def counter_count(api, core, dtype, name, count):
+    """A counter-mode element count (SPEC 2.6): at most the UB's elements (decisions.md "Counter-mode counts")."""
+    return as_int(api, core.spec, name, count, 0, core.spec.ub_bytes // dtype.size)
+
+
+def count_form_count(api, core, dtype, count, is_set_mask):
+    """The element count of a count-form call and whether it came from the mask register: SPEC 2.5 / SPEC-2 D32 and
+    issue 12: with is_set_mask=False a non-950 core must be in counter mode and the count is the register's (the
+    `count` argument is ignored, but must still be an integer); on the 950 the flag has no effect."""
+    count = as_int(api, core.spec, "count", count, 0, INT32_MAX)
+    if as_flag(api, core.spec, "is_set_mask", is_set_mask) or core.spec.count_ignores_is_set_mask:
+        return count, False
+    if not core.counter_mode or not core.mask_defined:
+        raise StateError(api, "is_set_mask", False, device=core.device,
+                         detail="a count form with is_set_mask=False takes its count from the counter-mode mask "
+                                "register: call SetMaskCount() and SetVectorMask(n) first (SPEC 2.5, SPEC-2 D32)")
+    return counter_count(api, core, dtype, "mask register (counter-mode count)", core.mask_low), True
 
 
 def _bits_plan(dtype, lo, hi, **kw):
@@ -235,6 +326,43 @@ class Operand:
     def footprint(self):
         per = self.bytes_per_repeat()
         return np.unique(np.concatenate(per)) if per else np.zeros(0, np.int64)
+
+
+@lru_cache(maxsize=4096)
+def _active_bytes(size, blk_stride, lo, hi, n_prefix):
+    """Sorted byte offsets (inside one repeat) of the active lanes; n_prefix >= 0 keeps the first n active lanes."""
+    idx = mask_lane_indices(lo, hi, 256 // size)
+    if n_prefix >= 0:
+        idx = idx[:n_prefix]
+    offs = lane_offsets(size, blk_stride, idx)
+    return tuple(sorted(set((offs[:, None] + np.arange(size)[None, :]).reshape(-1).tolist())))
+
+
+def first_touch(op, lo, hi):
+    """(repeat, byte) of the first byte in [lo, hi) that operand `op` touches, or None: the exact per-repeat byte
+    sets, in closed form per lane byte (at most 256 per repeat pattern), never by walking the repeats."""
+    if op.repeat <= 0 or hi <= lo:
+        return None
+    step = op.rep * 32
+    if op.last_lanes < 0:
+        groups = ((0, op.repeat, -1),)
+    else:
+        groups = ((0, op.repeat - 1, -1), (op.repeat - 1, op.repeat, op.last_lanes))
+    best = None
+    for r0, r1, prefix in groups:
+        if r1 <= r0:
+            continue
+        for p in _active_bytes(op.size, op.blk, op.lo, op.hi, prefix):
+            first = op.base + p + r0 * step  # the byte at offset p of repeat i lies at first + (i - r0) * step
+            if step == 0:
+                i = r0 if lo <= first < hi else None
+            else:
+                i = r0 + max(0, -(-(lo - first) // step))
+                if i >= r1 or first + (i - r0) * step >= hi:
+                    i = None
+            if i is not None and (best is None or (i, first + (i - r0) * step) < best):
+                best = (i, first + (i - r0) * step)
+    return best
 
 
 def check_inside_ub(api, spec, op):

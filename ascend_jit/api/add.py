@@ -3,13 +3,11 @@ operator form (SPEC 2, 3, 5, 8.2; seed Add.zh.txt)."""
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
-
 from ..core import continuous_mask_words
 from ..jit.add import add_contiguous, add_strided
 from ._common import (Operand, as_signed64, check_align, check_count_overlap, check_dtype,
-                      check_inside_ub, check_overlap, check_range, operands, plan_mask,
-                      record_mask, refuse_empty_mask_on_950)
+                      check_inside_ub, check_overlap, check_range, count_form_count, operands, plan_mask,
+                      record_mask, refuse_empty_mask_on_950, repeat_params)
 from ..errors import OutOfBoundsError, ParameterError, UnsupportedDTypeError
 
 API = "Add"
@@ -31,7 +29,7 @@ def Add(dst, src0, src1, *args, is_set_mask=True, count=None, mask=None, repeat_
     """`Add(dst, src0, src1, count)` or `Add(dst, src0, src1, mask, repeat_time, repeat_params)`."""
     if count is not None or (len(args) == 1 and mask is None):
         n = count if count is not None else args[0]
-        return add_count(dst, src0, src1, n)
+        return add_count(dst, src0, src1, n, is_set_mask)
     if len(args) == 3:
         mask, repeat_time, repeat_params = args
     elif args:
@@ -42,19 +40,18 @@ def Add(dst, src0, src1, *args, is_set_mask=True, count=None, mask=None, repeat_
     return add_high_dim(dst, src0, src1, mask, repeat_time, repeat_params, is_set_mask)
 
 
-def add_count(dst, src0, src1, count):
+def add_count(dst, src0, src1, count, is_set_mask=True):
     core = operands(API, dst, src0, src1)
     d = dst.dtype
+    count, from_register = count_form_count(API, core, d, count, is_set_mask)  # a Python int before the cache key
     key = (core.spec, d, src0.dtype, src1.dtype, dst.addr, src0.addr, src1.addr, dst.size, src0.size, src1.size, count)
-    try:
-        _validate_count(*key)
-    except TypeError:  # an unhashable count: validate uncached, which names the problem
-        _validate_count.__wrapped__(*key)
+    _validate_count(*key)
     if count == 0:
         return  # D14: a NOP on every device, mask register included
     add_contiguous(core.ub, d.kind, core.half_saturating, core.int_saturating, dst.addr, src0.addr, src1.addr, count)
-    lanes = d.lanes_per_repeat
-    core._after_count_call(count % lanes or lanes)
+    if not from_register:  # SPEC 2.5: with is_set_mask=False the call does not write the mask register
+        lanes = d.lanes_per_repeat
+        core._after_count_call(count % lanes or lanes)
 
 
 @lru_cache(maxsize=4096)
@@ -64,8 +61,6 @@ def _validate_count(spec, d, d0, d1, addr, addr0, addr1, size, size0, size1, cou
     for name, other in (("src0", d0), ("src1", d1)):
         if other is not d:
             raise UnsupportedDTypeError(API, f"{name}.dtype", other.name, legal=f"{d.name} (as dst)", device=spec.name)
-    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
-        raise ParameterError(API, "count", count, legal=">= 0 (an integer)", device=spec.name)
     for name, a, n in (("dst", addr, size), ("src0", addr0, size0), ("src1", addr1, size1)):
         check_align(API, spec, name, a, 32)
         if count > n:  # tensors lie inside the UB, so this also refuses every count past the UB end
@@ -87,29 +82,23 @@ def add_operator(dst, src0, src1):
 def add_high_dim(dst, src0, src1, mask, repeat_time, params, is_set_mask):
     core = operands(API, dst, src0, src1)
     d = dst.dtype
-    if isinstance(params, (tuple, list)) and len(params) == 6:
-        params = BinaryRepeatParams(*params)  # the seed's brace list { 1, 1, 1, 8, 8, 8 } ported as a tuple
-    if not isinstance(params, BinaryRepeatParams):
-        raise ParameterError(API, "repeat_params", params, device=core.device,
-                             legal="aj.BinaryRepeatParams or 6 integers (dstBlk, src0Blk, src1Blk, dstRep, src0Rep, src1Rep)")
+    params = repeat_params(API, core.spec, params, BinaryRepeatParams)  # Python ints in [0, 255] before the cache
+    repeat_time = check_range(API, core.spec, "repeat_time", repeat_time, 0, 255)
     plan = plan_mask(API, core, d, mask, is_set_mask)
     key = (core.spec, d, src0.dtype, src1.dtype, dst.addr, src0.addr, src1.addr, plan, repeat_time, params)
-    try:
-        repeat, last, contiguous = _validate_high_dim(*key)
-    except TypeError:  # unhashable arguments: validate uncached, which names the problem
-        repeat, last, contiguous = _validate_high_dim.__wrapped__(*key)
-    record_mask(core, plan, d, mask)
-    if repeat == 0 or plan.empty:
-        return  # D14 / D7: repeat 0 or mask 0 writes nothing
+    repeat, last, contiguous = _validate_high_dim(*key)
     sat_h, sat_i = core.half_saturating, core.int_saturating
-    if contiguous:  # default strides, every lane: the same run as the count form
+    if repeat == 0 or plan.empty:
+        pass  # D14 / D7: repeat 0 or mask 0 writes nothing
+    elif contiguous:  # default strides, every lane: the same run as the count form
         n = (repeat - 1) * d.lanes_per_repeat + (last if last >= 0 else d.lanes_per_repeat)
         add_contiguous(core.ub, d.kind, sat_h, sat_i, dst.addr, src0.addr, src1.addr, n)
-        return
-    p = params
-    add_strided(core.ub, d.kind, sat_h, sat_i, dst.addr, src0.addr, src1.addr, p.dstBlkStride, p.src0BlkStride,
-                p.src1BlkStride, p.dstRepStride, p.src0RepStride, p.src1RepStride, repeat, as_signed64(plan.lo),
-                as_signed64(plan.hi), last)
+    else:
+        p = params
+        add_strided(core.ub, d.kind, sat_h, sat_i, dst.addr, src0.addr, src1.addr, p.dstBlkStride, p.src0BlkStride,
+                    p.src1BlkStride, p.dstRepStride, p.src0RepStride, p.src1RepStride, repeat, as_signed64(plan.lo),
+                    as_signed64(plan.hi), last)
+    record_mask(core, plan, d, mask)  # core state changes only once the call can no longer fail
 
 
 @lru_cache(maxsize=4096)
@@ -123,8 +112,7 @@ def _validate_high_dim(spec, d, d0, d1, addr, addr0, addr1, plan, repeat_time, p
         raise UnsupportedDTypeError(API, "dtype", d.name, device=spec.name,
                                     legal=", ".join(n for n in spec.add_dtypes if n not in spec.add_count_only_dtypes),
                                     detail="8-bit and 64-bit types only through the count API and the operator (SPEC 3.4)")
-    repeat_time = check_range(API, spec, "repeat_time", repeat_time, 0, 255)
-    strides = {f: check_range(API, spec, f, getattr(params, f), 0, 255) for f in BinaryRepeatParams.__dataclass_fields__}
+    strides = {f: getattr(params, f) for f in BinaryRepeatParams.__dataclass_fields__}
     if strides["dstBlkStride"] == 0:
         raise ParameterError(API, "dstBlkStride", 0, legal="[1, 255] (0 is undefined behaviour, SPEC 1.2, D10)",
                              device=spec.name)

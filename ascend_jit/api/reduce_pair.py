@@ -29,15 +29,16 @@ def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, 
                    reduce_type=ReduceType.SUM, is_set_mask=True):
     core = operands(API, dst, src)
     spec, d = core.spec, src.dtype
+    # every integer argument a Python int, range-checked, before any arithmetic (issue 12)
+    repeat_time = check_range(API, core.spec, "repeat_time", repeat_time, 0, 255)
+    dst_rep_stride = check_range(API, core.spec, "dst_rep_stride", dst_rep_stride, 0, 65535)
+    src_blk_stride = check_range(API, core.spec, "src_blk_stride", src_blk_stride, 0, 65535)
+    src_rep_stride = check_range(API, core.spec, "src_rep_stride", src_rep_stride, 0, 65535)
     if reduce_type is not ReduceType.SUM:
         raise ParameterError(API, "reduce_type", reduce_type, legal="ReduceType.SUM (the only one offered)",
                              device=core.device)
     check_dtype(API, core.spec, d, spec.pair_dtypes)
     check_same_dtype(API, core.spec, src, dst=dst)
-    repeat_time = check_range(API, core.spec, "repeat_time", repeat_time, 0, 255)
-    dst_rep_stride = check_range(API, core.spec, "dst_rep_stride", dst_rep_stride, 0, 65535)
-    src_blk_stride = check_range(API, core.spec, "src_blk_stride", src_blk_stride, 0, 65535)
-    src_rep_stride = check_range(API, core.spec, "src_rep_stride", src_rep_stride, 0, 65535)
     if dst_rep_stride == 0 and not spec.pair_dst_rep_stride_zero:
         raise ParameterError(API, "dst_rep_stride", 0, legal="[1, 65535] on this device (SPEC 6: Atlas training "
                              "does not support 0)", device=core.device)
@@ -60,8 +61,7 @@ def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, 
     dst_ext = check_inside_ub(API, core.spec, dst_op)
     if not plan.empty:
         check_overlap(API, core.spec, dst_op, src_op, dst_ext, src_ext)
-    record_mask(core, plan, d, mask)
-    if repeat == 0 or (plan.empty and not zero_both):
-        return  # D14: NOP (the 310B writes zeros for mask 0: its both-masked rule)
-    pair_kernel(core.ub, d.kind, core.half_saturating, zero_both, dst.addr, src.addr, src_blk_stride, src_rep_stride,
-                dst_rep_stride, repeat, as_signed64(plan.lo), as_signed64(plan.hi), last)
+    if repeat and not (plan.empty and not zero_both):  # D14: else a NOP (the 310B writes zeros for mask 0)
+        pair_kernel(core.ub, d.kind, core.half_saturating, zero_both, dst.addr, src.addr, src_blk_stride,
+                    src_rep_stride, dst_rep_stride, repeat, as_signed64(plan.lo), as_signed64(plan.hi), last)
+    record_mask(core, plan, d, mask)  # core state changes only once the call can no longer fail

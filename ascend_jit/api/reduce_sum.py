@@ -2,14 +2,16 @@
 accumulation order (SPEC 4; decisions D1, D2, D7, D11, D14, D16, D17, D18, D22, D23, D26)."""
 from functools import lru_cache
 
+import numpy as np
+
 from ..devices import TREE_SEQ, TREE_TREE_950, TREE_TREE_TAIL, VADD_TREE, get_device
 from ..core import continuous_mask_words
 from ..dtypes import resolve
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
 from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_TREE,
                           reduce_sum_float_kernel, reduce_sum_int_kernel)
-from ._common import (MASK_PLACEHOLDER, Operand, as_signed64, check_align, check_dtype, check_inside_ub,
-                      check_range, operands, plan_mask)
+from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align,
+                      check_dtype, check_inside_ub, check_range, first_touch, mask_words, operands, plan_mask)
 
 API = "ReduceSum"
 INT32_MAX = 2**31 - 1
@@ -25,8 +27,12 @@ def GetReduceSumTmpSize(device, dtype, count=None, repeat_time=None, counter_mod
     (`repeat_time=`; with counter_mode on the 950, pass the element count as `count` together with repeat_time)."""
     spec, d = get_device(device), resolve(dtype, "GetReduceSumTmpSize")
     lanes, epb = d.lanes_per_repeat, d.lanes_per_block
+    if repeat_time is not None:
+        repeat_time = as_int("GetReduceSumTmpSize", spec, "repeat_time", repeat_time, 0, INT32_MAX)
+    if count is not None:
+        count = as_int("GetReduceSumTmpSize", spec, "count", count, 0, INT32_MAX)
     if repeat_time is not None and not (counter_mode and spec.reduce_sum_highdim_algorithm == TREE_TREE_950):
-        return _round_up(max(int(repeat_time), 0), epb)   # the documented formula (seed, SPEC 4.5)
+        return _round_up(repeat_time, epb)   # the documented formula (seed, SPEC 4.5)
     if count is None:
         raise ParameterError("GetReduceSumTmpSize", "count", None, legal="count= or repeat_time=")
     algo = spec.reduce_sum_count_algorithm if repeat_time is None else VADD_TREE
@@ -47,8 +53,9 @@ def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, 
     elif args:
         raise ParameterError(API, "arguments", len(args) + 3, legal="(dst, src, tmp, count) or "
                              "(dst, src, tmp, mask, repeat_time, src_rep_stride)")
-    if not is_set_mask:
-        raise ParameterError(API, "is_set_mask", False, device=dst.core.device, legal="True",
+    if not as_flag(API, None, "is_set_mask", is_set_mask):
+        raise ParameterError(API, "is_set_mask", False, device=operands(API, dst, src, shared_tmp_buffer).device,
+                             legal="True",
                              detail="the high-dim ReduceSum has no isSetMask template parameter (seed prototypes)")
     return reduce_sum_high_dim(dst, src, shared_tmp_buffer, mask, repeat_time, 8 if src_rep_stride is None
                                else src_rep_stride)
@@ -66,16 +73,20 @@ def _common_checks(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size):
         raise OutOfBoundsError(API, "dst.GetSize()", dst_size, legal=">= 1 element", device=spec.name)
 
 
-def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need):
+def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need):
+    """src overlaps neither dst[0] nor the tmp entries the algorithm writes, on the exact bytes src's repeats read
+    (decisions.md "Overlap"): a dst or tmp in the unread gaps of a strided src is legal."""
     if tmp_size < need:
         raise ParameterError(API, "sharedTmpBuffer.GetSize()", tmp_size, legal=f">= {need} elements", device=spec.name,
                              detail=f"too small: the algorithm needs {need} elements (D11, D18)")
     dst_ext = (dst_addr, dst_addr + d.size)
     tmp_ext = (tmp_addr, tmp_addr + need * d.size)
     for name, ext in (("dst", dst_ext), ("sharedTmpBuffer", tmp_ext)):
-        if src_ext is not None and ext[1] > ext[0] and ext[0] < src_ext[1] and src_ext[0] < ext[1]:
+        hit = first_touch(src_op, *ext)
+        if hit is not None:
             raise OverlapError(API, f"src/{name}", f"{name} bytes [{ext[0]}, {ext[1]})", device=spec.name,
-                               legal="disjoint from src bytes " f"[{src_ext[0]}, {src_ext[1]}) (SPEC 4.5, 8.2)")
+                               legal="disjoint from the bytes src's repeats read (SPEC 4.5, 8.2)",
+                               detail=f"src repeat {hit[0]} reads byte {hit[1]}")
 
 
 def _run(core, d, algo, dst, src, tmp, rep_bytes, n, lo=-1, hi=-1):
@@ -83,17 +94,12 @@ def _run(core, d, algo, dst, src, tmp, rep_bytes, n, lo=-1, hi=-1):
     kernel(core.ub, d.kind, core.half_saturating, algo, dst.addr, src.addr, tmp.addr, rep_bytes, n, lo, hi)
 
 
-def _cached(fn, *key):
-    try:
-        return fn(*key)
-    except TypeError:  # unhashable arguments: validate uncached, which names the problem
-        return fn.__wrapped__(*key)
-
-
 def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
     core = operands(API, dst, src, tmp)
     spec = core.spec
     algo = spec.reduce_sum_count_algorithm
+    count = as_int(API, spec, "count", count)  # a Python int before the cache key (range: _validate_count)
+    is_set_mask = as_flag(API, spec, "is_set_mask", is_set_mask)
     if not is_set_mask and algo == TREE_SEQ:
         # A2/A3 honour isSetMask=false: the count comes from the user's counter-mode mask (SPEC 4.2, 2.5)
         if not core.counter_mode or not core.mask_defined:
@@ -101,7 +107,7 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
                              detail="needs counter mode and a count in the mask register (SetMaskCount; SetVectorMask(n))")
         count = core.mask_low
     d = src.dtype
-    kernel_algo = _cached(_validate_count, spec, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr, dst.size,
+    kernel_algo = _validate_count(spec, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr, dst.size,
                           src.size, tmp.size, count)
     _run(core, d, kernel_algo, dst, src, tmp, 256, count)
     if d.is_float:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal)
@@ -120,7 +126,10 @@ def _validate_count(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, sr
     if count > src_size:
         raise OutOfBoundsError(API, "count", count, legal=f"<= src.GetSize() = {src_size}", device=spec.name)
     need = GetReduceSumTmpSize(spec, d, count=count)
-    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, (src_addr, src_addr + count * d.size), need)
+    lanes = d.lanes_per_repeat
+    full_hi, full_lo = continuous_mask_words(lanes)
+    src_op = Operand("src", src_addr, d.size, full_lo, full_hi, -(-count // lanes), 1, 8, count % lanes or lanes)
+    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need)
     if d.name in ("int64", "uint64"):
         return ALG_SUM64
     return _COUNT_ALGO[spec.reduce_sum_count_algorithm]
@@ -129,6 +138,8 @@ def _validate_count(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, sr
 def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
     core = operands(API, dst, src, tmp)
     spec, d = core.spec, src.dtype
+    repeat_time = as_int(API, spec, "repeat_time", repeat_time)  # Python ints before the cache keys (ranges: below)
+    src_rep_stride = as_int(API, spec, "src_rep_stride", src_rep_stride)
     layout = (spec, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr, dst.size, tmp.size)
     is_950 = spec.reduce_sum_highdim_algorithm == TREE_TREE_950
     if core.counter_mode:
@@ -137,27 +148,32 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
                              detail="the high-dim ReduceSum is defined in counter mode on the 950 only (D23)")
         if mask is MASK_PLACEHOLDER:
             raise ParameterError(API, "mask", mask, legal="the element count (D23)", device=core.device)
-        count = (int(mask[0]) if isinstance(mask, (list, tuple)) else int(mask)) & 0xFFFFFFFF  # D23: low 32 bits
-        _cached(_validate_counter, *layout, count, repeat_time, src_rep_stride)
+        if isinstance(mask, (list, tuple, np.ndarray)):
+            count = mask_words(API, core, d, mask)[0]
+        else:
+            count = as_int(API, spec, "mask (counter-mode count)", mask, 0, UINT64_MAX)
+        count &= 0xFFFFFFFF  # D23: the low 32 bits
+        _validate_counter(*layout, count, repeat_time, src_rep_stride)
         _run(core, d, ALG_VADD_TREE, dst, src, tmp, src_rep_stride * 32, count)
         return
     plan = plan_mask(API, core, d, mask, True)
-    run_repeats = _cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
+    run_repeats = _validate_high_dim(*layout, plan, repeat_time, src_rep_stride)
+    # core state (the mask register) changes only after the kernel ran: a call that fails leaves it alone
     if is_950:
-        if plan.bit_mode:
-            core.mask_high, core.mask_low, core.mask_defined = plan.hi, plan.lo, True  # audit 3: bit form writes it
         _run(core, d, ALG_950_NORMAL, dst, src, tmp, src_rep_stride * 32, run_repeats,
              as_signed64(plan.lo), as_signed64(plan.hi))
+        if plan.bit_mode:
+            core.mask_high, core.mask_low, core.mask_defined = plan.hi, plan.lo, True  # audit 3: bit form writes it
         return
-    core.mask_defined = False  # D22: implementation state after a non-950 high-dim ReduceSum
     if plan.empty:
-        return  # D14: NOP (the intf returns early on mask 0)
-    if repeat_time == 0:
+        pass  # D14: NOP (the intf returns early on mask 0)
+    elif repeat_time == 0:
         if spec.reduce_sum_highdim_repeat0 == "zero":
             core.ub[dst.addr:dst.addr + d.size] = 0  # D14 / audit 2: the 310B writes +0 to dst[0]
-        return
-    _run(core, d, ALG_TREE_TREE, dst, src, tmp, src_rep_stride * 32, repeat_time, as_signed64(plan.lo),
-         as_signed64(plan.hi))
+    else:
+        _run(core, d, ALG_TREE_TREE, dst, src, tmp, src_rep_stride * 32, repeat_time, as_signed64(plan.lo),
+             as_signed64(plan.hi))
+    core.mask_defined = False  # D22: implementation state after a non-950 high-dim ReduceSum
 
 
 def _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride):
@@ -180,9 +196,9 @@ def _validate_counter(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, 
     count = check_range(API, spec, "mask (counter-mode count)", count, 1, spec.ub_bytes // d.size)
     full_hi, full_lo = continuous_mask_words(lanes)
     op = Operand("src", src_addr, d.size, full_lo, full_hi, -(-count // lanes), 1, src_rep_stride, count % lanes or lanes)
-    src_ext = check_inside_ub(API, spec, op)
+    check_inside_ub(API, spec, op)
     need = GetReduceSumTmpSize(spec, d, count=count, repeat_time=repeat_time, counter_mode=True)
-    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need)
+    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, op, need)
 
 
 @lru_cache(maxsize=4096)
@@ -201,7 +217,7 @@ def _validate_high_dim(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
                                     "them (D17, audit 1b)")
     run_repeats = max(repeat_time, 1) if spec.reduce_sum_highdim_algorithm == TREE_TREE_950 else repeat_time
     op = Operand("src", src_addr, d.size, plan.lo, plan.hi, run_repeats, 1, src_rep_stride)
-    src_ext = check_inside_ub(API, spec, op)
+    check_inside_ub(API, spec, op)
     need = GetReduceSumTmpSize(spec, d, repeat_time=repeat_time)
-    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need)
+    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, op, need)
     return run_repeats

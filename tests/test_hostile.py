@@ -1,0 +1,387 @@
+"""Issue 12, hostile input: one regression test (or more) per defect. The principle: a refused call raises an
+AscendJitError subclass before anything is written (UB, GM, mask register, CTRL, allocator state); an accepted call
+computes exactly what the same call with plain Python ints computes."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.reference import model as ref
+
+P = aj.BinaryRepeatParams
+NUMPY_INTS = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64)
+
+
+def _state(core):
+    return (core.ub.tobytes(), core.mask_high, core.mask_low, core.mask_defined, core.ctrl, core.acc_val,
+            tuple(core._free))
+
+
+def _outcome(device, call, counter=False, seed=3):
+    """Run call(core, tensors) on a fresh core with a random UB: ("ok", state) or ("refused", error type, whether the
+    state is unchanged)."""
+    core = aj.Core(device)
+    core.ub[:] = np.random.default_rng(seed).integers(0, 256, core.ub.size, dtype=np.uint8)
+    core.ub.view(np.uint16)[:] &= 0x3BFF  # finite, moderate halves: sums stay exact enough to compare bits
+    if counter:
+        core.SetMaskCount()
+    t = {name: core.local_tensor(dt, n, addr=addr) for name, (dt, n, addr) in {
+        "a": ("half", 4096, 0), "b": ("half", 4096, 8192), "c": ("half", 4096, 16384), "dst": ("half", 16, 24576),
+        "tmp": ("half", 512, 24832), "f": ("float", 1024, 32768)}.items()}
+    before = _state(core)
+    try:
+        call(core, t)
+    except aj.AscendJitError as e:
+        return "refused", type(e), _state(core) == before
+    return "ok", _state(core)
+
+
+# --- defect 1: numpy fixed-width integers -------------------------------------------------------------------------
+CALLS_WITH_INTS = {  # name -> (device, counter mode, call with the integer arguments as a tuple)
+    "reduce_sum_high_dim_stride": ("atlas-a2", False,
+                                   lambda c, t, v: aj.ReduceSum(t["dst"], t["a"], t["tmp"], v[0], v[1], v[2]),
+                                   (128, 65, 8)),
+    "reduce_sum_count": ("ascend950", False, lambda c, t, v: aj.ReduceSum(t["dst"], t["a"], t["tmp"], v[0]), (3000,)),
+    "add_count": ("atlas-a2", False, lambda c, t, v: aj.Add(t["c"], t["a"], t["b"], v[0]), (16,)),
+    "add_count_910_mask_register": ("atlas-training", False, lambda c, t, v: aj.Add(t["c"], t["a"], t["b"], v[0]),
+                                    (200,)),
+    "add_high_dim_strides": ("atlas-a2", False, lambda c, t, v: aj.Add(t["c"], t["a"], t["b"], v[0], v[1],
+                                                                         P(v[2], 1, 1, v[3], 8, 8)), (100, 3, 2, 16)),
+    "add_partial_overlap_stride": ("atlas-a2", False, lambda c, t, v: aj.Add(  # refused: repeat 1 overlaps partly
+        c.local_tensor("half", 256, addr=6208), t["a"], t["b"], v[0], v[1], P(1, 1, 1, 8, v[2], 8)), (128, 2, 200)),
+    "reduce_pair": ("atlas-a2", False, lambda c, t, v: aj.ReducePairElem(t["c"], t["a"], v[0], v[1], v[2], v[3], v[4]),
+                    (100, 3, 1, 2, 16)),
+    "add_counter_mode": ("atlas-a3", True, lambda c, t, v: aj.Add(t["c"], t["a"], t["b"], v[0], v[1], P()), (300, 1)),
+    "set_vector_mask": ("atlas-a2", False, lambda c, t, v: c.SetVectorMask(v[0], v[1]), (5, 2**40)),
+}
+
+
+@pytest.mark.parametrize("np_int", NUMPY_INTS, ids=lambda t: t.__name__)
+@pytest.mark.parametrize("name", sorted(CALLS_WITH_INTS))
+def test_numpy_integers_behave_as_python_ints(name, np_int):
+    device, counter, call, values = CALLS_WITH_INTS[name]
+    expected = _outcome(device, lambda c, t: call(c, t, values), counter)
+    assert expected[0] == "ok" or expected[:2] == ("refused", aj.OverlapError)
+    for k, v in enumerate(values):
+        if not np.can_cast(np.min_scalar_type(v), np_int):
+            continue  # not representable in this width
+        hostile = tuple(np_int(x) if i == k else x for i, x in enumerate(values))
+        got = _outcome(device, lambda c, t: call(c, t, hostile), counter)
+        assert got == expected, (name, np_int.__name__, k)
+
+
+def test_numpy_uint8_stride_is_not_multiplied_in_8_bits():
+    """np.uint8(8) * 32 == 0 in numpy: the 65 repeats must still be 256 halves apart."""
+    got = _outcome("atlas-a2", lambda c, t: aj.ReduceSum(t["dst"], t["a"], t["tmp"], 128, 32, np.uint8(8)))
+    plain = _outcome("atlas-a2", lambda c, t: aj.ReduceSum(t["dst"], t["a"], t["tmp"], 128, 32, 8))
+    wrapped = _outcome("atlas-a2", lambda c, t: aj.ReduceSum(t["dst"], t["a"], t["tmp"], 128, 32, 0))
+    assert got == plain != wrapped
+
+
+def test_numpy_bool_and_float_integers_are_refused():
+    for bad in (True, np.bool_(True), 16.0, np.float32(16), "16", None, 2**70, -1):
+        got = _outcome("atlas-a2", lambda c, t: aj.Add(t["c"], t["a"], t["b"], bad))
+        assert got[0] == "refused" and got[1] is aj.ParameterError and got[2], bad
+
+
+# --- defect 2: memo keys and state commits ------------------------------------------------------------------------
+def test_equal_values_of_other_types_never_share_a_cache_entry():
+    core = aj.Core("atlas-a2")
+    a, b, c = (core.local_tensor("half", 512) for _ in range(3))
+    aj.Add(c, a, b, 128, 2, P())
+    aj.Add(c, a, b, 512)
+    before = _state(core)
+    for call in (lambda: aj.Add(c, a, b, 128, 2.0, P()), lambda: aj.Add(c, a, b, 512.0),
+                 lambda: aj.Add(c, a, b, 128, 2, P(1, 1, 1, 8.0, 8, 8)), lambda: aj.Add(c, a, b, 128.0, 2, P()),
+                 lambda: aj.Add(c, a, b, [2.0**64 - 1], 2, P()), lambda: aj.Add(c, a, b, True)):
+        with pytest.raises(aj.ParameterError):
+            call()
+        assert _state(core) == before
+
+
+def test_a_refused_high_dim_call_leaves_the_mask_register():
+    for device in ("atlas-a2", "ascend950"):
+        core = aj.Core(device)
+        a, b, c = (core.local_tensor("half", 512) for _ in range(3))
+        core.SetVectorMask(0, 5)
+        before = _state(core)
+        part = core.local_tensor("half", 256, addr=a.addr + 64)
+        full = [2**64 - 1, 2**64 - 1]
+        for call in (lambda: aj.Add(part, a, b, full, 2, P()), lambda: aj.Add(c, a, b, full, 2, P(0, 1, 1, 8, 8, 8)),
+                     lambda: aj.ReducePairElem(a, a[32:], full, 2, 1, 1, 8)):
+            with pytest.raises(aj.AscendJitError):
+                call()
+            assert _state(core) == before
+
+
+# --- defect 3: is_set_mask=False on count forms -------------------------------------------------------------------
+@pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
+def test_count_add_with_is_set_mask_false_uses_the_counter_register(device):
+    """SPEC 2.5 / SPEC-2 D32: off the 950 the count is the counter-mode register's (128), the register and the mode
+    stay as they are; on the 950 the flag has no effect (count 1)."""
+    core = aj.Core(device)
+    a, b, c = (core.local_tensor("half", 256) for _ in range(3))
+    a[:], b[:], c[:] = 1, 2, 0
+    core.SetMaskCount()
+    core.SetVectorMask(128)
+    aj.Add(c, a, b, 1, is_set_mask=False)
+    n = 1 if core.spec.count_ignores_is_set_mask else 128
+    assert (c.numpy()[:n] == 3).all() and (c.numpy()[n:] == 0).all()
+    if not core.spec.count_ignores_is_set_mask:
+        assert core.counter_mode and (core.mask_high, core.mask_low) == (0, 128)
+
+
+def test_count_add_with_is_set_mask_false_outside_counter_mode_is_refused():
+    core = aj.Core("atlas-a2")
+    a, b, c = (core.local_tensor("half", 256) for _ in range(3))
+    before = _state(core)
+    with pytest.raises(aj.StateError, match="counter"):
+        aj.Add(c, a, b, 1, is_set_mask=False)
+    assert _state(core) == before
+    with pytest.raises(aj.ParameterError):
+        aj.Add(c, a, b, 1, is_set_mask="no")
+
+
+# --- defect 4: absurd sizes are refused by range checks, not enumerated -------------------------------------------
+def test_absurd_sizes_are_refused_promptly():
+    code = """
+import numpy as np, ascend_jit as aj
+core = aj.Core("atlas-a2")
+a, b, c = (core.local_tensor("half", 512) for _ in range(3))
+core.SetMaskCount()
+for call in (lambda: aj.ReducePairElem(c, a, [2**40], 0, 0, 2, 0),
+             lambda: aj.Add(c, a, b, 2**40, 1, aj.BinaryRepeatParams(1, 1, 1, 0, 0, 0)),
+             lambda: aj.Add(c, a, b, [2**40], 1, aj.BinaryRepeatParams(1, 1, 1, 0, 0, 0))):
+    try:
+        call()
+    except aj.ParameterError:
+        pass
+core.SetMaskNorm()
+try:
+    aj.DataCopy(a, aj.GlobalTensor(np.zeros(4096, np.float16)), aj.DataCopyParams(2**40, 0, 1, 1))
+except aj.ParameterError:
+    pass
+try:
+    aj.DataCopy(a, aj.GlobalTensor(np.zeros(4096, np.float16)), aj.DataCopyParams(4095, 65535, 65535, 65535))
+except aj.OutOfBoundsError:
+    print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=os.getcwd()))
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]
+
+
+def test_counter_mode_counts_are_bounded_by_the_ub():
+    core = aj.Core("atlas-a2")
+    a, b, c = (core.local_tensor("half", 512) for _ in range(3))
+    core.SetMaskCount()
+    with pytest.raises(aj.ParameterError, match="counter-mode count"):
+        aj.Add(c, a, b, core.spec.ub_bytes // 2 + 1, 1, P(1, 1, 1, 0, 0, 0))
+    core.SetVectorMask(2**40)
+    with pytest.raises(aj.ParameterError, match="mask register"):
+        aj.Add(c, a, b, aj.MASK_PLACEHOLDER, 1, P(1, 1, 1, 0, 0, 0), is_set_mask=False)
+
+
+# --- defect 5: hand-made tensors --------------------------------------------------------------------------------
+def test_hand_made_tensors_are_checked_when_made_and_read_only():
+    core = aj.Core("atlas-a2")
+    ub = core.spec.ub_bytes
+    with pytest.raises(aj.OutOfBoundsError):
+        aj.LocalTensor(core, "half", ub - 32, 4096)
+    for args in ((core, "half", -32, 16), (core, "half", 1.5, 16), (core, "half", 0, np.float64(3)),
+                 (core, "half", 0, -1), ("core", "half", 0, 16), (core, "half", 0, 16, "VECIN"),
+                 (core, "half", 0, True)):
+        with pytest.raises(aj.AscendJitError):
+            aj.LocalTensor(*args)
+    t = aj.LocalTensor(core, "half", 0, 16)
+    assert t.size == 16 and t.addr == 0
+    for name, value in (("size", 65536), ("addr", ub - 32), ("dtype", "float"), ("core", aj.Core("ascend950")),
+                        ("position", aj.TPosition.VECIN), ("anything", 1)):
+        with pytest.raises(aj.ReadOnlyError):
+            setattr(t, name, value)
+        with pytest.raises(AttributeError):  # the Python convention, too
+            setattr(t, name, value)
+    assert (t.size, t.addr, t.dtype.name) == (16, 0, "half")
+    u = aj.LocalTensor(core, "half", np.int64(64), np.uint16(16))
+    assert type(u.addr) is int and type(u.size) is int
+
+
+# --- defect 6: freed handles stay dead ----------------------------------------------------------------------------
+def test_a_freed_queue_tensor_stays_dead_after_its_buffer_is_reallocated():
+    core = aj.Core("atlas-a2")
+    with core:
+        pipe = aj.TPipe()
+        que = aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(que, 1, 512)
+        t0 = que.AllocTensor("half")
+        que.FreeTensor(t0)
+        t1 = que.AllocTensor("half")
+        src, dst = core.local_tensor("half", 256), core.local_tensor("half", 256)
+        with pytest.raises(aj.StateError, match="freed"):
+            aj.Add(t0, src, dst, 256)
+        with pytest.raises(aj.StateError):
+            t0.numpy()
+        with pytest.raises(aj.StateError):
+            que.FreeTensor(t0)
+        aj.Add(t1, src, dst, 256)  # t1 is still allocated: t0's FreeTensor did not free it
+        with pytest.raises(aj.StateError):
+            que.AllocTensor("half")
+        que.FreeTensor(t1)
+        que.AllocTensor("half")
+
+
+# --- defect 7: exact overlap sets for ReduceSum ------------------------------------------------------------------
+@pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
+def test_reduce_sum_accepts_dst_and_tmp_in_the_gaps_of_a_strided_src(device):
+    core = aj.Core(device)
+    rng = np.random.default_rng(7)
+    core.ub[:4096] = rng.integers(0, 256, 4096, dtype=np.uint8)
+    core.ub[:4096].view(np.uint16)[:] &= 0x3BFF
+    src = core.local_tensor("half", 1024, addr=0)
+    dst = core.local_tensor("half", 16, addr=256)   # inside the unread half of repeat 0's 512-byte stride
+    tmp = core.local_tensor("half", 16, addr=768)   # inside the gap after repeat 1
+    expected = core.ub.copy()
+    ref.reduce_sum_high_dim(expected, core.spec, "half", 256, 0, 768, list(range(128)), 4, 16,
+                            core.half_saturating)
+    aj.ReduceSum(dst, src, tmp, 128, 4, 16)
+    assert np.array_equal(core.ub, expected)
+    for bad_dst in (core.local_tensor("half", 16, addr=766), core.local_tensor("half", 16, addr=1536)):
+        with pytest.raises(aj.OverlapError, match="repeat"):
+            aj.ReduceSum(bad_dst, src, tmp, 128, 4, 16)
+    partial = core.local_tensor("half", 16, addr=64)  # a bit mask that skips block 2 (lanes 32-47): the gap is legal
+    aj.ReduceSum(partial, src, tmp, [0xFFFF0000FFFFFFFF, 2**64 - 1], 1, 8)
+
+
+def test_reduce_sum_count_form_overlap_still_refused():
+    core = aj.Core("atlas-training")
+    src = core.local_tensor("half", 1024, addr=0)
+    tmp = core.local_tensor("half", 64, addr=4096)
+    with pytest.raises(aj.OverlapError):
+        aj.ReduceSum(core.local_tensor("half", 16, addr=2046), src, tmp, 1024)
+    aj.ReduceSum(core.local_tensor("half", 16, addr=2048), src, tmp, 1024)
+
+
+# --- defect 8: exception types ------------------------------------------------------------------------------------
+def test_malformed_arguments_raise_ascend_jit_errors():
+    core = aj.Core("atlas-a2")
+    a, b, c = (core.local_tensor("half", 512) for _ in range(3))
+    calls = [lambda: aj.Add(c, a, b, [float("nan")], 1, P()), lambda: aj.Add(c, a, b, [None, 0], 1, P()),
+             lambda: aj.Add(c, a, b, np.array(5, np.uint64), 1, P()),
+             lambda: aj.Add(c, a, b, np.ones((2, 1), np.uint64), 1, P()),
+             lambda: aj.Add(c, a, b, [], 1, P()), lambda: aj.Add(c, a, b, "128", 1, P()),
+             lambda: aj.Add(c, a, b, 128, 1, P(None)), lambda: aj.Add(c, a, b, 128, 1, "P"),
+             lambda: core.SetVectorMask(None), lambda: core.SetVectorMask(1, 2, 3),
+             lambda: core.SetVectorMask(5, mode="COUNTER"),
+             lambda: core.SetSaturationFlag(True, 5), lambda: core.SetSaturationFlag("yes"),
+             lambda: core.SetCtrlSpr(48.0, 48, 1), lambda: core.SetCtrlSpr(48, 48, 1.0),
+             lambda: core.SetCtrlSpr(48, 48, True), lambda: core.GetCtrlSpr(None, 2),
+             lambda: aj.ReduceSum(c, a, b, 128, 1, 8, is_set_mask=False), lambda: aj.ReduceSum(None, a, b, 64),
+             lambda: aj.ReducePairElem(c, a, 128, 1, 1, 1, 8, reduce_type=5),
+             lambda: aj.DataCopy(c, None, 64), lambda: aj.DataCopy(c, aj.GlobalTensor(), 64),
+             lambda: aj.DataCopy(c, a, aj.DataCopyParams(1.0, 1, 0, 0)),
+             lambda: aj.TQue(depth=1.0), lambda: aj.TQue("VECIN"), lambda: aj.TBuf(None),
+             lambda: aj.GetReduceSumTmpSize("atlas-a2", "half", count=1.5)]
+    for i, call in enumerate(calls):
+        before = _state(core)
+        with pytest.raises(aj.AscendJitError):
+            call()
+        assert _state(core) == before, i
+
+
+def test_reg_api_malformed_arguments_raise_ascend_jit_errors():
+    core = aj.Core("ascend950")
+    t = core.local_tensor("half", 512)
+    R = aj.Reg
+    r, r2 = R.RegTensor("half"), R.RegTensor("half")
+    m = R.CreateMask("half")
+    calls = [lambda: R.CreateMask("half", 14), lambda: R.CreateMask("half", 2.0), lambda: R.CreateMask("half", True),
+             lambda: R.ReduceDataBlock(r2, r, m, reduce_type=5), lambda: R.ReduceDataBlock(r2, r, m, aj.ReduceType.SUM),
+             lambda: R.ReduceDataBlock(r2, r, m, mode=7), lambda: R.MaskReg((1, 0, 0)),
+             lambda: R.MaskReg((1.5, 0, 0, 0)), lambda: R.MaskReg((2**64, 0, 0, 0)), lambda: R.MaskReg(None),
+             lambda: R.LoadAlign(r, t, 2**62), lambda: R.StoreAlign(t, r, m, 2**62), lambda: R.LoadAlign(r, t, 2**64),
+             lambda: R.StoreAlign(t, r, m, -2**63), lambda: R.LoadAlign(r, t, 1.0), lambda: R.UpdateMask("half", True),
+             lambda: R.UpdateMask("half", 3.0)]
+    for i, call in enumerate(calls):
+        before = _state(core)
+        with pytest.raises(aj.AscendJitError):
+            call()
+        assert _state(core) == before, i
+    R.ReduceDataBlock(r2, r, m, R.ReduceType.MAX, R.MaskMergeMode.ZEROING)
+    R.LoadAlign(r, t, np.uint8(128))
+
+
+# --- defect 9: silent coercions -----------------------------------------------------------------------------------
+def test_silent_coercions_are_refused():
+    core = aj.Core("atlas-a2")
+    a, b, c = (core.local_tensor("half", 512) for _ in range(3))
+    with core:
+        pipe = aj.TPipe()
+        buf = aj.TBuf()
+        pipe.InitBuffer(buf, 1024)
+    for call in (lambda: aj.Add(c, a, b, [1.5], 1, P()), lambda: aj.Add(c, a, b, ["3"], 1, P()),
+                 lambda: aj.Add(c, a, b, [3.0, 0], 1, P()), lambda: core.SetVectorMask(1.5),
+                 lambda: core.SetVectorMask(1.0, 0), lambda: core.local_tensor("half", 1.5),
+                 lambda: core.local_tensor("half", 16, addr=32.0), lambda: buf.Get("half", 1.5),
+                 lambda: pipe.InitBuffer(aj.TQue(), 1, 512.0)):
+        before = _state(core)
+        with pytest.raises(aj.ParameterError):
+            call()
+        assert _state(core) == before
+
+
+def test_host_arrays_in_an_instruction_expression_are_refused():
+    core = aj.Core("atlas-a2")
+    a, c = core.local_tensor("half", 64), core.local_tensor("half", 64)
+    host = np.ones(64, np.float16)
+    for expr in (lambda: host + a, lambda: a + host, lambda: 1 + a, lambda: a + 1.0):
+        before = _state(core)
+        with pytest.raises(aj.ParameterError, match="copy host data in first"):
+            c[:] = expr()
+        assert _state(core) == before
+
+
+# --- defect 10: smaller inconsistencies (decisions.md "Hostile input") -------------------------------------------
+def test_vector_core_refuses_every_state_api():
+    core = aj.Core("atlas-inference-vectorcore")
+    before = _state(core)
+    for call in (core.SetMaskCount, core.SetMaskNorm, core.ResetMask, core.GetReduceRepeatSumSpr,
+                 lambda: core.SetVectorMask(5)):
+        with pytest.raises(aj.UnsupportedDeviceError):
+            call()
+    assert _state(core) == before
+
+
+def test_950_counter_mode_reduce_sum_takes_one_or_two_mask_words():
+    core = aj.Core("ascend950")
+    src, dst, tmp = core.local_tensor("half", 512), core.local_tensor("half", 16), core.local_tensor("half", 64)
+    core.SetMaskCount()
+    for bad in ([300, 0, 0], [], [300.0], np.array([[300]], np.uint64)):
+        with pytest.raises(aj.ParameterError):
+            aj.ReduceSum(dst, src, tmp, bad, 1, 8)
+    aj.ReduceSum(dst, src, tmp, [300, 0], 1, 8)
+
+
+def test_310b_counter_mode_pair_with_dst_rep_stride_zero_is_refused_as_on_the_950():
+    for device in ("atlas-200i-500-a2", "ascend950"):
+        core = aj.Core(device)
+        src, dst = core.local_tensor("half", 512), core.local_tensor("half", 256)
+        core.SetMaskCount()
+        with pytest.raises(aj.ParameterError, match="D24"):
+            aj.ReducePairElem(dst, src, 200, 1, 0, 1, 8)
+
+
+def test_store_align_without_active_lanes():
+    """decisions.md: the address must be 32-byte aligned whatever the mask; with no active lane nothing is written,
+    so no byte needs to lie inside the UB."""
+    core = aj.Core("ascend950")
+    t = core.local_tensor("half", 512)
+    r = aj.Reg.RegTensor("half")
+    none = aj.Reg.CreateMask("half", aj.Reg.MaskPattern.ALLF)
+    before = _state(core)
+    with pytest.raises(aj.AlignmentError):
+        aj.Reg.StoreAlign(t, r, none, 1)
+    aj.Reg.StoreAlign(core.local_tensor("half", 16, addr=core.spec.ub_bytes - 32), r, none, 0)
+    assert _state(core) == before
