@@ -6,7 +6,7 @@ addresses free (SPEC 8.2 general alignment rule).
 from collections import deque
 
 from .api._common import INT32_MAX, as_int
-from .core import current_core
+from .core import Core, current_core
 from .dtypes import resolve
 from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
 from .tensor import GlobalTensor, LocalTensor, TPosition
@@ -33,6 +33,8 @@ class TPipe:
     """Owns UB memory handed to queues and buffers. `TPipe()` binds the current core; `TPipe(core)` a given one."""
 
     def __init__(self, core=None):
+        if core is not None and not isinstance(core, Core):
+            raise ParameterError("TPipe", "core", type(core).__name__, legal="an aj.Core (or none: the current core)")
         self.core = core if core is not None else current_core("TPipe")
         self._addrs = []
 

@@ -181,6 +181,9 @@ class GlobalTensor:
         d = dt.resolve(dtype if dtype is not None else arr.dtype, "SetGlobalBuffer")
         if arr.dtype != d.np_dtype:
             arr = arr.view(np.uint8).view(d.np_dtype)
+        if size is not None:
+            from .api._common import as_int
+            size = as_int("SetGlobalBuffer", None, "size", size, 0, arr.size)
         self.array = arr if size is None else arr[:size]
         self.dtype = d
         return self

@@ -49,7 +49,17 @@ def test_a_sample_of_the_suite_passes_with_jit_disabled():
               "tests/test_add.py::test_integer_boundary_table", "tests/test_add.py::test_counter_mode_with_placeholder",
               "tests/test_reduce_sum.py::test_seed_saturation_example", "tests/test_reduce_sum.py::test_seed_count_288_ones_and_spr", "tests/test_reduce_sum.py::test_table_41",
               "tests/test_reduce_pair.py::test_seed_example", "tests/test_reg.py::test_spec_9_block_rows",
-              "tests/test_reg.py::test_official_float_example_and_seed_vf_compiled_equals_python"]
+              "tests/test_reg.py::test_official_float_example_and_seed_vf_compiled_equals_python",
+              # issue 12: numpy scalars, equal-value twins and malformed Reg arguments give the same bits and refusals
+              "tests/test_hostile.py::test_numpy_uint8_stride_is_not_multiplied_in_8_bits",
+              "tests/test_hostile.py::test_numpy_integers_behave_as_python_ints[reduce_sum_high_dim_stride-uint8]",
+              "tests/test_hostile.py::test_numpy_integers_behave_as_python_ints[add_high_dim_strides-uint8]",
+              "tests/test_hostile.py::test_numpy_integers_behave_as_python_ints[add_count_910_mask_register-uint32]",
+              "tests/test_hostile.py::test_numpy_integers_behave_as_python_ints[add_partial_overlap_stride-uint8]",
+              "tests/test_hostile.py::test_equal_values_of_other_types_never_share_a_cache_entry",
+              "tests/test_hostile.py::test_reduce_sum_accepts_dst_and_tmp_in_the_gaps_of_a_strided_src",
+              "tests/test_hostile.py::test_reg_api_malformed_arguments_raise_ascend_jit_errors",
+              "tests/test_hostile.py::test_count_add_with_is_set_mask_false_uses_the_counter_register"]
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *sample], cwd=root, env=env,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..reference import model as reference_model
-from .add import Add
+from .add import Add, BinaryRepeatParams
 from .reduce_pair import ReducePairElem
 from .reduce_sum import ReduceSum
 
@@ -18,6 +18,7 @@ class Instruction:
     dtypes: Callable           # DeviceSpec -> dtype names the device offers
     reference: Callable        # the reference model's implementation
     example: Callable          # (core, dtype) -> (tensors, call): call(*tensors) is one minimal valid call
+    forms: tuple = ()          # more (core, dtype) -> (tensors, call) examples, one per API form (the fuzzer's seeds)
 
 
 def _add_example(core, dtype):
@@ -34,10 +35,31 @@ def _pair_example(core, dtype):
     return tensors, lambda dst, src: ReducePairElem(dst, src, 256 // src.dtype.size, 1, 1, 1, 8)
 
 
+def _add_high_dim(core, dtype):
+    return tuple(core.local_tensor(dtype, 512) for _ in range(3)), lambda d, a, b: Add(
+        d, a, b, 100, 2, BinaryRepeatParams(1, 2, 1, 8, 16, 8))
+
+
+def _add_bits(core, dtype):
+    return tuple(core.local_tensor(dtype, 512) for _ in range(3)), lambda d, a, b: Add(
+        d, a, b, [0xF0F0F0F0F0F0F0F0, 3] if d.dtype.size == 2 else [0xF0F0F0F0F0F0F0F0], 2, BinaryRepeatParams())
+
+
+def _reduce_sum_high_dim(core, dtype):
+    tensors = core.local_tensor(dtype, 16), core.local_tensor(dtype, 1024), core.local_tensor(dtype, 64)
+    return tensors, lambda dst, src, tmp: ReduceSum(dst, src, tmp, 100, 3, 16)
+
+
+def _pair_bits(core, dtype):
+    tensors = core.local_tensor(dtype, 256), core.local_tensor(dtype, 1024)
+    return tensors, lambda dst, src: ReducePairElem(dst, src, [0x0FF00FF00FF00FF0], 3, 2, 1, 8)
+
+
 INSTRUCTIONS = (
-    Instruction("Add", Add, lambda spec: spec.add_dtypes, reference_model.add_high_dim, _add_example),
+    Instruction("Add", Add, lambda spec: spec.add_dtypes, reference_model.add_high_dim, _add_example,
+                (_add_high_dim, _add_bits)),
     Instruction("ReduceSum", ReduceSum, lambda spec: spec.reduce_sum_dtypes, reference_model.reduce_sum_count,
-                _reduce_sum_example),
+                _reduce_sum_example, (_reduce_sum_high_dim,)),
     Instruction("ReducePairElem", ReducePairElem, lambda spec: spec.pair_dtypes, reference_model.reduce_pair,
-                _pair_example),
+                _pair_example, (_pair_bits,)),
 )
