@@ -159,16 +159,38 @@ def _oracle_reduce_sum_count(ub, core, dtype, args, kwargs):
     ref.reduce_sum_count(ub, core.spec, dtype, dst.addr, src.addr, tmp.addr, count, core.half_saturating)
 
 
+def _lanes(mask, nlanes):
+    from .reference import model as ref
+    if isinstance(mask, list):
+        return ref.lanes_of_mask(mask[0], mask[1] if len(mask) > 1 and nlanes == 128 else 0, nlanes)
+    return ref.continuous_lanes(mask, nlanes)
+
+
+def _oracle_add_high_dim(ub, core, dtype, args, kwargs):
+    from .reference import model as ref
+    dst, a, b, mask, repeat, p = args
+    strides = (p.dstBlkStride, p.src0BlkStride, p.src1BlkStride, p.dstRepStride, p.src0RepStride, p.src1RepStride)
+    ref.add_high_dim(ub, dtype, dst.addr, a.addr, b.addr, _lanes(mask, 256 // dst.dtype.size), repeat, strides,
+                     core.half_saturating, core.int_saturating)
+
+
+def _oracle_reduce_sum_high_dim(ub, core, dtype, args, kwargs):
+    from .reference import model as ref
+    dst, src, tmp, mask, repeat, stride = args
+    ref.reduce_sum_high_dim(ub, core.spec, dtype, dst.addr, src.addr, tmp.addr, _lanes(mask, 256 // src.dtype.size),
+                            repeat, stride, core.half_saturating)
+
+
 def _oracle_pair(ub, core, dtype, args, kwargs):
     from .reference import model as ref
     dst, src, mask, repeat, dst_rep, src_blk, src_rep = args
-    lanes = ref.continuous_lanes(mask, 256 // src.dtype.size)
-    ref.reduce_pair(ub, core.spec, dtype, dst.addr, src.addr, lanes, repeat, dst_rep, src_blk, src_rep,
-                    core.half_saturating)
+    ref.reduce_pair(ub, core.spec, dtype, dst.addr, src.addr, _lanes(mask, 256 // src.dtype.size), repeat, dst_rep,
+                    src_blk, src_rep, core.half_saturating)
 
 
-_ORACLES = {("Add", 0): _oracle_add_count, ("ReduceSum", 0): _oracle_reduce_sum_count,
-            ("ReducePairElem", 0): _oracle_pair}
+_ORACLES = {("Add", 0): _oracle_add_count, ("Add", 1): _oracle_add_high_dim, ("Add", 2): _oracle_add_high_dim,
+            ("ReduceSum", 0): _oracle_reduce_sum_count, ("ReduceSum", 1): _oracle_reduce_sum_high_dim,
+            ("ReducePairElem", 0): _oracle_pair, ("ReducePairElem", 1): _oracle_pair}
 
 
 def all_forms():

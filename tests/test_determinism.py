@@ -96,3 +96,30 @@ def test_import_compiles_nothing():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert int(r.stdout) >= 10
+
+
+def test_every_registered_form_same_bits_across_threads():
+    """Registry-driven, so new instructions are covered as they land: each form's example on 4 threads at once (one
+    core each) gives the bytes of the same call run alone."""
+    from ascend_jit.api.registry import INSTRUCTIONS
+
+    def once(example, dtype, out):
+        core = aj.Core("atlas-a2")
+        core.ub[:] = np.random.default_rng(2).integers(0, 256, core.ub.size, dtype=np.uint8)
+        core.ub.view(np.uint16)[:] &= 0x3BFF
+        tensors, call = example(core, dtype)
+        for _ in range(20):
+            call(*tensors)
+        out.append(core.ub.tobytes())
+    for inst in INSTRUCTIONS:
+        for example in (inst.example,) + tuple(inst.forms):
+            dtype = inst.dtypes(aj.get_device("atlas-a2"))[0]
+            expected = []
+            once(example, dtype, expected)
+            results = []
+            threads = [threading.Thread(target=once, args=(example, dtype, results)) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert results == expected * 4, inst.name

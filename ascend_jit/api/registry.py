@@ -45,6 +45,18 @@ def _add_bits(core, dtype):
         d, a, b, [0xF0F0F0F0F0F0F0F0, 3] if d.dtype.size == 2 else [0xF0F0F0F0F0F0F0F0], 2, BinaryRepeatParams())
 
 
+def _add_counter(core, dtype):
+    core.SetMaskCount()  # counter mode: the mask argument is the element count
+    return tuple(core.local_tensor(dtype, 512) for _ in range(3)), lambda d, a, b: Add(
+        d, a, b, 300, 1, BinaryRepeatParams(1, 1, 1, 8, 8, 8))
+
+
+def _add_count_from_register(core, dtype):
+    core.SetMaskCount()
+    core.SetVectorMask(200)
+    return tuple(core.local_tensor(dtype, 512) for _ in range(3)), lambda d, a, b: Add(d, a, b, 1, is_set_mask=False)
+
+
 def _reduce_sum_high_dim(core, dtype):
     tensors = core.local_tensor(dtype, 16), core.local_tensor(dtype, 1024), core.local_tensor(dtype, 64)
     return tensors, lambda dst, src, tmp: ReduceSum(dst, src, tmp, 100, 3, 16)
@@ -57,7 +69,7 @@ def _pair_bits(core, dtype):
 
 INSTRUCTIONS = (
     Instruction("Add", Add, lambda spec: spec.add_dtypes, reference_model.add_high_dim, _add_example,
-                (_add_high_dim, _add_bits)),
+                (_add_high_dim, _add_bits, _add_counter, _add_count_from_register)),
     Instruction("ReduceSum", ReduceSum, lambda spec: spec.reduce_sum_dtypes, reference_model.reduce_sum_count,
                 _reduce_sum_example, (_reduce_sum_high_dim,)),
     Instruction("ReducePairElem", ReducePairElem, lambda spec: spec.pair_dtypes, reference_model.reduce_pair,
