@@ -474,7 +474,10 @@ def child_main(indices):
     cases = enumerate_cases(forms)
     baselines = {}
     for i in indices:
-        verdict = run_case(forms, cases[i], baselines)
+        try:
+            verdict = run_case(forms, cases[i], baselines)
+        except Exception as e:  # noqa: BLE001 - e.g. an accepted call that returned a broken object
+            verdict = f"FAIL outside the call: {type(e).__name__}: {str(e)[:200]}"
         sys.stdout.write(json.dumps([i, verdict]) + "\n")
         sys.stdout.flush()
 
