@@ -28,20 +28,35 @@ def as_signed64(word):
 def operands(api, dst, *srcs):
     """The core of the operands, after checking they are live LocalTensors of one core (per call: cheap)."""
     if type(dst) is not LocalTensor:
-        raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor")
+        raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor",
+                             detail=_not_a_tensor_hint(dst))
     core = dst.core
     if dst._lease is not None:
         dst.check_alive(api)
     for i, t in enumerate(srcs):
         if type(t) is not LocalTensor or t.core is not core:
             name = f"src{i}" if len(srcs) > 2 or api == "Add" else ("src", "sharedTmpBuffer")[i]
-            raise ParameterError(api, name, t if type(t) is LocalTensor else type(t).__name__,
-                                 legal="a LocalTensor of the same Core as dst", device=core.device)
+            if type(t) is LocalTensor:
+                raise ParameterError(api, name, t, legal="a LocalTensor of the same Core as dst", device=core.device,
+                                     detail="belongs to another core")
+            raise ParameterError(api, name, type(t).__name__, legal="a LocalTensor of the same Core as dst",
+                                 device=core.device, detail=_not_a_tensor_hint(t))
         if t._lease is not None:
             t.check_alive(api)
     if not core.spec.supported:
         core.spec.require_supported(api)
     return core
+
+
+def _not_a_tensor_hint(value):
+    """Why a value is not a tensor, in the words of the usual porting mistake."""
+    if value is None:
+        return "missing"
+    if isinstance(value, (np.ndarray, list, tuple)):
+        return "is host data: copy it into a LocalTensor first (t[:] = array)"
+    if isinstance(value, (int, float, np.generic)):
+        return "is a scalar: pass the LocalTensor itself (t[i] is the sub-tensor at offset i)"
+    return None
 
 
 def check_dtype(api, spec, dtype, allowed, detail=None):
