@@ -70,10 +70,9 @@ def mismatch_report(actual, expected, nan_equal=False, max_items=10):
     ulps = ulp_diff(a[bad], e[bad]) if _is_float(a) and resolve(a.dtype).name in _ULP_TYPES else None
     lines = [f"{bad.size} of {a.size} elements differ in their bits"]
     for k, i in enumerate(bad[:max_items]):
-        line = (f"  [{i}] actual {a[i]!r} ({_hex(_bits(a)[i], size)})  expected {e[i]!r} ({_hex(_bits(e)[i], size)})")
-        if ulps is not None:
-            line += f"  {ulps[k]} ulp"
-        lines.append(line)
+        moved = f"moved by {ulps[k]} ulp" if ulps is not None else "differs"
+        lines.append(f"  element {i} {moved}: actual {a[i]} ({_hex(_bits(a)[i], size)}), "
+                     f"expected {e[i]} ({_hex(_bits(e)[i], size)})")
     if bad.size > max_items:
         lines.append(f"  ... and {bad.size - max_items} more")
     if ulps is not None:
