@@ -278,7 +278,8 @@ def check_tensor_bounds(api, core, op, tensor, ext=None):
     if ext[0] < lo:
         first, where = ext[0], "repeat 0"
     else:
-        first, where = hi, f"repeat {_first_repeat_reaching(op, hi)}"
+        repeat = _first_repeat_reaching(op, hi)
+        first, where = _first_byte_from(op, repeat, hi), f"repeat {repeat}"
     raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=core.device,
                            legal=f"inside {op.name}'s tensor [{lo}, {hi}) ({tensor.size} x {tensor.dtype.name}); "
                                  "make the core with bounds=\"ub\" to allow strides past a tensor",
@@ -293,6 +294,16 @@ def _first_repeat_reaching(op, end):
     # repeat i ends at base + i*rep*32 + full[1]; the first i with that end > end
     i = max(0, -(-(end - op.base - full[1] + 1) // (op.rep * 32)))
     return min(i, max(op.repeat - 1, 0))
+
+
+def _first_byte_from(op, repeat, end):
+    """The lowest byte at or after `end` that repeat `repeat` of `op` touches (`end` itself if none does)."""
+    lanes = mask_lane_indices(op.lo, op.hi, 256 // op.size)
+    if op.last_lanes >= 0 and repeat == op.repeat - 1:
+        lanes = lanes[:op.last_lanes]
+    starts = op.base + repeat * op.rep * 32 + lane_offsets(op.size, op.blk, lanes)
+    reaching = starts[starts + op.size > end]
+    return int(max(end, reaching.min())) if reaching.size else end
 
 
 def check_overlap(api, spec, dst, src, dst_ext, src_ext, src_may_accumulate=False):
