@@ -60,6 +60,11 @@ def _hex(v, size):
     return f"0x{int(v):0{2 * size}x}"
 
 
+def _decimal(v):
+    """The element's exact value in decimal (floats widen exactly to a Python float)."""
+    return repr(float(v)) if _is_float(np.asarray(v)) else str(int(v))
+
+
 def mismatch_report(actual, expected, nan_equal=False, max_items=10):
     """A readable report of the elements whose bits differ; '' when none do."""
     a, e = np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)
@@ -71,8 +76,8 @@ def mismatch_report(actual, expected, nan_equal=False, max_items=10):
     lines = [f"{bad.size} of {a.size} elements differ in their bits"]
     for k, i in enumerate(bad[:max_items]):
         moved = f"moved by {ulps[k]} ulp" if ulps is not None else "differs"
-        lines.append(f"  element {i} {moved}: actual {a[i]} ({_hex(_bits(a)[i], size)}), "
-                     f"expected {e[i]} ({_hex(_bits(e)[i], size)})")
+        lines.append(f"  element {i} {moved}: actual {_decimal(a[i])} ({_hex(_bits(a)[i], size)}), "
+                     f"expected {_decimal(e[i])} ({_hex(_bits(e)[i], size)})")
     if bad.size > max_items:
         lines.append(f"  ... and {bad.size - max_items} more")
     if ulps is not None:
