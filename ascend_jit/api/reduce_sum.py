@@ -152,7 +152,7 @@ def _validate_count(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_
     lanes = d.lanes_per_repeat
     full_hi, full_lo = continuous_mask_words(lanes)
     src_op = Operand("src", src_addr, d.size, full_lo, full_hi, -(-count // lanes), 1, 8, count % lanes or lanes)
-    _check_bounds(spec, bounds, src_op, src_addr, src_size, d)
+    _check_bounds(spec, "tensor", src_op, src_addr, src_size, d)  # count forms: never past src (decisions.md)
     need = GetReduceSumTmpSize(spec, d, count=count)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, (src_addr, src_addr + count * d.size), need)
     if d.name in ("int64", "uint64"):
