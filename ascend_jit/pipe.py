@@ -221,15 +221,16 @@ def DataCopy(dst, src, count_or_params=None):
     src_bytes = src.core.ub[src.addr:src.addr + src.nbytes] if isinstance(src, LocalTensor) else _gm_bytes(src)
     dst_bytes = dst.core.ub[dst.addr:dst.addr + dst.nbytes] if isinstance(dst, LocalTensor) else _gm_bytes(dst)
     if isinstance(src, LocalTensor) and isinstance(dst, GlobalTensor) and src.core.atomic is not None:
-        _atomic_copy(src.core, dst, dst_bytes, src_bytes, runs)
+        atomic_copy(src.core, dst, dst_bytes, src_bytes, runs)
         return
     for s, d, n in runs:
         dst_bytes[d:d + n] = src_bytes[s:s + n]
 
 
-def _atomic_copy(core, dst, dst_bytes, src_bytes, runs):
+def atomic_copy(core, dst, dst_bytes, src_bytes, runs):
     """UB -> GM under SetAtomicAdd/Max/Min: each element combined with GM (jit/atomic.py), in the launch's turn
-    order across blocks (launch.py)."""
+    order across blocks (launch.py). runs: (src byte offset, dst byte offset, bytes). Every UB -> GM copy
+    (DataCopy, later DataCopyPad) goes through here while the core's atomic mode is set."""
     from .jit.atomic import ATOMIC_OPS, atomic_combine
     op, d = core.atomic
     if dst.dtype is not d:
