@@ -11,6 +11,8 @@ and TQueSync never change a value (SPEC-2 10.1); they are state. Every core hold
 - `core.atomic`: None or (op, DType) as set by SetAtomicAdd / SetAtomicMax / SetAtomicMin;
 - `core.launch`: the `aj.launch` a core's block belongs to (None outside a launch);
 - `core.tpipe`: the core's TPipe (GetTPipePtr()).
+
+A sanitizing core (`core.sanitizer`, issue 17) also receives every PipeBarrier, SetFlag and WaitFlag.
 """
 import enum
 
@@ -99,6 +101,8 @@ class SyncState:
         if pipe is PIPE_S:
             raise ParameterError("PipeBarrier", "pipe", pipe.name, legal="any pipe but PIPE_S (SPEC-2 D62)",
                                  device=self.device)
+        if self.sanitizer is not None:
+            self.sanitizer.pipe_barrier(pipe.name)
         self._sync_event("PipeBarrier", pipe=pipe)
 
     def _set_flag(self, api, src, dst, event_id):
@@ -109,6 +113,8 @@ class SyncState:
                              detail="is already set: a second SetFlag is undefined and a later "
                                     "PipeBarrier<PIPE_ALL> hangs (SPEC-2 D62); WaitFlag it first")
         self.flags[key] = 1
+        if self.sanitizer is not None:
+            self.sanitizer.set_flag(src.name, dst.name, event_id)
         self._sync_event(api, src=src, dst=dst, event_id=event_id)
 
     def _wait_flag(self, api, src, dst, event_id):
@@ -118,6 +124,8 @@ class SyncState:
             raise StateError(api, "flag", flag_name(key), device=self.device,
                              detail="WaitFlag without a pending SetFlag: the device would block forever (SPEC-2 D62)")
         self.flags[key] = 0
+        if self.sanitizer is not None:
+            self.sanitizer.wait_flag(src.name, dst.name, event_id)
         self._sync_event(api, src=src, dst=dst, event_id=event_id)
 
     def _require_isasi_flags(self, api):

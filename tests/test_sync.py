@@ -456,3 +456,13 @@ def test_bf16_atomic_uses_bfloat16_rounding():
     core.SetAtomicAdd("bfloat16")
     aj.DataCopy(aj.GlobalTensor(gm), t, 16)
     assert (gm == 1.0).all()  # 1 + 2**-8 rounds to even in bf16 (8 significand bits)
+
+
+def test_a_sanitizing_core_receives_the_sync_events():
+    core = aj.Core("a2", sanitize="report")
+    with core:
+        aj.SetFlag(aj.EVENT_ID3, event=E.MTE2_V)
+        assert ("PIPE_MTE2", "PIPE_V", 3) in core.sanitizer.flag_clocks
+        aj.WaitFlag(aj.EVENT_ID3, event=E.MTE2_V)
+        assert ("PIPE_MTE2", "PIPE_V", 3) not in core.sanitizer.flag_clocks
+        aj.PipeBarrier(aj.PIPE_ALL)
