@@ -284,6 +284,9 @@ def test_sync_all_is_a_barrier_across_eight_blocks():
         aj.launch(_exchange, 8, "a2", gm, seen, parallel=False)
     with pytest.raises(aj.UnsupportedDeviceError, match="gm_workspace"):
         aj.launch(_exchange, 2, "910", gm, seen)
+    from ascend_jit.launch import MAX_CONCURRENT_BLOCKS
+    with pytest.raises(aj.StateError, match=f"more than {MAX_CONCURRENT_BLOCKS} blocks"):
+        aj.launch(lambda: aj.SyncAll(), MAX_CONCURRENT_BLOCKS + 1, "a2")
 
 
 def test_sync_all_never_hangs():
