@@ -6,7 +6,7 @@ from functools import lru_cache
 from ..devices import TREE_SEQ, TREE_TREE_950, TREE_TREE_TAIL, VADD_TREE, get_device
 from ..core import continuous_mask_words
 from ..dtypes import resolve
-from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
+from ..errors import OverlapError, ParameterError, StateError, UnsupportedDTypeError
 from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_TREE,
                           reduce_sum_float_kernel, reduce_sum_int_kernel)
 from ._common import (MASK_PLACEHOLDER, Operand, as_signed64, check_align, check_dtype, check_inside_ub,
