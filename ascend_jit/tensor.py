@@ -29,6 +29,10 @@ class LocalTensor:
         if args and isinstance(args[0], TPosition):
             self._place(*args, dtype=dtype)
             return
+        if len(args) < 4:
+            raise ParameterError("LocalTensor", "position", args[0] if args else None,
+                                 legal="LocalTensor(aj.TPosition.VECCALC, addr, length, dtype=...)",
+                                 detail=f"got {type(args[0]).__name__ if args else 'nothing'}")
         core, d, addr, size, *rest = args
         self.core, self.dtype, self.addr, self.size = core, d, addr, size
         self.position = rest[0] if rest else TPosition.VECCALC

@@ -255,6 +255,8 @@ def test_local_mem_allocator_and_explicit_placement():
             aj.LocalTensor(aj.TPosition.VECCALC, core.spec.ub_bytes - 64, 64, dtype="float")
         with pytest.raises(aj.ParameterError, match="dtype"):
             aj.LocalTensor(aj.TPosition.VECCALC, 0, 64)
+        with pytest.raises(aj.ParameterError, match="TPosition"):
+            aj.LocalTensor(2, 0, dtype="half")
     with aj.Core("a2"):
         pipe = aj.TPipe()
         q = aj.TQue(aj.TPosition.VECIN, 1)
