@@ -188,8 +188,12 @@ class Core(SyncState):
     def SetMaskNorm(self):
         self._set_bit(CTRL_COUNTER_MODE, 0)
 
-    def GetReduceRepeatSumSpr(self):
-        """The count-form ReduceSum's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal)."""
+    def GetReduceRepeatSumSpr(self, dtype=None):
+        """`GetReduceRepeatSumSpr<T>()`: the count-form ReduceSum's scalar side result (SPEC 4.2 ACC_VAL, 4.4
+        accVal) as a numpy scalar of that call's dtype; `dtype` (the template argument) must match it."""
+        if dtype is not None and dt.resolve(dtype, "GetReduceRepeatSumSpr").np_dtype != self.acc_val.dtype:
+            raise StateError("GetReduceRepeatSumSpr", "dtype", dt.resolve(dtype).name, device=self.device,
+                             legal=f"{dt.resolve(self.acc_val.dtype).name}, the dtype of the last count-form ReduceSum")
         return self.acc_val
 
     def _after_count_call(self, last_mask_len=None):

@@ -139,7 +139,9 @@ def test_get_reduce_repeat_sum_spr_has_the_tensor_dtype():
         src[:] = 1
         aj.ReduceSum(dst, src, tmp, 200)
         value = core.GetReduceRepeatSumSpr()
-        assert type(value) is np_t and value == 200
+        assert type(value) is np_t and value == 200 and core.GetReduceRepeatSumSpr(dtype) == 200
+        with pytest.raises(aj.StateError, match=dtype):
+            core.GetReduceRepeatSumSpr("float" if dtype == "half" else "half")
 
 
 # --- the flag model (SPEC-2 10.3, D62) ---------------------------------------------------------------------------
