@@ -5,10 +5,13 @@ addresses free (SPEC 8.2 general alignment rule).
 """
 from collections import deque
 
+import numpy as np
+
 from .api._common import INT32_MAX, as_int
 from .core import Core, current_core
 from .dtypes import resolve
 from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
+from .sync import EventIdPool
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 
@@ -29,13 +32,17 @@ class _Lease:
         self.buffer, self.alive = buffer, True
 
 
-class TPipe:
-    """Owns UB memory handed to queues and buffers. `TPipe()` binds the current core; `TPipe(core)` a given one."""
+class TPipe(EventIdPool):
+    """Owns UB memory handed to queues and buffers, and the event ids (FetchEventID / AllocEventID /
+    ReleaseEventID, sync.py). `TPipe()` binds the current core; `TPipe(core)` a given one. The newest TPipe of a
+    core is its `GetTPipePtr()`."""
 
     def __init__(self, core=None):
         if core is not None and not isinstance(core, Core):
             raise ParameterError("TPipe", "core", type(core).__name__, legal="an aj.Core (or none: the current core)")
         self.core = core if core is not None else current_core("TPipe")
+        EventIdPool.__init__(self, self.core)
+        self.core.tpipe = self
         self._addrs = []
 
     def InitBuffer(self, que_or_buf, num_or_len, len_bytes=None):
@@ -80,12 +87,18 @@ class TPipe:
         return False
 
 
+def _check_position(api, position):
+    if not isinstance(position, TPosition):
+        raise ParameterError(api, "position", position, legal="an aj.TPosition (VECIN, VECOUT, VECCALC): "
+                             f"{api}(aj.TPosition.VECIN, depth)", detail=f"got {type(position).__name__}; the C++ "
+                             "template arguments <pos, depth> are (position, depth) here, position first")
+
+
 class TQue:
     """`TQue<pos, depth>`: AllocTensor / EnQue / DeQue / FreeTensor over the buffers InitBuffer gave it."""
 
     def __init__(self, position=TPosition.VECIN, depth=1):
-        if not isinstance(position, TPosition):
-            raise ParameterError("TQue", "position", position, legal="an aj.TPosition")
+        _check_position("TQue", position)
         self.position, self.depth, self.pipe = position, as_int("TQue", None, "depth", depth, 1, 2**16), None
         self._buffers, self._queue = [], deque()
 
@@ -104,6 +117,10 @@ class TQue:
                 lease = _Lease(buffer)
                 tensor = LocalTensor(self.pipe.core, d, buffer.addr, buffer.nbytes // d.size, self.position, lease)
                 buffer.lease = lease
+                sanitizer = self.pipe.core.sanitizer
+                if sanitizer is not None:  # FreeTensor .. AllocTensor orders the buffer's earlier users; stale data
+                    sanitizer.hand_off(buffer.addr, buffer.nbytes)
+                    sanitizer.undefine(buffer.addr, buffer.nbytes)
                 return tensor
         raise StateError("AllocTensor", "buffers", len(self._buffers), device=self._device(),
                          detail="every buffer of this queue is in use (FreeTensor one first)")
@@ -121,6 +138,8 @@ class TQue:
         if not self._queue:
             raise StateError("DeQue", detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
         tensor = self._queue.popleft()
+        if tensor.core.sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
+            tensor.core.sanitizer.hand_off(tensor.addr, tensor.nbytes)
         return tensor if dtype is None else tensor.ReinterpretCast(dtype)
 
     def FreeTensor(self, tensor):
@@ -144,8 +163,7 @@ class TBuf:
     """`TBuf<pos>`: one buffer, `Get(dtype[, count])` returns a tensor over it."""
 
     def __init__(self, position=TPosition.VECCALC):
-        if not isinstance(position, TPosition):
-            raise ParameterError("TBuf", "position", position, legal="an aj.TPosition")
+        _check_position("TBuf", position)
         self.position, self.pipe, self._buffer = position, None, None
 
     def _bind(self, pipe, buffers):
@@ -170,20 +188,40 @@ class DataCopyParams:
 
 
 def _gm_bytes(gm):
-    return gm.array.view("uint8")
+    return gm.array.view(np.uint8)
 
 
-def DataCopy(dst, src, count_or_params):
-    """GM -> UB or UB -> GM (or UB -> UB): `DataCopy(dst, src, count)` or `DataCopy(dst, src, DataCopyParams(...))`.
-    Every check (operand types, ranges, the far end of the copy in closed form) runs before the first byte moves."""
-    api = "DataCopy"
-    device = None
+def _check_operands(api, dst, src):
+    """Only GM <-> UB and UB <-> UB of one core exist on the hardware; anything else is named in the refusal."""
     for side, t in (("dst", dst), ("src", src)):
+        if not isinstance(t, (LocalTensor, GlobalTensor)):
+            raise ParameterError(api, side, type(t).__name__, legal="an aj.LocalTensor or aj.GlobalTensor",
+                                 detail="(wrap host arrays with aj.GlobalTensor(array))")
+        if isinstance(t, GlobalTensor) and t.array is None:
+            raise StateError(api, side, t, detail="the GlobalTensor has no buffer: call SetGlobalBuffer(array) first")
+    if isinstance(dst, GlobalTensor) and isinstance(src, GlobalTensor):
+        raise ParameterError(api, "dst, src", "GlobalTensor, GlobalTensor", legal="one side a LocalTensor",
+                             detail="there is no GM -> GM DataCopy on the hardware: copy through the UB")
+    if isinstance(dst, LocalTensor) and isinstance(src, LocalTensor) and dst.core is not src.core:
+        raise ParameterError(api, "dst, src", f"tensors of two cores ({dst.core!r}, {src.core!r})",
+                             legal="both on one core", device=dst.core.device,
+                             detail="a core cannot copy into another core's UB: go through GM")
+
+
+def DataCopy(dst, src, count_or_params=None):
+    """GM -> UB, UB -> GM or UB -> UB (one core): `DataCopy(dst, src, count)` or `DataCopy(dst, src,
+    DataCopyParams(...))`. UB -> GM combines with GM while SetAtomicAdd/Max/Min is set (sync.py). Every check
+    (operands, ranges, the far end of the copy in closed form) runs before the first byte moves."""
+    api = "DataCopy"
+    _check_operands(api, dst, src)
+    core = dst.core if isinstance(dst, LocalTensor) else src.core
+    device = core.device
+    if count_or_params is None:
+        raise ParameterError(api, "count", None, legal="an element count or aj.DataCopyParams(...)",
+                             detail="missing: DataCopy(dst, src, count)", device=device)
+    for t in (dst, src):
         if isinstance(t, LocalTensor):
             t.check_alive(api)
-            device = t.core.device
-        elif not isinstance(t, GlobalTensor) or t.array is None:
-            raise ParameterError(api, side, type(t).__name__, legal="a LocalTensor or a GlobalTensor with a buffer")
     if src.dtype.size != dst.dtype.size:
         raise ParameterError(api, "dtype", (src.dtype.name, dst.dtype.name), legal="src and dst of the same size",
                              device=device)
@@ -212,7 +250,29 @@ def DataCopy(dst, src, count_or_params):
         far = runs[-1][index] + runs[-1][2]  # the last run ends furthest (offsets grow with the run index)
         if far > limit:
             raise OutOfBoundsError(api, side, t, legal=f"at most {limit} bytes (the copy needs {far})", device=device)
+    if core.sanitizer is not None:
+        core.sanitizer.copy_access(api, dst, src, runs, atomic=isinstance(dst, GlobalTensor) and core.atomic is not None)
     src_bytes = src.core.ub[src.addr:src.addr + src.nbytes] if isinstance(src, LocalTensor) else _gm_bytes(src)
     dst_bytes = dst.core.ub[dst.addr:dst.addr + dst.nbytes] if isinstance(dst, LocalTensor) else _gm_bytes(dst)
+    if isinstance(src, LocalTensor) and isinstance(dst, GlobalTensor) and src.core.atomic is not None:
+        atomic_copy(src.core, dst, dst_bytes, src_bytes, runs)
+        return
     for s, d, n in runs:
         dst_bytes[d:d + n] = src_bytes[s:s + n]
+
+
+def atomic_copy(core, dst, dst_bytes, src_bytes, runs):
+    """UB -> GM under SetAtomicAdd/Max/Min: each element combined with GM (jit/atomic.py), in the launch's turn
+    order across blocks (launch.py). runs: (src byte offset, dst byte offset, bytes). Every UB -> GM copy
+    (DataCopy, later DataCopyPad) goes through here while the core's atomic mode is set."""
+    from .jit.atomic import ATOMIC_OPS, atomic_combine
+    op, d = core.atomic
+    if dst.dtype is not d:
+        raise ParameterError("DataCopy", "dst.dtype", dst.dtype.name, device=core.device,
+                             legal=f"{d.name}, the type of the atomic mode set (SetAtomic{op.capitalize()})")
+    if core.launch is not None:
+        core.launch.atomic_turn(core)
+    for s, o, n in runs:
+        atomic_combine(dst_bytes[o:o + n], src_bytes[s:s + n], n // d.size, d.kind, ATOMIC_OPS[op],
+                       core.half_saturating, core.int_saturating)
+    core._sync_event("DataCopy (atomic)", op=op, dtype=d.name, dst=dst, runs=runs)

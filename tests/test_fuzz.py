@@ -33,6 +33,24 @@ def test_every_registered_instruction_and_state_api_is_fuzzed(plan):
             "3 words", "other core", "other dtype", "freed", "hand-made twin"} <= labels
 
 
+def test_every_form_has_an_accepted_plain_call(plan):
+    """A form whose plain call is refused everywhere would fuzz nothing but refusals."""
+    import ascend_jit as aj
+    forms, cases = plan
+    for k, form in enumerate(forms):
+        accepted = False
+        for device, dtype in sorted({(c.device, c.dtype) for c in cases if c.form == k}):
+            core = aj.Core(device)
+            fn, args, kwargs = form.build(core, dtype)
+            try:
+                fn(*args, **kwargs)
+                accepted = True
+                break
+            except aj.AscendJitError:
+                continue
+        assert accepted, form.name
+
+
 def test_short_fuzz_run(plan):
     forms, cases = plan
     res = fuzz.run(fuzz.select(cases, 1500, seed=0))

@@ -29,8 +29,8 @@ def _outcome(device, call, counter=False, seed=3):
     if counter:
         core.SetMaskCount()
     t = {name: core.local_tensor(dt, n, addr=addr) for name, (dt, n, addr) in {
-        "a": ("half", 4096, 0), "b": ("half", 4096, 8192), "c": ("half", 4096, 16384), "dst": ("half", 16, 24576),
-        "tmp": ("half", 512, 24832), "f": ("float", 1024, 32768)}.items()}
+        "a": ("half", 16384, 0), "b": ("half", 4096, 32768), "c": ("half", 4096, 40960), "dst": ("half", 16, 49152),
+        "tmp": ("half", 512, 49408), "f": ("float", 1024, 50432)}.items()}
     before = _state(core)
     try:
         call(core, t)

@@ -63,7 +63,7 @@ def _reduce_sum_high_dim(core, dtype):
 
 
 def _pair_bits(core, dtype):
-    tensors = core.local_tensor(dtype, 256), core.local_tensor(dtype, 1024)
+    tensors = core.local_tensor(dtype, 512), core.local_tensor(dtype, 1024)
     return tensors, lambda dst, src: ReducePairElem(dst, src, [0x0FF00FF00FF00FF0], 3, 2, 1, 8)
 
 
