@@ -33,7 +33,8 @@ from typing import Callable
 import numpy as np
 
 NUMPY_INTS = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64)
-EQUIV, COERCE, ANY = "equiv", "coerce", "any"   # variant kinds: must match the plain call / refused or equal / free
+# variant kinds: must match the plain call / refused (or, for scalar operands, equal) / refused or equal / free
+EQUIV, COERCE, ALIAS, ANY = "equiv", "coerce", "alias", "any"
 BATCH = 1000
 CALL_SECONDS = 60           # per-call limit (generous: a cold child compiles a family's kernels on its first call)
 STARTUP_SECONDS = 60        # one child's imports and case list
@@ -121,7 +122,24 @@ def _state_forms():
         _, r1, r2, m = reg_tensors(core, dtype)
         return aj.Reg.ReduceDataBlock, (r2, r1, m, aj.Reg.ReduceType.SUM, aj.Reg.MaskMergeMode.ZEROING), {}
 
+    def wait_flag(core, dtype):
+        core.SetFlag(2, event=aj.HardEvent.V_MTE3)
+        return core.WaitFlag, (2,), {"event": aj.HardEvent.V_MTE3}
+
+    def release_event(core, dtype):
+        pipe = aj.TPipe(core)
+        return pipe.ReleaseEventID, (pipe.AllocEventID(aj.HardEvent.MTE2_V), aj.HardEvent.MTE2_V), {}
+
+    def mem_alloc(core, dtype):
+        with core:
+            return aj.LocalMemAllocator().Alloc, (dtype, 64), {}
+
     return [
+        Form("SetFlag", (a2, n950), lambda c, d: (c.SetFlag, (2,), {"event": aj.HardEvent.V_MTE3})),
+        Form("WaitFlag", (a2,), wait_flag),
+        Form("PipeBarrier", (a2,), lambda c, d: (c.PipeBarrier, (aj.PIPE_V,), {})),
+        Form("ReleaseEventID", (a2,), release_event),
+        Form("LocalMemAllocator.Alloc", (a2,), mem_alloc),
         Form("SetVectorMask/len", every, lambda c, d: (c.SetVectorMask, (100,), {})),
         Form("SetVectorMask/words", every, lambda c, d: (c.SetVectorMask, (5, 2**40 + 7), {})),
         Form("SetVectorMask/counter", every, counter),
@@ -227,8 +245,8 @@ def _list_variants(words):
 def _enum_variants(v):
     out = [("None", COERCE, lambda x: None), ("99", ANY, lambda x: 99), ("str", COERCE, lambda x: x.name),
            ("float", COERCE, lambda x: 0.0), ("bool", COERCE, lambda x: True), ("other enum", ANY, _other_enum)]
-    if isinstance(v, int):
-        out.insert(0, ("int value", EQUIV, int))
+    if isinstance(v, int):  # an IntEnum's value: refused, or the same call (as_enum accepts it)
+        out.insert(0, ("int value", ALIAS, int))
     return out
 
 
@@ -244,7 +262,8 @@ def _bool_variants(v):
 
 def _tensor_variants(t):
     return [("hand-made twin", EQUIV, "twin"), ("other core", ANY, "other core"), ("other dtype", ANY, "other dtype"),
-            ("freed", ANY, "freed"), ("hand-made end of UB", ANY, "ub end"), ("numpy array", ANY, "numpy")]
+            ("freed", ANY, "freed"), ("hand-made end of UB", ANY, "ub end"), ("hand-made past UB", ANY, "past ub"),
+            ("resized", ANY, "resized"), ("numpy array", ANY, "numpy")]
 
 
 def _variants(value):
@@ -346,7 +365,9 @@ def _state(core, args, kwargs):
     import ascend_jit as aj
     h = hashlib.sha1(core.ub.tobytes())
     h.update(repr((core.mask_high, core.mask_low, core.mask_defined, core.ctrl, core.acc_val, core._free,
-                   sorted(core._allocated.items()))).encode())
+                   sorted(core._allocated.items()), sorted(core.pending_flags()), core.atomic,
+                   getattr(core.local_mem_allocator, "cur", None),
+                   sorted((k.name, sorted(v)) for k, v in getattr(core.tpipe, "occupied", {}).items()))).encode())
     for v in list(args) + list(kwargs.values()):
         if isinstance(v, aj.GlobalTensor) and v.array is not None:
             h.update(v.array.tobytes())
@@ -398,6 +419,11 @@ def _hostile_tensor(how, t, core):
         return freed
     if how == "ub end":
         return aj.LocalTensor(core, t.dtype, core.spec.ub_bytes - 32, 32 // t.dtype.size)
+    if how == "past ub":  # issue 12 defect 5: a hand-made tensor that reaches past the UB end
+        return aj.LocalTensor(core, t.dtype, core.spec.ub_bytes - 32, max(t.size, 4096))
+    if how == "resized":
+        t.size = 65536  # read-only: refused (a ReadOnlyError is an AscendJitError)
+        return t
     return t.numpy()
 
 
@@ -447,6 +473,8 @@ def run_case(forms, case, baselines):
         return f"FAIL differs from the plain call: {outcome[:2]} vs {baseline[:2]}"
     if case.kind == EQUIV and outcome[0] == "ok" and outcome != baseline:
         return "FAIL a different result than the plain call"
+    if case.kind == ALIAS and outcome[0] == "ok" and outcome != baseline:
+        return "FAIL an alias of the plain value gives another result"
     if case.kind == COERCE and outcome[0] == "ok" and (form.strict and _strict_slot(form, fn, case)
                                                        or outcome != baseline):
         return "FAIL silently coerced"

@@ -66,11 +66,8 @@ def _check_pipe(api, spec, name, pipe, allow_all=True):
 
 
 def _check_event_id(api, spec, event_id):
-    n = spec.event_ids
-    if isinstance(event_id, bool) or not isinstance(event_id, int) or not 0 <= event_id < n:
-        raise ParameterError(api, "event_id", event_id, legal=f"an integer in [0, {n - 1}] (SPEC-2 D62)",
-                             device=spec.name)
-    return event_id
+    from .api._common import as_int
+    return as_int(api, spec, "event_id (SPEC-2 D62)", event_id, 0, spec.event_ids - 1)  # numpy ints too (issue 12)
 
 
 def flag_name(key):
@@ -255,6 +252,7 @@ class EventIdPool:
     def ReleaseEventID(self, event_id, event):
         self._require("ReleaseEventID")
         _check_hard_event("ReleaseEventID", self.core.spec, event)
+        event_id = _check_event_id("ReleaseEventID", self.core.spec, event_id)
         if event_id not in self.occupied.get(event, ()):
             raise StateError("ReleaseEventID", "event_id", event_id, device=self.core.device,
                              detail=f"was not allocated for {event.name} (AllocEventID first)")
@@ -289,9 +287,12 @@ class LocalMemAllocator:
         if missing:
             raise ParameterError(api, ", ".join(missing), None, legal="Alloc(dtype, n): the element type and count",
                                  device=self.core.device, detail="missing")
+        from .api._common import as_int
         d = dt.resolve(dtype, api)
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise ParameterError(api, "n", n, legal="an integer >= 0", device=self.core.device)
+        n = as_int(api, self.core.spec, "n", n, 0)
+        position = TPosition.VECCALC if position is None else position
+        if not isinstance(position, TPosition):  # before reserving: a refusal leaves the allocator alone
+            raise ParameterError(api, "position", position, legal="an aj.TPosition", device=self.core.device)
         need = -(-n * d.size // 32) * 32
         ub = self.core.spec.ub_bytes
         if self.cur + need > ub:
@@ -300,7 +301,7 @@ class LocalMemAllocator:
                                    detail=f"needs {need} B; {ub - self.cur} B are free after address {self.cur}")
         if need:
             self.core.reserve(self.cur, need, api)
-        tensor = LocalTensor(self.core, d, self.cur, n, position or TPosition.VECCALC)
+        tensor = LocalTensor(self.core, d, self.cur, n, position)
         self.cur += need
         return tensor
 
