@@ -135,6 +135,8 @@ def _state_forms():
             return aj.LocalMemAllocator().Alloc, (dtype, 64), {}
 
     return [
+        Form("launch", (a2,), lambda c, d: (aj.launch, (_block_index, 3, c.device), {"atomic_order": "shuffle",
+                                                                                     "seed": 5})),
         Form("SetFlag", (a2, n950), lambda c, d: (c.SetFlag, (2,), {"event": aj.HardEvent.V_MTE3})),
         Form("WaitFlag", (a2,), wait_flag),
         Form("PipeBarrier", (a2,), lambda c, d: (c.PipeBarrier, (aj.PIPE_V,), {})),
@@ -162,6 +164,12 @@ def _state_forms():
         Form("Reg.StoreAlign", (n950,), store),
         Form("Reg.ReduceDataBlock", (n950,), reduce_block),
     ]
+
+
+def _block_index():
+    """A kernel for the launch form: each block returns its index (the launch's return value is compared)."""
+    import ascend_jit as aj
+    return aj.GetBlockIdx()
 
 
 # --- reference oracles for the registry examples (the plain call's bytes must be the reference model's) -----------
@@ -497,9 +505,11 @@ def _strict_slot(form, fn, case):
     return not (i < len(params) and "scalar" in params[i].name)
 
 
-def child_main(indices):
+def child_main(total, indices):
     forms = all_forms()
     cases = enumerate_cases(forms)
+    if len(cases) != total:  # the parent numbered another case list (the fuzzer changed under a running parent)
+        raise SystemExit(f"case list mismatch: {len(cases)} cases here, {total} in the parent")
     baselines = {}
     for i in indices:
         try:
@@ -526,11 +536,11 @@ def select(cases, sample, seed):
     return sorted(chosen)
 
 
-def _stream(indices, env):
+def _stream(indices, env, total):
     """Run cases in one child; yields ("verdict", i, verdict) as they arrive, then ("hang", i) if the next case took
     longer than CALL_SECONDS (the child is killed) or ("exit", status, stderr tail) when the child ends."""
-    cmd = [sys.executable, "-c", "import sys, ascend_jit.fuzz as f; f.child_main([int(x) for x in sys.argv[1:]])",
-           *map(str, indices)]
+    cmd = [sys.executable, "-c", "import sys, ascend_jit.fuzz as f; "
+           "f.child_main(int(sys.argv[1]), [int(x) for x in sys.argv[2:]])", str(total), *map(str, indices)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
@@ -558,10 +568,10 @@ def _stream(indices, env):
         proc.stderr.close()
 
 
-def run(indices, jit=True, batch=BATCH, env=None):
+def run(indices, total, jit=True, batch=BATCH, env=None):
     """Run cases in child processes: {"calls", "refused", "accepted", "crashes", "hangs", "failures", "verdicts"}.
     A hang (no verdict within CALL_SECONDS) or a crash (the child dies) names the case that was running; the rest of
-    the batch continues in a new child."""
+    the batch continues in a new child. `total` is the length of the case list the indices number."""
     env = dict(os.environ if env is None else env)
     if not jit:
         env["NUMBA_DISABLE_JIT"] = "1"
@@ -572,12 +582,14 @@ def run(indices, jit=True, batch=BATCH, env=None):
     while pending:
         chunk, pending = pending[:batch], pending[batch:]
         while chunk:
-            events = list(_stream(chunk, env))
+            events = list(_stream(chunk, env, total))
             for event in events:
                 if event[0] == "verdict":
                     verdicts[event[1]] = event[2]
             rest = [i for i in chunk if i not in verdicts]
             last = events[-1]
+            if last[0] == "exit" and "case list mismatch" in last[2]:
+                raise RuntimeError(last[2].strip())
             if not rest:
                 if last[0] == "exit" and last[1] != 0:  # died after its last verdict (at interpreter shutdown)
                     crashes.append((chunk[-1], f"exit {last[1]} after the batch", last[2]))
@@ -585,7 +597,7 @@ def run(indices, jit=True, batch=BATCH, env=None):
             if last[0] == "hang":
                 hangs.append(rest[0])
             else:  # the child died: confirm the suspect alone (an earlier call may have corrupted memory)
-                alone = list(_stream([rest[0]], env))
+                alone = list(_stream([rest[0]], env, total))
                 if alone[0][0] == "verdict" and alone[-1][1] == 0:
                     crashes.append((rest[0], f"exit {last[1]} in a batch, not alone", last[2]))
                 else:
@@ -612,7 +624,7 @@ def main(argv=None):
     forms = all_forms()
     cases = enumerate_cases(forms)
     indices = select(cases, None if a.all else a.sample, a.seed)
-    res = run(indices, jit=not a.no_jit)
+    res = run(indices, len(cases), jit=not a.no_jit)
     print(f"forms {len(forms)}, cases {len(cases)}, calls {res['calls']}, refused {res['refused']}, "
           f"accepted {res['accepted']}, crashes {len(res['crashes'])}, hangs {len(res['hangs'])}, "
           f"failures {len(res['failures'])}")

@@ -122,14 +122,13 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
 
     sanitize: as `aj.Core(sanitize=...)`, for every block's core (default: the current aj.sanitize_session, else
     ASCEND_JIT_SANITIZE); the "blocks" check shares one GM shadow across the launch's blocks."""
-    if isinstance(block_dim, bool) or not isinstance(block_dim, int) or not 1 <= block_dim <= 65535:
-        raise ParameterError("launch", "block_dim", block_dim, legal="[1, 65535]")
+    from .api._common import as_int
+    block_dim = as_int("launch", None, "block_dim", block_dim, 1, 65535)  # numpy ints too (issue 12)
     if atomic_order not in ATOMIC_ORDERS:
         raise ParameterError("launch", "atomic_order", atomic_order, legal=" or ".join(map(repr, ATOMIC_ORDERS)))
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ParameterError("launch", "seed", seed, legal="an integer >= 0")
+    seed = as_int("launch", None, "seed", seed, 0)
     order = (list(range(block_dim)) if atomic_order == "block"
-             else [int(b) for b in np.random.default_rng(int(seed)).permutation(block_dim)])
+             else [int(b) for b in np.random.default_rng(seed).permutation(block_dim)])
     concurrent = parallel and block_dim <= MAX_CONCURRENT_BLOCKS
     config = resolve_config(sanitize) if sanitize is not None else default_sanitize_config()
     shadow = LaunchShadow(config) if config is not None and "blocks" in config.checks else None

@@ -53,7 +53,7 @@ def test_every_form_has_an_accepted_plain_call(plan):
 
 def test_short_fuzz_run(plan):
     forms, cases = plan
-    res = fuzz.run(fuzz.select(cases, 1500, seed=0))
+    res = fuzz.run(fuzz.select(cases, 1500, seed=0), len(cases))
     _check(res, forms, cases)
     assert res["refused"] > 300 and res["accepted"] > 100
 
@@ -61,7 +61,7 @@ def test_short_fuzz_run(plan):
 def test_jit_off_gives_the_same_verdicts_and_bits(plan):
     forms, cases = plan
     sample = fuzz.select(cases, 120, seed=1)
-    jit, plain = fuzz.run(sample), fuzz.run(sample, jit=False)
+    jit, plain = fuzz.run(sample, len(cases)), fuzz.run(sample, len(cases), jit=False)
     _check(jit, forms, cases)
     _check(plain, forms, cases)
     differ = [fuzz.describe(cases, forms, i) for i in sample if jit["verdicts"][i] != plain["verdicts"][i]]
@@ -71,4 +71,4 @@ def test_jit_off_gives_the_same_verdicts_and_bits(plan):
 @pytest.mark.slow
 def test_long_fuzz_run(plan):
     forms, cases = plan
-    _check(fuzz.run(list(range(len(cases)))), forms, cases)
+    _check(fuzz.run(list(range(len(cases))), len(cases)), forms, cases)
