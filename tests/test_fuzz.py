@@ -60,7 +60,7 @@ def test_short_fuzz_run(plan):
 
 def test_jit_off_gives_the_same_verdicts_and_bits(plan):
     forms, cases = plan
-    sample = fuzz.select(cases, 120, seed=1)
+    sample = fuzz.select(cases, 250, seed=1)
     jit, plain = fuzz.run(sample, len(cases)), fuzz.run(sample, len(cases), jit=False)
     _check(jit, forms, cases)
     _check(plain, forms, cases)

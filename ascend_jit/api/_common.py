@@ -145,7 +145,10 @@ def repeat_params(api, spec, params, cls, hi=255):
     else:
         raise ParameterError(api, "repeat_params", params, device=getattr(spec, "name", spec),
                              legal=f"aj.{cls.__name__} or {len(fields)} integers ({', '.join(fields)})")
-    return cls(*(as_int(api, spec, f, v, 0, hi) for f, v in zip(fields, values)))
+    ints = tuple(as_int(api, spec, f, v, 0, hi) for f, v in zip(fields, values))
+    if isinstance(params, cls) and all(type(v) is int for v in values):
+        return params  # already plain ints in range: no new object on the hot path
+    return cls(*ints)
 
 
 @dataclass(frozen=True)
