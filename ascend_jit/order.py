@@ -1,11 +1,19 @@
-"""explain_reduce_order: the reduction tree a ReduceSum variant implements (SPEC 4), for users, the study and tests.
+"""explain_reduce_order: the reduction tree a summing reduction implements (SPEC 4, SPEC-2 8), for users, the study
+and tests; and `ReduceOrder`, the Ascend output-order enum of ReduceRepeat (SPEC-2 D27).
 
 A tree is nested tuples: a leaf is the element index (relative to src, in elements), `None` is a +0 padding lane
 (D2), and `(left, right)` is one add rounded to the element type. Subtrees made only of padding collapse to None.
-`ReduceOrder.evaluate(x)` replays the tree with per-node rounding; the kernels must agree with it bit for bit.
+`ReduceTree.evaluate(x)` replays the tree with per-node rounding; the kernels must agree with it bit for bit.
+
+D27 renamed the tree class from `ReduceOrder` to `ReduceTree`. For one release the old spellings keep working with
+a DeprecationWarning: `aj.ReduceOrder(tree, device, form, dtype, description)` builds a ReduceTree,
+`isinstance(t, aj.ReduceOrder)` is true for a ReduceTree, and the tree's methods are reachable as
+`aj.ReduceOrder.<method>` (the enum's metaclass forwards them).
 """
+import enum
 import json
 import math
+import warnings
 
 import numpy as np
 
@@ -31,7 +39,7 @@ def _groups(items, lanes):
     return [_tree(items[g:g + lanes], lanes) for g in range(0, len(items), lanes)]
 
 
-class ReduceOrder:
+class ReduceTree:
     """The reduction tree of one call, with helpers to evaluate, measure and print it."""
 
     def __init__(self, tree, device, form, dtype, description):
@@ -180,6 +188,41 @@ class ReduceOrder:
         return "\n".join(lines)
 
 
+_DEPRECATED = ("aj.ReduceOrder as the tree class is deprecated (SPEC-2 D27): the tree class is aj.ReduceTree and "
+               "aj.ReduceOrder is the Ascend output-order enum; the old spelling goes away in the next release")
+
+
+class _ReduceOrderType(enum.EnumMeta):
+    """Metaclass of ReduceOrder: the D27 transition shims for code written against the old tree class."""
+
+    def __call__(cls, value, *args, **kwargs):
+        if len(args) == 4 or {"device", "form", "description"} & set(kwargs):  # the tree constructor's shape
+            warnings.warn(_DEPRECATED, DeprecationWarning, stacklevel=2)
+            return ReduceTree(value, *args, **kwargs)
+        return super().__call__(value, *args, **kwargs)
+
+    def __instancecheck__(cls, obj):
+        if isinstance(obj, ReduceTree):
+            warnings.warn(_DEPRECATED, DeprecationWarning, stacklevel=2)
+            return True
+        return super().__instancecheck__(obj)
+
+    def __getattr__(cls, name):
+        if not name.startswith("_") and hasattr(ReduceTree, name):
+            warnings.warn(_DEPRECATED, DeprecationWarning, stacklevel=2)
+            return getattr(ReduceTree, name)
+        raise AttributeError(name)
+
+
+class ReduceOrder(enum.IntEnum, metaclass=_ReduceOrderType):
+    """Output order of ReduceRepeat MAX/MIN (SPEC-2 D27, 8.1; DK ReduceRepeat.md): [value, index], [index, value],
+    [value] or [index as uint32] per repeat."""
+    ORDER_VALUE_INDEX = 0
+    ORDER_INDEX_VALUE = 1
+    ORDER_ONLY_VALUE = 2
+    ORDER_ONLY_INDEX = 3
+
+
 def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time=None, src_rep_stride=8,
                          counter_mode=False):
     """The tree of `ReduceSum` on `device`: form "count" (with `count`) or "highdim" (with `mask` and
@@ -201,7 +244,7 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
             acc = reps[0]
             for r in reps[1:]:
                 acc = (acc, r)
-            return ReduceOrder(acc, spec.name, form, d.name, "TREE-SEQ: tree per repeat, sequential accumulation (D1)")
+            return ReduceTree(acc, spec.name, form, d.name, "TREE-SEQ: tree per repeat, sequential accumulation (D1)")
         if algo == TREE_TREE_TAIL:
             body_n, tail = divmod(count, lanes)
             if body_n == 0:
@@ -210,8 +253,8 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
                 tree = _tree_tree([list(range(r * lanes, (r + 1) * lanes)) for r in range(body_n)], lanes)
                 if tail:
                     tree = _tree([tree, _tree(range(body_n * lanes, count), lanes)], lanes)
-            return ReduceOrder(tree, spec.name, form, d.name, "TREE-TREE over full repeats, tail added last (SPEC 4.3)")
-        return ReduceOrder(_vadd_tree(count, lanes, 8 * 32 // d.size), spec.name, form, d.name,
+            return ReduceTree(tree, spec.name, form, d.name, "TREE-TREE over full repeats, tail added last (SPEC 4.3)")
+        return ReduceTree(_vadd_tree(count, lanes, 8 * 32 // d.size), spec.name, form, d.name,
                            "950 software order (SPEC 4.4)")
     if form != "highdim":
         raise ParameterError("explain_reduce_order", "form", form, legal="count, highdim", device=spec.name)
@@ -219,7 +262,7 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
         if spec.reduce_sum_highdim_algorithm != TREE_TREE_950:
             raise ParameterError("explain_reduce_order", "counter_mode", True, legal="ascend950 only (D23)",
                                  device=spec.name)
-        return ReduceOrder(_vadd_tree(int(mask) & 0xFFFFFFFF, lanes, step), spec.name, form, d.name,
+        return ReduceTree(_vadd_tree(int(mask) & 0xFFFFFFFF, lanes, step), spec.name, form, d.name,
                            "950 counter-mode high-dim order (D23)")
     from .core import continuous_mask_words
     if isinstance(mask, (list, tuple)):
@@ -231,9 +274,9 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
     if spec.reduce_sum_highdim_algorithm == TREE_TREE_950:
         repeat = max(repeat, 1)
     elif repeat == 0:
-        return ReduceOrder(_ZERO, spec.name, form, d.name, "repeat 0: nothing is summed (D14)")
+        return ReduceTree(_ZERO, spec.name, form, d.name, "repeat 0: nothing is summed (D14)")
     rows = [[i * step + j if j in active else _ZERO for j in range(lanes)] for i in range(repeat)]
-    return ReduceOrder(_tree_tree(rows, lanes), spec.name, form, d.name, "TREE-TREE (SPEC 4.2-4.4)")
+    return ReduceTree(_tree_tree(rows, lanes), spec.name, form, d.name, "TREE-TREE (SPEC 4.2-4.4)")
 
 
 def _tree_tree(rows, lanes):

@@ -1,0 +1,307 @@
+"""Kernels of the reduction family (SPEC-2 8): ReduceRepeat and ReduceDataBlock share one group walk (a group is a
+whole repeat, or one 32-byte DataBlock of it); ReduceMax/ReduceMin run the D52 level algorithm or the 950's D53
+per-lane algorithm. Reduce type, dtype kind, output order and device facts are integer arguments: one compiled
+kernel per entry point serves every device and dtype.
+
+SUM reuses the ReduceSum trees (jit/reduce.py): the repeats' lanes are gathered (masked lanes +0, SPEC D2) and the
+buffer is halved log2(group) times, which is exactly one adjacent-pair tree per group (SPEC 4.1).
+
+MAX/MIN never decode a float: every element becomes an int64 *order key* of the D41 total order (-inf < negatives <
+-0 < +0 < positives < +inf), taken from its bit pattern (sign-magnitude to two's complement), and the key is
+*directed* (bitwise NOT for MIN) so that "better" is always "larger". A NaN gets NAN_KEY, larger than every value,
+so the first NaN lane wins in both directions (D41, D50); a masked lane gets LOSER, which never wins. The written
+value is the winner's bit pattern, then D35 saturation (half) and the canonical NaN.
+"""
+import numpy as np
+from numba import njit
+
+from .addressing import lane_active
+from .numerics import KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, KIND_UINT64, kind_size
+from .reduce import _halve, level1
+from .values import load, store
+
+OP_SUM, OP_MAX, OP_MIN = 0, 1, 2                                # aj.ReduceType values
+VALUE_INDEX, INDEX_VALUE, ONLY_VALUE, ONLY_INDEX = 0, 1, 2, 3   # aj.ReduceOrder values (D27)
+NAN_KEY = np.int64(1 << 62)
+LOSER = np.int64(-(1 << 63))
+
+
+# --- raw bits, order keys, outputs ---------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _raw(ub, addr, kind):
+    """The element at byte addr as an int64: sign-extended bits (half, float, signed ints), zero-extended
+    (uint16, uint32), the 64 bits (int64, uint64)."""
+    if kind == KIND_HALF or kind == KIND_INT16:
+        return np.int64(ub[addr:addr + 2].view(np.int16)[0])
+    if kind == KIND_UINT16:
+        return np.int64(ub[addr:addr + 2].view(np.uint16)[0])
+    if kind == KIND_FLOAT or kind == KIND_INT32:
+        return np.int64(ub[addr:addr + 4].view(np.int32)[0])
+    if kind == KIND_UINT32:
+        return np.int64(ub[addr:addr + 4].view(np.uint32)[0])
+    return ub[addr:addr + 8].view(np.int64)[0]
+
+
+@njit(cache=True, inline="always")
+def _put(ub, addr, nbytes, raw):
+    """The low nbytes of raw, little-endian, at byte addr."""
+    if nbytes == 2:
+        ub[addr:addr + 2].view(np.uint16)[0] = np.uint16(raw & 0xFFFF)
+    elif nbytes == 4:
+        ub[addr:addr + 4].view(np.uint32)[0] = np.uint32(raw & 0xFFFFFFFF)
+    else:
+        ub[addr:addr + 8].view(np.int64)[0] = raw
+
+
+@njit(cache=True, inline="always")
+def is_nan_raw(raw, kind):
+    if kind == KIND_HALF:
+        return (raw & 0x7FFF) > 0x7C00
+    if kind == KIND_FLOAT:
+        return (raw & 0x7FFFFFFF) > 0x7F800000
+    return False
+
+
+@njit(cache=True, inline="always")
+def directed_key(raw, kind, op):
+    """D41 order key of a raw element, directed so that larger is better for `op` (MAX or MIN)."""
+    if is_nan_raw(raw, kind):
+        return NAN_KEY
+    if kind == KIND_HALF:
+        key = raw ^ ((raw >> 15) & 0x7FFF)
+    elif kind == KIND_FLOAT:
+        key = raw ^ ((raw >> 31) & 0x7FFFFFFF)
+    elif kind == KIND_UINT64:
+        key = raw ^ LOSER  # unsigned order = signed order with the top bit flipped
+    else:
+        key = raw
+    return ~key if op == OP_MIN else key
+
+
+@njit(cache=True, inline="always")
+def raw_of_key(t, kind, op, sat):
+    """The bits written for directed key t: D35 saturation of half results (NaN -> +0, +-inf -> +-65504) and the
+    canonical NaN (decisions.md)."""
+    if t == NAN_KEY and (kind == KIND_HALF or kind == KIND_FLOAT):
+        if kind == KIND_HALF:
+            return np.int64(0) if sat else np.int64(0x7E00)
+        return np.int64(0x7FC00000)
+    key = ~t if op == OP_MIN else t
+    if kind == KIND_HALF:
+        raw = key ^ ((key >> 15) & 0x7FFF)
+        if sat and (raw & 0x7FFF) == 0x7C00:
+            raw = (raw & ~np.int64(0x7FFF)) | 0x7BFF
+        return raw
+    if kind == KIND_FLOAT:
+        return key ^ ((key >> 31) & 0x7FFFFFFF)
+    if kind == KIND_UINT64:
+        return key ^ LOSER
+    return key
+
+
+@njit(cache=True, inline="always")
+def _ieee_equal(a, b, kind):
+    """IEEE == on directed keys of one direction: NaN equals nothing, -0 == +0 (keys -1 and 0 of a float kind)."""
+    if a == NAN_KEY or b == NAN_KEY:
+        return not (kind == KIND_HALF or kind == KIND_FLOAT) and a == b
+    if a == b:
+        return True
+    return (kind == KIND_HALF or kind == KIND_FLOAT) and ((a == 0 and b == -1) or (a == -1 and b == 0))
+
+
+@njit(cache=True)
+def gather_keys(ub, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys):
+    """keys[i*L + j] = directed key of lane j of repeat i (SPEC 1.2 addressing), LOSER for masked lanes;
+    last_lanes >= 0: the last repeat has only its first last_lanes lanes (counter mode)."""
+    size = kind_size(kind)
+    lanes = 256 // size
+    epb = 32 // size
+    for i in range(nrep):
+        base = src + i * rep_bytes
+        n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
+        for j in range(lanes):
+            if j < n and lane_active(lo, hi, j):
+                keys[i * lanes + j] = directed_key(_raw(ub, base + (j // epb) * blk * 32 + (j % epb) * size, kind),
+                                                   kind, op)
+            else:
+                keys[i * lanes + j] = LOSER
+
+
+@njit(cache=True, inline="always")
+def _best(keys, off, n):
+    """(largest key, its first position) of keys[off:off+n]: ties -> smallest position (D50)."""
+    m = LOSER
+    for k in range(n):
+        m = max(m, keys[off + k])
+    j = 0
+    while j < n - 1 and keys[off + j] != m:
+        j += 1
+    return m, j
+
+
+# --- ReduceRepeat / ReduceDataBlock ---------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _group_active(lo, hi, n, g, group):
+    for j in range(g * group, (g + 1) * group):
+        if j < n and lane_active(lo, hi, j):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def group_extreme_kernel(ub, kind, sat, op, group, order, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
+                         last_lanes, fill, fill_raw):
+    """MAX/MIN of every group of `group` lanes (a repeat: ReduceRepeat; a DataBlock: ReduceDataBlock). Group g of
+    repeat i writes at dst + i*dst_rep_bytes + g*sizeof(T) in the layout `order` (D27, SPEC-2 8.1); a fully masked
+    group writes fill_raw (then SAT) when `fill`, else nothing (8.2, D51). Returns the written bits and the element
+    ordinal i*L + j of the best element over every repeat (D55)."""
+    size = kind_size(kind)
+    lanes = 256 // size
+    keys = np.empty(nrep * lanes, np.int64)
+    gather_keys(ub, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys)
+    best_t, best_at = LOSER, np.int64(-1)
+    per_repeat = lanes // group
+    for i in range(nrep):
+        for g in range(per_repeat):
+            addr = dst + i * dst_rep_bytes + g * size
+            m, j = _best(keys, i * lanes + g * group, group)
+            if m == LOSER:  # every lane of the group masked (ReduceDataBlock only)
+                if fill:
+                    _put(ub, addr, size, raw_of_key(directed_key(fill_raw, kind, op), kind, op, sat))
+                continue
+            lane = g * group + j
+            if m > best_t:
+                best_t, best_at = m, i * lanes + lane
+            value = raw_of_key(m, kind, op, sat)
+            if order == VALUE_INDEX:
+                _put(ub, addr, size, value)
+                _put(ub, addr + size, size, lane)
+            elif order == INDEX_VALUE:
+                _put(ub, addr, size, lane)
+                _put(ub, addr + size, size, value)
+            elif order == ONLY_VALUE:
+                _put(ub, addr, size, value)
+            else:
+                _put(ub, addr, 4, lane)
+    return raw_of_key(best_t, kind, op, sat), best_at
+
+
+@njit(cache=True)
+def _group_sum(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
+               last_lanes, fill, witness):
+    size = kind_size(src_kind)
+    out_size = kind_size(dst_kind)
+    lanes = 256 // size
+    epb = 32 // size
+    if group == lanes and blk == 1 and src_kind == dst_kind:
+        res = level1(ub, src_kind, sat, src, rep_bytes, nrep, lo, hi, last_lanes, witness)  # the ReduceSum path
+    else:
+        buf = np.empty(nrep * lanes, type(witness))
+        for i in range(nrep):
+            base = src + i * rep_bytes
+            n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
+            for j in range(lanes):
+                if j < n and lane_active(lo, hi, j):
+                    buf[i * lanes + j] = load(ub, base + (j // epb) * blk * 32 + (j % epb) * size, src_kind, witness)
+                else:
+                    buf[i * lanes + j] = witness
+        scratch = np.empty(nrep * lanes // 2 + 1, type(witness))
+        res = _halve(buf, scratch, nrep * lanes, group, dst_kind, sat)
+    per_repeat = lanes // group
+    for i in range(nrep):
+        n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
+        for g in range(per_repeat):
+            addr = dst + i * dst_rep_bytes + g * out_size
+            if per_repeat == 1 or _group_active(lo, hi, n, g, group):
+                store(ub, addr, dst_kind, res[i * per_repeat + g])
+            elif fill:  # a fully masked DataBlock on the 310B / 950: +0 (SPEC-2 8.2)
+                store(ub, addr, dst_kind, witness)
+
+
+@njit(cache=True, nogil=True)
+def group_sum_float_kernel(ub, kind, sat, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi, last_lanes,
+                           fill):
+    """SUM of every group (half / float): the SPEC 4.1 tree per group, SAT(RN) per add."""
+    _group_sum(ub, kind, kind, sat, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi, last_lanes, fill,
+               np.float32(0.0))
+
+
+@njit(cache=True, nogil=True)
+def group_sum_int_kernel(ub, src_kind, dst_kind, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
+                         last_lanes, fill):
+    """950 integer SUM (int32 <- int16/int32, uint32 <- uint16/uint32): lanes widened, adds wrap modulo 2**32 (D50).
+    Compiled on first use."""
+    _group_sum(ub, src_kind, dst_kind, False, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
+               last_lanes, fill, np.int64(0))
+
+
+# --- ReduceMax / ReduceMin -------------------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def reduce_max_min_levels_kernel(ub, kind, sat, op, cal_index, dst, src, rep_bytes, step, nrep, lo, hi, tail):
+    """Non-950 algorithm (SPEC-2 8.3.2, D52): per repeat (value, lane) with D50 and the value saturated; the best
+    repeat (ties -> earliest); index = r*step + lane. tail >= 0 (count form): the `tail` elements after the nrep
+    full repeats are compared last and win only strictly. Returns the written value bits."""
+    size = kind_size(kind)
+    lanes = 256 // size
+    keys = np.empty(nrep * lanes, np.int64)
+    gather_keys(ub, kind, op, src, 1, rep_bytes, nrep, lo, hi, -1, keys)
+    best_t, best_raw, index = LOSER, np.int64(0), np.int64(0)
+    for r in range(nrep):
+        m, j = _best(keys, r * lanes, lanes)
+        raw = raw_of_key(m, kind, op, sat)       # written to tmp: saturation applies per repeat
+        t = directed_key(raw, kind, op)
+        if t > best_t:
+            best_t, best_raw, index = t, raw, r * step + j
+    if tail > 0:
+        tkeys = np.empty(lanes, np.int64)
+        gather_keys(ub, kind, op, src + nrep * lanes * size, 1, 256, 1, -1, -1, tail, tkeys)
+        m, j = _best(tkeys, 0, lanes)
+        raw = raw_of_key(m, kind, op, sat)
+        t = directed_key(raw, kind, op)
+        if t > best_t:
+            best_raw, index = raw, nrep * lanes + j
+    _put(ub, dst, size, best_raw)
+    if cal_index:
+        _put(ub, dst + size, size, index)
+    return best_raw
+
+
+@njit(cache=True, nogil=True)
+def reduce_max_min_per_lane_kernel(ub, kind, sat, op, cal_index, dst, src, rep_bytes, step, nrep, lo, hi, count,
+                                   seed_raw):
+    """950 algorithm (SPEC-2 8.3.3, D53): one accumulator per lane seeded with seed_raw, updated by one SAT(ext)
+    per repeat, its index moved when the value changes (IEEE !=); then the extreme over the lanes P and the smallest
+    index among the lanes holding it (IEEE ==), 0xFFFE / 0xFFFFFFFE when there is none (a NaN result).
+    count >= 0: lane j of repeat r is active iff r*V + j < count and P is every lane; else the mask (lo, hi) selects
+    the active lanes and P. Repeat r is read at src + r*rep_bytes; indices advance by `step` per repeat."""
+    size = kind_size(kind)
+    lanes = 256 // size if size < 8 else 64  # 64-bit types: two registers of 32 lanes
+    seed = directed_key(seed_raw, kind, op)
+    acc = np.full(lanes, seed, np.int64)
+    idx = np.arange(lanes).astype(np.int64)
+    for r in range(nrep):
+        base = src + r * rep_bytes
+        for j in range(lanes):
+            if (r * lanes + j < count) if count >= 0 else lane_active(lo, hi, j):
+                x = directed_key(_raw(ub, base + j * size, kind), kind, op)
+                new = directed_key(raw_of_key(max(acc[j], x), kind, op, sat), kind, op)
+                if not _ieee_equal(new, acc[j], kind):
+                    idx[j] = r * step + j
+                acc[j] = new
+    best = LOSER
+    for j in range(lanes):
+        if count >= 0 or lane_active(lo, hi, j):
+            best = max(best, acc[j])
+    value = raw_of_key(best, kind, op, sat)
+    vkey = directed_key(value, kind, op)
+    index = np.int64(-1)
+    for j in range(lanes):
+        if (count >= 0 or lane_active(lo, hi, j)) and _ieee_equal(acc[j], vkey, kind):
+            if index < 0 or idx[j] < index:
+                index = idx[j]
+    if index < 0:
+        index = np.int64(0xFFFE) if size == 2 else np.int64(0xFFFFFFFE)
+    _put(ub, dst, size, value)
+    if cal_index:
+        _put(ub, dst + size, size, index)
+    return value
