@@ -7,14 +7,16 @@ they were is one of the allowed outcomes (docs/decisions.md).
 """
 from functools import lru_cache
 
+import numpy as np
+
 from ..core import continuous_mask_words
 from ..devices import get_device
 from ..dtypes import resolve
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
-from ..jit.reductions import OP_MAX, OP_MIN, reduce_max_min_levels_kernel, reduce_max_min_per_lane_kernel
+from ..jit.reductions import ALGO_LEVELS, ALGO_PER_LANE, OP_MAX, OP_MIN, reduce_max_min_kernel
 from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_signed64, check_align, check_dtype, check_inside_ub,
-                      check_range, check_tensor_bounds, operands, plan_mask)
-from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, record_spr
+                      check_range, check_tensor_bounds, operands)
+from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, mask_plan, record_spr
 
 INT32_MAX = 2**31 - 1
 # D53 seeds (raw, sign-extended bits): MAX starts from the finite lowest value, MIN from the finite highest.
@@ -77,10 +79,8 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
     core = operands(api, dst, src, tmp)
     spec, d = core.spec, src.dtype
     form, values, cal_index = _parse(api, args, cal_index, kw)
-    facts = CoreFacts(core.bounds, core.device)
-    layout = (api, spec, facts, d, dst.dtype, tmp.dtype, dst.addr, dst.size, src.addr, src.size, tmp.addr, tmp.size,
+    layout = (api, spec, core.bounds, d, dst.dtype, tmp.dtype, dst.addr, dst.size, src.addr, src.size, tmp.addr, tmp.size,
               cal_index)
-    size = d.size
     if form == "count":
         count, = values
         run = cached(_validate_count, *layout, count)
@@ -95,23 +95,25 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
         run = cached(_validate_counter, *layout, count, repeat_time, src_rep_stride)
     else:
         mask, repeat_time, src_rep_stride = values
-        plan = plan_mask(api, core, d, mask, True)
+        plan = mask_plan(api, core, d, mask, True)
         run = cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
     if not spec.reduce_max_min_per_lane:
         core.mask_defined = False  # D31: implementation state after a non-950 ReduceMax/ReduceMin
     if run is None:
         return
-    algo, rep_bytes, step, nrep, lo, hi, n, contiguous = run
-    sat = core.half_saturating
-    if algo == "levels":
-        bits = reduce_max_min_levels_kernel(core.ub, d.kind, sat, op, cal_index, dst.addr, src.addr, rep_bytes,
-                                            step, nrep, lo, hi, n)
-    else:
-        bits = reduce_max_min_per_lane_kernel(core.ub, d.kind, sat, op, cal_index, dst.addr, src.addr, rep_bytes,
-                                              step, nrep, lo, hi, n, _SEEDS[d.name][0 if op == OP_MAX else 1])
+    plan, contiguous = run
+    bits = reduce_max_min_kernel(core.ub, core.half_saturating, plan)
     if spec.max_min_spr:  # D55: the value, and an index documented as inaccurate: all ones
-        record_spr(core, d, bits, (1 << (8 * size)) - 1,
+        record_spr(core, d, bits, (1 << (8 * d.size)) - 1,
                    None if contiguous else "the last ReduceMax/ReduceMin was not contiguous (src_rep_stride 8)")
+
+
+def _plan(api, d, cal_index, dst_addr, src_addr, algo, rep_bytes, step, nrep, lo, hi, n, contiguous):
+    """The kernel's call plan (jit/reductions.py P_* fields) and whether the call was contiguous (D55)."""
+    op = OP_MAX if api == "ReduceMax" else OP_MIN
+    seed = _SEEDS[d.name][0 if op == OP_MAX else 1]
+    return np.array([algo, d.kind, op, cal_index, dst_addr, src_addr, rep_bytes, step, nrep, lo, hi, n, seed],
+                    np.int64), contiguous
 
 
 def _common(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size, cal_index):
@@ -143,8 +145,9 @@ def _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_ext, need, ca
 
 
 @lru_cache(maxsize=4096)
-def _validate_count(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size,
+def _validate_count(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size,
                     cal_index, count):
+    facts = CoreFacts(bounds, spec.name)
     _common(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size, cal_index)
     count = check_range(api, spec, "count", count, 1, spec.ub_bytes // d.size)  # D30
     if count > src_size:
@@ -155,11 +158,14 @@ def _validate_count(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, 
     lanes = d.lanes_per_repeat
     if spec.reduce_max_min_per_lane:
         v = lanes if d.size < 8 else 64
-        return "per-lane", v * d.size, v, -(-count // v), -1, -1, count, True
+        return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_PER_LANE, v * d.size, v, -(-count // v), -1, -1,
+                     count, True)
     if count < lanes:
         hi, lo = continuous_mask_words(count)
-        return "levels", 256, lanes, 1, as_signed64(lo), as_signed64(hi), 0, True
-    return "levels", 256, lanes, count // lanes, -1, -1, count % lanes, True
+        return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_LEVELS, 256, lanes, 1, as_signed64(lo),
+                     as_signed64(hi), 0, True)
+    return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_LEVELS, 256, lanes, count // lanes, -1, -1,
+                 count % lanes, True)
 
 
 def _high_dim_ranges(api, spec, d, repeat_time, src_rep_stride):
@@ -173,8 +179,9 @@ def _high_dim_ranges(api, spec, d, repeat_time, src_rep_stride):
 
 
 @lru_cache(maxsize=4096)
-def _validate_high_dim(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size,
+def _validate_high_dim(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size,
                        cal_index, plan, repeat_time, src_rep_stride):
+    facts = CoreFacts(bounds, spec.name)
     _common(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size, cal_index)
     repeat_time, src_rep_stride = _high_dim_ranges(api, spec, d, repeat_time, src_rep_stride)
     check_mask_not_empty(api, spec, plan)
@@ -188,15 +195,17 @@ def _validate_high_dim(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_add
     top_lane = max(j for j in range(d.lanes_per_repeat) if ((plan.hi if j >= 64 else plan.lo) >> (j % 64)) & 1)
     _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_ext, need, cal_index,
             (repeat_time - 1) * step + top_lane)
-    algo = "per-lane" if spec.reduce_max_min_per_lane else "levels"
-    lo, hi = as_signed64(plan.lo), as_signed64(plan.hi)
-    return algo, src_rep_stride * 32, step, repeat_time, lo, hi, (-1 if algo == "per-lane" else 0), src_rep_stride == 8
+    per_lane = spec.reduce_max_min_per_lane
+    return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_PER_LANE if per_lane else ALGO_LEVELS,
+                 src_rep_stride * 32, step, repeat_time, as_signed64(plan.lo), as_signed64(plan.hi),
+                 -1 if per_lane else 0, src_rep_stride == 8)
 
 
 @lru_cache(maxsize=4096)
-def _validate_counter(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size,
+def _validate_counter(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size,
                       cal_index, count, repeat_time, src_rep_stride):
     """950 high-dim form in counter mode (D53): `count` elements, repeat r at r*src_rep_stride blocks."""
+    facts = CoreFacts(bounds, spec.name)
     _common(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size, cal_index)
     _, src_rep_stride = _high_dim_ranges(api, spec, d, repeat_time, src_rep_stride)
     count = check_range(api, spec, "mask (counter-mode count)", count, 1, spec.ub_bytes // d.size)
@@ -207,7 +216,8 @@ def _validate_counter(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr
     src_ext = check_inside_ub(api, spec, op)
     check_tensor_bounds(api, facts, op, Shape(src_addr, src_size, d), src_ext)
     _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_ext, 0, cal_index, count - 1)
-    return "per-lane", src_rep_stride * 32, lanes, nrep, -1, -1, count, False
+    return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_PER_LANE, src_rep_stride * 32, lanes, nrep, -1, -1,
+                 count, False)
 
 
 def ReduceMax(dst, src, shared_tmp_buffer, *args, cal_index=None, count=None, mask=None, repeat_time=None,

@@ -66,6 +66,25 @@ def reduce_type_of(api, spec, value):
                              device=spec.name) from None
 
 
+class _PlanCore(NamedTuple):
+    """What plan_mask reads from a core when is_set_mask is true."""
+    device: str
+    counter_mode: bool
+
+
+@lru_cache(maxsize=1024)
+def _mask_plan_cached(api, device, counter_mode, dtype, mask):
+    return plan_mask(api, _PlanCore(device, counter_mode), dtype, mask, True)
+
+
+def mask_plan(api, core, dtype, mask, is_set_mask):
+    """plan_mask, memoised for the common case of an int mask given with is_set_mask (the plan then depends only
+    on the dtype, the mask and the mode)."""
+    if is_set_mask and type(mask) is int:
+        return _mask_plan_cached(api, core.device, core.counter_mode, dtype, mask)
+    return plan_mask(api, core, dtype, mask, is_set_mask)
+
+
 def check_mask_not_empty(api, spec, plan):
     """D30: mask 0 is refused by the reductions on the 950 and the 310B and is a NOP elsewhere."""
     if plan.empty and plan.counter < 0 and (spec.mask_zero_refused or spec.reduce_mask_zero_refused):
@@ -79,9 +98,10 @@ def record_spr(core, dtype, value_bits, index, refusal):
 
 # --- the shared validator -------------------------------------------------------------------------------------------
 @lru_cache(maxsize=4096)
-def _validate(api, family, spec, facts, d, dd, src_addr, src_size, dst_addr, dst_size, plan, repeat_time,
+def _validate(api, family, spec, bounds, d, dd, src_addr, src_size, dst_addr, dst_size, plan, repeat_time,
               dst_rep_stride, src_blk_stride, src_rep_stride, rt, order):
     """Returns None (a NOP) or the kernel plan (repeats, last_lanes, dst_rep_bytes, group, fill, fill_raw, order)."""
+    facts = CoreFacts(bounds, spec.name)
     if rt is ReduceType.SUM:
         pairs = (spec.reduce_repeat_sum_pairs if family == REPEAT
                  else tuple((t, t) for t in spec.reduce_data_block_dtypes))
@@ -144,8 +164,8 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
     core = operands(api, dst, src)
     spec, d = core.spec, src.dtype
     rt = reduce_type_of(api, spec, reduce_type)
-    plan = plan_mask(api, core, d, mask, is_set_mask)
-    call = cached(_validate, api, family, spec, CoreFacts(core.bounds, core.device), d, dst.dtype, src.addr,
+    plan = mask_plan(api, core, d, mask, is_set_mask)
+    call = cached(_validate, api, family, spec, core.bounds, d, dst.dtype, src.addr,
                   src.size, dst.addr, dst.size, plan, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
                   rt, order)
     if spec.high_dim_writes_mask_register:
