@@ -223,10 +223,29 @@ class ReduceOrder(enum.IntEnum, metaclass=_ReduceOrderType):
     ORDER_ONLY_INDEX = 3
 
 
+# The summing reductions beyond ReduceSum (SPEC-2 8.1, 8.2) and the two-stage patterns real kernels use.
+GROUP_FORMS = {"ReduceRepeat": "repeat", "WholeReduceSum": "repeat", "RepeatReduceSum": "repeat",
+               "ReduceDataBlock": "block", "BlockReduceSum": "block"}
+PATTERNS = {"ReduceRepeat->ReduceRepeat": "repeat", "WholeReduceSum->WholeReduceSum": "repeat",
+            "BlockReduceSum->WholeReduceSum": "block", "ReduceDataBlock->ReduceRepeat": "block"}
+FORMS = ("count", "highdim") + tuple(GROUP_FORMS) + tuple(PATTERNS)
+
+
 def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time=None, src_rep_stride=8,
-                         counter_mode=False):
-    """The tree of `ReduceSum` on `device`: form "count" (with `count`) or "highdim" (with `mask` and
-    `repeat_time`, or on the 950 with counter_mode=True and the count in `mask`). Leaves are element indices."""
+                         counter_mode=False, src_blk_stride=1):
+    """The summation tree of a summing reduction on `device` (leaves are element indices relative to src):
+
+    - ReduceSum: form "count" (with `count`) or "highdim" (with `mask` and `repeat_time`, or on the 950 with
+      counter_mode=True and the count in `mask`): one ReduceTree.
+    - ReduceRepeat SUM (also "WholeReduceSum", "RepeatReduceSum") and ReduceDataBlock SUM ("BlockReduceSum"), with
+      `mask`, `repeat_time`, `src_blk_stride`, `src_rep_stride`: a list with one entry per dst element (one per
+      repeat, or eight per repeat); a DataBlock whose lanes are all masked is None where the device does not write
+      it (SPEC-2 8.2, D51) and a +0 tree where it writes +0.
+    - The two-stage patterns "ReduceRepeat->ReduceRepeat" and "BlockReduceSum->WholeReduceSum" over `count`
+      contiguous elements: stage 1 over ceil(count/L) full-mask repeats (lanes past count are +0: zero padding or a
+      mask), then WholeReduceSum over the stage-1 results (at least once), level by level (results past the last
+      are +0) until one value is left (docs/decisions.md "Reductions"): one ReduceTree.
+    """
     spec = get_device(device)
     d = resolve(dtype, "explain_reduce_order")
     spec.require_supported("explain_reduce_order")
@@ -235,6 +254,15 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
     lanes = d.lanes_per_repeat
     step = src_rep_stride * 32 // d.size
     form = {"high-dim": "highdim", "high_dim": "highdim"}.get(form, form)
+    if form in GROUP_FORMS or form in PATTERNS:
+        family = GROUP_FORMS.get(form) or PATTERNS[form]
+        offered = (spec.reduce_data_block_dtypes if family == "block"
+                   else [s for s, t in spec.reduce_repeat_sum_pairs if s == t])
+        if d.name not in offered:
+            raise ParameterError("explain_reduce_order", "dtype", d.name, legal=", ".join(offered), device=spec.name)
+        if form in PATTERNS:
+            return _explain_pattern(spec, form, family, d, count)
+        return _explain_groups(spec, form, family, d, mask, repeat_time, src_blk_stride, src_rep_stride)
     if form == "count":
         if not isinstance(count, int) or count < 1:
             raise ParameterError("explain_reduce_order", "count", count, legal=">= 1", device=spec.name)
@@ -257,7 +285,7 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
         return ReduceTree(_vadd_tree(count, lanes, 8 * 32 // d.size), spec.name, form, d.name,
                            "950 software order (SPEC 4.4)")
     if form != "highdim":
-        raise ParameterError("explain_reduce_order", "form", form, legal="count, highdim", device=spec.name)
+        raise ParameterError("explain_reduce_order", "form", form, legal=", ".join(FORMS), device=spec.name)
     if counter_mode:
         if spec.reduce_sum_highdim_algorithm != TREE_TREE_950:
             raise ParameterError("explain_reduce_order", "counter_mode", True, legal="ascend950 only (D23)",
@@ -277,6 +305,53 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
         return ReduceTree(_ZERO, spec.name, form, d.name, "repeat 0: nothing is summed (D14)")
     rows = [[i * step + j if j in active else _ZERO for j in range(lanes)] for i in range(repeat)]
     return ReduceTree(_tree_tree(rows, lanes), spec.name, form, d.name, "TREE-TREE (SPEC 4.2-4.4)")
+
+
+def _active_lanes(mask, lanes):
+    from .core import continuous_mask_words
+    if isinstance(mask, (list, tuple)):
+        lo, hi = int(mask[0]), int(mask[1]) if len(mask) > 1 else 0
+    else:
+        hi, lo = continuous_mask_words(min(int(mask), lanes))
+    return [j for j in range(lanes) if ((hi if j >= 64 else lo) >> (j % 64)) & 1]
+
+
+def _explain_groups(spec, form, family, d, mask, repeat_time, src_blk_stride, src_rep_stride):
+    """ReduceRepeat SUM / ReduceDataBlock SUM: one tree per dst element (SPEC-2 8.1, 8.2)."""
+    lanes, epb = d.lanes_per_repeat, d.lanes_per_block
+    if mask is None or repeat_time is None or int(repeat_time) < 0:
+        raise ParameterError("explain_reduce_order", "mask/repeat_time", (mask, repeat_time),
+                             legal="a mask and repeat_time >= 0", device=spec.name)
+    active = set(_active_lanes(mask, lanes))
+    group = lanes if family == "repeat" else epb
+    out = []
+    for i in range(int(repeat_time)):
+        addr = [i * src_rep_stride * epb + (j // epb) * src_blk_stride * epb + j % epb if j in active else _ZERO
+                for j in range(lanes)]
+        for g in range(0, lanes, group):
+            if family == "block" and not active & set(range(g, g + group)) and spec.reduce_block_masked == "keep":
+                out.append(None)  # not written (D51)
+                continue
+            desc = (f"repeat {i}: adjacent-pair tree over its {lanes} lanes (SPEC 4.1, SPEC-2 8.1)" if family == "repeat"
+                    else f"repeat {i} block {g // epb}: adjacent-pair tree over {epb} lanes (SPEC-2 8.2)")
+            out.append(ReduceTree(_tree(addr[g:g + group], group), spec.name, form, d.name, desc))
+    return out
+
+
+def _explain_pattern(spec, form, family, d, count):
+    """Stage 1 (ReduceRepeat or BlockReduceSum over full repeats), then WholeReduceSum levels down to one value."""
+    if not isinstance(count, (int, np.integer)) or count < 1:
+        raise ParameterError("explain_reduce_order", "count", count, legal=">= 1", device=spec.name)
+    lanes = d.lanes_per_repeat
+    items = list(range(int(count)))
+    level = _groups(items, lanes if family == "repeat" else d.lanes_per_block)
+    levels = 1
+    while len(level) > 1 or levels == 1:  # stage 2 runs at least once
+        level = _groups(level, lanes)
+        levels += 1
+    first = "ReduceRepeat SUM" if family == "repeat" else "BlockReduceSum"
+    return ReduceTree(level[0], spec.name, form, d.name,
+                      f"{first} over {-(-count // lanes)} repeats, then {levels - 1} WholeReduceSum level(s)")
 
 
 def _tree_tree(rows, lanes):
