@@ -362,9 +362,9 @@ def _per_lane_half_count(h16, op, src, rep_bytes, nrep, count, seed):
     """_per_lane for halves without saturation, lanes active by count and indices advancing by V (the count form
     and counter mode): (directed key of the value, index), in two vectorised passes instead of the lane walk.
     Without saturation acc[j] is the running maximum of lane j, so its final value is the column maximum; its index
-    changes exactly when the value changes (IEEE), so the answer's index is the first element, in (repeat, lane)
-    order, IEEE-equal to the result; when the result is the seed itself no index moved and it is the first lane
-    holding the seed."""
+    changes exactly when the value changes (IEEE), so the answer's index is the smallest r*V + j over the lanes j
+    holding the result of the first repeat r whose element is IEEE-equal to it; when the result is the seed itself
+    no index moved and it is the first lane holding the seed."""
     lanes = 128
     flip = np.int32(-1) if op == OP_MIN else np.int32(0)
     acc = np.full(lanes, np.int32(seed), np.int32)  # seeds are finite: |key| < 2**15
@@ -381,14 +381,18 @@ def _per_lane_half_count(h16, op, src, rep_bytes, nrep, count, seed):
         for j in range(lanes):
             if acc[j] == m or (zero and (acc[j] == 0 or acc[j] == -1)):
                 return np.int64(m), np.int64(j)
-    for r in range(nrep):
-        e = (src + r * rep_bytes) >> 1
-        row = h16[e:e + min(lanes, count - r * lanes)]
-        for j in range(row.size):
-            x = _half_key32(np.int32(row[j]), flip)
+    index = np.int64(-1)
+    for j in range(lanes):  # only the lanes holding the result: scan their column for its first occurrence
+        if not (acc[j] == m or (zero and (acc[j] == 0 or acc[j] == -1))):
+            continue
+        for r in range(nrep):
+            if r * lanes + j >= count or (index >= 0 and r * lanes + j >= index):
+                break
+            x = _half_key32(np.int32(h16[((src + r * rep_bytes) >> 1) + j]), flip)
             if x == m or (zero and (x == 0 or x == -1)):
-                return np.int64(m), np.int64(r * lanes + j)
-    return np.int64(m), np.int64(0xFFFE)  # not reached: the maximum is some element or the seed
+                index = np.int64(r * lanes + j)
+                break
+    return np.int64(m), index  # the maximum is some element (it is not the seed): index >= 0
 
 
 @njit(cache=True)
