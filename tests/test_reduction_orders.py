@@ -2,16 +2,15 @@
 the kernels agree with the explained trees bit for bit at the boundary counts, and an FPRev-style probe (one large
 value and its negation among ones) recovers, from the kernels alone, the same tree shape as explain_reduce_order."""
 import json
+import os
 import subprocess
 import sys
-import os
 
 import numpy as np
 import pytest
 
 import ascend_jit as aj
 from ascend_jit import study
-from conftest import DEVICES
 
 PATTERNS = ("ReduceRepeat->ReduceRepeat", "BlockReduceSum->WholeReduceSum")
 NP = {"half": np.float16, "float": np.float32}

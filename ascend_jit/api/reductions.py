@@ -66,23 +66,23 @@ def reduce_type_of(api, spec, value):
                              device=spec.name) from None
 
 
-class _PlanCore(NamedTuple):
-    """What plan_mask reads from a core when is_set_mask is true."""
-    device: str
-    counter_mode: bool
-
-
-@lru_cache(maxsize=1024)
-def _mask_plan_cached(api, device, counter_mode, dtype, mask):
-    return plan_mask(api, _PlanCore(device, counter_mode), dtype, mask, True)
+_PLANS = {}
 
 
 def mask_plan(api, core, dtype, mask, is_set_mask):
-    """plan_mask, memoised for the common case of an int mask given with is_set_mask (the plan then depends only
-    on the dtype, the mask and the mode)."""
-    if is_set_mask and type(mask) is int:
-        return _mask_plan_cached(api, core.device, core.counter_mode, dtype, mask)
-    return plan_mask(api, core, dtype, mask, is_set_mask)
+    """plan_mask, memoised for the common case of an int mask given with is_set_mask: the plan then depends only on
+    the device, the mode, the dtype and the mask (SPEC 2.2, decisions.md counter mode), and a miss asks plan_mask
+    with the real core."""
+    if not (is_set_mask and type(mask) is int):
+        return plan_mask(api, core, dtype, mask, is_set_mask)
+    key = (api, core.spec, core.counter_mode, dtype, mask)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = plan_mask(api, core, dtype, mask, True)
+        if len(_PLANS) > 4096:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
 
 
 def check_mask_not_empty(api, spec, plan):
