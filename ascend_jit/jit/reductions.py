@@ -115,6 +115,14 @@ def _ieee_equal(a, b, kind):
     return (kind == KIND_HALF or kind == KIND_FLOAT) and ((a == 0 and b == -1) or (a == -1 and b == 0))
 
 
+@njit(cache=True, inline="always")
+def _half_key32(s, flip):
+    """directed_key for a half in int32 arithmetic, branch-free (so the scans vectorise): NaN -> 1 << 20, above
+    every half key (|key| < 2**15); flip = -1 for MIN (bitwise NOT), 0 for MAX."""
+    key = (s ^ ((s >> np.int32(15)) & np.int32(0x7FFF))) ^ flip
+    return np.int32(1 << 20) if (s & np.int32(0x7FFF)) > np.int32(0x7C00) else key
+
+
 @njit(cache=True)
 def gather_keys(v, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys):
     """keys[i*L + j] = directed key of lane j of repeat i (SPEC 1.2 addressing), LOSER for masked lanes;
@@ -126,11 +134,15 @@ def gather_keys(v, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys
     for j in range(lanes):
         if not lane_active(lo, hi, j):
             full = False
-    if full and kind == KIND_HALF:  # whole contiguous repeats: a branch-free loop per repeat
+    if full and kind == KIND_HALF:  # whole contiguous repeats: a branch-free loop per repeat (over a row slice:
+        flip = np.int32(-1) if op == OP_MIN else np.int32(0)  # numba vectorises no `h[e + j]`, see _max_half_run)
         for i in range(nrep):
             e = (src + i * rep_bytes) >> 1
+            row = v[0][e:e + lanes]
+            out = keys[i * lanes:(i + 1) * lanes]
             for j in range(lanes):
-                keys[i * lanes + j] = directed_key(np.int64(v[0][e + j]), kind, op)
+                k = _half_key32(np.int32(row[j]), flip)
+                out[j] = NAN_KEY if k == (1 << 20) else np.int64(k)
         return
     for i in range(nrep):
         base = src + i * rep_bytes
@@ -153,14 +165,6 @@ def _best(keys, off, n):
     while j < n - 1 and keys[off + j] != m:
         j += 1
     return m, j
-
-
-@njit(cache=True, inline="always")
-def _half_key32(s, flip):
-    """directed_key for a half in int32 arithmetic, branch-free (so the scans vectorise): NaN -> 1 << 20, above
-    every half key (|key| < 2**15); flip = -1 for MIN (bitwise NOT), 0 for MAX."""
-    key = (s ^ ((s >> np.int32(15)) & np.int32(0x7FFF))) ^ flip
-    return np.int32(1 << 20) if (s & np.int32(0x7FFF)) > np.int32(0x7C00) else key
 
 
 @njit(cache=True, inline="always")
