@@ -21,14 +21,22 @@ from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSu
                    ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetSaturationFlag, SetVectorMask,
                    current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
-from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, StateError,
-                     UnsupportedDeviceError, UnsupportedDTypeError)
+from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, SanitizerError,
+                     StateError, UnsupportedDeviceError, UnsupportedDTypeError)
+from .fidelity import FIDELITY, Fidelity, FidelityRule, fidelity
+from .sanitizer import SanitizeConfig, format_reports, sanitize_session
 from .launch import launch
 from .order import ReduceOrder, ReduceTree, explain_reduce_order
 from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
+from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7, PIPE_ALL,
+                   PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, DisableDmaAtomic, GetSubBlockIdx,
+                   GetTPipePtr, HardEvent, InitSocState, LocalMemAllocator, Pipe, PipeBarrier, SetAtomicAdd,
+                   SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
+    "FIDELITY", "Fidelity", "FidelityRule", "fidelity", "SanitizeConfig", "SanitizerError", "format_reports",
+    "sanitize_session",
     "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "BlockReduceMax", "BlockReduceMin",
     "BlockReduceSum", "Core", "DEVICES", "DataCopy", "DataCopyParams", "GetReduceMaxMinTmpSize",
     "GetReduceRepeatMaxMinSpr", "ReduceDataBlock", "ReduceMax", "ReduceMin", "ReduceRepeat", "ReduceTree",
@@ -39,4 +47,9 @@ __all__ = [
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
     "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "TQue", "UnsupportedDTypeError",
     "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "testing",
-    "__version__"]
+    "__version__",
+    # synchronisation and kernel boilerplate (sync.py)
+    "DisableDmaAtomic", "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5", "EVENT_ID6",
+    "EVENT_ID7", "GetSubBlockIdx", "GetTPipePtr", "HardEvent", "InitSocState", "LocalMemAllocator", "PIPE_ALL",
+    "PIPE_FIX", "PIPE_M", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_S", "PIPE_V", "Pipe", "PipeBarrier",
+    "SetAtomicAdd", "SetAtomicMax", "SetAtomicMin", "SetAtomicNone", "SetFlag", "SyncAll", "TQueSync", "WaitFlag"]
