@@ -300,6 +300,8 @@ def _first_repeat_reaching(op, end):
 
 def _first_byte_from(op, repeat, end):
     """The lowest byte at or after `end` that repeat `repeat` of `op` touches (`end` itself if none does)."""
+    if isinstance(op, Runs):
+        return max(end, op.base + repeat * op.step)
     lanes = mask_lane_indices(op.lo, op.hi, 256 // op.size)
     if op.last_lanes >= 0 and repeat == op.repeat - 1:
         lanes = lanes[:op.last_lanes]
