@@ -14,6 +14,7 @@ from ..devices import get_device
 from ..dtypes import resolve
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
 from ..jit.reductions import ALGO_LEVELS, ALGO_PER_LANE, OP_MAX, OP_MIN, reduce_max_min_kernel
+from ..sanitizer import vector_access
 from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_signed64, check_align, check_dtype, check_inside_ub,
                       check_range, check_tensor_bounds, operands)
 from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, mask_plan, record_spr
@@ -102,10 +103,29 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
     if run is None:
         return
     plan, contiguous = run
+    if core.sanitizer is not None:
+        vector_access(core, api, reads=[(_source_footprint(form, core, d, src, values), src)],
+                      writes=[(("dst", dst.addr, (2 if cal_index else 1) * d.size), dst)])
     bits = reduce_max_min_kernel(core.ub, core.half_saturating, plan)
     if spec.max_min_spr:  # D55: the value, and an index documented as inaccurate: all ones
         record_spr(core, d, bits, (1 << (8 * d.size)) - 1,
                    None if contiguous else "the last ReduceMax/ReduceMin was not contiguous (src_rep_stride 8)")
+
+
+def _source_footprint(form, core, d, src, values):
+    """The source elements a call reads, for the sanitizer (count form: the first count; high-dim: the mask's lanes
+    of every repeat; counter mode: the count, SPEC-2 D53)."""
+    lanes = d.lanes_per_repeat
+    full_hi, full_lo = continuous_mask_words(lanes)
+    if form == "count":
+        return ("src", src.addr, int(values[0]) * d.size)
+    mask, repeat_time, src_rep_stride = values
+    if core.counter_mode:
+        count = (int(mask[0]) if isinstance(mask, (list, tuple)) else int(mask)) & 0xFFFFFFFF
+        return Operand("src", src.addr, d.size, full_lo, full_hi, -(-count // lanes), 1, int(src_rep_stride),
+                       count % lanes or lanes)
+    plan = mask_plan("sanitizer", core, d, mask, True)
+    return Operand("src", src.addr, d.size, plan.lo, plan.hi, int(repeat_time), 1, int(src_rep_stride))
 
 
 def _plan(api, d, cal_index, dst_addr, src_addr, algo, rep_bytes, step, nrep, lo, hi, n, contiguous):

@@ -18,6 +18,7 @@ from ..dtypes import DType, resolve
 from ..errors import ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..jit.reductions import group_extreme_kernel, group_sum_float_kernel, group_sum_int_kernel
 from ..order import ReduceOrder
+from ..sanitizer import vector_access
 from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_signed64, check_align, check_dtype, check_inside_ub,
                       check_range, check_runs_overlap, check_tensor_bounds, operands, plan_mask, record_mask)
 from .reduce_pair import ReduceType
@@ -157,7 +158,7 @@ def _validate(api, family, spec, bounds, d, dd, src_addr, src_size, dst_addr, ds
     fills = _FILLS.get(spec.reduce_block_masked) if family == BLOCK else None
     fill_raw = 0 if (fills is None or rt is ReduceType.SUM) else fills[(d.name, rt)]
     order_code = int(order) if family == REPEAT and rt is not ReduceType.SUM else int(ReduceOrder.ORDER_ONLY_VALUE)
-    return repeats, last, dst_rep_stride * unit, group, fills is not None, fill_raw, order_code
+    return repeats, last, dst_rep_stride * unit, group, fills is not None, fill_raw, order_code, (src_op, dst_runs)
 
 
 def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, reduce_type,
@@ -173,7 +174,9 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
         record_mask(core, plan, d, mask)  # D31: as high-dim Add / ReducePairElem
     if call is None:
         return
-    repeats, last, dst_rep_bytes, group, fill, fill_raw, order_code = call
+    repeats, last, dst_rep_bytes, group, fill, fill_raw, order_code, (src_op, dst_runs) = call
+    if core.sanitizer is not None:
+        vector_access(core, api, reads=[(src_op, src)], writes=[(dst_runs, dst)])
     lo, hi = as_signed64(plan.lo), as_signed64(plan.hi)
     src_rep_bytes = int(src_rep_stride) * 32
     if rt is ReduceType.SUM:
