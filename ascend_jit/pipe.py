@@ -145,7 +145,8 @@ class TQue:
     def FreeTensor(self, tensor):
         lease = tensor._lease if isinstance(tensor, LocalTensor) else None
         if lease is None or not any(lease.buffer is b for b in self._buffers):
-            raise StateError("FreeTensor", "tensor", tensor, detail="not allocated by this queue", device=self._device())
+            raise StateError("FreeTensor", "tensor", tensor, detail="not allocated by this queue",
+                             device=self._device())
         if not lease.alive:
             raise StateError("FreeTensor", "tensor", tensor, detail="double free (or a tensor freed earlier)",
                              device=self._device())
