@@ -311,6 +311,9 @@ def _replace_field(obj, field, new):
     return clone
 
 
+PLAIN = ("plain",)  # the slot of a form's unmodified call: run again, it must give the baseline's bits
+
+
 @dataclass(frozen=True)
 class Case:
     form: int
@@ -343,6 +346,7 @@ def enumerate_cases(forms):
                     fn, args, kwargs = form.build(aj.Core(device), dtype)
                 except aj.AscendJitError:
                     continue  # a form the device does not offer (refused by the registry tests)
+                cases.append(Case(fi, device, dtype, PLAIN, (), "plain", EQUIV))  # the call itself, on a fresh core
                 for slot in _arg_slots(args, kwargs):
                     if slot == ("arg", 0) and isinstance(args[0], aj.Core):
                         continue
@@ -455,8 +459,13 @@ def run_case(forms, case, baselines):
         baselines[key] = outcome
     baseline = baselines[key]
     core = _fresh_core(case.device)
+    fn, args, kwargs = form.build(core, case.dtype)
+    if case.slot == PLAIN:
+        outcome = _run(fn, args, kwargs, core)
+        if outcome != baseline:
+            return f"FAIL the same call twice gives different results: {outcome[:2]} vs {baseline[:2]}"
+        return f"accepted:{outcome[1][:16]}" if outcome[0] == "ok" else f"refused:{outcome[1]}"
     try:
-        fn, args, kwargs = form.build(core, case.dtype)
         value = _get(args, kwargs, case.slot)
         transform = _transform(case, value)
         if isinstance(transform, str):
@@ -522,15 +531,19 @@ def child_main(total, indices):
 
 # --- the parent ----------------------------------------------------------------------------------------------------
 def select(cases, sample, seed):
-    """A deterministic sample of case indices covering every form (None: every case)."""
+    """A deterministic sample of case indices: every plain call, and about `sample` hostile ones spread over the
+    forms (None: every case)."""
     if sample is None or sample >= len(cases):
         return list(range(len(cases)))
     rng = np.random.default_rng(seed)
     by_form = {}
-    for i, c in enumerate(cases):
-        by_form.setdefault(c.form, []).append(i)
-    per = max(1, sample // len(by_form))
     chosen = []
+    for i, c in enumerate(cases):
+        if c.slot == PLAIN:
+            chosen.append(i)
+        else:
+            by_form.setdefault(c.form, []).append(i)
+    per = max(1, sample // len(by_form))
     for idx in by_form.values():
         chosen += sorted(rng.choice(idx, size=min(per, len(idx)), replace=False).tolist())
     return sorted(chosen)
