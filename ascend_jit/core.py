@@ -16,6 +16,8 @@ ALL_ONES = (1 << 64) - 1
 CTRL_HALF_INF_NAN = 48   # D6: CTRL[48] 1 = INF/NaN, 0 = saturating (half)
 CTRL_INT_SATURATE = 53   # D6 / audit 7: CTRL[53] 1 = int16/int32 saturate, 0 = wrap
 CTRL_COUNTER_MODE = 56   # SPEC 2.6: CTRL[56] 1 = counter mode
+CTRL_CAST_TRUNCATE = 59  # SPEC-2 D46: CTRL[59] 1 = conversions to integers keep the low bits, 0 = saturate
+CTRL_CAST_TRAIT_SAT = 60  # SPEC-2 D46: the 950's CTRL[60] (default 1); 0 = the Memory Cast always saturates
 
 
 # Tensor bounds (issue 11, decisions.md "Tensor bounds"): "tensor" = every byte a call touches through an operand lies
@@ -30,7 +32,7 @@ class MaskMode(enum.Enum):
 
 class SaturationMode(enum.Enum):
     FLOAT = 0   # half (and bf16 on A2/A3) compute results
-    CAST = 1    # conversions: no API emulated here converts, so it is recorded and has no effect
+    CAST = 1    # conversions to integer types: CTRL[59] (SPEC-2 D46)
     INT = 2     # int16/int32 compute results (CTRL[53]; devkit code, audit 7)
 
 
@@ -67,6 +69,8 @@ class Core:
         self.device = self.spec.name
         self.ub = np.zeros(self.spec.ub_bytes, dtype=np.uint8)
         self.ctrl = 0 if self.spec.half_saturating_default else 1 << CTRL_HALF_INF_NAN
+        if self.spec.cast_ctrl60:
+            self.ctrl |= 1 << CTRL_CAST_TRAIT_SAT  # SPEC-2 D46: CTRL[60] resets to 1 on the 950
         self._derive_modes()
         self.mask_high = ALL_ONES   # SPEC 2.6: init sets Normal mode and an all-ones mask
         self.mask_low = ALL_ONES
@@ -105,9 +109,14 @@ class Core:
         self.half_saturating = fixed or self._bit(CTRL_HALF_INF_NAN) == 0  # D6: fixed on 910/310P, else CTRL[48]
         self.int_saturating = self.spec.int_saturation_switchable and self._bit(CTRL_INT_SATURATE) == 1
         self.counter_mode = self._bit(CTRL_COUNTER_MODE) == 1
+        # SPEC-2 D46: the Memory Cast's overflow switches. CTRL[60] = 0 on the 950 forces its SAT trait.
+        forced_sat = self.spec.cast_ctrl60 and self._bit(CTRL_CAST_TRAIT_SAT) == 0
+        self.cast_truncating = self.spec.cast_trunc_switch and self._bit(CTRL_CAST_TRUNCATE) == 1 and not forced_sat
+        self.cast_half_saturating = self.half_saturating or forced_sat
 
     def SetSaturationFlag(self, enable_sat, mode=SaturationMode.FLOAT):
-        """`SetSaturationFlag<mode>(enableSat)`: A2/A3 only (D21). FLOAT -> CTRL[48], INT -> CTRL[53]."""
+        """`SetSaturationFlag<mode>(enableSat)`: A2/A3 only (D21). FLOAT -> CTRL[48], INT -> CTRL[53],
+        CAST -> CTRL[59] (SPEC-2 D46: enable = saturate = bit 0)."""
         self.spec.require_supported("SetSaturationFlag")
         if not self.spec.set_saturation_flag_api:
             raise UnsupportedDeviceError("SetSaturationFlag", "device", self.device, legal="atlas-a2, atlas-a3",
@@ -117,12 +126,17 @@ class Core:
             self._set_bit(CTRL_HALF_INF_NAN, not enable_sat)
         elif mode is SaturationMode.INT:
             self._set_bit(CTRL_INT_SATURATE, bool(enable_sat))
+        else:
+            self._set_bit(CTRL_CAST_TRUNCATE, not enable_sat)
 
     def GetSaturationFlag(self, mode=SaturationMode.FLOAT):
+        if mode is SaturationMode.CAST:
+            return not self.cast_truncating
         return self.int_saturating if mode is SaturationMode.INT else self.half_saturating
 
     def SetCtrlSpr(self, start_bit, end_bit, value):
-        """`SetCtrlSpr<start, end>(value)` for the bits SPEC names: 48 (half INF/NaN) and 53 (int saturation)."""
+        """`SetCtrlSpr<start, end>(value)` for the bits the SPECs name: 48 (half INF/NaN), 53 (int saturation),
+        59 (conversion truncation, A2/A3/950) and 60 (the 950's Cast trait saturation), SPEC-2 D46."""
         self.spec.require_supported("SetCtrlSpr")
         bits = self.spec.ctrl_spr_bits
         if not bits:

@@ -324,3 +324,41 @@ def check_count_overlap(api, spec, name, dst_addr, src_addr, nbytes):
         raise OverlapError(api, f"dst/{name}", f"dst at {dst_addr}, {name} at {src_addr}", device=spec.name,
                            legal="the same address (100% overlap) or disjoint ranges (SPEC 3.3)",
                            detail=f"the {nbytes}-byte ranges partially overlap")
+
+
+@dataclass(frozen=True)
+class UnaryRepeatParams:
+    """SPEC-2 1.1 (DK UnaryRepeatParams.md): block strides uint16, repeat strides uint8; `halfBlock` (CastDequant only)
+    is not offered."""
+    dstBlkStride: int = 1
+    srcBlkStride: int = 1
+    dstRepStride: int = 8
+    srcRepStride: int = 8
+
+    RANGES = {"dstBlkStride": 65535, "srcBlkStride": 65535, "dstRepStride": 255, "srcRepStride": 255}
+
+
+def unary_repeat_params(api, spec, params):
+    """A UnaryRepeatParams (or 4 integers in constructor order) range-checked (SPEC-2 1.2; dstBlkStride 0 refused,
+    SPEC D10)."""
+    if isinstance(params, (tuple, list)) and len(params) == 4:
+        params = UnaryRepeatParams(*params)
+    if not isinstance(params, UnaryRepeatParams):
+        raise ParameterError(api, "repeat_params", params, device=spec.name,
+                             legal="aj.UnaryRepeatParams or 4 integers (dstBlk, srcBlk, dstRep, srcRep)")
+    for field, hi in UnaryRepeatParams.RANGES.items():
+        check_range(api, spec, field, getattr(params, field), 0, hi)
+    if params.dstBlkStride == 0:
+        raise ParameterError(api, "dstBlkStride", 0, legal="[1, 65535] (0 is undefined behaviour, SPEC D10)",
+                             device=spec.name)
+    return params
+
+
+def check_disjoint(api, spec, a, b, a_ext, b_ext, rule):
+    """No byte in common between two operands' exact footprints (SPEC-2 D34 "no overlap at all" rules)."""
+    if a_ext is None or b_ext is None or a_ext[1] <= b_ext[0] or b_ext[1] <= a_ext[0]:
+        return
+    common = np.intersect1d(a.footprint(), b.footprint(), assume_unique=True)
+    if common.size:
+        raise OverlapError(api, f"{a.name}/{b.name}", f"byte {int(common[0])}", device=spec.name,
+                           legal=f"no byte in common ({rule})", detail="the operands overlap")

@@ -5,8 +5,10 @@ instruction gets them by being registered."""
 from dataclasses import dataclass
 from typing import Callable
 
+from ..reference import convert as reference_convert
 from ..reference import model as reference_model
 from .add import Add
+from .cast import Cast, RoundMode
 from .reduce_pair import ReducePairElem
 from .reduce_sum import ReduceSum
 
@@ -34,10 +36,20 @@ def _pair_example(core, dtype):
     return tensors, lambda dst, src: ReducePairElem(dst, src, 256 // src.dtype.size, 1, 1, 1, 8)
 
 
+def _cast_example(core, dtype):
+    """dtype is the source; the destination is the first one the device's table offers for it (SPEC-2 7.2)."""
+    pairs = core.spec.cast_pairs or {}
+    dst_name, modes = next(((b, m) for (a, b), m in pairs.items() if a == dtype), ("float", ("CAST_NONE",)))
+    tensors = core.local_tensor(dst_name, 64), core.local_tensor(dtype, 64)
+    return tensors, lambda dst, src: Cast(dst, src, RoundMode[modes[0]], 64)
+
+
 INSTRUCTIONS = (
     Instruction("Add", Add, lambda spec: spec.add_dtypes, reference_model.add_high_dim, _add_example),
     Instruction("ReduceSum", ReduceSum, lambda spec: spec.reduce_sum_dtypes, reference_model.reduce_sum_count,
                 _reduce_sum_example),
     Instruction("ReducePairElem", ReducePairElem, lambda spec: spec.pair_dtypes, reference_model.reduce_pair,
                 _pair_example),
+    Instruction("Cast", Cast, lambda spec: sorted({a for a, _ in spec.cast_pairs}), reference_convert.cast_count,
+                _cast_example),
 )
