@@ -11,6 +11,7 @@ from . import reg as Reg
 from . import testing
 from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
 from .api.cast import Cast, RoundMode
+from .api.compare import CMPMODE, SELMODE, Compare, Compares, Select
 from .api.add import Add, BinaryRepeatParams
 from .api.reduce_pair import ReducePairElem, ReduceType
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
@@ -26,7 +27,7 @@ from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
-    "Add", "AlignmentError", "Cast", "RoundMode", "UnaryRepeatParams", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
+    "Add", "AlignmentError", "CMPMODE", "Cast", "Compare", "Compares", "RoundMode", "SELMODE", "Select", "UnaryRepeatParams", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     "OverlapError", "ParameterError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType", "Reg", "ResetMask",

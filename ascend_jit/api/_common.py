@@ -270,6 +270,22 @@ def check_tensor_bounds(api, core, op, tensor, ext=None):
                            detail=f"byte {first} lies outside {op.name}, reached by {where}")
 
 
+class TensorExtent:
+    """The facts check_tensor_bounds reads from a tensor, as plain values (validators are cached on them)."""
+    __slots__ = ("addr", "nbytes", "size", "dtype")
+
+    def __init__(self, addr, size, dtype):
+        self.addr, self.size, self.dtype, self.nbytes = addr, size, dtype, size * dtype.size
+
+
+class BoundsRule:
+    """The facts check_tensor_bounds reads from a core: its bounds rule and device name."""
+    __slots__ = ("bounds", "device")
+
+    def __init__(self, bounds, device):
+        self.bounds, self.device = bounds, device
+
+
 def _first_repeat_reaching(op, end):
     """The first repeat of `op` that touches a byte at or after `end` (closed form over the repeat stride)."""
     full = _offset_span(op.size, op.blk, op.lo, op.hi, -1)
@@ -292,14 +308,22 @@ def check_overlap(api, spec, dst, src, dst_ext, src_ext, src_may_accumulate=Fals
         same = True  # identical operands: every repeat overlaps itself 100%; check repeats against each other
     else:
         same = False
-    d_per, s_per = dst.bytes_per_repeat(), src.bytes_per_repeat()
+    check_repeat_overlap(api, spec, dst.name, src.name, dst.bytes_per_repeat(), src.bytes_per_repeat(), same)
+
+
+def check_repeat_overlap(api, spec, dst_name, src_name, d_per, s_per, same=False):
+    """SPEC 8.2 on exact per-repeat byte sets (lists of sorted unique address arrays): within repeat i dst and src
+    overlap 100% or not at all (skipped when `same`: identical operands), and no byte written by a repeat is read by
+    a later one. Operands of other shapes (Compare's bit output, Select's selMask) use it directly (SPEC-2 D34)."""
     if not same:
         for i in range(min(len(d_per), len(s_per))):
             common = np.intersect1d(d_per[i], s_per[i], assume_unique=True)
             if common.size and not (common.size == d_per[i].size == s_per[i].size):
-                raise OverlapError(api, f"{dst.name}/{src.name}", f"repeat {i}", device=spec.name,
+                raise OverlapError(api, f"{dst_name}/{src_name}", f"repeat {i}", device=spec.name,
                                    legal="100% overlap or none within a repeat (SPEC 8.2)",
                                    detail="the operands partially overlap")
+    if not d_per or not s_per:
+        return
     # an earlier repeat's dst must not be read by a later repeat
     d_all = np.concatenate([np.stack([p, np.full(p.size, i)]) for i, p in enumerate(d_per)], axis=1)
     s_all = np.concatenate([np.stack([p, np.full(p.size, i)]) for i, p in enumerate(s_per)], axis=1)
@@ -313,9 +337,29 @@ def check_overlap(api, spec, dst, src, dst_ext, src_ext, src_may_accumulate=Fals
     bad = first_write[di] < last_read[si]
     if bad.any():
         k = int(np.argmax(bad))
-        raise OverlapError(api, f"{dst.name}/{src.name}", f"byte {int(d_addr[di][k])}", device=spec.name,
+        raise OverlapError(api, f"{dst_name}/{src_name}", f"byte {int(d_addr[di][k])}", device=spec.name,
                            legal="no byte written by a repeat and read by a later repeat (SPEC 8.2)",
                            detail=f"repeat {int(first_write[di][k])} writes what repeat {int(last_read[si][k])} reads")
+
+
+def byte_runs(starts, length):
+    """Per-repeat byte sets of contiguous runs [start, start + length) (for check_repeat_overlap)."""
+    return [np.arange(s, s + length, dtype=np.int64) for s in starts]
+
+
+def check_run_bounds(api, spec, bounds, name, tensor_addr, tensor_nbytes, start, end):
+    """A contiguous byte run [start, end) an instruction touches through one operand (Compare's bits, Select's
+    selMask, Gather's offsets, GatherMask's packed output, DataCopyPad's UB side): inside the UB, and inside the
+    operand's tensor unless the core was made with bounds="ub" (decisions.md "Tensor bounds")."""
+    if end <= start:
+        return
+    if start < 0 or end > spec.ub_bytes:
+        raise OutOfBoundsError(api, name, f"bytes [{start}, {end})", device=spec.name,
+                               legal=f"inside the UB [0, {spec.ub_bytes})")
+    if bounds != "ub" and (start < tensor_addr or end > tensor_addr + tensor_nbytes):
+        raise OutOfBoundsError(api, name, f"bytes [{start}, {end})", device=spec.name,
+                               legal=f"inside {name}'s tensor [{tensor_addr}, {tensor_addr + tensor_nbytes}); make the "
+                                     "core with bounds=\"ub\" to allow accesses past a tensor")
 
 
 def check_count_overlap(api, spec, name, dst_addr, src_addr, nbytes):

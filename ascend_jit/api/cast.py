@@ -6,7 +6,7 @@ from functools import lru_cache
 from ..core import continuous_mask_words
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDTypeError
 from ..jit.convert import cast_contiguous, cast_strided
-from ._common import (Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_disjoint,
+from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_disjoint,
                       check_inside_ub, check_overlap, check_range, check_tensor_bounds, operands, plan_mask,
                       record_mask, refuse_empty_mask_on_950, unary_repeat_params)
 
@@ -139,21 +139,6 @@ def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask):
                  last)
 
 
-class _Tensor:
-    """The two facts check_tensor_bounds reads from a tensor (validation is cached on plain values)."""
-    __slots__ = ("addr", "nbytes", "size", "dtype")
-
-    def __init__(self, addr, size, dtype):
-        self.addr, self.size, self.dtype, self.nbytes = addr, size, dtype, size * dtype.size
-
-
-class _Bounds:
-    __slots__ = ("bounds", "device")
-
-    def __init__(self, bounds, device):
-        self.bounds, self.device = bounds, device
-
-
 @lru_cache(maxsize=4096)
 def _validate_high_dim(spec, d, s, round_mode, addr, src_addr, size, src_size, bounds, plan, repeat_time, params):
     mode = _check_pair(spec, s, d, round_mode)
@@ -169,9 +154,9 @@ def _validate_high_dim(spec, d, s, round_mode, addr, src_addr, size, src_size, b
     ops = (Operand("dst", addr, d.size, plan.lo, plan.hi, repeat, p.dstBlkStride, p.dstRepStride, last),
            Operand("src", src_addr, s.size, plan.lo, plan.hi, repeat, p.srcBlkStride, p.srcRepStride, last))
     exts = [check_inside_ub(API, spec, op) for op in ops]
-    where = _Bounds(bounds, spec.name)
+    where = BoundsRule(bounds, spec.name)
     for op, ext, a, n, t in zip(ops, exts, (addr, src_addr), (size, src_size), (d, s)):
-        check_tensor_bounds(API, where, op, _Tensor(a, n, t), ext)
+        check_tensor_bounds(API, where, op, TensorExtent(a, n, t), ext)
     if s.size == d.size:
         check_overlap(API, spec, ops[0], ops[1], exts[0], exts[1])
     else:

@@ -5,10 +5,14 @@ instruction gets them by being registered."""
 from dataclasses import dataclass
 from typing import Callable
 
+from ..dtypes import resolve
+
+from ..reference import compare as reference_compare
 from ..reference import convert as reference_convert
 from ..reference import model as reference_model
 from .add import Add
 from .cast import Cast, RoundMode
+from .compare import CMPMODE, SELMODE, Compare, Compares, Select
 from .reduce_pair import ReducePairElem
 from .reduce_sum import ReduceSum
 
@@ -44,6 +48,25 @@ def _cast_example(core, dtype):
     return tensors, lambda dst, src: Cast(dst, src, RoundMode[modes[0]], 64)
 
 
+def _compare_example(core, dtype):
+    """One whole repeat of EQ (the mode every dtype offers, SPEC-2 9.4)."""
+    n = 256 // resolve(dtype).size
+    tensors = core.local_tensor("uint8", 32), core.local_tensor(dtype, n), core.local_tensor(dtype, n)
+    return tensors, lambda dst, a, b: Compare(dst, a, b, CMPMODE.EQ, a.size)
+
+
+def _compares_example(core, dtype):
+    n = 256 // resolve(dtype).size
+    tensors = core.local_tensor("uint8", 32), core.local_tensor(dtype, n)
+    return tensors, lambda dst, a: Compares(dst, a, 0, CMPMODE.EQ, a.size)
+
+
+def _select_example(core, dtype):
+    tensors = (core.local_tensor(dtype, 64), core.local_tensor("uint8", 32), core.local_tensor(dtype, 64),
+               core.local_tensor(dtype, 64))
+    return tensors, lambda dst, sel, a, b: Select(dst, sel, a, b, SELMODE.VSEL_CMPMASK_SPR, 64)
+
+
 INSTRUCTIONS = (
     Instruction("Add", Add, lambda spec: spec.add_dtypes, reference_model.add_high_dim, _add_example),
     Instruction("ReduceSum", ReduceSum, lambda spec: spec.reduce_sum_dtypes, reference_model.reduce_sum_count,
@@ -52,4 +75,9 @@ INSTRUCTIONS = (
                 _pair_example),
     Instruction("Cast", Cast, lambda spec: sorted({a for a, _ in spec.cast_pairs}), reference_convert.cast_count,
                 _cast_example),
+    Instruction("Compare", Compare, lambda spec: spec.compare_dtypes, reference_compare.compare_count,
+                _compare_example),
+    Instruction("Compares", Compares, lambda spec: spec.compares_dtypes, reference_compare.compare_count,
+                _compares_example),
+    Instruction("Select", Select, lambda spec: spec.select_dtypes, reference_compare.select_count, _select_example),
 )
