@@ -12,12 +12,13 @@ from . import testing
 from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
 from .api.cast import Cast, RoundMode
 from .api.compare import CMPMODE, SELMODE, Compare, Compares, Select
+from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, PaddingMode
 from .api.add import Add, BinaryRepeatParams
 from .api.reduce_pair import ReducePairElem, ReduceType
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
 from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSumSpr, GetSaturationFlag, MaskMode,
-                   ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetSaturationFlag, SetVectorMask,
-                   current_core)
+                   ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetPadValue, SetSaturationFlag,
+                   SetVectorMask, current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
 from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, StateError,
                      UnsupportedDeviceError, UnsupportedDTypeError)
@@ -27,7 +28,8 @@ from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
-    "Add", "AlignmentError", "CMPMODE", "Cast", "Compare", "Compares", "RoundMode", "SELMODE", "Select", "UnaryRepeatParams", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
+    "Add", "AlignmentError", "CMPMODE", "Cast", "Compare", "Compares", "DataCopyExtParams", "DataCopyPad",
+    "DataCopyPadExtParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue", "UnaryRepeatParams", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     "OverlapError", "ParameterError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType", "Reg", "ResetMask",

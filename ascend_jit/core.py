@@ -78,6 +78,7 @@ class Core:
         self.acc_val = 0.0          # GetReduceRepeatSumSpr (SPEC 4.2 ACC_VAL, 4.4 accVal)
         self.block_idx = 0
         self.block_num = 1
+        self.pad_value = None       # SPEC-2 9.1: (dtype, element bits) stored by SetPadValue
         self._free = [(0, self.spec.ub_bytes)]  # allocator free list of (addr, bytes)
         self._allocated = {}
 
@@ -183,6 +184,17 @@ class Core:
     def SetMaskNorm(self):
         self._set_bit(CTRL_COUNTER_MODE, 0)
 
+    def SetPadValue(self, value, dtype):
+        """`SetPadValue<T>(value)` (SPEC-2 9.1): the pad value a later GM->UB DataCopyPad with isPad false uses for
+        the same dtype (D56); the value is converted per D29. 950, A2, A3 only."""
+        from .api._scalar import scalar_bits
+        self.spec.require_supported("SetPadValue")
+        if not self.spec.set_pad_value:
+            raise UnsupportedDeviceError("SetPadValue", "device", self.device, legal="ascend950, atlas-a3, atlas-a2",
+                                         detail="SetPadValue is not offered here (SPEC-2 1.9)")
+        d = dt.resolve(dtype, "SetPadValue")
+        self.pad_value = (d, scalar_bits("SetPadValue", self.spec, d, value, "value"))
+
     def GetReduceRepeatSumSpr(self):
         """The count-form ReduceSum's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal)."""
         return self.acc_val
@@ -261,6 +273,7 @@ GetSaturationFlag = _state_call("GetSaturationFlag")
 SetCtrlSpr = _state_call("SetCtrlSpr")
 GetCtrlSpr = _state_call("GetCtrlSpr")
 GetReduceRepeatSumSpr = _state_call("GetReduceRepeatSumSpr")
+SetPadValue = _state_call("SetPadValue")
 
 
 def GetBlockIdx():

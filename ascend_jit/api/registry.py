@@ -5,14 +5,19 @@ instruction gets them by being registered."""
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from ..dtypes import resolve
+from ..tensor import GlobalTensor
 
 from ..reference import compare as reference_compare
 from ..reference import convert as reference_convert
+from ..reference import movement as reference_movement
 from ..reference import model as reference_model
 from .add import Add
 from .cast import Cast, RoundMode
 from .compare import CMPMODE, SELMODE, Compare, Compares, Select
+from .data_copy_pad import DataCopyPad, DataCopyPadExtParams, DataCopyExtParams
 from .reduce_pair import ReducePairElem
 from .reduce_sum import ReduceSum
 
@@ -67,6 +72,17 @@ def _select_example(core, dtype):
     return tensors, lambda dst, sel, a, b: Select(dst, sel, a, b, SELMODE.VSEL_CMPMASK_SPR, 64)
 
 
+def _data_copy_pad_example(core, dtype):
+    """GM -> UB of 3 elements padded to a DataBlock, then back (SPEC-2 9.1)."""
+    d = resolve(dtype)
+    gm = GlobalTensor(np.zeros(64, d.np_dtype))
+
+    def call(local):
+        DataCopyPad(local, gm, DataCopyExtParams(1, 3 * d.size, 0, 0, 0), DataCopyPadExtParams(True, 0, 1, 0))
+        DataCopyPad(gm, local, DataCopyExtParams(1, 3 * d.size, 0, 0, 0))
+    return (core.local_tensor(dtype, 64),), call
+
+
 INSTRUCTIONS = (
     Instruction("Add", Add, lambda spec: spec.add_dtypes, reference_model.add_high_dim, _add_example),
     Instruction("ReduceSum", ReduceSum, lambda spec: spec.reduce_sum_dtypes, reference_model.reduce_sum_count,
@@ -80,4 +96,6 @@ INSTRUCTIONS = (
     Instruction("Compares", Compares, lambda spec: spec.compares_dtypes, reference_compare.compare_count,
                 _compares_example),
     Instruction("Select", Select, lambda spec: spec.select_dtypes, reference_compare.select_count, _select_example),
+    Instruction("DataCopyPad", DataCopyPad, lambda spec: spec.pad_dtypes, reference_movement.data_copy_pad_gm_to_ub,
+                _data_copy_pad_example),
 )
