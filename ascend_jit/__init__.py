@@ -13,6 +13,7 @@ from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
 from .api.cast import Cast, RoundMode
 from .api.compare import CMPMODE, SELMODE, Compare, Compares, Select
 from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, PaddingMode
+from .api.gather import Gather, GatherMask, GatherMaskParams
 from .api.add import Add, BinaryRepeatParams
 from .api.reduce_pair import ReducePairElem, ReduceType
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
@@ -29,7 +30,7 @@ from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
     "Add", "AlignmentError", "CMPMODE", "Cast", "Compare", "Compares", "DataCopyExtParams", "DataCopyPad",
-    "DataCopyPadExtParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue", "UnaryRepeatParams", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
+    "DataCopyPadExtParams", "Gather", "GatherMask", "GatherMaskParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue", "UnaryRepeatParams", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     "OverlapError", "ParameterError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType", "Reg", "ResetMask",

@@ -68,6 +68,7 @@ class DeviceSpec:
     pad_stride_950: bool = False     # SPEC-2 9.1: the 950's stride ranges and PaddingMode.Compact
     gather_dtypes: tuple = ()        # SPEC-2 9.2 (empty: Gather not offered, 910)
     gather_offset_limited: bool = False  # SPEC-2 9.2: 950/310B limit offsets of 8/16-bit T; 8-bit repeats are 4 blocks
+    gather_count_only_dtypes: tuple = ()  # SPEC-2 9.2: the 950's 8-bit Gather is count-form only
     gather_mask_dtypes: tuple = ()   # SPEC-2 9.3 (empty: GatherMask not offered, 910)
     gather_mask_max_pattern: int = 7  # SPEC-2 9.3: 310P accepts built-in patterns 1..6 only
     gather_mask_total_count: bool = False  # D58: 310P counter mode ("配置方式二"): mask is the total count
@@ -153,6 +154,7 @@ _DEVICES = (
         compares_dtypes=_ALL_TYPES, compare_ne_nan=1, select_dtypes=_ALL_TYPES,
         memory_count_only_dtypes=("int8", "uint8", "int64", "uint64"), pad_dtypes=_ALL_TYPES, set_pad_value=True,
         pad_stride_950=True, gather_dtypes=_ALL_TYPES, gather_offset_limited=True,
+        gather_count_only_dtypes=("int8", "uint8"),
         gather_mask_dtypes=("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float")),
     DeviceSpec(name="atlas-a3", product="Atlas A3 training / inference", aliases=("a3", "910c"), **_A2_COMMON),
     DeviceSpec(name="atlas-a2", product="Atlas A2 training / inference", aliases=("a2", "910b"), **_A2_COMMON),

@@ -12,12 +12,14 @@ from ..tensor import GlobalTensor
 
 from ..reference import compare as reference_compare
 from ..reference import convert as reference_convert
+from ..reference import gather as reference_gather
 from ..reference import movement as reference_movement
 from ..reference import model as reference_model
 from .add import Add
 from .cast import Cast, RoundMode
 from .compare import CMPMODE, SELMODE, Compare, Compares, Select
 from .data_copy_pad import DataCopyPad, DataCopyPadExtParams, DataCopyExtParams
+from .gather import Gather, GatherMask, GatherMaskParams
 from .reduce_pair import ReducePairElem
 from .reduce_sum import ReduceSum
 
@@ -83,6 +85,19 @@ def _data_copy_pad_example(core, dtype):
     return (core.local_tensor(dtype, 64),), call
 
 
+def _gather_example(core, dtype):
+    """dst[k] = src[k] through byte offsets k * sizeof(T) (SPEC-2 9.2)."""
+    tensors = core.local_tensor(dtype, 64), core.local_tensor(dtype, 64), core.local_tensor("uint32", 64)
+    if core.spec.supported:
+        tensors[2][:] = np.arange(64, dtype=np.uint32) * resolve(dtype).size
+    return tensors, lambda dst, src, offsets: Gather(dst, src, offsets, 0, 64)
+
+
+def _gather_mask_example(core, dtype):
+    tensors = core.local_tensor(dtype, 256), core.local_tensor(dtype, 256)
+    return tensors, lambda dst, src: GatherMask(dst, src, 1, False, 0, GatherMaskParams(1, 1, 8, 8))
+
+
 INSTRUCTIONS = (
     Instruction("Add", Add, lambda spec: spec.add_dtypes, reference_model.add_high_dim, _add_example),
     Instruction("ReduceSum", ReduceSum, lambda spec: spec.reduce_sum_dtypes, reference_model.reduce_sum_count,
@@ -98,4 +113,7 @@ INSTRUCTIONS = (
     Instruction("Select", Select, lambda spec: spec.select_dtypes, reference_compare.select_count, _select_example),
     Instruction("DataCopyPad", DataCopyPad, lambda spec: spec.pad_dtypes, reference_movement.data_copy_pad_gm_to_ub,
                 _data_copy_pad_example),
+    Instruction("Gather", Gather, lambda spec: spec.gather_dtypes, reference_gather.gather, _gather_example),
+    Instruction("GatherMask", GatherMask, lambda spec: spec.gather_mask_dtypes, reference_gather.gather_mask,
+                _gather_mask_example),
 )
