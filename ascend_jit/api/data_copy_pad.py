@@ -24,8 +24,18 @@ class PaddingMode(enum.IntEnum):
     Compact = 1
 
 
+class _HashOnce:
+    """Frozen parameter structs hash their fields once: they key the validation cache on every call."""
+
+    def __post_init__(self):
+        object.__setattr__(self, "_hash", hash(tuple(getattr(self, f) for f in self.__dataclass_fields__)))
+
+    def __hash__(self):
+        return self._hash
+
+
 @dataclass(frozen=True)
-class DataCopyExtParams:
+class DataCopyExtParams(_HashOnce):
     """SPEC-2 1.1: blockCount blocks of blockLen bytes; srcStride/dstStride gaps (bytes on the GM side, 32-B
     DataBlocks on the UB side)."""
     blockCount: int = 1
@@ -33,15 +43,26 @@ class DataCopyExtParams:
     srcStride: int = 0
     dstStride: int = 0
     rsv: int = 0
+    __hash__ = _HashOnce.__hash__
 
 
 @dataclass(frozen=True)
-class DataCopyPadExtParams:
+class DataCopyPadExtParams(_HashOnce):
     """SPEC-2 1.1: isPad, leftPadding / rightPadding in elements (<= 32 bytes each), paddingValue (D29)."""
     isPad: bool = False
     leftPadding: int = 0
     rightPadding: int = 0
     paddingValue: object = 0
+    __hash__ = _HashOnce.__hash__
+
+
+def _gm_bytes(gm):
+    """The GlobalTensor's bytes, a view made once per buffer (SetGlobalBuffer may swap the array)."""
+    cached = gm.__dict__.get("_byte_view")
+    if cached is None or cached[0] is not gm.array:
+        cached = (gm.array, gm.array.view(np.uint8))
+        gm._byte_view = cached
+    return cached[1]
 
 
 def DataCopyPad(dst, src, copy_params, pad_params=None, *, mode=PaddingMode.Normal):
@@ -84,7 +105,7 @@ def _gm_to_ub(dst, src, copy_params, pad_params, mode):
     if plan is None:
         return  # blockCount 0 or blockLen 0: a NOP (SPEC-2 9.1)
     count, block_len, src_step, dst_step, left, tail, last_tail, pattern, first, left_fill, tail_fill = plan
-    gm = src.array.view(np.uint8)
+    gm = _gm_bytes(src)
     ub = core.ub
     if count == 1:   # one row: numpy slice copies beat a kernel call
         d0 = dst.addr
@@ -210,7 +231,7 @@ def _ub_to_gm(dst, src, copy_params, mode):
     if plan is None:
         return
     count, block_len, src_step, dst_step = plan
-    gm = dst.array.view(np.uint8)
+    gm = _gm_bytes(dst)
     if count == 1:
         gm[:block_len] = core.ub[src.addr:src.addr + block_len]
         return

@@ -9,7 +9,7 @@ from numba import njit
 
 from .addressing import active_lanes, copy_lanes
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT16,
-                       KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, half_bits_to_f32, kind_size)
+                       KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, half_bits_to_f32, kind_size)
 
 # aj.CMPMODE values
 CMP_LT, CMP_GT, CMP_EQ, CMP_LE, CMP_GE, CMP_NE = 0, 1, 2, 3, 4, 5
