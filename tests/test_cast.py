@@ -159,9 +159,7 @@ def test_wide_sources_on_boundary_grids(device):
     assert len(seen) >= 8
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(DEVICE_SETTINGS), st.data())
-def test_random_patterns_of_every_wide_pair(device_setting, data):
+def _random_patterns_of_every_wide_pair(device_setting, data):
     device, setting = device_setting
     core = make_core(device, setting)
     pairs = sorted((p, m) for p, modes in core.spec.cast_pairs.items() for m in modes)
@@ -170,6 +168,19 @@ def test_random_patterns_of_every_wide_pair(device_setting, data):
     got = run_count(core, src, dst, mode, bits, chunk=64)
     truncate, saturate = ref.overflow_rules(device, src, dst, *setting)
     assert_same_bits(got, ref.convert(src, dst, mode, bits, truncate, saturate), bits, f"{src}->{dst} {mode}")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(DEVICE_SETTINGS), st.data())
+def test_random_patterns_of_every_wide_pair(device_setting, data):
+    _random_patterns_of_every_wide_pair(device_setting, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(DEVICE_SETTINGS), st.data())
+def test_random_patterns_of_every_wide_pair_sweep(device_setting, data):
+    _random_patterns_of_every_wide_pair(device_setting, data)
 
 
 # --- golden vectors (SPEC-2 12.3) ----------------------------------------------------------------------------------
@@ -402,9 +413,7 @@ def test_cast_odd_is_sticky():
 
 
 # --- high-dim forms (D33) over the whole UB ---------------------------------------------------------------------
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(aj.SUPPORTED_NAMES), st.data())
-def test_high_dim_whole_ub_matches_reference(device, data):
+def _high_dim_whole_ub_matches_reference(device, data):
     core = aj.Core(device, bounds="ub")
     pairs = sorted((p, m) for p, modes in core.spec.cast_pairs.items() for m in modes)
     (src, dst), mode = data.draw(st.sampled_from(pairs))
@@ -435,6 +444,19 @@ def test_high_dim_whole_ub_matches_reference(device, data):
                       truncate, saturate)
     aj.Cast(d, s, R[mode], mask, repeat, params)
     assert np.array_equal(core.ub, want)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(aj.SUPPORTED_NAMES), st.data())
+def test_high_dim_whole_ub_matches_reference(device, data):
+    _high_dim_whole_ub_matches_reference(device, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(aj.SUPPORTED_NAMES), st.data())
+def test_high_dim_whole_ub_matches_reference_sweep(device, data):
+    _high_dim_whole_ub_matches_reference(device, data)
 
 
 @pytest.mark.parametrize("device", ["atlas-a2", "ascend950", "atlas-training"])
@@ -502,3 +524,22 @@ def test_310b_accepts_int32_to_half_d47():
     assert cast_one(core, "int32", "half", "CAST_NONE", 4098) == 0x6C00
     assert cast_one(core, "int32", "half", "CAST_TRUNC", 2**31 - 1) == 0x7BFF
     assert cast_one(core, "int32", "half", "CAST_RINT", 2**31 - 1) == 0x7C00
+
+
+def test_high_dim_mask_register_use_and_effect():
+    """is_set_mask=False reads the register (SPEC 2.5); a bit-mask call leaves its mask there (D31/D22)."""
+    core = aj.Core("ascend950")
+    s, d = core.local_tensor("half", 128), core.local_tensor("float", 128)
+    s[:] = np.arange(128, dtype=np.float16)
+    d[:] = np.full(128, -1, np.float32)
+    aj.Cast(d, s, R.CAST_NONE, [0b1011], 1, (1, 1, 8, 4))
+    assert core.mask_low == 0b1011
+    assert d.numpy()[:5].tolist() == [0, 1, -1, 3, -1]
+    core.SetVectorMask(0, 0b110000)
+    aj.Cast(d, s, R.CAST_NONE, aj.MASK_PLACEHOLDER, 1, (1, 1, 8, 4), is_set_mask=False)
+    assert d.numpy()[:6].tolist() == [0, 1, -1, 3, 4, 5]
+    b310 = aj.Core("310b")
+    s, d = b310.local_tensor("half", 128), b310.local_tensor("float", 128)
+    before = b310.ub.copy()
+    aj.Cast(d, s, R.CAST_NONE, 0, 1, (1, 1, 8, 4))       # D30: mask 0 is a NOP off the 950
+    assert np.array_equal(b310.ub, before)

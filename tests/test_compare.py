@@ -164,9 +164,7 @@ def _mask_strategy(data, lanes):
     return ([lo, hi] if lanes == 128 else [lo]), ref_model.lanes_of_mask(lo, hi, lanes)
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(aj.SUPPORTED_NAMES), st.booleans(), st.booleans(), st.data())
-def test_compare_whole_ub_matches_reference(device, scalar, count_form, data):
+def _compare_whole_ub_matches_reference(device, scalar, count_form, data):
     core = aj.Core(device, bounds="ub")
     api = aj.Compares if scalar else aj.Compare
     offered = core.spec.compares_dtypes if scalar else core.spec.compare_dtypes
@@ -213,8 +211,19 @@ def test_compare_whole_ub_matches_reference(device, scalar, count_form, data):
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(aj.SUPPORTED_NAMES), st.booleans(), st.data())
-def test_select_whole_ub_matches_reference(device, count_form, data):
+@given(st.sampled_from(aj.SUPPORTED_NAMES), st.booleans(), st.booleans(), st.data())
+def test_compare_whole_ub_matches_reference(device, scalar, count_form, data):
+    _compare_whole_ub_matches_reference(device, scalar, count_form, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(aj.SUPPORTED_NAMES), st.booleans(), st.booleans(), st.data())
+def test_compare_whole_ub_matches_reference_sweep(device, scalar, count_form, data):
+    _compare_whole_ub_matches_reference(device, scalar, count_form, data)
+
+
+def _select_whole_ub_matches_reference(device, count_form, data):
     core = aj.Core(device, bounds="ub")
     offered = core.spec.select_dtypes
     if not count_form:
@@ -251,6 +260,19 @@ def test_select_whole_ub_matches_reference(device, count_form, data):
                             repeat, st_, scalar_bytes)
         aj.Select(d, m, a, src1, S(mode), mask, repeat, aj.BinaryRepeatParams(*st_))
     assert np.array_equal(core.ub, want)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(aj.SUPPORTED_NAMES), st.booleans(), st.data())
+def test_select_whole_ub_matches_reference(device, count_form, data):
+    _select_whole_ub_matches_reference(device, count_form, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(aj.SUPPORTED_NAMES), st.booleans(), st.data())
+def test_select_whole_ub_matches_reference_sweep(device, count_form, data):
+    _select_whole_ub_matches_reference(device, count_form, data)
 
 
 def test_select_doc_examples_s1_s2_s3():

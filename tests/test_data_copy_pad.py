@@ -66,9 +66,7 @@ def test_h13_dummy_repeats_the_first_element():
 
 
 # --- property tests ---------------------------------------------------------------------------------------------
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(OFFERING), st.data())
-def test_gm_to_ub_whole_ub_matches_reference(device, data):
+def _gm_to_ub_whole_ub_matches_reference(device, data):
     core = aj.Core(device)
     dtype = data.draw(st.sampled_from(core.spec.pad_dtypes))
     s = SIZE[dtype]
@@ -112,7 +110,18 @@ def test_gm_to_ub_whole_ub_matches_reference(device, data):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(OFFERING), st.data())
-def test_ub_to_gm_whole_gm_matches_reference(device, data):
+def test_gm_to_ub_whole_ub_matches_reference(device, data):
+    _gm_to_ub_whole_ub_matches_reference(device, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OFFERING), st.data())
+def test_gm_to_ub_whole_ub_matches_reference_sweep(device, data):
+    _gm_to_ub_whole_ub_matches_reference(device, data)
+
+
+def _ub_to_gm_whole_gm_matches_reference(device, data):
     core = aj.Core(device)
     dtype = data.draw(st.sampled_from(core.spec.pad_dtypes))
     s = SIZE[dtype]
@@ -132,6 +141,19 @@ def test_ub_to_gm_whole_gm_matches_reference(device, data):
     aj.DataCopyPad(gm, src, aj.DataCopyExtParams(count, block_len, src_stride, dst_stride, 0),
                    mode=aj.PaddingMode.Compact if compact else aj.PaddingMode.Normal)
     assert np.array_equal(gm.numpy().view(np.uint8), want) and np.array_equal(core.ub, ub_before)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OFFERING), st.data())
+def test_ub_to_gm_whole_gm_matches_reference(device, data):
+    _ub_to_gm_whole_gm_matches_reference(device, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OFFERING), st.data())
+def test_ub_to_gm_whole_gm_matches_reference_sweep(device, data):
+    _ub_to_gm_whole_gm_matches_reference(device, data)
 
 
 # --- availability and refusals ----------------------------------------------------------------------------------

@@ -17,9 +17,7 @@ def _random_ub(core, seed):
     core.ub[:] = np.frombuffer(np.random.default_rng(seed).bytes(core.ub.size), np.uint8)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(OFFERING), st.booleans(), st.data())
-def test_gather_whole_ub_matches_reference(device, count_form, data):
+def _gather_whole_ub_matches_reference(device, count_form, data):
     core = aj.Core(device)
     spec = core.spec
     offered = [t for t in spec.gather_dtypes if count_form or t not in spec.gather_count_only_dtypes]
@@ -53,6 +51,19 @@ def test_gather_whole_ub_matches_reference(device, count_form, data):
         ref.gather(want, dtype, dst.addr, src.addr, offs_t.addr, base, active, repeat, lanes, rep)
         aj.Gather(dst, src, offs_t, base, mask, repeat, rep)
     assert np.array_equal(core.ub, want)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OFFERING), st.booleans(), st.data())
+def test_gather_whole_ub_matches_reference(device, count_form, data):
+    _gather_whole_ub_matches_reference(device, count_form, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OFFERING), st.booleans(), st.data())
+def test_gather_whole_ub_matches_reference_sweep(device, count_form, data):
+    _gather_whole_ub_matches_reference(device, count_form, data)
 
 
 def test_gather_picks_by_byte_offset():
@@ -110,9 +121,7 @@ def _reduce_repeats(spec, reduce_mode, mask, times, lanes):
     return [mask] * times
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(OFFERING), st.data())
-def test_gather_mask_whole_ub_matches_reference(device, data):
+def _gather_mask_whole_ub_matches_reference(device, data):
     core = aj.Core(device)
     spec = core.spec
     dtype = data.draw(st.sampled_from(sorted(spec.gather_mask_dtypes)))
@@ -140,6 +149,19 @@ def test_gather_mask_whole_ub_matches_reference(device, data):
     assert got == expected
     assert np.array_equal(core.ub, want)
     assert not core.counter_mode and not core.mask_defined     # D31
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OFFERING), st.data())
+def test_gather_mask_whole_ub_matches_reference(device, data):
+    _gather_mask_whole_ub_matches_reference(device, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OFFERING), st.data())
+def test_gather_mask_whole_ub_matches_reference_sweep(device, data):
+    _gather_mask_whole_ub_matches_reference(device, data)
 
 
 @pytest.mark.parametrize("device", OFFERING)
