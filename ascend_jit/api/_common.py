@@ -25,8 +25,9 @@ def as_signed64(word):
     return word - (1 << 64) if word >= (1 << 63) else word
 
 
-def operands(api, dst, *srcs):
-    """The core of the operands, after checking they are live LocalTensors of one core (per call: cheap)."""
+def operands(api, dst, *srcs, names=None):
+    """The core of the operands, after checking they are live LocalTensors of one core (per call: cheap).
+    `names`: the sources' parameter names for error messages."""
     if type(dst) is not LocalTensor:
         raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor")
     core = dst.core
@@ -34,7 +35,7 @@ def operands(api, dst, *srcs):
         dst.check_alive(api)
     for i, t in enumerate(srcs):
         if type(t) is not LocalTensor or t.core is not core:
-            name = f"src{i}" if len(srcs) > 2 or api == "Add" else ("src", "sharedTmpBuffer")[i]
+            name = names[i] if names else (f"src{i}" if len(srcs) > 2 or api == "Add" else ("src", "sharedTmpBuffer")[i])
             raise ParameterError(api, name, t if type(t) is LocalTensor else type(t).__name__,
                                  legal="a LocalTensor of the same Core as dst", device=core.device)
         if t._lease is not None:

@@ -66,7 +66,7 @@ def Compare(dst, src0, src1, cmp_mode, *args, count=None, mask=None, repeat_time
     per element into the uint8/int8 dst, LSB first (D44)."""
     is_count, count, mask, repeat_time, repeat_params = _split("Compare", args, count, mask, repeat_time,
                                                                 repeat_params, 7)
-    core = operands("Compare", dst, src0, src1)
+    core = operands("Compare", dst, src0, src1, names=("src0", "src1"))
     return _compare(core, "Compare", dst, src0, src1, None, cmp_mode, is_count, count, mask, repeat_time,
                     BinaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
 
@@ -77,7 +77,7 @@ def Compares(dst, src0, scalar, cmp_mode, *args, count=None, mask=None, repeat_t
     UnaryRepeatParams; the scalar is converted to src0's dtype once (D29)."""
     is_count, count, mask, repeat_time, repeat_params = _split("Compares", args, count, mask, repeat_time,
                                                                 repeat_params, 7)
-    core = operands("Compares", dst, src0)
+    core = operands("Compares", dst, src0, names=("src0",))
     return _compare(core, "Compares", dst, src0, None, scalar, cmp_mode, is_count, count, mask, repeat_time,
                     UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
 
@@ -86,7 +86,7 @@ def compare_operator(dst, src0, src1, cmp_mode):
     """`dst[:] = src0 < src1` etc.: the count form over src0.GetSize() elements; refused on 310B, sources 256-B
     aligned (SPEC-2 9.4)."""
     api = f"operator{_OPERATORS[cmp_mode]}"
-    core = operands(api, dst, src0, src1)
+    core = operands(api, dst, src0, src1, names=("src0", "src1"))
     if core.spec.name == "atlas-200i-500-a2":
         raise UnsupportedDeviceError(api, "device", core.device, legal="every device but atlas-200i-500-a2",
                                      detail="the whole-tensor comparison operators are not offered on 310B (SPEC-2 9.4)")
@@ -254,7 +254,8 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     api = "Select"
     is_count, count, mask, repeat_time, repeat_params = _split(api, args, count, mask, repeat_time, repeat_params, 9)
     scalar_src1 = not isinstance(src1, LocalTensor)
-    core = operands(api, dst, sel_mask, src0) if scalar_src1 else operands(api, dst, sel_mask, src0, src1)
+    core = operands(api, dst, sel_mask, src0, names=("sel_mask", "src0")) if scalar_src1 else \
+        operands(api, dst, sel_mask, src0, src1, names=("sel_mask", "src0", "src1"))
     spec = core.spec
     d = dst.dtype
     s1 = None if scalar_src1 else src1

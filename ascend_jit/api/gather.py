@@ -24,7 +24,7 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
     """`Gather(dst, src, src_offset, src_base_addr, count)` or `(..., src_base_addr, mask, repeat_time,
     dst_rep_stride)`: dst[i] = the T at byte src + src_base_addr + src_offset[i] (SPEC-2 9.2)."""
     api = "Gather"
-    core = operands(api, dst, src, src_offset)
+    core = operands(api, dst, src, src_offset, names=("src", "src_offset"))
     spec = core.spec
     if count is not None or (len(args) == 1 and mask is None):
         count = count if count is not None else args[0]
@@ -185,7 +185,8 @@ def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params):
     core in Normal mode with an undefined mask register (D31)."""
     api = "GatherMask"
     user = isinstance(src1_pattern, LocalTensor)
-    core = operands(api, dst, src0, src1_pattern) if user else operands(api, dst, src0)
+    core = operands(api, dst, src0, src1_pattern, names=("src0", "src1_pattern")) if user else \
+        operands(api, dst, src0, names=("src0",))
     spec = core.spec
     p = gather_mask_params
     if isinstance(p, (tuple, list)) and len(p) == 4:
