@@ -223,3 +223,18 @@ def test_950_negative_src_stride_rereads_gm():
     gm = aj.GlobalTensor(np.arange(8, dtype=np.int32))
     aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(3, 16, -8, 0, 0), aj.DataCopyPadExtParams(True, 0, 0, 0))
     assert ub.numpy().reshape(3, 8)[:, :4].tolist() == [[0, 1, 2, 3], [2, 3, 4, 5], [4, 5, 6, 7]]
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_ub_to_gm_honours_set_atomic_add(device):
+    """UB -> GM under SetAtomicAdd combines with GM through the one atomic path (pipe.atomic_copy); the UB dummy
+    bytes of each block are still dropped."""
+    core = aj.Core(device)
+    ub = core.local_tensor("float", 32)
+    ub[:] = np.arange(32, dtype=np.float32)
+    gm = aj.GlobalTensor(np.full(15, 100, np.float32))
+    core.SetAtomicAdd("float")
+    aj.DataCopyPad(gm, ub, aj.DataCopyExtParams(3, 20, 0, 0, 0))   # 5 floats per block, blocks 8 floats apart in UB
+    core.SetAtomicNone()
+    want = 100 + np.concatenate([np.arange(5), np.arange(8, 13), np.arange(16, 21)]).astype(np.float32)
+    assert np.array_equal(gm.numpy(), want)

@@ -9,6 +9,7 @@ import numpy as np
 from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
 from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
+from ..pipe import atomic_copy
 from ..tensor import GlobalTensor, LocalTensor
 from ._common import check_dtype, check_range, check_run_bounds
 from ._scalar import scalar_bits
@@ -232,6 +233,10 @@ def _ub_to_gm(dst, src, copy_params, mode):
         return
     count, block_len, src_step, dst_step = plan
     gm = _gm_bytes(dst)
+    if core.atomic is not None:   # SetAtomicAdd/Max/Min: the one UB -> GM combine path (pipe.atomic_copy)
+        runs = [(k * src_step, k * dst_step, block_len) for k in range(count)]
+        atomic_copy(core, dst, gm, core.ub[src.addr:], runs)
+        return
     if count == 1:
         gm[:block_len] = core.ub[src.addr:src.addr + block_len]
         return
