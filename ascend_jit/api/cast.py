@@ -97,7 +97,7 @@ def cast_count(dst, src, round_mode, count):
     core._after_count_call(count % lanes or lanes)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _validate_count(spec, d, s, round_mode, addr, src_addr, size, src_size, count):
     mode = _check_pair(spec, s, d, round_mode)
     count = check_range(API, spec, "count", count, 0, 2**32 - 1)
@@ -139,7 +139,7 @@ def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask):
                  last)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _validate_high_dim(spec, d, s, round_mode, addr, src_addr, size, src_size, bounds, plan, repeat_time, params):
     mode = _check_pair(spec, s, d, round_mode)
     p = unary_repeat_params(API, spec, params)

@@ -170,7 +170,7 @@ def _check_compare_types(api, spec, d, s, s1, mode, count_form):
     return mode
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _validate_compare_count(api, spec, d, s, s1, cmp_mode, addr, addr0, addr1, size, size0, size1, count):
     mode = _check_compare_types(api, spec, d, s, s1, cmp_mode, True)
     count = check_range(api, spec, "count", count, 0, 2**32 - 1)
@@ -196,7 +196,7 @@ def _validate_compare_count(api, spec, d, s, s1, cmp_mode, addr, addr0, addr1, s
     return mode
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _validate_compare_high_dim(api, spec, d, s, s1, cmp_mode, addr, addr0, addr1, size, size0, size1, bounds, plan,
                                repeat_time, params):
     mode = _check_compare_types(api, spec, d, s, s1, cmp_mode, False)
@@ -323,7 +323,7 @@ def _sel_bytes(mode, lanes, repeats, count=None):
     return lanes // 8 if mode == SELMODE.VSEL_CMPMASK_SPR else repeats * lanes // 8
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _validate_select_count(spec, d, m, s0, s1, sel_mode, addr, maddr, addr0, addr1, size, msize, size0, size1, bounds,
                            count):
     api = "Select"
@@ -360,7 +360,7 @@ def _sel_runs(mode, maddr, lanes, repeats, nsel):
     return [r[r < maddr + nsel] for r in runs]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _validate_select_high_dim(spec, d, m, s0, s1, sel_mode, addr, maddr, addr0, addr1, size, msize, size0, size1,
                               bounds, plan, repeat_time, params):
     api = "Select"

@@ -121,7 +121,7 @@ def _gm_to_ub(dst, src, copy_params, pad_params, mode):
                  pattern.size, first)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _plan_gm_to_ub(spec, d, gd, addr, size, gm_nbytes, bounds, copy_params, pad_params, mode, pad_value):
     """(count, blockLen, GM step, UB step, left bytes, tail bytes, last tail bytes, fill pattern, fill with the
     block's first element?) after every check, or None for a NOP."""
@@ -243,7 +243,7 @@ def _ub_to_gm(dst, src, copy_params, mode):
     pad_ub_to_gm(gm, core.ub, 0, src.addr, count, block_len, src_step, dst_step)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _plan_ub_to_gm(spec, d, gd, addr, size, gm_nbytes, bounds, copy_params, mode):
     count, block_len, src_stride, dst_stride, s = _check_common(spec, d, gd, copy_params, mode)
     if spec.pad_stride_950:

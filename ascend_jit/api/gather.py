@@ -89,7 +89,7 @@ def _gather_types(api, spec, d, s, o, count_form):
             detail="8-bit types only through the count form on this device (SPEC-2 9.2)")
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _validate_gather_count(spec, d, s, o, addr, src_addr, off_addr, size, off_size, base, count):
     api = "Gather"
     _gather_types(api, spec, d, s, o, True)
@@ -105,7 +105,7 @@ def _validate_gather_count(spec, d, s, o, addr, src_addr, off_addr, size, off_si
     return per
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _validate_gather_high_dim(spec, d, s, o, addr, src_addr, off_addr, size, off_size, base, bounds, plan,
                               repeat_time, dst_rep_stride):
     api = "Gather"
@@ -236,7 +236,7 @@ def _builtin_count(pattern, n):
     return int(np.count_nonzero(e % 4 == pattern - 3))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _validate_gather_mask(spec, d, s, pdtype, paddr, psize, pattern, addr, src_addr, size, src_size, bounds, reduce_mode,
                           mask, p):
     """(outer repeats, elements per repeat, elements of the last, blkStride, repStride, pattern bytes per repeat,
