@@ -1,5 +1,7 @@
 """Compare, Compares, the comparison operators and Select (SPEC-2 9.4, 9.5, 12.6, 12.7): golden vectors per device,
 whole-UB property tests against the reference, mask-register effects, refusals."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -88,18 +90,27 @@ def test_k7_boundary_rows(device):
         assert not d.numpy()[:8].any()
 
 
-def test_compares_k6_shape_and_scalar_conversion(device):
+K6_SRC0 = np.array([w for line in (Path(__file__).parent / "goldens" / "compares_k6_src0.txt").read_text().splitlines()
+                    if not line.startswith("#") for w in line.split()], np.float32)
+K6_OUT = [0, 0, 0, 0, 0, 8, 0, 0, 0, 4, 0, 0, 16, 32, 0, 0, 0, 0, 0, 0, 32, 0, 4, 16, 0, 0, 0, 0, 0, 0, 0, 0]
+
+
+def test_compares_k6_doc_example_every_form(device):
+    """K-6: the printed src0 of DK Compares.md against the scalar -95.16087 (LT), count form and both high-dim forms
+    of the page (mask 64 and bit mask {UINT64_MAX, 0}, repeat 4, (1, 1, 8, 8))."""
     core = aj.Core(device)
     if not core.spec.compares_dtypes:
         with pytest.raises(aj.UnsupportedDeviceError):
             aj.Compares(core.local_tensor("uint8", 32), core.local_tensor("float", 256), 0.0, C.LT, 256)
         return
     d, a = core.local_tensor("uint8", 32), core.local_tensor("float", 256)
-    x = np.random.default_rng(6).uniform(-200, 200, 256).astype(np.float32)
-    a[:] = x
-    aj.Compares(d, a, -95.16087, C.LT, 256)
-    want = np.packbits(x < np.float32(-95.16087), bitorder="little")
-    assert np.array_equal(d.numpy(), want)
+    a[:] = K6_SRC0
+    for call in (lambda: aj.Compares(d, a, -95.16087, C.LT, 256),
+                 lambda: aj.Compares(d, a, np.float32(-95.16087), C.LT, 64, 4, aj.UnaryRepeatParams(1, 1, 8, 8)),
+                 lambda: aj.Compares(d, a, -95.16087, C.LT, [2**64 - 1, 0], 4, (1, 1, 8, 8))):
+        d[:] = np.full(32, 0x77, np.uint8)
+        call()
+        assert d.numpy().tolist() == K6_OUT
 
 
 def test_operators_and_truth_values():
