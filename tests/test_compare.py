@@ -366,3 +366,43 @@ def test_refusals():
     _refused(c950, aj.UnsupportedDTypeError, lambda: aj.Compare(e, f, g, C.LT, 32, 1, (1, 1, 1, 8, 8, 8)), "count")
     _refused(c950, aj.ParameterError, lambda: aj.Compare(e, f.ReinterpretCast("float"), g.ReinterpretCast("float"),
                                                          C.LT, 0, 1, (1, 1, 1, 8, 8, 8)))
+
+
+# S-1..S-3 with the values DK Select.md prints (float, elements 0..15 and 64..79 of its 256; selMask bytes as printed)
+_S_SRC0 = {0: [-80.4933, 52.2499, -50.6124, -72.3737, -33.7107, -83.4001, 34.3954, 61.3188, 96.5484, 27.1321, -56.8153,
+               9.80549, 9.11199, -53.1848, -77.2548, -0.0681466],
+           64: [79.6631, 66.8743, 18.1016, -27.7082, -67.0339, -11.9576, 52.0373, -11.5452, -73.8953, -63.5915, 99.4875,
+                -46.2296, 75.453, -67.2079, 89.8868, -19.9666]}
+_S_SRC1 = {0: [35.8789, 44.0334, 54.9997, 44.8567, -30.8579, -53.714, -59.8013, 71.1663, 46.3484, 8.56818, -59.4716,
+               6.07412, -39.0137, 64.5595, 17.0849, 45.2641],
+           64: [-74.3328, 77.2781, 52.7964, -0.932984, 70.8957, -68.1249, 85.895, 25.4119, 71.9202, -73.1287, 63.6916,
+                21.4303, 66.0614, 66.1438, -22.2332, 84.0665]}
+_S_OUT = {  # (mode, first element) -> printed dst
+    (2, 0): [35.8789, 44.0334, -50.6124, -72.3737, -33.7107, -83.4001, -59.8013, 71.1663, 46.3484, 8.56818, -59.4716,
+             6.07412, -39.0137, -53.1848, 17.0849, 45.2641],
+    (2, 64): [79.6631, 66.8743, 52.7964, -0.932984, -67.0339, -68.1249, 85.895, 25.4119, -73.8953, -63.5915, 99.4875,
+              -46.2296, 66.0614, 66.1438, -22.2332, 84.0665],
+    (1, 0): [0, 0, -50.6124, -72.3737, -33.7107, -83.4001, 0, 0, 0, 0, 0, 0, 0, -53.1848, 0, 0],
+    (0, 64): [-74.3328, 77.2781, 18.1016, -27.7082, -67.0339, -11.9576, 85.895, 25.4119, 71.9202, -73.1287, 63.6916,
+              21.4303, 66.0614, -67.2079, -22.2332, 84.0665]}
+_S_MASK = [60, 32, 10, 7, 42, 52, 38, 26, 19, 15, 18, 83, 41, 43, 91, 30]
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950", "atlas-training"])
+def test_select_doc_printouts(device):
+    core = aj.Core(device)
+    a, b, d = (core.local_tensor("float", 128) for _ in range(3))
+    sel = core.local_tensor("uint8", 32)
+    x, y = np.zeros(128, np.float32), np.zeros(128, np.float32)
+    for start in (0, 64):
+        x[start:start + 16], y[start:start + 16] = _S_SRC0[start], _S_SRC1[start]
+    a[:], b[:] = x, y
+    sel[:] = np.array(_S_MASK + [0] * 16, np.uint8)
+    calls = {2: lambda: aj.Select(d, sel, a, b, S.VSEL_TENSOR_TENSOR_MODE, 64, 2, (1, 1, 1, 8, 8, 8)),
+             1: lambda: aj.Select(d, sel, a, 0.0, S.VSEL_TENSOR_SCALAR_MODE, 128),
+             0: lambda: aj.Select(d, sel, a, b, S.VSEL_CMPMASK_SPR, 128)}
+    for (mode, start), want in _S_OUT.items():
+        if mode not in core.spec.select_modes:
+            continue
+        calls[mode]()
+        assert np.array_equal(d.numpy()[start:start + 16], np.array(want, np.float32)), (mode, start)
