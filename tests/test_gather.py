@@ -213,3 +213,33 @@ def test_gather_mask_refusals():
     t910 = aj.Core("atlas-training")
     a, b = t910.local_tensor("half", 128), t910.local_tensor("half", 128)
     _refused(t910, aj.UnsupportedDeviceError, lambda: aj.GatherMask(a, b, 1, False, 0, p))
+
+
+@pytest.mark.parametrize("device", OFFERING)
+def test_gather_doc_example_every_form(device):
+    """DK Gather.md: src = 128 halves 0..127, offsets 254, 252, ..., 0 (bytes), 512 elements (4 repeats of 128):
+    dst = 127, 126, ..., 0 in every form."""
+    core = aj.Core(device)
+    src, dst = core.local_tensor("half", 128), core.local_tensor("half", 512)
+    offs = core.local_tensor("uint32", 512)
+    src[:] = np.arange(128, dtype=np.float16)
+    offs[:] = np.tile(np.arange(254, -1, -2, dtype=np.uint32), 4)
+    want = np.tile(np.arange(127, -1, -1), 4).astype(np.float16)
+    for call in (lambda: aj.Gather(dst, src, offs, 0, 128, 4, 8),
+                 lambda: aj.Gather(dst, src, offs, 0, [2**64 - 1, 2**64 - 1], 4, 8),
+                 lambda: aj.Gather(dst, src, offs, 0, 512)):
+        dst[:] = np.zeros(512, np.float16)
+        call()
+        assert np.array_equal(dst.numpy(), want)
+
+
+@pytest.mark.parametrize("device", OFFERING)
+def test_gather_mask_doc_example(device):
+    """DK GatherMask.md built-in example: src0 = 1..256 (32-bit), pattern 2, normal mode, {1, 4, 8, 0}, in place:
+    dst = 2, 4, ..., 256 and rsvdCnt 128."""
+    core = aj.Core(device)
+    for dtype in ("uint32", "float"):
+        src = core.local_tensor(dtype, 256)
+        src[:] = np.arange(1, 257)
+        assert aj.GatherMask(src, src, 2, False, 0, aj.GatherMaskParams(1, 4, 8, 0)) == 128
+        assert np.array_equal(src.numpy()[:128], np.arange(2, 257, 2))
