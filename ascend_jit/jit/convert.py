@@ -176,7 +176,7 @@ def convert_bits(sk, dk, mode, trunc, sat, bits):
     else:
         in_range = not big and mag <= max_mag
     if in_range or trunc:
-        word = (~mag + _U64(1)) if neg else mag  # two's complement: the low bits of the exact integer
+        word = (~mag + _U64(1)) if (neg and mag != _U64(0)) else mag  # two's complement: the exact integer's low bits
         return word & width_mask
     return min_word if neg else max_mag
 
