@@ -406,3 +406,18 @@ def test_select_doc_printouts(device):
             continue
         calls[mode]()
         assert np.array_equal(d.numpy()[start:start + 16], np.array(want, np.float32)), (mode, start)
+
+
+def test_count_forms_refuse_is_set_mask_d32():
+    core = aj.Core("atlas-a2")
+    d, a, b = _inputs_a(core)
+    sel = core.local_tensor("uint8", 32)
+    h, f = core.local_tensor("half", 64), core.local_tensor("float", 64)
+    offs = core.local_tensor("uint32", 64)
+    for call in (lambda: aj.Compare(d, a, b, C.LT, 64, is_set_mask=True),
+                 lambda: aj.Compares(d, a, 1.0, C.LT, 64, is_set_mask=False),
+                 lambda: aj.Select(a, sel, a, b, S.VSEL_TENSOR_TENSOR_MODE, 64, is_set_mask=True),
+                 lambda: aj.Cast(f, h, aj.RoundMode.CAST_NONE, 64, is_set_mask=True),
+                 lambda: aj.Gather(h, h[32:], offs, 0, 16, is_set_mask=True)):
+        with pytest.raises(TypeError, match="is_set_mask"):
+            call()

@@ -60,6 +60,16 @@ def _not_a_tensor_hint(value):
     return None
 
 
+def high_dim_is_set_mask(api, is_count_form, is_set_mask):
+    """SPEC-2 D32: the count prototypes of Cast, Compare, Select, Gather have no isSetMask template argument, so
+    passing it to a count form is a TypeError; high-dim forms default to True. (`is_set_mask` is None when absent.)"""
+    if is_count_form:
+        if is_set_mask is not None:
+            raise TypeError(f"{api}() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
+        return True
+    return True if is_set_mask is None else is_set_mask
+
+
 def check_dtype(api, spec, dtype, allowed, detail=None):
     if dtype.name not in allowed:
         raise UnsupportedDTypeError(api, "dtype", dtype.name, legal=", ".join(allowed), device=spec.name,

@@ -6,9 +6,10 @@ from functools import lru_cache
 from ..core import continuous_mask_words
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDTypeError
 from ..jit.convert import cast_contiguous, cast_strided
-from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_disjoint,
-                      check_inside_ub, check_overlap, check_range, check_tensor_bounds, operands, plan_mask,
-                      record_mask, refuse_empty_mask_on_950, unary_repeat_params)
+from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
+                      check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
+                      check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
+                      refuse_empty_mask_on_950, unary_repeat_params)
 
 API = "Cast"
 
@@ -26,10 +27,11 @@ class RoundMode(enum.IntEnum):
 
 
 def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
-         is_set_mask=True):
+         is_set_mask=None):
     """`Cast(dst, src, round_mode, count)` or `Cast(dst, src, round_mode, mask, repeat_time, repeat_params)`
     (SPEC-2 7.1). Repeats and masks count lanes of the wider type; each operand keeps its own strides (D33)."""
     if count is not None or (len(args) == 1 and mask is None):
+        high_dim_is_set_mask(API, True, is_set_mask)
         return cast_count(dst, src, round_mode, count if count is not None else args[0])
     if len(args) == 3:
         mask, repeat_time, repeat_params = args
@@ -37,7 +39,8 @@ def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, r
         raise ParameterError(API, "arguments", len(args) + 3, legal="(dst, src, round_mode, count) or "
                              "(dst, src, round_mode, mask, repeat_time, repeat_params)")
     return cast_high_dim(dst, src, round_mode, mask, repeat_time,
-                         UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
+                         UnaryRepeatParams() if repeat_params is None else repeat_params,
+                         high_dim_is_set_mask(API, False, is_set_mask))
 
 
 # --- the conversion rules of one call ---------------------------------------------------------------------------

@@ -8,9 +8,10 @@ from ..core import continuous_mask_words
 from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..jit.compare import compare_contiguous, compare_strided, select_contiguous, select_strided
 from ..tensor import LocalTensor
-from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_signed64, byte_runs, check_align, check_dtype, check_inside_ub,
-                      check_overlap, check_range, check_repeat_overlap, check_run_bounds, check_tensor_bounds,
-                      operands, plan_mask, record_mask, refuse_empty_mask_on_950, unary_repeat_params)
+from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_signed64, byte_runs, check_align,
+                      check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
+                      check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
+                      refuse_empty_mask_on_950, unary_repeat_params)
 from ._scalar import scalar_bits
 from .add import BinaryRepeatParams
 
@@ -47,36 +48,38 @@ _OPERATORS = {CMPMODE.LT: "<", CMPMODE.GT: ">", CMPMODE.LE: "<=", CMPMODE.GE: ">
               CMPMODE.NE: "!="}
 
 
-def _split(api, args, count, mask, repeat_time, repeat_params, high_arity):
-    """(is count form, count, mask, repeat_time, repeat_params) from the positional tail (SPEC-2 1.1)."""
+def _split(api, args, count, mask, repeat_time, repeat_params, high_arity, is_set_mask):
+    """(is count form, count, mask, repeat_time, repeat_params, is_set_mask) from the positional tail (SPEC-2 1.1,
+    D32)."""
     if count is not None or (len(args) == 1 and mask is None):
-        return True, count if count is not None else args[0], None, None, None
+        high_dim_is_set_mask(api, True, is_set_mask)
+        return True, count if count is not None else args[0], None, None, None, True
     if len(args) == 3:
         mask, repeat_time, repeat_params = args
     elif args:
         raise ParameterError(api, "arguments", len(args) + high_arity - 3,
                              legal=f"{high_arity - 2} (count form) or {high_arity} (high-dim form) positional arguments")
-    return False, None, mask, repeat_time, repeat_params
+    return False, None, mask, repeat_time, repeat_params, high_dim_is_set_mask(api, False, is_set_mask)
 
 
 # --- Compare / Compares ---------------------------------------------------------------------------------------------
 def Compare(dst, src0, src1, cmp_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
-            is_set_mask=True):
+            is_set_mask=None):
     """`Compare(dst, src0, src1, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)`: one bit
     per element into the uint8/int8 dst, LSB first (D44)."""
-    is_count, count, mask, repeat_time, repeat_params = _split("Compare", args, count, mask, repeat_time,
-                                                                repeat_params, 7)
+    is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
+        "Compare", args, count, mask, repeat_time, repeat_params, 7, is_set_mask)
     core = operands("Compare", dst, src0, src1, names=("src0", "src1"))
     return _compare(core, "Compare", dst, src0, src1, None, cmp_mode, is_count, count, mask, repeat_time,
                     BinaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
 
 
 def Compares(dst, src0, scalar, cmp_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
-             is_set_mask=True):
+             is_set_mask=None):
     """`Compares(dst, src0, scalar, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)` with
     UnaryRepeatParams; the scalar is converted to src0's dtype once (D29)."""
-    is_count, count, mask, repeat_time, repeat_params = _split("Compares", args, count, mask, repeat_time,
-                                                                repeat_params, 7)
+    is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
+        "Compares", args, count, mask, repeat_time, repeat_params, 7, is_set_mask)
     core = operands("Compares", dst, src0, names=("src0",))
     return _compare(core, "Compares", dst, src0, None, scalar, cmp_mode, is_count, count, mask, repeat_time,
                     UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
@@ -248,11 +251,12 @@ def _binary_params(api, spec, params):
 
 # --- Select -------------------------------------------------------------------------------------------------------
 def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
-           is_set_mask=True):
+           is_set_mask=None):
     """`Select(dst, sel_mask, src0, src1, sel_mode, count)` or `(..., sel_mode, mask, repeat_time, repeat_params)`:
     selMask bit 1 takes src0, 0 takes src1 (a tensor, or a scalar in mode 1); D59."""
     api = "Select"
-    is_count, count, mask, repeat_time, repeat_params = _split(api, args, count, mask, repeat_time, repeat_params, 9)
+    is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(api, args, count, mask, repeat_time,
+                                                                             repeat_params, 9, is_set_mask)
     scalar_src1 = not isinstance(src1, LocalTensor)
     core = operands(api, dst, sel_mask, src0, names=("sel_mask", "src0")) if scalar_src1 else \
         operands(api, dst, sel_mask, src0, src1, names=("sel_mask", "src0", "src1"))

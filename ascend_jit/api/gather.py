@@ -14,19 +14,20 @@ from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterE
                       UnsupportedDTypeError)
 from ..jit.gather import gather, gather_mask
 from ..tensor import LocalTensor
-from ._common import (check_align, check_dtype, check_range, check_run_bounds, mask_lane_indices, operands,
-                      plan_mask, record_mask, refuse_empty_mask_on_950)
+from ._common import (check_align, check_dtype, check_range, check_run_bounds, high_dim_is_set_mask,
+                      mask_lane_indices, operands, plan_mask, record_mask, refuse_empty_mask_on_950)
 
 
 # --- Gather -------------------------------------------------------------------------------------------------------
 def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, repeat_time=None,
-           dst_rep_stride=None, is_set_mask=True):
+           dst_rep_stride=None, is_set_mask=None):
     """`Gather(dst, src, src_offset, src_base_addr, count)` or `(..., src_base_addr, mask, repeat_time,
     dst_rep_stride)`: dst[i] = the T at byte src + src_base_addr + src_offset[i] (SPEC-2 9.2)."""
     api = "Gather"
     core = operands(api, dst, src, src_offset, names=("src", "src_offset"))
     spec = core.spec
     if count is not None or (len(args) == 1 and mask is None):
+        high_dim_is_set_mask(api, True, is_set_mask)
         count = count if count is not None else args[0]
         key = (spec, dst.dtype, src.dtype, src_offset.dtype, dst.addr, src.addr, src_offset.addr, dst.size,
                src_offset.size, src_base_addr, count)
@@ -46,7 +47,7 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
         elif args:
             raise ParameterError(api, "arguments", len(args) + 4, legal="5 (count form) or 7 (high-dim form)")
         lanes_dtype = dt.HALF if (dst.dtype.size == 1 and spec.gather_offset_limited) else dst.dtype
-        plan = plan_mask(api, core, lanes_dtype, mask, is_set_mask)
+        plan = plan_mask(api, core, lanes_dtype, mask, high_dim_is_set_mask(api, False, is_set_mask))
         key = (spec, dst.dtype, src.dtype, src_offset.dtype, dst.addr, src.addr, src_offset.addr, dst.size,
                src_offset.size, src_base_addr, core.bounds, plan, repeat_time, dst_rep_stride)
         try:
