@@ -21,8 +21,10 @@ from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSu
                    ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetPadValue, SetSaturationFlag,
                    SetVectorMask, current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
-from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, StateError,
-                     UnsupportedDeviceError, UnsupportedDTypeError)
+from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, SanitizerError,
+                     StateError, UnsupportedDeviceError, UnsupportedDTypeError)
+from .fidelity import FIDELITY, Fidelity, FidelityRule, fidelity
+from .sanitizer import SanitizeConfig, format_reports, sanitize_session
 from .launch import launch
 from .order import ReduceOrder, explain_reduce_order
 from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
@@ -33,8 +35,12 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
-    "Add", "AlignmentError", "CMPMODE", "Cast", "Compare", "Compares", "DataCopyExtParams", "DataCopyPad",
-    "DataCopyPadExtParams", "Gather", "GatherMask", "GatherMaskParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue", "UnaryRepeatParams", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
+    "FIDELITY", "Fidelity", "FidelityRule", "fidelity", "SanitizeConfig", "SanitizerError", "format_reports",
+    "sanitize_session",
+    "CMPMODE", "Cast", "Compare", "Compares", "DataCopyExtParams", "DataCopyPad", "DataCopyPadExtParams", "Gather",
+    "GatherMask", "GatherMaskParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue",
+    "UnaryRepeatParams",
+    "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     "OverlapError", "ParameterError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType", "Reg", "ResetMask",

@@ -238,3 +238,24 @@ def test_ub_to_gm_honours_set_atomic_add(device):
     core.SetAtomicNone()
     want = 100 + np.concatenate([np.arange(5), np.arange(8, 13), np.arange(16, 21)]).astype(np.float32)
     assert np.array_equal(gm.numpy(), want)
+
+
+def test_sanitizer_sees_every_byte_datacopypad_touches():
+    """A sanitizing core: a GM -> UB DataCopyPad (PIPE_MTE2) writes the data, the pads and the dummy bytes; reading
+    the padded row back to GM (PIPE_MTE3) races with it unless a barrier orders them."""
+    def run(barrier):
+        core = aj.Core("atlas-a2", sanitize="strict")
+        with core:
+            ub = core.local_tensor("half", 16)
+            gm = aj.GlobalTensor(np.arange(1, 4, dtype=np.float16))
+            aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 6, 0, 0, 0), aj.DataCopyPadExtParams(True, 1, 2, 0))
+            if barrier:
+                aj.PipeBarrier(aj.PIPE_ALL)
+            out = aj.GlobalTensor(np.zeros(16, np.float16))
+            aj.DataCopyPad(out, ub, aj.DataCopyExtParams(1, 32, 0, 0, 0))
+        return core, out
+    with pytest.raises(aj.SanitizerError, match="RAW"):
+        run(False)
+    core, out = run(True)
+    assert out.numpy().tolist() == [0, 1, 2, 3] + [0] * 12
+    assert [i.api for i in core.sanitizer.log].count("DataCopyPad") == 3

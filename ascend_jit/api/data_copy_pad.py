@@ -106,6 +106,8 @@ def _gm_to_ub(dst, src, copy_params, pad_params, mode):
     if plan is None:
         return  # blockCount 0 or blockLen 0: a NOP (SPEC-2 9.1)
     count, block_len, src_step, dst_step, left, tail, last_tail, pattern, first, left_fill, tail_fill = plan
+    if core.sanitizer is not None:
+        _sanitize_gm_to_ub(core, dst, src, plan)
     gm = _gm_bytes(src)
     ub = core.ub
     if count == 1:   # one row: numpy slice copies beat a kernel call
@@ -193,6 +195,23 @@ def _plan_gm_to_ub(spec, d, gd, addr, size, gm_nbytes, bounds, copy_params, pad_
     return count, block_len, src_step, dst_step, left_b, tail, last_tail, pattern, first, left_fill, tail_fill
 
 
+def _sanitize_gm_to_ub(core, dst, src, plan):
+    """The access record of a GM -> UB copy (PIPE_MTE2, SPEC-2 10.4): the data runs as a copy, then the pad and
+    dummy bytes it also writes (they are initialised UB from here on)."""
+    from ..sanitizer import PIPE_MTE2, Access
+    count, block_len, src_step, dst_step, left, tail, last_tail = plan[:7]
+    core.sanitizer.copy_access(API, dst, src, [(k * src_step, k * dst_step + left, block_len) for k in range(count)])
+    fills = []
+    for k in range(count):
+        start = dst.addr + k * dst_step
+        fills.append(np.arange(start, start + left, dtype=np.int64))
+        end = start + left + block_len
+        fills.append(np.arange(end, end + (last_tail if k == count - 1 else tail), dtype=np.int64))
+    addrs = np.concatenate(fills)
+    if addrs.size:
+        core.sanitizer.instruction(API, PIPE_MTE2, [Access("dst", True, addrs, dst)])
+
+
 def _check_common(spec, d, gd, copy_params, mode):
     if not spec.pad_dtypes:
         raise UnsupportedDeviceError(API, "device", spec.name, legal="ascend950, atlas-a3, atlas-a2, atlas-200i-500-a2",
@@ -232,6 +251,9 @@ def _ub_to_gm(dst, src, copy_params, mode):
     if plan is None:
         return
     count, block_len, src_step, dst_step = plan
+    if core.sanitizer is not None:   # PIPE_MTE3: the UB bytes read, the GM bytes written (cross-block shadow)
+        core.sanitizer.copy_access(API, dst, src, [(k * src_step, k * dst_step, block_len) for k in range(count)],
+                                   atomic=core.atomic is not None)
     gm = _gm_bytes(dst)
     if core.atomic is not None:   # SetAtomicAdd/Max/Min: the one UB -> GM combine path (pipe.atomic_copy)
         runs = [(k * src_step, k * dst_step, block_len) for k in range(count)]
