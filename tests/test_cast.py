@@ -543,3 +543,14 @@ def test_high_dim_mask_register_use_and_effect():
     before = b310.ub.copy()
     aj.Cast(d, s, R.CAST_NONE, 0, 1, (1, 1, 8, 4))       # D30: mask 0 is a NOP off the 950
     assert np.array_equal(b310.ub, before)
+
+
+def test_310b_high_dim_calls_leave_the_mask_register_untouched_d31():
+    core = aj.Core("310b")
+    s, d = core.local_tensor("half", 128), core.local_tensor("float", 128)
+    core.SetVectorMask(0, 0b111)
+    aj.Cast(d, s, R.CAST_NONE, [0b1], 1, (1, 1, 8, 4))
+    sel = core.local_tensor("uint8", 32)
+    a, b, x = (core.local_tensor("half", 128) for _ in range(3))
+    aj.Select(x, sel, a, b, aj.SELMODE.VSEL_TENSOR_TENSOR_MODE, 16, 1, (1, 1, 1, 8, 8, 8))
+    assert (core.mask_high, core.mask_low) == (0, 0b111)

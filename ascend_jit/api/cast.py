@@ -129,7 +129,8 @@ def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask):
         mode, repeat, last, contiguous, p = _validate_high_dim(*key)
     except TypeError:
         mode, repeat, last, contiguous, p = _validate_high_dim.__wrapped__(*key)
-    record_mask(core, plan, wide, mask)
+    if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
+        record_mask(core, plan, wide, mask)
     if repeat == 0 or plan.empty:
         return  # D30: repeat 0 / mask 0 writes nothing
     truncate, saturate = _flags(core, s, d)

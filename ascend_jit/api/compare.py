@@ -129,7 +129,7 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
     bbuf, b_addr = _second_operand(api, spec, core, s, src1, scalar)
     if spec.compare_mask_ignored:
         core.mask_defined = False  # D31
-    else:
+    elif spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
         record_mask(core, plan, s, mask)
     if repeat == 0 or (lo == 0 and hi == 0):
         return
@@ -287,7 +287,8 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     except TypeError:
         mode, repeat, last, p = _validate_select_high_dim.__wrapped__(*key)
     bbuf, b_addr = _second_operand(api, spec, core, d, s1, src1)
-    record_mask(core, plan, d, mask)
+    if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
+        record_mask(core, plan, d, mask)
     if repeat == 0 or plan.empty:
         return
     select_strided(core.ub, d.size, dst.addr, sel_mask.addr, src0.addr, bbuf, b_addr, s1 is None,

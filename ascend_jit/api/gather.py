@@ -54,7 +54,8 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
             per, lanes, repeat, last, rep_bytes = _validate_gather_high_dim(*key)
         except TypeError:
             per, lanes, repeat, last, rep_bytes = _validate_gather_high_dim.__wrapped__(*key)
-        record_mask(core, plan, lanes_dtype, mask)
+        if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
+            record_mask(core, plan, lanes_dtype, mask)
         if repeat == 0 or per.size == 0:
             return
         idx = [i * lanes + per[:last if (last >= 0 and i == repeat - 1) else per.size] for i in range(repeat)]
