@@ -383,26 +383,6 @@ def check_repeat_overlap(api, spec, dst_name, src_name, d_per, s_per, same=False
                            detail=f"repeat {int(first_write[di][k])} writes what repeat {int(last_read[si][k])} reads")
 
 
-def byte_runs(starts, length):
-    """Per-repeat byte sets of contiguous runs [start, start + length) (for check_repeat_overlap)."""
-    return [np.arange(s, s + length, dtype=np.int64) for s in starts]
-
-
-def check_run_bounds(api, spec, bounds, name, tensor_addr, tensor_nbytes, start, end):
-    """A contiguous byte run [start, end) an instruction touches through one operand (Compare's bits, Select's
-    selMask, Gather's offsets, GatherMask's packed output, DataCopyPad's UB side): inside the UB, and inside the
-    operand's tensor unless the core was made with bounds="ub" (decisions.md "Tensor bounds")."""
-    if end <= start:
-        return
-    if start < 0 or end > spec.ub_bytes:
-        raise OutOfBoundsError(api, name, f"bytes [{start}, {end})", device=spec.name,
-                               legal=f"inside the UB [0, {spec.ub_bytes})")
-    if bounds != "ub" and (start < tensor_addr or end > tensor_addr + tensor_nbytes):
-        raise OutOfBoundsError(api, name, f"bytes [{start}, {end})", device=spec.name,
-                               legal=f"inside {name}'s tensor [{tensor_addr}, {tensor_addr + tensor_nbytes}); make the "
-                                     "core with bounds=\"ub\" to allow accesses past a tensor")
-
-
 def check_count_overlap(api, spec, name, dst_addr, src_addr, nbytes):
     """Count forms: full overlap (same address) or none (SPEC 3.3)."""
     if dst_addr != src_addr and dst_addr < src_addr + nbytes and src_addr < dst_addr + nbytes:
@@ -475,23 +455,17 @@ class Runs:
 
 
 def check_runs_overlap(api, spec, dst, src, dst_ext, src_ext):
-    """SPEC 8.2 / SPEC-2 D34 between a Runs output and an Operand source: within a repeat the byte sets are equal
-    or disjoint, and no byte written by a repeat is read by a later one."""
+    """SPEC 8.2 / SPEC-2 D34 between a Runs output and an Operand (or Runs) source: within a repeat the byte sets
+    are equal or disjoint, and no byte written by a repeat is read by a later one."""
     if dst_ext is None or src_ext is None or dst_ext[1] <= src_ext[0] or src_ext[1] <= dst_ext[0]:
         return
-    d_per, s_per = dst.bytes_per_repeat(), src.bytes_per_repeat()
-    for i in range(min(len(d_per), len(s_per))):
-        common = np.intersect1d(d_per[i], s_per[i])
-        if common.size and not (common.size == d_per[i].size == s_per[i].size):
-            raise OverlapError(api, f"{dst.name}/{src.name}", f"repeat {i}", device=spec.name,
-                               legal="100% overlap or none within a repeat (SPEC 8.2)",
-                               detail="the operands partially overlap")
-    later_reads = np.zeros(0, np.int64)
-    for i in range(len(d_per) - 1, -1, -1):  # walking back: the bytes repeats after i read
-        hit = np.intersect1d(d_per[i], later_reads)
-        if hit.size:
-            raise OverlapError(api, f"{dst.name}/{src.name}", f"byte {int(hit[0])}", device=spec.name,
-                               legal="no byte written by a repeat and read by a later repeat (SPEC 8.2)",
-                               detail=f"repeat {i} writes what a later repeat reads")
-        if i < len(s_per):
-            later_reads = np.union1d(later_reads, s_per[i])
+    check_repeat_overlap(api, spec, dst.name, src.name, dst.bytes_per_repeat(), src.bytes_per_repeat())
+
+
+def check_run_bounds(api, spec, bounds, run, tensor):
+    """A Runs footprint of one operand (Compare's bits, Select's selMask, Gather's and GatherMask's packed output,
+    GatherMask's pattern, DataCopyPad's UB side): inside the UB, and inside the operand's tensor (a TensorExtent)
+    unless the core was made with bounds="ub" (decisions.md "Tensor bounds"). Returns the extent."""
+    ext = check_inside_ub(api, spec, run)
+    check_tensor_bounds(api, BoundsRule(bounds, spec.name), run, tensor, ext)
+    return ext

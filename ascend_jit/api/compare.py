@@ -8,9 +8,9 @@ from ..core import continuous_mask_words
 from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..jit.compare import compare_contiguous, compare_strided, select_contiguous, select_strided
 from ..tensor import LocalTensor
-from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_signed64, byte_runs, check_align,
+from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
-                      check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
+                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
                       refuse_empty_mask_on_950, unary_repeat_params)
 from ._scalar import scalar_bits
 from .add import BinaryRepeatParams
@@ -191,11 +191,10 @@ def _validate_compare_count(api, spec, d, s, s1, cmp_mode, addr, addr0, addr1, s
         raise OutOfBoundsError(api, "count", count, device=spec.name,
                                legal=f"<= 8 x dst.GetSize() = {8 * size * d.size} (one bit per element, SPEC-2 D44)")
     lanes, repeats = s.lanes_per_repeat, count // s.lanes_per_repeat
-    d_per = None
+    bits = Runs("dst", addr, lanes // 8, lanes // 8, repeats)   # D44: L/8 bytes per repeat
     for name, a, n in sources:
-        if a < addr + count // 8 and addr < a + count * s.size:
-            d_per = d_per or byte_runs([addr + i * lanes // 8 for i in range(repeats)], lanes // 8)
-            check_repeat_overlap(api, spec, "dst", name, d_per, byte_runs([a + 256 * i for i in range(repeats)], 256))
+        check_runs_overlap(api, spec, bits, Runs(name, a, 256, 256, repeats), bits.extent(),
+                           (a, a + count * s.size) if count else None)
     return mode
 
 
@@ -223,14 +222,13 @@ def _validate_compare_high_dim(api, spec, d, s, s1, cmp_mode, addr, addr0, addr1
             check_align(api, spec, name, a, 32)
     where = BoundsRule(bounds, spec.name)
     tensors = {"src0": (addr0, size0), "src1": (addr1, size1)}
-    d_per = byte_runs([addr + i * lanes // 8 for i in range(repeat)], lanes // 8) if repeat and (lo or hi) else []
-    check_run_bounds(api, spec, bounds, "dst", addr, size * d.size, addr, addr + len(d_per) * lanes // 8)
+    bits = Runs("dst", addr, lanes // 8, lanes // 8, repeat if (lo or hi) else 0)   # D44: L/8 bytes per repeat
+    bits_ext = check_run_bounds(api, spec, bounds, bits, TensorExtent(addr, size, d))
     for name, (blk, rep) in strides.items():
         op = Operand(name, addrs[name], s.size, lo, hi, repeat, blk, rep, last)
         ext = check_inside_ub(api, spec, op)
         check_tensor_bounds(api, where, op, TensorExtent(tensors[name][0], tensors[name][1], s), ext)
-        if ext is not None and d_per and addr < ext[1] and ext[0] < addr + len(d_per) * lanes // 8:
-            check_repeat_overlap(api, spec, "dst", name, d_per, op.bytes_per_repeat())
+        check_runs_overlap(api, spec, bits, op, bits_ext, ext)
     return mode, repeat, lo, hi, last, p
 
 
@@ -347,7 +345,7 @@ def _validate_select_count(spec, d, m, s0, s1, sel_mode, addr, maddr, addr0, add
                                legal=f"<= {msize * m.size} bytes (sel_mask.GetSize() x {m.size}; D59)")
     repeats = -(-count // lanes)
     nb = count * d.size
-    d_per = byte_runs([addr + 256 * i for i in range(repeats)], 256)
+    d_per = Runs("dst", addr, 256, 256, repeats).bytes_per_repeat()
     if nb % 256:
         d_per[-1] = d_per[-1][:nb % 256]
     for name, a, n in tensors[1:]:
@@ -361,7 +359,7 @@ def _validate_select_count(spec, d, m, s0, s1, sel_mode, addr, maddr, addr0, add
 def _sel_runs(mode, maddr, lanes, repeats, nsel):
     if mode == SELMODE.VSEL_CMPMASK_SPR:
         return [np.arange(maddr, maddr + min(nsel, lanes // 8), dtype=np.int64)] * repeats
-    runs = byte_runs([maddr + i * lanes // 8 for i in range(repeats)], lanes // 8)
+    runs = Runs("sel_mask", maddr, lanes // 8, lanes // 8, repeats).bytes_per_repeat()
     return [r[r < maddr + nsel] for r in runs]
 
 
@@ -393,7 +391,7 @@ def _validate_select_high_dim(spec, d, m, s0, s1, sel_mode, addr, maddr, addr0, 
         check_overlap(api, spec, ops["dst"], ops[n], exts["dst"], exts[n])
     if repeat and not plan.empty:
         nsel = _sel_bytes(mode, lanes, repeat)
-        check_run_bounds(api, spec, bounds, "sel_mask", maddr, msize * m.size, maddr, maddr + nsel)
+        check_run_bounds(api, spec, bounds, Runs("sel_mask", maddr, nsel, 0, 1), TensorExtent(maddr, msize, m))
         e = exts["dst"]
         if e is not None and maddr < e[1] and e[0] < maddr + nsel:
             check_repeat_overlap(api, spec, "dst", "sel_mask", ops["dst"].bytes_per_repeat(),

@@ -11,7 +11,7 @@ from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateErr
 from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
 from ..pipe import atomic_copy
 from ..tensor import GlobalTensor, LocalTensor
-from ._common import check_dtype, check_range, check_run_bounds
+from ._common import Runs, TensorExtent, check_dtype, check_range, check_run_bounds
 from ._scalar import scalar_bits
 
 API = "DataCopyPad"
@@ -188,7 +188,7 @@ def _plan_gm_to_ub(spec, d, gd, addr, size, gm_nbytes, bounds, copy_params, pad_
     if gm_end > gm_nbytes or (count - 1) * src_step < 0:
         raise OutOfBoundsError(API, "src", f"GM bytes [0, {gm_end})", device=spec.name,
                                legal=f"inside the GlobalTensor's {gm_nbytes} bytes")
-    check_run_bounds(API, spec, bounds, "dst", addr, size * s, addr, ub_end)
+    check_run_bounds(API, spec, bounds, Runs("dst", addr, ub_end - addr, 0, 1), TensorExtent(addr, size, d))
     left_fill, tail_fill = np.resize(pattern, left_b), np.resize(pattern, last_tail)
     for a in (pattern, left_fill, tail_fill):
         a.setflags(write=False)
@@ -288,5 +288,5 @@ def _plan_ub_to_gm(spec, d, gd, addr, size, gm_nbytes, bounds, copy_params, mode
     if gm_end > gm_nbytes:
         raise OutOfBoundsError(API, "dst", f"GM bytes [0, {gm_end})", device=spec.name,
                                legal=f"inside the GlobalTensor's {gm_nbytes} bytes")
-    check_run_bounds(API, spec, bounds, "src", addr, size * s, addr, addr + (count - 1) * src_step + block_len)
+    check_run_bounds(API, spec, bounds, Runs("src", addr, block_len, src_step, count), TensorExtent(addr, size, d))
     return count, block_len, src_step, dst_step

@@ -14,8 +14,9 @@ from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterE
                       UnsupportedDTypeError)
 from ..jit.gather import gather, gather_mask
 from ..tensor import LocalTensor
-from ._common import (check_align, check_dtype, check_range, check_run_bounds, high_dim_is_set_mask,
-                      mask_lane_indices, operands, plan_mask, record_mask, refuse_empty_mask_on_950)
+from ._common import (Runs, TensorExtent, check_align, check_dtype, check_range, check_run_bounds,
+                      high_dim_is_set_mask, mask_lane_indices, operands, plan_mask, record_mask,
+                      refuse_empty_mask_on_950)
 
 
 # --- Gather -------------------------------------------------------------------------------------------------------
@@ -130,7 +131,7 @@ def _validate_gather_high_dim(spec, d, s, o, addr, src_addr, off_addr, size, off
                                    legal=f"<= src_offset.GetSize() = {off_size} (lane j of repeat i uses offset "
                                          "i*L + j, D57)")
         end = addr + (repeat - 1) * rep * 32 + (int(per[-1]) + 1) * d.size
-        check_run_bounds(api, spec, bounds, "dst", addr, size * d.size, addr, end)
+        check_run_bounds(api, spec, bounds, Runs("dst", addr, end - addr, 0, 1), TensorExtent(addr, size, d))
     per.setflags(write=False)
     return per, lanes, repeat, last, rep * 32
 
@@ -210,7 +211,7 @@ def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params):
             kept += int(bits.sum())
     else:
         kept = sum(_builtin_count(src1_pattern, last if i == outer - 1 else elems) for i in range(outer))
-    check_run_bounds(api, spec, core.bounds, "dst", dst.addr, dst.nbytes, dst.addr, dst.addr + kept * size)
+    check_run_bounds(api, spec, core.bounds, Runs("dst", dst.addr, kept * size, 0, 1), dst)
     if kept and src_ext is not None and dst.addr != src0.addr and dst.addr < src_ext[1] and \
             src_ext[0] < dst.addr + kept * size:
         raise OverlapError(api, "dst/src0", f"dst at {dst.addr}", device=spec.name,
@@ -285,10 +286,12 @@ def _validate_gather_mask(spec, d, s, pdtype, paddr, psize, pattern, addr, src_a
     epb = 32 // d.size
     span = lambda n: (((n - 1) // epb) * blk * 32 + ((n - 1) % epb) * d.size + d.size) if n else 0  # noqa: E731
     src_end = src_addr + (outer - 1) * rep * 32 + max(span(elems) if outer > 1 else 0, span(last))
-    check_run_bounds(api, spec, bounds, "src0", src_addr, src_size * d.size, src_addr, src_end)
+    check_run_bounds(api, spec, bounds, Runs("src0", src_addr, src_end - src_addr, 0, 1),
+                     TensorExtent(src_addr, src_size, d))
     if pdtype is not None:
         p_end = paddr + (outer - 1) * prs + -(-max(elems, last) // 8)
-        check_run_bounds(api, spec, bounds, "src1_pattern", paddr, psize * pdtype.size, paddr, p_end)
+        check_run_bounds(api, spec, bounds, Runs("src1_pattern", paddr, p_end - paddr, 0, 1),
+                         TensorExtent(paddr, psize, pdtype))
     if addr == src_addr and not (blk == 1 and rep == 8):
         raise OverlapError(api, "dst/src0", "the same address", device=spec.name,
                            legal="src0BlockStride 1 and src0RepeatStride 8 when dst == src0 (SPEC-2 D34)")
