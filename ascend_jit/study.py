@@ -1,5 +1,6 @@
 """The accumulation-order study: the same inputs through ReduceSum on every device and API form, plus what-if
-orders, against the exact sum (math.fsum). Reports errors in ulps of the result type and relative terms, how
+orders, against the exact sum (math.fsum's correctly rounded answer, computed in linear time by exact_sum).
+The distributions, exact sum, bound and error measures here are shared with the sweep (sweep.py). Reports errors in ulps of the result type and relative terms, how
 often variants disagree bit for bit, and each order's deterministic error bound (u * sum |x_i| * depth_i)."""
 import json
 import math
@@ -7,13 +8,10 @@ import sys
 
 import numpy as np
 
-from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
-from .core import Core
 from .devices import SUPPORTED_NAMES, get_device
 from .dtypes import resolve
 from .errors import ParameterError
-from .jit.orders import pairwise_sum, sequential_sum, wide_sum
-from .order import explain_reduce_order
+from .summing import NO_DEVICE, get_api
 
 DISTRIBUTIONS = ("normal", "uniform", "lognormal", "cancel")
 UNIT_ROUNDOFF = {"half": 2.0 ** -11, "float": 2.0 ** -24}
@@ -43,88 +41,73 @@ def ulp_of(value, np_t):
     return float(np.spacing(v))
 
 
-class Variant:
-    """One way of summing: a device and API form (emulated) or a what-if order."""
+def ulps_of(values, np_t):
+    """ulp_of for an array of float64 values."""
+    v = np.minimum(np.abs(np.asarray(values, np.float64)), float(np.finfo(np_t).max)).astype(np_t)
+    return np.spacing(v).astype(np.float64)
 
-    def __init__(self, label, kind, device=None, form=None, what_if=None):
-        self.label, self.kind, self.device, self.form, self.what_if = label, kind, device, form, what_if
+
+_UNWEIGHTED = np.zeros(0, np.int64)
+
+
+def exact_sum(x, weights=None):
+    """sum_i x_i (* weights_i) of half or float values, exactly, rounded once to float64 (math.fsum's answer),
+    in time linear in n: integer partial sums per exponent (jit/orders.exponent_bucket_sums), combined as one
+    Python integer. weights: non-negative int64 up to 2**24 (the bound's depths). Infinities and NaNs give the
+    IEEE sum of the non-finite elements."""
+    from .jit.orders import exponent_bucket_sums
+    x32 = np.ascontiguousarray(x, np.float32)  # half and float values are exact in float32
+    lo, hi = exponent_bucket_sums(x32, _UNWEIGHTED if weights is None else np.ascontiguousarray(weights, np.int64))
+    if lo[255]:
+        with np.errstate(invalid="ignore"):  # inf + -inf is NaN, as IEEE says
+            return float(np.sum(x32[~np.isfinite(x32)], dtype=np.float64))
+    total = 0
+    for e in np.flatnonzero(lo[:255] | hi[:255]):
+        total += ((int(hi[e]) << 32) + int(lo[e])) << (int(e) - 1)
+    return math.ldexp(float(total), -149)  # float(int) rounds once (RNE); the scaling is exact
+
+
+def order_bound(api, d, x, depths, exact):
+    """The first-order error bound of one order on one input (Higham): u * sum_i |x_i| * depth_i, with the
+    wide accumulator's adds at the wide unit roundoff plus its one final rounding u * |exact|. The weighted sum
+    is exact, so the bound's bits depend on nothing but the inputs."""
+    weighted = exact_sum(np.abs(x), depths)
+    if api.wide:
+        return WIDE_ROUNDOFF[d.name] * weighted + UNIT_ROUNDOFF[d.name] * abs(exact)
+    return UNIT_ROUNDOFF[d.name] * weighted
+
+
+def result_bits(value, d):
+    """The bit pattern of a result of type d (given as a Python float holding its exact value)."""
+    return int(np.array(value, d.np_dtype).view(np.uint16 if d.size == 2 else np.uint32))
+
+
+def error_measures(results, exact, np_t):
+    """|result - exact| in ulps of the type at the exact sum and relative to it (inf for a non-zero error on a
+    zero sum, 0 for none); results broadcast against exact."""
+    with np.errstate(all="ignore"):
+        ulp = ulps_of(exact, np_t)
+        abs_err = np.abs(results - exact)
+        ulp_err = abs_err / ulp
+        rel_err = np.where(exact != 0, abs_err / np.abs(exact), np.where(abs_err == 0, 0, np.inf))
+    return abs_err, ulp_err, rel_err, ulp
+
+
+class Variant:
+    """One way of summing in the study: a summing API on a device (or a device-independent what-if order)."""
+
+    def __init__(self, api, device, dtype):
+        self.api, self.device = api, device
+        self.label = api.label(device, dtype)
+        self.kind = "device" if api.per_device else "what-if"
+        self.form = api.form
 
 
 def build_variants(devices, dtype):
-    variants = []
-    for name in devices:
-        spec = get_device(name)
-        if dtype.name not in spec.reduce_sum_dtypes:
-            continue
-        variants.append(Variant(f"{name} count ({spec.reduce_sum_count_algorithm})", "device", name, "count"))
-        variants.append(Variant(f"{name} high-dim ({spec.reduce_sum_highdim_algorithm})", "device", name, "highdim"))
-    wide = "fp32" if dtype.name == "half" else "fp64"
-    variants += [Variant("what-if sequential", "what-if", what_if="sequential"),
-                 Variant("what-if pairwise", "what-if", what_if="pairwise"),
-                 Variant(f"what-if {wide} accumulator", "what-if", what_if="wide")]
-    return variants
-
-
-def _depths(variant, n, dtype):
-    """Per-element number of rounded adds (the error multiplier of the bound)."""
-    if variant.kind == "device":
-        lanes = dtype.lanes_per_repeat
-        if variant.form == "count":
-            order = explain_reduce_order(variant.device, "count", dtype.name, count=n)
-        else:
-            order = explain_reduce_order(variant.device, "highdim", dtype.name, mask=lanes, repeat_time=-(-n // lanes))
-        d = order.leaf_depths()
-        return np.array([d.get(i, 0) for i in range(n)], np.float64)
-    if variant.what_if == "sequential" or variant.what_if == "wide":
-        d = np.arange(n, 0, -1, dtype=np.float64)
-        d[0] = n - 1
-        return d
-    depths = np.zeros(n)
-    groups = [[i] for i in range(n)]
-    while len(groups) > 1:
-        nxt = []
-        for k in range(0, len(groups) - 1, 2):
-            merged = groups[k] + groups[k + 1]
-            depths[merged] += 1
-            nxt.append(merged)
-        if len(groups) % 2:
-            nxt.append(groups[-1])
-        groups = nxt
-    return depths
-
-
-class _Runner:
-    """Emulated cores, one per device, with src/dst/tmp allocated once."""
-
-    def __init__(self, variants, n, dtype, saturate):
-        self.n, self.dtype, self.saturate = n, dtype, saturate
-        lanes = dtype.lanes_per_repeat
-        self.padded = -(-n // lanes) * lanes
-        self.cores = {}
-        for v in variants:
-            if v.kind == "device" and v.device not in self.cores:
-                core = Core(v.device)
-                if saturate and core.spec.half_saturation_switchable:
-                    core.SetCtrlSpr(48, 48, 0)
-                tmp_n = max(GetReduceSumTmpSize(v.device, dtype, count=n),
-                            GetReduceSumTmpSize(v.device, dtype, repeat_time=self.padded // lanes), 16)
-                self.cores[v.device] = (core, core.local_tensor(dtype, self.padded), core.local_tensor(dtype, 16),
-                                        core.local_tensor(dtype, tmp_n))
-
-    def run(self, variant, x):
-        if variant.kind == "what-if":
-            vals = x.astype(np.float32)
-            fn = {"sequential": sequential_sum, "pairwise": pairwise_sum, "wide": wide_sum}[variant.what_if]
-            return float(fn(vals, self.dtype.kind, self.saturate))
-        core, src, dst, tmp = self.cores[variant.device]
-        src[:self.n] = x
-        src[self.n:] = 0  # +0 padding lanes behave as masked lanes (D2)
-        if variant.form == "count":
-            ReduceSum(dst, src, tmp, self.n)
-        else:
-            lanes = self.dtype.lanes_per_repeat
-            ReduceSum(dst, src, tmp, lanes, self.padded // lanes, 8)
-        return float(dst.GetValue(0))
+    variants = [Variant(get_api(name), device, dtype) for device in devices
+                for name in ("reduce-sum-count", "reduce-sum-highdim") if dtype.name in get_device(device).reduce_sum_dtypes]
+    return variants + [Variant(get_api(f"whatif-{order}"), NO_DEVICE, dtype)
+                       for order in ("sequential", "pairwise", "wide")]
 
 
 def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", seed=0, saturate=False, progress=None):
@@ -144,26 +127,20 @@ def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", se
         raise ParameterError("study", "trials", trials, legal=">= 1")
     np_t = d.np_dtype.type
     variants = build_variants(names, d)
-    runner = _Runner(variants, n, d, saturate)
-    depths = {v.label: _depths(v, n, d) for v in variants}
+    runners = [v.api.make_runner(v.device, d, n, saturate) for v in variants]
+    depths = [v.api.depths(v.device, d, n) for v in variants]
     rng = np.random.default_rng(seed)
     results = np.zeros((trials, len(variants)))
     bits = np.zeros((trials, len(variants)), np.uint64)
     exact = np.zeros(trials)
     bound = np.zeros((trials, len(variants)))
-    u = UNIT_ROUNDOFF[d.name]
     for t in range(trials):
         x = draw_inputs(rng, n, dist, np_t)
-        exact[t] = math.fsum(x.astype(np.float64).tolist())
-        ax = np.abs(x.astype(np.float64))
+        exact[t] = exact_sum(x)
         for k, v in enumerate(variants):
-            r = runner.run(v, x)
-            results[t, k] = r
-            bits[t, k] = int(np.array(r, np_t).view(np.uint16 if d.size == 2 else np.uint32))
-            if v.what_if == "wide":  # adds rounded to the wide type, then one rounding to T
-                bound[t, k] = WIDE_ROUNDOFF[d.name] * float(ax @ depths[v.label]) + u * abs(exact[t])
-            else:
-                bound[t, k] = u * float(ax @ depths[v.label])
+            results[t, k] = runners[k](x)
+            bits[t, k] = result_bits(results[t, k], d)
+            bound[t, k] = order_bound(v.api, d, x, depths[k], exact[t])
         if progress:
             progress(t + 1, trials)
     return _summarise(variants, results, bits, exact, bound, np_t,
@@ -173,15 +150,12 @@ def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", se
 
 def _summarise(variants, results, bits, exact, bound, np_t, params):
     summary = []
-    with np.errstate(all="ignore"):
-        ulp = np.array([ulp_of(e, np_t) for e in exact])
-        abs_err = np.abs(results - exact[:, None])
-        ulp_err = abs_err / ulp[:, None]
-        rel_err = np.where(exact[:, None] != 0, abs_err / np.abs(exact[:, None]), np.where(abs_err == 0, 0, np.inf))
-        bound_ulp = bound / ulp[:, None]
+    abs_err, ulp_err, rel_err, ulp = error_measures(results, exact[:, None], np_t)
+    bound_ulp = bound / ulp
     for k, v in enumerate(variants):
         e = ulp_err[:, k]
-        summary.append({"variant": v.label, "kind": v.kind, "device": v.device, "form": v.form,
+        summary.append({"variant": v.label, "kind": v.kind, "device": v.device if v.api.per_device else None,
+                        "form": v.form,
                         "ulp_mean": float(np.mean(e)), "ulp_p50": float(np.percentile(e, 50)),
                         "ulp_p90": float(np.percentile(e, 90)), "ulp_p99": float(np.percentile(e, 99)),
                         "ulp_max": float(np.max(e)), "rel_mean": float(np.mean(rel_err[:, k])),
@@ -271,7 +245,7 @@ def plot(report, path):
     plt.close(fig)
 
 
-def progress_bar(stream=sys.stderr):
+def progress_bar(stream=sys.stderr, unit="trials"):
     """A minimal progress bar on a terminal (no dependency); silent when not a TTY."""
     if not stream.isatty():
         return None
@@ -279,7 +253,7 @@ def progress_bar(stream=sys.stderr):
     def update(done, total):
         width = 30
         filled = int(width * done / total)
-        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} trials")
+        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {unit}")
         if done == total:
             stream.write("\n")
         stream.flush()

@@ -1,5 +1,6 @@
-"""What-if summation orders for the study (not device behaviour): sequential, pairwise, and a wide accumulator
-rounded once. Inputs are float32 arrays holding values of the element type; each add is rounded to the type."""
+"""What-if summation orders for the study and the sweep (not device behaviour): sequential, pairwise, and a wide
+accumulator rounded once. Inputs are float32 arrays holding values of the element type; each add is rounded to the
+type. Also the exact-sum kernel both use (exponent_bucket_sums)."""
 import numpy as np
 from numba import njit
 
@@ -52,3 +53,35 @@ def wide_sum(vals, kind, sat):
     for i in range(vals.size):
         acc += np.float64(vals[i])
     return np.float32(acc)
+
+
+@njit(cache=True)
+def exponent_bucket_sums(x, weights):
+    """Exact integer partial sums of sum_i x_i * w_i, one per float32 exponent: x is float32 (half values are
+    exact in it), weights int64 in [0, 2**24] (an empty array means every weight is 1). Element i contributes
+    its signed significand m_i (24 bits, implicit bit included) times w_i to the bucket of its biased exponent
+    e_i (subnormals share bucket 1), so x_i * w_i = m_i * w_i * 2**(e_i - 150). Each product (< 2**48) is split
+    into 32-bit halves accumulated separately, so no int64 overflows for up to 2**24 elements. lo[255] counts the
+    infinities and NaNs (they are not summed). Integer adds are associative: the result does not depend on any order."""
+    bits = x.view(np.uint32)
+    lo = np.zeros(256, np.int64)
+    hi = np.zeros(256, np.int64)
+    weighted = weights.size > 0
+    for i in range(bits.size):
+        b = bits[i]
+        e = (b >> 23) & 0xFF
+        if e == 255:
+            lo[255] += 1
+            continue
+        m = np.int64(b & 0x7FFFFF)
+        if e == 0:
+            e = 1
+        else:
+            m += 1 << 23
+        if weighted:
+            m *= weights[i]
+        if b >> 31:
+            m = -m
+        lo[e] += m & 0xFFFFFFFF
+        hi[e] += m >> 32
+    return lo, hi

@@ -1,0 +1,215 @@
+"""The summing reductions the study and the sweep compare, as one registry: each entry says on which devices,
+dtypes and sizes it runs, how to run it on an emulated core, and the number of rounded adds above each element
+(the multiplier of its first-order error bound, u * sum_i |x_i| * depth_i).
+
+A new summing API or two-stage pattern plugs in as one `register(SummingApi(...))`; the sweep's grid, table,
+summary and plots pick it up without other changes. Entries are per device (emulated on that device's Core) or
+device-independent what-if orders (device "-")."""
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+from .devices import get_device
+from .dtypes import HALF
+from .errors import ParameterError
+
+NO_DEVICE = "-"  # the device column of the device-independent what-if orders
+
+
+@dataclass(frozen=True)
+class SummingApi:
+    name: str               # the sweep's --apis id
+    description: str
+    dtypes: Callable        # DeviceSpec (None for what-ifs) -> dtype names it sums
+    max_size: Callable      # (DeviceSpec or None, DType) -> largest element count one call takes
+    make_runner: Callable   # (device name or NO_DEVICE, DType, n, saturate) -> run(x) -> float result
+    depths: Callable        # (device name or NO_DEVICE, DType, n) -> int64 rounded adds above each element
+    label: Callable         # (device name or NO_DEVICE, DType) -> the study's variant label
+    per_device: bool = True
+    form: str = None        # the study's "form" column (count / highdim) for ReduceSum forms
+    wide: bool = False      # adds in a wider type, one rounding to T at the end (the bound adds u * |exact|)
+
+    def supports(self, device, d, n):
+        """None when (device, dtype, n) is a valid point, else the reason it is not."""
+        spec = get_device(device) if self.per_device else None
+        if d.name not in self.dtypes(spec):
+            return f"{d.name} not summed" + (f" on {spec.name}" if spec else "")
+        limit = self.max_size(spec, d)
+        if n > limit:
+            return f"n={n} > {limit}" + (f" on {spec.name}" if spec else "")
+        return None
+
+
+SUMMING_APIS = {}
+
+
+def register(api):
+    SUMMING_APIS[api.name] = api
+    return api
+
+
+def get_api(name):
+    if name not in SUMMING_APIS:
+        raise ParameterError("sweep", "api", name, legal=", ".join(SUMMING_APIS))
+    return SUMMING_APIS[name]
+
+
+def depth_array(order, n):
+    """Per-element rounded-add counts of an explain_reduce_order tree over elements 0..n-1."""
+    depths = order.leaf_depths()
+    return np.array([depths.get(i, 0) for i in range(n)], np.int64)
+
+
+def _float_dtypes(spec):
+    return tuple(t for t in spec.reduce_sum_dtypes if t in ("half", "float"))
+
+
+def _ub_limit(spec, d):
+    """src and tmp both live in the UB: the study's limit (a 4096-element margin for dst, tmp and alignment)."""
+    return spec.ub_bytes // (2 * d.size) - 4096
+
+
+# --- ReduceSum, count and high-dim forms --------------------------------------------------------------------
+class _ReduceSumRunner:
+    """One emulated core with src/dst/tmp allocated once; the input is padded with +0 to whole repeats (D2)."""
+
+    def __init__(self, device, d, n, saturate, form):
+        from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
+        from .core import Core
+        self.reduce_sum, self.n, self.form, self.lanes = ReduceSum, n, form, d.lanes_per_repeat
+        self.padded = -(-n // self.lanes) * self.lanes
+        core = Core(device)
+        if saturate and core.spec.half_saturation_switchable:
+            core.SetCtrlSpr(48, 48, 0)
+        tmp_n = max(GetReduceSumTmpSize(device, d, count=n),
+                    GetReduceSumTmpSize(device, d, repeat_time=self.padded // self.lanes), 16)
+        self.src, self.dst = core.local_tensor(d, self.padded), core.local_tensor(d, 16)
+        self.tmp = core.local_tensor(d, tmp_n)
+
+    def __call__(self, x):
+        self.src[:self.n] = x
+        self.src[self.n:] = 0  # +0 padding lanes behave as masked lanes (D2)
+        if self.form == "count":
+            self.reduce_sum(self.dst, self.src, self.tmp, self.n)
+        else:
+            self.reduce_sum(self.dst, self.src, self.tmp, self.lanes, self.padded // self.lanes, 8)
+        return float(self.dst.GetValue(0))
+
+
+@lru_cache(maxsize=64)
+def _reduce_sum_depths(device, form, d, n):
+    from .order import explain_reduce_order
+    if form == "count":
+        order = explain_reduce_order(device, "count", d.name, count=n)
+    else:
+        order = explain_reduce_order(device, "highdim", d.name, mask=d.lanes_per_repeat,
+                                     repeat_time=-(-n // d.lanes_per_repeat))
+    depths = depth_array(order, n)
+    depths.flags.writeable = False
+    return depths
+
+
+def _reduce_sum_api(form, name, title):
+    algorithm = "reduce_sum_count_algorithm" if form == "count" else "reduce_sum_highdim_algorithm"
+    return SummingApi(
+        name=name, description=f"ReduceSum {title} form (tmp buffer, src padded with +0 to whole repeats)",
+        dtypes=_float_dtypes, max_size=_ub_limit,
+        make_runner=lambda device, d, n, saturate: _ReduceSumRunner(device, d, n, saturate, form),
+        depths=lambda device, d, n: _reduce_sum_depths(device, form, d, n),
+        label=lambda device, d: f"{device} {title} ({getattr(get_device(device), algorithm)})", form=form)
+
+
+register(_reduce_sum_api("count", "reduce-sum-count", "count"))
+register(_reduce_sum_api("highdim", "reduce-sum-highdim", "high-dim"))
+
+
+# --- gallery kernels with a scalar output (GM in, GM scalar out; their own Core per call) ----------------------
+def _gallery_runner(module_name, output):
+    def make(device, d, n, saturate):
+        from importlib import import_module
+        if saturate:
+            raise ParameterError("sweep", "saturate", True, legal=f"False for the {module_name} kernel (it runs in "
+                                 "the device's default overflow mode)", device=device)
+        kernel = import_module(f"ascend_jit.kernels.{module_name}").KERNEL
+        return lambda x: float(kernel.run(device, {"x": x})[output][0])
+    return make
+
+
+def tiled_depths(device, n):
+    """tiled_reduce_sum: the count-form tree inside each tile, then the count-form tree over the tile sums."""
+    from .kernels.tiled_reduce_sum import tile_plan
+    tiles = tile_plan(n)
+    final = _reduce_sum_depths(device, "count", HALF, len(tiles))
+    out = np.empty(n, np.int64)
+    for t, (start, count) in enumerate(tiles):
+        out[start:start + count] = _reduce_sum_depths(device, "count", HALF, count) + final[t]
+    return out
+
+
+def multi_block_depths(device, n):
+    """multi_block_reduce_sum: each block's tiled sum, then the count-form tree over the block sums."""
+    from .kernels.multi_block_reduce_sum import BLOCK_DIM, block_slices
+    final = _reduce_sum_depths(device, "count", HALF, BLOCK_DIM)
+    out = np.empty(n, np.int64)
+    for b, (start, count) in enumerate(block_slices(n, BLOCK_DIM)):
+        if count:
+            out[start:start + count] = tiled_depths(device, count) + final[b]
+    return out
+
+
+def _gallery_api(name, module_name, description, depths):
+    from .kernels.tiled_reduce_sum import MAX_SIZE
+    return SummingApi(name=name, description=description, dtypes=lambda spec: ("half",),
+                      max_size=lambda spec, d: MAX_SIZE, make_runner=_gallery_runner(module_name, "total"),
+                      depths=lambda device, d, n: depths(device, n), label=lambda device, d: f"{device} {module_name}")
+
+
+register(_gallery_api("tiled-gm", "tiled_reduce_sum", "the tiled GM reduction kernel: 16 Ki-half tiles through "
+                      "the UB, count-form ReduceSum per tile, then over the tile sums (up to 16 Mi halves)",
+                      tiled_depths))
+register(_gallery_api("multi-block-gm", "multi_block_reduce_sum", "the 8-block GM reduction kernel: the tiled "
+                      "sum per block, then ReduceSum over the block sums in GM", multi_block_depths))
+
+
+# --- what-if orders (device-independent; not device behaviour) --------------------------------------------------
+def sequential_depths(n):
+    """((x0 + x1) + x2) + ...: x0 and x1 pass through n - 1 adds, x_i (i >= 1) through n - i."""
+    depths = np.arange(n, 0, -1, dtype=np.int64)
+    depths[0] = max(n - 1, 0)
+    return depths
+
+
+def pairwise_depths(n):
+    """Adjacent pairs level by level, an odd last group carried up unchanged (jit/orders.pairwise_sum)."""
+    depths = np.zeros(n, np.int64)
+    group = np.arange(n, dtype=np.int64)  # each element's group index at the current level
+    groups = n
+    while groups > 1:
+        depths += group < groups - groups % 2  # every group but an odd last one is added at this level
+        group //= 2
+        groups = (groups + 1) // 2
+    return depths
+
+
+def _what_if_runner(order):
+    def make(device, d, n, saturate):
+        from .jit.orders import pairwise_sum, sequential_sum, wide_sum
+        fn = {"sequential": sequential_sum, "pairwise": pairwise_sum, "wide": wide_sum}[order]
+        return lambda x: float(fn(x.astype(np.float32), d.kind, saturate))
+    return make
+
+
+def _what_if_api(order, description, depths, wide=False):
+    def label(device, d):
+        return f"what-if {'fp32' if d is HALF else 'fp64'} accumulator" if wide else f"what-if {order}"
+    return SummingApi(name=f"whatif-{order}", description=description, dtypes=lambda spec: ("half", "float"),
+                      max_size=lambda spec, d: 1 << 30, make_runner=_what_if_runner(order),
+                      depths=lambda device, d, n: depths(n), label=label, per_device=False, wide=wide)
+
+
+register(_what_if_api("sequential", "what-if: one rounded add after another, in index order", sequential_depths))
+register(_what_if_api("pairwise", "what-if: adjacent-pair tree, one rounding per add", pairwise_depths))
+register(_what_if_api("wide", "what-if: a wider accumulator (fp32 for half, fp64 for float) rounded to the type "
+                      "once (D1's alternative reading)", sequential_depths, wide=True))
