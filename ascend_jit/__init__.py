@@ -22,6 +22,7 @@ from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapEr
 from .launch import launch
 from .order import ReduceOrder, explain_reduce_order
 from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
+from .sweeps import sweep
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
@@ -31,5 +32,5 @@ __all__ = [
     "OverlapError", "ParameterError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType", "Reg", "ResetMask",
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
     "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "TQue", "UnsupportedDTypeError",
-    "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "testing",
+    "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "sweep", "testing",
     "__version__"]

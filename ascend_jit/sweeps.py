@@ -237,7 +237,7 @@ def _run_on_dask(client, todo, seed, finished):
         by_key[future.key] = task
         return future
 
-    first = [submit(t) for t, _ in zip(pending, range(4 * threads + 4))]
+    first = [submit(t) for _, t in zip(range(4 * threads + 4), pending)]  # range first: zip drops nothing
     queue = as_completed(first)
     try:
         for future in queue:
