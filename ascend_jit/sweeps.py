@@ -6,7 +6,10 @@ Work is split into tasks of one variant (API x device) x size x distribution x d
 by `task_elements` summed elements and `task_trials` trials. Trial t of a point draws its input from a generator
 seeded by (seed, dtype, size, distribution, t) alone: every variant sums the same inputs (so their bits can be
 compared), and the rows do not depend on the blocks, the workers, the scheduler or the order tasks finish in.
-A task runs on the executing process's own emulated cores and returns only its rows (five numbers per trial);
+Tasks are listed block by block (all variants of one block of trials in a row) and each executing thread keeps
+its last input blocks, so the inputs of a block are drawn once per process that runs its variants (on Dask the
+variants of a block are sent to one worker). A task runs on the executing process's own emulated cores and
+returns only its rows (four numbers per trial);
 the process that called sweep() stores each finished task as one small file under OUT/tasks/, so a rerun with the
 same folder skips them. The table, summary and plots are assembled from those files at the end.
 """
@@ -128,12 +131,14 @@ class Grid:
                     yield d, dist, n, [v[:2] for v in variants], skipped
 
     def tasks(self, task_elements=TASK_ELEMENTS, task_trials=TASK_TRIALS):
+        """Block-major: the variants of one block of trials follow each other, so a process running several of
+        them draws the block's inputs once (run_task's input cache)."""
         tasks = []
         for d, dist, n, variants, _ in self.points():
             block = max(1, min(task_trials, task_elements // n))
-            for api, device in variants:
-                tasks += [Task(api, device, d.name, n, dist, start, min(start + block, self.trials))
-                          for start in range(0, self.trials, block)]
+            for start in range(0, self.trials, block):
+                stop = min(start + block, self.trials)
+                tasks += [Task(api, device, d.name, n, dist, start, stop) for api, device in variants]
         return tasks
 
 
@@ -143,37 +148,46 @@ def trial_rng(seed, d, n, dist, trial):
     return np.random.default_rng([seed, d.kind, n, DISTRIBUTIONS.index(dist), trial])
 
 
-_local = threading.local()  # per executing thread: its own emulated cores (runners) and depth arrays
-_PREPARED = 4
+_local = threading.local()  # per executing thread: its own emulated cores (runners), depths and input blocks
 
 
-def _prepared(api, device, d, n):
-    """The (runner, depths) of a variant at size n, kept for the next tasks of this thread (a few, LRU)."""
-    cache = getattr(_local, "prepared", None)
-    if cache is None:
-        cache = _local.prepared = OrderedDict()
-    key = (api.name, device, d.name, n)
+def _kept(kind, key, make, capacity):
+    """make() once per key, the last `capacity` results of each kind kept for this thread's next tasks."""
+    caches = getattr(_local, "caches", None)
+    if caches is None:
+        caches = _local.caches = {}
+    cache = caches.setdefault(kind, OrderedDict())
     if key in cache:
         cache.move_to_end(key)
     else:
-        cache[key] = (api.make_runner(device, d, n, False), api.depths(device, d, n))
-        while len(cache) > _PREPARED:
+        cache[key] = make()
+        while len(cache) > capacity:
             cache.popitem(last=False)
     return cache[key]
+
+
+def _input_block(seed, d, n, dist, start, stop):
+    """Trials [start, stop) of a point: inputs (one row each) and exact sums."""
+    xs = np.empty((stop - start, n), d.np_dtype)
+    exact = np.empty(stop - start)
+    for i in range(stop - start):
+        xs[i] = draw_inputs(trial_rng(seed, d, n, dist, start + i), n, dist, d.np_dtype.type)
+        exact[i] = exact_sum(xs[i])
+    return xs, exact
 
 
 def run_task(task, seed):
     """Sum the task's trials; returns its rows as arrays (ROW_FIELDS). Runs wherever it is called (a worker)."""
     api, d, n = get_api(task.api), resolve(task.dtype), task.size
-    runner, depths = _prepared(api, task.device, d, n)
-    count = task.stop - task.start
-    rows = {"trial": np.arange(task.start, task.stop, dtype=np.int64), "result": np.zeros(count),
-            "exact": np.zeros(count), "bound": np.zeros(count)}
-    for i in range(count):
-        x = draw_inputs(trial_rng(seed, d, n, task.dist, task.start + i), n, task.dist, d.np_dtype.type)
-        rows["exact"][i] = exact_sum(x)
+    runner, depths = _kept("variant", (api.name, task.device, d.name, n),
+                           lambda: (api.make_runner(task.device, d, n, False), api.depths(task.device, d, n)), 4)
+    xs, exact = _kept("inputs", (seed, d.name, n, task.dist, task.start, task.stop),
+                      lambda: _input_block(seed, d, n, task.dist, task.start, task.stop), 2)
+    rows = {"trial": np.arange(task.start, task.stop, dtype=np.int64), "result": np.zeros(len(xs)),
+            "exact": exact.copy(), "bound": np.zeros(len(xs))}
+    for i, x in enumerate(xs):
         rows["result"][i] = runner(x)
-        rows["bound"][i] = order_bound(api, d, x, depths, rows["exact"][i])
+        rows["bound"][i] = order_bound(api, d, x, depths, exact[i])
     return rows
 
 
@@ -229,11 +243,19 @@ def _run_on_dask(client, todo, seed, finished):
     """Submit a window of tasks at a time (bounded scheduler state for millions of tasks); store as they finish."""
     from distributed import as_completed
     threads = sum(client.nthreads().values()) or 1
+    workers = sorted(client.nthreads())
     pending = iter(todo)
-    by_key = {}
+    by_key, blocks = {}, {"last": None, "count": 0}
 
     def submit(task):
-        future = client.submit(run_task, task, seed, key=f"ascend-jit-sweep-{seed}-{task.key}", pure=False)
+        # The variants of a block (consecutive in `todo`) go to one worker, round-robin over blocks, so it draws
+        # the block's inputs once; loose: another worker takes them when that one is busy or gone.
+        block = (task.dtype, task.dist, task.size, task.start)
+        if block != blocks["last"]:
+            blocks["last"], blocks["count"] = block, blocks["count"] + 1
+        where = [workers[blocks["count"] % len(workers)]] if workers else None
+        future = client.submit(run_task, task, seed, key=f"ascend-jit-sweep-{seed}-{task.key}", pure=False,
+                               workers=where, allow_other_workers=True)
         by_key[future.key] = task
         return future
 
@@ -343,6 +365,8 @@ def _groups(tasks, store):
     for task in tasks:
         by_point.setdefault((task.dtype, task.dist, task.size), []).append(task)
     for (dtype, dist, n), point_tasks in by_point.items():
+        rank = {variant: k for k, variant in enumerate(dict.fromkeys((t.api, t.device) for t in point_tasks))}
+        point_tasks.sort(key=lambda t: (rank[(t.api, t.device)], t.start))  # rows: variant by variant, trial order
         d = resolve(dtype)
         parts = []
         for task in point_tasks:
