@@ -151,8 +151,12 @@ def trial_rng(seed, d, n, dist, trial):
 _local = threading.local()  # per executing thread: its own emulated cores (runners), depths and input blocks
 
 
-def _kept(kind, key, make, capacity):
-    """make() once per key, the last `capacity` results of each kind kept for this thread's next tasks."""
+KEPT_ELEMENTS = 1 << 25  # per kind and thread: 256 MiB of int64 depths, 64 MiB of float inputs at most
+
+
+def _kept(kind, key, make, elements):
+    """make() once per key; a thread keeps its latest results of each kind for its next tasks, up to
+    KEPT_ELEMENTS summed elements (always the latest one)."""
     caches = getattr(_local, "caches", None)
     if caches is None:
         caches = _local.caches = {}
@@ -160,10 +164,10 @@ def _kept(kind, key, make, capacity):
     if key in cache:
         cache.move_to_end(key)
     else:
-        cache[key] = make()
-        while len(cache) > capacity:
+        cache[key] = (make(), elements)
+        while len(cache) > 1 and sum(e for _, e in cache.values()) > KEPT_ELEMENTS:
             cache.popitem(last=False)
-    return cache[key]
+    return cache[key][0]
 
 
 def _input_block(seed, d, n, dist, start, stop):
@@ -180,9 +184,10 @@ def run_task(task, seed):
     """Sum the task's trials; returns its rows as arrays (ROW_FIELDS). Runs wherever it is called (a worker)."""
     api, d, n = get_api(task.api), resolve(task.dtype), task.size
     runner, depths = _kept("variant", (api.name, task.device, d.name, n),
-                           lambda: (api.make_runner(task.device, d, n, False), api.depths(task.device, d, n)), 4)
+                           lambda: (api.make_runner(task.device, d, n, False), api.depths(task.device, d, n)), n)
     xs, exact = _kept("inputs", (seed, d.name, n, task.dist, task.start, task.stop),
-                      lambda: _input_block(seed, d, n, task.dist, task.start, task.stop), 2)
+                      lambda: _input_block(seed, d, n, task.dist, task.start, task.stop),
+                      n * (task.stop - task.start))
     rows = {"trial": np.arange(task.start, task.stop, dtype=np.int64), "result": np.zeros(len(xs)),
             "exact": exact.copy(), "bound": np.zeros(len(xs))}
     for i, x in enumerate(xs):
@@ -260,10 +265,10 @@ def _run_on_dask(client, todo, seed, finished):
         return future
 
     first = [submit(t) for _, t in zip(range(4 * threads + 4), pending)]  # range first: zip drops nothing
-    queue = as_completed(first)
+    queue = as_completed(first, with_results=True)  # results arrive with the completions (no extra round trip)
     try:
-        for future in queue:
-            finished(by_key.pop(future.key), future.result())
+        for future, rows in queue:
+            finished(by_key.pop(future.key), rows)
             future.release()
             nxt = next(pending, None)
             if nxt is not None:

@@ -25,12 +25,15 @@ TINY = dict(sizes="128", dists="normal", dtypes="half", devices="atlas-a2", apis
             table_format="csv", task_trials=1)
 
 
-def timed(folder, **kwargs):
-    start = time.perf_counter()
-    result = aj.sweep(out=folder, **kwargs)
-    elapsed = time.perf_counter() - start
+def timed(folder, client=None, **kwargs):
+    """(wall s, rows, tasks, CPU s of this process, CPU s of each worker) of one sweep into a fresh folder."""
+    workers_before = client.run(time.process_time) if client else {}
+    cpu, start = time.process_time(), time.perf_counter()
+    result = aj.sweep(out=folder, client=client, **kwargs)
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    workers = {k: v - workers_before[k] for k, v in client.run(time.process_time).items()} if client else {}
     rows = sum(t.stop - t.start for t in result.tasks)
-    return elapsed, rows, len(result.tasks)
+    return elapsed, rows, len(result.tasks), cpu, workers
 
 
 def main():
@@ -42,19 +45,23 @@ def main():
     import distributed
     tmp = Path(tempfile.mkdtemp(prefix="sweep-bench-"))
     timed(tmp / "warm", trials=2, **GRID)  # compile or load the kernels in this process
-    inproc, rows, tasks = timed(tmp / "inproc", trials=args.trials, **GRID)
-    tiny_in, tiny_rows, _ = timed(tmp / "tiny-inproc", trials=args.tiny_tasks, **TINY)
-    big_128, rows_128, _ = timed(tmp / "big-128", trials=args.tiny_tasks, **{**TINY, "task_trials": 2048})
+    inproc, rows, tasks, inproc_cpu, _ = timed(tmp / "inproc", trials=args.trials, **GRID)
+    tiny_in, tiny_rows, *_ = timed(tmp / "tiny-inproc", trials=args.tiny_tasks, **TINY)
+    big_128, rows_128, *_ = timed(tmp / "big-128", trials=args.tiny_tasks, **{**TINY, "task_trials": 2048})
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         timed(tmp / "warm-dask", trials=4 * args.workers, client=client, **{**GRID, "task_trials": 1})
-        dask, _, _ = timed(tmp / "dask", trials=args.trials, client=client, **GRID)
-        tiny_dask, _, _ = timed(tmp / "tiny-dask", trials=args.tiny_tasks, client=client, **TINY)
+        dask, _, _, client_cpu, worker_cpu = timed(tmp / "dask", trials=args.trials, client=client, **GRID)
+        tiny_dask, *_ = timed(tmp / "tiny-dask", trials=args.tiny_tasks, client=client, **TINY)
     per_row_128 = big_128 / rows_128
     print(f"grid: {rows} rows (12 variants x {args.trials} trials of 8320 halves) in {tasks} tasks "
           f"of up to {aj.sweeps.TASK_ELEMENTS // 8320} trials")
     print(f"in-process: {inproc:.2f} s, {rows / inproc:.0f} rows/s")
     print(f"{args.workers} Dask workers: {dask:.2f} s, {rows / dask:.0f} rows/s, {inproc / dask:.2f}x in-process")
+    busiest = max(worker_cpu.values())
+    print(f"CPU seconds: in-process {inproc_cpu:.2f}; Dask workers {', '.join(f'{v:.2f}' for v in worker_cpu.values())}"
+          f" + client/scheduler process {client_cpu:.2f}; on otherwise idle cores the wall time is the busiest "
+          f"worker's CPU time: {inproc_cpu / busiest:.2f}x in-process")
     print(f"per-task overhead ({tiny_rows} one-trial tasks of 128 halves; a row costs {per_row_128 * 1e6:.0f} us "
           f"in big tasks): in-process {(tiny_in / tiny_rows - per_row_128) * 1e3:.2f} ms/task, "
           f"Dask {(tiny_dask * args.workers / tiny_rows - per_row_128) * 1e3:.2f} ms/task of worker time "
