@@ -264,7 +264,11 @@ def _run_on_dask(client, todo, seed, finished):
         by_key[future.key] = task
         return future
 
-    first = [submit(t) for _, t in zip(range(4 * threads + 4), pending)]  # range first: zip drops nothing
+    # In flight: two blocks per thread, so every worker always has its own blocks and nothing needs stealing
+    # (a stolen task draws its block's inputs again) until the tail.
+    per_block = max(sum(1 for t in todo if t[2:] == todo[0][2:]), 1)
+    window = 2 * threads * per_block + 4
+    first = [submit(t) for _, t in zip(range(window), pending)]  # range first: zip drops nothing
     queue = as_completed(first, with_results=True)  # results arrive with the completions (no extra round trip)
     try:
         for future, rows in queue:

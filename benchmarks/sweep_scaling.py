@@ -46,14 +46,16 @@ def main():
     tmp = Path(tempfile.mkdtemp(prefix="sweep-bench-"))
     timed(tmp / "warm", trials=2, **GRID)  # compile or load the kernels in this process
     inproc, rows, tasks, inproc_cpu, _ = timed(tmp / "inproc", trials=args.trials, **GRID)
-    tiny_in, tiny_rows, *_ = timed(tmp / "tiny-inproc", trials=args.tiny_tasks, **TINY)
-    big_128, rows_128, *_ = timed(tmp / "big-128", trials=args.tiny_tasks, **{**TINY, "task_trials": 2048})
+    tiny_in, tiny_rows, _, tiny_in_cpu, _ = timed(tmp / "tiny-inproc", trials=args.tiny_tasks, **TINY)
+    big_128, rows_128, _, big_128_cpu, _ = timed(tmp / "big-128", trials=args.tiny_tasks,
+                                                 **{**TINY, "task_trials": 2048})
     with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         timed(tmp / "warm-dask", trials=4 * args.workers, client=client, **{**GRID, "task_trials": 1})
         dask, _, _, client_cpu, worker_cpu = timed(tmp / "dask", trials=args.trials, client=client, **GRID)
-        tiny_dask, *_ = timed(tmp / "tiny-dask", trials=args.tiny_tasks, client=client, **TINY)
-    per_row_128 = big_128 / rows_128
+        tiny_dask, _, _, tiny_client_cpu, tiny_worker_cpu = timed(tmp / "tiny-dask", trials=args.tiny_tasks,
+                                                                   client=client, **TINY)
+    per_row_128 = big_128_cpu / rows_128
     print(f"grid: {rows} rows (12 variants x {args.trials} trials of 8320 halves) in {tasks} tasks "
           f"of up to {aj.sweeps.TASK_ELEMENTS // 8320} trials")
     print(f"in-process: {inproc:.2f} s, {rows / inproc:.0f} rows/s")
@@ -62,10 +64,11 @@ def main():
     print(f"CPU seconds: in-process {inproc_cpu:.2f}; Dask workers {', '.join(f'{v:.2f}' for v in worker_cpu.values())}"
           f" + client/scheduler process {client_cpu:.2f}; on otherwise idle cores the wall time is the busiest "
           f"worker's CPU time: {inproc_cpu / busiest:.2f}x in-process")
-    print(f"per-task overhead ({tiny_rows} one-trial tasks of 128 halves; a row costs {per_row_128 * 1e6:.0f} us "
-          f"in big tasks): in-process {(tiny_in / tiny_rows - per_row_128) * 1e3:.2f} ms/task, "
-          f"Dask {(tiny_dask * args.workers / tiny_rows - per_row_128) * 1e3:.2f} ms/task of worker time "
-          f"({tiny_rows / tiny_dask:.0f} tasks/s through the scheduler)")
+    print(f"per-task overhead, CPU time ({tiny_rows} one-trial tasks of 128 halves, a row costing "
+          f"{per_row_128 * 1e6:.0f} us in big tasks): in-process {(tiny_in_cpu / tiny_rows - per_row_128) * 1e3:.2f} "
+          f"ms/task; Dask {(sum(tiny_worker_cpu.values()) / tiny_rows - per_row_128) * 1e3:.2f} ms/task on the "
+          f"workers + {tiny_client_cpu / tiny_rows * 1e3:.2f} ms/task in the client/scheduler process "
+          f"(wall: {tiny_rows / tiny_in:.0f} tasks/s in-process, {tiny_rows / tiny_dask:.0f} tasks/s on Dask)")
     print(f"os.cpu_count() = {os.cpu_count()}, load average {os.getloadavg()}")
 
 
