@@ -11,6 +11,7 @@ import numpy as np
 from . import dtypes as dt
 from .devices import COUNT_UNTOUCHED, get_device
 from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError
+from .sanitizer import Sanitizer, default_config as default_sanitize_config, resolve_config as resolve_sanitize_config
 
 ALL_ONES = (1 << 64) - 1
 CTRL_HALF_INF_NAN = 48   # D6: CTRL[48] 1 = INF/NaN, 0 = saturating (half)
@@ -58,7 +59,7 @@ def current_core(api="current_core"):
 class Core:
     """One AI Core. `aj.Core("atlas-a2")`; aliases such as "910B" work (D13)."""
 
-    def __init__(self, device="atlas-a2", bounds="tensor"):
+    def __init__(self, device="atlas-a2", bounds="tensor", sanitize=None):
         self.spec = get_device(device)
         if bounds not in BOUNDS_RULES:
             raise ParameterError("Core", "bounds", bounds, legal=" or ".join(map(repr, BOUNDS_RULES)),
@@ -76,6 +77,18 @@ class Core:
         self.block_num = 1
         self._free = [(0, self.spec.ub_bytes)]  # allocator free list of (addr, bytes)
         self._allocated = {}
+        self.sanitizer = None  # a Sanitizer when sanitizing (issue 17); APIs test `core.sanitizer is not None` only
+        self.sanitize = sanitize if sanitize is not None else default_sanitize_config()
+
+    @property
+    def sanitize(self):
+        """False, or the active `aj.SanitizeConfig`. Assign True, "report", "strict", check names or a config."""
+        return self.sanitizer.config if self.sanitizer is not None else False
+
+    @sanitize.setter
+    def sanitize(self, value):
+        config = resolve_sanitize_config(value)
+        self.sanitizer = Sanitizer(self, config) if config is not None else None
 
     def __repr__(self):
         return f"Core({self.device!r}, ub={self.spec.ub_bytes} B)"

@@ -47,3 +47,12 @@ class UnsupportedDeviceError(AscendJitError, ValueError):
 
 class StateError(AscendJitError, RuntimeError):
     """Misuse of emulator state: queues, freed tensors, an undefined mask register, no current core."""
+
+
+class SanitizerError(StateError):
+    """The sanitizer found a race, an uninitialised read, an out-of-tensor access or a cross-block GM conflict.
+    `.report` holds the structured report (check, kind, instructions, operand, address, bytes, fix)."""
+
+    def __init__(self, api, *args, report=None, **kwargs):
+        super().__init__(api, *args, **kwargs)
+        self.report = report
