@@ -163,8 +163,8 @@ def build_parser():
                    help="table format (auto: Parquet when pyarrow is installed, else CSV)")
     w.add_argument("--cdf-size", help="the size of the error-CDF plot (default: the largest size)")
     w.add_argument("--no-plots", action="store_true", help="skip the plots (they need matplotlib)")
-    w.add_argument("--task-elements", type=int, default=TASK_ELEMENTS, help="summed elements per task at most "
-                   f"(default {TASK_ELEMENTS})")
+    w.add_argument("--task-elements", default=TASK_ELEMENTS, help="summed elements per task at most, Ki/Mi "
+                   f"suffixes allowed (default {TASK_ELEMENTS // (1 << 20)}Mi)")
     w.add_argument("--task-trials", type=int, default=TASK_TRIALS,
                    help=f"trials per task at most (default {TASK_TRIALS})")
     w.set_defaults(fn=_sweep)

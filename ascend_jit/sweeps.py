@@ -62,13 +62,13 @@ _SIZE = re.compile(r"^\s*(\d+)\s*(ki|mi|gi)?\s*$", re.IGNORECASE)
 _SUFFIX = {None: 1, "ki": 1 << 10, "mi": 1 << 20, "gi": 1 << 30}
 
 
-def parse_size(text):
+def parse_size(text, parameter="sizes"):
     """'8320', '64Ki', '1Mi', '16Mi' (binary suffixes, case-insensitive) -> elements."""
     if isinstance(text, (int, np.integer)) and not isinstance(text, bool):
         return int(text)
     match = _SIZE.match(str(text))
     if not match:
-        raise ParameterError(API, "sizes", text, legal="integers with an optional Ki/Mi/Gi suffix, e.g. 128,1Mi")
+        raise ParameterError(API, parameter, text, legal="integers with an optional Ki/Mi/Gi suffix, e.g. 128,1Mi")
     suffix = match.group(2).lower() if match.group(2) else None
     return int(match.group(1)) * _SUFFIX[suffix]
 
@@ -310,6 +310,7 @@ def sweep(sizes="128,8320", dists="normal", dtypes="half", devices="all", apis="
     grid = Grid.parse(sizes, dists, dtypes, devices, apis, trials, seed)
     if table_format not in ("auto", "csv", "parquet"):
         raise ParameterError(API, "table_format", table_format, legal="auto, csv, parquet")
+    task_elements = parse_size(task_elements, "task_elements")
     for name, value in (("task_elements", task_elements), ("task_trials", task_trials)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ParameterError(API, name, value, legal=">= 1")
@@ -318,7 +319,7 @@ def sweep(sizes="128,8320", dists="normal", dtypes="half", devices="all", apis="
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
                                 or workers < 1):
         raise ParameterError(API, "workers", workers, legal=">= 1")
-    if cdf_size is not None and parse_size(cdf_size) not in grid.sizes:
+    if cdf_size is not None and parse_size(cdf_size, "cdf_size") not in grid.sizes:
         raise ParameterError(API, "cdf_size", cdf_size, legal="one of the sizes " + ", ".join(map(str, grid.sizes)))
     distributed = _distributed("workers" if workers is not None else "scheduler",
                                workers if workers is not None else scheduler) \

@@ -50,6 +50,7 @@ def test_sizes(text, n):
                                     dict(dtypes="int16"), dict(devices="nosuch"), dict(apis="nosuch"),
                                     dict(trials=0), dict(seed=-1), dict(workers=0), dict(workers=2, scheduler="x"),
                                     dict(cdf_size=999), dict(table_format="xls"), dict(task_elements=0),
+                                    dict(task_elements="4Q"), dict(task_trials=0),
                                     dict(sizes="1Mi", apis="reduce-sum-count")])
 def test_refusals_write_nothing(tmp_path, kwargs):
     out = tmp_path / "out"
@@ -268,8 +269,8 @@ def test_two_dask_workers_give_the_same_table_bit_for_bit(reference, cluster, tm
 # --- the command line -----------------------------------------------------------------------------------------------
 def test_cli_sweep(tmp_path, capsys):
     args = ["sweep", "--sizes", "128,1Ki", "--devices", "910B", "--apis", "reduce-sum-count,whatif-wide",
-            "--trials", "4", "--out", str(tmp_path), "--no-plots", "--format", "csv"]
+            "--trials", "4", "--out", str(tmp_path), "--no-plots", "--format", "csv", "--task-elements", "1Ki"]
     assert cli.main(args) == 0
-    out = capsys.readouterr().out
-    assert "4 tasks (4 run, 0 reused" in out and "whatif-wide" in out and "table: " in out
-    assert cli.main(args) == 0 and "(0 run, 4 reused" in capsys.readouterr().out
+    out = capsys.readouterr().out  # 128: one 4-trial block; 1Ki: four one-trial blocks; two variants each
+    assert "10 tasks (10 run, 0 reused" in out and "whatif-wide" in out and "table: " in out
+    assert cli.main(args) == 0 and "(0 run, 10 reused" in capsys.readouterr().out
