@@ -74,10 +74,11 @@ def parse_size(text, parameter="sizes"):
 
 
 def _names(value, everything, what):
-    """'all', a comma-separated string or a sequence -> a tuple without duplicates (order kept)."""
-    if value is None or (isinstance(value, str) and value.strip().lower() == "all"):
+    """'all' (when `everything` is given), a comma-separated string, one item or a sequence -> a tuple without
+    duplicates (order kept)."""
+    if everything is not None and (value is None or (isinstance(value, str) and value.strip().lower() == "all")):
         return tuple(everything)
-    items = value.split(",") if isinstance(value, str) else list(value)
+    items = value.split(",") if isinstance(value, str) else list(value) if isinstance(value, (list, tuple)) else [value]
     out = tuple(dict.fromkeys(item.strip() if isinstance(item, str) else item for item in items))
     if not out:
         raise ParameterError(API, what, value, legal="at least one")
@@ -96,7 +97,7 @@ class Grid:
 
     @classmethod
     def parse(cls, sizes, dists, dtypes, devices, apis, trials, seed):
-        sizes = tuple(dict.fromkeys(parse_size(s) for s in _names(sizes, (), "sizes")))
+        sizes = tuple(dict.fromkeys(parse_size(s) for s in _names(sizes, None, "sizes")))
         for n in sizes:
             if not 1 <= n <= MAX_SIZE:
                 raise ParameterError(API, "sizes", n, legal=f"1 .. {MAX_SIZE} (16Mi)")

@@ -46,7 +46,7 @@ def test_sizes(text, n):
     assert sweeps.parse_size(text) == n
 
 
-@pytest.mark.parametrize("kwargs", [dict(sizes="12x"), dict(sizes="0"), dict(sizes="17Mi"), dict(dists="cauchy"),
+@pytest.mark.parametrize("kwargs", [dict(sizes="12x"), dict(sizes="0"), dict(sizes="all"), dict(sizes=""), dict(sizes="17Mi"), dict(dists="cauchy"),
                                     dict(dtypes="int16"), dict(devices="nosuch"), dict(apis="nosuch"),
                                     dict(trials=0), dict(seed=-1), dict(workers=0), dict(workers=2, scheduler="x"),
                                     dict(cdf_size=999), dict(table_format="xls"), dict(task_elements=0),
@@ -60,7 +60,7 @@ def test_refusals_write_nothing(tmp_path, kwargs):
 
 
 def test_tasks_are_bounded_and_cover_every_trial():
-    grid = sweeps.Grid.parse("8320,16Mi", "normal", "half", "atlas-a2", "all", 1000, 0)
+    grid = sweeps.Grid.parse([8320, "16Mi"], "normal", "half", "atlas-a2", "all", 1000, 0)
     tasks = grid.tasks()
     assert len({t.key for t in tasks}) == len(tasks)
     for t in tasks:
