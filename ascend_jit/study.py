@@ -1,7 +1,8 @@
 """The accumulation-order study: the same inputs through ReduceSum on every device and API form, plus what-if
 orders, against the exact sum (math.fsum's correctly rounded answer, computed in linear time by exact_sum).
-The distributions, exact sum, bound and error measures here are shared with the sweep (sweep.py). Reports errors in ulps of the result type and relative terms, how
-often variants disagree bit for bit, and each order's deterministic error bound (u * sum |x_i| * depth_i)."""
+Reports errors in ulps of the result type and relative terms, how often variants disagree bit for bit, and each
+order's deterministic error bound (u * sum |x_i| * depth_i). The distributions, exact sum, bound and error
+measures here are shared with the sweep (sweeps.py); the variants come from the summing registry (summing.py)."""
 import json
 import math
 import sys
@@ -105,7 +106,8 @@ class Variant:
 
 def build_variants(devices, dtype):
     variants = [Variant(get_api(name), device, dtype) for device in devices
-                for name in ("reduce-sum-count", "reduce-sum-highdim") if dtype.name in get_device(device).reduce_sum_dtypes]
+                for name in ("reduce-sum-count", "reduce-sum-highdim")
+                if dtype.name in get_device(device).reduce_sum_dtypes]
     return variants + [Variant(get_api(f"whatif-{order}"), NO_DEVICE, dtype)
                        for order in ("sequential", "pairwise", "wide")]
 

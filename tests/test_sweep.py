@@ -46,7 +46,8 @@ def test_sizes(text, n):
     assert sweeps.parse_size(text) == n
 
 
-@pytest.mark.parametrize("kwargs", [dict(sizes="12x"), dict(sizes="0"), dict(sizes="all"), dict(sizes=""), dict(sizes="17Mi"), dict(dists="cauchy"),
+@pytest.mark.parametrize("kwargs", [dict(sizes="12x"), dict(sizes="0"), dict(sizes="all"), dict(sizes=""),
+                                    dict(sizes="17Mi"), dict(dists="cauchy"),
                                     dict(dtypes="int16"), dict(devices="nosuch"), dict(apis="nosuch"),
                                     dict(trials=0), dict(seed=-1), dict(workers=0), dict(workers=2, scheduler="x"),
                                     dict(cdf_size=999), dict(table_format="xls"), dict(task_elements=0),
@@ -240,7 +241,7 @@ def test_without_matplotlib_there_are_no_plots(tmp_path, monkeypatch):
     assert set(result.files) == {"table", "summary"}
 
 
-# --- Dask ---------------------------------------------------------------------------------------------------------------
+# --- Dask -------------------------------------------------------------------------------------------------------
 def test_missing_dask_names_the_extra(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now raises ImportError
     with pytest.raises(aj.ParameterError, match=r"pip install 'ascend_jit\[distributed\]'"):
