@@ -1,6 +1,8 @@
 """The exception tree. Every refusal names the API, the parameter, its value, the legal range and the device.
 
 A refused call writes nothing: validation happens entirely before any kernel runs (DESIGN 3, SPEC D10).
+Messages cite the contract shipped in the repository: "SPEC 8.2" and "D14" are docs/SPEC.md, "SPEC-2 10.3" and
+"D62" (D27-D75) docs/SPEC-2.md, "audit 3" docs/SPEC-audit.md (tests/test_docs.py checks that every citation resolves).
 """
 
 
