@@ -23,7 +23,7 @@ class SummingApi:
     name: str               # the sweep's --apis id
     description: str
     dtypes: Callable        # DeviceSpec (None for what-ifs) -> dtype names it sums
-    max_size: Callable      # (DeviceSpec or None, DType) -> largest element count one call takes
+    size_reason: Callable   # (DeviceSpec or None, DType, n) -> None when one call takes n elements, else why not
     make_runner: Callable   # (device name or NO_DEVICE, DType, n, saturate) -> run(x) -> float result
     depths: Callable        # (device name or NO_DEVICE, DType, n) -> int64 rounded adds above each element
     label: Callable         # (device name or NO_DEVICE, DType) -> the study's variant label
@@ -36,10 +36,15 @@ class SummingApi:
         spec = get_device(device) if self.per_device else None
         if d.name not in self.dtypes(spec):
             return f"{d.name} not summed" + (f" on {spec.name}" if spec else "")
-        limit = self.max_size(spec, d)
-        if n > limit:
-            return f"n={n} > {limit}" + (f" on {spec.name}" if spec else "")
-        return None
+        return self.size_reason(spec, d, n)
+
+
+def at_most(limit):
+    """A size_reason from a largest size: limit(DeviceSpec or None, DType) -> elements."""
+    def reason(spec, d, n):
+        most = limit(spec, d)
+        return None if n <= most else f"n={n} > {most}" + (f" on {spec.name}" if spec else "")
+    return reason
 
 
 SUMMING_APIS = {}
@@ -115,7 +120,7 @@ def _reduce_sum_api(form, name, title):
     algorithm = "reduce_sum_count_algorithm" if form == "count" else "reduce_sum_highdim_algorithm"
     return SummingApi(
         name=name, description=f"ReduceSum {title} form (tmp buffer, src padded with +0 to whole repeats)",
-        dtypes=_float_dtypes, max_size=_ub_limit,
+        dtypes=_float_dtypes, size_reason=at_most(_ub_limit),
         make_runner=lambda device, d, n, saturate: _ReduceSumRunner(device, d, n, saturate, form),
         depths=lambda device, d, n: _reduce_sum_depths(device, form, d, n),
         label=lambda device, d: f"{device} {title} ({getattr(get_device(device), algorithm)})", form=form)
@@ -126,15 +131,35 @@ register(_reduce_sum_api("highdim", "reduce-sum-highdim", "high-dim"))
 
 
 # --- gallery kernels with a scalar output (GM in, GM scalar out; their own Core per call) ----------------------
+def _kernel(module_name):
+    from importlib import import_module
+    return import_module(f"ascend_jit.kernels.{module_name}").KERNEL
+
+
 def _gallery_runner(module_name, output):
     def make(device, d, n, saturate):
-        from importlib import import_module
         if saturate:
             raise ParameterError("sweep", "saturate", True, legal=f"False for the {module_name} kernel (it runs in "
                                  "the device's default overflow mode)", device=device)
-        kernel = import_module(f"ascend_jit.kernels.{module_name}").KERNEL
+        kernel = _kernel(module_name)
         return lambda x: float(kernel.run(device, {"x": x})[output][0])
     return make
+
+
+def _kernel_size_reason(module_name):
+    """The kernel's own device list and size rule (KernelSpec)."""
+    def reason(spec, d, n):
+        kernel = _kernel(module_name)
+        if not kernel.supports(spec.name):
+            return f"the {module_name} kernel does not run on {spec.name}"
+        return None if kernel.size_ok(n) else f"n={n}: the {module_name} kernel takes {kernel.size_rule}"
+    return reason
+
+
+def _gallery_api(name, module_name, dtype, output, description, depths):
+    return SummingApi(name=name, description=description, dtypes=lambda spec: (dtype,),
+                      size_reason=_kernel_size_reason(module_name), make_runner=_gallery_runner(module_name, output),
+                      depths=lambda device, d, n: depths(device, n), label=lambda device, d: f"{device} {module_name}")
 
 
 def tiled_depths(device, n):
@@ -159,18 +184,24 @@ def multi_block_depths(device, n):
     return out
 
 
-def _gallery_api(name, module_name, description, depths):
-    from .kernels.tiled_reduce_sum import MAX_SIZE
-    return SummingApi(name=name, description=description, dtypes=lambda spec: ("half",),
-                      max_size=lambda spec, d: MAX_SIZE, make_runner=_gallery_runner(module_name, "total"),
-                      depths=lambda device, d, n: depths(device, n), label=lambda device, d: f"{device} {module_name}")
+def atomic_sum_depths(device, n):
+    """atomic_sum: each block's count-form tree, then the partials added to a zeroed GM word in block order
+    (0 + p0 is exact: p0 and p1 pass through BLOCK_DIM - 1 adds, as in a sequential sum)."""
+    from .dtypes import FLOAT
+    from .kernels.atomic_sum import BLOCK_DIM
+    per = n // BLOCK_DIM
+    return (np.tile(_reduce_sum_depths(device, "count", FLOAT, per), BLOCK_DIM)
+            + np.repeat(sequential_depths(BLOCK_DIM), per))
 
 
-register(_gallery_api("tiled-gm", "tiled_reduce_sum", "the tiled GM reduction kernel: 16 Ki-half tiles through "
-                      "the UB, count-form ReduceSum per tile, then over the tile sums (up to 16 Mi halves)",
-                      tiled_depths))
-register(_gallery_api("multi-block-gm", "multi_block_reduce_sum", "the 8-block GM reduction kernel: the tiled "
-                      "sum per block, then ReduceSum over the block sums in GM", multi_block_depths))
+register(_gallery_api("tiled-gm", "tiled_reduce_sum", "half", "total", "the tiled GM reduction kernel: 16 Ki-half "
+                      "tiles through the UB, count-form ReduceSum per tile, then over the tile sums (up to 16 Mi "
+                      "halves)", tiled_depths))
+register(_gallery_api("multi-block-gm", "multi_block_reduce_sum", "half", "total", "the 8-block GM reduction "
+                      "kernel: the tiled sum per block, then ReduceSum over the block sums in GM",
+                      multi_block_depths))
+register(_gallery_api("atomic-sum-gm", "atomic_sum", "float", "sum", "the 8-block float GM sum: count-form "
+                      "ReduceSum per block, partials combined with SetAtomicAdd (block order)", atomic_sum_depths))
 
 
 # --- what-if orders (device-independent; not device behaviour) --------------------------------------------------
@@ -205,7 +236,7 @@ def _what_if_api(order, description, depths, wide=False):
     def label(device, d):
         return f"what-if {'fp32' if d is HALF else 'fp64'} accumulator" if wide else f"what-if {order}"
     return SummingApi(name=f"whatif-{order}", description=description, dtypes=lambda spec: ("half", "float"),
-                      max_size=lambda spec, d: 1 << 30, make_runner=_what_if_runner(order),
+                      size_reason=lambda spec, d, n: None, make_runner=_what_if_runner(order),
                       depths=lambda device, d, n: depths(n), label=label, per_device=False, wide=wide)
 
 

@@ -12,7 +12,7 @@ from hypothesis.extra.numpy import arrays
 import ascend_jit as aj
 from ascend_jit import cli, study, summing, sweeps
 from ascend_jit.jit.orders import sequential_sum
-from ascend_jit.kernels import tiled_reduce_sum
+from ascend_jit.kernels import atomic_sum, tiled_reduce_sum
 
 # The small grid every execution test shares: two sizes, two distributions, two devices with different ReduceSum
 # orders, four APIs (one what-if), 5 trials in blocks of 2 (so points span several tasks).
@@ -145,6 +145,19 @@ def test_rows_come_from_the_emulator_and_respect_the_bound(reference):
     # every row's error lies within its order's first-order bound (a wrong depth function breaks this)
     assert np.all(np.abs(table["result"] - table["exact"]) <= table["bound"])
     assert np.array_equal(table["result_bits"], table["result"].astype(np.float16).view(np.uint16))
+
+
+def test_float_atomic_sum_kernel_rows_and_skipped_points(tmp_path):
+    result = aj.sweep(sizes="1000,1Ki", dtypes="float", devices="atlas-a2,atlas-training", apis="atomic-sum-gm",
+                      trials=3, out=tmp_path, plots=False, table_format="csv")
+    assert ("float", "normal", 1000, "atomic-sum-gm", "atlas-a2",
+            "n=1000: the atomic_sum kernel takes a multiple of 64 up to 131072") in result.skipped
+    assert {s[4] for s in result.skipped if s[2] == 1024} == {"atlas-training"}  # not in its device list
+    table = result.table()
+    assert table["size"].tolist() == [1024] * 3 and np.all(np.abs(table["result"] - table["exact"]) <= table["bound"])
+    for row in range(3):
+        x = study.draw_inputs(sweeps.trial_rng(0, aj.dtypes.FLOAT, 1024, "normal", row), 1024, "normal", np.float32)
+        assert table["result"][row] == float(atomic_sum.expected("atlas-a2", {"x": x})["sum"][0])
 
 
 def test_same_inputs_for_every_variant_and_block_size(reference, tmp_path):
