@@ -36,6 +36,7 @@ TASK_ELEMENTS = 1 << 22  # summed elements per task: a 16 Mi-element point is on
 TASK_TRIALS = 2048       # trials per task at most (small sizes)
 FORMAT = 1               # the task-file layout; a folder written with another layout is refused
 ROW_FIELDS = ("trial", "result", "exact", "bound")  # what a task ships back, per trial
+ROW_DTYPE = np.dtype([("trial", np.int64), ("result", np.float64), ("exact", np.float64), ("bound", np.float64)])
 TABLE_COLUMNS = ("size", "dist", "dtype", "device", "api", "trial", "result_bits", "result", "exact", "err_ulp",
                  "err_rel", "bound", "bound_ulp")
 PERCENTILES = (50, 90, 99, 99.9)
@@ -199,7 +200,8 @@ def run_task(task, seed):
 
 # --- the output folder ----------------------------------------------------------------------------------------------
 class _Store:
-    """OUT/sweep.json (format, seed) and OUT/tasks/<task key>.npz, each written whole or not at all."""
+    """OUT/sweep.json (format, seed) and OUT/tasks/<task key>.npy (the rows as one structured array), each written
+    whole or not at all."""
 
     def __init__(self, out, seed):
         self.root = Path(out)
@@ -216,18 +218,20 @@ class _Store:
             manifest.write_text(json.dumps({"format": FORMAT, "seed": seed}))
 
     def done(self):
-        return {p.name[:-4] for p in self.tasks.glob("*.npz")}
+        return {p.name[:-4] for p in self.tasks.glob("*.npy")}
 
     def save(self, task, rows):
-        final = self.tasks / f"{task.key}.npz"
+        records = np.empty(rows["trial"].size, ROW_DTYPE)
+        for name in ROW_FIELDS:
+            records[name] = rows[name]
         partial = self.tasks / f"{task.key}.partial"
         with open(partial, "wb") as f:
-            np.savez(f, **rows)
-        os.replace(partial, final)  # atomic: an interrupted write leaves no finished-looking file
+            np.save(f, records)
+        os.replace(partial, self.tasks / f"{task.key}.npy")  # atomic: an interrupted write leaves no finished file
 
     def load(self, task):
-        with np.load(self.tasks / f"{task.key}.npz") as f:
-            return {name: f[name] for name in ROW_FIELDS}
+        records = np.load(self.tasks / f"{task.key}.npy")
+        return {name: records[name] for name in ROW_FIELDS}
 
 
 # --- execution ------------------------------------------------------------------------------------------------------
