@@ -17,8 +17,10 @@ from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSu
                    ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetSaturationFlag, SetVectorMask,
                    current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
-from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, StateError,
-                     UnsupportedDeviceError, UnsupportedDTypeError)
+from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, SanitizerError,
+                     StateError, UnsupportedDeviceError, UnsupportedDTypeError)
+from .fidelity import FIDELITY, Fidelity, FidelityRule, fidelity
+from .sanitizer import SanitizeConfig, format_reports, sanitize_session
 from .launch import launch
 from .order import ReduceOrder, explain_reduce_order
 from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
@@ -30,6 +32,8 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
+    "FIDELITY", "Fidelity", "FidelityRule", "fidelity", "SanitizeConfig", "SanitizerError", "format_reports",
+    "sanitize_session",
     "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",

@@ -84,7 +84,7 @@ class Core(SyncState):
         self._allocated = {}
         self._init_sync()
         self.sanitizer = None  # a Sanitizer when sanitizing (issue 17); APIs test `core.sanitizer is not None` only
-        self.sanitize = sanitize if sanitize is not None else default_sanitize_config()
+        self.sanitize = sanitize if sanitize is not None else default_sanitize_config()  # session, then env
 
     @property
     def sanitize(self):
@@ -218,6 +218,8 @@ class Core(SyncState):
                 rest = (addr + need, size - need)
                 self._free[i:i + 1] = [rest] if rest[1] else []
                 self._allocated[addr] = need
+                if self.sanitizer is not None:
+                    self.sanitizer.undefine(addr, need)
                 return addr
         free = sum(s for _, s in self._free)
         raise OutOfBoundsError(api, "bytes", int(nbytes), legal=f"a free 32-B aligned range (free: {free} B, "
@@ -231,6 +233,8 @@ class Core(SyncState):
                 pieces = [(a, addr - a), (addr + nbytes, a + size - addr - nbytes)]
                 self._free[i:i + 1] = [p for p in pieces if p[1]]
                 self._allocated[addr] = nbytes
+                if self.sanitizer is not None:
+                    self.sanitizer.undefine(addr, nbytes)
                 return addr
         raise OutOfBoundsError(api, "bytes", f"[{addr}, {addr + nbytes})", device=self.device,
                                legal="a range no TPipe buffer or local_tensor allocation occupies")

@@ -18,6 +18,7 @@ import numpy as np
 
 from .core import Core
 from .errors import AscendJitError, ParameterError, StateError
+from .sanitizer import LaunchShadow, default_config as default_sanitize_config, resolve_config
 from .sync import flag_name
 
 MAX_CONCURRENT_BLOCKS = 256  # threads of one parallel launch; larger launches cannot SyncAll (StateError)
@@ -32,8 +33,9 @@ class LaunchState:
     """The cross-block state of one launch: the SyncAll barrier and the atomic turn order. Never blocks forever:
     a block that fails, or returns while others wait for it at a SyncAll, breaks the barrier for everyone."""
 
-    def __init__(self, block_dim, order, concurrent):
+    def __init__(self, block_dim, order, concurrent, gm_shadow=None):
         self.block_dim, self.order, self.concurrent = block_dim, list(order), concurrent
+        self.gm_shadow = gm_shadow       # the sanitizer's cross-block GM shadow (check "blocks"), or None
         self.rank = {b: k for k, b in enumerate(self.order)}
         self.cond = threading.Condition()
         self.arrived = 0
@@ -111,12 +113,15 @@ def _name_block(err, block, block_dim):
         err.add_note(f"raised in {where} of aj.launch")
 
 
-def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block", seed=0, **kwargs):
+def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block", seed=0, sanitize=None, **kwargs):
     """Run `kernel(*args, **kwargs)` on `block_dim` fresh cores of `device`; returns the per-block return values.
 
     atomic_order: "block" (block-index order, the default) or "shuffle" (a permutation drawn from `seed`) for the
     atomic DataCopy commits across blocks. A block that ends with a flag still set (SetFlag without its WaitFlag)
-    is a StateError (SPEC-2 D62); every error names the block that raised it."""
+    is a StateError (SPEC-2 D62); every error names the block that raised it.
+
+    sanitize: as `aj.Core(sanitize=...)`, for every block's core (default: the current aj.sanitize_session, else
+    ASCEND_JIT_SANITIZE); the "blocks" check shares one GM shadow across the launch's blocks."""
     if isinstance(block_dim, bool) or not isinstance(block_dim, int) or not 1 <= block_dim <= 65535:
         raise ParameterError("launch", "block_dim", block_dim, legal="[1, 65535]")
     if atomic_order not in ATOMIC_ORDERS:
@@ -126,10 +131,14 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
     order = (list(range(block_dim)) if atomic_order == "block"
              else [int(b) for b in np.random.default_rng(int(seed)).permutation(block_dim)])
     concurrent = parallel and block_dim <= MAX_CONCURRENT_BLOCKS
-    state = LaunchState(block_dim, order, concurrent)
-    cores = [Core(device) for _ in range(block_dim)]
+    config = resolve_config(sanitize) if sanitize is not None else default_sanitize_config()
+    shadow = LaunchShadow(config) if config is not None and "blocks" in config.checks else None
+    state = LaunchState(block_dim, order, concurrent, shadow)
+    cores = [Core(device, sanitize=config if config is not None else False) for _ in range(block_dim)]
     for i, core in enumerate(cores):
         core.block_idx, core.block_num, core.launch = i, block_dim, state
+        if core.sanitizer is not None:
+            core.sanitizer.gm_shadow = shadow
 
     def run_block(core):
         block = core.block_idx
@@ -137,6 +146,8 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
             with core:
                 result = kernel(*args, **kwargs)
             pending = core.pending_flags()
+            if core.sanitizer is not None:
+                core.sanitizer.finish()
             if pending:
                 raise StateError("launch", "pending flags", ", ".join(map(flag_name, pending)), device=core.device,
                                  detail="are still set when the kernel returns: each SetFlag needs its WaitFlag "

@@ -94,6 +94,10 @@ class TQue:
         for lease in self._leases:
             if not lease.alive:
                 lease.alive = True
+                sanitizer = self.pipe.core.sanitizer
+                if sanitizer is not None:  # FreeTensor .. AllocTensor orders the buffer's earlier users; stale data
+                    sanitizer.hand_off(lease.addr, lease.nbytes)
+                    sanitizer.undefine(lease.addr, lease.nbytes)
                 return LocalTensor(self.pipe.core, d, lease.addr, lease.nbytes // d.size, self.position, lease)
         raise StateError("AllocTensor", "buffers", len(self._leases), device=self._device(),
                          detail="every buffer of this queue is in use (FreeTensor one first)")
@@ -109,6 +113,8 @@ class TQue:
         if not self._queue:
             raise StateError("DeQue", detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
         tensor = self._queue.popleft()
+        if tensor.core.sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
+            tensor.core.sanitizer.hand_off(tensor.addr, tensor.nbytes)
         return tensor if dtype is None else tensor.ReinterpretCast(dtype)
 
     def FreeTensor(self, tensor):
@@ -218,6 +224,9 @@ def DataCopy(dst, src, count_or_params=None):
         if far > limit:
             raise OutOfBoundsError(api, side, t, legal=f"at most {limit} bytes (the copy needs {far})",
                                    device=getattr(getattr(t, "core", None), "device", None))
+    core = dst.core if isinstance(dst, LocalTensor) else src.core
+    if core.sanitizer is not None:
+        core.sanitizer.copy_access(api, dst, src, runs, atomic=isinstance(dst, GlobalTensor) and core.atomic is not None)
     src_bytes = src.core.ub[src.addr:src.addr + src.nbytes] if isinstance(src, LocalTensor) else _gm_bytes(src)
     dst_bytes = dst.core.ub[dst.addr:dst.addr + dst.nbytes] if isinstance(dst, LocalTensor) else _gm_bytes(dst)
     if isinstance(src, LocalTensor) and isinstance(dst, GlobalTensor) and src.core.atomic is not None:

@@ -26,6 +26,7 @@ are collected in `core.sanitizer.reports` (mode "report").
 import os
 import sys
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -81,9 +82,57 @@ def resolve_config(value):
                          f"checks ({', '.join(CHECKS)}) or aj.SanitizeConfig")
 
 
+class SanitizeSession:
+    """What `sanitize_session` yields: its configuration and every report its cores collected ("report" mode)."""
+
+    def __init__(self, config):
+        self.config = config
+        self.reports = []
+        self.lock = threading.Lock()
+
+    def add(self, report):
+        with self.lock:
+            self.reports.append(report)
+
+
+_sessions = []   # process-wide (launch runs blocks in threads; they must see the session of the launching code)
+
+
+@contextmanager
+def sanitize_session(value=True):
+    """Every Core made inside the block (those of `aj.launch` included) sanitizes with this configuration unless it
+    is given its own; in "report" mode the session collects their reports:
+
+        with aj.sanitize_session("report") as session:
+            my_kernel_host_code()
+        print(aj.format_reports(session.reports))
+    """
+    config = resolve_config(value)
+    session = SanitizeSession(config)
+    _sessions.append(session)
+    try:
+        yield session
+    finally:
+        _sessions.remove(session)
+
+
 def default_config():
-    """The configuration `ASCEND_JIT_SANITIZE` asks for (None when unset)."""
+    """The innermost sanitize_session's configuration, else what `ASCEND_JIT_SANITIZE` asks for (None when unset)."""
+    if _sessions:
+        return _sessions[-1].config
     return resolve_config(os.environ.get(ENV_VAR))
+
+
+def format_reports(reports):
+    """A summary table (one line per report, then counts per check) for the CLI and test failures."""
+    if not reports:
+        return "sanitizer: no reports"
+    lines = [str(r) for r in reports]
+    counts = {}
+    for r in reports:
+        counts[r.check] = counts.get(r.check, 0) + 1
+    lines.append("sanitizer: " + ", ".join(f"{n} {c}" for c, n in sorted(counts.items())))
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -190,6 +239,8 @@ class Sanitizer:
         self.flag_clocks = {}
         self.log = []
         self.reports = []
+        self.session = _sessions[-1] if _sessions else None
+        self.gm_shadow = None   # the launch's LaunchShadow (check "blocks"), set by aj.launch
 
     # --- configuration -------------------------------------------------------------------------------------------
     def enabled(self, check):
@@ -199,6 +250,8 @@ class Sanitizer:
         if self.config.mode == "raise":
             raise SanitizerError("sanitizer", detail=str(report), device=self.core.device, report=report)
         self.reports.append(report)
+        if self.session is not None:
+            self.session.add(report)
 
     # --- instructions --------------------------------------------------------------------------------------------
     def instruction(self, api, pipe, accesses, where=None):
@@ -303,6 +356,43 @@ class Sanitizer:
             self._emit(Report("race", kind, instr, acc.operand, int(a[k]), int(bad.sum()), earlier=earlier,
                               fix=fix))
 
+    def scalar_access(self, api, tensor, index, write):
+        """GetValue / SetValue: one element through the scalar pipe (SPEC-2 10.4)."""
+        size = tensor.dtype.size
+        self.instruction(api, PIPE_S, [Access.of_run("tensor", tensor.addr + index * size, size, write, tensor)])
+
+    def copy_access(self, api, dst, src, runs, atomic=False):
+        """DataCopy / DataCopyPad: runs of (src byte offset, dst byte offset, bytes). GM -> UB is PIPE_MTE2, UB -> GM
+        PIPE_MTE3, UB -> UB PIPE_V; GM sides go to the launch's cross-block shadow."""
+        from .tensor import LocalTensor
+        ub_dst, ub_src = isinstance(dst, LocalTensor), isinstance(src, LocalTensor)
+        pipe = PIPE_V if ub_dst and ub_src else (PIPE_MTE2 if ub_dst else PIPE_MTE3)
+        accesses = []
+        if ub_src:
+            accesses.append(Access("src", False, _runs_bytes(src.addr, [(s, n) for s, _, n in runs]), src))
+        if ub_dst:
+            accesses.append(Access("dst", True, _runs_bytes(dst.addr, [(d, n) for _, d, n in runs]), dst))
+        self.instruction(api, pipe, accesses)
+        if self.gm_shadow is not None and self.enabled("blocks"):
+            gm, write = (src, False) if not ub_src else (dst, True) if not ub_dst else (None, False)
+            if gm is not None:
+                for s, d, n in runs:
+                    offset = d if write else s
+                    self.gm_shadow.gm_access(self.core.block_idx, api, gm.array, offset, n, write, atomic,
+                                             self._emit)
+
+    def finish(self):
+        """End of a kernel (aj.launch): event ids allocated and never released (check "sync")."""
+        pipe = getattr(self.core, "tpipe", None)
+        if pipe is None or not self.enabled("sync"):
+            return
+        for event, ids in sorted(getattr(pipe, "occupied", {}).items(), key=lambda kv: str(kv[0])):
+            for event_id in sorted(ids):
+                self._emit(Report("sync", "event id never released", Instr("AllocEventID", "-", "kernel end", -1),
+                                  getattr(event, "name", str(event)), event_id, 0, space="event",
+                                  fix=f"GetTPipePtr().ReleaseEventID({event_id}, {getattr(event, 'name', event)}) "
+                                      "when the kernel no longer needs it"))
+
     # --- ordering events -----------------------------------------------------------------------------------------
     def set_flag(self, src_pipe, dst_pipe, event_id):
         if src_pipe in _PIPE_INDEX and dst_pipe in _PIPE_INDEX:
@@ -337,6 +427,12 @@ class Sanitizer:
     def undefine(self, addr, nbytes):
         """A buffer handed out, or bytes an instruction leaves undefined: uninitialised from now on."""
         self.initialised[addr:addr + nbytes] = False
+
+
+def _runs_bytes(base, runs):
+    if not runs:
+        return np.zeros(0, np.int64)
+    return np.concatenate([run_bytes(base + off, n) for off, n in runs])
 
 
 def _fix(earlier_pipe, later_pipe):

@@ -391,4 +391,6 @@ def SyncAll(gm_workspace=None, ub_workspace=None, used_cores=0):
                                  legal=f"0 or {core.block_num} (a sync of some of the blocks is not modelled)")
     if core.launch is not None:
         core.launch.sync_all(core)
+        if core.launch.gm_shadow is not None:
+            core.launch.gm_shadow.sync_all(core.block_idx)
     core._sync_event(api)

@@ -91,11 +91,17 @@ class LocalTensor:
 
     def GetValue(self, i):
         self.check_alive("GetValue")
-        return self._view()[self._index(i, "GetValue")]
+        i = self._index(i, "GetValue")
+        if self.core.sanitizer is not None:
+            self.core.sanitizer.scalar_access("GetValue", self, i, write=False)
+        return self._view()[i]
 
     def SetValue(self, i, value):
         self.check_alive("SetValue")
-        self._view()[self._index(i, "SetValue")] = value
+        i = self._index(i, "SetValue")
+        if self.core.sanitizer is not None:
+            self.core.sanitizer.scalar_access("SetValue", self, i, write=True)
+        self._view()[i] = value
 
     def __call__(self, i):
         """`t(i)`: Ascend C's element access `operator()`, the same as GetValue(i)."""
@@ -132,6 +138,8 @@ class LocalTensor:
             add_operator(target, value.src0, value.src1)
             return
         _host_copy_in(target._view(), value, "LocalTensor[]=", self.dtype, self.core.device)
+        if self.core.sanitizer is not None:
+            self.core.sanitizer.host_write(target.addr, target.nbytes)
 
     def __add__(self, other):
         """`dst[:] = src0 + src1` is the Add operator form: count = dst.GetSize() (SPEC 3.2)."""
