@@ -51,28 +51,36 @@ def ulps_of(values, np_t):
 _UNWEIGHTED = np.zeros(0, np.int64)
 
 
-def exact_sum(x, weights=None):
-    """sum_i x_i (* weights_i) of half or float values, exactly, rounded once to float64 (math.fsum's answer),
-    in time linear in n: integer partial sums per exponent (jit/orders.exponent_bucket_sums), combined as one
-    Python integer. weights: non-negative int64 up to 2**24 (the bound's depths). Infinities and NaNs give the
-    IEEE sum of the non-finite elements."""
+_FIELDS = {np.dtype(np.float16): (np.uint16, 10, 0x1F, 15), np.dtype(np.float32): (np.uint32, 23, 0xFF, 127)}
+
+
+def exact_sum(x, weights=None, absolute=False):
+    """sum_i x_i (* weights_i) of a half or float array (|x_i| with absolute), exactly, rounded once to float64
+    (math.fsum's answer), in time linear in n: integer partial sums per exponent (jit/orders.exponent_bucket_sums)
+    read straight from the bit patterns, combined as one Python integer. weights: non-negative int64 up to 2**24
+    (the bound's depths). Infinities and NaNs give the IEEE sum of the non-finite elements."""
     from .jit.orders import exponent_bucket_sums
-    x32 = np.ascontiguousarray(x, np.float32)  # half and float values are exact in float32
-    lo, hi = exponent_bucket_sums(x32, _UNWEIGHTED if weights is None else np.ascontiguousarray(weights, np.int64))
-    if lo[255]:
+    x = np.ascontiguousarray(x)
+    if x.dtype not in _FIELDS:
+        raise ParameterError("exact_sum", "x.dtype", str(x.dtype), legal="float16, float32")
+    uint, man_bits, exp_mask, bias = _FIELDS[x.dtype]
+    lo, hi = exponent_bucket_sums(x.view(uint), man_bits, exp_mask,
+                                  _UNWEIGHTED if weights is None else np.ascontiguousarray(weights, np.int64), absolute)
+    if lo[exp_mask]:
+        values = np.abs(x) if absolute else x
         with np.errstate(invalid="ignore"):  # inf + -inf is NaN, as IEEE says
-            return float(np.sum(x32[~np.isfinite(x32)], dtype=np.float64))
+            return float(np.sum(values[~np.isfinite(values)], dtype=np.float64))
     total = 0
-    for e in np.flatnonzero(lo[:255] | hi[:255]):
+    for e in np.flatnonzero(lo[:exp_mask] | hi[:exp_mask]):
         total += ((int(hi[e]) << 32) + int(lo[e])) << (int(e) - 1)
-    return math.ldexp(float(total), -149)  # float(int) rounds once (RNE); the scaling is exact
+    return math.ldexp(float(total), 1 - bias - man_bits)  # float(int) rounds once (RNE); the scaling is exact
 
 
 def order_bound(api, d, x, depths, exact):
     """The first-order error bound of one order on one input (Higham): u * sum_i |x_i| * depth_i, with the
     wide accumulator's adds at the wide unit roundoff plus its one final rounding u * |exact|. The weighted sum
     is exact, so the bound's bits depend on nothing but the inputs."""
-    weighted = exact_sum(np.abs(x), depths)
+    weighted = exact_sum(x, depths, absolute=True)
     if api.wide:
         return WIDE_ROUNDOFF[d.name] * weighted + UNIT_ROUNDOFF[d.name] * abs(exact)
     return UNIT_ROUNDOFF[d.name] * weighted

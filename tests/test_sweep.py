@@ -78,17 +78,23 @@ def test_tasks_are_bounded_and_cover_every_trial():
 
 # --- shared machinery (exact sums and depths) ---------------------------------------------------------------------
 @settings(max_examples=200, deadline=None)
-@given(arrays(np.float32, st.integers(1, 300), elements=st.floats(width=32, allow_nan=False, allow_infinity=False)),
-       st.integers(0, 2 ** 24))
-def test_exact_sum_is_fsum(x, weight):
-    assert study.exact_sum(x) == math.fsum(x.astype(np.float64).tolist())
+@given(st.sampled_from([np.float16, np.float32]), st.data(), st.integers(0, 2 ** 24))
+def test_exact_sum_is_fsum(np_t, data, weight):
+    width = 16 if np_t is np.float16 else 32
+    x = data.draw(arrays(np_t, st.integers(1, 300),
+                         elements=st.floats(width=width, allow_nan=False, allow_infinity=False)))
+    x64 = x.astype(np.float64)
+    assert study.exact_sum(x) == math.fsum(x64.tolist())
     weights = np.arange(x.size, dtype=np.int64) * 7919 % (weight + 1)
-    assert study.exact_sum(np.abs(x), weights) == math.fsum((np.abs(x).astype(np.float64) * weights).tolist())
+    assert study.exact_sum(x, weights, absolute=True) == math.fsum((np.abs(x64) * weights).tolist())
 
 
-def test_exact_sum_of_non_finite_values():
+def test_exact_sum_of_non_finite_values_and_other_dtypes():
     assert study.exact_sum(np.array([np.inf, 1, 2], np.float16)) == np.inf
     assert math.isnan(study.exact_sum(np.array([np.inf, -np.inf, 1], np.float32)))
+    assert study.exact_sum(np.array([np.inf, -np.inf], np.float32), absolute=True) == np.inf
+    with pytest.raises(aj.ParameterError):
+        study.exact_sum(np.ones(3))  # float64 values are not what the study sums
 
 
 def _pairwise_depths_by_groups(n):
