@@ -177,7 +177,7 @@ def build_parser():
     w.add_argument("--devices", default="all", help="comma-separated device names, or all")
     w.add_argument("--apis", default="all", help=f"comma-separated: {', '.join(SUMMING_APIS)}, or all")
     w.add_argument("--trials", type=int, default=100, help="random inputs per grid point (default 100)")
-    w.add_argument("--seed", type=int, default=0)
+    w.add_argument("--seed", type=int, default=0, help="base seed of every trial's input (default 0)")
     w.add_argument("--out", default="sweep-out", help="output folder; a rerun skips its finished tasks "
                    "(default sweep-out/)")
     w.add_argument("--workers", type=int, help="start a local Dask cluster of N worker processes "
