@@ -32,7 +32,7 @@ from .summing import NO_DEVICE, SUMMING_APIS, get_api
 
 API = "sweep"
 MAX_SIZE = 1 << 24      # exact_sum's integer partial sums are proven free of overflow up to 2**24 elements
-TASK_ELEMENTS = 1 << 22  # summed elements per task: a 16 Mi-element point is one trial per task
+TASK_ELEMENTS = 1 << 23  # summed elements per task: a 16 Mi-element point is one trial per task
 TASK_TRIALS = 2048       # trials per task at most (small sizes)
 FORMAT = 1               # the task-file layout; a folder written with another layout is refused
 ROW_FIELDS = ("trial", "result", "exact", "bound")  # what a task ships back, per trial
