@@ -286,6 +286,31 @@ def test_two_dask_workers_give_the_same_table_bit_for_bit(reference, cluster, tm
     assert result.files["summary"].read_bytes() == reference.files["summary"].read_bytes()
 
 
+def test_workers_start_and_close_a_local_cluster(reference, cluster, tmp_path, monkeypatch):
+    """workers=2 asks LocalCluster for two one-thread worker processes and closes it; the module's cluster stands
+    in for the new one (starting another costs seconds)."""
+    import distributed
+    calls = []
+
+    class StandIn:
+        def __init__(self, **kwargs):
+            calls.append(kwargs)
+
+        def __getattr__(self, name):
+            return getattr(cluster, name)
+
+        def __await__(self):
+            return cluster.__await__()
+
+        def close(self):
+            calls.append("closed")
+
+    monkeypatch.setattr(distributed, "LocalCluster", StandIn)
+    result = aj.sweep(out=tmp_path, workers=2, **GRID)
+    assert calls == [dict(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None), "closed"]
+    assert_tables_identical(result.table(), reference.table())
+
+
 # --- the command line -----------------------------------------------------------------------------------------------
 def test_cli_sweep(tmp_path, capsys):
     args = ["sweep", "--sizes", "128,1Ki", "--devices", "910B", "--apis", "reduce-sum-count,whatif-wide",
