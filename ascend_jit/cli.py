@@ -51,7 +51,7 @@ def _study(args):
             raise AscendJitError("study", "--plot", args.plot, legal="matplotlib installed (pip install "
                                  "'ascend-jit[plot]')", detail="needs matplotlib, which is not installed") from None
     report = study.run_study(dtype=args.dtype, n=args.n, trials=args.trials, devices=args.devices, dist=args.dist,
-                             seed=args.seed, saturate=args.saturate, progress=study.progress_bar())
+                             seed=args.seed, saturate=args.saturate, progress=study.progress_bar(), api=args.api)
     print(study.format_table(report))
     if args.json:
         study.write_json(report, args.json)
@@ -80,15 +80,26 @@ def _sweep(args):
 def _explain(args):
     from .devices import get_device
     from .errors import UnsupportedDTypeError
-    from .order import explain_reduce_order
+    from .order import GROUP_FORMS, PATTERNS, explain_reduce_order
     spec = get_device(args.device)
-    spec.require_supported("ReduceSum")
-    if args.dtype not in spec.reduce_sum_dtypes:  # explain what ReduceSum runs, refuse what it refuses
-        raise UnsupportedDTypeError("ReduceSum", "dtype", args.dtype, legal=", ".join(spec.reduce_sum_dtypes),
-                                    device=spec.name)
-    kw = {"count": args.n} if args.form == "count" else {"mask": args.mask, "repeat_time": -(-args.n // args.mask)}
-    order = explain_reduce_order(args.device, args.form, args.dtype, **kw)
-    print({"text": order.to_text, "json": order.to_json, "dot": order.to_dot}[args.format]())
+    if args.form in ("count", "highdim"):
+        spec.require_supported("ReduceSum")
+        if args.dtype not in spec.reduce_sum_dtypes:  # explain what ReduceSum runs, refuse what it refuses
+            raise UnsupportedDTypeError("ReduceSum", "dtype", args.dtype, legal=", ".join(spec.reduce_sum_dtypes),
+                                        device=spec.name)
+    if args.form == "count" or args.form in PATTERNS:
+        kw = {"count": args.n}
+    else:
+        kw = {"mask": args.mask, "repeat_time": -(-args.n // args.mask)}
+    result = explain_reduce_order(args.device, args.form, args.dtype, **kw)
+    trees = result if args.form in GROUP_FORMS else [result]  # ReduceRepeat / ReduceDataBlock: one tree per result
+    for k, order in enumerate(trees):
+        if len(trees) > 1:
+            print(f"--- dst[{k}]")
+        if order is None:
+            print("(not written: every lane of the DataBlock is masked, D51)")
+            continue
+        print({"text": order.to_text, "json": order.to_json, "dot": order.to_dot}[args.format]())
     return 0
 
 
@@ -153,7 +164,8 @@ def build_parser():
     r.add_argument("--size", type=int, default=None, help="elements (default: the kernel's own)")
     r.add_argument("--seed", type=int, default=0, help="input seed (0 = the seed example's data where it has some)")
     r.set_defaults(fn=_run)
-    s = sub.add_parser("study", help="accumulation-order study of ReduceSum across devices and API forms")
+    s = sub.add_parser("study", help="accumulation-order study of ReduceSum (and the two-stage reduction patterns) "
+                       "across devices and API forms")
     s.add_argument("--dtype", default="half", choices=("half", "float"), help="element type (default half)")
     s.add_argument("--n", type=int, default=8320, help="elements per trial (default 8320)")
     s.add_argument("--trials", type=int, default=200, help="random inputs (default 200)")
@@ -162,6 +174,8 @@ def build_parser():
                    help="input distribution (cancel: large values that cancel; default normal)")
     s.add_argument("--seed", type=int, default=0, help="random seed of the inputs (default 0)")
     s.add_argument("--saturate", action="store_true", help="saturation mode where the device can switch to it")
+    s.add_argument("--api", default="all", help="all (default), or a comma-separated list of ReduceSum, "
+                   "ReduceRepeat->ReduceRepeat, BlockReduceSum->WholeReduceSum")
     s.add_argument("--plot", metavar="FILE.png", help="write box plots of the ulp errors (needs matplotlib)")
     s.add_argument("--json", metavar="FILE", help="write the full report as JSON")
     s.set_defaults(fn=_study)
@@ -192,11 +206,15 @@ def build_parser():
     w.add_argument("--task-trials", type=int, default=TASK_TRIALS,
                    help=f"trials per task at most (default {TASK_TRIALS})")
     w.set_defaults(fn=_sweep)
-    e = sub.add_parser("explain", help="print the reduction tree ReduceSum uses on a device")
+    e = sub.add_parser("explain", help="print the reduction tree a summing reduction uses on a device")
     e.add_argument("--device", required=True, help="device name or alias")
-    e.add_argument("--form", choices=("count", "highdim"), default="count", help="API form (default count)")
+    e.add_argument("--form", choices=("count", "highdim", "ReduceRepeat", "WholeReduceSum", "RepeatReduceSum",
+                                      "ReduceDataBlock", "BlockReduceSum", "ReduceRepeat->ReduceRepeat",
+                                      "BlockReduceSum->WholeReduceSum"), default="count",
+                   help="ReduceSum's count or highdim form (default count), another summing reduction, or a "
+                        "two-stage pattern")
     e.add_argument("--dtype", choices=("half", "float"), default="half",
-                   help="element type (default half); refused where ReduceSum refuses it")
+                   help="element type (default half); refused where the reduction refuses it")
     e.add_argument("--n", type=int, required=True, help="elements (count form) or elements covered by full repeats")
     e.add_argument("--mask", type=int, default=128, help="continuous mask for --form highdim (default 128)")
     e.add_argument("--format", choices=("text", "json", "dot"), default="text",

@@ -78,6 +78,7 @@ class Core(SyncState):
         self.mask_low = ALL_ONES
         self.mask_defined = True
         self.acc_val = np.float16(0)  # GetReduceRepeatSumSpr (SPEC 4.2 ACC_VAL, 4.4 accVal), a scalar of its dtype
+        self.max_min_spr = None     # GetReduceRepeatMaxMinSpr state (SPEC-2 D55), api/reductions.py record_spr
         self.block_idx = 0
         self.block_num = 1
         self._free = [(0, self.spec.ub_bytes)]  # allocator free list of (addr, bytes)

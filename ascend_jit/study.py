@@ -1,5 +1,6 @@
-"""The accumulation-order study: the same inputs through ReduceSum on every device and API form, plus what-if
-orders, against the exact sum (math.fsum's correctly rounded answer, computed in linear time by exact_sum).
+"""The accumulation-order study: the same inputs through ReduceSum on every device and API form, the two-stage
+patterns of the other summing reductions (ReduceRepeat -> ReduceRepeat, BlockReduceSum -> WholeReduceSum), plus
+what-if orders, against the exact sum (math.fsum's correctly rounded answer, computed in linear time by exact_sum).
 Reports errors in ulps of the result type and relative terms, how often variants disagree bit for bit, and each
 order's deterministic error bound (u * sum |x_i| * depth_i). The distributions, exact sum, bound and error
 measures here are shared with the sweep (sweeps.py); the variants come from the summing registry (summing.py)."""
@@ -12,9 +13,11 @@ import numpy as np
 from .devices import SUPPORTED_NAMES, get_device
 from .dtypes import resolve
 from .errors import ParameterError
-from .summing import NO_DEVICE, get_api
+from .summing import NO_DEVICE, PATTERN_APIS, get_api, run_pattern  # noqa: F401 (run_pattern: the study's API)
 
 DISTRIBUTIONS = ("normal", "uniform", "lognormal", "cancel")
+STUDY_PATTERNS = ("ReduceRepeat->ReduceRepeat", "BlockReduceSum->WholeReduceSum")
+APIS = ("ReduceSum",) + STUDY_PATTERNS  # what `--api` may name (comma-separated), or "all"
 UNIT_ROUNDOFF = {"half": 2.0 ** -11, "float": 2.0 ** -24}
 WIDE_ROUNDOFF = {"half": 2.0 ** -24, "float": 2.0 ** -53}  # the what-if accumulator: fp32 for half, fp64 for float
 
@@ -112,17 +115,39 @@ class Variant:
         self.form = api.form
 
 
-def build_variants(devices, dtype):
-    variants = [Variant(get_api(name), device, dtype) for device in devices
-                for name in ("reduce-sum-count", "reduce-sum-highdim")
-                if dtype.name in get_device(device).reduce_sum_dtypes]
+def parse_apis(apis):
+    """`--api`: "all" (ReduceSum and every pattern) or a comma-separated subset of APIS."""
+    if apis in ("all", None):
+        return APIS
+    names = tuple(a.strip() for a in str(apis).split(","))
+    for a in names:
+        if a not in APIS:
+            raise ParameterError("study", "api", a, legal="all, or a comma-separated list of " + ", ".join(APIS))
+    return names
+
+
+def build_variants(devices, dtype, apis=APIS):
+    variants = []
+    if "ReduceSum" in apis:
+        variants += [Variant(get_api(name), device, dtype) for device in devices
+                     for name in ("reduce-sum-count", "reduce-sum-highdim")
+                     if dtype.name in get_device(device).reduce_sum_dtypes]
+    for pattern in STUDY_PATTERNS:
+        # the pattern's tree is the same on every device (SPEC-2 8.1, 8.2): one row, on the first device offering it
+        api = get_api(PATTERN_APIS[pattern])
+        offering = [n for n in devices if dtype.name in api.dtypes(get_device(n))]
+        if pattern in apis and offering:
+            variants.append(Variant(api, offering[0], dtype))
     return variants + [Variant(get_api(f"whatif-{order}"), NO_DEVICE, dtype)
                        for order in ("sequential", "pairwise", "wide")]
 
 
-def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", seed=0, saturate=False, progress=None):
-    """Run the study; returns a dict (the JSON form) with per-variant statistics and raw errors."""
+def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", seed=0, saturate=False, progress=None,
+              api="all"):
+    """Run the study; returns a dict (the JSON form) with per-variant statistics and raw errors. `api`: "all"
+    (ReduceSum and the two-stage patterns) or a comma-separated subset of APIS."""
     d = resolve(dtype, "study")
+    apis = parse_apis(api)
     if d.name not in UNIT_ROUNDOFF:
         raise ParameterError("study", "dtype", d.name, legal="half, float")
     names = SUPPORTED_NAMES if devices in ("all", None) else tuple(get_device(x).name for x in devices.split(","))
@@ -136,7 +161,7 @@ def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", se
     if trials < 1:
         raise ParameterError("study", "trials", trials, legal=">= 1")
     np_t = d.np_dtype.type
-    variants = build_variants(names, d)
+    variants = build_variants(names, d, apis)
     runners = [v.api.make_runner(v.device, d, n, saturate) for v in variants]
     depths = [v.api.depths(v.device, d, n) for v in variants]
     rng = np.random.default_rng(seed)
@@ -155,7 +180,7 @@ def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", se
             progress(t + 1, trials)
     return _summarise(variants, results, bits, exact, bound, np_t,
                       dict(dtype=d.name, n=n, trials=trials, dist=dist, seed=seed, saturate=saturate,
-                           devices=list(names)))
+                           devices=list(names), apis=list(apis)))
 
 
 def _summarise(variants, results, bits, exact, bound, np_t, params):

@@ -14,6 +14,7 @@ import numpy as np
 from .devices import get_device
 from .dtypes import HALF
 from .errors import ParameterError
+from .order import PATTERNS, explain_reduce_order
 
 NO_DEVICE = "-"  # the device column of the device-independent what-if orders
 
@@ -76,9 +77,35 @@ def _ub_limit(spec, d):
     return spec.ub_bytes // (2 * d.size) - 4096
 
 
-# --- ReduceSum, count and high-dim forms --------------------------------------------------------------------
-class _ReduceSumRunner:
-    """One emulated core with src/dst/tmp allocated once; the input is padded with +0 to whole repeats (D2)."""
+# --- ReduceSum forms and the reduction family's two-stage patterns -------------------------------------------
+def run_pattern(form, src, work, n):
+    """A two-stage pattern of explain_reduce_order on the emulator: `src` holds n values and +0 up to whole repeats;
+    `work` is two tensors of at least 8*ceil(n/L) elements rounded up to whole repeats. Stage 1 (WholeReduceSum or
+    BlockReduceSum over the repeats), then WholeReduceSum level by level (at least once) until one value is left;
+    results past the last of a level are set to +0 (what a kernel's mask does). Returns the value."""
+    from .api.reductions import BlockReduceSum, WholeReduceSum
+    lanes = src.dtype.lanes_per_repeat
+    reps = -(-n // lanes)
+    cur, other = work
+    if PATTERNS[form] == "repeat":
+        WholeReduceSum(cur, src, lanes, reps, 1, 1, 8)
+        m = reps
+    else:
+        BlockReduceSum(cur, src, reps, lanes, 1, 1, 8)
+        m = 8 * reps
+    first = True
+    while m > 1 or first:
+        first = False
+        r = -(-m // lanes)
+        cur[m:r * lanes] = 0
+        WholeReduceSum(other, cur, lanes, r, 1, 1, 8)
+        cur, other, m = other, cur, r
+    return cur.GetValue(0)
+
+
+class _CoreRunner:
+    """One emulated core with its operands allocated once; the input is padded with +0 to whole repeats (D2).
+    form: "count" / "highdim" (ReduceSum) or a two-stage pattern of explain_reduce_order (PATTERNS)."""
 
     def __init__(self, device, d, n, saturate, form):
         from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
@@ -88,14 +115,20 @@ class _ReduceSumRunner:
         core = Core(device)
         if saturate and core.spec.half_saturation_switchable:
             core.SetCtrlSpr(48, 48, 0)
-        tmp_n = max(GetReduceSumTmpSize(device, d, count=n),
-                    GetReduceSumTmpSize(device, d, repeat_time=self.padded // self.lanes), 16)
-        self.src, self.dst = core.local_tensor(d, self.padded), core.local_tensor(d, 16)
-        self.tmp = core.local_tensor(d, tmp_n)
+        self.src = core.local_tensor(d, self.padded)
+        if form in PATTERNS:
+            work_n = -(-8 * (self.padded // self.lanes) // self.lanes) * self.lanes
+            self.work = (core.local_tensor(d, work_n), core.local_tensor(d, work_n))
+        else:
+            tmp_n = max(GetReduceSumTmpSize(device, d, count=n),
+                        GetReduceSumTmpSize(device, d, repeat_time=self.padded // self.lanes), 16)
+            self.dst, self.tmp = core.local_tensor(d, 16), core.local_tensor(d, tmp_n)
 
     def __call__(self, x):
         self.src[:self.n] = x
         self.src[self.n:] = 0  # +0 padding lanes behave as masked lanes (D2)
+        if self.form in PATTERNS:
+            return float(run_pattern(self.form, self.src, self.work, self.n))
         if self.form == "count":
             self.reduce_sum(self.dst, self.src, self.tmp, self.n)
         else:
@@ -104,13 +137,13 @@ class _ReduceSumRunner:
 
 
 @lru_cache(maxsize=64)
-def _reduce_sum_depths(device, form, d, n):
-    from .order import explain_reduce_order
-    if form == "count":
-        order = explain_reduce_order(device, "count", d.name, count=n)
-    else:
+def _order_depths(device, form, d, n):
+    """Depths of explain_reduce_order's tree: ReduceSum "count" / "highdim" (full-mask repeats) or a pattern."""
+    if form == "highdim":
         order = explain_reduce_order(device, "highdim", d.name, mask=d.lanes_per_repeat,
                                      repeat_time=-(-n // d.lanes_per_repeat))
+    else:
+        order = explain_reduce_order(device, form, d.name, count=n)
     depths = depth_array(order, n)
     depths.flags.writeable = False
     return depths
@@ -121,13 +154,33 @@ def _reduce_sum_api(form, name, title):
     return SummingApi(
         name=name, description=f"ReduceSum {title} form (tmp buffer, src padded with +0 to whole repeats)",
         dtypes=_float_dtypes, size_reason=at_most(_ub_limit),
-        make_runner=lambda device, d, n, saturate: _ReduceSumRunner(device, d, n, saturate, form),
-        depths=lambda device, d, n: _reduce_sum_depths(device, form, d, n),
+        make_runner=lambda device, d, n, saturate: _CoreRunner(device, d, n, saturate, form),
+        depths=lambda device, d, n: _order_depths(device, form, d, n),
         label=lambda device, d: f"{device} {title} ({getattr(get_device(device), algorithm)})", form=form)
 
 
 register(_reduce_sum_api("count", "reduce-sum-count", "count"))
 register(_reduce_sum_api("highdim", "reduce-sum-highdim", "high-dim"))
+
+
+def _repeat_sum_dtypes(spec):
+    return tuple(s for s, t in spec.reduce_repeat_sum_pairs if s == t and s in ("half", "float"))
+
+
+def _pattern_api(pattern, name, dtypes):
+    return SummingApi(
+        name=name, description=f"{pattern}: stage 1 over the repeats, then WholeReduceSum until one value is left",
+        dtypes=dtypes, size_reason=at_most(lambda spec, d: min(_ub_limit(spec, d), 255 * d.lanes_per_repeat)),
+        make_runner=lambda device, d, n, saturate: _CoreRunner(device, d, n, saturate, pattern),
+        depths=lambda device, d, n: _order_depths(device, pattern, d, n),
+        label=lambda device, d: f"{device} {pattern}", form=pattern)
+
+
+PATTERN_APIS = {"ReduceRepeat->ReduceRepeat": "reduce-repeat-reduce-repeat",
+                "BlockReduceSum->WholeReduceSum": "block-reduce-sum-whole-reduce-sum"}
+register(_pattern_api("ReduceRepeat->ReduceRepeat", PATTERN_APIS["ReduceRepeat->ReduceRepeat"], _repeat_sum_dtypes))
+register(_pattern_api("BlockReduceSum->WholeReduceSum", PATTERN_APIS["BlockReduceSum->WholeReduceSum"],
+                      lambda spec: tuple(t for t in _repeat_sum_dtypes(spec) if t in spec.reduce_data_block_dtypes)))
 
 
 # --- gallery kernels with a scalar output (GM in, GM scalar out; their own Core per call) ----------------------
@@ -166,17 +219,17 @@ def tiled_depths(device, n):
     """tiled_reduce_sum: the count-form tree inside each tile, then the count-form tree over the tile sums."""
     from .kernels.tiled_reduce_sum import tile_plan
     tiles = tile_plan(n)
-    final = _reduce_sum_depths(device, "count", HALF, len(tiles))
+    final = _order_depths(device, "count", HALF, len(tiles))
     out = np.empty(n, np.int64)
     for t, (start, count) in enumerate(tiles):
-        out[start:start + count] = _reduce_sum_depths(device, "count", HALF, count) + final[t]
+        out[start:start + count] = _order_depths(device, "count", HALF, count) + final[t]
     return out
 
 
 def multi_block_depths(device, n):
     """multi_block_reduce_sum: each block's tiled sum, then the count-form tree over the block sums."""
     from .kernels.multi_block_reduce_sum import BLOCK_DIM, block_slices
-    final = _reduce_sum_depths(device, "count", HALF, BLOCK_DIM)
+    final = _order_depths(device, "count", HALF, BLOCK_DIM)
     out = np.empty(n, np.int64)
     for b, (start, count) in enumerate(block_slices(n, BLOCK_DIM)):
         if count:
@@ -190,7 +243,7 @@ def atomic_sum_depths(device, n):
     from .dtypes import FLOAT
     from .kernels.atomic_sum import BLOCK_DIM
     per = n // BLOCK_DIM
-    return (np.tile(_reduce_sum_depths(device, "count", FLOAT, per), BLOCK_DIM)
+    return (np.tile(_order_depths(device, "count", FLOAT, per), BLOCK_DIM)
             + np.repeat(sequential_depths(BLOCK_DIM), per))
 
 

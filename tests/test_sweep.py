@@ -15,9 +15,10 @@ from ascend_jit.jit.orders import sequential_sum
 from ascend_jit.kernels import atomic_sum, tiled_reduce_sum
 
 # The small grid every execution test shares: two sizes, two distributions, two devices with different ReduceSum
-# orders, four APIs (one what-if), 5 trials in blocks of 2 (so points span several tasks).
+# orders, five APIs (one two-stage pattern, one what-if), 5 trials in blocks of 2 (so points span several tasks).
 GRID = dict(sizes="128,1Ki", dists="normal,cancel", dtypes="half", devices="atlas-a2,ascend950",
-            apis="reduce-sum-count,reduce-sum-highdim,tiled-gm,whatif-pairwise", trials=5, seed=11,
+            apis="reduce-sum-count,reduce-sum-highdim,block-reduce-sum-whole-reduce-sum,tiled-gm,whatif-pairwise",
+            trials=5, seed=11,
             task_trials=2, plots=False, table_format="csv")
 
 
@@ -186,7 +187,7 @@ def _read_csv(path):
 def test_summary_matches_numpy_on_the_written_rows(reference):
     rows = _read_csv(reference.files["table"])
     summary = _read_csv(reference.files["summary"])
-    assert len(rows) == 2 * 2 * (3 * 2 + 1) * 5 and len(summary) == 2 * 2 * 7
+    assert len(rows) == 2 * 2 * (4 * 2 + 1) * 5 and len(summary) == 2 * 2 * 9
     for s in summary:
         mine = [r for r in rows if all(r[k] == s[k] for k in ("size", "dist", "dtype", "device", "api"))]
         assert int(s["trials"]) == len(mine) == 5
