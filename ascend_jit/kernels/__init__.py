@@ -4,7 +4,7 @@ Each module defines `KERNEL = KernelSpec(...)` (or a list `KERNELS`): how to mak
 device, and the independent expectation its outputs are checked against.
 
 Two places hold kernels (docs/decisions.md "Kernel gallery"): this package keeps a small built-in set, the seeds'
-examples and the tiled/multi-block workloads that the CLI, the study and the sweep use, so an installed
+examples and the tiled / multi-block / atomic workloads that the CLI, the study and the sweep use, so an installed
 `ascend-jit` lists and runs them; the gallery of ported public operator kernels lives in the top-level `kernels/`
 folder of a checkout, found from the current directory (or any parent holding a pyproject.toml beside a `kernels/`
 folder), and `ascend-jit run path/to/file.py` runs any file that defines a KERNEL.
@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import ParameterError
 
 _MODULES = ("add_seed", "reduce_sum_highdim_seed", "reduce_sum_count_seed", "reduce_pair_seed", "reduce_data_block_seed",
-            "tiled_reduce_sum", "tiled_add", "multi_block_reduce_sum")
+            "tiled_reduce_sum", "tiled_add", "multi_block_reduce_sum", "atomic_sum")
 
 
 def gallery_dir(start=None):

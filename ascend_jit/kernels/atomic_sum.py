@@ -7,8 +7,8 @@ import numpy as np
 
 import ascend_jit as aj
 
-from ascend_jit.kernels._base import KernelSpec
-from ascend_jit.order import explain_reduce_order
+from ._base import KernelSpec
+from ..order import explain_reduce_order
 
 BLOCK_DIM = 8
 OUT = 8          # one 32-byte block of floats: DataCopy moves whole DataBlocks; only element 0 is the sum
