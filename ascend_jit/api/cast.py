@@ -6,6 +6,7 @@ from functools import lru_cache
 from ..core import continuous_mask_words
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDTypeError
 from ..jit.convert import cast_contiguous, cast_strided
+from ..sanitizer import vector_access
 from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
                       check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
@@ -94,6 +95,9 @@ def cast_count(dst, src, round_mode, count):
     if count == 0:
         return  # D30: a NOP, mask register included
     s, d = src.dtype, dst.dtype
+    if core.sanitizer is not None:
+        vector_access(core, API, reads=[(("src", src.addr, count * s.size), src)],
+                      writes=[(("dst", dst.addr, count * d.size), dst)])
     truncate, saturate = _flags(core, s, d)
     cast_contiguous(core.ub, s.kind, d.kind, mode, truncate, saturate, dst.addr, src.addr, count)
     lanes = 256 // max(s.size, d.size)
@@ -126,13 +130,15 @@ def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask):
     key = (core.spec, d, s, round_mode, dst.addr, src.addr, dst.size, src.size, core.bounds, plan, repeat_time,
            params)
     try:
-        mode, repeat, last, contiguous, p = _validate_high_dim(*key)
+        mode, repeat, last, contiguous, p, ops = _validate_high_dim(*key)
     except TypeError:
-        mode, repeat, last, contiguous, p = _validate_high_dim.__wrapped__(*key)
+        mode, repeat, last, contiguous, p, ops = _validate_high_dim.__wrapped__(*key)
     if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
         record_mask(core, plan, wide, mask)
     if repeat == 0 or plan.empty:
         return  # D30: repeat 0 / mask 0 writes nothing
+    if core.sanitizer is not None:
+        vector_access(core, API, reads=[(ops[1], src)], writes=[(ops[0], dst)])
     truncate, saturate = _flags(core, s, d)
     if contiguous:
         n = (repeat - 1) * wide.lanes_per_repeat + (last if last >= 0 else wide.lanes_per_repeat)
@@ -168,5 +174,5 @@ def _validate_high_dim(spec, d, s, round_mode, addr, src_addr, size, src_size, b
     full_hi, full_lo = continuous_mask_words(lanes)
     contiguous = ((plan.lo, plan.hi) == (full_lo, full_hi) and p.dstBlkStride == 1 and p.srcBlkStride == 1
                   and p.dstRepStride * 32 == lanes * d.size and p.srcRepStride * 32 == lanes * s.size)
-    return mode, repeat, last, contiguous, p
+    return mode, repeat, last, contiguous, p, ops
 

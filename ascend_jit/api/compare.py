@@ -8,6 +8,7 @@ from ..core import continuous_mask_words
 from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..jit.compare import compare_contiguous, compare_strided, select_contiguous, select_strided
 from ..tensor import LocalTensor
+from ..sanitizer import vector_access
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
                       check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
@@ -110,6 +111,11 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
         except TypeError:
             mode = _validate_compare_count.__wrapped__(*key)
         bbuf, b_addr = _second_operand(api, spec, core, s, src1, scalar)
+        if count and core.sanitizer is not None:   # D44: whole 256-B blocks, L/8 bit bytes per repeat
+            reads = [(("src0", src0.addr, count * s.size), src0)]
+            if src1 is not None:
+                reads.append((("src1", src1.addr, count * s.size), src1))
+            vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count // 8), dst)])
         if count:
             compare_contiguous(core.ub, s.kind, int(mode), spec.compare_ne_nan, dst.addr, src0.addr, bbuf, b_addr,
                                0 if src1 is None else 1, count)
@@ -138,6 +144,12 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
         s0blk, s0rep = p.srcBlkStride, p.srcRepStride
     else:
         s0blk, s1blk, s0rep, s1rep = p.src0BlkStride, p.src1BlkStride, p.src0RepStride, p.src1RepStride
+    if core.sanitizer is not None:
+        lanes = s.lanes_per_repeat
+        reads = [(Operand("src0", src0.addr, s.size, lo, hi, repeat, s0blk, s0rep, last), src0)]
+        if src1 is not None:
+            reads.append((Operand("src1", src1.addr, s.size, lo, hi, repeat, s1blk, s1rep, last), src1))
+        vector_access(core, api, reads=reads, writes=[(Runs("dst", dst.addr, lanes // 8, lanes // 8, repeat), dst)])
     compare_strided(core.ub, s.kind, int(mode), spec.compare_ne_nan, dst.addr, src0.addr, bbuf, b_addr,
                     src1 is None, s0blk, s1blk, s0rep, s1rep, repeat, as_signed64(lo), as_signed64(hi), last)
 
@@ -273,6 +285,12 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         if count == 0:
             return
         bbuf, b_addr = _second_operand(api, spec, core, d, s1, src1)
+        if core.sanitizer is not None:
+            nsel = _sel_bytes(mode, d.lanes_per_repeat, 0, count)
+            reads = [(("sel_mask", sel_mask.addr, nsel), sel_mask), (("src0", src0.addr, count * d.size), src0)]
+            if s1 is not None:
+                reads.append((("src1", src1.addr, count * d.size), src1))
+            vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count * d.size), dst)])
         select_contiguous(core.ub, d.size, dst.addr, sel_mask.addr, src0.addr, bbuf, b_addr, 0 if s1 is None else 1,
                           d.lanes_per_repeat if mode == SELMODE.VSEL_CMPMASK_SPR else 0, count)
         core._after_count_call(count % d.lanes_per_repeat or d.lanes_per_repeat)
@@ -289,6 +307,13 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         record_mask(core, plan, d, mask)
     if repeat == 0 or plan.empty:
         return
+    if core.sanitizer is not None:
+        def strided(name, t):
+            return Operand(name, t.addr, d.size, plan.lo, plan.hi, repeat, getattr(p, f"{name}BlkStride"),
+                           getattr(p, f"{name}RepStride"), last)
+        reads = [(("sel_mask", sel_mask.addr, _sel_bytes(mode, d.lanes_per_repeat, repeat)), sel_mask),
+                 (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
+        vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)])
     select_strided(core.ub, d.size, dst.addr, sel_mask.addr, src0.addr, bbuf, b_addr, s1 is None,
                    mode == SELMODE.VSEL_CMPMASK_SPR, p.dstBlkStride, p.src0BlkStride, p.src1BlkStride, p.dstRepStride,
                    p.src0RepStride, p.src1RepStride, repeat, as_signed64(plan.lo), as_signed64(plan.hi), last)
