@@ -458,6 +458,8 @@ def run_case(forms, case, baselines):
             return "FAIL plain call differs from the reference model"
         baselines[key] = outcome
     baseline = baselines[key]
+    if baseline[0] == "bad":
+        return f"FAIL the plain call raised {baseline[1]}"
     core = _fresh_core(case.device)
     fn, args, kwargs = form.build(core, case.dtype)
     if case.slot == PLAIN:
