@@ -10,7 +10,12 @@ __version__ = "0.1.0"
 from . import reg as Reg
 from . import testing
 from .api._common import MASK_PLACEHOLDER
-from .api.add import Add, BinaryRepeatParams
+from .api.elementwise import (Abs, Add, AddRelu, And, Axpy, BinaryRepeatParams, BrcbRepeatParams, Div, DivAlgo,
+                              DivConfig, Exp, ExpAlgo, ExpConfig, FusedMulAdd, LeakyRelu, Ln, LnAlgo, LnConfig, Max,
+                              Maxs, Min, Mins, Mul, MulAddDst, Muls, Or, Reciprocal, ReciprocalAlgo, ReciprocalConfig,
+                              Relu, Rsqrt, RsqrtAlgo, RsqrtConfig, Sqrt, SqrtAlgo, SqrtConfig, Sub, SubRelu,
+                              UnaryRepeatParams, Adds)
+from .fidelity import FIDELITY, Fidelity, FidelityRule, fidelity
 from .api.reduce_pair import ReducePairElem, ReduceType
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
 from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSumSpr, GetSaturationFlag, MaskMode,
@@ -25,6 +30,11 @@ from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
+    "Abs", "AddRelu", "Adds", "And", "Axpy", "BrcbRepeatParams", "Div", "DivAlgo", "DivConfig", "Exp", "ExpAlgo",
+    "ExpConfig", "FIDELITY", "Fidelity", "FidelityRule", "FusedMulAdd", "LeakyRelu", "Ln", "LnAlgo", "LnConfig", "Max",
+    "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal", "ReciprocalAlgo", "ReciprocalConfig", "Relu",
+    "Rsqrt", "RsqrtAlgo", "RsqrtConfig", "Sqrt", "SqrtAlgo", "SqrtConfig", "Sub", "SubRelu", "UnaryRepeatParams",
+    "fidelity",
     "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",

@@ -82,12 +82,13 @@ class LocalTensor:
 
     def __setitem__(self, key, value):
         self.check_alive("LocalTensor[]=")
-        if isinstance(value, _AddExpr):
+        if isinstance(value, _BinaryExpr):
             target = self._sub(key) if isinstance(key, slice) else None
             if target is None:
-                raise ParameterError("operator+", "target", key, legal="a slice, as in dst[:] = a + b")
-            from .api.add import add_operator
-            add_operator(target, value.src0, value.src1)
+                raise ParameterError(f"operator{value.symbol}", "target", key,
+                                     legal=f"a slice, as in dst[:] = a {value.symbol} b")
+            from .api.elementwise import evaluate_operator
+            evaluate_operator(value.symbol, target, value.src0, value.src1)
             return
         if isinstance(key, slice):
             target = self._sub(key)
@@ -103,20 +104,44 @@ class LocalTensor:
         else:
             self.SetValue(key, value)
 
+    # Operator forms (SPEC-2 1.1): unevaluated expressions; only `dst[:] = expr` computes them, with count =
+    # dst.GetSize(). LocalTensor keeps identity hashing (no __eq__ here).
     def __add__(self, other):
-        """`dst[:] = src0 + src1` is the Add operator form: count = dst.GetSize() (SPEC 3.2)."""
-        return _AddExpr(self, other)
+        return _BinaryExpr("+", self, other)
+
+    def __sub__(self, other):
+        return _BinaryExpr("-", self, other)
+
+    def __mul__(self, other):
+        return _BinaryExpr("*", self, other)
+
+    def __truediv__(self, other):
+        return _BinaryExpr("/", self, other)
+
+    def __and__(self, other):
+        return _BinaryExpr("&", self, other)
+
+    def __or__(self, other):
+        return _BinaryExpr("|", self, other)
 
     def ReinterpretCast(self, dtype):
         d = dt.resolve(dtype, "ReinterpretCast")
         return LocalTensor(self.core, d, self.addr, self.nbytes // d.size, self.position, self._lease)
 
 
-class _AddExpr:
-    __slots__ = ("src0", "src1")
+class _BinaryExpr:
+    """`a - b` etc. on LocalTensors: evaluated only by `dst[:] = expr` (SPEC-2 1.1)."""
+    __slots__ = ("symbol", "src0", "src1")
 
-    def __init__(self, src0, src1):
-        self.src0, self.src1 = src0, src1
+    def __init__(self, symbol, src0, src1):
+        self.symbol, self.src0, self.src1 = symbol, src0, src1
+
+    def __bool__(self):
+        raise TypeError(f"the expression `a {self.symbol} b` of LocalTensors has no truth value; assign it with "
+                        "dst[:] = a " + self.symbol + " b (SPEC-2 1.1)")
+
+    def __repr__(self):
+        return f"({self.src0!r} {self.symbol} {self.src1!r})"
 
 
 class GlobalTensor:

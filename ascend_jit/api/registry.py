@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..reference import model as reference_model
-from .add import Add
+from .elementwise import elementwise_instructions
 from .reduce_pair import ReducePairElem
 from .reduce_sum import ReduceSum
 
@@ -20,10 +20,6 @@ class Instruction:
     example: Callable          # (core, dtype) -> (tensors, call): call(*tensors) is one minimal valid call
 
 
-def _add_example(core, dtype):
-    return tuple(core.local_tensor(dtype, 64) for _ in range(3)), lambda d, a, b: Add(d, a, b, 64)
-
-
 def _reduce_sum_example(core, dtype):
     tensors = core.local_tensor(dtype, 16), core.local_tensor(dtype, 64), core.local_tensor(dtype, 64)
     return tensors, lambda dst, src, tmp: ReduceSum(dst, src, tmp, 64)
@@ -35,9 +31,8 @@ def _pair_example(core, dtype):
 
 
 INSTRUCTIONS = (
-    Instruction("Add", Add, lambda spec: spec.add_dtypes, reference_model.add_high_dim, _add_example),
     Instruction("ReduceSum", ReduceSum, lambda spec: spec.reduce_sum_dtypes, reference_model.reduce_sum_count,
                 _reduce_sum_example),
     Instruction("ReducePairElem", ReducePairElem, lambda spec: spec.pair_dtypes, reference_model.reduce_pair,
                 _pair_example),
-)
+) + elementwise_instructions(Instruction)
