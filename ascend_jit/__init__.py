@@ -10,7 +10,8 @@ __version__ = "0.1.0"
 from . import reg as Reg
 from . import testing
 from .api._common import MASK_PLACEHOLDER
-from .api.elementwise import (Abs, Add, AddRelu, And, Axpy, BinaryRepeatParams, BrcbRepeatParams, Div, DivAlgo,
+from .api.elementwise import (Abs, Add, AddRelu, And, Axpy, BinaryRepeatParams, Brcb, BrcbRepeatParams, Div, DivAlgo,
+                              Duplicate,
                               DivConfig, Exp, ExpAlgo, ExpConfig, FusedMulAdd, LeakyRelu, Ln, LnAlgo, LnConfig, Max,
                               Maxs, Min, Mins, Mul, MulAddDst, Muls, Or, Reciprocal, ReciprocalAlgo, ReciprocalConfig,
                               Relu, Rsqrt, RsqrtAlgo, RsqrtConfig, Sqrt, SqrtAlgo, SqrtConfig, Sub, SubRelu,
@@ -30,7 +31,7 @@ from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
-    "Abs", "AddRelu", "Adds", "And", "Axpy", "BrcbRepeatParams", "Div", "DivAlgo", "DivConfig", "Exp", "ExpAlgo",
+    "Abs", "AddRelu", "Adds", "And", "Axpy", "Brcb", "BrcbRepeatParams", "Div", "Duplicate", "DivAlgo", "DivConfig", "Exp", "ExpAlgo",
     "ExpConfig", "FIDELITY", "Fidelity", "FidelityRule", "FusedMulAdd", "LeakyRelu", "Ln", "LnAlgo", "LnConfig", "Max",
     "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal", "ReciprocalAlgo", "ReciprocalConfig", "Relu",
     "Rsqrt", "RsqrtAlgo", "RsqrtConfig", "Sqrt", "SqrtAlgo", "SqrtConfig", "Sub", "SubRelu", "UnaryRepeatParams",

@@ -13,7 +13,7 @@ from ascend_jit.reference import model as ref_model
 from ascend_jit.reference import numerics as ref
 from conftest import DEVICES, set_int_sat, set_sat_mode
 
-ROWS = list(E.OPS.values())
+ROWS = [r for r in E.OPS.values() if r.arity not in ("fill", "brcb")]  # Duplicate / Brcb: own tests below
 ROW_IDS = [r.name for r in ROWS]
 
 
@@ -269,3 +269,100 @@ def test_doc_examples_relu_leaky_relu_div_config():
     b[:] = 2
     aj.Div(d, a, b, 512, config=aj.DivConfig(aj.DivAlgo.PRECISION_1ULP_FTZ_FALSE))
     assert np.array_equal(d.numpy(), (np.arange(1, 513) / 2).astype(np.float16))
+
+
+# --- Duplicate and Brcb (SPEC-2 5) ------------------------------------------------------------------------------------
+def test_doc_examples_duplicate_and_brcb(device):
+    """E-15 and E-16."""
+    core = aj.Core(device)
+    d = core.local_tensor("half", 256)
+    aj.Duplicate(d, 18.0, 256)
+    assert (d.numpy().view(np.uint16) == 0x4C80).all()
+    if device == "ascend950":
+        src = core.local_tensor("half", 256)
+        src[:] = np.concatenate([[18.0], np.arange(1, 256)])
+        d[:] = 0
+        aj.Duplicate(d, src, 256)
+        assert (d.numpy().view(np.uint16) == 0x4C80).all()
+    else:
+        with pytest.raises(aj.UnsupportedDeviceError):
+            aj.Duplicate(d, core.local_tensor("half", 16), 256)
+    if E.BRCB.dtypes.get(device):
+        src = core.local_tensor("half", 16)
+        src[:] = np.arange(1, 17)
+        aj.Brcb(d, src, 2, aj.BrcbRepeatParams(1, 8))
+        assert np.array_equal(d.numpy(), np.repeat(np.arange(1, 17), 16).astype(np.float16))
+    else:
+        with pytest.raises(aj.UnsupportedDeviceError):
+            aj.Brcb(d, core.local_tensor("half", 16), 2, (1, 8))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_duplicate_matches_reference_on_whole_ub(seed):
+    rng = np.random.default_rng(seed)
+    device = DEVICES[rng.integers(len(DEVICES))]
+    offered = E.DUPLICATE.dtypes[device]
+    dtype = offered[rng.integers(len(offered))]
+    core = aj.Core(device, bounds="ub")
+    random_ub(core, seed)
+    L = 256 // ref.SIZES[dtype]
+    value = _scalar_of(core, dtype, rng)
+    before = core.ub.copy()
+    dst = core.local_tensor(dtype, 1, addr=int(rng.integers(0, 64)) * 32)
+    if rng.random() < 0.4 or dtype in E.DUPLICATE.count_only[device]:
+        count = int(rng.integers(0, 400))
+        dst = core.local_tensor(dtype, max(count, 1), addr=dst.addr)
+        aj.Duplicate(dst, value, count)
+        R.fill_count(before, dtype, dst.addr, _python_value(dtype, value), count)
+    else:
+        mask = int(rng.integers(0, L + 5))
+        repeat, blk, rep = int(rng.integers(0, 9)), int(rng.integers(1, 5)), int(rng.integers(0, 20))
+        try:
+            aj.Duplicate(dst, value, mask, repeat, blk, rep)
+        except aj.AscendJitError:
+            assert np.array_equal(core.ub, before)
+            return
+        lanes = ref_model.continuous_lanes(mask, L)
+        R.run_high_dim(before, lambda cols: R.duplicate(dtype, None, [_python_value(dtype, value)] * len(cols[0])),
+                       [dtype], [dst.addr], lanes, repeat, [blk], [rep])
+    assert np.array_equal(core.ub, before)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_brcb_matches_reference_on_whole_ub(seed):
+    rng = np.random.default_rng(seed)
+    devices = [d for d in DEVICES if E.BRCB.dtypes.get(d)]
+    device = devices[rng.integers(len(devices))]
+    offered = E.BRCB.dtypes[device]
+    dtype = offered[rng.integers(len(offered))]
+    core = aj.Core(device, bounds="ub")
+    random_ub(core, seed)
+    repeat, blk, rep = int(rng.integers(0, 12)), int(rng.integers(0, 6)), int(rng.integers(0, 20))
+    src = core.local_tensor(dtype, 8 * 12, addr=65536)
+    dst = core.local_tensor(dtype, 1, addr=int(rng.integers(0, 32)) * 32)
+    before = core.ub.copy()
+    try:
+        aj.Brcb(dst, src, repeat, (blk, rep))
+    except aj.AscendJitError:
+        assert np.array_equal(core.ub, before) and blk == 0
+        return
+    R.brcb(before, dtype, dst.addr, src.addr, repeat, blk, rep)
+    assert np.array_equal(core.ub, before)
+
+
+def test_brcb_refusals():
+    core = aj.Core("atlas-a2")
+    src, dst = core.local_tensor("half", 16), core.local_tensor("half", 256)
+    random_ub(core, 3)
+    before = core.ub.copy()
+    for call, err in ((lambda: aj.Brcb(dst, src, 2, (0, 8)), aj.ParameterError),           # D61
+                      (lambda: aj.Brcb(dst, src, 3, (1, 8)), aj.OutOfBoundsError),         # src too short
+                      (lambda: aj.Brcb(dst, src, 2, (1, 16)), aj.OutOfBoundsError),        # past dst's tensor
+                      (lambda: aj.Brcb(dst, core.local_tensor("half", 8, addr=dst.addr), 1, (1, 8)),
+                       aj.OverlapError),                                                    # D34
+                      (lambda: aj.Brcb(dst, src, 256, (1, 8)), aj.ParameterError)):
+        with pytest.raises(err, match="Brcb"):
+            call()
+        assert np.array_equal(core.ub, before)

@@ -18,6 +18,7 @@ from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError
                       UnsupportedDTypeError)
 from ..jit import elementwise as K
 from ..reference import elementwise as R
+from ..tensor import LocalTensor
 from ._common import (Operand, as_signed64, check_align, check_count_overlap, check_inside_ub, check_overlap,
                       check_range, check_tensor_bounds, operands, plan_mask, record_mask, refuse_empty_mask_on_950)
 from ._scalar import scalar_bits
@@ -229,10 +230,16 @@ FUSED_MUL_ADD = _op("FusedMulAdd", "ternary", K.FUSED_MUL_ADD, _table(("half", "
 AXPY = _op("Axpy", "axpy", K.AXPY, _table(("half", "float", "bfloat16") + _64, _HF, t910=_HF), _table(_64), R.axpy,
            overlap="ternary", mixed=_table((("half", "float"),), (("half", "float"),), t910=(("half", "float"),)))
 
+_DUP_950 = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float", "int64", "uint64")
+_DUP = ("int16", "uint16", "half", "bfloat16", "int32", "uint32", "float")
+DUPLICATE = _op("Duplicate", "fill", -1, _table(_DUP_950, _DUP, t910=_DUP), _table(_8_64), R.duplicate)
+BRCB = _op("Brcb", "brcb", -1, _table(_DUP_950, _DUP, b310=(), p310=("int16", "uint16", "half", "int32", "uint32",
+                                                                    "float")), _NONE, R.brcb, overlap="none")
+
 _UNSET = object()
 _PARAMS = {"binary": BinaryRepeatParams, "ternary": BinaryRepeatParams, "scalar": UnaryRepeatParams,
            "unary": UnaryRepeatParams, "axpy": UnaryRepeatParams}
-_TENSORS = {"binary": ("dst", "src0", "src1"), "ternary": ("dst", "src0", "src1"), "scalar": ("dst", "src"),
+_TENSORS = {"fill": ("dst", "src"), "brcb": ("dst", "src"), "binary": ("dst", "src0", "src1"), "ternary": ("dst", "src0", "src1"), "scalar": ("dst", "src"),
             "unary": ("dst", "src"), "axpy": ("dst", "src")}
 
 
@@ -268,7 +275,7 @@ def _check_dtypes(row, spec, facts, high_dim):
         raise UnsupportedDeviceError(api, "device", device, legal=", ".join(d for d, v in row.dtypes.items() if v),
                                      detail="the device does not offer this instruction (SPEC-2 1.9)")
     dst = facts[0].dtype
-    src = facts[1].dtype
+    src = facts[1].dtype if len(facts) > 1 else dst
     pairs = (row.mixed or {}).get(device, ())
     mixed = src is not dst and (src.name, dst.name) in pairs
     if not mixed:
@@ -345,22 +352,35 @@ def _validate_count(row, spec, facts, count):
     dsize = facts[0].dtype.size
     for f in facts:
         check_align(api, spec, f.name, f.addr, 32)
+        if row.arity == "fill" and f.name == "src":
+            if f.size < 1:
+                raise OutOfBoundsError(api, "src", f.size, legal=">= 1 element (src[0] is broadcast)",
+                                       device=spec.name)
+            continue
         if count > f.size:  # tensors lie inside the UB, so this also refuses every count past the UB end
             raise OutOfBoundsError(api, "count", count, legal=f"<= {f.name}.GetSize() = {f.size} (the UB holds "
                                    f"{spec.ub_bytes // f.dtype.size} elements)", device=spec.name)
     d = facts[0]
     for f in facts[1:]:
-        nb_src = count * f.dtype.size
+        nb_src = count * f.dtype.size if row.arity != "fill" else f.dtype.size
         if mixed or row.overlap == "none":
             if d.addr < f.addr + nb_src and f.addr < d.addr + count * dsize:
                 raise OverlapError(api, f"dst/{f.name}", f"dst at {d.addr}, {f.name} at {f.addr}", device=spec.name,
                                    legal="disjoint ranges (SPEC-2 D34: mixed-width forms allow no overlap)")
-        else:
+        elif row.arity != "fill":
             check_count_overlap(api, spec, f.name, d.addr, f.addr, count * dsize)
     return mixed, 256 // dsize
 
 
-_STRIDE_FIELDS = {BinaryRepeatParams: (("dst", "dstBlkStride", "dstRepStride", 255),
+@dataclass(frozen=True)
+class _DuplicateStrides:
+    """Duplicate's high-dim strides (SPEC-2 5.1): uint16 dstBlockStride, uint8 dstRepeatStride."""
+    dstBlkStride: int
+    dstRepStride: int
+
+
+_STRIDE_FIELDS = {_DuplicateStrides: (("dst", "dstBlkStride", "dstRepStride", 65535),),
+                  BinaryRepeatParams: (("dst", "dstBlkStride", "dstRepStride", 255),
                                        ("src0", "src0BlkStride", "src0RepStride", 255),
                                        ("src1", "src1BlkStride", "src1RepStride", 255)),
                   UnaryRepeatParams: (("dst", "dstBlkStride", "dstRepStride", 65535),
@@ -378,7 +398,7 @@ def _validate_high_dim(row, spec, bounds, facts, plan, repeat_time, params):
         blk = check_range(api, spec, blk_f, getattr(params, blk_f), 0, blk_max)
         rep = check_range(api, spec, rep_f, getattr(params, rep_f), 0, 255)
         strides[name] = (blk, rep)
-    if strides["dst"][0] == 0:
+    if strides["dst"][0] == 0:  # SPEC 1.2, D10, D61
         raise ParameterError(api, "dstBlkStride", 0, legal="[1, ...] (0 is undefined behaviour, SPEC 1.2, D10)",
                              device=spec.name)
     refuse_empty_mask_on_950(api, spec, plan)
@@ -592,6 +612,108 @@ def _make(row):
     return entry
 
 
+def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
+              dst_repeat_stride=None, is_set_mask=_UNSET):
+    """`Duplicate(dst, scalar, count)`, `Duplicate(dst, src_tensor, count)` (950: broadcasts src_tensor[0]) or
+    `Duplicate(dst, scalar, mask, repeat_time, dst_block_stride, dst_repeat_stride)` (SPEC-2 5.1): bit copies, no
+    arithmetic, no saturation."""
+    row = DUPLICATE
+    tensor_source = isinstance(value, LocalTensor)
+    core = operands(row.name, dst, value) if tensor_source else operands(row.name, dst)
+    if count is not None or (len(args) == 1 and mask is None):
+        if is_set_mask is not _UNSET:
+            raise TypeError("Duplicate() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
+        n = count if count is not None else args[0]
+        if tensor_source and core.spec.name != D950:
+            raise UnsupportedDeviceError(row.name, "src", "a LocalTensor", device=core.device,
+                                         legal="a scalar (the tensor-source overload exists on the 950 only)")
+        facts = (_TensorFacts("dst", dst.dtype, dst.addr, dst.size),)
+        if tensor_source:
+            facts += (_TensorFacts("src", value.dtype, value.addr, value.size),)
+        mixed, lanes = _validate(_validate_count, row, core.spec, facts, n)
+        if tensor_source:
+            bits = int.from_bytes(core.ub[value.addr:value.addr + value.dtype.size].tobytes(), "little")
+        else:
+            bits = scalar_bits(row.name, core.spec, dst.dtype, value, "scalar")
+        if n == 0:
+            return
+        K.fill_contiguous(core.ub, dst.dtype.size, dst.addr, as_signed64(bits), int(n))
+        core._after_count_call(n % lanes or lanes)
+        return
+    if tensor_source:
+        raise ParameterError(row.name, "value", "a LocalTensor", legal="a scalar in the high-dim form (SPEC-2 5.1)",
+                             device=core.device)
+    if len(args) == 4:
+        mask, repeat_time, dst_block_stride, dst_repeat_stride = args
+    elif args:
+        raise ParameterError(row.name, "arguments", len(args) + 2, device=core.device,
+                             legal="(dst, scalar, count) or (dst, scalar, mask, repeat_time, dst_block_stride, "
+                                   "dst_repeat_stride)")
+    facts = (_TensorFacts("dst", dst.dtype, dst.addr, dst.size),)
+    plan = plan_mask(row.name, core, dst.dtype, mask, is_set_mask is _UNSET or is_set_mask)
+    strides = _DuplicateStrides(dst_block_stride, dst_repeat_stride)
+    repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, facts, plan,
+                                            repeat_time, strides)
+    bits = as_signed64(scalar_bits(row.name, core.spec, dst.dtype, value, "scalar"))
+    record_mask(core, plan, dst.dtype, mask)
+    if repeat == 0 or plan.empty:
+        return
+    K.fill_strided(core.ub, dst.dtype.size, dst.addr, bits, strides.dstBlkStride, strides.dstRepStride, repeat,
+                   as_signed64(plan.lo), as_signed64(plan.hi), last)
+
+
+@lru_cache(maxsize=4096)
+def _validate_brcb(spec, bounds, facts, repeat_time, params):
+    """SPEC-2 5.2: ranges, dtypes, src holds 8*repeat elements, the dst blocks inside the UB and dst, no overlap."""
+    row = BRCB
+    api = row.name
+    _check_dtypes(row, spec, facts, True)
+    repeat = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
+    blk = check_range(api, spec, "dstBlkStride", params.dstBlkStride, 0, 65535)
+    rep = check_range(api, spec, "dstRepStride", params.dstRepStride, 0, 65535)
+    if blk == 0:
+        raise ParameterError(api, "dstBlkStride", 0, legal="[1, 65535] (SPEC-2 D61: 0 is undefined behaviour)",
+                             device=spec.name)
+    dst, src = facts
+    for f in facts:
+        check_align(api, spec, f.name, f.addr, 32)
+    if 8 * repeat > src.size:
+        raise OutOfBoundsError(api, "src", src.size, legal=f">= 8 * repeat_time = {8 * repeat} elements",
+                               device=spec.name)
+    if repeat == 0:
+        return 0
+    starts = np.array([dst.addr + (i * rep + j * blk) * 32 for i in range(repeat) for j in range(8)])
+    first, end = int(starts.min()), int(starts.max()) + 32
+    if end > spec.ub_bytes:
+        raise OutOfBoundsError(api, "dst", f"bytes [{first}, {end})", device=spec.name,
+                               legal=f"every written block inside the UB [0, {spec.ub_bytes})")
+    if bounds == "tensor" and end > dst.addr + dst.nbytes:
+        raise OutOfBoundsError(api, "dst", f"bytes [{first}, {end})", device=spec.name,
+                               legal=f"inside dst's tensor [{dst.addr}, {dst.addr + dst.nbytes}); make the core with "
+                                     "bounds=\"ub\" to allow strides past a tensor")
+    src_end = src.addr + 8 * repeat * src.dtype.size
+    if np.any((starts < src_end) & (starts + 32 > src.addr)):
+        raise OverlapError(api, "dst/src", "overlapping bytes", device=spec.name,
+                           legal="no overlap between src and dst (SPEC-2 D34)")
+    return repeat
+
+
+def Brcb(dst, src, repeat_time, repeat_params=None):
+    """`Brcb(dst, src, repeat_time, aj.BrcbRepeatParams(dstBlkStride, dstRepStride))` (SPEC-2 5.2): block j of
+    repeat i is filled with src[8i + j]; no mask."""
+    core = operands(BRCB.name, dst, src)
+    params = BrcbRepeatParams() if repeat_params is None else repeat_params
+    if isinstance(params, (tuple, list)) and len(params) == 2:
+        params = BrcbRepeatParams(*params)
+    if type(params) is not BrcbRepeatParams:
+        raise ParameterError(BRCB.name, "repeat_params", params, legal="aj.BrcbRepeatParams or 2 integers",
+                             device=core.device)
+    facts = (_TensorFacts("dst", dst.dtype, dst.addr, dst.size), _TensorFacts("src", src.dtype, src.addr, src.size))
+    repeat = _validate(_validate_brcb, core.spec, core.bounds, facts, repeat_time, params)
+    if repeat:
+        K.brcb(core.ub, dst.dtype.size, dst.addr, src.addr, params.dstBlkStride, params.dstRepStride, repeat)
+
+
 def evaluate_operator(symbol, dst, src0, src1):
     """`dst[:] = src0 <op> src1`: the count form with count = dst.GetSize() (SPEC-2 1.1, SPEC 3.2); shorter sources
     are refused."""
@@ -614,7 +736,8 @@ MulAddDst, FusedMulAdd, Axpy = _make(MUL_ADD_DST), _make(FUSED_MUL_ADD), _make(A
 ENTRIES = {"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Max": Max, "Min": Min, "And": And, "Or": Or,
            "AddRelu": AddRelu, "SubRelu": SubRelu, "Adds": Adds, "Muls": Muls, "Maxs": Maxs, "Mins": Mins,
            "LeakyRelu": LeakyRelu, "Abs": Abs, "Relu": Relu, "Exp": Exp, "Ln": Ln, "Sqrt": Sqrt, "Rsqrt": Rsqrt,
-           "Reciprocal": Reciprocal, "MulAddDst": MulAddDst, "FusedMulAdd": FusedMulAdd, "Axpy": Axpy}
+           "Reciprocal": Reciprocal, "MulAddDst": MulAddDst, "FusedMulAdd": FusedMulAdd, "Axpy": Axpy,
+           "Duplicate": Duplicate, "Brcb": Brcb}
 
 
 def elementwise_instructions(Instruction):
@@ -625,6 +748,10 @@ def elementwise_instructions(Instruction):
 
         def make(core, dtype):
             tensors = tuple(core.local_tensor(dtype, 64) for _ in range(n))
+            if row.arity == "fill":
+                return tensors[:1], lambda d: entry(d, 1, 64)
+            if row.arity == "brcb":
+                return (core.local_tensor(dtype, 2048), tensors[1]), lambda d, s: entry(d, s, 1, (1, 8))
             if row.arity in ("scalar", "axpy"):
                 return tensors, lambda d, s: entry(d, s, 1, 64)
             return tensors, lambda *t: entry(*t, 64)

@@ -397,6 +397,11 @@ def run_high_dim(ub, fn, dtypes, addrs, lanes, repeat, blks, reps, last_lanes=No
                       out)
 
 
+def duplicate(dtype, env, value):
+    """SPEC-2 5.1: every lane receives the value's bits (no arithmetic, no saturation)."""
+    return value
+
+
 def fill_count(ub, dtype, dst, value, count):
     """Duplicate (SPEC-2 5.1): bit copies of one value."""
     for k in range(count):
