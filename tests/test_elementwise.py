@@ -366,3 +366,168 @@ def test_brcb_refusals():
         with pytest.raises(err, match="Brcb"):
             call()
         assert np.array_equal(core.ub, before)
+
+
+# --- SPEC-2 12.2 boundary rows, per device and overflow mode ----------------------------------------------------------
+MAXH, MINH, INF, NAN = 65504.0, -65504.0, math.inf, math.nan
+I16, I32 = (-32768, 32767), (-2**31, 2**31 - 1)
+# (row, dtype, tensor values [dst, src0, src1] (dst first; None = 0), scalar, INF/NaN or wrap result, sat or clamp
+# result, devices: "all" | "950" | "non950")
+B_ROWS = [
+    ("B-1", "Sub", "half", [None, MINH, MAXH], None, -INF, MINH, "all"),
+    ("B-2a", "Sub", "half", [None, -0.0, 0.0], None, -0.0, -0.0, "all"),
+    ("B-2b", "Sub", "half", [None, -0.0, -0.0], None, 0.0, 0.0, "all"),
+    ("B-2c", "Sub", "half", [None, 0.0, -0.0], None, 0.0, 0.0, "all"),
+    ("B-3a", "Sub", "half", [None, INF, INF], None, NAN, 0.0, "all"),
+    ("B-3b", "Sub", "half", [None, NAN, 1.0], None, NAN, 0.0, "all"),
+    ("B-4a", "Sub", "int16", [None, I16[0], I16[1]], None, 1, I16[0], "all"),
+    ("B-4b", "Sub", "int16", [None, I16[1], I16[0]], None, -1, I16[1], "all"),
+    ("B-4c", "Sub", "int32", [None, I32[0], I32[1]], None, 1, I32[0], "all"),
+    ("B-4d", "Sub", "int32", [None, I32[1], I32[0]], None, -1, I32[1], "all"),
+    ("B-5", "Sub", "float", [None, -3.4028234663852886e38, 3.4028234663852886e38], None, -INF, -INF, "all"),
+    ("B-6a", "Mul", "half", [None, MINH, MINH], None, INF, MAXH, "all"),
+    ("B-6b", "Mul", "half", [None, MINH, 0.0], None, -0.0, -0.0, "all"),
+    ("B-6c", "Mul", "half", [None, MAXH, -0.0], None, -0.0, -0.0, "all"),
+    ("B-6d", "Mul", "half", [None, 0.0, INF], None, NAN, 0.0, "all"),
+    ("B-7a", "Mul", "int16", [None, 32767, 32767], None, 1, 32767, "all"),
+    ("B-7b", "Mul", "int16", [None, -32768, -32768], None, 0, 32767, "all"),
+    ("B-7c", "Mul", "int16", [None, -32768, 32767], None, -32768, -32768, "all"),
+    ("B-8a", "Mul", "int32", [None, I32[1], I32[1]], None, 1, I32[1], "all"),
+    ("B-8b", "Mul", "int32", [None, I32[0], I32[0]], None, 0, I32[1], "all"),
+    ("B-9a", "Div", "half", [None, MINH, 0.0], None, -INF, MINH, "all"),
+    ("B-9b", "Div", "half", [None, MINH, -0.0], None, INF, MAXH, "all"),
+    ("B-9c", "Div", "half", [None, 0.0, MINH], None, -0.0, -0.0, "all"),
+    ("B-9d", "Div", "half", [None, -0.0, MAXH], None, -0.0, -0.0, "all"),
+    ("B-9e", "Div", "half", [None, 0.0, 0.0], None, NAN, 0.0, "all"),
+    ("B-9f", "Div", "half", [None, MINH, INF], None, -0.0, -0.0, "all"),
+    ("B-9g", "Div", "half", [None, MAXH, MAXH], None, 1.0, 1.0, "all"),
+    ("B-10a", "Max", "half", [None, MINH, -0.0], None, -0.0, -0.0, "all"),
+    ("B-10b", "Max", "half", [None, 0.0, -0.0], None, 0.0, 0.0, "all"),
+    ("B-10c", "Max", "half", [None, -0.0, 0.0], None, 0.0, 0.0, "all"),
+    ("B-10d", "Max", "half", [None, -0.0, -0.0], None, -0.0, -0.0, "all"),
+    ("B-10e", "Max", "half", [None, 3.0, NAN], None, NAN, 0.0, "all"),
+    ("B-10f", "Max", "half", [None, INF, -INF], None, INF, MAXH, "all"),
+    ("B-11a", "Min", "half", [None, 0.0, -0.0], None, -0.0, -0.0, "all"),
+    ("B-11b", "Min", "half", [None, -0.0, 0.0], None, -0.0, -0.0, "all"),
+    ("B-11c", "Min", "half", [None, MAXH, -0.0], None, -0.0, -0.0, "all"),
+    ("B-11d", "Min", "half", [None, INF, -INF], None, -INF, MINH, "all"),
+    ("B-11e", "Min", "half", [None, MINH, NAN], None, NAN, 0.0, "all"),
+    ("B-12a", "Adds", "half", [None, MINH], MINH, -INF, MINH, "all"),
+    ("B-12b", "Adds", "half", [None, -0.0], -0.0, -0.0, -0.0, "all"),
+    ("B-12c", "Adds", "half", [None, 0.0], -0.0, 0.0, 0.0, "all"),
+    ("B-12d", "Adds", "half", [None, INF], -INF, NAN, 0.0, "all"),
+    ("B-13a", "Adds", "int16", [None, -32768], -32768, 0, -32768, "all"),
+    ("B-13b", "Adds", "int16", [None, 32767], 32767, -2, 32767, "all"),
+    ("B-14a", "Maxs", "half", [None, 0.0], -0.0, 0.0, 0.0, "all"),
+    ("B-14b", "Maxs", "half", [None, INF], -INF, INF, MAXH, "all"),
+    ("B-14c", "Mins", "half", [None, -0.0], 0.0, -0.0, -0.0, "all"),
+    ("B-14d", "Mins", "half", [None, MINH], NAN, NAN, 0.0, "all"),
+    ("B-15a", "LeakyRelu", "half", [None, -0.0], MINH, 0.0, 0.0, "all"),
+    ("B-15b", "LeakyRelu", "half", [None, -0.0], MAXH, -0.0, -0.0, "all"),
+    ("B-15c", "LeakyRelu", "half", [None, -0.0], INF, NAN, 0.0, "all"),
+    ("B-15d", "LeakyRelu", "half", [None, 0.0], NAN, 0.0, 0.0, "all"),
+    ("B-15e", "LeakyRelu", "half", [None, -INF], 0.0, NAN, 0.0, "all"),
+    ("B-15f", "LeakyRelu", "half", [None, MINH], MINH, INF, MAXH, "all"),
+    ("B-15g", "LeakyRelu", "half", [None, INF], 0.5, INF, MAXH, "all"),
+    ("B-16a", "Abs", "half", [None, -0.0], None, 0.0, 0.0, "all"),
+    ("B-16b", "Abs", "half", [None, -INF], None, INF, MAXH, "all"),
+    ("B-16c", "Abs", "half", [None, NAN], None, NAN, 0.0, "all"),
+    ("B-17a", "Relu", "half", [None, -0.0], None, 0.0, 0.0, "all"),
+    ("B-17b", "Relu", "half", [None, -INF], None, 0.0, 0.0, "all"),
+    ("B-17c", "Relu", "half", [None, NAN], None, NAN, 0.0, "all"),
+    ("B-17d", "Relu", "int32", [None, I32[0]], None, 0, 0, "all"),
+    ("B-18a", "Exp", "half", [None, -INF], None, 0.0, 0.0, "all"),
+    ("B-18b", "Exp", "half", [None, MAXH], None, INF, MAXH, "all"),
+    ("B-18c", "Ln", "half", [None, 0.0], None, -INF, MINH, "all"),
+    ("B-18d", "Ln", "half", [None, -0.0], None, -INF, MINH, "all"),
+    ("B-18e", "Ln", "half", [None, MINH], None, NAN, 0.0, "all"),
+    ("B-18f", "Sqrt", "half", [None, -0.0], None, -0.0, -0.0, "all"),
+    ("B-18g", "Sqrt", "half", [None, -INF], None, NAN, 0.0, "all"),
+    ("B-18h", "Rsqrt", "half", [None, -0.0], None, -INF, MINH, "all"),
+    ("B-18i", "Reciprocal", "half", [None, 0.0], None, INF, MAXH, "all"),
+    ("B-18j", "Reciprocal", "half", [None, -INF], None, -0.0, -0.0, "all"),
+    ("B-19a", "AddRelu", "half", [None, -0.0, -0.0], None, 0.0, 0.0, "all"),
+    ("B-19b", "AddRelu", "half", [None, MINH, MINH], None, 0.0, 0.0, "all"),
+    ("B-19c", "AddRelu", "half", [None, NAN, 1.0], None, NAN, 0.0, "all"),
+    ("B-19d", "AddRelu", "half", [None, MAXH, MAXH], None, INF, MAXH, "all"),
+    ("B-20a", "SubRelu", "half", [None, -0.0, 0.0], None, 0.0, 0.0, "all"),
+    ("B-20b", "SubRelu", "half", [None, MAXH, MINH], None, INF, MAXH, "all"),
+    ("B-20c", "SubRelu", "half", [None, INF, INF], None, NAN, 0.0, "all"),
+    ("B-21", "Axpy", "half", [MINH, MAXH], MAXH, INF, 0.0, "non950"),
+    ("B-22", "Axpy", "half", [MINH, MAXH], MAXH, INF, MAXH, "950"),
+    ("B-23", "Axpy", "half", [-INF, MAXH], INF, NAN, MINH, "non950"),
+    ("B-23-950", "Axpy", "half", [-INF, MAXH], INF, NAN, 0.0, "950"),       # D74
+    ("B-24", "Axpy", "half", [INF, INF], 0.0, NAN, MAXH, "non950"),
+    ("B-24-950", "Axpy", "half", [INF, INF], 0.0, NAN, 0.0, "950"),        # D74
+    ("B-25", "Axpy", "half", [MINH, MAXH], 1.0, 0.0, 0.0, "all"),
+    ("B-26", "Axpy", "half", [-0.0, 1.0], 0.0, 0.0, 0.0, "all"),
+    ("H-1", "MulAddDst", "half", [np.uint16(0xBC02), np.uint16(0x3C01), np.uint16(0x3C01)], None, 2.0**-20, None,
+     "all"),
+    ("H-17", "FusedMulAdd", "half", [0.0, 0.0, -0.0], None, None, 0.0, "all"),
+    ("H-18", "LeakyRelu", "half", [None, MINH], INF, None, MINH, "all"),
+    ("D73-sqrt", "Sqrt", "half", [None, MAXH], None, 255.875, 255.875, "all"),  # 0x5BFF (D73)
+    ("D75-rsqrt", "Rsqrt", "half", [None, -2.0], None, NAN, 0.0, "all"),
+]
+
+
+def _as(dtype, v):
+    if isinstance(v, np.uint16):
+        return np.array([v]).view(np.float16)[0]
+    return np.dtype(ref.NP_TYPES[dtype]).type(0 if v is None else v)
+
+
+def _boundary_lane(device, saturating, name, dtype, values, scalar, config=None):
+    core = aj.Core(device)
+    if not (set_sat_mode(core, saturating) if ref.is_float(dtype) else set_int_sat(core, saturating)):
+        return None
+    row = E.OPS[name]
+    tensors = [core.local_tensor(dtype, 16) for _ in values]
+    for t, v in zip(tensors, values):
+        t[:] = np.full(16, _as(dtype, v))
+    _call(row, tensors, (16,), None if scalar is None else _as(dtype, scalar), config)
+    return tensors[0].numpy()[0]
+
+
+def _same_value(got, want):
+    if isinstance(want, float) and math.isnan(want):
+        return math.isnan(float(got))
+    return float(got) == want and math.copysign(1, float(got)) == math.copysign(1, want)
+
+
+@pytest.mark.parametrize("saturating", [False, True], ids=["inf-nan", "sat"])
+@pytest.mark.parametrize("case", B_ROWS, ids=[r[0] for r in B_ROWS])
+def test_boundary_rows(device, saturating, case):
+    _, name, dtype, values, scalar, inf_mode, sat_mode, where = case
+    want = sat_mode if saturating else inf_mode
+    if want is None or (where == "950") != (device == "ascend950") and where != "all":
+        pytest.skip("row not for this device or mode")
+    if dtype not in E.OPS[name].dtypes.get(device, ()):
+        pytest.skip(f"{name} {dtype} not offered on {device}")
+    got = _boundary_lane(device, saturating, name, dtype, values, scalar)
+    if got is None:
+        pytest.skip(f"{device} has no such mode")
+    assert _same_value(got, want), (got, want)
+
+
+def test_decision_vectors_950():
+    """H-16 (integer Div), H-20 (Reciprocal FTZ sign), H-6 (DAZ of Ln/Sqrt INTRINSIC), D49 domain."""
+    core = aj.Core("ascend950")
+    d, a, b = (core.local_tensor("int32", 8) for _ in range(3))
+    a[:] = [-7, 7, -2**31, 9, 0, 0, 0, 0]
+    b[:] = [2, 0, -1, -4, 1, 1, 1, 1]
+    aj.Div(d, a, b, 8)
+    assert list(d.numpy()[:4]) == [-3, -1, -2**31, -2]
+    f = core.local_tensor("float", 8)
+
+    def src(*bits):
+        t = core.local_tensor("float", 8)
+        t[:] = np.array(list(bits) + [0] * (8 - len(bits)), np.uint32).view(np.float32)
+        return t
+    aj.Reciprocal(f, src(0xFF000000), 1)
+    assert f.numpy().view(np.uint32)[0] == 0x80000000
+    aj.Ln(f, src(0x00000001, 0x00800000), 2)
+    assert f.numpy()[0] == -np.inf and abs(f.numpy()[1] - np.log(np.float64(2.0**-126))) < 1e-4
+    aj.Sqrt(f, src(0x00000004), 1)
+    assert f.numpy().view(np.uint32)[0] == 0
+    aj.Sqrt(f, src(0x00000004, 0x7F000000), 2, config=aj.SqrtConfig(aj.SqrtAlgo.FAST_INVERSE))  # D49
+    assert f.numpy()[0] == np.sqrt(np.array([4], np.uint32).view(np.float32))[0] and f.numpy().view(np.uint32)[1] == 0
