@@ -531,3 +531,89 @@ def test_decision_vectors_950():
     assert f.numpy().view(np.uint32)[0] == 0
     aj.Sqrt(f, src(0x00000004, 0x7F000000), 2, config=aj.SqrtConfig(aj.SqrtAlgo.FAST_INVERSE))  # D49
     assert f.numpy()[0] == np.sqrt(np.array([4], np.uint32).view(np.float32))[0] and f.numpy().view(np.uint32)[1] == 0
+
+
+# --- every half against a 512-partner grid, bit for bit (BIT-EXACT binary and tensor-scalar lanes) --------------------
+def half_partner_grid():
+    """512 partners: signed zeros, subnormals, values around rounding boundaries, the largest finite values, the
+    infinities, NaN, then random halves."""
+    special = [0x0000, 0x8000, 0x0001, 0x8001, 0x0002, 0x03FF, 0x83FF, 0x0400, 0x8400, 0x0401, 0x3C00, 0xBC00,
+               0x3C01, 0xBC01, 0x3BFF, 0x3800, 0x3E00, 0x4000, 0x4001, 0x6400, 0x6401, 0x6800, 0x67FF, 0x1400,
+               0x1001, 0x7BFF, 0xFBFF, 0x7BFE, 0xFBFE, 0x7800, 0x5BFF, 0x7C00, 0xFC00, 0x7E00, 0x7C01, 0xFE00]
+    rng = np.random.default_rng(512)
+    extra = rng.integers(0, 1 << 16, 512 - len(special), dtype=np.uint32)
+    return np.concatenate([np.array(special, np.uint32), extra]).astype(np.uint16)
+
+
+GRID_OPS = ["Add", "Sub", "Mul", "Div", "Max", "Min", "AddRelu", "SubRelu", "Adds", "Muls", "Maxs", "Mins",
+            "LeakyRelu"]
+
+
+def _half_bits(values):
+    with np.errstate(all="ignore"):
+        bits = np.asarray(values, np.float64).astype(np.float16).view(np.uint16).copy()
+    bits[np.isnan(values)] = 0x7E00
+    return bits
+
+
+def _grid(device, saturating, name, partners=512):
+    core = aj.Core(device)
+    if not set_sat_mode(core, saturating):
+        pytest.skip(f"{device} has no such mode")
+    row = E.OPS[name]
+    if "half" not in row.dtypes.get(device, ()):
+        pytest.skip(f"{name} half not on {device}")
+    env = env_of(core)
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    n = 1 << 15
+    dst, a, b = (core.local_tensor("half", n) for _ in range(3))
+    for partner in half_partner_grid()[:partners]:
+        pv = float(np.array([partner]).view(np.float16)[0])
+        b[:] = np.full(n, partner, np.uint16).view(np.float16)
+        for part in (every[:n], every[n:]):
+            a[:] = part.view(np.float16)
+            if row.arity == "binary":
+                E.ENTRIES[name](dst, a, b, n)
+                want = row.reference("half", env, part.view(np.float16).astype(np.float64), np.full(n, pv))
+            else:
+                E.ENTRIES[name](dst, a, np.float16(pv), n)
+                want = row.reference("half", env, part.view(np.float16).astype(np.float64), np.full(n, pv))
+            got = dst.numpy().view(np.uint16)
+            expected = _half_bits(want)
+            if not np.array_equal(got, expected):
+                k = int(np.argmax(got != expected))
+                raise AssertionError(f"{name} on {device}: {hex(part[k])} op {hex(partner)} gave {hex(got[k])}, "
+                                     f"reference {hex(expected[k])}")
+
+
+@pytest.mark.parametrize("saturating", [False, True], ids=["inf-nan", "sat"])
+@pytest.mark.parametrize("name", GRID_OPS)
+def test_every_half_against_the_partner_grid(saturating, name):
+    """The default run: every special partner and 60 random ones; the full 512 on every device is marked slow."""
+    _grid("atlas-a2", saturating, name, partners=96)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("saturating", [False, True], ids=["inf-nan", "sat"])
+@pytest.mark.parametrize("name", GRID_OPS)
+@pytest.mark.parametrize("device", [d for d in DEVICES if d != "atlas-a2"])
+def test_every_half_against_the_partner_grid_every_device(device, saturating, name):
+    _grid(device, saturating, name)
+
+
+def test_950_div_ftz_half_grid_sample():
+    """The 950's default Div algorithm flushes subnormal halves (D38): a sample of the grid on the 950."""
+    core = aj.Core("ascend950")
+    env = env_of(core)
+    n = 1 << 14
+    dst, a, b = (core.local_tensor("half", n) for _ in range(3))
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    for partner in half_partner_grid()[:40]:
+        b[:] = np.full(n, partner, np.uint16).view(np.float16)
+        for k in range(4):
+            part = every[k * n:(k + 1) * n]
+            a[:] = part.view(np.float16)
+            aj.Div(dst, a, b, n)
+            want = R.div("half", env, part.view(np.float16).astype(np.float64),
+                         np.full(n, float(np.array([partner]).view(np.float16)[0])))
+            assert np.array_equal(dst.numpy().view(np.uint16), _half_bits(want))
