@@ -617,3 +617,224 @@ def test_950_div_ftz_half_grid_sample():
             want = R.div("half", env, part.view(np.float16).astype(np.float64),
                          np.full(n, float(np.array([partner]).view(np.float16)[0])))
             assert np.array_equal(dst.numpy().view(np.uint16), _half_bits(want))
+
+
+# --- refusals (SPEC-2 1.8, 2.4, D29, D32, D48, D60): right class, API named, UB and mask register unchanged ------------
+def _refuses(core, call, error, *words):
+    core.SetVectorMask(0, 0x1234)
+    before = core.ub.copy()
+    with pytest.raises(error) as info:
+        call()
+    assert np.array_equal(core.ub, before)
+    assert (core.mask_high, core.mask_low) == (0, 0x1234)
+    for w in words:
+        assert w in str(info.value), (w, str(info.value))
+
+
+def test_refusals(device):
+    core = aj.Core(device)
+    random_ub(core, 11)
+    h = [core.local_tensor("half", 256) for _ in range(3)]
+    i16 = [core.local_tensor("int16", 256) for _ in range(2)]
+    f = core.local_tensor("float", 256)
+    is950 = device == "ascend950"
+    if "int16" in E.ADDS.dtypes[device]:
+        _refuses(core, lambda: aj.Adds(i16[0], i16[1], 40000, 16), aj.ParameterError, "Adds", "scalar", "32767")
+        _refuses(core, lambda: aj.Adds(i16[0], i16[1], True, 16), aj.ParameterError, "bool")
+        _refuses(core, lambda: aj.Muls(i16[0], i16[1], 1.5, 16), aj.ParameterError, "Muls")
+    else:
+        _refuses(core, lambda: aj.Adds(i16[0], i16[1], 2, 16), aj.UnsupportedDTypeError, "int16", device)
+    _refuses(core, lambda: aj.Adds(h[0], h[1], False, 16), aj.ParameterError, "bool")
+    _refuses(core, lambda: aj.Sub(h[0], f, h[1], 16), aj.UnsupportedDTypeError, "Sub", "src0.dtype", device)
+    _refuses(core, lambda: aj.And(h[0], h[1], h[2], 16), aj.UnsupportedDTypeError, "And", "half")
+    _refuses(core, lambda: aj.Or(h[0], h[1], h[2], 16), aj.UnsupportedDTypeError, "Or")
+    _refuses(core, lambda: aj.Sub(h[0], h[1], h[2], 128, 256, aj.BinaryRepeatParams()), aj.ParameterError,
+             "repeat_time", "[0, 255]")
+    _refuses(core, lambda: aj.Sub(h[0], h[1], h[2], 128, 1, (0, 1, 1, 8, 8, 8)), aj.ParameterError, "dstBlkStride")
+    _refuses(core, lambda: aj.Abs(h[0], h[1], 128, 1, (1, 65536, 8, 8)), aj.ParameterError, "srcBlkStride")
+    _refuses(core, lambda: aj.Sub(h[0], h[1], h[2], 128, 2, (1, 1, 1, 16, 8, 8)), aj.OutOfBoundsError, "dst")
+    _refuses(core, lambda: aj.Sub(h[0], h[1], h[2], 300), aj.OutOfBoundsError, "count")
+    _refuses(core, lambda: aj.Sub(h[0], h[1], h[2], 16, is_set_mask=False), TypeError)
+    _refuses(core, lambda: aj.Exp(h[0], h[1], 16, is_set_mask=True), TypeError)
+    part = core.local_tensor("half", 128, addr=h[1].addr + 64)
+    _refuses(core, lambda: aj.Mul(part, h[1], h[2], 128), aj.OverlapError)
+    i32 = [core.local_tensor("int32", 64) for _ in range(3)]
+    if is950:
+        aj.And(*i32, 64)
+        _refuses(core, lambda: aj.Div(h[0], h[1], h[2], 16, config=aj.DivConfig(aj.DivAlgo.DIFF_COMPENSATION)),
+                 aj.ParameterError, "config")
+        _refuses(core, lambda: aj.Sub(*[core.local_tensor("int8", 256) for _ in range(3)], 256, 1,
+                                      aj.BinaryRepeatParams()), aj.UnsupportedDTypeError, "count form")
+        _refuses(core, lambda: aj.Sub(h[0], h[1], h[2], 0, 1, aj.BinaryRepeatParams()), aj.ParameterError, "mask")
+    else:
+        _refuses(core, lambda: aj.And(*i32, 64), aj.UnsupportedDTypeError, "D60", "ReinterpretCast")
+        bf = [core.local_tensor("bfloat16", 64) for _ in range(3)]
+        _refuses(core, lambda: aj.Sub(*bf, 64), aj.UnsupportedDTypeError, "bfloat16", device)
+        _refuses(core, lambda: aj.Div(*i32, 64), aj.UnsupportedDTypeError, "Div")
+        _refuses(core, lambda: aj.Exp(h[0], h[1], 16, config=aj.ExpConfig(aj.ExpAlgo.PRECISION_1ULP_FTZ_FALSE)),
+                 aj.UnsupportedDeviceError, "config")
+        if not core.counter_mode and core.spec.name != "atlas-training":
+            _refuses(core, lambda: aj.Adds(h[0], h[1], 1.0, 16, is_set_mask=False), aj.StateError, "SetMaskCount")
+    if device == "atlas-training":
+        _refuses(core, lambda: aj.Maxs(h[0], h[1], 1.0, 16), aj.UnsupportedDeviceError, "Maxs")
+    mixed_dst = core.local_tensor("float", 64, addr=h[1].addr)
+    if ("half", "float") in (E.MUL_ADD_DST.mixed or {}).get(device, ()):
+        _refuses(core, lambda: aj.MulAddDst(mixed_dst, h[1], h[2], 64), aj.OverlapError, "D34")
+
+
+def test_tensor_bounds_rule_and_the_ub_escape_hatch():
+    """Every byte through an operand inside its tensor (bounds="tensor"), only the UB with bounds="ub"."""
+    for bounds, ok in (("tensor", False), ("ub", True)):
+        core = aj.Core("atlas-a2", bounds=bounds)
+        d, a, b = (core.local_tensor("half", 128) for _ in range(3))
+        big = core.local_tensor("half", 4096)
+        call = lambda: aj.Sub(d, a, b, 128, 2, aj.BinaryRepeatParams(1, 1, 1, 8, 8, 8))  # noqa: E731
+        if ok:
+            call()
+        else:
+            _refuses(core, call, aj.OutOfBoundsError, "dst", "bounds")
+        del big
+
+
+def test_operators_and_expressions():
+    core = aj.Core("atlas-a2")
+    d, a, b = (core.local_tensor("int16", 256) for _ in range(3))
+    a[:] = np.arange(1, 257)
+    b[:] = 7
+    for expr, want in ((lambda: a - b, np.arange(1, 257) - 7), (lambda: a * b, np.arange(1, 257) * 7),
+                       (lambda: a & b, np.arange(1, 257) & 7), (lambda: a | b, np.arange(1, 257) | 7),
+                       (lambda: a + b, np.arange(1, 257) + 7)):
+        d[:] = expr()
+        assert np.array_equal(d.numpy(), want.astype(np.int16))
+    h, x, y = (core.local_tensor("half", 128) for _ in range(3))
+    x[:] = 3
+    y[:] = 2
+    h[:] = x / y
+    assert (h.numpy() == 1.5).all()
+    with pytest.raises(TypeError):
+        bool(a - b)
+    with pytest.raises(TypeError):
+        if a * b:
+            pass
+    assert hash(a) != hash(b) and {a: 1}[a] == 1  # identity hashing kept
+    short = core.local_tensor("int16", 10)
+
+    def assign():
+        d[:] = short - a
+    _refuses(core, assign, aj.OutOfBoundsError, "operator-")
+
+
+def test_counter_mode_and_is_set_mask():
+    """D32: tensor-scalar count forms read the counter-mode register with is_set_mask=False (non-950); high-dim
+    forms in counter mode take the mask argument (or the register) as the element count."""
+    core = aj.Core("atlas-a2")
+    d, s = core.local_tensor("half", 512), core.local_tensor("half", 512)
+    s[:] = 1
+    with core:
+        aj.SetMaskCount()
+        aj.SetVectorMask(130)
+        aj.Adds(d, s, 2.0, 1, is_set_mask=False)  # count 1 is ignored: the register holds 130
+        assert (d.numpy()[:130] == 3).all() and (d.numpy()[130:] == 0).all()
+        d[:] = 0
+        aj.SetMaskCount()
+        aj.Exp(d, s, 200, 5, aj.UnaryRepeatParams())  # mask = 200 elements, repeat_time ignored
+        assert (d.numpy()[:200] != 0).all() and (d.numpy()[200:] == 0).all()
+        aj.SetMaskNorm()
+
+
+def test_mask_register_after_calls():
+    """D31: count forms as count Add; high-dim forms leave their own mask (950: bit-mask calls only)."""
+    for device, after_count in (("atlas-a2", (2**64 - 1, 2**64 - 1)), ("ascend950", (0, 5))):
+        core = aj.Core(device)
+        d, a, b = (core.local_tensor("float", 128) for _ in range(3))
+        core.SetVectorMask(0, 5)
+        aj.Mul(d, a, b, 100)
+        assert (core.mask_high, core.mask_low) == after_count
+        aj.Sub(d, a, b, [0xFF], 1, aj.BinaryRepeatParams())
+        assert (core.mask_high, core.mask_low) == (0, 0xFF)
+        aj.Relu(d, a, 16, 0, aj.UnaryRepeatParams())  # repeat 0: a NOP that still sets the mask (D30)
+        assert (core.mask_high, core.mask_low) == ((0, 0xFFFF) if device == "atlas-a2" else (0, 0xFF))
+
+
+def test_scalar_conversion_d29():
+    core = aj.Core("atlas-a2")
+    d, s = core.local_tensor("half", 16), core.local_tensor("half", 16)
+    s[:] = 0
+    aj.Adds(d, s, 0.1, 16)  # one RNE rounding of the double 0.1
+    assert d.numpy().view(np.uint16)[0] == np.float16(0.1).view(np.uint16)
+    aj.Adds(d, s, 1e6, 16)  # overflow to inf, never saturated (then the add: inf)
+    assert np.isinf(d.numpy()[0])
+    aj.Adds(d, s, np.float16(-0.0), 16)
+    assert d.numpy().view(np.uint16)[0] == 0x0000  # +0 + -0 = +0
+
+
+# --- MODELLED instructions (SPEC-2 0.3, D37, D73): the 950's 1-ulp modes within 1 ulp, determinism ----------------
+def _ulp_distance(a, b, dtype):
+    u = np.uint16 if dtype == "half" else np.uint32
+    s = np.int64(1 << (16 if dtype == "half" else 32) - 1)
+    ia, ib = a.view(u).astype(np.int64), b.view(u).astype(np.int64)
+    ia = np.where(ia >= s, s - ia, ia)
+    ib = np.where(ib >= s, s - ib, ib)
+    return np.abs(ia - ib)
+
+
+@pytest.mark.parametrize("name", ["Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal", "Div"])
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_950_one_ulp_modes_within_one_ulp(name, dtype):
+    """Every half (or 4096 random floats) through the 950's 1-ulp algorithms: within 1 ulp of the exact result
+    rounded once (the reference), the special values exactly."""
+    core = aj.Core("ascend950")
+    row = E.OPS[name]
+    if dtype == "half":
+        bits = np.arange(0, 1 << 16, 7, dtype=np.uint32).astype(np.uint16)
+    else:
+        bits = np.random.default_rng(5).integers(0, 1 << 32, 2048, dtype=np.uint64).astype(np.uint32)
+    vals = bits.view(np.float16 if dtype == "half" else np.float32)
+    n = vals.size
+    d, s, t = (core.local_tensor(dtype, n) for _ in range(3))
+    s[:] = vals
+    t[:] = np.float32(1.5)
+    algo = row.config.__dataclass_fields__["algo"].type.PRECISION_1ULP_FTZ_FALSE
+    if name == "Div":
+        aj.Div(d, s, t, n, config=row.config(algo))
+        want = R.div(dtype, R.Env("ascend950", algo="PRECISION_1ULP_FTZ_FALSE"), vals.astype(np.float64),
+                     np.full(n, 1.5))
+    else:
+        E.ENTRIES[name](d, s, n, config=row.config(algo))
+        want = row.reference(dtype, R.Env("ascend950", algo="PRECISION_1ULP_FTZ_FALSE"), vals.astype(np.float64))
+    got = d.numpy()
+    want = want.astype(got.dtype)
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan)
+    special = ~nan & (np.isinf(want) | (want == 0))
+    assert np.array_equal(got[special].view(np.uint32 if dtype == "float" else np.uint16),
+                          want[special].view(np.uint32 if dtype == "float" else np.uint16))
+    assert _ulp_distance(got[~nan], want[~nan], dtype).max() <= 1
+
+
+def test_modelled_results_are_identical_without_the_jit(tmp_path):
+    """The same input gives the same bits with NUMBA_DISABLE_JIT=1 (another process)."""
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import numpy as np, ascend_jit as aj\n"
+        "out = []\n"
+        "for dev in ('atlas-a2', 'ascend950'):\n"
+        "    core = aj.Core(dev)\n"
+        "    for dtype in ('half', 'float'):\n"
+        "        d, s, t = (core.local_tensor(dtype, 96) for _ in range(3))\n"
+        "        rng = np.random.default_rng(1)\n"
+        "        s[:] = (rng.standard_normal(96) * 4).astype(dtype)\n"
+        "        t[:] = (rng.standard_normal(96) * 4).astype(dtype)\n"
+        "        for op in (aj.Exp, aj.Ln, aj.Sqrt, aj.Rsqrt, aj.Reciprocal):\n"
+        "            op(d, s, 96)\n"
+        "            out.append(d.numpy().tobytes().hex())\n"
+        "        aj.Div(d, s, t, 96); out.append(d.numpy().tobytes().hex())\n"
+        "        aj.FusedMulAdd(d, s, t, 96); out.append(d.numpy().tobytes().hex())\n"
+        "print(','.join(out))\n")
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    runs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=dict(env, **extra),
+                           check=True).stdout for extra in ({}, {"NUMBA_DISABLE_JIT": "1"})]
+    assert runs[0] == runs[1] and runs[0].count(",") == 27
