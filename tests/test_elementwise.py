@@ -838,3 +838,28 @@ def test_modelled_results_are_identical_without_the_jit(tmp_path):
     runs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=dict(env, **extra),
                            check=True).stdout for extra in ({}, {"NUMBA_DISABLE_JIT": "1"})]
     assert runs[0] == runs[1] and runs[0].count(",") == 27
+
+
+# --- fidelity as data (D69) ---------------------------------------------------------------------------------------------
+def test_fidelity_table_covers_the_family_and_docstrings_say_modelled():
+    for name, row in E.OPS.items():
+        for device, dtypes in row.dtypes.items():
+            if dtypes:
+                assert (name, device) in aj.FIDELITY, (name, device)
+        levels = {rule.default for (api, _), rule in aj.FIDELITY.items() if api == name}
+        levels |= {c.level for (api, _), rule in aj.FIDELITY.items() if api == name for c in rule.conditions}
+        assert ("MODELLED" in E.ENTRIES[name].__doc__) == (aj.Fidelity.MODELLED in levels), name
+    assert aj.fidelity("Div", "ascend950", "float", aj.DivConfig(aj.DivAlgo.DIFF_COMPENSATION)) is aj.Fidelity.BIT_EXACT
+    assert aj.fidelity("Div", "ascend950", "half") is aj.Fidelity.MODELLED
+    assert aj.fidelity("Sub", "atlas-a2", "half") is aj.Fidelity.BIT_EXACT
+    assert isinstance(aj.FIDELITY[("Exp", "atlas-a2")], aj.FidelityRule)
+
+
+def test_cli_devices_fidelity():
+    import os
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "ascend_jit.cli", "devices", "--fidelity"], capture_output=True,
+                       text=True, env=dict(os.environ, PYTHONPATH=os.getcwd()), timeout=300)
+    assert r.returncode == 0 and "MODELLED" in r.stdout and "exact result rounded once" in r.stdout
+    assert any(line.split()[:3] == ["Rsqrt", "atlas-a2", "MODELLED"] for line in r.stdout.splitlines())
