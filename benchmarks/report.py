@@ -20,7 +20,7 @@ def main(path):
         baselines = {b["name"]: b["stats"]["median"] for b in benches if "_np_" in b["name"]}
         for b in benches:
             med = b["stats"]["median"]
-            n = SIZES.get(group)
+            n = SIZES.get(group, 8320 if group.endswith("-8320") else (128 if group.endswith("one-repeat") else None))
             rate = f"{n / med:.3g}" if n else ""
             ratios = ", ".join(f"{med / base:.2f}x {name.split('_np_')[1]}" for name, base in baselines.items()
                                if name != b["name"]) if "_np_" not in b["name"] else "(baseline)"

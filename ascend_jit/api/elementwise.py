@@ -7,6 +7,7 @@ validation of the whole call (dtypes per device, ranges, mask plan, footprints i
 overlap, config) returning a small tuple, then one compiled call of the arity's lane walk (`jit/elementwise.py`).
 """
 import enum
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
@@ -264,8 +265,20 @@ class _Where:
     device: str
 
 
-def _facts(row, tensors):
-    return tuple(_TensorFacts(n, t.dtype, t.addr, t.size) for n, t in zip(_TENSORS[row.arity], tensors))
+def _key(tensors):
+    """The memo key of a call's tensors: (dtype, addr, size) of each, flat (cheap to build and hash)."""
+    if len(tensors) == 3:
+        a, b, c = tensors
+        return (a.dtype, a.addr, a.size, b.dtype, b.addr, b.size, c.dtype, c.addr, c.size)
+    if len(tensors) == 2:
+        a, b = tensors
+        return (a.dtype, a.addr, a.size, b.dtype, b.addr, b.size)
+    return (tensors[0].dtype, tensors[0].addr, tensors[0].size)
+
+
+def _facts(row, key):
+    names = _TENSORS[row.arity]
+    return tuple(_TensorFacts(names[k // 3], key[k], key[k + 1], key[k + 2]) for k in range(0, len(key), 3))
 
 
 def _check_dtypes(row, spec, facts, high_dim):
@@ -344,9 +357,10 @@ def _count_value(api, spec, count):
 
 
 @lru_cache(maxsize=8192)
-def _validate_count(row, spec, facts, count):
+def _validate_count(row, spec, key, count):
     """Every rule of the count form; returns (mixed?, lane count of one repeat)."""
     api = row.name
+    facts = _facts(row, key)
     mixed = _check_dtypes(row, spec, facts, False)
     count = _count_value(api, spec, count)
     dsize = facts[0].dtype.size
@@ -388,9 +402,10 @@ _STRIDE_FIELDS = {_DuplicateStrides: (("dst", "dstBlkStride", "dstRepStride", 65
 
 
 @lru_cache(maxsize=8192)
-def _validate_high_dim(row, spec, bounds, facts, plan, repeat_time, params):
+def _validate_high_dim(row, spec, bounds, key, plan, repeat_time, params):
     """Every rule of the high-dim form; returns (repeats, last-repeat lanes, contiguous?, mixed?)."""
     api = row.name
+    facts = _facts(row, key)
     mixed = _check_dtypes(row, spec, facts, True)
     repeat_time = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
     strides = {}
@@ -458,21 +473,53 @@ def _flags(row, core, dtype, config):
     return flags
 
 
-def _scalar(row, core, facts, mixed, value):
-    dtype = facts[1].dtype if row.arity == "axpy" else facts[0].dtype
+def _scalar(row, core, tensors, value):
+    """D29 conversion, as signed int64 bits for the kernel; a numpy scalar of the exact dtype is a bit view, Python
+    floats and ints are memoised by type, value and sign (so -0.0 and True never share an entry with 0.0 and 1)."""
+    dtype = tensors[1].dtype if row.arity == "axpy" else tensors[0].dtype
+    if type(value) is dtype.np_dtype.type:
+        return as_signed64(int(np.asarray(value).view(_UINT_OF_SIZE[dtype.size])))
+    if type(value) in (float, int) and value == value:
+        sign = value < 0 if type(value) is int else math.copysign(1.0, value)
+        return _scalar_memo(row.name, core.spec, dtype, type(value), value, sign)
     return as_signed64(scalar_bits(row.name, core.spec, dtype, value, "scalar"))
 
 
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+@lru_cache(maxsize=1024)
+def _scalar_memo(api, spec, dtype, kind, value, sign):
+    return as_signed64(scalar_bits(api, spec, dtype, value, "scalar"))
+
+
 def _run_count(row, core, tensors, count, scalar, config):
-    facts = _facts(row, tensors)
-    mixed, lanes = _validate(_validate_count, row, core.spec, facts, count)
-    dtype = facts[0].dtype
+    mixed, lanes = _validate(_validate_count, row, core.spec, _key(tensors), count)
+    dtype = tensors[0].dtype
     flags = _flags(row, core, dtype, config)
-    bits = _scalar(row, core, facts, mixed, scalar) if row.arity in ("scalar", "axpy") else 0
+    bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
     if count == 0:
         return  # SPEC-2 D30: a NOP on every device, mask register included
     _kernel_count(row, core.ub, flags, tensors, bits, int(count))
     core._after_count_call(count % lanes or lanes)
+
+
+_NO_TABLE = np.empty(0, np.float32)
+_HALF_KIND = 0  # dtypes.HALF.kind
+_HALF_TABLES = {}
+_TABLE_OPS = (K.EXP, K.LN, K.SQRT, K.RSQRT, K.RECIPROCAL)
+_TABLE_FLAGS = K.FTZ | K.SQRT_D49 | K.RSQRT_VIA_DIV  # what the lanes read (saturation is applied by the store)
+
+
+def _half_lookup(row, kind, flags):
+    """The lookup table of a half transcendental (computed once per op and algorithm by the kernel's own lanes)."""
+    if kind != _HALF_KIND or row.code not in _TABLE_OPS:
+        return _NO_TABLE
+    key = (row.code, flags & _TABLE_FLAGS)
+    table = _HALF_TABLES.get(key)
+    if table is None:
+        table = _HALF_TABLES[key] = K.half_table(row.code, flags & _TABLE_FLAGS)
+    return table
 
 
 def _kernel_count(row, ub, flags, t, bits, n):
@@ -481,26 +528,25 @@ def _kernel_count(row, ub, flags, t, bits, n):
         src1 = t[2].addr if row.arity == "binary" else -1
         K.binary_contiguous(ub, row.code, kind, flags, t[0].addr, t[1].addr, src1, bits, n)
     elif row.arity == "unary":
-        K.unary_contiguous(ub, row.code, kind, flags, t[0].addr, t[1].addr, n)
+        K.unary_contiguous(ub, row.code, kind, flags, t[0].addr, t[1].addr, n, _half_lookup(row, kind, flags))
     else:
         src1 = t[2].addr if row.arity == "ternary" else -1
         K.ternary_contiguous(ub, row.code, kind, t[1].dtype.kind, flags, t[0].addr, t[1].addr, src1, bits, n)
 
 
 def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, scalar, config):
-    facts = _facts(row, tensors)
     cls = _PARAMS[row.arity]
     if isinstance(params, (tuple, list)) and len(params) == len(cls.__dataclass_fields__):
         params = cls(*params)  # the C++ brace list ported as a tuple
     if type(params) is not cls:
         raise ParameterError(row.name, "repeat_params", params, device=core.device,
                              legal=f"aj.{cls.__name__} or {len(cls.__dataclass_fields__)} integers")
-    dtype = facts[0].dtype
+    dtype = tensors[0].dtype
     plan = plan_mask(row.name, core, dtype, mask, is_set_mask)
-    repeat, last, contiguous, mixed = _validate(_validate_high_dim, row, core.spec, core.bounds, facts, plan,
+    repeat, last, contiguous, mixed = _validate(_validate_high_dim, row, core.spec, core.bounds, _key(tensors), plan,
                                                 repeat_time, params)
     flags = _flags(row, core, dtype, config)
-    bits = _scalar(row, core, facts, mixed, scalar) if row.arity in ("scalar", "axpy") else 0
+    bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
     record_mask(core, plan, dtype, mask)
     if repeat == 0 or plan.empty:
         return  # SPEC-2 D30 / SPEC D7: repeat 0 or mask 0 writes nothing
@@ -521,7 +567,7 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
         K.binary_strided(core.ub, row.code, kind, flags, *args)
     elif row.arity == "unary":
         K.unary_strided(core.ub, row.code, kind, flags, t[0].addr, t[1].addr, p.dstBlkStride, p.srcBlkStride,
-                        p.dstRepStride, p.srcRepStride, repeat, lo, hi, last)
+                        p.dstRepStride, p.srcRepStride, repeat, lo, hi, last, _half_lookup(row, kind, flags))
     else:
         K.ternary_strided(core.ub, row.code, kind, t[1].dtype.kind, flags, *args)
 
@@ -627,10 +673,8 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
         if tensor_source and core.spec.name != D950:
             raise UnsupportedDeviceError(row.name, "src", "a LocalTensor", device=core.device,
                                          legal="a scalar (the tensor-source overload exists on the 950 only)")
-        facts = (_TensorFacts("dst", dst.dtype, dst.addr, dst.size),)
-        if tensor_source:
-            facts += (_TensorFacts("src", value.dtype, value.addr, value.size),)
-        mixed, lanes = _validate(_validate_count, row, core.spec, facts, n)
+        key = _key((dst, value) if tensor_source else (dst,))
+        mixed, lanes = _validate(_validate_count, row, core.spec, key, n)
         if tensor_source:
             bits = int.from_bytes(core.ub[value.addr:value.addr + value.dtype.size].tobytes(), "little")
         else:
@@ -649,10 +693,9 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
         raise ParameterError(row.name, "arguments", len(args) + 2, device=core.device,
                              legal="(dst, scalar, count) or (dst, scalar, mask, repeat_time, dst_block_stride, "
                                    "dst_repeat_stride)")
-    facts = (_TensorFacts("dst", dst.dtype, dst.addr, dst.size),)
     plan = plan_mask(row.name, core, dst.dtype, mask, is_set_mask is _UNSET or is_set_mask)
     strides = _DuplicateStrides(dst_block_stride, dst_repeat_stride)
-    repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, facts, plan,
+    repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, _key((dst,)), plan,
                                             repeat_time, strides)
     bits = as_signed64(scalar_bits(row.name, core.spec, dst.dtype, value, "scalar"))
     record_mask(core, plan, dst.dtype, mask)
@@ -663,9 +706,10 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
 
 
 @lru_cache(maxsize=4096)
-def _validate_brcb(spec, bounds, facts, repeat_time, params):
+def _validate_brcb(spec, bounds, key, repeat_time, params):
     """SPEC-2 5.2: ranges, dtypes, src holds 8*repeat elements, the dst blocks inside the UB and dst, no overlap."""
     row = BRCB
+    facts = _facts(row, key)
     api = row.name
     _check_dtypes(row, spec, facts, True)
     repeat = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
@@ -708,8 +752,7 @@ def Brcb(dst, src, repeat_time, repeat_params=None):
     if type(params) is not BrcbRepeatParams:
         raise ParameterError(BRCB.name, "repeat_params", params, legal="aj.BrcbRepeatParams or 2 integers",
                              device=core.device)
-    facts = (_TensorFacts("dst", dst.dtype, dst.addr, dst.size), _TensorFacts("src", src.dtype, src.addr, src.size))
-    repeat = _validate(_validate_brcb, core.spec, core.bounds, facts, repeat_time, params)
+    repeat = _validate(_validate_brcb, core.spec, core.bounds, _key((dst, src)), repeat_time, params)
     if repeat:
         K.brcb(core.ub, dst.dtype.size, dst.addr, src.addr, params.dstBlkStride, params.dstRepStride, repeat)
 

@@ -37,7 +37,7 @@ FUSED = 8            # 950 multiply-add: one rounding (6.3); else D39
 SQRT_D49 = 16        # 950 Sqrt/Rsqrt FAST_INVERSE / PRECISION_0ULP_FTZ_FALSE domain (D49)
 RSQRT_VIA_DIV = 32   # 950 Rsqrt INTRINSIC / PRECISION_1ULP_FTZ_TRUE = Div(1, Sqrt(x)) (D40, D75)
 
-CHUNK = 256          # elements per pass (>= one repeat of 8-bit lanes)
+CHUNK = 1024         # elements per pass: the chunk's float32 / int64 buffers stay in L1
 
 
 # --- decode / store ------------------------------------------------------------------------------------------------
@@ -50,17 +50,17 @@ def _is_float(kind):
 def load_floats(kind, flags, raw, off, m, out):
     """Elements off..off+m of a packed run -> float32 (exact); DAZ when flags has FTZ."""
     if kind == KIND_HALF:
-        v = raw.view(np.uint16)
+        v = raw.view(np.uint16)[off:off + m]
         for i in range(m):
-            out[i] = half_bits_to_f32(v[off + i])
+            out[i] = half_bits_to_f32(v[i])
     elif kind == KIND_FLOAT:
-        v32 = raw.view(np.float32)
+        v32 = raw.view(np.float32)[off:off + m]
         for i in range(m):
-            out[i] = v32[off + i]
+            out[i] = v32[i]
     else:
-        v = raw.view(np.uint16)
+        v = raw.view(np.uint16)[off:off + m]
         for i in range(m):
-            out[i] = bf16_bits_to_f32(v[off + i])
+            out[i] = bf16_bits_to_f32(v[i])
     if flags & FTZ:
         for i in range(m):
             out[i] = flush(kind, out[i])
@@ -72,91 +72,93 @@ def store_floats(kind, flags, r, raw, off, m):
     (D35); NaN as the canonical pattern."""
     sat = (flags & SAT_HALF) != 0
     if kind == KIND_HALF:
-        v = raw.view(np.uint16)
+        v = raw.view(np.uint16)[off:off + m]
         if flags & FTZ:
             for i in range(m):
-                v[off + i] = half_store_bits(round_half(flush(kind, round_half(r[i], False)), sat))
+                v[i] = half_store_bits(round_half(flush(kind, round_half(r[i], False)), sat))
         elif sat:
             for i in range(m):
-                v[off + i] = half_store_bits(round_half(r[i], True))
+                v[i] = half_store_bits(round_half(r[i], True))
         else:
             for i in range(m):
-                v[off + i] = half_store_bits(round_half(r[i], False))
+                v[i] = half_store_bits(round_half(r[i], False))
     elif kind == KIND_FLOAT:
-        v32 = raw.view(np.uint32)
+        v32 = raw.view(np.uint32)[off:off + m]
         if flags & FTZ:
             for i in range(m):
-                v32[off + i] = float_store_bits(flush(kind, r[i]))
+                v32[i] = float_store_bits(flush(kind, r[i]))
         else:
             for i in range(m):
-                v32[off + i] = float_store_bits(r[i])
+                v32[i] = float_store_bits(r[i])
     else:
-        v = raw.view(np.uint16)
+        v = raw.view(np.uint16)[off:off + m]
         for i in range(m):
-            v[off + i] = f32_to_bf16_bits(r[i])
+            v[i] = f32_to_bf16_bits(r[i])
 
 
 @njit(cache=True, error_model="numpy")
 def load_ints(kind, raw, off, m, out):
     if kind == KIND_INT16:
-        v16 = raw.view(np.int16)
+        v16 = raw.view(np.int16)[off:off + m]
         for i in range(m):
-            out[i] = v16[off + i]
+            out[i] = v16[i]
     elif kind == KIND_UINT16:
-        u16 = raw.view(np.uint16)
+        u16 = raw.view(np.uint16)[off:off + m]
         for i in range(m):
-            out[i] = u16[off + i]
+            out[i] = u16[i]
     elif kind == KIND_INT32:
-        v32 = raw.view(np.int32)
+        v32 = raw.view(np.int32)[off:off + m]
         for i in range(m):
-            out[i] = v32[off + i]
+            out[i] = v32[i]
     elif kind == KIND_UINT32:
-        u32 = raw.view(np.uint32)
+        u32 = raw.view(np.uint32)[off:off + m]
         for i in range(m):
-            out[i] = u32[off + i]
+            out[i] = u32[i]
     elif kind == KIND_INT8:
-        v8 = raw.view(np.int8)
+        v8 = raw.view(np.int8)[off:off + m]
         for i in range(m):
-            out[i] = v8[off + i]
+            out[i] = v8[i]
     elif kind == KIND_UINT8:
+        v8u = raw[off:off + m]
         for i in range(m):
-            out[i] = raw[off + i]
+            out[i] = v8u[i]
     else:  # int64 and uint64: the bit pattern in an int64 (add/sub/mul/and/or wrap identically)
-        v64 = raw.view(np.int64)
+        v64 = raw.view(np.int64)[off:off + m]
         for i in range(m):
-            out[i] = v64[off + i]
+            out[i] = v64[i]
 
 
 @njit(cache=True, error_model="numpy")
 def store_ints(kind, r, raw, off, m):
     """Store results already wrapped or clamped to the type (int_stage)."""
     if kind == KIND_INT16:
-        v16 = raw.view(np.int16)
+        v16 = raw.view(np.int16)[off:off + m]
         for i in range(m):
-            v16[off + i] = r[i]
+            v16[i] = r[i]
     elif kind == KIND_UINT16:
-        u16 = raw.view(np.uint16)
+        u16 = raw.view(np.uint16)[off:off + m]
         for i in range(m):
-            u16[off + i] = r[i]
+            u16[i] = r[i]
     elif kind == KIND_INT32:
-        v32 = raw.view(np.int32)
+        v32 = raw.view(np.int32)[off:off + m]
         for i in range(m):
-            v32[off + i] = r[i]
+            v32[i] = r[i]
     elif kind == KIND_UINT32:
-        u32 = raw.view(np.uint32)
+        u32 = raw.view(np.uint32)[off:off + m]
         for i in range(m):
-            u32[off + i] = r[i]
+            u32[i] = r[i]
     elif kind == KIND_INT8:
-        v8 = raw.view(np.int8)
+        v8 = raw.view(np.int8)[off:off + m]
         for i in range(m):
-            v8[off + i] = r[i]
+            v8[i] = r[i]
     elif kind == KIND_UINT8:
+        v8u = raw[off:off + m]
         for i in range(m):
-            raw[off + i] = r[i]
+            v8u[i] = r[i]
     else:
-        v64 = raw.view(np.int64)
+        v64 = raw.view(np.int64)[off:off + m]
         for i in range(m):
-            v64[off + i] = r[i]
+            v64[i] = r[i]
 
 
 @njit(cache=True, error_model="numpy")
@@ -374,10 +376,29 @@ def _unary_int_chunk(op, kind, flags, x, r, m):
 
 
 @njit(cache=True, error_model="numpy")
-def unary_run(op, kind, flags, d, a, n, fs, ints):
+def half_table(op, flags):
+    """The unrounded float32 result of a unary op for every half bit pattern (the lanes as unary_run computes them,
+    DAZ included): half transcendentals then cost one lookup per element."""
+    raw = np.arange(65536).astype(np.uint16).view(np.uint8)
+    x = np.empty(65536, np.float32)
+    r = np.empty(65536, np.float32)
+    load_floats(KIND_HALF, flags, raw, 0, 65536, x)
+    _unary_float_chunk(op, KIND_HALF, flags, x, r, 65536)
+    return r
+
+
+@njit(cache=True, error_model="numpy")
+def unary_run(op, kind, flags, d, a, n, fs, ints, table):
+    """table: half_table(op, flags) for half transcendentals, else empty."""
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
-        if _is_float(kind):
+        if kind == KIND_HALF and table.size > 0:
+            v = a.view(np.uint16)[c0:c0 + m]
+            r = fs[1]
+            for i in range(m):
+                r[i] = table[v[i]]
+            store_floats(kind, flags, r, d, c0, m)
+        elif _is_float(kind):
             load_floats(kind, flags, a, c0, m, fs[0])
             _unary_float_chunk(op, kind, flags, fs[0], fs[1], m)
             store_floats(kind, flags, fs[1], d, c0, m)
@@ -388,14 +409,15 @@ def unary_run(op, kind, flags, d, a, n, fs, ints):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unary_contiguous(ub, op, kind, flags, dst, src, n):
+def unary_contiguous(ub, op, kind, flags, dst, src, n, table):
     nb = n * kind_size(kind)
     unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, np.empty((2, CHUNK), np.float32),
-              np.empty((2, CHUNK), np.int64))
+              np.empty((2, CHUNK), np.int64), table)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unary_strided(ub, op, kind, flags, dst, src, dblk, sblk, drep, srep, repeat, mask_lo, mask_hi, last_lanes):
+def unary_strided(ub, op, kind, flags, dst, src, dblk, sblk, drep, srep, repeat, mask_lo, mask_hi, last_lanes,
+                  table):
     size = kind_size(kind)
     lanes = active_lanes(mask_lo, mask_hi, 256 // size)
     a = np.empty(256, np.uint8)
@@ -404,7 +426,7 @@ def unary_strided(ub, op, kind, flags, dst, src, dblk, sblk, drep, srep, repeat,
     for i in range(repeat):
         n = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
         copy_lanes(ub, src + i * srep * 32, sblk, lanes, n, size, a, False)
-        unary_run(op, kind, flags, d, a, n, fs, ints)
+        unary_run(op, kind, flags, d, a, n, fs, ints, table)
         copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, size, d, True)
 
 

@@ -238,8 +238,10 @@ def abs_lane(x):
 def exp_lane(x):
     if x != x:
         return np.float64(x)
+    if x > 709.0:  # near or past float64's range (and every element type's): plain Python's math.exp would raise
+        return math.inf
     if math.isinf(x):
-        return math.inf if x > 0 else 0.0
+        return 0.0
     return math.exp(np.float64(x))
 
 
