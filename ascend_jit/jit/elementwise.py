@@ -41,7 +41,7 @@ CHUNK = 1024         # elements per pass: the chunk's float32 / int64 buffers st
 
 
 # --- decode / store ------------------------------------------------------------------------------------------------
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _is_float(kind):
     return kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16
 
@@ -220,20 +220,29 @@ def _binary_float_chunk(op, kind, flags, x, y, r, m):
 
 
 @njit(cache=True, error_model="numpy")
+def _int_stage_pass(kind, r, m, saturate):
+    """D35 over a chunk of exact integer results: wrap, or clamp int16/int32 when saturation is on."""
+    for i in range(m):
+        r[i] = int_stage(kind, r[i], saturate)
+
+
+@njit(cache=True, error_model="numpy")
 def _binary_int_chunk(op, kind, flags, x, y, r, m):
+    """Exact int64 results, then one wrap/clamp pass (Div never saturates, D48; And/Or/Max/Min cannot overflow)."""
     sat = (flags & SAT_INT) != 0
-    if op == ADD:
+    if op == ADD or op == ADD_RELU:
         for i in range(m):
-            r[i] = int_stage(kind, x[i] + y[i], sat)
-    elif op == SUB:
+            r[i] = x[i] + y[i]
+    elif op == SUB or op == SUB_RELU:
         for i in range(m):
-            r[i] = int_stage(kind, x[i] - y[i], sat)
+            r[i] = x[i] - y[i]
     elif op == MUL:
         for i in range(m):
-            r[i] = int_stage(kind, x[i] * y[i], sat)
+            r[i] = x[i] * y[i]
     elif op == DIV:
         for i in range(m):
-            r[i] = int_stage(kind, int_div_lane(x[i], y[i]), False)  # D48: never saturated
+            r[i] = int_div_lane(x[i], y[i])
+        sat = False
     elif op == MAX:
         if kind == KIND_UINT64:
             for i in range(m):
@@ -251,15 +260,13 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
     elif op == AND:
         for i in range(m):
             r[i] = x[i] & y[i]
-    elif op == OR:
+    else:  # OR
         for i in range(m):
             r[i] = x[i] | y[i]
-    elif op == ADD_RELU:
+    _int_stage_pass(kind, r, m, sat)
+    if (op == ADD_RELU or op == SUB_RELU) and kind != KIND_UINT64:  # stage 2 (SPEC-2 6.3); uint64 Relu is identity
         for i in range(m):
-            r[i] = int_relu_lane(int_stage(kind, x[i] + y[i], sat)) if kind != KIND_UINT64 else x[i] + y[i]
-    else:  # SUB_RELU
-        for i in range(m):
-            r[i] = int_relu_lane(int_stage(kind, x[i] - y[i], sat)) if kind != KIND_UINT64 else x[i] - y[i]
+            r[i] = int_relu_lane(r[i])
 
 
 @njit(cache=True, error_model="numpy")
@@ -366,7 +373,8 @@ def _unary_int_chunk(op, kind, flags, x, r, m):
     sat = (flags & SAT_INT) != 0
     if op == ABS:
         for i in range(m):
-            r[i] = int_stage(kind, int_abs_lane(x[i]), sat)
+            r[i] = int_abs_lane(x[i])
+        _int_stage_pass(kind, r, m, sat)
     elif op == RELU:
         for i in range(m):
             r[i] = int_relu_lane(x[i])
@@ -477,10 +485,11 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints):
             x, y, c = ints[0], ints[1], ints[2]
             if op == FUSED_MUL_ADD:
                 for i in range(m):
-                    c[i] = int_stage(dkind, x[i] * c[i] + y[i], False)
+                    c[i] = x[i] * c[i] + y[i]
             else:
                 for i in range(m):
-                    c[i] = int_stage(dkind, x[i] * y[i] + c[i], False)
+                    c[i] = x[i] * y[i] + c[i]
+            _int_stage_pass(dkind, c, m, False)
             store_ints(dkind, c, d, c0, m)
 
 

@@ -81,7 +81,7 @@ def two_sum(a, b):
     return s, err
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def narrow(kind, x):
     """A float64 result -> the float32 the store rounds to `kind` (RNE for float, odd for half/bfloat16)."""
     if kind == KIND_FLOAT:
@@ -89,7 +89,7 @@ def narrow(kind, x):
     return to_f32_odd(x)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def stage_round(kind, x, sat_half):
     """Round a float32 to the stage type (half: RNE + overflow mode, SPEC-2 D35; bfloat16: RNE; float: as is)."""
     if kind == KIND_HALF:
@@ -99,7 +99,7 @@ def stage_round(kind, x, sat_half):
     return bf16_bits_to_f32(f32_to_bf16_bits(x))
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def flush(kind, x):
     """SPEC-2 D38: a subnormal of the element type becomes a zero of the same sign."""
     tiny = F32_MIN_NORMAL if kind == KIND_FLOAT else (HALF_MIN_NORMAL if kind == KIND_HALF else F32_MIN_NORMAL)
@@ -108,12 +108,12 @@ def flush(kind, x):
     return x
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def signbit(x):
     return math.copysign(1.0, x) < 0
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def int_stage(kind, v, saturate):
     """SPEC-2 D35: wrap the exact integer to the type, or clamp it when saturation is on (int16/int32 only)."""
     if kind == KIND_INT16:
@@ -136,28 +136,28 @@ def int_stage(kind, v, saturate):
 
 
 # --- binary and tensor-scalar lanes (SPEC-2 2.3, 3.3, 6.3) ----------------------------------------------------------
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def add_lane(x, y):
     return x + y
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def sub_lane(x, y):
     return x - y
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def mul_lane(x, y):
     return x * y
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def div_lane(x, y):
     """IEEE division (D48): x/+-0 = +-inf by the XOR sign, 0/0 = NaN, x/+-inf = +-0, inf/inf = NaN."""
     return x / y
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def max_lane(x, y):
     """D41: NaN if either is NaN; max(-0, +0) = +0 in either order."""
     if x != x or y != y:
@@ -167,7 +167,7 @@ def max_lane(x, y):
     return y
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def min_lane(x, y):
     """D41: NaN if either is NaN; min(-0, +0) = -0 in either order."""
     if x != x or y != y:
@@ -177,7 +177,7 @@ def min_lane(x, y):
     return y
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def relu_lane(x):
     """D41: max(+0, x): Relu(-0) = +0, Relu(NaN) = NaN."""
     if x > 0 or x != x:
@@ -185,29 +185,29 @@ def relu_lane(x):
     return np.float32(0.0)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def leaky_relu_lane(x, s):
     """D42: the multiply path iff the sign bit of x is set."""
     return s * x if signbit(x) else x
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def int_max_lane(x, y):
     return max(x, y)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def int_min_lane(x, y):
     return min(x, y)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def unsigned_less(x, y):
     """x < y for uint64 bit patterns held in int64."""
     return (x ^ -9223372036854775808) < (y ^ -9223372036854775808)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def int_div_lane(x, y):
     """D48 (950): truncated quotient; x/0 = all ones; MIN/-1 = MIN (the negation wraps in the stage)."""
     if y == 0:
@@ -220,7 +220,7 @@ def int_div_lane(x, y):
     return q
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def uint64_div_lane(x, y):
     """D48 for uint64 (on the unsigned values): x/0 = MAX."""
     if y == 0:
@@ -229,7 +229,7 @@ def uint64_div_lane(x, y):
 
 
 # --- unary lanes (SPEC-2 4.3): float64 results, special values of the 4.3 table ------------------------------------
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def abs_lane(x):
     return abs(x)
 
@@ -297,17 +297,17 @@ def reciprocal_lane(x):
     return 1.0 / np.float64(x) if x != 0 else math.copysign(math.inf, x)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def int_abs_lane(x):
     return -x if x < 0 else x
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def int_relu_lane(x):
     return x if x > 0 else 0
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def int_reciprocal_lane(kind, x):
     """950 int64/uint64 Reciprocal = Div(1, x) under D48."""
     if x == 1:
