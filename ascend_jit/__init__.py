@@ -10,32 +10,36 @@ __version__ = "0.1.0"
 from . import reg as Reg
 from . import testing
 from .api._common import MASK_PLACEHOLDER
-from .api.elementwise import (Abs, Add, AddRelu, And, Axpy, BinaryRepeatParams, Brcb, BrcbRepeatParams, Div, DivAlgo,
-                              Duplicate,
-                              DivConfig, Exp, ExpAlgo, ExpConfig, FusedMulAdd, LeakyRelu, Ln, LnAlgo, LnConfig, Max,
-                              Maxs, Min, Mins, Mul, MulAddDst, Muls, Or, Reciprocal, ReciprocalAlgo, ReciprocalConfig,
-                              Relu, Rsqrt, RsqrtAlgo, RsqrtConfig, Sqrt, SqrtAlgo, SqrtConfig, Sub, SubRelu,
-                              UnaryRepeatParams, Adds)
-from .fidelity import FIDELITY, Fidelity, FidelityRule, fidelity
+from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatParams, Brcb, BrcbRepeatParams, Div,
+                              DivAlgo, DivConfig, Duplicate, Exp, ExpAlgo, ExpConfig, FusedMulAdd, LeakyRelu, Ln,
+                              LnAlgo, LnConfig, Max, Maxs, Min, Mins, Mul, MulAddDst, Muls, Or, Reciprocal,
+                              ReciprocalAlgo, ReciprocalConfig, Relu, Rsqrt, RsqrtAlgo, RsqrtConfig, Sqrt, SqrtAlgo,
+                              SqrtConfig, Sub, SubRelu, UnaryRepeatParams)
 from .api.reduce_pair import ReducePairElem, ReduceType
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
 from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSumSpr, GetSaturationFlag, MaskMode,
                    ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetSaturationFlag, SetVectorMask,
                    current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
-from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, StateError,
-                     UnsupportedDeviceError, UnsupportedDTypeError)
+from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, SanitizerError,
+                     StateError, UnsupportedDeviceError, UnsupportedDTypeError)
+from .fidelity import FIDELITY, Fidelity, FidelityRule, fidelity
+from .sanitizer import SanitizeConfig, format_reports, sanitize_session
 from .launch import launch
 from .order import ReduceOrder, explain_reduce_order
 from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
+from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7, PIPE_ALL,
+                   PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, DisableDmaAtomic, GetSubBlockIdx,
+                   GetTPipePtr, HardEvent, InitSocState, LocalMemAllocator, Pipe, PipeBarrier, SetAtomicAdd,
+                   SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
-    "Abs", "AddRelu", "Adds", "And", "Axpy", "Brcb", "BrcbRepeatParams", "Div", "Duplicate", "DivAlgo", "DivConfig", "Exp", "ExpAlgo",
-    "ExpConfig", "FIDELITY", "Fidelity", "FidelityRule", "FusedMulAdd", "LeakyRelu", "Ln", "LnAlgo", "LnConfig", "Max",
-    "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal", "ReciprocalAlgo", "ReciprocalConfig", "Relu",
-    "Rsqrt", "RsqrtAlgo", "RsqrtConfig", "Sqrt", "SqrtAlgo", "SqrtConfig", "Sub", "SubRelu", "UnaryRepeatParams",
-    "fidelity",
+    "Abs", "AddRelu", "Adds", "And", "Axpy", "Brcb", "BrcbRepeatParams", "Div", "DivAlgo", "DivConfig", "Duplicate",
+    "Exp", "ExpAlgo", "ExpConfig", "FIDELITY", "Fidelity", "FidelityRule", "FusedMulAdd", "LeakyRelu", "Ln", "LnAlgo",
+    "LnConfig", "Max", "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal", "ReciprocalAlgo",
+    "ReciprocalConfig", "Relu", "Rsqrt", "RsqrtAlgo", "RsqrtConfig", "SanitizeConfig", "SanitizerError", "Sqrt",
+    "SqrtAlgo", "SqrtConfig", "Sub", "SubRelu", "UnaryRepeatParams", "fidelity", "format_reports", "sanitize_session",
     "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
@@ -43,4 +47,9 @@ __all__ = [
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
     "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "TQue", "UnsupportedDTypeError",
     "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "testing",
-    "__version__"]
+    "__version__",
+    # synchronisation and kernel boilerplate (sync.py)
+    "DisableDmaAtomic", "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5", "EVENT_ID6",
+    "EVENT_ID7", "GetSubBlockIdx", "GetTPipePtr", "HardEvent", "InitSocState", "LocalMemAllocator", "PIPE_ALL",
+    "PIPE_FIX", "PIPE_M", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_S", "PIPE_V", "Pipe", "PipeBarrier",
+    "SetAtomicAdd", "SetAtomicMax", "SetAtomicMin", "SetAtomicNone", "SetFlag", "SyncAll", "TQueSync", "WaitFlag"]

@@ -51,6 +51,18 @@ class DeviceSpec:
     mask_zero_refused: bool = False  # D14: the 950 refuses mask 0; elsewhere it is a NOP
     count_mask_effect: str = COUNT_RESTORES_NORMAL  # SPEC 2.6, D22
     reg_api: bool = False            # SPEC 7: the Reg API exists on the 950 only
+    # Synchronisation and kernel boilerplate (issue 11). DK = mirror-cann/asc-devkit 82b89a15 (SPEC-2 0.1).
+    event_ids: int = 8               # SPEC-2 10.1, D62: event ids 0..7, 0..3 on 910
+    isasi_flags: bool = True         # D62: the ISASI SetFlag/WaitFlag is not offered on 310B (TQueSync is)
+    tpipe_event_ids: bool = True     # DK `资源管理/TPipe/{Fetch,Alloc,Release}EventID.md`: not on 310B
+    sync_all_hard: bool = True       # DK `同步控制/核间同步/SyncAll.md`: the hard form on 950, A2, A3
+    sync_all_soft: bool = True       # the same page: the GM-workspace (soft) form on all but 310B
+    atomic_add_dtypes: tuple = ()    # DK `原子操作/SetAtomicAdd.md` 数据类型, per device
+    atomic_max_min_dtypes: tuple = ()  # DK `原子操作/SetAtomicMax(ISASI).md`, `SetAtomicMin(ISASI).md`: 950, A2, A3
+    # InitSocState (DK `impl/basic_api/kernel_utils_base.h` InitSocStateImpl): Normal mask mode and an all-ones mask
+    # (A2/A3, 950); the 950's CTRL := value | (CTRL & keep) (SPEC D6 table: 0x1000000000000008, bit 48 kept).
+    init_soc_mask: bool = False
+    init_soc_ctrl: tuple = ()
 
     def require_supported(self, api):
         if not self.supported:
@@ -58,11 +70,14 @@ class DeviceSpec:
                                          detail="the inference Vector Core does not offer this API (SPEC 8, D13)")
 
 
+_ATOMIC_FULL = ("int8", "int16", "half", "bfloat16", "int32", "float")
+
 _A2_COMMON = dict(
     arch=2201, ub_bytes=196608, add_dtypes=_B16_32, reduce_sum_dtypes=("half", "float"), pair_dtypes=("half", "float"),
     half_saturating_default=False, half_saturation_switchable=True, int_saturation_switchable=True,
     set_saturation_flag_api=True, ctrl_spr_bits=(48, 53), reduce_sum_count_algorithm=TREE_SEQ,
-    reduce_sum_tmp_untouched_count=True, count_mask_effect=COUNT_RESTORES_NORMAL)
+    reduce_sum_tmp_untouched_count=True, count_mask_effect=COUNT_RESTORES_NORMAL,
+    atomic_add_dtypes=_ATOMIC_FULL, atomic_max_min_dtypes=_ATOMIC_FULL, init_soc_mask=True)
 
 _DEVICES = (
     DeviceSpec(
@@ -75,23 +90,27 @@ _DEVICES = (
         half_saturating_default=False, half_saturation_switchable=True, int_saturation_switchable=True,
         set_saturation_flag_api=False, ctrl_spr_bits=(48, 53), reduce_sum_count_algorithm=VADD_TREE,
         reduce_sum_highdim_algorithm=TREE_TREE_950, reduce_sum_highdim_repeat0="as-one", pair_both_masked_zero=True,
-        mask_zero_refused=True, count_mask_effect=COUNT_UNTOUCHED, reg_api=True),
+        mask_zero_refused=True, count_mask_effect=COUNT_UNTOUCHED, reg_api=True, atomic_add_dtypes=_ATOMIC_FULL,
+        atomic_max_min_dtypes=_ATOMIC_FULL, init_soc_mask=True, init_soc_ctrl=(0x1000000000000008, 1 << 48)),
     DeviceSpec(name="atlas-a3", product="Atlas A3 training / inference", aliases=("a3", "910c"), **_A2_COMMON),
     DeviceSpec(name="atlas-a2", product="Atlas A2 training / inference", aliases=("a2", "910b"), **_A2_COMMON),
     DeviceSpec(
         name="atlas-200i-500-a2", product="Atlas 200I/500 A2 inference", arch=3002,
         aliases=("310b", "200i-a2", "500-a2", "dav-3002"), ub_bytes=253952, add_dtypes=_B16_32,
         reduce_sum_dtypes=("half", "float"), pair_dtypes=("half", "float"), half_saturating_default=False,
-        reduce_sum_highdim_repeat0="zero", pair_both_masked_zero=True, count_mask_effect=COUNT_UNTOUCHED),
+        reduce_sum_highdim_repeat0="zero", pair_both_masked_zero=True, count_mask_effect=COUNT_UNTOUCHED,
+        isasi_flags=False, tpipe_event_ids=False, sync_all_hard=False, sync_all_soft=False,
+        atomic_add_dtypes=("int16", "half", "int32", "float")),
     DeviceSpec(
         name="atlas-inference-aicore", product="Atlas inference AI Core (310P)", arch=2002,
         aliases=("310p", "310p-aicore", "dav-2002"), ub_bytes=262144, add_dtypes=_B16_32,
         reduce_sum_dtypes=("half", "float"), pair_dtypes=("half", "float"), half_saturating_default=True,
-        count_mask_effect=COUNT_RESTORES_NORMAL),
+        count_mask_effect=COUNT_RESTORES_NORMAL, sync_all_hard=False, atomic_add_dtypes=("int16", "half", "float")),
     DeviceSpec(
         name="atlas-training", product="Atlas training (910)", arch=1001, aliases=("910", "dav-1001"),
         ub_bytes=262144, add_dtypes=("half", "int32", "float"), reduce_sum_dtypes=("half",), pair_dtypes=("half",),
-        half_saturating_default=True, pair_dst_rep_stride_zero=False, count_mask_effect=COUNT_LEAVES_TAIL),
+        half_saturating_default=True, pair_dst_rep_stride_zero=False, count_mask_effect=COUNT_LEAVES_TAIL,
+        event_ids=4, sync_all_hard=False, atomic_add_dtypes=("float",)),
     DeviceSpec(
         name="atlas-inference-vectorcore", product="Atlas inference Vector Core (310P)", arch=2002,
         aliases=("310p-vectorcore",), ub_bytes=262144, supported=False),
@@ -146,4 +165,5 @@ def format_table():
 
 
 # Keep the dtype names honest: every name used above is a known dtype.
-assert all(n in dt.BY_NAME for d in _DEVICES for n in d.add_dtypes + d.reduce_sum_dtypes + d.pair_dtypes)
+assert all(n in dt.BY_NAME for d in _DEVICES
+           for n in d.add_dtypes + d.reduce_sum_dtypes + d.pair_dtypes + d.atomic_add_dtypes + d.atomic_max_min_dtypes)

@@ -28,20 +28,35 @@ def as_signed64(word):
 def operands(api, dst, *srcs):
     """The core of the operands, after checking they are live LocalTensors of one core (per call: cheap)."""
     if type(dst) is not LocalTensor:
-        raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor")
+        raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor",
+                             detail=_not_a_tensor_hint(dst))
     core = dst.core
     if dst._lease is not None:
         dst.check_alive(api)
     for i, t in enumerate(srcs):
         if type(t) is not LocalTensor or t.core is not core:
             name = f"src{i}" if len(srcs) > 2 or api == "Add" else ("src", "sharedTmpBuffer")[i]
-            raise ParameterError(api, name, t if type(t) is LocalTensor else type(t).__name__,
-                                 legal="a LocalTensor of the same Core as dst", device=core.device)
+            if type(t) is LocalTensor:
+                raise ParameterError(api, name, t, legal="a LocalTensor of the same Core as dst", device=core.device,
+                                     detail="belongs to another core")
+            raise ParameterError(api, name, type(t).__name__, legal="a LocalTensor of the same Core as dst",
+                                 device=core.device, detail=_not_a_tensor_hint(t))
         if t._lease is not None:
             t.check_alive(api)
     if not core.spec.supported:
         core.spec.require_supported(api)
     return core
+
+
+def _not_a_tensor_hint(value):
+    """Why a value is not a tensor, in the words of the usual porting mistake."""
+    if value is None:
+        return "missing"
+    if isinstance(value, (np.ndarray, list, tuple)):
+        return "is host data: copy it into a LocalTensor first (t[:] = array)"
+    if isinstance(value, (int, float, np.generic)):
+        return "is a scalar: pass the LocalTensor itself (t[i] is the sub-tensor at offset i)"
+    return None
 
 
 def check_dtype(api, spec, dtype, allowed, detail=None):
@@ -263,7 +278,8 @@ def check_tensor_bounds(api, core, op, tensor, ext=None):
     if ext[0] < lo:
         first, where = ext[0], "repeat 0"
     else:
-        first, where = hi, f"repeat {_first_repeat_reaching(op, hi)}"
+        repeat = _first_repeat_reaching(op, hi)
+        first, where = _first_byte_from(op, repeat, hi), f"repeat {repeat}"
     raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=core.device,
                            legal=f"inside {op.name}'s tensor [{lo}, {hi}) ({tensor.size} x {tensor.dtype.name}); "
                                  "make the core with bounds=\"ub\" to allow strides past a tensor",
@@ -278,6 +294,16 @@ def _first_repeat_reaching(op, end):
     # repeat i ends at base + i*rep*32 + full[1]; the first i with that end > end
     i = max(0, -(-(end - op.base - full[1] + 1) // (op.rep * 32)))
     return min(i, max(op.repeat - 1, 0))
+
+
+def _first_byte_from(op, repeat, end):
+    """The lowest byte at or after `end` that repeat `repeat` of `op` touches (`end` itself if none does)."""
+    lanes = mask_lane_indices(op.lo, op.hi, 256 // op.size)
+    if op.last_lanes >= 0 and repeat == op.repeat - 1:
+        lanes = lanes[:op.last_lanes]
+    starts = op.base + repeat * op.rep * 32 + lane_offsets(op.size, op.blk, lanes)
+    reaching = starts[starts + op.size > end]
+    return int(max(end, reaching.min())) if reaching.size else end
 
 
 def check_overlap(api, spec, dst, src, dst_ext, src_ext, src_may_accumulate=False):
