@@ -270,12 +270,60 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
 
 
 @njit(cache=True, error_model="numpy")
+def _half_binary_chunk(op, av, bv, y, r, m):
+    """The common case fused: decode both half operands inside the op's loop (bv empty: the scalar y)."""
+    if bv.size == 0:
+        if op == ADD:
+            for i in range(m):
+                r[i] = add_lane(half_bits_to_f32(av[i]), y)
+        elif op == SUB:
+            for i in range(m):
+                r[i] = sub_lane(half_bits_to_f32(av[i]), y)
+        elif op == MUL:
+            for i in range(m):
+                r[i] = mul_lane(half_bits_to_f32(av[i]), y)
+        elif op == DIV:
+            for i in range(m):
+                r[i] = div_lane(half_bits_to_f32(av[i]), y)
+        elif op == MAX:
+            for i in range(m):
+                r[i] = max_lane(half_bits_to_f32(av[i]), y)
+        else:
+            for i in range(m):
+                r[i] = min_lane(half_bits_to_f32(av[i]), y)
+    elif op == ADD:
+        for i in range(m):
+            r[i] = add_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i]))
+    elif op == SUB:
+        for i in range(m):
+            r[i] = sub_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i]))
+    elif op == MUL:
+        for i in range(m):
+            r[i] = mul_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i]))
+    elif op == DIV:
+        for i in range(m):
+            r[i] = div_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i]))
+    elif op == MAX:
+        for i in range(m):
+            r[i] = max_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i]))
+    else:
+        for i in range(m):
+            r[i] = min_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i]))
+
+
+@njit(cache=True, error_model="numpy")
 def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints):
     """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`."""
     scalar = b.size == 0
+    fused_half = kind == KIND_HALF and op <= MIN and (flags & FTZ) == 0
+    y = half_bits_to_f32(np.uint16(scalar_bits & 0xFFFF))
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
-        if _is_float(kind):
+        if fused_half:
+            bv = b.view(np.uint16)[c0:c0 + m] if not scalar else b.view(np.uint16)
+            _half_binary_chunk(op, a.view(np.uint16)[c0:c0 + m], bv, y, fs[2], m)
+            store_floats(kind, flags, fs[2], d, c0, m)
+        elif _is_float(kind):
             load_floats(kind, flags, a, c0, m, fs[0])
             if scalar:
                 _fill_float(kind, flags, scalar_bits, fs[1], m)
