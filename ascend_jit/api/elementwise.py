@@ -233,7 +233,7 @@ AXPY = _op("Axpy", "axpy", K.AXPY, _table(("half", "float", "bfloat16") + _64, _
 
 _DUP_950 = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float", "int64", "uint64")
 _DUP = ("int16", "uint16", "half", "bfloat16", "int32", "uint32", "float")
-DUPLICATE = _op("Duplicate", "fill", -1, _table(_DUP_950, _DUP, t910=_DUP), _table(_8_64), R.duplicate)
+DUPLICATE = _op("Duplicate", "fill", -1, _table(_DUP_950, _DUP, t910=_DUP), _table(_8_64), R.fill_high_dim)
 BRCB = _op("Brcb", "brcb", -1, _table(_DUP_950, _DUP, b310=(), p310=("int16", "uint16", "half", "int32", "uint32",
                                                                     "float")), _NONE, R.brcb, overlap="none")
 

@@ -397,15 +397,21 @@ def run_high_dim(ub, fn, dtypes, addrs, lanes, repeat, blks, reps, last_lanes=No
                       out)
 
 
-def duplicate(dtype, env, value):
-    """SPEC-2 5.1: every lane receives the value's bits (no arithmetic, no saturation)."""
-    return value
-
-
-def fill_count(ub, dtype, dst, value, count):
-    """Duplicate (SPEC-2 5.1): bit copies of one value."""
+def fill_count(ub, dtype, dst, raw, count):
+    """Duplicate count form (SPEC-2 5.1): elements 0..count-1 receive the bytes `raw` of one element (bit copies: no
+    arithmetic, no saturation, a NaN keeps its payload)."""
+    size = SIZES[dtype]
     for k in range(count):
-        write(ub, dtype, dst + k * SIZES[dtype], value)
+        ub[dst + k * size:dst + (k + 1) * size] = np.frombuffer(raw, np.uint8)
+
+
+def fill_high_dim(ub, dtype, dst, raw, lanes, repeat, blk, rep):
+    """Duplicate high-dim form: every active lane of every repeat receives the bytes `raw`."""
+    size = SIZES[dtype]
+    for i in range(repeat):
+        for j in lanes:
+            a = lane_address(dst, size, i, j, blk, rep)
+            ub[a:a + size] = np.frombuffer(raw, np.uint8)
 
 
 def brcb(ub, dtype, dst, src, repeat, dst_blk, dst_rep):
