@@ -676,12 +676,12 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
         key = _key((dst, value) if tensor_source else (dst,))
         mixed, lanes = _validate(_validate_count, row, core.spec, key, n)
         if tensor_source:
-            bits = int.from_bytes(core.ub[value.addr:value.addr + value.dtype.size].tobytes(), "little")
+            bits = as_signed64(int.from_bytes(core.ub[value.addr:value.addr + value.dtype.size].tobytes(), "little"))
         else:
-            bits = scalar_bits(row.name, core.spec, dst.dtype, value, "scalar")
+            bits = _scalar(row, core, (dst,), value)
         if n == 0:
             return
-        K.fill_contiguous(core.ub, dst.dtype.size, dst.addr, as_signed64(bits), int(n))
+        K.fill_contiguous(core.ub, dst.dtype.size, dst.addr, bits, int(n))
         core._after_count_call(n % lanes or lanes)
         return
     if tensor_source:
@@ -697,7 +697,7 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
     strides = _DuplicateStrides(dst_block_stride, dst_repeat_stride)
     repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, _key((dst,)), plan,
                                             repeat_time, strides)
-    bits = as_signed64(scalar_bits(row.name, core.spec, dst.dtype, value, "scalar"))
+    bits = _scalar(row, core, (dst,), value)
     record_mask(core, plan, dst.dtype, mask)
     if repeat == 0 or plan.empty:
         return

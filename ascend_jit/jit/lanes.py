@@ -159,22 +159,19 @@ def div_lane(x, y):
 
 @njit(cache=True, error_model="numpy")
 def max_lane(x, y):
-    """D41: NaN if either is NaN; max(-0, +0) = +0 in either order."""
-    if x != x or y != y:
-        return x + y
-    if x > y or (x == y and signbit(y)):
-        return x
-    return y
+    """D41: NaN if either is NaN; max(-0, +0) = +0 in either order. Non-short-circuit operators and selects, so
+    the loops calling it vectorise."""
+    pick_x = (x > y) | ((x == y) & (math.copysign(1.0, y) < 0))
+    r = x if pick_x else y
+    return x + y if (x != x) | (y != y) else r
 
 
 @njit(cache=True, error_model="numpy")
 def min_lane(x, y):
-    """D41: NaN if either is NaN; min(-0, +0) = -0 in either order."""
-    if x != x or y != y:
-        return x + y
-    if x < y or (x == y and signbit(x)):
-        return x
-    return y
+    """D41: NaN if either is NaN; min(-0, +0) = -0 in either order (selects, as max_lane)."""
+    pick_x = (x < y) | ((x == y) & (math.copysign(1.0, x) < 0))
+    r = x if pick_x else y
+    return x + y if (x != x) | (y != y) else r
 
 
 @njit(cache=True, error_model="numpy")
