@@ -146,7 +146,13 @@ def _high_dim_case(row, seed, strides_max=4, rep_max=20, repeat_max=8):
     _set_modes(core, rng)
     random_ub(core, seed, sdtype)
     L = 256 // ref.SIZES[dtype]
-    if rng.random() < 0.5:
+    counter = None
+    if rng.random() < 0.2:  # counter mode: the mask argument is the element count (decisions.md, SPEC-2 1.4)
+        core.SetMaskCount()
+        mask = int(rng.integers(0, 3 * L))
+        lanes = list(range(L))
+        counter = mask
+    elif rng.random() < 0.5:
         mask = int(rng.integers(0, L + 10))
         lanes = ref_model.continuous_lanes(mask, L)
     else:
@@ -175,7 +181,11 @@ def _high_dim_case(row, seed, strides_max=4, rep_max=20, repeat_max=8):
 
     def fn(cols):
         return reference_lanes(row, dtype, env, cols, _python_value(sdtype, scalar), dtype != sdtype)
-    if lanes:
+    if counter is not None:
+        repeat = -(-counter // L)
+        if repeat:
+            R.run_high_dim(before, fn, dts, addrs, lanes, repeat, blks, reps, last_lanes=counter - (repeat - 1) * L)
+    elif lanes:
         R.run_high_dim(before, fn, dts, addrs, lanes, repeat, blks, reps)
     return core.ub, before
 
