@@ -478,7 +478,7 @@ def _scalar(row, core, tensors, value):
     floats and ints are memoised by type, value and sign (so -0.0 and True never share an entry with 0.0 and 1)."""
     dtype = tensors[1].dtype if row.arity == "axpy" else tensors[0].dtype
     if type(value) is dtype.np_dtype.type:
-        return as_signed64(int(np.asarray(value).view(_UINT_OF_SIZE[dtype.size])))
+        return as_signed64(int(value.view(_UINT_OF_SIZE[dtype.size])))
     if type(value) in (float, int) and value == value:
         sign = value < 0 if type(value) is int else math.copysign(1.0, value)
         return _scalar_memo(row.name, core.spec, dtype, type(value), value, sign)

@@ -270,45 +270,33 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
 
 
 @njit(cache=True, error_model="numpy")
-def _half_binary_chunk(op, av, bv, y, r, m):
-    """The common case fused: decode both half operands inside the op's loop (bv empty: the scalar y)."""
-    if bv.size == 0:
-        if op == ADD:
-            for i in range(m):
-                r[i] = add_lane(half_bits_to_f32(av[i]), y)
-        elif op == SUB:
-            for i in range(m):
-                r[i] = sub_lane(half_bits_to_f32(av[i]), y)
-        elif op == MUL:
-            for i in range(m):
-                r[i] = mul_lane(half_bits_to_f32(av[i]), y)
-        elif op == DIV:
-            for i in range(m):
-                r[i] = div_lane(half_bits_to_f32(av[i]), y)
-        elif op == MAX:
-            for i in range(m):
-                r[i] = max_lane(half_bits_to_f32(av[i]), y)
-        else:
-            for i in range(m):
-                r[i] = min_lane(half_bits_to_f32(av[i]), y)
-    elif op == ADD:
+def _half_binary_chunk(op, av, bv, dv, m, sat):
+    """The common case fused into one pass: decode both half operands, the op's lane, round to half and store; the
+    saturating mode is a second pass over the stored bits (D35: +-inf -> +-65504, NaN -> +0)."""
+    if op == ADD:
         for i in range(m):
-            r[i] = add_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i]))
+            dv[i] = half_store_bits(round_half(add_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
     elif op == SUB:
         for i in range(m):
-            r[i] = sub_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i]))
+            dv[i] = half_store_bits(round_half(sub_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
     elif op == MUL:
         for i in range(m):
-            r[i] = mul_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i]))
+            dv[i] = half_store_bits(round_half(mul_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
     elif op == DIV:
         for i in range(m):
-            r[i] = div_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i]))
+            dv[i] = half_store_bits(round_half(div_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
     elif op == MAX:
         for i in range(m):
-            r[i] = max_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i]))
-    else:
+            dv[i] = half_store_bits(round_half(max_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
+    elif op == MIN:
         for i in range(m):
-            r[i] = min_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i]))
+            dv[i] = half_store_bits(round_half(min_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
+    if sat:
+        for i in range(m):
+            h = dv[i]
+            h = np.uint16(0x7BFF) if h == np.uint16(0x7C00) else h
+            h = np.uint16(0xFBFF) if h == np.uint16(0xFC00) else h
+            dv[i] = np.uint16(0) if h == np.uint16(0x7E00) else h
 
 
 @njit(cache=True, error_model="numpy")
@@ -316,13 +304,13 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints):
     """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`."""
     scalar = b.size == 0
     fused_half = kind == KIND_HALF and op <= MIN and (flags & FTZ) == 0
-    y = half_bits_to_f32(np.uint16(scalar_bits & 0xFFFF))
+    broadcast = np.full(CHUNK if scalar and fused_half else 0, np.uint16(scalar_bits & 0xFFFF))
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
         if fused_half:
-            bv = b.view(np.uint16)[c0:c0 + m] if not scalar else b.view(np.uint16)
-            _half_binary_chunk(op, a.view(np.uint16)[c0:c0 + m], bv, y, fs[2], m)
-            store_floats(kind, flags, fs[2], d, c0, m)
+            bv = broadcast[:m] if scalar else b.view(np.uint16)[c0:c0 + m]
+            _half_binary_chunk(op, a.view(np.uint16)[c0:c0 + m], bv, d.view(np.uint16)[c0:c0 + m], m,
+                               (flags & SAT_HALF) != 0)
         elif _is_float(kind):
             load_floats(kind, flags, a, c0, m, fs[0])
             if scalar:
@@ -356,8 +344,10 @@ def binary_contiguous(ub, op, kind, flags, dst, src0, src1, scalar_bits, n):
     """Count form: n consecutive elements; src1 < 0 means the broadcast scalar."""
     nb = n * kind_size(kind)
     b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
+    floats = _is_float(kind) and not (kind == KIND_HALF and op <= MIN and (flags & FTZ) == 0)
     binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
-               np.empty((3, CHUNK), np.float32), np.empty((3, CHUNK), np.int64))
+               np.empty((3, CHUNK if floats else 0), np.float32),
+               np.empty((3, 0 if _is_float(kind) else CHUNK), np.int64))  # scratch only for the path taken
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
