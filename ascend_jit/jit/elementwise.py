@@ -291,6 +291,18 @@ def _half_binary_chunk(op, av, bv, dv, m, sat):
     elif op == MIN:
         for i in range(m):
             dv[i] = half_store_bits(round_half(min_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
+    elif op == ADD_RELU:  # stage 1 rounded to half, then Relu; saturating stage 1 = the bit pass below (6.3)
+        for i in range(m):
+            dv[i] = half_store_bits(relu_lane(round_half(add_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
+                                                         False)))
+    elif op == SUB_RELU:
+        for i in range(m):
+            dv[i] = half_store_bits(relu_lane(round_half(sub_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
+                                                         False)))
+    else:  # LEAKY_RELU (bv: the scalar)
+        for i in range(m):
+            dv[i] = half_store_bits(round_half(leaky_relu_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
+                                               False))
     if sat:
         for i in range(m):
             h = dv[i]
@@ -303,7 +315,7 @@ def _half_binary_chunk(op, av, bv, dv, m, sat):
 def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints):
     """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`."""
     scalar = b.size == 0
-    fused_half = kind == KIND_HALF and op <= MIN and (flags & FTZ) == 0
+    fused_half = kind == KIND_HALF and (flags & FTZ) == 0  # every binary half op (And/Or take no half)
     broadcast = np.full(CHUNK if scalar and fused_half else 0, np.uint16(scalar_bits & 0xFFFF))
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
@@ -344,7 +356,7 @@ def binary_contiguous(ub, op, kind, flags, dst, src0, src1, scalar_bits, n):
     """Count form: n consecutive elements; src1 < 0 means the broadcast scalar."""
     nb = n * kind_size(kind)
     b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
-    floats = _is_float(kind) and not (kind == KIND_HALF and op <= MIN and (flags & FTZ) == 0)
+    floats = _is_float(kind) and not (kind == KIND_HALF and (flags & FTZ) == 0)
     binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
                np.empty((3, CHUNK if floats else 0), np.float32),
                np.empty((3, 0 if _is_float(kind) else CHUNK), np.int64))  # scratch only for the path taken
