@@ -203,6 +203,30 @@ def operand_bytes(op):
     return np.unique((starts.reshape(-1)[:, None] + elem[None, :]).reshape(-1))
 
 
+def footprint_bytes(footprint):
+    """The byte addresses of a validator's footprint: an Operand (strided lanes), a Runs (reduction outputs:
+    `repeat` runs of `width` bytes every `step`) or a (name, start, nbytes) contiguous run."""
+    if isinstance(footprint, tuple):
+        return run_bytes(footprint[1], footprint[2])
+    if hasattr(footprint, "blk"):
+        return operand_bytes(footprint)
+    if footprint.repeat <= 0 or footprint.width <= 0:
+        return np.zeros(0, np.int64)
+    starts = footprint.base + np.arange(footprint.repeat, dtype=np.int64) * footprint.step
+    return np.unique((starts[:, None] + np.arange(footprint.width, dtype=np.int64)[None, :]).reshape(-1))
+
+
+def vector_access(core, api, reads=(), writes=()):
+    """One vector instruction (PIPE_V) through the sanitizer: reads/writes are (footprint, tensor) pairs, the
+    footprints exactly those the validator proved (active lanes only, so masked-off lanes are neither reads nor
+    writes). Called only when `core.sanitizer is not None`."""
+    def name(fp):
+        return fp[0] if isinstance(fp, tuple) else fp.name
+    accesses = [Access(name(fp), False, footprint_bytes(fp), t) for fp, t in reads]
+    accesses += [Access(name(fp), True, footprint_bytes(fp), t) for fp, t in writes]
+    core.sanitizer.instruction(api, PIPE_V, accesses)
+
+
 @dataclass
 class Access:
     """One operand of one instruction: the exact bytes it reads or writes (active lanes only) and its tensor."""

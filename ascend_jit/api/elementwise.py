@@ -20,7 +20,7 @@ from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError
 from ..jit import elementwise as K
 from ..reference import elementwise as R
 from ..tensor import LocalTensor
-from ._common import (Operand, as_signed64, check_align, check_count_overlap, check_inside_ub, check_overlap,
+from ._common import (Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub, check_overlap,
                       check_range, check_tensor_bounds, operands, plan_mask, record_mask, refuse_empty_mask_on_950)
 from ._scalar import scalar_bits
 
@@ -36,15 +36,6 @@ class BinaryRepeatParams:
     dstRepStride: int = 8
     src0RepStride: int = 8
     src1RepStride: int = 8
-
-
-@dataclass(frozen=True)
-class UnaryRepeatParams:
-    """SPEC-2 1.1 (DK URP): block strides uint16 (0..65535), repeat strides uint8 (0..255)."""
-    dstBlkStride: int = 1
-    srcBlkStride: int = 1
-    dstRepStride: int = 8
-    srcRepStride: int = 8
 
 
 @dataclass(frozen=True)
@@ -801,4 +792,5 @@ def elementwise_instructions(Instruction):
         return make
 
     return tuple(Instruction(row.name, ENTRIES[row.name], lambda spec, row=row: row.dtypes.get(spec.name, ()),
-                             row.reference, example(row)) for row in OPS.values())
+                             row.reference, example(row), lambda spec, row=row: bool(row.dtypes.get(spec.name)))
+                 for row in OPS.values())

@@ -11,7 +11,8 @@ from ._common import (Operand, as_signed64, check_align, check_dtype, check_insi
 API = "ReducePairElem"
 
 
-class ReduceType(enum.Enum):
+class ReduceType(enum.IntEnum):
+    """The Memory-API reduce type (SPEC-2 D27: SUM=0, MAX=1, MIN=2; aj.Reg.ReduceType is its Reg twin)."""
     SUM = 0
     MAX = 1
     MIN = 2
