@@ -4,7 +4,9 @@ kind as integer arguments, so one compiled kernel serves every instruction and d
 A run function applies an op to packed runs of elements (the count form passes UB slices; the strided form passes
 the gathered lanes of one repeat, i.e. the vector register). Values are decoded in chunks into float32 or int64
 buffers, the op's lane function (jit/lanes.py) runs over the chunk with the op chosen outside the inner loop, and the
-store rounds to the element type with the overflow mode (SPEC-2 D35) and the 950 flush rule (D38).
+store rounds to the element type with the overflow mode (SPEC-2 D35) and the 950 flush rule (D38). Half binary and
+tensor-scalar ops, the common case, run fused (decode, lane, round, store in one pass); half transcendentals read
+a table the lanes computed once (`half_table`).
 
     binary_*    Add Sub Mul Div Max Min And Or AddRelu SubRelu, and the tensor-scalar forms (Adds Muls Maxs Mins
                 LeakyRelu): the scalar is a broadcast second operand (src1 < 0)
@@ -20,7 +22,7 @@ from .lanes import (abs_lane, add_lane, div_lane, exp_lane, flush, fma_lane, int
                     int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane, int_stage, leaky_relu_lane,
                     ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane, rsqrt_lane,
                     rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_less)
-from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT16,
+from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16,
                        KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, f32_to_bf16_bits, float_store_bits,
                        half_bits_to_f32, half_store_bits, kind_size, round_half)
 
