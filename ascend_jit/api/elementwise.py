@@ -20,6 +20,7 @@ from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError
 from ..jit import elementwise as K
 from ..reference import elementwise as R
 from ..tensor import LocalTensor
+from ..sanitizer import vector_access
 from ._common import (Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub, check_overlap,
                       check_range, check_tensor_bounds, operands, plan_mask, record_mask, refuse_empty_mask_on_950)
 from ._scalar import scalar_bits
@@ -484,6 +485,15 @@ def _scalar_memo(api, spec, dtype, kind, value, sign):
     return as_signed64(scalar_bits(api, spec, dtype, value, "scalar"))
 
 
+_READS_DST = ("ternary", "axpy")   # the multiply-adds accumulate into dst (SPEC-2 6.3)
+
+
+def _sanitize(row, core, tensors, footprint):
+    """Report one call's exact footprints to the sanitizer: footprint(k, tensor) gives operand k's."""
+    reads = [(footprint(k, t), t) for k, t in enumerate(tensors) if k > 0 or row.arity in _READS_DST]
+    vector_access(core, row.name, reads=reads, writes=[(footprint(0, tensors[0]), tensors[0])])
+
+
 def _run_count(row, core, tensors, count, scalar, config):
     mixed, lanes = _validate(_validate_count, row, core.spec, _key(tensors), count)
     dtype = tensors[0].dtype
@@ -491,6 +501,9 @@ def _run_count(row, core, tensors, count, scalar, config):
     bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
     if count == 0:
         return  # SPEC-2 D30: a NOP on every device, mask register included
+    if core.sanitizer is not None:
+        names = _TENSORS[row.arity]
+        _sanitize(row, core, tensors, lambda k, t: (names[k], t.addr, int(count) * t.dtype.size))
     _kernel_count(row, core.ub, flags, tensors, bits, int(count))
     core._after_count_call(count % lanes or lanes)
 
@@ -541,6 +554,11 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
     record_mask(core, plan, dtype, mask)
     if repeat == 0 or plan.empty:
         return  # SPEC-2 D30 / SPEC D7: repeat 0 or mask 0 writes nothing
+    if core.sanitizer is not None:
+        names = _TENSORS[row.arity]
+        strides = {name: (getattr(params, blk), getattr(params, rep)) for name, blk, rep, _ in _STRIDE_FIELDS[cls]}
+        _sanitize(row, core, tensors, lambda k, t: Operand(names[k], t.addr, t.dtype.size, plan.lo, plan.hi, repeat,
+                                                           *strides[names[k]], last))
     if contiguous:  # default strides, every lane: the same run as the count form
         lanes = 256 // dtype.size
         _kernel_count(row, core.ub, flags, tensors, bits, (repeat - 1) * lanes + (last if last >= 0 else lanes))
@@ -672,6 +690,9 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
             bits = _scalar(row, core, (dst,), value)
         if n == 0:
             return
+        if core.sanitizer is not None:
+            reads = [(("src", value.addr, value.dtype.size), value)] if tensor_source else []
+            vector_access(core, row.name, reads=reads, writes=[(("dst", dst.addr, int(n) * dst.dtype.size), dst)])
         K.fill_contiguous(core.ub, dst.dtype.size, dst.addr, bits, int(n))
         core._after_count_call(n % lanes or lanes)
         return
@@ -692,6 +713,9 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
     record_mask(core, plan, dst.dtype, mask)
     if repeat == 0 or plan.empty:
         return
+    if core.sanitizer is not None:
+        vector_access(core, row.name, writes=[(Operand("dst", dst.addr, dst.dtype.size, plan.lo, plan.hi, repeat,
+                                                       strides.dstBlkStride, strides.dstRepStride, last), dst)])
     K.fill_strided(core.ub, dst.dtype.size, dst.addr, bits, strides.dstBlkStride, strides.dstRepStride, repeat,
                    as_signed64(plan.lo), as_signed64(plan.hi), last)
 
@@ -744,6 +768,11 @@ def Brcb(dst, src, repeat_time, repeat_params=None):
         raise ParameterError(BRCB.name, "repeat_params", params, legal="aj.BrcbRepeatParams or 2 integers",
                              device=core.device)
     repeat = _validate(_validate_brcb, core.spec, core.bounds, _key((dst, src)), repeat_time, params)
+    if repeat and core.sanitizer is not None:
+        blocks = np.array([dst.addr + (i * params.dstRepStride + j * params.dstBlkStride) * 32
+                           for i in range(repeat) for j in range(8)], np.int64)
+        vector_access(core, BRCB.name, reads=[(("src", src.addr, 8 * repeat * src.dtype.size), src)],
+                      writes=[(("dst", np.unique((blocks[:, None] + np.arange(32)).reshape(-1))), dst)])
     if repeat:
         K.brcb(core.ub, dst.dtype.size, dst.addr, src.addr, params.dstBlkStride, params.dstRepStride, repeat)
 
