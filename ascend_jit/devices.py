@@ -49,7 +49,6 @@ class DeviceSpec:
     pair_both_masked_zero: bool = False  # SPEC 2.4: pair with both lanes masked is written 0 (950, 310B) or kept
     pair_dst_rep_stride_zero: bool = True  # SPEC 6: dstRepStride 0 refused on Atlas training (910)
     mask_zero_refused: bool = False  # D14: the 950 refuses mask 0; elsewhere it is a NOP
-    count_ignores_is_set_mask: bool = False  # SPEC-2 D32: on the 950 is_set_mask has no effect on count forms
     count_mask_effect: str = COUNT_RESTORES_NORMAL  # SPEC 2.6, D22
     reg_api: bool = False            # SPEC 7: the Reg API exists on the 950 only
     # --- the reduction family (SPEC-2 8) ---
@@ -180,7 +179,7 @@ _DEVICES = (
         half_saturating_default=False, half_saturation_switchable=True, int_saturation_switchable=True,
         set_saturation_flag_api=False, ctrl_spr_bits=(48, 53, 59, 60), reduce_sum_count_algorithm=VADD_TREE,
         reduce_sum_highdim_algorithm=TREE_TREE_950, reduce_sum_highdim_repeat0="as-one", pair_both_masked_zero=True,
-        mask_zero_refused=True, count_ignores_is_set_mask=True, count_mask_effect=COUNT_UNTOUCHED, reg_api=True,
+        mask_zero_refused=True, count_mask_effect=COUNT_UNTOUCHED, reg_api=True,
         atomic_add_dtypes=_ATOMIC_FULL, atomic_max_min_dtypes=_ATOMIC_FULL, init_soc_mask=True,
         init_soc_ctrl=(0x1000000000000008, 1 << 48),
         reduce_repeat_sum_pairs=(("half", "half"), ("float", "float"), ("int16", "int32"), ("int32", "int32"),

@@ -59,11 +59,14 @@ def _capture(inst, example, core, dtype):
     def recorder(*args, **kwargs):
         recorded.append((args, kwargs))
     code = getattr(call, "__code__", None)
-    if code is not None:
+    if code is not None:  # the entry point as a global name of the example, or as a variable it closes over
         names = [n for n in code.co_names if call.__globals__.get(n) is inst.entry]
-        if names:
+        cells = call.__closure__ or ()
+        closed = [c.cell_contents is inst.entry for c in cells]
+        if names or any(closed):
             glob = dict(call.__globals__, **{n: recorder for n in names})
-            types.FunctionType(code, glob, call.__name__, call.__defaults__, call.__closure__)(*tensors)
+            closure = tuple(types.CellType(recorder) if hit else c for c, hit in zip(cells, closed)) or None
+            types.FunctionType(code, glob, call.__name__, call.__defaults__, closure)(*tensors)
     if len(recorded) == 1:
         return inst.entry, recorded[0][0], recorded[0][1]
     return call, tuple(tensors), {}   # opaque example: its tensors are still fuzzed

@@ -117,32 +117,34 @@ def test_a_refused_high_dim_call_leaves_the_mask_register():
             assert _state(core) == before
 
 
-# --- defect 3: is_set_mask=False on count forms -------------------------------------------------------------------
+# --- defect 3: is_set_mask=False on count forms (SPEC 2.5 as SPEC-2 D32 makes it concrete) -----------------------
 @pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
-def test_count_add_with_is_set_mask_false_uses_the_counter_register(device):
-    """SPEC 2.5 / SPEC-2 D32: off the 950 the count is the counter-mode register's (128), the register and the mode
-    stay as they are; on the 950 the flag has no effect (count 1)."""
+def test_count_form_with_is_set_mask_false_uses_the_counter_register(device):
+    """SPEC-2 D32: a tensor-scalar count form with is_set_mask=False takes the counter-mode register's count (128)
+    and leaves the register and the mode alone; on the 950 the flag has no effect (count 1)."""
     core = aj.Core(device)
-    a, b, c = (core.local_tensor("half", 256) for _ in range(3))
-    a[:], b[:], c[:] = 1, 2, 0
+    a, c = core.local_tensor("half", 256), core.local_tensor("half", 256)
+    a[:], c[:] = 1, 0
     core.SetMaskCount()
     core.SetVectorMask(128)
-    aj.Add(c, a, b, 1, is_set_mask=False)
-    n = 1 if core.spec.count_ignores_is_set_mask else 128
+    aj.Adds(c, a, 2, 1, is_set_mask=False)
+    n = 1 if device == "ascend950" else 128
     assert (c.numpy()[:n] == 3).all() and (c.numpy()[n:] == 0).all()
-    if not core.spec.count_ignores_is_set_mask:
+    if device != "ascend950":
         assert core.counter_mode and (core.mask_high, core.mask_low) == (0, 128)
 
 
-def test_count_add_with_is_set_mask_false_outside_counter_mode_is_refused():
+def test_count_forms_never_ignore_is_set_mask_silently():
+    """Add's count prototype has no isSetMask (SPEC-2 D32): the keyword is refused, never ignored; outside counter
+    mode a count form with is_set_mask=False is a StateError, before anything is written."""
     core = aj.Core("atlas-a2")
     a, b, c = (core.local_tensor("half", 256) for _ in range(3))
     before = _state(core)
-    with pytest.raises(aj.StateError, match="counter"):
+    with pytest.raises(TypeError, match="is_set_mask"):
         aj.Add(c, a, b, 1, is_set_mask=False)
+    with pytest.raises(aj.StateError, match="counter"):
+        aj.Adds(c, a, 2, 1, is_set_mask=False)
     assert _state(core) == before
-    with pytest.raises(aj.ParameterError):
-        aj.Add(c, a, b, 1, is_set_mask="no")
 
 
 # --- defect 4: absurd sizes are refused by range checks, not enumerated -------------------------------------------

@@ -244,20 +244,6 @@ def counter_count(api, core, dtype, name, count):
     return as_int(api, core.spec, name, count, 0, core.spec.ub_bytes // dtype.size)
 
 
-def count_form_count(api, core, dtype, count, is_set_mask):
-    """The element count of a count-form call and whether it came from the mask register: SPEC 2.5 / SPEC-2 D32 and
-    issue 12: with is_set_mask=False a non-950 core must be in counter mode and the count is the register's (the
-    `count` argument is ignored, but must still be an integer); on the 950 the flag has no effect."""
-    count = as_int(api, core.spec, "count", count, 0, INT32_MAX)
-    if as_flag(api, core.spec, "is_set_mask", is_set_mask) or core.spec.count_ignores_is_set_mask:
-        return count, False
-    if not core.counter_mode or not core.mask_defined:
-        raise StateError(api, "is_set_mask", False, device=core.device,
-                         detail="a count form with is_set_mask=False takes its count from the counter-mode mask "
-                                "register: call SetMaskCount() and SetVectorMask(n) first (SPEC 2.5, SPEC-2 D32)")
-    return counter_count(api, core, dtype, "mask register (counter-mode count)", core.mask_low), True
-
-
 def _bits_plan(dtype, lo, hi, **kw):
     """Keep only bits of lanes that exist (32-bit: 64 lanes, 64-bit: 32 lanes)."""
     lanes = dtype.lanes_per_repeat

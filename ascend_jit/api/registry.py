@@ -2,7 +2,7 @@
 its reference model and a minimal valid call. Cross-cutting tests (every instruction refuses the vector core,
 unsupported dtypes and freed tensors, and leaves the UB untouched when it does) iterate over it, so a new
 instruction gets them by being registered."""
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -15,9 +15,9 @@ from ..reference import model as reference_model
 from ..reference import movement as reference_movement
 from ..tensor import GlobalTensor
 from ..reference import reductions as reference_reductions
-from .add import Add, BinaryRepeatParams
 from .cast import Cast, RoundMode
 from .compare import CMPMODE, SELMODE, Compare, Compares, Select
+from .elementwise import Add, Adds, BinaryRepeatParams, elementwise_instructions
 from .data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams
 from .gather import Gather, GatherMask, GatherMaskParams
 from .reduce_max_min import ReduceMax, ReduceMin
@@ -37,10 +37,6 @@ class Instruction:
     offered: Callable = lambda spec: True  # DeviceSpec -> whether the device offers it (SPEC-2 1.9); else
     #                                        every call raises UnsupportedDeviceError
     forms: tuple = ()          # more (core, dtype) -> (tensors, call) examples, one per API form (the fuzzer's seeds)
-
-
-def _add_example(core, dtype):
-    return tuple(core.local_tensor(dtype, 64) for _ in range(3)), lambda d, a, b: Add(d, a, b, 64)
 
 
 def _reduce_sum_example(core, dtype):
@@ -69,10 +65,13 @@ def _add_counter(core, dtype):
         d, a, b, 300, 1, BinaryRepeatParams(1, 1, 1, 8, 8, 8))
 
 
-def _add_count_from_register(core, dtype):
-    core.SetMaskCount()
+def _adds_count_from_register(core, dtype):
+    core.SetMaskCount()  # SPEC-2 D32: the tensor-scalar count forms take is_set_mask; False reads the register
     core.SetVectorMask(200)
-    return tuple(core.local_tensor(dtype, 512) for _ in range(3)), lambda d, a, b: Add(d, a, b, 1, is_set_mask=False)
+    return tuple(core.local_tensor(dtype, 512) for _ in range(2)), lambda d, a: Adds(d, a, 1, 1, is_set_mask=False)
+
+
+_ELEMENTWISE_FORMS = {"Add": (_add_high_dim, _add_bits, _add_counter), "Adds": (_adds_count_from_register,)}
 
 
 def _reduce_sum_high_dim(core, dtype):
@@ -165,8 +164,6 @@ def _gather_mask_example(core, dtype):
 
 
 INSTRUCTIONS = (
-    Instruction("Add", Add, lambda spec: spec.add_dtypes, reference_model.add_high_dim, _add_example,
-                forms=(_add_high_dim, _add_bits, _add_counter, _add_count_from_register)),
     Instruction("ReduceSum", ReduceSum, lambda spec: spec.reduce_sum_dtypes, reference_model.reduce_sum_count,
                 _reduce_sum_example, forms=(_reduce_sum_high_dim,)),
     Instruction("ReducePairElem", ReducePairElem, lambda spec: spec.pair_dtypes, reference_model.reduce_pair,
@@ -208,4 +205,4 @@ INSTRUCTIONS = (
                 offered=lambda spec: bool(spec.gather_dtypes)),
     Instruction("GatherMask", GatherMask, lambda spec: spec.gather_mask_dtypes, reference_gather.gather_mask,
                 _gather_mask_example, offered=lambda spec: bool(spec.gather_mask_dtypes)),
-)
+) + tuple(replace(i, forms=_ELEMENTWISE_FORMS.get(i.name, ())) for i in elementwise_instructions(Instruction))
