@@ -21,7 +21,7 @@ from ..jit import elementwise as K
 from ..reference import elementwise as R
 from ..tensor import LocalTensor
 from ..sanitizer import vector_access
-from ._common import as_flag, as_int, repeat_params
+from ._common import as_flag, as_int, repeat_params as _repeat_params
 from ._common import (Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub, check_overlap,
                       check_range, check_tensor_bounds, operands, plan_mask, record_mask, refuse_empty_mask_on_950)
 from ._scalar import scalar_bits
@@ -543,7 +543,7 @@ def _kernel_count(row, ub, flags, t, bits, n):
 
 def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, scalar, config):
     # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator
-    params = repeat_params(row.name, core.spec, params, _PARAMS[row.arity], hi=None)
+    params = _repeat_params(row.name, core.spec, params, _PARAMS[row.arity], hi=None)
     repeat_time = as_int(row.name, core.spec, "repeat_time", repeat_time)
     dtype = tensors[0].dtype
     plan = plan_mask(row.name, core, dtype, mask, is_set_mask)
@@ -583,6 +583,7 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
 
 def _count_is_set_mask(row, core, is_set_mask, count):
     """SPEC-2 D32: is_set_mask on count forms exists only for the tensor-scalar instructions."""
+    count = as_int(row.name, core.spec, "count", count)  # an integer even where the register's count is used
     if is_set_mask is _UNSET or as_flag(row.name, core.spec, "is_set_mask", is_set_mask):
         return count
     if core.spec.name == D950:
@@ -765,11 +766,9 @@ def Brcb(dst, src, repeat_time, repeat_params=None):
     repeat i is filled with src[8i + j]; no mask."""
     core = operands(BRCB.name, dst, src)
     params = BrcbRepeatParams() if repeat_params is None else repeat_params
-    if isinstance(params, (tuple, list)) and len(params) == 2:
-        params = BrcbRepeatParams(*params)
-    if type(params) is not BrcbRepeatParams:
-        raise ParameterError(BRCB.name, "repeat_params", params, legal="aj.BrcbRepeatParams or 2 integers",
-                             device=core.device)
+    # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator
+    params = _repeat_params(BRCB.name, core.spec, params, BrcbRepeatParams, hi=None)
+    repeat_time = as_int(BRCB.name, core.spec, "repeat_time", repeat_time)
     repeat = _validate(_validate_brcb, core.spec, core.bounds, _key((dst, src)), repeat_time, params)
     if repeat and core.sanitizer is not None:
         blocks = np.array([dst.addr + (i * params.dstRepStride + j * params.dstBlkStride) * 32

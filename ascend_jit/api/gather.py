@@ -28,6 +28,11 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
     api = "Gather"
     core = operands(api, dst, src, src_offset, names=("src", "src_offset"))
     spec = core.spec
+    src_base_addr = as_int(api, spec, "src_base_addr", src_base_addr)  # plain ints before the cache keys (issue 12)
+    if count is not None or (len(args) == 1 and mask is None):
+        count = as_int(api, spec, "count", count if count is not None else args[0])
+    elif len(args) == 3:
+        args = (args[0], as_int(api, spec, "repeat_time", args[1]), as_int(api, spec, "dst_rep_stride", args[2]))
     if count is not None or (len(args) == 1 and mask is None):
         high_dim_is_set_mask(api, True, is_set_mask)
         count = count if count is not None else args[0]

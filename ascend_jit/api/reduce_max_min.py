@@ -164,7 +164,7 @@ def _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_ext, need, ca
                                legal=f"disjoint from src bytes [{src_ext[0]}, {src_ext[1]}) (D34)")
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: 1, 1.0 and True are separate entries (issue 12)
 def _validate_count(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size,
                     cal_index, count):
     facts = CoreFacts(bounds, spec.name)
@@ -198,7 +198,7 @@ def _high_dim_ranges(api, spec, d, repeat_time, src_rep_stride):
             check_range(api, spec, "src_rep_stride", src_rep_stride, 0, 65535))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: 1, 1.0 and True are separate entries (issue 12)
 def _validate_high_dim(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size,
                        cal_index, plan, repeat_time, src_rep_stride):
     facts = CoreFacts(bounds, spec.name)
@@ -221,7 +221,7 @@ def _validate_high_dim(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_ad
                  -1 if per_lane else 0, src_rep_stride == 8)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: 1, 1.0 and True are separate entries (issue 12)
 def _validate_counter(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size,
                       cal_index, count, repeat_time, src_rep_stride):
     """950 high-dim form in counter mode (D53): `count` elements, repeat r at r*src_rep_stride blocks."""

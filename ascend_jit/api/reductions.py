@@ -49,7 +49,9 @@ class Shape(NamedTuple):
 
 
 def cached(fn, *key):
-    """fn(*key) through its lru_cache; an unhashable argument is validated uncached, which names the problem."""
+    """fn(*key) through its (typed) lru_cache, numpy integers as Python ints (issue 12: they compute what the plain
+    int computes); an unhashable argument is validated uncached, which names the problem."""
+    key = tuple(int(k) if isinstance(k, np.integer) else k for k in key)
     try:
         hash(key)
     except TypeError:
@@ -58,10 +60,13 @@ def cached(fn, *key):
 
 
 def reduce_type_of(api, spec, value):
-    if isinstance(value, bool) or value is None:
+    """A ReduceType member (or its int value: never a float, bool or string, issue 12)."""
+    if isinstance(value, ReduceType):
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ParameterError(api, "reduce_type", value, legal="aj.ReduceType.SUM, MAX or MIN", device=spec.name)
     try:
-        return ReduceType(value)
+        return ReduceType(int(value))
     except ValueError:
         raise ParameterError(api, "reduce_type", value, legal="aj.ReduceType.SUM, MAX or MIN",
                              device=spec.name) from None
@@ -98,7 +103,7 @@ def record_spr(core, dtype, value_bits, index, refusal):
 
 
 # --- the shared validator -------------------------------------------------------------------------------------------
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)  # typed: 1, 1.0 and True are separate entries (issue 12)
 def _validate(api, family, spec, bounds, d, dd, src_addr, src_size, dst_addr, dst_size, plan, repeat_time,
               dst_rep_stride, src_blk_stride, src_rep_stride, rt, order):
     """Returns None (a NOP) or the kernel plan (repeats, last_lanes, dst_rep_bytes, group, fill, fill_raw, order)."""
