@@ -556,7 +556,7 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
         return  # SPEC-2 D30 / SPEC D7: repeat 0 or mask 0 writes nothing
     if core.sanitizer is not None:
         names = _TENSORS[row.arity]
-        strides = {name: (getattr(params, blk), getattr(params, rep)) for name, blk, rep, _ in _STRIDE_FIELDS[cls]}
+        strides = {name: (getattr(params, blk), getattr(params, rep)) for name, blk, rep, _ in _STRIDE_FIELDS[type(params)]}
         _sanitize(row, core, tensors, lambda k, t: Operand(names[k], t.addr, t.dtype.size, plan.lo, plan.hi, repeat,
                                                            *strides[names[k]], last))
     if contiguous:  # default strides, every lane: the same run as the count form
