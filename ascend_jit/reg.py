@@ -7,10 +7,13 @@ implementations (jit/reg.py), so results are identical. Only `ascend950` offers 
 """
 import enum
 import functools
+import hashlib
+import pathlib
 
 import numba
 import numpy as np
 from numba import njit, types
+from numba.core.caching import FunctionCache
 from numba.extending import overload
 
 from .core import current_core
@@ -221,16 +224,44 @@ _VF_DTYPES = {name: resolve(name).kind for name in ("half", "float16", "float", 
                                                   "uint32")}
 
 
+def _implementation_stamp():
+    """A hash of the sources compiled into every VF (this module, jit/, errors.py): part of a VF's cache key, so a
+    cached VF is never reused after ascend_jit's implementation changed (numba itself only checks the user's file)."""
+    root = pathlib.Path(__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted([root / "reg.py", root / "errors.py", *(root / "jit").glob("*.py")]):
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+class _VFCache(FunctionCache):
+    """numba's on-disk function cache, keyed also on the ascend_jit implementation stamp."""
+    stamp = None
+
+    def _index_key(self, sig, codegen):
+        if _VFCache.stamp is None:
+            _VFCache.stamp = _implementation_stamp()
+        return super()._index_key(sig, codegen) + (_VFCache.stamp,)
+
+
 def simd_vf(fn):
     """Compile a VF function (a `__simd_vf__` body written with aj.Reg calls) with numba.
 
     LocalTensor arguments become UB handles (only ascend950 tensors are accepted) and dtype names become kind
     codes (numba dispatches ints far faster than strings); other arguments pass as they are. `f.py_func` is the
-    uncompiled function, for stepping through in a debugger."""
+    uncompiled function, for stepping through in a debugger.
+
+    The compiled VF is cached on disk (numba's cache, NUMBA_CACHE_DIR) when `fn` lives in a source file: a later
+    process loads it instead of compiling. A VF without a source file (typed at an interactive prompt, exec'd)
+    compiles in every process. `f.cached` tells which."""
     if numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the VF runs as plain Python on the objects themselves
         fn.py_func = fn
         return fn
     compiled = njit(fn)
+    try:
+        compiled._cache = _VFCache(fn)
+    except RuntimeError:  # numba finds no place for the cache (no source file): compile per process
+        pass
 
     @functools.wraps(fn)
     def call(*args):
@@ -248,5 +279,6 @@ def simd_vf(fn):
 
     call.py_func = fn
     call.compiled = compiled
+    call.cached = isinstance(compiled._cache, _VFCache)
     return call
 
