@@ -15,6 +15,8 @@ from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDev
 ALL_ONES = (1 << 64) - 1
 CTRL_HALF_INF_NAN = 48   # D6: CTRL[48] 1 = INF/NaN, 0 = saturating (half)
 CTRL_INT_SATURATE = 53   # D6 / audit 7: CTRL[53] 1 = int16/int32 saturate, 0 = wrap
+CTRL_CAST_TRUNCATE = 59  # SPEC-2 D46: CTRL[59] 1 = integer conversion results keep their low bits, 0 = saturate
+CTRL_CAST_TRAIT_SAT = 60  # SPEC-2 D46: CTRL[60] 0 = Reg Cast uses its trait's SatMode, 1 = the global bits decide
 CTRL_COUNTER_MODE = 56   # SPEC 2.6: CTRL[56] 1 = counter mode
 
 
@@ -67,6 +69,8 @@ class Core:
         self.device = self.spec.name
         self.ub = np.zeros(self.spec.ub_bytes, dtype=np.uint8)
         self.ctrl = 0 if self.spec.half_saturating_default else 1 << CTRL_HALF_INF_NAN
+        if CTRL_CAST_TRAIT_SAT in self.spec.ctrl_spr_bits:
+            self.ctrl |= 1 << CTRL_CAST_TRAIT_SAT  # SPEC-2 D46: CTRL[60] is 1 at power-on on the 950
         self._derive_modes()
         self.mask_high = ALL_ONES   # SPEC 2.6: init sets Normal mode and an all-ones mask
         self.mask_low = ALL_ONES
@@ -122,7 +126,8 @@ class Core:
         return self.int_saturating if mode is SaturationMode.INT else self.half_saturating
 
     def SetCtrlSpr(self, start_bit, end_bit, value):
-        """`SetCtrlSpr<start, end>(value)` for the bits SPEC names: 48 (half INF/NaN) and 53 (int saturation)."""
+        """`SetCtrlSpr<start, end>(value)` for the bits SPEC names: 48 (half INF/NaN), 53 (int saturation) and,
+        on the 950, 59 and 60 (conversion saturation, SPEC-2 D46)."""
         self.spec.require_supported("SetCtrlSpr")
         bits = self.spec.ctrl_spr_bits
         if not bits:

@@ -73,7 +73,7 @@ _DEVICES = (
         reduce_sum_dtypes=("half", "float", "int32", "uint32", "int64", "uint64"),
         reduce_sum_count_only_dtypes=("int64", "uint64"), pair_dtypes=("half", "float"),
         half_saturating_default=False, half_saturation_switchable=True, int_saturation_switchable=True,
-        set_saturation_flag_api=False, ctrl_spr_bits=(48, 53), reduce_sum_count_algorithm=VADD_TREE,
+        set_saturation_flag_api=False, ctrl_spr_bits=(48, 53, 59, 60), reduce_sum_count_algorithm=VADD_TREE,
         reduce_sum_highdim_algorithm=TREE_TREE_950, reduce_sum_highdim_repeat0="as-one", pair_both_masked_zero=True,
         mask_zero_refused=True, count_mask_effect=COUNT_UNTOUCHED, reg_api=True),
     DeviceSpec(name="atlas-a3", product="Atlas A3 training / inference", aliases=("a3", "910c"), **_A2_COMMON),
