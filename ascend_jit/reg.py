@@ -272,8 +272,8 @@ def LoadAlign(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, d
     return mv.load(_reg(api, "reg", dst), h, int(offset), int(dist or 0), step)
 
 
-def StoreAlign(tensor, src, mask=None, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None,
-               repeat_stride=0, post_mode=PostLiteral.POST_MODE_NORMAL):
+def StoreAlign(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+               data_block_stride=None, mask=None, repeat_stride=0, post_mode=PostLiteral.POST_MODE_NORMAL):
     """StoreAlign in all its SPEC-2 11.6 forms:
 
         StoreAlign(tensor, reg, mask, offset=0, dist=StoreDist.DIST_NORM)       # returns offset + post_update_stride
@@ -284,15 +284,15 @@ def StoreAlign(tensor, src, mask=None, offset=0, extra=0, dist=None, post_update
     step = _step(api, post_update_stride)
     h = tensor_handle(api, tensor)
     if isinstance(src, MaskReg):  # (tensor, mask_reg, offset)
-        return mv.store_mask(h, src.words, int(mask or 0), int(dist or 0), step)
-    if isinstance(mask, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset)
+        return mv.store_mask(h, src.words, int(second or 0), int(dist or 0), step)
+    if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset)
         d = mv.S_INTLV_B16 if dist is None else int(dist)
-        return mv.store_dual(h, _reg(api, "reg0", src), mask.data, int(extra), d, step)
+        return mv.store_dual(h, _reg(api, "reg0", src), second.data, int(extra), d, step)
     if data_block_stride is not None:  # (tensor, reg, offset, data_block_stride=, mask=)
-        block_mask = offset if isinstance(offset, MaskReg) else None
-        return mv.store_blocks(h, _reg(api, "reg", src), int(mask), int(data_block_stride),
-                               _mask(api, "mask", block_mask), int(repeat_stride), int(post_mode))
-    return mv.store(h, _reg(api, "reg", src), _mask(api, "mask", mask), int(offset), int(dist or 0), step)
+        return mv.store_blocks(h, _reg(api, "reg", src), int(second or 0), int(data_block_stride),
+                               _mask(api, "mask", mask), int(repeat_stride), int(post_mode))
+    words = _mask(api, "mask", second if mask is None else mask)
+    return mv.store(h, _reg(api, "reg", src), words, int(offset), int(dist or 0), step)
 
 
 def _binary(api, op, a, b, c, d, mode):
@@ -618,31 +618,44 @@ def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=No
     return single
 
 
+def _either(first, second):
+    return first if second is None else second
+
+
+@overload(_either)
+def _ol_either(first, second):
+    """The argument given (the mask of StoreAlign is positional or `mask=`), chosen at compile time."""
+    if _absent(second):
+        return lambda first, second: first
+    return lambda first, second: second
+
+
 @overload(StoreAlign)
-def _ol_store_align(tensor, src, mask=None, offset=0, extra=0, dist=None, post_update_stride=None,
-                    data_block_stride=None, repeat_stride=0, post_mode=0):
+def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
     if _is_mask_type(src):
-        def store_mask(tensor, src, mask=None, offset=0, extra=0, dist=None, post_update_stride=None,
-                       data_block_stride=None, repeat_stride=0, post_mode=0):
-            return mv.store_mask(tensor, src, _or_default(mask, 0), _or_default(dist, 0),
+        def store_mask(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+                       data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
+            return mv.store_mask(tensor, src, _or_default(second, 0), _or_default(dist, 0),
                                  _or_default(post_update_stride, 0))
         return store_mask
-    if _is_reg_type(mask):
-        def dual(tensor, src, mask=None, offset=0, extra=0, dist=None, post_update_stride=None,
-                 data_block_stride=None, repeat_stride=0, post_mode=0):
-            return mv.store_dual(tensor, src, mask, extra, _or_default(dist, mv.S_INTLV_B16),
+    if _is_reg_type(second):
+        def dual(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+                 data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
+            return mv.store_dual(tensor, src, second, extra, _or_default(dist, mv.S_INTLV_B16),
                                  _or_default(post_update_stride, 0))
         return dual
     if not _absent(data_block_stride):
-        def blocks(tensor, src, mask=None, offset=0, extra=0, dist=None, post_update_stride=None,
-                   data_block_stride=None, repeat_stride=0, post_mode=0):
-            return mv.store_blocks(tensor, src, mask, data_block_stride, offset, _or_default(repeat_stride, 0),
-                                   _or_default(post_mode, 0))
+        def blocks(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+                   data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
+            return mv.store_blocks(tensor, src, _or_default(second, 0), data_block_stride, mask,
+                                   _or_default(repeat_stride, 0), _or_default(post_mode, 0))
         return blocks
 
-    def single(tensor, src, mask=None, offset=0, extra=0, dist=None, post_update_stride=None,
-               data_block_stride=None, repeat_stride=0, post_mode=0):
-        return mv.store(tensor, src, mask, offset, _or_default(dist, 0), _or_default(post_update_stride, 0))
+    def single(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+               data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
+        return mv.store(tensor, src, _either(second, mask), offset, _or_default(dist, 0),
+                        _or_default(post_update_stride, 0))
     return single
 
 
@@ -743,7 +756,8 @@ def _words_or_all(mask):
 @overload(_words_or_all)
 def _ol_words_or_all(mask):
     if _absent(mask):
-        return lambda mask: (np.uint64(0xFFFFFFFFFFFFFFFF),) * 4
+        return lambda mask: (np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF),
+                             np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF))
     return lambda mask: mask
 
 
