@@ -16,6 +16,7 @@ from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
 from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSumSpr, GetSaturationFlag, MaskMode,
                    ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetSaturationFlag, SetVectorMask,
                    current_core)
+from .enums import RoundMode
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
 from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, StateError,
                      UnsupportedDeviceError, UnsupportedDTypeError)
@@ -29,7 +30,7 @@ __all__ = [
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     "OverlapError", "ParameterError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType", "Reg", "ResetMask",
-    "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
+    "RoundMode", "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
     "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "TQue", "UnsupportedDTypeError",
     "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "testing",
     "__version__"]

@@ -11,6 +11,7 @@ import enum
 import functools
 import hashlib
 import pathlib
+import typing
 
 import numba
 import numpy as np
@@ -24,6 +25,7 @@ from .dtypes import resolve
 from .enums import RoundMode
 from .errors import ParameterError, StateError, UnsupportedDeviceError
 from .jit import reg as impl
+from .jit import reg_cast as cv
 from .jit import reg_move as mv
 from .jit import reg_ops as ops
 from .jit.numerics import kind_size
@@ -41,6 +43,30 @@ class ReduceType(enum.IntEnum):
 class MaskMergeMode(enum.IntEnum):
     ZEROING = impl.ZEROING
     MERGING = impl.MERGING
+    UNKNOWN = 2  # "not specified" in a CastTrait (means ZEROING there; SPEC-2 11.5)
+
+
+class RegLayout(enum.IntEnum):
+    """Which sub-lane of a wide slot a narrow Cast operand uses (SPEC-2 D65)."""
+    UNKNOWN = cv.LAYOUT_UNKNOWN
+    ZERO = cv.LAYOUT_ZERO
+    ONE = cv.LAYOUT_ONE
+    TWO = cv.LAYOUT_TWO
+    THREE = cv.LAYOUT_THREE
+
+
+class SatMode(enum.IntEnum):
+    UNKNOWN = cv.SAT_UNKNOWN
+    SAT = cv.SAT_SAT
+    NO_SAT = cv.SAT_NO_SAT
+
+
+class CastTrait(typing.NamedTuple):
+    """`CastTrait{layoutMode, satMode, mrgMode, roundMode}` (SPEC-2 1.1, 11.5); every field UNKNOWN by default."""
+    layoutMode: int = RegLayout.UNKNOWN
+    satMode: int = SatMode.UNKNOWN
+    mrgMode: int = MaskMergeMode.UNKNOWN
+    roundMode: int = RoundMode.UNKNOWN
 
 
 class MaskPattern(enum.IntEnum):
@@ -352,6 +378,20 @@ def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=Mas
     impl.reduce_data_block(_reg("ReduceDataBlock", "dst_reg", dst_reg), _reg("ReduceDataBlock", "src_reg", src_reg),
                            _mask("ReduceDataBlock", "mask", mask), int(ReduceType(reduce_type)),
                            int(MaskMergeMode(mode)))
+
+
+def _trait(trait):
+    if not isinstance(trait, tuple) or len(trait) != 4:
+        raise ParameterError("Cast", "trait", trait, legal="an aj.Reg.CastTrait", device=DEVICE)
+    return tuple(int(v) for v in trait)
+
+
+def Cast(dst, src, mask, trait=CastTrait()):
+    """Reg Cast (SPEC-2 11.5, D45, D46, D65, D71): dst's and src's dtypes name the pair; the mask selects source
+    lanes; `trait.layoutMode` picks the sub-lane of each wide slot; saturation from CTRL[60]/[59]/[48] or the trait."""
+    api = "Cast"
+    _core_check(api)
+    cv.cast(_reg(api, "dst", dst), _reg(api, "src", src), _mask(api, "mask", mask), *_trait(trait))
 
 
 def MoveMask(dtype):
@@ -759,6 +799,15 @@ def _ol_words_or_all(mask):
         return lambda mask: (np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF),
                              np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF))
     return lambda mask: mask
+
+
+@overload(Cast)
+def _ol_cast(dst, src, mask, trait=None):
+    if _absent(trait):
+        return lambda dst, src, mask, trait=None: cv.cast(dst, src, mask, 0, 0, 2, int(RoundMode.UNKNOWN))
+    return lambda dst, src, mask, trait=None: cv.cast(dst, src, mask, _or_default(trait[0], 0),
+                                                      _or_default(trait[1], 0), _or_default(trait[2], 2),
+                                                      _or_default(trait[3], 8))
 
 
 @overload(Reduce)

@@ -1,9 +1,13 @@
-"""Reference model of the Ascend 950 Reg ReduceDataBlock (SPEC 7.5; D3, D20, D25), lane by lane.
+"""Reference model of the Ascend 950 Reg API (SPEC 7.5; SPEC-2 11), lane by lane and byte by byte, written from
+the SPECs alone: ReduceDataBlock (D3, D20, D25), Add/Sub/Mul and carry forms, Reduce (D66), Cast (7.3, D45, D46,
+D65, D71), the load/store distributions (11.6, D68) and the MaskReg operations (11.7, D64).
 
-Inputs are plain lists: `values` the source lanes (Python numbers), `active` a list of booleans per lane."""
+Inputs are plain lists: `values` the source lanes (Python numbers), `active` a list of booleans per lane; memory is
+bytes; a MaskReg is a 256-bit Python int."""
 import math
+from fractions import Fraction
 
-from .numerics import INT_RANGE, add, is_float, round_to
+from .numerics import INT_RANGE, SIZES, add, is_float, round_to
 
 SUM_PAIRS = {("half", "half"), ("float", "float"), ("int32", "int32"), ("int32", "int16"), ("uint32", "uint32"),
              ("uint32", "uint16"), ("int16", "int16"), ("uint16", "uint16")}
@@ -312,4 +316,93 @@ def move_mask(size, lo, hi):
     for i in range(256 // size):
         if (reg >> i) & 1:
             out |= ((1 << size) - 1) << (i * size)
+    return out
+
+
+# --- SPEC-2 11.5 / 7.3: Reg Cast of one value (exact arithmetic on Fractions) ---------------------------------------
+FLOAT_FORMATS = {"half": (10, -14, 65504.0), "bfloat16": (7, -126, 3.3895313892515355e38),
+                 "float": (23, -126, 3.4028234663852886e38)}
+
+
+def _round_int(q, mode):
+    """Fraction q -> integer by RoundMode name (RINT ties even, ROUND ties away, ODD sticky)."""
+    f = math.floor(q)
+    if f == q:
+        return f
+    frac = q - f
+    if mode == "CAST_FLOOR":
+        return f
+    if mode == "CAST_CEIL":
+        return f + 1
+    if mode == "CAST_TRUNC":
+        return f if q > 0 else f + 1
+    if mode == "CAST_ROUND":
+        return (f + 1 if frac >= Fraction(1, 2) else f) if q > 0 else (f if frac <= Fraction(1, 2) else f + 1)
+    if mode == "CAST_ODD":
+        return f if f % 2 else f + 1
+    return f + 1 if frac > Fraction(1, 2) or (frac == Fraction(1, 2) and f % 2) else f
+
+
+def _round_float(q, dtype, mode):
+    """Fraction q (non-zero) rounded to dtype by mode, D45 overflow; returns a Python float."""
+    frac_bits, emin, max_value = FLOAT_FORMATS[dtype]
+    e = math.floor(math.log2(abs(q)))
+    while Fraction(2) ** e > abs(q):
+        e -= 1
+    while Fraction(2) ** (e + 1) <= abs(q):
+        e += 1
+    ulp = Fraction(2) ** (max(e, emin) - frac_bits)
+    r = _round_int(q / ulp, mode) * ulp
+    if abs(r) > Fraction(max_value):
+        directed_max = mode in ("CAST_TRUNC", "CAST_ODD") or (mode == "CAST_FLOOR" and r > 0) or \
+            (mode == "CAST_CEIL" and r < 0)
+        return math.copysign(max_value if directed_max else math.inf, r)
+    return float(r) if r != 0 else math.copysign(0.0, q)
+
+
+def cast_value(src_dtype, dst_dtype, x, mode, sat_int, sat_float):
+    """The destination value (Python number) of one active lane (SPEC-2 7.3, D45, D46, D71)."""
+    if is_float(src_dtype):
+        if not is_float(dst_dtype):
+            lo, hi = INT_RANGE[dst_dtype]
+            if math.isnan(x):
+                return 0
+            if math.isinf(x):
+                return hi if x > 0 else lo
+            v = _round_int(Fraction(x), mode)
+            saturate = sat_int or (src_dtype == "half" and dst_dtype == "int16")  # D45
+            return min(max(v, lo), hi) if saturate else (v - lo) % (hi - lo + 1) + lo
+        if math.isnan(x) or math.isinf(x):
+            r = x
+        elif x == 0 or mode == "UNKNOWN":
+            r = x
+        else:
+            r = _round_float(Fraction(x), dst_dtype, mode)
+        if dst_dtype != "float" and sat_float and not (src_dtype == "half" and dst_dtype == "bfloat16"):
+            if math.isnan(r):
+                return 0.0
+            if math.isinf(r):
+                return math.copysign(FLOAT_FORMATS[dst_dtype][2], r)
+        return r
+    if is_float(dst_dtype):
+        return float(x) if x == 0 else _round_float(Fraction(x), dst_dtype, "CAST_RINT" if mode == "UNKNOWN" else mode)
+    lo, hi = INT_RANGE[dst_dtype]
+    saturate = sat_int or (lo == 0 and SIZES[dst_dtype] > SIZES[src_dtype])  # narrow -> wider unsigned (7.3 step 6)
+    return min(max(x, lo), hi) if saturate else (x - lo) % (hi - lo + 1) + lo
+
+
+def cast_lanes(src_dtype, dst_dtype, values, active, layout, mode, sat_int, sat_float):
+    """Destination lanes (None = 0) of Reg Cast under D65: layout k, mask by source lane."""
+    ss, ds = SIZES[src_dtype], SIZES[dst_dtype]
+    out = [None] * (256 // ds)
+    if ds >= ss:
+        r = ds // ss
+        for j in range(256 // ds):
+            if active[r * j + layout]:
+                out[j] = cast_value(src_dtype, dst_dtype, values[r * j + layout], mode, sat_int, sat_float)
+    else:
+        r = ss // ds
+        for j in range(256 // ss):
+            if active[j]:
+                out[r * j + layout] = cast_value(src_dtype, dst_dtype, values[j], mode, sat_int, sat_float)
     return out
