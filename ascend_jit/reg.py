@@ -707,7 +707,9 @@ def _ol_binary(op):
             return carry
 
         def plain(dst, src0, src1, mask, mode=0):
-            ops.binary(dst, src0, src1, mask, op, _or_default(mode, 0) == impl.MERGING)
+            merging = _or_default(mode, 0) == impl.MERGING
+            if not ops.half_full_fast(dst, src0, src1, mask, op, merging):
+                ops.binary(dst, src0, src1, mask, op, merging)
         return plain
     return typer
 

@@ -258,13 +258,18 @@ def _float_to_int_bits(x, dk, mode, sat):
         return _int_result(hi if x > 0 else lo, lo, hi, size, True)
     r = _round_integral(abs(x), mode, x < 0)
     r = -r if x < 0 else r
-    if sat or size == 8:
+    if sat:
         if r >= 9.223372036854775807e18:
             return _int_result(hi, lo, hi, size, True)
         if r < -9.223372036854775807e18:
             return _int_result(lo, lo, hi, size, True)
-        return _int_result(np.int64(r), lo, hi, size, sat)
+        return _int_result(np.int64(r), lo, hi, size, True)
     low = np.fmod(r, 2.0 ** (8 * size))  # exact: the low bits of a (possibly huge) integral double
+    if size == 8:  # into [-2**63, 2**63) before the (then exact) conversion to int64
+        if low >= 9.223372036854775807e18:
+            low -= 1.8446744073709552e19
+        elif low < -9.223372036854775807e18:
+            low += 1.8446744073709552e19
     return _int_result(np.int64(low), lo, hi, size, False)
 
 

@@ -8,7 +8,9 @@ One table per direction gives each distribution's lane width (0: the register's 
 lane map gives the element each register lane comes from (loads) or goes to (stores).
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDTypeError
 from .numerics import kind_size
@@ -33,6 +35,7 @@ STORE_ALIGN = np.array([32, 32, 32, 32, 1, 2, 4, 32, 32, 32, 32, 32, 32, 32], np
 # MaskDist codes (aj.Reg.MaskDist)
 MD_NORM, MD_US, MD_DS, MD_PACK = 0, 1, 2, 3
 POST_NORMAL, POST_UPDATE = 0, 1
+ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @njit(cache=True)
@@ -47,7 +50,7 @@ def _misaligned(api, name, value, align):
     raise AlignmentError(api, name, value, "a multiple of 2 bytes (SPEC-2 11.6)", DEVICE)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _check_place(api, h, addr, align, start, stop):
     """addr aligned; bytes [start, stop) inside the operand's allowed range (AlignmentError / OutOfBoundsError)."""
     if addr % align != 0:
@@ -57,7 +60,7 @@ def _check_place(api, h, addr, align, start, stop):
                                "on a bounds=\"ub\" core; SPEC-2 11.6)", DEVICE)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _check_width(api, reg, width):
     """A B8/B16/B32/B64 distribution moves lanes of that width: the register's element size must match; b64
     registers move only with DIST_NORM (and DIST_PACK_B64 for stores)."""
@@ -70,10 +73,34 @@ def _check_width(api, reg, width):
     return size
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _check_step(api, step, esize, align):
     if (step * esize) % align != 0:
         _misaligned(api, "post_update_stride (bytes)", step * esize, align)
+
+
+def copy_bytes(dst, dst_start, src, src_start, n):
+    """dst[dst_start:+n] = src[src_start:+n] for uint8 arrays (plain Python: NUMBA_DISABLE_JIT)."""
+    dst[dst_start:dst_start + n] = src[src_start:src_start + n]
+
+
+@intrinsic
+def _memmove(typingctx, dst, dst_start, src, src_start, n):
+    """llvm.memmove between two uint8 arrays: no slice or view objects (their reference counting dominated the
+    hot loads and stores)."""
+    def codegen(context, builder, sig, args):
+        d = context.make_array(sig.args[0])(context, builder, args[0])
+        s = context.make_array(sig.args[2])(context, builder, args[2])
+        dptr = builder.gep(d.data, [args[1]])
+        sptr = builder.gep(s.data, [args[3]])
+        cgutils.raw_memmove(builder, dptr, sptr, args[4], context.get_constant(types.intp, 1))
+        return context.get_dummy_value()
+    return types.none(dst, types.intp, src, types.intp, types.intp), codegen
+
+
+@overload(copy_bytes)
+def _ol_copy_bytes(dst, dst_start, src, src_start, n):
+    return lambda dst, dst_start, src, src_start, n: _memmove(dst, dst_start, src, src_start, n)
 
 
 @njit(cache=True, inline="always")
@@ -94,7 +121,7 @@ def _load_source(dist, lane):
     return lane  # BLK and E2B are handled by byte maps in load()
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def load(reg, h, offset, dist, step):
     """LoadAlign(reg, tensor, offset, dist) (SPEC-2 11.6); returns offset + step (the post-update form)."""
     api = "LoadAlign"
@@ -107,11 +134,12 @@ def load(reg, h, offset, dist, step):
     nbytes = LOAD_BYTES[dist]
     _check_place(api, h, addr, LOAD_ALIGN[dist], addr, addr + nbytes)
     _check_step(api, step, h[2], LOAD_ALIGN[dist])
-    src = h[0][addr:addr + nbytes]
     if dist == L_NORM:
-        for i in range(VL):
-            reg[i] = src[i]
-    elif dist == L_BLK:
+        copy_bytes(reg, 0, h[0], addr, VL)
+        reg[H_CTRL] = h[3]
+        return offset + step
+    src = h[0][addr:addr + nbytes]
+    if dist == L_BLK:
         for i in range(VL):
             reg[i] = src[i % 32]
     elif dist == L_E2B_B16 or dist == L_E2B_B32:
@@ -156,7 +184,7 @@ def _block_active(words, size, blk):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode):
     if block_stride < 0 or repeat_stride < 0:
         raise ParameterError(api, "data_block_stride/repeat_stride", min(block_stride, repeat_stride), ">= 0",
@@ -189,7 +217,7 @@ def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
     return new_offset
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def store(h, reg, words, offset, dist, step):
     """StoreAlign(tensor, reg, mask, offset, dist) (SPEC-2 11.6, D68); returns offset + step."""
     api = "StoreAlign"
@@ -207,8 +235,10 @@ def store(h, reg, words, offset, dist, step):
         out_bytes, all_lanes, lanes = 1, False, VL // w
     else:
         out_bytes, all_lanes, lanes = w, False, VL // w
-    first, last = -1, -1
-    for lane in range(lanes):
+    full = not all_lanes and out_bytes == w and words[0] == ALL and words[1] == ALL and words[2] == ALL and \
+        words[3] == ALL
+    first, last = (0, VL) if full else (-1, -1)
+    for lane in range(0 if full else lanes):
         if all_lanes or lane_on(words, lane * w):
             if first < 0:
                 first = lane * out_bytes
@@ -216,6 +246,9 @@ def store(h, reg, words, offset, dist, step):
     _check_place(api, h, addr, STORE_ALIGN[dist], addr + max(first, 0), addr + max(last, 0))
     _check_step(api, step, h[2], STORE_ALIGN[dist])
     ub = h[0]
+    if full:  # every lane written: one straight copy, 8 bytes at a time (the address is 32-byte aligned)
+        copy_bytes(ub, addr, reg, 0, VL)
+        return offset + step
     for lane in range(lanes):
         if all_lanes or lane_on(words, lane * w):
             for b in range(out_bytes):
@@ -313,7 +346,7 @@ def load_mask(out, h, offset, dist, step):
     return offset + step // h[2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _check_mask_step(api, step, esize, align):
     if step % esize != 0:
         raise AlignmentError(api, "post_update_stride", step, "bytes, a multiple of the tensor's element size "
@@ -347,7 +380,6 @@ def store_mask(h, words, offset, dist, step):
 
 # --- MaskReg operations (SPEC-2 11.7, D64) ------------------------------------------------------------------------
 LOGIC_AND, LOGIC_OR, LOGIC_XOR, LOGIC_NOT, LOGIC_MOVE, LOGIC_SELECT = 0, 1, 2, 3, 4, 5
-ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @njit(cache=True)
