@@ -3,7 +3,8 @@ import json
 import sys
 
 SIZES = {"add-8320": 8320, "add-65536": 65536, "add-one-repeat": 128, "reducesum-8320": 8320,
-         "reducesum-65536": 65536, "pair-255": 255 * 128, "tiled-16mi": 16 * 1024 * 1024, "reg-vf-8320": 8320}
+         "reducesum-65536": 65536, "pair-255": 255 * 128, "tiled-16mi": 16 * 1024 * 1024, "reg-vf-8320": 8320,
+         "reg-add-mul-8320": 8320, "reg-cast-8320": 8320}
 
 
 def main(path):

@@ -318,22 +318,33 @@ def cast(dst, src, words, layout, sat_mode, mrg, rnd):
         sat_float = (modes & M_HALF_SAT) != 0
     ss, ds = kind_size(sk), kind_size(dk)
     k = max(layout - LAYOUT_ZERO, 0)
-    out = np.zeros(VL, np.uint8)
-    if ds >= ss:  # widening or same width: dst lane j <- src lane r*j + k
+    for i in range(VL, 2 * VL):  # results are assembled in dst's scratch bytes (dst may be src)
+        dst[i] = 0
+    if (sk == KIND_HALF or sk == KIND_BF16) and dk == KIND_FLOAT:  # exact widening (the common case): direct
+        for j in range(64):
+            lane = 2 * j + k
+            if lane_on(words, lane * 2):
+                h = np.uint16(src[2 * lane]) | (np.uint16(src[2 * lane + 1]) << np.uint16(8))
+                f = half_bits_to_f32(h) if sk == KIND_HALF else bf16_bits_to_f32(h)
+                _put(dst, VL + 4 * j, 4, np.uint64(float_store_bits(f)))
+    elif ds >= ss:  # widening or same width: dst lane j <- src lane r*j + k
         r = ds // ss
         for j in range(VL // ds):
             lane = r * j + k
             if lane_on(words, lane * ss):
-                bits = convert(sk, dk, _lane_bits(src, lane, ss), rnd, sat_int, sat_float)
-                for b in range(ds):
-                    out[j * ds + b] = np.uint8((bits >> np.uint64(8 * b)) & np.uint64(0xFF))
+                _put(dst, VL + j * ds, ds, convert(sk, dk, _lane_bits(src, lane, ss), rnd, sat_int, sat_float))
     else:  # narrowing: dst lane r*j + k <- src lane j, other narrow lanes 0
         r = ss // ds
         for j in range(VL // ss):
             if lane_on(words, j * ss):
-                bits = convert(sk, dk, _lane_bits(src, j, ss), rnd, sat_int, sat_float)
-                for b in range(ds):
-                    out[(r * j + k) * ds + b] = np.uint8((bits >> np.uint64(8 * b)) & np.uint64(0xFF))
+                _put(dst, VL + (r * j + k) * ds, ds, convert(sk, dk, _lane_bits(src, j, ss), rnd, sat_int,
+                                                             sat_float))
     for i in range(VL):
-        dst[i] = out[i]
+        dst[i] = dst[VL + i]
     dst[H_CTRL] = modes
+
+
+@njit(cache=True, inline="always")
+def _put(reg, at, size, bits):
+    for b in range(size):
+        reg[at + b] = np.uint8((bits >> np.uint64(8 * b)) & np.uint64(0xFF))
