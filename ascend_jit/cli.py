@@ -1,5 +1,6 @@
 """The `ascend-jit` command line: devices, run, study, explain, golden."""
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -22,13 +23,18 @@ def _devices(args):
 def _run(args):
     from .kernels import registry
     kernels = registry()
+    if args.list or not args.name:
+        for name, k in kernels.items():
+            print(f"{name:26s} {k.description}")
+        return 0
     if args.name not in kernels:
         raise AscendJitError("run", "NAME", args.name, legal=", ".join(kernels))
     k = kernels[args.name]
-    ok, lines, _, rate = k.execute(args.device, args.size, args.seed)
+    device = k.devices[0] if args.device is None else args.device  # the kernel's first supported device
+    ok, lines, _, rate = k.execute(device, args.size, args.seed)
     size = k.default_size if args.size is None else args.size
     from .devices import get_device
-    print(f"{k.name} on {get_device(args.device).name} ({size} elements, seed {args.seed}): {'PASS' if ok else 'FAIL'}")
+    print(f"{k.name} on {get_device(device).name} ({size} elements, seed {args.seed}): {'PASS' if ok else 'FAIL'}")
     for line in lines:
         print("  " + line.replace("\n", "\n  "))
     print(f"  emulation speed: {rate:.3g} elements/s")
@@ -37,8 +43,14 @@ def _run(args):
 
 def _study(args):
     from . import study
+    if args.plot:
+        try:  # check before the study runs, not after
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise AscendJitError("study", "--plot", args.plot, legal="matplotlib installed (pip install "
+                                 "'ascend-jit[plot]')", detail="needs matplotlib, which is not installed") from None
     report = study.run_study(dtype=args.dtype, n=args.n, trials=args.trials, devices=args.devices, dist=args.dist,
-                             seed=args.seed, saturate=args.saturate, progress=study.progress_bar())
+                             seed=args.seed, saturate=args.saturate, progress=study.progress_bar(), api=args.api)
     print(study.format_table(report))
     if args.json:
         study.write_json(report, args.json)
@@ -50,10 +62,28 @@ def _study(args):
 
 
 def _explain(args):
-    from .order import explain_reduce_order
-    kw = {"count": args.n} if args.form == "count" else {"mask": args.mask, "repeat_time": -(-args.n // args.mask)}
-    order = explain_reduce_order(args.device, args.form, args.dtype, **kw)
-    print({"text": order.to_text, "json": order.to_json, "dot": order.to_dot}[args.format]())
+    from .devices import get_device
+    from .errors import UnsupportedDTypeError
+    from .order import GROUP_FORMS, PATTERNS, explain_reduce_order
+    spec = get_device(args.device)
+    if args.form in ("count", "highdim"):
+        spec.require_supported("ReduceSum")
+        if args.dtype not in spec.reduce_sum_dtypes:  # explain what ReduceSum runs, refuse what it refuses
+            raise UnsupportedDTypeError("ReduceSum", "dtype", args.dtype, legal=", ".join(spec.reduce_sum_dtypes),
+                                        device=spec.name)
+    if args.form == "count" or args.form in PATTERNS:
+        kw = {"count": args.n}
+    else:
+        kw = {"mask": args.mask, "repeat_time": -(-args.n // args.mask)}
+    result = explain_reduce_order(args.device, args.form, args.dtype, **kw)
+    trees = result if args.form in GROUP_FORMS else [result]  # ReduceRepeat / ReduceDataBlock: one tree per result
+    for k, order in enumerate(trees):
+        if len(trees) > 1:
+            print(f"--- dst[{k}]")
+        if order is None:
+            print("(not written: every lane of the DataBlock is masked, D51)")
+            continue
+        print({"text": order.to_text, "json": order.to_json, "dot": order.to_dot}[args.format]())
     return 0
 
 
@@ -63,6 +93,9 @@ def _golden(args):
     from .devices import SUPPORTED_NAMES, get_device
     from .kernels import registry
     from .testing import check_golden, record_golden
+    if args.action == "check" and not Path(args.dir).is_dir():
+        raise AscendJitError("golden check", "dir", args.dir, detail="does not exist",
+                             legal=f"a folder of golden files (record them first: ascend-jit golden record {args.dir})")
     kernels = registry()
     names = args.kernels.split(",") if args.kernels else list(kernels)
     devices = [get_device(d).name for d in args.devices.split(",")] if args.devices else list(SUPPORTED_NAMES)
@@ -110,31 +143,42 @@ def build_parser():
     r = sub.add_parser("run", help="run an example kernel, check it bit for bit, report the emulation speed")
     r.add_argument("name", help="kernel name (see `ascend-jit run --list`)", nargs="?")
     r.add_argument("--list", action="store_true", help="list the kernels")
-    r.add_argument("--device", default="atlas-a2", help="device name or alias (default atlas-a2)")
+    r.add_argument("--device", default=None, help="device name or alias (default: the kernel's first supported "
+                   "device)")
     r.add_argument("--size", type=int, default=None, help="elements (default: the kernel's own)")
     r.add_argument("--seed", type=int, default=0, help="input seed (0 = the seed example's data where it has some)")
     r.set_defaults(fn=_run)
-    s = sub.add_parser("study", help="accumulation-order study of ReduceSum across devices and API forms")
-    s.add_argument("--dtype", default="half", choices=("half", "float"))
+    s = sub.add_parser("study", help="accumulation-order study of ReduceSum (and the two-stage reduction patterns) "
+                       "across devices and API forms")
+    s.add_argument("--dtype", default="half", choices=("half", "float"), help="element type (default half)")
     s.add_argument("--n", type=int, default=8320, help="elements per trial (default 8320)")
     s.add_argument("--trials", type=int, default=200, help="random inputs (default 200)")
     s.add_argument("--devices", default="all", help="comma-separated device names, or all")
-    s.add_argument("--dist", default="normal", choices=("normal", "uniform", "lognormal", "cancel"))
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--dist", default="normal", choices=("normal", "uniform", "lognormal", "cancel"),
+                   help="input distribution (cancel: large values that cancel; default normal)")
+    s.add_argument("--seed", type=int, default=0, help="random seed of the inputs (default 0)")
     s.add_argument("--saturate", action="store_true", help="saturation mode where the device can switch to it")
+    s.add_argument("--api", default="all", help="all (default), or a comma-separated list of ReduceSum, "
+                   "ReduceRepeat->ReduceRepeat, BlockReduceSum->WholeReduceSum")
     s.add_argument("--plot", metavar="FILE.png", help="write box plots of the ulp errors (needs matplotlib)")
     s.add_argument("--json", metavar="FILE", help="write the full report as JSON")
     s.set_defaults(fn=_study)
-    e = sub.add_parser("explain", help="print the reduction tree ReduceSum uses on a device")
-    e.add_argument("--device", required=True)
-    e.add_argument("--form", choices=("count", "highdim"), default="count")
-    e.add_argument("--dtype", choices=("half", "float"), default="half")
+    e = sub.add_parser("explain", help="print the reduction tree a summing reduction uses on a device")
+    e.add_argument("--device", required=True, help="device name or alias")
+    e.add_argument("--form", choices=("count", "highdim", "ReduceRepeat", "WholeReduceSum", "RepeatReduceSum",
+                                      "ReduceDataBlock", "BlockReduceSum", "ReduceRepeat->ReduceRepeat",
+                                      "BlockReduceSum->WholeReduceSum"), default="count",
+                   help="ReduceSum's count or highdim form (default count), another summing reduction, or a "
+                        "two-stage pattern")
+    e.add_argument("--dtype", choices=("half", "float"), default="half",
+                   help="element type (default half); refused where the reduction refuses it")
     e.add_argument("--n", type=int, required=True, help="elements (count form) or elements covered by full repeats")
     e.add_argument("--mask", type=int, default=128, help="continuous mask for --form highdim (default 128)")
-    e.add_argument("--format", choices=("text", "json", "dot"), default="text")
+    e.add_argument("--format", choices=("text", "json", "dot"), default="text",
+                   help="output: an indented tree, JSON or Graphviz dot (default text)")
     e.set_defaults(fn=_explain)
     g = sub.add_parser("golden", help="record or check the example kernels' outputs as golden files")
-    g.add_argument("action", choices=("record", "check"))
+    g.add_argument("action", choices=("record", "check"), help="record the outputs, or check them against the files")
     g.add_argument("dir", help="folder of the golden files")
     g.add_argument("--kernels", help="comma-separated kernel names (default: all)")
     g.add_argument("--devices", help="comma-separated devices (default: all supported)")
@@ -145,13 +189,15 @@ def build_parser():
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.verb == "run" and (args.list or not args.name):
-        from .kernels import registry
-        for name, k in registry().items():
-            print(f"{name:26s} {k.description}")
-        return 0
     try:
-        return args.fn(args)
+        status = args.fn(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        # the reader closed stdout (`ascend-jit run ... | head -1`): stop quietly, as a SIGPIPE'd tool does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + 13
     except AscendJitError as err:
         print(f"ascend-jit: error: {err}", file=sys.stderr)
         return 2

@@ -11,12 +11,12 @@ import numpy as np
 from . import dtypes as dt
 from .devices import COUNT_UNTOUCHED, get_device
 from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError
+from .sanitizer import Sanitizer, default_config as default_sanitize_config, resolve_config as resolve_sanitize_config
+from .sync import SyncState
 
 ALL_ONES = (1 << 64) - 1
 CTRL_HALF_INF_NAN = 48   # D6: CTRL[48] 1 = INF/NaN, 0 = saturating (half)
 CTRL_INT_SATURATE = 53   # D6 / audit 7: CTRL[53] 1 = int16/int32 saturate, 0 = wrap
-CTRL_CAST_TRUNCATE = 59  # SPEC-2 D46: CTRL[59] 1 = integer conversion results keep their low bits, 0 = saturate
-CTRL_CAST_TRAIT_SAT = 60  # SPEC-2 D46: CTRL[60] 0 = Reg Cast uses its trait's SatMode, 1 = the global bits decide
 CTRL_COUNTER_MODE = 56   # SPEC 2.6: CTRL[56] 1 = counter mode
 
 
@@ -57,10 +57,11 @@ def current_core(api="current_core"):
     return core[-1]
 
 
-class Core:
-    """One AI Core. `aj.Core("atlas-a2")`; aliases such as "910B" work (D13)."""
+class Core(SyncState):
+    """One AI Core. `aj.Core("atlas-a2")`; aliases such as "910B" work (D13). Its synchronisation state (flags,
+    atomics, the launch it belongs to) is described in sync.py."""
 
-    def __init__(self, device="atlas-a2", bounds="tensor"):
+    def __init__(self, device="atlas-a2", bounds="tensor", sanitize=None):
         self.spec = get_device(device)
         if bounds not in BOUNDS_RULES:
             raise ParameterError("Core", "bounds", bounds, legal=" or ".join(map(repr, BOUNDS_RULES)),
@@ -69,17 +70,32 @@ class Core:
         self.device = self.spec.name
         self.ub = np.zeros(self.spec.ub_bytes, dtype=np.uint8)
         self.ctrl = 0 if self.spec.half_saturating_default else 1 << CTRL_HALF_INF_NAN
-        if CTRL_CAST_TRAIT_SAT in self.spec.ctrl_spr_bits:
-            self.ctrl |= 1 << CTRL_CAST_TRAIT_SAT  # SPEC-2 D46: CTRL[60] is 1 at power-on on the 950
+        if self.spec.init_soc_ctrl:  # the kernel-entry CTRL (InitSocState) is what a kernel starts with
+            value, keep = self.spec.init_soc_ctrl
+            self.ctrl = value | (self.ctrl & keep)
         self._derive_modes()
         self.mask_high = ALL_ONES   # SPEC 2.6: init sets Normal mode and an all-ones mask
         self.mask_low = ALL_ONES
         self.mask_defined = True
-        self.acc_val = 0.0          # GetReduceRepeatSumSpr (SPEC 4.2 ACC_VAL, 4.4 accVal)
+        self.acc_val = np.float16(0)  # GetReduceRepeatSumSpr (SPEC 4.2 ACC_VAL, 4.4 accVal), a scalar of its dtype
+        self.max_min_spr = None     # GetReduceRepeatMaxMinSpr state (SPEC-2 D55), api/reductions.py record_spr
         self.block_idx = 0
         self.block_num = 1
         self._free = [(0, self.spec.ub_bytes)]  # allocator free list of (addr, bytes)
         self._allocated = {}
+        self._init_sync()
+        self.sanitizer = None  # a Sanitizer when sanitizing (issue 17); APIs test `core.sanitizer is not None` only
+        self.sanitize = sanitize if sanitize is not None else default_sanitize_config()  # session, then env
+
+    @property
+    def sanitize(self):
+        """False, or the active `aj.SanitizeConfig`. Assign True, "report", "strict", check names or a config."""
+        return self.sanitizer.config if self.sanitizer is not None else False
+
+    @sanitize.setter
+    def sanitize(self, value):
+        config = resolve_sanitize_config(value)
+        self.sanitizer = Sanitizer(self, config) if config is not None else None
 
     def __repr__(self):
         return f"Core({self.device!r}, ub={self.spec.ub_bytes} B)"
@@ -174,8 +190,12 @@ class Core:
     def SetMaskNorm(self):
         self._set_bit(CTRL_COUNTER_MODE, 0)
 
-    def GetReduceRepeatSumSpr(self):
-        """The count-form ReduceSum's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal)."""
+    def GetReduceRepeatSumSpr(self, dtype=None):
+        """`GetReduceRepeatSumSpr<T>()`: the count-form ReduceSum's scalar side result (SPEC 4.2 ACC_VAL, 4.4
+        accVal) as a numpy scalar of that call's dtype; `dtype` (the template argument) must match it."""
+        if dtype is not None and dt.resolve(dtype, "GetReduceRepeatSumSpr").np_dtype != self.acc_val.dtype:
+            raise StateError("GetReduceRepeatSumSpr", "dtype", dt.resolve(dtype).name, device=self.device,
+                             legal=f"{dt.resolve(self.acc_val.dtype).name}, the dtype of the last count-form ReduceSum")
         return self.acc_val
 
     def _after_count_call(self, last_mask_len=None):
@@ -200,10 +220,26 @@ class Core:
                 rest = (addr + need, size - need)
                 self._free[i:i + 1] = [rest] if rest[1] else []
                 self._allocated[addr] = need
+                if self.sanitizer is not None:
+                    self.sanitizer.undefine(addr, need)
                 return addr
         free = sum(s for _, s in self._free)
         raise OutOfBoundsError(api, "bytes", int(nbytes), legal=f"a free 32-B aligned range (free: {free} B, "
                                f"largest {max((s for _, s in self._free), default=0)} B)", device=self.device)
+
+    def reserve(self, addr, nbytes, api="reserve"):
+        """Take exactly [addr, addr + nbytes) (32-B multiples) out of the free list, as allocated; refused when any
+        byte of it is already allocated."""
+        for i, (a, size) in enumerate(self._free):
+            if a <= addr and addr + nbytes <= a + size:
+                pieces = [(a, addr - a), (addr + nbytes, a + size - addr - nbytes)]
+                self._free[i:i + 1] = [p for p in pieces if p[1]]
+                self._allocated[addr] = nbytes
+                if self.sanitizer is not None:
+                    self.sanitizer.undefine(addr, nbytes)
+                return addr
+        raise OutOfBoundsError(api, "bytes", f"[{addr}, {addr + nbytes})", device=self.device,
+                               legal="a range no TPipe buffer or local_tensor allocation occupies")
 
     def free(self, addr):
         size = self._allocated.pop(addr, None)
@@ -259,4 +295,5 @@ def GetBlockIdx():
 
 
 def GetBlockNum():
+    """The block count of the current `aj.launch` (1 outside a launch)."""
     return current_core("GetBlockNum").block_num

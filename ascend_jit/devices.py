@@ -51,6 +51,33 @@ class DeviceSpec:
     mask_zero_refused: bool = False  # D14: the 950 refuses mask 0; elsewhere it is a NOP
     count_mask_effect: str = COUNT_RESTORES_NORMAL  # SPEC 2.6, D22
     reg_api: bool = False            # SPEC 7: the Reg API exists on the 950 only
+    # --- the reduction family (SPEC-2 8) ---
+    reduce_repeat_sum_pairs: tuple = (("half", "half"), ("float", "float"))  # (src, dst) of ReduceRepeat SUM, 8.1
+    reduce_repeat_max_min_dtypes: tuple = ("half", "float")                  # ReduceRepeat MAX/MIN, 8.1
+    reduce_repeat_orders: tuple = (0, 1, 2, 3)  # ReduceOrder values offered for MAX/MIN (8.1, D50)
+    repeat_reduce_sum_offered: bool = True      # the old name RepeatReduceSum (SPEC-2 1.9: not on the 310B)
+    reduce_data_block_dtypes: tuple = ("half", "float")                      # ReduceDataBlock, 8.2
+    reduce_block_masked: str = "keep"  # fully masked DataBlock (8.2, D51): "keep", "fill-finite-half" (310B: MAX
+    #                                    half -65504, float -inf), "fill-inf" (950: -inf / +inf, then SAT)
+    reduce_mask_zero_refused: bool = False  # D30: mask 0 refused by the reductions (950 and 310B)
+    reduce_dst_rep_stride_zero: bool = True  # SPEC-2 8.1/8.2: dst_rep_stride 0 refused on Atlas training (910)
+    high_dim_writes_mask_register: bool = True  # D31: the 310B leaves the register untouched
+    reduce_max_min_dtypes: tuple = ("half", "float")  # ReduceMax/ReduceMin, 8.3
+    reduce_max_min_count_only_dtypes: tuple = ()      # 950 int64/uint64
+    reduce_max_min_per_lane: bool = False  # D53: the 950 per-lane algorithm (else the D52 level algorithm)
+    max_min_spr: str = ""  # D55 GetReduceRepeatMaxMinSpr: "value-index" (A2/A3), "value" (310P), "" (not offered)
+    # Synchronisation and kernel boilerplate (issue 11). DK = mirror-cann/asc-devkit 82b89a15 (SPEC-2 0.1).
+    event_ids: int = 8               # SPEC-2 10.1, D62: event ids 0..7, 0..3 on 910
+    isasi_flags: bool = True         # D62: the ISASI SetFlag/WaitFlag is not offered on 310B (TQueSync is)
+    tpipe_event_ids: bool = True     # DK `资源管理/TPipe/{Fetch,Alloc,Release}EventID.md`: not on 310B
+    sync_all_hard: bool = True       # DK `同步控制/核间同步/SyncAll.md`: the hard form on 950, A2, A3
+    sync_all_soft: bool = True       # the same page: the GM-workspace (soft) form on all but 310B
+    atomic_add_dtypes: tuple = ()    # DK `原子操作/SetAtomicAdd.md` 数据类型, per device
+    atomic_max_min_dtypes: tuple = ()  # DK `原子操作/SetAtomicMax(ISASI).md`, `SetAtomicMin(ISASI).md`: 950, A2, A3
+    # InitSocState (DK `impl/basic_api/kernel_utils_base.h` InitSocStateImpl): Normal mask mode and an all-ones mask
+    # (A2/A3, 950); the 950's CTRL := value | (CTRL & keep) (SPEC D6 table: 0x1000000000000008, bit 48 kept).
+    init_soc_mask: bool = False
+    init_soc_ctrl: tuple = ()
 
     def require_supported(self, api):
         if not self.supported:
@@ -58,11 +85,14 @@ class DeviceSpec:
                                          detail="the inference Vector Core does not offer this API (SPEC 8, D13)")
 
 
+_ATOMIC_FULL = ("int8", "int16", "half", "bfloat16", "int32", "float")
+
 _A2_COMMON = dict(
     arch=2201, ub_bytes=196608, add_dtypes=_B16_32, reduce_sum_dtypes=("half", "float"), pair_dtypes=("half", "float"),
     half_saturating_default=False, half_saturation_switchable=True, int_saturation_switchable=True,
     set_saturation_flag_api=True, ctrl_spr_bits=(48, 53), reduce_sum_count_algorithm=TREE_SEQ,
-    reduce_sum_tmp_untouched_count=True, count_mask_effect=COUNT_RESTORES_NORMAL)
+    reduce_sum_tmp_untouched_count=True, count_mask_effect=COUNT_RESTORES_NORMAL,
+    atomic_add_dtypes=_ATOMIC_FULL, atomic_max_min_dtypes=_ATOMIC_FULL, init_soc_mask=True, max_min_spr="value-index")
 
 _DEVICES = (
     DeviceSpec(
@@ -75,23 +105,38 @@ _DEVICES = (
         half_saturating_default=False, half_saturation_switchable=True, int_saturation_switchable=True,
         set_saturation_flag_api=False, ctrl_spr_bits=(48, 53, 59, 60), reduce_sum_count_algorithm=VADD_TREE,
         reduce_sum_highdim_algorithm=TREE_TREE_950, reduce_sum_highdim_repeat0="as-one", pair_both_masked_zero=True,
-        mask_zero_refused=True, count_mask_effect=COUNT_UNTOUCHED, reg_api=True),
+        mask_zero_refused=True, count_mask_effect=COUNT_UNTOUCHED, reg_api=True, atomic_add_dtypes=_ATOMIC_FULL,
+        atomic_max_min_dtypes=_ATOMIC_FULL, init_soc_mask=True, init_soc_ctrl=(0x1000000000000008, 1 << 48),
+        reduce_repeat_sum_pairs=(("half", "half"), ("float", "float"), ("int16", "int32"), ("int32", "int32"),
+                                 ("uint16", "uint32"), ("uint32", "uint32")),
+        reduce_repeat_max_min_dtypes=("int16", "uint16", "half", "int32", "uint32", "float"),
+        reduce_block_masked="fill-inf", reduce_mask_zero_refused=True,
+        reduce_max_min_dtypes=("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
+        reduce_max_min_count_only_dtypes=("int64", "uint64"), reduce_max_min_per_lane=True),
     DeviceSpec(name="atlas-a3", product="Atlas A3 training / inference", aliases=("a3", "910c"), **_A2_COMMON),
     DeviceSpec(name="atlas-a2", product="Atlas A2 training / inference", aliases=("a2", "910b"), **_A2_COMMON),
     DeviceSpec(
         name="atlas-200i-500-a2", product="Atlas 200I/500 A2 inference", arch=3002,
         aliases=("310b", "200i-a2", "500-a2", "dav-3002"), ub_bytes=253952, add_dtypes=_B16_32,
         reduce_sum_dtypes=("half", "float"), pair_dtypes=("half", "float"), half_saturating_default=False,
-        reduce_sum_highdim_repeat0="zero", pair_both_masked_zero=True, count_mask_effect=COUNT_UNTOUCHED),
+        reduce_sum_highdim_repeat0="zero", pair_both_masked_zero=True, count_mask_effect=COUNT_UNTOUCHED,
+        isasi_flags=False, tpipe_event_ids=False, sync_all_hard=False, sync_all_soft=False,
+        atomic_add_dtypes=("int16", "half", "int32", "float"),
+        reduce_repeat_orders=(0, 2), repeat_reduce_sum_offered=False, reduce_block_masked="fill-finite-half",
+        reduce_mask_zero_refused=True, high_dim_writes_mask_register=False),
     DeviceSpec(
         name="atlas-inference-aicore", product="Atlas inference AI Core (310P)", arch=2002,
         aliases=("310p", "310p-aicore", "dav-2002"), ub_bytes=262144, add_dtypes=_B16_32,
         reduce_sum_dtypes=("half", "float"), pair_dtypes=("half", "float"), half_saturating_default=True,
-        count_mask_effect=COUNT_RESTORES_NORMAL),
+        count_mask_effect=COUNT_RESTORES_NORMAL, sync_all_hard=False, atomic_add_dtypes=("int16", "half", "float"),
+        reduce_repeat_orders=(0, 1), max_min_spr="value"),
     DeviceSpec(
         name="atlas-training", product="Atlas training (910)", arch=1001, aliases=("910", "dav-1001"),
         ub_bytes=262144, add_dtypes=("half", "int32", "float"), reduce_sum_dtypes=("half",), pair_dtypes=("half",),
-        half_saturating_default=True, pair_dst_rep_stride_zero=False, count_mask_effect=COUNT_LEAVES_TAIL),
+        half_saturating_default=True, pair_dst_rep_stride_zero=False, count_mask_effect=COUNT_LEAVES_TAIL,
+        event_ids=4, sync_all_hard=False, atomic_add_dtypes=("float",),
+        reduce_repeat_sum_pairs=(("half", "half"),), reduce_repeat_max_min_dtypes=("half",), reduce_repeat_orders=(0,),
+        reduce_data_block_dtypes=("half",), reduce_dst_rep_stride_zero=False, reduce_max_min_dtypes=("half",)),
     DeviceSpec(
         name="atlas-inference-vectorcore", product="Atlas inference Vector Core (310P)", arch=2002,
         aliases=("310p-vectorcore",), ub_bytes=262144, supported=False),
@@ -146,4 +191,5 @@ def format_table():
 
 
 # Keep the dtype names honest: every name used above is a known dtype.
-assert all(n in dt.BY_NAME for d in _DEVICES for n in d.add_dtypes + d.reduce_sum_dtypes + d.pair_dtypes)
+assert all(n in dt.BY_NAME for d in _DEVICES
+           for n in d.add_dtypes + d.reduce_sum_dtypes + d.pair_dtypes + d.atomic_add_dtypes + d.atomic_max_min_dtypes)

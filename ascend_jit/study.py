@@ -1,5 +1,6 @@
-"""The accumulation-order study: the same inputs through ReduceSum on every device and API form, plus what-if
-orders, against the exact sum (math.fsum). Reports errors in ulps of the result type and relative terms, how
+"""The accumulation-order study: the same inputs through ReduceSum on every device and API form, the two-stage
+patterns of the other summing reductions (ReduceRepeat -> ReduceRepeat, BlockReduceSum -> WholeReduceSum), plus
+what-if orders, against the exact sum (math.fsum). Reports errors in ulps of the result type and relative terms, how
 often variants disagree bit for bit, and each order's deterministic error bound (u * sum |x_i| * depth_i)."""
 import json
 import math
@@ -13,9 +14,11 @@ from .devices import SUPPORTED_NAMES, get_device
 from .dtypes import resolve
 from .errors import ParameterError
 from .jit.orders import pairwise_sum, sequential_sum, wide_sum
-from .order import explain_reduce_order
+from .order import PATTERNS, explain_reduce_order
 
 DISTRIBUTIONS = ("normal", "uniform", "lognormal", "cancel")
+STUDY_PATTERNS = ("ReduceRepeat->ReduceRepeat", "BlockReduceSum->WholeReduceSum")
+APIS = ("ReduceSum",) + STUDY_PATTERNS  # what `--api` may name (comma-separated), or "all"
 UNIT_ROUNDOFF = {"half": 2.0 ** -11, "float": 2.0 ** -24}
 WIDE_ROUNDOFF = {"half": 2.0 ** -24, "float": 2.0 ** -53}  # the what-if accumulator: fp32 for half, fp64 for float
 
@@ -50,14 +53,32 @@ class Variant:
         self.label, self.kind, self.device, self.form, self.what_if = label, kind, device, form, what_if
 
 
-def build_variants(devices, dtype):
+def parse_apis(apis):
+    """`--api`: "all" (ReduceSum and every pattern) or a comma-separated subset of APIS."""
+    if apis in ("all", None):
+        return APIS
+    names = tuple(a.strip() for a in str(apis).split(","))
+    for a in names:
+        if a not in APIS:
+            raise ParameterError("study", "api", a, legal="all, or a comma-separated list of " + ", ".join(APIS))
+    return names
+
+
+def build_variants(devices, dtype, apis=APIS):
     variants = []
-    for name in devices:
-        spec = get_device(name)
-        if dtype.name not in spec.reduce_sum_dtypes:
-            continue
-        variants.append(Variant(f"{name} count ({spec.reduce_sum_count_algorithm})", "device", name, "count"))
-        variants.append(Variant(f"{name} high-dim ({spec.reduce_sum_highdim_algorithm})", "device", name, "highdim"))
+    if "ReduceSum" in apis:
+        for name in devices:
+            spec = get_device(name)
+            if dtype.name not in spec.reduce_sum_dtypes:
+                continue
+            variants.append(Variant(f"{name} count ({spec.reduce_sum_count_algorithm})", "device", name, "count"))
+            variants.append(Variant(f"{name} high-dim ({spec.reduce_sum_highdim_algorithm})", "device", name,
+                                    "highdim"))
+    for pattern in STUDY_PATTERNS:
+        # the pattern's tree is the same on every device (SPEC-2 8.1, 8.2): one row, on the first device offering it
+        offering = [n for n in devices if dtype.name in get_device(n).reduce_data_block_dtypes]
+        if pattern in apis and offering:
+            variants.append(Variant(f"{offering[0]} {pattern}", "device", offering[0], pattern))
     wide = "fp32" if dtype.name == "half" else "fp64"
     variants += [Variant("what-if sequential", "what-if", what_if="sequential"),
                  Variant("what-if pairwise", "what-if", what_if="pairwise"),
@@ -69,8 +90,8 @@ def _depths(variant, n, dtype):
     """Per-element number of rounded adds (the error multiplier of the bound)."""
     if variant.kind == "device":
         lanes = dtype.lanes_per_repeat
-        if variant.form == "count":
-            order = explain_reduce_order(variant.device, "count", dtype.name, count=n)
+        if variant.form == "count" or variant.form in PATTERNS:
+            order = explain_reduce_order(variant.device, variant.form, dtype.name, count=n)
         else:
             order = explain_reduce_order(variant.device, "highdim", dtype.name, mask=lanes, repeat_time=-(-n // lanes))
         d = order.leaf_depths()
@@ -108,17 +129,21 @@ class _Runner:
                     core.SetCtrlSpr(48, 48, 0)
                 tmp_n = max(GetReduceSumTmpSize(v.device, dtype, count=n),
                             GetReduceSumTmpSize(v.device, dtype, repeat_time=self.padded // lanes), 16)
+                work_n = -(-8 * (self.padded // lanes) // lanes) * lanes
                 self.cores[v.device] = (core, core.local_tensor(dtype, self.padded), core.local_tensor(dtype, 16),
-                                        core.local_tensor(dtype, tmp_n))
+                                        core.local_tensor(dtype, tmp_n),
+                                        (core.local_tensor(dtype, work_n), core.local_tensor(dtype, work_n)))
 
     def run(self, variant, x):
         if variant.kind == "what-if":
             vals = x.astype(np.float32)
             fn = {"sequential": sequential_sum, "pairwise": pairwise_sum, "wide": wide_sum}[variant.what_if]
             return float(fn(vals, self.dtype.kind, self.saturate))
-        core, src, dst, tmp = self.cores[variant.device]
+        core, src, dst, tmp, work = self.cores[variant.device]
         src[:self.n] = x
         src[self.n:] = 0  # +0 padding lanes behave as masked lanes (D2)
+        if variant.form in PATTERNS:
+            return float(run_pattern(variant.form, src, work, self.n))
         if variant.form == "count":
             ReduceSum(dst, src, tmp, self.n)
         else:
@@ -127,9 +152,37 @@ class _Runner:
         return float(dst.GetValue(0))
 
 
-def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", seed=0, saturate=False, progress=None):
-    """Run the study; returns a dict (the JSON form) with per-variant statistics and raw errors."""
+def run_pattern(form, src, work, n):
+    """A two-stage pattern of explain_reduce_order on the emulator: `src` holds n values and +0 up to whole repeats;
+    `work` is two tensors of at least 8*ceil(n/L) elements rounded up to whole repeats. Stage 1 (WholeReduceSum or
+    BlockReduceSum over the repeats), then WholeReduceSum level by level (at least once) until one value is left;
+    results past the last of a level are set to +0 (what a kernel's mask does). Returns the value."""
+    from .api.reductions import BlockReduceSum, WholeReduceSum
+    lanes = src.dtype.lanes_per_repeat
+    reps = -(-n // lanes)
+    cur, other = work
+    if PATTERNS[form] == "repeat":
+        WholeReduceSum(cur, src, lanes, reps, 1, 1, 8)
+        m = reps
+    else:
+        BlockReduceSum(cur, src, reps, lanes, 1, 1, 8)
+        m = 8 * reps
+    first = True
+    while m > 1 or first:
+        first = False
+        r = -(-m // lanes)
+        cur[m:r * lanes] = 0
+        WholeReduceSum(other, cur, lanes, r, 1, 1, 8)
+        cur, other, m = other, cur, r
+    return cur.GetValue(0)
+
+
+def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", seed=0, saturate=False, progress=None,
+              api="all"):
+    """Run the study; returns a dict (the JSON form) with per-variant statistics and raw errors. `api`: "all"
+    (ReduceSum and the two-stage patterns) or a comma-separated subset of APIS."""
     d = resolve(dtype, "study")
+    apis = parse_apis(api)
     if d.name not in UNIT_ROUNDOFF:
         raise ParameterError("study", "dtype", d.name, legal="half, float")
     names = SUPPORTED_NAMES if devices in ("all", None) else tuple(get_device(x).name for x in devices.split(","))
@@ -143,7 +196,7 @@ def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", se
     if trials < 1:
         raise ParameterError("study", "trials", trials, legal=">= 1")
     np_t = d.np_dtype.type
-    variants = build_variants(names, d)
+    variants = build_variants(names, d, apis)
     runner = _Runner(variants, n, d, saturate)
     depths = {v.label: _depths(v, n, d) for v in variants}
     rng = np.random.default_rng(seed)
@@ -168,7 +221,7 @@ def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", se
             progress(t + 1, trials)
     return _summarise(variants, results, bits, exact, bound, np_t,
                       dict(dtype=d.name, n=n, trials=trials, dist=dist, seed=seed, saturate=saturate,
-                           devices=list(names)))
+                           devices=list(names), apis=list(apis)))
 
 
 def _summarise(variants, results, bits, exact, bound, np_t, params):

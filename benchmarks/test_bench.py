@@ -159,3 +159,50 @@ def test_reg_cast_half_to_float_vf_8320_emu(benchmark, rng):
 def test_reg_cast_8320_np_astype(benchmark, rng):
     x = (rng.standard_normal(N) * 100).astype(np.float16)
     benchmark(x.astype, np.float32)
+
+
+# --- the reduction family (SPEC-2 8) --------------------------------------------------------------------------------
+@pytest.mark.benchmark(group="wholereducesum-65x128")
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_whole_reduce_sum_65x128_halves_emu(benchmark, device, rng):
+    core = aj.Core(device)
+    (src,) = half_tensors(core, N, 1, rng)
+    dst = core.local_tensor("half", 80)
+    benchmark(aj.WholeReduceSum, dst, src, 128, 65, 1, 1, 8)
+
+
+@pytest.mark.benchmark(group="wholereducesum-65x128")
+def test_whole_reduce_sum_65x128_np_float32(benchmark, rng):
+    x = rng.standard_normal(N).astype(np.float32)
+    benchmark(lambda: x.reshape(65, 128).sum(1))
+
+
+@pytest.mark.benchmark(group="reducemax-index-8320")
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_reduce_max_index_8320_halves_emu(benchmark, device, rng):
+    core = aj.Core(device)
+    (src,) = half_tensors(core, N, 1, rng)
+    dst = core.local_tensor("half", 16)
+    tmp = core.local_tensor("half", max(aj.GetReduceMaxMinTmpSize(device, "half", count=N, cal_index=True), 16))
+    benchmark(aj.ReduceMax, dst, src, tmp, N, True)
+
+
+@pytest.mark.benchmark(group="reducemax-index-8320")
+def test_reduce_max_index_8320_np_float32(benchmark, rng):
+    x = rng.standard_normal(N).astype(np.float32)
+    benchmark(lambda: (x.argmax(), x.max()))
+
+
+@pytest.mark.benchmark(group="blockreducesum-8320")
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_block_reduce_sum_8320_halves_emu(benchmark, device, rng):
+    core = aj.Core(device)
+    (src,) = half_tensors(core, N, 1, rng)
+    dst = core.local_tensor("half", N // 16)
+    benchmark(aj.BlockReduceSum, dst, src, 65, 128, 1, 1, 8)
+
+
+@pytest.mark.benchmark(group="blockreducesum-8320")
+def test_block_reduce_sum_8320_np_float32(benchmark, rng):
+    x = rng.standard_normal(N).astype(np.float32)
+    benchmark(lambda: x.reshape(-1, 16).sum(1))

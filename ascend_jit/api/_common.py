@@ -28,20 +28,35 @@ def as_signed64(word):
 def operands(api, dst, *srcs):
     """The core of the operands, after checking they are live LocalTensors of one core (per call: cheap)."""
     if type(dst) is not LocalTensor:
-        raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor")
+        raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor",
+                             detail=_not_a_tensor_hint(dst))
     core = dst.core
     if dst._lease is not None:
         dst.check_alive(api)
     for i, t in enumerate(srcs):
         if type(t) is not LocalTensor or t.core is not core:
             name = f"src{i}" if len(srcs) > 2 or api == "Add" else ("src", "sharedTmpBuffer")[i]
-            raise ParameterError(api, name, t if type(t) is LocalTensor else type(t).__name__,
-                                 legal="a LocalTensor of the same Core as dst", device=core.device)
+            if type(t) is LocalTensor:
+                raise ParameterError(api, name, t, legal="a LocalTensor of the same Core as dst", device=core.device,
+                                     detail="belongs to another core")
+            raise ParameterError(api, name, type(t).__name__, legal="a LocalTensor of the same Core as dst",
+                                 device=core.device, detail=_not_a_tensor_hint(t))
         if t._lease is not None:
             t.check_alive(api)
     if not core.spec.supported:
         core.spec.require_supported(api)
     return core
+
+
+def _not_a_tensor_hint(value):
+    """Why a value is not a tensor, in the words of the usual porting mistake."""
+    if value is None:
+        return "missing"
+    if isinstance(value, (np.ndarray, list, tuple)):
+        return "is host data: copy it into a LocalTensor first (t[:] = array)"
+    if isinstance(value, (int, float, np.generic)):
+        return "is a scalar: pass the LocalTensor itself (t[i] is the sub-tensor at offset i)"
+    return None
 
 
 def check_dtype(api, spec, dtype, allowed, detail=None):
@@ -263,7 +278,8 @@ def check_tensor_bounds(api, core, op, tensor, ext=None):
     if ext[0] < lo:
         first, where = ext[0], "repeat 0"
     else:
-        first, where = hi, f"repeat {_first_repeat_reaching(op, hi)}"
+        repeat = _first_repeat_reaching(op, hi)
+        first, where = _first_byte_from(op, repeat, hi), f"repeat {repeat}"
     raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=core.device,
                            legal=f"inside {op.name}'s tensor [{lo}, {hi}) ({tensor.size} x {tensor.dtype.name}); "
                                  "make the core with bounds=\"ub\" to allow strides past a tensor",
@@ -272,12 +288,26 @@ def check_tensor_bounds(api, core, op, tensor, ext=None):
 
 def _first_repeat_reaching(op, end):
     """The first repeat of `op` that touches a byte at or after `end` (closed form over the repeat stride)."""
+    if isinstance(op, Runs):
+        return op.first_repeat_reaching(end)
     full = _offset_span(op.size, op.blk, op.lo, op.hi, -1)
     if full is None or op.rep == 0:
         return 0
     # repeat i ends at base + i*rep*32 + full[1]; the first i with that end > end
     i = max(0, -(-(end - op.base - full[1] + 1) // (op.rep * 32)))
     return min(i, max(op.repeat - 1, 0))
+
+
+def _first_byte_from(op, repeat, end):
+    """The lowest byte at or after `end` that repeat `repeat` of `op` touches (`end` itself if none does)."""
+    if isinstance(op, Runs):
+        return max(end, op.base + repeat * op.step)
+    lanes = mask_lane_indices(op.lo, op.hi, 256 // op.size)
+    if op.last_lanes >= 0 and repeat == op.repeat - 1:
+        lanes = lanes[:op.last_lanes]
+    starts = op.base + repeat * op.rep * 32 + lane_offsets(op.size, op.blk, lanes)
+    reaching = starts[starts + op.size > end]
+    return int(max(end, reaching.min())) if reaching.size else end
 
 
 def check_overlap(api, spec, dst, src, dst_ext, src_ext, src_may_accumulate=False):
@@ -324,3 +354,51 @@ def check_count_overlap(api, spec, name, dst_addr, src_addr, nbytes):
         raise OverlapError(api, f"dst/{name}", f"dst at {dst_addr}, {name} at {src_addr}", device=spec.name,
                            legal="the same address (100% overlap) or disjoint ranges (SPEC 3.3)",
                            detail=f"the {nbytes}-byte ranges partially overlap")
+
+
+@dataclass(frozen=True)
+class Runs:
+    """An output that is not one element per lane (reduction results): `repeat` runs of `width` bytes, run i at
+    base + i*step. Offers what the bounds and overlap checks need from an Operand."""
+    name: str
+    base: int
+    width: int
+    step: int
+    repeat: int
+
+    def extent(self):
+        if self.repeat <= 0 or self.width <= 0:
+            return None
+        last = self.base + (self.repeat - 1) * self.step
+        return min(self.base, last), max(self.base, last) + self.width
+
+    def first_repeat_reaching(self, end):
+        if self.step <= 0:
+            return 0
+        return min(max(0, -(-(end - self.base - self.width + 1) // self.step)), self.repeat - 1)
+
+    def bytes_per_repeat(self):
+        return [np.arange(self.base + i * self.step, self.base + i * self.step + self.width) for i in range(self.repeat)]
+
+
+def check_runs_overlap(api, spec, dst, src, dst_ext, src_ext):
+    """SPEC 8.2 / SPEC-2 D34 between a Runs output and an Operand source: within a repeat the byte sets are equal
+    or disjoint, and no byte written by a repeat is read by a later one."""
+    if dst_ext is None or src_ext is None or dst_ext[1] <= src_ext[0] or src_ext[1] <= dst_ext[0]:
+        return
+    d_per, s_per = dst.bytes_per_repeat(), src.bytes_per_repeat()
+    for i in range(min(len(d_per), len(s_per))):
+        common = np.intersect1d(d_per[i], s_per[i])
+        if common.size and not (common.size == d_per[i].size == s_per[i].size):
+            raise OverlapError(api, f"{dst.name}/{src.name}", f"repeat {i}", device=spec.name,
+                               legal="100% overlap or none within a repeat (SPEC 8.2)",
+                               detail="the operands partially overlap")
+    later_reads = np.zeros(0, np.int64)
+    for i in range(len(d_per) - 1, -1, -1):  # walking back: the bytes repeats after i read
+        hit = np.intersect1d(d_per[i], later_reads)
+        if hit.size:
+            raise OverlapError(api, f"{dst.name}/{src.name}", f"byte {int(hit[0])}", device=spec.name,
+                               legal="no byte written by a repeat and read by a later repeat (SPEC 8.2)",
+                               detail=f"repeat {i} writes what a later repeat reads")
+        if i < len(s_per):
+            later_reads = np.union1d(later_reads, s_per[i])

@@ -5,12 +5,14 @@ from functools import lru_cache
 from ..errors import ParameterError
 from ..jit.pair import pair_kernel
 from ._common import (Operand, as_signed64, check_align, check_dtype, check_inside_ub, check_overlap, check_range,
-                      check_same_dtype, operands, plan_mask, record_mask, refuse_empty_mask_on_950)
+                      check_same_dtype, check_tensor_bounds, operands, plan_mask, record_mask,
+                      refuse_empty_mask_on_950)
 
 API = "ReducePairElem"
 
 
-class ReduceType(enum.Enum):
+class ReduceType(enum.IntEnum):
+    """The Memory-API reduce type (SPEC-2 D27: SUM=0, MAX=1, MIN=2; aj.Reg.ReduceType is its Reg twin)."""
     SUM = 0
     MAX = 1
     MIN = 2
@@ -58,6 +60,8 @@ def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, 
                      last_pairs)
     src_ext = check_inside_ub(API, core.spec, src_op)
     dst_ext = check_inside_ub(API, core.spec, dst_op)
+    check_tensor_bounds(API, core, src_op, src, src_ext)  # decisions.md "Tensor bounds"
+    check_tensor_bounds(API, core, dst_op, dst, dst_ext)
     if not plan.empty:
         check_overlap(API, core.spec, dst_op, src_op, dst_ext, src_ext)
     record_mask(core, plan, d, mask)

@@ -7,7 +7,8 @@ independent expectation its outputs are checked against bit for bit.
 from importlib import import_module
 
 _MODULES = ("add_seed", "reduce_sum_highdim_seed", "reduce_sum_count_seed", "reduce_pair_seed", "reduce_data_block_seed",
-            "tiled_reduce_sum", "tiled_add", "multi_block_reduce_sum")
+            "tiled_reduce_sum", "tiled_add", "multi_block_reduce_sum", "add_custom", "atomic_sum",
+            "reduce_computation", "reduce_pair_elem")
 
 
 def registry():
