@@ -379,3 +379,21 @@ def test_bounds_ub_core_allows_a_load_past_the_tensor():
     with core:
         R.asc_vf_call(LOAD, out, small, "uint16", 0, R.LoadDist.DIST_NORM, None)  # only the UB limit applies
     assert (out.numpy()[:16] == small.numpy()).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([1, 2, 4]), st.integers(0, 2**32 - 1), st.booleans())
+def test_dual_load_and_store_match_reference(width, seed, compiled):
+    T = WIDTH_TYPES[width]
+    core, src = _setup(1024, T, seed)
+    r0, r1 = (core.local_tensor(T, 256 // width) for _ in range(2))
+    back = core.local_tensor(T, 512 // width)
+    names = {1: "B8", 2: "B16", 4: "B32"}
+    with core:
+        _run(LOAD_DUAL, compiled, r0, r1, src, T, 32 // width, R.LoadDist[f"DIST_DINTLV_{names[width]}"])
+        _run(STORE_DUAL, compiled, back, r0, r1, T, R.StoreDist[f"DIST_INTLV_{names[width]}"])
+    want0, want1 = ref.load_dual(_bytes(src), 32, width)
+    assert (_bytes(r0), _bytes(r1)) == (want0, want1)
+    mem = bytearray(512)
+    ref.store_dual(mem, 0, want0, want1, width)
+    assert _bytes(back) == bytes(mem) == _bytes(src)[32:544]
