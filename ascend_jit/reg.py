@@ -564,14 +564,20 @@ def _kind_of_name(name):
     raise ParameterError("RegTensor", "dtype", name, "a dtype name (half, float, bfloat16, int8 ... uint64)", DEVICE)
 
 
-@njit(cache=True)
-def _kind_of_code(code):
-    return code
+def _vf_kind(dtype):
+    return _KIND_NAMES[dtype] if isinstance(dtype, str) else int(dtype)
 
 
-def _kind_resolver(dtype):
-    """Compiled code names a dtype by kind code (what simd_vf passes) or by string (a literal in the VF)."""
-    return _kind_of_code if isinstance(dtype, types.Integer) else _kind_of_name
+@overload(_vf_kind)
+def _ol_vf_kind(dtype):
+    """Compiled code names a dtype by kind code (what simd_vf passes), by a string literal in the VF (resolved at
+    compile time: no string compare per call) or by a string variable."""
+    if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
+        kind = _KIND_NAMES[dtype.literal_value]
+        return lambda dtype: kind
+    if isinstance(dtype, types.Integer):
+        return lambda dtype: dtype
+    return lambda dtype: _kind_of_name(dtype)
 
 
 def _absent(t):
@@ -591,8 +597,7 @@ def _is_reg_type(t):
 
 @overload(RegTensor)
 def _ol_regtensor(dtype):
-    kind_of = _kind_resolver(dtype)
-    return lambda dtype: impl.new_register(kind_of(dtype))
+    return lambda dtype: impl.new_register(_vf_kind(dtype))
 
 
 @overload(MaskReg)
@@ -602,14 +607,12 @@ def _ol_maskreg():
 
 @overload(UpdateMask)
 def _ol_update_mask(dtype, n):
-    kind_of = _kind_resolver(dtype)
-    return lambda dtype, n: impl.update_mask(kind_of(dtype), n)
+    return lambda dtype, n: impl.update_mask(_vf_kind(dtype), n)
 
 
 @overload(CreateMask)
 def _ol_create_mask(dtype, pattern=0):
-    kind_of = _kind_resolver(dtype)
-    return lambda dtype, pattern=0: impl.create_mask(kind_of(dtype), pattern)
+    return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), pattern)
 
 
 @overload(GetVecLen)
@@ -858,10 +861,8 @@ def _ol_unpack(dst, src, part=0):
 
 def _ol_interleave(inverse):
     def typer(dst0, dst1, src0, src1, dtype):
-        kind_of = _kind_resolver(dtype)
-
         def impl_(dst0, dst1, src0, src1, dtype):
-            mv.interleave(dst0, dst1, src0, src1, ops.interleave_group(kind_of(dtype)), inverse)
+            mv.interleave(dst0, dst1, src0, src1, ops.interleave_group(_vf_kind(dtype)), inverse)
         return impl_
     return typer
 

@@ -21,11 +21,12 @@ def cast_vf(dst, src, count, repeats):
     """dst (float) = src (half), 64 per iteration: DIST_UNPACK_B16 load, Cast layout ZERO (the devkit's pattern)."""
     rs, rd = R.RegTensor("half"), R.RegTensor("float")
     trait = R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING, aj.RoundMode.UNKNOWN)
+    every_half = R.CreateMask("half")
     offset = 0
     for i in range(repeats):
         mask, count = R.UpdateMask("float", count)
         offset = R.LoadAlign(rs, src, offset, dist=R.LoadDist.DIST_UNPACK_B16, post_update_stride=64)
-        R.Cast(rd, rs, R.CreateMask("half"), trait)
+        R.Cast(rd, rs, every_half, trait)
         R.StoreAlign(dst, rd, mask, i * 64)
 
 

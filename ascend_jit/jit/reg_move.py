@@ -5,7 +5,7 @@ A tensor reaches these functions as a handle `(ub, byte address, element size, m
 byte range the operand may touch (its tensor, or the whole UB on a `bounds="ub"` core; issue 11's tensor-bounds
 rule). A VF computes addresses at run time, so each function checks alignment and bounds itself, before writing.
 One table per direction gives each distribution's lane width (0: the register's own), bytes and alignment; one
-lane map gives the element each register lane comes from (loads) or goes to (stores).
+lane map gives the element each register lane comes from (loads) or the position it goes to (stores).
 """
 import numpy as np
 from numba import njit, types
@@ -104,24 +104,6 @@ def _ol_copy_bytes(dst, dst_start, src, src_start, n):
 
 
 @njit(cache=True, inline="always")
-def _load_source(dist, lane):
-    """The source element of register lane `lane`, or -1 for a lane the distribution zeroes."""
-    if dist == L_NORM or dist == L_DINTLV_B8 or dist == L_DINTLV_B16 or dist == L_DINTLV_B32:
-        return lane
-    if dist <= L_BRC_B32:
-        return 0
-    if dist <= L_US_B16:
-        return lane // 2
-    if dist <= L_DS_B16:
-        return 2 * lane
-    if dist <= L_UNPACK_B32:
-        return lane // 2 if lane % 2 == 0 else -1
-    if dist == L_UNPACK4_B8:
-        return lane // 4 if lane % 4 == 0 else -1
-    return lane  # BLK and E2B are handled by byte maps in load()
-
-
-@njit(cache=True, inline="always")
 def load(reg, h, offset, dist, step):
     """LoadAlign(reg, tensor, offset, dist) (SPEC-2 11.6); returns offset + step (the post-update form)."""
     api = "LoadAlign"
@@ -138,18 +120,35 @@ def load(reg, h, offset, dist, step):
         copy_bytes(reg, 0, h[0], addr, VL)
         reg[H_CTRL] = h[3]
         return offset + step
-    src = h[0][addr:addr + nbytes]
+    ub = h[0]
     if dist == L_BLK:
         for i in range(VL):
-            reg[i] = src[i % 32]
+            reg[i] = ub[addr + i % 32]
     elif dist == L_E2B_B16 or dist == L_E2B_B32:
         for i in range(VL):
-            reg[i] = src[(i // 32) * w + i % w]
-    else:
-        for lane in range(VL // w):
-            e = _load_source(dist, lane)
+            reg[i] = ub[addr + (i // 32) * w + i % w]
+    else:  # element e of the source to register lanes: one loop per distribution, no per-lane branch
+        lanes = VL // w
+        if dist >= L_UNPACK_B8 and dist <= L_UNPACK4_B8:
+            for i in range(VL):
+                reg[i] = 0
+        for lane in range(lanes):
+            if dist <= L_BRC_B32:
+                e, to = 0, lane
+            elif dist <= L_US_B16:
+                e, to = lane // 2, lane
+            elif dist <= L_DS_B16:
+                e, to = 2 * lane, lane
+            elif dist == L_UNPACK4_B8:
+                if lane >= lanes // 4:
+                    break
+                e, to = lane, 4 * lane
+            else:  # UNPACK_Bn: element i to lane 2i (lane 2i+1 stays 0)
+                if lane >= lanes // 2:
+                    break
+                e, to = lane, 2 * lane
             for b in range(w):
-                reg[lane * w + b] = src[e * w + b] if e >= 0 else 0
+                reg[to * w + b] = ub[addr + e * w + b]
     reg[H_CTRL] = h[3]
     return offset + step
 
