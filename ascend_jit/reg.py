@@ -219,23 +219,32 @@ def core_modes(core):
         modes |= impl.M_HALF_SAT
     if core.int_saturating:
         modes |= impl.M_INT_SAT
-    if core.GetCtrlSpr(59, 59):
+    if (core.ctrl >> 59) & 1:
         modes |= impl.M_CAST_TRUNC
-    if not core.GetCtrlSpr(60, 60):
+    if not (core.ctrl >> 60) & 1:
         modes |= impl.M_TRAIT_SAT
     return modes
 
 
 def tensor_handle(api, tensor):
     """(ub, byte address, element size, modes, lo, hi): what compiled and plain code both address a tensor by;
-    [lo, hi) is the tensor's extent (the UB on a bounds="ub" core)."""
-    if not isinstance(tensor, LocalTensor):
+    [lo, hi) is the tensor's extent (the UB on a bounds="ub" core). Memoised per core while its CTRL and bounds
+    rule stay the same (a VF call converts every tensor argument; this keeps that conversion cheap)."""
+    if type(tensor) is not LocalTensor and not isinstance(tensor, LocalTensor):
         raise ParameterError(api, "tensor", type(tensor).__name__, legal="a LocalTensor", device=DEVICE)
     tensor.check_alive(api)
     core = tensor.core
-    _device_check(api, core)
-    lo, hi = (0, core.ub.size) if core.bounds == "ub" else (tensor.addr, tensor.addr + tensor.nbytes)
-    return core.ub, tensor.addr, tensor.dtype.size, core_modes(core), lo, hi
+    memo = core.__dict__.get("_reg_handles")
+    state = (core.ctrl, core.bounds)
+    if memo is None or memo[0] != state:
+        memo = core.__dict__["_reg_handles"] = (state, {})
+    key = (tensor.addr, tensor.size, tensor.dtype)
+    handle = memo[1].get(key)
+    if handle is None:
+        _device_check(api, core)
+        lo, hi = (0, core.ub.size) if core.bounds == "ub" else (tensor.addr, tensor.addr + tensor.nbytes)
+        handle = memo[1][key] = (core.ub, tensor.addr, tensor.dtype.size, core_modes(core), lo, hi)
+    return handle
 
 
 def _merging(api, mode):
@@ -921,17 +930,20 @@ def simd_vf(fn):
     def call(*args):
         converted, masks = [], []
         for a in args:
-            if isinstance(a, LocalTensor):
+            kind = type(a)
+            if kind is LocalTensor:
                 converted.append(tensor_handle(fn.__name__, a))
-            elif isinstance(a, str) and a in _KIND_NAMES:
+            elif kind is str and a in _KIND_NAMES:
                 converted.append(_KIND_NAMES[a])
-            elif isinstance(a, RegTensor):
+            elif kind is RegTensor:
                 converted.append(a.data)
-            elif isinstance(a, MaskReg):  # a mutable word array, written back after the call (D63)
+            elif kind is MaskReg:  # a mutable word array, written back after the call (D63)
                 masks.append((a, np.array(a.words, np.uint64)))
                 converted.append(masks[-1][1])
-            elif isinstance(a, (UnalignRegForLoad, UnalignRegForStore)):
+            elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
                 converted.append(a.state)
+            elif isinstance(a, LocalTensor):  # subclasses
+                converted.append(tensor_handle(fn.__name__, a))
             else:
                 converted.append(a)
         result = compiled(*converted)
