@@ -15,6 +15,7 @@ from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KI
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
 from .reg import H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, lane_on
+from .reg_move import copy_bytes
 
 ADD, SUB, MUL = 0, 1, 2
 SUM, MAX, MIN = 0, 1, 2
@@ -113,8 +114,7 @@ def _put_h(reg, j, x):
 def _commit(reg):
     """Scratch -> data. Results go through the scratch bytes so that dst may be a source (Add(r, r, s)) and LLVM
     still proves the loop free of overlap and vectorises it."""
-    for i in range(VL):
-        reg[i] = reg[VL + i]
+    copy_bytes(reg, 0, reg, VL, VL)
 
 
 @njit(cache=True)
