@@ -238,8 +238,9 @@ def test_refusals_mismatched_types_and_devices():
 
 # --- Duplicate -------------------------------------------------------------------------------------------------
 DUP_CASES = [("half", 1.0, 0x3C00), ("half", 0.1, 0x2E66), ("half", 70000.0, 0x7C00), ("half", math.nan, 0x7E00),
-             ("float", 0.1, 0x3DCCCCCD), ("bfloat16", 1.00390625, 0x3F80), ("int8", -1, 0xFF), ("uint16", 65535, 0xFFFF),
-             ("int32", -2, 0xFFFFFFFE), ("int64", -1, 2**64 - 1), ("uint64", np.uint64(2**63), 2**63), ("half", 3, 0x4200)]
+             ("float", 0.1, 0x3DCCCCCD), ("bfloat16", 1.00390625, 0x3F80), ("int8", -1, 0xFF),
+             ("uint16", 65535, 0xFFFF), ("int32", -2, 0xFFFFFFFE), ("int64", -1, 2**64 - 1),
+             ("uint64", np.uint64(2**63), 2**63), ("half", 3, 0x4200)]
 
 
 @pytest.mark.parametrize("compiled", [True, False])
