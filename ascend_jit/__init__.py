@@ -9,7 +9,11 @@ __version__ = "0.1.0"
 
 from . import reg as Reg
 from . import testing
-from .api._common import MASK_PLACEHOLDER
+from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
+from .api.cast import Cast, RoundMode
+from .api.compare import CMPMODE, SELMODE, Compare, Compares, Select
+from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, PaddingMode
+from .api.gather import Gather, GatherMask, GatherMaskParams
 from .api.add import Add, BinaryRepeatParams
 from .api.reduce_pair import ReducePairElem, ReduceType
 from .api.reduce_max_min import GetReduceMaxMinTmpSize, ReduceMax, ReduceMin
@@ -18,9 +22,8 @@ from .api.reductions import (BlockReduceMax, BlockReduceMin, BlockReduceSum, Get
                              ReduceDataBlock, ReduceRepeat, RepeatReduceSum, WholeReduceMax, WholeReduceMin,
                              WholeReduceSum)
 from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSumSpr, GetSaturationFlag, MaskMode,
-                   ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetSaturationFlag, SetVectorMask,
-                   current_core)
-from .enums import RoundMode
+                   ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetPadValue, SetSaturationFlag,
+                   SetVectorMask, current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
 from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, SanitizerError,
                      StateError, UnsupportedDeviceError, UnsupportedDTypeError)
@@ -29,6 +32,7 @@ from .sanitizer import SanitizeConfig, format_reports, sanitize_session
 from .launch import launch
 from .order import ReduceOrder, ReduceTree, explain_reduce_order
 from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
+from .sweeps import sweep
 from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7, PIPE_ALL,
                    PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, DisableDmaAtomic, GetSubBlockIdx,
                    GetTPipePtr, HardEvent, InitSocState, LocalMemAllocator, Pipe, PipeBarrier, SetAtomicAdd,
@@ -42,12 +46,15 @@ __all__ = [
     "BlockReduceSum", "Core", "DEVICES", "DataCopy", "DataCopyParams", "GetReduceMaxMinTmpSize",
     "GetReduceRepeatMaxMinSpr", "ReduceDataBlock", "ReduceMax", "ReduceMin", "ReduceRepeat", "ReduceTree",
     "RepeatReduceSum", "WholeReduceMax", "WholeReduceMin", "WholeReduceSum",
+    "CMPMODE", "Cast", "Compare", "Compares", "DataCopyExtParams", "DataCopyPad", "DataCopyPadExtParams", "Gather",
+    "GatherMask", "GatherMaskParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue",
+    "UnaryRepeatParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     "OverlapError", "ParameterError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType", "Reg", "ResetMask",
-    "RoundMode", "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
+    "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
     "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "TQue", "UnsupportedDTypeError",
-    "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "testing",
+    "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "sweep", "testing",
     "__version__",
     # synchronisation and kernel boilerplate (sync.py)
     "DisableDmaAtomic", "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5", "EVENT_ID6",

@@ -1,4 +1,4 @@
-"""The `ascend-jit` command line: devices, run, study, explain, golden."""
+"""The `ascend-jit` command line: devices, run, study, sweep, explain, golden."""
 import argparse
 import os
 import sys
@@ -10,6 +10,7 @@ EPILOG = """examples:
   ascend-jit devices
   ascend-jit run tiled_reduce_sum --device atlas-a2 --size 16777216
   ascend-jit study --plot study.png --json study.json
+  ascend-jit sweep --sizes 128,8320,1Mi,16Mi --dists normal,cancel --trials 1000 --workers 2
   ascend-jit explain --device 910B --form count --dtype half --n 300
   ascend-jit golden record goldens/ && ascend-jit golden check goldens/"""
 
@@ -58,6 +59,21 @@ def _study(args):
     if args.plot:
         study.plot(report, args.plot)
         print(f"plot written to {args.plot}")
+    return 0
+
+
+def _sweep(args):
+    from . import study, sweeps
+    result = sweeps.sweep(sizes=args.sizes, dists=args.dists, dtypes=args.dtypes, devices=args.devices,
+                         apis=args.apis, trials=args.trials, seed=args.seed, out=args.out, workers=args.workers,
+                         scheduler=args.scheduler, table_format=args.format, plots=not args.no_plots,
+                         cdf_size=args.cdf_size, task_elements=args.task_elements, task_trials=args.task_trials,
+                         progress=study.progress_bar(unit="tasks"))
+    print(f"{len(result.tasks)} tasks ({result.tasks_run} run, {result.tasks_reused} reused from {result.out}); "
+          f"{len(result.skipped)} variant points skipped (unsupported size or dtype)")
+    print(sweeps.format_summary(result))
+    for name, path in result.files.items():
+        print(f"{name}: {path}")
     return 0
 
 
@@ -163,6 +179,33 @@ def build_parser():
     s.add_argument("--plot", metavar="FILE.png", help="write box plots of the ulp errors (needs matplotlib)")
     s.add_argument("--json", metavar="FILE", help="write the full report as JSON")
     s.set_defaults(fn=_study)
+    w = sub.add_parser("sweep", help="accumulation-order sweep over sizes, distributions, dtypes, devices and "
+                       "summing APIs; in-process or on Dask (--workers/--scheduler), resumable")
+    from .study import DISTRIBUTIONS
+    from .summing import SUMMING_APIS
+    from .sweeps import TASK_ELEMENTS, TASK_TRIALS
+    w.add_argument("--sizes", default="128,8320", help="comma-separated element counts, Ki/Mi suffixes allowed "
+                   "(e.g. 128,8320,65536,1Mi,16Mi; default 128,8320)")
+    w.add_argument("--dists", default="normal", help=f"comma-separated: {', '.join(DISTRIBUTIONS)}, or all")
+    w.add_argument("--dtypes", default="half", help="comma-separated: half, float, or all (default half)")
+    w.add_argument("--devices", default="all", help="comma-separated device names, or all")
+    w.add_argument("--apis", default="all", help=f"comma-separated: {', '.join(SUMMING_APIS)}, or all")
+    w.add_argument("--trials", type=int, default=100, help="random inputs per grid point (default 100)")
+    w.add_argument("--seed", type=int, default=0, help="base seed of every trial's input (default 0)")
+    w.add_argument("--out", default="sweep-out", help="output folder; a rerun skips its finished tasks "
+                   "(default sweep-out/)")
+    w.add_argument("--workers", type=int, help="start a local Dask cluster of N worker processes "
+                   "(pip install 'ascend_jit[distributed]')")
+    w.add_argument("--scheduler", metavar="ADDRESS", help="submit to a running Dask scheduler, e.g. tcp://host:8786")
+    w.add_argument("--format", choices=("auto", "csv", "parquet"), default="auto",
+                   help="table format (auto: Parquet when pyarrow is installed, else CSV)")
+    w.add_argument("--cdf-size", help="the size of the error-CDF plot (default: the largest size)")
+    w.add_argument("--no-plots", action="store_true", help="skip the plots (they need matplotlib)")
+    w.add_argument("--task-elements", default=TASK_ELEMENTS, help="summed elements per task at most, Ki/Mi "
+                   f"suffixes allowed (default {TASK_ELEMENTS // (1 << 20)}Mi)")
+    w.add_argument("--task-trials", type=int, default=TASK_TRIALS,
+                   help=f"trials per task at most (default {TASK_TRIALS})")
+    w.set_defaults(fn=_sweep)
     e = sub.add_parser("explain", help="print the reduction tree a summing reduction uses on a device")
     e.add_argument("--device", required=True, help="device name or alias")
     e.add_argument("--form", choices=("count", "highdim", "ReduceRepeat", "WholeReduceSum", "RepeatReduceSum",

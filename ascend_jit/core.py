@@ -18,6 +18,8 @@ ALL_ONES = (1 << 64) - 1
 CTRL_HALF_INF_NAN = 48   # D6: CTRL[48] 1 = INF/NaN, 0 = saturating (half)
 CTRL_INT_SATURATE = 53   # D6 / audit 7: CTRL[53] 1 = int16/int32 saturate, 0 = wrap
 CTRL_COUNTER_MODE = 56   # SPEC 2.6: CTRL[56] 1 = counter mode
+CTRL_CAST_TRUNCATE = 59  # SPEC-2 D46: CTRL[59] 1 = conversions to integers keep the low bits, 0 = saturate
+CTRL_CAST_TRAIT_SAT = 60  # SPEC-2 D46: the 950's CTRL[60] (default 1); 0 = the Memory Cast always saturates
 
 
 # Tensor bounds (issue 11, decisions.md "Tensor bounds"): "tensor" = every byte a call touches through an operand lies
@@ -32,7 +34,7 @@ class MaskMode(enum.Enum):
 
 class SaturationMode(enum.Enum):
     FLOAT = 0   # half (and bf16 on A2/A3) compute results
-    CAST = 1    # conversions: no API emulated here converts, so it is recorded and has no effect
+    CAST = 1    # conversions to integer types: CTRL[59] (SPEC-2 D46)
     INT = 2     # int16/int32 compute results (CTRL[53]; devkit code, audit 7)
 
 
@@ -81,6 +83,7 @@ class Core(SyncState):
         self.max_min_spr = None     # GetReduceRepeatMaxMinSpr state (SPEC-2 D55), api/reductions.py record_spr
         self.block_idx = 0
         self.block_num = 1
+        self.pad_value = None       # SPEC-2 9.1: (dtype, element bits) stored by SetPadValue
         self._free = [(0, self.spec.ub_bytes)]  # allocator free list of (addr, bytes)
         self._allocated = {}
         self._init_sync()
@@ -125,9 +128,14 @@ class Core(SyncState):
         self.half_saturating = fixed or self._bit(CTRL_HALF_INF_NAN) == 0  # D6: fixed on 910/310P, else CTRL[48]
         self.int_saturating = self.spec.int_saturation_switchable and self._bit(CTRL_INT_SATURATE) == 1
         self.counter_mode = self._bit(CTRL_COUNTER_MODE) == 1
+        # SPEC-2 D46: the Memory Cast's overflow switches. CTRL[60] = 0 on the 950 forces its SAT trait.
+        forced_sat = self.spec.cast_ctrl60 and self._bit(CTRL_CAST_TRAIT_SAT) == 0
+        self.cast_truncating = self.spec.cast_trunc_switch and self._bit(CTRL_CAST_TRUNCATE) == 1 and not forced_sat
+        self.cast_half_saturating = self.half_saturating or forced_sat
 
     def SetSaturationFlag(self, enable_sat, mode=SaturationMode.FLOAT):
-        """`SetSaturationFlag<mode>(enableSat)`: A2/A3 only (D21). FLOAT -> CTRL[48], INT -> CTRL[53]."""
+        """`SetSaturationFlag<mode>(enableSat)`: A2/A3 only (D21). FLOAT -> CTRL[48], INT -> CTRL[53],
+        CAST -> CTRL[59] (SPEC-2 D46: enable = saturate = bit 0)."""
         self.spec.require_supported("SetSaturationFlag")
         if not self.spec.set_saturation_flag_api:
             raise UnsupportedDeviceError("SetSaturationFlag", "device", self.device, legal="atlas-a2, atlas-a3",
@@ -137,13 +145,17 @@ class Core(SyncState):
             self._set_bit(CTRL_HALF_INF_NAN, not enable_sat)
         elif mode is SaturationMode.INT:
             self._set_bit(CTRL_INT_SATURATE, bool(enable_sat))
+        else:
+            self._set_bit(CTRL_CAST_TRUNCATE, not enable_sat)
 
     def GetSaturationFlag(self, mode=SaturationMode.FLOAT):
+        if mode is SaturationMode.CAST:
+            return not self.cast_truncating
         return self.int_saturating if mode is SaturationMode.INT else self.half_saturating
 
     def SetCtrlSpr(self, start_bit, end_bit, value):
-        """`SetCtrlSpr<start, end>(value)` for the bits SPEC names: 48 (half INF/NaN), 53 (int saturation) and,
-        on the 950, 59 and 60 (conversion saturation, SPEC-2 D46)."""
+        """`SetCtrlSpr<start, end>(value)` for the bits the SPECs name: 48 (half INF/NaN), 53 (int saturation),
+        59 (conversion truncation, A2/A3/950) and 60 (the 950's Cast trait saturation), SPEC-2 D46."""
         self.spec.require_supported("SetCtrlSpr")
         bits = self.spec.ctrl_spr_bits
         if not bits:
@@ -189,6 +201,17 @@ class Core(SyncState):
 
     def SetMaskNorm(self):
         self._set_bit(CTRL_COUNTER_MODE, 0)
+
+    def SetPadValue(self, value, dtype):
+        """`SetPadValue<T>(value)` (SPEC-2 9.1): the pad value a later GM->UB DataCopyPad with isPad false uses for
+        the same dtype (D56); the value is converted per D29. 950, A2, A3 only."""
+        from .api._scalar import scalar_bits
+        self.spec.require_supported("SetPadValue")
+        if not self.spec.set_pad_value:
+            raise UnsupportedDeviceError("SetPadValue", "device", self.device, legal="ascend950, atlas-a3, atlas-a2",
+                                         detail="SetPadValue is not offered here (SPEC-2 1.9)")
+        d = dt.resolve(dtype, "SetPadValue")
+        self.pad_value = (d, scalar_bits("SetPadValue", self.spec, d, value, "value"))
 
     def GetReduceRepeatSumSpr(self, dtype=None):
         """`GetReduceRepeatSumSpr<T>()`: the count-form ReduceSum's scalar side result (SPEC 4.2 ACC_VAL, 4.4
@@ -288,6 +311,7 @@ GetSaturationFlag = _state_call("GetSaturationFlag")
 SetCtrlSpr = _state_call("SetCtrlSpr")
 GetCtrlSpr = _state_call("GetCtrlSpr")
 GetReduceRepeatSumSpr = _state_call("GetReduceRepeatSumSpr")
+SetPadValue = _state_call("SetPadValue")
 
 
 def GetBlockIdx():

@@ -133,6 +133,10 @@ class LocalTensor:
                                  legal="a slice (t[a:b] = host data); one element is t.SetValue(i, v)",
                                  detail="t[i] is the sub-tensor at offset i (Ascend C operator[])")
         target = self._sub(key)
+        if isinstance(value, _CompareExpr):
+            from .api.compare import compare_operator
+            compare_operator(target, value.src0, value.src1, value.mode)
+            return
         if isinstance(value, _AddExpr):
             from .api.add import add_operator
             add_operator(target, value.src0, value.src1)
@@ -145,6 +149,28 @@ class LocalTensor:
         """`dst[:] = src0 + src1` is the Add operator form: count = dst.GetSize() (SPEC 3.2)."""
         return _AddExpr(self, other)
 
+    # SPEC-2 1.1 / 9.4: `dst[:] = a < b` etc. is the Compare operator form; the expression is evaluated only by
+    # that assignment (a truth test raises TypeError) and tensors keep identity hashing.
+    __hash__ = object.__hash__
+
+    def __lt__(self, other):
+        return _CompareExpr(self, other, "<")
+
+    def __gt__(self, other):
+        return _CompareExpr(self, other, ">")
+
+    def __le__(self, other):
+        return _CompareExpr(self, other, "<=")
+
+    def __ge__(self, other):
+        return _CompareExpr(self, other, ">=")
+
+    def __eq__(self, other):
+        return _CompareExpr(self, other, "==")
+
+    def __ne__(self, other):
+        return _CompareExpr(self, other, "!=")
+
     def ReinterpretCast(self, dtype):
         d = dt.resolve(dtype, "ReinterpretCast")
         return LocalTensor(self.core, d, self.addr, self.nbytes // d.size, self.position, self._lease)
@@ -155,6 +181,24 @@ class _AddExpr:
 
     def __init__(self, src0, src1):
         self.src0, self.src1 = src0, src1
+
+
+class _CompareExpr:
+    """An unevaluated `src0 <op> src1` (Compare operator form, SPEC-2 9.4)."""
+    __slots__ = ("src0", "src1", "symbol")
+
+    def __init__(self, src0, src1, symbol):
+        self.src0, self.src1, self.symbol = src0, src1, symbol
+
+    @property
+    def mode(self):
+        from .api.compare import CMPMODE
+        return {"<": CMPMODE.LT, ">": CMPMODE.GT, "<=": CMPMODE.LE, ">=": CMPMODE.GE, "==": CMPMODE.EQ,
+                "!=": CMPMODE.NE}[self.symbol]
+
+    def __bool__(self):
+        raise TypeError(f"a tensor comparison ({self.symbol}) has no truth value: assign it, dst[:] = a {self.symbol} "
+                        "b, or compare tensors with `is`")
 
 
 def _index_value(api, i, size, device=None):

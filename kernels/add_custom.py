@@ -7,7 +7,7 @@ import numpy as np
 
 import ascend_jit as aj
 
-from ._base import KernelSpec, ones_or_random
+from ascend_jit.kernels._base import KernelSpec, ones_or_random
 
 BUFFER_NUM = 2   # tensors per queue (double buffering)
 TILE_NUM = 8     # tiles per block and buffer

@@ -7,8 +7,8 @@ import numpy as np
 
 import ascend_jit as aj
 
-from ._base import KernelSpec
-from ..order import explain_reduce_order
+from ascend_jit.kernels._base import KernelSpec
+from ascend_jit.order import explain_reduce_order
 
 SCENARIOS = {5: 288, 6: 8320}
 

@@ -7,7 +7,7 @@ import numpy as np
 
 import ascend_jit as aj
 
-from ._base import KernelSpec
+from ascend_jit.kernels._base import KernelSpec
 
 SRC_DATA_SIZE = 128
 DST_DATA_SIZE = 64
