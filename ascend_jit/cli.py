@@ -16,6 +16,10 @@ EPILOG = """examples:
 
 
 def _devices(args):
+    if args.fidelity:
+        from .fidelity import format_table as fidelity_table
+        print(fidelity_table())
+        return 0
     from .devices import format_table
     print(format_table())
     return 0
@@ -155,6 +159,8 @@ def build_parser():
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB", parser_class=_Parser)
     d = sub.add_parser("devices", help="the device table: UB size, overflow mode, ReduceSum algorithms, dtypes")
+    d.add_argument("--fidelity", action="store_true",
+                   help="print the fidelity table (SPEC-2 0.3): BIT-EXACT or MODELLED per instruction and device")
     d.set_defaults(fn=_devices)
     r = sub.add_parser("run", help="run an example kernel, check it bit for bit, report the emulation speed")
     r.add_argument("name", help="kernel name (see `ascend-jit run --list`)", nargs="?")
