@@ -157,6 +157,8 @@ def test_reg_cast_half_to_float_vf_8320_emu(benchmark, rng):
 
 @pytest.mark.benchmark(group="reg-cast-8320")
 def test_reg_cast_8320_np_astype(benchmark, rng):
+    x = (rng.standard_normal(N) * 100).astype(np.float16)
+    benchmark(x.astype, np.float32)
 
 
 # --- Cast, Compare + Select, DataCopyPad (issue 14) -------------------------------------------------------------
