@@ -170,12 +170,16 @@ class Report:
                 f"({self.nbytes} byte{'s' if self.nbytes != 1 else ''})" + (f". Fix: {self.fix}" if self.fix else ""))
 
 
+_KERNELS_DIR = os.path.join(_PACKAGE_DIR, "kernels")
+
+
 def user_location():
-    """file:line of the innermost frame outside the ascend_jit package (the user's kernel line)."""
+    """file:line of the innermost frame outside the emulator itself (the kernel's line: user code, the gallery, or
+    the package's own example kernels)."""
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_PACKAGE_DIR + os.sep):
+        if not path.startswith(_PACKAGE_DIR + os.sep) or path.startswith(_KERNELS_DIR + os.sep):
             return f"{os.path.basename(path)}:{frame.f_lineno}"
         frame = frame.f_back
     return "?"
