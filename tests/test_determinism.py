@@ -57,6 +57,8 @@ def test_a_sample_of_the_suite_passes_with_jit_disabled():
               "tests/test_reductions.py::test_r1_reduce_repeat_max_every_order", "tests/test_reductions.py::test_r3_reduce_data_block",
               "tests/test_reductions.py::test_r5_950_and_h5", "tests/test_reductions.py::test_950_integer_reduce_max_min",
               "tests/test_reductions.py::test_r5_reduce_max_min_non_950",
+              "tests/test_reg_ops.py::test_boundary_rows", "tests/test_reg_cast.py::test_c_rows",
+              "tests/test_reg_move.py::test_g4_load_vectors", "tests/test_reg_move.py::test_g5_mask_vectors",
               # issue 12: numpy scalars, equal-value twins and malformed Reg arguments give the same bits and refusals
               "tests/test_hostile.py::test_numpy_uint8_stride_is_not_multiplied_in_8_bits",
               "tests/test_hostile.py::test_numpy_integers_behave_as_python_ints[reduce_sum_high_dim_stride-uint8]",
