@@ -58,7 +58,7 @@ def _parse(api, args, cal_index, kw):
     """(form, values, cal_index) from the positional/keyword arguments of SPEC-2 8.3."""
     args = list(args)
     n = len(args)
-    if n in (2, 4) and isinstance(args[-1], bool):  # the trailing bool is calIndex
+    if n in (2, 4) and isinstance(args[-1], (bool, np.bool_)):  # the trailing bool is calIndex (numpy's too)
         if cal_index is not None:
             raise ParameterError(api, "cal_index", cal_index, legal="given once")
         cal_index = args.pop()
