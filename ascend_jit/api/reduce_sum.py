@@ -1,13 +1,17 @@
 """ReduceSum: the count form and the high-dim form (continuous or bit mask) with each device's documented
 accumulation order (SPEC 4; decisions D1, D2, D7, D11, D14, D16, D17, D18, D22, D23, D26)."""
+import math
 from functools import lru_cache
+
+import numpy as np
 
 from ..devices import TREE_SEQ, TREE_TREE_950, TREE_TREE_TAIL, VADD_TREE, get_device
 from ..core import continuous_mask_words
 from ..dtypes import resolve
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
+from ..jit.direct import EntryTable
 from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_TREE,
-                          reduce_sum_float_kernel, reduce_sum_int_kernel)
+                          KERNELS)
 from ._common import (MASK_PLACEHOLDER, Operand, as_signed64, check_align, check_dtype, check_inside_ub,
                       check_range, operands, plan_mask)
 
@@ -78,9 +82,15 @@ def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need
                                legal="disjoint from src bytes " f"[{src_ext[0]}, {src_ext[1]}) (SPEC 4.5, 8.2)")
 
 
+_ENTRIES = EntryTable()
+_FLOAT_WITNESS, _INT_WITNESS = np.float32(0.0), np.int64(0)  # the kernels' value type: float32 or int64
+
+
 def _run(core, d, algo, dst, src, tmp, rep_bytes, n, lo=-1, hi=-1):
-    kernel = reduce_sum_float_kernel if d.is_float else reduce_sum_int_kernel
-    kernel(core.ub, d.kind, core.half_saturating, algo, dst.addr, src.addr, tmp.addr, rep_bytes, n, lo, hi)
+    """One compiled call (the algorithm's entry for the value type, no numba dispatch); returns dst[0]'s value."""
+    is_float = d.is_float
+    return _ENTRIES((algo, is_float), KERNELS[algo], core.ub, d.kind, core.half_saturating, dst.addr, src.addr,
+                    tmp.addr, rep_bytes, n, lo, hi, _FLOAT_WITNESS if is_float else _INT_WITNESS)
 
 
 def _cached(fn, *key):
@@ -101,11 +111,11 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
                              detail="needs counter mode and a count in the mask register (SetMaskCount; SetVectorMask(n))")
         count = core.mask_low
     d = src.dtype
-    kernel_algo = _cached(_validate_count, spec, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr, dst.size,
-                          src.size, tmp.size, count)
-    _run(core, d, kernel_algo, dst, src, tmp, 256, count)
-    if d.is_float:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal)
-        core.acc_val = float(core.ub[dst.addr:dst.addr + d.size].view(d.np_dtype)[0])
+    kernel_algo, count = _cached(_validate_count, spec, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr,
+                                 dst.size, src.size, tmp.size, count)
+    value = _run(core, d, kernel_algo, dst, src, tmp, 256, count)
+    if d.is_float:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal),
+        core.acc_val = value if value == value else math.nan  # the stored value (NaN is stored canonical, +)
     if algo == TREE_SEQ:
         if is_set_mask:
             core._after_count_call()  # Normal mode, all-ones mask (SPEC 4.2 step 5, audit 1a)
@@ -113,7 +123,9 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
         core.mask_defined = False     # built from high-dim calls: the register holds implementation state (D22)
 
 
-@lru_cache(maxsize=4096)
+# The validators are memoised on their arguments and their types (typed=True: 2 and 2.0 are different calls) and
+# return the kernel's arguments as plain ints, so the compiled entry always receives the types it was built for.
+@lru_cache(maxsize=4096, typed=True)
 def _validate_count(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, count):
     _common_checks(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size)
     count = check_range(API, spec, "count", count, 1, spec.ub_bytes // d.size)  # D16
@@ -122,8 +134,8 @@ def _validate_count(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, sr
     need = GetReduceSumTmpSize(spec, d, count=count)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, (src_addr, src_addr + count * d.size), need)
     if d.name in ("int64", "uint64"):
-        return ALG_SUM64
-    return _COUNT_ALGO[spec.reduce_sum_count_algorithm]
+        return ALG_SUM64, count
+    return _COUNT_ALGO[spec.reduce_sum_count_algorithm], count
 
 
 def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
@@ -138,25 +150,25 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
         if mask is MASK_PLACEHOLDER:
             raise ParameterError(API, "mask", mask, legal="the element count (D23)", device=core.device)
         count = (int(mask[0]) if isinstance(mask, (list, tuple)) else int(mask)) & 0xFFFFFFFF  # D23: low 32 bits
-        _cached(_validate_counter, *layout, count, repeat_time, src_rep_stride)
-        _run(core, d, ALG_VADD_TREE, dst, src, tmp, src_rep_stride * 32, count)
+        rep_bytes = _cached(_validate_counter, *layout, count, repeat_time, src_rep_stride)
+        _run(core, d, ALG_VADD_TREE, dst, src, tmp, rep_bytes, count)
         return
     plan = plan_mask(API, core, d, mask, True)
-    run_repeats = _cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
+    run_repeats, rep_bytes = _cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
     if is_950:
         if plan.bit_mode:
             core.mask_high, core.mask_low, core.mask_defined = plan.hi, plan.lo, True  # audit 3: bit form writes it
-        _run(core, d, ALG_950_NORMAL, dst, src, tmp, src_rep_stride * 32, run_repeats,
+        _run(core, d, ALG_950_NORMAL, dst, src, tmp, rep_bytes, run_repeats,
              as_signed64(plan.lo), as_signed64(plan.hi))
         return
     core.mask_defined = False  # D22: implementation state after a non-950 high-dim ReduceSum
     if plan.empty:
         return  # D14: NOP (the intf returns early on mask 0)
-    if repeat_time == 0:
+    if run_repeats == 0:
         if spec.reduce_sum_highdim_repeat0 == "zero":
             core.ub[dst.addr:dst.addr + d.size] = 0  # D14 / audit 2: the 310B writes +0 to dst[0]
         return
-    _run(core, d, ALG_TREE_TREE, dst, src, tmp, src_rep_stride * 32, repeat_time, as_signed64(plan.lo),
+    _run(core, d, ALG_TREE_TREE, dst, src, tmp, rep_bytes, run_repeats, as_signed64(plan.lo),
          as_signed64(plan.hi))
 
 
@@ -167,15 +179,17 @@ def _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, r
                                     legal=", ".join(t for t in spec.reduce_sum_dtypes
                                                     if t not in spec.reduce_sum_count_only_dtypes),
                                     detail="64-bit types only through the count form (SPEC 4.5)")
-    check_range(API, spec, "repeat_time", repeat_time, 0, INT32_MAX)
-    check_range(API, spec, "src_rep_stride", src_rep_stride, 0, 65535)
+    return (check_range(API, spec, "repeat_time", repeat_time, 0, INT32_MAX),
+            check_range(API, spec, "src_rep_stride", src_rep_stride, 0, 65535))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)
 def _validate_counter(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, tmp_size, count, repeat_time,
                       src_rep_stride):
-    """950 high-dim form in counter mode (D23): `count` elements, repeat_time ignored."""
-    _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride)
+    """950 high-dim form in counter mode (D23): `count` elements, repeat_time ignored; returns the repeat stride in
+    bytes."""
+    repeat_time, src_rep_stride = _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
+                                                   repeat_time, src_rep_stride)
     lanes = d.lanes_per_repeat
     count = check_range(API, spec, "mask (counter-mode count)", count, 1, spec.ub_bytes // d.size)
     full_hi, full_lo = continuous_mask_words(lanes)
@@ -183,18 +197,21 @@ def _validate_counter(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, 
     src_ext = check_inside_ub(API, spec, op)
     need = GetReduceSumTmpSize(spec, d, count=count, repeat_time=repeat_time, counter_mode=True)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need)
+    return src_rep_stride * 32
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)
 def _validate_high_dim(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, tmp_size, plan, repeat_time,
                        src_rep_stride):
-    """High-dim form in normal mode; returns the repeats the kernel runs (D7: at least 1 on the 950)."""
-    _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride)
+    """High-dim form in normal mode; returns the repeats the kernel runs (D7: at least 1 on the 950) and the repeat
+    stride in bytes."""
+    repeat_time, src_rep_stride = _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
+                                                   repeat_time, src_rep_stride)
     lanes = d.lanes_per_repeat
     if plan.empty:
         if spec.mask_zero_refused:
             raise ParameterError(API, "mask", 0, legal="a mask with at least one lane (D14)", device=spec.name)
-        return 0
+        return 0, src_rep_stride * 32
     if repeat_time > lanes * lanes:
         raise ParameterError(API, "repeat_time", repeat_time, legal=f"[0, {lanes * lanes}] (L*L)", device=spec.name,
                              detail="more repeat results than one two-level tree holds; the devices silently drop "
@@ -204,4 +221,4 @@ def _validate_high_dim(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
     src_ext = check_inside_ub(API, spec, op)
     need = GetReduceSumTmpSize(spec, d, repeat_time=repeat_time)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need)
-    return run_repeats
+    return run_repeats, src_rep_stride * 32
