@@ -94,7 +94,7 @@ def group_tree(vals, n, lanes, kind, sat, witness):
     return out
 
 
-# --- lane reads: whole runs, or the active lanes of one repeat ----------------------------------------------------
+# --- lane reads ---------------------------------------------------------------------------------------------------
 def _load_run(ub, base, n, kind, witness, row):
     """row[:n] = the n consecutive elements from byte `base` (Python path)."""
     size = kind_size(kind)
@@ -102,19 +102,8 @@ def _load_run(ub, base, n, kind, witness, row):
         row[j] = load(ub, base + j * size, kind, witness)
 
 
-def _load_lanes(ub, base, active, n, kind, witness, row):
-    """row[j] = element j of the repeat at byte `base` for each active lane j < n (blkStride 1), other entries
-    untouched (Python path)."""
-    size = kind_size(kind)
-    for t in range(active.size):
-        j = active[t]
-        if j >= n:
-            break
-        row[j] = load(ub, base + j * size, kind, witness)
-
-
-# Compiled per value type: the float32 version reads half/float through one typed view per run or repeat (the
-# decode loop vectorises; no per-element view), the int64 version goes element by element (950 integers only).
+# Compiled per value type: the float32 version reads half/float through one typed view per run (the decode loop
+# vectorises; no per-element view), the int64 version goes element by element (950 integers only).
 @overload(_load_run)
 def _ol_load_run(ub, base, n, kind, witness, row):
     if isinstance(witness, types.Float):
@@ -136,36 +125,6 @@ def _ol_load_run(ub, base, n, kind, witness, row):
     return impl_int
 
 
-@overload(_load_lanes)
-def _ol_load_lanes(ub, base, active, n, kind, witness, row):
-    if isinstance(witness, types.Float):
-        def impl(ub, base, active, n, kind, witness, row):
-            if kind == KIND_HALF:
-                h = ub[base:base + 256].view(np.uint16)  # the slice stops at the UB end: no active lane lies past it
-                for t in range(active.size):
-                    j = active[t]
-                    if j >= n:
-                        break
-                    row[j] = half_bits_to_f32(h[j])
-            else:
-                f = ub[base:base + 256].view(np.float32)
-                for t in range(active.size):
-                    j = active[t]
-                    if j >= n:
-                        break
-                    row[j] = f[j]
-        return impl
-
-    def impl_int(ub, base, active, n, kind, witness, row):
-        size = kind_size(kind)
-        for t in range(active.size):
-            j = active[t]
-            if j >= n:
-                break
-            row[j] = load(ub, base + j * size, kind, witness)
-    return impl_int
-
-
 @njit(cache=True)
 def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, witness):
     """tree of repeat i (lanes at src + i*rep_bytes + j*size, blkStride 1) for i < nrep, masked lanes +0;
@@ -177,6 +136,9 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
     buf = np.empty(chunk * lanes, type(witness))
     scratch = np.empty(chunk * lanes // 2, type(witness))
     active = active_lanes(mask_lo, mask_hi, lanes)
+    keep = np.zeros(lanes, np.bool_)
+    for t in range(active.size):
+        keep[active[t]] = True
     full = active.size == lanes
     total = nrep * lanes if last_lanes < 0 else (nrep - 1) * lanes + last_lanes  # elements that take part
     for c0 in range(0, nrep, chunk):
@@ -190,12 +152,16 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
                 i = c0 + r
                 n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
                 row = buf[r * lanes:(r + 1) * lanes]
-                if full:
-                    _load_run(ub, src + i * rep_bytes, n, kind, witness, row)
-                    row[n:] = witness
-                else:
+                if active.size == 0:
                     row[:] = witness
-                    _load_lanes(ub, src + i * rep_bytes, active, n, kind, witness, row)
+                    continue
+                # decode the lanes from the first to the last active one (inside the footprint the API proved),
+                # then keep the active ones: a run and a select, both vectorised, instead of a per-lane walk
+                first, last = active[0], min(active[active.size - 1], n - 1)
+                if last >= first:
+                    _load_run(ub, src + i * rep_bytes + first * size, last - first + 1, kind, witness, row[first:])
+                for j in range(lanes):
+                    row[j] = row[j] if (keep[j] and j <= last) else witness
         res = _halve(buf, scratch, nc * lanes, lanes, kind, sat)
         for r in range(nc):
             out[c0 + r] = res[r]
