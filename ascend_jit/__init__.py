@@ -7,6 +7,10 @@
 """
 __version__ = "0.1.0"
 
+from ._cache import CacheLocationWarning, ensure_cache_location
+
+ensure_cache_location()  # before any kernel module: a read-only install must still import (README, "The numba cache")
+
 from . import reg as Reg
 from . import testing
 from .api._common import MASK_PLACEHOLDER
@@ -25,6 +29,7 @@ from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
+    "CacheLocationWarning",
     "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
