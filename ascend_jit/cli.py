@@ -1,4 +1,4 @@
-"""The `ascend-jit` command line: devices, run, study, explain, golden."""
+"""The `ascend-jit` command line: devices, run, study, explain, golden, warmup."""
 import argparse
 import sys
 from pathlib import Path
@@ -10,7 +10,8 @@ EPILOG = """examples:
   ascend-jit run tiled_reduce_sum --device atlas-a2 --size 16777216
   ascend-jit study --plot study.png --json study.json
   ascend-jit explain --device 910B --form count --dtype half --n 300
-  ascend-jit golden record goldens/ && ascend-jit golden check goldens/"""
+  ascend-jit golden record goldens/ && ascend-jit golden check goldens/
+  ascend-jit warmup --devices atlas-a2,ascend950 --families reduce_sum,add"""
 
 
 def _devices(args):
@@ -54,6 +55,24 @@ def _explain(args):
     kw = {"count": args.n} if args.form == "count" else {"mask": args.mask, "repeat_time": -(-args.n // args.mask)}
     order = explain_reduce_order(args.device, args.form, args.dtype, **kw)
     print({"text": order.to_text, "json": order.to_json, "dot": order.to_dot}[args.format]())
+    return 0
+
+
+def _warmup(args):
+    import os
+
+    from numba.core import config
+
+    from .warmup import FAMILIES, progress_bar, run_warmup
+    devices = args.devices.split(",") if args.devices else None
+    families = args.families.split(",") if args.families else None
+    seconds = run_warmup(devices, families, progress_bar(sys.stderr))
+    width = max(len(f) for f in FAMILIES)
+    for family, s in seconds.items():
+        print(f"{family:{width}s} {s:8.1f} s")
+    print(f"{'total':{width}s} {sum(seconds.values()):8.1f} s")
+    where = config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or "beside the package sources (__pycache__)"
+    print(f"numba cache: {where}")
     return 0
 
 
@@ -139,6 +158,10 @@ def build_parser():
     g.add_argument("--kernels", help="comma-separated kernel names (default: all)")
     g.add_argument("--devices", help="comma-separated devices (default: all supported)")
     g.set_defaults(fn=_golden)
+    w = sub.add_parser("warmup", help="compile every instruction family into the numba cache, seconds per family")
+    w.add_argument("--devices", help="comma-separated devices (default: all supported)")
+    w.add_argument("--families", help="comma-separated families (default: all; see ascend_jit.warmup.FAMILIES)")
+    w.set_defaults(fn=_warmup)
     return p
 
 

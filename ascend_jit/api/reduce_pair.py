@@ -84,3 +84,12 @@ def _validate(spec, d, dd, dst_addr, src_addr, plan, repeat_time, dst_rep_stride
         return None  # D14: NOP (the 310B writes zeros for mask 0: its both-masked rule)
     return (zero_both, dst_addr, src_addr, src_blk_stride, src_rep_stride, dst_rep_stride, repeat,
             as_signed64(plan.lo), as_signed64(plan.hi), last)
+
+
+def warmup(device):
+    """Compile ReducePairElem for `device` (`ascend-jit warmup`): one kernel serves every dtype and form."""
+    from ..core import Core
+    core = Core(device)
+    for dtype in core.spec.pair_dtypes:
+        src, dst = core.local_tensor(dtype, 256), core.local_tensor(dtype, 128)
+        ReducePairElem(dst, src, src.dtype.lanes_per_repeat, 2, 1, 1, 8)

@@ -222,3 +222,22 @@ def _validate_high_dim(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
     need = GetReduceSumTmpSize(spec, d, repeat_time=repeat_time)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need)
     return run_repeats, src_rep_stride * 32
+
+
+def warmup(device):
+    """Compile every ReduceSum kernel `device` uses (`ascend-jit warmup`): the count form and the high-dim form (on
+    the 950 also in counter mode), each dtype."""
+    from ..core import Core
+    core = Core(device)
+    spec = core.spec
+    for dtype in spec.reduce_sum_dtypes:
+        src, dst, tmp = core.local_tensor(dtype, 1024), core.local_tensor(dtype, 16), core.local_tensor(dtype, 64)
+        lanes = src.dtype.lanes_per_repeat
+        ReduceSum(dst, src, tmp, 3 * lanes + 1)
+        if dtype in spec.reduce_sum_count_only_dtypes:
+            continue
+        ReduceSum(dst, src, tmp, lanes, 2, 8)
+        if spec.reduce_sum_highdim_algorithm == TREE_TREE_950:
+            core.SetMaskCount()
+            ReduceSum(dst, src, tmp, 2 * lanes, 1, 8)
+            core.SetMaskNorm()
