@@ -12,6 +12,8 @@ import time
 
 import numpy as np
 
+from . import reg as R
+
 FAMILIES = {
     "add": "ascend_jit.warmup:warm_add",
     "reduce_sum": "ascend_jit.api.reduce_sum:warmup",
@@ -66,19 +68,19 @@ def progress_bar(stream):
 
 # --- families whose API module belongs to another part of the code: their warmup lives here --------------------------
 def warm_add(device):
-    """Add, count and high-dim forms, every dtype the device offers."""
+    """Add, count and high-dim forms (the latter where the dtype has it), every dtype the device offers."""
     from .api.add import Add, BinaryRepeatParams
     from .core import Core
     core = Core(device)
     for dtype in core.spec.add_dtypes:
         d, a, b = (core.local_tensor(dtype, 512) for _ in range(3))
         Add(d, a, b, 512)
-        Add(d, a, b, 256 // a.dtype.size, 2, BinaryRepeatParams())
+        if dtype not in core.spec.add_count_only_dtypes:
+            Add(d, a, b, 256 // a.dtype.size, 2, BinaryRepeatParams())
 
 
 def _block_sums_vf(dst, src, count, one_repeat, repeats, dtype):
     """The seed's ReduceDataBlock VF: per repeat LoadAlign, UpdateMask, ReduceDataBlock, StoreAlign."""
-    from . import reg as R
     src_reg, dst_reg = R.RegTensor(dtype), R.RegTensor(dtype)
     for i in range(repeats):
         R.LoadAlign(src_reg, src, i * one_repeat)
@@ -90,7 +92,6 @@ def _block_sums_vf(dst, src, count, one_repeat, repeats, dtype):
 def warm_reg(device):
     """The Reg API (Ascend 950 only), half and float: a VF compiled with simd_vf, and the same calls in plain
     Python (they run the library's compiled implementations)."""
-    from . import reg as R
     from .core import Core
     from .devices import get_device
     if get_device(device).name != R.DEVICE:
