@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from .addressing import active_lanes
+from .addressing import lane_active
 from .numerics import (KIND_HALF, float_store_bits, half_bits_to_f32, half_store_bits, kind_size,
                        round_half)
 from .values import combine, load, store
@@ -63,7 +63,7 @@ def _ol_pair_level(a, b, half, kind, sat):
     return impl_int
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _halve(buf, scratch, width, lanes, kind, sat):
     """Adjacent-pair tree over each group of `lanes` values of buf[:width]; returns the array holding the
     width // lanes results at its front."""
@@ -77,7 +77,7 @@ def _halve(buf, scratch, width, lanes, kind, sat):
     return a
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def group_tree(vals, n, lanes, kind, sat, witness):
     """tree(vals[g*lanes : g*lanes+lanes]) for g < ceil(n/lanes), the last group padded with +0 (D2)."""
     groups = (n + lanes - 1) // lanes
@@ -125,7 +125,7 @@ def _ol_load_run(ub, base, n, kind, witness, row):
     return impl_int
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, witness):
     """tree of repeat i (lanes at src + i*rep_bytes + j*size, blkStride 1) for i < nrep, masked lanes +0;
     last_lanes >= 0 limits the last repeat to its first last_lanes lanes (count forms, counter mode)."""
@@ -135,11 +135,13 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
     chunk = min(CHUNK_REPEATS, nrep)
     buf = np.empty(chunk * lanes, type(witness))
     scratch = np.empty(chunk * lanes // 2, type(witness))
-    active = active_lanes(mask_lo, mask_hi, lanes)
-    keep = np.zeros(lanes, np.bool_)
-    for t in range(active.size):
-        keep[active[t]] = True
-    full = active.size == lanes
+    first, last_active, full = lanes, -1, True  # the first and last active lane of the mask
+    for j in range(lanes):
+        if lane_active(mask_lo, mask_hi, j):
+            first = min(first, j)
+            last_active = j
+        else:
+            full = False
     total = nrep * lanes if last_lanes < 0 else (nrep - 1) * lanes + last_lanes  # elements that take part
     for c0 in range(0, nrep, chunk):
         nc = min(chunk, nrep - c0)
@@ -152,16 +154,15 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
                 i = c0 + r
                 n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
                 row = buf[r * lanes:(r + 1) * lanes]
-                if active.size == 0:
-                    row[:] = witness
-                    continue
                 # decode the lanes from the first to the last active one (inside the footprint the API proved),
                 # then keep the active ones: a run and a select, both vectorised, instead of a per-lane walk
-                first, last = active[0], min(active[active.size - 1], n - 1)
+                last = min(last_active, n - 1)
                 if last >= first:
                     _load_run(ub, src + i * rep_bytes + first * size, last - first + 1, kind, witness, row[first:])
-                for j in range(lanes):
-                    row[j] = row[j] if (keep[j] and j <= last) else witness
+                for j in range(min(lanes, 64)):
+                    row[j] = row[j] if ((mask_lo >> j) & 1 and j <= last) else witness
+                for j in range(64, lanes):
+                    row[j] = row[j] if ((mask_hi >> (j - 64)) & 1 and j <= last) else witness
         res = _halve(buf, scratch, nc * lanes, lanes, kind, sat)
         for r in range(nc):
             out[c0 + r] = res[r]
@@ -198,7 +199,7 @@ def _ol_store_run(ub, addr, kind, vals, n):
 
 
 # --- the algorithms' shared pieces --------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, nrep, lo, hi, last, witness):
     """Non-950 high-dim algorithm (SPEC 4.2 steps 1-3; audit 1b): writes tmp as the device does, returns dst."""
     lanes = 256 // kind_size(kind)
@@ -214,7 +215,7 @@ def _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, nrep, lo, hi, last, witn
     return res
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness):
     """SPEC 4.4: the per-repeat results go to tmp; more than L of them get a third level in place in tmp; one
     last tree gives dst[0]."""
@@ -225,7 +226,7 @@ def _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness):
     return group_tree(vals, vals.size, lanes, kind, sat, witness)[0]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _combine_rows(a, b, n, kind, sat):
     """a[k] = a[k] (+) b[k] for k < n: one VADD of the 950's count form, in place (the lanes are independent)."""
     for k in range(n):
@@ -291,7 +292,7 @@ def sum_vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, 
     elif count <= 4 * lanes:
         nrep = (count + lanes - 1) // lanes
         part = count - (nrep - 1) * lanes  # lanes of the last repeat that take part (MERGING add)
-        regs = np.zeros(4 * lanes, type(witness))
+        regs = np.empty(4 * lanes, type(witness))  # only the loaded lanes are ever read
         for r in range(nrep):
             # the device loads whole repeats, but only the first `part` lanes of the last one are ever used:
             # reading no further keeps the kernel inside the footprint the API proved (count elements)
