@@ -6,7 +6,8 @@ from ..errors import ParameterError, UnsupportedDTypeError
 from ..jit.direct import EntryTable
 from ..jit.pair import pair_kernel
 from ._common import (Operand, as_signed64, check_align, check_dtype, check_inside_ub, check_overlap, check_range,
-                      operands, plan_mask, record_mask, refuse_empty_mask_on_950)
+                      operands, record_mask, refuse_empty_mask_on_950)
+from ._plans import cached_plan
 
 API = "ReducePairElem"
 
@@ -33,7 +34,7 @@ def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, 
         raise ParameterError(API, "reduce_type", reduce_type, legal="ReduceType.SUM (the only one offered)",
                              device=core.device)
     d = src.dtype
-    plan = plan_mask(API, core, d, mask, is_set_mask)
+    plan = cached_plan(API, core, d, mask, is_set_mask)
     key = (core.spec, d, dst.dtype, dst.addr, src.addr, plan, repeat_time, dst_rep_stride, src_blk_stride,
            src_rep_stride)
     try:

@@ -13,7 +13,8 @@ from ..jit.direct import EntryTable
 from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_TREE,
                           KERNELS)
 from ._common import (MASK_PLACEHOLDER, Operand, as_signed64, check_align, check_dtype, check_inside_ub,
-                      check_range, operands, plan_mask)
+                      check_range, operands)
+from ._plans import cached_plan
 
 API = "ReduceSum"
 INT32_MAX = 2**31 - 1
@@ -153,7 +154,7 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
         rep_bytes = _cached(_validate_counter, *layout, count, repeat_time, src_rep_stride)
         _run(core, d, ALG_VADD_TREE, dst, src, tmp, rep_bytes, count)
         return
-    plan = plan_mask(API, core, d, mask, True)
+    plan = cached_plan(API, core, d, mask, True)
     run_repeats, rep_bytes = _cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
     if is_950:
         if plan.bit_mode:
