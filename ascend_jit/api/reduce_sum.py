@@ -116,7 +116,7 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
                                  dst.size, src.size, tmp.size, count)
     value = _run(core, d, kernel_algo, dst, src, tmp, 256, count)
     if d.is_float:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal),
-        core.acc_val = value if value == value else math.nan  # the stored value (NaN is stored canonical, +)
+        core.acc_val = float(value) if value == value else math.nan  # the stored value (NaN: canonical, +)
     if algo == TREE_SEQ:
         if is_set_mask:
             core._after_count_call()  # Normal mode, all-ones mask (SPEC 4.2 step 5, audit 1a)
