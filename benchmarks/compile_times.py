@@ -59,7 +59,11 @@ wall, cpu = time.perf_counter() - w0, time.process_time() - c0
 from numba.core.dispatcher import Dispatcher
 own = every = 0
 for o in gc.get_objects():
-    if isinstance(o, Dispatcher):
+    try:
+        is_dispatcher = isinstance(o, Dispatcher)
+    except ReferenceError:  # a dead weak proxy
+        continue
+    if is_dispatcher:
         n = len(o.overloads)
         every += n
         if getattr(o.py_func, "__module__", "").startswith("ascend_jit"):
