@@ -95,33 +95,38 @@ def group_tree(vals, n, lanes, kind, sat, witness):
 
 
 # --- lane reads ---------------------------------------------------------------------------------------------------
-def _load_run(ub, base, n, kind, witness, row):
-    """row[:n] = the n consecutive elements from byte `base` (Python path)."""
+def _load_run(ub, u16, f32, base, n, kind, witness, row, at):
+    """row[at:at+n] = the n consecutive elements from byte `base`; u16 and f32 are the whole UB viewed as uint16 and
+    float32, made once per kernel call (a view per run costs more than decoding a repeat). Python path."""
     size = kind_size(kind)
     for j in range(n):
-        row[j] = load(ub, base + j * size, kind, witness)
+        row[at + j] = load(ub, base + j * size, kind, witness)
 
 
-# Compiled per value type: the float32 version reads half/float through one typed view per run (the decode loop
-# vectorises; no per-element view), the int64 version goes element by element (950 integers only).
+# Compiled per value type: the float32 version decodes half/float through the whole-UB views (the loop vectorises,
+# no per-element or per-run view), the int64 version goes element by element (950 integers only).
 @overload(_load_run)
-def _ol_load_run(ub, base, n, kind, witness, row):
+def _ol_load_run(ub, u16, f32, base, n, kind, witness, row, at):
     if isinstance(witness, types.Float):
-        def impl(ub, base, n, kind, witness, row):
+        def impl(ub, u16, f32, base, n, kind, witness, row, at):
+            # unsigned indices: numba then emits no negative-index wraparound, and the loop vectorises
+            dst = np.uint64(at)
             if kind == KIND_HALF:
-                h = ub[base:base + 2 * n].view(np.uint16)
+                e = np.uint64(base // 2)
                 for j in range(n):
-                    row[j] = half_bits_to_f32(h[j])
+                    k = np.uint64(j)
+                    row[dst + k] = half_bits_to_f32(u16[e + k])
             else:
-                f = ub[base:base + 4 * n].view(np.float32)
+                e = np.uint64(base // 4)
                 for j in range(n):
-                    row[j] = f[j]
+                    k = np.uint64(j)
+                    row[dst + k] = f32[e + k]
         return impl
 
-    def impl_int(ub, base, n, kind, witness, row):
+    def impl_int(ub, u16, f32, base, n, kind, witness, row, at):
         size = kind_size(kind)
         for j in range(n):
-            row[j] = load(ub, base + j * size, kind, witness)
+            row[at + j] = load(ub, base + j * size, kind, witness)
     return impl_int
 
 
@@ -135,34 +140,46 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
     chunk = min(CHUNK_REPEATS, nrep)
     buf = np.empty(chunk * lanes, type(witness))
     scratch = np.empty(chunk * lanes // 2, type(witness))
-    first, last_active, full = lanes, -1, True  # the first and last active lane of the mask
+    u16, f32 = ub.view(np.uint16), ub.view(np.float32)
+    first, last_active, active = lanes, -1, 0  # the first and last active lane, and how many
     for j in range(lanes):
         if lane_active(mask_lo, mask_hi, j):
             first = min(first, j)
             last_active = j
-        else:
-            full = False
+            active += 1
+    full = active == lanes
+    holes = active != last_active - first + 1  # inactive lanes between the first and the last active one
     total = nrep * lanes if last_lanes < 0 else (nrep - 1) * lanes + last_lanes  # elements that take part
+    zero = np.int64(0)
     for c0 in range(0, nrep, chunk):
         nc = min(chunk, nrep - c0)
         if full and rep_bytes == 256:  # whole repeats back to back: one decode run for the chunk
             n = min(nc * lanes, total - c0 * lanes)
-            _load_run(ub, src + c0 * 256, n, kind, witness, buf)
+            _load_run(ub, u16, f32, src + c0 * 256, n, kind, witness, buf, zero)
             buf[n:nc * lanes] = witness
         else:
             for r in range(nc):
                 i = c0 + r
                 n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
-                row = buf[r * lanes:(r + 1) * lanes]
-                # decode the lanes from the first to the last active one (inside the footprint the API proved),
-                # then keep the active ones: a run and a select, both vectorised, instead of a per-lane walk
+                row = r * lanes
+                # one decode run from the first to the last active lane (inside the footprint the API proved), +0
+                # outside it, and a select for inactive lanes inside it: vectorised, no per-lane walk
                 last = min(last_active, n - 1)
                 if last >= first:
-                    _load_run(ub, src + i * rep_bytes + first * size, last - first + 1, kind, witness, row[first:])
-                for j in range(min(lanes, 64)):
-                    row[j] = row[j] if ((mask_lo >> j) & 1 and j <= last) else witness
-                for j in range(64, lanes):
-                    row[j] = row[j] if ((mask_hi >> (j - 64)) & 1 and j <= last) else witness
+                    _load_run(ub, u16, f32, src + i * rep_bytes + first * size, last - first + 1, kind, witness,
+                              buf, row + first)
+                urow = np.uint64(row)  # unsigned indices: no wraparound test, so the loops vectorise
+                for j in range(min(first, lanes)):
+                    buf[urow + np.uint64(j)] = witness
+                for j in range(max(last + 1, 0), lanes):
+                    buf[urow + np.uint64(j)] = witness
+                if holes:
+                    for j in range(first, min(last + 1, 64)):
+                        k = np.uint64(j)
+                        buf[urow + k] = buf[urow + k] if (mask_lo >> j) & 1 else witness
+                    for j in range(max(first, 64), last + 1):
+                        k = np.uint64(j)
+                        buf[urow + k] = buf[urow + k] if (mask_hi >> (j - 64)) & 1 else witness
         res = _halve(buf, scratch, nc * lanes, lanes, kind, sat)
         for r in range(nc):
             out[c0 + r] = res[r]
@@ -293,11 +310,12 @@ def sum_vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, 
         nrep = (count + lanes - 1) // lanes
         part = count - (nrep - 1) * lanes  # lanes of the last repeat that take part (MERGING add)
         regs = np.empty(4 * lanes, type(witness))  # only the loaded lanes are ever read
+        u16, f32 = ub.view(np.uint16), ub.view(np.float32)
         for r in range(nrep):
             # the device loads whole repeats, but only the first `part` lanes of the last one are ever used:
             # reading no further keeps the kernel inside the footprint the API proved (count elements)
-            _load_run(ub, src + r * rep_bytes, lanes if r < nrep - 1 else part, kind, witness,
-                      regs[r * lanes:(r + 1) * lanes])
+            _load_run(ub, u16, f32, src + r * rep_bytes, lanes if r < nrep - 1 else part, kind, witness, regs,
+                      r * lanes)
         r0, r1, r2, r3 = (regs[0:lanes], regs[lanes:2 * lanes], regs[2 * lanes:3 * lanes],
                           regs[3 * lanes:4 * lanes])
         if nrep == 2:
