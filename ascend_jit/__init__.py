@@ -13,28 +13,56 @@ ensure_cache_location()  # before any kernel module: a read-only install must st
 
 from . import reg as Reg
 from . import testing
-from .api._common import MASK_PLACEHOLDER
+from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
+from .api.cast import Cast, RoundMode
+from .api.compare import CMPMODE, SELMODE, Compare, Compares, Select
+from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, PaddingMode
+from .api.gather import Gather, GatherMask, GatherMaskParams
 from .api.add import Add, BinaryRepeatParams
 from .api.reduce_pair import ReducePairElem, ReduceType
+from .api.reduce_max_min import GetReduceMaxMinTmpSize, ReduceMax, ReduceMin
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
+from .api.reductions import (BlockReduceMax, BlockReduceMin, BlockReduceSum, GetReduceRepeatMaxMinSpr,
+                             ReduceDataBlock, ReduceRepeat, RepeatReduceSum, WholeReduceMax, WholeReduceMin,
+                             WholeReduceSum)
 from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSumSpr, GetSaturationFlag, MaskMode,
-                   ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetSaturationFlag, SetVectorMask,
-                   current_core)
+                   ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetPadValue, SetSaturationFlag,
+                   SetVectorMask, current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
-from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, StateError,
-                     UnsupportedDeviceError, UnsupportedDTypeError)
+from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, SanitizerError,
+                     StateError, UnsupportedDeviceError, UnsupportedDTypeError)
+from .fidelity import FIDELITY, Fidelity, FidelityRule, fidelity
+from .sanitizer import SanitizeConfig, format_reports, sanitize_session
 from .launch import launch
-from .order import ReduceOrder, explain_reduce_order
+from .order import ReduceOrder, ReduceTree, explain_reduce_order
 from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
+from .sweeps import sweep
+from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7, PIPE_ALL,
+                   PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, DisableDmaAtomic, GetSubBlockIdx,
+                   GetTPipePtr, HardEvent, InitSocState, LocalMemAllocator, Pipe, PipeBarrier, SetAtomicAdd,
+                   SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
     "CacheLocationWarning",
-    "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "Core", "DEVICES", "DataCopy", "DataCopyParams",
+    "FIDELITY", "Fidelity", "FidelityRule", "fidelity", "SanitizeConfig", "SanitizerError", "format_reports",
+    "sanitize_session",
+    "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "BlockReduceMax", "BlockReduceMin",
+    "BlockReduceSum", "Core", "DEVICES", "DataCopy", "DataCopyParams", "GetReduceMaxMinTmpSize",
+    "GetReduceRepeatMaxMinSpr", "ReduceDataBlock", "ReduceMax", "ReduceMin", "ReduceRepeat", "ReduceTree",
+    "RepeatReduceSum", "WholeReduceMax", "WholeReduceMin", "WholeReduceSum",
+    "CMPMODE", "Cast", "Compare", "Compares", "DataCopyExtParams", "DataCopyPad", "DataCopyPadExtParams", "Gather",
+    "GatherMask", "GatherMaskParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue",
+    "UnaryRepeatParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     "OverlapError", "ParameterError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType", "Reg", "ResetMask",
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
     "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "TQue", "UnsupportedDTypeError",
-    "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "testing",
-    "__version__"]
+    "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "sweep", "testing",
+    "__version__",
+    # synchronisation and kernel boilerplate (sync.py)
+    "DisableDmaAtomic", "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5", "EVENT_ID6",
+    "EVENT_ID7", "GetSubBlockIdx", "GetTPipePtr", "HardEvent", "InitSocState", "LocalMemAllocator", "PIPE_ALL",
+    "PIPE_FIX", "PIPE_M", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_S", "PIPE_V", "Pipe", "PipeBarrier",
+    "SetAtomicAdd", "SetAtomicMax", "SetAtomicMin", "SetAtomicNone", "SetFlag", "SyncAll", "TQueSync", "WaitFlag"]

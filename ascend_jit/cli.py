@@ -1,5 +1,6 @@
-"""The `ascend-jit` command line: devices, run, study, explain, golden, warmup."""
+"""The `ascend-jit` command line: devices, run, study, sweep, explain, golden, warmup."""
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -9,6 +10,7 @@ EPILOG = """examples:
   ascend-jit devices
   ascend-jit run tiled_reduce_sum --device atlas-a2 --size 16777216
   ascend-jit study --plot study.png --json study.json
+  ascend-jit sweep --sizes 128,8320,1Mi,16Mi --dists normal,cancel --trials 1000 --workers 2
   ascend-jit explain --device 910B --form count --dtype half --n 300
   ascend-jit golden record goldens/ && ascend-jit golden check goldens/
   ascend-jit warmup --devices atlas-a2,ascend950 --families reduce_sum,add"""
@@ -23,13 +25,18 @@ def _devices(args):
 def _run(args):
     from .kernels import registry
     kernels = registry()
+    if args.list or not args.name:
+        for name, k in kernels.items():
+            print(f"{name:26s} {k.description}")
+        return 0
     if args.name not in kernels:
         raise AscendJitError("run", "NAME", args.name, legal=", ".join(kernels))
     k = kernels[args.name]
-    ok, lines, _, rate = k.execute(args.device, args.size, args.seed)
+    device = k.devices[0] if args.device is None else args.device  # the kernel's first supported device
+    ok, lines, _, rate = k.execute(device, args.size, args.seed)
     size = k.default_size if args.size is None else args.size
     from .devices import get_device
-    print(f"{k.name} on {get_device(args.device).name} ({size} elements, seed {args.seed}): {'PASS' if ok else 'FAIL'}")
+    print(f"{k.name} on {get_device(device).name} ({size} elements, seed {args.seed}): {'PASS' if ok else 'FAIL'}")
     for line in lines:
         print("  " + line.replace("\n", "\n  "))
     print(f"  emulation speed: {rate:.3g} elements/s")
@@ -38,8 +45,14 @@ def _run(args):
 
 def _study(args):
     from . import study
+    if args.plot:
+        try:  # check before the study runs, not after
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise AscendJitError("study", "--plot", args.plot, legal="matplotlib installed (pip install "
+                                 "'ascend-jit[plot]')", detail="needs matplotlib, which is not installed") from None
     report = study.run_study(dtype=args.dtype, n=args.n, trials=args.trials, devices=args.devices, dist=args.dist,
-                             seed=args.seed, saturate=args.saturate, progress=study.progress_bar())
+                             seed=args.seed, saturate=args.saturate, progress=study.progress_bar(), api=args.api)
     print(study.format_table(report))
     if args.json:
         study.write_json(report, args.json)
@@ -50,17 +63,48 @@ def _study(args):
     return 0
 
 
+def _sweep(args):
+    from . import study, sweeps
+    result = sweeps.sweep(sizes=args.sizes, dists=args.dists, dtypes=args.dtypes, devices=args.devices,
+                         apis=args.apis, trials=args.trials, seed=args.seed, out=args.out, workers=args.workers,
+                         scheduler=args.scheduler, table_format=args.format, plots=not args.no_plots,
+                         cdf_size=args.cdf_size, task_elements=args.task_elements, task_trials=args.task_trials,
+                         progress=study.progress_bar(unit="tasks"))
+    print(f"{len(result.tasks)} tasks ({result.tasks_run} run, {result.tasks_reused} reused from {result.out}); "
+          f"{len(result.skipped)} variant points skipped (unsupported size or dtype)")
+    print(sweeps.format_summary(result))
+    for name, path in result.files.items():
+        print(f"{name}: {path}")
+    return 0
+
+
 def _explain(args):
-    from .order import explain_reduce_order
-    kw = {"count": args.n} if args.form == "count" else {"mask": args.mask, "repeat_time": -(-args.n // args.mask)}
-    order = explain_reduce_order(args.device, args.form, args.dtype, **kw)
-    print({"text": order.to_text, "json": order.to_json, "dot": order.to_dot}[args.format]())
+    from .devices import get_device
+    from .errors import UnsupportedDTypeError
+    from .order import GROUP_FORMS, PATTERNS, explain_reduce_order
+    spec = get_device(args.device)
+    if args.form in ("count", "highdim"):
+        spec.require_supported("ReduceSum")
+        if args.dtype not in spec.reduce_sum_dtypes:  # explain what ReduceSum runs, refuse what it refuses
+            raise UnsupportedDTypeError("ReduceSum", "dtype", args.dtype, legal=", ".join(spec.reduce_sum_dtypes),
+                                        device=spec.name)
+    if args.form == "count" or args.form in PATTERNS:
+        kw = {"count": args.n}
+    else:
+        kw = {"mask": args.mask, "repeat_time": -(-args.n // args.mask)}
+    result = explain_reduce_order(args.device, args.form, args.dtype, **kw)
+    trees = result if args.form in GROUP_FORMS else [result]  # ReduceRepeat / ReduceDataBlock: one tree per result
+    for k, order in enumerate(trees):
+        if len(trees) > 1:
+            print(f"--- dst[{k}]")
+        if order is None:
+            print("(not written: every lane of the DataBlock is masked, D51)")
+            continue
+        print({"text": order.to_text, "json": order.to_json, "dot": order.to_dot}[args.format]())
     return 0
 
 
 def _warmup(args):
-    import os
-
     from numba.core import config
 
     from .warmup import FAMILIES, progress_bar, run_warmup
@@ -82,6 +126,9 @@ def _golden(args):
     from .devices import SUPPORTED_NAMES, get_device
     from .kernels import registry
     from .testing import check_golden, record_golden
+    if args.action == "check" and not Path(args.dir).is_dir():
+        raise AscendJitError("golden check", "dir", args.dir, detail="does not exist",
+                             legal=f"a folder of golden files (record them first: ascend-jit golden record {args.dir})")
     kernels = registry()
     names = args.kernels.split(",") if args.kernels else list(kernels)
     devices = [get_device(d).name for d in args.devices.split(",")] if args.devices else list(SUPPORTED_NAMES)
@@ -129,31 +176,69 @@ def build_parser():
     r = sub.add_parser("run", help="run an example kernel, check it bit for bit, report the emulation speed")
     r.add_argument("name", help="kernel name (see `ascend-jit run --list`)", nargs="?")
     r.add_argument("--list", action="store_true", help="list the kernels")
-    r.add_argument("--device", default="atlas-a2", help="device name or alias (default atlas-a2)")
+    r.add_argument("--device", default=None, help="device name or alias (default: the kernel's first supported "
+                   "device)")
     r.add_argument("--size", type=int, default=None, help="elements (default: the kernel's own)")
     r.add_argument("--seed", type=int, default=0, help="input seed (0 = the seed example's data where it has some)")
     r.set_defaults(fn=_run)
-    s = sub.add_parser("study", help="accumulation-order study of ReduceSum across devices and API forms")
-    s.add_argument("--dtype", default="half", choices=("half", "float"))
+    s = sub.add_parser("study", help="accumulation-order study of ReduceSum (and the two-stage reduction patterns) "
+                       "across devices and API forms")
+    s.add_argument("--dtype", default="half", choices=("half", "float"), help="element type (default half)")
     s.add_argument("--n", type=int, default=8320, help="elements per trial (default 8320)")
     s.add_argument("--trials", type=int, default=200, help="random inputs (default 200)")
     s.add_argument("--devices", default="all", help="comma-separated device names, or all")
-    s.add_argument("--dist", default="normal", choices=("normal", "uniform", "lognormal", "cancel"))
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--dist", default="normal", choices=("normal", "uniform", "lognormal", "cancel"),
+                   help="input distribution (cancel: large values that cancel; default normal)")
+    s.add_argument("--seed", type=int, default=0, help="random seed of the inputs (default 0)")
     s.add_argument("--saturate", action="store_true", help="saturation mode where the device can switch to it")
+    s.add_argument("--api", default="all", help="all (default), or a comma-separated list of ReduceSum, "
+                   "ReduceRepeat->ReduceRepeat, BlockReduceSum->WholeReduceSum")
     s.add_argument("--plot", metavar="FILE.png", help="write box plots of the ulp errors (needs matplotlib)")
     s.add_argument("--json", metavar="FILE", help="write the full report as JSON")
     s.set_defaults(fn=_study)
-    e = sub.add_parser("explain", help="print the reduction tree ReduceSum uses on a device")
-    e.add_argument("--device", required=True)
-    e.add_argument("--form", choices=("count", "highdim"), default="count")
-    e.add_argument("--dtype", choices=("half", "float"), default="half")
+    w = sub.add_parser("sweep", help="accumulation-order sweep over sizes, distributions, dtypes, devices and "
+                       "summing APIs; in-process or on Dask (--workers/--scheduler), resumable")
+    from .study import DISTRIBUTIONS
+    from .summing import SUMMING_APIS
+    from .sweeps import TASK_ELEMENTS, TASK_TRIALS
+    w.add_argument("--sizes", default="128,8320", help="comma-separated element counts, Ki/Mi suffixes allowed "
+                   "(e.g. 128,8320,65536,1Mi,16Mi; default 128,8320)")
+    w.add_argument("--dists", default="normal", help=f"comma-separated: {', '.join(DISTRIBUTIONS)}, or all")
+    w.add_argument("--dtypes", default="half", help="comma-separated: half, float, or all (default half)")
+    w.add_argument("--devices", default="all", help="comma-separated device names, or all")
+    w.add_argument("--apis", default="all", help=f"comma-separated: {', '.join(SUMMING_APIS)}, or all")
+    w.add_argument("--trials", type=int, default=100, help="random inputs per grid point (default 100)")
+    w.add_argument("--seed", type=int, default=0, help="base seed of every trial's input (default 0)")
+    w.add_argument("--out", default="sweep-out", help="output folder; a rerun skips its finished tasks "
+                   "(default sweep-out/)")
+    w.add_argument("--workers", type=int, help="start a local Dask cluster of N worker processes "
+                   "(pip install 'ascend_jit[distributed]')")
+    w.add_argument("--scheduler", metavar="ADDRESS", help="submit to a running Dask scheduler, e.g. tcp://host:8786")
+    w.add_argument("--format", choices=("auto", "csv", "parquet"), default="auto",
+                   help="table format (auto: Parquet when pyarrow is installed, else CSV)")
+    w.add_argument("--cdf-size", help="the size of the error-CDF plot (default: the largest size)")
+    w.add_argument("--no-plots", action="store_true", help="skip the plots (they need matplotlib)")
+    w.add_argument("--task-elements", default=TASK_ELEMENTS, help="summed elements per task at most, Ki/Mi "
+                   f"suffixes allowed (default {TASK_ELEMENTS // (1 << 20)}Mi)")
+    w.add_argument("--task-trials", type=int, default=TASK_TRIALS,
+                   help=f"trials per task at most (default {TASK_TRIALS})")
+    w.set_defaults(fn=_sweep)
+    e = sub.add_parser("explain", help="print the reduction tree a summing reduction uses on a device")
+    e.add_argument("--device", required=True, help="device name or alias")
+    e.add_argument("--form", choices=("count", "highdim", "ReduceRepeat", "WholeReduceSum", "RepeatReduceSum",
+                                      "ReduceDataBlock", "BlockReduceSum", "ReduceRepeat->ReduceRepeat",
+                                      "BlockReduceSum->WholeReduceSum"), default="count",
+                   help="ReduceSum's count or highdim form (default count), another summing reduction, or a "
+                        "two-stage pattern")
+    e.add_argument("--dtype", choices=("half", "float"), default="half",
+                   help="element type (default half); refused where the reduction refuses it")
     e.add_argument("--n", type=int, required=True, help="elements (count form) or elements covered by full repeats")
     e.add_argument("--mask", type=int, default=128, help="continuous mask for --form highdim (default 128)")
-    e.add_argument("--format", choices=("text", "json", "dot"), default="text")
+    e.add_argument("--format", choices=("text", "json", "dot"), default="text",
+                   help="output: an indented tree, JSON or Graphviz dot (default text)")
     e.set_defaults(fn=_explain)
     g = sub.add_parser("golden", help="record or check the example kernels' outputs as golden files")
-    g.add_argument("action", choices=("record", "check"))
+    g.add_argument("action", choices=("record", "check"), help="record the outputs, or check them against the files")
     g.add_argument("dir", help="folder of the golden files")
     g.add_argument("--kernels", help="comma-separated kernel names (default: all)")
     g.add_argument("--devices", help="comma-separated devices (default: all supported)")
@@ -168,13 +253,15 @@ def build_parser():
 def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.verb == "run" and (args.list or not args.name):
-        from .kernels import registry
-        for name, k in registry().items():
-            print(f"{name:26s} {k.description}")
-        return 0
     try:
-        return args.fn(args)
+        status = args.fn(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at interpreter exit
+        return status
+    except BrokenPipeError:
+        # the reader closed stdout (`ascend-jit run ... | head -1`): stop quietly, as a SIGPIPE'd tool does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + 13
     except AscendJitError as err:
         print(f"ascend-jit: error: {err}", file=sys.stderr)
         return 2

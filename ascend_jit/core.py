@@ -11,11 +11,15 @@ import numpy as np
 from . import dtypes as dt
 from .devices import COUNT_UNTOUCHED, get_device
 from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError
+from .sanitizer import Sanitizer, default_config as default_sanitize_config, resolve_config as resolve_sanitize_config
+from .sync import SyncState
 
 ALL_ONES = (1 << 64) - 1
 CTRL_HALF_INF_NAN = 48   # D6: CTRL[48] 1 = INF/NaN, 0 = saturating (half)
 CTRL_INT_SATURATE = 53   # D6 / audit 7: CTRL[53] 1 = int16/int32 saturate, 0 = wrap
 CTRL_COUNTER_MODE = 56   # SPEC 2.6: CTRL[56] 1 = counter mode
+CTRL_CAST_TRUNCATE = 59  # SPEC-2 D46: CTRL[59] 1 = conversions to integers keep the low bits, 0 = saturate
+CTRL_CAST_TRAIT_SAT = 60  # SPEC-2 D46: the 950's CTRL[60] (default 1); 0 = the Memory Cast always saturates
 
 
 # Tensor bounds (issue 11, decisions.md "Tensor bounds"): "tensor" = every byte a call touches through an operand lies
@@ -30,7 +34,7 @@ class MaskMode(enum.Enum):
 
 class SaturationMode(enum.Enum):
     FLOAT = 0   # half (and bf16 on A2/A3) compute results
-    CAST = 1    # conversions: no API emulated here converts, so it is recorded and has no effect
+    CAST = 1    # conversions to integer types: CTRL[59] (SPEC-2 D46)
     INT = 2     # int16/int32 compute results (CTRL[53]; devkit code, audit 7)
 
 
@@ -55,10 +59,11 @@ def current_core(api="current_core"):
     return core[-1]
 
 
-class Core:
-    """One AI Core. `aj.Core("atlas-a2")`; aliases such as "910B" work (D13)."""
+class Core(SyncState):
+    """One AI Core. `aj.Core("atlas-a2")`; aliases such as "910B" work (D13). Its synchronisation state (flags,
+    atomics, the launch it belongs to) is described in sync.py."""
 
-    def __init__(self, device="atlas-a2", bounds="tensor"):
+    def __init__(self, device="atlas-a2", bounds="tensor", sanitize=None):
         self.spec = get_device(device)
         if bounds not in BOUNDS_RULES:
             raise ParameterError("Core", "bounds", bounds, legal=" or ".join(map(repr, BOUNDS_RULES)),
@@ -67,15 +72,33 @@ class Core:
         self.device = self.spec.name
         self.ub = np.zeros(self.spec.ub_bytes, dtype=np.uint8)
         self.ctrl = 0 if self.spec.half_saturating_default else 1 << CTRL_HALF_INF_NAN
+        if self.spec.init_soc_ctrl:  # the kernel-entry CTRL (InitSocState) is what a kernel starts with
+            value, keep = self.spec.init_soc_ctrl
+            self.ctrl = value | (self.ctrl & keep)
         self._derive_modes()
         self.mask_high = ALL_ONES   # SPEC 2.6: init sets Normal mode and an all-ones mask
         self.mask_low = ALL_ONES
         self.mask_defined = True
-        self.acc_val = 0.0          # GetReduceRepeatSumSpr (SPEC 4.2 ACC_VAL, 4.4 accVal)
+        self.acc_val = np.float16(0)  # GetReduceRepeatSumSpr (SPEC 4.2 ACC_VAL, 4.4 accVal), a scalar of its dtype
+        self.max_min_spr = None     # GetReduceRepeatMaxMinSpr state (SPEC-2 D55), api/reductions.py record_spr
         self.block_idx = 0
         self.block_num = 1
+        self.pad_value = None       # SPEC-2 9.1: (dtype, element bits) stored by SetPadValue
         self._free = [(0, self.spec.ub_bytes)]  # allocator free list of (addr, bytes)
         self._allocated = {}
+        self._init_sync()
+        self.sanitizer = None  # a Sanitizer when sanitizing (issue 17); APIs test `core.sanitizer is not None` only
+        self.sanitize = sanitize if sanitize is not None else default_sanitize_config()  # session, then env
+
+    @property
+    def sanitize(self):
+        """False, or the active `aj.SanitizeConfig`. Assign True, "report", "strict", check names or a config."""
+        return self.sanitizer.config if self.sanitizer is not None else False
+
+    @sanitize.setter
+    def sanitize(self, value):
+        config = resolve_sanitize_config(value)
+        self.sanitizer = Sanitizer(self, config) if config is not None else None
 
     def __repr__(self):
         return f"Core({self.device!r}, ub={self.spec.ub_bytes} B)"
@@ -105,9 +128,14 @@ class Core:
         self.half_saturating = fixed or self._bit(CTRL_HALF_INF_NAN) == 0  # D6: fixed on 910/310P, else CTRL[48]
         self.int_saturating = self.spec.int_saturation_switchable and self._bit(CTRL_INT_SATURATE) == 1
         self.counter_mode = self._bit(CTRL_COUNTER_MODE) == 1
+        # SPEC-2 D46: the Memory Cast's overflow switches. CTRL[60] = 0 on the 950 forces its SAT trait.
+        forced_sat = self.spec.cast_ctrl60 and self._bit(CTRL_CAST_TRAIT_SAT) == 0
+        self.cast_truncating = self.spec.cast_trunc_switch and self._bit(CTRL_CAST_TRUNCATE) == 1 and not forced_sat
+        self.cast_half_saturating = self.half_saturating or forced_sat
 
     def SetSaturationFlag(self, enable_sat, mode=SaturationMode.FLOAT):
-        """`SetSaturationFlag<mode>(enableSat)`: A2/A3 only (D21). FLOAT -> CTRL[48], INT -> CTRL[53]."""
+        """`SetSaturationFlag<mode>(enableSat)`: A2/A3 only (D21). FLOAT -> CTRL[48], INT -> CTRL[53],
+        CAST -> CTRL[59] (SPEC-2 D46: enable = saturate = bit 0)."""
         self.spec.require_supported("SetSaturationFlag")
         if not self.spec.set_saturation_flag_api:
             raise UnsupportedDeviceError("SetSaturationFlag", "device", self.device, legal="atlas-a2, atlas-a3",
@@ -117,12 +145,17 @@ class Core:
             self._set_bit(CTRL_HALF_INF_NAN, not enable_sat)
         elif mode is SaturationMode.INT:
             self._set_bit(CTRL_INT_SATURATE, bool(enable_sat))
+        else:
+            self._set_bit(CTRL_CAST_TRUNCATE, not enable_sat)
 
     def GetSaturationFlag(self, mode=SaturationMode.FLOAT):
+        if mode is SaturationMode.CAST:
+            return not self.cast_truncating
         return self.int_saturating if mode is SaturationMode.INT else self.half_saturating
 
     def SetCtrlSpr(self, start_bit, end_bit, value):
-        """`SetCtrlSpr<start, end>(value)` for the bits SPEC names: 48 (half INF/NaN) and 53 (int saturation)."""
+        """`SetCtrlSpr<start, end>(value)` for the bits the SPECs name: 48 (half INF/NaN), 53 (int saturation),
+        59 (conversion truncation, A2/A3/950) and 60 (the 950's Cast trait saturation), SPEC-2 D46."""
         self.spec.require_supported("SetCtrlSpr")
         bits = self.spec.ctrl_spr_bits
         if not bits:
@@ -169,8 +202,23 @@ class Core:
     def SetMaskNorm(self):
         self._set_bit(CTRL_COUNTER_MODE, 0)
 
-    def GetReduceRepeatSumSpr(self):
-        """The count-form ReduceSum's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal)."""
+    def SetPadValue(self, value, dtype):
+        """`SetPadValue<T>(value)` (SPEC-2 9.1): the pad value a later GM->UB DataCopyPad with isPad false uses for
+        the same dtype (D56); the value is converted per D29. 950, A2, A3 only."""
+        from .api._scalar import scalar_bits
+        self.spec.require_supported("SetPadValue")
+        if not self.spec.set_pad_value:
+            raise UnsupportedDeviceError("SetPadValue", "device", self.device, legal="ascend950, atlas-a3, atlas-a2",
+                                         detail="SetPadValue is not offered here (SPEC-2 1.9)")
+        d = dt.resolve(dtype, "SetPadValue")
+        self.pad_value = (d, scalar_bits("SetPadValue", self.spec, d, value, "value"))
+
+    def GetReduceRepeatSumSpr(self, dtype=None):
+        """`GetReduceRepeatSumSpr<T>()`: the count-form ReduceSum's scalar side result (SPEC 4.2 ACC_VAL, 4.4
+        accVal) as a numpy scalar of that call's dtype; `dtype` (the template argument) must match it."""
+        if dtype is not None and dt.resolve(dtype, "GetReduceRepeatSumSpr").np_dtype != self.acc_val.dtype:
+            raise StateError("GetReduceRepeatSumSpr", "dtype", dt.resolve(dtype).name, device=self.device,
+                             legal=f"{dt.resolve(self.acc_val.dtype).name}, the dtype of the last count-form ReduceSum")
         return self.acc_val
 
     def _after_count_call(self, last_mask_len=None):
@@ -195,10 +243,26 @@ class Core:
                 rest = (addr + need, size - need)
                 self._free[i:i + 1] = [rest] if rest[1] else []
                 self._allocated[addr] = need
+                if self.sanitizer is not None:
+                    self.sanitizer.undefine(addr, need)
                 return addr
         free = sum(s for _, s in self._free)
         raise OutOfBoundsError(api, "bytes", int(nbytes), legal=f"a free 32-B aligned range (free: {free} B, "
                                f"largest {max((s for _, s in self._free), default=0)} B)", device=self.device)
+
+    def reserve(self, addr, nbytes, api="reserve"):
+        """Take exactly [addr, addr + nbytes) (32-B multiples) out of the free list, as allocated; refused when any
+        byte of it is already allocated."""
+        for i, (a, size) in enumerate(self._free):
+            if a <= addr and addr + nbytes <= a + size:
+                pieces = [(a, addr - a), (addr + nbytes, a + size - addr - nbytes)]
+                self._free[i:i + 1] = [p for p in pieces if p[1]]
+                self._allocated[addr] = nbytes
+                if self.sanitizer is not None:
+                    self.sanitizer.undefine(addr, nbytes)
+                return addr
+        raise OutOfBoundsError(api, "bytes", f"[{addr}, {addr + nbytes})", device=self.device,
+                               legal="a range no TPipe buffer or local_tensor allocation occupies")
 
     def free(self, addr):
         size = self._allocated.pop(addr, None)
@@ -247,6 +311,7 @@ GetSaturationFlag = _state_call("GetSaturationFlag")
 SetCtrlSpr = _state_call("SetCtrlSpr")
 GetCtrlSpr = _state_call("GetCtrlSpr")
 GetReduceRepeatSumSpr = _state_call("GetReduceRepeatSumSpr")
+SetPadValue = _state_call("SetPadValue")
 
 
 def GetBlockIdx():
@@ -254,4 +319,5 @@ def GetBlockIdx():
 
 
 def GetBlockNum():
+    """The block count of the current `aj.launch` (1 outside a launch)."""
     return current_core("GetBlockNum").block_num

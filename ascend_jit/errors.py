@@ -1,6 +1,8 @@
 """The exception tree. Every refusal names the API, the parameter, its value, the legal range and the device.
 
 A refused call writes nothing: validation happens entirely before any kernel runs (DESIGN 3, SPEC D10).
+Messages cite the contract shipped in the repository: "SPEC 8.2" and "D14" are docs/SPEC.md, "SPEC-2 10.3" and
+"D62" (D27-D75) docs/SPEC-2.md, "audit 3" docs/SPEC-audit.md (tests/test_docs.py checks that every citation resolves).
 """
 
 
@@ -47,3 +49,12 @@ class UnsupportedDeviceError(AscendJitError, ValueError):
 
 class StateError(AscendJitError, RuntimeError):
     """Misuse of emulator state: queues, freed tensors, an undefined mask register, no current core."""
+
+
+class SanitizerError(StateError):
+    """The sanitizer found a race, an uninitialised read, an out-of-tensor access or a cross-block GM conflict.
+    `.report` holds the structured report (check, kind, instructions, operand, address, bytes, fix)."""
+
+    def __init__(self, api, *args, report=None, **kwargs):
+        super().__init__(api, *args, **kwargs)
+        self.report = report

@@ -1,30 +1,174 @@
 """Multi-block launch: `launch(kernel, block_dim, device, *args)` runs the kernel once per block, each block on
-its own Core (own UB, CTRL and mask register) with GetBlockIdx() = its index, as `<<<blockDim>>>` would.
+its own Core (own UB, CTRL, mask register and flags) with GetBlockIdx() = its index, as `<<<blockDim>>>` would.
 
-Blocks communicate only through GM (the host arrays passed in), so the result cannot depend on how blocks are
-scheduled: run them serially or in threads (the kernels release the GIL) and get the same bits.
+Blocks communicate through GM (the host arrays passed in). With parallel=True (the default) every block runs in its
+own thread, all at once, so `aj.SyncAll()` is a real barrier; parallel=False runs them one after the other and a
+SyncAll there is a StateError (it would wait for blocks that have not started), never a hang.
+
+Atomic DataCopy (SetAtomicAdd/Max/Min) across blocks is made deterministic by a turn order (docs/decisions.md
+"Atomics across blocks"): between two SyncAll barriers (an epoch), a block commits its first atomic copy only after
+every block before it in the launch's atomic order has finished that epoch (reached the next SyncAll or returned).
+The order is block-index order, or with `atomic_order="shuffle", seed=s` a permutation drawn from the seed, so a
+kernel whose result depends on the order shows it. Serial launches run their blocks in that order.
 """
-import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 from .core import Core
-from .errors import ParameterError
+from .errors import AscendJitError, ParameterError, StateError
+from .sanitizer import LaunchShadow, default_config as default_sanitize_config, resolve_config
+from .sync import flag_name
+
+MAX_CONCURRENT_BLOCKS = 256  # threads of one parallel launch; larger launches cannot SyncAll (StateError)
+ATOMIC_ORDERS = ("block", "shuffle")
 
 
-def launch(kernel, block_dim, device, *args, parallel=True, **kwargs):
-    """Run `kernel(*args, **kwargs)` on `block_dim` fresh cores of `device`; returns the per-block return values."""
-    if not isinstance(block_dim, int) or not 1 <= block_dim <= 65535:
+class LaunchAborted(StateError):
+    """A block stopped waiting (SyncAll or an atomic turn) because another block failed or returned early."""
+
+
+class LaunchState:
+    """The cross-block state of one launch: the SyncAll barrier and the atomic turn order. Never blocks forever:
+    a block that fails, or returns while others wait for it at a SyncAll, breaks the barrier for everyone."""
+
+    def __init__(self, block_dim, order, concurrent, gm_shadow=None):
+        self.block_dim, self.order, self.concurrent = block_dim, list(order), concurrent
+        self.gm_shadow = gm_shadow       # the sanitizer's cross-block GM shadow (check "blocks"), or None
+        self.rank = {b: k for k, b in enumerate(self.order)}
+        self.cond = threading.Condition()
+        self.arrived = 0
+        self.generation = 0
+        self.syncs = [0] * block_dim     # SyncAll arrivals per block (the epoch a block is in)
+        self.done = [False] * block_dim
+        self.broken = None               # why the barrier is broken
+
+    def _raise_broken(self, api, block):
+        raise LaunchAborted(api, "block", block, detail=f"aborted: {self.broken}")
+
+    def sync_all(self, core):
+        block = core.block_idx
+        if not self.concurrent and self.block_dim > 1:
+            raise StateError("SyncAll", "block", block, device=core.device,
+                             detail="this launch runs its blocks one after another (parallel=False, or more than "
+                                    f"{MAX_CONCURRENT_BLOCKS} blocks): SyncAll would wait forever for blocks that "
+                                    "have not started; launch with parallel=True")
+        with self.cond:
+            if self.broken:
+                self._raise_broken("SyncAll", block)
+            self.syncs[block] += 1
+            self.arrived += 1
+            generation = self.generation
+            if self.arrived == self.block_dim:
+                self.arrived, self.generation = 0, self.generation + 1
+                self.cond.notify_all()
+                return
+            gone = [b for b in range(self.block_dim) if self.done[b]]
+            if gone:
+                self.broken = (f"block {gone[0]} returned without reaching SyncAll number {self.syncs[block]}; "
+                               "the device would hang")
+                self.cond.notify_all()
+                self._raise_broken("SyncAll", block)
+            self.cond.notify_all()  # blocks waiting for their atomic turn may go on: this one ended its epoch
+            while self.generation == generation and not self.broken:
+                self.cond.wait()
+            if self.generation == generation:
+                self._raise_broken("SyncAll", block)
+
+    def atomic_turn(self, core):
+        """Wait until every block before this one in the atomic order has finished the current epoch."""
+        if not self.concurrent:
+            return  # serial launches already run the blocks in the atomic order
+        block = core.block_idx
+        earlier = self.order[:self.rank[block]]
+        with self.cond:
+            epoch = self.syncs[block]
+            while not all(self.done[b] or self.syncs[b] > epoch for b in earlier):
+                if self.broken:
+                    self._raise_broken("DataCopy (atomic)", block)
+                self.cond.wait()
+
+    def finish(self, block, failed):
+        with self.cond:
+            self.done[block] = True
+            if self.broken is None:
+                if failed:
+                    self.broken = f"block {block} failed"
+                elif self.arrived:
+                    self.broken = (f"block {block} returned without reaching SyncAll number {self.syncs[block] + 1}; "
+                                   "the device would hang")
+            self.cond.notify_all()
+
+
+def _name_block(err, block, block_dim):
+    """Say which block raised (the message of an AscendJitError; a note on any other exception)."""
+    if getattr(err, "block_idx", None) is not None:
+        return
+    err.block_idx = block
+    where = f"block {block} of {block_dim}"
+    if isinstance(err, AscendJitError) and err.args:
+        err.args = (f"{where}: {err.args[0]}",) + err.args[1:]
+    else:
+        err.add_note(f"raised in {where} of aj.launch")
+
+
+def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block", seed=0, sanitize=None, **kwargs):
+    """Run `kernel(*args, **kwargs)` on `block_dim` fresh cores of `device`; returns the per-block return values.
+
+    atomic_order: "block" (block-index order, the default) or "shuffle" (a permutation drawn from `seed`) for the
+    atomic DataCopy commits across blocks. A block that ends with a flag still set (SetFlag without its WaitFlag)
+    is a StateError (SPEC-2 D62); every error names the block that raised it.
+
+    sanitize: as `aj.Core(sanitize=...)`, for every block's core (default: the current aj.sanitize_session, else
+    ASCEND_JIT_SANITIZE); the "blocks" check shares one GM shadow across the launch's blocks."""
+    if isinstance(block_dim, bool) or not isinstance(block_dim, int) or not 1 <= block_dim <= 65535:
         raise ParameterError("launch", "block_dim", block_dim, legal="[1, 65535]")
-    cores = [Core(device) for _ in range(block_dim)]
+    if atomic_order not in ATOMIC_ORDERS:
+        raise ParameterError("launch", "atomic_order", atomic_order, legal=" or ".join(map(repr, ATOMIC_ORDERS)))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError("launch", "seed", seed, legal="an integer >= 0")
+    order = (list(range(block_dim)) if atomic_order == "block"
+             else [int(b) for b in np.random.default_rng(int(seed)).permutation(block_dim)])
+    concurrent = parallel and block_dim <= MAX_CONCURRENT_BLOCKS
+    config = resolve_config(sanitize) if sanitize is not None else default_sanitize_config()
+    shadow = LaunchShadow(config) if config is not None and "blocks" in config.checks else None
+    state = LaunchState(block_dim, order, concurrent, shadow)
+    cores = [Core(device, sanitize=config if config is not None else False) for _ in range(block_dim)]
     for i, core in enumerate(cores):
-        core.block_idx, core.block_num = i, block_dim
+        core.block_idx, core.block_num, core.launch = i, block_dim, state
+        if core.sanitizer is not None:
+            core.sanitizer.gm_shadow = shadow
 
     def run_block(core):
-        with core:
-            return kernel(*args, **kwargs)
+        block = core.block_idx
+        try:
+            with core:
+                result = kernel(*args, **kwargs)
+            pending = core.pending_flags()
+            if core.sanitizer is not None:
+                core.sanitizer.finish()
+            if pending:
+                raise StateError("launch", "pending flags", ", ".join(map(flag_name, pending)), device=core.device,
+                                 detail="are still set when the kernel returns: each SetFlag needs its WaitFlag "
+                                        "(SPEC-2 D62)")
+        except BaseException as err:
+            state.finish(block, failed=True)
+            _name_block(err, block, block_dim)
+            raise
+        state.finish(block, failed=False)
+        return result
 
-    workers = min(block_dim, os.cpu_count() or 1)
-    if not parallel or workers == 1:
-        return [run_block(c) for c in cores]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(run_block, cores))
+    if not concurrent or block_dim == 1:
+        results = [None] * block_dim
+        for b in order:
+            results[b] = run_block(cores[b])
+        return results
+    with ThreadPoolExecutor(max_workers=block_dim) as pool:
+        futures = [pool.submit(run_block, core) for core in cores]
+        errors = [f.exception() for f in futures]
+    primary = [e for e in errors if e is not None and not isinstance(e, LaunchAborted)]
+    aborted = [e for e in errors if e is not None]
+    if primary or aborted:
+        raise (primary or aborted)[0]
+    return [f.result() for f in futures]

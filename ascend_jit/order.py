@@ -1,11 +1,19 @@
-"""explain_reduce_order: the reduction tree a ReduceSum variant implements (SPEC 4), for users, the study and tests.
+"""explain_reduce_order: the reduction tree a summing reduction implements (SPEC 4, SPEC-2 8), for users, the study
+and tests; and `ReduceOrder`, the Ascend output-order enum of ReduceRepeat (SPEC-2 D27).
 
 A tree is nested tuples: a leaf is the element index (relative to src, in elements), `None` is a +0 padding lane
 (D2), and `(left, right)` is one add rounded to the element type. Subtrees made only of padding collapse to None.
-`ReduceOrder.evaluate(x)` replays the tree with per-node rounding; the kernels must agree with it bit for bit.
+`ReduceTree.evaluate(x)` replays the tree with per-node rounding; the kernels must agree with it bit for bit.
+
+D27 renamed the tree class from `ReduceOrder` to `ReduceTree`. For one release the old spellings keep working with
+a DeprecationWarning: `aj.ReduceOrder(tree, device, form, dtype, description)` builds a ReduceTree,
+`isinstance(t, aj.ReduceOrder)` is true for a ReduceTree, and the tree's methods are reachable as
+`aj.ReduceOrder.<method>` (the enum's metaclass forwards them).
 """
+import enum
 import json
 import math
+import warnings
 
 import numpy as np
 
@@ -31,7 +39,7 @@ def _groups(items, lanes):
     return [_tree(items[g:g + lanes], lanes) for g in range(0, len(items), lanes)]
 
 
-class ReduceOrder:
+class ReduceTree:
     """The reduction tree of one call, with helpers to evaluate, measure and print it."""
 
     def __init__(self, tree, device, form, dtype, description):
@@ -180,10 +188,64 @@ class ReduceOrder:
         return "\n".join(lines)
 
 
+_DEPRECATED = ("aj.ReduceOrder as the tree class is deprecated (SPEC-2 D27): the tree class is aj.ReduceTree and "
+               "aj.ReduceOrder is the Ascend output-order enum; the old spelling goes away in the next release")
+
+
+class _ReduceOrderType(enum.EnumMeta):
+    """Metaclass of ReduceOrder: the D27 transition shims for code written against the old tree class."""
+
+    def __call__(cls, value, *args, **kwargs):
+        if len(args) == 4 or {"device", "form", "description"} & set(kwargs):  # the tree constructor's shape
+            warnings.warn(_DEPRECATED, DeprecationWarning, stacklevel=2)
+            return ReduceTree(value, *args, **kwargs)
+        return super().__call__(value, *args, **kwargs)
+
+    def __instancecheck__(cls, obj):
+        if isinstance(obj, ReduceTree):
+            warnings.warn(_DEPRECATED, DeprecationWarning, stacklevel=2)
+            return True
+        return super().__instancecheck__(obj)
+
+    def __getattr__(cls, name):
+        if not name.startswith("_") and hasattr(ReduceTree, name):
+            warnings.warn(_DEPRECATED, DeprecationWarning, stacklevel=2)
+            return getattr(ReduceTree, name)
+        raise AttributeError(name)
+
+
+class ReduceOrder(enum.IntEnum, metaclass=_ReduceOrderType):
+    """Output order of ReduceRepeat MAX/MIN (SPEC-2 D27, 8.1; DK ReduceRepeat.md): [value, index], [index, value],
+    [value] or [index as uint32] per repeat."""
+    ORDER_VALUE_INDEX = 0
+    ORDER_INDEX_VALUE = 1
+    ORDER_ONLY_VALUE = 2
+    ORDER_ONLY_INDEX = 3
+
+
+# The summing reductions beyond ReduceSum (SPEC-2 8.1, 8.2) and the two-stage patterns real kernels use.
+GROUP_FORMS = {"ReduceRepeat": "repeat", "WholeReduceSum": "repeat", "RepeatReduceSum": "repeat",
+               "ReduceDataBlock": "block", "BlockReduceSum": "block"}
+PATTERNS = {"ReduceRepeat->ReduceRepeat": "repeat", "WholeReduceSum->WholeReduceSum": "repeat",
+            "BlockReduceSum->WholeReduceSum": "block", "ReduceDataBlock->ReduceRepeat": "block"}
+FORMS = ("count", "highdim") + tuple(GROUP_FORMS) + tuple(PATTERNS)
+
+
 def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time=None, src_rep_stride=8,
-                         counter_mode=False):
-    """The tree of `ReduceSum` on `device`: form "count" (with `count`) or "highdim" (with `mask` and
-    `repeat_time`, or on the 950 with counter_mode=True and the count in `mask`). Leaves are element indices."""
+                         counter_mode=False, src_blk_stride=1):
+    """The summation tree of a summing reduction on `device` (leaves are element indices relative to src):
+
+    - ReduceSum: form "count" (with `count`) or "highdim" (with `mask` and `repeat_time`, or on the 950 with
+      counter_mode=True and the count in `mask`): one ReduceTree.
+    - ReduceRepeat SUM (also "WholeReduceSum", "RepeatReduceSum") and ReduceDataBlock SUM ("BlockReduceSum"), with
+      `mask`, `repeat_time`, `src_blk_stride`, `src_rep_stride`: a list with one entry per dst element (one per
+      repeat, or eight per repeat); a DataBlock whose lanes are all masked is None where the device does not write
+      it (SPEC-2 8.2, D51) and a +0 tree where it writes +0.
+    - The two-stage patterns "ReduceRepeat->ReduceRepeat" and "BlockReduceSum->WholeReduceSum" over `count`
+      contiguous elements: stage 1 over ceil(count/L) full-mask repeats (lanes past count are +0: zero padding or a
+      mask), then WholeReduceSum over the stage-1 results (at least once), level by level (results past the last
+      are +0) until one value is left (docs/decisions.md "Reductions"): one ReduceTree.
+    """
     spec = get_device(device)
     d = resolve(dtype, "explain_reduce_order")
     spec.require_supported("explain_reduce_order")
@@ -192,6 +254,15 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
     lanes = d.lanes_per_repeat
     step = src_rep_stride * 32 // d.size
     form = {"high-dim": "highdim", "high_dim": "highdim"}.get(form, form)
+    if form in GROUP_FORMS or form in PATTERNS:
+        family = GROUP_FORMS.get(form) or PATTERNS[form]
+        offered = (spec.reduce_data_block_dtypes if family == "block"
+                   else [s for s, t in spec.reduce_repeat_sum_pairs if s == t])
+        if d.name not in offered:
+            raise ParameterError("explain_reduce_order", "dtype", d.name, legal=", ".join(offered), device=spec.name)
+        if form in PATTERNS:
+            return _explain_pattern(spec, form, family, d, count)
+        return _explain_groups(spec, form, family, d, mask, repeat_time, src_blk_stride, src_rep_stride)
     if form == "count":
         if not isinstance(count, int) or count < 1:
             raise ParameterError("explain_reduce_order", "count", count, legal=">= 1", device=spec.name)
@@ -201,7 +272,7 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
             acc = reps[0]
             for r in reps[1:]:
                 acc = (acc, r)
-            return ReduceOrder(acc, spec.name, form, d.name, "TREE-SEQ: tree per repeat, sequential accumulation (D1)")
+            return ReduceTree(acc, spec.name, form, d.name, "TREE-SEQ: tree per repeat, sequential accumulation (D1)")
         if algo == TREE_TREE_TAIL:
             body_n, tail = divmod(count, lanes)
             if body_n == 0:
@@ -210,16 +281,16 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
                 tree = _tree_tree([list(range(r * lanes, (r + 1) * lanes)) for r in range(body_n)], lanes)
                 if tail:
                     tree = _tree([tree, _tree(range(body_n * lanes, count), lanes)], lanes)
-            return ReduceOrder(tree, spec.name, form, d.name, "TREE-TREE over full repeats, tail added last (SPEC 4.3)")
-        return ReduceOrder(_vadd_tree(count, lanes, 8 * 32 // d.size), spec.name, form, d.name,
+            return ReduceTree(tree, spec.name, form, d.name, "TREE-TREE over full repeats, tail added last (SPEC 4.3)")
+        return ReduceTree(_vadd_tree(count, lanes, 8 * 32 // d.size), spec.name, form, d.name,
                            "950 software order (SPEC 4.4)")
     if form != "highdim":
-        raise ParameterError("explain_reduce_order", "form", form, legal="count, highdim", device=spec.name)
+        raise ParameterError("explain_reduce_order", "form", form, legal=", ".join(FORMS), device=spec.name)
     if counter_mode:
         if spec.reduce_sum_highdim_algorithm != TREE_TREE_950:
             raise ParameterError("explain_reduce_order", "counter_mode", True, legal="ascend950 only (D23)",
                                  device=spec.name)
-        return ReduceOrder(_vadd_tree(int(mask) & 0xFFFFFFFF, lanes, step), spec.name, form, d.name,
+        return ReduceTree(_vadd_tree(int(mask) & 0xFFFFFFFF, lanes, step), spec.name, form, d.name,
                            "950 counter-mode high-dim order (D23)")
     from .core import continuous_mask_words
     if isinstance(mask, (list, tuple)):
@@ -231,9 +302,56 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
     if spec.reduce_sum_highdim_algorithm == TREE_TREE_950:
         repeat = max(repeat, 1)
     elif repeat == 0:
-        return ReduceOrder(_ZERO, spec.name, form, d.name, "repeat 0: nothing is summed (D14)")
+        return ReduceTree(_ZERO, spec.name, form, d.name, "repeat 0: nothing is summed (D14)")
     rows = [[i * step + j if j in active else _ZERO for j in range(lanes)] for i in range(repeat)]
-    return ReduceOrder(_tree_tree(rows, lanes), spec.name, form, d.name, "TREE-TREE (SPEC 4.2-4.4)")
+    return ReduceTree(_tree_tree(rows, lanes), spec.name, form, d.name, "TREE-TREE (SPEC 4.2-4.4)")
+
+
+def _active_lanes(mask, lanes):
+    from .core import continuous_mask_words
+    if isinstance(mask, (list, tuple)):
+        lo, hi = int(mask[0]), int(mask[1]) if len(mask) > 1 else 0
+    else:
+        hi, lo = continuous_mask_words(min(int(mask), lanes))
+    return [j for j in range(lanes) if ((hi if j >= 64 else lo) >> (j % 64)) & 1]
+
+
+def _explain_groups(spec, form, family, d, mask, repeat_time, src_blk_stride, src_rep_stride):
+    """ReduceRepeat SUM / ReduceDataBlock SUM: one tree per dst element (SPEC-2 8.1, 8.2)."""
+    lanes, epb = d.lanes_per_repeat, d.lanes_per_block
+    if mask is None or repeat_time is None or int(repeat_time) < 0:
+        raise ParameterError("explain_reduce_order", "mask/repeat_time", (mask, repeat_time),
+                             legal="a mask and repeat_time >= 0", device=spec.name)
+    active = set(_active_lanes(mask, lanes))
+    group = lanes if family == "repeat" else epb
+    out = []
+    for i in range(int(repeat_time)):
+        addr = [i * src_rep_stride * epb + (j // epb) * src_blk_stride * epb + j % epb if j in active else _ZERO
+                for j in range(lanes)]
+        for g in range(0, lanes, group):
+            if family == "block" and not active & set(range(g, g + group)) and spec.reduce_block_masked == "keep":
+                out.append(None)  # not written (D51)
+                continue
+            desc = (f"repeat {i}: adjacent-pair tree over its {lanes} lanes (SPEC 4.1, SPEC-2 8.1)" if family == "repeat"
+                    else f"repeat {i} block {g // epb}: adjacent-pair tree over {epb} lanes (SPEC-2 8.2)")
+            out.append(ReduceTree(_tree(addr[g:g + group], group), spec.name, form, d.name, desc))
+    return out
+
+
+def _explain_pattern(spec, form, family, d, count):
+    """Stage 1 (ReduceRepeat or BlockReduceSum over full repeats), then WholeReduceSum levels down to one value."""
+    if not isinstance(count, (int, np.integer)) or count < 1:
+        raise ParameterError("explain_reduce_order", "count", count, legal=">= 1", device=spec.name)
+    lanes = d.lanes_per_repeat
+    items = list(range(int(count)))
+    level = _groups(items, lanes if family == "repeat" else d.lanes_per_block)
+    levels = 1
+    while len(level) > 1 or levels == 1:  # stage 2 runs at least once
+        level = _groups(level, lanes)
+        levels += 1
+    first = "ReduceRepeat SUM" if family == "repeat" else "BlockReduceSum"
+    return ReduceTree(level[0], spec.name, form, d.name,
+                      f"{first} over {-(-count // lanes)} repeats, then {levels - 1} WholeReduceSum level(s)")
 
 
 def _tree_tree(rows, lanes):

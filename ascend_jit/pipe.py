@@ -5,9 +5,12 @@ addresses free (SPEC 8.2 general alignment rule).
 """
 from collections import deque
 
+import numpy as np
+
 from .core import current_core
 from .dtypes import resolve
 from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
+from .sync import EventIdPool
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 
@@ -18,11 +21,15 @@ class _Lease:
         self.addr, self.nbytes, self.alive = addr, nbytes, False
 
 
-class TPipe:
-    """Owns UB memory handed to queues and buffers. `TPipe()` binds the current core; `TPipe(core)` a given one."""
+class TPipe(EventIdPool):
+    """Owns UB memory handed to queues and buffers, and the event ids (FetchEventID / AllocEventID /
+    ReleaseEventID, sync.py). `TPipe()` binds the current core; `TPipe(core)` a given one. The newest TPipe of a
+    core is its `GetTPipePtr()`."""
 
     def __init__(self, core=None):
         self.core = core if core is not None else current_core("TPipe")
+        EventIdPool.__init__(self, self.core)
+        self.core.tpipe = self
         self._addrs = []
 
     def InitBuffer(self, que_or_buf, num_or_len, len_bytes=None):
@@ -57,10 +64,18 @@ class TPipe:
         return False
 
 
+def _check_position(api, position):
+    if not isinstance(position, TPosition):
+        raise ParameterError(api, "position", position, legal="an aj.TPosition (VECIN, VECOUT, VECCALC): "
+                             f"{api}(aj.TPosition.VECIN, depth)", detail=f"got {type(position).__name__}; the C++ "
+                             "template arguments <pos, depth> are (position, depth) here, position first")
+
+
 class TQue:
     """`TQue<pos, depth>`: AllocTensor / EnQue / DeQue / FreeTensor over the buffers InitBuffer gave it."""
 
     def __init__(self, position=TPosition.VECIN, depth=1):
+        _check_position("TQue", position)
         if not isinstance(depth, int) or depth < 1:
             raise ParameterError("TQue", "depth", depth, legal=">= 1")
         self.position, self.depth, self.pipe = position, depth, None
@@ -79,6 +94,10 @@ class TQue:
         for lease in self._leases:
             if not lease.alive:
                 lease.alive = True
+                sanitizer = self.pipe.core.sanitizer
+                if sanitizer is not None:  # FreeTensor .. AllocTensor orders the buffer's earlier users; stale data
+                    sanitizer.hand_off(lease.addr, lease.nbytes)
+                    sanitizer.undefine(lease.addr, lease.nbytes)
                 return LocalTensor(self.pipe.core, d, lease.addr, lease.nbytes // d.size, self.position, lease)
         raise StateError("AllocTensor", "buffers", len(self._leases), device=self._device(),
                          detail="every buffer of this queue is in use (FreeTensor one first)")
@@ -94,6 +113,8 @@ class TQue:
         if not self._queue:
             raise StateError("DeQue", detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
         tensor = self._queue.popleft()
+        if tensor.core.sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
+            tensor.core.sanitizer.hand_off(tensor.addr, tensor.nbytes)
         return tensor if dtype is None else tensor.ReinterpretCast(dtype)
 
     def FreeTensor(self, tensor):
@@ -115,6 +136,7 @@ class TBuf:
     """`TBuf<pos>`: one buffer, `Get(dtype[, count])` returns a tensor over it."""
 
     def __init__(self, position=TPosition.VECCALC):
+        _check_position("TBuf", position)
         self.position, self.pipe, self._lease = position, None, None
 
     def _bind(self, pipe, leases):
@@ -140,33 +162,55 @@ class DataCopyParams:
 
 
 def _gm_bytes(gm):
-    return gm.array.view("uint8")
+    return gm.array.view(np.uint8)
 
 
-def DataCopy(dst, src, count_or_params):
-    """GM -> UB or UB -> GM (or UB -> UB): `DataCopy(dst, src, count)` or `DataCopy(dst, src, DataCopyParams(...))`."""
+def _check_operands(api, dst, src):
+    """Only GM <-> UB and UB <-> UB of one core exist on the hardware; anything else is named in the refusal."""
+    for side, t in (("dst", dst), ("src", src)):
+        if not isinstance(t, (LocalTensor, GlobalTensor)):
+            raise ParameterError(api, side, type(t).__name__, legal="an aj.LocalTensor or aj.GlobalTensor",
+                                 detail="(wrap host arrays with aj.GlobalTensor(array))")
+        if isinstance(t, GlobalTensor) and t.array is None:
+            raise StateError(api, side, t, detail="the GlobalTensor has no buffer: call SetGlobalBuffer(array) first")
+    if isinstance(dst, GlobalTensor) and isinstance(src, GlobalTensor):
+        raise ParameterError(api, "dst, src", "GlobalTensor, GlobalTensor", legal="one side a LocalTensor",
+                             detail="there is no GM -> GM DataCopy on the hardware: copy through the UB")
+    if isinstance(dst, LocalTensor) and isinstance(src, LocalTensor) and dst.core is not src.core:
+        raise ParameterError(api, "dst, src", f"tensors of two cores ({dst.core!r}, {src.core!r})",
+                             legal="both on one core", device=dst.core.device,
+                             detail="a core cannot copy into another core's UB: go through GM")
+
+
+def DataCopy(dst, src, count_or_params=None):
+    """GM -> UB, UB -> GM or UB -> UB (one core): `DataCopy(dst, src, count)` or `DataCopy(dst, src,
+    DataCopyParams(...))`. UB -> GM combines with GM while SetAtomicAdd/Max/Min is set (sync.py)."""
     api = "DataCopy"
+    _check_operands(api, dst, src)
+    if count_or_params is None:
+        raise ParameterError(api, "count", None, legal="an element count or aj.DataCopyParams(...)",
+                             detail="missing: DataCopy(dst, src, count)")
     if isinstance(count_or_params, DataCopyParams):
         p = count_or_params
-        runs = [(i * (p.blockLen + p.srcStride) * 32, i * (p.blockLen + p.dstStride) * 32, p.blockLen * 32)
-                for i in range(p.blockCount)]
         # devkit CheckDataCopyParams: blockCount is 12 bits and at least 1; the rest are uint16 (decisions.md)
         for name, v, lo, hi in (("blockCount", p.blockCount, 1, 4095), ("blockLen", p.blockLen, 1, 65535),
                                 ("srcStride", p.srcStride, 0, 65535), ("dstStride", p.dstStride, 0, 65535)):
             if not isinstance(v, int) or not lo <= v <= hi:
                 raise ParameterError(api, name, v, legal=f"[{lo}, {hi}]")
+        runs = [(i * (p.blockLen + p.srcStride) * 32, i * (p.blockLen + p.dstStride) * 32, p.blockLen * 32)
+                for i in range(p.blockCount)]
     else:
         count = count_or_params
         esize = src.dtype.size
-        if not isinstance(count, (int,)) or count < 0:
-            raise ParameterError(api, "count", count, legal=">= 0")
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+            raise ParameterError(api, "count", count, legal=">= 0 (an integer)")
+        count = int(count)
         if (count * esize) % 32:
             raise AlignmentError(api, "count", count, legal=f"count * {esize} B a multiple of 32 B "
                                  "(DataCopy moves whole DataBlocks; pad the data)")
         runs = [(0, 0, count * esize)]
     if src.dtype.size != dst.dtype.size:
         raise ParameterError(api, "dtype", (src.dtype.name, dst.dtype.name), legal="src and dst of the same size")
-    ends = []
     for side, t in (("dst", dst), ("src", src)):
         if isinstance(t, LocalTensor):
             t.check_alive(api)
@@ -174,16 +218,36 @@ def DataCopy(dst, src, count_or_params):
                 raise AlignmentError(api, f"{side} address", t.addr, legal="32-byte aligned UB address",
                                      device=t.core.device)
             limit = t.nbytes
-        elif isinstance(t, GlobalTensor):
-            limit = t.array.nbytes
         else:
-            raise ParameterError(api, side, type(t).__name__, legal="LocalTensor or GlobalTensor")
+            limit = t.array.nbytes
         far = max((s if side == "src" else d) + n for s, d, n in runs) if runs else 0
         if far > limit:
             raise OutOfBoundsError(api, side, t, legal=f"at most {limit} bytes (the copy needs {far})",
                                    device=getattr(getattr(t, "core", None), "device", None))
-        ends.append(t)
+    core = dst.core if isinstance(dst, LocalTensor) else src.core
+    if core.sanitizer is not None:
+        core.sanitizer.copy_access(api, dst, src, runs, atomic=isinstance(dst, GlobalTensor) and core.atomic is not None)
     src_bytes = src.core.ub[src.addr:src.addr + src.nbytes] if isinstance(src, LocalTensor) else _gm_bytes(src)
     dst_bytes = dst.core.ub[dst.addr:dst.addr + dst.nbytes] if isinstance(dst, LocalTensor) else _gm_bytes(dst)
+    if isinstance(src, LocalTensor) and isinstance(dst, GlobalTensor) and src.core.atomic is not None:
+        atomic_copy(src.core, dst, dst_bytes, src_bytes, runs)
+        return
     for s, d, n in runs:
         dst_bytes[d:d + n] = src_bytes[s:s + n]
+
+
+def atomic_copy(core, dst, dst_bytes, src_bytes, runs):
+    """UB -> GM under SetAtomicAdd/Max/Min: each element combined with GM (jit/atomic.py), in the launch's turn
+    order across blocks (launch.py). runs: (src byte offset, dst byte offset, bytes). Every UB -> GM copy
+    (DataCopy, later DataCopyPad) goes through here while the core's atomic mode is set."""
+    from .jit.atomic import ATOMIC_OPS, atomic_combine
+    op, d = core.atomic
+    if dst.dtype is not d:
+        raise ParameterError("DataCopy", "dst.dtype", dst.dtype.name, device=core.device,
+                             legal=f"{d.name}, the type of the atomic mode set (SetAtomic{op.capitalize()})")
+    if core.launch is not None:
+        core.launch.atomic_turn(core)
+    for s, o, n in runs:
+        atomic_combine(dst_bytes[o:o + n], src_bytes[s:s + n], n // d.size, d.kind, ATOMIC_OPS[op],
+                       core.half_saturating, core.int_saturating)
+    core._sync_event("DataCopy (atomic)", op=op, dtype=d.name, dst=dst, runs=runs)

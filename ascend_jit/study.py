@@ -1,21 +1,23 @@
-"""The accumulation-order study: the same inputs through ReduceSum on every device and API form, plus what-if
-orders, against the exact sum (math.fsum). Reports errors in ulps of the result type and relative terms, how
-often variants disagree bit for bit, and each order's deterministic error bound (u * sum |x_i| * depth_i)."""
+"""The accumulation-order study: the same inputs through ReduceSum on every device and API form, the two-stage
+patterns of the other summing reductions (ReduceRepeat -> ReduceRepeat, BlockReduceSum -> WholeReduceSum), plus
+what-if orders, against the exact sum (math.fsum's correctly rounded answer, computed in linear time by exact_sum).
+Reports errors in ulps of the result type and relative terms, how often variants disagree bit for bit, and each
+order's deterministic error bound (u * sum |x_i| * depth_i). The distributions, exact sum, bound and error
+measures here are shared with the sweep (sweeps.py); the variants come from the summing registry (summing.py)."""
 import json
 import math
 import sys
 
 import numpy as np
 
-from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
-from .core import Core
 from .devices import SUPPORTED_NAMES, get_device
 from .dtypes import resolve
 from .errors import ParameterError
-from .jit.orders import pairwise_sum, sequential_sum, wide_sum
-from .order import explain_reduce_order
+from .summing import NO_DEVICE, PATTERN_APIS, get_api, run_pattern  # noqa: F401 (run_pattern: the study's API)
 
 DISTRIBUTIONS = ("normal", "uniform", "lognormal", "cancel")
+STUDY_PATTERNS = ("ReduceRepeat->ReduceRepeat", "BlockReduceSum->WholeReduceSum")
+APIS = ("ReduceSum",) + STUDY_PATTERNS  # what `--api` may name (comma-separated), or "all"
 UNIT_ROUNDOFF = {"half": 2.0 ** -11, "float": 2.0 ** -24}
 WIDE_ROUNDOFF = {"half": 2.0 ** -24, "float": 2.0 ** -53}  # the what-if accumulator: fp32 for half, fp64 for float
 
@@ -43,93 +45,109 @@ def ulp_of(value, np_t):
     return float(np.spacing(v))
 
 
+def ulps_of(values, np_t):
+    """ulp_of for an array of float64 values."""
+    v = np.minimum(np.abs(np.asarray(values, np.float64)), float(np.finfo(np_t).max)).astype(np_t)
+    return np.spacing(v).astype(np.float64)
+
+
+_UNWEIGHTED = np.zeros(0, np.int64)
+
+
+_FIELDS = {np.dtype(np.float16): (np.uint16, 10, 0x1F, 15), np.dtype(np.float32): (np.uint32, 23, 0xFF, 127)}
+
+
+def exact_sum(x, weights=None, absolute=False):
+    """sum_i x_i (* weights_i) of a half or float array (|x_i| with absolute), exactly, rounded once to float64
+    (math.fsum's answer), in time linear in n: integer partial sums per exponent (jit/orders.exponent_bucket_sums)
+    read straight from the bit patterns, combined as one Python integer. weights: non-negative int64 up to 2**24
+    (the bound's depths). Infinities and NaNs give the IEEE sum of the non-finite elements."""
+    from .jit.orders import exponent_bucket_sums
+    x = np.ascontiguousarray(x)
+    if x.dtype not in _FIELDS:
+        raise ParameterError("exact_sum", "x.dtype", str(x.dtype), legal="float16, float32")
+    uint, man_bits, exp_mask, bias = _FIELDS[x.dtype]
+    lo, hi = exponent_bucket_sums(x.view(uint), man_bits, exp_mask,
+                                  _UNWEIGHTED if weights is None else np.ascontiguousarray(weights, np.int64), absolute)
+    if lo[exp_mask]:
+        values = np.abs(x) if absolute else x
+        with np.errstate(invalid="ignore"):  # inf + -inf is NaN, as IEEE says
+            return float(np.sum(values[~np.isfinite(values)], dtype=np.float64))
+    total = 0
+    for e in np.flatnonzero(lo[:exp_mask] | hi[:exp_mask]):
+        total += ((int(hi[e]) << 32) + int(lo[e])) << (int(e) - 1)
+    return math.ldexp(float(total), 1 - bias - man_bits)  # float(int) rounds once (RNE); the scaling is exact
+
+
+def order_bound(api, d, x, depths, exact):
+    """The first-order error bound of one order on one input (Higham): u * sum_i |x_i| * depth_i, with the
+    wide accumulator's adds at the wide unit roundoff plus its one final rounding u * |exact|. The weighted sum
+    is exact, so the bound's bits depend on nothing but the inputs."""
+    weighted = exact_sum(x, depths, absolute=True)
+    if api.wide:
+        return WIDE_ROUNDOFF[d.name] * weighted + UNIT_ROUNDOFF[d.name] * abs(exact)
+    return UNIT_ROUNDOFF[d.name] * weighted
+
+
+def result_bits(value, d):
+    """The bit pattern of a result of type d (given as a Python float holding its exact value)."""
+    return int(np.array(value, d.np_dtype).view(np.uint16 if d.size == 2 else np.uint32))
+
+
+def error_measures(results, exact, np_t):
+    """|result - exact| in ulps of the type at the exact sum and relative to it (inf for a non-zero error on a
+    zero sum, 0 for none); results broadcast against exact."""
+    with np.errstate(all="ignore"):
+        ulp = ulps_of(exact, np_t)
+        abs_err = np.abs(results - exact)
+        ulp_err = abs_err / ulp
+        rel_err = np.where(exact != 0, abs_err / np.abs(exact), np.where(abs_err == 0, 0, np.inf))
+    return abs_err, ulp_err, rel_err, ulp
+
+
 class Variant:
-    """One way of summing: a device and API form (emulated) or a what-if order."""
+    """One way of summing in the study: a summing API on a device (or a device-independent what-if order)."""
 
-    def __init__(self, label, kind, device=None, form=None, what_if=None):
-        self.label, self.kind, self.device, self.form, self.what_if = label, kind, device, form, what_if
+    def __init__(self, api, device, dtype):
+        self.api, self.device = api, device
+        self.label = api.label(device, dtype)
+        self.kind = "device" if api.per_device else "what-if"
+        self.form = api.form
 
 
-def build_variants(devices, dtype):
+def parse_apis(apis):
+    """`--api`: "all" (ReduceSum and every pattern) or a comma-separated subset of APIS."""
+    if apis in ("all", None):
+        return APIS
+    names = tuple(a.strip() for a in str(apis).split(","))
+    for a in names:
+        if a not in APIS:
+            raise ParameterError("study", "api", a, legal="all, or a comma-separated list of " + ", ".join(APIS))
+    return names
+
+
+def build_variants(devices, dtype, apis=APIS):
     variants = []
-    for name in devices:
-        spec = get_device(name)
-        if dtype.name not in spec.reduce_sum_dtypes:
-            continue
-        variants.append(Variant(f"{name} count ({spec.reduce_sum_count_algorithm})", "device", name, "count"))
-        variants.append(Variant(f"{name} high-dim ({spec.reduce_sum_highdim_algorithm})", "device", name, "highdim"))
-    wide = "fp32" if dtype.name == "half" else "fp64"
-    variants += [Variant("what-if sequential", "what-if", what_if="sequential"),
-                 Variant("what-if pairwise", "what-if", what_if="pairwise"),
-                 Variant(f"what-if {wide} accumulator", "what-if", what_if="wide")]
-    return variants
+    if "ReduceSum" in apis:
+        variants += [Variant(get_api(name), device, dtype) for device in devices
+                     for name in ("reduce-sum-count", "reduce-sum-highdim")
+                     if dtype.name in get_device(device).reduce_sum_dtypes]
+    for pattern in STUDY_PATTERNS:
+        # the pattern's tree is the same on every device (SPEC-2 8.1, 8.2): one row, on the first device offering it
+        api = get_api(PATTERN_APIS[pattern])
+        offering = [n for n in devices if dtype.name in api.dtypes(get_device(n))]
+        if pattern in apis and offering:
+            variants.append(Variant(api, offering[0], dtype))
+    return variants + [Variant(get_api(f"whatif-{order}"), NO_DEVICE, dtype)
+                       for order in ("sequential", "pairwise", "wide")]
 
 
-def _depths(variant, n, dtype):
-    """Per-element number of rounded adds (the error multiplier of the bound)."""
-    if variant.kind == "device":
-        lanes = dtype.lanes_per_repeat
-        if variant.form == "count":
-            order = explain_reduce_order(variant.device, "count", dtype.name, count=n)
-        else:
-            order = explain_reduce_order(variant.device, "highdim", dtype.name, mask=lanes, repeat_time=-(-n // lanes))
-        d = order.leaf_depths()
-        return np.array([d.get(i, 0) for i in range(n)], np.float64)
-    if variant.what_if == "sequential" or variant.what_if == "wide":
-        d = np.arange(n, 0, -1, dtype=np.float64)
-        d[0] = n - 1
-        return d
-    depths = np.zeros(n)
-    groups = [[i] for i in range(n)]
-    while len(groups) > 1:
-        nxt = []
-        for k in range(0, len(groups) - 1, 2):
-            merged = groups[k] + groups[k + 1]
-            depths[merged] += 1
-            nxt.append(merged)
-        if len(groups) % 2:
-            nxt.append(groups[-1])
-        groups = nxt
-    return depths
-
-
-class _Runner:
-    """Emulated cores, one per device, with src/dst/tmp allocated once."""
-
-    def __init__(self, variants, n, dtype, saturate):
-        self.n, self.dtype, self.saturate = n, dtype, saturate
-        lanes = dtype.lanes_per_repeat
-        self.padded = -(-n // lanes) * lanes
-        self.cores = {}
-        for v in variants:
-            if v.kind == "device" and v.device not in self.cores:
-                core = Core(v.device)
-                if saturate and core.spec.half_saturation_switchable:
-                    core.SetCtrlSpr(48, 48, 0)
-                tmp_n = max(GetReduceSumTmpSize(v.device, dtype, count=n),
-                            GetReduceSumTmpSize(v.device, dtype, repeat_time=self.padded // lanes), 16)
-                self.cores[v.device] = (core, core.local_tensor(dtype, self.padded), core.local_tensor(dtype, 16),
-                                        core.local_tensor(dtype, tmp_n))
-
-    def run(self, variant, x):
-        if variant.kind == "what-if":
-            vals = x.astype(np.float32)
-            fn = {"sequential": sequential_sum, "pairwise": pairwise_sum, "wide": wide_sum}[variant.what_if]
-            return float(fn(vals, self.dtype.kind, self.saturate))
-        core, src, dst, tmp = self.cores[variant.device]
-        src[:self.n] = x
-        src[self.n:] = 0  # +0 padding lanes behave as masked lanes (D2)
-        if variant.form == "count":
-            ReduceSum(dst, src, tmp, self.n)
-        else:
-            lanes = self.dtype.lanes_per_repeat
-            ReduceSum(dst, src, tmp, lanes, self.padded // lanes, 8)
-        return float(dst.GetValue(0))
-
-
-def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", seed=0, saturate=False, progress=None):
-    """Run the study; returns a dict (the JSON form) with per-variant statistics and raw errors."""
+def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", seed=0, saturate=False, progress=None,
+              api="all"):
+    """Run the study; returns a dict (the JSON form) with per-variant statistics and raw errors. `api`: "all"
+    (ReduceSum and the two-stage patterns) or a comma-separated subset of APIS."""
     d = resolve(dtype, "study")
+    apis = parse_apis(api)
     if d.name not in UNIT_ROUNDOFF:
         raise ParameterError("study", "dtype", d.name, legal="half, float")
     names = SUPPORTED_NAMES if devices in ("all", None) else tuple(get_device(x).name for x in devices.split(","))
@@ -143,45 +161,36 @@ def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", se
     if trials < 1:
         raise ParameterError("study", "trials", trials, legal=">= 1")
     np_t = d.np_dtype.type
-    variants = build_variants(names, d)
-    runner = _Runner(variants, n, d, saturate)
-    depths = {v.label: _depths(v, n, d) for v in variants}
+    variants = build_variants(names, d, apis)
+    runners = [v.api.make_runner(v.device, d, n, saturate) for v in variants]
+    depths = [v.api.depths(v.device, d, n) for v in variants]
     rng = np.random.default_rng(seed)
     results = np.zeros((trials, len(variants)))
     bits = np.zeros((trials, len(variants)), np.uint64)
     exact = np.zeros(trials)
     bound = np.zeros((trials, len(variants)))
-    u = UNIT_ROUNDOFF[d.name]
     for t in range(trials):
         x = draw_inputs(rng, n, dist, np_t)
-        exact[t] = math.fsum(x.astype(np.float64).tolist())
-        ax = np.abs(x.astype(np.float64))
+        exact[t] = exact_sum(x)
         for k, v in enumerate(variants):
-            r = runner.run(v, x)
-            results[t, k] = r
-            bits[t, k] = int(np.array(r, np_t).view(np.uint16 if d.size == 2 else np.uint32))
-            if v.what_if == "wide":  # adds rounded to the wide type, then one rounding to T
-                bound[t, k] = WIDE_ROUNDOFF[d.name] * float(ax @ depths[v.label]) + u * abs(exact[t])
-            else:
-                bound[t, k] = u * float(ax @ depths[v.label])
+            results[t, k] = runners[k](x)
+            bits[t, k] = result_bits(results[t, k], d)
+            bound[t, k] = order_bound(v.api, d, x, depths[k], exact[t])
         if progress:
             progress(t + 1, trials)
     return _summarise(variants, results, bits, exact, bound, np_t,
                       dict(dtype=d.name, n=n, trials=trials, dist=dist, seed=seed, saturate=saturate,
-                           devices=list(names)))
+                           devices=list(names), apis=list(apis)))
 
 
 def _summarise(variants, results, bits, exact, bound, np_t, params):
     summary = []
-    with np.errstate(all="ignore"):
-        ulp = np.array([ulp_of(e, np_t) for e in exact])
-        abs_err = np.abs(results - exact[:, None])
-        ulp_err = abs_err / ulp[:, None]
-        rel_err = np.where(exact[:, None] != 0, abs_err / np.abs(exact[:, None]), np.where(abs_err == 0, 0, np.inf))
-        bound_ulp = bound / ulp[:, None]
+    abs_err, ulp_err, rel_err, ulp = error_measures(results, exact[:, None], np_t)
+    bound_ulp = bound / ulp
     for k, v in enumerate(variants):
         e = ulp_err[:, k]
-        summary.append({"variant": v.label, "kind": v.kind, "device": v.device, "form": v.form,
+        summary.append({"variant": v.label, "kind": v.kind, "device": v.device if v.api.per_device else None,
+                        "form": v.form,
                         "ulp_mean": float(np.mean(e)), "ulp_p50": float(np.percentile(e, 50)),
                         "ulp_p90": float(np.percentile(e, 90)), "ulp_p99": float(np.percentile(e, 99)),
                         "ulp_max": float(np.max(e)), "rel_mean": float(np.mean(rel_err[:, k])),
@@ -271,7 +280,7 @@ def plot(report, path):
     plt.close(fig)
 
 
-def progress_bar(stream=sys.stderr):
+def progress_bar(stream=sys.stderr, unit="trials"):
     """A minimal progress bar on a terminal (no dependency); silent when not a TTY."""
     if not stream.isatty():
         return None
@@ -279,7 +288,7 @@ def progress_bar(stream=sys.stderr):
     def update(done, total):
         width = 30
         filled = int(width * done / total)
-        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} trials")
+        stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {unit}")
         if done == total:
             stream.write("\n")
         stream.flush()

@@ -15,14 +15,47 @@ class TPosition(enum.Enum):
 
 
 class LocalTensor:
-    """dtype, byte address and element count on one core's UB. `t[a:b]` is a sub-tensor, `t[:] = x` copies host
-    data in, `t.numpy()` copies it out. A tensor handed back to its queue (FreeTensor) refuses further use."""
+    """dtype, byte address and element count on one core's UB, indexed as in Ascend C (docs/decisions.md
+    "Indexing"): `t[i]` is the sub-tensor starting i elements in (GetSize() = size - i), `t[a:b]` the sub-tensor of
+    b - a elements; elements are read and written with `GetValue(i)` / `SetValue(i, v)`; `t[:] = x` copies host
+    data in, `t.numpy()` copies it out. A tensor handed back to its queue (FreeTensor) refuses further use.
+
+    `aj.LocalTensor(aj.TPosition.VECCALC, addr, length, dtype="half")` places a tensor explicitly on the current
+    core's UB (Ascend C `LocalTensor<T>(TPosition pos, uint32_t addr, uint32_t tileSize)`; addr in bytes)."""
 
     __slots__ = ("core", "dtype", "addr", "size", "position", "_lease")
 
-    def __init__(self, core, dtype, addr, size, position=TPosition.VECCALC, lease=None):
-        self.core, self.dtype, self.addr, self.size, self.position = core, dtype, addr, size, position
-        self._lease = lease  # a queue buffer lease; lease.alive goes False on FreeTensor
+    def __init__(self, *args, dtype=None, lease=None):
+        if args and isinstance(args[0], TPosition):
+            self._place(*args, dtype=dtype)
+            return
+        if len(args) < 4:
+            raise ParameterError("LocalTensor", "position", args[0] if args else None,
+                                 legal="LocalTensor(aj.TPosition.VECCALC, addr, length, dtype=...)",
+                                 detail=f"got {type(args[0]).__name__ if args else 'nothing'}")
+        core, d, addr, size, *rest = args
+        self.core, self.dtype, self.addr, self.size = core, d, addr, size
+        self.position = rest[0] if rest else TPosition.VECCALC
+        self._lease = rest[1] if len(rest) > 1 else lease  # a queue buffer lease; lease.alive goes False on FreeTensor
+
+    def _place(self, position, addr=None, length=None, dtype=None):
+        from .core import current_core
+        api = "LocalTensor"
+        core = current_core(api)
+        missing = [name for name, v in (("addr", addr), ("length", length), ("dtype", dtype)) if v is None]
+        if missing:
+            raise ParameterError(api, ", ".join(missing), None, device=core.device,
+                                 legal="LocalTensor(TPosition, addr, length, dtype=...) (the C++ template argument "
+                                       "T is the dtype keyword)", detail="missing")
+        d = dt.resolve(dtype, api)
+        for name, v in (("addr", addr), ("length", length)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+                raise ParameterError(api, name, v, legal="an integer >= 0", device=core.device)
+        addr, length = int(addr), int(length)
+        if addr + length * d.size > core.spec.ub_bytes:
+            raise OutOfBoundsError(api, "addr + length", f"bytes [{addr}, {addr + length * d.size})",
+                                   legal=f"inside the UB [0, {core.spec.ub_bytes})", device=core.device)
+        self.core, self.dtype, self.addr, self.size, self.position, self._lease = core, d, addr, length, position, None
 
     def check_alive(self, api):
         if self._lease is not None and not self._lease.alive:
@@ -54,18 +87,25 @@ class LocalTensor:
         return self._view().copy()
 
     def _index(self, i, api):
-        i = int(i)
-        if not 0 <= i < self.size:
-            raise OutOfBoundsError(api, "index", i, legal=f"[0, {self.size})", device=self.core.device)
-        return i
+        return _index_value(api, i, self.size, self.core.device)
 
     def GetValue(self, i):
         self.check_alive("GetValue")
-        return self._view()[self._index(i, "GetValue")]
+        i = self._index(i, "GetValue")
+        if self.core.sanitizer is not None:
+            self.core.sanitizer.scalar_access("GetValue", self, i, write=False)
+        return self._view()[i]
 
     def SetValue(self, i, value):
         self.check_alive("SetValue")
-        self._view()[self._index(i, "SetValue")] = value
+        i = self._index(i, "SetValue")
+        if self.core.sanitizer is not None:
+            self.core.sanitizer.scalar_access("SetValue", self, i, write=True)
+        self._view()[i] = value
+
+    def __call__(self, i):
+        """`t(i)`: Ascend C's element access `operator()`, the same as GetValue(i)."""
+        return self.GetValue(i)
 
     def _sub(self, key):
         start, stop, step = key.indices(self.size)
@@ -75,37 +115,61 @@ class LocalTensor:
         return LocalTensor(self.core, self.dtype, self.addr + start * self.dtype.size, max(0, stop - start),
                            self.position, self._lease)
 
+    def _offset(self, i):
+        """`t[i]`: the sub-tensor i elements in (Ascend C operator[]), as the tiled kernels' `xLocal[j * len]`."""
+        i = _index_value("LocalTensor[]", i, self.size, self.core.device)
+        return LocalTensor(self.core, self.dtype, self.addr + i * self.dtype.size, self.size - i, self.position,
+                           self._lease)
+
     def __getitem__(self, key):
         if isinstance(key, slice):
             return self._sub(key)
-        return self.GetValue(key)
+        return self._offset(key)
 
     def __setitem__(self, key, value):
         self.check_alive("LocalTensor[]=")
+        if not isinstance(key, slice):
+            raise ParameterError("LocalTensor[]=", "index", key, device=self.core.device,
+                                 legal="a slice (t[a:b] = host data); one element is t.SetValue(i, v)",
+                                 detail="t[i] is the sub-tensor at offset i (Ascend C operator[])")
+        target = self._sub(key)
+        if isinstance(value, _CompareExpr):
+            from .api.compare import compare_operator
+            compare_operator(target, value.src0, value.src1, value.mode)
+            return
         if isinstance(value, _AddExpr):
-            target = self._sub(key) if isinstance(key, slice) else None
-            if target is None:
-                raise ParameterError("operator+", "target", key, legal="a slice, as in dst[:] = a + b")
             from .api.add import add_operator
             add_operator(target, value.src0, value.src1)
             return
-        if isinstance(key, slice):
-            target = self._sub(key)
-            data = np.asarray(value)
-            if data.ndim == 0:
-                target._view()[:] = data.astype(self.dtype.np_dtype)
-                return
-            data = data.reshape(-1)
-            if data.size != target.size:
-                raise ParameterError("LocalTensor[]=", "len(value)", data.size, legal=f"{target.size} elements",
-                                     device=self.core.device)
-            target._view()[:] = data.astype(self.dtype.np_dtype, copy=False)
-        else:
-            self.SetValue(key, value)
+        _host_copy_in(target._view(), value, "LocalTensor[]=", self.dtype, self.core.device)
+        if self.core.sanitizer is not None:
+            self.core.sanitizer.host_write(target.addr, target.nbytes)
 
     def __add__(self, other):
         """`dst[:] = src0 + src1` is the Add operator form: count = dst.GetSize() (SPEC 3.2)."""
         return _AddExpr(self, other)
+
+    # SPEC-2 1.1 / 9.4: `dst[:] = a < b` etc. is the Compare operator form; the expression is evaluated only by
+    # that assignment (a truth test raises TypeError) and tensors keep identity hashing.
+    __hash__ = object.__hash__
+
+    def __lt__(self, other):
+        return _CompareExpr(self, other, "<")
+
+    def __gt__(self, other):
+        return _CompareExpr(self, other, ">")
+
+    def __le__(self, other):
+        return _CompareExpr(self, other, "<=")
+
+    def __ge__(self, other):
+        return _CompareExpr(self, other, ">=")
+
+    def __eq__(self, other):
+        return _CompareExpr(self, other, "==")
+
+    def __ne__(self, other):
+        return _CompareExpr(self, other, "!=")
 
     def ReinterpretCast(self, dtype):
         d = dt.resolve(dtype, "ReinterpretCast")
@@ -119,8 +183,52 @@ class _AddExpr:
         self.src0, self.src1 = src0, src1
 
 
+class _CompareExpr:
+    """An unevaluated `src0 <op> src1` (Compare operator form, SPEC-2 9.4)."""
+    __slots__ = ("src0", "src1", "symbol")
+
+    def __init__(self, src0, src1, symbol):
+        self.src0, self.src1, self.symbol = src0, src1, symbol
+
+    @property
+    def mode(self):
+        from .api.compare import CMPMODE
+        return {"<": CMPMODE.LT, ">": CMPMODE.GT, "<=": CMPMODE.LE, ">=": CMPMODE.GE, "==": CMPMODE.EQ,
+                "!=": CMPMODE.NE}[self.symbol]
+
+    def __bool__(self):
+        raise TypeError(f"a tensor comparison ({self.symbol}) has no truth value: assign it, dst[:] = a {self.symbol} "
+                        "b, or compare tensors with `is`")
+
+
+def _index_value(api, i, size, device=None):
+    """An integer offset into a tensor of `size` elements: [0, size) (no Python wrap-around: Ascend C offsets are
+    unsigned), else OutOfBoundsError."""
+    if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+        raise ParameterError(api, "index", i, legal="an int (the sub-tensor at that offset) or a slice",
+                             device=device, detail=f"got {type(i).__name__}")
+    i = int(i)
+    if not 0 <= i < size:
+        raise OutOfBoundsError(api, "index", i, legal=f"[0, {size})", device=device)
+    return i
+
+
+def _host_copy_in(view, value, api, dtype, device=None):
+    """`t[a:b] = x`: a scalar fills, an array of exactly the sub-tensor's length is copied (numpy's conversion)."""
+    data = np.asarray(value)
+    if data.ndim == 0:
+        view[:] = data.astype(dtype.np_dtype)
+        return
+    data = data.reshape(-1)
+    if data.size != view.size:
+        raise ParameterError(api, "len(value)", data.size, legal=f"{view.size} elements", device=device)
+    view[:] = data.astype(dtype.np_dtype, copy=False)
+
+
 class GlobalTensor:
-    """A typed window on a host numpy array (Global Memory). `GlobalTensor(array)` or `SetGlobalBuffer(array)`."""
+    """A typed window on a host numpy array (Global Memory). `GlobalTensor(array)` or `SetGlobalBuffer(array[, size])`.
+    Indexed as LocalTensor: `g[i]` is the sub-tensor at offset i, `g[a:b]` a sub-tensor, elements through
+    GetValue / SetValue, `g[:] = x` and `g.numpy()` are host copies."""
 
     def __init__(self, array=None, dtype=None):
         self.array = None
@@ -129,16 +237,31 @@ class GlobalTensor:
             self.SetGlobalBuffer(array, dtype=dtype)
 
     def SetGlobalBuffer(self, array, size=None, dtype=None):
-        arr = np.asarray(array)
+        api = "SetGlobalBuffer"
+        if isinstance(array, GlobalTensor):
+            array = array.array
+        if not isinstance(array, np.ndarray):
+            raise ParameterError(api, "array", type(array).__name__, legal="a numpy array (the GM buffer)",
+                                 detail="GM is host memory the kernel shares: pass the array itself, not a copy")
+        arr = array
         if not arr.flags.c_contiguous:
-            raise ParameterError("SetGlobalBuffer", "array", "non-contiguous", legal="a C-contiguous numpy array")
+            raise ParameterError(api, "array", "non-contiguous", legal="a C-contiguous numpy array")
         arr = arr.reshape(-1)
-        d = dt.resolve(dtype if dtype is not None else arr.dtype, "SetGlobalBuffer")
+        d = dt.resolve(dtype if dtype is not None else arr.dtype, api)
         if arr.dtype != d.np_dtype:
             arr = arr.view(np.uint8).view(d.np_dtype)
-        self.array = arr if size is None else arr[:size]
+        if size is not None:
+            if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 0 <= size <= arr.size:
+                raise OutOfBoundsError(api, "size", size, legal=f"[0, {arr.size}] (the array holds {arr.size} "
+                                       f"{d.name} elements)")
+            arr = arr[:int(size)]
+        self.array = arr
         self.dtype = d
         return self
+
+    def _require_buffer(self, api):
+        if self.array is None:
+            raise StateError(api, detail="the GlobalTensor has no buffer: call SetGlobalBuffer(array) first")
 
     @property
     def size(self):
@@ -150,21 +273,42 @@ class GlobalTensor:
     def __len__(self):
         return self.array.size
 
+    def _wrap(self, array):
+        sub = GlobalTensor()
+        sub.array, sub.dtype = array, self.dtype
+        return sub
+
     def __getitem__(self, key):
+        self._require_buffer("GlobalTensor[]")
         if isinstance(key, slice):
-            sub = GlobalTensor()
-            sub.array, sub.dtype = self.array[key], self.dtype
-            return sub
-        return self.array[key]
+            if key.step not in (None, 1):
+                raise ParameterError("GlobalTensor[]", "step", key.step, legal="1 (sub-tensors are contiguous)")
+            return self._wrap(self.array[key])
+        return self._wrap(self.array[_index_value("GlobalTensor[]", key, self.array.size):])
+
+    def __setitem__(self, key, value):
+        self._require_buffer("GlobalTensor[]=")
+        if not isinstance(key, slice):
+            raise ParameterError("GlobalTensor[]=", "index", key,
+                                 legal="a slice (g[a:b] = host data); one element is g.SetValue(i, v)",
+                                 detail="g[i] is the sub-tensor at offset i (Ascend C operator[])")
+        self[key]  # the same checks as reading the slice
+        _host_copy_in(self.array[key], value, "GlobalTensor[]=", self.dtype)
 
     def GetValue(self, i):
-        return self.array[i]
+        self._require_buffer("GlobalTensor.GetValue")
+        return self.array[_index_value("GlobalTensor.GetValue", i, self.array.size)]
 
     def SetValue(self, i, value):
-        self.array[i] = value
+        self._require_buffer("GlobalTensor.SetValue")
+        self.array[_index_value("GlobalTensor.SetValue", i, self.array.size)] = value
+
+    def GetPhyAddr(self, offset=0):
+        """The host address of element `offset` (GM addresses are host addresses here)."""
+        return self.array.ctypes.data + offset * self.dtype.size
 
     def numpy(self):
         return self.array.copy()
 
     def __repr__(self):
-        return f"GlobalTensor({self.dtype.name}, size={self.size})"
+        return f"GlobalTensor({self.dtype.name if self.dtype else None}, size={self.size if self.array is not None else 0})"

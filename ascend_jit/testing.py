@@ -60,6 +60,11 @@ def _hex(v, size):
     return f"0x{int(v):0{2 * size}x}"
 
 
+def _decimal(v):
+    """The element's exact value in decimal (floats widen exactly to a Python float)."""
+    return repr(float(v)) if _is_float(np.asarray(v)) else str(int(v))
+
+
 def mismatch_report(actual, expected, nan_equal=False, max_items=10):
     """A readable report of the elements whose bits differ; '' when none do."""
     a, e = np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)
@@ -70,10 +75,9 @@ def mismatch_report(actual, expected, nan_equal=False, max_items=10):
     ulps = ulp_diff(a[bad], e[bad]) if _is_float(a) and resolve(a.dtype).name in _ULP_TYPES else None
     lines = [f"{bad.size} of {a.size} elements differ in their bits"]
     for k, i in enumerate(bad[:max_items]):
-        line = (f"  [{i}] actual {a[i]!r} ({_hex(_bits(a)[i], size)})  expected {e[i]!r} ({_hex(_bits(e)[i], size)})")
-        if ulps is not None:
-            line += f"  {ulps[k]} ulp"
-        lines.append(line)
+        moved = f"moved by {ulps[k]} ulp" if ulps is not None else "differs"
+        lines.append(f"  element {i} {moved}: actual {_decimal(a[i])} ({_hex(_bits(a)[i], size)}), "
+                     f"expected {_decimal(e[i])} ({_hex(_bits(e)[i], size)})")
     if bad.size > max_items:
         lines.append(f"  ... and {bad.size - max_items} more")
     if ulps is not None:

@@ -122,3 +122,116 @@ def test_reg_reduce_data_block_vf_8320_halves_emu(benchmark, rng):
 def test_reg_vf_8320_np_float32_block_sums(benchmark, rng):
     x = rng.standard_normal(N).astype(np.float32)
     benchmark(lambda: x.reshape(-1, 16).sum(axis=1))
+
+
+# --- Cast, Compare + Select, DataCopyPad (issue 14) -------------------------------------------------------------
+@pytest.mark.benchmark(group="cast-h2f-8320")
+def test_cast_half_to_float_8320_emu(benchmark, a2, rng):
+    (src,) = half_tensors(a2, N, 1, rng)
+    dst = a2.local_tensor("float", N)
+    benchmark(aj.Cast, dst, src, aj.RoundMode.CAST_NONE, N)
+
+
+@pytest.mark.benchmark(group="cast-h2f-8320")
+def test_cast_half_to_float_8320_np_astype(benchmark, rng):
+    x = (rng.standard_normal(N) * 100).astype(np.float16)
+    benchmark(x.astype, np.float32)
+
+
+@pytest.mark.benchmark(group="cast-f2h-8320")
+def test_cast_float_to_half_8320_emu(benchmark, a2, rng):
+    src = a2.local_tensor("float", N)
+    src[:] = (rng.standard_normal(N) * 100).astype(np.float32)
+    dst = a2.local_tensor("half", N)
+    benchmark(aj.Cast, dst, src, aj.RoundMode.CAST_RINT, N)
+
+
+@pytest.mark.benchmark(group="cast-f2h-8320")
+def test_cast_float_to_half_8320_np_astype(benchmark, rng):
+    x = (rng.standard_normal(N) * 100).astype(np.float32)
+    benchmark(x.astype, np.float16)
+
+
+@pytest.mark.benchmark(group="compare-select-8320")
+def test_compare_select_half_8320_emu(benchmark, a2, rng):
+    a, b, d = half_tensors(a2, N, 3, rng)
+    bits = a2.local_tensor("uint8", N // 8)
+
+    def run():
+        aj.Compare(bits, a, b, aj.CMPMODE.LT, N)
+        aj.Select(d, bits, a, b, aj.SELMODE.VSEL_TENSOR_TENSOR_MODE, N)
+    benchmark(run)
+
+
+@pytest.mark.benchmark(group="compare-select-8320")
+def test_compare_select_8320_np_where_float32(benchmark, rng):
+    a, b = (rng.standard_normal(N).astype(np.float32) for _ in range(2))
+    benchmark(lambda: np.where(a < b, a, b))
+
+
+@pytest.mark.benchmark(group="datacopypad-8320")
+def test_data_copy_pad_half_row_8320_emu(benchmark, a2, rng):
+    n = N - 3   # a row that is not a multiple of 32 bytes: 3 pad elements complete the last DataBlock
+    gm = aj.GlobalTensor((rng.standard_normal(n) * 100).astype(np.float16))
+    ub = a2.local_tensor("half", N)
+    params, pad = aj.DataCopyExtParams(1, n * 2, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 3, 0)
+    benchmark(aj.DataCopyPad, ub, gm, params, pad)
+
+
+@pytest.mark.benchmark(group="datacopypad-8320")
+def test_data_copy_pad_8320_np_slice_copy_and_fill(benchmark, rng):
+    n = N - 3
+    x = (rng.standard_normal(n) * 100).astype(np.float16)
+    out = np.empty(N, np.float16)
+
+    def run():
+        out[:n] = x
+        out[n:] = 0
+    benchmark(run)
+
+
+# --- the reduction family (SPEC-2 8) --------------------------------------------------------------------------------
+@pytest.mark.benchmark(group="wholereducesum-65x128")
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_whole_reduce_sum_65x128_halves_emu(benchmark, device, rng):
+    core = aj.Core(device)
+    (src,) = half_tensors(core, N, 1, rng)
+    dst = core.local_tensor("half", 80)
+    benchmark(aj.WholeReduceSum, dst, src, 128, 65, 1, 1, 8)
+
+
+@pytest.mark.benchmark(group="wholereducesum-65x128")
+def test_whole_reduce_sum_65x128_np_float32(benchmark, rng):
+    x = rng.standard_normal(N).astype(np.float32)
+    benchmark(lambda: x.reshape(65, 128).sum(1))
+
+
+@pytest.mark.benchmark(group="reducemax-index-8320")
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_reduce_max_index_8320_halves_emu(benchmark, device, rng):
+    core = aj.Core(device)
+    (src,) = half_tensors(core, N, 1, rng)
+    dst = core.local_tensor("half", 16)
+    tmp = core.local_tensor("half", max(aj.GetReduceMaxMinTmpSize(device, "half", count=N, cal_index=True), 16))
+    benchmark(aj.ReduceMax, dst, src, tmp, N, True)
+
+
+@pytest.mark.benchmark(group="reducemax-index-8320")
+def test_reduce_max_index_8320_np_float32(benchmark, rng):
+    x = rng.standard_normal(N).astype(np.float32)
+    benchmark(lambda: (x.argmax(), x.max()))
+
+
+@pytest.mark.benchmark(group="blockreducesum-8320")
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_block_reduce_sum_8320_halves_emu(benchmark, device, rng):
+    core = aj.Core(device)
+    (src,) = half_tensors(core, N, 1, rng)
+    dst = core.local_tensor("half", N // 16)
+    benchmark(aj.BlockReduceSum, dst, src, 65, 128, 1, 1, 8)
+
+
+@pytest.mark.benchmark(group="blockreducesum-8320")
+def test_block_reduce_sum_8320_np_float32(benchmark, rng):
+    x = rng.standard_normal(N).astype(np.float32)
+    benchmark(lambda: x.reshape(-1, 16).sum(1))

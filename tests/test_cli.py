@@ -78,3 +78,50 @@ def test_user_errors_are_one_line(args, needle):
     assert r.returncode != 0 and "Traceback" not in r.stderr
     assert needle in r.stderr
     assert len(r.stderr.strip().splitlines()) <= 3
+
+
+# --- regressions of issue 11, section 6 -------------------------------------------------------------------------------
+def test_run_defaults_to_the_kernels_first_supported_device():
+    r = cli("run", "reduce_data_block")
+    assert r.returncode == 0 and "on ascend950" in r.stdout and "PASS" in r.stdout
+
+
+def test_a_closed_stdout_ends_quietly():
+    p = subprocess.Popen([sys.executable, "-m", "ascend_jit.cli", "run", "--list"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    p.stdout.close()  # the reader is gone before anything is written, as with `| head -1` on a long output
+    err = p.stderr.read()
+    assert p.wait(timeout=600) == 141 and err == b""
+
+
+def test_golden_check_of_a_missing_folder(tmp_path):
+    r = cli("golden", "check", str(tmp_path / "nope"))
+    assert r.returncode == 2 and "does not exist" in r.stderr and "ascend-jit golden record" in r.stderr
+    assert "FAIL" not in r.stdout
+
+
+def test_study_plot_checks_matplotlib_before_the_study(tmp_path):
+    fake = tmp_path / "matplotlib"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise ImportError('no matplotlib here')\n")
+    import os
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{os.getcwd()}")
+    r = subprocess.run([sys.executable, "-m", "ascend_jit.cli", "study", "--trials", "100000", "--plot",
+                        str(tmp_path / "s.png")], capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 2 and "matplotlib" in r.stderr and r.stdout == ""
+
+
+def test_explain_refuses_what_reduce_sum_refuses():
+    r = cli("explain", "--device", "atlas-training", "--dtype", "float", "--n", "300")
+    assert r.returncode == 2 and "ReduceSum" in r.stderr and "float" in r.stderr and "atlas-training" in r.stderr
+
+
+def test_every_option_has_a_help_line():
+    import argparse
+
+    from ascend_jit.cli import build_parser
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for verb, p in sub.choices.items():
+        for action in p._actions:
+            assert action.help and action.help != argparse.SUPPRESS, f"{verb} {action.option_strings or action.dest}"

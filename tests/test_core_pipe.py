@@ -62,7 +62,7 @@ def test_local_tensor_views_and_host_copies():
     assert sub.GetSize() == 8 and sub.GetPhyAddr() == t.GetPhyAddr() + 16
     assert sub.numpy().tolist() == list(range(8, 16))
     t.SetValue(3, 42)
-    assert t.GetValue(3) == 42 and t[3] == 42
+    assert t.GetValue(3) == 42 and t[3].GetValue(0) == 42 and t(3) == 42
     with pytest.raises(aj.OutOfBoundsError):
         t.GetValue(64)
     with pytest.raises(aj.ParameterError):

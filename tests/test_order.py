@@ -19,8 +19,8 @@ def test_tree_tree_tail_adds_the_tail_last():
     while node[1] is None:  # the final tree over [body, tail, +0, ...]: (((body + tail) + 0) + 0) ...
         node = node[0]
     body, tail = node
-    assert sorted(aj.ReduceOrder(body, "", "", "half", "").leaves()) == list(range(256))
-    assert sorted(aj.ReduceOrder(tail, "", "", "half", "").leaves()) == list(range(256, 300))
+    assert sorted(aj.ReduceTree(body, "", "", "half", "").leaves()) == list(range(256))
+    assert sorted(aj.ReduceTree(tail, "", "", "half", "").leaves()) == list(range(256, 300))
 
 
 def test_950_vadd_two_repeats_merges_lane_wise():
@@ -55,3 +55,17 @@ def test_evaluate_batch_equals_evaluate():
 def test_refusals(kwargs, error):
     with pytest.raises(error):
         aj.explain_reduce_order(**kwargs)
+
+
+def test_d27_reduce_order_is_the_enum_and_the_old_tree_name_warns():
+    assert [int(o) for o in aj.ReduceOrder] == [0, 1, 2, 3] and aj.ReduceOrder(1) is aj.ReduceOrder.ORDER_INDEX_VALUE
+    t = aj.explain_reduce_order("a2", "count", "half", count=4)
+    assert type(t) is aj.ReduceTree
+    with pytest.warns(DeprecationWarning, match="ReduceTree"):
+        old = aj.ReduceOrder((0, 1), "atlas-a2", "count", "half", "one add")
+    assert type(old) is aj.ReduceTree and old.num_adds() == 1
+    with pytest.warns(DeprecationWarning):
+        assert isinstance(t, aj.ReduceOrder)
+    with pytest.warns(DeprecationWarning):
+        assert aj.ReduceOrder.leaves(t) == [0, 1, 2, 3]
+    assert not isinstance(3, aj.ReduceOrder)

@@ -226,7 +226,7 @@ def reduce_cases(draw):
 @given(reduce_cases())
 def test_reduce_sum_matches_reference_on_whole_ub(case):
     device, dtype, form, seed, saturating, p = case
-    core = aj.Core(device)
+    core = aj.Core(device, bounds="ub")  # strides past the tensors: the UB rule (tensor bounds: test_tensor_bounds)
     set_sat_mode(core, saturating)
     random_ub(core, seed, dtype)
     size = ref.SIZES[dtype]
@@ -268,14 +268,15 @@ def test_refusals(device):
     ub_elems = core.spec.ub_bytes // 2
     _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 0), aj.ParameterError, "count", device)
     _refused(core, lambda: aj.ReduceSum(dst, src, tmp, ub_elems + 1), aj.ParameterError, str(ub_elems))
-    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 4096), aj.OutOfBoundsError, "src.GetSize()")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 4096), aj.OutOfBoundsError, "outside src",
+             "repeat 17")
     _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 600, 8000), aj.OutOfBoundsError)
     _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 16385, 0), aj.ParameterError, "L*L")
     _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 1, 65536), aj.ParameterError, "src_rep_stride")
     _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, -1, 8), aj.ParameterError)
     if core.spec.reduce_sum_count_algorithm != "tree-seq":
         _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 2176), aj.ParameterError, "sharedTmpBuffer", ">= 32")
-    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 40, 8), aj.ParameterError, "48")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 17, 8), aj.ParameterError, "32")
     mis_src = core.local_tensor("half", 256, addr=src.addr + 16)
     _refused(core, lambda: aj.ReduceSum(dst, mis_src, tmp, 128), aj.AlignmentError, "src")
     mis_tmp = core.local_tensor("half", 64, addr=tmp.addr + 2)

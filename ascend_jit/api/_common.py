@@ -25,23 +25,49 @@ def as_signed64(word):
     return word - (1 << 64) if word >= (1 << 63) else word
 
 
-def operands(api, dst, *srcs):
-    """The core of the operands, after checking they are live LocalTensors of one core (per call: cheap)."""
+def operands(api, dst, *srcs, names=None):
+    """The core of the operands, after checking they are live LocalTensors of one core (per call: cheap).
+    `names`: the sources' parameter names for error messages."""
     if type(dst) is not LocalTensor:
-        raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor")
+        raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor",
+                             detail=_not_a_tensor_hint(dst))
     core = dst.core
     if dst._lease is not None:
         dst.check_alive(api)
     for i, t in enumerate(srcs):
         if type(t) is not LocalTensor or t.core is not core:
-            name = f"src{i}" if len(srcs) > 2 or api == "Add" else ("src", "sharedTmpBuffer")[i]
-            raise ParameterError(api, name, t if type(t) is LocalTensor else type(t).__name__,
-                                 legal="a LocalTensor of the same Core as dst", device=core.device)
+            name = names[i] if names else (f"src{i}" if len(srcs) > 2 or api == "Add" else ("src", "sharedTmpBuffer")[i])
+            if type(t) is LocalTensor:
+                raise ParameterError(api, name, t, legal="a LocalTensor of the same Core as dst", device=core.device,
+                                     detail="belongs to another core")
+            raise ParameterError(api, name, type(t).__name__, legal="a LocalTensor of the same Core as dst",
+                                 device=core.device, detail=_not_a_tensor_hint(t))
         if t._lease is not None:
             t.check_alive(api)
     if not core.spec.supported:
         core.spec.require_supported(api)
     return core
+
+
+def _not_a_tensor_hint(value):
+    """Why a value is not a tensor, in the words of the usual porting mistake."""
+    if value is None:
+        return "missing"
+    if isinstance(value, (np.ndarray, list, tuple)):
+        return "is host data: copy it into a LocalTensor first (t[:] = array)"
+    if isinstance(value, (int, float, np.generic)):
+        return "is a scalar: pass the LocalTensor itself (t[i] is the sub-tensor at offset i)"
+    return None
+
+
+def high_dim_is_set_mask(api, is_count_form, is_set_mask):
+    """SPEC-2 D32: the count prototypes of Cast, Compare, Select, Gather have no isSetMask template argument, so
+    passing it to a count form is a TypeError; high-dim forms default to True. (`is_set_mask` is None when absent.)"""
+    if is_count_form:
+        if is_set_mask is not None:
+            raise TypeError(f"{api}() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
+        return True
+    return True if is_set_mask is None else is_set_mask
 
 
 def check_dtype(api, spec, dtype, allowed, detail=None):
@@ -263,21 +289,52 @@ def check_tensor_bounds(api, core, op, tensor, ext=None):
     if ext[0] < lo:
         first, where = ext[0], "repeat 0"
     else:
-        first, where = hi, f"repeat {_first_repeat_reaching(op, hi)}"
+        repeat = _first_repeat_reaching(op, hi)
+        first, where = _first_byte_from(op, repeat, hi), f"repeat {repeat}"
     raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=core.device,
                            legal=f"inside {op.name}'s tensor [{lo}, {hi}) ({tensor.size} x {tensor.dtype.name}); "
                                  "make the core with bounds=\"ub\" to allow strides past a tensor",
                            detail=f"byte {first} lies outside {op.name}, reached by {where}")
 
 
+class TensorExtent:
+    """The facts check_tensor_bounds reads from a tensor, as plain values (validators are cached on them)."""
+    __slots__ = ("addr", "nbytes", "size", "dtype")
+
+    def __init__(self, addr, size, dtype):
+        self.addr, self.size, self.dtype, self.nbytes = addr, size, dtype, size * dtype.size
+
+
+class BoundsRule:
+    """The facts check_tensor_bounds reads from a core: its bounds rule and device name."""
+    __slots__ = ("bounds", "device")
+
+    def __init__(self, bounds, device):
+        self.bounds, self.device = bounds, device
+
+
 def _first_repeat_reaching(op, end):
     """The first repeat of `op` that touches a byte at or after `end` (closed form over the repeat stride)."""
+    if isinstance(op, Runs):
+        return op.first_repeat_reaching(end)
     full = _offset_span(op.size, op.blk, op.lo, op.hi, -1)
     if full is None or op.rep == 0:
         return 0
     # repeat i ends at base + i*rep*32 + full[1]; the first i with that end > end
     i = max(0, -(-(end - op.base - full[1] + 1) // (op.rep * 32)))
     return min(i, max(op.repeat - 1, 0))
+
+
+def _first_byte_from(op, repeat, end):
+    """The lowest byte at or after `end` that repeat `repeat` of `op` touches (`end` itself if none does)."""
+    if isinstance(op, Runs):
+        return max(end, op.base + repeat * op.step)
+    lanes = mask_lane_indices(op.lo, op.hi, 256 // op.size)
+    if op.last_lanes >= 0 and repeat == op.repeat - 1:
+        lanes = lanes[:op.last_lanes]
+    starts = op.base + repeat * op.rep * 32 + lane_offsets(op.size, op.blk, lanes)
+    reaching = starts[starts + op.size > end]
+    return int(max(end, reaching.min())) if reaching.size else end
 
 
 def check_overlap(api, spec, dst, src, dst_ext, src_ext, src_may_accumulate=False):
@@ -292,14 +349,22 @@ def check_overlap(api, spec, dst, src, dst_ext, src_ext, src_may_accumulate=Fals
         same = True  # identical operands: every repeat overlaps itself 100%; check repeats against each other
     else:
         same = False
-    d_per, s_per = dst.bytes_per_repeat(), src.bytes_per_repeat()
+    check_repeat_overlap(api, spec, dst.name, src.name, dst.bytes_per_repeat(), src.bytes_per_repeat(), same)
+
+
+def check_repeat_overlap(api, spec, dst_name, src_name, d_per, s_per, same=False):
+    """SPEC 8.2 on exact per-repeat byte sets (lists of sorted unique address arrays): within repeat i dst and src
+    overlap 100% or not at all (skipped when `same`: identical operands), and no byte written by a repeat is read by
+    a later one. Operands of other shapes (Compare's bit output, Select's selMask) use it directly (SPEC-2 D34)."""
     if not same:
         for i in range(min(len(d_per), len(s_per))):
             common = np.intersect1d(d_per[i], s_per[i], assume_unique=True)
             if common.size and not (common.size == d_per[i].size == s_per[i].size):
-                raise OverlapError(api, f"{dst.name}/{src.name}", f"repeat {i}", device=spec.name,
+                raise OverlapError(api, f"{dst_name}/{src_name}", f"repeat {i}", device=spec.name,
                                    legal="100% overlap or none within a repeat (SPEC 8.2)",
                                    detail="the operands partially overlap")
+    if not d_per or not s_per:
+        return
     # an earlier repeat's dst must not be read by a later repeat
     d_all = np.concatenate([np.stack([p, np.full(p.size, i)]) for i, p in enumerate(d_per)], axis=1)
     s_all = np.concatenate([np.stack([p, np.full(p.size, i)]) for i, p in enumerate(s_per)], axis=1)
@@ -313,7 +378,7 @@ def check_overlap(api, spec, dst, src, dst_ext, src_ext, src_may_accumulate=Fals
     bad = first_write[di] < last_read[si]
     if bad.any():
         k = int(np.argmax(bad))
-        raise OverlapError(api, f"{dst.name}/{src.name}", f"byte {int(d_addr[di][k])}", device=spec.name,
+        raise OverlapError(api, f"{dst_name}/{src_name}", f"byte {int(d_addr[di][k])}", device=spec.name,
                            legal="no byte written by a repeat and read by a later repeat (SPEC 8.2)",
                            detail=f"repeat {int(first_write[di][k])} writes what repeat {int(last_read[si][k])} reads")
 
@@ -324,3 +389,83 @@ def check_count_overlap(api, spec, name, dst_addr, src_addr, nbytes):
         raise OverlapError(api, f"dst/{name}", f"dst at {dst_addr}, {name} at {src_addr}", device=spec.name,
                            legal="the same address (100% overlap) or disjoint ranges (SPEC 3.3)",
                            detail=f"the {nbytes}-byte ranges partially overlap")
+
+
+@dataclass(frozen=True)
+class UnaryRepeatParams:
+    """SPEC-2 1.1 (DK UnaryRepeatParams.md): block strides uint16, repeat strides uint8; `halfBlock` (CastDequant only)
+    is not offered."""
+    dstBlkStride: int = 1
+    srcBlkStride: int = 1
+    dstRepStride: int = 8
+    srcRepStride: int = 8
+
+    RANGES = {"dstBlkStride": 65535, "srcBlkStride": 65535, "dstRepStride": 255, "srcRepStride": 255}
+
+
+def unary_repeat_params(api, spec, params):
+    """A UnaryRepeatParams (or 4 integers in constructor order) range-checked (SPEC-2 1.2; dstBlkStride 0 refused,
+    SPEC D10)."""
+    if isinstance(params, (tuple, list)) and len(params) == 4:
+        params = UnaryRepeatParams(*params)
+    if not isinstance(params, UnaryRepeatParams):
+        raise ParameterError(api, "repeat_params", params, device=spec.name,
+                             legal="aj.UnaryRepeatParams or 4 integers (dstBlk, srcBlk, dstRep, srcRep)")
+    for field, hi in UnaryRepeatParams.RANGES.items():
+        check_range(api, spec, field, getattr(params, field), 0, hi)
+    if params.dstBlkStride == 0:
+        raise ParameterError(api, "dstBlkStride", 0, legal="[1, 65535] (0 is undefined behaviour, SPEC D10)",
+                             device=spec.name)
+    return params
+
+
+def check_disjoint(api, spec, a, b, a_ext, b_ext, rule):
+    """No byte in common between two operands' exact footprints (SPEC-2 D34 "no overlap at all" rules)."""
+    if a_ext is None or b_ext is None or a_ext[1] <= b_ext[0] or b_ext[1] <= a_ext[0]:
+        return
+    common = np.intersect1d(a.footprint(), b.footprint(), assume_unique=True)
+    if common.size:
+        raise OverlapError(api, f"{a.name}/{b.name}", f"byte {int(common[0])}", device=spec.name,
+                           legal=f"no byte in common ({rule})", detail="the operands overlap")
+
+
+@dataclass(frozen=True)
+class Runs:
+    """An output that is not one element per lane (reduction results): `repeat` runs of `width` bytes, run i at
+    base + i*step. Offers what the bounds and overlap checks need from an Operand."""
+    name: str
+    base: int
+    width: int
+    step: int
+    repeat: int
+
+    def extent(self):
+        if self.repeat <= 0 or self.width <= 0:
+            return None
+        last = self.base + (self.repeat - 1) * self.step
+        return min(self.base, last), max(self.base, last) + self.width
+
+    def first_repeat_reaching(self, end):
+        if self.step <= 0:
+            return 0
+        return min(max(0, -(-(end - self.base - self.width + 1) // self.step)), self.repeat - 1)
+
+    def bytes_per_repeat(self):
+        return [np.arange(self.base + i * self.step, self.base + i * self.step + self.width) for i in range(self.repeat)]
+
+
+def check_runs_overlap(api, spec, dst, src, dst_ext, src_ext):
+    """SPEC 8.2 / SPEC-2 D34 between a Runs output and an Operand (or Runs) source: within a repeat the byte sets
+    are equal or disjoint, and no byte written by a repeat is read by a later one."""
+    if dst_ext is None or src_ext is None or dst_ext[1] <= src_ext[0] or src_ext[1] <= dst_ext[0]:
+        return
+    check_repeat_overlap(api, spec, dst.name, src.name, dst.bytes_per_repeat(), src.bytes_per_repeat())
+
+
+def check_run_bounds(api, spec, bounds, run, tensor):
+    """A Runs footprint of one operand (Compare's bits, Select's selMask, Gather's and GatherMask's packed output,
+    GatherMask's pattern, DataCopyPad's UB side): inside the UB, and inside the operand's tensor (a TensorExtent)
+    unless the core was made with bounds="ub" (decisions.md "Tensor bounds"). Returns the extent."""
+    ext = check_inside_ub(api, spec, run)
+    check_tensor_bounds(api, BoundsRule(bounds, spec.name), run, tensor, ext)
+    return ext

@@ -7,12 +7,14 @@ from ..jit.direct import EntryTable
 from ..jit.pair import pair_kernel
 from ._common import (Operand, as_signed64, check_align, check_dtype, check_inside_ub, check_overlap, check_range,
                       operands, record_mask, refuse_empty_mask_on_950)
+from ._facts import check_operand_bounds
 from ._plans import cached_plan
 
 API = "ReducePairElem"
 
 
-class ReduceType(enum.Enum):
+class ReduceType(enum.IntEnum):
+    """The Memory-API reduce type (SPEC-2 D27: SUM=0, MAX=1, MIN=2; aj.Reg.ReduceType is its Reg twin)."""
     SUM = 0
     MAX = 1
     MIN = 2
@@ -35,8 +37,8 @@ def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, 
                              device=core.device)
     d = src.dtype
     plan = cached_plan(API, core, d, mask, is_set_mask)
-    key = (core.spec, d, dst.dtype, dst.addr, src.addr, plan, repeat_time, dst_rep_stride, src_blk_stride,
-           src_rep_stride)
+    key = (core.spec, core.bounds, d, dst.dtype, dst.addr, src.addr, dst.size, src.size, plan, repeat_time,
+           dst_rep_stride, src_blk_stride, src_rep_stride)
     try:
         kernel_args = _validate(*key)
     except TypeError:  # unhashable arguments: validate uncached, which names the problem
@@ -50,7 +52,8 @@ _ENTRIES = EntryTable()
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: 2 and 2.0 are different calls (the second is refused)
-def _validate(spec, d, dd, dst_addr, src_addr, plan, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride):
+def _validate(spec, bounds, d, dd, dst_addr, src_addr, dst_size, src_size, plan, repeat_time, dst_rep_stride,
+              src_blk_stride, src_rep_stride):
     """Every check of one call shape, memoised (the footprint and overlap proofs are most of the cost); returns the
     kernel's arguments after the UB (as plain ints), or None for a NOP."""
     check_dtype(API, spec, d, spec.pair_dtypes)
@@ -79,6 +82,8 @@ def _validate(spec, d, dd, dst_addr, src_addr, plan, repeat_time, dst_rep_stride
                      last_pairs)
     src_ext = check_inside_ub(API, spec, src_op)
     dst_ext = check_inside_ub(API, spec, dst_op)
+    check_operand_bounds(API, spec, bounds, src_op, src_addr, src_size, d, src_ext)  # decisions.md "Tensor bounds"
+    check_operand_bounds(API, spec, bounds, dst_op, dst_addr, dst_size, d, dst_ext)
     if not plan.empty:
         check_overlap(API, spec, dst_op, src_op, dst_ext, src_ext)
     if repeat == 0 or (plan.empty and not zero_both):

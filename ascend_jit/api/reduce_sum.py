@@ -8,17 +8,26 @@ import numpy as np
 from ..devices import TREE_SEQ, TREE_TREE_950, TREE_TREE_TAIL, VADD_TREE, get_device
 from ..core import continuous_mask_words
 from ..dtypes import resolve
-from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
+from ..errors import OverlapError, ParameterError, StateError, UnsupportedDTypeError
 from ..jit.direct import EntryTable
 from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_TREE,
                           KERNELS)
-from ._common import (MASK_PLACEHOLDER, Operand, as_signed64, check_align, check_dtype, check_inside_ub,
-                      check_range, operands)
+from ._common import MASK_PLACEHOLDER, Operand, as_signed64, check_align, check_dtype, check_range, operands
+from ._facts import check_operand_bounds
 from ._plans import cached_plan
 
 API = "ReduceSum"
 INT32_MAX = 2**31 - 1
 _COUNT_ALGO = {TREE_SEQ: ALG_TREE_SEQ, TREE_TREE_TAIL: ALG_TREE_TREE_TAIL, VADD_TREE: ALG_VADD_TREE}
+
+
+def _check_bounds(spec, bounds, op, addr, size, d):
+    return check_operand_bounds(API, spec, bounds, op, addr, size, d)
+
+
+def _dst_operand(d, dst_addr):
+    """dst[0], the one element ReduceSum writes."""
+    return Operand("dst", dst_addr, d.size, 1, 0, 1, 1, 0)
 
 
 def _round_up(n, multiple):
@@ -49,9 +58,10 @@ def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, 
         return reduce_sum_count(dst, src, shared_tmp_buffer, count if count is not None else args[0], is_set_mask)
     if len(args) == 3:
         mask, repeat_time, src_rep_stride = args
-    elif args:
+    elif args or (mask is None and repeat_time is None):
         raise ParameterError(API, "arguments", len(args) + 3, legal="(dst, src, tmp, count) or "
-                             "(dst, src, tmp, mask, repeat_time, src_rep_stride)")
+                             "(dst, src, tmp, mask, repeat_time, src_rep_stride)",
+                             detail="" if args else "missing: the count (or mask, repeat_time, src_rep_stride)")
     if not is_set_mask:
         raise ParameterError(API, "is_set_mask", False, device=dst.core.device, legal="True",
                              detail="the high-dim ReduceSum has no isSetMask template parameter (seed prototypes)")
@@ -59,7 +69,7 @@ def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, 
                                else src_rep_stride)
 
 
-def _common_checks(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size):
+def _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size):
     check_dtype(API, spec, d, spec.reduce_sum_dtypes)
     for name, other in (("dst", dd), ("sharedTmpBuffer", dt_)):
         if other is not d:
@@ -67,8 +77,7 @@ def _common_checks(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size):
     check_align(API, spec, "src", src_addr, 32)
     check_align(API, spec, "sharedTmpBuffer", tmp_addr, 32)
     check_align(API, spec, "dst", dst_addr, d.size)  # SPEC 4.5: 2 B (half) / 4 B (float)
-    if dst_size < 1:
-        raise OutOfBoundsError(API, "dst.GetSize()", dst_size, legal=">= 1 element", device=spec.name)
+    _check_bounds(spec, bounds, _dst_operand(d, dst_addr), dst_addr, dst_size, d)
 
 
 def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need):
@@ -112,11 +121,11 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
                              detail="needs counter mode and a count in the mask register (SetMaskCount; SetVectorMask(n))")
         count = core.mask_low
     d = src.dtype
-    kernel_algo, count = _cached(_validate_count, spec, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr,
-                                 dst.size, src.size, tmp.size, count)
+    kernel_algo, count = _cached(_validate_count, spec, core.bounds, d, dst.dtype, tmp.dtype, dst.addr, src.addr,
+                                 tmp.addr, dst.size, src.size, tmp.size, count)
     value = _run(core, d, kernel_algo, dst, src, tmp, 256, count)
-    if d.is_float:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal),
-        core.acc_val = float(value) if value == value else math.nan  # the stored value (NaN: canonical, +)
+    if d.is_float:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal):
+        core.acc_val = d.np_dtype.type(value if value == value else math.nan)  # dst[0] as stored (NaN: canonical, +)
     if algo == TREE_SEQ:
         if is_set_mask:
             core._after_count_call()  # Normal mode, all-ones mask (SPEC 4.2 step 5, audit 1a)
@@ -127,11 +136,13 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
 # The validators are memoised on their arguments and their types (typed=True: 2 and 2.0 are different calls) and
 # return the kernel's arguments as plain ints, so the compiled entry always receives the types it was built for.
 @lru_cache(maxsize=4096, typed=True)
-def _validate_count(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, count):
-    _common_checks(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size)
+def _validate_count(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, count):
+    _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size)
     count = check_range(API, spec, "count", count, 1, spec.ub_bytes // d.size)  # D16
-    if count > src_size:
-        raise OutOfBoundsError(API, "count", count, legal=f"<= src.GetSize() = {src_size}", device=spec.name)
+    lanes = d.lanes_per_repeat
+    full_hi, full_lo = continuous_mask_words(lanes)
+    src_op = Operand("src", src_addr, d.size, full_lo, full_hi, -(-count // lanes), 1, 8, count % lanes or lanes)
+    _check_bounds(spec, "tensor", src_op, src_addr, src_size, d)  # count forms: never past src (decisions.md)
     need = GetReduceSumTmpSize(spec, d, count=count)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, (src_addr, src_addr + count * d.size), need)
     if d.name in ("int64", "uint64"):
@@ -142,7 +153,7 @@ def _validate_count(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, sr
 def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
     core = operands(API, dst, src, tmp)
     spec, d = core.spec, src.dtype
-    layout = (spec, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr, dst.size, tmp.size)
+    layout = (spec, core.bounds, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr, dst.size, src.size, tmp.size)
     is_950 = spec.reduce_sum_highdim_algorithm == TREE_TREE_950
     if core.counter_mode:
         if not is_950:
@@ -173,8 +184,8 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
          as_signed64(plan.hi))
 
 
-def _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride):
-    _common_checks(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size)
+def _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride):
+    _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size)
     if d.name in spec.reduce_sum_count_only_dtypes:
         raise UnsupportedDTypeError(API, "dtype", d.name, device=spec.name,
                                     legal=", ".join(t for t in spec.reduce_sum_dtypes
@@ -185,28 +196,28 @@ def _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, r
 
 
 @lru_cache(maxsize=4096, typed=True)
-def _validate_counter(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, tmp_size, count, repeat_time,
-                      src_rep_stride):
+def _validate_counter(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, count,
+                      repeat_time, src_rep_stride):
     """950 high-dim form in counter mode (D23): `count` elements, repeat_time ignored; returns the repeat stride in
     bytes."""
-    repeat_time, src_rep_stride = _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
+    repeat_time, src_rep_stride = _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
                                                    repeat_time, src_rep_stride)
     lanes = d.lanes_per_repeat
     count = check_range(API, spec, "mask (counter-mode count)", count, 1, spec.ub_bytes // d.size)
     full_hi, full_lo = continuous_mask_words(lanes)
     op = Operand("src", src_addr, d.size, full_lo, full_hi, -(-count // lanes), 1, src_rep_stride, count % lanes or lanes)
-    src_ext = check_inside_ub(API, spec, op)
+    src_ext = _check_bounds(spec, bounds, op, src_addr, src_size, d)
     need = GetReduceSumTmpSize(spec, d, count=count, repeat_time=repeat_time, counter_mode=True)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need)
     return src_rep_stride * 32
 
 
 @lru_cache(maxsize=4096, typed=True)
-def _validate_high_dim(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, tmp_size, plan, repeat_time,
-                       src_rep_stride):
+def _validate_high_dim(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, plan,
+                       repeat_time, src_rep_stride):
     """High-dim form in normal mode; returns the repeats the kernel runs (D7: at least 1 on the 950) and the repeat
     stride in bytes."""
-    repeat_time, src_rep_stride = _high_dim_common(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
+    repeat_time, src_rep_stride = _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
                                                    repeat_time, src_rep_stride)
     lanes = d.lanes_per_repeat
     if plan.empty:
@@ -219,7 +230,7 @@ def _validate_high_dim(spec, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
                                     "them (D17, audit 1b)")
     run_repeats = max(repeat_time, 1) if spec.reduce_sum_highdim_algorithm == TREE_TREE_950 else repeat_time
     op = Operand("src", src_addr, d.size, plan.lo, plan.hi, run_repeats, 1, src_rep_stride)
-    src_ext = check_inside_ub(API, spec, op)
+    src_ext = _check_bounds(spec, bounds, op, src_addr, src_size, d)
     need = GetReduceSumTmpSize(spec, d, repeat_time=repeat_time)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_ext, need)
     return run_repeats, src_rep_stride * 32

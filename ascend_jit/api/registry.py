@@ -5,10 +5,26 @@ instruction gets them by being registered."""
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
+from ..dtypes import resolve
+from ..reference import compare as reference_compare
+from ..reference import convert as reference_convert
+from ..reference import gather as reference_gather
 from ..reference import model as reference_model
+from ..reference import movement as reference_movement
+from ..tensor import GlobalTensor
+from ..reference import reductions as reference_reductions
 from .add import Add
-from .reduce_pair import ReducePairElem
+from .cast import Cast, RoundMode
+from .compare import CMPMODE, SELMODE, Compare, Compares, Select
+from .data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams
+from .gather import Gather, GatherMask, GatherMaskParams
+from .reduce_max_min import ReduceMax, ReduceMin
+from .reduce_pair import ReducePairElem, ReduceType
 from .reduce_sum import ReduceSum
+from .reductions import (BlockReduceMax, BlockReduceMin, BlockReduceSum, ReduceDataBlock, ReduceRepeat,
+                         RepeatReduceSum, WholeReduceMax, WholeReduceMin, WholeReduceSum)
 
 
 @dataclass(frozen=True)
@@ -18,6 +34,8 @@ class Instruction:
     dtypes: Callable           # DeviceSpec -> dtype names the device offers
     reference: Callable        # the reference model's implementation
     example: Callable          # (core, dtype) -> (tensors, call): call(*tensors) is one minimal valid call
+    offered: Callable = lambda spec: True  # DeviceSpec -> whether the device offers it (SPEC-2 1.9); else
+    #                                        every call raises UnsupportedDeviceError
 
 
 def _add_example(core, dtype):
@@ -34,10 +52,126 @@ def _pair_example(core, dtype):
     return tensors, lambda dst, src: ReducePairElem(dst, src, 256 // src.dtype.size, 1, 1, 1, 8)
 
 
+_SUM_DST = {"int16": "int32", "uint16": "uint32"}  # 950 widening ReduceRepeat SUM (SPEC-2 8.1)
+
+
+def _repeat_example(entry, old_order=False, sum_dst=False, dst_blk=False, **kw):
+    """One full repeat reduced into a 16-element dst; old_order: repeatTime before mask (the old names), dst_blk:
+    with RepeatReduceSum's dstBlkStride."""
+    def example(core, dtype):
+        lanes = resolve(dtype).lanes_per_repeat
+        src = core.local_tensor(dtype, lanes)
+        dst = core.local_tensor(_SUM_DST.get(src.dtype.name, dtype) if sum_dst else dtype, 16)
+        strides = (1, 1, 1, 8) if dst_blk else (1, 1, 8)
+        if old_order:
+            return (dst, src), lambda d, s: entry(d, s, 1, lanes, *strides, **kw)
+        return (dst, src), lambda d, s: entry(d, s, lanes, 1, *strides, **kw)
+    return example
+
+
+def _max_min_example(entry):
+    def example(core, dtype):
+        tensors = core.local_tensor(dtype, 16), core.local_tensor(dtype, 128), core.local_tensor(dtype, 64)
+        return tensors, lambda dst, src, tmp: entry(dst, src, tmp, 64, True)
+    return example
+
+
+def _pairs_src(pairs):
+    return tuple(s for s, _ in pairs)
+
+
+def _cast_example(core, dtype):
+    """dtype is the source; the destination is the first one the device's table offers for it (SPEC-2 7.2)."""
+    pairs = core.spec.cast_pairs or {}
+    dst_name, modes = next(((b, m) for (a, b), m in pairs.items() if a == dtype), ("float", ("CAST_NONE",)))
+    tensors = core.local_tensor(dst_name, 64), core.local_tensor(dtype, 64)
+    return tensors, lambda dst, src: Cast(dst, src, RoundMode[modes[0]], 64)
+
+
+def _compare_example(core, dtype):
+    """One whole repeat of EQ (the mode every dtype offers, SPEC-2 9.4)."""
+    n = 256 // resolve(dtype).size
+    tensors = core.local_tensor("uint8", 32), core.local_tensor(dtype, n), core.local_tensor(dtype, n)
+    return tensors, lambda dst, a, b: Compare(dst, a, b, CMPMODE.EQ, a.size)
+
+
+def _compares_example(core, dtype):
+    n = 256 // resolve(dtype).size
+    tensors = core.local_tensor("uint8", 32), core.local_tensor(dtype, n)
+    return tensors, lambda dst, a: Compares(dst, a, 0, CMPMODE.EQ, a.size)
+
+
+def _select_example(core, dtype):
+    tensors = (core.local_tensor(dtype, 64), core.local_tensor("uint8", 32), core.local_tensor(dtype, 64),
+               core.local_tensor(dtype, 64))
+    return tensors, lambda dst, sel, a, b: Select(dst, sel, a, b, SELMODE.VSEL_CMPMASK_SPR, 64)
+
+
+def _data_copy_pad_example(core, dtype):
+    """GM -> UB of 3 elements padded to a DataBlock, then back (SPEC-2 9.1)."""
+    d = resolve(dtype)
+    gm = GlobalTensor(np.zeros(64, d.np_dtype))
+
+    def call(local):
+        DataCopyPad(local, gm, DataCopyExtParams(1, 3 * d.size, 0, 0, 0), DataCopyPadExtParams(True, 0, 1, 0))
+        DataCopyPad(gm, local, DataCopyExtParams(1, 3 * d.size, 0, 0, 0))
+    return (core.local_tensor(dtype, 64),), call
+
+
+def _gather_example(core, dtype):
+    """dst[k] = src[k] through byte offsets k * sizeof(T) (SPEC-2 9.2)."""
+    tensors = core.local_tensor(dtype, 64), core.local_tensor(dtype, 64), core.local_tensor("uint32", 64)
+    if core.spec.supported:
+        tensors[2][:] = np.arange(64, dtype=np.uint32) * resolve(dtype).size
+    return tensors, lambda dst, src, offsets: Gather(dst, src, offsets, 0, 64)
+
+
+def _gather_mask_example(core, dtype):
+    tensors = core.local_tensor(dtype, 256), core.local_tensor(dtype, 256)
+    return tensors, lambda dst, src: GatherMask(dst, src, 1, False, 0, GatherMaskParams(1, 1, 8, 8))
+
+
 INSTRUCTIONS = (
     Instruction("Add", Add, lambda spec: spec.add_dtypes, reference_model.add_high_dim, _add_example),
     Instruction("ReduceSum", ReduceSum, lambda spec: spec.reduce_sum_dtypes, reference_model.reduce_sum_count,
                 _reduce_sum_example),
     Instruction("ReducePairElem", ReducePairElem, lambda spec: spec.pair_dtypes, reference_model.reduce_pair,
                 _pair_example),
+    Instruction("ReduceRepeat", ReduceRepeat, lambda spec: spec.reduce_repeat_max_min_dtypes,
+                reference_reductions.reduce_repeat, _repeat_example(ReduceRepeat, reduce_type=ReduceType.MAX)),
+    Instruction("WholeReduceSum", WholeReduceSum, lambda spec: _pairs_src(spec.reduce_repeat_sum_pairs),
+                reference_reductions.reduce_repeat, _repeat_example(WholeReduceSum, sum_dst=True)),
+    Instruction("WholeReduceMax", WholeReduceMax, lambda spec: spec.reduce_repeat_max_min_dtypes,
+                reference_reductions.reduce_repeat, _repeat_example(WholeReduceMax)),
+    Instruction("WholeReduceMin", WholeReduceMin, lambda spec: spec.reduce_repeat_max_min_dtypes,
+                reference_reductions.reduce_repeat, _repeat_example(WholeReduceMin)),
+    Instruction("RepeatReduceSum", RepeatReduceSum, lambda spec: _pairs_src(spec.reduce_repeat_sum_pairs),
+                reference_reductions.reduce_repeat,
+                _repeat_example(RepeatReduceSum, old_order=True, sum_dst=True, dst_blk=True),
+                lambda spec: spec.repeat_reduce_sum_offered),
+    Instruction("ReduceDataBlock", ReduceDataBlock, lambda spec: spec.reduce_data_block_dtypes,
+                reference_reductions.reduce_data_block, _repeat_example(ReduceDataBlock, reduce_type=ReduceType.SUM)),
+    Instruction("BlockReduceSum", BlockReduceSum, lambda spec: spec.reduce_data_block_dtypes,
+                reference_reductions.reduce_data_block, _repeat_example(BlockReduceSum, old_order=True)),
+    Instruction("BlockReduceMax", BlockReduceMax, lambda spec: spec.reduce_data_block_dtypes,
+                reference_reductions.reduce_data_block, _repeat_example(BlockReduceMax, old_order=True)),
+    Instruction("BlockReduceMin", BlockReduceMin, lambda spec: spec.reduce_data_block_dtypes,
+                reference_reductions.reduce_data_block, _repeat_example(BlockReduceMin, old_order=True)),
+    Instruction("ReduceMax", ReduceMax, lambda spec: spec.reduce_max_min_dtypes,
+                reference_reductions.reduce_max_min_levels, _max_min_example(ReduceMax)),
+    Instruction("ReduceMin", ReduceMin, lambda spec: spec.reduce_max_min_dtypes,
+                reference_reductions.reduce_max_min_levels, _max_min_example(ReduceMin)),
+    Instruction("Cast", Cast, lambda spec: sorted({a for a, _ in spec.cast_pairs}), reference_convert.cast_count,
+                _cast_example),
+    Instruction("Compare", Compare, lambda spec: spec.compare_dtypes, reference_compare.compare_count,
+                _compare_example),
+    Instruction("Compares", Compares, lambda spec: spec.compares_dtypes, reference_compare.compare_count,
+                _compares_example, offered=lambda spec: bool(spec.compares_dtypes)),
+    Instruction("Select", Select, lambda spec: spec.select_dtypes, reference_compare.select_count, _select_example),
+    Instruction("DataCopyPad", DataCopyPad, lambda spec: spec.pad_dtypes, reference_movement.data_copy_pad_gm_to_ub,
+                _data_copy_pad_example, offered=lambda spec: bool(spec.pad_dtypes)),
+    Instruction("Gather", Gather, lambda spec: spec.gather_dtypes, reference_gather.gather, _gather_example,
+                offered=lambda spec: bool(spec.gather_dtypes)),
+    Instruction("GatherMask", GatherMask, lambda spec: spec.gather_mask_dtypes, reference_gather.gather_mask,
+                _gather_mask_example, offered=lambda spec: bool(spec.gather_mask_dtypes)),
 )

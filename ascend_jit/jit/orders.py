@@ -1,5 +1,6 @@
-"""What-if summation orders for the study (not device behaviour): sequential, pairwise, and a wide accumulator
-rounded once. Inputs are float32 arrays holding values of the element type; each add is rounded to the type."""
+"""What-if summation orders for the study and the sweep (not device behaviour): sequential, pairwise, and a wide
+accumulator rounded once. Inputs are float32 arrays holding values of the element type; each add is rounded to the
+type. Also the exact-sum kernel both use (exponent_bucket_sums)."""
 import numpy as np
 from numba import njit
 
@@ -52,3 +53,37 @@ def wide_sum(vals, kind, sat):
     for i in range(vals.size):
         acc += np.float64(vals[i])
     return np.float32(acc)
+
+
+@njit(cache=True)
+def exponent_bucket_sums(bits, man_bits, exp_mask, weights, absolute):
+    """Exact integer partial sums of sum_i x_i * w_i, one per exponent. bits: the IEEE patterns of half (uint16;
+    man_bits 10, exp_mask 0x1F) or float (uint32; 23, 0xFF) values; weights int64 in [0, 2**24] (an empty array
+    means every weight is 1); absolute: sum |x_i|. Element i adds its signed significand m_i (implicit bit
+    included) times w_i to the bucket of its biased exponent e_i (subnormals share bucket 1), so
+    x_i * w_i = m_i * w_i * 2**(e_i - bias - man_bits). Each product (< 2**48) is split into 32-bit halves
+    accumulated separately: no int64 overflows for up to 2**24 elements. lo[exp_mask] counts the infinities and
+    NaNs (they are not summed). Integer adds are associative: the result does not depend on any order."""
+    lo = np.zeros(exp_mask + 1, np.int64)
+    hi = np.zeros(exp_mask + 1, np.int64)
+    weighted = weights.size > 0
+    man_mask = (1 << man_bits) - 1
+    sign_shift = man_bits + (8 if exp_mask == 0xFF else 5)
+    for i in range(bits.size):
+        b = np.int64(bits[i])
+        e = (b >> man_bits) & exp_mask
+        if e == exp_mask:
+            lo[exp_mask] += 1
+            continue
+        m = b & man_mask
+        if e == 0:
+            e = 1
+        else:
+            m += man_mask + 1
+        if weighted:
+            m *= weights[i]
+        if not absolute and (b >> sign_shift) & 1:
+            m = -m
+        lo[e] += m & 0xFFFFFFFF
+        hi[e] += m >> 32
+    return lo, hi

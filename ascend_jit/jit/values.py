@@ -7,7 +7,8 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from .numerics import KIND_HALF, KIND_INT32, KIND_UINT32, float_store_bits, half_bits_to_f32, half_store_bits, round_half
+from .numerics import (KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, float_store_bits,
+                       half_bits_to_f32, half_store_bits, round_half)
 
 
 def combine(x, y, kind, sat):
@@ -54,6 +55,10 @@ def load(ub, addr, kind, witness):
         return np.int64(ub[addr:addr + 4].view(np.int32)[0])
     if kind == KIND_UINT32:
         return np.int64(ub[addr:addr + 4].view(np.uint32)[0])
+    if kind == KIND_INT16:  # the 950 widening reductions (SPEC-2 8.1: int32 <- int16, uint32 <- uint16)
+        return np.int64(ub[addr:addr + 2].view(np.int16)[0])
+    if kind == KIND_UINT16:
+        return np.int64(ub[addr:addr + 2].view(np.uint16)[0])
     return ub[addr:addr + 8].view(np.int64)[0]
 
 
@@ -71,6 +76,10 @@ def _ol_load(ub, addr, kind, witness):
             return np.int64(ub[addr:addr + 4].view(np.int32)[0])
         if kind == KIND_UINT32:
             return np.int64(ub[addr:addr + 4].view(np.uint32)[0])
+        if kind == KIND_INT16:
+            return np.int64(ub[addr:addr + 2].view(np.int16)[0])
+        if kind == KIND_UINT16:
+            return np.int64(ub[addr:addr + 2].view(np.uint16)[0])
         return ub[addr:addr + 8].view(np.int64)[0]
     return impl_int
 

@@ -1,16 +1,55 @@
 """Ascend C-style operator kernels written with ascend_jit, each runnable as `ascend-jit run NAME`.
 
-Each module defines a `KERNEL = KernelSpec(...)`: how to make inputs, how to run the kernel on a device, and the
-independent expectation its outputs are checked against bit for bit.
-(They live inside the package, not in a top-level `kernels/`, so an installed `ascend-jit` finds them.)
+Each module defines `KERNEL = KernelSpec(...)` (or a list `KERNELS`): how to make inputs, how to run the kernel on a
+device, and the independent expectation its outputs are checked against.
+
+Two places hold kernels (docs/decisions.md "Kernel gallery"): this package keeps a small built-in set, the seeds'
+examples and the tiled / multi-block / atomic workloads that the CLI, the study and the sweep use, so an installed
+`ascend-jit` lists and runs them; the gallery of ported public operator kernels lives in the top-level `kernels/`
+folder of a checkout, found from the current directory (or any parent holding a pyproject.toml beside a `kernels/`
+folder), and `ascend-jit run path/to/file.py` runs any file that defines a KERNEL.
 """
+import importlib.util
 from importlib import import_module
+from pathlib import Path
+
+from ..errors import ParameterError
 
 _MODULES = ("add_seed", "reduce_sum_highdim_seed", "reduce_sum_count_seed", "reduce_pair_seed", "reduce_data_block_seed",
-            "tiled_reduce_sum", "tiled_add", "multi_block_reduce_sum")
+            "tiled_reduce_sum", "tiled_add", "multi_block_reduce_sum", "atomic_sum")
 
 
-def registry():
-    """name -> KernelSpec, in a stable order."""
+def gallery_dir(start=None):
+    """The checkout's top-level `kernels/` folder seen from `start` (default: the current directory), or None."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "kernels").is_dir() and (folder / "pyproject.toml").is_file():
+            return folder / "kernels"
+    return None
+
+
+def load_file(path):
+    """The KernelSpecs a Python file defines (KERNEL and/or KERNELS), imported under a private module name."""
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise ParameterError("run", "kernel file", str(path), legal="an existing .py file defining KERNEL")
+    name = f"ascend_jit_user_kernels.{path.stem}_{abs(hash(str(path)))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = ([module.KERNEL] if hasattr(module, "KERNEL") else []) + list(getattr(module, "KERNELS", ()))
+    if not found:
+        raise ParameterError("run", "kernel file", str(path), legal="a file defining KERNEL = KernelSpec(...) or "
+                             "KERNELS = [...]")
+    return found
+
+
+def registry(start=None):
+    """name -> KernelSpec, in a stable order: the built-in set, then the checkout's gallery (file name order)."""
     specs = [import_module(f"{__name__}.{m}").KERNEL for m in _MODULES]
+    folder = gallery_dir(start)
+    if folder is not None:
+        for path in sorted(folder.glob("*.py")):
+            if not path.name.startswith("_"):
+                specs.extend(load_file(path))
     return {k.name: k for k in specs}

@@ -22,8 +22,8 @@ def add_kernel(x_gm, y_gm, z_gm, n):
         count = min(TILE, n - start)
         blocks = -(-count // 16) * 16
         x, y = in_x.AllocTensor("half"), in_y.AllocTensor("half")      # CopyIn
-        aj.DataCopy(x, xg[start:], blocks)
-        aj.DataCopy(y, yg[start:], blocks)
+        aj.DataCopy(x, xg[start], blocks)
+        aj.DataCopy(y, yg[start], blocks)
         in_x.EnQue(x)
         in_y.EnQue(y)
         x, y = in_x.DeQue("half"), in_y.DeQue("half")                     # Compute
@@ -33,7 +33,7 @@ def add_kernel(x_gm, y_gm, z_gm, n):
         in_x.FreeTensor(x)
         in_y.FreeTensor(y)
         z = out_z.DeQue("half")                                           # CopyOut
-        aj.DataCopy(zg[start:], z, blocks)
+        aj.DataCopy(zg[start], z, blocks)
         out_z.FreeTensor(z)
     pipe.Destroy()
 

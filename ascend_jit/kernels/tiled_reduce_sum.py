@@ -41,7 +41,7 @@ def reduce_kernel(x_gm, partials_gm, total_gm, n):
     def copy_in(t):
         start, count = tiles[t]
         local = in_q.AllocTensor("half")
-        aj.DataCopy(local, x_global[start:], -(-count // 16) * 16)
+        aj.DataCopy(local, x_global[start], -(-count // 16) * 16)
         in_q.EnQue(local)
 
     copy_in(0)

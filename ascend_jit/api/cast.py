@@ -1,0 +1,178 @@
+"""Cast (SPEC-2 7): the count form and the high-dim forms with UnaryRepeatParams, every pair and round mode of the
+device's table (SPEC-2 7.2), the overflow switches of D46 and the refusals of D28/D47/D72."""
+import enum
+from functools import lru_cache
+
+from ..core import continuous_mask_words
+from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDTypeError
+from ..jit.convert import cast_contiguous, cast_strided
+from ..sanitizer import vector_access
+from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
+                      check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
+                      check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
+                      refuse_empty_mask_on_950, unary_repeat_params)
+
+API = "Cast"
+
+
+class RoundMode(enum.IntEnum):
+    """SPEC-2 1.1 / D27: shared by the Memory Cast and the Reg Cast."""
+    CAST_NONE = 0
+    CAST_RINT = 1
+    CAST_FLOOR = 2
+    CAST_CEIL = 3
+    CAST_ROUND = 4
+    CAST_TRUNC = 5
+    CAST_ODD = 6
+    CAST_HYBRID = 7
+
+
+def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
+         is_set_mask=None):
+    """`Cast(dst, src, round_mode, count)` or `Cast(dst, src, round_mode, mask, repeat_time, repeat_params)`
+    (SPEC-2 7.1). Repeats and masks count lanes of the wider type; each operand keeps its own strides (D33)."""
+    if count is not None or (len(args) == 1 and mask is None):
+        high_dim_is_set_mask(API, True, is_set_mask)
+        return cast_count(dst, src, round_mode, count if count is not None else args[0])
+    if len(args) == 3:
+        mask, repeat_time, repeat_params = args
+    elif args:
+        raise ParameterError(API, "arguments", len(args) + 3, legal="(dst, src, round_mode, count) or "
+                             "(dst, src, round_mode, mask, repeat_time, repeat_params)")
+    return cast_high_dim(dst, src, round_mode, mask, repeat_time,
+                         UnaryRepeatParams() if repeat_params is None else repeat_params,
+                         high_dim_is_set_mask(API, False, is_set_mask))
+
+
+# --- the conversion rules of one call ---------------------------------------------------------------------------
+def _check_pair(spec, s, d, round_mode):
+    """The pair and the mode against SPEC-2 7.2; returns the kernel's mode code (CAST_NONE is CAST_RINT, D45)."""
+    if not isinstance(round_mode, RoundMode):
+        if isinstance(round_mode, bool) or not isinstance(round_mode, int) or round_mode not in iter(RoundMode):
+            raise ParameterError(API, "round_mode", round_mode, legal="an aj.RoundMode member", device=spec.name)
+        round_mode = RoundMode(round_mode)
+    if round_mode is RoundMode.CAST_HYBRID:
+        raise UnsupportedDTypeError(API, "round_mode", round_mode.name, device=spec.name,
+                                    legal="CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD",
+                                    detail="CAST_HYBRID serves the fp8/hifloat8 types, out of scope (SPEC-2 D28)")
+    modes = spec.cast_pairs.get((s.name, d.name))
+    if modes is None:
+        dsts = sorted(b for a, b in spec.cast_pairs if a == s.name)
+        if (s.name, d.name) == ("int32", "half"):
+            detail = "int32 -> half needs SetDeqScale, whose intermediate precision is undocumented (SPEC-2 D47)"
+        else:
+            detail = f"the pair {s.name} -> {d.name} is not in this device's table (SPEC-2 7.2)"
+        raise UnsupportedDTypeError(API, "dst.dtype", d.name, device=spec.name, detail=detail,
+                                    legal=f"from {s.name}: {', '.join(dsts) or 'nothing'}")
+    if round_mode.name not in modes:
+        note = " (SPEC-2 D72: CAST_NONE is refused where the table omits it)" if round_mode is RoundMode.CAST_NONE else ""
+        raise UnsupportedDTypeError(API, "round_mode", round_mode.name, device=spec.name, legal=", ".join(modes),
+                                    detail=f"{s.name} -> {d.name} offers other modes{note} (SPEC-2 7.2)")
+    return int(RoundMode.CAST_RINT if round_mode is RoundMode.CAST_NONE else round_mode)
+
+
+def _always_saturating(s, d):
+    """D45: half -> int16 always saturates; 7.3 step 6: signed -> wider unsigned always clamps negatives to 0."""
+    return (s.name, d.name) == ("half", "int16") or (
+        not s.is_float and s.is_signed and not d.is_float and not d.is_signed and d.size > s.size)
+
+
+def _flags(core, s, d):
+    """(truncate, saturate) for the kernel from the core's CTRL bits (D46, D71)."""
+    truncate = core.cast_truncating and not d.is_float and not _always_saturating(s, d)
+    saturate = core.cast_half_saturating and d.name in ("half", "bfloat16") and (s.name, d.name) != ("half", "bfloat16")
+    return truncate, saturate
+
+
+# --- count form ---------------------------------------------------------------------------------------------------
+def cast_count(dst, src, round_mode, count):
+    core = operands(API, dst, src)
+    key = (core.spec, dst.dtype, src.dtype, round_mode, dst.addr, src.addr, dst.size, src.size, count)
+    try:
+        mode = _validate_count(*key)
+    except TypeError:  # an unhashable argument: validate uncached, which names the problem
+        mode = _validate_count.__wrapped__(*key)
+    if count == 0:
+        return  # D30: a NOP, mask register included
+    s, d = src.dtype, dst.dtype
+    if core.sanitizer is not None:
+        vector_access(core, API, reads=[(("src", src.addr, count * s.size), src)],
+                      writes=[(("dst", dst.addr, count * d.size), dst)])
+    truncate, saturate = _flags(core, s, d)
+    cast_contiguous(core.ub, s.kind, d.kind, mode, truncate, saturate, dst.addr, src.addr, count)
+    lanes = 256 // max(s.size, d.size)
+    core._after_count_call(count % lanes or lanes)
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
+def _validate_count(spec, d, s, round_mode, addr, src_addr, size, src_size, count):
+    mode = _check_pair(spec, s, d, round_mode)
+    count = check_range(API, spec, "count", count, 0, 2**32 - 1)
+    for name, a, n in (("dst", addr, size), ("src", src_addr, src_size)):
+        check_align(API, spec, name, a, 32)
+        if count > n:
+            raise OutOfBoundsError(API, "count", count, legal=f"<= {name}.GetSize() = {n}", device=spec.name)
+    if s.size == d.size:
+        check_count_overlap(API, spec, "src", addr, src_addr, count * s.size)
+    elif count and max(addr, src_addr) < min(addr + count * d.size, src_addr + count * s.size):
+        raise OverlapError(API, "dst/src", f"dst at {addr}, src at {src_addr}", device=spec.name,
+                           legal="disjoint ranges (SPEC-2 D34: no overlap at all between sizes)",
+                           detail=f"{count} elements of {s.name} -> {d.name} overlap")
+    return mode
+
+
+# --- high-dim forms -----------------------------------------------------------------------------------------------
+def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask):
+    core = operands(API, dst, src)
+    s, d = src.dtype, dst.dtype
+    wide = s if s.size >= d.size else d
+    plan = plan_mask(API, core, wide, mask, is_set_mask)
+    key = (core.spec, d, s, round_mode, dst.addr, src.addr, dst.size, src.size, core.bounds, plan, repeat_time,
+           params)
+    try:
+        mode, repeat, last, contiguous, p, ops = _validate_high_dim(*key)
+    except TypeError:
+        mode, repeat, last, contiguous, p, ops = _validate_high_dim.__wrapped__(*key)
+    if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
+        record_mask(core, plan, wide, mask)
+    if repeat == 0 or plan.empty:
+        return  # D30: repeat 0 / mask 0 writes nothing
+    if core.sanitizer is not None:
+        vector_access(core, API, reads=[(ops[1], src)], writes=[(ops[0], dst)])
+    truncate, saturate = _flags(core, s, d)
+    if contiguous:
+        n = (repeat - 1) * wide.lanes_per_repeat + (last if last >= 0 else wide.lanes_per_repeat)
+        cast_contiguous(core.ub, s.kind, d.kind, mode, truncate, saturate, dst.addr, src.addr, n)
+        return
+    cast_strided(core.ub, s.kind, d.kind, mode, truncate, saturate, dst.addr, src.addr, p.dstBlkStride,
+                 p.srcBlkStride, p.dstRepStride, p.srcRepStride, repeat, as_signed64(plan.lo), as_signed64(plan.hi),
+                 last)
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
+def _validate_high_dim(spec, d, s, round_mode, addr, src_addr, size, src_size, bounds, plan, repeat_time, params):
+    mode = _check_pair(spec, s, d, round_mode)
+    p = unary_repeat_params(API, spec, params)
+    repeat_time = check_range(API, spec, "repeat_time", repeat_time, 0, 255)
+    refuse_empty_mask_on_950(API, spec, plan)
+    check_align(API, spec, "dst", addr, 32)
+    check_align(API, spec, "src", src_addr, 32)
+    wide = s if s.size >= d.size else d
+    lanes = wide.lanes_per_repeat
+    repeat = plan.repeats(lanes, repeat_time)
+    last = plan.last_lanes(lanes)
+    ops = (Operand("dst", addr, d.size, plan.lo, plan.hi, repeat, p.dstBlkStride, p.dstRepStride, last),
+           Operand("src", src_addr, s.size, plan.lo, plan.hi, repeat, p.srcBlkStride, p.srcRepStride, last))
+    exts = [check_inside_ub(API, spec, op) for op in ops]
+    where = BoundsRule(bounds, spec.name)
+    for op, ext, a, n, t in zip(ops, exts, (addr, src_addr), (size, src_size), (d, s)):
+        check_tensor_bounds(API, where, op, TensorExtent(a, n, t), ext)
+    if s.size == d.size:
+        check_overlap(API, spec, ops[0], ops[1], exts[0], exts[1])
+    else:
+        check_disjoint(API, spec, ops[0], ops[1], exts[0], exts[1], "SPEC-2 D34: Cast between sizes")
+    full_hi, full_lo = continuous_mask_words(lanes)
+    contiguous = ((plan.lo, plan.hi) == (full_lo, full_hi) and p.dstBlkStride == 1 and p.srcBlkStride == 1
+                  and p.dstRepStride * 32 == lanes * d.size and p.srcRepStride * 32 == lanes * s.size)
+    return mode, repeat, last, contiguous, p, ops
+

@@ -1,0 +1,424 @@
+"""Compare, Compares (with the comparison operators) and Select (SPEC-2 9.4, 9.5, D43, D44, D59, D31, D34)."""
+import enum
+from functools import lru_cache
+
+import numpy as np
+
+from ..core import continuous_mask_words
+from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
+from ..jit.compare import compare_contiguous, compare_strided, select_contiguous, select_strided
+from ..tensor import LocalTensor
+from ..sanitizer import vector_access
+from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
+                      check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
+                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
+                      refuse_empty_mask_on_950, unary_repeat_params)
+from ._scalar import scalar_bits
+from .add import BinaryRepeatParams
+
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+class CMPMODE(enum.IntEnum):
+    """SPEC-2 9.4 (member names as in C++; the numeric values are not relied upon)."""
+    LT = 0
+    GT = 1
+    EQ = 2
+    LE = 3
+    GE = 4
+    NE = 5
+
+
+class SELMODE(enum.IntEnum):
+    """SPEC-2 9.5."""
+    VSEL_CMPMASK_SPR = 0
+    VSEL_TENSOR_SCALAR_MODE = 1
+    VSEL_TENSOR_TENSOR_MODE = 2
+
+
+def _enum(api, spec, enum_type, value, name):
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        return enum_type(value)
+    except (ValueError, TypeError):
+        raise ParameterError(api, name, value, legal=f"an aj.{enum_type.__name__} member", device=spec.name) from None
+
+
+_OPERATORS = {CMPMODE.LT: "<", CMPMODE.GT: ">", CMPMODE.LE: "<=", CMPMODE.GE: ">=", CMPMODE.EQ: "==",
+              CMPMODE.NE: "!="}
+
+
+def _split(api, args, count, mask, repeat_time, repeat_params, high_arity, is_set_mask):
+    """(is count form, count, mask, repeat_time, repeat_params, is_set_mask) from the positional tail (SPEC-2 1.1,
+    D32)."""
+    if count is not None or (len(args) == 1 and mask is None):
+        high_dim_is_set_mask(api, True, is_set_mask)
+        return True, count if count is not None else args[0], None, None, None, True
+    if len(args) == 3:
+        mask, repeat_time, repeat_params = args
+    elif args:
+        raise ParameterError(api, "arguments", len(args) + high_arity - 3,
+                             legal=f"{high_arity - 2} (count form) or {high_arity} (high-dim form) positional arguments")
+    return False, None, mask, repeat_time, repeat_params, high_dim_is_set_mask(api, False, is_set_mask)
+
+
+# --- Compare / Compares ---------------------------------------------------------------------------------------------
+def Compare(dst, src0, src1, cmp_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
+            is_set_mask=None):
+    """`Compare(dst, src0, src1, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)`: one bit
+    per element into the uint8/int8 dst, LSB first (D44)."""
+    is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
+        "Compare", args, count, mask, repeat_time, repeat_params, 7, is_set_mask)
+    core = operands("Compare", dst, src0, src1, names=("src0", "src1"))
+    return _compare(core, "Compare", dst, src0, src1, None, cmp_mode, is_count, count, mask, repeat_time,
+                    BinaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
+
+
+def Compares(dst, src0, scalar, cmp_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
+             is_set_mask=None):
+    """`Compares(dst, src0, scalar, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)` with
+    UnaryRepeatParams; the scalar is converted to src0's dtype once (D29)."""
+    is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
+        "Compares", args, count, mask, repeat_time, repeat_params, 7, is_set_mask)
+    core = operands("Compares", dst, src0, names=("src0",))
+    return _compare(core, "Compares", dst, src0, None, scalar, cmp_mode, is_count, count, mask, repeat_time,
+                    UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
+
+
+def compare_operator(dst, src0, src1, cmp_mode):
+    """`dst[:] = src0 < src1` etc.: the count form over src0.GetSize() elements; refused on 310B, sources 256-B
+    aligned (SPEC-2 9.4)."""
+    api = f"operator{_OPERATORS[cmp_mode]}"
+    core = operands(api, dst, src0, src1, names=("src0", "src1"))
+    if core.spec.name == "atlas-200i-500-a2":
+        raise UnsupportedDeviceError(api, "device", core.device, legal="every device but atlas-200i-500-a2",
+                                     detail="the whole-tensor comparison operators are not offered on 310B (SPEC-2 9.4)")
+    for name, t in (("src0", src0), ("src1", src1)):
+        check_align(api, core.spec, name, t.addr, 256)
+    _compare(core, "Compare", dst, src0, src1, None, cmp_mode, True, src0.size, None, None, None, True)
+
+
+def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask, repeat_time, params,
+             is_set_mask):
+    spec = core.spec
+    s = src0.dtype
+    if is_count:
+        key = (api, spec, dst.dtype, s, None if src1 is None else src1.dtype, cmp_mode, dst.addr, src0.addr,
+               None if src1 is None else src1.addr, dst.size, src0.size, None if src1 is None else src1.size, count)
+        try:
+            mode = _validate_compare_count(*key)
+        except TypeError:
+            mode = _validate_compare_count.__wrapped__(*key)
+        bbuf, b_addr = _second_operand(api, spec, core, s, src1, scalar)
+        if count and core.sanitizer is not None:   # D44: whole 256-B blocks, L/8 bit bytes per repeat
+            reads = [(("src0", src0.addr, count * s.size), src0)]
+            if src1 is not None:
+                reads.append((("src1", src1.addr, count * s.size), src1))
+            vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count // 8), dst)])
+        if count:
+            compare_contiguous(core.ub, s.kind, int(mode), spec.compare_ne_nan, dst.addr, src0.addr, bbuf, b_addr,
+                               0 if src1 is None else 1, count)
+            if not spec.compare_mask_ignored:
+                core._after_count_call(s.lanes_per_repeat)
+        if spec.compare_mask_ignored and count:
+            core.mask_defined = False  # D31: A2/A3/310P/910 leave the register undefined
+        return
+    plan = plan_mask(api, core, s, mask, is_set_mask)
+    key = (api, spec, dst.dtype, s, None if src1 is None else src1.dtype, cmp_mode, dst.addr, src0.addr,
+           None if src1 is None else src1.addr, dst.size, src0.size, None if src1 is None else src1.size,
+           core.bounds, plan, repeat_time, params)
+    try:
+        mode, repeat, lo, hi, last, p = _validate_compare_high_dim(*key)
+    except TypeError:
+        mode, repeat, lo, hi, last, p = _validate_compare_high_dim.__wrapped__(*key)
+    bbuf, b_addr = _second_operand(api, spec, core, s, src1, scalar)
+    if spec.compare_mask_ignored:
+        core.mask_defined = False  # D31
+    elif spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
+        record_mask(core, plan, s, mask)
+    if repeat == 0 or (lo == 0 and hi == 0):
+        return
+    if src1 is None:
+        s1blk, s1rep = 0, 0
+        s0blk, s0rep = p.srcBlkStride, p.srcRepStride
+    else:
+        s0blk, s1blk, s0rep, s1rep = p.src0BlkStride, p.src1BlkStride, p.src0RepStride, p.src1RepStride
+    if core.sanitizer is not None:
+        lanes = s.lanes_per_repeat
+        reads = [(Operand("src0", src0.addr, s.size, lo, hi, repeat, s0blk, s0rep, last), src0)]
+        if src1 is not None:
+            reads.append((Operand("src1", src1.addr, s.size, lo, hi, repeat, s1blk, s1rep, last), src1))
+        vector_access(core, api, reads=reads, writes=[(Runs("dst", dst.addr, lanes // 8, lanes // 8, repeat), dst)])
+    compare_strided(core.ub, s.kind, int(mode), spec.compare_ne_nan, dst.addr, src0.addr, bbuf, b_addr,
+                    src1 is None, s0blk, s1blk, s0rep, s1rep, repeat, as_signed64(lo), as_signed64(hi), last)
+
+
+def _second_operand(api, spec, core, dtype, src1, scalar):
+    """(array, byte offset) holding src1: the UB, or Compares'/Select's scalar converted once (D29)."""
+    if src1 is not None:
+        return core.ub, src1.addr
+    bits = scalar_bits(api, spec, dtype, scalar, "scalar")
+    return np.array([bits], _UINT[dtype.size]).view(np.uint8), 0
+
+
+def _check_compare_types(api, spec, d, s, s1, mode, count_form):
+    offered = spec.compare_dtypes if api == "Compare" else spec.compares_dtypes
+    if not offered:
+        raise UnsupportedDeviceError(api, "device", spec.name, legal="ascend950, atlas-a3, atlas-a2, "
+                                     "atlas-200i-500-a2, atlas-inference-aicore", detail="not offered (SPEC-2 1.9)")
+    check_dtype(api, spec, s, offered)
+    if s1 is not None and s1 is not s:
+        raise UnsupportedDTypeError(api, "src1.dtype", s1.name, legal=f"{s.name} (as src0)", device=spec.name)
+    dst_types = ("uint8", "int8") if api == "Compare" else ("uint8",)
+    if d.name not in dst_types:
+        raise UnsupportedDTypeError(api, "dst.dtype", d.name, legal=" or ".join(dst_types), device=spec.name,
+                                    detail="dst holds one bit per element (SPEC-2 9.4)")
+    if not count_form and s.name in spec.memory_count_only_dtypes:
+        raise UnsupportedDTypeError(api, "dtype", s.name, device=spec.name, legal=", ".join(
+            n for n in offered if n not in spec.memory_count_only_dtypes),
+            detail="8-bit and 64-bit types only through the count form and the operator (SPEC-2 9.4)")
+    mode = _enum(api, spec, CMPMODE, mode, "cmp_mode")
+    if s.name in spec.compare_eq_only_dtypes and mode is not CMPMODE.EQ:
+        raise UnsupportedDTypeError(api, "cmp_mode", mode.name, legal="EQ", device=spec.name,
+                                    detail=f"{s.name} offers EQ only on this device (SPEC-2 9.4)")
+    return mode
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
+def _validate_compare_count(api, spec, d, s, s1, cmp_mode, addr, addr0, addr1, size, size0, size1, count):
+    mode = _check_compare_types(api, spec, d, s, s1, cmp_mode, True)
+    count = check_range(api, spec, "count", count, 0, 2**32 - 1)
+    if count * s.size % 256:
+        raise ParameterError(api, "count", count, device=spec.name, legal=f"a multiple of {256 // s.size} "
+                             f"(whole 256-B blocks of {s.name})", detail="the hardware leaves the elements of an "
+                             "incomplete block uncompared and their bits unwritten (SPEC-2 D44)")
+    sources = [("src0", addr0, size0)] + ([("src1", addr1, size1)] if s1 is not None else [])
+    for name, a, n in [("dst", addr, size)] + sources:
+        check_align(api, spec, name, a, 32)
+    for name, a, n in sources:
+        if count > n:
+            raise OutOfBoundsError(api, "count", count, legal=f"<= {name}.GetSize() = {n}", device=spec.name)
+    if count // 8 > size * d.size:
+        raise OutOfBoundsError(api, "count", count, device=spec.name,
+                               legal=f"<= 8 x dst.GetSize() = {8 * size * d.size} (one bit per element, SPEC-2 D44)")
+    lanes, repeats = s.lanes_per_repeat, count // s.lanes_per_repeat
+    bits = Runs("dst", addr, lanes // 8, lanes // 8, repeats)   # D44: L/8 bytes per repeat
+    for name, a, n in sources:
+        check_runs_overlap(api, spec, bits, Runs(name, a, 256, 256, repeats), bits.extent(),
+                           (a, a + count * s.size) if count else None)
+    return mode
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
+def _validate_compare_high_dim(api, spec, d, s, s1, cmp_mode, addr, addr0, addr1, size, size0, size1, bounds, plan,
+                               repeat_time, params):
+    mode = _check_compare_types(api, spec, d, s, s1, cmp_mode, False)
+    if s1 is None:
+        p = unary_repeat_params(api, spec, params)
+        strides = {"src0": (p.srcBlkStride, p.srcRepStride)}
+    else:
+        p = _binary_params(api, spec, params)
+        strides = {"src0": (p.src0BlkStride, p.src0RepStride), "src1": (p.src1BlkStride, p.src1RepStride)}
+    repeat_time = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
+    lanes = s.lanes_per_repeat
+    if spec.compare_mask_ignored:   # D44: every lane computed, counter mode ignored, repeat_time used
+        full_hi, full_lo = continuous_mask_words(lanes)
+        lo, hi, repeat, last = full_lo, full_hi, repeat_time, -1
+    else:
+        refuse_empty_mask_on_950(api, spec, plan)
+        lo, hi, repeat, last = plan.lo, plan.hi, plan.repeats(lanes, repeat_time), plan.last_lanes(lanes)
+    addrs = {"dst": addr, "src0": addr0, "src1": addr1}
+    for name, a in addrs.items():
+        if a is not None:
+            check_align(api, spec, name, a, 32)
+    where = BoundsRule(bounds, spec.name)
+    tensors = {"src0": (addr0, size0), "src1": (addr1, size1)}
+    bits = Runs("dst", addr, lanes // 8, lanes // 8, repeat if (lo or hi) else 0)   # D44: L/8 bytes per repeat
+    bits_ext = check_run_bounds(api, spec, bounds, bits, TensorExtent(addr, size, d))
+    for name, (blk, rep) in strides.items():
+        op = Operand(name, addrs[name], s.size, lo, hi, repeat, blk, rep, last)
+        ext = check_inside_ub(api, spec, op)
+        check_tensor_bounds(api, where, op, TensorExtent(tensors[name][0], tensors[name][1], s), ext)
+        check_runs_overlap(api, spec, bits, op, bits_ext, ext)
+    return mode, repeat, lo, hi, last, p
+
+
+def _binary_params(api, spec, params):
+    if isinstance(params, (tuple, list)) and len(params) == 6:
+        params = BinaryRepeatParams(*params)
+    if not isinstance(params, BinaryRepeatParams):
+        raise ParameterError(api, "repeat_params", params, device=spec.name,
+                             legal="aj.BinaryRepeatParams or 6 integers (dstBlk, src0Blk, src1Blk, dstRep, src0Rep, "
+                                   "src1Rep)")
+    for f in BinaryRepeatParams.__dataclass_fields__:
+        check_range(api, spec, f, getattr(params, f), 0, 255)
+    if params.dstBlkStride == 0:
+        raise ParameterError(api, "dstBlkStride", 0, legal="[1, 255] (0 is undefined behaviour, SPEC D10)",
+                             device=spec.name)
+    return params
+
+
+# --- Select -------------------------------------------------------------------------------------------------------
+def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
+           is_set_mask=None):
+    """`Select(dst, sel_mask, src0, src1, sel_mode, count)` or `(..., sel_mode, mask, repeat_time, repeat_params)`:
+    selMask bit 1 takes src0, 0 takes src1 (a tensor, or a scalar in mode 1); D59."""
+    api = "Select"
+    is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(api, args, count, mask, repeat_time,
+                                                                             repeat_params, 9, is_set_mask)
+    scalar_src1 = not isinstance(src1, LocalTensor)
+    core = operands(api, dst, sel_mask, src0, names=("sel_mask", "src0")) if scalar_src1 else \
+        operands(api, dst, sel_mask, src0, src1, names=("sel_mask", "src0", "src1"))
+    spec = core.spec
+    d = dst.dtype
+    s1 = None if scalar_src1 else src1
+    common = (spec, d, sel_mask.dtype, src0.dtype, None if s1 is None else s1.dtype, sel_mode, dst.addr,
+              sel_mask.addr, src0.addr, None if s1 is None else s1.addr, dst.size, sel_mask.size, src0.size,
+              None if s1 is None else s1.size, core.bounds)
+    if is_count:
+        key = common + (count,)
+        try:
+            mode = _validate_select_count(*key)
+        except TypeError:
+            mode = _validate_select_count.__wrapped__(*key)
+        if count == 0:
+            return
+        bbuf, b_addr = _second_operand(api, spec, core, d, s1, src1)
+        if core.sanitizer is not None:
+            nsel = _sel_bytes(mode, d.lanes_per_repeat, 0, count)
+            reads = [(("sel_mask", sel_mask.addr, nsel), sel_mask), (("src0", src0.addr, count * d.size), src0)]
+            if s1 is not None:
+                reads.append((("src1", src1.addr, count * d.size), src1))
+            vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count * d.size), dst)])
+        select_contiguous(core.ub, d.size, dst.addr, sel_mask.addr, src0.addr, bbuf, b_addr, 0 if s1 is None else 1,
+                          d.lanes_per_repeat if mode == SELMODE.VSEL_CMPMASK_SPR else 0, count)
+        core._after_count_call(count % d.lanes_per_repeat or d.lanes_per_repeat)
+        return
+    plan = plan_mask(api, core, d, mask, is_set_mask)
+    params = BinaryRepeatParams() if repeat_params is None else repeat_params
+    key = common + (plan, repeat_time, params)
+    try:
+        mode, repeat, last, p = _validate_select_high_dim(*key)
+    except TypeError:
+        mode, repeat, last, p = _validate_select_high_dim.__wrapped__(*key)
+    bbuf, b_addr = _second_operand(api, spec, core, d, s1, src1)
+    if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
+        record_mask(core, plan, d, mask)
+    if repeat == 0 or plan.empty:
+        return
+    if core.sanitizer is not None:
+        def strided(name, t):
+            return Operand(name, t.addr, d.size, plan.lo, plan.hi, repeat, getattr(p, f"{name}BlkStride"),
+                           getattr(p, f"{name}RepStride"), last)
+        reads = [(("sel_mask", sel_mask.addr, _sel_bytes(mode, d.lanes_per_repeat, repeat)), sel_mask),
+                 (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
+        vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)])
+    select_strided(core.ub, d.size, dst.addr, sel_mask.addr, src0.addr, bbuf, b_addr, s1 is None,
+                   mode == SELMODE.VSEL_CMPMASK_SPR, p.dstBlkStride, p.src0BlkStride, p.src1BlkStride, p.dstRepStride,
+                   p.src0RepStride, p.src1RepStride, repeat, as_signed64(plan.lo), as_signed64(plan.hi), last)
+
+
+def _check_select_types(spec, d, m, s0, s1, sel_mode, count_form, scalar_src1):
+    api = "Select"
+    check_dtype(api, spec, d, spec.select_dtypes)
+    for name, t in (("src0", s0), ("src1", s1)):
+        if t is not None and t is not d:
+            raise UnsupportedDTypeError(api, f"{name}.dtype", t.name, legal=f"{d.name} (as dst)", device=spec.name)
+    if m.name not in ("uint8", "uint16", "uint32", "uint64"):
+        raise UnsupportedDTypeError(api, "sel_mask.dtype", m.name, legal="uint8, uint16, uint32 or uint64",
+                                    device=spec.name)
+    if not count_form and d.name in spec.memory_count_only_dtypes:
+        raise UnsupportedDTypeError(api, "dtype", d.name, device=spec.name, legal=", ".join(
+            n for n in spec.select_dtypes if n not in spec.memory_count_only_dtypes),
+            detail="8-bit and 64-bit types only through the count form (SPEC-2 9.5)")
+    mode = _enum(api, spec, SELMODE, sel_mode, "sel_mode")
+    if mode not in spec.select_modes:
+        raise ParameterError(api, "sel_mode", mode.name, device=spec.name,
+                             legal=", ".join(SELMODE(m).name for m in spec.select_modes),
+                             detail="this device offers VSEL_CMPMASK_SPR only (SPEC-2 9.5, D59)")
+    if scalar_src1 != (mode == SELMODE.VSEL_TENSOR_SCALAR_MODE):
+        raise ParameterError(api, "src1", "a scalar" if scalar_src1 else "a LocalTensor", device=spec.name,
+                             legal="a scalar in VSEL_TENSOR_SCALAR_MODE, a LocalTensor in the other modes (SPEC-2 9.5)")
+    return mode
+
+
+def _sel_bytes(mode, lanes, repeats, count=None):
+    """selMask bytes a call reads (D59): mode 0 at most one repeat's L bits, modes 1/2 one bit per element."""
+    if count is not None:
+        n = min(count, lanes) if mode == SELMODE.VSEL_CMPMASK_SPR else count
+        return -(-n // 8)
+    return lanes // 8 if mode == SELMODE.VSEL_CMPMASK_SPR else repeats * lanes // 8
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
+def _validate_select_count(spec, d, m, s0, s1, sel_mode, addr, maddr, addr0, addr1, size, msize, size0, size1, bounds,
+                           count):
+    api = "Select"
+    mode = _check_select_types(spec, d, m, s0, s1, sel_mode, True, s1 is None)
+    count = check_range(api, spec, "count", count, 0, 2**32 - 1)
+    tensors = [("dst", addr, size), ("src0", addr0, size0)] + ([("src1", addr1, size1)] if s1 is not None else [])
+    for name, a, n in tensors + [("sel_mask", maddr, msize)]:
+        check_align(api, spec, name, a, 32)
+    for name, a, n in tensors:
+        if count > n:
+            raise OutOfBoundsError(api, "count", count, legal=f"<= {name}.GetSize() = {n}", device=spec.name)
+    lanes = d.lanes_per_repeat
+    nsel = _sel_bytes(mode, lanes, 0, count)
+    if nsel > msize * m.size:
+        raise OutOfBoundsError(api, "sel_mask", f"{nsel} bytes", device=spec.name,
+                               legal=f"<= {msize * m.size} bytes (sel_mask.GetSize() x {m.size}; D59)")
+    repeats = -(-count // lanes)
+    nb = count * d.size
+    d_per = Runs("dst", addr, 256, 256, repeats).bytes_per_repeat()
+    if nb % 256:
+        d_per[-1] = d_per[-1][:nb % 256]
+    for name, a, n in tensors[1:]:
+        if a != addr and a < addr + nb and addr < a + nb:
+            check_repeat_overlap(api, spec, "dst", name, d_per, [p - addr + a for p in d_per])
+    if maddr < addr + nb and addr < maddr + nsel:
+        check_repeat_overlap(api, spec, "dst", "sel_mask", d_per, _sel_runs(mode, maddr, lanes, repeats, nsel))
+    return mode
+
+
+def _sel_runs(mode, maddr, lanes, repeats, nsel):
+    if mode == SELMODE.VSEL_CMPMASK_SPR:
+        return [np.arange(maddr, maddr + min(nsel, lanes // 8), dtype=np.int64)] * repeats
+    runs = Runs("sel_mask", maddr, lanes // 8, lanes // 8, repeats).bytes_per_repeat()
+    return [r[r < maddr + nsel] for r in runs]
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
+def _validate_select_high_dim(spec, d, m, s0, s1, sel_mode, addr, maddr, addr0, addr1, size, msize, size0, size1,
+                              bounds, plan, repeat_time, params):
+    api = "Select"
+    mode = _check_select_types(spec, d, m, s0, s1, sel_mode, False, s1 is None)
+    p = _binary_params(api, spec, params)
+    repeat_time = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
+    refuse_empty_mask_on_950(api, spec, plan)
+    addrs = {"dst": addr, "src0": addr0, "src1": addr1, "sel_mask": maddr}
+    for name, a in addrs.items():
+        if a is not None:
+            check_align(api, spec, name, a, 32)
+    lanes = d.lanes_per_repeat
+    repeat = plan.repeats(lanes, repeat_time)
+    last = plan.last_lanes(lanes)
+    names = ["dst", "src0"] + (["src1"] if s1 is not None else [])
+    sizes = {"dst": size, "src0": size0, "src1": size1}
+    ops = {n: Operand(n, addrs[n], d.size, plan.lo, plan.hi, repeat, getattr(p, f"{n}BlkStride"),
+                      getattr(p, f"{n}RepStride"), last) for n in names}
+    where = BoundsRule(bounds, spec.name)
+    exts = {}
+    for n in names:
+        exts[n] = check_inside_ub(api, spec, ops[n])
+        check_tensor_bounds(api, where, ops[n], TensorExtent(addrs[n], sizes[n], d), exts[n])
+    for n in names[1:]:
+        check_overlap(api, spec, ops["dst"], ops[n], exts["dst"], exts[n])
+    if repeat and not plan.empty:
+        nsel = _sel_bytes(mode, lanes, repeat)
+        check_run_bounds(api, spec, bounds, Runs("sel_mask", maddr, nsel, 0, 1), TensorExtent(maddr, msize, m))
+        e = exts["dst"]
+        if e is not None and maddr < e[1] and e[0] < maddr + nsel:
+            check_repeat_overlap(api, spec, "dst", "sel_mask", ops["dst"].bytes_per_repeat(),
+                                 _sel_runs(mode, maddr, lanes, repeat, nsel))
+    return mode, repeat, last, p

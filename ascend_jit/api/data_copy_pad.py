@@ -1,0 +1,292 @@
+"""DataCopyPad GM <-> UB with DataCopyExtParams / DataCopyPadExtParams, the 950's PaddingMode and SetPadValue
+(SPEC-2 9.1, D56). Validation proves every GM and UB byte before anything moves; the copy is byte runs."""
+import enum
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError,
+                      UnsupportedDTypeError)
+from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
+from ..pipe import atomic_copy
+from ..tensor import GlobalTensor, LocalTensor
+from ._common import Runs, TensorExtent, check_dtype, check_range, check_run_bounds
+from ._scalar import scalar_bits
+
+API = "DataCopyPad"
+POISON = 0xCD  # D56: bytes the documentation calls random (not claimed bit-exact)
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+class PaddingMode(enum.IntEnum):
+    """SPEC-2 9.1: the 950's padding modes."""
+    Normal = 0
+    Compact = 1
+
+
+class _HashOnce:
+    """Frozen parameter structs hash their fields once: they key the validation cache on every call."""
+
+    def __post_init__(self):
+        object.__setattr__(self, "_hash", hash(tuple(getattr(self, f) for f in self.__dataclass_fields__)))
+
+    def __hash__(self):
+        return self._hash
+
+
+@dataclass(frozen=True)
+class DataCopyExtParams(_HashOnce):
+    """SPEC-2 1.1: blockCount blocks of blockLen bytes; srcStride/dstStride gaps (bytes on the GM side, 32-B
+    DataBlocks on the UB side)."""
+    blockCount: int = 1
+    blockLen: int = 0
+    srcStride: int = 0
+    dstStride: int = 0
+    rsv: int = 0
+    __hash__ = _HashOnce.__hash__
+
+
+@dataclass(frozen=True)
+class DataCopyPadExtParams(_HashOnce):
+    """SPEC-2 1.1: isPad, leftPadding / rightPadding in elements (<= 32 bytes each), paddingValue (D29)."""
+    isPad: bool = False
+    leftPadding: int = 0
+    rightPadding: int = 0
+    paddingValue: object = 0
+    __hash__ = _HashOnce.__hash__
+
+
+def _gm_bytes(gm):
+    """The GlobalTensor's bytes, a view made once per buffer (SetGlobalBuffer may swap the array)."""
+    cached = gm.__dict__.get("_byte_view")
+    if cached is None or cached[0] is not gm.array:
+        cached = (gm.array, gm.array.view(np.uint8))
+        gm._byte_view = cached
+    return cached[1]
+
+
+def DataCopyPad(dst, src, copy_params, pad_params=None, *, mode=PaddingMode.Normal):
+    """`DataCopyPad(dst_local, src_global, copy_params, pad_params)` (GM -> UB) or
+    `DataCopyPad(dst_global, src_local, copy_params)` (UB -> GM); the first argument's type picks the direction."""
+    if isinstance(dst, LocalTensor):
+        return _gm_to_ub(dst, src, copy_params, pad_params, mode)
+    if isinstance(dst, GlobalTensor):
+        if pad_params is not None:
+            raise ParameterError(API, "pad_params", pad_params, legal="none for UB -> GM (SPEC-2 9.1)")
+        return _ub_to_gm(dst, src, copy_params, mode)
+    raise ParameterError(API, "dst", type(dst).__name__, legal="a LocalTensor (GM -> UB) or a GlobalTensor (UB -> GM)")
+
+
+def _local(name, t):
+    if type(t) is not LocalTensor:
+        raise ParameterError(API, name, type(t).__name__, legal="a LocalTensor")
+    if t._lease is not None:
+        t.check_alive(API)
+    t.core.spec.require_supported(API)
+    return t.core
+
+
+def _global(name, t, core):
+    if not isinstance(t, GlobalTensor) or t.array is None:
+        raise ParameterError(API, name, type(t).__name__, legal="a GlobalTensor with a buffer", device=core.device)
+    return t
+
+
+def _gm_to_ub(dst, src, copy_params, pad_params, mode):
+    core = _local("dst", dst)
+    _global("src", src, core)
+    pad_params = DataCopyPadExtParams() if pad_params is None else pad_params
+    key = (core.spec, dst.dtype, src.dtype, dst.addr, dst.size, src.array.nbytes, core.bounds, copy_params,
+           pad_params, mode, core.pad_value)
+    try:
+        plan = _plan_gm_to_ub(*key)
+    except TypeError:
+        plan = _plan_gm_to_ub.__wrapped__(*key)
+    if plan is None:
+        return  # blockCount 0 or blockLen 0: a NOP (SPEC-2 9.1)
+    count, block_len, src_step, dst_step, left, tail, last_tail, pattern, first, left_fill, tail_fill = plan
+    if core.sanitizer is not None:
+        _sanitize_gm_to_ub(core, dst, src, plan)
+    gm = _gm_bytes(src)
+    ub = core.ub
+    if count == 1:   # one row: numpy slice copies beat a kernel call
+        d0 = dst.addr
+        if left:
+            ub[d0:d0 + left] = left_fill
+        ub[d0 + left:d0 + left + block_len] = gm[:block_len]
+        if last_tail:
+            at = d0 + left + block_len
+            ub[at:at + last_tail] = np.resize(gm[:pattern.size], last_tail) if first else tail_fill
+        return
+    pad_gm_to_ub(ub, gm, dst.addr, 0, count, block_len, src_step, dst_step, left, tail, last_tail, pattern,
+                 pattern.size, first)
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
+def _plan_gm_to_ub(spec, d, gd, addr, size, gm_nbytes, bounds, copy_params, pad_params, mode, pad_value):
+    """(count, blockLen, GM step, UB step, left bytes, tail bytes, last tail bytes, fill pattern, fill with the
+    block's first element?) after every check, or None for a NOP."""
+    count, block_len, src_stride, dst_stride, s = _check_common(spec, d, gd, copy_params, mode)
+    if not isinstance(pad_params, DataCopyPadExtParams):
+        if isinstance(pad_params, (tuple, list)) and len(pad_params) == 4:
+            pad_params = DataCopyPadExtParams(*pad_params)
+        else:
+            raise ParameterError(API, "pad_params", pad_params, device=spec.name,
+                                 legal="aj.DataCopyPadExtParams or 4 values (isPad, leftPadding, rightPadding, "
+                                       "paddingValue)")
+    if not isinstance(pad_params.isPad, (bool, np.bool_)):
+        raise ParameterError(API, "isPad", pad_params.isPad, legal="True or False", device=spec.name)
+    left = check_range(API, spec, "leftPadding", pad_params.leftPadding, 0, 32 // s)
+    right = check_range(API, spec, "rightPadding", pad_params.rightPadding, 0, 32 // s)
+    value = scalar_bits(API, spec, d, pad_params.paddingValue, "paddingValue")
+    if s == 8 and value:
+        raise ParameterError(API, "paddingValue", pad_params.paddingValue, legal="0 for 64-bit types (SPEC-2 9.1)",
+                             device=spec.name)
+    if spec.pad_stride_950:
+        check_range(API, spec, "srcStride", src_stride, -block_len, 2**40 - 1)
+        check_range(API, spec, "dstStride", dst_stride, 0, 65535)
+    else:
+        check_range(API, spec, "srcStride", src_stride, 0, 2**32 - 1)
+        check_range(API, spec, "dstStride", dst_stride, 0, 2**32 - 1)
+    if addr % 32:
+        raise AlignmentError(API, "dst address", addr, legal="a multiple of 32 bytes (UB, SPEC-2 9.1)",
+                             device=spec.name)
+    compact = mode == PaddingMode.Compact
+    # D56 / H-13 (decisions.md "DataCopyPad fill"): what fills the pads and the dummy bytes
+    if not pad_params.isPad and pad_value is not None and pad_value[0] is not d:
+        raise StateError(API, "SetPadValue dtype", pad_value[0].name, device=spec.name,
+                         legal=f"{d.name} (this copy's dtype)",
+                         detail=f"SetPadValue stored a {pad_value[0].name} value; the copy is {d.name} (SPEC-2 9.1)")
+    first = left == 0 and right == 0
+    if first:
+        bits = 0
+    elif pad_params.isPad:
+        bits = value
+    elif pad_value is not None:
+        bits = pad_value[1]
+    else:
+        bits = int.from_bytes(bytes([POISON] * s), "little")
+    if compact:   # D56: packed back to back, one filler after the last block; strides and pads ignored as counts
+        left = right = 0
+    pattern = np.frombuffer(int(bits).to_bytes(s, "little"), np.uint8).copy()
+    if count == 0 or block_len == 0:
+        return None
+    if compact:
+        dst_step, left_b, tail = block_len, 0, 0
+        used = count * block_len
+        last_tail = -(-used // 32) * 32 - used
+        ub_end = addr + used + last_tail
+    else:
+        left_b = left * s
+        padded = -(-(left_b + block_len + right * s) // 32) * 32
+        dst_step = padded + 32 * dst_stride
+        tail = last_tail = padded - left_b - block_len
+        ub_end = addr + (count - 1) * dst_step + padded
+    src_step = block_len + src_stride
+    gm_end = (count - 1) * src_step + block_len
+    if gm_end > gm_nbytes or (count - 1) * src_step < 0:
+        raise OutOfBoundsError(API, "src", f"GM bytes [0, {gm_end})", device=spec.name,
+                               legal=f"inside the GlobalTensor's {gm_nbytes} bytes")
+    check_run_bounds(API, spec, bounds, Runs("dst", addr, ub_end - addr, 0, 1), TensorExtent(addr, size, d))
+    left_fill, tail_fill = np.resize(pattern, left_b), np.resize(pattern, last_tail)
+    for a in (pattern, left_fill, tail_fill):
+        a.setflags(write=False)
+    return count, block_len, src_step, dst_step, left_b, tail, last_tail, pattern, first, left_fill, tail_fill
+
+
+def _sanitize_gm_to_ub(core, dst, src, plan):
+    """The access record of a GM -> UB copy (PIPE_MTE2, SPEC-2 10.4): the data runs as a copy, then the pad and
+    dummy bytes it also writes (they are initialised UB from here on)."""
+    from ..sanitizer import PIPE_MTE2, Access
+    count, block_len, src_step, dst_step, left, tail, last_tail = plan[:7]
+    core.sanitizer.copy_access(API, dst, src, [(k * src_step, k * dst_step + left, block_len) for k in range(count)])
+    fills = []
+    for k in range(count):
+        start = dst.addr + k * dst_step
+        fills.append(np.arange(start, start + left, dtype=np.int64))
+        end = start + left + block_len
+        fills.append(np.arange(end, end + (last_tail if k == count - 1 else tail), dtype=np.int64))
+    addrs = np.concatenate(fills)
+    if addrs.size:
+        core.sanitizer.instruction(API, PIPE_MTE2, [Access("dst", True, addrs, dst)])
+
+
+def _check_common(spec, d, gd, copy_params, mode):
+    if not spec.pad_dtypes:
+        raise UnsupportedDeviceError(API, "device", spec.name, legal="ascend950, atlas-a3, atlas-a2, atlas-200i-500-a2",
+                                     detail="DataCopyPad is not offered here (SPEC-2 1.9)")
+    check_dtype(API, spec, d, spec.pad_dtypes)
+    if gd is not d:
+        raise UnsupportedDTypeError(API, "GlobalTensor dtype", gd.name, legal=f"{d.name} (as the LocalTensor)",
+                                    device=spec.name)
+    if not isinstance(mode, PaddingMode):
+        raise ParameterError(API, "mode", mode, legal="an aj.PaddingMode member", device=spec.name)
+    if mode != PaddingMode.Normal and not spec.pad_stride_950:
+        raise UnsupportedDeviceError(API, "mode", mode.name, legal="PaddingMode.Normal", device=spec.name,
+                                     detail="the padding modes are a 950 feature (SPEC-2 9.1)")
+    if isinstance(copy_params, (tuple, list)) and len(copy_params) in (4, 5):
+        copy_params = DataCopyExtParams(*copy_params)
+    if not isinstance(copy_params, DataCopyExtParams):
+        raise ParameterError(API, "copy_params", copy_params, device=spec.name,
+                             legal="aj.DataCopyExtParams or (blockCount, blockLen, srcStride, dstStride[, rsv])")
+    count = check_range(API, spec, "blockCount", copy_params.blockCount, 0, 4095)
+    block_len = check_range(API, spec, "blockLen", copy_params.blockLen, 0, 2097151)
+    if block_len % d.size:
+        raise ParameterError(API, "blockLen", block_len, device=spec.name,
+                             legal=f"a multiple of sizeof({d.name}) = {d.size} bytes (SPEC-2 9.1)")
+    src_stride = check_range(API, spec, "srcStride", copy_params.srcStride, -2**40, 2**40)
+    dst_stride = check_range(API, spec, "dstStride", copy_params.dstStride, -2**40, 2**40)
+    return count, block_len, src_stride, dst_stride, d.size
+
+
+def _ub_to_gm(dst, src, copy_params, mode):
+    core = _local("src", src)
+    _global("dst", dst, core)
+    key = (core.spec, src.dtype, dst.dtype, src.addr, src.size, dst.array.nbytes, core.bounds, copy_params, mode)
+    try:
+        plan = _plan_ub_to_gm(*key)
+    except TypeError:
+        plan = _plan_ub_to_gm.__wrapped__(*key)
+    if plan is None:
+        return
+    count, block_len, src_step, dst_step = plan
+    if core.sanitizer is not None:   # PIPE_MTE3: the UB bytes read, the GM bytes written (cross-block shadow)
+        core.sanitizer.copy_access(API, dst, src, [(k * src_step, k * dst_step, block_len) for k in range(count)],
+                                   atomic=core.atomic is not None)
+    gm = _gm_bytes(dst)
+    if core.atomic is not None:   # SetAtomicAdd/Max/Min: the one UB -> GM combine path (pipe.atomic_copy)
+        runs = [(k * src_step, k * dst_step, block_len) for k in range(count)]
+        atomic_copy(core, dst, gm, core.ub[src.addr:], runs)
+        return
+    if count == 1:
+        gm[:block_len] = core.ub[src.addr:src.addr + block_len]
+        return
+    pad_ub_to_gm(gm, core.ub, 0, src.addr, count, block_len, src_step, dst_step)
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
+def _plan_ub_to_gm(spec, d, gd, addr, size, gm_nbytes, bounds, copy_params, mode):
+    count, block_len, src_stride, dst_stride, s = _check_common(spec, d, gd, copy_params, mode)
+    if spec.pad_stride_950:
+        check_range(API, spec, "srcStride", src_stride, 0, 65535)
+        check_range(API, spec, "dstStride", dst_stride, 0, 2**40 - 1)
+    else:
+        check_range(API, spec, "srcStride", src_stride, 0, 2**32 - 1)
+        check_range(API, spec, "dstStride", dst_stride, 0, 2**32 - 1)
+    if addr % 32:
+        raise AlignmentError(API, "src address", addr, legal="a multiple of 32 bytes (UB, SPEC-2 9.1)",
+                             device=spec.name)
+    if count == 0 or block_len == 0:
+        return None
+    if mode == PaddingMode.Compact:   # D56: UB source blocks back to back, srcStride ignored
+        src_step = block_len
+    else:
+        src_step = -(-block_len // 32) * 32 + 32 * src_stride
+    dst_step = block_len + dst_stride
+    gm_end = (count - 1) * dst_step + block_len
+    if gm_end > gm_nbytes:
+        raise OutOfBoundsError(API, "dst", f"GM bytes [0, {gm_end})", device=spec.name,
+                               legal=f"inside the GlobalTensor's {gm_nbytes} bytes")
+    check_run_bounds(API, spec, bounds, Runs("src", addr, block_len, src_step, count), TensorExtent(addr, size, d))
+    return count, block_len, src_step, dst_step

@@ -1,0 +1,299 @@
+"""Gather (byte offsets, SPEC-2 9.2, D57) and GatherMask (user or built-in patterns, SPEC-2 9.3, D58).
+
+Both read addresses that depend on data (the offsets, the pattern bits): the checks that depend only on the call's
+shape are cached, the data-dependent ones (every used offset aligned, in range and inside the UB and the src tensor;
+rsvdCnt against dst) run on numpy views before the kernel touches anything.
+"""
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterError, UnsupportedDeviceError,
+                      UnsupportedDTypeError)
+from ..jit.gather import gather, gather_mask
+from ..tensor import LocalTensor
+from ._common import (Runs, TensorExtent, check_align, check_dtype, check_range, check_run_bounds,
+                      high_dim_is_set_mask, mask_lane_indices, operands, plan_mask, record_mask,
+                      refuse_empty_mask_on_950)
+
+
+# --- Gather -------------------------------------------------------------------------------------------------------
+def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, repeat_time=None,
+           dst_rep_stride=None, is_set_mask=None):
+    """`Gather(dst, src, src_offset, src_base_addr, count)` or `(..., src_base_addr, mask, repeat_time,
+    dst_rep_stride)`: dst[i] = the T at byte src + src_base_addr + src_offset[i] (SPEC-2 9.2)."""
+    api = "Gather"
+    core = operands(api, dst, src, src_offset, names=("src", "src_offset"))
+    spec = core.spec
+    if count is not None or (len(args) == 1 and mask is None):
+        high_dim_is_set_mask(api, True, is_set_mask)
+        count = count if count is not None else args[0]
+        key = (spec, dst.dtype, src.dtype, src_offset.dtype, dst.addr, src.addr, src_offset.addr, dst.size,
+               src_offset.size, src_base_addr, count)
+        try:
+            per = _validate_gather_count(*key)
+        except TypeError:
+            per = _validate_gather_count.__wrapped__(*key)
+        if count == 0:
+            return
+        lanes, repeat, last, rep_bytes = count, 1, -1, 0
+        active = per
+        offsets_used = src_offset._view()[:count]
+        dst_bytes = dst.addr + active * dst.dtype.size
+    else:
+        if len(args) == 3:
+            mask, repeat_time, dst_rep_stride = args
+        elif args:
+            raise ParameterError(api, "arguments", len(args) + 4, legal="5 (count form) or 7 (high-dim form)")
+        lanes_dtype = dt.HALF if (dst.dtype.size == 1 and spec.gather_offset_limited) else dst.dtype
+        plan = plan_mask(api, core, lanes_dtype, mask, high_dim_is_set_mask(api, False, is_set_mask))
+        key = (spec, dst.dtype, src.dtype, src_offset.dtype, dst.addr, src.addr, src_offset.addr, dst.size,
+               src_offset.size, src_base_addr, core.bounds, plan, repeat_time, dst_rep_stride)
+        try:
+            per, lanes, repeat, last, rep_bytes = _validate_gather_high_dim(*key)
+        except TypeError:
+            per, lanes, repeat, last, rep_bytes = _validate_gather_high_dim.__wrapped__(*key)
+        if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
+            record_mask(core, plan, lanes_dtype, mask)
+        if repeat == 0 or per.size == 0:
+            return
+        idx = [i * lanes + per[:last if (last >= 0 and i == repeat - 1) else per.size] for i in range(repeat)]
+        active = np.concatenate(idx)
+        offsets_used = src_offset._view()[active]
+        dst_bytes = np.concatenate([dst.addr + i * rep_bytes + per[:len(ix)] * dst.dtype.size
+                                    for i, ix in enumerate(idx)])
+    _check_offsets(api, core, dst, src, src_offset, src_base_addr, offsets_used, dst_bytes, active)
+    gather(core.ub, dst.dtype.size, dst.addr, src.addr + src_base_addr, src_offset.addr, per, lanes, rep_bytes,
+           repeat, last)
+    if count is not None:
+        full = _gather_lanes(spec, dst.dtype)
+        core._after_count_call(count % full or full)
+
+
+def _gather_lanes(spec, d):
+    """D57: a repeat covers 8 DataBlocks of dst, 4 for 8-bit types on 950/310B."""
+    return (4 if d.size == 1 and spec.gather_offset_limited else 8) * 32 // d.size
+
+
+def _gather_types(api, spec, d, s, o, count_form):
+    if not spec.gather_dtypes:
+        raise UnsupportedDeviceError(api, "device", spec.name, legal="ascend950, atlas-a3, atlas-a2, "
+                                     "atlas-200i-500-a2, atlas-inference-aicore", detail="not offered (SPEC-2 1.9)")
+    check_dtype(api, spec, d, spec.gather_dtypes)
+    if s is not d:
+        raise UnsupportedDTypeError(api, "src.dtype", s.name, legal=f"{d.name} (as dst)", device=spec.name)
+    if o.name != "uint32":
+        raise UnsupportedDTypeError(api, "src_offset.dtype", o.name, legal="uint32 (byte offsets)", device=spec.name)
+    if not count_form and d.name in spec.gather_count_only_dtypes:
+        raise UnsupportedDTypeError(api, "dtype", d.name, device=spec.name, legal=", ".join(
+            n for n in spec.gather_dtypes if n not in spec.gather_count_only_dtypes),
+            detail="8-bit types only through the count form on this device (SPEC-2 9.2)")
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
+def _validate_gather_count(spec, d, s, o, addr, src_addr, off_addr, size, off_size, base, count):
+    api = "Gather"
+    _gather_types(api, spec, d, s, o, True)
+    check_range(api, spec, "src_base_addr", base, 0, 2**32 - 1)
+    count = check_range(api, spec, "count", count, 0, 2**32 - 1)
+    for name, a in (("dst", addr), ("src", src_addr), ("src_offset", off_addr)):
+        check_align(api, spec, name, a, 32)
+    for name, n in (("dst", size), ("src_offset", off_size)):
+        if count > n:
+            raise OutOfBoundsError(api, "count", count, legal=f"<= {name}.GetSize() = {n}", device=spec.name)
+    per = np.arange(count, dtype=np.int64)
+    per.setflags(write=False)
+    return per
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
+def _validate_gather_high_dim(spec, d, s, o, addr, src_addr, off_addr, size, off_size, base, bounds, plan,
+                              repeat_time, dst_rep_stride):
+    api = "Gather"
+    _gather_types(api, spec, d, s, o, False)
+    check_range(api, spec, "src_base_addr", base, 0, 2**32 - 1)
+    repeat_time = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
+    rep = check_range(api, spec, "dst_rep_stride", dst_rep_stride, 0, 65535)
+    refuse_empty_mask_on_950(api, spec, plan)
+    for name, a in (("dst", addr), ("src", src_addr), ("src_offset", off_addr)):
+        check_align(api, spec, name, a, 32)
+    lanes = _gather_lanes(spec, d)
+    repeat = plan.repeats(lanes, repeat_time)
+    last = plan.last_lanes(lanes)
+    per = mask_lane_indices(plan.lo, plan.hi, lanes)
+    if repeat and per.size:
+        n_last = per.size if last < 0 else min(last, per.size)
+        top = (repeat - 1) * lanes + int(per[n_last - 1]) + 1
+        if top > off_size:
+            raise OutOfBoundsError(api, "src_offset", f"{top} offsets", device=spec.name,
+                                   legal=f"<= src_offset.GetSize() = {off_size} (lane j of repeat i uses offset "
+                                         "i*L + j, D57)")
+        end = addr + (repeat - 1) * rep * 32 + (int(per[-1]) + 1) * d.size
+        check_run_bounds(api, spec, bounds, Runs("dst", addr, end - addr, 0, 1), TensorExtent(addr, size, d))
+    per.setflags(write=False)
+    return per, lanes, repeat, last, rep * 32
+
+
+def _check_offsets(api, core, dst, src, src_offset, base, offsets, dst_bytes, active):
+    """Every used offset: in the device's range (ParameterError), T-aligned (AlignmentError), its bytes inside the UB
+    and src's tensor (OutOfBoundsError); no byte read overlaps a byte written (D34). D57."""
+    spec, size = core.spec, dst.dtype.size
+    if offsets.size == 0:
+        return
+    off = offsets.astype(np.int64)
+    if spec.gather_offset_limited and size <= 2:
+        limit = 2**16 - 1 if size == 1 else 2**17 - 1
+        bad = np.nonzero(off > limit)[0]
+        if bad.size:
+            raise ParameterError(api, f"src_offset[{int(active[bad[0]])}]", int(off[bad[0]]), device=spec.name,
+                                 legal=f"[0, {limit}] for {size * 8}-bit types on this device (SPEC-2 9.2)")
+    addrs = src.addr + base + off
+    bad = np.nonzero(addrs % size)[0]
+    if bad.size:
+        raise AlignmentError(api, f"src_offset[{int(active[bad[0]])}]", int(off[bad[0]]), device=spec.name,
+                             legal=f"src + src_base_addr + offset a multiple of {size} (D57)")
+    lo_t, hi_t = (0, spec.ub_bytes) if core.bounds == "ub" else (src.addr, src.addr + src.nbytes)
+    bad = np.nonzero((addrs < max(lo_t, 0)) | (addrs + size > min(hi_t, spec.ub_bytes)))[0]
+    if bad.size:
+        raise OutOfBoundsError(api, f"src_offset[{int(active[bad[0]])}]", int(off[bad[0]]), device=spec.name,
+                               legal=f"an element inside [{lo_t}, {hi_t}) (src's tensor, or the UB with "
+                                     "bounds=\"ub\"; D57)")
+    reads = np.concatenate([(addrs[:, None] + np.arange(size)).ravel(),
+                            (src_offset.addr + 4 * active[:, None] + np.arange(4)).ravel()])
+    writes = (dst_bytes[:, None] + np.arange(size)).ravel()
+    common = np.intersect1d(reads, writes)
+    if common.size:
+        raise OverlapError(api, "dst/src", f"byte {int(common[0])}", device=spec.name,
+                           legal="no byte read (src elements, offsets) is written (SPEC-2 D34)")
+
+
+# --- GatherMask ---------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GatherMaskParams:
+    """SPEC-2 1.1: src0BlockStride (uint8), repeatTimes (0..255, D58), src0RepeatStride (uint16),
+    src1RepeatStride (uint8)."""
+    src0BlockStride: int = 1
+    repeatTimes: int = 0
+    src0RepeatStride: int = 8
+    src1RepeatStride: int = 8
+
+
+_PATTERN_DTYPE = {1: "uint8", 2: "uint16", 4: "uint32"}
+
+
+def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params):
+    """Pack the elements of src0 whose pattern bit is 1 from dst[0]; returns rsvdCnt (SPEC-2 9.3, D58). Leaves the
+    core in Normal mode with an undefined mask register (D31)."""
+    api = "GatherMask"
+    user = isinstance(src1_pattern, LocalTensor)
+    core = operands(api, dst, src0, src1_pattern, names=("src0", "src1_pattern")) if user else \
+        operands(api, dst, src0, names=("src0",))
+    spec = core.spec
+    p = gather_mask_params
+    if isinstance(p, (tuple, list)) and len(p) == 4:
+        p = GatherMaskParams(*p)
+    pat = (src1_pattern.dtype, src1_pattern.addr, src1_pattern.size, None) if user else (None, None, 0, src1_pattern)
+    key = (spec, dst.dtype, src0.dtype) + pat + (dst.addr, src0.addr, dst.size, src0.size, core.bounds, reduce_mode,
+                                                 mask, p)
+    try:
+        outer, elems, last, blk, rep, prs, src_ext = _validate_gather_mask(*key)
+    except TypeError:
+        outer, elems, last, blk, rep, prs, src_ext = _validate_gather_mask.__wrapped__(*key)
+    size = dst.dtype.size
+    if user:
+        kept = 0
+        for i in range(outer):
+            n = last if i == outer - 1 else elems
+            start = src1_pattern.addr + i * prs
+            bits = np.unpackbits(core.ub[start:start + -(-n // 8)], bitorder="little")[:n]
+            kept += int(bits.sum())
+    else:
+        kept = sum(_builtin_count(src1_pattern, last if i == outer - 1 else elems) for i in range(outer))
+    check_run_bounds(api, spec, core.bounds, Runs("dst", dst.addr, kept * size, 0, 1), dst)
+    if kept and src_ext is not None and dst.addr != src0.addr and dst.addr < src_ext[1] and \
+            src_ext[0] < dst.addr + kept * size:
+        raise OverlapError(api, "dst/src0", f"dst at {dst.addr}", device=spec.name,
+                           legal="dst at src0's address with src0BlockStride 1 and src0RepeatStride 8, or no overlap "
+                                 "(SPEC-2 D34)")
+    if user and kept:
+        p_lo, p_hi = src1_pattern.addr, src1_pattern.addr + (outer - 1) * prs + -(-elems // 8)
+        if dst.addr < p_hi and p_lo < dst.addr + kept * size:
+            raise OverlapError(api, "dst/src1_pattern", f"dst at {dst.addr}", device=spec.name,
+                               legal="no overlap with the user pattern (SPEC-2 D34)")
+    done = gather_mask(core.ub, size, dst.addr, src0.addr, blk, rep, user, src1_pattern.addr if user else 0,
+                       0 if user else int(src1_pattern), prs, outer, elems, last)
+    if core.counter_mode:
+        core.SetMaskNorm()       # D31: GatherMask forces Normal mode
+    core.mask_defined = False    # D31: and leaves the mask register undefined
+    return done
+
+
+def _builtin_count(pattern, n):
+    e = np.arange(n)
+    if pattern == 7:
+        return n
+    if pattern in (1, 2):
+        return int(np.count_nonzero(e % 2 == pattern - 1))
+    return int(np.count_nonzero(e % 4 == pattern - 3))
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
+def _validate_gather_mask(spec, d, s, pdtype, paddr, psize, pattern, addr, src_addr, size, src_size, bounds, reduce_mode,
+                          mask, p):
+    """(outer repeats, elements per repeat, elements of the last, blkStride, repStride, pattern bytes per repeat,
+    src0 extent) after every shape check (D58)."""
+    api = "GatherMask"
+    if not spec.gather_mask_dtypes:
+        raise UnsupportedDeviceError(api, "device", spec.name, legal="ascend950, atlas-a3, atlas-a2, "
+                                     "atlas-200i-500-a2, atlas-inference-aicore", detail="not offered (SPEC-2 1.9)")
+    check_dtype(api, spec, d, spec.gather_mask_dtypes)
+    if s is not d:
+        raise UnsupportedDTypeError(api, "src0.dtype", s.name, legal=f"{d.name} (as dst)", device=spec.name)
+    if pdtype is not None:
+        want = _PATTERN_DTYPE[d.size]
+        if pdtype.name != want:
+            raise UnsupportedDTypeError(api, "src1_pattern.dtype", pdtype.name, device=spec.name,
+                                        legal=f"{want} (one bit per {d.name} element, SPEC-2 9.3)")
+    elif isinstance(pattern, bool) or not isinstance(pattern, (int, np.integer)) or \
+            not 1 <= pattern <= spec.gather_mask_max_pattern:
+        raise ParameterError(api, "src1_pattern", pattern, device=spec.name,
+                             legal=f"a LocalTensor or a built-in pattern 1..{spec.gather_mask_max_pattern}")
+    if not isinstance(p, GatherMaskParams):
+        raise ParameterError(api, "gather_mask_params", p, device=spec.name,
+                             legal="aj.GatherMaskParams or 4 integers (src0BlockStride, repeatTimes, "
+                                   "src0RepeatStride, src1RepeatStride)")
+    blk = check_range(api, spec, "src0BlockStride", p.src0BlockStride, 0, 255)
+    times = check_range(api, spec, "repeatTimes", p.repeatTimes, 0, 255)
+    rep = check_range(api, spec, "src0RepeatStride", p.src0RepeatStride, 0, 65535)
+    prs = check_range(api, spec, "src1RepeatStride", p.src1RepeatStride, 0, 255) * 32
+    if not isinstance(reduce_mode, (bool, np.bool_)):
+        raise ParameterError(api, "reduce_mode", reduce_mode, legal="True or False", device=spec.name)
+    mask = check_range(api, spec, "mask", mask, 1 if reduce_mode else 0, 2**32 - 1)
+    for name, a in (("dst", addr), ("src0", src_addr)) + ((("src1_pattern", paddr),) if pdtype is not None else ()):
+        check_align(api, spec, name, a, 32)
+    lanes = d.lanes_per_repeat
+    if not reduce_mode:
+        outer, elems, last = times, lanes, lanes          # mask ignored
+    elif spec.gather_mask_total_count:                    # 310P: mask is the total count
+        outer, elems = -(-mask // lanes), lanes
+        last = mask - (outer - 1) * lanes
+    else:                                                 # each outer repeat handles `mask` elements
+        outer, elems, last = times, mask, mask
+    if outer == 0:
+        return 0, elems, last, blk, rep, prs, None
+    epb = 32 // d.size
+    span = lambda n: (((n - 1) // epb) * blk * 32 + ((n - 1) % epb) * d.size + d.size) if n else 0  # noqa: E731
+    src_end = src_addr + (outer - 1) * rep * 32 + max(span(elems) if outer > 1 else 0, span(last))
+    check_run_bounds(api, spec, bounds, Runs("src0", src_addr, src_end - src_addr, 0, 1),
+                     TensorExtent(src_addr, src_size, d))
+    if pdtype is not None:
+        p_end = paddr + (outer - 1) * prs + -(-max(elems, last) // 8)
+        check_run_bounds(api, spec, bounds, Runs("src1_pattern", paddr, p_end - paddr, 0, 1),
+                         TensorExtent(paddr, psize, pdtype))
+    if addr == src_addr and not (blk == 1 and rep == 8):
+        raise OverlapError(api, "dst/src0", "the same address", device=spec.name,
+                           legal="src0BlockStride 1 and src0RepeatStride 8 when dst == src0 (SPEC-2 D34)")
+    return outer, elems, last, blk, rep, prs, (src_addr, src_end)
+

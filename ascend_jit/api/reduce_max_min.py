@@ -1,0 +1,257 @@
+"""ReduceMax / ReduceMin (SPEC-2 8.3; D30, D31, D34, D52-D55) and GetReduceMaxMinTmpSize.
+
+Non-950 devices run the level algorithm of D52 (per-repeat extremes, saturated per repeat, then the best repeat,
+then the count form's tail); the 950 runs the per-lane algorithm of D53. tmp is validated and sized as the device
+needs it (D54) but never written: its first `minimum` elements are unspecified after the call, so leaving them as
+they were is one of the allowed outcomes (docs/decisions.md).
+"""
+from functools import lru_cache
+
+import numpy as np
+
+from ..core import continuous_mask_words
+from ..devices import get_device
+from ..dtypes import resolve
+from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
+from ..jit.reductions import ALGO_LEVELS, ALGO_PER_LANE, OP_MAX, OP_MIN, reduce_max_min_kernel
+from ..sanitizer import vector_access
+from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_signed64, check_align, check_dtype, check_inside_ub,
+                      check_range, check_tensor_bounds, operands)
+from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, mask_plan, record_spr
+
+INT32_MAX = 2**31 - 1
+# D53 seeds (raw, sign-extended bits): MAX starts from the finite lowest value, MIN from the finite highest.
+_SEEDS = {"half": (-1025, 0x7BFF), "float": (-8388609, 0x7F7FFFFF), "int16": (-2**15, 2**15 - 1),
+          "uint16": (0, 2**16 - 1), "int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1),
+          "int64": (-2**63, 2**63 - 1), "uint64": (0, -1)}
+
+
+def GetReduceMaxMinTmpSize(device, dtype, *, count=None, repeat_time=None, cal_index=False):
+    """Minimum sharedTmpBuffer elements of ReduceMax/ReduceMin (D54, SPEC-2 8.3.1): 0 on the 950."""
+    spec = get_device(device)
+    d = resolve(dtype, "GetReduceMaxMinTmpSize")
+    if (count is None) == (repeat_time is None):
+        raise ParameterError("GetReduceMaxMinTmpSize", "count/repeat_time", (count, repeat_time),
+                             legal="exactly one of count= or repeat_time=", device=spec.name)
+    if spec.reduce_max_min_per_lane:
+        return 0
+    lanes, epb = d.lanes_per_repeat, d.lanes_per_block
+    r1 = int(repeat_time) if repeat_time is not None else max(1, int(count) // lanes)
+
+    def roundup(a):
+        return -(-a // epb) * epb
+    if not cal_index:
+        return roundup(2 * r1)
+    level, total, k = 2 * r1, 0, 1
+    while True:
+        total += roundup(level)
+        if k >= 2 and level <= 2:
+            return total
+        level, k = 2 * -(-level // lanes), k + 1
+
+
+def _api(op):
+    return "ReduceMax" if op == OP_MAX else "ReduceMin"
+
+
+def _parse(api, args, cal_index, kw):
+    """(form, values, cal_index) from the positional/keyword arguments of SPEC-2 8.3."""
+    args = list(args)
+    n = len(args)
+    if n in (2, 4) and isinstance(args[-1], bool):  # the trailing bool is calIndex
+        if cal_index is not None:
+            raise ParameterError(api, "cal_index", cal_index, legal="given once")
+        cal_index = args.pop()
+    elif n in (2, 4):
+        raise ParameterError(api, "arguments", args[-1], legal="a bool cal_index as the last positional argument")
+    for name in ("count", "mask", "repeat_time", "src_rep_stride"):
+        if kw[name] is not None:
+            args.append(kw[name])
+    if len(args) == 1:
+        return "count", args, bool(cal_index)
+    if len(args) == 3:
+        return "highdim", args, bool(cal_index)
+    raise ParameterError(api, "arguments", len(args) + 3, legal="(dst, src, tmp, count[, cal_index]) or "
+                         "(dst, src, tmp, mask, repeat_time, src_rep_stride[, cal_index])")
+
+
+def _reduce(op, dst, src, tmp, args, cal_index, kw):
+    api = _api(op)
+    core = operands(api, dst, src, tmp)
+    spec, d = core.spec, src.dtype
+    form, values, cal_index = _parse(api, args, cal_index, kw)
+    layout = (api, spec, core.bounds, d, dst.dtype, tmp.dtype, dst.addr, dst.size, src.addr, src.size, tmp.addr, tmp.size,
+              cal_index)
+    if form == "count":
+        count, = values
+        run = cached(_validate_count, *layout, count)
+    elif core.counter_mode:
+        mask, repeat_time, src_rep_stride = values
+        if not spec.reduce_max_min_per_lane:
+            raise StateError(api, "mask mode", "counter", device=core.device, legal="normal mode (SetMaskNorm)",
+                             detail="high-dim ReduceMax/ReduceMin in counter mode is refused off the 950 (D52)")
+        if mask is MASK_PLACEHOLDER:
+            raise ParameterError(api, "mask", mask, legal="the element count (D53)", device=core.device)
+        count = (int(mask[0]) if isinstance(mask, (list, tuple)) else int(mask)) & 0xFFFFFFFF  # D53: low 32 bits
+        run = cached(_validate_counter, *layout, count, repeat_time, src_rep_stride)
+    else:
+        mask, repeat_time, src_rep_stride = values
+        plan = mask_plan(api, core, d, mask, True)
+        run = cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
+    if not spec.reduce_max_min_per_lane:
+        core.mask_defined = False  # D31: implementation state after a non-950 ReduceMax/ReduceMin
+    if run is None:
+        return
+    plan, contiguous = run
+    if core.sanitizer is not None:
+        vector_access(core, api, reads=[(_source_footprint(form, core, d, src, values), src)],
+                      writes=[(("dst", dst.addr, (2 if cal_index else 1) * d.size), dst)])
+    bits = reduce_max_min_kernel(core.ub, core.half_saturating, plan)
+    if spec.max_min_spr:  # D55: the value, and an index documented as inaccurate: all ones
+        record_spr(core, d, bits, (1 << (8 * d.size)) - 1,
+                   None if contiguous else "the last ReduceMax/ReduceMin was not contiguous (src_rep_stride 8)")
+
+
+def _source_footprint(form, core, d, src, values):
+    """The source elements a call reads, for the sanitizer (count form: the first count; high-dim: the mask's lanes
+    of every repeat; counter mode: the count, SPEC-2 D53)."""
+    lanes = d.lanes_per_repeat
+    full_hi, full_lo = continuous_mask_words(lanes)
+    if form == "count":
+        return ("src", src.addr, int(values[0]) * d.size)
+    mask, repeat_time, src_rep_stride = values
+    if core.counter_mode:
+        count = (int(mask[0]) if isinstance(mask, (list, tuple)) else int(mask)) & 0xFFFFFFFF
+        return Operand("src", src.addr, d.size, full_lo, full_hi, -(-count // lanes), 1, int(src_rep_stride),
+                       count % lanes or lanes)
+    plan = mask_plan("sanitizer", core, d, mask, True)
+    return Operand("src", src.addr, d.size, plan.lo, plan.hi, int(repeat_time), 1, int(src_rep_stride))
+
+
+def _plan(api, d, cal_index, dst_addr, src_addr, algo, rep_bytes, step, nrep, lo, hi, n, contiguous):
+    """The kernel's call plan (jit/reductions.py P_* fields) and whether the call was contiguous (D55)."""
+    op = OP_MAX if api == "ReduceMax" else OP_MIN
+    seed = _SEEDS[d.name][0 if op == OP_MAX else 1]
+    return np.array([algo, d.kind, op, cal_index, dst_addr, src_addr, rep_bytes, step, nrep, lo, hi, n, seed],
+                    np.int64), contiguous
+
+
+def _common(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size, cal_index):
+    check_dtype(api, spec, d, spec.reduce_max_min_dtypes)
+    for name, other in (("dst", dd), ("sharedTmpBuffer", dt_)):
+        if other is not d:
+            raise UnsupportedDTypeError(api, f"{name}.dtype", other.name, legal=f"{d.name} (as src)", device=spec.name)
+    check_align(api, spec, "src", src_addr, 32)
+    check_align(api, spec, "sharedTmpBuffer", tmp_addr, 32)
+    out = 2 * d.size if cal_index else d.size
+    check_align(api, spec, "dst", dst_addr, out)  # SPEC-2 8.3: as ReduceRepeat VALUE_INDEX / ONLY_VALUE
+    check_tensor_bounds(api, facts, Runs("dst", dst_addr, out, 0, 1), Shape(dst_addr, dst_size, dd))
+
+
+def _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_ext, need, cal_index, max_index):
+    limit = 65534 if spec.reduce_max_min_per_lane else 65535
+    if cal_index and d.size == 2 and max_index > limit:
+        raise ParameterError(api, "cal_index", True, device=spec.name, legal=f"indices <= {limit} for 16-bit types",
+                             detail=f"this call can produce index {max_index} (D52, SPEC-2 8.3)")
+    if tmp_size < need:
+        raise ParameterError(api, "sharedTmpBuffer.GetSize()", tmp_size, legal=f">= {need} elements", device=spec.name,
+                             detail=f"too small: GetReduceMaxMinTmpSize gives {need} (D54)")
+    check_tensor_bounds(api, facts, Runs("sharedTmpBuffer", tmp_addr, need * d.size, 0, 1), Shape(tmp_addr, tmp_size, d))
+    out = 2 * d.size if cal_index else d.size
+    for name, lo, hi in (("dst", dst_addr, dst_addr + out), ("sharedTmpBuffer", tmp_addr, tmp_addr + need * d.size)):
+        if src_ext is not None and hi > lo and lo < src_ext[1] and src_ext[0] < hi:
+            raise OverlapError(api, f"src/{name}", f"{name} bytes [{lo}, {hi})", device=spec.name,
+                               legal=f"disjoint from src bytes [{src_ext[0]}, {src_ext[1]}) (D34)")
+
+
+@lru_cache(maxsize=4096)
+def _validate_count(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size,
+                    cal_index, count):
+    facts = CoreFacts(bounds, spec.name)
+    _common(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size, cal_index)
+    count = check_range(api, spec, "count", count, 1, spec.ub_bytes // d.size)  # D30
+    if count > src_size:
+        raise OutOfBoundsError(api, "count", count, legal=f"<= src.GetSize() = {src_size}", device=spec.name)
+    need = GetReduceMaxMinTmpSize(spec, d, count=count, cal_index=cal_index)
+    _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, (src_addr, src_addr + count * d.size), need, cal_index,
+            count - 1)
+    lanes = d.lanes_per_repeat
+    if spec.reduce_max_min_per_lane:
+        v = lanes if d.size < 8 else 64
+        return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_PER_LANE, v * d.size, v, -(-count // v), -1, -1,
+                     count, True)
+    if count < lanes:
+        hi, lo = continuous_mask_words(count)
+        return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_LEVELS, 256, lanes, 1, as_signed64(lo),
+                     as_signed64(hi), 0, True)
+    return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_LEVELS, 256, lanes, count // lanes, -1, -1,
+                 count % lanes, True)
+
+
+def _high_dim_ranges(api, spec, d, repeat_time, src_rep_stride):
+    if d.name in spec.reduce_max_min_count_only_dtypes:
+        raise UnsupportedDTypeError(api, "dtype", d.name, device=spec.name, detail="64-bit types only through the "
+                                    "count form (SPEC-2 8.3)", legal=", ".join(
+                                        t for t in spec.reduce_max_min_dtypes
+                                        if t not in spec.reduce_max_min_count_only_dtypes))
+    return (check_range(api, spec, "repeat_time", repeat_time, 0, INT32_MAX),
+            check_range(api, spec, "src_rep_stride", src_rep_stride, 0, 65535))
+
+
+@lru_cache(maxsize=4096)
+def _validate_high_dim(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size,
+                       cal_index, plan, repeat_time, src_rep_stride):
+    facts = CoreFacts(bounds, spec.name)
+    _common(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size, cal_index)
+    repeat_time, src_rep_stride = _high_dim_ranges(api, spec, d, repeat_time, src_rep_stride)
+    check_mask_not_empty(api, spec, plan)
+    if plan.empty or repeat_time == 0:
+        return None  # D30: NOP
+    op = Operand("src", src_addr, d.size, plan.lo, plan.hi, repeat_time, 1, src_rep_stride)
+    src_ext = check_inside_ub(api, spec, op)
+    check_tensor_bounds(api, facts, op, Shape(src_addr, src_size, d), src_ext)
+    need = GetReduceMaxMinTmpSize(spec, d, repeat_time=repeat_time, cal_index=cal_index)
+    step = src_rep_stride * 32 // d.size
+    top_lane = max(j for j in range(d.lanes_per_repeat) if ((plan.hi if j >= 64 else plan.lo) >> (j % 64)) & 1)
+    _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_ext, need, cal_index,
+            (repeat_time - 1) * step + top_lane)
+    per_lane = spec.reduce_max_min_per_lane
+    return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_PER_LANE if per_lane else ALGO_LEVELS,
+                 src_rep_stride * 32, step, repeat_time, as_signed64(plan.lo), as_signed64(plan.hi),
+                 -1 if per_lane else 0, src_rep_stride == 8)
+
+
+@lru_cache(maxsize=4096)
+def _validate_counter(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size,
+                      cal_index, count, repeat_time, src_rep_stride):
+    """950 high-dim form in counter mode (D53): `count` elements, repeat r at r*src_rep_stride blocks."""
+    facts = CoreFacts(bounds, spec.name)
+    _common(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size, cal_index)
+    _, src_rep_stride = _high_dim_ranges(api, spec, d, repeat_time, src_rep_stride)
+    count = check_range(api, spec, "mask (counter-mode count)", count, 1, spec.ub_bytes // d.size)
+    lanes = d.lanes_per_repeat
+    full_hi, full_lo = continuous_mask_words(lanes)
+    nrep = -(-count // lanes)
+    op = Operand("src", src_addr, d.size, full_lo, full_hi, nrep, 1, src_rep_stride, count % lanes or lanes)
+    src_ext = check_inside_ub(api, spec, op)
+    check_tensor_bounds(api, facts, op, Shape(src_addr, src_size, d), src_ext)
+    _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_ext, 0, cal_index, count - 1)
+    return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_PER_LANE, src_rep_stride * 32, lanes, nrep, -1, -1,
+                 count, False)
+
+
+def ReduceMax(dst, src, shared_tmp_buffer, *args, cal_index=None, count=None, mask=None, repeat_time=None,
+              src_rep_stride=None):
+    """dst[0] = the maximum of src (D41), and with cal_index its index right after it (SPEC-2 8.3):
+    `ReduceMax(dst, src, tmp, count[, cal_index])` or `ReduceMax(dst, src, tmp, mask, repeat_time, src_rep_stride
+    [, cal_index])`. Non-950: the D52 level algorithm; 950: the D53 per-lane algorithm. tmp: at least
+    GetReduceMaxMinTmpSize elements (D54). BIT-EXACT except a NaN result's index (a decision, D50/D52/D53)."""
+    _reduce(OP_MAX, dst, src, shared_tmp_buffer, args, cal_index,
+            dict(count=count, mask=mask, repeat_time=repeat_time, src_rep_stride=src_rep_stride))
+
+
+def ReduceMin(dst, src, shared_tmp_buffer, *args, cal_index=None, count=None, mask=None, repeat_time=None,
+              src_rep_stride=None):
+    """The minimum, as ReduceMax (SPEC-2 8.3)."""
+    _reduce(OP_MIN, dst, src, shared_tmp_buffer, args, cal_index,
+            dict(count=count, mask=mask, repeat_time=repeat_time, src_rep_stride=src_rep_stride))

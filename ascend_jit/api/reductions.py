@@ -1,0 +1,303 @@
+"""The reduction family's Memory APIs (SPEC-2 8): ReduceRepeat (old names WholeReduceSum, WholeReduceMax,
+WholeReduceMin, RepeatReduceSum), ReduceDataBlock (BlockReduceSum, BlockReduceMax, BlockReduceMin) and
+GetReduceRepeatMaxMinSpr; ReduceMax/ReduceMin live in api/reduce_max_min.py and share the helpers below.
+
+One validator serves both group reductions (a group is a whole repeat for ReduceRepeat, one DataBlock for
+ReduceDataBlock): dtypes per device and reduce type, ranges (SPEC-2 1.2, 8.1, 8.2), the mask plan and the D30 zero
+rules, alignment, the exact footprints (src: an Operand; dst: one run of result bytes per repeat), the UB and
+tensor bounds, and the D34 overlap rule. It is memoised on everything it reads (tensor sizes and core.bounds
+included), so a repeated call costs one dictionary lookup before the kernel runs.
+"""
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core import current_core
+from ..dtypes import DType, resolve
+from ..errors import ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
+from ..jit.reductions import group_extreme_kernel, group_sum_float_kernel, group_sum_int_kernel
+from ..order import ReduceOrder
+from ..sanitizer import vector_access
+from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_signed64, check_align, check_dtype, check_inside_ub,
+                      check_range, check_runs_overlap, check_tensor_bounds, operands, plan_mask, record_mask)
+from .reduce_pair import ReduceType
+
+REPEAT, BLOCK = 0, 1      # the two group reductions
+# Raw (sign-extended) bit patterns of the fully-masked-DataBlock fills (SPEC-2 8.2).
+_FILLS = {"fill-inf": {("half", ReduceType.MAX): -1024, ("half", ReduceType.MIN): 0x7C00,            # -inf / +inf
+                       ("float", ReduceType.MAX): -8388608, ("float", ReduceType.MIN): 0x7F800000},
+          "fill-finite-half": {("half", ReduceType.MAX): -1025, ("half", ReduceType.MIN): 0x7BFF,    # -+65504
+                               ("float", ReduceType.MAX): -8388608, ("float", ReduceType.MIN): 0x7F800000}}
+
+
+class CoreFacts(NamedTuple):
+    """What check_tensor_bounds reads from a core (hashable, so memoised validators can take it)."""
+    bounds: str
+    device: str
+
+
+class Shape(NamedTuple):
+    """What check_tensor_bounds reads from a tensor."""
+    addr: int
+    size: int
+    dtype: DType
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.size
+
+
+def cached(fn, *key):
+    """fn(*key) through its lru_cache; an unhashable argument is validated uncached, which names the problem."""
+    try:
+        hash(key)
+    except TypeError:
+        return fn.__wrapped__(*key)
+    return fn(*key)
+
+
+def reduce_type_of(api, spec, value):
+    if isinstance(value, bool) or value is None:
+        raise ParameterError(api, "reduce_type", value, legal="aj.ReduceType.SUM, MAX or MIN", device=spec.name)
+    try:
+        return ReduceType(value)
+    except ValueError:
+        raise ParameterError(api, "reduce_type", value, legal="aj.ReduceType.SUM, MAX or MIN",
+                             device=spec.name) from None
+
+
+_PLANS = {}
+
+
+def mask_plan(api, core, dtype, mask, is_set_mask):
+    """plan_mask, memoised for the common case of an int mask given with is_set_mask: the plan then depends only on
+    the device, the mode, the dtype and the mask (SPEC 2.2, decisions.md counter mode), and a miss asks plan_mask
+    with the real core."""
+    if not (is_set_mask and type(mask) is int):
+        return plan_mask(api, core, dtype, mask, is_set_mask)
+    key = (api, core.spec, core.counter_mode, dtype, mask)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = plan_mask(api, core, dtype, mask, True)
+        if len(_PLANS) > 4096:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+def check_mask_not_empty(api, spec, plan):
+    """D30: mask 0 is refused by the reductions on the 950 and the 310B and is a NOP elsewhere."""
+    if plan.empty and plan.counter < 0 and (spec.mask_zero_refused or spec.reduce_mask_zero_refused):
+        raise ParameterError(api, "mask", 0, legal="a mask with at least one lane (D30)", device=spec.name)
+
+
+def record_spr(core, dtype, value_bits, index, refusal):
+    """D55: the state GetReduceRepeatMaxMinSpr reads (A2/A3/310P)."""
+    core.max_min_spr = (dtype, int(value_bits), int(index), refusal)
+
+
+# --- the shared validator -------------------------------------------------------------------------------------------
+@lru_cache(maxsize=4096)
+def _validate(api, family, spec, bounds, d, dd, src_addr, src_size, dst_addr, dst_size, plan, repeat_time,
+              dst_rep_stride, src_blk_stride, src_rep_stride, rt, order):
+    """Returns None (a NOP) or the kernel plan (repeats, last_lanes, dst_rep_bytes, group, fill, fill_raw, order)."""
+    facts = CoreFacts(bounds, spec.name)
+    if rt is ReduceType.SUM:
+        pairs = (spec.reduce_repeat_sum_pairs if family == REPEAT
+                 else tuple((t, t) for t in spec.reduce_data_block_dtypes))
+        check_dtype(api, spec, d, [s for s, _ in pairs])
+        want = dict(pairs)[d.name]
+    else:
+        check_dtype(api, spec, d, spec.reduce_repeat_max_min_dtypes if family == REPEAT
+                    else spec.reduce_data_block_dtypes)
+        want = d.name
+    if dd.name != want:
+        raise UnsupportedDTypeError(api, "dst.dtype", dd.name, legal=f"{want} for a {d.name} source", device=spec.name)
+    if family == REPEAT and rt is not ReduceType.SUM:
+        try:
+            known = ReduceOrder(order)
+        except (ValueError, TypeError):
+            known = None
+        if known is None or isinstance(order, bool) or known not in spec.reduce_repeat_orders:
+            legal = ", ".join(ReduceOrder(o).name for o in spec.reduce_repeat_orders)
+            raise ParameterError(api, "order", order, legal=legal + " (SPEC-2 8.1, D50)", device=spec.name)
+        order = known
+    repeat_time = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
+    dst_rep_stride = check_range(api, spec, "dst_rep_stride", dst_rep_stride, 0, 65535)
+    src_blk_stride = check_range(api, spec, "src_blk_stride", src_blk_stride, 0, 65535)
+    src_rep_stride = check_range(api, spec, "src_rep_stride", src_rep_stride, 0, 65535)
+    if dst_rep_stride == 0 and not spec.reduce_dst_rep_stride_zero:
+        raise ParameterError(api, "dst_rep_stride", 0, legal="[1, 65535] on this device (SPEC-2 8.1: Atlas training "
+                             "does not support 0)", device=spec.name)
+    lanes = d.lanes_per_repeat
+    if family == REPEAT:
+        group = lanes
+        if rt is ReduceType.SUM:
+            unit = width = dd.size
+        else:
+            unit = {ReduceOrder.ORDER_VALUE_INDEX: 2 * d.size, ReduceOrder.ORDER_INDEX_VALUE: 2 * d.size,
+                    ReduceOrder.ORDER_ONLY_VALUE: d.size, ReduceOrder.ORDER_ONLY_INDEX: 4}[order]
+            width = unit
+    else:
+        group, unit, width = d.lanes_per_block, 8 * d.size, 8 * d.size
+    check_align(api, spec, "src", src_addr, 32)
+    check_align(api, spec, "dst", dst_addr, unit)
+    check_mask_not_empty(api, spec, plan)
+    repeats = plan.repeats(lanes, repeat_time)
+    if plan.empty or repeats == 0:
+        return None  # D30: NOP
+    last = plan.last_lanes(lanes)
+    src_op = Operand("src", src_addr, d.size, plan.lo, plan.hi, repeats, src_blk_stride, src_rep_stride, last)
+    dst_runs = Runs("dst", dst_addr, width, dst_rep_stride * unit, repeats)
+    src_ext = check_inside_ub(api, spec, src_op)
+    dst_ext = check_inside_ub(api, spec, dst_runs)
+    check_tensor_bounds(api, facts, src_op, Shape(src_addr, src_size, d), src_ext)
+    check_tensor_bounds(api, facts, dst_runs, Shape(dst_addr, dst_size, dd), dst_ext)
+    check_runs_overlap(api, spec, dst_runs, src_op, dst_ext, src_ext)
+    fills = _FILLS.get(spec.reduce_block_masked) if family == BLOCK else None
+    fill_raw = 0 if (fills is None or rt is ReduceType.SUM) else fills[(d.name, rt)]
+    order_code = int(order) if family == REPEAT and rt is not ReduceType.SUM else int(ReduceOrder.ORDER_ONLY_VALUE)
+    return repeats, last, dst_rep_stride * unit, group, fills is not None, fill_raw, order_code, (src_op, dst_runs)
+
+
+def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, reduce_type,
+                order, is_set_mask):
+    core = operands(api, dst, src)
+    spec, d = core.spec, src.dtype
+    rt = reduce_type_of(api, spec, reduce_type)
+    plan = mask_plan(api, core, d, mask, is_set_mask)
+    call = cached(_validate, api, family, spec, core.bounds, d, dst.dtype, src.addr,
+                  src.size, dst.addr, dst.size, plan, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                  rt, order)
+    if spec.high_dim_writes_mask_register:
+        record_mask(core, plan, d, mask)  # D31: as high-dim Add / ReducePairElem
+    if call is None:
+        return
+    repeats, last, dst_rep_bytes, group, fill, fill_raw, order_code, (src_op, dst_runs) = call
+    if core.sanitizer is not None:
+        vector_access(core, api, reads=[(src_op, src)], writes=[(dst_runs, dst)])
+    lo, hi = as_signed64(plan.lo), as_signed64(plan.hi)
+    src_rep_bytes = int(src_rep_stride) * 32
+    if rt is ReduceType.SUM:
+        if d.is_float:
+            group_sum_float_kernel(core.ub, d.kind, core.half_saturating, group, dst.addr, dst_rep_bytes, src.addr,
+                                   int(src_blk_stride), src_rep_bytes, repeats, lo, hi, last, fill)
+        else:
+            group_sum_int_kernel(core.ub, d.kind, dst.dtype.kind, group, dst.addr, dst_rep_bytes, src.addr,
+                                 int(src_blk_stride), src_rep_bytes, repeats, lo, hi, last, fill)
+        return
+    bits, at = group_extreme_kernel(core.ub, d.kind, core.half_saturating, int(rt), group, order_code, dst.addr,
+                                    dst_rep_bytes, src.addr, int(src_blk_stride), src_rep_bytes, repeats, lo, hi,
+                                    last, fill, fill_raw)
+    if family == REPEAT and spec.max_min_spr:
+        refusal = None
+        if plan.counter >= 0:
+            refusal = "the last ReduceRepeat MAX/MIN ran in counter mode"
+        elif src_blk_stride != 1 or src_rep_stride != 8:
+            refusal = "the last ReduceRepeat MAX/MIN was not contiguous (src_blk_stride 1, src_rep_stride 8)"
+        record_spr(core, d, bits, at, refusal)
+
+
+# --- ReduceRepeat and its old names (SPEC-2 8.1) --------------------------------------------------------------------
+def ReduceRepeat(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                 order=ReduceOrder.ORDER_VALUE_INDEX, *, reduce_type=None, is_set_mask=True):
+    """Reduce each repeat of `src` to one result (SPEC-2 8.1). SUM: the SPEC 4.1 tree (950 integers widen and wrap,
+    D50), one dst element per repeat. MAX/MIN: value and lane index (D50: ties -> smallest lane, the first NaN lane
+    wins, masked lanes never win) in the layout `order` (aj.ReduceOrder; ignored for SUM). Repeat i writes at
+    dst + i * dst_rep_stride * (bytes per repeat). `reduce_type` is required. BIT-EXACT (aj.FIDELITY)."""
+    _group_call("ReduceRepeat", REPEAT, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                reduce_type, order, is_set_mask)
+
+
+def WholeReduceSum(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, *, is_set_mask=True):
+    """The old name of ReduceRepeat SUM (DK-0610 WholeReduceSum.md; same arguments)."""
+    _group_call("WholeReduceSum", REPEAT, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                ReduceType.SUM, ReduceOrder.ORDER_VALUE_INDEX, is_set_mask)
+
+
+def WholeReduceMax(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                   order=ReduceOrder.ORDER_VALUE_INDEX, *, is_set_mask=True):
+    """The old name of ReduceRepeat MAX (DK-0610 WholeReduceMax.md)."""
+    _group_call("WholeReduceMax", REPEAT, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                ReduceType.MAX, order, is_set_mask)
+
+
+def WholeReduceMin(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                   order=ReduceOrder.ORDER_VALUE_INDEX, *, is_set_mask=True):
+    """The old name of ReduceRepeat MIN (DK-0610 WholeReduceMin.md)."""
+    _group_call("WholeReduceMin", REPEAT, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                ReduceType.MIN, order, is_set_mask)
+
+
+def RepeatReduceSum(dst, src, repeat_time, mask, dst_blk_stride, src_blk_stride, dst_rep_stride, src_rep_stride, *,
+                    is_set_mask=True):
+    """The old name of ReduceRepeat SUM with repeatTime before a continuous mask (DK-0610 RepeatReduceSum.md);
+    dst_blk_stride is range-checked (0..65535) and ignored. Not offered on the 310B (SPEC-2 1.9)."""
+    api = "RepeatReduceSum"
+    core = operands(api, dst, src)
+    if not core.spec.repeat_reduce_sum_offered:
+        raise UnsupportedDeviceError(api, "device", core.device, legal="ascend950, atlas-a3, atlas-a2, "
+                                     "atlas-inference-aicore, atlas-training (SPEC-2 1.9)")
+    if mask is not MASK_PLACEHOLDER and isinstance(mask, (list, tuple)):
+        raise ParameterError(api, "mask", mask, legal="a continuous mask (int): RepeatReduceSum has no bit-mask form",
+                             device=core.device)
+    check_range(api, core.spec, "dst_blk_stride", dst_blk_stride, 0, 65535)
+    _group_call(api, REPEAT, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                ReduceType.SUM, ReduceOrder.ORDER_VALUE_INDEX, is_set_mask)
+
+
+# --- ReduceDataBlock and its old names (SPEC-2 8.2) -----------------------------------------------------------------
+def ReduceDataBlock(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, *, reduce_type=None,
+                    is_set_mask=True):
+    """Reduce each 32-byte DataBlock of each repeat (SPEC-2 8.2): repeat i writes its 8 results at
+    dst + i * dst_rep_stride * 8 * sizeof(T). SUM: adjacent-pair tree per block; MAX/MIN: D41 extreme, then SAT.
+    A fully masked block is not written (A2/A3/310P/910, D51) or filled (310B, 950). BIT-EXACT."""
+    _group_call("ReduceDataBlock", BLOCK, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                reduce_type, None, is_set_mask)
+
+
+def _block_alias(name, rt):
+    def alias(dst, src, repeat_time, mask, dst_rep_stride, src_blk_stride, src_rep_stride, *, is_set_mask=True):
+        _group_call(name, BLOCK, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, rt,
+                    None, is_set_mask)
+    alias.__name__ = alias.__qualname__ = name
+    alias.__doc__ = (f"The old name of ReduceDataBlock {rt.name} with repeatTime before mask (DK-0610 {name}.md): "
+                     f"{name}(dst, src, repeat_time, mask, dst_rep_stride, src_blk_stride, src_rep_stride).")
+    return alias
+
+
+BlockReduceSum = _block_alias("BlockReduceSum", ReduceType.SUM)
+BlockReduceMax = _block_alias("BlockReduceMax", ReduceType.MAX)
+BlockReduceMin = _block_alias("BlockReduceMin", ReduceType.MIN)
+
+
+# --- GetReduceRepeatMaxMinSpr (SPEC-2 8.4, D55) ---------------------------------------------------------------------
+def GetReduceRepeatMaxMinSpr(dtype, *, core=None):
+    """The extreme (and on A2/A3 its index) of the last ReduceRepeat MAX/MIN or ReduceMax/ReduceMin of `dtype` on
+    the current core (`with core:`) or `core`: `(value, index)` on A2/A3, `value` on the 310P, numpy scalars of
+    dtype (index: the integer's bit pattern, read it with .view(np.uint16) / .view(np.uint32)). D55."""
+    api = "GetReduceRepeatMaxMinSpr"
+    core = core if core is not None else current_core(api)
+    spec = core.spec
+    spec.require_supported(api)
+    if not spec.max_min_spr:
+        raise UnsupportedDeviceError(api, "device", core.device, legal="atlas-a2, atlas-a3, atlas-inference-aicore "
+                                     "(SPEC-2 1.9)")
+    d = resolve(dtype, api)
+    check_dtype(api, spec, d, ("half", "float"))
+    state = core.max_min_spr
+    if state is None:
+        raise StateError(api, "state", None, device=core.device,
+                         detail="no ReduceRepeat MAX/MIN or ReduceMax/ReduceMin ran on this core (D55)")
+    last_dtype, bits, index, refusal = state
+    if refusal:
+        raise StateError(api, "state", refusal, device=core.device, detail="the register is not defined (D55)")
+    if last_dtype is not d:
+        raise StateError(api, "dtype", d.name, legal=f"{last_dtype.name} (the last call's dtype)", device=core.device,
+                         detail="the last MAX/MIN reduction used another dtype (D55)")
+    bits_t = np.uint16 if d.size == 2 else np.uint32
+    value = np.array(bits & (0xFFFF if d.size == 2 else 0xFFFFFFFF), bits_t).view(d.np_dtype)[()]
+    if spec.max_min_spr == "value":
+        return value
+    return value, np.array(index & (0xFFFF if d.size == 2 else 0xFFFFFFFF), bits_t).view(d.np_dtype)[()]

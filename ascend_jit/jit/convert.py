@@ -1,0 +1,242 @@
+"""Cast kernels: one conversion function over element bit patterns, one run loop, one strided repeat walk.
+
+A source element is decoded to an exact (sign, integer magnitude m, exponent e) triple, value = +-m * 2**e, for
+every source type (floats from their fields, integers with e = 0). Rounding to an integer or to a float format is
+then one integer routine on the discarded tail (SPEC-2 7.3, D45): RINT ties to even, FLOOR, CEIL, ROUND ties away
+from zero, TRUNC, ODD sticky. The overflow rules arrive as two flags the API layer derives per pair (D45, D46):
+`trunc` (integer destinations keep the low bits) and `sat` (half/bf16 destinations map +-inf to +-MAX and NaN to +0).
+The common widenings and float->half/bf16 RINT take vectorised fast paths with the same bits.
+"""
+import numpy as np
+from numba import njit
+
+from .addressing import active_lanes, copy_lanes
+from .numerics import (BF16_NAN, FLOAT_NAN_BITS, HALF_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, bf16_bits_to_f32,
+                       f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
+
+# aj.RoundMode values (CAST_NONE arrives as CAST_RINT: SPEC-2 D45)
+MODE_RINT, MODE_FLOOR, MODE_CEIL, MODE_ROUND, MODE_TRUNC, MODE_ODD = 1, 2, 3, 4, 5, 6
+
+# per kind: significand field bits and exponent field bits (float kinds; 0 for integers)
+_MANT_BITS = np.array([10, 23, 7, 0, 0, 0, 0, 0, 0, 0, 0], np.int64)
+_EXP_BITS = np.array([5, 8, 8, 0, 0, 0, 0, 0, 0, 0, 0], np.int64)
+_SIGNED = np.array([1, 1, 1, 1, 0, 1, 0, 1, 0, 1, 0], np.int64)
+_U64 = np.uint64
+
+
+@njit(cache=True, inline="always")
+def _is_float(kind):
+    return kind <= KIND_BF16
+
+
+@njit(cache=True)
+def _bit_length(m):
+    n = 0
+    for step in (32, 16, 8, 4, 2, 1):
+        if (m >> _U64(step)) != _U64(0):
+            m >>= _U64(step)
+            n += step
+    return n + (1 if m != _U64(0) else 0)
+
+
+@njit(cache=True, inline="always")
+def _round_up(mode, neg, odd, rem, half):
+    """Whether the kept magnitude is incremented for a non-zero discarded tail `rem` (half = its midpoint)."""
+    if rem == _U64(0):
+        return False
+    if mode == MODE_RINT:
+        return rem > half or (rem == half and odd)
+    if mode == MODE_ROUND:
+        return rem >= half
+    if mode == MODE_FLOOR:
+        return neg
+    if mode == MODE_CEIL:
+        return not neg
+    return False  # TRUNC, and ODD (which forces the LSB instead)
+
+
+@njit(cache=True)
+def _to_float_bits(neg, m, e, mb, eb, mode):
+    """+-m * 2**e (m > 0) rounded to the format with mb significand and eb exponent field bits; overflow per D45."""
+    bias = (1 << (eb - 1)) - 1
+    emin = 1 - bias
+    top = e + _bit_length(m) - 1
+    q = max(top, emin) - mb            # exponent of the result's last significand bit
+    shift = q - e
+    if shift <= 0:
+        kept = m << _U64(-shift)
+    elif shift > 63:
+        kept = _U64(1) if (mode == MODE_ODD or (mode == MODE_FLOOR and neg) or (mode == MODE_CEIL and not neg)) \
+            else _U64(0)
+    else:
+        kept = m >> _U64(shift)
+        rem = m & ((_U64(1) << _U64(shift)) - _U64(1))
+        half = _U64(1) << _U64(shift - 1)
+        if _round_up(mode, neg, (kept & _U64(1)) == _U64(1), rem, half):
+            kept += _U64(1)
+        elif mode == MODE_ODD and rem != _U64(0):
+            kept |= _U64(1)
+    out = (_U64(max(top, emin) - emin) << _U64(mb)) + kept  # a carry into the exponent field is the right answer
+    inf_bits = _U64((1 << eb) - 1) << _U64(mb)
+    if out >= inf_bits:  # D45: directed rounding decides between +-inf and +-MAX
+        away = mode == MODE_RINT or mode == MODE_ROUND or (mode == MODE_FLOOR and neg) or (mode == MODE_CEIL and not neg)
+        out = inf_bits if away else inf_bits - _U64(1)
+    if neg:
+        out |= _U64(1) << _U64(mb + eb)
+    return out
+
+
+@njit(cache=True)
+def _round_integral(neg, m, e, mode):
+    """(magnitude rounded to an integer, truncated to 64 bits; True when the true magnitude is >= 2**64)."""
+    if e >= 0:
+        if e >= 64:
+            return _U64(0), m != _U64(0)
+        big = e > 0 and (m >> _U64(64 - e)) != _U64(0)
+        return m << _U64(e), big
+    shift = -e
+    if m == _U64(0):
+        return _U64(0), False
+    if shift > 63:  # |x| < 2**-40 (a float source): only the directed modes leave zero
+        return _U64(1) if ((mode == MODE_FLOOR and neg) or (mode == MODE_CEIL and not neg)) else _U64(0), False
+    kept = m >> _U64(shift)
+    rem = m & ((_U64(1) << _U64(shift)) - _U64(1))
+    half = _U64(1) << _U64(shift - 1)
+    if _round_up(mode, neg, (kept & _U64(1)) == _U64(1), rem, half):
+        kept += _U64(1)
+    return kept, False
+
+
+@njit(cache=True)
+def convert_bits(sk, dk, mode, trunc, sat, bits):
+    """The bit pattern (uint64) of one element `bits` of kind sk converted to kind dk (SPEC-2 7.3)."""
+    nan = False
+    inf = False
+    if _is_float(sk):
+        mb, eb = _MANT_BITS[sk], _EXP_BITS[sk]
+        neg = (bits >> _U64(mb + eb)) & _U64(1) == _U64(1)
+        field = np.int64((bits >> _U64(mb)) & _U64((1 << eb) - 1))
+        m = bits & _U64((1 << mb) - 1)
+        bias = (1 << (eb - 1)) - 1
+        if field == (1 << eb) - 1:
+            nan = m != _U64(0)
+            inf = not nan
+            e = 0
+        elif field == 0:
+            e = 1 - bias - mb
+        else:
+            m |= _U64(1) << _U64(mb)
+            e = field - bias - mb
+    else:
+        size = kind_size(sk) * 8
+        if _SIGNED[sk] and (bits >> _U64(size - 1)) & _U64(1) == _U64(1):
+            neg = True
+            m = (~bits + _U64(1)) & (_U64(0xFFFFFFFFFFFFFFFF) >> _U64(64 - size))  # INT64_MIN gives 2**63
+        else:
+            neg = False
+            m = bits
+        e = 0
+    if _is_float(dk):
+        mb, eb = _MANT_BITS[dk], _EXP_BITS[dk]
+        sign = _U64(1) << _U64(mb + eb)
+        inf_bits = _U64((1 << eb) - 1) << _U64(mb)
+        if nan:
+            if sat:
+                return _U64(0)
+            return _U64(HALF_NAN) if dk == KIND_HALF else (_U64(BF16_NAN) if dk == KIND_BF16 else _U64(FLOAT_NAN_BITS))
+        if inf:
+            out = inf_bits - _U64(1) if sat else inf_bits
+            return out | sign if neg else out
+        if m == _U64(0):
+            return _U64(0) if (sk == dk or not neg) else sign  # float->float round-to-integral: +0 (D45)
+        if sk == dk:  # float -> float: round to an integral value, zero results +0 (D45)
+            if e >= 0:
+                return bits
+            kept, big = _round_integral(neg, m, e, mode)
+            if kept == _U64(0):
+                return _U64(0)
+            return _to_float_bits(neg, kept, 0, mb, eb, mode)
+        out = _to_float_bits(neg, m, e, mb, eb, mode)
+        if sat and (out & ~sign) == inf_bits:
+            out -= _U64(1)
+        return out
+    # integer destination
+    size = kind_size(dk) * 8
+    width_mask = _U64(0xFFFFFFFFFFFFFFFF) >> _U64(64 - size)
+    signed = _SIGNED[dk] == 1
+    max_mag = (width_mask >> _U64(1)) if signed else width_mask
+    min_word = (_U64(1) << _U64(size - 1)) if signed else _U64(0)  # the MIN pattern
+    if nan:
+        return _U64(0)
+    if inf:
+        return min_word if neg else max_mag
+    mag, big = _round_integral(neg, m, e, mode)
+    if neg:
+        in_range = not big and (mag <= max_mag + _U64(1) if signed else mag == _U64(0))
+    else:
+        in_range = not big and mag <= max_mag
+    if in_range or trunc:
+        word = (~mag + _U64(1)) if (neg and mag != _U64(0)) else mag  # two's complement: the exact integer's low bits
+        return word & width_mask
+    return min_word if neg else max_mag
+
+
+@njit(cache=True, inline="always")
+def _load(s, size, i):
+    v = _U64(0)
+    for k in range(size):
+        v |= _U64(s[i * size + k]) << _U64(8 * k)
+    return v
+
+
+@njit(cache=True, inline="always")
+def _store(d, size, i, v):
+    for k in range(size):
+        d[i * size + k] = np.uint8((v >> _U64(8 * k)) & _U64(0xFF))
+
+
+@njit(cache=True)
+def convert_run(sk, dk, mode, trunc, sat, d, s, n):
+    """d[:n] = convert(s[:n]) on packed byte arrays (dst and src never overlap unless of one size, D34)."""
+    if sk == KIND_HALF and dk == KIND_FLOAT:  # exact widenings: vectorised
+        sv, dv = s.view(np.uint16), d.view(np.uint32)
+        for i in range(n):
+            dv[i] = float_store_bits(half_bits_to_f32(sv[i]))
+    elif sk == KIND_BF16 and dk == KIND_FLOAT:
+        sv, dv = s.view(np.uint16), d.view(np.uint32)
+        for i in range(n):
+            dv[i] = float_store_bits(bf16_bits_to_f32(sv[i]))
+    elif sk == KIND_FLOAT and dk == KIND_HALF and mode == MODE_RINT:  # RNE: the hardware conversion
+        sv, dv = s.view(np.float32), d.view(np.uint16)
+        for i in range(n):
+            dv[i] = half_store_bits(round_half(sv[i], sat))
+    elif sk == KIND_FLOAT and dk == KIND_BF16 and mode == MODE_RINT and not sat:
+        sv, dv = s.view(np.float32), d.view(np.uint16)
+        for i in range(n):
+            dv[i] = f32_to_bf16_bits(sv[i])
+    else:
+        ss, ds = kind_size(sk), kind_size(dk)
+        for i in range(n):
+            _store(d, ds, i, convert_bits(sk, dk, mode, trunc, sat, _load(s, ss, i)))
+
+
+@njit(cache=True, nogil=True)
+def cast_contiguous(ub, sk, dk, mode, trunc, sat, dst, src, n):
+    """The count form (and default-stride high-dim calls): n consecutive elements."""
+    convert_run(sk, dk, mode, trunc, sat, ub[dst:dst + n * kind_size(dk)], ub[src:src + n * kind_size(sk)], n)
+
+
+@njit(cache=True, nogil=True)
+def cast_strided(ub, sk, dk, mode, trunc, sat, dst, src, dblk, sblk, drep, srep, repeat, mask_lo, mask_hi,
+                 last_lanes):
+    """The high-dim form (SPEC-2 D33): L = lanes of the wider type; each operand's lane j addressed with its own
+    element size and strides. Per repeat: gather the active source lanes, convert, scatter."""
+    ss, ds = kind_size(sk), kind_size(dk)
+    lanes = active_lanes(mask_lo, mask_hi, 256 // max(ss, ds))
+    a = np.empty(256, np.uint8)
+    d = np.empty(256, np.uint8)
+    for i in range(repeat):
+        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else min(last_lanes, lanes.size)
+        copy_lanes(ub, src + i * srep * 32, sblk, lanes, n, ss, a, False)
+        convert_run(sk, dk, mode, trunc, sat, d, a, n)
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, ds, d, True)

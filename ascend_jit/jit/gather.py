@@ -1,0 +1,59 @@
+"""Gather and GatherMask kernels (SPEC-2 9.2, 9.3, D57, D58): element copies through an unsigned view of the
+element width, addresses proven by the API layer."""
+from numba import njit
+
+
+@njit(cache=True, inline="always")
+def _copy(ub, to, frm, size):
+    for b in range(size):
+        ub[to + b] = ub[frm + b]
+
+
+@njit(cache=True, nogil=True)
+def gather(ub, size, dst, src, offsets, lanes, lanes_per_repeat, dst_rep_bytes, repeat, last_lanes):
+    """Active lane j (in `lanes`) of repeat i: dst + i*dst_rep_bytes + j*size <- src + offset[i*L' + j] (offsets:
+    uint32 words at byte address `offsets`; src already includes srcBaseAddr). The count form is one repeat whose
+    lanes are 0..count-1. Lanes outside the mask neither read nor write (D57)."""
+    for i in range(repeat):
+        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else min(last_lanes, lanes.size)
+        for t in range(n):
+            j = lanes[t]
+            at = offsets + 4 * (i * lanes_per_repeat + j)
+            off = ub[at] | (ub[at + 1] << 8) | (ub[at + 2] << 16) | (ub[at + 3] << 24)
+            _copy(ub, dst + i * dst_rep_bytes + j * size, src + off, size)
+
+
+@njit(cache=True, inline="always")
+def builtin_bit(pattern, e):
+    """SPEC-2 9.3 built-in patterns: 1 even, 2 odd, 3..6 lanes = 0..3 (mod 4), 7 every lane."""
+    if pattern == 1:
+        return e % 2 == 0
+    if pattern == 2:
+        return e % 2 == 1
+    if pattern == 7:
+        return True
+    return e % 4 == pattern - 3
+
+
+@njit(cache=True, nogil=True)
+def gather_mask(ub, size, dst, src, blk, rep, user, pattern_addr, pattern, pattern_rep_bytes, outer, elems,
+                last_elems):
+    """Element e of outer repeat i sits at src + i*rep*32 + (e // epb)*blk*32 + (e % epb)*size; it is kept when
+    its pattern bit (user pattern: bit e of the bytes at pattern_addr + i*pattern_rep_bytes) is 1. Kept elements are
+    packed from dst in (repeat, element) order (D58); returns their number. In-place use (dst == src with dense
+    strides) is safe: the write index never passes the read index."""
+    epb = 32 // size
+    k = 0
+    for i in range(outer):
+        n = last_elems if i == outer - 1 else elems
+        base = src + i * rep * 32
+        pbase = pattern_addr + i * pattern_rep_bytes
+        for e in range(n):
+            if user:
+                keep = (ub[pbase + (e >> 3)] >> (e & 7)) & 1 == 1
+            else:
+                keep = builtin_bit(pattern, e)
+            if keep:
+                _copy(ub, dst + k * size, base + (e // epb) * blk * 32 + (e % epb) * size, size)
+                k += 1
+    return k

@@ -1,0 +1,32 @@
+"""DataCopyPad kernels (SPEC-2 9.1, D56): byte runs between a GM byte array and the UB, with pad and dummy fills."""
+from numba import njit
+
+
+@njit(cache=True, inline="always")
+def _fill(ub, at, nbytes, pattern, size, first_of_block, src, block_start):
+    """ub[at:at + nbytes] = the element pattern repeated, or (first_of_block) the block's first element."""
+    for k in range(nbytes):
+        ub[at + k] = src[block_start + k % size] if first_of_block else pattern[k % size]
+
+
+@njit(cache=True, nogil=True)
+def pad_gm_to_ub(ub, gm, dst, src, count, block_len, src_step, dst_step, left, tail, last_tail, pattern, size,
+                 first_of_block):
+    """Block k: `left` pad bytes, block_len data bytes from gm[src + k*src_step], then `tail` pad/dummy bytes
+    (`last_tail` after the last block), at ub[dst + k*dst_step] (Normal: dst_step = P + 32*dstStride; Compact:
+    dst_step = block_len, left = tail = 0 and last_tail the filler to the next 32-B boundary)."""
+    for k in range(count):
+        s0 = src + k * src_step
+        d0 = dst + k * dst_step
+        _fill(ub, d0, left, pattern, size, first_of_block, gm, s0)
+        ub[d0 + left:d0 + left + block_len] = gm[s0:s0 + block_len]
+        _fill(ub, d0 + left + block_len, last_tail if k == count - 1 else tail, pattern, size, first_of_block, gm, s0)
+
+
+@njit(cache=True, nogil=True)
+def pad_ub_to_gm(gm, ub, dst, src, count, block_len, src_step, dst_step):
+    """Block k: block_len bytes of ub[src + k*src_step] to gm[dst + k*dst_step]; the UB dummy bytes are dropped."""
+    for k in range(count):
+        s0 = src + k * src_step
+        d0 = dst + k * dst_step
+        gm[d0:d0 + block_len] = ub[s0:s0 + block_len]

@@ -1,0 +1,458 @@
+"""Kernels of the reduction family (SPEC-2 8): ReduceRepeat and ReduceDataBlock share one group walk (a group is a
+whole repeat, or one 32-byte DataBlock of it); ReduceMax/ReduceMin run the D52 level algorithm or the 950's D53
+per-lane algorithm. Reduce type, dtype kind, output order and device facts are integer arguments: one compiled
+kernel per entry point serves every device and dtype.
+
+SUM reuses the ReduceSum trees (jit/reduce.py): the repeats' lanes are gathered (masked lanes +0, SPEC D2) and the
+buffer is halved log2(group) times, which is exactly one adjacent-pair tree per group (SPEC 4.1).
+
+MAX/MIN never decode a float: every element becomes an int64 *order key* of the D41 total order (-inf < negatives <
+-0 < +0 < positives < +inf), taken from its bit pattern (sign-magnitude to two's complement), and the key is
+*directed* (bitwise NOT for MIN) so that "better" is always "larger". A NaN gets NAN_KEY, larger than every value,
+so the first NaN lane wins in both directions (D41, D50); a masked lane gets LOSER, which never wins. The written
+value is the winner's bit pattern, then D35 saturation (half) and the canonical NaN.
+"""
+import numpy as np
+from numba import njit
+
+from .addressing import lane_active
+from .numerics import KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, KIND_UINT64, kind_size
+from .reduce import _halve, _load_run, level1, store_run
+from .values import load, store
+
+OP_SUM, OP_MAX, OP_MIN = 0, 1, 2                                # aj.ReduceType values
+VALUE_INDEX, INDEX_VALUE, ONLY_VALUE, ONLY_INDEX = 0, 1, 2, 3   # aj.ReduceOrder values (D27)
+NAN_KEY = np.int64(1 << 62)
+LOSER = np.int64(-(1 << 63))
+
+
+# --- raw bits, order keys, outputs ---------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def views(ub):
+    """Typed views of the whole UB (every UB size is a multiple of 8 bytes): element reads without slicing."""
+    return ub.view(np.int16), ub.view(np.uint16), ub.view(np.int32), ub.view(np.uint32), ub.view(np.int64)
+
+
+@njit(cache=True, inline="always")
+def _raw(v, addr, kind):
+    """The element at byte addr as an int64: sign-extended bits (half, float, signed ints), zero-extended
+    (uint16, uint32), the 64 bits (int64, uint64). Every element address is a multiple of its size (SPEC 8.2)."""
+    if kind == KIND_HALF or kind == KIND_INT16:
+        return np.int64(v[0][addr >> 1])
+    if kind == KIND_UINT16:
+        return np.int64(v[1][addr >> 1])
+    if kind == KIND_FLOAT or kind == KIND_INT32:
+        return np.int64(v[2][addr >> 2])
+    if kind == KIND_UINT32:
+        return np.int64(v[3][addr >> 2])
+    return v[4][addr >> 3]
+
+
+@njit(cache=True, inline="always")
+def _put(v, addr, nbytes, raw):
+    """The low nbytes of raw, little-endian, at byte addr (addr a multiple of nbytes)."""
+    if nbytes == 2:
+        v[1][addr >> 1] = np.uint16(raw & 0xFFFF)
+    elif nbytes == 4:
+        v[3][addr >> 2] = np.uint32(raw & 0xFFFFFFFF)
+    else:
+        v[4][addr >> 3] = raw
+
+
+@njit(cache=True, inline="always")
+def is_nan_raw(raw, kind):
+    if kind == KIND_HALF:
+        return (raw & 0x7FFF) > 0x7C00
+    if kind == KIND_FLOAT:
+        return (raw & 0x7FFFFFFF) > 0x7F800000
+    return False
+
+
+@njit(cache=True, inline="always")
+def directed_key(raw, kind, op):
+    """D41 order key of a raw element, directed so that larger is better for `op` (MAX or MIN)."""
+    if is_nan_raw(raw, kind):
+        return NAN_KEY
+    if kind == KIND_HALF:
+        key = raw ^ ((raw >> 15) & 0x7FFF)
+    elif kind == KIND_FLOAT:
+        key = raw ^ ((raw >> 31) & 0x7FFFFFFF)
+    elif kind == KIND_UINT64:
+        key = raw ^ LOSER  # unsigned order = signed order with the top bit flipped
+    else:
+        key = raw
+    return ~key if op == OP_MIN else key
+
+
+@njit(cache=True, inline="always")
+def raw_of_key(t, kind, op, sat):
+    """The bits written for directed key t: D35 saturation of half results (NaN -> +0, +-inf -> +-65504) and the
+    canonical NaN (decisions.md)."""
+    if t == NAN_KEY and (kind == KIND_HALF or kind == KIND_FLOAT):
+        if kind == KIND_HALF:
+            return np.int64(0) if sat else np.int64(0x7E00)
+        return np.int64(0x7FC00000)
+    key = ~t if op == OP_MIN else t
+    if kind == KIND_HALF:
+        raw = key ^ ((key >> 15) & 0x7FFF)
+        if sat and (raw & 0x7FFF) == 0x7C00:
+            raw = (raw & ~np.int64(0x7FFF)) | 0x7BFF
+        return raw
+    if kind == KIND_FLOAT:
+        return key ^ ((key >> 31) & 0x7FFFFFFF)
+    if kind == KIND_UINT64:
+        return key ^ LOSER
+    return key
+
+
+@njit(cache=True, inline="always")
+def _ieee_equal(a, b, kind):
+    """IEEE == on directed keys of one direction: NaN equals nothing, -0 == +0 (keys -1 and 0 of a float kind)."""
+    if a == NAN_KEY or b == NAN_KEY:
+        return not (kind == KIND_HALF or kind == KIND_FLOAT) and a == b
+    if a == b:
+        return True
+    return (kind == KIND_HALF or kind == KIND_FLOAT) and ((a == 0 and b == -1) or (a == -1 and b == 0))
+
+
+@njit(cache=True, inline="always")
+def _half_key32(s, flip):
+    """directed_key for a half in int32 arithmetic, branch-free (so the scans vectorise): NaN -> 1 << 20, above
+    every half key (|key| < 2**15); flip = -1 for MIN (bitwise NOT), 0 for MAX."""
+    key = (s ^ ((s >> np.int32(15)) & np.int32(0x7FFF))) ^ flip
+    return np.int32(1 << 20) if (s & np.int32(0x7FFF)) > np.int32(0x7C00) else key
+
+
+@njit(cache=True)
+def gather_keys(v, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys):
+    """keys[i*L + j] = directed key of lane j of repeat i (SPEC 1.2 addressing), LOSER for masked lanes;
+    last_lanes >= 0: the last repeat has only its first last_lanes lanes (counter mode)."""
+    size = kind_size(kind)
+    lanes = 256 // size
+    epb = 32 // size
+    full = last_lanes < 0 and blk == 1
+    for j in range(lanes):
+        if not lane_active(lo, hi, j):
+            full = False
+    if full and kind == KIND_HALF:  # whole contiguous repeats: a branch-free loop per repeat (over a row slice:
+        flip = np.int32(-1) if op == OP_MIN else np.int32(0)  # numba vectorises no `h[e + j]`, see _max_half_run)
+        for i in range(nrep):
+            e = (src + i * rep_bytes) >> 1
+            row = v[0][e:e + lanes]
+            out = keys[i * lanes:(i + 1) * lanes]
+            for j in range(lanes):
+                k = _half_key32(np.int32(row[j]), flip)
+                out[j] = NAN_KEY if k == (1 << 20) else np.int64(k)
+        return
+    for i in range(nrep):
+        base = src + i * rep_bytes
+        n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
+        for j in range(lanes):
+            if j < n and lane_active(lo, hi, j):
+                keys[i * lanes + j] = directed_key(_raw(v, base + (j // epb) * blk * 32 + (j % epb) * size, kind),
+                                                   kind, op)
+            else:
+                keys[i * lanes + j] = LOSER
+
+
+@njit(cache=True, inline="always")
+def _best(keys, off, n):
+    """(largest key, its first position) of keys[off:off+n]: ties -> smallest position (D50)."""
+    m = LOSER
+    for k in range(n):
+        m = max(m, keys[off + k])
+    j = 0
+    while j < n - 1 and keys[off + j] != m:
+        j += 1
+    return m, j
+
+
+@njit(cache=True, inline="always")
+def _max_half_run(row, flip):
+    """The largest directed key (int32, _half_key32) of a row of halves (int16 bits): a vectorised scan. (Rows are
+    slices indexed from 0: numba cannot drop its negative-index check on `h[e + k]`, which stops vectorisation.)"""
+    m = np.int32(-(1 << 30))
+    for k in range(row.size):
+        m = max(m, _half_key32(np.int32(row[k]), flip))
+    return m
+
+
+@njit(cache=True, inline="always")
+def _find_half_run(row, flip, m):
+    """The first position of key m in the row."""
+    j = 0
+    while j < row.size - 1 and _half_key32(np.int32(row[j]), flip) != m:
+        j += 1
+    return j
+
+
+# --- ReduceRepeat / ReduceDataBlock ---------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _group_active(lo, hi, n, g, group):
+    for j in range(g * group, (g + 1) * group):
+        if j < n and lane_active(lo, hi, j):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def group_extreme_kernel(ub, kind, sat, op, group, order, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
+                         last_lanes, fill, fill_raw):
+    """MAX/MIN of every group of `group` lanes (a repeat: ReduceRepeat; a DataBlock: ReduceDataBlock). Group g of
+    repeat i writes at dst + i*dst_rep_bytes + g*sizeof(T) in the layout `order` (D27, SPEC-2 8.1); a fully masked
+    group writes fill_raw (then SAT) when `fill`, else nothing (8.2, D51). Returns the written bits and the element
+    ordinal i*L + j of the best element over every repeat (D55)."""
+    size = kind_size(kind)
+    lanes = 256 // size
+    keys = np.empty(nrep * lanes, np.int64)
+    v = views(ub)
+    gather_keys(v, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys)
+    best_t, best_at = LOSER, np.int64(-1)
+    per_repeat = lanes // group
+    for i in range(nrep):
+        for g in range(per_repeat):
+            addr = dst + i * dst_rep_bytes + g * size
+            m, j = _best(keys, i * lanes + g * group, group)
+            if m == LOSER:  # every lane of the group masked (ReduceDataBlock only)
+                if fill:
+                    _put(v, addr, size, raw_of_key(directed_key(fill_raw, kind, op), kind, op, sat))
+                continue
+            lane = g * group + j
+            if m > best_t:
+                best_t, best_at = m, i * lanes + lane
+            value = raw_of_key(m, kind, op, sat)
+            if order == VALUE_INDEX:
+                _put(v, addr, size, value)
+                _put(v, addr + size, size, lane)
+            elif order == INDEX_VALUE:
+                _put(v, addr, size, lane)
+                _put(v, addr + size, size, value)
+            elif order == ONLY_VALUE:
+                _put(v, addr, size, value)
+            else:
+                _put(v, addr, 4, lane)
+    return raw_of_key(best_t, kind, op, sat), best_at
+
+
+@njit(cache=True)
+def _group_sum(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
+               last_lanes, fill, witness):
+    size = kind_size(src_kind)
+    out_size = kind_size(dst_kind)
+    lanes = 256 // size
+    epb = 32 // size
+    full = last_lanes < 0
+    for j in range(lanes):
+        if not lane_active(lo, hi, j):
+            full = False
+    same = src_kind == dst_kind
+    if group == lanes and blk == 1 and same:
+        res = level1(ub, src_kind, sat, src, rep_bytes, nrep, lo, hi, last_lanes, witness)  # the ReduceSum path
+    else:
+        buf = np.empty(nrep * lanes, type(witness))
+        u16, f32 = ub.view(np.uint16), ub.view(np.float32)  # the whole-UB views _load_run decodes through
+        for i in range(nrep):
+            base = src + i * rep_bytes
+            if full and blk == 1 and same:  # a whole contiguous repeat: one vectorised decode
+                _load_run(ub, u16, f32, base, lanes, src_kind, witness, buf, i * lanes)
+                continue
+            n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
+            for j in range(lanes):
+                if j < n and lane_active(lo, hi, j):
+                    buf[i * lanes + j] = load(ub, base + (j // epb) * blk * 32 + (j % epb) * size, src_kind, witness)
+                else:
+                    buf[i * lanes + j] = witness
+        scratch = np.empty(nrep * lanes // 2 + 1, type(witness))
+        res = _halve(buf, scratch, nrep * lanes, group, dst_kind, sat)
+    per_repeat = lanes // group
+    if full and dst_rep_bytes == per_repeat * out_size:  # every group written, back to back
+        store_run(ub, dst, dst_kind, res, nrep * per_repeat)
+        return
+    for i in range(nrep):
+        n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
+        for g in range(per_repeat):
+            addr = dst + i * dst_rep_bytes + g * out_size
+            if per_repeat == 1 or _group_active(lo, hi, n, g, group):
+                store(ub, addr, dst_kind, res[i * per_repeat + g])
+            elif fill:  # a fully masked DataBlock on the 310B / 950: +0 (SPEC-2 8.2)
+                store(ub, addr, dst_kind, witness)
+
+
+@njit(cache=True, nogil=True)
+def group_sum_float_kernel(ub, kind, sat, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi, last_lanes,
+                           fill):
+    """SUM of every group (half / float): the SPEC 4.1 tree per group, SAT(RN) per add."""
+    _group_sum(ub, kind, kind, sat, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi, last_lanes, fill,
+               np.float32(0.0))
+
+
+@njit(cache=True, nogil=True)
+def group_sum_int_kernel(ub, src_kind, dst_kind, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
+                         last_lanes, fill):
+    """950 integer SUM (int32 <- int16/int32, uint32 <- uint16/uint32): lanes widened, adds wrap modulo 2**32 (D50).
+    Compiled on first use."""
+    _group_sum(ub, src_kind, dst_kind, False, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
+               last_lanes, fill, np.int64(0))
+
+
+# --- ReduceMax / ReduceMin -------------------------------------------------------------------------------------------
+# the fields of a ReduceMax/ReduceMin call plan (an int64 array built once per validated call shape: one argument
+# instead of thirteen keeps numba's dispatch cheap)
+(P_ALGO, P_KIND, P_OP, P_CAL_INDEX, P_DST, P_SRC, P_REP_BYTES, P_STEP, P_NREP, P_LO, P_HI, P_N, P_SEED,
+ P_FIELDS) = range(14)
+ALGO_LEVELS, ALGO_PER_LANE = 0, 1
+
+
+@njit(cache=True, nogil=True)
+def reduce_max_min_kernel(ub, sat, p):
+    """ReduceMax/ReduceMin with the call plan p (P_* fields): the D52 level algorithm or the D53 per-lane one.
+    Returns the written value bits."""
+    if p[P_ALGO] == ALGO_LEVELS:
+        return _levels(ub, p[P_KIND], sat, p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC], p[P_REP_BYTES],
+                       p[P_STEP], p[P_NREP], p[P_LO], p[P_HI], p[P_N])
+    return _per_lane(ub, p[P_KIND], sat, p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC], p[P_REP_BYTES],
+                     p[P_STEP], p[P_NREP], p[P_LO], p[P_HI], p[P_N], p[P_SEED])
+
+
+@njit(cache=True)
+def _levels(ub, kind, sat, op, cal_index, dst, src, rep_bytes, step, nrep, lo, hi, tail):
+    """Non-950 algorithm (SPEC-2 8.3.2, D52): per repeat (value, lane) with D50 and the value saturated; the best
+    repeat (ties -> earliest); index = r*step + lane. tail >= 0 (count form): the `tail` elements after the nrep
+    full repeats are compared last and win only strictly. Returns the written value bits."""
+    size = kind_size(kind)
+    lanes = 256 // size
+    v = views(ub)
+    best_t, best_raw, index = LOSER, np.int64(0), np.int64(0)
+    if kind == KIND_HALF and lo == -1 and hi == -1:
+        # whole contiguous repeats (the count form): the per-repeat maxima in one vectorised pass, the lane of the
+        # winning repeat only (the other repeats' lanes never reach dst)
+        h16 = ub.view(np.int16)
+        flip = np.int32(-1) if op == OP_MIN else np.int32(0)
+        best_r, best_m = 0, np.int32(0)
+        for r in range(nrep):
+            e = (src + r * rep_bytes) >> 1
+            m32 = _max_half_run(h16[e:e + lanes], flip)
+            m = NAN_KEY if m32 == (1 << 20) else np.int64(m32)
+            raw = raw_of_key(m, kind, op, sat)   # written to tmp: saturation applies per repeat
+            t = directed_key(raw, kind, op)
+            if t > best_t:
+                best_t, best_raw, best_r, best_m = t, raw, r, m32
+        e = (src + best_r * rep_bytes) >> 1
+        index = best_r * step + _find_half_run(h16[e:e + lanes], flip, best_m)
+    else:
+        keys = np.empty(nrep * lanes, np.int64)
+        gather_keys(v, kind, op, src, 1, rep_bytes, nrep, lo, hi, -1, keys)
+        for r in range(nrep):
+            m, j = _best(keys, r * lanes, lanes)
+            raw = raw_of_key(m, kind, op, sat)   # written to tmp: saturation applies per repeat
+            t = directed_key(raw, kind, op)
+            if t > best_t:
+                best_t, best_raw, index = t, raw, r * step + j
+    if tail > 0:
+        tkeys = np.empty(lanes, np.int64)
+        gather_keys(v, kind, op, src + nrep * lanes * size, 1, 256, 1, -1, -1, tail, tkeys)
+        m, j = _best(tkeys, 0, lanes)
+        raw = raw_of_key(m, kind, op, sat)
+        t = directed_key(raw, kind, op)
+        if t > best_t:
+            best_raw, index = raw, nrep * lanes + j
+    _put(v, dst, size, best_raw)
+    if cal_index:
+        _put(v, dst + size, size, index)
+    return best_raw
+
+
+@njit(cache=True)
+def _per_lane_half_count(h16, op, src, rep_bytes, nrep, count, seed):
+    """_per_lane for halves without saturation, lanes active by count and indices advancing by V (the count form
+    and counter mode): (directed key of the value, index), in two vectorised passes instead of the lane walk.
+    Without saturation acc[j] is the running maximum of lane j, so its final value is the column maximum; its index
+    changes exactly when the value changes (IEEE), so the answer's index is the smallest r*V + j over the lanes j
+    holding the result of the first repeat r whose element is IEEE-equal to it; when the result is the seed itself
+    no index moved and it is the first lane holding the seed."""
+    lanes = 128
+    flip = np.int32(-1) if op == OP_MIN else np.int32(0)
+    acc = np.full(lanes, np.int32(seed), np.int32)  # seeds are finite: |key| < 2**15
+    for r in range(nrep):
+        e = (src + r * rep_bytes) >> 1
+        row = h16[e:e + min(lanes, count - r * lanes)]
+        for j in range(row.size):
+            acc[j] = max(acc[j], _half_key32(np.int32(row[j]), flip))
+    m = acc.max()
+    if m == (1 << 20):
+        return NAN_KEY, np.int64(0xFFFE)
+    zero = m == 0 or m == -1  # IEEE: -0 == +0 (directed keys -1 and 0)
+    if m == seed or (zero and (seed == 0 or seed == -1)):
+        for j in range(lanes):
+            if acc[j] == m or (zero and (acc[j] == 0 or acc[j] == -1)):
+                return np.int64(m), np.int64(j)
+    index = np.int64(-1)
+    for j in range(lanes):  # only the lanes holding the result: scan their column for its first occurrence
+        if not (acc[j] == m or (zero and (acc[j] == 0 or acc[j] == -1))):
+            continue
+        for r in range(nrep):
+            if r * lanes + j >= count or (index >= 0 and r * lanes + j >= index):
+                break
+            x = _half_key32(np.int32(h16[((src + r * rep_bytes) >> 1) + j]), flip)
+            if x == m or (zero and (x == 0 or x == -1)):
+                index = np.int64(r * lanes + j)
+                break
+    return np.int64(m), index  # the maximum is some element (it is not the seed): index >= 0
+
+
+@njit(cache=True)
+def _per_lane(ub, kind, sat, op, cal_index, dst, src, rep_bytes, step, nrep, lo, hi, count, seed_raw):
+    """950 algorithm (SPEC-2 8.3.3, D53): one accumulator per lane seeded with seed_raw, updated by one SAT(ext)
+    per repeat, its index moved when the value changes (IEEE !=); then the extreme over the lanes P and the smallest
+    index among the lanes holding it (IEEE ==), 0xFFFE / 0xFFFFFFFE when there is none (a NaN result).
+    count >= 0: lane j of repeat r is active iff r*V + j < count and P is every lane; else the mask (lo, hi) selects
+    the active lanes and P. Repeat r is read at src + r*rep_bytes; indices advance by `step` per repeat."""
+    size = kind_size(kind)
+    lanes = 256 // size if size < 8 else 64  # 64-bit types: two registers of 32 lanes
+    v = views(ub)
+    seed = directed_key(seed_raw, kind, op)
+    acc = np.full(lanes, seed, np.int64)
+    idx = np.arange(lanes).astype(np.int64)
+    exact = not (sat and kind == KIND_HALF)  # no saturation: SAT is the identity on keys
+    is_float = kind == KIND_HALF or kind == KIND_FLOAT
+    if kind == KIND_HALF and exact and count >= 0:
+        vkey, index = _per_lane_half_count(ub.view(np.int16), op, src, rep_bytes, nrep, count, seed)
+        value = raw_of_key(vkey, kind, op, sat)
+        _put(v, dst, size, value)
+        if cal_index:
+            _put(v, dst + size, size, index)
+        return value
+    for r in range(nrep):
+        base = src + r * rep_bytes
+        for j in range(lanes):
+            if (r * lanes + j < count) if count >= 0 else lane_active(lo, hi, j):
+                x = directed_key(_raw(v, base + j * size, kind), kind, op)
+                if exact:
+                    # new = max(acc, x) differs from acc (IEEE) iff x wins, unless acc = -0/+0 and x the other zero
+                    # (directed keys -1 and 0); a NaN lane's index never matters (its value matches nothing)
+                    if x > acc[j]:
+                        if not (is_float and acc[j] == -1 and x == 0):
+                            idx[j] = r * step + j
+                        acc[j] = x
+                    continue
+                new = directed_key(raw_of_key(max(acc[j], x), kind, op, sat), kind, op)
+                if not _ieee_equal(new, acc[j], kind):
+                    idx[j] = r * step + j
+                acc[j] = new
+    best = LOSER
+    for j in range(lanes):
+        if count >= 0 or lane_active(lo, hi, j):
+            best = max(best, acc[j])
+    value = raw_of_key(best, kind, op, sat)
+    vkey = directed_key(value, kind, op)
+    index = np.int64(-1)
+    for j in range(lanes):
+        if (count >= 0 or lane_active(lo, hi, j)) and _ieee_equal(acc[j], vkey, kind):
+            if index < 0 or idx[j] < index:
+                index = idx[j]
+    if index < 0:
+        index = np.int64(0xFFFE) if size == 2 else np.int64(0xFFFFFFFE)
+    _put(v, dst, size, value)
+    if cal_index:
+        _put(v, dst + size, size, index)
+    return value

@@ -1,0 +1,549 @@
+"""The kernel sanitizer: what a sequential emulator hides and the hardware does not (issue 17, SPEC-2 §10.4, D62).
+
+One switch, five checks. Off by default; when off, every API pays one `core.sanitizer is None` test and nothing else.
+
+- race: SPEC-2 §10.4. Each emulated instruction runs in a pipe (PIPE_V for vector APIs, PIPE_MTE2 / PIPE_MTE3 for
+  GM->UB / UB->GM copies, PIPE_S for GetValue/SetValue and SPR reads). Per UB byte the sanitizer keeps the last
+  writer and the readers since that write; an access from another pipe must be ordered after them by a
+  PipeBarrier<PIPE_ALL>, a SetFlag/WaitFlag (or TQueSync) pair, or a TQue hand-off (EnQue..DeQue, FreeTensor..
+  AllocTensor). Ordering is tracked with one vector clock per pipe: SetFlag snapshots the source pipe's clock,
+  WaitFlag merges it into the destination pipe's clock, so chains (MTE2 -> V -> MTE3) order transitively.
+  "strict" adds same-pipe PIPE_V read-after-write and overlapping MTE2/MTE3 destinations without a PipeBarrier.
+- init: a shadow bit per UB byte. Uninitialised at core creation, when a queue/buffer/allocator hands out a range,
+  and where an instruction leaves bytes undefined; host writes and instruction writes initialise exactly the bytes
+  written; reading an uninitialised byte through an active lane is reported (masked-off lanes are not reads, since
+  the access records carry only active lanes).
+- memory: on `bounds="ub"` cores, accesses outside the operand's tensor are reported (such cores are not refused
+  them); GM accesses outside a GlobalTensor.
+- blocks: two blocks of one launch writing the same GM bytes without atomics, or one block reading GM bytes another
+  block writes, without a SyncAll between them.
+- sync: at the end of a launch, flags set and never waited, event ids allocated and never released.
+
+Reports name the check, the kind, both instructions (API, pipe, the user's file:line), the operand, the first byte
+address, how many bytes conflict and what would fix it. They raise `SanitizerError` (mode "raise", the default) or
+are collected in `core.sanitizer.reports` (mode "report").
+"""
+import os
+import sys
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import ParameterError, SanitizerError
+
+CHECKS = ("race", "init", "memory", "blocks", "sync")
+ENV_VAR = "ASCEND_JIT_SANITIZE"
+
+# The pipes that touch the UB in this emulator (SPEC-2 §10.4); the others (M, MTE1, FIX) never do.
+PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3 = "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3"
+PIPES = (PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3)
+_PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
+_SHORT = {PIPE_S: "S", PIPE_V: "V", PIPE_MTE2: "MTE2", PIPE_MTE3: "MTE3"}
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass(frozen=True)
+class SanitizeConfig:
+    """`aj.Core(device, sanitize=aj.SanitizeConfig(checks=("race", "init"), mode="report", strict=False))`."""
+    checks: tuple = CHECKS
+    mode: str = "raise"      # "raise": the first report raises SanitizerError; "report": collect them
+    strict: bool = False
+
+    def __post_init__(self):
+        bad = [c for c in self.checks if c not in CHECKS]
+        if bad:
+            raise ParameterError("sanitize", "checks", bad, legal=", ".join(CHECKS))
+        if self.mode not in ("raise", "report"):
+            raise ParameterError("sanitize", "mode", self.mode, legal="'raise' or 'report'")
+
+
+def resolve_config(value):
+    """Accepted spellings: False/None (off), True / "raise", "report", "strict", a comma list of check names
+    (optionally with "report" / "strict" among them), or a SanitizeConfig."""
+    if value is None or value is False or value == "" or value == "0":
+        return None
+    if isinstance(value, SanitizeConfig):
+        return value
+    if value is True or value == "1":
+        return SanitizeConfig()
+    if isinstance(value, str):
+        words = [w.strip().lower() for w in value.split(",") if w.strip()]
+        unknown = [w for w in words if w not in CHECKS + ("raise", "report", "strict", "1", "true", "on")]
+        if unknown:
+            raise ParameterError("sanitize", "value", value,
+                                 legal="True, 'report', 'strict', check names " + ", ".join(CHECKS))
+        checks = tuple(w for w in words if w in CHECKS) or CHECKS
+        return SanitizeConfig(checks=checks, mode="report" if "report" in words else "raise",
+                              strict="strict" in words)
+    raise ParameterError("sanitize", "value", value, legal="True, False, 'report', 'strict', a comma list of "
+                         f"checks ({', '.join(CHECKS)}) or aj.SanitizeConfig")
+
+
+class SanitizeSession:
+    """What `sanitize_session` yields: its configuration and every report its cores collected ("report" mode)."""
+
+    def __init__(self, config):
+        self.config = config
+        self.reports = []
+        self.lock = threading.Lock()
+
+    def add(self, report):
+        with self.lock:
+            self.reports.append(report)
+
+
+_sessions = []   # process-wide (launch runs blocks in threads; they must see the session of the launching code)
+
+
+@contextmanager
+def sanitize_session(value=True):
+    """Every Core made inside the block (those of `aj.launch` included) sanitizes with this configuration unless it
+    is given its own; in "report" mode the session collects their reports:
+
+        with aj.sanitize_session("report") as session:
+            my_kernel_host_code()
+        print(aj.format_reports(session.reports))
+    """
+    config = resolve_config(value)
+    session = SanitizeSession(config)
+    _sessions.append(session)
+    try:
+        yield session
+    finally:
+        _sessions.remove(session)
+
+
+def default_config():
+    """The innermost sanitize_session's configuration, else what `ASCEND_JIT_SANITIZE` asks for (None when unset)."""
+    if _sessions:
+        return _sessions[-1].config
+    return resolve_config(os.environ.get(ENV_VAR))
+
+
+def format_reports(reports):
+    """A summary table (one line per report, then counts per check) for the CLI and test failures."""
+    if not reports:
+        return "sanitizer: no reports"
+    lines = [str(r) for r in reports]
+    counts = {}
+    for r in reports:
+        counts[r.check] = counts.get(r.check, 0) + 1
+    lines.append("sanitizer: " + ", ".join(f"{n} {c}" for c, n in sorted(counts.items())))
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Instr:
+    """One emulated instruction as a report names it."""
+    api: str
+    pipe: str
+    where: str
+    seq: int   # its number in the core's instruction log
+
+    def __str__(self):
+        return f"{self.api} [{self.pipe}] at {self.where}"
+
+
+@dataclass
+class Report:
+    check: str
+    kind: str
+    instruction: Instr
+    operand: str
+    address: int
+    nbytes: int
+    earlier: Instr = None
+    fix: str = ""
+    space: str = "UB"
+
+    def to_dict(self):
+        return {"check": self.check, "kind": self.kind, "instruction": str(self.instruction),
+                "earlier": str(self.earlier) if self.earlier else None, "operand": self.operand,
+                "space": self.space, "address": self.address, "bytes": self.nbytes, "fix": self.fix}
+
+    def __str__(self):
+        pair = f"{self.instruction}" + (f" after {self.earlier}" if self.earlier else "")
+        return (f"[{self.check}] {self.kind}: {pair}; operand {self.operand}, {self.space} byte {self.address} "
+                f"({self.nbytes} byte{'s' if self.nbytes != 1 else ''})" + (f". Fix: {self.fix}" if self.fix else ""))
+
+
+def user_location():
+    """file:line of the innermost frame outside the ascend_jit package (the user's kernel line)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_PACKAGE_DIR + os.sep):
+            return f"{os.path.basename(path)}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "?"
+
+
+# --- byte sets ------------------------------------------------------------------------------------------------------
+def run_bytes(start, nbytes):
+    """The byte addresses of one contiguous run."""
+    return np.arange(start, start + nbytes, dtype=np.int64)
+
+
+def operand_bytes(op):
+    """Every byte address an `api._common.Operand` (strided, masked, counter-mode) touches, sorted and unique."""
+    from .api._common import lane_offsets, mask_lane_indices
+    if op.repeat <= 0:
+        return np.zeros(0, np.int64)
+    lanes = mask_lane_indices(op.lo, op.hi, 256 // op.size)
+    offs = lane_offsets(op.size, op.blk, lanes)
+    elem = np.arange(op.size, dtype=np.int64)
+    starts = op.base + np.arange(op.repeat, dtype=np.int64)[:, None] * (op.rep * 32) + offs[None, :]
+    if op.last_lanes >= 0:
+        body = starts[:-1].reshape(-1)
+        tail = starts[-1, :op.last_lanes]
+        starts = np.concatenate([body, tail])
+    return np.unique((starts.reshape(-1)[:, None] + elem[None, :]).reshape(-1))
+
+
+def footprint_bytes(footprint):
+    """The byte addresses of a validator's footprint: an Operand (strided lanes), a Runs (reduction outputs:
+    `repeat` runs of `width` bytes every `step`) or a (name, start, nbytes) contiguous run."""
+    if isinstance(footprint, tuple):
+        return run_bytes(footprint[1], footprint[2])
+    if hasattr(footprint, "blk"):
+        return operand_bytes(footprint)
+    if footprint.repeat <= 0 or footprint.width <= 0:
+        return np.zeros(0, np.int64)
+    starts = footprint.base + np.arange(footprint.repeat, dtype=np.int64) * footprint.step
+    return np.unique((starts[:, None] + np.arange(footprint.width, dtype=np.int64)[None, :]).reshape(-1))
+
+
+def vector_access(core, api, reads=(), writes=()):
+    """One vector instruction (PIPE_V) through the sanitizer: reads/writes are (footprint, tensor) pairs, the
+    footprints exactly those the validator proved (active lanes only, so masked-off lanes are neither reads nor
+    writes). Called only when `core.sanitizer is not None`."""
+    def name(fp):
+        return fp[0] if isinstance(fp, tuple) else fp.name
+    accesses = [Access(name(fp), False, footprint_bytes(fp), t) for fp, t in reads]
+    accesses += [Access(name(fp), True, footprint_bytes(fp), t) for fp, t in writes]
+    core.sanitizer.instruction(api, PIPE_V, accesses)
+
+
+@dataclass
+class Access:
+    """One operand of one instruction: the exact bytes it reads or writes (active lanes only) and its tensor."""
+    operand: str
+    write: bool
+    addrs: np.ndarray
+    tensor: object = None   # the LocalTensor the access goes through (memory check); None for tmp-free forms
+
+    @classmethod
+    def of_operand(cls, op, write, tensor=None):
+        return cls(op.name, write, operand_bytes(op), tensor)
+
+    @classmethod
+    def of_run(cls, name, start, nbytes, write, tensor=None):
+        return cls(name, write, run_bytes(start, nbytes), tensor)
+
+
+# --- the per-core sanitizer -----------------------------------------------------------------------------------------
+class Sanitizer:
+    """Shadow state of one core. Created by `Core(sanitize=...)` / `core.sanitize = ...`."""
+
+    def __init__(self, core, config):
+        self.core, self.config = core, config
+        n = core.spec.ub_bytes
+        npipes = len(PIPES)
+        self.initialised = np.zeros(n, np.bool_)
+        self.writer_pipe = np.full(n, -1, np.int8)
+        self.writer_seq = np.zeros(n, np.int64)       # the writer's own-pipe clock value
+        self.writer_instr = np.full(n, -1, np.int64)  # index into self.log
+        self.reader_seq = np.zeros((npipes, n), np.int64)   # 0: no read in that pipe since the last write
+        self.reader_instr = np.full((npipes, n), -1, np.int64)
+        self.clock = np.zeros((npipes, npipes), np.int64)   # clock[p][q]: what pipe p knows of pipe q's progress
+        self.barrier_seq = np.zeros(npipes, np.int64)      # own-pipe clock at the last PipeBarrier<p> (strict)
+        self.flag_clocks = {}
+        self.log = []
+        self.reports = []
+        self.session = _sessions[-1] if _sessions else None
+        self.gm_shadow = None   # the launch's LaunchShadow (check "blocks"), set by aj.launch
+
+    # --- configuration -------------------------------------------------------------------------------------------
+    def enabled(self, check):
+        return check in self.config.checks
+
+    def _emit(self, report):
+        if self.config.mode == "raise":
+            raise SanitizerError("sanitizer", detail=str(report), device=self.core.device, report=report)
+        self.reports.append(report)
+        if self.session is not None:
+            self.session.add(report)
+
+    # --- instructions --------------------------------------------------------------------------------------------
+    def instruction(self, api, pipe, accesses, where=None):
+        """Check, then record, one instruction's accesses. Reads are checked before writes, so an instruction never
+        conflicts with itself. In "raise" mode a report raises before anything is recorded (or written)."""
+        p = _PIPE_INDEX[pipe]
+        seq = int(self.clock[p, p]) + 1
+        instr = Instr(api, pipe, where or user_location(), len(self.log))
+        for acc in accesses:
+            self._check_memory(instr, acc)
+        for acc in accesses:
+            if not acc.write:
+                self._check_read(instr, p, acc)
+        for acc in accesses:
+            if acc.write:
+                self._check_write(instr, p, acc)
+        # every check passed (or was collected): record
+        self.clock[p, p] = seq
+        self.log.append(instr)
+        for acc in accesses:
+            a = acc.addrs
+            if a.size == 0:
+                continue
+            if acc.write:
+                self.writer_pipe[a] = p
+                self.writer_seq[a] = seq
+                self.writer_instr[a] = instr.seq
+                self.reader_seq[:, a] = 0
+                self.initialised[a] = True
+            else:
+                self.reader_seq[p, a] = seq
+                self.reader_instr[p, a] = instr.seq
+        return instr
+
+    def _check_memory(self, instr, acc):
+        t = acc.tensor
+        if t is None or not self.enabled("memory") or self.core.bounds != "ub" or acc.addrs.size == 0:
+            return
+        lo, hi = t.addr, t.addr + t.nbytes
+        outside = acc.addrs[(acc.addrs < lo) | (acc.addrs >= hi)]
+        if outside.size:
+            self._emit(Report("memory", "access outside the tensor", instr, acc.operand, int(outside[0]),
+                              int(outside.size), fix=f"{acc.operand} is [{lo}, {hi}); enlarge it or fix the "
+                              "strides (this core was made with bounds=\"ub\", so the call was not refused)"))
+
+    def _unordered(self, p, other_pipe, other_seq):
+        """Boolean array: accesses by (other_pipe, other_seq) that pipe p has not been ordered after."""
+        known = self.clock[p][other_pipe]
+        return known < other_seq
+
+    def _check_read(self, instr, p, acc):
+        a = acc.addrs
+        if a.size == 0:
+            return
+        if self.enabled("init"):
+            bad = a[~self.initialised[a]]
+            if bad.size:
+                self._emit(Report("init", "uninitialised read", instr, acc.operand, int(bad[0]), int(bad.size),
+                                  fix="write these bytes first (DataCopy, Duplicate, a host copy) or read only "
+                                      "lanes an earlier instruction wrote"))
+        if self.enabled("race"):
+            self._check_against_writer(instr, p, acc, "RAW")
+
+    def _check_write(self, instr, p, acc):
+        a = acc.addrs
+        if a.size == 0 or not self.enabled("race"):
+            return
+        self._check_against_writer(instr, p, acc, "WAW")
+        for q in range(len(PIPES)):
+            if q == p:
+                continue
+            rs = self.reader_seq[q, a]
+            bad = (rs > 0) & (self.clock[p, q] < rs)
+            if bad.any():
+                k = int(np.argmax(bad))
+                earlier = self.log[int(self.reader_instr[q, a[k]])]
+                self._emit(Report("race", "WAR", instr, acc.operand, int(a[k]), int(bad.sum()), earlier=earlier,
+                                  fix=_fix(PIPES[q], PIPES[p])))
+
+    def _check_against_writer(self, instr, p, acc, kind):
+        a = acc.addrs
+        wp = self.writer_pipe[a]
+        ws = self.writer_seq[a]
+        has = wp >= 0
+        if not has.any():
+            return
+        wp_safe = np.where(has, wp, 0)
+        other = has & (wp != p) & (self.clock[p][wp_safe] < ws)
+        strict_same = np.zeros_like(other)
+        if self.config.strict:
+            same = has & (wp == p) & (ws > self.barrier_seq[p])
+            if PIPES[p] == PIPE_V and kind == "RAW":
+                strict_same = same
+            elif PIPES[p] in (PIPE_MTE2, PIPE_MTE3) and kind == "WAW":
+                strict_same = same
+        bad = other | strict_same
+        if bad.any():
+            k = int(np.argmax(bad))
+            q = int(wp[k])
+            earlier = self.log[int(self.writer_instr[a[k]])]
+            fix = _fix(PIPES[q], PIPES[p]) if q != p else f"PipeBarrier({PIPES[p]}) between them"
+            self._emit(Report("race", kind, instr, acc.operand, int(a[k]), int(bad.sum()), earlier=earlier,
+                              fix=fix))
+
+    def scalar_access(self, api, tensor, index, write):
+        """GetValue / SetValue: one element through the scalar pipe (SPEC-2 10.4)."""
+        size = tensor.dtype.size
+        self.instruction(api, PIPE_S, [Access.of_run("tensor", tensor.addr + index * size, size, write, tensor)])
+
+    def copy_access(self, api, dst, src, runs, atomic=False):
+        """DataCopy / DataCopyPad: runs of (src byte offset, dst byte offset, bytes). GM -> UB is PIPE_MTE2, UB -> GM
+        PIPE_MTE3, UB -> UB PIPE_V; GM sides go to the launch's cross-block shadow."""
+        from .tensor import LocalTensor
+        ub_dst, ub_src = isinstance(dst, LocalTensor), isinstance(src, LocalTensor)
+        pipe = PIPE_V if ub_dst and ub_src else (PIPE_MTE2 if ub_dst else PIPE_MTE3)
+        accesses = []
+        if ub_src:
+            accesses.append(Access("src", False, _runs_bytes(src.addr, [(s, n) for s, _, n in runs]), src))
+        if ub_dst:
+            accesses.append(Access("dst", True, _runs_bytes(dst.addr, [(d, n) for _, d, n in runs]), dst))
+        self.instruction(api, pipe, accesses)
+        if self.gm_shadow is not None and self.enabled("blocks"):
+            gm, write = (src, False) if not ub_src else (dst, True) if not ub_dst else (None, False)
+            if gm is not None:
+                for s, d, n in runs:
+                    offset = d if write else s
+                    self.gm_shadow.gm_access(self.core.block_idx, api, gm.array, offset, n, write, atomic,
+                                             self._emit)
+
+    def finish(self):
+        """End of a kernel (aj.launch): event ids allocated and never released (check "sync")."""
+        pipe = getattr(self.core, "tpipe", None)
+        if pipe is None or not self.enabled("sync"):
+            return
+        for event, ids in sorted(getattr(pipe, "occupied", {}).items(), key=lambda kv: str(kv[0])):
+            for event_id in sorted(ids):
+                self._emit(Report("sync", "event id never released", Instr("AllocEventID", "-", "kernel end", -1),
+                                  getattr(event, "name", str(event)), event_id, 0, space="event",
+                                  fix=f"GetTPipePtr().ReleaseEventID({event_id}, {getattr(event, 'name', event)}) "
+                                      "when the kernel no longer needs it"))
+
+    # --- ordering events -----------------------------------------------------------------------------------------
+    def set_flag(self, src_pipe, dst_pipe, event_id):
+        if src_pipe in _PIPE_INDEX and dst_pipe in _PIPE_INDEX:
+            self.flag_clocks[(src_pipe, dst_pipe, event_id)] = self.clock[_PIPE_INDEX[src_pipe]].copy()
+
+    def wait_flag(self, src_pipe, dst_pipe, event_id):
+        snapshot = self.flag_clocks.pop((src_pipe, dst_pipe, event_id), None)
+        if snapshot is not None:
+            d = _PIPE_INDEX[dst_pipe]
+            np.maximum(self.clock[d], snapshot, out=self.clock[d])
+
+    def pipe_barrier(self, pipe):
+        if pipe == "PIPE_ALL":
+            merged = self.clock.max(axis=0)
+            self.clock[:] = merged
+            self.barrier_seq[:] = np.diagonal(self.clock)
+        elif pipe in _PIPE_INDEX:
+            p = _PIPE_INDEX[pipe]
+            self.barrier_seq[p] = self.clock[p, p]
+
+    def hand_off(self, addr, nbytes):
+        """A TQue hand-off (DeQue, AllocTensor after FreeTensor) orders every earlier access to these bytes."""
+        sl = slice(addr, addr + nbytes)
+        self.writer_pipe[sl] = -1
+        self.reader_seq[:, sl] = 0
+
+    # --- initialisation ------------------------------------------------------------------------------------------
+    def host_write(self, addr, nbytes):
+        """`tensor[:] = array` is not an instruction (SPEC-2 §10.4): it initialises, and orders nothing."""
+        self.initialised[addr:addr + nbytes] = True
+
+    def undefine(self, addr, nbytes):
+        """A buffer handed out, or bytes an instruction leaves undefined: uninitialised from now on."""
+        self.initialised[addr:addr + nbytes] = False
+
+
+def _runs_bytes(base, runs):
+    if not runs:
+        return np.zeros(0, np.int64)
+    return np.concatenate([run_bytes(base + off, n) for off, n in runs])
+
+
+def _fix(earlier_pipe, later_pipe):
+    event = f"{_SHORT[earlier_pipe]}_{_SHORT[later_pipe]}"
+    return (f"SetFlag/WaitFlag with aj.HardEvent.{event} between them (or PipeBarrier(PIPE_ALL), or a TQue "
+            "EnQue/DeQue hand-off)")
+
+
+# --- GM across blocks -----------------------------------------------------------------------------------------------
+@dataclass
+class _GmShadow:
+    writer_block: np.ndarray
+    writer_epoch: np.ndarray
+    writer_atomic: np.ndarray
+    reader_block: np.ndarray      # last reader block (-2: several blocks)
+    reader_epoch: np.ndarray
+
+
+@dataclass
+class LaunchShadow:
+    """GM shadow shared by the blocks of one sanitized launch (check "blocks")."""
+    config: SanitizeConfig
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    arrays: dict = field(default_factory=dict)
+    epochs: dict = field(default_factory=dict)     # block index -> SyncAlls passed
+    reports: list = field(default_factory=list)
+
+    def _shadow(self, root):
+        key = id(root)
+        entry = self.arrays.get(key)
+        if entry is None:
+            n = root.nbytes
+            entry = (root, _GmShadow(np.full(n, -1, np.int32), np.zeros(n, np.int32), np.zeros(n, np.bool_),
+                                     np.full(n, -1, np.int32), np.zeros(n, np.int32)))
+            self.arrays[key] = entry
+        return entry[1]
+
+    def sync_all(self, block):
+        with self.lock:
+            self.epochs[block] = self.epochs.get(block, 0) + 1
+
+    def gm_access(self, block, api, array, start, nbytes, write, atomic, emit):
+        """One GM access of `nbytes` bytes at byte `start` of host array `array` (any view) by `block`."""
+        root, offset = _root_and_offset(array)
+        lo = offset + start
+        with self.lock:
+            s = self._shadow(root)
+            sl = slice(lo, lo + nbytes)
+            epoch = self.epochs.get(block, 0)
+            wb, we = s.writer_block[sl], s.writer_epoch[sl]
+            other_writer = (wb >= 0) & (wb != block) & (we == epoch)
+            if write:
+                clash = other_writer & ~(s.writer_atomic[sl] & atomic)
+                rb, re_ = s.reader_block[sl], s.reader_epoch[sl]
+                read_clash = (rb != -1) & (rb != block) & (re_ == epoch)
+                kind = "two blocks write the same GM bytes" if clash.any() else "a block writes GM bytes another " \
+                    "block reads"
+                bad = clash | read_clash
+            else:
+                bad = other_writer
+                kind = "a block reads GM bytes another block writes"
+            found = None
+            if bad.any():
+                k = int(np.argmax(bad))
+                other = int(wb[k]) if wb[k] >= 0 and wb[k] != block else int(s.reader_block[lo + k])
+                found = (kind, lo + k, int(bad.sum()), other)
+            if write:
+                s.writer_block[sl] = block
+                s.writer_epoch[sl] = epoch
+                s.writer_atomic[sl] = atomic
+            else:
+                rb = s.reader_block[sl]
+                several = (rb >= 0) & (rb != block) & (s.reader_epoch[sl] == epoch)
+                s.reader_block[sl] = np.where(several, -2, block)
+                s.reader_epoch[sl] = epoch
+        if found is not None:
+            kind, addr, count, other = found
+            instr = Instr(api, PIPE_MTE3 if write else PIPE_MTE2, user_location(), -1)
+            emit(Report("blocks", kind, instr, "GM", addr, count, space="GM",
+                        fix=f"block {block} and block {other if other >= 0 else 'several'} touch these bytes in "
+                            "the same SyncAll phase: use SetAtomicAdd for combined writes, or a SyncAll between "
+                            "the write and the read"))
+
+
+def _root_and_offset(array):
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return root, offset

@@ -1,0 +1,396 @@
+"""Synchronisation and kernel boilerplate: pipes, hardware events and flags (SPEC-2 section 10, D62), TPipe event
+ids, InitSocState, LocalMemAllocator, SyncAll, GetSubBlockIdx and the DataCopy atomics (SetAtomicAdd/Max/Min/None).
+
+In a sequential emulator every instruction completes before the next one starts, so PipeBarrier, SetFlag/WaitFlag
+and TQueSync never change a value (SPEC-2 10.1); they are state. Every core holds that state in plain attributes
+(`SyncState`), so a later hazard detector can consume it without a second description:
+
+- `core.flags`: {(src Pipe, dst Pipe, event id): 0 or 1}, all 0 at creation (SPEC-2 10.3);
+- `core.sync_hooks`: callables `hook(core, kind, detail)` called after every PipeBarrier, SetFlag, WaitFlag, SyncAll
+  and atomic DataCopy commit (kind is the API name, detail a dict of its arguments);
+- `core.atomic`: None or (op, DType) as set by SetAtomicAdd / SetAtomicMax / SetAtomicMin;
+- `core.launch`: the `aj.launch` a core's block belongs to (None outside a launch);
+- `core.tpipe`: the core's TPipe (GetTPipePtr()).
+
+A sanitizing core (`core.sanitizer`, issue 17) also receives every PipeBarrier, SetFlag and WaitFlag.
+"""
+import enum
+
+from . import dtypes as dt
+from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
+
+
+class Pipe(enum.IntEnum):
+    """Ascend C `pipe_t` (values of the devkit's `PIPE` enum)."""
+    PIPE_S = 1      # scalar: GetValue / SetValue
+    PIPE_V = 2      # vector compute
+    PIPE_M = 3      # cube
+    PIPE_MTE1 = 4
+    PIPE_MTE2 = 5   # GM -> UB copies
+    PIPE_MTE3 = 6   # UB -> GM copies
+    PIPE_ALL = 10
+    PIPE_FIX = 11
+
+
+PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_FIX = (
+    Pipe.PIPE_S, Pipe.PIPE_V, Pipe.PIPE_M, Pipe.PIPE_MTE1, Pipe.PIPE_MTE2, Pipe.PIPE_MTE3, Pipe.PIPE_ALL, Pipe.PIPE_FIX)
+
+_PIPE_BY_SHORT_NAME = {"S": PIPE_S, "V": PIPE_V, "M": PIPE_M, "MTE1": PIPE_MTE1, "MTE2": PIPE_MTE2, "MTE3": PIPE_MTE3,
+                       "FIX": PIPE_FIX}
+
+# SPEC-2 10.2: the HardEvent members of DK `impl/basic_api/kernel_event.h`, named <src>_<dst>, in that order.
+_HARD_EVENTS = ("MTE2_MTE1 MTE1_MTE2 MTE1_M M_MTE1 MTE2_V V_MTE2 MTE3_V V_MTE3 M_V V_M V_V MTE3_MTE1 MTE1_MTE3 MTE1_V "
+                "MTE2_M M_MTE2 V_MTE1 M_FIX FIX_M MTE3_MTE2 MTE2_MTE3 S_V V_S S_MTE2 MTE2_S S_MTE3 MTE3_S MTE2_FIX "
+                "FIX_MTE2 FIX_S M_S FIX_MTE3 MTE1_FIX FIX_MTE1 FIX_FIX").split()
+HardEvent = enum.Enum("HardEvent", [(name, i) for i, name in enumerate(_HARD_EVENTS)])
+HardEvent.__doc__ = "Ascend C HardEvent: a (source pipe, destination pipe) pair, `event.pipes`."
+HardEvent.pipes = property(lambda self: tuple(_PIPE_BY_SHORT_NAME[p] for p in self.name.split("_")))
+_EVENT_BY_PIPES = {e.pipes: e for e in HardEvent}
+
+EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 = range(8)
+
+
+def _check_hard_event(api, spec, event):
+    if not isinstance(event, HardEvent):
+        raise ParameterError(api, "event", event, device=spec.name, legal="an aj.HardEvent member (keyword event=)",
+                             detail=f"got {type(event).__name__}")
+    return event
+
+
+def _check_pipe(api, spec, name, pipe, allow_all=True):
+    if not isinstance(pipe, Pipe) or (pipe is PIPE_ALL and not allow_all):
+        legal = ", ".join(p.name for p in Pipe if allow_all or p is not PIPE_ALL)
+        raise ParameterError(api, name, pipe, legal=f"an aj.Pipe member ({legal})", device=spec.name,
+                             detail=f"got {type(pipe).__name__}")
+    return pipe
+
+
+def _check_event_id(api, spec, event_id):
+    n = spec.event_ids
+    if isinstance(event_id, bool) or not isinstance(event_id, int) or not 0 <= event_id < n:
+        raise ParameterError(api, "event_id", event_id, legal=f"an integer in [0, {n - 1}] (SPEC-2 D62)",
+                             device=spec.name)
+    return event_id
+
+
+def flag_name(key):
+    """`MTE2_V id 0` for a flag key (the HardEvent when one names the pipe pair)."""
+    src, dst, event_id = key
+    event = _EVENT_BY_PIPES.get((src, dst))
+    return f"{event.name if event else f'{src.name}->{dst.name}'} id {event_id}"
+
+
+class SyncState:
+    """The synchronisation state of one core (mixed into Core); see the module docstring."""
+
+    def _init_sync(self):
+        self.flags = {}
+        self.sync_hooks = []
+        self.atomic = None
+        self.launch = None
+        self.tpipe = None
+        self.local_mem_allocator = None
+
+    def _sync_event(self, kind, **detail):
+        for hook in self.sync_hooks:
+            hook(self, kind, detail)
+
+    def PipeBarrier(self, pipe):
+        """`PipeBarrier<pipe>()`: orders the pipe's instructions; PIPE_S is refused (SPEC-2 10.1, D62)."""
+        _check_pipe("PipeBarrier", self.spec, "pipe", pipe)
+        if pipe is PIPE_S:
+            raise ParameterError("PipeBarrier", "pipe", pipe.name, legal="any pipe but PIPE_S (SPEC-2 D62)",
+                                 device=self.device)
+        if self.sanitizer is not None:
+            self.sanitizer.pipe_barrier(pipe.name)
+        self._sync_event("PipeBarrier", pipe=pipe)
+
+    def _set_flag(self, api, src, dst, event_id):
+        event_id = _check_event_id(api, self.spec, event_id)
+        key = (src, dst, event_id)
+        if self.flags.get(key):
+            raise StateError(api, "flag", flag_name(key), device=self.device,
+                             detail="is already set: a second SetFlag is undefined and a later "
+                                    "PipeBarrier<PIPE_ALL> hangs (SPEC-2 D62); WaitFlag it first")
+        self.flags[key] = 1
+        if self.sanitizer is not None:
+            self.sanitizer.set_flag(src.name, dst.name, event_id)
+        self._sync_event(api, src=src, dst=dst, event_id=event_id)
+
+    def _wait_flag(self, api, src, dst, event_id):
+        event_id = _check_event_id(api, self.spec, event_id)
+        key = (src, dst, event_id)
+        if not self.flags.get(key):
+            raise StateError(api, "flag", flag_name(key), device=self.device,
+                             detail="WaitFlag without a pending SetFlag: the device would block forever (SPEC-2 D62)")
+        self.flags[key] = 0
+        if self.sanitizer is not None:
+            self.sanitizer.wait_flag(src.name, dst.name, event_id)
+        self._sync_event(api, src=src, dst=dst, event_id=event_id)
+
+    def _require_isasi_flags(self, api):
+        if not self.spec.isasi_flags:
+            raise UnsupportedDeviceError(api, "device", self.device, legal="every device but atlas-200i-500-a2",
+                                         detail="the ISASI SetFlag/WaitFlag is not offered here; use "
+                                                "aj.TQueSync(src_pipe, dst_pipe) (SPEC-2 D62)")
+
+    def SetFlag(self, event_id, *, event):
+        """`SetFlag<event>(id)`: flag (src, dst, id) := 1 (SPEC-2 10.3)."""
+        self._require_isasi_flags("SetFlag")
+        src, dst = _check_hard_event("SetFlag", self.spec, event).pipes
+        self._set_flag("SetFlag", src, dst, event_id)
+
+    def WaitFlag(self, event_id, *, event):
+        """`WaitFlag<event>(id)`: flag (src, dst, id) must be 1; it becomes 0 (SPEC-2 10.3)."""
+        self._require_isasi_flags("WaitFlag")
+        src, dst = _check_hard_event("WaitFlag", self.spec, event).pipes
+        self._wait_flag("WaitFlag", src, dst, event_id)
+
+    def pending_flags(self):
+        """The set flags, as sorted (src pipe, dst pipe, event id) keys (SPEC-2 10.3)."""
+        return sorted(k for k, v in self.flags.items() if v)
+
+    def InitSocState(self):
+        """`InitSocState()`: the device's kernel-entry state (DK `impl/basic_api/kernel_utils_base.h`
+        `InitSocStateImpl`): DataCopy atomics off on every device; A2/A3 and the 950 also Normal mask mode and an
+        all-ones mask; the 950's CTRL becomes 0x1000000000000008 with bit 48 kept (SPEC D6 table, SPEC-2 D46)."""
+        self.spec.require_supported("InitSocState")
+        self.atomic = None
+        if self.spec.init_soc_mask:
+            self.SetMaskNorm()
+            self.ResetMask()
+        if self.spec.init_soc_ctrl:
+            value, keep = self.spec.init_soc_ctrl
+            self.ctrl = value | (self.ctrl & keep)
+            self._derive_modes()
+
+    # --- DataCopy atomics (DK `原子操作/SetAtomicAdd.md`, `SetAtomicMax(ISASI).md`, `SetAtomicMin(ISASI).md`) ---
+    def _set_atomic(self, api, op, dtype, allowed):
+        self.spec.require_supported(api)
+        if dtype is None:
+            raise ParameterError(api, "dtype", None, legal=", ".join(allowed) or "none on this device",
+                                 device=self.device, detail="missing: the C++ template argument T is the dtype")
+        d = dt.resolve(dtype, api)
+        if not allowed:
+            raise UnsupportedDeviceError(api, "device", self.device, legal="ascend950, atlas-a3, atlas-a2",
+                                         detail="not offered on this device (DK 原子操作 pages)")
+        if d.name not in allowed:
+            raise UnsupportedDTypeError(api, "dtype", d.name, legal=", ".join(allowed), device=self.device,
+                                        detail="(DK 原子操作 pages, 数据类型)")
+        self.atomic = (op, d)
+
+    def SetAtomicAdd(self, dtype=None):
+        """`SetAtomicAdd<T>()`: DataCopy UB -> GM adds into GM (one rounding in T, the core's overflow mode)."""
+        self._set_atomic("SetAtomicAdd", "add", dtype, self.spec.atomic_add_dtypes)
+
+    def SetAtomicMax(self, dtype=None):
+        """`SetAtomicMax<T>()`: DataCopy UB -> GM keeps the larger of GM and the copied value (950, A2, A3)."""
+        self._set_atomic("SetAtomicMax", "max", dtype, self.spec.atomic_max_min_dtypes)
+
+    def SetAtomicMin(self, dtype=None):
+        """`SetAtomicMin<T>()`: DataCopy UB -> GM keeps the smaller of GM and the copied value (950, A2, A3)."""
+        self._set_atomic("SetAtomicMin", "min", dtype, self.spec.atomic_max_min_dtypes)
+
+    def SetAtomicNone(self):
+        """`SetAtomicNone()` (renamed DisableDmaAtomic in newer devkits): DataCopy overwrites GM again."""
+        self.atomic = None
+
+    DisableDmaAtomic = SetAtomicNone
+
+
+class TQueSync:
+    """`TQueSync<src, dst>`: SetFlag / WaitFlag named by pipes, on every device including 310B (SPEC-2 10.1).
+    Acts on the current core (`with core:`) at each call."""
+
+    def __init__(self, src_pipe, dst_pipe):
+        from .core import current_core
+        spec = current_core("TQueSync").spec
+        self.src = _check_pipe("TQueSync", spec, "src_pipe", src_pipe, allow_all=False)
+        self.dst = _check_pipe("TQueSync", spec, "dst_pipe", dst_pipe, allow_all=False)
+
+    def SetFlag(self, event_id):
+        from .core import current_core
+        current_core("TQueSync.SetFlag")._set_flag("TQueSync.SetFlag", self.src, self.dst, event_id)
+
+    def WaitFlag(self, event_id):
+        from .core import current_core
+        current_core("TQueSync.WaitFlag")._wait_flag("TQueSync.WaitFlag", self.src, self.dst, event_id)
+
+
+class EventIdPool:
+    """TPipe's event ids per HardEvent (DK `impl/basic_api/kernel_tpipe_impl.h` AllocEventID / FetchEventID /
+    ReleaseEventID: the lowest free id; Fetch does not occupy it). Ids 0 .. event_ids-1 of the device."""
+
+    def __init__(self, core):
+        self.core = core
+        self.occupied = {}
+
+    def _require(self, api):
+        if not self.core.spec.tpipe_event_ids:
+            raise UnsupportedDeviceError(api, "device", self.core.device, legal="every device but atlas-200i-500-a2",
+                                         detail="TPipe event ids are not offered here (DK TPipe/AllocEventID.md)")
+
+    def _lowest_free(self, api, event):
+        _check_hard_event(api, self.core.spec, event)
+        used = self.occupied.setdefault(event, set())
+        for i in range(self.core.spec.event_ids):
+            if i not in used:
+                return i
+        raise StateError(api, "event", event.name, device=self.core.device,
+                         detail=f"every event id 0..{self.core.spec.event_ids - 1} of this HardEvent is allocated: "
+                                "ReleaseEventID one first")
+
+    def FetchEventID(self, event):
+        """The lowest free id of `event`, not occupied (for a SetFlag/WaitFlag pair used at once)."""
+        self._require("FetchEventID")
+        return self._lowest_free("FetchEventID", event)
+
+    def AllocEventID(self, event):
+        """The lowest free id of `event`, occupied until ReleaseEventID (exhaustion is a StateError)."""
+        self._require("AllocEventID")
+        i = self._lowest_free("AllocEventID", event)
+        self.occupied[event].add(i)
+        return i
+
+    def ReleaseEventID(self, event_id, event):
+        self._require("ReleaseEventID")
+        _check_hard_event("ReleaseEventID", self.core.spec, event)
+        if event_id not in self.occupied.get(event, ()):
+            raise StateError("ReleaseEventID", "event_id", event_id, device=self.core.device,
+                             detail=f"was not allocated for {event.name} (AllocEventID first)")
+        self.occupied[event].discard(event_id)
+
+
+class LocalMemAllocator:
+    """`LocalMemAllocator<Hardware::UB>`: a bump allocator over the current core's UB starting at address 0
+    (DK `资源管理/LocalMemAllocator/*.md`; one per core, the doc's constraint). `Alloc(dtype, n)` returns a
+    LocalTensor of n elements at the next 32-byte aligned address; the range is reserved in the core's allocator,
+    so it never overlaps TPipe buffers."""
+
+    def __init__(self):
+        from .core import current_core
+        core = current_core("LocalMemAllocator")
+        core.spec.require_supported("LocalMemAllocator")
+        if core.local_mem_allocator is not None:
+            raise StateError("LocalMemAllocator", device=core.device,
+                             detail="this core already has one (one LocalMemAllocator per memory for the kernel's "
+                                    "lifetime, DK LocalMemAllocator.md)")
+        core.local_mem_allocator = self
+        self.core, self.cur = core, 0
+
+    def GetCurAddr(self):
+        return self.cur
+
+    def Alloc(self, dtype=None, n=None, position=None):
+        """`Alloc<T, N>()` / `Alloc<T>(n)`: `Alloc(dtype, n)`."""
+        from .tensor import LocalTensor, TPosition
+        api = "LocalMemAllocator.Alloc"
+        missing = [name for name, v in (("dtype", dtype), ("n", n)) if v is None]
+        if missing:
+            raise ParameterError(api, ", ".join(missing), None, legal="Alloc(dtype, n): the element type and count",
+                                 device=self.core.device, detail="missing")
+        d = dt.resolve(dtype, api)
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ParameterError(api, "n", n, legal="an integer >= 0", device=self.core.device)
+        need = -(-n * d.size // 32) * 32
+        ub = self.core.spec.ub_bytes
+        if self.cur + need > ub:
+            raise OutOfBoundsError(api, "n", n, device=self.core.device,
+                                   legal=f"at most {(ub - self.cur) // d.size} {d.name} elements",
+                                   detail=f"needs {need} B; {ub - self.cur} B are free after address {self.cur}")
+        if need:
+            self.core.reserve(self.cur, need, api)
+        tensor = LocalTensor(self.core, d, self.cur, n, position or TPosition.VECCALC)
+        self.cur += need
+        return tensor
+
+
+def _core(api):
+    from .core import current_core
+    return current_core(api)
+
+
+def PipeBarrier(pipe):
+    """`PipeBarrier<pipe>()` on the current core."""
+    _core("PipeBarrier").PipeBarrier(pipe)
+
+
+def SetFlag(event_id, *, event):
+    """`SetFlag<event>(id)` on the current core: `aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)`."""
+    _core("SetFlag").SetFlag(event_id, event=event)
+
+
+def WaitFlag(event_id, *, event):
+    """`WaitFlag<event>(id)` on the current core."""
+    _core("WaitFlag").WaitFlag(event_id, event=event)
+
+
+def InitSocState():
+    _core("InitSocState").InitSocState()
+
+
+def SetAtomicAdd(dtype=None):
+    _core("SetAtomicAdd").SetAtomicAdd(dtype)
+
+
+def SetAtomicMax(dtype=None):
+    _core("SetAtomicMax").SetAtomicMax(dtype)
+
+
+def SetAtomicMin(dtype=None):
+    _core("SetAtomicMin").SetAtomicMin(dtype)
+
+
+def SetAtomicNone():
+    _core("SetAtomicNone").SetAtomicNone()
+
+
+def DisableDmaAtomic():
+    _core("DisableDmaAtomic").SetAtomicNone()
+
+
+def GetTPipePtr():
+    """The current core's TPipe (the last one created on it)."""
+    core = _core("GetTPipePtr")
+    if core.tpipe is None:
+        raise StateError("GetTPipePtr", device=core.device, detail="no TPipe on this core: create aj.TPipe() first")
+    return core.tpipe
+
+
+def GetSubBlockIdx():
+    """0: every launch here is vector-only (one AIV per block)."""
+    _core("GetSubBlockIdx")
+    return 0
+
+
+def SyncAll(gm_workspace=None, ub_workspace=None, used_cores=0):
+    """`SyncAll()` (hard form: 950, A2, A3) or `SyncAll(gm_workspace, ub_workspace, used_cores=0)` (soft form: all
+    but 310B; DK `同步控制/核间同步/SyncAll.md`): every block of the current `aj.launch` waits here until all
+    have arrived. The soft form's workspace traffic is not modelled; used_cores must be 0 (every block)."""
+    from .tensor import GlobalTensor, LocalTensor
+    api = "SyncAll"
+    core = _core(api)
+    spec = core.spec
+    spec.require_supported(api)
+    if gm_workspace is None and ub_workspace is None:
+        if not spec.sync_all_hard:
+            raise UnsupportedDeviceError(api, "device", core.device, legal="ascend950, atlas-a3, atlas-a2",
+                                         detail="the hard SyncAll() is not offered here"
+                                                + ("; use SyncAll(gm_workspace, ub_workspace)" if spec.sync_all_soft
+                                                   else ""))
+    else:
+        if not spec.sync_all_soft:
+            raise UnsupportedDeviceError(api, "device", core.device, detail="SyncAll is not offered here",
+                                         legal="every device but atlas-200i-500-a2")
+        for name, value, kind in (("gm_workspace", gm_workspace, GlobalTensor), ("ub_workspace", ub_workspace,
+                                                                                  LocalTensor)):
+            if not isinstance(value, kind):
+                raise ParameterError(api, name, type(value).__name__, legal=f"a {kind.__name__}", device=core.device)
+        if used_cores not in (0, core.block_num):
+            raise ParameterError(api, "used_cores", used_cores, device=core.device,
+                                 legal=f"0 or {core.block_num} (a sync of some of the blocks is not modelled)")
+    if core.launch is not None:
+        core.launch.sync_all(core)
+        if core.launch.gm_shadow is not None:
+            core.launch.gm_shadow.sync_all(core.block_idx)
+    core._sync_event(api)

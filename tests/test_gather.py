@@ -1,0 +1,245 @@
+"""Gather (SPEC-2 9.2, D57) and GatherMask (SPEC-2 9.3, D58): whole-UB property tests against the reference,
+built-in and user patterns, rsvdCnt, the state GatherMask leaves, refusals."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import ascend_jit as aj
+from ascend_jit.reference import gather as ref
+from ascend_jit.reference import model as ref_model
+
+OFFERING = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore")
+SIZE = {"half": 2, "float": 4, "bfloat16": 2, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4,
+        "uint32": 4, "int64": 8, "uint64": 8}
+
+
+def _random_ub(core, seed):
+    core.ub[:] = np.frombuffer(np.random.default_rng(seed).bytes(core.ub.size), np.uint8)
+
+
+def _gather_whole_ub_matches_reference(device, count_form, data):
+    core = aj.Core(device)
+    spec = core.spec
+    offered = [t for t in spec.gather_dtypes if count_form or t not in spec.gather_count_only_dtypes]
+    dtype = data.draw(st.sampled_from(sorted(offered)))
+    size = SIZE[dtype]
+    _random_ub(core, data.draw(st.integers(0, 2**32)))
+    src_elems = 1024 // size
+    src = core.local_tensor(dtype, src_elems, addr=32 * data.draw(st.integers(0, 100)))
+    base = size * data.draw(st.integers(0, 64))
+    offs_t = core.local_tensor("uint32", 1024, addr=8192 + 32 * data.draw(st.integers(0, 10)))
+    dst = core.local_tensor(dtype, 4096 // size, addr=16384 + 32 * data.draw(st.integers(0, 100)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32)))
+    offs_t[:] = (rng.integers(0, src_elems - base // size, 1024) * size).astype(np.uint32)
+    want = core.ub.copy()
+    if count_form:
+        count = data.draw(st.integers(0, 300))
+        ref.gather(want, dtype, dst.addr, src.addr, offs_t.addr, base, list(range(count)), 1, count, 0)
+        aj.Gather(dst, src, offs_t, base, count)
+    else:
+        lanes = (128 if size == 1 and spec.gather_offset_limited else 256 // size)
+        if data.draw(st.booleans()):
+            mask = data.draw(st.integers(1, lanes))
+            active = list(range(mask))
+        else:
+            lo = data.draw(st.integers(1, 2**min(lanes, 64) - 1))
+            hi = data.draw(st.integers(0, 2**64 - 1)) if lanes == 128 else 0
+            mask = [lo, hi] if lanes == 128 else [lo]
+            active = ref_model.lanes_of_mask(lo, hi, lanes)
+        repeat = data.draw(st.integers(0, 4))
+        rep = data.draw(st.integers(0, 10))
+        ref.gather(want, dtype, dst.addr, src.addr, offs_t.addr, base, active, repeat, lanes, rep)
+        aj.Gather(dst, src, offs_t, base, mask, repeat, rep)
+    assert np.array_equal(core.ub, want)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OFFERING), st.booleans(), st.data())
+def test_gather_whole_ub_matches_reference(device, count_form, data):
+    _gather_whole_ub_matches_reference(device, count_form, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OFFERING), st.booleans(), st.data())
+def test_gather_whole_ub_matches_reference_sweep(device, count_form, data):
+    _gather_whole_ub_matches_reference(device, count_form, data)
+
+
+def test_gather_picks_by_byte_offset():
+    core = aj.Core("atlas-a2")
+    src = core.local_tensor("half", 128)
+    src[:] = np.arange(128, dtype=np.float16)
+    offs = core.local_tensor("uint32", 64)
+    offs[:] = (np.arange(64)[::-1] * 2).astype(np.uint32)
+    dst = core.local_tensor("half", 64)
+    aj.Gather(dst, src, offs, 16, 64)     # base 16 bytes = element 8
+    assert np.array_equal(dst.numpy(), np.arange(63, -1, -1) + 8)
+
+
+def _refused(core, error, call, *words):
+    before = core.ub.copy()
+    with pytest.raises(error) as info:
+        call()
+    assert np.array_equal(core.ub, before)
+    for w in words:
+        assert w in str(info.value)
+
+
+def test_gather_refusals():
+    core = aj.Core("ascend950")
+    src, dst = core.local_tensor("half", 128), core.local_tensor("half", 64)
+    offs = core.local_tensor("uint32", 64)
+    offs[:] = np.full(64, 3, np.uint32)
+    _refused(core, aj.AlignmentError, lambda: aj.Gather(dst, src, offs, 0, 64), "src_offset[0]")
+    offs[:] = np.full(64, 2**17, np.uint32)
+    _refused(core, aj.ParameterError, lambda: aj.Gather(dst, src, offs, 0, 64), "131071")
+    offs[:] = np.full(64, 256, np.uint32)
+    _refused(core, aj.OutOfBoundsError, lambda: aj.Gather(dst, src, offs, 0, 64), "src_offset")
+    offs[:] = np.zeros(64, np.uint32)
+    _refused(core, aj.OutOfBoundsError, lambda: aj.Gather(dst, src, offs, 0, 65))
+    _refused(core, aj.OutOfBoundsError, lambda: aj.Gather(dst, src, offs, 0, 128, 1, 8), "src_offset")
+    over = core.local_tensor("half", 64, addr=src.addr)
+    _refused(core, aj.OverlapError, lambda: aj.Gather(over, src, offs, 0, 64))
+    i8, s8 = core.local_tensor("int8", 64), core.local_tensor("int8", 64)
+    _refused(core, aj.UnsupportedDTypeError, lambda: aj.Gather(i8, s8, offs, 0, 64, 1, 8), "count")
+    t910 = aj.Core("atlas-training")
+    a, b, o = t910.local_tensor("half", 64), t910.local_tensor("half", 64), t910.local_tensor("uint32", 64)
+    _refused(t910, aj.UnsupportedDeviceError, lambda: aj.Gather(a, b, o, 0, 64))
+    a2 = aj.Core("atlas-a2")
+    a, b, o = a2.local_tensor("half", 64), a2.local_tensor("half", 64), a2.local_tensor("int32", 64)
+    _refused(a2, aj.UnsupportedDTypeError, lambda: aj.Gather(a, b, o, 0, 64), "uint32")
+
+
+# --- GatherMask -------------------------------------------------------------------------------------------------
+def _reduce_repeats(spec, reduce_mode, mask, times, lanes):
+    if not reduce_mode:
+        return [lanes] * times
+    if spec.gather_mask_total_count:
+        outer = -(-mask // lanes)
+        return [lanes] * (outer - 1) + [mask - (outer - 1) * lanes]
+    return [mask] * times
+
+
+def _gather_mask_whole_ub_matches_reference(device, data):
+    core = aj.Core(device)
+    spec = core.spec
+    dtype = data.draw(st.sampled_from(sorted(spec.gather_mask_dtypes)))
+    size = SIZE[dtype]
+    lanes = 256 // size
+    _random_ub(core, data.draw(st.integers(0, 2**32)))
+    user = data.draw(st.booleans())
+    reduce_mode = data.draw(st.booleans())
+    mask = data.draw(st.integers(1, 3 * lanes)) if reduce_mode else data.draw(st.integers(0, 100))
+    times = data.draw(st.integers(0, 3))
+    params = aj.GatherMaskParams(data.draw(st.integers(1, 3)), times, data.draw(st.integers(0, 40)),
+                                 data.draw(st.integers(0, 4)))
+    src = core.local_tensor(dtype, 32768 // size, addr=32 * data.draw(st.integers(0, 100)))
+    dst = core.local_tensor(dtype, 8192 // size, addr=40960 + 32 * data.draw(st.integers(0, 100)))
+    pattern = core.local_tensor({1: "uint8", 2: "uint16", 4: "uint32"}[size], 2048 // size,
+                                addr=65536 + 32 * data.draw(st.integers(0, 10))) if user else \
+        data.draw(st.integers(1, spec.gather_mask_max_pattern))
+    repeats = _reduce_repeats(spec, reduce_mode, mask, times, lanes)
+    want = core.ub.copy()
+    expected = ref.gather_mask(want, dtype, dst.addr, src.addr, None if user else pattern,
+                               pattern.addr if user else 0, repeats, params.src0BlockStride, params.src0RepeatStride,
+                               params.src1RepeatStride)
+    core.SetMaskCount()
+    got = aj.GatherMask(dst, src, pattern, reduce_mode, mask, params)
+    assert got == expected
+    assert np.array_equal(core.ub, want)
+    assert not core.counter_mode and not core.mask_defined     # D31
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OFFERING), st.data())
+def test_gather_mask_whole_ub_matches_reference(device, data):
+    _gather_mask_whole_ub_matches_reference(device, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(OFFERING), st.data())
+def test_gather_mask_whole_ub_matches_reference_sweep(device, data):
+    _gather_mask_whole_ub_matches_reference(device, data)
+
+
+@pytest.mark.parametrize("device", OFFERING)
+def test_builtin_patterns_and_h12(device):
+    core = aj.Core(device)
+    src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
+    src[:] = np.arange(64, dtype=np.float32)
+    lanes = np.arange(64)
+    picks = {1: lanes % 2 == 0, 2: lanes % 2 == 1, 3: lanes % 4 == 0, 4: lanes % 4 == 1, 5: lanes % 4 == 2,
+             6: lanes % 4 == 3, 7: lanes >= 0}
+    for pattern in range(1, core.spec.gather_mask_max_pattern + 1):
+        dst[:] = np.full(64, 0xAAAAAAAA, np.uint32).view(np.float32)
+        n = aj.GatherMask(dst, src, pattern, False, 0, aj.GatherMaskParams(1, 1, 8, 8))
+        want = lanes[picks[pattern]]
+        assert n == want.size
+        assert np.array_equal(dst.numpy()[:n], want.astype(np.float32))
+        assert (dst.numpy()[n:].view(np.uint32) == 0xAAAAAAAA).all()      # H-12, D58
+    if core.spec.gather_mask_max_pattern == 6:
+        with pytest.raises(aj.ParameterError):
+            aj.GatherMask(dst, src, 7, False, 0, aj.GatherMaskParams(1, 1, 8, 8))
+
+
+def test_gather_mask_in_place_and_user_pattern():
+    core = aj.Core("atlas-a2")
+    src = core.local_tensor("half", 256)
+    src[:] = np.arange(256, dtype=np.float16)
+    pattern = core.local_tensor("uint16", 32)
+    bits = np.random.default_rng(3).integers(0, 2, 256).astype(bool)
+    packed = np.zeros(64, np.uint8)
+    packed[:16], packed[32:48] = np.packbits(bits[:128], bitorder="little"), np.packbits(bits[128:], bitorder="little")
+    pattern[:] = packed.view(np.uint16)     # repeat i's bits start src1RepeatStride * 32 bytes further (D58)
+    n = aj.GatherMask(src, src, pattern, False, 0, aj.GatherMaskParams(1, 2, 8, 1))
+    assert n == bits.sum() and np.array_equal(src.numpy()[:n], np.arange(256)[bits].astype(np.float16))
+
+
+def test_gather_mask_refusals():
+    core = aj.Core("atlas-a2")
+    src, dst = core.local_tensor("half", 256), core.local_tensor("half", 256)
+    wrong = core.local_tensor("uint32", 16)
+    p = aj.GatherMaskParams(1, 1, 8, 8)
+    _refused(core, aj.UnsupportedDTypeError, lambda: aj.GatherMask(dst, src, wrong, False, 0, p), "uint16")
+    _refused(core, aj.ParameterError, lambda: aj.GatherMask(dst, src, 8, False, 0, p))
+    _refused(core, aj.ParameterError, lambda: aj.GatherMask(dst, src, 1, True, 0, p), "mask")
+    _refused(core, aj.ParameterError, lambda: aj.GatherMask(dst, src, 1, False, 0, (1, 256, 8, 8)), "repeatTimes")
+    _refused(core, aj.OverlapError, lambda: aj.GatherMask(src, src, 1, False, 0, (2, 1, 8, 8)))
+    small = core.local_tensor("half", 8)
+    _refused(core, aj.OutOfBoundsError, lambda: aj.GatherMask(small, src, 7, False, 0, p), "dst")
+    _refused(core, aj.OutOfBoundsError, lambda: aj.GatherMask(dst, src, 7, False, 0, (1, 2, 16, 8)), "src0")
+    t910 = aj.Core("atlas-training")
+    a, b = t910.local_tensor("half", 128), t910.local_tensor("half", 128)
+    _refused(t910, aj.UnsupportedDeviceError, lambda: aj.GatherMask(a, b, 1, False, 0, p))
+
+
+@pytest.mark.parametrize("device", OFFERING)
+def test_gather_doc_example_every_form(device):
+    """DK Gather.md: src = 128 halves 0..127, offsets 254, 252, ..., 0 (bytes), 512 elements (4 repeats of 128):
+    dst = 127, 126, ..., 0 in every form."""
+    core = aj.Core(device)
+    src, dst = core.local_tensor("half", 128), core.local_tensor("half", 512)
+    offs = core.local_tensor("uint32", 512)
+    src[:] = np.arange(128, dtype=np.float16)
+    offs[:] = np.tile(np.arange(254, -1, -2, dtype=np.uint32), 4)
+    want = np.tile(np.arange(127, -1, -1), 4).astype(np.float16)
+    for call in (lambda: aj.Gather(dst, src, offs, 0, 128, 4, 8),
+                 lambda: aj.Gather(dst, src, offs, 0, [2**64 - 1, 2**64 - 1], 4, 8),
+                 lambda: aj.Gather(dst, src, offs, 0, 512)):
+        dst[:] = np.zeros(512, np.float16)
+        call()
+        assert np.array_equal(dst.numpy(), want)
+
+
+@pytest.mark.parametrize("device", OFFERING)
+def test_gather_mask_doc_example(device):
+    """DK GatherMask.md built-in example: src0 = 1..256 (32-bit), pattern 2, normal mode, {1, 4, 8, 0}, in place:
+    dst = 2, 4, ..., 256 and rsvdCnt 128."""
+    core = aj.Core(device)
+    for dtype in ("uint32", "float"):
+        src = core.local_tensor(dtype, 256)
+        src[:] = np.arange(1, 257)
+        assert aj.GatherMask(src, src, 2, False, 0, aj.GatherMaskParams(1, 4, 8, 0)) == 128
+        assert np.array_equal(src.numpy()[:128], np.arange(2, 257, 2))

@@ -1,0 +1,583 @@
+"""The reduction family (SPEC-2 8): ReduceRepeat and its old names, ReduceDataBlock and BlockReduce*, ReduceMax /
+ReduceMin, GetReduceRepeatMaxMinSpr: SPEC-2 12.4 golden vectors per device and mode, the 0.4 decision probes,
+index conventions (D50, D53), refusals, and whole-UB property tests against the reference model."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import ascend_jit as aj
+from ascend_jit.reference import model as ref_model
+from ascend_jit.reference import reductions as ref
+from conftest import DEVICES, set_sat_mode
+from test_add import random_ub
+
+INF, NAN = math.inf, math.nan
+MAX, MIN, SUM = aj.ReduceType.MAX, aj.ReduceType.MIN, aj.ReduceType.SUM
+VI, IV, OV, OI = list(aj.ReduceOrder)
+FULL = 2**64 - 1
+
+
+def u16(t):
+    return t.numpy().view(np.uint16)
+
+
+def _half_src(core, values):
+    src = core.local_tensor("half", len(values))
+    src[:] = np.asarray(values, np.float16)
+    return src
+
+
+def _r1_src(core, base=(1, 2, 5, 3), peaks=(11, 12, 9, 13), at=(52, 100, 7, 19)):
+    """SPEC-2 R-1: four repeats, repeat r all base[r] with lane at[r] = peaks[r] (repeat 2 chosen by the test)."""
+    x = np.repeat(np.asarray(base, np.float16), 128)
+    for r in range(4):
+        x[r * 128 + at[r]] = peaks[r]
+    return _half_src(core, x)
+
+
+# --- ReduceRepeat (R-1, R-2, R-4) ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("mask", [128, [FULL, FULL]])
+def test_r1_reduce_repeat_max_every_order(device, mask):
+    core = aj.Core(device)
+    src = _r1_src(core)
+    want = {VI: [0x4980, 52, 0x4A00, 100, 0x4880, 7, 0x4A80, 19],
+            IV: [52, 0x4980, 100, 0x4A00, 7, 0x4880, 19, 0x4A80],
+            OV: [0x4980, 0x4A00, 0x4880, 0x4A80],
+            OI: [52, 0, 100, 0, 7, 0, 19, 0]}
+    for order, words in want.items():
+        dst = core.local_tensor("half", 16)
+        dst[:] = np.full(16, 0x5555, np.uint16).view(np.float16)
+        call = lambda: aj.ReduceRepeat(dst, src, mask, 4, 1, 1, 8, order, reduce_type=MAX)  # noqa: E731
+        if int(order) not in core.spec.reduce_repeat_orders:
+            with pytest.raises(aj.ParameterError, match="order"):
+                call()
+            continue
+        call()
+        got = u16(dst)
+        assert got[:len(words)].tolist() == words and (got[len(words):] == 0x5555).all(), order
+
+
+def test_r2_reduce_repeat_min_and_the_old_names(device):
+    core = aj.Core(device)
+    src = _r1_src(core, base=(10, 20, 25, 30), peaks=(1, 2, 4, 3), at=(52, 100, 0, 19))
+    dst, dst2 = core.local_tensor("half", 16), core.local_tensor("half", 16)
+    aj.ReduceRepeat(dst, src, 128, 4, 1, 1, 8, reduce_type=MIN)
+    aj.WholeReduceMin(dst2, src, 128, 4, 1, 1, 8)
+    assert u16(dst)[:8].tolist() == [0x3C00, 52, 0x4000, 100, 0x4400, 0, 0x4200, 19]
+    assert u16(dst2).tolist() == u16(dst).tolist()
+    aj.WholeReduceMax(dst2, src, 128, 4, 1, 1, 8, aj.ReduceOrder.ORDER_VALUE_INDEX)
+    assert u16(dst2)[:2].tolist() == [np.float16(10).view(np.uint16), 0]  # ties -> smallest lane (D50)
+
+
+def test_old_sum_names_and_argument_order(device):
+    core = aj.Core(device)
+    x = (np.random.default_rng(1).standard_normal(3 * 128) * 50).astype(np.float16)
+    src = _half_src(core, x)
+    a, b, c = (core.local_tensor("half", 16) for _ in range(3))
+    aj.ReduceRepeat(a, src, 100, 3, 1, 1, 8, reduce_type=SUM)
+    aj.WholeReduceSum(b, src, 100, 3, 1, 1, 8)
+    want = [ref_model.tree("half", list(map(float, x[r * 128:r * 128 + 100])), 128, core.half_saturating)
+            for r in range(3)]
+    assert a.numpy()[:3].tolist() == b.numpy()[:3].tolist() == [np.float16(w) for w in want]
+    if core.spec.repeat_reduce_sum_offered:
+        aj.RepeatReduceSum(c, src, 3, 100, 7, 1, 1, 8)  # dst_blk_stride is checked and ignored
+        assert c.numpy()[:3].tolist() == a.numpy()[:3].tolist()
+        with pytest.raises(aj.ParameterError, match="bit-mask"):
+            aj.RepeatReduceSum(c, src, 3, [FULL, FULL], 1, 1, 1, 8)
+        with pytest.raises(aj.ParameterError, match="dst_blk_stride"):
+            aj.RepeatReduceSum(c, src, 3, 100, 65536, 1, 1, 8)
+    else:
+        with pytest.raises(aj.UnsupportedDeviceError, match="RepeatReduceSum"):
+            aj.RepeatReduceSum(c, src, 3, 100, 1, 1, 1, 8)
+
+
+R4_REPEAT = [  # SPEC-2 R-4 (MemBV-T36/T37/T38): op, one repeat of 128 halves, INF/NaN, sat
+    (SUM, [-INF] + [1] * 127, -INF, -65376), (SUM, [NAN] + [1] * 127, NAN, 126), (SUM, [INF] + [1] * 127, INF, 65504),
+    (SUM, [-65504] * 128, -INF, -65504), (SUM, [INF, -INF] * 64, NAN, 0.0),
+    (MAX, [1] * 127 + [-INF], 1.0, 1.0), (MAX, [1] * 127 + [NAN], NAN, 0.0), (MAX, [INF, -INF] * 64, INF, 65504),
+    (MAX, [-0.0] * 128, -0.0, -0.0), (MIN, [INF, -INF] * 64, -INF, -65504), (MIN, [1] * 127 + [INF], 1.0, 1.0)]
+
+
+def _same(got, want):
+    if isinstance(want, float) and math.isnan(want):
+        return math.isnan(got)
+    return got == want and math.copysign(1, got) == math.copysign(1, want)
+
+
+@pytest.mark.parametrize("saturating", [False, True])
+@pytest.mark.parametrize("op,values,inf_mode,sat_mode", R4_REPEAT)
+def test_r4_reduce_repeat_boundary_rows(device, saturating, op, values, inf_mode, sat_mode):
+    core = aj.Core(device)
+    if not set_sat_mode(core, saturating):
+        pytest.skip("mode not offered (D6)")
+    src = _half_src(core, values)
+    dst = core.local_tensor("half", 16)
+    aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=op)
+    assert _same(float(dst.GetValue(0)), sat_mode if saturating else inf_mode)
+
+
+def test_float_sums_are_never_saturated():
+    core = aj.Core("atlas-a2")
+    set_sat_mode(core, True)
+    src = core.local_tensor("float", 64)
+    src[:] = np.float32(3.4028235e38)
+    dst = core.local_tensor("float", 8)
+    aj.ReduceRepeat(dst, src, 64, 1, 1, 1, 8, reduce_type=SUM)
+    aj.ReduceDataBlock(dst, src, 64, 1, 1, 1, 8, reduce_type=SUM)
+    assert np.isinf(dst.numpy()).all()
+
+
+# --- index conventions (D50) and decision probes ----------------------------------------------------------------------
+def test_h4_nan_index_is_the_first_nan_lane(device):
+    core = aj.Core(device)
+    x = np.ones(128, np.float16)
+    x[5] = x[9] = np.nan
+    src, dst = _half_src(core, x), core.local_tensor("half", 16)
+    set_sat_mode(core, False) or set_sat_mode(core, True)
+    aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=MIN)
+    assert u16(dst)[1] == 5
+    assert u16(dst)[0] == (0 if core.half_saturating else 0x7E00)  # NaN -> +0 in saturation mode, index unaffected
+
+
+def test_h21_masked_lanes_never_win_and_index_ignores_strides(device):
+    core = aj.Core(device)
+    x = np.full(1024, 100, np.float16)
+    x[:64] = 1
+    x[3] = 2
+    src, dst = _half_src(core, x), core.local_tensor("half", 16)
+    aj.ReduceRepeat(dst, src, 64, 1, 1, 1, 8, reduce_type=MAX)
+    assert u16(dst)[:2].tolist() == [0x4000, 3]
+    x[16:] = 0
+    x[2 * 16 + 4] = 7  # lane 20 (block 1, position 4) read from block 2 with src_blk_stride 2
+    src[:] = x
+    aj.ReduceRepeat(dst, src, 128, 1, 1, 2, 8, reduce_type=MAX)
+    assert u16(dst)[:2].tolist() == [0x4700, 20]  # the lane number, not a memory offset
+
+
+def test_ties_between_zeros_follow_d41():
+    core = aj.Core("atlas-a2")
+    x = np.zeros(128, np.float16)
+    x[:4] = -0.0
+    src, dst = _half_src(core, x), core.local_tensor("half", 16)
+    aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=MAX)
+    assert u16(dst)[:2].tolist() == [0x0000, 4]   # max(-0, +0) = +0: the first +0 lane
+    aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=MIN)
+    assert u16(dst)[:2].tolist() == [0x8000, 0]   # min(-0, +0) = -0
+
+
+def test_950_integer_reduce_repeat():
+    core = aj.Core("ascend950")
+    src = core.local_tensor("int16", 256)
+    src[:] = np.concatenate([np.full(128, 32767, np.int16), np.arange(-64, 64, dtype=np.int16)])
+    dst = core.local_tensor("int32", 8)
+    aj.WholeReduceSum(dst, src, 128, 2, 1, 1, 8)
+    assert dst.numpy()[:2].tolist() == [32767 * 128, -64]  # widened: no 16-bit wrap
+    src32 = core.local_tensor("int32", 64)
+    src32[:] = np.full(64, 2**31 - 1, np.int32)
+    aj.WholeReduceSum(dst, src32, 64, 1, 1, 1, 8)
+    assert dst.GetValue(0) == -64  # int32 adds wrap modulo 2**32 (D50)
+    d16 = core.local_tensor("uint16", 16)
+    s16 = core.local_tensor("uint16", 128)
+    s16[:] = np.arange(128, dtype=np.uint16) * 500
+    aj.ReduceRepeat(d16, s16, 128, 1, 1, 1, 8, aj.ReduceOrder.ORDER_ONLY_INDEX, reduce_type=MAX)
+    assert d16.numpy()[:2].view(np.uint32)[0] == 127
+
+
+def test_h19_get_reduce_repeat_max_min_spr():
+    core = aj.Core("atlas-a2")
+    x = np.ones(256, np.float16)
+    x[128 + 3] = 9
+    src, dst = _half_src(core, x), core.local_tensor("half", 16)
+    with core:
+        with pytest.raises(aj.StateError, match="D55"):
+            aj.GetReduceRepeatMaxMinSpr("half")
+        aj.ReduceRepeat(dst, src, 128, 2, 1, 1, 8, reduce_type=MAX)
+        value, index = aj.GetReduceRepeatMaxMinSpr("half")
+        assert value == 9 and index.view(np.uint16) == 131
+        with pytest.raises(aj.StateError, match="dtype"):
+            aj.GetReduceRepeatMaxMinSpr("float")
+        aj.ReduceRepeat(dst, src, 128, 2, 1, 1, 16 // 2, reduce_type=MAX)
+        aj.ReduceRepeat(dst, src, 128, 1, 1, 2, 8, reduce_type=MAX)
+        with pytest.raises(aj.StateError, match="contiguous"):
+            aj.GetReduceRepeatMaxMinSpr("half")
+        tmp = core.local_tensor("half", 64)
+        aj.ReduceMax(dst, src, tmp, 256, True)
+        value, index = aj.GetReduceRepeatMaxMinSpr("half")
+        assert value == 9 and index.view(np.uint16) == 0xFFFF  # D55: the inaccurate index is all ones
+    p310 = aj.Core("310p")
+    src = _half_src(p310, x)
+    aj.ReduceRepeat(p310.local_tensor("half", 16), src, 128, 2, 1, 1, 8, reduce_type=MIN)
+    assert aj.GetReduceRepeatMaxMinSpr("half", core=p310) == 1
+    with pytest.raises(aj.UnsupportedDeviceError):
+        aj.GetReduceRepeatMaxMinSpr("half", core=aj.Core("950"))
+
+
+# --- ReduceDataBlock (R-3, R-4, D51) -----------------------------------------------------------------------------------
+def test_r3_reduce_data_block(device):
+    core = aj.Core(device)
+    dst = core.local_tensor("half", 16)
+    for op, base, peaks, want in ((MAX, 1, {10: 2, 29: 3, 115: 4}, [2, 3, 1, 1, 1, 1, 1, 4]),
+                                  (MIN, 10, {11: 2, 29: -3, 121: 4}, [2, -3, 10, 10, 10, 10, 10, 4])):
+        x = np.full(128, base, np.float16)
+        for k, v in peaks.items():
+            x[k] = v
+        src = _half_src(core, x)
+        for call in (lambda: aj.ReduceDataBlock(dst, src, 128, 1, 1, 1, 8, reduce_type=op),
+                     lambda: (aj.BlockReduceMax if op is MAX else aj.BlockReduceMin)(dst, src, 1, [FULL, FULL], 1, 1, 8)):
+            dst[:] = 0
+            call()
+            assert dst.numpy()[:8].tolist() == want
+    v = [1, 2, 0.5, 3, -1, 7, 0.25, 3]
+    src = _half_src(core, np.repeat(np.asarray(v, np.float16), 16))
+    aj.BlockReduceSum(dst, src, 1, 128, 1, 1, 8)
+    assert dst.numpy()[:8].tolist() == [16 * b for b in v]
+
+
+R4_BLOCK = [(SUM, [1] * 15 + [NAN], NAN, 14.0), (SUM, [1] * 15 + [INF], INF, 65504), (SUM, [-65504] * 16, -INF, -65504),
+            (MAX, [1] * 15 + [-INF], 1.0, 1.0), (MAX, [NAN] * 16, NAN, 0.0), (MIN, [NAN] * 16, NAN, 0.0),
+            (MAX, [INF, -INF] * 8, INF, 65504), (MIN, [INF, -INF] * 8, -INF, -65504)]
+
+
+@pytest.mark.parametrize("saturating", [False, True])
+@pytest.mark.parametrize("op,values,inf_mode,sat_mode", R4_BLOCK)
+def test_r4_reduce_data_block_boundary_rows(device, saturating, op, values, inf_mode, sat_mode):
+    core = aj.Core(device)
+    if not set_sat_mode(core, saturating):
+        pytest.skip("mode not offered (D6)")
+    src = _half_src(core, values * 8)
+    dst = core.local_tensor("half", 16)
+    aj.ReduceDataBlock(dst, src, 128, 1, 1, 1, 8, reduce_type=op)
+    for b in range(8):
+        assert _same(float(dst.GetValue(b)), sat_mode if saturating else inf_mode)
+
+
+@pytest.mark.parametrize("op", [SUM, MAX, MIN])
+def test_h9_fully_masked_blocks_per_device(device, op):
+    core = aj.Core(device)
+    for dtype, mask in (("half", 16), ("float", 8)):
+        src = core.local_tensor(dtype, 256 // np.dtype(np.float16 if dtype == "half" else np.float32).itemsize)
+        src[:] = 1
+        dst = core.local_tensor(dtype, 8)
+        dst[:] = 7
+        if dtype not in core.spec.reduce_data_block_dtypes:
+            continue
+        aj.ReduceDataBlock(dst, src, mask, 1, 1, 1, 8, reduce_type=op)
+        out = dst.numpy()
+        fill = ref.block_fill(core.spec, op.name.lower(), dtype)
+        want = 7.0 if fill is None else ref.sat(dtype, fill, core.half_saturating)
+        assert out[0] == (16 if op is SUM and dtype == "half" else 8 if op is SUM else 1)
+        assert all(_same(float(v), want) for v in out[1:]), (dtype, out)
+
+
+# --- ReduceMax / ReduceMin (R-5, R-6, R-7, H-5) ------------------------------------------------------------------------
+R5 = [([INF, -INF, NAN] + [1] * 253, (NAN, 1.0), (NAN, 0.0)), ([INF, NAN] + [1] * 254, (NAN, 1.0), (NAN, 0.0)),
+      ([INF, -INF] + [1] * 254, (INF, 65504), (-INF, -65504)), ([1] * 255 + [NAN], (NAN, 1.0), (NAN, 0.0)),
+      ([-INF] * 256, (-INF, -65504), (-INF, -65504))]
+
+
+@pytest.mark.parametrize("saturating", [False, True])
+@pytest.mark.parametrize("values,want_max,want_min", R5)
+def test_r5_reduce_max_min_non_950(device, saturating, values, want_max, want_min):
+    core = aj.Core(device)
+    if core.spec.reduce_max_min_per_lane or not set_sat_mode(core, saturating):
+        pytest.skip("the 950 follows D53 (test_r5_950); mode not offered (D6)")
+    src, dst, tmp = _half_src(core, values), core.local_tensor("half", 16), core.local_tensor("half", 64)
+    aj.ReduceMax(dst, src, tmp, 256)
+    assert _same(float(dst.GetValue(0)), want_max[saturating])
+    aj.ReduceMin(dst, src, tmp, 256, True)
+    assert _same(float(dst.GetValue(0)), want_min[saturating])
+
+
+def test_r5_950_and_h5():
+    core = aj.Core("ascend950")
+    src, dst = _half_src(core, [-INF] * 128), core.local_tensor("half", 16)
+    aj.ReduceMax(dst, src, src, 128, True)  # tmp may be src itself on the 950 (D54)
+    assert u16(dst)[:2].tolist() == [0xFBFF, 0]
+    x = np.full(128, -np.inf, np.float16)
+    x[7] = np.nan
+    src[:] = x
+    aj.ReduceMax(dst, src, src, 128, True)
+    assert u16(dst)[:2].tolist() == [0x7E00, 0xFFFE]
+    src = _half_src(core, R5[0][0])
+    aj.ReduceMax(dst, src, src, 256, True)
+    assert u16(dst)[:2].tolist() == [0x7E00, 0xFFFE]
+    core.SetCtrlSpr(48, 48, 0)
+    aj.ReduceMax(dst, src, src, 256, True)
+    assert u16(dst)[:2].tolist() == [0x7BFF, 0]  # lane 0's accumulator saturates (R-5 decision)
+    src = _half_src(core, [-0.0] * 64 + [0.0] * 64)
+    aj.ReduceMax(dst, src, src, 128, True)
+    assert u16(dst)[:2].tolist() == [0x0000, 0]  # a +0 result may carry a -0 element's index (D53)
+
+
+def test_r6_layout_and_index_conventions(device):
+    core = aj.Core(device)
+    rng = np.random.default_rng(6)
+    x = rng.uniform(0.01, 0.99, 512).astype(np.float16)
+    x[114], x[353] = 0.9985, 0.001
+    src, tmp = _half_src(core, x), core.local_tensor("half", 64)
+    dst = core.local_tensor("half", 16)
+    dst[:] = np.full(16, 0x5555, np.uint16).view(np.float16)
+    aj.ReduceMax(dst, src, tmp, 128, 4, 8, True)
+    assert u16(dst)[:3].tolist() == [np.float16(0.9985).view(np.uint16), 114, 0x5555]
+    aj.ReduceMin(dst, src, tmp, 512, False)
+    assert u16(dst)[:2].tolist() == [np.float16(0.001).view(np.uint16), 114]  # index slot untouched without cal_index
+    if "float" not in core.spec.reduce_max_min_dtypes:
+        return
+    f = core.local_tensor("float", 64)
+    f[:] = np.arange(64, dtype=np.float32) % 5
+    fd = core.local_tensor("float", 8)
+    aj.ReduceMax(fd, f, core.local_tensor("float", 64), 64, True)
+    assert fd.numpy()[:2].view(np.uint32).tolist() == [np.float32(4).view(np.uint32), 4]  # ties -> smallest
+
+
+def test_r7_tmp_sizes():
+    for kw, want in ((dict(repeat_time=65, cal_index=True), 176), (dict(repeat_time=255, cal_index=True), 544),
+                     (dict(count=65408, cal_index=True), 1056), (dict(count=65408), 1024),
+                     (dict(repeat_time=4, cal_index=True), 32)):
+        assert aj.GetReduceMaxMinTmpSize("atlas-a2", "half", **kw) == want
+        assert ref.max_min_tmp_size(aj.get_device("a2"), "half", **kw) == want
+    assert aj.GetReduceMaxMinTmpSize("910", "float", repeat_time=130, cal_index=True) == 288
+    assert aj.GetReduceMaxMinTmpSize("950", "half", count=5, cal_index=True) == 0
+
+
+def test_950_integer_reduce_max_min():
+    core = aj.Core("ascend950")
+    for dtype, vals in (("int16", [-5, 300, -32768, 300]), ("uint32", [7, 2**32 - 1, 0, 2**32 - 1]),
+                        ("int64", [-2**63, 2**62, 5, 2**62]), ("uint64", [2**64 - 1, 3, 2**64 - 1, 0])):
+        n = 300
+        src = core.local_tensor(dtype, n)
+        x = np.zeros(n, np.dtype(dtype))
+        x[[3, 77, 150, 299]] = vals
+        src[:] = x
+        dst = core.local_tensor(dtype, 4)
+        aj.ReduceMax(dst, src, src, n, True)
+        assert int(dst.GetValue(0)) == int(x.max()), dtype
+        idx = dst.numpy()[1:2].view(np.uint16 if x.itemsize == 2 else np.uint32)[0]
+        assert idx == int(np.argmax(x)), dtype
+        aj.ReduceMin(dst, src, src, n, True)
+        assert int(dst.GetValue(0)) == int(x.min()), dtype
+
+
+def _refused(core, call, error, *words):
+    before = core.ub.copy()
+    with pytest.raises(error) as info:
+        call()
+    assert np.array_equal(core.ub, before)
+    for w in words:
+        assert w in str(info.value)
+
+
+def test_refusals(device):
+    core = aj.Core(device)
+    random_ub(core, 4)
+    src, dst, tmp = core.local_tensor("half", 1024), core.local_tensor("half", 16), core.local_tensor("half", 64)
+    tmp16 = core.local_tensor("half", 16)
+    spec = core.spec
+    _refused(core, lambda: aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8), aj.ParameterError, "reduce_type")
+    _refused(core, lambda: aj.ReduceRepeat(dst, src, 128, 256, 1, 1, 8, reduce_type=SUM), aj.ParameterError, "255")
+    _refused(core, lambda: aj.ReduceRepeat(dst, src, 128, 9, 1, 1, 8, reduce_type=SUM), aj.OutOfBoundsError, "src")
+    _refused(core, lambda: aj.ReduceRepeat(dst, src, 128, 2, 20, 1, 8, reduce_type=SUM), aj.OutOfBoundsError, "dst")
+    _refused(core, lambda: aj.ReduceRepeat(dst[1:], src, 128, 1, 1, 1, 8, reduce_type=MAX), aj.AlignmentError, "dst")
+    _refused(core, lambda: aj.ReduceDataBlock(dst[4:], src, 128, 1, 1, 1, 8, reduce_type=MAX), aj.AlignmentError)
+    _refused(core, lambda: aj.ReduceRepeat(src[64:], src, 128, 2, 1, 1, 8, reduce_type=SUM), aj.OverlapError)
+    _refused(core, lambda: aj.ReduceMax(dst, src, tmp, 0), aj.ParameterError, "count")
+    _refused(core, lambda: aj.ReduceMax(dst, src, tmp, 2000), aj.OutOfBoundsError, "count")
+    _refused(core, lambda: aj.ReduceMax(dst, src, tmp, 128, 2, 8, 5), aj.ParameterError, "bool")
+    _refused(core, lambda: aj.ReduceMax(src[8:], src, tmp, 512, True), aj.OverlapError, "dst")
+    if not spec.reduce_max_min_per_lane:
+        _refused(core, lambda: aj.ReduceMax(dst, src, src, 512, True), aj.OverlapError, "sharedTmpBuffer")
+        _refused(core, lambda: aj.ReduceMax(dst, src, tmp16, 1024, True), aj.ParameterError, ">= 32")
+        core.SetMaskCount()
+        _refused(core, lambda: aj.ReduceMax(dst, src, tmp, 128, 1, 8), aj.StateError, "D52")
+        core.SetMaskNorm()
+    if not spec.reduce_dst_rep_stride_zero:
+        _refused(core, lambda: aj.ReduceRepeat(dst, src, 128, 1, 0, 1, 8, reduce_type=SUM), aj.ParameterError)
+    if spec.mask_zero_refused or spec.reduce_mask_zero_refused:
+        _refused(core, lambda: aj.ReduceRepeat(dst, src, 0, 1, 1, 1, 8, reduce_type=SUM), aj.ParameterError, "D30")
+        _refused(core, lambda: aj.ReduceMax(dst, src, tmp, 0, 1, 8), aj.ParameterError, "D30")
+    else:
+        before = core.ub.copy()
+        aj.ReduceRepeat(dst, src, 0, 1, 1, 1, 8, reduce_type=SUM)
+        aj.ReduceMax(dst, src, tmp, 0, 1, 8)
+        assert np.array_equal(core.ub, before)
+    big = core.local_tensor("half", 70000, addr=0) if 140000 < spec.ub_bytes else None
+    if big is not None:
+        _refused(core, lambda: aj.ReduceMax(dst, big, tmp16, 70000, True), aj.ParameterError, "index")
+
+
+def test_tensor_bounds_and_ub_bounds():
+    core = aj.Core("atlas-a2")
+    src, dst = core.local_tensor("half", 128), core.local_tensor("half", 1)
+    with pytest.raises(aj.OutOfBoundsError, match="dst"):
+        aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=MAX)  # [value, index] needs 2 elements
+    loose = aj.Core("atlas-a2", bounds="ub")
+    src, dst = loose.local_tensor("half", 128), loose.local_tensor("half", 1)
+    aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=MAX)
+
+
+def test_mask_register_effects():
+    core = aj.Core("atlas-a2")
+    src, dst, tmp = core.local_tensor("half", 256), core.local_tensor("half", 16), core.local_tensor("half", 64)
+    d, a, b = (core.local_tensor("half", 128) for _ in range(3))
+    aj.ReduceRepeat(dst, src, 0, 0, 1, 1, 8, reduce_type=SUM)  # repeat 0: NOP, the register still gets the mask
+    assert (core.mask_high, core.mask_low) == (0, 0)
+    aj.ReduceMax(dst, src, tmp, 256)
+    with pytest.raises(aj.StateError, match="undefined"):  # D31
+        aj.Add(d, a, b, aj.MASK_PLACEHOLDER, 1, aj.BinaryRepeatParams(), is_set_mask=False)
+    core.SetVectorMask(0, 5)  # lanes 0 and 2
+    src[:] = np.arange(256, dtype=np.float16) + 1
+    aj.ReduceRepeat(dst, src, aj.MASK_PLACEHOLDER, 1, 1, 1, 8, reduce_type=SUM, is_set_mask=False)
+    assert dst.GetValue(0) == 4
+
+
+# --- whole-UB property tests against the reference ---------------------------------------------------------------------
+@st.composite
+def group_cases(draw):
+    device = draw(st.sampled_from(DEVICES))
+    spec = aj.get_device(device)
+    family = draw(st.sampled_from(["repeat", "block"]))
+    op = draw(st.sampled_from(["sum", "max", "min"]))
+    if family == "repeat":
+        if op == "sum":
+            src_dtype, dst_dtype = draw(st.sampled_from(spec.reduce_repeat_sum_pairs))
+        else:
+            src_dtype = dst_dtype = draw(st.sampled_from(spec.reduce_repeat_max_min_dtypes))
+        order = draw(st.sampled_from(spec.reduce_repeat_orders))
+    else:
+        src_dtype = dst_dtype = draw(st.sampled_from(spec.reduce_data_block_dtypes))
+        order = 0
+    lanes = 256 // ref.SIZES[src_dtype]
+    if draw(st.booleans()):
+        mask = draw(st.integers(1, lanes + 5))
+        act = list(range(min(mask, lanes)))
+    else:
+        lo = draw(st.integers(1, FULL))
+        hi = draw(st.integers(0, FULL)) if lanes == 128 else 0
+        mask = [lo, hi] if lanes == 128 else [lo]
+        act = ref_model.lanes_of_mask(lo, hi, lanes)
+    return dict(device=device, family=family, op=op, src_dtype=src_dtype, dst_dtype=dst_dtype, order=order, mask=mask,
+                act=act, repeat=draw(st.integers(0, 6) | st.integers(0, 255)), dst_rep=draw(st.integers(0, 12)),
+                src_blk=draw(st.integers(0, 3)), src_rep=draw(st.integers(0, 12)), seed=draw(st.integers(0, 2**32 - 1)),
+                saturating=draw(st.booleans()), counter=draw(st.integers(0, 9)) == 0)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(group_cases())
+def test_group_reductions_match_reference_on_whole_ub(case):
+    c = case
+    core = aj.Core(c["device"], bounds="ub")
+    set_sat_mode(core, c["saturating"])
+    random_ub(core, c["seed"], "half")
+    src = core.local_tensor(c["src_dtype"], 1000, addr=0)
+    dst = core.local_tensor(c["dst_dtype"], 8, addr=120000 + 32 * (c["seed"] % 7))
+    rt = {"sum": SUM, "max": MAX, "min": MIN}[c["op"]]
+    mask = c["mask"]
+    last = None
+    if c["counter"]:
+        core.SetMaskCount()
+        count = (mask[0] if isinstance(mask, list) else mask) + 130
+        mask = [count, 0] if isinstance(mask, list) and len(mask) == 2 else ([count] if isinstance(mask, list)
+                                                                            else count)
+        lanes = 256 // ref.SIZES[c["src_dtype"]]
+        c["repeat"], c["act"], last = -(-count // lanes), list(range(lanes)), count % lanes or lanes
+    before = core.ub.copy()
+    try:
+        if c["family"] == "repeat":
+            aj.ReduceRepeat(dst, src, mask, c["repeat"], c["dst_rep"], c["src_blk"], c["src_rep"], c["order"],
+                            reduce_type=rt)
+        else:
+            aj.ReduceDataBlock(dst, src, mask, c["repeat"], c["dst_rep"], c["src_blk"], c["src_rep"], reduce_type=rt)
+    except aj.AscendJitError:
+        assert np.array_equal(core.ub, before)
+        return
+    sat = core.half_saturating
+    if c["family"] == "repeat":
+        ref.reduce_repeat(before, core.spec, c["op"], c["src_dtype"], c["dst_dtype"], dst.addr, src.addr, c["act"],
+                          c["repeat"], c["dst_rep"], c["src_blk"], c["src_rep"], c["order"], sat, last)
+    else:
+        ref.reduce_data_block(before, core.spec, c["op"], c["src_dtype"], dst.addr, src.addr, c["act"], c["repeat"],
+                              c["dst_rep"], c["src_blk"], c["src_rep"], sat, last)
+    assert np.array_equal(core.ub, before)
+
+
+@st.composite
+def max_min_cases(draw):
+    device = draw(st.sampled_from(DEVICES))
+    spec = aj.get_device(device)
+    dtype = draw(st.sampled_from(spec.reduce_max_min_dtypes))
+    lanes = 256 // ref.SIZES[dtype]
+    count_only = dtype in spec.reduce_max_min_count_only_dtypes
+    if count_only or draw(st.booleans()):
+        p = dict(count=draw(st.sampled_from([1, lanes - 1, lanes, lanes + 1, 2 * lanes + 7]) | st.integers(1, 3000)))
+    else:
+        if draw(st.booleans()):
+            mask = draw(st.integers(1, lanes))
+            act = list(range(mask))
+        else:
+            lo = draw(st.integers(1, FULL))
+            hi = draw(st.integers(0, FULL)) if lanes == 128 else 0
+            mask, act = ([lo, hi] if lanes == 128 else [lo]), ref_model.lanes_of_mask(lo, hi, lanes)
+        p = dict(mask=mask, act=act, repeat=draw(st.integers(1, 30)), src_rep=draw(st.integers(0, 10)))
+    return device, dtype, p, draw(st.booleans()), draw(st.booleans()), draw(st.integers(0, 2**32 - 1)), draw(
+        st.sampled_from(["max", "min"]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(max_min_cases())
+def test_reduce_max_min_match_reference_on_whole_ub(case):
+    device, dtype, p, cal_index, saturating, seed, op = case
+    core = aj.Core(device, bounds="ub")
+    set_sat_mode(core, saturating)
+    random_ub(core, seed, "half")
+    size = ref.SIZES[dtype]
+    if seed % 4 == 0 and dtype == "half":  # many ties and specials: repeat a few bit patterns
+        pats = np.array([0x7E00, 0x7C00, 0xFC00, 0x8000, 0x0000, 0x3C00, 0xBC00], np.uint16)
+        core.ub[:8000] = pats[np.random.default_rng(seed).integers(0, 7, 4000)].view(np.uint8)
+    src = core.local_tensor(dtype, 20000 // size, addr=0)
+    tmp = core.local_tensor(dtype, 2048 // size, addr=100000)
+    dst = core.local_tensor(dtype, 4, addr=100000 + 32 * (seed % 3) if seed % 2 else 120000)
+    fn = aj.ReduceMax if op == "max" else aj.ReduceMin
+    before = core.ub.copy()
+    try:
+        if "count" in p:
+            fn(dst, src, tmp, p["count"], cal_index)
+        else:
+            fn(dst, src, tmp, p["mask"], p["repeat"], p["src_rep"], cal_index)
+    except aj.AscendJitError:
+        assert np.array_equal(core.ub, before)
+        return
+    sat = core.half_saturating
+    if core.spec.reduce_max_min_per_lane:
+        if "count" in p:
+            ref.reduce_max_min_950(before, op, dtype, dst.addr, src.addr, cal_index, sat, count=p["count"])
+        else:
+            ref.reduce_max_min_950(before, op, dtype, dst.addr, src.addr, cal_index, sat, lanes=p["act"],
+                                   repeat=p["repeat"], src_rep=p["src_rep"])
+    elif "count" in p:
+        ref.reduce_max_min_levels(before, op, dtype, dst.addr, src.addr, None, None, None, cal_index, sat,
+                                  count=p["count"])
+    else:
+        ref.reduce_max_min_levels(before, op, dtype, dst.addr, src.addr, p["act"], p["repeat"], p["src_rep"],
+                                  cal_index, sat)
+    assert np.array_equal(core.ub, before)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_950_per_lane_half_path_on_ties_zeros_and_specials(op):
+    """The 950's vectorised half path (count form, no saturation) against the lane-walk reference: inputs drawn
+    from a few bit patterns so that ties, -0/+0 pairs, infinities, NaN and seed values are everywhere."""
+    pats = np.array([0x0000, 0x8000, 0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7BFF, 0xFBFF, 0x7E00], np.uint16)
+    fn = aj.ReduceMax if op == "max" else aj.ReduceMin
+    for seed in range(24):
+        rng = np.random.default_rng(seed)
+        core = aj.Core("ascend950")
+        count = int(rng.integers(1, 700))
+        use = pats[:int(rng.integers(2, 9))]
+        src, dst = core.local_tensor("half", count), core.local_tensor("half", 16)
+        src[:] = use[rng.integers(0, use.size, count)].view(np.float16)
+        before = core.ub.copy()
+        fn(dst, src, src, count, True)
+        ref.reduce_max_min_950(before, op, "half", dst.addr, src.addr, True, False, count=count)
+        assert np.array_equal(core.ub, before), (seed, count, use)

@@ -1,0 +1,185 @@
+"""The sanitizer's engine (issue 17, SPEC-2 §10.4) driven through its hooks: vector clocks, shadow init bits, the
+memory and cross-block checks. Kernel-level tests (broken kernels and their fixes) live in test_sanitizer.py."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import ascend_jit as aj
+from ascend_jit.api._common import Operand
+from ascend_jit.errors import ParameterError, SanitizerError
+from ascend_jit.sanitizer import (PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, Access, LaunchShadow, SanitizeConfig,
+                                  operand_bytes, resolve_config)
+
+
+def _core(mode="report", **kw):
+    return aj.Core("atlas-a2", sanitize=SanitizeConfig(mode=mode, **kw))
+
+
+def _w(addr, n, name="dst"):
+    return Access.of_run(name, addr, n, True)
+
+
+def _r(addr, n, name="src"):
+    return Access.of_run(name, addr, n, False)
+
+
+def test_copy_in_then_vector_read_without_flag_is_a_raw_race():
+    core = _core()
+    s = core.sanitizer
+    s.instruction("DataCopy", PIPE_MTE2, [_w(0, 256)], where="k.py:1")
+    s.instruction("Add", PIPE_V, [_r(0, 256), _w(512, 256)], where="k.py:2")
+    [rep] = s.reports
+    assert (rep.check, rep.kind, rep.address, rep.nbytes) == ("race", "RAW", 0, 256)
+    assert rep.earlier.api == "DataCopy" and rep.instruction.where == "k.py:2"
+    assert "HardEvent.MTE2_V" in rep.fix
+
+
+def test_flag_pair_orders_and_chains_are_transitive():
+    core = _core()
+    s = core.sanitizer
+    s.instruction("DataCopy", PIPE_MTE2, [_w(0, 256)])
+    s.set_flag(PIPE_MTE2, PIPE_V, 0)
+    s.wait_flag(PIPE_MTE2, PIPE_V, 0)
+    s.instruction("Add", PIPE_V, [_r(0, 256), _w(512, 256)])
+    s.set_flag(PIPE_V, PIPE_MTE3, 0)
+    s.wait_flag(PIPE_V, PIPE_MTE3, 0)
+    s.instruction("DataCopy", PIPE_MTE3, [_r(0, 256), _r(512, 256)])   # MTE2's and V's bytes: ordered by the chain
+    assert s.reports == []
+
+
+def test_set_without_wait_orders_nothing():
+    core = _core()
+    s = core.sanitizer
+    s.instruction("Add", PIPE_V, [_w(0, 64)])
+    s.set_flag(PIPE_V, PIPE_S, 0)
+    s.instruction("GetValue", PIPE_S, [_r(0, 2)])
+    assert [r.kind for r in s.reports] == ["RAW"] and "V_S" in s.reports[0].fix
+
+
+def test_war_and_waw_between_pipes_and_the_barrier():
+    core = _core()
+    s = core.sanitizer
+    s.host_write(0, 1024)
+    s.instruction("Add", PIPE_V, [_r(0, 256), _w(256, 256)])
+    s.instruction("DataCopy", PIPE_MTE2, [_w(0, 512)])      # overwrites what V read (WAR) and wrote (WAW)
+    assert {r.kind for r in s.reports} == {"WAR", "WAW"}
+    assert all("V_MTE2" in r.fix for r in s.reports)
+    s.reports.clear()
+    s.pipe_barrier("PIPE_ALL")
+    s.instruction("DataCopy", PIPE_MTE2, [_w(0, 512)])
+    s.instruction("DataCopy", PIPE_MTE3, [_r(2048, 8)])
+    assert [r.check for r in s.reports] == ["init"]          # only the never-written bytes
+
+
+def test_init_reports_exactly_the_unwritten_lanes():
+    core = _core(checks=("init",))
+    s = core.sanitizer
+    lanes = Operand("dst", 0, 2, (1 << 64) - 1, 0, 1, 1, 8)   # a 64-lane partial write of halves
+    s.instruction("Duplicate", PIPE_V, [Access.of_operand(lanes, True)])
+    full = Operand("src", 0, 2, (1 << 64) - 1, (1 << 64) - 1, 1, 1, 8)
+    s.instruction("Add", PIPE_V, [Access.of_operand(full, False)])
+    [rep] = s.reports
+    assert (rep.kind, rep.address, rep.nbytes) == ("uninitialised read", 128, 128)
+    s.reports.clear()
+    s.instruction("Add", PIPE_V, [Access.of_operand(Operand("src", 0, 2, (1 << 64) - 1, 0, 1, 1, 8), False)])
+    assert s.reports == []                                   # masked-off lanes are not reads
+
+
+def test_hand_off_orders_and_undefine_uninitialises():
+    core = _core()
+    s = core.sanitizer
+    s.instruction("DataCopy", PIPE_MTE2, [_w(0, 256)])
+    s.hand_off(0, 256)                                       # EnQue .. DeQue
+    s.instruction("Add", PIPE_V, [_r(0, 256), _w(256, 256)])
+    assert s.reports == []
+    s.undefine(0, 32)
+    s.instruction("Add", PIPE_V, [_r(0, 64)])
+    assert [(r.check, r.nbytes) for r in s.reports] == [("init", 32)]
+
+
+def test_strict_reports_same_pipe_vector_raw_without_barrier():
+    for strict, expected in ((False, []), (True, ["RAW"])):
+        core = _core(strict=strict)
+        s = core.sanitizer
+        s.host_write(0, 512)
+        s.instruction("Add", PIPE_V, [_r(0, 256), _w(256, 256)])
+        s.instruction("Mul", PIPE_V, [_r(256, 256)])
+        assert [r.kind for r in s.reports] == expected
+    core = _core(strict=True)
+    s = core.sanitizer
+    s.host_write(0, 512)
+    s.instruction("Add", PIPE_V, [_r(0, 256), _w(256, 256)])
+    s.pipe_barrier(PIPE_V)
+    s.instruction("Mul", PIPE_V, [_r(256, 256)])
+    assert s.reports == []
+
+
+def test_raise_mode_raises_before_recording():
+    core = _core(mode="raise")
+    s = core.sanitizer
+    with pytest.raises(SanitizerError, match=r"\[init\] uninitialised read") as info:
+        s.instruction("Add", PIPE_V, [_r(0, 64), _w(64, 64)])
+    assert info.value.report.address == 0
+    assert not s.initialised[64:128].any() and s.log == []   # the refused instruction recorded nothing
+
+
+def test_memory_check_on_ub_bounds_cores_only():
+    for bounds, expected in (("ub", ["memory"]), ("tensor", [])):
+        core = aj.Core("atlas-a2", bounds=bounds, sanitize="report")
+        t = core.local_tensor("half", 64)
+        core.sanitizer.host_write(0, core.spec.ub_bytes)
+        core.sanitizer.instruction("Add", PIPE_V, [Access.of_run("src0", t.addr, 256, False, tensor=t)])
+        assert [r.check for r in core.sanitizer.reports] == expected
+        if expected:
+            assert core.sanitizer.reports[0].address == t.addr + 128
+
+
+def test_blocks_check_gm_conflicts_atomics_and_syncall():
+    reports = []
+    shadow = LaunchShadow(SanitizeConfig(mode="report"))
+    gm = np.zeros(64, np.float32)
+    shadow.gm_access(0, "DataCopy", gm, 0, 64, True, False, reports.append)
+    shadow.gm_access(1, "DataCopy", gm[8:], 0, 32, True, False, reports.append)   # overlaps block 0's bytes 32..63
+    assert [(r.check, r.address, r.nbytes) for r in reports] == [("blocks", 32, 32)]
+    reports.clear()
+    shadow = LaunchShadow(SanitizeConfig(mode="report"))
+    shadow.gm_access(0, "DataCopy", gm, 0, 4, True, True, reports.append)
+    shadow.gm_access(1, "DataCopy", gm, 0, 4, True, True, reports.append)          # both atomic: fine
+    assert reports == []
+    shadow.gm_access(1, "DataCopy", gm, 64, 4, True, False, reports.append)
+    shadow.sync_all(0), shadow.sync_all(1)
+    shadow.gm_access(0, "DataCopy", gm, 64, 4, False, False, reports.append)       # after SyncAll: ordered
+    assert reports == []
+    shadow.gm_access(1, "DataCopy", gm, 128, 4, True, False, reports.append)
+    shadow.gm_access(0, "DataCopy", gm, 128, 4, False, False, reports.append)      # same phase: a race
+    assert [r.kind for r in reports] == ["a block reads GM bytes another block writes"]
+
+
+@pytest.mark.parametrize("value, checks, mode, strict", [
+    (True, ("race", "init", "memory", "blocks", "sync"), "raise", False),
+    ("report", ("race", "init", "memory", "blocks", "sync"), "report", False),
+    ("race,init,strict", ("race", "init"), "raise", True),
+])
+def test_config_spellings(value, checks, mode, strict, monkeypatch):
+    cfg = resolve_config(value)
+    assert (cfg.checks, cfg.mode, cfg.strict) == (checks, mode, strict)
+    assert resolve_config(False) is None
+    with pytest.raises(ParameterError):
+        resolve_config("races")
+    monkeypatch.setenv("ASCEND_JIT_SANITIZE", "report")
+    assert aj.Core("atlas-a2").sanitize.mode == "report"
+    core = aj.Core("atlas-a2", sanitize=False)
+    assert core.sanitizer is None and core.sanitize is False
+
+
+@settings(max_examples=150, deadline=None)
+@given(size=st.sampled_from([2, 4]), blk=st.integers(0, 9), rep=st.integers(0, 12), repeat=st.integers(0, 5),
+       lo=st.integers(0, (1 << 64) - 1), hi=st.integers(0, (1 << 64) - 1), last=st.integers(-1, 70))
+def test_operand_bytes_equal_the_exact_footprint(size, blk, rep, repeat, lo, hi, last):
+    lanes = 256 // size
+    if last > lanes:
+        last = lanes
+    if last >= 0 and repeat == 0:
+        repeat = 1
+    op = Operand("src", 4096, size, lo, hi if size == 2 else 0, repeat, blk, rep, last)
+    np.testing.assert_array_equal(operand_bytes(op), op.footprint())

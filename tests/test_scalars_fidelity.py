@@ -1,0 +1,93 @@
+"""SPEC-2 D29 scalar conversion and the D69 fidelity table (the shared pieces every new family uses)."""
+from fractions import Fraction
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import ascend_jit as aj
+from ascend_jit import dtypes as dt
+from ascend_jit.api._scalar import scalar_bits, scalar_value
+from ascend_jit.errors import ParameterError
+from ascend_jit.fidelity import FIDELITY, Fidelity, fidelity, table_rows
+
+SPEC = aj.get_device("atlas-a2")
+
+
+def _nearest_even(x, dtype):
+    """The RNE neighbour of the exact rational x among every finite value of a 16-bit float type (brute force)."""
+    bits = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    with np.errstate(invalid="ignore"):
+        vals = bits.view(dtype.np_dtype).astype(np.float64)
+    finite = np.isfinite(vals)
+    target = Fraction(x)
+    best = None
+    for b, v in zip(bits[finite], vals[finite]):
+        d = abs(Fraction(float(v)) - target)
+        key = (d, int(b) & 1)
+        if best is None or key < best[0]:
+            best = (key, int(b))
+    return best[1]
+
+
+@pytest.mark.parametrize("dtype", [dt.HALF, dt.BFLOAT16])
+@pytest.mark.parametrize("x", [1.0, -2.5, 1 + 2 ** -8, 1 + 2 ** -8 + 2 ** -40, 3 * 2 ** -26, 65519.0, 1e-7])
+def test_float_scalars_round_once_to_nearest_even(dtype, x):
+    assert scalar_bits("Adds", SPEC, dtype, x) == _nearest_even(x, dtype)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False, width=64))
+def test_bfloat16_from_double_has_no_double_rounding(x):
+    """bf16 via float32 would round twice; D29 asks for one rounding of the exact value."""
+    got = scalar_bits("Adds", SPEC, dt.BFLOAT16, x)
+    v = float(np.array(got, np.uint16).view(ml_dtypes.bfloat16))
+    if np.isinf(v):
+        assert abs(x) >= float(np.array(0x7F7F, np.uint16).view(ml_dtypes.bfloat16)) * (1 + 2 ** -9)
+        return
+    lo, hi = (got - 1) & 0xFFFF, (got + 1) & 0xFFFF
+    for nb in (lo, hi):
+        n = float(np.array(nb, np.uint16).view(ml_dtypes.bfloat16))
+        if np.isfinite(n) and (np.sign(n) == np.sign(v) or v == 0):
+            assert abs(Fraction(v) - Fraction(x)) <= abs(Fraction(n) - Fraction(x))
+
+
+def test_special_values_and_exact_dtype_scalars():
+    assert scalar_bits("Adds", SPEC, dt.HALF, 70000.0) == 0x7C00          # overflow to inf, never saturated
+    assert scalar_bits("Adds", SPEC, dt.HALF, float("nan")) == 0x7E00     # canonical NaN
+    assert scalar_bits("Adds", SPEC, dt.FLOAT, float("-nan")) == 0x7FC00000
+    assert scalar_bits("Adds", SPEC, dt.HALF, 2.0 ** -24) == 0x0001      # subnormals kept
+    payload = np.array(0x7E01, np.uint16).view(np.float16)[()]
+    assert scalar_bits("Adds", SPEC, dt.HALF, payload) == 0x7E01          # exact dtype: bit for bit
+    assert scalar_bits("Adds", SPEC, dt.FLOAT, 2 ** 80 + 2 ** 56 + 1) == 0x67800001  # int rounded once
+    assert scalar_bits("Adds", SPEC, dt.FLOAT, np.float16(0.5)) == 0x3F000000
+    assert scalar_value("Adds", SPEC, dt.INT16, -5) == np.int16(-5)
+    assert scalar_bits("Adds", SPEC, dt.UINT8, np.int64(255)) == 255
+
+
+@pytest.mark.parametrize("dtype, value", [(dt.INT16, 32768), (dt.INT16, 1.0), (dt.UINT16, -1), (dt.HALF, True),
+                                          (dt.INT32, np.bool_(True)), (dt.FLOAT, "1.0"), (dt.HALF, None),
+                                          (dt.INT32, np.float32(2.0)), (dt.FLOAT, 1j)])
+def test_scalar_refusals_are_parameter_errors(dtype, value):
+    with pytest.raises(ParameterError, match="Adds"):
+        scalar_bits("Adds", SPEC, dtype, value)
+
+
+def test_fidelity_table_follows_spec2():
+    assert fidelity("Add", "atlas-a2") is Fidelity.BIT_EXACT
+    assert fidelity("Div", "ascend950", "float", "DIFF_COMPENSATION") is Fidelity.BIT_EXACT
+    assert fidelity("Div", "ascend950", "half", "DIFF_COMPENSATION") is Fidelity.MODELLED
+    assert fidelity("Div", "ascend950", "float", "INTRINSIC") is Fidelity.MODELLED
+    assert fidelity("Sqrt", "950", "float", "FAST_INVERSE") is Fidelity.BIT_EXACT
+    assert fidelity("Exp", "910") is Fidelity.MODELLED
+    assert fidelity("Axpy", "atlas-a2", "half->float") is Fidelity.BIT_EXACT
+    assert fidelity("Axpy", "atlas-a2", "half") is Fidelity.MODELLED
+    assert ("Maxs", "atlas-training") not in FIDELITY            # SPEC-2 1.9: not offered on the 910
+    assert ("Reg.Add", "atlas-a2") not in FIDELITY
+    with pytest.raises(ParameterError, match="does not offer"):
+        fidelity("Brcb", "atlas-200i-500-a2")
+    with pytest.raises(TypeError):
+        FIDELITY[("Add", "x")] = None                          # read-only
+    rows = dict(table_rows())
+    assert rows["Rsqrt"]["atlas-a2"].startswith("MODELLED")
