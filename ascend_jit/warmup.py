@@ -115,12 +115,15 @@ def warm_study(device):
 
 
 def warm_registry(device):
-    """Every registered instruction's minimal example, each dtype the device offers."""
+    """Every registered instruction's minimal example, each dtype the device offers (instructions the device does not
+    offer are skipped)."""
     from .api.registry import INSTRUCTIONS
     from .core import Core
     from .devices import get_device
     spec = get_device(device)
     for inst in INSTRUCTIONS:
+        if not inst.offered(spec):
+            continue
         for dtype in inst.dtypes(spec):
             tensors, call = inst.example(Core(device), dtype)
             call(*tensors)
