@@ -3,6 +3,7 @@
     python benchmarks/compile_times.py                  # first calls and families, cold then warm
     python benchmarks/compile_times.py --suite          # plus the default test suite, cold then warm
     python benchmarks/compile_times.py --root /work/main --no-families   # the same first calls on another checkout
+    python benchmarks/compile_times.py --only none --suite                # the default suite alone
 
 Every measurement runs in a fresh Python process with NUMBA_NUM_THREADS=1. "cold": NUMBA_CACHE_DIR is a new empty
 directory; "warm": a second process with the same directory. A first call is timed alone (tensors are made before
@@ -179,7 +180,8 @@ def main(argv=None):
         print(f"{r['name']} [{r['device']}, {r['dtype']}]: cold {r['cold']['wall']:.1f} s wall / "
               f"{r['cold']['cpu']:.1f} s CPU, {r['cold']['own']} specialisations; warm {r['warm']['wall']:.2f} s",
               file=sys.stderr, flush=True)
-    print(table(results))
+    if results:
+        print(table(results))
     report = {"root": str(root), "first_calls": results}
     if args.suite:
         report["suite"] = suite(root)
