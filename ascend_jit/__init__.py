@@ -17,8 +17,12 @@ from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
 from .api.cast import Cast, RoundMode
 from .api.compare import CMPMODE, SELMODE, Compare, Compares, Select
 from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, PaddingMode
+from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatParams, Brcb, BrcbRepeatParams, Div,
+                              DivAlgo, DivConfig, Duplicate, Exp, ExpAlgo, ExpConfig, FusedMulAdd, LeakyRelu, Ln,
+                              LnAlgo, LnConfig, Max, Maxs, Min, Mins, Mul, MulAddDst, Muls, Or, Reciprocal,
+                              ReciprocalAlgo, ReciprocalConfig, Relu, Rsqrt, RsqrtAlgo, RsqrtConfig, Sqrt, SqrtAlgo,
+                              SqrtConfig, Sub, SubRelu)
 from .api.gather import Gather, GatherMask, GatherMaskParams
-from .api.add import Add, BinaryRepeatParams
 from .api.reduce_pair import ReducePairElem, ReduceType
 from .api.reduce_max_min import GetReduceMaxMinTmpSize, ReduceMax, ReduceMin
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
@@ -45,8 +49,11 @@ from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
     "CacheLocationWarning",
-    "FIDELITY", "Fidelity", "FidelityRule", "fidelity", "SanitizeConfig", "SanitizerError", "format_reports",
-    "sanitize_session",
+    "Abs", "AddRelu", "Adds", "And", "Axpy", "Brcb", "BrcbRepeatParams", "Div", "DivAlgo", "DivConfig", "Duplicate",
+    "Exp", "ExpAlgo", "ExpConfig", "FIDELITY", "Fidelity", "FidelityRule", "FusedMulAdd", "LeakyRelu", "Ln", "LnAlgo",
+    "LnConfig", "Max", "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal", "ReciprocalAlgo",
+    "ReciprocalConfig", "Relu", "Rsqrt", "RsqrtAlgo", "RsqrtConfig", "SanitizeConfig", "SanitizerError", "Sqrt",
+    "SqrtAlgo", "SqrtConfig", "Sub", "SubRelu", "fidelity", "format_reports", "sanitize_session",
     "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "BlockReduceMax", "BlockReduceMin",
     "BlockReduceSum", "Core", "DEVICES", "DataCopy", "DataCopyParams", "GetReduceMaxMinTmpSize",
     "GetReduceRepeatMaxMinSpr", "ReduceDataBlock", "ReduceMax", "ReduceMin", "ReduceRepeat", "ReduceTree",

@@ -13,34 +13,85 @@ EPILOG = """examples:
   ascend-jit sweep --sizes 128,8320,1Mi,16Mi --dists normal,cancel --trials 1000 --workers 2
   ascend-jit explain --device 910B --form count --dtype half --n 300
   ascend-jit golden record goldens/ && ascend-jit golden check goldens/
-  ascend-jit warmup --devices atlas-a2,ascend950 --families reduce_sum,add"""
+  ascend-jit warmup --devices atlas-a2,ascend950 --families reduce_sum,elementwise"""
 
 
 def _devices(args):
+    if args.fidelity:
+        from .fidelity import format_table as fidelity_table
+        print(fidelity_table())
+        return 0
     from .devices import format_table
     print(format_table())
     return 0
 
 
 def _run(args):
-    from .kernels import registry
-    kernels = registry()
-    if args.list or not args.name:
-        for name, k in kernels.items():
-            print(f"{name:26s} {k.description}")
+    from .kernels import load_file, registry
+    if args.name and args.name.endswith(".py"):   # `ascend-jit run path/to/my_kernel.py`: any file defining a KERNEL
+        specs = load_file(args.name)
+        kernels, name = {k.name: k for k in specs}, specs[0].name
+    else:
+        kernels, name = registry(), args.name
+    if args.list or not name:
+        for kname, k in kernels.items():
+            print(f"{kname:26s} {k.fidelity:9s} {k.description}")
         return 0
-    if args.name not in kernels:
-        raise AscendJitError("run", "NAME", args.name, legal=", ".join(kernels))
-    k = kernels[args.name]
-    device = k.devices[0] if args.device is None else args.device  # the kernel's first supported device
-    ok, lines, _, rate = k.execute(device, args.size, args.seed)
-    size = k.default_size if args.size is None else args.size
+    if name not in kernels:
+        raise AscendJitError("run", "NAME", name, legal=", ".join(kernels))
+    k = kernels[name]
     from .devices import get_device
-    print(f"{k.name} on {get_device(device).name} ({size} elements, seed {args.seed}): {'PASS' if ok else 'FAIL'}")
+    device = get_device(k.devices[0] if args.device is None else args.device).name  # default: first supported
+    size = k.default_size if args.size is None else args.size
+    status = 0
+    if args.sanitize:
+        status = _sanitized_run(k, device, size, args)
+    ok, lines, _, rate = k.execute(device, size, args.seed)
+    print(f"{k.name} on {device} ({size} elements, seed {args.seed}): {'PASS' if ok else 'FAIL'} ({k.fidelity})")
     for line in lines:
         print("  " + line.replace("\n", "\n  "))
     print(f"  emulation speed: {rate:.3g} elements/s")
-    return 0 if ok else 1
+    if args.compare_devices:
+        _compare_devices(k, size, args.seed)
+    return 1 if not ok or status else 0
+
+
+def _sanitized_run(k, device, size, args):
+    """One run of the kernel with every check of the sanitizer collecting reports (issue 17)."""
+    import json
+
+    from .sanitizer import format_reports, sanitize_session
+    checks = f"report,{args.sanitize_checks}" if args.sanitize_checks else "report"
+    with sanitize_session(checks) as session:
+        k.run(device, k.make_inputs(size, args.seed))
+    print(format_reports(session.reports))
+    if args.sanitize_json:
+        Path(args.sanitize_json).write_text(json.dumps([r.to_dict() for r in session.reports], indent=1))
+        print(f"sanitizer reports written to {args.sanitize_json}")
+    return 1 if session.reports else 0
+
+
+def _compare_devices(k, size, seed):
+    """The same inputs through the kernel on every device it supports: how each output differs from the first
+    device's (max ulp, fraction of elements whose bits differ), the accumulation-order effect on a real operator."""
+    import numpy as np
+
+    from .testing import bit_mismatches, ulp_diff
+    inputs = k.make_inputs(size, seed)
+    outputs = {d: k.run(d, inputs) for d in k.devices}
+    base = k.devices[0]
+    print(f"  outputs against {base}:")
+    for d in k.devices[1:]:
+        parts = []
+        for key, ref in outputs[base].items():
+            got = np.asarray(outputs[d][key])
+            bad = bit_mismatches(got, ref).size
+            try:
+                ulps = int(ulp_diff(got, np.asarray(ref)).max()) if bad else 0
+                parts.append(f"{key}: {bad / max(got.size, 1):.2%} differ, max {ulps} ulp")
+            except TypeError:
+                parts.append(f"{key}: {bad / max(got.size, 1):.2%} differ")
+        print(f"    {d:26s} " + "; ".join(parts))
 
 
 def _study(args):
@@ -172,14 +223,24 @@ def build_parser():
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB", parser_class=_Parser)
     d = sub.add_parser("devices", help="the device table: UB size, overflow mode, ReduceSum algorithms, dtypes")
+    d.add_argument("--fidelity", action="store_true",
+                   help="print the fidelity table (SPEC-2 0.3): BIT-EXACT or MODELLED per instruction and device")
     d.set_defaults(fn=_devices)
     r = sub.add_parser("run", help="run an example kernel, check it bit for bit, report the emulation speed")
-    r.add_argument("name", help="kernel name (see `ascend-jit run --list`)", nargs="?")
+    r.add_argument("name", help="kernel name (see `ascend-jit run --list`) or a .py file defining a KERNEL",
+                   nargs="?")
     r.add_argument("--list", action="store_true", help="list the kernels")
     r.add_argument("--device", default=None, help="device name or alias (default: the kernel's first supported "
                    "device)")
     r.add_argument("--size", type=int, default=None, help="elements (default: the kernel's own)")
     r.add_argument("--seed", type=int, default=0, help="input seed (0 = the seed example's data where it has some)")
+    r.add_argument("--sanitize", action="store_true", help="also run once under the sanitizer and print its reports "
+                   "(races, uninitialised reads, out-of-tensor and cross-block GM accesses, sync); exit 1 on any")
+    r.add_argument("--sanitize-checks", metavar="CHECKS", help="comma-separated checks for --sanitize (race, init, "
+                   "memory, blocks, sync; default all)")
+    r.add_argument("--sanitize-json", metavar="FILE", help="write the sanitizer reports as JSON (with --sanitize)")
+    r.add_argument("--compare-devices", action="store_true", help="run the same inputs on every device the kernel "
+                   "supports and report how the outputs differ (max ulp, fraction of elements)")
     r.set_defaults(fn=_run)
     s = sub.add_parser("study", help="accumulation-order study of ReduceSum (and the two-stage reduction patterns) "
                        "across devices and API forms")

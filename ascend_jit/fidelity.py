@@ -145,3 +145,16 @@ def table_rows():
     """(api, {device: description}) rows for `ascend-jit devices --fidelity`."""
     apis = sorted({a for a, _ in FIDELITY})
     return [(api, {d: FIDELITY[(api, d)].describe() for d in ALL_DEVICES if (api, d) in FIDELITY}) for api in apis]
+
+
+def format_table():
+    """The fidelity table as text, one line per (instruction, device): `ascend-jit devices --fidelity`."""
+    lines = ["MODELLED = the exact result rounded once to the destination type, the documented special values, the",
+             "subnormal rule and the stage saturation (SPEC-2 D37-D40); not claimed bit-exact. BIT-EXACT = the",
+             "device's bits under the SPEC decisions.", ""]
+    rows = [(api, device, text) for api, per in table_rows() for device, text in per.items()]
+    w0, w1 = max(len(r[0]) for r in rows), max(len(r[1]) for r in rows)
+    lines.append(f"{'instruction'.ljust(w0)}  {'device'.ljust(w1)}  fidelity")
+    lines.append(f"{'-' * w0}  {'-' * w1}  --------")
+    lines += [f"{a.ljust(w0)}  {d.ljust(w1)}  {t}" for a, d, t in rows]
+    return "\n".join(lines)

@@ -1,10 +1,14 @@
-"""pytest plugin (entry point `ascend_jit_golden`): a `golden` fixture and `--update-goldens`.
+"""pytest plugin (entry point `ascend_jit_golden`): a `golden` fixture, `--update-goldens` and `--ascend-sanitize`.
 
     def test_my_kernel(golden):
         out = run_my_kernel()
         golden.check("my_kernel_out", out)       # compares bit for bit, or records with --update-goldens
 
 Goldens live in `goldens/` beside the test file unless the ini option `golden_dir` names another folder.
+
+`pytest --ascend-sanitize` runs every test inside an `aj.sanitize_session`: every Core a test makes (those of
+`aj.launch` included) sanitizes, and the first report fails the test with a SanitizerError naming both instructions.
+`--ascend-sanitize=race,blocks` selects checks (default: all five).
 """
 from pathlib import Path
 
@@ -16,6 +20,9 @@ from . import testing
 def pytest_addoption(parser):
     parser.addoption("--update-goldens", action="store_true", default=False,
                      help="ascend_jit: record golden files instead of checking them")
+    parser.addoption("--ascend-sanitize", nargs="?", const="all", default=None, metavar="CHECKS",
+                     help="ascend_jit: sanitize every core the tests make (checks: race, init, memory, blocks, sync; "
+                          "default all); a report fails the test")
     parser.addini("golden_dir", "ascend_jit: folder of golden files (default: goldens/ beside each test file)",
                   default="")
 
@@ -36,3 +43,15 @@ def golden(request):
     configured = request.config.getini("golden_dir")
     directory = Path(request.config.rootpath, configured) if configured else Path(request.path).parent / "goldens"
     return Golden(directory, request.config.getoption("--update-goldens"))
+
+
+@pytest.fixture(autouse=True)
+def _ascend_sanitize(request):
+    """With --ascend-sanitize, the test runs inside a raising sanitize_session."""
+    checks = request.config.getoption("--ascend-sanitize")
+    if checks is None:
+        yield
+        return
+    from .sanitizer import sanitize_session
+    with sanitize_session(True if checks == "all" else checks):
+        yield

@@ -170,12 +170,16 @@ class Report:
                 f"({self.nbytes} byte{'s' if self.nbytes != 1 else ''})" + (f". Fix: {self.fix}" if self.fix else ""))
 
 
+_KERNELS_DIR = os.path.join(_PACKAGE_DIR, "kernels")
+
+
 def user_location():
-    """file:line of the innermost frame outside the ascend_jit package (the user's kernel line)."""
+    """file:line of the innermost frame outside the emulator itself (the kernel's line: user code, the gallery, or
+    the package's own example kernels)."""
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_PACKAGE_DIR + os.sep):
+        if not path.startswith(_PACKAGE_DIR + os.sep) or path.startswith(_KERNELS_DIR + os.sep):
             return f"{os.path.basename(path)}:{frame.f_lineno}"
         frame = frame.f_back
     return "?"
@@ -205,8 +209,10 @@ def operand_bytes(op):
 
 def footprint_bytes(footprint):
     """The byte addresses of a validator's footprint: an Operand (strided lanes), a Runs (reduction outputs:
-    `repeat` runs of `width` bytes every `step`) or a (name, start, nbytes) contiguous run."""
+    `repeat` runs of `width` bytes every `step`), a (name, start, nbytes) contiguous run or (name, addresses)."""
     if isinstance(footprint, tuple):
+        if len(footprint) == 2:   # (name, array of byte addresses)
+            return np.asarray(footprint[1], np.int64)
         return run_bytes(footprint[1], footprint[2])
     if hasattr(footprint, "blk"):
         return operand_bytes(footprint)
@@ -264,6 +270,7 @@ class Sanitizer:
         self.log = []
         self.reports = []
         self.session = _sessions[-1] if _sessions else None
+        self._reported = set()    # the current instruction's reports (duplicates from aliased operands dropped)
         self.gm_shadow = None   # the launch's LaunchShadow (check "blocks"), set by aj.launch
 
     # --- configuration -------------------------------------------------------------------------------------------
@@ -271,6 +278,11 @@ class Sanitizer:
         return check in self.config.checks
 
     def _emit(self, report):
+        key = (report.check, report.kind, report.space, report.address, report.nbytes,
+               report.earlier.seq if report.earlier else None)
+        if key in self._reported:   # two operands aliasing the same bytes: one conflict, one report
+            return
+        self._reported.add(key)
         if self.config.mode == "raise":
             raise SanitizerError("sanitizer", detail=str(report), device=self.core.device, report=report)
         self.reports.append(report)
@@ -284,6 +296,7 @@ class Sanitizer:
         p = _PIPE_INDEX[pipe]
         seq = int(self.clock[p, p]) + 1
         instr = Instr(api, pipe, where or user_location(), len(self.log))
+        self._reported = set()
         for acc in accesses:
             self._check_memory(instr, acc)
         for acc in accesses:

@@ -137,17 +137,33 @@ class LocalTensor:
             from .api.compare import compare_operator
             compare_operator(target, value.src0, value.src1, value.mode)
             return
-        if isinstance(value, _AddExpr):
-            from .api.add import add_operator
-            add_operator(target, value.src0, value.src1)
+        if isinstance(value, _BinaryExpr):
+            from .api.elementwise import evaluate_operator
+            evaluate_operator(value.symbol, target, value.src0, value.src1)
             return
         _host_copy_in(target._view(), value, "LocalTensor[]=", self.dtype, self.core.device)
         if self.core.sanitizer is not None:
             self.core.sanitizer.host_write(target.addr, target.nbytes)
 
+    # Operator forms (SPEC-2 1.1): unevaluated expressions; only `dst[:] = expr` computes them, with count =
+    # dst.GetSize().
     def __add__(self, other):
-        """`dst[:] = src0 + src1` is the Add operator form: count = dst.GetSize() (SPEC 3.2)."""
-        return _AddExpr(self, other)
+        return _BinaryExpr("+", self, other)
+
+    def __sub__(self, other):
+        return _BinaryExpr("-", self, other)
+
+    def __mul__(self, other):
+        return _BinaryExpr("*", self, other)
+
+    def __truediv__(self, other):
+        return _BinaryExpr("/", self, other)
+
+    def __and__(self, other):
+        return _BinaryExpr("&", self, other)
+
+    def __or__(self, other):
+        return _BinaryExpr("|", self, other)
 
     # SPEC-2 1.1 / 9.4: `dst[:] = a < b` etc. is the Compare operator form; the expression is evaluated only by
     # that assignment (a truth test raises TypeError) and tensors keep identity hashing.
@@ -176,11 +192,19 @@ class LocalTensor:
         return LocalTensor(self.core, d, self.addr, self.nbytes // d.size, self.position, self._lease)
 
 
-class _AddExpr:
-    __slots__ = ("src0", "src1")
+class _BinaryExpr:
+    """`a - b` etc. on LocalTensors: evaluated only by `dst[:] = expr` (SPEC-2 1.1)."""
+    __slots__ = ("symbol", "src0", "src1")
 
-    def __init__(self, src0, src1):
-        self.src0, self.src1 = src0, src1
+    def __init__(self, symbol, src0, src1):
+        self.symbol, self.src0, self.src1 = symbol, src0, src1
+
+    def __bool__(self):
+        raise TypeError(f"the expression `a {self.symbol} b` of LocalTensors has no truth value; assign it with "
+                        "dst[:] = a " + self.symbol + " b (SPEC-2 1.1)")
+
+    def __repr__(self):
+        return f"({self.src0!r} {self.symbol} {self.src1!r})"
 
 
 class _CompareExpr:

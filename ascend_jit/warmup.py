@@ -15,7 +15,7 @@ import numpy as np
 from . import reg as R
 
 FAMILIES = {
-    "add": "ascend_jit.warmup:warm_add",
+    "elementwise": "ascend_jit.warmup:warm_elementwise",
     "reduce_sum": "ascend_jit.api.reduce_sum:warmup",
     "reduce_pair": "ascend_jit.api.reduce_pair:warmup",
     "reg": "ascend_jit.warmup:warm_reg",
@@ -67,16 +67,26 @@ def progress_bar(stream):
 
 
 # --- families whose API module belongs to another part of the code: their warmup lives here --------------------------
-def warm_add(device):
-    """Add, count and high-dim forms (the latter where the dtype has it), every dtype the device offers."""
-    from .api.add import Add, BinaryRepeatParams
+def warm_elementwise(device):
+    """The element-wise engine's walks, one op per arity (binary Add, tensor-scalar Adds, unary Abs), count and
+    high-dim forms (the latter where the dtype has it), every dtype the op table gives the device; the other
+    element-wise instructions come with the "registry" row."""
+    from .api.elementwise import ABS, ADD, ADDS, Abs, Add, Adds, BinaryRepeatParams
+    from .api._common import UnaryRepeatParams
     from .core import Core
+    from .devices import get_device
+    name = get_device(device).name
     core = Core(device)
-    for dtype in core.spec.add_dtypes:
-        d, a, b = (core.local_tensor(dtype, 512) for _ in range(3))
-        Add(d, a, b, 512)
-        if dtype not in core.spec.add_count_only_dtypes:
-            Add(d, a, b, 256 // a.dtype.size, 2, BinaryRepeatParams())
+    forms = {  # op row -> (count form, high-dim form) of (dst, src, lanes)
+        ADD: (lambda d, a, n: Add(d, a, a, 512), lambda d, a, n: Add(d, a, a, n, 2, BinaryRepeatParams())),
+        ADDS: (lambda d, a, n: Adds(d, a, 1, 512), lambda d, a, n: Adds(d, a, 1, n, 2, UnaryRepeatParams())),
+        ABS: (lambda d, a, n: Abs(d, a, 512), lambda d, a, n: Abs(d, a, n, 2, UnaryRepeatParams()))}
+    for op, (count_form, high_dim_form) in forms.items():
+        for dtype in op.dtypes.get(name, ()):
+            d, a = core.local_tensor(dtype, 512), core.local_tensor(dtype, 512)
+            count_form(d, a, 256 // d.dtype.size)
+            if dtype not in op.count_only.get(name, ()):
+                high_dim_form(d, a, 256 // d.dtype.size)
 
 
 def _block_sums_vf(dst, src, count, one_repeat, repeats, dtype):

@@ -19,13 +19,15 @@ def main(path):
     print("| group | case | median | elements/s | ratio to numpy baseline(s) |")
     print("|---|---|---|---|---|")
     for group, benches in groups.items():
-        baselines = {b["name"]: b["stats"]["median"] for b in benches if "_np_" in b["name"]}
+        is_base = lambda name: "_np_" in name or "[np_" in name  # noqa: E731
+        label = lambda name: name.split("_np_")[1] if "_np_" in name else name.split("[")[1].split("-")[0]  # noqa: E731
+        baselines = {b["name"]: b["stats"]["median"] for b in benches if is_base(b["name"])}
         for b in benches:
             med = b["stats"]["median"]
-            n = SIZES.get(group)
+            n = SIZES.get(group, 8320 if group.endswith("-8320") else (128 if group.endswith("one-repeat") else None))
             rate = f"{n / med:.3g}" if n else ""
-            ratios = ", ".join(f"{med / base:.2f}x {name.split('_np_')[1]}" for name, base in baselines.items()
-                               if name != b["name"]) if "_np_" not in b["name"] else "(baseline)"
+            ratios = ", ".join(f"{med / base:.2f}x {label(name)}" for name, base in baselines.items()
+                               if name != b["name"]) if not is_base(b["name"]) else "(baseline)"
             print(f"| {group} | {b['name'].replace('test_', '')} | {med * 1e6:.2f} us | {rate} | {ratios} |")
 
 

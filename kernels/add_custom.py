@@ -94,4 +94,6 @@ def expected(device, inputs):
 KERNEL = KernelSpec("add_custom", "the samples' tiled double-buffered add_custom: 8 blocks, xGm[progress * "
                     "tileLength] indexing", make_inputs, run, expected, default_size=8 * 2048,
                     size_rule=f"a multiple of {_block_multiple()} whose tiles fit the UB",
-                    size_ok=lambda n: n > 0 and n % _block_multiple() == 0 and n <= 8 * 2048 * 64)
+                    size_ok=lambda n: n > 0 and n % _block_multiple() == 0 and n <= 8 * 2048 * 64,
+                    source="Ascend samples, operator/ascendc/0_introduction/3_add_kernellaunch/AddKernelInvocationNeo/"
+                           "add_custom.cpp (KernelAdd; the public copy's commit could not be resolved here)")

@@ -1,8 +1,7 @@
 """The devkit example `examples/01_simd_cpp_api/03_basic_api/01_memory_vector_compute/reduce_pair_elem`
 (mirror-cann/asc-devkit), ported line by line: InitSocState, LocalMemAllocator, DataCopy in, MTE2_V flag,
 ReducePairElem with a full bit mask over one repeat, V_MTE3 flag, DataCopy out, PipeBarrier<PIPE_ALL>.
-The example zeroes dst with `Duplicate(dstLocal, zero, 64)`; until Duplicate exists (its own issue) the port
-zeroes it with a host fill. Expectation: x[2i] + x[2i+1] in numpy float16 (saturated on saturating devices)."""
+The example zeroes dst with `Duplicate(dstLocal, zero, 64)`, as the port does. Expectation: x[2i] + x[2i+1] in numpy float16 (saturated on saturating devices)."""
 import numpy as np
 
 import ascend_jit as aj
@@ -27,7 +26,7 @@ def reduce_pair_elem_custom(x, z):
     aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)
     aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)
 
-    dstLocal[:] = 0  # Duplicate(dstLocal, zero, DST_DATA_SIZE)
+    aj.Duplicate(dstLocal, 0.0, DST_DATA_SIZE)
     mask = [2**64 - 1, 2**64 - 1]  # every bit: all 128 halves take part
     repeat = 1
     aj.ReducePairElem(dstLocal, srcLocal, mask, repeat, 1, 1, 8)
@@ -61,4 +60,6 @@ def expected(device, inputs):
 KERNEL = KernelSpec("reduce_pair_elem", "devkit reduce_pair_elem example: LocalMemAllocator, flags, one repeat of "
                     "ReducePairElem", make_inputs, run, expected, default_size=SRC_DATA_SIZE,
                     devices=tuple(n for n, d in aj.DEVICES.items() if d.supported and d.isasi_flags),
-                    size_rule="128 (the example's data)", size_ok=lambda n: n == SRC_DATA_SIZE)
+                    size_rule="128 (the example's data)", size_ok=lambda n: n == SRC_DATA_SIZE,
+                    source="mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/03_basic_api/"
+                           "01_memory_vector_compute/reduce_pair_elem/reduce_pair_elem.asc")

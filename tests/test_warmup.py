@@ -9,7 +9,7 @@ from ascend_jit.cli import main
 
 
 def test_every_family_resolves_to_a_function():
-    assert set(warmup.FAMILIES) >= {"add", "reduce_sum", "reduce_pair", "reg", "study", "registry"}
+    assert set(warmup.FAMILIES) >= {"elementwise", "reduce_sum", "reduce_pair", "reg", "study", "registry"}
     for family in warmup.FAMILIES:
         assert callable(warmup.warmup_function(family))
 
@@ -20,7 +20,7 @@ def test_warmup_runs_every_family_and_reports_seconds():
                                 progress=lambda done, total, label: steps.append((done, total, label)))
     assert list(seconds) == list(warmup.FAMILIES) and all(s >= 0 for s in seconds.values())
     total = 3 * len(warmup.FAMILIES)
-    assert [s[0] for s in steps] == list(range(total + 1)) and steps[0][2] == "add on atlas-a2"
+    assert [s[0] for s in steps] == list(range(total + 1)) and steps[0][2] == "elementwise on atlas-a2"
 
 
 def test_unknown_family_or_device_is_refused():

@@ -14,7 +14,7 @@ from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams
                       check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
                       refuse_empty_mask_on_950, unary_repeat_params)
 from ._scalar import scalar_bits
-from .add import BinaryRepeatParams
+from .elementwise import BinaryRepeatParams
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 

@@ -15,9 +15,9 @@ from ..reference import model as reference_model
 from ..reference import movement as reference_movement
 from ..tensor import GlobalTensor
 from ..reference import reductions as reference_reductions
-from .add import Add
 from .cast import Cast, RoundMode
 from .compare import CMPMODE, SELMODE, Compare, Compares, Select
+from .elementwise import elementwise_instructions
 from .data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams
 from .gather import Gather, GatherMask, GatherMaskParams
 from .reduce_max_min import ReduceMax, ReduceMin
@@ -36,10 +36,6 @@ class Instruction:
     example: Callable          # (core, dtype) -> (tensors, call): call(*tensors) is one minimal valid call
     offered: Callable = lambda spec: True  # DeviceSpec -> whether the device offers it (SPEC-2 1.9); else
     #                                        every call raises UnsupportedDeviceError
-
-
-def _add_example(core, dtype):
-    return tuple(core.local_tensor(dtype, 64) for _ in range(3)), lambda d, a, b: Add(d, a, b, 64)
 
 
 def _reduce_sum_example(core, dtype):
@@ -132,7 +128,6 @@ def _gather_mask_example(core, dtype):
 
 
 INSTRUCTIONS = (
-    Instruction("Add", Add, lambda spec: spec.add_dtypes, reference_model.add_high_dim, _add_example),
     Instruction("ReduceSum", ReduceSum, lambda spec: spec.reduce_sum_dtypes, reference_model.reduce_sum_count,
                 _reduce_sum_example),
     Instruction("ReducePairElem", ReducePairElem, lambda spec: spec.pair_dtypes, reference_model.reduce_pair,
@@ -174,4 +169,4 @@ INSTRUCTIONS = (
                 offered=lambda spec: bool(spec.gather_dtypes)),
     Instruction("GatherMask", GatherMask, lambda spec: spec.gather_mask_dtypes, reference_gather.gather_mask,
                 _gather_mask_example, offered=lambda spec: bool(spec.gather_mask_dtypes)),
-)
+) + elementwise_instructions(Instruction)

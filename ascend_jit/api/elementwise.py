@@ -1,0 +1,825 @@
+"""The element-wise family on one table-driven engine (SPEC-2 sections 1-6; SPEC 2, 3, 5, 8.2 for Add).
+
+An instruction is a row of `OPS` (name, arity, per-device dtypes, overlap rule of D34, the kernel's op code, the
+reference function, fidelity from `ascend_jit.fidelity`), a lane function in `jit/lanes.py` and a reference function
+in `reference/elementwise.py`. Every call goes through the same steps: parse the form (count / high-dim), one memoised
+validation of the whole call (dtypes per device, ranges, mask plan, footprints inside the UB and inside each tensor,
+overlap, config) returning a small tuple, then one compiled call of the arity's lane walk (`jit/elementwise.py`).
+"""
+import enum
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+from ..core import continuous_mask_words
+from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDeviceError,
+                      UnsupportedDTypeError)
+from ..jit import elementwise as K
+from ..reference import elementwise as R
+from ..tensor import LocalTensor
+from ..sanitizer import vector_access
+from ._common import (Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub, check_overlap,
+                      check_range, check_tensor_bounds, operands, plan_mask, record_mask, refuse_empty_mask_on_950)
+from ._scalar import scalar_bits
+
+# --- parameter structs (SPEC-2 1.1) ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BinaryRepeatParams:
+    """SPEC 1.3: uint8 fields, constructor order (dstBlk, src0Blk, src1Blk, dstRep, src0Rep, src1Rep)."""
+    dstBlkStride: int = 1
+    src0BlkStride: int = 1
+    src1BlkStride: int = 1
+    dstRepStride: int = 8
+    src0RepStride: int = 8
+    src1RepStride: int = 8
+
+
+@dataclass(frozen=True)
+class BrcbRepeatParams:
+    """SPEC-2 5.2: dstBlkStride, dstRepStride (uint16 each; dstBlkStride 0 refused, D61)."""
+    dstBlkStride: int = 1
+    dstRepStride: int = 8
+
+
+# --- 950 algorithm configs (SPEC-2 2.3, 4.3) -------------------------------------------------------------------------
+class DivAlgo(enum.IntEnum):
+    INTRINSIC = 0
+    DIFF_COMPENSATION = 1
+    PRECISION_1ULP_FTZ_TRUE = 2
+    PRECISION_0ULP_FTZ_TRUE = 3
+    PRECISION_0ULP_FTZ_FALSE = 4
+    PRECISION_1ULP_FTZ_FALSE = 5
+
+
+class ExpAlgo(enum.IntEnum):
+    INTRINSIC = 0
+    PRECISION_1ULP_FTZ_TRUE = 1
+    PRECISION_1ULP_FTZ_FALSE = 2
+
+
+class LnAlgo(enum.IntEnum):
+    INTRINSIC = 0
+    PRECISION_1ULP_FTZ_TRUE = 1
+    PRECISION_1ULP_FTZ_FALSE = 2
+
+
+class SqrtAlgo(enum.IntEnum):
+    INTRINSIC = 0
+    PRECISION_1ULP_FTZ_TRUE = 1
+    FAST_INVERSE = 2
+    PRECISION_0ULP_FTZ_FALSE = 3
+    PRECISION_1ULP_FTZ_FALSE = 4
+
+
+class RsqrtAlgo(enum.IntEnum):
+    INTRINSIC = 0
+    PRECISION_1ULP_FTZ_TRUE = 1
+    FAST_INVERSE = 2
+    PRECISION_0ULP_FTZ_FALSE = 3
+    PRECISION_1ULP_FTZ_FALSE = 4
+
+
+class ReciprocalAlgo(enum.IntEnum):
+    INTRINSIC = 0
+    PRECISION_1ULP_FTZ_TRUE = 1
+    PRECISION_1ULP_FTZ_FALSE = 2
+
+
+@dataclass(frozen=True)
+class DivConfig:
+    algo: DivAlgo = DivAlgo.INTRINSIC
+
+
+@dataclass(frozen=True)
+class ExpConfig:
+    algo: ExpAlgo = ExpAlgo.INTRINSIC
+
+
+@dataclass(frozen=True)
+class LnConfig:
+    algo: LnAlgo = LnAlgo.INTRINSIC
+
+
+@dataclass(frozen=True)
+class SqrtConfig:
+    algo: SqrtAlgo = SqrtAlgo.INTRINSIC
+
+
+@dataclass(frozen=True)
+class RsqrtConfig:
+    algo: RsqrtAlgo = RsqrtAlgo.INTRINSIC
+
+
+@dataclass(frozen=True)
+class ReciprocalConfig:
+    algo: ReciprocalAlgo = ReciprocalAlgo.INTRINSIC
+
+
+_FTZ_ALGOS = {"INTRINSIC", "PRECISION_1ULP_FTZ_TRUE", "DIFF_COMPENSATION", "PRECISION_0ULP_FTZ_TRUE"}  # D38
+_FLOAT_ONLY_ALGOS = {"DIFF_COMPENSATION", "PRECISION_0ULP_FTZ_TRUE", "PRECISION_0ULP_FTZ_FALSE", "FAST_INVERSE"}
+
+
+# --- the op table ----------------------------------------------------------------------------------------------------
+D950, A3, A2, B310, P310, T910 = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore",
+                                  "atlas-training")
+_B16_32 = ("int16", "half", "int32", "float")
+
+
+def _table(d950=(), a2=(), b310=None, p310=None, t910=(), a3=None):
+    """Per-device dtype names (A3 as A2 unless given; 310B/310P as A2 unless given)."""
+    return {D950: tuple(d950), A2: tuple(a2), A3: tuple(a2 if a3 is None else a3),
+            B310: tuple(a2 if b310 is None else b310), P310: tuple(a2 if p310 is None else p310), T910: tuple(t910)}
+
+
+@dataclass(frozen=True, eq=False)
+class Op:
+    """One row of the element-wise op table."""
+    name: str
+    arity: str                   # "binary", "scalar", "unary", "ternary", "axpy"
+    code: int                    # kernel op code (jit/elementwise.py)
+    dtypes: dict                 # device name -> dtype names (every form)
+    count_only: dict             # device name -> dtype names offered by the count form only
+    reference: Callable          # reference/elementwise.py lane function
+    overlap: str = "general"     # D34: "general", "src1-accumulate", "none"
+    operator: str = None         # "-", "*", ... (SPEC-2 1.1 operator forms)
+    config: type = None          # the 950 algorithm config class (Div, Exp, ...)
+    int_saturates: bool = True   # D35 applies CTRL[53]; Div never saturates (D48)
+    mixed: dict = None           # device name -> (src dtype, dst dtype) pairs of different widths (D33)
+
+    def __repr__(self):
+        return f"Op({self.name})"
+
+
+_ADD_950 = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float", "int64", "uint64")
+_8_64 = ("int8", "uint8", "int64", "uint64")
+_64 = ("int64", "uint64")
+_NONE = _table()
+
+OPS = {}
+
+
+def _op(*args, **kw):
+    row = Op(*args, **kw)
+    OPS[row.name] = row
+    return row
+
+
+ADD = _op("Add", "binary", K.ADD, _table(_ADD_950, _B16_32, t910=("half", "int32", "float")),
+          _table(_8_64), R.add, overlap="src1-accumulate", operator="+")
+SUB = _op("Sub", "binary", K.SUB, _table(_ADD_950, _B16_32, t910=("half", "int32", "float")),
+          _table(_8_64), R.sub, overlap="src1-accumulate", operator="-")
+MUL = _op("Mul", "binary", K.MUL, _table(("int16", "uint16", "half", "bfloat16", "int32", "uint32", "float") + _64,
+                                         _B16_32, t910=("half", "int32", "float")),
+          _table(_64), R.mul, overlap="src1-accumulate", operator="*")
+DIV = _op("Div", "binary", K.DIV, _table(("int16", "uint16", "half", "int32", "uint32", "float") + _64,
+                                         ("half", "float"), t910=("half", "float")),
+          _table(_64), R.div, operator="/", config=DivConfig, int_saturates=False)
+MAX = _op("Max", "binary", K.MAX, _table(_ADD_950, _B16_32, t910=("half", "int32", "float")), _table(_8_64), R.max_,
+          overlap="src1-accumulate")
+MIN = _op("Min", "binary", K.MIN, _table(_ADD_950, _B16_32, t910=("half", "int32", "float")), _table(_8_64), R.min_,
+          overlap="src1-accumulate")
+AND = _op("And", "binary", K.AND, _table(("int8", "uint8", "int16", "uint16", "int32", "uint32") + _64,
+                                         ("int16", "uint16"), t910=("int16", "uint16")), _table(_8_64), R.and_,
+          operator="&")
+OR = _op("Or", "binary", K.OR, AND.dtypes, AND.count_only, R.or_, operator="|")
+ADD_RELU = _op("AddRelu", "binary", K.ADD_RELU, _table(("int16", "half", "float") + _64, ("int16", "half", "float"),
+                                                      b310=("half", "float")), _table(_64), R.add_relu,
+               overlap="src1-accumulate")
+SUB_RELU = _op("SubRelu", "binary", K.SUB_RELU, ADD_RELU.dtypes, ADD_RELU.count_only, R.sub_relu,
+               overlap="src1-accumulate")
+
+_SCALAR_950 = ("int8", "uint8", "int16", "half", "bfloat16", "int32", "float", "int64", "uint64")
+ADDS = _op("Adds", "scalar", K.ADD, _table(_SCALAR_950, _B16_32, t910=("half", "float")), _table(_8_64), R.add)
+MULS = _op("Muls", "scalar", K.MUL, _table(("int16", "half", "bfloat16", "int32", "float") + _64, _B16_32,
+                                           t910=("half", "float")), _table(_64), R.mul)
+MAXS = _op("Maxs", "scalar", K.MAX, _table(_SCALAR_950, _B16_32), _table(_8_64), R.max_)
+MINS = _op("Mins", "scalar", K.MIN, MAXS.dtypes, MAXS.count_only, R.min_)
+LEAKY_RELU = _op("LeakyRelu", "scalar", K.LEAKY_RELU, _table(("half", "float"), ("half", "float")), _NONE,
+                 R.leaky_relu)
+
+_HF = ("half", "float")
+ABS = _op("Abs", "unary", K.ABS, _table(("int8", "int16", "half", "int32", "float", "int64"), _HF,
+                                        b310=("int16", "half", "float"), t910=_HF), _table(("int8", "int64")), R.abs_)
+RELU = _op("Relu", "unary", K.RELU, _table(("half", "int32", "float", "int64"), ("half", "int32", "float"),
+                                           t910=("half",)), _table(("int64",)), R.relu)
+EXP = _op("Exp", "unary", K.EXP, _table(_HF, _HF, t910=_HF), _NONE, R.exp, config=ExpConfig)
+LN = _op("Ln", "unary", K.LN, _table(_HF, _HF, t910=_HF), _NONE, R.ln, config=LnConfig)
+SQRT = _op("Sqrt", "unary", K.SQRT, _table(_HF, _HF, t910=_HF), _NONE, R.sqrt, config=SqrtConfig)
+RSQRT = _op("Rsqrt", "unary", K.RSQRT, _table(_HF, _HF, t910=_HF), _NONE, R.rsqrt, config=RsqrtConfig)
+RECIPROCAL = _op("Reciprocal", "unary", K.RECIPROCAL, _table(_HF + _64, _HF, t910=_HF), _table(_64), R.reciprocal,
+                 config=ReciprocalConfig)
+
+MUL_ADD_DST = _op("MulAddDst", "ternary", K.MUL_ADD_DST,
+                  _table(_HF + _64, _HF, b310=_HF + ("int16", "uint16", "int32", "uint32")), _table(_64),
+                  R.mul_add_dst, overlap="ternary",
+                  mixed=_table((("half", "float"),), (("half", "float"),), b310=()))
+FUSED_MUL_ADD = _op("FusedMulAdd", "ternary", K.FUSED_MUL_ADD, _table(("half", "bfloat16", "float") + _64, _HF),
+                    _table(_64), R.fused_mul_add, overlap="ternary")
+AXPY = _op("Axpy", "axpy", K.AXPY, _table(("half", "float", "bfloat16") + _64, _HF, t910=_HF), _table(_64), R.axpy,
+           overlap="ternary", mixed=_table((("half", "float"),), (("half", "float"),), t910=(("half", "float"),)))
+
+_DUP_950 = ("int8", "uint8", "int16", "uint16", "half", "bfloat16", "int32", "uint32", "float", "int64", "uint64")
+_DUP = ("int16", "uint16", "half", "bfloat16", "int32", "uint32", "float")
+DUPLICATE = _op("Duplicate", "fill", -1, _table(_DUP_950, _DUP, t910=_DUP), _table(_8_64), R.fill_high_dim)
+BRCB = _op("Brcb", "brcb", -1, _table(_DUP_950, _DUP, b310=(), p310=("int16", "uint16", "half", "int32", "uint32",
+                                                                    "float")), _NONE, R.brcb, overlap="none")
+
+_UNSET = object()
+_PARAMS = {"binary": BinaryRepeatParams, "ternary": BinaryRepeatParams, "scalar": UnaryRepeatParams,
+           "unary": UnaryRepeatParams, "axpy": UnaryRepeatParams}
+_TENSORS = {"fill": ("dst", "src"), "brcb": ("dst", "src"), "binary": ("dst", "src0", "src1"), "ternary": ("dst", "src0", "src1"), "scalar": ("dst", "src"),
+            "unary": ("dst", "src"), "axpy": ("dst", "src")}
+
+
+# --- validation (memoised: a pure function of the call's facts) --------------------------------------------------------
+@dataclass(frozen=True)
+class _TensorFacts:
+    """What validation needs of a tensor (hashable, so whole calls memoise)."""
+    name: str
+    dtype: object
+    addr: int
+    size: int
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.size
+
+
+@dataclass(frozen=True)
+class _Where:
+    """The core facts check_tensor_bounds reads."""
+    bounds: str
+    device: str
+
+
+def _key(tensors):
+    """The memo key of a call's tensors: (dtype, addr, size) of each, flat (cheap to build and hash)."""
+    if len(tensors) == 3:
+        a, b, c = tensors
+        return (a.dtype, a.addr, a.size, b.dtype, b.addr, b.size, c.dtype, c.addr, c.size)
+    if len(tensors) == 2:
+        a, b = tensors
+        return (a.dtype, a.addr, a.size, b.dtype, b.addr, b.size)
+    return (tensors[0].dtype, tensors[0].addr, tensors[0].size)
+
+
+def _facts(row, key):
+    names = _TENSORS[row.arity]
+    return tuple(_TensorFacts(names[k // 3], key[k], key[k + 1], key[k + 2]) for k in range(0, len(key), 3))
+
+
+def _check_dtypes(row, spec, facts, high_dim):
+    api, device = row.name, spec.name
+    offered = row.dtypes.get(device, ())
+    if not offered:
+        raise UnsupportedDeviceError(api, "device", device, legal=", ".join(d for d, v in row.dtypes.items() if v),
+                                     detail="the device does not offer this instruction (SPEC-2 1.9)")
+    dst = facts[0].dtype
+    src = facts[1].dtype if len(facts) > 1 else dst
+    pairs = (row.mixed or {}).get(device, ())
+    mixed = src is not dst and (src.name, dst.name) in pairs
+    if not mixed:
+        if dst.name not in offered:
+            detail = None
+            if row.name in ("And", "Or") and dst.name in ("int32", "uint32"):
+                detail = ("SPEC-2 D60: use ReinterpretCast to int16/uint16 (and a doubled count) for 32-bit data "
+                          "on this device")
+            legal = ", ".join(offered) + "".join(f", {s}->{d}" for s, d in pairs)
+            raise UnsupportedDTypeError(api, "dtype", dst.name, legal=legal, device=device, detail=detail)
+        for f in facts[1:]:
+            if f.dtype is not dst:
+                raise UnsupportedDTypeError(api, f"{f.name}.dtype", f.dtype.name, device=device,
+                                            legal=f"{dst.name} (as dst)" + "".join(f" or {s} with a {d} dst"
+                                                                                    for s, d in pairs))
+    else:
+        for f in facts[2:]:
+            if f.dtype is not src:
+                raise UnsupportedDTypeError(api, f"{f.name}.dtype", f.dtype.name, legal=f"{src.name} (as src0)",
+                                            device=device)
+    if high_dim and dst.name in row.count_only.get(device, ()):
+        raise UnsupportedDTypeError(api, "dtype", dst.name, device=device,
+                                    legal=", ".join(n for n in offered if n not in row.count_only.get(device, ())),
+                                    detail="this type only through the count form (SPEC-2 2.2, 3.2, 4.2, 6.2)")
+    return mixed
+
+
+@lru_cache(maxsize=256)
+def _config_flags(row, spec, dtype, config):
+    """SPEC-2 2.3 / 4.3 / D48: the algorithm's kernel flags, after checking it is offered here."""
+    if config is None:
+        algo = "INTRINSIC"
+    else:
+        algo_obj = getattr(config, "algo", config)
+        if row.config is None or not isinstance(algo_obj, enum.IntEnum) or \
+                type(algo_obj).__name__ != row.config.__name__.replace("Config", "Algo"):
+            legal = f"aj.{row.config.__name__} or aj.{row.config.__name__.replace('Config', 'Algo')}" \
+                if row.config else "no config"
+            raise ParameterError(row.name, "config", config, legal=legal, device=spec.name)
+        algo = algo_obj.name
+    if spec.name != D950:
+        if algo != "INTRINSIC":
+            raise UnsupportedDeviceError(row.name, "config", algo, legal="the default (INTRINSIC) off the 950",
+                                         device=spec.name, detail="algorithm configs exist on the 950 only (D48)")
+        return 0
+    if not dtype.is_float:
+        if algo not in ("INTRINSIC", "PRECISION_1ULP_FTZ_TRUE"):
+            raise ParameterError(row.name, "config", algo, legal="INTRINSIC or PRECISION_1ULP_FTZ_TRUE for integer "
+                                 "types (SPEC-2 2.3)", device=spec.name)
+        return 0
+    if algo in _FLOAT_ONLY_ALGOS and dtype.name != "float":
+        raise ParameterError(row.name, "config", algo, legal="an algorithm that supports " + dtype.name +
+                             " (SPEC-2 2.3, 4.3: this one is float only)", device=spec.name)
+    flags = K.FTZ if algo in _FTZ_ALGOS else 0
+    if row.name in ("Sqrt", "Rsqrt") and algo in ("FAST_INVERSE", "PRECISION_0ULP_FTZ_FALSE"):
+        flags |= K.SQRT_D49
+    if row.name == "Rsqrt" and algo == "INTRINSIC":
+        flags |= K.RSQRT_VIA_DIV
+    return flags
+
+
+def _count_value(api, spec, count):
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 0 <= count <= 2**31 - 1:
+        raise ParameterError(api, "count", count, legal="an integer in [0, 2**31 - 1]", device=spec.name)
+    return int(count)
+
+
+@lru_cache(maxsize=8192)
+def _validate_count(row, spec, key, count):
+    """Every rule of the count form; returns (mixed?, lane count of one repeat)."""
+    api = row.name
+    facts = _facts(row, key)
+    mixed = _check_dtypes(row, spec, facts, False)
+    count = _count_value(api, spec, count)
+    dsize = facts[0].dtype.size
+    for f in facts:
+        check_align(api, spec, f.name, f.addr, 32)
+        if row.arity == "fill" and f.name == "src":
+            if f.size < 1:
+                raise OutOfBoundsError(api, "src", f.size, legal=">= 1 element (src[0] is broadcast)",
+                                       device=spec.name)
+            continue
+        if count > f.size:  # tensors lie inside the UB, so this also refuses every count past the UB end
+            raise OutOfBoundsError(api, "count", count, legal=f"<= {f.name}.GetSize() = {f.size} (the UB holds "
+                                   f"{spec.ub_bytes // f.dtype.size} elements)", device=spec.name)
+    d = facts[0]
+    for f in facts[1:]:
+        nb_src = count * f.dtype.size if row.arity != "fill" else f.dtype.size
+        if mixed or row.overlap == "none":
+            if d.addr < f.addr + nb_src and f.addr < d.addr + count * dsize:
+                raise OverlapError(api, f"dst/{f.name}", f"dst at {d.addr}, {f.name} at {f.addr}", device=spec.name,
+                                   legal="disjoint ranges (SPEC-2 D34: mixed-width forms allow no overlap)")
+        elif row.arity != "fill":
+            check_count_overlap(api, spec, f.name, d.addr, f.addr, count * dsize)
+    return mixed, 256 // dsize
+
+
+@dataclass(frozen=True)
+class _DuplicateStrides:
+    """Duplicate's high-dim strides (SPEC-2 5.1): uint16 dstBlockStride, uint8 dstRepeatStride."""
+    dstBlkStride: int
+    dstRepStride: int
+
+
+_STRIDE_FIELDS = {_DuplicateStrides: (("dst", "dstBlkStride", "dstRepStride", 65535),),
+                  BinaryRepeatParams: (("dst", "dstBlkStride", "dstRepStride", 255),
+                                       ("src0", "src0BlkStride", "src0RepStride", 255),
+                                       ("src1", "src1BlkStride", "src1RepStride", 255)),
+                  UnaryRepeatParams: (("dst", "dstBlkStride", "dstRepStride", 65535),
+                                      ("src", "srcBlkStride", "srcRepStride", 65535))}
+
+
+@lru_cache(maxsize=8192)
+def _validate_high_dim(row, spec, bounds, key, plan, repeat_time, params):
+    """Every rule of the high-dim form; returns (repeats, last-repeat lanes, contiguous?, mixed?)."""
+    api = row.name
+    facts = _facts(row, key)
+    mixed = _check_dtypes(row, spec, facts, True)
+    repeat_time = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
+    strides = {}
+    for name, blk_f, rep_f, blk_max in _STRIDE_FIELDS[type(params)]:
+        blk = check_range(api, spec, blk_f, getattr(params, blk_f), 0, blk_max)
+        rep = check_range(api, spec, rep_f, getattr(params, rep_f), 0, 255)
+        strides[name] = (blk, rep)
+    if strides["dst"][0] == 0:  # SPEC 1.2, D10, D61
+        raise ParameterError(api, "dstBlkStride", 0, legal="[1, ...] (0 is undefined behaviour, SPEC 1.2, D10)",
+                             device=spec.name)
+    refuse_empty_mask_on_950(api, spec, plan)
+    for f in facts:
+        check_align(api, spec, f.name, f.addr, 32)
+    lanes = 256 // facts[0].dtype.size
+    repeat = plan.repeats(lanes, repeat_time)
+    last = plan.last_lanes(lanes)
+    where = _Where(bounds, spec.name)
+    ops, exts = [], []
+    for f in facts:
+        blk, rep = strides[f.name]
+        op = Operand(f.name, f.addr, f.dtype.size, plan.lo, plan.hi, repeat, blk, rep, last)
+        ext = check_inside_ub(api, spec, op)
+        check_tensor_bounds(api, where, op, f, ext)
+        ops.append(op)
+        exts.append(ext)
+    for k in range(1, len(ops)):
+        if mixed or row.overlap == "none":
+            if exts[0] is not None and exts[k] is not None and exts[0][0] < exts[k][1] and exts[k][0] < exts[0][1]:
+                dbytes = np.concatenate(ops[0].bytes_per_repeat())
+                if np.intersect1d(dbytes, ops[k].footprint()).size:
+                    raise OverlapError(api, f"dst/{ops[k].name}", "overlapping bytes", device=spec.name,
+                                       legal="no overlap at all (SPEC-2 D34)")
+            continue
+        accumulate = (row.overlap == "src1-accumulate" and k == 2 and facts[0].dtype.name in ("half", "int32", "float")
+                      and (strides["src1"][1] == 0 or strides["dst"][1] == 0))
+        check_overlap(api, spec, ops[0], ops[k], exts[0], exts[k], src_may_accumulate=accumulate)
+    full_hi, full_lo = continuous_mask_words(lanes)
+    default = all(s == (1, 8) for s in strides.values())
+    contiguous = default and not mixed and (plan.lo, plan.hi) == (full_lo, full_hi)
+    return repeat, last, contiguous, mixed
+
+
+def _validate(fn, *key):
+    try:
+        return fn(*key)
+    except TypeError as e:  # an unhashable argument: validate uncached, which names the problem
+        if "unhashable" not in str(e):
+            raise
+        return fn.__wrapped__(*key)
+
+
+# --- dispatch -----------------------------------------------------------------------------------------------------------
+def _flags(row, core, dtype, config):
+    flags = 0
+    if core.half_saturating:
+        flags |= K.SAT_HALF
+    if core.int_saturating and row.int_saturates:
+        flags |= K.SAT_INT
+    if row.config is not None:
+        flags |= _validate(_config_flags, row, core.spec, dtype, config)
+    elif config is not None:
+        raise ParameterError(row.name, "config", config, legal="no config for this instruction", device=core.device)
+    if row.arity in ("ternary", "axpy") and core.spec.name == D950:
+        flags |= K.FUSED
+    return flags
+
+
+def _scalar(row, core, tensors, value):
+    """D29 conversion, as signed int64 bits for the kernel; a numpy scalar of the exact dtype is a bit view, Python
+    floats and ints are memoised by type, value and sign (so -0.0 and True never share an entry with 0.0 and 1)."""
+    dtype = tensors[1].dtype if row.arity == "axpy" else tensors[0].dtype
+    if type(value) is dtype.np_dtype.type:
+        return as_signed64(int(value.view(_UINT_OF_SIZE[dtype.size])))
+    if type(value) in (float, int) and value == value:
+        sign = value < 0 if type(value) is int else math.copysign(1.0, value)
+        return _scalar_memo(row.name, core.spec, dtype, type(value), value, sign)
+    return as_signed64(scalar_bits(row.name, core.spec, dtype, value, "scalar"))
+
+
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+@lru_cache(maxsize=1024)
+def _scalar_memo(api, spec, dtype, kind, value, sign):
+    return as_signed64(scalar_bits(api, spec, dtype, value, "scalar"))
+
+
+_READS_DST = ("ternary", "axpy")   # the multiply-adds accumulate into dst (SPEC-2 6.3)
+
+
+def _sanitize(row, core, tensors, footprint):
+    """Report one call's exact footprints to the sanitizer: footprint(k, tensor) gives operand k's."""
+    reads = [(footprint(k, t), t) for k, t in enumerate(tensors) if k > 0 or row.arity in _READS_DST]
+    vector_access(core, row.name, reads=reads, writes=[(footprint(0, tensors[0]), tensors[0])])
+
+
+def _run_count(row, core, tensors, count, scalar, config):
+    mixed, lanes = _validate(_validate_count, row, core.spec, _key(tensors), count)
+    dtype = tensors[0].dtype
+    flags = _flags(row, core, dtype, config)
+    bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
+    if count == 0:
+        return  # SPEC-2 D30: a NOP on every device, mask register included
+    if core.sanitizer is not None:
+        names = _TENSORS[row.arity]
+        _sanitize(row, core, tensors, lambda k, t: (names[k], t.addr, int(count) * t.dtype.size))
+    _kernel_count(row, core.ub, flags, tensors, bits, int(count))
+    core._after_count_call(count % lanes or lanes)
+
+
+_NO_TABLE = np.empty(0, np.float32)
+_HALF_KIND = 0  # dtypes.HALF.kind
+_HALF_TABLES = {}
+_TABLE_OPS = (K.EXP, K.LN, K.SQRT, K.RSQRT, K.RECIPROCAL)
+_TABLE_FLAGS = K.FTZ | K.SQRT_D49 | K.RSQRT_VIA_DIV  # what the lanes read (saturation is applied by the store)
+
+
+def _half_lookup(row, kind, flags):
+    """The lookup table of a half transcendental (computed once per op and algorithm by the kernel's own lanes)."""
+    if kind != _HALF_KIND or row.code not in _TABLE_OPS:
+        return _NO_TABLE
+    key = (row.code, flags & _TABLE_FLAGS)
+    table = _HALF_TABLES.get(key)
+    if table is None:
+        table = _HALF_TABLES[key] = K.half_table(row.code, flags & _TABLE_FLAGS)
+    return table
+
+
+def _kernel_count(row, ub, flags, t, bits, n):
+    kind = t[0].dtype.kind
+    if row.arity in ("binary", "scalar"):
+        src1 = t[2].addr if row.arity == "binary" else -1
+        K.binary_contiguous(ub, row.code, kind, flags, t[0].addr, t[1].addr, src1, bits, n)
+    elif row.arity == "unary":
+        K.unary_contiguous(ub, row.code, kind, flags, t[0].addr, t[1].addr, n, _half_lookup(row, kind, flags))
+    else:
+        src1 = t[2].addr if row.arity == "ternary" else -1
+        K.ternary_contiguous(ub, row.code, kind, t[1].dtype.kind, flags, t[0].addr, t[1].addr, src1, bits, n)
+
+
+def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, scalar, config):
+    cls = _PARAMS[row.arity]
+    if isinstance(params, (tuple, list)) and len(params) == len(cls.__dataclass_fields__):
+        params = cls(*params)  # the C++ brace list ported as a tuple
+    if type(params) is not cls:
+        raise ParameterError(row.name, "repeat_params", params, device=core.device,
+                             legal=f"aj.{cls.__name__} or {len(cls.__dataclass_fields__)} integers")
+    dtype = tensors[0].dtype
+    plan = plan_mask(row.name, core, dtype, mask, is_set_mask)
+    repeat, last, contiguous, mixed = _validate(_validate_high_dim, row, core.spec, core.bounds, _key(tensors), plan,
+                                                repeat_time, params)
+    flags = _flags(row, core, dtype, config)
+    bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
+    record_mask(core, plan, dtype, mask)
+    if repeat == 0 or plan.empty:
+        return  # SPEC-2 D30 / SPEC D7: repeat 0 or mask 0 writes nothing
+    if core.sanitizer is not None:
+        names = _TENSORS[row.arity]
+        strides = {name: (getattr(params, blk), getattr(params, rep)) for name, blk, rep, _ in _STRIDE_FIELDS[cls]}
+        _sanitize(row, core, tensors, lambda k, t: Operand(names[k], t.addr, t.dtype.size, plan.lo, plan.hi, repeat,
+                                                           *strides[names[k]], last))
+    if contiguous:  # default strides, every lane: the same run as the count form
+        lanes = 256 // dtype.size
+        _kernel_count(row, core.ub, flags, tensors, bits, (repeat - 1) * lanes + (last if last >= 0 else lanes))
+        return
+    lo, hi = as_signed64(plan.lo), as_signed64(plan.hi)
+    kind = dtype.kind
+    t, p = tensors, params
+    if row.arity in ("binary", "ternary"):
+        args = (t[0].addr, t[1].addr, t[2].addr, bits, p.dstBlkStride, p.src0BlkStride, p.src1BlkStride,
+                p.dstRepStride, p.src0RepStride, p.src1RepStride, repeat, lo, hi, last)
+    else:
+        args = (t[0].addr, t[1].addr, -1, bits, p.dstBlkStride, p.srcBlkStride, 1, p.dstRepStride, p.srcRepStride, 0,
+                repeat, lo, hi, last)
+    if row.arity in ("binary", "scalar"):
+        K.binary_strided(core.ub, row.code, kind, flags, *args)
+    elif row.arity == "unary":
+        K.unary_strided(core.ub, row.code, kind, flags, t[0].addr, t[1].addr, p.dstBlkStride, p.srcBlkStride,
+                        p.dstRepStride, p.srcRepStride, repeat, lo, hi, last, _half_lookup(row, kind, flags))
+    else:
+        K.ternary_strided(core.ub, row.code, kind, t[1].dtype.kind, flags, *args)
+
+
+def _count_is_set_mask(row, core, is_set_mask, count):
+    """SPEC-2 D32: is_set_mask on count forms exists only for the tensor-scalar instructions."""
+    if is_set_mask is _UNSET or is_set_mask:
+        return count
+    if core.spec.name == D950:
+        return count  # "isSetMask参数不生效"
+    if not core.counter_mode:
+        raise StateError(row.name, "is_set_mask", False, device=core.device,
+                         detail="a count form with is_set_mask=False reads the counter-mode mask register; call "
+                                "SetMaskCount and SetVectorMask first (SPEC-2 D32)")
+    return core.mask_low & 0xFFFFFFFF
+
+
+# --- public entry points (one factory per arity) -----------------------------------------------------------------------
+def _split(row, args, kw_count, kw_mask, kw_repeat, kw_params, n_count):
+    """(form, values) from the positional tail: 1 value -> count form, 3 values -> high-dim form."""
+    if kw_count is not None or (len(args) == 1 and kw_mask is None):
+        return "count", (kw_count if kw_count is not None else args[0],)
+    if len(args) == 3:
+        return "high", args
+    if not args and kw_mask is not None:
+        return "high", (kw_mask, kw_repeat, kw_params)
+    raise ParameterError(row.name, "arguments", len(args) + n_count, legal=_FORMS[row.arity])
+
+
+_FORMS = {"binary": "(dst, src0, src1, count) or (dst, src0, src1, mask, repeat_time, repeat_params)",
+          "ternary": "(dst, src0, src1, count) or (dst, src0, src1, mask, repeat_time, repeat_params)",
+          "scalar": "(dst, src, scalar, count) or (dst, src, scalar, mask, repeat_time, repeat_params)",
+          "axpy": "(dst, src, scalar, count) or (dst, src, scalar, mask, repeat_time, repeat_params)",
+          "unary": "(dst, src, count) or (dst, src, mask, repeat_time, repeat_params)"}
+
+
+def _doc(row):
+    from ..fidelity import FIDELITY
+    modelled = sorted({d for (a, d), rule in FIDELITY.items() if a == row.name and
+                       (rule.default.name == "MODELLED" or any(c.level.name == "MODELLED" for c in rule.conditions))})
+    text = f"{row.name}: SPEC-2 element-wise instruction; forms {_FORMS[row.arity]}."
+    if row.config is not None:
+        text += f" `config=aj.{row.config.__name__}(...)` on the 950 only."
+    if modelled:
+        text += (" MODELLED on " + ", ".join(modelled) + " (SPEC-2 0.3, D37-D40): the exact result rounded once, "
+                 "the documented special values and subnormal rule; not claimed bit-exact (aj.fidelity says which "
+                 "call shapes).")
+    return text
+
+
+def _make(row):
+    if row.arity in ("binary", "ternary"):
+        def entry(dst, src0, src1, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
+                  is_set_mask=_UNSET, config=None):
+            core = operands(row.name, dst, src0, src1)
+            form, vals = _split(row, args, count, mask, repeat_time, repeat_params, 3)
+            if form == "count":
+                if is_set_mask is not _UNSET:
+                    raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
+                                    "(SPEC-2 D32)")
+                return _run_count(row, core, (dst, src0, src1), vals[0], None, config)
+            return _run_high_dim(row, core, (dst, src0, src1), *vals, is_set_mask is _UNSET or is_set_mask, None,
+                                 config)
+    elif row.arity in ("scalar", "axpy"):
+        def entry(dst, src, scalar, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
+                  is_set_mask=_UNSET):
+            core = operands(row.name, dst, src)
+            form, vals = _split(row, args, count, mask, repeat_time, repeat_params, 3)
+            if form == "count":
+                if row.arity == "axpy" and is_set_mask is not _UNSET:
+                    raise TypeError("Axpy() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
+                n = _count_is_set_mask(row, core, is_set_mask, vals[0])
+                return _run_count(row, core, (dst, src), n, scalar, None)
+            return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, scalar, None)
+    else:
+        def entry(dst, src, *args, count=None, mask=None, repeat_time=None, repeat_params=None, is_set_mask=_UNSET,
+                  config=None):
+            core = operands(row.name, dst, src)
+            form, vals = _split(row, args, count, mask, repeat_time, repeat_params, 2)
+            if form == "count":
+                if is_set_mask is not _UNSET:
+                    raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
+                                    "(SPEC-2 D32)")
+                return _run_count(row, core, (dst, src), vals[0], None, config)
+            return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, None, config)
+    entry.__name__ = entry.__qualname__ = row.name
+    entry.__doc__ = _doc(row)
+    return entry
+
+
+def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
+              dst_repeat_stride=None, is_set_mask=_UNSET):
+    """`Duplicate(dst, scalar, count)`, `Duplicate(dst, src_tensor, count)` (950: broadcasts src_tensor[0]) or
+    `Duplicate(dst, scalar, mask, repeat_time, dst_block_stride, dst_repeat_stride)` (SPEC-2 5.1): bit copies, no
+    arithmetic, no saturation."""
+    row = DUPLICATE
+    tensor_source = isinstance(value, LocalTensor)
+    core = operands(row.name, dst, value) if tensor_source else operands(row.name, dst)
+    if count is not None or (len(args) == 1 and mask is None):
+        if is_set_mask is not _UNSET:
+            raise TypeError("Duplicate() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
+        n = count if count is not None else args[0]
+        if tensor_source and core.spec.name != D950:
+            raise UnsupportedDeviceError(row.name, "src", "a LocalTensor", device=core.device,
+                                         legal="a scalar (the tensor-source overload exists on the 950 only)")
+        key = _key((dst, value) if tensor_source else (dst,))
+        mixed, lanes = _validate(_validate_count, row, core.spec, key, n)
+        if tensor_source:
+            bits = as_signed64(int.from_bytes(core.ub[value.addr:value.addr + value.dtype.size].tobytes(), "little"))
+        else:
+            bits = _scalar(row, core, (dst,), value)
+        if n == 0:
+            return
+        if core.sanitizer is not None:
+            reads = [(("src", value.addr, value.dtype.size), value)] if tensor_source else []
+            vector_access(core, row.name, reads=reads, writes=[(("dst", dst.addr, int(n) * dst.dtype.size), dst)])
+        K.fill_contiguous(core.ub, dst.dtype.size, dst.addr, bits, int(n))
+        core._after_count_call(n % lanes or lanes)
+        return
+    if tensor_source:
+        raise ParameterError(row.name, "value", "a LocalTensor", legal="a scalar in the high-dim form (SPEC-2 5.1)",
+                             device=core.device)
+    if len(args) == 4:
+        mask, repeat_time, dst_block_stride, dst_repeat_stride = args
+    elif args:
+        raise ParameterError(row.name, "arguments", len(args) + 2, device=core.device,
+                             legal="(dst, scalar, count) or (dst, scalar, mask, repeat_time, dst_block_stride, "
+                                   "dst_repeat_stride)")
+    plan = plan_mask(row.name, core, dst.dtype, mask, is_set_mask is _UNSET or is_set_mask)
+    strides = _DuplicateStrides(dst_block_stride, dst_repeat_stride)
+    repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, _key((dst,)), plan,
+                                            repeat_time, strides)
+    bits = _scalar(row, core, (dst,), value)
+    record_mask(core, plan, dst.dtype, mask)
+    if repeat == 0 or plan.empty:
+        return
+    if core.sanitizer is not None:
+        vector_access(core, row.name, writes=[(Operand("dst", dst.addr, dst.dtype.size, plan.lo, plan.hi, repeat,
+                                                       strides.dstBlkStride, strides.dstRepStride, last), dst)])
+    K.fill_strided(core.ub, dst.dtype.size, dst.addr, bits, strides.dstBlkStride, strides.dstRepStride, repeat,
+                   as_signed64(plan.lo), as_signed64(plan.hi), last)
+
+
+@lru_cache(maxsize=4096)
+def _validate_brcb(spec, bounds, key, repeat_time, params):
+    """SPEC-2 5.2: ranges, dtypes, src holds 8*repeat elements, the dst blocks inside the UB and dst, no overlap."""
+    row = BRCB
+    facts = _facts(row, key)
+    api = row.name
+    _check_dtypes(row, spec, facts, True)
+    repeat = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
+    blk = check_range(api, spec, "dstBlkStride", params.dstBlkStride, 0, 65535)
+    rep = check_range(api, spec, "dstRepStride", params.dstRepStride, 0, 65535)
+    if blk == 0:
+        raise ParameterError(api, "dstBlkStride", 0, legal="[1, 65535] (SPEC-2 D61: 0 is undefined behaviour)",
+                             device=spec.name)
+    dst, src = facts
+    for f in facts:
+        check_align(api, spec, f.name, f.addr, 32)
+    if 8 * repeat > src.size:
+        raise OutOfBoundsError(api, "src", src.size, legal=f">= 8 * repeat_time = {8 * repeat} elements",
+                               device=spec.name)
+    if repeat == 0:
+        return 0
+    starts = np.array([dst.addr + (i * rep + j * blk) * 32 for i in range(repeat) for j in range(8)])
+    first, end = int(starts.min()), int(starts.max()) + 32
+    if end > spec.ub_bytes:
+        raise OutOfBoundsError(api, "dst", f"bytes [{first}, {end})", device=spec.name,
+                               legal=f"every written block inside the UB [0, {spec.ub_bytes})")
+    if bounds == "tensor" and end > dst.addr + dst.nbytes:
+        raise OutOfBoundsError(api, "dst", f"bytes [{first}, {end})", device=spec.name,
+                               legal=f"inside dst's tensor [{dst.addr}, {dst.addr + dst.nbytes}); make the core with "
+                                     "bounds=\"ub\" to allow strides past a tensor")
+    src_end = src.addr + 8 * repeat * src.dtype.size
+    if np.any((starts < src_end) & (starts + 32 > src.addr)):
+        raise OverlapError(api, "dst/src", "overlapping bytes", device=spec.name,
+                           legal="no overlap between src and dst (SPEC-2 D34)")
+    return repeat
+
+
+def Brcb(dst, src, repeat_time, repeat_params=None):
+    """`Brcb(dst, src, repeat_time, aj.BrcbRepeatParams(dstBlkStride, dstRepStride))` (SPEC-2 5.2): block j of
+    repeat i is filled with src[8i + j]; no mask."""
+    core = operands(BRCB.name, dst, src)
+    params = BrcbRepeatParams() if repeat_params is None else repeat_params
+    if isinstance(params, (tuple, list)) and len(params) == 2:
+        params = BrcbRepeatParams(*params)
+    if type(params) is not BrcbRepeatParams:
+        raise ParameterError(BRCB.name, "repeat_params", params, legal="aj.BrcbRepeatParams or 2 integers",
+                             device=core.device)
+    repeat = _validate(_validate_brcb, core.spec, core.bounds, _key((dst, src)), repeat_time, params)
+    if repeat and core.sanitizer is not None:
+        blocks = np.array([dst.addr + (i * params.dstRepStride + j * params.dstBlkStride) * 32
+                           for i in range(repeat) for j in range(8)], np.int64)
+        vector_access(core, BRCB.name, reads=[(("src", src.addr, 8 * repeat * src.dtype.size), src)],
+                      writes=[(("dst", np.unique((blocks[:, None] + np.arange(32)).reshape(-1))), dst)])
+    if repeat:
+        K.brcb(core.ub, dst.dtype.size, dst.addr, src.addr, params.dstBlkStride, params.dstRepStride, repeat)
+
+
+def evaluate_operator(symbol, dst, src0, src1):
+    """`dst[:] = src0 <op> src1`: the count form with count = dst.GetSize() (SPEC-2 1.1, SPEC 3.2); shorter sources
+    are refused."""
+    row = next(r for r in OPS.values() if r.operator == symbol)
+    for name, t in (("src0", src0), ("src1", src1)):
+        if getattr(t, "size", None) is not None and t.size < dst.size:
+            raise OutOfBoundsError(f"operator{symbol}", name, t.size, device=dst.core.device,
+                                   legal=f">= dst.GetSize() = {dst.size} elements (the operator computes "
+                                         "dst.GetSize() elements, SPEC-2 1.1)")
+    core = operands(row.name, dst, src0, src1)
+    _run_count(row, core, (dst, src0, src1), dst.size, None, None)
+
+
+Add, Sub, Mul, Div, Max, Min, And, Or = (_make(r) for r in (ADD, SUB, MUL, DIV, MAX, MIN, AND, OR))
+AddRelu, SubRelu = _make(ADD_RELU), _make(SUB_RELU)
+Adds, Muls, Maxs, Mins, LeakyRelu = (_make(r) for r in (ADDS, MULS, MAXS, MINS, LEAKY_RELU))
+Abs, Relu, Exp, Ln, Sqrt, Rsqrt, Reciprocal = (_make(r) for r in (ABS, RELU, EXP, LN, SQRT, RSQRT, RECIPROCAL))
+MulAddDst, FusedMulAdd, Axpy = _make(MUL_ADD_DST), _make(FUSED_MUL_ADD), _make(AXPY)
+
+ENTRIES = {"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Max": Max, "Min": Min, "And": And, "Or": Or,
+           "AddRelu": AddRelu, "SubRelu": SubRelu, "Adds": Adds, "Muls": Muls, "Maxs": Maxs, "Mins": Mins,
+           "LeakyRelu": LeakyRelu, "Abs": Abs, "Relu": Relu, "Exp": Exp, "Ln": Ln, "Sqrt": Sqrt, "Rsqrt": Rsqrt,
+           "Reciprocal": Reciprocal, "MulAddDst": MulAddDst, "FusedMulAdd": FusedMulAdd, "Axpy": Axpy,
+           "Duplicate": Duplicate, "Brcb": Brcb}
+
+
+def elementwise_instructions(Instruction):
+    """Registry rows (api/registry.py) for every instruction of the family."""
+    def example(row):
+        n = len(_TENSORS[row.arity])
+        entry = ENTRIES[row.name]
+
+        def make(core, dtype):
+            tensors = tuple(core.local_tensor(dtype, 64) for _ in range(n))
+            if row.arity == "fill":
+                return tensors[:1], lambda d: entry(d, 1, 64)
+            if row.arity == "brcb":
+                return (core.local_tensor(dtype, 2048), tensors[1]), lambda d, s: entry(d, s, 1, (1, 8))
+            if row.arity in ("scalar", "axpy"):
+                return tensors, lambda d, s: entry(d, s, 1, 64)
+            return tensors, lambda *t: entry(*t, 64)
+        return make
+
+    return tuple(Instruction(row.name, ENTRIES[row.name], lambda spec, row=row: row.dtypes.get(spec.name, ()),
+                             row.reference, example(row), lambda spec, row=row: bool(row.dtypes.get(spec.name)))
+                 for row in OPS.values())

@@ -1,0 +1,332 @@
+"""Lane functions of the element-wise family (SPEC-2 sections 2-6): one function per instruction, on decoded values.
+
+Float lanes take float32 values (every half, bfloat16 and float value is exact in float32) and return a float32
+that the store rounds once more to the element type. That second rounding is innocuous because each lane returns
+either the correctly rounded float32 of a single basic operation of two values of a type with at most 11
+significant bits (float32 has 24 >= 2*11+2 bits: Figueroa's double-rounding bound, as SPEC.md's Add), or a value
+rounded to odd (`to_f32_odd`), which a later round-to-nearest-even to half/bfloat16 turns into the correctly rounded
+result of the exact value. Integer lanes take and return int64 (the exact result); `int_stage` wraps or clamps it
+to the element type (SPEC-2 D35).
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16, KIND_UINT32,
+                       KIND_UINT8, KIND_INT64, bf16_bits_to_f32, f32_bits, f32_from_bits, f32_to_bf16_bits,
+                       round_half)
+
+F32_MAX = np.float32(3.4028234663852886e38)
+HALF_MIN_NORMAL = np.float32(2.0 ** -14)
+F32_MIN_NORMAL = np.float32(2.0 ** -126)
+SQRT_DOMAIN_LIMIT = np.float32(2.0 ** 126)  # SPEC-2 D49: "input > bound" means x > 2**126
+_OVERFLOW_MIDPOINT = 2.0 ** 128 - 2.0 ** 103  # float32 MAX + half an ulp: RNE overflows from here on
+
+
+# --- roundings -----------------------------------------------------------------------------------------------------
+@njit(cache=True, error_model="numpy")
+def to_f32_odd(x):
+    """float64 -> float32 rounded to odd (exact values unchanged; overflow to MAX): a later RNE to a type with at
+    most 22 significant bits then rounds the original value once."""
+    r = np.float32(x)
+    if x != x or np.float64(r) == x:
+        return r
+    b = f32_bits(r)
+    if abs(np.float64(r)) > abs(x):  # rounded away from zero (possibly to inf): step back towards zero
+        b -= np.uint32(1)
+    return f32_from_bits(b | np.uint32(1))
+
+
+@njit(cache=True, error_model="numpy")
+def sum_to_f32_odd(s, err):
+    """to_f32_odd of the exact s + err, where s = RN64(exact) and err the exact remainder (|err| <= ulp64(s)/2)."""
+    r = to_f32_odd(s)
+    if err == 0 or np.float64(r) != s:
+        return r  # s off the float32 grid: the exact value lies in the same float32 interval as s
+    b = f32_bits(r)
+    if (err > 0) == (s > 0):  # exact is further from zero than the grid point s
+        return f32_from_bits(b | np.uint32(1))
+    return f32_from_bits((b - np.uint32(1)) | np.uint32(1))
+
+
+@njit(cache=True, error_model="numpy")
+def sum_to_f32_rne(s, err):
+    """RN_float32 of the exact s + err (s = RN64(exact)): RNE of s, except when s is a float32 tie, where err
+    decides the direction."""
+    r = np.float32(s)
+    if err == 0 or s != s:
+        return r
+    rd = np.float64(r)
+    if math.isinf(rd):
+        if abs(s) == _OVERFLOW_MIDPOINT and (err > 0) != (s > 0):
+            return np.float32(math.copysign(F32_MAX, s))
+        return r
+    if rd == s:
+        return r
+    other = s + (s - rd)  # when s is a tie, the other float32 neighbour
+    if other != rd and np.float64(np.float32(other)) == other and (err > 0) == (other > rd):
+        return np.float32(other)
+    return r
+
+
+@njit(cache=True, error_model="numpy")
+def two_sum(a, b):
+    """Knuth's TwoSum: s = RN64(a + b) and the exact error a + b - s."""
+    s = a + b
+    if s - s != 0:  # inf or NaN: no error term
+        return s, 0.0
+    bb = s - a
+    err = (a - (s - bb)) + (b - bb)
+    return s, err
+
+
+@njit(cache=True, error_model="numpy")
+def narrow(kind, x):
+    """A float64 result -> the float32 the store rounds to `kind` (RNE for float, odd for half/bfloat16)."""
+    if kind == KIND_FLOAT:
+        return np.float32(x)
+    return to_f32_odd(x)
+
+
+@njit(cache=True, error_model="numpy")
+def stage_round(kind, x, sat_half):
+    """Round a float32 to the stage type (half: RNE + overflow mode, SPEC-2 D35; bfloat16: RNE; float: as is)."""
+    if kind == KIND_HALF:
+        return round_half(x, sat_half)
+    if kind == KIND_FLOAT:
+        return x
+    return bf16_bits_to_f32(f32_to_bf16_bits(x))
+
+
+@njit(cache=True, error_model="numpy")
+def flush(kind, x):
+    """SPEC-2 D38: a subnormal of the element type becomes a zero of the same sign."""
+    tiny = F32_MIN_NORMAL if kind == KIND_FLOAT else (HALF_MIN_NORMAL if kind == KIND_HALF else F32_MIN_NORMAL)
+    if abs(x) < tiny:
+        return np.float32(math.copysign(0.0, x))
+    return x
+
+
+@njit(cache=True, error_model="numpy")
+def signbit(x):
+    return math.copysign(1.0, x) < 0
+
+
+@njit(cache=True, error_model="numpy")
+def int_stage(kind, v, saturate):
+    """SPEC-2 D35: wrap the exact integer to the type, or clamp it when saturation is on (int16/int32 only)."""
+    if kind == KIND_INT16:
+        if saturate:
+            return min(max(v, -32768), 32767)
+        return ((v + 32768) & 0xFFFF) - 32768
+    if kind == KIND_INT32:
+        if saturate:
+            return min(max(v, -2147483648), 2147483647)
+        return ((v + 2147483648) & 0xFFFFFFFF) - 2147483648
+    if kind == KIND_INT8:
+        return ((v + 128) & 0xFF) - 128
+    if kind == KIND_UINT8:
+        return v & 0xFF
+    if kind == KIND_UINT16:
+        return v & 0xFFFF
+    if kind == KIND_UINT32:
+        return v & 0xFFFFFFFF
+    return v  # 64-bit: int64 arithmetic already wrapped
+
+
+# --- binary and tensor-scalar lanes (SPEC-2 2.3, 3.3, 6.3) ----------------------------------------------------------
+@njit(cache=True, error_model="numpy")
+def add_lane(x, y):
+    return x + y
+
+
+@njit(cache=True, error_model="numpy")
+def sub_lane(x, y):
+    return x - y
+
+
+@njit(cache=True, error_model="numpy")
+def mul_lane(x, y):
+    return x * y
+
+
+@njit(cache=True, error_model="numpy")
+def div_lane(x, y):
+    """IEEE division (D48): x/+-0 = +-inf by the XOR sign, 0/0 = NaN, x/+-inf = +-0, inf/inf = NaN."""
+    return x / y
+
+
+@njit(cache=True, error_model="numpy")
+def max_lane(x, y):
+    """D41: NaN if either is NaN; max(-0, +0) = +0 in either order. Non-short-circuit operators and selects, so
+    the loops calling it vectorise."""
+    pick_x = (x > y) | ((x == y) & (math.copysign(1.0, y) < 0))
+    r = x if pick_x else y
+    return x + y if (x != x) | (y != y) else r
+
+
+@njit(cache=True, error_model="numpy")
+def min_lane(x, y):
+    """D41: NaN if either is NaN; min(-0, +0) = -0 in either order (selects, as max_lane)."""
+    pick_x = (x < y) | ((x == y) & (math.copysign(1.0, x) < 0))
+    r = x if pick_x else y
+    return x + y if (x != x) | (y != y) else r
+
+
+@njit(cache=True, error_model="numpy")
+def relu_lane(x):
+    """D41: max(+0, x): Relu(-0) = +0, Relu(NaN) = NaN."""
+    if x > 0 or x != x:
+        return x
+    return np.float32(0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def leaky_relu_lane(x, s):
+    """D42: the multiply path iff the sign bit of x is set."""
+    return s * x if signbit(x) else x
+
+
+@njit(cache=True, error_model="numpy")
+def int_max_lane(x, y):
+    return max(x, y)
+
+
+@njit(cache=True, error_model="numpy")
+def int_min_lane(x, y):
+    return min(x, y)
+
+
+@njit(cache=True, error_model="numpy")
+def unsigned_less(x, y):
+    """x < y for uint64 bit patterns held in int64."""
+    return (x ^ -9223372036854775808) < (y ^ -9223372036854775808)
+
+
+@njit(cache=True, error_model="numpy")
+def int_div_lane(x, y):
+    """D48 (950): truncated quotient; x/0 = all ones; MIN/-1 = MIN (the negation wraps in the stage)."""
+    if y == 0:
+        return -1
+    if y == -1:
+        return 0 - x
+    q = x // y
+    if q < 0 and q * y != x:
+        q += 1
+    return q
+
+
+@njit(cache=True, error_model="numpy")
+def uint64_div_lane(x, y):
+    """D48 for uint64 (on the unsigned values): x/0 = MAX."""
+    if y == 0:
+        return np.uint64(0xFFFFFFFFFFFFFFFF)
+    return x // y
+
+
+# --- unary lanes (SPEC-2 4.3): float64 results, special values of the 4.3 table ------------------------------------
+@njit(cache=True, error_model="numpy")
+def abs_lane(x):
+    return abs(x)
+
+
+@njit(cache=True, error_model="numpy")
+def exp_lane(x):
+    if x != x:
+        return np.float64(x)
+    if x > 709.0:  # near or past float64's range (and every element type's): plain Python's math.exp would raise
+        return math.inf
+    if math.isinf(x):
+        return 0.0
+    return math.exp(np.float64(x))
+
+
+@njit(cache=True, error_model="numpy")
+def ln_lane(x):
+    if x != x or x < 0:
+        return math.nan
+    if x == 0:
+        return -math.inf
+    if math.isinf(x):
+        return math.inf
+    return math.log(np.float64(x))
+
+
+@njit(cache=True, error_model="numpy")
+def sqrt_lane(x, d49):
+    """+-0 -> +-0, x < 0 or NaN -> NaN, +inf -> +inf; D49: finite x > 2**126 -> +0."""
+    if x != x or x < 0:
+        return math.nan
+    if x == 0 or math.isinf(x):
+        return np.float64(x)
+    if d49 and x > SQRT_DOMAIN_LIMIT:
+        return 0.0
+    return math.sqrt(np.float64(x))
+
+
+@njit(cache=True, error_model="numpy")
+def rsqrt_special(x, d49):
+    """The 4.3 table (and D49) for Rsqrt; NaN-free finite positive inputs return -1 (compute them)."""
+    if x != x or x < 0:
+        return math.nan
+    if x == 0:
+        return -math.inf if signbit(x) else math.inf
+    if math.isinf(x):
+        return 0.0
+    if d49 and x > SQRT_DOMAIN_LIMIT:
+        return math.inf
+    return -1.0
+
+
+@njit(cache=True, error_model="numpy")
+def rsqrt_lane(x, d49):
+    """Correctly rounded 1/sqrt(x) (D37; the composed 950 INTRINSIC form is handled by the caller, D40/D75)."""
+    s = rsqrt_special(x, d49)
+    if s != -1.0:
+        return s
+    return 1.0 / math.sqrt(np.float64(x))
+
+
+@njit(cache=True, error_model="numpy")
+def reciprocal_lane(x):
+    """+-0 -> +-inf, +-inf -> +-0, NaN -> NaN, else 1/x (one basic operation: float64 then the store's rounding)."""
+    return 1.0 / np.float64(x) if x != 0 else math.copysign(math.inf, x)
+
+
+@njit(cache=True, error_model="numpy")
+def int_abs_lane(x):
+    return -x if x < 0 else x
+
+
+@njit(cache=True, error_model="numpy")
+def int_relu_lane(x):
+    return x if x > 0 else 0
+
+
+@njit(cache=True, error_model="numpy")
+def int_reciprocal_lane(kind, x):
+    """950 int64/uint64 Reciprocal = Div(1, x) under D48."""
+    if x == 1:
+        return 1
+    if x == 0:
+        return -1
+    if x == -1 and kind == KIND_INT64:
+        return -1
+    return 0
+
+
+# --- multiply-add lanes (SPEC-2 6.3, D39) ---------------------------------------------------------------------------
+@njit(cache=True, error_model="numpy")
+def fma_lane(kind, a, b, c, fused, sat_half):
+    """a*b + c rounded once to `kind` (returned as the float32 the store rounds). fused: the 950's fma; otherwise
+    D39: an overflowing or NaN product first becomes +-inf/NaN (INF/NaN mode) or +-MAX/+0 (saturation)."""
+    p = np.float64(a) * np.float64(b)  # exact: at most 48 significant bits
+    if not fused:
+        rp = stage_round(kind, narrow(kind, p), False)
+        if rp != rp or math.isinf(rp):
+            p = np.float64(stage_round(kind, rp, sat_half))
+    s, err = two_sum(p, np.float64(c))
+    if kind == KIND_FLOAT:
+        return sum_to_f32_rne(s, err)
+    return sum_to_f32_odd(s, err)

@@ -1,0 +1,83 @@
+"""The element-wise family: every binary and tensor-scalar instruction and the unary transcendentals, half, count
+form, 8320 elements, next to numpy's float32 and float16 equivalents on the same data; one-repeat calls (128 halves).
+
+    python -m pytest benchmarks/test_bench_elementwise.py --benchmark-enable --benchmark-json=out/ew.json
+    python benchmarks/report.py out/ew.json
+"""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from conftest import half_tensors
+
+N = 8320
+BINARY = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide, "Max": np.maximum,
+          "Min": np.minimum}
+SCALAR = {"Adds": np.add, "Muls": np.multiply, "Maxs": np.maximum, "Mins": np.minimum,
+          "LeakyRelu": lambda x, s, out: np.multiply(x, s, out=out)}
+UNARY = {"Exp": np.exp, "Ln": np.log, "Sqrt": np.sqrt, "Rsqrt": lambda x, out: np.divide(1, np.sqrt(x), out=out),
+         "Reciprocal": lambda x, out: np.divide(1, x, out=out)}
+
+
+def _data(rng, dtype, positive=False):
+    x = rng.standard_normal(N) * 10
+    return (np.abs(x) + 1 if positive else x).astype(dtype)
+
+
+@pytest.mark.parametrize("name", list(BINARY))
+@pytest.mark.parametrize("impl", ["emu", "np_float32", "np_float16"])
+def test_binary_8320(benchmark, name, impl, a2, rng):
+    benchmark.group = f"ew-{name}-8320"
+    if impl == "emu":
+        d, a, b = half_tensors(a2, N, 3, rng)
+        b[:] = np.abs(b.numpy()) + 1
+        benchmark(getattr(aj, name), d, a, b, N)
+    else:
+        dtype = np.float32 if impl == "np_float32" else np.float16
+        a, b = _data(rng, dtype), _data(rng, dtype, True)
+        out = np.empty_like(a)
+        benchmark(BINARY[name], a, b, out=out)
+
+
+@pytest.mark.parametrize("name", list(SCALAR))
+@pytest.mark.parametrize("impl", ["emu", "np_float32", "np_float16"])
+def test_scalar_8320(benchmark, name, impl, a2, rng):
+    benchmark.group = f"ew-{name}-8320"
+    if impl == "emu":
+        d, a = half_tensors(a2, N, 2, rng)
+        benchmark(getattr(aj, name), d, a, np.float16(0.5), N)
+    else:
+        dtype = np.float32 if impl == "np_float32" else np.float16
+        a = _data(rng, dtype)
+        out = np.empty_like(a)
+        benchmark(SCALAR[name], a, dtype(0.5), out=out)
+
+
+@pytest.mark.parametrize("name", list(UNARY))
+@pytest.mark.parametrize("impl", ["emu", "np_float32", "np_float16"])
+def test_unary_8320(benchmark, name, impl, a2, rng):
+    benchmark.group = f"ew-{name}-8320"
+    if impl == "emu":
+        d, a = half_tensors(a2, N, 2, rng)
+        a[:] = np.abs(a.numpy()) / 10 + 0.5
+        benchmark(getattr(aj, name), d, a, N)
+    else:
+        dtype = np.float32 if impl == "np_float32" else np.float16
+        a = np.abs(_data(rng, dtype)) / dtype(10) + dtype(0.5)
+        out = np.empty_like(a)
+        benchmark(UNARY[name], a, out=out)
+
+
+@pytest.mark.parametrize("name", ["Sub", "Mul", "Adds", "Muls", "Exp", "Duplicate"])
+def test_one_repeat_128(benchmark, name, a2, rng):
+    benchmark.group = "ew-one-repeat"
+    d, a, b = half_tensors(a2, 128, 3, rng)
+    fn = getattr(aj, name)
+    if name in ("Sub", "Mul"):
+        benchmark(fn, d, a, b, 128)
+    elif name in ("Adds", "Muls"):
+        benchmark(fn, d, a, np.float16(0.5), 128)
+    elif name == "Duplicate":
+        benchmark(fn, d, np.float16(0.5), 128)
+    else:
+        benchmark(fn, d, a, 128)
