@@ -1,36 +1,72 @@
-"""`aj.Reg`: the Ascend 950 Reg (SIMD register) API: RegTensor, MaskReg, UpdateMask, CreateMask, LoadAlign,
-StoreAlign, ReduceDataBlock (SPEC 7; D3, D5, D20, D25), and `simd_vf` to compile a VF function with numba.
+"""`aj.Reg`: the Ascend 950 Reg (SIMD register) API (SPEC 7; SPEC-2 11): RegTensor, MaskReg, UpdateMask,
+CreateMask, MoveMask, the loads and stores with every distribution, Add/Sub/Mul, Duplicate, Reduce,
+ReduceDataBlock, the MaskReg operations, and `simd_vf` to compile a VF function with numba.
 
 The same calls work in plain Python (for debugging) and inside a `@simd_vf` function (compiled): plain Python
-passes RegTensor / MaskReg / LocalTensor objects, compiled code passes their array forms; both end in the same
-implementations (jit/reg.py), so results are identical. Only `ascend950` offers this API.
+passes RegTensor / MaskReg / LocalTensor objects, compiled code passes their array forms (a register is a uint8
+array, a MaskReg four uint64 words, a tensor a UB handle tuple); both end in the same implementations
+(jit/reg*.py), so results are identical. Only `ascend950` offers this API.
 """
 import enum
 import functools
+import hashlib
+import pathlib
+import typing
 
 import numba
 import numpy as np
 from numba import njit, types
+from numba.core.caching import FunctionCache
 from numba.extending import overload
 
+from .api._scalar import scalar_bits
 from .core import current_core
 from .dtypes import resolve
+from .enums import RoundMode
 from .errors import ParameterError, StateError, UnsupportedDeviceError
 from .jit import reg as impl
+from .jit import reg_cast as cv
+from .jit import reg_move as mv
+from .jit import reg_ops as ops
+from .jit.numerics import kind_size
 from .tensor import LocalTensor
 
 DEVICE = "ascend950"
 
 
 class ReduceType(enum.IntEnum):
-    SUM = impl.SUM
-    MAX = impl.MAX
-    MIN = impl.MIN
+    SUM = ops.SUM
+    MAX = ops.MAX
+    MIN = ops.MIN
 
 
 class MaskMergeMode(enum.IntEnum):
     ZEROING = impl.ZEROING
     MERGING = impl.MERGING
+    UNKNOWN = 2  # "not specified" in a CastTrait (means ZEROING there; SPEC-2 11.5)
+
+
+class RegLayout(enum.IntEnum):
+    """Which sub-lane of a wide slot a narrow Cast operand uses (SPEC-2 D65)."""
+    UNKNOWN = cv.LAYOUT_UNKNOWN
+    ZERO = cv.LAYOUT_ZERO
+    ONE = cv.LAYOUT_ONE
+    TWO = cv.LAYOUT_TWO
+    THREE = cv.LAYOUT_THREE
+
+
+class SatMode(enum.IntEnum):
+    UNKNOWN = cv.SAT_UNKNOWN
+    SAT = cv.SAT_SAT
+    NO_SAT = cv.SAT_NO_SAT
+
+
+class CastTrait(typing.NamedTuple):
+    """`CastTrait{layoutMode, satMode, mrgMode, roundMode}` (SPEC-2 1.1, 11.5); every field UNKNOWN by default."""
+    layoutMode: int = RegLayout.UNKNOWN
+    satMode: int = SatMode.UNKNOWN
+    mrgMode: int = MaskMergeMode.UNKNOWN
+    roundMode: int = RoundMode.UNKNOWN
 
 
 class MaskPattern(enum.IntEnum):
@@ -51,8 +87,42 @@ class MaskPattern(enum.IntEnum):
     ALLF = 15
 
 
+LoadDist = enum.IntEnum("LoadDist", [(n, v) for v, n in enumerate((
+    "DIST_NORM", "DIST_BRC_B8", "DIST_BRC_B16", "DIST_BRC_B32", "DIST_US_B8", "DIST_US_B16", "DIST_DS_B8",
+    "DIST_DS_B16", "DIST_UNPACK_B8", "DIST_UNPACK_B16", "DIST_UNPACK_B32", "DIST_UNPACK4_B8", "DIST_BLK",
+    "DIST_E2B_B16", "DIST_E2B_B32", "DIST_DINTLV_B8", "DIST_DINTLV_B16", "DIST_DINTLV_B32"))])
+LoadDist.__doc__ = "Load distributions of LoadAlign (SPEC-2 11.6)."
+StoreDist = enum.IntEnum("StoreDist", [(n, v) for v, n in enumerate((
+    "DIST_NORM", "DIST_NORM_B8", "DIST_NORM_B16", "DIST_NORM_B32", "DIST_FIRST_ELEMENT_B8", "DIST_FIRST_ELEMENT_B16",
+    "DIST_FIRST_ELEMENT_B32", "DIST_PACK_B16", "DIST_PACK_B32", "DIST_PACK_B64", "DIST_PACK4_B32", "DIST_INTLV_B8",
+    "DIST_INTLV_B16", "DIST_INTLV_B32"))])
+StoreDist.__doc__ = "Store distributions of StoreAlign (SPEC-2 11.6)."
+
+
+class MaskDist(enum.IntEnum):
+    """MaskReg load/store distributions (SPEC-2 11.6)."""
+    DIST_NORM = mv.MD_NORM
+    DIST_US = mv.MD_US
+    DIST_DS = mv.MD_DS
+    DIST_PACK = mv.MD_PACK
+
+
+class DataCopyMode(enum.IntEnum):
+    DATA_BLOCK_COPY = 0
+
+
+class PostLiteral(enum.IntEnum):
+    POST_MODE_NORMAL = mv.POST_NORMAL
+    POST_MODE_UPDATE = mv.POST_UPDATE
+
+
+class HighLowPart(enum.IntEnum):
+    LOWEST = 0
+    HIGHEST = 1
+
+
 class RegTensor:
-    """A 256-byte vector register of one element type (SPEC 7.1): 128 b16, 64 b32 lanes."""
+    """A 256-byte vector register of one element type (SPEC 7.1): 256/sizeof(T) lanes."""
 
     def __init__(self, dtype):
         self.dtype = resolve(dtype, "RegTensor")
@@ -67,7 +137,8 @@ class RegTensor:
 
 
 class MaskReg:
-    """A 256-bit predicate register: bit i predicates register byte i (SPEC 7.1)."""
+    """A 256-bit predicate register: bit i predicates register byte i (SPEC 7.1). Mutable: operations with a
+    MaskReg output write into the object passed (SPEC-2 D63)."""
 
     def __init__(self, words=(0, 0, 0, 0)):
         self.words = tuple(np.uint64(w) for w in words)
@@ -77,8 +148,26 @@ class MaskReg:
         size = resolve(dtype).size
         return [j for j in range(impl.VL // size) if impl.lane_on(self.words, j * size)]
 
+    def bits(self):
+        """The 256 bits as a Python int (bit i = register byte i)."""
+        return sum(int(w) << (64 * i) for i, w in enumerate(self.words))
+
     def __repr__(self):
         return f"MaskReg({', '.join(hex(int(w)) for w in self.words)})"
+
+
+class UnalignRegForLoad:
+    """The unaligned-load state (SPEC-2 11.6, D68): the byte address the next LoadUnAlign must read."""
+
+    def __init__(self):
+        self.state = np.full(1, -1, np.int64)
+
+
+class UnalignRegForStore:
+    """The unaligned-store state (SPEC-2 11.6, D68): a pending run of fewer than 32 bytes and its address."""
+
+    def __init__(self):
+        self.state = np.zeros(mv.USTATE_SIZE, np.int64)
 
 
 jit_lane_on = impl.lane_on  # bit test of a MaskReg for lane byte i (tests and tools)
@@ -94,18 +183,82 @@ def _device_check(api, core):
                                      detail="the Reg API exists on the Ascend 950 only (SPEC 7)")
 
 
+def _core_check(api):
+    """Inside `with core:` a non-950 core refuses register-only operations too (SPEC-2 11.1)."""
+    try:
+        core = current_core(api)
+    except StateError:
+        return
+    _device_check(api, core)
+
+
 def _reg(api, name, r):
     if not isinstance(r, RegTensor):
         raise ParameterError(api, name, type(r).__name__, legal="an aj.Reg.RegTensor", device=DEVICE)
-    return r
+    return r.data
 
 
-def _ub_address(api, tensor, offset):
-    if not isinstance(tensor, LocalTensor):
+def _mask(api, name, m):
+    if not isinstance(m, MaskReg):
+        raise ParameterError(api, name, type(m).__name__, legal="an aj.Reg.MaskReg", device=DEVICE)
+    return m.words
+
+
+def _write_mask(api, name, m, compute):
+    """Run `compute(out)` into a fresh word array, then store it in MaskReg m (D63: in place)."""
+    _mask(api, name, m)
+    out = np.zeros(4, np.uint64)
+    compute(out)
+    m.words = tuple(out)
+
+
+def core_modes(core):
+    """The H_CTRL byte of a register loaded from `core`'s UB (the overflow modes it carries)."""
+    modes = impl.M_KNOWN
+    if core.half_saturating:
+        modes |= impl.M_HALF_SAT
+    if core.int_saturating:
+        modes |= impl.M_INT_SAT
+    if (core.ctrl >> 59) & 1:
+        modes |= impl.M_CAST_TRUNC
+    if not (core.ctrl >> 60) & 1:
+        modes |= impl.M_TRAIT_SAT
+    return modes
+
+
+def tensor_handle(api, tensor):
+    """(ub, byte address, element size, modes, lo, hi): what compiled and plain code both address a tensor by;
+    [lo, hi) is the tensor's extent (the UB on a bounds="ub" core). Memoised per core while its CTRL and bounds
+    rule stay the same (a VF call converts every tensor argument; this keeps that conversion cheap)."""
+    if type(tensor) is not LocalTensor and not isinstance(tensor, LocalTensor):
         raise ParameterError(api, "tensor", type(tensor).__name__, legal="a LocalTensor", device=DEVICE)
     tensor.check_alive(api)
-    _device_check(api, tensor.core)
-    return tensor.core, tensor.addr + int(offset) * tensor.dtype.size
+    core = tensor.core
+    memo = core.__dict__.get("_reg_handles")
+    state = (core.ctrl, core.bounds)
+    if memo is None or memo[0] != state:
+        memo = core.__dict__["_reg_handles"] = (state, {})
+    key = (tensor.addr, tensor.size, tensor.dtype)
+    handle = memo[1].get(key)
+    if handle is None:
+        _device_check(api, core)
+        lo, hi = (0, core.ub.size) if core.bounds == "ub" else (tensor.addr, tensor.addr + tensor.nbytes)
+        handle = memo[1][key] = (core.ub, tensor.addr, tensor.dtype.size, core_modes(core), lo, hi)
+    return handle
+
+
+def _merging(api, mode):
+    if int(mode) not in (impl.ZEROING, impl.MERGING):
+        raise ParameterError(api, "mode", mode, legal="a MaskMergeMode", device=DEVICE)
+    return int(mode) == impl.MERGING
+
+
+def _step(api, post_update_stride):
+    if post_update_stride is None:
+        return 0
+    if not isinstance(post_update_stride, (int, np.integer)) or isinstance(post_update_stride, bool):
+        raise ParameterError(api, "post_update_stride", post_update_stride, legal="an int", device=DEVICE)
+    return int(post_update_stride)
 
 
 # --- plain-Python entry points (the debugging path) -----------------------------------------------------------
@@ -121,42 +274,290 @@ def CreateMask(dtype, pattern=MaskPattern.ALL):
     return MaskReg(impl.create_mask(_kind(dtype, "CreateMask"), int(MaskPattern(pattern))))
 
 
-def LoadAlign(reg, tensor, offset=0):
-    """`LoadAlign(reg, tensor, offset)`: VL bytes from tensor's address + offset elements (32-byte aligned)."""
-    core, addr = _ub_address("LoadAlign", tensor, offset)
-    impl.load_align(_reg("LoadAlign", "reg", reg).data, core.ub, addr, core.half_saturating)
+def GetVecLen():
+    """The vector length in bytes (VL = 256 on the 950)."""
+    return impl.VL
 
 
-def StoreAlign(tensor, reg, mask, offset=0):
-    """`StoreAlign(tensor, reg, mask, offset)`: the active lanes of reg to tensor's address + offset elements."""
-    core, addr = _ub_address("StoreAlign", tensor, offset)
-    if not isinstance(mask, MaskReg):
-        raise ParameterError("StoreAlign", "mask", type(mask).__name__, legal="an aj.Reg.MaskReg", device=DEVICE)
-    impl.store_align(core.ub, addr, _reg("StoreAlign", "reg", reg).data, mask.words)
+def LoadAlign(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
+              repeat_stride=0, post_mode=PostLiteral.POST_MODE_NORMAL):
+    """LoadAlign in all its SPEC-2 11.6 forms:
+
+        LoadAlign(reg, tensor, offset=0, dist=LoadDist.DIST_NORM)            # returns offset + post_update_stride
+        LoadAlign(reg0, reg1, tensor, offset=0, dist=LoadDist.DIST_DINTLV_B16)
+        LoadAlign(reg, tensor, offset, data_block_stride=s, mask=m, repeat_stride=0, post_mode=...)  # DATA_BLOCK_COPY
+        LoadAlign(mask_reg, tensor, offset=0, dist=MaskDist.DIST_NORM)        # post_update_stride in bytes
+    The returned offset is the post-update address (offset + post_update_stride, or + repeat_stride blocks)."""
+    api = "LoadAlign"
+    step = _step(api, post_update_stride)
+    if isinstance(dst, MaskReg):
+        h = tensor_handle(api, src)
+        result = []
+        _write_mask(api, "dst", dst, lambda out: result.append(mv.load_mask(out, h, int(offset), int(dist or 0),
+                                                                            step)))
+        return result[0]
+    if isinstance(src, RegTensor):  # dual load: (reg0, reg1, tensor, offset)
+        h = tensor_handle(api, offset)
+        d = mv.L_DINTLV_B16 if dist is None else int(dist)
+        return mv.load_dual(_reg(api, "reg0", dst), src.data, h, int(extra), d, step)
+    h = tensor_handle(api, src)
+    if data_block_stride is not None:
+        return mv.load_blocks(_reg(api, "reg", dst), h, int(offset), int(data_block_stride), _mask(api, "mask", mask),
+                              int(repeat_stride), int(post_mode))
+    return mv.load(_reg(api, "reg", dst), h, int(offset), int(dist or 0), step)
+
+
+def StoreAlign(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+               data_block_stride=None, mask=None, repeat_stride=0, post_mode=PostLiteral.POST_MODE_NORMAL):
+    """StoreAlign in all its SPEC-2 11.6 forms:
+
+        StoreAlign(tensor, reg, mask, offset=0, dist=StoreDist.DIST_NORM)       # returns offset + post_update_stride
+        StoreAlign(tensor, reg0, reg1, mask, offset=0, dist=StoreDist.DIST_INTLV_B16)
+        StoreAlign(tensor, reg, offset, data_block_stride=s, mask=m, repeat_stride=0, post_mode=...)
+        StoreAlign(tensor, mask_reg, offset=0, dist=MaskDist.DIST_NORM)"""
+    api = "StoreAlign"
+    step = _step(api, post_update_stride)
+    h = tensor_handle(api, tensor)
+    if isinstance(src, MaskReg):  # (tensor, mask_reg, offset)
+        return mv.store_mask(h, src.words, int(second or 0), int(dist or 0), step)
+    if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset)
+        d = mv.S_INTLV_B16 if dist is None else int(dist)
+        return mv.store_dual(h, _reg(api, "reg0", src), second.data, int(extra), d, step)
+    if data_block_stride is not None:  # (tensor, reg, offset, data_block_stride=, mask=)
+        return mv.store_blocks(h, _reg(api, "reg", src), int(second or 0), int(data_block_stride),
+                               _mask(api, "mask", mask), int(repeat_stride), int(post_mode))
+    words = _mask(api, "mask", second if mask is None else mask)
+    return mv.store(h, _reg(api, "reg", src), words, int(offset), int(dist or 0), step)
+
+
+def _binary(api, op, a, b, c, d, mode):
+    _core_check(api)
+    if isinstance(a, MaskReg):  # carry form: (carry, dst, src0, src1, mask)
+        _write_mask(api, "carry", a, lambda out: ops.binary_carry(out, _reg(api, "dst", b), _reg(api, "src0", c),
+                                                                  _reg(api, "src1", d), _mask(api, "mask", mode), op))
+        return
+    ops.binary(_reg(api, "dst", a), _reg(api, "src0", b), _reg(api, "src1", c), _mask(api, "mask", d), op,
+               _merging(api, mode))
+
+
+def Add(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """Add(dst, src0, src1, mask, mode) or the carry form Add(carry, dst, src0, src1, mask) (SPEC-2 11.2)."""
+    _binary("Add", ops.ADD, dst, src0, src1, mask, mode)
+
+
+def Sub(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """Sub(dst, src0, src1, mask) (ZEROING only, D67) or the carry form Sub(carry, dst, src0, src1, mask)."""
+    _binary("Sub", ops.SUB, dst, src0, src1, mask, mode)
+
+
+def Mul(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """Mul(dst, src0, src1, mask): ZEROING only; int16/int32 clamp under integer saturation (SPEC-2 D67)."""
+    _binary("Mul", ops.MUL, dst, src0, src1, mask, mode)
+
+
+_ALL_LANES = (np.uint64(2**64 - 1),) * 4
+
+
+def Duplicate(dst, value, mask=None, mode=MaskMergeMode.ZEROING):
+    """Duplicate(dst, scalar[, mask, mode]) or Duplicate(dst, src_reg, mask, mode): lane 0 of src_reg (SPEC-2 11.3).
+    The scalar is converted by SPEC-2 D29."""
+    api = "Duplicate"
+    _core_check(api)
+    words = _ALL_LANES if mask is None else _mask(api, "mask", mask)
+    data = _reg(api, "dst", dst)
+    if isinstance(value, RegTensor):
+        ops.duplicate_lane0(data, value.data, words, _merging(api, mode))
+    else:
+        bits = scalar_bits(api, None, dst.dtype, value, "scalar")
+        ops.duplicate_bits(data, np.uint64(bits), words, _merging(api, mode))
+
+
+def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
+    """Reduce (SPEC-2 11.4, D66): SUM into lane 0; MAX/MIN value in lane 0, first index in lane 1. ZEROING only."""
+    api = "Reduce"
+    _core_check(api)
+    if _merging(api, mode):
+        raise ParameterError(api, "mode", "MERGING", legal="MaskMergeMode.ZEROING (SPEC-2 11.4)", device=DEVICE)
+    ops.reduce(_reg(api, "dst", dst), _reg(api, "src", src), _mask(api, "mask", mask), int(ReduceType(reduce_type)))
 
 
 def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
     """Per 32-byte block of src_reg, the SUM/MAX/MIN of the active lanes into dst_reg lane b (SPEC 7.5)."""
-    try:
-        core = current_core("ReduceDataBlock")
-    except StateError:
-        core = None
-    if core is not None:
-        _device_check("ReduceDataBlock", core)
-    if not isinstance(mask, MaskReg):
-        raise ParameterError("ReduceDataBlock", "mask", type(mask).__name__, legal="an aj.Reg.MaskReg", device=DEVICE)
-    impl.reduce_data_block(_reg("ReduceDataBlock", "dst_reg", dst_reg).data,
-                           _reg("ReduceDataBlock", "src_reg", src_reg).data, mask.words, int(ReduceType(reduce_type)),
+    _core_check("ReduceDataBlock")
+    impl.reduce_data_block(_reg("ReduceDataBlock", "dst_reg", dst_reg), _reg("ReduceDataBlock", "src_reg", src_reg),
+                           _mask("ReduceDataBlock", "mask", mask), int(ReduceType(reduce_type)),
                            int(MaskMergeMode(mode)))
 
 
+def _trait(trait):
+    if not isinstance(trait, tuple) or len(trait) != 4:
+        raise ParameterError("Cast", "trait", trait, legal="an aj.Reg.CastTrait", device=DEVICE)
+    return tuple(int(v) for v in trait)
+
+
+def Cast(dst, src, mask, trait=CastTrait()):
+    """Reg Cast (SPEC-2 11.5, D45, D46, D65, D71): dst's and src's dtypes name the pair; the mask selects source
+    lanes; `trait.layoutMode` picks the sub-lane of each wide slot; saturation from CTRL[60]/[59]/[48] or the trait."""
+    api = "Cast"
+    _core_check(api)
+    cv.cast(_reg(api, "dst", dst), _reg(api, "src", src), _mask(api, "mask", mask), *_trait(trait))
+
+
+def MoveMask(dtype):
+    """A MaskReg from the core's vector mask register (SPEC-2 11.7): b16 lane i <- bit i, b32 lane i <- MASK0 bit
+    i. The register must be defined and the core in Normal mode (StateError)."""
+    core = current_core("MoveMask")
+    _device_check("MoveMask", core)
+    if not core.mask_defined:
+        raise StateError("MoveMask", "mask register", "undefined", legal="set by SetVectorMask (SPEC-2 D31)",
+                         device=DEVICE)
+    if core.counter_mode:
+        raise StateError("MoveMask", "mask mode", "counter", legal="Normal mode (SetMaskNorm; SPEC-2 11.7)",
+                         device=DEVICE)
+    return MaskReg(mv.move_mask(_kind(dtype, "MoveMask"), np.uint64(core.mask_low), np.uint64(core.mask_high)))
+
+
+def _logic(api, op, dst, a, b, m):
+    _core_check(api)
+    _write_mask(api, "dst", dst, lambda out: mv.mask_logic(out, a, b, m, op))
+
+
+def And(dst, src0, src1, mask):
+    """MaskReg And (SPEC-2 11.7, D64): dst = src0 & src1 & mask on all 256 bits."""
+    _logic("And", mv.LOGIC_AND, dst, _mask("And", "src0", src0), _mask("And", "src1", src1), _mask("And", "mask", mask))
+
+
+def Or(dst, src0, src1, mask):
+    _logic("Or", mv.LOGIC_OR, dst, _mask("Or", "src0", src0), _mask("Or", "src1", src1), _mask("Or", "mask", mask))
+
+
+def Xor(dst, src0, src1, mask):
+    _logic("Xor", mv.LOGIC_XOR, dst, _mask("Xor", "src0", src0), _mask("Xor", "src1", src1),
+           _mask("Xor", "mask", mask))
+
+
+def Not(dst, src, mask):
+    words = _mask("Not", "src", src)
+    _logic("Not", mv.LOGIC_NOT, dst, words, words, _mask("Not", "mask", mask))
+
+
+def Move(dst, src, mask=None):
+    """Move(dst, src): copy; Move(dst, src, mask): dst = src & mask (SPEC-2 11.7)."""
+    words = _mask("Move", "src", src)
+    _logic("Move", mv.LOGIC_MOVE, dst, words, words, _ALL_LANES if mask is None else _mask("Move", "mask", mask))
+
+
+def Select(dst, src0, src1, mask):
+    """MaskReg Select: per bit, mask ? src0 : src1 (SPEC-2 11.7)."""
+    _logic("Select", mv.LOGIC_SELECT, dst, _mask("Select", "src0", src0), _mask("Select", "src1", src1),
+           _mask("Select", "mask", mask))
+
+
+def Pack(dst, src, part=HighLowPart.LOWEST):
+    """Pack (D64): dst bit k = src bit 2k, in the LOWEST or HIGHEST half."""
+    _core_check("Pack")
+    words = _mask("Pack", "src", src)
+    _write_mask("Pack", "dst", dst, lambda out: mv.pack(out, words, int(HighLowPart(part)) == 1))
+
+
+def UnPack(dst, src, part=HighLowPart.LOWEST):
+    """UnPack (D64): bit k of src's LOWEST/HIGHEST half to dst bit 2k, odd bits 0."""
+    _core_check("UnPack")
+    words = _mask("UnPack", "src", src)
+    _write_mask("UnPack", "dst", dst, lambda out: mv.unpack(out, words, int(HighLowPart(part)) == 1))
+
+
+def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
+    _core_check(api)
+    size = resolve(dtype, api).size
+    if size not in (1, 2, 4):
+        raise ParameterError(api, "dtype", dtype, legal="a b8, b16 or b32 type (SPEC-2 11.7)", device=DEVICE)
+    a, b = _mask(api, "src0", src0), _mask(api, "src1", src1)
+    _mask(api, "dst0", dst0), _mask(api, "dst1", dst1)
+    out0, out1 = np.zeros(4, np.uint64), np.zeros(4, np.uint64)
+    mv.interleave(out0, out1, a, b, size, inverse)
+    dst0.words, dst1.words = tuple(out0), tuple(out1)
+
+
+def Interleave(dst0, dst1, src0, src1, dtype):
+    """Interleave<T> (D64): g-bit groups of src0 and src1 alternate through dst0 then dst1."""
+    _interleave("Interleave", dst0, dst1, src0, src1, dtype, False)
+
+
+def DeInterleave(dst0, dst1, src0, src1, dtype):
+    """DeInterleave<T> (D64): the inverse of Interleave."""
+    _interleave("DeInterleave", dst0, dst1, src0, src1, dtype, True)
+
+
+def _ureg(api, name, u, cls):
+    if not isinstance(u, cls):
+        raise ParameterError(api, name, type(u).__name__, legal=f"an aj.Reg.{cls.__name__}", device=DEVICE)
+    return u.state
+
+
+def LoadUnAlignPre(ureg, tensor, offset=0):
+    """Sets the UnalignRegForLoad's expected address to (tensor, offset) (SPEC-2 11.6, D68)."""
+    mv.load_unalign_pre(_ureg("LoadUnAlignPre", "ureg", ureg, UnalignRegForLoad),
+                        tensor_handle("LoadUnAlignPre", tensor), int(offset))
+
+
+def LoadUnAlign(reg, ureg, tensor, offset=0, post_update_stride=None):
+    """VL bytes from (tensor, offset), which must be the expected address; returns the offset after the load
+    (offset + post_update_stride, or + VL bytes)."""
+    api = "LoadUnAlign"
+    return mv.load_unalign(_reg(api, "reg", reg), _ureg(api, "ureg", ureg, UnalignRegForLoad),
+                           tensor_handle(api, tensor), int(offset), _step(api, post_update_stride),
+                           post_update_stride is not None)
+
+
+def Load(reg, tensor, offset=0):
+    """LoadUnAlignPre + LoadUnAlign: VL bytes from any byte address."""
+    ureg = UnalignRegForLoad()
+    LoadUnAlignPre(ureg, tensor, offset)
+    LoadUnAlign(reg, ureg, tensor, offset)
+
+
+def StoreUnAlign(tensor, reg, ureg, offset, count):
+    """Lanes 0..count-1 of reg to (tensor, offset) through the pending run of ureg; returns offset + count."""
+    api = "StoreUnAlign"
+    if not isinstance(count, (int, np.integer)) or isinstance(count, bool):
+        raise ParameterError(api, "count", count, legal="an int", device=DEVICE)
+    return mv.store_unalign(tensor_handle(api, tensor), _reg(api, "reg", reg),
+                            _ureg(api, "ureg", ureg, UnalignRegForStore), int(offset), int(count))
+
+
+def StoreUnAlignPost(tensor, ureg, offset=0, post_update_stride=0):
+    """Writes ureg's pending bytes and empties it; returns offset + post_update_stride."""
+    api = "StoreUnAlignPost"
+    return mv.store_unalign_post(tensor_handle(api, tensor), _ureg(api, "ureg", ureg, UnalignRegForStore),
+                                 int(offset), _step(api, post_update_stride))
+
+
+def Store(tensor, reg, offset=0, count=None):
+    """StoreUnAlign + StoreUnAlignPost: `count` lanes (None: the whole register) to any byte address."""
+    ureg = UnalignRegForStore()
+    n = impl.VL // reg.dtype.size if count is None else count
+    StoreUnAlign(tensor, reg, ureg, offset, n)
+    StoreUnAlignPost(tensor, ureg, offset)
+
+
 # --- the same names inside @simd_vf functions ------------------------------------------------------------------
+_KIND_NAMES = {"half": 0, "float16": 0, "float": 1, "float32": 1, "bfloat16": 2, "int8": 3, "uint8": 4, "int16": 5,
+               "uint16": 6, "int32": 7, "uint32": 8, "int64": 9, "uint64": 10}
+
+
 @njit(cache=True)
 def _kind_of_name(name):
     if name == "half" or name == "float16":
         return 0
     if name == "float" or name == "float32":
         return 1
+    if name == "bfloat16":
+        return 2
+    if name == "int8":
+        return 3
+    if name == "uint8":
+        return 4
     if name == "int16":
         return 5
     if name == "uint16":
@@ -165,60 +566,345 @@ def _kind_of_name(name):
         return 7
     if name == "uint32":
         return 8
-    raise ParameterError("RegTensor", "dtype", name, "half, float, int16, uint16, int32, uint32", DEVICE)
+    if name == "int64":
+        return 9
+    if name == "uint64":
+        return 10
+    raise ParameterError("RegTensor", "dtype", name, "a dtype name (half, float, bfloat16, int8 ... uint64)", DEVICE)
 
 
-@njit(cache=True)
-def _kind_of_code(code):
-    return code
+def _vf_kind(dtype):
+    return _KIND_NAMES[dtype] if isinstance(dtype, str) else int(dtype)
 
 
-def _kind_resolver(dtype):
-    """Compiled code names a dtype by kind code (what simd_vf passes) or by string (a literal in the VF)."""
-    return _kind_of_code if isinstance(dtype, types.Integer) else _kind_of_name
+@overload(_vf_kind)
+def _ol_vf_kind(dtype):
+    """Compiled code names a dtype by kind code (what simd_vf passes), by a string literal in the VF (resolved at
+    compile time: no string compare per call) or by a string variable."""
+    if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
+        kind = _KIND_NAMES[dtype.literal_value]
+        return lambda dtype: kind
+    if isinstance(dtype, types.Integer):
+        return lambda dtype: dtype
+    return lambda dtype: _kind_of_name(dtype)
+
+
+def _absent(t):
+    return t is None or isinstance(t, (types.NoneType, types.Omitted))
+
+
+def _is_mask_type(t):
+    """A MaskReg in compiled code: four uint64 words (a tuple from UpdateMask/CreateMask or an array from
+    MaskReg())."""
+    return (isinstance(t, types.UniTuple) and t.dtype == types.uint64 and t.count == 4) or \
+        (isinstance(t, types.Array) and t.dtype == types.uint64)
+
+
+def _is_reg_type(t):
+    return isinstance(t, types.Array) and t.dtype == types.uint8
 
 
 @overload(RegTensor)
 def _ol_regtensor(dtype):
-    kind_of = _kind_resolver(dtype)
-    return lambda dtype: impl.new_register(kind_of(dtype))
+    return lambda dtype: impl.new_register(_vf_kind(dtype))
+
+
+@overload(MaskReg)
+def _ol_maskreg():
+    return lambda: np.zeros(4, np.uint64)
 
 
 @overload(UpdateMask)
 def _ol_update_mask(dtype, n):
-    kind_of = _kind_resolver(dtype)
-    return lambda dtype, n: impl.update_mask(kind_of(dtype), n)
+    return lambda dtype, n: impl.update_mask(_vf_kind(dtype), n)
 
 
 @overload(CreateMask)
 def _ol_create_mask(dtype, pattern=0):
-    kind_of = _kind_resolver(dtype)
-    return lambda dtype, pattern=0: impl.create_mask(kind_of(dtype), pattern)
+    return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), pattern)
+
+
+@overload(GetVecLen)
+def _ol_get_vec_len():
+    return lambda: impl.VL
+
+
+def _or_default(value, default):
+    return default if value is None else int(value)
+
+
+@overload(_or_default)
+def _ol_or_default(value, default):
+    """An optional int argument resolved at compile time (None/omitted -> default; enum members -> their value)."""
+    if _absent(value):
+        return lambda value, default: default
+    if isinstance(value, types.IntEnumMember):
+        return lambda value, default: value.value
+    return lambda value, default: value
 
 
 @overload(LoadAlign)
-def _ol_load_align(reg, tensor, offset=0):
-    def load(reg, tensor, offset=0):  # tensor: (ub, byte address, element size, half saturating)
-        impl.load_align(reg, tensor[0], tensor[1] + offset * tensor[2], tensor[3])
-    return load
+def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
+                   repeat_stride=0, post_mode=0):
+    if _is_mask_type(dst):
+        def load_mask(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None,
+                      mask=None, repeat_stride=0, post_mode=0):
+            return mv.load_mask(dst, src, offset, _or_default(dist, 0), _or_default(post_update_stride, 0))
+        return load_mask
+    if _is_reg_type(src):
+        def dual(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
+                 repeat_stride=0, post_mode=0):
+            return mv.load_dual(dst, src, offset, extra, _or_default(dist, mv.L_DINTLV_B16),
+                                _or_default(post_update_stride, 0))
+        return dual
+    if not _absent(data_block_stride):
+        def blocks(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None,
+                   mask=None, repeat_stride=0, post_mode=0):
+            return mv.load_blocks(dst, src, offset, data_block_stride, mask, _or_default(repeat_stride, 0),
+                                  _or_default(post_mode, 0))
+        return blocks
+
+    def single(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
+               repeat_stride=0, post_mode=0):
+        return mv.load(dst, src, offset, _or_default(dist, 0), _or_default(post_update_stride, 0))
+    return single
+
+
+def _either(first, second):
+    return first if second is None else second
+
+
+@overload(_either)
+def _ol_either(first, second):
+    """The argument given (the mask of StoreAlign is positional or `mask=`), chosen at compile time."""
+    if _absent(second):
+        return lambda first, second: first
+    return lambda first, second: second
 
 
 @overload(StoreAlign)
-def _ol_store_align(tensor, reg, mask, offset=0):
-    def store(tensor, reg, mask, offset=0):
-        impl.store_align(tensor[0], tensor[1] + offset * tensor[2], reg, mask)
+def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
+    if _is_mask_type(src):
+        def store_mask(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+                       data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
+            return mv.store_mask(tensor, src, _or_default(second, 0), _or_default(dist, 0),
+                                 _or_default(post_update_stride, 0))
+        return store_mask
+    if _is_reg_type(second):
+        def dual(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+                 data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
+            return mv.store_dual(tensor, src, second, extra, _or_default(dist, mv.S_INTLV_B16),
+                                 _or_default(post_update_stride, 0))
+        return dual
+    if not _absent(data_block_stride):
+        def blocks(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+                   data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
+            return mv.store_blocks(tensor, src, _or_default(second, 0), data_block_stride, mask,
+                                   _or_default(repeat_stride, 0), _or_default(post_mode, 0))
+        return blocks
+
+    def single(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+               data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
+        return mv.store(tensor, src, _either(second, mask), offset, _or_default(dist, 0),
+                        _or_default(post_update_stride, 0))
+    return single
+
+
+def _ol_binary(op):
+    def typer(dst, src0, src1, mask, mode=0):
+        if _is_mask_type(dst):
+            def carry(dst, src0, src1, mask, mode=0):
+                ops.binary_carry(dst, src0, src1, mask, mode, op)
+            return carry
+
+        def plain(dst, src0, src1, mask, mode=0):
+            merging = _or_default(mode, 0) == impl.MERGING
+            if not ops.half_full_fast(dst, src0, src1, mask, op, merging):
+                ops.binary(dst, src0, src1, mask, op, merging)
+        return plain
+    return typer
+
+
+overload(Add)(_ol_binary(ops.ADD))
+overload(Sub)(_ol_binary(ops.SUB))
+overload(Mul)(_ol_binary(ops.MUL))
+
+
+@overload(Duplicate)
+def _ol_duplicate(dst, value, mask=None, mode=0):
+    if _is_reg_type(value):
+        def from_reg(dst, value, mask=None, mode=0):
+            ops.duplicate_lane0(dst, value, _words_or_all(mask), _or_default(mode, 0) == impl.MERGING)
+        return from_reg
+    if isinstance(value, types.Boolean):
+        raise numba.core.errors.TypingError("Duplicate: a bool scalar is refused (SPEC-2 D29)")
+    if isinstance(value, types.Float):
+        def from_float(dst, value, mask=None, mode=0):
+            ops.duplicate_bits(dst, ops.scalar_bits(dst[impl.H_KIND], np.float64(value), 0, True),
+                               _words_or_all(mask), _or_default(mode, 0) == impl.MERGING)
+        return from_float
+
+    def from_int(dst, value, mask=None, mode=0):
+        ops.duplicate_bits(dst, ops.scalar_bits(dst[impl.H_KIND], 0.0, value, False), _words_or_all(mask),
+                           _or_default(mode, 0) == impl.MERGING)
+    return from_int
+
+
+@overload(UnalignRegForLoad)
+def _ol_ureg_load():
+    return lambda: np.full(1, -1, np.int64)
+
+
+@overload(UnalignRegForStore)
+def _ol_ureg_store():
+    return lambda: np.zeros(mv.USTATE_SIZE, np.int64)
+
+
+@overload(LoadUnAlignPre)
+def _ol_load_unalign_pre(ureg, tensor, offset=0):
+    return lambda ureg, tensor, offset=0: mv.load_unalign_pre(ureg, tensor, offset)
+
+
+@overload(LoadUnAlign)
+def _ol_load_unalign(reg, ureg, tensor, offset=0, post_update_stride=None):
+    has_step = not _absent(post_update_stride)
+    return lambda reg, ureg, tensor, offset=0, post_update_stride=None: mv.load_unalign(
+        reg, ureg, tensor, offset, _or_default(post_update_stride, 0), has_step)
+
+
+@overload(Load)
+def _ol_load(reg, tensor, offset=0):
+    def load(reg, tensor, offset=0):
+        ureg = np.full(1, -1, np.int64)
+        mv.load_unalign_pre(ureg, tensor, offset)
+        mv.load_unalign(reg, ureg, tensor, offset, 0, False)
+    return load
+
+
+@overload(StoreUnAlign)
+def _ol_store_unalign(tensor, reg, ureg, offset, count):
+    return lambda tensor, reg, ureg, offset, count: mv.store_unalign(tensor, reg, ureg, offset, count)
+
+
+@overload(StoreUnAlignPost)
+def _ol_store_unalign_post(tensor, ureg, offset=0, post_update_stride=0):
+    return lambda tensor, ureg, offset=0, post_update_stride=0: mv.store_unalign_post(
+        tensor, ureg, offset, _or_default(post_update_stride, 0))
+
+
+@overload(Store)
+def _ol_store(tensor, reg, offset=0, count=None):
+    def store(tensor, reg, offset=0, count=None):
+        ureg = np.zeros(mv.USTATE_SIZE, np.int64)
+        n = _or_default(count, impl.VL // kind_size(reg[impl.H_KIND]))
+        mv.store_unalign(tensor, reg, ureg, offset, n)
+        mv.store_unalign_post(tensor, ureg, offset, 0)
     return store
+
+
+def _words_or_all(mask):
+    return _ALL_LANES if mask is None else mask
+
+
+@overload(_words_or_all)
+def _ol_words_or_all(mask):
+    if _absent(mask):
+        return lambda mask: (np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF),
+                             np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF))
+    return lambda mask: mask
+
+
+@overload(Cast)
+def _ol_cast(dst, src, mask, trait=None):
+    if _absent(trait):
+        return lambda dst, src, mask, trait=None: cv.cast(dst, src, mask, 0, 0, 2, int(RoundMode.UNKNOWN))
+    return lambda dst, src, mask, trait=None: cv.cast(dst, src, mask, _or_default(trait[0], 0),
+                                                      _or_default(trait[1], 0), _or_default(trait[2], 2),
+                                                      _or_default(trait[3], 8))
+
+
+@overload(Reduce)
+def _ol_reduce(dst, src, mask, reduce_type=0, mode=0):
+    def reduce(dst, src, mask, reduce_type=0, mode=0):
+        if _or_default(mode, 0) != impl.ZEROING:
+            raise ParameterError("Reduce", "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 11.4)", DEVICE)
+        ops.reduce(dst, src, mask, _or_default(reduce_type, 0))
+    return reduce
 
 
 @overload(ReduceDataBlock)
 def _ol_reduce_data_block(dst_reg, src_reg, mask, reduce_type=0, mode=0):
     def reduce(dst_reg, src_reg, mask, reduce_type=0, mode=0):
-        impl.reduce_data_block(dst_reg, src_reg, mask, reduce_type, mode)
+        impl.reduce_data_block(dst_reg, src_reg, mask, _or_default(reduce_type, 0), _or_default(mode, 0))
     return reduce
 
 
-_VF_DTYPES = {name: resolve(name).kind for name in ("half", "float16", "float", "float32", "int16", "uint16", "int32",
-                                                  "uint32")}
+def _ol_logic(op, unary):
+    if unary:
+        def typer(dst, src, mask=None):
+            return lambda dst, src, mask=None: mv.mask_logic(dst, src, src, _words_or_all(mask), op)
+    else:
+        def typer(dst, src0, src1, mask):
+            return lambda dst, src0, src1, mask: mv.mask_logic(dst, src0, src1, mask, op)
+    return typer
+
+
+overload(And)(_ol_logic(mv.LOGIC_AND, False))
+overload(Or)(_ol_logic(mv.LOGIC_OR, False))
+overload(Xor)(_ol_logic(mv.LOGIC_XOR, False))
+overload(Select)(_ol_logic(mv.LOGIC_SELECT, False))
+overload(Not)(_ol_logic(mv.LOGIC_NOT, True))
+overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
+
+
+@overload(Pack)
+def _ol_pack(dst, src, part=0):
+    return lambda dst, src, part=0: mv.pack(dst, src, _or_default(part, 0) == 1)
+
+
+@overload(UnPack)
+def _ol_unpack(dst, src, part=0):
+    return lambda dst, src, part=0: mv.unpack(dst, src, _or_default(part, 0) == 1)
+
+
+def _ol_interleave(inverse):
+    def typer(dst0, dst1, src0, src1, dtype):
+        def impl_(dst0, dst1, src0, src1, dtype):
+            mv.interleave(dst0, dst1, src0, src1, ops.interleave_group(_vf_kind(dtype)), inverse)
+        return impl_
+    return typer
+
+
+overload(Interleave)(_ol_interleave(False))
+overload(DeInterleave)(_ol_interleave(True))
+
+
+
+
+def asc_vf_call(vf, *args):
+    """`asc_vf_call<vf>(args...)`: run a VF (compiled by simd_vf, or a plain function) with its arguments."""
+    return vf(*args)
+
+
+def _implementation_stamp():
+    """A hash of the sources compiled into every VF (this module, jit/, errors.py): part of a VF's cache key, so a
+    cached VF is never reused after ascend_jit's implementation changed (numba itself only checks the user's file)."""
+    root = pathlib.Path(__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted([root / "reg.py", root / "errors.py", *(root / "jit").glob("*.py")]):
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+class _VFCache(FunctionCache):
+    """numba's on-disk function cache, keyed also on the ascend_jit implementation stamp."""
+    stamp = None
+
+    def _index_key(self, sig, codegen):
+        if _VFCache.stamp is None:
+            _VFCache.stamp = _implementation_stamp()
+        return super()._index_key(sig, codegen) + (_VFCache.stamp,)
 
 
 def simd_vf(fn):
@@ -226,27 +912,47 @@ def simd_vf(fn):
 
     LocalTensor arguments become UB handles (only ascend950 tensors are accepted) and dtype names become kind
     codes (numba dispatches ints far faster than strings); other arguments pass as they are. `f.py_func` is the
-    uncompiled function, for stepping through in a debugger."""
+    uncompiled function, for stepping through in a debugger.
+
+    The compiled VF is cached on disk (numba's cache, NUMBA_CACHE_DIR) when `fn` lives in a source file: a later
+    process loads it instead of compiling. A VF without a source file (typed at an interactive prompt, exec'd)
+    compiles in every process. `f.cached` tells which."""
     if numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the VF runs as plain Python on the objects themselves
         fn.py_func = fn
         return fn
     compiled = njit(fn)
+    try:
+        compiled._cache = _VFCache(fn)
+    except RuntimeError:  # numba finds no place for the cache (no source file): compile per process
+        pass
 
     @functools.wraps(fn)
     def call(*args):
-        converted = []
+        converted, masks = [], []
         for a in args:
-            if isinstance(a, LocalTensor):
-                a.check_alive(fn.__name__)
-                _device_check(fn.__name__, a.core)
-                converted.append((a.core.ub, a.addr, a.dtype.size, a.core.half_saturating))
-            elif isinstance(a, str) and a in _VF_DTYPES:
-                converted.append(_VF_DTYPES[a])
+            kind = type(a)
+            if kind is LocalTensor:
+                converted.append(tensor_handle(fn.__name__, a))
+            elif kind is str and a in _KIND_NAMES:
+                converted.append(_KIND_NAMES[a])
+            elif kind is RegTensor:
+                converted.append(a.data)
+            elif kind is MaskReg:  # a mutable word array, written back after the call (D63)
+                masks.append((a, np.array(a.words, np.uint64)))
+                converted.append(masks[-1][1])
+            elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
+                converted.append(a.state)
+            elif isinstance(a, LocalTensor):  # subclasses
+                converted.append(tensor_handle(fn.__name__, a))
             else:
                 converted.append(a)
-        return compiled(*converted)
+        result = compiled(*converted)
+        for mask, words in masks:
+            mask.words = tuple(words)
+        return result
 
     call.py_func = fn
     call.compiled = compiled
+    call.cached = isinstance(compiled._cache, _VFCache)
     return call
 

@@ -525,8 +525,9 @@ class LaunchShadow:
                 clash = other_writer & ~(s.writer_atomic[sl] & atomic)
                 rb, re_ = s.reader_block[sl], s.reader_epoch[sl]
                 read_clash = (rb != -1) & (rb != block) & (re_ == epoch)
-                kind = "two blocks write the same GM bytes" if clash.any() else "a block writes GM bytes another " \
-                    "block reads"
+                # a read and a write of one byte by two blocks is the same conflict whichever ran first
+                kind = "two blocks write the same GM bytes" if clash.any() else "a block reads GM bytes another " \
+                    "block writes"
                 bad = clash | read_clash
             else:
                 bad = other_writer

@@ -5,7 +5,8 @@ import sys
 SIZES = {"add-8320": 8320, "add-65536": 65536, "add-one-repeat": 128, "reducesum-8320": 8320,
          "reducesum-65536": 65536, "pair-255": 255 * 128, "tiled-16mi": 16 * 1024 * 1024, "reg-vf-8320": 8320,
          "cast-h2f-8320": 8320, "cast-f2h-8320": 8320, "compare-select-8320": 8320, "datacopypad-8320": 8320,
-         "wholereducesum-65x128": 8320, "reducemax-index-8320": 8320, "blockreducesum-8320": 8320}
+         "wholereducesum-65x128": 8320, "reducemax-index-8320": 8320, "blockreducesum-8320": 8320,
+         "reg-add-mul-8320": 8320, "reg-cast-8320": 8320}
 
 
 def main(path):

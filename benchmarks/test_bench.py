@@ -124,6 +124,43 @@ def test_reg_vf_8320_np_float32_block_sums(benchmark, rng):
     benchmark(lambda: x.reshape(-1, 16).sum(axis=1))
 
 
+# --- Reg API: compiled VFs of issue 16 (benchmarks/reg_vfs.py) ------------------------------------------------------
+@pytest.mark.benchmark(group="reg-add-mul-8320")
+def test_reg_add_mul_vf_8320_halves_emu(benchmark, rng):
+    from reg_vfs import ADD_MUL
+    core = aj.Core("ascend950")
+    dst, a, b, c = half_tensors(core, N, 4, rng)
+    with core:
+        benchmark(ADD_MUL, dst, a, b, c, N, N // 128)
+
+
+@pytest.mark.benchmark(group="reg-add-mul-8320")
+def test_reg_add_mul_8320_np_float32(benchmark, rng):
+    a, b, c = (rng.standard_normal(N).astype(np.float32) for _ in range(3))
+    out = np.empty_like(a)
+
+    def add_mul():
+        np.add(a, b, out=out)
+        np.multiply(out, c, out=out)
+    benchmark(add_mul)
+
+
+@pytest.mark.benchmark(group="reg-cast-8320")
+def test_reg_cast_half_to_float_vf_8320_emu(benchmark, rng):
+    from reg_vfs import CAST
+    core = aj.Core("ascend950")
+    (src,) = half_tensors(core, N, 1, rng)
+    dst = core.local_tensor("float", N)
+    with core:
+        benchmark(CAST, dst, src, N, N // 64)
+
+
+@pytest.mark.benchmark(group="reg-cast-8320")
+def test_reg_cast_8320_np_astype(benchmark, rng):
+    x = (rng.standard_normal(N) * 100).astype(np.float16)
+    benchmark(x.astype, np.float32)
+
+
 # --- Cast, Compare + Select, DataCopyPad (issue 14) -------------------------------------------------------------
 @pytest.mark.benchmark(group="cast-h2f-8320")
 def test_cast_half_to_float_8320_emu(benchmark, a2, rng):

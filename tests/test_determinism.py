@@ -56,7 +56,9 @@ def test_a_sample_of_the_suite_passes_with_jit_disabled():
               "tests/test_gather.py::test_gather_mask_doc_example",
               "tests/test_reductions.py::test_r1_reduce_repeat_max_every_order", "tests/test_reductions.py::test_r3_reduce_data_block",
               "tests/test_reductions.py::test_r5_950_and_h5", "tests/test_reductions.py::test_950_integer_reduce_max_min",
-              "tests/test_reductions.py::test_r5_reduce_max_min_non_950"]
+              "tests/test_reductions.py::test_r5_reduce_max_min_non_950",
+              "tests/test_reg_ops.py::test_boundary_rows", "tests/test_reg_cast.py::test_c_rows",
+              "tests/test_reg_move.py::test_g4_load_vectors", "tests/test_reg_move.py::test_g5_mask_vectors"]
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *sample], cwd=root, env=env,

@@ -1,9 +1,9 @@
 """Cast (SPEC-2 7): the count form and the high-dim forms with UnaryRepeatParams, every pair and round mode of the
 device's table (SPEC-2 7.2), the overflow switches of D46 and the refusals of D28/D47/D72."""
-import enum
 from functools import lru_cache
 
 from ..core import continuous_mask_words
+from ..enums import RoundMode
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDTypeError
 from ..jit.convert import cast_contiguous, cast_strided
 from ..sanitizer import vector_access
@@ -13,18 +13,6 @@ from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_s
                       refuse_empty_mask_on_950, unary_repeat_params)
 
 API = "Cast"
-
-
-class RoundMode(enum.IntEnum):
-    """SPEC-2 1.1 / D27: shared by the Memory Cast and the Reg Cast."""
-    CAST_NONE = 0
-    CAST_RINT = 1
-    CAST_FLOOR = 2
-    CAST_CEIL = 3
-    CAST_ROUND = 4
-    CAST_TRUNC = 5
-    CAST_ODD = 6
-    CAST_HYBRID = 7
 
 
 def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,

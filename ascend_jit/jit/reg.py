@@ -1,8 +1,8 @@
 """Ascend 950 Reg API implementations (SPEC 7), shared by plain-Python calls and user VF functions compiled
 with `@aj.Reg.simd_vf`.
 
-A register is a uint8 array: 256 data bytes (VL), 256 bytes of scratch and a small header (element kind, half overflow mode). A MaskReg
-is four uint64 words: bit i predicates register byte i, so lane j of a T-sized type is bit j*sizeof(T) (SPEC 7.1:
+A register is a uint8 array: 256 data bytes (VL), 256 bytes of scratch and a small header (element kind, overflow
+modes). A MaskReg is four uint64 words: bit i predicates register byte i, so lane j of a T-sized type is bit j*sizeof(T) (SPEC 7.1:
 1, 2 or 4 bits per b8/b16/b32 lane, the lowest significant).
 
 Unlike the Memory-API kernels, these functions check their own arguments: a user's VF computes addresses at run
@@ -19,7 +19,10 @@ VL = 256
 SCRATCH = 2 * VL     # bytes VL..2*VL: float32 scratch of the reductions (no allocation per call)
 HEADER = 8
 REG_BYTES = SCRATCH + HEADER
-H_KIND, H_SAT = SCRATCH, SCRATCH + 1
+H_KIND, H_CTRL = SCRATCH, SCRATCH + 1
+# Overflow modes a register carries in its H_CTRL byte (taken from the core of the tensor it was loaded from and
+# inherited by results; docs/decisions.md "Reg API"): CTRL[48]=0, CTRL[53]=1, CTRL[59]=1, CTRL[60]=0, and "known".
+M_HALF_SAT, M_INT_SAT, M_CAST_TRUNC, M_TRAIT_SAT, M_KNOWN = 1, 2, 4, 8, 16
 SUM, MAX, MIN = 0, 1, 2
 ZEROING, MERGING = 0, 1
 # MaskPattern (SPEC 7.2): ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15
@@ -89,7 +92,7 @@ def lane_on(words, byte_index):
 
 
 @njit(cache=True, inline="always")
-def load_align(reg, ub, addr, sat):
+def load_align(reg, ub, addr, modes):
     """LoadAlign (DIST_NORM, SPEC 7.3): 256 bytes from a 32-byte aligned UB address."""
     if addr % 32 != 0:
         raise AlignmentError("LoadAlign", "address", addr, "a multiple of 32 bytes (SPEC 7.3)", "ascend950")
@@ -98,7 +101,7 @@ def load_align(reg, ub, addr, sat):
     src = ub[addr:addr + VL]
     for i in range(VL):
         reg[i] = src[i]
-    reg[H_SAT] = 1 if sat else 0
+    reg[H_CTRL] = modes
 
 
 @njit(cache=True, inline="always")
@@ -227,7 +230,7 @@ def reduce_data_block(dst, src, words, op, mode):
                              "ascend950")
     dk, sk = np.int64(dst[H_KIND]), np.int64(src[H_KIND])
     _check_pair(op, dk, sk)
-    sat = src[H_SAT] == 1
+    sat = (src[H_CTRL] & M_HALF_SAT) != 0
     ssize = kind_size(sk)
     epb = 32 // ssize
     if sk == KIND_HALF or sk == KIND_FLOAT:
@@ -253,7 +256,7 @@ def reduce_data_block(dst, src, words, op, mode):
                 width //= 2
                 _sum_level(a, a, width, sk == KIND_HALF, sat)
             _write_results(dst, dk, sk, a, sat)
-            dst[H_SAT] = src[H_SAT]
+            dst[H_CTRL] = src[H_CTRL]
             return
         else:
             a = _float_lanes(src, sk)
@@ -294,7 +297,7 @@ def reduce_data_block(dst, src, words, op, mode):
                 o16i[blk] = np.uint16(acc & 0xFFFF)
             else:
                 o32i[blk] = np.uint32(acc & 0xFFFFFFFF)
-    dst[H_SAT] = src[H_SAT]
+    dst[H_CTRL] = src[H_CTRL]
 
 
 @njit(cache=True, inline="always")

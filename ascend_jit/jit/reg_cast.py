@@ -1,0 +1,146 @@
+"""Ascend 950 Reg Cast (SPEC-2 11.5, 7.3; D45, D46, D65, D71).
+
+One value converts through the Memory Cast's conversion kernel (jit/convert.py), with the Reg pair rules as its
+flags. Lane mapping and masks follow D65: the mask selects source lanes; RegLayout k picks sub-lane k of each wide
+slot; every destination lane not written is 0 (ZEROING).
+
+The trait table (which layouts, saturation modes and round modes a pair accepts) is DK `R/类型转换/Cast.md` tables
+6-9, stored as bit sets per (src kind, dst kind).
+"""
+import numpy as np
+from numba import njit
+
+from ..errors import ParameterError, UnsupportedDTypeError
+from .convert import convert_bits
+from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64, KIND_UINT8,
+                       KIND_UINT16, KIND_UINT32, bf16_bits_to_f32, float_store_bits, half_bits_to_f32, kind_size)
+from .reg import H_CTRL, H_KIND, M_CAST_TRUNC, M_HALF_SAT, M_TRAIT_SAT, VL, lane_on
+
+DEVICE = "ascend950"
+# RegLayout, SatMode and RoundMode codes (aj.Reg.RegLayout / SatMode, aj.RoundMode)
+LAYOUT_UNKNOWN, LAYOUT_ZERO, LAYOUT_ONE, LAYOUT_TWO, LAYOUT_THREE = 0, 1, 2, 3, 4
+SAT_UNKNOWN, SAT_SAT, SAT_NO_SAT = 0, 1, 2
+RINT, FLOOR, CEIL, ROUND, TRUNC, ODD, ROUND_UNKNOWN = 1, 2, 3, 4, 5, 6, 8
+ZEROING, MERGING, MRG_UNKNOWN = 0, 1, 2
+
+_H, _F, _B = KIND_HALF, KIND_FLOAT, KIND_BF16
+_I8, _U8, _I16, _U16, _I32, _U32, _I64 = KIND_INT8, KIND_UINT8, KIND_INT16, KIND_UINT16, KIND_INT32, KIND_UINT32, \
+    KIND_INT64
+_LAYOUT_01 = (1 << LAYOUT_ZERO) | (1 << LAYOUT_ONE)
+_LAYOUT_0123 = _LAYOUT_01 | (1 << LAYOUT_TWO) | (1 << LAYOUT_THREE)
+_LAYOUT_NONE = 1 << LAYOUT_UNKNOWN
+_SAT_BOTH = (1 << SAT_SAT) | (1 << SAT_NO_SAT)
+_SAT_NONE = 1 << SAT_UNKNOWN
+_ROUND_5 = (1 << RINT) | (1 << FLOOR) | (1 << CEIL) | (1 << ROUND) | (1 << TRUNC)
+_ROUND_NONE = 1 << ROUND_UNKNOWN
+# (src, dst): (layouts, sat modes, round modes), DK Cast.md tables 6-9 (the pairs SPEC-2 11.5 keeps in scope)
+_PAIRS = {
+    (_H, _I8): (_LAYOUT_01, _SAT_BOTH, _ROUND_5), (_H, _U8): (_LAYOUT_01, _SAT_BOTH, _ROUND_5),
+    (_H, _I16): (_LAYOUT_NONE, _SAT_BOTH, _ROUND_5), (_H, _I32): (_LAYOUT_01, _SAT_NONE, _ROUND_5),
+    (_B, _I32): (_LAYOUT_01, _SAT_BOTH, _ROUND_5), (_F, _I16): (_LAYOUT_01, _SAT_BOTH, _ROUND_5),
+    (_F, _I32): (_LAYOUT_NONE, _SAT_BOTH, _ROUND_5), (_F, KIND_INT64): (_LAYOUT_01, _SAT_BOTH, _ROUND_5),
+    (_H, _B): (_LAYOUT_NONE, _SAT_NONE, _ROUND_5), (_B, _H): (_LAYOUT_NONE, _SAT_BOTH, _ROUND_5),
+    (_B, _F): (_LAYOUT_01, _SAT_NONE, _ROUND_NONE), (_H, _F): (_LAYOUT_01, _SAT_NONE, _ROUND_NONE),
+    (_F, _H): (_LAYOUT_01, _SAT_BOTH, _ROUND_5 | (1 << ODD)), (_F, _B): (_LAYOUT_01, _SAT_BOTH, _ROUND_5),
+    (_I8, _H): (_LAYOUT_01, _SAT_NONE, _ROUND_NONE), (_U8, _H): (_LAYOUT_01, _SAT_NONE, _ROUND_NONE),
+    (_I16, _H): (_LAYOUT_NONE, _SAT_NONE, _ROUND_5), (_I16, _F): (_LAYOUT_01, _SAT_NONE, _ROUND_NONE),
+    (_I32, _F): (_LAYOUT_NONE, _SAT_NONE, _ROUND_5), (_I64, _F): (_LAYOUT_01, _SAT_NONE, _ROUND_5),
+    (_I8, _I16): (_LAYOUT_01, _SAT_NONE, _ROUND_NONE), (_I8, _I32): (_LAYOUT_0123, _SAT_NONE, _ROUND_NONE),
+    (_U8, _U16): (_LAYOUT_01, _SAT_NONE, _ROUND_NONE), (_U8, _U32): (_LAYOUT_0123, _SAT_NONE, _ROUND_NONE),
+    (_I16, _U8): (_LAYOUT_01, _SAT_BOTH, _ROUND_NONE), (_I16, _I32): (_LAYOUT_01, _SAT_NONE, _ROUND_NONE),
+    (_I16, _U32): (_LAYOUT_01, _SAT_NONE, _ROUND_NONE), (_U16, _U8): (_LAYOUT_01, _SAT_BOTH, _ROUND_NONE),
+    (_U16, _U32): (_LAYOUT_01, _SAT_NONE, _ROUND_NONE), (_I32, _U8): (_LAYOUT_0123, _SAT_BOTH, _ROUND_NONE),
+    (_I32, _I16): (_LAYOUT_01, _SAT_BOTH, _ROUND_NONE), (_I32, _U16): (_LAYOUT_01, _SAT_BOTH, _ROUND_NONE),
+    (_I32, _I64): (_LAYOUT_01, _SAT_NONE, _ROUND_NONE), (_U32, _U8): (_LAYOUT_0123, _SAT_BOTH, _ROUND_NONE),
+    (_U32, _I16): (_LAYOUT_01, _SAT_BOTH, _ROUND_NONE), (_U32, _U16): (_LAYOUT_01, _SAT_BOTH, _ROUND_NONE),
+    (_I64, _I32): (_LAYOUT_01, _SAT_BOTH, _ROUND_NONE)}
+TRAITS = np.zeros((11, 11, 3), np.int64)  # 0: not a Reg Cast pair
+for (_s, _d), _row in _PAIRS.items():
+    TRAITS[_s, _d] = _row
+PAIRS = tuple(sorted(_PAIRS))
+
+
+@njit(cache=True)
+def _check_trait(sk, dk, layout, sat, mrg, rnd):
+    row = TRAITS[sk, dk]
+    if row[0] == 0:
+        raise UnsupportedDTypeError("Cast", "src/dst kinds", (sk, dk), "a pair of SPEC-2 11.5 (DK Cast.md tables "
+                                    "3, 6-9)", DEVICE)
+    if layout < 0 or layout > 4 or not (row[0] >> layout) & 1:
+        raise ParameterError("Cast", "trait.layoutMode", layout, "a RegLayout the pair's row of DK Cast.md tables "
+                             "6-9 lists (SPEC-2 11.5)", DEVICE)
+    if sat < 0 or sat > 2 or not (row[1] >> sat) & 1:
+        raise ParameterError("Cast", "trait.satMode", sat, "a SatMode the pair's row of DK Cast.md tables 6-9 "
+                             "lists (SPEC-2 11.5)", DEVICE)
+    if mrg == MERGING or mrg < 0 or mrg > 2:
+        raise ParameterError("Cast", "trait.mrgMode", mrg, "MaskMergeMode.ZEROING or UNKNOWN (SPEC-2 11.5)", DEVICE)
+    if rnd < 0 or rnd > 8 or not (row[2] >> rnd) & 1:
+        raise ParameterError("Cast", "trait.roundMode", rnd, "a RoundMode the pair's row of DK Cast.md tables 6-9 "
+                             "lists (CAST_NONE is not a Reg round mode; SPEC-2 11.5)", DEVICE)
+
+
+@njit(cache=True, inline="always")
+def _lane_bits(reg, lane, size):
+    bits = np.uint64(0)
+    for b in range(size):
+        bits |= np.uint64(reg[lane * size + b]) << np.uint64(8 * b)
+    return bits
+
+
+@njit(cache=True)
+def convert(sk, dk, bits, mode, sat_int, sat_float):
+    """One lane of Reg Cast through the shared conversion kernel (jit/convert.py, SPEC-2 7.3), with the Reg
+    pair rules as its two flags: integer results keep their low bits unless saturating, except half->int16 and
+    narrow->wider unsigned, which always saturate (D45, 7.3 step 6); half/bf16 results saturate with the mode,
+    except half->bf16, whose specials pass (D71)."""
+    widening_unsigned = (not (sk == KIND_HALF or sk == KIND_FLOAT or sk == KIND_BF16) and
+                         (dk == KIND_UINT16 or dk == KIND_UINT32) and kind_size(dk) > kind_size(sk))
+    trunc = not (sat_int or (sk == KIND_HALF and dk == KIND_INT16) or widening_unsigned)
+    sat = sat_float and (dk == KIND_HALF or dk == KIND_BF16) and not (sk == KIND_HALF and dk == KIND_BF16)
+    return convert_bits(sk, dk, RINT if mode == ROUND_UNKNOWN else mode, trunc, sat, bits)
+
+
+@njit(cache=True)
+def cast(dst, src, words, layout, sat_mode, mrg, rnd):
+    """Reg Cast (SPEC-2 11.5, D65): the mask selects source lanes; layout k picks sub-lane k of each wide slot."""
+    sk, dk = np.int64(src[H_KIND]), np.int64(dst[H_KIND])
+    _check_trait(sk, dk, layout, sat_mode, mrg, rnd)
+    modes = src[H_CTRL]
+    if (modes & M_TRAIT_SAT) != 0 and sat_mode != SAT_UNKNOWN:  # CTRL[60] = 0: the trait decides (DK table 5)
+        sat_int = sat_mode == SAT_SAT
+        sat_float = sat_mode == SAT_SAT
+    else:  # the global bits: CTRL[59] for integer destinations, CTRL[48] for half/bf16 destinations (D46)
+        sat_int = (modes & M_CAST_TRUNC) == 0
+        sat_float = (modes & M_HALF_SAT) != 0
+    ss, ds = kind_size(sk), kind_size(dk)
+    k = max(layout - LAYOUT_ZERO, 0)
+    for i in range(VL, 2 * VL):  # results are assembled in dst's scratch bytes (dst may be src)
+        dst[i] = 0
+    if (sk == KIND_HALF or sk == KIND_BF16) and dk == KIND_FLOAT:  # exact widening (the common case): direct
+        for j in range(64):
+            lane = 2 * j + k
+            if lane_on(words, lane * 2):
+                h = np.uint16(src[2 * lane]) | (np.uint16(src[2 * lane + 1]) << np.uint16(8))
+                f = half_bits_to_f32(h) if sk == KIND_HALF else bf16_bits_to_f32(h)
+                _put(dst, VL + 4 * j, 4, np.uint64(float_store_bits(f)))
+    elif ds >= ss:  # widening or same width: dst lane j <- src lane r*j + k
+        r = ds // ss
+        for j in range(VL // ds):
+            lane = r * j + k
+            if lane_on(words, lane * ss):
+                _put(dst, VL + j * ds, ds, convert(sk, dk, _lane_bits(src, lane, ss), rnd, sat_int, sat_float))
+    else:  # narrowing: dst lane r*j + k <- src lane j, other narrow lanes 0
+        r = ss // ds
+        for j in range(VL // ss):
+            if lane_on(words, j * ss):
+                _put(dst, VL + (r * j + k) * ds, ds, convert(sk, dk, _lane_bits(src, j, ss), rnd, sat_int,
+                                                             sat_float))
+    for i in range(VL):
+        dst[i] = dst[VL + i]
+    dst[H_CTRL] = modes
+
+
+@njit(cache=True, inline="always")
+def _put(reg, at, size, bits):
+    for b in range(size):
+        reg[at + b] = np.uint8((bits >> np.uint64(8 * b)) & np.uint64(0xFF))

@@ -1,0 +1,532 @@
+"""Ascend 950 Reg loads and stores with every distribution, DATA_BLOCK_COPY, post-update addressing, MaskReg
+loads/stores (SPEC-2 11.6, D68) and the MaskReg operations (SPEC-2 11.7, D63, D64).
+
+A tensor reaches these functions as a handle `(ub, byte address, element size, modes, lo, hi)`: [lo, hi) is the
+byte range the operand may touch (its tensor, or the whole UB on a `bounds="ub"` core; issue 11's tensor-bounds
+rule). A VF computes addresses at run time, so each function checks alignment and bounds itself, before writing.
+One table per direction gives each distribution's lane width (0: the register's own), bytes and alignment; one
+lane map gives the element each register lane comes from (loads) or the position it goes to (stores).
+"""
+import numpy as np
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
+
+from ..errors import AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDTypeError
+from .numerics import kind_size
+from .reg import H_CTRL, H_KIND, VL, lane_on
+
+DEVICE = "ascend950"
+
+# LoadDist codes (aj.Reg.LoadDist) and their (lane width, bytes read, alignment) (SPEC-2 11.6 table)
+L_NORM, L_BRC_B8, L_BRC_B16, L_BRC_B32, L_US_B8, L_US_B16, L_DS_B8, L_DS_B16 = 0, 1, 2, 3, 4, 5, 6, 7
+L_UNPACK_B8, L_UNPACK_B16, L_UNPACK_B32, L_UNPACK4_B8, L_BLK, L_E2B_B16, L_E2B_B32 = 8, 9, 10, 11, 12, 13, 14
+L_DINTLV_B8, L_DINTLV_B16, L_DINTLV_B32 = 15, 16, 17
+LOAD_WIDTH = np.array([0, 1, 2, 4, 1, 2, 1, 2, 1, 2, 4, 1, 0, 2, 4, 1, 2, 4], np.int64)
+LOAD_BYTES = np.array([256, 1, 2, 4, 128, 128, 512, 512, 128, 128, 128, 64, 32, 16, 32, 512, 512, 512], np.int64)
+LOAD_ALIGN = np.array([32, 1, 2, 4, 32, 32, 32, 32, 32, 32, 32, 32, 32, 16, 32, 32, 32, 32], np.int64)
+
+# StoreDist codes (aj.Reg.StoreDist): (lane width, output element bytes, span, alignment)
+S_NORM, S_NORM_B8, S_NORM_B16, S_NORM_B32, S_FIRST_B8, S_FIRST_B16, S_FIRST_B32 = 0, 1, 2, 3, 4, 5, 6
+S_PACK_B16, S_PACK_B32, S_PACK_B64, S_PACK4_B32, S_INTLV_B8, S_INTLV_B16, S_INTLV_B32 = 7, 8, 9, 10, 11, 12, 13
+STORE_WIDTH = np.array([0, 1, 2, 4, 1, 2, 4, 2, 4, 8, 4, 1, 2, 4], np.int64)
+STORE_ALIGN = np.array([32, 32, 32, 32, 1, 2, 4, 32, 32, 32, 32, 32, 32, 32], np.int64)
+
+# MaskDist codes (aj.Reg.MaskDist)
+MD_NORM, MD_US, MD_DS, MD_PACK = 0, 1, 2, 3
+POST_NORMAL, POST_UPDATE = 0, 1
+ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(cache=True)
+def _misaligned(api, name, value, align):
+    """AlignmentError naming the distribution's alignment (numba raises constant messages: one per value)."""
+    if align == 32:
+        raise AlignmentError(api, name, value, "a multiple of 32 bytes (SPEC-2 11.6)", DEVICE)
+    if align == 16:
+        raise AlignmentError(api, name, value, "a multiple of 16 bytes (SPEC-2 11.6)", DEVICE)
+    if align == 4:
+        raise AlignmentError(api, name, value, "a multiple of 4 bytes (SPEC-2 11.6)", DEVICE)
+    raise AlignmentError(api, name, value, "a multiple of 2 bytes (SPEC-2 11.6)", DEVICE)
+
+
+@njit(cache=True, inline="always")
+def _check_place(api, h, addr, align, start, stop):
+    """addr aligned; bytes [start, stop) inside the operand's allowed range (AlignmentError / OutOfBoundsError)."""
+    if addr % align != 0:
+        _misaligned(api, "address", addr, align)
+    if stop > start and (start < h[4] or stop > h[5]):
+        raise OutOfBoundsError(api, "address", start, "every accessed byte inside the operand's tensor (or the UB "
+                               "on a bounds=\"ub\" core; SPEC-2 11.6)", DEVICE)
+
+
+@njit(cache=True, inline="always")
+def _check_width(api, reg, width):
+    """A B8/B16/B32/B64 distribution moves lanes of that width: the register's element size must match; b64
+    registers move only with DIST_NORM (and DIST_PACK_B64 for stores)."""
+    size = kind_size(reg[H_KIND])
+    if width == 0:
+        return size
+    if size != width:
+        raise UnsupportedDTypeError(api, "register element size", size, "the distribution's lane width (SPEC-2 "
+                                    "11.6)", DEVICE)
+    return size
+
+
+@njit(cache=True, inline="always")
+def _check_step(api, step, esize, align):
+    if (step * esize) % align != 0:
+        _misaligned(api, "post_update_stride (bytes)", step * esize, align)
+
+
+def copy_bytes(dst, dst_start, src, src_start, n):
+    """dst[dst_start:+n] = src[src_start:+n] for uint8 arrays (plain Python: NUMBA_DISABLE_JIT)."""
+    dst[dst_start:dst_start + n] = src[src_start:src_start + n]
+
+
+@intrinsic
+def _memmove(typingctx, dst, dst_start, src, src_start, n):
+    """llvm.memmove between two uint8 arrays: no slice or view objects (their reference counting dominated the
+    hot loads and stores)."""
+    def codegen(context, builder, sig, args):
+        d = context.make_array(sig.args[0])(context, builder, args[0])
+        s = context.make_array(sig.args[2])(context, builder, args[2])
+        dptr = builder.gep(d.data, [args[1]])
+        sptr = builder.gep(s.data, [args[3]])
+        cgutils.raw_memmove(builder, dptr, sptr, args[4], context.get_constant(types.intp, 1))
+        return context.get_dummy_value()
+    return types.none(dst, types.intp, src, types.intp, types.intp), codegen
+
+
+@overload(copy_bytes)
+def _ol_copy_bytes(dst, dst_start, src, src_start, n):
+    return lambda dst, dst_start, src, src_start, n: _memmove(dst, dst_start, src, src_start, n)
+
+
+@njit(cache=True, inline="always")
+def load(reg, h, offset, dist, step):
+    """LoadAlign(reg, tensor, offset, dist) (SPEC-2 11.6); returns offset + step (the post-update form)."""
+    api = "LoadAlign"
+    if dist < 0 or dist >= L_DINTLV_B8:
+        raise ParameterError(api, "dist", dist, "a single-register LoadDist (DINTLV needs two registers)", DEVICE)
+    w = _check_width(api, reg, LOAD_WIDTH[dist])
+    if kind_size(reg[H_KIND]) == 8 and dist != L_NORM:
+        raise UnsupportedDTypeError(api, "dist", dist, "DIST_NORM for b64 registers (SPEC-2 11.6)", DEVICE)
+    addr = h[1] + offset * h[2]
+    nbytes = LOAD_BYTES[dist]
+    _check_place(api, h, addr, LOAD_ALIGN[dist], addr, addr + nbytes)
+    _check_step(api, step, h[2], LOAD_ALIGN[dist])
+    if dist == L_NORM:
+        copy_bytes(reg, 0, h[0], addr, VL)
+        reg[H_CTRL] = h[3]
+        return offset + step
+    ub = h[0]
+    if dist == L_BLK:
+        for i in range(VL):
+            reg[i] = ub[addr + i % 32]
+    elif dist == L_E2B_B16 or dist == L_E2B_B32:
+        for i in range(VL):
+            reg[i] = ub[addr + (i // 32) * w + i % w]
+    else:  # element e of the source to register lanes: one loop per distribution, no per-lane branch
+        lanes = VL // w
+        if dist >= L_UNPACK_B8 and dist <= L_UNPACK4_B8:
+            for i in range(VL):
+                reg[i] = 0
+        for lane in range(lanes):
+            if dist <= L_BRC_B32:
+                e, to = 0, lane
+            elif dist <= L_US_B16:
+                e, to = lane // 2, lane
+            elif dist <= L_DS_B16:
+                e, to = 2 * lane, lane
+            elif dist == L_UNPACK4_B8:
+                if lane >= lanes // 4:
+                    break
+                e, to = lane, 4 * lane
+            else:  # UNPACK_Bn: element i to lane 2i (lane 2i+1 stays 0)
+                if lane >= lanes // 2:
+                    break
+                e, to = lane, 2 * lane
+            for b in range(w):
+                reg[to * w + b] = ub[addr + e * w + b]
+    reg[H_CTRL] = h[3]
+    return offset + step
+
+
+@njit(cache=True)
+def load_dual(reg0, reg1, h, offset, dist, step):
+    """LoadAlign(reg0, reg1, tensor, offset, DIST_DINTLV_Bn): even elements to reg0, odd to reg1."""
+    api = "LoadAlign"
+    if dist < L_DINTLV_B8 or dist > L_DINTLV_B32:
+        raise ParameterError(api, "dist", dist, "DIST_DINTLV_B8/B16/B32 for a dual load (SPEC-2 11.6)", DEVICE)
+    w = _check_width(api, reg0, LOAD_WIDTH[dist])
+    _check_width(api, reg1, w)
+    addr = h[1] + offset * h[2]
+    _check_place(api, h, addr, 32, addr, addr + 2 * VL)
+    _check_step(api, step, h[2], 32)
+    src = h[0][addr:addr + 2 * VL]
+    for lane in range(VL // w):
+        for b in range(w):
+            reg0[lane * w + b] = src[2 * lane * w + b]
+            reg1[lane * w + b] = src[(2 * lane + 1) * w + b]
+    reg0[H_CTRL] = h[3]
+    reg1[H_CTRL] = h[3]
+    return offset + step
+
+
+@njit(cache=True)
+def _block_active(words, size, blk):
+    """Any lane of DataBlock blk active (the mask read at the register's element size)."""
+    for lane in range(blk * 32 // size, (blk + 1) * 32 // size):
+        if lane_on(words, lane * size):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode):
+    if block_stride < 0 or repeat_stride < 0:
+        raise ParameterError(api, "data_block_stride/repeat_stride", min(block_stride, repeat_stride), ">= 0",
+                             DEVICE)
+    step = repeat_stride * 32 // h[2]
+    base = offset if post_mode == POST_UPDATE else offset + step
+    return h[1] + base * h[2], offset + step
+
+
+@njit(cache=True)
+def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
+    """DATA_BLOCK_COPY load (SPEC-2 11.6, D68): block b from address + b*block_stride*32 when any of its lanes is
+    active, else zeros (not read, not bounds-checked). Returns the updated offset (POST_MODE_UPDATE)."""
+    api = "LoadAlign"
+    size = kind_size(reg[H_KIND])
+    if size == 8:
+        raise UnsupportedDTypeError(api, "register element size", 8, "b8, b16 or b32 (DATA_BLOCK_COPY)", DEVICE)
+    addr, new_offset = _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode)
+    for blk in range(8):
+        a = addr + blk * block_stride * 32
+        if _block_active(words, size, blk):
+            _check_place(api, h, addr, 32, a, a + 32)
+    ub = h[0]
+    for blk in range(8):
+        a = addr + blk * block_stride * 32
+        active = _block_active(words, size, blk)
+        for i in range(32):
+            reg[blk * 32 + i] = ub[a + i] if active else 0
+    reg[H_CTRL] = h[3]
+    return new_offset
+
+
+@njit(cache=True, inline="always")
+def store(h, reg, words, offset, dist, step):
+    """StoreAlign(tensor, reg, mask, offset, dist) (SPEC-2 11.6, D68); returns offset + step."""
+    api = "StoreAlign"
+    if dist < 0 or dist >= S_INTLV_B8:
+        raise ParameterError(api, "dist", dist, "a single-register StoreDist (INTLV needs two registers)", DEVICE)
+    w = _check_width(api, reg, STORE_WIDTH[dist])
+    if w == 8 and dist != S_NORM and dist != S_PACK_B64:
+        raise UnsupportedDTypeError(api, "dist", dist, "DIST_NORM or DIST_PACK_B64 for b64 registers", DEVICE)
+    addr = h[1] + offset * h[2]
+    if dist >= S_FIRST_B8 and dist <= S_FIRST_B32:
+        out_bytes, all_lanes, lanes = w, True, 1
+    elif dist >= S_PACK_B16 and dist <= S_PACK_B64:
+        out_bytes, all_lanes, lanes = w // 2, False, VL // w
+    elif dist == S_PACK4_B32:
+        out_bytes, all_lanes, lanes = 1, False, VL // w
+    else:
+        out_bytes, all_lanes, lanes = w, False, VL // w
+    full = not all_lanes and out_bytes == w and words[0] == ALL and words[1] == ALL and words[2] == ALL and \
+        words[3] == ALL
+    first, last = (0, VL) if full else (-1, -1)
+    for lane in range(0 if full else lanes):
+        if all_lanes or lane_on(words, lane * w):
+            if first < 0:
+                first = lane * out_bytes
+            last = lane * out_bytes + out_bytes
+    _check_place(api, h, addr, STORE_ALIGN[dist], addr + max(first, 0), addr + max(last, 0))
+    _check_step(api, step, h[2], STORE_ALIGN[dist])
+    ub = h[0]
+    if full:  # every lane written: one straight copy, 8 bytes at a time (the address is 32-byte aligned)
+        copy_bytes(ub, addr, reg, 0, VL)
+        return offset + step
+    for lane in range(lanes):
+        if all_lanes or lane_on(words, lane * w):
+            for b in range(out_bytes):
+                ub[addr + lane * out_bytes + b] = reg[lane * w + b]
+    return offset + step
+
+
+@njit(cache=True)
+def store_dual(h, reg0, reg1, offset, dist, step):
+    """StoreAlign(tensor, reg0, reg1, mask, offset, DIST_INTLV_Bn): element 2i = reg0 lane i, 2i+1 = reg1 lane i;
+    the mask is ignored (SPEC-2 11.6)."""
+    api = "StoreAlign"
+    if dist < S_INTLV_B8 or dist > S_INTLV_B32:
+        raise ParameterError(api, "dist", dist, "DIST_INTLV_B8/B16/B32 for a dual store (SPEC-2 11.6)", DEVICE)
+    w = _check_width(api, reg0, STORE_WIDTH[dist])
+    _check_width(api, reg1, w)
+    addr = h[1] + offset * h[2]
+    _check_place(api, h, addr, 32, addr, addr + 2 * VL)
+    _check_step(api, step, h[2], 32)
+    ub = h[0]
+    for lane in range(VL // w):
+        for b in range(w):
+            ub[addr + 2 * lane * w + b] = reg0[lane * w + b]
+            ub[addr + (2 * lane + 1) * w + b] = reg1[lane * w + b]
+    return offset + step
+
+
+@njit(cache=True)
+def store_blocks(h, reg, offset, block_stride, words, repeat_stride, post_mode):
+    """DATA_BLOCK_COPY store (SPEC-2 11.6, D68): the active lanes of each block with any active lane."""
+    api = "StoreAlign"
+    size = kind_size(reg[H_KIND])
+    if size == 8:
+        raise UnsupportedDTypeError(api, "register element size", 8, "b8, b16 or b32 (DATA_BLOCK_COPY)", DEVICE)
+    addr, new_offset = _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode)
+    for blk in range(8):
+        if _block_active(words, size, blk):
+            a = addr + blk * block_stride * 32
+            lo, hi = -1, -1
+            for lane in range(blk * 32 // size, (blk + 1) * 32 // size):
+                if lane_on(words, lane * size):
+                    if lo < 0:
+                        lo = (lane * size) % 32
+                    hi = (lane * size) % 32 + size
+            _check_place(api, h, addr, 32, a + lo, a + hi)
+    ub = h[0]
+    for blk in range(8):
+        a = addr + blk * block_stride * 32
+        for lane in range(blk * 32 // size, (blk + 1) * 32 // size):
+            if lane_on(words, lane * size):
+                for b in range(size):
+                    ub[a + (lane * size) % 32 + b] = reg[lane * size + b]
+    return new_offset
+
+
+# --- MaskReg loads and stores -----------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _bit(words, i):
+    return (words[i >> 6] >> np.uint64(i & 63)) & np.uint64(1)
+
+
+@njit(cache=True)
+def _set_bits(out, bits):
+    """out[0..3] <- the 256 bits of `bits` (a uint8 0/1 array)."""
+    for w in range(4):
+        word = np.uint64(0)
+        for i in range(64):
+            if bits[64 * w + i]:
+                word |= np.uint64(1) << np.uint64(i)
+        out[w] = word
+
+
+@njit(cache=True)
+def load_mask(out, h, offset, dist, step):
+    """LoadAlign(mask_reg, tensor, offset, MaskDist) (SPEC-2 11.6): NORM 32 bytes, US 16 bytes with every bit
+    doubled, DS 64 bytes keeping every other bit. `step` is in bytes (doc); returns the updated offset."""
+    api = "LoadAlign"
+    if dist == MD_NORM:
+        nbytes, align = 32, 32
+    elif dist == MD_US:
+        nbytes, align = 16, 16
+    elif dist == MD_DS:
+        nbytes, align = 64, 32
+    else:
+        raise ParameterError(api, "dist", dist, "MaskDist DIST_NORM, DIST_US or DIST_DS for a MaskReg load", DEVICE)
+    addr = h[1] + offset * h[2]
+    _check_place(api, h, addr, align, addr, addr + nbytes)
+    _check_mask_step(api, step, h[2], align)
+    src = h[0][addr:addr + nbytes]
+    bits = np.zeros(VL, np.uint8)
+    for i in range(VL):
+        k = i if dist == MD_NORM else (i // 2 if dist == MD_US else 2 * i)
+        bits[i] = (src[k >> 3] >> (k & 7)) & 1
+    _set_bits(out, bits)
+    return offset + step // h[2]
+
+
+@njit(cache=True, inline="always")
+def _check_mask_step(api, step, esize, align):
+    if step % esize != 0:
+        raise AlignmentError(api, "post_update_stride", step, "bytes, a multiple of the tensor's element size "
+                             "(SPEC-2 11.6)", DEVICE)
+    if step % align != 0:
+        _misaligned(api, "post_update_stride", step, align)
+
+
+@njit(cache=True)
+def store_mask(h, words, offset, dist, step):
+    """StoreAlign(tensor, mask_reg, offset, MaskDist): NORM 32 bytes, PACK 16 bytes of the even bits."""
+    api = "StoreAlign"
+    if dist == MD_NORM:
+        nbytes, align = 32, 32
+    elif dist == MD_PACK:
+        nbytes, align = 16, 16
+    else:
+        raise ParameterError(api, "dist", dist, "MaskDist DIST_NORM or DIST_PACK for a MaskReg store", DEVICE)
+    addr = h[1] + offset * h[2]
+    _check_place(api, h, addr, align, addr, addr + nbytes)
+    _check_mask_step(api, step, h[2], align)
+    ub = h[0]
+    for byte in range(nbytes):
+        v = 0
+        for k in range(8):
+            i = 8 * byte + k if dist == MD_NORM else 2 * (8 * byte + k)
+            v |= np.int64(_bit(words, i)) << k
+        ub[addr + byte] = v
+    return offset + step // h[2]
+
+
+# --- MaskReg operations (SPEC-2 11.7, D64) ------------------------------------------------------------------------
+LOGIC_AND, LOGIC_OR, LOGIC_XOR, LOGIC_NOT, LOGIC_MOVE, LOGIC_SELECT = 0, 1, 2, 3, 4, 5
+
+
+@njit(cache=True)
+def mask_logic(out, a, b, m, op):
+    """And/Or/Xor/Not/Move (then ANDed with the mask m) and Select (m ? a : b), on all 256 bits (D64)."""
+    for w in range(4):
+        if op == LOGIC_AND:
+            r = a[w] & b[w] & m[w]
+        elif op == LOGIC_OR:
+            r = (a[w] | b[w]) & m[w]
+        elif op == LOGIC_XOR:
+            r = (a[w] ^ b[w]) & m[w]
+        elif op == LOGIC_NOT:
+            r = (a[w] ^ ALL) & m[w]
+        elif op == LOGIC_MOVE:
+            r = a[w] & m[w]
+        else:
+            r = (a[w] & m[w]) | (b[w] & (m[w] ^ ALL))
+        out[w] = r
+
+
+@njit(cache=True)
+def pack(out, src, highest):
+    """Pack (D64): dst bit k = src bit 2k (k < 128) in the lower (LOWEST) or upper (HIGHEST) half, the other 0."""
+    bits = np.zeros(VL, np.uint8)
+    base = 128 if highest else 0
+    for k in range(128):
+        bits[base + k] = _bit(src, 2 * k)
+    _set_bits(out, bits)
+
+
+@njit(cache=True)
+def unpack(out, src, highest):
+    """UnPack (D64): src bits 0..127 (LOWEST) or 128..255 (HIGHEST); dst bit 2k = that bit k, bit 2k+1 = 0."""
+    bits = np.zeros(VL, np.uint8)
+    base = 128 if highest else 0
+    for k in range(128):
+        bits[2 * k] = _bit(src, base + k)
+    _set_bits(out, bits)
+
+
+@njit(cache=True)
+def interleave(out0, out1, src0, src1, group, inverse):
+    """Interleave<T> / DeInterleave<T> (D64) in g-bit groups (g = 1, 2, 4 for b8, b16, b32)."""
+    n = VL // group
+    bits = np.zeros(2 * VL, np.uint8)
+    for s in range(2 * n):  # s: position in the output sequence dst0 || dst1
+        if inverse:  # even groups of src0 || src1 to dst0, odd to dst1
+            src_group = 2 * s if s < n else 2 * (s - n) + 1
+        else:  # output group s takes src0[s/2] (even s) or src1[s/2] (odd s)
+            src_group = (s // 2) if s % 2 == 0 else n + s // 2
+        for b in range(group):
+            i = src_group * group + b
+            bits[s * group + b] = _bit(src0, i) if i < VL else _bit(src1, i - VL)
+    _set_bits(out0, bits[:VL])
+    _set_bits(out1, bits[VL:])
+
+
+@njit(cache=True)
+def copy_words(out, words):
+    for w in range(4):
+        out[w] = words[w]
+
+
+@njit(cache=True)
+def move_mask(kind, lo, hi):
+    """MoveMask<T> (SPEC-2 11.7): b16 lane i <- mask-register bit i (i < 128), b32 lane i <- MASK0 bit i (i < 64)."""
+    size = kind_size(kind)
+    if size != 2 and size != 4:
+        raise UnsupportedDTypeError("MoveMask", "dtype kind", kind, "a 16- or 32-bit type (SPEC-2 11.7)", DEVICE)
+    bits = np.zeros(VL, np.uint8)
+    for i in range(VL // size):
+        reg = lo if i < 64 else hi
+        on = (reg >> np.uint64(i & 63)) & np.uint64(1)
+        for b in range(size):
+            bits[i * size + b] = on
+    out = np.zeros(4, np.uint64)
+    _set_bits(out, bits)
+    return (out[0], out[1], out[2], out[3])
+
+
+
+# --- unaligned loads and stores: the functional model of SPEC-2 11.6 / D68 -----------------------------------------
+USTATE_SIZE = 2 + 32  # UnalignRegForStore: pending address, pending length, up to 32 pending bytes
+
+
+@njit(cache=True)
+def load_unalign_pre(state, h, offset):
+    """LoadUnAlignPre: the expected address of the next LoadUnAlign becomes (tensor, offset)."""
+    state[0] = h[1] + offset * h[2]
+
+
+@njit(cache=True)
+def load_unalign(reg, state, h, offset, step, has_step):
+    """LoadUnAlign: VL bytes from an address equal to the expected one (StateError otherwise: the hardware would
+    splice stale bytes); the 32-byte blocks around them must lie in the operand's range. Returns the new offset."""
+    api = "LoadUnAlign"
+    addr = h[1] + offset * h[2]
+    if addr != state[0]:
+        raise StateError(api, "address", addr, "the address LoadUnAlignPre (or the previous LoadUnAlign) set "
+                         "(SPEC-2 11.6, D68)", DEVICE)
+    _check_place(api, h, addr, 1, addr - addr % 32, -(-(addr + VL) // 32) * 32)
+    ub = h[0]
+    for i in range(VL):
+        reg[i] = ub[addr + i]
+    reg[H_CTRL] = h[3]
+    advance = step if has_step else VL // h[2]
+    state[0] = addr + advance * h[2]
+    return offset + advance
+
+
+@njit(cache=True)
+def store_unalign(h, reg, state, offset, count):
+    """StoreUnAlign: lanes 0..count-1 of reg as bytes at A = (tensor, offset), after the pending run (which must end
+    at A); every byte below the last 32-byte boundary is written now, the rest stays pending. Returns offset+count."""
+    api = "StoreUnAlign"
+    size = kind_size(reg[H_KIND])
+    if count < 0 or count > VL // size:
+        raise ParameterError(api, "count", count, "0 .. VL / sizeof(T)", DEVICE)
+    addr = h[1] + offset * h[2]
+    pending = state[1]
+    if pending > 0 and state[0] + pending != addr:
+        raise StateError(api, "address", addr, "the end of the pending UnalignRegForStore run (SPEC-2 11.6, D68)",
+                         DEVICE)
+    _check_place(api, h, addr, 1, addr, addr + count * size)
+    start = state[0] if pending > 0 else addr
+    end = addr + count * size
+    cut = max(start, end - end % 32)
+    run = np.empty(end - start, np.uint8)
+    for i in range(pending):
+        run[i] = state[2 + i]
+    for i in range(count * size):
+        run[addr - start + i] = reg[i]
+    ub = h[0]
+    for i in range(cut - start):
+        ub[start + i] = run[i]
+    state[0] = cut
+    state[1] = end - cut
+    for i in range(end - cut):
+        state[2 + i] = run[cut - start + i]
+    return offset + count
+
+
+@njit(cache=True)
+def store_unalign_post(h, state, offset, step):
+    """StoreUnAlignPost: writes the pending run and empties the register; returns offset + step."""
+    ub = h[0]
+    for i in range(state[1]):
+        ub[state[0] + i] = state[2 + i]
+    state[1] = 0
+    return offset + step

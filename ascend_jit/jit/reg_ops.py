@@ -1,0 +1,494 @@
+"""Ascend 950 Reg arithmetic: Add, Sub, Mul (and their carry forms), Duplicate, Reduce (SPEC-2 11.2-11.4).
+
+Registers and masks are those of jit/reg.py (a register is 256 data bytes, scratch and a header holding its element
+kind and the overflow modes it carries; a MaskReg is four uint64 words, bit i predicating register byte i). One
+binary engine serves Add/Sub/Mul with the op code as an argument; lane numerics follow SPEC-2 D35: half results are
+rounded once from the float32 result (exact for Mul; correct for Add/Sub since float32 has 24 >= 2*11+2 bits) and
+then saturated when the half overflow mode says so, bfloat16 is computed in float32 and rounded (SPEC-2 1.6), int16
+and int32 clamp when integer saturation is on, every other integer wraps, and 64-bit lanes wrap modulo 2**64.
+"""
+import numpy as np
+from numba import njit
+
+from ..errors import ParameterError, UnsupportedDTypeError
+from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
+                       KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
+                       f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
+from .reg import H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, lane_on
+from .reg_move import copy_bytes
+
+ADD, SUB, MUL = 0, 1, 2
+SUM, MAX, MIN = 0, 1, 2
+_OP_NAMES = ("Add", "Sub", "Mul")
+DEVICE = "ascend950"
+
+
+@njit(cache=True, inline="always")
+def merged_modes(a, b):
+    """The overflow modes a result carries: those of its first source that was loaded from a tensor."""
+    return a[H_CTRL] if a[H_CTRL] & M_KNOWN else b[H_CTRL]
+
+
+@njit(cache=True)
+def int_range(kind):
+    if kind == KIND_INT8:
+        return -128, 127
+    if kind == KIND_UINT8:
+        return 0, 255
+    if kind == KIND_INT16:
+        return -32768, 32767
+    if kind == KIND_UINT16:
+        return 0, 65535
+    if kind == KIND_INT32:
+        return -2147483648, 2147483647
+    return 0, 4294967295
+
+
+@njit(cache=True, inline="always")
+def wrap_or_clamp(v, lo, hi, clamp):
+    """An exact integer result in the lane type: clamped (int16/int32 with saturation on) or two's-complement
+    wrapped, written out so compiled and plain-Python runs agree (SPEC-2 D35)."""
+    if clamp:
+        return min(max(v, lo), hi)
+    return (v - lo) % (hi - lo + 1) + lo
+
+
+@njit(cache=True, inline="always")
+def _int_lane(x, y, op):
+    if op == ADD:
+        return x + y
+    if op == SUB:
+        return x - y
+    return x * y
+
+
+@njit(cache=True)
+def _int_binary(d, a, b, words, size, op, lo, hi, clamp, merging):
+    for j in range(d.size):
+        if lane_on(words, j * size):
+            d[j] = wrap_or_clamp(_int_lane(np.int64(a[j]), np.int64(b[j]), op), lo, hi, clamp)
+        elif not merging:
+            d[j] = 0
+
+
+@njit(cache=True)
+def _wide_binary(d, a, b, words, op, merging):
+    """64-bit lanes as uint64 patterns: add, subtract and multiply modulo 2**64 are the same for both signs."""
+    for j in range(d.size):
+        if lane_on(words, j * 8):
+            d[j] = _int_lane(a[j], b[j], op)
+        elif not merging:
+            d[j] = np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def _float_lane(x, y, op):
+    if op == ADD:
+        return x + y
+    if op == SUB:
+        return x - y
+    return x * y
+
+
+@njit(cache=True, inline="always")
+def all_active(words):
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
+    return words[0] == full and words[1] == full and words[2] == full and words[3] == full
+
+
+@njit(cache=True, inline="always")
+def _h(reg, j):
+    """Half lane j as float32, assembled from its bytes (no array view per call)."""
+    return half_bits_to_f32(np.uint16(reg[2 * j]) | (np.uint16(reg[2 * j + 1]) << np.uint16(8)))
+
+
+@njit(cache=True, inline="always")
+def _put_h(reg, j, x):
+    """Half result of lane j into the register's scratch bytes VL.. (see _commit)."""
+    bits = half_store_bits(x)
+    reg[VL + 2 * j] = np.uint8(bits & np.uint16(0xFF))
+    reg[VL + 2 * j + 1] = np.uint8(bits >> np.uint16(8))
+
+
+@njit(cache=True, inline="always")
+def _commit(reg):
+    """Scratch -> data. Results go through the scratch bytes so that dst may be a source (Add(r, r, s)) and LLVM
+    still proves the loop free of overlap and vectorises it."""
+    copy_bytes(reg, 0, reg, VL, VL)
+
+
+@njit(cache=True)
+def _half_add_full(dst, a, b, sat):
+    """The common case, every lane active: one straight loop per op (each its own function, so LLVM vectorises)."""
+    for j in range(128):
+        _put_h(dst, j, round_half(_h(a, j) + _h(b, j), sat))
+    _commit(dst)
+
+
+@njit(cache=True)
+def _half_sub_full(dst, a, b, sat):
+    for j in range(128):
+        _put_h(dst, j, round_half(_h(a, j) - _h(b, j), sat))
+    _commit(dst)
+
+
+@njit(cache=True)
+def _half_mul_full(dst, a, b, sat):
+    for j in range(128):
+        _put_h(dst, j, round_half(_h(a, j) * _h(b, j), sat))
+    _commit(dst)
+
+
+@njit(cache=True, inline="always")
+def half_full_fast(dst, src0, src1, words, op, merging):
+    """The hot case of Add/Sub/Mul, tried first at each call site: three half registers, every lane active. Returns
+    False (nothing done) otherwise, and binary() handles the call."""
+    if merging or not (src0[H_KIND] == KIND_HALF and src1[H_KIND] == KIND_HALF and dst[H_KIND] == KIND_HALF and
+                       all_active(words)):
+        return False
+    modes = merged_modes(src0, src1)
+    sat = (modes & M_HALF_SAT) != 0
+    if op == ADD:
+        _half_add_full(dst, src0, src1, sat)
+    elif op == SUB:
+        _half_sub_full(dst, src0, src1, sat)
+    else:
+        _half_mul_full(dst, src0, src1, sat)
+    dst[H_CTRL] = modes
+    return True
+
+
+@njit(cache=True)
+def _check_binary(dk, k0, k1, op, merging):
+    if dk != k0 or dk != k1:
+        raise UnsupportedDTypeError(_OP_NAMES[op], "dst/src0/src1 kinds", (dk, k0, k1),
+                                    "one element type for dst, src0 and src1 (SPEC-2 11.2)", DEVICE)
+    if op == MUL and (dk == KIND_INT8 or dk == KIND_UINT8):
+        raise UnsupportedDTypeError("Mul", "dtype kind", dk, "int16, uint16, half, bfloat16, int32, uint32, float, "
+                                    "int64, uint64 (SPEC-2 11.2)", DEVICE)
+    if merging and op != ADD:
+        raise ParameterError(_OP_NAMES[op], "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 D67)", DEVICE)
+
+
+@njit(cache=True)
+def binary(dst, src0, src1, words, op, merging):
+    """Reg Add/Sub/Mul (SPEC-2 11.2): active lanes get src0 op src1; inactive lanes 0 (ZEROING) or kept (MERGING,
+    Add only)."""
+    kind = np.int64(src0[H_KIND])
+    _check_binary(np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), op, merging)
+    modes = merged_modes(src0, src1)
+    if kind == KIND_HALF and all_active(words):
+        sat = (modes & M_HALF_SAT) != 0
+        if op == ADD:
+            _half_add_full(dst, src0, src1, sat)
+        elif op == SUB:
+            _half_sub_full(dst, src0, src1, sat)
+        else:
+            _half_mul_full(dst, src0, src1, sat)
+    elif kind == KIND_HALF:
+        d, a, b = dst[:VL].view(np.uint16), src0[:VL].view(np.uint16), src1[:VL].view(np.uint16)
+        sat = (modes & M_HALF_SAT) != 0
+        for j in range(128):
+            if lane_on(words, 2 * j):
+                r = _float_lane(half_bits_to_f32(a[j]), half_bits_to_f32(b[j]), op)
+                d[j] = half_store_bits(round_half(r, sat))
+            elif not merging:
+                d[j] = 0
+    elif kind == KIND_FLOAT:
+        d, fa, fb = dst[:VL].view(np.uint32), src0[:VL].view(np.float32), src1[:VL].view(np.float32)
+        for j in range(64):
+            if lane_on(words, 4 * j):
+                d[j] = float_store_bits(_float_lane(fa[j], fb[j], op))
+            elif not merging:
+                d[j] = 0
+    elif kind == KIND_BF16:
+        d, a, b = dst[:VL].view(np.uint16), src0[:VL].view(np.uint16), src1[:VL].view(np.uint16)
+        for j in range(128):
+            if lane_on(words, 2 * j):
+                d[j] = f32_to_bf16_bits(_float_lane(bf16_bits_to_f32(a[j]), bf16_bits_to_f32(b[j]), op))
+            elif not merging:
+                d[j] = 0
+    elif kind == KIND_INT64 or kind == KIND_UINT64:
+        _wide_binary(dst[:VL].view(np.uint64), src0[:VL].view(np.uint64), src1[:VL].view(np.uint64), words, op,
+                     merging)
+    else:
+        lo, hi = int_range(kind)
+        clamp = (modes & M_INT_SAT) != 0 and (kind == KIND_INT16 or kind == KIND_INT32)
+        size = kind_size(kind)
+        if kind == KIND_INT8:
+            _int_binary(dst[:VL].view(np.int8), src0[:VL].view(np.int8), src1[:VL].view(np.int8), words, size, op,
+                        lo, hi, clamp, merging)
+        elif kind == KIND_UINT8:
+            _int_binary(dst[:VL], src0[:VL], src1[:VL], words, size, op, lo, hi, clamp, merging)
+        elif kind == KIND_INT16:
+            _int_binary(dst[:VL].view(np.int16), src0[:VL].view(np.int16), src1[:VL].view(np.int16), words, size, op,
+                        lo, hi, clamp, merging)
+        elif kind == KIND_UINT16:
+            _int_binary(dst[:VL].view(np.uint16), src0[:VL].view(np.uint16), src1[:VL].view(np.uint16), words, size,
+                        op, lo, hi, clamp, merging)
+        elif kind == KIND_INT32:
+            _int_binary(dst[:VL].view(np.int32), src0[:VL].view(np.int32), src1[:VL].view(np.int32), words, size, op,
+                        lo, hi, clamp, merging)
+        else:
+            _int_binary(dst[:VL].view(np.uint32), src0[:VL].view(np.uint32), src1[:VL].view(np.uint32), words, size,
+                        op, lo, hi, clamp, merging)
+    dst[H_CTRL] = modes
+
+
+@njit(cache=True)
+def binary_carry(carry, dst, src0, src1, words, op):
+    """Add/Sub carry forms, int32/uint32 (SPEC-2 11.2, D67): modular results; carry bit 4k of lane k is the carry
+    out of x + y (Add) or "no borrow", x >= y unsigned (Sub); inactive lanes give dst 0 and carry 0."""
+    kind = np.int64(src0[H_KIND])
+    if not (kind == KIND_INT32 or kind == KIND_UINT32) or dst[H_KIND] != kind or src1[H_KIND] != kind:
+        raise UnsupportedDTypeError(_OP_NAMES[op], "dst/src0/src1 kinds", (dst[H_KIND], kind, src1[H_KIND]),
+                                    "int32 or uint32, the same for all three (carry form, SPEC-2 11.2)", DEVICE)
+    d, a, b = dst[:VL].view(np.uint32), src0[:VL].view(np.uint32), src1[:VL].view(np.uint32)
+    out = np.zeros(4, np.uint64)
+    for j in range(64):
+        if lane_on(words, 4 * j):
+            x, y = np.int64(a[j]), np.int64(b[j])
+            if op == ADD:
+                r, c = x + y, x + y >= 4294967296
+            else:
+                r, c = x - y, x >= y
+            d[j] = np.uint32(r & 0xFFFFFFFF)
+            if c:
+                out[(4 * j) >> 6] |= np.uint64(1) << np.uint64((4 * j) & 63)
+        else:
+            d[j] = 0
+    for w in range(4):
+        carry[w] = out[w]
+    dst[H_CTRL] = merged_modes(src0, src1)
+
+
+@njit(cache=True)
+def duplicate_bits(dst, bits, words, merging):
+    """Duplicate of a scalar already converted to the register's bit pattern (SPEC-2 11.3, D29)."""
+    size = kind_size(dst[H_KIND])
+    for j in range(VL // size):
+        if lane_on(words, j * size):
+            for k in range(size):
+                dst[j * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))
+        elif not merging:
+            for k in range(size):
+                dst[j * size + k] = 0
+
+
+@njit(cache=True)
+def duplicate_lane0(dst, src, words, merging):
+    """Duplicate of lane 0 of src (HighLowPart LOWEST, SPEC-2 11.3)."""
+    if dst[H_KIND] != src[H_KIND]:
+        raise UnsupportedDTypeError("Duplicate", "dst/src kinds", (dst[H_KIND], src[H_KIND]),
+                                    "one element type for dst and src (SPEC-2 11.3)", DEVICE)
+    size = kind_size(dst[H_KIND])
+    bits = np.uint64(0)
+    for k in range(size):
+        bits |= np.uint64(src[k]) << np.uint64(8 * k)
+    duplicate_bits(dst, bits, words, merging)
+    dst[H_CTRL] = src[H_CTRL]
+
+
+# --- D29 scalar conversion in compiled code (the plain-Python path uses api/_scalar.py, same bits) ---------------
+@njit(cache=True)
+def _round_odd_f32(x):
+    """float64 -> float32 rounded to odd: a later RNE to <= 22 significand bits then rounds the double once."""
+    f = np.float32(x)
+    if np.float64(f) != x and np.isfinite(f):
+        u = f32_bits(f)
+        if u & np.uint32(1) == 0:  # the even neighbour: take the odd one on x's side
+            toward_zero = abs(np.float64(f)) > abs(x)
+            u = u - np.uint32(1) if toward_zero else u + np.uint32(1)
+            f = f32_from_bits(u)
+    return f
+
+
+@njit(cache=True)
+def scalar_float_bits(kind, x):
+    """D29 for a float register: one RNE rounding of the double x; NaN canonical; overflow to inf."""
+    if kind == KIND_FLOAT:
+        return np.uint64(float_store_bits(np.float32(x)))
+    if x != x:
+        return np.uint64(0x7E00) if kind == KIND_HALF else np.uint64(BF16_NAN)
+    f = _round_odd_f32(x)
+    if kind == KIND_HALF:
+        return np.uint64(half_store_bits(round_half(f, False)))
+    return np.uint64(f32_to_bf16_bits(f))
+
+
+@njit(cache=True)
+def scalar_int_bits(kind, v):
+    """D29 for an integer register: the value must lie in the type's range (no implicit wrap); its bit pattern."""
+    if kind == KIND_INT64 or kind == KIND_UINT64:
+        if kind == KIND_UINT64 and v < 0:
+            raise ParameterError("Duplicate", "scalar", v, "[0, 2**64-1] for uint64 (SPEC-2 D29)", DEVICE)
+        if v < 0:  # two's complement of a negative int64, without a signed-to-unsigned cast
+            return np.uint64(v + 9223372036854775807 + 1) + np.uint64(9223372036854775808)
+        return np.uint64(v)
+    lo, hi = int_range(kind)
+    if v < lo or v > hi:
+        raise ParameterError("Duplicate", "scalar", v, "inside the register type's range (SPEC-2 D29)", DEVICE)
+    return np.uint64(v & ((1 << (8 * kind_size(kind))) - 1))
+
+
+@njit(cache=True)
+def scalar_bits(kind, fvalue, ivalue, is_float_arg):
+    """A VF's scalar argument as the register's bit pattern (D29): floats round once to a float register and are
+    refused for integer registers; ints must fit an integer register."""
+    if kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16:
+        return scalar_float_bits(kind, fvalue if is_float_arg else np.float64(ivalue))
+    if is_float_arg:
+        raise ParameterError("Duplicate", "scalar", fvalue, "an integer for an integer register (SPEC-2 D29)", DEVICE)
+    return scalar_int_bits(kind, ivalue)
+
+
+@njit(cache=True)
+def interleave_group(kind):
+    """Mask bits per element of a b8/b16/b32 type (Interleave / DeInterleave, D64)."""
+    size = kind_size(kind)
+    if size == 8:
+        raise ParameterError("Interleave", "dtype kind", kind, "a b8, b16 or b32 type (SPEC-2 11.7)", DEVICE)
+    return size
+
+
+# --- Reduce --------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _check_reduce(op, dk, sk):
+    if op == SUM:
+        ok = (dk == sk and (sk == KIND_HALF or sk == KIND_FLOAT or sk == KIND_INT32 or sk == KIND_UINT32 or
+                            sk == KIND_INT64 or sk == KIND_UINT64)) or \
+             (dk == KIND_INT32 and sk == KIND_INT16) or (dk == KIND_UINT32 and sk == KIND_UINT16)
+    else:
+        ok = dk == sk and (sk == KIND_HALF or sk == KIND_FLOAT or sk == KIND_INT16 or sk == KIND_UINT16 or
+                           sk == KIND_INT32 or sk == KIND_UINT32 or sk == KIND_INT64 or sk == KIND_UINT64)
+    if not ok:
+        raise UnsupportedDTypeError("Reduce", "dst/src kinds", (dk, sk),
+                                    "SUM: half, float, int32<-int16|int32, uint32<-uint16|uint32, int64, uint64; "
+                                    "MAX/MIN: one of int16, uint16, half, int32, uint32, float, int64, uint64 "
+                                    "(SPEC-2 11.4)", DEVICE)
+
+
+@njit(cache=True, inline="always")
+def _sign(x):
+    return (f32_bits(x) >> np.uint32(31)) == 1
+
+
+@njit(cache=True, inline="always")
+def _beats(v, best, op):
+    """v strictly beyond best in the D41 total order (-0 < +0)."""
+    if v == best:
+        return v == 0 and (_sign(best) and not _sign(v) if op == MAX else _sign(v) and not _sign(best))
+    return v > best if op == MAX else v < best
+
+
+@njit(cache=True)
+def _float_extreme(vals, words, size, op):
+    """Value and first index of the D41 extreme of the active lanes; NaN wins at its first lane (SPEC-2 D66)."""
+    best = np.float32(-np.inf) if op == MAX else np.float32(np.inf)
+    index, found = 0, False
+    for j in range(vals.size):
+        if lane_on(words, j * size):
+            v = vals[j]
+            if v != v:
+                return v, j
+            if not found or _beats(v, best, op):
+                best, index, found = v, j, True
+    return best, index
+
+
+@njit(cache=True)
+def _int_extreme(vals, words, size, op, lo, hi):
+    best = lo if op == MAX else hi
+    index, found = 0, False
+    for j in range(vals.size):
+        if lane_on(words, j * size):
+            v = vals[j]
+            if not found or (v > best if op == MAX else v < best):
+                best, index, found = v, j, True
+    return best, index
+
+
+@njit(cache=True)
+def _put(dst, lane, size, bits):
+    for k in range(size):
+        dst[lane * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))
+
+
+@njit(cache=True)
+def reduce(dst, src, words, op):
+    """Reg Reduce (SPEC-2 11.4, D66): SUM by the adjacent-pair tree over all lanes (inactive lanes +0) into lane 0;
+    MAX/MIN value into lane 0 and the first index attaining it into lane 1; every other lane 0."""
+    dk, sk = np.int64(dst[H_KIND]), np.int64(src[H_KIND])
+    _check_reduce(op, dk, sk)
+    modes = src[H_CTRL]
+    sat = (modes & M_HALF_SAT) != 0
+    ssize, dsize = kind_size(sk), kind_size(dk)
+    lanes = VL // ssize
+    value_bits = np.uint64(0)
+    index = 0
+    if sk == KIND_HALF or sk == KIND_FLOAT:
+        vals = np.empty(lanes, np.float32)
+        if sk == KIND_HALF:
+            h = src[:VL].view(np.uint16)
+            for j in range(lanes):
+                vals[j] = half_bits_to_f32(h[j])
+        else:
+            f = src[:VL].view(np.float32)
+            for j in range(lanes):
+                vals[j] = f[j]
+        if op == SUM:
+            for j in range(lanes):
+                if not lane_on(words, j * ssize):
+                    vals[j] = np.float32(0.0)
+            width = lanes
+            while width > 1:
+                width //= 2
+                for k in range(width):
+                    s = vals[2 * k] + vals[2 * k + 1]
+                    vals[k] = round_half(s, sat) if sk == KIND_HALF else s
+            r = vals[0]
+        else:
+            r, index = _float_extreme(vals, words, ssize, op)
+            if sk == KIND_HALF:
+                r = round_half(r, sat)  # the value written through SAT (D66)
+        value_bits = np.uint64(half_store_bits(r)) if sk == KIND_HALF else np.uint64(float_store_bits(r))
+    elif sk == KIND_INT64 or sk == KIND_UINT64:
+        u = src[:VL].view(np.uint64)
+        if op == SUM:
+            acc = np.uint64(0)
+            for j in range(32):
+                if lane_on(words, 8 * j):
+                    acc += u[j]
+            value_bits = acc
+        elif sk == KIND_INT64:
+            v, index = _int_extreme(src[:VL].view(np.int64), words, 8, op, np.int64(-9223372036854775807 - 1),
+                                    np.int64(9223372036854775807))
+            value_bits = np.uint64(v)
+        else:
+            v, index = _int_extreme(u, words, 8, op, np.uint64(0), np.uint64(0xFFFFFFFFFFFFFFFF))
+            value_bits = v
+    else:
+        if sk == KIND_INT16:
+            vals_i = src[:VL].view(np.int16).astype(np.int64)
+        elif sk == KIND_UINT16:
+            vals_i = src[:VL].view(np.uint16).astype(np.int64)
+        elif sk == KIND_INT32:
+            vals_i = src[:VL].view(np.int32).astype(np.int64)
+        else:
+            vals_i = src[:VL].view(np.uint32).astype(np.int64)
+        lo, hi = int_range(sk)
+        if op == SUM:
+            acc = np.int64(0)
+            for j in range(lanes):
+                if lane_on(words, j * ssize):
+                    acc += vals_i[j]  # exact, then wrapped to the dst width (SPEC-2 11.4, D66)
+            v = acc
+        else:
+            v, index = _int_extreme(vals_i, words, ssize, op, np.int64(lo), np.int64(hi))
+        value_bits = np.uint64(v & ((1 << (8 * dsize)) - 1))
+    for i in range(VL):
+        dst[i] = 0
+    _put(dst, 0, dsize, value_bits)
+    if op != SUM:
+        _put(dst, 1, dsize, np.uint64(index))
+    dst[H_CTRL] = modes

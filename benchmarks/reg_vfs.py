@@ -1,0 +1,34 @@
+"""VFs timed by the benchmarks (a module of its own so numba caches them across benchmark runs)."""
+import ascend_jit as aj
+
+R = aj.Reg
+
+
+def add_mul_vf(dst, a, b, c, count, repeats):
+    """dst = (a + b) * c over `count` halves, 128 per iteration."""
+    ra, rb, rc = R.RegTensor("half"), R.RegTensor("half"), R.RegTensor("half")
+    for i in range(repeats):
+        mask, count = R.UpdateMask("half", count)
+        R.LoadAlign(ra, a, i * 128)
+        R.LoadAlign(rb, b, i * 128)
+        R.LoadAlign(rc, c, i * 128)
+        R.Add(ra, ra, rb, mask)
+        R.Mul(ra, ra, rc, mask)
+        R.StoreAlign(dst, ra, mask, i * 128)
+
+
+def cast_vf(dst, src, count, repeats):
+    """dst (float) = src (half), 64 per iteration: DIST_UNPACK_B16 load, Cast layout ZERO (the devkit's pattern)."""
+    rs, rd = R.RegTensor("half"), R.RegTensor("float")
+    trait = R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING, aj.RoundMode.UNKNOWN)
+    every_half = R.CreateMask("half")
+    offset = 0
+    for i in range(repeats):
+        mask, count = R.UpdateMask("float", count)
+        offset = R.LoadAlign(rs, src, offset, dist=R.LoadDist.DIST_UNPACK_B16, post_update_stride=64)
+        R.Cast(rd, rs, every_half, trait)
+        R.StoreAlign(dst, rd, mask, i * 64)
+
+
+ADD_MUL = R.simd_vf(add_mul_vf)
+CAST = R.simd_vf(cast_vf)

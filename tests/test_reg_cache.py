@@ -1,0 +1,72 @@
+"""@aj.Reg.simd_vf functions are cached across processes (issue 11 section 4): a second process loads the VF from
+numba's on-disk cache instead of compiling it. Evidence is numba's own cache statistics, never timing."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from ascend_jit import reg
+
+VF_MODULE = textwrap.dedent('''
+    import ascend_jit as aj
+    R = aj.Reg
+
+    def copy_vf(dst, src, repeats, T):
+        reg = R.RegTensor(T)
+        for i in range(repeats):
+            R.LoadAlign(reg, src, i * 128)
+            R.StoreAlign(dst, reg, R.CreateMask(T), i * 128)
+
+    COPY = R.simd_vf(copy_vf)
+''')
+
+RUN = textwrap.dedent('''
+    import numpy as np
+    import ascend_jit as aj
+    import user_vf
+    core = aj.Core("ascend950")
+    src, dst = core.local_tensor("half", 256), core.local_tensor("half", 256)
+    src[:] = np.arange(256)
+    with core:
+        user_vf.COPY(dst, src, 2, "half")
+    assert (dst.numpy() == np.arange(256)).all()
+    stats = user_vf.COPY.compiled.stats
+    print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()), user_vf.COPY.cached)
+''')
+
+
+def _run(tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.getcwd()]), NUMBA_NUM_THREADS="1")
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-c", RUN], capture_output=True, text=True, env=env, cwd=tmp_path,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_second_process_loads_the_vf_from_the_cache(tmp_path):
+    (tmp_path / "user_vf.py").write_text(VF_MODULE)  # a fresh module path: nothing cached for it yet
+    assert _run(tmp_path) == ["0", "1", "True"]   # first process: compiled (a cache miss) and saved
+    assert _run(tmp_path) == ["1", "0", "True"]   # second process: loaded, not compiled
+
+
+def test_cache_key_holds_the_implementation_stamp(monkeypatch):
+    def vf(x):
+        return x
+    cache = reg._VFCache(vf)
+    codegen = __import__("numba").njit(vf).targetctx.codegen()
+    monkeypatch.setattr(reg._VFCache, "stamp", "one")
+    first = cache._index_key((), codegen)
+    monkeypatch.setattr(reg._VFCache, "stamp", "two")
+    assert cache._index_key((), codegen) != first  # a changed ascend_jit never reuses an old VF
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_a_vf_without_a_source_file_still_runs_uncached():
+    namespace = {}
+    exec("def vf(x):\n    return x + 1\n", namespace)
+    compiled = reg.simd_vf(namespace["vf"])
+    assert compiled(1) == 2 and compiled.cached is False
