@@ -40,9 +40,15 @@ ENV_VAR = "ASCEND_JIT_SANITIZE"
 PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3 = "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3"
 PIPES = (PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3)
 _PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
+_S = _PIPE_INDEX[PIPE_S]
 _SHORT = {PIPE_S: "S", PIPE_V: "V", PIPE_MTE2: "MTE2", PIPE_MTE3: "MTE3"}
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+# Special registers written by the vector pipe and read by the scalar pipe (SPEC-2 10.4: the GetReduce*Spr reads are
+# PIPE_S): ACC_VAL (the count-form ReduceSum's side result) and the ReduceRepeat/ReduceMax MAX/MIN value and index.
+SPRS = ("ACC_VAL", "MAX_MIN")
+SPR_BYTES = 8
 
 
 @dataclass(frozen=True)
@@ -256,7 +262,8 @@ class Sanitizer:
 
     def __init__(self, core, config):
         self.core, self.config = core, config
-        n = core.spec.ub_bytes
+        self.ub_bytes = core.spec.ub_bytes
+        n = self.ub_bytes + len(SPRS) * SPR_BYTES   # the special registers ride behind the UB as pseudo bytes
         npipes = len(PIPES)
         self.initialised = np.zeros(n, np.bool_)
         self.writer_pipe = np.full(n, -1, np.int8)
@@ -273,11 +280,24 @@ class Sanitizer:
         self._reported = set()    # the current instruction's reports (duplicates from aliased operands dropped)
         self.gm_shadow = None   # the launch's LaunchShadow (check "blocks"), set by aj.launch
 
+    def spr(self, name):
+        """The pseudo byte range of a special register: a footprint (name, start, nbytes) for vector_access."""
+        return (name, self.ub_bytes + SPRS.index(name) * SPR_BYTES, SPR_BYTES)
+
+    def spr_read(self, api, name):
+        """GetReduceRepeatSumSpr / GetReduceRepeatMaxMinSpr: a scalar-pipe read of a register the vector pipe writes."""
+        self.instruction(api, PIPE_S, [Access.of_run(name, self.spr(name)[1], SPR_BYTES, False)])
+
+    def _space(self, address):
+        return ("SPR", address - self.ub_bytes) if address >= self.ub_bytes else ("UB", address)
+
     # --- configuration -------------------------------------------------------------------------------------------
     def enabled(self, check):
         return check in self.config.checks
 
     def _emit(self, report):
+        if report.space == "UB" and report.address >= self.ub_bytes:
+            report.space, report.address = self._space(report.address)
         key = (report.check, report.kind, report.space, report.address, report.nbytes,
                report.earlier.seq if report.earlier else None)
         if key in self._reported:   # two operands aliasing the same bytes: one conflict, one report
@@ -358,7 +378,9 @@ class Sanitizer:
             return
         self._check_against_writer(instr, p, acc, "WAW")
         for q in range(len(PIPES)):
-            if q == p:
+            if q == p or q == _S:
+                # a scalar read has returned its value before the in-order scalar unit issues any later
+                # instruction (GetValue then Duplicate(t, value) is the common idiom): no WAR against PIPE_S reads
                 continue
             rs = self.reader_seq[q, a]
             bad = (rs > 0) & (self.clock[p, q] < rs)

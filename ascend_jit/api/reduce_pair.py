@@ -5,6 +5,7 @@ from functools import lru_cache
 from ..errors import ParameterError, UnsupportedDTypeError
 from ..jit.direct import EntryTable
 from ..jit.pair import pair_kernel
+from ..sanitizer import vector_access
 from ._common import (Operand, as_signed64, check_align, check_dtype, check_inside_ub, check_overlap, check_range,
                       operands, record_mask, refuse_empty_mask_on_950)
 from ._facts import check_operand_bounds
@@ -45,6 +46,9 @@ def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, 
         kernel_args = _validate.__wrapped__(*key)
     record_mask(core, plan, d, mask)
     if kernel_args is not None:
+        kernel_args, (src_op, dst_op) = kernel_args
+        if core.sanitizer is not None:
+            vector_access(core, API, reads=[(src_op, src)], writes=[(dst_op, dst)])
         _ENTRIES(0, pair_kernel, core.ub, d.kind, core.half_saturating, *kernel_args)
 
 
@@ -88,8 +92,8 @@ def _validate(spec, bounds, d, dd, dst_addr, src_addr, dst_size, src_size, plan,
         check_overlap(API, spec, dst_op, src_op, dst_ext, src_ext)
     if repeat == 0 or (plan.empty and not zero_both):
         return None  # D14: NOP (the 310B writes zeros for mask 0: its both-masked rule)
-    return (zero_both, dst_addr, src_addr, src_blk_stride, src_rep_stride, dst_rep_stride, repeat,
-            as_signed64(plan.lo), as_signed64(plan.hi), last)
+    return ((zero_both, dst_addr, src_addr, src_blk_stride, src_rep_stride, dst_rep_stride, repeat,
+             as_signed64(plan.lo), as_signed64(plan.hi), last), (src_op, dst_op))
 
 
 def warmup(device):

@@ -12,6 +12,7 @@ from ..errors import OverlapError, ParameterError, StateError, UnsupportedDTypeE
 from ..jit.direct import EntryTable
 from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_TREE,
                           KERNELS)
+from ..sanitizer import vector_access
 from ._common import MASK_PLACEHOLDER, Operand, as_signed64, check_align, check_dtype, check_range, operands
 from ._facts import check_operand_bounds
 from ._plans import cached_plan
@@ -103,6 +104,20 @@ def _run(core, d, algo, dst, src, tmp, rep_bytes, n, lo=-1, hi=-1):
                     tmp.addr, rep_bytes, n, lo, hi, _FLOAT_WITNESS if is_float else _INT_WITNESS)
 
 
+def _sanitize(core, spec, d, dst, src, tmp, src_footprint, acc_val=False, **tmp_size):
+    """The sanitizer's view of one ReduceSum: src read, dst[0] and the tmp elements the algorithm uses written (their
+    contents are the algorithm's, SPEC 4), and ACC_VAL for the count form (read later through GetReduceRepeatSumSpr,
+    on the scalar pipe)."""
+    writes = [(("dst", dst.addr, d.size), dst)]
+    if not (acc_val and spec.reduce_sum_tmp_untouched_count):
+        need = GetReduceSumTmpSize(spec, d, **tmp_size)
+        if need:
+            writes.append((("sharedTmpBuffer", tmp.addr, need * d.size), tmp))
+    if acc_val:
+        writes.append((core.sanitizer.spr("ACC_VAL"), None))
+    vector_access(core, API, reads=[(src_footprint, src)], writes=writes)
+
+
 def _cached(fn, *key):
     try:
         return fn(*key)
@@ -123,6 +138,8 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
     d = src.dtype
     kernel_algo, count = _cached(_validate_count, spec, core.bounds, d, dst.dtype, tmp.dtype, dst.addr, src.addr,
                                  tmp.addr, dst.size, src.size, tmp.size, count)
+    if core.sanitizer is not None:
+        _sanitize(core, spec, d, dst, src, tmp, ("src", src.addr, count * d.size), count=count, acc_val=True)
     value = _run(core, d, kernel_algo, dst, src, tmp, 256, count)
     if d.is_float:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal):
         core.acc_val = d.np_dtype.type(value if value == value else math.nan)  # dst[0] as stored (NaN: canonical, +)
@@ -163,10 +180,19 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
             raise ParameterError(API, "mask", mask, legal="the element count (D23)", device=core.device)
         count = (int(mask[0]) if isinstance(mask, (list, tuple)) else int(mask)) & 0xFFFFFFFF  # D23: low 32 bits
         rep_bytes = _cached(_validate_counter, *layout, count, repeat_time, src_rep_stride)
+        if core.sanitizer is not None:
+            lanes = d.lanes_per_repeat
+            full_hi, full_lo = continuous_mask_words(lanes)
+            _sanitize(core, spec, d, dst, src, tmp, Operand("src", src.addr, d.size, full_lo, full_hi,
+                                                            -(-count // lanes), 1, rep_bytes // 32, count % lanes or lanes),
+                      count=count, repeat_time=repeat_time, counter_mode=True)
         _run(core, d, ALG_VADD_TREE, dst, src, tmp, rep_bytes, count)
         return
     plan = cached_plan(API, core, d, mask, True)
     run_repeats, rep_bytes = _cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
+    if core.sanitizer is not None and run_repeats and not plan.empty:
+        _sanitize(core, spec, d, dst, src, tmp, Operand("src", src.addr, d.size, plan.lo, plan.hi, run_repeats, 1,
+                                                        rep_bytes // 32), repeat_time=repeat_time)
     if is_950:
         if plan.bit_mode:
             core.mask_high, core.mask_low, core.mask_defined = plan.hi, plan.lo, True  # audit 3: bit form writes it
