@@ -193,8 +193,28 @@ def user_location():
 
 # --- byte sets ------------------------------------------------------------------------------------------------------
 def run_bytes(start, nbytes):
-    """The byte addresses of one contiguous run."""
-    return np.arange(start, start + nbytes, dtype=np.int64)
+    """One contiguous run of bytes: a slice, so the shadow arrays are read and written as views (no gathers)."""
+    return slice(int(start), int(start) + int(nbytes))
+
+
+def compact(a):
+    """A sorted unique address array that is one contiguous run becomes a slice (views instead of gathers)."""
+    if isinstance(a, np.ndarray) and a.size and int(a[-1]) - int(a[0]) + 1 == a.size:
+        return slice(int(a[0]), int(a[-1]) + 1)
+    return a
+
+
+def _count(a):
+    return a.stop - a.start if isinstance(a, slice) else a.size
+
+
+def _address(a, k):
+    """The k-th byte address of a footprint (a slice or an address array)."""
+    return a.start + k if isinstance(a, slice) else int(a[k])
+
+
+def _addresses(a):
+    return np.arange(a.start, a.stop, dtype=np.int64) if isinstance(a, slice) else a
 
 
 def operand_bytes(op):
@@ -218,14 +238,14 @@ def footprint_bytes(footprint):
     `repeat` runs of `width` bytes every `step`), a (name, start, nbytes) contiguous run or (name, addresses)."""
     if isinstance(footprint, tuple):
         if len(footprint) == 2:   # (name, array of byte addresses)
-            return np.asarray(footprint[1], np.int64)
+            return compact(np.asarray(footprint[1], np.int64))
         return run_bytes(footprint[1], footprint[2])
     if hasattr(footprint, "blk"):
-        return operand_bytes(footprint)
+        return compact(operand_bytes(footprint))
     if footprint.repeat <= 0 or footprint.width <= 0:
         return np.zeros(0, np.int64)
     starts = footprint.base + np.arange(footprint.repeat, dtype=np.int64) * footprint.step
-    return np.unique((starts[:, None] + np.arange(footprint.width, dtype=np.int64)[None, :]).reshape(-1))
+    return compact(np.unique((starts[:, None] + np.arange(footprint.width, dtype=np.int64)[None, :]).reshape(-1)))
 
 
 def vector_access(core, api, reads=(), writes=()):
@@ -249,7 +269,7 @@ class Access:
 
     @classmethod
     def of_operand(cls, op, write, tensor=None):
-        return cls(op.name, write, operand_bytes(op), tensor)
+        return cls(op.name, write, compact(operand_bytes(op)), tensor)
 
     @classmethod
     def of_run(cls, name, start, nbytes, write, tensor=None):
@@ -330,7 +350,7 @@ class Sanitizer:
         self.log.append(instr)
         for acc in accesses:
             a = acc.addrs
-            if a.size == 0:
+            if _count(a) == 0:
                 continue
             if acc.write:
                 self.writer_pipe[a] = p
@@ -345,10 +365,11 @@ class Sanitizer:
 
     def _check_memory(self, instr, acc):
         t = acc.tensor
-        if t is None or not self.enabled("memory") or self.core.bounds != "ub" or acc.addrs.size == 0:
+        if t is None or not self.enabled("memory") or self.core.bounds != "ub" or _count(acc.addrs) == 0:
             return
         lo, hi = t.addr, t.addr + t.nbytes
-        outside = acc.addrs[(acc.addrs < lo) | (acc.addrs >= hi)]
+        addrs = _addresses(acc.addrs)
+        outside = addrs[(addrs < lo) | (addrs >= hi)]
         if outside.size:
             self._emit(Report("memory", "access outside the tensor", instr, acc.operand, int(outside[0]),
                               int(outside.size), fix=f"{acc.operand} is [{lo}, {hi}); enlarge it or fix the "
@@ -361,10 +382,10 @@ class Sanitizer:
 
     def _check_read(self, instr, p, acc):
         a = acc.addrs
-        if a.size == 0:
+        if _count(a) == 0:
             return
-        if self.enabled("init"):
-            bad = a[~self.initialised[a]]
+        if self.enabled("init") and not self.initialised[a].all():
+            bad = _addresses(a)[~self.initialised[a]]
             if bad.size:
                 self._emit(Report("init", "uninitialised read", instr, acc.operand, int(bad[0]), int(bad.size),
                                   fix="write these bytes first (DataCopy, Duplicate, a host copy) or read only "
@@ -374,7 +395,7 @@ class Sanitizer:
 
     def _check_write(self, instr, p, acc):
         a = acc.addrs
-        if a.size == 0 or not self.enabled("race"):
+        if _count(a) == 0 or not self.enabled("race"):
             return
         self._check_against_writer(instr, p, acc, "WAW")
         for q in range(len(PIPES)):
@@ -383,16 +404,21 @@ class Sanitizer:
                 # instruction (GetValue then Duplicate(t, value) is the common idiom): no WAR against PIPE_S reads
                 continue
             rs = self.reader_seq[q, a]
-            bad = (rs > 0) & (self.clock[p, q] < rs)
+            known = self.clock[p, q]
+            if not (rs > known).any():   # every read of pipe q here is ordered (or there is none: rs = 0)
+                continue
+            bad = rs > known
             if bad.any():
                 k = int(np.argmax(bad))
-                earlier = self.log[int(self.reader_instr[q, a[k]])]
-                self._emit(Report("race", "WAR", instr, acc.operand, int(a[k]), int(bad.sum()), earlier=earlier,
+                earlier = self.log[int(self.reader_instr[q, _address(a, k)])]
+                self._emit(Report("race", "WAR", instr, acc.operand, _address(a, k), int(bad.sum()), earlier=earlier,
                                   fix=_fix(PIPES[q], PIPES[p])))
 
     def _check_against_writer(self, instr, p, acc, kind):
         a = acc.addrs
         wp = self.writer_pipe[a]
+        if not self.config.strict and not ((wp >= 0) & (wp != p)).any():
+            return   # the common case: no writer, or only this pipe's own writes
         ws = self.writer_seq[a]
         has = wp >= 0
         if not has.any():
@@ -410,9 +436,9 @@ class Sanitizer:
         if bad.any():
             k = int(np.argmax(bad))
             q = int(wp[k])
-            earlier = self.log[int(self.writer_instr[a[k]])]
+            earlier = self.log[int(self.writer_instr[_address(a, k)])]
             fix = _fix(PIPES[q], PIPES[p]) if q != p else f"PipeBarrier({PIPES[p]}) between them"
-            self._emit(Report("race", kind, instr, acc.operand, int(a[k]), int(bad.sum()), earlier=earlier,
+            self._emit(Report("race", kind, instr, acc.operand, _address(a, k), int(bad.sum()), earlier=earlier,
                               fix=fix))
 
     def scalar_access(self, api, tensor, index, write):
@@ -491,7 +517,9 @@ class Sanitizer:
 def _runs_bytes(base, runs):
     if not runs:
         return np.zeros(0, np.int64)
-    return np.concatenate([run_bytes(base + off, n) for off, n in runs])
+    if len(runs) == 1:
+        return run_bytes(base + runs[0][0], runs[0][1])
+    return compact(np.unique(np.concatenate([np.arange(base + off, base + off + n, dtype=np.int64) for off, n in runs])))
 
 
 def _fix(earlier_pipe, later_pipe):
