@@ -7,6 +7,10 @@
 """
 __version__ = "0.1.0"
 
+from ._cache import CacheLocationWarning, ensure_cache_location
+
+ensure_cache_location()  # before any kernel module: a read-only install must still import (README, "The numba cache")
+
 from . import reg as Reg
 from . import testing
 from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
@@ -44,6 +48,7 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
+    "CacheLocationWarning",
     "Abs", "AddRelu", "Adds", "And", "Axpy", "Brcb", "BrcbRepeatParams", "Div", "DivAlgo", "DivConfig", "Duplicate",
     "Exp", "ExpAlgo", "ExpConfig", "FIDELITY", "Fidelity", "FidelityRule", "FusedMulAdd", "LeakyRelu", "Ln", "LnAlgo",
     "LnConfig", "Max", "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal", "ReciprocalAlgo",

@@ -1,4 +1,4 @@
-"""The `ascend-jit` command line: devices, run, study, sweep, explain, golden."""
+"""The `ascend-jit` command line: devices, run, study, sweep, explain, golden, warmup."""
 import argparse
 import os
 import sys
@@ -12,7 +12,8 @@ EPILOG = """examples:
   ascend-jit study --plot study.png --json study.json
   ascend-jit sweep --sizes 128,8320,1Mi,16Mi --dists normal,cancel --trials 1000 --workers 2
   ascend-jit explain --device 910B --form count --dtype half --n 300
-  ascend-jit golden record goldens/ && ascend-jit golden check goldens/"""
+  ascend-jit golden record goldens/ && ascend-jit golden check goldens/
+  ascend-jit warmup --devices atlas-a2,ascend950 --families reduce_sum,elementwise"""
 
 
 def _devices(args):
@@ -154,6 +155,22 @@ def _explain(args):
     return 0
 
 
+def _warmup(args):
+    from numba.core import config
+
+    from .warmup import FAMILIES, progress_bar, run_warmup
+    devices = args.devices.split(",") if args.devices else None
+    families = args.families.split(",") if args.families else None
+    seconds = run_warmup(devices, families, progress_bar(sys.stderr))
+    width = max(len(f) for f in FAMILIES)
+    for family, s in seconds.items():
+        print(f"{family:{width}s} {s:8.1f} s")
+    print(f"{'total':{width}s} {sum(seconds.values()):8.1f} s")
+    where = config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or "beside the package sources (__pycache__)"
+    print(f"numba cache: {where}")
+    return 0
+
+
 def _golden(args):
     import numpy as np
 
@@ -287,6 +304,10 @@ def build_parser():
     g.add_argument("--kernels", help="comma-separated kernel names (default: all)")
     g.add_argument("--devices", help="comma-separated devices (default: all supported)")
     g.set_defaults(fn=_golden)
+    w = sub.add_parser("warmup", help="compile every instruction family into the numba cache, seconds per family")
+    w.add_argument("--devices", help="comma-separated devices (default: all supported)")
+    w.add_argument("--families", help="comma-separated families (default: all; see ascend_jit.warmup.FAMILIES)")
+    w.set_defaults(fn=_warmup)
     return p
 
 

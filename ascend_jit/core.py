@@ -232,6 +232,8 @@ class Core(SyncState):
         if dtype is not None and dt.resolve(dtype, "GetReduceRepeatSumSpr").np_dtype != self.acc_val.dtype:
             raise StateError("GetReduceRepeatSumSpr", "dtype", dt.resolve(dtype).name, device=self.device,
                              legal=f"{dt.resolve(self.acc_val.dtype).name}, the dtype of the last count-form ReduceSum")
+        if self.sanitizer is not None:
+            self.sanitizer.spr_read("GetReduceRepeatSumSpr", "ACC_VAL")
         return self.acc_val
 
     def _after_count_call(self, last_mask_len=None):

@@ -8,7 +8,7 @@ Goldens live in `goldens/` beside the test file unless the ini option `golden_di
 
 `pytest --ascend-sanitize` runs every test inside an `aj.sanitize_session`: every Core a test makes (those of
 `aj.launch` included) sanitizes, and the first report fails the test with a SanitizerError naming both instructions.
-`--ascend-sanitize=race,blocks` selects checks (default: all five).
+`--ascend-sanitize-checks=race,blocks` selects checks (default: all five).
 """
 from pathlib import Path
 
@@ -20,9 +20,11 @@ from . import testing
 def pytest_addoption(parser):
     parser.addoption("--update-goldens", action="store_true", default=False,
                      help="ascend_jit: record golden files instead of checking them")
-    parser.addoption("--ascend-sanitize", nargs="?", const="all", default=None, metavar="CHECKS",
-                     help="ascend_jit: sanitize every core the tests make (checks: race, init, memory, blocks, sync; "
-                          "default all); a report fails the test")
+    parser.addoption("--ascend-sanitize", action="store_true", default=False,
+                     help="ascend_jit: sanitize every core the tests make; a report fails the test")
+    parser.addoption("--ascend-sanitize-checks", default=None, metavar="CHECKS",
+                     help="ascend_jit: the checks of --ascend-sanitize (comma-separated: race, init, memory, blocks, "
+                          "sync; default all)")
     parser.addini("golden_dir", "ascend_jit: folder of golden files (default: goldens/ beside each test file)",
                   default="")
 
@@ -48,10 +50,10 @@ def golden(request):
 @pytest.fixture(autouse=True)
 def _ascend_sanitize(request):
     """With --ascend-sanitize, the test runs inside a raising sanitize_session."""
-    checks = request.config.getoption("--ascend-sanitize")
-    if checks is None:
+    if not request.config.getoption("--ascend-sanitize"):
         yield
         return
     from .sanitizer import sanitize_session
-    with sanitize_session(True if checks == "all" else checks):
+    checks = request.config.getoption("--ascend-sanitize-checks")
+    with sanitize_session(checks or True):
         yield

@@ -40,9 +40,15 @@ ENV_VAR = "ASCEND_JIT_SANITIZE"
 PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3 = "PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3"
 PIPES = (PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3)
 _PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
+_S = _PIPE_INDEX[PIPE_S]
 _SHORT = {PIPE_S: "S", PIPE_V: "V", PIPE_MTE2: "MTE2", PIPE_MTE3: "MTE3"}
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+# Special registers written by the vector pipe and read by the scalar pipe (SPEC-2 10.4: the GetReduce*Spr reads are
+# PIPE_S): ACC_VAL (the count-form ReduceSum's side result) and the ReduceRepeat/ReduceMax MAX/MIN value and index.
+SPRS = ("ACC_VAL", "MAX_MIN")
+SPR_BYTES = 8
 
 
 @dataclass(frozen=True)
@@ -187,8 +193,28 @@ def user_location():
 
 # --- byte sets ------------------------------------------------------------------------------------------------------
 def run_bytes(start, nbytes):
-    """The byte addresses of one contiguous run."""
-    return np.arange(start, start + nbytes, dtype=np.int64)
+    """One contiguous run of bytes: a slice, so the shadow arrays are read and written as views (no gathers)."""
+    return slice(int(start), int(start) + int(nbytes))
+
+
+def compact(a):
+    """A sorted unique address array that is one contiguous run becomes a slice (views instead of gathers)."""
+    if isinstance(a, np.ndarray) and a.size and int(a[-1]) - int(a[0]) + 1 == a.size:
+        return slice(int(a[0]), int(a[-1]) + 1)
+    return a
+
+
+def _count(a):
+    return a.stop - a.start if isinstance(a, slice) else a.size
+
+
+def _address(a, k):
+    """The k-th byte address of a footprint (a slice or an address array)."""
+    return a.start + k if isinstance(a, slice) else int(a[k])
+
+
+def _addresses(a):
+    return np.arange(a.start, a.stop, dtype=np.int64) if isinstance(a, slice) else a
 
 
 def operand_bytes(op):
@@ -212,14 +238,14 @@ def footprint_bytes(footprint):
     `repeat` runs of `width` bytes every `step`), a (name, start, nbytes) contiguous run or (name, addresses)."""
     if isinstance(footprint, tuple):
         if len(footprint) == 2:   # (name, array of byte addresses)
-            return np.asarray(footprint[1], np.int64)
+            return compact(np.asarray(footprint[1], np.int64))
         return run_bytes(footprint[1], footprint[2])
     if hasattr(footprint, "blk"):
-        return operand_bytes(footprint)
+        return compact(operand_bytes(footprint))
     if footprint.repeat <= 0 or footprint.width <= 0:
         return np.zeros(0, np.int64)
     starts = footprint.base + np.arange(footprint.repeat, dtype=np.int64) * footprint.step
-    return np.unique((starts[:, None] + np.arange(footprint.width, dtype=np.int64)[None, :]).reshape(-1))
+    return compact(np.unique((starts[:, None] + np.arange(footprint.width, dtype=np.int64)[None, :]).reshape(-1)))
 
 
 def vector_access(core, api, reads=(), writes=()):
@@ -243,7 +269,7 @@ class Access:
 
     @classmethod
     def of_operand(cls, op, write, tensor=None):
-        return cls(op.name, write, operand_bytes(op), tensor)
+        return cls(op.name, write, compact(operand_bytes(op)), tensor)
 
     @classmethod
     def of_run(cls, name, start, nbytes, write, tensor=None):
@@ -256,7 +282,8 @@ class Sanitizer:
 
     def __init__(self, core, config):
         self.core, self.config = core, config
-        n = core.spec.ub_bytes
+        self.ub_bytes = core.spec.ub_bytes
+        n = self.ub_bytes + len(SPRS) * SPR_BYTES   # the special registers ride behind the UB as pseudo bytes
         npipes = len(PIPES)
         self.initialised = np.zeros(n, np.bool_)
         self.writer_pipe = np.full(n, -1, np.int8)
@@ -273,11 +300,24 @@ class Sanitizer:
         self._reported = set()    # the current instruction's reports (duplicates from aliased operands dropped)
         self.gm_shadow = None   # the launch's LaunchShadow (check "blocks"), set by aj.launch
 
+    def spr(self, name):
+        """The pseudo byte range of a special register: a footprint (name, start, nbytes) for vector_access."""
+        return (name, self.ub_bytes + SPRS.index(name) * SPR_BYTES, SPR_BYTES)
+
+    def spr_read(self, api, name):
+        """GetReduceRepeatSumSpr / GetReduceRepeatMaxMinSpr: a scalar-pipe read of a register the vector pipe writes."""
+        self.instruction(api, PIPE_S, [Access.of_run(name, self.spr(name)[1], SPR_BYTES, False)])
+
+    def _space(self, address):
+        return ("SPR", address - self.ub_bytes) if address >= self.ub_bytes else ("UB", address)
+
     # --- configuration -------------------------------------------------------------------------------------------
     def enabled(self, check):
         return check in self.config.checks
 
     def _emit(self, report):
+        if report.space == "UB" and report.address >= self.ub_bytes:
+            report.space, report.address = self._space(report.address)
         key = (report.check, report.kind, report.space, report.address, report.nbytes,
                report.earlier.seq if report.earlier else None)
         if key in self._reported:   # two operands aliasing the same bytes: one conflict, one report
@@ -310,7 +350,7 @@ class Sanitizer:
         self.log.append(instr)
         for acc in accesses:
             a = acc.addrs
-            if a.size == 0:
+            if _count(a) == 0:
                 continue
             if acc.write:
                 self.writer_pipe[a] = p
@@ -325,10 +365,11 @@ class Sanitizer:
 
     def _check_memory(self, instr, acc):
         t = acc.tensor
-        if t is None or not self.enabled("memory") or self.core.bounds != "ub" or acc.addrs.size == 0:
+        if t is None or not self.enabled("memory") or self.core.bounds != "ub" or _count(acc.addrs) == 0:
             return
         lo, hi = t.addr, t.addr + t.nbytes
-        outside = acc.addrs[(acc.addrs < lo) | (acc.addrs >= hi)]
+        addrs = _addresses(acc.addrs)
+        outside = addrs[(addrs < lo) | (addrs >= hi)]
         if outside.size:
             self._emit(Report("memory", "access outside the tensor", instr, acc.operand, int(outside[0]),
                               int(outside.size), fix=f"{acc.operand} is [{lo}, {hi}); enlarge it or fix the "
@@ -341,10 +382,10 @@ class Sanitizer:
 
     def _check_read(self, instr, p, acc):
         a = acc.addrs
-        if a.size == 0:
+        if _count(a) == 0:
             return
-        if self.enabled("init"):
-            bad = a[~self.initialised[a]]
+        if self.enabled("init") and not self.initialised[a].all():
+            bad = _addresses(a)[~self.initialised[a]]
             if bad.size:
                 self._emit(Report("init", "uninitialised read", instr, acc.operand, int(bad[0]), int(bad.size),
                                   fix="write these bytes first (DataCopy, Duplicate, a host copy) or read only "
@@ -354,23 +395,30 @@ class Sanitizer:
 
     def _check_write(self, instr, p, acc):
         a = acc.addrs
-        if a.size == 0 or not self.enabled("race"):
+        if _count(a) == 0 or not self.enabled("race"):
             return
         self._check_against_writer(instr, p, acc, "WAW")
         for q in range(len(PIPES)):
-            if q == p:
+            if q == p or q == _S:
+                # a scalar read has returned its value before the in-order scalar unit issues any later
+                # instruction (GetValue then Duplicate(t, value) is the common idiom): no WAR against PIPE_S reads
                 continue
             rs = self.reader_seq[q, a]
-            bad = (rs > 0) & (self.clock[p, q] < rs)
+            known = self.clock[p, q]
+            if not (rs > known).any():   # every read of pipe q here is ordered (or there is none: rs = 0)
+                continue
+            bad = rs > known
             if bad.any():
                 k = int(np.argmax(bad))
-                earlier = self.log[int(self.reader_instr[q, a[k]])]
-                self._emit(Report("race", "WAR", instr, acc.operand, int(a[k]), int(bad.sum()), earlier=earlier,
+                earlier = self.log[int(self.reader_instr[q, _address(a, k)])]
+                self._emit(Report("race", "WAR", instr, acc.operand, _address(a, k), int(bad.sum()), earlier=earlier,
                                   fix=_fix(PIPES[q], PIPES[p])))
 
     def _check_against_writer(self, instr, p, acc, kind):
         a = acc.addrs
         wp = self.writer_pipe[a]
+        if not self.config.strict and not ((wp >= 0) & (wp != p)).any():
+            return   # the common case: no writer, or only this pipe's own writes
         ws = self.writer_seq[a]
         has = wp >= 0
         if not has.any():
@@ -388,9 +436,9 @@ class Sanitizer:
         if bad.any():
             k = int(np.argmax(bad))
             q = int(wp[k])
-            earlier = self.log[int(self.writer_instr[a[k]])]
+            earlier = self.log[int(self.writer_instr[_address(a, k)])]
             fix = _fix(PIPES[q], PIPES[p]) if q != p else f"PipeBarrier({PIPES[p]}) between them"
-            self._emit(Report("race", kind, instr, acc.operand, int(a[k]), int(bad.sum()), earlier=earlier,
+            self._emit(Report("race", kind, instr, acc.operand, _address(a, k), int(bad.sum()), earlier=earlier,
                               fix=fix))
 
     def scalar_access(self, api, tensor, index, write):
@@ -469,7 +517,9 @@ class Sanitizer:
 def _runs_bytes(base, runs):
     if not runs:
         return np.zeros(0, np.int64)
-    return np.concatenate([run_bytes(base + off, n) for off, n in runs])
+    if len(runs) == 1:
+        return run_bytes(base + runs[0][0], runs[0][1])
+    return compact(np.unique(np.concatenate([np.arange(base + off, base + off + n, dtype=np.int64) for off, n in runs])))
 
 
 def _fix(earlier_pipe, later_pipe):

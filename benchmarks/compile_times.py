@@ -1,72 +1,197 @@
-"""Cold compile time of the element-wise family's first calls (issue 13).
+"""Compile-time benchmark (issue 20): run by hand, never a timed test; the figures go to BENCHMARKS.md.
 
-    python benchmarks/compile_times.py
+    python benchmarks/compile_times.py                  # first calls and families, cold then warm
+    python benchmarks/compile_times.py --suite          # plus the default test suite, cold then warm
+    python benchmarks/compile_times.py --root /work/main --no-families   # the same first calls on another checkout
+    python benchmarks/compile_times.py --only none --suite                # the default suite alone
 
-Runs two fresh processes on one empty NUMBA_CACHE_DIR: the first compiles (cold), the second loads the cache
-(warm). Each process times the first call of every arity (binary, tensor-scalar, unary, multiply-add, fill) and then
-of every other instruction and form, and prints the per-call and total seconds.
+Every measurement runs in a fresh Python process with NUMBA_NUM_THREADS=1. "cold": NUMBA_CACHE_DIR is a new empty
+directory; "warm": a second process with the same directory. A first call is timed alone (tensors are made before
+the clock starts). CPU seconds (the process's own time) stand beside wall seconds because on a shared machine the
+wall time depends on the neighbours. "specialisations" counts the compiled signatures of every numba dispatcher whose
+function lives in the package (kernels and the @overload helpers they pulled in), then of all dispatchers (numba's
+internal ones included), after the call.
+
+First calls: each registered instruction's minimal example (so new instructions are measured without editing this
+file) plus the other forms below, one device and dtype each. Families: `run_warmup(families=[f])` over every
+supported device, one row per entry of ascend_jit.warmup.FAMILIES.
 """
+import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
-CHILD = r"""
-import json, resource, time
-import numpy as np
-t0 = time.perf_counter()
-import ascend_jit as aj
-timings = {"import": time.perf_counter() - t0}
-core = aj.Core("atlas-a2")
-h = [core.local_tensor("half", 256) for _ in range(3)]
-f = core.local_tensor("float", 256)
-P, U = aj.BinaryRepeatParams(), aj.UnaryRepeatParams()
-calls = [
-    ("binary count (Add)", lambda: aj.Add(*h, 256)),
-    ("binary high-dim (Sub)", lambda: aj.Sub(h[0], h[1], h[2], [2**64 - 1, 1], 2, P)),
-    ("tensor-scalar count (Adds)", lambda: aj.Adds(h[0], h[1], 1.5, 256)),
-    ("tensor-scalar high-dim (Muls)", lambda: aj.Muls(h[0], h[1], 1.5, [7, 7], 2, U)),
-    ("unary count (Exp)", lambda: aj.Exp(h[0], h[1], 256)),
-    ("unary high-dim (Sqrt)", lambda: aj.Sqrt(h[0], h[1], [3, 3], 2, U)),
-    ("unary float (Ln)", lambda: aj.Ln(f, f, 64)),
-    ("multiply-add count (MulAddDst)", lambda: aj.MulAddDst(*h, 256)),
-    ("multiply-add high-dim (Axpy)", lambda: aj.Axpy(h[0], h[1], 0.5, [9, 9], 2, U)),
-    ("fill (Duplicate)", lambda: aj.Duplicate(h[0], 1.0, 256)),
-    ("fill high-dim (Duplicate)", lambda: aj.Duplicate(h[0], 1.0, [5, 5], 2, 1, 8)),
-    ("Brcb", lambda: aj.Brcb(h[0], h[1], 2, (1, 8))),
-    ("every other instruction", lambda: [aj.Mul(*h, 256), aj.Div(*h, 256), aj.Max(*h, 256), aj.Rsqrt(h[0], h[1], 256),
-                                         aj.Reciprocal(h[0], h[1], 256), aj.FusedMulAdd(*h, 256)]),
+HERE = Path(__file__).resolve().parent
+
+REDUCE_SETUP = ("core = aj.Core({device!r})\nsrc = core.local_tensor({dtype!r}, 4096)\n"
+                "dst = core.local_tensor({dtype!r}, 16)\ntmp = core.local_tensor({dtype!r}, 64)\n")
+VF_SETUP = ("try:\n    from ascend_jit.kernels import reduce_data_block_seed as seed\nexcept ImportError:\n"
+            "    from kernels import reduce_data_block_seed as seed\ninputs = seed.make_inputs(8320, 1)\n")
+EXTRA_CASES = [
+    ("ReduceSum high-dim", "atlas-a2", "half", REDUCE_SETUP, "aj.ReduceSum(dst, src, tmp, 128, 4, 8)"),
+    ("ReduceSum count", "atlas-training", "half", REDUCE_SETUP, "aj.ReduceSum(dst, src, tmp, 1000)"),
+    ("ReduceSum count", "ascend950", "half", REDUCE_SETUP, "aj.ReduceSum(dst, src, tmp, 1000)"),
+    ("ReduceSum high-dim", "ascend950", "half", REDUCE_SETUP, "aj.ReduceSum(dst, src, tmp, 128, 4, 8)"),
+    ("ReduceSum count", "ascend950", "int32", REDUCE_SETUP, "aj.ReduceSum(dst, src, tmp, 1000)"),
+    ("ReduceSum count", "ascend950", "int64", REDUCE_SETUP, "aj.ReduceSum(dst, src, tmp, 300)"),
+    ("Add high-dim", "atlas-a2", "half",
+     "core = aj.Core({device!r})\na, b, c = (core.local_tensor({dtype!r}, 512) for _ in range(3))\n",
+     "aj.Add(c, a, b, 128, 4, aj.BinaryRepeatParams())"),
+    ("Reg VF (simd_vf)", "ascend950", "half", VF_SETUP, "seed.run({device!r}, inputs)"),
 ]
-for name, call in calls:
-    t = time.perf_counter()
-    call()
-    timings[name] = time.perf_counter() - t
-timings["cpu seconds of the process"] = resource.getrusage(resource.RUSAGE_SELF).ru_utime
-print(json.dumps(timings))
+
+DRIVER = r"""
+import gc, json, sys, time
+t0 = time.perf_counter()
+import numpy as np
+import ascend_jit as aj
+import_s = time.perf_counter() - t0
+case = json.loads(sys.argv[1])
+ns = {"aj": aj, "np": np}
+exec(case["setup"], ns)
+w0, c0 = time.perf_counter(), time.process_time()
+exec(case["call"], ns)
+wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+from numba.core.dispatcher import Dispatcher
+own = every = 0
+for o in gc.get_objects():
+    try:
+        is_dispatcher = isinstance(o, Dispatcher)
+    except ReferenceError:  # a dead weak proxy
+        continue
+    if is_dispatcher:
+        n = len(o.overloads)
+        every += n
+        if getattr(o.py_func, "__module__", "").startswith("ascend_jit"):
+            own += n
+print(json.dumps({"import_s": import_s, "wall": wall, "cpu": cpu, "own": own, "all": every}))
+"""
+
+REGISTRY_CASES = r"""
+import json
+import ascend_jit as aj
+from ascend_jit.api.registry import INSTRUCTIONS
+cases = []
+for inst in INSTRUCTIONS:
+    for device in ("atlas-a2", "ascend950"):
+        dtypes = inst.dtypes(aj.get_device(device))
+        if dtypes:
+            dtype = "half" if "half" in dtypes else dtypes[0]
+            cases.append((inst.name, device, dtype))
+            break
+print(json.dumps(cases))
 """
 
 
-def run(cache_dir):
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, NUMBA_NUM_THREADS="1",
-               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    t = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=True).stdout
-    return json.loads(out), time.perf_counter() - t
+def _env(root, cache_dir):
+    env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(cache_dir), NUMBA_NUM_THREADS="1")
+    env.pop("NUMBA_DISABLE_JIT", None)
+    return env
 
 
-def main():
-    with tempfile.TemporaryDirectory() as cache_dir:
-        cold, cold_wall = run(cache_dir)
-        warm, warm_wall = run(cache_dir)
-    print(f"{'first call (wall seconds)':34s} {'cold s':>8s} {'warm s':>8s}")
-    for name in cold:
-        print(f"{name:34s} {cold[name]:8.2f} {warm[name]:8.2f}")
-    family = lambda t: sum(v for k, v in t.items() if k not in ("import", "cpu seconds of the process"))  # noqa: E731
-    print(f"{'whole family (calls only)':34s} {family(cold):8.2f} {family(warm):8.2f}")
-    print(f"{'process wall time':34s} {cold_wall:8.2f} {warm_wall:8.2f}")
+def _child(root, cache_dir, case):
+    r = subprocess.run([sys.executable, "-c", DRIVER, json.dumps(case)], capture_output=True, text=True,
+                       env=_env(root, cache_dir), cwd=root, timeout=3600)
+    if r.returncode:
+        raise RuntimeError(f"{case['name']}: {r.stderr[-2000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def cases(root, families):
+    r = subprocess.run([sys.executable, "-c", REGISTRY_CASES], capture_output=True, text=True, cwd=root,
+                       env=_env(root, tempfile.mkdtemp(prefix="aj-ct-")), check=True)
+    out = []
+    for name, device, dtype in json.loads(r.stdout):
+        setup = ("from ascend_jit.api.registry import INSTRUCTIONS\n"
+                 f"inst = next(i for i in INSTRUCTIONS if i.name == {name!r})\n"
+                 f"tensors, call = inst.example(aj.Core({device!r}), {dtype!r})\n")
+        out.append({"name": f"{name} (registry example)", "device": device, "dtype": dtype, "setup": setup,
+                    "call": "call(*tensors)"})
+    for name, device, dtype, setup, call in EXTRA_CASES:
+        out.append({"name": name, "device": device, "dtype": dtype,
+                    "setup": setup.format(device=device, dtype=dtype), "call": call.format(device=device)})
+    if families:
+        from_table = subprocess.run([sys.executable, "-c", "import json; from ascend_jit.warmup import FAMILIES; "
+                                     "print(json.dumps(list(FAMILIES)))"], capture_output=True, text=True, cwd=root,
+                                    env=_env(root, tempfile.mkdtemp(prefix="aj-ct-")), check=True)
+        for family in json.loads(from_table.stdout):
+            out.append({"name": f"family {family} (warmup, every device)", "device": "all", "dtype": "all",
+                        "setup": "from ascend_jit.warmup import run_warmup\n",
+                        "call": f"run_warmup(families=[{family!r}])"})
+    return out
+
+
+def measure(root, case):
+    with tempfile.TemporaryDirectory(prefix="aj-numba-cache-") as cache_dir:
+        cold = _child(root, cache_dir, case)
+        warm = _child(root, cache_dir, case)
+    return {**case, "cold": cold, "warm": warm}
+
+
+def suite(root):
+    """The default test suite (the README's command) cold, then warm: wall and CPU seconds of the child processes."""
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="aj-numba-cache-") as cache_dir:
+        for phase in ("cold", "warm"):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"], cwd=root,
+                               env=_env(root, cache_dir), capture_output=True, text=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            out[phase] = {"wall": time.perf_counter() - t0, "cpu": (after.ru_utime + after.ru_stime)
+                          - (before.ru_utime + before.ru_stime), "result": r.stdout.strip().splitlines()[-1],
+                          "rc": r.returncode}
+    return out
+
+
+def table(results):
+    lines = ["| first call | device, dtype | cold wall | cold CPU | specialisations (package / all) | warm wall | "
+             "warm CPU |", "|---|---|---|---|---|---|---|"]
+    for r in results:
+        c, w = r["cold"], r["warm"]
+        lines.append(f"| {r['name']} | {r['device']}, {r['dtype']} | {c['wall']:.2f} s | {c['cpu']:.2f} s | "
+                     f"{c['own']} / {c['all']} | {w['wall']:.2f} s | {w['cpu']:.2f} s |")
+    imports = [r["warm"]["import_s"] for r in results]
+    lines.append(f"\n`import ascend_jit`: {min(imports):.2f}-{max(imports):.2f} s (warm processes).")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--root", default=str(HERE.parent), help="checkout to measure (default: this one)")
+    p.add_argument("--no-families", action="store_true", help="first calls only")
+    p.add_argument("--only", help="comma-separated substrings: measure the cases whose name contains one")
+    p.add_argument("--suite", action="store_true", help="also the default test suite, cold then warm")
+    p.add_argument("--json", help="write every figure as JSON")
+    args = p.parse_args(argv)
+    root = Path(args.root).resolve()
+    todo = cases(root, not args.no_families)
+    if args.only:
+        todo = [c for c in todo if any(s in c["name"] for s in args.only.split(","))]
+    results = []
+    for case in todo:
+        results.append(measure(root, case))
+        r = results[-1]
+        print(f"{r['name']} [{r['device']}, {r['dtype']}]: cold {r['cold']['wall']:.1f} s wall / "
+              f"{r['cold']['cpu']:.1f} s CPU, {r['cold']['own']} specialisations; warm {r['warm']['wall']:.2f} s",
+              file=sys.stderr, flush=True)
+    if results:
+        print(table(results))
+    report = {"root": str(root), "first_calls": results}
+    if args.suite:
+        report["suite"] = suite(root)
+        for phase, s in report["suite"].items():
+            print(f"\ndefault suite {phase}: {s['wall']:.0f} s wall, {s['cpu']:.0f} s CPU ({s['result']})")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(report, indent=1))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

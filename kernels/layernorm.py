@@ -68,10 +68,21 @@ class LayerNormSingleRead:
         self.pipe.Destroy()
 
     def _reduce_row(self, src):
-        """ReduceSum of one row into the scratch tile; the scalar comes from GetReduceRepeatSumSpr."""
+        """ReduceSum of one row into the scratch tile; the scalar comes from GetReduceRepeatSumSpr. The original reads
+        the register with no flag; SPEC-2 10.4 orders a vector write before a scalar read only through V_S (the
+        devkit's reduce_computation example does so), and the next ReduceSum must not overwrite the register before
+        the read (S_V): the port adds both pairs (docs/decisions.md "Kernel gallery")."""
         buf = self.scratch.Get("float")
         aj.ReduceSum(buf, src, buf[16:], self.row_size)
-        return np.float32(aj.GetReduceRepeatSumSpr())
+        pool = aj.GetTPipePtr()
+        event = pool.FetchEventID(aj.HardEvent.V_S)
+        aj.SetFlag(event, event=aj.HardEvent.V_S)
+        aj.WaitFlag(event, event=aj.HardEvent.V_S)
+        value = np.float32(aj.GetReduceRepeatSumSpr())
+        event = pool.FetchEventID(aj.HardEvent.S_V)
+        aj.SetFlag(event, event=aj.HardEvent.S_V)
+        aj.WaitFlag(event, event=aj.HardEvent.S_V)
+        return value
 
     def ProcessBasicBlock(self, n_row, row0):
         n, align = self.row_size, self.row_align

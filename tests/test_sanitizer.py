@@ -252,3 +252,16 @@ def test_every_example_kernel_runs_clean_under_the_sanitizer(name):
     with aj.sanitize_session("report") as session:
         k.run(device, k.make_inputs(small.get(name, k.default_size), 0))
     assert session.reports == [], aj.format_reports(session.reports)
+
+
+def test_a_suite_subset_runs_under_the_pytest_option(tmp_path):
+    """`pytest --ascend-sanitize` (the plugin option): the gallery's tests on one device, every check raising."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ascend-sanitize",
+                           "tests/test_gallery.py", "-k", "atlas-a2 and (add_custom or reduce_computation or rmsnorm)"],
+                          cwd=root, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 import ascend_jit as aj
 from ascend_jit.api._common import Operand
 from ascend_jit.errors import ParameterError, SanitizerError
-from ascend_jit.sanitizer import (PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, Access, LaunchShadow, SanitizeConfig,
+from ascend_jit.sanitizer import (PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, Access, LaunchShadow, SanitizeConfig, _addresses, compact,
                                   operand_bytes, resolve_config)
 
 
@@ -182,4 +182,6 @@ def test_operand_bytes_equal_the_exact_footprint(size, blk, rep, repeat, lo, hi,
     if last >= 0 and repeat == 0:
         repeat = 1
     op = Operand("src", 4096, size, lo, hi if size == 2 else 0, repeat, blk, rep, last)
-    np.testing.assert_array_equal(operand_bytes(op), op.footprint())
+    got = operand_bytes(op)
+    np.testing.assert_array_equal(got, op.footprint())
+    np.testing.assert_array_equal(_addresses(compact(got)), op.footprint())

@@ -104,8 +104,10 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
         return
     plan, contiguous = run
     if core.sanitizer is not None:
-        vector_access(core, api, reads=[(_source_footprint(form, core, d, src, values), src)],
-                      writes=[(("dst", dst.addr, (2 if cal_index else 1) * d.size), dst)])
+        writes = [(("dst", dst.addr, (2 if cal_index else 1) * d.size), dst)]
+        if spec.max_min_spr:
+            writes.append((core.sanitizer.spr("MAX_MIN"), None))   # read by GetReduceRepeatMaxMinSpr (D55)
+        vector_access(core, api, reads=[(_source_footprint(form, core, d, src, values), src)], writes=writes)
     bits = reduce_max_min_kernel(core.ub, core.half_saturating, plan)
     if spec.max_min_spr:  # D55: the value, and an index documented as inaccurate: all ones
         record_spr(core, d, bits, (1 << (8 * d.size)) - 1,

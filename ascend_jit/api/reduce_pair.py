@@ -2,11 +2,14 @@
 import enum
 from functools import lru_cache
 
-from ..errors import ParameterError
+from ..errors import ParameterError, UnsupportedDTypeError
+from ..jit.direct import EntryTable
 from ..jit.pair import pair_kernel
+from ..sanitizer import vector_access
 from ._common import (Operand, as_signed64, check_align, check_dtype, check_inside_ub, check_overlap, check_range,
-                      check_same_dtype, check_tensor_bounds, operands, plan_mask, record_mask,
-                      refuse_empty_mask_on_950)
+                      operands, record_mask, refuse_empty_mask_on_950)
+from ._facts import check_operand_bounds
+from ._plans import cached_plan
 
 API = "ReducePairElem"
 
@@ -30,42 +33,73 @@ def _pair_words(plan, lanes, zero_both):
 def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
                    reduce_type=ReduceType.SUM, is_set_mask=True):
     core = operands(API, dst, src)
-    spec, d = core.spec, src.dtype
-    # every integer argument a Python int, range-checked, before any arithmetic (issue 12)
-    repeat_time = check_range(API, core.spec, "repeat_time", repeat_time, 0, 255)
-    dst_rep_stride = check_range(API, core.spec, "dst_rep_stride", dst_rep_stride, 0, 65535)
-    src_blk_stride = check_range(API, core.spec, "src_blk_stride", src_blk_stride, 0, 65535)
-    src_rep_stride = check_range(API, core.spec, "src_rep_stride", src_rep_stride, 0, 65535)
     if reduce_type is not ReduceType.SUM:
         raise ParameterError(API, "reduce_type", reduce_type, legal="ReduceType.SUM (the only one offered)",
                              device=core.device)
-    check_dtype(API, core.spec, d, spec.pair_dtypes)
-    check_same_dtype(API, core.spec, src, dst=dst)
+    d = src.dtype
+    plan = cached_plan(API, core, d, mask, is_set_mask)
+    key = (core.spec, core.bounds, d, dst.dtype, dst.addr, src.addr, dst.size, src.size, plan, repeat_time,
+           dst_rep_stride, src_blk_stride, src_rep_stride)
+    try:
+        kernel_args = _validate(*key)
+    except TypeError:  # unhashable arguments: validate uncached, which names the problem
+        kernel_args = _validate.__wrapped__(*key)
+    if kernel_args is not None:
+        kernel_args, (src_op, dst_op) = kernel_args
+        if core.sanitizer is not None:
+            vector_access(core, API, reads=[(src_op, src)], writes=[(dst_op, dst)])
+        _ENTRIES(0, pair_kernel, core.ub, d.kind, core.half_saturating, *kernel_args)
+    record_mask(core, plan, d, mask)  # core state changes only once the call can no longer fail (issue 12)
+
+
+_ENTRIES = EntryTable()
+
+
+@lru_cache(maxsize=4096, typed=True)  # typed: 2 and 2.0 are different calls (the second is refused)
+def _validate(spec, bounds, d, dd, dst_addr, src_addr, dst_size, src_size, plan, repeat_time, dst_rep_stride,
+              src_blk_stride, src_rep_stride):
+    """Every check of one call shape, memoised (the footprint and overlap proofs are most of the cost); returns the
+    kernel's arguments after the UB (as plain ints), or None for a NOP."""
+    check_dtype(API, spec, d, spec.pair_dtypes)
+    if dd is not d:
+        raise UnsupportedDTypeError(API, "dst.dtype", dd.name, legal=f"{d.name} (as dst)", device=spec.name)
+    repeat_time = check_range(API, spec, "repeat_time", repeat_time, 0, 255)
+    dst_rep_stride = check_range(API, spec, "dst_rep_stride", dst_rep_stride, 0, 65535)
+    src_blk_stride = check_range(API, spec, "src_blk_stride", src_blk_stride, 0, 65535)
+    src_rep_stride = check_range(API, spec, "src_rep_stride", src_rep_stride, 0, 65535)
     if dst_rep_stride == 0 and not spec.pair_dst_rep_stride_zero:
         raise ParameterError(API, "dst_rep_stride", 0, legal="[1, 65535] on this device (SPEC 6: Atlas training "
-                             "does not support 0)", device=core.device)
-    check_align(API, core.spec, "dst", dst.addr, 32)
-    check_align(API, core.spec, "src", src.addr, 32)
-    plan = plan_mask(API, core, d, mask, is_set_mask)
-    refuse_empty_mask_on_950(API, core.spec, plan)
+                             "does not support 0)", device=spec.name)
+    check_align(API, spec, "dst", dst_addr, 32)
+    check_align(API, spec, "src", src_addr, 32)
+    refuse_empty_mask_on_950(API, spec, plan)
     lanes = d.lanes_per_repeat
     repeat = plan.repeats(lanes, repeat_time)
     if plan.counter >= 0 and dst_rep_stride == 0 and spec.pair_both_masked_zero:
-        raise ParameterError(API, "dst_rep_stride", 0, legal="[1, 65535] in counter mode (D24)", device=core.device)
+        raise ParameterError(API, "dst_rep_stride", 0, legal="[1, 65535] in counter mode (D24)", device=spec.name)
     last = plan.last_lanes(lanes)
     zero_both = spec.pair_both_masked_zero
-    src_op = Operand("src", src.addr, d.size, plan.lo, plan.hi, repeat, src_blk_stride, src_rep_stride, last)
+    src_op = Operand("src", src_addr, d.size, plan.lo, plan.hi, repeat, src_blk_stride, src_rep_stride, last)
     pair_bits = _pair_words(plan, lanes, zero_both)
     last_pairs = -1 if (last < 0 or zero_both) else (last + 1) // 2
-    dst_op = Operand("dst", dst.addr, d.size, pair_bits & (2**64 - 1), pair_bits >> 64, repeat, 1, dst_rep_stride * 4,
+    dst_op = Operand("dst", dst_addr, d.size, pair_bits & (2**64 - 1), pair_bits >> 64, repeat, 1, dst_rep_stride * 4,
                      last_pairs)
-    src_ext = check_inside_ub(API, core.spec, src_op)
-    dst_ext = check_inside_ub(API, core.spec, dst_op)
-    check_tensor_bounds(API, core, src_op, src, src_ext)  # decisions.md "Tensor bounds"
-    check_tensor_bounds(API, core, dst_op, dst, dst_ext)
+    src_ext = check_inside_ub(API, spec, src_op)
+    dst_ext = check_inside_ub(API, spec, dst_op)
+    check_operand_bounds(API, spec, bounds, src_op, src_addr, src_size, d, src_ext)  # decisions.md "Tensor bounds"
+    check_operand_bounds(API, spec, bounds, dst_op, dst_addr, dst_size, d, dst_ext)
     if not plan.empty:
-        check_overlap(API, core.spec, dst_op, src_op, dst_ext, src_ext)
-    if repeat and not (plan.empty and not zero_both):  # D14: else a NOP (the 310B writes zeros for mask 0)
-        pair_kernel(core.ub, d.kind, core.half_saturating, zero_both, dst.addr, src.addr, src_blk_stride,
-                    src_rep_stride, dst_rep_stride, repeat, as_signed64(plan.lo), as_signed64(plan.hi), last)
-    record_mask(core, plan, d, mask)  # core state changes only once the call can no longer fail
+        check_overlap(API, spec, dst_op, src_op, dst_ext, src_ext)
+    if repeat == 0 or (plan.empty and not zero_both):
+        return None  # D14: NOP (the 310B writes zeros for mask 0: its both-masked rule)
+    return ((zero_both, dst_addr, src_addr, src_blk_stride, src_rep_stride, dst_rep_stride, repeat,
+             as_signed64(plan.lo), as_signed64(plan.hi), last), (src_op, dst_op))
+
+
+def warmup(device):
+    """Compile ReducePairElem for `device` (`ascend-jit warmup`): one kernel serves every dtype and form."""
+    from ..core import Core
+    core = Core(device)
+    for dtype in core.spec.pair_dtypes:
+        src, dst = core.local_tensor(dtype, 256), core.local_tensor(dtype, 128)
+        ReducePairElem(dst, src, src.dtype.lanes_per_repeat, 2, 1, 1, 8)

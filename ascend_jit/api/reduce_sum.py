@@ -1,6 +1,6 @@
 """ReduceSum: the count form and the high-dim form (continuous or bit mask) with each device's documented
 accumulation order (SPEC 4; decisions D1, D2, D7, D11, D14, D16, D17, D18, D22, D23, D26)."""
-from dataclasses import dataclass
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -9,41 +9,22 @@ from ..devices import TREE_SEQ, TREE_TREE_950, TREE_TREE_TAIL, VADD_TREE, get_de
 from ..core import continuous_mask_words
 from ..dtypes import resolve
 from ..errors import OverlapError, ParameterError, StateError, UnsupportedDTypeError
+from ..jit.direct import EntryTable
 from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_TREE,
-                          reduce_sum_float_kernel, reduce_sum_int_kernel)
-from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align,
-                      check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch, mask_words, operands,
-                      plan_mask)
+                          KERNELS)
+from ..sanitizer import vector_access
+from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align, check_dtype,
+                      check_range, first_touch, mask_words, operands)
+from ._facts import check_operand_bounds
+from ._plans import cached_plan
 
 API = "ReduceSum"
 INT32_MAX = 2**31 - 1
 _COUNT_ALGO = {TREE_SEQ: ALG_TREE_SEQ, TREE_TREE_TAIL: ALG_TREE_TREE_TAIL, VADD_TREE: ALG_VADD_TREE}
 
 
-@dataclass(frozen=True)
-class _CoreFacts:
-    """What check_tensor_bounds reads of a core, rebuilt from a memo key."""
-    bounds: str
-    device: str
-
-
-@dataclass(frozen=True)
-class _TensorFacts:
-    """What check_tensor_bounds reads of a tensor, rebuilt from a memo key."""
-    addr: int
-    size: int
-    dtype: object
-
-    @property
-    def nbytes(self):
-        return self.size * self.dtype.size
-
-
 def _check_bounds(spec, bounds, op, addr, size, d):
-    """decisions.md "Tensor bounds": the operand's bytes inside its tensor (bounds="tensor") and inside the UB."""
-    ext = check_inside_ub(API, spec, op)
-    check_tensor_bounds(API, _CoreFacts(bounds, spec.name), op, _TensorFacts(addr, size, d), ext)
-    return ext
+    return check_operand_bounds(API, spec, bounds, op, addr, size, d)
 
 
 def _dst_operand(d, dst_addr):
@@ -60,14 +41,11 @@ def GetReduceSumTmpSize(device, dtype, count=None, repeat_time=None, counter_mod
     (`repeat_time=`; with counter_mode on the 950, pass the element count as `count` together with repeat_time)."""
     spec, d = get_device(device), resolve(dtype, "GetReduceSumTmpSize")
     lanes, epb = d.lanes_per_repeat, d.lanes_per_block
-    if repeat_time is not None:
-        repeat_time = as_int("GetReduceSumTmpSize", spec, "repeat_time", repeat_time, 0, INT32_MAX)
-    if count is not None:
-        count = as_int("GetReduceSumTmpSize", spec, "count", count, 0, INT32_MAX)
     if repeat_time is not None and not (counter_mode and spec.reduce_sum_highdim_algorithm == TREE_TREE_950):
-        return _round_up(repeat_time, epb)   # the documented formula (seed, SPEC 4.5)
+        return _round_up(as_int("GetReduceSumTmpSize", spec, "repeat_time", repeat_time, 0, INT32_MAX), epb)
     if count is None:
         raise ParameterError("GetReduceSumTmpSize", "count", None, legal="count= or repeat_time=")
+    count = as_int("GetReduceSumTmpSize", spec, "count", count, 0, INT32_MAX)
     algo = spec.reduce_sum_count_algorithm if repeat_time is None else VADD_TREE
     if algo == TREE_SEQ:
         return 0                                          # SPEC 4.2: tmp is never touched
@@ -122,9 +100,36 @@ def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need)
                                detail=f"src repeat {hit[0]} reads byte {hit[1]}")
 
 
+_ENTRIES = EntryTable()
+_FLOAT_WITNESS, _INT_WITNESS = np.float32(0.0), np.int64(0)  # the kernels' value type: float32 or int64
+
+
 def _run(core, d, algo, dst, src, tmp, rep_bytes, n, lo=-1, hi=-1):
-    kernel = reduce_sum_float_kernel if d.is_float else reduce_sum_int_kernel
-    kernel(core.ub, d.kind, core.half_saturating, algo, dst.addr, src.addr, tmp.addr, rep_bytes, n, lo, hi)
+    """One compiled call (the algorithm's entry for the value type, no numba dispatch); returns dst[0]'s value."""
+    is_float = d.is_float
+    return _ENTRIES((algo, is_float), KERNELS[algo], core.ub, d.kind, core.half_saturating, dst.addr, src.addr,
+                    tmp.addr, rep_bytes, n, lo, hi, _FLOAT_WITNESS if is_float else _INT_WITNESS)
+
+
+def _sanitize(core, spec, d, dst, src, tmp, src_footprint, acc_val=False, **tmp_size):
+    """The sanitizer's view of one ReduceSum: src read, dst[0] and the tmp elements the algorithm uses written (their
+    contents are the algorithm's, SPEC 4), and ACC_VAL for the count form (read later through GetReduceRepeatSumSpr,
+    on the scalar pipe)."""
+    writes = [(("dst", dst.addr, d.size), dst)]
+    if not (acc_val and spec.reduce_sum_tmp_untouched_count):
+        need = GetReduceSumTmpSize(spec, d, **tmp_size)
+        if need:
+            writes.append((("sharedTmpBuffer", tmp.addr, need * d.size), tmp))
+    if acc_val:
+        writes.append((core.sanitizer.spr("ACC_VAL"), None))
+    vector_access(core, API, reads=[(src_footprint, src)], writes=writes)
+
+
+def _cached(fn, *key):
+    try:
+        return fn(*key)
+    except TypeError:  # unhashable arguments: validate uncached, which names the problem
+        return fn.__wrapped__(*key)
 
 
 def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
@@ -140,11 +145,13 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
                              detail="needs counter mode and a count in the mask register (SetMaskCount; SetVectorMask(n))")
         count = core.mask_low
     d = src.dtype
-    kernel_algo = _validate_count(spec, core.bounds, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr,
-                                  dst.size, src.size, tmp.size, count)
-    _run(core, d, kernel_algo, dst, src, tmp, 256, count)
-    if d.is_float:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal)
-        core.acc_val = core.ub[dst.addr:dst.addr + d.size].view(d.np_dtype)[0]  # np.float16 / np.float32
+    kernel_algo, count = _cached(_validate_count, spec, core.bounds, d, dst.dtype, tmp.dtype, dst.addr, src.addr,
+                                 tmp.addr, dst.size, src.size, tmp.size, count)
+    if core.sanitizer is not None:
+        _sanitize(core, spec, d, dst, src, tmp, ("src", src.addr, count * d.size), count=count, acc_val=True)
+    value = _run(core, d, kernel_algo, dst, src, tmp, 256, count)
+    if d.is_float:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal):
+        core.acc_val = d.np_dtype.type(value if value == value else math.nan)  # dst[0] as stored (NaN: canonical, +)
     if algo == TREE_SEQ:
         if is_set_mask:
             core._after_count_call()  # Normal mode, all-ones mask (SPEC 4.2 step 5, audit 1a)
@@ -152,7 +159,9 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
         core.mask_defined = False     # built from high-dim calls: the register holds implementation state (D22)
 
 
-@lru_cache(maxsize=4096)
+# The validators are memoised on their arguments and their types (typed=True: 2 and 2.0 are different calls) and
+# return the kernel's arguments as plain ints, so the compiled entry always receives the types it was built for.
+@lru_cache(maxsize=4096, typed=True)
 def _validate_count(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, count):
     _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size)
     count = check_range(API, spec, "count", count, 1, spec.ub_bytes // d.size)  # D16
@@ -163,15 +172,13 @@ def _validate_count(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_
     need = GetReduceSumTmpSize(spec, d, count=count)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need)
     if d.name in ("int64", "uint64"):
-        return ALG_SUM64
-    return _COUNT_ALGO[spec.reduce_sum_count_algorithm]
+        return ALG_SUM64, count
+    return _COUNT_ALGO[spec.reduce_sum_count_algorithm], count
 
 
 def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
     core = operands(API, dst, src, tmp)
     spec, d = core.spec, src.dtype
-    repeat_time = as_int(API, spec, "repeat_time", repeat_time)  # Python ints before the cache keys (ranges: below)
-    src_rep_stride = as_int(API, spec, "src_rep_stride", src_rep_stride)
     layout = (spec, core.bounds, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr, dst.size, src.size, tmp.size)
     is_950 = spec.reduce_sum_highdim_algorithm == TREE_TREE_950
     if core.counter_mode:
@@ -185,27 +192,35 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
         else:
             count = as_int(API, spec, "mask (counter-mode count)", mask, 0, UINT64_MAX)
         count &= 0xFFFFFFFF  # D23: the low 32 bits
-        _validate_counter(*layout, count, repeat_time, src_rep_stride)
-        _run(core, d, ALG_VADD_TREE, dst, src, tmp, src_rep_stride * 32, count)
+        rep_bytes = _cached(_validate_counter, *layout, count, repeat_time, src_rep_stride)
+        if core.sanitizer is not None:
+            lanes = d.lanes_per_repeat
+            full_hi, full_lo = continuous_mask_words(lanes)
+            _sanitize(core, spec, d, dst, src, tmp, Operand("src", src.addr, d.size, full_lo, full_hi,
+                                                            -(-count // lanes), 1, rep_bytes // 32, count % lanes or lanes),
+                      count=count, repeat_time=repeat_time, counter_mode=True)
+        _run(core, d, ALG_VADD_TREE, dst, src, tmp, rep_bytes, count)
         return
-    plan = plan_mask(API, core, d, mask, True)
-    run_repeats = _validate_high_dim(*layout, plan, repeat_time, src_rep_stride)
-    # core state (the mask register) changes only after the kernel ran: a call that fails leaves it alone
-    if is_950:
-        _run(core, d, ALG_950_NORMAL, dst, src, tmp, src_rep_stride * 32, run_repeats,
+    plan = cached_plan(API, core, d, mask, True)
+    run_repeats, rep_bytes = _cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
+    if core.sanitizer is not None and run_repeats and not plan.empty:
+        _sanitize(core, spec, d, dst, src, tmp, Operand("src", src.addr, d.size, plan.lo, plan.hi, run_repeats, 1,
+                                                        rep_bytes // 32), repeat_time=repeat_time)
+    if is_950:  # core state (the mask register) changes only after the kernel ran
+        _run(core, d, ALG_950_NORMAL, dst, src, tmp, rep_bytes, run_repeats,
              as_signed64(plan.lo), as_signed64(plan.hi))
         if plan.bit_mode:
             core.mask_high, core.mask_low, core.mask_defined = plan.hi, plan.lo, True  # audit 3: bit form writes it
         return
+    core.mask_defined = False  # D22: implementation state after a non-950 high-dim ReduceSum
     if plan.empty:
-        pass  # D14: NOP (the intf returns early on mask 0)
-    elif repeat_time == 0:
+        return  # D14: NOP (the intf returns early on mask 0)
+    if run_repeats == 0:
         if spec.reduce_sum_highdim_repeat0 == "zero":
             core.ub[dst.addr:dst.addr + d.size] = 0  # D14 / audit 2: the 310B writes +0 to dst[0]
-    else:
-        _run(core, d, ALG_TREE_TREE, dst, src, tmp, src_rep_stride * 32, repeat_time, as_signed64(plan.lo),
-             as_signed64(plan.hi))
-    core.mask_defined = False  # D22: implementation state after a non-950 high-dim ReduceSum
+        return
+    _run(core, d, ALG_TREE_TREE, dst, src, tmp, rep_bytes, run_repeats, as_signed64(plan.lo),
+         as_signed64(plan.hi))
 
 
 def _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride):
@@ -215,15 +230,17 @@ def _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst
                                     legal=", ".join(t for t in spec.reduce_sum_dtypes
                                                     if t not in spec.reduce_sum_count_only_dtypes),
                                     detail="64-bit types only through the count form (SPEC 4.5)")
-    check_range(API, spec, "repeat_time", repeat_time, 0, INT32_MAX)
-    check_range(API, spec, "src_rep_stride", src_rep_stride, 0, 65535)
+    return (check_range(API, spec, "repeat_time", repeat_time, 0, INT32_MAX),
+            check_range(API, spec, "src_rep_stride", src_rep_stride, 0, 65535))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)
 def _validate_counter(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, count,
                       repeat_time, src_rep_stride):
-    """950 high-dim form in counter mode (D23): `count` elements, repeat_time ignored."""
-    _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride)
+    """950 high-dim form in counter mode (D23): `count` elements, repeat_time ignored; returns the repeat stride in
+    bytes."""
+    repeat_time, src_rep_stride = _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
+                                                   repeat_time, src_rep_stride)
     lanes = d.lanes_per_repeat
     count = check_range(API, spec, "mask (counter-mode count)", count, 1, spec.ub_bytes // d.size)
     full_hi, full_lo = continuous_mask_words(lanes)
@@ -231,18 +248,21 @@ def _validate_counter(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, ds
     _check_bounds(spec, bounds, op, src_addr, src_size, d)
     need = GetReduceSumTmpSize(spec, d, count=count, repeat_time=repeat_time, counter_mode=True)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, op, need)
+    return src_rep_stride * 32
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096, typed=True)
 def _validate_high_dim(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, plan,
                        repeat_time, src_rep_stride):
-    """High-dim form in normal mode; returns the repeats the kernel runs (D7: at least 1 on the 950)."""
-    _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride)
+    """High-dim form in normal mode; returns the repeats the kernel runs (D7: at least 1 on the 950) and the repeat
+    stride in bytes."""
+    repeat_time, src_rep_stride = _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
+                                                   repeat_time, src_rep_stride)
     lanes = d.lanes_per_repeat
     if plan.empty:
         if spec.mask_zero_refused:
             raise ParameterError(API, "mask", 0, legal="a mask with at least one lane (D14)", device=spec.name)
-        return 0
+        return 0, src_rep_stride * 32
     if repeat_time > lanes * lanes:
         raise ParameterError(API, "repeat_time", repeat_time, legal=f"[0, {lanes * lanes}] (L*L)", device=spec.name,
                              detail="more repeat results than one two-level tree holds; the devices silently drop "
@@ -252,4 +272,23 @@ def _validate_high_dim(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, d
     _check_bounds(spec, bounds, op, src_addr, src_size, d)
     need = GetReduceSumTmpSize(spec, d, repeat_time=repeat_time)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, op, need)
-    return run_repeats
+    return run_repeats, src_rep_stride * 32
+
+
+def warmup(device):
+    """Compile every ReduceSum kernel `device` uses (`ascend-jit warmup`): the count form and the high-dim form (on
+    the 950 also in counter mode), each dtype."""
+    from ..core import Core
+    core = Core(device)
+    spec = core.spec
+    for dtype in spec.reduce_sum_dtypes:
+        src, dst, tmp = core.local_tensor(dtype, 1024), core.local_tensor(dtype, 16), core.local_tensor(dtype, 64)
+        lanes = src.dtype.lanes_per_repeat
+        ReduceSum(dst, src, tmp, 3 * lanes + 1)
+        if dtype in spec.reduce_sum_count_only_dtypes:
+            continue
+        ReduceSum(dst, src, tmp, lanes, 2, 8)
+        if spec.reduce_sum_highdim_algorithm == TREE_TREE_950:
+            core.SetMaskCount()
+            ReduceSum(dst, src, tmp, 2 * lanes, 1, 8)
+            core.SetMaskNorm()

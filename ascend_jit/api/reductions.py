@@ -181,7 +181,10 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
         return
     repeats, last, dst_rep_bytes, group, fill, fill_raw, order_code, (src_op, dst_runs) = call
     if core.sanitizer is not None:
-        vector_access(core, api, reads=[(src_op, src)], writes=[(dst_runs, dst)])
+        writes = [(dst_runs, dst)]
+        if family == REPEAT and rt is not ReduceType.SUM and spec.max_min_spr:
+            writes.append((core.sanitizer.spr("MAX_MIN"), None))   # read by GetReduceRepeatMaxMinSpr (D55)
+        vector_access(core, api, reads=[(src_op, src)], writes=writes)
     lo, hi = as_signed64(plan.lo), as_signed64(plan.hi)
     src_rep_bytes = int(src_rep_stride) * 32
     if rt is ReduceType.SUM:
@@ -296,6 +299,8 @@ def GetReduceRepeatMaxMinSpr(dtype, *, core=None):
         raise StateError(api, "state", None, device=core.device,
                          detail="no ReduceRepeat MAX/MIN or ReduceMax/ReduceMin ran on this core (D55)")
     last_dtype, bits, index, refusal = state
+    if core.sanitizer is not None:
+        core.sanitizer.spr_read(api, "MAX_MIN")
     if refusal:
         raise StateError(api, "state", refusal, device=core.device, detail="the register is not defined (D55)")
     if last_dtype is not d:

@@ -8,6 +8,12 @@ Building blocks:
 - `group_tree`: the same tree over values already in registers (the tmp-buffer levels).
 Every value written to the UB (tmp entries, dst[0]) is written in the order the device writes it, so overlap of
 dst with sharedTmpBuffer ends in the device's final state.
+
+Compile cost (issue 20): each algorithm is its own entry kernel with one shared argument list, so a call compiles
+its device's algorithm only; device facts and element kinds are int64/bool arguments; the value type is the one
+specialisation (float32 or int64: the arithmetic differs). Helpers are always called with int64 values, never
+with integer literals, because numba compiles a literal argument as a signature of its own.
+Each entry returns the value it stored to dst[0] (the count form's ACC_VAL side result, SPEC 4.2).
 """
 import numpy as np
 from numba import njit, types
@@ -57,7 +63,7 @@ def _ol_pair_level(a, b, half, kind, sat):
     return impl_int
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _halve(buf, scratch, width, lanes, kind, sat):
     """Adjacent-pair tree over each group of `lanes` values of buf[:width]; returns the array holding the
     width // lanes results at its front."""
@@ -71,18 +77,60 @@ def _halve(buf, scratch, width, lanes, kind, sat):
     return a
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def group_tree(vals, n, lanes, kind, sat, witness):
     """tree(vals[g*lanes : g*lanes+lanes]) for g < ceil(n/lanes), the last group padded with +0 (D2)."""
     groups = (n + lanes - 1) // lanes
     buf = np.empty(groups * lanes, vals.dtype)
-    buf[:n] = vals[:n]
-    buf[n:] = witness
+    for i in range(n):  # element loops, not slice assignment: numba's shape-checked copy costs seconds to compile
+        buf[i] = vals[i]
+    for i in range(n, groups * lanes):
+        buf[i] = witness
     scratch = np.empty(groups * lanes // 2 + 1, vals.dtype)
-    return _halve(buf, scratch, groups * lanes, lanes, kind, sat)[:groups].copy()
+    res = _halve(buf, scratch, groups * lanes, lanes, kind, sat)
+    out = np.empty(groups, vals.dtype)
+    for g in range(groups):
+        out[g] = res[g]
+    return out
 
 
-@njit(cache=True)
+# --- lane reads ---------------------------------------------------------------------------------------------------
+def _load_run(ub, u16, f32, base, n, kind, witness, row, at):
+    """row[at:at+n] = the n consecutive elements from byte `base`; u16 and f32 are the whole UB viewed as uint16 and
+    float32, made once per kernel call (a view per run costs more than decoding a repeat). Python path."""
+    size = kind_size(kind)
+    for j in range(n):
+        row[at + j] = load(ub, base + j * size, kind, witness)
+
+
+# Compiled per value type: the float32 version decodes half/float through the whole-UB views (the loop vectorises,
+# no per-element or per-run view), the int64 version goes element by element (950 integers only).
+@overload(_load_run)
+def _ol_load_run(ub, u16, f32, base, n, kind, witness, row, at):
+    if isinstance(witness, types.Float):
+        def impl(ub, u16, f32, base, n, kind, witness, row, at):
+            # unsigned indices: numba then emits no negative-index wraparound, and the loop vectorises
+            dst = np.uint64(at)
+            if kind == KIND_HALF:
+                e = np.uint64(base // 2)
+                for j in range(n):
+                    k = np.uint64(j)
+                    row[dst + k] = half_bits_to_f32(u16[e + k])
+            else:
+                e = np.uint64(base // 4)
+                for j in range(n):
+                    k = np.uint64(j)
+                    row[dst + k] = f32[e + k]
+        return impl
+
+    def impl_int(ub, u16, f32, base, n, kind, witness, row, at):
+        size = kind_size(kind)
+        for j in range(n):
+            row[at + j] = load(ub, base + j * size, kind, witness)
+    return impl_int
+
+
+@njit(cache=True, nogil=True)
 def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, witness):
     """tree of repeat i (lanes at src + i*rep_bytes + j*size, blkStride 1) for i < nrep, masked lanes +0;
     last_lanes >= 0 limits the last repeat to its first last_lanes lanes (count forms, counter mode)."""
@@ -92,46 +140,53 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
     chunk = min(CHUNK_REPEATS, nrep)
     buf = np.empty(chunk * lanes, type(witness))
     scratch = np.empty(chunk * lanes // 2, type(witness))
-    full = True
+    u16, f32 = ub.view(np.uint16), ub.view(np.float32)
+    first, last_active, active = lanes, -1, 0  # the first and last active lane, and how many
     for j in range(lanes):
-        if not lane_active(mask_lo, mask_hi, j):
-            full = False
+        if lane_active(mask_lo, mask_hi, j):
+            first = min(first, j)
+            last_active = j
+            active += 1
+    full = active == lanes
+    holes = active != last_active - first + 1  # inactive lanes between the first and the last active one
     total = nrep * lanes if last_lanes < 0 else (nrep - 1) * lanes + last_lanes  # elements that take part
-    contiguous = full and rep_bytes == 256
+    zero = np.int64(0)
     for c0 in range(0, nrep, chunk):
         nc = min(chunk, nrep - c0)
-        if contiguous:  # whole repeats back to back: one decode run for the chunk
+        if full and rep_bytes == 256:  # whole repeats back to back: one decode run for the chunk
             n = min(nc * lanes, total - c0 * lanes)
-            _load_run(ub, src + c0 * 256, n, kind, witness, buf)
+            _load_run(ub, u16, f32, src + c0 * 256, n, kind, witness, buf, zero)
             buf[n:nc * lanes] = witness
         else:
             for r in range(nc):
                 i = c0 + r
-                base = src + i * rep_bytes
                 n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
-                for j in range(lanes):
-                    if j < n and lane_active(mask_lo, mask_hi, j):
-                        buf[r * lanes + j] = load(ub, base + j * size, kind, witness)
-                    else:
-                        buf[r * lanes + j] = witness
+                row = r * lanes
+                # one decode run from the first to the last active lane (inside the footprint the API proved), +0
+                # outside it, and a select for inactive lanes inside it: vectorised, no per-lane walk
+                last = min(last_active, n - 1)
+                if last >= first:
+                    _load_run(ub, u16, f32, src + i * rep_bytes + first * size, last - first + 1, kind, witness,
+                              buf, row + first)
+                urow = np.uint64(row)  # unsigned indices: no wraparound test, so the loops vectorise
+                for j in range(min(first, lanes)):
+                    buf[urow + np.uint64(j)] = witness
+                for j in range(max(last + 1, 0), lanes):
+                    buf[urow + np.uint64(j)] = witness
+                if holes:
+                    for j in range(first, min(last + 1, 64)):
+                        k = np.uint64(j)
+                        buf[urow + k] = buf[urow + k] if (mask_lo >> j) & 1 else witness
+                    for j in range(max(first, 64), last + 1):
+                        k = np.uint64(j)
+                        buf[urow + k] = buf[urow + k] if (mask_hi >> (j - 64)) & 1 else witness
         res = _halve(buf, scratch, nc * lanes, lanes, kind, sat)
-        out[c0:c0 + nc] = res[:nc]
+        for r in range(nc):
+            out[c0 + r] = res[r]
     return out
 
 
-@njit(cache=True)
-def _load_run(ub, base, n, kind, witness, row):
-    """n consecutive elements from byte `base` into row (the vectorised decode of whole repeats)."""
-    if kind == KIND_HALF:
-        h = ub[base:base + 2 * n].view(np.uint16)
-        for j in range(n):
-            row[j] = half_bits_to_f32(h[j])
-    else:
-        size = kind_size(kind)
-        for j in range(n):
-            row[j] = load(ub, base + j * size, kind, witness)
-
-
+# --- stores ------------------------------------------------------------------------------------------------------
 def store_run(ub, addr, kind, vals, n):
     """vals[:n] to consecutive elements from byte addr (Python path)."""
     size = kind_size(kind)
@@ -160,7 +215,8 @@ def _ol_store_run(ub, addr, kind, vals, n):
     return impl_int
 
 
-@njit(cache=True)
+# --- the algorithms' shared pieces --------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
 def _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, nrep, lo, hi, last, witness):
     """Non-950 high-dim algorithm (SPEC 4.2 steps 1-3; audit 1b): writes tmp as the device does, returns dst."""
     lanes = 256 // kind_size(kind)
@@ -176,7 +232,7 @@ def _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, nrep, lo, hi, last, witn
     return res
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness):
     """SPEC 4.4: the per-repeat results go to tmp; more than L of them get a third level in place in tmp; one
     last tree gives dst[0]."""
@@ -187,39 +243,91 @@ def _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness):
     return group_tree(vals, vals.size, lanes, kind, sat, witness)[0]
 
 
-@njit(cache=True)
-def _vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, count, witness):
-    """950 count dispatch (SPEC 4.4 table; audit 3): VADD merges for up to 4 repeats, else 2 or 3 tree levels."""
+@njit(cache=True, nogil=True)
+def _combine_rows(a, b, n, kind, sat):
+    """a[k] = a[k] (+) b[k] for k < n: one VADD of the 950's count form, in place (the lanes are independent)."""
+    for k in range(n):
+        a[k] = combine(a[k], b[k], kind, sat)
+
+
+# --- entry kernels: one per algorithm, one argument list ---------------------------------------------------------
+# (ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness): n is the count (count forms, counter
+# mode) or the repeat count (high-dim forms); witness is float32 0 (half/float) or int64 0 (integers).
+
+@njit(cache=True, nogil=True)
+def sum_tree_seq(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+    """A2/A3 count form: a tree per repeat, then the repeat results added in order (SPEC 4.2, D1)."""
+    lanes = 256 // kind_size(kind)
+    nrep = (n + lanes - 1) // lanes
+    full = np.int64(-1)
+    vals = level1(ub, kind, sat, src, np.int64(256), nrep, full, full, n - (nrep - 1) * lanes, witness)
+    acc = vals[0]
+    for r in range(1, nrep):
+        acc = combine(acc, vals[r], kind, sat)  # D1: rounded to T after every repeat
+    store(ub, dst, kind, acc)
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def sum_tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+    """Non-950 high-dim form (SPEC 4.2, 4.3): n repeats >= 1."""
+    return _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, np.int64(-1), witness)
+
+
+@njit(cache=True, nogil=True)
+def sum_tree_tree_tail(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+    """910/310P/310B count form (SPEC 4.3): the whole repeats as a high-dim call, the tail as another, then the
+    two results added (the tail last)."""
     size = kind_size(kind)
     lanes = 256 // size
+    full, one, whole = np.int64(-1), np.int64(1), np.int64(256)
+    body_repeats, tail = n // lanes, n % lanes
+    if body_repeats == 0:
+        return _tree_tree(ub, kind, sat, dst, src, tmp, whole, one, full, full, n, witness)
+    body = _tree_tree(ub, kind, sat, dst, src, tmp, whole, body_repeats, full, full, full, witness)
+    if tail == 0:
+        return body
+    t = _tree_tree(ub, kind, sat, dst, src + body_repeats * 256, tmp, whole, one, full, full, tail, witness)
+    store(ub, tmp, kind, body)
+    store(ub, tmp + size, kind, t)
+    pair = np.empty(2, type(witness))
+    pair[0], pair[1] = body, t
+    res = group_tree(pair, np.int64(2), lanes, kind, sat, witness)[0]  # tail added last (SPEC 4.3)
+    store(ub, tmp, kind, res)
+    store(ub, dst, kind, res)
+    return res
+
+
+@njit(cache=True, nogil=True)
+def sum_vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+    """950 count dispatch (SPEC 4.4 table; audit 3): VADD merges for up to 4 repeats, else 2 or 3 tree levels."""
+    lanes = 256 // kind_size(kind)
     full = np.int64(-1)
+    count = n
     if count <= lanes:
-        res = level1(ub, kind, sat, src, rep_bytes, 1, full, full, count, witness)[0]
+        res = level1(ub, kind, sat, src, rep_bytes, np.int64(1), full, full, count, witness)[0]
     elif count <= 4 * lanes:
         nrep = (count + lanes - 1) // lanes
         part = count - (nrep - 1) * lanes  # lanes of the last repeat that take part (MERGING add)
-        regs = np.zeros((4, lanes), type(witness))
+        regs = np.empty(4 * lanes, type(witness))  # only the loaded lanes are ever read
+        u16, f32 = ub.view(np.uint16), ub.view(np.float32)
         for r in range(nrep):
             # the device loads whole repeats, but only the first `part` lanes of the last one are ever used:
             # reading no further keeps the kernel inside the footprint the API proved (count elements)
-            for j in range(lanes if r < nrep - 1 else part):
-                regs[r, j] = load(ub, src + r * rep_bytes + j * size, kind, witness)
-        v = regs[0].copy()
+            _load_run(ub, u16, f32, src + r * rep_bytes, lanes if r < nrep - 1 else part, kind, witness, regs,
+                      r * lanes)
+        r0, r1, r2, r3 = (regs[0:lanes], regs[lanes:2 * lanes], regs[2 * lanes:3 * lanes],
+                          regs[3 * lanes:4 * lanes])
         if nrep == 2:
-            for k in range(part):
-                v[k] = combine(regs[0, k], regs[1, k], kind, sat)
+            _combine_rows(r0, r1, part, kind, sat)
         elif nrep == 3:
-            for k in range(lanes):
-                v[k] = combine(regs[0, k], regs[1, k], kind, sat)
-            for k in range(part):
-                v[k] = combine(v[k], regs[2, k], kind, sat)
+            _combine_rows(r0, r1, lanes, kind, sat)
+            _combine_rows(r0, r2, part, kind, sat)
         else:
-            w = regs[2].copy()
-            for k in range(part):
-                w[k] = combine(regs[2, k], regs[3, k], kind, sat)
-            for k in range(lanes):
-                v[k] = combine(combine(regs[0, k], regs[1, k], kind, sat), w[k], kind, sat)
-        res = group_tree(v, lanes, lanes, kind, sat, witness)[0]
+            _combine_rows(r2, r3, part, kind, sat)   # (r2 + r3) merging on the tail's lanes
+            _combine_rows(r0, r1, lanes, kind, sat)
+            _combine_rows(r0, r2, lanes, kind, sat)  # (r0 + r1) + (r2 + r3)
+        res = group_tree(r0, lanes, lanes, kind, sat, witness)[0]
     else:
         nrep = (count + lanes - 1) // lanes
         vals = level1(ub, kind, sat, src, rep_bytes, nrep, full, full, count - (nrep - 1) * lanes, witness)
@@ -228,58 +336,26 @@ def _vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, count, witness):
     return res
 
 
-@njit(cache=True)
-def _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, lo, hi, witness):
+@njit(cache=True, nogil=True)
+def sum_950_normal(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+    """950 normal-mode high-dim form (SPEC 4.4): n repeats >= 1 (D7)."""
     lanes = 256 // kind_size(kind)
-    full = np.int64(-1)
-    if algo == ALG_TREE_SEQ:
-        nrep = (n + lanes - 1) // lanes
-        vals = level1(ub, kind, sat, src, 256, nrep, full, full, n - (nrep - 1) * lanes, witness)
-        acc = vals[0]
-        for r in range(1, nrep):
-            acc = combine(acc, vals[r], kind, sat)  # D1: rounded to T after every repeat
-        store(ub, dst, kind, acc)
-    elif algo == ALG_TREE_TREE:
-        _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, lo, hi, -1, witness)
-    elif algo == ALG_TREE_TREE_TAIL:
-        body_repeats, tail = n // lanes, n % lanes
-        if body_repeats == 0:
-            _tree_tree(ub, kind, sat, dst, src, tmp, 256, 1, full, full, n, witness)
-        else:
-            body = _tree_tree(ub, kind, sat, dst, src, tmp, 256, body_repeats, full, full, -1, witness)
-            if tail:
-                size = kind_size(kind)
-                t = _tree_tree(ub, kind, sat, dst, src + body_repeats * 256, tmp, 256, 1, full, full, tail, witness)
-                store(ub, tmp, kind, body)
-                store(ub, tmp + size, kind, t)
-                pair = np.empty(2, type(witness))
-                pair[0], pair[1] = body, t
-                res = group_tree(pair, 2, lanes, kind, sat, witness)[0]  # tail added last (SPEC 4.3)
-                store(ub, tmp, kind, res)
-                store(ub, dst, kind, res)
-    elif algo == ALG_VADD_TREE:
-        _vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, witness)
-    elif algo == ALG_950_NORMAL:
-        if n <= 1:
-            res = level1(ub, kind, sat, src, rep_bytes, 1, lo, hi, -1, witness)[0]
-        else:
-            vals = level1(ub, kind, sat, src, rep_bytes, n, lo, hi, -1, witness)
-            res = _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness)
-        store(ub, dst, kind, res)
-    else:  # ALG_SUM64: integer addition modulo 2**64 is associative: any order gives these bits
-        acc = witness
-        for j in range(n):
-            acc += load(ub, src + j * 8, kind, witness)
-        store(ub, dst, kind, acc)
+    vals = level1(ub, kind, sat, src, rep_bytes, n, mask_lo, mask_hi, np.int64(-1), witness)
+    res = vals[0] if n <= 1 else _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness)
+    store(ub, dst, kind, res)
+    return res
 
 
 @njit(cache=True, nogil=True)
-def reduce_sum_float_kernel(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi):
-    """half / float entry point: n is the count (count forms, counter mode) or the repeat count (high-dim)."""
-    _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, np.float32(0.0))
+def sum_int64(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+    """950 int64/uint64 count form: integer addition modulo 2**64 is associative, so any order gives these bits."""
+    v = ub[src:src + 8 * n].view(np.int64)
+    acc = witness
+    for j in range(n):
+        acc += v[j]
+    store(ub, dst, kind, acc)
+    return acc
 
 
-@njit(cache=True, nogil=True)
-def reduce_sum_int_kernel(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi):
-    """int32 / uint32 / int64 / uint64 entry point (950 only); compiled on first use."""
-    _reduce(ub, kind, sat, algo, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, np.int64(0))
+KERNELS = {ALG_TREE_SEQ: sum_tree_seq, ALG_TREE_TREE: sum_tree_tree, ALG_TREE_TREE_TAIL: sum_tree_tree_tail,
+           ALG_VADD_TREE: sum_vadd_tree, ALG_950_NORMAL: sum_950_normal, ALG_SUM64: sum_int64}

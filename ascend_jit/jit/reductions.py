@@ -250,10 +250,11 @@ def _group_sum(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src, blk,
         res = level1(ub, src_kind, sat, src, rep_bytes, nrep, lo, hi, last_lanes, witness)  # the ReduceSum path
     else:
         buf = np.empty(nrep * lanes, type(witness))
+        u16, f32 = ub.view(np.uint16), ub.view(np.float32)  # the whole-UB views _load_run decodes through
         for i in range(nrep):
             base = src + i * rep_bytes
             if full and blk == 1 and same:  # a whole contiguous repeat: one vectorised decode
-                _load_run(ub, base, lanes, src_kind, witness, buf[i * lanes:(i + 1) * lanes])
+                _load_run(ub, u16, f32, base, lanes, src_kind, witness, buf, i * lanes)
                 continue
             n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
             for j in range(lanes):

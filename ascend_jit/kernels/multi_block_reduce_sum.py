@@ -36,7 +36,12 @@ def combine_kernel(workspace_gm, total_gm, block_dim):
     dst = core.local_tensor("half", 16)
     tmp = core.local_tensor("half", max(aj.GetReduceSumTmpSize(core.device, "half", count=block_dim), 16))
     aj.DataCopy(src, aj.GlobalTensor(workspace_gm), 16)
+    mte2_to_v, v_to_s = aj.TQueSync(aj.PIPE_MTE2, aj.PIPE_V), aj.TQueSync(aj.PIPE_V, aj.PIPE_S)
+    mte2_to_v.SetFlag(0)
+    mte2_to_v.WaitFlag(0)
     aj.ReduceSum(dst, src, tmp, block_dim)
+    v_to_s.SetFlag(0)
+    v_to_s.WaitFlag(0)
     total_gm[0] = dst.GetValue(0)
 
 

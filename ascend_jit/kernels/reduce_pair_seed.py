@@ -28,8 +28,12 @@ def run(device, inputs):
             pipe.InitBuffer(out_q, 1, x.size)
             src_local = in_q.AllocTensor("half")
             aj.DataCopy(src_local, aj.GlobalTensor(x), x.size)
+            in_q.EnQue(src_local)                        # the queue hand-offs order copy-in, compute, copy-out
+            src_local = in_q.DeQue("half")
             dst_local = out_q.AllocTensor("half")
             aj.ReducePairElem(dst_local, src_local, mask, x.size // 128, 1, 1, 8)
+            out_q.EnQue(dst_local)
+            dst_local = out_q.DeQue("half")
             aj.DataCopy(dst_gm, dst_local, x.size // 2)
             in_q.FreeTensor(src_local)
             out_q.FreeTensor(dst_local)

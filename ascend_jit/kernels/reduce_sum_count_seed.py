@@ -35,6 +35,9 @@ def run(device, inputs):
         shared_tmp_buffer = work_q.AllocTensor("half")
         dst_local[:] = 0
         aj.ReduceSum(dst_local, src_local, shared_tmp_buffer, n)
+        v_to_s = aj.TQueSync(aj.PIPE_V, aj.PIPE_S)   # the scalar read waits for the vector pipe (the devkit's
+        v_to_s.SetFlag(0)                            # example uses SetFlag/WaitFlag<V_S>; TQueSync exists on
+        v_to_s.WaitFlag(0)                           # every device, the 310B included)
         dst_local.SetValue(1, aj.GetReduceRepeatSumSpr())
         out_q.EnQue(dst_local)
         in_q.FreeTensor(src_local)

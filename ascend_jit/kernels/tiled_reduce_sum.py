@@ -44,16 +44,30 @@ def reduce_kernel(x_gm, partials_gm, total_gm, n):
         aj.DataCopy(local, x_global[start], -(-count // 16) * 16)
         in_q.EnQue(local)
 
+    # the scalar pipe moves each tile's sum into `partials`: it waits for the vector pipe (V_S) and the vector
+    # pipe waits for it before overwriting dst or reading partials (S_V); the copy-out waits for the last store
+    # (S_MTE3). TQueSync names the pipes on every device, the 310B included.
+    v_to_s, s_to_v, s_to_mte3 = (aj.TQueSync(a, b) for a, b in ((aj.PIPE_V, aj.PIPE_S), (aj.PIPE_S, aj.PIPE_V),
+                                                                 (aj.PIPE_S, aj.PIPE_MTE3)))
+    aj.Duplicate(partials, 0.0, partials.size)   # the padding after the last partial is copied out too
     copy_in(0)
     for t, (_, count) in enumerate(tiles):
         if t + 1 < ntiles:
             copy_in(t + 1)  # the next tile is in flight while this one is reduced
         local = in_q.DeQue("half")
         aj.ReduceSum(dst, local, tmp, count)
+        v_to_s.SetFlag(0)
+        v_to_s.WaitFlag(0)
         partials.SetValue(t, dst.GetValue(0))
+        s_to_v.SetFlag(0)
+        s_to_v.WaitFlag(0)
         in_q.FreeTensor(local)
     aj.ReduceSum(dst, partials, tmp, ntiles)
+    s_to_mte3.SetFlag(0)
+    s_to_mte3.WaitFlag(0)
     aj.DataCopy(aj.GlobalTensor(partials_gm), partials, partials.size)
+    v_to_s.SetFlag(0)
+    v_to_s.WaitFlag(0)
     total_gm[0] = dst.GetValue(0)  # a scalar store to GM
     pipe.Destroy()
 

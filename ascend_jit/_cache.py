@@ -1,0 +1,111 @@
+"""Where numba keeps the compiled kernels (`cache=True`), and what happens when it cannot write there (issue 12,
+defect 12; issue 20).
+
+For each decorated function numba takes the first usable of: `NUMBA_CACHE_DIR`, the `__pycache__` beside the
+source, the user-wide cache under HOME. In a read-only install with an unwritable HOME none is usable and
+`@njit(cache=True)` raises at import ("no locator available"). `ensure_cache_location()` runs before any kernel
+module is imported: it asks numba to locate a cache for a throw-away function exactly as it will for the kernels,
+and when nothing is writable it points numba (NUMBA_CACHE_DIR, also inherited by child processes) at a private
+directory in the temporary directory, or turns caching off if even that fails. Either way it emits one
+`CacheLocationWarning` naming NUMBA_CACHE_DIR; it also warns when NUMBA_CACHE_DIR is set but not writable (numba
+then quietly caches elsewhere).
+"""
+import atexit
+import os
+import shutil
+import stat
+import tempfile
+import warnings
+
+from numba.core import config
+
+
+class CacheLocationWarning(UserWarning):
+    """numba cannot cache compiled kernels where it would: they go to another directory, or every process
+    compiles them again."""
+
+
+def _probe():
+    """The function numba is asked to find a cache location for (it is never compiled)."""
+
+
+def _writable_dir(path):
+    """numba's own test: the directory can be made and a file created in it."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+    except OSError:
+        return False
+    return True
+
+
+def _numba_can_cache():
+    from numba import njit
+    try:
+        njit(cache=True)(_probe)
+    except RuntimeError:  # "cannot cache function '_probe': no locator available for file ..."
+        return False
+    return True
+
+
+def _private_temp_cache():
+    """A per-user cache directory in the temporary directory, kept between processes when it is safely ours (made
+    by this user, not writable by others: numba's cache files are pickles); else a fresh one for this process."""
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    shared = os.path.join(tempfile.gettempdir(), f"ascend_jit-numba-cache-{uid}")
+    try:
+        os.makedirs(shared, mode=0o700, exist_ok=True)
+        st = os.lstat(shared)
+        mine = (stat.S_ISDIR(st.st_mode) and (not hasattr(os, "getuid") or st.st_uid == uid)
+                and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+        if mine and _writable_dir(shared):
+            return shared
+    except OSError:
+        pass
+    try:
+        fresh = tempfile.mkdtemp(prefix="ascend_jit-numba-cache-")
+    except OSError:
+        return None
+    atexit.register(shutil.rmtree, fresh, True)
+    return fresh
+
+
+def _use_cache_dir(path):
+    os.environ["NUMBA_CACHE_DIR"] = path  # numba re-reads its configuration from the environment when it compiles
+    config.CACHE_DIR = path
+
+
+def _disable_caching():
+    """Last resort (no writable directory at all): `cache=True` becomes a no-op, so every process compiles."""
+    from numba.core.dispatcher import Dispatcher
+    Dispatcher.enable_caching = lambda self: None
+
+
+def ensure_cache_location():
+    """Make sure `@njit(cache=True)` works in this process; returns the fallback directory used, or None."""
+    if config.DISABLE_JIT:
+        return None
+    requested = config.CACHE_DIR
+    requested_ok = not requested or _writable_dir(requested)
+    if _numba_can_cache():
+        if not requested_ok:
+            warnings.warn(f"ascend_jit: NUMBA_CACHE_DIR={requested!r} is not writable; numba caches the compiled "
+                          "kernels in its next location instead (the package's __pycache__ or the user cache). "
+                          "Set NUMBA_CACHE_DIR to a writable directory to choose where.", CacheLocationWarning,
+                          stacklevel=3)
+        return None
+    fallback = _private_temp_cache()
+    where = (f"NUMBA_CACHE_DIR={requested!r}" if requested else "NUMBA_CACHE_DIR (unset)") + \
+        ", the package's __pycache__ and the user cache under HOME"
+    if fallback is not None:
+        _use_cache_dir(fallback)
+        if _numba_can_cache():
+            warnings.warn(f"ascend_jit: numba cannot write its cache to {where}; compiled kernels are cached in "
+                          f"{fallback} instead. Set NUMBA_CACHE_DIR to a writable directory to keep them where you "
+                          "want (see README, 'The numba cache').", CacheLocationWarning, stacklevel=3)
+            return fallback
+    _disable_caching()
+    warnings.warn(f"ascend_jit: numba cannot write its cache to {where} or the temporary directory; kernels are "
+                  "compiled again in every process. Set NUMBA_CACHE_DIR to a writable directory to cache them "
+                  "(see README, 'The numba cache').", CacheLocationWarning, stacklevel=3)
+    return None

@@ -1,0 +1,139 @@
+"""`ascend-jit warmup`: compile every instruction family into the numba cache up front (issue 20), for CI images
+and for users who would rather pay the compile cost once than on each family's first call.
+
+`FAMILIES` is the one table: family name -> "module:function" of its warmup function. A warmup function takes a
+device name and makes the calls that compile the family's kernels for that device (each dtype it offers, each
+form), doing nothing on devices without the family. Functions are imported only when run, so the table itself
+compiles nothing. A new family adds a row and a `warmup(device)` beside its API; the "registry" row runs every
+registered instruction's minimal example, so an instruction whose family has no row yet is still compiled.
+"""
+import importlib
+import time
+
+import numpy as np
+
+from . import reg as R
+
+FAMILIES = {
+    "elementwise": "ascend_jit.warmup:warm_elementwise",
+    "reduce_sum": "ascend_jit.api.reduce_sum:warmup",
+    "reduce_pair": "ascend_jit.api.reduce_pair:warmup",
+    "reg": "ascend_jit.warmup:warm_reg",
+    "study": "ascend_jit.warmup:warm_study",
+    "registry": "ascend_jit.warmup:warm_registry",
+}
+
+
+def warmup_function(family):
+    module, _, name = FAMILIES[family].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def run_warmup(devices=None, families=None, progress=None):
+    """Warm `families` (default all) on `devices` (default every supported one); returns {family: seconds}.
+    progress(done, total, label) is called before each step and once at the end."""
+    from .devices import SUPPORTED_NAMES, get_device
+    from .errors import ParameterError
+    devices = [get_device(d).name for d in (devices or SUPPORTED_NAMES)]
+    families = list(families or FAMILIES)
+    for f in families:
+        if f not in FAMILIES:
+            raise ParameterError("warmup", "family", f, legal=", ".join(FAMILIES))
+    steps = [(f, d) for f in families for d in devices]
+    seconds = dict.fromkeys(families, 0.0)
+    for i, (family, device) in enumerate(steps):
+        if progress:
+            progress(i, len(steps), f"{family} on {device}")
+        t0 = time.perf_counter()
+        warmup_function(family)(device)
+        seconds[family] += time.perf_counter() - t0
+    if progress:
+        progress(len(steps), len(steps), "done")
+    return seconds
+
+
+def progress_bar(stream):
+    """A minimal progress bar on a terminal (no dependency); None (silent) when the stream is not a TTY."""
+    if not stream.isatty():
+        return None
+
+    def update(done, total, label):
+        filled = int(30 * done / total)
+        stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} {label:40.40s}")
+        if done == total:
+            stream.write("\n")
+        stream.flush()
+    return update
+
+
+# --- families whose API module belongs to another part of the code: their warmup lives here --------------------------
+def warm_elementwise(device):
+    """The element-wise engine's walks, one op per arity (binary Add, tensor-scalar Adds, unary Abs), count and
+    high-dim forms (the latter where the dtype has it), every dtype the op table gives the device; the other
+    element-wise instructions come with the "registry" row."""
+    from .api.elementwise import ABS, ADD, ADDS, Abs, Add, Adds, BinaryRepeatParams
+    from .api._common import UnaryRepeatParams
+    from .core import Core
+    from .devices import get_device
+    name = get_device(device).name
+    core = Core(device)
+    forms = {  # op row -> (count form, high-dim form) of (dst, src, lanes)
+        ADD: (lambda d, a, n: Add(d, a, a, 512), lambda d, a, n: Add(d, a, a, n, 2, BinaryRepeatParams())),
+        ADDS: (lambda d, a, n: Adds(d, a, 1, 512), lambda d, a, n: Adds(d, a, 1, n, 2, UnaryRepeatParams())),
+        ABS: (lambda d, a, n: Abs(d, a, 512), lambda d, a, n: Abs(d, a, n, 2, UnaryRepeatParams()))}
+    for op, (count_form, high_dim_form) in forms.items():
+        for dtype in op.dtypes.get(name, ()):
+            d, a = core.local_tensor(dtype, 512), core.local_tensor(dtype, 512)
+            count_form(d, a, 256 // d.dtype.size)
+            if dtype not in op.count_only.get(name, ()):
+                high_dim_form(d, a, 256 // d.dtype.size)
+
+
+def _block_sums_vf(dst, src, count, one_repeat, repeats, dtype):
+    """The seed's ReduceDataBlock VF: per repeat LoadAlign, UpdateMask, ReduceDataBlock, StoreAlign."""
+    src_reg, dst_reg = R.RegTensor(dtype), R.RegTensor(dtype)
+    for i in range(repeats):
+        R.LoadAlign(src_reg, src, i * one_repeat)
+        mask, count = R.UpdateMask(dtype, count)
+        R.ReduceDataBlock(dst_reg, src_reg, mask)
+        R.StoreAlign(dst, dst_reg, mask, i * one_repeat)
+
+
+def warm_reg(device):
+    """The Reg API (Ascend 950 only), half and float: a VF compiled with simd_vf, and the same calls in plain
+    Python (they run the library's compiled implementations)."""
+    from .core import Core
+    from .devices import get_device
+    if get_device(device).name != R.DEVICE:
+        return
+    core = Core(device)
+    for dtype in ("half", "float"):
+        src, dst = core.local_tensor(dtype, 512), core.local_tensor(dtype, 512)
+        lanes = 256 // src.dtype.size
+        with core:
+            R.simd_vf(_block_sums_vf)(dst, src, 2 * lanes, lanes, 2, dtype)
+            _block_sums_vf(dst, src, 2 * lanes, lanes, 2, dtype)
+
+
+def warm_study(device):
+    """The study's what-if summation orders (device independent: compiled on the first device only)."""
+    from .jit.numerics import KIND_HALF
+    from .jit.orders import pairwise_sum, sequential_sum, wide_sum
+    vals = np.ones(4, np.float32)
+    for order in (sequential_sum, pairwise_sum, wide_sum):
+        order(vals, KIND_HALF, False)
+
+
+def warm_registry(device):
+    """Every registered instruction's minimal example, each dtype the device offers (instructions the device does not
+    offer are skipped)."""
+    from .api.registry import INSTRUCTIONS
+    from .core import Core
+    from .devices import get_device
+    spec = get_device(device)
+    for inst in INSTRUCTIONS:
+        if not inst.offered(spec):
+            continue
+        for dtype in inst.dtypes(spec):
+            tensors, call = inst.example(Core(device), dtype)
+            call(*tensors)

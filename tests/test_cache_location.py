@@ -1,0 +1,108 @@
+"""A locked-down install (issue 12, defect 12): with NUMBA_CACHE_DIR, HOME and the package's own directories all
+unwritable, `import ascend_jit`, the CLI and a kernel call work, with one CacheLocationWarning naming
+NUMBA_CACHE_DIR; compiled kernels then live in a private temporary directory and a second process reuses them."""
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ascend_jit import _cache
+
+ROOT = Path(__file__).resolve().parents[1]
+
+RUN = """
+import numpy as np, ascend_jit as aj
+from ascend_jit.jit import reduce
+core = aj.Core("ascend950")  # the 950's int64 ReduceSum: the smallest kernel to compile (about 1 s)
+src, dst, tmp = core.local_tensor("int64", 64), core.local_tensor("int64", 16), core.local_tensor("int64", 64)
+src[:] = np.arange(64)
+aj.ReduceSum(dst, src, tmp, 64)
+print(int(dst.numpy()[0]), sum(reduce.sum_int64.stats.cache_hits.values()))
+"""
+
+
+def _unwritable(path, as_dir):
+    """A location nobody can create numba's directories in, root included: a read-only directory, and for root
+    (whom permissions do not stop) a regular file where a directory is needed."""
+    if os.geteuid() == 0 or not as_dir:
+        path.write_text("not a directory\n")
+    else:
+        path.mkdir()
+        path.chmod(0o555)
+    return path
+
+
+@pytest.fixture
+def locked_down(tmp_path):
+    """A read-only copy of the package (every __pycache__ blocked), an unwritable NUMBA_CACHE_DIR and HOME, and a
+    private TMPDIR: the environment of a child process."""
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "ascend_jit", site / "ascend_jit", ignore=shutil.ignore_patterns("__pycache__"))
+    for d in [p for p in (site / "ascend_jit").rglob("*") if p.is_dir()] + [site / "ascend_jit"]:
+        (d / "__pycache__").write_text("blocked\n")
+    for p in site.rglob("*"):
+        p.chmod(p.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    (tmp_path / "tmp").mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CACHE_HOME", "PYTHONPATH")}
+    env.update(PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(tmp_path / "tmp"),
+               HOME=str(_unwritable(tmp_path / "home", True)),
+               NUMBA_CACHE_DIR=str(_unwritable(tmp_path / "numba-cache", True)))
+    yield env, tmp_path
+    for p in site.rglob("*"):  # let pytest clean up
+        p.chmod(p.stat().st_mode | stat.S_IWUSR)
+
+
+def _child(env, cwd, code=RUN, args=()):
+    r = subprocess.run([sys.executable, *(args or ["-c", code])], capture_output=True, text=True, env=env,
+                       cwd=cwd, timeout=600)
+    assert r.returncode == 0, r.stderr
+    warnings = [line for line in r.stderr.splitlines() if "CacheLocationWarning" in line]
+    assert len(warnings) == 1 and "NUMBA_CACHE_DIR" in warnings[0], r.stderr
+    return r.stdout.split()
+
+
+def test_locked_down_install_imports_runs_and_caches_in_tmp(locked_down):
+    env, tmp_path = locked_down
+    value, hits = _child(env, tmp_path)
+    assert int(value) == sum(range(64)) and int(hits) == 0
+    cached = list((tmp_path / "tmp").glob("ascend_jit-numba-cache-*/**/*.nbi"))
+    assert cached, "the fallback directory holds the compiled kernels"
+    value, hits = _child(env, tmp_path)      # a second process loads them instead of compiling
+    assert int(value) == sum(range(64)) and int(hits) >= 1
+    assert "atlas-a2" in " ".join(_child(env, tmp_path, args=["-m", "ascend_jit.cli", "devices"]))
+
+
+def test_no_writable_directory_at_all_compiles_uncached(locked_down):
+    env, tmp_path = locked_down
+    no_temp = "import tempfile\ndef _refuse(*a, **k):\n    raise OSError('read-only')\n" \
+              "tempfile.mkdtemp = _refuse\ntempfile.gettempdir = lambda: '/proc/no-such-dir'\n"
+    value, hits = _child(env, tmp_path, code=no_temp + RUN)
+    assert int(value) == sum(range(64)) and int(hits) == 0
+    assert not list((tmp_path / "tmp").iterdir())
+
+
+def test_shared_temp_cache_is_used_only_when_private(tmp_path, monkeypatch):
+    monkeypatch.setattr(_cache.tempfile, "tempdir", str(tmp_path))
+    shared = tmp_path / f"ascend_jit-numba-cache-{os.getuid()}"
+    assert _cache._private_temp_cache() == str(shared)   # made now, mode 0700
+    shared.chmod(0o777)                                   # writable by others: someone could plant pickles
+    fresh = _cache._private_temp_cache()
+    assert fresh != str(shared) and Path(fresh).is_dir()
+
+
+def test_a_writable_location_needs_no_fallback(tmp_path, monkeypatch):
+    monkeypatch.setattr(_cache.config, "CACHE_DIR", str(tmp_path / "cache"))
+    assert _cache.ensure_cache_location() is None
+    assert (tmp_path / "cache").is_dir()
+
+
+def test_an_unwritable_numba_cache_dir_is_named_when_numba_falls_back(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory\n")
+    monkeypatch.setattr(_cache.config, "CACHE_DIR", str(blocked / "cache"))
+    with pytest.warns(_cache.CacheLocationWarning, match="NUMBA_CACHE_DIR"):
+        assert _cache.ensure_cache_location() is None  # numba itself falls back to the package's __pycache__

@@ -1,0 +1,88 @@
+"""Thin dispatch for ReduceSum and ReducePairElem (issue 21): the side result comes from the kernel and equals the
+stored dst[0] for every value class, memoised validation keys on argument types, the mask-plan memo gives the same
+plans as plan_mask, and the compiled entry is reused."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.api import _plans
+from ascend_jit.api._common import plan_mask
+from ascend_jit.api.reduce_sum import _ENTRIES
+
+INF, NAN = float("inf"), float("nan")
+
+
+@pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
+@pytest.mark.parametrize("dtype", ["half", "float"])
+@pytest.mark.parametrize("values", [[1.5, 2.25, -0.0], [-0.0, -0.0], [INF, 1.0], [INF, -INF], [NAN, 1.0],
+                                    [60000.0, 60000.0]])
+def test_side_result_is_the_stored_value(device, dtype, values):
+    core = aj.Core(device)
+    if dtype not in core.spec.reduce_sum_dtypes:
+        pytest.skip("dtype not offered")
+    src, dst, tmp = (core.local_tensor(dtype, n) for n in (256, 16, 64))
+    src[:] = np.resize(np.array(values, src.dtype.np_dtype), 256)
+    aj.ReduceSum(dst, src, tmp, 256)
+    spr = core.GetReduceRepeatSumSpr()
+    assert type(spr) is src.dtype.np_dtype.type       # GetReduceRepeatSumSpr returns a T
+    assert np.array(spr).tobytes() == dst.numpy()[:1].tobytes()  # bit for bit what dst[0] holds
+
+
+def test_memoised_validation_keys_on_types():
+    core = aj.Core("atlas-a2")
+    src, dst, tmp = (core.local_tensor("half", n) for n in (1024, 16, 64))
+    aj.ReduceSum(dst, src, tmp, 128, 2, 8)
+    with pytest.raises(aj.ParameterError, match="repeat_time"):
+        aj.ReduceSum(dst, src, tmp, 128, 2.0, 8)   # equal to 2, but a float: refused as on a cold cache
+    with pytest.raises(aj.ParameterError, match="count"):
+        aj.ReduceSum(dst, src, tmp, 128.0)
+    pdst = core.local_tensor("half", 128)
+    aj.ReducePairElem(pdst, src, 128, 2, 1, 1, 8)
+    with pytest.raises(aj.ParameterError, match="src_rep_stride"):
+        aj.ReducePairElem(pdst, src, 128, 2, 1, 1, 8.0)
+
+
+def test_numpy_integers_reach_the_kernel_as_python_ints():
+    """The validators return the kernel's arguments normalised: np.uint8(8) * 32 does not wrap to 0."""
+    core = aj.Core("atlas-a2")
+    src, dst, tmp = (core.local_tensor("half", n) for n in (1024, 16, 64))
+    src[:] = np.arange(1024) % 7
+    aj.ReduceSum(dst, src, tmp, 128, 4, 8)
+    expected = dst.numpy()[0]
+    dst[:] = 0
+    aj.ReduceSum(dst, src, tmp, 128, 4, np.uint8(8))
+    assert dst.numpy()[0] == expected
+
+
+@pytest.mark.parametrize("mask", [128, 64, 0, 200, [2**64 - 1, 3], (5,), [1, 2]])
+@pytest.mark.parametrize("counter", [False, True])
+def test_plan_memo_matches_plan_mask(mask, counter):
+    core = aj.Core("ascend950")
+    if counter:
+        core.SetMaskCount()
+    d = core.local_tensor("half", 16).dtype
+    for _ in range(2):  # the second call comes from the memo
+        assert _plans.cached_plan("T", core, d, mask, True) == plan_mask("T", core, d, mask, True)
+
+
+def test_plan_memo_never_stores_a_refusal_and_keys_on_type():
+    core = aj.Core("atlas-a2")
+    d = core.local_tensor("half", 16).dtype
+    for _ in range(2):
+        with pytest.raises(aj.ParameterError):
+            _plans.cached_plan("T", core, d, -1, True)
+    with pytest.raises(aj.ParameterError):
+        _plans.cached_plan("T", core, d, True, True)   # bool is not an int mask, whatever the cache holds
+    _plans.cached_plan("T", core, d, 1, True)
+    with pytest.raises(aj.ParameterError):
+        _plans.cached_plan("T", core, d, 1.0, True)     # equal to the cached 1, still refused
+
+
+def test_one_compiled_entry_per_algorithm_and_value_type():
+    core = aj.Core("atlas-a2")
+    src, dst, tmp = (core.local_tensor("half", n) for n in (1024, 16, 64))
+    for n in (1, 100, 1000):
+        aj.ReduceSum(dst, src, tmp, n)
+    entries = dict(_ENTRIES._entries)
+    aj.ReduceSum(dst, src, tmp, 512)
+    assert _ENTRIES._entries == entries and (0, True) in entries
