@@ -887,3 +887,13 @@ def test_half_transcendentals_exhaustive(name):
         E.ENTRIES[name](d, s, n)
         want = E.OPS[name].reference("half", R.Env("atlas-a2"), part.view(np.float16).astype(np.float64))
         assert np.array_equal(d.numpy().view(np.uint16), _half_bits(want))
+
+
+@pytest.mark.parametrize("op", ["Add", "Sub", "Muls", "Exp"])
+def test_a_forgotten_count_says_what_is_missing(op):
+    """Issue 11 section 5: `aj.Add(c, a, b)` names the missing count, not `mask = None`."""
+    core = aj.Core("atlas-a2")
+    t = [core.local_tensor("half", 64) for _ in range(3)]
+    args = {"Add": t, "Sub": t, "Muls": [t[0], t[1], 2.0], "Exp": t[:2]}[op]
+    with pytest.raises(aj.ParameterError, match="the count .* is missing"):
+        getattr(aj, op)(*args)

@@ -604,7 +604,9 @@ def _split(row, args, kw_count, kw_mask, kw_repeat, kw_params, n_count):
         return "high", args
     if not args and kw_mask is not None:
         return "high", (kw_mask, kw_repeat, kw_params)
-    raise ParameterError(row.name, "arguments", len(args) + n_count, legal=_FORMS[row.arity])
+    missing = ("the count (or mask, repeat_time, repeat_params) is missing" if not args else
+               f"{len(args)} values after the operands fit neither form")
+    raise ParameterError(row.name, "arguments", len(args) + n_count, legal=_FORMS[row.arity], detail=missing)
 
 
 _FORMS = {"binary": "(dst, src0, src1, count) or (dst, src0, src1, mask, repeat_time, repeat_params)",
