@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..core import ALL_ONES, continuous_mask_words
+from ..core import continuous_mask_words
 from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterError, StateError,
                       UnsupportedDTypeError)
 from ..tensor import LocalTensor

@@ -12,8 +12,9 @@ import numpy as np
 from numba import njit
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
-from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, f32_bits,
-                       float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
+from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
+                       KIND_UINT32, f32_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size,
+                       round_half)
 
 VL = 256
 SCRATCH = 2 * VL     # bytes VL..2*VL: float32 scratch of the reductions (no allocation per call)
@@ -209,7 +210,12 @@ def _extreme(a, b, op):
 
 
 @njit(cache=True)
-def _int_limits(kind):
+def int_range(kind):
+    """[MIN, MAX] of an integer kind up to 32 bits (the Reg API's integer lanes)."""
+    if kind == KIND_INT8:
+        return -128, 127
+    if kind == KIND_UINT8:
+        return 0, 255
     if kind == KIND_INT16:
         return -32768, 32767
     if kind == KIND_UINT16:
@@ -279,7 +285,7 @@ def reduce_data_block(dst, src, words, op, mode):
         _write_results(dst, dk, sk, a, sat)
     else:
         lanes_i = _int_lanes(src, sk)
-        lo, hi = _int_limits(sk)
+        lo, hi = int_range(sk)
         dst[:VL] = 0
         o16i, o32i = dst[:VL].view(np.uint16), dst[:VL].view(np.uint32)
         for blk in range(8):

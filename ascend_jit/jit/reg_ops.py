@@ -14,7 +14,7 @@ from ..errors import ParameterError, UnsupportedDTypeError
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
-from .reg import H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, lane_on
+from .reg import H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, int_range, lane_on
 from .reg_move import copy_bytes
 
 ADD, SUB, MUL = 0, 1, 2
@@ -27,21 +27,6 @@ DEVICE = "ascend950"
 def merged_modes(a, b):
     """The overflow modes a result carries: those of its first source that was loaded from a tensor."""
     return a[H_CTRL] if a[H_CTRL] & M_KNOWN else b[H_CTRL]
-
-
-@njit(cache=True)
-def int_range(kind):
-    if kind == KIND_INT8:
-        return -128, 127
-    if kind == KIND_UINT8:
-        return 0, 255
-    if kind == KIND_INT16:
-        return -32768, 32767
-    if kind == KIND_UINT16:
-        return 0, 65535
-    if kind == KIND_INT32:
-        return -2147483648, 2147483647
-    return 0, 4294967295
 
 
 @njit(cache=True, inline="always")
