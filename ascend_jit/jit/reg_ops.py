@@ -39,7 +39,8 @@ def wrap_or_clamp(v, lo, hi, clamp):
 
 
 @njit(cache=True, inline="always")
-def _int_lane(x, y, op):
+def _arith_lane(x, y, op):
+    """Add, Sub or Mul of two lanes in their own type (numba specialises it per integer or float type)."""
     if op == ADD:
         return x + y
     if op == SUB:
@@ -51,7 +52,7 @@ def _int_lane(x, y, op):
 def _int_binary(d, a, b, words, size, op, lo, hi, clamp, merging):
     for j in range(d.size):
         if lane_on(words, j * size):
-            d[j] = wrap_or_clamp(_int_lane(np.int64(a[j]), np.int64(b[j]), op), lo, hi, clamp)
+            d[j] = wrap_or_clamp(_arith_lane(np.int64(a[j]), np.int64(b[j]), op), lo, hi, clamp)
         elif not merging:
             d[j] = 0
 
@@ -61,18 +62,9 @@ def _wide_binary(d, a, b, words, op, merging):
     """64-bit lanes as uint64 patterns: add, subtract and multiply modulo 2**64 are the same for both signs."""
     for j in range(d.size):
         if lane_on(words, j * 8):
-            d[j] = _int_lane(a[j], b[j], op)
+            d[j] = _arith_lane(a[j], b[j], op)
         elif not merging:
             d[j] = np.uint64(0)
-
-
-@njit(cache=True, inline="always")
-def _float_lane(x, y, op):
-    if op == ADD:
-        return x + y
-    if op == SUB:
-        return x - y
-    return x * y
 
 
 @njit(cache=True, inline="always")
@@ -175,7 +167,7 @@ def binary(dst, src0, src1, words, op, merging):
         sat = (modes & M_HALF_SAT) != 0
         for j in range(128):
             if lane_on(words, 2 * j):
-                r = _float_lane(half_bits_to_f32(a[j]), half_bits_to_f32(b[j]), op)
+                r = _arith_lane(half_bits_to_f32(a[j]), half_bits_to_f32(b[j]), op)
                 d[j] = half_store_bits(round_half(r, sat))
             elif not merging:
                 d[j] = 0
@@ -183,14 +175,14 @@ def binary(dst, src0, src1, words, op, merging):
         d, fa, fb = dst[:VL].view(np.uint32), src0[:VL].view(np.float32), src1[:VL].view(np.float32)
         for j in range(64):
             if lane_on(words, 4 * j):
-                d[j] = float_store_bits(_float_lane(fa[j], fb[j], op))
+                d[j] = float_store_bits(_arith_lane(fa[j], fb[j], op))
             elif not merging:
                 d[j] = 0
     elif kind == KIND_BF16:
         d, a, b = dst[:VL].view(np.uint16), src0[:VL].view(np.uint16), src1[:VL].view(np.uint16)
         for j in range(128):
             if lane_on(words, 2 * j):
-                d[j] = f32_to_bf16_bits(_float_lane(bf16_bits_to_f32(a[j]), bf16_bits_to_f32(b[j]), op))
+                d[j] = f32_to_bf16_bits(_arith_lane(bf16_bits_to_f32(a[j]), bf16_bits_to_f32(b[j]), op))
             elif not merging:
                 d[j] = 0
     elif kind == KIND_INT64 or kind == KIND_UINT64:
