@@ -24,7 +24,7 @@ from .lanes import (abs_lane, add_lane, div_lane, exp_lane, flush, fma_lane, int
                     rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_less)
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16,
                        KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, f32_to_bf16_bits, float_store_bits,
-                       half_bits_to_f32, half_store_bits, kind_size, round_half)
+                       half_bits_to_f32, half_rne_bits, half_store_bits, kind_size, round_half)
 
 # Op codes (the op table in api/elementwise.py names them).
 ADD, SUB, MUL, DIV, MAX, MIN, AND, OR, ADD_RELU, SUB_RELU, LEAKY_RELU = range(11)
@@ -83,7 +83,7 @@ def store_floats(kind, flags, r, raw, off, m):
                 v[i] = half_store_bits(round_half(r[i], True))
         else:
             for i in range(m):
-                v[i] = half_store_bits(round_half(r[i], False))
+                v[i] = half_rne_bits(r[i])
     elif kind == KIND_FLOAT:
         v32 = raw.view(np.uint32)[off:off + m]
         if flags & FTZ:
@@ -272,39 +272,56 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
 
 
 @njit(cache=True, error_model="numpy")
-def _half_binary_chunk(op, av, bv, dv, m, sat):
-    """The common case fused into one pass: decode both half operands, the op's lane, round to half and store; the
+def _half_binary_chunk(op, av, bv, dv, m, sat, scalar):
+    """The common case fused into one pass: decode the half operands, the op's lane, round to half and store with one
+    float->half conversion per element (`half_rne_bits`); bv[0] is the broadcast scalar when `scalar`. The
     saturating mode is a second pass over the stored bits (D35: +-inf -> +-65504, NaN -> +0)."""
+    s = half_bits_to_f32(bv[0])  # the scalar operand, decoded once
     if op == ADD:
-        for i in range(m):
-            dv[i] = half_store_bits(round_half(add_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
+        if scalar:
+            for i in range(m):
+                dv[i] = half_rne_bits(add_lane(half_bits_to_f32(av[i]), s))
+        else:
+            for i in range(m):
+                dv[i] = half_rne_bits(add_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])))
     elif op == SUB:
         for i in range(m):
-            dv[i] = half_store_bits(round_half(sub_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
+            dv[i] = half_rne_bits(sub_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])))
     elif op == MUL:
-        for i in range(m):
-            dv[i] = half_store_bits(round_half(mul_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
+        if scalar:
+            for i in range(m):
+                dv[i] = half_rne_bits(mul_lane(half_bits_to_f32(av[i]), s))
+        else:
+            for i in range(m):
+                dv[i] = half_rne_bits(mul_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])))
     elif op == DIV:
         for i in range(m):
-            dv[i] = half_store_bits(round_half(div_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
+            dv[i] = half_rne_bits(div_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])))
     elif op == MAX:
-        for i in range(m):
-            dv[i] = half_store_bits(round_half(max_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
+        if scalar:
+            for i in range(m):
+                dv[i] = half_rne_bits(max_lane(half_bits_to_f32(av[i]), s))
+        else:
+            for i in range(m):
+                dv[i] = half_rne_bits(max_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])))
     elif op == MIN:
-        for i in range(m):
-            dv[i] = half_store_bits(round_half(min_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
+        if scalar:
+            for i in range(m):
+                dv[i] = half_rne_bits(min_lane(half_bits_to_f32(av[i]), s))
+        else:
+            for i in range(m):
+                dv[i] = half_rne_bits(min_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])))
     elif op == ADD_RELU:  # stage 1 rounded to half, then Relu; saturating stage 1 = the bit pass below (6.3)
         for i in range(m):
-            dv[i] = half_store_bits(relu_lane(round_half(add_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
-                                                         False)))
+            dv[i] = half_rne_bits(relu_lane(round_half(add_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
+                                                       False)))
     elif op == SUB_RELU:
         for i in range(m):
-            dv[i] = half_store_bits(relu_lane(round_half(sub_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
-                                                         False)))
-    else:  # LEAKY_RELU (bv: the scalar)
+            dv[i] = half_rne_bits(relu_lane(round_half(sub_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
+                                                       False)))
+    else:  # LEAKY_RELU (always the scalar form)
         for i in range(m):
-            dv[i] = half_store_bits(round_half(leaky_relu_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
-                                               False))
+            dv[i] = half_rne_bits(leaky_relu_lane(half_bits_to_f32(av[i]), s))
     if sat:
         for i in range(m):
             h = dv[i]
@@ -318,14 +335,13 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints):
     """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`."""
     scalar = b.size == 0
     fused_half = kind == KIND_HALF and (flags & FTZ) == 0  # every binary half op (And/Or take no half)
-    broadcast = np.full(CHUNK if scalar and fused_half else 0, np.uint16(scalar_bits & 0xFFFF))
+    if fused_half:  # one pass over the whole run: no chunking, no scratch
+        bv = np.full(1, np.uint16(scalar_bits & 0xFFFF)) if scalar else b.view(np.uint16)
+        _half_binary_chunk(op, a.view(np.uint16), bv, d.view(np.uint16), n, (flags & SAT_HALF) != 0, scalar)
+        return
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
-        if fused_half:
-            bv = broadcast[:m] if scalar else b.view(np.uint16)[c0:c0 + m]
-            _half_binary_chunk(op, a.view(np.uint16)[c0:c0 + m], bv, d.view(np.uint16)[c0:c0 + m], m,
-                               (flags & SAT_HALF) != 0)
-        elif _is_float(kind):
+        if _is_float(kind):
             load_floats(kind, flags, a, c0, m, fs[0])
             if scalar:
                 _fill_float(kind, flags, scalar_bits, fs[1], m)
