@@ -32,11 +32,11 @@ def operands(api, dst, *srcs, names=None):
     if type(dst) is not LocalTensor:
         raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor",
                              detail=_not_a_tensor_hint(dst))
-    core = dst.core
+    core = dst._core  # the read-only slot behind .core (this runs on every call of every instruction)
     if dst._lease is not None:
         dst.check_alive(api)
     for i, t in enumerate(srcs):
-        if type(t) is not LocalTensor or t.core is not core:
+        if type(t) is not LocalTensor or t._core is not core:
             name = names[i] if names else (f"src{i}" if len(srcs) > 2 or api == "Add" else ("src", "sharedTmpBuffer")[i])
             if type(t) is LocalTensor:
                 raise ParameterError(api, name, t, legal="a LocalTensor of the same Core as dst", device=core.device,

@@ -8,6 +8,7 @@ overlap, config) returning a small tuple, then one compiled call of the arity's 
 """
 import enum
 import math
+import struct
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
@@ -18,6 +19,7 @@ from ..core import continuous_mask_words
 from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
 from ..jit import elementwise as K
+from ..jit.direct import EntryTable
 from ..reference import elementwise as R
 from ..tensor import LocalTensor
 from ..sanitizer import vector_access
@@ -259,14 +261,16 @@ class _Where:
 
 
 def _key(tensors):
-    """The memo key of a call's tensors: (dtype, addr, size) of each, flat (cheap to build and hash)."""
+    """The memo key of a call's tensors: (dtype, addr, size) of each, flat (cheap to build and hash; read from the
+    read-only slots behind LocalTensor's properties, a third of the cost per call)."""
     if len(tensors) == 3:
         a, b, c = tensors
-        return (a.dtype, a.addr, a.size, b.dtype, b.addr, b.size, c.dtype, c.addr, c.size)
+        return (a._dtype, a._addr, a._size, b._dtype, b._addr, b._size, c._dtype, c._addr, c._size)
     if len(tensors) == 2:
         a, b = tensors
-        return (a.dtype, a.addr, a.size, b.dtype, b.addr, b.size)
-    return (tensors[0].dtype, tensors[0].addr, tensors[0].size)
+        return (a._dtype, a._addr, a._size, b._dtype, b._addr, b._size)
+    a = tensors[0]
+    return (a._dtype, a._addr, a._size)
 
 
 def _facts(row, key):
@@ -452,11 +456,11 @@ def _validate(fn, *key):
 
 # --- dispatch -----------------------------------------------------------------------------------------------------------
 def _flags(row, core, dtype, config):
-    flags = 0
-    if core.half_saturating:
-        flags |= K.SAT_HALF
+    flags = K.SAT_HALF if core.half_saturating else 0
     if core.int_saturating and row.int_saturates:
         flags |= K.SAT_INT
+    if row.config is None and config is None and row.arity not in _READS_DST:
+        return flags
     if row.config is not None:
         flags |= _validate(_config_flags, row, core.spec, dtype, config)
     elif config is not None:
@@ -467,11 +471,12 @@ def _flags(row, core, dtype, config):
 
 
 def _scalar(row, core, tensors, value):
-    """D29 conversion, as signed int64 bits for the kernel; a numpy scalar of the exact dtype is a bit view, Python
-    floats and ints are memoised by type, value and sign (so -0.0 and True never share an entry with 0.0 and 1)."""
-    dtype = tensors[1].dtype if row.arity == "axpy" else tensors[0].dtype
+    """D29 conversion, as signed int64 bits for the kernel; a numpy scalar of the exact dtype is used bit for bit,
+    Python floats and ints are memoised by type, value and sign (so -0.0 and True never share an entry with 0.0
+    and 1)."""
+    dtype = tensors[1]._dtype if row.arity == "axpy" else tensors[0]._dtype
     if type(value) is dtype.np_dtype.type:
-        return as_signed64(int(value.view(_UINT_OF_SIZE[dtype.size])))
+        return _exact_bits(dtype, value)
     if type(value) in (float, int) and value == value:
         sign = value < 0 if type(value) is int else math.copysign(1.0, value)
         return _scalar_memo(row.name, core.spec, dtype, type(value), value, sign)
@@ -479,6 +484,21 @@ def _scalar(row, core, tensors, value):
 
 
 _UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_FLOAT_PACK = {"half": struct.Struct("<e"), "float": struct.Struct("<f")}
+
+
+def _exact_bits(dtype, value):
+    """The bits of a numpy scalar of the operand dtype (D29: bit for bit). A numpy scalar's .view costs about 2 us;
+    a half or float that is not a NaN goes through the exact double instead (its round trip to the type is exact),
+    an integer through int(); NaNs (payloads kept) and bfloat16 through the view."""
+    pack = _FLOAT_PACK.get(dtype.name)
+    if pack is not None:
+        x = float(value)
+        if x == x:
+            return int.from_bytes(pack.pack(x), "little")
+    elif not dtype.is_float:
+        return as_signed64(int(value) & ((1 << (8 * dtype.size)) - 1))
+    return as_signed64(int(value.view(_UINT_OF_SIZE[dtype.size])))
 
 
 @lru_cache(maxsize=1024)
@@ -506,7 +526,7 @@ def _run_count(row, core, tensors, count, scalar, config, from_register=False):
     if core.sanitizer is not None:
         names = _TENSORS[row.arity]
         _sanitize(row, core, tensors, lambda k, t: (names[k], t.addr, int(count) * t.dtype.size))
-    _kernel_count(row, core.ub, flags, tensors, bits, int(count))
+    _kernel_count(row, core.ub, flags, tensors, bits, count)
     if not from_register:  # SPEC 2.5: with is_set_mask=False the call writes neither the register nor the mode
         core._after_count_call(count % lanes or lanes)
 
@@ -529,16 +549,25 @@ def _half_lookup(row, kind, flags):
     return table
 
 
+# The kernels' arguments are normalised by validation (the uint8 UB, Python ints, a float32 table), so each kernel
+# has one signature: call its compiled entry directly, not through numba's per-call type dispatch (issue 21).
+_ENTRIES = EntryTable()
+
+
 def _kernel_count(row, ub, flags, t, bits, n):
-    kind = t[0].dtype.kind
-    if row.arity in ("binary", "scalar"):
-        src1 = t[2].addr if row.arity == "binary" else -1
-        K.binary_contiguous(ub, row.code, kind, flags, t[0].addr, t[1].addr, src1, bits, n)
-    elif row.arity == "unary":
-        K.unary_contiguous(ub, row.code, kind, flags, t[0].addr, t[1].addr, n, _half_lookup(row, kind, flags))
+    kind = t[0]._dtype.kind
+    arity = row.arity
+    if arity == "binary" or arity == "scalar":
+        src1 = t[2]._addr if arity == "binary" else -1
+        _ENTRIES(K.binary_contiguous, K.binary_contiguous, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, src1,
+                 bits, n)
+    elif arity == "unary":
+        _ENTRIES(K.unary_contiguous, K.unary_contiguous, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, n,
+                 _half_lookup(row, kind, flags))
     else:
-        src1 = t[2].addr if row.arity == "ternary" else -1
-        K.ternary_contiguous(ub, row.code, kind, t[1].dtype.kind, flags, t[0].addr, t[1].addr, src1, bits, n)
+        src1 = t[2]._addr if arity == "ternary" else -1
+        _ENTRIES(K.ternary_contiguous, K.ternary_contiguous, ub, row.code, kind, t[1]._dtype.kind, flags,
+                 t[0]._addr, t[1]._addr, src1, bits, n)
 
 
 def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, scalar, config):
@@ -573,12 +602,13 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
         args = (t[0].addr, t[1].addr, -1, bits, p.dstBlkStride, p.srcBlkStride, 1, p.dstRepStride, p.srcRepStride, 0,
                 repeat, lo, hi, last)
     if row.arity in ("binary", "scalar"):
-        K.binary_strided(core.ub, row.code, kind, flags, *args)
+        _ENTRIES(K.binary_strided, K.binary_strided, core.ub, row.code, kind, flags, *args)
     elif row.arity == "unary":
-        K.unary_strided(core.ub, row.code, kind, flags, t[0].addr, t[1].addr, p.dstBlkStride, p.srcBlkStride,
-                        p.dstRepStride, p.srcRepStride, repeat, lo, hi, last, _half_lookup(row, kind, flags))
+        _ENTRIES(K.unary_strided, K.unary_strided, core.ub, row.code, kind, flags, t[0].addr, t[1].addr,
+                 p.dstBlkStride, p.srcBlkStride, p.dstRepStride, p.srcRepStride, repeat, lo, hi, last,
+                 _half_lookup(row, kind, flags))
     else:
-        K.ternary_strided(core.ub, row.code, kind, t[1].dtype.kind, flags, *args)
+        _ENTRIES(K.ternary_strided, K.ternary_strided, core.ub, row.code, kind, t[1].dtype.kind, flags, *args)
 
 
 def _count_is_set_mask(row, core, is_set_mask, count):

@@ -272,11 +272,16 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
 
 
 @njit(cache=True, error_model="numpy")
-def _half_binary_chunk(op, av, bv, dv, m, sat, scalar):
-    """The common case fused into one pass: decode the half operands, the op's lane, round to half and store with one
-    float->half conversion per element (`half_rne_bits`); bv[0] is the broadcast scalar when `scalar`. The
-    saturating mode is a second pass over the stored bits (D35: +-inf -> +-65504, NaN -> +0)."""
-    s = half_bits_to_f32(bv[0])  # the scalar operand, decoded once
+def half_binary_run(op, flags, d, a, b, scalar_bits, m):
+    """The common case (half, no FTZ) fused into one pass over packed byte runs: decode the half operands, the op's
+    lane, round to half and store with one float->half conversion per element (`half_rne_bits`); b empty: the
+    broadcast scalar, decoded once. The saturating mode is a second pass over the stored bits (D35: +-inf ->
+    +-65504, NaN -> +0)."""
+    scalar = b.size == 0
+    av, dv = a.view(np.uint16), d.view(np.uint16)
+    bv = av if scalar else b.view(np.uint16)  # (not read in the scalar form)
+    s = half_bits_to_f32(np.uint16(scalar_bits))
+    sat = (flags & SAT_HALF) != 0
     if op == ADD:
         if scalar:
             for i in range(m):
@@ -334,10 +339,8 @@ def _half_binary_chunk(op, av, bv, dv, m, sat, scalar):
 def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints):
     """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`."""
     scalar = b.size == 0
-    fused_half = kind == KIND_HALF and (flags & FTZ) == 0  # every binary half op (And/Or take no half)
-    if fused_half:  # one pass over the whole run: no chunking, no scratch
-        bv = np.full(1, np.uint16(scalar_bits & 0xFFFF)) if scalar else b.view(np.uint16)
-        _half_binary_chunk(op, a.view(np.uint16), bv, d.view(np.uint16), n, (flags & SAT_HALF) != 0, scalar)
+    if kind == KIND_HALF and (flags & FTZ) == 0:  # every binary half op (And/Or take no half): one pass, no scratch
+        half_binary_run(op, flags, d, a, b, scalar_bits, n)
         return
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
@@ -374,10 +377,13 @@ def binary_contiguous(ub, op, kind, flags, dst, src0, src1, scalar_bits, n):
     """Count form: n consecutive elements; src1 < 0 means the broadcast scalar."""
     nb = n * kind_size(kind)
     b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
-    floats = _is_float(kind) and not (kind == KIND_HALF and (flags & FTZ) == 0)
+    if kind == KIND_HALF and (flags & FTZ) == 0:  # the fused half path needs no scratch (nothing to allocate)
+        half_binary_run(op, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n)
+        return
+    floats = _is_float(kind)
     binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
                np.empty((3, CHUNK if floats else 0), np.float32),
-               np.empty((3, 0 if _is_float(kind) else CHUNK), np.int64))  # scratch only for the path taken
+               np.empty((3, 0 if floats else CHUNK), np.int64))  # scratch only for the path taken
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
