@@ -531,21 +531,26 @@ def _run_count(row, core, tensors, count, scalar, config, from_register=False):
         core._after_count_call(count % lanes or lanes)
 
 
-_NO_TABLE = np.empty(0, np.float32)
+_NO_TABLE = np.empty(0, np.uint16)
 _HALF_KIND = 0  # dtypes.HALF.kind
 _HALF_TABLES = {}
 _TABLE_OPS = (K.EXP, K.LN, K.SQRT, K.RSQRT, K.RECIPROCAL)
-_TABLE_FLAGS = K.FTZ | K.SQRT_D49 | K.RSQRT_VIA_DIV  # what the lanes read (saturation is applied by the store)
 
 
 def _half_lookup(row, kind, flags):
-    """The lookup table of a half transcendental (computed once per op and algorithm by the kernel's own lanes)."""
+    """The lookup table of a half transcendental: the bits the kernel stores for each of the 65536 half inputs under
+    these flags, computed once per op and flags by the same compiled kernel (so the lookup is bit-identical to the
+    computation, and no second kernel has to compile)."""
     if kind != _HALF_KIND or row.code not in _TABLE_OPS:
         return _NO_TABLE
-    key = (row.code, flags & _TABLE_FLAGS)
+    key = (row.code, flags)
     table = _HALF_TABLES.get(key)
     if table is None:
-        table = _HALF_TABLES[key] = K.half_table(row.code, flags & _TABLE_FLAGS)
+        scratch = np.empty(4 * 65536, np.uint8)
+        scratch[:2 * 65536].view(np.uint16)[:] = np.arange(65536, dtype=np.uint16)
+        _ENTRIES(K.unary_kernel, K.unary_kernel, scratch, row.code, kind, flags, 2 * 65536, 0, 65536, *_UNARY_COUNT,
+                 _NO_TABLE)
+        table = _HALF_TABLES[key] = scratch[2 * 65536:].view(np.uint16).copy()
     return table
 
 
@@ -554,20 +559,25 @@ def _half_lookup(row, kind, flags):
 _ENTRIES = EntryTable()
 
 
+_BINARY_COUNT = (0,) * 10  # the kernels' high-dim arguments, unused by the count form (n >= 0)
+_UNARY_COUNT = (0,) * 8
+_FILL_COUNT = (0,) * 6
+
+
 def _kernel_count(row, ub, flags, t, bits, n):
     kind = t[0]._dtype.kind
     arity = row.arity
     if arity == "binary" or arity == "scalar":
         src1 = t[2]._addr if arity == "binary" else -1
-        _ENTRIES(K.binary_contiguous, K.binary_contiguous, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, src1,
-                 bits, n)
+        _ENTRIES(K.binary_kernel, K.binary_kernel, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, src1, bits, n,
+                 *_BINARY_COUNT)
     elif arity == "unary":
-        _ENTRIES(K.unary_contiguous, K.unary_contiguous, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, n,
+        _ENTRIES(K.unary_kernel, K.unary_kernel, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, n, *_UNARY_COUNT,
                  _half_lookup(row, kind, flags))
     else:
         src1 = t[2]._addr if arity == "ternary" else -1
-        _ENTRIES(K.ternary_contiguous, K.ternary_contiguous, ub, row.code, kind, t[1]._dtype.kind, flags,
-                 t[0]._addr, t[1]._addr, src1, bits, n)
+        _ENTRIES(K.ternary_kernel, K.ternary_kernel, ub, row.code, kind, t[1]._dtype.kind, flags, t[0]._addr,
+                 t[1]._addr, src1, bits, n, *_BINARY_COUNT)
 
 
 def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, scalar, config):
@@ -596,19 +606,19 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
     kind = dtype.kind
     t, p = tensors, params
     if row.arity in ("binary", "ternary"):
-        args = (t[0].addr, t[1].addr, t[2].addr, bits, p.dstBlkStride, p.src0BlkStride, p.src1BlkStride,
+        args = (t[0].addr, t[1].addr, t[2].addr, bits, -1, p.dstBlkStride, p.src0BlkStride, p.src1BlkStride,
                 p.dstRepStride, p.src0RepStride, p.src1RepStride, repeat, lo, hi, last)
     else:
-        args = (t[0].addr, t[1].addr, -1, bits, p.dstBlkStride, p.srcBlkStride, 1, p.dstRepStride, p.srcRepStride, 0,
-                repeat, lo, hi, last)
+        args = (t[0].addr, t[1].addr, -1, bits, -1, p.dstBlkStride, p.srcBlkStride, 1, p.dstRepStride,
+                p.srcRepStride, 0, repeat, lo, hi, last)
     if row.arity in ("binary", "scalar"):
-        _ENTRIES(K.binary_strided, K.binary_strided, core.ub, row.code, kind, flags, *args)
+        _ENTRIES(K.binary_kernel, K.binary_kernel, core.ub, row.code, kind, flags, *args)
     elif row.arity == "unary":
-        _ENTRIES(K.unary_strided, K.unary_strided, core.ub, row.code, kind, flags, t[0].addr, t[1].addr,
+        _ENTRIES(K.unary_kernel, K.unary_kernel, core.ub, row.code, kind, flags, t[0].addr, t[1].addr, -1,
                  p.dstBlkStride, p.srcBlkStride, p.dstRepStride, p.srcRepStride, repeat, lo, hi, last,
                  _half_lookup(row, kind, flags))
     else:
-        _ENTRIES(K.ternary_strided, K.ternary_strided, core.ub, row.code, kind, t[1].dtype.kind, flags, *args)
+        _ENTRIES(K.ternary_kernel, K.ternary_kernel, core.ub, row.code, kind, t[1].dtype.kind, flags, *args)
 
 
 def _count_is_set_mask(row, core, is_set_mask, count):
@@ -727,7 +737,7 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
         if core.sanitizer is not None:
             reads = [(("src", value.addr, value.dtype.size), value)] if tensor_source else []
             vector_access(core, row.name, reads=reads, writes=[(("dst", dst.addr, int(n) * dst.dtype.size), dst)])
-        K.fill_contiguous(core.ub, dst.dtype.size, dst.addr, bits, int(n))
+        _ENTRIES(K.fill_kernel, K.fill_kernel, core.ub, dst._dtype.size, dst._addr, bits, n, *_FILL_COUNT)
         core._after_count_call(n % lanes or lanes)
         return
     if tensor_source:
@@ -752,8 +762,8 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
     if core.sanitizer is not None:
         vector_access(core, row.name, writes=[(Operand("dst", dst.addr, dst.dtype.size, plan.lo, plan.hi, repeat,
                                                        strides.dstBlkStride, strides.dstRepStride, last), dst)])
-    K.fill_strided(core.ub, dst.dtype.size, dst.addr, bits, strides.dstBlkStride, strides.dstRepStride, repeat,
-                   as_signed64(plan.lo), as_signed64(plan.hi), last)
+    _ENTRIES(K.fill_kernel, K.fill_kernel, core.ub, dst.dtype.size, dst.addr, bits, -1, strides.dstBlkStride,
+             strides.dstRepStride, repeat, as_signed64(plan.lo), as_signed64(plan.hi), last)
 
 
 @lru_cache(maxsize=4096)

@@ -1,16 +1,17 @@
-"""The element-wise engine's kernels (SPEC-2 sections 2-6): one lane walk per arity, the op code and the element
-kind as integer arguments, so one compiled kernel serves every instruction and dtype of its arity.
+"""The element-wise engine's kernels (SPEC-2 sections 2-6): one kernel per arity for every form (count and high-dim),
+the op code and the element kind as integer arguments, so one compiled kernel serves every instruction, dtype and
+form of its arity (issue 20: four compiles for the family, plus Brcb).
 
 A run function applies an op to packed runs of elements (the count form passes UB slices; the strided form passes
 the gathered lanes of one repeat, i.e. the vector register). Values are decoded in chunks into float32 or int64
 buffers, the op's lane function (jit/lanes.py) runs over the chunk with the op chosen outside the inner loop, and the
 store rounds to the element type with the overflow mode (SPEC-2 D35) and the 950 flush rule (D38). Half binary and
 tensor-scalar ops, the common case, run fused (decode, lane, round, store in one pass); half transcendentals read
-a table the lanes computed once (`half_table`).
+a table of stored bits that this kernel computed once for every half input.
 
     binary_*    Add Sub Mul Div Max Min And Or AddRelu SubRelu, and the tensor-scalar forms (Adds Muls Maxs Mins
                 LeakyRelu): the scalar is a broadcast second operand (src1 < 0)
-    unary_*     Abs Relu Exp Ln Sqrt Rsqrt Reciprocal
+    unary_*     Abs Relu Exp Ln Sqrt Rsqrt Reciprocal (half transcendentals: a table of the 65536 results)
     ternary_*   MulAddDst FusedMulAdd Axpy: dst is read as well (D34), sources may be narrower than dst (D33)
     fill_*      Duplicate (bit copies of one value) and Brcb
 """
@@ -373,37 +374,39 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def binary_contiguous(ub, op, kind, flags, dst, src0, src1, scalar_bits, n):
-    """Count form: n consecutive elements; src1 < 0 means the broadcast scalar."""
-    nb = n * kind_size(kind)
-    b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
-    if kind == KIND_HALF and (flags & FTZ) == 0:  # the fused half path needs no scratch (nothing to allocate)
-        half_binary_run(op, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n)
-        return
-    floats = _is_float(kind)
-    binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
-               np.empty((3, CHUNK if floats else 0), np.float32),
-               np.empty((3, 0 if floats else CHUNK), np.int64))  # scratch only for the path taken
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def binary_strided(ub, op, kind, flags, dst, src0, src1, scalar_bits, dblk, s0blk, s1blk, drep, s0rep, s1rep,
-                   repeat, mask_lo, mask_hi, last_lanes):
-    """High-dim form: per repeat gather the active lanes of the sources (the register), compute, scatter.
+def binary_kernel(ub, op, kind, flags, dst, src0, src1, scalar_bits, n, dblk, s0blk, s1blk, drep, s0rep, s1rep,
+                  repeat, mask_lo, mask_hi, last_lanes):
+    """Every form of the binary and tensor-scalar instructions in one kernel (one compile for the arity, issue 20);
+    src1 < 0 means the broadcast scalar `scalar_bits`.
+    n >= 0: the count form, n consecutive elements (the stride, repeat and mask arguments are unused).
+    n < 0: the high-dim form: per repeat gather the active lanes of the sources (the register), compute, scatter;
     last_lanes >= 0 is counter mode: the last repeat takes only its first last_lanes lanes (SPEC 2.6)."""
     size = kind_size(kind)
+    if n >= 0:
+        nb = n * size
+        b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
+        if kind == KIND_HALF and (flags & FTZ) == 0:  # the fused half path needs no scratch (nothing to allocate)
+            half_binary_run(op, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n)
+            return
+        floats = _is_float(kind)
+        binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
+                   np.empty((3, CHUNK if floats else 0), np.float32),
+                   np.empty((3, 0 if floats else CHUNK), np.int64))  # scratch only for the path taken
+        return
     lanes = active_lanes(mask_lo, mask_hi, 256 // size)
     a = np.empty(256, np.uint8)
     b = np.empty(256 if src1 >= 0 else 0, np.uint8)
     d = np.empty(256, np.uint8)
     fs, ints = np.empty((3, CHUNK), np.float32), np.empty((3, CHUNK), np.int64)
+    gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
+    scatter = not gather
     for i in range(repeat):
-        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, n, size, a, False)
+        m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
+        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, m, size, a, gather)
         if src1 >= 0:
-            copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, n, size, b, False)
-        binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, size, d, True)
+            copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, m, size, b, gather)
+        binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints)
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, size, d, scatter)
 
 
 # --- unary ------------------------------------------------------------------------------------------------------------
@@ -427,12 +430,13 @@ def _unary_float_chunk(op, kind, flags, x, r, m):
             r[i] = narrow(kind, sqrt_lane(x[i], d49))
     elif op == RSQRT:
         if flags & RSQRT_VIA_DIV:  # D40/D75: Div(1, Sqrt(x)) for finite x > 0, each stage rounded (and flushed)
+            off = flags < 0  # False typed bool (a literal would compile the lanes a second time, issue 20)
             for i in range(m):
-                s = rsqrt_special(x[i], False)
+                s = rsqrt_special(x[i], off)
                 if s != -1.0:
                     r[i] = s
                 else:
-                    root = flush(kind, stage_round(kind, narrow(kind, sqrt_lane(x[i], False)), False))
+                    root = flush(kind, stage_round(kind, narrow(kind, sqrt_lane(x[i], off)), off))
                     r[i] = narrow(kind, 1.0 / np.float64(root))
         else:
             for i in range(m):
@@ -458,29 +462,17 @@ def _unary_int_chunk(op, kind, flags, x, r, m):
 
 
 @njit(cache=True, error_model="numpy")
-def half_table(op, flags):
-    """The unrounded float32 result of a unary op for every half bit pattern (the lanes as unary_run computes them,
-    DAZ included): half transcendentals then cost one lookup per element."""
-    raw = np.arange(65536).astype(np.uint16).view(np.uint8)
-    x = np.empty(65536, np.float32)
-    r = np.empty(65536, np.float32)
-    load_floats(KIND_HALF, flags, raw, 0, 65536, x)
-    _unary_float_chunk(op, KIND_HALF, flags, x, r, 65536)
-    return r
-
-
-@njit(cache=True, error_model="numpy")
 def unary_run(op, kind, flags, d, a, n, fs, ints, table):
-    """table: half_table(op, flags) for half transcendentals, else empty."""
+    """table: for half transcendentals, the stored bits of every half input under these flags (the API computes it
+    once per op and flags with this kernel, issue 13: one lookup per element); else empty."""
+    if kind == KIND_HALF and table.size > 0:
+        v, dv = a.view(np.uint16), d.view(np.uint16)
+        for i in range(n):
+            dv[i] = table[v[i]]
+        return
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
-        if kind == KIND_HALF and table.size > 0:
-            v = a.view(np.uint16)[c0:c0 + m]
-            r = fs[1]
-            for i in range(m):
-                r[i] = table[v[i]]
-            store_floats(kind, flags, r, d, c0, m)
-        elif _is_float(kind):
+        if _is_float(kind):
             load_floats(kind, flags, a, c0, m, fs[0])
             _unary_float_chunk(op, kind, flags, fs[0], fs[1], m)
             store_floats(kind, flags, fs[1], d, c0, m)
@@ -491,25 +483,26 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unary_contiguous(ub, op, kind, flags, dst, src, n, table):
-    nb = n * kind_size(kind)
-    unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, np.empty((2, CHUNK), np.float32),
-              np.empty((2, CHUNK), np.int64), table)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def unary_strided(ub, op, kind, flags, dst, src, dblk, sblk, drep, srep, repeat, mask_lo, mask_hi, last_lanes,
-                  table):
+def unary_kernel(ub, op, kind, flags, dst, src, n, dblk, sblk, drep, srep, repeat, mask_lo, mask_hi, last_lanes,
+                 table):
+    """Every form of the unary instructions in one kernel; n >= 0: the count form, else high-dim (as
+    binary_kernel). table: see unary_run."""
     size = kind_size(kind)
+    fs, ints = np.empty((2, CHUNK), np.float32), np.empty((2, CHUNK), np.int64)
+    if n >= 0:
+        nb = n * size
+        unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, fs, ints, table)
+        return
     lanes = active_lanes(mask_lo, mask_hi, 256 // size)
     a = np.empty(256, np.uint8)
     d = np.empty(256, np.uint8)
-    fs, ints = np.empty((2, CHUNK), np.float32), np.empty((2, CHUNK), np.int64)
+    gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
+    scatter = not gather
     for i in range(repeat):
-        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        copy_lanes(ub, src + i * srep * 32, sblk, lanes, n, size, a, False)
-        unary_run(op, kind, flags, d, a, n, fs, ints, table)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, size, d, True)
+        m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
+        copy_lanes(ub, src + i * srep * 32, sblk, lanes, m, size, a, gather)
+        unary_run(op, kind, flags, d, a, m, fs, ints, table)
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, size, d, scatter)
 
 
 # --- ternary (multiply-add) ---------------------------------------------------------------------------------------------
@@ -526,15 +519,17 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints):
     dst of kind dkind (half -> float mixed forms: products exact in float32, one float add, D33/6.3)."""
     sat = (flags & SAT_HALF) != 0
     fused = (flags & FUSED) != 0
+    plain = flags & 0   # the sources load without DAZ; zero typed int64, not a literal (one load_floats, issue 20)
+    off = flags < 0     # False typed bool, for the same reason
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
         if _is_float(dkind):
-            load_floats(skind, 0, a, c0, m, fs[0])
+            load_floats(skind, plain, a, c0, m, fs[0])
             if op == AXPY:
-                _fill_float(skind, 0, scalar_bits, fs[1], m)
+                _fill_float(skind, plain, scalar_bits, fs[1], m)
             else:
-                load_floats(skind, 0, b, c0, m, fs[1])
-            load_floats(dkind, 0, d, c0, m, fs[2])
+                load_floats(skind, plain, b, c0, m, fs[1])
+            load_floats(dkind, plain, d, c0, m, fs[2])
             x, y, c = fs[0], fs[1], fs[2]
             if op == FUSED_MUL_ADD:
                 for i in range(m):
@@ -544,7 +539,7 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints):
                     c[i] = _axpy_bf16_lane(y[i], x[i], c[i])
             elif dkind != skind:  # half sources, float dst: exact product, one float32 rounding
                 for i in range(m):
-                    c[i] = fma_lane(dkind, x[i], y[i], c[i], True, False)
+                    c[i] = fma_lane(dkind, x[i], y[i], c[i], not off, off)
             else:
                 for i in range(m):
                     c[i] = fma_lane(dkind, x[i], y[i], c[i], fused, sat)
@@ -563,59 +558,65 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints):
             else:
                 for i in range(m):
                     c[i] = x[i] * y[i] + c[i]
-            _int_stage_pass(dkind, c, m, False)
+            _int_stage_pass(dkind, c, m, off)
             store_ints(dkind, c, d, c0, m)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def ternary_contiguous(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, n):
-    ns = n * kind_size(skind)
-    b = ub[src1:src1 + ns] if src1 >= 0 else ub[0:0]
-    ternary_run(op, dkind, skind, flags, ub[dst:dst + n * kind_size(dkind)], ub[src0:src0 + ns], b, scalar_bits, n,
-                np.empty((3, CHUNK), np.float32), np.empty((3, CHUNK), np.int64))
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def ternary_strided(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, dblk, s0blk, s1blk, drep, s0rep,
-                    s1rep, repeat, mask_lo, mask_hi, last_lanes):
-    """Lanes count by the wider type (the dst, D33); each operand is addressed with its own element size."""
+def ternary_kernel(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, n, dblk, s0blk, s1blk, drep, s0rep,
+                   s1rep, repeat, mask_lo, mask_hi, last_lanes):
+    """Every form of the multiply-adds in one kernel; n >= 0: the count form, else high-dim (as binary_kernel).
+    Lanes count by the wider type (the dst, D33); each operand is addressed with its own element size."""
     dsize, ssize = kind_size(dkind), kind_size(skind)
+    fs, ints = np.empty((3, CHUNK), np.float32), np.empty((3, CHUNK), np.int64)
+    if n >= 0:
+        ns = n * ssize
+        b = ub[src1:src1 + ns] if src1 >= 0 else ub[0:0]
+        ternary_run(op, dkind, skind, flags, ub[dst:dst + n * dsize], ub[src0:src0 + ns], b, scalar_bits, n, fs,
+                    ints)
+        return
     lanes = active_lanes(mask_lo, mask_hi, 256 // dsize)
     a = np.empty(256, np.uint8)
     b = np.empty(256 if src1 >= 0 else 0, np.uint8)
     d = np.empty(256, np.uint8)
-    fs, ints = np.empty((3, CHUNK), np.float32), np.empty((3, CHUNK), np.int64)
+    gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
+    scatter = not gather
     for i in range(repeat):
-        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, n, ssize, a, False)
+        m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
+        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, m, ssize, a, gather)
         if src1 >= 0:
-            copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, n, ssize, b, False)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, dsize, d, False)
-        ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, dsize, d, True)
+            copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, m, ssize, b, gather)
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, dsize, d, gather)
+        ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, m, fs, ints)
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, dsize, d, scatter)
 
 
 # --- fill (Duplicate, Brcb: bit copies, SPEC-2 5) ------------------------------------------------------------------------
 @njit(cache=True, nogil=True, error_model="numpy")
-def fill_contiguous(ub, size, dst, bits, n):
-    """Duplicate count form: n elements of `size` bytes receive the bit pattern `bits`."""
-    word = np.array([bits]).view(np.uint8)
-    for k in range(n):
-        for j in range(size):
-            ub[dst + k * size + j] = word[j]
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def fill_strided(ub, size, dst, bits, dblk, drep, repeat, mask_lo, mask_hi, last_lanes):
+def fill_kernel(ub, size, dst, bits, n, dblk, drep, repeat, mask_lo, mask_hi, last_lanes):
+    """Duplicate: elements of `size` bytes receive the bit pattern `bits` (its low bytes). n >= 0: the count form,
+    n consecutive elements, stored through a view of the element width; else high-dim (as binary_kernel)."""
+    if n >= 0:
+        run = ub[dst:dst + n * size]
+        if size == 2:
+            run.view(np.uint16)[:] = np.uint16(bits & 0xFFFF)
+        elif size == 4:
+            run.view(np.uint32)[:] = np.uint32(bits & 0xFFFFFFFF)
+        elif size == 8:
+            run.view(np.int64)[:] = bits
+        else:
+            run[:] = np.uint8(bits & 0xFF)
+        return
     lanes = active_lanes(mask_lo, mask_hi, 256 // size)
     word = np.array([bits]).view(np.uint8)
     d = np.empty(256, np.uint8)
     for k in range(256 // size):
         for j in range(size):
             d[k * size + j] = word[j]
+    scatter = repeat > 0  # True whenever the loop runs, typed bool like the other kernels' (one copy_lanes)
     for i in range(repeat):
-        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, size, d, True)
+        m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, size, d, scatter)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

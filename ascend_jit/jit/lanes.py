@@ -323,7 +323,7 @@ def fma_lane(kind, a, b, c, fused, sat_half):
     D39: an overflowing or NaN product first becomes +-inf/NaN (INF/NaN mode) or +-MAX/+0 (saturation)."""
     p = np.float64(a) * np.float64(b)  # exact: at most 48 significant bits
     if not fused:
-        rp = stage_round(kind, narrow(kind, p), False)
+        rp = stage_round(kind, narrow(kind, p), fused)  # fused is False here (a variable: one specialisation)
         if rp != rp or math.isinf(rp):
             p = np.float64(stage_round(kind, rp, sat_half))
     s, err = two_sum(p, np.float64(c))
