@@ -8,6 +8,7 @@ overlap, config) returning a small tuple, then one compiled call of the arity's 
 """
 import enum
 import math
+import operator
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
@@ -517,8 +518,8 @@ def _sanitize(row, core, tensors, footprint):
 
 def _run_count(row, core, tensors, count, scalar, config, from_register=False):
     count = as_int(row.name, core.spec, "count", count)  # a plain int before the cache key (issue 12)
-    mixed, lanes = _validate(_validate_count, row, core.spec, _key(tensors), count)
-    dtype = tensors[0].dtype
+    mixed, lanes = _validate_count(row, core.spec, _key(tensors), count)  # (the key is hashable by construction)
+    dtype = tensors[0]._dtype
     flags = _flags(row, core, dtype, config)
     bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
     if count == 0:
@@ -580,14 +581,61 @@ def _kernel_count(row, ub, flags, t, bits, n):
                  t[1]._addr, src1, bits, n, *_BINARY_COUNT)
 
 
+_FIELD_VALUES = {cls: operator.attrgetter(*cls.__dataclass_fields__) for cls in (BinaryRepeatParams, UnaryRepeatParams)}
+_HIGH_DIM_PLANS = {}
+_HIGH_DIM_PLANS_MAX = 8192
+
+
+def _high_dim_key(row, core, tensors, mask, repeat_time, strides, is_set_mask):
+    """The memo key of a high-dim call whose arguments are plain Python values, else None (validated uncached).
+    It holds everything the mask plan and the validation read (issue 21 / the hostile-input rules): the
+    instruction, device, bounds rule and counter mode of the core, each tensor's dtype, address and size, the mask
+    (an int, or a tuple of int words: bit mode), the repeat count and every stride value; is_set_mask must be True
+    (the register path reads more core state and is not memoised). Exact types only, so True, 1.0 or np.int64(1)
+    never share an entry with 1."""
+    if is_set_mask is not True or type(repeat_time) is not int:
+        return None
+    if type(mask) is not int:
+        if type(mask) not in (list, tuple) or any(type(w) is not int for w in mask):
+            return None
+        mask = tuple(mask)
+    for v in strides:
+        if type(v) is not int:
+            return None
+    return row, core.spec, core.bounds, core.counter_mode, _key(tensors), mask, repeat_time, strides
+
+
+def _memoised_plan(key, validate):
+    """validate() -> (plan, params, repeats, last-repeat lanes, contiguous?, mixed?, signed mask words), from the
+    memo when the key was seen (the mask plan and the stride checks cost about 6 us per call otherwise)."""
+    hit = _HIGH_DIM_PLANS.get(key) if key is not None else None
+    if hit is None:
+        hit = validate()
+        if key is not None:
+            if len(_HIGH_DIM_PLANS) >= _HIGH_DIM_PLANS_MAX:
+                _HIGH_DIM_PLANS.clear()
+            _HIGH_DIM_PLANS[key] = hit
+    return hit
+
+
+def _plan_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask):
+    def validate():
+        # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator
+        p = _repeat_params(row.name, core.spec, params, _PARAMS[row.arity], hi=None)
+        repeat = as_int(row.name, core.spec, "repeat_time", repeat_time)
+        plan = plan_mask(row.name, core, tensors[0].dtype, mask, is_set_mask)
+        checked = _validate(_validate_high_dim, row, core.spec, core.bounds, _key(tensors), plan, repeat, p)
+        return (plan, p, *checked, as_signed64(plan.lo), as_signed64(plan.hi))
+    fields = _FIELD_VALUES.get(type(params))
+    key = None if fields is None else _high_dim_key(row, core, tensors, mask, repeat_time, fields(params),
+                                                     is_set_mask)
+    return _memoised_plan(key, validate)
+
+
 def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, scalar, config):
-    # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator
-    params = _repeat_params(row.name, core.spec, params, _PARAMS[row.arity], hi=None)
-    repeat_time = as_int(row.name, core.spec, "repeat_time", repeat_time)
-    dtype = tensors[0].dtype
-    plan = plan_mask(row.name, core, dtype, mask, is_set_mask)
-    repeat, last, contiguous, mixed = _validate(_validate_high_dim, row, core.spec, core.bounds, _key(tensors), plan,
-                                                repeat_time, params)
+    plan, params, repeat, last, contiguous, mixed, lo, hi = _plan_high_dim(row, core, tensors, mask, repeat_time,
+                                                                           params, is_set_mask)
+    dtype = tensors[0]._dtype
     flags = _flags(row, core, dtype, config)
     bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
     record_mask(core, plan, dtype, mask)
@@ -602,7 +650,6 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
         lanes = 256 // dtype.size
         _kernel_count(row, core.ub, flags, tensors, bits, (repeat - 1) * lanes + (last if last >= 0 else lanes))
         return
-    lo, hi = as_signed64(plan.lo), as_signed64(plan.hi)
     kind = dtype.kind
     t, p = tensors, params
     if row.arity in ("binary", "ternary"):
@@ -675,7 +722,8 @@ def _make(row):
         def entry(dst, src0, src1, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
                   is_set_mask=_UNSET, config=None):
             core = operands(row.name, dst, src0, src1)
-            form, vals = _split(row, args, count, mask, repeat_time, repeat_params, 3)
+            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
+                _split(row, args, count, mask, repeat_time, repeat_params, 3)
             if form == "count":
                 if is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
@@ -687,19 +735,22 @@ def _make(row):
         def entry(dst, src, scalar, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
                   is_set_mask=_UNSET):
             core = operands(row.name, dst, src)
-            form, vals = _split(row, args, count, mask, repeat_time, repeat_params, 3)
+            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
+                _split(row, args, count, mask, repeat_time, repeat_params, 3)
             if form == "count":
                 if row.arity == "axpy" and is_set_mask is not _UNSET:
                     raise TypeError("Axpy() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
+                if is_set_mask is _UNSET:
+                    return _run_count(row, core, (dst, src), vals[0], scalar, None)
                 n = _count_is_set_mask(row, core, is_set_mask, vals[0])
-                from_register = is_set_mask is not _UNSET and not is_set_mask
-                return _run_count(row, core, (dst, src), n, scalar, None, from_register)
+                return _run_count(row, core, (dst, src), n, scalar, None, not is_set_mask)
             return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, scalar, None)
     else:
         def entry(dst, src, *args, count=None, mask=None, repeat_time=None, repeat_params=None, is_set_mask=_UNSET,
                   config=None):
             core = operands(row.name, dst, src)
-            form, vals = _split(row, args, count, mask, repeat_time, repeat_params, 2)
+            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
+                _split(row, args, count, mask, repeat_time, repeat_params, 2)
             if form == "count":
                 if is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
@@ -749,12 +800,17 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
         raise ParameterError(row.name, "arguments", len(args) + 2, device=core.device,
                              legal="(dst, scalar, count) or (dst, scalar, mask, repeat_time, dst_block_stride, "
                                    "dst_repeat_stride)")
-    plan = plan_mask(row.name, core, dst.dtype, mask, is_set_mask is _UNSET or is_set_mask)
-    strides = _DuplicateStrides(as_int(row.name, core.spec, "dst_block_stride", dst_block_stride),
-                                as_int(row.name, core.spec, "dst_repeat_stride", dst_repeat_stride))
-    repeat_time = as_int(row.name, core.spec, "repeat_time", repeat_time)
-    repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, _key((dst,)), plan,
-                                            repeat_time, strides)
+    is_set_mask = is_set_mask is _UNSET or is_set_mask
+
+    def validate():
+        plan = plan_mask(row.name, core, dst.dtype, mask, is_set_mask)
+        strides = _DuplicateStrides(as_int(row.name, core.spec, "dst_block_stride", dst_block_stride),
+                                    as_int(row.name, core.spec, "dst_repeat_stride", dst_repeat_stride))
+        repeat = as_int(row.name, core.spec, "repeat_time", repeat_time)
+        checked = _validate(_validate_high_dim, row, core.spec, core.bounds, _key((dst,)), plan, repeat, strides)
+        return (plan, strides, *checked, as_signed64(plan.lo), as_signed64(plan.hi))
+    key = _high_dim_key(row, core, (dst,), mask, repeat_time, (dst_block_stride, dst_repeat_stride), is_set_mask)
+    plan, strides, repeat, last, contiguous, _, lo, hi = _memoised_plan(key, validate)
     bits = _scalar(row, core, (dst,), value)
     record_mask(core, plan, dst.dtype, mask)
     if repeat == 0 or plan.empty:
@@ -762,8 +818,8 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
     if core.sanitizer is not None:
         vector_access(core, row.name, writes=[(Operand("dst", dst.addr, dst.dtype.size, plan.lo, plan.hi, repeat,
                                                        strides.dstBlkStride, strides.dstRepStride, last), dst)])
-    _ENTRIES(K.fill_kernel, K.fill_kernel, core.ub, dst.dtype.size, dst.addr, bits, -1, strides.dstBlkStride,
-             strides.dstRepStride, repeat, as_signed64(plan.lo), as_signed64(plan.hi), last)
+    _ENTRIES(K.fill_kernel, K.fill_kernel, core.ub, dst._dtype.size, dst._addr, bits, -1, strides.dstBlkStride,
+             strides.dstRepStride, repeat, lo, hi, last)
 
 
 @lru_cache(maxsize=4096)
