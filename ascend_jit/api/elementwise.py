@@ -549,8 +549,8 @@ def _half_lookup(row, kind, flags):
     if table is None:
         scratch = np.empty(4 * 65536, np.uint8)
         scratch[:2 * 65536].view(np.uint16)[:] = np.arange(65536, dtype=np.uint16)
-        _ENTRIES(K.unary_kernel, K.unary_kernel, scratch, row.code, kind, flags, 2 * 65536, 0, 65536, *_UNARY_COUNT,
-                 _NO_TABLE)
+        _ENTRIES((K.unary_kernel, True), K.unary_kernel, scratch, row.code, kind, flags, 2 * 65536, 0, 65536,
+                 *_UNARY_COUNT, _NO_TABLE, *_CLASS[True])
         table = _HALF_TABLES[key] = scratch[2 * 65536:].view(np.uint16).copy()
     return table
 
@@ -561,24 +561,27 @@ _ENTRIES = EntryTable()
 
 
 _BINARY_COUNT = (0,) * 10  # the kernels' high-dim arguments, unused by the count form (n >= 0)
+_CLASS = {True: (0, None), False: (None, 0)}  # the kernels' (float_class, int_class) by dtype.is_float
 _UNARY_COUNT = (0,) * 8
 _FILL_COUNT = (0,) * 6
 
 
 def _kernel_count(row, ub, flags, t, bits, n):
-    kind = t[0]._dtype.kind
+    dtype = t[0]._dtype
+    kind, floats = dtype.kind, dtype.is_float
+    classes = _CLASS[floats]
     arity = row.arity
     if arity == "binary" or arity == "scalar":
         src1 = t[2]._addr if arity == "binary" else -1
-        _ENTRIES(K.binary_kernel, K.binary_kernel, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, src1, bits, n,
-                 *_BINARY_COUNT)
+        _ENTRIES((K.binary_kernel, floats), K.binary_kernel, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, src1,
+                 bits, n, *_BINARY_COUNT, *classes)
     elif arity == "unary":
-        _ENTRIES(K.unary_kernel, K.unary_kernel, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, n, *_UNARY_COUNT,
-                 _half_lookup(row, kind, flags))
+        _ENTRIES((K.unary_kernel, floats), K.unary_kernel, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, n,
+                 *_UNARY_COUNT, _half_lookup(row, kind, flags), *classes)
     else:
         src1 = t[2]._addr if arity == "ternary" else -1
-        _ENTRIES(K.ternary_kernel, K.ternary_kernel, ub, row.code, kind, t[1]._dtype.kind, flags, t[0]._addr,
-                 t[1]._addr, src1, bits, n, *_BINARY_COUNT)
+        _ENTRIES((K.ternary_kernel, floats), K.ternary_kernel, ub, row.code, kind, t[1]._dtype.kind, flags,
+                 t[0]._addr, t[1]._addr, src1, bits, n, *_BINARY_COUNT, *classes)
 
 
 _FIELD_VALUES = {cls: operator.attrgetter(*cls.__dataclass_fields__) for cls in (BinaryRepeatParams, UnaryRepeatParams)}
@@ -650,22 +653,24 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
         lanes = 256 // dtype.size
         _kernel_count(row, core.ub, flags, tensors, bits, (repeat - 1) * lanes + (last if last >= 0 else lanes))
         return
-    kind = dtype.kind
+    kind, floats = dtype.kind, dtype.is_float
+    classes = _CLASS[floats]
     t, p = tensors, params
     if row.arity in ("binary", "ternary"):
         args = (t[0].addr, t[1].addr, t[2].addr, bits, -1, p.dstBlkStride, p.src0BlkStride, p.src1BlkStride,
-                p.dstRepStride, p.src0RepStride, p.src1RepStride, repeat, lo, hi, last)
+                p.dstRepStride, p.src0RepStride, p.src1RepStride, repeat, lo, hi, last, *classes)
     else:
         args = (t[0].addr, t[1].addr, -1, bits, -1, p.dstBlkStride, p.srcBlkStride, 1, p.dstRepStride,
-                p.srcRepStride, 0, repeat, lo, hi, last)
+                p.srcRepStride, 0, repeat, lo, hi, last, *classes)
     if row.arity in ("binary", "scalar"):
-        _ENTRIES(K.binary_kernel, K.binary_kernel, core.ub, row.code, kind, flags, *args)
+        _ENTRIES((K.binary_kernel, floats), K.binary_kernel, core.ub, row.code, kind, flags, *args)
     elif row.arity == "unary":
-        _ENTRIES(K.unary_kernel, K.unary_kernel, core.ub, row.code, kind, flags, t[0].addr, t[1].addr, -1,
+        _ENTRIES((K.unary_kernel, floats), K.unary_kernel, core.ub, row.code, kind, flags, t[0].addr, t[1].addr, -1,
                  p.dstBlkStride, p.srcBlkStride, p.dstRepStride, p.srcRepStride, repeat, lo, hi, last,
-                 _half_lookup(row, kind, flags))
+                 _half_lookup(row, kind, flags), *classes)
     else:
-        _ENTRIES(K.ternary_kernel, K.ternary_kernel, core.ub, row.code, kind, t[1].dtype.kind, flags, *args)
+        _ENTRIES((K.ternary_kernel, floats), K.ternary_kernel, core.ub, row.code, kind, t[1].dtype.kind, flags,
+                 *args)
 
 
 def _count_is_set_mask(row, core, is_set_mask, count):

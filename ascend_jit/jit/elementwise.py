@@ -45,11 +45,6 @@ CHUNK = 1024         # elements per pass: the chunk's float32 / int64 buffers st
 
 # --- decode / store ------------------------------------------------------------------------------------------------
 @njit(cache=True, error_model="numpy")
-def _is_float(kind):
-    return kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16
-
-
-@njit(cache=True, error_model="numpy")
 def load_floats(kind, flags, raw, off, m, out):
     """Elements off..off+m of a packed run -> float32 (exact); DAZ when flags has FTZ."""
     if kind == KIND_HALF:
@@ -337,15 +332,16 @@ def half_binary_run(op, flags, d, a, b, scalar_bits, m):
 
 
 @njit(cache=True, error_model="numpy")
-def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints):
-    """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`."""
+def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, float_class, int_class):
+    """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`. float_class /
+    int_class: see binary_kernel."""
     scalar = b.size == 0
-    if kind == KIND_HALF and (flags & FTZ) == 0:  # every binary half op (And/Or take no half): one pass, no scratch
-        half_binary_run(op, flags, d, a, b, scalar_bits, n)
-        return
-    for c0 in range(0, n, CHUNK):
-        m = min(CHUNK, n - c0)
-        if _is_float(kind):
+    if float_class is not None:
+        if kind == KIND_HALF and (flags & FTZ) == 0:  # every binary half op (And/Or take no half): one pass
+            half_binary_run(op, flags, d, a, b, scalar_bits, n)
+            return
+        for c0 in range(0, n, CHUNK):
+            m = min(CHUNK, n - c0)
             load_floats(kind, flags, a, c0, m, fs[0])
             if scalar:
                 _fill_float(kind, flags, scalar_bits, fs[1], m)
@@ -353,17 +349,20 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints):
                 load_floats(kind, flags, b, c0, m, fs[1])
             _binary_float_chunk(op, kind, flags, fs[0], fs[1], fs[2], m)
             store_floats(kind, flags, fs[2], d, c0, m)
-        elif kind == KIND_UINT64 and op == DIV:
+    if int_class is not None:
+        if kind == KIND_UINT64 and op == DIV:
             av, dv = a.view(np.uint64), d.view(np.uint64)
             if scalar:
                 s = np.array([np.int64(scalar_bits)]).view(np.uint64)[0]
-                for i in range(m):
-                    dv[c0 + i] = uint64_div_lane(av[c0 + i], s)
+                for i in range(n):
+                    dv[i] = uint64_div_lane(av[i], s)
             else:
                 bv = b.view(np.uint64)
-                for i in range(m):
-                    dv[c0 + i] = uint64_div_lane(av[c0 + i], bv[c0 + i])
-        else:
+                for i in range(n):
+                    dv[i] = uint64_div_lane(av[i], bv[i])
+            return
+        for c0 in range(0, n, CHUNK):
+            m = min(CHUNK, n - c0)
             load_ints(kind, a, c0, m, ints[0])
             if scalar:
                 _fill_int(kind, scalar_bits, ints[1], m)
@@ -375,29 +374,34 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def binary_kernel(ub, op, kind, flags, dst, src0, src1, scalar_bits, n, dblk, s0blk, s1blk, drep, s0rep, s1rep,
-                  repeat, mask_lo, mask_hi, last_lanes):
-    """Every form of the binary and tensor-scalar instructions in one kernel (one compile for the arity, issue 20);
-    src1 < 0 means the broadcast scalar `scalar_bits`.
+                  repeat, mask_lo, mask_hi, last_lanes, float_class, int_class):
+    """Every form of the binary and tensor-scalar instructions in one kernel; src1 < 0 means the broadcast scalar
+    `scalar_bits`.
     n >= 0: the count form, n consecutive elements (the stride, repeat and mask arguments are unused).
     n < 0: the high-dim form: per repeat gather the active lanes of the sources (the register), compute, scatter;
-    last_lanes >= 0 is counter mode: the last repeat takes only its first last_lanes lanes (SPEC 2.6)."""
+    last_lanes >= 0 is counter mode: the last repeat takes only its first last_lanes lanes (SPEC 2.6).
+    float_class, int_class: (0, None) for float kinds, (None, 0) for integer kinds. The one specialisation kept on
+    purpose (issue 20: compile only the dtype class the call needs): numba removes the code under
+    `if int_class is not None` when int_class is None (decided from the argument type before compiling), so a float
+    call compiles no integer code and the reverse; op, kind, flags and device facts stay values."""
     size = kind_size(kind)
+    if float_class is not None and kind == KIND_HALF and (flags & FTZ) == 0 and n >= 0:  # one pass, no scratch
+        nb = n * size
+        b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
+        half_binary_run(op, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n)
+        return
+    fs = np.empty((3, CHUNK if float_class is not None else 0), np.float32)  # scratch of the class's path only
+    ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
     if n >= 0:
         nb = n * size
         b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
-        if kind == KIND_HALF and (flags & FTZ) == 0:  # the fused half path needs no scratch (nothing to allocate)
-            half_binary_run(op, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n)
-            return
-        floats = _is_float(kind)
-        binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
-                   np.empty((3, CHUNK if floats else 0), np.float32),
-                   np.empty((3, 0 if floats else CHUNK), np.int64))  # scratch only for the path taken
+        binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n, fs, ints, float_class,
+                   int_class)
         return
     lanes = active_lanes(mask_lo, mask_hi, 256 // size)
     a = np.empty(256, np.uint8)
     b = np.empty(256 if src1 >= 0 else 0, np.uint8)
     d = np.empty(256, np.uint8)
-    fs, ints = np.empty((3, CHUNK), np.float32), np.empty((3, CHUNK), np.int64)
     gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
     scatter = not gather
     for i in range(repeat):
@@ -405,7 +409,7 @@ def binary_kernel(ub, op, kind, flags, dst, src0, src1, scalar_bits, n, dblk, s0
         copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, m, size, a, gather)
         if src1 >= 0:
             copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, m, size, b, gather)
-        binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints)
+        binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
         copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, size, d, scatter)
 
 
@@ -462,21 +466,22 @@ def _unary_int_chunk(op, kind, flags, x, r, m):
 
 
 @njit(cache=True, error_model="numpy")
-def unary_run(op, kind, flags, d, a, n, fs, ints, table):
+def unary_run(op, kind, flags, d, a, n, fs, ints, table, float_class, int_class):
     """table: for half transcendentals, the stored bits of every half input under these flags (the API computes it
-    once per op and flags with this kernel, issue 13: one lookup per element); else empty."""
-    if kind == KIND_HALF and table.size > 0:
+    once per op and flags with this kernel, issue 13: one lookup per element); else empty. float_class /
+    int_class: see binary_kernel."""
+    if float_class is not None and kind == KIND_HALF and table.size > 0:
         v, dv = a.view(np.uint16), d.view(np.uint16)
         for i in range(n):
             dv[i] = table[v[i]]
         return
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
-        if _is_float(kind):
+        if float_class is not None:
             load_floats(kind, flags, a, c0, m, fs[0])
             _unary_float_chunk(op, kind, flags, fs[0], fs[1], m)
             store_floats(kind, flags, fs[1], d, c0, m)
-        else:
+        if int_class is not None:
             load_ints(kind, a, c0, m, ints[0])
             _unary_int_chunk(op, kind, flags, ints[0], ints[1], m)
             store_ints(kind, ints[1], d, c0, m)
@@ -484,14 +489,15 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def unary_kernel(ub, op, kind, flags, dst, src, n, dblk, sblk, drep, srep, repeat, mask_lo, mask_hi, last_lanes,
-                 table):
-    """Every form of the unary instructions in one kernel; n >= 0: the count form, else high-dim (as
-    binary_kernel). table: see unary_run."""
+                 table, float_class, int_class):
+    """Every form of the unary instructions in one kernel; n >= 0: the count form, else high-dim; float_class /
+    int_class: as binary_kernel's. table: see unary_run."""
     size = kind_size(kind)
-    fs, ints = np.empty((2, CHUNK), np.float32), np.empty((2, CHUNK), np.int64)
+    fs = np.empty((2, CHUNK if float_class is not None and table.size == 0 else 0), np.float32)  # (lookups: none)
+    ints = np.empty((2, CHUNK if int_class is not None else 0), np.int64)
     if n >= 0:
         nb = n * size
-        unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, fs, ints, table)
+        unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, fs, ints, table, float_class, int_class)
         return
     lanes = active_lanes(mask_lo, mask_hi, 256 // size)
     a = np.empty(256, np.uint8)
@@ -501,7 +507,7 @@ def unary_kernel(ub, op, kind, flags, dst, src, n, dblk, sblk, drep, srep, repea
     for i in range(repeat):
         m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
         copy_lanes(ub, src + i * srep * 32, sblk, lanes, m, size, a, gather)
-        unary_run(op, kind, flags, d, a, m, fs, ints, table)
+        unary_run(op, kind, flags, d, a, m, fs, ints, table, float_class, int_class)
         copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, size, d, scatter)
 
 
@@ -514,7 +520,7 @@ def _axpy_bf16_lane(s, x, c):
 
 
 @njit(cache=True, error_model="numpy")
-def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints):
+def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints, float_class, int_class):
     """MulAddDst d = a*b + d; FusedMulAdd d = a*d + b; Axpy d = scalar*a + d (b unused). Sources of kind skind,
     dst of kind dkind (half -> float mixed forms: products exact in float32, one float add, D33/6.3)."""
     sat = (flags & SAT_HALF) != 0
@@ -523,7 +529,7 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints):
     off = flags < 0     # False typed bool, for the same reason
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
-        if _is_float(dkind):
+        if float_class is not None:  # (see binary_kernel)
             load_floats(skind, plain, a, c0, m, fs[0])
             if op == AXPY:
                 _fill_float(skind, plain, scalar_bits, fs[1], m)
@@ -544,7 +550,7 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints):
                 for i in range(m):
                     c[i] = fma_lane(dkind, x[i], y[i], c[i], fused, sat)
             store_floats(dkind, flags, c, d, c0, m)
-        else:  # integer multiply-add: exact, then wrap (never saturated: 64-bit and 310B types, 6.3)
+        if int_class is not None:  # integer multiply-add: exact, then wrap (never saturated: 64-bit, 310B types, 6.3)
             load_ints(skind, a, c0, m, ints[0])
             if op == AXPY:
                 _fill_int(skind, scalar_bits, ints[1], m)
@@ -564,16 +570,18 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def ternary_kernel(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, n, dblk, s0blk, s1blk, drep, s0rep,
-                   s1rep, repeat, mask_lo, mask_hi, last_lanes):
-    """Every form of the multiply-adds in one kernel; n >= 0: the count form, else high-dim (as binary_kernel).
-    Lanes count by the wider type (the dst, D33); each operand is addressed with its own element size."""
+                   s1rep, repeat, mask_lo, mask_hi, last_lanes, float_class, int_class):
+    """Every form of the multiply-adds in one kernel; n >= 0: the count form, else high-dim; float_class /
+    int_class: as binary_kernel's (the class of dst). Lanes count by the wider type (the dst, D33); each operand is
+    addressed with its own element size."""
     dsize, ssize = kind_size(dkind), kind_size(skind)
-    fs, ints = np.empty((3, CHUNK), np.float32), np.empty((3, CHUNK), np.int64)
+    fs = np.empty((3, CHUNK if float_class is not None else 0), np.float32)
+    ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
     if n >= 0:
         ns = n * ssize
         b = ub[src1:src1 + ns] if src1 >= 0 else ub[0:0]
         ternary_run(op, dkind, skind, flags, ub[dst:dst + n * dsize], ub[src0:src0 + ns], b, scalar_bits, n, fs,
-                    ints)
+                    ints, float_class, int_class)
         return
     lanes = active_lanes(mask_lo, mask_hi, 256 // dsize)
     a = np.empty(256, np.uint8)
@@ -587,7 +595,7 @@ def ternary_kernel(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, n,
         if src1 >= 0:
             copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, m, ssize, b, gather)
         copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, dsize, d, gather)
-        ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, m, fs, ints)
+        ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
         copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, dsize, d, scatter)
 
 
