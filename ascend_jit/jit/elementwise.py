@@ -286,70 +286,68 @@ def half_binary_run(op, flags, d, a, b, scalar_bits, m):
     bv = av if scalar else b.view(np.uint16)  # (not read in the scalar form)
     s = half_bits_to_f32(np.uint16(scalar_bits))
     sat = (flags & SAT_HALF) != 0
-    if not (_overlap(d, a) or _overlap(d, b)):
-        _half_binary_ops(op, sat, scalar, s, av, bv, dv, m)
-        return
-    tmp = np.empty(min(m, CHUNK), np.uint16)
-    for c0 in range(0, m, CHUNK):
-        k = min(CHUNK, m - c0)
-        _half_binary_ops(op, sat, scalar, s, av[c0:c0 + k], bv if scalar else bv[c0:c0 + k], tmp, k)
-        dv[c0:c0 + k] = tmp[:k]
-
-
-@njit(cache=True, error_model="numpy")
-def _half_binary_ops(op, sat, scalar, s, av, bv, dv, m):
-    """half_binary_run's loops: dv[:m] = op(av, bv or the scalar s), one loop per op chosen outside the loop."""
-    if op == ADD:
-        if scalar:
-            for i in range(m):
-                dv[i] = half_rne_bits(add_lane(half_bits_to_f32(av[i]), s))
-        else:
-            for i in range(m):
-                dv[i] = half_rne_bits(add_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])))
-    elif op == SUB:
-        for i in range(m):
-            dv[i] = half_rne_bits(sub_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])))
-    elif op == MUL:
-        if scalar:
-            for i in range(m):
-                dv[i] = half_rne_bits(mul_lane(half_bits_to_f32(av[i]), s))
-        else:
-            for i in range(m):
-                dv[i] = half_rne_bits(mul_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])))
-    elif op == DIV:
-        for i in range(m):
-            dv[i] = half_rne_bits(div_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])))
-    elif op == MAX:
-        if scalar:
-            for i in range(m):
-                dv[i] = half_rne_bits(max_lane(half_bits_to_f32(av[i]), s))
-        else:
-            for i in range(m):
-                dv[i] = half_rne_bits(max_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])))
-    elif op == MIN:
-        if scalar:
-            for i in range(m):
-                dv[i] = half_rne_bits(min_lane(half_bits_to_f32(av[i]), s))
-        else:
-            for i in range(m):
-                dv[i] = half_rne_bits(min_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])))
-    elif op == ADD_RELU:  # stage 1 rounded to half, then Relu; saturating stage 1 = the bit pass below (6.3)
-        for i in range(m):
-            dv[i] = half_rne_bits(relu_lane(round_half(add_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
-                                                       False)))
-    elif op == SUB_RELU:
-        for i in range(m):
-            dv[i] = half_rne_bits(relu_lane(round_half(sub_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
-                                                       False)))
-    else:  # LEAKY_RELU (always the scalar form)
-        for i in range(m):
-            dv[i] = half_rne_bits(leaky_relu_lane(half_bits_to_f32(av[i]), s))
-    if sat:
-        for i in range(m):
-            h = dv[i]
-            h = np.uint16(0x7BFF) if h == np.uint16(0x7C00) else h
-            h = np.uint16(0xFBFF) if h == np.uint16(0xFC00) else h
-            dv[i] = np.uint16(0) if h == np.uint16(0x7E00) else h
+    in_place = _overlap(d, a) or _overlap(d, b)
+    step = CHUNK if in_place else max(m, 1)
+    tmp = np.empty(CHUNK if in_place else 0, np.uint16)
+    for c0 in range(0, m, step):
+        k = min(step, m - c0)
+        x = av[c0:c0 + k]
+        y = bv if scalar else bv[c0:c0 + k]
+        o = tmp[:k] if in_place else dv[c0:c0 + k]
+        if op == ADD:
+            if scalar:
+                for i in range(k):
+                    o[i] = half_rne_bits(add_lane(half_bits_to_f32(x[i]), s))
+            else:
+                for i in range(k):
+                    o[i] = half_rne_bits(add_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == SUB:
+            for i in range(k):
+                o[i] = half_rne_bits(sub_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == MUL:
+            if scalar:
+                for i in range(k):
+                    o[i] = half_rne_bits(mul_lane(half_bits_to_f32(x[i]), s))
+            else:
+                for i in range(k):
+                    o[i] = half_rne_bits(mul_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == DIV:
+            for i in range(k):
+                o[i] = half_rne_bits(div_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == MAX:
+            if scalar:
+                for i in range(k):
+                    o[i] = half_rne_bits(max_lane(half_bits_to_f32(x[i]), s))
+            else:
+                for i in range(k):
+                    o[i] = half_rne_bits(max_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == MIN:
+            if scalar:
+                for i in range(k):
+                    o[i] = half_rne_bits(min_lane(half_bits_to_f32(x[i]), s))
+            else:
+                for i in range(k):
+                    o[i] = half_rne_bits(min_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == ADD_RELU:  # stage 1 rounded to half, then Relu; saturating stage 1 = the bit pass below (6.3)
+            for i in range(k):
+                o[i] = half_rne_bits(relu_lane(round_half(add_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])),
+                                                           False)))
+        elif op == SUB_RELU:
+            for i in range(k):
+                o[i] = half_rne_bits(relu_lane(round_half(sub_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])),
+                                                           False)))
+        else:  # LEAKY_RELU (always the scalar form)
+            for i in range(k):
+                o[i] = half_rne_bits(leaky_relu_lane(half_bits_to_f32(x[i]), s))
+        if sat:
+            for i in range(k):
+                h = o[i]
+                h = np.uint16(0x7BFF) if h == np.uint16(0x7C00) else h
+                h = np.uint16(0xFBFF) if h == np.uint16(0xFC00) else h
+                o[i] = np.uint16(0) if h == np.uint16(0x7E00) else h
+        if in_place:
+            for i in range(k):  # (a loop, not a slice assignment: its shape check compiles string formatting)
+                dv[c0 + i] = o[i]
 
 
 @njit(cache=True, error_model="numpy")
