@@ -518,7 +518,7 @@ def _sanitize(row, core, tensors, footprint):
 
 def _run_count(row, core, tensors, count, scalar, config, from_register=False):
     count = as_int(row.name, core.spec, "count", count)  # a plain int before the cache key (issue 12)
-    mixed, lanes = _validate_count(row, core.spec, _key(tensors), count)  # (the key is hashable by construction)
+    lanes, kernel, entry_key, before, between, after = _count_plan(row, core.spec, _key(tensors), count)
     dtype = tensors[0]._dtype
     flags = _flags(row, core, dtype, config)
     bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
@@ -527,9 +527,32 @@ def _run_count(row, core, tensors, count, scalar, config, from_register=False):
     if core.sanitizer is not None:
         names = _TENSORS[row.arity]
         _sanitize(row, core, tensors, lambda k, t: (names[k], t.addr, int(count) * t.dtype.size))
-    _kernel_count(row, core.ub, flags, tensors, bits, count)
+    if row.arity == "unary":  # no scalar; the table depends on the flags
+        _ENTRIES(entry_key, kernel, core.ub, *before, flags, *between, *after, _half_lookup(row, dtype.kind, flags),
+                 *_CLASS[dtype.is_float])
+    else:
+        _ENTRIES(entry_key, kernel, core.ub, *before, flags, *between, bits, *after)
     if not from_register:  # SPEC 2.5: with is_set_mask=False the call writes neither the register nor the mode
         core._after_count_call(count % lanes or lanes)
+
+
+@lru_cache(maxsize=8192)
+def _count_plan(row, spec, key, count):
+    """_validate_count, then the kernel call of the count form with everything but the UB, the flags and the scalar
+    bits already in place: (lanes, kernel, entry key, arguments before the flags, between the flags and the scalar
+    bits, after the bits). Memoised on the same key as the validation."""
+    _, lanes = _validate_count(row, spec, key, count)
+    dst, src0, dkind, floats = key[1], key[4], key[0].kind, key[0].is_float
+    arity = row.arity
+    if arity == "unary":  # (no scalar bits: the count follows the addresses; the table is added per call)
+        return lanes, K.unary_kernel, (K.unary_kernel, floats), (row.code, dkind), (dst, src0, count), _UNARY_COUNT
+    if arity == "binary" or arity == "scalar":
+        src1 = key[7] if arity == "binary" else -1
+        return (lanes, K.binary_kernel, (K.binary_kernel, floats), (row.code, dkind), (dst, src0, src1),
+                (count, *_BINARY_COUNT, *_CLASS[floats]))
+    src1 = key[7] if arity == "ternary" else -1
+    return (lanes, K.ternary_kernel, (K.ternary_kernel, floats), (row.code, dkind, key[3].kind), (dst, src0, src1),
+            (count, *_BINARY_COUNT, *_CLASS[floats]))
 
 
 _NO_TABLE = np.empty(0, np.uint16)
