@@ -234,6 +234,10 @@ BRCB = _op("Brcb", "brcb", -1, _table(_DUP_950, _DUP, b310=(), p310=("int16", "u
                                                                     "float")), _NONE, R.brcb, overlap="none")
 
 _UNSET = object()
+# Rows whose kernel flags are the two overflow modes only (no config, CTRL[53] applies, no 950 multiply-add fusion):
+# _run_count computes them inline.
+_PLAIN_FLAGS = frozenset(r for r in OPS.values() if r.config is None and r.int_saturates and
+                         r.arity in ("binary", "scalar", "unary"))
 _PARAMS = {"binary": BinaryRepeatParams, "ternary": BinaryRepeatParams, "scalar": UnaryRepeatParams,
            "unary": UnaryRepeatParams, "axpy": UnaryRepeatParams}
 _TENSORS = {"fill": ("dst", "src"), "brcb": ("dst", "src"), "binary": ("dst", "src0", "src1"), "ternary": ("dst", "src0", "src1"), "scalar": ("dst", "src"),
@@ -517,10 +521,14 @@ def _sanitize(row, core, tensors, footprint):
 
 
 def _run_count(row, core, tensors, count, scalar, config, from_register=False):
-    count = as_int(row.name, core.spec, "count", count)  # a plain int before the cache key (issue 12)
-    lanes, kernel, entry_key, before, between, after = _count_plan(row, core.spec, _key(tensors), count)
+    if type(count) is not int:
+        count = as_int(row.name, core.spec, "count", count)  # a plain int before the cache key (issue 12)
+    plan = _count_plan(row, core.spec, _key(tensors), count)
     dtype = tensors[0]._dtype
-    flags = _flags(row, core, dtype, config)
+    if config is None and row in _PLAIN_FLAGS:
+        flags = (K.SAT_HALF if core.half_saturating else 0) | (K.SAT_INT if core.int_saturating else 0)
+    else:
+        flags = _flags(row, core, dtype, config)
     bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
     if count == 0:
         return  # SPEC-2 D30: a NOP on every device, mask register included
@@ -528,31 +536,48 @@ def _run_count(row, core, tensors, count, scalar, config, from_register=False):
         names = _TENSORS[row.arity]
         _sanitize(row, core, tensors, lambda k, t: (names[k], t.addr, int(count) * t.dtype.size))
     if row.arity == "unary":  # no scalar; the table depends on the flags
-        _ENTRIES(entry_key, kernel, core.ub, *before, flags, *between, *after, _half_lookup(row, dtype.kind, flags),
-                 *_CLASS[dtype.is_float])
+        plan.call(core.ub, flags, 0, (_half_lookup(row, dtype.kind, flags), *_CLASS[dtype.is_float]))
     else:
-        _ENTRIES(entry_key, kernel, core.ub, *before, flags, *between, bits, *after)
+        plan.call(core.ub, flags, bits, ())
     if not from_register:  # SPEC 2.5: with is_set_mask=False the call writes neither the register nor the mode
-        core._after_count_call(count % lanes or lanes)
+        core._after_count_call(count % plan.lanes or plan.lanes)
+
+
+class _CountCall:
+    """The count form's kernel call of one validated call shape: every argument but the UB, the flags and the scalar
+    bits in place, and the compiled entry once the first call has made it."""
+    __slots__ = ("lanes", "kernel", "entry_key", "before", "between", "after", "scalar", "entry")
+
+    def __init__(self, lanes, kernel, entry_key, before, between, after, scalar):
+        self.lanes, self.kernel, self.entry_key = lanes, kernel, entry_key
+        self.before, self.between, self.after, self.scalar = before, between, after, scalar
+        self.entry = None
+
+    def call(self, ub, flags, bits, extra):
+        args = ((ub, *self.before, flags, *self.between, bits, *self.after) if self.scalar else
+                (ub, *self.before, flags, *self.between, *self.after, *extra))
+        if self.entry is None:
+            self.entry = _ENTRIES.get(self.entry_key, self.kernel, args)
+        self.entry(*args)
 
 
 @lru_cache(maxsize=8192)
 def _count_plan(row, spec, key, count):
-    """_validate_count, then the kernel call of the count form with everything but the UB, the flags and the scalar
-    bits already in place: (lanes, kernel, entry key, arguments before the flags, between the flags and the scalar
-    bits, after the bits). Memoised on the same key as the validation."""
+    """_validate_count, then the count form's kernel call (a _CountCall). Memoised on the same key as the
+    validation."""
     _, lanes = _validate_count(row, spec, key, count)
     dst, src0, dkind, floats = key[1], key[4], key[0].kind, key[0].is_float
     arity = row.arity
     if arity == "unary":  # (no scalar bits: the count follows the addresses; the table is added per call)
-        return lanes, K.unary_kernel, (K.unary_kernel, floats), (row.code, dkind), (dst, src0, count), _UNARY_COUNT
+        return _CountCall(lanes, K.unary_kernel, (K.unary_kernel, floats), (row.code, dkind), (dst, src0, count),
+                          _UNARY_COUNT, False)
     if arity == "binary" or arity == "scalar":
         src1 = key[7] if arity == "binary" else -1
-        return (lanes, K.binary_kernel, (K.binary_kernel, floats), (row.code, dkind), (dst, src0, src1),
-                (count, *_BINARY_COUNT, *_CLASS[floats]))
+        return _CountCall(lanes, K.binary_kernel, (K.binary_kernel, floats), (row.code, dkind), (dst, src0, src1),
+                          (count, *_BINARY_COUNT, *_CLASS[floats]), True)
     src1 = key[7] if arity == "ternary" else -1
-    return (lanes, K.ternary_kernel, (K.ternary_kernel, floats), (row.code, dkind, key[3].kind), (dst, src0, src1),
-            (count, *_BINARY_COUNT, *_CLASS[floats]))
+    return _CountCall(lanes, K.ternary_kernel, (K.ternary_kernel, floats), (row.code, dkind, key[3].kind),
+                      (dst, src0, src1), (count, *_BINARY_COUNT, *_CLASS[floats]), True)
 
 
 _NO_TABLE = np.empty(0, np.uint16)
