@@ -24,8 +24,8 @@ from .lanes import (abs_lane, add_lane, div_lane, exp_lane, flush, fma_lane, int
                     ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane, rsqrt_lane,
                     rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_less)
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16,
-                       KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, f32_to_bf16_bits, float_store_bits,
-                       half_bits_to_f32, half_rne_bits, half_store_bits, kind_size, round_half)
+                       KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits,
+                       float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size, round_half)
 
 # Op codes (the op table in api/elementwise.py names them).
 ADD, SUB, MUL, DIV, MAX, MIN, AND, OR, ADD_RELU, SUB_RELU, LEAKY_RELU = range(11)
@@ -165,7 +165,7 @@ def _fill_float(kind, flags, bits, out, m):
     if kind == KIND_HALF:
         v = half_bits_to_f32(np.uint16(bits))
     elif kind == KIND_FLOAT:
-        v = np.array([np.uint32(bits)]).view(np.float32)[0]
+        v = f32_from_bits(np.uint32(bits & 0xFFFFFFFF))
     else:
         v = bf16_bits_to_f32(np.uint16(bits))
     if flags & FTZ:
@@ -623,23 +623,30 @@ def ternary_kernel(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, n,
 def fill_kernel(ub, size, dst, bits, n, dblk, drep, repeat, mask_lo, mask_hi, last_lanes):
     """Duplicate: elements of `size` bytes receive the bit pattern `bits` (its low bytes). n >= 0: the count form,
     n consecutive elements, stored through a view of the element width; else high-dim (as binary_kernel)."""
-    if n >= 0:
+    if n >= 0:  # (element loops, not broadcast slice assignments: fewer numpy implementations to compile)
         run = ub[dst:dst + n * size]
         if size == 2:
-            run.view(np.uint16)[:] = np.uint16(bits & 0xFFFF)
+            v16, h = run.view(np.uint16), np.uint16(bits & 0xFFFF)
+            for i in range(n):
+                v16[i] = h
         elif size == 4:
-            run.view(np.uint32)[:] = np.uint32(bits & 0xFFFFFFFF)
+            v32, w = run.view(np.uint32), np.uint32(bits & 0xFFFFFFFF)
+            for i in range(n):
+                v32[i] = w
         elif size == 8:
-            run.view(np.int64)[:] = bits
+            v64 = run.view(np.int64)
+            for i in range(n):
+                v64[i] = bits
         else:
-            run[:] = np.uint8(bits & 0xFF)
+            b8 = np.uint8(bits & 0xFF)
+            for i in range(n):
+                run[i] = b8
         return
     lanes = active_lanes(mask_lo, mask_hi, 256 // size)
-    word = np.array([bits]).view(np.uint8)
     d = np.empty(256, np.uint8)
     for k in range(256 // size):
         for j in range(size):
-            d[k * size + j] = word[j]
+            d[k * size + j] = (bits >> (8 * j)) & 0xFF  # the element's bytes, little-endian
     scatter = repeat > 0  # True whenever the loop runs, typed bool like the other kernels' (one copy_lanes)
     for i in range(repeat):
         m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
