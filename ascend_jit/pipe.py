@@ -252,8 +252,11 @@ def _validate(api, dst, src, count_or_params, core):
 
 
 def _count_key(count_or_params):
-    """The memo key of DataCopy's count or params: values with their types (2 and 2.0 differ; an int and an equal
-    numpy integer validate alike but key apart), or None when something is unhashable (validated uncached)."""
+    """The memo key of DataCopy's count or params: a plain int as itself, anything else with its type (2, 2.0,
+    np.int64(2) and True key apart although they compare equal), or None when something is unhashable (validated
+    uncached)."""
+    if type(count_or_params) is int:
+        return count_or_params
     if isinstance(count_or_params, DataCopyParams):
         p = count_or_params
         key = tuple((type(v), v) for v in (p.blockCount, p.blockLen, p.srcStride, p.dstStride))
@@ -269,7 +272,7 @@ def _count_key(count_or_params):
 _PLANS = {}          # DataCopy call shape -> (runs, run count, run bytes, src step, dst step, far dst byte, far src
                      # byte), proven by _validate
 _PLANS_MAX = 8192    # distinct call shapes remembered (a kernel has a handful; the memo is cleared when full)
-_COPY = EntryTable()
+_COPY = EntryTable()  # one key: every argument's type is fixed (uint8 arrays, Python ints)
 
 
 def DataCopy(dst, src, count_or_params=None):
