@@ -9,12 +9,15 @@ import numpy as np
 
 from .api._common import INT32_MAX, as_int
 from .core import Core, current_core
-from .dtypes import resolve
+from .dtypes import ALL as ALL_DTYPES, resolve
 from .jit.direct import EntryTable
 from .jit.movement import copy_runs
 from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
 from .sync import EventIdPool
 from .tensor import GlobalTensor, LocalTensor, TPosition
+
+
+_DTYPES = {d.name: d for d in ALL_DTYPES}  # AllocTensor's dtype names without resolve's aliases and lower-casing
 
 
 class _Buffer:
@@ -115,7 +118,9 @@ class TQue:
     def AllocTensor(self, dtype):
         if self.pipe is None:
             raise StateError("AllocTensor", detail="queue has no buffers: call pipe.InitBuffer(que, num, len) first")
-        d = resolve(dtype, "AllocTensor")
+        d = _DTYPES.get(dtype) if type(dtype) is str else None
+        if d is None:
+            d = resolve(dtype, "AllocTensor")
         for buffer in self._buffers:
             if buffer.lease is None:
                 lease = buffer.lease = _Lease(buffer)
@@ -269,9 +274,9 @@ def _count_key(count_or_params):
     return key
 
 
-_PLANS = {}          # DataCopy call shape -> (runs, run count, run bytes, src step, dst step, far dst byte, far src
-                     # byte), proven by _validate
+_PLANS = {}          # DataCopy call shape -> (runs, run count, run bytes, src step, dst step, far GM byte), proven
 _PLANS_MAX = 8192    # distinct call shapes remembered (a kernel has a handful; the memo is cleared when full)
+_GM_TO_UB, _UB_TO_GM, _UB_TO_UB = 0, 1, 2
 _COPY = EntryTable()  # one key: every argument's type is fixed (uint8 arrays, Python ints)
 
 
@@ -280,65 +285,80 @@ def DataCopy(dst, src, count_or_params=None):
     DataCopyParams(...))`. UB -> GM combines with GM while SetAtomicAdd/Max/Min is set (sync.py). Every check
     (operands, ranges, the far end of the copy in closed form) runs before the first byte moves.
 
-    Validation is memoised per call shape (directions, element sizes, UB addresses and sizes, GM sizes, the count
-    or params with their types); a proven shape goes straight to one compiled copy (jit/movement.py copy_runs,
-    GIL released) through its machine-code entry (jit/direct.py)."""
-    api = "DataCopy"
-    local_dst, local_src = type(dst) is LocalTensor, type(src) is LocalTensor
-    if local_dst and local_src:
-        if dst._core is not src._core:
-            _check_operands(api, dst, src)
-        core = dst._core
-    elif local_dst and type(src) is GlobalTensor and src.array is not None:
-        core = dst._core
-    elif local_src and type(dst) is GlobalTensor and dst.array is not None:
-        core = src._core
-    else:
-        _check_operands(api, dst, src)
-        core = dst.core if isinstance(dst, LocalTensor) else src.core
-    if local_dst and dst._lease is not None:
-        dst.check_alive(api)
-    if local_src and src._lease is not None:
-        src.check_alive(api)
-    count_key = _count_key(count_or_params)
-    # GM sizes stay out of the key (a tiled kernel's GM sub-tensors shrink tile by tile): the far GM byte of the
-    # proven shape is compared with the GM tensor's size on every call instead
-    key = (core.spec, local_dst, local_src, dst.dtype, src.dtype, count_key, dst._addr if local_dst else None,
-           dst._size if local_dst else None, src._addr if local_src else None, src._size if local_src else None)
+    Validation is memoised per call shape (direction, element types, UB addresses and sizes, the count or params
+    with their types); GM sizes stay out of the key (a tiled kernel's GM sub-tensors shrink tile by tile): the far
+    GM byte of the proven shape is compared with the GM tensor's size on every call. A proven shape goes straight
+    to one compiled copy (jit/movement.py copy_runs, GIL released) through its machine-code entry (jit/direct.py)."""
+    tdst, tsrc = type(dst), type(src)
+    count_key = count_or_params if type(count_or_params) is int else _count_key(count_or_params)
+    if tdst is LocalTensor and tsrc is GlobalTensor and src.array is not None:
+        direction, core, gm = _GM_TO_UB, dst._core, src
+        key = (core.spec, direction, dst.dtype, src.dtype, count_key, dst._addr, dst._size)
+        lease = dst._lease
+    elif tdst is GlobalTensor and tsrc is LocalTensor and dst.array is not None:
+        direction, core, gm = _UB_TO_GM, src._core, dst
+        key = (core.spec, direction, dst.dtype, src.dtype, count_key, src._addr, src._size)
+        lease = src._lease
+    elif tdst is LocalTensor and tsrc is LocalTensor and dst._core is src._core:
+        direction, core, gm = _UB_TO_UB, dst._core, None
+        key = (core.spec, direction, dst.dtype, src.dtype, count_key, dst._addr, dst._size, src._addr, src._size)
+        lease = dst._lease
+        if src._lease is not None and not src._lease.alive:
+            src.check_alive("DataCopy")
+    else:  # refused, or subclasses of the tensor types: every check, every call
+        return _data_copy_unmemoised(dst, src, count_or_params)
+    if lease is not None and not lease.alive:
+        (dst if tdst is LocalTensor else src).check_alive("DataCopy")
     plan = _PLANS.get(key) if count_key is not None else None
-    if plan is None or (not local_dst and plan[5] > dst.array.nbytes) or (not local_src and plan[6] > src.array.nbytes):
-        runs = _validate(api, dst, src, count_or_params, core)
-        step_src, step_dst = (runs[1][0], runs[1][1]) if len(runs) > 1 else (0, 0)
-        plan = (runs, len(runs), runs[0][2], step_src, step_dst, runs[-1][1] + runs[-1][2], runs[-1][0] + runs[-1][2])
-        if count_key is not None:
-            if len(_PLANS) >= _PLANS_MAX:
-                _PLANS.clear()
-            _PLANS[key] = plan
-    runs, count, run_bytes, step_src, step_dst = plan[:5]
+    if plan is None or (gm is not None and plan[5] > gm.array.nbytes):
+        plan = _prove(dst, src, count_or_params, core, key if count_key is not None else None, direction)
+    runs, count, run_bytes, step_src, step_dst, _ = plan
     if core.sanitizer is not None or core.atomic is not None:
-        _copy_with_state(api, core, dst, src, runs)
+        _copy_with_state("DataCopy", core, dst, src, runs)
         return
-    if local_dst:
-        dst_bytes, dst_at = core.ub, dst._addr
-    else:
-        dst_bytes, dst_at = dst.byte_span()
+    if direction == _GM_TO_UB:
+        (src_bytes, src_at), dst_bytes, dst_at = src.byte_span(), core.ub, dst._addr
+    elif direction == _UB_TO_GM:
+        (dst_bytes, dst_at), src_bytes, src_at = dst.byte_span(), core.ub, src._addr
         if not dst_bytes.flags.writeable:
-            raise ParameterError(api, "dst", dst, device=core.device, legal="a writable GM buffer",
+            raise ParameterError("DataCopy", "dst", dst, device=core.device, legal="a writable GM buffer",
                                  detail="the GlobalTensor's array is read-only")
-    if local_src:
-        src_bytes, src_at = core.ub, src._addr
     else:
-        src_bytes, src_at = src.byte_span()
-        if not src_bytes.flags.writeable:  # the compiled copy takes writable arrays: a read-only source, by numpy
-            for s, d, n in runs:
-                dst_bytes[dst_at + d:dst_at + d + n] = src_bytes[src_at + s:src_at + s + n]
-            return
+        src_bytes, src_at, dst_bytes, dst_at = core.ub, src._addr, core.ub, dst._addr
+    if not src_bytes.flags.writeable:  # the compiled copy takes writable arrays: a read-only GM source, by numpy
+        for s, d, n in runs:
+            dst_bytes[dst_at + d:dst_at + d + n] = src_bytes[src_at + s:src_at + s + n]
+        return
     _COPY(0, copy_runs, dst_bytes, dst_at, src_bytes, src_at, count, run_bytes, step_src, step_dst)
 
 
+def _prove(dst, src, count_or_params, core, key, direction):
+    """Validate one call (raises before anything moves); remember its plan under `key` (None: not memoisable)."""
+    runs = _validate("DataCopy", dst, src, count_or_params, core)
+    step_src, step_dst = (runs[1][0], runs[1][1]) if len(runs) > 1 else (0, 0)
+    far_gm = runs[-1][0] + runs[-1][2] if direction == _GM_TO_UB else runs[-1][1] + runs[-1][2]
+    plan = (runs, len(runs), runs[0][2], step_src, step_dst, far_gm)
+    if key is not None:
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+def _data_copy_unmemoised(dst, src, count_or_params):
+    """DataCopy for operands outside the memoised path: the refusals (_check_operands) and subclass instances."""
+    api = "DataCopy"
+    _check_operands(api, dst, src)
+    core = dst.core if isinstance(dst, LocalTensor) else src.core
+    for t in (dst, src):
+        if isinstance(t, LocalTensor):
+            t.check_alive(api)
+    _copy_with_state(api, core, dst, src, _validate(api, dst, src, count_or_params, core))
+
+
 def _copy_with_state(api, core, dst, src, runs):
-    """DataCopy on a sanitizing core or under an atomic mode: the sanitizer sees the runs; an atomic UB -> GM
-    copy combines with GM."""
+    """DataCopy by numpy slices: on a sanitizing core (the sanitizer sees the runs), under an atomic mode (UB -> GM
+    combines with GM) and outside the memoised path."""
     if core.sanitizer is not None:
         core.sanitizer.copy_access(api, dst, src, runs, atomic=isinstance(dst, GlobalTensor) and core.atomic is not None)
     src_bytes = src.core.ub[src.addr:src.addr + src.nbytes] if isinstance(src, LocalTensor) else _gm_bytes(src)

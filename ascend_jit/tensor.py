@@ -145,6 +145,9 @@ class LocalTensor:
                                    self._position, self._lease)
 
     def __getitem__(self, key):
+        if type(key) is int and 0 <= key < self._size:  # t[i], the kernels' hot path (checks as in _offset)
+            return LocalTensor._proven(self._core, self._dtype, self._addr + key * self._dtype.size, self._size - key,
+                                       self._position, self._lease)
         if isinstance(key, slice):
             return self._sub(key)
         return self._offset(key)
