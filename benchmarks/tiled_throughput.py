@@ -13,6 +13,10 @@ Cases:
   (GM arrays in, GM arrays out: the padding copies and output allocation included);
 - multi_block serial / threads: multi_block_reduce_sum.run with aj.launch(parallel=False) and parallel=True
   (8 blocks); the ratio serial / threads is the speed-up the launch gets from the machine's cores.
+
+Then, once: the share of a serial multi-block launch spent inside compiled kernels, which run without the GIL
+(every call through jit/direct.py's EntryTable timed). With a share f outside the GIL, N threads can run at most
+min(N, 1 / (1 - f)) times the serial rate: the bound a loaded machine cannot show in wall time.
 """
 import argparse
 import os
@@ -77,6 +81,38 @@ def main():
     print(f"multi_block threads speed-up over serial: median {statistics.median(ratios):.2f}x, per round "
           + ", ".join(f"{r:.2f}" for r in ratios) + f"; threads' CPU / wall: {statistics.median(cpu_ratio):.2f} "
           "(cores kept busy)")
+    report_nogil(work)
+
+
+def nogil_share(fn):
+    """(share of fn's wall time inside EntryTable calls, calls): the compiled kernels, which release the GIL."""
+    from ascend_jit.jit import direct
+    inside, calls, original = [0.0], [0], direct.EntryTable.__call__
+
+    def timed_call(self, key, kernel, *args):
+        t0 = time.perf_counter()
+        try:
+            return original(self, key, kernel, *args)
+        finally:
+            inside[0] += time.perf_counter() - t0
+            calls[0] += 1
+
+    direct.EntryTable.__call__ = timed_call
+    try:
+        t0 = time.perf_counter()
+        fn()
+        total = time.perf_counter() - t0
+    finally:
+        direct.EntryTable.__call__ = original
+    return inside[0] / total, calls[0]
+
+
+def report_nogil(work):
+    shares = [nogil_share(work["multi_block serial"]) for _ in range(3)]
+    f, calls = max(shares)
+    print(f"serial multi_block: {f:.0%} of the time inside {calls} compiled-kernel calls (GIL released): "
+          f"2 threads at most {min(2.0, 1 / (1 - f)):.2f}x serial, {os.cpu_count()} cores at most "
+          f"{min(float(os.cpu_count()), 1 / (1 - f)):.2f}x")
 
 
 if __name__ == "__main__":
