@@ -149,7 +149,9 @@ class TQue:
         tensor = self._queue.popleft()
         if tensor._core.sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
             tensor._core.sanitizer.hand_off(tensor.addr, tensor.nbytes)
-        return tensor if dtype is None else tensor.ReinterpretCast(dtype)
+        if dtype is None or (type(dtype) is str and _DTYPES.get(dtype) is tensor._dtype):
+            return tensor
+        return tensor.ReinterpretCast(dtype)
 
     def FreeTensor(self, tensor):
         lease = tensor._lease if type(tensor) is LocalTensor else None
