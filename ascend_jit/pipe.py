@@ -125,7 +125,7 @@ class TQue:
             if buffer.lease is None:
                 lease = buffer.lease = _Lease(buffer)
                 core = self.pipe.core
-                if core.sanitizer is not None:  # FreeTensor .. AllocTensor orders the buffer's earlier users; stale data
+                if core.sanitizer is not None:  # FreeTensor .. AllocTensor orders the buffer's users; stale data
                     core.sanitizer.hand_off(buffer.addr, buffer.nbytes)
                     core.sanitizer.undefine(buffer.addr, buffer.nbytes)
                 # InitBuffer placed the buffer inside the UB: no placement checks on this hot path

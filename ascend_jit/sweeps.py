@@ -8,10 +8,10 @@ seeded by (seed, dtype, size, distribution, t) alone: every variant sums the sam
 compared), and the rows do not depend on the blocks, the workers, the scheduler or the order tasks finish in.
 Tasks are listed block by block (all variants of one block of trials in a row) and each executing thread keeps
 its last input blocks, so the inputs of a block are drawn once per process that runs its variants (on Dask the
-variants of a block travel together as one unit of work, `batches`). A task runs on the executing process's own emulated cores and
-returns only its rows (four numbers per trial);
-the process that called sweep() stores each finished task as one small file under OUT/tasks/, so a rerun with the
-same folder skips them. The table, summary and plots are assembled from those files at the end.
+variants of a block travel together as one unit of work, `batches`). A task runs on the executing process's own
+emulated cores and returns only its rows (four numbers per trial); the process that called sweep() stores each
+finished task as one small file under OUT/tasks/, so a rerun with the same folder skips them. The table, summary
+and plots are assembled from those files at the end.
 """
 import json
 import os

@@ -29,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 
 import numpy as np  # noqa: E402
 
-import ascend_jit as aj  # noqa: E402
 from ascend_jit.kernels import multi_block_reduce_sum as mb, tiled_add as ta, tiled_reduce_sum as tr  # noqa: E402
 from ascend_jit.sweeps import parse_size  # noqa: E402
 
