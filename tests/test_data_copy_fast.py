@@ -124,3 +124,26 @@ def test_first_touch_closed_form_matches_the_lane_walk(size, blk, full, lo, repe
     lo_mask, hi_mask = ((2**64 - 1, 2**64 - 1 if lanes == 128 else 0) if full else (lo, 0))
     op = _operand(size, blk, lo_mask, hi_mask, repeat, rep, min(last, lanes), base)
     assert first_touch(op, a, a + w) == _first_touch_by_lane_byte(op, a, a + w, rep * 32)
+
+
+def test_data_copy_pad_proven_shape_checks_each_gm_tensor():
+    """DataCopyPad's memo leaves GM sizes out too: the same shape on shrinking GM sub-tensors copies the right bytes
+    (multi-row calls go through the compiled kernel), and a GM tensor too short for it is refused untouched."""
+    core = aj.Core("atlas-a2")
+    ub, gm = _ub_and_gm(core)
+    params, pad = aj.DataCopyExtParams(2, 40, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0)
+    for start in (0, 50, 200):  # two rows of 20 halves (+4 zeros, then to 32 B blocks: 32 halves apart) from `start`
+        aj.DataCopyPad(ub, gm[start], params, pad)
+        rows = ub.numpy()[:64].reshape(2, 32)
+        want = gm.array[start:start + 40].reshape(2, 20)
+        assert rows[:, :20].view(np.uint16).tolist() == want.view(np.uint16).tolist() and not rows[:, 20:24].any()
+    before = core.ub.copy()
+    with pytest.raises(aj.OutOfBoundsError, match="src"):
+        aj.DataCopyPad(ub, gm[230], params, pad)    # 26 halves left, the shape needs 40
+    assert np.array_equal(core.ub, before)
+    out = aj.GlobalTensor(np.zeros(256, np.float16))
+    aj.DataCopyPad(out[100], ub, params)
+    assert out.array[100:120].tobytes() == ub.numpy()[:20].tobytes()
+    assert out.array[120:140].tobytes() == ub.numpy()[32:52].tobytes()
+    with pytest.raises(aj.OutOfBoundsError, match="dst"):
+        aj.DataCopyPad(out[230], ub, params)
