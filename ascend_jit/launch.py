@@ -18,6 +18,7 @@ every block before it in the launch's atomic order has finished that epoch (reac
 The order is block-index order, or with `atomic_order="shuffle", seed=s` a permutation drawn from the seed, so a
 kernel whose result depends on the order shows it. Serial launches run their blocks in that order.
 """
+import contextlib
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -43,7 +44,7 @@ class LaunchState:
 
     def __init__(self, block_dim, order, concurrent, gm_shadow=None, cores=None):
         self.block_dim, self.order, self.concurrent = block_dim, list(order), concurrent
-        # run slots: blocks running Python at once (a waiting block gives its slot back, _park/_unpark)
+        # run slots: how many blocks run at once (a waiting block hands its slot on meanwhile, _wait)
         self.slots = threading.Semaphore(cores) if concurrent and cores and cores < block_dim else None
         self.gm_shadow = gm_shadow       # the sanitizer's cross-block GM shadow (check "blocks"), or None
         self.rank = {b: k for k, b in enumerate(self.order)}
@@ -59,7 +60,7 @@ class LaunchState:
 
     def run_slot(self):
         """Context of one block's run: holds a run slot (when the launch has fewer slots than blocks)."""
-        return self.slots if self.slots is not None else _NO_SLOT
+        return self.slots if self.slots is not None else contextlib.nullcontext()
 
     def _wait(self, done):
         """cond.wait() until done() (cond held), with the caller's run slot given back meanwhile. Returns with the
@@ -129,17 +130,6 @@ class LaunchState:
                     self.broken = (f"block {block} returned without reaching SyncAll number {self.syncs[block] + 1}; "
                                    "the device would hang")
             self.cond.notify_all()
-
-
-class _NoSlot:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-_NO_SLOT = _NoSlot()
 
 
 def host_cores():
