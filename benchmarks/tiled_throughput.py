@@ -81,12 +81,17 @@ def main():
           + ", ".join(f"{r:.2f}" for r in ratios) + f"; threads' CPU / wall: {statistics.median(cpu_ratio):.2f} "
           "(cores kept busy)")
     report_nogil(work)
+    report_tiled_add(work)
 
 
-def nogil_share(fn):
-    """(share of fn's wall time inside EntryTable calls, calls): the compiled kernels, which release the GIL."""
+def nogil_share(fn, also=()):
+    """(share of fn's wall time inside EntryTable calls, calls): the compiled kernels, which release the GIL.
+    `also`: names of ascend_jit functions whose whole calls are timed too (shares of the wall time, in order)."""
+    import ascend_jit
     from ascend_jit.jit import direct
     inside, calls, original = [0.0], [0], direct.EntryTable.__call__
+    extra = {name: [0.0] for name in also}
+    saved = {name: getattr(ascend_jit, name) for name in also}
 
     def timed_call(self, key, kernel, *args):
         t0 = time.perf_counter()
@@ -96,14 +101,37 @@ def nogil_share(fn):
             inside[0] += time.perf_counter() - t0
             calls[0] += 1
 
+    def timed(name):
+        def call(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return saved[name](*args, **kwargs)
+            finally:
+                extra[name][0] += time.perf_counter() - t0
+        return call
+
     direct.EntryTable.__call__ = timed_call
+    for name in also:
+        setattr(ascend_jit, name, timed(name))
     try:
         t0 = time.perf_counter()
         fn()
         total = time.perf_counter() - t0
     finally:
         direct.EntryTable.__call__ = original
+        for name in also:
+            setattr(ascend_jit, name, saved[name])
+    if also:
+        return inside[0] / total, calls[0], [extra[name][0] / total for name in also]
     return inside[0] / total, calls[0]
+
+
+def report_tiled_add(work):
+    """Where the tiled add's time goes: the copies' kernels, the Add calls (dispatch and kernel), the rest."""
+    runs = [nogil_share(work["tiled_add"], also=("Add",)) for _ in range(3)]
+    copies, _, (add,) = min(runs, key=lambda r: r[0] + r[2][0])
+    print(f"tiled_add: {copies:.0%} of the time in the DataCopy kernels, {add:.0%} in the Add calls (dispatch and "
+          f"kernel), {1 - copies - add:.0%} in the rest (queue operations, sub-tensors, DataCopy's Python)")
 
 
 def report_nogil(work):
