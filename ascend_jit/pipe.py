@@ -10,9 +10,9 @@ import numpy as np
 from .api._common import INT32_MAX, as_int
 from .core import Core, current_core
 from .dtypes import ALL as ALL_DTYPES, resolve
+from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
 from .jit.direct import EntryTable
 from .jit.movement import copy_runs
-from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
 from .sync import EventIdPool
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
@@ -134,7 +134,7 @@ class TQue:
                          detail="every buffer of this queue is in use (FreeTensor one first)")
 
     def EnQue(self, tensor):
-        if type(tensor) is not LocalTensor:
+        if type(tensor) is not LocalTensor and not isinstance(tensor, LocalTensor):
             raise ParameterError("EnQue", "tensor", type(tensor).__name__, legal="a LocalTensor", device=self._device())
         if tensor._lease is not None and not tensor._lease.alive:
             tensor.check_alive("EnQue")
@@ -154,7 +154,7 @@ class TQue:
         return tensor.ReinterpretCast(dtype)
 
     def FreeTensor(self, tensor):
-        lease = tensor._lease if type(tensor) is LocalTensor else None
+        lease = tensor._lease if isinstance(tensor, LocalTensor) else None
         if lease is None or lease.buffer.owner is not self:
             raise StateError("FreeTensor", "tensor", tensor, detail="not allocated by this queue",
                              device=self._device())
