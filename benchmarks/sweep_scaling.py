@@ -11,7 +11,8 @@ in-process sweep and one Dask sweep, interleaved, each into a fresh folder, from
 in-process run, of each worker process and of this (client + scheduler) process. On otherwise idle cores the
 Dask wall time is at least the busiest worker's CPU time and at least all Dask processes' CPU time shared over
 the cores, so in-process CPU over each of those bounds the speed-up idle cores show even when a loaded machine
-hides it in wall time (the smaller one is the honest projection).
+hides it in wall time (the smaller one is the honest projection). Once, at the end: the same grid end to end as a
+user runs it, `aj.sweep(..., workers=N)`, with the cluster's start and the workers' first kernel loads.
 """
 import argparse
 import os
@@ -66,6 +67,9 @@ def main():
                                                      **{**TINY, "task_trials": 2048})
         tiny_dask, _, _, tiny_client_cpu, tiny_worker_cpu = timed(tmp / "tiny-dask", trials=args.tiny_tasks,
                                                                    client=client, **TINY)
+    start = time.perf_counter()  # end to end, cold: `--workers N` as a user runs it (cluster start, cache loads)
+    aj.sweep(out=tmp / "cold-dask", trials=args.trials, workers=args.workers, **GRID)
+    cold = time.perf_counter() - start
     units = len(sweeps.batches(aj.sweeps.Grid.parse(GRID["sizes"], GRID["dists"], GRID["dtypes"], GRID["devices"],
                                                     GRID["apis"], args.trials, 0).tasks(), args.workers))
     print(f"grid: {rows} rows (12 variants x {args.trials} trials of 8320 halves) in {tasks} tasks of up to "
@@ -82,6 +86,8 @@ def main():
           f"{statistics.median(r[2] / max(r[4]) for r in rounds):.2f}x (busiest worker), "
           f"{statistics.median(r[2] * cores / (sum(r[4]) + r[3]) for r in rounds):.2f}x (all Dask CPU spread over "
           f"{cores} cores)")
+    print(f"end to end with the cluster's start and the workers' first kernel loads (aj.sweep(workers="
+          f"{args.workers}), once): {cold:.2f} s, {rows / cold:,.0f} rows/s")
     per_row_128 = big_128_cpu / rows_128
     print(f"per-task overhead, CPU time ({tiny_rows} one-trial tasks of 128 halves, each its own Dask unit; a row "
           f"costing {per_row_128 * 1e6:.0f} us in big tasks): in-process {(tiny_in_cpu / tiny_rows - per_row_128) * 1e3:.2f}"
