@@ -315,16 +315,15 @@ def DataCopy(dst, src, count_or_params=None):
     if plan is None or (gm is not None and plan[5] > gm.array.nbytes):
         plan = _prove(dst, src, count_or_params, core, key if count_key is not None else None, direction)
     runs, count, run_bytes, step_src, step_dst, _ = plan
+    if direction == _UB_TO_GM:
+        dst_bytes, dst_at = _writable_gm(core, dst)
     if core.sanitizer is not None or core.atomic is not None:
         _copy_with_state("DataCopy", core, dst, src, runs)
         return
     if direction == _GM_TO_UB:
         (src_bytes, src_at), dst_bytes, dst_at = src.byte_span(), core.ub, dst._addr
     elif direction == _UB_TO_GM:
-        (dst_bytes, dst_at), src_bytes, src_at = dst.byte_span(), core.ub, src._addr
-        if not dst_bytes.flags.writeable:
-            raise ParameterError("DataCopy", "dst", dst, device=core.device, legal="a writable GM buffer",
-                                 detail="the GlobalTensor's array is read-only")
+        src_bytes, src_at = core.ub, src._addr
     else:
         src_bytes, src_at, dst_bytes, dst_at = core.ub, src._addr, core.ub, dst._addr
     if not src_bytes.flags.writeable:  # the compiled copy takes writable arrays: a read-only GM source, by numpy
@@ -332,6 +331,15 @@ def DataCopy(dst, src, count_or_params=None):
             dst_bytes[dst_at + d:dst_at + d + n] = src_bytes[src_at + s:src_at + s + n]
         return
     _COPY(0, copy_runs, dst_bytes, dst_at, src_bytes, src_at, count, run_bytes, step_src, step_dst)
+
+
+def _writable_gm(core, gm):
+    """The GM destination's byte span; a read-only array is refused before anything moves."""
+    span = gm.byte_span()
+    if not span[0].flags.writeable:
+        raise ParameterError("DataCopy", "dst", gm, device=core.device, legal="a writable GM buffer",
+                             detail="the GlobalTensor's array is read-only")
+    return span
 
 
 def _prove(dst, src, count_or_params, core, key, direction):
@@ -355,7 +363,10 @@ def _data_copy_unmemoised(dst, src, count_or_params):
     for t in (dst, src):
         if isinstance(t, LocalTensor):
             t.check_alive(api)
-    _copy_with_state(api, core, dst, src, _validate(api, dst, src, count_or_params, core))
+    runs = _validate(api, dst, src, count_or_params, core)
+    if isinstance(dst, GlobalTensor):
+        _writable_gm(core, dst)
+    _copy_with_state(api, core, dst, src, runs)
 
 
 def _copy_with_state(api, core, dst, src, runs):

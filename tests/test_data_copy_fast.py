@@ -21,6 +21,8 @@ def test_gm_sub_tensors_copy_the_bytes_numpy_copies():
     for start in (0, 16, 48, 100, 240):  # the same call shape at shrinking GM sizes (the memo keys no GM size)
         aj.DataCopy(ub[:16], gm[start], 16)
         assert ub.numpy()[:16].view(np.uint16).tolist() == gm.array[start:start + 16].view(np.uint16).tolist()
+    ub[16:] = np.arange(240, dtype=np.float16)
+    core.PipeBarrier(aj.PIPE_ALL)                  # the copy-out reads what the copies in wrote (sanitizer-clean)
     out = aj.GlobalTensor(np.zeros(256, np.float16))
     aj.DataCopy(out[32:], ub, 64)
     assert out.array[32:96].tobytes() == ub.numpy()[:64].tobytes()
@@ -78,6 +80,7 @@ def test_read_only_gm():
     src.flags.writeable = False
     aj.DataCopy(ub, aj.GlobalTensor(src), 256)     # a read-only source copies
     assert ub.numpy().tolist() == src.tolist()
+    core.PipeBarrier(aj.PIPE_ALL)
     with pytest.raises(aj.ParameterError, match="read-only"):
         aj.DataCopy(aj.GlobalTensor(src), ub, 256)
 
@@ -141,6 +144,7 @@ def test_data_copy_pad_proven_shape_checks_each_gm_tensor():
     with pytest.raises(aj.OutOfBoundsError, match="src"):
         aj.DataCopyPad(ub, gm[230], params, pad)    # 26 halves left, the shape needs 40
     assert np.array_equal(core.ub, before)
+    core.PipeBarrier(aj.PIPE_ALL)
     out = aj.GlobalTensor(np.zeros(256, np.float16))
     aj.DataCopyPad(out[100], ub, params)
     assert out.array[100:120].tobytes() == ub.numpy()[:20].tobytes()

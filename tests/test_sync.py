@@ -495,15 +495,18 @@ def test_run_slots_bound_the_running_blocks_and_never_block_a_barrier(monkeypatc
         t = core.local_tensor("float", 8)
         t[:] = 0
         t.SetValue(0, float(aj.GetBlockIdx() + 1))
+        s_to_mte3 = aj.TQueSync(aj.PIPE_S, aj.PIPE_MTE3)
+        s_to_mte3.SetFlag(0)
+        s_to_mte3.WaitFlag(0)
         aj.SyncAll()
         aj.SetAtomicAdd("float")
         aj.DataCopy(aj.GlobalTensor(out), t, 8)
         aj.SyncAll()
         gm[aj.GetBlockIdx()] = out[0]
 
-    gm, out = np.zeros(8, np.float32), np.zeros(8, np.float32)
-    worker = threading.Thread(target=lambda: aj.launch(kernel, 8, "a2", gm, out))
+    gm, out, errors = np.zeros(8, np.float32), np.zeros(8, np.float32), []
+    worker = threading.Thread(target=lambda: errors.append(_raises(lambda: aj.launch(kernel, 8, "a2", gm, out))))
     worker.start()
     worker.join(60)
-    assert not worker.is_alive()
+    assert not worker.is_alive() and errors == [""]
     assert peak[0] <= cores and (gm == 36).all()
