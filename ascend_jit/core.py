@@ -246,8 +246,7 @@ class Core(SyncState):
         if effect == "tail":
             self.mask_high, self.mask_low = continuous_mask_words(last_mask_len)
         else:
-            if self.counter_mode:  # already Normal mode: CTRL and the derived modes stay as they are (per-call cost)
-                self._set_bit(CTRL_COUNTER_MODE, 0)
+            self._set_bit(CTRL_COUNTER_MODE, 0)
             self.mask_high = self.mask_low = ALL_ONES
         self.mask_defined = True
 
