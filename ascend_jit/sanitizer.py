@@ -528,6 +528,81 @@ def _fix(earlier_pipe, later_pipe):
             "EnQue/DeQue hand-off)")
 
 
+# --- the Reg API (ascend950, SPEC-2 11.6) --------------------------------------------------------------------------
+def _mask_bits(words):
+    """The 256 bits of a MaskReg (four uint64 words): bit i governs VL byte i (a lane of width w is on when the bit
+    of its first byte is, as jit/reg.py lane_on reads it)."""
+    return np.unpackbits(np.asarray(words, "<u8").view(np.uint8), bitorder="little").astype(np.bool_)
+
+
+def _reg_load(addr, dist, size):
+    from .jit import reg_move as mv
+    if dist in (mv.L_DS_B8, mv.L_DS_B16):   # down-sampling: every other element feeds a lane, the rest is unused
+        w = int(mv.LOAD_WIDTH[dist])
+        return False, (addr + 2 * w * np.arange(256 // w)[:, None] + np.arange(w)).ravel()
+    return False, run_bytes(addr, mv.LOAD_BYTES[dist])
+
+
+def _reg_store(addr, dist, size, words):
+    from .jit import reg_move as mv
+    w = int(mv.STORE_WIDTH[dist]) or size
+    if mv.S_FIRST_B8 <= dist <= mv.S_FIRST_B32:
+        return True, run_bytes(addr, w)                  # lane 0, whatever the mask
+    out = w // 2 if mv.S_PACK_B16 <= dist <= mv.S_PACK_B64 else 1 if dist == mv.S_PACK4_B32 else w
+    lanes = np.nonzero(_mask_bits(words)[::w])[0]
+    return True, (addr + lanes[:, None] * out + np.arange(out)).ravel()
+
+
+def _block_copy_base(addr, size, repeat_stride, post_mode):
+    """DATA_BLOCK_COPY (D68): the first block's address (POST_MODE_NORMAL steps before the access)."""
+    from .jit import reg_move as mv
+    return addr if post_mode == mv.POST_UPDATE else addr + (repeat_stride * 32 // size) * size
+
+
+def _reg_blocks(addr, size, block_stride, words, repeat_stride, post_mode, write, reg_size):
+    """The active lanes (stores) or every byte of each block with an active lane (loads) of a DATA_BLOCK_COPY."""
+    base = _block_copy_base(addr, size, repeat_stride, post_mode)
+    bits = _mask_bits(words)[::reg_size]                  # one bit per lane
+    lanes_per_block = 32 // reg_size
+    lanes = np.arange(bits.size)
+    chosen = lanes[bits] if write else lanes[np.repeat(bits.reshape(8, lanes_per_block).any(axis=1), lanes_per_block)]
+    starts = base + (chosen // lanes_per_block) * block_stride * 32 + (chosen % lanes_per_block) * reg_size
+    return write, (starts[:, None] + np.arange(reg_size)).ravel()
+
+
+_REG_FORMS = {
+    "load": lambda a, size, dist, reg_size: _reg_load(a, dist, size),
+    "load_dual": lambda a, size: (False, run_bytes(a, 512)),
+    "store": lambda a, size, dist, reg_size, words: _reg_store(a, dist, reg_size, words),
+    "store_dual": lambda a, size: (True, run_bytes(a, 512)),
+    "load_blocks": lambda a, size, *blk: _reg_blocks(a, size, *blk[:4], False, blk[4]),
+    "store_blocks": lambda a, size, *blk: _reg_blocks(a, size, *blk[:4], True, blk[4]),
+    "load_mask": lambda a, size, dist: (False, run_bytes(a, (32, 16, 64)[dist])),      # MaskDist NORM, US, DS
+    "store_mask": lambda a, size, dist: (True, run_bytes(a, 16 if dist == 3 else 32)),  # NORM, PACK (even bits)
+    "load_unalign": lambda a, size: (False, run_bytes(a, 256)),
+    "store_unalign": lambda a, size, nbytes: (True, run_bytes(a, nbytes)),
+}
+
+
+def reg_access(api, tensor, form, offset, *args):
+    """One Reg load or store (PIPE_V) through the sanitizer, called right after the operation ran (so its own
+    refusals, alignment and bounds, come first). `form` names the footprint: the bytes that feed register lanes
+    (loads) or that lanes write (stores, active lanes only), at byte tensor.addr + offset * sizeof(T):
+
+        load (dist, register element size)          load_dual / store_dual: 2 VL bytes
+        store (dist, register element size, mask words)
+        load_blocks / store_blocks (block_stride, mask words, repeat_stride, post_mode, register element size)
+        load_mask / store_mask (MaskDist)           load_unalign: VL bytes       store_unalign (bytes)
+
+    StoreUnAlign reports the lanes it stores even where the hardware holds them in the UnalignReg until a later
+    StoreUnAlign/StoreUnAlignPost (both are PIPE_V, so the ordering against other pipes is the same)."""
+    size = tensor.dtype.size
+    write, addrs = _REG_FORMS[form](tensor.addr + offset * size, size, *args)
+    if not isinstance(addrs, slice):
+        addrs = compact(np.unique(addrs))
+    tensor.core.sanitizer.instruction(api, PIPE_V, [Access("tensor", write, addrs, tensor)])
+
+
 # --- GM across blocks -----------------------------------------------------------------------------------------------
 @dataclass
 class _GmShadow:
