@@ -42,6 +42,7 @@ def reference_lanes(row, dtype, env, cols, scalar=None, mixed=False):
 def random_ub(core, seed, dtype=None):
     rng = np.random.default_rng(seed)
     core.ub[:] = rng.integers(0, 256, core.ub.size, dtype=np.uint8)
+    core.ub_written_by_host()   # raw UB bytes: initialised for the sanitizer
     if dtype in ("half", "float"):  # sprinkle specials and small integers
         bits = {"half": [0x7C00, 0xFC00, 0x7E00, 0x0001, 0x8001, 0x0000, 0x8000, 0x7BFF, 0xFBFF, 0x3C00, 0x4000],
                 "float": [0x7F800000, 0xFF800000, 0x7FC00000, 1, 0x80000001, 0, 0x80000000, 0x7F7FFFFF, 0x3F800000]}

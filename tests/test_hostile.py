@@ -26,6 +26,7 @@ def _outcome(device, call, counter=False, seed=3):
     core = aj.Core(device)
     core.ub[:] = np.random.default_rng(seed).integers(0, 256, core.ub.size, dtype=np.uint8)
     core.ub.view(np.uint16)[:] &= 0x3BFF  # finite, moderate halves: sums stay exact enough to compare bits
+    core.ub_written_by_host()   # raw UB bytes: initialised for the sanitizer
     if counter:
         core.SetMaskCount()
     t = {name: core.local_tensor(dt, n, addr=addr) for name, (dt, n, addr) in {
@@ -242,6 +243,7 @@ def test_reduce_sum_accepts_dst_and_tmp_in_the_gaps_of_a_strided_src(device):
     rng = np.random.default_rng(7)
     core.ub[:4096] = rng.integers(0, 256, 4096, dtype=np.uint8)
     core.ub[:4096].view(np.uint16)[:] &= 0x3BFF
+    core.ub_written_by_host(0, 4096)   # raw UB bytes: initialised for the sanitizer
     src = core.local_tensor("half", 1024, addr=0)
     dst = core.local_tensor("half", 16, addr=256)   # inside the unread half of repeat 0's 512-byte stride
     tmp = core.local_tensor("half", 16, addr=768)   # inside the gap after repeat 1

@@ -535,6 +535,7 @@ def test_reduce_max_min_match_reference_on_whole_ub(case):
     if seed % 4 == 0 and dtype == "half":  # many ties and specials: repeat a few bit patterns
         pats = np.array([0x7E00, 0x7C00, 0xFC00, 0x8000, 0x0000, 0x3C00, 0xBC00], np.uint16)
         core.ub[:8000] = pats[np.random.default_rng(seed).integers(0, 7, 4000)].view(np.uint8)
+        core.ub_written_by_host(0, 8000)   # raw UB bytes: initialised for the sanitizer
     src = core.local_tensor(dtype, 20000 // size, addr=0)
     tmp = core.local_tensor(dtype, 2048 // size, addr=100000)
     dst = core.local_tensor(dtype, 4, addr=100000 + 32 * (seed % 3) if seed % 2 else 120000)

@@ -13,6 +13,7 @@ def _layout(core, src_elems, dst_elems=16):
     tmp = core.local_tensor("half", 512, addr=65536)
     dst = core.local_tensor("half", dst_elems, addr=80000)
     core.ub[:] = np.random.default_rng(1).integers(0, 256, core.ub.size, dtype=np.uint8) & 0x3B  # small halves
+    core.ub_written_by_host()   # raw UB bytes: initialised for the sanitizer
     return dst, src, tmp
 
 
