@@ -2,12 +2,13 @@
 
     python benchmarks/sanitizer_cost.py [--rounds 7] [--size 16777216] [--json out/sanitizer_cost.json]
 
-Cases: the count-form Add and ReduceSum on 8320 halves (A2; `number` calls per round on a core whose UB was written
-once) and the tiled GM ReduceSum of `--size` halves end to end (ascend_jit.kernels.tiled_reduce_sum, 16 Mi by
-default; one call per round), each with the sanitizer off (the default) and on (every check, report mode). The
-rounds are interleaved (off, on, off, on, ...) in one process, so a slow phase of the shared machine hits both
-alike; reported per case: the fastest and the median time per call, and on / off from the fastest rounds (noise on
-a shared machine only ever adds time, so the fastest round is the steadiest estimate).
+Cases: the count-form Add and ReduceSum on 8320 halves (A2; 10 calls per round, 40 rounds per --rounds, on a core
+whose UB was written once) and the tiled GM ReduceSum of `--size` halves end to end (ascend_jit.kernels.
+tiled_reduce_sum, 16 Mi by default; one call per round), each with the sanitizer off (the default) and on (every
+check, report mode). The rounds are interleaved (off, on, off, on, ...) in one process, so a slow phase of the shared
+machine hits both alike; reported per case: the fastest and the median time per call, and on / off from the fastest
+rounds (noise on a shared machine only ever adds time, so the fastest round is the steadiest estimate; rounds of the
+short cases stay well under a scheduler time slice, so a preemption cannot hide in every one of them).
 """
 import argparse
 import json
@@ -43,11 +44,11 @@ def build_cases(size):
         mode = "on" if sanitize else "off"
         core = _core(sanitize)
         d, a, b = (_half(core, N, rng) for _ in range(3))
-        cases.append((f"Add, {N} halves, count form", mode, lambda d=d, a=a, b=b: aj.Add(d, a, b, N), 200))
+        cases.append((f"Add, {N} halves, count form", mode, lambda d=d, a=a, b=b: aj.Add(d, a, b, N), 10))
         core = _core(sanitize)
         dst, src, tmp = _half(core, 16, rng), _half(core, N, rng), _half(core, 128, rng)
         cases.append((f"ReduceSum, {N} halves, count form (A2)", mode,
-                      lambda dst=dst, src=src, tmp=tmp: aj.ReduceSum(dst, src, tmp, N), 200))
+                      lambda dst=dst, src=src, tmp=tmp: aj.ReduceSum(dst, src, tmp, N), 10))
     inputs = tiled.make_inputs(size, 1)
 
     def run_tiled(sanitize):
@@ -64,9 +65,10 @@ def measure(cases, rounds):
     times = {(c, m): [] for c, m, _, _ in cases}
     for _, _, fn, number in cases:   # warm-up: compiles and first-call caches out of the rounds
         fn()
-    for _ in range(rounds):
+    for r in range(rounds * 40):
         for case, mode, fn, number in cases:
-            times[(case, mode)].append(timeit.timeit(fn, number=number) / number)
+            if number > 1 or r % 40 == 0:   # the end-to-end case: one call per --rounds
+                times[(case, mode)].append(timeit.timeit(fn, number=number) / number)
     return times
 
 
