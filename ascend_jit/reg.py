@@ -205,14 +205,17 @@ def _reg(api, name, r):
 
 
 def _mask(api, name, m):
-    if not isinstance(m, MaskReg):
-        raise ParameterError(api, name, type(m).__name__, legal="an aj.Reg.MaskReg", device=DEVICE)
-    return m.words
+    if isinstance(m, MaskReg):
+        return m.words
+    if isinstance(m, (tuple, np.ndarray)) and len(m) == 4 and all(type(w) is np.uint64 for w in m):
+        return tuple(m)   # a MaskReg's words, as compiled VFs take them (a sanitized VF runs uncompiled, issue 17)
+    raise ParameterError(api, name, type(m).__name__, legal="an aj.Reg.MaskReg", device=DEVICE)
 
 
 def _write_mask(api, name, m, compute):
     """Run `compute(out)` into a fresh word array, then store it in MaskReg m (D63: in place)."""
-    _mask(api, name, m)
+    if not isinstance(m, MaskReg):
+        raise ParameterError(api, name, type(m).__name__, legal="an aj.Reg.MaskReg", device=DEVICE)
     out = np.zeros(4, np.uint64)
     compute(out)
     m.words = tuple(out)

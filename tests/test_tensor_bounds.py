@@ -35,6 +35,8 @@ CASES = [
 ]
 
 
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="reads past src through the bounds=\"ub\" escape "
+                             "hatch, which the memory check reports by design")
 @pytest.mark.parametrize("form,call,src_elems,first,repeat", CASES, ids=[c[0] for c in CASES])
 def test_reduce_sum_bounds_every_form(device, form, call, src_elems, first, repeat):
     core = aj.Core(device)
