@@ -251,10 +251,12 @@ def _select_whole_ub_matches_reference(device, count_form, data):
     a_addr = 32 * data.draw(st.integers(600, 1600))
     b_addr = 32 * data.draw(st.integers(2000, 3000))
     sel_dtype = data.draw(st.sampled_from(["uint8", "uint16", "uint32", "uint64"]))
-    d = core.local_tensor(dtype, 4 * lanes, addr=dst_addr)
-    m = core.local_tensor(sel_dtype, 1024 // SIZE[sel_dtype], addr=sel_addr)
-    a = core.local_tensor(dtype, 4 * lanes, addr=a_addr)
-    b = core.local_tensor(dtype, 4 * lanes, addr=b_addr)
+    # bounds="ub": the strides may reach anywhere in the UB, so the tensors (address handles here) run to its end
+    ub = core.spec.ub_bytes
+    d = core.local_tensor(dtype, (ub - dst_addr) // size, addr=dst_addr)
+    m = core.local_tensor(sel_dtype, (ub - sel_addr) // SIZE[sel_dtype], addr=sel_addr)
+    a = core.local_tensor(dtype, (ub - a_addr) // size, addr=a_addr)
+    b = core.local_tensor(dtype, (ub - b_addr) // size, addr=b_addr)
     scalar = mode == 1
     scalar_bytes = bytes(core.ub[b_addr:b_addr + size])
     src1 = np.frombuffer(scalar_bytes, a.dtype.np_dtype)[0] if scalar else b

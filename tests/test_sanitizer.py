@@ -255,13 +255,16 @@ def test_every_example_kernel_runs_clean_under_the_sanitizer(name):
 
 
 def test_a_suite_subset_runs_under_the_pytest_option(tmp_path):
-    """`pytest --ascend-sanitize` (the plugin option): the gallery's tests on one device, every check raising."""
+    """`pytest --ascend-sanitize` (the plugin option): the gallery's tests on one device and the tensor-bounds tests
+    (raw `core.ub` fills declared with ub_written_by_host, escape-hatch tests with their ascend_sanitize marker),
+    every check raising."""
     import subprocess
     import sys
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ascend-sanitize",
-                           "tests/test_gallery.py", "-k", "atlas-a2 and (add_custom or reduce_computation or rmsnorm)"],
+                           "tests/test_gallery.py", "tests/test_tensor_bounds.py", "-k",
+                           "tensor_bounds or atlas-a2 and (add_custom or reduce_computation or rmsnorm)"],
                           cwd=root, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout

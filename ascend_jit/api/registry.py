@@ -149,6 +149,7 @@ def _data_copy_pad_example(core, dtype):
         DataCopyPad(local, gm, DataCopyExtParams(1, 3 * d.size, 0, 0, 0), DataCopyPadExtParams(True, 0, 1, 0))
         local.core.PipeBarrier(PIPE_ALL)   # the copy-out waits for the copy-in (MTE2 -> MTE3)
         DataCopyPad(gm, local, DataCopyExtParams(1, 3 * d.size, 0, 0, 0))
+        local.core.PipeBarrier(PIPE_ALL)   # and a repeated call's copy-in waits for this copy-out (MTE3 -> MTE2)
     return (core.local_tensor(dtype, 64),), call
 
 
