@@ -30,7 +30,7 @@ from .jit import reg_cast as cv
 from .jit import reg_move as mv
 from .jit import reg_ops as ops
 from .jit.numerics import kind_size
-from .sanitizer import reg_access
+from .sanitizer import SANITIZING, reg_access
 from .tensor import LocalTensor
 
 DEVICE = "ascend950"
@@ -310,26 +310,26 @@ def LoadAlign(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, d
         off = _offset(api, offset)
         result = []
         _write_mask(api, "dst", dst, lambda out: result.append(mv.load_mask(out, h, off, int(dist or 0), step)))
-        if src.core.sanitizer is not None:  # issue 17: after the operation's own refusals
+        if SANITIZING and src.core.sanitizer is not None:  # issue 17: after the operation's own refusals
             reg_access(api, src, "load_mask", off, int(dist or 0))
         return result[0]
     if isinstance(src, RegTensor):  # dual load: (reg0, reg1, tensor, offset)
         h = tensor_handle(api, offset)
         d = mv.L_DINTLV_B16 if dist is None else int(dist)
         result = mv.load_dual(_reg(api, "reg0", dst), src.data, h, _offset(api, extra), d, step)
-        if offset.core.sanitizer is not None:
+        if SANITIZING and offset.core.sanitizer is not None:
             reg_access(api, offset, "load_dual", _offset(api, extra))
         return result
     h = tensor_handle(api, src)
     if data_block_stride is not None:
         result = mv.load_blocks(_reg(api, "reg", dst), h, _offset(api, offset), int(data_block_stride),
                                 _mask(api, "mask", mask), int(repeat_stride), int(post_mode))
-        if src.core.sanitizer is not None:
-            reg_access(api, src, "load_blocks", _offset(api, offset), int(data_block_stride), mask.words,
-                       int(repeat_stride), int(post_mode), dst.dtype.size)
+        if SANITIZING and src.core.sanitizer is not None:
+            reg_access(api, src, "load_blocks", _offset(api, offset), int(data_block_stride),
+                       _mask(api, "mask", mask), int(repeat_stride), int(post_mode), dst.dtype.size)
         return result
     result = mv.load(_reg(api, "reg", dst), h, _offset(api, offset), int(dist or 0), step)
-    if src.core.sanitizer is not None:
+    if SANITIZING and src.core.sanitizer is not None:
         reg_access(api, src, "load", _offset(api, offset), int(dist or 0), dst.dtype.size)
     return result
 
@@ -347,25 +347,25 @@ def StoreAlign(tensor, src, second=None, offset=0, extra=0, dist=None, post_upda
     h = tensor_handle(api, tensor)
     if isinstance(src, MaskReg):  # (tensor, mask_reg, offset)
         result = mv.store_mask(h, src.words, _offset(api, second or 0), int(dist or 0), step)
-        if tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
+        if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
             reg_access(api, tensor, "store_mask", _offset(api, second or 0), int(dist or 0))
         return result
     if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset)
         d = mv.S_INTLV_B16 if dist is None else int(dist)
         result = mv.store_dual(h, _reg(api, "reg0", src), second.data, _offset(api, extra), d, step)
-        if tensor.core.sanitizer is not None:
+        if SANITIZING and tensor.core.sanitizer is not None:
             reg_access(api, tensor, "store_dual", _offset(api, extra))
         return result
     if data_block_stride is not None:  # (tensor, reg, offset, data_block_stride=, mask=)
         result = mv.store_blocks(h, _reg(api, "reg", src), _offset(api, second or 0), int(data_block_stride),
                                  _mask(api, "mask", mask), int(repeat_stride), int(post_mode))
-        if tensor.core.sanitizer is not None:
-            reg_access(api, tensor, "store_blocks", _offset(api, second or 0), int(data_block_stride), mask.words,
-                       int(repeat_stride), int(post_mode), src.dtype.size)
+        if SANITIZING and tensor.core.sanitizer is not None:
+            reg_access(api, tensor, "store_blocks", _offset(api, second or 0), int(data_block_stride),
+                       _mask(api, "mask", mask), int(repeat_stride), int(post_mode), src.dtype.size)
         return result
     words = _mask(api, "mask", second if mask is None else mask)
     result = mv.store(h, _reg(api, "reg", src), words, _offset(api, offset), int(dist or 0), step)
-    if tensor.core.sanitizer is not None:
+    if SANITIZING and tensor.core.sanitizer is not None:
         reg_access(api, tensor, "store", _offset(api, offset), int(dist or 0), src.dtype.size, words)
     return result
 
@@ -549,7 +549,7 @@ def LoadUnAlign(reg, ureg, tensor, offset=0, post_update_stride=None):
     result = mv.load_unalign(_reg(api, "reg", reg), _ureg(api, "ureg", ureg, UnalignRegForLoad),
                              tensor_handle(api, tensor), _offset(api, offset), _step(api, post_update_stride),
                              post_update_stride is not None)
-    if tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
+    if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
         reg_access(api, tensor, "load_unalign", _offset(api, offset))
     return result
 
@@ -568,7 +568,7 @@ def StoreUnAlign(tensor, reg, ureg, offset, count):
         raise ParameterError(api, "count", count, legal="an int", device=DEVICE)
     result = mv.store_unalign(tensor_handle(api, tensor), _reg(api, "reg", reg),
                               _ureg(api, "ureg", ureg, UnalignRegForStore), _offset(api, offset), int(count))
-    if tensor.core.sanitizer is not None:  # issue 17: the lanes stored (StoreUnAlignPost only flushes them)
+    if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: the lanes stored (Post only flushes)
         reg_access(api, tensor, "store_unalign", _offset(api, offset), int(count) * reg.dtype.size)
     return result
 
@@ -975,12 +975,13 @@ def simd_vf(fn):
 
     @functools.wraps(fn)
     def call(*args):
-        converted, masks, sanitizing = [], [], False
+        if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None for a in args):
+            return fn(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
+        converted, masks = [], []
         for a in args:
             kind = type(a)
             if kind is LocalTensor:
                 converted.append(tensor_handle(fn.__name__, a))
-                sanitizing = sanitizing or a.core.sanitizer is not None
             elif kind is str and a in _KIND_NAMES:
                 converted.append(_KIND_NAMES[a])
             elif kind is RegTensor:
@@ -992,11 +993,8 @@ def simd_vf(fn):
                 converted.append(a.state)
             elif isinstance(a, LocalTensor):  # subclasses
                 converted.append(tensor_handle(fn.__name__, a))
-                sanitizing = sanitizing or a.core.sanitizer is not None
             else:
                 converted.append(a)
-        if sanitizing:  # issue 17: the uncompiled VF reports every UB access (same bits: the issue 16 contract)
-            return fn(*args)
         result = compiled(*converted)
         for mask, words in masks:
             mask.words = tuple(words)

@@ -288,6 +288,11 @@ class Access:
 
 
 # --- the per-core sanitizer -----------------------------------------------------------------------------------------
+# Non-empty once this process made a sanitizing core: the Reg API's hooks test it before a tensor's core, so a process
+# that never sanitizes pays one truth test of a list per Reg call (the Memory API's calls test `core.sanitizer`).
+SANITIZING = []
+
+
 class Sanitizer:
     """Shadow state of one core. Created by `Core(sanitize=...)` / `core.sanitize = ...`."""
 
@@ -315,6 +320,8 @@ class Sanitizer:
         self.session = _sessions[-1] if _sessions else None
         self._reported = set()    # the current instruction's reports (duplicates from aliased operands dropped)
         self.gm_shadow = None   # the launch's LaunchShadow (check "blocks"), set by aj.launch
+        if not SANITIZING:
+            SANITIZING.append(True)
 
     def spr(self, name):
         """The pseudo byte range of a special register: a footprint (name, start, nbytes) for vector_access."""
