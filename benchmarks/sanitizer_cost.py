@@ -1,6 +1,7 @@
 """The sanitizer's cost (issue 17: at most 20x with it on, no change with it off), in interleaved rounds. By hand:
 
     python benchmarks/sanitizer_cost.py [--rounds 7] [--size 16777216] [--json out/sanitizer_cost.json]
+    python benchmarks/sanitizer_cost.py --off     # the sanitizer off only: compare two trees via PYTHONPATH
 
 Cases: the count-form Add and ReduceSum on 8320 halves (A2; 10 calls per round, 40 rounds per --rounds, on a core
 whose UB was written once) and the tiled GM ReduceSum of `--size` halves end to end (ascend_jit.kernels.
@@ -61,6 +62,36 @@ def build_cases(size):
     return cases
 
 
+def off_cases():
+    """Calls that pass a sanitizer hook, with no sanitizer: Add, ReduceSum, Gather, a `@simd_vf` call."""
+    R = aj.Reg
+
+    def _copy_vf(out, src, T):
+        reg = R.RegTensor(T)
+        R.LoadAlign(reg, src)
+        R.StoreAlign(out, reg, R.CreateMask(T))
+    vf = R.simd_vf(_copy_vf)
+    c950 = aj.Core("ascend950")
+    s9, o9 = c950.local_tensor("half", 128), c950.local_tensor("half", 128)
+    s9[:] = np.ones(128, np.float16)
+    core = aj.Core("atlas-a2")
+    d, a, b = (core.local_tensor("half", N) for _ in range(3))
+    a[:], b[:] = np.ones(N, np.float16), np.ones(N, np.float16)
+    dst, tmp = core.local_tensor("half", 16), core.local_tensor("half", 128)
+    gd, gs, go = core.local_tensor("half", 128), core.local_tensor("half", 128), core.local_tensor("uint32", 128)
+    gs[:], go[:] = np.ones(128, np.float16), np.arange(128, dtype=np.uint32) * 2
+    return {f"Add {N}": lambda: aj.Add(d, a, b, N), f"ReduceSum {N}": lambda: aj.ReduceSum(dst, a, tmp, N),
+            "Gather 128": lambda: aj.Gather(gd, gs, go, 0, 128), "simd_vf call": lambda: vf(o9, s9, "half")}
+
+
+def measure_off(rounds):
+    """Fastest of rounds * 40 rounds of 20 calls, per case, in microseconds per call."""
+    cases = off_cases()
+    for fn in cases.values():
+        fn()
+    return {name: min(timeit.repeat(fn, number=20, repeat=rounds * 40)) / 20 * 1e6 for name, fn in cases.items()}
+
+
 def measure(cases, rounds):
     times = {(c, m): [] for c, m, _, _ in cases}
     for _, _, fn, number in cases:   # warm-up: compiles and first-call caches out of the rounds
@@ -90,7 +121,11 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--size", type=int, default=tiled.MAX_SIZE)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--off", action="store_true", help="only the calls with the sanitizer off")
     args = parser.parse_args(argv)
+    if args.off:
+        print(" | ".join(f"{name} {us:.2f} us" for name, us in measure_off(args.rounds).items()))
+        return 0
     rows = report(measure(build_cases(args.size), args.rounds))
     print("| case | off (fastest / median) | on (fastest / median) | on / off |")
     print("|---|---|---|---|")
