@@ -6,9 +6,10 @@ from hypothesis import given, settings, strategies as st
 
 import ascend_jit as aj
 from ascend_jit.api._common import Operand
+from ascend_jit import sanitizer
 from ascend_jit.errors import ParameterError, SanitizerError
-from ascend_jit.sanitizer import (PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, Access, LaunchShadow, SanitizeConfig, _addresses, compact,
-                                  operand_bytes, resolve_config)
+from ascend_jit.sanitizer import (PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, Access, LaunchShadow, SanitizeConfig, _addresses,
+                                  compact, operand_bytes, resolve_config)
 
 
 def _core(mode="report", **kw):
@@ -167,6 +168,7 @@ def test_config_spellings(value, checks, mode, strict, monkeypatch):
     with pytest.raises(ParameterError):
         resolve_config("races")
     monkeypatch.setenv("ASCEND_JIT_SANITIZE", "report")
+    monkeypatch.setattr(sanitizer, "_sessions", [])   # the variable applies outside every sanitize_session
     assert aj.Core("atlas-a2").sanitize.mode == "report"
     core = aj.Core("atlas-a2", sanitize=False)
     assert core.sanitizer is None and core.sanitize is False
