@@ -401,8 +401,16 @@ class Sanitizer:
 
     def _other_writers(self, p, lo, hi, strict_same):
         """Can a contiguous run have a last writer pipe p is not ordered after? Only if some byte's last write is
-        another pipe's (or, strict, any write). One vectorised OR over the writer bits."""
-        return bool(np.bitwise_or.reduce(self.writer_bits[lo:hi]) & (0xFF if strict_same else ~(1 << p) & 0xFF))
+        another pipe's (or, strict, any write), and p does not know every such pipe up to the run's newest write
+        number (conservative: the exact walk decides). Vectorised reductions only."""
+        bits = int(np.bitwise_or.reduce(self.writer_bits[lo:hi]))
+        if strict_same:
+            return bits != 0
+        others = bits & ~(1 << p)
+        if not others:
+            return False
+        newest = self.writer_seq[lo:hi].max()
+        return any(self.clock[p, q] < newest for q in range(len(PIPES)) if others >> q & 1)
 
     def _check_read(self, instr, p, acc, run):
         check_init, check_race = self.enabled("init"), self.enabled("race")
@@ -435,6 +443,9 @@ class Sanitizer:
         if addrs.size == 0:   # a run: a pipe q matters only if its newest read here is one p does not know of
             check_waw = self._other_writers(p, lo, hi, strict_same)
             war_pipes = [q for q in war_pipes if self.reader_seq[q, lo:hi].max() > self.clock[p, q]]
+            if war_pipes:   # reads older than every byte's last write or hand-off do not count
+                oldest = self.writer_instr[lo:hi].min()
+                war_pipes = [q for q in war_pipes if self.reader_instr[q, lo:hi].max() > oldest]
         if not (check_waw or war_pipes):
             return
         out, war = self._scan_out, self._scan_war
