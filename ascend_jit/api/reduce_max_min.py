@@ -84,7 +84,7 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
               cal_index)
     if form == "count":
         count, = values
-        run = cached(_validate_count, *layout, count)
+        run = cached(_validate_count, layout, count)
     elif core.counter_mode:
         mask, repeat_time, src_rep_stride = values
         if not spec.reduce_max_min_per_lane:
@@ -93,11 +93,11 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
         if mask is MASK_PLACEHOLDER:
             raise ParameterError(api, "mask", mask, legal="the element count (D53)", device=core.device)
         count = (int(mask[0]) if isinstance(mask, (list, tuple)) else int(mask)) & 0xFFFFFFFF  # D53: low 32 bits
-        run = cached(_validate_counter, *layout, count, repeat_time, src_rep_stride)
+        run = cached(_validate_counter, layout, count, repeat_time, src_rep_stride)
     else:
         mask, repeat_time, src_rep_stride = values
         plan = mask_plan(api, core, d, mask, True)
-        run = cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
+        run = cached(_validate_high_dim, layout + (plan,), repeat_time, src_rep_stride)
     if not spec.reduce_max_min_per_lane:
         core.mask_defined = False  # D31: implementation state after a non-950 ReduceMax/ReduceMin
     if run is None:

@@ -50,15 +50,20 @@ class Shape(NamedTuple):
         return self.size * self.dtype.size
 
 
-def cached(fn, *key):
-    """fn(*key) through its (typed) lru_cache, numpy integers as Python ints (issue 12: they compute what the plain
-    int computes); an unhashable argument is validated uncached, which names the problem."""
-    key = tuple(int(k) if isinstance(k, np.integer) else k for k in key)
+def cached(fn, layout, *values):
+    """fn(*layout, *values) through its (typed) lru_cache. layout is ours (Python ints, specs, dtypes, mask plans);
+    values are the caller's arguments, numpy integers taken as Python ints (issue 12: they compute what the plain
+    int computes). Only the values are normalised: the call's fixed cost is part of its per-call cost (issue 21).
+    An unhashable argument is validated uncached, which names the problem."""
+    if not _NUMPY_INTEGERS.isdisjoint(map(type, values)):
+        values = tuple(int(v) if isinstance(v, np.integer) else v for v in values)
     try:
-        hash(key)
-    except TypeError:
-        return fn.__wrapped__(*key)
-    return fn(*key)
+        return fn(*layout, *values)
+    except TypeError:  # unhashable (a TypeError of the validator itself is raised again by the uncached call)
+        return fn.__wrapped__(*layout, *values)
+
+
+_NUMPY_INTEGERS = frozenset(t for t in np.sctypeDict.values() if issubclass(t, np.integer))
 
 
 def reduce_type_of(api, spec, value):
@@ -174,9 +179,8 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
     spec, d = core.spec, src.dtype
     rt = reduce_type_of(api, spec, reduce_type)
     plan = mask_plan(api, core, d, mask, is_set_mask)
-    call = cached(_validate, api, family, spec, core.bounds, d, dst.dtype, src.addr,
-                  src.size, dst.addr, dst.size, plan, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
-                  rt, order)
+    call = cached(_validate, (api, family, spec, core.bounds, d, dst.dtype, src.addr, src.size, dst.addr, dst.size,
+                              plan), repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, rt, order)
     if spec.high_dim_writes_mask_register:
         record_mask(core, plan, d, mask)  # D31: as high-dim Add / ReducePairElem
     if call is None:
