@@ -58,9 +58,10 @@ def cached(fn, layout, *values):
     if not _NUMPY_INTEGERS.isdisjoint(map(type, values)):
         values = tuple(int(v) if isinstance(v, np.integer) else v for v in values)
     try:
-        return fn(*layout, *values)
-    except TypeError:  # unhashable (a TypeError of the validator itself is raised again by the uncached call)
+        hash(values)
+    except TypeError:
         return fn.__wrapped__(*layout, *values)
+    return fn(*layout, *values)
 
 
 _NUMPY_INTEGERS = frozenset(t for t in np.sctypeDict.values() if issubclass(t, np.integer))
