@@ -10,7 +10,10 @@ from numba.core.dispatcher import Dispatcher
 import ascend_jit as aj
 import ascend_jit.jit as jit_package
 
-pytestmark = pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+pytestmark = [pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1",
+                                 reason="nothing is compiled without the JIT"),
+              pytest.mark.ascend_sanitize(checks="race,memory,blocks,sync",
+                                          reason="calls every family on fresh tensors whose values do not matter")]
 
 
 def _compiled_signatures():
@@ -68,7 +71,8 @@ def _compare(core, n):
     return (core.local_tensor("uint8", 64), core.local_tensor("half", 256), core.local_tensor("half", 256)), \
         lambda d, a, b: (aj.Compare(d, a, b, aj.CMPMODE.LT, n(256)),
                          aj.Compares(d, a, 1.0, aj.CMPMODE.GE, n(128)),
-                         aj.Compare(d, a, b, aj.CMPMODE.EQ, n(100), n(2), aj.BinaryRepeatParams(n(1), n(1), n(1), n(8), n(8), n(8))))
+                         aj.Compare(d, a, b, aj.CMPMODE.EQ, n(100), n(2),
+                                    aj.BinaryRepeatParams(n(1), n(1), n(1), n(8), n(8), n(8))))
 
 
 def _select(core, n):
@@ -93,7 +97,9 @@ def _data_copy_pad(core, n):
     def call(local):
         aj.DataCopyPad(local, gm, aj.DataCopyExtParams(n(2), n(30), n(2), n(0), n(0)),
                        aj.DataCopyPadExtParams(True, n(0), n(1), 0))
+        local.core.PipeBarrier(aj.PIPE_ALL)   # the copy-out waits for the copy-in (MTE2 -> MTE3)
         aj.DataCopyPad(gm, local, aj.DataCopyExtParams(n(2), n(30), n(0), n(2), n(0)))
+        local.core.PipeBarrier(aj.PIPE_ALL)   # and the next copy-in for this copy-out
     return (core.local_tensor("half", 256),), call
 
 
