@@ -166,11 +166,13 @@ def _warmup(args):
     from .warmup import FAMILIES, progress_bar, run_warmup
     devices = args.devices.split(",") if args.devices else None
     families = args.families.split(",") if args.families else None
-    seconds = run_warmup(devices, families, progress_bar(sys.stderr))
+    cpu = {}
+    seconds = run_warmup(devices, families, progress_bar(sys.stderr), cpu)
     width = max(len(f) for f in FAMILIES)
+    print(f"{'family':{width}s} {'wall':>8s}   {'CPU':>8s}")
     for family, s in seconds.items():
-        print(f"{family:{width}s} {s:8.1f} s")
-    print(f"{'total':{width}s} {sum(seconds.values()):8.1f} s")
+        print(f"{family:{width}s} {s:8.1f} s {cpu[family]:8.1f} s")
+    print(f"{'total':{width}s} {sum(seconds.values()):8.1f} s {sum(cpu.values()):8.1f} s")
     where = config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or "beside the package sources (__pycache__)"
     print(f"numba cache: {where}")
     return 0

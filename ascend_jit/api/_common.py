@@ -552,12 +552,14 @@ def unary_repeat_params(api, spec, params):
     if not isinstance(params, UnaryRepeatParams):
         raise ParameterError(api, "repeat_params", params, device=spec.name,
                              legal="aj.UnaryRepeatParams or 4 integers (dstBlk, srcBlk, dstRep, srcRep)")
-    for field, hi in UnaryRepeatParams.RANGES.items():
-        check_range(api, spec, field, getattr(params, field), 0, hi)
+    ints = [check_range(api, spec, field, getattr(params, field), 0, hi)
+            for field, hi in UnaryRepeatParams.RANGES.items()]
     if params.dstBlkStride == 0:
         raise ParameterError(api, "dstBlkStride", 0, legal="[1, 65535] (0 is undefined behaviour, SPEC D10)",
                              device=spec.name)
-    return params
+    # Python ints for the kernels: a numpy integer field would compile them again for its type (issue 20)
+    return params if all(type(getattr(params, f)) is int for f in UnaryRepeatParams.RANGES) else \
+        UnaryRepeatParams(*ints)
 
 
 def check_disjoint(api, spec, a, b, a_ext, b_ext, rule):
