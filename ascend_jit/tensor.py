@@ -117,19 +117,28 @@ class LocalTensor:
         """`t(i)`: Ascend C's element access `operator()`, the same as GetValue(i)."""
         return self.GetValue(i)
 
+    def _derived(self, dtype, addr, size):
+        """A tensor inside this one (a sub-tensor or a reinterpretation): its bytes lie within this tensor's, which
+        were checked inside the UB when it was made, so the placement checks are not repeated (kernels take
+        sub-tensors `t[i * len]` in their inner loops)."""
+        t = object.__new__(LocalTensor)
+        for name, value in (("_core", self._core), ("_dtype", dtype), ("_addr", addr), ("_size", size),
+                            ("_position", self._position), ("_lease", self._lease)):
+            object.__setattr__(t, name, value)
+        return t
+
     def _sub(self, key):
-        start, stop, step = key.indices(self.size)
+        start, stop, step = key.indices(self._size)
         if step != 1:
             raise ParameterError("LocalTensor[]", "step", step, legal="1 (sub-tensors are contiguous)",
                                  device=self.core.device)
-        return LocalTensor(self.core, self.dtype, self.addr + start * self.dtype.size, max(0, stop - start),
-                           self.position, self._lease)
+        return self._derived(self._dtype, self._addr + start * self._dtype.size, max(0, stop - start))
 
     def _offset(self, i):
         """`t[i]`: the sub-tensor i elements in (Ascend C operator[]), as the tiled kernels' `xLocal[j * len]`."""
-        i = _index_value("LocalTensor[]", i, self.size, self.core.device)
-        return LocalTensor(self.core, self.dtype, self.addr + i * self.dtype.size, self.size - i, self.position,
-                           self._lease)
+        if type(i) is not int or not 0 <= i < self._size:
+            i = _index_value("LocalTensor[]", i, self._size, self._core.device)
+        return self._derived(self._dtype, self._addr + i * self._dtype.size, self._size - i)
 
     def __getitem__(self, key):
         if isinstance(key, slice):
@@ -209,7 +218,7 @@ class LocalTensor:
 
     def ReinterpretCast(self, dtype):
         d = dt.resolve(dtype, "ReinterpretCast")
-        return LocalTensor(self.core, d, self.addr, self.nbytes // d.size, self.position, self._lease)
+        return self._derived(d, self._addr, self.nbytes // d.size)
 
 
 def _checked_placement(core, dtype, addr, size, position):
