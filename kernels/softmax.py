@@ -32,74 +32,112 @@ from ascend_jit.kernels._base import KernelSpec
 
 ROW = 1024                      # rDim of the default problem (1024 x 1024 halves)
 DEVICES = ("ascend950", "atlas-a3", "atlas-a2")   # DataCopyPad, ISASI SetFlag/WaitFlag, TPipe event ids
+FLOATS_PER_REPEAT = 64
+FLOATS_PER_BLOCK = 8
+MAX_REPEAT = 255
 
 
-def custom_softmax(dst, src, exp_t, sum_t, tmp, a_dim, r_dim, r_align, on_950):
-    """The original's CustomSoftmax: one row at a time, every instruction on sub-tensors `t[i * rDimAlign]`."""
-    for i in range(a_dim):
-        o = i * r_align
-        if src.dtype.name == "half":
-            aj.Cast(sum_t[o], src[o], aj.RoundMode.CAST_NONE, r_dim)
-            aj.ReduceMax(exp_t[o], sum_t[o], sum_t[o] if on_950 else tmp, r_dim)
-        else:
-            aj.ReduceMax(exp_t[o], src[o], sum_t[o] if on_950 else tmp, r_dim)
-        _broadcast_first(exp_t[o], r_dim, on_950)
-        aj.Sub(exp_t[o], sum_t[o] if src.dtype.name == "half" else src[o], exp_t[o], r_dim)
-        aj.Exp(exp_t[o], exp_t[o], r_dim)
-        aj.ReduceSum(sum_t[o], exp_t[o], dst[o].ReinterpretCast("float"), r_dim)
-        _broadcast_first(sum_t[o], r_dim, on_950)
-        if src.dtype.name == "half":
-            aj.Div(exp_t[o], exp_t[o], sum_t[o], r_dim)
-            aj.Cast(dst[o], exp_t[o], aj.RoundMode.CAST_FLOOR, r_dim)
-        else:
-            aj.Div(dst[o], exp_t[o], sum_t[o], r_dim)
+def rows_per_tile(device, r_dim, dtype):
+    """Rows per tile: x, y (dtype) and the exp and sum float tiles inside the device's UB, beside the per-row
+    partial sums and results; at most 255 repeats of 64 floats for the first BlockReduceSum."""
+    elem = 2 if dtype == "half" else 4
+    per_row = r_dim * (2 * elem + 8) + (r_dim // FLOATS_PER_REPEAT + 2 * FLOATS_PER_BLOCK) * 4
+    return max(1, min((aj.get_device(device).ub_bytes - 1024) // per_row, MAX_REPEAT * FLOATS_PER_REPEAT // r_dim))
 
 
-def _broadcast_first(t, count, on_950):
-    """`Duplicate(t, t, count)`: element 0 to elements 0..count-1 (950); the scalar route elsewhere."""
+def custom_softmax(dst, src, exp_t, sum_t, row_max, partial, row_sum, a_dim, r_dim, on_950):
+    """The original's CustomSoftmax on a tile of a_dim rows (r_dim a power of two, at least 64), every instruction
+    but the broadcasts over the whole tile."""
+    n = a_dim * r_dim
+    half = src.dtype.name == "half"
+    if half:
+        aj.Cast(sum_t, src, aj.RoundMode.CAST_NONE, n)
+        aj.PipeBarrier(aj.PIPE_V)
+    # ReduceMax of every row: fold the row's upper half onto its lower half (Max over the whole tile, the positions
+    # past each row's half are don't-care) down to 64 floats a row, then WholeReduceMax with repeatTimes = rows
+    level_src, level_dst, width = (sum_t if half else src), exp_t, r_dim
+    while width > FLOATS_PER_REPEAT:
+        width //= 2
+        count = (a_dim - 1) * r_dim + width
+        aj.Max(level_dst, level_src, level_src[width], count)
+        aj.PipeBarrier(aj.PIPE_V)
+        level_src, level_dst = level_dst, (sum_t if level_dst is exp_t else exp_t)
+    aj.WholeReduceMax(row_max, level_src, FLOATS_PER_REPEAT, a_dim, FLOATS_PER_BLOCK, 1, r_dim // FLOATS_PER_BLOCK,
+                      aj.ReduceOrder.ORDER_ONLY_VALUE)
+    _broadcast_rows(exp_t, row_max, a_dim, r_dim, on_950)
+    if half:
+        aj.Cast(sum_t, src, aj.RoundMode.CAST_NONE, n)   # the folds took the float copy of x
+        aj.PipeBarrier(aj.PIPE_V)
+    aj.Sub(exp_t, sum_t if half else src, exp_t, n)
+    aj.PipeBarrier(aj.PIPE_V)
+    aj.Exp(exp_t, exp_t, n)
+    aj.PipeBarrier(aj.PIPE_V)
+    # ReduceSum of every row (its tmp is the y tile reinterpreted as float, as in the original): two BlockReduceSum
+    # passes (r_dim -> r_dim / 64 floats a row), then WholeReduceSum with repeatTimes = rows
+    scratch = dst.ReinterpretCast("float")
+    aj.BlockReduceSum(scratch, exp_t, n // FLOATS_PER_REPEAT, FLOATS_PER_REPEAT, 1, 1, 8)
+    aj.PipeBarrier(aj.PIPE_V)
+    width = r_dim // FLOATS_PER_BLOCK
+    aj.BlockReduceSum(partial, scratch, a_dim * width // FLOATS_PER_REPEAT, FLOATS_PER_REPEAT, 1, 1, 8)
+    aj.PipeBarrier(aj.PIPE_V)
+    width //= FLOATS_PER_BLOCK
+    aj.WholeReduceSum(row_sum, partial, width, a_dim, FLOATS_PER_BLOCK, 1, width // FLOATS_PER_BLOCK)
+    _broadcast_rows(sum_t, row_sum, a_dim, r_dim, on_950)
+    if half:
+        aj.Div(exp_t, exp_t, sum_t, n)
+        aj.PipeBarrier(aj.PIPE_V)
+        aj.Cast(dst, exp_t, aj.RoundMode.CAST_FLOOR, n)
+    else:
+        aj.Div(dst, exp_t, sum_t, n)
+
+
+def _broadcast_rows(t, values, a_dim, r_dim, on_950):
+    """`Duplicate(t[i * r_dim], values[i * 8], r_dim)` for every row (one value per 32-byte block): the tensor-source
+    Duplicate on the 950 (SPEC-2 5.1, its source 32-byte aligned); elsewhere the scalar read after a V_S flag pair
+    and the scalar Duplicate, as A2-class kernels do."""
+    aj.PipeBarrier(aj.PIPE_V)
     if on_950:
-        aj.Duplicate(t, t, count)
-        return
-    event = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_S)
-    aj.SetFlag(event, event=aj.HardEvent.V_S)
-    aj.WaitFlag(event, event=aj.HardEvent.V_S)
-    aj.Duplicate(t, t.GetValue(0), count)
+        for i in range(a_dim):
+            aj.Duplicate(t[i * r_dim], values[i * FLOATS_PER_BLOCK], r_dim)
+    else:
+        event = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_S)
+        aj.SetFlag(event, event=aj.HardEvent.V_S)
+        aj.WaitFlag(event, event=aj.HardEvent.V_S)
+        for i in range(a_dim):
+            aj.Duplicate(t[i * r_dim], values.GetValue(i * FLOATS_PER_BLOCK), r_dim)
+    aj.PipeBarrier(aj.PIPE_V)
 
 
-def softmax_kernel(x_gm, y_gm, rows, r_dim, dtype, rows_per_tile):
-    """The original's softmax_custom for one block: tiles of `rows_per_tile` rows, the last tile shorter."""
+def softmax_kernel(x_gm, y_gm, rows, r_dim, dtype, tile_rows):
+    """The original's softmax_custom for one block: tiles of `tile_rows` rows, the last tile shorter."""
     pipe = aj.TPipe()   # noqa: F841  (the original's `TPipe tPipe;`: the kernel's GetTPipePtr())
     aj.InitSocState()
     core = aj.current_core()
     on_950 = core.device == "ascend950"
     elem = 2 if dtype == "half" else 4
-    r_align = -(-r_dim // (32 // elem)) * (32 // elem)
     x = aj.GlobalTensor(x_gm)
     y = aj.GlobalTensor(y_gm)
     allocator = aj.LocalMemAllocator()
-    tile = rows_per_tile * r_align
+    tile = tile_rows * r_dim
     x_local = allocator.Alloc(dtype, tile)
     y_local = allocator.Alloc(dtype, tile)
     exp_t = allocator.Alloc("float", tile)
     sum_t = allocator.Alloc("float", tile)
-    tmp = None if on_950 else allocator.Alloc("float", max(8, aj.GetReduceMaxMinTmpSize(core.device, "float",
-                                                                                       count=r_dim)))
-    pad = aj.DataCopyPadExtParams(True, 0, r_align - r_dim, 0)
+    row_max = allocator.Alloc("float", tile_rows * FLOATS_PER_BLOCK)
+    row_sum = allocator.Alloc("float", tile_rows * FLOATS_PER_BLOCK)
+    partial = allocator.Alloc("float", tile_rows * (r_dim // FLOATS_PER_REPEAT))
     aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
-    for start in range(0, rows, rows_per_tile):
-        a_dim = min(rows_per_tile, rows - start)
+    for start in range(0, rows, tile_rows):
+        a_dim = min(tile_rows, rows - start)
         aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
-        for j in range(a_dim):
-            aj.DataCopyPad(x_local[j * r_align], x[(start + j) * r_dim],
-                           aj.DataCopyExtParams(1, r_dim * elem, 0, 0, 0), pad)
+        aj.DataCopyPad(x_local, x[start * r_dim], aj.DataCopyExtParams(a_dim, r_dim * elem, 0, 0, 0),
+                       aj.DataCopyPadExtParams(False, 0, 0, 0))
         aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)
         aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)
-        custom_softmax(y_local, x_local, exp_t, sum_t, tmp, a_dim, r_dim, r_align, on_950)
+        custom_softmax(y_local, x_local, exp_t, sum_t, row_max, partial, row_sum, a_dim, r_dim, on_950)
         aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.V_MTE3)
         aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.V_MTE3)
-        for j in range(a_dim):
-            aj.DataCopyPad(y[(start + j) * r_dim], y_local[j * r_align],
-                           aj.DataCopyExtParams(1, r_dim * elem, 0, 0, 0))
+        aj.DataCopyPad(y[start * r_dim], y_local, aj.DataCopyExtParams(a_dim, r_dim * elem, 0, 0, 0))
         aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
     aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
     aj.PipeBarrier(aj.PIPE_ALL)
@@ -115,9 +153,8 @@ def run(device, inputs, dtype="half"):
     x = inputs["x"]
     rows, r_dim = x.shape
     y = np.zeros_like(x)
-    rows_per_tile = max(1, min(rows, 8192 // r_dim))   # x, y, exp and sum tiles plus tmp fit every UB
     with aj.Core(device):
-        softmax_kernel(x.reshape(-1), y.reshape(-1), rows, r_dim, dtype, rows_per_tile)
+        softmax_kernel(x.reshape(-1), y.reshape(-1), rows, r_dim, dtype, min(rows, rows_per_tile(device, r_dim, dtype)))
     return {"y": y}
 
 
