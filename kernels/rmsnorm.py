@@ -8,13 +8,15 @@ hicann/ops-nn @ 26bb0755db767817742d34050935ee260d05b7f5, norm/rms_norm/op_kerne
 per-row scalar rstd of the single-row kernel of the same folder (rms_norm_single_row.h, `1 / sqrt(sum * avgFactor +
 epsilon)` on the scalar unit).
 
-As in the original, a tile holds `row_factor` rows and every vector instruction covers the whole tile: the gamma row
-is broadcast once to row_factor rows (BroadCastGamma), then per tile DataCopy of the rows (EnQue/DeQue), Cast
-half->float CAST_NONE of the tile, Mul x*x of the tile, the row sums of squares (ReduceSumMultiN: the library's
-helper covers rows below 255 * 8 floats; for 4096 the port reduces each row with two BlockReduceSum passes, 4096 ->
-512 -> 64 floats a row, then WholeReduceSum with repeatTimes = rows), PipeBarrier<PIPE_V> between dependent vector
-instructions, then Muls of each row by its rstd, one Mul of the tile by the broadcast gamma, one Cast float->half
-CAST_NONE of the tile and the copy out of y and rstd. Blocks take `block_factor` rows each, the last block the rest.
+As in the original, a tile holds `row_factor` rows (from the UB size) and the vector instructions cover the whole tile:
+per tile DataCopy of the rows (EnQue/DeQue), Cast half->float CAST_NONE of the tile, Mul x*x of the tile, the row
+sums of squares (ReduceSumMultiN: the library's helper covers rows below 255 * 8 floats; for 4096 the port reduces
+every row of the tile with two BlockReduceSum passes, 4096 -> 512 -> 64 floats a row, then WholeReduceSum with
+repeatTimes = rows), PipeBarrier<PIPE_V> between dependent vector instructions, then per row Muls by its rstd and
+Mul by the gamma row (the single-row path's form: broadcasting gamma to the tile as the merge-N kernel does would
+cost a float tile of UB), one Cast float->half CAST_NONE of the tile and the copies out of y and rstd. The float
+copy of x is cast again after the reduction, which squared it in place (one tile less of UB). Blocks take
+`block_factor` rows each, the last block the rest.
 
 Deviation (docs/decisions.md "Kernel gallery"): the merge-N kernel computes rstd with vector Muls, Adds, Sqrt and
 Div, which are MODELLED (SPEC-2 0.3); the port computes it on the scalar unit as the single-row kernel does (a V_S

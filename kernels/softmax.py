@@ -6,23 +6,26 @@ mirror-cann/asc-devkit @ 82b89a15f26329511fc7fbc807d5132a1f9b4ba7,
 examples/01_simd_cpp_api/05_best_practices/02_reg_compute/softmax_high_performance/softmax.asc
 (`CustomSoftmax` and `softmax_custom`, SCENARIO_NUM 0).
 
-As in the original: InitSocState, a LocalMemAllocator carving x, y, exp and sum tiles, DataCopyPad of each row into a
-32-byte aligned row slot (padding to rDimAlign), SetFlag/WaitFlag MTE2_V before the compute, V_MTE3 before the copy
-out and MTE3_MTE2 between tiles, then per row: Cast half->float (CAST_NONE), ReduceMax, broadcast of the max, Sub, Exp,
-ReduceSum (its tmp is the y row reinterpreted as float), broadcast of the sum, Div, Cast float->half with CAST_FLOOR
-(the original's mode).
+As in the original: InitSocState, a LocalMemAllocator carving x, y, exp and sum tiles, DataCopyPad of the rows into
+the x tile, SetFlag/WaitFlag MTE2_V before the compute, V_MTE3 before the copy out and MTE3_MTE2 between tiles, Cast
+half->float (CAST_NONE), the row maximum, its broadcast, Sub, Exp, the row sum (its scratch is the y tile
+reinterpreted as float), its broadcast, Div, Cast float->half with CAST_FLOOR (the original's mode). Where the
+original issues every instruction once per row, the port tiles many rows (rows per tile from the UB) and each
+instruction covers the whole tile, as the library's multi-row kernels do: the row maximum folds each row's upper half
+onto its lower half with whole-tile Max calls down to 64 floats a row, then WholeReduceMax with repeatTimes = rows;
+the row sum is BlockReduceSum twice and WholeReduceSum with repeatTimes = rows; only the broadcasts are one
+Duplicate per row.
 
 Device differences (docs/decisions.md "Kernel gallery"): the tensor-source Duplicate that broadcasts the max and the
 sum exists on the 950 only (SPEC-2 5.1); elsewhere the kernel reads the value with GetValue after a V_S flag pair and
-broadcasts it with the scalar Duplicate, as A2-class kernels do. ReduceMax may use its own source as tmp on the 950
-only (SPEC-2 D54); elsewhere the kernel carves a tmp of GetReduceMaxMinTmpSize elements. DataCopyPad is not offered
-on the 310P and the 910 (SPEC-2 1.9) and the 310B has neither the ISASI SetFlag/WaitFlag nor TPipe event ids, so
+broadcasts it with the scalar Duplicate, as A2-class kernels do (each row's value sits in its own 32-byte block, so
+the tensor source is aligned). DataCopyPad is not offered on the 310P and the 910 (SPEC-2 1.9) and the 310B has neither the ISASI SetFlag/WaitFlag nor TPipe event ids, so
 the kernel runs on the 950, A3 and A2.
 
 Fidelity: MODELLED (Exp and Div are MODELLED on every device, SPEC-2 0.3). The result is checked against a float64
 softmax: each row passes through one exact cast, one rounded subtraction, one rounded Exp, a sum of rDim rounded
-terms, one rounded division and the final cast, so the float result is within 2e-6 relative (float32 rounding of
-at most 12 tree levels plus three single roundings), and the half result within 2**-9 relative (CAST_FLOOR loses
+terms (in any order), one rounded division and the final cast, so the float result is within 2e-6 relative
+(float32 rounding of at most 12 tree levels plus three single roundings), and the half result within 2**-9 relative (CAST_FLOOR loses
 up to one half ulp, 2**-10 relative, on top of that).
 """
 import numpy as np
