@@ -95,6 +95,8 @@ class KernelRmsNormMergeN:
         self.pipe.InitBuffer(self.out_rstd, 1, -(-self.row_factor * 4 // 32) * 32)
         self.pipe.InitBuffer(self.x_fp32, tile * 4)
         self.pipe.InitBuffer(self.sum_tmp, tile // FLOATS_PER_BLOCK * 4)
+        x_fp32 = self.x_fp32.Get("float")
+        self.x_fp32_rows = [x_fp32[r * num_col] for r in range(self.row_factor)]   # `xFp32[rowOffset]`, taken once
 
     def Process(self):
         self.CopyInGamma()
@@ -149,10 +151,12 @@ class KernelRmsNormMergeN:
         self.in_x.FreeTensor(x)
         aj.PipeBarrier(aj.PIPE_V)
         for r in range(rows):
-            aj.Muls(x_fp32[r * cols], x_fp32[r * cols], values[r], cols)
+            row = self.x_fp32_rows[r]
+            aj.Muls(row, row, values[r], cols)
         aj.PipeBarrier(aj.PIPE_V)
         for r in range(rows):
-            aj.Mul(x_fp32[r * cols], x_fp32[r * cols], gamma, cols)
+            row = self.x_fp32_rows[r]
+            aj.Mul(row, row, gamma, cols)
         aj.PipeBarrier(aj.PIPE_V)
         y = self.out_y.AllocTensor("half")
         aj.Cast(y, x_fp32, aj.RoundMode.CAST_NONE, n)

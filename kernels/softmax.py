@@ -48,99 +48,99 @@ def rows_per_tile(device, r_dim, dtype):
     return max(1, min((aj.get_device(device).ub_bytes - 1024) // per_row, MAX_REPEAT * FLOATS_PER_REPEAT // r_dim))
 
 
-def custom_softmax(dst, src, exp_t, sum_t, row_max, partial, row_sum, a_dim, r_dim, on_950):
-    """The original's CustomSoftmax on a tile of a_dim rows (r_dim a power of two, at least 64), every instruction
-    but the broadcasts over the whole tile."""
+class SoftmaxTiles:
+    """The original's LocalMemAllocator carving (x, y, exp and sum tiles) plus the per-row results, and the row views
+    the broadcasts address (`expTensor[i * rDimAlign]`), taken once rather than in every tile."""
+
+    def __init__(self, dtype, tile_rows, r_dim, on_950):
+        allocator = aj.LocalMemAllocator()
+        tile = tile_rows * r_dim
+        self.x = allocator.Alloc(dtype, tile)
+        self.y = allocator.Alloc(dtype, tile)
+        self.exp = allocator.Alloc("float", tile)
+        self.sum = allocator.Alloc("float", tile)
+        self.row_max = allocator.Alloc("float", tile_rows * FLOATS_PER_BLOCK)
+        self.row_sum = allocator.Alloc("float", tile_rows * FLOATS_PER_BLOCK)
+        self.partial = allocator.Alloc("float", tile_rows * (r_dim // FLOATS_PER_REPEAT))
+        self.exp_rows = [self.exp[i * r_dim] for i in range(tile_rows)]
+        self.sum_rows = [self.sum[i * r_dim] for i in range(tile_rows)]
+        self.max_at = [self.row_max[i * FLOATS_PER_BLOCK] for i in range(tile_rows)] if on_950 else None
+        self.sum_at = [self.row_sum[i * FLOATS_PER_BLOCK] for i in range(tile_rows)] if on_950 else None
+        self.y_as_float = self.y.ReinterpretCast("float")
+
+
+def custom_softmax(t, a_dim, r_dim):
+    """The original's CustomSoftmax on a tile of a_dim rows (r_dim a power of two, at least 64): every instruction
+    but the broadcasts covers the whole tile."""
     n = a_dim * r_dim
-    half = src.dtype.name == "half"
+    half = t.x.dtype.name == "half"
+    xf = t.sum if half else t.x   # x as float
     if half:
-        aj.Cast(sum_t, src, aj.RoundMode.CAST_NONE, n)
-        aj.PipeBarrier(aj.PIPE_V)
+        aj.Cast(t.sum, t.x, aj.RoundMode.CAST_NONE, n)
     # ReduceMax of every row: fold the row's upper half onto its lower half (Max over the whole tile, the positions
     # past each row's half are don't-care) down to 64 floats a row, then WholeReduceMax with repeatTimes = rows
-    level_src, level_dst, width = (sum_t if half else src), exp_t, r_dim
+    level_src, level_dst, width = xf, t.exp, r_dim
     while width > FLOATS_PER_REPEAT:
         width //= 2
-        count = (a_dim - 1) * r_dim + width
-        aj.Max(level_dst, level_src, level_src[width], count)
-        aj.PipeBarrier(aj.PIPE_V)
-        level_src, level_dst = level_dst, (sum_t if level_dst is exp_t else exp_t)
-    aj.WholeReduceMax(row_max, level_src, FLOATS_PER_REPEAT, a_dim, FLOATS_PER_BLOCK, 1, r_dim // FLOATS_PER_BLOCK,
+        aj.Max(level_dst, level_src, level_src[width], (a_dim - 1) * r_dim + width)
+        level_src, level_dst = level_dst, (t.sum if level_dst is t.exp else t.exp)
+    aj.WholeReduceMax(t.row_max, level_src, FLOATS_PER_REPEAT, a_dim, FLOATS_PER_BLOCK, 1, r_dim // FLOATS_PER_BLOCK,
                       aj.ReduceOrder.ORDER_ONLY_VALUE)
-    _broadcast_rows(exp_t, row_max, a_dim, r_dim, on_950)
+    _broadcast_rows(t.exp_rows, t.row_max, t.max_at, a_dim, r_dim)
     if half:
-        aj.Cast(sum_t, src, aj.RoundMode.CAST_NONE, n)   # the folds took the float copy of x
-        aj.PipeBarrier(aj.PIPE_V)
-    aj.Sub(exp_t, sum_t if half else src, exp_t, n)
-    aj.PipeBarrier(aj.PIPE_V)
-    aj.Exp(exp_t, exp_t, n)
-    aj.PipeBarrier(aj.PIPE_V)
+        aj.Cast(t.sum, t.x, aj.RoundMode.CAST_NONE, n)   # the folds took the float copy of x
+    aj.Sub(t.exp, xf, t.exp, n)
+    aj.Exp(t.exp, t.exp, n)
     # ReduceSum of every row (its tmp is the y tile reinterpreted as float, as in the original): two BlockReduceSum
     # passes (r_dim -> r_dim / 64 floats a row), then WholeReduceSum with repeatTimes = rows
-    scratch = dst.ReinterpretCast("float")
-    aj.BlockReduceSum(scratch, exp_t, n // FLOATS_PER_REPEAT, FLOATS_PER_REPEAT, 1, 1, 8)
-    aj.PipeBarrier(aj.PIPE_V)
+    aj.BlockReduceSum(t.y_as_float, t.exp, n // FLOATS_PER_REPEAT, FLOATS_PER_REPEAT, 1, 1, 8)
     width = r_dim // FLOATS_PER_BLOCK
-    aj.BlockReduceSum(partial, scratch, a_dim * width // FLOATS_PER_REPEAT, FLOATS_PER_REPEAT, 1, 1, 8)
-    aj.PipeBarrier(aj.PIPE_V)
+    aj.BlockReduceSum(t.partial, t.y_as_float, a_dim * width // FLOATS_PER_REPEAT, FLOATS_PER_REPEAT, 1, 1, 8)
     width //= FLOATS_PER_BLOCK
-    aj.WholeReduceSum(row_sum, partial, width, a_dim, FLOATS_PER_BLOCK, 1, width // FLOATS_PER_BLOCK)
-    _broadcast_rows(sum_t, row_sum, a_dim, r_dim, on_950)
+    aj.WholeReduceSum(t.row_sum, t.partial, width, a_dim, FLOATS_PER_BLOCK, 1, width // FLOATS_PER_BLOCK)
+    _broadcast_rows(t.sum_rows, t.row_sum, t.sum_at, a_dim, r_dim)
     if half:
-        aj.Div(exp_t, exp_t, sum_t, n)
-        aj.PipeBarrier(aj.PIPE_V)
-        aj.Cast(dst, exp_t, aj.RoundMode.CAST_FLOOR, n)
+        aj.Div(t.exp, t.exp, t.sum, n)
+        aj.Cast(t.y, t.exp, aj.RoundMode.CAST_FLOOR, n)
     else:
-        aj.Div(dst, exp_t, sum_t, n)
+        aj.Div(t.y, t.exp, t.sum, n)
 
 
-def _broadcast_rows(t, values, a_dim, r_dim, on_950):
-    """`Duplicate(t[i * r_dim], values[i * 8], r_dim)` for every row (one value per 32-byte block): the tensor-source
-    Duplicate on the 950 (SPEC-2 5.1, its source 32-byte aligned); elsewhere the scalar read after a V_S flag pair
-    and the scalar Duplicate, as A2-class kernels do."""
-    aj.PipeBarrier(aj.PIPE_V)
-    if on_950:
+def _broadcast_rows(rows, values, value_at, a_dim, r_dim):
+    """`Duplicate(rows[i], values[i * 8], r_dim)` for every row (one value per 32-byte block): the tensor-source
+    Duplicate on the 950 (SPEC-2 5.1, its source 32-byte aligned: value_at[i] = values[i * 8]); elsewhere the scalar
+    read after a V_S flag pair and the scalar Duplicate, as A2-class kernels do."""
+    if value_at is not None:
         for i in range(a_dim):
-            aj.Duplicate(t[i * r_dim], values[i * FLOATS_PER_BLOCK], r_dim)
-    else:
-        event = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_S)
-        aj.SetFlag(event, event=aj.HardEvent.V_S)
-        aj.WaitFlag(event, event=aj.HardEvent.V_S)
-        for i in range(a_dim):
-            aj.Duplicate(t[i * r_dim], values.GetValue(i * FLOATS_PER_BLOCK), r_dim)
-    aj.PipeBarrier(aj.PIPE_V)
+            aj.Duplicate(rows[i], value_at[i], r_dim)
+        return
+    event = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_S)
+    aj.SetFlag(event, event=aj.HardEvent.V_S)
+    aj.WaitFlag(event, event=aj.HardEvent.V_S)
+    for i in range(a_dim):
+        aj.Duplicate(rows[i], values.GetValue(i * FLOATS_PER_BLOCK), r_dim)
 
 
 def softmax_kernel(x_gm, y_gm, rows, r_dim, dtype, tile_rows):
     """The original's softmax_custom for one block: tiles of `tile_rows` rows, the last tile shorter."""
     pipe = aj.TPipe()   # noqa: F841  (the original's `TPipe tPipe;`: the kernel's GetTPipePtr())
     aj.InitSocState()
-    core = aj.current_core()
-    on_950 = core.device == "ascend950"
     elem = 2 if dtype == "half" else 4
     x = aj.GlobalTensor(x_gm)
     y = aj.GlobalTensor(y_gm)
-    allocator = aj.LocalMemAllocator()
-    tile = tile_rows * r_dim
-    x_local = allocator.Alloc(dtype, tile)
-    y_local = allocator.Alloc(dtype, tile)
-    exp_t = allocator.Alloc("float", tile)
-    sum_t = allocator.Alloc("float", tile)
-    row_max = allocator.Alloc("float", tile_rows * FLOATS_PER_BLOCK)
-    row_sum = allocator.Alloc("float", tile_rows * FLOATS_PER_BLOCK)
-    partial = allocator.Alloc("float", tile_rows * (r_dim // FLOATS_PER_REPEAT))
+    t = SoftmaxTiles(dtype, tile_rows, r_dim, aj.current_core().device == "ascend950")
     aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
     for start in range(0, rows, tile_rows):
         a_dim = min(tile_rows, rows - start)
         aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
-        aj.DataCopyPad(x_local, x[start * r_dim], aj.DataCopyExtParams(a_dim, r_dim * elem, 0, 0, 0),
+        aj.DataCopyPad(t.x, x[start * r_dim], aj.DataCopyExtParams(a_dim, r_dim * elem, 0, 0, 0),
                        aj.DataCopyPadExtParams(False, 0, 0, 0))
         aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)
         aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)
-        custom_softmax(y_local, x_local, exp_t, sum_t, row_max, partial, row_sum, a_dim, r_dim, on_950)
+        custom_softmax(t, a_dim, r_dim)
         aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.V_MTE3)
         aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.V_MTE3)
-        aj.DataCopyPad(y[start * r_dim], y_local, aj.DataCopyExtParams(a_dim, r_dim * elem, 0, 0, 0))
+        aj.DataCopyPad(y[start * r_dim], t.y, aj.DataCopyExtParams(a_dim, r_dim * elem, 0, 0, 0))
         aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
     aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
     aj.PipeBarrier(aj.PIPE_ALL)

@@ -199,16 +199,20 @@ def _store(d, size, i, v):
 @njit(cache=True, inline="always")
 def _floor_half_run(sv, dv, bits, sat, n):
     """float -> half CAST_FLOOR: the hardware's RNE conversion, stepped one half ulp towards -inf where it rounded
-    up (a finite half is exact in float32, so `value > x` is exact). Results that are not finite halves (NaN,
-    overflow, where D45/D46 decide) take convert_bits, the general routine."""
+    up (a finite half is exact in float32, so `value > x` is exact); a branch-free pass that vectorises. Results
+    that are not finite halves (NaN, overflow: D45/D46 decide) are redone by convert_bits, the general routine."""
+    special = False
     for i in range(n):
         x = sv[i]
         h = f32_to_half_bits(x)
-        if half_bits_to_f32(h) > x:
-            h = h - np.uint16(1) if h & np.uint16(0x8000) == 0 else h + np.uint16(1)
-        if (h & np.uint16(0x7C00)) == np.uint16(0x7C00) or x != x:
-            h = np.uint16(convert_bits(KIND_FLOAT, KIND_HALF, MODE_FLOOR, False, sat, _U64(bits[i])))
+        step = np.uint16(1) if half_bits_to_f32(h) > x else np.uint16(0)
+        h = h + step if (h & np.uint16(0x8000)) != 0 else h - step
         dv[i] = h
+        special |= (h & np.uint16(0x7C00)) == np.uint16(0x7C00)
+    if special:
+        for i in range(n):
+            if (dv[i] & np.uint16(0x7C00)) == np.uint16(0x7C00):
+                dv[i] = np.uint16(convert_bits(KIND_FLOAT, KIND_HALF, MODE_FLOOR, False, sat, _U64(bits[i])))
 
 
 @njit(cache=True)
