@@ -80,6 +80,20 @@ def test_plot_without_matplotlib_or_without_compare_devices_is_refused(tmp_path,
     assert "matplotlib" in capsys.readouterr().err and not (tmp_path / "b.png").exists()
 
 
+def test_a_kernel_file_is_an_importable_module_under_a_stable_name():
+    """numba's cache of a VF defined in a kernel file records the module by name and imports it in later processes."""
+    import importlib
+    import inspect
+
+    from ascend_jit.kernels import load_file
+    [k] = load_file(gallery_dir() / "reduce_block.py")
+    module = inspect.getmodule(k.run)
+    assert module is not None and importlib.import_module(module.__name__) is module
+    assert module.__name__.startswith("ascend_jit_user_kernel_reduce_block_")
+    [again] = load_file(gallery_dir() / "reduce_block.py")
+    assert inspect.getmodule(again.run).__name__ == module.__name__
+
+
 def test_modelled_kernels_state_a_tolerance_and_bit_exact_ones_do_not():
     assert GALLERY["softmax"].fidelity == "MODELLED" and GALLERY["softmax"].tolerance
     assert GALLERY["rmsnorm"].fidelity == "BIT-EXACT" and GALLERY["layernorm"].fidelity == "BIT-EXACT"
