@@ -139,6 +139,9 @@ def _plot_device_differences(k, size, diffs, path):
             frac = 1.0 - np.searchsorted(values, xs, side="right") / max(values.size, 1)
             ax.step(xs + 1, frac, where="post", label=f"{device} (max {int(values[-1]) if values.size else 0} ulp, "
                                                        f"{np.count_nonzero(values) / max(values.size, 1):.1%} differ)")
+        if all(per_key[key] is None or not per_key[key].any() for per_key in diffs.values()):
+            ax.text(0.5, 0.5, f"bit-identical to {k.devices[0]}\non every device", ha="center", va="center",
+                    transform=ax.transAxes)
         ax.set_xscale("log")
         ax.set_xlim(1, top + 2)
         ax.set_ylim(0, 1.02)

@@ -579,11 +579,16 @@ def ternary_strided(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, d
 # --- fill (Duplicate, Brcb: bit copies, SPEC-2 5) ------------------------------------------------------------------------
 @njit(cache=True, nogil=True, error_model="numpy")
 def fill_contiguous(ub, size, dst, bits, n):
-    """Duplicate count form: n elements of `size` bytes receive the bit pattern `bits`."""
+    """Duplicate count form: n elements of `size` bytes receive the bit pattern `bits` (the first element's bytes,
+    then copies of the filled part doubling in length: a few block copies instead of a byte loop)."""
     word = np.array([bits]).view(np.uint8)
-    for k in range(n):
-        for j in range(size):
-            ub[dst + k * size + j] = word[j]
+    out = ub[dst:dst + n * size]
+    out[:min(size, out.size)] = word[:min(size, out.size)]
+    filled = size
+    while filled < out.size:
+        step = min(filled, out.size - filled)
+        out[filled:filled + step] = out[:step]
+        filled += step
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
