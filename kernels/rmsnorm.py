@@ -95,8 +95,9 @@ class KernelRmsNormMergeN:
         self.pipe.InitBuffer(self.out_rstd, 1, -(-self.row_factor * 4 // 32) * 32)
         self.pipe.InitBuffer(self.x_fp32, tile * 4)
         self.pipe.InitBuffer(self.sum_tmp, tile // FLOATS_PER_BLOCK * 4)
-        x_fp32 = self.x_fp32.Get("float")
-        self.x_fp32_rows = [x_fp32[r * num_col] for r in range(self.row_factor)]   # `xFp32[rowOffset]`, taken once
+        self.x_fp32_tile = self.x_fp32.Get("float")
+        self.sum_tmp_tile = self.sum_tmp.Get("float")
+        self.x_fp32_rows = [self.x_fp32_tile[r * num_col] for r in range(self.row_factor)]   # `xFp32[rowOffset]`
 
     def Process(self):
         self.CopyInGamma()
@@ -124,23 +125,22 @@ class KernelRmsNormMergeN:
     def Compute(self, start, rows, gamma):
         n, cols = rows * self.num_col, self.num_col
         x = self.in_x.DeQue("half")
-        x_fp32 = self.x_fp32.Get("float")
+        x_fp32 = self.x_fp32_tile
         # 1. x^2 of the tile (in the float buffer), the row sums of squares
         aj.Cast(x_fp32, x, aj.RoundMode.CAST_NONE, n)
         aj.PipeBarrier(aj.PIPE_V)
         aj.Mul(x_fp32, x_fp32, x_fp32, n)
         aj.PipeBarrier(aj.PIPE_V)
         rstd = self.out_rstd.AllocTensor("float")
-        reduce_sum_multi_n(rstd, x_fp32, self.sum_tmp.Get("float"), rows, cols)
+        reduce_sum_multi_n(rstd, x_fp32, self.sum_tmp_tile, rows, cols)
         # 2. rstd = 1 / sqrt(sum * avgFactor + eps) on the scalar unit, one row at a time
         event_vs = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_S)
         aj.SetFlag(event_vs, event=aj.HardEvent.V_S)
         aj.WaitFlag(event_vs, event=aj.HardEvent.V_S)
-        values = []
+        sums = np.array([rstd.GetValue(r) for r in range(rows)], np.float32)
+        values = np.float32(1.0) / np.sqrt(sums * self.avg_factor + EPS)   # each row's float32 ops, on numpy arrays
         for r in range(rows):
-            value = np.float32(1.0) / np.sqrt(rstd.GetValue(r) * self.avg_factor + EPS)
-            rstd.SetValue(r, value)
-            values.append(value)
+            rstd.SetValue(r, values[r])
         event_sv = aj.GetTPipePtr().FetchEventID(aj.HardEvent.S_V)
         aj.SetFlag(event_sv, event=aj.HardEvent.S_V)
         aj.WaitFlag(event_sv, event=aj.HardEvent.S_V)
