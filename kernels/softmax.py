@@ -19,14 +19,15 @@ Duplicate per row.
 Device differences (docs/decisions.md "Kernel gallery"): the tensor-source Duplicate that broadcasts the max and the
 sum exists on the 950 only (SPEC-2 5.1); elsewhere the kernel reads the value with GetValue after a V_S flag pair and
 broadcasts it with the scalar Duplicate, as A2-class kernels do (each row's value sits in its own 32-byte block, so
-the tensor source is aligned). DataCopyPad is not offered on the 310P and the 910 (SPEC-2 1.9) and the 310B has neither the ISASI SetFlag/WaitFlag nor TPipe event ids, so
-the kernel runs on the 950, A3 and A2.
+the tensor source is aligned). DataCopyPad is not offered on the 310P and the 910 (SPEC-2 1.9) and the 310B has
+neither the ISASI SetFlag/WaitFlag nor TPipe event ids, so the kernel runs on the 950, A3 and A2. Like the original,
+the kernel has no PipeBarrier between its vector instructions (one pipe runs them in order).
 
 Fidelity: MODELLED (Exp and Div are MODELLED on every device, SPEC-2 0.3). The result is checked against a float64
 softmax: each row passes through one exact cast, one rounded subtraction, one rounded Exp, a sum of rDim rounded
 terms (in any order), one rounded division and the final cast, so the float result is within 2e-6 relative
-(float32 rounding of at most 12 tree levels plus three single roundings), and the half result within 2**-9 relative (CAST_FLOOR loses
-up to one half ulp, 2**-10 relative, on top of that).
+(float32 rounding of at most 12 tree levels plus three single roundings), and the half result within 2**-9
+relative (CAST_FLOOR loses up to one half ulp, 2**-10 relative, on top of that).
 """
 import numpy as np
 

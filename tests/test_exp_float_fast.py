@@ -36,8 +36,8 @@ def _same_bits(bits):
 def test_sampled_floats_and_the_edges():
     rng = np.random.default_rng(11)
     edges = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001, 0x42B00000, 0x42B17217,
-                      0x42B17218, 0xC2AE0000, 0xC2AEAC4F, 0xC2AEAC50, 0xC2CFF1B4, 0xC2CFF1B5, 0x3F800000, 1, 0x80000001],
-                     np.uint64)
+                      0x42B17218, 0xC2AE0000, 0xC2AEAC4F, 0xC2AEAC50, 0xC2CFF1B4, 0xC2CFF1B5, 0x3F800000, 1,
+                      0x80000001], np.uint64)
     near = (edges[:, None].astype(np.int64) + np.arange(-64, 65)[None, :]).reshape(-1) % (1 << 32)
     softmax_range = (-np.abs(rng.standard_normal(1 << 20) * 8)).astype(np.float32).view(np.uint32)
     _same_bits(np.concatenate([near.astype(np.uint64), rng.integers(0, 1 << 32, 1 << 21, dtype=np.uint64),

@@ -12,8 +12,8 @@ from numba import njit
 
 from .addressing import active_lanes, copy_lanes
 from .numerics import (BF16_NAN, FLOAT_NAN_BITS, HALF_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, bf16_bits_to_f32,
-                       f32_to_bf16_bits, f32_to_half_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size,
-                       round_half)
+                       f32_to_bf16_bits, f32_to_half_bits, float_store_bits, half_bits_to_f32, half_store_bits,
+                       kind_size, round_half)
 
 # aj.RoundMode values (CAST_NONE arrives as CAST_RINT: SPEC-2 D45)
 MODE_RINT, MODE_FLOOR, MODE_CEIL, MODE_ROUND, MODE_TRUNC, MODE_ODD = 1, 2, 3, 4, 5, 6

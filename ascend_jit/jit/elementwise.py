@@ -19,9 +19,9 @@ from numba import njit
 
 from .addressing import active_lanes, copy_lanes
 from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush, fma_lane, int_abs_lane,
-                    int_div_lane, int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane, int_stage, leaky_relu_lane,
-                    ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane, rsqrt_lane,
-                    rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_less)
+                    int_div_lane, int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane, int_stage,
+                    leaky_relu_lane, ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane,
+                    rsqrt_lane, rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_less)
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16,
                        KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, f32_to_bf16_bits, float_store_bits,
                        half_bits_to_f32, half_store_bits, kind_size, round_half)
