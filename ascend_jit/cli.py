@@ -56,7 +56,7 @@ def _run(args):
     print(f"{k.name} on {device} ({size} elements, seed {args.seed}): {'PASS' if ok else 'FAIL'} ({k.fidelity})")
     for line in lines:
         print("  " + line.replace("\n", "\n  "))
-    print(f"  emulation speed: {rate:.3g} elements/s")
+    print(f"  emulation speed: {rate.wall:.3g} elements/s by the wall clock, {rate.cpu:.3g} by CPU time")
     if args.compare_devices:
         diffs = _compare_devices(k, size, args.seed)
         if args.plot:
