@@ -119,10 +119,12 @@ def _compare_devices(k, size, seed):
 
 def _plot_device_differences(k, size, diffs, path):
     """One panel per output: for each device, the fraction of elements that differ from the reference device by
-    more than x ulp (a complementary CDF on a log x axis; a device equal to the reference is a flat zero line)."""
+    more than x ulp (a complementary CDF; linear x up to 32 ulp, symmetric-log beyond; a device equal to the
+    reference is a flat zero line, and a panel where every device is equal says so)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
     import numpy as np
 
     keys = [key for key in next(iter(diffs.values()), {}) if any(diffs[d][key] is not None for d in diffs)]
@@ -137,20 +139,23 @@ def _plot_device_differences(k, size, diffs, path):
             top = max(top, values[-1] if values.size else 1)
             xs = np.unique(np.concatenate([[0.0], values]))
             frac = 1.0 - np.searchsorted(values, xs, side="right") / max(values.size, 1)
-            ax.step(xs + 1, frac, where="post", label=f"{device} (max {int(values[-1]) if values.size else 0} ulp, "
-                                                       f"{np.count_nonzero(values) / max(values.size, 1):.1%} differ)")
+            ax.step(np.append(xs, xs[-1] + 1), np.append(frac, 0.0), where="post",
+                    label=f"{device} (max {int(values[-1]) if values.size else 0} ulp, "
+                          f"{np.count_nonzero(values) / max(values.size, 1):.2%} differ)")
         if all(per_key[key] is None or not per_key[key].any() for per_key in diffs.values()):
             ax.text(0.5, 0.5, f"bit-identical to {k.devices[0]}\non every device", ha="center", va="center",
                     transform=ax.transAxes)
-        ax.set_xscale("log")
-        ax.set_xlim(1, top + 2)
+        if top > 32:
+            ax.set_xscale("symlog", linthresh=1)
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True) if top <= 32 else
+                                   matplotlib.ticker.SymmetricalLogLocator(base=10, linthresh=1))
+        ax.set_xlim(0, top + 1)
         ax.set_ylim(0, 1.02)
-        ax.set_xlabel("ulp difference + 1 (from the reference device)")
+        ax.set_xlabel("ulp difference from the reference device")
         ax.set_ylabel("fraction of elements beyond")
         ax.set_title(f"{k.name}: {key}")
         ax.legend(fontsize=7, loc="upper right")
-    reference = k.devices[0]
-    fig.suptitle(f"{k.name}, {size} elements: outputs against {reference}", fontsize=10)
+    fig.suptitle(f"{k.name}, {size} elements: outputs against {k.devices[0]}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
