@@ -41,6 +41,16 @@ def test_gallery_kernel_at_16_mi_elements(name):
     assert ok, "\n".join(lines)
 
 
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2"])
+def test_softmax_of_float_rows_within_float_rounding(device):
+    """The original's float instantiation (no casts; Div straight into y): float32 roundings only, 2e-6 relative."""
+    from ascend_jit.kernels._base import within_tolerance
+    k = GALLERY["softmax"]
+    inputs = k.make_inputs(21 * 1024, 4, dtype=np.float32)
+    ok, line = within_tolerance(k.run(device, inputs, dtype="float")["y"], k.expected(device, inputs)["y"], 2e-6)
+    assert ok, line
+
+
 def test_tail_sizes_are_legal_and_not_defaults():
     for name, size in TAILS.items():
         assert GALLERY[name].size_ok(size) and size != GALLERY[name].default_size, name
