@@ -13,15 +13,14 @@ reinterpreted as float), its broadcast, Div, Cast float->half with CAST_FLOOR (t
 original issues every instruction once per row, the port tiles many rows (rows per tile from the UB) and each
 instruction covers the whole tile, as the library's multi-row kernels do: the row maximum folds each row's upper half
 onto its lower half with whole-tile Max calls down to 64 floats a row, then WholeReduceMax with repeatTimes = rows;
-the row sum is BlockReduceSum twice and WholeReduceSum with repeatTimes = rows; only the broadcasts are one
-Duplicate per row.
+the row sum is BlockReduceSum twice and WholeReduceSum with repeatTimes = rows; the broadcasts of the per-row max
+and sum (the original's `Duplicate(expTensor[i * rDimAlign], expTensor[i * rDimAlign], rDim)`) are Brcb and UB -> UB
+DataCopies over all rows, as the library's BroadCast does.
 
-Device differences (docs/decisions.md "Kernel gallery"): the tensor-source Duplicate that broadcasts the max and the
-sum exists on the 950 only (SPEC-2 5.1); elsewhere the kernel reads the value with GetValue after a V_S flag pair and
-broadcasts it with the scalar Duplicate, as A2-class kernels do (each row's value sits in its own 32-byte block, so
-the tensor source is aligned). DataCopyPad is not offered on the 310P and the 910 (SPEC-2 1.9) and the 310B has
-neither the ISASI SetFlag/WaitFlag nor TPipe event ids, so the kernel runs on the 950, A3 and A2. Like the original,
-the kernel has no PipeBarrier between its vector instructions (one pipe runs them in order).
+Devices: DataCopyPad is not offered on the 310P and the 910 (SPEC-2 1.9) and the 310B has neither the ISASI
+SetFlag/WaitFlag nor TPipe event ids, so the kernel runs on the 950, A3 and A2, with the same instructions on each.
+Like the original, the kernel has no PipeBarrier between its vector instructions (one pipe runs them in order; the
+UB -> UB DataCopies run on the vector pipe too).
 
 Fidelity: MODELLED (Exp and Div are MODELLED on every device, SPEC-2 0.3). The result is checked against a float64
 softmax: each row passes through one exact cast, one rounded subtraction, one rounded Exp, a sum of rDim rounded
@@ -45,29 +44,30 @@ def rows_per_tile(device, r_dim, dtype):
     """Rows per tile: x, y (dtype) and the exp and sum float tiles inside the device's UB, beside the per-row
     partial sums and results; at most 255 repeats of 64 floats for the first BlockReduceSum."""
     elem = 2 if dtype == "half" else 4
-    per_row = r_dim * (2 * elem + 8) + (r_dim // FLOATS_PER_REPEAT + 2 * FLOATS_PER_BLOCK) * 4
+    per_row = r_dim * (2 * elem + 8) + (r_dim // FLOATS_PER_REPEAT + 2 + FLOATS_PER_BLOCK) * 4
     return max(1, min((aj.get_device(device).ub_bytes - 1024) // per_row, MAX_REPEAT * FLOATS_PER_REPEAT // r_dim))
 
 
 class SoftmaxTiles:
-    """The original's LocalMemAllocator carving (x, y, exp and sum tiles) plus the per-row results, and the row views
-    the broadcasts address (`expTensor[i * rDimAlign]`), taken once rather than in every tile."""
+    """The original's LocalMemAllocator carving (x, y, exp and sum tiles) plus the per-row results and the block
+    scratch of the broadcasts."""
 
-    def __init__(self, dtype, tile_rows, r_dim, on_950):
+    def __init__(self, dtype, tile_rows, r_dim):
         allocator = aj.LocalMemAllocator()
         tile = tile_rows * r_dim
+        padded_rows = -(-tile_rows // FLOATS_PER_BLOCK) * FLOATS_PER_BLOCK   # Brcb takes 8 values a repeat
         self.x = allocator.Alloc(dtype, tile)
         self.y = allocator.Alloc(dtype, tile)
         self.exp = allocator.Alloc("float", tile)
         self.sum = allocator.Alloc("float", tile)
-        self.row_max = allocator.Alloc("float", tile_rows * FLOATS_PER_BLOCK)
-        self.row_sum = allocator.Alloc("float", tile_rows * FLOATS_PER_BLOCK)
+        self.row_max = allocator.Alloc("float", padded_rows)
+        self.row_sum = allocator.Alloc("float", padded_rows)
+        self.blocks = allocator.Alloc("float", padded_rows * FLOATS_PER_BLOCK)
         self.partial = allocator.Alloc("float", tile_rows * (r_dim // FLOATS_PER_REPEAT))
-        self.exp_rows = [self.exp[i * r_dim] for i in range(tile_rows)]
-        self.sum_rows = [self.sum[i * r_dim] for i in range(tile_rows)]
-        self.max_at = [self.row_max[i * FLOATS_PER_BLOCK] for i in range(tile_rows)] if on_950 else None
-        self.sum_at = [self.row_sum[i * FLOATS_PER_BLOCK] for i in range(tile_rows)] if on_950 else None
         self.y_as_float = self.y.ReinterpretCast("float")
+        # a short last tile's Brcb reads the values past its rows: defined ones
+        aj.Duplicate(self.row_max, 0.0, padded_rows)
+        aj.Duplicate(self.row_sum, 0.0, padded_rows)
 
 
 def custom_softmax(t, a_dim, r_dim):
@@ -85,9 +85,9 @@ def custom_softmax(t, a_dim, r_dim):
         width //= 2
         aj.Max(level_dst, level_src, level_src[width], (a_dim - 1) * r_dim + width)
         level_src, level_dst = level_dst, (t.sum if level_dst is t.exp else t.exp)
-    aj.WholeReduceMax(t.row_max, level_src, FLOATS_PER_REPEAT, a_dim, FLOATS_PER_BLOCK, 1, r_dim // FLOATS_PER_BLOCK,
+    aj.WholeReduceMax(t.row_max, level_src, FLOATS_PER_REPEAT, a_dim, 1, 1, r_dim // FLOATS_PER_BLOCK,
                       aj.ReduceOrder.ORDER_ONLY_VALUE)
-    _broadcast_rows(t.exp_rows, t.row_max, t.max_at, a_dim, r_dim)
+    _broadcast_rows(t.exp, t.row_max, t.blocks, a_dim, r_dim)
     if half:
         aj.Cast(t.sum, t.x, aj.RoundMode.CAST_NONE, n)   # the folds took the float copy of x
     aj.Sub(t.exp, xf, t.exp, n)
@@ -98,8 +98,8 @@ def custom_softmax(t, a_dim, r_dim):
     width = r_dim // FLOATS_PER_BLOCK
     aj.BlockReduceSum(t.partial, t.y_as_float, a_dim * width // FLOATS_PER_REPEAT, FLOATS_PER_REPEAT, 1, 1, 8)
     width //= FLOATS_PER_BLOCK
-    aj.WholeReduceSum(t.row_sum, t.partial, width, a_dim, FLOATS_PER_BLOCK, 1, width // FLOATS_PER_BLOCK)
-    _broadcast_rows(t.sum_rows, t.row_sum, t.sum_at, a_dim, r_dim)
+    aj.WholeReduceSum(t.row_sum, t.partial, width, a_dim, 1, 1, width // FLOATS_PER_BLOCK)
+    _broadcast_rows(t.sum, t.row_sum, t.blocks, a_dim, r_dim)
     if half:
         aj.Div(t.exp, t.exp, t.sum, n)
         aj.Cast(t.y, t.exp, aj.RoundMode.CAST_FLOOR, n)
@@ -107,19 +107,19 @@ def custom_softmax(t, a_dim, r_dim):
         aj.Div(t.y, t.exp, t.sum, n)
 
 
-def _broadcast_rows(rows, values, value_at, a_dim, r_dim):
-    """`Duplicate(rows[i], values[i * 8], r_dim)` for every row (one value per 32-byte block): the tensor-source
-    Duplicate on the 950 (SPEC-2 5.1, its source 32-byte aligned: value_at[i] = values[i * 8]); elsewhere the scalar
-    read after a V_S flag pair and the scalar Duplicate, as A2-class kernels do."""
-    if value_at is not None:
-        for i in range(a_dim):
-            aj.Duplicate(rows[i], value_at[i], r_dim)
-        return
-    event = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_S)
-    aj.SetFlag(event, event=aj.HardEvent.V_S)
-    aj.WaitFlag(event, event=aj.HardEvent.V_S)
-    for i in range(a_dim):
-        aj.Duplicate(rows[i], values.GetValue(i * FLOATS_PER_BLOCK), r_dim)
+def _broadcast_rows(t, values, blocks, a_dim, r_dim):
+    """Row i of the tile t := values[i] (the original's `Duplicate(expTensor[i * rDimAlign], ..., rDim)` for all rows
+    at once, as the library's BroadCast<float, 2, 1> does): Brcb puts each value in a whole 32-byte block, a UB -> UB
+    DataCopy with blockCount = rows puts each block at the head of its row, and DataCopies of the same shape double
+    every row's filled head until the row is full: 2 + log2(r_dim / 8) calls instead of one Duplicate per row."""
+    row_blocks = r_dim // FLOATS_PER_BLOCK
+    aj.Brcb(blocks, values, -(-a_dim // FLOATS_PER_BLOCK), aj.BrcbRepeatParams(1, FLOATS_PER_BLOCK))
+    aj.DataCopy(t, blocks, aj.DataCopyParams(a_dim, 1, 0, row_blocks - 1))
+    filled = 1
+    while filled < row_blocks:
+        gap = row_blocks - filled
+        aj.DataCopy(t[filled * FLOATS_PER_BLOCK], t, aj.DataCopyParams(a_dim, filled, gap, gap))
+        filled *= 2
 
 
 def softmax_kernel(x_gm, y_gm, rows, r_dim, dtype, tile_rows):
@@ -129,7 +129,7 @@ def softmax_kernel(x_gm, y_gm, rows, r_dim, dtype, tile_rows):
     elem = 2 if dtype == "half" else 4
     x = aj.GlobalTensor(x_gm)
     y = aj.GlobalTensor(y_gm)
-    t = SoftmaxTiles(dtype, tile_rows, r_dim, aj.current_core().device == "ascend950")
+    t = SoftmaxTiles(dtype, tile_rows, r_dim)
     aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
     for start in range(0, rows, tile_rows):
         a_dim = min(tile_rows, rows - start)
