@@ -42,10 +42,10 @@ MAX_REPEAT = 255
 
 def rows_per_tile(device, r_dim, dtype):
     """Rows per tile: x, y (dtype) and the exp and sum float tiles inside the device's UB, beside the per-row
-    partial sums and results; at most 255 repeats of 64 floats for the first BlockReduceSum."""
+    partial sums and results (at most 255: WholeReduceMax/Sum take one repeat per row)."""
     elem = 2 if dtype == "half" else 4
     per_row = r_dim * (2 * elem + 8) + (r_dim // FLOATS_PER_REPEAT + 2 + FLOATS_PER_BLOCK) * 4
-    return max(1, min((aj.get_device(device).ub_bytes - 1024) // per_row, MAX_REPEAT * FLOATS_PER_REPEAT // r_dim))
+    return max(1, min((aj.get_device(device).ub_bytes - 1024) // per_row, MAX_REPEAT))
 
 
 class SoftmaxTiles:
@@ -94,7 +94,10 @@ def custom_softmax(t, a_dim, r_dim):
     aj.Exp(t.exp, t.exp, n)
     # ReduceSum of every row (its tmp is the y tile reinterpreted as float, as in the original): two BlockReduceSum
     # passes (r_dim -> r_dim / 64 floats a row), then WholeReduceSum with repeatTimes = rows
-    aj.BlockReduceSum(t.y_as_float, t.exp, n // FLOATS_PER_REPEAT, FLOATS_PER_REPEAT, 1, 1, 8)
+    repeats = n // FLOATS_PER_REPEAT
+    for first in range(0, repeats, MAX_REPEAT):   # repeatTimes is 8 bits: calls of at most 255 repeats
+        aj.BlockReduceSum(t.y_as_float[first * FLOATS_PER_BLOCK], t.exp[first * FLOATS_PER_REPEAT],
+                          min(MAX_REPEAT, repeats - first), FLOATS_PER_REPEAT, 1, 1, 8)
     width = r_dim // FLOATS_PER_BLOCK
     aj.BlockReduceSum(t.partial, t.y_as_float, a_dim * width // FLOATS_PER_REPEAT, FLOATS_PER_REPEAT, 1, 1, 8)
     width //= FLOATS_PER_BLOCK

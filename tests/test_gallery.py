@@ -8,10 +8,10 @@ import ascend_jit as aj
 from ascend_jit.kernels import gallery_dir, registry
 
 GALLERY = {name: k for name, k in registry().items() if k.source}
-# sizes that are not a multiple of the kernel's tile: softmax 37 rows (tiles of 15 rows on the A2, 16 on the A3,
-# 20 on the 950), RMSNorm 45 rows (8 blocks of 6 rows, tiles of 5: a 1-row tail tile, a 3-row last block),
-# LayerNorm 13 rows, syncall_sum 131 DataBlock pairs; the devkit examples run their fixed data (size_rule) and
-# add_custom, like its original, takes only totals that split into whole tiles
+# sizes that are not a multiple of the kernel's tile: softmax 37 rows (tiles of 15 rows on the A2/A3: 15 + 15 + 7;
+# of 20 on the 950: 20 + 17), RMSNorm 45 rows (8 blocks of 6 rows, the last of 3; tiles of 5 rows on the A2/A3: a
+# 1-row tail tile), LayerNorm 13 rows, syncall_sum 131 DataBlock pairs; the devkit examples run their fixed data
+# (size_rule) and add_custom, like its original, takes only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64}
 BIG = 16 * 1024 * 1024
 
