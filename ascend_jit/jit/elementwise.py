@@ -19,10 +19,10 @@ import numpy as np
 from numba import njit
 
 from .addressing import active_lanes, copy_lanes
-from .lanes import (abs_lane, add_lane, div_lane, exp_lane, flush, fma_lane, int_abs_lane, int_div_lane,
-                    int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane, int_stage, leaky_relu_lane,
-                    ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane, rsqrt_lane,
-                    rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_less)
+from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush, fma_lane, int_abs_lane,
+                    int_div_lane, int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane, int_stage,
+                    leaky_relu_lane, ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane,
+                    rsqrt_lane, rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_less)
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16,
                        KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits,
                        float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size, round_half)
@@ -443,8 +443,11 @@ def _unary_float_chunk(op, kind, flags, x, r, m):
         for i in range(m):
             r[i] = relu_lane(x[i])
     elif op == EXP:
-        for i in range(m):
-            r[i] = narrow(kind, exp_lane(x[i]))
+        if kind == KIND_FLOAT:  # the same bits as the loop below, in a vectorised pass (lanes.exp_float_run)
+            exp_float_run(x, r, m, np.empty((3, m)), np.empty(m, np.bool_))
+        else:
+            for i in range(m):
+                r[i] = narrow(kind, exp_lane(x[i]))
     elif op == LN:
         for i in range(m):
             r[i] = narrow(kind, ln_lane(x[i]))
