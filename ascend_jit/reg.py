@@ -234,22 +234,41 @@ def core_modes(core):
 def tensor_handle(api, tensor):
     """(ub, byte address, element size, modes, lo, hi): what compiled and plain code both address a tensor by;
     [lo, hi) is the tensor's extent (the UB on a bounds="ub" core). Memoised per core while its CTRL and bounds
-    rule stay the same (a VF call converts every tensor argument; this keeps that conversion cheap)."""
+    rule stay the same, by the tensor's identity (a VF call converts every tensor argument: see _vf_handles)."""
     if type(tensor) is not LocalTensor and not isinstance(tensor, LocalTensor):
         raise ParameterError(api, "tensor", type(tensor).__name__, legal="a LocalTensor", device=DEVICE)
     tensor.check_alive(api)
     core = tensor.core
     memo = core.__dict__.get("_reg_handles")
-    state = (core.ctrl, core.bounds)
-    if memo is None or memo[0] != state:
-        memo = core.__dict__["_reg_handles"] = (state, {})
-    key = (tensor.addr, tensor.size, tensor.dtype)
-    handle = memo[1].get(key)
-    if handle is None:
+    if memo is None or memo[0] != core.ctrl or memo[1] != core.bounds or len(memo[2]) >= _HANDLE_MEMO_SIZE:
+        memo = core.__dict__["_reg_handles"] = (core.ctrl, core.bounds, {})
+    entry = memo[2].get(id(tensor))
+    if entry is None or entry[0] is not tensor:  # the memo keeps its tensors alive, so an id is never reused in it
         _device_check(api, core)
         lo, hi = (0, core.ub.size) if core.bounds == "ub" else (tensor.addr, tensor.addr + tensor.nbytes)
-        handle = memo[1][key] = (core.ub, tensor.addr, tensor.dtype.size, core_modes(core), lo, hi)
-    return handle
+        entry = memo[2][id(tensor)] = (tensor, (core.ub, tensor.addr, tensor.dtype.size, core_modes(core), lo, hi))
+    return entry[1]
+
+
+_HANDLE_MEMO_SIZE = 4096  # tensors remembered per core (kernels make sub-tensors per tile; the memo starts over)
+
+
+def _vf_handles(api, tensors, converted, at):
+    """converted[i] = tensor_handle(api, tensors[i]) for i in `at`, with the memo read inline: one core-state check
+    per core instead of one per tensor (a VF call's conversion is most of its cost)."""
+    last_core = valid = None
+    for i in at:
+        tensor = tensors[i]
+        entry = None
+        if tensor._lease is None:
+            core = tensor._core
+            if core is not last_core:
+                memo = core.__dict__.get("_reg_handles")
+                valid = memo is not None and memo[0] == core.ctrl and memo[1] == core.bounds
+                last_core = core
+            if valid:
+                entry = memo[2].get(id(tensor))
+        converted[i] = entry[1] if entry is not None and entry[0] is tensor else tensor_handle(api, tensor)
 
 
 def _offset(api, offset):
@@ -589,7 +608,7 @@ def _vf_kind(dtype):
     return _KIND_NAMES[dtype] if isinstance(dtype, str) else int(dtype)
 
 
-@overload(_vf_kind)
+@overload(_vf_kind, prefer_literal=True)
 def _ol_vf_kind(dtype):
     """Compiled code names a dtype by kind code (what simd_vf passes), by a string literal in the VF (resolved at
     compile time: no string compare per call) or by a string variable."""
@@ -616,7 +635,7 @@ def _is_reg_type(t):
     return isinstance(t, types.Array) and t.dtype == types.uint8
 
 
-@overload(RegTensor)
+@overload(RegTensor, prefer_literal=True)
 def _ol_regtensor(dtype):
     return lambda dtype: impl.new_register(_vf_kind(dtype))
 
@@ -626,12 +645,12 @@ def _ol_maskreg():
     return lambda: np.zeros(4, np.uint64)
 
 
-@overload(UpdateMask)
+@overload(UpdateMask, prefer_literal=True)
 def _ol_update_mask(dtype, n):
     return lambda dtype, n: impl.update_mask(_vf_kind(dtype), n)
 
 
-@overload(CreateMask)
+@overload(CreateMask, prefer_literal=True)
 def _ol_create_mask(dtype, pattern=0):
     return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), pattern)
 
@@ -888,8 +907,8 @@ def _ol_interleave(inverse):
     return typer
 
 
-overload(Interleave)(_ol_interleave(False))
-overload(DeInterleave)(_ol_interleave(True))
+overload(Interleave, prefer_literal=True)(_ol_interleave(False))
+overload(DeInterleave, prefer_literal=True)(_ol_interleave(True))
 
 
 
@@ -907,6 +926,84 @@ def _implementation_stamp():
     for path in sorted([root / "reg.py", root / "errors.py", *(root / "jit").glob("*.py")]):
         digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()
+
+
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
+_MISS = object()  # what a planned call returns when its arguments do not fit its plan
+
+
+def _no_plan(args):
+    return _MISS
+
+
+def _convert_vf_args(api, args):
+    """The generic conversion of a VF call's arguments: (converted list, [(MaskReg, word array)], whether the call
+    may get a plan: every argument's numba type follows from its Python type)."""
+    converted, masks, tensors, plannable = list(args), [], [], True
+    for i, a in enumerate(args):
+        kind = type(a)
+        if kind is LocalTensor:
+            tensors.append(i)
+        elif kind is str and a in _KIND_NAMES:
+            converted[i] = _KIND_NAMES[a]
+        elif kind is RegTensor:
+            converted[i] = a.data
+        elif kind is MaskReg:  # a mutable word array, written back after the call (D63)
+            masks.append((a, np.array(a.words, np.uint64)))
+            converted[i] = masks[-1][1]
+        elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
+            converted[i] = a.state
+        elif isinstance(a, LocalTensor):  # subclasses
+            tensors.append(i)
+            plannable = False
+        elif not (kind is bool or kind is float or (kind is int and _INT64_MIN <= a <= _INT64_MAX)):
+            plannable = False
+    if tensors:
+        _vf_handles(api, args, converted, tensors)
+    return converted, masks, plannable
+
+
+def _planned_call(api, kinds, entry):
+    """A function of the argument tuple that checks each argument's type, converts it as _convert_vf_args would
+    and calls `entry` (numba's compiled entry point for those types); _MISS when an argument does not fit (another
+    type, a dtype name that is none, an int beyond int64, a core whose CTRL changed: the slow path handles it).
+    Written out per tuple of types, as straight code: a loop over the arguments costs more than the VF's work."""
+    names = [f"a{i}" for i in range(len(kinds))]
+    body = [f"    if len(args) != {len(kinds)}:", "        return MISS"]
+    if names:
+        body.append(f"    {', '.join(names)}, = args")
+    body += [f"    if type({n}) is not K{i}:\n        return MISS" for i, n in enumerate(names)]
+    out, write_back, memo_read = [], [], False
+    for i, (n, kind) in enumerate(zip(names, kinds)):
+        if kind is LocalTensor:
+            if not memo_read:  # the memo of the first tensor's core, if that core's state is the memo's
+                body += [f"    core = {n}._core", "    memo = core.__dict__.get('_reg_handles')",
+                         "    if memo is None or memo[0] != core.ctrl or memo[1] != core.bounds:",
+                         "        return MISS", "    handles = memo[2]"]
+                memo_read = True
+            body += [f"    e = handles.get(id({n}))",
+                     f"    {n} = e[1] if e is not None and e[0] is {n} and {n}._lease is None else "
+                     f"HANDLE(API, {n})"]
+        elif kind is str:
+            body += [f"    {n} = NAMES.get({n})", f"    if {n} is None:", "        return MISS"]
+        elif kind is RegTensor:
+            body.append(f"    {n} = {n}.data")
+        elif kind is MaskReg:
+            body.append(f"    w{i} = np.array({n}.words, np.uint64)")
+            write_back.append(f"    {n}.words = tuple(w{i})")
+            n = f"w{i}"
+        elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
+            body.append(f"    {n} = {n}.state")
+        elif kind is int:
+            body += [f"    if not INT64_MIN <= {n} <= INT64_MAX:", "        return MISS"]
+        out.append(n)
+    body.append(f"    result = ENTRY({', '.join(out)})")
+    body += write_back + ["    return result"]
+    namespace = {"MISS": _MISS, "NAMES": _KIND_NAMES, "HANDLE": tensor_handle, "API": api, "ENTRY": entry,
+                 "INT64_MIN": _INT64_MIN, "INT64_MAX": _INT64_MAX, "np": np,
+                 **{f"K{i}": kind for i, kind in enumerate(kinds)}}
+    exec("def planned(args):\n" + "\n".join(body), namespace)  # noqa: S102 (our own generated source)
+    return namespace["planned"]
 
 
 class _VFCache(FunctionCache):
@@ -938,30 +1035,33 @@ def simd_vf(fn):
     except RuntimeError:  # numba finds no place for the cache (no source file): compile per process
         pass
 
-    @functools.wraps(fn)
-    def call(*args):
-        converted, masks = [], []
-        for a in args:
-            kind = type(a)
-            if kind is LocalTensor:
-                converted.append(tensor_handle(fn.__name__, a))
-            elif kind is str and a in _KIND_NAMES:
-                converted.append(_KIND_NAMES[a])
-            elif kind is RegTensor:
-                converted.append(a.data)
-            elif kind is MaskReg:  # a mutable word array, written back after the call (D63)
-                masks.append((a, np.array(a.words, np.uint64)))
-                converted.append(masks[-1][1])
-            elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
-                converted.append(a.state)
-            elif isinstance(a, LocalTensor):  # subclasses
-                converted.append(tensor_handle(fn.__name__, a))
-            else:
-                converted.append(a)
+    # A call converts its arguments (tensors to UB handles, dtype names to kind codes, registers to their arrays)
+    # and runs the compiled VF. The first call with a tuple of argument types writes a straight-line converter for
+    # that tuple which ends in the entry point numba compiled for it (_planned_call), so later calls skip both the
+    # generic conversion loop and numba's dispatcher: together they cost more than the loop of a typical VF.
+    plans, last = {}, [_no_plan]
+
+    def slow_call(args):
+        kinds = tuple(map(type, args))
+        plan = plans.get(kinds)
+        if plan is not None:
+            last[0] = plan
+            result = plan(args)
+            if result is not _MISS:
+                return result
+        converted, masks, plannable = _convert_vf_args(fn.__name__, args)
         result = compiled(*converted)
         for mask, words in masks:
             mask.words = tuple(words)
+        if plannable and plan is None:
+            signature = tuple(compiled.typeof_pyval(a) for a in converted)
+            plans[kinds] = last[0] = _planned_call(fn.__name__, kinds, compiled.overloads[signature].entry_point)
         return result
+
+    @functools.wraps(fn)
+    def call(*args):
+        result = last[0](args)
+        return slow_call(args) if result is _MISS else result
 
     call.py_func = fn
     call.compiled = compiled

@@ -51,11 +51,13 @@ def _misaligned(api, name, value, align):
 
 
 @njit(cache=True, inline="always")
-def _check_place(api, h, addr, align, start, stop):
-    """addr aligned; bytes [start, stop) inside the operand's allowed range (AlignmentError / OutOfBoundsError)."""
+def _check_place(api, lo, hi, addr, align, start, stop):
+    """addr aligned; bytes [start, stop) inside the operand's allowed range [lo, hi) (the handle's h[4], h[5];
+    AlignmentError / OutOfBoundsError). Takes the two ints, not the handle: a tuple holding an array, passed on
+    into a nested inlined function, cost a VF more per LoadAlign than the 256-byte copy itself."""
     if addr % align != 0:
         _misaligned(api, "address", addr, align)
-    if stop > start and (start < h[4] or stop > h[5]):
+    if stop > start and (start < lo or stop > hi):
         raise OutOfBoundsError(api, "address", start, "every accessed byte inside the operand's tensor (or the UB "
                                "on a bounds=\"ub\" core; SPEC-2 11.6)", DEVICE)
 
@@ -114,7 +116,7 @@ def load(reg, h, offset, dist, step):
         raise UnsupportedDTypeError(api, "dist", dist, "DIST_NORM for b64 registers (SPEC-2 11.6)", DEVICE)
     addr = h[1] + offset * h[2]
     nbytes = LOAD_BYTES[dist]
-    _check_place(api, h, addr, LOAD_ALIGN[dist], addr, addr + nbytes)
+    _check_place(api, h[4], h[5], addr, LOAD_ALIGN[dist], addr, addr + nbytes)
     _check_step(api, step, h[2], LOAD_ALIGN[dist])
     if dist == L_NORM:
         copy_bytes(reg, 0, h[0], addr, VL)
@@ -162,7 +164,7 @@ def load_dual(reg0, reg1, h, offset, dist, step):
     w = _check_width(api, reg0, LOAD_WIDTH[dist])
     _check_width(api, reg1, w)
     addr = h[1] + offset * h[2]
-    _check_place(api, h, addr, 32, addr, addr + 2 * VL)
+    _check_place(api, h[4], h[5], addr, 32, addr, addr + 2 * VL)
     _check_step(api, step, h[2], 32)
     src = h[0][addr:addr + 2 * VL]
     for lane in range(VL // w):
@@ -205,7 +207,7 @@ def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
     for blk in range(8):
         a = addr + blk * block_stride * 32
         if _block_active(words, size, blk):
-            _check_place(api, h, addr, 32, a, a + 32)
+            _check_place(api, h[4], h[5], addr, 32, a, a + 32)
     ub = h[0]
     for blk in range(8):
         a = addr + blk * block_stride * 32
@@ -242,7 +244,7 @@ def store(h, reg, words, offset, dist, step):
             if first < 0:
                 first = lane * out_bytes
             last = lane * out_bytes + out_bytes
-    _check_place(api, h, addr, STORE_ALIGN[dist], addr + max(first, 0), addr + max(last, 0))
+    _check_place(api, h[4], h[5], addr, STORE_ALIGN[dist], addr + max(first, 0), addr + max(last, 0))
     _check_step(api, step, h[2], STORE_ALIGN[dist])
     ub = h[0]
     if full:  # every lane written: one straight copy, 8 bytes at a time (the address is 32-byte aligned)
@@ -265,7 +267,7 @@ def store_dual(h, reg0, reg1, offset, dist, step):
     w = _check_width(api, reg0, STORE_WIDTH[dist])
     _check_width(api, reg1, w)
     addr = h[1] + offset * h[2]
-    _check_place(api, h, addr, 32, addr, addr + 2 * VL)
+    _check_place(api, h[4], h[5], addr, 32, addr, addr + 2 * VL)
     _check_step(api, step, h[2], 32)
     ub = h[0]
     for lane in range(VL // w):
@@ -292,7 +294,7 @@ def store_blocks(h, reg, offset, block_stride, words, repeat_stride, post_mode):
                     if lo < 0:
                         lo = (lane * size) % 32
                     hi = (lane * size) % 32 + size
-            _check_place(api, h, addr, 32, a + lo, a + hi)
+            _check_place(api, h[4], h[5], addr, 32, a + lo, a + hi)
     ub = h[0]
     for blk in range(8):
         a = addr + blk * block_stride * 32
@@ -334,7 +336,7 @@ def load_mask(out, h, offset, dist, step):
     else:
         raise ParameterError(api, "dist", dist, "MaskDist DIST_NORM, DIST_US or DIST_DS for a MaskReg load", DEVICE)
     addr = h[1] + offset * h[2]
-    _check_place(api, h, addr, align, addr, addr + nbytes)
+    _check_place(api, h[4], h[5], addr, align, addr, addr + nbytes)
     _check_mask_step(api, step, h[2], align)
     src = h[0][addr:addr + nbytes]
     bits = np.zeros(VL, np.uint8)
@@ -365,7 +367,7 @@ def store_mask(h, words, offset, dist, step):
     else:
         raise ParameterError(api, "dist", dist, "MaskDist DIST_NORM or DIST_PACK for a MaskReg store", DEVICE)
     addr = h[1] + offset * h[2]
-    _check_place(api, h, addr, align, addr, addr + nbytes)
+    _check_place(api, h[4], h[5], addr, align, addr, addr + nbytes)
     _check_mask_step(api, step, h[2], align)
     ub = h[0]
     for byte in range(nbytes):
@@ -480,7 +482,7 @@ def load_unalign(reg, state, h, offset, step, has_step):
     if addr != state[0]:
         raise StateError(api, "address", addr, "the address LoadUnAlignPre (or the previous LoadUnAlign) set "
                          "(SPEC-2 11.6, D68)", DEVICE)
-    _check_place(api, h, addr, 1, addr - addr % 32, -(-(addr + VL) // 32) * 32)
+    _check_place(api, h[4], h[5], addr, 1, addr - addr % 32, -(-(addr + VL) // 32) * 32)
     ub = h[0]
     for i in range(VL):
         reg[i] = ub[addr + i]
@@ -503,7 +505,7 @@ def store_unalign(h, reg, state, offset, count):
     if pending > 0 and state[0] + pending != addr:
         raise StateError(api, "address", addr, "the end of the pending UnalignRegForStore run (SPEC-2 11.6, D68)",
                          DEVICE)
-    _check_place(api, h, addr, 1, addr, addr + count * size)
+    _check_place(api, h[4], h[5], addr, 1, addr, addr + count * size)
     start = state[0] if pending > 0 else addr
     end = addr + count * size
     cut = max(start, end - end % 32)
