@@ -645,12 +645,12 @@ def _ol_maskreg():
     return lambda: np.zeros(4, np.uint64)
 
 
-@overload(UpdateMask, prefer_literal=True)
+@overload(UpdateMask, prefer_literal=True, inline="always")
 def _ol_update_mask(dtype, n):
     return lambda dtype, n: impl.update_mask(_vf_kind(dtype), n)
 
 
-@overload(CreateMask, prefer_literal=True)
+@overload(CreateMask, prefer_literal=True, inline="always")
 def _ol_create_mask(dtype, pattern=0):
     return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), pattern)
 
@@ -664,7 +664,7 @@ def _or_default(value, default):
     return default if value is None else int(value)
 
 
-@overload(_or_default)
+@overload(_or_default, inline="always")
 def _ol_or_default(value, default):
     """An optional int argument resolved at compile time (None/omitted -> default; enum members -> their value)."""
     if _absent(value):
@@ -674,7 +674,7 @@ def _ol_or_default(value, default):
     return lambda value, default: value
 
 
-@overload(LoadAlign)
+@overload(LoadAlign, inline="always")
 def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
                    repeat_stride=0, post_mode=0):
     if _is_mask_type(dst):
@@ -695,6 +695,12 @@ def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=No
                                   _or_default(post_mode, 0))
         return blocks
 
+    if _absent(dist):  # DIST_NORM, the hot case: its own small function
+        def norm(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
+                 repeat_stride=0, post_mode=0):
+            return mv.load_norm(dst, src, offset, _or_default(post_update_stride, 0))
+        return norm
+
     def single(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
                repeat_stride=0, post_mode=0):
         return mv.load(dst, src, offset, _or_default(dist, 0), _or_default(post_update_stride, 0))
@@ -705,7 +711,7 @@ def _either(first, second):
     return first if second is None else second
 
 
-@overload(_either)
+@overload(_either, inline="always")
 def _ol_either(first, second):
     """The argument given (the mask of StoreAlign is positional or `mask=`), chosen at compile time."""
     if _absent(second):
@@ -713,7 +719,7 @@ def _ol_either(first, second):
     return lambda first, second: second
 
 
-@overload(StoreAlign)
+@overload(StoreAlign, inline="always")
 def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                     data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
     if _is_mask_type(src):
@@ -735,6 +741,12 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
                                    _or_default(repeat_stride, 0), _or_default(post_mode, 0))
         return blocks
 
+    if _absent(dist):  # DIST_NORM, the hot case: its own small function
+        def norm(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+                 data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
+            return mv.store_norm(tensor, src, _either(second, mask), offset, _or_default(post_update_stride, 0))
+        return norm
+
     def single(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
         return mv.store(tensor, src, _either(second, mask), offset, _or_default(dist, 0),
@@ -743,6 +755,8 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
 
 
 def _ol_binary(op):
+    full = (ops.half_add_full, ops.half_sub_full, ops.half_mul_full)[op]
+
     def typer(dst, src0, src1, mask, mode=0):
         if _is_mask_type(dst):
             def carry(dst, src0, src1, mask, mode=0):
@@ -750,19 +764,24 @@ def _ol_binary(op):
             return carry
 
         def plain(dst, src0, src1, mask, mode=0):
+            # the hot case (three half registers, every lane active) decided on header bytes read into scalars,
+            # then the op's own loop; anything else goes to the general engine (ops.binary)
             merging = _or_default(mode, 0) == impl.MERGING
-            if not ops.half_full_fast(dst, src0, src1, mask, op, merging):
+            modes = ops.merged_modes(src0[impl.H_CTRL], src1[impl.H_CTRL])
+            if ops.half_full_case(dst[impl.H_KIND], src0[impl.H_KIND], src1[impl.H_KIND], mask, merging):
+                full(dst, src0, src1, modes)
+            else:
                 ops.binary(dst, src0, src1, mask, op, merging)
         return plain
     return typer
 
 
-overload(Add)(_ol_binary(ops.ADD))
-overload(Sub)(_ol_binary(ops.SUB))
-overload(Mul)(_ol_binary(ops.MUL))
+overload(Add, inline="always")(_ol_binary(ops.ADD))
+overload(Sub, inline="always")(_ol_binary(ops.SUB))
+overload(Mul, inline="always")(_ol_binary(ops.MUL))
 
 
-@overload(Duplicate)
+@overload(Duplicate, inline="always")
 def _ol_duplicate(dst, value, mask=None, mode=0):
     if _is_reg_type(value):
         def from_reg(dst, value, mask=None, mode=0):
@@ -838,7 +857,7 @@ def _words_or_all(mask):
     return _ALL_LANES if mask is None else mask
 
 
-@overload(_words_or_all)
+@overload(_words_or_all, inline="always")
 def _ol_words_or_all(mask):
     if _absent(mask):
         return lambda mask: (np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF),
@@ -846,16 +865,32 @@ def _ol_words_or_all(mask):
     return lambda mask: mask
 
 
-@overload(Cast)
+@overload(Cast, inline="always")
 def _ol_cast(dst, src, mask, trait=None):
+    def cast(dst, src, mask, trait=None):
+        layout, sat, mrg, rnd = _trait_fields(trait)
+        # the hot case (half/bfloat16 -> float) decided on ints, then its own loop; the rest: the general cast
+        if cv.widen_to_float_case(src[impl.H_KIND], dst[impl.H_KIND], layout, sat, mrg, rnd):
+            cv.cast_widen_to_float(dst, src, mask, layout)
+        else:
+            cv.cast(dst, src, mask, layout, sat, mrg, rnd)
+    return cast
+
+
+def _trait_fields(trait):
+    return tuple(int(v) for v in trait)
+
+
+@overload(_trait_fields, inline="always")
+def _ol_trait_fields(trait):
+    """A CastTrait's four fields as ints (an absent trait: every field UNKNOWN, SPEC-2 11.5)."""
     if _absent(trait):
-        return lambda dst, src, mask, trait=None: cv.cast(dst, src, mask, 0, 0, 2, int(RoundMode.UNKNOWN))
-    return lambda dst, src, mask, trait=None: cv.cast(dst, src, mask, _or_default(trait[0], 0),
-                                                      _or_default(trait[1], 0), _or_default(trait[2], 2),
-                                                      _or_default(trait[3], 8))
+        return lambda trait: (0, 0, 2, 8)
+    return lambda trait: (_or_default(trait[0], 0), _or_default(trait[1], 0), _or_default(trait[2], 2),
+                          _or_default(trait[3], 8))
 
 
-@overload(Reduce)
+@overload(Reduce, inline="always")
 def _ol_reduce(dst, src, mask, reduce_type=0, mode=0):
     def reduce(dst, src, mask, reduce_type=0, mode=0):
         if _or_default(mode, 0) != impl.ZEROING:
