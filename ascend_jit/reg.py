@@ -22,9 +22,9 @@ from numba.extending import overload
 from .api._common import INT32_MAX, UINT64_MAX, as_enum, as_int
 from .api._scalar import scalar_bits
 from .core import current_core
-from .dtypes import resolve
+from .dtypes import ALL, resolve
 from .enums import RoundMode
-from .errors import ParameterError, StateError, UnsupportedDeviceError
+from .errors import ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
 from .jit import reg as impl
 from .jit import reg_cast as cv
 from .jit import reg_move as mv
@@ -33,6 +33,22 @@ from .jit.numerics import kind_size
 from .tensor import LocalTensor
 
 DEVICE = "ascend950"
+
+# The element types each register instruction takes (SPEC-2 11.2-11.5): the plain-Python calls check them by name
+# before anything runs (compiled VFs: the kernels check the kind codes), and the registry's rows use them.
+REGISTER_DTYPES = tuple(d.name for d in ALL)
+ARITH_DTYPES = {"Add": REGISTER_DTYPES, "Sub": REGISTER_DTYPES,
+                "Mul": tuple(n for n in REGISTER_DTYPES if n not in ("int8", "uint8"))}
+REDUCE_SUM_DST = {"half": "half", "float": "float", "int16": "int32", "uint16": "uint32", "int32": "int32",
+                  "uint32": "uint32", "int64": "int64", "uint64": "uint64"}
+REDUCE_EXTREME_DTYPES = ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64")
+_NAME_OF_KIND = {d.kind: d.name for d in ALL}
+CAST_PAIRS = tuple((_NAME_OF_KIND[a], _NAME_OF_KIND[b]) for a, b in cv.PAIRS)
+
+
+def _check_dtype(api, name, allowed, section):
+    if name not in allowed:
+        raise UnsupportedDTypeError(api, "dtype", name, legal=f"{', '.join(allowed)} ({section})", device=DEVICE)
 
 
 class ReduceType(enum.IntEnum):
@@ -366,8 +382,9 @@ def _binary(api, op, a, b, c, d, mode):
         _write_mask(api, "carry", a, lambda out: ops.binary_carry(out, _reg(api, "dst", b), _reg(api, "src0", c),
                                                                   _reg(api, "src1", d), _mask(api, "mask", mode), op))
         return
-    ops.binary(_reg(api, "dst", a), _reg(api, "src0", b), _reg(api, "src1", c), _mask(api, "mask", d), op,
-               _merging(api, mode))
+    _reg(api, "src0", b)
+    _check_dtype(api, b.dtype.name, ARITH_DTYPES[api], "SPEC-2 11.2")
+    ops.binary(_reg(api, "dst", a), b.data, _reg(api, "src1", c), _mask(api, "mask", d), op, _merging(api, mode))
 
 
 def Add(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -408,7 +425,16 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
     _core_check(api)
     if _merging(api, mode):
         raise ParameterError(api, "mode", "MERGING", legal="MaskMergeMode.ZEROING (SPEC-2 11.4)", device=DEVICE)
-    ops.reduce(_reg(api, "dst", dst), _reg(api, "src", src), _mask(api, "mask", mask), int(ReduceType(reduce_type)))
+    reduce_type = int(ReduceType(reduce_type))
+    _reg(api, "src", src), _reg(api, "dst", dst)
+    if reduce_type == ReduceType.SUM:
+        _check_dtype(api, src.dtype.name, tuple(REDUCE_SUM_DST), "SPEC-2 11.4")
+        if dst.dtype.name != REDUCE_SUM_DST[src.dtype.name]:
+            raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{REDUCE_SUM_DST[src.dtype.name]} "
+                                        f"for a {src.dtype.name} source (SPEC-2 11.4)", device=DEVICE)
+    else:
+        _check_dtype(api, src.dtype.name, REDUCE_EXTREME_DTYPES, "SPEC-2 11.4")
+    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type)
 
 
 def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
@@ -431,7 +457,11 @@ def Cast(dst, src, mask, trait=CastTrait()):
     lanes; `trait.layoutMode` picks the sub-lane of each wide slot; saturation from CTRL[60]/[59]/[48] or the trait."""
     api = "Cast"
     _core_check(api)
-    cv.cast(_reg(api, "dst", dst), _reg(api, "src", src), _mask(api, "mask", mask), *_trait(trait))
+    _reg(api, "dst", dst), _reg(api, "src", src)
+    if (src.dtype.name, dst.dtype.name) not in CAST_PAIRS:
+        raise UnsupportedDTypeError(api, "src/dst dtypes", f"{src.dtype.name} -> {dst.dtype.name}",
+                                    legal="a pair of SPEC-2 11.5", device=DEVICE)
+    cv.cast(dst.data, src.data, _mask(api, "mask", mask), *_trait(trait))
 
 
 def MoveMask(dtype):
