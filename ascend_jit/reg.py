@@ -42,6 +42,12 @@ ARITH_DTYPES = {"Add": REGISTER_DTYPES, "Sub": REGISTER_DTYPES,
 REDUCE_SUM_DST = {"half": "half", "float": "float", "int16": "int32", "uint16": "uint32", "int32": "int32",
                   "uint32": "uint32", "int64": "int64", "uint64": "uint64"}
 REDUCE_EXTREME_DTYPES = ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64")
+# Max, Min, Div, Exp: not in SPEC-2 11; the 950 Memory-API instruction's dtypes and numerics (docs/decisions.md)
+ENGINE_OPS = {"Max": ops.ew.MAX, "Min": ops.ew.MIN, "Div": ops.ew.DIV, "Exp": ops.ew.EXP}
+ENGINE_DTYPES = {"Max": REGISTER_DTYPES, "Min": REGISTER_DTYPES,
+                 "Div": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
+                 "Exp": ("half", "float")}
+_ENGINE_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in ENGINE_DTYPES.items()}
 _NAME_OF_KIND = {d.kind: d.name for d in ALL}
 CAST_PAIRS = tuple((_NAME_OF_KIND[a], _NAME_OF_KIND[b]) for a, b in cv.PAIRS)
 
@@ -400,6 +406,67 @@ def Sub(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
 def Mul(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
     """Mul(dst, src0, src1, mask): ZEROING only; int16/int32 clamp under integer saturation (SPEC-2 D67)."""
     _binary("Mul", ops.MUL, dst, src0, src1, mask, mode)
+
+
+def _engine(api, dst, srcs, mask, mode):
+    _core_check(api)
+    regs = [_reg(api, "dst", dst)] + [_reg(api, f"src{i}" if len(srcs) > 1 else "src", s) for i, s in enumerate(srcs)]
+    for r in (dst, *srcs):
+        _check_dtype(api, r.dtype.name, ENGINE_DTYPES[api], "the 950 Memory-API table; docs/decisions.md")
+    words, merging = _mask(api, "mask", mask), _merging(api, mode)
+    if len(srcs) == 2:
+        ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging)
+    else:
+        ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging)
+
+
+def Max(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """Max(dst, src0, src1, mask, mode): the 950 Memory-API Max per lane (SPEC-2 2.3, D41; BIT-EXACT); inactive
+    lanes 0 (ZEROING) or kept (MERGING). Not in SPEC-2 11: docs/decisions.md "Reg API"."""
+    _engine("Max", dst, (src0, src1), mask, mode)
+
+
+def Min(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """Min: as Max (SPEC-2 2.3, D41; BIT-EXACT)."""
+    _engine("Min", dst, (src0, src1), mask, mode)
+
+
+def Div(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """Div: the 950 Memory-API Div with its default algorithm (INTRINSIC: RN(x / y) with DAZ/FTZ, D38, D48;
+    MODELLED)."""
+    _engine("Div", dst, (src0, src1), mask, mode)
+
+
+def Exp(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Exp: the 950 Memory-API Exp with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED)."""
+    _engine("Exp", dst, (src,), mask, mode)
+
+
+def ReduceMax(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """`Reg::ReduceMax(dst, src, mask)` = Reduce(dst, src, mask, MAX) (SPEC-2 11.4): the value in lane 0, its
+    first index in lane 1."""
+    Reduce(dst, src, mask, ReduceType.MAX, mode)
+
+
+def ReduceSum(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """`Reg::ReduceSum(dst, src, mask)` = Reduce(dst, src, mask, SUM) (SPEC-2 11.4)."""
+    Reduce(dst, src, mask, ReduceType.SUM, mode)
+
+
+class MemType(enum.IntEnum):
+    """`Reg::MemType` of LocalMemBar."""
+    VEC_STORE = 0
+    VEC_LOAD = 1
+    VEC_ALL = 2
+
+
+def LocalMemBar(before=MemType.VEC_ALL, after=MemType.VEC_ALL):
+    """`LocalMemBar<before, after>()`: orders a VF's UB accesses. The emulator runs a VF's instructions one after
+    another, each finished before the next starts, so every barrier already holds (docs/decisions.md "Reg API");
+    the call checks its arguments and the device."""
+    _core_check("LocalMemBar")
+    as_enum("LocalMemBar", DEVICE, "before", before, MemType)
+    as_enum("LocalMemBar", DEVICE, "after", after, MemType)
 
 
 _ALL_LANES = (np.uint64(2**64 - 1),) * 4
@@ -809,6 +876,38 @@ def _ol_binary(op):
 overload(Add, inline="always")(_ol_binary(ops.ADD))
 overload(Sub, inline="always")(_ol_binary(ops.SUB))
 overload(Mul, inline="always")(_ol_binary(ops.MUL))
+
+
+def _ol_engine(name):
+    code, allowed = ENGINE_OPS[name], _ENGINE_KINDS[name]
+    if name == "Exp":
+        def typer(dst, src, mask, mode=0):
+            return lambda dst, src, mask, mode=0: ops.engine_unary(dst, src, mask, code, allowed,
+                                                                   _or_default(mode, 0) == impl.MERGING)
+    else:
+        def typer(dst, src0, src1, mask, mode=0):
+            return lambda dst, src0, src1, mask, mode=0: ops.engine_binary(dst, src0, src1, mask, code, allowed,
+                                                                           _or_default(mode, 0) == impl.MERGING)
+    return typer
+
+
+for _name, _fn in (("Max", Max), ("Min", Min), ("Div", Div), ("Exp", Exp)):
+    overload(_fn, inline="always")(_ol_engine(_name))
+
+
+@overload(ReduceMax, inline="always")
+def _ol_reduce_max(dst, src, mask, mode=0):
+    return lambda dst, src, mask, mode=0: Reduce(dst, src, mask, ops.MAX, mode)
+
+
+@overload(ReduceSum, inline="always")
+def _ol_reduce_sum(dst, src, mask, mode=0):
+    return lambda dst, src, mask, mode=0: Reduce(dst, src, mask, ops.SUM, mode)
+
+
+@overload(LocalMemBar, inline="always")
+def _ol_local_mem_bar(before=2, after=2):
+    return lambda before=2, after=2: None
 
 
 @overload(Duplicate, inline="always")

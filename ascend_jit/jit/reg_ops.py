@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import ParameterError, UnsupportedDTypeError
+from . import elementwise as ew
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
@@ -477,4 +478,77 @@ def reduce(dst, src, words, op):
     _put(dst, 0, dsize, value_bits)
     if op != SUM:
         _put(dst, 1, dsize, np.uint64(index))
+    dst[H_CTRL] = modes
+
+
+# --- Max, Min, Div, Exp: the 950 Memory-API element-wise numerics on a register ----------------------------------
+# SPEC-2 11 has no Reg Max/Min/Div/Exp; the devkit's Reg softmax uses them (docs/decisions.md "Reg API"). They run
+# through the element-wise engine itself (jit/elementwise.py binary_run / unary_run) on the register's 256 bytes,
+# so every lane is computed exactly as the 950 Memory-API instruction with its default algorithm computes it
+# (INTRINSIC: DAZ/FTZ for Div and Exp, D38), then the mask merges the lanes (ZEROING or MERGING).
+ENGINE_NAMES = {ew.MAX: "Max", ew.MIN: "Min", ew.DIV: "Div", ew.EXP: "Exp"}
+
+
+@njit(cache=True)
+def _engine_flags(modes, ew_op):
+    flags = ew.FTZ if ew_op == ew.DIV or ew_op == ew.EXP else 0  # the 950 default algorithm (INTRINSIC, D38)
+    if modes & M_HALF_SAT:
+        flags |= ew.SAT_HALF
+    if (modes & M_INT_SAT) and ew_op != ew.DIV:  # Div never saturates (D48)
+        flags |= ew.SAT_INT
+    return flags
+
+
+@njit(cache=True)
+def _merge_lanes(dst, words, size, merging):
+    """dst lanes <- the scratch results where the mask is set; elsewhere 0 (ZEROING) or unchanged (MERGING)."""
+    for i in range(VL):
+        if lane_on(words, i - i % size):
+            dst[i] = dst[VL + i]
+        elif not merging:
+            dst[i] = 0
+
+
+@njit(cache=True)
+def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
+    if dk != k0 or dk != k1 or not (allowed >> dk) & 1:
+        if ew_op == ew.MAX:
+            raise UnsupportedDTypeError("Max", "dst/src kinds", (dk, k0, k1), "one type of the 950 Max table "
+                                        "(SPEC-2 2.2)", DEVICE)
+        if ew_op == ew.MIN:
+            raise UnsupportedDTypeError("Min", "dst/src kinds", (dk, k0, k1), "one type of the 950 Min table "
+                                        "(SPEC-2 2.2)", DEVICE)
+        if ew_op == ew.DIV:
+            raise UnsupportedDTypeError("Div", "dst/src kinds", (dk, k0, k1), "one type of the 950 Div table "
+                                        "(SPEC-2 2.2)", DEVICE)
+        raise UnsupportedDTypeError("Exp", "dst/src kinds", (dk, k0, k1), "half or float, the same for dst and src "
+                                    "(SPEC-2 4.2)", DEVICE)
+
+
+@njit(cache=True)
+def engine_binary(dst, src0, src1, words, ew_op, allowed, merging):
+    """Reg Max/Min/Div: the element-wise engine's lanes over all lanes into dst's scratch, then the mask."""
+    kind = np.int64(src0[H_KIND])
+    _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
+    modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
+    size = kind_size(kind)
+    n = VL // size
+    fs, ints = np.empty((3, n), np.float32), np.empty((3, n), np.int64)
+    ew.binary_run(ew_op, kind, _engine_flags(modes, ew_op), dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, fs, ints)
+    _merge_lanes(dst, words, size, merging)
+    dst[H_CTRL] = modes
+
+
+@njit(cache=True)
+def engine_unary(dst, src, words, ew_op, allowed, merging):
+    """Reg Exp: as engine_binary, one source."""
+    kind = np.int64(src[H_KIND])
+    _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, kind, allowed)
+    modes = src[H_CTRL]
+    size = kind_size(kind)
+    n = VL // size
+    fs, ints = np.empty((2, n), np.float32), np.empty((2, n), np.int64)
+    ew.unary_run(ew_op, kind, _engine_flags(modes, ew_op), dst[VL:2 * VL], src[:VL], n, fs, ints,
+                 np.empty(0, np.float32))
+    _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
