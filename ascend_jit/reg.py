@@ -11,6 +11,7 @@ import enum
 import functools
 import hashlib
 import pathlib
+import sys
 import typing
 
 import numba
@@ -742,12 +743,12 @@ def _ol_maskreg():
     return lambda: np.zeros(4, np.uint64)
 
 
-@overload(UpdateMask, prefer_literal=True, inline="always")
+@overload(UpdateMask, prefer_literal=True)
 def _ol_update_mask(dtype, n):
     return lambda dtype, n: impl.update_mask(_vf_kind(dtype), n)
 
 
-@overload(CreateMask, prefer_literal=True, inline="always")
+@overload(CreateMask, prefer_literal=True)
 def _ol_create_mask(dtype, pattern=0):
     return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), pattern)
 
@@ -892,25 +893,25 @@ def _ol_engine(name):
 
 
 for _name, _fn in (("Max", Max), ("Min", Min), ("Div", Div), ("Exp", Exp)):
-    overload(_fn, inline="always")(_ol_engine(_name))
+    overload(_fn)(_ol_engine(_name))
 
 
-@overload(ReduceMax, inline="always")
+@overload(ReduceMax)
 def _ol_reduce_max(dst, src, mask, mode=0):
     return lambda dst, src, mask, mode=0: Reduce(dst, src, mask, ops.MAX, mode)
 
 
-@overload(ReduceSum, inline="always")
+@overload(ReduceSum)
 def _ol_reduce_sum(dst, src, mask, mode=0):
     return lambda dst, src, mask, mode=0: Reduce(dst, src, mask, ops.SUM, mode)
 
 
-@overload(LocalMemBar, inline="always")
+@overload(LocalMemBar)
 def _ol_local_mem_bar(before=2, after=2):
     return lambda before=2, after=2: None
 
 
-@overload(Duplicate, inline="always")
+@overload(Duplicate)
 def _ol_duplicate(dst, value, mask=None, mode=0):
     if _is_reg_type(value):
         def from_reg(dst, value, mask=None, mode=0):
@@ -986,7 +987,7 @@ def _words_or_all(mask):
     return _ALL_LANES if mask is None else mask
 
 
-@overload(_words_or_all, inline="always")
+@overload(_words_or_all)
 def _ol_words_or_all(mask):
     if _absent(mask):
         return lambda mask: (np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF),
@@ -1019,7 +1020,7 @@ def _ol_trait_fields(trait):
                           _or_default(trait[3], 8))
 
 
-@overload(Reduce, inline="always")
+@overload(Reduce)
 def _ol_reduce(dst, src, mask, reduce_type=0, mode=0):
     def reduce(dst, src, mask, reduce_type=0, mode=0):
         if _or_default(mode, 0) != impl.ZEROING:
@@ -1194,10 +1195,14 @@ def simd_vf(fn):
         fn.py_func = fn
         return fn
     compiled = njit(fn)
-    try:
-        compiled._cache = _VFCache(fn)
-    except RuntimeError:  # numba finds no place for the cache (no source file): compile per process
-        pass
+    # numba's cached code names the VF's module, which a later process imports by name to rebuild the VF's globals:
+    # a module that is not registered under its name (a file exec'd by hand) would fail there, so it compiles per
+    # process instead
+    if sys.modules.get(fn.__module__) is not None:
+        try:
+            compiled._cache = _VFCache(fn)
+        except RuntimeError:  # numba finds no place for the cache (no source file): compile per process
+            pass
 
     # A call converts its arguments (tensors to UB handles, dtype names to kind codes, registers to their arrays)
     # and runs the compiled VF. The first call with a tuple of argument types writes a straight-line converter for

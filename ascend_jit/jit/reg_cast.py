@@ -148,7 +148,7 @@ def cast(dst, src, words, layout, sat_mode, mrg, rnd):
     dst[H_CTRL] = modes
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def widen_to_float_case(sk, dk, layout, sat, mrg, rnd):
     """Reg Cast's hot case (the devkit's half -> float pattern): half or bfloat16 to float, with a trait the pair
     accepts. Decided on ints (see cast_widen_to_float)."""

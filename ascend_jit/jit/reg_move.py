@@ -292,7 +292,10 @@ def store(h, reg, words, offset, dist, step):
     api = "StoreAlign"
     if dist < 0 or dist >= S_INTLV_B8:
         raise ParameterError(api, "dist", dist, "a single-register StoreDist (INTLV needs two registers)", DEVICE)
-    w = _check_width(api, reg[H_KIND], STORE_WIDTH[dist])
+    w = STORE_WIDTH[dist]
+    narrow = kind_size(reg[H_KIND]) * (4 if dist == S_PACK4_B32 else 2)
+    if not (dist >= S_PACK_B16 and dist <= S_PACK4_B32 and narrow == w):  # a PACK may name its output type
+        w = _check_width(api, reg[H_KIND], w)
     if w == 8 and dist != S_NORM and dist != S_PACK_B64:
         raise UnsupportedDTypeError(api, "dist", dist, "DIST_NORM or DIST_PACK_B64 for b64 registers", DEVICE)
     if dist <= S_NORM_B32:  # DIST_NORM and DIST_NORM_Bn (lanes of the register's own width, checked above)

@@ -139,7 +139,7 @@ def half_mul_full(dst, a, b, modes):
     dst[H_CTRL] = modes
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def half_full_case(dst_kind, kind0, kind1, words, merging):
     """Add/Sub/Mul's hot case: three half registers, every lane active, ZEROING (from the header bytes)."""
     return (not merging and dst_kind == KIND_HALF and kind0 == KIND_HALF and kind1 == KIND_HALF and

@@ -9,7 +9,9 @@ examples and the tiled / multi-block / atomic workloads that the CLI, the study 
 folder of a checkout, found from the current directory (or any parent holding a pyproject.toml beside a `kernels/`
 folder), and `ascend-jit run path/to/file.py` runs any file that defines a KERNEL.
 """
+import hashlib
 import importlib.util
+import sys
 from importlib import import_module
 from pathlib import Path
 
@@ -33,9 +35,12 @@ def load_file(path):
     path = Path(path).resolve()
     if not path.is_file():
         raise ParameterError("run", "kernel file", str(path), legal="an existing .py file defining KERNEL")
-    name = f"ascend_jit_user_kernels.{path.stem}_{abs(hash(str(path)))}"
+    # registered under a name derived from the path alone, so the same in every process: numba's on-disk cache
+    # of a VF the file compiles (aj.Reg.simd_vf) imports the module by that name when a later process loads it
+    name = f"ascend_jit_user_kernels.{path.stem}_{hashlib.sha256(str(path).encode()).hexdigest()[:16]}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     found = ([module.KERNEL] if hasattr(module, "KERNEL") else []) + list(getattr(module, "KERNELS", ()))
     if not found:
