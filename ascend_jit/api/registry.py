@@ -11,6 +11,7 @@ from .. import reg as R
 from ..dtypes import resolve
 from ..reference import compare as reference_compare
 from ..reference import convert as reference_convert
+from ..reference import elementwise as reference_elementwise
 from ..reference import gather as reference_gather
 from ..reference import model as reference_model
 from ..reference import movement as reference_movement
@@ -203,6 +204,14 @@ def _reg_arith(op):
     return body
 
 
+def _reg_exp(t, dtype):
+    r, mask = R.RegTensor(dtype), R.CreateMask(dtype)
+    R.Exp(r, r, mask)
+    R.LoadAlign(r, t, 0)
+    R.Exp(r, r, mask)
+    R.StoreAlign(t, r, mask, 0)
+
+
 def _reg_duplicate(t, dtype):
     r = R.RegTensor(dtype)
     R.Duplicate(r, 1)
@@ -245,7 +254,8 @@ def _reg_mask_op(op):
     return body
 
 
-_REG_REFERENCE = {"LoadAlign": reference_reg.load, "StoreAlign": reference_reg.store, "Add": reference_reg.binary,
+_REG_REFERENCE = {"Max": reference_elementwise.max_, "Min": reference_elementwise.min_,
+                  "Div": reference_elementwise.div, "Exp": reference_elementwise.exp, "LoadAlign": reference_reg.load, "StoreAlign": reference_reg.store, "Add": reference_reg.binary,
                   "Sub": reference_reg.binary, "Mul": reference_reg.binary, "Duplicate": reference_reg.duplicate,
                   "Reduce": reference_reg.reduce, "Cast": reference_reg.cast_lanes, "Pack": reference_reg.pack,
                   "UnPack": reference_reg.unpack}
@@ -259,6 +269,8 @@ def _reg(name, body, dtypes=lambda spec: R.REGISTER_DTYPES):
 REG_INSTRUCTIONS = (
     _reg("LoadAlign", _reg_load), _reg("StoreAlign", _reg_store),
     *(_reg(op, _reg_arith(op), lambda spec, op=op: R.ARITH_DTYPES[op]) for op in ("Add", "Sub", "Mul")),
+    *(_reg(op, _reg_arith(op), lambda spec, op=op: R.ENGINE_DTYPES[op]) for op in ("Max", "Min", "Div")),
+    _reg("Exp", _reg_exp, lambda spec: R.ENGINE_DTYPES["Exp"]),
     _reg("Duplicate", _reg_duplicate), _reg("Reduce", _reg_reduce, lambda spec: tuple(R.REDUCE_SUM_DST)),
     _reg("Cast", _reg_cast, lambda spec: tuple(sorted({a for a, _ in R.CAST_PAIRS}))),
     *(_reg(op, _reg_mask_op(op)) for op in ("And", "Or", "Xor", "Not", "Move", "Select", "Pack", "UnPack")),
