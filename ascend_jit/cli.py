@@ -114,6 +114,11 @@ def _study(args):
     return 0
 
 
+def _workers(text):
+    """--workers: a count, or "auto" (sweeps.default_workers)."""
+    return text if text.strip().lower() == "auto" else int(text)
+
+
 def _sweep(args):
     from . import study, sweeps
     result = sweeps.sweep(sizes=args.sizes, dists=args.dists, dtypes=args.dtypes, devices=args.devices,
@@ -272,8 +277,8 @@ def build_parser():
     w.add_argument("--seed", type=int, default=0, help="base seed of every trial's input (default 0)")
     w.add_argument("--out", default="sweep-out", help="output folder; a rerun skips its finished tasks "
                    "(default sweep-out/)")
-    w.add_argument("--workers", type=int, help="start a local Dask cluster of N worker processes "
-                   "(pip install 'ascend_jit[distributed]')")
+    w.add_argument("--workers", type=_workers, help="start a local Dask cluster of N worker processes, or "
+                   "'auto': one per core of this machine (pip install 'ascend_jit[distributed]')")
     w.add_argument("--scheduler", metavar="ADDRESS", help="submit to a running Dask scheduler, e.g. tcp://host:8786")
     w.add_argument("--format", choices=("auto", "csv", "parquet"), default="auto",
                    help="table format (auto: Parquet when pyarrow is installed, else CSV)")

@@ -119,8 +119,10 @@ class Core(SyncState):
         return (self.ctrl >> n) & 1
 
     def _set_bit(self, n, value):
-        self.ctrl = (self.ctrl & ~(1 << n)) | ((1 if value else 0) << n)
-        self._derive_modes()
+        ctrl = (self.ctrl & ~(1 << n)) | ((1 if value else 0) << n)
+        if ctrl != self.ctrl:  # count-form calls reset the mode on every call: nothing to derive when unchanged
+            self.ctrl = ctrl
+            self._derive_modes()
 
     def _derive_modes(self):
         """The modes the kernels read, derived from CTRL once per change rather than on every call."""

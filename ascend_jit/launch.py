@@ -2,8 +2,15 @@
 its own Core (own UB, CTRL, mask register and flags) with GetBlockIdx() = its index, as `<<<blockDim>>>` would.
 
 Blocks communicate through GM (the host arrays passed in). With parallel=True (the default) every block runs in its
-own thread, all at once, so `aj.SyncAll()` is a real barrier; parallel=False runs them one after the other and a
-SyncAll there is a StateError (it would wait for blocks that have not started), never a hang.
+own thread, all started at once, so `aj.SyncAll()` is a real barrier; parallel=False runs them one after the other
+and a SyncAll there is a StateError (it would wait for blocks that have not started), never a hang.
+
+Threads pay because the instructions' compiled kernels release the GIL (DataCopy, ReduceSum, the element-wise
+family: `nogil=True`, called through their entries): on the tiled workloads most of a block's time is spent in
+them, so blocks on different host cores overlap (BENCHMARKS.md "Multi-block launches": 8 blocks of the tiled sum
+on 2 cores). At most one block per host core runs at a time (`host_cores()` run slots): more runnable threads
+than cores would only fight over the GIL and the caches. A block waiting at SyncAll or for its atomic turn gives
+its slot to a block that can run, so the barrier still sees every block.
 
 Atomic DataCopy (SetAtomicAdd/Max/Min) across blocks is made deterministic by a turn order (docs/decisions.md
 "Atomics across blocks"): between two SyncAll barriers (an epoch), a block commits its first atomic copy only after
@@ -11,6 +18,8 @@ every block before it in the launch's atomic order has finished that epoch (reac
 The order is block-index order, or with `atomic_order="shuffle", seed=s` a permutation drawn from the seed, so a
 kernel whose result depends on the order shows it. Serial launches run their blocks in that order.
 """
+import contextlib
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -33,8 +42,10 @@ class LaunchState:
     """The cross-block state of one launch: the SyncAll barrier and the atomic turn order. Never blocks forever:
     a block that fails, or returns while others wait for it at a SyncAll, breaks the barrier for everyone."""
 
-    def __init__(self, block_dim, order, concurrent, gm_shadow=None):
+    def __init__(self, block_dim, order, concurrent, gm_shadow=None, cores=None):
         self.block_dim, self.order, self.concurrent = block_dim, list(order), concurrent
+        # run slots: how many blocks run at once (a waiting block hands its slot on meanwhile, _wait)
+        self.slots = threading.Semaphore(cores) if concurrent and cores and cores < block_dim else None
         self.gm_shadow = gm_shadow       # the sanitizer's cross-block GM shadow (check "blocks"), or None
         self.rank = {b: k for k, b in enumerate(self.order)}
         self.cond = threading.Condition()
@@ -46,6 +57,28 @@ class LaunchState:
 
     def _raise_broken(self, api, block):
         raise LaunchAborted(api, "block", block, detail=f"aborted: {self.broken}")
+
+    def run_slot(self):
+        """Context of one block's run: holds a run slot (when the launch has fewer slots than blocks)."""
+        return self.slots if self.slots is not None else contextlib.nullcontext()
+
+    def _wait(self, done):
+        """cond.wait() until done() (cond held), with the caller's run slot given back meanwhile. Returns with the
+        slot held again and cond held."""
+        if self.slots is None:
+            while not done():
+                self.cond.wait()
+            return
+        self.slots.release()
+        try:
+            while not done():
+                self.cond.wait()
+        finally:
+            self.cond.release()  # never wait for a slot while holding cond: the slot holders need it
+            try:
+                self.slots.acquire()
+            finally:
+                self.cond.acquire()
 
     def sync_all(self, core):
         block = core.block_idx
@@ -71,8 +104,7 @@ class LaunchState:
                 self.cond.notify_all()
                 self._raise_broken("SyncAll", block)
             self.cond.notify_all()  # blocks waiting for their atomic turn may go on: this one ended its epoch
-            while self.generation == generation and not self.broken:
-                self.cond.wait()
+            self._wait(lambda: self.generation != generation or self.broken)
             if self.generation == generation:
                 self._raise_broken("SyncAll", block)
 
@@ -84,10 +116,9 @@ class LaunchState:
         earlier = self.order[:self.rank[block]]
         with self.cond:
             epoch = self.syncs[block]
-            while not all(self.done[b] or self.syncs[b] > epoch for b in earlier):
-                if self.broken:
-                    self._raise_broken("DataCopy (atomic)", block)
-                self.cond.wait()
+            self._wait(lambda: self.broken or all(self.done[b] or self.syncs[b] > epoch for b in earlier))
+            if self.broken and not all(self.done[b] or self.syncs[b] > epoch for b in earlier):
+                self._raise_broken("DataCopy (atomic)", block)
 
     def finish(self, block, failed):
         with self.cond:
@@ -99,6 +130,14 @@ class LaunchState:
                     self.broken = (f"block {block} returned without reaching SyncAll number {self.syncs[block] + 1}; "
                                    "the device would hang")
             self.cond.notify_all()
+
+
+def host_cores():
+    """The host cores this process may run on: the run slots of a parallel launch."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def _name_block(err, block, block_dim):
@@ -132,7 +171,7 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
     concurrent = parallel and block_dim <= MAX_CONCURRENT_BLOCKS
     config = resolve_config(sanitize) if sanitize is not None else default_sanitize_config()
     shadow = LaunchShadow(config) if config is not None and "blocks" in config.checks else None
-    state = LaunchState(block_dim, order, concurrent, shadow)
+    state = LaunchState(block_dim, order, concurrent, shadow, cores=host_cores())
     cores = [Core(device, sanitize=config if config is not None else False) for _ in range(block_dim)]
     for i, core in enumerate(cores):
         core.block_idx, core.block_num, core.launch = i, block_dim, state
@@ -142,7 +181,7 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
     def run_block(core):
         block = core.block_idx
         try:
-            with core:
+            with state.run_slot(), core:
                 result = kernel(*args, **kwargs)
             pending = core.pending_flags()
             if core.sanitizer is not None:

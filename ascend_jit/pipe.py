@@ -9,18 +9,23 @@ import numpy as np
 
 from .api._common import INT32_MAX, as_int
 from .core import Core, current_core
-from .dtypes import resolve
+from .dtypes import ALL as ALL_DTYPES, resolve
 from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
+from .jit.direct import EntryTable
+from .jit.movement import copy_runs
 from .sync import EventIdPool
 from .tensor import GlobalTensor, LocalTensor, TPosition
 
 
+_DTYPES = {d.name: d for d in ALL_DTYPES}  # AllocTensor's dtype names without resolve's aliases and lower-casing
+
+
 class _Buffer:
     """One UB buffer of a queue or TBuf; `lease` is its current allocation (None when free)."""
-    __slots__ = ("addr", "nbytes", "lease")
+    __slots__ = ("addr", "nbytes", "lease", "owner")
 
     def __init__(self, addr, nbytes):
-        self.addr, self.nbytes, self.lease = addr, nbytes, None
+        self.addr, self.nbytes, self.lease, self.owner = addr, nbytes, None, None
 
 
 class _Lease:
@@ -104,6 +109,8 @@ class TQue:
 
     def _bind(self, pipe, buffers):
         self.pipe, self._buffers = pipe, buffers
+        for b in buffers:
+            b.owner = self
 
     def _device(self):
         return self.pipe.core.device if self.pipe else None
@@ -111,24 +118,26 @@ class TQue:
     def AllocTensor(self, dtype):
         if self.pipe is None:
             raise StateError("AllocTensor", detail="queue has no buffers: call pipe.InitBuffer(que, num, len) first")
-        d = resolve(dtype, "AllocTensor")
+        d = _DTYPES.get(dtype) if type(dtype) is str else None
+        if d is None:
+            d = resolve(dtype, "AllocTensor")
         for buffer in self._buffers:
             if buffer.lease is None:
-                lease = _Lease(buffer)
-                tensor = LocalTensor(self.pipe.core, d, buffer.addr, buffer.nbytes // d.size, self.position, lease)
-                buffer.lease = lease
-                sanitizer = self.pipe.core.sanitizer
-                if sanitizer is not None:  # FreeTensor .. AllocTensor orders the buffer's earlier users; stale data
-                    sanitizer.hand_off(buffer.addr, buffer.nbytes)
-                    sanitizer.undefine(buffer.addr, buffer.nbytes)
-                return tensor
+                lease = buffer.lease = _Lease(buffer)
+                core = self.pipe.core
+                if core.sanitizer is not None:  # FreeTensor .. AllocTensor orders the buffer's users; stale data
+                    core.sanitizer.hand_off(buffer.addr, buffer.nbytes)
+                    core.sanitizer.undefine(buffer.addr, buffer.nbytes)
+                # InitBuffer placed the buffer inside the UB: no placement checks on this hot path
+                return LocalTensor._proven(core, d, buffer.addr, buffer.nbytes // d.size, self.position, lease)
         raise StateError("AllocTensor", "buffers", len(self._buffers), device=self._device(),
                          detail="every buffer of this queue is in use (FreeTensor one first)")
 
     def EnQue(self, tensor):
-        if not isinstance(tensor, LocalTensor):
+        if type(tensor) is not LocalTensor and not isinstance(tensor, LocalTensor):
             raise ParameterError("EnQue", "tensor", type(tensor).__name__, legal="a LocalTensor", device=self._device())
-        tensor.check_alive("EnQue")
+        if tensor._lease is not None and not tensor._lease.alive:
+            tensor.check_alive("EnQue")
         if len(self._queue) >= self.depth:
             raise StateError("EnQue", "depth", self.depth, detail="queue is full", device=self._device())
         self._queue.append(tensor)
@@ -138,13 +147,15 @@ class TQue:
         if not self._queue:
             raise StateError("DeQue", detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
         tensor = self._queue.popleft()
-        if tensor.core.sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
-            tensor.core.sanitizer.hand_off(tensor.addr, tensor.nbytes)
-        return tensor if dtype is None else tensor.ReinterpretCast(dtype)
+        if tensor._core.sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
+            tensor._core.sanitizer.hand_off(tensor.addr, tensor.nbytes)
+        if dtype is None or (type(dtype) is str and _DTYPES.get(dtype) is tensor._dtype):
+            return tensor
+        return tensor.ReinterpretCast(dtype)
 
     def FreeTensor(self, tensor):
         lease = tensor._lease if isinstance(tensor, LocalTensor) else None
-        if lease is None or not any(lease.buffer is b for b in self._buffers):
+        if lease is None or lease.buffer.owner is not self:
             raise StateError("FreeTensor", "tensor", tensor, detail="not allocated by this queue",
                              device=self._device())
         if not lease.alive:
@@ -178,7 +189,7 @@ class TBuf:
         n = cap if count is None else as_int("TBuf.Get", self.pipe.core.spec, "count", count, 0)
         if n > cap:
             raise OutOfBoundsError("TBuf.Get", "count", n, legal=f"[0, {cap}]", device=self.pipe.core.device)
-        return LocalTensor(self.pipe.core, d, self._buffer.addr, n, self.position)
+        return LocalTensor._proven(self.pipe.core, d, self._buffer.addr, n, self.position)
 
 
 class DataCopyParams:
@@ -209,20 +220,13 @@ def _check_operands(api, dst, src):
                              detail="a core cannot copy into another core's UB: go through GM")
 
 
-def DataCopy(dst, src, count_or_params=None):
-    """GM -> UB, UB -> GM or UB -> UB (one core): `DataCopy(dst, src, count)` or `DataCopy(dst, src,
-    DataCopyParams(...))`. UB -> GM combines with GM while SetAtomicAdd/Max/Min is set (sync.py). Every check
-    (operands, ranges, the far end of the copy in closed form) runs before the first byte moves."""
-    api = "DataCopy"
-    _check_operands(api, dst, src)
-    core = dst.core if isinstance(dst, LocalTensor) else src.core
+def _validate(api, dst, src, count_or_params, core):
+    """Every DataCopy rule (operands checked by the caller); returns the runs (src byte offset, dst byte offset,
+    bytes), offsets from each tensor's element 0."""
     device = core.device
     if count_or_params is None:
         raise ParameterError(api, "count", None, legal="an element count or aj.DataCopyParams(...)",
                              detail="missing: DataCopy(dst, src, count)", device=device)
-    for t in (dst, src):
-        if isinstance(t, LocalTensor):
-            t.check_alive(api)
     if src.dtype.size != dst.dtype.size:
         raise ParameterError(api, "dtype", (src.dtype.name, dst.dtype.name), legal="src and dst of the same size",
                              device=device)
@@ -232,14 +236,14 @@ def DataCopy(dst, src, count_or_params=None):
         count, length, src_gap, dst_gap = (as_int(api, device, name, v, lo, hi) for name, v, lo, hi in (
             ("blockCount", p.blockCount, 1, 4095), ("blockLen", p.blockLen, 1, 65535),
             ("srcStride", p.srcStride, 0, 65535), ("dstStride", p.dstStride, 0, 65535)))
-        runs = [(i * (length + src_gap) * 32, i * (length + dst_gap) * 32, length * 32) for i in range(count)]
+        runs = tuple((i * (length + src_gap) * 32, i * (length + dst_gap) * 32, length * 32) for i in range(count))
     else:
         count = as_int(api, device, "count", count_or_params, 0, INT32_MAX)
         esize = src.dtype.size
         if (count * esize) % 32:
             raise AlignmentError(api, "count", count, legal=f"count * {esize} B a multiple of 32 B "
                                  "(DataCopy moves whole DataBlocks; pad the data)", device=device)
-        runs = [(0, 0, count * esize)]
+        runs = ((0, 0, count * esize),)
     for side, t, index in (("dst", dst, 1), ("src", src, 0)):
         if isinstance(t, LocalTensor):
             if t.addr % 32:
@@ -251,6 +255,123 @@ def DataCopy(dst, src, count_or_params=None):
         far = runs[-1][index] + runs[-1][2]  # the last run ends furthest (offsets grow with the run index)
         if far > limit:
             raise OutOfBoundsError(api, side, t, legal=f"at most {limit} bytes (the copy needs {far})", device=device)
+    return runs
+
+
+def _count_key(count_or_params):
+    """The memo key of DataCopy's count or params: a plain int as itself, anything else with its type (2, 2.0,
+    np.int64(2) and True key apart although they compare equal), or None when something is unhashable (validated
+    uncached)."""
+    if type(count_or_params) is int:
+        return count_or_params
+    if isinstance(count_or_params, DataCopyParams):
+        p = count_or_params
+        key = tuple((type(v), v) for v in (p.blockCount, p.blockLen, p.srcStride, p.dstStride))
+    else:
+        key = (type(count_or_params), count_or_params)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+_PLANS = {}          # DataCopy call shape -> (runs, run count, run bytes, src step, dst step, far GM byte), proven
+_PLANS_MAX = 8192    # distinct call shapes remembered (a kernel has a handful; the memo is cleared when full)
+_GM_TO_UB, _UB_TO_GM, _UB_TO_UB = 0, 1, 2
+_COPY = EntryTable()  # one key: every argument's type is fixed (uint8 arrays, Python ints)
+
+
+def DataCopy(dst, src, count_or_params=None):
+    """GM -> UB, UB -> GM or UB -> UB (one core): `DataCopy(dst, src, count)` or `DataCopy(dst, src,
+    DataCopyParams(...))`. UB -> GM combines with GM while SetAtomicAdd/Max/Min is set (sync.py). Every check
+    (operands, ranges, the far end of the copy in closed form) runs before the first byte moves.
+
+    Validation is memoised per call shape (direction, element types, UB addresses and sizes, the count or params
+    with their types); GM sizes stay out of the key (a tiled kernel's GM sub-tensors shrink tile by tile): the far
+    GM byte of the proven shape is compared with the GM tensor's size on every call. A proven shape goes straight
+    to one compiled copy (jit/movement.py copy_runs, GIL released) through its machine-code entry (jit/direct.py)."""
+    tdst, tsrc = type(dst), type(src)
+    count_key = count_or_params if type(count_or_params) is int else _count_key(count_or_params)
+    if tdst is LocalTensor and tsrc is GlobalTensor and src.array is not None:
+        direction, core, gm = _GM_TO_UB, dst._core, src
+        key = (core.spec, direction, dst.dtype, src.dtype, count_key, dst._addr, dst._size)
+        lease = dst._lease
+    elif tdst is GlobalTensor and tsrc is LocalTensor and dst.array is not None:
+        direction, core, gm = _UB_TO_GM, src._core, dst
+        key = (core.spec, direction, dst.dtype, src.dtype, count_key, src._addr, src._size)
+        lease = src._lease
+    elif tdst is LocalTensor and tsrc is LocalTensor and dst._core is src._core:
+        direction, core, gm = _UB_TO_UB, dst._core, None
+        key = (core.spec, direction, dst.dtype, src.dtype, count_key, dst._addr, dst._size, src._addr, src._size)
+        lease = dst._lease
+        if src._lease is not None and not src._lease.alive:
+            src.check_alive("DataCopy")
+    else:  # refused, or subclasses of the tensor types: every check, every call
+        return _data_copy_unmemoised(dst, src, count_or_params)
+    if lease is not None and not lease.alive:
+        (dst if tdst is LocalTensor else src).check_alive("DataCopy")
+    plan = _PLANS.get(key) if count_key is not None else None
+    if plan is None or (gm is not None and plan[5] > gm.array.nbytes):
+        plan = _prove(dst, src, count_or_params, core, key if count_key is not None else None, direction)
+    runs, count, run_bytes, step_src, step_dst, _ = plan
+    if direction == _UB_TO_GM:
+        dst_bytes, dst_at = _writable_gm(core, dst)
+    if core.sanitizer is not None or core.atomic is not None:
+        _copy_with_state("DataCopy", core, dst, src, runs)
+        return
+    if direction == _GM_TO_UB:
+        (src_bytes, src_at), dst_bytes, dst_at = src.byte_span(), core.ub, dst._addr
+    elif direction == _UB_TO_GM:
+        src_bytes, src_at = core.ub, src._addr
+    else:
+        src_bytes, src_at, dst_bytes, dst_at = core.ub, src._addr, core.ub, dst._addr
+    if not src_bytes.flags.writeable:  # the compiled copy takes writable arrays: a read-only GM source, by numpy
+        for s, d, n in runs:
+            dst_bytes[dst_at + d:dst_at + d + n] = src_bytes[src_at + s:src_at + s + n]
+        return
+    _COPY(0, copy_runs, dst_bytes, dst_at, src_bytes, src_at, count, run_bytes, step_src, step_dst)
+
+
+def _writable_gm(core, gm):
+    """The GM destination's byte span; a read-only array is refused before anything moves."""
+    span = gm.byte_span()
+    if not span[0].flags.writeable:
+        raise ParameterError("DataCopy", "dst", gm, device=core.device, legal="a writable GM buffer",
+                             detail="the GlobalTensor's array is read-only")
+    return span
+
+
+def _prove(dst, src, count_or_params, core, key, direction):
+    """Validate one call (raises before anything moves); remember its plan under `key` (None: not memoisable)."""
+    runs = _validate("DataCopy", dst, src, count_or_params, core)
+    step_src, step_dst = (runs[1][0], runs[1][1]) if len(runs) > 1 else (0, 0)
+    far_gm = runs[-1][0] + runs[-1][2] if direction == _GM_TO_UB else runs[-1][1] + runs[-1][2]
+    plan = (runs, len(runs), runs[0][2], step_src, step_dst, far_gm)
+    if key is not None:
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+def _data_copy_unmemoised(dst, src, count_or_params):
+    """DataCopy for operands outside the memoised path: the refusals (_check_operands) and subclass instances."""
+    api = "DataCopy"
+    _check_operands(api, dst, src)
+    core = dst.core if isinstance(dst, LocalTensor) else src.core
+    for t in (dst, src):
+        if isinstance(t, LocalTensor):
+            t.check_alive(api)
+    runs = _validate(api, dst, src, count_or_params, core)
+    if isinstance(dst, GlobalTensor):
+        _writable_gm(core, dst)
+    _copy_with_state(api, core, dst, src, runs)
+
+
+def _copy_with_state(api, core, dst, src, runs):
+    """DataCopy by numpy slices: on a sanitizing core (the sanitizer sees the runs), under an atomic mode (UB -> GM
+    combines with GM) and outside the memoised path."""
     if core.sanitizer is not None:
         core.sanitizer.copy_access(api, dst, src, runs, atomic=isinstance(dst, GlobalTensor) and core.atomic is not None)
     src_bytes = src.core.ub[src.addr:src.addr + src.nbytes] if isinstance(src, LocalTensor) else _gm_bytes(src)

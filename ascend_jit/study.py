@@ -7,17 +7,20 @@ measures here are shared with the sweep (sweeps.py); the variants come from the 
 import json
 import math
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from .devices import SUPPORTED_NAMES, get_device
 from .dtypes import resolve
 from .errors import ParameterError
+from .launch import host_cores
 from .summing import NO_DEVICE, PATTERN_APIS, get_api, run_pattern  # noqa: F401 (run_pattern: the study's API)
 
 DISTRIBUTIONS = ("normal", "uniform", "lognormal", "cancel")
 STUDY_PATTERNS = ("ReduceRepeat->ReduceRepeat", "BlockReduceSum->WholeReduceSum")
 APIS = ("ReduceSum",) + STUDY_PATTERNS  # what `--api` may name (comma-separated), or "all"
+STUDY_CHUNK = 32  # trials drawn and held at once (the variants' threads share them), progress reported per chunk
 UNIT_ROUNDOFF = {"half": 2.0 ** -11, "float": 2.0 ** -24}
 WIDE_ROUNDOFF = {"half": 2.0 ** -24, "float": 2.0 ** -53}  # the what-if accumulator: fp32 for half, fp64 for float
 
@@ -143,9 +146,13 @@ def build_variants(devices, dtype, apis=APIS):
 
 
 def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", seed=0, saturate=False, progress=None,
-              api="all"):
+              api="all", threads=None):
     """Run the study; returns a dict (the JSON form) with per-variant statistics and raw errors. `api`: "all"
-    (ReduceSum and the two-stage patterns) or a comma-separated subset of APIS."""
+    (ReduceSum and the two-stage patterns) or a comma-separated subset of APIS.
+
+    The variants are spread over `threads` threads (default: one per host core, aj.launch's host_cores), each
+    variant on its own emulated core: the reductions' kernels release the GIL, and every variant's results depend
+    on its inputs alone, so the report is the same bit for bit whatever the thread count."""
     d = resolve(dtype, "study")
     apis = parse_apis(api)
     if d.name not in UNIT_ROUNDOFF:
@@ -169,15 +176,32 @@ def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", se
     bits = np.zeros((trials, len(variants)), np.uint64)
     exact = np.zeros(trials)
     bound = np.zeros((trials, len(variants)))
-    for t in range(trials):
-        x = draw_inputs(rng, n, dist, np_t)
-        exact[t] = exact_sum(x)
-        for k, v in enumerate(variants):
-            results[t, k] = runners[k](x)
-            bits[t, k] = result_bits(results[t, k], d)
-            bound[t, k] = order_bound(v.api, d, x, depths[k], exact[t])
-        if progress:
-            progress(t + 1, trials)
+    threads = min(host_cores() if threads is None else threads, len(variants))
+    pool = ThreadPoolExecutor(max_workers=threads) if threads > 1 else None
+    try:
+        for t0 in range(0, trials, STUDY_CHUNK):  # inputs in the seed's order, a chunk at a time
+            t1 = min(t0 + STUDY_CHUNK, trials)
+            xs = np.empty((t1 - t0, n), np_t)
+            for t in range(t0, t1):
+                xs[t - t0] = draw_inputs(rng, n, dist, np_t)
+                exact[t] = exact_sum(xs[t - t0])
+
+            def run_variant(k, t0=t0, t1=t1, xs=xs):
+                for t in range(t0, t1):
+                    results[t, k] = runners[k](xs[t - t0])
+                    bits[t, k] = result_bits(results[t, k], d)
+                    bound[t, k] = order_bound(variants[k].api, d, xs[t - t0], depths[k], exact[t])
+
+            if pool is None:
+                for k in range(len(variants)):
+                    run_variant(k)
+            else:
+                list(pool.map(run_variant, range(len(variants))))
+            if progress:
+                progress(t1, trials)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     return _summarise(variants, results, bits, exact, bound, np_t,
                       dict(dtype=d.name, n=n, trials=trials, dist=dist, seed=seed, saturate=saturate,
                            devices=list(names), apis=list(apis)))

@@ -8,10 +8,10 @@ seeded by (seed, dtype, size, distribution, t) alone: every variant sums the sam
 compared), and the rows do not depend on the blocks, the workers, the scheduler or the order tasks finish in.
 Tasks are listed block by block (all variants of one block of trials in a row) and each executing thread keeps
 its last input blocks, so the inputs of a block are drawn once per process that runs its variants (on Dask the
-variants of a block are sent to one worker). A task runs on the executing process's own emulated cores and
-returns only its rows (four numbers per trial);
-the process that called sweep() stores each finished task as one small file under OUT/tasks/, so a rerun with the
-same folder skips them. The table, summary and plots are assembled from those files at the end.
+variants of a block travel together as one unit of work, `batches`). A task runs on the executing process's own
+emulated cores and returns only its rows (four numbers per trial); the process that called sweep() stores each
+finished task as one small file under OUT/tasks/, so a rerun with the same folder skips them. The table, summary
+and plots are assembled from those files at the end.
 """
 import json
 import os
@@ -249,41 +249,81 @@ def _run_in_process(todo, seed, finished):
         finished(task, run_task(task, seed))
 
 
+def run_batch(tasks, seed):
+    """Several tasks of one block of trials (the variants of one (dtype, dist, size, trials) block), one after
+    another on the executing worker: the block's inputs are drawn once; returns each task's rows, in order."""
+    return [run_task(task, seed) for task in tasks]
+
+
+def batches(todo, threads):
+    """The tasks grouped into Dask's units of work: the variants of one block go together (one worker draws the
+    block's inputs once and Dask schedules one unit instead of one per variant); a block is split into more
+    units only when there are fewer blocks than 2 per worker thread (otherwise some threads would idle)."""
+    blocks = []
+    for task in todo:
+        if blocks and blocks[-1][0][2:] == task[2:]:
+            blocks[-1].append(task)
+        else:
+            blocks.append([task])
+    split = max(1, -(-2 * threads // max(len(blocks), 1)))
+    units = []
+    for block in blocks:
+        per = -(-len(block) // min(split, len(block)))
+        units += [block[i:i + per] for i in range(0, len(block), per)]
+    return units
+
+
+# Dask's own periodic work, turned down for a sweep's local cluster: on a small machine the event-loop tick
+# (every 20 ms), the statistical profiler sampling each busy worker thread (every 10 ms), the system monitors and
+# the nanny's memory polling take CPU from the workers (docs/scaling.md "Local clusters").
+QUIET_DASK = {"distributed.admin.tick.interval": "1s", "distributed.worker.profile.enabled": False,
+              "distributed.admin.system-monitor.interval": "5s", "distributed.worker.memory.monitor-interval": "1s"}
+
+
+def local_cluster(distributed, workers):
+    """A local dask.distributed cluster of `workers` one-thread processes with QUIET_DASK and no memory limit
+    (the sweep bounds its own memory: KEPT_ELEMENTS per kind and task)."""
+    import dask
+    with dask.config.set(QUIET_DASK):  # the nannies hand this configuration to their worker processes
+        return distributed.LocalCluster(n_workers=int(workers), threads_per_worker=1, processes=True,
+                                        dashboard_address=None, memory_limit=0)
+
+
 def _run_on_dask(client, todo, seed, finished):
-    """Submit a window of tasks at a time (bounded scheduler state for millions of tasks); store as they finish."""
+    """Submit a window of batches at a time (bounded scheduler state for millions of tasks); store as they
+    finish. Only the rows come back: four numbers per trial, as numpy arrays."""
     from distributed import as_completed
     threads = sum(client.nthreads().values()) or 1
-    workers = sorted(client.nthreads())
-    pending = iter(todo)
-    by_key, blocks = {}, {"last": None, "count": 0}
+    units = iter(batches(todo, threads))
+    by_key = {}
 
-    def submit(task):
-        # The variants of a block (consecutive in `todo`) go to one worker, round-robin over blocks, so it draws
-        # the block's inputs once; loose: another worker takes them when that one is busy or gone.
-        block = (task.dtype, task.dist, task.size, task.start)
-        if block != blocks["last"]:
-            blocks["last"], blocks["count"] = block, blocks["count"] + 1
-        where = [workers[blocks["count"] % len(workers)]] if workers else None
-        future = client.submit(run_task, task, seed, key=f"ascend-jit-sweep-{seed}-{task.key}", pure=False,
-                               workers=where, allow_other_workers=True)
-        by_key[future.key] = task
+    def submit(unit):
+        future = client.submit(run_batch, unit, seed, key=f"ascend-jit-sweep-{seed}-{unit[0].key}+{len(unit)}",
+                               pure=False)
+        by_key[future.key] = unit
         return future
 
-    # In flight: two blocks per thread, so every worker always has its own blocks and nothing needs stealing
-    # (a stolen task draws its block's inputs again) until the tail.
-    per_block = max(sum(1 for t in todo if t[2:] == todo[0][2:]), 1)
-    window = 2 * threads * per_block + 4
-    first = [submit(t) for _, t in zip(range(window), pending)]  # range first: zip drops nothing
+    window = 2 * threads + 2  # every thread has its next unit queued, so none waits for a round trip
+    first = [submit(u) for _, u in zip(range(window), units)]  # range first: zip drops nothing
     queue = as_completed(first, with_results=True)  # results arrive with the completions (no extra round trip)
     try:
-        for future, rows in queue:
-            finished(by_key.pop(future.key), rows)
+        for future, results in queue:
+            for task, rows in zip(by_key.pop(future.key), results):
+                finished(task, rows)
             future.release()
-            nxt = next(pending, None)
+            nxt = next(units, None)
             if nxt is not None:
                 queue.add(submit(nxt))
     finally:
         client.cancel(list(queue.futures))
+
+
+def default_workers():
+    """The cores this process may run on: `workers="auto"` starts that many."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 @dataclass
@@ -309,7 +349,8 @@ def sweep(sizes="128,8320", dists="normal", dtypes="half", devices="all", apis="
           cdf_size=None, task_elements=TASK_ELEMENTS, task_trials=TASK_TRIALS, progress=None):
     """Run an accumulation-order sweep (see the module doc); returns a SweepResult.
 
-    In-process by default; `workers=N` starts a local dask.distributed cluster of N processes for the run,
+    In-process by default; `workers=N` starts a local dask.distributed cluster of N processes for the run
+    (`workers="auto"`: one per core of this machine),
     `scheduler=ADDRESS` uses an existing cluster, `client=` an existing dask Client. `table_format`: "auto"
     (Parquet when pyarrow imports, else CSV), "csv" or "parquet". `progress(done, total)` is called per task."""
     grid = Grid.parse(sizes, dists, dtypes, devices, apis, trials, seed)
@@ -321,9 +362,11 @@ def sweep(sizes="128,8320", dists="normal", dtypes="half", devices="all", apis="
             raise ParameterError(API, name, value, legal=">= 1")
     if sum(x is not None for x in (workers, scheduler, client)) > 1:
         raise ParameterError(API, "workers/scheduler/client", (workers, scheduler, client), legal="at most one")
+    if isinstance(workers, str) and workers.strip().lower() == "auto":
+        workers = default_workers()
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
                                 or workers < 1):
-        raise ParameterError(API, "workers", workers, legal=">= 1")
+        raise ParameterError(API, "workers", workers, legal=">= 1, or \"auto\" (every core of this machine)")
     if cdf_size is not None and parse_size(cdf_size, "cdf_size") not in grid.sizes:
         raise ParameterError(API, "cdf_size", cdf_size, legal="one of the sizes " + ", ".join(map(str, grid.sizes)))
     distributed = _distributed("workers" if workers is not None else "scheduler",
@@ -357,8 +400,7 @@ def sweep(sizes="128,8320", dists="normal", dtypes="half", devices="all", apis="
         try:
             if client is None:
                 if workers is not None:
-                    own_cluster = distributed.LocalCluster(n_workers=int(workers), threads_per_worker=1,
-                                                           processes=True, dashboard_address=None)
+                    own_cluster = local_cluster(distributed, workers)
                 own_client = client = distributed.Client(own_cluster if own_cluster is not None else scheduler)
             _run_on_dask(client, todo, grid.seed, finished)
         finally:
@@ -400,16 +442,15 @@ def _groups(tasks, store):
 def summarise_group(group, trials):
     """Summary rows of one (dtype, dist, size) group: per variant, the error statistics; for the group, the
     fraction of trials in which the emulated variants (not the what-if orders) disagree bit for bit."""
-    variants = list(dict.fromkeys(zip(group["api"].tolist(), group["device"].tolist())))
-    emulated = [(a, dev) for a, dev in variants if dev != NO_DEVICE]
+    selections = _variant_rows(group)
+    emulated = [v for v in selections if v[1] != NO_DEVICE]
     if len(emulated) > 1:
-        bits = np.stack([_by_trial(group, a, dev, "result_bits", trials) for a, dev in emulated])
+        bits = np.stack([_by_trial(group, selections[v], "result_bits", trials) for v in emulated])
         disagree = float(np.mean(np.any(bits != bits[0], axis=0)))
     else:
         disagree = float("nan")
     rows = []
-    for api, device in variants:
-        sel = (group["api"] == api) & (group["device"] == device)
+    for (api, device), sel in selections.items():
         row = {"size": int(group["size"][0]), "dist": str(group["dist"][0]), "dtype": str(group["dtype"][0]),
                "device": device, "api": api, "trials": int(np.count_nonzero(sel))}
         for column in ("err_ulp", "err_rel"):
@@ -426,8 +467,22 @@ def summarise_group(group, trials):
     return rows
 
 
-def _by_trial(group, api, device, column, trials):
-    sel = (group["api"] == api) & (group["device"] == device)
+def _variant_rows(group):
+    """{(api, device): boolean row selection}, variants in order of first appearance. Rows come in runs of one
+    variant (the table is written variant by variant): the strings are compared once, at run boundaries."""
+    api, device = group["api"], group["device"]
+    starts = np.flatnonzero(np.concatenate(([True], (api[1:] != api[:-1]) | (device[1:] != device[:-1]))))
+    ends = np.append(starts[1:], api.size)
+    selections = {}
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        key = (str(api[start]), str(device[start]))
+        if key not in selections:
+            selections[key] = np.zeros(api.size, bool)
+        selections[key][start:end] = True
+    return selections
+
+
+def _by_trial(group, sel, column, trials):
     out = np.empty(trials, group[column].dtype)
     out[group["trial"][sel]] = group[column][sel]
     return out
@@ -480,8 +535,7 @@ def _write_outputs(result, store, table_format, plots, cdf_size):
             rows += summarise_group(group, result.grid.trials)
             if group["size"][0] == cdf_size:
                 cdf[(str(group["dtype"][0]), str(group["dist"][0]))] = {
-                    key: group["err_ulp"][(group["api"] == key[0]) & (group["device"] == key[1])]
-                    for key in dict.fromkeys(zip(group["api"].tolist(), group["device"].tolist()))}
+                    key: group["err_ulp"][sel] for key, sel in _variant_rows(group).items()}
     finally:
         writer.close()
     result.summary = {c: np.array([r[c] for r in rows]) for c in rows[0]}

@@ -66,6 +66,8 @@ def _check_pipe(api, spec, name, pipe, allow_all=True):
 
 
 def _check_event_id(api, spec, event_id):
+    if type(event_id) is int and 0 <= event_id < spec.event_ids:  # the kernels' case, without the import below
+        return event_id
     from .api._common import as_int
     return as_int(api, spec, "event_id (SPEC-2 D62)", event_id, 0, spec.event_ids - 1)  # numpy ints too (issue 12)
 
@@ -112,7 +114,8 @@ class SyncState:
         self.flags[key] = 1
         if self.sanitizer is not None:
             self.sanitizer.set_flag(src.name, dst.name, event_id)
-        self._sync_event(api, src=src, dst=dst, event_id=event_id)
+        if self.sync_hooks:
+            self._sync_event(api, src=src, dst=dst, event_id=event_id)
 
     def _wait_flag(self, api, src, dst, event_id):
         event_id = _check_event_id(api, self.spec, event_id)
@@ -123,7 +126,8 @@ class SyncState:
         self.flags[key] = 0
         if self.sanitizer is not None:
             self.sanitizer.wait_flag(src.name, dst.name, event_id)
-        self._sync_event(api, src=src, dst=dst, event_id=event_id)
+        if self.sync_hooks:
+            self._sync_event(api, src=src, dst=dst, event_id=event_id)
 
     def _require_isasi_flags(self, api):
         if not self.spec.isasi_flags:
@@ -206,12 +210,17 @@ class TQueSync:
         self.dst = _check_pipe("TQueSync", spec, "dst_pipe", dst_pipe, allow_all=False)
 
     def SetFlag(self, event_id):
-        from .core import current_core
-        current_core("TQueSync.SetFlag")._set_flag("TQueSync.SetFlag", self.src, self.dst, event_id)
+        _current_core("TQueSync.SetFlag")._set_flag("TQueSync.SetFlag", self.src, self.dst, event_id)
 
     def WaitFlag(self, event_id):
-        from .core import current_core
-        current_core("TQueSync.WaitFlag")._wait_flag("TQueSync.WaitFlag", self.src, self.dst, event_id)
+        _current_core("TQueSync.WaitFlag")._wait_flag("TQueSync.WaitFlag", self.src, self.dst, event_id)
+
+
+def _current_core(api):
+    from .core import current_core  # core.py imports this module: bound at the first call
+    global _current_core
+    _current_core = current_core
+    return current_core(api)
 
 
 class EventIdPool:

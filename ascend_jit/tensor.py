@@ -44,6 +44,19 @@ class LocalTensor:
                             ("_lease", lease)):
             object.__setattr__(self, name, value)
 
+    @classmethod
+    def _proven(cls, core, d, addr, size, position, lease=None):
+        """A tensor whose placement its maker has already proven inside the UB (queue buffers, sub-tensors and
+        reinterpretations of checked tensors): the checks of __init__ skipped on the kernels' hot path."""
+        t = object.__new__(cls)
+        _SET_CORE(t, core)
+        _SET_DTYPE(t, d)
+        _SET_ADDR(t, addr)
+        _SET_SIZE(t, size)
+        _SET_POSITION(t, position)
+        _SET_LEASE(t, lease)
+        return t
+
     @staticmethod
     def _place(position, addr=None, length=None, dtype=None):
         from .core import current_core
@@ -122,16 +135,19 @@ class LocalTensor:
         if step != 1:
             raise ParameterError("LocalTensor[]", "step", step, legal="1 (sub-tensors are contiguous)",
                                  device=self.core.device)
-        return LocalTensor(self.core, self.dtype, self.addr + start * self.dtype.size, max(0, stop - start),
-                           self.position, self._lease)
+        return LocalTensor._proven(self._core, self._dtype, self._addr + start * self._dtype.size,
+                                   max(0, stop - start), self._position, self._lease)
 
     def _offset(self, i):
         """`t[i]`: the sub-tensor i elements in (Ascend C operator[]), as the tiled kernels' `xLocal[j * len]`."""
         i = _index_value("LocalTensor[]", i, self.size, self.core.device)
-        return LocalTensor(self.core, self.dtype, self.addr + i * self.dtype.size, self.size - i, self.position,
-                           self._lease)
+        return LocalTensor._proven(self._core, self._dtype, self._addr + i * self._dtype.size, self._size - i,
+                                   self._position, self._lease)
 
     def __getitem__(self, key):
+        if type(key) is int and 0 <= key < self._size:  # t[i], the kernels' hot path (checks as in _offset)
+            return LocalTensor._proven(self._core, self._dtype, self._addr + key * self._dtype.size, self._size - key,
+                                       self._position, self._lease)
         if isinstance(key, slice):
             return self._sub(key)
         return self._offset(key)
@@ -209,7 +225,14 @@ class LocalTensor:
 
     def ReinterpretCast(self, dtype):
         d = dt.resolve(dtype, "ReinterpretCast")
-        return LocalTensor(self.core, d, self.addr, self.nbytes // d.size, self.position, self._lease)
+        if d is self._dtype:
+            return self
+        return LocalTensor._proven(self._core, d, self._addr, self._size * self._dtype.size // d.size,
+                                   self._position, self._lease)
+
+
+_SET_CORE, _SET_DTYPE, _SET_ADDR, _SET_SIZE, _SET_POSITION, _SET_LEASE = (
+    getattr(LocalTensor, name).__set__ for name in LocalTensor.__slots__)
 
 
 def _checked_placement(core, dtype, addr, size, position):
@@ -306,6 +329,7 @@ class GlobalTensor:
     def __init__(self, array=None, dtype=None):
         self.array = None
         self.dtype = None
+        self._span = None
         if array is not None:
             self.SetGlobalBuffer(array, dtype=dtype)
 
@@ -346,18 +370,33 @@ class GlobalTensor:
     def __len__(self):
         return self.array.size
 
-    def _wrap(self, array):
-        sub = GlobalTensor()
+    def byte_span(self):
+        """(uint8 view of the whole GM buffer, byte offset of this tensor's element 0 in it): the copy kernels address
+        GM through it. Made once per buffer and shared by sub-tensors; rebuilt when `array` was replaced."""
+        span = self._span
+        if span is None or span[0] is not self.array:
+            span = self._span = (self.array, self.array.view(np.uint8), 0)
+        return span[1], span[2]
+
+    def _wrap(self, array, start):
+        sub = GlobalTensor.__new__(GlobalTensor)
         sub.array, sub.dtype = array, self.dtype
+        span = self._span
+        sub._span = (array, span[1], span[2] + start * self.dtype.size) if span is not None and span[0] is self.array \
+            else None
         return sub
 
     def __getitem__(self, key):
+        array = self.array
+        if type(key) is int and array is not None and 0 <= key < array.size:  # g[offset], the kernels' hot path
+            return self._wrap(array[key:], key)
         self._require_buffer("GlobalTensor[]")
         if isinstance(key, slice):
             if key.step not in (None, 1):
                 raise ParameterError("GlobalTensor[]", "step", key.step, legal="1 (sub-tensors are contiguous)")
-            return self._wrap(self.array[key])
-        return self._wrap(self.array[_index_value("GlobalTensor[]", key, self.array.size):])
+            return self._wrap(self.array[key], key.indices(self.array.size)[0])
+        start = _index_value("GlobalTensor[]", key, self.array.size)
+        return self._wrap(self.array[start:], start)
 
     def __setitem__(self, key, value):
         self._require_buffer("GlobalTensor[]=")

@@ -227,6 +227,39 @@ def test_data_copy_pad_8320_np_slice_copy_and_fill(benchmark, rng):
     benchmark(run)
 
 
+# --- DataCopy and the queue operations (issue 21) ------------------------------------------------------------------
+@pytest.mark.benchmark(group="datacopy-16ki")
+def test_data_copy_gm_to_ub_16ki_halves_emu(benchmark, a2, rng):
+    gm = aj.GlobalTensor((rng.standard_normal(1 << 20) * 100).astype(np.float16))
+    ub = a2.local_tensor("half", 16384)
+    src = gm[4096]  # a sub-tensor, as a tiled kernel copies from
+    benchmark(aj.DataCopy, ub, src, 16384)
+
+
+@pytest.mark.benchmark(group="datacopy-16ki")
+def test_data_copy_tile_round_16ki_halves_emu(benchmark, a2, rng):
+    """AllocTensor, DataCopy GM -> UB, EnQue, DeQue, FreeTensor: one tile's copy-in through a queue."""
+    gm = aj.GlobalTensor((rng.standard_normal(1 << 20) * 100).astype(np.float16))
+    with a2:
+        pipe = aj.TPipe()
+        que = aj.TQue(aj.TPosition.VECIN, 2)
+        pipe.InitBuffer(que, 2, 16384 * 2)
+
+    def tile():
+        local = que.AllocTensor("half")
+        aj.DataCopy(local, gm[4096], 16384)
+        que.EnQue(local)
+        que.FreeTensor(que.DeQue("half"))
+    benchmark(tile)
+
+
+@pytest.mark.benchmark(group="datacopy-16ki")
+def test_data_copy_16ki_np_slice_copy(benchmark, rng):
+    gm = (rng.standard_normal(1 << 20) * 100).astype(np.float16).view(np.uint8)
+    ub = np.zeros(196608, np.uint8)
+    benchmark(lambda: ub.__setitem__(slice(0, 32768), gm[8192:8192 + 32768]))
+
+
 # --- the reduction family (SPEC-2 8) --------------------------------------------------------------------------------
 @pytest.mark.benchmark(group="wholereducesum-65x128")
 @pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])

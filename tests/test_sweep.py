@@ -308,7 +308,8 @@ def test_workers_start_and_close_a_local_cluster(reference, cluster, tmp_path, m
 
     monkeypatch.setattr(distributed, "LocalCluster", StandIn)
     result = aj.sweep(out=tmp_path, workers=2, **GRID)
-    assert calls == [dict(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None), "closed"]
+    assert calls == [dict(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit=0),
+                     "closed"]
     assert_tables_identical(result.table(), reference.table())
 
 
@@ -320,3 +321,22 @@ def test_cli_sweep(tmp_path, capsys):
     out = capsys.readouterr().out  # 128: one 4-trial block; 1Ki: four one-trial blocks; two variants each
     assert "10 tasks (10 run, 0 reused" in out and "whatif-wide" in out and "table: " in out
     assert cli.main(args) == 0 and "(0 run, 10 reused" in capsys.readouterr().out
+
+
+# --- Dask units of work ---------------------------------------------------------------------------------------------
+def test_dask_units_keep_a_blocks_variants_together():
+    grid = sweeps.Grid.parse("128,1Ki", "normal", "half", "atlas-a2,ascend950", "reduce-sum-count,whatif-pairwise",
+                             20, 0)
+    tasks = grid.tasks(task_trials=4)          # 2 sizes x 5 blocks, 3 variants each (pairwise is device-free)
+    units = sweeps.batches(tasks, threads=2)
+    assert [t for u in units for t in u] == tasks
+    assert len(units) == 10 and all(len({t[2:] for t in u}) == 1 for u in units)
+    few = sweeps.batches(grid.tasks(task_trials=20), threads=2)   # 2 blocks < 2 per thread: blocks are split
+    assert len(few) == 4 and [t for u in few for t in u] == grid.tasks(task_trials=20)
+
+
+def test_workers_auto_is_every_core(monkeypatch, tmp_path):
+    import os
+    assert sweeps.default_workers() == len(os.sched_getaffinity(0))
+    with pytest.raises(aj.ParameterError, match="auto"):
+        aj.sweep(out=tmp_path, workers=0, **GRID)

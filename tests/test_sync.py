@@ -1,6 +1,7 @@
 """Issue 11: Ascend C indexing, kernel boilerplate and synchronisation (SPEC-2 section 10, D62), SyncAll, atomics,
 LocalMemAllocator and explicit placement, event ids, InitSocState, and the porting mistakes that must be refused."""
 import threading
+import time
 
 import ml_dtypes
 import numpy as np
@@ -473,3 +474,39 @@ def test_a_sanitizing_core_receives_the_sync_events():
         aj.WaitFlag(aj.EVENT_ID3, event=E.MTE2_V)
         assert ("PIPE_MTE2", "PIPE_V", 3) not in core.sanitizer.flag_clocks
         aj.PipeBarrier(aj.PIPE_ALL)
+
+
+@pytest.mark.parametrize("cores", [1, 3])
+def test_run_slots_bound_the_running_blocks_and_never_block_a_barrier(monkeypatch, cores):
+    """With fewer host cores than blocks, at most `cores` blocks run Python at once; blocks waiting at SyncAll or
+    for an atomic turn hand their slot on, so barriers and turn orders still complete (no hang)."""
+    import importlib
+    monkeypatch.setattr(importlib.import_module("ascend_jit.launch"), "host_cores", lambda: cores)
+    lock, running, peak = threading.Lock(), [0], [0]
+
+    def kernel(gm, out):
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.01)  # releases the GIL: without run slots every block would be in here at once
+        with lock:
+            running[0] -= 1
+        core = aj.current_core()
+        t = core.local_tensor("float", 8)
+        t[:] = 0
+        t.SetValue(0, float(aj.GetBlockIdx() + 1))
+        s_to_mte3 = aj.TQueSync(aj.PIPE_S, aj.PIPE_MTE3)
+        s_to_mte3.SetFlag(0)
+        s_to_mte3.WaitFlag(0)
+        aj.SyncAll()
+        aj.SetAtomicAdd("float")
+        aj.DataCopy(aj.GlobalTensor(out), t, 8)
+        aj.SyncAll()
+        gm[aj.GetBlockIdx()] = out[0]
+
+    gm, out, errors = np.zeros(8, np.float32), np.zeros(8, np.float32), []
+    worker = threading.Thread(target=lambda: errors.append(_raises(lambda: aj.launch(kernel, 8, "a2", gm, out))))
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive() and errors == [""]
+    assert peak[0] <= cores and (gm == 36).all()

@@ -356,10 +356,33 @@ def _active_bytes(size, blk_stride, lo, hi, n_prefix):
 
 def first_touch(op, lo, hi):
     """(repeat, byte) of the first byte in [lo, hi) that operand `op` touches, or None: the exact per-repeat byte
-    sets, in closed form per lane byte (at most 256 per repeat pattern), never by walking the repeats."""
+    sets, in closed form per lane byte (at most 256 per repeat pattern), never by walking the repeats. Repeats that
+    tile one contiguous range (full lanes, each repeat starting where the last ended) are answered in closed form."""
     if op.repeat <= 0 or hi <= lo:
         return None
     step = op.rep * 32
+    dense = _dense_end(op, step)
+    if dense is not None:
+        byte = max(lo, op.base)
+        return ((byte - op.base) // step, byte) if byte < min(hi, dense) else None
+    return _first_touch_by_lane_byte(op, lo, hi, step)
+
+
+def _dense_end(op, step):
+    """The end of the one contiguous byte range [base, end) the operand's repeats cover, each repeat's bytes being
+    [base + i*step, base + i*step + step) (the last one a prefix of that), or None when the footprint is not so."""
+    full = _active_bytes(op.size, op.blk, op.lo, op.hi, -1)
+    if step == 0 or len(full) != step or full[-1] != step - 1:
+        return None
+    if op.last_lanes < 0:
+        return op.base + op.repeat * step
+    last = _active_bytes(op.size, op.blk, op.lo, op.hi, op.last_lanes)
+    if not last or last[-1] != len(last) - 1:
+        return None
+    return op.base + (op.repeat - 1) * step + len(last)
+
+
+def _first_touch_by_lane_byte(op, lo, hi, step):
     if op.last_lanes < 0:
         groups = ((0, op.repeat, -1),)
     else:

@@ -6,8 +6,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError,
-                      UnsupportedDTypeError)
+from ..errors import (AlignmentError, AscendJitError, OutOfBoundsError, ParameterError, StateError,
+                      UnsupportedDeviceError, UnsupportedDTypeError)
+from ..jit.direct import EntryTable
 from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
 from ..pipe import atomic_copy
 from ..tensor import GlobalTensor, LocalTensor
@@ -15,6 +16,7 @@ from ._common import Runs, TensorExtent, check_dtype, check_range, check_run_bou
 from ._scalar import scalar_bits
 
 API = "DataCopyPad"
+_ENTRIES = EntryTable()  # the two copy kernels' entries (GM -> UB keyed on a read-only GM source's array type)
 POISON = 0xCD  # D56: bytes the documentation calls random (not claimed bit-exact)
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -57,15 +59,6 @@ class DataCopyPadExtParams(_HashOnce):
     __hash__ = _HashOnce.__hash__
 
 
-def _gm_bytes(gm):
-    """The GlobalTensor's bytes, a view made once per buffer (SetGlobalBuffer may swap the array)."""
-    cached = gm.__dict__.get("_byte_view")
-    if cached is None or cached[0] is not gm.array:
-        cached = (gm.array, gm.array.view(np.uint8))
-        gm._byte_view = cached
-    return cached[1]
-
-
 def DataCopyPad(dst, src, copy_params, pad_params=None, *, mode=PaddingMode.Normal):
     """`DataCopyPad(dst_local, src_global, copy_params, pad_params)` (GM -> UB) or
     `DataCopyPad(dst_global, src_local, copy_params)` (UB -> GM); the first argument's type picks the direction."""
@@ -97,36 +90,55 @@ def _gm_to_ub(dst, src, copy_params, pad_params, mode):
     core = _local("dst", dst)
     _global("src", src, core)
     pad_params = DataCopyPadExtParams() if pad_params is None else pad_params
-    key = (core.spec, dst.dtype, src.dtype, dst.addr, dst.size, src.array.nbytes, core.bounds, copy_params,
-           pad_params, mode, core.pad_value)
-    try:
-        plan = _plan_gm_to_ub(*key)
-    except TypeError:
-        plan = _plan_gm_to_ub.__wrapped__(*key)
+    # GM sizes stay out of the key (a tiled kernel's GM sub-tensors shrink tile by tile): checked per call below
+    key = (core.spec, dst.dtype, src.dtype, dst.addr, dst.size, core.bounds, copy_params, pad_params, mode,
+           core.pad_value)
+    plan = _planned(_plan_gm_to_ub, key, src)
     if plan is None:
         return  # blockCount 0 or blockLen 0: a NOP (SPEC-2 9.1)
-    count, block_len, src_step, dst_step, left, tail, last_tail, pattern, first, left_fill, tail_fill = plan
+    count, block_len, src_step, dst_step, left, tail, last_tail, pattern, first, left_fill, tail_fill, gm_end = plan
+    _check_gm_end(core, "src", gm_end, src)
     if core.sanitizer is not None:
         _sanitize_gm_to_ub(core, dst, src, plan)
-    gm = _gm_bytes(src)
+    gm, at = src.byte_span()
     ub = core.ub
     if count == 1:   # one row: numpy slice copies beat a kernel call
         d0 = dst.addr
         if left:
             ub[d0:d0 + left] = left_fill
-        ub[d0 + left:d0 + left + block_len] = gm[:block_len]
+        ub[d0 + left:d0 + left + block_len] = gm[at:at + block_len]
         if last_tail:
-            at = d0 + left + block_len
-            ub[at:at + last_tail] = np.resize(gm[:pattern.size], last_tail) if first else tail_fill
+            d1 = d0 + left + block_len
+            ub[d1:d1 + last_tail] = np.resize(gm[at:at + pattern.size], last_tail) if first else tail_fill
         return
-    pad_gm_to_ub(ub, gm, dst.addr, 0, count, block_len, src_step, dst_step, left, tail, last_tail, pattern,
-                 pattern.size, first)
+    _ENTRIES(("gm->ub", gm.flags.writeable), pad_gm_to_ub, ub, gm, dst.addr, at, count, block_len, src_step, dst_step,
+             left, tail, last_tail, pattern, pattern.size, first)
+
+
+def _planned(plan_fn, key, gm):
+    """The memoised plan of a call shape (GM size left out of the key); a refused shape is validated again with the
+    GM tensor's size, so the refusal is the one the checks' order gives (the GM range before the UB range)."""
+    try:
+        return plan_fn(*key)
+    except TypeError:  # unhashable parameters: validated uncached, which names the problem
+        return plan_fn.__wrapped__(*key, gm.array.nbytes)
+    except AscendJitError:
+        plan_fn.__wrapped__(*key, gm.array.nbytes)
+        raise
+
+
+def _check_gm_end(core, side, gm_end, gm):
+    """The proven call shape's far GM byte inside this call's GlobalTensor (its size is not part of the memo key)."""
+    if gm_end > gm.array.nbytes:
+        raise OutOfBoundsError(API, side, f"GM bytes [0, {gm_end})", device=core.device,
+                               legal=f"inside the GlobalTensor's {gm.array.nbytes} bytes")
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
-def _plan_gm_to_ub(spec, d, gd, addr, size, gm_nbytes, bounds, copy_params, pad_params, mode, pad_value):
+def _plan_gm_to_ub(spec, d, gd, addr, size, bounds, copy_params, pad_params, mode, pad_value, gm_nbytes=None):
     """(count, blockLen, GM step, UB step, left bytes, tail bytes, last tail bytes, fill pattern, fill with the
-    block's first element?) after every check, or None for a NOP."""
+    block's first element?, left fill, tail fill, far GM byte) after every check, the GM tensor's size only when
+    given (memoised calls leave it out and check the far GM byte per call), or None for a NOP."""
     count, block_len, src_stride, dst_stride, s = _check_common(spec, d, gd, copy_params, mode)
     if not isinstance(pad_params, DataCopyPadExtParams):
         if isinstance(pad_params, (tuple, list)) and len(pad_params) == 4:
@@ -185,14 +197,15 @@ def _plan_gm_to_ub(spec, d, gd, addr, size, gm_nbytes, bounds, copy_params, pad_
         ub_end = addr + (count - 1) * dst_step + padded
     src_step = block_len + src_stride
     gm_end = (count - 1) * src_step + block_len
-    if gm_end > gm_nbytes or (count - 1) * src_step < 0:
+    if (gm_nbytes is not None and gm_end > gm_nbytes) or (count - 1) * src_step < 0:
         raise OutOfBoundsError(API, "src", f"GM bytes [0, {gm_end})", device=spec.name,
-                               legal=f"inside the GlobalTensor's {gm_nbytes} bytes")
+                               legal="inside the GlobalTensor" + (f"'s {gm_nbytes} bytes" if gm_nbytes is not None
+                                                                  else " (a negative srcStride reaches before it)"))
     check_run_bounds(API, spec, bounds, Runs("dst", addr, ub_end - addr, 0, 1), TensorExtent(addr, size, d))
     left_fill, tail_fill = np.resize(pattern, left_b), np.resize(pattern, last_tail)
     for a in (pattern, left_fill, tail_fill):
         a.setflags(write=False)
-    return count, block_len, src_step, dst_step, left_b, tail, last_tail, pattern, first, left_fill, tail_fill
+    return count, block_len, src_step, dst_step, left_b, tail, last_tail, pattern, first, left_fill, tail_fill, gm_end
 
 
 def _sanitize_gm_to_ub(core, dst, src, plan):
@@ -243,30 +256,31 @@ def _check_common(spec, d, gd, copy_params, mode):
 def _ub_to_gm(dst, src, copy_params, mode):
     core = _local("src", src)
     _global("dst", dst, core)
-    key = (core.spec, src.dtype, dst.dtype, src.addr, src.size, dst.array.nbytes, core.bounds, copy_params, mode)
-    try:
-        plan = _plan_ub_to_gm(*key)
-    except TypeError:
-        plan = _plan_ub_to_gm.__wrapped__(*key)
+    key = (core.spec, src.dtype, dst.dtype, src.addr, src.size, core.bounds, copy_params, mode)
+    plan = _planned(_plan_ub_to_gm, key, dst)
     if plan is None:
         return
-    count, block_len, src_step, dst_step = plan
+    count, block_len, src_step, dst_step, gm_end = plan
+    _check_gm_end(core, "dst", gm_end, dst)
+    gm, at = dst.byte_span()
+    if not gm.flags.writeable:
+        raise ParameterError(API, "dst", dst, device=core.device, legal="a writable GM buffer",
+                             detail="the GlobalTensor's array is read-only")
     if core.sanitizer is not None:   # PIPE_MTE3: the UB bytes read, the GM bytes written (cross-block shadow)
         core.sanitizer.copy_access(API, dst, src, [(k * src_step, k * dst_step, block_len) for k in range(count)],
                                    atomic=core.atomic is not None)
-    gm = _gm_bytes(dst)
     if core.atomic is not None:   # SetAtomicAdd/Max/Min: the one UB -> GM combine path (pipe.atomic_copy)
         runs = [(k * src_step, k * dst_step, block_len) for k in range(count)]
-        atomic_copy(core, dst, gm, core.ub[src.addr:], runs)
+        atomic_copy(core, dst, gm[at:], core.ub[src.addr:], runs)
         return
     if count == 1:
-        gm[:block_len] = core.ub[src.addr:src.addr + block_len]
+        gm[at:at + block_len] = core.ub[src.addr:src.addr + block_len]
         return
-    pad_ub_to_gm(gm, core.ub, 0, src.addr, count, block_len, src_step, dst_step)
+    _ENTRIES("ub->gm", pad_ub_to_gm, gm, core.ub, at, src.addr, count, block_len, src_step, dst_step)
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
-def _plan_ub_to_gm(spec, d, gd, addr, size, gm_nbytes, bounds, copy_params, mode):
+def _plan_ub_to_gm(spec, d, gd, addr, size, bounds, copy_params, mode, gm_nbytes=None):
     count, block_len, src_stride, dst_stride, s = _check_common(spec, d, gd, copy_params, mode)
     if spec.pad_stride_950:
         check_range(API, spec, "srcStride", src_stride, 0, 65535)
@@ -285,8 +299,8 @@ def _plan_ub_to_gm(spec, d, gd, addr, size, gm_nbytes, bounds, copy_params, mode
         src_step = -(-block_len // 32) * 32 + 32 * src_stride
     dst_step = block_len + dst_stride
     gm_end = (count - 1) * dst_step + block_len
-    if gm_end > gm_nbytes:
+    if gm_nbytes is not None and gm_end > gm_nbytes:
         raise OutOfBoundsError(API, "dst", f"GM bytes [0, {gm_end})", device=spec.name,
                                legal=f"inside the GlobalTensor's {gm_nbytes} bytes")
     check_run_bounds(API, spec, bounds, Runs("src", addr, block_len, src_step, count), TensorExtent(addr, size, d))
-    return count, block_len, src_step, dst_step
+    return count, block_len, src_step, dst_step, gm_end

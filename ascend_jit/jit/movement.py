@@ -1,6 +1,8 @@
 """DataCopyPad kernels (SPEC-2 9.1, D56): byte runs between a GM byte array and the UB, with pad and dummy fills."""
 from numba import njit
 
+from .reg_move import copy_bytes
+
 
 @njit(cache=True, inline="always")
 def _fill(ub, at, nbytes, pattern, size, first_of_block, src, block_start):
@@ -30,3 +32,11 @@ def pad_ub_to_gm(gm, ub, dst, src, count, block_len, src_step, dst_step):
         s0 = src + k * src_step
         d0 = dst + k * dst_step
         gm[d0:d0 + block_len] = ub[s0:s0 + block_len]
+
+
+@njit(cache=True, nogil=True)
+def copy_runs(dst, dst_at, src, src_at, count, run_bytes, src_step, dst_step):
+    """DataCopy: run k moves run_bytes bytes from src[src_at + k*src_step] to dst[dst_at + k*dst_step] (uint8
+    arrays: the UB or a GM buffer's bytes), each run as one memmove (UB -> UB runs may overlap)."""
+    for k in range(count):
+        copy_bytes(dst, dst_at + k * dst_step, src, src_at + k * src_step, run_bytes)
