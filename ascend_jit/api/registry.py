@@ -262,8 +262,11 @@ _REG_REFERENCE = {"Max": reference_elementwise.max_, "Min": reference_elementwis
 
 
 def _reg(name, body, dtypes=lambda spec: R.REGISTER_DTYPES):
-    return Instruction(f"Reg.{name}", getattr(R, name), dtypes, _REG_REFERENCE.get(name, reference_reg.mask_logic),
-                       _reg_example(body), offered=lambda spec: spec.name == R.DEVICE, api=name, home=R.DEVICE)
+    def offered_dtypes(spec):
+        return tuple(dtypes(spec)) if spec.name == R.DEVICE else ()
+    return Instruction(f"Reg.{name}", getattr(R, name), offered_dtypes,
+                       _REG_REFERENCE.get(name, reference_reg.mask_logic), _reg_example(body),
+                       offered=lambda spec: spec.name == R.DEVICE, api=name, home=R.DEVICE)
 
 
 REG_INSTRUCTIONS = (
