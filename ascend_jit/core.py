@@ -100,6 +100,15 @@ class Core(SyncState):
         config = resolve_sanitize_config(value)
         self.sanitizer = Sanitizer(self, config) if config is not None else None
 
+    def ub_written_by_host(self, addr=0, nbytes=None):
+        """Declare that host code wrote UB bytes [addr, addr + nbytes) (default: the whole UB) directly through
+        `core.ub`, which bypasses the tensor API and so the sanitizer: they count as initialised, like a `t[:] = array`
+        host write (they order nothing). Tests that fill `core.ub` with numpy call this; without a sanitizer it does
+        nothing (issue 17)."""
+        if self.sanitizer is not None:
+            nbytes = self.spec.ub_bytes - addr if nbytes is None else nbytes
+            self.sanitizer.host_write(addr, nbytes)
+
     def __repr__(self):
         return f"Core({self.device!r}, ub={self.spec.ub_bytes} B)"
 

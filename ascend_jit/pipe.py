@@ -373,6 +373,8 @@ def _copy_with_state(api, core, dst, src, runs):
     """DataCopy by numpy slices: on a sanitizing core (the sanitizer sees the runs), under an atomic mode (UB -> GM
     combines with GM) and outside the memoised path."""
     if core.sanitizer is not None:
+        if core.atomic is not None and isinstance(dst, GlobalTensor):
+            check_atomic_dtype(api, core, dst)   # a refusal first: a refused copy is no access (issue 17)
         core.sanitizer.copy_access(api, dst, src, runs, atomic=isinstance(dst, GlobalTensor) and core.atomic is not None)
     src_bytes = src.core.ub[src.addr:src.addr + src.nbytes] if isinstance(src, LocalTensor) else _gm_bytes(src)
     dst_bytes = dst.core.ub[dst.addr:dst.addr + dst.nbytes] if isinstance(dst, LocalTensor) else _gm_bytes(dst)
@@ -383,15 +385,21 @@ def _copy_with_state(api, core, dst, src, runs):
         dst_bytes[d:d + n] = src_bytes[s:s + n]
 
 
+def check_atomic_dtype(api, core, dst):
+    """Under SetAtomicAdd/Max/Min the GM destination has the mode's type."""
+    op, d = core.atomic
+    if dst.dtype is not d:
+        raise ParameterError(api, "dst.dtype", dst.dtype.name, device=core.device,
+                             legal=f"{d.name}, the type of the atomic mode set (SetAtomic{op.capitalize()})")
+
+
 def atomic_copy(core, dst, dst_bytes, src_bytes, runs):
     """UB -> GM under SetAtomicAdd/Max/Min: each element combined with GM (jit/atomic.py), in the launch's turn
     order across blocks (launch.py). runs: (src byte offset, dst byte offset, bytes). Every UB -> GM copy
     (DataCopy, later DataCopyPad) goes through here while the core's atomic mode is set."""
     from .jit.atomic import ATOMIC_OPS, atomic_combine
+    check_atomic_dtype("DataCopy", core, dst)
     op, d = core.atomic
-    if dst.dtype is not d:
-        raise ParameterError("DataCopy", "dst.dtype", dst.dtype.name, device=core.device,
-                             legal=f"{d.name}, the type of the atomic mode set (SetAtomic{op.capitalize()})")
     if core.launch is not None:
         core.launch.atomic_turn(core)
     for s, o, n in runs:

@@ -8,7 +8,12 @@ Goldens live in `goldens/` beside the test file unless the ini option `golden_di
 
 `pytest --ascend-sanitize` runs every test inside an `aj.sanitize_session`: every Core a test makes (those of
 `aj.launch` included) sanitizes, and the first report fails the test with a SanitizerError naming both instructions.
-`--ascend-sanitize-checks=race,blocks` selects checks (default: all five).
+`--ascend-sanitize-checks=race,blocks` selects checks (default: all five). A test that does on purpose what one check
+reports says so, and keeps the other checks:
+
+    @pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="exercises the bounds=\"ub\" escape hatch")
+
+Tests that fill `core.ub` with numpy (bypassing the tensor API) call `core.ub_written_by_host(...)` after it.
 """
 from pathlib import Path
 
@@ -27,6 +32,11 @@ def pytest_addoption(parser):
                           "sync; default all)")
     parser.addini("golden_dir", "ascend_jit: folder of golden files (default: goldens/ beside each test file)",
                   default="")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "ascend_sanitize(checks, reason): under --ascend-sanitize, the checks this test "
+                                       "runs with (it does on purpose what the others report; the reason says what)")
 
 
 class Golden:
@@ -53,7 +63,13 @@ def _ascend_sanitize(request):
     if not request.config.getoption("--ascend-sanitize"):
         yield
         return
-    from .sanitizer import sanitize_session
-    checks = request.config.getoption("--ascend-sanitize-checks")
-    with sanitize_session(checks or True):
+    from .sanitizer import CHECKS, sanitize_session
+    checks = request.config.getoption("--ascend-sanitize-checks") or ",".join(CHECKS)
+    marker = request.node.get_closest_marker("ascend_sanitize")
+    if marker is not None:
+        if not marker.kwargs.get("reason"):
+            raise pytest.UsageError(f"{request.node.nodeid}: @pytest.mark.ascend_sanitize needs a reason=")
+        chosen = set(marker.kwargs["checks"].split(","))
+        checks = ",".join(c for c in checks.split(",") if c in chosen)
+    with sanitize_session(checks or False):
         yield

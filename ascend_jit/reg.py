@@ -31,6 +31,7 @@ from .jit import reg_cast as cv
 from .jit import reg_move as mv
 from .jit import reg_ops as ops
 from .jit.numerics import kind_size
+from .sanitizer import SANITIZING, reg_access
 from .tensor import LocalTensor
 
 DEVICE = "ascend950"
@@ -227,14 +228,17 @@ def _reg(api, name, r):
 
 
 def _mask(api, name, m):
-    if not isinstance(m, MaskReg):
-        raise ParameterError(api, name, type(m).__name__, legal="an aj.Reg.MaskReg", device=DEVICE)
-    return m.words
+    if isinstance(m, MaskReg):
+        return m.words
+    if isinstance(m, (tuple, np.ndarray)) and len(m) == 4 and all(type(w) is np.uint64 for w in m):
+        return tuple(m)   # a MaskReg's words, as compiled VFs take them (a sanitized VF runs uncompiled, issue 17)
+    raise ParameterError(api, name, type(m).__name__, legal="an aj.Reg.MaskReg", device=DEVICE)
 
 
 def _write_mask(api, name, m, compute):
     """Run `compute(out)` into a fresh word array, then store it in MaskReg m (D63: in place)."""
-    _mask(api, name, m)
+    if not isinstance(m, MaskReg):
+        raise ParameterError(api, name, type(m).__name__, legal="an aj.Reg.MaskReg", device=DEVICE)
     out = np.zeros(4, np.uint64)
     compute(out)
     m.words = tuple(out)
@@ -348,16 +352,28 @@ def LoadAlign(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, d
         off = _offset(api, offset)
         result = []
         _write_mask(api, "dst", dst, lambda out: result.append(mv.load_mask(out, h, off, int(dist or 0), step)))
+        if SANITIZING and src.core.sanitizer is not None:  # issue 17: after the operation's own refusals
+            reg_access(api, src, "load_mask", off, int(dist or 0))
         return result[0]
     if isinstance(src, RegTensor):  # dual load: (reg0, reg1, tensor, offset)
         h = tensor_handle(api, offset)
         d = mv.L_DINTLV_B16 if dist is None else int(dist)
-        return mv.load_dual(_reg(api, "reg0", dst), src.data, h, _offset(api, extra), d, step)
+        result = mv.load_dual(_reg(api, "reg0", dst), src.data, h, _offset(api, extra), d, step)
+        if SANITIZING and offset.core.sanitizer is not None:
+            reg_access(api, offset, "load_dual", _offset(api, extra))
+        return result
     h = tensor_handle(api, src)
     if data_block_stride is not None:
-        return mv.load_blocks(_reg(api, "reg", dst), h, _offset(api, offset), int(data_block_stride),
-                              _mask(api, "mask", mask), int(repeat_stride), int(post_mode))
-    return mv.load(_reg(api, "reg", dst), h, _offset(api, offset), int(dist or 0), step)
+        result = mv.load_blocks(_reg(api, "reg", dst), h, _offset(api, offset), int(data_block_stride),
+                                _mask(api, "mask", mask), int(repeat_stride), int(post_mode))
+        if SANITIZING and src.core.sanitizer is not None:
+            reg_access(api, src, "load_blocks", _offset(api, offset), int(data_block_stride),
+                       _mask(api, "mask", mask), int(repeat_stride), int(post_mode), dst.dtype.size)
+        return result
+    result = mv.load(_reg(api, "reg", dst), h, _offset(api, offset), int(dist or 0), step)
+    if SANITIZING and src.core.sanitizer is not None:
+        reg_access(api, src, "load", _offset(api, offset), int(dist or 0), dst.dtype.size)
+    return result
 
 
 def StoreAlign(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
@@ -372,15 +388,28 @@ def StoreAlign(tensor, src, second=None, offset=0, extra=0, dist=None, post_upda
     step = _step(api, post_update_stride)
     h = tensor_handle(api, tensor)
     if isinstance(src, MaskReg):  # (tensor, mask_reg, offset)
-        return mv.store_mask(h, src.words, _offset(api, second or 0), int(dist or 0), step)
+        result = mv.store_mask(h, src.words, _offset(api, second or 0), int(dist or 0), step)
+        if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
+            reg_access(api, tensor, "store_mask", _offset(api, second or 0), int(dist or 0))
+        return result
     if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset)
         d = mv.S_INTLV_B16 if dist is None else int(dist)
-        return mv.store_dual(h, _reg(api, "reg0", src), second.data, _offset(api, extra), d, step)
+        result = mv.store_dual(h, _reg(api, "reg0", src), second.data, _offset(api, extra), d, step)
+        if SANITIZING and tensor.core.sanitizer is not None:
+            reg_access(api, tensor, "store_dual", _offset(api, extra))
+        return result
     if data_block_stride is not None:  # (tensor, reg, offset, data_block_stride=, mask=)
-        return mv.store_blocks(h, _reg(api, "reg", src), _offset(api, second or 0), int(data_block_stride),
-                               _mask(api, "mask", mask), int(repeat_stride), int(post_mode))
+        result = mv.store_blocks(h, _reg(api, "reg", src), _offset(api, second or 0), int(data_block_stride),
+                                 _mask(api, "mask", mask), int(repeat_stride), int(post_mode))
+        if SANITIZING and tensor.core.sanitizer is not None:
+            reg_access(api, tensor, "store_blocks", _offset(api, second or 0), int(data_block_stride),
+                       _mask(api, "mask", mask), int(repeat_stride), int(post_mode), src.dtype.size)
+        return result
     words = _mask(api, "mask", second if mask is None else mask)
-    return mv.store(h, _reg(api, "reg", src), words, _offset(api, offset), int(dist or 0), step)
+    result = mv.store(h, _reg(api, "reg", src), words, _offset(api, offset), int(dist or 0), step)
+    if SANITIZING and tensor.core.sanitizer is not None:
+        reg_access(api, tensor, "store", _offset(api, offset), int(dist or 0), src.dtype.size, words)
+    return result
 
 
 def _binary(api, op, a, b, c, d, mode):
@@ -634,9 +663,12 @@ def LoadUnAlign(reg, ureg, tensor, offset=0, post_update_stride=None):
     """VL bytes from (tensor, offset), which must be the expected address; returns the offset after the load
     (offset + post_update_stride, or + VL bytes)."""
     api = "LoadUnAlign"
-    return mv.load_unalign(_reg(api, "reg", reg), _ureg(api, "ureg", ureg, UnalignRegForLoad),
-                           tensor_handle(api, tensor), _offset(api, offset), _step(api, post_update_stride),
-                           post_update_stride is not None)
+    result = mv.load_unalign(_reg(api, "reg", reg), _ureg(api, "ureg", ureg, UnalignRegForLoad),
+                             tensor_handle(api, tensor), _offset(api, offset), _step(api, post_update_stride),
+                             post_update_stride is not None)
+    if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
+        reg_access(api, tensor, "load_unalign", _offset(api, offset))
+    return result
 
 
 def Load(reg, tensor, offset=0):
@@ -651,8 +683,11 @@ def StoreUnAlign(tensor, reg, ureg, offset, count):
     api = "StoreUnAlign"
     if not isinstance(count, (int, np.integer)) or isinstance(count, bool):
         raise ParameterError(api, "count", count, legal="an int", device=DEVICE)
-    return mv.store_unalign(tensor_handle(api, tensor), _reg(api, "reg", reg),
-                            _ureg(api, "ureg", ureg, UnalignRegForStore), _offset(api, offset), int(count))
+    result = mv.store_unalign(tensor_handle(api, tensor), _reg(api, "reg", reg),
+                              _ureg(api, "ureg", ureg, UnalignRegForStore), _offset(api, offset), int(count))
+    if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: the lanes stored (Post only flushes)
+        reg_access(api, tensor, "store_unalign", _offset(api, offset), int(count) * reg.dtype.size)
+    return result
 
 
 def StoreUnAlignPost(tensor, ureg, offset=0, post_update_stride=0):
@@ -1229,6 +1264,8 @@ def simd_vf(fn):
 
     @functools.wraps(fn)
     def call(*args):
+        if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None for a in args):
+            return fn(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
         result = last[0](args)
         return slow_call(args) if result is _MISS else result
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ParameterError, SanitizerError
+from .jit import shadow
 
 CHECKS = ("race", "init", "memory", "blocks", "sync")
 ENV_VAR = "ASCEND_JIT_SANITIZE"
@@ -213,6 +214,16 @@ def _address(a, k):
     return a.start + k if isinstance(a, slice) else int(a[k])
 
 
+def _run_args(a):
+    """(lo, hi, addrs) for the compiled walks: a run [lo, hi) with no addresses, or the address array."""
+    if isinstance(a, slice):
+        return a.start, a.stop, _NO_ADDRESSES
+    return 0, 0, np.ascontiguousarray(a, np.int64)
+
+
+_NO_ADDRESSES = np.zeros(0, np.int64)
+
+
 def _addresses(a):
     return np.arange(a.start, a.stop, dtype=np.int64) if isinstance(a, slice) else a
 
@@ -277,6 +288,11 @@ class Access:
 
 
 # --- the per-core sanitizer -----------------------------------------------------------------------------------------
+# Non-empty once this process made a sanitizing core: the Reg API's hooks test it before a tensor's core, so a process
+# that never sanitizes pays one truth test of a list per Reg call (the Memory API's calls test `core.sanitizer`).
+SANITIZING = []
+
+
 class Sanitizer:
     """Shadow state of one core. Created by `Core(sanitize=...)` / `core.sanitize = ...`."""
 
@@ -285,12 +301,17 @@ class Sanitizer:
         self.ub_bytes = core.spec.ub_bytes
         n = self.ub_bytes + len(SPRS) * SPR_BYTES   # the special registers ride behind the UB as pseudo bytes
         npipes = len(PIPES)
+        # the per-byte shadow (jit/shadow.py says what each holds); int32 clocks and log indices: half the memory
+        # traffic of int64, and 2**31 instructions is beyond any emulated kernel
         self.initialised = np.zeros(n, np.bool_)
         self.writer_pipe = np.full(n, -1, np.int8)
-        self.writer_seq = np.zeros(n, np.int64)       # the writer's own-pipe clock value
-        self.writer_instr = np.full(n, -1, np.int64)  # index into self.log
-        self.reader_seq = np.zeros((npipes, n), np.int64)   # 0: no read in that pipe since the last write
-        self.reader_instr = np.full((npipes, n), -1, np.int64)
+        self.writer_bits = np.zeros(n, np.uint8)      # 1 << writer_pipe (0: none): the vectorised pre-check
+        self.writer_seq = np.zeros(n, np.int32)       # the writer's own-pipe clock value
+        self.writer_instr = np.full(n, -1, np.int32)  # index into self.log (a hand-off: the log position)
+        self.reader_seq = np.zeros((npipes, n), np.int32)   # 0: no read in that pipe
+        self.reader_instr = np.full((npipes, n), -1, np.int32)   # counts only when > writer_instr
+        self._scan_out = np.zeros(4, np.int64)
+        self._scan_war = np.zeros((npipes, 2), np.int64)
         self.clock = np.zeros((npipes, npipes), np.int64)   # clock[p][q]: what pipe p knows of pipe q's progress
         self.barrier_seq = np.zeros(npipes, np.int64)      # own-pipe clock at the last PipeBarrier<p> (strict)
         self.flag_clocks = {}
@@ -299,6 +320,8 @@ class Sanitizer:
         self.session = _sessions[-1] if _sessions else None
         self._reported = set()    # the current instruction's reports (duplicates from aliased operands dropped)
         self.gm_shadow = None   # the launch's LaunchShadow (check "blocks"), set by aj.launch
+        if not SANITIZING:
+            SANITIZING.append(True)
 
     def spr(self, name):
         """The pseudo byte range of a special register: a footprint (name, start, nbytes) for vector_access."""
@@ -332,40 +355,35 @@ class Sanitizer:
     # --- instructions --------------------------------------------------------------------------------------------
     def instruction(self, api, pipe, accesses, where=None):
         """Check, then record, one instruction's accesses. Reads are checked before writes, so an instruction never
-        conflicts with itself. In "raise" mode a report raises before anything is recorded (or written)."""
+        conflicts with itself. In "raise" mode a report raises before anything is recorded (or written). The
+        per-byte walks are compiled (jit/shadow.py): one pass per operand to check, one to record."""
         p = _PIPE_INDEX[pipe]
         seq = int(self.clock[p, p]) + 1
         instr = Instr(api, pipe, where or user_location(), len(self.log))
         self._reported = set()
-        for acc in accesses:
+        runs = [(acc, _run_args(acc.addrs)) for acc in accesses if _count(acc.addrs)]
+        for acc, _ in runs:
             self._check_memory(instr, acc)
-        for acc in accesses:
+        for acc, run in runs:
             if not acc.write:
-                self._check_read(instr, p, acc)
-        for acc in accesses:
+                self._check_read(instr, p, acc, run)
+        for acc, run in runs:
             if acc.write:
-                self._check_write(instr, p, acc)
+                self._check_write(instr, p, acc, run)
         # every check passed (or was collected): record
         self.clock[p, p] = seq
         self.log.append(instr)
-        for acc in accesses:
-            a = acc.addrs
-            if _count(a) == 0:
-                continue
+        for acc, (lo, hi, addrs) in runs:
             if acc.write:
-                self.writer_pipe[a] = p
-                self.writer_seq[a] = seq
-                self.writer_instr[a] = instr.seq
-                self.reader_seq[:, a] = 0
-                self.initialised[a] = True
+                shadow.record_write(lo, hi, addrs, self.initialised, self.writer_pipe, self.writer_bits,
+                                    self.writer_seq, self.writer_instr, p, seq, instr.seq)
             else:
-                self.reader_seq[p, a] = seq
-                self.reader_instr[p, a] = instr.seq
+                shadow.record_read(lo, hi, addrs, self.reader_seq, self.reader_instr, p, seq, instr.seq)
         return instr
 
     def _check_memory(self, instr, acc):
         t = acc.tensor
-        if t is None or not self.enabled("memory") or self.core.bounds != "ub" or _count(acc.addrs) == 0:
+        if t is None or not self.enabled("memory") or self.core.bounds != "ub":
             return
         lo, hi = t.addr, t.addr + t.nbytes
         addrs = _addresses(acc.addrs)
@@ -375,71 +393,81 @@ class Sanitizer:
                               int(outside.size), fix=f"{acc.operand} is [{lo}, {hi}); enlarge it or fix the "
                               "strides (this core was made with bounds=\"ub\", so the call was not refused)"))
 
-    def _unordered(self, p, other_pipe, other_seq):
-        """Boolean array: accesses by (other_pipe, other_seq) that pipe p has not been ordered after."""
-        known = self.clock[p][other_pipe]
-        return known < other_seq
+    def _strict_same(self, p, kind):
+        """"strict": same-pipe PIPE_V read-after-write and overlapping MTE2/MTE3 writes need a PipeBarrier too."""
+        if not self.config.strict:
+            return False
+        return PIPES[p] == PIPE_V if kind == "RAW" else PIPES[p] in (PIPE_MTE2, PIPE_MTE3)
 
-    def _check_read(self, instr, p, acc):
-        a = acc.addrs
-        if _count(a) == 0:
-            return
-        if self.enabled("init") and not self.initialised[a].all():
-            bad = _addresses(a)[~self.initialised[a]]
-            if bad.size:
-                self._emit(Report("init", "uninitialised read", instr, acc.operand, int(bad[0]), int(bad.size),
-                                  fix="write these bytes first (DataCopy, Duplicate, a host copy) or read only "
-                                      "lanes an earlier instruction wrote"))
-        if self.enabled("race"):
-            self._check_against_writer(instr, p, acc, "RAW")
+    def _other_writers(self, p, lo, hi, strict_same):
+        """Can a contiguous run have a last writer pipe p is not ordered after? Only if some byte's last write is
+        another pipe's (or, strict, any write), and p does not know every such pipe up to the run's newest write
+        number (conservative: the exact walk decides). Vectorised reductions only."""
+        bits = int(np.bitwise_or.reduce(self.writer_bits[lo:hi]))
+        if strict_same:
+            return bits != 0
+        others = bits & ~(1 << p)
+        if not others:
+            return False
+        newest = self.writer_seq[lo:hi].max()
+        return any(self.clock[p, q] < newest for q in range(len(PIPES)) if others >> q & 1)
 
-    def _check_write(self, instr, p, acc):
-        a = acc.addrs
-        if _count(a) == 0 or not self.enabled("race"):
+    def _check_read(self, instr, p, acc, run):
+        check_init, check_race = self.enabled("init"), self.enabled("race")
+        strict_same = self._strict_same(p, "RAW")
+        lo, hi, addrs = run
+        if addrs.size == 0:   # a run: ask the vectorised reductions first
+            check_init = check_init and not self.initialised[lo:hi].all()
+            check_race = check_race and self._other_writers(p, lo, hi, strict_same)
+        if not (check_init or check_race):
             return
-        self._check_against_writer(instr, p, acc, "WAW")
+        out = self._scan_out
+        shadow.scan_read(lo, hi, addrs, self.initialised, self.writer_pipe, self.writer_seq, self.clock[p], p,
+                         check_init, check_race, strict_same, self.barrier_seq[p], out)
+        if out[0]:
+            self._emit(Report("init", "uninitialised read", instr, acc.operand, _address(acc.addrs, int(out[1])),
+                              int(out[0]), fix="write these bytes first (DataCopy, Duplicate, a host copy) or read "
+                                               "only lanes an earlier instruction wrote"))
+        if out[2]:
+            self._writer_report(instr, p, acc, "RAW", int(out[2]), int(out[3]))
+
+    def _check_write(self, instr, p, acc, run):
+        if not self.enabled("race"):
+            return
+        strict_same = self._strict_same(p, "WAW")
+        lo, hi, addrs = run
+        # scalar reads never start a WAR: the in-order scalar unit has its value before it issues anything later
+        # (GetValue then Duplicate(t, value) is the common idiom)
+        war_pipes = [q for q in range(len(PIPES)) if q != p and q != _S]
+        check_waw = True
+        if addrs.size == 0:   # a run: a pipe q matters only if its newest read here is one p does not know of
+            check_waw = self._other_writers(p, lo, hi, strict_same)
+            war_pipes = [q for q in war_pipes if self.reader_seq[q, lo:hi].max() > self.clock[p, q]]
+            if war_pipes:   # reads older than every byte's last write or hand-off do not count
+                oldest = self.writer_instr[lo:hi].min()
+                war_pipes = [q for q in war_pipes if self.reader_instr[q, lo:hi].max() > oldest]
+        if not (check_waw or war_pipes):
+            return
+        out, war = self._scan_out, self._scan_war
+        shadow.scan_write(lo, hi, addrs, self.writer_pipe, self.writer_seq, self.writer_instr, self.reader_seq,
+                          self.reader_instr, self.clock[p], p, check_waw, sum(1 << q for q in war_pipes), strict_same,
+                          self.barrier_seq[p], out, war)
+        if out[0]:
+            self._writer_report(instr, p, acc, "WAW", int(out[0]), int(out[1]))
         for q in range(len(PIPES)):
-            if q == p or q == _S:
-                # a scalar read has returned its value before the in-order scalar unit issues any later
-                # instruction (GetValue then Duplicate(t, value) is the common idiom): no WAR against PIPE_S reads
-                continue
-            rs = self.reader_seq[q, a]
-            known = self.clock[p, q]
-            if not (rs > known).any():   # every read of pipe q here is ordered (or there is none: rs = 0)
-                continue
-            bad = rs > known
-            if bad.any():
-                k = int(np.argmax(bad))
-                earlier = self.log[int(self.reader_instr[q, _address(a, k)])]
-                self._emit(Report("race", "WAR", instr, acc.operand, _address(a, k), int(bad.sum()), earlier=earlier,
+            if war[q, 0]:
+                address = _address(acc.addrs, int(war[q, 1]))
+                earlier = self.log[int(self.reader_instr[q, address])]
+                self._emit(Report("race", "WAR", instr, acc.operand, address, int(war[q, 0]), earlier=earlier,
                                   fix=_fix(PIPES[q], PIPES[p])))
 
-    def _check_against_writer(self, instr, p, acc, kind):
-        a = acc.addrs
-        wp = self.writer_pipe[a]
-        if not self.config.strict and not ((wp >= 0) & (wp != p)).any():
-            return   # the common case: no writer, or only this pipe's own writes
-        ws = self.writer_seq[a]
-        has = wp >= 0
-        if not has.any():
-            return
-        wp_safe = np.where(has, wp, 0)
-        other = has & (wp != p) & (self.clock[p][wp_safe] < ws)
-        strict_same = np.zeros_like(other)
-        if self.config.strict:
-            same = has & (wp == p) & (ws > self.barrier_seq[p])
-            if PIPES[p] == PIPE_V and kind == "RAW":
-                strict_same = same
-            elif PIPES[p] in (PIPE_MTE2, PIPE_MTE3) and kind == "WAW":
-                strict_same = same
-        bad = other | strict_same
-        if bad.any():
-            k = int(np.argmax(bad))
-            q = int(wp[k])
-            earlier = self.log[int(self.writer_instr[_address(a, k)])]
-            fix = _fix(PIPES[q], PIPES[p]) if q != p else f"PipeBarrier({PIPES[p]}) between them"
-            self._emit(Report("race", kind, instr, acc.operand, _address(a, k), int(bad.sum()), earlier=earlier,
-                              fix=fix))
+    def _writer_report(self, instr, p, acc, kind, count, k):
+        """RAW / WAW: the first conflicting byte's last writer is the earlier instruction."""
+        address = _address(acc.addrs, k)
+        q = int(self.writer_pipe[address])
+        earlier = self.log[int(self.writer_instr[address])]
+        fix = _fix(PIPES[q], PIPES[p]) if q != p else f"PipeBarrier({PIPES[p]}) between them"
+        self._emit(Report("race", kind, instr, acc.operand, address, count, earlier=earlier, fix=fix))
 
     def scalar_access(self, api, tensor, index, write):
         """GetValue / SetValue: one element through the scalar pipe (SPEC-2 10.4)."""
@@ -502,7 +530,8 @@ class Sanitizer:
         """A TQue hand-off (DeQue, AllocTensor after FreeTensor) orders every earlier access to these bytes."""
         sl = slice(addr, addr + nbytes)
         self.writer_pipe[sl] = -1
-        self.reader_seq[:, sl] = 0
+        self.writer_bits[sl] = 0
+        self.writer_instr[sl] = len(self.log) - 1   # reads logged so far are before the hand-off: none counts
 
     # --- initialisation ------------------------------------------------------------------------------------------
     def host_write(self, addr, nbytes):
@@ -526,6 +555,81 @@ def _fix(earlier_pipe, later_pipe):
     event = f"{_SHORT[earlier_pipe]}_{_SHORT[later_pipe]}"
     return (f"SetFlag/WaitFlag with aj.HardEvent.{event} between them (or PipeBarrier(PIPE_ALL), or a TQue "
             "EnQue/DeQue hand-off)")
+
+
+# --- the Reg API (ascend950, SPEC-2 11.6) --------------------------------------------------------------------------
+def _mask_bits(words):
+    """The 256 bits of a MaskReg (four uint64 words): bit i governs VL byte i (a lane of width w is on when the bit
+    of its first byte is, as jit/reg.py lane_on reads it)."""
+    return np.unpackbits(np.asarray(words, "<u8").view(np.uint8), bitorder="little").astype(np.bool_)
+
+
+def _reg_load(addr, dist, size):
+    from .jit import reg_move as mv
+    if dist in (mv.L_DS_B8, mv.L_DS_B16):   # down-sampling: every other element feeds a lane, the rest is unused
+        w = int(mv.LOAD_WIDTH[dist])
+        return False, (addr + 2 * w * np.arange(256 // w)[:, None] + np.arange(w)).ravel()
+    return False, run_bytes(addr, mv.LOAD_BYTES[dist])
+
+
+def _reg_store(addr, dist, size, words):
+    from .jit import reg_move as mv
+    w = int(mv.STORE_WIDTH[dist]) or size
+    if mv.S_FIRST_B8 <= dist <= mv.S_FIRST_B32:
+        return True, run_bytes(addr, w)                  # lane 0, whatever the mask
+    out = w // 2 if mv.S_PACK_B16 <= dist <= mv.S_PACK_B64 else 1 if dist == mv.S_PACK4_B32 else w
+    lanes = np.nonzero(_mask_bits(words)[::w])[0]
+    return True, (addr + lanes[:, None] * out + np.arange(out)).ravel()
+
+
+def _block_copy_base(addr, size, repeat_stride, post_mode):
+    """DATA_BLOCK_COPY (D68): the first block's address (POST_MODE_NORMAL steps before the access)."""
+    from .jit import reg_move as mv
+    return addr if post_mode == mv.POST_UPDATE else addr + (repeat_stride * 32 // size) * size
+
+
+def _reg_blocks(addr, size, block_stride, words, repeat_stride, post_mode, write, reg_size):
+    """The active lanes (stores) or every byte of each block with an active lane (loads) of a DATA_BLOCK_COPY."""
+    base = _block_copy_base(addr, size, repeat_stride, post_mode)
+    bits = _mask_bits(words)[::reg_size]                  # one bit per lane
+    lanes_per_block = 32 // reg_size
+    lanes = np.arange(bits.size)
+    chosen = lanes[bits] if write else lanes[np.repeat(bits.reshape(8, lanes_per_block).any(axis=1), lanes_per_block)]
+    starts = base + (chosen // lanes_per_block) * block_stride * 32 + (chosen % lanes_per_block) * reg_size
+    return write, (starts[:, None] + np.arange(reg_size)).ravel()
+
+
+_REG_FORMS = {
+    "load": lambda a, size, dist, reg_size: _reg_load(a, dist, size),
+    "load_dual": lambda a, size: (False, run_bytes(a, 512)),
+    "store": lambda a, size, dist, reg_size, words: _reg_store(a, dist, reg_size, words),
+    "store_dual": lambda a, size: (True, run_bytes(a, 512)),
+    "load_blocks": lambda a, size, *blk: _reg_blocks(a, size, *blk[:4], False, blk[4]),
+    "store_blocks": lambda a, size, *blk: _reg_blocks(a, size, *blk[:4], True, blk[4]),
+    "load_mask": lambda a, size, dist: (False, run_bytes(a, (32, 16, 64)[dist])),      # MaskDist NORM, US, DS
+    "store_mask": lambda a, size, dist: (True, run_bytes(a, 16 if dist == 3 else 32)),  # NORM, PACK (even bits)
+    "load_unalign": lambda a, size: (False, run_bytes(a, 256)),
+    "store_unalign": lambda a, size, nbytes: (True, run_bytes(a, nbytes)),
+}
+
+
+def reg_access(api, tensor, form, offset, *args):
+    """One Reg load or store (PIPE_V) through the sanitizer, called right after the operation ran (so its own
+    refusals, alignment and bounds, come first). `form` names the footprint: the bytes that feed register lanes
+    (loads) or that lanes write (stores, active lanes only), at byte tensor.addr + offset * sizeof(T):
+
+        load (dist, register element size)          load_dual / store_dual: 2 VL bytes
+        store (dist, register element size, mask words)
+        load_blocks / store_blocks (block_stride, mask words, repeat_stride, post_mode, register element size)
+        load_mask / store_mask (MaskDist)           load_unalign: VL bytes       store_unalign (bytes)
+
+    StoreUnAlign reports the lanes it stores even where the hardware holds them in the UnalignReg until a later
+    StoreUnAlign/StoreUnAlignPost (both are PIPE_V, so the ordering against other pipes is the same)."""
+    size = tensor.dtype.size
+    write, addrs = _REG_FORMS[form](tensor.addr + offset * size, size, *args)
+    if not isinstance(addrs, slice):
+        addrs = compact(np.unique(addrs))
+    tensor.core.sanitizer.instruction(api, PIPE_V, [Access("tensor", write, addrs, tensor)])
 
 
 # --- GM across blocks -----------------------------------------------------------------------------------------------

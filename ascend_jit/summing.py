@@ -100,7 +100,7 @@ def run_pattern(form, src, work, n):
         cur[m:r * lanes] = 0
         WholeReduceSum(other, cur, lanes, r, 1, 1, 8)
         cur, other, m = other, cur, r
-    return cur.GetValue(0)
+    return cur.numpy()[0]   # a host read of the result (the kernel has ended), not a scalar-pipe GetValue
 
 
 class _CoreRunner:
@@ -133,7 +133,7 @@ class _CoreRunner:
             self.reduce_sum(self.dst, self.src, self.tmp, self.n)
         else:
             self.reduce_sum(self.dst, self.src, self.tmp, self.lanes, self.padded // self.lanes, 8)
-        return float(self.dst.GetValue(0))
+        return float(self.dst.numpy()[0])   # a host read of the result, not a scalar-pipe GetValue
 
 
 @lru_cache(maxsize=64)

@@ -39,13 +39,17 @@ def run_warmup(devices=None, families=None, progress=None):
     for f in families:
         if f not in FAMILIES:
             raise ParameterError("warmup", "family", f, legal=", ".join(FAMILIES))
+    from .sanitizer import sanitize_session
     steps = [(f, d) for f in families for d in devices]
     seconds = dict.fromkeys(families, 0.0)
     for i, (family, device) in enumerate(steps):
         if progress:
             progress(i, len(steps), f"{family} on {device}")
         t0 = time.perf_counter()
-        warmup_function(family)(device)
+        # warmup compiles; its calls on never-written operands are not a kernel, and a sanitizing core would run
+        # the Reg VFs uncompiled (issue 17): its cores never sanitize, whatever session or ASCEND_JIT_SANITIZE says
+        with sanitize_session(False):
+            warmup_function(family)(device)
         seconds[family] += time.perf_counter() - t0
     if progress:
         progress(len(steps), len(steps), "done")

@@ -17,7 +17,9 @@ phases over the rows, 64 float lanes per step with `UpdateMask<float>`:
    Add with MERGING into a zeroed register, ReduceSum, stored at the row's first sum element;
 3. per row: the sum broadcast over the sum row, Div, and (half output) Cast float->half with RINT and NO_SAT,
    stored by DIST_PACK_B32.
-Each block ends with `LocalMemBar` as in the original. The devkit's later scenarios fuse Sub and Exp into `ExpSub`,
+Each block ends with `LocalMemBar` as in the original. One addition: the exp and sum tiles are zeroed once before
+the loop (the broadcasts load whole vectors of which only lane 0 was written: uninitialised reads for the
+sanitizer, harmless on the device). The devkit's later scenarios fuse Sub and Exp into `ExpSub`,
 whose precision is not documented (docs/decisions.md "Reg API"); this scenario's separate instructions have the
 950 Memory-API numerics.
 
@@ -170,6 +172,10 @@ def softmax_kernel(x_gm, y_gm, rows, r_dim, dtype, rows_per_tile, stop_after=RUN
     y_local = allocator.Alloc(dtype, tile)
     exp_t = allocator.Alloc("float", tile)
     sum_t = allocator.Alloc("float", tile)
+    # Not in the original: its broadcasts load a whole vector of which only lane 0 (the stored max or sum) was
+    # written; zeroing the two tiles once keeps the sanitizer's initialisation check clean (values unchanged)
+    aj.Duplicate(exp_t, 0.0, tile)
+    aj.Duplicate(sum_t, 0.0, tile)
     pad = aj.DataCopyPadExtParams(True, 0, r_align - r_dim, 0)
     aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
     for start in range(0, rows, rows_per_tile):

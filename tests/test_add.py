@@ -151,6 +151,7 @@ def add_cases(draw):
 def random_ub(core, seed, specials_dtype=None):
     rng = np.random.default_rng(seed)
     core.ub[:] = rng.integers(0, 256, core.ub.size, dtype=np.uint8)
+    core.ub_written_by_host()   # raw UB bytes: initialised for the sanitizer
     if specials_dtype == "half":  # sprinkle NaN, inf, subnormals and signed zeros
         h = core.ub[:UB_WINDOW].view(np.uint16)
         idx = rng.integers(0, h.size, h.size // 8)
@@ -232,6 +233,7 @@ def test_count_mask_register_side_effects():
         core = aj.Core(device)
         core.SetVectorMask(0, 5)
         d, a, b = _three(core, "half", 260)
+        a[:], b[:] = np.ones(260, np.float16), np.ones(260, np.float16)
         aj.Add(d, a, b, 260)
         assert (core.mask_high, core.mask_low) == expect, device
 

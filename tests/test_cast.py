@@ -435,8 +435,10 @@ def _high_dim_whole_ub_matches_reference(device, data):
     dst_addr = 32 * data.draw(st.integers(0, 1000))
     src_addr = ub // 2 + 32 * data.draw(st.integers(0, 1000))
     core.ub[:] = np.frombuffer(np.random.default_rng(data.draw(st.integers(0, 2**32))).bytes(ub), np.uint8)
-    d = core.local_tensor(dst, 16, addr=dst_addr)
-    s = core.local_tensor(src, 16, addr=src_addr)
+    core.ub_written_by_host()   # raw UB bytes: initialised for the sanitizer
+    # bounds="ub": the strides may reach anywhere in the UB, so the tensors (address handles here) run to its end
+    d = core.local_tensor(dst, (ub - dst_addr) // SIZE[dst], addr=dst_addr)
+    s = core.local_tensor(src, (ub - src_addr) // SIZE[src], addr=src_addr)
     want = core.ub.copy()
     truncate, saturate = ref.overflow_rules(device, src, dst, 0, core.half_saturating)
     ref.cast_high_dim(want, src, dst, mode, dst_addr, src_addr, active, repeat,
@@ -474,6 +476,7 @@ def test_high_dim_counter_mode_uses_the_mask_as_element_count(device):
 def test_count_form_mask_register_effect_and_count_zero():
     core = aj.Core("atlas-training")   # 910: the count form leaves the tail repeat's mask (SPEC D22)
     s, d = core.local_tensor("half", 256), core.local_tensor("float", 256)
+    s[:] = np.zeros(256, np.float16)
     aj.Cast(d, s, R.CAST_NONE, 100)
     assert (core.mask_high, core.mask_low) == (0, 2**36 - 1)
     before = core.ub.copy()
@@ -548,9 +551,11 @@ def test_high_dim_mask_register_use_and_effect():
 def test_310b_high_dim_calls_leave_the_mask_register_untouched_d31():
     core = aj.Core("310b")
     s, d = core.local_tensor("half", 128), core.local_tensor("float", 128)
+    s[:] = np.zeros(128, np.float16)
     core.SetVectorMask(0, 0b111)
     aj.Cast(d, s, R.CAST_NONE, [0b1], 1, (1, 1, 8, 4))
     sel = core.local_tensor("uint8", 32)
     a, b, x = (core.local_tensor("half", 128) for _ in range(3))
+    sel[:], a[:], b[:] = np.zeros(32, np.uint8), np.zeros(128, np.float16), np.zeros(128, np.float16)
     aj.Select(x, sel, a, b, aj.SELMODE.VSEL_TENSOR_TENSOR_MODE, 16, 1, (1, 1, 1, 8, 8, 8))
     assert (core.mask_high, core.mask_low) == (0, 0b111)

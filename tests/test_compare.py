@@ -162,6 +162,7 @@ SIZE = {"half": 2, "float": 4, "bfloat16": 2, "int8": 1, "uint8": 1, "int16": 2,
 
 def _random_ub(core, seed):
     core.ub[:] = np.frombuffer(np.random.default_rng(seed).bytes(core.ub.size), np.uint8)
+    core.ub_written_by_host()   # raw UB bytes: initialised for the sanitizer
     # plant NaNs, zeros and equal pairs often enough to matter
     return core.ub.copy()
 
@@ -193,9 +194,10 @@ def _compare_whole_ub_matches_reference(device, scalar, count_form, data):
     b_addr = 32 * data.draw(st.integers(2000, 3000))
     if data.draw(st.booleans()):   # equal values and specials in some lanes
         core.ub[b_addr:b_addr + 512] = core.ub[a_addr:a_addr + 512]
-    d = core.local_tensor("uint8", 128, addr=dst_addr)
-    a = core.local_tensor(dtype, 4 * lanes, addr=a_addr)
-    b = core.local_tensor(dtype, 4 * lanes, addr=b_addr)
+    # bounds="ub": the strides may reach anywhere in the UB, so the tensors (address handles here) run to its end
+    d = core.local_tensor("uint8", core.spec.ub_bytes - dst_addr, addr=dst_addr)
+    a = core.local_tensor(dtype, (core.spec.ub_bytes - a_addr) // size, addr=a_addr)
+    b = core.local_tensor(dtype, (core.spec.ub_bytes - b_addr) // size, addr=b_addr)
     scalar_value = decode(dtype, core.ub[b_addr:b_addr + size])
     scalar_arg = np.frombuffer(bytes(core.ub[b_addr:b_addr + size]), a.dtype.np_dtype)[0]
     want = core.ub.copy()
@@ -249,10 +251,12 @@ def _select_whole_ub_matches_reference(device, count_form, data):
     a_addr = 32 * data.draw(st.integers(600, 1600))
     b_addr = 32 * data.draw(st.integers(2000, 3000))
     sel_dtype = data.draw(st.sampled_from(["uint8", "uint16", "uint32", "uint64"]))
-    d = core.local_tensor(dtype, 4 * lanes, addr=dst_addr)
-    m = core.local_tensor(sel_dtype, 1024 // SIZE[sel_dtype], addr=sel_addr)
-    a = core.local_tensor(dtype, 4 * lanes, addr=a_addr)
-    b = core.local_tensor(dtype, 4 * lanes, addr=b_addr)
+    # bounds="ub": the strides may reach anywhere in the UB, so the tensors (address handles here) run to its end
+    ub = core.spec.ub_bytes
+    d = core.local_tensor(dtype, (ub - dst_addr) // size, addr=dst_addr)
+    m = core.local_tensor(sel_dtype, (ub - sel_addr) // SIZE[sel_dtype], addr=sel_addr)
+    a = core.local_tensor(dtype, (ub - a_addr) // size, addr=a_addr)
+    b = core.local_tensor(dtype, (ub - b_addr) // size, addr=b_addr)
     scalar = mode == 1
     scalar_bytes = bytes(core.ub[b_addr:b_addr + size])
     src1 = np.frombuffer(scalar_bytes, a.dtype.np_dtype)[0] if scalar else b

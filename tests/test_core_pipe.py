@@ -130,6 +130,7 @@ def test_data_copy_rules():
     aj.DataCopy(ub, gm[16:], 16)  # GM offsets need no alignment beyond the element
     assert ub.numpy()[:16].tolist() == list(range(16, 32))
     out = aj.GlobalTensor(np.zeros(64, np.float16))
+    core.PipeBarrier(aj.PIPE_ALL)         # the copy-out waits for the copy-in (MTE2 -> MTE3)
     aj.DataCopy(out, ub, 32)
     assert out.array[:16].tolist() == list(range(16, 32))
     with pytest.raises(aj.AlignmentError, match="multiple of 32"):

@@ -36,6 +36,7 @@ def test_d2_rows_with_right_padding_and_d4_back(device):
     rows = ub.numpy().reshape(32, 64)
     assert np.array_equal(rows[:, :59], data.reshape(32, 59)) and (rows[:, 59:].view(np.uint32) == 0).all()
     out = aj.GlobalTensor(np.full(32 * 59 + 7, -1, np.float32))
+    core.PipeBarrier(aj.PIPE_ALL)         # the copy-out waits for the copy-in (MTE2 -> MTE3)
     aj.DataCopyPad(out, ub, aj.DataCopyExtParams(32, 236, 0, 0, 0))     # the UB dummy bytes are dropped
     assert np.array_equal(out.numpy()[:32 * 59], data) and (out.numpy()[32 * 59:] == -1).all()
 
@@ -84,6 +85,7 @@ def _gm_to_ub_whole_ub_matches_reference(device, data):
     n = (count * (block_len + max(src_stride, 0)) + 64) // s + 1
     gm = aj.GlobalTensor(rng.integers(0, 256, n * s, dtype=np.uint8), dtype=dtype)
     core.ub[:] = rng.integers(0, 256, core.ub.size, dtype=np.uint8)
+    core.ub_written_by_host()   # raw UB bytes: initialised for the sanitizer
     if set_value:
         core.SetPadValue(3, dtype)
     dst = core.local_tensor(dtype, 4096 // s, addr=32 * data.draw(st.integers(0, 100)))
@@ -131,6 +133,7 @@ def _ub_to_gm_whole_gm_matches_reference(device, data):
     compact = core.spec.pad_stride_950 and data.draw(st.booleans())
     src_stride, dst_stride = data.draw(st.integers(0, 3)), data.draw(st.integers(0, 64))
     core.ub[:] = rng.integers(0, 256, core.ub.size, dtype=np.uint8)
+    core.ub_written_by_host()   # raw UB bytes: initialised for the sanitizer
     src = core.local_tensor(dtype, 4096 // s, addr=32 * data.draw(st.integers(0, 100)))
     n = (count * (block_len + dst_stride) + 64) // s + 1
     gm = aj.GlobalTensor(rng.integers(0, 256, n * s, dtype=np.uint8), dtype=dtype)

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import ascend_jit as aj
 from ascend_jit.api import elementwise as E
+from ascend_jit.dtypes import resolve
 from ascend_jit.reference import elementwise as R
 from ascend_jit.reference import model as ref_model
 from ascend_jit.reference import numerics as ref
@@ -42,6 +43,7 @@ def reference_lanes(row, dtype, env, cols, scalar=None, mixed=False):
 def random_ub(core, seed, dtype=None):
     rng = np.random.default_rng(seed)
     core.ub[:] = rng.integers(0, 256, core.ub.size, dtype=np.uint8)
+    core.ub_written_by_host()   # raw UB bytes: initialised for the sanitizer
     if dtype in ("half", "float"):  # sprinkle specials and small integers
         bits = {"half": [0x7C00, 0xFC00, 0x7E00, 0x0001, 0x8001, 0x0000, 0x8000, 0x7BFF, 0xFBFF, 0x3C00, 0x4000],
                 "float": [0x7F800000, 0xFF800000, 0x7FC00000, 1, 0x80000001, 0, 0x80000000, 0x7F7FFFFF, 0x3F800000]}
@@ -349,7 +351,8 @@ def test_brcb_matches_reference_on_whole_ub(seed):
     random_ub(core, seed)
     repeat, blk, rep = int(rng.integers(0, 12)), int(rng.integers(0, 6)), int(rng.integers(0, 20))
     src = core.local_tensor(dtype, 8 * 12, addr=65536)
-    dst = core.local_tensor(dtype, 1, addr=int(rng.integers(0, 32)) * 32)
+    dst_addr = int(rng.integers(0, 32)) * 32   # bounds="ub": dst (an address handle) runs to the UB's end
+    dst = core.local_tensor(dtype, (core.spec.ub_bytes - dst_addr) // resolve(dtype).size, addr=dst_addr)
     before = core.ub.copy()
     try:
         aj.Brcb(dst, src, repeat, (blk, rep))
@@ -667,6 +670,8 @@ def test_refusals(device):
     part = core.local_tensor("half", 128, addr=h[1].addr + 64)
     _refuses(core, lambda: aj.Mul(part, h[1], h[2], 128), aj.OverlapError)
     i32 = [core.local_tensor("int32", 64) for _ in range(3)]
+    for t in i32:
+        t[:] = np.arange(64, dtype=np.int32)
     if is950:
         aj.And(*i32, 64)
         _refuses(core, lambda: aj.Div(h[0], h[1], h[2], 16, config=aj.DivConfig(aj.DivAlgo.DIFF_COMPENSATION)),
@@ -690,12 +695,16 @@ def test_refusals(device):
         _refuses(core, lambda: aj.MulAddDst(mixed_dst, h[1], h[2], 64), aj.OverlapError, "D34")
 
 
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="runs the bounds=\"ub\" escape hatch, which the "
+                             "memory check reports by design")
 def test_tensor_bounds_rule_and_the_ub_escape_hatch():
     """Every byte through an operand inside its tensor (bounds="tensor"), only the UB with bounds="ub"."""
     for bounds, ok in (("tensor", False), ("ub", True)):
         core = aj.Core("atlas-a2", bounds=bounds)
         d, a, b = (core.local_tensor("half", 128) for _ in range(3))
         big = core.local_tensor("half", 4096)
+        for t in (a, b, big):
+            t[:] = np.ones(t.size, np.float16)
         call = lambda: aj.Sub(d, a, b, 128, 2, aj.BinaryRepeatParams(1, 1, 1, 8, 8, 8))  # noqa: E731
         if ok:
             call()
@@ -755,6 +764,7 @@ def test_mask_register_after_calls():
     for device, after_count in (("atlas-a2", (2**64 - 1, 2**64 - 1)), ("ascend950", (0, 5))):
         core = aj.Core(device)
         d, a, b = (core.local_tensor("float", 128) for _ in range(3))
+        a[:], b[:] = np.ones(128, np.float32), np.ones(128, np.float32)
         core.SetVectorMask(0, 5)
         aj.Mul(d, a, b, 100)
         assert (core.mask_high, core.mask_low) == after_count

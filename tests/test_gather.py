@@ -15,6 +15,7 @@ SIZE = {"half": 2, "float": 4, "bfloat16": 2, "int8": 1, "uint8": 1, "int16": 2,
 
 def _random_ub(core, seed):
     core.ub[:] = np.frombuffer(np.random.default_rng(seed).bytes(core.ub.size), np.uint8)
+    core.ub_written_by_host()   # raw UB bytes: initialised for the sanitizer
 
 
 def _gather_whole_ub_matches_reference(device, count_form, data):

@@ -26,6 +26,7 @@ def _outcome(device, call, counter=False, seed=3):
     core = aj.Core(device)
     core.ub[:] = np.random.default_rng(seed).integers(0, 256, core.ub.size, dtype=np.uint8)
     core.ub.view(np.uint16)[:] &= 0x3BFF  # finite, moderate halves: sums stay exact enough to compare bits
+    core.ub_written_by_host()   # raw UB bytes: initialised for the sanitizer
     if counter:
         core.SetMaskCount()
     t = {name: core.local_tensor(dt, n, addr=addr) for name, (dt, n, addr) in {
@@ -91,6 +92,7 @@ def test_numpy_bool_and_float_integers_are_refused():
 def test_equal_values_of_other_types_never_share_a_cache_entry():
     core = aj.Core("atlas-a2")
     a, b, c = (core.local_tensor("half", 512) for _ in range(3))
+    a[:], b[:] = np.ones(512, np.float16), np.ones(512, np.float16)
     aj.Add(c, a, b, 128, 2, P())
     aj.Add(c, a, b, 512)
     before = _state(core)
@@ -222,6 +224,7 @@ def test_a_freed_queue_tensor_stays_dead_after_its_buffer_is_reallocated():
         que.FreeTensor(t0)
         t1 = que.AllocTensor("half")
         src, dst = core.local_tensor("half", 256), core.local_tensor("half", 256)
+        src[:], dst[:] = np.ones(256, np.float16), np.ones(256, np.float16)
         with pytest.raises(aj.StateError, match="freed"):
             aj.Add(t0, src, dst, 256)
         with pytest.raises(aj.StateError):
@@ -242,6 +245,7 @@ def test_reduce_sum_accepts_dst_and_tmp_in_the_gaps_of_a_strided_src(device):
     rng = np.random.default_rng(7)
     core.ub[:4096] = rng.integers(0, 256, 4096, dtype=np.uint8)
     core.ub[:4096].view(np.uint16)[:] &= 0x3BFF
+    core.ub_written_by_host(0, 4096)   # raw UB bytes: initialised for the sanitizer
     src = core.local_tensor("half", 1024, addr=0)
     dst = core.local_tensor("half", 16, addr=256)   # inside the unread half of repeat 0's 512-byte stride
     tmp = core.local_tensor("half", 16, addr=768)   # inside the gap after repeat 1
@@ -261,6 +265,7 @@ def test_reduce_sum_count_form_overlap_still_refused():
     core = aj.Core("atlas-training")
     src = core.local_tensor("half", 1024, addr=0)
     tmp = core.local_tensor("half", 64, addr=4096)
+    src[:] = np.ones(1024, np.float16)
     with pytest.raises(aj.OverlapError):
         aj.ReduceSum(core.local_tensor("half", 16, addr=2046), src, tmp, 1024)
     aj.ReduceSum(core.local_tensor("half", 16, addr=2048), src, tmp, 1024)
@@ -296,6 +301,7 @@ def test_malformed_arguments_raise_ascend_jit_errors():
 def test_reg_api_malformed_arguments_raise_ascend_jit_errors():
     core = aj.Core("ascend950")
     t = core.local_tensor("half", 512)
+    t[:] = np.ones(512, np.float16)
     R = aj.Reg
     r, r2 = R.RegTensor("half"), R.RegTensor("half")
     m = R.CreateMask("half")
@@ -359,6 +365,7 @@ def test_vector_core_refuses_every_state_api():
 def test_950_counter_mode_reduce_sum_takes_one_or_two_mask_words():
     core = aj.Core("ascend950")
     src, dst, tmp = core.local_tensor("half", 512), core.local_tensor("half", 16), core.local_tensor("half", 64)
+    src[:] = np.ones(512, np.float16)
     core.SetMaskCount()
     for bad in ([300, 0, 0], [], [300.0], np.array([[300]], np.uint64)):
         with pytest.raises(aj.ParameterError):

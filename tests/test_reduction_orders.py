@@ -136,7 +136,7 @@ def test_fprev_reduce_sum(device):
     def count_form(x):
         src[:x.size] = x
         aj.ReduceSum(dst, src, tmp, n)
-        return dst.GetValue(0)
+        return dst.numpy()[0]
     _recover(count_form, aj.explain_reduce_order(device, "count", dtype, count=n), n, dtype, 1)
     lanes = 256 // np.dtype(NP[dtype]).itemsize
     mask, repeat = (lanes, 3) if dtype == "float" else (8, 3)
@@ -144,7 +144,7 @@ def test_fprev_reduce_sum(device):
     def high_dim(x):
         src[:x.size] = x
         aj.ReduceSum(dst, src, tmp, mask, repeat, 8)
-        return dst.GetValue(0)
+        return dst.numpy()[0]
     _recover(high_dim, aj.explain_reduce_order(device, "highdim", dtype, mask=mask, repeat_time=repeat), 3 * lanes,
              dtype, 2)
 
@@ -162,7 +162,7 @@ def test_fprev_reduce_repeat_and_data_block(device):
         def run(x):
             src[:x.size] = x
             call()
-            return dst.GetValue(0)
+            return dst.numpy()[0]
         m = mask if form == "ReduceRepeat" else lanes
         tree = aj.explain_reduce_order(device, form, dtype, mask=m, repeat_time=1,
                                        src_blk_stride=2 if form == "ReduceRepeat" else 1)[0]

@@ -264,6 +264,7 @@ def test_duplicate_lane0_zeroing(compiled):
     out = _tensor(core, "float", bytes([0x55]) * 256)
     src = _tensor(core, "float", np.arange(64, dtype=np.float32).tobytes())
     src.SetValue(0, 7.5)
+    core.PipeBarrier(aj.PIPE_ALL)            # the vector loads wait for the scalar store (S -> V)
     with core:
         _run(DUPLICATE, compiled, out, src, "float", 0, R.CreateMask("float", R.MaskPattern.VL8),
              R.MaskMergeMode.ZEROING, True)

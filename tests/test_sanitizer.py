@@ -242,14 +242,7 @@ def test_out_of_tensor_access_reported_on_ub_bounds_cores():
     assert (rep.check, rep.operand, rep.address, rep.nbytes) == ("memory", "src0", x.addr + 128, 512 - 128)
 
 
-# kernels/softmax_reg.py copies out what its Reg VF wrote; Reg VFs do not report their UB accesses to the sanitizer
-# yet (issue 17), so it sees those bytes as never written. Remove this mark when they do.
-_VF_WRITES_UNSEEN = {"softmax_reg"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    reason="Reg VF footprints are not reported to the sanitizer yet (issue 17)")) if n in _VF_WRITES_UNSEEN else n
-    for n in __import__("ascend_jit.kernels", fromlist=["registry"]).registry()])
+@pytest.mark.parametrize("name", [n for n in __import__("ascend_jit.kernels", fromlist=["registry"]).registry()])
 def test_every_example_kernel_runs_clean_under_the_sanitizer(name):
     """Zero false positives: every example and gallery kernel, with its own synchronisation, reports nothing."""
     from ascend_jit.kernels import registry
@@ -262,13 +255,74 @@ def test_every_example_kernel_runs_clean_under_the_sanitizer(name):
 
 
 def test_a_suite_subset_runs_under_the_pytest_option(tmp_path):
-    """`pytest --ascend-sanitize` (the plugin option): the gallery's tests on one device, every check raising."""
+    """`pytest --ascend-sanitize` (the plugin option): the gallery's tests on one device and the tensor-bounds tests
+    (raw `core.ub` fills declared with ub_written_by_host, escape-hatch tests with their ascend_sanitize marker),
+    every check raising."""
     import subprocess
     import sys
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ascend-sanitize",
-                           "tests/test_gallery.py", "-k", "atlas-a2 and (add_custom or reduce_computation or rmsnorm)"],
+                           "tests/test_gallery.py", "tests/test_tensor_bounds.py", "-k",
+                           "tensor_bounds or atlas-a2 and (add_custom or reduce_computation or rmsnorm)"],
                           cwd=root, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout
+
+
+# --- Gather / GatherMask: footprints through active lanes only -------------------------------------------------------
+def _gather_kernel(core, fixed, uninit):
+    """Gather src elements by byte offsets; src is copied in by MTE2 (race unless flagged) and its upper half is never
+    written (read only when `uninit` points an active lane there)."""
+    alloc = aj.LocalMemAllocator()
+    src, offs, dst = alloc.Alloc(H, 128), alloc.Alloc("uint32", 128), alloc.Alloc(H, 128)
+    aj.DataCopy(src, aj.GlobalTensor(_fresh(64)), 64)                  # elements 0..63 only
+    offsets = np.arange(128, dtype=np.uint32) % 64 * 2
+    if uninit:
+        offsets[5] = 2 * 100                                           # lane 5 reads element 100: never written
+    offsets[64:] = 0xFFFF0000                                          # lanes 64..127 masked off: never used
+    offs[:] = offsets
+    aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
+    if fixed or uninit:
+        aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+    aj.Gather(dst, src, offs, 0, [2**64 - 1, 0], 1, 8)                # lanes 0..63 active
+    if not (fixed or uninit):
+        aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+    return src, offs, dst
+
+
+def _gather_mask_kernel(core, fixed, uninit):
+    """GatherMask of the even (pattern tensor) elements of src0; only the even elements of src0 are written, so the odd
+    pattern reads uninitialised bytes; the pattern is copied in by MTE2 (race unless flagged)."""
+    alloc = aj.LocalMemAllocator()
+    src0, pattern, dst = alloc.Alloc(H, 128), alloc.Alloc("uint16", 16), alloc.Alloc(H, 128)
+    aj.Duplicate(src0, 1.0, [0x5555555555555555, 0x5555555555555555], 1, 1, 8)   # even lanes only
+    bits = np.tile(np.uint16(0xAAAA if uninit else 0x5555), 8)
+    aj.DataCopy(pattern, aj.GlobalTensor(np.concatenate([bits, bits])), 16)
+    if fixed or uninit:
+        aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
+        aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+    n = aj.GatherMask(dst, src0, pattern, False, 0, aj.GatherMaskParams(1, 1, 8, 8))
+    assert n == 64
+    return src0, pattern, dst
+
+
+@pytest.mark.parametrize("kernel", [_gather_kernel, _gather_mask_kernel])
+def test_gather_and_gather_mask_report_races_and_uninitialised_reads(kernel):
+    api = "Gather" if kernel is _gather_kernel else "GatherMask"
+    with aj.Core(DEVICE, sanitize="report") as core:           # a race: the copied-in operand read without MTE2_V
+        src, aux, dst = kernel(core, False, False)
+    [rep] = core.sanitizer.reports
+    raced = src if kernel is _gather_kernel else aux
+    assert (rep.check, rep.kind, rep.instruction.api, rep.earlier.api) == ("race", "RAW", api, "DataCopy")
+    assert (rep.address, rep.nbytes) == (raced.addr, 128 if kernel is _gather_kernel else 16)   # the bits used
+    assert "HardEvent.MTE2_V" in rep.fix
+    with aj.Core(DEVICE, sanitize="report") as core:           # an active lane reads a never-written element
+        src, aux, dst = kernel(core, False, True)
+    [rep] = core.sanitizer.reports
+    assert (rep.check, rep.kind, rep.instruction.api) == ("init", "uninitialised read", api)
+    if kernel is _gather_kernel:
+        assert (rep.operand, rep.address, rep.nbytes) == ("src", src.addr + 200, 2)
+    else:                                                       # exactly the 64 odd elements the pattern keeps
+        assert (rep.operand, rep.address, rep.nbytes) == ("src0", src.addr + 2, 128)
+    assert _sanitized(lambda c, f: kernel(c, f, False), True) == []   # masked-off lanes / dropped elements: silent

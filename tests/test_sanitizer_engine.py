@@ -2,13 +2,14 @@
 memory and cross-block checks. Kernel-level tests (broken kernels and their fixes) live in test_sanitizer.py."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import ascend_jit as aj
 from ascend_jit.api._common import Operand
+from ascend_jit import sanitizer
 from ascend_jit.errors import ParameterError, SanitizerError
-from ascend_jit.sanitizer import (PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, Access, LaunchShadow, SanitizeConfig, _addresses, compact,
-                                  operand_bytes, resolve_config)
+from ascend_jit.sanitizer import (PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, Access, LaunchShadow, SanitizeConfig, _addresses,
+                                  compact, operand_bytes, resolve_config)
 
 
 def _core(mode="report", **kw):
@@ -167,6 +168,7 @@ def test_config_spellings(value, checks, mode, strict, monkeypatch):
     with pytest.raises(ParameterError):
         resolve_config("races")
     monkeypatch.setenv("ASCEND_JIT_SANITIZE", "report")
+    monkeypatch.setattr(sanitizer, "_sessions", [])   # the variable applies outside every sanitize_session
     assert aj.Core("atlas-a2").sanitize.mode == "report"
     core = aj.Core("atlas-a2", sanitize=False)
     assert core.sanitizer is None and core.sanitize is False
@@ -185,3 +187,40 @@ def test_operand_bytes_equal_the_exact_footprint(size, blk, rep, repeat, lo, hi,
     got = operand_bytes(op)
     np.testing.assert_array_equal(got, op.footprint())
     np.testing.assert_array_equal(_addresses(compact(got)), op.footprint())
+
+
+_PIPES = (PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3)
+_EVENTS = st.one_of(   # small ranges in a small space: runs overlap partly, so bytes of one run have different pasts
+    st.tuples(st.just("access"), st.sampled_from(_PIPES), st.booleans(), st.integers(0, 48), st.integers(1, 48)),
+    st.tuples(st.just("flag"), st.sampled_from(_PIPES), st.sampled_from(_PIPES)),
+    st.tuples(st.just("barrier"), st.sampled_from(_PIPES[1:] + ("PIPE_ALL",))),
+    st.tuples(st.just("hand_off"), st.integers(0, 48), st.integers(1, 48)),
+    st.tuples(st.just("host"), st.integers(0, 48), st.integers(1, 48)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(events=st.lists(_EVENTS, max_size=25), strict=st.booleans())
+@example(events=[("access", PIPE_V, False, 0, 32), ("access", PIPE_MTE2, True, 16, 16),
+                 ("access", PIPE_MTE2, True, 0, 32)], strict=False)   # older reads under a newer partial write
+def test_run_pre_checks_agree_with_the_byte_walk(events, strict):
+    """A contiguous run is first asked with vectorised reductions whether a check can fail; an address array is always
+    walked byte by byte. The same history through both gives the same reports."""
+    seen = []
+    for as_run in (True, False):
+        s = _core(strict=strict).sanitizer
+        for e in events:
+            if e[0] == "access":
+                _, pipe, write, start, n = e
+                addrs = slice(start, start + n) if as_run else np.arange(start, start + n, dtype=np.int64)
+                s.instruction("X", pipe, [Access("t", write, addrs)], where="x")
+            elif e[0] == "flag":
+                s.set_flag(e[1], e[2], 0)
+                s.wait_flag(e[1], e[2], 0)
+            elif e[0] == "barrier":
+                s.pipe_barrier(e[1])
+            elif e[0] == "hand_off":
+                s.hand_off(e[1], e[2])
+            else:
+                s.host_write(e[1], e[2])
+        seen.append([(r.check, r.kind, r.address, r.nbytes, r.earlier.seq if r.earlier else None) for r in s.reports])
+    assert seen[0] == seen[1]

@@ -142,7 +142,7 @@ def test_rows_come_from_the_emulator_and_respect_the_bound(reference):
             src, dst, tmp = core.local_tensor("half", n), core.local_tensor("half", 16), core.local_tensor("half", 256)
             src[:] = x
             aj.ReduceSum(dst, src, tmp, n)
-            want = float(dst.GetValue(0))
+            want = float(dst.numpy()[0])
         elif api == "tiled-gm":
             want = float(tiled_reduce_sum.expected_sums(d.name, x)[1][0])
         else:

@@ -10,7 +10,7 @@ from ..errors import (AlignmentError, AscendJitError, OutOfBoundsError, Paramete
                       UnsupportedDeviceError, UnsupportedDTypeError)
 from ..jit.direct import EntryTable
 from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
-from ..pipe import atomic_copy
+from ..pipe import atomic_copy, check_atomic_dtype
 from ..tensor import GlobalTensor, LocalTensor
 from ._common import Runs, TensorExtent, check_dtype, check_range, check_run_bounds
 from ._scalar import scalar_bits
@@ -267,6 +267,8 @@ def _ub_to_gm(dst, src, copy_params, mode):
         raise ParameterError(API, "dst", dst, device=core.device, legal="a writable GM buffer",
                              detail="the GlobalTensor's array is read-only")
     if core.sanitizer is not None:   # PIPE_MTE3: the UB bytes read, the GM bytes written (cross-block shadow)
+        if core.atomic is not None:
+            check_atomic_dtype("DataCopy", core, dst)   # a refusal first: a refused copy is no access (issue 17)
         core.sanitizer.copy_access(API, dst, src, [(k * src_step, k * dst_step, block_len) for k in range(count)],
                                    atomic=core.atomic is not None)
     if core.atomic is not None:   # SetAtomicAdd/Max/Min: the one UB -> GM combine path (pipe.atomic_copy)

@@ -13,6 +13,7 @@ from .. import dtypes as dt
 from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
 from ..jit.gather import gather, gather_mask
+from ..sanitizer import vector_access
 from ..tensor import LocalTensor
 from ._common import as_int, repeat_params
 from ._common import (Runs, TensorExtent, check_align, check_dtype, check_range, check_run_bounds,
@@ -71,6 +72,8 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
         dst_bytes = np.concatenate([dst.addr + i * rep_bytes + per[:len(ix)] * dst.dtype.size
                                     for i, ix in enumerate(idx)])
     _check_offsets(api, core, dst, src, src_offset, src_base_addr, offsets_used, dst_bytes, active)
+    if core.sanitizer is not None:
+        _sanitize_gather(core, dst, src, src_offset, src_base_addr, offsets_used, dst_bytes, active)
     gather(core.ub, dst.dtype.size, dst.addr, src.addr + src_base_addr, src_offset.addr, per, lanes, rep_bytes,
            repeat, last)
     if count is not None:
@@ -140,6 +143,20 @@ def _validate_gather_high_dim(spec, d, s, o, addr, src_addr, off_addr, size, off
         check_run_bounds(api, spec, bounds, Runs("dst", addr, end - addr, 0, 1), TensorExtent(addr, size, d))
     per.setflags(write=False)
     return per, lanes, repeat, last, rep * 32
+
+
+def _element_bytes(starts, size):
+    """The sorted unique bytes of elements of `size` bytes starting at `starts` (a footprint's address array)."""
+    return np.unique((np.asarray(starts, np.int64)[:, None] + np.arange(size)).ravel())
+
+
+def _sanitize_gather(core, dst, src, src_offset, base, offsets, dst_bytes, active):
+    """Gather's footprint (D57): the src elements and the uint32 offsets of the active lanes read, their dst
+    elements written; masked-off lanes neither read nor write."""
+    size = dst.dtype.size
+    reads = [(("src", _element_bytes(src.addr + base + offsets.astype(np.int64), size)), src),
+             (("src_offset", _element_bytes(src_offset.addr + 4 * active, 4)), src_offset)]
+    vector_access(core, "Gather", reads=reads, writes=[(("dst", _element_bytes(dst_bytes, size)), dst)])
 
 
 def _check_offsets(api, core, dst, src, src_offset, base, offsets, dst_bytes, active):
@@ -230,6 +247,8 @@ def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params):
         if dst.addr < p_hi and p_lo < dst.addr + kept * size:
             raise OverlapError(api, "dst/src1_pattern", f"dst at {dst.addr}", device=spec.name,
                                legal="no overlap with the user pattern (SPEC-2 D34)")
+    if core.sanitizer is not None and outer:
+        _sanitize_gather_mask(core, dst, src0, src1_pattern, user, outer, elems, last, blk, rep, prs, kept)
     done = gather_mask(core.ub, size, dst.addr, src0.addr, blk, rep, user, src1_pattern.addr if user else 0,
                        0 if user else int(src1_pattern), prs, outer, elems, last)
     if core.counter_mode:
@@ -238,13 +257,41 @@ def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params):
     return done
 
 
-def _builtin_count(pattern, n):
+def _sanitize_gather_mask(core, dst, src0, pattern, user, outer, elems, last, blk, rep, prs, kept):
+    """GatherMask's footprint (D58): the pattern bytes of each repeat's elements and the src0 elements whose
+    pattern bit is 1 read (an element the pattern drops is never used: not a read), the packed dst written."""
+    size = dst.dtype.size
+    epb = 32 // size
+    starts, pattern_bytes = [], []
+    for i in range(outer):
+        n = last if i == outer - 1 else elems
+        e = np.arange(n)
+        if user:
+            start = pattern.addr + i * prs
+            pattern_bytes.append(np.arange(start, start + -(-n // 8)))
+            keep = np.unpackbits(core.ub[start:start + -(-n // 8)], bitorder="little")[:n].astype(np.bool_)
+        else:
+            keep = _builtin_keep(pattern, n)
+        e = e[keep]
+        starts.append(src0.addr + i * rep * 32 + (e // epb) * blk * 32 + (e % epb) * size)
+    reads = [(("src0", _element_bytes(np.concatenate(starts), size)), src0)]
+    if user:
+        reads.append((("src1_pattern", np.unique(np.concatenate(pattern_bytes))), pattern))
+    vector_access(core, "GatherMask", reads=reads, writes=[(("dst", dst.addr, kept * size), dst)])
+
+
+def _builtin_keep(pattern, n):
+    """SPEC-2 9.3 built-in patterns over n elements: 1 even, 2 odd, 3..6 elements = 0..3 (mod 4), 7 every one."""
     e = np.arange(n)
     if pattern == 7:
-        return n
+        return np.ones(n, np.bool_)
     if pattern in (1, 2):
-        return int(np.count_nonzero(e % 2 == pattern - 1))
-    return int(np.count_nonzero(e % 4 == pattern - 3))
+        return e % 2 == pattern - 1
+    return e % 4 == pattern - 3
+
+
+def _builtin_count(pattern, n):
+    return int(np.count_nonzero(_builtin_keep(pattern, n)))
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments

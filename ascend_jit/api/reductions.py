@@ -299,13 +299,13 @@ def GetReduceRepeatMaxMinSpr(dtype, *, core=None):
         raise StateError(api, "state", None, device=core.device,
                          detail="no ReduceRepeat MAX/MIN or ReduceMax/ReduceMin ran on this core (D55)")
     last_dtype, bits, index, refusal = state
-    if core.sanitizer is not None:
-        core.sanitizer.spr_read(api, "MAX_MIN")
     if refusal:
         raise StateError(api, "state", refusal, device=core.device, detail="the register is not defined (D55)")
     if last_dtype is not d:
         raise StateError(api, "dtype", d.name, legal=f"{last_dtype.name} (the last call's dtype)", device=core.device,
                          detail="the last MAX/MIN reduction used another dtype (D55)")
+    if core.sanitizer is not None:   # after the refusals: a refused read is no access
+        core.sanitizer.spr_read(api, "MAX_MIN")
     bits_t = np.uint16 if d.size == 2 else np.uint32
     value = np.array(bits & (0xFFFF if d.size == 2 else 0xFFFFFFFF), bits_t).view(d.np_dtype)[()]
     if spec.max_min_spr == "value":

@@ -15,6 +15,7 @@ from ..reference import elementwise as reference_elementwise
 from ..reference import gather as reference_gather
 from ..reference import model as reference_model
 from ..reference import movement as reference_movement
+from ..sync import PIPE_ALL
 from ..tensor import GlobalTensor
 from ..reference import reductions as reference_reductions
 from ..reference import reg as reference_reg
@@ -155,7 +156,9 @@ def _data_copy_pad_example(core, dtype):
 
     def call(local):
         DataCopyPad(local, gm, DataCopyExtParams(1, 3 * d.size, 0, 0, 0), DataCopyPadExtParams(True, 0, 1, 0))
+        local.core.PipeBarrier(PIPE_ALL)   # the copy-out waits for the copy-in (MTE2 -> MTE3)
         DataCopyPad(gm, local, DataCopyExtParams(1, 3 * d.size, 0, 0, 0))
+        local.core.PipeBarrier(PIPE_ALL)   # and a repeated call's copy-in waits for this copy-out (MTE3 -> MTE2)
     return (core.local_tensor(dtype, 64),), call
 
 

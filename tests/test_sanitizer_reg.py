@@ -1,0 +1,155 @@
+"""The sanitizer through the Ascend 950 Reg API (issue 17, SPEC-2 11.6): every Reg load and store reports its exact UB
+footprint on PIPE_V (the bytes that feed register lanes, the bytes active lanes write), and a compiled `@simd_vf` VF
+on a sanitizing core runs through its uncompiled function so that its loads and stores report too."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.jit import reg_move as mv
+from ascend_jit.sanitizer import PIPE_V, PIPES
+
+R = aj.Reg
+DEVICE = "ascend950"
+V = PIPES.index(PIPE_V)
+WIDTH_TYPES = {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}
+
+
+def _vf_double(out, src, T):
+    mask = R.CreateMask(T)
+    reg = R.RegTensor(T)
+    R.LoadAlign(reg, src)
+    R.Add(reg, reg, reg, mask)
+    R.StoreAlign(out, reg, mask)
+
+
+DOUBLE = R.simd_vf(_vf_double)
+
+
+def _copy_in_double_copy_out(fixed, copied=128, sanitize="report", compiled=True):
+    """GM -> UB (MTE2), a Reg VF doubles it (V), UB -> GM (MTE3); `fixed` puts the MTE2_V hand-off in."""
+    gm_out = np.zeros(128, np.float16)
+    with aj.Core(DEVICE, sanitize=sanitize) as core:
+        alloc = aj.LocalMemAllocator()
+        src, out = alloc.Alloc("half", 128), alloc.Alloc("half", 128)
+        aj.DataCopy(src, aj.GlobalTensor(np.arange(128, dtype=np.float16)), copied)
+        aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
+        if fixed:
+            aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+        (DOUBLE if compiled else DOUBLE.py_func)(out, src, "half")
+        if not fixed:
+            aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+        aj.SetFlag(0, event=aj.HardEvent.V_MTE3)
+        aj.WaitFlag(0, event=aj.HardEvent.V_MTE3)
+        aj.DataCopy(aj.GlobalTensor(gm_out), out, 128)
+    return core, src, gm_out
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["simd_vf", "py_func"])
+def test_reg_vf_reading_a_copy_in_without_mte2_v_is_a_raw_race(compiled):
+    core, src, _ = _copy_in_double_copy_out(False, compiled=compiled)
+    [rep] = core.sanitizer.reports
+    assert (rep.check, rep.kind, rep.instruction.api, rep.instruction.pipe) == ("race", "RAW", "LoadAlign", PIPE_V)
+    assert (rep.earlier.api, rep.earlier.pipe, rep.address, rep.nbytes) == ("DataCopy", "PIPE_MTE2", src.addr, 256)
+    assert "HardEvent.MTE2_V" in rep.fix
+    assert rep.instruction.where.startswith("test_sanitizer_reg.py:")       # the VF's own line
+    core, _, _ = _copy_in_double_copy_out(True, compiled=compiled)
+    assert core.sanitizer.reports == []
+
+
+def test_reg_load_of_bytes_never_written_is_an_uninitialised_read():
+    core, src, _ = _copy_in_double_copy_out(True, copied=64)
+    [rep] = core.sanitizer.reports
+    assert (rep.check, rep.kind, rep.instruction.api) == ("init", "uninitialised read", "LoadAlign")
+    assert (rep.address, rep.nbytes) == (src.addr + 128, 128)             # exactly the halves never copied in
+
+
+def test_sanitized_vf_gives_the_compiled_bits():
+    """The uncompiled run a sanitizing core makes gives the bits the compiled VF gives (issue 16's contract)."""
+    _, _, plain = _copy_in_double_copy_out(True, sanitize=False)
+    _, _, sanitized = _copy_in_double_copy_out(True, sanitize=True)
+    assert np.array_equal(plain.view(np.uint16), sanitized.view(np.uint16))
+    assert np.array_equal(plain, 2 * np.arange(128, dtype=np.float16))
+
+
+# --- exact footprints: every load and store form ---------------------------------------------------------------------
+def _read_set(load, T, n=1024):
+    """The UB bytes that feed the register lanes, found from the data (each src byte holds its index + 1 over two
+    runs, so a register byte names the byte it came from; 0 is a lane the load zeroes), and the bytes the sanitizer
+    recorded as read."""
+    decoded, recorded = [], None
+    for shift in (0, 8):
+        core = aj.Core(DEVICE, sanitize="report")
+        src = core.local_tensor("uint8", n)
+        src[:] = ((np.arange(n) + 1) >> shift & 0xFF).astype(np.uint8)
+        regs = [R.RegTensor(T), R.RegTensor(T)]
+        load(src, *regs)
+        decoded.append(np.concatenate([r.data[:mv.VL].astype(np.int64) for r in regs]))
+        recorded = np.nonzero(core.sanitizer.reader_seq[V])[0] - src.addr
+        assert core.sanitizer.reports == []
+    index = decoded[0] | decoded[1] << 8
+    return np.unique(index[index > 0] - 1), recorded
+
+
+def _written_set(store, T, n=1024):
+    """The UB bytes the store changes under two complementary fills (a written byte differs from one of them), and
+    the bytes the sanitizer recorded as written."""
+    changed, recorded = np.zeros(n, np.bool_), None
+    for fill in (0x00, 0xFF):
+        core = aj.Core(DEVICE, sanitize="report")
+        src, out = core.local_tensor("uint8", 512), core.local_tensor("uint8", n)
+        src[:], out[:] = np.full(512, 0xFF ^ fill, np.uint8), np.full(n, fill, np.uint8)
+        regs = [R.RegTensor(T), R.RegTensor(T)]
+        for k, r in enumerate(regs):
+            R.LoadAlign(r, src, 256 * k)
+        store(out, *regs)
+        changed |= out.numpy() != fill
+        recorded = np.nonzero(core.sanitizer.writer_pipe == V)[0] - out.addr
+        assert core.sanitizer.reports == []
+    return np.nonzero(changed)[0], recorded
+
+
+RNG_MASKS = [R.MaskReg(w) for w in ((2**64 - 1,) * 4, (0x00FF00F0F00F0001, 0, 2**63, 0x5555AAAA5555AAAA),
+                                     (0, 0, 0, 0), (1, 0, 0, 0))]
+LOADS = [(f"LoadAlign {d.name}", WIDTH_TYPES[int(mv.LOAD_WIDTH[d]) or 2],
+          lambda src, r, r2, d=d: R.LoadAlign(r, src, 32, dist=d)) for d in R.LoadDist if d < mv.L_DINTLV_B8] + [
+    ("LoadAlign DINTLV_B16", "uint16", lambda src, r, r2: R.LoadAlign(r, r2, src, 64, dist=R.LoadDist.DIST_DINTLV_B16)),
+    ("Load unaligned", "uint16", lambda src, r, r2: R.Load(r, src, 5)),
+] + [(f"LoadAlign DATA_BLOCK_COPY {k} {post}", "uint16",
+      lambda src, r, r2, m=m, post=post: R.LoadAlign(r, src, 32, data_block_stride=2, mask=m, repeat_stride=1,
+                                                     post_mode=post))
+     for k, m in enumerate(RNG_MASKS[1:]) for post in R.PostLiteral]
+STORES = [(f"StoreAlign {d.name} mask {k}", WIDTH_TYPES[int(mv.STORE_WIDTH[d]) or 2],
+           lambda out, r, r2, d=d, m=m: R.StoreAlign(out, r, m, 32, dist=d))
+          for d in R.StoreDist if d < mv.S_INTLV_B8 for k, m in enumerate(RNG_MASKS[:2])] + [
+    ("StoreAlign INTLV_B32", "uint32", lambda out, r, r2: R.StoreAlign(out, r, r2, RNG_MASKS[2], 64,
+                                                                      dist=R.StoreDist.DIST_INTLV_B32)),
+    ("Store unaligned", "uint16", lambda out, r, r2: R.Store(out, r, 5, count=7)),
+] + [(f"StoreAlign DATA_BLOCK_COPY {k}", "uint32",
+      lambda out, r, r2, m=m: R.StoreAlign(out, r, 32, data_block_stride=3, mask=m, repeat_stride=2))
+     for k, m in enumerate(RNG_MASKS[1:])] + [
+    (f"StoreAlign MaskReg {d.name}", "uint8", lambda out, r, r2, d=d: R.StoreAlign(out, RNG_MASKS[1], 32, dist=d))
+    for d in (R.MaskDist.DIST_NORM, R.MaskDist.DIST_PACK)]
+
+
+@pytest.mark.parametrize("name, T, load", LOADS, ids=[n for n, _, _ in LOADS])
+def test_reg_load_footprint_is_exactly_the_bytes_that_feed_lanes(name, T, load):
+    feeding, recorded = _read_set(load, T)
+    assert np.array_equal(recorded, feeding)
+
+
+@pytest.mark.parametrize("name, T, store", STORES, ids=[n for n, _, _ in STORES])
+def test_reg_store_footprint_is_exactly_the_bytes_written(name, T, store):
+    written, recorded = _written_set(store, T)
+    assert np.array_equal(recorded, written)
+
+
+@pytest.mark.parametrize("dist, nbytes", [(R.MaskDist.DIST_NORM, 32), (R.MaskDist.DIST_US, 16),
+                                          (R.MaskDist.DIST_DS, 64)])
+def test_mask_reg_load_reads_its_distribution_bytes(dist, nbytes):
+    """MaskReg loads (SPEC-2 11.6): NORM 32 bytes, US 16 (each bit doubled), DS 64 (every other bit kept)."""
+    core = aj.Core(DEVICE, sanitize="report")
+    src = core.local_tensor("uint8", 128)
+    R.LoadAlign(R.MaskReg(), src, 32, dist=dist)
+    [rep] = core.sanitizer.reports
+    assert (rep.kind, rep.instruction.api, rep.address, rep.nbytes) == ("uninitialised read", "LoadAlign",
+                                                                       src.addr + 32, nbytes)
