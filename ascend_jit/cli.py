@@ -9,6 +9,7 @@ from .errors import AscendJitError
 EPILOG = """examples:
   ascend-jit devices
   ascend-jit run tiled_reduce_sum --device atlas-a2 --size 16777216
+  ascend-jit run softmax --compare-devices --plot softmax-devices.png
   ascend-jit study --plot study.png --json study.json
   ascend-jit sweep --sizes 128,8320,1Mi,16Mi --dists normal,cancel --trials 1000 --workers 2
   ascend-jit explain --device 910B --form count --dtype half --n 300
@@ -43,6 +44,11 @@ def _run(args):
     from .devices import get_device
     device = get_device(k.devices[0] if args.device is None else args.device).name  # default: first supported
     size = k.default_size if args.size is None else args.size
+    if args.plot and not args.compare_devices:
+        raise AscendJitError("run", "--plot", args.plot, legal="with --compare-devices",
+                             detail="the plot shows how the outputs differ across devices")
+    if args.plot:
+        _require_matplotlib("run", args.plot)
     status = 0
     if args.sanitize:
         status = _sanitized_run(k, device, size, args)
@@ -50,10 +56,21 @@ def _run(args):
     print(f"{k.name} on {device} ({size} elements, seed {args.seed}): {'PASS' if ok else 'FAIL'} ({k.fidelity})")
     for line in lines:
         print("  " + line.replace("\n", "\n  "))
-    print(f"  emulation speed: {rate:.3g} elements/s")
+    print(f"  emulation speed: {rate.wall:.3g} elements/s by the wall clock, {rate.cpu:.3g} by CPU time")
     if args.compare_devices:
-        _compare_devices(k, size, args.seed)
+        diffs = _compare_devices(k, size, args.seed)
+        if args.plot:
+            _plot_device_differences(k, size, diffs, args.plot)
+            print(f"plot written to {args.plot}")
     return 1 if not ok or status else 0
+
+
+def _require_matplotlib(verb, path):
+    try:  # checked before any work, not after
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise AscendJitError(verb, "--plot", path, legal="matplotlib installed (pip install 'ascend-jit[plot]')",
+                             detail="needs matplotlib, which is not installed") from None
 
 
 def _sanitized_run(k, device, size, args):
@@ -73,35 +90,81 @@ def _sanitized_run(k, device, size, args):
 
 def _compare_devices(k, size, seed):
     """The same inputs through the kernel on every device it supports: how each output differs from the first
-    device's (max ulp, fraction of elements whose bits differ), the accumulation-order effect on a real operator."""
+    device's (max ulp, fraction of elements whose bits differ), the accumulation-order effect on a real operator.
+    Returns {device: {output: per-element ulp differences (None for a non-float output)}}."""
     import numpy as np
 
     from .testing import bit_mismatches, ulp_diff
     inputs = k.make_inputs(size, seed)
     outputs = {d: k.run(d, inputs) for d in k.devices}
     base = k.devices[0]
+    diffs = {}
     print(f"  outputs against {base}:")
     for d in k.devices[1:]:
         parts = []
+        diffs[d] = {}
         for key, ref in outputs[base].items():
             got = np.asarray(outputs[d][key])
             bad = bit_mismatches(got, ref).size
             try:
-                ulps = int(ulp_diff(got, np.asarray(ref)).max()) if bad else 0
-                parts.append(f"{key}: {bad / max(got.size, 1):.2%} differ, max {ulps} ulp")
+                ulps = np.asarray(ulp_diff(got, np.asarray(ref))).reshape(-1)
+                diffs[d][key] = ulps
+                parts.append(f"{key}: {bad / max(got.size, 1):.2%} differ, max {int(ulps.max()) if bad else 0} ulp")
             except TypeError:
+                diffs[d][key] = None
                 parts.append(f"{key}: {bad / max(got.size, 1):.2%} differ")
         print(f"    {d:26s} " + "; ".join(parts))
+    return diffs
+
+
+def _plot_device_differences(k, size, diffs, path):
+    """One panel per output: for each device, the fraction of elements that differ from the reference device by
+    more than x ulp (a complementary CDF; linear x up to 32 ulp, symmetric-log beyond; a device equal to the
+    reference is a flat zero line, and a panel where every device is equal says so)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+    import numpy as np
+
+    keys = [key for key in next(iter(diffs.values()), {}) if any(diffs[d][key] is not None for d in diffs)]
+    fig, axes = plt.subplots(1, max(1, len(keys)), figsize=(5.5 * max(1, len(keys)), 3.8), squeeze=False)
+    for ax, key in zip(axes[0], keys):
+        top = 1
+        for device, per_key in diffs.items():
+            ulps = per_key[key]
+            if ulps is None:
+                continue
+            values = np.sort(ulps.astype(np.float64))
+            top = max(top, values[-1] if values.size else 1)
+            xs = np.unique(np.concatenate([[0.0], values]))
+            frac = 1.0 - np.searchsorted(values, xs, side="right") / max(values.size, 1)
+            ax.step(np.append(xs, xs[-1] + 1), np.append(frac, 0.0), where="post",
+                    label=f"{device} (max {int(values[-1]) if values.size else 0} ulp, "
+                          f"{np.count_nonzero(values) / max(values.size, 1):.2%} differ)")
+        if all(per_key[key] is None or not per_key[key].any() for per_key in diffs.values()):
+            ax.text(0.5, 0.5, f"bit-identical to {k.devices[0]}\non every device", ha="center", va="center",
+                    transform=ax.transAxes)
+        if top > 32:
+            ax.set_xscale("symlog", linthresh=1)
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True) if top <= 32 else
+                                   matplotlib.ticker.SymmetricalLogLocator(base=10, linthresh=1))
+        ax.set_xlim(0, top + 1)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("ulp difference from the reference device")
+        ax.set_ylabel("fraction of elements beyond")
+        ax.set_title(f"{k.name}: {key}")
+        ax.legend(fontsize=7, loc="upper right")
+    fig.suptitle(f"{k.name}, {size} elements: outputs against {k.devices[0]}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
 
 
 def _study(args):
     from . import study
     if args.plot:
-        try:  # check before the study runs, not after
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise AscendJitError("study", "--plot", args.plot, legal="matplotlib installed (pip install "
-                                 "'ascend-jit[plot]')", detail="needs matplotlib, which is not installed") from None
+        _require_matplotlib("study", args.plot)
     report = study.run_study(dtype=args.dtype, n=args.n, trials=args.trials, devices=args.devices, dist=args.dist,
                              seed=args.seed, saturate=args.saturate, progress=study.progress_bar(), api=args.api)
     print(study.format_table(report))
@@ -166,11 +229,13 @@ def _warmup(args):
     from .warmup import FAMILIES, progress_bar, run_warmup
     devices = args.devices.split(",") if args.devices else None
     families = args.families.split(",") if args.families else None
-    seconds = run_warmup(devices, families, progress_bar(sys.stderr))
+    cpu = {}
+    seconds = run_warmup(devices, families, progress_bar(sys.stderr), cpu)
     width = max(len(f) for f in FAMILIES)
+    print(f"{'family':{width}s} {'wall':>8s}   {'CPU':>8s}")
     for family, s in seconds.items():
-        print(f"{family:{width}s} {s:8.1f} s")
-    print(f"{'total':{width}s} {sum(seconds.values()):8.1f} s")
+        print(f"{family:{width}s} {s:8.1f} s {cpu[family]:8.1f} s")
+    print(f"{'total':{width}s} {sum(seconds.values()):8.1f} s {sum(cpu.values()):8.1f} s")
     where = config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or "beside the package sources (__pycache__)"
     print(f"numba cache: {where}")
     return 0
@@ -246,6 +311,8 @@ def build_parser():
     r.add_argument("--sanitize-json", metavar="FILE", help="write the sanitizer reports as JSON (with --sanitize)")
     r.add_argument("--compare-devices", action="store_true", help="run the same inputs on every device the kernel "
                    "supports and report how the outputs differ (max ulp, fraction of elements)")
+    r.add_argument("--plot", metavar="FILE.png", help="with --compare-devices: write a plot of the per-device ulp "
+                   "differences from the first device (needs matplotlib)")
     r.set_defaults(fn=_run)
     s = sub.add_parser("study", help="accumulation-order study of ReduceSum (and the two-stage reduction patterns) "
                        "across devices and API forms")

@@ -255,7 +255,8 @@ class Core(SyncState):
         if effect == "tail":
             self.mask_high, self.mask_low = continuous_mask_words(last_mask_len)
         else:
-            self._set_bit(CTRL_COUNTER_MODE, 0)
+            if self.counter_mode:  # the derived modes change only with the bit (one count-form call after another)
+                self._set_bit(CTRL_COUNTER_MODE, 0)
             self.mask_high = self.mask_low = ALL_ONES
         self.mask_defined = True
 

@@ -29,9 +29,10 @@ def warmup_function(family):
     return getattr(importlib.import_module(module), name)
 
 
-def run_warmup(devices=None, families=None, progress=None):
+def run_warmup(devices=None, families=None, progress=None, cpu=None):
     """Warm `families` (default all) on `devices` (default every supported one); returns {family: seconds}.
-    progress(done, total, label) is called before each step and once at the end."""
+    progress(done, total, label) is called before each step and once at the end. A dict `cpu` receives the CPU
+    seconds per family (the steadier figure on a shared machine, where the wall time follows the neighbours)."""
     from .devices import SUPPORTED_NAMES, get_device
     from .errors import ParameterError
     devices = [get_device(d).name for d in (devices or SUPPORTED_NAMES)]
@@ -45,12 +46,14 @@ def run_warmup(devices=None, families=None, progress=None):
     for i, (family, device) in enumerate(steps):
         if progress:
             progress(i, len(steps), f"{family} on {device}")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         # warmup compiles; its calls on never-written operands are not a kernel, and a sanitizing core would run
         # the Reg VFs uncompiled (issue 17): its cores never sanitize, whatever session or ASCEND_JIT_SANITIZE says
         with sanitize_session(False):
             warmup_function(family)(device)
         seconds[family] += time.perf_counter() - t0
+        if cpu is not None:
+            cpu[family] = cpu.get(family, 0.0) + time.process_time() - c0
     if progress:
         progress(len(steps), len(steps), "done")
     return seconds

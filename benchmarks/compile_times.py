@@ -4,6 +4,8 @@
     python benchmarks/compile_times.py --suite          # plus the default test suite, cold then warm
     python benchmarks/compile_times.py --root /work/main --no-families   # the same first calls on another checkout
     python benchmarks/compile_times.py --only none --suite                # the default suite alone
+    python benchmarks/compile_times.py --no-families --only "Reduce,Cast,Compare,Select,DataCopyPad,Gather,Reg VF"
+                                                      # every instruction outside the element-wise family
 
 Every measurement runs in a fresh Python process with NUMBA_NUM_THREADS=1. "cold": NUMBA_CACHE_DIR is a new empty
 directory; "warm": a second process with the same directory. A first call is timed alone (tensors are made before
@@ -166,6 +168,7 @@ def main(argv=None):
     p.add_argument("--root", default=str(HERE.parent), help="checkout to measure (default: this one)")
     p.add_argument("--no-families", action="store_true", help="first calls only")
     p.add_argument("--only", help="comma-separated substrings: measure the cases whose name contains one")
+    p.add_argument("--exclude", help="comma-separated substrings: skip the cases whose name contains one")
     p.add_argument("--suite", action="store_true", help="also the default test suite, cold then warm")
     p.add_argument("--json", help="write every figure as JSON")
     args = p.parse_args(argv)
@@ -173,6 +176,8 @@ def main(argv=None):
     todo = cases(root, not args.no_families)
     if args.only:
         todo = [c for c in todo if any(s in c["name"] for s in args.only.split(","))]
+    if args.exclude:
+        todo = [c for c in todo if not any(s in c["name"] for s in args.exclude.split(","))]
     results = []
     for case in todo:
         results.append(measure(root, case))

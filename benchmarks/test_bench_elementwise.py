@@ -68,12 +68,16 @@ def test_unary_8320(benchmark, name, impl, a2, rng):
         benchmark(UNARY[name], a, out=out)
 
 
-@pytest.mark.parametrize("name", ["Sub", "Mul", "Adds", "Muls", "Exp", "Duplicate"])
+@pytest.mark.parametrize("name", ["np_float32-add", "Add", "Sub", "Mul", "Adds", "Muls", "Exp", "Duplicate"])
 def test_one_repeat_128(benchmark, name, a2, rng):
     benchmark.group = "ew-one-repeat"
     d, a, b = half_tensors(a2, 128, 3, rng)
+    if name == "np_float32-add":  # the baseline: numpy's float32 add of 128 elements
+        x, y = (rng.standard_normal(128).astype(np.float32) for _ in range(2))
+        benchmark(np.add, x, y, out=np.empty_like(x))
+        return
     fn = getattr(aj, name)
-    if name in ("Sub", "Mul"):
+    if name in ("Add", "Sub", "Mul"):
         benchmark(fn, d, a, b, 128)
     elif name in ("Adds", "Muls"):
         benchmark(fn, d, a, np.float16(0.5), 128)
@@ -81,3 +85,17 @@ def test_one_repeat_128(benchmark, name, a2, rng):
         benchmark(fn, d, np.float16(0.5), 128)
     else:
         benchmark(fn, d, a, 128)
+
+
+@pytest.mark.parametrize("name", ["Add", "Sub bit mask", "Adds", "Exp", "Duplicate"])
+def test_one_repeat_high_dim_128(benchmark, name, a2, rng):
+    """One repeat of 128 halves through the high-dim form (mask plan and validation memoised per call shape)."""
+    benchmark.group = "ew-one-repeat-high-dim"
+    d, a, b = half_tensors(a2, 128, 3, rng)
+    bp, up = aj.BinaryRepeatParams(), aj.UnaryRepeatParams()
+    calls = {"Add": lambda: aj.Add(d, a, b, 128, 1, bp),
+             "Sub bit mask": lambda: aj.Sub(d, a, b, [2**64 - 1, 2**64 - 1], 1, bp),
+             "Adds": lambda: aj.Adds(d, a, np.float16(0.5), 128, 1, up),
+             "Exp": lambda: aj.Exp(d, a, 128, 1, up),
+             "Duplicate": lambda: aj.Duplicate(d, np.float16(0.5), 128, 1, 1, 8)}
+    benchmark(calls[name])

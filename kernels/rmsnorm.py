@@ -1,22 +1,30 @@
-"""RMSNorm with half input, float gamma and float accumulation, multi-block over rows:
+"""RMSNorm with half input, float gamma and float accumulation, many rows per tile, multi-block over rows:
 y[r, :] = cast_half(x[r, :] * rstd[r] * gamma), rstd[r] = 1 / sqrt(mean(x[r, :]^2) + eps).
 
 Ported (structure, synchronisation and instruction sequence; written in our own words) from the CANN operator
-library's single-row mixed-dtype RMSNorm kernel:
-hicann/ops-nn @ 26bb0755db767817742d34050935ee260d05b7f5, norm/rms_norm/op_kernel/rms_norm_single_row.h
-(`KernelRmsNormSingleRow::ComputeMixDtype`), with its `ReduceSumHalfInterval` helper (the in-place halving Adds
-followed by one WholeReduceSum over 64 floats, in the library's reduce_common.h).
+library's multi-row ("merge N") RMSNorm kernel, mixed dtype (half x, float gamma):
+hicann/ops-nn @ 26bb0755db767817742d34050935ee260d05b7f5, norm/rms_norm/op_kernel/rms_norm_merge_n.h
+(`KernelRmsNormMergeN`: Process / DoMainCompute / CopyIn / Compute / CopyOutY / CopyOutRstd, BroadCastGamma), with the
+per-row scalar rstd of the single-row kernel of the same folder (rms_norm_single_row.h, `1 / sqrt(sum * avgFactor +
+epsilon)` on the scalar unit).
 
-Per row, as in the original: DataCopyPad of the row into a queue buffer (EnQue/DeQue), Cast half->float CAST_NONE,
-Mul x*x, the half-interval reduction (fold the part above the largest power of two, halve with Adds down to 64,
-SetVectorMask(64) and WholeReduceSum with is_set_mask=False), a V_S flag pair, the scalar rstd = 1 / sqrt(sum *
-(1/numCol) + eps) computed in float32 on the scalar unit, SetValue into the rstd tile, an S_V flag pair, Muls by
-rstd, Mul by gamma, Cast float->half CAST_NONE, PipeBarrier<PIPE_V> between dependent vector instructions, and the
-copy out. Blocks take `block_factor` rows each (the last block the rest), as the original's tiling does.
+As in the original, a tile holds `row_factor` rows (from the UB size) and the vector instructions cover the whole tile:
+per tile DataCopy of the rows (EnQue/DeQue), Cast half->float CAST_NONE of the tile, Mul x*x of the tile, the row
+sums of squares (ReduceSumMultiN: the library's helper covers rows below 255 * 8 floats; for 4096 the port reduces
+every row of the tile with two BlockReduceSum passes, 4096 -> 512 -> 64 floats a row, then WholeReduceSum with
+repeatTimes = rows), PipeBarrier<PIPE_V> between dependent vector instructions, then per row Muls by its rstd and
+Mul by the gamma row (the single-row path's form: broadcasting gamma to the tile as the merge-N kernel does would
+cost a float tile of UB), one Cast float->half CAST_NONE of the tile and the copies out of y and rstd. The float
+copy of x is cast again after the reduction, which squared it in place (one tile less of UB). Blocks take
+`block_factor` rows each, the last block the rest.
 
-Fidelity: BIT-EXACT (Cast, Mul, Add, Muls, WholeReduceSum are BIT-EXACT on every device, SPEC-2 0.3; the scalar
-arithmetic is IEEE float32). `expected` recomputes the same sequence on host float32 arrays with the reduction
-tree of the package's reference model, independent of the kernels.
+Deviation (docs/decisions.md "Kernel gallery"): the merge-N kernel computes rstd with vector Muls, Adds, Sqrt and
+Div, which are MODELLED (SPEC-2 0.3); the port computes it on the scalar unit as the single-row kernel does (a V_S
+flag pair, GetValue, float32 arithmetic, SetValue, an S_V flag pair), so the whole kernel stays BIT-EXACT.
+
+Fidelity: BIT-EXACT (Cast, Mul, Muls, BlockReduceSum, WholeReduceSum are BIT-EXACT on every device, SPEC-2 0.3; the
+scalar arithmetic is IEEE float32). `expected` recomputes the same sequence on host float32 arrays with the
+summation trees of the package's reference model (aj.explain_reduce_order), independent of the kernels.
 """
 import numpy as np
 
@@ -27,44 +35,48 @@ NUM_COL = 4096
 BLOCKS = 8
 EPS = np.float32(1e-6)
 FLOATS_PER_REPEAT = 64
+FLOATS_PER_BLOCK = 8
+MAX_REPEAT = 255
 DEVICES = ("ascend950", "atlas-a3", "atlas-a2")   # DataCopyPad, ISASI SetFlag/WaitFlag, TPipe event ids
 
 
-def largest_power_of_two(n):
-    return 1 << (n.bit_length() - 1)
+def row_factor(device, num_col):
+    """Rows per tile (the original's tiling): the x (half), x float and y (half) tiles and the row-sum scratch
+    inside the device's UB beside the gamma row and the rstd values."""
+    ub = aj.get_device(device).ub_bytes
+    per_row = num_col * (2 + 4 + 2) + num_col // FLOATS_PER_BLOCK * 4 + 4
+    return max(1, (ub - num_col * 4 - 32) // per_row)
 
 
-def reduce_sum_half_interval(src, count, scratch):
-    """The library's ReduceSumHalfInterval on a float LocalTensor; returns the sum as np.float32 (src destroyed).
-    The original's last step reduces in place, WholeReduceSum(src, src, ...); SPEC 8.2 refuses a dst that partially
-    overlaps its source repeat, so the port writes the one result into `scratch` (the kernel's reduceBufFp32)."""
-    if count > FLOATS_PER_REPEAT:
-        body = largest_power_of_two(count)
-        tail = count - body
-        if tail > 0:
-            aj.Add(src, src, src[body], tail)
-            aj.PipeBarrier(aj.PIPE_V)
-        while body > FLOATS_PER_REPEAT:
-            body //= 2
-            aj.Add(src, src, src[body], body)
-            aj.PipeBarrier(aj.PIPE_V)
-        aj.SetVectorMask(FLOATS_PER_REPEAT, dtype="float")
-    else:
-        aj.SetVectorMask(count, dtype="float")
-    aj.WholeReduceSum(scratch, src, aj.MASK_PLACEHOLDER, 1, 1, 1, 8, is_set_mask=False)
-    event = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_S)
-    aj.SetFlag(event, event=aj.HardEvent.V_S)
-    aj.WaitFlag(event, event=aj.HardEvent.V_S)
-    value = scratch.GetValue(0)
-    aj.ResetMask()
-    return np.float32(value)
+def block_reduce_sum(dst, src, repeats):
+    """BlockReduceSum over `repeats` full repeats of floats (8 sums each, contiguous), in calls of at most 255."""
+    for first in range(0, repeats, MAX_REPEAT):
+        n = min(MAX_REPEAT, repeats - first)
+        aj.BlockReduceSum(dst[first * FLOATS_PER_BLOCK], src[first * FLOATS_PER_REPEAT], n, FLOATS_PER_REPEAT, 1, 1, 8)
 
 
-class KernelRmsNormSingleRow:
-    def Init(self, x, gamma, y, rstd, num_row, num_col, block_factor):
+def reduce_sum_multi_n(dst, src, tmp, num_row, num_col):
+    """Row sums of a [num_row, num_col] float tile into dst[0:num_row] (num_col a multiple of 512; src and tmp
+    destroyed): BlockReduceSum twice (each row 8x shorter), then one WholeReduceSum per row (repeat = rows)."""
+    width = num_col
+    block_reduce_sum(tmp, src, num_row * width // FLOATS_PER_REPEAT)
+    width //= FLOATS_PER_BLOCK
+    aj.PipeBarrier(aj.PIPE_V)
+    while width > FLOATS_PER_REPEAT:
+        block_reduce_sum(src, tmp, num_row * width // FLOATS_PER_REPEAT)
+        width //= FLOATS_PER_BLOCK
+        aj.PipeBarrier(aj.PIPE_V)
+        src, tmp = tmp, src
+    aj.WholeReduceSum(dst, tmp, width, num_row, 1, 1, width // FLOATS_PER_BLOCK)
+
+
+class KernelRmsNormMergeN:
+    def Init(self, x, gamma, y, rstd, num_row, num_col, block_factor, rows_per_tile):
         block = aj.GetBlockIdx()
-        self.rows = block_factor if block != aj.GetBlockNum() - 1 else num_row - (aj.GetBlockNum() - 1) * block_factor
+        last = aj.GetBlockNum() - 1
+        self.rows = block_factor if block != last else num_row - last * block_factor
         self.num_col = num_col
+        self.row_factor = min(rows_per_tile, self.rows)
         self.avg_factor = np.float32(1.0) / np.float32(num_col)
         base = block * block_factor
         self.x_gm = aj.GlobalTensor(x)[base * num_col:]
@@ -75,75 +87,96 @@ class KernelRmsNormSingleRow:
         self.in_x, self.in_gamma = aj.TQue(aj.TPosition.VECIN, 1), aj.TQue(aj.TPosition.VECIN, 1)
         self.out_y, self.out_rstd = aj.TQue(aj.TPosition.VECOUT, 1), aj.TQue(aj.TPosition.VECOUT, 1)
         self.x_fp32 = aj.TBuf(aj.TPosition.VECCALC)
-        self.reduce_fp32 = aj.TBuf(aj.TPosition.VECCALC)
-        col_bytes = -(-num_col * 4 // 32) * 32
-        self.pipe.InitBuffer(self.in_x, 1, col_bytes)
-        self.pipe.InitBuffer(self.in_gamma, 1, col_bytes)
-        self.pipe.InitBuffer(self.out_y, 1, col_bytes // 2)
-        self.pipe.InitBuffer(self.out_rstd, 1, FLOATS_PER_REPEAT * 4)
-        self.pipe.InitBuffer(self.x_fp32, col_bytes)
-        self.pipe.InitBuffer(self.reduce_fp32, FLOATS_PER_REPEAT * 4)
+        self.sum_tmp = aj.TBuf(aj.TPosition.VECCALC)
+        tile = self.row_factor * num_col
+        self.pipe.InitBuffer(self.in_x, 1, tile * 2)
+        self.pipe.InitBuffer(self.in_gamma, 1, num_col * 4)
+        self.pipe.InitBuffer(self.out_y, 1, tile * 2)
+        self.pipe.InitBuffer(self.out_rstd, 1, -(-self.row_factor * 4 // 32) * 32)
+        self.pipe.InitBuffer(self.x_fp32, tile * 4)
+        self.pipe.InitBuffer(self.sum_tmp, tile // FLOATS_PER_BLOCK * 4)
+        self.x_fp32_tile = self.x_fp32.Get("float")
+        self.sum_tmp_tile = self.sum_tmp.Get("float")
+        self.x_fp32_rows = [self.x_fp32_tile[r * num_col] for r in range(self.row_factor)]   # `xFp32[rowOffset]`
 
     def Process(self):
-        gamma = self.in_gamma.AllocTensor("float")
-        aj.DataCopyPad(gamma, self.gamma_gm, aj.DataCopyExtParams(1, self.num_col * 4, 0, 0, 0),
-                       aj.DataCopyPadExtParams())
-        self.in_gamma.EnQue(gamma)
+        self.CopyInGamma()
         gamma = self.in_gamma.DeQue("float")
-        for outer in range(0, self.rows, FLOATS_PER_REPEAT):
-            count = min(FLOATS_PER_REPEAT, self.rows - outer)
-            rstd = self.out_rstd.AllocTensor("float")
-            for inner in range(count):
-                row = outer + inner
-                self.CopyIn(row)
-                self.Compute(inner, gamma, rstd)
-                self.CopyOutY(row)
-            self.out_rstd.EnQue(rstd)
-            rstd = self.out_rstd.DeQue("float")
-            aj.DataCopyPad(self.rstd_gm[outer], rstd, aj.DataCopyExtParams(1, count * 4, 0, 0, 0))
-            self.out_rstd.FreeTensor(rstd)
+        for start in range(0, self.rows, self.row_factor):
+            self.DoMainCompute(start, min(self.row_factor, self.rows - start), gamma)
         self.in_gamma.FreeTensor(gamma)
         self.pipe.Destroy()
 
-    def CopyIn(self, row):
-        x = self.in_x.AllocTensor("float")
-        aj.DataCopyPad(x.ReinterpretCast("half"), self.x_gm[row * self.num_col],
-                       aj.DataCopyExtParams(1, self.num_col * 2, 0, 0, 0), aj.DataCopyPadExtParams())
+    def CopyInGamma(self):
+        gamma = self.in_gamma.AllocTensor("float")
+        aj.DataCopy(gamma, self.gamma_gm, self.num_col)
+        self.in_gamma.EnQue(gamma)
+
+    def DoMainCompute(self, start, rows, gamma):
+        self.CopyIn(start, rows)
+        self.Compute(start, rows, gamma)
+        self.CopyOutY(start, rows)
+
+    def CopyIn(self, start, rows):
+        x = self.in_x.AllocTensor("half")
+        aj.DataCopy(x, self.x_gm[start * self.num_col], rows * self.num_col)
         self.in_x.EnQue(x)
 
-    def Compute(self, inner, gamma, rstd_local):
-        n = self.num_col
+    def Compute(self, start, rows, gamma):
+        n, cols = rows * self.num_col, self.num_col
+        x = self.in_x.DeQue("half")
+        x_fp32 = self.x_fp32_tile
+        # 1. x^2 of the tile (in the float buffer), the row sums of squares
+        aj.Cast(x_fp32, x, aj.RoundMode.CAST_NONE, n)
+        aj.PipeBarrier(aj.PIPE_V)
+        aj.Mul(x_fp32, x_fp32, x_fp32, n)
+        aj.PipeBarrier(aj.PIPE_V)
+        rstd = self.out_rstd.AllocTensor("float")
+        reduce_sum_multi_n(rstd, x_fp32, self.sum_tmp_tile, rows, cols)
+        # 2. rstd = 1 / sqrt(sum * avgFactor + eps) on the scalar unit, one row at a time
+        event_vs = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_S)
+        aj.SetFlag(event_vs, event=aj.HardEvent.V_S)
+        aj.WaitFlag(event_vs, event=aj.HardEvent.V_S)
+        sums = np.array([rstd.GetValue(r) for r in range(rows)], np.float32)
+        values = np.float32(1.0) / np.sqrt(sums * self.avg_factor + EPS)   # each row's float32 ops, on numpy arrays
+        for r in range(rows):
+            rstd.SetValue(r, values[r])
         event_sv = aj.GetTPipePtr().FetchEventID(aj.HardEvent.S_V)
-        x_fp32 = self.x_fp32.Get("float")
-        x = self.in_x.DeQue("float")
-        aj.Cast(x_fp32, x.ReinterpretCast("half"), aj.RoundMode.CAST_NONE, n)
-        aj.PipeBarrier(aj.PIPE_V)
-        aj.Mul(x, x_fp32, x_fp32, n)
-        aj.PipeBarrier(aj.PIPE_V)
-        total = reduce_sum_half_interval(x, n, self.reduce_fp32.Get("float"))
-        self.in_x.FreeTensor(x)
-        rstd = np.float32(1.0) / np.sqrt(total * self.avg_factor + EPS)   # the scalar unit's float32 arithmetic
-        rstd_local.SetValue(inner, rstd)
         aj.SetFlag(event_sv, event=aj.HardEvent.S_V)
         aj.WaitFlag(event_sv, event=aj.HardEvent.S_V)
-        aj.Muls(x_fp32, x_fp32, rstd, n)
+        self.out_rstd.EnQue(rstd)
+        self.CopyOutRstd(start, rows)
+        # 3. y = x * rstd * gamma: x cast again (its squares took the float buffer), Muls and Mul per row
+        aj.Cast(x_fp32, x, aj.RoundMode.CAST_NONE, n)
+        self.in_x.FreeTensor(x)
         aj.PipeBarrier(aj.PIPE_V)
-        aj.Mul(x_fp32, x_fp32, gamma, n)
+        for r in range(rows):
+            row = self.x_fp32_rows[r]
+            aj.Muls(row, row, values[r], cols)
+        aj.PipeBarrier(aj.PIPE_V)
+        for r in range(rows):
+            row = self.x_fp32_rows[r]
+            aj.Mul(row, row, gamma, cols)
         aj.PipeBarrier(aj.PIPE_V)
         y = self.out_y.AllocTensor("half")
         aj.Cast(y, x_fp32, aj.RoundMode.CAST_NONE, n)
         aj.PipeBarrier(aj.PIPE_V)
         self.out_y.EnQue(y)
 
-    def CopyOutY(self, row):
+    def CopyOutRstd(self, start, rows):
+        rstd = self.out_rstd.DeQue("float")
+        aj.DataCopyPad(self.rstd_gm[start], rstd, aj.DataCopyExtParams(1, rows * 4, 0, 0, 0))
+        self.out_rstd.FreeTensor(rstd)
+
+    def CopyOutY(self, start, rows):
         y = self.out_y.DeQue("half")
-        aj.DataCopyPad(self.y_gm[row * self.num_col], y, aj.DataCopyExtParams(1, self.num_col * 2, 0, 0, 0))
+        aj.DataCopy(self.y_gm[start * self.num_col], y, rows * self.num_col)
         self.out_y.FreeTensor(y)
 
 
-def rms_norm_kernel(x, gamma, y, rstd, num_row, num_col, block_factor):
-    op = KernelRmsNormSingleRow()
-    op.Init(x, gamma, y, rstd, num_row, num_col, block_factor)
+def rms_norm_kernel(x, gamma, y, rstd, num_row, num_col, block_factor, rows_per_tile):
+    op = KernelRmsNormMergeN()
+    op.Init(x, gamma, y, rstd, num_row, num_col, block_factor, rows_per_tile)
     op.Process()
 
 
@@ -162,33 +195,27 @@ def run(device, inputs, blocks=BLOCKS):
     blocks = min(blocks, rows)
     factor = -(-rows // blocks)
     blocks = -(-rows // factor)
-    aj.launch(rms_norm_kernel, blocks, device, x.reshape(-1), gamma, y.reshape(-1), rstd, rows, cols, factor)
+    aj.launch(rms_norm_kernel, blocks, device, x.reshape(-1), gamma, y.reshape(-1), rstd, rows, cols, factor,
+              row_factor(device, cols))
     return {"y": y, "rstd": rstd}
 
 
-def _half_interval_sum(sq, wrs_tree):
-    """Host replay of ReduceSumHalfInterval on rows of float32 squares (each fold one rounded float32 add)."""
-    count = sq.shape[1]
-    v = sq.copy()
-    if count > FLOATS_PER_REPEAT:
-        body = largest_power_of_two(count)
-        tail = count - body
-        if tail:
-            v[:, :tail] = v[:, :tail] + v[:, body:body + tail]
-        while body > FLOATS_PER_REPEAT:
-            body //= 2
-            v[:, :body] = v[:, :body] + v[:, body:2 * body]
-        v = v[:, :FLOATS_PER_REPEAT]
-    return wrs_tree(v)
+def _row_sums(device, sq):
+    """Host replay of reduce_sum_multi_n on rows of float32 squares: each BlockReduceSum and the WholeReduceSum
+    through the device's summation trees from the reference model."""
+    blocks = aj.explain_reduce_order(device, "BlockReduceSum", "float", mask=FLOATS_PER_REPEAT, repeat_time=1)
+    rows, v = sq.shape[0], sq
+    while v.shape[1] > FLOATS_PER_REPEAT:
+        reps = v.reshape(-1, FLOATS_PER_REPEAT)
+        v = np.stack([tree.evaluate_batch(reps) for tree in blocks], axis=1).reshape(rows, -1)
+    [whole] = aj.explain_reduce_order(device, "WholeReduceSum", "float", mask=v.shape[1], repeat_time=1)
+    return whole.evaluate_batch(v)
 
 
 def expected(device, inputs):
-    # WholeReduceSum's summation tree from the reference model (explain_reduce_order), replayed on every row
-    tree = aj.explain_reduce_order(device, "WholeReduceSum", "float", mask=FLOATS_PER_REPEAT, repeat_time=1)[0]
     x = inputs["x"].astype(np.float32)
     gamma = inputs["gamma"]
-    sq = x * x
-    total = _half_interval_sum(sq, lambda v: tree.evaluate_batch(v))
+    total = _row_sums(device, x * x)
     avg = np.float32(1.0) / np.float32(x.shape[1])
     rstd = (np.float32(1.0) / np.sqrt(total * avg + EPS)).astype(np.float32)
     y = ((x * rstd[:, None]).astype(np.float32) * gamma).astype(np.float32)
@@ -204,8 +231,8 @@ def _to_half(device, y):
     return h
 
 
-KERNEL = KernelSpec("rmsnorm", "RMSNorm over rows of 4096 halves, float gamma and accumulation, 8 blocks "
-                    "(ops-nn single-row kernel)", make_inputs, run, expected, default_size=32 * NUM_COL,
+KERNEL = KernelSpec("rmsnorm", "RMSNorm over rows of 4096 halves, float gamma and accumulation, many rows a tile, "
+                    "8 blocks (ops-nn merge-N kernel)", make_inputs, run, expected, default_size=32 * NUM_COL,
                     devices=DEVICES, size_rule=f"a multiple of {NUM_COL}",
                     size_ok=lambda n: n >= NUM_COL and n % NUM_COL == 0,
-                    source="hicann/ops-nn@26bb0755 norm/rms_norm/op_kernel/rms_norm_single_row.h")
+                    source="hicann/ops-nn@26bb0755 norm/rms_norm/op_kernel/rms_norm_merge_n.h")

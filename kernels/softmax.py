@@ -6,24 +6,27 @@ mirror-cann/asc-devkit @ 82b89a15f26329511fc7fbc807d5132a1f9b4ba7,
 examples/01_simd_cpp_api/05_best_practices/02_reg_compute/softmax_high_performance/softmax.asc
 (`CustomSoftmax` and `softmax_custom`, SCENARIO_NUM 0).
 
-As in the original: InitSocState, a LocalMemAllocator carving x, y, exp and sum tiles, DataCopyPad of each row into a
-32-byte aligned row slot (padding to rDimAlign), SetFlag/WaitFlag MTE2_V before the compute, V_MTE3 before the copy
-out and MTE3_MTE2 between tiles, then per row: Cast half->float (CAST_NONE), ReduceMax, broadcast of the max, Sub, Exp,
-ReduceSum (its tmp is the y row reinterpreted as float), broadcast of the sum, Div, Cast float->half with CAST_FLOOR
-(the original's mode).
+As in the original: InitSocState, a LocalMemAllocator carving x, y, exp and sum tiles, DataCopyPad of the rows into
+the x tile, SetFlag/WaitFlag MTE2_V before the compute, V_MTE3 before the copy out and MTE3_MTE2 between tiles, Cast
+half->float (CAST_NONE), the row maximum, its broadcast, Sub, Exp, the row sum (its scratch is the y tile
+reinterpreted as float), its broadcast, Div, Cast float->half with CAST_FLOOR (the original's mode). Where the
+original issues every instruction once per row, the port tiles many rows (rows per tile from the UB) and each
+instruction covers the whole tile, as the library's multi-row kernels do: the row maximum folds each row's upper half
+onto its lower half with whole-tile Max calls down to 64 floats a row, then WholeReduceMax with repeatTimes = rows;
+the row sum is BlockReduceSum twice and WholeReduceSum with repeatTimes = rows; the broadcasts of the per-row max
+and sum (the original's `Duplicate(expTensor[i * rDimAlign], expTensor[i * rDimAlign], rDim)`) are Brcb and UB -> UB
+DataCopies over all rows, as the library's BroadCast does.
 
-Device differences (docs/decisions.md "Kernel gallery"): the tensor-source Duplicate that broadcasts the max and the
-sum exists on the 950 only (SPEC-2 5.1); elsewhere the kernel reads the value with GetValue after a V_S flag pair and
-broadcasts it with the scalar Duplicate, as A2-class kernels do. ReduceMax may use its own source as tmp on the 950
-only (SPEC-2 D54); elsewhere the kernel carves a tmp of GetReduceMaxMinTmpSize elements. DataCopyPad is not offered
-on the 310P and the 910 (SPEC-2 1.9) and the 310B has neither the ISASI SetFlag/WaitFlag nor TPipe event ids, so
-the kernel runs on the 950, A3 and A2.
+Devices: DataCopyPad is not offered on the 310P and the 910 (SPEC-2 1.9) and the 310B has neither the ISASI
+SetFlag/WaitFlag nor TPipe event ids, so the kernel runs on the 950, A3 and A2, with the same instructions on each.
+Like the original, the kernel has no PipeBarrier between its vector instructions (one pipe runs them in order; the
+UB -> UB DataCopies run on the vector pipe too).
 
 Fidelity: MODELLED (Exp and Div are MODELLED on every device, SPEC-2 0.3). The result is checked against a float64
 softmax: each row passes through one exact cast, one rounded subtraction, one rounded Exp, a sum of rDim rounded
-terms, one rounded division and the final cast, so the float result is within 2e-6 relative (float32 rounding of
-at most 12 tree levels plus three single roundings), and the half result within 2**-9 relative (CAST_FLOOR loses
-up to one half ulp, 2**-10 relative, on top of that).
+terms (in any order), one rounded division and the final cast, so the float result is within 2e-6 relative
+(float32 rounding of at most 12 tree levels plus three single roundings), and the half result within 2**-9
+relative (CAST_FLOOR loses up to one half ulp, 2**-10 relative, on top of that).
 """
 import numpy as np
 
@@ -32,74 +35,116 @@ from ascend_jit.kernels._base import KernelSpec
 
 ROW = 1024                      # rDim of the default problem (1024 x 1024 halves)
 DEVICES = ("ascend950", "atlas-a3", "atlas-a2")   # DataCopyPad, ISASI SetFlag/WaitFlag, TPipe event ids
+FLOATS_PER_REPEAT = 64
+FLOATS_PER_BLOCK = 8
+MAX_REPEAT = 255
 
 
-def custom_softmax(dst, src, exp_t, sum_t, tmp, a_dim, r_dim, r_align, on_950):
-    """The original's CustomSoftmax: one row at a time, every instruction on sub-tensors `t[i * rDimAlign]`."""
-    for i in range(a_dim):
-        o = i * r_align
-        if src.dtype.name == "half":
-            aj.Cast(sum_t[o], src[o], aj.RoundMode.CAST_NONE, r_dim)
-            aj.ReduceMax(exp_t[o], sum_t[o], sum_t[o] if on_950 else tmp, r_dim)
-        else:
-            aj.ReduceMax(exp_t[o], src[o], sum_t[o] if on_950 else tmp, r_dim)
-        _broadcast_first(exp_t[o], r_dim, on_950)
-        aj.Sub(exp_t[o], sum_t[o] if src.dtype.name == "half" else src[o], exp_t[o], r_dim)
-        aj.Exp(exp_t[o], exp_t[o], r_dim)
-        aj.ReduceSum(sum_t[o], exp_t[o], dst[o].ReinterpretCast("float"), r_dim)
-        _broadcast_first(sum_t[o], r_dim, on_950)
-        if src.dtype.name == "half":
-            aj.Div(exp_t[o], exp_t[o], sum_t[o], r_dim)
-            aj.Cast(dst[o], exp_t[o], aj.RoundMode.CAST_FLOOR, r_dim)
-        else:
-            aj.Div(dst[o], exp_t[o], sum_t[o], r_dim)
+def rows_per_tile(device, r_dim, dtype):
+    """Rows per tile: x, y (dtype) and the exp and sum float tiles inside the device's UB, beside the per-row
+    partial sums and results (at most 255: WholeReduceMax/Sum take one repeat per row)."""
+    elem = 2 if dtype == "half" else 4
+    per_row = r_dim * (2 * elem + 8) + (r_dim // FLOATS_PER_REPEAT + 2 + FLOATS_PER_BLOCK) * 4
+    return max(1, min((aj.get_device(device).ub_bytes - 1024) // per_row, MAX_REPEAT))
 
 
-def _broadcast_first(t, count, on_950):
-    """`Duplicate(t, t, count)`: element 0 to elements 0..count-1 (950); the scalar route elsewhere."""
-    if on_950:
-        aj.Duplicate(t, t, count)
-        return
-    event = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_S)
-    aj.SetFlag(event, event=aj.HardEvent.V_S)
-    aj.WaitFlag(event, event=aj.HardEvent.V_S)
-    aj.Duplicate(t, t.GetValue(0), count)
+class SoftmaxTiles:
+    """The original's LocalMemAllocator carving (x, y, exp and sum tiles) plus the per-row results and the block
+    scratch of the broadcasts."""
+
+    def __init__(self, dtype, tile_rows, r_dim):
+        allocator = aj.LocalMemAllocator()
+        tile = tile_rows * r_dim
+        padded_rows = -(-tile_rows // FLOATS_PER_BLOCK) * FLOATS_PER_BLOCK   # Brcb takes 8 values a repeat
+        self.x = allocator.Alloc(dtype, tile)
+        self.y = allocator.Alloc(dtype, tile)
+        self.exp = allocator.Alloc("float", tile)
+        self.sum = allocator.Alloc("float", tile)
+        self.row_max = allocator.Alloc("float", padded_rows)
+        self.row_sum = allocator.Alloc("float", padded_rows)
+        self.blocks = allocator.Alloc("float", padded_rows * FLOATS_PER_BLOCK)
+        self.partial = allocator.Alloc("float", tile_rows * (r_dim // FLOATS_PER_REPEAT))
+        self.y_as_float = self.y.ReinterpretCast("float")
+        # a short last tile's Brcb reads the values past its rows: defined ones
+        aj.Duplicate(self.row_max, 0.0, padded_rows)
+        aj.Duplicate(self.row_sum, 0.0, padded_rows)
 
 
-def softmax_kernel(x_gm, y_gm, rows, r_dim, dtype, rows_per_tile):
-    """The original's softmax_custom for one block: tiles of `rows_per_tile` rows, the last tile shorter."""
+def custom_softmax(t, a_dim, r_dim):
+    """The original's CustomSoftmax on a tile of a_dim rows (r_dim a power of two, at least 64): every instruction
+    but the broadcasts covers the whole tile."""
+    n = a_dim * r_dim
+    half = t.x.dtype.name == "half"
+    xf = t.sum if half else t.x   # x as float
+    if half:
+        aj.Cast(t.sum, t.x, aj.RoundMode.CAST_NONE, n)
+    # ReduceMax of every row: fold the row's upper half onto its lower half (Max over the whole tile, the positions
+    # past each row's half are don't-care) down to 64 floats a row, then WholeReduceMax with repeatTimes = rows
+    level_src, level_dst, width = xf, t.exp, r_dim
+    while width > FLOATS_PER_REPEAT:
+        width //= 2
+        aj.Max(level_dst, level_src, level_src[width], (a_dim - 1) * r_dim + width)
+        level_src, level_dst = level_dst, (t.sum if level_dst is t.exp else t.exp)
+    aj.WholeReduceMax(t.row_max, level_src, FLOATS_PER_REPEAT, a_dim, 1, 1, r_dim // FLOATS_PER_BLOCK,
+                      aj.ReduceOrder.ORDER_ONLY_VALUE)
+    _broadcast_rows(t.exp, t.row_max, t.blocks, a_dim, r_dim)
+    if half:
+        aj.Cast(t.sum, t.x, aj.RoundMode.CAST_NONE, n)   # the folds took the float copy of x
+    aj.Sub(t.exp, xf, t.exp, n)
+    aj.Exp(t.exp, t.exp, n)
+    # ReduceSum of every row (its tmp is the y tile reinterpreted as float, as in the original): two BlockReduceSum
+    # passes (r_dim -> r_dim / 64 floats a row), then WholeReduceSum with repeatTimes = rows
+    repeats = n // FLOATS_PER_REPEAT
+    for first in range(0, repeats, MAX_REPEAT):   # repeatTimes is 8 bits: calls of at most 255 repeats
+        aj.BlockReduceSum(t.y_as_float[first * FLOATS_PER_BLOCK], t.exp[first * FLOATS_PER_REPEAT],
+                          min(MAX_REPEAT, repeats - first), FLOATS_PER_REPEAT, 1, 1, 8)
+    width = r_dim // FLOATS_PER_BLOCK
+    aj.BlockReduceSum(t.partial, t.y_as_float, a_dim * width // FLOATS_PER_REPEAT, FLOATS_PER_REPEAT, 1, 1, 8)
+    width //= FLOATS_PER_BLOCK
+    aj.WholeReduceSum(t.row_sum, t.partial, width, a_dim, 1, 1, width // FLOATS_PER_BLOCK)
+    _broadcast_rows(t.sum, t.row_sum, t.blocks, a_dim, r_dim)
+    if half:
+        aj.Div(t.exp, t.exp, t.sum, n)
+        aj.Cast(t.y, t.exp, aj.RoundMode.CAST_FLOOR, n)
+    else:
+        aj.Div(t.y, t.exp, t.sum, n)
+
+
+def _broadcast_rows(t, values, blocks, a_dim, r_dim):
+    """Row i of the tile t := values[i] (the original's `Duplicate(expTensor[i * rDimAlign], ..., rDim)` for all rows
+    at once, as the library's BroadCast<float, 2, 1> does): Brcb puts each value in a whole 32-byte block, a UB -> UB
+    DataCopy with blockCount = rows puts each block at the head of its row, and DataCopies of the same shape double
+    every row's filled head until the row is full: 2 + log2(r_dim / 8) calls instead of one Duplicate per row."""
+    row_blocks = r_dim // FLOATS_PER_BLOCK
+    aj.Brcb(blocks, values, -(-a_dim // FLOATS_PER_BLOCK), aj.BrcbRepeatParams(1, FLOATS_PER_BLOCK))
+    aj.DataCopy(t, blocks, aj.DataCopyParams(a_dim, 1, 0, row_blocks - 1))
+    filled = 1
+    while filled < row_blocks:
+        gap = row_blocks - filled
+        aj.DataCopy(t[filled * FLOATS_PER_BLOCK], t, aj.DataCopyParams(a_dim, filled, gap, gap))
+        filled *= 2
+
+
+def softmax_kernel(x_gm, y_gm, rows, r_dim, dtype, tile_rows):
+    """The original's softmax_custom for one block: tiles of `tile_rows` rows, the last tile shorter."""
     pipe = aj.TPipe()   # noqa: F841  (the original's `TPipe tPipe;`: the kernel's GetTPipePtr())
     aj.InitSocState()
-    core = aj.current_core()
-    on_950 = core.device == "ascend950"
     elem = 2 if dtype == "half" else 4
-    r_align = -(-r_dim // (32 // elem)) * (32 // elem)
     x = aj.GlobalTensor(x_gm)
     y = aj.GlobalTensor(y_gm)
-    allocator = aj.LocalMemAllocator()
-    tile = rows_per_tile * r_align
-    x_local = allocator.Alloc(dtype, tile)
-    y_local = allocator.Alloc(dtype, tile)
-    exp_t = allocator.Alloc("float", tile)
-    sum_t = allocator.Alloc("float", tile)
-    tmp = None if on_950 else allocator.Alloc("float", max(8, aj.GetReduceMaxMinTmpSize(core.device, "float",
-                                                                                       count=r_dim)))
-    pad = aj.DataCopyPadExtParams(True, 0, r_align - r_dim, 0)
+    t = SoftmaxTiles(dtype, tile_rows, r_dim)
     aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
-    for start in range(0, rows, rows_per_tile):
-        a_dim = min(rows_per_tile, rows - start)
+    for start in range(0, rows, tile_rows):
+        a_dim = min(tile_rows, rows - start)
         aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
-        for j in range(a_dim):
-            aj.DataCopyPad(x_local[j * r_align], x[(start + j) * r_dim],
-                           aj.DataCopyExtParams(1, r_dim * elem, 0, 0, 0), pad)
+        aj.DataCopyPad(t.x, x[start * r_dim], aj.DataCopyExtParams(a_dim, r_dim * elem, 0, 0, 0),
+                       aj.DataCopyPadExtParams(False, 0, 0, 0))
         aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)
         aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)
-        custom_softmax(y_local, x_local, exp_t, sum_t, tmp, a_dim, r_dim, r_align, on_950)
+        custom_softmax(t, a_dim, r_dim)
         aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.V_MTE3)
         aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.V_MTE3)
-        for j in range(a_dim):
-            aj.DataCopyPad(y[(start + j) * r_dim], y_local[j * r_align],
-                           aj.DataCopyExtParams(1, r_dim * elem, 0, 0, 0))
+        aj.DataCopyPad(y[start * r_dim], t.y, aj.DataCopyExtParams(a_dim, r_dim * elem, 0, 0, 0))
         aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
     aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_MTE2)
     aj.PipeBarrier(aj.PIPE_ALL)
@@ -115,9 +160,8 @@ def run(device, inputs, dtype="half"):
     x = inputs["x"]
     rows, r_dim = x.shape
     y = np.zeros_like(x)
-    rows_per_tile = max(1, min(rows, 8192 // r_dim))   # x, y, exp and sum tiles plus tmp fit every UB
     with aj.Core(device):
-        softmax_kernel(x.reshape(-1), y.reshape(-1), rows, r_dim, dtype, rows_per_tile)
+        softmax_kernel(x.reshape(-1), y.reshape(-1), rows, r_dim, dtype, min(rows, rows_per_tile(device, r_dim, dtype)))
     return {"y": y}
 
 

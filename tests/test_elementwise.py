@@ -907,3 +907,38 @@ def test_a_forgotten_count_says_what_is_missing(op):
     args = {"Add": t, "Sub": t, "Muls": [t[0], t[1], 2.0], "Exp": t[:2]}[op]
     with pytest.raises(aj.ParameterError, match="the count .* is missing"):
         getattr(aj, op)(*args)
+
+
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="runs the bounds=\"ub\" escape hatch, which the "
+                             "memory check reports by design")
+def test_high_dim_plan_memo_keys_hold_everything_validation_reads():
+    """Issue 21: a high-dim call's mask plan and validation are memoised; an entry is only reused for arguments of
+    exactly the same values and types on a core in the same state (hostile-input rules: True, 1.0 and
+    np.int64 never share an entry with 1; counter mode, tensor sizes and the bounds rule are part of the key)."""
+    core = aj.Core("atlas-a2")
+    d, a, b = (core.local_tensor("half", 256) for _ in range(3))
+    a[:] = 1
+    b[:] = 2
+    p = aj.BinaryRepeatParams()
+    aj.Add(d, a, b, 64, 2, p)  # continuous mask: 64 lanes of each of 2 repeats
+    assert (d.numpy()[:64] == 3).all() and (d.numpy()[64:128] == 0).all() and (d.numpy()[128:192] == 3).all()
+    for bad in (aj.BinaryRepeatParams(True, 1, 1, 8, 8, 8), aj.BinaryRepeatParams(1.0, 1, 1, 8, 8, 8)):
+        _refuses(core, lambda: aj.Add(d, a, b, 64, 2, bad), aj.ParameterError, "dstBlkStride")
+    _refuses(core, lambda: aj.Add(d, a, b, 64, True, p), aj.ParameterError, "repeat_time")
+    _refuses(core, lambda: aj.Add(d, a, b, [True], 2, p), aj.ParameterError, "mask")
+    d[:] = 0
+    with core:  # the same arguments in counter mode: 64 elements in all
+        aj.SetMaskCount()
+        aj.Add(d, a, b, 64, 2, p)
+        aj.SetMaskNorm()
+    assert (d.numpy()[:64] == 3).all() and (d.numpy()[64:] == 0).all()
+    short = d[0:100]  # the same address, a smaller tensor: the second repeat leaves it
+    _refuses(core, lambda: aj.Add(short, a, b, 64, 2, p), aj.OutOfBoundsError, "dst")
+    loose = aj.Core("atlas-a2", bounds="ub")  # the same facts on a core with the UB-only rule
+    ld, la, lb = (loose.local_tensor("half", 256) for _ in range(3))
+    la[:] = np.ones(256, np.float16)
+    lb[:] = np.ones(256, np.float16)
+    aj.Add(ld[0:100], la, lb, 64, 2, p)
+    _refuses(core, lambda: aj.Duplicate(short, 1.0, 64, 2, 1, 8), aj.OutOfBoundsError, "dst")
+    aj.Duplicate(d, 1.0, 64, 2, 1, 8)
+    _refuses(core, lambda: aj.Duplicate(d, 1.0, 64, 2, True, 8), aj.ParameterError, "dst_block_stride")

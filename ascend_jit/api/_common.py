@@ -32,11 +32,11 @@ def operands(api, dst, *srcs, names=None):
     if type(dst) is not LocalTensor:
         raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor",
                              detail=_not_a_tensor_hint(dst))
-    core = dst.core
+    core = dst._core  # the read-only slot behind .core (this runs on every call of every instruction)
     if dst._lease is not None:
         dst.check_alive(api)
     for i, t in enumerate(srcs):
-        if type(t) is not LocalTensor or t.core is not core:
+        if type(t) is not LocalTensor or t._core is not core:
             name = names[i] if names else (f"src{i}" if len(srcs) > 2 or api == "Add" else ("src", "sharedTmpBuffer")[i])
             if type(t) is LocalTensor:
                 raise ParameterError(api, name, t, legal="a LocalTensor of the same Core as dst", device=core.device,
@@ -552,12 +552,14 @@ def unary_repeat_params(api, spec, params):
     if not isinstance(params, UnaryRepeatParams):
         raise ParameterError(api, "repeat_params", params, device=spec.name,
                              legal="aj.UnaryRepeatParams or 4 integers (dstBlk, srcBlk, dstRep, srcRep)")
-    for field, hi in UnaryRepeatParams.RANGES.items():
-        check_range(api, spec, field, getattr(params, field), 0, hi)
+    ints = [check_range(api, spec, field, getattr(params, field), 0, hi)
+            for field, hi in UnaryRepeatParams.RANGES.items()]
     if params.dstBlkStride == 0:
         raise ParameterError(api, "dstBlkStride", 0, legal="[1, 65535] (0 is undefined behaviour, SPEC D10)",
                              device=spec.name)
-    return params
+    # Python ints for the kernels: a numpy integer field would compile them again for its type (issue 20)
+    return params if all(type(getattr(params, f)) is int for f in UnaryRepeatParams.RANGES) else \
+        UnaryRepeatParams(*ints)
 
 
 def check_disjoint(api, spec, a, b, a_ext, b_ext, rule):

@@ -77,9 +77,9 @@ def cast_count(dst, src, round_mode, count):
     core = operands(API, dst, src)
     key = (core.spec, dst.dtype, src.dtype, round_mode, dst.addr, src.addr, dst.size, src.size, count)
     try:
-        mode = _validate_count(*key)
+        mode, count = _validate_count(*key)
     except TypeError:  # an unhashable argument: validate uncached, which names the problem
-        mode = _validate_count.__wrapped__(*key)
+        mode, count = _validate_count.__wrapped__(*key)
     if count == 0:
         return  # D30: a NOP, mask register included
     s, d = src.dtype, dst.dtype
@@ -106,7 +106,7 @@ def _validate_count(spec, d, s, round_mode, addr, src_addr, size, src_size, coun
         raise OverlapError(API, "dst/src", f"dst at {addr}, src at {src_addr}", device=spec.name,
                            legal="disjoint ranges (SPEC-2 D34: no overlap at all between sizes)",
                            detail=f"{count} elements of {s.name} -> {d.name} overlap")
-    return mode
+    return mode, count  # count a Python int: a numpy integer would compile the kernel again (issue 20)
 
 
 # --- high-dim forms -----------------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@ overlap, config) returning a small tuple, then one compiled call of the arity's 
 """
 import enum
 import math
+import operator
+import struct
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
@@ -18,6 +20,7 @@ from ..core import continuous_mask_words
 from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
 from ..jit import elementwise as K
+from ..jit.direct import EntryTable
 from ..reference import elementwise as R
 from ..tensor import LocalTensor
 from ..sanitizer import vector_access
@@ -231,6 +234,10 @@ BRCB = _op("Brcb", "brcb", -1, _table(_DUP_950, _DUP, b310=(), p310=("int16", "u
                                                                     "float")), _NONE, R.brcb, overlap="none")
 
 _UNSET = object()
+# Rows whose kernel flags are the two overflow modes only (no config, CTRL[53] applies, no 950 multiply-add fusion):
+# _run_count computes them inline.
+_PLAIN_FLAGS = frozenset(r for r in OPS.values() if r.config is None and r.int_saturates and
+                         r.arity in ("binary", "scalar", "unary"))
 _PARAMS = {"binary": BinaryRepeatParams, "ternary": BinaryRepeatParams, "scalar": UnaryRepeatParams,
            "unary": UnaryRepeatParams, "axpy": UnaryRepeatParams}
 _TENSORS = {"fill": ("dst", "src"), "brcb": ("dst", "src"), "binary": ("dst", "src0", "src1"), "ternary": ("dst", "src0", "src1"), "scalar": ("dst", "src"),
@@ -259,14 +266,16 @@ class _Where:
 
 
 def _key(tensors):
-    """The memo key of a call's tensors: (dtype, addr, size) of each, flat (cheap to build and hash)."""
+    """The memo key of a call's tensors: (dtype, addr, size) of each, flat (cheap to build and hash; read from the
+    read-only slots behind LocalTensor's properties, a third of the cost per call)."""
     if len(tensors) == 3:
         a, b, c = tensors
-        return (a.dtype, a.addr, a.size, b.dtype, b.addr, b.size, c.dtype, c.addr, c.size)
+        return (a._dtype, a._addr, a._size, b._dtype, b._addr, b._size, c._dtype, c._addr, c._size)
     if len(tensors) == 2:
         a, b = tensors
-        return (a.dtype, a.addr, a.size, b.dtype, b.addr, b.size)
-    return (tensors[0].dtype, tensors[0].addr, tensors[0].size)
+        return (a._dtype, a._addr, a._size, b._dtype, b._addr, b._size)
+    a = tensors[0]
+    return (a._dtype, a._addr, a._size)
 
 
 def _facts(row, key):
@@ -452,11 +461,11 @@ def _validate(fn, *key):
 
 # --- dispatch -----------------------------------------------------------------------------------------------------------
 def _flags(row, core, dtype, config):
-    flags = 0
-    if core.half_saturating:
-        flags |= K.SAT_HALF
+    flags = K.SAT_HALF if core.half_saturating else 0
     if core.int_saturating and row.int_saturates:
         flags |= K.SAT_INT
+    if row.config is None and config is None and row.arity not in _READS_DST:
+        return flags
     if row.config is not None:
         flags |= _validate(_config_flags, row, core.spec, dtype, config)
     elif config is not None:
@@ -467,11 +476,12 @@ def _flags(row, core, dtype, config):
 
 
 def _scalar(row, core, tensors, value):
-    """D29 conversion, as signed int64 bits for the kernel; a numpy scalar of the exact dtype is a bit view, Python
-    floats and ints are memoised by type, value and sign (so -0.0 and True never share an entry with 0.0 and 1)."""
-    dtype = tensors[1].dtype if row.arity == "axpy" else tensors[0].dtype
+    """D29 conversion, as signed int64 bits for the kernel; a numpy scalar of the exact dtype is used bit for bit,
+    Python floats and ints are memoised by type, value and sign (so -0.0 and True never share an entry with 0.0
+    and 1)."""
+    dtype = tensors[1]._dtype if row.arity == "axpy" else tensors[0]._dtype
     if type(value) is dtype.np_dtype.type:
-        return as_signed64(int(value.view(_UINT_OF_SIZE[dtype.size])))
+        return _exact_bits(dtype, value)
     if type(value) in (float, int) and value == value:
         sign = value < 0 if type(value) is int else math.copysign(1.0, value)
         return _scalar_memo(row.name, core.spec, dtype, type(value), value, sign)
@@ -479,6 +489,21 @@ def _scalar(row, core, tensors, value):
 
 
 _UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_FLOAT_PACK = {"half": struct.Struct("<e"), "float": struct.Struct("<f")}
+
+
+def _exact_bits(dtype, value):
+    """The bits of a numpy scalar of the operand dtype (D29: bit for bit). A numpy scalar's .view costs about 2 us;
+    a half or float that is not a NaN goes through the exact double instead (its round trip to the type is exact),
+    an integer through int(); NaNs (payloads kept) and bfloat16 through the view."""
+    pack = _FLOAT_PACK.get(dtype.name)
+    if pack is not None:
+        x = float(value)
+        if x == x:
+            return int.from_bytes(pack.pack(x), "little")
+    elif not dtype.is_float:
+        return as_signed64(int(value) & ((1 << (8 * dtype.size)) - 1))
+    return as_signed64(int(value.view(_UINT_OF_SIZE[dtype.size])))
 
 
 @lru_cache(maxsize=1024)
@@ -496,59 +521,172 @@ def _sanitize(row, core, tensors, footprint):
 
 
 def _run_count(row, core, tensors, count, scalar, config, from_register=False):
-    count = as_int(row.name, core.spec, "count", count)  # a plain int before the cache key (issue 12)
-    mixed, lanes = _validate(_validate_count, row, core.spec, _key(tensors), count)
-    dtype = tensors[0].dtype
-    flags = _flags(row, core, dtype, config)
+    if type(count) is not int:
+        count = as_int(row.name, core.spec, "count", count)  # a plain int before the cache key (issue 12)
+    plan = _count_plan(row, core.spec, _key(tensors), count)
+    dtype = tensors[0]._dtype
+    if config is None and row in _PLAIN_FLAGS:
+        flags = (K.SAT_HALF if core.half_saturating else 0) | (K.SAT_INT if core.int_saturating else 0)
+    else:
+        flags = _flags(row, core, dtype, config)
     bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
     if count == 0:
         return  # SPEC-2 D30: a NOP on every device, mask register included
     if core.sanitizer is not None:
         names = _TENSORS[row.arity]
         _sanitize(row, core, tensors, lambda k, t: (names[k], t.addr, int(count) * t.dtype.size))
-    _kernel_count(row, core.ub, flags, tensors, bits, int(count))
+    if row.arity == "unary":  # no scalar; the table depends on the flags
+        plan.call(core.ub, flags, 0, (_half_lookup(row, dtype.kind, flags), *_CLASS[dtype.is_float]))
+    else:
+        plan.call(core.ub, flags, bits, ())
     if not from_register:  # SPEC 2.5: with is_set_mask=False the call writes neither the register nor the mode
-        core._after_count_call(count % lanes or lanes)
+        core._after_count_call(count % plan.lanes or plan.lanes)
 
 
-_NO_TABLE = np.empty(0, np.float32)
+class _CountCall:
+    """The count form's kernel call of one validated call shape: every argument but the UB, the flags and the scalar
+    bits in place, and the compiled entry once the first call has made it."""
+    __slots__ = ("lanes", "kernel", "entry_key", "before", "between", "after", "scalar", "entry")
+
+    def __init__(self, lanes, kernel, entry_key, before, between, after, scalar):
+        self.lanes, self.kernel, self.entry_key = lanes, kernel, entry_key
+        self.before, self.between, self.after, self.scalar = before, between, after, scalar
+        self.entry = None
+
+    def call(self, ub, flags, bits, extra):
+        args = ((ub, *self.before, flags, *self.between, bits, *self.after) if self.scalar else
+                (ub, *self.before, flags, *self.between, *self.after, *extra))
+        if self.entry is None:
+            self.entry = _ENTRIES.get(self.entry_key, self.kernel, args)
+        self.entry(*args)
+
+
+@lru_cache(maxsize=8192)
+def _count_plan(row, spec, key, count):
+    """_validate_count, then the count form's kernel call (a _CountCall). Memoised on the same key as the
+    validation."""
+    _, lanes = _validate_count(row, spec, key, count)
+    dst, src0, dkind, floats = key[1], key[4], key[0].kind, key[0].is_float
+    arity = row.arity
+    if arity == "unary":  # (no scalar bits: the count follows the addresses; the table is added per call)
+        return _CountCall(lanes, K.unary_kernel, (K.unary_kernel, floats), (row.code, dkind), (dst, src0, count),
+                          _UNARY_COUNT, False)
+    if arity == "binary" or arity == "scalar":
+        src1 = key[7] if arity == "binary" else -1
+        return _CountCall(lanes, K.binary_kernel, (K.binary_kernel, floats), (row.code, dkind), (dst, src0, src1),
+                          (count, *_BINARY_COUNT, *_CLASS[floats]), True)
+    src1 = key[7] if arity == "ternary" else -1
+    return _CountCall(lanes, K.ternary_kernel, (K.ternary_kernel, floats), (row.code, dkind, key[3].kind),
+                      (dst, src0, src1), (count, *_BINARY_COUNT, *_CLASS[floats]), True)
+
+
+_NO_TABLE = np.empty(0, np.uint16)
 _HALF_KIND = 0  # dtypes.HALF.kind
 _HALF_TABLES = {}
 _TABLE_OPS = (K.EXP, K.LN, K.SQRT, K.RSQRT, K.RECIPROCAL)
-_TABLE_FLAGS = K.FTZ | K.SQRT_D49 | K.RSQRT_VIA_DIV  # what the lanes read (saturation is applied by the store)
 
 
 def _half_lookup(row, kind, flags):
-    """The lookup table of a half transcendental (computed once per op and algorithm by the kernel's own lanes)."""
+    """The lookup table of a half transcendental: the bits the kernel stores for each of the 65536 half inputs under
+    these flags, computed once per op and flags by the same compiled kernel (so the lookup is bit-identical to the
+    computation, and no second kernel has to compile)."""
     if kind != _HALF_KIND or row.code not in _TABLE_OPS:
         return _NO_TABLE
-    key = (row.code, flags & _TABLE_FLAGS)
+    key = (row.code, flags)
     table = _HALF_TABLES.get(key)
     if table is None:
-        table = _HALF_TABLES[key] = K.half_table(row.code, flags & _TABLE_FLAGS)
+        scratch = np.empty(4 * 65536, np.uint8)
+        scratch[:2 * 65536].view(np.uint16)[:] = np.arange(65536, dtype=np.uint16)
+        _ENTRIES((K.unary_kernel, True), K.unary_kernel, scratch, row.code, kind, flags, 2 * 65536, 0, 65536,
+                 *_UNARY_COUNT, _NO_TABLE, *_CLASS[True])
+        table = _HALF_TABLES[key] = scratch[2 * 65536:].view(np.uint16).copy()
     return table
 
 
+# The kernels' arguments are normalised by validation (the uint8 UB, Python ints, a float32 table), so each kernel
+# has one signature: call its compiled entry directly, not through numba's per-call type dispatch (issue 21).
+_ENTRIES = EntryTable()
+
+
+_BINARY_COUNT = (0,) * 10  # the kernels' high-dim arguments, unused by the count form (n >= 0)
+_CLASS = {True: (0, None), False: (None, 0)}  # the kernels' (float_class, int_class) by dtype.is_float
+_UNARY_COUNT = (0,) * 8
+_FILL_COUNT = (0,) * 6
+
+
 def _kernel_count(row, ub, flags, t, bits, n):
-    kind = t[0].dtype.kind
-    if row.arity in ("binary", "scalar"):
-        src1 = t[2].addr if row.arity == "binary" else -1
-        K.binary_contiguous(ub, row.code, kind, flags, t[0].addr, t[1].addr, src1, bits, n)
-    elif row.arity == "unary":
-        K.unary_contiguous(ub, row.code, kind, flags, t[0].addr, t[1].addr, n, _half_lookup(row, kind, flags))
+    dtype = t[0]._dtype
+    kind, floats = dtype.kind, dtype.is_float
+    classes = _CLASS[floats]
+    arity = row.arity
+    if arity == "binary" or arity == "scalar":
+        src1 = t[2]._addr if arity == "binary" else -1
+        _ENTRIES((K.binary_kernel, floats), K.binary_kernel, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, src1,
+                 bits, n, *_BINARY_COUNT, *classes)
+    elif arity == "unary":
+        _ENTRIES((K.unary_kernel, floats), K.unary_kernel, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, n,
+                 *_UNARY_COUNT, _half_lookup(row, kind, flags), *classes)
     else:
-        src1 = t[2].addr if row.arity == "ternary" else -1
-        K.ternary_contiguous(ub, row.code, kind, t[1].dtype.kind, flags, t[0].addr, t[1].addr, src1, bits, n)
+        src1 = t[2]._addr if arity == "ternary" else -1
+        _ENTRIES((K.ternary_kernel, floats), K.ternary_kernel, ub, row.code, kind, t[1]._dtype.kind, flags,
+                 t[0]._addr, t[1]._addr, src1, bits, n, *_BINARY_COUNT, *classes)
+
+
+_FIELD_VALUES = {cls: operator.attrgetter(*cls.__dataclass_fields__) for cls in (BinaryRepeatParams, UnaryRepeatParams)}
+_HIGH_DIM_PLANS = {}
+_HIGH_DIM_PLANS_MAX = 8192
+
+
+def _high_dim_key(row, core, tensors, mask, repeat_time, strides, is_set_mask):
+    """The memo key of a high-dim call whose arguments are plain Python values, else None (validated uncached).
+    It holds everything the mask plan and the validation read (issue 21 / the hostile-input rules): the
+    instruction, device, bounds rule and counter mode of the core, each tensor's dtype, address and size, the mask
+    (an int, or a tuple of int words: bit mode), the repeat count and every stride value; is_set_mask must be True
+    (the register path reads more core state and is not memoised). Exact types only, so True, 1.0 or np.int64(1)
+    never share an entry with 1."""
+    if is_set_mask is not True or type(repeat_time) is not int:
+        return None
+    if type(mask) is not int:
+        if type(mask) not in (list, tuple) or any(type(w) is not int for w in mask):
+            return None
+        mask = tuple(mask)
+    for v in strides:
+        if type(v) is not int:
+            return None
+    return row, core.spec, core.bounds, core.counter_mode, _key(tensors), mask, repeat_time, strides
+
+
+def _memoised_plan(key, validate):
+    """validate() -> (plan, params, repeats, last-repeat lanes, contiguous?, mixed?, signed mask words), from the
+    memo when the key was seen (the mask plan and the stride checks cost about 6 us per call otherwise)."""
+    hit = _HIGH_DIM_PLANS.get(key) if key is not None else None
+    if hit is None:
+        hit = validate()
+        if key is not None:
+            if len(_HIGH_DIM_PLANS) >= _HIGH_DIM_PLANS_MAX:
+                _HIGH_DIM_PLANS.clear()
+            _HIGH_DIM_PLANS[key] = hit
+    return hit
+
+
+def _plan_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask):
+    def validate():
+        # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator
+        p = _repeat_params(row.name, core.spec, params, _PARAMS[row.arity], hi=None)
+        repeat = as_int(row.name, core.spec, "repeat_time", repeat_time)
+        plan = plan_mask(row.name, core, tensors[0].dtype, mask, is_set_mask)
+        checked = _validate(_validate_high_dim, row, core.spec, core.bounds, _key(tensors), plan, repeat, p)
+        return (plan, p, *checked, as_signed64(plan.lo), as_signed64(plan.hi))
+    fields = _FIELD_VALUES.get(type(params))
+    key = None if fields is None else _high_dim_key(row, core, tensors, mask, repeat_time, fields(params),
+                                                     is_set_mask)
+    return _memoised_plan(key, validate)
 
 
 def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, scalar, config):
-    # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator
-    params = _repeat_params(row.name, core.spec, params, _PARAMS[row.arity], hi=None)
-    repeat_time = as_int(row.name, core.spec, "repeat_time", repeat_time)
-    dtype = tensors[0].dtype
-    plan = plan_mask(row.name, core, dtype, mask, is_set_mask)
-    repeat, last, contiguous, mixed = _validate(_validate_high_dim, row, core.spec, core.bounds, _key(tensors), plan,
-                                                repeat_time, params)
+    plan, params, repeat, last, contiguous, mixed, lo, hi = _plan_high_dim(row, core, tensors, mask, repeat_time,
+                                                                           params, is_set_mask)
+    dtype = tensors[0]._dtype
     flags = _flags(row, core, dtype, config)
     bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
     record_mask(core, plan, dtype, mask)
@@ -563,22 +701,24 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
         lanes = 256 // dtype.size
         _kernel_count(row, core.ub, flags, tensors, bits, (repeat - 1) * lanes + (last if last >= 0 else lanes))
         return
-    lo, hi = as_signed64(plan.lo), as_signed64(plan.hi)
-    kind = dtype.kind
+    kind, floats = dtype.kind, dtype.is_float
+    classes = _CLASS[floats]
     t, p = tensors, params
     if row.arity in ("binary", "ternary"):
-        args = (t[0].addr, t[1].addr, t[2].addr, bits, p.dstBlkStride, p.src0BlkStride, p.src1BlkStride,
-                p.dstRepStride, p.src0RepStride, p.src1RepStride, repeat, lo, hi, last)
+        args = (t[0].addr, t[1].addr, t[2].addr, bits, -1, p.dstBlkStride, p.src0BlkStride, p.src1BlkStride,
+                p.dstRepStride, p.src0RepStride, p.src1RepStride, repeat, lo, hi, last, *classes)
     else:
-        args = (t[0].addr, t[1].addr, -1, bits, p.dstBlkStride, p.srcBlkStride, 1, p.dstRepStride, p.srcRepStride, 0,
-                repeat, lo, hi, last)
+        args = (t[0].addr, t[1].addr, -1, bits, -1, p.dstBlkStride, p.srcBlkStride, 1, p.dstRepStride,
+                p.srcRepStride, 0, repeat, lo, hi, last, *classes)
     if row.arity in ("binary", "scalar"):
-        K.binary_strided(core.ub, row.code, kind, flags, *args)
+        _ENTRIES((K.binary_kernel, floats), K.binary_kernel, core.ub, row.code, kind, flags, *args)
     elif row.arity == "unary":
-        K.unary_strided(core.ub, row.code, kind, flags, t[0].addr, t[1].addr, p.dstBlkStride, p.srcBlkStride,
-                        p.dstRepStride, p.srcRepStride, repeat, lo, hi, last, _half_lookup(row, kind, flags))
+        _ENTRIES((K.unary_kernel, floats), K.unary_kernel, core.ub, row.code, kind, flags, t[0].addr, t[1].addr, -1,
+                 p.dstBlkStride, p.srcBlkStride, p.dstRepStride, p.srcRepStride, repeat, lo, hi, last,
+                 _half_lookup(row, kind, flags), *classes)
     else:
-        K.ternary_strided(core.ub, row.code, kind, t[1].dtype.kind, flags, *args)
+        _ENTRIES((K.ternary_kernel, floats), K.ternary_kernel, core.ub, row.code, kind, t[1].dtype.kind, flags,
+                 *args)
 
 
 def _count_is_set_mask(row, core, is_set_mask, count):
@@ -635,7 +775,8 @@ def _make(row):
         def entry(dst, src0, src1, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
                   is_set_mask=_UNSET, config=None):
             core = operands(row.name, dst, src0, src1)
-            form, vals = _split(row, args, count, mask, repeat_time, repeat_params, 3)
+            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
+                _split(row, args, count, mask, repeat_time, repeat_params, 3)
             if form == "count":
                 if is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
@@ -647,19 +788,22 @@ def _make(row):
         def entry(dst, src, scalar, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
                   is_set_mask=_UNSET):
             core = operands(row.name, dst, src)
-            form, vals = _split(row, args, count, mask, repeat_time, repeat_params, 3)
+            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
+                _split(row, args, count, mask, repeat_time, repeat_params, 3)
             if form == "count":
                 if row.arity == "axpy" and is_set_mask is not _UNSET:
                     raise TypeError("Axpy() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
+                if is_set_mask is _UNSET:
+                    return _run_count(row, core, (dst, src), vals[0], scalar, None)
                 n = _count_is_set_mask(row, core, is_set_mask, vals[0])
-                from_register = is_set_mask is not _UNSET and not is_set_mask
-                return _run_count(row, core, (dst, src), n, scalar, None, from_register)
+                return _run_count(row, core, (dst, src), n, scalar, None, not is_set_mask)
             return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, scalar, None)
     else:
         def entry(dst, src, *args, count=None, mask=None, repeat_time=None, repeat_params=None, is_set_mask=_UNSET,
                   config=None):
             core = operands(row.name, dst, src)
-            form, vals = _split(row, args, count, mask, repeat_time, repeat_params, 2)
+            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
+                _split(row, args, count, mask, repeat_time, repeat_params, 2)
             if form == "count":
                 if is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
@@ -697,7 +841,7 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
         if core.sanitizer is not None:
             reads = [(("src", value.addr, value.dtype.size), value)] if tensor_source else []
             vector_access(core, row.name, reads=reads, writes=[(("dst", dst.addr, int(n) * dst.dtype.size), dst)])
-        K.fill_contiguous(core.ub, dst.dtype.size, dst.addr, bits, int(n))
+        _ENTRIES(K.fill_kernel, K.fill_kernel, core.ub, dst._dtype.size, dst._addr, bits, n, *_FILL_COUNT)
         core._after_count_call(n % lanes or lanes)
         return
     if tensor_source:
@@ -709,12 +853,17 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
         raise ParameterError(row.name, "arguments", len(args) + 2, device=core.device,
                              legal="(dst, scalar, count) or (dst, scalar, mask, repeat_time, dst_block_stride, "
                                    "dst_repeat_stride)")
-    plan = plan_mask(row.name, core, dst.dtype, mask, is_set_mask is _UNSET or is_set_mask)
-    strides = _DuplicateStrides(as_int(row.name, core.spec, "dst_block_stride", dst_block_stride),
-                                as_int(row.name, core.spec, "dst_repeat_stride", dst_repeat_stride))
-    repeat_time = as_int(row.name, core.spec, "repeat_time", repeat_time)
-    repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, _key((dst,)), plan,
-                                            repeat_time, strides)
+    is_set_mask = is_set_mask is _UNSET or is_set_mask
+
+    def validate():
+        plan = plan_mask(row.name, core, dst.dtype, mask, is_set_mask)
+        strides = _DuplicateStrides(as_int(row.name, core.spec, "dst_block_stride", dst_block_stride),
+                                    as_int(row.name, core.spec, "dst_repeat_stride", dst_repeat_stride))
+        repeat = as_int(row.name, core.spec, "repeat_time", repeat_time)
+        checked = _validate(_validate_high_dim, row, core.spec, core.bounds, _key((dst,)), plan, repeat, strides)
+        return (plan, strides, *checked, as_signed64(plan.lo), as_signed64(plan.hi))
+    key = _high_dim_key(row, core, (dst,), mask, repeat_time, (dst_block_stride, dst_repeat_stride), is_set_mask)
+    plan, strides, repeat, last, contiguous, _, lo, hi = _memoised_plan(key, validate)
     bits = _scalar(row, core, (dst,), value)
     record_mask(core, plan, dst.dtype, mask)
     if repeat == 0 or plan.empty:
@@ -722,8 +871,8 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
     if core.sanitizer is not None:
         vector_access(core, row.name, writes=[(Operand("dst", dst.addr, dst.dtype.size, plan.lo, plan.hi, repeat,
                                                        strides.dstBlkStride, strides.dstRepStride, last), dst)])
-    K.fill_strided(core.ub, dst.dtype.size, dst.addr, bits, strides.dstBlkStride, strides.dstRepStride, repeat,
-                   as_signed64(plan.lo), as_signed64(plan.hi), last)
+    _ENTRIES(K.fill_kernel, K.fill_kernel, core.ub, dst._dtype.size, dst._addr, bits, -1, strides.dstBlkStride,
+             strides.dstRepStride, repeat, lo, hi, last)
 
 
 @lru_cache(maxsize=4096)

@@ -13,7 +13,7 @@ from ..core import continuous_mask_words
 from ..devices import get_device
 from ..dtypes import resolve
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
-from ..jit.reductions import ALGO_LEVELS, ALGO_PER_LANE, OP_MAX, OP_MIN, reduce_max_min_kernel
+from ..jit.reductions import ALGO_LEVELS, ALGO_PER_LANE, MAX_MIN_KERNELS, OP_MAX, OP_MIN
 from ..sanitizer import vector_access
 from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_signed64, check_align, check_dtype, check_inside_ub,
                       check_range, check_tensor_bounds, operands)
@@ -84,7 +84,7 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
               cal_index)
     if form == "count":
         count, = values
-        run = cached(_validate_count, *layout, count)
+        run = cached(_validate_count, layout, count)
     elif core.counter_mode:
         mask, repeat_time, src_rep_stride = values
         if not spec.reduce_max_min_per_lane:
@@ -93,22 +93,22 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
         if mask is MASK_PLACEHOLDER:
             raise ParameterError(api, "mask", mask, legal="the element count (D53)", device=core.device)
         count = (int(mask[0]) if isinstance(mask, (list, tuple)) else int(mask)) & 0xFFFFFFFF  # D53: low 32 bits
-        run = cached(_validate_counter, *layout, count, repeat_time, src_rep_stride)
+        run = cached(_validate_counter, layout, count, repeat_time, src_rep_stride)
     else:
         mask, repeat_time, src_rep_stride = values
         plan = mask_plan(api, core, d, mask, True)
-        run = cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
+        run = cached(_validate_high_dim, layout + (plan,), repeat_time, src_rep_stride)
     if not spec.reduce_max_min_per_lane:
         core.mask_defined = False  # D31: implementation state after a non-950 ReduceMax/ReduceMin
     if run is None:
         return
-    plan, contiguous = run
+    plan, kernel, contiguous = run
     if core.sanitizer is not None:
         writes = [(("dst", dst.addr, (2 if cal_index else 1) * d.size), dst)]
         if spec.max_min_spr:
             writes.append((core.sanitizer.spr("MAX_MIN"), None))   # read by GetReduceRepeatMaxMinSpr (D55)
         vector_access(core, api, reads=[(_source_footprint(form, core, d, src, values), src)], writes=writes)
-    bits = reduce_max_min_kernel(core.ub, core.half_saturating, plan)
+    bits = kernel(core.ub, core.half_saturating, plan)
     if spec.max_min_spr:  # D55: the value, and an index documented as inaccurate: all ones
         record_spr(core, d, bits, (1 << (8 * d.size)) - 1,
                    None if contiguous else "the last ReduceMax/ReduceMin was not contiguous (src_rep_stride 8)")
@@ -131,11 +131,12 @@ def _source_footprint(form, core, d, src, values):
 
 
 def _plan(api, d, cal_index, dst_addr, src_addr, algo, rep_bytes, step, nrep, lo, hi, n, contiguous):
-    """The kernel's call plan (jit/reductions.py P_* fields) and whether the call was contiguous (D55)."""
+    """The kernel's call plan (jit/reductions.py P_* fields), the algorithm's entry kernel and whether the call was
+    contiguous (D55)."""
     op = OP_MAX if api == "ReduceMax" else OP_MIN
     seed = _SEEDS[d.name][0 if op == OP_MAX else 1]
     return np.array([algo, d.kind, op, cal_index, dst_addr, src_addr, rep_bytes, step, nrep, lo, hi, n, seed],
-                    np.int64), contiguous
+                    np.int64), MAX_MIN_KERNELS[algo], contiguous
 
 
 def _common(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size, cal_index):

@@ -16,7 +16,7 @@ import numpy as np
 from ..core import current_core
 from ..dtypes import DType, resolve
 from ..errors import ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
-from ..jit.reductions import group_extreme_kernel, group_sum_float_kernel, group_sum_int_kernel
+from ..jit.reductions import group_extreme_kernel, group_sum_kernel
 from ..order import ReduceOrder
 from ..sanitizer import vector_access
 from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_signed64, check_align, check_dtype, check_inside_ub,
@@ -24,6 +24,8 @@ from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_signed64, check_align,
 from .reduce_pair import ReduceType
 
 REPEAT, BLOCK = 0, 1      # the two group reductions
+# group_sum_kernel's value-type witnesses: float32 lanes (half / float) or int64 lanes (the 950's integer SUM)
+_FLOAT_SUM, _INT_SUM = np.float32(0.0), np.int64(0)
 # Raw (sign-extended) bit patterns of the fully-masked-DataBlock fills (SPEC-2 8.2).
 _FILLS = {"fill-inf": {("half", ReduceType.MAX): -1024, ("half", ReduceType.MIN): 0x7C00,            # -inf / +inf
                        ("float", ReduceType.MAX): -8388608, ("float", ReduceType.MIN): 0x7F800000},
@@ -48,15 +50,21 @@ class Shape(NamedTuple):
         return self.size * self.dtype.size
 
 
-def cached(fn, *key):
-    """fn(*key) through its (typed) lru_cache, numpy integers as Python ints (issue 12: they compute what the plain
-    int computes); an unhashable argument is validated uncached, which names the problem."""
-    key = tuple(int(k) if isinstance(k, np.integer) else k for k in key)
+def cached(fn, layout, *values):
+    """fn(*layout, *values) through its (typed) lru_cache. layout is ours (Python ints, specs, dtypes, mask plans);
+    values are the caller's arguments, numpy integers taken as Python ints (issue 12: they compute what the plain
+    int computes). Only the values are normalised: the call's fixed cost is part of its per-call cost (issue 21).
+    An unhashable argument is validated uncached, which names the problem."""
+    if not _NUMPY_INTEGERS.isdisjoint(map(type, values)):
+        values = tuple(int(v) if isinstance(v, np.integer) else v for v in values)
     try:
-        hash(key)
+        hash(values)
     except TypeError:
-        return fn.__wrapped__(*key)
-    return fn(*key)
+        return fn.__wrapped__(*layout, *values)
+    return fn(*layout, *values)
+
+
+_NUMPY_INTEGERS = frozenset(t for t in np.sctypeDict.values() if issubclass(t, np.integer))
 
 
 def reduce_type_of(api, spec, value):
@@ -172,9 +180,8 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
     spec, d = core.spec, src.dtype
     rt = reduce_type_of(api, spec, reduce_type)
     plan = mask_plan(api, core, d, mask, is_set_mask)
-    call = cached(_validate, api, family, spec, core.bounds, d, dst.dtype, src.addr,
-                  src.size, dst.addr, dst.size, plan, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
-                  rt, order)
+    call = cached(_validate, (api, family, spec, core.bounds, d, dst.dtype, src.addr, src.size, dst.addr, dst.size,
+                              plan), repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, rt, order)
     if spec.high_dim_writes_mask_register:
         record_mask(core, plan, d, mask)  # D31: as high-dim Add / ReducePairElem
     if call is None:
@@ -188,12 +195,10 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
     lo, hi = as_signed64(plan.lo), as_signed64(plan.hi)
     src_rep_bytes = int(src_rep_stride) * 32
     if rt is ReduceType.SUM:
-        if d.is_float:
-            group_sum_float_kernel(core.ub, d.kind, core.half_saturating, group, dst.addr, dst_rep_bytes, src.addr,
-                                   int(src_blk_stride), src_rep_bytes, repeats, lo, hi, last, fill)
-        else:
-            group_sum_int_kernel(core.ub, d.kind, dst.dtype.kind, group, dst.addr, dst_rep_bytes, src.addr,
-                                 int(src_blk_stride), src_rep_bytes, repeats, lo, hi, last, fill)
+        float_sum = d.is_float
+        group_sum_kernel(core.ub, d.kind, dst.dtype.kind, core.half_saturating and float_sum, group, dst.addr,
+                         dst_rep_bytes, src.addr, int(src_blk_stride), src_rep_bytes, repeats, lo, hi, last, fill,
+                         _FLOAT_SUM if float_sum else _INT_SUM)
         return
     bits, at = group_extreme_kernel(core.ub, d.kind, core.half_saturating, int(rt), group, order_code, dst.addr,
                                     dst_rep_bytes, src.addr, int(src_blk_stride), src_rep_bytes, repeats, lo, hi,

@@ -3,7 +3,7 @@
     byte(i, j) = base + i * repStride * 32 + (j // epb) * blkStride * 32 + (j % epb) * sizeof(T)
 
 Masks arrive as two int64 words (the uint64 words reinterpreted, so one compiled signature serves every mask).
-Gather/scatter move whole elements through an unsigned view of the element's width, so they are dtype-agnostic.
+Gather/scatter move the bytes of whole elements, so they are dtype-agnostic.
 """
 import numpy as np
 from numba import njit
@@ -35,24 +35,16 @@ def lane_offset(j, size, blk_stride):
 
 
 @njit(cache=True)
-def _copy_w(ubv, bufv, base, blk, lanes, n, size, to_ub):
-    for t in range(n):
-        k = (base + lane_offset(lanes[t], size, blk)) // size
-        if to_ub:
-            ubv[k] = bufv[t]
-        else:
-            bufv[t] = ubv[k]
-
-
-@njit(cache=True)
 def copy_lanes(ub, base, blk, lanes, n, size, buf, to_ub):
-    """Move the elements of lanes[:n] of the repeat at byte `base` between the UB and buf (packed in lane
-    order): gather (to_ub False) or scatter (to_ub True), through an unsigned view of the element width."""
-    if size == 2:
-        _copy_w(ub.view(np.uint16), buf.view(np.uint16), base, blk, lanes, n, size, to_ub)
-    elif size == 4:
-        _copy_w(ub.view(np.uint32), buf.view(np.uint32), base, blk, lanes, n, size, to_ub)
-    elif size == 8:
-        _copy_w(ub.view(np.uint64), buf.view(np.uint64), base, blk, lanes, n, size, to_ub)
-    else:
-        _copy_w(ub, buf, base, blk, lanes, n, size, to_ub)
+    """Move the elements of lanes[:n] of the repeat at byte `base` between the UB and buf (uint8, packed in lane
+    order): gather (to_ub False) or scatter (to_ub True), byte by byte: one compiled signature for every element
+    width (a view per width compiled four copies, issue 20)."""
+    for t in range(n):
+        k = base + lane_offset(lanes[t], size, blk)
+        at = t * size
+        if to_ub:
+            for c in range(size):
+                ub[k + c] = buf[at + c]
+        else:
+            for c in range(size):
+                buf[at + c] = ub[k + c]

@@ -1,58 +1,72 @@
 """Compare/Compares and Select kernels (SPEC-2 9.4, 9.5, D43, D44, D59).
 
 Compare turns one repeat of L lanes into L/8 bytes of bits (bit k of byte b = lane 8b+k); lanes outside the mask
-give 0 bits. Values are compared exactly: every kind but the 64-bit integers widens to float64 without rounding, so
-one comparison loop serves them. Select copies element bit patterns (no arithmetic) through an unsigned view.
+give 0 bits. Values are compared exactly: every kind but the 64-bit integers widens to float64 without rounding, the
+64-bit integers to int64 (uint64 with its top bit flipped), so one comparison loop per value type serves them. Select copies element bit patterns (no arithmetic) through an unsigned view.
 """
 import numpy as np
 from numba import njit
 
 from .addressing import active_lanes, copy_lanes
-from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT16,
-                       KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, half_bits_to_f32, kind_size)
+from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT64,
+                       KIND_UINT8, bf16_bits_to_f32, f32_from_bits, half_bits_to_f32, kind_size)
 
 # aj.CMPMODE values
 CMP_LT, CMP_GT, CMP_EQ, CMP_LE, CMP_GE, CMP_NE = 0, 1, 2, 3, 4, 5
+
+
+@njit(cache=True, inline="always")
+def _le(raw, at, n):
+    """The n little-endian bytes raw[at:at + n] as an int64 (zero-extended; 8 bytes wrap into the sign bit). Bytes,
+    not typed views of the row: each view type is a compile of its own (issue 20)."""
+    v = np.int64(0)
+    for c in range(n):
+        v |= np.int64(raw[at + c]) << np.int64(8 * c)
+    return v
 
 
 @njit(cache=True)
 def _widen(kind, raw, n, out):
     """out[:n] = exact values of the n packed elements of `raw` (every kind but int64/uint64)."""
     if kind == KIND_HALF:
-        v = raw[:2 * n].view(np.uint16)
         for i in range(n):
-            out[i] = half_bits_to_f32(v[i])
+            out[i] = half_bits_to_f32(np.uint16(_le(raw, 2 * i, 2)))
     elif kind == KIND_BF16:
-        v = raw[:2 * n].view(np.uint16)
         for i in range(n):
-            out[i] = bf16_bits_to_f32(v[i])
+            out[i] = bf16_bits_to_f32(np.uint16(_le(raw, 2 * i, 2)))
     elif kind == KIND_FLOAT:
-        v = raw[:4 * n].view(np.float32)
         for i in range(n):
-            out[i] = v[i]
+            out[i] = f32_from_bits(np.uint32(_le(raw, 4 * i, 4)))
     elif kind == KIND_INT8:
-        v = raw[:n].view(np.int8)
         for i in range(n):
-            out[i] = v[i]
+            out[i] = np.int64(raw[i]) - ((np.int64(raw[i]) & 0x80) << np.int64(1))
     elif kind == KIND_UINT8:
         for i in range(n):
             out[i] = raw[i]
     elif kind == KIND_INT16:
-        v = raw[:2 * n].view(np.int16)
         for i in range(n):
-            out[i] = v[i]
-    elif kind == KIND_UINT16:
-        v = raw[:2 * n].view(np.uint16)
-        for i in range(n):
-            out[i] = v[i]
+            v = _le(raw, 2 * i, 2)
+            out[i] = v - ((v & 0x8000) << np.int64(1))
     elif kind == KIND_INT32:
-        v = raw[:4 * n].view(np.int32)
         for i in range(n):
-            out[i] = v[i]
-    else:
-        v = raw[:4 * n].view(np.uint32)
+            v = _le(raw, 4 * i, 4)
+            out[i] = v - ((v & 0x80000000) << np.int64(1))
+    else:  # uint16, uint32
+        size = kind_size(kind)
         for i in range(n):
-            out[i] = v[i]
+            out[i] = _le(raw, size * i, size)
+
+
+TOP_BIT = np.int64(-(1 << 63))
+
+
+@njit(cache=True)
+def _widen64(unsigned, raw, n, out):
+    """out[:n] = the n packed 64-bit integers as int64, uint64 with the top bit flipped: the flip maps the unsigned
+    order onto the signed one (and keeps equality), so one comparison loop serves both."""
+    for i in range(n):
+        v = _le(raw, 8 * i, 8)
+        out[i] = v ^ TOP_BIT if unsigned else v
 
 
 @njit(cache=True, inline="always")
@@ -82,10 +96,11 @@ def _cmp_values(mode, ne_nan, a, b, b_step, n, out):
 def compare_run(kind, mode, ne_nan, a, b, b_step, n, fa, fb, out):
     """out[:n] = 1/0 for a[i] cmp b[i * b_step] on packed element bytes (b_step 0: Compares' scalar). fa, fb:
     float64 scratch of at least n (and 1) elements."""
-    if kind == KIND_INT64:
-        _cmp_values(mode, ne_nan, a[:8 * n].view(np.int64), b.view(np.int64), b_step, n, out)
-    elif kind == KIND_UINT64:
-        _cmp_values(mode, ne_nan, a[:8 * n].view(np.uint64), b.view(np.uint64), b_step, n, out)
+    if kind == KIND_INT64 or kind == KIND_UINT64:
+        ia, ib = np.empty(n, np.int64), np.empty(max(n, 1), np.int64)
+        _widen64(kind == KIND_UINT64, a, n, ia)
+        _widen64(kind == KIND_UINT64, b, n if b_step else 1, ib)
+        _cmp_values(mode, ne_nan, ia, ib, b_step, n, out)
     else:
         _widen(kind, a, n, fa)
         _widen(kind, b, n if b_step else 1, fb)

@@ -12,7 +12,8 @@ from numba import njit
 
 from .addressing import active_lanes, copy_lanes
 from .numerics import (BF16_NAN, FLOAT_NAN_BITS, HALF_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, bf16_bits_to_f32,
-                       f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
+                       f32_to_bf16_bits, f32_to_half_bits, float_store_bits, half_bits_to_f32, half_store_bits,
+                       kind_size, round_half)
 
 # aj.RoundMode values (CAST_NONE arrives as CAST_RINT: SPEC-2 D45)
 MODE_RINT, MODE_FLOOR, MODE_CEIL, MODE_ROUND, MODE_TRUNC, MODE_ODD = 1, 2, 3, 4, 5, 6
@@ -195,6 +196,25 @@ def _store(d, size, i, v):
         d[i * size + k] = np.uint8((v >> _U64(8 * k)) & _U64(0xFF))
 
 
+@njit(cache=True, inline="always")
+def _floor_half_run(sv, dv, bits, sat, n):
+    """float -> half CAST_FLOOR: the hardware's RNE conversion, stepped one half ulp towards -inf where it rounded
+    up (a finite half is exact in float32, so `value > x` is exact); a branch-free pass that vectorises. Results
+    that are not finite halves (NaN, overflow: D45/D46 decide) are redone by convert_bits, the general routine."""
+    special = False
+    for i in range(n):
+        x = sv[i]
+        h = f32_to_half_bits(x)
+        step = np.uint16(1) if half_bits_to_f32(h) > x else np.uint16(0)
+        h = h + step if (h & np.uint16(0x8000)) != 0 else h - step
+        dv[i] = h
+        special |= (h & np.uint16(0x7C00)) == np.uint16(0x7C00)
+    if special:
+        for i in range(n):
+            if (dv[i] & np.uint16(0x7C00)) == np.uint16(0x7C00):
+                dv[i] = np.uint16(convert_bits(KIND_FLOAT, KIND_HALF, MODE_FLOOR, False, sat, _U64(bits[i])))
+
+
 @njit(cache=True)
 def convert_run(sk, dk, mode, trunc, sat, d, s, n):
     """d[:n] = convert(s[:n]) on packed byte arrays (dst and src never overlap unless of one size, D34)."""
@@ -210,6 +230,8 @@ def convert_run(sk, dk, mode, trunc, sat, d, s, n):
         sv, dv = s.view(np.float32), d.view(np.uint16)
         for i in range(n):
             dv[i] = half_store_bits(round_half(sv[i], sat))
+    elif sk == KIND_FLOAT and dk == KIND_HALF and mode == MODE_FLOOR:  # softmax's final cast: see _floor_half_run
+        _floor_half_run(s.view(np.float32), d.view(np.uint16), s.view(np.uint32), sat, n)
     elif sk == KIND_FLOAT and dk == KIND_BF16 and mode == MODE_RINT and not sat:
         sv, dv = s.view(np.float32), d.view(np.uint16)
         for i in range(n):

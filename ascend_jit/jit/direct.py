@@ -25,7 +25,11 @@ class EntryTable:
         self._entries = {}
 
     def __call__(self, key, kernel, *args):
+        return self.get(key, kernel, args)(*args)
+
+    def get(self, key, kernel, args):
+        """The entry of `key` (compiled for the types of `args` on first use), for callers that keep it."""
         entry = self._entries.get(key)
         if entry is None:
             entry = self._entries[key] = compiled_entry(kernel, args)
-        return entry(*args)
+        return entry

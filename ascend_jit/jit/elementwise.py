@@ -1,16 +1,17 @@
-"""The element-wise engine's kernels (SPEC-2 sections 2-6): one lane walk per arity, the op code and the element
-kind as integer arguments, so one compiled kernel serves every instruction and dtype of its arity.
+"""The element-wise engine's kernels (SPEC-2 sections 2-6): one kernel per arity for every form (count and high-dim),
+the op code and the element kind as integer arguments, so one compiled kernel serves every instruction, dtype and
+form of its arity (issue 20: four compiles for the family, plus Brcb).
 
 A run function applies an op to packed runs of elements (the count form passes UB slices; the strided form passes
 the gathered lanes of one repeat, i.e. the vector register). Values are decoded in chunks into float32 or int64
 buffers, the op's lane function (jit/lanes.py) runs over the chunk with the op chosen outside the inner loop, and the
 store rounds to the element type with the overflow mode (SPEC-2 D35) and the 950 flush rule (D38). Half binary and
 tensor-scalar ops, the common case, run fused (decode, lane, round, store in one pass); half transcendentals read
-a table the lanes computed once (`half_table`).
+a table of stored bits that this kernel computed once for every half input.
 
     binary_*    Add Sub Mul Div Max Min And Or AddRelu SubRelu, and the tensor-scalar forms (Adds Muls Maxs Mins
                 LeakyRelu): the scalar is a broadcast second operand (src1 < 0)
-    unary_*     Abs Relu Exp Ln Sqrt Rsqrt Reciprocal
+    unary_*     Abs Relu Exp Ln Sqrt Rsqrt Reciprocal (half transcendentals: a table of the 65536 results)
     ternary_*   MulAddDst FusedMulAdd Axpy: dst is read as well (D34), sources may be narrower than dst (D33)
     fill_*      Duplicate (bit copies of one value) and Brcb
 """
@@ -18,13 +19,13 @@ import numpy as np
 from numba import njit
 
 from .addressing import active_lanes, copy_lanes
-from .lanes import (abs_lane, add_lane, div_lane, exp_lane, flush, fma_lane, int_abs_lane, int_div_lane,
-                    int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane, int_stage, leaky_relu_lane,
-                    ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane, rsqrt_lane,
-                    rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_less)
+from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush, fma_lane, int_abs_lane,
+                    int_div_lane, int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane, int_stage,
+                    leaky_relu_lane, ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane,
+                    rsqrt_lane, rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_less)
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16,
-                       KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, f32_to_bf16_bits, float_store_bits,
-                       half_bits_to_f32, half_store_bits, kind_size, round_half)
+                       KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits,
+                       float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size, round_half)
 
 # Op codes (the op table in api/elementwise.py names them).
 ADD, SUB, MUL, DIV, MAX, MIN, AND, OR, ADD_RELU, SUB_RELU, LEAKY_RELU = range(11)
@@ -43,11 +44,6 @@ CHUNK = 1024         # elements per pass: the chunk's float32 / int64 buffers st
 
 
 # --- decode / store ------------------------------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy")
-def _is_float(kind):
-    return kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16
-
-
 @njit(cache=True, error_model="numpy")
 def load_floats(kind, flags, raw, off, m, out):
     """Elements off..off+m of a packed run -> float32 (exact); DAZ when flags has FTZ."""
@@ -83,7 +79,7 @@ def store_floats(kind, flags, r, raw, off, m):
                 v[i] = half_store_bits(round_half(r[i], True))
         else:
             for i in range(m):
-                v[i] = half_store_bits(round_half(r[i], False))
+                v[i] = half_rne_bits(r[i])
     elif kind == KIND_FLOAT:
         v32 = raw.view(np.uint32)[off:off + m]
         if flags & FTZ:
@@ -169,7 +165,7 @@ def _fill_float(kind, flags, bits, out, m):
     if kind == KIND_HALF:
         v = half_bits_to_f32(np.uint16(bits))
     elif kind == KIND_FLOAT:
-        v = np.array([np.uint32(bits)]).view(np.float32)[0]
+        v = f32_from_bits(np.uint32(bits & 0xFFFFFFFF))
     else:
         v = bf16_bits_to_f32(np.uint16(bits))
     if flags & FTZ:
@@ -272,60 +268,99 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
 
 
 @njit(cache=True, error_model="numpy")
-def _half_binary_chunk(op, av, bv, dv, m, sat):
-    """The common case fused into one pass: decode both half operands, the op's lane, round to half and store; the
-    saturating mode is a second pass over the stored bits (D35: +-inf -> +-65504, NaN -> +0)."""
-    if op == ADD:
-        for i in range(m):
-            dv[i] = half_store_bits(round_half(add_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
-    elif op == SUB:
-        for i in range(m):
-            dv[i] = half_store_bits(round_half(sub_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
-    elif op == MUL:
-        for i in range(m):
-            dv[i] = half_store_bits(round_half(mul_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
-    elif op == DIV:
-        for i in range(m):
-            dv[i] = half_store_bits(round_half(div_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
-    elif op == MAX:
-        for i in range(m):
-            dv[i] = half_store_bits(round_half(max_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
-    elif op == MIN:
-        for i in range(m):
-            dv[i] = half_store_bits(round_half(min_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])), False))
-    elif op == ADD_RELU:  # stage 1 rounded to half, then Relu; saturating stage 1 = the bit pass below (6.3)
-        for i in range(m):
-            dv[i] = half_store_bits(relu_lane(round_half(add_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
-                                                         False)))
-    elif op == SUB_RELU:
-        for i in range(m):
-            dv[i] = half_store_bits(relu_lane(round_half(sub_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
-                                                         False)))
-    else:  # LEAKY_RELU (bv: the scalar)
-        for i in range(m):
-            dv[i] = half_store_bits(round_half(leaky_relu_lane(half_bits_to_f32(av[i]), half_bits_to_f32(bv[i])),
-                                               False))
-    if sat:
-        for i in range(m):
-            h = dv[i]
-            h = np.uint16(0x7BFF) if h == np.uint16(0x7C00) else h
-            h = np.uint16(0xFBFF) if h == np.uint16(0xFC00) else h
-            dv[i] = np.uint16(0) if h == np.uint16(0x7E00) else h
+def _overlap(x, y):
+    """Whether two byte runs share memory (the in-place forms pass the same UB bytes as dst and a source)."""
+    return x.size > 0 and y.size > 0 and x.ctypes.data < y.ctypes.data + y.size and \
+        y.ctypes.data < x.ctypes.data + x.size
 
 
 @njit(cache=True, error_model="numpy")
-def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints):
-    """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`."""
+def half_binary_run(op, flags, d, a, b, scalar_bits, m):
+    """The common case (half, no FTZ) fused into one pass over packed byte runs: decode the half operands, the op's
+    lane, round to half and store with one float->half conversion per element (`half_rne_bits`); b empty: the
+    broadcast scalar, decoded once. The saturating mode is a second pass over the stored bits (D35: +-inf ->
+    +-65504, NaN -> +0). An in-place call (dst on a source) computes chunks into a scratch first: the compiler does
+    not vectorise a loop whose store may alias its loads (65536 in-place halves: 14x slower)."""
     scalar = b.size == 0
-    fused_half = kind == KIND_HALF and (flags & FTZ) == 0  # every binary half op (And/Or take no half)
-    broadcast = np.full(CHUNK if scalar and fused_half else 0, np.uint16(scalar_bits & 0xFFFF))
-    for c0 in range(0, n, CHUNK):
-        m = min(CHUNK, n - c0)
-        if fused_half:
-            bv = broadcast[:m] if scalar else b.view(np.uint16)[c0:c0 + m]
-            _half_binary_chunk(op, a.view(np.uint16)[c0:c0 + m], bv, d.view(np.uint16)[c0:c0 + m], m,
-                               (flags & SAT_HALF) != 0)
-        elif _is_float(kind):
+    av, dv = a.view(np.uint16), d.view(np.uint16)
+    bv = av if scalar else b.view(np.uint16)  # (not read in the scalar form)
+    s = half_bits_to_f32(np.uint16(scalar_bits))
+    sat = (flags & SAT_HALF) != 0
+    in_place = _overlap(d, a) or _overlap(d, b)
+    step = CHUNK if in_place else max(m, 1)
+    tmp = np.empty(CHUNK if in_place else 0, np.uint16)
+    for c0 in range(0, m, step):
+        k = min(step, m - c0)
+        x = av[c0:c0 + k]
+        y = bv if scalar else bv[c0:c0 + k]
+        o = tmp[:k] if in_place else dv[c0:c0 + k]
+        if op == ADD:
+            if scalar:
+                for i in range(k):
+                    o[i] = half_rne_bits(add_lane(half_bits_to_f32(x[i]), s))
+            else:
+                for i in range(k):
+                    o[i] = half_rne_bits(add_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == SUB:
+            for i in range(k):
+                o[i] = half_rne_bits(sub_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == MUL:
+            if scalar:
+                for i in range(k):
+                    o[i] = half_rne_bits(mul_lane(half_bits_to_f32(x[i]), s))
+            else:
+                for i in range(k):
+                    o[i] = half_rne_bits(mul_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == DIV:
+            for i in range(k):
+                o[i] = half_rne_bits(div_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == MAX:
+            if scalar:
+                for i in range(k):
+                    o[i] = half_rne_bits(max_lane(half_bits_to_f32(x[i]), s))
+            else:
+                for i in range(k):
+                    o[i] = half_rne_bits(max_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == MIN:
+            if scalar:
+                for i in range(k):
+                    o[i] = half_rne_bits(min_lane(half_bits_to_f32(x[i]), s))
+            else:
+                for i in range(k):
+                    o[i] = half_rne_bits(min_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == ADD_RELU:  # stage 1 rounded to half, then Relu; saturating stage 1 = the bit pass below (6.3)
+            for i in range(k):
+                o[i] = half_rne_bits(relu_lane(round_half(add_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])),
+                                                           False)))
+        elif op == SUB_RELU:
+            for i in range(k):
+                o[i] = half_rne_bits(relu_lane(round_half(sub_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])),
+                                                           False)))
+        else:  # LEAKY_RELU (always the scalar form)
+            for i in range(k):
+                o[i] = half_rne_bits(leaky_relu_lane(half_bits_to_f32(x[i]), s))
+        if sat:
+            for i in range(k):
+                h = o[i]
+                h = np.uint16(0x7BFF) if h == np.uint16(0x7C00) else h
+                h = np.uint16(0xFBFF) if h == np.uint16(0xFC00) else h
+                o[i] = np.uint16(0) if h == np.uint16(0x7E00) else h
+        if in_place:
+            for i in range(k):  # (a loop, not a slice assignment: its shape check compiles string formatting)
+                dv[c0 + i] = o[i]
+
+
+@njit(cache=True, error_model="numpy")
+def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, float_class, int_class):
+    """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`. float_class /
+    int_class: see binary_kernel."""
+    scalar = b.size == 0
+    if float_class is not None:
+        if kind == KIND_HALF and (flags & FTZ) == 0:  # every binary half op (And/Or take no half): one pass
+            half_binary_run(op, flags, d, a, b, scalar_bits, n)
+            return
+        for c0 in range(0, n, CHUNK):
+            m = min(CHUNK, n - c0)
             load_floats(kind, flags, a, c0, m, fs[0])
             if scalar:
                 _fill_float(kind, flags, scalar_bits, fs[1], m)
@@ -333,17 +368,20 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints):
                 load_floats(kind, flags, b, c0, m, fs[1])
             _binary_float_chunk(op, kind, flags, fs[0], fs[1], fs[2], m)
             store_floats(kind, flags, fs[2], d, c0, m)
-        elif kind == KIND_UINT64 and op == DIV:
+    if int_class is not None:
+        if kind == KIND_UINT64 and op == DIV:
             av, dv = a.view(np.uint64), d.view(np.uint64)
             if scalar:
                 s = np.array([np.int64(scalar_bits)]).view(np.uint64)[0]
-                for i in range(m):
-                    dv[c0 + i] = uint64_div_lane(av[c0 + i], s)
+                for i in range(n):
+                    dv[i] = uint64_div_lane(av[i], s)
             else:
                 bv = b.view(np.uint64)
-                for i in range(m):
-                    dv[c0 + i] = uint64_div_lane(av[c0 + i], bv[c0 + i])
-        else:
+                for i in range(n):
+                    dv[i] = uint64_div_lane(av[i], bv[i])
+            return
+        for c0 in range(0, n, CHUNK):
+            m = min(CHUNK, n - c0)
             load_ints(kind, a, c0, m, ints[0])
             if scalar:
                 _fill_int(kind, scalar_bits, ints[1], m)
@@ -354,34 +392,44 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def binary_contiguous(ub, op, kind, flags, dst, src0, src1, scalar_bits, n):
-    """Count form: n consecutive elements; src1 < 0 means the broadcast scalar."""
-    nb = n * kind_size(kind)
-    b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
-    floats = _is_float(kind) and not (kind == KIND_HALF and (flags & FTZ) == 0)
-    binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
-               np.empty((3, CHUNK if floats else 0), np.float32),
-               np.empty((3, 0 if _is_float(kind) else CHUNK), np.int64))  # scratch only for the path taken
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def binary_strided(ub, op, kind, flags, dst, src0, src1, scalar_bits, dblk, s0blk, s1blk, drep, s0rep, s1rep,
-                   repeat, mask_lo, mask_hi, last_lanes):
-    """High-dim form: per repeat gather the active lanes of the sources (the register), compute, scatter.
-    last_lanes >= 0 is counter mode: the last repeat takes only its first last_lanes lanes (SPEC 2.6)."""
+def binary_kernel(ub, op, kind, flags, dst, src0, src1, scalar_bits, n, dblk, s0blk, s1blk, drep, s0rep, s1rep,
+                  repeat, mask_lo, mask_hi, last_lanes, float_class, int_class):
+    """Every form of the binary and tensor-scalar instructions in one kernel; src1 < 0 means the broadcast scalar
+    `scalar_bits`.
+    n >= 0: the count form, n consecutive elements (the stride, repeat and mask arguments are unused).
+    n < 0: the high-dim form: per repeat gather the active lanes of the sources (the register), compute, scatter;
+    last_lanes >= 0 is counter mode: the last repeat takes only its first last_lanes lanes (SPEC 2.6).
+    float_class, int_class: (0, None) for float kinds, (None, 0) for integer kinds. The one specialisation kept on
+    purpose (issue 20: compile only the dtype class the call needs): numba removes the code under
+    `if int_class is not None` when int_class is None (decided from the argument type before compiling), so a float
+    call compiles no integer code and the reverse; op, kind, flags and device facts stay values."""
     size = kind_size(kind)
+    if float_class is not None and kind == KIND_HALF and (flags & FTZ) == 0 and n >= 0:  # one pass, no scratch
+        nb = n * size
+        b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
+        half_binary_run(op, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n)
+        return
+    fs = np.empty((3, CHUNK if float_class is not None else 0), np.float32)  # scratch of the class's path only
+    ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
+    if n >= 0:
+        nb = n * size
+        b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
+        binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n, fs, ints, float_class,
+                   int_class)
+        return
     lanes = active_lanes(mask_lo, mask_hi, 256 // size)
     a = np.empty(256, np.uint8)
     b = np.empty(256 if src1 >= 0 else 0, np.uint8)
     d = np.empty(256, np.uint8)
-    fs, ints = np.empty((3, CHUNK), np.float32), np.empty((3, CHUNK), np.int64)
+    gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
+    scatter = not gather
     for i in range(repeat):
-        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, n, size, a, False)
+        m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
+        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, m, size, a, gather)
         if src1 >= 0:
-            copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, n, size, b, False)
-        binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, size, d, True)
+            copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, m, size, b, gather)
+        binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, size, d, scatter)
 
 
 # --- unary ------------------------------------------------------------------------------------------------------------
@@ -395,8 +443,11 @@ def _unary_float_chunk(op, kind, flags, x, r, m):
         for i in range(m):
             r[i] = relu_lane(x[i])
     elif op == EXP:
-        for i in range(m):
-            r[i] = narrow(kind, exp_lane(x[i]))
+        if kind == KIND_FLOAT:  # the same bits as the loop below, in a vectorised pass (lanes.exp_float_run)
+            exp_float_run(x, r, m, np.empty((3, m)), np.empty(m, np.bool_))
+        else:
+            for i in range(m):
+                r[i] = narrow(kind, exp_lane(x[i]))
     elif op == LN:
         for i in range(m):
             r[i] = narrow(kind, ln_lane(x[i]))
@@ -405,12 +456,13 @@ def _unary_float_chunk(op, kind, flags, x, r, m):
             r[i] = narrow(kind, sqrt_lane(x[i], d49))
     elif op == RSQRT:
         if flags & RSQRT_VIA_DIV:  # D40/D75: Div(1, Sqrt(x)) for finite x > 0, each stage rounded (and flushed)
+            off = flags < 0  # False typed bool (a literal would compile the lanes a second time, issue 20)
             for i in range(m):
-                s = rsqrt_special(x[i], False)
+                s = rsqrt_special(x[i], off)
                 if s != -1.0:
                     r[i] = s
                 else:
-                    root = flush(kind, stage_round(kind, narrow(kind, sqrt_lane(x[i], False)), False))
+                    root = flush(kind, stage_round(kind, narrow(kind, sqrt_lane(x[i], off)), off))
                     r[i] = narrow(kind, 1.0 / np.float64(root))
         else:
             for i in range(m):
@@ -436,58 +488,49 @@ def _unary_int_chunk(op, kind, flags, x, r, m):
 
 
 @njit(cache=True, error_model="numpy")
-def half_table(op, flags):
-    """The unrounded float32 result of a unary op for every half bit pattern (the lanes as unary_run computes them,
-    DAZ included): half transcendentals then cost one lookup per element."""
-    raw = np.arange(65536).astype(np.uint16).view(np.uint8)
-    x = np.empty(65536, np.float32)
-    r = np.empty(65536, np.float32)
-    load_floats(KIND_HALF, flags, raw, 0, 65536, x)
-    _unary_float_chunk(op, KIND_HALF, flags, x, r, 65536)
-    return r
-
-
-@njit(cache=True, error_model="numpy")
-def unary_run(op, kind, flags, d, a, n, fs, ints, table):
-    """table: half_table(op, flags) for half transcendentals, else empty."""
+def unary_run(op, kind, flags, d, a, n, fs, ints, table, float_class, int_class):
+    """table: for half transcendentals, the stored bits of every half input under these flags (the API computes it
+    once per op and flags with this kernel, issue 13: one lookup per element); else empty. float_class /
+    int_class: see binary_kernel."""
+    if float_class is not None and kind == KIND_HALF and table.size > 0:
+        v, dv = a.view(np.uint16), d.view(np.uint16)
+        for i in range(n):
+            dv[i] = table[v[i]]
+        return
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
-        if kind == KIND_HALF and table.size > 0:
-            v = a.view(np.uint16)[c0:c0 + m]
-            r = fs[1]
-            for i in range(m):
-                r[i] = table[v[i]]
-            store_floats(kind, flags, r, d, c0, m)
-        elif _is_float(kind):
+        if float_class is not None:
             load_floats(kind, flags, a, c0, m, fs[0])
             _unary_float_chunk(op, kind, flags, fs[0], fs[1], m)
             store_floats(kind, flags, fs[1], d, c0, m)
-        else:
+        if int_class is not None:
             load_ints(kind, a, c0, m, ints[0])
             _unary_int_chunk(op, kind, flags, ints[0], ints[1], m)
             store_ints(kind, ints[1], d, c0, m)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unary_contiguous(ub, op, kind, flags, dst, src, n, table):
-    nb = n * kind_size(kind)
-    unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, np.empty((2, CHUNK), np.float32),
-              np.empty((2, CHUNK), np.int64), table)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def unary_strided(ub, op, kind, flags, dst, src, dblk, sblk, drep, srep, repeat, mask_lo, mask_hi, last_lanes,
-                  table):
+def unary_kernel(ub, op, kind, flags, dst, src, n, dblk, sblk, drep, srep, repeat, mask_lo, mask_hi, last_lanes,
+                 table, float_class, int_class):
+    """Every form of the unary instructions in one kernel; n >= 0: the count form, else high-dim; float_class /
+    int_class: as binary_kernel's. table: see unary_run."""
     size = kind_size(kind)
+    fs = np.empty((2, CHUNK if float_class is not None and table.size == 0 else 0), np.float32)  # (lookups: none)
+    ints = np.empty((2, CHUNK if int_class is not None else 0), np.int64)
+    if n >= 0:
+        nb = n * size
+        unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, fs, ints, table, float_class, int_class)
+        return
     lanes = active_lanes(mask_lo, mask_hi, 256 // size)
     a = np.empty(256, np.uint8)
     d = np.empty(256, np.uint8)
-    fs, ints = np.empty((2, CHUNK), np.float32), np.empty((2, CHUNK), np.int64)
+    gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
+    scatter = not gather
     for i in range(repeat):
-        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        copy_lanes(ub, src + i * srep * 32, sblk, lanes, n, size, a, False)
-        unary_run(op, kind, flags, d, a, n, fs, ints, table)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, size, d, True)
+        m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
+        copy_lanes(ub, src + i * srep * 32, sblk, lanes, m, size, a, gather)
+        unary_run(op, kind, flags, d, a, m, fs, ints, table, float_class, int_class)
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, size, d, scatter)
 
 
 # --- ternary (multiply-add) ---------------------------------------------------------------------------------------------
@@ -499,20 +542,22 @@ def _axpy_bf16_lane(s, x, c):
 
 
 @njit(cache=True, error_model="numpy")
-def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints):
+def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints, float_class, int_class):
     """MulAddDst d = a*b + d; FusedMulAdd d = a*d + b; Axpy d = scalar*a + d (b unused). Sources of kind skind,
     dst of kind dkind (half -> float mixed forms: products exact in float32, one float add, D33/6.3)."""
     sat = (flags & SAT_HALF) != 0
     fused = (flags & FUSED) != 0
+    plain = flags & 0   # the sources load without DAZ; zero typed int64, not a literal (one load_floats, issue 20)
+    off = flags < 0     # False typed bool, for the same reason
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
-        if _is_float(dkind):
-            load_floats(skind, 0, a, c0, m, fs[0])
+        if float_class is not None:  # (see binary_kernel)
+            load_floats(skind, plain, a, c0, m, fs[0])
             if op == AXPY:
-                _fill_float(skind, 0, scalar_bits, fs[1], m)
+                _fill_float(skind, plain, scalar_bits, fs[1], m)
             else:
-                load_floats(skind, 0, b, c0, m, fs[1])
-            load_floats(dkind, 0, d, c0, m, fs[2])
+                load_floats(skind, plain, b, c0, m, fs[1])
+            load_floats(dkind, plain, d, c0, m, fs[2])
             x, y, c = fs[0], fs[1], fs[2]
             if op == FUSED_MUL_ADD:
                 for i in range(m):
@@ -522,12 +567,12 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints):
                     c[i] = _axpy_bf16_lane(y[i], x[i], c[i])
             elif dkind != skind:  # half sources, float dst: exact product, one float32 rounding
                 for i in range(m):
-                    c[i] = fma_lane(dkind, x[i], y[i], c[i], True, False)
+                    c[i] = fma_lane(dkind, x[i], y[i], c[i], not off, off)
             else:
                 for i in range(m):
                     c[i] = fma_lane(dkind, x[i], y[i], c[i], fused, sat)
             store_floats(dkind, flags, c, d, c0, m)
-        else:  # integer multiply-add: exact, then wrap (never saturated: 64-bit and 310B types, 6.3)
+        if int_class is not None:  # integer multiply-add: exact, then wrap (never saturated: 64-bit, 310B types, 6.3)
             load_ints(skind, a, c0, m, ints[0])
             if op == AXPY:
                 _fill_int(skind, scalar_bits, ints[1], m)
@@ -541,59 +586,74 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints):
             else:
                 for i in range(m):
                     c[i] = x[i] * y[i] + c[i]
-            _int_stage_pass(dkind, c, m, False)
+            _int_stage_pass(dkind, c, m, off)
             store_ints(dkind, c, d, c0, m)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def ternary_contiguous(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, n):
-    ns = n * kind_size(skind)
-    b = ub[src1:src1 + ns] if src1 >= 0 else ub[0:0]
-    ternary_run(op, dkind, skind, flags, ub[dst:dst + n * kind_size(dkind)], ub[src0:src0 + ns], b, scalar_bits, n,
-                np.empty((3, CHUNK), np.float32), np.empty((3, CHUNK), np.int64))
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def ternary_strided(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, dblk, s0blk, s1blk, drep, s0rep,
-                    s1rep, repeat, mask_lo, mask_hi, last_lanes):
-    """Lanes count by the wider type (the dst, D33); each operand is addressed with its own element size."""
+def ternary_kernel(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, n, dblk, s0blk, s1blk, drep, s0rep,
+                   s1rep, repeat, mask_lo, mask_hi, last_lanes, float_class, int_class):
+    """Every form of the multiply-adds in one kernel; n >= 0: the count form, else high-dim; float_class /
+    int_class: as binary_kernel's (the class of dst). Lanes count by the wider type (the dst, D33); each operand is
+    addressed with its own element size."""
     dsize, ssize = kind_size(dkind), kind_size(skind)
+    fs = np.empty((3, CHUNK if float_class is not None else 0), np.float32)
+    ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
+    if n >= 0:
+        ns = n * ssize
+        b = ub[src1:src1 + ns] if src1 >= 0 else ub[0:0]
+        ternary_run(op, dkind, skind, flags, ub[dst:dst + n * dsize], ub[src0:src0 + ns], b, scalar_bits, n, fs,
+                    ints, float_class, int_class)
+        return
     lanes = active_lanes(mask_lo, mask_hi, 256 // dsize)
     a = np.empty(256, np.uint8)
     b = np.empty(256 if src1 >= 0 else 0, np.uint8)
     d = np.empty(256, np.uint8)
-    fs, ints = np.empty((3, CHUNK), np.float32), np.empty((3, CHUNK), np.int64)
+    gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
+    scatter = not gather
     for i in range(repeat):
-        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, n, ssize, a, False)
+        m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
+        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, m, ssize, a, gather)
         if src1 >= 0:
-            copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, n, ssize, b, False)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, dsize, d, False)
-        ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, dsize, d, True)
+            copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, m, ssize, b, gather)
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, dsize, d, gather)
+        ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, dsize, d, scatter)
 
 
 # --- fill (Duplicate, Brcb: bit copies, SPEC-2 5) ------------------------------------------------------------------------
 @njit(cache=True, nogil=True, error_model="numpy")
-def fill_contiguous(ub, size, dst, bits, n):
-    """Duplicate count form: n elements of `size` bytes receive the bit pattern `bits`."""
-    word = np.array([bits]).view(np.uint8)
-    for k in range(n):
-        for j in range(size):
-            ub[dst + k * size + j] = word[j]
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def fill_strided(ub, size, dst, bits, dblk, drep, repeat, mask_lo, mask_hi, last_lanes):
+def fill_kernel(ub, size, dst, bits, n, dblk, drep, repeat, mask_lo, mask_hi, last_lanes):
+    """Duplicate: elements of `size` bytes receive the bit pattern `bits` (its low bytes). n >= 0: the count form,
+    n consecutive elements, stored through a view of the element width; else high-dim (as binary_kernel)."""
+    if n >= 0:  # (element loops, not broadcast slice assignments: fewer numpy implementations to compile)
+        run = ub[dst:dst + n * size]
+        if size == 2:
+            v16, h = run.view(np.uint16), np.uint16(bits & 0xFFFF)
+            for i in range(n):
+                v16[i] = h
+        elif size == 4:
+            v32, w = run.view(np.uint32), np.uint32(bits & 0xFFFFFFFF)
+            for i in range(n):
+                v32[i] = w
+        elif size == 8:
+            v64 = run.view(np.int64)
+            for i in range(n):
+                v64[i] = bits
+        else:
+            b8 = np.uint8(bits & 0xFF)
+            for i in range(n):
+                run[i] = b8
+        return
     lanes = active_lanes(mask_lo, mask_hi, 256 // size)
-    word = np.array([bits]).view(np.uint8)
     d = np.empty(256, np.uint8)
     for k in range(256 // size):
         for j in range(size):
-            d[k * size + j] = word[j]
+            d[k * size + j] = (bits >> (8 * j)) & 0xFF  # the element's bytes, little-endian
+    scatter = repeat > 0  # True whenever the loop runs, typed bool like the other kernels' (one copy_lanes)
     for i in range(repeat):
-        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, size, d, True)
+        m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, size, d, scatter)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -17,7 +17,7 @@ from numba import njit
 
 from .addressing import lane_active
 from .numerics import KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, KIND_UINT64, kind_size
-from .reduce import _halve, _load_run, level1, store_run
+from .reduce import _halve, _load_run, store_run
 from .values import load, store
 
 OP_SUM, OP_MAX, OP_MIN = 0, 1, 2                                # aj.ReduceType values
@@ -234,36 +234,46 @@ def group_extreme_kernel(ub, kind, sat, op, group, order, dst, dst_rep_bytes, sr
     return raw_of_key(best_t, kind, op, sat), best_at
 
 
-@njit(cache=True)
-def _group_sum(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
-               last_lanes, fill, witness):
+@njit(cache=True, nogil=True)
+def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
+                     last_lanes, fill, witness):
+    """SUM of every group of `group` lanes (a repeat: ReduceRepeat; a DataBlock: ReduceDataBlock): the SPEC 4.1 tree
+    per group. witness float32 0 (half / float: SAT(RN) per add) or int64 0 (the 950's integer SUM: int32 <- int16 /
+    int32, uint32 <- uint16 / uint32, lanes widened, adds wrap modulo 2**32, D50): the one specialisation, because
+    the arithmetic differs. Group g of repeat i is written at dst + i*dst_rep_bytes + g*sizeof(dst); a fully masked
+    DataBlock writes +0 when `fill` (SPEC-2 8.2)."""
     size = kind_size(src_kind)
     out_size = kind_size(dst_kind)
     lanes = 256 // size
     epb = 32 // size
-    full = last_lanes < 0
+    every_lane = True
     for j in range(lanes):
         if not lane_active(lo, hi, j):
-            full = False
+            every_lane = False
+    full = every_lane and last_lanes < 0
     same = src_kind == dst_kind
-    if group == lanes and blk == 1 and same:
-        res = level1(ub, src_kind, sat, src, rep_bytes, nrep, lo, hi, last_lanes, witness)  # the ReduceSum path
-    else:
-        buf = np.empty(nrep * lanes, type(witness))
-        u16, f32 = ub.view(np.uint16), ub.view(np.float32)  # the whole-UB views _load_run decodes through
-        for i in range(nrep):
-            base = src + i * rep_bytes
-            if full and blk == 1 and same:  # a whole contiguous repeat: one vectorised decode
-                _load_run(ub, u16, f32, base, lanes, src_kind, witness, buf, i * lanes)
-                continue
-            n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
-            for j in range(lanes):
-                if j < n and lane_active(lo, hi, j):
-                    buf[i * lanes + j] = load(ub, base + (j // epb) * blk * 32 + (j % epb) * size, src_kind, witness)
-                else:
-                    buf[i * lanes + j] = witness
-        scratch = np.empty(nrep * lanes // 2 + 1, type(witness))
-        res = _halve(buf, scratch, nrep * lanes, group, dst_kind, sat)
+    # one gather for every group size (not ReduceSum's level1 for whole repeats: compiling both cost 2 s, issue 20)
+    buf = np.empty(nrep * lanes, type(witness))
+    u16, f32 = ub.view(np.uint16), ub.view(np.float32)  # the whole-UB views _load_run decodes through
+    contiguous = every_lane and blk == 1 and same and rep_bytes == 256
+    if contiguous:  # repeats back to back: one vectorised decode of every element that takes part
+        total = nrep * lanes if last_lanes < 0 else (nrep - 1) * lanes + last_lanes
+        _load_run(ub, u16, f32, src, total, src_kind, witness, buf, np.int64(0))
+        for k in range(total, nrep * lanes):
+            buf[k] = witness
+    for i in range(0 if contiguous else nrep):
+        base = src + i * rep_bytes
+        n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
+        if every_lane and n == lanes and blk == 1 and same:  # a whole contiguous repeat: one vectorised decode
+            _load_run(ub, u16, f32, base, lanes, src_kind, witness, buf, i * lanes)
+            continue
+        for j in range(lanes):
+            if j < n and lane_active(lo, hi, j):
+                buf[i * lanes + j] = load(ub, base + (j // epb) * blk * 32 + (j % epb) * size, src_kind, witness)
+            else:
+                buf[i * lanes + j] = witness
+    scratch = np.empty(nrep * lanes // 2 + 1, type(witness))
+    res = _halve(buf, scratch, nrep * lanes, group, dst_kind, sat)
     per_repeat = lanes // group
     if full and dst_rep_bytes == per_repeat * out_size:  # every group written, back to back
         store_run(ub, dst, dst_kind, res, nrep * per_repeat)
@@ -278,23 +288,6 @@ def _group_sum(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src, blk,
                 store(ub, addr, dst_kind, witness)
 
 
-@njit(cache=True, nogil=True)
-def group_sum_float_kernel(ub, kind, sat, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi, last_lanes,
-                           fill):
-    """SUM of every group (half / float): the SPEC 4.1 tree per group, SAT(RN) per add."""
-    _group_sum(ub, kind, kind, sat, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi, last_lanes, fill,
-               np.float32(0.0))
-
-
-@njit(cache=True, nogil=True)
-def group_sum_int_kernel(ub, src_kind, dst_kind, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
-                         last_lanes, fill):
-    """950 integer SUM (int32 <- int16/int32, uint32 <- uint16/uint32): lanes widened, adds wrap modulo 2**32 (D50).
-    Compiled on first use."""
-    _group_sum(ub, src_kind, dst_kind, False, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
-               last_lanes, fill, np.int64(0))
-
-
 # --- ReduceMax / ReduceMin -------------------------------------------------------------------------------------------
 # the fields of a ReduceMax/ReduceMin call plan (an int64 array built once per validated call shape: one argument
 # instead of thirteen keeps numba's dispatch cheap)
@@ -303,25 +296,19 @@ def group_sum_int_kernel(ub, src_kind, dst_kind, group, dst, dst_rep_bytes, src,
 ALGO_LEVELS, ALGO_PER_LANE = 0, 1
 
 
+# One entry kernel per algorithm, both taking (ub, sat, plan) as ReduceSum's take one argument list (jit/reduce.py):
+# a call compiles its own device's algorithm only (issue 20). Each returns the written value bits.
 @njit(cache=True, nogil=True)
-def reduce_max_min_kernel(ub, sat, p):
-    """ReduceMax/ReduceMin with the call plan p (P_* fields): the D52 level algorithm or the D53 per-lane one.
-    Returns the written value bits."""
-    if p[P_ALGO] == ALGO_LEVELS:
-        return _levels(ub, p[P_KIND], sat, p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC], p[P_REP_BYTES],
-                       p[P_STEP], p[P_NREP], p[P_LO], p[P_HI], p[P_N])
-    return _per_lane(ub, p[P_KIND], sat, p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC], p[P_REP_BYTES],
-                     p[P_STEP], p[P_NREP], p[P_LO], p[P_HI], p[P_N], p[P_SEED])
-
-
-@njit(cache=True)
-def _levels(ub, kind, sat, op, cal_index, dst, src, rep_bytes, step, nrep, lo, hi, tail):
-    """Non-950 algorithm (SPEC-2 8.3.2, D52): per repeat (value, lane) with D50 and the value saturated; the best
-    repeat (ties -> earliest); index = r*step + lane. tail >= 0 (count form): the `tail` elements after the nrep
-    full repeats are compared last and win only strictly. Returns the written value bits."""
+def max_min_levels_kernel(ub, sat, p):
+    """Non-950 algorithm (SPEC-2 8.3.2, D52) with the call plan p (P_* fields): per repeat (value, lane) with D50
+    and the value saturated; the best repeat (ties -> earliest); index = r*step + lane. tail >= 0 (count form): the
+    `tail` elements after the nrep full repeats are compared last and win only strictly."""
+    kind, op, cal_index, dst, src = p[P_KIND], p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC]
+    rep_bytes, step, nrep, lo, hi, tail = p[P_REP_BYTES], p[P_STEP], p[P_NREP], p[P_LO], p[P_HI], p[P_N]
     size = kind_size(kind)
     lanes = 256 // size
     v = views(ub)
+    one, none = np.int64(1), np.int64(-1)  # int64 values, not literals: one gather_keys signature (issue 20)
     best_t, best_raw, index = LOSER, np.int64(0), np.int64(0)
     if kind == KIND_HALF and lo == -1 and hi == -1:
         # whole contiguous repeats (the count form): the per-repeat maxima in one vectorised pass, the lane of the
@@ -341,7 +328,7 @@ def _levels(ub, kind, sat, op, cal_index, dst, src, rep_bytes, step, nrep, lo, h
         index = best_r * step + _find_half_run(h16[e:e + lanes], flip, best_m)
     else:
         keys = np.empty(nrep * lanes, np.int64)
-        gather_keys(v, kind, op, src, 1, rep_bytes, nrep, lo, hi, -1, keys)
+        gather_keys(v, kind, op, src, one, rep_bytes, nrep, lo, hi, none, keys)
         for r in range(nrep):
             m, j = _best(keys, r * lanes, lanes)
             raw = raw_of_key(m, kind, op, sat)   # written to tmp: saturation applies per repeat
@@ -350,7 +337,7 @@ def _levels(ub, kind, sat, op, cal_index, dst, src, rep_bytes, step, nrep, lo, h
                 best_t, best_raw, index = t, raw, r * step + j
     if tail > 0:
         tkeys = np.empty(lanes, np.int64)
-        gather_keys(v, kind, op, src + nrep * lanes * size, 1, 256, 1, -1, -1, tail, tkeys)
+        gather_keys(v, kind, op, src + nrep * lanes * size, one, np.int64(256), one, none, none, tail, tkeys)
         m, j = _best(tkeys, 0, lanes)
         raw = raw_of_key(m, kind, op, sat)
         t = directed_key(raw, kind, op)
@@ -372,13 +359,19 @@ def _per_lane_half_count(h16, op, src, rep_bytes, nrep, count, seed):
     no index moved and it is the first lane holding the seed."""
     lanes = 128
     flip = np.int32(-1) if op == OP_MIN else np.int32(0)
-    acc = np.full(lanes, np.int32(seed), np.int32)  # seeds are finite: |key| < 2**15
+    # element loops rather than np.full / ndarray.max / np.arange here and in max_min_per_lane_kernel: each numpy
+    # routine is a library compile of its own (about 0.6 s together, issue 20)
+    acc = np.empty(lanes, np.int32)
+    for j in range(lanes):
+        acc[j] = np.int32(seed)  # seeds are finite: |key| < 2**15
     for r in range(nrep):
         e = (src + r * rep_bytes) >> 1
         row = h16[e:e + min(lanes, count - r * lanes)]
         for j in range(row.size):
             acc[j] = max(acc[j], _half_key32(np.int32(row[j]), flip))
-    m = acc.max()
+    m = acc[0]
+    for j in range(1, lanes):
+        m = max(m, acc[j])
     if m == (1 << 20):
         return NAN_KEY, np.int64(0xFFFE)
     zero = m == 0 or m == -1  # IEEE: -0 == +0 (directed keys -1 and 0)
@@ -400,19 +393,26 @@ def _per_lane_half_count(h16, op, src, rep_bytes, nrep, count, seed):
     return np.int64(m), index  # the maximum is some element (it is not the seed): index >= 0
 
 
-@njit(cache=True)
-def _per_lane(ub, kind, sat, op, cal_index, dst, src, rep_bytes, step, nrep, lo, hi, count, seed_raw):
-    """950 algorithm (SPEC-2 8.3.3, D53): one accumulator per lane seeded with seed_raw, updated by one SAT(ext)
-    per repeat, its index moved when the value changes (IEEE !=); then the extreme over the lanes P and the smallest
-    index among the lanes holding it (IEEE ==), 0xFFFE / 0xFFFFFFFE when there is none (a NaN result).
-    count >= 0: lane j of repeat r is active iff r*V + j < count and P is every lane; else the mask (lo, hi) selects
-    the active lanes and P. Repeat r is read at src + r*rep_bytes; indices advance by `step` per repeat."""
+@njit(cache=True, nogil=True)
+def max_min_per_lane_kernel(ub, sat, p):
+    """950 algorithm (SPEC-2 8.3.3, D53) with the call plan p (P_* fields): one accumulator per lane seeded with
+    the seed, updated by one SAT(ext) per repeat, its index moved when the value changes (IEEE !=); then the extreme
+    over the lanes P and the smallest index among the lanes holding it (IEEE ==), 0xFFFE / 0xFFFFFFFE when there is
+    none (a NaN result). count >= 0: lane j of repeat r is active iff r*V + j < count and P is every lane; else the
+    mask (lo, hi) selects the active lanes and P. Repeat r is read at src + r*rep_bytes; indices advance by `step`
+    per repeat."""
+    kind, op, cal_index, dst, src = p[P_KIND], p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC]
+    rep_bytes, step, nrep, lo, hi, count = p[P_REP_BYTES], p[P_STEP], p[P_NREP], p[P_LO], p[P_HI], p[P_N]
+    seed_raw = p[P_SEED]
     size = kind_size(kind)
     lanes = 256 // size if size < 8 else 64  # 64-bit types: two registers of 32 lanes
     v = views(ub)
     seed = directed_key(seed_raw, kind, op)
-    acc = np.full(lanes, seed, np.int64)
-    idx = np.arange(lanes).astype(np.int64)
+    acc = np.empty(lanes, np.int64)
+    idx = np.empty(lanes, np.int64)
+    for j in range(lanes):
+        acc[j] = seed
+        idx[j] = j
     exact = not (sat and kind == KIND_HALF)  # no saturation: SAT is the identity on keys
     is_float = kind == KIND_HALF or kind == KIND_FLOAT
     if kind == KIND_HALF and exact and count >= 0:
@@ -456,3 +456,6 @@ def _per_lane(ub, kind, sat, op, cal_index, dst, src, rep_bytes, step, nrep, lo,
     if cal_index:
         _put(v, dst + size, size, index)
     return value
+
+
+MAX_MIN_KERNELS = {ALGO_LEVELS: max_min_levels_kernel, ALGO_PER_LANE: max_min_per_lane_kernel}

@@ -72,15 +72,20 @@ def _ol_load(ub, addr, kind, witness):
         return impl
 
     def impl_int(ub, addr, kind, witness):
+        # assembled from the little-endian bytes: no typed view (each one is a compile of its own, issue 20)
+        n = 8
+        if kind == KIND_INT32 or kind == KIND_UINT32:
+            n = 4
+        elif kind == KIND_INT16 or kind == KIND_UINT16:
+            n = 2
+        v = np.int64(0)
+        for c in range(n):
+            v |= np.int64(ub[addr + c]) << (8 * c)  # the eighth byte wraps into the sign bit: int64 as stored
         if kind == KIND_INT32:
-            return np.int64(ub[addr:addr + 4].view(np.int32)[0])
-        if kind == KIND_UINT32:
-            return np.int64(ub[addr:addr + 4].view(np.uint32)[0])
+            return v - ((v & 0x80000000) << 1)
         if kind == KIND_INT16:
-            return np.int64(ub[addr:addr + 2].view(np.int16)[0])
-        if kind == KIND_UINT16:
-            return np.int64(ub[addr:addr + 2].view(np.uint16)[0])
-        return ub[addr:addr + 8].view(np.int64)[0]
+            return v - ((v & 0x8000) << 1)
+        return v
     return impl_int
 
 
@@ -107,9 +112,8 @@ def _ol_store(ub, addr, kind, value):
                 ub[addr:addr + 4].view(np.uint32)[0] = float_store_bits(value)
         return impl
 
-    def impl_int(ub, addr, kind, value):
-        if kind == KIND_INT32 or kind == KIND_UINT32:
-            ub[addr:addr + 4].view(np.uint32)[0] = np.uint32(value & 0xFFFFFFFF)
-        else:
-            ub[addr:addr + 8].view(np.int64)[0] = value
+    def impl_int(ub, addr, kind, value):  # little-endian bytes, as impl_int of load
+        n = 4 if (kind == KIND_INT32 or kind == KIND_UINT32) else 8
+        for c in range(n):
+            ub[addr + c] = np.uint8((value >> (8 * c)) & 0xFF)
     return impl_int

@@ -35,13 +35,17 @@ def load_file(path):
     path = Path(path).resolve()
     if not path.is_file():
         raise ParameterError("run", "kernel file", str(path), legal="an existing .py file defining KERNEL")
-    # registered under a name derived from the path alone, so the same in every process: numba's on-disk cache
-    # of a VF the file compiles (aj.Reg.simd_vf) imports the module by that name when a later process loads it
-    name = f"ascend_jit_user_kernels.{path.stem}_{hashlib.sha256(str(path).encode()).hexdigest()[:16]}"
+    # a name stable across processes and registered in sys.modules: numba's on-disk cache of a VF defined in the file
+    # (@aj.Reg.simd_vf) records the module by name and imports it again when a later process loads the VF
+    name = f"ascend_jit_user_kernel_{path.stem}_{hashlib.sha256(str(path).encode()).hexdigest()[:16]}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
     found = ([module.KERNEL] if hasattr(module, "KERNEL") else []) + list(getattr(module, "KERNELS", ()))
     if not found:
         raise ParameterError("run", "kernel file", str(path), legal="a file defining KERNEL = KernelSpec(...) or "
