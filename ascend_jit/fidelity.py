@@ -123,6 +123,11 @@ _row(("GetReduceRepeatMaxMinSpr",), (A3, A2, P310), BIT_EXACT,
 _row(("Reg.Add", "Reg.Sub", "Reg.Mul", "Reg.Duplicate", "Reg.Reduce", "Reg.Cast", "Reg.LoadAlign", "Reg.StoreAlign",
       "Reg.LoadUnAlign", "Reg.StoreUnAlign", "Reg.Load", "Reg.Store", "Reg.MaskReg"), (D950,), BIT_EXACT,
      note="MaskReg layouts (D64) and DIST_PACK (D68) are decisions")
+# Not in SPEC-2 11 (docs/decisions.md "Reg API"): the 950 Memory-API instruction's numerics on a register
+_row(("Reg.Max", "Reg.Min", "Reg.ReduceMax", "Reg.ReduceSum", "Reg.LocalMemBar"), (D950,), BIT_EXACT,
+     note="Max/Min as the 950 Memory-API Max/Min (D41); ReduceMax/ReduceSum = Reduce MAX/SUM")
+_row(("Reg.Div",), (D950,), MODELLED, note="the 950 Memory-API Div, INTRINSIC (D37, D38, D48)")
+_row(("Reg.Exp",), (D950,), MODELLED, note="the 950 Memory-API Exp, INTRINSIC (D37, D38: 1 ulp documented)")
 
 FIDELITY = MappingProxyType(_rules)
 

@@ -11,6 +11,7 @@ import enum
 import functools
 import hashlib
 import pathlib
+import sys
 import typing
 
 import numba
@@ -22,9 +23,9 @@ from numba.extending import overload
 from .api._common import INT32_MAX, UINT64_MAX, as_enum, as_int
 from .api._scalar import scalar_bits
 from .core import current_core
-from .dtypes import resolve
+from .dtypes import ALL, resolve
 from .enums import RoundMode
-from .errors import ParameterError, StateError, UnsupportedDeviceError
+from .errors import ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
 from .jit import reg as impl
 from .jit import reg_cast as cv
 from .jit import reg_move as mv
@@ -34,6 +35,28 @@ from .sanitizer import SANITIZING, reg_access
 from .tensor import LocalTensor
 
 DEVICE = "ascend950"
+
+# The element types each register instruction takes (SPEC-2 11.2-11.5): the plain-Python calls check them by name
+# before anything runs (compiled VFs: the kernels check the kind codes), and the registry's rows use them.
+REGISTER_DTYPES = tuple(d.name for d in ALL)
+ARITH_DTYPES = {"Add": REGISTER_DTYPES, "Sub": REGISTER_DTYPES,
+                "Mul": tuple(n for n in REGISTER_DTYPES if n not in ("int8", "uint8"))}
+REDUCE_SUM_DST = {"half": "half", "float": "float", "int16": "int32", "uint16": "uint32", "int32": "int32",
+                  "uint32": "uint32", "int64": "int64", "uint64": "uint64"}
+REDUCE_EXTREME_DTYPES = ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64")
+# Max, Min, Div, Exp: not in SPEC-2 11; the 950 Memory-API instruction's dtypes and numerics (docs/decisions.md)
+ENGINE_OPS = {"Max": ops.ew.MAX, "Min": ops.ew.MIN, "Div": ops.ew.DIV, "Exp": ops.ew.EXP}
+ENGINE_DTYPES = {"Max": REGISTER_DTYPES, "Min": REGISTER_DTYPES,
+                 "Div": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
+                 "Exp": ("half", "float")}
+_ENGINE_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in ENGINE_DTYPES.items()}
+_NAME_OF_KIND = {d.kind: d.name for d in ALL}
+CAST_PAIRS = tuple((_NAME_OF_KIND[a], _NAME_OF_KIND[b]) for a, b in cv.PAIRS)
+
+
+def _check_dtype(api, name, allowed, section):
+    if name not in allowed:
+        raise UnsupportedDTypeError(api, "dtype", name, legal=f"{', '.join(allowed)} ({section})", device=DEVICE)
 
 
 class ReduceType(enum.IntEnum):
@@ -238,22 +261,41 @@ def core_modes(core):
 def tensor_handle(api, tensor):
     """(ub, byte address, element size, modes, lo, hi): what compiled and plain code both address a tensor by;
     [lo, hi) is the tensor's extent (the UB on a bounds="ub" core). Memoised per core while its CTRL and bounds
-    rule stay the same (a VF call converts every tensor argument; this keeps that conversion cheap)."""
+    rule stay the same, by the tensor's identity (a VF call converts every tensor argument: see _vf_handles)."""
     if type(tensor) is not LocalTensor and not isinstance(tensor, LocalTensor):
         raise ParameterError(api, "tensor", type(tensor).__name__, legal="a LocalTensor", device=DEVICE)
     tensor.check_alive(api)
     core = tensor.core
     memo = core.__dict__.get("_reg_handles")
-    state = (core.ctrl, core.bounds)
-    if memo is None or memo[0] != state:
-        memo = core.__dict__["_reg_handles"] = (state, {})
-    key = (tensor.addr, tensor.size, tensor.dtype)
-    handle = memo[1].get(key)
-    if handle is None:
+    if memo is None or memo[0] != core.ctrl or memo[1] != core.bounds or len(memo[2]) >= _HANDLE_MEMO_SIZE:
+        memo = core.__dict__["_reg_handles"] = (core.ctrl, core.bounds, {})
+    entry = memo[2].get(id(tensor))
+    if entry is None or entry[0] is not tensor:  # the memo keeps its tensors alive, so an id is never reused in it
         _device_check(api, core)
         lo, hi = (0, core.ub.size) if core.bounds == "ub" else (tensor.addr, tensor.addr + tensor.nbytes)
-        handle = memo[1][key] = (core.ub, tensor.addr, tensor.dtype.size, core_modes(core), lo, hi)
-    return handle
+        entry = memo[2][id(tensor)] = (tensor, (core.ub, tensor.addr, tensor.dtype.size, core_modes(core), lo, hi))
+    return entry[1]
+
+
+_HANDLE_MEMO_SIZE = 4096  # tensors remembered per core (kernels make sub-tensors per tile; the memo starts over)
+
+
+def _vf_handles(api, tensors, converted, at):
+    """converted[i] = tensor_handle(api, tensors[i]) for i in `at`, with the memo read inline: one core-state check
+    per core instead of one per tensor (a VF call's conversion is most of its cost)."""
+    last_core = valid = None
+    for i in at:
+        tensor = tensors[i]
+        entry = None
+        if tensor._lease is None:
+            core = tensor._core
+            if core is not last_core:
+                memo = core.__dict__.get("_reg_handles")
+                valid = memo is not None and memo[0] == core.ctrl and memo[1] == core.bounds
+                last_core = core
+            if valid:
+                entry = memo[2].get(id(tensor))
+        converted[i] = entry[1] if entry is not None and entry[0] is tensor else tensor_handle(api, tensor)
 
 
 def _offset(api, offset):
@@ -376,8 +418,9 @@ def _binary(api, op, a, b, c, d, mode):
         _write_mask(api, "carry", a, lambda out: ops.binary_carry(out, _reg(api, "dst", b), _reg(api, "src0", c),
                                                                   _reg(api, "src1", d), _mask(api, "mask", mode), op))
         return
-    ops.binary(_reg(api, "dst", a), _reg(api, "src0", b), _reg(api, "src1", c), _mask(api, "mask", d), op,
-               _merging(api, mode))
+    _reg(api, "src0", b)
+    _check_dtype(api, b.dtype.name, ARITH_DTYPES[api], "SPEC-2 11.2")
+    ops.binary(_reg(api, "dst", a), b.data, _reg(api, "src1", c), _mask(api, "mask", d), op, _merging(api, mode))
 
 
 def Add(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -393,6 +436,67 @@ def Sub(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
 def Mul(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
     """Mul(dst, src0, src1, mask): ZEROING only; int16/int32 clamp under integer saturation (SPEC-2 D67)."""
     _binary("Mul", ops.MUL, dst, src0, src1, mask, mode)
+
+
+def _engine(api, dst, srcs, mask, mode):
+    _core_check(api)
+    regs = [_reg(api, "dst", dst)] + [_reg(api, f"src{i}" if len(srcs) > 1 else "src", s) for i, s in enumerate(srcs)]
+    for r in (dst, *srcs):
+        _check_dtype(api, r.dtype.name, ENGINE_DTYPES[api], "the 950 Memory-API table; docs/decisions.md")
+    words, merging = _mask(api, "mask", mask), _merging(api, mode)
+    if len(srcs) == 2:
+        ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging)
+    else:
+        ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging)
+
+
+def Max(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """Max(dst, src0, src1, mask, mode): the 950 Memory-API Max per lane (SPEC-2 2.3, D41; BIT-EXACT); inactive
+    lanes 0 (ZEROING) or kept (MERGING). Not in SPEC-2 11: docs/decisions.md "Reg API"."""
+    _engine("Max", dst, (src0, src1), mask, mode)
+
+
+def Min(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """Min: as Max (SPEC-2 2.3, D41; BIT-EXACT)."""
+    _engine("Min", dst, (src0, src1), mask, mode)
+
+
+def Div(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """Div: the 950 Memory-API Div with its default algorithm (INTRINSIC: RN(x / y) with DAZ/FTZ, D38, D48;
+    MODELLED)."""
+    _engine("Div", dst, (src0, src1), mask, mode)
+
+
+def Exp(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Exp: the 950 Memory-API Exp with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED)."""
+    _engine("Exp", dst, (src,), mask, mode)
+
+
+def ReduceMax(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """`Reg::ReduceMax(dst, src, mask)` = Reduce(dst, src, mask, MAX) (SPEC-2 11.4): the value in lane 0, its
+    first index in lane 1."""
+    Reduce(dst, src, mask, ReduceType.MAX, mode)
+
+
+def ReduceSum(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """`Reg::ReduceSum(dst, src, mask)` = Reduce(dst, src, mask, SUM) (SPEC-2 11.4)."""
+    Reduce(dst, src, mask, ReduceType.SUM, mode)
+
+
+class MemType(enum.IntEnum):
+    """`Reg::MemType` of LocalMemBar."""
+    VEC_STORE = 0
+    VEC_LOAD = 1
+    VEC_ALL = 2
+
+
+def LocalMemBar(before=MemType.VEC_ALL, after=MemType.VEC_ALL):
+    """`LocalMemBar<before, after>()`: orders a VF's UB accesses. The emulator runs a VF's instructions one after
+    another, each finished before the next starts, so every barrier already holds (docs/decisions.md "Reg API");
+    the call checks its arguments and the device."""
+    _core_check("LocalMemBar")
+    as_enum("LocalMemBar", DEVICE, "before", before, MemType)
+    as_enum("LocalMemBar", DEVICE, "after", after, MemType)
 
 
 _ALL_LANES = (np.uint64(2**64 - 1),) * 4
@@ -418,7 +522,16 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
     _core_check(api)
     if _merging(api, mode):
         raise ParameterError(api, "mode", "MERGING", legal="MaskMergeMode.ZEROING (SPEC-2 11.4)", device=DEVICE)
-    ops.reduce(_reg(api, "dst", dst), _reg(api, "src", src), _mask(api, "mask", mask), int(ReduceType(reduce_type)))
+    reduce_type = int(ReduceType(reduce_type))
+    _reg(api, "src", src), _reg(api, "dst", dst)
+    if reduce_type == ReduceType.SUM:
+        _check_dtype(api, src.dtype.name, tuple(REDUCE_SUM_DST), "SPEC-2 11.4")
+        if dst.dtype.name != REDUCE_SUM_DST[src.dtype.name]:
+            raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{REDUCE_SUM_DST[src.dtype.name]} "
+                                        f"for a {src.dtype.name} source (SPEC-2 11.4)", device=DEVICE)
+    else:
+        _check_dtype(api, src.dtype.name, REDUCE_EXTREME_DTYPES, "SPEC-2 11.4")
+    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type)
 
 
 def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
@@ -441,7 +554,11 @@ def Cast(dst, src, mask, trait=CastTrait()):
     lanes; `trait.layoutMode` picks the sub-lane of each wide slot; saturation from CTRL[60]/[59]/[48] or the trait."""
     api = "Cast"
     _core_check(api)
-    cv.cast(_reg(api, "dst", dst), _reg(api, "src", src), _mask(api, "mask", mask), *_trait(trait))
+    _reg(api, "dst", dst), _reg(api, "src", src)
+    if (src.dtype.name, dst.dtype.name) not in CAST_PAIRS:
+        raise UnsupportedDTypeError(api, "src/dst dtypes", f"{src.dtype.name} -> {dst.dtype.name}",
+                                    legal="a pair of SPEC-2 11.5", device=DEVICE)
+    cv.cast(dst.data, src.data, _mask(api, "mask", mask), *_trait(trait))
 
 
 def MoveMask(dtype):
@@ -624,7 +741,7 @@ def _vf_kind(dtype):
     return _KIND_NAMES[dtype] if isinstance(dtype, str) else int(dtype)
 
 
-@overload(_vf_kind)
+@overload(_vf_kind, prefer_literal=True)
 def _ol_vf_kind(dtype):
     """Compiled code names a dtype by kind code (what simd_vf passes), by a string literal in the VF (resolved at
     compile time: no string compare per call) or by a string variable."""
@@ -651,7 +768,7 @@ def _is_reg_type(t):
     return isinstance(t, types.Array) and t.dtype == types.uint8
 
 
-@overload(RegTensor)
+@overload(RegTensor, prefer_literal=True)
 def _ol_regtensor(dtype):
     return lambda dtype: impl.new_register(_vf_kind(dtype))
 
@@ -661,12 +778,12 @@ def _ol_maskreg():
     return lambda: np.zeros(4, np.uint64)
 
 
-@overload(UpdateMask)
+@overload(UpdateMask, prefer_literal=True)
 def _ol_update_mask(dtype, n):
     return lambda dtype, n: impl.update_mask(_vf_kind(dtype), n)
 
 
-@overload(CreateMask)
+@overload(CreateMask, prefer_literal=True)
 def _ol_create_mask(dtype, pattern=0):
     return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), pattern)
 
@@ -680,7 +797,7 @@ def _or_default(value, default):
     return default if value is None else int(value)
 
 
-@overload(_or_default)
+@overload(_or_default, inline="always")
 def _ol_or_default(value, default):
     """An optional int argument resolved at compile time (None/omitted -> default; enum members -> their value)."""
     if _absent(value):
@@ -690,7 +807,7 @@ def _ol_or_default(value, default):
     return lambda value, default: value
 
 
-@overload(LoadAlign)
+@overload(LoadAlign, inline="always")
 def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
                    repeat_stride=0, post_mode=0):
     if _is_mask_type(dst):
@@ -711,6 +828,12 @@ def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=No
                                   _or_default(post_mode, 0))
         return blocks
 
+    if _absent(dist):  # DIST_NORM, the hot case: its own small function
+        def norm(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
+                 repeat_stride=0, post_mode=0):
+            return mv.load_norm(dst, src, offset, _or_default(post_update_stride, 0))
+        return norm
+
     def single(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
                repeat_stride=0, post_mode=0):
         return mv.load(dst, src, offset, _or_default(dist, 0), _or_default(post_update_stride, 0))
@@ -721,7 +844,7 @@ def _either(first, second):
     return first if second is None else second
 
 
-@overload(_either)
+@overload(_either, inline="always")
 def _ol_either(first, second):
     """The argument given (the mask of StoreAlign is positional or `mask=`), chosen at compile time."""
     if _absent(second):
@@ -729,7 +852,7 @@ def _ol_either(first, second):
     return lambda first, second: second
 
 
-@overload(StoreAlign)
+@overload(StoreAlign, inline="always")
 def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                     data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
     if _is_mask_type(src):
@@ -751,6 +874,12 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
                                    _or_default(repeat_stride, 0), _or_default(post_mode, 0))
         return blocks
 
+    if _absent(dist):  # DIST_NORM, the hot case: its own small function
+        def norm(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
+                 data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
+            return mv.store_norm(tensor, src, _either(second, mask), offset, _or_default(post_update_stride, 0))
+        return norm
+
     def single(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
         return mv.store(tensor, src, _either(second, mask), offset, _or_default(dist, 0),
@@ -759,6 +888,8 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
 
 
 def _ol_binary(op):
+    full = (ops.half_add_full, ops.half_sub_full, ops.half_mul_full)[op]
+
     def typer(dst, src0, src1, mask, mode=0):
         if _is_mask_type(dst):
             def carry(dst, src0, src1, mask, mode=0):
@@ -766,16 +897,53 @@ def _ol_binary(op):
             return carry
 
         def plain(dst, src0, src1, mask, mode=0):
+            # the hot case (three half registers, every lane active) decided on header bytes read into scalars,
+            # then the op's own loop; anything else goes to the general engine (ops.binary)
             merging = _or_default(mode, 0) == impl.MERGING
-            if not ops.half_full_fast(dst, src0, src1, mask, op, merging):
+            modes = ops.merged_modes(src0[impl.H_CTRL], src1[impl.H_CTRL])
+            if ops.half_full_case(dst[impl.H_KIND], src0[impl.H_KIND], src1[impl.H_KIND], mask, merging):
+                full(dst, src0, src1, modes)
+            else:
                 ops.binary(dst, src0, src1, mask, op, merging)
         return plain
     return typer
 
 
-overload(Add)(_ol_binary(ops.ADD))
-overload(Sub)(_ol_binary(ops.SUB))
-overload(Mul)(_ol_binary(ops.MUL))
+overload(Add, inline="always")(_ol_binary(ops.ADD))
+overload(Sub, inline="always")(_ol_binary(ops.SUB))
+overload(Mul, inline="always")(_ol_binary(ops.MUL))
+
+
+def _ol_engine(name):
+    code, allowed = ENGINE_OPS[name], _ENGINE_KINDS[name]
+    if name == "Exp":
+        def typer(dst, src, mask, mode=0):
+            return lambda dst, src, mask, mode=0: ops.engine_unary(dst, src, mask, code, allowed,
+                                                                   _or_default(mode, 0) == impl.MERGING)
+    else:
+        def typer(dst, src0, src1, mask, mode=0):
+            return lambda dst, src0, src1, mask, mode=0: ops.engine_binary(dst, src0, src1, mask, code, allowed,
+                                                                           _or_default(mode, 0) == impl.MERGING)
+    return typer
+
+
+for _name, _fn in (("Max", Max), ("Min", Min), ("Div", Div), ("Exp", Exp)):
+    overload(_fn)(_ol_engine(_name))
+
+
+@overload(ReduceMax)
+def _ol_reduce_max(dst, src, mask, mode=0):
+    return lambda dst, src, mask, mode=0: Reduce(dst, src, mask, ops.MAX, mode)
+
+
+@overload(ReduceSum)
+def _ol_reduce_sum(dst, src, mask, mode=0):
+    return lambda dst, src, mask, mode=0: Reduce(dst, src, mask, ops.SUM, mode)
+
+
+@overload(LocalMemBar)
+def _ol_local_mem_bar(before=2, after=2):
+    return lambda before=2, after=2: None
 
 
 @overload(Duplicate)
@@ -862,13 +1030,29 @@ def _ol_words_or_all(mask):
     return lambda mask: mask
 
 
-@overload(Cast)
+@overload(Cast, inline="always")
 def _ol_cast(dst, src, mask, trait=None):
+    def cast(dst, src, mask, trait=None):
+        layout, sat, mrg, rnd = _trait_fields(trait)
+        # the hot case (half/bfloat16 -> float) decided on ints, then its own loop; the rest: the general cast
+        if cv.widen_to_float_case(src[impl.H_KIND], dst[impl.H_KIND], layout, sat, mrg, rnd):
+            cv.cast_widen_to_float(dst, src, mask, layout)
+        else:
+            cv.cast(dst, src, mask, layout, sat, mrg, rnd)
+    return cast
+
+
+def _trait_fields(trait):
+    return tuple(int(v) for v in trait)
+
+
+@overload(_trait_fields, inline="always")
+def _ol_trait_fields(trait):
+    """A CastTrait's four fields as ints (an absent trait: every field UNKNOWN, SPEC-2 11.5)."""
     if _absent(trait):
-        return lambda dst, src, mask, trait=None: cv.cast(dst, src, mask, 0, 0, 2, int(RoundMode.UNKNOWN))
-    return lambda dst, src, mask, trait=None: cv.cast(dst, src, mask, _or_default(trait[0], 0),
-                                                      _or_default(trait[1], 0), _or_default(trait[2], 2),
-                                                      _or_default(trait[3], 8))
+        return lambda trait: (0, 0, 2, 8)
+    return lambda trait: (_or_default(trait[0], 0), _or_default(trait[1], 0), _or_default(trait[2], 2),
+                          _or_default(trait[3], 8))
 
 
 @overload(Reduce)
@@ -923,8 +1107,8 @@ def _ol_interleave(inverse):
     return typer
 
 
-overload(Interleave)(_ol_interleave(False))
-overload(DeInterleave)(_ol_interleave(True))
+overload(Interleave, prefer_literal=True)(_ol_interleave(False))
+overload(DeInterleave, prefer_literal=True)(_ol_interleave(True))
 
 
 
@@ -942,6 +1126,84 @@ def _implementation_stamp():
     for path in sorted([root / "reg.py", root / "errors.py", *(root / "jit").glob("*.py")]):
         digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()
+
+
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
+_MISS = object()  # what a planned call returns when its arguments do not fit its plan
+
+
+def _no_plan(args):
+    return _MISS
+
+
+def _convert_vf_args(api, args):
+    """The generic conversion of a VF call's arguments: (converted list, [(MaskReg, word array)], whether the call
+    may get a plan: every argument's numba type follows from its Python type)."""
+    converted, masks, tensors, plannable = list(args), [], [], True
+    for i, a in enumerate(args):
+        kind = type(a)
+        if kind is LocalTensor:
+            tensors.append(i)
+        elif kind is str and a in _KIND_NAMES:
+            converted[i] = _KIND_NAMES[a]
+        elif kind is RegTensor:
+            converted[i] = a.data
+        elif kind is MaskReg:  # a mutable word array, written back after the call (D63)
+            masks.append((a, np.array(a.words, np.uint64)))
+            converted[i] = masks[-1][1]
+        elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
+            converted[i] = a.state
+        elif isinstance(a, LocalTensor):  # subclasses
+            tensors.append(i)
+            plannable = False
+        elif not (kind is bool or kind is float or (kind is int and _INT64_MIN <= a <= _INT64_MAX)):
+            plannable = False
+    if tensors:
+        _vf_handles(api, args, converted, tensors)
+    return converted, masks, plannable
+
+
+def _planned_call(api, kinds, entry):
+    """A function of the argument tuple that checks each argument's type, converts it as _convert_vf_args would
+    and calls `entry` (numba's compiled entry point for those types); _MISS when an argument does not fit (another
+    type, a dtype name that is none, an int beyond int64, a core whose CTRL changed: the slow path handles it).
+    Written out per tuple of types, as straight code: a loop over the arguments costs more than the VF's work."""
+    names = [f"a{i}" for i in range(len(kinds))]
+    body = [f"    if len(args) != {len(kinds)}:", "        return MISS"]
+    if names:
+        body.append(f"    {', '.join(names)}, = args")
+    body += [f"    if type({n}) is not K{i}:\n        return MISS" for i, n in enumerate(names)]
+    out, write_back, memo_read = [], [], False
+    for i, (n, kind) in enumerate(zip(names, kinds)):
+        if kind is LocalTensor:
+            if not memo_read:  # the memo of the first tensor's core, if that core's state is the memo's
+                body += [f"    core = {n}._core", "    memo = core.__dict__.get('_reg_handles')",
+                         "    if memo is None or memo[0] != core.ctrl or memo[1] != core.bounds:",
+                         "        return MISS", "    handles = memo[2]"]
+                memo_read = True
+            body += [f"    e = handles.get(id({n}))",
+                     f"    {n} = e[1] if e is not None and e[0] is {n} and {n}._lease is None else "
+                     f"HANDLE(API, {n})"]
+        elif kind is str:
+            body += [f"    {n} = NAMES.get({n})", f"    if {n} is None:", "        return MISS"]
+        elif kind is RegTensor:
+            body.append(f"    {n} = {n}.data")
+        elif kind is MaskReg:
+            body.append(f"    w{i} = np.array({n}.words, np.uint64)")
+            write_back.append(f"    {n}.words = tuple(w{i})")
+            n = f"w{i}"
+        elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
+            body.append(f"    {n} = {n}.state")
+        elif kind is int:
+            body += [f"    if not INT64_MIN <= {n} <= INT64_MAX:", "        return MISS"]
+        out.append(n)
+    body.append(f"    result = ENTRY({', '.join(out)})")
+    body += write_back + ["    return result"]
+    namespace = {"MISS": _MISS, "NAMES": _KIND_NAMES, "HANDLE": tensor_handle, "API": api, "ENTRY": entry,
+                 "INT64_MIN": _INT64_MIN, "INT64_MAX": _INT64_MAX, "np": np,
+                 **{f"K{i}": kind for i, kind in enumerate(kinds)}}
+    exec("def planned(args):\n" + "\n".join(body), namespace)  # noqa: S102 (our own generated source)
+    return namespace["planned"]
 
 
 class _VFCache(FunctionCache):
@@ -968,37 +1230,44 @@ def simd_vf(fn):
         fn.py_func = fn
         return fn
     compiled = njit(fn)
-    try:
-        compiled._cache = _VFCache(fn)
-    except RuntimeError:  # numba finds no place for the cache (no source file): compile per process
-        pass
+    # numba's cached code names the VF's module, which a later process imports by name to rebuild the VF's globals:
+    # a module that is not registered under its name (a file exec'd by hand) would fail there, so it compiles per
+    # process instead
+    if sys.modules.get(fn.__module__) is not None:
+        try:
+            compiled._cache = _VFCache(fn)
+        except RuntimeError:  # numba finds no place for the cache (no source file): compile per process
+            pass
+
+    # A call converts its arguments (tensors to UB handles, dtype names to kind codes, registers to their arrays)
+    # and runs the compiled VF. The first call with a tuple of argument types writes a straight-line converter for
+    # that tuple which ends in the entry point numba compiled for it (_planned_call), so later calls skip both the
+    # generic conversion loop and numba's dispatcher: together they cost more than the loop of a typical VF.
+    plans, last = {}, [_no_plan]
+
+    def slow_call(args):
+        kinds = tuple(map(type, args))
+        plan = plans.get(kinds)
+        if plan is not None:
+            last[0] = plan
+            result = plan(args)
+            if result is not _MISS:
+                return result
+        converted, masks, plannable = _convert_vf_args(fn.__name__, args)
+        result = compiled(*converted)
+        for mask, words in masks:
+            mask.words = tuple(words)
+        if plannable and plan is None:
+            signature = tuple(compiled.typeof_pyval(a) for a in converted)
+            plans[kinds] = last[0] = _planned_call(fn.__name__, kinds, compiled.overloads[signature].entry_point)
+        return result
 
     @functools.wraps(fn)
     def call(*args):
         if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None for a in args):
             return fn(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
-        converted, masks = [], []
-        for a in args:
-            kind = type(a)
-            if kind is LocalTensor:
-                converted.append(tensor_handle(fn.__name__, a))
-            elif kind is str and a in _KIND_NAMES:
-                converted.append(_KIND_NAMES[a])
-            elif kind is RegTensor:
-                converted.append(a.data)
-            elif kind is MaskReg:  # a mutable word array, written back after the call (D63)
-                masks.append((a, np.array(a.words, np.uint64)))
-                converted.append(masks[-1][1])
-            elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
-                converted.append(a.state)
-            elif isinstance(a, LocalTensor):  # subclasses
-                converted.append(tensor_handle(fn.__name__, a))
-            else:
-                converted.append(a)
-        result = compiled(*converted)
-        for mask, words in masks:
-            mask.words = tuple(words)
-        return result
+        result = last[0](args)
+        return slow_call(args) if result is _MISS else result
 
     call.py_func = fn
     call.compiled = compiled

@@ -112,8 +112,8 @@ def test_every_registered_form_same_bits_across_threads():
     core each) gives the bytes of the same call run alone."""
     from ascend_jit.api.registry import INSTRUCTIONS
 
-    def once(example, dtype, out):
-        core = aj.Core("atlas-a2")
+    def once(example, dtype, out, device):
+        core = aj.Core(device)
         core.ub[:] = np.random.default_rng(2).integers(0, 256, core.ub.size, dtype=np.uint8)
         core.ub.view(np.uint16)[:] &= 0x3BFF
         tensors, call = example(core, dtype)
@@ -123,11 +123,11 @@ def test_every_registered_form_same_bits_across_threads():
         out.append(core.ub.tobytes())
     for inst in INSTRUCTIONS:
         for example in (inst.example,) + tuple(inst.forms):
-            dtype = inst.dtypes(aj.get_device("atlas-a2"))[0]
+            dtype = inst.dtypes(aj.get_device(inst.home))[0]
             expected = []
-            once(example, dtype, expected)
+            once(example, dtype, expected, inst.home)
             results = []
-            threads = [threading.Thread(target=once, args=(example, dtype, results)) for _ in range(4)]
+            threads = [threading.Thread(target=once, args=(example, dtype, results, inst.home)) for _ in range(4)]
             for t in threads:
                 t.start()
             for t in threads:

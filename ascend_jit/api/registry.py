@@ -7,15 +7,18 @@ from typing import Callable
 
 import numpy as np
 
+from .. import reg as R
 from ..dtypes import resolve
 from ..reference import compare as reference_compare
 from ..reference import convert as reference_convert
+from ..reference import elementwise as reference_elementwise
 from ..reference import gather as reference_gather
 from ..reference import model as reference_model
 from ..reference import movement as reference_movement
 from ..sync import PIPE_ALL
 from ..tensor import GlobalTensor
 from ..reference import reductions as reference_reductions
+from ..reference import reg as reference_reg
 from .cast import Cast, RoundMode
 from .compare import CMPMODE, SELMODE, Compare, Compares, Select
 from .elementwise import Add, Adds, BinaryRepeatParams, elementwise_instructions
@@ -38,6 +41,12 @@ class Instruction:
     offered: Callable = lambda spec: True  # DeviceSpec -> whether the device offers it (SPEC-2 1.9); else
     #                                        every call raises UnsupportedDeviceError
     forms: tuple = ()          # more (core, dtype) -> (tensors, call) examples, one per API form (the fuzzer's seeds)
+    api: str = None            # the name its errors carry, when not `name` (the Reg API's "Add" is "Reg.Add" here)
+    home: str = "atlas-a2"     # the device the device-independent checks (freed tensors) run on
+
+    @property
+    def api_name(self):
+        return self.api or self.name
 
 
 def _reduce_sum_example(core, dtype):
@@ -166,6 +175,114 @@ def _gather_mask_example(core, dtype):
     return tensors, lambda dst, src: GatherMask(dst, src, 1, False, 0, GatherMaskParams(1, 1, 8, 8))
 
 
+# --- the Reg API (Ascend 950, SPEC-2 11): register instructions run inside `with core:` (the device of a register-
+# only call is the current core's); each example calls its instruction first, so a non-950 core refuses that one,
+# and moves the result through a tensor, so the UB shows what the call did. The calls go through `R.` (not a
+# captured entry point): the fuzzer fuzzes their tensors. ------------------------------------------------------------
+def _reg_example(body):
+    """(core, dtype) -> ((tensor,), call): a 256-byte tensor of dtype and `body(core, tensor, dtype)` in `with core:`."""
+    def example(core, dtype):
+        def call(tensor):
+            with core:
+                body(tensor, dtype)
+        return (core.local_tensor(dtype, 256 // resolve(dtype).size),), call
+    return example
+
+
+def _reg_load(t, dtype):
+    R.LoadAlign(R.RegTensor(dtype), t, 0)
+
+
+def _reg_store(t, dtype):
+    R.StoreAlign(t, R.RegTensor(dtype), R.CreateMask(dtype), 0)
+
+
+def _reg_arith(op):
+    def body(t, dtype):
+        r, mask = R.RegTensor(dtype), R.CreateMask(dtype)
+        getattr(R, op)(r, r, r, mask)
+        R.LoadAlign(r, t, 0)
+        getattr(R, op)(r, r, r, mask)
+        R.StoreAlign(t, r, mask, 0)
+    return body
+
+
+def _reg_exp(t, dtype):
+    r, mask = R.RegTensor(dtype), R.CreateMask(dtype)
+    R.Exp(r, r, mask)
+    R.LoadAlign(r, t, 0)
+    R.Exp(r, r, mask)
+    R.StoreAlign(t, r, mask, 0)
+
+
+def _reg_duplicate(t, dtype):
+    r = R.RegTensor(dtype)
+    R.Duplicate(r, 1)
+    R.StoreAlign(t, r, R.CreateMask(dtype), 0)
+
+
+def _reg_reduce(t, dtype):
+    """SUM into the widened type of SPEC-2 11.4 (half/float/32/64-bit: the same type)."""
+    src = R.RegTensor(dtype)
+    dst = R.RegTensor(R.REDUCE_SUM_DST.get(dtype, dtype))
+    R.Reduce(dst, src, R.CreateMask(dtype))
+    R.LoadAlign(src, t, 0)
+    R.Reduce(dst, src, R.CreateMask(dtype))
+    R.StoreAlign(t, dst, R.CreateMask(dst.dtype.name, R.MaskPattern.VL1), 0)
+
+
+def _reg_cast(t, dtype):
+    """To the first destination SPEC-2 11.5 pairs with dtype, with the lowest trait values its row accepts."""
+    dst_name = next((b for a, b in R.CAST_PAIRS if a == dtype), "float")
+    src, dst = R.RegTensor(dtype), R.RegTensor(dst_name)
+    row = R.cv.TRAITS[src.dtype.kind, dst.dtype.kind]
+    lowest = [(int(bits) & -int(bits)).bit_length() - 1 for bits in row] if row[0] else [0, 0, 0]
+    trait = R.CastTrait(lowest[0], lowest[1], R.MaskMergeMode.ZEROING, lowest[2])
+    R.Cast(dst, src, R.CreateMask(dtype), trait)
+    R.LoadAlign(src, t, 0)
+    R.Cast(dst, src, R.CreateMask(dtype), trait)
+    R.StoreAlign(t, dst, R.CreateMask(dst_name, R.MaskPattern.VL1), 0)
+
+
+def _reg_mask_op(op):
+    def body(t, dtype):
+        a, b, out = R.CreateMask(dtype), R.CreateMask(dtype, R.MaskPattern.H), R.MaskReg()
+        if op in ("Not", "Move"):
+            getattr(R, op)(out, a, b)
+        elif op in ("Pack", "UnPack"):
+            getattr(R, op)(out, a)
+        else:
+            getattr(R, op)(out, a, b, a)
+        R.StoreAlign(t, out, 0)
+    return body
+
+
+_REG_REFERENCE = {"Max": reference_elementwise.max_, "Min": reference_elementwise.min_,
+                  "Div": reference_elementwise.div, "Exp": reference_elementwise.exp, "LoadAlign": reference_reg.load, "StoreAlign": reference_reg.store, "Add": reference_reg.binary,
+                  "Sub": reference_reg.binary, "Mul": reference_reg.binary, "Duplicate": reference_reg.duplicate,
+                  "Reduce": reference_reg.reduce, "Cast": reference_reg.cast_lanes, "Pack": reference_reg.pack,
+                  "UnPack": reference_reg.unpack}
+
+
+def _reg(name, body, dtypes=lambda spec: R.REGISTER_DTYPES):
+    def offered_dtypes(spec):
+        return tuple(dtypes(spec)) if spec.name == R.DEVICE else ()
+    return Instruction(f"Reg.{name}", getattr(R, name), offered_dtypes,
+                       _REG_REFERENCE.get(name, reference_reg.mask_logic), _reg_example(body),
+                       offered=lambda spec: spec.name == R.DEVICE, api=name, home=R.DEVICE)
+
+
+REG_INSTRUCTIONS = (
+    _reg("LoadAlign", _reg_load), _reg("StoreAlign", _reg_store),
+    *(_reg(op, _reg_arith(op), lambda spec, op=op: R.ARITH_DTYPES[op]) for op in ("Add", "Sub", "Mul")),
+    *(_reg(op, _reg_arith(op), lambda spec, op=op: R.ENGINE_DTYPES[op]) for op in ("Max", "Min", "Div")),
+    _reg("Exp", _reg_exp, lambda spec: R.ENGINE_DTYPES["Exp"]),
+    _reg("Duplicate", _reg_duplicate), _reg("Reduce", _reg_reduce, lambda spec: tuple(R.REDUCE_SUM_DST)),
+    _reg("Cast", _reg_cast, lambda spec: tuple(sorted({a for a, _ in R.CAST_PAIRS}))),
+    *(_reg(op, _reg_mask_op(op)) for op in ("And", "Or", "Xor", "Not", "Move", "Select", "Pack", "UnPack")),
+)
+
+
 INSTRUCTIONS = (
     Instruction("ReduceSum", ReduceSum, lambda spec: spec.reduce_sum_dtypes, reference_model.reduce_sum_count,
                 _reduce_sum_example, forms=(_reduce_sum_high_dim,)),
@@ -208,4 +325,5 @@ INSTRUCTIONS = (
                 offered=lambda spec: bool(spec.gather_dtypes)),
     Instruction("GatherMask", GatherMask, lambda spec: spec.gather_mask_dtypes, reference_gather.gather_mask,
                 _gather_mask_example, offered=lambda spec: bool(spec.gather_mask_dtypes)),
-) + tuple(replace(i, forms=_ELEMENTWISE_FORMS.get(i.name, ())) for i in elementwise_instructions(Instruction))
+) + tuple(replace(i, forms=_ELEMENTWISE_FORMS.get(i.name, ())) for i in elementwise_instructions(Instruction)) + \
+    REG_INSTRUCTIONS

@@ -9,7 +9,9 @@ Unlike the Memory-API kernels, these functions check their own arguments: a user
 time, so no Python layer can prove them in advance. Every check runs before anything is written.
 """
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic, overload
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
@@ -29,6 +31,86 @@ ZEROING, MERGING = 0, 1
 # MaskPattern (SPEC 7.2): ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15
 _PATTERN_VL = np.array([0, 1, 2, 3, 4, 8, 16, 32, 64, 128], np.int64)
 PAT_M3, PAT_M4, PAT_H, PAT_Q, PAT_ALLF = 10, 11, 12, 13, 15
+# --- typed lane access to a register's bytes, without array views ------------------------------------------------
+# A view (reg[:VL].view(np.uint16)) is a new array struct and two reference-count updates per call, which in a VF
+# loop cost more than the lane work itself. These read and write lane j of a 2- or 4-byte type at byte 2j / 4j of
+# a uint8 array through a typed pointer (LLVM vectorises loops of them); plain-Python versions for NUMBA_DISABLE_JIT.
+def u16_at(reg, j):
+    return np.uint16(int(reg[2 * j]) | (int(reg[2 * j + 1]) << 8))
+
+
+def set_u16(reg, j, v):
+    reg[2 * j] = np.uint8(int(v) & 0xFF)
+    reg[2 * j + 1] = np.uint8(int(v) >> 8)
+
+
+def u32_at(reg, j):
+    return np.uint32(int(reg[4 * j]) | (int(reg[4 * j + 1]) << 8) | (int(reg[4 * j + 2]) << 16) |
+                     (int(reg[4 * j + 3]) << 24))
+
+
+def set_u32(reg, j, v):
+    for b in range(4):
+        reg[4 * j + b] = np.uint8((int(v) >> (8 * b)) & 0xFF)
+
+
+def u16_at_byte(buf, byte):
+    """The uint16 at byte offset `byte` of a uint8 array (the UB side of a load)."""
+    return np.uint16(int(buf[byte]) | (int(buf[byte + 1]) << 8))
+
+
+def _lane_pointer(context, builder, array_type, array, byte, width):
+    data = context.make_array(array_type)(context, builder, array).data
+    return builder.bitcast(builder.gep(data, [byte]), ir.IntType(width).as_pointer())
+
+
+def _lane_load(width):
+    @intrinsic
+    def load(typingctx, buf, byte):
+        def codegen(context, builder, sig, args):
+            return builder.load(_lane_pointer(context, builder, sig.args[0], args[0], args[1], width), align=1)
+        return getattr(types, f"uint{width}")(buf, types.intp), codegen
+    return load
+
+
+def _lane_store(width):
+    @intrinsic
+    def store(typingctx, buf, byte, v):
+        def codegen(context, builder, sig, args):
+            builder.store(args[2], _lane_pointer(context, builder, sig.args[0], args[0], args[1], width), align=1)
+            return context.get_dummy_value()
+        return types.none(buf, types.intp, getattr(types, f"uint{width}")), codegen
+    return store
+
+
+_load16, _store16, _load32, _store32 = _lane_load(16), _lane_store(16), _lane_load(32), _lane_store(32)
+
+
+@overload(u16_at)
+def _ol_u16_at(reg, j):
+    return lambda reg, j: _load16(reg, 2 * j)
+
+
+@overload(u16_at_byte)
+def _ol_u16_at_byte(buf, byte):
+    return lambda buf, byte: _load16(buf, byte)
+
+
+@overload(set_u16)
+def _ol_set_u16(reg, j, v):
+    return lambda reg, j, v: _store16(reg, 2 * j, np.uint16(v))
+
+
+@overload(u32_at)
+def _ol_u32_at(reg, j):
+    return lambda reg, j: _load32(reg, 4 * j)
+
+
+@overload(set_u32)
+def _ol_set_u32(reg, j, v):
+    return lambda reg, j, v: _store32(reg, 4 * j, np.uint32(v))
+
+
 @njit(cache=True)
 def new_register(kind):
     reg = np.zeros(REG_BYTES, np.uint8)

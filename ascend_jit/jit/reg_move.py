@@ -14,7 +14,7 @@ from numba.extending import intrinsic, overload
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDTypeError
 from .numerics import kind_size
-from .reg import H_CTRL, H_KIND, VL, lane_on
+from .reg import H_CTRL, H_KIND, VL, lane_on, set_u32, u16_at_byte
 
 DEVICE = "ascend950"
 
@@ -51,20 +51,22 @@ def _misaligned(api, name, value, align):
 
 
 @njit(cache=True, inline="always")
-def _check_place(api, h, addr, align, start, stop):
-    """addr aligned; bytes [start, stop) inside the operand's allowed range (AlignmentError / OutOfBoundsError)."""
+def _check_place(api, lo, hi, addr, align, start, stop):
+    """addr aligned; bytes [start, stop) inside the operand's allowed range [lo, hi) (the handle's h[4], h[5];
+    AlignmentError / OutOfBoundsError). Takes the two ints, not the handle: a tuple holding an array, passed on
+    into a nested inlined function, cost a VF more per LoadAlign than the 256-byte copy itself."""
     if addr % align != 0:
         _misaligned(api, "address", addr, align)
-    if stop > start and (start < h[4] or stop > h[5]):
+    if stop > start and (start < lo or stop > hi):
         raise OutOfBoundsError(api, "address", start, "every accessed byte inside the operand's tensor (or the UB "
                                "on a bounds=\"ub\" core; SPEC-2 11.6)", DEVICE)
 
 
 @njit(cache=True, inline="always")
-def _check_width(api, reg, width):
+def _check_width(api, kind, width):
     """A B8/B16/B32/B64 distribution moves lanes of that width: the register's element size must match; b64
     registers move only with DIST_NORM (and DIST_PACK_B64 for stores)."""
-    size = kind_size(reg[H_KIND])
+    size = kind_size(kind)
     if width == 0:
         return size
     if size != width:
@@ -103,25 +105,50 @@ def _ol_copy_bytes(dst, dst_start, src, src_start, n):
     return lambda dst, dst_start, src, src_start, n: _memmove(dst, dst_start, src, src_start, n)
 
 
-@njit(cache=True, inline="always")
+_ALIGN_32 = "a multiple of 32 bytes (SPEC-2 11.6)"
+_INSIDE = "every accessed byte inside the operand's tensor (or the UB on a bounds=\"ub\" core; SPEC-2 11.6)"
+
+
+# LoadAlign / StoreAlign DIST_NORM, the hot cases, are small functions of their own whose checks raise directly:
+# a call of a shared checking function with string arguments, or a fall-back call with the arrays inside a
+# branch, cost a VF more per call than the 256-byte copy (numba materialises the strings and updates reference
+# counts on every call, not only when the check fails).
+@njit(cache=True)
+def load_norm(reg, h, offset, step):
+    """LoadAlign DIST_NORM (SPEC-2 11.6): 256 bytes from a 32-byte aligned address inside the operand; returns
+    offset + step (the post-update form)."""
+    addr = h[1] + offset * h[2]
+    if addr % 32 != 0:
+        raise AlignmentError("LoadAlign", "address", addr, _ALIGN_32, DEVICE)
+    if addr < h[4] or addr + VL > h[5]:
+        raise OutOfBoundsError("LoadAlign", "address", addr, _INSIDE, DEVICE)
+    if (step * h[2]) % 32 != 0:
+        raise AlignmentError("LoadAlign", "post_update_stride (bytes)", step * h[2], _ALIGN_32, DEVICE)
+    copy_bytes(reg, 0, h[0], addr, VL)
+    reg[H_CTRL] = h[3]
+    return offset + step
+
+
+@njit(cache=True)
 def load(reg, h, offset, dist, step):
     """LoadAlign(reg, tensor, offset, dist) (SPEC-2 11.6); returns offset + step (the post-update form)."""
     api = "LoadAlign"
     if dist < 0 or dist >= L_DINTLV_B8:
         raise ParameterError(api, "dist", dist, "a single-register LoadDist (DINTLV needs two registers)", DEVICE)
-    w = _check_width(api, reg, LOAD_WIDTH[dist])
+    w = _check_width(api, reg[H_KIND], LOAD_WIDTH[dist])
     if kind_size(reg[H_KIND]) == 8 and dist != L_NORM:
         raise UnsupportedDTypeError(api, "dist", dist, "DIST_NORM for b64 registers (SPEC-2 11.6)", DEVICE)
     addr = h[1] + offset * h[2]
     nbytes = LOAD_BYTES[dist]
-    _check_place(api, h, addr, LOAD_ALIGN[dist], addr, addr + nbytes)
+    _check_place(api, h[4], h[5], addr, LOAD_ALIGN[dist], addr, addr + nbytes)
     _check_step(api, step, h[2], LOAD_ALIGN[dist])
     if dist == L_NORM:
-        copy_bytes(reg, 0, h[0], addr, VL)
-        reg[H_CTRL] = h[3]
-        return offset + step
+        return load_norm(reg, h, offset, step)
     ub = h[0]
-    if dist == L_BLK:
+    if dist == L_UNPACK_B16:  # the devkit's half -> float pattern: a straight loop of typed lanes
+        for i in range(VL // 4):
+            set_u32(reg, i, u16_at_byte(ub, addr + 2 * i))
+    elif dist == L_BLK:
         for i in range(VL):
             reg[i] = ub[addr + i % 32]
     elif dist == L_E2B_B16 or dist == L_E2B_B32:
@@ -159,10 +186,10 @@ def load_dual(reg0, reg1, h, offset, dist, step):
     api = "LoadAlign"
     if dist < L_DINTLV_B8 or dist > L_DINTLV_B32:
         raise ParameterError(api, "dist", dist, "DIST_DINTLV_B8/B16/B32 for a dual load (SPEC-2 11.6)", DEVICE)
-    w = _check_width(api, reg0, LOAD_WIDTH[dist])
-    _check_width(api, reg1, w)
+    w = _check_width(api, reg0[H_KIND], LOAD_WIDTH[dist])
+    _check_width(api, reg1[H_KIND], w)
     addr = h[1] + offset * h[2]
-    _check_place(api, h, addr, 32, addr, addr + 2 * VL)
+    _check_place(api, h[4], h[5], addr, 32, addr, addr + 2 * VL)
     _check_step(api, step, h[2], 32)
     src = h[0][addr:addr + 2 * VL]
     for lane in range(VL // w):
@@ -205,7 +232,7 @@ def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
     for blk in range(8):
         a = addr + blk * block_stride * 32
         if _block_active(words, size, blk):
-            _check_place(api, h, addr, 32, a, a + 32)
+            _check_place(api, h[4], h[5], addr, 32, a, a + 32)
     ub = h[0]
     for blk in range(8):
         a = addr + blk * block_stride * 32
@@ -216,38 +243,79 @@ def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
     return new_offset
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
+def store_norm(h, reg, words, offset, step):
+    """StoreAlign DIST_NORM (SPEC-2 11.6, D68): the active lanes (the mask read at the register's type) to a
+    32-byte aligned address; only their bytes must lie inside the operand. Returns offset + step."""
+    addr = h[1] + offset * h[2]
+    if addr % 32 != 0:
+        raise AlignmentError("StoreAlign", "address", addr, _ALIGN_32, DEVICE)
+    full = words[0] == ALL and words[1] == ALL and words[2] == ALL and words[3] == ALL
+    size = kind_size(reg[H_KIND])
+    first, last = 0, VL
+    if not full:
+        first, last = active_span(words, size)
+    if last > first and (addr + first < h[4] or addr + last > h[5]):
+        raise OutOfBoundsError("StoreAlign", "address", addr + first, _INSIDE, DEVICE)
+    if (step * h[2]) % 32 != 0:
+        raise AlignmentError("StoreAlign", "post_update_stride (bytes)", step * h[2], _ALIGN_32, DEVICE)
+    if full:  # every lane written: one straight copy
+        copy_bytes(h[0], addr, reg, 0, VL)
+    else:
+        _store_active(h[0], addr, reg, words, size)
+    return offset + step
+
+
+@njit(cache=True)
+def active_span(words, size):
+    """[first byte, end byte) of the active lanes of a size-byte type; (0, 0) when none is active."""
+    first, last = -1, -1
+    for lane in range(VL // size):
+        if lane_on(words, lane * size):
+            if first < 0:
+                first = lane * size
+            last = lane * size + size
+    return max(first, 0), max(last, 0)
+
+
+@njit(cache=True)
+def _store_active(ub, addr, reg, words, size):
+    for lane in range(VL // size):
+        if lane_on(words, lane * size):
+            for b in range(size):
+                ub[addr + lane * size + b] = reg[lane * size + b]
+
+
+@njit(cache=True)
 def store(h, reg, words, offset, dist, step):
     """StoreAlign(tensor, reg, mask, offset, dist) (SPEC-2 11.6, D68); returns offset + step."""
     api = "StoreAlign"
     if dist < 0 or dist >= S_INTLV_B8:
         raise ParameterError(api, "dist", dist, "a single-register StoreDist (INTLV needs two registers)", DEVICE)
-    w = _check_width(api, reg, STORE_WIDTH[dist])
+    w = STORE_WIDTH[dist]
+    narrow = kind_size(reg[H_KIND]) * (4 if dist == S_PACK4_B32 else 2)
+    if not (dist >= S_PACK_B16 and dist <= S_PACK4_B32 and narrow == w):  # a PACK may name its output type
+        w = _check_width(api, reg[H_KIND], w)
     if w == 8 and dist != S_NORM and dist != S_PACK_B64:
         raise UnsupportedDTypeError(api, "dist", dist, "DIST_NORM or DIST_PACK_B64 for b64 registers", DEVICE)
+    if dist <= S_NORM_B32:  # DIST_NORM and DIST_NORM_Bn (lanes of the register's own width, checked above)
+        return store_norm(h, reg, words, offset, step)
     addr = h[1] + offset * h[2]
     if dist >= S_FIRST_B8 and dist <= S_FIRST_B32:
         out_bytes, all_lanes, lanes = w, True, 1
     elif dist >= S_PACK_B16 and dist <= S_PACK_B64:
         out_bytes, all_lanes, lanes = w // 2, False, VL // w
-    elif dist == S_PACK4_B32:
+    else:  # DIST_PACK4_B32
         out_bytes, all_lanes, lanes = 1, False, VL // w
-    else:
-        out_bytes, all_lanes, lanes = w, False, VL // w
-    full = not all_lanes and out_bytes == w and words[0] == ALL and words[1] == ALL and words[2] == ALL and \
-        words[3] == ALL
-    first, last = (0, VL) if full else (-1, -1)
-    for lane in range(0 if full else lanes):
+    first, last = -1, -1
+    for lane in range(lanes):
         if all_lanes or lane_on(words, lane * w):
             if first < 0:
                 first = lane * out_bytes
             last = lane * out_bytes + out_bytes
-    _check_place(api, h, addr, STORE_ALIGN[dist], addr + max(first, 0), addr + max(last, 0))
+    _check_place(api, h[4], h[5], addr, STORE_ALIGN[dist], addr + max(first, 0), addr + max(last, 0))
     _check_step(api, step, h[2], STORE_ALIGN[dist])
     ub = h[0]
-    if full:  # every lane written: one straight copy, 8 bytes at a time (the address is 32-byte aligned)
-        copy_bytes(ub, addr, reg, 0, VL)
-        return offset + step
     for lane in range(lanes):
         if all_lanes or lane_on(words, lane * w):
             for b in range(out_bytes):
@@ -262,10 +330,10 @@ def store_dual(h, reg0, reg1, offset, dist, step):
     api = "StoreAlign"
     if dist < S_INTLV_B8 or dist > S_INTLV_B32:
         raise ParameterError(api, "dist", dist, "DIST_INTLV_B8/B16/B32 for a dual store (SPEC-2 11.6)", DEVICE)
-    w = _check_width(api, reg0, STORE_WIDTH[dist])
-    _check_width(api, reg1, w)
+    w = _check_width(api, reg0[H_KIND], STORE_WIDTH[dist])
+    _check_width(api, reg1[H_KIND], w)
     addr = h[1] + offset * h[2]
-    _check_place(api, h, addr, 32, addr, addr + 2 * VL)
+    _check_place(api, h[4], h[5], addr, 32, addr, addr + 2 * VL)
     _check_step(api, step, h[2], 32)
     ub = h[0]
     for lane in range(VL // w):
@@ -292,7 +360,7 @@ def store_blocks(h, reg, offset, block_stride, words, repeat_stride, post_mode):
                     if lo < 0:
                         lo = (lane * size) % 32
                     hi = (lane * size) % 32 + size
-            _check_place(api, h, addr, 32, a + lo, a + hi)
+            _check_place(api, h[4], h[5], addr, 32, a + lo, a + hi)
     ub = h[0]
     for blk in range(8):
         a = addr + blk * block_stride * 32
@@ -334,7 +402,7 @@ def load_mask(out, h, offset, dist, step):
     else:
         raise ParameterError(api, "dist", dist, "MaskDist DIST_NORM, DIST_US or DIST_DS for a MaskReg load", DEVICE)
     addr = h[1] + offset * h[2]
-    _check_place(api, h, addr, align, addr, addr + nbytes)
+    _check_place(api, h[4], h[5], addr, align, addr, addr + nbytes)
     _check_mask_step(api, step, h[2], align)
     src = h[0][addr:addr + nbytes]
     bits = np.zeros(VL, np.uint8)
@@ -365,7 +433,7 @@ def store_mask(h, words, offset, dist, step):
     else:
         raise ParameterError(api, "dist", dist, "MaskDist DIST_NORM or DIST_PACK for a MaskReg store", DEVICE)
     addr = h[1] + offset * h[2]
-    _check_place(api, h, addr, align, addr, addr + nbytes)
+    _check_place(api, h[4], h[5], addr, align, addr, addr + nbytes)
     _check_mask_step(api, step, h[2], align)
     ub = h[0]
     for byte in range(nbytes):
@@ -480,7 +548,7 @@ def load_unalign(reg, state, h, offset, step, has_step):
     if addr != state[0]:
         raise StateError(api, "address", addr, "the address LoadUnAlignPre (or the previous LoadUnAlign) set "
                          "(SPEC-2 11.6, D68)", DEVICE)
-    _check_place(api, h, addr, 1, addr - addr % 32, -(-(addr + VL) // 32) * 32)
+    _check_place(api, h[4], h[5], addr, 1, addr - addr % 32, -(-(addr + VL) // 32) * 32)
     ub = h[0]
     for i in range(VL):
         reg[i] = ub[addr + i]
@@ -503,7 +571,7 @@ def store_unalign(h, reg, state, offset, count):
     if pending > 0 and state[0] + pending != addr:
         raise StateError(api, "address", addr, "the end of the pending UnalignRegForStore run (SPEC-2 11.6, D68)",
                          DEVICE)
-    _check_place(api, h, addr, 1, addr, addr + count * size)
+    _check_place(api, h[4], h[5], addr, 1, addr, addr + count * size)
     start = state[0] if pending > 0 else addr
     end = addr + count * size
     cut = max(start, end - end % 32)

@@ -11,10 +11,11 @@ import numpy as np
 from numba import njit
 
 from ..errors import ParameterError, UnsupportedDTypeError
+from . import elementwise as ew
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
-from .reg import H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, int_range, lane_on
+from .reg import H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, int_range, lane_on, set_u16, u16_at
 from .reg_move import copy_bytes
 
 ADD, SUB, MUL = 0, 1, 2
@@ -24,9 +25,11 @@ DEVICE = "ascend950"
 
 
 @njit(cache=True, inline="always")
-def merged_modes(a, b):
-    """The overflow modes a result carries: those of its first source that was loaded from a tensor."""
-    return a[H_CTRL] if a[H_CTRL] & M_KNOWN else b[H_CTRL]
+def merged_modes(a_modes, b_modes):
+    """The overflow modes a result carries: those of its first source that was loaded from a tensor (the sources'
+    H_CTRL bytes). Takes the bytes, not the registers: an array handed to an inlined function with a branch costs
+    reference-count updates on every call, more than a whole 128-lane Add."""
+    return a_modes if a_modes & M_KNOWN else b_modes
 
 
 @njit(cache=True, inline="always")
@@ -73,66 +76,74 @@ def all_active(words):
     return words[0] == full and words[1] == full and words[2] == full and words[3] == full
 
 
-@njit(cache=True, inline="always")
-def _h(reg, j):
-    """Half lane j as float32, assembled from its bytes (no array view per call)."""
-    return half_bits_to_f32(np.uint16(reg[2 * j]) | (np.uint16(reg[2 * j + 1]) << np.uint16(8)))
+# The all-lanes half loops: each loop body is straight code (typed lane loads and stores around one call of a
+# small lane function), so numba leaves no reference counting inside it and LLVM inlines the lane function and
+# vectorises the loop; the lane functions hold the branches (selects), as their own numba functions.
+@njit(cache=True)
+def _half_add_bits(x, y):
+    return half_store_bits(round_half(half_bits_to_f32(x) + half_bits_to_f32(y), False))
+
+
+@njit(cache=True)
+def _half_sub_bits(x, y):
+    return half_store_bits(round_half(half_bits_to_f32(x) - half_bits_to_f32(y), False))
+
+
+@njit(cache=True)
+def _half_mul_bits(x, y):
+    return half_store_bits(round_half(half_bits_to_f32(x) * half_bits_to_f32(y), False))
+
+
+@njit(cache=True)
+def _saturated_bits(h):
+    """D35's saturation on stored half bits: +-inf -> +-65504, the canonical NaN -> +0 (what round_half(x, True)
+    then half_store_bits give)."""
+    h = np.uint16(0x7BFF) if h == np.uint16(0x7C00) else h
+    h = np.uint16(0xFBFF) if h == np.uint16(0xFC00) else h
+    return np.uint16(0) if h == np.uint16(0x7E00) else h
 
 
 @njit(cache=True, inline="always")
-def _put_h(reg, j, x):
-    """Half result of lane j into the register's scratch bytes VL.. (see _commit)."""
-    bits = half_store_bits(x)
-    reg[VL + 2 * j] = np.uint8(bits & np.uint16(0xFF))
-    reg[VL + 2 * j + 1] = np.uint8(bits >> np.uint16(8))
-
-
-@njit(cache=True, inline="always")
-def _commit(reg):
-    """Scratch -> data. Results go through the scratch bytes so that dst may be a source (Add(r, r, s)) and LLVM
-    still proves the loop free of overlap and vectorises it."""
+def _commit_half(reg, sat):
+    """Scratch -> data, saturating first when the mode says so. Results go through the scratch bytes (lanes
+    128..255) so that dst may be a source (Add(r, r, s)) and LLVM still proves the loops free of overlap."""
+    if sat:
+        for j in range(128, 256):
+            set_u16(reg, j, _saturated_bits(u16_at(reg, j)))
     copy_bytes(reg, 0, reg, VL, VL)
 
 
 @njit(cache=True)
-def _half_add_full(dst, a, b, sat):
-    """The common case, every lane active: one straight loop per op (each its own function, so LLVM vectorises)."""
+def half_add_full(dst, a, b, modes):
+    """The common case, every lane of three half registers active: one straight loop per op; `modes` is the
+    result's H_CTRL byte (merged_modes)."""
     for j in range(128):
-        _put_h(dst, j, round_half(_h(a, j) + _h(b, j), sat))
-    _commit(dst)
-
-
-@njit(cache=True)
-def _half_sub_full(dst, a, b, sat):
-    for j in range(128):
-        _put_h(dst, j, round_half(_h(a, j) - _h(b, j), sat))
-    _commit(dst)
-
-
-@njit(cache=True)
-def _half_mul_full(dst, a, b, sat):
-    for j in range(128):
-        _put_h(dst, j, round_half(_h(a, j) * _h(b, j), sat))
-    _commit(dst)
-
-
-@njit(cache=True, inline="always")
-def half_full_fast(dst, src0, src1, words, op, merging):
-    """The hot case of Add/Sub/Mul, tried first at each call site: three half registers, every lane active. Returns
-    False (nothing done) otherwise, and binary() handles the call."""
-    if merging or not (src0[H_KIND] == KIND_HALF and src1[H_KIND] == KIND_HALF and dst[H_KIND] == KIND_HALF and
-                       all_active(words)):
-        return False
-    modes = merged_modes(src0, src1)
-    sat = (modes & M_HALF_SAT) != 0
-    if op == ADD:
-        _half_add_full(dst, src0, src1, sat)
-    elif op == SUB:
-        _half_sub_full(dst, src0, src1, sat)
-    else:
-        _half_mul_full(dst, src0, src1, sat)
+        set_u16(dst, 128 + j, _half_add_bits(u16_at(a, j), u16_at(b, j)))
+    _commit_half(dst, (modes & M_HALF_SAT) != 0)
     dst[H_CTRL] = modes
-    return True
+
+
+@njit(cache=True)
+def half_sub_full(dst, a, b, modes):
+    for j in range(128):
+        set_u16(dst, 128 + j, _half_sub_bits(u16_at(a, j), u16_at(b, j)))
+    _commit_half(dst, (modes & M_HALF_SAT) != 0)
+    dst[H_CTRL] = modes
+
+
+@njit(cache=True)
+def half_mul_full(dst, a, b, modes):
+    for j in range(128):
+        set_u16(dst, 128 + j, _half_mul_bits(u16_at(a, j), u16_at(b, j)))
+    _commit_half(dst, (modes & M_HALF_SAT) != 0)
+    dst[H_CTRL] = modes
+
+
+@njit(cache=True)
+def half_full_case(dst_kind, kind0, kind1, words, merging):
+    """Add/Sub/Mul's hot case: three half registers, every lane active, ZEROING (from the header bytes)."""
+    return (not merging and dst_kind == KIND_HALF and kind0 == KIND_HALF and kind1 == KIND_HALF and
+            all_active(words))
 
 
 @njit(cache=True)
@@ -153,15 +164,14 @@ def binary(dst, src0, src1, words, op, merging):
     Add only)."""
     kind = np.int64(src0[H_KIND])
     _check_binary(np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), op, merging)
-    modes = merged_modes(src0, src1)
+    modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
     if kind == KIND_HALF and all_active(words):
-        sat = (modes & M_HALF_SAT) != 0
         if op == ADD:
-            _half_add_full(dst, src0, src1, sat)
+            half_add_full(dst, src0, src1, modes)
         elif op == SUB:
-            _half_sub_full(dst, src0, src1, sat)
+            half_sub_full(dst, src0, src1, modes)
         else:
-            _half_mul_full(dst, src0, src1, sat)
+            half_mul_full(dst, src0, src1, modes)
     elif kind == KIND_HALF:
         d, a, b = dst[:VL].view(np.uint16), src0[:VL].view(np.uint16), src1[:VL].view(np.uint16)
         sat = (modes & M_HALF_SAT) != 0
@@ -236,7 +246,7 @@ def binary_carry(carry, dst, src0, src1, words, op):
             d[j] = 0
     for w in range(4):
         carry[w] = out[w]
-    dst[H_CTRL] = merged_modes(src0, src1)
+    dst[H_CTRL] = merged_modes(src0[H_CTRL], src1[H_CTRL])
 
 
 @njit(cache=True)
@@ -468,4 +478,81 @@ def reduce(dst, src, words, op):
     _put(dst, 0, dsize, value_bits)
     if op != SUM:
         _put(dst, 1, dsize, np.uint64(index))
+    dst[H_CTRL] = modes
+
+
+# --- Max, Min, Div, Exp: the 950 Memory-API element-wise numerics on a register ----------------------------------
+# SPEC-2 11 has no Reg Max/Min/Div/Exp; the devkit's Reg softmax uses them (docs/decisions.md "Reg API"). They run
+# through the element-wise engine itself (jit/elementwise.py binary_run / unary_run) on the register's 256 bytes,
+# so every lane is computed exactly as the 950 Memory-API instruction with its default algorithm computes it
+# (INTRINSIC: DAZ/FTZ for Div and Exp, D38), then the mask merges the lanes (ZEROING or MERGING).
+ENGINE_NAMES = {ew.MAX: "Max", ew.MIN: "Min", ew.DIV: "Div", ew.EXP: "Exp"}
+
+
+@njit(cache=True)
+def _engine_flags(modes, ew_op):
+    flags = ew.FTZ if ew_op == ew.DIV or ew_op == ew.EXP else 0  # the 950 default algorithm (INTRINSIC, D38)
+    if modes & M_HALF_SAT:
+        flags |= ew.SAT_HALF
+    if (modes & M_INT_SAT) and ew_op != ew.DIV:  # Div never saturates (D48)
+        flags |= ew.SAT_INT
+    return flags
+
+
+@njit(cache=True)
+def _merge_lanes(dst, words, size, merging):
+    """dst lanes <- the scratch results where the mask is set; elsewhere 0 (ZEROING) or unchanged (MERGING)."""
+    for i in range(VL):
+        if lane_on(words, i - i % size):
+            dst[i] = dst[VL + i]
+        elif not merging:
+            dst[i] = 0
+
+
+@njit(cache=True)
+def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
+    if dk != k0 or dk != k1 or not (allowed >> dk) & 1:
+        if ew_op == ew.MAX:
+            raise UnsupportedDTypeError("Max", "dst/src kinds", (dk, k0, k1), "one type of the 950 Max table "
+                                        "(SPEC-2 2.2)", DEVICE)
+        if ew_op == ew.MIN:
+            raise UnsupportedDTypeError("Min", "dst/src kinds", (dk, k0, k1), "one type of the 950 Min table "
+                                        "(SPEC-2 2.2)", DEVICE)
+        if ew_op == ew.DIV:
+            raise UnsupportedDTypeError("Div", "dst/src kinds", (dk, k0, k1), "one type of the 950 Div table "
+                                        "(SPEC-2 2.2)", DEVICE)
+        raise UnsupportedDTypeError("Exp", "dst/src kinds", (dk, k0, k1), "half or float, the same for dst and src "
+                                    "(SPEC-2 4.2)", DEVICE)
+
+
+@njit(cache=True)
+def engine_binary(dst, src0, src1, words, ew_op, allowed, merging):
+    """Reg Max/Min/Div: the element-wise engine's lanes over all lanes into dst's scratch, then the mask."""
+    kind = np.int64(src0[H_KIND])
+    _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
+    modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
+    size = kind_size(kind)
+    n = VL // size
+    fs, ints = np.empty((3, n), np.float32), np.empty((3, n), np.int64)
+    flags = _engine_flags(modes, ew_op)
+    if kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16:  # the engine's float / integer class
+        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, fs, ints, 0, None)
+    else:
+        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, fs, ints, None, 0)
+    _merge_lanes(dst, words, size, merging)
+    dst[H_CTRL] = modes
+
+
+@njit(cache=True)
+def engine_unary(dst, src, words, ew_op, allowed, merging):
+    """Reg Exp: as engine_binary, one source."""
+    kind = np.int64(src[H_KIND])
+    _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, kind, allowed)
+    modes = src[H_CTRL]
+    size = kind_size(kind)
+    n = VL // size
+    fs, ints = np.empty((2, n), np.float32), np.empty((2, n), np.int64)
+    ew.unary_run(ew_op, kind, _engine_flags(modes, ew_op), dst[VL:2 * VL], src[:VL], n, fs, ints,
+                 np.empty(0, np.float32), 0, None)   # Exp: half and float only (checked above)
+    _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes

@@ -118,6 +118,11 @@ def binary(op, dtype, xs, ys, active, before, merging=False, sat_half=False, sat
             for x, y, on, b in zip(xs, ys, active, before)]
 
 
+def duplicate(value, active, before, merging=False):
+    """dst lanes of Reg Duplicate (SPEC-2 11.3): the scalar's pattern in active lanes, inactive 0 or kept."""
+    return [value if on else (b if merging else 0) for on, b in zip(active, before)]
+
+
 def carry(op, xs, ys, active):
     """Carry forms on 32-bit patterns (xs, ys unsigned): (dst patterns, carry per lane) (SPEC-2 11.2, D67)."""
     dst, carries = [], []

@@ -1,0 +1,124 @@
+"""Reg Max, Min, Div, Exp (docs/decisions.md "Reg API": not in SPEC-2 11; the 950 Memory-API instruction's numerics on
+a register), ReduceMax/ReduceSum and LocalMemBar: compiled, plain and the Memory API give the same bits lane for lane;
+masks select lanes (ZEROING or MERGING); refusals leave everything unchanged."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+R = aj.Reg
+D950 = "ascend950"
+
+
+def _vf_binary(dst, a, b, prev, n, op, merging, kind):
+    ra, rb, rd = R.RegTensor(kind), R.RegTensor(kind), R.RegTensor(kind)
+    mask, n = R.UpdateMask(kind, n)
+    R.LoadAlign(ra, a, 0)
+    R.LoadAlign(rb, b, 0)
+    R.LoadAlign(rd, prev, 0)
+    mode = R.MaskMergeMode.MERGING if merging else R.MaskMergeMode.ZEROING
+    if op == 0:
+        R.Max(rd, ra, rb, mask, mode)
+    elif op == 1:
+        R.Min(rd, ra, rb, mask, mode)
+    elif op == 2:
+        R.Div(rd, ra, rb, mask, mode)
+    else:
+        R.Exp(rd, ra, mask, mode)
+    R.StoreAlign(dst, rd, R.CreateMask(kind), 0)
+    R.LocalMemBar(R.MemType.VEC_STORE, R.MemType.VEC_LOAD)
+
+
+BINARY = R.simd_vf(_vf_binary)
+OPS = ("Max", "Min", "Div", "Exp")
+
+
+def _np(dtype):
+    return np.dtype({"half": np.float16, "float": np.float32}.get(dtype, dtype))
+
+
+def _values(dtype, rng, n):
+    if dtype in ("half", "float"):
+        v = rng.standard_normal(n) * 4
+        v[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30]
+        return v.astype(_np(dtype))
+    info = np.iinfo(np.dtype(dtype))
+    return rng.integers(info.min, info.max, n, endpoint=True).astype(dtype)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("op,dtype", [("Max", "half"), ("Max", "int16"), ("Min", "float"), ("Min", "uint32"),
+                                      ("Div", "half"), ("Div", "float"), ("Div", "int32"), ("Exp", "half"),
+                                      ("Exp", "float")])
+def test_lanes_are_the_memory_api_instruction_and_the_mask_merges(op, dtype, compiled):
+    rng = np.random.default_rng(hash((op, dtype)) % 2**32)
+    core = aj.Core(D950)
+    lanes = 256 // _np(dtype).itemsize
+    a, b, prev, dst, mem = (core.local_tensor(dtype, lanes) for _ in range(5))
+    a[:] = _values(dtype, rng, lanes)
+    b[:] = _values(dtype, rng, lanes)
+    if op == "Div" and dtype == "int32":
+        b[:] = np.where(b.numpy() == 0, 7, b.numpy())
+    prev[:] = _values(dtype, rng, lanes)
+    active = lanes - 5
+    with core:
+        if op == "Exp":
+            aj.Exp(mem, a, lanes)
+        else:
+            getattr(aj, op)(mem, a, b, lanes)
+    want_all = mem.numpy().view(np.uint8).reshape(lanes, -1)
+    for merging in (False, True):
+        with core:
+            (BINARY if compiled else BINARY.py_func)(dst, a, b, prev, active, OPS.index(op), merging, dtype)
+        got = dst.numpy().view(np.uint8).reshape(lanes, -1)
+        assert np.array_equal(got[:active], want_all[:active])
+        rest = prev.numpy().view(np.uint8).reshape(lanes, -1)[active:] if merging else 0
+        assert np.array_equal(got[active:], np.zeros_like(got[active:]) + rest)
+
+
+def test_reduce_max_and_reduce_sum_are_reduce():
+    core = aj.Core(D950)
+    t = core.local_tensor("float", 64)
+    t[:] = np.arange(64, dtype=np.float32) - 20
+    with core:
+        src, a, b = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
+        R.LoadAlign(src, t, 0)
+        for short, rtype in ((R.ReduceMax, R.ReduceType.MAX), (R.ReduceSum, R.ReduceType.SUM)):
+            short(a, src, R.CreateMask("float"))
+            R.Reduce(b, src, R.CreateMask("float"), rtype)
+            assert np.array_equal(a.numpy().view(np.uint32), b.numpy().view(np.uint32))
+    assert a.numpy()[0] == np.float32(sum(range(64)) - 20 * 64)
+
+
+def test_refusals_leave_the_registers_unchanged():
+    core = aj.Core(D950)
+    with core:
+        h, f, out = R.RegTensor("half"), R.RegTensor("float"), R.RegTensor("float")
+        R.Duplicate(out, 3.0)
+        before = out.data.copy()
+        with pytest.raises(aj.UnsupportedDTypeError, match="Exp"):
+            R.Exp(R.RegTensor("int32"), R.RegTensor("int32"), R.CreateMask("int32"))
+        with pytest.raises(aj.UnsupportedDTypeError, match="Max"):
+            R.Max(out, f, h, R.CreateMask("float"))
+        with pytest.raises(aj.ParameterError, match="mode"):
+            R.Div(out, f, f, R.CreateMask("float"), 7)
+        assert np.array_equal(out.data, before)
+    with aj.Core("atlas-a2"), pytest.raises(aj.UnsupportedDeviceError, match="LocalMemBar"):
+        R.LocalMemBar()
+
+
+def test_pack_b32_stores_a_half_register_after_a_narrowing_cast():
+    """The devkit softmax's `StoreAlign<half, DIST_PACK_B32>`: float -> half (layout ZERO) puts each result in the
+    low half of its 32-bit slot, DIST_PACK_B32 packs those halves (docs/decisions.md)."""
+    core = aj.Core(D950)
+    src, dst = core.local_tensor("float", 64), core.local_tensor("half", 128)
+    src[:] = np.arange(64, dtype=np.float32) / 8
+    trait = R.CastTrait(R.RegLayout.ZERO, R.SatMode.NO_SAT, R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_RINT)
+    with core:
+        f, h = R.RegTensor("float"), R.RegTensor("half")
+        R.LoadAlign(f, src, 0)
+        mask, _ = R.UpdateMask("float", 40)
+        R.Cast(h, f, mask, trait)
+        R.StoreAlign(dst, h, mask, 0, dist=R.StoreDist.DIST_PACK_B32)
+    assert np.array_equal(dst.numpy()[:40], (np.arange(40) / 8).astype(np.float16))
+    assert not dst.numpy()[40:].any()
