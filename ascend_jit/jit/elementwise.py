@@ -280,7 +280,9 @@ def half_binary_run(op, flags, d, a, b, scalar_bits, m):
     lane, round to half and store with one float->half conversion per element (`half_rne_bits`); b empty: the
     broadcast scalar, decoded once. The saturating mode is a second pass over the stored bits (D35: +-inf ->
     +-65504, NaN -> +0). An in-place call (dst on a source) computes chunks into a scratch first: the compiler does
-    not vectorise a loop whose store may alias its loads (65536 in-place halves: 14x slower)."""
+    not vectorise a loop whose store may alias its loads (65536 in-place halves: 14x slower). Each op (and the
+    scalar and tensor forms of Add/Mul/Max/Min) has a loop of its own, not an op switch inside one loop: a branch
+    per element keeps the compiler from vectorising the pass, which is what brings Add to ~1.35x numpy."""
     scalar = b.size == 0
     av, dv = a.view(np.uint16), d.view(np.uint16)
     bv = av if scalar else b.view(np.uint16)  # (not read in the scalar form)
