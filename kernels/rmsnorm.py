@@ -48,26 +48,34 @@ def row_factor(device, num_col):
     return max(1, (ub - num_col * 4 - 32) // per_row)
 
 
-def block_reduce_sum(dst, src, repeats):
-    """BlockReduceSum over `repeats` full repeats of floats (8 sums each, contiguous), in calls of at most 255."""
-    for first in range(0, repeats, MAX_REPEAT):
-        n = min(MAX_REPEAT, repeats - first)
-        aj.BlockReduceSum(dst[first * FLOATS_PER_BLOCK], src[first * FLOATS_PER_REPEAT], n, FLOATS_PER_REPEAT, 1, 1, 8)
+def block_reduce_sum_calls(dst, src, repeats):
+    """BlockReduceSum over `repeats` full repeats of floats (8 sums each, contiguous) as calls of at most 255 repeats:
+    (dst, src, repeats) per call."""
+    return [(dst[first * FLOATS_PER_BLOCK], src[first * FLOATS_PER_REPEAT], min(MAX_REPEAT, repeats - first))
+            for first in range(0, repeats, MAX_REPEAT)]
 
 
-def reduce_sum_multi_n(dst, src, tmp, num_row, num_col):
+class ReduceSumMultiN:
     """Row sums of a [num_row, num_col] float tile into dst[0:num_row] (num_col a multiple of 512; src and tmp
-    destroyed): BlockReduceSum twice (each row 8x shorter), then one WholeReduceSum per row (repeat = rows)."""
-    width = num_col
-    block_reduce_sum(tmp, src, num_row * width // FLOATS_PER_REPEAT)
-    width //= FLOATS_PER_BLOCK
-    aj.PipeBarrier(aj.PIPE_V)
-    while width > FLOATS_PER_REPEAT:
-        block_reduce_sum(src, tmp, num_row * width // FLOATS_PER_REPEAT)
+    destroyed): BlockReduceSum twice (each row 8x shorter), then one WholeReduceSum with repeat = rows. The operands
+    of each call are built once per tile height (every tile but the last has the same)."""
+
+    def __init__(self, src, tmp, num_row, num_col):
+        width = num_col
+        self.passes = [block_reduce_sum_calls(tmp, src, num_row * width // FLOATS_PER_REPEAT)]
         width //= FLOATS_PER_BLOCK
-        aj.PipeBarrier(aj.PIPE_V)
-        src, tmp = tmp, src
-    aj.WholeReduceSum(dst, tmp, width, num_row, 1, 1, width // FLOATS_PER_BLOCK)
+        while width > FLOATS_PER_REPEAT:
+            self.passes.append(block_reduce_sum_calls(src, tmp, num_row * width // FLOATS_PER_REPEAT))
+            width //= FLOATS_PER_BLOCK
+            src, tmp = tmp, src
+        self.last, self.width, self.num_row = tmp, width, num_row
+
+    def __call__(self, dst):
+        for calls in self.passes:
+            for call_dst, call_src, repeats in calls:
+                aj.BlockReduceSum(call_dst, call_src, repeats, FLOATS_PER_REPEAT, 1, 1, 8)
+            aj.PipeBarrier(aj.PIPE_V)
+        aj.WholeReduceSum(dst, self.last, self.width, self.num_row, 1, 1, self.width // FLOATS_PER_BLOCK)
 
 
 class KernelRmsNormMergeN:
@@ -98,6 +106,7 @@ class KernelRmsNormMergeN:
         self.x_fp32_tile = self.x_fp32.Get("float")
         self.sum_tmp_tile = self.sum_tmp.Get("float")
         self.x_fp32_rows = [self.x_fp32_tile[r * num_col] for r in range(self.row_factor)]   # `xFp32[rowOffset]`
+        self.reductions = {}   # tile height -> its ReduceSumMultiN
 
     def Process(self):
         self.CopyInGamma()
@@ -132,7 +141,10 @@ class KernelRmsNormMergeN:
         aj.Mul(x_fp32, x_fp32, x_fp32, n)
         aj.PipeBarrier(aj.PIPE_V)
         rstd = self.out_rstd.AllocTensor("float")
-        reduce_sum_multi_n(rstd, x_fp32, self.sum_tmp_tile, rows, cols)
+        reduce_sum_multi_n = self.reductions.get(rows)
+        if reduce_sum_multi_n is None:
+            reduce_sum_multi_n = self.reductions[rows] = ReduceSumMultiN(x_fp32, self.sum_tmp_tile, rows, cols)
+        reduce_sum_multi_n(rstd)
         # 2. rstd = 1 / sqrt(sum * avgFactor + eps) on the scalar unit, one row at a time
         event_vs = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_S)
         aj.SetFlag(event_vs, event=aj.HardEvent.V_S)
@@ -201,7 +213,7 @@ def run(device, inputs, blocks=BLOCKS):
 
 
 def _row_sums(device, sq):
-    """Host replay of reduce_sum_multi_n on rows of float32 squares: each BlockReduceSum and the WholeReduceSum
+    """Host replay of ReduceSumMultiN on rows of float32 squares: each BlockReduceSum and the WholeReduceSum
     through the device's summation trees from the reference model."""
     blocks = aj.explain_reduce_order(device, "BlockReduceSum", "float", mask=FLOATS_PER_REPEAT, repeat_time=1)
     rows, v = sq.shape[0], sq
