@@ -12,8 +12,9 @@ half->float (CAST_NONE), the row maximum, its broadcast, Sub, Exp, the row sum (
 reinterpreted as float), its broadcast, Div, Cast float->half with CAST_FLOOR (the original's mode). Where the
 original issues every instruction once per row, the port tiles many rows (rows per tile from the UB) and each
 instruction covers the whole tile, as the library's multi-row kernels do: the row maximum folds each row's upper half
-onto its lower half with whole-tile Max calls down to 64 floats a row, then WholeReduceMax with repeatTimes = rows;
-the row sum is BlockReduceSum twice and WholeReduceSum with repeatTimes = rows; the broadcasts of the per-row max
+onto its lower half with whole-tile Max calls down to 64 floats a row (after the first fold a UB -> UB DataCopy packs
+the rows' halves into the y tile, so later folds span half the tile and x as float is cast once), then WholeReduceMax
+with repeatTimes = rows; the row sum is BlockReduceSum twice and WholeReduceSum with repeatTimes = rows; the broadcasts of the per-row max
 and sum (the original's `Duplicate(expTensor[i * rDimAlign], expTensor[i * rDimAlign], rDim)`) are Brcb and UB -> UB
 DataCopies over all rows, as the library's BroadCast does.
 
@@ -86,14 +87,27 @@ class SoftmaxOperands:
     def __init__(self, t, a_dim, r_dim):
         self.n = a_dim * r_dim
         xf = t.sum if t.x.dtype.name == "half" else t.x
-        # ReduceMax folds: the row's upper half onto its lower half, (dst, src0, src1, count) over the whole tile
-        self.folds = []
-        level_src, level_dst, width = xf, t.exp, r_dim
-        while width > FLOATS_PER_REPEAT:
+        # ReduceMax: Max folds each row's upper half onto its lower half over the whole tile (the positions past
+        # each row's half are don't-care), the first into exp; when more follow, one DataCopy packs the rows' halves
+        # into the y tile (as float: half a tile) and the later folds alternate between it and exp over half the
+        # span, so x as float survives. The folds' (dst, src0, src1, count), the packing DataCopy's (dst, src,
+        # params) or None, and the folded rows (tensor, row stride in floats) that WholeReduceMax reads.
+        self.folds, self.pack = [], None
+        width, stride, src = r_dim, r_dim, xf
+        if width > FLOATS_PER_REPEAT:
             width //= 2
-            self.folds.append((level_dst, level_src, level_src[width], (a_dim - 1) * r_dim + width))
-            level_src, level_dst = level_dst, (t.sum if level_dst is t.exp else t.exp)
-        self.folded = level_src
+            self.folds.append((t.exp, xf, xf[width], (a_dim - 1) * r_dim + width))
+            src = t.exp
+            if width > FLOATS_PER_REPEAT:
+                self.pack = (t.y_as_float, t.exp, aj.DataCopyParams(a_dim, width // FLOATS_PER_BLOCK,
+                                                                      (r_dim - width) // FLOATS_PER_BLOCK, 0))
+                src, stride = t.y_as_float, width
+            while width > FLOATS_PER_REPEAT:
+                width //= 2
+                dst = t.exp if src is t.y_as_float else t.y_as_float
+                self.folds.append((dst, src, src[width], (a_dim - 1) * stride + width))
+                src = dst
+        self.folded, self.folded_stride = src, stride
         self.max_broadcast = _RowBroadcast(t.exp, t.row_max, t.blocks, a_dim, r_dim)
         self.sum_broadcast = _RowBroadcast(t.sum, t.row_sum, t.blocks, a_dim, r_dim)
         # ReduceSum: BlockReduceSum over the tile in calls of at most 255 repeats (repeatTimes is 8 bits)
@@ -135,23 +149,23 @@ class _RowBroadcast:
 
 
 def custom_softmax(t, a_dim, r_dim):
-    """The original's CustomSoftmax on a tile of a_dim rows (r_dim a power of two, at least 64): every instruction
-    but the broadcasts covers the whole tile."""
+    """The original's CustomSoftmax on a tile of a_dim rows (r_dim a power of two, at least 512: the row sum's
+    WholeReduceSum reads r_dim / 64 floats a row at a whole-block row stride): every instruction covers the tile."""
     ops = t.operands(a_dim)
     n = ops.n
     half = t.x.dtype.name == "half"
     xf = t.sum if half else t.x   # x as float
     if half:
         aj.Cast(t.sum, t.x, aj.RoundMode.CAST_NONE, n)
-    # ReduceMax of every row: fold the row's upper half onto its lower half (Max over the whole tile, the positions
-    # past each row's half are don't-care) down to 64 floats a row, then WholeReduceMax with repeatTimes = rows
-    for dst, src0, src1, count in ops.folds:
+    # ReduceMax of every row: the folds down to 64 floats a row (SoftmaxOperands), then WholeReduceMax with
+    # repeatTimes = rows
+    for i, (dst, src0, src1, count) in enumerate(ops.folds):
         aj.Max(dst, src0, src1, count)
-    aj.WholeReduceMax(t.row_max, ops.folded, FLOATS_PER_REPEAT, a_dim, 1, 1, r_dim // FLOATS_PER_BLOCK,
+        if i == 0 and ops.pack is not None:
+            aj.DataCopy(*ops.pack)
+    aj.WholeReduceMax(t.row_max, ops.folded, FLOATS_PER_REPEAT, a_dim, 1, 1, ops.folded_stride // FLOATS_PER_BLOCK,
                       aj.ReduceOrder.ORDER_ONLY_VALUE)
     ops.max_broadcast()
-    if half:
-        aj.Cast(t.sum, t.x, aj.RoundMode.CAST_NONE, n)   # the folds took the float copy of x
     aj.Sub(t.exp, xf, t.exp, n)
     aj.Exp(t.exp, t.exp, n)
     # ReduceSum of every row (its tmp is the y tile reinterpreted as float, as in the original): two BlockReduceSum
