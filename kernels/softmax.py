@@ -14,9 +14,10 @@ original issues every instruction once per row, the port tiles many rows (rows p
 instruction covers the whole tile, as the library's multi-row kernels do: the row maximum folds each row's upper half
 onto its lower half with whole-tile Max calls down to 64 floats a row (after the first fold a UB -> UB DataCopy packs
 the rows' halves into the y tile, so later folds span half the tile and x as float is cast once), then WholeReduceMax
-with repeatTimes = rows; the row sum is BlockReduceSum twice and WholeReduceSum with repeatTimes = rows; the broadcasts of the per-row max
-and sum (the original's `Duplicate(expTensor[i * rDimAlign], expTensor[i * rDimAlign], rDim)`) are Brcb and UB -> UB
-DataCopies over all rows, as the library's BroadCast does.
+with repeatTimes = rows; the row sum is WholeReduceSum of every 64-float repeat of the tile, then WholeReduceSum of
+each row's r_dim / 64 sums with repeatTimes = rows (the two steps of the high-dim ReduceSum, SPEC 4.2); the broadcasts
+of the per-row max and sum (the original's `Duplicate(expTensor[i * rDimAlign], expTensor[i * rDimAlign], rDim)`)
+are Brcb and UB -> UB DataCopies over all rows, as the library's BroadCast does.
 
 Devices: DataCopyPad is not offered on the 310P and the 910 (SPEC-2 1.9) and the 310B has neither the ISASI
 SetFlag/WaitFlag nor TPipe event ids, so the kernel runs on the 950, A3 and A2, with the same instructions on each.
@@ -43,9 +44,9 @@ MAX_REPEAT = 255
 
 def rows_per_tile(device, r_dim, dtype):
     """Rows per tile: x, y (dtype) and the exp and sum float tiles inside the device's UB, beside the per-row
-    partial sums and results (at most 255: WholeReduceMax/Sum take one repeat per row)."""
+    results and the broadcasts' blocks (at most 255: WholeReduceMax/Sum take one repeat per row)."""
     elem = 2 if dtype == "half" else 4
-    per_row = r_dim * (2 * elem + 8) + (r_dim // FLOATS_PER_REPEAT + 2 + FLOATS_PER_BLOCK) * 4
+    per_row = r_dim * (2 * elem + 8) + (2 + FLOATS_PER_BLOCK) * 4
     return max(1, min((aj.get_device(device).ub_bytes - 1024) // per_row, MAX_REPEAT))
 
 
@@ -65,7 +66,6 @@ class SoftmaxTiles:
         self.row_max = allocator.Alloc("float", padded_rows)
         self.row_sum = allocator.Alloc("float", padded_rows)
         self.blocks = allocator.Alloc("float", padded_rows * FLOATS_PER_BLOCK)
-        self.partial = allocator.Alloc("float", tile_rows * (r_dim // FLOATS_PER_REPEAT))
         self.y_as_float = self.y.ReinterpretCast("float")
         self._operands = {}
         # a short last tile's Brcb reads the values past its rows: defined ones
@@ -82,7 +82,7 @@ class SoftmaxTiles:
 
 
 class SoftmaxOperands:
-    """One tile height's operands: the max folds, the broadcasts' DataCopies, the BlockReduceSum calls."""
+    """One tile height's operands: the max folds, the broadcasts' DataCopies, the repeat sums' calls."""
 
     def __init__(self, t, a_dim, r_dim):
         self.n = a_dim * r_dim
@@ -110,12 +110,11 @@ class SoftmaxOperands:
         self.folded, self.folded_stride = src, stride
         self.max_broadcast = _RowBroadcast(t.exp, t.row_max, t.blocks, a_dim, r_dim)
         self.sum_broadcast = _RowBroadcast(t.sum, t.row_sum, t.blocks, a_dim, r_dim)
-        # ReduceSum: BlockReduceSum over the tile in calls of at most 255 repeats (repeatTimes is 8 bits)
+        # ReduceSum: WholeReduceSum of every repeat of the tile in calls of at most 255 repeats (8-bit repeatTimes)
         repeats = self.n // FLOATS_PER_REPEAT
-        self.block_sums = [(t.y_as_float[first * FLOATS_PER_BLOCK], t.exp[first * FLOATS_PER_REPEAT],
-                            min(MAX_REPEAT, repeats - first)) for first in range(0, repeats, MAX_REPEAT)]
-        self.partial_repeats = a_dim * (r_dim // FLOATS_PER_BLOCK) // FLOATS_PER_REPEAT
-        self.sum_width = r_dim // FLOATS_PER_BLOCK // FLOATS_PER_BLOCK
+        self.repeat_sums = [(t.y_as_float[first], t.exp[first * FLOATS_PER_REPEAT], min(MAX_REPEAT, repeats - first))
+                            for first in range(0, repeats, MAX_REPEAT)]
+        self.sum_width = r_dim // FLOATS_PER_REPEAT   # repeat sums a row
         self.copy_params = aj.DataCopyExtParams(a_dim, r_dim * t.x.dtype.size, 0, 0, 0)
 
 
@@ -168,13 +167,13 @@ def custom_softmax(t, a_dim, r_dim):
     ops.max_broadcast()
     aj.Sub(t.exp, xf, t.exp, n)
     aj.Exp(t.exp, t.exp, n)
-    # ReduceSum of every row (its tmp is the y tile reinterpreted as float, as in the original): two BlockReduceSum
-    # passes (r_dim -> r_dim / 64 floats a row), then WholeReduceSum with repeatTimes = rows
-    for dst, src, repeats in ops.block_sums:
-        aj.BlockReduceSum(dst, src, repeats, FLOATS_PER_REPEAT, 1, 1, 8)
-    aj.BlockReduceSum(t.partial, t.y_as_float, ops.partial_repeats, FLOATS_PER_REPEAT, 1, 1, 8)
+    # ReduceSum of every row (its tmp is the y tile reinterpreted as float, as in the original): WholeReduceSum of
+    # every 64-float repeat of the tile (r_dim / 64 sums a row, back to back), then WholeReduceSum of each row's sums
+    # with repeatTimes = rows: the high-dim ReduceSum's two steps (SPEC 4.2 TREE-TREE) for all rows at once
+    for dst, src, repeats in ops.repeat_sums:
+        aj.WholeReduceSum(dst, src, FLOATS_PER_REPEAT, repeats, 1, 1, 8)
     width = ops.sum_width
-    aj.WholeReduceSum(t.row_sum, t.partial, width, a_dim, 1, 1, width // FLOATS_PER_BLOCK)
+    aj.WholeReduceSum(t.row_sum, t.y_as_float, width, a_dim, 1, 1, width // FLOATS_PER_BLOCK)
     ops.sum_broadcast()
     if half:
         aj.Div(t.exp, t.exp, t.sum, n)
