@@ -96,6 +96,7 @@ class KernelRmsNormMergeN:
         self.sum_tmp_tile = self.sum_tmp.Get("float")
         self.x_fp32_rows = [self.x_fp32_tile[r * num_col] for r in range(self.row_factor)]   # `xFp32[rowOffset]`
         self.reductions = {}   # tile height -> its ReduceSumMultiN
+        self.rstd_copies = {}  # tile height -> the rstd copy-out's DataCopyExtParams
 
     def Process(self):
         self.CopyInGamma()
@@ -166,7 +167,10 @@ class KernelRmsNormMergeN:
 
     def CopyOutRstd(self, start, rows):
         rstd = self.out_rstd.DeQue("float")
-        aj.DataCopyPad(self.rstd_gm[start], rstd, aj.DataCopyExtParams(1, rows * 4, 0, 0, 0))
+        params = self.rstd_copies.get(rows)
+        if params is None:
+            params = self.rstd_copies[rows] = aj.DataCopyExtParams(1, rows * 4, 0, 0, 0)
+        aj.DataCopyPad(self.rstd_gm[start], rstd, params)
         self.out_rstd.FreeTensor(rstd)
 
     def CopyOutY(self, start, rows):
