@@ -12,11 +12,11 @@ As in the original, a tile holds `row_factor` rows (from the UB size) and the ve
 per tile DataCopy of the rows (EnQue/DeQue), Cast half->float CAST_NONE of the tile, Mul x*x of the tile, the row
 sums of squares (ReduceSumMultiN: the library's helper covers rows below 255 * 8 floats; for 4096 the port reduces
 every 64-float repeat of the tile with WholeReduceSum, 4096 -> 64 floats a row, then each row's 64 sums with
-WholeReduceSum and repeatTimes = rows), PipeBarrier<PIPE_V> between dependent vector instructions, then per row Muls by its rstd and
-Mul by the gamma row (the single-row path's form: broadcasting gamma to the tile as the merge-N kernel does would
-cost a float tile of UB), one Cast float->half CAST_NONE of the tile and the copies out of y and rstd. The float
-copy of x is cast again after the reduction, which squared it in place (one tile less of UB). Blocks take
-`block_factor` rows each, the last block the rest.
+WholeReduceSum and repeatTimes = rows), PipeBarrier<PIPE_V> between dependent vector instructions, then per row Muls
+by its rstd and Mul by the gamma row (the single-row path's form: broadcasting gamma to the tile as the merge-N
+kernel does would cost a float tile of UB), one Cast float->half CAST_NONE of the tile and the copies out of y and
+rstd. The float copy of x is cast again after the reduction, which squared it in place (one tile less of UB). Blocks
+take `block_factor` rows each, the last block the rest.
 
 Deviation (docs/decisions.md "Kernel gallery"): the merge-N kernel computes rstd with vector Muls, Adds, Sqrt and
 Div, which are MODELLED (SPEC-2 0.3); the port computes it on the scalar unit as the single-row kernel does (a V_S
