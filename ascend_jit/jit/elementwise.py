@@ -446,7 +446,7 @@ def _unary_float_chunk(op, kind, flags, x, r, m):
             r[i] = relu_lane(x[i])
     elif op == EXP:
         if kind == KIND_FLOAT:  # the same bits as the loop below, in a vectorised pass (lanes.exp_float_run)
-            exp_float_run(x, r, m, np.empty((3, m)), np.empty(m, np.bool_))
+            exp_float_run(x, r, m)
         else:
             for i in range(m):
                 r[i] = narrow(kind, exp_lane(x[i]))
@@ -660,10 +660,16 @@ def fill_kernel(ub, size, dst, bits, n, dblk, drep, repeat, mask_lo, mask_hi, la
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def brcb(ub, size, dst, src, dblk, drep, repeat):
-    """Block (i, j) at dst + (i*drep + j*dblk)*32 is filled with src[8i + j] (SPEC-2 5.2)."""
+    """Block (i, j) at dst + (i*drep + j*dblk)*32 is filled with src[8i + j] (SPEC-2 5.2). The element's bytes
+    repeated to 8 (size is a power of two) are stored as four uint64 words: dst is 32-byte aligned (the API checks
+    it), blocks never overlap src (SPEC-2 D34), so block by block is the byte walk's result."""
+    words = ub.view(np.uint64)
     for i in range(repeat):
         for j in range(8):
             s = src + (8 * i + j) * size
-            base = dst + (i * drep + j * dblk) * 32
-            for k in range(32):
-                ub[base + k] = ub[s + k % size]
+            pattern = np.uint64(0)
+            for k in range(8):  # little-endian, as the UB's multi-byte elements
+                pattern |= np.uint64(ub[s + (k & (size - 1))]) << np.uint64(8 * k)
+            w = (dst + (i * drep + j * dblk) * 32) >> 3
+            for k in range(4):
+                words[w + k] = pattern
