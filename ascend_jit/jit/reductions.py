@@ -186,6 +186,30 @@ def _find_half_run(row, flip, m):
     return j
 
 
+@njit(cache=True, inline="always")
+def _float_key32(s, flip):
+    """directed_key for a float in int32 arithmetic, branch-free (so the scans vectorise): NaN -> _FLOAT_NAN_KEY32,
+    above every float key (at most 0x7F800000, +inf for MAX and -inf for MIN); flip as _half_key32's."""
+    key = (s ^ ((s >> np.int32(31)) & np.int32(0x7FFFFFFF))) ^ flip
+    return _FLOAT_NAN_KEY32 if (s & np.int32(0x7FFFFFFF)) > np.int32(0x7F800000) else key
+
+
+_FLOAT_NAN_KEY32 = np.int32(0x7FFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _best_float_run(row, flip):
+    """_best over the directed keys of a row of floats (int32 bits), without the int64 key buffer: the largest key
+    (NAN_KEY for a NaN) and its first position (D50)."""
+    m = np.int32(-(1 << 31))
+    for k in range(row.size):
+        m = max(m, _float_key32(row[k], flip))
+    j = row.size
+    for k in range(row.size):  # the first position of m, as a min (vectorised; a search loop is not)
+        j = min(j, k if _float_key32(row[k], flip) == m else row.size)
+    return (NAN_KEY if m == _FLOAT_NAN_KEY32 else np.int64(m)), j
+
+
 # --- ReduceRepeat / ReduceDataBlock ---------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _group_active(lo, hi, n, g, group):
@@ -204,15 +228,33 @@ def group_extreme_kernel(ub, kind, sat, op, group, order, dst, dst_rep_bytes, sr
     ordinal i*L + j of the best element over every repeat (D55)."""
     size = kind_size(kind)
     lanes = 256 // size
-    keys = np.empty(nrep * lanes, np.int64)
-    v = views(ub)
-    gather_keys(v, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys)
-    best_t, best_at = LOSER, np.int64(-1)
+    # floats with every lane of contiguous blocks (WholeReduceMax/Min's common call): each group's keys scanned in
+    # int32 straight from the UB, vectorised; the same keys, ties and NaN as the int64 gather below
+    direct = kind == KIND_FLOAT and blk == 1 and last_lanes < 0
+    for j in range(lanes):
+        if not lane_active(lo, hi, j):
+            direct = False
     per_repeat = lanes // group
+    keys = np.empty(0 if direct else nrep * lanes, np.int64)
+    group_best = np.empty((2, nrep * per_repeat if direct else 0), np.int64)  # every group's key and lane
+    v = views(ub)
+    if direct:  # (every group read before any is written, as the gather)
+        flip = np.int32(-1) if op == OP_MIN else np.int32(0)
+        for i in range(nrep):
+            for g in range(per_repeat):
+                e = ((src + i * rep_bytes) >> 2) + g * group
+                group_best[0, i * per_repeat + g], group_best[1, i * per_repeat + g] = _best_float_run(
+                    v[2][e:e + group], flip)
+    else:
+        gather_keys(v, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys)
+    best_t, best_at = LOSER, np.int64(-1)
     for i in range(nrep):
         for g in range(per_repeat):
             addr = dst + i * dst_rep_bytes + g * size
-            m, j = _best(keys, i * lanes + g * group, group)
+            if direct:
+                m, j = group_best[0, i * per_repeat + g], group_best[1, i * per_repeat + g]
+            else:
+                m, j = _best(keys, i * lanes + g * group, group)
             if m == LOSER:  # every lane of the group masked (ReduceDataBlock only)
                 if fill:
                     _put(v, addr, size, raw_of_key(directed_key(fill_raw, kind, op), kind, op, sat))
@@ -261,11 +303,23 @@ def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src
         _load_run(ub, u16, f32, src, total, src_kind, witness, buf, np.int64(0))
         for k in range(total, nrep * lanes):
             buf[k] = witness
+    prefix = 0  # the active lanes are exactly the first `prefix` (a continuous mask or low mask bits), else -1
+    while prefix < lanes and lane_active(lo, hi, prefix):
+        prefix += 1
+    for j in range(prefix, lanes):
+        if lane_active(lo, hi, j):
+            prefix = -1
     for i in range(0 if contiguous else nrep):
         base = src + i * rep_bytes
         n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
         if every_lane and n == lanes and blk == 1 and same:  # a whole contiguous repeat: one vectorised decode
             _load_run(ub, u16, f32, base, lanes, src_kind, witness, buf, i * lanes)
+            continue
+        if prefix > 0 and blk == 1 and same:  # the first lanes of a contiguous repeat: one vectorised decode
+            m = min(prefix, n)
+            _load_run(ub, u16, f32, base, m, src_kind, witness, buf, i * lanes)
+            for j in range(m, lanes):
+                buf[i * lanes + j] = witness
             continue
         for j in range(lanes):
             if j < n and lane_active(lo, hi, j):
