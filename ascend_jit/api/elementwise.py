@@ -7,6 +7,7 @@ validation of the whole call (dtypes per device, ranges, mask plan, footprints i
 overlap, config) returning a small tuple, then one compiled call of the arity's lane walk (`jit/elementwise.py`).
 """
 import enum
+import inspect
 import math
 import operator
 import struct
@@ -805,15 +806,18 @@ def _remember(memo, key, plan):
 def _make(row):
     """The public entry of one instruction. Its fast path (issue 21): a call in the plain positional form on live
     LocalTensors of one core without a sanitizer, whose call shape an earlier call validated, looks its plan up
-    in one memo (keyed on exactly typed facts: each tensor's dtype, address and size, the count or the high-dim
-    form's _high_dim_key, the device) and runs it: the flags from the core, the scalar's bits, the kernel, the mask
-    register's effect. Everything else (the first call of a shape, keywords, NOPs, the sanitizer, freed tensors,
-    every refusal) takes the full path, which validates and then hands its plan to the memo."""
+    in one memo (keyed on exactly typed facts: each tensor's dtype, address and size, the count and the device, or
+    the high-dim form's _high_dim_key) and runs it: the flags from the core, the scalar's bits, the kernel, the
+    mask register's effect. Everything else (the first call of a shape, keywords, NOPs, the sanitizer, freed
+    tensors, every refusal) takes the full path (`full`, whose signature the entry shows), which validates and
+    returns the plan the memo then keeps. The entry's own signature takes the form's values as optional positionals
+    (a function with keyword-only defaults costs twice as much to call)."""
     counts, highs = {}, {}
     plain = row in _PLAIN_FLAGS
+    arity = row.arity
 
     def run(plan, core, value):
-        """A remembered plan's call (the lines of _call and Core._apply_mask_effect for a call without config)."""
+        """A remembered plan's call (_call's and Core._apply_mask_effect's lines for a call without config)."""
         flags = core.overflow_flags if plain else core.overflow_flags & plan.sat_mask | plan.fixed_flags
         plan.run(core.ub, plan.params, flags, value, *plan.classes)
         effect = plan.effect
@@ -823,39 +827,13 @@ def _make(row):
             if restores_normal and core.counter_mode:
                 core._set_bit(CTRL_COUNTER_MODE, 0)
 
-    if row.arity in ("binary", "ternary"):
-        def entry(dst, src0, src1, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
-                  is_set_mask=_UNSET, config=None):
-            key = None
-            if count is None and mask is None and is_set_mask is _UNSET and config is None and \
-                    type(dst) is LocalTensor and type(src0) is LocalTensor and type(src1) is LocalTensor:
-                core = dst._core
-                if src0._core is core and src1._core is core and core.sanitizer is None and \
-                        (dst._lease is None and src0._lease is None and src1._lease is None or
-                         _alive(dst, src0, src1)):
-                    if len(args) == 1:
-                        if type(args[0]) is int:
-                            key = (dst._dtype, dst._addr, dst._size, src0._dtype, src0._addr, src0._size,
-                                   src1._dtype, src1._addr, src1._size, args[0], core.spec)
-                            plan = counts.get(key)
-                            if plan is not None:
-                                if plain:  # the common case inline: Add, Sub, Mul, Max, Min, ...
-                                    plan.run(core.ub, plan.params, core.overflow_flags, 0, *plan.classes)
-                                    effect = plan.effect
-                                    if effect is not None:
-                                        core.mask_high, core.mask_low, restores_normal = effect
-                                        core.mask_defined = True
-                                        if restores_normal and core.counter_mode:
-                                            core._set_bit(CTRL_COUNTER_MODE, 0)
-                                    return
-                                return run(plan, core, 0)
-                    elif len(args) == 3:
-                        fields = _FIELD_VALUES.get(type(args[2]))
-                        if fields is not None:
-                            key = _high_dim_key(row, core, (dst, src0, src1), args[0], args[1], fields(args[2]), True)
-                            plan = highs.get(key)
-                            if plan is not None:
-                                return run(plan, core, 0)
+    def remember(key, a1, plan):
+        if key is not None and plan is not None:
+            _remember(counts if a1 is _UNSET else highs, key, plan)
+
+    if arity in ("binary", "ternary"):
+        def full(dst, src0, src1, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
+                 is_set_mask=_UNSET, config=None):
             core = operands(row.name, dst, src0, src1)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 3)
@@ -863,69 +841,83 @@ def _make(row):
                 if is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
                                     "(SPEC-2 D32)")
-                _remember(counts, key, _run_count(row, core, (dst, src0, src1), vals[0], None, config))
-                return
-            _remember(highs, key, _run_high_dim(row, core, (dst, src0, src1), *vals,
-                                                is_set_mask is _UNSET or is_set_mask, None, config))
-    elif row.arity in ("scalar", "axpy"):
-        def entry(dst, src, scalar, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
-                  is_set_mask=_UNSET):
+                return _run_count(row, core, (dst, src0, src1), vals[0], None, config)
+            return _run_high_dim(row, core, (dst, src0, src1), *vals, is_set_mask is _UNSET or is_set_mask, None,
+                                 config)
+
+        def entry(dst, src0, src1, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
             key = None
-            if count is None and mask is None and is_set_mask is _UNSET and \
-                    type(dst) is LocalTensor and type(src) is LocalTensor:
+            if not kw and type(dst) is LocalTensor and type(src0) is LocalTensor and type(src1) is LocalTensor:
                 core = dst._core
-                if src._core is core and core.sanitizer is None and \
-                        (dst._lease is None and src._lease is None or _alive(dst, src)):
-                    if len(args) == 1:
-                        if type(args[0]) is int:
-                            key = (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, args[0],
-                                   core.spec)
+                if src0._core is core and src1._core is core and core.sanitizer is None and \
+                        (dst._lease is None and src0._lease is None and src1._lease is None or
+                         _alive(dst, src0, src1)):
+                    if a1 is _UNSET:
+                        if type(a0) is int:
+                            key = (dst._dtype, dst._addr, dst._size, src0._dtype, src0._addr, src0._size,
+                                   src1._dtype, src1._addr, src1._size, a0, core.spec)
                             plan = counts.get(key)
-                    elif len(args) == 3:
-                        fields = _FIELD_VALUES.get(type(args[2]))
+                            if plan is not None:
+                                if not plain:
+                                    return run(plan, core, 0)
+                                # the common case (Add, Sub, Mul, Max, Min, ...): run()'s lines inline
+                                plan.run(core.ub, plan.params, core.overflow_flags, 0, *plan.classes)
+                                effect = plan.effect
+                                if effect is not None:
+                                    core.mask_high, core.mask_low, restores_normal = effect
+                                    core.mask_defined = True
+                                    if restores_normal and core.counter_mode:
+                                        core._set_bit(CTRL_COUNTER_MODE, 0)
+                                return
+                    elif a2 is not _UNSET and not rest:
+                        fields = _FIELD_VALUES.get(type(a2))
                         if fields is not None:
-                            key = _high_dim_key(row, core, (dst, src), args[0], args[1], fields(args[2]), True)
+                            key = _high_dim_key(row, core, (dst, src0, src1), a0, a1, fields(a2), True)
                             plan = highs.get(key)
-                    if key is not None and plan is not None:
-                        return run(plan, core, _scalar(row, core.spec, (src if scalar_of_src else dst)._dtype,
-                                                       scalar))
+                            if plan is not None:
+                                return run(plan, core, 0)
+            remember(key, a1, full(dst, src0, src1, *_given(a0, a1, a2), *rest, **kw))
+    elif arity in ("scalar", "axpy"):
+        scalar_of_src = arity == "axpy"
+
+        def full(dst, src, scalar, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
+                 is_set_mask=_UNSET):
             core = operands(row.name, dst, src)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 3)
             if form == "count":
-                if row.arity == "axpy" and is_set_mask is not _UNSET:
+                if arity == "axpy" and is_set_mask is not _UNSET:
                     raise TypeError("Axpy() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
                 if is_set_mask is _UNSET:
-                    _remember(counts, key, _run_count(row, core, (dst, src), vals[0], scalar, None))
-                    return
+                    return _run_count(row, core, (dst, src), vals[0], scalar, None)
                 n = _count_is_set_mask(row, core, is_set_mask, vals[0])
                 _run_count(row, core, (dst, src), n, scalar, None, not is_set_mask)
-                return
-            _remember(highs, key, _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask,
-                                                scalar, None))
-        scalar_of_src = row.arity == "axpy"
-    else:
-        def entry(dst, src, *args, count=None, mask=None, repeat_time=None, repeat_params=None, is_set_mask=_UNSET,
-                  config=None):
+                return None  # (the register-reading form is not remembered)
+            return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, scalar, None)
+
+        def entry(dst, src, scalar, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
             key = None
-            if count is None and mask is None and is_set_mask is _UNSET and config is None and \
-                    type(dst) is LocalTensor and type(src) is LocalTensor:
+            if not kw and type(dst) is LocalTensor and type(src) is LocalTensor:
                 core = dst._core
                 if src._core is core and core.sanitizer is None and \
                         (dst._lease is None and src._lease is None or _alive(dst, src)):
-                    if len(args) == 1:
-                        if type(args[0]) is int:
-                            key = (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, args[0],
+                    if a1 is _UNSET:
+                        if type(a0) is int:
+                            key = (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, a0,
                                    core.spec)
                             plan = counts.get(key)
-                    elif len(args) == 3:
-                        fields = _FIELD_VALUES.get(type(args[2]))
+                    elif a2 is not _UNSET and not rest:
+                        fields = _FIELD_VALUES.get(type(a2))
                         if fields is not None:
-                            key = _high_dim_key(row, core, (dst, src), args[0], args[1], fields(args[2]), True)
+                            key = _high_dim_key(row, core, (dst, src), a0, a1, fields(a2), True)
                             plan = highs.get(key)
                     if key is not None and plan is not None:
-                        flags = core.overflow_flags & plan.sat_mask | plan.fixed_flags
-                        return run(plan, core, _half_lookup(row, dst._dtype.kind, flags))
+                        return run(plan, core, _scalar(row, core.spec, (src if scalar_of_src else dst)._dtype,
+                                                       scalar))
+            remember(key, a1, full(dst, src, scalar, *_given(a0, a1, a2), *rest, **kw))
+    else:
+        def full(dst, src, *args, count=None, mask=None, repeat_time=None, repeat_params=None, is_set_mask=_UNSET,
+                 config=None):
             core = operands(row.name, dst, src)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 2)
@@ -933,13 +925,44 @@ def _make(row):
                 if is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
                                     "(SPEC-2 D32)")
-                _remember(counts, key, _run_count(row, core, (dst, src), vals[0], None, config))
-                return
-            _remember(highs, key, _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask,
-                                                None, config))
-    entry.__name__ = entry.__qualname__ = row.name
+                return _run_count(row, core, (dst, src), vals[0], None, config)
+            return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, None, config)
+
+        def entry(dst, src, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
+            key = None
+            if not kw and type(dst) is LocalTensor and type(src) is LocalTensor:
+                core = dst._core
+                if src._core is core and core.sanitizer is None and \
+                        (dst._lease is None and src._lease is None or _alive(dst, src)):
+                    if a1 is _UNSET:
+                        if type(a0) is int:
+                            key = (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, a0,
+                                   core.spec)
+                            plan = counts.get(key)
+                    elif a2 is not _UNSET and not rest:
+                        fields = _FIELD_VALUES.get(type(a2))
+                        if fields is not None:
+                            key = _high_dim_key(row, core, (dst, src), a0, a1, fields(a2), True)
+                            plan = highs.get(key)
+                    if key is not None and plan is not None:
+                        flags = core.overflow_flags & plan.sat_mask | plan.fixed_flags
+                        return run(plan, core, _half_lookup(row, dst._dtype.kind, flags))
+            remember(key, a1, full(dst, src, *_given(a0, a1, a2), *rest, **kw))
+    for f in (full, entry):
+        f.__name__ = f.__qualname__ = row.name
     entry.__doc__ = _doc(row)
+    entry.__signature__ = inspect.signature(full)
     return entry
+
+
+def _given(a0, a1, a2):
+    """The entries' optional positionals that were passed."""
+    if a0 is _UNSET:
+        return ()
+    return (a0,) if a1 is _UNSET else (a0, a1) if a2 is _UNSET else (a0, a1, a2)
+
+
+_DUPLICATE_COUNTS = {}  # Duplicate's count-form plans by (dst dtype, address, size, count, device)
 
 
 def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
@@ -948,6 +971,19 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
     `Duplicate(dst, scalar, mask, repeat_time, dst_block_stride, dst_repeat_stride)` (SPEC-2 5.1): bit copies, no
     arithmetic, no saturation."""
     row = DUPLICATE
+    key = None
+    if len(args) == 1 and count is None and mask is None and is_set_mask is _UNSET and type(dst) is LocalTensor \
+            and type(args[0]) is int and type(value) is not LocalTensor:  # the fast path of _make's entries
+        core = dst._core
+        if core.sanitizer is None and (dst._lease is None or dst._lease.alive):
+            key = (dst._dtype, dst._addr, dst._size, args[0], core.spec)
+            plan = _DUPLICATE_COUNTS.get(key)
+            if plan is not None:
+                plan.run(core.ub, plan.params, _scalar(row, core.spec, dst._dtype, value))
+                effect = plan.effect
+                if effect is not None:
+                    core._apply_mask_effect(effect)
+                return
     tensor_source = isinstance(value, LocalTensor)
     core = operands(row.name, dst, value) if tensor_source else operands(row.name, dst)
     if count is not None or (len(args) == 1 and mask is None):
@@ -969,6 +1005,7 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
             vector_access(core, row.name, reads=reads, writes=[(("dst", dst.addr, int(n) * dst.dtype.size), dst)])
         plan.run(core.ub, plan.params, bits)
         _apply(core, plan.effect)
+        _remember(_DUPLICATE_COUNTS, key, plan)
         return
     if tensor_source:
         raise ParameterError(row.name, "value", "a LocalTensor", legal="a scalar in the high-dim form (SPEC-2 5.1)",
