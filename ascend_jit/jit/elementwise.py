@@ -1,6 +1,7 @@
 """The element-wise engine's kernels (SPEC-2 sections 2-6): one kernel per arity for every form (count and high-dim),
-the op code and the element kind as integer arguments, so one compiled kernel serves every instruction, dtype and
-form of its arity (issue 20: four compiles for the family, plus Brcb).
+the op code, element kind, addresses, count, strides and mask in one int64 parameter array (P_*), so one compiled
+kernel per dtype class serves every instruction, dtype and form of its arity (issue 20), and a call unboxes two
+arrays and a few values (issue 21).
 
 A run function applies an op to packed runs of elements (the count form passes UB slices; the strided form passes
 the gathered lanes of one repeat, i.e. the vector register). Values are decoded in chunks into float32 or int64
