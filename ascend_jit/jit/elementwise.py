@@ -277,25 +277,26 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
 
 
 @njit(cache=True, error_model="numpy")
-def half_binary_run(op, flags, dv, av, bv, scalar_bits, m, in_place):
-    """The common case (half, no FTZ) fused into one pass over packed runs of half bits (uint16 views of the UB or of
-    the gathered lanes): decode the half operands, the op's lane, round to half and store with one float->half
-    conversion per element (`half_rne_bits`); bv empty: the broadcast scalar, decoded once. The saturating mode is
-    a second pass over the stored bits (D35: +-inf -> +-65504, NaN -> +0). An in-place call (in_place: dst shares
-    bytes with a source) computes chunks into a scratch first: the compiler does not vectorise a loop whose store
-    may alias its loads (65536 in-place halves: 14x slower). Each op (and the scalar and tensor forms of
-    Add/Mul/Max/Min) has a loop of its own, not an op switch inside one loop: a branch per element keeps the
-    compiler from vectorising the pass, which is what brings Add to ~1.35x numpy."""
-    scalar = bv.size == 0
+def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place):
+    """The common case (half, no FTZ) fused into one pass over runs of half bits in one uint16 array `hv` (the UB's
+    view, or the gathered lanes of one repeat): dst, src0, src1 start at elements d0, a0, b0 (b0 < 0: the broadcast
+    scalar, decoded once). One array rather than three slices: each array argument costs a compiled call about 30 ns
+    (issue 21). Decode the half operands, the op's lane, round to half and store with one float->half conversion
+    per element (`half_rne_bits`). The saturating mode is a second pass over the stored bits (D35: +-inf ->
+    +-65504, NaN -> +0). An in-place call (in_place: dst shares bytes with a source) computes chunks into a scratch
+    first: the compiler does not vectorise a loop whose store may alias its loads (65536 in-place halves: 14x
+    slower). Each op (and the scalar and tensor forms of Add/Mul/Max/Min) has a loop of its own, not an op switch
+    inside one loop: a branch per element keeps the compiler from vectorising the pass."""
+    scalar = b0 < 0
     s = half_bits_to_f32(np.uint16(scalar_bits))
     sat = (flags & SAT_HALF) != 0
     step = CHUNK if in_place else max(m, 1)
     tmp = np.empty(CHUNK if in_place else 0, np.uint16)
     for c0 in range(0, m, step):
         k = min(step, m - c0)
-        x = av[c0:c0 + k]
-        y = bv if scalar else bv[c0:c0 + k]
-        o = tmp[:k] if in_place else dv[c0:c0 + k]
+        x = hv[a0 + c0:a0 + c0 + k]
+        y = x if scalar else hv[b0 + c0:b0 + c0 + k]
+        o = tmp[:k] if in_place else hv[d0 + c0:d0 + c0 + k]
         if op == ADD:
             if scalar:
                 for i in range(k):
@@ -349,7 +350,7 @@ def half_binary_run(op, flags, dv, av, bv, scalar_bits, m, in_place):
                 o[i] = np.uint16(0) if h == np.uint16(0x7E00) else h
         if in_place:
             for i in range(k):  # (a loop, not a slice assignment: its shape check compiles string formatting)
-                dv[c0 + i] = o[i]
+                hv[d0 + c0 + i] = o[i]
 
 
 @njit(cache=True, error_model="numpy")
@@ -414,8 +415,7 @@ def binary_kernel(ub, p, flags, scalar_bits, half_class, float_class, int_class)
             u16 = ub.view(np.uint16)
             e0, e1, e2 = dst // 2, src0 // 2, src1 // 2
             in_place = (dst < src0 + nb and src0 < dst + nb) or (src1 >= 0 and dst < src1 + nb and src1 < dst + nb)
-            half_binary_run(op, flags, u16[e0:e0 + n], u16[e1:e1 + n], u16[e2:e2 + n] if src1 >= 0 else u16[0:0],
-                            scalar_bits, n, in_place)
+            half_binary_run(op, flags, u16, e0, e1, e2 if src1 >= 0 else -1, scalar_bits, n, in_place)
         if float_class is not None:
             binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
                        np.empty((3, CHUNK), np.float32), np.empty((3, 0), np.int64), float_class, int_class)
@@ -427,19 +427,17 @@ def binary_kernel(ub, p, flags, scalar_bits, half_class, float_class, int_class)
     ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
     repeat, last_lanes = p[P_REPEAT], p[P_LAST]
     lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // size)
-    a = np.empty(256, np.uint8)
-    b = np.empty(256 if src1 >= 0 else 0, np.uint8)
-    d = np.empty(256, np.uint8)
     gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
     scatter = not gather
-    a16, b16, d16 = a.view(np.uint16), b.view(np.uint16), d.view(np.uint16)
+    g16 = np.empty(384, np.uint16)  # the register: a, b, d lanes at halves 0, 128, 256 (one array, half_binary_run)
+    a, b, d = g16[:128].view(np.uint8), g16[128:256 if src1 >= 0 else 128].view(np.uint8), g16[256:].view(np.uint8)
     for i in range(repeat):
         m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
         copy_lanes(ub, src0 + i * p[P_S0REP] * 32, p[P_S0BLK], lanes, m, size, a, gather)
         if src1 >= 0:
             copy_lanes(ub, src1 + i * p[P_S1REP] * 32, p[P_S1BLK], lanes, m, size, b, gather)
         if half_class is not None:
-            half_binary_run(op, flags, d16, a16, b16, scalar_bits, m, gather)
+            half_binary_run(op, flags, g16, 256, 0, 128 if src1 >= 0 else -1, scalar_bits, m, gather)
         if float_class is not None:
             binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
         if int_class is not None:
