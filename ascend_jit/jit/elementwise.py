@@ -430,6 +430,8 @@ def binary_kernel(ub, p, flags, scalar_bits, half_class, float_class, int_class)
     gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
     scatter = not gather
     g16 = np.empty(384, np.uint16)  # the register: a, b, d lanes at halves 0, 128, 256 (one array, half_binary_run)
+    at_a = flags & 0  # typed int64 offsets, not literals (a literal would compile half_binary_run twice, issue 20)
+    at_b, at_d = at_a + 128 if src1 >= 0 else at_a - 1, at_a + 256
     a, b, d = g16[:128].view(np.uint8), g16[128:256 if src1 >= 0 else 128].view(np.uint8), g16[256:].view(np.uint8)
     for i in range(repeat):
         m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
@@ -437,7 +439,7 @@ def binary_kernel(ub, p, flags, scalar_bits, half_class, float_class, int_class)
         if src1 >= 0:
             copy_lanes(ub, src1 + i * p[P_S1REP] * 32, p[P_S1BLK], lanes, m, size, b, gather)
         if half_class is not None:
-            half_binary_run(op, flags, g16, 256, 0, 128 if src1 >= 0 else -1, scalar_bits, m, gather)
+            half_binary_run(op, flags, g16, at_d, at_a, at_b, scalar_bits, m, gather)
         if float_class is not None:
             binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
         if int_class is not None:
