@@ -10,8 +10,8 @@ from ..core import continuous_mask_words
 from ..dtypes import resolve
 from ..errors import OverlapError, ParameterError, StateError, UnsupportedDTypeError
 from ..jit.direct import EntryTable
-from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_TREE,
-                          KERNELS)
+from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_MERGE,
+                          ALG_VADD_TREE, KERNELS)
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align, check_dtype,
@@ -22,6 +22,12 @@ from ._plans import cached_plan
 API = "ReduceSum"
 INT32_MAX = 2**31 - 1
 _COUNT_ALGO = {TREE_SEQ: ALG_TREE_SEQ, TREE_TREE_TAIL: ALG_TREE_TREE_TAIL, VADD_TREE: ALG_VADD_TREE}
+
+
+def _vadd_algo(count, lanes):
+    """The 950's count algorithm (SPEC 4.4 table) is two kernels, one per path, so a call compiles only its own:
+    VADD merges for 2-4 repeats, trees otherwise."""
+    return ALG_VADD_MERGE if lanes < count <= 4 * lanes else ALG_VADD_TREE
 
 
 def _check_bounds(spec, bounds, op, addr, size, d):
@@ -277,7 +283,12 @@ def _validate_count(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need)
     algo = spec.reduce_sum_count_algorithm
     after = {TREE_SEQ: AFTER_COUNT_MASK, TREE_TREE_TAIL: AFTER_UNDEFINED}.get(algo, AFTER_NOTHING)
-    kernel_algo = ALG_SUM64 if d.name in ("int64", "uint64") else _COUNT_ALGO[algo]
+    if d.name in ("int64", "uint64"):
+        kernel_algo = ALG_SUM64
+    elif algo == VADD_TREE:
+        kernel_algo = _vadd_algo(count, lanes)
+    else:
+        kernel_algo = _COUNT_ALGO[algo]
     return _CountCall(d, kernel_algo, after, dst_addr, src_addr, tmp_addr, count)
 
 
@@ -304,7 +315,7 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
             _sanitize(core, spec, d, dst, src, tmp, Operand("src", src.addr, d.size, full_lo, full_hi,
                                                             -(-count // lanes), 1, rep_bytes // 32, count % lanes or lanes),
                       count=count, repeat_time=repeat_time, counter_mode=True)
-        _run(core, d, ALG_VADD_TREE, dst, src, tmp, rep_bytes, count)
+        _run(core, d, _vadd_algo(count, d.lanes_per_repeat), dst, src, tmp, rep_bytes, count)
         return
     plan = cached_plan(API, core, d, mask, True)
     call = _cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
@@ -393,6 +404,8 @@ def warmup(device):
         src, dst, tmp = core.local_tensor(dtype, 1024), core.local_tensor(dtype, 16), core.local_tensor(dtype, 64)
         lanes = src.dtype.lanes_per_repeat
         ReduceSum(dst, src, tmp, 3 * lanes + 1)
+        if spec.reduce_sum_count_algorithm == VADD_TREE:
+            ReduceSum(dst, src, tmp, 5 * lanes + 1)  # the 950's other count kernel (trees past 4 repeats)
         if dtype in spec.reduce_sum_count_only_dtypes:
             continue
         ReduceSum(dst, src, tmp, lanes, 2, 8)

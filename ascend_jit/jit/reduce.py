@@ -28,9 +28,10 @@ from .values import combine, load, store
 ALG_TREE_SEQ = 0        # A2/A3 count form (SPEC 4.2, D1)
 ALG_TREE_TREE = 1       # non-950 high-dim form, repeat >= 1 (SPEC 4.2, 4.3)
 ALG_TREE_TREE_TAIL = 2  # 910/310P/310B count form (SPEC 4.3)
-ALG_VADD_TREE = 3       # 950 count form and counter-mode high-dim form (SPEC 4.4, D23)
+ALG_VADD_TREE = 3       # 950 count form and counter-mode high-dim form, 1 or > 4 repeats (SPEC 4.4, D23)
 ALG_950_NORMAL = 4      # 950 normal-mode high-dim form (SPEC 4.4)
 ALG_SUM64 = 5           # 950 int64/uint64 count form: exact modulo 2**64 (SPEC 4.4)
+ALG_VADD_MERGE = 6      # 950 count form and counter-mode high-dim form of 2-4 repeats (SPEC 4.4 table)
 
 CHUNK_REPEATS = 64      # level-1 buffer: 64 repeats (32 KiB of float32) stays in L1
 
@@ -233,7 +234,7 @@ def _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, nrep, lo, hi, last, witn
     return res
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness):
     """SPEC 4.4: the per-repeat results go to tmp; more than L of them get a third level in place in tmp; one
     last tree gives dst[0]."""
@@ -309,35 +310,40 @@ def sum_tree_tree_tail(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask
 
 @njit(cache=True, nogil=True)
 def sum_vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
-    """950 count dispatch (SPEC 4.4 table; audit 3): VADD merges for up to 4 repeats, else 2 or 3 tree levels."""
+    """950 count form of one repeat or more than four (SPEC 4.4 table; audit 3): one tree, or 2 or 3 tree levels."""
     lanes = 256 // kind_size(kind)
     full = np.int64(-1)
-    count = n
-    nrep = (count + lanes - 1) // lanes
-    if nrep == 1 or nrep > 4:  # one tree, or per-repeat trees and the upper levels (one level1 call site)
-        vals = level1(ub, kind, sat, src, rep_bytes, nrep, full, full, count - (nrep - 1) * lanes, witness)
-        res = vals[0] if nrep == 1 else _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness)
+    nrep = (n + lanes - 1) // lanes
+    vals = level1(ub, kind, sat, src, rep_bytes, nrep, full, full, n - (nrep - 1) * lanes, witness)
+    res = vals[0] if nrep == 1 else _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness)
+    store(ub, dst, kind, res)
+    return res
+
+
+@njit(cache=True, nogil=True)
+def sum_vadd_merge(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+    """950 count form of 2 to 4 repeats (SPEC 4.4 table; audit 3): VADD merges of the repeats, then one tree. Its own
+    entry (chosen by the count when the call is validated), so a call compiles only the path it takes (issue 20)."""
+    lanes = 256 // kind_size(kind)
+    nrep = (n + lanes - 1) // lanes
+    part = n - (nrep - 1) * lanes  # lanes of the last repeat that take part (MERGING add)
+    regs = np.empty(4 * lanes, type(witness))  # only the loaded lanes are ever read
+    u16, f32 = ub_as(ub, np.uint16), ub_as(ub, np.float32)
+    for r in range(nrep):
+        # the device loads whole repeats, but only the first `part` lanes of the last one are ever used:
+        # reading no further keeps the kernel inside the footprint the API proved (count elements)
+        _load_run(ub, u16, f32, src + r * rep_bytes, lanes if r < nrep - 1 else part, kind, witness, regs, r * lanes)
+    r0, r1, r2, r3 = regs[0:lanes], regs[lanes:2 * lanes], regs[2 * lanes:3 * lanes], regs[3 * lanes:4 * lanes]
+    if nrep == 2:
+        _combine_rows(r0, r1, part, kind, sat)
+    elif nrep == 3:
+        _combine_rows(r0, r1, lanes, kind, sat)
+        _combine_rows(r0, r2, part, kind, sat)
     else:
-        part = count - (nrep - 1) * lanes  # lanes of the last repeat that take part (MERGING add)
-        regs = np.empty(4 * lanes, type(witness))  # only the loaded lanes are ever read
-        u16, f32 = ub_as(ub, np.uint16), ub_as(ub, np.float32)
-        for r in range(nrep):
-            # the device loads whole repeats, but only the first `part` lanes of the last one are ever used:
-            # reading no further keeps the kernel inside the footprint the API proved (count elements)
-            _load_run(ub, u16, f32, src + r * rep_bytes, lanes if r < nrep - 1 else part, kind, witness, regs,
-                      r * lanes)
-        r0, r1, r2, r3 = (regs[0:lanes], regs[lanes:2 * lanes], regs[2 * lanes:3 * lanes],
-                          regs[3 * lanes:4 * lanes])
-        if nrep == 2:
-            _combine_rows(r0, r1, part, kind, sat)
-        elif nrep == 3:
-            _combine_rows(r0, r1, lanes, kind, sat)
-            _combine_rows(r0, r2, part, kind, sat)
-        else:
-            _combine_rows(r2, r3, part, kind, sat)   # (r2 + r3) merging on the tail's lanes
-            _combine_rows(r0, r1, lanes, kind, sat)
-            _combine_rows(r0, r2, lanes, kind, sat)  # (r0 + r1) + (r2 + r3)
-        res = group_tree(r0, lanes, lanes, kind, sat, witness)[0]
+        _combine_rows(r2, r3, part, kind, sat)   # (r2 + r3) merging on the tail's lanes
+        _combine_rows(r0, r1, lanes, kind, sat)
+        _combine_rows(r0, r2, lanes, kind, sat)  # (r0 + r1) + (r2 + r3)
+    res = group_tree(r0, lanes, lanes, kind, sat, witness)[0]
     store(ub, dst, kind, res)
     return res
 
@@ -364,4 +370,5 @@ def sum_int64(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witn
 
 
 KERNELS = {ALG_TREE_SEQ: sum_tree_seq, ALG_TREE_TREE: sum_tree_tree, ALG_TREE_TREE_TAIL: sum_tree_tree_tail,
-           ALG_VADD_TREE: sum_vadd_tree, ALG_950_NORMAL: sum_950_normal, ALG_SUM64: sum_int64}
+           ALG_VADD_TREE: sum_vadd_tree, ALG_950_NORMAL: sum_950_normal, ALG_SUM64: sum_int64,
+           ALG_VADD_MERGE: sum_vadd_merge}
