@@ -18,6 +18,7 @@ from numba import njit
 from .addressing import lane_active
 from .numerics import KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, KIND_UINT64, kind_size
 from .reduce import _halve, _load_run, store_run
+from .ubview import ub_as
 from .values import load, store
 
 OP_SUM, OP_MAX, OP_MIN = 0, 1, 2                                # aj.ReduceType values
@@ -30,7 +31,7 @@ LOSER = np.int64(-(1 << 63))
 @njit(cache=True, inline="always")
 def views(ub):
     """Typed views of the whole UB (every UB size is a multiple of 8 bytes): element reads without slicing."""
-    return ub.view(np.int16), ub.view(np.uint16), ub.view(np.int32), ub.view(np.uint32), ub.view(np.int64)
+    return ub_as(ub, np.int16), ub_as(ub, np.uint16), ub_as(ub, np.int32), ub_as(ub, np.uint32), ub_as(ub, np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -296,7 +297,7 @@ def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src
     same = src_kind == dst_kind
     # one gather for every group size (not ReduceSum's level1 for whole repeats: compiling both cost 2 s, issue 20)
     buf = np.empty(nrep * lanes, type(witness))
-    u16, f32 = ub.view(np.uint16), ub.view(np.float32)  # the whole-UB views _load_run decodes through
+    u16, f32 = ub_as(ub, np.uint16), ub_as(ub, np.float32)  # the whole-UB views _load_run decodes through
     contiguous = every_lane and blk == 1 and same and rep_bytes == 256
     if contiguous:  # repeats back to back: one vectorised decode of every element that takes part
         total = nrep * lanes if last_lanes < 0 else (nrep - 1) * lanes + last_lanes
@@ -367,7 +368,7 @@ def max_min_levels_kernel(ub, sat, p):
     if kind == KIND_HALF and lo == -1 and hi == -1:
         # whole contiguous repeats (the count form): the per-repeat maxima in one vectorised pass, the lane of the
         # winning repeat only (the other repeats' lanes never reach dst)
-        h16 = ub.view(np.int16)
+        h16 = ub_as(ub, np.int16)
         flip = np.int32(-1) if op == OP_MIN else np.int32(0)
         best_r, best_m = 0, np.int32(0)
         for r in range(nrep):
@@ -470,7 +471,7 @@ def max_min_per_lane_kernel(ub, sat, p):
     exact = not (sat and kind == KIND_HALF)  # no saturation: SAT is the identity on keys
     is_float = kind == KIND_HALF or kind == KIND_FLOAT
     if kind == KIND_HALF and exact and count >= 0:
-        vkey, index = _per_lane_half_count(ub.view(np.int16), op, src, rep_bytes, nrep, count, seed)
+        vkey, index = _per_lane_half_count(ub_as(ub, np.int16), op, src, rep_bytes, nrep, count, seed)
         value = raw_of_key(vkey, kind, op, sat)
         _put(v, dst, size, value)
         if cal_index:
