@@ -27,6 +27,7 @@ from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16,
                        KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits,
                        float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size, round_half)
+from .ubview import ub_as
 
 # Op codes (the op table in api/elementwise.py names them).
 ADD, SUB, MUL, DIV, MAX, MIN, AND, OR, ADD_RELU, SUB_RELU, LEAKY_RELU = range(11)
@@ -683,7 +684,7 @@ def brcb(ub, size, dst, src, dblk, drep, repeat):
     """Block (i, j) at dst + (i*drep + j*dblk)*32 is filled with src[8i + j] (SPEC-2 5.2). The element's bytes
     repeated to 8 (size is a power of two) are stored as four uint64 words: dst is 32-byte aligned (the API checks
     it), blocks never overlap src (SPEC-2 D34), so block by block is the byte walk's result."""
-    words = ub.view(np.uint64)
+    words = ub_as(ub, np.uint64)
     for i in range(repeat):
         for j in range(8):
             s = src + (8 * i + j) * size
