@@ -14,7 +14,7 @@ from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
 from .jit.direct import EntryTable
 from .jit.movement import copy_runs
 from .sync import EventIdPool
-from .tensor import GlobalTensor, LocalTensor, TPosition
+from .tensor import GlobalTensor, LocalTensor, TPosition, _Unsealed
 
 _NEW = object.__new__
 
@@ -132,7 +132,15 @@ class TQue:
                     core.sanitizer.hand_off(buffer.addr, buffer.nbytes)
                     core.sanitizer.undefine(buffer.addr, buffer.nbytes)
                 # InitBuffer placed the buffer inside the UB: no placement checks on this hot path
-                return LocalTensor._proven(core, d, buffer.addr, buffer.nbytes // d.size, self.position, lease)
+                t = _NEW(_Unsealed)  # LocalTensor._proven inlined
+                t._core = core
+                t._dtype = d
+                t._addr = buffer.addr
+                t._size = buffer.nbytes // d.size
+                t._position = self.position
+                t._lease = lease
+                t.__class__ = LocalTensor
+                return t
         raise StateError("AllocTensor", "buffers", len(self._buffers), device=self._device(),
                          detail="every buffer of this queue is in use (FreeTensor one first)")
 
