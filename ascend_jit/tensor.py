@@ -77,11 +77,15 @@ class LocalTensor(_TensorFields):
                                        "T is the dtype keyword)", detail="missing")
         return (*_checked_placement(core, dtype, addr, length, position), position)
 
-    core = property(lambda self: self._core, doc="The Core whose UB holds the tensor.")
-    dtype = property(lambda self: self._dtype, doc="The element type (a DType).")
-    addr = property(lambda self: self._addr, doc="Byte address in the UB.")
-    size = property(lambda self: self._size, doc="Element count (GetSize()).")
-    position = property(lambda self: self._position, doc="The TPosition.")
+    # The public names read the slots themselves (the slot descriptors under a second name: a read costs what an
+    # attribute read does, where a property costs a Python call; every instruction reads several per call). They
+    # are read-only through __setattr__. core: the Core whose UB holds the tensor; dtype: the element type (a
+    # DType); addr: byte address in the UB; size: element count (GetSize()); position: the TPosition.
+    core = _TensorFields._core
+    dtype = _TensorFields._dtype
+    addr = _TensorFields._addr
+    size = _TensorFields._size
+    position = _TensorFields._position
 
     def __setattr__(self, name, value):
         raise ReadOnlyError("LocalTensor", name, value, device=self._core.device,
