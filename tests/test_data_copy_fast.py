@@ -199,3 +199,27 @@ def test_gm_sub_tensors_are_windows_on_their_buffer():
         aj.DataCopy(g[16], core.local_tensor("half", 16), 16)
     g.array = np.zeros(32, np.float16)             # a new buffer: every view follows it
     assert g.GetSize() == 32 and g[16].GetSize() == 16 and not g.array.any()
+
+
+def test_data_copy_pad_memo_tells_apart_equal_values_of_other_types():
+    """A proven DataCopyPad shape never lets through parameters that compare equal but validate differently: a bool
+    or float field where an int was proven (struct or tuple form), paddingValue -0.0 where 0.0 was proven (other
+    bits), an int mode where PaddingMode.Normal was proven; lists (unhashable) are validated every call."""
+    core = aj.Core("atlas-a2")
+    ub, gm = _ub_and_gm(core)
+    aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0))
+    for bad in (aj.DataCopyExtParams(True, 32, 0, 0, 0), aj.DataCopyExtParams(1, 32.0, 0, 0, 0), (True, 32, 0, 0),
+                [True, 32, 0, 0, 0]):
+        aj.DataCopyPad(ub, gm, (1, 32, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0))  # the tuple form, proven
+        with pytest.raises(aj.AscendJitError):
+            aj.DataCopyPad(ub, gm, bad, aj.DataCopyPadExtParams(True, 0, 4, 0.0))
+    with pytest.raises(aj.AscendJitError):
+        aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(1, 0, 4, 0.0))
+    with pytest.raises(aj.AscendJitError):
+        aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0), mode=0)
+    aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 24, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0))
+    aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 24, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, -0.0))
+    assert ub.numpy()[12:16].view(np.uint16).tolist() == [0x8000] * 4  # the -0.0 pads, not the proven 0.0's
+    aj.DataCopyPad(ub, gm, [1, 32, 0, 0, 0], aj.DataCopyPadExtParams(True, 0, 4, 0.0))
+    assert aj.DataCopyExtParams(1, 32) == aj.DataCopyExtParams(1, 32) != aj.DataCopyExtParams(True, 32)
+    assert hash(aj.DataCopyPadExtParams(True, 0, 4, 0.5)) == hash(aj.DataCopyPadExtParams(True, 0, 4, 0.5))
