@@ -124,19 +124,35 @@ class LocalTensor(_TensorFields):
     def _index(self, i, api):
         return _index_value(api, i, self.size, self.core.device)
 
+    def _element(self, i, api):
+        """(typed view of the UB, index of element i in it): through the core's whole-UB view of the dtype when the
+        tensor's address is a multiple of the element size (every tensor but odd reinterpretations), so a scalar
+        access makes no numpy views (kernels read and write per row)."""
+        lease = self._lease
+        if lease is not None and not lease.alive:
+            self.check_alive(api)
+        if type(i) is not int or not 0 <= i < self._size:
+            i = self._index(i, api)
+        core, d = self._core, self._dtype
+        if core.sanitizer is not None:
+            core.sanitizer.scalar_access(api, self, i, write=api == "SetValue")
+        if self._addr % d.size:
+            return self._view(), i
+        cached = core.__dict__.get("_typed_ub")  # (the UB array, {dtype: its view}), made on the first access
+        if cached is None or cached[0] is not core.ub:
+            cached = core._typed_ub = (core.ub, {})
+        view = cached[1].get(d)
+        if view is None:
+            view = cached[1][d] = core.ub.view(d.np_dtype)
+        return view, self._addr // d.size + i
+
     def GetValue(self, i):
-        self.check_alive("GetValue")
-        i = self._index(i, "GetValue")
-        if self.core.sanitizer is not None:
-            self.core.sanitizer.scalar_access("GetValue", self, i, write=False)
-        return self._view()[i]
+        view, k = self._element(i, "GetValue")
+        return view[k]
 
     def SetValue(self, i, value):
-        self.check_alive("SetValue")
-        i = self._index(i, "SetValue")
-        if self.core.sanitizer is not None:
-            self.core.sanitizer.scalar_access("SetValue", self, i, write=True)
-        self._view()[i] = value
+        view, k = self._element(i, "SetValue")
+        view[k] = value
 
     def __call__(self, i):
         """`t(i)`: Ascend C's element access `operator()`, the same as GetValue(i)."""
@@ -157,6 +173,20 @@ class LocalTensor(_TensorFields):
                                    self._position, self._lease)
 
     def __getitem__(self, key):
+        if type(key) is slice and key.step is None:  # t[a:b] with plain bounds inside the tensor, checks as in _sub
+            start, stop = key.start, key.stop
+            start = 0 if start is None else start
+            stop = self._size if stop is None else stop
+            if type(start) is int and type(stop) is int and 0 <= start <= stop <= self._size:
+                t = _NEW(_Unsealed)  # LocalTensor._proven inlined
+                t._core = self._core
+                t._dtype = d = self._dtype
+                t._addr = self._addr + start * d.size
+                t._size = stop - start
+                t._position = self._position
+                t._lease = self._lease
+                t.__class__ = LocalTensor
+                return t
         if type(key) is int and 0 <= key < self._size:  # t[i], the kernels' hot path (checks as in _offset)
             t = _NEW(_Unsealed)  # LocalTensor._proven inlined
             t._core = self._core
@@ -243,7 +273,9 @@ class LocalTensor(_TensorFields):
         return _CompareExpr(self, other, "!=")
 
     def ReinterpretCast(self, dtype):
-        d = dt.resolve(dtype, "ReinterpretCast")
+        d = _DTYPE_NAMES.get(dtype) if type(dtype) is str else None
+        if d is None:
+            d = dt.resolve(dtype, "ReinterpretCast")
         if d is self._dtype:
             return self
         return LocalTensor._proven(self._core, d, self._addr, self._size * self._dtype.size // d.size,
@@ -256,6 +288,7 @@ class _Unsealed(_TensorFields):
 
 
 _NEW = object.__new__
+_DTYPE_NAMES = {d.name: d for d in dt.ALL}  # ReinterpretCast's dtype names without resolve's aliases and lower-casing
 
 
 def _checked_placement(core, dtype, addr, size, position):

@@ -223,3 +223,30 @@ def test_data_copy_pad_memo_tells_apart_equal_values_of_other_types():
     aj.DataCopyPad(ub, gm, [1, 32, 0, 0, 0], aj.DataCopyPadExtParams(True, 0, 4, 0.0))
     assert aj.DataCopyExtParams(1, 32) == aj.DataCopyExtParams(1, 32) != aj.DataCopyExtParams(True, 32)
     assert hash(aj.DataCopyPadExtParams(True, 0, 4, 0.5)) == hash(aj.DataCopyPadExtParams(True, 0, 4, 0.5))
+
+
+@settings(max_examples=100, deadline=None)
+@given(dtype=st.sampled_from(["half", "float", "int16", "int32", "uint8", "int64"]), start=st.integers(0, 40),
+       stop=st.integers(0, 48), index=st.integers(0, 47), as_dtype=st.sampled_from(["half", "float", "uint8"]),
+       seed=st.integers(0, 2**32 - 1))
+def test_sub_tensors_and_scalar_access_match_numpy(dtype, start, stop, index, as_dtype, seed):
+    """Slices t[a:b], reinterpretations and GetValue / SetValue (the fast paths through the core's typed UB views)
+    address the same elements as numpy views of the UB bytes; out-of-range accesses are refused."""
+    core = aj.Core("atlas-a2")
+    t = core.local_tensor(dtype, 48)
+    t[:] = np.random.default_rng(seed).integers(0, 100, 48).astype(t.dtype.np_dtype)
+    view = core.ub[t.addr:t.addr + t.nbytes].view(t.dtype.np_dtype)
+    if start <= stop:
+        sub = t[start:stop]
+        assert (sub.addr, sub.size) == (t.addr + start * t.dtype.size, stop - start)
+        if index < sub.size:
+            assert sub.GetValue(index) == view[start + index]
+            sub.SetValue(index, 7)
+            assert view[start + index] == 7
+        else:
+            with pytest.raises(aj.OutOfBoundsError):
+                sub.GetValue(index)
+    r = t[1:].ReinterpretCast(as_dtype)  # an odd byte address for wider types: the sliced-view path
+    bytes_view = core.ub[r.addr:r.addr + r.nbytes].view(r.dtype.np_dtype)
+    if index < r.size:
+        assert r.GetValue(index).tobytes() == bytes_view[index].tobytes()
