@@ -148,7 +148,8 @@ def report_shares(device, n):
           f"{min(float(os.cpu_count()), 1 / (1 - f)):.2f}x (least preempted run: wall {preempted:.2f}x its CPU time)")
     for name in ("tiled_add", "tiled_reduce_sum"):
         wall, preempted, inside = kernel_shares(work[name], spent)
-        parts = ", ".join(f"{k} {t / wall:.0%} ({c} calls)" for k, (t, c) in sorted(inside.items(), key=lambda kv: -kv[1][0]))
+        ranked = sorted(inside.items(), key=lambda kv: -kv[1][0])
+        parts = ", ".join(f"{k} {t / wall:.0%} ({c} calls)" for k, (t, c) in ranked)
         rest = 1 - sum(t for t, _ in inside.values()) / wall
         print(f"{name}: {wall * 1e3:.1f} ms with timed entries (wall {preempted:.2f}x CPU); inside kernels: {parts}; "
               f"outside (the Python of the instructions, queues, sub-tensors and the kernel's loop): {rest:.0%}")
