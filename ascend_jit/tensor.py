@@ -410,7 +410,11 @@ class GlobalTensor:
 
     @array.setter
     def array(self, array):
-        self.SetGlobalBuffer(array) if array is not None else self._set_buffer(None, None)
+        """`g.array = x` is SetGlobalBuffer(x) (checked); None leaves the tensor without a buffer."""
+        if array is None:
+            self._set_buffer(None, None)
+        else:
+            self.SetGlobalBuffer(array)
 
     def SetGlobalBuffer(self, array, size=None, dtype=None):
         api = "SetGlobalBuffer"
