@@ -215,8 +215,7 @@ class TQueSync:
     Acts on the current core (`with core:`) at each call."""
 
     def __init__(self, src_pipe, dst_pipe):
-        from .core import current_core
-        spec = current_core("TQueSync").spec
+        spec = _current_core("TQueSync").spec
         self.src = _check_pipe("TQueSync", spec, "src_pipe", src_pipe, allow_all=False)
         self.dst = _check_pipe("TQueSync", spec, "dst_pipe", dst_pipe, allow_all=False)
 
