@@ -1,6 +1,7 @@
 """DataCopyPad GM <-> UB with DataCopyExtParams / DataCopyPadExtParams, the 950's PaddingMode and SetPadValue
 (SPEC-2 9.1, D56). Validation proves every GM and UB byte before anything moves; the copy is byte runs."""
 import enum
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,10 +27,16 @@ class PaddingMode(enum.IntEnum):
     Compact = 1
 
 
+def _float_bits(v):
+    """The bytes of a float or numpy float: what tells -0.0 from 0.0 and one NaN from another (sign, payload)."""
+    return struct.pack("<d", v) if type(v) is float else v.tobytes()
+
+
 def _typed(values):
     """A memo key of parameter values that tells apart what compares equal but validates differently: 1, True and
-    1.0; 0.0 and -0.0 (paddingValue bits). Raises TypeError for an unhashable value."""
-    key = tuple((type(v), v, repr(v) if isinstance(v, (float, np.floating)) else None) for v in values)
+    1.0; 0.0 and -0.0, NaNs of other signs or payloads (paddingValue bits: floats key by type and bytes). Raises
+    TypeError for an unhashable value."""
+    key = tuple((type(v), _float_bits(v)) if isinstance(v, (float, np.floating)) else (type(v), v) for v in values)
     hash(key)
     return key
 
@@ -48,8 +55,8 @@ def _struct_key(values):
 class _ParamStruct:
     """A frozen parameter struct that keys DataCopyPad's validation memo on every call. Kernels build one per call
     (`DataCopyExtParams{...}` in the C++), so construction only stores the fields and their memo key `_key`: the
-    plain values when they are unambiguous (exact ints; a bool isPad; a float paddingValue with its repr, which
-    tells -0.0 from 0.0), else their typed form (_typed). Two structs are equal when their keys are:
+    plain values when they are unambiguous (exact ints; a bool isPad; a float paddingValue by its bytes, which tell
+    -0.0 from 0.0 and NaNs apart), else their typed form (_typed). Two structs are equal when their keys are:
     `blockCount=True` is not a proven `blockCount=1`."""
 
     def __hash__(self):
@@ -99,7 +106,7 @@ class DataCopyPadExtParams(_ParamStruct):
                 fields["_key"] = (isPad, leftPadding, rightPadding, paddingValue)
                 return
             if type(paddingValue) is float:
-                fields["_key"] = (isPad, leftPadding, rightPadding, float, repr(paddingValue))
+                fields["_key"] = (isPad, leftPadding, rightPadding, float, _float_bits(paddingValue))
                 return
         fields["_key"] = _struct_key((isPad, leftPadding, rightPadding, paddingValue))
 
