@@ -747,7 +747,7 @@ def _ol_vf_kind(dtype):
     compile time: no string compare per call) or by a string variable."""
     if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
         kind = _KIND_NAMES[dtype.literal_value]
-        return lambda dtype: kind
+        return lambda dtype: np.int64(kind)  # np.int64: a literal would compile the kernels once per dtype
     if isinstance(dtype, types.Integer):
         return lambda dtype: dtype
     return lambda dtype: _kind_of_name(dtype)
@@ -831,7 +831,7 @@ def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=No
     if _absent(dist):  # DIST_NORM, the hot case: its own small function
         def norm(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
                  repeat_stride=0, post_mode=0):
-            return mv.load_norm(dst, src, offset, _or_default(post_update_stride, 0))
+            return mv.load_norm(impl.borrow(dst), impl.borrow(src), offset, _or_default(post_update_stride, 0))
         return norm
 
     def single(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
@@ -877,7 +877,8 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
     if _absent(dist):  # DIST_NORM, the hot case: its own small function
         def norm(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                  data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_norm(tensor, src, _either(second, mask), offset, _or_default(post_update_stride, 0))
+            return mv.store_norm(impl.borrow(tensor), impl.borrow(src), impl.borrow(_either(second, mask)), offset,
+                                 _or_default(post_update_stride, 0))
         return norm
 
     def single(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
@@ -893,18 +894,19 @@ def _ol_binary(op):
     def typer(dst, src0, src1, mask, mode=0):
         if _is_mask_type(dst):
             def carry(dst, src0, src1, mask, mode=0):
-                ops.binary_carry(dst, src0, src1, mask, mode, op)
+                ops.binary_carry(dst, src0, src1, mask, mode, np.int64(op))
             return carry
 
         def plain(dst, src0, src1, mask, mode=0):
             # the hot case (three half registers, every lane active) decided on header bytes read into scalars,
             # then the op's own loop; anything else goes to the general engine (ops.binary)
+            d, a, b, words = impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask)
             merging = _or_default(mode, 0) == impl.MERGING
-            modes = ops.merged_modes(src0[impl.H_CTRL], src1[impl.H_CTRL])
-            if ops.half_full_case(dst[impl.H_KIND], src0[impl.H_KIND], src1[impl.H_KIND], mask, merging):
-                full(dst, src0, src1, modes)
+            modes = ops.merged_modes(a[impl.H_CTRL], b[impl.H_CTRL])
+            if ops.half_full_case(d[impl.H_KIND], a[impl.H_KIND], b[impl.H_KIND], words, merging):
+                full(d, a, b, modes)
             else:
-                ops.binary(dst, src0, src1, mask, op, merging)
+                ops.binary(d, a, b, words, np.int64(op), merging)  # one engine for the three ops
         return plain
     return typer
 
@@ -915,15 +917,18 @@ overload(Mul, inline="always")(_ol_binary(ops.MUL))
 
 
 def _ol_engine(name):
+    # the op code and dtype set as int64 values, not literals: one compiled engine for Max, Min, Div and Exp
     code, allowed = ENGINE_OPS[name], _ENGINE_KINDS[name]
     if name == "Exp":
         def typer(dst, src, mask, mode=0):
-            return lambda dst, src, mask, mode=0: ops.engine_unary(dst, src, mask, code, allowed,
-                                                                   _or_default(mode, 0) == impl.MERGING)
+            return lambda dst, src, mask, mode=0: ops.engine_unary(
+                impl.borrow(dst), impl.borrow(src), impl.borrow(mask), np.int64(code), np.int64(allowed),
+                _or_default(mode, 0) == impl.MERGING)
     else:
         def typer(dst, src0, src1, mask, mode=0):
-            return lambda dst, src0, src1, mask, mode=0: ops.engine_binary(dst, src0, src1, mask, code, allowed,
-                                                                           _or_default(mode, 0) == impl.MERGING)
+            return lambda dst, src0, src1, mask, mode=0: ops.engine_binary(
+                impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), np.int64(code),
+                np.int64(allowed), _or_default(mode, 0) == impl.MERGING)
     return typer
 
 
@@ -1067,7 +1072,8 @@ def _ol_reduce(dst, src, mask, reduce_type=0, mode=0):
 @overload(ReduceDataBlock)
 def _ol_reduce_data_block(dst_reg, src_reg, mask, reduce_type=0, mode=0):
     def reduce(dst_reg, src_reg, mask, reduce_type=0, mode=0):
-        impl.reduce_data_block(dst_reg, src_reg, mask, _or_default(reduce_type, 0), _or_default(mode, 0))
+        impl.reduce_data_block(impl.borrow(dst_reg), impl.borrow(src_reg), impl.borrow(mask),
+                               _or_default(reduce_type, 0), _or_default(mode, 0))
     return reduce
 
 
