@@ -273,20 +273,6 @@ def _int_lane(reg, j, kind):
     return v - 4294967296 if kind == KIND_INT32 and v >= 2147483648 else v
 
 
-@njit(cache=True)
-def _float_lanes(reg, kind):
-    """The lanes of a half or float register as a new float32 array."""
-    if kind == KIND_HALF:
-        out = np.empty(VL // 2, np.float32)
-        for j in range(VL // 2):
-            out[j] = half_bits_to_f32(u16_at(reg, j))
-        return out
-    out = np.empty(VL // 4, np.float32)
-    for j in range(VL // 4):
-        out[j] = f32_from_bits(u32_at(reg, j))
-    return out
-
-
 # float32 lane k of a register's scratch bytes (VL + 4k): the hot SUM tree runs there, without allocation or views
 @njit(cache=True, inline="always")
 def _scratch(reg, k):
@@ -296,20 +282,6 @@ def _scratch(reg, k):
 @njit(cache=True, inline="always")
 def _set_scratch(reg, k, v):
     set_u32(reg, VL // 4 + k, f32_bits(v))
-
-
-@njit(cache=True, inline="always")
-def _sum_level(a, b, half, is_half, sat):
-    """b[k] = a[2k] + a[2k+1], rounded to half (with the overflow mode) for half registers; b may be a."""
-    if is_half and sat:
-        for k in range(half):
-            b[k] = round_half(a[2 * k] + a[2 * k + 1], True)
-    elif is_half:
-        for k in range(half):
-            b[k] = round_half(a[2 * k] + a[2 * k + 1], False)
-    else:
-        for k in range(half):
-            b[k] = a[2 * k] + a[2 * k + 1]
 
 
 @njit(cache=True, inline="always")
@@ -326,6 +298,28 @@ def _extreme(a, b, op):
     if a == b:  # equal values; only the zeros' signs can differ
         return (b if _negative(a) else a) if op == MAX else (a if _negative(a) else b)
     return (a if a > b else b) if op == MAX else (a if a < b else b)
+
+
+@njit(cache=True, inline="always")
+def _float_lane(reg, j, is_half):
+    return half_bits_to_f32(u16_at(reg, j)) if is_half else f32_from_bits(u32_at(reg, j))
+
+
+@njit(cache=True, inline="always")
+def _combine(x, y, op, is_half, sat):
+    """One node of a block tree: SUM rounds to half (with the overflow mode) for half registers; MAX / MIN of
+    halves are halves already."""
+    if op != SUM:
+        return _extreme(x, y, op)
+    return round_half(x + y, sat) if is_half else x + y
+
+
+@njit(cache=True, inline="always")
+def _int_combine(acc, v, op):
+    """SUM is exact (wrapped to the dst width when stored, SPEC 7.5, D25); MAX / MIN."""
+    if op == SUM:
+        return acc + v
+    return max(acc, v) if op == MAX else min(acc, v)
 
 
 @njit(cache=True)
@@ -360,63 +354,35 @@ def reduce_data_block(dst, src, words, op, mode):
     sat = (src[H_CTRL] & M_HALF_SAT) != 0
     ssize = kind_size(sk)
     if sk == KIND_HALF or sk == KIND_FLOAT:
-        full = words[0] == words[1] == words[2] == words[3] == np.uint64(0xFFFFFFFFFFFFFFFF)
-        if full and op == SUM:  # the common case: the tree in place in dst's scratch bytes, no allocation
-            if sk == KIND_HALF:
-                for k in range(64):
-                    _set_scratch(dst, k, round_half(half_bits_to_f32(u16_at(src, 2 * k)) +
-                                                    half_bits_to_f32(u16_at(src, 2 * k + 1)), sat))
-                width = 64
-            else:
-                for k in range(32):
-                    _set_scratch(dst, k, f32_from_bits(u32_at(src, 2 * k)) + f32_from_bits(u32_at(src, 2 * k + 1)))
-                width = 32
-            while width > 8:  # in place: lane k reads 2k, 2k+1 >= k, so a forward pass is safe
-                width //= 2
-                if sk == KIND_HALF:
-                    for k in range(width):
-                        _set_scratch(dst, k, round_half(_scratch(dst, 2 * k) + _scratch(dst, 2 * k + 1), sat))
-                else:
-                    for k in range(width):
-                        _set_scratch(dst, k, _scratch(dst, 2 * k) + _scratch(dst, 2 * k + 1))
+        # the tree in place in dst's scratch bytes (no allocation): level 1 reads src's lanes (masked ones are 0 for
+        # SUM, the identity for MAX / MIN, SPEC 7.5), each later level lane k reads lanes 2k, 2k+1 >= k
+        is_half = sk == KIND_HALF
+        fill = np.float32(0.0) if op == SUM else (np.float32(-np.inf) if op == MAX else np.float32(np.inf))
+        width = VL // ssize // 2
+        if words[0] == words[1] == words[2] == words[3] == np.uint64(0xFFFFFFFFFFFFFFFF):
+            for k in range(width):
+                _set_scratch(dst, k, _combine(_float_lane(src, 2 * k, is_half), _float_lane(src, 2 * k + 1, is_half),
+                                              op, is_half, sat))
         else:
-            a = _float_lanes(src, sk)
-            if not full:
-                fill = np.float32(0.0) if op == SUM else (np.float32(-np.inf) if op == MAX else np.float32(np.inf))
-                for j in range(a.size):
-                    if not lane_on(words, j * ssize):
-                        a[j] = fill  # masked lanes: 0 for SUM, the identity for MAX / MIN (SPEC 7.5)
-            b = np.empty(a.size // 2, np.float32)
-            width = a.size
-            while width > 8:
-                half = width // 2
-                if op == SUM:
-                    _sum_level(a, b, half, sk == KIND_HALF, sat)
-                else:
-                    for k in range(half):
-                        b[k] = _extreme(a[2 * k], a[2 * k + 1], op)
-                a, b = b, a
-                width = half
-            for k in range(8):
-                _set_scratch(dst, k, a[k])
+            for k in range(width):
+                x = _float_lane(src, 2 * k, is_half) if lane_on(words, 2 * k * ssize) else fill
+                y = _float_lane(src, 2 * k + 1, is_half) if lane_on(words, (2 * k + 1) * ssize) else fill
+                _set_scratch(dst, k, _combine(x, y, op, is_half, sat))
+        while width > 8:
+            width //= 2
+            for k in range(width):
+                _set_scratch(dst, k, _combine(_scratch(dst, 2 * k), _scratch(dst, 2 * k + 1), op, is_half, sat))
         _write_results(dst, dk, sk, sat)
     else:
         lo, hi = int_range(sk)
-        epb = 32 // ssize
-        results = np.zeros(8, np.int64)
+        init = np.int64(0) if op == SUM else (np.int64(lo) if op == MAX else np.int64(hi))
+        results = np.empty(8, np.int64)
         for blk in range(8):
-            acc = np.int64(0) if op == SUM else (np.int64(lo) if op == MAX else np.int64(hi))
-            for k in range(epb):
-                j = blk * epb + k
-                if lane_on(words, j * ssize):
-                    v = _int_lane(src, j, sk)
-                    if op == SUM:
-                        acc += v  # exact; wrapped to the dst width when stored (SPEC 7.5, D25)
-                    elif op == MAX:
-                        acc = max(acc, v)
-                    else:
-                        acc = min(acc, v)
-            results[blk] = acc
+            results[blk] = init
+        shift = 4 if ssize == 2 else 3  # lane j lies in block j // (32 / size)
+        for j in range(VL // ssize):
+            if lane_on(words, j * ssize):
+                results[j >> shift] = _int_combine(results[j >> shift], _int_lane(src, j, sk), op)
         for i in range(VL):
             dst[i] = 0
         for blk in range(8):

@@ -15,7 +15,8 @@ from . import elementwise as ew
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
-from .reg import H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, int_range, lane_on, set_u16, u16_at
+from .reg import (H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, int_range, lane_on, set_u16, set_u32, u16_at,
+                  u32_at)
 from .reg_move import copy_bytes
 
 ADD, SUB, MUL = 0, 1, 2
@@ -51,23 +52,44 @@ def _arith_lane(x, y, op):
     return x * y
 
 
-@njit(cache=True)
-def _int_binary(d, a, b, words, size, op, lo, hi, clamp, merging):
-    for j in range(d.size):
-        if lane_on(words, j * size):
-            d[j] = wrap_or_clamp(_arith_lane(np.int64(a[j]), np.int64(b[j]), op), lo, hi, clamp)
-        elif not merging:
-            d[j] = 0
+@njit(cache=True, inline="always")
+def int_lane(reg, j, size, signed):
+    """Lane j of a 1-, 2- or 4-byte integer register as an int64 (sign-extended when signed), read through its
+    bytes: a typed view per integer type would be a compiled specialisation each (compile time, issue 20)."""
+    if size == 1:
+        v = np.int64(reg[j])
+        bits = 8
+    elif size == 2:
+        v = np.int64(u16_at(reg, j))
+        bits = 16
+    else:
+        v = np.int64(u32_at(reg, j))
+        bits = 32
+    if signed and v >= (1 << (bits - 1)):
+        v -= 1 << bits
+    return v
 
 
-@njit(cache=True)
-def _wide_binary(d, a, b, words, op, merging):
-    """64-bit lanes as uint64 patterns: add, subtract and multiply modulo 2**64 are the same for both signs."""
-    for j in range(d.size):
-        if lane_on(words, j * 8):
-            d[j] = _arith_lane(a[j], b[j], op)
-        elif not merging:
-            d[j] = np.uint64(0)
+@njit(cache=True, inline="always")
+def set_int_lane(reg, j, size, v):
+    """Lane j of a 1-, 2- or 4-byte integer register = the low bytes of v (two's complement)."""
+    if size == 1:
+        reg[j] = np.uint8(v & 0xFF)
+    elif size == 2:
+        set_u16(reg, j, np.uint16(v & 0xFFFF))
+    else:
+        set_u32(reg, j, np.uint32(v & 0xFFFFFFFF))
+
+
+@njit(cache=True, inline="always")
+def u64_at(reg, j):
+    return np.uint64(u32_at(reg, 2 * j)) | (np.uint64(u32_at(reg, 2 * j + 1)) << np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def set_u64(reg, j, v):
+    set_u32(reg, 2 * j, np.uint32(v & np.uint64(0xFFFFFFFF)))
+    set_u32(reg, 2 * j + 1, np.uint32(v >> np.uint64(32)))
 
 
 @njit(cache=True, inline="always")
@@ -78,7 +100,8 @@ def all_active(words):
 
 # The all-lanes half loops: each loop body is straight code (typed lane loads and stores around one call of a
 # small lane function), so numba leaves no reference counting inside it and LLVM inlines the lane function and
-# vectorises the loop; the lane functions hold the branches (selects), as their own numba functions.
+# vectorises the loop; the lane functions hold the branches (selects), as their own numba functions. One function
+# for the three ops (the op chosen outside the loops): one compile serves Add, Sub and Mul.
 @njit(cache=True)
 def _half_add_bits(x, y):
     return half_store_bits(round_half(half_bits_to_f32(x) + half_bits_to_f32(y), False))
@@ -103,39 +126,24 @@ def _saturated_bits(h):
     return np.uint16(0) if h == np.uint16(0x7E00) else h
 
 
-@njit(cache=True, inline="always")
-def _commit_half(reg, sat):
-    """Scratch -> data, saturating first when the mode says so. Results go through the scratch bytes (lanes
-    128..255) so that dst may be a source (Add(r, r, s)) and LLVM still proves the loops free of overlap."""
-    if sat:
+@njit(cache=True)
+def half_full(dst, a, b, modes, op):
+    """The common case, every lane of three half registers active; `modes` is the result's H_CTRL byte
+    (merged_modes). Results go through the scratch bytes (lanes 128..255) so that dst may be a source
+    (Add(r, r, s)) and LLVM still proves the loops free of overlap."""
+    if op == ADD:
+        for j in range(128):
+            set_u16(dst, 128 + j, _half_add_bits(u16_at(a, j), u16_at(b, j)))
+    elif op == SUB:
+        for j in range(128):
+            set_u16(dst, 128 + j, _half_sub_bits(u16_at(a, j), u16_at(b, j)))
+    else:
+        for j in range(128):
+            set_u16(dst, 128 + j, _half_mul_bits(u16_at(a, j), u16_at(b, j)))
+    if (modes & M_HALF_SAT) != 0:
         for j in range(128, 256):
-            set_u16(reg, j, _saturated_bits(u16_at(reg, j)))
-    copy_bytes(reg, 0, reg, VL, VL)
-
-
-@njit(cache=True)
-def half_add_full(dst, a, b, modes):
-    """The common case, every lane of three half registers active: one straight loop per op; `modes` is the
-    result's H_CTRL byte (merged_modes)."""
-    for j in range(128):
-        set_u16(dst, 128 + j, _half_add_bits(u16_at(a, j), u16_at(b, j)))
-    _commit_half(dst, (modes & M_HALF_SAT) != 0)
-    dst[H_CTRL] = modes
-
-
-@njit(cache=True)
-def half_sub_full(dst, a, b, modes):
-    for j in range(128):
-        set_u16(dst, 128 + j, _half_sub_bits(u16_at(a, j), u16_at(b, j)))
-    _commit_half(dst, (modes & M_HALF_SAT) != 0)
-    dst[H_CTRL] = modes
-
-
-@njit(cache=True)
-def half_mul_full(dst, a, b, modes):
-    for j in range(128):
-        set_u16(dst, 128 + j, _half_mul_bits(u16_at(a, j), u16_at(b, j)))
-    _commit_half(dst, (modes & M_HALF_SAT) != 0)
+            set_u16(dst, j, _saturated_bits(u16_at(dst, j)))
+    copy_bytes(dst, 0, dst, VL, VL)
     dst[H_CTRL] = modes
 
 
@@ -161,64 +169,51 @@ def _check_binary(dk, k0, k1, op, merging):
 @njit(cache=True)
 def binary(dst, src0, src1, words, op, merging):
     """Reg Add/Sub/Mul (SPEC-2 11.2): active lanes get src0 op src1; inactive lanes 0 (ZEROING) or kept (MERGING,
-    Add only)."""
+    Add only). Lanes are read and written through the register's bytes (no typed views: one compiled function for
+    every type). A lane is read before it is written, so dst may be a source."""
     kind = np.int64(src0[H_KIND])
     _check_binary(np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), op, merging)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
     if kind == KIND_HALF and all_active(words):
-        if op == ADD:
-            half_add_full(dst, src0, src1, modes)
-        elif op == SUB:
-            half_sub_full(dst, src0, src1, modes)
-        else:
-            half_mul_full(dst, src0, src1, modes)
+        half_full(dst, src0, src1, modes, op)
     elif kind == KIND_HALF:
-        d, a, b = dst[:VL].view(np.uint16), src0[:VL].view(np.uint16), src1[:VL].view(np.uint16)
         sat = (modes & M_HALF_SAT) != 0
         for j in range(128):
             if lane_on(words, 2 * j):
-                r = _arith_lane(half_bits_to_f32(a[j]), half_bits_to_f32(b[j]), op)
-                d[j] = half_store_bits(round_half(r, sat))
+                r = _arith_lane(half_bits_to_f32(u16_at(src0, j)), half_bits_to_f32(u16_at(src1, j)), op)
+                set_u16(dst, j, half_store_bits(round_half(r, sat)))
             elif not merging:
-                d[j] = 0
+                set_u16(dst, j, np.uint16(0))
     elif kind == KIND_FLOAT:
-        d, fa, fb = dst[:VL].view(np.uint32), src0[:VL].view(np.float32), src1[:VL].view(np.float32)
         for j in range(64):
             if lane_on(words, 4 * j):
-                d[j] = float_store_bits(_arith_lane(fa[j], fb[j], op))
+                r = _arith_lane(f32_from_bits(u32_at(src0, j)), f32_from_bits(u32_at(src1, j)), op)
+                set_u32(dst, j, float_store_bits(r))
             elif not merging:
-                d[j] = 0
+                set_u32(dst, j, np.uint32(0))
     elif kind == KIND_BF16:
-        d, a, b = dst[:VL].view(np.uint16), src0[:VL].view(np.uint16), src1[:VL].view(np.uint16)
         for j in range(128):
             if lane_on(words, 2 * j):
-                d[j] = f32_to_bf16_bits(_arith_lane(bf16_bits_to_f32(a[j]), bf16_bits_to_f32(b[j]), op))
+                r = _arith_lane(bf16_bits_to_f32(u16_at(src0, j)), bf16_bits_to_f32(u16_at(src1, j)), op)
+                set_u16(dst, j, f32_to_bf16_bits(r))
             elif not merging:
-                d[j] = 0
-    elif kind == KIND_INT64 or kind == KIND_UINT64:
-        _wide_binary(dst[:VL].view(np.uint64), src0[:VL].view(np.uint64), src1[:VL].view(np.uint64), words, op,
-                     merging)
+                set_u16(dst, j, np.uint16(0))
+    elif kind == KIND_INT64 or kind == KIND_UINT64:  # uint64 patterns: +, -, * modulo 2**64 are sign-blind
+        for j in range(32):
+            if lane_on(words, 8 * j):
+                set_u64(dst, j, _arith_lane(u64_at(src0, j), u64_at(src1, j), op))
+            elif not merging:
+                set_u64(dst, j, np.uint64(0))
     else:
         lo, hi = int_range(kind)
         clamp = (modes & M_INT_SAT) != 0 and (kind == KIND_INT16 or kind == KIND_INT32)
         size = kind_size(kind)
-        if kind == KIND_INT8:
-            _int_binary(dst[:VL].view(np.int8), src0[:VL].view(np.int8), src1[:VL].view(np.int8), words, size, op,
-                        lo, hi, clamp, merging)
-        elif kind == KIND_UINT8:
-            _int_binary(dst[:VL], src0[:VL], src1[:VL], words, size, op, lo, hi, clamp, merging)
-        elif kind == KIND_INT16:
-            _int_binary(dst[:VL].view(np.int16), src0[:VL].view(np.int16), src1[:VL].view(np.int16), words, size, op,
-                        lo, hi, clamp, merging)
-        elif kind == KIND_UINT16:
-            _int_binary(dst[:VL].view(np.uint16), src0[:VL].view(np.uint16), src1[:VL].view(np.uint16), words, size,
-                        op, lo, hi, clamp, merging)
-        elif kind == KIND_INT32:
-            _int_binary(dst[:VL].view(np.int32), src0[:VL].view(np.int32), src1[:VL].view(np.int32), words, size, op,
-                        lo, hi, clamp, merging)
-        else:
-            _int_binary(dst[:VL].view(np.uint32), src0[:VL].view(np.uint32), src1[:VL].view(np.uint32), words, size,
-                        op, lo, hi, clamp, merging)
+        for j in range(VL // size):
+            if lane_on(words, j * size):
+                x, y = int_lane(src0, j, size, lo < 0), int_lane(src1, j, size, lo < 0)
+                set_int_lane(dst, j, size, wrap_or_clamp(_arith_lane(x, y, op), lo, hi, clamp))
+            elif not merging:
+                set_int_lane(dst, j, size, 0)
     dst[H_CTRL] = modes
 
 
