@@ -2,12 +2,16 @@
 with `@aj.Reg.simd_vf`.
 
 A register is a uint8 array: 256 data bytes (VL), 256 bytes of scratch and a small header (element kind, overflow
-modes). A MaskReg is four uint64 words: bit i predicates register byte i, so lane j of a T-sized type is bit j*sizeof(T) (SPEC 7.1:
-1, 2 or 4 bits per b8/b16/b32 lane, the lowest significant).
+modes). A MaskReg is four uint64 words: bit i predicates register byte i, so lane j of a T-sized type is bit
+j*sizeof(T) (SPEC 7.1: 1, 2 or 4 bits per b8/b16/b32 lane, the lowest significant). Inside a VF the Reg calls hand
+the kernels borrowed registers (`borrow`: no reference counting per call); lanes are read and written through the
+register's bytes (u16_at, set_u32, ...), not typed views.
 
 Unlike the Memory-API kernels, these functions check their own arguments: a user's VF computes addresses at run
 time, so no Python layer can prove them in advance. Every check runs before anything is written.
 """
+import functools
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -17,6 +21,11 @@ from ..errors import AlignmentError, OutOfBoundsError, ParameterError, Unsupport
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
                        KIND_UINT32, f32_bits, f32_from_bits, float_store_bits, half_bits_to_f32, half_store_bits,
                        kind_size, round_half)
+
+# Kernels only compiled code calls (the helpers of the kernels the Reg API's Python functions call): numba builds a
+# CPython wrapper and a C-callable wrapper for every compiled function and optimises them with it, about a tenth of
+# the compile of a first VF on an empty cache (issue 20); these need neither.
+internal = functools.partial(njit, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 VL = 256
 SCRATCH = 2 * VL     # bytes VL..2*VL: float32 scratch of the reductions (no allocation per call)
@@ -142,7 +151,7 @@ def new_register(kind):
     return reg
 
 
-@njit(cache=True)
+@internal
 def _low_bits(nbits):
     """The lowest nbits (0..64) of a uint64 word."""
     if nbits >= 64:
@@ -150,7 +159,7 @@ def _low_bits(nbits):
     return (np.uint64(1) << np.uint64(nbits)) - np.uint64(1)
 
 
-@njit(cache=True)
+@internal
 def lanes_mask(kind, active):
     """Words of a MaskReg whose lowest `active` lanes of a `kind` element are set (all bits of each lane)."""
     nbytes = min(active, VL // kind_size(kind)) * kind_size(kind)
@@ -245,7 +254,7 @@ def store_align(ub, addr, reg, words):
                         out[i + b] = part[i + b]
 
 
-@njit(cache=True)
+@internal
 def _check_pair(op, dst_kind, src_kind):
     if op == SUM:
         ok = ((dst_kind == src_kind and (src_kind == KIND_HALF or src_kind == KIND_FLOAT or src_kind == KIND_INT32 or
@@ -262,7 +271,7 @@ def _check_pair(op, dst_kind, src_kind):
                                     "half, float, int16, uint16, int32, uint32", "ascend950")
 
 
-@njit(cache=True)
+@internal
 def _int_lane(reg, j, kind):
     """Lane j of an int16/uint16/int32/uint32 register as an int64 (sign- or zero-extended: the widening SUM, SPEC
     7.5), read through its bytes: a typed view per kind would be a compiled specialisation each."""
@@ -290,7 +299,7 @@ def _negative(x):
     return (f32_bits(x) >> np.uint32(31)) == 1
 
 
-@njit(cache=True)
+@internal
 def _extreme(a, b, op):
     """MAX / MIN of two lanes with NaN propagation, max(-0, +0) = +0 and min(-0, +0) = -0 (SPEC 7.5)."""
     if a != a or b != b:
@@ -322,7 +331,7 @@ def _int_combine(acc, v, op):
     return max(acc, v) if op == MAX else min(acc, v)
 
 
-@njit(cache=True)
+@internal
 def int_range(kind):
     """[MIN, MAX] of an integer kind up to 32 bits (the Reg API's integer lanes)."""
     if kind == KIND_INT8:
@@ -401,7 +410,7 @@ def _final(v, sk, sat):
     return v
 
 
-@njit(cache=True)
+@internal
 def _write_results(dst, dk, sk, sat):
     """The 8 block results (scratch lanes 0..7) into dst lanes 0..7; lanes 8.. are 0 (ZEROING, D3)."""
     if dk == KIND_HALF:

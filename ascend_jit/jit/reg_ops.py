@@ -15,8 +15,8 @@ from . import elementwise as ew
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
-from .reg import (H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, int_range, lane_on, set_u16, set_u32, u16_at,
-                  u32_at)
+from .reg import (H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, int_range, internal, lane_on, set_u16, set_u32,
+                  u16_at, u32_at)
 from .reg_move import copy_bytes
 
 ADD, SUB, MUL = 0, 1, 2
@@ -102,22 +102,22 @@ def all_active(words):
 # small lane function), so numba leaves no reference counting inside it and LLVM inlines the lane function and
 # vectorises the loop; the lane functions hold the branches (selects), as their own numba functions. One function
 # for the three ops (the op chosen outside the loops): one compile serves Add, Sub and Mul.
-@njit(cache=True)
+@internal
 def _half_add_bits(x, y):
     return half_store_bits(round_half(half_bits_to_f32(x) + half_bits_to_f32(y), False))
 
 
-@njit(cache=True)
+@internal
 def _half_sub_bits(x, y):
     return half_store_bits(round_half(half_bits_to_f32(x) - half_bits_to_f32(y), False))
 
 
-@njit(cache=True)
+@internal
 def _half_mul_bits(x, y):
     return half_store_bits(round_half(half_bits_to_f32(x) * half_bits_to_f32(y), False))
 
 
-@njit(cache=True)
+@internal
 def _saturated_bits(h):
     """D35's saturation on stored half bits: +-inf -> +-65504, the canonical NaN -> +0 (what round_half(x, True)
     then half_store_bits give)."""
@@ -126,11 +126,10 @@ def _saturated_bits(h):
     return np.uint16(0) if h == np.uint16(0x7E00) else h
 
 
-@njit(cache=True)
-def half_full(dst, a, b, modes, op):
-    """The common case, every lane of three half registers active; `modes` is the result's H_CTRL byte
-    (merged_modes). Results go through the scratch bytes (lanes 128..255) so that dst may be a source
-    (Add(r, r, s)) and LLVM still proves the loops free of overlap."""
+@internal
+def _half_lanes(dst, a, b, modes, op):
+    """Every lane of a half Add/Sub/Mul into dst's scratch bytes (lanes 128..255), saturated when `modes` says so:
+    dst may then be a source (Add(r, r, s)) and LLVM still proves the loops free of overlap."""
     if op == ADD:
         for j in range(128):
             set_u16(dst, 128 + j, _half_add_bits(u16_at(a, j), u16_at(b, j)))
@@ -143,18 +142,25 @@ def half_full(dst, a, b, modes, op):
     if (modes & M_HALF_SAT) != 0:
         for j in range(128, 256):
             set_u16(dst, j, _saturated_bits(u16_at(dst, j)))
+
+
+@internal
+def half_full(dst, a, b, modes, op):
+    """The common case, every lane of three half registers active; `modes` is the result's H_CTRL byte
+    (merged_modes)."""
+    _half_lanes(dst, a, b, modes, op)
     copy_bytes(dst, 0, dst, VL, VL)
     dst[H_CTRL] = modes
 
 
-@njit(cache=True)
+@internal
 def half_full_case(dst_kind, kind0, kind1, words, merging):
     """Add/Sub/Mul's hot case: three half registers, every lane active, ZEROING (from the header bytes)."""
     return (not merging and dst_kind == KIND_HALF and kind0 == KIND_HALF and kind1 == KIND_HALF and
             all_active(words))
 
 
-@njit(cache=True)
+@internal
 def _check_binary(dk, k0, k1, op, merging):
     if dk != k0 or dk != k1:
         raise UnsupportedDTypeError(_OP_NAMES[op], "dst/src0/src1 kinds", (dk, k0, k1),
@@ -169,51 +175,34 @@ def _check_binary(dk, k0, k1, op, merging):
 @njit(cache=True)
 def binary(dst, src0, src1, words, op, merging):
     """Reg Add/Sub/Mul (SPEC-2 11.2): active lanes get src0 op src1; inactive lanes 0 (ZEROING) or kept (MERGING,
-    Add only). Lanes are read and written through the register's bytes (no typed views: one compiled function for
-    every type). A lane is read before it is written, so dst may be a source."""
+    Add only). Every lane is computed into dst's scratch bytes, then the mask picks the lanes that land (one masked
+    copy for every type: fewer loop variants to compile than a mask test in each type's loop); lanes are read and
+    written through the register's bytes, not typed views (one compiled function for every type)."""
     kind = np.int64(src0[H_KIND])
     _check_binary(np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), op, merging)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
-    if kind == KIND_HALF and all_active(words):
-        half_full(dst, src0, src1, modes, op)
-    elif kind == KIND_HALF:
-        sat = (modes & M_HALF_SAT) != 0
-        for j in range(128):
-            if lane_on(words, 2 * j):
-                r = _arith_lane(half_bits_to_f32(u16_at(src0, j)), half_bits_to_f32(u16_at(src1, j)), op)
-                set_u16(dst, j, half_store_bits(round_half(r, sat)))
-            elif not merging:
-                set_u16(dst, j, np.uint16(0))
+    size = kind_size(kind)
+    if kind == KIND_HALF:
+        _half_lanes(dst, src0, src1, modes, op)
     elif kind == KIND_FLOAT:
         for j in range(64):
-            if lane_on(words, 4 * j):
-                r = _arith_lane(f32_from_bits(u32_at(src0, j)), f32_from_bits(u32_at(src1, j)), op)
-                set_u32(dst, j, float_store_bits(r))
-            elif not merging:
-                set_u32(dst, j, np.uint32(0))
+            r = _arith_lane(f32_from_bits(u32_at(src0, j)), f32_from_bits(u32_at(src1, j)), op)
+            set_u32(dst, 64 + j, float_store_bits(r))
     elif kind == KIND_BF16:
         for j in range(128):
-            if lane_on(words, 2 * j):
-                r = _arith_lane(bf16_bits_to_f32(u16_at(src0, j)), bf16_bits_to_f32(u16_at(src1, j)), op)
-                set_u16(dst, j, f32_to_bf16_bits(r))
-            elif not merging:
-                set_u16(dst, j, np.uint16(0))
+            r = _arith_lane(bf16_bits_to_f32(u16_at(src0, j)), bf16_bits_to_f32(u16_at(src1, j)), op)
+            set_u16(dst, 128 + j, f32_to_bf16_bits(r))
     elif kind == KIND_INT64 or kind == KIND_UINT64:  # uint64 patterns: +, -, * modulo 2**64 are sign-blind
         for j in range(32):
-            if lane_on(words, 8 * j):
-                set_u64(dst, j, _arith_lane(u64_at(src0, j), u64_at(src1, j), op))
-            elif not merging:
-                set_u64(dst, j, np.uint64(0))
+            set_u64(dst, 32 + j, _arith_lane(u64_at(src0, j), u64_at(src1, j), op))
     else:
         lo, hi = int_range(kind)
         clamp = (modes & M_INT_SAT) != 0 and (kind == KIND_INT16 or kind == KIND_INT32)
-        size = kind_size(kind)
-        for j in range(VL // size):
-            if lane_on(words, j * size):
-                x, y = int_lane(src0, j, size, lo < 0), int_lane(src1, j, size, lo < 0)
-                set_int_lane(dst, j, size, wrap_or_clamp(_arith_lane(x, y, op), lo, hi, clamp))
-            elif not merging:
-                set_int_lane(dst, j, size, 0)
+        lanes = VL // size
+        for j in range(lanes):
+            x, y = int_lane(src0, j, size, lo < 0), int_lane(src1, j, size, lo < 0)
+            set_int_lane(dst, lanes + j, size, wrap_or_clamp(_arith_lane(x, y, op), lo, hi, clamp))
+    _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
 
 
@@ -272,7 +261,7 @@ def duplicate_lane0(dst, src, words, merging):
 
 
 # --- D29 scalar conversion in compiled code (the plain-Python path uses api/_scalar.py, same bits) ---------------
-@njit(cache=True)
+@internal
 def _round_odd_f32(x):
     """float64 -> float32 rounded to odd: a later RNE to <= 22 significand bits then rounds the double once."""
     f = np.float32(x)
@@ -285,7 +274,7 @@ def _round_odd_f32(x):
     return f
 
 
-@njit(cache=True)
+@internal
 def scalar_float_bits(kind, x):
     """D29 for a float register: one RNE rounding of the double x; NaN canonical; overflow to inf."""
     if kind == KIND_FLOAT:
@@ -298,7 +287,7 @@ def scalar_float_bits(kind, x):
     return np.uint64(f32_to_bf16_bits(f))
 
 
-@njit(cache=True)
+@internal
 def scalar_int_bits(kind, v):
     """D29 for an integer register: the value must lie in the type's range (no implicit wrap); its bit pattern."""
     if kind == KIND_INT64 or kind == KIND_UINT64:
@@ -313,7 +302,7 @@ def scalar_int_bits(kind, v):
     return np.uint64(v & ((1 << (8 * kind_size(kind))) - 1))
 
 
-@njit(cache=True)
+@internal
 def scalar_bits(kind, fvalue, ivalue, is_float_arg):
     """A VF's scalar argument as the register's bit pattern (D29): floats round once to a float register and are
     refused for integer registers; ints must fit an integer register."""
@@ -324,7 +313,7 @@ def scalar_bits(kind, fvalue, ivalue, is_float_arg):
     return scalar_int_bits(kind, ivalue)
 
 
-@njit(cache=True)
+@internal
 def interleave_group(kind):
     """Mask bits per element of a b8/b16/b32 type (Interleave / DeInterleave, D64)."""
     size = kind_size(kind)
@@ -334,7 +323,7 @@ def interleave_group(kind):
 
 
 # --- Reduce --------------------------------------------------------------------------------------------------
-@njit(cache=True)
+@internal
 def _check_reduce(op, dk, sk):
     if op == SUM:
         ok = (dk == sk and (sk == KIND_HALF or sk == KIND_FLOAT or sk == KIND_INT32 or sk == KIND_UINT32 or
@@ -363,7 +352,7 @@ def _beats(v, best, op):
     return v > best if op == MAX else v < best
 
 
-@njit(cache=True)
+@internal
 def _float_extreme(vals, words, size, op):
     """Value and first index of the D41 extreme of the active lanes; NaN wins at its first lane (SPEC-2 D66)."""
     best = np.float32(-np.inf) if op == MAX else np.float32(np.inf)
@@ -378,7 +367,7 @@ def _float_extreme(vals, words, size, op):
     return best, index
 
 
-@njit(cache=True)
+@internal
 def _int_extreme(vals, words, size, op, lo, hi):
     best = lo if op == MAX else hi
     index, found = 0, False
@@ -390,7 +379,7 @@ def _int_extreme(vals, words, size, op, lo, hi):
     return best, index
 
 
-@njit(cache=True)
+@internal
 def _put(dst, lane, size, bits):
     for k in range(size):
         dst[lane * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))
@@ -484,7 +473,7 @@ def reduce(dst, src, words, op):
 ENGINE_NAMES = {ew.MAX: "Max", ew.MIN: "Min", ew.DIV: "Div", ew.EXP: "Exp"}
 
 
-@njit(cache=True)
+@internal
 def _engine_flags(modes, ew_op):
     flags = ew.FTZ if ew_op == ew.DIV or ew_op == ew.EXP else 0  # the 950 default algorithm (INTRINSIC, D38)
     if modes & M_HALF_SAT:
@@ -494,7 +483,7 @@ def _engine_flags(modes, ew_op):
     return flags
 
 
-@njit(cache=True)
+@internal
 def _merge_lanes(dst, words, size, merging):
     """dst lanes <- the scratch results where the mask is set; elsewhere 0 (ZEROING) or unchanged (MERGING)."""
     for i in range(VL):
@@ -504,7 +493,7 @@ def _merge_lanes(dst, words, size, merging):
             dst[i] = 0
 
 
-@njit(cache=True)
+@internal
 def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
     if dk != k0 or dk != k1 or not (allowed >> dk) & 1:
         if ew_op == ew.MAX:
