@@ -398,15 +398,13 @@ def reduce(dst, src, words, op):
     value_bits = np.uint64(0)
     index = 0
     if sk == KIND_HALF or sk == KIND_FLOAT:
-        vals = np.empty(lanes, np.float32)
+        vals = np.empty(lanes, np.float32)  # lanes read through the register's bytes (no view per type)
         if sk == KIND_HALF:
-            h = src[:VL].view(np.uint16)
             for j in range(lanes):
-                vals[j] = half_bits_to_f32(h[j])
+                vals[j] = half_bits_to_f32(u16_at(src, j))
         else:
-            f = src[:VL].view(np.float32)
             for j in range(lanes):
-                vals[j] = f[j]
+                vals[j] = f32_from_bits(u32_at(src, j))
         if op == SUM:
             for j in range(lanes):
                 if not lane_on(words, j * ssize):
@@ -439,15 +437,10 @@ def reduce(dst, src, words, op):
             v, index = _int_extreme(u, words, 8, op, np.uint64(0), np.uint64(0xFFFFFFFFFFFFFFFF))
             value_bits = v
     else:
-        if sk == KIND_INT16:
-            vals_i = src[:VL].view(np.int16).astype(np.int64)
-        elif sk == KIND_UINT16:
-            vals_i = src[:VL].view(np.uint16).astype(np.int64)
-        elif sk == KIND_INT32:
-            vals_i = src[:VL].view(np.int32).astype(np.int64)
-        else:
-            vals_i = src[:VL].view(np.uint32).astype(np.int64)
         lo, hi = int_range(sk)
+        vals_i = np.empty(lanes, np.int64)
+        for j in range(lanes):
+            vals_i[j] = int_lane(src, j, ssize, lo < 0)
         if op == SUM:
             acc = np.int64(0)
             for j in range(lanes):
