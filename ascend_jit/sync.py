@@ -46,6 +46,7 @@ HardEvent = enum.Enum("HardEvent", [(name, i) for i, name in enumerate(_HARD_EVE
 HardEvent.__doc__ = "Ascend C HardEvent: a (source pipe, destination pipe) pair, `event.pipes`."
 HardEvent.pipes = property(lambda self: tuple(_PIPE_BY_SHORT_NAME[p] for p in self.name.split("_")))
 _EVENT_BY_PIPES = {e.pipes: e for e in HardEvent}
+_PIPES_OF_EVENT = {e: e.pipes for e in HardEvent}  # SetFlag/WaitFlag run per tile: no name parsing per call
 
 EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 = range(8)
 
@@ -96,13 +97,15 @@ class SyncState:
 
     def PipeBarrier(self, pipe):
         """`PipeBarrier<pipe>()`: orders the pipe's instructions; PIPE_S is refused (SPEC-2 10.1, D62)."""
-        _check_pipe("PipeBarrier", self.spec, "pipe", pipe)
-        if pipe is PIPE_S:
-            raise ParameterError("PipeBarrier", "pipe", pipe.name, legal="any pipe but PIPE_S (SPEC-2 D62)",
-                                 device=self.device)
+        if type(pipe) is not Pipe or pipe is PIPE_S:  # the kernels' PipeBarrier<PIPE_V> skips the two checks
+            _check_pipe("PipeBarrier", self.spec, "pipe", pipe)
+            if pipe is PIPE_S:
+                raise ParameterError("PipeBarrier", "pipe", pipe.name, legal="any pipe but PIPE_S (SPEC-2 D62)",
+                                     device=self.device)
         if self.sanitizer is not None:
             self.sanitizer.pipe_barrier(pipe.name)
-        self._sync_event("PipeBarrier", pipe=pipe)
+        if self.sync_hooks:
+            self._sync_event("PipeBarrier", pipe=pipe)
 
     def _set_flag(self, api, src, dst, event_id):
         event_id = _check_event_id(api, self.spec, event_id)
@@ -138,13 +141,17 @@ class SyncState:
     def SetFlag(self, event_id, *, event):
         """`SetFlag<event>(id)`: flag (src, dst, id) := 1 (SPEC-2 10.3)."""
         self._require_isasi_flags("SetFlag")
-        src, dst = _check_hard_event("SetFlag", self.spec, event).pipes
+        if type(event) is not HardEvent:
+            _check_hard_event("SetFlag", self.spec, event)  # refuses it
+        src, dst = _PIPES_OF_EVENT[event]
         self._set_flag("SetFlag", src, dst, event_id)
 
     def WaitFlag(self, event_id, *, event):
         """`WaitFlag<event>(id)`: flag (src, dst, id) must be 1; it becomes 0 (SPEC-2 10.3)."""
         self._require_isasi_flags("WaitFlag")
-        src, dst = _check_hard_event("WaitFlag", self.spec, event).pipes
+        if type(event) is not HardEvent:
+            _check_hard_event("WaitFlag", self.spec, event)  # refuses it
+        src, dst = _PIPES_OF_EVENT[event]
         self._wait_flag("WaitFlag", src, dst, event_id)
 
     def pending_flags(self):
@@ -316,7 +323,9 @@ class LocalMemAllocator:
 
 
 def _core(api):
-    from .core import current_core
+    from .core import current_core  # core.py imports this module: bound at the first call (no import per call)
+    global _core
+    _core = current_core
     return current_core(api)
 
 

@@ -11,18 +11,18 @@ epsilon)` on the scalar unit).
 As in the original, a tile holds `row_factor` rows (from the UB size) and the vector instructions cover the whole tile:
 per tile DataCopy of the rows (EnQue/DeQue), Cast half->float CAST_NONE of the tile, Mul x*x of the tile, the row
 sums of squares (ReduceSumMultiN: the library's helper covers rows below 255 * 8 floats; for 4096 the port reduces
-every row of the tile with two BlockReduceSum passes, 4096 -> 512 -> 64 floats a row, then WholeReduceSum with
-repeatTimes = rows), PipeBarrier<PIPE_V> between dependent vector instructions, then per row Muls by its rstd and
-Mul by the gamma row (the single-row path's form: broadcasting gamma to the tile as the merge-N kernel does would
-cost a float tile of UB), one Cast float->half CAST_NONE of the tile and the copies out of y and rstd. The float
-copy of x is cast again after the reduction, which squared it in place (one tile less of UB). Blocks take
-`block_factor` rows each, the last block the rest.
+every 64-float repeat of the tile with WholeReduceSum, 4096 -> 64 floats a row, then each row's 64 sums with
+WholeReduceSum and repeatTimes = rows), PipeBarrier<PIPE_V> between dependent vector instructions, then per row Muls
+by its rstd and Mul by the gamma row (the single-row path's form: broadcasting gamma to the tile as the merge-N
+kernel does would cost a float tile of UB), one Cast float->half CAST_NONE of the tile and the copies out of y and
+rstd. The float copy of x is cast again after the reduction, which squared it in place (one tile less of UB). Blocks
+take `block_factor` rows each, the last block the rest.
 
 Deviation (docs/decisions.md "Kernel gallery"): the merge-N kernel computes rstd with vector Muls, Adds, Sqrt and
 Div, which are MODELLED (SPEC-2 0.3); the port computes it on the scalar unit as the single-row kernel does (a V_S
 flag pair, GetValue, float32 arithmetic, SetValue, an S_V flag pair), so the whole kernel stays BIT-EXACT.
 
-Fidelity: BIT-EXACT (Cast, Mul, Muls, BlockReduceSum, WholeReduceSum are BIT-EXACT on every device, SPEC-2 0.3; the
+Fidelity: BIT-EXACT (Cast, Mul, Muls, WholeReduceSum are BIT-EXACT on every device, SPEC-2 0.3; the
 scalar arithmetic is IEEE float32). `expected` recomputes the same sequence on host float32 arrays with the
 summation trees of the package's reference model (aj.explain_reduce_order), independent of the kernels.
 """
@@ -44,30 +44,27 @@ def row_factor(device, num_col):
     """Rows per tile (the original's tiling): the x (half), x float and y (half) tiles and the row-sum scratch
     inside the device's UB beside the gamma row and the rstd values."""
     ub = aj.get_device(device).ub_bytes
-    per_row = num_col * (2 + 4 + 2) + num_col // FLOATS_PER_BLOCK * 4 + 4
+    per_row = num_col * (2 + 4 + 2) + num_col // FLOATS_PER_REPEAT * 4 + 4
     return max(1, (ub - num_col * 4 - 32) // per_row)
 
 
-def block_reduce_sum(dst, src, repeats):
-    """BlockReduceSum over `repeats` full repeats of floats (8 sums each, contiguous), in calls of at most 255."""
-    for first in range(0, repeats, MAX_REPEAT):
-        n = min(MAX_REPEAT, repeats - first)
-        aj.BlockReduceSum(dst[first * FLOATS_PER_BLOCK], src[first * FLOATS_PER_REPEAT], n, FLOATS_PER_REPEAT, 1, 1, 8)
+class ReduceSumMultiN:
+    """Row sums of a [num_row, num_col] float tile into dst[0:num_row] (num_col a multiple of 512, at most 4096):
+    WholeReduceSum of every 64-float repeat of the tile into tmp (num_col / 64 sums a row, back to back; calls of at
+    most 255 repeats), then one WholeReduceSum of each row's sums with repeatTimes = rows. The operands of each call
+    are built once per tile height (every tile but the last has the same)."""
 
+    def __init__(self, src, tmp, num_row, num_col):
+        repeats = num_row * num_col // FLOATS_PER_REPEAT
+        self.repeat_sums = [(tmp[first], src[first * FLOATS_PER_REPEAT], min(MAX_REPEAT, repeats - first))
+                            for first in range(0, repeats, MAX_REPEAT)]
+        self.tmp, self.width, self.num_row = tmp, num_col // FLOATS_PER_REPEAT, num_row
 
-def reduce_sum_multi_n(dst, src, tmp, num_row, num_col):
-    """Row sums of a [num_row, num_col] float tile into dst[0:num_row] (num_col a multiple of 512; src and tmp
-    destroyed): BlockReduceSum twice (each row 8x shorter), then one WholeReduceSum per row (repeat = rows)."""
-    width = num_col
-    block_reduce_sum(tmp, src, num_row * width // FLOATS_PER_REPEAT)
-    width //= FLOATS_PER_BLOCK
-    aj.PipeBarrier(aj.PIPE_V)
-    while width > FLOATS_PER_REPEAT:
-        block_reduce_sum(src, tmp, num_row * width // FLOATS_PER_REPEAT)
-        width //= FLOATS_PER_BLOCK
+    def __call__(self, dst):
+        for call_dst, call_src, repeats in self.repeat_sums:
+            aj.WholeReduceSum(call_dst, call_src, FLOATS_PER_REPEAT, repeats, 1, 1, 8)
         aj.PipeBarrier(aj.PIPE_V)
-        src, tmp = tmp, src
-    aj.WholeReduceSum(dst, tmp, width, num_row, 1, 1, width // FLOATS_PER_BLOCK)
+        aj.WholeReduceSum(dst, self.tmp, self.width, self.num_row, 1, 1, self.width // FLOATS_PER_BLOCK)
 
 
 class KernelRmsNormMergeN:
@@ -94,10 +91,12 @@ class KernelRmsNormMergeN:
         self.pipe.InitBuffer(self.out_y, 1, tile * 2)
         self.pipe.InitBuffer(self.out_rstd, 1, -(-self.row_factor * 4 // 32) * 32)
         self.pipe.InitBuffer(self.x_fp32, tile * 4)
-        self.pipe.InitBuffer(self.sum_tmp, tile // FLOATS_PER_BLOCK * 4)
+        self.pipe.InitBuffer(self.sum_tmp, tile // FLOATS_PER_REPEAT * 4)
         self.x_fp32_tile = self.x_fp32.Get("float")
         self.sum_tmp_tile = self.sum_tmp.Get("float")
         self.x_fp32_rows = [self.x_fp32_tile[r * num_col] for r in range(self.row_factor)]   # `xFp32[rowOffset]`
+        self.reductions = {}   # tile height -> its ReduceSumMultiN
+        self.rstd_copies = {}  # tile height -> the rstd copy-out's DataCopyExtParams
 
     def Process(self):
         self.CopyInGamma()
@@ -132,7 +131,10 @@ class KernelRmsNormMergeN:
         aj.Mul(x_fp32, x_fp32, x_fp32, n)
         aj.PipeBarrier(aj.PIPE_V)
         rstd = self.out_rstd.AllocTensor("float")
-        reduce_sum_multi_n(rstd, x_fp32, self.sum_tmp_tile, rows, cols)
+        reduce_sum_multi_n = self.reductions.get(rows)
+        if reduce_sum_multi_n is None:
+            reduce_sum_multi_n = self.reductions[rows] = ReduceSumMultiN(x_fp32, self.sum_tmp_tile, rows, cols)
+        reduce_sum_multi_n(rstd)
         # 2. rstd = 1 / sqrt(sum * avgFactor + eps) on the scalar unit, one row at a time
         event_vs = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_S)
         aj.SetFlag(event_vs, event=aj.HardEvent.V_S)
@@ -165,7 +167,10 @@ class KernelRmsNormMergeN:
 
     def CopyOutRstd(self, start, rows):
         rstd = self.out_rstd.DeQue("float")
-        aj.DataCopyPad(self.rstd_gm[start], rstd, aj.DataCopyExtParams(1, rows * 4, 0, 0, 0))
+        params = self.rstd_copies.get(rows)
+        if params is None:
+            params = self.rstd_copies[rows] = aj.DataCopyExtParams(1, rows * 4, 0, 0, 0)
+        aj.DataCopyPad(self.rstd_gm[start], rstd, params)
         self.out_rstd.FreeTensor(rstd)
 
     def CopyOutY(self, start, rows):
@@ -201,13 +206,11 @@ def run(device, inputs, blocks=BLOCKS):
 
 
 def _row_sums(device, sq):
-    """Host replay of reduce_sum_multi_n on rows of float32 squares: each BlockReduceSum and the WholeReduceSum
-    through the device's summation trees from the reference model."""
-    blocks = aj.explain_reduce_order(device, "BlockReduceSum", "float", mask=FLOATS_PER_REPEAT, repeat_time=1)
-    rows, v = sq.shape[0], sq
-    while v.shape[1] > FLOATS_PER_REPEAT:
-        reps = v.reshape(-1, FLOATS_PER_REPEAT)
-        v = np.stack([tree.evaluate_batch(reps) for tree in blocks], axis=1).reshape(rows, -1)
+    """Host replay of ReduceSumMultiN on rows of float32 squares: both WholeReduceSum steps through the device's
+    summation trees from the reference model."""
+    rows = sq.shape[0]
+    [repeat] = aj.explain_reduce_order(device, "WholeReduceSum", "float", mask=FLOATS_PER_REPEAT, repeat_time=1)
+    v = repeat.evaluate_batch(sq.reshape(-1, FLOATS_PER_REPEAT)).reshape(rows, -1)
     [whole] = aj.explain_reduce_order(device, "WholeReduceSum", "float", mask=v.shape[1], repeat_time=1)
     return whole.evaluate_batch(v)
 
