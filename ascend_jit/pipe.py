@@ -14,7 +14,9 @@ from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
 from .jit.direct import EntryTable
 from .jit.movement import copy_runs
 from .sync import EventIdPool
-from .tensor import GlobalTensor, LocalTensor, TPosition
+from .tensor import GlobalTensor, LocalTensor, TPosition, _Unsealed
+
+_NEW = object.__new__
 
 
 _DTYPES = {d.name: d for d in ALL_DTYPES}  # AllocTensor's dtype names without resolve's aliases and lower-casing
@@ -123,13 +125,22 @@ class TQue:
             d = resolve(dtype, "AllocTensor")
         for buffer in self._buffers:
             if buffer.lease is None:
-                lease = buffer.lease = _Lease(buffer)
+                lease = buffer.lease = _NEW(_Lease)
+                lease.buffer, lease.alive = buffer, True
                 core = self.pipe.core
                 if core.sanitizer is not None:  # FreeTensor .. AllocTensor orders the buffer's users; stale data
                     core.sanitizer.hand_off(buffer.addr, buffer.nbytes)
                     core.sanitizer.undefine(buffer.addr, buffer.nbytes)
                 # InitBuffer placed the buffer inside the UB: no placement checks on this hot path
-                return LocalTensor._proven(core, d, buffer.addr, buffer.nbytes // d.size, self.position, lease)
+                t = _NEW(_Unsealed)  # LocalTensor._proven inlined
+                t._core = core
+                t._dtype = d
+                t._addr = buffer.addr
+                t._size = buffer.nbytes // d.size
+                t._position = self.position
+                t._lease = lease
+                t.__class__ = LocalTensor
+                return t
         raise StateError("AllocTensor", "buffers", len(self._buffers), device=self._device(),
                          detail="every buffer of this queue is in use (FreeTensor one first)")
 
@@ -154,7 +165,7 @@ class TQue:
         return tensor.ReinterpretCast(dtype)
 
     def FreeTensor(self, tensor):
-        lease = tensor._lease if isinstance(tensor, LocalTensor) else None
+        lease = tensor._lease if type(tensor) is LocalTensor or isinstance(tensor, LocalTensor) else None
         if lease is None or lease.buffer.owner is not self:
             raise StateError("FreeTensor", "tensor", tensor, detail="not allocated by this queue",
                              device=self._device())
@@ -251,7 +262,7 @@ def _validate(api, dst, src, count_or_params, core):
                                      device=t.core.device)
             limit = t.nbytes
         else:
-            limit = t.array.nbytes
+            limit = t._nbytes
         far = runs[-1][index] + runs[-1][2]  # the last run ends furthest (offsets grow with the run index)
         if far > limit:
             raise OutOfBoundsError(api, side, t, legal=f"at most {limit} bytes (the copy needs {far})", device=device)
@@ -276,7 +287,7 @@ def _count_key(count_or_params):
     return key
 
 
-_PLANS = {}          # DataCopy call shape -> (runs, run count, run bytes, src step, dst step, far GM byte), proven
+_PLANS = {}          # DataCopy call shape -> (runs, run count, run bytes, src step, dst step, far GM byte, entry)
 _PLANS_MAX = 8192    # distinct call shapes remembered (a kernel has a handful; the memo is cleared when full)
 _GM_TO_UB, _UB_TO_GM, _UB_TO_UB = 0, 1, 2
 _COPY = EntryTable()  # one key: every argument's type is fixed (uint8 arrays, Python ints)
@@ -289,68 +300,86 @@ def DataCopy(dst, src, count_or_params=None):
 
     Validation is memoised per call shape (direction, element types, UB addresses and sizes, the count or params
     with their types); GM sizes stay out of the key (a tiled kernel's GM sub-tensors shrink tile by tile): the far
-    GM byte of the proven shape is compared with the GM tensor's size on every call. A proven shape goes straight
-    to one compiled copy (jit/movement.py copy_runs, GIL released) through its machine-code entry (jit/direct.py)."""
-    tdst, tsrc = type(dst), type(src)
+    GM byte of the proven shape is compared with the GM tensor's size on every call, and a GM destination's
+    writability too. A proven shape goes straight to one compiled copy (jit/movement.py copy_runs, GIL released)
+    through its machine-code entry (jit/direct.py), kept in the plan."""
     count_key = count_or_params if type(count_or_params) is int else _count_key(count_or_params)
-    if tdst is LocalTensor and tsrc is GlobalTensor and src.array is not None:
-        direction, core, gm = _GM_TO_UB, dst._core, src
-        key = (core.spec, direction, dst.dtype, src.dtype, count_key, dst._addr, dst._size)
-        lease = dst._lease
-    elif tdst is GlobalTensor and tsrc is LocalTensor and dst.array is not None:
-        direction, core, gm = _UB_TO_GM, src._core, dst
-        key = (core.spec, direction, dst.dtype, src.dtype, count_key, src._addr, src._size)
-        lease = src._lease
-    elif tdst is LocalTensor and tsrc is LocalTensor and dst._core is src._core:
-        direction, core, gm = _UB_TO_UB, dst._core, None
-        key = (core.spec, direction, dst.dtype, src.dtype, count_key, dst._addr, dst._size, src._addr, src._size)
-        lease = dst._lease
+    tdst, tsrc = type(dst), type(src)
+    if tdst is LocalTensor:
+        core = dst._core
+        if tsrc is GlobalTensor and src._root is not None:
+            if dst._lease is not None and not dst._lease.alive:
+                dst.check_alive("DataCopy")
+            plan = _PLANS.get((_GM_TO_UB, core.spec, dst._dtype, src.dtype, count_key, dst._addr, dst._size)) \
+                if count_key is not None else None
+            if plan is None or plan[5] > src._nbytes:
+                plan = _prove(dst, src, count_or_params, core, count_key, _GM_TO_UB)
+            if core.sanitizer is None:
+                plan[6](core.ub, dst._addr, src._bytes, src._at, plan[1], plan[2], plan[3], plan[4])
+                return
+            _copy_with_state("DataCopy", core, dst, src, plan[0])
+            return
+        if tsrc is LocalTensor and src._core is core:
+            if src._lease is not None and not src._lease.alive:
+                src.check_alive("DataCopy")
+            if dst._lease is not None and not dst._lease.alive:
+                dst.check_alive("DataCopy")
+            plan = _PLANS.get((_UB_TO_UB, core.spec, dst._dtype, src._dtype, count_key, dst._addr, dst._size,
+                               src._addr, src._size)) if count_key is not None else None
+            if plan is None:
+                plan = _prove(dst, src, count_or_params, core, count_key, _UB_TO_UB)
+            if core.sanitizer is None:
+                ub = core.ub
+                plan[6](ub, dst._addr, ub, src._addr, plan[1], plan[2], plan[3], plan[4])
+                return
+            _copy_with_state("DataCopy", core, dst, src, plan[0])
+            return
+    elif tdst is GlobalTensor and tsrc is LocalTensor and dst._root is not None:
+        core = src._core
         if src._lease is not None and not src._lease.alive:
             src.check_alive("DataCopy")
-    else:  # refused, or subclasses of the tensor types: every check, every call
-        return _data_copy_unmemoised(dst, src, count_or_params)
-    if lease is not None and not lease.alive:
-        (dst if tdst is LocalTensor else src).check_alive("DataCopy")
-    plan = _PLANS.get(key) if count_key is not None else None
-    if plan is None or (gm is not None and plan[5] > gm.array.nbytes):
-        plan = _prove(dst, src, count_or_params, core, key if count_key is not None else None, direction)
-    runs, count, run_bytes, step_src, step_dst, _ = plan
-    if direction == _UB_TO_GM:
-        dst_bytes, dst_at = _writable_gm(core, dst)
-    if core.sanitizer is not None or core.atomic is not None:
-        _copy_with_state("DataCopy", core, dst, src, runs)
+        plan = _PLANS.get((_UB_TO_GM, core.spec, dst.dtype, src._dtype, count_key, src._addr, src._size)) \
+            if count_key is not None else None
+        if plan is None or plan[5] > dst._nbytes:
+            plan = _prove(dst, src, count_or_params, core, count_key, _UB_TO_GM)
+        if not dst._root.flags.writeable:
+            _refuse_read_only(core, dst)
+        if core.sanitizer is None and core.atomic is None:
+            plan[6](dst._bytes, dst._at, core.ub, src._addr, plan[1], plan[2], plan[3], plan[4])
+            return
+        _copy_with_state("DataCopy", core, dst, src, plan[0])
         return
-    if direction == _GM_TO_UB:
-        (src_bytes, src_at), dst_bytes, dst_at = src.byte_span(), core.ub, dst._addr
-    elif direction == _UB_TO_GM:
-        src_bytes, src_at = core.ub, src._addr
-    else:
-        src_bytes, src_at, dst_bytes, dst_at = core.ub, src._addr, core.ub, dst._addr
-    if not src_bytes.flags.writeable:  # the compiled copy takes writable arrays: a read-only GM source, by numpy
-        for s, d, n in runs:
-            dst_bytes[dst_at + d:dst_at + d + n] = src_bytes[src_at + s:src_at + s + n]
-        return
-    _COPY(0, copy_runs, dst_bytes, dst_at, src_bytes, src_at, count, run_bytes, step_src, step_dst)
+    # refused, or subclasses of the tensor types: every check, every call
+    _data_copy_unmemoised(dst, src, count_or_params)
 
 
-def _writable_gm(core, gm):
-    """The GM destination's byte span; a read-only array is refused before anything moves."""
-    span = gm.byte_span()
-    if not span[0].flags.writeable:
-        raise ParameterError("DataCopy", "dst", gm, device=core.device, legal="a writable GM buffer",
-                             detail="the GlobalTensor's array is read-only")
-    return span
+def _refuse_read_only(core, gm):
+    raise ParameterError("DataCopy", "dst", gm, device=core.device, legal="a writable GM buffer",
+                         detail="the GlobalTensor's array is read-only")
 
 
-def _prove(dst, src, count_or_params, core, key, direction):
-    """Validate one call (raises before anything moves); remember its plan under `key` (None: not memoisable)."""
+def _prove(dst, src, count_or_params, core, count_key, direction):
+    """Validate one call (raises before anything moves); remember its plan under its call shape (count_key None:
+    not memoisable). GM <-> UB runs that follow each other without gaps are one copy (UB -> UB runs stay one by one:
+    they may overlap)."""
     runs = _validate("DataCopy", dst, src, count_or_params, core)
-    step_src, step_dst = (runs[1][0], runs[1][1]) if len(runs) > 1 else (0, 0)
+    count, run_bytes = len(runs), runs[0][2]
+    step_src, step_dst = (runs[1][0], runs[1][1]) if count > 1 else (0, 0)
+    if direction != _UB_TO_UB and count > 1 and step_src == step_dst == run_bytes:
+        count, run_bytes, step_src, step_dst = 1, count * run_bytes, 0, 0
     far_gm = runs[-1][0] + runs[-1][2] if direction == _GM_TO_UB else runs[-1][1] + runs[-1][2]
-    plan = (runs, len(runs), runs[0][2], step_src, step_dst, far_gm)
-    if key is not None:
+    entry = _COPY.get(0, copy_runs, (core.ub, 0, core.ub, 0, count, run_bytes, step_src, step_dst))
+    plan = (runs, count, run_bytes, step_src, step_dst, far_gm, entry)
+    if count_key is not None:
         if len(_PLANS) >= _PLANS_MAX:
             _PLANS.clear()
+        if direction == _GM_TO_UB:
+            key = (direction, core.spec, dst._dtype, src.dtype, count_key, dst._addr, dst._size)
+        elif direction == _UB_TO_GM:
+            key = (direction, core.spec, dst.dtype, src._dtype, count_key, src._addr, src._size)
+        else:
+            key = (direction, core.spec, dst._dtype, src._dtype, count_key, dst._addr, dst._size, src._addr,
+                   src._size)
         _PLANS[key] = plan
     return plan
 
@@ -364,8 +393,8 @@ def _data_copy_unmemoised(dst, src, count_or_params):
         if isinstance(t, LocalTensor):
             t.check_alive(api)
     runs = _validate(api, dst, src, count_or_params, core)
-    if isinstance(dst, GlobalTensor):
-        _writable_gm(core, dst)
+    if isinstance(dst, GlobalTensor) and not dst._root.flags.writeable:
+        _refuse_read_only(core, dst)
     _copy_with_state(api, core, dst, src, runs)
 
 

@@ -108,7 +108,8 @@ class SyncState:
             self._sync_event("PipeBarrier", pipe=pipe)
 
     def _set_flag(self, api, src, dst, event_id):
-        event_id = _check_event_id(api, self.spec, event_id)
+        if type(event_id) is not int or not 0 <= event_id < self.spec.event_ids:  # the kernels' ids pass as they are
+            event_id = _check_event_id(api, self.spec, event_id)
         key = (src, dst, event_id)
         if self.flags.get(key):
             raise StateError(api, "flag", flag_name(key), device=self.device,
@@ -121,7 +122,8 @@ class SyncState:
             self._sync_event(api, src=src, dst=dst, event_id=event_id)
 
     def _wait_flag(self, api, src, dst, event_id):
-        event_id = _check_event_id(api, self.spec, event_id)
+        if type(event_id) is not int or not 0 <= event_id < self.spec.event_ids:  # the kernels' ids pass as they are
+            event_id = _check_event_id(api, self.spec, event_id)
         key = (src, dst, event_id)
         if not self.flags.get(key):
             raise StateError(api, "flag", flag_name(key), device=self.device,
@@ -140,7 +142,8 @@ class SyncState:
 
     def SetFlag(self, event_id, *, event):
         """`SetFlag<event>(id)`: flag (src, dst, id) := 1 (SPEC-2 10.3)."""
-        self._require_isasi_flags("SetFlag")
+        if not self.spec.isasi_flags:
+            self._require_isasi_flags("SetFlag")  # refuses it
         if type(event) is not HardEvent:
             _check_hard_event("SetFlag", self.spec, event)  # refuses it
         src, dst = _PIPES_OF_EVENT[event]
@@ -148,7 +151,8 @@ class SyncState:
 
     def WaitFlag(self, event_id, *, event):
         """`WaitFlag<event>(id)`: flag (src, dst, id) must be 1; it becomes 0 (SPEC-2 10.3)."""
-        self._require_isasi_flags("WaitFlag")
+        if not self.spec.isasi_flags:
+            self._require_isasi_flags("WaitFlag")  # refuses it
         if type(event) is not HardEvent:
             _check_hard_event("WaitFlag", self.spec, event)  # refuses it
         src, dst = _PIPES_OF_EVENT[event]
@@ -211,8 +215,7 @@ class TQueSync:
     Acts on the current core (`with core:`) at each call."""
 
     def __init__(self, src_pipe, dst_pipe):
-        from .core import current_core
-        spec = current_core("TQueSync").spec
+        spec = _current_core("TQueSync").spec
         self.src = _check_pipe("TQueSync", spec, "src_pipe", src_pipe, allow_all=False)
         self.dst = _check_pipe("TQueSync", spec, "dst_pipe", dst_pipe, allow_all=False)
 

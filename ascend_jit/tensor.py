@@ -14,7 +14,14 @@ class TPosition(enum.Enum):
     VECOUT = 3
 
 
-class LocalTensor:
+class _TensorFields:
+    """The slots of a LocalTensor. `_Unsealed` (below) shares the layout without LocalTensor's read-only __setattr__:
+    `_proven` fills one with plain slot stores and then turns it into a LocalTensor (a third of the cost of storing
+    through the slot descriptors; sub-tensors and queue tensors are made on every tile of a kernel)."""
+    __slots__ = ("_core", "_dtype", "_addr", "_size", "_position", "_lease")
+
+
+class LocalTensor(_TensorFields):
     """dtype, byte address and element count on one core's UB, indexed as in Ascend C (docs/decisions.md
     "Indexing"): `t[i]` is the sub-tensor starting i elements in (GetSize() = size - i), `t[a:b]` the sub-tensor of
     b - a elements; elements are read and written with `GetValue(i)` / `SetValue(i, v)`; `t[:] = x` copies host
@@ -23,7 +30,7 @@ class LocalTensor:
     `aj.LocalTensor(aj.TPosition.VECCALC, addr, length, dtype="half")` places a tensor explicitly on the current
     core's UB (Ascend C `LocalTensor<T>(TPosition pos, uint32_t addr, uint32_t tileSize)`; addr in bytes)."""
 
-    __slots__ = ("_core", "_dtype", "_addr", "_size", "_position", "_lease")
+    __slots__ = ()
 
     def __init__(self, *args, dtype=None, lease=None):
         """`LocalTensor(core, dtype, addr, size[, position])` or `LocalTensor(TPosition, addr, length, dtype=...)`.
@@ -44,17 +51,18 @@ class LocalTensor:
                             ("_lease", lease)):
             object.__setattr__(self, name, value)
 
-    @classmethod
-    def _proven(cls, core, d, addr, size, position, lease=None):
+    @staticmethod
+    def _proven(core, d, addr, size, position, lease=None):
         """A tensor whose placement its maker has already proven inside the UB (queue buffers, sub-tensors and
         reinterpretations of checked tensors): the checks of __init__ skipped on the kernels' hot path."""
-        t = object.__new__(cls)
-        _SET_CORE(t, core)
-        _SET_DTYPE(t, d)
-        _SET_ADDR(t, addr)
-        _SET_SIZE(t, size)
-        _SET_POSITION(t, position)
-        _SET_LEASE(t, lease)
+        t = _NEW(_Unsealed)
+        t._core = core
+        t._dtype = d
+        t._addr = addr
+        t._size = size
+        t._position = position
+        t._lease = lease
+        t.__class__ = LocalTensor
         return t
 
     @staticmethod
@@ -69,11 +77,15 @@ class LocalTensor:
                                        "T is the dtype keyword)", detail="missing")
         return (*_checked_placement(core, dtype, addr, length, position), position)
 
-    core = property(lambda self: self._core, doc="The Core whose UB holds the tensor.")
-    dtype = property(lambda self: self._dtype, doc="The element type (a DType).")
-    addr = property(lambda self: self._addr, doc="Byte address in the UB.")
-    size = property(lambda self: self._size, doc="Element count (GetSize()).")
-    position = property(lambda self: self._position, doc="The TPosition.")
+    # The public names read the slots themselves (the slot descriptors under a second name: a read costs what an
+    # attribute read does, where a property costs a Python call; every instruction reads several per call). They
+    # are read-only through __setattr__. core: the Core whose UB holds the tensor; dtype: the element type (a
+    # DType); addr: byte address in the UB; size: element count (GetSize()); position: the TPosition.
+    core = _TensorFields._core
+    dtype = _TensorFields._dtype
+    addr = _TensorFields._addr
+    size = _TensorFields._size
+    position = _TensorFields._position
 
     def __setattr__(self, name, value):
         raise ReadOnlyError("LocalTensor", name, value, device=self._core.device,
@@ -112,19 +124,35 @@ class LocalTensor:
     def _index(self, i, api):
         return _index_value(api, i, self.size, self.core.device)
 
+    def _element(self, i, api):
+        """(typed view of the UB, index of element i in it): through the core's whole-UB view of the dtype when the
+        tensor's address is a multiple of the element size (every tensor but odd reinterpretations), so a scalar
+        access makes no numpy views (kernels read and write per row)."""
+        lease = self._lease
+        if lease is not None and not lease.alive:
+            self.check_alive(api)
+        if type(i) is not int or not 0 <= i < self._size:
+            i = self._index(i, api)
+        core, d = self._core, self._dtype
+        if core.sanitizer is not None:
+            core.sanitizer.scalar_access(api, self, i, write=api == "SetValue")
+        if self._addr % d.size:
+            return self._view(), i
+        cached = core.__dict__.get("_typed_ub")  # (the UB array, {dtype: its view}), made on the first access
+        if cached is None or cached[0] is not core.ub:
+            cached = core._typed_ub = (core.ub, {})
+        view = cached[1].get(d)
+        if view is None:
+            view = cached[1][d] = core.ub.view(d.np_dtype)
+        return view, self._addr // d.size + i
+
     def GetValue(self, i):
-        self.check_alive("GetValue")
-        i = self._index(i, "GetValue")
-        if self.core.sanitizer is not None:
-            self.core.sanitizer.scalar_access("GetValue", self, i, write=False)
-        return self._view()[i]
+        view, k = self._element(i, "GetValue")
+        return view[k]
 
     def SetValue(self, i, value):
-        self.check_alive("SetValue")
-        i = self._index(i, "SetValue")
-        if self.core.sanitizer is not None:
-            self.core.sanitizer.scalar_access("SetValue", self, i, write=True)
-        self._view()[i] = value
+        view, k = self._element(i, "SetValue")
+        view[k] = value
 
     def __call__(self, i):
         """`t(i)`: Ascend C's element access `operator()`, the same as GetValue(i)."""
@@ -145,9 +173,30 @@ class LocalTensor:
                                    self._position, self._lease)
 
     def __getitem__(self, key):
+        if type(key) is slice and key.step is None:  # t[a:b] with plain bounds inside the tensor, checks as in _sub
+            start, stop = key.start, key.stop
+            start = 0 if start is None else start
+            stop = self._size if stop is None else stop
+            if type(start) is int and type(stop) is int and 0 <= start <= stop <= self._size:
+                t = _NEW(_Unsealed)  # LocalTensor._proven inlined
+                t._core = self._core
+                t._dtype = d = self._dtype
+                t._addr = self._addr + start * d.size
+                t._size = stop - start
+                t._position = self._position
+                t._lease = self._lease
+                t.__class__ = LocalTensor
+                return t
         if type(key) is int and 0 <= key < self._size:  # t[i], the kernels' hot path (checks as in _offset)
-            return LocalTensor._proven(self._core, self._dtype, self._addr + key * self._dtype.size, self._size - key,
-                                       self._position, self._lease)
+            t = _NEW(_Unsealed)  # LocalTensor._proven inlined
+            t._core = self._core
+            t._dtype = d = self._dtype
+            t._addr = self._addr + key * d.size
+            t._size = self._size - key
+            t._position = self._position
+            t._lease = self._lease
+            t.__class__ = LocalTensor
+            return t
         if isinstance(key, slice):
             return self._sub(key)
         return self._offset(key)
@@ -224,15 +273,22 @@ class LocalTensor:
         return _CompareExpr(self, other, "!=")
 
     def ReinterpretCast(self, dtype):
-        d = dt.resolve(dtype, "ReinterpretCast")
+        d = _DTYPE_NAMES.get(dtype) if type(dtype) is str else None
+        if d is None:
+            d = dt.resolve(dtype, "ReinterpretCast")
         if d is self._dtype:
             return self
         return LocalTensor._proven(self._core, d, self._addr, self._size * self._dtype.size // d.size,
                                    self._position, self._lease)
 
 
-_SET_CORE, _SET_DTYPE, _SET_ADDR, _SET_SIZE, _SET_POSITION, _SET_LEASE = (
-    getattr(LocalTensor, name).__set__ for name in LocalTensor.__slots__)
+class _Unsealed(_TensorFields):
+    """A LocalTensor under construction (LocalTensor._proven): the same slots, writable."""
+    __slots__ = ()
+
+
+_NEW = object.__new__
+_DTYPE_NAMES = {d.name: d for d in dt.ALL}  # ReinterpretCast's dtype names without resolve's aliases and lower-casing
 
 
 def _checked_placement(core, dtype, addr, size, position):
@@ -324,14 +380,41 @@ def _host_copy_in(view, value, api, dtype, device=None):
 class GlobalTensor:
     """A typed window on a host numpy array (Global Memory). `GlobalTensor(array)` or `SetGlobalBuffer(array[, size])`.
     Indexed as LocalTensor: `g[i]` is the sub-tensor at offset i, `g[a:b]` a sub-tensor, elements through
-    GetValue / SetValue, `g[:] = x` and `g.numpy()` are host copies."""
+    GetValue / SetValue, `g[:] = x` and `g.numpy()` are host copies.
+
+    A tensor is a window [start, start + size) on its buffer (`_root`, the typed array SetGlobalBuffer was given;
+    `_bytes`, its uint8 view, through which the copy kernels address GM at byte `_at`). Sub-tensors share the
+    buffer and make their own numpy view (`array`) only when something asks for it: a tiled kernel's `gm[offset]`
+    on every tile costs no numpy slicing."""
+    __slots__ = ("_root", "_bytes", "dtype", "_start", "_size", "_at", "_nbytes", "_array")
 
     def __init__(self, array=None, dtype=None):
-        self.array = None
-        self.dtype = None
-        self._span = None
+        self._set_buffer(None, None)
         if array is not None:
             self.SetGlobalBuffer(array, dtype=dtype)
+
+    def _set_buffer(self, root, d):
+        """This tensor is all of `root` (a 1-D C-contiguous array of d's numpy type), or has no buffer (None)."""
+        self._root, self.dtype, self._array, self._start, self._at = root, d, root, 0, 0
+        self._bytes = None if root is None else root.view(np.uint8)
+        self._size = 0 if root is None else root.size
+        self._nbytes = 0 if root is None else root.nbytes
+
+    @property
+    def array(self):
+        """The numpy view of this tensor's elements (None before SetGlobalBuffer)."""
+        a = self._array
+        if a is None and self._root is not None:
+            a = self._array = self._root[self._start:self._start + self._size]
+        return a
+
+    @array.setter
+    def array(self, array):
+        """`g.array = x` is SetGlobalBuffer(x) (checked); None leaves the tensor without a buffer."""
+        if array is None:
+            self._set_buffer(None, None)
+        else:
+            self.SetGlobalBuffer(array)
 
     def SetGlobalBuffer(self, array, size=None, dtype=None):
         api = "SetGlobalBuffer"
@@ -352,51 +435,58 @@ class GlobalTensor:
                 raise OutOfBoundsError(api, "size", size, legal=f"[0, {arr.size}] (the array holds {arr.size} "
                                        f"{d.name} elements)")
             arr = arr[:int(size)]
-        self.array = arr
-        self.dtype = d
+        self._set_buffer(arr, d)
         return self
 
     def _require_buffer(self, api):
-        if self.array is None:
+        if self._root is None:
             raise StateError(api, detail="the GlobalTensor has no buffer: call SetGlobalBuffer(array) first")
 
     @property
     def size(self):
-        return self.array.size
+        if self._root is None:
+            self._require_buffer("GlobalTensor.GetSize")
+        return self._size
 
     def GetSize(self):
-        return self.array.size
+        return self.size
 
     def __len__(self):
-        return self.array.size
+        return self.size
 
     def byte_span(self):
         """(uint8 view of the whole GM buffer, byte offset of this tensor's element 0 in it): the copy kernels address
-        GM through it. Made once per buffer and shared by sub-tensors; rebuilt when `array` was replaced."""
-        span = self._span
-        if span is None or span[0] is not self.array:
-            span = self._span = (self.array, self.array.view(np.uint8), 0)
-        return span[1], span[2]
+        GM through it. Made once per buffer and shared by sub-tensors."""
+        return self._bytes, self._at
 
-    def _wrap(self, array, start):
-        sub = GlobalTensor.__new__(GlobalTensor)
-        sub.array, sub.dtype = array, self.dtype
-        span = self._span
-        sub._span = (array, span[1], span[2] + start * self.dtype.size) if span is not None and span[0] is self.array \
-            else None
+    def _sub(self, start, size):
+        """The sub-tensor of `size` elements from element `start` of this one (proven inside it by the caller)."""
+        sub = _NEW(GlobalTensor)
+        sub._root, sub._bytes, sub.dtype, sub._array = self._root, self._bytes, self.dtype, None
+        sub._start = self._start + start
+        sub._size = size
+        sub._at = self._at + start * self.dtype.size
+        sub._nbytes = size * self.dtype.size
         return sub
 
     def __getitem__(self, key):
-        array = self.array
-        if type(key) is int and array is not None and 0 <= key < array.size:  # g[offset], the kernels' hot path
-            return self._wrap(array[key:], key)
+        if type(key) is int and 0 <= key < self._size:  # g[offset], the kernels' hot path (_sub inlined)
+            sub = _NEW(GlobalTensor)
+            d = self.dtype
+            sub._root, sub._bytes, sub.dtype, sub._array = self._root, self._bytes, d, None
+            sub._start = self._start + key
+            sub._size = size = self._size - key
+            sub._at = self._at + key * d.size
+            sub._nbytes = size * d.size
+            return sub
         self._require_buffer("GlobalTensor[]")
         if isinstance(key, slice):
             if key.step not in (None, 1):
                 raise ParameterError("GlobalTensor[]", "step", key.step, legal="1 (sub-tensors are contiguous)")
-            return self._wrap(self.array[key], key.indices(self.array.size)[0])
-        start = _index_value("GlobalTensor[]", key, self.array.size)
-        return self._wrap(self.array[start:], start)
+            start, stop, _ = key.indices(self._size)
+            return self._sub(start, max(0, stop - start))
+        start = _index_value("GlobalTensor[]", key, self._size)
+        return self._sub(start, self._size - start)
 
     def __setitem__(self, key, value):
         self._require_buffer("GlobalTensor[]=")

@@ -151,3 +151,102 @@ def test_data_copy_pad_proven_shape_checks_each_gm_tensor():
     assert out.array[120:140].tobytes() == ub.numpy()[32:52].tobytes()
     with pytest.raises(aj.OutOfBoundsError, match="dst"):
         aj.DataCopyPad(out[230], ub, params)
+
+
+@settings(max_examples=150, deadline=None)
+@given(count=st.integers(1, 6), length=st.integers(1, 3), src_gap=st.integers(0, 2), dst_gap=st.integers(0, 2),
+       offset=st.integers(0, 64), to_gm=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_params_copies_move_the_bytes_of_their_runs(count, length, src_gap, dst_gap, offset, to_gm, seed):
+    """DataCopyParams copies between the UB and a GM sub-tensor, gapless runs merged into one copy or not: exactly
+    the bytes of the runs the params describe move (blockLen DataBlocks every blockLen + stride DataBlocks)."""
+    core = aj.Core("atlas-a2")
+    rng = np.random.default_rng(seed)
+    gm_array = rng.integers(0, 256, 4096, dtype=np.uint8)
+    ub = core.local_tensor("uint8", 1024)
+    ub[:] = rng.integers(0, 256, 1024, dtype=np.uint8)
+    expect_gm, expect_ub = gm_array.copy(), ub.numpy()
+    gm = aj.GlobalTensor(gm_array)[offset][offset:]   # a sub-tensor of a sub-tensor: element 2 * offset
+    for k in range(count):
+        s, d = k * (length + src_gap) * 32, k * (length + dst_gap) * 32
+        if to_gm:
+            expect_gm[2 * offset + d:2 * offset + d + 32 * length] = expect_ub[s:s + 32 * length]
+        else:
+            expect_ub[d:d + 32 * length] = expect_gm[2 * offset + s:2 * offset + s + 32 * length]
+    params = aj.DataCopyParams(count, length, src_gap, dst_gap)
+    if to_gm:
+        aj.DataCopy(gm, ub, params)
+    else:
+        aj.DataCopy(ub, gm, params)
+    assert gm_array.tobytes() == expect_gm.tobytes() and ub.numpy().tobytes() == expect_ub.tobytes()
+    assert gm.array.tobytes() == gm_array[2 * offset:].tobytes()  # the sub-tensor's view is its window
+
+
+def test_gm_sub_tensors_are_windows_on_their_buffer():
+    array = np.arange(64, dtype=np.float16)
+    g = aj.GlobalTensor(array)
+    sub = g[8][4:20]
+    assert (sub.GetSize(), len(sub)) == (16, 16) and sub.array.tolist() == list(range(12, 28))
+    assert np.shares_memory(sub.array, array) and sub.GetValue(0) == 12
+    sub.SetValue(1, 99)
+    assert array[13] == 99 and g[63].GetSize() == 1 and g[60:100].GetSize() == 4 and g[70:].GetSize() == 0
+    with pytest.raises(aj.OutOfBoundsError):
+        g[64]
+    with pytest.raises(aj.StateError):
+        aj.GlobalTensor().GetSize()
+    g.array.flags.writeable = False                # the buffer made read-only after the tensor: copies out refused
+    core = aj.Core("atlas-a2")
+    with pytest.raises(aj.ParameterError, match="read-only"):
+        aj.DataCopy(g[16], core.local_tensor("half", 16), 16)
+    g.array = np.zeros(32, np.float16)             # a new buffer: every view follows it
+    assert g.GetSize() == 32 and g[16].GetSize() == 16 and not g.array.any()
+
+
+def test_data_copy_pad_memo_tells_apart_equal_values_of_other_types():
+    """A proven DataCopyPad shape never lets through parameters that compare equal but validate differently: a bool
+    or float field where an int was proven (struct or tuple form), paddingValue -0.0 where 0.0 was proven (other
+    bits), an int mode where PaddingMode.Normal was proven; lists (unhashable) are validated every call."""
+    core = aj.Core("atlas-a2")
+    ub, gm = _ub_and_gm(core)
+    aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0))
+    for bad in (aj.DataCopyExtParams(True, 32, 0, 0, 0), aj.DataCopyExtParams(1, 32.0, 0, 0, 0), (True, 32, 0, 0),
+                [True, 32, 0, 0, 0]):
+        aj.DataCopyPad(ub, gm, (1, 32, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0))  # the tuple form, proven
+        with pytest.raises(aj.AscendJitError):
+            aj.DataCopyPad(ub, gm, bad, aj.DataCopyPadExtParams(True, 0, 4, 0.0))
+    with pytest.raises(aj.AscendJitError):
+        aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(1, 0, 4, 0.0))
+    with pytest.raises(aj.AscendJitError):
+        aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0), mode=0)
+    aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 24, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0))
+    aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 24, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, -0.0))
+    assert ub.numpy()[12:16].view(np.uint16).tolist() == [0x8000] * 4  # the -0.0 pads, not the proven 0.0's
+    aj.DataCopyPad(ub, gm, [1, 32, 0, 0, 0], aj.DataCopyPadExtParams(True, 0, 4, 0.0))
+    assert aj.DataCopyExtParams(1, 32) == aj.DataCopyExtParams(1, 32) != aj.DataCopyExtParams(True, 32)
+    assert hash(aj.DataCopyPadExtParams(True, 0, 4, 0.5)) == hash(aj.DataCopyPadExtParams(True, 0, 4, 0.5))
+
+
+@settings(max_examples=100, deadline=None)
+@given(dtype=st.sampled_from(["half", "float", "int16", "int32", "uint8", "int64"]), start=st.integers(0, 40),
+       stop=st.integers(0, 48), index=st.integers(0, 47), as_dtype=st.sampled_from(["half", "float", "uint8"]),
+       seed=st.integers(0, 2**32 - 1))
+def test_sub_tensors_and_scalar_access_match_numpy(dtype, start, stop, index, as_dtype, seed):
+    """Slices t[a:b], reinterpretations and GetValue / SetValue (the fast paths through the core's typed UB views)
+    address the same elements as numpy views of the UB bytes; out-of-range accesses are refused."""
+    core = aj.Core("atlas-a2")
+    t = core.local_tensor(dtype, 48)
+    t[:] = np.random.default_rng(seed).integers(0, 100, 48).astype(t.dtype.np_dtype)
+    view = core.ub[t.addr:t.addr + t.nbytes].view(t.dtype.np_dtype)
+    if start <= stop:
+        sub = t[start:stop]
+        assert (sub.addr, sub.size) == (t.addr + start * t.dtype.size, stop - start)
+        if index < sub.size:
+            assert sub.GetValue(index) == view[start + index]
+            sub.SetValue(index, 7)
+            assert view[start + index] == 7
+        else:
+            with pytest.raises(aj.OutOfBoundsError):
+                sub.GetValue(index)
+    r = t[1:].ReinterpretCast(as_dtype)  # an odd byte address for wider types: the sliced-view path
+    bytes_view = core.ub[r.addr:r.addr + r.nbytes].view(r.dtype.np_dtype)
+    if index < r.size:
+        assert r.GetValue(index).tobytes() == bytes_view[index].tobytes()

@@ -1,8 +1,8 @@
 """DataCopyPad GM <-> UB with DataCopyExtParams / DataCopyPadExtParams, the 950's PaddingMode and SetPadValue
 (SPEC-2 9.1, D56). Validation proves every GM and UB byte before anything moves; the copy is byte runs."""
 import enum
+import struct
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from ._common import Runs, TensorExtent, check_dtype, check_range, check_run_bou
 from ._scalar import scalar_bits
 
 API = "DataCopyPad"
-_ENTRIES = EntryTable()  # the two copy kernels' entries (GM -> UB keyed on a read-only GM source's array type)
+_ENTRIES = EntryTable()  # the two copy kernels' entries (one signature each: see _with_entry)
 POISON = 0xCD  # D56: bytes the documentation calls random (not claimed bit-exact)
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -27,18 +27,51 @@ class PaddingMode(enum.IntEnum):
     Compact = 1
 
 
-class _HashOnce:
-    """Frozen parameter structs hash their fields once: they key the validation cache on every call."""
+def _float_bits(v):
+    """The bytes of a float or numpy float: what tells -0.0 from 0.0 and one NaN from another (sign, payload)."""
+    return struct.pack("<d", v) if type(v) is float else v.tobytes()
 
-    def __post_init__(self):
-        object.__setattr__(self, "_hash", hash(tuple(getattr(self, f) for f in self.__dataclass_fields__)))
+
+def _typed(values):
+    """A memo key of parameter values that tells apart what compares equal but validates differently: 1, True and
+    1.0; 0.0 and -0.0, NaNs of other signs or payloads (paddingValue bits: floats key by type and bytes). Raises
+    TypeError for an unhashable value."""
+    key = tuple((type(v), _float_bits(v)) if isinstance(v, (float, np.floating)) else (type(v), v) for v in values)
+    hash(key)
+    return key
+
+
+_UNHASHABLE = object()  # the memo key part of a struct with an unhashable field: such calls are validated uncached
+
+
+def _struct_key(values):
+    """The typed memo key of parameter values (_typed), or _UNHASHABLE."""
+    try:
+        return _typed(values)
+    except TypeError:
+        return _UNHASHABLE
+
+
+class _ParamStruct:
+    """A frozen parameter struct that keys DataCopyPad's validation memo on every call. Kernels build one per call
+    (`DataCopyExtParams{...}` in the C++), so construction only stores the fields and their memo key `_key`: the
+    plain values when they are unambiguous (exact ints; a bool isPad; a float paddingValue by its bytes, which tell
+    -0.0 from 0.0 and NaNs apart), else their typed form (_typed). Two structs are equal when their keys are:
+    `blockCount=True` is not a proven `blockCount=1`."""
 
     def __hash__(self):
-        return self._hash
+        if self._key is _UNHASHABLE:
+            raise TypeError(f"unhashable field in {self!r}")
+        return hash(self._key)
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._key is not _UNHASHABLE and self._key == other._key
 
 
-@dataclass(frozen=True)
-class DataCopyExtParams(_HashOnce):
+@dataclass(frozen=True, init=False, eq=False)
+class DataCopyExtParams(_ParamStruct):
     """SPEC-2 1.1: blockCount blocks of blockLen bytes; srcStride/dstStride gaps (bytes on the GM side, 32-B
     DataBlocks on the UB side)."""
     blockCount: int = 1
@@ -46,24 +79,57 @@ class DataCopyExtParams(_HashOnce):
     srcStride: int = 0
     dstStride: int = 0
     rsv: int = 0
-    __hash__ = _HashOnce.__hash__
+
+    def __init__(self, blockCount=1, blockLen=0, srcStride=0, dstStride=0, rsv=0):
+        fields = self.__dict__  # frozen: the fields are stored once, here
+        fields["blockCount"], fields["blockLen"], fields["srcStride"] = blockCount, blockLen, srcStride
+        fields["dstStride"], fields["rsv"] = dstStride, rsv
+        values = (blockCount, blockLen, srcStride, dstStride, rsv)
+        fields["_key"] = values if (type(blockCount) is int and type(blockLen) is int and type(srcStride) is int
+                                    and type(dstStride) is int and type(rsv) is int) else _struct_key(values)
 
 
-@dataclass(frozen=True)
-class DataCopyPadExtParams(_HashOnce):
+@dataclass(frozen=True, init=False, eq=False)
+class DataCopyPadExtParams(_ParamStruct):
     """SPEC-2 1.1: isPad, leftPadding / rightPadding in elements (<= 32 bytes each), paddingValue (D29)."""
     isPad: bool = False
     leftPadding: int = 0
     rightPadding: int = 0
     paddingValue: object = 0
-    __hash__ = _HashOnce.__hash__
+
+    def __init__(self, isPad=False, leftPadding=0, rightPadding=0, paddingValue=0):
+        fields = self.__dict__  # frozen: the fields are stored once, here
+        fields["isPad"], fields["leftPadding"], fields["rightPadding"] = isPad, leftPadding, rightPadding
+        fields["paddingValue"] = paddingValue
+        if type(isPad) is bool and type(leftPadding) is int and type(rightPadding) is int:
+            if type(paddingValue) is int:
+                fields["_key"] = (isPad, leftPadding, rightPadding, paddingValue)
+                return
+            if type(paddingValue) is float:
+                fields["_key"] = (isPad, leftPadding, rightPadding, float, _float_bits(paddingValue))
+                return
+        fields["_key"] = _struct_key((isPad, leftPadding, rightPadding, paddingValue))
+
+
+_NO_PAD = DataCopyPadExtParams()
+_GM_TO_UB, _UB_TO_GM = 0, 1
+_PLANS = {}          # call shape (direction first) -> proven plan (None: a NOP), GM sizes left out
+_PLANS_MAX = 4096    # distinct call shapes remembered (cleared when full)
+_MISSING = object()
 
 
 def DataCopyPad(dst, src, copy_params, pad_params=None, *, mode=PaddingMode.Normal):
     """`DataCopyPad(dst_local, src_global, copy_params, pad_params)` (GM -> UB) or
-    `DataCopyPad(dst_global, src_local, copy_params)` (UB -> GM); the first argument's type picks the direction."""
-    if isinstance(dst, LocalTensor):
+    `DataCopyPad(dst_global, src_local, copy_params)` (UB -> GM); the first argument's type picks the direction.
+
+    Validation is memoised per call shape (direction, element types, UB address and size, bounds rule, the
+    parameter structs with their fields' types, mode, the SetPadValue state); GM sizes stay out of the key and the
+    proven shape's far GM byte is compared with the GM tensor's size on every call, a GM destination's
+    writability too. The copy is one compiled call (jit/movement.py, GIL released) through its entry."""
+    if type(dst) is LocalTensor:
         return _gm_to_ub(dst, src, copy_params, pad_params, mode)
+    if isinstance(dst, LocalTensor):  # a subclass: refused by name (_local)
+        _local("dst", dst)
     if isinstance(dst, GlobalTensor):
         if pad_params is not None:
             raise ParameterError(API, "pad_params", pad_params, legal="none for UB -> GM (SPEC-2 9.1)")
@@ -76,69 +142,105 @@ def _local(name, t):
         raise ParameterError(API, name, type(t).__name__, legal="a LocalTensor")
     if t._lease is not None:
         t.check_alive(API)
-    t.core.spec.require_supported(API)
-    return t.core
+    core = t._core
+    if not core.spec.supported:
+        core.spec.require_supported(API)
+    return core
 
 
 def _global(name, t, core):
-    if not isinstance(t, GlobalTensor) or t.array is None:
+    if not isinstance(t, GlobalTensor) or t._root is None:
         raise ParameterError(API, name, type(t).__name__, legal="a GlobalTensor with a buffer", device=core.device)
     return t
 
 
+def _params_key(params, struct):
+    """The memo key part of a parameter argument: a struct's `_key`, a tuple form's typed values, else _UNHASHABLE
+    (a list or a wrong type: validated uncached, which names the problem)."""
+    if type(params) is struct:
+        return params._key
+    if type(params) is tuple:
+        key = _struct_key(params)
+        return _UNHASHABLE if key is _UNHASHABLE else (tuple, key)
+    return _UNHASHABLE
+
+
 def _gm_to_ub(dst, src, copy_params, pad_params, mode):
-    core = _local("dst", dst)
-    _global("src", src, core)
-    pad_params = DataCopyPadExtParams() if pad_params is None else pad_params
+    core = dst._core  # dst is a LocalTensor (DataCopyPad); _local and _global inlined: this runs per tile
+    if dst._lease is not None and not dst._lease.alive or not core.spec.supported:
+        _local("dst", dst)
+    if type(src) is not GlobalTensor or src._root is None:
+        _global("src", src, core)
+    pad_params = _NO_PAD if pad_params is None else pad_params
     # GM sizes stay out of the key (a tiled kernel's GM sub-tensors shrink tile by tile): checked per call below
-    key = (core.spec, dst.dtype, src.dtype, dst.addr, dst.size, core.bounds, copy_params, pad_params, mode,
-           core.pad_value)
-    plan = _planned(_plan_gm_to_ub, key, src)
+    key = (_GM_TO_UB, core.spec, dst._dtype, src.dtype, dst._addr, dst._size, core.bounds,
+           copy_params._key if type(copy_params) is DataCopyExtParams else _params_key(copy_params, DataCopyExtParams),
+           pad_params._key if type(pad_params) is DataCopyPadExtParams else _params_key(pad_params,
+                                                                                         DataCopyPadExtParams),
+           core.pad_value,
+           mode._value_ if type(mode) is PaddingMode else None)
+    plan = _PLANS.get(key, _MISSING)
+    if plan is _MISSING:
+        plan = _prove(_plan_gm_to_ub, key, (core.spec, dst._dtype, src.dtype, dst._addr, dst._size, core.bounds,
+                                             copy_params, pad_params, mode, core.pad_value), src)
     if plan is None:
         return  # blockCount 0 or blockLen 0: a NOP (SPEC-2 9.1)
-    count, block_len, src_step, dst_step, left, tail, last_tail, pattern, first, left_fill, tail_fill, gm_end = plan
-    _check_gm_end(core, "src", gm_end, src)
+    if plan[9] > src._nbytes:
+        _refuse_gm_end(core, "src", plan[9], src)
     if core.sanitizer is not None:
         _sanitize_gm_to_ub(core, dst, src, plan)
-    gm, at = src.byte_span()
-    ub = core.ub
-    if count == 1:   # one row: numpy slice copies beat a kernel call
-        d0 = dst.addr
-        if left:
-            ub[d0:d0 + left] = left_fill
-        ub[d0 + left:d0 + left + block_len] = gm[at:at + block_len]
-        if last_tail:
-            d1 = d0 + left + block_len
-            ub[d1:d1 + last_tail] = np.resize(gm[at:at + pattern.size], last_tail) if first else tail_fill
-        return
-    _ENTRIES(("gm->ub", gm.flags.writeable), pad_gm_to_ub, ub, gm, dst.addr, at, count, block_len, src_step, dst_step,
-             left, tail, last_tail, pattern, pattern.size, first)
+    # one entry for every GM source: the kernel only reads it, so a read-only GM array is passed as it is
+    plan[11](core.ub, src._bytes, src._at, plan[10], plan[7])
 
 
-def _planned(plan_fn, key, gm):
-    """The memoised plan of a call shape (GM size left out of the key); a refused shape is validated again with the
-    GM tensor's size, so the refusal is the one the checks' order gives (the GM range before the UB range)."""
+def _prove(plan_fn, key, shape, gm):
+    """Validate a call shape that is not memoised yet and remember its plan, with the copy kernel's parameters and
+    entry appended. GM sizes are left out of the key; a refused shape is validated again with the GM tensor's size,
+    so the refusal is the one the checks' order gives (the GM range before the UB range). Unhashable parameters
+    and a mode that is no PaddingMode member (0 == Normal; key[-1] None) are validated with the GM size and never
+    remembered, so every such call is refused by name."""
+    memoisable = key[-1] is not None and _UNHASHABLE not in key
+    if not memoisable:
+        return _with_entry(plan_fn(*shape, gm._nbytes), shape[3])
     try:
-        return plan_fn(*key)
-    except TypeError:  # unhashable parameters: validated uncached, which names the problem
-        return plan_fn.__wrapped__(*key, gm.array.nbytes)
+        plan = _with_entry(plan_fn(*shape), shape[3])
     except AscendJitError:
-        plan_fn.__wrapped__(*key, gm.array.nbytes)
+        plan_fn(*shape, gm._nbytes)
         raise
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
 
 
-def _check_gm_end(core, side, gm_end, gm):
-    """The proven call shape's far GM byte inside this call's GlobalTensor (its size is not part of the memo key)."""
-    if gm_end > gm.array.nbytes:
-        raise OutOfBoundsError(API, side, f"GM bytes [0, {gm_end})", device=core.device,
-                               legal=f"inside the GlobalTensor's {gm.array.nbytes} bytes")
+def _with_entry(plan, ub_addr):
+    """A plan with the copy kernel's parameters (an int64 array: the UB address and everything else the call shape
+    fixes) and compiled entry appended; None (a NOP) stays None. The entry's argument types are fixed: uint8 arrays
+    (the UB, the GM buffer's bytes, the read-only fill pattern), the int64 parameters and the GM offset."""
+    if plan is None:
+        return None
+    if len(plan) == 5:  # UB -> GM: (count, block_len, src_step, dst_step, gm_end)
+        params = np.array((ub_addr, *plan[:4]), np.int64)
+        return (*plan, params, _ENTRIES.get("ub->gm", pad_ub_to_gm, (_BYTES, _BYTES, 0, params)))
+    count, block_len, src_step, dst_step, left, tail, last_tail, pattern, first = plan[:9]
+    params = np.array((ub_addr, count, block_len, src_step, dst_step, left, tail, last_tail, pattern.size, first),
+                      np.int64)
+    return (*plan, params, _ENTRIES.get("gm->ub", pad_gm_to_ub, (_BYTES, _BYTES, 0, params, pattern)))
 
 
-@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
+_BYTES = np.zeros(1, np.uint8)  # the type of the UB and of a GM buffer's bytes, for the entries' signatures
+
+
+def _refuse_gm_end(core, side, gm_end, gm):
+    """The proven call shape's far GM byte lies past this call's GlobalTensor (its size is not part of the key)."""
+    raise OutOfBoundsError(API, side, f"GM bytes [0, {gm_end})", device=core.device,
+                           legal=f"inside the GlobalTensor's {gm._nbytes} bytes")
+
+
 def _plan_gm_to_ub(spec, d, gd, addr, size, bounds, copy_params, pad_params, mode, pad_value, gm_nbytes=None):
     """(count, blockLen, GM step, UB step, left bytes, tail bytes, last tail bytes, fill pattern, fill with the
-    block's first element?, left fill, tail fill, far GM byte) after every check, the GM tensor's size only when
-    given (memoised calls leave it out and check the far GM byte per call), or None for a NOP."""
+    block's first element?, far GM byte) after every check, the GM tensor's size only when given (memoised calls
+    leave it out and check the far GM byte per call), or None for a NOP."""
     count, block_len, src_stride, dst_stride, s = _check_common(spec, d, gd, copy_params, mode)
     if not isinstance(pad_params, DataCopyPadExtParams):
         if isinstance(pad_params, (tuple, list)) and len(pad_params) == 4:
@@ -202,10 +304,8 @@ def _plan_gm_to_ub(spec, d, gd, addr, size, bounds, copy_params, pad_params, mod
                                legal="inside the GlobalTensor" + (f"'s {gm_nbytes} bytes" if gm_nbytes is not None
                                                                   else " (a negative srcStride reaches before it)"))
     check_run_bounds(API, spec, bounds, Runs("dst", addr, ub_end - addr, 0, 1), TensorExtent(addr, size, d))
-    left_fill, tail_fill = np.resize(pattern, left_b), np.resize(pattern, last_tail)
-    for a in (pattern, left_fill, tail_fill):
-        a.setflags(write=False)
-    return count, block_len, src_step, dst_step, left_b, tail, last_tail, pattern, first, left_fill, tail_fill, gm_end
+    pattern.setflags(write=False)
+    return count, block_len, src_step, dst_step, left_b, tail, last_tail, pattern, first, gm_end
 
 
 def _sanitize_gm_to_ub(core, dst, src, plan):
@@ -256,14 +356,19 @@ def _check_common(spec, d, gd, copy_params, mode):
 def _ub_to_gm(dst, src, copy_params, mode):
     core = _local("src", src)
     _global("dst", dst, core)
-    key = (core.spec, src.dtype, dst.dtype, src.addr, src.size, core.bounds, copy_params, mode)
-    plan = _planned(_plan_ub_to_gm, key, dst)
+    key = (_UB_TO_GM, core.spec, src._dtype, dst.dtype, src._addr, src._size, core.bounds,
+           copy_params._key if type(copy_params) is DataCopyExtParams else _params_key(copy_params, DataCopyExtParams),
+           mode._value_ if type(mode) is PaddingMode else None)
+    plan = _PLANS.get(key, _MISSING)
+    if plan is _MISSING:
+        plan = _prove(_plan_ub_to_gm, key, (core.spec, src._dtype, dst.dtype, src._addr, src._size, core.bounds,
+                                             copy_params, mode), dst)
     if plan is None:
         return
-    count, block_len, src_step, dst_step, gm_end = plan
-    _check_gm_end(core, "dst", gm_end, dst)
-    gm, at = dst.byte_span()
-    if not gm.flags.writeable:
+    count, block_len, src_step, dst_step, gm_end, params, entry = plan
+    if gm_end > dst._nbytes:
+        _refuse_gm_end(core, "dst", gm_end, dst)
+    if not dst._root.flags.writeable:
         raise ParameterError(API, "dst", dst, device=core.device, legal="a writable GM buffer",
                              detail="the GlobalTensor's array is read-only")
     if core.sanitizer is not None:   # PIPE_MTE3: the UB bytes read, the GM bytes written (cross-block shadow)
@@ -273,15 +378,11 @@ def _ub_to_gm(dst, src, copy_params, mode):
                                    atomic=core.atomic is not None)
     if core.atomic is not None:   # SetAtomicAdd/Max/Min: the one UB -> GM combine path (pipe.atomic_copy)
         runs = [(k * src_step, k * dst_step, block_len) for k in range(count)]
-        atomic_copy(core, dst, gm[at:], core.ub[src.addr:], runs)
+        atomic_copy(core, dst, dst._bytes[dst._at:], core.ub[src._addr:], runs)
         return
-    if count == 1:
-        gm[at:at + block_len] = core.ub[src.addr:src.addr + block_len]
-        return
-    _ENTRIES("ub->gm", pad_ub_to_gm, gm, core.ub, at, src.addr, count, block_len, src_step, dst_step)
+    entry(dst._bytes, core.ub, dst._at, params)
 
 
-@lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _plan_ub_to_gm(spec, d, gd, addr, size, bounds, copy_params, mode, gm_nbytes=None):
     count, block_len, src_stride, dst_stride, s = _check_common(spec, d, gd, copy_params, mode)
     if spec.pad_stride_950:

@@ -4,8 +4,9 @@ double buffering), Compute (the count-form ReduceSum of the tile writes its sum 
 vector of partials: ReduceSum's dst may sit at any element of a tensor, SPEC 4.5), and after the last tile one
 ReduceSum over the partials; both go back to GM (CopyOut).
 
-Tiles are 44 Ki halves (88 KiB, 352 repeats): two in flight plus the partials and the tmp buffer fit the smallest
-UB (192 KiB), and large tiles keep the per-tile instruction count (six calls) small against the data moved.
+Tiles are 47.75 Ki halves (95.5 KiB, 382 repeats), the largest that fit the smallest UB (192 KiB, the A2/A3) two in
+flight next to the partials and the tmp buffer of a 16 Mi-element sum on every device: large tiles keep the
+per-tile instruction count (six calls) small against the data moved.
 
 The result is per device: every tile and the final reduction follow that device's documented order (SPEC 4).
 The expectation replays explain_reduce_order's trees with numpy (one rounding per add), independently."""
@@ -16,7 +17,7 @@ import ascend_jit as aj
 from ._base import KernelSpec, ones_or_random
 from ..order import explain_reduce_order
 
-TILE = 45056        # halves per tile: 88 KiB, two in flight (double buffering) fit every device's UB
+TILE = 48896        # halves per tile: 95.5 KiB, two in flight (double buffering) fit every device's UB
 MAX_SIZE = 16 * 1024 * 1024
 
 
