@@ -9,7 +9,7 @@ import threading
 import numpy as np
 
 from . import dtypes as dt
-from .devices import COUNT_UNTOUCHED, get_device
+from .devices import COUNT_LEAVES_TAIL, COUNT_UNTOUCHED, get_device
 from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError
 from .sanitizer import Sanitizer, default_config as default_sanitize_config, resolve_config as resolve_sanitize_config
 from .sync import SyncState
@@ -20,6 +20,7 @@ CTRL_INT_SATURATE = 53   # D6 / audit 7: CTRL[53] 1 = int16/int32 saturate, 0 = 
 CTRL_COUNTER_MODE = 56   # SPEC 2.6: CTRL[56] 1 = counter mode
 CTRL_CAST_TRUNCATE = 59  # SPEC-2 D46: CTRL[59] 1 = conversions to integers keep the low bits, 0 = saturate
 CTRL_CAST_TRAIT_SAT = 60  # SPEC-2 D46: the 950's CTRL[60] (default 1); 0 = the Memory Cast always saturates
+SAT_HALF_FLAG, SAT_INT_FLAG = 1, 2  # Core.overflow_flags bits = the element-wise kernels' SAT_HALF / SAT_INT
 
 
 # Tensor bounds (issue 11, decisions.md "Tensor bounds"): "tensor" = every byte a call touches through an operand lies
@@ -47,6 +48,18 @@ def continuous_mask_words(length):
     if length > 64:
         return (1 << (length - 64)) - 1, ALL_ONES
     return 0, (1 << length) - 1
+
+
+def count_call_effect(spec, last_mask_len):
+    """What a count-form call leaves in the mask register (SPEC 2.6, D22): None when the device leaves it untouched,
+    else (high word, low word, whether the call also restores Normal mode). last_mask_len: the lanes of the call's
+    last repeat. A pure function of the device and the count, so memoised call plans compute it once."""
+    effect = spec.count_mask_effect
+    if effect == COUNT_UNTOUCHED:
+        return None
+    if effect == COUNT_LEAVES_TAIL:
+        return (*continuous_mask_words(last_mask_len), False)
+    return ALL_ONES, ALL_ONES, True
 
 
 _current = threading.local()
@@ -139,6 +152,9 @@ class Core(SyncState):
         self.half_saturating = fixed or self._bit(CTRL_HALF_INF_NAN) == 0  # D6: fixed on 910/310P, else CTRL[48]
         self.int_saturating = self.spec.int_saturation_switchable and self._bit(CTRL_INT_SATURATE) == 1
         self.counter_mode = self._bit(CTRL_COUNTER_MODE) == 1
+        # the two overflow modes as the element-wise kernels' flag bits, read once per call by the hot path
+        self.overflow_flags = (SAT_HALF_FLAG if self.half_saturating else 0) | \
+            (SAT_INT_FLAG if self.int_saturating else 0)
         # SPEC-2 D46: the Memory Cast's overflow switches. CTRL[60] = 0 on the 950 forces its SAT trait.
         forced_sat = self.spec.cast_ctrl60 and self._bit(CTRL_CAST_TRAIT_SAT) == 0
         self.cast_truncating = self.spec.cast_trunc_switch and self._bit(CTRL_CAST_TRUNCATE) == 1 and not forced_sat
@@ -249,16 +265,17 @@ class Core(SyncState):
 
     def _after_count_call(self, last_mask_len=None):
         """Mask-register side effect of a count-form call (SPEC 2.6, D22)."""
-        effect = self.spec.count_mask_effect
-        if effect == COUNT_UNTOUCHED:
-            return
-        if effect == "tail":
-            self.mask_high, self.mask_low = continuous_mask_words(last_mask_len)
-        else:
-            if self.counter_mode:  # the derived modes change only with the bit (one count-form call after another)
-                self._set_bit(CTRL_COUNTER_MODE, 0)
-            self.mask_high = self.mask_low = ALL_ONES
+        effect = count_call_effect(self.spec, last_mask_len)
+        if effect is not None:
+            self._apply_mask_effect(effect)
+
+    def _apply_mask_effect(self, effect):
+        """Leave an effect of count_call_effect's form (not None) in the mask register; hot paths inline these
+        lines."""
+        self.mask_high, self.mask_low, restores_normal = effect
         self.mask_defined = True
+        if restores_normal and self.counter_mode:  # the modes change only with the bit (count calls in a row)
+            self._set_bit(CTRL_COUNTER_MODE, 0)
 
     # --- UB allocation ------------------------------------------------------------------------------------------
     def alloc(self, nbytes, api="alloc"):

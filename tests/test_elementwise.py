@@ -830,6 +830,22 @@ def test_950_one_ulp_modes_within_one_ulp(name, dtype):
     assert _ulp_distance(got[~nan], want[~nan], dtype).max() <= 1
 
 
+@pytest.mark.skipif(__import__("os").environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled")
+def test_half_binary_forms_share_one_compiled_half_run():
+    """Issue 20: the count and high-dim forms of the half binary and tensor-scalar instructions run one compiled
+    half_binary_run (a literal argument at one call site would compile a second specialisation). A kernel loaded
+    from the numba cache compiles no helper (0 signatures); a cold cache, as in CI, compiles exactly one."""
+    from ascend_jit.jit import elementwise as K
+    core = aj.Core("atlas-a2")
+    d, a, b = (core.local_tensor("half", 512) for _ in range(3))
+    aj.Add(d, a, b, 256)
+    aj.Sub(d, a, b, [2**64 - 1, 1], 2, aj.BinaryRepeatParams())
+    aj.Adds(d, a, 1.5, 256)
+    aj.Muls(d, a, 1.5, [7, 7], 2, aj.UnaryRepeatParams())
+    aj.Add(d, d, b, 256)  # in place
+    assert len(K.half_binary_run.signatures) <= 1
+
+
 def test_modelled_results_are_identical_without_the_jit(tmp_path):
     """The same input gives the same bits with NUMBA_DISABLE_JIT=1 (another process)."""
     import os

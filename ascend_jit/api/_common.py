@@ -260,17 +260,21 @@ def refuse_empty_mask_on_950(api, spec, plan):
                              device=spec.name)
 
 
+def recorded_mask(spec, plan):
+    """D22: the (high, low) words a high-dim call with is_set_mask leaves in the mask register, or None when it
+    leaves the register alone (a mask read from the register; 950 continuous-mask calls, audit 3). A pure function
+    of the device and the plan, so memoised call plans compute it once."""
+    if plan.from_register or (spec.mask_zero_refused and not plan.bit_mode):
+        return None
+    return (0, plan.counter) if plan.counter >= 0 else (plan.hi, plan.lo)
+
+
 def record_mask(core, plan, dtype, mask):
     """D22: a high-dim call with is_set_mask leaves its own mask in the register (950: bit-mask calls only)."""
-    if plan.from_register:
-        return
-    if core.spec.mask_zero_refused and not plan.bit_mode:  # 950 continuous-mask calls do not write it (audit 3)
-        return
-    if plan.counter >= 0:
-        core.mask_high, core.mask_low = 0, plan.counter
-    else:
-        core.mask_high, core.mask_low = plan.hi, plan.lo
-    core.mask_defined = True
+    words = recorded_mask(core.spec, plan)
+    if words is not None:
+        core.mask_high, core.mask_low = words
+        core.mask_defined = True
 
 
 # --- footprints (SPEC 1.2) -------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ validation of the whole call (dtypes per device, ranges, mask plan, footprints i
 overlap, config) returning a small tuple, then one compiled call of the arity's lane walk (`jit/elementwise.py`).
 """
 import enum
+import inspect
 import math
 import operator
 import struct
@@ -16,17 +17,17 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import continuous_mask_words
+from ..core import CTRL_COUNTER_MODE, continuous_mask_words, count_call_effect
 from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
 from ..jit import elementwise as K
-from ..jit.direct import EntryTable
+from ..jit.direct import EntryTable, PreparedCall
 from ..reference import elementwise as R
 from ..tensor import LocalTensor
 from ..sanitizer import vector_access
 from ._common import as_flag, as_int, repeat_params as _repeat_params
 from ._common import (Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub, check_overlap,
-                      check_range, check_tensor_bounds, operands, plan_mask, record_mask, refuse_empty_mask_on_950)
+                      check_range, check_tensor_bounds, operands, plan_mask, recorded_mask, refuse_empty_mask_on_950)
 from ._scalar import scalar_bits
 
 # --- parameter structs (SPEC-2 1.1) ----------------------------------------------------------------------------------
@@ -460,32 +461,47 @@ def _validate(fn, *key):
 
 
 # --- dispatch -----------------------------------------------------------------------------------------------------------
-def _flags(row, core, dtype, config):
-    flags = K.SAT_HALF if core.half_saturating else 0
-    if core.int_saturating and row.int_saturates:
-        flags |= K.SAT_INT
+_READS_DST = ("ternary", "axpy")   # the multiply-adds accumulate into dst (SPEC-2 6.3)
+
+
+def _fixed_flags(row, spec, dtype, config):
+    """The kernel flags the call shape and config fix (the 950's algorithm flags and fused multiply-add); the two
+    overflow modes come from the core on every call (Core.overflow_flags)."""
     if row.config is None and config is None and row.arity not in _READS_DST:
-        return flags
+        return 0
+    flags = 0
     if row.config is not None:
-        flags |= _validate(_config_flags, row, core.spec, dtype, config)
+        flags |= _validate(_config_flags, row, spec, dtype, config)
     elif config is not None:
-        raise ParameterError(row.name, "config", config, legal="no config for this instruction", device=core.device)
-    if row.arity in ("ternary", "axpy") and core.spec.name == D950:
+        raise ParameterError(row.name, "config", config, legal="no config for this instruction", device=spec.name)
+    if row.arity in _READS_DST and spec.name == D950:
         flags |= K.FUSED
     return flags
 
 
-def _scalar(row, core, tensors, value):
+def _sat_mask(row):
+    """The overflow-mode flags a row reads: CTRL[53] does not apply to Div (D48)."""
+    return K.SAT_HALF | K.SAT_INT if row.int_saturates else K.SAT_HALF
+
+
+def _flags(row, core, dtype, config):
+    return (core.overflow_flags & _sat_mask(row)) | _fixed_flags(row, core.spec, dtype, config)
+
+
+def _scalar_dtype(row, tensors):
+    return tensors[1]._dtype if row.arity == "axpy" else tensors[0]._dtype
+
+
+def _scalar(row, spec, dtype, value):
     """D29 conversion, as signed int64 bits for the kernel; a numpy scalar of the exact dtype is used bit for bit,
     Python floats and ints are memoised by type, value and sign (so -0.0 and True never share an entry with 0.0
     and 1)."""
-    dtype = tensors[1]._dtype if row.arity == "axpy" else tensors[0]._dtype
     if type(value) is dtype.np_dtype.type:
         return _exact_bits(dtype, value)
     if type(value) in (float, int) and value == value:
         sign = value < 0 if type(value) is int else math.copysign(1.0, value)
-        return _scalar_memo(row.name, core.spec, dtype, type(value), value, sign)
-    return as_signed64(scalar_bits(row.name, core.spec, dtype, value, "scalar"))
+        return _scalar_memo(row.name, spec, dtype, type(value), value, sign)
+    return as_signed64(scalar_bits(row.name, spec, dtype, value, "scalar"))
 
 
 _UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -511,77 +527,126 @@ def _scalar_memo(api, spec, dtype, kind, value, sign):
     return as_signed64(scalar_bits(api, spec, dtype, value, "scalar"))
 
 
-_READS_DST = ("ternary", "axpy")   # the multiply-adds accumulate into dst (SPEC-2 6.3)
-
-
 def _sanitize(row, core, tensors, footprint):
     """Report one call's exact footprints to the sanitizer: footprint(k, tensor) gives operand k's."""
     reads = [(footprint(k, t), t) for k, t in enumerate(tensors) if k > 0 or row.arity in _READS_DST]
     vector_access(core, row.name, reads=reads, writes=[(footprint(0, tensors[0]), tensors[0])])
 
 
+# The kernels' arguments are normalised by validation (the uint8 UB, an int64 parameter array, Python ints, a uint16
+# table), so each kernel has one signature per dtype class: call its compiled entry directly, not through numba's
+# per-call type dispatch (issue 21).
+_ENTRIES = EntryTable()
+_KERNELS = {"binary": K.binary_kernel, "scalar": K.binary_kernel, "unary": K.unary_kernel,
+            "ternary": K.ternary_kernel, "axpy": K.ternary_kernel, "fill": K.fill_kernel}
+# The kernels' dtype-class markers (jit/elementwise.py binary_kernel): the binary kernel's (half, float, int)
+# classes, the other kernels' (float, int) classes.
+_HALF_CLASS, _FLOAT_CLASS, _INT_CLASS = (0, None, None), (None, 0, None), (None, None, 0)
+_FLOATS, _INTS, _NO_CLASS = (0, None), (None, 0), ()
+_HALF_KIND = 0  # dtypes.HALF.kind
+
+
+def _classes(row, dtype, flags):
+    if row.arity == "fill":
+        return _NO_CLASS
+    if row.arity in ("binary", "scalar"):
+        if not dtype.is_float:
+            return _INT_CLASS
+        return _HALF_CLASS if dtype.kind == _HALF_KIND and not flags & K.FTZ else _FLOAT_CLASS
+    return _FLOATS if dtype.is_float else _INTS
+
+
+def _params(row, key, n, strides=(0,) * 6, repeat=0, lo=0, hi=0, last=-1):
+    """The kernel parameter array's values (jit/elementwise.py P_*) of a call on the tensors of `key` (_key):
+    n >= 0 the count form, n < 0 the high-dim form with its strides (dst blk, src0 blk, src1 blk, dst rep, src0 rep,
+    src1 rep), repeats, signed mask words and counter-mode tail."""
+    two = len(key) > 3
+    src1 = key[7] if row.arity in ("binary", "ternary") else -1
+    return (row.code, key[0].kind, key[3].kind if two else 0, key[1], key[4] if two else 0, src1, n, *strides, repeat,
+            lo, hi, last)
+
+
+class _Plan(PreparedCall):
+    """One validated call shape of the family (count or high-dim form): its prepared kernel call and what else the
+    shape fixes. classes: the kernel's dtype-class markers; a call without config runs with the flags
+    `core.overflow_flags & sat_mask | fixed_flags`; effect: what the call leaves in the mask register, as
+    core.count_call_effect gives it (None: nothing); nop: the call writes nothing (count 0, repeat 0, empty mask,
+    SPEC-2 D30, SPEC D7)."""
+    __slots__ = ("classes", "fixed_flags", "sat_mask", "effect", "nop")
+
+    def __init__(self, row, spec, dtype, params, effect, nop):
+        self.fixed_flags = _fixed_flags(row, spec, dtype, None)
+        self.sat_mask = _sat_mask(row)
+        self.classes = _classes(row, dtype, self.fixed_flags)
+        self.effect, self.nop = effect, nop
+        kernel = _KERNELS[row.arity]
+        super().__init__(_ENTRIES, (kernel, self.classes), kernel, params)
+
+
+def _call(row, plan, core, dtype, flags, value):
+    """Run a plan's kernel with one call's flags; value: the scalar bits (the unary kernel: its half table). A
+    config that changes the dtype class (a half Div with FTZ on the 950) takes that class's entry."""
+    if row.arity == "unary":
+        value = _half_lookup(row, dtype.kind, flags)
+    classes = _classes(row, dtype, flags)
+    if classes is plan.classes:
+        plan.run(core.ub, plan.params, flags, value, *classes)
+    else:
+        kernel = _KERNELS[row.arity]
+        _ENTRIES((kernel, classes), kernel, core.ub, plan.params, flags, value, *classes)
+
+
+def _apply(core, effect):
+    if effect is not None:
+        core._apply_mask_effect(effect)
+
+
 def _run_count(row, core, tensors, count, scalar, config, from_register=False):
+    """The count form's whole path: validation (memoised), flags, scalar, sanitizer, kernel, mask effect. Returns
+    the call's plan (the public entries keep it for their fast path)."""
     if type(count) is not int:
         count = as_int(row.name, core.spec, "count", count)  # a plain int before the cache key (issue 12)
     plan = _count_plan(row, core.spec, _key(tensors), count)
     dtype = tensors[0]._dtype
-    if config is None and row in _PLAIN_FLAGS:
-        flags = (K.SAT_HALF if core.half_saturating else 0) | (K.SAT_INT if core.int_saturating else 0)
-    else:
-        flags = _flags(row, core, dtype, config)
-    bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
-    if count == 0:
-        return  # SPEC-2 D30: a NOP on every device, mask register included
+    flags = _flags(row, core, dtype, config)
+    bits = _scalar(row, core.spec, _scalar_dtype(row, tensors), scalar) if row.arity in ("scalar", "axpy") else 0
+    if plan.nop:
+        return plan  # SPEC-2 D30: a NOP on every device, mask register included
     if core.sanitizer is not None:
         names = _TENSORS[row.arity]
         _sanitize(row, core, tensors, lambda k, t: (names[k], t.addr, int(count) * t.dtype.size))
-    if row.arity == "unary":  # no scalar; the table depends on the flags
-        plan.call(core.ub, flags, 0, (_half_lookup(row, dtype.kind, flags), *_CLASS[dtype.is_float]))
-    else:
-        plan.call(core.ub, flags, bits, ())
+    _call(row, plan, core, dtype, flags, bits)
     if not from_register:  # SPEC 2.5: with is_set_mask=False the call writes neither the register nor the mode
-        core._after_count_call(count % plan.lanes or plan.lanes)
-
-
-class _CountCall:
-    """The count form's kernel call of one validated call shape: every argument but the UB, the flags and the scalar
-    bits in place, and the compiled entry once the first call has made it."""
-    __slots__ = ("lanes", "kernel", "entry_key", "before", "between", "after", "scalar", "entry")
-
-    def __init__(self, lanes, kernel, entry_key, before, between, after, scalar):
-        self.lanes, self.kernel, self.entry_key = lanes, kernel, entry_key
-        self.before, self.between, self.after, self.scalar = before, between, after, scalar
-        self.entry = None
-
-    def call(self, ub, flags, bits, extra):
-        args = ((ub, *self.before, flags, *self.between, bits, *self.after) if self.scalar else
-                (ub, *self.before, flags, *self.between, *self.after, *extra))
-        if self.entry is None:
-            self.entry = _ENTRIES.get(self.entry_key, self.kernel, args)
-        self.entry(*args)
+        _apply(core, plan.effect)
+    return plan
 
 
 @lru_cache(maxsize=8192)
 def _count_plan(row, spec, key, count):
-    """_validate_count, then the count form's kernel call (a _CountCall). Memoised on the same key as the
-    validation."""
+    """_validate_count, then the count form's _Plan. Memoised on the same key as the validation."""
     _, lanes = _validate_count(row, spec, key, count)
-    dst, src0, dkind, floats = key[1], key[4], key[0].kind, key[0].is_float
-    arity = row.arity
-    if arity == "unary":  # (no scalar bits: the count follows the addresses; the table is added per call)
-        return _CountCall(lanes, K.unary_kernel, (K.unary_kernel, floats), (row.code, dkind), (dst, src0, count),
-                          _UNARY_COUNT, False)
-    if arity == "binary" or arity == "scalar":
-        src1 = key[7] if arity == "binary" else -1
-        return _CountCall(lanes, K.binary_kernel, (K.binary_kernel, floats), (row.code, dkind), (dst, src0, src1),
-                          (count, *_BINARY_COUNT, *_CLASS[floats]), True)
-    src1 = key[7] if arity == "ternary" else -1
-    return _CountCall(lanes, K.ternary_kernel, (K.ternary_kernel, floats), (row.code, dkind, key[3].kind),
-                      (dst, src0, src1), (count, *_BINARY_COUNT, *_CLASS[floats]), True)
+    return _Plan(row, spec, key[0], _params(row, key, count), count_call_effect(spec, count % lanes or lanes),
+                 count == 0)
+
+
+def _high_dim_plan(row, spec, key, mask_plan, params, repeat, last, contiguous):
+    """The high-dim form's _Plan: default strides over every lane run as the count form; else the kernel's strided
+    walk. Its effect is the mask the call records (D22, record_mask)."""
+    lanes = 256 // key[0].size
+    if contiguous:
+        values = _params(row, key, (repeat - 1) * lanes + (last if last >= 0 else lanes))
+    else:
+        names = _STRIDE_FIELDS[type(params)]
+        blk = [getattr(params, f[1]) for f in names] + [0] * (3 - len(names))
+        rep = [getattr(params, f[2]) for f in names] + [0] * (3 - len(names))
+        values = _params(row, key, -1, (*blk, *rep), repeat, as_signed64(mask_plan.lo), as_signed64(mask_plan.hi),
+                         last)
+    words = recorded_mask(spec, mask_plan)
+    return _Plan(row, spec, key[0], values, None if words is None else (*words, False),
+                 repeat == 0 or mask_plan.empty)
 
 
 _NO_TABLE = np.empty(0, np.uint16)
-_HALF_KIND = 0  # dtypes.HALF.kind
 _HALF_TABLES = {}
 _TABLE_OPS = (K.EXP, K.LN, K.SQRT, K.RSQRT, K.RECIPROCAL)
 
@@ -597,44 +662,17 @@ def _half_lookup(row, kind, flags):
     if table is None:
         scratch = np.empty(4 * 65536, np.uint8)
         scratch[:2 * 65536].view(np.uint16)[:] = np.arange(65536, dtype=np.uint16)
-        _ENTRIES((K.unary_kernel, True), K.unary_kernel, scratch, row.code, kind, flags, 2 * 65536, 0, 65536,
-                 *_UNARY_COUNT, _NO_TABLE, *_CLASS[True])
+        params = np.zeros(K.N_PARAMS, np.int64)
+        params[[K.P_OP, K.P_KIND, K.P_DST, K.P_SRC0, K.P_SRC1, K.P_N]] = row.code, kind, 2 * 65536, 0, -1, 65536
+        _ENTRIES((K.unary_kernel, _FLOATS), K.unary_kernel, scratch, params, flags, _NO_TABLE, *_FLOATS)
         table = _HALF_TABLES[key] = scratch[2 * 65536:].view(np.uint16).copy()
     return table
-
-
-# The kernels' arguments are normalised by validation (the uint8 UB, Python ints, a float32 table), so each kernel
-# has one signature: call its compiled entry directly, not through numba's per-call type dispatch (issue 21).
-_ENTRIES = EntryTable()
-
-
-_BINARY_COUNT = (0,) * 10  # the kernels' high-dim arguments, unused by the count form (n >= 0)
-_CLASS = {True: (0, None), False: (None, 0)}  # the kernels' (float_class, int_class) by dtype.is_float
-_UNARY_COUNT = (0,) * 8
-_FILL_COUNT = (0,) * 6
-
-
-def _kernel_count(row, ub, flags, t, bits, n):
-    dtype = t[0]._dtype
-    kind, floats = dtype.kind, dtype.is_float
-    classes = _CLASS[floats]
-    arity = row.arity
-    if arity == "binary" or arity == "scalar":
-        src1 = t[2]._addr if arity == "binary" else -1
-        _ENTRIES((K.binary_kernel, floats), K.binary_kernel, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, src1,
-                 bits, n, *_BINARY_COUNT, *classes)
-    elif arity == "unary":
-        _ENTRIES((K.unary_kernel, floats), K.unary_kernel, ub, row.code, kind, flags, t[0]._addr, t[1]._addr, n,
-                 *_UNARY_COUNT, _half_lookup(row, kind, flags), *classes)
-    else:
-        src1 = t[2]._addr if arity == "ternary" else -1
-        _ENTRIES((K.ternary_kernel, floats), K.ternary_kernel, ub, row.code, kind, t[1]._dtype.kind, flags,
-                 t[0]._addr, t[1]._addr, src1, bits, n, *_BINARY_COUNT, *classes)
 
 
 _FIELD_VALUES = {cls: operator.attrgetter(*cls.__dataclass_fields__) for cls in (BinaryRepeatParams, UnaryRepeatParams)}
 _HIGH_DIM_PLANS = {}
 _HIGH_DIM_PLANS_MAX = 8192
+_FAST_MAX = 8192  # entries per instruction and form in the public entries' memo of call plans
 
 
 def _high_dim_key(row, core, tensors, mask, repeat_time, strides, is_set_mask):
@@ -657,8 +695,8 @@ def _high_dim_key(row, core, tensors, mask, repeat_time, strides, is_set_mask):
 
 
 def _memoised_plan(key, validate):
-    """validate() -> (plan, params, repeats, last-repeat lanes, contiguous?, mixed?, signed mask words), from the
-    memo when the key was seen (the mask plan and the stride checks cost about 6 us per call otherwise)."""
+    """validate() -> (mask plan, params, repeats, last-repeat lanes, _Plan), from the memo when the key was seen
+    (the mask plan and the stride checks cost about 6 us per call otherwise)."""
     hit = _HIGH_DIM_PLANS.get(key) if key is not None else None
     if hit is None:
         hit = validate()
@@ -674,9 +712,11 @@ def _plan_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask):
         # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator
         p = _repeat_params(row.name, core.spec, params, _PARAMS[row.arity], hi=None)
         repeat = as_int(row.name, core.spec, "repeat_time", repeat_time)
-        plan = plan_mask(row.name, core, tensors[0].dtype, mask, is_set_mask)
-        checked = _validate(_validate_high_dim, row, core.spec, core.bounds, _key(tensors), plan, repeat, p)
-        return (plan, p, *checked, as_signed64(plan.lo), as_signed64(plan.hi))
+        mask_plan = plan_mask(row.name, core, tensors[0].dtype, mask, is_set_mask)
+        key = _key(tensors)
+        repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, key, mask_plan,
+                                                repeat, p)
+        return mask_plan, p, repeat, last, _high_dim_plan(row, core.spec, key, mask_plan, p, repeat, last, contiguous)
     fields = _FIELD_VALUES.get(type(params))
     key = None if fields is None else _high_dim_key(row, core, tensors, mask, repeat_time, fields(params),
                                                      is_set_mask)
@@ -684,41 +724,22 @@ def _plan_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask):
 
 
 def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, scalar, config):
-    plan, params, repeat, last, contiguous, mixed, lo, hi = _plan_high_dim(row, core, tensors, mask, repeat_time,
-                                                                           params, is_set_mask)
+    """The high-dim form's whole path; returns the call's plan (see _run_count)."""
+    mask_plan, params, repeat, last, plan = _plan_high_dim(row, core, tensors, mask, repeat_time, params,
+                                                           is_set_mask)
     dtype = tensors[0]._dtype
     flags = _flags(row, core, dtype, config)
-    bits = _scalar(row, core, tensors, scalar) if row.arity in ("scalar", "axpy") else 0
-    record_mask(core, plan, dtype, mask)
-    if repeat == 0 or plan.empty:
-        return  # SPEC-2 D30 / SPEC D7: repeat 0 or mask 0 writes nothing
+    bits = _scalar(row, core.spec, _scalar_dtype(row, tensors), scalar) if row.arity in ("scalar", "axpy") else 0
+    _apply(core, plan.effect)  # D22: recorded even when the call writes nothing
+    if plan.nop:
+        return plan  # SPEC-2 D30 / SPEC D7: repeat 0 or mask 0 writes nothing
     if core.sanitizer is not None:
         names = _TENSORS[row.arity]
         strides = {name: (getattr(params, blk), getattr(params, rep)) for name, blk, rep, _ in _STRIDE_FIELDS[type(params)]}
-        _sanitize(row, core, tensors, lambda k, t: Operand(names[k], t.addr, t.dtype.size, plan.lo, plan.hi, repeat,
-                                                           *strides[names[k]], last))
-    if contiguous:  # default strides, every lane: the same run as the count form
-        lanes = 256 // dtype.size
-        _kernel_count(row, core.ub, flags, tensors, bits, (repeat - 1) * lanes + (last if last >= 0 else lanes))
-        return
-    kind, floats = dtype.kind, dtype.is_float
-    classes = _CLASS[floats]
-    t, p = tensors, params
-    if row.arity in ("binary", "ternary"):
-        args = (t[0].addr, t[1].addr, t[2].addr, bits, -1, p.dstBlkStride, p.src0BlkStride, p.src1BlkStride,
-                p.dstRepStride, p.src0RepStride, p.src1RepStride, repeat, lo, hi, last, *classes)
-    else:
-        args = (t[0].addr, t[1].addr, -1, bits, -1, p.dstBlkStride, p.srcBlkStride, 1, p.dstRepStride,
-                p.srcRepStride, 0, repeat, lo, hi, last, *classes)
-    if row.arity in ("binary", "scalar"):
-        _ENTRIES((K.binary_kernel, floats), K.binary_kernel, core.ub, row.code, kind, flags, *args)
-    elif row.arity == "unary":
-        _ENTRIES((K.unary_kernel, floats), K.unary_kernel, core.ub, row.code, kind, flags, t[0].addr, t[1].addr, -1,
-                 p.dstBlkStride, p.srcBlkStride, p.dstRepStride, p.srcRepStride, repeat, lo, hi, last,
-                 _half_lookup(row, kind, flags), *classes)
-    else:
-        _ENTRIES((K.ternary_kernel, floats), K.ternary_kernel, core.ub, row.code, kind, t[1].dtype.kind, flags,
-                 *args)
+        _sanitize(row, core, tensors, lambda k, t: Operand(names[k], t.addr, t.dtype.size, mask_plan.lo, mask_plan.hi,
+                                                           repeat, *strides[names[k]], last))
+    _call(row, plan, core, dtype, flags, bits)
+    return plan
 
 
 def _count_is_set_mask(row, core, is_set_mask, count):
@@ -770,10 +791,49 @@ def _doc(row):
     return text
 
 
+def _alive(*tensors):
+    return all(t._lease is None or t._lease.alive for t in tensors)
+
+
+def _remember(memo, key, plan):
+    """Keep a validated call shape's plan for the fast path (never a NOP: those take the full path)."""
+    if key is not None and not plan.nop:
+        if len(memo) >= _FAST_MAX:
+            memo.clear()
+        memo[key] = plan
+
+
 def _make(row):
-    if row.arity in ("binary", "ternary"):
-        def entry(dst, src0, src1, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
-                  is_set_mask=_UNSET, config=None):
+    """The public entry of one instruction. Its fast path (issue 21): a call in the plain positional form on live
+    LocalTensors of one core without a sanitizer, whose call shape an earlier call validated, looks its plan up
+    in one memo (keyed on exactly typed facts: each tensor's dtype, address and size, the count and the device, or
+    the high-dim form's _high_dim_key) and runs it: the flags from the core, the scalar's bits, the kernel, the
+    mask register's effect. Everything else (the first call of a shape, keywords, NOPs, the sanitizer, freed
+    tensors, every refusal) takes the full path (`full`, whose signature the entry shows), which validates and
+    returns the plan the memo then keeps. The entry's own signature takes the form's values as optional positionals
+    (a function with keyword-only defaults costs twice as much to call)."""
+    counts, highs = {}, {}
+    plain = row in _PLAIN_FLAGS
+    arity = row.arity
+
+    def run(plan, core, value):
+        """A remembered plan's call (_call's and Core._apply_mask_effect's lines for a call without config)."""
+        flags = core.overflow_flags if plain else core.overflow_flags & plan.sat_mask | plan.fixed_flags
+        plan.run(core.ub, plan.params, flags, value, *plan.classes)
+        effect = plan.effect
+        if effect is not None:
+            core.mask_high, core.mask_low, restores_normal = effect
+            core.mask_defined = True
+            if restores_normal and core.counter_mode:
+                core._set_bit(CTRL_COUNTER_MODE, 0)
+
+    def remember(key, a1, plan):
+        if key is not None and plan is not None:
+            _remember(counts if a1 is _UNSET else highs, key, plan)
+
+    if arity in ("binary", "ternary"):
+        def full(dst, src0, src1, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
+                 is_set_mask=_UNSET, config=None):
             core = operands(row.name, dst, src0, src1)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 3)
@@ -784,23 +844,80 @@ def _make(row):
                 return _run_count(row, core, (dst, src0, src1), vals[0], None, config)
             return _run_high_dim(row, core, (dst, src0, src1), *vals, is_set_mask is _UNSET or is_set_mask, None,
                                  config)
-    elif row.arity in ("scalar", "axpy"):
-        def entry(dst, src, scalar, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
-                  is_set_mask=_UNSET):
+
+        def entry(dst, src0, src1, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
+            key = None
+            if not kw and type(dst) is LocalTensor and type(src0) is LocalTensor and type(src1) is LocalTensor:
+                core = dst._core
+                if src0._core is core and src1._core is core and core.sanitizer is None and \
+                        (dst._lease is None and src0._lease is None and src1._lease is None or
+                         _alive(dst, src0, src1)):
+                    if a1 is _UNSET:
+                        if type(a0) is int:
+                            key = (dst._dtype, dst._addr, dst._size, src0._dtype, src0._addr, src0._size,
+                                   src1._dtype, src1._addr, src1._size, a0, core.spec)
+                            plan = counts.get(key)
+                            if plan is not None:
+                                if not plain:
+                                    return run(plan, core, 0)
+                                # the common case (Add, Sub, Mul, Max, Min, ...): run()'s lines inline
+                                plan.run(core.ub, plan.params, core.overflow_flags, 0, *plan.classes)
+                                effect = plan.effect
+                                if effect is not None:
+                                    core.mask_high, core.mask_low, restores_normal = effect
+                                    core.mask_defined = True
+                                    if restores_normal and core.counter_mode:
+                                        core._set_bit(CTRL_COUNTER_MODE, 0)
+                                return
+                    elif a2 is not _UNSET and not rest:
+                        fields = _FIELD_VALUES.get(type(a2))
+                        if fields is not None:
+                            key = _high_dim_key(row, core, (dst, src0, src1), a0, a1, fields(a2), True)
+                            plan = highs.get(key)
+                            if plan is not None:
+                                return run(plan, core, 0)
+            remember(key, a1, full(dst, src0, src1, *_given(a0, a1, a2), *rest, **kw))
+    elif arity in ("scalar", "axpy"):
+        scalar_of_src = arity == "axpy"
+
+        def full(dst, src, scalar, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
+                 is_set_mask=_UNSET):
             core = operands(row.name, dst, src)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 3)
             if form == "count":
-                if row.arity == "axpy" and is_set_mask is not _UNSET:
+                if arity == "axpy" and is_set_mask is not _UNSET:
                     raise TypeError("Axpy() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
                 if is_set_mask is _UNSET:
                     return _run_count(row, core, (dst, src), vals[0], scalar, None)
                 n = _count_is_set_mask(row, core, is_set_mask, vals[0])
-                return _run_count(row, core, (dst, src), n, scalar, None, not is_set_mask)
+                _run_count(row, core, (dst, src), n, scalar, None, not is_set_mask)
+                return None  # (the register-reading form is not remembered)
             return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, scalar, None)
+
+        def entry(dst, src, scalar, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
+            key = None
+            if not kw and type(dst) is LocalTensor and type(src) is LocalTensor:
+                core = dst._core
+                if src._core is core and core.sanitizer is None and \
+                        (dst._lease is None and src._lease is None or _alive(dst, src)):
+                    if a1 is _UNSET:
+                        if type(a0) is int:
+                            key = (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, a0,
+                                   core.spec)
+                            plan = counts.get(key)
+                    elif a2 is not _UNSET and not rest:
+                        fields = _FIELD_VALUES.get(type(a2))
+                        if fields is not None:
+                            key = _high_dim_key(row, core, (dst, src), a0, a1, fields(a2), True)
+                            plan = highs.get(key)
+                    if key is not None and plan is not None:
+                        return run(plan, core, _scalar(row, core.spec, (src if scalar_of_src else dst)._dtype,
+                                                       scalar))
+            remember(key, a1, full(dst, src, scalar, *_given(a0, a1, a2), *rest, **kw))
     else:
-        def entry(dst, src, *args, count=None, mask=None, repeat_time=None, repeat_params=None, is_set_mask=_UNSET,
-                  config=None):
+        def full(dst, src, *args, count=None, mask=None, repeat_time=None, repeat_params=None, is_set_mask=_UNSET,
+                 config=None):
             core = operands(row.name, dst, src)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 2)
@@ -810,9 +927,42 @@ def _make(row):
                                     "(SPEC-2 D32)")
                 return _run_count(row, core, (dst, src), vals[0], None, config)
             return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, None, config)
-    entry.__name__ = entry.__qualname__ = row.name
+
+        def entry(dst, src, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
+            key = None
+            if not kw and type(dst) is LocalTensor and type(src) is LocalTensor:
+                core = dst._core
+                if src._core is core and core.sanitizer is None and \
+                        (dst._lease is None and src._lease is None or _alive(dst, src)):
+                    if a1 is _UNSET:
+                        if type(a0) is int:
+                            key = (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, a0,
+                                   core.spec)
+                            plan = counts.get(key)
+                    elif a2 is not _UNSET and not rest:
+                        fields = _FIELD_VALUES.get(type(a2))
+                        if fields is not None:
+                            key = _high_dim_key(row, core, (dst, src), a0, a1, fields(a2), True)
+                            plan = highs.get(key)
+                    if key is not None and plan is not None:
+                        flags = core.overflow_flags & plan.sat_mask | plan.fixed_flags
+                        return run(plan, core, _half_lookup(row, dst._dtype.kind, flags))
+            remember(key, a1, full(dst, src, *_given(a0, a1, a2), *rest, **kw))
+    for f in (full, entry):
+        f.__name__ = f.__qualname__ = row.name
     entry.__doc__ = _doc(row)
+    entry.__signature__ = inspect.signature(full)
     return entry
+
+
+def _given(a0, a1, a2):
+    """The entries' optional positionals that were passed."""
+    if a0 is _UNSET:
+        return ()
+    return (a0,) if a1 is _UNSET else (a0, a1) if a2 is _UNSET else (a0, a1, a2)
+
+
+_DUPLICATE_COUNTS = {}  # Duplicate's count-form plans by (dst dtype, address, size, count, device)
 
 
 def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
@@ -821,6 +971,19 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
     `Duplicate(dst, scalar, mask, repeat_time, dst_block_stride, dst_repeat_stride)` (SPEC-2 5.1): bit copies, no
     arithmetic, no saturation."""
     row = DUPLICATE
+    key = None
+    if len(args) == 1 and count is None and mask is None and is_set_mask is _UNSET and type(dst) is LocalTensor \
+            and type(args[0]) is int and type(value) is not LocalTensor:  # the fast path of _make's entries
+        core = dst._core
+        if core.sanitizer is None and (dst._lease is None or dst._lease.alive):
+            key = (dst._dtype, dst._addr, dst._size, args[0], core.spec)
+            plan = _DUPLICATE_COUNTS.get(key)
+            if plan is not None:
+                plan.run(core.ub, plan.params, _scalar(row, core.spec, dst._dtype, value))
+                effect = plan.effect
+                if effect is not None:
+                    core._apply_mask_effect(effect)
+                return
     tensor_source = isinstance(value, LocalTensor)
     core = operands(row.name, dst, value) if tensor_source else operands(row.name, dst)
     if count is not None or (len(args) == 1 and mask is None):
@@ -830,19 +993,19 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
         if tensor_source and core.spec.name != D950:
             raise UnsupportedDeviceError(row.name, "src", "a LocalTensor", device=core.device,
                                          legal="a scalar (the tensor-source overload exists on the 950 only)")
-        key = _key((dst, value) if tensor_source else (dst,))
-        mixed, lanes = _validate(_validate_count, row, core.spec, key, n)
+        plan = _validate(_count_plan, row, core.spec, _key((dst, value) if tensor_source else (dst,)), n)
         if tensor_source:
             bits = as_signed64(int.from_bytes(core.ub[value.addr:value.addr + value.dtype.size].tobytes(), "little"))
         else:
-            bits = _scalar(row, core, (dst,), value)
-        if n == 0:
+            bits = _scalar(row, core.spec, dst._dtype, value)
+        if plan.nop:
             return
         if core.sanitizer is not None:
             reads = [(("src", value.addr, value.dtype.size), value)] if tensor_source else []
             vector_access(core, row.name, reads=reads, writes=[(("dst", dst.addr, int(n) * dst.dtype.size), dst)])
-        _ENTRIES(K.fill_kernel, K.fill_kernel, core.ub, dst._dtype.size, dst._addr, bits, n, *_FILL_COUNT)
-        core._after_count_call(n % lanes or lanes)
+        plan.run(core.ub, plan.params, bits)
+        _apply(core, plan.effect)
+        _remember(_DUPLICATE_COUNTS, key, plan)
         return
     if tensor_source:
         raise ParameterError(row.name, "value", "a LocalTensor", legal="a scalar in the high-dim form (SPEC-2 5.1)",
@@ -856,23 +1019,26 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
     is_set_mask = is_set_mask is _UNSET or is_set_mask
 
     def validate():
-        plan = plan_mask(row.name, core, dst.dtype, mask, is_set_mask)
+        mask_plan = plan_mask(row.name, core, dst.dtype, mask, is_set_mask)
         strides = _DuplicateStrides(as_int(row.name, core.spec, "dst_block_stride", dst_block_stride),
                                     as_int(row.name, core.spec, "dst_repeat_stride", dst_repeat_stride))
         repeat = as_int(row.name, core.spec, "repeat_time", repeat_time)
-        checked = _validate(_validate_high_dim, row, core.spec, core.bounds, _key((dst,)), plan, repeat, strides)
-        return (plan, strides, *checked, as_signed64(plan.lo), as_signed64(plan.hi))
+        key = _key((dst,))
+        repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, key, mask_plan,
+                                                repeat, strides)
+        return mask_plan, strides, repeat, last, _high_dim_plan(row, core.spec, key, mask_plan, strides, repeat,
+                                                                last, contiguous)
     key = _high_dim_key(row, core, (dst,), mask, repeat_time, (dst_block_stride, dst_repeat_stride), is_set_mask)
-    plan, strides, repeat, last, contiguous, _, lo, hi = _memoised_plan(key, validate)
-    bits = _scalar(row, core, (dst,), value)
-    record_mask(core, plan, dst.dtype, mask)
-    if repeat == 0 or plan.empty:
+    mask_plan, strides, repeat, last, plan = _memoised_plan(key, validate)
+    bits = _scalar(row, core.spec, dst._dtype, value)
+    _apply(core, plan.effect)  # D22 (record_mask): recorded even when the call writes nothing
+    if plan.nop:
         return
     if core.sanitizer is not None:
-        vector_access(core, row.name, writes=[(Operand("dst", dst.addr, dst.dtype.size, plan.lo, plan.hi, repeat,
-                                                       strides.dstBlkStride, strides.dstRepStride, last), dst)])
-    _ENTRIES(K.fill_kernel, K.fill_kernel, core.ub, dst._dtype.size, dst._addr, bits, -1, strides.dstBlkStride,
-             strides.dstRepStride, repeat, lo, hi, last)
+        vector_access(core, row.name, writes=[(Operand("dst", dst.addr, dst.dtype.size, mask_plan.lo, mask_plan.hi,
+                                                       repeat, strides.dstBlkStride, strides.dstRepStride, last),
+                                               dst)])
+    plan.run(core.ub, plan.params, bits)
 
 
 @lru_cache(maxsize=4096)

@@ -1,6 +1,7 @@
 """The element-wise engine's kernels (SPEC-2 sections 2-6): one kernel per arity for every form (count and high-dim),
-the op code and the element kind as integer arguments, so one compiled kernel serves every instruction, dtype and
-form of its arity (issue 20: four compiles for the family, plus Brcb).
+the op code, element kind, addresses, count, strides and mask in one int64 parameter array (P_*), so one compiled
+kernel per dtype class serves every instruction, dtype and form of its arity (issue 20), and a call unboxes two
+arrays and a few values (issue 21).
 
 A run function applies an op to packed runs of elements (the count form passes UB slices; the strided form passes
 the gathered lanes of one repeat, i.e. the vector register). Values are decoded in chunks into float32 or int64
@@ -41,6 +42,14 @@ SQRT_D49 = 16        # 950 Sqrt/Rsqrt FAST_INVERSE / PRECISION_0ULP_FTZ_FALSE do
 RSQRT_VIA_DIV = 32   # 950 Rsqrt INTRINSIC / PRECISION_1ULP_FTZ_TRUE = Div(1, Sqrt(x)) (D40, D75)
 
 CHUNK = 1024         # elements per pass: the chunk's float32 / int64 buffers stay in L1
+
+# The kernels' parameter array: every integer a validated call shape fixes, in one int64 array the API builds once
+# per shape (jit/direct.py PreparedCall), so a call unboxes two arrays and the per-call values (flags, scalar bits,
+# the dtype-class markers) instead of a dozen integers (issue 21). Unused entries are 0; P_SRC1 < 0: no tensor src1.
+P_OP, P_KIND, P_SKIND, P_DST, P_SRC0, P_SRC1, P_N = range(7)               # P_N >= 0: count form; < 0: high-dim
+P_DBLK, P_S0BLK, P_S1BLK, P_DREP, P_S0REP, P_S1REP = range(7, 13)          # block / repeat strides (high-dim)
+P_REPEAT, P_MASK_LO, P_MASK_HI, P_LAST = range(13, 17)                     # repeats, signed mask words, counter tail
+N_PARAMS = 17
 
 
 # --- decode / store ------------------------------------------------------------------------------------------------
@@ -268,34 +277,26 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
 
 
 @njit(cache=True, error_model="numpy")
-def _overlap(x, y):
-    """Whether two byte runs share memory (the in-place forms pass the same UB bytes as dst and a source)."""
-    return x.size > 0 and y.size > 0 and x.ctypes.data < y.ctypes.data + y.size and \
-        y.ctypes.data < x.ctypes.data + x.size
-
-
-@njit(cache=True, error_model="numpy")
-def half_binary_run(op, flags, d, a, b, scalar_bits, m):
-    """The common case (half, no FTZ) fused into one pass over packed byte runs: decode the half operands, the op's
-    lane, round to half and store with one float->half conversion per element (`half_rne_bits`); b empty: the
-    broadcast scalar, decoded once. The saturating mode is a second pass over the stored bits (D35: +-inf ->
-    +-65504, NaN -> +0). An in-place call (dst on a source) computes chunks into a scratch first: the compiler does
-    not vectorise a loop whose store may alias its loads (65536 in-place halves: 14x slower). Each op (and the
-    scalar and tensor forms of Add/Mul/Max/Min) has a loop of its own, not an op switch inside one loop: a branch
-    per element keeps the compiler from vectorising the pass, which is what brings Add to ~1.35x numpy."""
-    scalar = b.size == 0
-    av, dv = a.view(np.uint16), d.view(np.uint16)
-    bv = av if scalar else b.view(np.uint16)  # (not read in the scalar form)
+def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place):
+    """The common case (half, no FTZ) fused into one pass over runs of half bits in one uint16 array `hv` (the UB's
+    view, or the gathered lanes of one repeat): dst, src0, src1 start at elements d0, a0, b0 (b0 < 0: the broadcast
+    scalar, decoded once). One array rather than three slices: each array argument costs a compiled call about 30 ns
+    (issue 21). Decode the half operands, the op's lane, round to half and store with one float->half conversion
+    per element (`half_rne_bits`). The saturating mode is a second pass over the stored bits (D35: +-inf ->
+    +-65504, NaN -> +0). An in-place call (in_place: dst shares bytes with a source) computes chunks into a scratch
+    first: the compiler does not vectorise a loop whose store may alias its loads (65536 in-place halves: 14x
+    slower). Each op (and the scalar and tensor forms of Add/Mul/Max/Min) has a loop of its own, not an op switch
+    inside one loop: a branch per element keeps the compiler from vectorising the pass."""
+    scalar = b0 < 0
     s = half_bits_to_f32(np.uint16(scalar_bits))
     sat = (flags & SAT_HALF) != 0
-    in_place = _overlap(d, a) or _overlap(d, b)
     step = CHUNK if in_place else max(m, 1)
     tmp = np.empty(CHUNK if in_place else 0, np.uint16)
     for c0 in range(0, m, step):
         k = min(step, m - c0)
-        x = av[c0:c0 + k]
-        y = bv if scalar else bv[c0:c0 + k]
-        o = tmp[:k] if in_place else dv[c0:c0 + k]
+        x = hv[a0 + c0:a0 + c0 + k]
+        y = x if scalar else hv[b0 + c0:b0 + c0 + k]
+        o = tmp[:k] if in_place else hv[d0 + c0:d0 + c0 + k]
         if op == ADD:
             if scalar:
                 for i in range(k):
@@ -349,18 +350,15 @@ def half_binary_run(op, flags, d, a, b, scalar_bits, m):
                 o[i] = np.uint16(0) if h == np.uint16(0x7E00) else h
         if in_place:
             for i in range(k):  # (a loop, not a slice assignment: its shape check compiles string formatting)
-                dv[c0 + i] = o[i]
+                hv[d0 + c0 + i] = o[i]
 
 
 @njit(cache=True, error_model="numpy")
 def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, float_class, int_class):
     """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`. float_class /
-    int_class: see binary_kernel."""
+    int_class: see binary_kernel (half without FTZ takes half_binary_run, the kernel's half class)."""
     scalar = b.size == 0
     if float_class is not None:
-        if kind == KIND_HALF and (flags & FTZ) == 0:  # every binary half op (And/Or take no half): one pass
-            half_binary_run(op, flags, d, a, b, scalar_bits, n)
-            return
         for c0 in range(0, n, CHUNK):
             m = min(CHUNK, n - c0)
             load_floats(kind, flags, a, c0, m, fs[0])
@@ -394,44 +392,59 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, float_class, 
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def binary_kernel(ub, op, kind, flags, dst, src0, src1, scalar_bits, n, dblk, s0blk, s1blk, drep, s0rep, s1rep,
-                  repeat, mask_lo, mask_hi, last_lanes, float_class, int_class):
-    """Every form of the binary and tensor-scalar instructions in one kernel; src1 < 0 means the broadcast scalar
-    `scalar_bits`.
-    n >= 0: the count form, n consecutive elements (the stride, repeat and mask arguments are unused).
-    n < 0: the high-dim form: per repeat gather the active lanes of the sources (the register), compute, scatter;
-    last_lanes >= 0 is counter mode: the last repeat takes only its first last_lanes lanes (SPEC 2.6).
-    float_class, int_class: (0, None) for float kinds, (None, 0) for integer kinds. The one specialisation kept on
-    purpose (issue 20: compile only the dtype class the call needs): numba removes the code under
-    `if int_class is not None` when int_class is None (decided from the argument type before compiling), so a float
-    call compiles no integer code and the reverse; op, kind, flags and device facts stay values."""
+def binary_kernel(ub, p, flags, scalar_bits, half_class, float_class, int_class):
+    """Every form of the binary and tensor-scalar instructions in one kernel. p: the call shape's parameters (P_*);
+    p[P_SRC1] < 0 means the broadcast scalar `scalar_bits`.
+    p[P_N] >= 0: the count form, n consecutive elements (the stride, repeat and mask parameters are unused).
+    p[P_N] < 0: the high-dim form: per repeat gather the active lanes of the sources (the register), compute,
+    scatter; p[P_LAST] >= 0 is counter mode: the last repeat takes only its first last_lanes lanes (SPEC 2.6).
+    half_class, float_class, int_class: exactly one is 0, the others None: the dtype class, the one specialisation
+    kept on purpose (issue 20: compile only what the call needs). numba removes the code under `if int_class is not
+    None` when int_class is None (decided from the argument type before compiling), so a float call compiles no
+    integer code and the reverse. The half class is half without FTZ (every half call but the 950's FTZ configs):
+    one fused pass per run (half_binary_run) and no float32 chunk path, so the first half call compiles only that;
+    the float class takes float, bfloat16 and half with FTZ. Op, kind, flags and device facts stay values."""
+    op, kind, n, dst, src0, src1 = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0], p[P_SRC1]
     size = kind_size(kind)
-    if float_class is not None and kind == KIND_HALF and (flags & FTZ) == 0 and n >= 0:  # one pass, no scratch
-        nb = n * size
-        b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
-        half_binary_run(op, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n)
-        return
-    fs = np.empty((3, CHUNK if float_class is not None else 0), np.float32)  # scratch of the class's path only
-    ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
+    # Each class's code sits under a test of its own marker: numba prunes a branch only when the marker it tests is
+    # None, so `if half_class is None` (or code after a return) would still compile the other classes' code.
     if n >= 0:
         nb = n * size
         b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
-        binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n, fs, ints, float_class,
-                   int_class)
+        if half_class is not None:  # one pass over the UB's half view (addresses are 32-byte aligned), no scratch
+            u16 = ub.view(np.uint16)
+            e0, e1, e2 = dst // 2, src0 // 2, src1 // 2
+            in_place = (dst < src0 + nb and src0 < dst + nb) or (src1 >= 0 and dst < src1 + nb and src1 < dst + nb)
+            half_binary_run(op, flags, u16, e0, e1, e2 if src1 >= 0 else -1, scalar_bits, n, in_place)
+        if float_class is not None:
+            binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
+                       np.empty((3, CHUNK), np.float32), np.empty((3, 0), np.int64), float_class, int_class)
+        if int_class is not None:
+            binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
+                       np.empty((3, 0), np.float32), np.empty((3, CHUNK), np.int64), float_class, int_class)
         return
-    lanes = active_lanes(mask_lo, mask_hi, 256 // size)
-    a = np.empty(256, np.uint8)
-    b = np.empty(256 if src1 >= 0 else 0, np.uint8)
-    d = np.empty(256, np.uint8)
+    fs = np.empty((3, CHUNK if float_class is not None else 0), np.float32)  # scratch of the class's path only
+    ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
+    repeat, last_lanes = p[P_REPEAT], p[P_LAST]
+    lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // size)
     gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
     scatter = not gather
+    g16 = np.empty(384, np.uint16)  # the register: a, b, d lanes at halves 0, 128, 256 (one array, half_binary_run)
+    at_a = flags & 0  # typed int64 offsets, not literals (a literal would compile half_binary_run twice, issue 20)
+    at_b, at_d = at_a + 128 if src1 >= 0 else at_a - 1, at_a + 256
+    a, b, d = g16[:128].view(np.uint8), g16[128:256 if src1 >= 0 else 128].view(np.uint8), g16[256:].view(np.uint8)
     for i in range(repeat):
         m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, m, size, a, gather)
+        copy_lanes(ub, src0 + i * p[P_S0REP] * 32, p[P_S0BLK], lanes, m, size, a, gather)
         if src1 >= 0:
-            copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, m, size, b, gather)
-        binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, size, d, scatter)
+            copy_lanes(ub, src1 + i * p[P_S1REP] * 32, p[P_S1BLK], lanes, m, size, b, gather)
+        if half_class is not None:
+            half_binary_run(op, flags, g16, at_d, at_a, at_b, scalar_bits, m, gather)
+        if float_class is not None:
+            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
+        if int_class is not None:
+            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
+        copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, size, d, scatter)
 
 
 # --- unary ------------------------------------------------------------------------------------------------------------
@@ -512,10 +525,11 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, float_class, int_class)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unary_kernel(ub, op, kind, flags, dst, src, n, dblk, sblk, drep, srep, repeat, mask_lo, mask_hi, last_lanes,
-                 table, float_class, int_class):
-    """Every form of the unary instructions in one kernel; n >= 0: the count form, else high-dim; float_class /
-    int_class: as binary_kernel's. table: see unary_run."""
+def unary_kernel(ub, p, flags, table, float_class, int_class):
+    """Every form of the unary instructions in one kernel; p: the call shape's parameters (P_*, no P_SRC1);
+    p[P_N] >= 0: the count form, else high-dim; float_class / int_class: as binary_kernel's. table: see
+    unary_run."""
+    op, kind, n, dst, src = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0]
     size = kind_size(kind)
     fs = np.empty((2, CHUNK if float_class is not None and table.size == 0 else 0), np.float32)  # (lookups: none)
     ints = np.empty((2, CHUNK if int_class is not None else 0), np.int64)
@@ -523,16 +537,17 @@ def unary_kernel(ub, op, kind, flags, dst, src, n, dblk, sblk, drep, srep, repea
         nb = n * size
         unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, fs, ints, table, float_class, int_class)
         return
-    lanes = active_lanes(mask_lo, mask_hi, 256 // size)
+    repeat, last_lanes = p[P_REPEAT], p[P_LAST]
+    lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // size)
     a = np.empty(256, np.uint8)
     d = np.empty(256, np.uint8)
     gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
     scatter = not gather
     for i in range(repeat):
         m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        copy_lanes(ub, src + i * srep * 32, sblk, lanes, m, size, a, gather)
+        copy_lanes(ub, src + i * p[P_S0REP] * 32, p[P_S0BLK], lanes, m, size, a, gather)
         unary_run(op, kind, flags, d, a, m, fs, ints, table, float_class, int_class)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, size, d, scatter)
+        copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, size, d, scatter)
 
 
 # --- ternary (multiply-add) ---------------------------------------------------------------------------------------------
@@ -593,11 +608,13 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints, floa
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def ternary_kernel(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, n, dblk, s0blk, s1blk, drep, s0rep,
-                   s1rep, repeat, mask_lo, mask_hi, last_lanes, float_class, int_class):
-    """Every form of the multiply-adds in one kernel; n >= 0: the count form, else high-dim; float_class /
-    int_class: as binary_kernel's (the class of dst). Lanes count by the wider type (the dst, D33); each operand is
-    addressed with its own element size."""
+def ternary_kernel(ub, p, flags, scalar_bits, float_class, int_class):
+    """Every form of the multiply-adds in one kernel; p: the call shape's parameters (P_*; p[P_SKIND] is the
+    sources' kind); p[P_N] >= 0: the count form, else high-dim; float_class / int_class: as binary_kernel's (the
+    class of dst). Lanes count by the wider type (the dst, D33); each operand is addressed with its own element
+    size."""
+    op, dkind, skind, n = p[P_OP], p[P_KIND], p[P_SKIND], p[P_N]
+    dst, src0, src1 = p[P_DST], p[P_SRC0], p[P_SRC1]
     dsize, ssize = kind_size(dkind), kind_size(skind)
     fs = np.empty((3, CHUNK if float_class is not None else 0), np.float32)
     ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
@@ -607,7 +624,8 @@ def ternary_kernel(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, n,
         ternary_run(op, dkind, skind, flags, ub[dst:dst + n * dsize], ub[src0:src0 + ns], b, scalar_bits, n, fs,
                     ints, float_class, int_class)
         return
-    lanes = active_lanes(mask_lo, mask_hi, 256 // dsize)
+    repeat, last_lanes = p[P_REPEAT], p[P_LAST]
+    lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // dsize)
     a = np.empty(256, np.uint8)
     b = np.empty(256 if src1 >= 0 else 0, np.uint8)
     d = np.empty(256, np.uint8)
@@ -615,19 +633,20 @@ def ternary_kernel(ub, op, dkind, skind, flags, dst, src0, src1, scalar_bits, n,
     scatter = not gather
     for i in range(repeat):
         m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, m, ssize, a, gather)
+        copy_lanes(ub, src0 + i * p[P_S0REP] * 32, p[P_S0BLK], lanes, m, ssize, a, gather)
         if src1 >= 0:
-            copy_lanes(ub, src1 + i * s1rep * 32, s1blk, lanes, m, ssize, b, gather)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, dsize, d, gather)
+            copy_lanes(ub, src1 + i * p[P_S1REP] * 32, p[P_S1BLK], lanes, m, ssize, b, gather)
+        copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, dsize, d, gather)
         ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, dsize, d, scatter)
+        copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, dsize, d, scatter)
 
 
 # --- fill (Duplicate, Brcb: bit copies, SPEC-2 5) ------------------------------------------------------------------------
 @njit(cache=True, nogil=True, error_model="numpy")
-def fill_kernel(ub, size, dst, bits, n, dblk, drep, repeat, mask_lo, mask_hi, last_lanes):
-    """Duplicate: elements of `size` bytes receive the bit pattern `bits` (its low bytes). n >= 0: the count form,
-    n consecutive elements, stored through a view of the element width; else high-dim (as binary_kernel)."""
+def fill_kernel(ub, p, bits):
+    """Duplicate: elements of kind p[P_KIND] receive the bit pattern `bits` (its low bytes). p[P_N] >= 0: the count
+    form, n consecutive elements, stored through a view of the element width; else high-dim (as binary_kernel)."""
+    size, dst, n = kind_size(p[P_KIND]), p[P_DST], p[P_N]
     if n >= 0:  # (element loops, not broadcast slice assignments: fewer numpy implementations to compile)
         run = ub[dst:dst + n * size]
         if size == 2:
@@ -647,7 +666,8 @@ def fill_kernel(ub, size, dst, bits, n, dblk, drep, repeat, mask_lo, mask_hi, la
             for i in range(n):
                 run[i] = b8
         return
-    lanes = active_lanes(mask_lo, mask_hi, 256 // size)
+    repeat, last_lanes = p[P_REPEAT], p[P_LAST]
+    lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // size)
     d = np.empty(256, np.uint8)
     for k in range(256 // size):
         for j in range(size):
@@ -655,7 +675,7 @@ def fill_kernel(ub, size, dst, bits, n, dblk, drep, repeat, mask_lo, mask_hi, la
     scatter = repeat > 0  # True whenever the loop runs, typed bool like the other kernels' (one copy_lanes)
     for i in range(repeat):
         m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, m, size, d, scatter)
+        copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, size, d, scatter)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
