@@ -444,8 +444,12 @@ def _engine(api, dst, srcs, mask, mode):
     for r in (dst, *srcs):
         _check_dtype(api, r.dtype.name, ENGINE_DTYPES[api], "the 950 Memory-API table; docs/decisions.md")
     words, merging = _mask(api, "mask", mask), _merging(api, mode)
-    if len(srcs) == 2:
-        ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging)
+    if len(srcs) == 2:  # the dtype class from the dtype: a first call compiles that class only (issue 20)
+        name = srcs[0].dtype.name
+        half = name == "half" and api != "Div"  # Div's default algorithm flushes (FTZ): the float class (D38)
+        floating = name in ("half", "float", "bfloat16") and not half
+        ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging,
+                          0 if half else None, 0 if floating else None, None if half or floating else 0)
     else:
         ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging)
 
@@ -935,7 +939,7 @@ def _ol_engine(name):
                 _or_default(mode, 0) == impl.MERGING)
     else:
         def typer(dst, src0, src1, mask, mode=0):
-            return lambda dst, src0, src1, mask, mode=0: ops.engine_binary(
+            return lambda dst, src0, src1, mask, mode=0: ops.engine_binary_any(
                 impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), np.int64(code),
                 np.int64(allowed), _or_default(mode, 0) == impl.MERGING)
     return typer

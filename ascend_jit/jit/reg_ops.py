@@ -503,21 +503,46 @@ def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
 
 
 @njit(cache=True)
-def engine_binary(dst, src0, src1, words, ew_op, allowed, merging):
-    """Reg Max/Min/Div: the element-wise engine's lanes over all lanes into dst's scratch, then the mask."""
+def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, float_class, int_class):
+    """Reg Max/Min/Div: the element-wise engine's lanes over all lanes into dst's scratch, then the mask.
+    half_class, float_class, int_class: the engine's dtype-class markers (jit/elementwise.py binary_kernel: exactly
+    one is 0, the others None), chosen by the caller from the register dtype, so a first call compiles only its
+    class's lanes (issue 20): half without FTZ (Max/Min) takes the engine's fused half pass, float/bfloat16 and half
+    Div the float32 chunk path, the integers the int64 path. engine_binary_any picks the class at run time."""
     kind = np.int64(src0[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
     size = kind_size(kind)
     n = VL // size
-    fs, ints = np.empty((3, n), np.float32), np.empty((3, n), np.int64)
     flags = _engine_flags(modes, ew_op)
-    if kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16:  # the engine's float / integer class
-        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, fs, ints, 0, None)
-    else:
-        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, fs, ints, None, 0)
+    if half_class is not None:  # src0, src1, dst lanes at halves 0, 128, 256 of one array (half_binary_run's form)
+        g16 = np.empty(3 * n, np.uint16)
+        for j in range(n):
+            g16[j] = u16_at(src0, j)
+            g16[n + j] = u16_at(src1, j)
+        ew.half_binary_run(ew_op, flags, g16, 2 * n, flags & 0, n, flags & 0, n, flags < 0)
+        for j in range(n):
+            set_u16(dst, n + j, g16[2 * n + j])
+    if float_class is not None:
+        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, np.empty((3, n), np.float32),
+                      np.empty((3, 0), np.int64), float_class, int_class)
+    if int_class is not None:
+        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, np.empty((3, 0), np.float32),
+                      np.empty((3, n), np.int64), float_class, int_class)
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
+
+
+@njit(cache=True)
+def engine_binary_any(dst, src0, src1, words, ew_op, allowed, merging):
+    """engine_binary with the class taken from src0's kind at run time (a VF's registers carry their dtype as a
+    value, so its compiled code holds the float and the integer class)."""
+    kind = src0[H_KIND]
+    marker = ew_op & 0  # a typed 0: a literal would compile engine_binary once more (issue 20)
+    if kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16:
+        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, marker, None)
+    else:
+        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, None, marker)
 
 
 @njit(cache=True)
