@@ -12,9 +12,11 @@ from numba import njit
 
 from ..errors import ParameterError, UnsupportedDTypeError
 from . import elementwise as ew
+from .lanes import max_lane, min_lane
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
-                       f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
+                       f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
+                       round_half)
 from .reg import (H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, int_range, internal, lane_on, set_u16, set_u32,
                   u16_at, u32_at)
 from .reg_move import copy_bytes
@@ -502,27 +504,40 @@ def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
                                     "(SPEC-2 4.2)", DEVICE)
 
 
+@internal
+def _half_extreme_lanes(dst, a, b, modes, is_max):
+    """Half Max/Min of every lane into dst's scratch: the lanes of the engine's fused half pass for these two ops
+    (ew.half_binary_run: max_lane/min_lane, one RNE store, then D35's saturation pass), without compiling that
+    pass's other ops (issue 20: a first Reg Max compiles its own lanes only)."""
+    if is_max:
+        for j in range(128):
+            r = max_lane(half_bits_to_f32(u16_at(a, j)), half_bits_to_f32(u16_at(b, j)))
+            set_u16(dst, 128 + j, half_rne_bits(r))
+    else:
+        for j in range(128):
+            r = min_lane(half_bits_to_f32(u16_at(a, j)), half_bits_to_f32(u16_at(b, j)))
+            set_u16(dst, 128 + j, half_rne_bits(r))
+    if (modes & M_HALF_SAT) != 0:
+        for j in range(128, 256):
+            set_u16(dst, j, _saturated_bits(u16_at(dst, j)))
+
+
 @njit(cache=True)
 def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, float_class, int_class):
     """Reg Max/Min/Div: the element-wise engine's lanes over all lanes into dst's scratch, then the mask.
     half_class, float_class, int_class: the engine's dtype-class markers (jit/elementwise.py binary_kernel: exactly
     one is 0, the others None), chosen by the caller from the register dtype, so a first call compiles only its
-    class's lanes (issue 20): half without FTZ (Max/Min) takes the engine's fused half pass, float/bfloat16 and half
-    Div the float32 chunk path, the integers the int64 path. engine_binary_any picks the class at run time."""
+    class's lanes (issue 20): half without FTZ (only ever Max or Min) takes _half_extreme_lanes, float/bfloat16
+    and half Div (FTZ) the float32 chunk path, the integers the int64 path. engine_binary_any picks the class at
+    run time."""
     kind = np.int64(src0[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
     size = kind_size(kind)
     n = VL // size
     flags = _engine_flags(modes, ew_op)
-    if half_class is not None:  # src0, src1, dst lanes at halves 0, 128, 256 of one array (half_binary_run's form)
-        g16 = np.empty(3 * n, np.uint16)
-        for j in range(n):
-            g16[j] = u16_at(src0, j)
-            g16[n + j] = u16_at(src1, j)
-        ew.half_binary_run(ew_op, flags, g16, 2 * n, flags & 0, n, flags & 0, n, flags < 0)
-        for j in range(n):
-            set_u16(dst, n + j, g16[2 * n + j])
+    if half_class is not None:
+        _half_extreme_lanes(dst, src0, src1, modes, ew_op == ew.MAX)
     if float_class is not None:
         ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, np.empty((3, n), np.float32),
                       np.empty((3, 0), np.int64), float_class, int_class)
