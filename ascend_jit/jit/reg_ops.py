@@ -12,7 +12,7 @@ from numba import njit
 
 from ..errors import ParameterError, UnsupportedDTypeError
 from . import elementwise as ew
-from .lanes import max_lane, min_lane
+from .lanes import div_lane, exp_float_run, exp_lane, max_lane, min_lane, narrow
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
@@ -527,9 +527,10 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, f
     """Reg Max/Min/Div: the element-wise engine's lanes over all lanes into dst's scratch, then the mask.
     half_class, float_class, int_class: the engine's dtype-class markers (jit/elementwise.py binary_kernel: exactly
     one is 0, the others None), chosen by the caller from the register dtype, so a first call compiles only its
-    class's lanes (issue 20): half without FTZ (only ever Max or Min) takes _half_extreme_lanes, float/bfloat16
-    and half Div (FTZ) the float32 chunk path, the integers the int64 path. engine_binary_any picks the class at
-    run time."""
+    class's lanes (issue 20): half without FTZ (only ever Max or Min) takes _half_extreme_lanes; float/bfloat16
+    and half Div (FTZ) the engine's float32 decode and store (ew.load_floats / store_floats, so the same bits)
+    around the op's lane, without the engine's other ops; the integers the engine's int64 path.
+    engine_binary_any picks the class at run time."""
     kind = np.int64(src0[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
@@ -538,9 +539,21 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, f
     flags = _engine_flags(modes, ew_op)
     if half_class is not None:
         _half_extreme_lanes(dst, src0, src1, modes, ew_op == ew.MAX)
-    if float_class is not None:
-        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, np.empty((3, n), np.float32),
-                      np.empty((3, 0), np.int64), float_class, int_class)
+    if float_class is not None:  # the engine's float path (binary_run) narrowed to the three ops Reg has
+        fs = np.empty((3, n), np.float32)
+        ew.load_floats(kind, flags, src0[:VL], 0, n, fs[0])
+        ew.load_floats(kind, flags, src1[:VL], 0, n, fs[1])
+        x, y, r = fs[0], fs[1], fs[2]
+        if ew_op == ew.DIV:
+            for j in range(n):
+                r[j] = div_lane(x[j], y[j])
+        elif ew_op == ew.MAX:
+            for j in range(n):
+                r[j] = max_lane(x[j], y[j])
+        else:
+            for j in range(n):
+                r[j] = min_lane(x[j], y[j])
+        ew.store_floats(kind, flags, r, dst[VL:2 * VL], 0, n)
     if int_class is not None:
         ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, np.empty((3, 0), np.float32),
                       np.empty((3, n), np.int64), float_class, int_class)
@@ -562,14 +575,22 @@ def engine_binary_any(dst, src0, src1, words, ew_op, allowed, merging):
 
 @njit(cache=True)
 def engine_unary(dst, src, words, ew_op, allowed, merging):
-    """Reg Exp: as engine_binary, one source."""
+    """Reg Exp: as engine_binary, one source: the engine's float decode, Exp lanes and store (unary_run's float
+    path for Exp alone: a first Reg Exp compiles none of the engine's other unary ops, issue 20)."""
     kind = np.int64(src[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, kind, allowed)
     modes = src[H_CTRL]
     size = kind_size(kind)
     n = VL // size
-    fs, ints = np.empty((2, n), np.float32), np.empty((2, n), np.int64)
-    ew.unary_run(ew_op, kind, _engine_flags(modes, ew_op), dst[VL:2 * VL], src[:VL], n, fs, ints,
-                 np.empty(0, np.float32), 0, None)   # Exp: half and float only (checked above)
+    flags = _engine_flags(modes, ew_op)
+    fs = np.empty((2, n), np.float32)  # Exp: half and float only (checked above); the engine's unary_run float
+    ew.load_floats(kind, flags, src[:VL], 0, n, fs[0])  # path for Exp alone (its other ops are not compiled)
+    x, r = fs[0], fs[1]
+    if kind == KIND_FLOAT:
+        exp_float_run(x, r, n)
+    else:
+        for j in range(n):
+            r[j] = narrow(kind, exp_lane(x[j]))
+    ew.store_floats(kind, flags, r, dst[VL:2 * VL], 0, n)
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
