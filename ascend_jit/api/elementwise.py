@@ -539,8 +539,10 @@ def _sanitize(row, core, tensors, footprint):
 _ENTRIES = EntryTable()
 _KERNELS = {"binary": K.binary_kernel, "scalar": K.binary_kernel, "unary": K.unary_kernel,
             "ternary": K.ternary_kernel, "axpy": K.ternary_kernel, "fill": K.fill_kernel}
-# The kernels' dtype-class markers (jit/elementwise.py binary_kernel): the binary kernel's (half, float, int)
-# classes, the other kernels' (float, int) classes.
+# The kernels' dtype-class markers (jit/elementwise.py binary_kernel): the binary kernel's (half, half FTZ, float,
+# int) classes, the unary kernel's (half, float, int) classes, the multiply-add kernel's (float, int) classes.
+_BINARY_HALF, _BINARY_HALF_FTZ = (0, None, None, None), (None, 0, None, None)
+_BINARY_FLOAT, _BINARY_INT = (None, None, 0, None), (None, None, None, 0)
 _HALF_CLASS, _FLOAT_CLASS, _INT_CLASS = (0, None, None), (None, 0, None), (None, None, 0)
 _FLOATS, _INTS, _NO_CLASS = (0, None), (None, 0), ()
 _HALF_KIND = 0  # dtypes.HALF.kind
@@ -551,8 +553,14 @@ def _classes(row, dtype, flags):
         return _NO_CLASS
     if row.arity in ("binary", "scalar"):
         if not dtype.is_float:
+            return _BINARY_INT
+        if dtype.kind == _HALF_KIND:
+            return _BINARY_HALF_FTZ if flags & K.FTZ else _BINARY_HALF
+        return _BINARY_FLOAT
+    if row.arity == "unary":  # every half call is the half class (FTZ included)
+        if not dtype.is_float:
             return _INT_CLASS
-        return _HALF_CLASS if dtype.kind == _HALF_KIND and not flags & K.FTZ else _FLOAT_CLASS
+        return _HALF_CLASS if dtype.kind == _HALF_KIND else _FLOAT_CLASS
     return _FLOATS if dtype.is_float else _INTS
 
 
@@ -664,7 +672,7 @@ def _half_lookup(row, kind, flags):
         scratch[:2 * 65536].view(np.uint16)[:] = np.arange(65536, dtype=np.uint16)
         params = np.zeros(K.N_PARAMS, np.int64)
         params[[K.P_OP, K.P_KIND, K.P_DST, K.P_SRC0, K.P_SRC1, K.P_N]] = row.code, kind, 2 * 65536, 0, -1, 65536
-        _ENTRIES((K.unary_kernel, _FLOATS), K.unary_kernel, scratch, params, flags, _NO_TABLE, *_FLOATS)
+        _ENTRIES((K.unary_kernel, _HALF_CLASS), K.unary_kernel, scratch, params, flags, _NO_TABLE, *_HALF_CLASS)
         table = _HALF_TABLES[key] = scratch[2 * 65536:].view(np.uint16).copy()
     return table
 

@@ -535,10 +535,12 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging):
     n = VL // size
     fs, ints = np.empty((3, n), np.float32), np.empty((3, n), np.int64)
     flags = _engine_flags(modes, ew_op)
-    if kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16:  # the engine's float / integer class
-        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, fs, ints, 0, None)
+    if kind == KIND_HALF:  # the engine's dtype classes: half (through the chunk path), float / bfloat16, integer
+        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, fs, ints, 0, None, None)
+    elif kind == KIND_FLOAT or kind == KIND_BF16:
+        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, fs, ints, None, 0, None)
     else:
-        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, fs, ints, None, 0)
+        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, fs, ints, None, None, 0)
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
 
@@ -552,7 +554,10 @@ def engine_unary(dst, src, words, ew_op, allowed, merging):
     size = kind_size(kind)
     n = VL // size
     fs, ints = np.empty((2, n), np.float32), np.empty((2, n), np.int64)
-    ew.unary_run(ew_op, kind, _engine_flags(modes, ew_op), dst[VL:2 * VL], src[:VL], n, fs, ints,
-                 np.empty(0, np.float32), 0, None)   # Exp: half and float only (checked above)
+    flags, no_table = _engine_flags(modes, ew_op), np.empty(0, np.float32)
+    if kind == KIND_HALF:  # Exp: half and float only (checked above); the engine's half and float classes
+        ew.unary_run(ew_op, kind, flags, dst[VL:2 * VL], src[:VL], n, fs, ints, no_table, 0, None, None)
+    else:
+        ew.unary_run(ew_op, kind, flags, dst[VL:2 * VL], src[:VL], n, fs, ints, no_table, None, 0, None)
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
