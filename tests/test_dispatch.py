@@ -95,3 +95,75 @@ def test_one_compiled_entry_per_algorithm_and_value_type():
     entries = dict(_ENTRIES._entries)
     aj.ReduceSum(dst, src, tmp, 512)
     assert _ENTRIES._entries == entries and (0, True) in entries
+
+
+def _core_state(core):
+    return (core.ub.tobytes(), core.mask_high, core.mask_low, core.mask_defined, core.ctrl, repr(core.acc_val),
+            core.acc_val.dtype)
+
+
+def _reduce_sum_calls(core):
+    """Each ReduceSum form with int arguments on `core`: the count form (a repeat and a tail), the high-dim form with a
+    continuous mask and with a bit mask (the 950 writes that to the mask register), and zero repeats."""
+    lanes = 128
+    src, dst, tmp = (core.local_tensor("half", n) for n in (1024, 16, 64))
+    src[:] = (np.arange(1024) % 13 - 6).astype(np.float16) * np.float16(0.37)
+    return [lambda: aj.ReduceSum(dst, src, tmp, 200), lambda: aj.ReduceSum(dst, src, tmp, lanes, 3, 8),
+            lambda: aj.ReduceSum(dst, src, tmp, [0x5555, 7], 2, 16), lambda: aj.ReduceSum(dst, src, tmp, 100, 0, 8)]
+
+
+@pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
+def test_hot_path_calls_leave_the_state_of_validated_calls(device, monkeypatch):
+    """A call shape's second call skips validation (the memo) and leaves exactly what its first call left: UB,
+    mask register, CTRL, ACC_VAL."""
+    from ascend_jit.api import reduce_sum
+    cold, hot = aj.Core(device), aj.Core(device)
+    cold.SetVectorMask(7)
+    hot.SetVectorMask(7)
+    cold_calls, hot_calls = _reduce_sum_calls(cold), _reduce_sum_calls(hot)
+    states = []
+    for call in cold_calls:
+        call()
+        states.append(_core_state(cold))
+
+    def refuse(*args, **kw):
+        raise AssertionError("validated again")
+    monkeypatch.setattr(reduce_sum, "reduce_sum_count", refuse)
+    monkeypatch.setattr(reduce_sum, "reduce_sum_high_dim", refuse)
+    for call, state in zip(hot_calls, states):
+        call()
+        assert _core_state(hot) == state
+
+
+def test_hot_path_rechecks_liveness_types_bounds_and_sanitizer(monkeypatch):
+    from ascend_jit.api import reduce_sum
+    core = aj.Core("atlas-a2")
+    src, dst, tmp = (core.local_tensor("half", n) for n in (256, 16, 64))
+    src[:] = np.ones(256, np.float16)
+    aj.ReduceSum(dst, src, tmp, 1)
+    with pytest.raises(aj.ParameterError, match="count"):
+        aj.ReduceSum(dst, src, tmp, True)          # equal to the memoised 1, but a bool
+    aj.ReduceSum(dst, src, tmp, [1, 0], 1, 8)
+    with pytest.raises(aj.ParameterError, match="mask"):
+        aj.ReduceSum(dst, src, tmp, [1.0, 0], 1, 8)
+    pipe = aj.TPipe(core)
+    q = aj.TQue(aj.TPosition.VECIN, 1)
+    pipe.InitBuffer(q, 1, 512)
+    t = q.AllocTensor("half")
+    t[:] = np.ones(256, np.float16)
+    aj.ReduceSum(dst, t, tmp, 256)
+    q.FreeTensor(t)
+    with pytest.raises(aj.StateError, match="freed"):
+        aj.ReduceSum(dst, t, tmp, 256)             # the memo never skips the liveness check
+    short = core.local_tensor("half", 64)          # the high-dim form reads 128 elements: past it, inside the UB
+    core.bounds = "ub"
+    aj.ReduceSum(dst, short, tmp, 128, 1, 8)
+    core.bounds = "tensor"
+    with pytest.raises(aj.OutOfBoundsError):
+        aj.ReduceSum(dst, short, tmp, 128, 1, 8)
+    seen = []
+    monkeypatch.setattr(reduce_sum, "_sanitize", lambda *args, **kw: seen.append(args))
+    core.sanitize = True
+    aj.ReduceSum(dst, src, tmp, 1)
+    aj.ReduceSum(dst, src, tmp, [1, 0], 1, 8)
+    assert len(seen) == 2                          # memoised shapes still go through the sanitizer

@@ -239,10 +239,12 @@ def test_data_block_copy_skips_inactive_blocks_past_the_tensor():
     src[:] = np.arange(16)
     out = core.local_tensor("uint16", 128)
     with core:
-        BLOCKS(out, src, "uint16", R.CreateMask("uint16", R.MaskPattern.VL16), 0, 1, 0, 0, False)
+        BLOCKS(out, src, "uint16", R.CreateMask("uint16", R.MaskPattern.VL16), 0, 1, 0, R.PostLiteral.POST_MODE_NORMAL,
+               False)  # the enum, as the property test passes it: the VF compiled once
         assert out.numpy()[:16].tolist() == list(range(16)) and (out.numpy()[16:] == 0).all()
         with pytest.raises(aj.OutOfBoundsError):
-            BLOCKS(out, src, "uint16", R.CreateMask("uint16", R.MaskPattern.VL32), 0, 1, 0, 0, False)
+            BLOCKS(out, src, "uint16", R.CreateMask("uint16", R.MaskPattern.VL32), 0, 1, 0,
+                   R.PostLiteral.POST_MODE_NORMAL, False)
 
 
 # --- unaligned --------------------------------------------------------------------------------------------------

@@ -90,7 +90,8 @@ def _same_value(dtype, got, want):
     return got == want
 
 
-def _binary(op, dtype, xs, ys, mask=None, sat_half=False, sat_int=False, compiled=True, mode=0, before=None):
+def _binary(op, dtype, xs, ys, mask=None, sat_half=False, sat_int=False, compiled=True,
+            mode=R.MaskMergeMode.ZEROING, before=None):  # the enum every call passes: one compiled VF
     core = _core(sat_half, sat_int)
     d = aj.dtypes.resolve(dtype)
     n = 256 // d.size

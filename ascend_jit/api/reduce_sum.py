@@ -10,9 +10,10 @@ from ..core import continuous_mask_words
 from ..dtypes import resolve
 from ..errors import OverlapError, ParameterError, StateError, UnsupportedDTypeError
 from ..jit.direct import EntryTable
-from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_TREE,
-                          KERNELS)
+from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_MERGE,
+                          ALG_VADD_TREE, KERNELS)
 from ..sanitizer import vector_access
+from ..tensor import LocalTensor
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align, check_dtype,
                       check_range, first_touch, mask_words, operands)
 from ._facts import check_operand_bounds
@@ -21,6 +22,12 @@ from ._plans import cached_plan
 API = "ReduceSum"
 INT32_MAX = 2**31 - 1
 _COUNT_ALGO = {TREE_SEQ: ALG_TREE_SEQ, TREE_TREE_TAIL: ALG_TREE_TREE_TAIL, VADD_TREE: ALG_VADD_TREE}
+
+
+def _vadd_algo(count, lanes):
+    """The 950's count algorithm (SPEC 4.4 table) is two kernels, one per path, so a call compiles only its own:
+    VADD merges for 2-4 repeats, trees otherwise."""
+    return ALG_VADD_MERGE if lanes < count <= 4 * lanes else ALG_VADD_TREE
 
 
 def _check_bounds(spec, bounds, op, addr, size, d):
@@ -57,6 +64,33 @@ def GetReduceSumTmpSize(device, dtype, count=None, repeat_time=None, counter_mod
 def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, mask=None, repeat_time=None,
               src_rep_stride=None):
     """`ReduceSum(dst, src, tmp, count)` or `ReduceSum(dst, src, tmp, mask, repeat_time, src_rep_stride)`."""
+    # The hot path (issue 21): a call shape validated before, on a core without a sanitizer, runs its memoised
+    # kernel call straight away; anything else (first calls, refusals, other argument types) takes the full path
+    # below, which validates and memoises. The guards re-check per call what the memo key cannot hold: the
+    # operands' types and core, their leases, and the core state the call reads.
+    if type(dst) is LocalTensor and type(src) is LocalTensor and type(shared_tmp_buffer) is LocalTensor:
+        core = dst._core
+        if (core.sanitizer is None and src._core is core and shared_tmp_buffer._core is core
+                and (dst._lease is None or dst._lease.alive) and (src._lease is None or src._lease.alive)
+                and (shared_tmp_buffer._lease is None or shared_tmp_buffer._lease.alive)):
+            if len(args) == 1 and count is None and mask is None and is_set_mask is True and type(args[0]) is int:
+                call = _COUNT_CALLS.get((core.spec, core.bounds, src._dtype, dst._dtype, shared_tmp_buffer._dtype,
+                                         dst._addr, src._addr, shared_tmp_buffer._addr, dst._size, src._size,
+                                         shared_tmp_buffer._size, args[0]))
+                if call is not None:
+                    call.run(core)
+                    return
+            elif (len(args) == 3 and count is None and mask is None and repeat_time is None and src_rep_stride is None
+                  and is_set_mask is True and not core.counter_mode and type(args[1]) is int
+                  and type(args[2]) is int):
+                words = _mask_key(args[0])
+                if words is not None:
+                    call = _HIGH_DIM_CALLS.get((core.spec, core.bounds, src._dtype, dst._dtype,
+                                                shared_tmp_buffer._dtype, dst._addr, src._addr, shared_tmp_buffer._addr,
+                                                dst._size, src._size, shared_tmp_buffer._size, words, args[1], args[2]))
+                    if call is not None:
+                        call.run(core)
+                        return
     if count is not None or (len(args) == 1 and mask is None):
         return reduce_sum_count(dst, src, shared_tmp_buffer, count if count is not None else args[0], is_set_mask)
     if len(args) == 3:
@@ -104,11 +138,92 @@ _ENTRIES = EntryTable()
 _FLOAT_WITNESS, _INT_WITNESS = np.float32(0.0), np.int64(0)  # the kernels' value type: float32 or int64
 
 
+_UB_WITNESS = np.zeros(0, np.uint8)  # a UB's numba type: every core's UB is a C-contiguous uint8 vector
+
+
+def _entry(d, algo):
+    """The compiled entry of `algo` for d's value type (compiled on first use), and the value-type witness."""
+    witness = _FLOAT_WITNESS if d.is_float else _INT_WITNESS
+    return _ENTRIES.get((algo, d.is_float), KERNELS[algo], (_UB_WITNESS, d.kind, False, 0, 0, 0, 0, 0, 0, 0,
+                                                          witness)), witness
+
+
 def _run(core, d, algo, dst, src, tmp, rep_bytes, n, lo=-1, hi=-1):
     """One compiled call (the algorithm's entry for the value type, no numba dispatch); returns dst[0]'s value."""
-    is_float = d.is_float
-    return _ENTRIES((algo, is_float), KERNELS[algo], core.ub, d.kind, core.half_saturating, dst.addr, src.addr,
-                    tmp.addr, rep_bytes, n, lo, hi, _FLOAT_WITNESS if is_float else _INT_WITNESS)
+    entry, witness = _entry(d, algo)
+    return entry(core.ub, d.kind, core.half_saturating, dst.addr, src.addr, tmp.addr, rep_bytes, n, lo, hi, witness)
+
+
+# --- memoised calls (issue 21) --------------------------------------------------------------------------------------
+# A validated call shape becomes a call object holding its compiled entry, the kernel's arguments as plain ints and
+# its effects on the core; ReduceSum's hot path finds it by the operands' facts and the call's arguments. The memos
+# hold no tensors or cores (only device specs, dtypes and ints), and are cleared when full.
+_COUNT_CALLS = {}
+_HIGH_DIM_CALLS = {}
+_MAX_CALLS = 4096
+AFTER_NOTHING, AFTER_COUNT_MASK, AFTER_UNDEFINED = 0, 1, 2  # the count form's mask-register effect (SPEC 2.6, D22)
+
+
+def _layout(core, dst, src, tmp):
+    """The memo key's operand part: the facts the validation reads (the hot path in ReduceSum builds the same)."""
+    return (core.spec, core.bounds, src._dtype, dst._dtype, tmp._dtype, dst._addr, src._addr, tmp._addr, dst._size,
+            src._size, tmp._size)
+
+
+def _remember(memo, key, call):
+    if len(memo) >= _MAX_CALLS:
+        memo.clear()
+    memo[key] = call
+
+
+class _CountCall:
+    """One validated count-form call shape."""
+    __slots__ = ("entry", "kind", "dst", "src", "tmp", "count", "witness", "acc_type", "after")
+
+    def __init__(self, d, algo, after, dst_addr, src_addr, tmp_addr, count):
+        self.entry, self.witness = _entry(d, algo)
+        self.kind, self.dst, self.src, self.tmp, self.count = d.kind, dst_addr, src_addr, tmp_addr, count
+        self.acc_type = d.np_dtype.type if d.is_float else None
+        self.after = after
+
+    def run(self, core, is_set_mask=True):
+        value = self.entry(core.ub, self.kind, core.half_saturating, self.dst, self.src, self.tmp, 256, self.count, -1,
+                           -1, self.witness)
+        if self.acc_type is not None:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL,
+            # 4.4 accVal): dst[0] as stored, a scalar of T (NaN: canonical, +)
+            core.acc_val = self.acc_type(value) if value == value else self.acc_type(math.nan)
+        if self.after == AFTER_COUNT_MASK:
+            if is_set_mask:
+                core._after_count_call()  # Normal mode, all-ones mask (SPEC 4.2 step 5, audit 1a)
+        elif self.after == AFTER_UNDEFINED:
+            core.mask_defined = False     # built from high-dim calls: the register holds implementation state (D22)
+
+
+class _HighDimCall:
+    """One validated normal-mode high-dim call shape."""
+    __slots__ = ("entry", "kind", "dst", "src", "tmp", "rep_bytes", "repeats", "lo", "hi", "witness", "is_950",
+                 "mask_words", "zero_dst", "dst_bytes")
+
+    def __init__(self, d, is_950, plan, dst_addr, src_addr, tmp_addr, rep_bytes, repeats, zero_dst):
+        runs = repeats > 0 and not plan.empty
+        self.entry, self.witness = _entry(d, ALG_950_NORMAL if is_950 else ALG_TREE_TREE) if runs else (None, None)
+        self.kind, self.dst, self.src, self.tmp, self.dst_bytes = d.kind, dst_addr, src_addr, tmp_addr, d.size
+        self.rep_bytes, self.repeats, self.lo, self.hi = rep_bytes, repeats, as_signed64(plan.lo), as_signed64(plan.hi)
+        self.is_950 = is_950
+        self.mask_words = (plan.hi, plan.lo) if is_950 and plan.bit_mode else None  # audit 3: the bit form writes it
+        self.zero_dst = zero_dst
+
+    def run(self, core):
+        if not self.is_950:
+            core.mask_defined = False  # D22: implementation state after a non-950 high-dim ReduceSum
+        if self.entry is not None:  # core state (the mask register) changes only after the kernel ran
+            self.entry(core.ub, self.kind, core.half_saturating, self.dst, self.src, self.tmp, self.rep_bytes,
+                       self.repeats, self.lo, self.hi, self.witness)
+        elif self.zero_dst:
+            core.ub[self.dst:self.dst + self.dst_bytes] = 0  # D14 / audit 2: the 310B writes +0 to dst[0]
+        if self.mask_words is not None:
+            core.mask_high, core.mask_low = self.mask_words
+            core.mask_defined = True
 
 
 def _sanitize(core, spec, d, dst, src, tmp, src_footprint, acc_val=False, **tmp_size):
@@ -145,22 +260,17 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
                              detail="needs counter mode and a count in the mask register (SetMaskCount; SetVectorMask(n))")
         count = core.mask_low
     d = src.dtype
-    kernel_algo, count = _cached(_validate_count, spec, core.bounds, d, dst.dtype, tmp.dtype, dst.addr, src.addr,
-                                 tmp.addr, dst.size, src.size, tmp.size, count)
+    layout = _layout(core, dst, src, tmp)
+    call = _cached(_validate_count, *layout, count)
     if core.sanitizer is not None:
-        _sanitize(core, spec, d, dst, src, tmp, ("src", src.addr, count * d.size), count=count, acc_val=True)
-    value = _run(core, d, kernel_algo, dst, src, tmp, 256, count)
-    if d.is_float:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL, 4.4 accVal):
-        core.acc_val = d.np_dtype.type(value if value == value else math.nan)  # dst[0] as stored (NaN: canonical, +)
-    if algo == TREE_SEQ:
-        if is_set_mask:
-            core._after_count_call()  # Normal mode, all-ones mask (SPEC 4.2 step 5, audit 1a)
-    elif algo == TREE_TREE_TAIL:
-        core.mask_defined = False     # built from high-dim calls: the register holds implementation state (D22)
+        _sanitize(core, spec, d, dst, src, tmp, ("src", src.addr, call.count * d.size), count=call.count, acc_val=True)
+    elif is_set_mask:
+        _remember(_COUNT_CALLS, (*layout, count), call)
+    call.run(core, is_set_mask)
 
 
 # The validators are memoised on their arguments and their types (typed=True: 2 and 2.0 are different calls) and
-# return the kernel's arguments as plain ints, so the compiled entry always receives the types it was built for.
+# build the kernel's arguments as plain ints, so the compiled entry always receives the types it was built for.
 @lru_cache(maxsize=4096, typed=True)
 def _validate_count(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, count):
     _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size)
@@ -171,15 +281,21 @@ def _validate_count(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_
     _check_bounds(spec, "tensor", src_op, src_addr, src_size, d)  # count forms: never past src (decisions.md)
     need = GetReduceSumTmpSize(spec, d, count=count)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need)
+    algo = spec.reduce_sum_count_algorithm
+    after = {TREE_SEQ: AFTER_COUNT_MASK, TREE_TREE_TAIL: AFTER_UNDEFINED}.get(algo, AFTER_NOTHING)
     if d.name in ("int64", "uint64"):
-        return ALG_SUM64, count
-    return _COUNT_ALGO[spec.reduce_sum_count_algorithm], count
+        kernel_algo = ALG_SUM64
+    elif algo == VADD_TREE:
+        kernel_algo = _vadd_algo(count, lanes)
+    else:
+        kernel_algo = _COUNT_ALGO[algo]
+    return _CountCall(d, kernel_algo, after, dst_addr, src_addr, tmp_addr, count)
 
 
 def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
     core = operands(API, dst, src, tmp)
     spec, d = core.spec, src.dtype
-    layout = (spec, core.bounds, d, dst.dtype, tmp.dtype, dst.addr, src.addr, tmp.addr, dst.size, src.size, tmp.size)
+    layout = _layout(core, dst, src, tmp)
     is_950 = spec.reduce_sum_highdim_algorithm == TREE_TREE_950
     if core.counter_mode:
         if not is_950:
@@ -199,28 +315,29 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
             _sanitize(core, spec, d, dst, src, tmp, Operand("src", src.addr, d.size, full_lo, full_hi,
                                                             -(-count // lanes), 1, rep_bytes // 32, count % lanes or lanes),
                       count=count, repeat_time=repeat_time, counter_mode=True)
-        _run(core, d, ALG_VADD_TREE, dst, src, tmp, rep_bytes, count)
+        _run(core, d, _vadd_algo(count, d.lanes_per_repeat), dst, src, tmp, rep_bytes, count)
         return
     plan = cached_plan(API, core, d, mask, True)
-    run_repeats, rep_bytes = _cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
-    if core.sanitizer is not None and run_repeats and not plan.empty:
-        _sanitize(core, spec, d, dst, src, tmp, Operand("src", src.addr, d.size, plan.lo, plan.hi, run_repeats, 1,
-                                                        rep_bytes // 32), repeat_time=repeat_time)
-    if is_950:  # core state (the mask register) changes only after the kernel ran
-        _run(core, d, ALG_950_NORMAL, dst, src, tmp, rep_bytes, run_repeats,
-             as_signed64(plan.lo), as_signed64(plan.hi))
-        if plan.bit_mode:
-            core.mask_high, core.mask_low, core.mask_defined = plan.hi, plan.lo, True  # audit 3: bit form writes it
-        return
-    core.mask_defined = False  # D22: implementation state after a non-950 high-dim ReduceSum
-    if plan.empty:
-        return  # D14: NOP (the intf returns early on mask 0)
-    if run_repeats == 0:
-        if spec.reduce_sum_highdim_repeat0 == "zero":
-            core.ub[dst.addr:dst.addr + d.size] = 0  # D14 / audit 2: the 310B writes +0 to dst[0]
-        return
-    _run(core, d, ALG_TREE_TREE, dst, src, tmp, rep_bytes, run_repeats, as_signed64(plan.lo),
-         as_signed64(plan.hi))
+    call = _cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
+    if core.sanitizer is not None:
+        if call.entry is not None:
+            _sanitize(core, spec, d, dst, src, tmp, Operand("src", src.addr, d.size, plan.lo, plan.hi, call.repeats, 1,
+                                                            call.rep_bytes // 32), repeat_time=repeat_time)
+    else:
+        words = _mask_key(mask)
+        if words is not None and type(repeat_time) is int and type(src_rep_stride) is int:
+            _remember(_HIGH_DIM_CALLS, (*layout, words, repeat_time, src_rep_stride), call)
+    call.run(core)
+
+
+def _mask_key(mask):
+    """The hot path's key for a mask of plain ints (an int, or a list/tuple of int words), else None (not memoised:
+    such a call validates every time, like any refusal)."""
+    if type(mask) is int:
+        return mask
+    if type(mask) in (list, tuple) and all(type(w) is int for w in mask):
+        return tuple(mask)
+    return None
 
 
 def _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride):
@@ -254,25 +371,27 @@ def _validate_counter(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, ds
 @lru_cache(maxsize=4096, typed=True)
 def _validate_high_dim(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, plan,
                        repeat_time, src_rep_stride):
-    """High-dim form in normal mode; returns the repeats the kernel runs (D7: at least 1 on the 950) and the repeat
-    stride in bytes."""
+    """High-dim form in normal mode; returns the call (D7: the 950 runs at least 1 repeat; D14: mask 0 is a NOP where
+    it is not refused)."""
     repeat_time, src_rep_stride = _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
                                                    repeat_time, src_rep_stride)
     lanes = d.lanes_per_repeat
     if plan.empty:
         if spec.mask_zero_refused:
             raise ParameterError(API, "mask", 0, legal="a mask with at least one lane (D14)", device=spec.name)
-        return 0, src_rep_stride * 32
+        return _HighDimCall(d, False, plan, dst_addr, src_addr, tmp_addr, src_rep_stride * 32, 0, False)
     if repeat_time > lanes * lanes:
         raise ParameterError(API, "repeat_time", repeat_time, legal=f"[0, {lanes * lanes}] (L*L)", device=spec.name,
                              detail="more repeat results than one two-level tree holds; the devices silently drop "
                                     "them (D17, audit 1b)")
-    run_repeats = max(repeat_time, 1) if spec.reduce_sum_highdim_algorithm == TREE_TREE_950 else repeat_time
+    is_950 = spec.reduce_sum_highdim_algorithm == TREE_TREE_950
+    run_repeats = max(repeat_time, 1) if is_950 else repeat_time
     op = Operand("src", src_addr, d.size, plan.lo, plan.hi, run_repeats, 1, src_rep_stride)
     _check_bounds(spec, bounds, op, src_addr, src_size, d)
     need = GetReduceSumTmpSize(spec, d, repeat_time=repeat_time)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, op, need)
-    return run_repeats, src_rep_stride * 32
+    return _HighDimCall(d, is_950, plan, dst_addr, src_addr, tmp_addr, src_rep_stride * 32, run_repeats,
+                        run_repeats == 0 and spec.reduce_sum_highdim_repeat0 == "zero")
 
 
 def warmup(device):
@@ -285,6 +404,8 @@ def warmup(device):
         src, dst, tmp = core.local_tensor(dtype, 1024), core.local_tensor(dtype, 16), core.local_tensor(dtype, 64)
         lanes = src.dtype.lanes_per_repeat
         ReduceSum(dst, src, tmp, 3 * lanes + 1)
+        if spec.reduce_sum_count_algorithm == VADD_TREE:
+            ReduceSum(dst, src, tmp, 5 * lanes + 1)  # the 950's other count kernel (trees past 4 repeats)
         if dtype in spec.reduce_sum_count_only_dtypes:
             continue
         ReduceSum(dst, src, tmp, lanes, 2, 8)

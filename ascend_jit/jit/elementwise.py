@@ -27,6 +27,7 @@ from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16,
                        KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits,
                        float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size, round_half)
+from .ubview import ub_as
 
 # Op codes (the op table in api/elementwise.py names them).
 ADD, SUB, MUL, DIV, MAX, MIN, AND, OR, ADD_RELU, SUB_RELU, LEAKY_RELU = range(11)
@@ -512,7 +513,7 @@ def _unary_float_chunk(op, kind, flags, x, r, m, float_class):
         if float_class is not None:
             fast = kind == KIND_FLOAT
             if fast:  # the same bits as the loop below, in a vectorised pass (lanes.exp_float_run)
-                exp_float_run(x, r, m, np.empty((3, m)), np.empty(m, np.bool_))
+                exp_float_run(x, r, m)
         if not fast:
             for i in range(m):
                 r[i] = narrow(kind, exp_lane(x[i]))
@@ -741,10 +742,16 @@ def fill_kernel(ub, p, bits):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def brcb(ub, size, dst, src, dblk, drep, repeat):
-    """Block (i, j) at dst + (i*drep + j*dblk)*32 is filled with src[8i + j] (SPEC-2 5.2)."""
+    """Block (i, j) at dst + (i*drep + j*dblk)*32 is filled with src[8i + j] (SPEC-2 5.2). The element's bytes
+    repeated to 8 (size is a power of two) are stored as four uint64 words: dst is 32-byte aligned (the API checks
+    it), blocks never overlap src (SPEC-2 D34), so block by block is the byte walk's result."""
+    words = ub_as(ub, np.uint64)
     for i in range(repeat):
         for j in range(8):
             s = src + (8 * i + j) * size
-            base = dst + (i * drep + j * dblk) * 32
-            for k in range(32):
-                ub[base + k] = ub[s + k % size]
+            pattern = np.uint64(0)
+            for k in range(8):  # little-endian, as the UB's multi-byte elements
+                pattern |= np.uint64(ub[s + (k & (size - 1))]) << np.uint64(8 * k)
+            w = (dst + (i * drep + j * dblk) * 32) >> 3
+            for k in range(4):
+                words[w + k] = pattern

@@ -8,6 +8,7 @@ rounded to odd (`to_f32_odd`), which a later round-to-nearest-even to half/bfloa
 result of the exact value. Integer lanes take and return int64 (the exact result); `int_stage` wraps or clamps it
 to the element type (SPEC-2 D35).
 """
+import decimal
 import math
 
 import numpy as np
@@ -15,7 +16,7 @@ from numba import njit
 
 from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16, KIND_UINT32,
                        KIND_UINT8, KIND_INT64, bf16_bits_to_f32, f32_bits, f32_from_bits, f32_to_bf16_bits,
-                       round_half)
+                       f64_bits, f64_from_bits, round_half)
 
 F32_MAX = np.float32(3.4028234663852886e38)
 HALF_MIN_NORMAL = np.float32(2.0 ** -14)
@@ -242,50 +243,70 @@ def exp_lane(x):
     return math.exp(np.float64(x))
 
 
-# exp_lane over a chunk of float32 lanes, vectorised: exp(x) = 2**k * exp(r), k = round(x / ln 2), r = x - k ln 2
-# (Cody-Waite: k * _LN2_HI is exact for |k| < 2**11, |r| <= 0.35), exp(r) by its Taylor polynomial of degree 13
-# (truncation < 2**-57 relative), so the double p is within a few ulp of exp(x), as math.exp is (< 1 ulp). Both round
-# to the same float32 unless p lies within _EXP_GUARD double ulps of a float32 rounding midpoint (low 29 significand
-# bits near 2**28, probability ~2**-20): those lanes, and x outside the normal-result range, take exp_lane itself.
-# Each pass is plain arithmetic on arrays (k and 2**k through the bits of a double: the 1.5 * 2**52 shifter), so
-# LLVM vectorises it. tests/test_exp_float_fast.py compares the two over every float32 in the fast range (slow) and
-# over millions of lanes by default.
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
-_INV_LN2 = 1.44269504088896338700e+00
+# exp_lane over a chunk of float32 lanes, vectorised (table-driven, as fdlibm-style expf): x = (64 e + j) ln2/64 + t,
+# k = 64 e + j = round(64 x / ln 2) (the 1.5 * 2**52 shifter leaves k in the low bits of a double), t = x - k ln2/64
+# by Cody-Waite (_EXP_LN2_64_HI keeps 32 significant bits, so k * hi is exact for |k| < 2**21 and x - k * hi is
+# exact), so |t| <= ln2/128 and exp(x) = 2**e * T[j] * exp(t), T[j] = 2**(j/64) correctly rounded, exp(t) = 1 + s by
+# its Taylor polynomial of degree 5. Error of the double p against exp(x), in ulps of p: truncation
+# t**6/720 * e**|t| < 3.5e-17 relative (0.32 ulp), T[j] 0.5 ulp relative to T (at most 1 ulp of p), the sum T + T*s
+# 0.5 ulp, the reduction and the polynomial's roundings < 0.03 ulp: under 2 ulps; math.exp is within 1 ulp. So p
+# and math.exp round to the same float32 unless p lies within 3 double ulps of a float32 rounding midpoint (low 29
+# significand bits near 2**28): those lanes (guard 16 ulps, probability ~6e-8), and x outside the normal-result
+# range, take exp_lane itself. One loop of plain arithmetic, the bits through bitcasts, T by a gather: LLVM
+# vectorises it. tests/test_exp_float_fast.py compares the two over millions of lanes by default and over every
+# float32 when slow.
+def _exp_table():
+    """ln2/64 as hi (32 significant bits) + lo, and 2**(j/64) correctly rounded, from 60-digit decimals."""
+    context = decimal.Context(prec=60)
+    ln2_64 = context.divide(context.ln(decimal.Decimal(2)), 64)
+    hi = float(f64_from_bits(f64_bits(float(ln2_64)) & ~((1 << 21) - 1)))
+    lo = float(context.subtract(ln2_64, decimal.Decimal(hi)))
+    table = np.array([float(context.power(2, context.divide(j, 64))) for j in range(64)])
+    return hi, lo, table
+
+
+_EXP_LN2_64_HI, _EXP_LN2_64_LO, _EXP_2_J64 = _exp_table()
+_EXP_64_OVER_LN2 = 64.0 / math.log(2.0)
 _SHIFTER = 6755399441055744.0  # 1.5 * 2**52: v + _SHIFTER rounds v to an integer held in the low significand bits
 _SHIFTER_BITS = 0x4338000000000000
-_EXP_TAYLOR = tuple(1.0 / math.factorial(n) for n in range(13, -1, -1))
-_EXP_GUARD = 1 << 8
+_EXP_GUARD = 16
 _EXP_LO, _EXP_HI = -87.0, 88.0  # results stay normal float32, away from overflow
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _exp_table_double(v):
+    """exp(v) within 2 double ulps for -87 < v < 88 (see above)."""
+    kd = v * _EXP_64_OVER_LN2 + _SHIFTER
+    k_bits = f64_bits(kd) - _SHIFTER_BITS   # k
+    k = kd - _SHIFTER
+    t = (v - k * _EXP_LN2_64_HI) - k * _EXP_LN2_64_LO
+    s = t + t * t * (0.5 + t * (1.0 / 6.0 + t * (1.0 / 24.0 + t * (1.0 / 120.0))))
+    table = _EXP_2_J64[k_bits & 63]
+    return (table + table * s) * f64_from_bits(((k_bits >> 6) + 1023) << 52)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _exp_near_tie(v):
+    """True where the fast double of exp(v) cannot be trusted to round like exp_lane (or v is out of its range)."""
+    inside = v > _EXP_LO and v < _EXP_HI
+    low = f64_bits(_exp_table_double(v if inside else 0.0)) & ((1 << 29) - 1)
+    return (not inside) or abs(low - (1 << 28)) <= _EXP_GUARD
+
+
 @njit(cache=True, error_model="numpy")
-def exp_float_run(x, r, m, scratch, slow):
-    """r[i] = narrow(KIND_FLOAT, exp_lane(x[i])) for i < m. scratch: a (3, m) float64 array, slow: m bools."""
-    c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13 = _EXP_TAYLOR
-    q, kd, p = scratch[0, :m], scratch[1, :m], scratch[2, :m]
-    kbits, pbits = kd.view(np.int64), p.view(np.int64)
+def exp_float_run(x, r, m):
+    """r[i] = narrow(KIND_FLOAT, exp_lane(x[i])) for i < m."""
+    near_ties = 0
     for i in range(m):
         v = np.float64(x[i])
         inside = v > _EXP_LO and v < _EXP_HI
-        v = v if inside else 0.0
-        kd[i] = v * _INV_LN2 + _SHIFTER
-        k = kd[i] - _SHIFTER
-        t = (v - k * _LN2_HI) - k * _LN2_LO
-        q[i] = ((((((((((((c0 * t + c1) * t + c2) * t + c3) * t + c4) * t + c5) * t + c6) * t + c7) * t + c8) * t + c9)
-                 * t + c10) * t + c11) * t + c12) * t + c13
-        slow[i] = not inside
-    for i in range(m):
-        kbits[i] = (kbits[i] - _SHIFTER_BITS + 1023) << 52   # 2**k
-    for i in range(m):
-        p[i] = q[i] * kd[i]
-    for i in range(m):
-        slow[i] |= abs((pbits[i] & ((1 << 29) - 1)) - (1 << 28)) <= _EXP_GUARD
-        r[i] = np.float32(p[i])
-    for i in range(m):
-        if slow[i]:
-            r[i] = np.float32(exp_lane(x[i]))
+        p = _exp_table_double(v if inside else 0.0)
+        near_ties += (not inside) or abs((f64_bits(p) & ((1 << 29) - 1)) - (1 << 28)) <= _EXP_GUARD
+        r[i] = np.float32(p)
+    if near_ties:  # rare (and every out-of-range lane): find them again, take the exact lane
+        for i in range(m):
+            if _exp_near_tie(np.float64(x[i])):
+                r[i] = np.float32(exp_lane(x[i]))
 
 
 @njit(cache=True, error_model="numpy")

@@ -50,6 +50,15 @@ def f32_from_bits(u):
     return np.array(u, np.uint32).view(_F32)[()]
 
 
+def f64_bits(f):
+    """The bits of a float64 as an int64 (two's complement view)."""
+    return np.array(np.float64(f), np.float64).view(np.int64)[()]
+
+
+def f64_from_bits(u):
+    return np.array(u, np.int64).view(np.float64)[()]
+
+
 # --- the same, as LLVM intrinsics for compiled code ------------------------------------------------------------
 @intrinsic
 def _h2f(typingctx, h):
@@ -79,6 +88,20 @@ def _f32_from_bits(typingctx, u):
     return types.float32(types.uint32), codegen
 
 
+@intrinsic
+def _f64_bits(typingctx, f):
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _f64_from_bits(typingctx, u):
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
 @overload(half_bits_to_f32)
 def _ol_h2f(h):
     return lambda h: _h2f(np.uint16(h))
@@ -97,6 +120,16 @@ def _ol_f32_bits(f):
 @overload(f32_from_bits)
 def _ol_f32_from_bits(u):
     return lambda u: _f32_from_bits(np.uint32(u))
+
+
+@overload(f64_bits)
+def _ol_f64_bits(f):
+    return lambda f: _f64_bits(np.float64(f))
+
+
+@overload(f64_from_bits)
+def _ol_f64_from_bits(u):
+    return lambda u: _f64_from_bits(np.int64(u))
 
 
 @njit(cache=True, inline="always")

@@ -5,6 +5,7 @@ from numba import njit
 
 from .addressing import lane_active, lane_offset
 from .numerics import KIND_HALF, half_bits_to_f32, half_store_bits, kind_size, round_half
+from .ubview import ub_as
 from .values import combine, load, store
 
 
@@ -45,8 +46,8 @@ def pair_kernel(ub, kind, sat, zero_both, dst, src, src_blk, src_rep, dst_rep, r
 
 @njit(cache=True)
 def _half_pairs_run(ub, dst, src, npairs, sat):
-    h = ub[src:src + 4 * npairs].view(np.uint16)
-    o = ub[dst:dst + 2 * npairs].view(np.uint16)
+    u16 = ub_as(ub, np.uint16)  # src and dst are 32-byte aligned (the API's checks)
+    h, o = u16[src >> 1:(src >> 1) + 2 * npairs], u16[dst >> 1:(dst >> 1) + npairs]
     if sat:
         for p in range(npairs):
             o[p] = half_store_bits(round_half(half_bits_to_f32(h[2 * p]) + half_bits_to_f32(h[2 * p + 1]), True))

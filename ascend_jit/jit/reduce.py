@@ -22,14 +22,16 @@ from numba.extending import overload
 from .addressing import lane_active
 from .numerics import (KIND_HALF, float_store_bits, half_bits_to_f32, half_store_bits, kind_size,
                        round_half)
+from .ubview import ub_as
 from .values import combine, load, store
 
 ALG_TREE_SEQ = 0        # A2/A3 count form (SPEC 4.2, D1)
 ALG_TREE_TREE = 1       # non-950 high-dim form, repeat >= 1 (SPEC 4.2, 4.3)
 ALG_TREE_TREE_TAIL = 2  # 910/310P/310B count form (SPEC 4.3)
-ALG_VADD_TREE = 3       # 950 count form and counter-mode high-dim form (SPEC 4.4, D23)
+ALG_VADD_TREE = 3       # 950 count form and counter-mode high-dim form, 1 or > 4 repeats (SPEC 4.4, D23)
 ALG_950_NORMAL = 4      # 950 normal-mode high-dim form (SPEC 4.4)
 ALG_SUM64 = 5           # 950 int64/uint64 count form: exact modulo 2**64 (SPEC 4.4)
+ALG_VADD_MERGE = 6      # 950 count form and counter-mode high-dim form of 2-4 repeats (SPEC 4.4 table)
 
 CHUNK_REPEATS = 64      # level-1 buffer: 64 repeats (32 KiB of float32) stays in L1
 
@@ -130,7 +132,7 @@ def _ol_load_run(ub, u16, f32, base, n, kind, witness, row, at):
     return impl_int
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, witness):
     """tree of repeat i (lanes at src + i*rep_bytes + j*size, blkStride 1) for i < nrep, masked lanes +0;
     last_lanes >= 0 limits the last repeat to its first last_lanes lanes (count forms, counter mode)."""
@@ -140,7 +142,7 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
     chunk = min(CHUNK_REPEATS, nrep)
     buf = np.empty(chunk * lanes, type(witness))
     scratch = np.empty(chunk * lanes // 2, type(witness))
-    u16, f32 = ub.view(np.uint16), ub.view(np.float32)
+    u16, f32 = ub_as(ub, np.uint16), ub_as(ub, np.float32)
     first, last_active, active = lanes, -1, 0  # the first and last active lane, and how many
     for j in range(lanes):
         if lane_active(mask_lo, mask_hi, j):
@@ -197,15 +199,15 @@ def store_run(ub, addr, kind, vals, n):
 @overload(store_run)
 def _ol_store_run(ub, addr, kind, vals, n):
     if isinstance(vals.dtype, types.Float):
-        def impl(ub, addr, kind, vals, n):  # one view for the whole run
+        def impl(ub, addr, kind, vals, n):  # through the whole-UB view (addr is aligned: SPEC 8.2)
             if kind == KIND_HALF:
-                h = ub[addr:addr + 2 * n].view(np.uint16)
+                h, e = ub_as(ub, np.uint16), np.uint64(addr >> 1)
                 for i in range(n):
-                    h[i] = half_store_bits(vals[i])
+                    h[e + np.uint64(i)] = half_store_bits(vals[i])
             else:
-                w = ub[addr:addr + 4 * n].view(np.uint32)
+                w, e = ub_as(ub, np.uint32), np.uint64(addr >> 2)
                 for i in range(n):
-                    w[i] = float_store_bits(vals[i])
+                    w[e + np.uint64(i)] = float_store_bits(vals[i])
         return impl
 
     def impl_int(ub, addr, kind, vals, n):
@@ -216,7 +218,7 @@ def _ol_store_run(ub, addr, kind, vals, n):
 
 
 # --- the algorithms' shared pieces --------------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, nrep, lo, hi, last, witness):
     """Non-950 high-dim algorithm (SPEC 4.2 steps 1-3; audit 1b): writes tmp as the device does, returns dst."""
     lanes = 256 // kind_size(kind)
@@ -232,7 +234,7 @@ def _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, nrep, lo, hi, last, witn
     return res
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness):
     """SPEC 4.4: the per-repeat results go to tmp; more than L of them get a third level in place in tmp; one
     last tree gives dst[0]."""
@@ -280,14 +282,22 @@ def sum_tree_tree_tail(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask
     two results added (the tail last)."""
     size = kind_size(kind)
     lanes = 256 // size
-    full, one, whole = np.int64(-1), np.int64(1), np.int64(256)
+    full, whole = np.int64(-1), np.int64(256)
     body_repeats, tail = n // lanes, n % lanes
-    if body_repeats == 0:
-        return _tree_tree(ub, kind, sat, dst, src, tmp, whole, one, full, full, n, witness)
-    body = _tree_tree(ub, kind, sat, dst, src, tmp, whole, body_repeats, full, full, full, witness)
-    if tail == 0:
-        return body
-    t = _tree_tree(ub, kind, sat, dst, src + body_repeats * 256, tmp, whole, one, full, full, tail, witness)
+    # one _tree_tree call site (it is inlined): the whole repeats, then the tail as one repeat of `tail` lanes
+    # (a count under one repeat is the tail alone)
+    parts = (1 if body_repeats > 0 else 0) + (1 if tail > 0 else 0)
+    body = t = witness
+    for k in range(parts):
+        is_body = k == 0 and body_repeats > 0
+        res = _tree_tree(ub, kind, sat, dst, src if is_body else src + body_repeats * 256, tmp, whole,
+                         body_repeats if is_body else np.int64(1), full, full, full if is_body else tail, witness)
+        if is_body:
+            body = res
+        else:
+            t = res
+    if parts == 1:
+        return body if tail == 0 else t
     store(ub, tmp, kind, body)
     store(ub, tmp + size, kind, t)
     pair = np.empty(2, type(witness))
@@ -300,38 +310,40 @@ def sum_tree_tree_tail(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask
 
 @njit(cache=True, nogil=True)
 def sum_vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
-    """950 count dispatch (SPEC 4.4 table; audit 3): VADD merges for up to 4 repeats, else 2 or 3 tree levels."""
+    """950 count form of one repeat or more than four (SPEC 4.4 table; audit 3): one tree, or 2 or 3 tree levels."""
     lanes = 256 // kind_size(kind)
     full = np.int64(-1)
-    count = n
-    if count <= lanes:
-        res = level1(ub, kind, sat, src, rep_bytes, np.int64(1), full, full, count, witness)[0]
-    elif count <= 4 * lanes:
-        nrep = (count + lanes - 1) // lanes
-        part = count - (nrep - 1) * lanes  # lanes of the last repeat that take part (MERGING add)
-        regs = np.empty(4 * lanes, type(witness))  # only the loaded lanes are ever read
-        u16, f32 = ub.view(np.uint16), ub.view(np.float32)
-        for r in range(nrep):
-            # the device loads whole repeats, but only the first `part` lanes of the last one are ever used:
-            # reading no further keeps the kernel inside the footprint the API proved (count elements)
-            _load_run(ub, u16, f32, src + r * rep_bytes, lanes if r < nrep - 1 else part, kind, witness, regs,
-                      r * lanes)
-        r0, r1, r2, r3 = (regs[0:lanes], regs[lanes:2 * lanes], regs[2 * lanes:3 * lanes],
-                          regs[3 * lanes:4 * lanes])
-        if nrep == 2:
-            _combine_rows(r0, r1, part, kind, sat)
-        elif nrep == 3:
-            _combine_rows(r0, r1, lanes, kind, sat)
-            _combine_rows(r0, r2, part, kind, sat)
-        else:
-            _combine_rows(r2, r3, part, kind, sat)   # (r2 + r3) merging on the tail's lanes
-            _combine_rows(r0, r1, lanes, kind, sat)
-            _combine_rows(r0, r2, lanes, kind, sat)  # (r0 + r1) + (r2 + r3)
-        res = group_tree(r0, lanes, lanes, kind, sat, witness)[0]
+    nrep = (n + lanes - 1) // lanes
+    vals = level1(ub, kind, sat, src, rep_bytes, nrep, full, full, n - (nrep - 1) * lanes, witness)
+    res = vals[0] if nrep == 1 else _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness)
+    store(ub, dst, kind, res)
+    return res
+
+
+@njit(cache=True, nogil=True)
+def sum_vadd_merge(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+    """950 count form of 2 to 4 repeats (SPEC 4.4 table; audit 3): VADD merges of the repeats, then one tree. Its own
+    entry (chosen by the count when the call is validated), so a call compiles only the path it takes (issue 20)."""
+    lanes = 256 // kind_size(kind)
+    nrep = (n + lanes - 1) // lanes
+    part = n - (nrep - 1) * lanes  # lanes of the last repeat that take part (MERGING add)
+    regs = np.empty(4 * lanes, type(witness))  # only the loaded lanes are ever read
+    u16, f32 = ub_as(ub, np.uint16), ub_as(ub, np.float32)
+    for r in range(nrep):
+        # the device loads whole repeats, but only the first `part` lanes of the last one are ever used:
+        # reading no further keeps the kernel inside the footprint the API proved (count elements)
+        _load_run(ub, u16, f32, src + r * rep_bytes, lanes if r < nrep - 1 else part, kind, witness, regs, r * lanes)
+    r0, r1, r2, r3 = regs[0:lanes], regs[lanes:2 * lanes], regs[2 * lanes:3 * lanes], regs[3 * lanes:4 * lanes]
+    if nrep == 2:
+        _combine_rows(r0, r1, part, kind, sat)
+    elif nrep == 3:
+        _combine_rows(r0, r1, lanes, kind, sat)
+        _combine_rows(r0, r2, part, kind, sat)
     else:
-        nrep = (count + lanes - 1) // lanes
-        vals = level1(ub, kind, sat, src, rep_bytes, nrep, full, full, count - (nrep - 1) * lanes, witness)
-        res = _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness)
+        _combine_rows(r2, r3, part, kind, sat)   # (r2 + r3) merging on the tail's lanes
+        _combine_rows(r0, r1, lanes, kind, sat)
+        _combine_rows(r0, r2, lanes, kind, sat)  # (r0 + r1) + (r2 + r3)
+    res = group_tree(r0, lanes, lanes, kind, sat, witness)[0]
     store(ub, dst, kind, res)
     return res
 
@@ -349,13 +361,14 @@ def sum_950_normal(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi,
 @njit(cache=True, nogil=True)
 def sum_int64(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
     """950 int64/uint64 count form: integer addition modulo 2**64 is associative, so any order gives these bits."""
-    v = ub[src:src + 8 * n].view(np.int64)
+    v, e = ub_as(ub, np.int64), src >> 3
     acc = witness
     for j in range(n):
-        acc += v[j]
+        acc += v[e + j]
     store(ub, dst, kind, acc)
     return acc
 
 
 KERNELS = {ALG_TREE_SEQ: sum_tree_seq, ALG_TREE_TREE: sum_tree_tree, ALG_TREE_TREE_TAIL: sum_tree_tree_tail,
-           ALG_VADD_TREE: sum_vadd_tree, ALG_950_NORMAL: sum_950_normal, ALG_SUM64: sum_int64}
+           ALG_VADD_TREE: sum_vadd_tree, ALG_950_NORMAL: sum_950_normal, ALG_SUM64: sum_int64,
+           ALG_VADD_MERGE: sum_vadd_merge}

@@ -18,6 +18,7 @@ from numba import njit
 from .addressing import lane_active
 from .numerics import KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, KIND_UINT64, kind_size
 from .reduce import _halve, _load_run, store_run
+from .ubview import ub_as
 from .values import load, store
 
 OP_SUM, OP_MAX, OP_MIN = 0, 1, 2                                # aj.ReduceType values
@@ -30,7 +31,7 @@ LOSER = np.int64(-(1 << 63))
 @njit(cache=True, inline="always")
 def views(ub):
     """Typed views of the whole UB (every UB size is a multiple of 8 bytes): element reads without slicing."""
-    return ub.view(np.int16), ub.view(np.uint16), ub.view(np.int32), ub.view(np.uint32), ub.view(np.int64)
+    return ub_as(ub, np.int16), ub_as(ub, np.uint16), ub_as(ub, np.int32), ub_as(ub, np.uint32), ub_as(ub, np.int64)
 
 
 @njit(cache=True, inline="always")
@@ -186,6 +187,30 @@ def _find_half_run(row, flip, m):
     return j
 
 
+@njit(cache=True, inline="always")
+def _float_key32(s, flip):
+    """directed_key for a float in int32 arithmetic, branch-free (so the scans vectorise): NaN -> _FLOAT_NAN_KEY32,
+    above every float key (at most 0x7F800000, +inf for MAX and -inf for MIN); flip as _half_key32's."""
+    key = (s ^ ((s >> np.int32(31)) & np.int32(0x7FFFFFFF))) ^ flip
+    return _FLOAT_NAN_KEY32 if (s & np.int32(0x7FFFFFFF)) > np.int32(0x7F800000) else key
+
+
+_FLOAT_NAN_KEY32 = np.int32(0x7FFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _best_float_run(row, flip):
+    """_best over the directed keys of a row of floats (int32 bits), without the int64 key buffer: the largest key
+    (NAN_KEY for a NaN) and its first position (D50)."""
+    m = np.int32(-(1 << 31))
+    for k in range(row.size):
+        m = max(m, _float_key32(row[k], flip))
+    j = row.size
+    for k in range(row.size):  # the first position of m, as a min (vectorised; a search loop is not)
+        j = min(j, k if _float_key32(row[k], flip) == m else row.size)
+    return (NAN_KEY if m == _FLOAT_NAN_KEY32 else np.int64(m)), j
+
+
 # --- ReduceRepeat / ReduceDataBlock ---------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _group_active(lo, hi, n, g, group):
@@ -204,15 +229,33 @@ def group_extreme_kernel(ub, kind, sat, op, group, order, dst, dst_rep_bytes, sr
     ordinal i*L + j of the best element over every repeat (D55)."""
     size = kind_size(kind)
     lanes = 256 // size
-    keys = np.empty(nrep * lanes, np.int64)
-    v = views(ub)
-    gather_keys(v, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys)
-    best_t, best_at = LOSER, np.int64(-1)
+    # floats with every lane of contiguous blocks (WholeReduceMax/Min's common call): each group's keys scanned in
+    # int32 straight from the UB, vectorised; the same keys, ties and NaN as the int64 gather below
+    direct = kind == KIND_FLOAT and blk == 1 and last_lanes < 0
+    for j in range(lanes):
+        if not lane_active(lo, hi, j):
+            direct = False
     per_repeat = lanes // group
+    keys = np.empty(0 if direct else nrep * lanes, np.int64)
+    group_best = np.empty((2, nrep * per_repeat if direct else 0), np.int64)  # every group's key and lane
+    v = views(ub)
+    if direct:  # (every group read before any is written, as the gather)
+        flip = np.int32(-1) if op == OP_MIN else np.int32(0)
+        for i in range(nrep):
+            for g in range(per_repeat):
+                e = ((src + i * rep_bytes) >> 2) + g * group
+                group_best[0, i * per_repeat + g], group_best[1, i * per_repeat + g] = _best_float_run(
+                    v[2][e:e + group], flip)
+    else:
+        gather_keys(v, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys)
+    best_t, best_at = LOSER, np.int64(-1)
     for i in range(nrep):
         for g in range(per_repeat):
             addr = dst + i * dst_rep_bytes + g * size
-            m, j = _best(keys, i * lanes + g * group, group)
+            if direct:
+                m, j = group_best[0, i * per_repeat + g], group_best[1, i * per_repeat + g]
+            else:
+                m, j = _best(keys, i * lanes + g * group, group)
             if m == LOSER:  # every lane of the group masked (ReduceDataBlock only)
                 if fill:
                     _put(v, addr, size, raw_of_key(directed_key(fill_raw, kind, op), kind, op, sat))
@@ -254,18 +297,30 @@ def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src
     same = src_kind == dst_kind
     # one gather for every group size (not ReduceSum's level1 for whole repeats: compiling both cost 2 s, issue 20)
     buf = np.empty(nrep * lanes, type(witness))
-    u16, f32 = ub.view(np.uint16), ub.view(np.float32)  # the whole-UB views _load_run decodes through
+    u16, f32 = ub_as(ub, np.uint16), ub_as(ub, np.float32)  # the whole-UB views _load_run decodes through
     contiguous = every_lane and blk == 1 and same and rep_bytes == 256
     if contiguous:  # repeats back to back: one vectorised decode of every element that takes part
         total = nrep * lanes if last_lanes < 0 else (nrep - 1) * lanes + last_lanes
         _load_run(ub, u16, f32, src, total, src_kind, witness, buf, np.int64(0))
         for k in range(total, nrep * lanes):
             buf[k] = witness
+    prefix = 0  # the active lanes are exactly the first `prefix` (a continuous mask or low mask bits), else -1
+    while prefix < lanes and lane_active(lo, hi, prefix):
+        prefix += 1
+    for j in range(prefix, lanes):
+        if lane_active(lo, hi, j):
+            prefix = -1
     for i in range(0 if contiguous else nrep):
         base = src + i * rep_bytes
         n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
         if every_lane and n == lanes and blk == 1 and same:  # a whole contiguous repeat: one vectorised decode
             _load_run(ub, u16, f32, base, lanes, src_kind, witness, buf, i * lanes)
+            continue
+        if prefix > 0 and blk == 1 and same:  # the first lanes of a contiguous repeat: one vectorised decode
+            m = min(prefix, n)
+            _load_run(ub, u16, f32, base, m, src_kind, witness, buf, i * lanes)
+            for j in range(m, lanes):
+                buf[i * lanes + j] = witness
             continue
         for j in range(lanes):
             if j < n and lane_active(lo, hi, j):
@@ -313,7 +368,7 @@ def max_min_levels_kernel(ub, sat, p):
     if kind == KIND_HALF and lo == -1 and hi == -1:
         # whole contiguous repeats (the count form): the per-repeat maxima in one vectorised pass, the lane of the
         # winning repeat only (the other repeats' lanes never reach dst)
-        h16 = ub.view(np.int16)
+        h16 = ub_as(ub, np.int16)
         flip = np.int32(-1) if op == OP_MIN else np.int32(0)
         best_r, best_m = 0, np.int32(0)
         for r in range(nrep):
@@ -416,7 +471,7 @@ def max_min_per_lane_kernel(ub, sat, p):
     exact = not (sat and kind == KIND_HALF)  # no saturation: SAT is the identity on keys
     is_float = kind == KIND_HALF or kind == KIND_FLOAT
     if kind == KIND_HALF and exact and count >= 0:
-        vkey, index = _per_lane_half_count(ub.view(np.int16), op, src, rep_bytes, nrep, count, seed)
+        vkey, index = _per_lane_half_count(ub_as(ub, np.int16), op, src, rep_bytes, nrep, count, seed)
         value = raw_of_key(vkey, kind, op, sat)
         _put(v, dst, size, value)
         if cal_index:

@@ -7,6 +7,8 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from .ubview import ub_as
+
 from .numerics import (KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, float_store_bits,
                        half_bits_to_f32, half_store_bits, round_half)
 
@@ -65,10 +67,10 @@ def load(ub, addr, kind, witness):
 @overload(load)
 def _ol_load(ub, addr, kind, witness):
     if isinstance(witness, types.Float):
-        def impl(ub, addr, kind, witness):
+        def impl(ub, addr, kind, witness):  # addr is a multiple of the element size (SPEC 8.2, the APIs' checks)
             if kind == KIND_HALF:
-                return half_bits_to_f32(ub[addr:addr + 2].view(np.uint16)[0])
-            return ub[addr:addr + 4].view(np.float32)[0]
+                return half_bits_to_f32(ub_as(ub, np.uint16)[addr >> 1])
+            return ub_as(ub, np.float32)[addr >> 2]
         return impl
 
     def impl_int(ub, addr, kind, witness):
@@ -105,11 +107,11 @@ def store(ub, addr, kind, value):
 @overload(store)
 def _ol_store(ub, addr, kind, value):
     if isinstance(value, types.Float):
-        def impl(ub, addr, kind, value):
+        def impl(ub, addr, kind, value):  # addr is a multiple of the element size (SPEC 8.2, the APIs' checks)
             if kind == KIND_HALF:
-                ub[addr:addr + 2].view(np.uint16)[0] = half_store_bits(value)
+                ub_as(ub, np.uint16)[addr >> 1] = half_store_bits(value)
             else:
-                ub[addr:addr + 4].view(np.uint32)[0] = float_store_bits(value)
+                ub_as(ub, np.uint32)[addr >> 2] = float_store_bits(value)
         return impl
 
     def impl_int(ub, addr, kind, value):  # little-endian bytes, as impl_int of load

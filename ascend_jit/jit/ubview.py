@@ -1,0 +1,43 @@
+"""The whole UB as a vector of another element type, without numba's `ndarray.view` (issue 20).
+
+numba lowers every `a.view(T)` with a run-time compatibility check that is an `@overload` of its own, compiled once
+per (array type, T) in every process that has no cache yet (0.1-0.3 s each), plus the error path's exception.
+The UB is a C-contiguous uint8 vector whose length is a multiple of 32 and every typed access through it is at an
+address the API layer proved aligned, so the reinterpretation needs no check: `ub_as(ub, np.uint16)` is the same
+data pointer with the element size changed, emitted directly as LLVM IR. The plain Python function is the
+NUMBA_DISABLE_JIT path and gives the same array (`ub.view(T)`).
+"""
+from llvmlite import ir
+from numba import types
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic, overload
+from numba.np.arrayobj import make_array, populate_array
+
+
+def ub_as(ub, dtype):
+    """The whole UB (a uint8 vector) as a vector of `dtype` (a numpy scalar type: np.uint16, np.float32, ...)."""
+    return ub.view(dtype)
+
+
+@intrinsic
+def _reinterpret(typingctx, ub, dtype):
+    if not (isinstance(ub, types.Array) and ub.ndim == 1 and ub.layout == "C" and ub.dtype == types.uint8
+            and isinstance(dtype, types.NumberClass)):
+        return None
+    target = dtype.instance_type
+    sig = types.Array(target, 1, "C", readonly=not ub.mutable)(ub, dtype)
+
+    def codegen(context, builder, sig, args):
+        src = make_array(sig.args[0])(context, builder, args[0])
+        out = make_array(sig.return_type)(context, builder)
+        intp = context.get_value_type(types.intp)
+        size = ir.Constant(intp, context.get_abi_sizeof(context.get_data_type(target)))
+        populate_array(out, data=builder.bitcast(src.data, out.data.type), shape=[builder.udiv(src.nitems, size)],
+                       strides=[size], itemsize=size, meminfo=src.meminfo, parent=src.parent)
+        return impl_ret_borrowed(context, builder, sig.return_type, out._getvalue())
+    return sig, codegen
+
+
+@overload(ub_as)
+def _ol_ub_as(ub, dtype):
+    return lambda ub, dtype: _reinterpret(ub, dtype)
