@@ -706,6 +706,16 @@ def Store(tensor, reg, offset=0, count=None):
 
 
 # --- the same names inside @simd_vf functions ------------------------------------------------------------------
+# How a Reg call compiles (issue 16 speed against issue 20 compile time): each overload below is a small function
+# that borrows its register and tensor operands (jit/reg.py `borrow`: the same arrays without their reference-count
+# owner) and calls one cached kernel of jit/reg*.py. Borrowing is what makes a VF fast: numba's reference counts
+# are atomic adds through a call, two per array per Reg call, and they were over half of a load/add/mul/store
+# VF's time (17.6 -> 5.5 us). The overloads are not inlined into the VF (inline="always"): numba compiles an
+# inline overload's implementation in full anyway, then copies its IR into every VF and compiles it again; not
+# inlining costs about 1.4 ns per call (a call LLVM keeps) and saves about 1 s of the first VF's compile. The
+# kernels take the op code and dtype kind as int64 values, not literals, so Add, Sub and Mul (every dtype) share
+# one compiled kernel, and they read lanes through the register's bytes instead of typed views (a view per dtype
+# is a compiled specialisation each).
 _KIND_NAMES = {"half": 0, "float16": 0, "float": 1, "float32": 1, "bfloat16": 2, "int8": 3, "uint8": 4, "int16": 5,
                "uint16": 6, "int32": 7, "uint32": 8, "int64": 9, "uint64": 10}
 
@@ -747,7 +757,7 @@ def _ol_vf_kind(dtype):
     compile time: no string compare per call) or by a string variable."""
     if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
         kind = _KIND_NAMES[dtype.literal_value]
-        return lambda dtype: kind
+        return lambda dtype: np.int64(kind)  # np.int64: a literal would compile the kernels once per dtype
     if isinstance(dtype, types.Integer):
         return lambda dtype: dtype
     return lambda dtype: _kind_of_name(dtype)
@@ -807,7 +817,7 @@ def _ol_or_default(value, default):
     return lambda value, default: value
 
 
-@overload(LoadAlign, inline="always")
+@overload(LoadAlign)
 def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
                    repeat_stride=0, post_mode=0):
     if _is_mask_type(dst):
@@ -831,12 +841,13 @@ def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=No
     if _absent(dist):  # DIST_NORM, the hot case: its own small function
         def norm(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
                  repeat_stride=0, post_mode=0):
-            return mv.load_norm(dst, src, offset, _or_default(post_update_stride, 0))
+            return mv.load_norm(impl.borrow(dst), impl.borrow(src), offset, _or_default(post_update_stride, 0))
         return norm
 
     def single(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
                repeat_stride=0, post_mode=0):
-        return mv.load(dst, src, offset, _or_default(dist, 0), _or_default(post_update_stride, 0))
+        return mv.load(impl.borrow(dst), impl.borrow(src), offset, _or_default(dist, 0),
+                       _or_default(post_update_stride, 0))
     return single
 
 
@@ -852,7 +863,7 @@ def _ol_either(first, second):
     return lambda first, second: second
 
 
-@overload(StoreAlign, inline="always")
+@overload(StoreAlign)
 def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                     data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
     if _is_mask_type(src):
@@ -877,53 +888,56 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
     if _absent(dist):  # DIST_NORM, the hot case: its own small function
         def norm(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                  data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_norm(tensor, src, _either(second, mask), offset, _or_default(post_update_stride, 0))
+            return mv.store_norm(impl.borrow(tensor), impl.borrow(src), impl.borrow(_either(second, mask)), offset,
+                                 _or_default(post_update_stride, 0))
         return norm
 
     def single(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-        return mv.store(tensor, src, _either(second, mask), offset, _or_default(dist, 0),
-                        _or_default(post_update_stride, 0))
+        return mv.store(impl.borrow(tensor), impl.borrow(src), impl.borrow(_either(second, mask)), offset,
+                        _or_default(dist, 0), _or_default(post_update_stride, 0))
     return single
 
 
 def _ol_binary(op):
-    full = (ops.half_add_full, ops.half_sub_full, ops.half_mul_full)[op]
-
     def typer(dst, src0, src1, mask, mode=0):
         if _is_mask_type(dst):
             def carry(dst, src0, src1, mask, mode=0):
-                ops.binary_carry(dst, src0, src1, mask, mode, op)
+                ops.binary_carry(dst, src0, src1, mask, mode, np.int64(op))
             return carry
 
         def plain(dst, src0, src1, mask, mode=0):
             # the hot case (three half registers, every lane active) decided on header bytes read into scalars,
             # then the op's own loop; anything else goes to the general engine (ops.binary)
+            d, a, b, words = impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask)
             merging = _or_default(mode, 0) == impl.MERGING
-            modes = ops.merged_modes(src0[impl.H_CTRL], src1[impl.H_CTRL])
-            if ops.half_full_case(dst[impl.H_KIND], src0[impl.H_KIND], src1[impl.H_KIND], mask, merging):
-                full(dst, src0, src1, modes)
+            modes = ops.merged_modes(a[impl.H_CTRL], b[impl.H_CTRL])
+            if ops.half_full_case(d[impl.H_KIND], a[impl.H_KIND], b[impl.H_KIND], words, merging):
+                ops.half_full(d, a, b, modes, np.int64(op))
             else:
-                ops.binary(dst, src0, src1, mask, op, merging)
+                ops.binary(d, a, b, words, np.int64(op), merging)  # one engine for the three ops
         return plain
     return typer
 
 
-overload(Add, inline="always")(_ol_binary(ops.ADD))
-overload(Sub, inline="always")(_ol_binary(ops.SUB))
-overload(Mul, inline="always")(_ol_binary(ops.MUL))
+overload(Add)(_ol_binary(ops.ADD))
+overload(Sub)(_ol_binary(ops.SUB))
+overload(Mul)(_ol_binary(ops.MUL))
 
 
 def _ol_engine(name):
+    # the op code and dtype set as int64 values, not literals: one compiled engine for Max, Min, Div and Exp
     code, allowed = ENGINE_OPS[name], _ENGINE_KINDS[name]
     if name == "Exp":
         def typer(dst, src, mask, mode=0):
-            return lambda dst, src, mask, mode=0: ops.engine_unary(dst, src, mask, code, allowed,
-                                                                   _or_default(mode, 0) == impl.MERGING)
+            return lambda dst, src, mask, mode=0: ops.engine_unary(
+                impl.borrow(dst), impl.borrow(src), impl.borrow(mask), np.int64(code), np.int64(allowed),
+                _or_default(mode, 0) == impl.MERGING)
     else:
         def typer(dst, src0, src1, mask, mode=0):
-            return lambda dst, src0, src1, mask, mode=0: ops.engine_binary(dst, src0, src1, mask, code, allowed,
-                                                                           _or_default(mode, 0) == impl.MERGING)
+            return lambda dst, src0, src1, mask, mode=0: ops.engine_binary(
+                impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), np.int64(code),
+                np.int64(allowed), _or_default(mode, 0) == impl.MERGING)
     return typer
 
 
@@ -1030,15 +1044,16 @@ def _ol_words_or_all(mask):
     return lambda mask: mask
 
 
-@overload(Cast, inline="always")
+@overload(Cast)
 def _ol_cast(dst, src, mask, trait=None):
     def cast(dst, src, mask, trait=None):
+        d, s, words = impl.borrow(dst), impl.borrow(src), impl.borrow(mask)
         layout, sat, mrg, rnd = _trait_fields(trait)
         # the hot case (half/bfloat16 -> float) decided on ints, then its own loop; the rest: the general cast
-        if cv.widen_to_float_case(src[impl.H_KIND], dst[impl.H_KIND], layout, sat, mrg, rnd):
-            cv.cast_widen_to_float(dst, src, mask, layout)
+        if cv.widen_to_float_case(s[impl.H_KIND], d[impl.H_KIND], layout, sat, mrg, rnd):
+            cv.cast_widen_to_float(d, s, words, layout)
         else:
-            cv.cast(dst, src, mask, layout, sat, mrg, rnd)
+            cv.cast(d, s, words, layout, sat, mrg, rnd)
     return cast
 
 
@@ -1067,7 +1082,8 @@ def _ol_reduce(dst, src, mask, reduce_type=0, mode=0):
 @overload(ReduceDataBlock)
 def _ol_reduce_data_block(dst_reg, src_reg, mask, reduce_type=0, mode=0):
     def reduce(dst_reg, src_reg, mask, reduce_type=0, mode=0):
-        impl.reduce_data_block(dst_reg, src_reg, mask, _or_default(reduce_type, 0), _or_default(mode, 0))
+        impl.reduce_data_block(impl.borrow(dst_reg), impl.borrow(src_reg), impl.borrow(mask),
+                               _or_default(reduce_type, 0), _or_default(mode, 0))
     return reduce
 
 

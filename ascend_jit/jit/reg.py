@@ -2,12 +2,16 @@
 with `@aj.Reg.simd_vf`.
 
 A register is a uint8 array: 256 data bytes (VL), 256 bytes of scratch and a small header (element kind, overflow
-modes). A MaskReg is four uint64 words: bit i predicates register byte i, so lane j of a T-sized type is bit j*sizeof(T) (SPEC 7.1:
-1, 2 or 4 bits per b8/b16/b32 lane, the lowest significant).
+modes). A MaskReg is four uint64 words: bit i predicates register byte i, so lane j of a T-sized type is bit
+j*sizeof(T) (SPEC 7.1: 1, 2 or 4 bits per b8/b16/b32 lane, the lowest significant). Inside a VF the Reg calls hand
+the kernels borrowed registers (`borrow`: no reference counting per call); lanes are read and written through the
+register's bytes (u16_at, set_u32, ...), not typed views.
 
 Unlike the Memory-API kernels, these functions check their own arguments: a user's VF computes addresses at run
 time, so no Python layer can prove them in advance. Every check runs before anything is written.
 """
+import functools
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -15,8 +19,13 @@ from numba.extending import intrinsic, overload
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
-                       KIND_UINT32, f32_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size,
-                       round_half)
+                       KIND_UINT32, f32_bits, f32_from_bits, float_store_bits, half_bits_to_f32, half_store_bits,
+                       kind_size, round_half)
+
+# Kernels only compiled code calls (the helpers of the kernels the Reg API's Python functions call): numba builds a
+# CPython wrapper and a C-callable wrapper for every compiled function and optimises them with it, about a tenth of
+# the compile of a first VF on an empty cache (issue 20); these need neither.
+internal = functools.partial(njit, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 VL = 256
 SCRATCH = 2 * VL     # bytes VL..2*VL: float32 scratch of the reductions (no allocation per call)
@@ -86,6 +95,30 @@ def _lane_store(width):
 _load16, _store16, _load32, _store32 = _lane_load(16), _lane_store(16), _lane_load(32), _lane_store(32)
 
 
+def _borrowed(context, builder, ty, value):
+    if isinstance(ty, types.Array):
+        array = context.make_array(ty)(context, builder, value)
+        array.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
+        return array._getvalue()
+    if isinstance(ty, types.BaseTuple):
+        for i, item in enumerate(ty):
+            value = builder.insert_value(value, _borrowed(context, builder, item, builder.extract_value(value, i)), i)
+    return value
+
+
+@intrinsic
+def borrow(typingctx, value):
+    """The same array (or tuple holding arrays, such as a UB handle) without its memory owner: numba's reference
+    counts are atomic adds through a call, and every array an inlined Reg call hands on to a helper inside a branch
+    costs two of them (about 20 ns, more than a whole 128-lane Add). A Reg call's compiled form borrows each of its
+    operands in its first statement: the operand's own count updates then sit in one basic block, where numba's
+    reference-count pruning removes them, and the borrowed arrays carry none. Safe because a borrowed array never
+    outlives the call (the VF's own variables keep the register and the UB alive) and is never returned."""
+    def codegen(context, builder, sig, args):
+        return _borrowed(context, builder, sig.args[0], args[0])
+    return value(value), codegen
+
+
 @overload(u16_at)
 def _ol_u16_at(reg, j):
     return lambda reg, j: _load16(reg, 2 * j)
@@ -118,7 +151,7 @@ def new_register(kind):
     return reg
 
 
-@njit(cache=True)
+@internal
 def _low_bits(nbits):
     """The lowest nbits (0..64) of a uint64 word."""
     if nbits >= 64:
@@ -126,7 +159,7 @@ def _low_bits(nbits):
     return (np.uint64(1) << np.uint64(nbits)) - np.uint64(1)
 
 
-@njit(cache=True)
+@internal
 def lanes_mask(kind, active):
     """Words of a MaskReg whose lowest `active` lanes of a `kind` element are set (all bits of each lane)."""
     nbytes = min(active, VL // kind_size(kind)) * kind_size(kind)
@@ -221,7 +254,7 @@ def store_align(ub, addr, reg, words):
                         out[i + b] = part[i + b]
 
 
-@njit(cache=True)
+@internal
 def _check_pair(op, dst_kind, src_kind):
     if op == SUM:
         ok = ((dst_kind == src_kind and (src_kind == KIND_HALF or src_kind == KIND_FLOAT or src_kind == KIND_INT32 or
@@ -238,41 +271,26 @@ def _check_pair(op, dst_kind, src_kind):
                                     "half, float, int16, uint16, int32, uint32", "ascend950")
 
 
-@njit(cache=True)
-def _int_lanes(reg, kind):
-    """The register's lanes as int64 values (sign- or zero-extended: the widening SUM, SPEC 7.5)."""
-    if kind == KIND_INT16:
-        return reg[:VL].view(np.int16).astype(np.int64)
-    if kind == KIND_UINT16:
-        return reg[:VL].view(np.uint16).astype(np.int64)
-    if kind == KIND_INT32:
-        return reg[:VL].view(np.int32).astype(np.int64)
-    return reg[:VL].view(np.uint32).astype(np.int64)
+@internal
+def _int_lane(reg, j, kind):
+    """Lane j of an int16/uint16/int32/uint32 register as an int64 (sign- or zero-extended: the widening SUM, SPEC
+    7.5), read through its bytes: a typed view per kind would be a compiled specialisation each."""
+    if kind == KIND_INT16 or kind == KIND_UINT16:
+        v = np.int64(u16_at(reg, j))
+        return v - 65536 if kind == KIND_INT16 and v >= 32768 else v
+    v = np.int64(u32_at(reg, j))
+    return v - 4294967296 if kind == KIND_INT32 and v >= 2147483648 else v
 
 
-@njit(cache=True)
-def _float_lanes(reg, kind):
-    if kind == KIND_HALF:
-        h = reg[:VL].view(np.uint16)
-        out = np.empty(h.size, np.float32)
-        for j in range(h.size):
-            out[j] = half_bits_to_f32(h[j])
-        return out
-    return reg[:VL].view(np.float32).copy()
+# float32 lane k of a register's scratch bytes (VL + 4k): the hot SUM tree runs there, without allocation or views
+@njit(cache=True, inline="always")
+def _scratch(reg, k):
+    return f32_from_bits(u32_at(reg, VL // 4 + k))
 
 
 @njit(cache=True, inline="always")
-def _sum_level(a, b, half, is_half, sat):
-    """b[k] = a[2k] + a[2k+1], rounded to half (with the overflow mode) for half registers; b may be a."""
-    if is_half and sat:
-        for k in range(half):
-            b[k] = round_half(a[2 * k] + a[2 * k + 1], True)
-    elif is_half:
-        for k in range(half):
-            b[k] = round_half(a[2 * k] + a[2 * k + 1], False)
-    else:
-        for k in range(half):
-            b[k] = a[2 * k] + a[2 * k + 1]
+def _set_scratch(reg, k, v):
+    set_u32(reg, VL // 4 + k, f32_bits(v))
 
 
 @njit(cache=True, inline="always")
@@ -281,7 +299,7 @@ def _negative(x):
     return (f32_bits(x) >> np.uint32(31)) == 1
 
 
-@njit(cache=True)
+@internal
 def _extreme(a, b, op):
     """MAX / MIN of two lanes with NaN propagation, max(-0, +0) = +0 and min(-0, +0) = -0 (SPEC 7.5)."""
     if a != a or b != b:
@@ -291,7 +309,29 @@ def _extreme(a, b, op):
     return (a if a > b else b) if op == MAX else (a if a < b else b)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _float_lane(reg, j, is_half):
+    return half_bits_to_f32(u16_at(reg, j)) if is_half else f32_from_bits(u32_at(reg, j))
+
+
+@njit(cache=True, inline="always")
+def _combine(x, y, op, is_half, sat):
+    """One node of a block tree: SUM rounds to half (with the overflow mode) for half registers; MAX / MIN of
+    halves are halves already."""
+    if op != SUM:
+        return _extreme(x, y, op)
+    return round_half(x + y, sat) if is_half else x + y
+
+
+@njit(cache=True, inline="always")
+def _int_combine(acc, v, op):
+    """SUM is exact (wrapped to the dst width when stored, SPEC 7.5, D25); MAX / MIN."""
+    if op == SUM:
+        return acc + v
+    return max(acc, v) if op == MAX else min(acc, v)
+
+
+@internal
 def int_range(kind):
     """[MIN, MAX] of an integer kind up to 32 bits (the Reg API's integer lanes)."""
     if kind == KIND_INT8:
@@ -307,12 +347,14 @@ def int_range(kind):
     return 0, 4294967295
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def reduce_data_block(dst, src, words, op, mode):
     """ReduceDataBlock<op> (SPEC 7.5; D3, D20, D25): per 32-byte block b, the result in dst lane b.
 
     The float trees run level by level over the whole register: a block is a power-of-two run of adjacent
-    lanes, so log2(lanes per block) halvings of all lanes are exactly the 8 per-block adjacent-pair trees."""
+    lanes, so log2(lanes per block) halvings of all lanes are exactly the 8 per-block adjacent-pair trees.
+    One cached function for every kind and op (not inlined into VFs: compiled once, not per VF; a VF calls it with
+    borrowed registers, so the call costs no reference counting)."""
     if mode != ZEROING:
         raise ParameterError("ReduceDataBlock", "mode", mode, "MaskMergeMode.ZEROING (MERGING is not supported)",
                              "ascend950")
@@ -320,71 +362,43 @@ def reduce_data_block(dst, src, words, op, mode):
     _check_pair(op, dk, sk)
     sat = (src[H_CTRL] & M_HALF_SAT) != 0
     ssize = kind_size(sk)
-    epb = 32 // ssize
     if sk == KIND_HALF or sk == KIND_FLOAT:
-        full = words[0] == words[1] == words[2] == words[3] == np.uint64(0xFFFFFFFFFFFFFFFF)
-        if full and op == SUM:  # the common case: first tree level straight into dst's scratch, no allocation
-            a = dst[VL:SCRATCH].view(np.float32)
-            if sk == KIND_HALF:  # lanes assembled from their two bytes: no view per call
-                if sat:
-                    for k in range(64):
-                        a[k] = round_half(half_bits_to_f32(_u16(src, 4 * k)) + half_bits_to_f32(_u16(src, 4 * k + 2)),
-                                          True)
-                else:
-                    for k in range(64):
-                        a[k] = round_half(half_bits_to_f32(_u16(src, 4 * k)) + half_bits_to_f32(_u16(src, 4 * k + 2)),
-                                          False)
-                width = 64
-            else:
-                f = src[:VL].view(np.float32)
-                for k in range(32):
-                    a[k] = f[2 * k] + f[2 * k + 1]
-                width = 32
-            while width > 8:  # in place: a[k] reads 2k, 2k+1 >= k, so a forward pass is safe
-                width //= 2
-                _sum_level(a, a, width, sk == KIND_HALF, sat)
-            _write_results(dst, dk, sk, a, sat)
-            dst[H_CTRL] = src[H_CTRL]
-            return
+        # the tree in place in dst's scratch bytes (no allocation): level 1 reads src's lanes (masked ones are 0 for
+        # SUM, the identity for MAX / MIN, SPEC 7.5), each later level lane k reads lanes 2k, 2k+1 >= k
+        is_half = sk == KIND_HALF
+        fill = np.float32(0.0) if op == SUM else (np.float32(-np.inf) if op == MAX else np.float32(np.inf))
+        width = VL // ssize // 2
+        if words[0] == words[1] == words[2] == words[3] == np.uint64(0xFFFFFFFFFFFFFFFF):
+            for k in range(width):
+                _set_scratch(dst, k, _combine(_float_lane(src, 2 * k, is_half), _float_lane(src, 2 * k + 1, is_half),
+                                              op, is_half, sat))
         else:
-            a = _float_lanes(src, sk)
-        if not full:
-            fill = np.float32(0.0) if op == SUM else (np.float32(-np.inf) if op == MAX else np.float32(np.inf))
-            for j in range(a.size):
-                if not lane_on(words, j * ssize):
-                    a[j] = fill  # masked lanes: 0 for SUM, the identity for MAX / MIN (SPEC 7.5)
-        b = np.empty(a.size // 2, np.float32)
-        width = a.size
+            for k in range(width):
+                x = _float_lane(src, 2 * k, is_half) if lane_on(words, 2 * k * ssize) else fill
+                y = _float_lane(src, 2 * k + 1, is_half) if lane_on(words, (2 * k + 1) * ssize) else fill
+                _set_scratch(dst, k, _combine(x, y, op, is_half, sat))
         while width > 8:
-            half = width // 2
-            if op == SUM:
-                _sum_level(a, b, half, sk == KIND_HALF, sat)
-            else:
-                for k in range(half):
-                    b[k] = _extreme(a[2 * k], a[2 * k + 1], op)
-            a, b = b, a
-            width = half
-        _write_results(dst, dk, sk, a, sat)
+            width //= 2
+            for k in range(width):
+                _set_scratch(dst, k, _combine(_scratch(dst, 2 * k), _scratch(dst, 2 * k + 1), op, is_half, sat))
+        _write_results(dst, dk, sk, sat)
     else:
-        lanes_i = _int_lanes(src, sk)
         lo, hi = int_range(sk)
-        dst[:VL] = 0
-        o16i, o32i = dst[:VL].view(np.uint16), dst[:VL].view(np.uint32)
+        init = np.int64(0) if op == SUM else (np.int64(lo) if op == MAX else np.int64(hi))
+        results = np.empty(8, np.int64)
         for blk in range(8):
-            acc = np.int64(0) if op == SUM else (np.int64(lo) if op == MAX else np.int64(hi))
-            for k in range(epb):
-                j = blk * epb + k
-                if lane_on(words, j * ssize):
-                    if op == SUM:
-                        acc += lanes_i[j]  # exact; wrapped to the dst width when stored (SPEC 7.5, D25)
-                    elif op == MAX:
-                        acc = max(acc, lanes_i[j])
-                    else:
-                        acc = min(acc, lanes_i[j])
+            results[blk] = init
+        shift = 4 if ssize == 2 else 3  # lane j lies in block j // (32 / size)
+        for j in range(VL // ssize):
+            if lane_on(words, j * ssize):
+                results[j >> shift] = _int_combine(results[j >> shift], _int_lane(src, j, sk), op)
+        for i in range(VL):
+            dst[i] = 0
+        for blk in range(8):
             if kind_size(dk) == 2:
-                o16i[blk] = np.uint16(acc & 0xFFFF)
+                set_u16(dst, blk, np.uint16(results[blk] & 0xFFFF))
             else:
-                o32i[blk] = np.uint32(acc & 0xFFFFFFFF)
+                set_u32(dst, blk, np.uint32(results[blk] & 0xFFFFFFFF))
     dst[H_CTRL] = src[H_CTRL]
 
 
@@ -396,26 +410,16 @@ def _final(v, sk, sat):
     return v
 
 
-@njit(cache=True, inline="always")
-def _u16(reg, byte):
-    return np.uint16(reg[byte]) | (np.uint16(reg[byte + 1]) << np.uint16(8))
-
-
-@njit(cache=True)
-def _write_results(dst, dk, sk, a, sat):
-    """The 8 block results a[0..7] into dst lanes 0..7; lanes 8.. are 0 (ZEROING, D3). Written byte by byte
-    (little endian), which spares a view per call."""
+@internal
+def _write_results(dst, dk, sk, sat):
+    """The 8 block results (scratch lanes 0..7) into dst lanes 0..7; lanes 8.. are 0 (ZEROING, D3)."""
     if dk == KIND_HALF:
         for j in range(8):
-            bits = half_store_bits(_final(a[j], sk, sat))
-            dst[2 * j] = np.uint8(bits & np.uint16(0xFF))
-            dst[2 * j + 1] = np.uint8(bits >> np.uint16(8))
+            set_u16(dst, j, half_store_bits(_final(_scratch(dst, j), sk, sat)))
         for i in range(16, VL):
             dst[i] = 0
     else:
         for j in range(8):
-            bits = float_store_bits(_final(a[j], sk, sat))
-            for b in range(4):
-                dst[4 * j + b] = np.uint8((bits >> np.uint32(8 * b)) & np.uint32(0xFF))
+            set_u32(dst, j, float_store_bits(_final(_scratch(dst, j), sk, sat)))
         for i in range(32, VL):
             dst[i] = 0

@@ -14,7 +14,7 @@ from ..errors import ParameterError, UnsupportedDTypeError
 from .convert import convert_bits
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64, KIND_UINT8,
                        KIND_UINT16, KIND_UINT32, bf16_bits_to_f32, float_store_bits, half_bits_to_f32, kind_size)
-from .reg import H_CTRL, H_KIND, M_CAST_TRUNC, M_HALF_SAT, M_TRAIT_SAT, VL, lane_on, set_u32, u16_at_byte
+from .reg import H_CTRL, H_KIND, M_CAST_TRUNC, M_HALF_SAT, M_TRAIT_SAT, VL, internal, lane_on, set_u32, u16_at_byte
 from .reg_move import copy_bytes
 
 DEVICE = "ascend950"
@@ -70,7 +70,7 @@ def trait_allowed(sk, dk, layout, sat, mrg, rnd):
             0 <= rnd <= 8 and (TRAITS[sk, dk, 2] >> rnd) & 1 != 0)
 
 
-@njit(cache=True)
+@internal
 def _check_trait(sk, dk, layout, sat, mrg, rnd):
     if trait_allowed(sk, dk, layout, sat, mrg, rnd):
         return
@@ -99,7 +99,7 @@ def _lane_bits(reg, lane, size):
     return bits
 
 
-@njit(cache=True)
+@internal
 def convert(sk, dk, bits, mode, sat_int, sat_float):
     """One lane of Reg Cast through the shared conversion kernel (jit/convert.py, SPEC-2 7.3), with the Reg
     pair rules as its two flags: integer results keep their low bits unless saturating, except half->int16 and
@@ -148,14 +148,14 @@ def cast(dst, src, words, layout, sat_mode, mrg, rnd):
     dst[H_CTRL] = modes
 
 
-@njit(cache=True)
+@internal
 def widen_to_float_case(sk, dk, layout, sat, mrg, rnd):
     """Reg Cast's hot case (the devkit's half -> float pattern): half or bfloat16 to float, with a trait the pair
     accepts. Decided on ints (see cast_widen_to_float)."""
     return (sk == KIND_HALF or sk == KIND_BF16) and dk == KIND_FLOAT and trait_allowed(sk, dk, layout, sat, mrg, rnd)
 
 
-@njit(cache=True)
+@internal
 def cast_widen_to_float(dst, src, words, layout):
     """Half or bfloat16 -> float (exact; D65): dst lane j <- src lane 2j + k (k from RegLayout ZERO/ONE) when that
     source lane is active, else 0. A small function of its own with a straight loop of typed lanes (cast()'s frame

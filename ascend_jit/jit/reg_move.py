@@ -14,7 +14,7 @@ from numba.extending import intrinsic, overload
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDTypeError
 from .numerics import kind_size
-from .reg import H_CTRL, H_KIND, VL, lane_on, set_u32, u16_at_byte
+from .reg import H_CTRL, H_KIND, VL, internal, lane_on, set_u32, u16_at_byte
 
 DEVICE = "ascend950"
 
@@ -38,7 +38,7 @@ POST_NORMAL, POST_UPDATE = 0, 1
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@njit(cache=True)
+@internal
 def _misaligned(api, name, value, align):
     """AlignmentError naming the distribution's alignment (numba raises constant messages: one per value)."""
     if align == 32:
@@ -113,7 +113,7 @@ _INSIDE = "every accessed byte inside the operand's tensor (or the UB on a bound
 # a call of a shared checking function with string arguments, or a fall-back call with the arrays inside a
 # branch, cost a VF more per call than the 256-byte copy (numba materialises the strings and updates reference
 # counts on every call, not only when the check fails).
-@njit(cache=True)
+@internal
 def load_norm(reg, h, offset, step):
     """LoadAlign DIST_NORM (SPEC-2 11.6): 256 bytes from a 32-byte aligned address inside the operand; returns
     offset + step (the post-update form)."""
@@ -201,7 +201,7 @@ def load_dual(reg0, reg1, h, offset, dist, step):
     return offset + step
 
 
-@njit(cache=True)
+@internal
 def _block_active(words, size, blk):
     """Any lane of DataBlock blk active (the mask read at the register's element size)."""
     for lane in range(blk * 32 // size, (blk + 1) * 32 // size):
@@ -243,7 +243,7 @@ def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
     return new_offset
 
 
-@njit(cache=True)
+@internal
 def store_norm(h, reg, words, offset, step):
     """StoreAlign DIST_NORM (SPEC-2 11.6, D68): the active lanes (the mask read at the register's type) to a
     32-byte aligned address; only their bytes must lie inside the operand. Returns offset + step."""
@@ -266,7 +266,7 @@ def store_norm(h, reg, words, offset, step):
     return offset + step
 
 
-@njit(cache=True)
+@internal
 def active_span(words, size):
     """[first byte, end byte) of the active lanes of a size-byte type; (0, 0) when none is active."""
     first, last = -1, -1
@@ -278,7 +278,7 @@ def active_span(words, size):
     return max(first, 0), max(last, 0)
 
 
-@njit(cache=True)
+@internal
 def _store_active(ub, addr, reg, words, size):
     for lane in range(VL // size):
         if lane_on(words, lane * size):
@@ -377,7 +377,7 @@ def _bit(words, i):
     return (words[i >> 6] >> np.uint64(i & 63)) & np.uint64(1)
 
 
-@njit(cache=True)
+@internal
 def _set_bits(out, bits):
     """out[0..3] <- the 256 bits of `bits` (a uint8 0/1 array)."""
     for w in range(4):
@@ -505,7 +505,7 @@ def interleave(out0, out1, src0, src1, group, inverse):
     _set_bits(out1, bits[VL:])
 
 
-@njit(cache=True)
+@internal
 def copy_words(out, words):
     for w in range(4):
         out[w] = words[w]

@@ -15,7 +15,8 @@ from . import elementwise as ew
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_store_bits, kind_size, round_half)
-from .reg import H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, int_range, lane_on, set_u16, u16_at
+from .reg import (H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, int_range, internal, lane_on, set_u16, set_u32,
+                  u16_at, u32_at)
 from .reg_move import copy_bytes
 
 ADD, SUB, MUL = 0, 1, 2
@@ -51,23 +52,44 @@ def _arith_lane(x, y, op):
     return x * y
 
 
-@njit(cache=True)
-def _int_binary(d, a, b, words, size, op, lo, hi, clamp, merging):
-    for j in range(d.size):
-        if lane_on(words, j * size):
-            d[j] = wrap_or_clamp(_arith_lane(np.int64(a[j]), np.int64(b[j]), op), lo, hi, clamp)
-        elif not merging:
-            d[j] = 0
+@njit(cache=True, inline="always")
+def int_lane(reg, j, size, signed):
+    """Lane j of a 1-, 2- or 4-byte integer register as an int64 (sign-extended when signed), read through its
+    bytes: a typed view per integer type would be a compiled specialisation each (compile time, issue 20)."""
+    if size == 1:
+        v = np.int64(reg[j])
+        bits = 8
+    elif size == 2:
+        v = np.int64(u16_at(reg, j))
+        bits = 16
+    else:
+        v = np.int64(u32_at(reg, j))
+        bits = 32
+    if signed and v >= (1 << (bits - 1)):
+        v -= 1 << bits
+    return v
 
 
-@njit(cache=True)
-def _wide_binary(d, a, b, words, op, merging):
-    """64-bit lanes as uint64 patterns: add, subtract and multiply modulo 2**64 are the same for both signs."""
-    for j in range(d.size):
-        if lane_on(words, j * 8):
-            d[j] = _arith_lane(a[j], b[j], op)
-        elif not merging:
-            d[j] = np.uint64(0)
+@njit(cache=True, inline="always")
+def set_int_lane(reg, j, size, v):
+    """Lane j of a 1-, 2- or 4-byte integer register = the low bytes of v (two's complement)."""
+    if size == 1:
+        reg[j] = np.uint8(v & 0xFF)
+    elif size == 2:
+        set_u16(reg, j, np.uint16(v & 0xFFFF))
+    else:
+        set_u32(reg, j, np.uint32(v & 0xFFFFFFFF))
+
+
+@njit(cache=True, inline="always")
+def u64_at(reg, j):
+    return np.uint64(u32_at(reg, 2 * j)) | (np.uint64(u32_at(reg, 2 * j + 1)) << np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def set_u64(reg, j, v):
+    set_u32(reg, 2 * j, np.uint32(v & np.uint64(0xFFFFFFFF)))
+    set_u32(reg, 2 * j + 1, np.uint32(v >> np.uint64(32)))
 
 
 @njit(cache=True, inline="always")
@@ -78,23 +100,24 @@ def all_active(words):
 
 # The all-lanes half loops: each loop body is straight code (typed lane loads and stores around one call of a
 # small lane function), so numba leaves no reference counting inside it and LLVM inlines the lane function and
-# vectorises the loop; the lane functions hold the branches (selects), as their own numba functions.
-@njit(cache=True)
+# vectorises the loop; the lane functions hold the branches (selects), as their own numba functions. One function
+# for the three ops (the op chosen outside the loops): one compile serves Add, Sub and Mul.
+@internal
 def _half_add_bits(x, y):
     return half_store_bits(round_half(half_bits_to_f32(x) + half_bits_to_f32(y), False))
 
 
-@njit(cache=True)
+@internal
 def _half_sub_bits(x, y):
     return half_store_bits(round_half(half_bits_to_f32(x) - half_bits_to_f32(y), False))
 
 
-@njit(cache=True)
+@internal
 def _half_mul_bits(x, y):
     return half_store_bits(round_half(half_bits_to_f32(x) * half_bits_to_f32(y), False))
 
 
-@njit(cache=True)
+@internal
 def _saturated_bits(h):
     """D35's saturation on stored half bits: +-inf -> +-65504, the canonical NaN -> +0 (what round_half(x, True)
     then half_store_bits give)."""
@@ -103,50 +126,41 @@ def _saturated_bits(h):
     return np.uint16(0) if h == np.uint16(0x7E00) else h
 
 
-@njit(cache=True, inline="always")
-def _commit_half(reg, sat):
-    """Scratch -> data, saturating first when the mode says so. Results go through the scratch bytes (lanes
-    128..255) so that dst may be a source (Add(r, r, s)) and LLVM still proves the loops free of overlap."""
-    if sat:
+@internal
+def _half_lanes(dst, a, b, modes, op):
+    """Every lane of a half Add/Sub/Mul into dst's scratch bytes (lanes 128..255), saturated when `modes` says so:
+    dst may then be a source (Add(r, r, s)) and LLVM still proves the loops free of overlap."""
+    if op == ADD:
+        for j in range(128):
+            set_u16(dst, 128 + j, _half_add_bits(u16_at(a, j), u16_at(b, j)))
+    elif op == SUB:
+        for j in range(128):
+            set_u16(dst, 128 + j, _half_sub_bits(u16_at(a, j), u16_at(b, j)))
+    else:
+        for j in range(128):
+            set_u16(dst, 128 + j, _half_mul_bits(u16_at(a, j), u16_at(b, j)))
+    if (modes & M_HALF_SAT) != 0:
         for j in range(128, 256):
-            set_u16(reg, j, _saturated_bits(u16_at(reg, j)))
-    copy_bytes(reg, 0, reg, VL, VL)
+            set_u16(dst, j, _saturated_bits(u16_at(dst, j)))
 
 
-@njit(cache=True)
-def half_add_full(dst, a, b, modes):
-    """The common case, every lane of three half registers active: one straight loop per op; `modes` is the
-    result's H_CTRL byte (merged_modes)."""
-    for j in range(128):
-        set_u16(dst, 128 + j, _half_add_bits(u16_at(a, j), u16_at(b, j)))
-    _commit_half(dst, (modes & M_HALF_SAT) != 0)
+@internal
+def half_full(dst, a, b, modes, op):
+    """The common case, every lane of three half registers active; `modes` is the result's H_CTRL byte
+    (merged_modes)."""
+    _half_lanes(dst, a, b, modes, op)
+    copy_bytes(dst, 0, dst, VL, VL)
     dst[H_CTRL] = modes
 
 
-@njit(cache=True)
-def half_sub_full(dst, a, b, modes):
-    for j in range(128):
-        set_u16(dst, 128 + j, _half_sub_bits(u16_at(a, j), u16_at(b, j)))
-    _commit_half(dst, (modes & M_HALF_SAT) != 0)
-    dst[H_CTRL] = modes
-
-
-@njit(cache=True)
-def half_mul_full(dst, a, b, modes):
-    for j in range(128):
-        set_u16(dst, 128 + j, _half_mul_bits(u16_at(a, j), u16_at(b, j)))
-    _commit_half(dst, (modes & M_HALF_SAT) != 0)
-    dst[H_CTRL] = modes
-
-
-@njit(cache=True)
+@internal
 def half_full_case(dst_kind, kind0, kind1, words, merging):
     """Add/Sub/Mul's hot case: three half registers, every lane active, ZEROING (from the header bytes)."""
     return (not merging and dst_kind == KIND_HALF and kind0 == KIND_HALF and kind1 == KIND_HALF and
             all_active(words))
 
 
-@njit(cache=True)
+@internal
 def _check_binary(dk, k0, k1, op, merging):
     if dk != k0 or dk != k1:
         raise UnsupportedDTypeError(_OP_NAMES[op], "dst/src0/src1 kinds", (dk, k0, k1),
@@ -161,64 +175,34 @@ def _check_binary(dk, k0, k1, op, merging):
 @njit(cache=True)
 def binary(dst, src0, src1, words, op, merging):
     """Reg Add/Sub/Mul (SPEC-2 11.2): active lanes get src0 op src1; inactive lanes 0 (ZEROING) or kept (MERGING,
-    Add only)."""
+    Add only). Every lane is computed into dst's scratch bytes, then the mask picks the lanes that land (one masked
+    copy for every type: fewer loop variants to compile than a mask test in each type's loop); lanes are read and
+    written through the register's bytes, not typed views (one compiled function for every type)."""
     kind = np.int64(src0[H_KIND])
     _check_binary(np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), op, merging)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
-    if kind == KIND_HALF and all_active(words):
-        if op == ADD:
-            half_add_full(dst, src0, src1, modes)
-        elif op == SUB:
-            half_sub_full(dst, src0, src1, modes)
-        else:
-            half_mul_full(dst, src0, src1, modes)
-    elif kind == KIND_HALF:
-        d, a, b = dst[:VL].view(np.uint16), src0[:VL].view(np.uint16), src1[:VL].view(np.uint16)
-        sat = (modes & M_HALF_SAT) != 0
-        for j in range(128):
-            if lane_on(words, 2 * j):
-                r = _arith_lane(half_bits_to_f32(a[j]), half_bits_to_f32(b[j]), op)
-                d[j] = half_store_bits(round_half(r, sat))
-            elif not merging:
-                d[j] = 0
+    size = kind_size(kind)
+    if kind == KIND_HALF:
+        _half_lanes(dst, src0, src1, modes, op)
     elif kind == KIND_FLOAT:
-        d, fa, fb = dst[:VL].view(np.uint32), src0[:VL].view(np.float32), src1[:VL].view(np.float32)
         for j in range(64):
-            if lane_on(words, 4 * j):
-                d[j] = float_store_bits(_arith_lane(fa[j], fb[j], op))
-            elif not merging:
-                d[j] = 0
+            r = _arith_lane(f32_from_bits(u32_at(src0, j)), f32_from_bits(u32_at(src1, j)), op)
+            set_u32(dst, 64 + j, float_store_bits(r))
     elif kind == KIND_BF16:
-        d, a, b = dst[:VL].view(np.uint16), src0[:VL].view(np.uint16), src1[:VL].view(np.uint16)
         for j in range(128):
-            if lane_on(words, 2 * j):
-                d[j] = f32_to_bf16_bits(_arith_lane(bf16_bits_to_f32(a[j]), bf16_bits_to_f32(b[j]), op))
-            elif not merging:
-                d[j] = 0
-    elif kind == KIND_INT64 or kind == KIND_UINT64:
-        _wide_binary(dst[:VL].view(np.uint64), src0[:VL].view(np.uint64), src1[:VL].view(np.uint64), words, op,
-                     merging)
+            r = _arith_lane(bf16_bits_to_f32(u16_at(src0, j)), bf16_bits_to_f32(u16_at(src1, j)), op)
+            set_u16(dst, 128 + j, f32_to_bf16_bits(r))
+    elif kind == KIND_INT64 or kind == KIND_UINT64:  # uint64 patterns: +, -, * modulo 2**64 are sign-blind
+        for j in range(32):
+            set_u64(dst, 32 + j, _arith_lane(u64_at(src0, j), u64_at(src1, j), op))
     else:
         lo, hi = int_range(kind)
         clamp = (modes & M_INT_SAT) != 0 and (kind == KIND_INT16 or kind == KIND_INT32)
-        size = kind_size(kind)
-        if kind == KIND_INT8:
-            _int_binary(dst[:VL].view(np.int8), src0[:VL].view(np.int8), src1[:VL].view(np.int8), words, size, op,
-                        lo, hi, clamp, merging)
-        elif kind == KIND_UINT8:
-            _int_binary(dst[:VL], src0[:VL], src1[:VL], words, size, op, lo, hi, clamp, merging)
-        elif kind == KIND_INT16:
-            _int_binary(dst[:VL].view(np.int16), src0[:VL].view(np.int16), src1[:VL].view(np.int16), words, size, op,
-                        lo, hi, clamp, merging)
-        elif kind == KIND_UINT16:
-            _int_binary(dst[:VL].view(np.uint16), src0[:VL].view(np.uint16), src1[:VL].view(np.uint16), words, size,
-                        op, lo, hi, clamp, merging)
-        elif kind == KIND_INT32:
-            _int_binary(dst[:VL].view(np.int32), src0[:VL].view(np.int32), src1[:VL].view(np.int32), words, size, op,
-                        lo, hi, clamp, merging)
-        else:
-            _int_binary(dst[:VL].view(np.uint32), src0[:VL].view(np.uint32), src1[:VL].view(np.uint32), words, size,
-                        op, lo, hi, clamp, merging)
+        lanes = VL // size
+        for j in range(lanes):
+            x, y = int_lane(src0, j, size, lo < 0), int_lane(src1, j, size, lo < 0)
+            set_int_lane(dst, lanes + j, size, wrap_or_clamp(_arith_lane(x, y, op), lo, hi, clamp))
+    _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
 
 
@@ -277,7 +261,7 @@ def duplicate_lane0(dst, src, words, merging):
 
 
 # --- D29 scalar conversion in compiled code (the plain-Python path uses api/_scalar.py, same bits) ---------------
-@njit(cache=True)
+@internal
 def _round_odd_f32(x):
     """float64 -> float32 rounded to odd: a later RNE to <= 22 significand bits then rounds the double once."""
     f = np.float32(x)
@@ -290,7 +274,7 @@ def _round_odd_f32(x):
     return f
 
 
-@njit(cache=True)
+@internal
 def scalar_float_bits(kind, x):
     """D29 for a float register: one RNE rounding of the double x; NaN canonical; overflow to inf."""
     if kind == KIND_FLOAT:
@@ -303,7 +287,7 @@ def scalar_float_bits(kind, x):
     return np.uint64(f32_to_bf16_bits(f))
 
 
-@njit(cache=True)
+@internal
 def scalar_int_bits(kind, v):
     """D29 for an integer register: the value must lie in the type's range (no implicit wrap); its bit pattern."""
     if kind == KIND_INT64 or kind == KIND_UINT64:
@@ -318,7 +302,7 @@ def scalar_int_bits(kind, v):
     return np.uint64(v & ((1 << (8 * kind_size(kind))) - 1))
 
 
-@njit(cache=True)
+@internal
 def scalar_bits(kind, fvalue, ivalue, is_float_arg):
     """A VF's scalar argument as the register's bit pattern (D29): floats round once to a float register and are
     refused for integer registers; ints must fit an integer register."""
@@ -329,7 +313,7 @@ def scalar_bits(kind, fvalue, ivalue, is_float_arg):
     return scalar_int_bits(kind, ivalue)
 
 
-@njit(cache=True)
+@internal
 def interleave_group(kind):
     """Mask bits per element of a b8/b16/b32 type (Interleave / DeInterleave, D64)."""
     size = kind_size(kind)
@@ -339,7 +323,7 @@ def interleave_group(kind):
 
 
 # --- Reduce --------------------------------------------------------------------------------------------------
-@njit(cache=True)
+@internal
 def _check_reduce(op, dk, sk):
     if op == SUM:
         ok = (dk == sk and (sk == KIND_HALF or sk == KIND_FLOAT or sk == KIND_INT32 or sk == KIND_UINT32 or
@@ -368,7 +352,7 @@ def _beats(v, best, op):
     return v > best if op == MAX else v < best
 
 
-@njit(cache=True)
+@internal
 def _float_extreme(vals, words, size, op):
     """Value and first index of the D41 extreme of the active lanes; NaN wins at its first lane (SPEC-2 D66)."""
     best = np.float32(-np.inf) if op == MAX else np.float32(np.inf)
@@ -383,7 +367,7 @@ def _float_extreme(vals, words, size, op):
     return best, index
 
 
-@njit(cache=True)
+@internal
 def _int_extreme(vals, words, size, op, lo, hi):
     best = lo if op == MAX else hi
     index, found = 0, False
@@ -395,7 +379,7 @@ def _int_extreme(vals, words, size, op, lo, hi):
     return best, index
 
 
-@njit(cache=True)
+@internal
 def _put(dst, lane, size, bits):
     for k in range(size):
         dst[lane * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))
@@ -414,15 +398,13 @@ def reduce(dst, src, words, op):
     value_bits = np.uint64(0)
     index = 0
     if sk == KIND_HALF or sk == KIND_FLOAT:
-        vals = np.empty(lanes, np.float32)
+        vals = np.empty(lanes, np.float32)  # lanes read through the register's bytes (no view per type)
         if sk == KIND_HALF:
-            h = src[:VL].view(np.uint16)
             for j in range(lanes):
-                vals[j] = half_bits_to_f32(h[j])
+                vals[j] = half_bits_to_f32(u16_at(src, j))
         else:
-            f = src[:VL].view(np.float32)
             for j in range(lanes):
-                vals[j] = f[j]
+                vals[j] = f32_from_bits(u32_at(src, j))
         if op == SUM:
             for j in range(lanes):
                 if not lane_on(words, j * ssize):
@@ -455,15 +437,10 @@ def reduce(dst, src, words, op):
             v, index = _int_extreme(u, words, 8, op, np.uint64(0), np.uint64(0xFFFFFFFFFFFFFFFF))
             value_bits = v
     else:
-        if sk == KIND_INT16:
-            vals_i = src[:VL].view(np.int16).astype(np.int64)
-        elif sk == KIND_UINT16:
-            vals_i = src[:VL].view(np.uint16).astype(np.int64)
-        elif sk == KIND_INT32:
-            vals_i = src[:VL].view(np.int32).astype(np.int64)
-        else:
-            vals_i = src[:VL].view(np.uint32).astype(np.int64)
         lo, hi = int_range(sk)
+        vals_i = np.empty(lanes, np.int64)
+        for j in range(lanes):
+            vals_i[j] = int_lane(src, j, ssize, lo < 0)
         if op == SUM:
             acc = np.int64(0)
             for j in range(lanes):
@@ -489,7 +466,7 @@ def reduce(dst, src, words, op):
 ENGINE_NAMES = {ew.MAX: "Max", ew.MIN: "Min", ew.DIV: "Div", ew.EXP: "Exp"}
 
 
-@njit(cache=True)
+@internal
 def _engine_flags(modes, ew_op):
     flags = ew.FTZ if ew_op == ew.DIV or ew_op == ew.EXP else 0  # the 950 default algorithm (INTRINSIC, D38)
     if modes & M_HALF_SAT:
@@ -499,7 +476,7 @@ def _engine_flags(modes, ew_op):
     return flags
 
 
-@njit(cache=True)
+@internal
 def _merge_lanes(dst, words, size, merging):
     """dst lanes <- the scratch results where the mask is set; elsewhere 0 (ZEROING) or unchanged (MERGING)."""
     for i in range(VL):
@@ -509,7 +486,7 @@ def _merge_lanes(dst, words, size, merging):
             dst[i] = 0
 
 
-@njit(cache=True)
+@internal
 def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
     if dk != k0 or dk != k1 or not (allowed >> dk) & 1:
         if ew_op == ew.MAX:
