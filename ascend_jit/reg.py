@@ -446,12 +446,16 @@ def _engine(api, dst, srcs, mask, mode):
     words, merging = _mask(api, "mask", mask), _merging(api, mode)
     if len(srcs) == 2:  # the dtype class from the dtype: a first call compiles that class only (issue 20)
         name = srcs[0].dtype.name
-        half = name == "half" and api != "Div"  # Div's default algorithm flushes (FTZ): the float class (D38)
-        floating = name in ("half", "float", "bfloat16") and not half
+        half = name == "half" and api != "Div"
+        half_ftz = name == "half" and api == "Div"  # Div's default algorithm flushes (FTZ, D38)
+        wide = name in ("float", "bfloat16")
         ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging,
-                          0 if half else None, 0 if floating else None, None if half or floating else 0)
+                          0 if half else None, 0 if half_ftz else None, 0 if wide else None,
+                          None if half or half_ftz or wide else 0)
     else:
-        ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging)
+        half = srcs[0].dtype.name == "half"
+        ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, 0 if half else None,
+                         None if half else 0)
 
 
 def Max(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -934,7 +938,7 @@ def _ol_engine(name):
     code, allowed = ENGINE_OPS[name], _ENGINE_KINDS[name]
     if name == "Exp":
         def typer(dst, src, mask, mode=0):
-            return lambda dst, src, mask, mode=0: ops.engine_unary(
+            return lambda dst, src, mask, mode=0: ops.engine_unary_any(
                 impl.borrow(dst), impl.borrow(src), impl.borrow(mask), np.int64(code), np.int64(allowed),
                 _or_default(mode, 0) == impl.MERGING)
     else:

@@ -559,3 +559,52 @@ def test_310b_high_dim_calls_leave_the_mask_register_untouched_d31():
     sel[:], a[:], b[:] = np.zeros(32, np.uint8), np.zeros(128, np.float16), np.zeros(128, np.float16)
     aj.Select(x, sel, a, b, aj.SELMODE.VSEL_TENSOR_TENSOR_MODE, 16, 1, (1, 1, 1, 8, 8, 8))
     assert (core.mask_high, core.mask_low) == (0, 0b111)
+
+
+def test_count_form_memo_keys_hold_everything_validation_reads():
+    """Issue 21: Cast's remembered count-form call shapes (api/cast.py _count_key): each part of the key changed on
+    its own is validated again (refused, or run with its own result); the overflow flags are read on every call."""
+    core = aj.Core("atlas-a2")
+    src, dst = core.local_tensor("float", 64), core.local_tensor("half", 64)
+    k = np.arange(64)
+    src[:] = (1 + (k + 0.5) * 2.0**-10).astype(np.float32)   # halfway between two halves: FLOOR and CEIL differ
+    down, up = (1 + k * 2.0**-10).astype(np.float16), (1 + (k + 1) * 2.0**-10).astype(np.float16)
+    for _ in range(2):   # the second call is remembered
+        dst[:] = 0
+        aj.Cast(dst, src, aj.RoundMode.CAST_FLOOR, 64)
+        assert np.array_equal(dst.numpy(), down)
+    for bad, err in ((lambda: aj.Cast(dst, src, aj.RoundMode.CAST_FLOOR, 65), aj.OutOfBoundsError),   # count
+                     (lambda: aj.Cast(dst, src, aj.RoundMode.CAST_FLOOR, True), aj.ParameterError),    # its type
+                     (lambda: aj.Cast(dst[0:32], src, aj.RoundMode.CAST_FLOOR, 64), aj.OutOfBoundsError),
+                     (lambda: aj.Cast(dst, src[0:32], aj.RoundMode.CAST_FLOOR, 64), aj.OutOfBoundsError),
+                     (lambda: aj.Cast(dst, src, aj.RoundMode.CAST_HYBRID, 64), aj.UnsupportedDTypeError),
+                     (lambda: aj.Cast(dst, src.ReinterpretCast("int32"), aj.RoundMode.CAST_FLOOR, 64),
+                      aj.UnsupportedDTypeError),
+                     (lambda: aj.Cast(dst, core.local_tensor("float", 64, addr=dst.addr), aj.RoundMode.CAST_FLOOR,
+                                      64), aj.OverlapError)):
+        before = core.ub.copy()
+        with pytest.raises(err, match="Cast"):
+            bad()
+        assert np.array_equal(core.ub, before)
+    aj.Cast(dst, src, aj.RoundMode.CAST_CEIL, 64)                       # another mode: its own rounding
+    assert np.array_equal(dst.numpy(), up)
+    aj.Cast(dst, src, aj.RoundMode.CAST_FLOOR, 32)                      # another count: its own elements
+    assert np.array_equal(dst.numpy(), np.concatenate([down[:32], up[32:]]))
+    src[:] = np.float32(1e6)                                            # past half's range: the CTRL bits decide
+    aj.Cast(dst, src, aj.RoundMode.CAST_CEIL, 64)                       # (remembered above)
+    saturated = dst.numpy().copy()
+    with core:
+        aj.SetCtrlSpr(48, 48, 1 - aj.GetCtrlSpr(48, 48))                # flip the half saturation mode (D46)
+        aj.Cast(dst, src, aj.RoundMode.CAST_CEIL, 64)
+    assert not np.array_equal(dst.numpy().view(np.uint16), saturated.view(np.uint16))
+    with aj.Core("atlas-a2", sanitize="report") as checked:             # the same facts on a sanitizing core
+        aj.Cast(checked.local_tensor("half", 64, addr=dst.addr), checked.local_tensor("float", 64, addr=src.addr),
+                aj.RoundMode.CAST_FLOOR, 64)                            # src never written: reported
+    assert any("Cast" in str(r) for r in checked.sanitizer.reports)
+    pipe, q = aj.TPipe(core), aj.TQue(aj.TPosition.VECOUT, 1)
+    pipe.InitBuffer(q, 1, 128)
+    t = q.AllocTensor("half")
+    aj.Cast(t, src, aj.RoundMode.CAST_FLOOR, 64)
+    q.FreeTensor(t)
+    with pytest.raises(aj.StateError, match="freed"):
+        aj.Cast(t, src, aj.RoundMode.CAST_FLOOR, 64)

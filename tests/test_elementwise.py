@@ -958,3 +958,66 @@ def test_high_dim_plan_memo_keys_hold_everything_validation_reads():
     _refuses(core, lambda: aj.Duplicate(short, 1.0, 64, 2, 1, 8), aj.OutOfBoundsError, "dst")
     aj.Duplicate(d, 1.0, 64, 2, 1, 8)
     _refuses(core, lambda: aj.Duplicate(d, 1.0, 64, 2, True, 8), aj.ParameterError, "dst_block_stride")
+
+
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="runs the bounds=\"ub\" escape hatch, which the "
+                             "memory check reports by design")
+def test_brcb_memo_keys_hold_everything_validation_reads():
+    """Issue 21: Brcb's validated call shapes are remembered (_BRCB_CALLS); each part of the key changed on its own
+    is validated again (refused, or run with its own effect), never served from the memo."""
+    core = aj.Core("atlas-a2")
+    src, dst = core.local_tensor("half", 16), core.local_tensor("half", 256)
+    src[:] = np.arange(1, 17)
+    expected = np.repeat(np.arange(1, 17), 16).astype(np.float16)
+    for params in (aj.BrcbRepeatParams(1, 8), (1, 8), (1, 8)):   # the first call validates, the others are memoised
+        dst[:] = 0
+        aj.Brcb(dst, src, 2, params)
+        assert np.array_equal(dst.numpy(), expected)
+    # exact types: equal values of other types are validated (and refused), the UB and mask untouched
+    _refuses(core, lambda: aj.Brcb(dst, src, True, (1, 8)), aj.ParameterError, "repeat_time")
+    _refuses(core, lambda: aj.Brcb(dst, src, 2, (1.0, 8)), aj.ParameterError, "dstBlkStride")
+    _refuses(core, lambda: aj.Brcb(dst, src, 2, aj.BrcbRepeatParams(1, True)), aj.ParameterError, "dstRepStride")
+    # each fact of the key: repeat, strides, dst size, src address and size, dtype, device, bounds rule
+    _refuses(core, lambda: aj.Brcb(dst, src, 3, (1, 8)), aj.OutOfBoundsError, "src")
+    _refuses(core, lambda: aj.Brcb(dst, src, 2, (0, 8)), aj.ParameterError, "dstBlkStride")
+    _refuses(core, lambda: aj.Brcb(dst, src, 2, (1, 16)), aj.OutOfBoundsError, "dst")
+    _refuses(core, lambda: aj.Brcb(dst[0:128], src, 2, (1, 8)), aj.OutOfBoundsError, "dst")
+    _refuses(core, lambda: aj.Brcb(dst, src[0:8], 2, (1, 8)), aj.OutOfBoundsError, "src")
+    _refuses(core, lambda: aj.Brcb(dst, core.local_tensor("half", 16, addr=dst.addr + 32), 2, (1, 8)),
+             aj.OverlapError, "dst/src")
+    dst[:] = 0
+    aj.Brcb(dst, src, 1, (1, 8))                          # another repeat count: its own blocks only
+    assert np.array_equal(dst.numpy(), np.where(np.arange(256) < 128, expected, 0).astype(np.float16))
+    dst[:] = 0
+    aj.Brcb(dst, src, 1, (2, 16))                         # other strides: every other block
+    blocks = dst.numpy().reshape(16, 16)
+    assert np.array_equal(blocks[::2], expected.reshape(16, 16)[:8]) and not blocks[1::2].any()
+    as_float = dst.ReinterpretCast("float")               # the same bytes as float: 8 floats a block
+    s32 = core.local_tensor("float", 16, addr=core.spec.ub_bytes // 2)
+    s32[:] = np.arange(1, 17, dtype=np.float32)
+    aj.Brcb(as_float, s32, 2, (1, 8))
+    assert np.array_equal(as_float.numpy(), np.repeat(np.arange(1, 17), 8).astype(np.float32))
+    with pytest.raises(aj.UnsupportedDeviceError, match="Brcb"):   # another device with the same facts
+        other = aj.Core("atlas-200i-500-a2")
+        aj.Brcb(other.local_tensor("half", 256, addr=dst.addr), other.local_tensor("half", 16, addr=src.addr), 2,
+                (1, 8))
+    loose = aj.Core("atlas-a2", bounds="ub")              # the same facts under the UB-only rule: admitted
+    ls, ld = loose.local_tensor("half", 16, addr=src.addr), loose.local_tensor("half", 256, addr=dst.addr)
+    ls[:] = np.arange(1, 17)
+    aj.Brcb(ld, ls, 2, (1, 16))
+    assert np.array_equal(loose.ub[ld.addr:ld.addr + 1024].view(np.float16).reshape(2, 16, 16)[:, :8].reshape(16, 16),
+                          expected.reshape(16, 16))
+    _refuses(core, lambda: aj.Brcb(dst, src, 2, (1, 16)), aj.OutOfBoundsError, "dst")   # remembered under "ub" only
+    with aj.Core("atlas-a2", sanitize="report") as checked:   # a sanitizer sees the remembered shape's call
+        cs, cd = checked.local_tensor("half", 16, addr=src.addr), checked.local_tensor("half", 256, addr=dst.addr)
+        aj.Brcb(cd, cs, 2, (1, 8))                        # src never written: the init check reports it
+    assert any("Brcb" in str(r) for r in checked.sanitizer.reports)
+    pipe, q = aj.TPipe(core), aj.TQue(aj.TPosition.VECIN, 1)
+    pipe.InitBuffer(q, 1, 512)
+    t = q.AllocTensor("half")
+    aj.Brcb(t, src, 2, (1, 8))
+    q.FreeTensor(t)
+    with pytest.raises(aj.StateError, match="freed"):     # the memo never skips the liveness check
+        aj.Brcb(t, src, 2, (1, 8))
+    with pytest.raises(aj.ParameterError, match="another core"):
+        aj.Brcb(dst, loose.local_tensor("half", 16, addr=src.addr), 2, (1, 8))

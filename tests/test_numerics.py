@@ -129,9 +129,10 @@ def add_run(kind, sat_half, sat_int, out, a, b, n):
     """The element-wise engine's binary lane walk with the Add op code, on packed runs."""
     from ascend_jit.jit import elementwise as K
     flags = (K.SAT_HALF if sat_half else 0) | (K.SAT_INT if sat_int else 0)
-    float_kind = kind in (K.KIND_HALF, K.KIND_FLOAT, K.KIND_BF16)  # the kernels' dtype-class markers
+    classes = ((0, None, None) if kind == K.KIND_HALF else (None, 0, None) if kind in (K.KIND_FLOAT, K.KIND_BF16)
+               else (None, None, 0))  # the kernels' dtype-class markers (half: the chunk path on halves)
     K.binary_run(K.ADD, kind, flags, out, a, b, 0, n, np.empty((3, K.CHUNK), np.float32),
-                 np.empty((3, K.CHUNK), np.int64), 0 if float_kind else None, None if float_kind else 0)
+                 np.empty((3, K.CHUNK), np.int64), *classes)
 
 
 def test_half_add_against_reference_and_numpy_pairs():

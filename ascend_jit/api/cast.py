@@ -2,11 +2,13 @@
 device's table (SPEC-2 7.2), the overflow switches of D46 and the refusals of D28/D47/D72."""
 from functools import lru_cache
 
-from ..core import continuous_mask_words
+from ..core import continuous_mask_words, count_call_effect
 from ..enums import RoundMode
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDTypeError
 from ..jit.convert import cast_contiguous, cast_strided
+from ..jit.direct import EntryTable
 from ..sanitizer import vector_access
+from ..tensor import LocalTensor
 from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
                       check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
@@ -18,7 +20,24 @@ API = "Cast"
 def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
          is_set_mask=None):
     """`Cast(dst, src, round_mode, count)` or `Cast(dst, src, round_mode, mask, repeat_time, repeat_params)`
-    (SPEC-2 7.1). Repeats and masks count lanes of the wider type; each operand keeps its own strides (D33)."""
+    (SPEC-2 7.1). Repeats and masks count lanes of the wider type; each operand keeps its own strides (D33).
+    Fast path (issue 21, as the element-wise entries): a count-form call in the plain positional form on live
+    LocalTensors of one core without a sanitizer, whose shape an earlier call validated, runs its remembered kernel
+    call; everything else (the first call of a shape, keywords, NOPs, the sanitizer, freed tensors, every refusal)
+    takes the full path, which remembers what it validated."""
+    if len(args) == 1 and count is None and mask is None and is_set_mask is None:
+        key = _count_key(dst, src, round_mode, args[0])
+        if key is not None:
+            call = _COUNT_CALLS.get(key)
+            if call is not None:
+                run, s, d, mode, n, effect = call
+                core = dst._core
+                truncate, saturate = _flags(core, s, d)
+                run(core.ub, s.kind, d.kind, mode, truncate, saturate, dst._addr, src._addr, n)
+                if effect is not None:
+                    core._apply_mask_effect(effect)
+                return
+        return cast_count(dst, src, round_mode, args[0], key)
     if count is not None or (len(args) == 1 and mask is None):
         high_dim_is_set_mask(API, True, is_set_mask)
         return cast_count(dst, src, round_mode, count if count is not None else args[0])
@@ -73,7 +92,26 @@ def _flags(core, s, d):
 
 
 # --- count form ---------------------------------------------------------------------------------------------------
-def cast_count(dst, src, round_mode, count):
+_ENTRIES = EntryTable()
+_COUNT_CALLS = {}   # the count form's validated call shapes (_count_key) -> (entry, s, d, mode, count, mask effect)
+_COUNT_CALLS_MAX = 8192
+
+
+def _count_key(dst, src, round_mode, count):
+    """The memo key of a count-form call on live LocalTensors of one core without a sanitizer, with an aj.RoundMode
+    member and an exact int count (True or np.int64(1) never share an entry with 1), else None: everything
+    _validate_count reads (device, each tensor's dtype, address and size, the mode, the count)."""
+    if type(dst) is not LocalTensor or type(src) is not LocalTensor or type(count) is not int or \
+            type(round_mode) is not RoundMode:
+        return None
+    core = dst._core
+    if src._core is not core or core.sanitizer is not None or \
+            not (dst._lease is None or dst._lease.alive) or not (src._lease is None or src._lease.alive):
+        return None
+    return dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, round_mode, count, core.spec
+
+
+def cast_count(dst, src, round_mode, count, fast_key=None):
     core = operands(API, dst, src)
     key = (core.spec, dst.dtype, src.dtype, round_mode, dst.addr, src.addr, dst.size, src.size, count)
     try:
@@ -87,9 +125,17 @@ def cast_count(dst, src, round_mode, count):
         vector_access(core, API, reads=[(("src", src.addr, count * s.size), src)],
                       writes=[(("dst", dst.addr, count * d.size), dst)])
     truncate, saturate = _flags(core, s, d)
-    cast_contiguous(core.ub, s.kind, d.kind, mode, truncate, saturate, dst.addr, src.addr, count)
+    args = (core.ub, s.kind, d.kind, mode, truncate, saturate, dst.addr, src.addr, count)
+    run = _ENTRIES.get(cast_contiguous, cast_contiguous, args)
+    run(*args)
     lanes = 256 // max(s.size, d.size)
-    core._after_count_call(count % lanes or lanes)
+    effect = count_call_effect(core.spec, count % lanes or lanes)
+    if effect is not None:
+        core._apply_mask_effect(effect)
+    if fast_key is not None:
+        if len(_COUNT_CALLS) >= _COUNT_CALLS_MAX:
+            _COUNT_CALLS.clear()
+        _COUNT_CALLS[fast_key] = (run, s, d, mode, count, effect)
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments

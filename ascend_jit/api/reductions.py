@@ -16,11 +16,14 @@ import numpy as np
 from ..core import current_core
 from ..dtypes import DType, resolve
 from ..errors import ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
+from ..jit.direct import EntryTable
 from ..jit.reductions import group_extreme_kernel, group_sum_kernel
 from ..order import ReduceOrder
 from ..sanitizer import vector_access
+from ..tensor import LocalTensor
 from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_signed64, check_align, check_dtype, check_inside_ub,
-                      check_range, check_runs_overlap, check_tensor_bounds, operands, plan_mask, record_mask)
+                      check_range, check_runs_overlap, check_tensor_bounds, operands, plan_mask, record_mask,
+                      recorded_mask)
 from .reduce_pair import ReduceType
 
 REPEAT, BLOCK = 0, 1      # the two group reductions
@@ -174,8 +177,61 @@ def _validate(api, family, spec, bounds, d, dd, src_addr, src_size, dst_addr, ds
     return repeats, last, dst_rep_stride * unit, group, fills is not None, fill_raw, order_code, (src_op, dst_runs)
 
 
+_ENTRIES = EntryTable()
+_GROUP_CALLS = {}   # the validated call shapes of _group_call's plain form (_group_key) -> _GroupCall
+_GROUP_CALLS_MAX = 8192
+
+
+class _GroupCall(NamedTuple):
+    """One validated call shape's kernel call (issue 21): the kernel's compiled entry, its arguments before and after
+    the half-saturation flag (the one value read from the core on every call), the words the call leaves in the
+    mask register (None: none) and, for a MAX/MIN that records the SPR (D55), the source dtype and the refusal."""
+    run: object
+    head: tuple
+    tail: tuple
+    words: object
+    float_sum: bool
+    spr: object
+
+
+def _group_key(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, reduce_type,
+               order):
+    """The memo key of a group call on live LocalTensors of one core without a sanitizer whose mask, repeat and
+    strides are exact ints (True, 1.0 or np.int64(1) never share an entry with 1) and whose reduce type and order are
+    ReduceType and ReduceOrder members, else None: everything _validate and mask_plan read (device, bounds rule, counter mode, each tensor's
+    dtype, address and size, the arguments)."""
+    if type(dst) is not LocalTensor or type(src) is not LocalTensor or type(mask) is not int or \
+            type(repeat_time) is not int or type(dst_rep_stride) is not int or type(src_blk_stride) is not int or \
+            type(src_rep_stride) is not int or type(order) is not ReduceOrder or type(reduce_type) is not ReduceType:
+        return None
+    core = dst._core
+    if src._core is not core or core.sanitizer is not None or \
+            not (dst._lease is None or dst._lease.alive) or not (src._lease is None or src._lease.alive):
+        return None
+    return (api, family, core.spec, core.bounds, core.counter_mode, dst._dtype, dst._addr, dst._size, src._dtype,
+            src._addr, src._size, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, reduce_type, order)
+
+
 def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, reduce_type,
                 order, is_set_mask):
+    """A group reduction. Fast path (issue 21, as the element-wise entries): a plain call whose shape an earlier
+    call validated runs its remembered _GroupCall; the first call of a shape, NOPs, the sanitizer, freed tensors,
+    is_set_mask=False and every refusal take the full path below, which remembers what it validated."""
+    key = None
+    if is_set_mask is True:
+        key = _group_key(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                         reduce_type, order)
+        if key is not None:
+            call = _GROUP_CALLS.get(key)
+            if call is not None:
+                core = dst._core
+                if call.words is not None:
+                    core.mask_high, core.mask_low = call.words
+                    core.mask_defined = True
+                result = call.run(core.ub, *call.head, core.half_saturating and call.float_sum, *call.tail)
+                if call.spr is not None:
+                    record_spr(core, call.spr[0], *result, call.spr[1])
+                return
     core = operands(api, dst, src)
     spec, d = core.spec, src.dtype
     rt = reduce_type_of(api, spec, reduce_type)
@@ -196,20 +252,33 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
     src_rep_bytes = int(src_rep_stride) * 32
     if rt is ReduceType.SUM:
         float_sum = d.is_float
-        group_sum_kernel(core.ub, d.kind, dst.dtype.kind, core.half_saturating and float_sum, group, dst.addr,
-                         dst_rep_bytes, src.addr, int(src_blk_stride), src_rep_bytes, repeats, lo, hi, last, fill,
-                         _FLOAT_SUM if float_sum else _INT_SUM)
-        return
-    bits, at = group_extreme_kernel(core.ub, d.kind, core.half_saturating, int(rt), group, order_code, dst.addr,
-                                    dst_rep_bytes, src.addr, int(src_blk_stride), src_rep_bytes, repeats, lo, hi,
-                                    last, fill, fill_raw)
-    if family == REPEAT and spec.max_min_spr:
-        refusal = None
-        if plan.counter >= 0:
-            refusal = "the last ReduceRepeat MAX/MIN ran in counter mode"
-        elif src_blk_stride != 1 or src_rep_stride != 8:
-            refusal = "the last ReduceRepeat MAX/MIN was not contiguous (src_blk_stride 1, src_rep_stride 8)"
-        record_spr(core, d, bits, at, refusal)
+        head = (d.kind, dst.dtype.kind)
+        tail = (group, dst.addr, dst_rep_bytes, src.addr, int(src_blk_stride), src_rep_bytes, repeats, lo, hi, last,
+                fill, _FLOAT_SUM if float_sum else _INT_SUM)
+        kernel, spr = group_sum_kernel, None
+    else:
+        float_sum = True   # the extremes take the core's flag as it is
+        head = (d.kind,)
+        tail = (int(rt), group, order_code, dst.addr, dst_rep_bytes, src.addr, int(src_blk_stride), src_rep_bytes,
+                repeats, lo, hi, last, fill, fill_raw)
+        kernel, spr = group_extreme_kernel, None
+        if family == REPEAT and spec.max_min_spr:
+            refusal = None
+            if plan.counter >= 0:
+                refusal = "the last ReduceRepeat MAX/MIN ran in counter mode"
+            elif src_blk_stride != 1 or src_rep_stride != 8:
+                refusal = "the last ReduceRepeat MAX/MIN was not contiguous (src_blk_stride 1, src_rep_stride 8)"
+            spr = (d, refusal)
+    args = (core.ub, *head, core.half_saturating and float_sum, *tail)
+    run = _ENTRIES.get((kernel, type(tail[-1])), kernel, args)
+    result = run(*args)
+    if spr is not None:
+        record_spr(core, d, *result, spr[1])
+    if key is not None:
+        if len(_GROUP_CALLS) >= _GROUP_CALLS_MAX:
+            _GROUP_CALLS.clear()
+        _GROUP_CALLS[key] = _GroupCall(run, head, tail, recorded_mask(spec, plan) if
+                                       spec.high_dim_writes_mask_register else None, float_sum, spr)
 
 
 # --- ReduceRepeat and its old names (SPEC-2 8.1) --------------------------------------------------------------------

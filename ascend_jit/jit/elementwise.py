@@ -55,13 +55,29 @@ N_PARAMS = 17
 
 # --- decode / store ------------------------------------------------------------------------------------------------
 @njit(cache=True, error_model="numpy")
+def load_halves(flags, raw, off, m, out):
+    """load_floats of half elements alone (the unary kernel's half class compiles only this, issue 20)."""
+    v = raw.view(np.uint16)[off:off + m]
+    for i in range(m):
+        out[i] = half_bits_to_f32(v[i])
+    if flags & FTZ:
+        for i in range(m):
+            out[i] = flush(KIND_HALF, out[i])
+
+
+@njit(cache=True, error_model="numpy")
 def load_floats(kind, flags, raw, off, m, out):
     """Elements off..off+m of a packed run -> float32 (exact); DAZ when flags has FTZ."""
     if kind == KIND_HALF:
-        v = raw.view(np.uint16)[off:off + m]
-        for i in range(m):
-            out[i] = half_bits_to_f32(v[i])
-    elif kind == KIND_FLOAT:
+        load_halves(flags, raw, off, m, out)
+    else:
+        load_wide(kind, flags, raw, off, m, out)
+
+
+@njit(cache=True, error_model="numpy")
+def load_wide(kind, flags, raw, off, m, out):
+    """load_floats of float and bfloat16 elements (the unary kernel's float class compiles only this, issue 20)."""
+    if kind == KIND_FLOAT:
         v32 = raw.view(np.float32)[off:off + m]
         for i in range(m):
             out[i] = v32[i]
@@ -75,22 +91,35 @@ def load_floats(kind, flags, raw, off, m, out):
 
 
 @njit(cache=True, error_model="numpy")
+def store_halves(flags, r, raw, off, m):
+    """store_floats of half elements alone (the unary kernel's half class compiles only this, issue 20)."""
+    sat = (flags & SAT_HALF) != 0
+    v = raw.view(np.uint16)[off:off + m]
+    if flags & FTZ:
+        for i in range(m):
+            v[i] = half_store_bits(round_half(flush(KIND_HALF, round_half(r[i], False)), sat))
+    elif sat:
+        for i in range(m):
+            v[i] = half_store_bits(round_half(r[i], True))
+    else:
+        for i in range(m):
+            v[i] = half_rne_bits(r[i])
+
+
+@njit(cache=True, error_model="numpy")
 def store_floats(kind, flags, r, raw, off, m):
     """Round float32 results to the element type once (RNE), FTZ when asked (D38), then the half overflow mode
     (D35); NaN as the canonical pattern."""
-    sat = (flags & SAT_HALF) != 0
     if kind == KIND_HALF:
-        v = raw.view(np.uint16)[off:off + m]
-        if flags & FTZ:
-            for i in range(m):
-                v[i] = half_store_bits(round_half(flush(kind, round_half(r[i], False)), sat))
-        elif sat:
-            for i in range(m):
-                v[i] = half_store_bits(round_half(r[i], True))
-        else:
-            for i in range(m):
-                v[i] = half_rne_bits(r[i])
-    elif kind == KIND_FLOAT:
+        store_halves(flags, r, raw, off, m)
+    else:
+        store_wide(kind, flags, r, raw, off, m)
+
+
+@njit(cache=True, error_model="numpy")
+def store_wide(kind, flags, r, raw, off, m):
+    """store_floats of float and bfloat16 elements (the unary kernel's float class compiles only this)."""
+    if kind == KIND_FLOAT:
         v32 = raw.view(np.uint32)[off:off + m]
         if flags & FTZ:
             for i in range(m):
@@ -355,20 +384,30 @@ def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place):
 
 
 @njit(cache=True, error_model="numpy")
-def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, float_class, int_class):
-    """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`. float_class /
-    int_class: see binary_kernel (half without FTZ takes half_binary_run, the kernel's half class)."""
+def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_class, float_class, int_class):
+    """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`. half_ftz_class /
+    float_class / int_class: see binary_kernel (half without FTZ takes half_binary_run, the kernel's half class)."""
     scalar = b.size == 0
-    if float_class is not None:
+    if half_ftz_class is not None:  # the float32 chunk path on half elements (decode and store of half only)
         for c0 in range(0, n, CHUNK):
             m = min(CHUNK, n - c0)
-            load_floats(kind, flags, a, c0, m, fs[0])
+            load_halves(flags, a, c0, m, fs[0])
             if scalar:
                 _fill_float(kind, flags, scalar_bits, fs[1], m)
             else:
-                load_floats(kind, flags, b, c0, m, fs[1])
+                load_halves(flags, b, c0, m, fs[1])
             _binary_float_chunk(op, kind, flags, fs[0], fs[1], fs[2], m)
-            store_floats(kind, flags, fs[2], d, c0, m)
+            store_halves(flags, fs[2], d, c0, m)
+    if float_class is not None:  # the same path on float and bfloat16 elements
+        for c0 in range(0, n, CHUNK):
+            m = min(CHUNK, n - c0)
+            load_wide(kind, flags, a, c0, m, fs[0])
+            if scalar:
+                _fill_float(kind, flags, scalar_bits, fs[1], m)
+            else:
+                load_wide(kind, flags, b, c0, m, fs[1])
+            _binary_float_chunk(op, kind, flags, fs[0], fs[1], fs[2], m)
+            store_wide(kind, flags, fs[2], d, c0, m)
     if int_class is not None:
         if kind == KIND_UINT64 and op == DIV:
             av, dv = a.view(np.uint64), d.view(np.uint64)
@@ -393,18 +432,20 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, float_class, 
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def binary_kernel(ub, p, flags, scalar_bits, half_class, float_class, int_class):
+def binary_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_class, int_class):
     """Every form of the binary and tensor-scalar instructions in one kernel. p: the call shape's parameters (P_*);
     p[P_SRC1] < 0 means the broadcast scalar `scalar_bits`.
     p[P_N] >= 0: the count form, n consecutive elements (the stride, repeat and mask parameters are unused).
     p[P_N] < 0: the high-dim form: per repeat gather the active lanes of the sources (the register), compute,
     scatter; p[P_LAST] >= 0 is counter mode: the last repeat takes only its first last_lanes lanes (SPEC 2.6).
-    half_class, float_class, int_class: exactly one is 0, the others None: the dtype class, the one specialisation
-    kept on purpose (issue 20: compile only what the call needs). numba removes the code under `if int_class is not
-    None` when int_class is None (decided from the argument type before compiling), so a float call compiles no
-    integer code and the reverse. The half class is half without FTZ (every half call but the 950's FTZ configs):
-    one fused pass per run (half_binary_run) and no float32 chunk path, so the first half call compiles only that;
-    the float class takes float, bfloat16 and half with FTZ. Op, kind, flags and device facts stay values."""
+    half_class, half_ftz_class, float_class, int_class: exactly one is 0, the others None: the dtype class, the one
+    specialisation kept on purpose (issue 20: compile only what the call needs). numba removes the code under `if
+    int_class is not None` when int_class is None (decided from the argument type before compiling), so a float call
+    compiles no integer code and the reverse. The half class is half without FTZ (every half call but the 950's FTZ
+    configs): one fused pass per run (half_binary_run) and no float32 chunk path, so the first half call compiles
+    only that; the half FTZ class takes the float32 chunk path with the half decode/store alone, the float class the
+    same path with the float and bfloat16 decode/store alone (each first call compiles one element width's code).
+    Op, kind, flags and device facts stay values."""
     op, kind, n, dst, src0, src1 = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0], p[P_SRC1]
     size = kind_size(kind)
     # Each class's code sits under a test of its own marker: numba prunes a branch only when the marker it tests is
@@ -417,14 +458,20 @@ def binary_kernel(ub, p, flags, scalar_bits, half_class, float_class, int_class)
             e0, e1, e2 = dst // 2, src0 // 2, src1 // 2
             in_place = (dst < src0 + nb and src0 < dst + nb) or (src1 >= 0 and dst < src1 + nb and src1 < dst + nb)
             half_binary_run(op, flags, u16, e0, e1, e2 if src1 >= 0 else -1, scalar_bits, n, in_place)
+        if half_ftz_class is not None:
+            binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
+                       np.empty((3, CHUNK), np.float32), np.empty((3, 0), np.int64), half_ftz_class, float_class,
+                       int_class)
         if float_class is not None:
             binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
-                       np.empty((3, CHUNK), np.float32), np.empty((3, 0), np.int64), float_class, int_class)
+                       np.empty((3, CHUNK), np.float32), np.empty((3, 0), np.int64), half_ftz_class, float_class,
+                       int_class)
         if int_class is not None:
             binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
-                       np.empty((3, 0), np.float32), np.empty((3, CHUNK), np.int64), float_class, int_class)
+                       np.empty((3, 0), np.float32), np.empty((3, CHUNK), np.int64), half_ftz_class, float_class,
+                       int_class)
         return
-    fs = np.empty((3, CHUNK if float_class is not None else 0), np.float32)  # scratch of the class's path only
+    fs = np.empty((3, CHUNK if half_class is None and int_class is None else 0), np.float32)  # the class's scratch
     ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
     repeat, last_lanes = p[P_REPEAT], p[P_LAST]
     lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // size)
@@ -441,16 +488,19 @@ def binary_kernel(ub, p, flags, scalar_bits, half_class, float_class, int_class)
             copy_lanes(ub, src1 + i * p[P_S1REP] * 32, p[P_S1BLK], lanes, m, size, b, gather)
         if half_class is not None:
             half_binary_run(op, flags, g16, at_d, at_a, at_b, scalar_bits, m, gather)
+        if half_ftz_class is not None:
+            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, half_ftz_class, float_class, int_class)
         if float_class is not None:
-            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
+            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, half_ftz_class, float_class, int_class)
         if int_class is not None:
-            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
+            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, half_ftz_class, float_class, int_class)
         copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, size, d, scatter)
 
 
 # --- unary ------------------------------------------------------------------------------------------------------------
 @njit(cache=True, error_model="numpy")
-def _unary_float_chunk(op, kind, flags, x, r, m):
+def _unary_float_chunk(op, kind, flags, x, r, m, float_class):
+    """float_class: None in the half class, which never takes the float-only vectorised Exp (pruned, issue 20)."""
     d49 = (flags & SQRT_D49) != 0
     if op == ABS:
         for i in range(m):
@@ -459,9 +509,12 @@ def _unary_float_chunk(op, kind, flags, x, r, m):
         for i in range(m):
             r[i] = relu_lane(x[i])
     elif op == EXP:
-        if kind == KIND_FLOAT:  # the same bits as the loop below, in a vectorised pass (lanes.exp_float_run)
-            exp_float_run(x, r, m)
-        else:
+        fast = False
+        if float_class is not None:
+            fast = kind == KIND_FLOAT
+            if fast:  # the same bits as the loop below, in a vectorised pass (lanes.exp_float_run)
+                exp_float_run(x, r, m)
+        if not fast:
             for i in range(m):
                 r[i] = narrow(kind, exp_lane(x[i]))
     elif op == LN:
@@ -504,21 +557,25 @@ def _unary_int_chunk(op, kind, flags, x, r, m):
 
 
 @njit(cache=True, error_model="numpy")
-def unary_run(op, kind, flags, d, a, n, fs, ints, table, float_class, int_class):
+def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class, int_class):
     """table: for half transcendentals, the stored bits of every half input under these flags (the API computes it
-    once per op and flags with this kernel, issue 13: one lookup per element); else empty. float_class /
-    int_class: see binary_kernel."""
-    if float_class is not None and kind == KIND_HALF and table.size > 0:
+    once per op and flags with this kernel, issue 13: one lookup per element); else empty. half_class /
+    float_class / int_class: see unary_kernel."""
+    if half_class is not None and table.size > 0:
         v, dv = a.view(np.uint16), d.view(np.uint16)
         for i in range(n):
             dv[i] = table[v[i]]
         return
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
+        if half_class is not None:
+            load_halves(flags, a, c0, m, fs[0])
+            _unary_float_chunk(op, kind, flags, fs[0], fs[1], m, float_class)
+            store_halves(flags, fs[1], d, c0, m)
         if float_class is not None:
-            load_floats(kind, flags, a, c0, m, fs[0])
-            _unary_float_chunk(op, kind, flags, fs[0], fs[1], m)
-            store_floats(kind, flags, fs[1], d, c0, m)
+            load_wide(kind, flags, a, c0, m, fs[0])
+            _unary_float_chunk(op, kind, flags, fs[0], fs[1], m, float_class)
+            store_wide(kind, flags, fs[1], d, c0, m)
         if int_class is not None:
             load_ints(kind, a, c0, m, ints[0])
             _unary_int_chunk(op, kind, flags, ints[0], ints[1], m)
@@ -526,17 +583,21 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, float_class, int_class)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unary_kernel(ub, p, flags, table, float_class, int_class):
+def unary_kernel(ub, p, flags, table, half_class, float_class, int_class):
     """Every form of the unary instructions in one kernel; p: the call shape's parameters (P_*, no P_SRC1);
-    p[P_N] >= 0: the count form, else high-dim; float_class / int_class: as binary_kernel's. table: see
+    p[P_N] >= 0: the count form, else high-dim. half_class / float_class / int_class: the dtype class as
+    binary_kernel's (no FTZ class of its own): the half class is every half call (FTZ included): the table lookup and the half-only
+    decode/store that computes the tables, without the float/bfloat16 paths or the float-only vectorised Exp, so
+    the first half Exp compiles only what half needs (issue 20); the float class is float and bfloat16. table: see
     unary_run."""
     op, kind, n, dst, src = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0]
     size = kind_size(kind)
-    fs = np.empty((2, CHUNK if float_class is not None and table.size == 0 else 0), np.float32)  # (lookups: none)
+    fs = np.empty((2, CHUNK if int_class is None and table.size == 0 else 0), np.float32)  # (lookups: none)
     ints = np.empty((2, CHUNK if int_class is not None else 0), np.int64)
     if n >= 0:
         nb = n * size
-        unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, fs, ints, table, float_class, int_class)
+        unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, fs, ints, table, half_class, float_class,
+                  int_class)
         return
     repeat, last_lanes = p[P_REPEAT], p[P_LAST]
     lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // size)
@@ -547,7 +608,7 @@ def unary_kernel(ub, p, flags, table, float_class, int_class):
     for i in range(repeat):
         m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
         copy_lanes(ub, src + i * p[P_S0REP] * 32, p[P_S0BLK], lanes, m, size, a, gather)
-        unary_run(op, kind, flags, d, a, m, fs, ints, table, float_class, int_class)
+        unary_run(op, kind, flags, d, a, m, fs, ints, table, half_class, float_class, int_class)
         copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, size, d, scatter)
 
 

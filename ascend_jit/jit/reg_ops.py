@@ -523,14 +523,15 @@ def _half_extreme_lanes(dst, a, b, modes, is_max):
 
 
 @njit(cache=True)
-def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, float_class, int_class):
+def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, half_ftz_class, float_class,
+                  int_class):
     """Reg Max/Min/Div: the element-wise engine's lanes over all lanes into dst's scratch, then the mask.
-    half_class, float_class, int_class: the engine's dtype-class markers (jit/elementwise.py binary_kernel: exactly
-    one is 0, the others None), chosen by the caller from the register dtype, so a first call compiles only its
-    class's lanes (issue 20): half without FTZ (only ever Max or Min) takes _half_extreme_lanes; float/bfloat16
-    and half Div (FTZ) the engine's float32 decode and store (ew.load_floats / store_floats, so the same bits)
-    around the op's lane, without the engine's other ops; the integers the engine's int64 path.
-    engine_binary_any picks the class at run time."""
+    half_class, half_ftz_class, float_class, int_class: the engine's dtype-class markers (jit/elementwise.py
+    binary_kernel: exactly one is 0, the others None), chosen by the caller from the register dtype, so a first call
+    compiles only its class's lanes (issue 20): half without FTZ (only ever Max or Min) takes _half_extreme_lanes;
+    half Div (FTZ, D38) and float/bfloat16 the engine's float32 decode and store of their width (ew.load_halves /
+    load_wide, store_halves / store_wide: the same bits) around the op's lane, without the engine's other ops; the
+    integers the engine's int64 path. engine_binary_any picks the class at run time."""
     kind = np.int64(src0[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
@@ -539,11 +540,15 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, f
     flags = _engine_flags(modes, ew_op)
     if half_class is not None:
         _half_extreme_lanes(dst, src0, src1, modes, ew_op == ew.MAX)
-    if float_class is not None:  # the engine's float path (binary_run) narrowed to the three ops Reg has
+    if half_ftz_class is not None or float_class is not None:  # the engine's float path (binary_run) for Reg's ops
         fs = np.empty((3, n), np.float32)
-        ew.load_floats(kind, flags, src0[:VL], 0, n, fs[0])
-        ew.load_floats(kind, flags, src1[:VL], 0, n, fs[1])
         x, y, r = fs[0], fs[1], fs[2]
+        if half_ftz_class is not None:
+            ew.load_halves(flags, src0[:VL], 0, n, x)
+            ew.load_halves(flags, src1[:VL], 0, n, y)
+        if float_class is not None:
+            ew.load_wide(kind, flags, src0[:VL], 0, n, x)
+            ew.load_wide(kind, flags, src1[:VL], 0, n, y)
         if ew_op == ew.DIV:
             for j in range(n):
                 r[j] = div_lane(x[j], y[j])
@@ -553,10 +558,13 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, f
         else:
             for j in range(n):
                 r[j] = min_lane(x[j], y[j])
-        ew.store_floats(kind, flags, r, dst[VL:2 * VL], 0, n)
+        if half_ftz_class is not None:
+            ew.store_halves(flags, r, dst[VL:2 * VL], 0, n)
+        if float_class is not None:
+            ew.store_wide(kind, flags, r, dst[VL:2 * VL], 0, n)
     if int_class is not None:
         ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, np.empty((3, 0), np.float32),
-                      np.empty((3, n), np.int64), float_class, int_class)
+                      np.empty((3, n), np.int64), None, None, int_class)
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
 
@@ -567,30 +575,45 @@ def engine_binary_any(dst, src0, src1, words, ew_op, allowed, merging):
     value, so its compiled code holds the float and the integer class)."""
     kind = src0[H_KIND]
     marker = ew_op & 0  # a typed 0: a literal would compile engine_binary once more (issue 20)
-    if kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16:
-        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, marker, None)
+    if kind == KIND_HALF:
+        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, marker, None, None)
+    elif kind == KIND_FLOAT or kind == KIND_BF16:
+        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, None, marker, None)
     else:
-        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, None, marker)
+        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, None, None, marker)
 
 
 @njit(cache=True)
-def engine_unary(dst, src, words, ew_op, allowed, merging):
-    """Reg Exp: as engine_binary, one source: the engine's float decode, Exp lanes and store (unary_run's float
-    path for Exp alone: a first Reg Exp compiles none of the engine's other unary ops, issue 20)."""
+def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_class):
+    """Reg Exp: as engine_binary, one source: the engine's float decode, Exp lanes and store of the register's width
+    (unary_run's float path for Exp alone: a first Reg Exp compiles none of the engine's other unary ops, issue
+    20). half_class / float_class: one is 0, the other None (Exp: half or float, checked first)."""
     kind = np.int64(src[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, kind, allowed)
     modes = src[H_CTRL]
     size = kind_size(kind)
     n = VL // size
     flags = _engine_flags(modes, ew_op)
-    fs = np.empty((2, n), np.float32)  # Exp: half and float only (checked above); the engine's unary_run float
-    ew.load_floats(kind, flags, src[:VL], 0, n, fs[0])  # path for Exp alone (its other ops are not compiled)
+    fs = np.empty((2, n), np.float32)
     x, r = fs[0], fs[1]
-    if kind == KIND_FLOAT:
-        exp_float_run(x, r, n)
-    else:
+    if half_class is not None:
+        ew.load_halves(flags, src[:VL], 0, n, x)
         for j in range(n):
             r[j] = narrow(kind, exp_lane(x[j]))
-    ew.store_floats(kind, flags, r, dst[VL:2 * VL], 0, n)
+        ew.store_halves(flags, r, dst[VL:2 * VL], 0, n)
+    if float_class is not None:
+        ew.load_wide(kind, flags, src[:VL], 0, n, x)
+        exp_float_run(x, r, n)
+        ew.store_wide(kind, flags, r, dst[VL:2 * VL], 0, n)
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
+
+
+@njit(cache=True)
+def engine_unary_any(dst, src, words, ew_op, allowed, merging):
+    """engine_unary with the class taken from src's kind at run time (a VF's registers carry their dtype as a value)."""
+    marker = ew_op & 0  # a typed 0 (a literal would compile engine_unary once more, issue 20)
+    if src[H_KIND] == KIND_HALF:
+        engine_unary(dst, src, words, ew_op, allowed, merging, marker, None)
+    else:
+        engine_unary(dst, src, words, ew_op, allowed, merging, None, marker)

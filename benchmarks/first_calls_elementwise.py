@@ -1,0 +1,52 @@
+"""The first call of one element-wise instruction per dtype class, each in a fresh process on an empty numba cache
+(issue 20: at most 5 s), CPU seconds (user + system of the process, so the neighbours on a shared machine do not
+count). One row per kernel dtype class (jit/elementwise.py binary_kernel, unary_kernel):
+
+    python benchmarks/first_calls_elementwise.py [--root CHECKOUT]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CASES = [  # (name, device, dtype, instruction call on tensors t[0], t[1], t[2])
+    ("Add (binary half class)", "atlas-a2", "half", "aj.Add(t[0], t[1], t[2], 256)"),
+    ("Add (binary float class)", "atlas-a2", "float", "aj.Add(t[0], t[1], t[2], 256)"),
+    ("Add (binary float class)", "ascend950", "bfloat16", "aj.Add(t[0], t[1], t[2], 256)"),
+    ("Div FTZ (binary half FTZ class)", "ascend950", "half", "aj.Div(t[0], t[1], t[2], 256)"),
+    ("Exp (unary half class)", "atlas-a2", "half", "aj.Exp(t[0], t[1], 256)"),
+    ("Exp (unary float class)", "atlas-a2", "float", "aj.Exp(t[0], t[1], 256)"),
+    ("Relu (unary int class)", "atlas-a2", "int32", "aj.Relu(t[0], t[1], 256)"),
+]
+
+CHILD = r"""
+import resource, sys
+import ascend_jit as aj
+device, dtype, call = sys.argv[1:4]
+core = aj.Core(device)
+t = [core.local_tensor(dtype, 256) for _ in range(3)]
+usage = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+c0 = usage()
+exec(call)
+print(usage() - c0)
+"""
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--root", default=str(Path(__file__).resolve().parent.parent), help="checkout to measure")
+    root = p.parse_args().root
+    print(f"{'first call, empty cache':34s} {'device, dtype':22s} {'CPU s':>6s}")
+    for name, device, dtype, call in CASES:
+        with tempfile.TemporaryDirectory() as cache_dir:
+            env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, NUMBA_NUM_THREADS="1", PYTHONPATH=root)
+            env.pop("NUMBA_DISABLE_JIT", None)
+            out = subprocess.run([sys.executable, "-c", CHILD, device, dtype, call], env=env, cwd=root,
+                                 capture_output=True, text=True, check=True).stdout
+        print(f"{name:34s} {device + ', ' + dtype:22s} {float(out.split()[-1]):6.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""Issue 21: the group reductions' (ReduceRepeat / WholeReduce* / BlockReduce*) memo of validated call shapes
+(api/reductions.py _group_key): every part of the key changed on its own is validated again (refused, or run with
+its own result), and a remembered call still leaves its mask words and SPR (D22, D55) as the full path does."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+MAX, SUM = aj.ReduceType.MAX, aj.ReduceType.SUM
+VALUE = aj.ReduceOrder.ORDER_ONLY_VALUE
+
+
+def _refuses(core, call, error, *words):
+    core.SetVectorMask(0, 0x1234)
+    before = core.ub.copy()
+    with pytest.raises(error) as info:
+        call()
+    assert np.array_equal(core.ub, before) and (core.mask_high, core.mask_low) == (0, 0x1234)
+    for w in words:
+        assert w in str(info.value), (w, str(info.value))
+
+
+def _setup(core):
+    src, dst = core.local_tensor("float", 128), core.local_tensor("float", 16)
+    src[:] = np.arange(128, dtype=np.float32)
+    return src, dst
+
+
+def test_group_call_memo_keys_hold_everything_validation_reads():
+    core = aj.Core("atlas-a2")
+    src, dst = _setup(core)
+    for _ in range(3):  # the first call validates, the others are remembered
+        dst[:] = 0
+        core.SetVectorMask(0, 0x1234)
+        aj.WholeReduceSum(dst, src, 64, 2, 1, 1, 8)
+        assert list(dst.numpy()[:2]) == [sum(range(64)), sum(range(64, 128))]
+        assert (core.mask_high, core.mask_low) == (0, 2**64 - 1)     # D22: the call's mask in the register
+    # exact types: equal values of other types are validated again (and refused)
+    _refuses(core, lambda: aj.WholeReduceSum(dst, src, 64, True, 1, 1, 8), aj.ParameterError, "repeat_time")
+    _refuses(core, lambda: aj.WholeReduceSum(dst, src, 64, 2, 1.0, 1, 8), aj.ParameterError, "dst_rep_stride")
+    _refuses(core, lambda: aj.WholeReduceSum(dst, src, 64.0, 2, 1, 1, 8), aj.ParameterError, "mask")
+    # each fact: repeat, strides, mask, tensor sizes and addresses, dtype, the API and reduce type, device, bounds
+    _refuses(core, lambda: aj.WholeReduceSum(dst, src, 64, 3, 1, 1, 8), aj.OutOfBoundsError, "src")
+    _refuses(core, lambda: aj.WholeReduceSum(dst, src, 64, 2, 1, 1, 16), aj.OutOfBoundsError, "src")
+    _refuses(core, lambda: aj.WholeReduceSum(dst, src[0:64], 64, 2, 1, 1, 8), aj.OutOfBoundsError, "src")
+    _refuses(core, lambda: aj.WholeReduceSum(dst[0:1], src, 64, 2, 1, 1, 8), aj.OutOfBoundsError, "dst")
+    _refuses(core, lambda: aj.WholeReduceSum(dst, src.ReinterpretCast("int32"), 64, 2, 1, 1, 8),
+             aj.UnsupportedDTypeError)
+    dst[:] = 0
+    aj.WholeReduceSum(dst, src, 32, 2, 1, 1, 8)                         # another mask: its own lanes
+    assert list(dst.numpy()[:2]) == [sum(range(32)), sum(range(64, 96))]
+    aj.WholeReduceSum(dst, src[64], 64, 1, 1, 1, 8)                     # another source address
+    assert dst.numpy()[0] == sum(range(64, 128))
+    aj.WholeReduceMax(dst, src, 64, 2, 1, 1, 8, VALUE)                  # another API, same arguments
+    assert list(dst.numpy()[:2]) == [63, 127]
+    aj.ReduceRepeat(dst, src, 64, 2, 1, 1, 8, VALUE, reduce_type=SUM)
+    aj.ReduceRepeat(dst, src, 64, 2, 1, 1, 8, VALUE, reduce_type=MAX)   # another reduce type, same arguments
+    assert list(dst.numpy()[:2]) == [63, 127]
+    aj.WholeReduceMax(dst, src, 64, 2, 1, 1, 8, aj.ReduceOrder.ORDER_VALUE_INDEX)   # another order: value, index
+    assert dst.numpy()[0] == 63 and dst.numpy()[1:2].view(np.uint32)[0] == 63
+    aj.BlockReduceSum(dst, src, 2, 64, 1, 1, 8)                         # the other family: 8 sums a repeat
+    assert list(dst.numpy()[:8]) == [sum(range(8 * k, 8 * k + 8)) for k in range(8)]
+    with core:                                                          # counter mode: 64 elements in all
+        aj.SetMaskCount()
+        dst[:] = 0
+        aj.WholeReduceSum(dst, src, 64, 2, 1, 1, 8)
+        aj.SetMaskNorm()
+    assert list(dst.numpy()[:2]) == [sum(range(64)), 0]
+    loose = aj.Core("atlas-a2", bounds="ub")                            # the UB-only rule admits a short tensor
+    ls, ld = _setup(loose)
+    aj.WholeReduceSum(ld[0:1], ls, 64, 2, 1, 1, 8)
+    _refuses(core, lambda: aj.WholeReduceSum(dst[0:1], src, 64, 2, 1, 1, 8), aj.OutOfBoundsError, "dst")
+    other = aj.Core("atlas-training")                                   # the same facts on a device without float
+    os_, od = (other.local_tensor("float", n, addr=t.addr) for n, t in ((128, src), (16, dst)))
+    _refuses(other, lambda: aj.WholeReduceSum(od, os_, 64, 2, 1, 1, 8), aj.UnsupportedDTypeError)
+
+
+def test_remembered_calls_keep_spr_sanitizer_and_liveness():
+    core = aj.Core("atlas-a2")
+    src, dst = _setup(core)
+    with core:
+        for k in (5, 9):   # the second call is remembered: the SPR holds its own result
+            src[:] = np.where(np.arange(128) == 64 + k, 1000, np.arange(128)).astype(np.float32)
+            aj.WholeReduceMax(dst, src, 64, 2, 1, 1, 8, VALUE)
+            aj.PipeBarrier(aj.PIPE_ALL)
+            value, index = aj.GetReduceRepeatMaxMinSpr("float")
+            assert value == 1000 and index.view(np.uint32) == 64 + k
+        aj.WholeReduceMax(dst, src, 64, 2, 1, 1, 0, VALUE)      # not contiguous: the SPR refuses (D55)
+        aj.WholeReduceMax(dst, src, 64, 2, 1, 1, 0, VALUE)
+        aj.PipeBarrier(aj.PIPE_ALL)
+        with pytest.raises(aj.StateError, match="contiguous"):
+            aj.GetReduceRepeatMaxMinSpr("float")
+    with aj.Core("atlas-a2", sanitize="report") as checked:      # the same facts on a sanitizing core
+        cs = checked.local_tensor("float", 128, addr=src.addr)
+        cd = checked.local_tensor("float", 16, addr=dst.addr)
+        aj.WholeReduceMax(cd, cs, 64, 2, 1, 1, 8, VALUE)         # src never written: the init check reports it
+    assert any("WholeReduceMax" in str(r) for r in checked.sanitizer.reports)
+    pipe, q = aj.TPipe(core), aj.TQue(aj.TPosition.VECOUT, 1)
+    pipe.InitBuffer(q, 1, 64)
+    t = q.AllocTensor("float")
+    aj.WholeReduceSum(t, src, 64, 2, 1, 1, 8)
+    q.FreeTensor(t)
+    with pytest.raises(aj.StateError, match="freed"):
+        aj.WholeReduceSum(t, src, 64, 2, 1, 1, 8)
