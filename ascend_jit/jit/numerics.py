@@ -74,32 +74,21 @@ def _f2h(typingctx, f):
     return types.uint16(types.float32), codegen
 
 
-@intrinsic
-def _f32_bits(typingctx, f):
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.IntType(32))
-    return types.uint32(types.float32), codegen
+def _bitcast(name, from_type, to_type, to_ir):
+    """An intrinsic that reinterprets a `from_type` value's bits as `to_type` (one LLVM bitcast, no conversion),
+    named `name` (numba knows an intrinsic by its function's name)."""
+    def bitcast(typingctx, v):
+        def codegen(context, builder, sig, args):
+            return builder.bitcast(args[0], to_ir)
+        return to_type(from_type), codegen
+    bitcast.__name__ = bitcast.__qualname__ = name
+    return intrinsic(bitcast)
 
 
-@intrinsic
-def _f32_from_bits(typingctx, u):
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.FloatType())
-    return types.float32(types.uint32), codegen
-
-
-@intrinsic
-def _f64_bits(typingctx, f):
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.IntType(64))
-    return types.int64(types.float64), codegen
-
-
-@intrinsic
-def _f64_from_bits(typingctx, u):
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-    return types.float64(types.int64), codegen
+_f32_bits = _bitcast("_f32_bits", types.float32, types.uint32, ir.IntType(32))
+_f32_from_bits = _bitcast("_f32_from_bits", types.uint32, types.float32, ir.FloatType())
+_f64_bits = _bitcast("_f64_bits", types.float64, types.int64, ir.IntType(64))
+_f64_from_bits = _bitcast("_f64_from_bits", types.int64, types.float64, ir.DoubleType())
 
 
 @overload(half_bits_to_f32)
