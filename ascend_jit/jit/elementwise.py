@@ -737,15 +737,15 @@ def fill_kernel(ub, p, bits):
     if n >= 0:  # (element loops, not broadcast slice assignments: fewer numpy implementations to compile)
         run = ub[dst:dst + n * size]
         if size == 2:
-            v16, h = run.view(np.uint16), np.uint16(bits & 0xFFFF)
+            v16, h = ub_as(run, np.uint16), np.uint16(bits & 0xFFFF)
             for i in range(n):
                 v16[i] = h
         elif size == 4:
-            v32, w = run.view(np.uint32), np.uint32(bits & 0xFFFFFFFF)
+            v32, w = ub_as(run, np.uint32), np.uint32(bits & 0xFFFFFFFF)
             for i in range(n):
                 v32[i] = w
         elif size == 8:
-            v64 = run.view(np.int64)
+            v64 = ub_as(run, np.int64)
             for i in range(n):
                 v64[i] = bits
         else:
