@@ -1,6 +1,6 @@
 """The first call of one element-wise instruction per dtype class, each in a fresh process on an empty numba cache
 (issue 20: at most 5 s), CPU seconds (user + system of the process, so the neighbours on a shared machine do not
-count). One row per kernel dtype class (jit/elementwise.py binary_kernel, unary_kernel):
+count). One row per kernel dtype class (jit/elementwise.py binary_kernel, unary_kernel, ternary_kernel):
 
     python benchmarks/first_calls_elementwise.py [--root CHECKOUT]
 """
@@ -19,6 +19,12 @@ CASES = [  # (name, device, dtype, instruction call on tensors t[0], t[1], t[2])
     ("Exp (unary half class)", "atlas-a2", "half", "aj.Exp(t[0], t[1], 256)"),
     ("Exp (unary float class)", "atlas-a2", "float", "aj.Exp(t[0], t[1], 256)"),
     ("Relu (unary int class)", "atlas-a2", "int32", "aj.Relu(t[0], t[1], 256)"),
+    ("And (binary int class, 2 bytes)", "atlas-a2", "int16", "aj.And(t[0], t[1], t[2], 256)"),
+    ("Div (binary int class, 8 bytes)", "ascend950", "uint64", "aj.Div(t[0], t[1], t[2], 256)"),
+    ("MulAddDst (multiply-add half class)", "atlas-a2", "half", "aj.MulAddDst(t[0], t[1], t[2], 256)"),
+    ("MulAddDst (multiply-add float class)", "atlas-a2", "float", "aj.MulAddDst(t[0], t[1], t[2], 256)"),
+    ("Axpy (multiply-add mixed class)", "atlas-a2", "half",
+     "aj.Axpy(core.local_tensor('float', 256), t[1], 0.5, 256)"),
 ]
 
 CHILD = r"""
@@ -38,14 +44,14 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--root", default=str(Path(__file__).resolve().parent.parent), help="checkout to measure")
     root = p.parse_args().root
-    print(f"{'first call, empty cache':34s} {'device, dtype':22s} {'CPU s':>6s}")
+    print(f"{'first call, empty cache':38s} {'device, dtype':22s} {'CPU s':>6s}")
     for name, device, dtype, call in CASES:
         with tempfile.TemporaryDirectory() as cache_dir:
             env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, NUMBA_NUM_THREADS="1", PYTHONPATH=root)
             env.pop("NUMBA_DISABLE_JIT", None)
             out = subprocess.run([sys.executable, "-c", CHILD, device, dtype, call], env=env, cwd=root,
                                  capture_output=True, text=True, check=True).stdout
-        print(f"{name:34s} {device + ', ' + dtype:22s} {float(out.split()[-1]):6.2f}")
+        print(f"{name:38s} {device + ', ' + dtype:22s} {float(out.split()[-1]):6.2f}")
 
 
 if __name__ == "__main__":
