@@ -197,7 +197,7 @@ def _store(d, size, i, v):
 
 
 @njit(cache=True, inline="always")
-def _floor_half_run(sv, dv, bits, sat, n):
+def _floor_half_run(sk, dk, mode, sv, dv, bits, sat, n):
     """float -> half CAST_FLOOR: the hardware's RNE conversion, stepped one half ulp towards -inf where it rounded
     up (a finite half is exact in float32, so `value > x` is exact); a branch-free pass that vectorises. Results
     that are not finite halves (NaN, overflow: D45/D46 decide) are redone by convert_bits, the general routine."""
@@ -212,7 +212,9 @@ def _floor_half_run(sv, dv, bits, sat, n):
     if special:
         for i in range(n):
             if (dv[i] & np.uint16(0x7C00)) == np.uint16(0x7C00):
-                dv[i] = np.uint16(convert_bits(KIND_FLOAT, KIND_HALF, MODE_FLOOR, False, sat, _U64(bits[i])))
+                # (sk, dk, mode: float, half, CAST_FLOOR as the caller's int64 values; n < 0: False typed bool.
+                # Literal arguments would compile convert_bits a second time, about 1.5 s of every first Cast.)
+                dv[i] = np.uint16(convert_bits(sk, dk, mode, n < 0, sat, _U64(bits[i])))
 
 
 @njit(cache=True)
@@ -231,7 +233,7 @@ def convert_run(sk, dk, mode, trunc, sat, d, s, n):
         for i in range(n):
             dv[i] = half_store_bits(round_half(sv[i], sat))
     elif sk == KIND_FLOAT and dk == KIND_HALF and mode == MODE_FLOOR:  # softmax's final cast: see _floor_half_run
-        _floor_half_run(s.view(np.float32), d.view(np.uint16), s.view(np.uint32), sat, n)
+        _floor_half_run(sk, dk, mode, s.view(np.float32), d.view(np.uint16), s.view(np.uint32), sat, n)
     elif sk == KIND_FLOAT and dk == KIND_BF16 and mode == MODE_RINT and not sat:
         sv, dv = s.view(np.float32), d.view(np.uint16)
         for i in range(n):
