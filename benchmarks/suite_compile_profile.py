@@ -3,15 +3,16 @@
 Runs pytest in this process with a numba compile-event listener (`numba.core.event`, "numba:compile", fired only on
 a cache miss) and sums the CPU and wall seconds of every outermost compile per test nodeid and per test file, and
 per module that defined each compiled function (the library, a test file, a gallery kernel), exclusive of the
-functions it compiled in turn. Child processes (the CLI
-tests) are counted apart, as the CPU seconds their children used during each test (`RUSAGE_CHILDREN`). Not a
-test and no conftest: run it by hand, cold (empty cache) and warm (the same cache again):
+functions it compiled in turn. Child processes (the CLI and fuzzer tests) are counted apart, as the CPU seconds
+their children used during each test (`RUSAGE_CHILDREN`). Not a test and no conftest: run it by hand, cold (empty
+cache) and warm (the same cache again), or after `ascend-jit warmup` to see what the tests compile beyond it:
 
     export NUMBA_CACHE_DIR=$(mktemp -d)
     python benchmarks/suite_compile_profile.py --json out/cold.json -- -q -p no:cacheprovider
     python benchmarks/suite_compile_profile.py --json out/warm.json -- -q -p no:cacheprovider
 
-Arguments after `--` go to pytest (default: the default suite, `-q -p no:cacheprovider`).
+Arguments after `--` go to pytest (default: the default suite, `-q -p no:cacheprovider`). The JSON holds every
+compile (test, function, signature, CPU s).
 """
 import argparse
 import collections
