@@ -1055,6 +1055,9 @@ def test_recent_call_memo_reads_everything_a_call_may_change(name, monkeypatch):
     entry(*tensors, 64)                                    # another count on the same tensors: its own plan
     assert written() == 64
     entry(*tensors, count)
+    if name == "Adds":                                     # another scalar object: its own bits
+        entry(dst, src[0], -30000.0, count)
+        assert np.array_equal(dst.numpy()[:count], np.full(count, 30000, np.float16))
     dst[:] = 0
     entry(*tensors, count, 0, params)                      # the same int as a high-dim mask, 0 repeats: a NOP
     assert written() == 0

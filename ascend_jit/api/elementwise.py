@@ -830,7 +830,9 @@ def _make(row):
     counts, highs = {}, {}
     plain = row in _PLAIN_FLAGS
     arity = row.arity
-    recent = (_UNSET,) * 5  # (the count-form call's tensors..., count, plan): one tuple, so threads see a whole call
+    # (the count-form call's tensors..., count, plan[, the per-call value's source and value]): one tuple, so a
+    # thread sees one whole call
+    recent = (_UNSET,) * 6
 
     def run(plan, core, value):
         """A remembered plan's call (_call's and Core._apply_mask_effect's lines for a call without config)."""
@@ -934,6 +936,9 @@ def _make(row):
                 core = dst._core
                 if core.sanitizer is None and (dst._lease is None and src._lease is None or _alive(dst, src)):
                     plan = last[3]
+                    if scalar is last[4]:  # the recent call's scalar object: its bits (D29 admits numbers only,
+                        # whose values never change)
+                        return run(plan, core, last[5])
             elif not kw and type(dst) is LocalTensor and type(src) is LocalTensor:
                 core = dst._core
                 if src._core is core and core.sanitizer is None and \
@@ -943,18 +948,19 @@ def _make(row):
                             key = (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, a0,
                                    core.spec)
                             plan = counts.get(key)
-                            if plan is not None:
-                                recent = (dst, src, a0, plan)
                     elif a2 is not _UNSET and not rest:
                         fields = _FIELD_VALUES.get(type(a2))
                         if fields is not None:
                             key = _high_dim_key(row, core, (dst, src), a0, a1, fields(a2), True)
                             plan = highs.get(key)
             if plan is not None:
-                return run(plan, core, _scalar(row, core.spec, (src if scalar_of_src else dst)._dtype, scalar))
+                bits = _scalar(row, core.spec, (src if scalar_of_src else dst)._dtype, scalar)
+                if a1 is _UNSET:
+                    recent = (dst, src, a0, plan, scalar, bits)
+                return run(plan, core, bits)
             plan = full(dst, src, scalar, *_given(a0, a1, a2), *rest, **kw)
             if remember(key, a1, plan):
-                recent = (dst, src, a0, plan)
+                recent = (dst, src, a0, plan, _UNSET, 0)
     else:
         def full(dst, src, *args, count=None, mask=None, repeat_time=None, repeat_params=None, is_set_mask=_UNSET,
                  config=None):
@@ -976,6 +982,8 @@ def _make(row):
                 core = dst._core
                 if core.sanitizer is None and (dst._lease is None and src._lease is None or _alive(dst, src)):
                     plan = last[3]
+                    if core.overflow_flags == last[4]:  # the recent call's overflow mode: its half table
+                        return run(plan, core, last[5])
             elif not kw and type(dst) is LocalTensor and type(src) is LocalTensor:
                 core = dst._core
                 if src._core is core and core.sanitizer is None and \
@@ -985,19 +993,19 @@ def _make(row):
                             key = (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, a0,
                                    core.spec)
                             plan = counts.get(key)
-                            if plan is not None:
-                                recent = (dst, src, a0, plan)
                     elif a2 is not _UNSET and not rest:
                         fields = _FIELD_VALUES.get(type(a2))
                         if fields is not None:
                             key = _high_dim_key(row, core, (dst, src), a0, a1, fields(a2), True)
                             plan = highs.get(key)
             if plan is not None:
-                flags = core.overflow_flags & plan.sat_mask | plan.fixed_flags
-                return run(plan, core, _half_lookup(row, dst._dtype.kind, flags))
+                table = _half_lookup(row, dst._dtype.kind, core.overflow_flags & plan.sat_mask | plan.fixed_flags)
+                if a1 is _UNSET:
+                    recent = (dst, src, a0, plan, core.overflow_flags, table)
+                return run(plan, core, table)
             plan = full(dst, src, *_given(a0, a1, a2), *rest, **kw)
             if remember(key, a1, plan):
-                recent = (dst, src, a0, plan)
+                recent = (dst, src, a0, plan, -1, None)
     for f in (full, entry):
         f.__name__ = f.__qualname__ = row.name
     entry.__doc__ = _doc(row)
