@@ -1080,3 +1080,34 @@ def test_recent_call_memo_reads_everything_a_call_may_change(name, monkeypatch):
     q.FreeTensor(dst)
     with pytest.raises(aj.StateError, match="freed"):      # liveness is tested on every call
         entry(*tensors, count)
+
+
+def test_duplicate_recent_call_reads_everything_a_call_may_change(monkeypatch):
+    """Duplicate's count form keeps its last remembered call as _make's entries do (E._DUPLICATE_RECENT): the same
+    tensor and count objects skip the key; another count or value, a sanitizer and a freed tensor are still seen."""
+    core = aj.Core("atlas-a2", sanitize=False)
+    pipe, q = aj.TPipe(core), aj.TQue(aj.TPosition.VECOUT, 1)
+    pipe.InitBuffer(q, 1, 512)
+    dst = q.AllocTensor("half")
+    count, value = 128, 3.0
+    for _ in range(2):
+        aj.Duplicate(dst, value, count)
+    assert all(a is b for a, b in zip(E._DUPLICATE_RECENT, (dst, count)))
+    dst[:] = 0
+    aj.Duplicate(dst, value, 64)                           # another count: its own plan
+    assert np.count_nonzero(dst.numpy()) == 64
+    aj.Duplicate(dst, value, count)
+    aj.Duplicate(dst, -2.0, count)                         # another value object: its own bits
+    assert np.array_equal(dst.numpy()[:count], np.full(count, -2, np.float16))
+    core.SetMaskCount()
+    aj.Duplicate(dst, value, count)                        # D22: A2 count calls restore Normal mode
+    assert not core.counter_mode
+    seen = []
+    monkeypatch.setattr(E, "vector_access", lambda *args, **kw: seen.append(args))
+    core.sanitize = True
+    aj.Duplicate(dst, value, count)
+    core.sanitize = False
+    assert len(seen) == 1                                  # a sanitizer sees the remembered call
+    q.FreeTensor(dst)
+    with pytest.raises(aj.StateError, match="freed"):      # liveness is tested on every call
+        aj.Duplicate(dst, value, count)

@@ -1021,6 +1021,7 @@ def _given(a0, a1, a2):
 
 
 _DUPLICATE_COUNTS = {}  # Duplicate's count-form plans by (dst dtype, address, size, count, device)
+_DUPLICATE_RECENT = (_UNSET,) * 5  # its last remembered count-form call: (dst, count, plan, value, value's bits)
 
 
 def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
@@ -1028,16 +1029,29 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
     """`Duplicate(dst, scalar, count)`, `Duplicate(dst, src_tensor, count)` (950: broadcasts src_tensor[0]) or
     `Duplicate(dst, scalar, mask, repeat_time, dst_block_stride, dst_repeat_stride)` (SPEC-2 5.1): bit copies, no
     arithmetic, no saturation."""
+    global _DUPLICATE_RECENT
     row = DUPLICATE
     key = None
     if len(args) == 1 and count is None and mask is None and is_set_mask is _UNSET and type(dst) is LocalTensor \
             and type(args[0]) is int and type(value) is not LocalTensor:  # the fast path of _make's entries
         core = dst._core
         if core.sanitizer is None and (dst._lease is None or dst._lease.alive):
-            key = (dst._dtype, dst._addr, dst._size, args[0], core.spec)
-            plan = _DUPLICATE_COUNTS.get(key)
+            last = _DUPLICATE_RECENT
+            if dst is last[0] and args[0] is last[1]:  # the recent call's tensor and count objects (see _make)
+                plan = last[2]
+                if value is last[3]:
+                    bits = last[4]
+                else:
+                    bits = _scalar(row, core.spec, dst._dtype, value)
+                    _DUPLICATE_RECENT = (dst, args[0], plan, value, bits)
+            else:
+                key = (dst._dtype, dst._addr, dst._size, args[0], core.spec)
+                plan = _DUPLICATE_COUNTS.get(key)
+                if plan is not None:
+                    bits = _scalar(row, core.spec, dst._dtype, value)
+                    _DUPLICATE_RECENT = (dst, args[0], plan, value, bits)
             if plan is not None:
-                plan.run(core.ub, plan.params, _scalar(row, core.spec, dst._dtype, value))
+                plan.run(core.ub, plan.params, bits)
                 effect = plan.effect
                 if effect is not None:
                     core._apply_mask_effect(effect)
@@ -1063,7 +1077,9 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
             vector_access(core, row.name, reads=reads, writes=[(("dst", dst.addr, int(n) * dst.dtype.size), dst)])
         plan.run(core.ub, plan.params, bits)
         _apply(core, plan.effect)
-        _remember(_DUPLICATE_COUNTS, key, plan)
+        if key is not None:
+            _remember(_DUPLICATE_COUNTS, key, plan)
+            _DUPLICATE_RECENT = (dst, args[0], plan, value, bits)
         return
     if tensor_source:
         raise ParameterError(row.name, "value", "a LocalTensor", legal="a scalar in the high-dim form (SPEC-2 5.1)",
