@@ -846,6 +846,34 @@ def test_half_binary_forms_share_one_compiled_half_run():
     assert len(K.half_binary_run.signatures) <= 1
 
 
+@pytest.mark.skipif(__import__("os").environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled")
+def test_a_dtype_class_compiles_its_own_widths_only(tmp_path):
+    """Issue 20: the integer class is split by element width and the multiply-add's half class has no float path:
+    in a fresh process on an empty cache (so every helper the kernels pull in is compiled, and listed), the int16
+    And/Or/Adds count and high-dim forms compile the 2-byte integer lanes alone (no int8/int32/int64 view), one
+    binary kernel, and a half MulAddDst compiles no float/bfloat16 decode or store."""
+    import os
+    import subprocess
+    import sys
+    script = (
+        "import ascend_jit as aj\n"
+        "from ascend_jit.jit import elementwise as K\n"
+        "core = aj.Core('atlas-a2')\n"
+        "d, a, b = (core.local_tensor('int16', 256) for _ in range(3))\n"
+        "aj.And(d, a, b, 256)\n"
+        "aj.Or(d, a, b, [2**64 - 1, 1], 2, aj.BinaryRepeatParams())\n"
+        "aj.Adds(d, a, 3, 256)\n"
+        "h = [core.local_tensor('half', 256) for _ in range(3)]\n"
+        "aj.MulAddDst(*h, 256)\n"
+        "aj.Axpy(h[0], h[1], 0.5, [9, 9], 2, aj.UnaryRepeatParams())\n"
+        "ints = lambda f: sorted({str(sig[-1]) for sig in f.signatures})\n"
+        "print(ints(K.binary_kernel), ints(K.load_width), ints(K.store_width),\n"
+        "      len(K.ternary_kernel.signatures), len(K.load_wide.signatures), len(K.store_wide.signatures))\n")
+    env = dict(os.environ, PYTHONPATH=os.getcwd(), NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.split() == ["['uint16']"] * 3 + ["1", "0", "0"]
+
+
 def test_modelled_results_are_identical_without_the_jit(tmp_path):
     """The same input gives the same bits with NUMBA_DISABLE_JIT=1 (another process)."""
     import os
@@ -867,11 +895,19 @@ def test_modelled_results_are_identical_without_the_jit(tmp_path):
         "            out.append(d.numpy().tobytes().hex())\n"
         "        aj.Div(d, s, t, 96); out.append(d.numpy().tobytes().hex())\n"
         "        aj.FusedMulAdd(d, s, t, 96); out.append(d.numpy().tobytes().hex())\n"
+        "core = aj.Core('ascend950')\n"
+        "for dtype in ('int16', 'uint64'):\n"  # the integer lanes of one width (jit/ubview.py int_lanes)
+        "    d, s, t = (core.local_tensor(dtype, 96) for _ in range(3))\n"
+        "    info = np.iinfo(dtype)\n"
+        "    s[:] = rng.integers(info.min, info.max, 96, dtype=dtype, endpoint=True)\n"
+        "    t[:] = rng.integers(info.min, info.max, 96, dtype=dtype, endpoint=True)\n"
+        "    for op in (aj.Div, aj.Max, aj.And):\n"
+        "        op(d, s, t, 96); out.append(d.numpy().tobytes().hex())\n"
         "print(','.join(out))\n")
     env = dict(os.environ, PYTHONPATH=os.getcwd())
     runs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=dict(env, **extra),
                            check=True).stdout for extra in ({}, {"NUMBA_DISABLE_JIT": "1"})]
-    assert runs[0] == runs[1] and runs[0].count(",") == 27
+    assert runs[0] == runs[1] and runs[0].count(",") == 33
 
 
 # --- fidelity as data (D69) ---------------------------------------------------------------------------------------------

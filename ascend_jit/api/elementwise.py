@@ -540,28 +540,37 @@ _ENTRIES = EntryTable()
 _KERNELS = {"binary": K.binary_kernel, "scalar": K.binary_kernel, "unary": K.unary_kernel,
             "ternary": K.ternary_kernel, "axpy": K.ternary_kernel, "fill": K.fill_kernel}
 # The kernels' dtype-class markers (jit/elementwise.py binary_kernel): the binary kernel's (half, half FTZ, float,
-# int) classes, the unary kernel's (half, float, int) classes, the multiply-add kernel's (float, int) classes.
-_BINARY_HALF, _BINARY_HALF_FTZ = (0, None, None, None), (None, 0, None, None)
-_BINARY_FLOAT, _BINARY_INT = (None, None, 0, None), (None, None, None, 0)
-_HALF_CLASS, _FLOAT_CLASS, _INT_CLASS = (0, None, None), (None, 0, None), (None, None, 0)
-_FLOATS, _INTS, _NO_CLASS = (0, None), (None, 0), ()
+# int) classes, the unary kernel's (half, float, int) classes, the multiply-add kernel's (half, mixed, float, int)
+# classes; the int class's marker is the element width's (K.INT_WIDTHS), so each integer width is a class of its own.
+_BINARY_HALF, _BINARY_HALF_FTZ, _BINARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
+_BINARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
+_HALF_CLASS, _FLOAT_CLASS = (0, None, None), (None, 0, None)
+_INT_CLASS = {size: (None, None, width) for size, width in K.INT_WIDTHS.items()}
+_TERNARY_HALF, _TERNARY_MIXED, _TERNARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
+_TERNARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
+_NO_CLASS = ()
 _HALF_KIND = 0  # dtypes.HALF.kind
 
 
-def _classes(row, dtype, flags):
+def _classes(row, dtype, flags, skind):
+    """The kernel's dtype-class markers of a call on dst dtype `dtype` with sources of kind `skind` (P_SKIND)."""
     if row.arity == "fill":
         return _NO_CLASS
     if row.arity in ("binary", "scalar"):
         if not dtype.is_float:
-            return _BINARY_INT
+            return _BINARY_INT[dtype.size]
         if dtype.kind == _HALF_KIND:
             return _BINARY_HALF_FTZ if flags & K.FTZ else _BINARY_HALF
         return _BINARY_FLOAT
     if row.arity == "unary":  # every half call is the half class (FTZ included)
         if not dtype.is_float:
-            return _INT_CLASS
+            return _INT_CLASS[dtype.size]
         return _HALF_CLASS if dtype.kind == _HALF_KIND else _FLOAT_CLASS
-    return _FLOATS if dtype.is_float else _INTS
+    if not dtype.is_float:
+        return _TERNARY_INT[dtype.size]
+    if dtype.kind == _HALF_KIND:
+        return _TERNARY_HALF
+    return _TERNARY_FLOAT if skind == dtype.kind else _TERNARY_MIXED  # half sources, float dst (D33)
 
 
 def _params(row, key, n, strides=(0,) * 6, repeat=0, lo=0, hi=0, last=-1):
@@ -585,7 +594,7 @@ class _Plan(PreparedCall):
     def __init__(self, row, spec, dtype, params, effect, nop):
         self.fixed_flags = _fixed_flags(row, spec, dtype, None)
         self.sat_mask = _sat_mask(row)
-        self.classes = _classes(row, dtype, self.fixed_flags)
+        self.classes = _classes(row, dtype, self.fixed_flags, params[K.P_SKIND])
         self.effect, self.nop = effect, nop
         kernel = _KERNELS[row.arity]
         super().__init__(_ENTRIES, (kernel, self.classes), kernel, params)
@@ -596,7 +605,7 @@ def _call(row, plan, core, dtype, flags, value):
     config that changes the dtype class (a half Div with FTZ on the 950) takes that class's entry."""
     if row.arity == "unary":
         value = _half_lookup(row, dtype.kind, flags)
-    classes = _classes(row, dtype, flags)
+    classes = _classes(row, dtype, flags, plan.params[K.P_SKIND])
     if classes is plan.classes:
         plan.run(core.ub, plan.params, flags, value, *classes)
     else:
