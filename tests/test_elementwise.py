@@ -1116,6 +1116,8 @@ def test_recent_call_memo_reads_everything_a_call_may_change(name, monkeypatch):
     q.FreeTensor(dst)
     with pytest.raises(aj.StateError, match="freed"):      # liveness is tested on every call
         entry(*tensors, count)
+    with pytest.raises(aj.StateError, match="freed"):      # a new object of the freed buffer: the facts' memo
+        entry(dst[0:256], *tensors[1:], count)
 
 
 def test_duplicate_recent_call_reads_everything_a_call_may_change(monkeypatch):

@@ -808,10 +808,6 @@ def _doc(row):
     return text
 
 
-def _alive(*tensors):
-    return all(t._lease is None or t._lease.alive for t in tensors)
-
-
 def _remember(memo, key, plan):
     """Keep a validated call shape's plan for the fast path (never a NOP: those take the full path)."""
     if key is not None and not plan.nop:
@@ -882,14 +878,14 @@ def _make(row):
             last = recent
             if dst is last[0] and src0 is last[1] and src1 is last[2] and a0 is last[3] and a1 is _UNSET and not kw:
                 core = dst._core
-                if core.sanitizer is None and (dst._lease is None and src0._lease is None and src1._lease is None or
-                                               _alive(dst, src0, src1)):
+                if core.sanitizer is None and (dst._lease is None or dst._lease.alive) and \
+                        (src0._lease is None or src0._lease.alive) and (src1._lease is None or src1._lease.alive):
                     plan = last[4]
             elif not kw and type(dst) is LocalTensor and type(src0) is LocalTensor and type(src1) is LocalTensor:
                 core = dst._core
                 if src0._core is core and src1._core is core and core.sanitizer is None and \
-                        (dst._lease is None and src0._lease is None and src1._lease is None or
-                         _alive(dst, src0, src1)):
+                        (dst._lease is None or dst._lease.alive) and (src0._lease is None or src0._lease.alive) and \
+                        (src1._lease is None or src1._lease.alive):
                     if a1 is _UNSET:
                         if type(a0) is int:
                             key = (dst._dtype, dst._addr, dst._size, src0._dtype, src0._addr, src0._size,
@@ -943,15 +939,16 @@ def _make(row):
             last = recent
             if dst is last[0] and src is last[1] and a0 is last[2] and a1 is _UNSET and not kw:
                 core = dst._core
-                if core.sanitizer is None and (dst._lease is None and src._lease is None or _alive(dst, src)):
+                if core.sanitizer is None and (dst._lease is None or dst._lease.alive) and \
+                        (src._lease is None or src._lease.alive):
                     plan = last[3]
                     if scalar is last[4]:  # the recent call's scalar object: its bits (D29 admits numbers only,
                         # whose values never change)
                         return run(plan, core, last[5])
             elif not kw and type(dst) is LocalTensor and type(src) is LocalTensor:
                 core = dst._core
-                if src._core is core and core.sanitizer is None and \
-                        (dst._lease is None and src._lease is None or _alive(dst, src)):
+                if src._core is core and core.sanitizer is None and (dst._lease is None or dst._lease.alive) and \
+                        (src._lease is None or src._lease.alive):
                     if a1 is _UNSET:
                         if type(a0) is int:
                             key = (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, a0,
@@ -989,14 +986,15 @@ def _make(row):
             last = recent
             if dst is last[0] and src is last[1] and a0 is last[2] and a1 is _UNSET and not kw:
                 core = dst._core
-                if core.sanitizer is None and (dst._lease is None and src._lease is None or _alive(dst, src)):
+                if core.sanitizer is None and (dst._lease is None or dst._lease.alive) and \
+                        (src._lease is None or src._lease.alive):
                     plan = last[3]
                     if core.overflow_flags == last[4]:  # the recent call's overflow mode: its half table
                         return run(plan, core, last[5])
             elif not kw and type(dst) is LocalTensor and type(src) is LocalTensor:
                 core = dst._core
-                if src._core is core and core.sanitizer is None and \
-                        (dst._lease is None and src._lease is None or _alive(dst, src)):
+                if src._core is core and core.sanitizer is None and (dst._lease is None or dst._lease.alive) and \
+                        (src._lease is None or src._lease.alive):
                     if a1 is _UNSET:
                         if type(a0) is int:
                             key = (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, a0,
@@ -1178,7 +1176,7 @@ def _brcb_key(dst, src, repeat_time, repeat_params):
         return None
     core = dst._core
     if type(blk) is not int or type(rep) is not int or src._core is not core or core.sanitizer is not None or \
-            not (dst._lease is None and src._lease is None or _alive(dst, src)):
+            not (dst._lease is None or dst._lease.alive) or not (src._lease is None or src._lease.alive):
         return None
     return (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, repeat_time, blk, rep, core.spec,
             core.bounds)
