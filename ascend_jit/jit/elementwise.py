@@ -24,10 +24,9 @@ from .addressing import active_lanes, copy_lanes
 from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush, fma_lane, int_abs_lane,
                     int_div_lane, int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane, int_stage,
                     leaky_relu_lane, ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane,
-                    rsqrt_lane, rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_less)
-from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16,
-                       KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits,
-                       float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size, round_half)
+                    rsqrt_lane, rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_bias)
+from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT64,
+                       bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size, round_half)
 from .ubview import int_lanes, ub_as
 
 # Op codes (the op table in api/elementwise.py names them).
@@ -63,8 +62,9 @@ def load_halves(flags, raw, off, m, out):
     for i in range(m):
         out[i] = half_bits_to_f32(v[i])
     if flags & FTZ:
+        half = flags & 0  # KIND_HALF typed int64: a literal would compile flush a second time (issue 20)
         for i in range(m):
-            out[i] = flush(KIND_HALF, out[i])
+            out[i] = flush(half, out[i])
 
 
 @njit(cache=True, error_model="numpy")
@@ -90,8 +90,9 @@ def store_halves(flags, r, raw, off, m):
     sat = (flags & SAT_HALF) != 0
     v = ub_as(raw, np.uint16)[off:off + m]
     if flags & FTZ:
+        half = flags & 0  # KIND_HALF typed int64 (as load_halves)
         for i in range(m):
-            v[i] = half_store_bits(round_half(flush(KIND_HALF, round_half(r[i], False)), sat))
+            v[i] = half_store_bits(round_half(flush(half, round_half(r[i], False)), sat))
     elif sat:
         for i in range(m):
             v[i] = half_store_bits(round_half(r[i], True))
@@ -218,10 +219,8 @@ def _fill_float(kind, flags, bits, out, m):
 
 @njit(cache=True, error_model="numpy")
 def _fill_int(kind, bits, out, m):
-    v = np.int64(bits)
-    if kind == KIND_INT16 or kind == KIND_INT8 or kind == KIND_INT32:
-        size = kind_size(kind) * 8
-        v = ((v + (1 << (size - 1))) & ((1 << size) - 1)) - (1 << (size - 1))
+    """A broadcast integer scalar (its bit pattern, as a signed 64-bit value) as the value of `kind` in every lane."""
+    v = int_stage(kind, np.int64(bits), m < 0)  # (m < 0: False typed bool, not a literal: one int_stage, issue 20)
     for i in range(m):
         out[i] = v
 
@@ -287,20 +286,14 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
             for i in range(m):
                 r[i] = int_div_lane(x[i], y[i])
         sat = False
-    elif op == MAX:
-        if kind == KIND_UINT64:
-            for i in range(m):
-                r[i] = x[i] if unsigned_less(y[i], x[i]) else y[i]
-        else:
-            for i in range(m):
-                r[i] = int_max_lane(x[i], y[i])
+    elif op == MAX:  # uint64 bit patterns compare as unsigned with the sign bit flipped (unsigned_bias)
+        b = unsigned_bias(kind)
+        for i in range(m):
+            r[i] = int_max_lane(x[i] ^ b, y[i] ^ b) ^ b
     elif op == MIN:
-        if kind == KIND_UINT64:
-            for i in range(m):
-                r[i] = x[i] if unsigned_less(x[i], y[i]) else y[i]
-        else:
-            for i in range(m):
-                r[i] = int_min_lane(x[i], y[i])
+        b = unsigned_bias(kind)
+        for i in range(m):
+            r[i] = int_min_lane(x[i] ^ b, y[i] ^ b) ^ b
     elif op == AND:
         for i in range(m):
             r[i] = x[i] & y[i]
@@ -744,15 +737,15 @@ def fill_kernel(ub, p, bits):
     if n >= 0:  # (element loops, not broadcast slice assignments: fewer numpy implementations to compile)
         run = ub[dst:dst + n * size]
         if size == 2:
-            v16, h = run.view(np.uint16), np.uint16(bits & 0xFFFF)
+            v16, h = ub_as(run, np.uint16), np.uint16(bits & 0xFFFF)
             for i in range(n):
                 v16[i] = h
         elif size == 4:
-            v32, w = run.view(np.uint32), np.uint32(bits & 0xFFFFFFFF)
+            v32, w = ub_as(run, np.uint32), np.uint32(bits & 0xFFFFFFFF)
             for i in range(n):
                 v32[i] = w
         elif size == 8:
-            v64 = run.view(np.int64)
+            v64 = ub_as(run, np.int64)
             for i in range(n):
                 v64[i] = bits
         else:
