@@ -444,18 +444,18 @@ def _engine(api, dst, srcs, mask, mode):
     for r in (dst, *srcs):
         _check_dtype(api, r.dtype.name, ENGINE_DTYPES[api], "the 950 Memory-API table; docs/decisions.md")
     words, merging = _mask(api, "mask", mask), _merging(api, mode)
-    if len(srcs) == 2:  # the dtype class from the dtype: a first call compiles that class only (issue 20)
-        name = srcs[0].dtype.name
-        half = name == "half" and api != "Div"
-        half_ftz = name == "half" and api == "Div"  # Div's default algorithm flushes (FTZ, D38)
+    # the dtype class from the dtype: a first call compiles that class only (issue 20)
+    name = srcs[0].dtype.name
+    on = {True: 0, False: None}
+    if len(srcs) == 2:
+        half = name == "half" and api != "Div"  # Max/Min: the fused half lanes
+        halves = name == "half" and api == "Div"  # Div's default algorithm flushes (FTZ, D38)
         wide = name in ("float", "bfloat16")
-        ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging,
-                          0 if half else None, 0 if half_ftz else None, 0 if wide else None,
-                          None if half or half_ftz or wide else 0)
+        ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, on[half],
+                          on[halves], on[wide], on[not (half or halves or wide)])
     else:
-        half = srcs[0].dtype.name == "half"
-        ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, 0 if half else None,
-                         None if half else 0)
+        ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, on[name == "half"],
+                         on[name != "half"])
 
 
 def Max(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -934,18 +934,19 @@ overload(Mul)(_ol_binary(ops.MUL))
 
 
 def _ol_engine(name):
-    # the op code and dtype set as int64 values, not literals: one compiled engine for Max, Min, Div and Exp
+    # the op code and dtype set as int64 values, not literals: one compiled engine for Max, Min and Div; every class
+    # marker but the fused half one (a VF's registers carry their dtype as a value: the class is picked at run time)
     code, allowed = ENGINE_OPS[name], _ENGINE_KINDS[name]
     if name == "Exp":
         def typer(dst, src, mask, mode=0):
-            return lambda dst, src, mask, mode=0: ops.engine_unary_any(
+            return lambda dst, src, mask, mode=0: ops.engine_unary(
                 impl.borrow(dst), impl.borrow(src), impl.borrow(mask), np.int64(code), np.int64(allowed),
-                _or_default(mode, 0) == impl.MERGING)
+                _or_default(mode, 0) == impl.MERGING, np.int64(0), np.int64(0))
     else:
         def typer(dst, src0, src1, mask, mode=0):
-            return lambda dst, src0, src1, mask, mode=0: ops.engine_binary_any(
+            return lambda dst, src0, src1, mask, mode=0: ops.engine_binary(
                 impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), np.int64(code),
-                np.int64(allowed), _or_default(mode, 0) == impl.MERGING)
+                np.int64(allowed), _or_default(mode, 0) == impl.MERGING, None, np.int64(0), np.int64(0), np.int64(0))
     return typer
 
 

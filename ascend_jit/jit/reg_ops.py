@@ -12,7 +12,8 @@ from numba import njit
 
 from ..errors import ParameterError, UnsupportedDTypeError
 from . import elementwise as ew
-from .lanes import div_lane, exp_float_run, exp_lane, max_lane, min_lane, narrow
+from .lanes import (div_lane, exp_float_run, exp_lane, int_div_lane, int_max_lane, int_min_lane, int_stage, max_lane,
+                    min_lane, narrow, uint64_div_lane)
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
@@ -86,6 +87,14 @@ def set_int_lane(reg, j, size, v):
 @njit(cache=True, inline="always")
 def u64_at(reg, j):
     return np.uint64(u32_at(reg, 2 * j)) | (np.uint64(u32_at(reg, 2 * j + 1)) << np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def i64_at(reg, j):
+    """Lane j of an int64 register, from its two 32-bit halves (no uint64 -> int64 cast: plain Python refuses it
+    for patterns >= 2**63)."""
+    high = np.int64(u32_at(reg, 2 * j + 1))
+    return (high - ((high >> 31) << 32)) * 4294967296 + np.int64(u32_at(reg, 2 * j))
 
 
 @njit(cache=True, inline="always")
@@ -522,72 +531,103 @@ def _half_extreme_lanes(dst, a, b, modes, is_max):
             set_u16(dst, j, _saturated_bits(u16_at(dst, j)))
 
 
+@internal
+def _int_engine_lanes(dst, a, b, kind, ew_op):
+    """The engine's integer lanes (jit/elementwise.py _binary_int_chunk) for Reg's Max, Min and Div alone, into dst's
+    scratch bytes: the same lane functions on the exact int64 values, Div's result wrapped to the type by int_stage
+    (D48: Div never saturates; Max and Min cannot overflow); uint64 compares and divides as unsigned."""
+    size = kind_size(kind)
+    n = VL // size
+    if size == 8:  # the lanes' bit patterns through the register's bytes (no view per type)
+        for j in range(n):
+            if kind == KIND_UINT64:
+                x, y = u64_at(a, j), u64_at(b, j)
+                if ew_op == ew.DIV:
+                    r = uint64_div_lane(x, y)
+                else:  # the unsigned compare of _binary_int_chunk (unsigned_less on the patterns)
+                    r = x if (y < x) == (ew_op == ew.MAX) else y
+                set_u64(dst, n + j, r)
+            else:
+                xi, yi = i64_at(a, j), i64_at(b, j)
+                if ew_op == ew.DIV:
+                    ri = int_div_lane(xi, yi)
+                else:
+                    ri = int_max_lane(xi, yi) if ew_op == ew.MAX else int_min_lane(xi, yi)
+                set_u32(dst, 2 * (n + j), np.uint32(ri & 0xFFFFFFFF))  # two's complement, without a signed cast
+                set_u32(dst, 2 * (n + j) + 1, np.uint32((ri >> 32) & 0xFFFFFFFF))
+        return
+    lo, hi = int_range(kind)
+    for j in range(n):
+        x, y = int_lane(a, j, size, lo < 0), int_lane(b, j, size, lo < 0)
+        if ew_op == ew.DIV:
+            r = int_stage(kind, int_div_lane(x, y), False)
+        else:
+            r = int_max_lane(x, y) if ew_op == ew.MAX else int_min_lane(x, y)
+        set_int_lane(dst, n + j, size, r)
+
+
 @njit(cache=True)
-def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, half_ftz_class, float_class,
-                  int_class):
+def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, halves_class, wide_class, int_class):
     """Reg Max/Min/Div: the element-wise engine's lanes over all lanes into dst's scratch, then the mask.
-    half_class, half_ftz_class, float_class, int_class: the engine's dtype-class markers (jit/elementwise.py
-    binary_kernel: exactly one is 0, the others None), chosen by the caller from the register dtype, so a first call
-    compiles only its class's lanes (issue 20): half without FTZ (only ever Max or Min) takes _half_extreme_lanes;
-    half Div (FTZ, D38) and float/bfloat16 the engine's float32 decode and store of their width (ew.load_halves /
-    load_wide, store_halves / store_wide: the same bits) around the op's lane, without the engine's other ops; the
-    integers the engine's int64 path. engine_binary_any picks the class at run time."""
+    half_class, halves_class, wide_class, int_class: dtype-class markers (as jit/elementwise.py binary_kernel's: 0
+    or None; numba compiles the code under a marker only when it is not None). A plain-Python call passes one, chosen
+    from the register dtype, so its first call compiles that class's lanes only (issue 20): half Max/Min the fused
+    half lanes (_half_extreme_lanes); half Div (FTZ, D38) the engine's float32 decode and store of halves
+    (ew.load_halves / store_halves) around the op's lane; float and bfloat16 the same with the wide decode and store
+    (ew.load_wide / store_wide); the integers _int_engine_lanes. A VF's registers carry their dtype as a value, so its
+    call passes every marker but half_class (one specialisation for all dtypes: half Max/Min then take the halves
+    path, the same bits) and the class is picked here from the kind."""
     kind = np.int64(src0[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
     size = kind_size(kind)
     n = VL // size
     flags = _engine_flags(modes, ew_op)
+    fused = False
     if half_class is not None:
-        _half_extreme_lanes(dst, src0, src1, modes, ew_op == ew.MAX)
-    if half_ftz_class is not None or float_class is not None:  # the engine's float path (binary_run) for Reg's ops
-        fs = np.empty((3, n), np.float32)
-        x, y, r = fs[0], fs[1], fs[2]
-        if half_ftz_class is not None:
-            ew.load_halves(flags, src0[:VL], 0, n, x)
-            ew.load_halves(flags, src1[:VL], 0, n, y)
-        if float_class is not None:
-            ew.load_wide(kind, flags, src0[:VL], 0, n, x)
-            ew.load_wide(kind, flags, src1[:VL], 0, n, y)
-        if ew_op == ew.DIV:
-            for j in range(n):
-                r[j] = div_lane(x[j], y[j])
-        elif ew_op == ew.MAX:
-            for j in range(n):
-                r[j] = max_lane(x[j], y[j])
-        else:
-            for j in range(n):
-                r[j] = min_lane(x[j], y[j])
-        if half_ftz_class is not None:
-            ew.store_halves(flags, r, dst[VL:2 * VL], 0, n)
-        if float_class is not None:
-            ew.store_wide(kind, flags, r, dst[VL:2 * VL], 0, n)
+        if kind == KIND_HALF and ew_op != ew.DIV:
+            _half_extreme_lanes(dst, src0, src1, modes, ew_op == ew.MAX)
+            fused = True
+    if halves_class is not None or wide_class is not None:  # the engine's float path (binary_run) for Reg's ops
+        if not fused and kind <= KIND_BF16:
+            fs = np.empty((3, n), np.float32)
+            x, y, r = fs[0], fs[1], fs[2]
+            if halves_class is not None:
+                if kind == KIND_HALF:
+                    ew.load_halves(flags, src0[:VL], 0, n, x)
+                    ew.load_halves(flags, src1[:VL], 0, n, y)
+            if wide_class is not None:
+                if kind != KIND_HALF:
+                    ew.load_wide(kind, flags, src0[:VL], 0, n, x)
+                    ew.load_wide(kind, flags, src1[:VL], 0, n, y)
+            if ew_op == ew.DIV:
+                for j in range(n):
+                    r[j] = div_lane(x[j], y[j])
+            elif ew_op == ew.MAX:
+                for j in range(n):
+                    r[j] = max_lane(x[j], y[j])
+            else:
+                for j in range(n):
+                    r[j] = min_lane(x[j], y[j])
+            if halves_class is not None:
+                if kind == KIND_HALF:
+                    ew.store_halves(flags, r, dst[VL:2 * VL], 0, n)
+            if wide_class is not None:
+                if kind != KIND_HALF:
+                    ew.store_wide(kind, flags, r, dst[VL:2 * VL], 0, n)
     if int_class is not None:
-        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, np.empty((3, 0), np.float32),
-                      np.empty((3, n), np.int64), None, None, int_class)
+        if kind > KIND_BF16:
+            _int_engine_lanes(dst, src0, src1, kind, ew_op)
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
-
-
-@njit(cache=True)
-def engine_binary_any(dst, src0, src1, words, ew_op, allowed, merging):
-    """engine_binary with the class taken from src0's kind at run time (a VF's registers carry their dtype as a
-    value, so its compiled code holds the float and the integer class)."""
-    kind = src0[H_KIND]
-    marker = ew_op & 0  # a typed 0: a literal would compile engine_binary once more (issue 20)
-    if kind == KIND_HALF:
-        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, marker, None, None)
-    elif kind == KIND_FLOAT or kind == KIND_BF16:
-        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, None, marker, None)
-    else:
-        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, None, None, marker)
 
 
 @njit(cache=True)
 def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_class):
     """Reg Exp: as engine_binary, one source: the engine's float decode, Exp lanes and store of the register's width
     (unary_run's float path for Exp alone: a first Reg Exp compiles none of the engine's other unary ops, issue
-    20). half_class / float_class: one is 0, the other None (Exp: half or float, checked first)."""
+    20). half_class / float_class: markers as engine_binary's; a plain-Python call passes one (Exp: half or float,
+    checked first), a VF both (the class then from the kind)."""
     kind = np.int64(src[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, kind, allowed)
     modes = src[H_CTRL]
@@ -597,23 +637,15 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
     fs = np.empty((2, n), np.float32)
     x, r = fs[0], fs[1]
     if half_class is not None:
-        ew.load_halves(flags, src[:VL], 0, n, x)
-        for j in range(n):
-            r[j] = narrow(kind, exp_lane(x[j]))
-        ew.store_halves(flags, r, dst[VL:2 * VL], 0, n)
+        if kind == KIND_HALF:
+            ew.load_halves(flags, src[:VL], 0, n, x)
+            for j in range(n):
+                r[j] = narrow(kind, exp_lane(x[j]))
+            ew.store_halves(flags, r, dst[VL:2 * VL], 0, n)
     if float_class is not None:
-        ew.load_wide(kind, flags, src[:VL], 0, n, x)
-        exp_float_run(x, r, n)
-        ew.store_wide(kind, flags, r, dst[VL:2 * VL], 0, n)
+        if kind != KIND_HALF:
+            ew.load_wide(kind, flags, src[:VL], 0, n, x)
+            exp_float_run(x, r, n)
+            ew.store_wide(kind, flags, r, dst[VL:2 * VL], 0, n)
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
-
-
-@njit(cache=True)
-def engine_unary_any(dst, src, words, ew_op, allowed, merging):
-    """engine_unary with the class taken from src's kind at run time (a VF's registers carry their dtype as a value)."""
-    marker = ew_op & 0  # a typed 0 (a literal would compile engine_unary once more, issue 20)
-    if src[H_KIND] == KIND_HALF:
-        engine_unary(dst, src, words, ew_op, allowed, merging, marker, None)
-    else:
-        engine_unary(dst, src, words, ew_op, allowed, merging, None, marker)
