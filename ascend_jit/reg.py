@@ -803,7 +803,8 @@ def _ol_update_mask(dtype, n):
 
 @overload(CreateMask, prefer_literal=True)
 def _ol_create_mask(dtype, pattern=0):
-    return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), pattern)
+    # the pattern as an int64 value: a literal default or an enum member would each compile create_mask again
+    return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), np.int64(_or_default(pattern, 0)))
 
 
 @overload(GetVecLen)
@@ -933,25 +934,37 @@ overload(Sub)(_ol_binary(ops.SUB))
 overload(Mul)(_ol_binary(ops.MUL))
 
 
-def _ol_engine(name):
+def _engine_plan(name):
     # the op code and dtype set as int64 values, not literals: one compiled engine for Max, Min and Div; every class
     # marker but the fused half one (a VF's registers carry their dtype as a value: the class is picked at run time)
     code, allowed = ENGINE_OPS[name], _ENGINE_KINDS[name]
+    i64 = (impl.CONST, types.int64, 0)
     if name == "Exp":
-        def typer(dst, src, mask, mode=0):
-            return lambda dst, src, mask, mode=0: ops.engine_unary(
-                impl.borrow(dst), impl.borrow(src), impl.borrow(mask), np.int64(code), np.int64(allowed),
-                _or_default(mode, 0) == impl.MERGING, np.int64(0), np.int64(0))
-    else:
-        def typer(dst, src0, src1, mask, mode=0):
-            return lambda dst, src0, src1, mask, mode=0: ops.engine_binary(
-                impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), np.int64(code),
-                np.int64(allowed), _or_default(mode, 0) == impl.MERGING, None, np.int64(0), np.int64(0), np.int64(0))
-    return typer
+        def plan(dst, src, mask, mode=None):
+            if not (_is_reg_type(dst) and _is_reg_type(src) and _is_mask_type(mask)) or not _mode_type(mode):
+                return None
+            return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, code),
+                    (impl.CONST, types.int64, allowed), (impl.IS_ONE, 3), i64, i64)
+        return plan
+
+    def plan(dst, src0, src1, mask, mode=None):
+        if not (_is_reg_type(dst) and _is_reg_type(src0) and _is_reg_type(src1) and _is_mask_type(mask)) \
+                or not _mode_type(mode):
+            return None
+        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ARG, 3), (impl.CONST, types.int64, code),
+                (impl.CONST, types.int64, allowed), (impl.IS_ONE, 4), (impl.CONST, types.none, None), i64, i64, i64)
+    return plan
 
 
-for _name, _fn in (("Max", Max), ("Min", Min), ("Div", Div), ("Exp", Exp)):
-    overload(_fn)(_ol_engine(_name))
+def _mode_type(t):
+    """An optional MaskMergeMode argument: absent, an int or an IntEnum member."""
+    return t is None or isinstance(t, (types.Integer, types.IntEnumMember))
+
+
+impl.direct_call(Max, ops.engine_binary, _engine_plan("Max"))
+impl.direct_call(Min, ops.engine_binary, _engine_plan("Min"))
+impl.direct_call(Div, ops.engine_binary, _engine_plan("Div"))
+impl.direct_call(Exp, ops.engine_unary, _engine_plan("Exp"))
 
 
 @overload(ReduceMax)

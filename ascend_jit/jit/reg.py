@@ -11,11 +11,13 @@ Unlike the Memory-API kernels, these functions check their own arguments: a user
 time, so no Python layer can prove them in advance. Every check runs before anything is written.
 """
 import functools
+import inspect
 
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic, overload
+from numba.core.typing.templates import signature
+from numba.extending import intrinsic, lower_builtin, overload, type_callable
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
@@ -119,6 +121,55 @@ def borrow(typingctx, value):
     return value(value), codegen
 
 
+# --- Reg calls that compile to one kernel call, with no function of their own (issue 20) -------------------------
+# An @overload implementation is a compiled function of its own: its module links the kernel's whole module and
+# numba optimises it again (0.3-0.6 s per op for the big kernels, then once more in the VF). A Reg call registered
+# with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
+# lowers any call of a jitted function): the VF links the kernel's module once.
+ARG, CONST, IS_ONE = 0, 1, 2  # plan operands: (ARG, i) argument i borrowed; (CONST, numba type, value);
+#                               (IS_ONE, i) bool: argument i (an int or IntEnum member) == 1, False when absent
+
+
+def direct_call(fn, kernel, plan):
+    """Compile `fn(args...)` in compiled code as `kernel(operands...)`. plan(*argument types) -> the operands (see
+    ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn)."""
+    pysig = inspect.signature(plan)
+
+    @type_callable(fn)
+    def typing(context):
+        @functools.wraps(plan)  # numba binds the call's arguments (keywords too) by plan's parameters
+        def typer(*args, **kws):
+            args = pysig.bind(*args, **kws).args
+            operands = plan(*args)
+            if operands is None:
+                return None
+            kernel_sig = context.resolve_function_type(types.Dispatcher(kernel), _operand_types(operands, args), {})
+            return None if kernel_sig is None else signature(kernel_sig.return_type, *args)
+        return typer
+
+    @lower_builtin(fn, types.VarArg(types.Any))
+    def lower(context, builder, sig, args):
+        operands = plan(*sig.args)
+        values = []
+        for op in operands:
+            if op[0] == ARG:
+                values.append(_borrowed(context, builder, sig.args[op[1]], args[op[1]]))
+            elif op[0] == CONST:
+                values.append(context.get_constant_generic(builder, op[1], op[2]))
+            elif op[1] < len(args):
+                v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
+                values.append(builder.icmp_signed("==", v, context.get_constant(types.int64, 1)))
+            else:
+                values.append(context.get_constant(types.boolean, False))
+        fnty = types.Dispatcher(kernel)
+        kernel_sig = fnty.get_call_type(context.typing_context, _operand_types(operands, sig.args), {})
+        return context.get_function(fnty, kernel_sig)(builder, values)
+
+
+def _operand_types(operands, args):
+    return tuple(args[op[1]] if op[0] == ARG else (op[1] if op[0] == CONST else types.boolean) for op in operands)
+
+
 @overload(u16_at)
 def _ol_u16_at(reg, j):
     return lambda reg, j: _load16(reg, 2 * j)
@@ -190,7 +241,7 @@ def create_mask(kind, pattern):
     if pattern == PAT_Q:
         return lanes_mask(kind, lanes // 4)
     if pattern == PAT_ALLF:
-        return lanes_mask(kind, 0)
+        return lanes_mask(kind, np.int64(0))  # not a literal (a signature of its own)
     if pattern == PAT_M3 or pattern == PAT_M4:
         step = 3 if pattern == PAT_M3 else 4
         w = np.zeros(4, np.uint64)

@@ -334,7 +334,7 @@ def interleave_group(kind):
 
 
 # --- Reduce --------------------------------------------------------------------------------------------------
-@internal
+@njit(cache=True, inline="always")
 def _check_reduce(op, dk, sk):
     if op == SUM:
         ok = (dk == sk and (sk == KIND_HALF or sk == KIND_FLOAT or sk == KIND_INT32 or sk == KIND_UINT32 or
@@ -363,7 +363,7 @@ def _beats(v, best, op):
     return v > best if op == MAX else v < best
 
 
-@internal
+@njit(cache=True, inline="always")
 def _float_extreme(vals, words, size, op):
     """Value and first index of the D41 extreme of the active lanes; NaN wins at its first lane (SPEC-2 D66)."""
     best = np.float32(-np.inf) if op == MAX else np.float32(np.inf)
@@ -378,20 +378,24 @@ def _float_extreme(vals, words, size, op):
     return best, index
 
 
-@internal
-def _int_extreme(vals, words, size, op, lo, hi):
+@njit(cache=True, inline="always")
+def _int_extreme(vals, words, size, op, lo, hi, unsigned):
+    """Value and first index of the MAX/MIN of the active lanes (int64 values; `unsigned`: uint64 bit patterns,
+    compared as unsigned); (lo or hi, 0) when no lane is active (SPEC-2 D66)."""
     best = lo if op == MAX else hi
+    bias = np.int64(-9223372036854775807 - 1) if unsigned else np.int64(0)  # x ^ MIN orders patterns unsigned
     index, found = 0, False
     for j in range(vals.size):
         if lane_on(words, j * size):
             v = vals[j]
-            if not found or (v > best if op == MAX else v < best):
+            if not found or ((v ^ bias) > (best ^ bias) if op == MAX else (v ^ bias) < (best ^ bias)):
                 best, index, found = v, j, True
     return best, index
 
 
-@internal
+@njit(cache=True, inline="always")
 def _put(dst, lane, size, bits):
+    """Lane `lane` of a size-byte type = the low bytes of the uint64 `bits`."""
     for k in range(size):
         dst[lane * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))
 
@@ -432,35 +436,33 @@ def reduce(dst, src, words, op):
             if sk == KIND_HALF:
                 r = round_half(r, sat)  # the value written through SAT (D66)
         value_bits = np.uint64(half_store_bits(r)) if sk == KIND_HALF else np.uint64(float_store_bits(r))
-    elif sk == KIND_INT64 or sk == KIND_UINT64:
-        u = src[:VL].view(np.uint64)
-        if op == SUM:
-            acc = np.uint64(0)
-            for j in range(32):
-                if lane_on(words, 8 * j):
-                    acc += u[j]
-            value_bits = acc
-        elif sk == KIND_INT64:
-            v, index = _int_extreme(src[:VL].view(np.int64), words, 8, op, np.int64(-9223372036854775807 - 1),
-                                    np.int64(9223372036854775807))
-            value_bits = np.uint64(v)
-        else:
-            v, index = _int_extreme(u, words, 8, op, np.uint64(0), np.uint64(0xFFFFFFFFFFFFFFFF))
-            value_bits = v
-    else:
-        lo, hi = int_range(sk)
+    elif (sk == KIND_INT64 or sk == KIND_UINT64) and op == SUM:  # modulo 2**64 (SPEC-2 11.4)
+        acc = np.uint64(0)
+        for j in range(32):
+            if lane_on(words, 8 * j):
+                acc += u64_at(src, j)
+        value_bits = acc
+    else:  # integer lanes as int64 values (uint64: their bit patterns), read through the register's bytes
         vals_i = np.empty(lanes, np.int64)
-        for j in range(lanes):
-            vals_i[j] = int_lane(src, j, ssize, lo < 0)
+        if ssize == 8:
+            lo = np.int64(-9223372036854775807 - 1) if sk == KIND_INT64 else np.int64(0)
+            hi = np.int64(9223372036854775807) if sk == KIND_INT64 else np.int64(-1)  # uint64: all ones
+            for j in range(lanes):
+                vals_i[j] = i64_at(src, j)
+        else:
+            lo, hi = int_range(sk)
+            for j in range(lanes):
+                vals_i[j] = int_lane(src, j, ssize, lo < 0)
         if op == SUM:
-            acc = np.int64(0)
+            acc_i = np.int64(0)
             for j in range(lanes):
                 if lane_on(words, j * ssize):
-                    acc += vals_i[j]  # exact, then wrapped to the dst width (SPEC-2 11.4, D66)
-            v = acc
+                    acc_i += vals_i[j]  # exact, then wrapped to the dst width (SPEC-2 11.4, D66)
+            v = acc_i
         else:
-            v, index = _int_extreme(vals_i, words, ssize, op, np.int64(lo), np.int64(hi))
-        value_bits = np.uint64(v & ((1 << (8 * dsize)) - 1))
+            v, index = _int_extreme(vals_i, words, ssize, op, np.int64(lo), np.int64(hi), sk == KIND_UINT64)
+        # v's two's complement pattern (no signed-to-unsigned cast: plain Python refuses it for negative values)
+        value_bits = np.uint64(v & 0x7FFFFFFFFFFFFFFF) | (np.uint64(1) << np.uint64(63) if v < 0 else np.uint64(0))
     for i in range(VL):
         dst[i] = 0
     _put(dst, 0, dsize, value_bits)
@@ -583,6 +585,7 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
     size = kind_size(kind)
     n = VL // size
     flags = _engine_flags(modes, ew_op)
+    zero = n - n  # the engine's run offset as an int64 value: a literal 0 compiles its decode/store once more
     fused = False
     if half_class is not None:
         if kind == KIND_HALF and ew_op != ew.DIV:
@@ -594,12 +597,12 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
             x, y, r = fs[0], fs[1], fs[2]
             if halves_class is not None:
                 if kind == KIND_HALF:
-                    ew.load_halves(flags, src0[:VL], 0, n, x)
-                    ew.load_halves(flags, src1[:VL], 0, n, y)
+                    ew.load_halves(flags, src0[:VL], zero, n, x)
+                    ew.load_halves(flags, src1[:VL], zero, n, y)
             if wide_class is not None:
                 if kind != KIND_HALF:
-                    ew.load_wide(kind, flags, src0[:VL], 0, n, x)
-                    ew.load_wide(kind, flags, src1[:VL], 0, n, y)
+                    ew.load_wide(kind, flags, src0[:VL], zero, n, x)
+                    ew.load_wide(kind, flags, src1[:VL], zero, n, y)
             if ew_op == ew.DIV:
                 for j in range(n):
                     r[j] = div_lane(x[j], y[j])
@@ -611,10 +614,10 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
                     r[j] = min_lane(x[j], y[j])
             if halves_class is not None:
                 if kind == KIND_HALF:
-                    ew.store_halves(flags, r, dst[VL:2 * VL], 0, n)
+                    ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
             if wide_class is not None:
                 if kind != KIND_HALF:
-                    ew.store_wide(kind, flags, r, dst[VL:2 * VL], 0, n)
+                    ew.store_wide(kind, flags, r, dst[VL:2 * VL], zero, n)
     if int_class is not None:
         if kind > KIND_BF16:
             _int_engine_lanes(dst, src0, src1, kind, ew_op)
@@ -634,18 +637,19 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
     size = kind_size(kind)
     n = VL // size
     flags = _engine_flags(modes, ew_op)
+    zero = n - n  # as in engine_binary
     fs = np.empty((2, n), np.float32)
     x, r = fs[0], fs[1]
     if half_class is not None:
         if kind == KIND_HALF:
-            ew.load_halves(flags, src[:VL], 0, n, x)
+            ew.load_halves(flags, src[:VL], zero, n, x)
             for j in range(n):
                 r[j] = narrow(kind, exp_lane(x[j]))
-            ew.store_halves(flags, r, dst[VL:2 * VL], 0, n)
+            ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
     if float_class is not None:
         if kind != KIND_HALF:
-            ew.load_wide(kind, flags, src[:VL], 0, n, x)
+            ew.load_wide(kind, flags, src[:VL], zero, n, x)
             exp_float_run(x, r, n)
-            ew.store_wide(kind, flags, r, dst[VL:2 * VL], 0, n)
+            ew.store_wide(kind, flags, r, dst[VL:2 * VL], zero, n)
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
