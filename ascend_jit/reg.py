@@ -539,7 +539,7 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
                                         f"for a {src.dtype.name} source (SPEC-2 11.4)", device=DEVICE)
     else:
         _check_dtype(api, src.dtype.name, REDUCE_EXTREME_DTYPES, "SPEC-2 11.4")
-    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type)
+    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type, False)
 
 
 def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
@@ -941,7 +941,7 @@ def _engine_plan(name):
     i64 = (impl.CONST, types.int64, 0)
     if name == "Exp":
         def plan(dst, src, mask, mode=None):
-            if not (_is_reg_type(dst) and _is_reg_type(src) and _is_mask_type(mask)) or not _mode_type(mode):
+            if not (_is_reg_type(dst) and _is_reg_type(src) and _is_mask_type(mask)) or not impl.int_like(mode):
                 return None
             return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, code),
                     (impl.CONST, types.int64, allowed), (impl.IS_ONE, 3), i64, i64)
@@ -949,16 +949,11 @@ def _engine_plan(name):
 
     def plan(dst, src0, src1, mask, mode=None):
         if not (_is_reg_type(dst) and _is_reg_type(src0) and _is_reg_type(src1) and _is_mask_type(mask)) \
-                or not _mode_type(mode):
+                or not impl.int_like(mode):
             return None
         return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ARG, 3), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed), (impl.IS_ONE, 4), (impl.CONST, types.none, None), i64, i64, i64)
     return plan
-
-
-def _mode_type(t):
-    """An optional MaskMergeMode argument: absent, an int or an IntEnum member."""
-    return t is None or isinstance(t, (types.Integer, types.IntEnumMember))
 
 
 impl.direct_call(Max, ops.engine_binary, _engine_plan("Max"))
@@ -967,14 +962,36 @@ impl.direct_call(Div, ops.engine_binary, _engine_plan("Div"))
 impl.direct_call(Exp, ops.engine_unary, _engine_plan("Exp"))
 
 
-@overload(ReduceMax)
-def _ol_reduce_max(dst, src, mask, mode=0):
-    return lambda dst, src, mask, mode=0: Reduce(dst, src, mask, ops.MAX, mode)
+def _regs_and_mask(*types_):
+    return all(_is_reg_type(t) for t in types_[:-1]) and _is_mask_type(types_[-1])
 
 
-@overload(ReduceSum)
-def _ol_reduce_sum(dst, src, mask, mode=0):
-    return lambda dst, src, mask, mode=0: Reduce(dst, src, mask, ops.SUM, mode)
+def _reduce_plan(dst, src, mask, reduce_type=None, mode=None):
+    """Reduce as one kernel call (the kernel refuses MERGING, SPEC-2 11.4)."""
+    if not (_regs_and_mask(dst, src, mask) and impl.int_like(reduce_type) and impl.int_like(mode)):
+        return None
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, ops.SUM), (impl.IS_ONE, 4)
+
+
+def _reduce_as(op):
+    """ReduceMax / ReduceSum(dst, src, mask[, mode]) = Reduce with MAX / SUM."""
+    def plan(dst, src, mask, mode=None):
+        if not (_regs_and_mask(dst, src, mask) and impl.int_like(mode)):
+            return None
+        return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, op), (impl.IS_ONE, 3)
+    return plan
+
+
+def _reduce_data_block_plan(dst_reg, src_reg, mask, reduce_type=None, mode=None):
+    if not (_regs_and_mask(dst_reg, src_reg, mask) and impl.int_like(reduce_type) and impl.int_like(mode)):
+        return None
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, impl.SUM), (impl.INT, 4, impl.ZEROING)
+
+
+impl.direct_call(Reduce, ops.reduce, _reduce_plan)
+impl.direct_call(ReduceMax, ops.reduce, _reduce_as(ops.MAX))
+impl.direct_call(ReduceSum, ops.reduce, _reduce_as(ops.SUM))
+impl.direct_call(ReduceDataBlock, impl.reduce_data_block, _reduce_data_block_plan)
 
 
 @overload(LocalMemBar)
@@ -1090,23 +1107,6 @@ def _ol_trait_fields(trait):
         return lambda trait: (0, 0, 2, 8)
     return lambda trait: (_or_default(trait[0], 0), _or_default(trait[1], 0), _or_default(trait[2], 2),
                           _or_default(trait[3], 8))
-
-
-@overload(Reduce)
-def _ol_reduce(dst, src, mask, reduce_type=0, mode=0):
-    def reduce(dst, src, mask, reduce_type=0, mode=0):
-        if _or_default(mode, 0) != impl.ZEROING:
-            raise ParameterError("Reduce", "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 11.4)", DEVICE)
-        ops.reduce(dst, src, mask, _or_default(reduce_type, 0))
-    return reduce
-
-
-@overload(ReduceDataBlock)
-def _ol_reduce_data_block(dst_reg, src_reg, mask, reduce_type=0, mode=0):
-    def reduce(dst_reg, src_reg, mask, reduce_type=0, mode=0):
-        impl.reduce_data_block(impl.borrow(dst_reg), impl.borrow(src_reg), impl.borrow(mask),
-                               _or_default(reduce_type, 0), _or_default(mode, 0))
-    return reduce
 
 
 def _ol_logic(op, unary):

@@ -126,8 +126,9 @@ def borrow(typingctx, value):
 # numba optimises it again (0.3-0.6 s per op for the big kernels, then once more in the VF). A Reg call registered
 # with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
 # lowers any call of a jitted function): the VF links the kernel's module once.
-ARG, CONST, IS_ONE = 0, 1, 2  # plan operands: (ARG, i) argument i borrowed; (CONST, numba type, value);
-#                               (IS_ONE, i) bool: argument i (an int or IntEnum member) == 1, False when absent
+ARG, CONST, INT, IS_ONE = 0, 1, 2, 3  # plan operands: (ARG, i) argument i, borrowed; (CONST, numba type, value);
+# (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when absent; (IS_ONE, i) the bool
+# "argument i == 1" (MaskMergeMode MERGING), False when absent
 
 
 def direct_call(fn, kernel, plan):
@@ -156,18 +157,26 @@ def direct_call(fn, kernel, plan):
                 values.append(_borrowed(context, builder, sig.args[op[1]], args[op[1]]))
             elif op[0] == CONST:
                 values.append(context.get_constant_generic(builder, op[1], op[2]))
-            elif op[1] < len(args):
-                v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
-                values.append(builder.icmp_signed("==", v, context.get_constant(types.int64, 1)))
+            elif op[1] >= len(args) or isinstance(sig.args[op[1]], (types.NoneType, types.Omitted)):
+                values.append(context.get_constant(types.int64, op[2]) if op[0] == INT else
+                              context.get_constant(types.boolean, False))
             else:
-                values.append(context.get_constant(types.boolean, False))
+                v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
+                values.append(v if op[0] == INT else
+                              builder.icmp_signed("==", v, context.get_constant(types.int64, 1)))
         fnty = types.Dispatcher(kernel)
         kernel_sig = fnty.get_call_type(context.typing_context, _operand_types(operands, sig.args), {})
         return context.get_function(fnty, kernel_sig)(builder, values)
 
 
 def _operand_types(operands, args):
-    return tuple(args[op[1]] if op[0] == ARG else (op[1] if op[0] == CONST else types.boolean) for op in operands)
+    kinds = {INT: types.int64, IS_ONE: types.boolean}
+    return tuple(args[op[1]] if op[0] == ARG else (op[1] if op[0] == CONST else kinds[op[0]]) for op in operands)
+
+
+def int_like(t):
+    """An optional int argument of a Reg call: absent (None), an int or an IntEnum member."""
+    return t is None or isinstance(t, (types.Integer, types.IntEnumMember, types.NoneType, types.Omitted))
 
 
 @overload(u16_at)

@@ -401,9 +401,13 @@ def _put(dst, lane, size, bits):
 
 
 @njit(cache=True)
-def reduce(dst, src, words, op):
+def reduce(dst, src, words, op, merging):
     """Reg Reduce (SPEC-2 11.4, D66): SUM by the adjacent-pair tree over all lanes (inactive lanes +0) into lane 0;
-    MAX/MIN value into lane 0 and the first index attaining it into lane 1; every other lane 0."""
+    MAX/MIN value into lane 0 and the first index attaining it into lane 1; every other lane 0. ZEROING only."""
+    if merging:
+        raise ParameterError("Reduce", "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 11.4)", DEVICE)
+    if op < SUM or op > MIN:
+        raise ParameterError("Reduce", "reduce_type", op, "a ReduceType: SUM, MAX or MIN (SPEC-2 11.4)", DEVICE)
     dk, sk = np.int64(dst[H_KIND]), np.int64(src[H_KIND])
     _check_reduce(op, dk, sk)
     modes = src[H_CTRL]
