@@ -551,6 +551,9 @@ def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=Mas
                            int(as_enum("ReduceDataBlock", DEVICE, "mode", mode, MaskMergeMode)))
 
 
+_TRAIT_ALLOWED = getattr(cv.trait_allowed, "py_func", cv.trait_allowed)  # in Python: nothing to compile
+
+
 def _trait(trait):
     if not isinstance(trait, tuple) or len(trait) != 4:
         raise ParameterError("Cast", "trait", trait, legal="an aj.Reg.CastTrait", device=DEVICE)
@@ -566,7 +569,11 @@ def Cast(dst, src, mask, trait=CastTrait()):
     if (src.dtype.name, dst.dtype.name) not in CAST_PAIRS:
         raise UnsupportedDTypeError(api, "src/dst dtypes", f"{src.dtype.name} -> {dst.dtype.name}",
                                     legal="a pair of SPEC-2 11.5", device=DEVICE)
-    cv.cast(dst.data, src.data, _mask(api, "mask", mask), *_trait(trait))
+    # the exact widenings to float alone compile only their loop (issue 20); every other pair the general conversion
+    fields = _trait(trait)
+    widening = src.dtype.name in ("half", "bfloat16") and dst.dtype.name == "float" and \
+        _TRAIT_ALLOWED(src.dtype.kind, dst.dtype.kind, *fields)
+    cv.cast(dst.data, src.data, _mask(api, "mask", mask), *fields, None if widening else 0)
 
 
 def MoveMask(dtype):
@@ -1083,30 +1090,16 @@ def _ol_words_or_all(mask):
     return lambda mask: mask
 
 
-@overload(Cast)
-def _ol_cast(dst, src, mask, trait=None):
-    def cast(dst, src, mask, trait=None):
-        d, s, words = impl.borrow(dst), impl.borrow(src), impl.borrow(mask)
-        layout, sat, mrg, rnd = _trait_fields(trait)
-        # the hot case (half/bfloat16 -> float) decided on ints, then its own loop; the rest: the general cast
-        if cv.widen_to_float_case(s[impl.H_KIND], d[impl.H_KIND], layout, sat, mrg, rnd):
-            cv.cast_widen_to_float(d, s, words, layout)
-        else:
-            cv.cast(d, s, words, layout, sat, mrg, rnd)
-    return cast
+def _cast_plan(dst, src, mask, trait=None):
+    """Cast as one call of the Reg Cast kernel: the trait's four fields as ints (an absent trait: every field UNKNOWN,
+    SPEC-2 11.5); every conversion class compiled (a VF's registers carry their dtype as a value)."""
+    if not (_regs_and_mask(dst, src, mask) and impl.ints_like(trait, 4)):
+        return None
+    return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.FIELD, 3, 0, 0), (impl.FIELD, 3, 1, 0),
+            (impl.FIELD, 3, 2, 2), (impl.FIELD, 3, 3, 8), (impl.CONST, types.int64, 0))
 
 
-def _trait_fields(trait):
-    return tuple(int(v) for v in trait)
-
-
-@overload(_trait_fields, inline="always")
-def _ol_trait_fields(trait):
-    """A CastTrait's four fields as ints (an absent trait: every field UNKNOWN, SPEC-2 11.5)."""
-    if _absent(trait):
-        return lambda trait: (0, 0, 2, 8)
-    return lambda trait: (_or_default(trait[0], 0), _or_default(trait[1], 0), _or_default(trait[2], 2),
-                          _or_default(trait[3], 8))
+impl.direct_call(Cast, cv.cast, _cast_plan)
 
 
 def _ol_logic(op, unary):

@@ -126,9 +126,10 @@ def borrow(typingctx, value):
 # numba optimises it again (0.3-0.6 s per op for the big kernels, then once more in the VF). A Reg call registered
 # with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
 # lowers any call of a jitted function): the VF links the kernel's module once.
-ARG, CONST, INT, IS_ONE = 0, 1, 2, 3  # plan operands: (ARG, i) argument i, borrowed; (CONST, numba type, value);
-# (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when absent; (IS_ONE, i) the bool
-# "argument i == 1" (MaskMergeMode MERGING), False when absent
+ARG, CONST, INT, IS_ONE, FIELD = 0, 1, 2, 3, 4  # plan operands: (ARG, i) argument i, borrowed; (CONST, numba type,
+# value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when absent; (IS_ONE, i) the
+# bool "argument i == 1" (MaskMergeMode MERGING), False when absent; (FIELD, i, k, default) field k of the tuple
+# argument i (a CastTrait) as an int64, `default` when the argument is absent
 
 
 def direct_call(fn, kernel, plan):
@@ -158,8 +159,11 @@ def direct_call(fn, kernel, plan):
             elif op[0] == CONST:
                 values.append(context.get_constant_generic(builder, op[1], op[2]))
             elif op[1] >= len(args) or isinstance(sig.args[op[1]], (types.NoneType, types.Omitted)):
-                values.append(context.get_constant(types.int64, op[2]) if op[0] == INT else
-                              context.get_constant(types.boolean, False))
+                values.append(context.get_constant(types.boolean, False) if op[0] == IS_ONE else
+                              context.get_constant(types.int64, op[-1]))
+            elif op[0] == FIELD:
+                field = builder.extract_value(args[op[1]], op[2])
+                values.append(context.cast(builder, field, sig.args[op[1]][op[2]], types.int64))
             else:
                 v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
                 values.append(v if op[0] == INT else
@@ -170,13 +174,20 @@ def direct_call(fn, kernel, plan):
 
 
 def _operand_types(operands, args):
-    kinds = {INT: types.int64, IS_ONE: types.boolean}
+    kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64}
     return tuple(args[op[1]] if op[0] == ARG else (op[1] if op[0] == CONST else kinds[op[0]]) for op in operands)
 
 
 def int_like(t):
     """An optional int argument of a Reg call: absent (None), an int or an IntEnum member."""
     return t is None or isinstance(t, (types.Integer, types.IntEnumMember, types.NoneType, types.Omitted))
+
+
+def ints_like(t, n):
+    """An optional tuple argument of n int fields (a CastTrait): absent, or a tuple of ints / IntEnum members."""
+    return t is None or isinstance(t, (types.NoneType, types.Omitted)) or (
+        isinstance(t, types.BaseTuple) and len(t) == n and
+        all(isinstance(f, (types.Integer, types.IntEnumMember)) for f in t))
 
 
 @overload(u16_at)
