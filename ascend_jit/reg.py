@@ -854,11 +854,8 @@ def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=No
                                   _or_default(post_mode, 0))
         return blocks
 
-    if _absent(dist):  # DIST_NORM, the hot case: its own small function
-        def norm(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
-                 repeat_stride=0, post_mode=0):
-            return mv.load_norm(impl.borrow(dst), impl.borrow(src), offset, _or_default(post_update_stride, 0))
-        return norm
+    if _absent(dist):  # DIST_NORM, the hot case: one call of load_norm (_load_norm_plan)
+        return None
 
     def single(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
                repeat_stride=0, post_mode=0):
@@ -901,18 +898,42 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
                                    _or_default(repeat_stride, 0), _or_default(post_mode, 0))
         return blocks
 
-    if _absent(dist):  # DIST_NORM, the hot case: its own small function
-        def norm(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
-                 data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_norm(impl.borrow(tensor), impl.borrow(src), impl.borrow(_either(second, mask)), offset,
-                                 _or_default(post_update_stride, 0))
-        return norm
+    if _absent(dist):  # DIST_NORM, the hot case: one call of store_norm (_store_norm_plan)
+        return None
 
     def single(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
         return mv.store(impl.borrow(tensor), impl.borrow(src), impl.borrow(_either(second, mask)), offset,
                         _or_default(dist, 0), _or_default(post_update_stride, 0))
     return single
+
+
+def _load_norm_plan(dst, src, offset=None, extra=None, dist=None, post_update_stride=None, data_block_stride=None,
+                    mask=None, repeat_stride=None, post_mode=None):
+    """LoadAlign(reg, tensor[, offset][, post_update_stride=]) with DIST_NORM (no dist given), the hot case: one
+    call of load_norm. Every other form is _ol_load_align's (which declines this one)."""
+    if not (_is_reg_type(dst) and isinstance(src, types.BaseTuple)) or _is_reg_type(src) or \
+            not all(_absent(t) for t in (extra, dist, data_block_stride, mask, repeat_stride, post_mode)) or \
+            not (impl.int_like(offset) and impl.int_like(post_update_stride)):
+        return None
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.INT, 2, 0), (impl.INT, 5, 0)
+
+
+def _store_norm_plan(tensor, src, second=None, offset=None, extra=None, dist=None, post_update_stride=None,
+                     data_block_stride=None, mask=None, repeat_stride=None, post_mode=None):
+    """StoreAlign(tensor, reg, mask[, offset][, post_update_stride=]) with DIST_NORM (no dist given; the mask
+    positional or `mask=`): one call of store_norm. Every other form is _ol_store_align's."""
+    words = 8 if _absent(second) else 2
+    if not (isinstance(tensor, types.BaseTuple) and _is_reg_type(src)) or \
+            not (_absent(second) or _is_mask_type(second)) or not _is_mask_type((mask, second)[words == 2]) or \
+            not all(_absent(t) for t in (extra, dist, data_block_stride, repeat_stride, post_mode)) or \
+            (words == 2 and not _absent(mask)) or not (impl.int_like(offset) and impl.int_like(post_update_stride)):
+        return None
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, words), (impl.INT, 3, 0), (impl.INT, 6, 0)
+
+
+impl.direct_call(LoadAlign, mv.load_norm, _load_norm_plan)
+impl.direct_call(StoreAlign, mv.store_norm, _store_norm_plan)
 
 
 def _ol_binary(op):
