@@ -249,28 +249,39 @@ def update_mask(kind, n):
 @njit(cache=True)
 def create_mask(kind, pattern):
     """CreateMask<T, pattern> (docs/decisions.md: VLk beyond the lane count sets every lane; M3/M4 set the lanes
-    whose index is a multiple of 3/4)."""
+    whose index is a multiple of 3/4). One lanes_mask call and the M3/M4 words in scalars (no array): a smaller
+    function to compile, as every VF has one (issue 20)."""
     size = kind_size(kind)
     lanes = VL // size
-    if pattern == 0:
-        return lanes_mask(kind, lanes)
-    if 1 <= pattern <= 9:
-        return lanes_mask(kind, _PATTERN_VL[pattern])
-    if pattern == PAT_H:
-        return lanes_mask(kind, lanes // 2)
-    if pattern == PAT_Q:
-        return lanes_mask(kind, lanes // 4)
-    if pattern == PAT_ALLF:
-        return lanes_mask(kind, np.int64(0))  # not a literal (a signature of its own)
     if pattern == PAT_M3 or pattern == PAT_M4:
         step = 3 if pattern == PAT_M3 else 4
-        w = np.zeros(4, np.uint64)
+        w0 = w1 = w2 = w3 = np.uint64(0)
         for j in range(0, lanes, step):
             for b in range(size):
                 i = j * size + b
-                w[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
-        return (w[0], w[1], w[2], w[3])
-    raise ParameterError("CreateMask", "pattern", pattern, "a MaskPattern (0-13 or 15)", "ascend950")
+                bit = np.uint64(1) << np.uint64(i & 63)
+                if i < 64:
+                    w0 |= bit
+                elif i < 128:
+                    w1 |= bit
+                elif i < 192:
+                    w2 |= bit
+                else:
+                    w3 |= bit
+        return (w0, w1, w2, w3)
+    if pattern == 0:
+        active = lanes
+    elif 1 <= pattern <= 9:
+        active = _PATTERN_VL[pattern]
+    elif pattern == PAT_H:
+        active = lanes // 2
+    elif pattern == PAT_Q:
+        active = lanes // 4
+    elif pattern == PAT_ALLF:
+        active = 0
+    else:
+        raise ParameterError("CreateMask", "pattern", pattern, "a MaskPattern (0-13 or 15)", "ascend950")
+    return lanes_mask(kind, active)
 
 
 @njit(cache=True, inline="always")
