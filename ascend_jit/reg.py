@@ -539,7 +539,9 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
                                         f"for a {src.dtype.name} source (SPEC-2 11.4)", device=DEVICE)
     else:
         _check_dtype(api, src.dtype.name, REDUCE_EXTREME_DTYPES, "SPEC-2 11.4")
-    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type, False)
+    is_float = src.dtype.name in ("half", "float")  # the source's class alone (issue 20)
+    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type, False, 0 if is_float else None,
+               None if is_float else 0)
 
 
 def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
@@ -994,11 +996,14 @@ def _regs_and_mask(*types_):
     return all(_is_reg_type(t) for t in types_[:-1]) and _is_mask_type(types_[-1])
 
 
+_BOTH = (impl.CONST, types.int64, 0)  # a class marker given (a VF holds every class: its dtype is a value)
+
+
 def _reduce_plan(dst, src, mask, reduce_type=None, mode=None):
     """Reduce as one kernel call (the kernel refuses MERGING, SPEC-2 11.4)."""
     if not (_regs_and_mask(dst, src, mask) and impl.int_like(reduce_type) and impl.int_like(mode)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, ops.SUM), (impl.IS_ONE, 4)
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, ops.SUM), (impl.IS_ONE, 4), _BOTH, _BOTH
 
 
 def _reduce_as(op):
@@ -1006,7 +1011,8 @@ def _reduce_as(op):
     def plan(dst, src, mask, mode=None):
         if not (_regs_and_mask(dst, src, mask) and impl.int_like(mode)):
             return None
-        return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, op), (impl.IS_ONE, 3)
+        return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, op), (impl.IS_ONE, 3), _BOTH, \
+            _BOTH
     return plan
 
 

@@ -401,9 +401,11 @@ def _put(dst, lane, size, bits):
 
 
 @njit(cache=True)
-def reduce(dst, src, words, op, merging):
+def reduce(dst, src, words, op, merging, float_class, int_class):
     """Reg Reduce (SPEC-2 11.4, D66): SUM by the adjacent-pair tree over all lanes (inactive lanes +0) into lane 0;
-    MAX/MIN value into lane 0 and the first index attaining it into lane 1; every other lane 0. ZEROING only."""
+    MAX/MIN value into lane 0 and the first index attaining it into lane 1; every other lane 0. ZEROING only.
+    float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call passes the source's
+    class alone (its first call compiles that class only, issue 20), a VF both (the class then from the kind)."""
     if merging:
         raise ParameterError("Reduce", "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 11.4)", DEVICE)
     if op < SUM or op > MIN:
@@ -416,31 +418,57 @@ def reduce(dst, src, words, op, merging):
     lanes = VL // ssize
     value_bits = np.uint64(0)
     index = 0
-    if sk == KIND_HALF or sk == KIND_FLOAT:
-        vals = np.empty(lanes, np.float32)  # lanes read through the register's bytes (no view per type)
+    is_float = sk == KIND_HALF or sk == KIND_FLOAT
+    if float_class is not None:
+        if is_float:
+            value_bits, index = _reduce_floats(src, words, op, sk, ssize, lanes, sat)
+    if int_class is not None:
+        if not is_float:
+            value_bits, index = _reduce_ints(src, words, op, sk, ssize, lanes)
+    for i in range(VL):
+        dst[i] = 0
+    _put(dst, 0, dsize, value_bits)
+    if op != SUM:
+        _put(dst, 1, dsize, np.uint64(index))
+    dst[H_CTRL] = modes
+
+
+@njit(cache=True, inline="always")
+def _reduce_floats(src, words, op, sk, ssize, lanes, sat):
+    """(value bits, index) of a half/float Reduce."""
+    index = 0
+    vals = np.empty(lanes, np.float32)  # lanes read through the register's bytes (no view per type)
+    if sk == KIND_HALF:
+        for j in range(lanes):
+            vals[j] = half_bits_to_f32(u16_at(src, j))
+    else:
+        for j in range(lanes):
+            vals[j] = f32_from_bits(u32_at(src, j))
+    if op == SUM:
+        for j in range(lanes):
+            if not lane_on(words, j * ssize):
+                vals[j] = np.float32(0.0)
+        width = lanes
+        while width > 1:
+            width //= 2
+            for k in range(width):
+                s = vals[2 * k] + vals[2 * k + 1]
+                vals[k] = round_half(s, sat) if sk == KIND_HALF else s
+        r = vals[0]
+    else:
+        r, index = _float_extreme(vals, words, ssize, op)
         if sk == KIND_HALF:
-            for j in range(lanes):
-                vals[j] = half_bits_to_f32(u16_at(src, j))
-        else:
-            for j in range(lanes):
-                vals[j] = f32_from_bits(u32_at(src, j))
-        if op == SUM:
-            for j in range(lanes):
-                if not lane_on(words, j * ssize):
-                    vals[j] = np.float32(0.0)
-            width = lanes
-            while width > 1:
-                width //= 2
-                for k in range(width):
-                    s = vals[2 * k] + vals[2 * k + 1]
-                    vals[k] = round_half(s, sat) if sk == KIND_HALF else s
-            r = vals[0]
-        else:
-            r, index = _float_extreme(vals, words, ssize, op)
-            if sk == KIND_HALF:
-                r = round_half(r, sat)  # the value written through SAT (D66)
-        value_bits = np.uint64(half_store_bits(r)) if sk == KIND_HALF else np.uint64(float_store_bits(r))
-    elif (sk == KIND_INT64 or sk == KIND_UINT64) and op == SUM:  # modulo 2**64 (SPEC-2 11.4)
+            r = round_half(r, sat)  # the value written through SAT (D66)
+    value_bits = np.uint64(half_store_bits(r)) if sk == KIND_HALF else np.uint64(float_store_bits(r))
+    return value_bits, index
+
+
+@njit(cache=True, inline="always")
+def _reduce_ints(src, words, op, sk, ssize, lanes):
+    """(value bits, index) of an integer Reduce: the exact sum (the caller stores its dst-width low bytes) or the
+    MAX/MIN and its index."""
+    index = 0
+    if (sk == KIND_INT64 or sk == KIND_UINT64) and op == SUM:  # modulo 2**64 (SPEC-2 11.4)
         acc = np.uint64(0)
         for j in range(32):
             if lane_on(words, 8 * j):
@@ -467,12 +495,7 @@ def reduce(dst, src, words, op, merging):
             v, index = _int_extreme(vals_i, words, ssize, op, np.int64(lo), np.int64(hi), sk == KIND_UINT64)
         # v's two's complement pattern (no signed-to-unsigned cast: plain Python refuses it for negative values)
         value_bits = np.uint64(v & 0x7FFFFFFFFFFFFFFF) | (np.uint64(1) << np.uint64(63) if v < 0 else np.uint64(0))
-    for i in range(VL):
-        dst[i] = 0
-    _put(dst, 0, dsize, value_bits)
-    if op != SUM:
-        _put(dst, 1, dsize, np.uint64(index))
-    dst[H_CTRL] = modes
+    return value_bits, index
 
 
 # --- Max, Min, Div, Exp: the 950 Memory-API element-wise numerics on a register ----------------------------------
