@@ -723,16 +723,18 @@ def Store(tensor, reg, offset=0, count=None):
 
 
 # --- the same names inside @simd_vf functions ------------------------------------------------------------------
-# How a Reg call compiles (issue 16 speed against issue 20 compile time): each overload below is a small function
-# that borrows its register and tensor operands (jit/reg.py `borrow`: the same arrays without their reference-count
-# owner) and calls one cached kernel of jit/reg*.py. Borrowing is what makes a VF fast: numba's reference counts
-# are atomic adds through a call, two per array per Reg call, and they were over half of a load/add/mul/store
-# VF's time (17.6 -> 5.5 us). The overloads are not inlined into the VF (inline="always"): numba compiles an
-# inline overload's implementation in full anyway, then copies its IR into every VF and compiles it again; not
-# inlining costs about 1.4 ns per call (a call LLVM keeps) and saves about 1 s of the first VF's compile. The
-# kernels take the op code and dtype kind as int64 values, not literals, so Add, Sub and Mul (every dtype) share
-# one compiled kernel, and they read lanes through the register's bytes instead of typed views (a view per dtype
-# is a compiled specialisation each).
+# How a Reg call compiles (issue 16 speed against issue 20 compile time): a call whose operands go to one kernel
+# unchanged (Max/Min/Div/Exp, Reduce, ReduceDataBlock, Cast, LoadAlign/StoreAlign DIST_NORM) is registered with
+# jit/reg.py `direct_call`: typed by a plan and lowered straight to a call of the cached kernel with its register and
+# tensor operands borrowed (`borrow`: the same arrays without their reference-count owner), so the VF's module links
+# the kernel's once. The other calls are @overload functions that borrow and call their kernels: an overload's
+# implementation is a compiled function of its own, whose module links the kernel's and is optimised again (0.3-0.6 s
+# per op for the big kernels, then once more inside the VF), and is compiled in every process (not disk-cached).
+# Borrowing is what makes a VF fast: numba's reference counts are atomic adds through a call, two per array per Reg
+# call, and they were over half of a load/add/mul/store VF's time (17.6 -> 5.5 us). Overloads are not inlined into the
+# VF (inline="always" compiles the implementation anyway, then again inside every VF). The kernels take the op code
+# and dtype kind as int64 values, not literals, so Add, Sub and Mul (every dtype) share one compiled kernel, and they
+# read lanes through the register's bytes instead of typed views (a view per dtype is a compiled specialisation each).
 _KIND_NAMES = {"half": 0, "float16": 0, "float": 1, "float32": 1, "bfloat16": 2, "int8": 3, "uint8": 4, "int16": 5,
                "uint16": 6, "int32": 7, "uint32": 8, "int64": 9, "uint64": 10}
 
