@@ -16,8 +16,8 @@ import inspect
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.core.typing.templates import signature
-from numba.extending import intrinsic, lower_builtin, overload, type_callable
+from numba.core.typing.templates import AbstractTemplate, infer, infer_global, signature
+from numba.extending import intrinsic, lower_builtin, overload
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
@@ -137,17 +137,24 @@ def direct_call(fn, kernel, plan):
     ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn)."""
     pysig = inspect.signature(plan)
 
-    @type_callable(fn)
-    def typing(context):
-        @functools.wraps(plan)  # numba binds the call's arguments (keywords too) by plan's parameters
-        def typer(*args, **kws):
-            args = pysig.bind(*args, **kws).args
-            operands = plan(*args)
-            if operands is None:
-                return None
-            kernel_sig = context.resolve_function_type(types.Dispatcher(kernel), _operand_types(operands, args), {})
-            return None if kernel_sig is None else signature(kernel_sig.return_type, *args)
-        return typer
+    def generic(self, args, kws):
+        # keywords and omitted arguments folded by plan's parameters (absent ones typed None), so a call may name
+        # any argument; the lowering folds the call's values by the same pysig
+        try:
+            bound = pysig.bind(*args, **kws)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        full = tuple(types.none if a is None else a for a in bound.args)
+        operands = plan(*full)
+        if operands is None:
+            return None
+        kernel_sig = self.context.resolve_function_type(types.Dispatcher(kernel), _operand_types(operands, full), {})
+        return None if kernel_sig is None else signature(kernel_sig.return_type, *full).replace(pysig=pysig)
+
+    template = type(f"Direct_{fn.__name__}", (AbstractTemplate,), {"key": fn, "generic": generic})
+    infer(template)
+    infer_global(fn, types.Function(template))
 
     @lower_builtin(fn, types.VarArg(types.Any))
     def lower(context, builder, sig, args):

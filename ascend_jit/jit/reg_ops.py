@@ -506,7 +506,7 @@ def _reduce_ints(src, words, op, sk, ssize, lanes):
 ENGINE_NAMES = {ew.MAX: "Max", ew.MIN: "Min", ew.DIV: "Div", ew.EXP: "Exp"}
 
 
-@internal
+@njit(cache=True, inline="always")
 def _engine_flags(modes, ew_op):
     flags = ew.FTZ if ew_op == ew.DIV or ew_op == ew.EXP else 0  # the 950 default algorithm (INTRINSIC, D38)
     if modes & M_HALF_SAT:
@@ -516,7 +516,7 @@ def _engine_flags(modes, ew_op):
     return flags
 
 
-@internal
+@njit(cache=True, inline="always")
 def _merge_lanes(dst, words, size, merging):
     """dst lanes <- the scratch results where the mask is set; elsewhere 0 (ZEROING) or unchanged (MERGING)."""
     for i in range(VL):
@@ -526,7 +526,7 @@ def _merge_lanes(dst, words, size, merging):
             dst[i] = 0
 
 
-@internal
+@njit(cache=True, inline="always")
 def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
     if dk != k0 or dk != k1 or not (allowed >> dk) & 1:
         if ew_op == ew.MAX:
@@ -560,7 +560,7 @@ def _half_extreme_lanes(dst, a, b, modes, is_max):
             set_u16(dst, j, _saturated_bits(u16_at(dst, j)))
 
 
-@internal
+@njit(cache=True, inline="always")
 def _int_engine_lanes(dst, a, b, kind, ew_op):
     """The engine's integer lanes (jit/elementwise.py _binary_int_chunk) for Reg's Max, Min and Div alone, into dst's
     scratch bytes: the same lane functions on the exact int64 values, Div's result wrapped to the type by int_stage
@@ -620,8 +620,7 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
             fused = True
     if halves_class is not None or wide_class is not None:  # the engine's float path (binary_run) for Reg's ops
         if not fused and kind <= KIND_BF16:
-            fs = np.empty((3, n), np.float32)
-            x, y, r = fs[0], fs[1], fs[2]
+            x, y, r = np.empty(n, np.float32), np.empty(n, np.float32), np.empty(n, np.float32)
             if halves_class is not None:
                 if kind == KIND_HALF:
                     ew.load_halves(flags, src0[:VL], zero, n, x)
@@ -665,8 +664,7 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
     n = VL // size
     flags = _engine_flags(modes, ew_op)
     zero = n - n  # as in engine_binary
-    fs = np.empty((2, n), np.float32)
-    x, r = fs[0], fs[1]
+    x, r = np.empty(n, np.float32), np.empty(n, np.float32)
     if half_class is not None:
         if kind == KIND_HALF:
             ew.load_halves(flags, src[:VL], zero, n, x)
