@@ -444,18 +444,18 @@ def _engine(api, dst, srcs, mask, mode):
     for r in (dst, *srcs):
         _check_dtype(api, r.dtype.name, ENGINE_DTYPES[api], "the 950 Memory-API table; docs/decisions.md")
     words, merging = _mask(api, "mask", mask), _merging(api, mode)
-    if len(srcs) == 2:  # the dtype class from the dtype: a first call compiles that class only (issue 20)
-        name = srcs[0].dtype.name
-        half = name == "half" and api != "Div"
-        half_ftz = name == "half" and api == "Div"  # Div's default algorithm flushes (FTZ, D38)
+    # the dtype class from the dtype: a first call compiles that class only (issue 20)
+    name = srcs[0].dtype.name
+    on = {True: 0, False: None}
+    if len(srcs) == 2:
+        half = name == "half" and api != "Div"  # Max/Min: the fused half lanes
+        halves = name == "half" and api == "Div"  # Div's default algorithm flushes (FTZ, D38)
         wide = name in ("float", "bfloat16")
-        ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging,
-                          0 if half else None, 0 if half_ftz else None, 0 if wide else None,
-                          None if half or half_ftz or wide else 0)
+        ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, on[half],
+                          on[halves], on[wide], on[not (half or halves or wide)])
     else:
-        half = srcs[0].dtype.name == "half"
-        ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, 0 if half else None,
-                         None if half else 0)
+        ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, on[name == "half"],
+                         on[name != "half"])
 
 
 def Max(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -539,7 +539,9 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
                                         f"for a {src.dtype.name} source (SPEC-2 11.4)", device=DEVICE)
     else:
         _check_dtype(api, src.dtype.name, REDUCE_EXTREME_DTYPES, "SPEC-2 11.4")
-    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type)
+    is_float = src.dtype.name in ("half", "float")  # the source's class alone (issue 20)
+    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type, False, 0 if is_float else None,
+               None if is_float else 0)
 
 
 def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
@@ -549,6 +551,9 @@ def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=Mas
                            _mask("ReduceDataBlock", "mask", mask),
                            int(as_enum("ReduceDataBlock", DEVICE, "reduce_type", reduce_type, ReduceType)),
                            int(as_enum("ReduceDataBlock", DEVICE, "mode", mode, MaskMergeMode)))
+
+
+_TRAIT_ALLOWED = getattr(cv.trait_allowed, "py_func", cv.trait_allowed)  # in Python: nothing to compile
 
 
 def _trait(trait):
@@ -566,7 +571,11 @@ def Cast(dst, src, mask, trait=CastTrait()):
     if (src.dtype.name, dst.dtype.name) not in CAST_PAIRS:
         raise UnsupportedDTypeError(api, "src/dst dtypes", f"{src.dtype.name} -> {dst.dtype.name}",
                                     legal="a pair of SPEC-2 11.5", device=DEVICE)
-    cv.cast(dst.data, src.data, _mask(api, "mask", mask), *_trait(trait))
+    # the exact widenings to float alone compile only their loop (issue 20); every other pair the general conversion
+    fields = _trait(trait)
+    widening = src.dtype.name in ("half", "bfloat16") and dst.dtype.name == "float" and \
+        _TRAIT_ALLOWED(src.dtype.kind, dst.dtype.kind, *fields)
+    cv.cast(dst.data, src.data, _mask(api, "mask", mask), *fields, None if widening else 0)
 
 
 def MoveMask(dtype):
@@ -714,16 +723,18 @@ def Store(tensor, reg, offset=0, count=None):
 
 
 # --- the same names inside @simd_vf functions ------------------------------------------------------------------
-# How a Reg call compiles (issue 16 speed against issue 20 compile time): each overload below is a small function
-# that borrows its register and tensor operands (jit/reg.py `borrow`: the same arrays without their reference-count
-# owner) and calls one cached kernel of jit/reg*.py. Borrowing is what makes a VF fast: numba's reference counts
-# are atomic adds through a call, two per array per Reg call, and they were over half of a load/add/mul/store
-# VF's time (17.6 -> 5.5 us). The overloads are not inlined into the VF (inline="always"): numba compiles an
-# inline overload's implementation in full anyway, then copies its IR into every VF and compiles it again; not
-# inlining costs about 1.4 ns per call (a call LLVM keeps) and saves about 1 s of the first VF's compile. The
-# kernels take the op code and dtype kind as int64 values, not literals, so Add, Sub and Mul (every dtype) share
-# one compiled kernel, and they read lanes through the register's bytes instead of typed views (a view per dtype
-# is a compiled specialisation each).
+# How a Reg call compiles (issue 16 speed against issue 20 compile time): a call whose operands go to one kernel
+# unchanged (Max/Min/Div/Exp, Reduce, ReduceDataBlock, Cast, LoadAlign/StoreAlign DIST_NORM) is registered with
+# jit/reg.py `direct_call`: typed by a plan and lowered straight to a call of the cached kernel with its register and
+# tensor operands borrowed (`borrow`: the same arrays without their reference-count owner), so the VF's module links
+# the kernel's once. The other calls are @overload functions that borrow and call their kernels: an overload's
+# implementation is a compiled function of its own, whose module links the kernel's and is optimised again (0.3-0.6 s
+# per op for the big kernels, then once more inside the VF), and is compiled in every process (not disk-cached).
+# Borrowing is what makes a VF fast: numba's reference counts are atomic adds through a call, two per array per Reg
+# call, and they were over half of a load/add/mul/store VF's time (17.6 -> 5.5 us). Overloads are not inlined into the
+# VF (inline="always" compiles the implementation anyway, then again inside every VF). The kernels take the op code
+# and dtype kind as int64 values, not literals, so Add, Sub and Mul (every dtype) share one compiled kernel, and they
+# read lanes through the register's bytes instead of typed views (a view per dtype is a compiled specialisation each).
 _KIND_NAMES = {"half": 0, "float16": 0, "float": 1, "float32": 1, "bfloat16": 2, "int8": 3, "uint8": 4, "int16": 5,
                "uint16": 6, "int32": 7, "uint32": 8, "int64": 9, "uint64": 10}
 
@@ -803,7 +814,8 @@ def _ol_update_mask(dtype, n):
 
 @overload(CreateMask, prefer_literal=True)
 def _ol_create_mask(dtype, pattern=0):
-    return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), pattern)
+    # the pattern as an int64 value: a literal default or an enum member would each compile create_mask again
+    return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), np.int64(_or_default(pattern, 0)))
 
 
 @overload(GetVecLen)
@@ -846,11 +858,8 @@ def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=No
                                   _or_default(post_mode, 0))
         return blocks
 
-    if _absent(dist):  # DIST_NORM, the hot case: its own small function
-        def norm(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
-                 repeat_stride=0, post_mode=0):
-            return mv.load_norm(impl.borrow(dst), impl.borrow(src), offset, _or_default(post_update_stride, 0))
-        return norm
+    if _absent(dist):  # DIST_NORM, the hot case: one call of load_norm (_load_norm_plan)
+        return None
 
     def single(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
                repeat_stride=0, post_mode=0):
@@ -893,18 +902,42 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
                                    _or_default(repeat_stride, 0), _or_default(post_mode, 0))
         return blocks
 
-    if _absent(dist):  # DIST_NORM, the hot case: its own small function
-        def norm(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
-                 data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_norm(impl.borrow(tensor), impl.borrow(src), impl.borrow(_either(second, mask)), offset,
-                                 _or_default(post_update_stride, 0))
-        return norm
+    if _absent(dist):  # DIST_NORM, the hot case: one call of store_norm (_store_norm_plan)
+        return None
 
     def single(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
         return mv.store(impl.borrow(tensor), impl.borrow(src), impl.borrow(_either(second, mask)), offset,
                         _or_default(dist, 0), _or_default(post_update_stride, 0))
     return single
+
+
+def _load_norm_plan(dst, src, offset=None, extra=None, dist=None, post_update_stride=None, data_block_stride=None,
+                    mask=None, repeat_stride=None, post_mode=None):
+    """LoadAlign(reg, tensor[, offset][, post_update_stride=]) with DIST_NORM (no dist given), the hot case: one
+    call of load_norm. Every other form is _ol_load_align's (which declines this one)."""
+    if not (_is_reg_type(dst) and isinstance(src, types.BaseTuple)) or _is_reg_type(src) or \
+            not all(_absent(t) for t in (extra, dist, data_block_stride, mask, repeat_stride, post_mode)) or \
+            not (impl.int_like(offset) and impl.int_like(post_update_stride)):
+        return None
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.INT, 2, 0), (impl.INT, 5, 0)
+
+
+def _store_norm_plan(tensor, src, second=None, offset=None, extra=None, dist=None, post_update_stride=None,
+                     data_block_stride=None, mask=None, repeat_stride=None, post_mode=None):
+    """StoreAlign(tensor, reg, mask[, offset][, post_update_stride=]) with DIST_NORM (no dist given; the mask
+    positional or `mask=`): one call of store_norm. Every other form is _ol_store_align's."""
+    words = 8 if _absent(second) else 2
+    if not (isinstance(tensor, types.BaseTuple) and _is_reg_type(src)) or \
+            not (_absent(second) or _is_mask_type(second)) or not _is_mask_type((mask, second)[words == 2]) or \
+            not all(_absent(t) for t in (extra, dist, data_block_stride, repeat_stride, post_mode)) or \
+            (words == 2 and not _absent(mask)) or not (impl.int_like(offset) and impl.int_like(post_update_stride)):
+        return None
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, words), (impl.INT, 3, 0), (impl.INT, 6, 0)
+
+
+impl.direct_call(LoadAlign, mv.load_norm, _load_norm_plan)
+impl.direct_call(StoreAlign, mv.store_norm, _store_norm_plan)
 
 
 def _ol_binary(op):
@@ -933,34 +966,68 @@ overload(Sub)(_ol_binary(ops.SUB))
 overload(Mul)(_ol_binary(ops.MUL))
 
 
-def _ol_engine(name):
-    # the op code and dtype set as int64 values, not literals: one compiled engine for Max, Min, Div and Exp
+def _engine_plan(name):
+    # the op code and dtype set as int64 values, not literals: one compiled engine for Max, Min and Div; every class
+    # marker but the fused half one (a VF's registers carry their dtype as a value: the class is picked at run time)
     code, allowed = ENGINE_OPS[name], _ENGINE_KINDS[name]
+    i64 = (impl.CONST, types.int64, 0)
     if name == "Exp":
-        def typer(dst, src, mask, mode=0):
-            return lambda dst, src, mask, mode=0: ops.engine_unary_any(
-                impl.borrow(dst), impl.borrow(src), impl.borrow(mask), np.int64(code), np.int64(allowed),
-                _or_default(mode, 0) == impl.MERGING)
-    else:
-        def typer(dst, src0, src1, mask, mode=0):
-            return lambda dst, src0, src1, mask, mode=0: ops.engine_binary_any(
-                impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), np.int64(code),
-                np.int64(allowed), _or_default(mode, 0) == impl.MERGING)
-    return typer
+        def plan(dst, src, mask, mode=None):
+            if not (_is_reg_type(dst) and _is_reg_type(src) and _is_mask_type(mask)) or not impl.int_like(mode):
+                return None
+            return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, code),
+                    (impl.CONST, types.int64, allowed), (impl.IS_ONE, 3), i64, i64)
+        return plan
+
+    def plan(dst, src0, src1, mask, mode=None):
+        if not (_is_reg_type(dst) and _is_reg_type(src0) and _is_reg_type(src1) and _is_mask_type(mask)) \
+                or not impl.int_like(mode):
+            return None
+        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ARG, 3), (impl.CONST, types.int64, code),
+                (impl.CONST, types.int64, allowed), (impl.IS_ONE, 4), (impl.CONST, types.none, None), i64, i64, i64)
+    return plan
 
 
-for _name, _fn in (("Max", Max), ("Min", Min), ("Div", Div), ("Exp", Exp)):
-    overload(_fn)(_ol_engine(_name))
+impl.direct_call(Max, ops.engine_binary, _engine_plan("Max"))
+impl.direct_call(Min, ops.engine_binary, _engine_plan("Min"))
+impl.direct_call(Div, ops.engine_binary, _engine_plan("Div"))
+impl.direct_call(Exp, ops.engine_unary, _engine_plan("Exp"))
 
 
-@overload(ReduceMax)
-def _ol_reduce_max(dst, src, mask, mode=0):
-    return lambda dst, src, mask, mode=0: Reduce(dst, src, mask, ops.MAX, mode)
+def _regs_and_mask(*types_):
+    return all(_is_reg_type(t) for t in types_[:-1]) and _is_mask_type(types_[-1])
 
 
-@overload(ReduceSum)
-def _ol_reduce_sum(dst, src, mask, mode=0):
-    return lambda dst, src, mask, mode=0: Reduce(dst, src, mask, ops.SUM, mode)
+_BOTH = (impl.CONST, types.int64, 0)  # a class marker given (a VF holds every class: its dtype is a value)
+
+
+def _reduce_plan(dst, src, mask, reduce_type=None, mode=None):
+    """Reduce as one kernel call (the kernel refuses MERGING, SPEC-2 11.4)."""
+    if not (_regs_and_mask(dst, src, mask) and impl.int_like(reduce_type) and impl.int_like(mode)):
+        return None
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, ops.SUM), (impl.IS_ONE, 4), _BOTH, _BOTH
+
+
+def _reduce_as(op):
+    """ReduceMax / ReduceSum(dst, src, mask[, mode]) = Reduce with MAX / SUM."""
+    def plan(dst, src, mask, mode=None):
+        if not (_regs_and_mask(dst, src, mask) and impl.int_like(mode)):
+            return None
+        return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, op), (impl.IS_ONE, 3), _BOTH, \
+            _BOTH
+    return plan
+
+
+def _reduce_data_block_plan(dst_reg, src_reg, mask, reduce_type=None, mode=None):
+    if not (_regs_and_mask(dst_reg, src_reg, mask) and impl.int_like(reduce_type) and impl.int_like(mode)):
+        return None
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, impl.SUM), (impl.INT, 4, impl.ZEROING)
+
+
+impl.direct_call(Reduce, ops.reduce, _reduce_plan)
+impl.direct_call(ReduceMax, ops.reduce, _reduce_as(ops.MAX))
+impl.direct_call(ReduceSum, ops.reduce, _reduce_as(ops.SUM))
+impl.direct_call(ReduceDataBlock, impl.reduce_data_block, _reduce_data_block_plan)
 
 
 @overload(LocalMemBar)
@@ -1052,47 +1119,16 @@ def _ol_words_or_all(mask):
     return lambda mask: mask
 
 
-@overload(Cast)
-def _ol_cast(dst, src, mask, trait=None):
-    def cast(dst, src, mask, trait=None):
-        d, s, words = impl.borrow(dst), impl.borrow(src), impl.borrow(mask)
-        layout, sat, mrg, rnd = _trait_fields(trait)
-        # the hot case (half/bfloat16 -> float) decided on ints, then its own loop; the rest: the general cast
-        if cv.widen_to_float_case(s[impl.H_KIND], d[impl.H_KIND], layout, sat, mrg, rnd):
-            cv.cast_widen_to_float(d, s, words, layout)
-        else:
-            cv.cast(d, s, words, layout, sat, mrg, rnd)
-    return cast
+def _cast_plan(dst, src, mask, trait=None):
+    """Cast as one call of the Reg Cast kernel: the trait's four fields as ints (an absent trait: every field UNKNOWN,
+    SPEC-2 11.5); every conversion class compiled (a VF's registers carry their dtype as a value)."""
+    if not (_regs_and_mask(dst, src, mask) and impl.ints_like(trait, 4)):
+        return None
+    return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.FIELD, 3, 0, 0), (impl.FIELD, 3, 1, 0),
+            (impl.FIELD, 3, 2, 2), (impl.FIELD, 3, 3, 8), (impl.CONST, types.int64, 0))
 
 
-def _trait_fields(trait):
-    return tuple(int(v) for v in trait)
-
-
-@overload(_trait_fields, inline="always")
-def _ol_trait_fields(trait):
-    """A CastTrait's four fields as ints (an absent trait: every field UNKNOWN, SPEC-2 11.5)."""
-    if _absent(trait):
-        return lambda trait: (0, 0, 2, 8)
-    return lambda trait: (_or_default(trait[0], 0), _or_default(trait[1], 0), _or_default(trait[2], 2),
-                          _or_default(trait[3], 8))
-
-
-@overload(Reduce)
-def _ol_reduce(dst, src, mask, reduce_type=0, mode=0):
-    def reduce(dst, src, mask, reduce_type=0, mode=0):
-        if _or_default(mode, 0) != impl.ZEROING:
-            raise ParameterError("Reduce", "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 11.4)", DEVICE)
-        ops.reduce(dst, src, mask, _or_default(reduce_type, 0))
-    return reduce
-
-
-@overload(ReduceDataBlock)
-def _ol_reduce_data_block(dst_reg, src_reg, mask, reduce_type=0, mode=0):
-    def reduce(dst_reg, src_reg, mask, reduce_type=0, mode=0):
-        impl.reduce_data_block(impl.borrow(dst_reg), impl.borrow(src_reg), impl.borrow(mask),
-                               _or_default(reduce_type, 0), _or_default(mode, 0))
-    return reduce
+impl.direct_call(Cast, cv.cast, _cast_plan)
 
 
 def _ol_logic(op, unary):

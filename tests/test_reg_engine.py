@@ -76,6 +76,33 @@ def test_lanes_are_the_memory_api_instruction_and_the_mask_merges(op, dtype, com
         assert np.array_equal(got[active:], np.zeros_like(got[active:]) + rest)
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"])
+def test_integer_lanes_of_every_width_are_the_memory_api_instruction(dtype, compiled):
+    """Reg's own integer lanes (jit/reg_ops.py _int_engine_lanes): the type's extremes, -1 and 0 among the operands
+    (MIN / -1 wraps, x / 0 is all ones, uint64 compares and divides unsigned; D48)."""
+    rng = np.random.default_rng(sum(map(ord, dtype)))
+    core = aj.Core(D950)
+    info = np.iinfo(np.dtype(dtype))
+    lanes = 256 // np.dtype(dtype).itemsize
+    a, b, prev, dst, mem = (core.local_tensor(dtype, lanes) for _ in range(5))
+    edges = [info.min, info.max, 0, 1, info.max - 1, info.min + 1]
+    edges += [-1, -1] if info.min < 0 else [info.max, 2]
+    def draw(n):
+        return rng.integers(info.min, info.max, n, endpoint=True, dtype=dtype)
+    a[:] = np.concatenate([np.array(edges, dtype), draw(lanes - 8)])
+    b[:] = np.concatenate([np.array(edges[::-1], dtype), draw(lanes - 8)])
+    prev[:] = draw(lanes)
+    for op in ("Max", "Min", "Div"):
+        if dtype not in R.ENGINE_DTYPES[op]:
+            continue
+        with core:
+            getattr(aj, op)(mem, a, b, lanes)
+        with core:
+            (BINARY if compiled else BINARY.py_func)(dst, a, b, prev, lanes, OPS.index(op), False, dtype)
+        assert np.array_equal(dst.numpy().view(np.uint8), mem.numpy().view(np.uint8)), op
+
+
 def test_reduce_max_and_reduce_sum_are_reduce():
     core = aj.Core(D950)
     t = core.local_tensor("float", 64)

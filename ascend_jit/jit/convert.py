@@ -156,7 +156,7 @@ def convert_bits(sk, dk, mode, trunc, sat, bits):
             kept, big = _round_integral(neg, m, e, mode)
             if kept == _U64(0):
                 return _U64(0)
-            return _to_float_bits(neg, kept, 0, mb, eb, mode)
+            return _to_float_bits(neg, kept, np.int64(0), mb, eb, mode)  # int64, not a literal: one signature
         out = _to_float_bits(neg, m, e, mb, eb, mode)
         if sat and (out & ~sign) == inf_bits:
             out -= _U64(1)

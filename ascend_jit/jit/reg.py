@@ -11,11 +11,13 @@ Unlike the Memory-API kernels, these functions check their own arguments: a user
 time, so no Python layer can prove them in advance. Every check runs before anything is written.
 """
 import functools
+import inspect
 
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic, overload
+from numba.core.typing.templates import AbstractTemplate, infer, infer_global, signature
+from numba.extending import intrinsic, lower_builtin, overload
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
@@ -119,6 +121,82 @@ def borrow(typingctx, value):
     return value(value), codegen
 
 
+# --- Reg calls that compile to one kernel call, with no function of their own (issue 20) -------------------------
+# An @overload implementation is a compiled function of its own: its module links the kernel's whole module and
+# numba optimises it again (0.3-0.6 s per op for the big kernels, then once more in the VF). A Reg call registered
+# with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
+# lowers any call of a jitted function): the VF links the kernel's module once.
+ARG, CONST, INT, IS_ONE, FIELD = 0, 1, 2, 3, 4  # plan operands: (ARG, i) argument i, borrowed; (CONST, numba type,
+# value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when absent; (IS_ONE, i) the
+# bool "argument i == 1" (MaskMergeMode MERGING), False when absent; (FIELD, i, k, default) field k of the tuple
+# argument i (a CastTrait) as an int64, `default` when the argument is absent
+
+
+def direct_call(fn, kernel, plan):
+    """Compile `fn(args...)` in compiled code as `kernel(operands...)`. plan(*argument types) -> the operands (see
+    ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn)."""
+    pysig = inspect.signature(plan)
+
+    def generic(self, args, kws):
+        # keywords and omitted arguments folded by plan's parameters (absent ones typed None), so a call may name
+        # any argument; the lowering folds the call's values by the same pysig
+        try:
+            bound = pysig.bind(*args, **kws)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        full = tuple(types.none if a is None else a for a in bound.args)
+        operands = plan(*full)
+        if operands is None:
+            return None
+        kernel_sig = self.context.resolve_function_type(types.Dispatcher(kernel), _operand_types(operands, full), {})
+        return None if kernel_sig is None else signature(kernel_sig.return_type, *full).replace(pysig=pysig)
+
+    template = type(f"Direct_{fn.__name__}", (AbstractTemplate,), {"key": fn, "generic": generic})
+    infer(template)
+    infer_global(fn, types.Function(template))
+
+    @lower_builtin(fn, types.VarArg(types.Any))
+    def lower(context, builder, sig, args):
+        operands = plan(*sig.args)
+        values = []
+        for op in operands:
+            if op[0] == ARG:
+                values.append(_borrowed(context, builder, sig.args[op[1]], args[op[1]]))
+            elif op[0] == CONST:
+                values.append(context.get_constant_generic(builder, op[1], op[2]))
+            elif op[1] >= len(args) or isinstance(sig.args[op[1]], (types.NoneType, types.Omitted)):
+                values.append(context.get_constant(types.boolean, False) if op[0] == IS_ONE else
+                              context.get_constant(types.int64, op[-1]))
+            elif op[0] == FIELD:
+                field = builder.extract_value(args[op[1]], op[2])
+                values.append(context.cast(builder, field, sig.args[op[1]][op[2]], types.int64))
+            else:
+                v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
+                values.append(v if op[0] == INT else
+                              builder.icmp_signed("==", v, context.get_constant(types.int64, 1)))
+        fnty = types.Dispatcher(kernel)
+        kernel_sig = fnty.get_call_type(context.typing_context, _operand_types(operands, sig.args), {})
+        return context.get_function(fnty, kernel_sig)(builder, values)
+
+
+def _operand_types(operands, args):
+    kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64}
+    return tuple(args[op[1]] if op[0] == ARG else (op[1] if op[0] == CONST else kinds[op[0]]) for op in operands)
+
+
+def int_like(t):
+    """An optional int argument of a Reg call: absent (None), an int or an IntEnum member."""
+    return t is None or isinstance(t, (types.Integer, types.IntEnumMember, types.NoneType, types.Omitted))
+
+
+def ints_like(t, n):
+    """An optional tuple argument of n int fields (a CastTrait): absent, or a tuple of ints / IntEnum members."""
+    return t is None or isinstance(t, (types.NoneType, types.Omitted)) or (
+        isinstance(t, types.BaseTuple) and len(t) == n and
+        all(isinstance(f, (types.Integer, types.IntEnumMember)) for f in t))
+
+
 @overload(u16_at)
 def _ol_u16_at(reg, j):
     return lambda reg, j: _load16(reg, 2 * j)
@@ -178,28 +256,39 @@ def update_mask(kind, n):
 @njit(cache=True)
 def create_mask(kind, pattern):
     """CreateMask<T, pattern> (docs/decisions.md: VLk beyond the lane count sets every lane; M3/M4 set the lanes
-    whose index is a multiple of 3/4)."""
+    whose index is a multiple of 3/4). One lanes_mask call and the M3/M4 words in scalars (no array): a smaller
+    function to compile, as every VF has one (issue 20)."""
     size = kind_size(kind)
     lanes = VL // size
-    if pattern == 0:
-        return lanes_mask(kind, lanes)
-    if 1 <= pattern <= 9:
-        return lanes_mask(kind, _PATTERN_VL[pattern])
-    if pattern == PAT_H:
-        return lanes_mask(kind, lanes // 2)
-    if pattern == PAT_Q:
-        return lanes_mask(kind, lanes // 4)
-    if pattern == PAT_ALLF:
-        return lanes_mask(kind, 0)
     if pattern == PAT_M3 or pattern == PAT_M4:
         step = 3 if pattern == PAT_M3 else 4
-        w = np.zeros(4, np.uint64)
+        w0 = w1 = w2 = w3 = np.uint64(0)
         for j in range(0, lanes, step):
             for b in range(size):
                 i = j * size + b
-                w[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
-        return (w[0], w[1], w[2], w[3])
-    raise ParameterError("CreateMask", "pattern", pattern, "a MaskPattern (0-13 or 15)", "ascend950")
+                bit = np.uint64(1) << np.uint64(i & 63)
+                if i < 64:
+                    w0 |= bit
+                elif i < 128:
+                    w1 |= bit
+                elif i < 192:
+                    w2 |= bit
+                else:
+                    w3 |= bit
+        return (w0, w1, w2, w3)
+    if pattern == 0:
+        active = lanes
+    elif 1 <= pattern <= 9:
+        active = _PATTERN_VL[pattern]
+    elif pattern == PAT_H:
+        active = lanes // 2
+    elif pattern == PAT_Q:
+        active = lanes // 4
+    elif pattern == PAT_ALLF:
+        active = 0
+    else:
+        raise ParameterError("CreateMask", "pattern", pattern, "a MaskPattern (0-13 or 15)", "ascend950")
+    return lanes_mask(kind, active)
 
 
 @njit(cache=True, inline="always")

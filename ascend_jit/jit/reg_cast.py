@@ -113,8 +113,21 @@ def convert(sk, dk, bits, mode, sat_int, sat_float):
 
 
 @njit(cache=True)
-def cast(dst, src, words, layout, sat_mode, mrg, rnd):
-    """Reg Cast (SPEC-2 11.5, D65): the mask selects source lanes; layout k picks sub-lane k of each wide slot."""
+def cast(dst, src, words, layout, sat_mode, mrg, rnd, general):
+    """Reg Cast (SPEC-2 11.5, D65): the mask selects source lanes; layout k picks sub-lane k of each wide slot.
+    The hot case (half/bfloat16 -> float with a trait the pair accepts, decided on ints) first, in its own loop.
+    general: 0, or None when the caller knows the pair is that case (a plain call: numba then compiles none of the
+    general conversion, issue 20)."""
+    sk, dk = np.int64(src[H_KIND]), np.int64(dst[H_KIND])
+    if widen_to_float_case(sk, dk, layout, sat_mode, mrg, rnd):
+        cast_widen_to_float(dst, src, words, layout)
+        return
+    if general is not None:
+        _cast_general(dst, src, words, layout, sat_mode, mrg, rnd)
+
+
+@internal  # a function of its own: cast's frame stays small for the hot case (a VF calls cast per Reg Cast)
+def _cast_general(dst, src, words, layout, sat_mode, mrg, rnd):
     sk, dk = np.int64(src[H_KIND]), np.int64(dst[H_KIND])
     _check_trait(sk, dk, layout, sat_mode, mrg, rnd)
     modes = src[H_CTRL]
@@ -124,9 +137,6 @@ def cast(dst, src, words, layout, sat_mode, mrg, rnd):
     else:  # the global bits: CTRL[59] for integer destinations, CTRL[48] for half/bf16 destinations (D46)
         sat_int = (modes & M_CAST_TRUNC) == 0
         sat_float = (modes & M_HALF_SAT) != 0
-    if (sk == KIND_HALF or sk == KIND_BF16) and dk == KIND_FLOAT:  # exact widening (the common case)
-        cast_widen_to_float(dst, src, words, layout)
-        return
     ss, ds = kind_size(sk), kind_size(dk)
     k = max(layout - LAYOUT_ZERO, 0)
     for i in range(VL, 2 * VL):  # results are assembled in dst's scratch bytes (dst may be src)
@@ -148,7 +158,7 @@ def cast(dst, src, words, layout, sat_mode, mrg, rnd):
     dst[H_CTRL] = modes
 
 
-@internal
+@njit(cache=True, inline="always")
 def widen_to_float_case(sk, dk, layout, sat, mrg, rnd):
     """Reg Cast's hot case (the devkit's half -> float pattern): half or bfloat16 to float, with a trait the pair
     accepts. Decided on ints (see cast_widen_to_float)."""

@@ -266,7 +266,7 @@ def store_norm(h, reg, words, offset, step):
     return offset + step
 
 
-@internal
+@njit(cache=True, inline="always")  # store_norm's alone: no level of its own (issue 20)
 def active_span(words, size):
     """[first byte, end byte) of the active lanes of a size-byte type; (0, 0) when none is active."""
     first, last = -1, -1
@@ -278,7 +278,7 @@ def active_span(words, size):
     return max(first, 0), max(last, 0)
 
 
-@internal
+@njit(cache=True, inline="always")  # store_norm's alone: no level of its own (issue 20)
 def _store_active(ub, addr, reg, words, size):
     for lane in range(VL // size):
         if lane_on(words, lane * size):

@@ -12,7 +12,8 @@ from numba import njit
 
 from ..errors import ParameterError, UnsupportedDTypeError
 from . import elementwise as ew
-from .lanes import div_lane, exp_float_run, exp_lane, max_lane, min_lane, narrow
+from .lanes import (div_lane, exp_float_run, exp_lane, int_div_lane, int_max_lane, int_min_lane, int_stage, max_lane,
+                    min_lane, narrow, uint64_div_lane)
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
@@ -86,6 +87,14 @@ def set_int_lane(reg, j, size, v):
 @njit(cache=True, inline="always")
 def u64_at(reg, j):
     return np.uint64(u32_at(reg, 2 * j)) | (np.uint64(u32_at(reg, 2 * j + 1)) << np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def i64_at(reg, j):
+    """Lane j of an int64 register, from its two 32-bit halves (no uint64 -> int64 cast: plain Python refuses it
+    for patterns >= 2**63)."""
+    high = np.int64(u32_at(reg, 2 * j + 1))
+    return (high - ((high >> 31) << 32)) * 4294967296 + np.int64(u32_at(reg, 2 * j))
 
 
 @njit(cache=True, inline="always")
@@ -325,7 +334,7 @@ def interleave_group(kind):
 
 
 # --- Reduce --------------------------------------------------------------------------------------------------
-@internal
+@njit(cache=True, inline="always")
 def _check_reduce(op, dk, sk):
     if op == SUM:
         ok = (dk == sk and (sk == KIND_HALF or sk == KIND_FLOAT or sk == KIND_INT32 or sk == KIND_UINT32 or
@@ -354,7 +363,7 @@ def _beats(v, best, op):
     return v > best if op == MAX else v < best
 
 
-@internal
+@njit(cache=True, inline="always")
 def _float_extreme(vals, words, size, op):
     """Value and first index of the D41 extreme of the active lanes; NaN wins at its first lane (SPEC-2 D66)."""
     best = np.float32(-np.inf) if op == MAX else np.float32(np.inf)
@@ -369,28 +378,38 @@ def _float_extreme(vals, words, size, op):
     return best, index
 
 
-@internal
-def _int_extreme(vals, words, size, op, lo, hi):
+@njit(cache=True, inline="always")
+def _int_extreme(vals, words, size, op, lo, hi, unsigned):
+    """Value and first index of the MAX/MIN of the active lanes (int64 values; `unsigned`: uint64 bit patterns,
+    compared as unsigned); (lo or hi, 0) when no lane is active (SPEC-2 D66)."""
     best = lo if op == MAX else hi
+    bias = np.int64(-9223372036854775807 - 1) if unsigned else np.int64(0)  # x ^ MIN orders patterns unsigned
     index, found = 0, False
     for j in range(vals.size):
         if lane_on(words, j * size):
             v = vals[j]
-            if not found or (v > best if op == MAX else v < best):
+            if not found or ((v ^ bias) > (best ^ bias) if op == MAX else (v ^ bias) < (best ^ bias)):
                 best, index, found = v, j, True
     return best, index
 
 
-@internal
+@njit(cache=True, inline="always")
 def _put(dst, lane, size, bits):
+    """Lane `lane` of a size-byte type = the low bytes of the uint64 `bits`."""
     for k in range(size):
         dst[lane * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))
 
 
 @njit(cache=True)
-def reduce(dst, src, words, op):
+def reduce(dst, src, words, op, merging, float_class, int_class):
     """Reg Reduce (SPEC-2 11.4, D66): SUM by the adjacent-pair tree over all lanes (inactive lanes +0) into lane 0;
-    MAX/MIN value into lane 0 and the first index attaining it into lane 1; every other lane 0."""
+    MAX/MIN value into lane 0 and the first index attaining it into lane 1; every other lane 0. ZEROING only.
+    float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call passes the source's
+    class alone (its first call compiles that class only, issue 20), a VF both (the class then from the kind)."""
+    if merging:
+        raise ParameterError("Reduce", "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 11.4)", DEVICE)
+    if op < SUM or op > MIN:
+        raise ParameterError("Reduce", "reduce_type", op, "a ReduceType: SUM, MAX or MIN (SPEC-2 11.4)", DEVICE)
     dk, sk = np.int64(dst[H_KIND]), np.int64(src[H_KIND])
     _check_reduce(op, dk, sk)
     modes = src[H_CTRL]
@@ -399,65 +418,84 @@ def reduce(dst, src, words, op):
     lanes = VL // ssize
     value_bits = np.uint64(0)
     index = 0
-    if sk == KIND_HALF or sk == KIND_FLOAT:
-        vals = np.empty(lanes, np.float32)  # lanes read through the register's bytes (no view per type)
-        if sk == KIND_HALF:
-            for j in range(lanes):
-                vals[j] = half_bits_to_f32(u16_at(src, j))
-        else:
-            for j in range(lanes):
-                vals[j] = f32_from_bits(u32_at(src, j))
-        if op == SUM:
-            for j in range(lanes):
-                if not lane_on(words, j * ssize):
-                    vals[j] = np.float32(0.0)
-            width = lanes
-            while width > 1:
-                width //= 2
-                for k in range(width):
-                    s = vals[2 * k] + vals[2 * k + 1]
-                    vals[k] = round_half(s, sat) if sk == KIND_HALF else s
-            r = vals[0]
-        else:
-            r, index = _float_extreme(vals, words, ssize, op)
-            if sk == KIND_HALF:
-                r = round_half(r, sat)  # the value written through SAT (D66)
-        value_bits = np.uint64(half_store_bits(r)) if sk == KIND_HALF else np.uint64(float_store_bits(r))
-    elif sk == KIND_INT64 or sk == KIND_UINT64:
-        u = src[:VL].view(np.uint64)
-        if op == SUM:
-            acc = np.uint64(0)
-            for j in range(32):
-                if lane_on(words, 8 * j):
-                    acc += u[j]
-            value_bits = acc
-        elif sk == KIND_INT64:
-            v, index = _int_extreme(src[:VL].view(np.int64), words, 8, op, np.int64(-9223372036854775807 - 1),
-                                    np.int64(9223372036854775807))
-            value_bits = np.uint64(v)
-        else:
-            v, index = _int_extreme(u, words, 8, op, np.uint64(0), np.uint64(0xFFFFFFFFFFFFFFFF))
-            value_bits = v
-    else:
-        lo, hi = int_range(sk)
-        vals_i = np.empty(lanes, np.int64)
-        for j in range(lanes):
-            vals_i[j] = int_lane(src, j, ssize, lo < 0)
-        if op == SUM:
-            acc = np.int64(0)
-            for j in range(lanes):
-                if lane_on(words, j * ssize):
-                    acc += vals_i[j]  # exact, then wrapped to the dst width (SPEC-2 11.4, D66)
-            v = acc
-        else:
-            v, index = _int_extreme(vals_i, words, ssize, op, np.int64(lo), np.int64(hi))
-        value_bits = np.uint64(v & ((1 << (8 * dsize)) - 1))
+    is_float = sk == KIND_HALF or sk == KIND_FLOAT
+    if float_class is not None:
+        if is_float:
+            value_bits, index = _reduce_floats(src, words, op, sk, ssize, lanes, sat)
+    if int_class is not None:
+        if not is_float:
+            value_bits, index = _reduce_ints(src, words, op, sk, ssize, lanes)
     for i in range(VL):
         dst[i] = 0
     _put(dst, 0, dsize, value_bits)
     if op != SUM:
         _put(dst, 1, dsize, np.uint64(index))
     dst[H_CTRL] = modes
+
+
+@njit(cache=True, inline="always")
+def _reduce_floats(src, words, op, sk, ssize, lanes, sat):
+    """(value bits, index) of a half/float Reduce."""
+    index = 0
+    vals = np.empty(lanes, np.float32)  # lanes read through the register's bytes (no view per type)
+    if sk == KIND_HALF:
+        for j in range(lanes):
+            vals[j] = half_bits_to_f32(u16_at(src, j))
+    else:
+        for j in range(lanes):
+            vals[j] = f32_from_bits(u32_at(src, j))
+    if op == SUM:
+        for j in range(lanes):
+            if not lane_on(words, j * ssize):
+                vals[j] = np.float32(0.0)
+        width = lanes
+        while width > 1:
+            width //= 2
+            for k in range(width):
+                s = vals[2 * k] + vals[2 * k + 1]
+                vals[k] = round_half(s, sat) if sk == KIND_HALF else s
+        r = vals[0]
+    else:
+        r, index = _float_extreme(vals, words, ssize, op)
+        if sk == KIND_HALF:
+            r = round_half(r, sat)  # the value written through SAT (D66)
+    value_bits = np.uint64(half_store_bits(r)) if sk == KIND_HALF else np.uint64(float_store_bits(r))
+    return value_bits, index
+
+
+@njit(cache=True, inline="always")
+def _reduce_ints(src, words, op, sk, ssize, lanes):
+    """(value bits, index) of an integer Reduce: the exact sum (the caller stores its dst-width low bytes) or the
+    MAX/MIN and its index."""
+    index = 0
+    if (sk == KIND_INT64 or sk == KIND_UINT64) and op == SUM:  # modulo 2**64 (SPEC-2 11.4)
+        acc = np.uint64(0)
+        for j in range(32):
+            if lane_on(words, 8 * j):
+                acc += u64_at(src, j)
+        value_bits = acc
+    else:  # integer lanes as int64 values (uint64: their bit patterns), read through the register's bytes
+        vals_i = np.empty(lanes, np.int64)
+        if ssize == 8:
+            lo = np.int64(-9223372036854775807 - 1) if sk == KIND_INT64 else np.int64(0)
+            hi = np.int64(9223372036854775807) if sk == KIND_INT64 else np.int64(-1)  # uint64: all ones
+            for j in range(lanes):
+                vals_i[j] = i64_at(src, j)
+        else:
+            lo, hi = int_range(sk)
+            for j in range(lanes):
+                vals_i[j] = int_lane(src, j, ssize, lo < 0)
+        if op == SUM:
+            acc_i = np.int64(0)
+            for j in range(lanes):
+                if lane_on(words, j * ssize):
+                    acc_i += vals_i[j]  # exact, then wrapped to the dst width (SPEC-2 11.4, D66)
+            v = acc_i
+        else:
+            v, index = _int_extreme(vals_i, words, ssize, op, np.int64(lo), np.int64(hi), sk == KIND_UINT64)
+        # v's two's complement pattern (no signed-to-unsigned cast: plain Python refuses it for negative values)
+        value_bits = np.uint64(v & 0x7FFFFFFFFFFFFFFF) | (np.uint64(1) << np.uint64(63) if v < 0 else np.uint64(0))
+    return value_bits, index
 
 
 # --- Max, Min, Div, Exp: the 950 Memory-API element-wise numerics on a register ----------------------------------
@@ -468,7 +506,7 @@ def reduce(dst, src, words, op):
 ENGINE_NAMES = {ew.MAX: "Max", ew.MIN: "Min", ew.DIV: "Div", ew.EXP: "Exp"}
 
 
-@internal
+@njit(cache=True, inline="always")
 def _engine_flags(modes, ew_op):
     flags = ew.FTZ if ew_op == ew.DIV or ew_op == ew.EXP else 0  # the 950 default algorithm (INTRINSIC, D38)
     if modes & M_HALF_SAT:
@@ -478,7 +516,7 @@ def _engine_flags(modes, ew_op):
     return flags
 
 
-@internal
+@njit(cache=True, inline="always")
 def _merge_lanes(dst, words, size, merging):
     """dst lanes <- the scratch results where the mask is set; elsewhere 0 (ZEROING) or unchanged (MERGING)."""
     for i in range(VL):
@@ -488,7 +526,7 @@ def _merge_lanes(dst, words, size, merging):
             dst[i] = 0
 
 
-@internal
+@njit(cache=True, inline="always")
 def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
     if dk != k0 or dk != k1 or not (allowed >> dk) & 1:
         if ew_op == ew.MAX:
@@ -522,98 +560,121 @@ def _half_extreme_lanes(dst, a, b, modes, is_max):
             set_u16(dst, j, _saturated_bits(u16_at(dst, j)))
 
 
+@njit(cache=True, inline="always")
+def _int_engine_lanes(dst, a, b, kind, ew_op):
+    """The engine's integer lanes (jit/elementwise.py _binary_int_chunk) for Reg's Max, Min and Div alone, into dst's
+    scratch bytes: the same lane functions on the exact int64 values, Div's result wrapped to the type by int_stage
+    (D48: Div never saturates; Max and Min cannot overflow); uint64 compares and divides as unsigned."""
+    size = kind_size(kind)
+    n = VL // size
+    if size == 8:  # the lanes' bit patterns through the register's bytes (no view per type)
+        for j in range(n):
+            if kind == KIND_UINT64:
+                x, y = u64_at(a, j), u64_at(b, j)
+                if ew_op == ew.DIV:
+                    r = uint64_div_lane(x, y)
+                else:  # the unsigned compare of _binary_int_chunk (unsigned_less on the patterns)
+                    r = x if (y < x) == (ew_op == ew.MAX) else y
+                set_u64(dst, n + j, r)
+            else:
+                xi, yi = i64_at(a, j), i64_at(b, j)
+                if ew_op == ew.DIV:
+                    ri = int_div_lane(xi, yi)
+                else:
+                    ri = int_max_lane(xi, yi) if ew_op == ew.MAX else int_min_lane(xi, yi)
+                set_u32(dst, 2 * (n + j), np.uint32(ri & 0xFFFFFFFF))  # two's complement, without a signed cast
+                set_u32(dst, 2 * (n + j) + 1, np.uint32((ri >> 32) & 0xFFFFFFFF))
+        return
+    lo, hi = int_range(kind)
+    for j in range(n):
+        x, y = int_lane(a, j, size, lo < 0), int_lane(b, j, size, lo < 0)
+        if ew_op == ew.DIV:
+            r = int_stage(kind, int_div_lane(x, y), False)
+        else:
+            r = int_max_lane(x, y) if ew_op == ew.MAX else int_min_lane(x, y)
+        set_int_lane(dst, n + j, size, r)
+
+
 @njit(cache=True)
-def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, half_ftz_class, float_class,
-                  int_class):
+def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, halves_class, wide_class, int_class):
     """Reg Max/Min/Div: the element-wise engine's lanes over all lanes into dst's scratch, then the mask.
-    half_class, half_ftz_class, float_class, int_class: the engine's dtype-class markers (jit/elementwise.py
-    binary_kernel: exactly one is 0, the others None), chosen by the caller from the register dtype, so a first call
-    compiles only its class's lanes (issue 20): half without FTZ (only ever Max or Min) takes _half_extreme_lanes;
-    half Div (FTZ, D38) and float/bfloat16 the engine's float32 decode and store of their width (ew.load_halves /
-    load_wide, store_halves / store_wide: the same bits) around the op's lane, without the engine's other ops; the
-    integers the engine's int64 path. engine_binary_any picks the class at run time."""
+    half_class, halves_class, wide_class, int_class: dtype-class markers (as jit/elementwise.py binary_kernel's: 0
+    or None; numba compiles the code under a marker only when it is not None). A plain-Python call passes one, chosen
+    from the register dtype, so its first call compiles that class's lanes only (issue 20): half Max/Min the fused
+    half lanes (_half_extreme_lanes); half Div (FTZ, D38) the engine's float32 decode and store of halves
+    (ew.load_halves / store_halves) around the op's lane; float and bfloat16 the same with the wide decode and store
+    (ew.load_wide / store_wide); the integers _int_engine_lanes. A VF's registers carry their dtype as a value, so its
+    call passes every marker but half_class (one specialisation for all dtypes: half Max/Min then take the halves
+    path, the same bits) and the class is picked here from the kind."""
     kind = np.int64(src0[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
     size = kind_size(kind)
     n = VL // size
     flags = _engine_flags(modes, ew_op)
+    zero = n - n  # the engine's run offset as an int64 value: a literal 0 compiles its decode/store once more
+    fused = False
     if half_class is not None:
-        _half_extreme_lanes(dst, src0, src1, modes, ew_op == ew.MAX)
-    if half_ftz_class is not None or float_class is not None:  # the engine's float path (binary_run) for Reg's ops
-        fs = np.empty((3, n), np.float32)
-        x, y, r = fs[0], fs[1], fs[2]
-        if half_ftz_class is not None:
-            ew.load_halves(flags, src0[:VL], 0, n, x)
-            ew.load_halves(flags, src1[:VL], 0, n, y)
-        if float_class is not None:
-            ew.load_wide(kind, flags, src0[:VL], 0, n, x)
-            ew.load_wide(kind, flags, src1[:VL], 0, n, y)
-        if ew_op == ew.DIV:
-            for j in range(n):
-                r[j] = div_lane(x[j], y[j])
-        elif ew_op == ew.MAX:
-            for j in range(n):
-                r[j] = max_lane(x[j], y[j])
-        else:
-            for j in range(n):
-                r[j] = min_lane(x[j], y[j])
-        if half_ftz_class is not None:
-            ew.store_halves(flags, r, dst[VL:2 * VL], 0, n)
-        if float_class is not None:
-            ew.store_wide(kind, flags, r, dst[VL:2 * VL], 0, n)
+        if kind == KIND_HALF and ew_op != ew.DIV:
+            _half_extreme_lanes(dst, src0, src1, modes, ew_op == ew.MAX)
+            fused = True
+    if halves_class is not None or wide_class is not None:  # the engine's float path (binary_run) for Reg's ops
+        if not fused and kind <= KIND_BF16:
+            x, y, r = np.empty(n, np.float32), np.empty(n, np.float32), np.empty(n, np.float32)
+            if halves_class is not None:
+                if kind == KIND_HALF:
+                    ew.load_halves(flags, src0[:VL], zero, n, x)
+                    ew.load_halves(flags, src1[:VL], zero, n, y)
+            if wide_class is not None:
+                if kind != KIND_HALF:
+                    ew.load_wide(kind, flags, src0[:VL], zero, n, x)
+                    ew.load_wide(kind, flags, src1[:VL], zero, n, y)
+            if ew_op == ew.DIV:
+                for j in range(n):
+                    r[j] = div_lane(x[j], y[j])
+            elif ew_op == ew.MAX:
+                for j in range(n):
+                    r[j] = max_lane(x[j], y[j])
+            else:
+                for j in range(n):
+                    r[j] = min_lane(x[j], y[j])
+            if halves_class is not None:
+                if kind == KIND_HALF:
+                    ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
+            if wide_class is not None:
+                if kind != KIND_HALF:
+                    ew.store_wide(kind, flags, r, dst[VL:2 * VL], zero, n)
     if int_class is not None:
-        ew.binary_run(ew_op, kind, flags, dst[VL:2 * VL], src0[:VL], src1[:VL], 0, n, np.empty((3, 0), np.float32),
-                      np.empty((3, n), np.int64), None, None, int_class)
+        if kind > KIND_BF16:
+            _int_engine_lanes(dst, src0, src1, kind, ew_op)
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
-
-
-@njit(cache=True)
-def engine_binary_any(dst, src0, src1, words, ew_op, allowed, merging):
-    """engine_binary with the class taken from src0's kind at run time (a VF's registers carry their dtype as a
-    value, so its compiled code holds the float and the integer class)."""
-    kind = src0[H_KIND]
-    marker = ew_op & 0  # a typed 0: a literal would compile engine_binary once more (issue 20)
-    if kind == KIND_HALF:
-        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, marker, None, None)
-    elif kind == KIND_FLOAT or kind == KIND_BF16:
-        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, None, marker, None)
-    else:
-        engine_binary(dst, src0, src1, words, ew_op, allowed, merging, None, None, None, marker)
 
 
 @njit(cache=True)
 def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_class):
     """Reg Exp: as engine_binary, one source: the engine's float decode, Exp lanes and store of the register's width
     (unary_run's float path for Exp alone: a first Reg Exp compiles none of the engine's other unary ops, issue
-    20). half_class / float_class: one is 0, the other None (Exp: half or float, checked first)."""
+    20). half_class / float_class: markers as engine_binary's; a plain-Python call passes one (Exp: half or float,
+    checked first), a VF both (the class then from the kind)."""
     kind = np.int64(src[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, kind, allowed)
     modes = src[H_CTRL]
     size = kind_size(kind)
     n = VL // size
     flags = _engine_flags(modes, ew_op)
-    fs = np.empty((2, n), np.float32)
-    x, r = fs[0], fs[1]
+    zero = n - n  # as in engine_binary
+    x, r = np.empty(n, np.float32), np.empty(n, np.float32)
     if half_class is not None:
-        ew.load_halves(flags, src[:VL], 0, n, x)
-        for j in range(n):
-            r[j] = narrow(kind, exp_lane(x[j]))
-        ew.store_halves(flags, r, dst[VL:2 * VL], 0, n)
+        if kind == KIND_HALF:
+            ew.load_halves(flags, src[:VL], zero, n, x)
+            for j in range(n):
+                r[j] = narrow(kind, exp_lane(x[j]))
+            ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
     if float_class is not None:
-        ew.load_wide(kind, flags, src[:VL], 0, n, x)
-        exp_float_run(x, r, n)
-        ew.store_wide(kind, flags, r, dst[VL:2 * VL], 0, n)
+        if kind != KIND_HALF:
+            ew.load_wide(kind, flags, src[:VL], zero, n, x)
+            exp_float_run(x, r, n)
+            ew.store_wide(kind, flags, r, dst[VL:2 * VL], zero, n)
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
-
-
-@njit(cache=True)
-def engine_unary_any(dst, src, words, ew_op, allowed, merging):
-    """engine_unary with the class taken from src's kind at run time (a VF's registers carry their dtype as a value)."""
-    marker = ew_op & 0  # a typed 0 (a literal would compile engine_unary once more, issue 20)
-    if src[H_KIND] == KIND_HALF:
-        engine_unary(dst, src, words, ew_op, allowed, merging, marker, None)
-    else:
-        engine_unary(dst, src, words, ew_op, allowed, merging, None, marker)
