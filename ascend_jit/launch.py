@@ -7,10 +7,33 @@ and a SyncAll there is a StateError (it would wait for blocks that have not star
 
 Threads pay because the instructions' compiled kernels release the GIL (DataCopy, ReduceSum, the element-wise
 family: `nogil=True`, called through their entries): on the tiled workloads most of a block's time is spent in
-them, so blocks on different host cores overlap (BENCHMARKS.md "Multi-block launches": 8 blocks of the tiled sum
-on 2 cores). At most one block per host core runs at a time (`host_cores()` run slots): more runnable threads
-than cores would only fight over the GIL and the caches. A block waiting at SyncAll or for its atomic turn gives
-its slot to a block that can run, so the barrier still sees every block.
+them (about 70 % of the 8-block tiled sum, two GIL-free calls per tile, 5-6 us of Python between them), so blocks
+on different host cores overlap (BENCHMARKS.md "Multi-block launches"). At most one block per host core runs at a
+time (`host_cores()` run slots): more runnable threads than cores would only fight over the GIL and the caches. A
+block waiting at SyncAll or for its atomic turn gives its slot to a block that can run, so the barrier still sees
+every block.
+
+What a threaded launch costs on the host, and what was chosen by measuring it (issue 21, docs/decisions.md
+"Block threads"; figures from the 2-core KVM guest, benchmarks/tiled_throughput.py and BENCHMARKS.md):
+- Block threads are parked between launches and reused (`_BlockThreads`): starting 8 threads costs about 0.5 ms
+  of CPU, handing 8 blocks to parked threads about 0.05 ms. An empty 8-block launch went from 0.61 ms to 0.15 ms
+  (serial: 0.12 ms). Fresh threads also cost the running blocks: each start takes the GIL from blocks coming back
+  from their kernels (kernel returns that waited over 20 us for the GIL: 30 per 16 Mi-half launch, 8-63, against
+  7 with parked threads, same rounds). A forked child starts its own.
+- While a parallel launch runs, the interpreter's switch interval is 200 us (LAUNCH_SWITCH_INTERVAL) instead of
+  5 ms, restored when the last overlapping launch ends. A block coming back from a kernel while another holds the
+  GIL sleeps until the holder drops it for its next kernel, or until the switch interval forces a hand-over. On a
+  busy machine (load average 3.7) the launch's median wall time over 30 rounds was 18.2 ms with 5 ms and 11.9 ms
+  with 200 us (50 us to 1 ms alike); with less load they measure alike.
+- Not chosen: pinning each run slot's thread to its own core (`os.sched_setaffinity`): as fast at best and much
+  slower when another process holds one of the cores (a pinned block cannot move away); processes: a fork, exit
+  and wait costs about 3 ms against a 10-12 ms launch, and a persistent pool would need GM copied into shared
+  memory and SyncAll/atomic turns across processes.
+- parallel=True always runs threads, whatever the launch's size: any block may reach SyncAll, which needs every
+  block alive (a sequence of blocks cannot). A launch of short blocks gains nothing from threads (their time is
+  Python, which holds the GIL) and pays the hand-overs, about 0.15 ms for 8 blocks: callers that know their
+  kernel never synchronises pick parallel=False for such launches, as kernels/multi_block_reduce_sum.py does for
+  small inputs.
 
 Atomic DataCopy (SetAtomicAdd/Max/Min) across blocks is made deterministic by a turn order (docs/decisions.md
 "Atomics across blocks"): between two SyncAll barriers (an epoch), a block commits its first atomic copy only after
