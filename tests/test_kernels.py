@@ -49,7 +49,7 @@ def test_multi_block_runs_short_blocks_serially_by_default(monkeypatch):
         return launch(kernel, block_dim, device, *args, parallel=parallel, **kwargs)
     monkeypatch.setattr(mb.aj, "launch", recording_launch)
     from ascend_jit.kernels.tiled_reduce_sum import TILE
-    assert not mb.parallel_pays(4 * 8 * TILE - 8 * 16) and mb.parallel_pays(4 * 8 * TILE)
+    assert not mb.parallel_pays(3 * 8 * TILE) and mb.parallel_pays(3 * 8 * TILE + 8 * 16)  # a 4th (partial) tile
     inputs = mb.make_inputs(300_000, 5)  # 37,504 halves per block: one tile
     serial = mb.run("atlas-a2", inputs)
     monkeypatch.setattr(mb, "PARALLEL_MIN_TILES", 1)
