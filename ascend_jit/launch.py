@@ -2,7 +2,7 @@
 its own Core (own UB, CTRL, mask register and flags) with GetBlockIdx() = its index, as `<<<blockDim>>>` would.
 
 Blocks communicate through GM (the host arrays passed in). With parallel=True (the default) every block runs in its
-own thread, all started at once, so `aj.SyncAll()` is a real barrier; parallel=False runs them one after the other
+own host thread, all at once, so `aj.SyncAll()` is a real barrier; parallel=False runs them one after the other
 and a SyncAll there is a StateError (it would wait for blocks that have not started), never a hang.
 
 Threads pay because the instructions' compiled kernels release the GIL (DataCopy, ReduceSum, the element-wise
@@ -25,8 +25,8 @@ What a threaded launch costs on the host, and what was chosen by measuring it (i
   GIL sleeps until the holder drops it for its next kernel, or until the switch interval forces a hand-over. On a
   busy machine (load average 3.7) the launch's median wall time over 30 rounds was 18.2 ms with 5 ms and 11.9 ms
   with 200 us (50 us to 1 ms alike); with less load they measure alike.
-- Not chosen: pinning each run slot's thread to its own core (`os.sched_setaffinity`): as fast at best and much
-  slower when another process holds one of the cores (a pinned block cannot move away); processes: a fork, exit
+- Not chosen: pinning each run slot's thread to its own core (`os.sched_setaffinity`): no faster at best and
+  much slower when another process holds one of the cores (a pinned block cannot move away); processes: a fork, exit
   and wait costs about 3 ms against a 10-12 ms launch, and a persistent pool would need GM copied into shared
   memory and SyncAll/atomic turns across processes.
 - parallel=True always runs threads, whatever the launch's size: any block may reach SyncAll, which needs every
