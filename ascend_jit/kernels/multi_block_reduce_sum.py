@@ -15,27 +15,32 @@ import numpy as np
 import ascend_jit as aj
 
 from ._base import KernelSpec, ones_or_random
-from .tiled_reduce_sum import expected_sums, reduce_kernel, tile_plan
+from .tiled_reduce_sum import expected_sums, reduce_kernel, tile_count
 
 BLOCK_DIM = 8
 MAX_SIZE = 16 * 1024 * 1024
 PARALLEL_MIN_TILES = 4  # tiles per block from which threads pay (module docstring)
 
 
-def block_slices(n, block_dim):
+def block_slice(n, block_dim, block):
+    """(start, count) of `block`'s slice of n elements; each slice starts on a 32-byte boundary."""
     per = -(-n // block_dim)
-    per = -(-per // 16) * 16  # each block's slice starts on a 32-byte boundary
-    return [(b * per, max(0, min(per, n - b * per))) for b in range(block_dim)]
+    per = -(-per // 16) * 16
+    return block * per, max(0, min(per, n - block * per))
+
+
+def block_slices(n, block_dim):
+    return [block_slice(n, block_dim, b) for b in range(block_dim)]
 
 
 def block_kernel(x_gm, workspace_gm, n, block_dim):
-    start, count = block_slices(n, block_dim)[aj.GetBlockIdx()]
+    block = aj.GetBlockIdx()
+    start, count = block_slice(n, block_dim, block)
     if count == 0:
-        workspace_gm[aj.GetBlockIdx()] = 0
+        workspace_gm[block] = 0
         return
-    ntiles = len(tile_plan(count))
-    partials = np.zeros(-(-ntiles // 16) * 16, np.float16)
-    total = workspace_gm[aj.GetBlockIdx():aj.GetBlockIdx() + 1]
+    partials = np.zeros(-(-tile_count(count) // 16) * 16, np.float16)
+    total = workspace_gm[block:block + 1]
     reduce_kernel(x_gm[start:start + -(-count // 16) * 16], partials, total, count)
 
 
@@ -56,7 +61,7 @@ def combine_kernel(workspace_gm, total_gm, block_dim):
 
 def parallel_pays(n, block_dim=BLOCK_DIM):
     """Whether the blocks of an n-element sum are long enough to run in threads (module docstring)."""
-    return len(tile_plan(block_slices(n, block_dim)[0][1])) >= PARALLEL_MIN_TILES
+    return tile_count(block_slice(n, block_dim, 0)[1]) >= PARALLEL_MIN_TILES
 
 
 def run(device, inputs, parallel=None):
