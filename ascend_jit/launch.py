@@ -186,6 +186,12 @@ class _SwitchInterval:
                 sys.setswitchinterval(self.saved)
         return False
 
+    def after_fork(self):
+        """A forked child runs none of the parent's launches: the interval they set goes back."""
+        if self.users:
+            sys.setswitchinterval(self.saved)
+        self.lock, self.users = threading.Lock(), 0
+
 
 _launch_switch_interval = _SwitchInterval()
 
@@ -239,6 +245,7 @@ class _BlockThreads:
 _block_threads = _BlockThreads()
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_block_threads.after_fork)
+    os.register_at_fork(after_in_child=_launch_switch_interval.after_fork)
 
 
 def _name_block(err, block, block_dim):

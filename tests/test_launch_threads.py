@@ -76,6 +76,7 @@ def test_overlapping_launches_restore_the_interval_they_found():
 
 
 def _launch_in_child(out):
+    out.put(sys.getswitchinterval())  # the parent forked in the middle of a launch
     gm = np.zeros(4, np.int32)
 
     def kernel(gm):
@@ -87,11 +88,26 @@ def _launch_in_child(out):
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
 def test_a_forked_child_starts_its_own_block_threads():
-    aj.launch(_block_thread_and_interval, 2, "a2", [])  # the parent has parked threads the child will not have
+    """Forked while the parent runs a launch: the child has none of its parked threads and Python's own interval."""
+    before = sys.getswitchinterval()
+    aj.launch(_block_thread_and_interval, 4, "a2", [])  # at least two threads stay parked while the parent forks
     context = multiprocessing.get_context("fork")
-    out = context.Queue()
+    out, forked, release = context.Queue(), threading.Event(), threading.Event()
     child = context.Process(target=_launch_in_child, args=(out,))
-    child.start()
-    assert out.get(timeout=60) == [1, 2, 3, 4]
+
+    def kernel():
+        if aj.GetBlockIdx() == 0:
+            child.start()
+            forked.set()
+            release.wait(60)
+    parent = threading.Thread(target=aj.launch, args=(kernel, 2, "a2"))
+    parent.start()
+    try:
+        assert forked.wait(60)
+        assert out.get(timeout=60) == pytest.approx(before)
+        assert out.get(timeout=60) == [1, 2, 3, 4]
+    finally:
+        release.set()
+        parent.join(60)
     child.join(60)
-    assert child.exitcode == 0
+    assert child.exitcode == 0 and sys.getswitchinterval() == before
