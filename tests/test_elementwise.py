@@ -846,6 +846,34 @@ def test_half_binary_forms_share_one_compiled_half_run():
     assert len(K.half_binary_run.signatures) <= 1
 
 
+@pytest.mark.skipif(__import__("os").environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled")
+def test_a_dtype_class_compiles_its_own_widths_only(tmp_path):
+    """Issue 20: the integer class is split by element width and the multiply-add's half class has no float path:
+    in a fresh process on an empty cache (so every helper the kernels pull in is compiled, and listed), the int16
+    And/Or/Adds count and high-dim forms compile the 2-byte integer lanes alone (no int8/int32/int64 view), one
+    binary kernel, and a half MulAddDst compiles no float/bfloat16 decode or store."""
+    import os
+    import subprocess
+    import sys
+    script = (
+        "import ascend_jit as aj\n"
+        "from ascend_jit.jit import elementwise as K\n"
+        "core = aj.Core('atlas-a2')\n"
+        "d, a, b = (core.local_tensor('int16', 256) for _ in range(3))\n"
+        "aj.And(d, a, b, 256)\n"
+        "aj.Or(d, a, b, [2**64 - 1, 1], 2, aj.BinaryRepeatParams())\n"
+        "aj.Adds(d, a, 3, 256)\n"
+        "h = [core.local_tensor('half', 256) for _ in range(3)]\n"
+        "aj.MulAddDst(*h, 256)\n"
+        "aj.Axpy(h[0], h[1], 0.5, [9, 9], 2, aj.UnaryRepeatParams())\n"
+        "ints = lambda f: sorted({str(sig[-1]) for sig in f.signatures})\n"
+        "print(ints(K.binary_kernel), ints(K.load_width), ints(K.store_width),\n"
+        "      len(K.ternary_kernel.signatures), len(K.load_wide.signatures), len(K.store_wide.signatures))\n")
+    env = dict(os.environ, PYTHONPATH=os.getcwd(), NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.split() == ["['uint16']"] * 3 + ["1", "0", "0"]
+
+
 def test_modelled_results_are_identical_without_the_jit(tmp_path):
     """The same input gives the same bits with NUMBA_DISABLE_JIT=1 (another process)."""
     import os
@@ -867,11 +895,19 @@ def test_modelled_results_are_identical_without_the_jit(tmp_path):
         "            out.append(d.numpy().tobytes().hex())\n"
         "        aj.Div(d, s, t, 96); out.append(d.numpy().tobytes().hex())\n"
         "        aj.FusedMulAdd(d, s, t, 96); out.append(d.numpy().tobytes().hex())\n"
+        "core = aj.Core('ascend950')\n"
+        "for dtype in ('int16', 'uint64'):\n"  # the integer lanes of one width (jit/ubview.py int_lanes)
+        "    d, s, t = (core.local_tensor(dtype, 96) for _ in range(3))\n"
+        "    info = np.iinfo(dtype)\n"
+        "    s[:] = rng.integers(info.min, info.max, 96, dtype=dtype, endpoint=True)\n"
+        "    t[:] = rng.integers(info.min, info.max, 96, dtype=dtype, endpoint=True)\n"
+        "    for op in (aj.Div, aj.Max, aj.And):\n"
+        "        op(d, s, t, 96); out.append(d.numpy().tobytes().hex())\n"
         "print(','.join(out))\n")
     env = dict(os.environ, PYTHONPATH=os.getcwd())
     runs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=dict(env, **extra),
                            check=True).stdout for extra in ({}, {"NUMBA_DISABLE_JIT": "1"})]
-    assert runs[0] == runs[1] and runs[0].count(",") == 27
+    assert runs[0] == runs[1] and runs[0].count(",") == 33
 
 
 # --- fidelity as data (D69) ---------------------------------------------------------------------------------------------
@@ -1021,3 +1057,95 @@ def test_brcb_memo_keys_hold_everything_validation_reads():
         aj.Brcb(t, src, 2, (1, 8))
     with pytest.raises(aj.ParameterError, match="another core"):
         aj.Brcb(dst, loose.local_tensor("half", 16, addr=src.addr), 2, (1, 8))
+
+
+def _recent_call(entry):
+    """The entry's remembered last count-form call (api/elementwise.py _make `recent`)."""
+    return entry.__closure__[entry.__code__.co_freevars.index("recent")].cell_contents
+
+
+@pytest.mark.parametrize("name", ["Add", "Adds", "Exp"])
+def test_recent_call_memo_reads_everything_a_call_may_change(name, monkeypatch):
+    """Issue 21: a call on the same tensor objects and count object as the instruction's last remembered count-form
+    call skips the memo key; it still tells the count and the form apart, takes keywords to the full path, reads
+    the overflow mode, leaves the mask effect and tests the sanitizer and liveness on every call."""
+    core = aj.Core("atlas-a2", sanitize=False)
+    pipe, q = aj.TPipe(core), aj.TQue(aj.TPosition.VECOUT, 1)
+    pipe.InitBuffer(q, 1, 512)
+    dst = q.AllocTensor("half")  # 256 halves of a queue buffer: a lease to outlive
+    src = [core.local_tensor("half", 256) for _ in range(2 if name == "Add" else 1)]
+    for s in src:
+        s[:] = 12 if name == "Exp" else 60000  # every result overflows half
+    entry = getattr(aj, name)
+    tensors = (dst, *src, 60000.0) if name == "Adds" else (dst, *src)
+    params = aj.BinaryRepeatParams() if name == "Add" else aj.UnaryRepeatParams()
+    count = 128
+
+    def written():
+        return int(np.count_nonzero(dst.numpy()))
+
+    for _ in range(2):
+        entry(*tensors, count)
+    assert all(a is b for a, b in zip(_recent_call(entry), (dst, *src, count)))  # remembered: the recent call
+    dst[:] = 0
+    entry(*tensors, 64)                                    # another count on the same tensors: its own plan
+    assert written() == 64
+    entry(*tensors, count)
+    if name == "Adds":                                     # another scalar object: its own bits
+        entry(dst, src[0], -30000.0, count)
+        assert np.array_equal(dst.numpy()[:count], np.full(count, 30000, np.float16))
+    dst[:] = 0
+    entry(*tensors, count, 0, params)                      # the same int as a high-dim mask, 0 repeats: a NOP
+    assert written() == 0
+    with pytest.raises((TypeError, aj.StateError)):       # keywords take the full path (here: refused)
+        entry(*tensors, count, is_set_mask=False)
+    for saturate, want in ((True, 65504), (False, np.inf)):  # the overflow mode is read per call
+        core.SetSaturationFlag(saturate)
+        entry(*tensors, count)
+        assert np.array_equal(dst.numpy()[:count], np.full(count, want, np.float16))
+    core.SetMaskCount()
+    core.SetVectorMask(7)
+    entry(*tensors, count)                                 # D22: A2 count calls restore Normal mode, all ones
+    assert not core.counter_mode and (core.mask_high, core.mask_low) == (2**64 - 1, 2**64 - 1)
+    seen = []
+    monkeypatch.setattr(E, "_sanitize", lambda *args: seen.append(args))
+    core.sanitize = True
+    entry(*tensors, count)
+    core.sanitize = False
+    assert len(seen) == 1                                  # a sanitizer sees the remembered call
+    q.FreeTensor(dst)
+    with pytest.raises(aj.StateError, match="freed"):      # liveness is tested on every call
+        entry(*tensors, count)
+    with pytest.raises(aj.StateError, match="freed"):      # a new object of the freed buffer: the facts' memo
+        entry(dst[0:256], *tensors[1:], count)
+
+
+def test_duplicate_recent_call_reads_everything_a_call_may_change(monkeypatch):
+    """Duplicate's count form keeps its last remembered call as _make's entries do (E._DUPLICATE_RECENT): the same
+    tensor and count objects skip the key; another count or value, a sanitizer and a freed tensor are still seen."""
+    core = aj.Core("atlas-a2", sanitize=False)
+    pipe, q = aj.TPipe(core), aj.TQue(aj.TPosition.VECOUT, 1)
+    pipe.InitBuffer(q, 1, 512)
+    dst = q.AllocTensor("half")
+    count, value = 128, 3.0
+    for _ in range(2):
+        aj.Duplicate(dst, value, count)
+    assert all(a is b for a, b in zip(E._DUPLICATE_RECENT, (dst, count)))
+    dst[:] = 0
+    aj.Duplicate(dst, value, 64)                           # another count: its own plan
+    assert np.count_nonzero(dst.numpy()) == 64
+    aj.Duplicate(dst, value, count)
+    aj.Duplicate(dst, -2.0, count)                         # another value object: its own bits
+    assert np.array_equal(dst.numpy()[:count], np.full(count, -2, np.float16))
+    core.SetMaskCount()
+    aj.Duplicate(dst, value, count)                        # D22: A2 count calls restore Normal mode
+    assert not core.counter_mode
+    seen = []
+    monkeypatch.setattr(E, "vector_access", lambda *args, **kw: seen.append(args))
+    core.sanitize = True
+    aj.Duplicate(dst, value, count)
+    core.sanitize = False
+    assert len(seen) == 1                                  # a sanitizer sees the remembered call
+    q.FreeTensor(dst)
+    with pytest.raises(aj.StateError, match="freed"):      # liveness is tested on every call
+        aj.Duplicate(dst, value, count)

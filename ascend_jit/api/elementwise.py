@@ -540,28 +540,37 @@ _ENTRIES = EntryTable()
 _KERNELS = {"binary": K.binary_kernel, "scalar": K.binary_kernel, "unary": K.unary_kernel,
             "ternary": K.ternary_kernel, "axpy": K.ternary_kernel, "fill": K.fill_kernel}
 # The kernels' dtype-class markers (jit/elementwise.py binary_kernel): the binary kernel's (half, half FTZ, float,
-# int) classes, the unary kernel's (half, float, int) classes, the multiply-add kernel's (float, int) classes.
-_BINARY_HALF, _BINARY_HALF_FTZ = (0, None, None, None), (None, 0, None, None)
-_BINARY_FLOAT, _BINARY_INT = (None, None, 0, None), (None, None, None, 0)
-_HALF_CLASS, _FLOAT_CLASS, _INT_CLASS = (0, None, None), (None, 0, None), (None, None, 0)
-_FLOATS, _INTS, _NO_CLASS = (0, None), (None, 0), ()
+# int) classes, the unary kernel's (half, float, int) classes, the multiply-add kernel's (half, mixed, float, int)
+# classes; the int class's marker is the element width's (K.INT_WIDTHS), so each integer width is a class of its own.
+_BINARY_HALF, _BINARY_HALF_FTZ, _BINARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
+_BINARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
+_HALF_CLASS, _FLOAT_CLASS = (0, None, None), (None, 0, None)
+_INT_CLASS = {size: (None, None, width) for size, width in K.INT_WIDTHS.items()}
+_TERNARY_HALF, _TERNARY_MIXED, _TERNARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
+_TERNARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
+_NO_CLASS = ()
 _HALF_KIND = 0  # dtypes.HALF.kind
 
 
-def _classes(row, dtype, flags):
+def _classes(row, dtype, flags, skind):
+    """The kernel's dtype-class markers of a call on dst dtype `dtype` with sources of kind `skind` (P_SKIND)."""
     if row.arity == "fill":
         return _NO_CLASS
     if row.arity in ("binary", "scalar"):
         if not dtype.is_float:
-            return _BINARY_INT
+            return _BINARY_INT[dtype.size]
         if dtype.kind == _HALF_KIND:
             return _BINARY_HALF_FTZ if flags & K.FTZ else _BINARY_HALF
         return _BINARY_FLOAT
     if row.arity == "unary":  # every half call is the half class (FTZ included)
         if not dtype.is_float:
-            return _INT_CLASS
+            return _INT_CLASS[dtype.size]
         return _HALF_CLASS if dtype.kind == _HALF_KIND else _FLOAT_CLASS
-    return _FLOATS if dtype.is_float else _INTS
+    if not dtype.is_float:
+        return _TERNARY_INT[dtype.size]
+    if dtype.kind == _HALF_KIND:
+        return _TERNARY_HALF
+    return _TERNARY_FLOAT if skind == dtype.kind else _TERNARY_MIXED  # half sources, float dst (D33)
 
 
 def _params(row, key, n, strides=(0,) * 6, repeat=0, lo=0, hi=0, last=-1):
@@ -585,7 +594,7 @@ class _Plan(PreparedCall):
     def __init__(self, row, spec, dtype, params, effect, nop):
         self.fixed_flags = _fixed_flags(row, spec, dtype, None)
         self.sat_mask = _sat_mask(row)
-        self.classes = _classes(row, dtype, self.fixed_flags)
+        self.classes = _classes(row, dtype, self.fixed_flags, params[K.P_SKIND])
         self.effect, self.nop = effect, nop
         kernel = _KERNELS[row.arity]
         super().__init__(_ENTRIES, (kernel, self.classes), kernel, params)
@@ -596,7 +605,7 @@ def _call(row, plan, core, dtype, flags, value):
     config that changes the dtype class (a half Div with FTZ on the 950) takes that class's entry."""
     if row.arity == "unary":
         value = _half_lookup(row, dtype.kind, flags)
-    classes = _classes(row, dtype, flags)
+    classes = _classes(row, dtype, flags, plan.params[K.P_SKIND])
     if classes is plan.classes:
         plan.run(core.ub, plan.params, flags, value, *classes)
     else:
@@ -799,10 +808,6 @@ def _doc(row):
     return text
 
 
-def _alive(*tensors):
-    return all(t._lease is None or t._lease.alive for t in tensors)
-
-
 def _remember(memo, key, plan):
     """Keep a validated call shape's plan for the fast path (never a NOP: those take the full path)."""
     if key is not None and not plan.nop:
@@ -813,17 +818,26 @@ def _remember(memo, key, plan):
 
 def _make(row):
     """The public entry of one instruction. Its fast path (issue 21): a call in the plain positional form on live
-    LocalTensors of one core without a sanitizer, whose call shape an earlier call validated, looks its plan up
-    in one memo (keyed on exactly typed facts: each tensor's dtype, address and size, the count and the device, or
-    the high-dim form's _high_dim_key) and runs it: the flags from the core, the scalar's bits, the kernel, the
-    mask register's effect. Everything else (the first call of a shape, keywords, NOPs, the sanitizer, freed
-    tensors, every refusal) takes the full path (`full`, whose signature the entry shows), which validates and
-    returns the plan the memo then keeps. The entry's own signature takes the form's values as optional positionals
-    (a function with keyword-only defaults costs twice as much to call). Each arity's entry writes its lookup out
-    rather than calling a shared helper: one more Python call would add about a sixth to a remembered call."""
+    LocalTensors of one core without a sanitizer, whose call shape an earlier call validated, runs that shape's plan:
+    the flags from the core, the scalar's bits, the kernel, the mask register's effect. The plan comes from one of
+    two memos:
+    - `recent`, the instruction's last remembered count-form call: the same tensor objects and the same count
+      object (identity tests, about 0.2 us cheaper than building and hashing the facts' key). A LocalTensor's
+      core, dtype, address and size are read-only (tensor.py) and a core's device never changes, so the same
+      objects are the same call shape; liveness and the sanitizer are still tested on every call.
+    - `counts` / `highs`, keyed on exactly typed facts: each tensor's dtype, address and size, the count and the
+      device, or the high-dim form's _high_dim_key (the kernels' fresh tensor objects of every tile hit this one).
+    Everything else (the first call of a shape, keywords, NOPs, the sanitizer, freed tensors, every refusal) takes
+    the full path (`full`, whose signature the entry shows), which validates and returns the plan the memos then
+    keep. The entry's own signature takes the form's values as optional positionals (a function with keyword-only
+    defaults costs twice as much to call). Each arity's entry writes its lookup out rather than calling a shared
+    helper: one more Python call would add about a sixth to a remembered call."""
     counts, highs = {}, {}
     plain = row in _PLAIN_FLAGS
     arity = row.arity
+    # (the count-form call's tensors..., count, plan[, the per-call value's source and value]): one tuple, so a
+    # thread sees one whole call
+    recent = (_UNSET,) * 6
 
     def run(plan, core, value):
         """A remembered plan's call (_call's and Core._apply_mask_effect's lines for a call without config)."""
@@ -837,8 +851,12 @@ def _make(row):
                 core._set_bit(CTRL_COUNTER_MODE, 0)
 
     def remember(key, a1, plan):
-        if key is not None and plan is not None:
-            _remember(counts if a1 is _UNSET else highs, key, plan)
+        """Keep a validated call shape's plan in its memo; True when it is a count-form plan (the entry then makes
+        its call the recent one)."""
+        if key is None or plan is None or plan.nop:
+            return False
+        _remember(counts if a1 is _UNSET else highs, key, plan)
+        return a1 is _UNSET
 
     if arity in ("binary", "ternary"):
         def full(dst, src0, src1, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
@@ -855,37 +873,48 @@ def _make(row):
                                  config)
 
         def entry(dst, src0, src1, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
-            key = None
-            if not kw and type(dst) is LocalTensor and type(src0) is LocalTensor and type(src1) is LocalTensor:
+            nonlocal recent
+            key = plan = None
+            last = recent
+            if dst is last[0] and src0 is last[1] and src1 is last[2] and a0 is last[3] and a1 is _UNSET and not kw:
+                core = dst._core
+                if core.sanitizer is None and (dst._lease is None or dst._lease.alive) and \
+                        (src0._lease is None or src0._lease.alive) and (src1._lease is None or src1._lease.alive):
+                    plan = last[4]
+            elif not kw and type(dst) is LocalTensor and type(src0) is LocalTensor and type(src1) is LocalTensor:
                 core = dst._core
                 if src0._core is core and src1._core is core and core.sanitizer is None and \
-                        (dst._lease is None and src0._lease is None and src1._lease is None or
-                         _alive(dst, src0, src1)):
+                        (dst._lease is None or dst._lease.alive) and (src0._lease is None or src0._lease.alive) and \
+                        (src1._lease is None or src1._lease.alive):
                     if a1 is _UNSET:
                         if type(a0) is int:
                             key = (dst._dtype, dst._addr, dst._size, src0._dtype, src0._addr, src0._size,
                                    src1._dtype, src1._addr, src1._size, a0, core.spec)
                             plan = counts.get(key)
                             if plan is not None:
-                                if not plain:
-                                    return run(plan, core, 0)
-                                # the common case (Add, Sub, Mul, Max, Min, ...): run()'s lines inline
-                                plan.run(core.ub, plan.params, core.overflow_flags, 0, *plan.classes)
-                                effect = plan.effect
-                                if effect is not None:
-                                    core.mask_high, core.mask_low, restores_normal = effect
-                                    core.mask_defined = True
-                                    if restores_normal and core.counter_mode:
-                                        core._set_bit(CTRL_COUNTER_MODE, 0)
-                                return
+                                recent = (dst, src0, src1, a0, plan)
                     elif a2 is not _UNSET and not rest:
                         fields = _FIELD_VALUES.get(type(a2))
                         if fields is not None:
                             key = _high_dim_key(row, core, (dst, src0, src1), a0, a1, fields(a2), True)
                             plan = highs.get(key)
-                            if plan is not None:
-                                return run(plan, core, 0)
-            remember(key, a1, full(dst, src0, src1, *_given(a0, a1, a2), *rest, **kw))
+            if plan is not None:
+                if not plain:
+                    return run(plan, core, 0)
+                # the common case (Add, Sub, Mul, Max, Min, ...): run()'s lines inline, the binary kernel's four
+                # dtype-class markers passed one by one (a starred call costs about 0.03 us more)
+                m = plan.classes
+                plan.run(core.ub, plan.params, core.overflow_flags, 0, m[0], m[1], m[2], m[3])
+                effect = plan.effect
+                if effect is not None:
+                    core.mask_high, core.mask_low, restores_normal = effect
+                    core.mask_defined = True
+                    if restores_normal and core.counter_mode:
+                        core._set_bit(CTRL_COUNTER_MODE, 0)
+                return
+            plan = full(dst, src0, src1, *_given(a0, a1, a2), *rest, **kw)
+            if remember(key, a1, plan):
+                recent = (dst, src0, src1, a0, plan)
     elif arity in ("scalar", "axpy"):
         scalar_of_src = arity == "axpy"
 
@@ -905,11 +934,21 @@ def _make(row):
             return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, scalar, None)
 
         def entry(dst, src, scalar, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
-            key = None
-            if not kw and type(dst) is LocalTensor and type(src) is LocalTensor:
+            nonlocal recent
+            key = plan = None
+            last = recent
+            if dst is last[0] and src is last[1] and a0 is last[2] and a1 is _UNSET and not kw:
                 core = dst._core
-                if src._core is core and core.sanitizer is None and \
-                        (dst._lease is None and src._lease is None or _alive(dst, src)):
+                if core.sanitizer is None and (dst._lease is None or dst._lease.alive) and \
+                        (src._lease is None or src._lease.alive):
+                    plan = last[3]
+                    if scalar is last[4]:  # the recent call's scalar object: its bits (D29 admits numbers only,
+                        # whose values never change)
+                        return run(plan, core, last[5])
+            elif not kw and type(dst) is LocalTensor and type(src) is LocalTensor:
+                core = dst._core
+                if src._core is core and core.sanitizer is None and (dst._lease is None or dst._lease.alive) and \
+                        (src._lease is None or src._lease.alive):
                     if a1 is _UNSET:
                         if type(a0) is int:
                             key = (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, a0,
@@ -920,10 +959,14 @@ def _make(row):
                         if fields is not None:
                             key = _high_dim_key(row, core, (dst, src), a0, a1, fields(a2), True)
                             plan = highs.get(key)
-                    if key is not None and plan is not None:
-                        return run(plan, core, _scalar(row, core.spec, (src if scalar_of_src else dst)._dtype,
-                                                       scalar))
-            remember(key, a1, full(dst, src, scalar, *_given(a0, a1, a2), *rest, **kw))
+            if plan is not None:
+                bits = _scalar(row, core.spec, (src if scalar_of_src else dst)._dtype, scalar)
+                if a1 is _UNSET:
+                    recent = (dst, src, a0, plan, scalar, bits)
+                return run(plan, core, bits)
+            plan = full(dst, src, scalar, *_given(a0, a1, a2), *rest, **kw)
+            if remember(key, a1, plan):
+                recent = (dst, src, a0, plan, _UNSET, 0)
     else:
         def full(dst, src, *args, count=None, mask=None, repeat_time=None, repeat_params=None, is_set_mask=_UNSET,
                  config=None):
@@ -938,11 +981,20 @@ def _make(row):
             return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, None, config)
 
         def entry(dst, src, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
-            key = None
-            if not kw and type(dst) is LocalTensor and type(src) is LocalTensor:
+            nonlocal recent
+            key = plan = None
+            last = recent
+            if dst is last[0] and src is last[1] and a0 is last[2] and a1 is _UNSET and not kw:
                 core = dst._core
-                if src._core is core and core.sanitizer is None and \
-                        (dst._lease is None and src._lease is None or _alive(dst, src)):
+                if core.sanitizer is None and (dst._lease is None or dst._lease.alive) and \
+                        (src._lease is None or src._lease.alive):
+                    plan = last[3]
+                    if core.overflow_flags == last[4]:  # the recent call's overflow mode: its half table
+                        return run(plan, core, last[5])
+            elif not kw and type(dst) is LocalTensor and type(src) is LocalTensor:
+                core = dst._core
+                if src._core is core and core.sanitizer is None and (dst._lease is None or dst._lease.alive) and \
+                        (src._lease is None or src._lease.alive):
                     if a1 is _UNSET:
                         if type(a0) is int:
                             key = (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, a0,
@@ -953,10 +1005,14 @@ def _make(row):
                         if fields is not None:
                             key = _high_dim_key(row, core, (dst, src), a0, a1, fields(a2), True)
                             plan = highs.get(key)
-                    if key is not None and plan is not None:
-                        flags = core.overflow_flags & plan.sat_mask | plan.fixed_flags
-                        return run(plan, core, _half_lookup(row, dst._dtype.kind, flags))
-            remember(key, a1, full(dst, src, *_given(a0, a1, a2), *rest, **kw))
+            if plan is not None:
+                table = _half_lookup(row, dst._dtype.kind, core.overflow_flags & plan.sat_mask | plan.fixed_flags)
+                if a1 is _UNSET:
+                    recent = (dst, src, a0, plan, core.overflow_flags, table)
+                return run(plan, core, table)
+            plan = full(dst, src, *_given(a0, a1, a2), *rest, **kw)
+            if remember(key, a1, plan):
+                recent = (dst, src, a0, plan, -1, None)
     for f in (full, entry):
         f.__name__ = f.__qualname__ = row.name
     entry.__doc__ = _doc(row)
@@ -972,6 +1028,7 @@ def _given(a0, a1, a2):
 
 
 _DUPLICATE_COUNTS = {}  # Duplicate's count-form plans by (dst dtype, address, size, count, device)
+_DUPLICATE_RECENT = (_UNSET,) * 5  # its last remembered count-form call: (dst, count, plan, value, value's bits)
 
 
 def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
@@ -979,16 +1036,29 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
     """`Duplicate(dst, scalar, count)`, `Duplicate(dst, src_tensor, count)` (950: broadcasts src_tensor[0]) or
     `Duplicate(dst, scalar, mask, repeat_time, dst_block_stride, dst_repeat_stride)` (SPEC-2 5.1): bit copies, no
     arithmetic, no saturation."""
+    global _DUPLICATE_RECENT
     row = DUPLICATE
     key = None
     if len(args) == 1 and count is None and mask is None and is_set_mask is _UNSET and type(dst) is LocalTensor \
             and type(args[0]) is int and type(value) is not LocalTensor:  # the fast path of _make's entries
         core = dst._core
         if core.sanitizer is None and (dst._lease is None or dst._lease.alive):
-            key = (dst._dtype, dst._addr, dst._size, args[0], core.spec)
-            plan = _DUPLICATE_COUNTS.get(key)
+            last = _DUPLICATE_RECENT
+            if dst is last[0] and args[0] is last[1]:  # the recent call's tensor and count objects (see _make)
+                plan = last[2]
+                if value is last[3]:
+                    bits = last[4]
+                else:
+                    bits = _scalar(row, core.spec, dst._dtype, value)
+                    _DUPLICATE_RECENT = (dst, args[0], plan, value, bits)
+            else:
+                key = (dst._dtype, dst._addr, dst._size, args[0], core.spec)
+                plan = _DUPLICATE_COUNTS.get(key)
+                if plan is not None:
+                    bits = _scalar(row, core.spec, dst._dtype, value)
+                    _DUPLICATE_RECENT = (dst, args[0], plan, value, bits)
             if plan is not None:
-                plan.run(core.ub, plan.params, _scalar(row, core.spec, dst._dtype, value))
+                plan.run(core.ub, plan.params, bits)
                 effect = plan.effect
                 if effect is not None:
                     core._apply_mask_effect(effect)
@@ -1014,7 +1084,9 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
             vector_access(core, row.name, reads=reads, writes=[(("dst", dst.addr, int(n) * dst.dtype.size), dst)])
         plan.run(core.ub, plan.params, bits)
         _apply(core, plan.effect)
-        _remember(_DUPLICATE_COUNTS, key, plan)
+        if key is not None:
+            _remember(_DUPLICATE_COUNTS, key, plan)
+            _DUPLICATE_RECENT = (dst, args[0], plan, value, bits)
         return
     if tensor_source:
         raise ParameterError(row.name, "value", "a LocalTensor", legal="a scalar in the high-dim form (SPEC-2 5.1)",
@@ -1104,7 +1176,7 @@ def _brcb_key(dst, src, repeat_time, repeat_params):
         return None
     core = dst._core
     if type(blk) is not int or type(rep) is not int or src._core is not core or core.sanitizer is not None or \
-            not (dst._lease is None and src._lease is None or _alive(dst, src)):
+            not (dst._lease is None or dst._lease.alive) or not (src._lease is None or src._lease.alive):
         return None
     return (dst._dtype, dst._addr, dst._size, src._dtype, src._addr, src._size, repeat_time, blk, rep, core.spec,
             core.bounds)

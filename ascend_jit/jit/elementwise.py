@@ -17,17 +17,17 @@ a table of stored bits that this kernel computed once for every half input.
     fill_*      Duplicate (bit copies of one value) and Brcb
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from .addressing import active_lanes, copy_lanes
 from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush, fma_lane, int_abs_lane,
                     int_div_lane, int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane, int_stage,
                     leaky_relu_lane, ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane,
-                    rsqrt_lane, rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_less)
-from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16,
-                       KIND_UINT32, KIND_UINT64, KIND_UINT8, bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits,
-                       float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size, round_half)
-from .ubview import ub_as
+                    rsqrt_lane, rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_bias)
+from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT64,
+                       bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size, round_half)
+from .ubview import int_lanes, ub_as
 
 # Op codes (the op table in api/elementwise.py names them).
 ADD, SUB, MUL, DIV, MAX, MIN, AND, OR, ADD_RELU, SUB_RELU, LEAKY_RELU = range(11)
@@ -56,33 +56,26 @@ N_PARAMS = 17
 # --- decode / store ------------------------------------------------------------------------------------------------
 @njit(cache=True, error_model="numpy")
 def load_halves(flags, raw, off, m, out):
-    """load_floats of half elements alone (the unary kernel's half class compiles only this, issue 20)."""
-    v = raw.view(np.uint16)[off:off + m]
+    """Half elements off..off+m of a packed run -> float32 (exact); DAZ when flags has FTZ. The half classes
+    compile this decode alone (issue 20)."""
+    v = ub_as(raw, np.uint16)[off:off + m]
     for i in range(m):
         out[i] = half_bits_to_f32(v[i])
     if flags & FTZ:
+        half = flags & 0  # KIND_HALF typed int64: a literal would compile flush a second time (issue 20)
         for i in range(m):
-            out[i] = flush(KIND_HALF, out[i])
-
-
-@njit(cache=True, error_model="numpy")
-def load_floats(kind, flags, raw, off, m, out):
-    """Elements off..off+m of a packed run -> float32 (exact); DAZ when flags has FTZ."""
-    if kind == KIND_HALF:
-        load_halves(flags, raw, off, m, out)
-    else:
-        load_wide(kind, flags, raw, off, m, out)
+            out[i] = flush(half, out[i])
 
 
 @njit(cache=True, error_model="numpy")
 def load_wide(kind, flags, raw, off, m, out):
-    """load_floats of float and bfloat16 elements (the unary kernel's float class compiles only this, issue 20)."""
+    """load_halves for float and bfloat16 elements (the float classes compile only this)."""
     if kind == KIND_FLOAT:
-        v32 = raw.view(np.float32)[off:off + m]
+        v32 = ub_as(raw, np.float32)[off:off + m]
         for i in range(m):
             out[i] = v32[i]
     else:
-        v = raw.view(np.uint16)[off:off + m]
+        v = ub_as(raw, np.uint16)[off:off + m]
         for i in range(m):
             out[i] = bf16_bits_to_f32(v[i])
     if flags & FTZ:
@@ -92,12 +85,14 @@ def load_wide(kind, flags, raw, off, m, out):
 
 @njit(cache=True, error_model="numpy")
 def store_halves(flags, r, raw, off, m):
-    """store_floats of half elements alone (the unary kernel's half class compiles only this, issue 20)."""
+    """Round float32 results to half once (RNE), FTZ when asked (D38), then the half overflow mode (D35); NaN as the
+    canonical pattern. The half classes compile this store alone (issue 20)."""
     sat = (flags & SAT_HALF) != 0
-    v = raw.view(np.uint16)[off:off + m]
+    v = ub_as(raw, np.uint16)[off:off + m]
     if flags & FTZ:
+        half = flags & 0  # KIND_HALF typed int64 (as load_halves)
         for i in range(m):
-            v[i] = half_store_bits(round_half(flush(KIND_HALF, round_half(r[i], False)), sat))
+            v[i] = half_store_bits(round_half(flush(half, round_half(r[i], False)), sat))
     elif sat:
         for i in range(m):
             v[i] = half_store_bits(round_half(r[i], True))
@@ -107,20 +102,10 @@ def store_halves(flags, r, raw, off, m):
 
 
 @njit(cache=True, error_model="numpy")
-def store_floats(kind, flags, r, raw, off, m):
-    """Round float32 results to the element type once (RNE), FTZ when asked (D38), then the half overflow mode
-    (D35); NaN as the canonical pattern."""
-    if kind == KIND_HALF:
-        store_halves(flags, r, raw, off, m)
-    else:
-        store_wide(kind, flags, r, raw, off, m)
-
-
-@njit(cache=True, error_model="numpy")
 def store_wide(kind, flags, r, raw, off, m):
-    """store_floats of float and bfloat16 elements (the unary kernel's float class compiles only this)."""
+    """store_halves for float and bfloat16 elements (the float classes compile only this)."""
     if kind == KIND_FLOAT:
-        v32 = raw.view(np.uint32)[off:off + m]
+        v32 = ub_as(raw, np.uint32)[off:off + m]
         if flags & FTZ:
             for i in range(m):
                 v32[i] = float_store_bits(flush(kind, r[i]))
@@ -128,74 +113,93 @@ def store_wide(kind, flags, r, raw, off, m):
             for i in range(m):
                 v32[i] = float_store_bits(r[i])
     else:
-        v = raw.view(np.uint16)[off:off + m]
+        v = ub_as(raw, np.uint16)[off:off + m]
         for i in range(m):
             v[i] = f32_to_bf16_bits(r[i])
 
 
-@njit(cache=True, error_model="numpy")
-def load_ints(kind, raw, off, m, out):
-    if kind == KIND_INT16:
-        v16 = raw.view(np.int16)[off:off + m]
-        for i in range(m):
-            out[i] = v16[i]
-    elif kind == KIND_UINT16:
-        u16 = raw.view(np.uint16)[off:off + m]
-        for i in range(m):
-            out[i] = u16[i]
-    elif kind == KIND_INT32:
-        v32 = raw.view(np.int32)[off:off + m]
-        for i in range(m):
-            out[i] = v32[i]
-    elif kind == KIND_UINT32:
-        u32 = raw.view(np.uint32)[off:off + m]
-        for i in range(m):
-            out[i] = u32[i]
-    elif kind == KIND_INT8:
-        v8 = raw.view(np.int8)[off:off + m]
-        for i in range(m):
-            out[i] = v8[i]
-    elif kind == KIND_UINT8:
-        v8u = raw[off:off + m]
-        for i in range(m):
-            out[i] = v8u[i]
-    else:  # int64 and uint64: the bit pattern in an int64 (add/sub/mul/and/or wrap identically)
-        v64 = raw.view(np.int64)[off:off + m]
-        for i in range(m):
-            out[i] = v64[i]
+# The integer class marker (binary_kernel's int_class): its *type* is the element width, as the unsigned integer of
+# that width, so each width compiles its own lane view alone (issue 20: a first int16 And compiled all eight integer
+# views); the value is the width in bytes, so the API's entry keys of the widths differ (np.uint16(0) == np.uint32(0)).
+# An int64 marker (the Reg engine, whose registers carry their dtype as a value) takes every width at run time.
+INT_WIDTHS = {1: np.uint8(1), 2: np.uint16(2), 4: np.uint32(4), 8: np.uint64(8)}
 
 
 @njit(cache=True, error_model="numpy")
-def store_ints(kind, r, raw, off, m):
-    """Store results already wrapped or clamped to the type (int_stage)."""
-    if kind == KIND_INT16:
-        v16 = raw.view(np.int16)[off:off + m]
-        for i in range(m):
-            v16[i] = r[i]
-    elif kind == KIND_UINT16:
-        u16 = raw.view(np.uint16)[off:off + m]
-        for i in range(m):
-            u16[i] = r[i]
-    elif kind == KIND_INT32:
-        v32 = raw.view(np.int32)[off:off + m]
-        for i in range(m):
-            v32[i] = r[i]
-    elif kind == KIND_UINT32:
-        u32 = raw.view(np.uint32)[off:off + m]
-        for i in range(m):
-            u32[i] = r[i]
-    elif kind == KIND_INT8:
-        v8 = raw.view(np.int8)[off:off + m]
-        for i in range(m):
-            v8[i] = r[i]
-    elif kind == KIND_UINT8:
-        v8u = raw[off:off + m]
-        for i in range(m):
-            v8u[i] = r[i]
-    else:
-        v64 = raw.view(np.int64)[off:off + m]
-        for i in range(m):
-            v64[i] = r[i]
+def load_width(kind, raw, off, m, out, width):
+    """Elements off..off+m of a packed run of integers of kind `kind` -> int64 (uint64: its bit pattern); `width`:
+    a marker of the element width (INT_WIDTHS). The lanes are unsigned (8 bytes: int64); a signed narrower kind is
+    sign-extended: (v ^ 2**(bits-1)) - 2**(bits-1)."""
+    v = int_lanes(raw, width)[off:off + m]
+    size = kind_size(kind)
+    signed = kind == KIND_INT8 or kind == KIND_INT16 or kind == KIND_INT32
+    bias = np.int64(1) << (8 * size - 1) if signed else np.int64(0)
+    for i in range(m):
+        out[i] = (np.int64(v[i]) ^ bias) - bias
+
+
+@njit(cache=True, error_model="numpy")
+def store_width(kind, r, raw, off, m, width):
+    """Store int64 results already wrapped or clamped to the type (int_stage): their low bytes, through the lanes
+    of the width marker `width` (load_width)."""
+    v = int_lanes(raw, width)[off:off + m]
+    for i in range(m):
+        v[i] = r[i]
+
+
+def load_ints(kind, raw, off, m, out, width):
+    """load_width with the int class marker `width`: a width marker (INT_WIDTHS) compiles that width alone; an int64
+    marker takes the width of `kind` at run time (the overload below; this plain function under NUMBA_DISABLE_JIT)."""
+    load_width(kind, raw, off, m, out, _width_of(kind, width))
+
+
+def store_ints(kind, r, raw, off, m, width):
+    """store_width with the int class marker `width` (as load_ints)."""
+    store_width(kind, r, raw, off, m, _width_of(kind, width))
+
+
+def _width_of(kind, width):
+    return width if isinstance(width, np.unsignedinteger) else INT_WIDTHS[int(kind_size(kind))]
+
+
+def _is_width_marker(width):
+    return isinstance(width, types.Integer) and not width.signed
+
+
+@overload(load_ints)
+def _ol_load_ints(kind, raw, off, m, out, width):
+    if _is_width_marker(width):
+        return lambda kind, raw, off, m, out, width: load_width(kind, raw, off, m, out, width)
+
+    def every_width(kind, raw, off, m, out, width):
+        size = kind_size(kind)
+        if size == 1:
+            load_width(kind, raw, off, m, out, np.uint8(1))
+        elif size == 2:
+            load_width(kind, raw, off, m, out, np.uint16(2))
+        elif size == 4:
+            load_width(kind, raw, off, m, out, np.uint32(4))
+        else:
+            load_width(kind, raw, off, m, out, np.uint64(8))
+    return every_width
+
+
+@overload(store_ints)
+def _ol_store_ints(kind, r, raw, off, m, width):
+    if _is_width_marker(width):
+        return lambda kind, r, raw, off, m, width: store_width(kind, r, raw, off, m, width)
+
+    def every_width(kind, r, raw, off, m, width):
+        size = kind_size(kind)
+        if size == 1:
+            store_width(kind, r, raw, off, m, np.uint8(1))
+        elif size == 2:
+            store_width(kind, r, raw, off, m, np.uint16(2))
+        elif size == 4:
+            store_width(kind, r, raw, off, m, np.uint32(4))
+        else:
+            store_width(kind, r, raw, off, m, np.uint64(8))
+    return every_width
 
 
 @njit(cache=True, error_model="numpy")
@@ -215,10 +219,8 @@ def _fill_float(kind, flags, bits, out, m):
 
 @njit(cache=True, error_model="numpy")
 def _fill_int(kind, bits, out, m):
-    v = np.int64(bits)
-    if kind == KIND_INT16 or kind == KIND_INT8 or kind == KIND_INT32:
-        size = kind_size(kind) * 8
-        v = ((v + (1 << (size - 1))) & ((1 << size) - 1)) - (1 << (size - 1))
+    """A broadcast integer scalar (its bit pattern, as a signed 64-bit value) as the value of `kind` in every lane."""
+    v = int_stage(kind, np.int64(bits), m < 0)  # (m < 0: False typed bool, not a literal: one int_stage, issue 20)
     for i in range(m):
         out[i] = v
 
@@ -277,23 +279,21 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
         for i in range(m):
             r[i] = x[i] * y[i]
     elif op == DIV:
-        for i in range(m):
-            r[i] = int_div_lane(x[i], y[i])
+        if kind == KIND_UINT64:  # on the unsigned values of the bit patterns (the casts keep the bits)
+            for i in range(m):
+                r[i] = np.int64(uint64_div_lane(np.uint64(x[i]), np.uint64(y[i])))
+        else:
+            for i in range(m):
+                r[i] = int_div_lane(x[i], y[i])
         sat = False
-    elif op == MAX:
-        if kind == KIND_UINT64:
-            for i in range(m):
-                r[i] = x[i] if unsigned_less(y[i], x[i]) else y[i]
-        else:
-            for i in range(m):
-                r[i] = int_max_lane(x[i], y[i])
+    elif op == MAX:  # uint64 bit patterns compare as unsigned with the sign bit flipped (unsigned_bias)
+        b = unsigned_bias(kind)
+        for i in range(m):
+            r[i] = int_max_lane(x[i] ^ b, y[i] ^ b) ^ b
     elif op == MIN:
-        if kind == KIND_UINT64:
-            for i in range(m):
-                r[i] = x[i] if unsigned_less(x[i], y[i]) else y[i]
-        else:
-            for i in range(m):
-                r[i] = int_min_lane(x[i], y[i])
+        b = unsigned_bias(kind)
+        for i in range(m):
+            r[i] = int_min_lane(x[i] ^ b, y[i] ^ b) ^ b
     elif op == AND:
         for i in range(m):
             r[i] = x[i] & y[i]
@@ -409,26 +409,15 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_clas
             _binary_float_chunk(op, kind, flags, fs[0], fs[1], fs[2], m)
             store_wide(kind, flags, fs[2], d, c0, m)
     if int_class is not None:
-        if kind == KIND_UINT64 and op == DIV:
-            av, dv = a.view(np.uint64), d.view(np.uint64)
-            if scalar:
-                s = np.array([np.int64(scalar_bits)]).view(np.uint64)[0]
-                for i in range(n):
-                    dv[i] = uint64_div_lane(av[i], s)
-            else:
-                bv = b.view(np.uint64)
-                for i in range(n):
-                    dv[i] = uint64_div_lane(av[i], bv[i])
-            return
         for c0 in range(0, n, CHUNK):
             m = min(CHUNK, n - c0)
-            load_ints(kind, a, c0, m, ints[0])
+            load_ints(kind, a, c0, m, ints[0], int_class)
             if scalar:
                 _fill_int(kind, scalar_bits, ints[1], m)
             else:
-                load_ints(kind, b, c0, m, ints[1])
+                load_ints(kind, b, c0, m, ints[1], int_class)
             _binary_int_chunk(op, kind, flags, ints[0], ints[1], ints[2], m)
-            store_ints(kind, ints[2], d, c0, m)
+            store_ints(kind, ints[2], d, c0, m, int_class)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -438,14 +427,15 @@ def binary_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_c
     p[P_N] >= 0: the count form, n consecutive elements (the stride, repeat and mask parameters are unused).
     p[P_N] < 0: the high-dim form: per repeat gather the active lanes of the sources (the register), compute,
     scatter; p[P_LAST] >= 0 is counter mode: the last repeat takes only its first last_lanes lanes (SPEC 2.6).
-    half_class, half_ftz_class, float_class, int_class: exactly one is 0, the others None: the dtype class, the one
-    specialisation kept on purpose (issue 20: compile only what the call needs). numba removes the code under `if
-    int_class is not None` when int_class is None (decided from the argument type before compiling), so a float call
-    compiles no integer code and the reverse. The half class is half without FTZ (every half call but the 950's FTZ
-    configs): one fused pass per run (half_binary_run) and no float32 chunk path, so the first half call compiles
-    only that; the half FTZ class takes the float32 chunk path with the half decode/store alone, the float class the
-    same path with the float and bfloat16 decode/store alone (each first call compiles one element width's code).
-    Op, kind, flags and device facts stay values."""
+    half_class, half_ftz_class, float_class, int_class: exactly one is not None (0; the int class: its element
+    width's marker, INT_WIDTHS), the others None: the dtype class, the one specialisation kept on purpose (issue 20:
+    compile only what the call needs). numba removes the code under `if int_class is not None` when int_class is
+    None (decided from the argument type before compiling), so a float call compiles no integer code and the
+    reverse. The half class is half without FTZ (every half call but the 950's FTZ configs): one fused pass per run
+    (half_binary_run) and no float32 chunk path, so the first half call compiles only that; the half FTZ class takes
+    the float32 chunk path with the half decode/store alone, the float class the same path with the float and
+    bfloat16 decode/store alone, each integer width the int64 chunk path with that width's lanes alone (each first
+    call compiles one element width's code). Op, kind, flags and device facts stay values."""
     op, kind, n, dst, src0, src1 = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0], p[P_SRC1]
     size = kind_size(kind)
     # Each class's code sits under a test of its own marker: numba prunes a branch only when the marker it tests is
@@ -454,7 +444,7 @@ def binary_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_c
         nb = n * size
         b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
         if half_class is not None:  # one pass over the UB's half view (addresses are 32-byte aligned), no scratch
-            u16 = ub.view(np.uint16)
+            u16 = ub_as(ub, np.uint16)
             e0, e1, e2 = dst // 2, src0 // 2, src1 // 2
             in_place = (dst < src0 + nb and src0 < dst + nb) or (src1 >= 0 and dst < src1 + nb and src1 < dst + nb)
             half_binary_run(op, flags, u16, e0, e1, e2 if src1 >= 0 else -1, scalar_bits, n, in_place)
@@ -477,10 +467,11 @@ def binary_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_c
     lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // size)
     gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
     scatter = not gather
-    g16 = np.empty(384, np.uint16)  # the register: a, b, d lanes at halves 0, 128, 256 (one array, half_binary_run)
+    g = np.empty(768, np.uint8)  # the register: a, b, d lanes at bytes 0, 256, 512 (one array, half_binary_run)
+    g16 = ub_as(g, np.uint16)
     at_a = flags & 0  # typed int64 offsets, not literals (a literal would compile half_binary_run twice, issue 20)
     at_b, at_d = at_a + 128 if src1 >= 0 else at_a - 1, at_a + 256
-    a, b, d = g16[:128].view(np.uint8), g16[128:256 if src1 >= 0 else 128].view(np.uint8), g16[256:].view(np.uint8)
+    a, b, d = g[:256], g[256:512 if src1 >= 0 else 256], g[512:]
     for i in range(repeat):
         m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
         copy_lanes(ub, src0 + i * p[P_S0REP] * 32, p[P_S0BLK], lanes, m, size, a, gather)
@@ -562,7 +553,7 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
     once per op and flags with this kernel, issue 13: one lookup per element); else empty. half_class /
     float_class / int_class: see unary_kernel."""
     if half_class is not None and table.size > 0:
-        v, dv = a.view(np.uint16), d.view(np.uint16)
+        v, dv = ub_as(a, np.uint16), ub_as(d, np.uint16)
         for i in range(n):
             dv[i] = table[v[i]]
         return
@@ -577,19 +568,19 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
             _unary_float_chunk(op, kind, flags, fs[0], fs[1], m, float_class)
             store_wide(kind, flags, fs[1], d, c0, m)
         if int_class is not None:
-            load_ints(kind, a, c0, m, ints[0])
+            load_ints(kind, a, c0, m, ints[0], int_class)
             _unary_int_chunk(op, kind, flags, ints[0], ints[1], m)
-            store_ints(kind, ints[1], d, c0, m)
+            store_ints(kind, ints[1], d, c0, m, int_class)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def unary_kernel(ub, p, flags, table, half_class, float_class, int_class):
     """Every form of the unary instructions in one kernel; p: the call shape's parameters (P_*, no P_SRC1);
     p[P_N] >= 0: the count form, else high-dim. half_class / float_class / int_class: the dtype class as
-    binary_kernel's (no FTZ class of its own): the half class is every half call (FTZ included): the table lookup and the half-only
-    decode/store that computes the tables, without the float/bfloat16 paths or the float-only vectorised Exp, so
-    the first half Exp compiles only what half needs (issue 20); the float class is float and bfloat16. table: see
-    unary_run."""
+    binary_kernel's (no FTZ class of its own): the half class is every half call (FTZ included): the table lookup
+    and the half-only decode/store that computes the tables, without the float/bfloat16 paths or the float-only vectorised Exp, so
+    the first half Exp compiles only what half needs (issue 20); the float class is float and bfloat16; the int
+    class one element width (INT_WIDTHS). table: see unary_run."""
     op, kind, n, dst, src = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0]
     size = kind_size(kind)
     fs = np.empty((2, CHUNK if int_class is None and table.size == 0 else 0), np.float32)  # (lookups: none)
@@ -621,70 +612,103 @@ def _axpy_bf16_lane(s, x, c):
 
 
 @njit(cache=True, error_model="numpy")
-def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints, float_class, int_class):
-    """MulAddDst d = a*b + d; FusedMulAdd d = a*d + b; Axpy d = scalar*a + d (b unused). Sources of kind skind,
-    dst of kind dkind (half -> float mixed forms: products exact in float32, one float add, D33/6.3)."""
+def _fma_chunk(op, dkind, flags, x, y, c, m, mixed_class, float_class):
+    """The multiply-add of one chunk of decoded operands (x, y: the sources, or y the Axpy scalar; c: dst), into c.
+    mixed_class / float_class: ternary_kernel's markers; the mixed loop and the bfloat16 Axpy compile only in their
+    classes (issue 20)."""
     sat = (flags & SAT_HALF) != 0
     fused = (flags & FUSED) != 0
-    plain = flags & 0   # the sources load without DAZ; zero typed int64, not a literal (one load_floats, issue 20)
+    off = flags < 0     # False typed bool (a literal would compile fma_lane twice, issue 20)
+    if op == FUSED_MUL_ADD:
+        for i in range(m):
+            c[i] = fma_lane(dkind, x[i], c[i], y[i], fused, sat)
+        return
+    if mixed_class is not None:  # half sources, float dst: exact product, one float32 rounding (D33)
+        for i in range(m):
+            c[i] = fma_lane(dkind, x[i], y[i], c[i], not off, off)
+        return
+    if float_class is not None and op == AXPY and dkind == KIND_BF16:
+        for i in range(m):
+            c[i] = _axpy_bf16_lane(y[i], x[i], c[i])
+        return
+    for i in range(m):
+        c[i] = fma_lane(dkind, x[i], y[i], c[i], fused, sat)
+
+
+@njit(cache=True, error_model="numpy")
+def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints, half_class, mixed_class, float_class,
+                int_class):
+    """MulAddDst d = a*b + d; FusedMulAdd d = a*d + b; Axpy d = scalar*a + d (b unused). Sources of kind skind,
+    dst of kind dkind (half -> float mixed forms: products exact in float32, one float add, D33/6.3).
+    half_class / mixed_class / float_class / int_class: see ternary_kernel; each float class decodes its sources
+    and dst and stores with its own widths' helpers around the shared _fma_chunk."""
+    plain = flags & 0   # the sources load without DAZ; zero typed int64, not a literal (one load_halves, issue 20)
     off = flags < 0     # False typed bool, for the same reason
+    x, y, c = fs[0], fs[1], fs[2]
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
-        if float_class is not None:  # (see binary_kernel)
-            load_floats(skind, plain, a, c0, m, fs[0])
+        if half_class is not None:  # (see binary_kernel)
+            load_halves(plain, a, c0, m, x)
             if op == AXPY:
-                _fill_float(skind, plain, scalar_bits, fs[1], m)
+                _fill_float(skind, plain, scalar_bits, y, m)
             else:
-                load_floats(skind, plain, b, c0, m, fs[1])
-            load_floats(dkind, plain, d, c0, m, fs[2])
-            x, y, c = fs[0], fs[1], fs[2]
-            if op == FUSED_MUL_ADD:
-                for i in range(m):
-                    c[i] = fma_lane(dkind, x[i], c[i], y[i], fused, sat)
-            elif op == AXPY and dkind == KIND_BF16:
-                for i in range(m):
-                    c[i] = _axpy_bf16_lane(y[i], x[i], c[i])
-            elif dkind != skind:  # half sources, float dst: exact product, one float32 rounding
-                for i in range(m):
-                    c[i] = fma_lane(dkind, x[i], y[i], c[i], not off, off)
+                load_halves(plain, b, c0, m, y)
+            load_halves(plain, d, c0, m, c)
+            _fma_chunk(op, dkind, flags, x, y, c, m, mixed_class, float_class)
+            store_halves(flags, c, d, c0, m)
+        if mixed_class is not None:
+            load_halves(plain, a, c0, m, x)
+            if op == AXPY:
+                _fill_float(skind, plain, scalar_bits, y, m)
             else:
-                for i in range(m):
-                    c[i] = fma_lane(dkind, x[i], y[i], c[i], fused, sat)
-            store_floats(dkind, flags, c, d, c0, m)
+                load_halves(plain, b, c0, m, y)
+            load_wide(dkind, plain, d, c0, m, c)
+            _fma_chunk(op, dkind, flags, x, y, c, m, mixed_class, float_class)
+            store_wide(dkind, flags, c, d, c0, m)
+        if float_class is not None:
+            load_wide(skind, plain, a, c0, m, x)
+            if op == AXPY:
+                _fill_float(skind, plain, scalar_bits, y, m)
+            else:
+                load_wide(skind, plain, b, c0, m, y)
+            load_wide(dkind, plain, d, c0, m, c)
+            _fma_chunk(op, dkind, flags, x, y, c, m, mixed_class, float_class)
+            store_wide(dkind, flags, c, d, c0, m)
         if int_class is not None:  # integer multiply-add: exact, then wrap (never saturated: 64-bit, 310B types, 6.3)
-            load_ints(skind, a, c0, m, ints[0])
+            load_ints(skind, a, c0, m, ints[0], int_class)
             if op == AXPY:
                 _fill_int(skind, scalar_bits, ints[1], m)
             else:
-                load_ints(skind, b, c0, m, ints[1])
-            load_ints(dkind, d, c0, m, ints[2])
-            x, y, c = ints[0], ints[1], ints[2]
+                load_ints(skind, b, c0, m, ints[1], int_class)
+            load_ints(dkind, d, c0, m, ints[2], int_class)
+            xi, yi, ci = ints[0], ints[1], ints[2]
             if op == FUSED_MUL_ADD:
                 for i in range(m):
-                    c[i] = x[i] * c[i] + y[i]
+                    ci[i] = xi[i] * ci[i] + yi[i]
             else:
                 for i in range(m):
-                    c[i] = x[i] * y[i] + c[i]
-            _int_stage_pass(dkind, c, m, off)
-            store_ints(dkind, c, d, c0, m)
+                    ci[i] = xi[i] * yi[i] + ci[i]
+            _int_stage_pass(dkind, ci, m, off)
+            store_ints(dkind, ci, d, c0, m, int_class)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def ternary_kernel(ub, p, flags, scalar_bits, float_class, int_class):
+def ternary_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, float_class, int_class):
     """Every form of the multiply-adds in one kernel; p: the call shape's parameters (P_*; p[P_SKIND] is the
-    sources' kind); p[P_N] >= 0: the count form, else high-dim; float_class / int_class: as binary_kernel's (the
-    class of dst). Lanes count by the wider type (the dst, D33); each operand is addressed with its own element
+    sources' kind); p[P_N] >= 0: the count form, else high-dim. half_class / mixed_class / float_class / int_class:
+    the dtype class, as binary_kernel's: half (dst and sources), mixed (half sources, float dst, D33), float and
+    bfloat16, and the integer widths (INT_WIDTHS); each compiles its own widths' decode and store alone. Lanes count by the wider type (the dst, D33); each operand is addressed with its own element
     size."""
     op, dkind, skind, n = p[P_OP], p[P_KIND], p[P_SKIND], p[P_N]
     dst, src0, src1 = p[P_DST], p[P_SRC0], p[P_SRC1]
     dsize, ssize = kind_size(dkind), kind_size(skind)
-    fs = np.empty((3, CHUNK if float_class is not None else 0), np.float32)
+    fs = np.empty((3, CHUNK if int_class is None else 0), np.float32)
     ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
     if n >= 0:
         ns = n * ssize
         b = ub[src1:src1 + ns] if src1 >= 0 else ub[0:0]
         ternary_run(op, dkind, skind, flags, ub[dst:dst + n * dsize], ub[src0:src0 + ns], b, scalar_bits, n, fs,
-                    ints, float_class, int_class)
+                    ints, half_class, mixed_class, float_class, int_class)
         return
     repeat, last_lanes = p[P_REPEAT], p[P_LAST]
     lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // dsize)
@@ -699,7 +723,8 @@ def ternary_kernel(ub, p, flags, scalar_bits, float_class, int_class):
         if src1 >= 0:
             copy_lanes(ub, src1 + i * p[P_S1REP] * 32, p[P_S1BLK], lanes, m, ssize, b, gather)
         copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, dsize, d, gather)
-        ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, m, fs, ints, float_class, int_class)
+        ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, m, fs, ints, half_class, mixed_class, float_class,
+                    int_class)
         copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, dsize, d, scatter)
 
 
@@ -712,15 +737,15 @@ def fill_kernel(ub, p, bits):
     if n >= 0:  # (element loops, not broadcast slice assignments: fewer numpy implementations to compile)
         run = ub[dst:dst + n * size]
         if size == 2:
-            v16, h = run.view(np.uint16), np.uint16(bits & 0xFFFF)
+            v16, h = ub_as(run, np.uint16), np.uint16(bits & 0xFFFF)
             for i in range(n):
                 v16[i] = h
         elif size == 4:
-            v32, w = run.view(np.uint32), np.uint32(bits & 0xFFFFFFFF)
+            v32, w = ub_as(run, np.uint32), np.uint32(bits & 0xFFFFFFFF)
             for i in range(n):
                 v32[i] = w
         elif size == 8:
-            v64 = run.view(np.int64)
+            v64 = ub_as(run, np.int64)
             for i in range(n):
                 v64[i] = bits
         else:

@@ -14,9 +14,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT16, KIND_UINT32,
-                       KIND_UINT8, KIND_INT64, bf16_bits_to_f32, f32_bits, f32_from_bits, f32_to_bf16_bits,
-                       f64_bits, f64_from_bits, round_half)
+from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_INT64, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits, f32_to_bf16_bits,
+                       f64_bits, f64_from_bits, kind_size, round_half)
 
 F32_MAX = np.float32(3.4028234663852886e38)
 HALF_MIN_NORMAL = np.float32(2.0 ** -14)
@@ -116,24 +115,18 @@ def signbit(x):
 
 @njit(cache=True, error_model="numpy")
 def int_stage(kind, v, saturate):
-    """SPEC-2 D35: wrap the exact integer to the type, or clamp it when saturation is on (int16/int32 only)."""
-    if kind == KIND_INT16:
-        if saturate:
-            return min(max(v, -32768), 32767)
-        return ((v + 32768) & 0xFFFF) - 32768
-    if kind == KIND_INT32:
-        if saturate:
-            return min(max(v, -2147483648), 2147483647)
-        return ((v + 2147483648) & 0xFFFFFFFF) - 2147483648
-    if kind == KIND_INT8:
-        return ((v + 128) & 0xFF) - 128
-    if kind == KIND_UINT8:
-        return v & 0xFF
-    if kind == KIND_UINT16:
-        return v & 0xFFFF
-    if kind == KIND_UINT32:
-        return v & 0xFFFFFFFF
-    return v  # 64-bit: int64 arithmetic already wrapped
+    """SPEC-2 D35: wrap the exact integer to the type, or clamp it when saturation is on (int16/int32 only). The
+    type's facts are arithmetic on its width, not a branch per type: a loop over this lane compiles one body
+    (issue 20)."""
+    bits = 8 * kind_size(kind)
+    if bits == 64:
+        return v  # 64-bit: int64 arithmetic already wrapped
+    top = np.int64(1) << (bits - 1)
+    if kind == KIND_INT8 or kind == KIND_INT16 or kind == KIND_INT32:
+        if saturate and bits > 8:
+            return min(max(v, -top), top - 1)
+        return ((v + top) & (2 * top - 1)) - top
+    return v & (2 * top - 1)
 
 
 # --- binary and tensor-scalar lanes (SPEC-2 2.3, 3.3, 6.3) ----------------------------------------------------------
@@ -200,9 +193,10 @@ def int_min_lane(x, y):
 
 
 @njit(cache=True, error_model="numpy")
-def unsigned_less(x, y):
-    """x < y for uint64 bit patterns held in int64."""
-    return (x ^ -9223372036854775808) < (y ^ -9223372036854775808)
+def unsigned_bias(kind):
+    """What uint64 bit patterns held in int64 are xor-ed with to compare as signed values in their unsigned order
+    (the sign bit flipped); 0 for every other kind."""
+    return np.int64(-9223372036854775808) if kind == KIND_UINT64 else np.int64(0)
 
 
 @njit(cache=True, error_model="numpy")

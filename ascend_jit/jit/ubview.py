@@ -6,7 +6,12 @@ The UB is a C-contiguous uint8 vector whose length is a multiple of 32 and every
 address the API layer proved aligned, so the reinterpretation needs no check: `ub_as(ub, np.uint16)` is the same
 data pointer with the element size changed, emitted directly as LLVM IR. The plain Python function is the
 NUMBA_DISABLE_JIT path and gives the same array (`ub.view(T)`).
+
+`int_lanes(raw, width)` does the same for the integer lanes of one element width, the width given by the *type* of
+a marker value (the element-wise kernels' integer class, jit/elementwise.py), so a kernel compiled for one width
+holds that width's view alone.
 """
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core.imputils import impl_ret_borrowed
@@ -41,3 +46,24 @@ def _reinterpret(typingctx, ub, dtype):
 @overload(ub_as)
 def _ol_ub_as(ub, dtype):
     return lambda ub, dtype: _reinterpret(ub, dtype)
+
+
+# The lane type of each width marker's type: the unsigned integers of 1, 2 and 4 bytes, and int64 for 8 bytes (the
+# 64-bit lanes hold the bit pattern in an int64, as the kernels' int64 buffers do).
+_LANES = {np.dtype(np.uint8): np.uint8, np.dtype(np.uint16): np.uint16, np.dtype(np.uint32): np.uint32,
+          np.dtype(np.uint64): np.int64}
+
+
+def int_lanes(raw, width):
+    """A C-contiguous uint8 vector (the UB or a run of it) as integer lanes of the element width that the type of
+    the marker `width` gives: np.uint8 / np.uint16 / np.uint32 -> uint8 / uint16 / uint32 lanes, np.uint64 -> int64
+    lanes."""
+    return raw.view(_LANES[np.asarray(width).dtype])
+
+
+@overload(int_lanes)
+def _ol_int_lanes(raw, width):
+    if isinstance(width, types.Integer) and not width.signed:
+        target = _LANES[np.dtype(str(width))]
+        return lambda raw, width: _reinterpret(raw, target)
+    return None
