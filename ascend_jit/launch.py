@@ -2,15 +2,38 @@
 its own Core (own UB, CTRL, mask register and flags) with GetBlockIdx() = its index, as `<<<blockDim>>>` would.
 
 Blocks communicate through GM (the host arrays passed in). With parallel=True (the default) every block runs in its
-own thread, all started at once, so `aj.SyncAll()` is a real barrier; parallel=False runs them one after the other
+own host thread, all at once, so `aj.SyncAll()` is a real barrier; parallel=False runs them one after the other
 and a SyncAll there is a StateError (it would wait for blocks that have not started), never a hang.
 
 Threads pay because the instructions' compiled kernels release the GIL (DataCopy, ReduceSum, the element-wise
 family: `nogil=True`, called through their entries): on the tiled workloads most of a block's time is spent in
-them, so blocks on different host cores overlap (BENCHMARKS.md "Multi-block launches": 8 blocks of the tiled sum
-on 2 cores). At most one block per host core runs at a time (`host_cores()` run slots): more runnable threads
-than cores would only fight over the GIL and the caches. A block waiting at SyncAll or for its atomic turn gives
-its slot to a block that can run, so the barrier still sees every block.
+them (about 70 % of the 8-block tiled sum, two GIL-free calls per tile, 5-6 us of Python between them), so blocks
+on different host cores overlap (BENCHMARKS.md "Multi-block launches"). At most one block per host core runs at a
+time (`host_cores()` run slots): more runnable threads than cores would only fight over the GIL and the caches. A
+block waiting at SyncAll or for its atomic turn gives its slot to a block that can run, so the barrier still sees
+every block.
+
+What a threaded launch costs on the host, and what was chosen by measuring it (issue 21, docs/decisions.md
+"Block threads"; figures from the 2-core KVM guest, benchmarks/tiled_throughput.py and BENCHMARKS.md):
+- Block threads are parked between launches and reused (`_BlockThreads`): starting 8 threads costs about 0.5 ms
+  of CPU, handing 8 blocks to parked threads about 0.05 ms. An empty 8-block launch went from 0.61 ms to 0.15 ms
+  (serial: 0.12 ms). Fresh threads also cost the running blocks: each start takes the GIL from blocks coming back
+  from their kernels (kernel returns that waited over 20 us for the GIL: 30 per 16 Mi-half launch, 8-63, against
+  7 with parked threads, same rounds). A forked child starts its own.
+- While a parallel launch runs, the interpreter's switch interval is 200 us (LAUNCH_SWITCH_INTERVAL) instead of
+  5 ms, restored when the last overlapping launch ends. A block coming back from a kernel while another holds the
+  GIL sleeps until the holder drops it for its next kernel, or until the switch interval forces a hand-over. On a
+  busy machine (load average 3.7) the launch's median wall time over 30 rounds was 18.2 ms with 5 ms and 11.9 ms
+  with 200 us (50 us to 1 ms alike); with less load they measure alike.
+- Not chosen: pinning each run slot's thread to its own core (`os.sched_setaffinity`): no faster at best and
+  much slower when another process holds one of the cores (a pinned block cannot move away); processes: a fork, exit
+  and wait costs about 3 ms against a 10-12 ms launch, and a persistent pool would need GM copied into shared
+  memory and SyncAll/atomic turns across processes.
+- parallel=True always runs threads, whatever the launch's size: any block may reach SyncAll, which needs every
+  block alive (a sequence of blocks cannot). A launch of short blocks gains nothing from threads (their time is
+  Python, which holds the GIL) and pays the hand-overs, about 0.15 ms for 8 blocks: callers that know their
+  kernel never synchronises pick parallel=False for such launches, as kernels/multi_block_reduce_sum.py does for
+  small inputs.
 
 Atomic DataCopy (SetAtomicAdd/Max/Min) across blocks is made deterministic by a turn order (docs/decisions.md
 "Atomics across blocks"): between two SyncAll barriers (an epoch), a block commits its first atomic copy only after
@@ -20,8 +43,9 @@ kernel whose result depends on the order shows it. Serial launches run their blo
 """
 import contextlib
 import os
+import queue
+import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -31,6 +55,7 @@ from .sanitizer import LaunchShadow, default_config as default_sanitize_config, 
 from .sync import flag_name
 
 MAX_CONCURRENT_BLOCKS = 256  # threads of one parallel launch; larger launches cannot SyncAll (StateError)
+LAUNCH_SWITCH_INTERVAL = 200e-6  # seconds: sys.setswitchinterval while a parallel launch runs (module docstring)
 ATOMIC_ORDERS = ("block", "shuffle")
 
 
@@ -140,6 +165,89 @@ def host_cores():
         return os.cpu_count() or 1
 
 
+class _SwitchInterval:
+    """sys.setswitchinterval(LAUNCH_SWITCH_INTERVAL) while at least one parallel launch runs (launches may overlap
+    in several host threads: the first to start sets it, the last to end restores the value it found)."""
+
+    def __init__(self):
+        self.lock, self.users, self.saved = threading.Lock(), 0, None
+
+    def __enter__(self):
+        with self.lock:
+            if self.users == 0:
+                self.saved = sys.getswitchinterval()
+                sys.setswitchinterval(min(self.saved, LAUNCH_SWITCH_INTERVAL))
+            self.users += 1
+
+    def __exit__(self, *exc):
+        with self.lock:
+            self.users -= 1
+            if self.users == 0:
+                sys.setswitchinterval(self.saved)
+        return False
+
+    def after_fork(self):
+        """A forked child runs none of the parent's launches: the interval they set goes back."""
+        if self.users:
+            sys.setswitchinterval(self.saved)
+        self.lock, self.users = threading.Lock(), 0
+
+
+_launch_switch_interval = _SwitchInterval()
+
+
+class _BlockThreads:
+    """Host threads that run the blocks of parallel launches, parked between launches: starting 8 threads costs about
+    0.5 ms on a 2-core KVM guest, handing 8 blocks to parked threads about 0.05 ms. A launch of N blocks takes N
+    parked threads (starting the missing ones); each gives itself back when its block has returned. At most
+    MAX_CONCURRENT_BLOCKS per launch, so the pool holds at most that many times the launches that overlap."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.parked = []  # the inboxes of the parked threads
+
+    def run(self, jobs):
+        """Run every job (a callable) in its own thread, all at once; returns [(result, exception)] in job order."""
+        done, count = queue.SimpleQueue(), len(jobs)
+        with self.lock:
+            inboxes = self.parked[len(self.parked) - min(count, len(self.parked)):]
+            del self.parked[len(self.parked) - len(inboxes):]
+        while len(inboxes) < count:
+            inbox = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(inbox,), name="ascend_jit block", daemon=True).start()
+            inboxes.append(inbox)
+        for index, (inbox, job) in enumerate(zip(inboxes, jobs)):
+            inbox.put((index, job, done))
+        outcomes = [None] * count
+        for _ in range(count):
+            index, outcome = done.get()
+            outcomes[index] = outcome
+        return outcomes
+
+    def _serve(self, inbox):
+        while True:
+            index, job, done = inbox.get()
+            try:
+                outcome = (job(), None)
+            except BaseException as err:  # handed to the launching thread, which raises it
+                outcome = (None, err)
+            job = None  # drop the block's references (its core, its GM) before parking
+            with self.lock:
+                self.parked.append(inbox)
+            done.put((index, outcome))
+            outcome = done = None  # nor the result or error while parked
+
+    def after_fork(self):
+        """A forked child has none of the parent's threads: forget them."""
+        self.lock, self.parked = threading.Lock(), []
+
+
+_block_threads = _BlockThreads()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_block_threads.after_fork)
+    os.register_at_fork(after_in_child=_launch_switch_interval.after_fork)
+
+
 def _name_block(err, block, block_dim):
     """Say which block raised (the message of an AscendJitError; a note on any other exception)."""
     if getattr(err, "block_idx", None) is not None:
@@ -202,11 +310,10 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
         for b in order:
             results[b] = run_block(cores[b])
         return results
-    with ThreadPoolExecutor(max_workers=block_dim) as pool:
-        futures = [pool.submit(run_block, core) for core in cores]
-        errors = [f.exception() for f in futures]
-    primary = [e for e in errors if e is not None and not isinstance(e, LaunchAborted)]
-    aborted = [e for e in errors if e is not None]
-    if primary or aborted:
-        raise (primary or aborted)[0]
-    return [f.result() for f in futures]
+    with _launch_switch_interval:
+        outcomes = _block_threads.run([lambda core=core: run_block(core) for core in cores])
+    errors = [err for _, err in outcomes if err is not None]
+    primary = [e for e in errors if not isinstance(e, LaunchAborted)]
+    if errors:
+        raise (primary or errors)[0]
+    return [result for result, _ in outcomes]

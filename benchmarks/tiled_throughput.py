@@ -12,29 +12,70 @@ Cases:
 - tiled_reduce_sum / tiled_add: the package's kernels (ascend_jit/kernels/), one core, KernelSpec.run
   (GM arrays in, GM arrays out: the padding copies and output allocation included);
 - multi_block serial / threads: multi_block_reduce_sum.run with aj.launch(parallel=False) and parallel=True
-  (8 blocks); the ratio serial / threads is the speed-up the launch gets from the machine's cores.
+  (8 blocks); the ratio serial / threads is the speed-up the launch gets from the machine's cores;
+- ceiling serial / threads: the same 8 blocks' memory traffic (copy each tile into a buffer, read it once) as one
+  GIL-free numba call per block, blocks serial or spread over one thread per host core: the speed-up this
+  machine gives GIL-free work in this run (on a shared KVM guest anywhere from 1.0x to 2.0x), the ceiling a
+  launch's speed-up is read against.
 
 Then, once, in a fresh process (`--shares`) whose every compiled-kernel entry is timed (jit/direct.py's
 compiled_entry wrapped before the first call, so the entries the APIs keep in their memos are the timed ones): the
 share of a serial multi-block launch spent inside compiled kernels, which run without the GIL, and where the tiled
 add's time goes. With a share f outside the GIL, N threads can run at most min(N, 1 / (1 - f)) times the serial
 rate: the bound a loaded machine cannot show in wall time. (The timing wrapper adds about 0.3 us per call to
-the total, so the shares are slight underestimates.)
+the total, so the shares are slight underestimates.) And for threaded launches: how many compiled-kernel returns
+waited over 20 us to take the GIL back (wall minus the thread's CPU time of the call), with the switch interval
+the launch set (`--switch-interval 0.005` runs the launches with Python's default, the behaviour before).
 """
 import argparse
 import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's ascend_jit
 
 import numpy as np  # noqa: E402
+from numba import njit  # noqa: E402
 
 from ascend_jit.kernels import multi_block_reduce_sum as mb, tiled_add as ta, tiled_reduce_sum as tr  # noqa: E402
 from ascend_jit.sweeps import parse_size  # noqa: E402
+
+
+@njit(cache=True, nogil=True)
+def _ceiling_block(gm, buffer, start, count):
+    """One block of the multi-block sum with no Python at all: each tile copied into the block's buffer, then read
+    once (integer sum of the 16-bit words), the memory traffic of DataCopy + ReduceSum without their arithmetic."""
+    total = 0
+    for at in range(start, start + count, buffer.size):
+        n = min(buffer.size, start + count - at)
+        buffer[:n] = gm[at:at + n]
+        for i in range(n):
+            total += buffer[i]
+    return total
+
+
+def ceiling(words, parallel, block_dim=mb.BLOCK_DIM):
+    """The multi-block sum's memory pattern as one GIL-free call per block, blocks serial or spread over one thread per
+    host core: serial / threads is the speed-up this machine gives GIL-free block work right now (the ceiling of a
+    launch's), measured in the same rounds as the launches."""
+    per = -(-words.size // block_dim)
+    buffers = [np.zeros(tr.TILE, np.uint16) for _ in range(os.cpu_count() or 1)]
+
+    def blocks(k, step):
+        for b in range(k, block_dim, step):
+            _ceiling_block(words, buffers[k], b * per, max(0, min(per, words.size - b * per)))
+    if not parallel:
+        blocks(0, 1)
+        return
+    workers = [threading.Thread(target=blocks, args=(k, len(buffers))) for k in range(len(buffers))]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
 
 
 def cases(device, n):
@@ -49,6 +90,8 @@ def cases(device, n):
         "np.add float32": lambda: np.add(x32, y32),  # a fresh output, as the kernel's run allocates z
         "multi_block serial": lambda: mb.run(device, x16, parallel=False),
         "multi_block threads": lambda: mb.run(device, x16, parallel=True),
+        "ceiling serial": lambda: ceiling(x16["x"].view(np.uint16), False),
+        "ceiling threads": lambda: ceiling(x16["x"].view(np.uint16), True),
     }
 
 
@@ -58,8 +101,13 @@ def main():
     parser.add_argument("--size", default="16Mi")
     parser.add_argument("--device", default="atlas-a2")
     parser.add_argument("--shares", action="store_true", help="only the kernel shares (run in a fresh process)")
+    parser.add_argument("--switch-interval", type=float, default=None,
+                        help="seconds: replaces launch.LAUNCH_SWITCH_INTERVAL (0.005, Python's default, is the "
+                             "behaviour before issue 21's change)")
     args = parser.parse_args()
     n = parse_size(args.size)
+    if args.switch_interval is not None:
+        _launch_module().LAUNCH_SWITCH_INTERVAL = args.switch_interval
     if args.shares:
         report_shares(args.device, n)
         return
@@ -90,15 +138,25 @@ def main():
     print(f"multi_block threads speed-up over serial: median {statistics.median(ratios):.2f}x, per round "
           + ", ".join(f"{r:.2f}" for r in ratios) + f"; threads' CPU / wall: {statistics.median(cpu_ratio):.2f} "
           "(cores kept busy)")
+    ceiling_ratios = [s / p for s, p in zip(wall["ceiling serial"], wall["ceiling threads"])]
+    print(f"ceiling (the same blocks' memory traffic, GIL-free, no Python) threads over serial: median "
+          f"{statistics.median(ceiling_ratios):.2f}x, per round " + ", ".join(f"{r:.2f}" for r in ceiling_ratios)
+          + "; the launch's speed-up over the ceiling's: median "
+          f"{statistics.median(r / c for r, c in zip(ratios, ceiling_ratios)):.2f}")
     sys.stdout.flush()
-    subprocess.run([sys.executable, __file__, "--shares", "--size", args.size, "--device", args.device], check=True)
+    subprocess.run([sys.executable, __file__, "--shares", "--size", args.size, "--device", args.device]
+                   + ([] if args.switch_interval is None else ["--switch-interval", str(args.switch_interval)]),
+                   check=True)
 
 
 def time_kernel_entries():
     """Wrap every compiled-kernel entry the APIs will fetch (jit/direct.py compiled_entry) so that each call adds its
-    time to spent[kernel name]; must run before the first instruction call of the process."""
+    time to spent[kernel name]; must run before the first instruction call of the process. While `waits` (returned
+    too) holds a list under "calls", every call also appends (its wall time - its thread's CPU time): on a core of
+    its own, the time the thread waited to take the GIL back after the kernel (time.thread_time does not advance
+    while it sleeps on the GIL)."""
     from ascend_jit.jit import direct
-    original, spent = direct.compiled_entry, {}
+    original, spent, waits = direct.compiled_entry, {}, {"calls": None}
 
     def timed_compiled_entry(kernel, args):
         entry, name = original(kernel, args), getattr(kernel, "__name__", repr(kernel))
@@ -106,16 +164,20 @@ def time_kernel_entries():
         total = spent[name]
 
         def call(*a):
-            t0 = time.perf_counter()
+            record = waits["calls"]
+            c0, t0 = (time.thread_time() if record is not None else 0.0), time.perf_counter()
             try:
                 return entry(*a)
             finally:
-                total[0] += time.perf_counter() - t0
+                wall = time.perf_counter() - t0
+                total[0] += wall
                 total[1] += 1
+                if record is not None:
+                    record.append(wall - (time.thread_time() - c0))
         return call
 
     direct.compiled_entry = timed_compiled_entry
-    return spent
+    return spent, waits
 
 
 def kernel_shares(fn, spent, rounds=9):
@@ -136,9 +198,9 @@ def kernel_shares(fn, spent, rounds=9):
 
 
 def report_shares(device, n):
-    spent = time_kernel_entries()
+    spent, waits = time_kernel_entries()
     work = cases(device, n)
-    for name in ("multi_block serial", "tiled_add", "tiled_reduce_sum"):
+    for name in ("multi_block serial", "multi_block threads", "tiled_add", "tiled_reduce_sum"):
         work[name]()  # fetch (and so wrap) every entry the workload uses
     wall, preempted, inside = kernel_shares(work["multi_block serial"], spent)
     f = sum(t for t, _ in inside.values()) / wall
@@ -146,6 +208,7 @@ def report_shares(device, n):
     print(f"serial multi_block: {f:.0%} of the time inside {calls} compiled-kernel calls (GIL released): "
           f"2 threads at most {min(2.0, 1 / (1 - f)):.2f}x serial, {os.cpu_count()} cores at most "
           f"{min(float(os.cpu_count()), 1 / (1 - f)):.2f}x (least preempted run: wall {preempted:.2f}x its CPU time)")
+    report_gil_waits(work["multi_block threads"], waits)
     for name in ("tiled_add", "tiled_reduce_sum"):
         wall, preempted, inside = kernel_shares(work[name], spent)
         ranked = sorted(inside.items(), key=lambda kv: -kv[1][0])
@@ -153,6 +216,31 @@ def report_shares(device, n):
         rest = 1 - sum(t for t, _ in inside.values()) / wall
         print(f"{name}: {wall * 1e3:.1f} ms with timed entries (wall {preempted:.2f}x CPU); inside kernels: {parts}; "
               f"outside (the Python of the instructions, queues, sub-tensors and the kernel's loop): {rest:.0%}")
+
+
+def report_gil_waits(fn, waits, rounds=9):
+    """Threaded multi-block launches: how often a thread coming back from a compiled kernel waited for the GIL
+    (wall - thread CPU of the call over 20 us; on a loaded machine preemption counts too), and the threads' CPU /
+    wall (the cores kept busy). Medians over `rounds` launches."""
+    long_waits, waited, busy, calls = [], [], [], 0
+    for _ in range(rounds):
+        waits["calls"] = record = []
+        c0, t0 = time.process_time(), time.perf_counter()
+        fn()
+        busy.append((time.process_time() - c0) / (time.perf_counter() - t0))
+        waits["calls"] = None
+        long_waits.append(sum(w > 20e-6 for w in record))
+        waited.append(sum(w for w in record if w > 20e-6))
+        calls = len(record)
+    print(f"threaded multi_block: {calls} compiled-kernel calls per launch; returns that waited over 20 us for the GIL: "
+          f"median {statistics.median(long_waits):.0f} per launch ({min(long_waits)}-{max(long_waits)}), "
+          f"{statistics.median(waited) * 1e3:.1f} ms in all; threads' CPU / wall median {statistics.median(busy):.2f} "
+          f"(switch interval during the launch: {_launch_module().LAUNCH_SWITCH_INTERVAL * 1e6:.0f} us)")
+
+
+def _launch_module():
+    import importlib
+    return importlib.import_module("ascend_jit.launch")  # aj.launch is the function
 
 
 if __name__ == "__main__":

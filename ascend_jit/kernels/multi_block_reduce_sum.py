@@ -1,33 +1,46 @@
 """Multi-block GM sum: BLOCK_DIM blocks, each on its own Core, reduce their own slice of GM (GetBlockIdx picks
 it) with the tiled kernel and write their partial to a GM workspace; a second one-block launch reduces the
-partials, as an Ascend C kernel combines blocks through GM. Blocks run in threads (aj.launch's default: the
-copies and reductions release the GIL, so blocks overlap on the host's cores); the bits never depend on the
-schedule (the tests run it serially and in parallel)."""
+partials, as an Ascend C kernel combines blocks through GM. The bits never depend on the schedule (the tests run
+it serially and in parallel).
+
+How the blocks run on the host (`run(..., parallel=None)`, the default, chooses): in threads (aj.launch's
+parallel=True: the copies and reductions release the GIL, so blocks overlap on the host's cores) when every block
+has at least PARALLEL_MIN_TILES tiles, else one after the other. A block's fixed cost (its TPipe, buffers and
+final reduction, about 0.1 ms of Python) holds the GIL, each tile adds about 25 us of GIL-free kernels and 6 us
+of Python, so a block of a few tiles is mostly Python and threads only add their hand-overs (measured:
+BENCHMARKS.md "Multi-block launches"). The kernel never synchronises its blocks, so running them serially is
+legal; aj.launch itself cannot choose so (docs/decisions.md "Run slots")."""
 import numpy as np
 
 import ascend_jit as aj
 
 from ._base import KernelSpec, ones_or_random
-from .tiled_reduce_sum import expected_sums, reduce_kernel, tile_plan
+from .tiled_reduce_sum import expected_sums, reduce_kernel, tile_count
 
 BLOCK_DIM = 8
 MAX_SIZE = 16 * 1024 * 1024
+PARALLEL_MIN_TILES = 4  # tiles per block from which threads pay (module docstring)
+
+
+def block_slice(n, block_dim, block):
+    """(start, count) of `block`'s slice of n elements; each slice starts on a 32-byte boundary."""
+    per = -(-n // block_dim)
+    per = -(-per // 16) * 16
+    return block * per, max(0, min(per, n - block * per))
 
 
 def block_slices(n, block_dim):
-    per = -(-n // block_dim)
-    per = -(-per // 16) * 16  # each block's slice starts on a 32-byte boundary
-    return [(b * per, max(0, min(per, n - b * per))) for b in range(block_dim)]
+    return [block_slice(n, block_dim, b) for b in range(block_dim)]
 
 
 def block_kernel(x_gm, workspace_gm, n, block_dim):
-    start, count = block_slices(n, block_dim)[aj.GetBlockIdx()]
+    block = aj.GetBlockIdx()
+    start, count = block_slice(n, block_dim, block)
     if count == 0:
-        workspace_gm[aj.GetBlockIdx()] = 0
+        workspace_gm[block] = 0
         return
-    ntiles = len(tile_plan(count))
-    partials = np.zeros(-(-ntiles // 16) * 16, np.float16)
-    total = workspace_gm[aj.GetBlockIdx():aj.GetBlockIdx() + 1]
+    partials = np.zeros(-(-tile_count(count) // 16) * 16, np.float16)
+    total = workspace_gm[block:block + 1]
     reduce_kernel(x_gm[start:start + -(-count // 16) * 16], partials, total, count)
 
 
@@ -46,8 +59,16 @@ def combine_kernel(workspace_gm, total_gm, block_dim):
     total_gm[0] = dst.GetValue(0)
 
 
-def run(device, inputs, parallel=True):
+def parallel_pays(n, block_dim=BLOCK_DIM):
+    """Whether the blocks of an n-element sum are long enough to run in threads (module docstring)."""
+    return tile_count(block_slice(n, block_dim, 0)[1]) >= PARALLEL_MIN_TILES
+
+
+def run(device, inputs, parallel=None):
+    """parallel: True (threads), False (one block after the other) or None: threads when parallel_pays."""
     x = inputs["x"]
+    if parallel is None:
+        parallel = parallel_pays(x.size)
     if x.size % 16 == 0 and x.flags.c_contiguous:  # whole DataBlocks: the host array is the GM buffer
         padded = x
     else:  # every block reads its slice rounded up to whole DataBlocks, never past the padded end

@@ -1,0 +1,113 @@
+"""How aj.launch runs parallel blocks on the host (issue 21): parked block threads reused across launches (also
+after a fork), and the GIL switch interval shortened only while a parallel launch runs."""
+import importlib
+import multiprocessing
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+launch_module = importlib.import_module("ascend_jit.launch")  # aj.launch is the function
+
+
+def _block_thread_and_interval(seen):
+    seen.append((aj.GetBlockIdx(), threading.get_ident(), sys.getswitchinterval()))
+    aj.SyncAll()  # every block is live at once: a real barrier, whichever threads run them
+
+
+def test_parked_block_threads_are_reused_and_every_block_has_its_own():
+    first, second = [], []
+    aj.launch(_block_thread_and_interval, 4, "a2", first)
+    aj.launch(_block_thread_and_interval, 4, "a2", second)
+    assert len({t for _, t, _ in first}) == 4 and len({t for _, t, _ in second}) == 4
+    assert {t for _, t, _ in second} == {t for _, t, _ in first}  # the first launch's threads, parked, ran these
+    assert threading.get_ident() not in {t for _, t, _ in first}
+    more = []
+    aj.launch(_block_thread_and_interval, 6, "a2", more)  # more blocks than parked threads: the missing ones start
+    assert len({t for _, t, _ in more}) == 6 and sorted(b for b, _, _ in more) == list(range(6))
+
+
+def _fail_in_block_one():
+    if aj.GetBlockIdx() == 1:
+        raise ValueError("boom")
+
+
+def test_a_failing_block_gives_its_thread_back():
+    with pytest.raises(ValueError, match="boom"):
+        aj.launch(_fail_in_block_one, 3, "a2")
+    seen = []
+    aj.launch(_block_thread_and_interval, 3, "a2", seen)
+    assert sorted(b for b, _, _ in seen) == [0, 1, 2]
+
+
+def test_the_switch_interval_is_short_only_while_a_parallel_launch_runs():
+    before = sys.getswitchinterval()
+    seen = []
+    aj.launch(_block_thread_and_interval, 2, "a2", seen)
+    assert [s for _, _, s in seen] == [pytest.approx(min(before, launch_module.LAUNCH_SWITCH_INTERVAL))] * 2
+    assert sys.getswitchinterval() == before
+    serial = []
+    aj.launch(lambda out: out.append(sys.getswitchinterval()), 2, "a2", serial, parallel=False)
+    assert serial == [before, before]  # serial launches leave it alone
+    with pytest.raises(ValueError):
+        aj.launch(_fail_in_block_one, 2, "a2")
+    assert sys.getswitchinterval() == before
+
+
+def test_overlapping_launches_restore_the_interval_they_found():
+    before = sys.getswitchinterval()
+    gate, seen = threading.Barrier(3), []
+
+    def kernel():
+        if aj.GetBlockIdx() == 0:
+            gate.wait(30)  # both launches are running here at once
+            seen.append(sys.getswitchinterval())
+
+    workers = [threading.Thread(target=aj.launch, args=(kernel, 2, "a2")) for _ in range(2)]
+    for w in workers:
+        w.start()
+    gate.wait(30)
+    for w in workers:
+        w.join(30)
+    assert seen == [pytest.approx(min(before, launch_module.LAUNCH_SWITCH_INTERVAL))] * 2
+    assert sys.getswitchinterval() == before
+
+
+def _launch_in_child(out):
+    out.put(sys.getswitchinterval())  # the parent forked in the middle of a launch
+    gm = np.zeros(4, np.int32)
+
+    def kernel(gm):
+        gm[aj.GetBlockIdx()] = aj.GetBlockIdx() + 1
+        aj.SyncAll()
+    aj.launch(kernel, 4, "a2", gm)
+    out.put(gm.tolist())
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_a_forked_child_starts_its_own_block_threads():
+    """Forked while the parent runs a launch: the child has none of its parked threads and Python's own interval."""
+    before = sys.getswitchinterval()
+    aj.launch(_block_thread_and_interval, 4, "a2", [])  # at least two threads stay parked while the parent forks
+    context = multiprocessing.get_context("fork")
+    out, forked, release = context.Queue(), threading.Event(), threading.Event()
+    child = context.Process(target=_launch_in_child, args=(out,))
+
+    def kernel():
+        if aj.GetBlockIdx() == 0:
+            child.start()
+            forked.set()
+            release.wait(60)
+    parent = threading.Thread(target=aj.launch, args=(kernel, 2, "a2"))
+    parent.start()
+    try:
+        assert forked.wait(60)
+        assert out.get(timeout=60) == pytest.approx(before)
+        assert out.get(timeout=60) == [1, 2, 3, 4]
+    finally:
+        release.set()
+        parent.join(60)
+    child.join(60)
+    assert child.exitcode == 0 and sys.getswitchinterval() == before
