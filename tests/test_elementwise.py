@@ -867,7 +867,7 @@ def test_a_dtype_class_compiles_its_own_widths_only(tmp_path):
         "aj.MulAddDst(*h, 256)\n"
         "aj.Axpy(h[0], h[1], 0.5, [9, 9], 2, aj.UnaryRepeatParams())\n"
         "ints = lambda f: sorted({str(sig[-1]) for sig in f.signatures})\n"
-        "print(ints(K.binary_kernel), ints(K.load_width), ints(K.store_width),\n"
+        "print(ints(K.binary_kernel), ints(K.load_ints), ints(K.store_ints),\n"
         "      len(K.ternary_kernel.signatures), len(K.load_wide.signatures), len(K.store_wide.signatures))\n")
     env = dict(os.environ, PYTHONPATH=os.getcwd(), NUMBA_CACHE_DIR=str(tmp_path))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True).stdout

@@ -17,8 +17,7 @@ a table of stored bits that this kernel computed once for every half input.
     fill_*      Duplicate (bit copies of one value) and Brcb
 """
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 
 from .addressing import active_lanes, copy_lanes
 from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush, fma_lane, int_abs_lane,
@@ -26,7 +25,8 @@ from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush
                     leaky_relu_lane, ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane,
                     rsqrt_lane, rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_bias)
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT64,
-                       bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size, round_half)
+                       bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits, half_bits_to_f32,
+                       half_rne_bits, half_store_bits, kind_size, round_half)
 from .ubview import int_lanes, ub_as
 
 # Op codes (the op table in api/elementwise.py names them).
@@ -121,12 +121,11 @@ def store_wide(kind, flags, r, raw, off, m):
 # The integer class marker (binary_kernel's int_class): its *type* is the element width, as the unsigned integer of
 # that width, so each width compiles its own lane view alone (issue 20: a first int16 And compiled all eight integer
 # views); the value is the width in bytes, so the API's entry keys of the widths differ (np.uint16(0) == np.uint32(0)).
-# An int64 marker (the Reg engine, whose registers carry their dtype as a value) takes every width at run time.
 INT_WIDTHS = {1: np.uint8(1), 2: np.uint16(2), 4: np.uint32(4), 8: np.uint64(8)}
 
 
 @njit(cache=True, error_model="numpy")
-def load_width(kind, raw, off, m, out, width):
+def load_ints(kind, raw, off, m, out, width):
     """Elements off..off+m of a packed run of integers of kind `kind` -> int64 (uint64: its bit pattern); `width`:
     a marker of the element width (INT_WIDTHS). The lanes are unsigned (8 bytes: int64); a signed narrower kind is
     sign-extended: (v ^ 2**(bits-1)) - 2**(bits-1)."""
@@ -139,67 +138,12 @@ def load_width(kind, raw, off, m, out, width):
 
 
 @njit(cache=True, error_model="numpy")
-def store_width(kind, r, raw, off, m, width):
+def store_ints(kind, r, raw, off, m, width):
     """Store int64 results already wrapped or clamped to the type (int_stage): their low bytes, through the lanes
-    of the width marker `width` (load_width)."""
+    of the width marker `width` (load_ints)."""
     v = int_lanes(raw, width)[off:off + m]
     for i in range(m):
         v[i] = r[i]
-
-
-def load_ints(kind, raw, off, m, out, width):
-    """load_width with the int class marker `width`: a width marker (INT_WIDTHS) compiles that width alone; an int64
-    marker takes the width of `kind` at run time (the overload below; this plain function under NUMBA_DISABLE_JIT)."""
-    load_width(kind, raw, off, m, out, _width_of(kind, width))
-
-
-def store_ints(kind, r, raw, off, m, width):
-    """store_width with the int class marker `width` (as load_ints)."""
-    store_width(kind, r, raw, off, m, _width_of(kind, width))
-
-
-def _width_of(kind, width):
-    return width if isinstance(width, np.unsignedinteger) else INT_WIDTHS[int(kind_size(kind))]
-
-
-def _is_width_marker(width):
-    return isinstance(width, types.Integer) and not width.signed
-
-
-@overload(load_ints)
-def _ol_load_ints(kind, raw, off, m, out, width):
-    if _is_width_marker(width):
-        return lambda kind, raw, off, m, out, width: load_width(kind, raw, off, m, out, width)
-
-    def every_width(kind, raw, off, m, out, width):
-        size = kind_size(kind)
-        if size == 1:
-            load_width(kind, raw, off, m, out, np.uint8(1))
-        elif size == 2:
-            load_width(kind, raw, off, m, out, np.uint16(2))
-        elif size == 4:
-            load_width(kind, raw, off, m, out, np.uint32(4))
-        else:
-            load_width(kind, raw, off, m, out, np.uint64(8))
-    return every_width
-
-
-@overload(store_ints)
-def _ol_store_ints(kind, r, raw, off, m, width):
-    if _is_width_marker(width):
-        return lambda kind, r, raw, off, m, width: store_width(kind, r, raw, off, m, width)
-
-    def every_width(kind, r, raw, off, m, width):
-        size = kind_size(kind)
-        if size == 1:
-            store_width(kind, r, raw, off, m, np.uint8(1))
-        elif size == 2:
-            store_width(kind, r, raw, off, m, np.uint16(2))
-        elif size == 4:
-            store_width(kind, r, raw, off, m, np.uint32(4))
-        else:
-            store_width(kind, r, raw, off, m, np.uint64(8))
-    return every_width
 
 
 @njit(cache=True, error_model="numpy")
@@ -578,9 +522,9 @@ def unary_kernel(ub, p, flags, table, half_class, float_class, int_class):
     """Every form of the unary instructions in one kernel; p: the call shape's parameters (P_*, no P_SRC1);
     p[P_N] >= 0: the count form, else high-dim. half_class / float_class / int_class: the dtype class as
     binary_kernel's (no FTZ class of its own): the half class is every half call (FTZ included): the table lookup
-    and the half-only decode/store that computes the tables, without the float/bfloat16 paths or the float-only vectorised Exp, so
-    the first half Exp compiles only what half needs (issue 20); the float class is float and bfloat16; the int
-    class one element width (INT_WIDTHS). table: see unary_run."""
+    and the half-only decode/store that computes the tables, without the float/bfloat16 paths or the float-only
+    vectorised Exp, so the first half Exp compiles only what half needs (issue 20); the float class is float and
+    bfloat16; the int class one element width (INT_WIDTHS). table: see unary_run."""
     op, kind, n, dst, src = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0]
     size = kind_size(kind)
     fs = np.empty((2, CHUNK if int_class is None and table.size == 0 else 0), np.float32)  # (lookups: none)
@@ -697,8 +641,8 @@ def ternary_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, float_cla
     """Every form of the multiply-adds in one kernel; p: the call shape's parameters (P_*; p[P_SKIND] is the
     sources' kind); p[P_N] >= 0: the count form, else high-dim. half_class / mixed_class / float_class / int_class:
     the dtype class, as binary_kernel's: half (dst and sources), mixed (half sources, float dst, D33), float and
-    bfloat16, and the integer widths (INT_WIDTHS); each compiles its own widths' decode and store alone. Lanes count by the wider type (the dst, D33); each operand is addressed with its own element
-    size."""
+    bfloat16, and the integer widths (INT_WIDTHS); each compiles its own widths' decode and store alone. Lanes
+    count by the wider type (the dst, D33); each operand is addressed with its own element size."""
     op, dkind, skind, n = p[P_OP], p[P_KIND], p[P_SKIND], p[P_N]
     dst, src0, src1 = p[P_DST], p[P_SRC0], p[P_SRC1]
     dsize, ssize = kind_size(dkind), kind_size(skind)

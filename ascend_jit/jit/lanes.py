@@ -14,8 +14,9 @@ import math
 import numpy as np
 from numba import njit
 
-from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_INT64, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits, f32_to_bf16_bits,
-                       f64_bits, f64_from_bits, kind_size, round_half)
+from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_INT64, KIND_UINT64,
+                       bf16_bits_to_f32, f32_bits, f32_from_bits, f32_to_bf16_bits, f64_bits, f64_from_bits, kind_size,
+                       round_half)
 
 F32_MAX = np.float32(3.4028234663852886e38)
 HALF_MIN_NORMAL = np.float32(2.0 ** -14)
