@@ -1006,9 +1006,10 @@ def _make(row):
                             key = _high_dim_key(row, core, (dst, src), a0, a1, fields(a2), True)
                             plan = highs.get(key)
             if plan is not None:
-                table = _half_lookup(row, dst._dtype.kind, core.overflow_flags & plan.sat_mask | plan.fixed_flags)
+                mode = core.overflow_flags  # read once: the recent call pairs the table with the mode it was made for
+                table = _half_lookup(row, dst._dtype.kind, mode & plan.sat_mask | plan.fixed_flags)
                 if a1 is _UNSET:
-                    recent = (dst, src, a0, plan, core.overflow_flags, table)
+                    recent = (dst, src, a0, plan, mode, table)
                 return run(plan, core, table)
             plan = full(dst, src, *_given(a0, a1, a2), *rest, **kw)
             if remember(key, a1, plan):
