@@ -573,7 +573,7 @@ def _int_engine_lanes(dst, a, b, kind, ew_op):
                 x, y = u64_at(a, j), u64_at(b, j)
                 if ew_op == ew.DIV:
                     r = uint64_div_lane(x, y)
-                else:  # the unsigned compare of _binary_int_chunk (unsigned_less on the patterns)
+                else:  # x, y are uint64 values here: a plain unsigned compare (the engine biases the sign bit instead)
                     r = x if (y < x) == (ew_op == ew.MAX) else y
                 set_u64(dst, n + j, r)
             else:
