@@ -15,7 +15,7 @@ from . import reg as Reg
 from . import testing
 from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
 from .api.cast import Cast, RoundMode
-from .api.compare import CMPMODE, SELMODE, Compare, Compares, Select
+from .api.compare import CMPMODE, SELMODE, Compare, Compares, CompareScalar, Select
 from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, PaddingMode
 from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatParams, Brcb, BrcbRepeatParams, Div,
                               DivAlgo, DivConfig, Duplicate, Exp, ExpAlgo, ExpConfig, FusedMulAdd, LeakyRelu, Ln,
@@ -26,9 +26,9 @@ from .api.gather import Gather, GatherMask, GatherMaskParams
 from .api.reduce_pair import ReducePairElem, ReduceType
 from .api.reduce_max_min import GetReduceMaxMinTmpSize, ReduceMax, ReduceMin
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
-from .api.reductions import (BlockReduceMax, BlockReduceMin, BlockReduceSum, GetReduceRepeatMaxMinSpr,
-                             ReduceDataBlock, ReduceRepeat, RepeatReduceSum, WholeReduceMax, WholeReduceMin,
-                             WholeReduceSum)
+from .api.reductions import (BlockReduceMax, BlockReduceMin, BlockReduceSum, GetReduceMaxMinCount,
+                             GetReduceRepeatMaxMinSpr, ReduceDataBlock, ReduceRepeat, RepeatReduceSum, WholeReduceMax,
+                             WholeReduceMin, WholeReduceSum)
 from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSumSpr, GetSaturationFlag, MaskMode,
                    ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetPadValue, SetSaturationFlag,
                    SetVectorMask, current_core)
@@ -56,9 +56,11 @@ __all__ = [
     "SqrtAlgo", "SqrtConfig", "Sub", "SubRelu", "fidelity", "format_reports", "sanitize_session",
     "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "BlockReduceMax", "BlockReduceMin",
     "BlockReduceSum", "Core", "DEVICES", "DataCopy", "DataCopyParams", "GetReduceMaxMinTmpSize",
-    "GetReduceRepeatMaxMinSpr", "ReduceDataBlock", "ReduceMax", "ReduceMin", "ReduceRepeat", "ReduceTree",
+    "GetReduceMaxMinCount", "GetReduceRepeatMaxMinSpr", "ReduceDataBlock", "ReduceMax", "ReduceMin", "ReduceRepeat",
+    "ReduceTree",
     "RepeatReduceSum", "WholeReduceMax", "WholeReduceMin", "WholeReduceSum",
-    "CMPMODE", "Cast", "Compare", "Compares", "DataCopyExtParams", "DataCopyPad", "DataCopyPadExtParams", "Gather",
+    "CMPMODE", "Cast", "Compare", "CompareScalar", "Compares", "DataCopyExtParams", "DataCopyPad",
+    "DataCopyPadExtParams", "Gather",
     "GatherMask", "GatherMaskParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue",
     "UnaryRepeatParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",

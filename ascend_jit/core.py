@@ -263,6 +263,11 @@ class Core(SyncState):
             self.sanitizer.spr_read("GetReduceRepeatSumSpr", "ACC_VAL")
         return self.acc_val
 
+    def GetReduceRepeatMaxMinSpr(self, dtype):
+        """`GetReduceRepeatMaxMinSpr<T>(...)` on this core (SPEC-2 8.4, D55): as the module-level call."""
+        from .api.reductions import GetReduceRepeatMaxMinSpr
+        return GetReduceRepeatMaxMinSpr(dtype, core=self)
+
     def _after_count_call(self, last_mask_len=None):
         """Mask-register side effect of a count-form call (SPEC 2.6, D22)."""
         effect = count_call_effect(self.spec, last_mask_len)

@@ -107,7 +107,8 @@ def test_compares_k6_doc_example_every_form(device):
     a[:] = K6_SRC0
     for call in (lambda: aj.Compares(d, a, -95.16087, C.LT, 256),
                  lambda: aj.Compares(d, a, np.float32(-95.16087), C.LT, 64, 4, aj.UnaryRepeatParams(1, 1, 8, 8)),
-                 lambda: aj.Compares(d, a, -95.16087, C.LT, [2**64 - 1, 0], 4, (1, 1, 8, 8))):
+                 lambda: aj.Compares(d, a, -95.16087, C.LT, [2**64 - 1, 0], 4, (1, 1, 8, 8)),
+                 lambda: aj.CompareScalar(d, a, -95.16087, C.LT, 256)):  # the older name (SPEC-2 9.4)
         d[:] = np.full(32, 0x77, np.uint8)
         call()
         assert d.numpy().tolist() == K6_OUT

@@ -213,6 +213,8 @@ def test_h19_get_reduce_repeat_max_min_spr():
     aj.ReduceRepeat(p310.local_tensor("half", 16), src, 128, 2, 1, 1, 8, reduce_type=MIN)
     p310.PipeBarrier(aj.PIPE_ALL)
     assert aj.GetReduceRepeatMaxMinSpr("half", core=p310) == 1
+    assert p310.GetReduceRepeatMaxMinSpr("half") == 1       # the Core method, as core.GetReduceRepeatSumSpr
+    assert aj.GetReduceMaxMinCount("half", core=p310) == 1  # the pre-9.1 name (SPEC-2 8.4)
     with pytest.raises(aj.UnsupportedDeviceError):
         aj.GetReduceRepeatMaxMinSpr("half", core=aj.Core("950"))
 

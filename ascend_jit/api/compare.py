@@ -87,6 +87,9 @@ def Compares(dst, src0, scalar, cmp_mode, *args, count=None, mask=None, repeat_t
                     UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
 
 
+CompareScalar = Compares  # the older name of Compares (SPEC-2 9.4 "Compares (= CompareScalar)")
+
+
 def compare_operator(dst, src0, src1, cmp_mode):
     """`dst[:] = src0 < src1` etc.: the count form over src0.GetSize() elements; refused on 310B, sources 256-B
     aligned (SPEC-2 9.4)."""

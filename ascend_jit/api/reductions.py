@@ -385,3 +385,6 @@ def GetReduceRepeatMaxMinSpr(dtype, *, core=None):
     if spec.max_min_spr == "value":
         return value
     return value, np.array(index & (0xFFFF if d.size == 2 else 0xFFFFFFFF), bits_t).view(d.np_dtype)[()]
+
+
+GetReduceMaxMinCount = GetReduceRepeatMaxMinSpr  # the name before the 9.1 renames (SPEC-2 8.4 "= GetReduceMaxMinCount")
