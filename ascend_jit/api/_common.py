@@ -199,8 +199,9 @@ def plan_mask(api, core, dtype, mask, is_set_mask):
                                  device=core.device)
         if not core.mask_defined:
             raise StateError(api, "mask register", "undefined", device=core.device,
-                             detail="the register holds implementation state after a high-dim ReduceSum (D22); "
-                                    "call SetVectorMask or ResetMask first")
+                             detail="the register holds implementation state after a non-950 ReduceSum, ReduceMax or "
+                                    "ReduceMin, a GatherMask, or a Compare whose mask this device ignores (D22, SPEC-2 "
+                                    "D31); call SetVectorMask or ResetMask first")
         if core.counter_mode:
             count = counter_count(api, core, dtype, "mask register (counter-mode count)", core.mask_low)
             return MaskPlan(full_lo, full_hi, counter=count, from_register=True)
