@@ -591,3 +591,16 @@ def test_950_per_lane_half_path_on_ties_zeros_and_specials(op):
         fn(dst, src, src, count, True)
         ref.reduce_max_min_950(before, op, "half", dst.addr, src.addr, True, False, count=count)
         assert np.array_equal(core.ub, before), (seed, count, use)
+
+
+def test_arity_refusals_name_the_device():
+    """Every refusal names the device (SPEC-2 1.8, DESIGN.md), the arity ones of the multi-form APIs included."""
+    core = aj.Core("atlas-a2")
+    h, d, u = core.local_tensor("half", 256), core.local_tensor("half", 64), core.local_tensor("uint8", 64)
+    gm = aj.GlobalTensor(np.zeros(8, np.float16))
+    for call in (lambda: aj.ReduceMax(d, h, d, 128, 2), lambda: aj.ReduceSum(d, h, d, 1, 2),
+                 lambda: aj.Compare(u, h, h, aj.CMPMODE.LT, 1, 2), lambda: aj.Select(h, u, h, h, 0, 1, 2),
+                 lambda: aj.Gather(d, h, core.local_tensor("uint32", 8), 0, 1, 2),
+                 lambda: aj.DataCopyPad(gm, h, aj.DataCopyExtParams(1, 2, 0, 0, 0), aj.DataCopyPadExtParams())):
+        with pytest.raises(aj.ParameterError, match="on device atlas-a2"):
+            call()

@@ -50,7 +50,7 @@ _OPERATORS = {CMPMODE.LT: "<", CMPMODE.GT: ">", CMPMODE.LE: "<=", CMPMODE.GE: ">
               CMPMODE.NE: "!="}
 
 
-def _split(api, args, count, mask, repeat_time, repeat_params, high_arity, is_set_mask):
+def _split(api, args, count, mask, repeat_time, repeat_params, high_arity, is_set_mask, dst):
     """(is count form, count, mask, repeat_time, repeat_params, is_set_mask) from the positional tail (SPEC-2 1.1,
     D32)."""
     if count is not None or (len(args) == 1 and mask is None):
@@ -60,7 +60,9 @@ def _split(api, args, count, mask, repeat_time, repeat_params, high_arity, is_se
         mask, repeat_time, repeat_params = args
     elif args:
         raise ParameterError(api, "arguments", len(args) + high_arity - 3,
-                             legal=f"{high_arity - 2} (count form) or {high_arity} (high-dim form) positional arguments")
+                             legal=f"{high_arity - 2} (count form) or {high_arity} (high-dim form) positional "
+                                   "arguments",
+                             device=dst.core.device if isinstance(dst, LocalTensor) else None)
     return False, None, mask, repeat_time, repeat_params, high_dim_is_set_mask(api, False, is_set_mask)
 
 
@@ -70,7 +72,7 @@ def Compare(dst, src0, src1, cmp_mode, *args, count=None, mask=None, repeat_time
     """`Compare(dst, src0, src1, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)`: one bit
     per element into the uint8/int8 dst, LSB first (D44)."""
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
-        "Compare", args, count, mask, repeat_time, repeat_params, 7, is_set_mask)
+        "Compare", args, count, mask, repeat_time, repeat_params, 7, is_set_mask, dst)
     core = operands("Compare", dst, src0, src1, names=("src0", "src1"))
     return _compare(core, "Compare", dst, src0, src1, None, cmp_mode, is_count, count, mask, repeat_time,
                     BinaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
@@ -81,7 +83,7 @@ def Compares(dst, src0, scalar, cmp_mode, *args, count=None, mask=None, repeat_t
     """`Compares(dst, src0, scalar, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)` with
     UnaryRepeatParams; the scalar is converted to src0's dtype once (D29)."""
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
-        "Compares", args, count, mask, repeat_time, repeat_params, 7, is_set_mask)
+        "Compares", args, count, mask, repeat_time, repeat_params, 7, is_set_mask, dst)
     core = operands("Compares", dst, src0, names=("src0",))
     return _compare(core, "Compares", dst, src0, None, scalar, cmp_mode, is_count, count, mask, repeat_time,
                     UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
@@ -274,7 +276,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     selMask bit 1 takes src0, 0 takes src1 (a tensor, or a scalar in mode 1); D59."""
     api = "Select"
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(api, args, count, mask, repeat_time,
-                                                                             repeat_params, 9, is_set_mask)
+                                                                             repeat_params, 9, is_set_mask, dst)
     scalar_src1 = not isinstance(src1, LocalTensor)
     core = operands(api, dst, sel_mask, src0, names=("sel_mask", "src0")) if scalar_src1 else \
         operands(api, dst, sel_mask, src0, src1, names=("sel_mask", "src0", "src1"))

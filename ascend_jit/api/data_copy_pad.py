@@ -132,7 +132,8 @@ def DataCopyPad(dst, src, copy_params, pad_params=None, *, mode=PaddingMode.Norm
         _local("dst", dst)
     if isinstance(dst, GlobalTensor):
         if pad_params is not None:
-            raise ParameterError(API, "pad_params", pad_params, legal="none for UB -> GM (SPEC-2 9.1)")
+            raise ParameterError(API, "pad_params", pad_params, legal="none for UB -> GM (SPEC-2 9.1)",
+                                 device=_local("src", src).device)
         return _ub_to_gm(dst, src, copy_params, mode)
     raise ParameterError(API, "dst", type(dst).__name__, legal="a LocalTensor (GM -> UB) or a GlobalTensor (UB -> GM)")
 

@@ -53,7 +53,8 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
         if len(args) == 3:
             mask, repeat_time, dst_rep_stride = args
         elif args:
-            raise ParameterError(api, "arguments", len(args) + 4, legal="5 (count form) or 7 (high-dim form)")
+            raise ParameterError(api, "arguments", len(args) + 4, legal="5 (count form) or 7 (high-dim form)",
+                                 device=spec.name)
         lanes_dtype = dt.HALF if (dst.dtype.size == 1 and spec.gather_offset_limited) else dst.dtype
         plan = plan_mask(api, core, lanes_dtype, mask, high_dim_is_set_mask(api, False, is_set_mask))
         key = (spec, dst.dtype, src.dtype, src_offset.dtype, dst.addr, src.addr, src_offset.addr, dst.size,

@@ -54,16 +54,17 @@ def _api(op):
     return "ReduceMax" if op == OP_MAX else "ReduceMin"
 
 
-def _parse(api, args, cal_index, kw):
+def _parse(api, args, cal_index, kw, device):
     """(form, values, cal_index) from the positional/keyword arguments of SPEC-2 8.3."""
     args = list(args)
     n = len(args)
     if n in (2, 4) and isinstance(args[-1], (bool, np.bool_)):  # the trailing bool is calIndex (numpy's too)
         if cal_index is not None:
-            raise ParameterError(api, "cal_index", cal_index, legal="given once")
+            raise ParameterError(api, "cal_index", cal_index, legal="given once", device=device)
         cal_index = args.pop()
     elif n in (2, 4):
-        raise ParameterError(api, "arguments", args[-1], legal="a bool cal_index as the last positional argument")
+        raise ParameterError(api, "arguments", args[-1], legal="a bool cal_index as the last positional argument",
+                             device=device)
     for name in ("count", "mask", "repeat_time", "src_rep_stride"):
         if kw[name] is not None:
             args.append(kw[name])
@@ -72,14 +73,14 @@ def _parse(api, args, cal_index, kw):
     if len(args) == 3:
         return "highdim", args, bool(cal_index)
     raise ParameterError(api, "arguments", len(args) + 3, legal="(dst, src, tmp, count[, cal_index]) or "
-                         "(dst, src, tmp, mask, repeat_time, src_rep_stride[, cal_index])")
+                         "(dst, src, tmp, mask, repeat_time, src_rep_stride[, cal_index])", device=device)
 
 
 def _reduce(op, dst, src, tmp, args, cal_index, kw):
     api = _api(op)
     core = operands(api, dst, src, tmp)
     spec, d = core.spec, src.dtype
-    form, values, cal_index = _parse(api, args, cal_index, kw)
+    form, values, cal_index = _parse(api, args, cal_index, kw, core.device)
     layout = (api, spec, core.bounds, d, dst.dtype, tmp.dtype, dst.addr, dst.size, src.addr, src.size, tmp.addr, tmp.size,
               cal_index)
     if form == "count":

@@ -98,6 +98,7 @@ def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, 
     elif args or (mask is None and repeat_time is None):
         raise ParameterError(API, "arguments", len(args) + 3, legal="(dst, src, tmp, count) or "
                              "(dst, src, tmp, mask, repeat_time, src_rep_stride)",
+                             device=operands(API, dst, src, shared_tmp_buffer).device,
                              detail="" if args else "missing: the count (or mask, repeat_time, src_rep_stride)")
     if not as_flag(API, None, "is_set_mask", is_set_mask):
         raise ParameterError(API, "is_set_mask", False, device=operands(API, dst, src, shared_tmp_buffer).device,
