@@ -81,13 +81,13 @@ def _int_to_double_round_odd(n):
     m = abs(n)
     if m.bit_length() <= 53:
         return float(n)
+    if m.bit_length() > 1024:  # past every double (and so every element type): D29's overflow to +-inf
+        return -math.inf if n < 0 else math.inf
     shift = m.bit_length() - 53
     top = m >> shift
     if m & ((1 << shift) - 1):
         top |= 1
-    if shift > 1100:
-        return math.copysign(math.inf, n)
-    return math.copysign(math.ldexp(float(top), shift), n)
+    return math.copysign(math.ldexp(float(top), shift), -1.0 if n < 0 else 1.0)
 
 
 def _double_to_f32_round_odd(x):
