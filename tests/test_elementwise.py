@@ -786,6 +786,30 @@ def test_scalar_conversion_d29():
     assert d.numpy().view(np.uint16)[0] == 0x0000  # +0 + -0 = +0
 
 
+def test_scalar_keyword_is_the_snake_case_of_scalar_value():
+    """SPEC-2 1.1: every parameter is also a keyword with the snake_case of its C++ name; the scalar of Adds, Muls,
+    Maxs, Mins, LeakyRelu, Axpy and Duplicate is `scalarValue` (DK prototypes), Duplicate's tensor source `src`."""
+    core = aj.Core("ascend950")
+    d, s = core.local_tensor("half", 128), core.local_tensor("half", 128)
+    s[:] = np.ones(128, np.float16)
+    for name in ("Adds", "Muls", "Maxs", "Mins", "LeakyRelu", "Axpy"):
+        d[:] = np.zeros(128, np.float16)
+        getattr(aj, name)(d, s, scalar_value=3.0, count=128)
+        by_keyword = d.numpy().copy()
+        d[:] = np.zeros(128, np.float16)
+        getattr(aj, name)(d, s, 3.0, 128)
+        assert np.array_equal(by_keyword.view(np.uint16), d.numpy().view(np.uint16)), name
+        getattr(aj, name)(d, s, scalar_value=3.0, mask=128, repeat_time=1, repeat_params=aj.UnaryRepeatParams())
+        with pytest.raises(TypeError, match="scalar twice"):
+            getattr(aj, name)(d, s, 3.0, scalar_value=3.0, count=128)
+    aj.Duplicate(d, scalar_value=7.0, count=128)
+    assert (d.numpy() == 7).all()
+    aj.Duplicate(d, scalar_value=5.0, mask=64, repeat_time=1, dst_block_stride=1, dst_repeat_stride=8)
+    assert (d.numpy()[:64] == 5).all() and (d.numpy()[64:] == 7).all()
+    aj.Duplicate(d, src=s, count=128)
+    assert (d.numpy() == 1).all()
+
+
 # --- MODELLED instructions (SPEC-2 0.3, D37, D73): the 950's 1-ulp modes within 1 ulp, determinism ----------------
 def _ulp_distance(a, b, dtype):
     u = np.uint16 if dtype == "half" else np.uint32

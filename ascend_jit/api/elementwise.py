@@ -918,8 +918,9 @@ def _make(row):
     elif arity in ("scalar", "axpy"):
         scalar_of_src = arity == "axpy"
 
-        def full(dst, src, scalar, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
-                 is_set_mask=_UNSET):
+        def full(dst, src, scalar=_UNSET, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
+                 is_set_mask=_UNSET, scalar_value=_UNSET):
+            scalar = _scalar_argument(row.name, "scalar", scalar, "scalar_value", scalar_value)
             core = operands(row.name, dst, src)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 3)
@@ -933,7 +934,7 @@ def _make(row):
                 return None  # (the register-reading form is not remembered)
             return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, scalar, None)
 
-        def entry(dst, src, scalar, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
+        def entry(dst, src, scalar=_UNSET, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
             nonlocal recent
             key = plan = None
             last = recent
@@ -1021,6 +1022,18 @@ def _make(row):
     return entry
 
 
+def _scalar_argument(api, name, value, keyword, keyword_value):
+    """The scalar given positionally (or as `scalar=`) or as the snake_case of its C++ name `scalarValue`
+    (SPEC-2 1.1: every parameter is also accepted as a keyword with the snake_case of the C++ name)."""
+    if keyword_value is _UNSET:
+        if value is _UNSET:
+            raise TypeError(f"{api}() missing its scalar argument ({name} or {keyword})")
+        return value
+    if value is not _UNSET:
+        raise TypeError(f"{api}() got its scalar twice ({name} and {keyword})")
+    return keyword_value
+
+
 def _given(a0, a1, a2):
     """The entries' optional positionals that were passed."""
     if a0 is _UNSET:
@@ -1032,11 +1045,12 @@ _DUPLICATE_COUNTS = {}  # Duplicate's count-form plans by (dst dtype, address, s
 _DUPLICATE_RECENT = (_UNSET,) * 5  # its last remembered count-form call: (dst, count, plan, value, value's bits)
 
 
-def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
-              dst_repeat_stride=None, is_set_mask=_UNSET):
+def Duplicate(dst, value=_UNSET, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
+              dst_repeat_stride=None, is_set_mask=_UNSET, scalar_value=_UNSET, src=_UNSET):
     """`Duplicate(dst, scalar, count)`, `Duplicate(dst, src_tensor, count)` (950: broadcasts src_tensor[0]) or
     `Duplicate(dst, scalar, mask, repeat_time, dst_block_stride, dst_repeat_stride)` (SPEC-2 5.1): bit copies, no
-    arithmetic, no saturation."""
+    arithmetic, no saturation. The second argument may also be passed as `scalar_value=` or (tensor form) `src=`,
+    the C++ names (SPEC-2 1.1)."""
     global _DUPLICATE_RECENT
     row = DUPLICATE
     key = None
@@ -1064,6 +1078,10 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
                 if effect is not None:
                     core._apply_mask_effect(effect)
                 return
+    if src is not _UNSET:
+        value = _scalar_argument(row.name, "value", value, "src", src)
+    else:
+        value = _scalar_argument(row.name, "value", value, "scalar_value", scalar_value)
     tensor_source = isinstance(value, LocalTensor)
     core = operands(row.name, dst, value) if tensor_source else operands(row.name, dst)
     if count is not None or (len(args) == 1 and mask is None):
