@@ -774,6 +774,25 @@ def test_mask_register_after_calls():
         assert (core.mask_high, core.mask_low) == ((0, 0xFFFF) if device == "atlas-a2" else (0, 0xFF))
 
 
+def test_mask_register_after_high_dim_calls_on_the_310b():
+    """SPEC-2 D31: on the 310B the high-dim element-wise calls and Duplicate leave the register untouched (as Cast,
+    Select and Gather there); SPEC.md's Add keeps SPEC D22's rule (its own mask)."""
+    core = aj.Core("atlas-200i-500-a2")
+    d, a, b = (core.local_tensor("half", 256) for _ in range(3))
+    calls = [lambda m: aj.Sub(d, a, b, m, 2, aj.BinaryRepeatParams()),
+             lambda m: aj.Muls(d, a, 2.0, m, 2, aj.UnaryRepeatParams()),
+             lambda m: aj.Exp(d, a, m, 2, aj.UnaryRepeatParams()),
+             lambda m: aj.FusedMulAdd(d, a, b, m, 2, aj.BinaryRepeatParams()),
+             lambda m: aj.Duplicate(d, 1.0, m, 2, 1, 8)]
+    for call in calls:
+        for mask in (100, [5, 7], 0):
+            core.SetVectorMask(0x1234, 0x5678)
+            call(mask)
+            assert (core.mask_high, core.mask_low) == (0x1234, 0x5678)
+    aj.Add(d, a, b, [5, 7], 2, aj.BinaryRepeatParams())
+    assert (core.mask_high, core.mask_low) == (7, 5)
+
+
 def test_scalar_conversion_d29():
     core = aj.Core("atlas-a2")
     d, s = core.local_tensor("half", 16), core.local_tensor("half", 16)

@@ -659,6 +659,8 @@ def _high_dim_plan(row, spec, key, mask_plan, params, repeat, last, contiguous):
         values = _params(row, key, -1, (*blk, *rep), repeat, as_signed64(mask_plan.lo), as_signed64(mask_plan.hi),
                          last)
     words = recorded_mask(spec, mask_plan)
+    if not spec.high_dim_writes_mask_register and row is not ADD:
+        words = None  # SPEC-2 D31: the new high-dim element-wise calls and Duplicate leave the 310B's register alone
     return _Plan(row, spec, key[0], values, None if words is None else (*words, False),
                  repeat == 0 or mask_plan.empty)
 
