@@ -793,6 +793,19 @@ def test_mask_register_after_high_dim_calls_on_the_310b():
     assert (core.mask_high, core.mask_low) == (7, 5)
 
 
+def test_an_instruction_the_device_lacks_is_refused_as_such_first():
+    """SPEC-2 1.8/1.9: UnsupportedDeviceError names the missing instruction even when other arguments are wrong too
+    (they raised ParameterError first)."""
+    core = aj.Core("atlas-training")
+    d, s = core.local_tensor("half", 256), core.local_tensor("half", 256)
+    for call in (lambda: aj.Maxs(d, s, 1.0, [1, 1, 1], 1, aj.UnaryRepeatParams()),
+                 lambda: aj.LeakyRelu(d, s, 1.0, -1),
+                 lambda: aj.AddRelu(d, s, s, 128, 256, aj.BinaryRepeatParams()),
+                 lambda: aj.Brcb(d, s, 256, (0, 8))):
+        with pytest.raises(aj.UnsupportedDeviceError, match="does not offer"):
+            call()
+
+
 def test_scalar_conversion_d29():
     core = aj.Core("atlas-a2")
     d, s = core.local_tensor("half", 16), core.local_tensor("half", 16)

@@ -284,12 +284,20 @@ def _facts(row, key):
     return tuple(_TensorFacts(names[k // 3], key[k], key[k + 1], key[k + 2]) for k in range(0, len(key), 3))
 
 
+def _require_offered(row, spec):
+    """SPEC-2 1.8/1.9: an instruction the device does not offer is refused as such (UnsupportedDeviceError) before
+    any of its other arguments is judged. Returns the dtypes the device offers."""
+    offered = row.dtypes.get(spec.name, ())
+    if not offered:
+        raise UnsupportedDeviceError(row.name, "device", spec.name,
+                                     legal=", ".join(d for d, v in row.dtypes.items() if v),
+                                     detail="the device does not offer this instruction (SPEC-2 1.9)")
+    return offered
+
+
 def _check_dtypes(row, spec, facts, high_dim):
     api, device = row.name, spec.name
-    offered = row.dtypes.get(device, ())
-    if not offered:
-        raise UnsupportedDeviceError(api, "device", device, legal=", ".join(d for d, v in row.dtypes.items() if v),
-                                     detail="the device does not offer this instruction (SPEC-2 1.9)")
+    offered = _require_offered(row, spec)
     dst = facts[0].dtype
     src = facts[1].dtype if len(facts) > 1 else dst
     pairs = (row.mixed or {}).get(device, ())
@@ -864,6 +872,7 @@ def _make(row):
         def full(dst, src0, src1, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
                  is_set_mask=_UNSET, config=None):
             core = operands(row.name, dst, src0, src1)
+            _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 3)
             if form == "count":
@@ -924,6 +933,7 @@ def _make(row):
                  is_set_mask=_UNSET, scalar_value=_UNSET):
             scalar = _scalar_argument(row.name, "scalar", scalar, "scalar_value", scalar_value)
             core = operands(row.name, dst, src)
+            _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 3)
             if form == "count":
@@ -974,6 +984,7 @@ def _make(row):
         def full(dst, src, *args, count=None, mask=None, repeat_time=None, repeat_params=None, is_set_mask=_UNSET,
                  config=None):
             core = operands(row.name, dst, src)
+            _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 2)
             if form == "count":
@@ -1214,6 +1225,7 @@ def Brcb(dst, src, repeat_time, repeat_params=None):
         if args is not None:
             return _ENTRIES((K.brcb,), K.brcb, dst._core.ub, *args)
     core = operands(BRCB.name, dst, src)
+    _require_offered(BRCB, core.spec)
     params = BrcbRepeatParams() if repeat_params is None else repeat_params
     # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator
     params = _repeat_params(BRCB.name, core.spec, params, BrcbRepeatParams, hi=None)
