@@ -804,6 +804,12 @@ def test_an_instruction_the_device_lacks_is_refused_as_such_first():
                  lambda: aj.Brcb(d, s, 256, (0, 8))):
         with pytest.raises(aj.UnsupportedDeviceError, match="does not offer"):
             call()
+    core = aj.Core("atlas-a2")  # a dtype the device lacks, with a mask only legal for 16/32-bit lanes
+    t = [core.local_tensor("int64", 64) for _ in range(3)]
+    for call in (lambda: aj.Sub(*t, [2**64 - 1], 1, aj.BinaryRepeatParams()),
+                 lambda: aj.Duplicate(t[0], 1, [2**64 - 1], 1, 1, 8)):
+        with pytest.raises(aj.UnsupportedDTypeError):
+            call()
 
 
 def test_scalar_conversion_d29():

@@ -736,11 +736,13 @@ def _memoised_plan(key, validate):
 
 def _plan_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask):
     def validate():
+        key = _key(tensors)
+        _check_dtypes(row, core.spec, _facts(row, key), True)  # SPEC-2 1.8: a dtype refused as such, before the
+        #                                                        mask (whose legal words depend on the dtype)
         # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator
         p = _repeat_params(row.name, core.spec, params, _PARAMS[row.arity], hi=None)
         repeat = as_int(row.name, core.spec, "repeat_time", repeat_time)
         mask_plan = plan_mask(row.name, core, tensors[0].dtype, mask, is_set_mask)
-        key = _key(tensors)
         repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, key, mask_plan,
                                                 repeat, p)
         return mask_plan, p, repeat, last, _high_dim_plan(row, core.spec, key, mask_plan, p, repeat, last, contiguous)
@@ -1132,11 +1134,12 @@ def Duplicate(dst, value=_UNSET, *args, count=None, mask=None, repeat_time=None,
     is_set_mask = is_set_mask is _UNSET or is_set_mask
 
     def validate():
+        key = _key((dst,))
+        _check_dtypes(row, core.spec, _facts(row, key), True)  # the dtype before the mask (SPEC-2 1.8)
         mask_plan = plan_mask(row.name, core, dst.dtype, mask, is_set_mask)
         strides = _DuplicateStrides(as_int(row.name, core.spec, "dst_block_stride", dst_block_stride),
                                     as_int(row.name, core.spec, "dst_repeat_stride", dst_repeat_stride))
         repeat = as_int(row.name, core.spec, "repeat_time", repeat_time)
-        key = _key((dst,))
         repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, key, mask_plan,
                                                 repeat, strides)
         return mask_plan, strides, repeat, last, _high_dim_plan(row, core.spec, key, mask_plan, strides, repeat,
