@@ -520,6 +520,9 @@ def test_refusals():
     core950 = aj.Core("ascend950")
     a, b = core950.local_tensor("half", 128), core950.local_tensor("float", 128)
     _refused(core950, aj.ParameterError, lambda: aj.Cast(b, a, R.CAST_NONE, 0, 1, (1, 1, 8, 4)))
+    # SPEC-2 1.8: a pair the device lacks is refused as such even with a mask illegal for its lanes
+    i64 = core.local_tensor("int64", 64)
+    _refused(core, aj.UnsupportedDTypeError, lambda: aj.Cast(h, i64, R.CAST_RINT, [2**64 - 1, 1], 1, (1, 1, 8, 8)))
 
 
 def test_310b_accepts_int32_to_half_d47():

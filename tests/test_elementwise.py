@@ -774,6 +774,44 @@ def test_mask_register_after_calls():
         assert (core.mask_high, core.mask_low) == ((0, 0xFFFF) if device == "atlas-a2" else (0, 0xFF))
 
 
+def test_mask_register_after_high_dim_calls_on_the_310b():
+    """SPEC-2 D31: on the 310B the high-dim element-wise calls and Duplicate leave the register untouched (as Cast,
+    Select and Gather there); SPEC.md's Add keeps SPEC D22's rule (its own mask)."""
+    core = aj.Core("atlas-200i-500-a2")
+    d, a, b = (core.local_tensor("half", 256) for _ in range(3))
+    calls = [lambda m: aj.Sub(d, a, b, m, 2, aj.BinaryRepeatParams()),
+             lambda m: aj.Muls(d, a, 2.0, m, 2, aj.UnaryRepeatParams()),
+             lambda m: aj.Exp(d, a, m, 2, aj.UnaryRepeatParams()),
+             lambda m: aj.FusedMulAdd(d, a, b, m, 2, aj.BinaryRepeatParams()),
+             lambda m: aj.Duplicate(d, 1.0, m, 2, 1, 8)]
+    for call in calls:
+        for mask in (100, [5, 7], 0):
+            core.SetVectorMask(0x1234, 0x5678)
+            call(mask)
+            assert (core.mask_high, core.mask_low) == (0x1234, 0x5678)
+    aj.Add(d, a, b, [5, 7], 2, aj.BinaryRepeatParams())
+    assert (core.mask_high, core.mask_low) == (7, 5)
+
+
+def test_an_instruction_the_device_lacks_is_refused_as_such_first():
+    """SPEC-2 1.8/1.9: UnsupportedDeviceError names the missing instruction even when other arguments are wrong too
+    (they raised ParameterError first)."""
+    core = aj.Core("atlas-training")
+    d, s = core.local_tensor("half", 256), core.local_tensor("half", 256)
+    for call in (lambda: aj.Maxs(d, s, 1.0, [1, 1, 1], 1, aj.UnaryRepeatParams()),
+                 lambda: aj.LeakyRelu(d, s, 1.0, -1),
+                 lambda: aj.AddRelu(d, s, s, 128, 256, aj.BinaryRepeatParams()),
+                 lambda: aj.Brcb(d, s, 256, (0, 8))):
+        with pytest.raises(aj.UnsupportedDeviceError, match="does not offer"):
+            call()
+    core = aj.Core("atlas-a2")  # a dtype the device lacks, with a mask only legal for 16/32-bit lanes
+    t = [core.local_tensor("int64", 64) for _ in range(3)]
+    for call in (lambda: aj.Sub(*t, [2**64 - 1], 1, aj.BinaryRepeatParams()),
+                 lambda: aj.Duplicate(t[0], 1, [2**64 - 1], 1, 1, 8)):
+        with pytest.raises(aj.UnsupportedDTypeError):
+            call()
+
+
 def test_scalar_conversion_d29():
     core = aj.Core("atlas-a2")
     d, s = core.local_tensor("half", 16), core.local_tensor("half", 16)
@@ -784,6 +822,30 @@ def test_scalar_conversion_d29():
     assert np.isinf(d.numpy()[0])
     aj.Adds(d, s, np.float16(-0.0), 16)
     assert d.numpy().view(np.uint16)[0] == 0x0000  # +0 + -0 = +0
+
+
+def test_scalar_keyword_is_the_snake_case_of_scalar_value():
+    """SPEC-2 1.1: every parameter is also a keyword with the snake_case of its C++ name; the scalar of Adds, Muls,
+    Maxs, Mins, LeakyRelu, Axpy and Duplicate is `scalarValue` (DK prototypes), Duplicate's tensor source `src`."""
+    core = aj.Core("ascend950")
+    d, s = core.local_tensor("half", 128), core.local_tensor("half", 128)
+    s[:] = np.ones(128, np.float16)
+    for name in ("Adds", "Muls", "Maxs", "Mins", "LeakyRelu", "Axpy"):
+        d[:] = np.zeros(128, np.float16)
+        getattr(aj, name)(d, s, scalar_value=3.0, count=128)
+        by_keyword = d.numpy().copy()
+        d[:] = np.zeros(128, np.float16)
+        getattr(aj, name)(d, s, 3.0, 128)
+        assert np.array_equal(by_keyword.view(np.uint16), d.numpy().view(np.uint16)), name
+        getattr(aj, name)(d, s, scalar_value=3.0, mask=128, repeat_time=1, repeat_params=aj.UnaryRepeatParams())
+        with pytest.raises(TypeError, match="scalar twice"):
+            getattr(aj, name)(d, s, 3.0, scalar_value=3.0, count=128)
+    aj.Duplicate(d, scalar_value=7.0, count=128)
+    assert (d.numpy() == 7).all()
+    aj.Duplicate(d, scalar_value=5.0, mask=64, repeat_time=1, dst_block_stride=1, dst_repeat_stride=8)
+    assert (d.numpy()[:64] == 5).all() and (d.numpy()[64:] == 7).all()
+    aj.Duplicate(d, src=s, count=128)
+    assert (d.numpy() == 1).all()
 
 
 # --- MODELLED instructions (SPEC-2 0.3, D37, D73): the 950's 1-ulp modes within 1 ulp, determinism ----------------

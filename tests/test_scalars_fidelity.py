@@ -66,6 +66,38 @@ def test_special_values_and_exact_dtype_scalars():
     assert scalar_bits("Adds", SPEC, dt.UINT8, np.int64(255)) == 255
 
 
+@pytest.mark.parametrize("dtype", [dt.HALF, dt.FLOAT, dt.BFLOAT16])
+@pytest.mark.parametrize("value", [2 ** 1024 - 2 ** 970, 2 ** 1024, 2 ** 1100, 2 ** 5000],
+                         ids=["2^1024-2^970", "2^1024", "2^1100", "2^5000"])
+def test_python_ints_past_every_double_overflow_to_inf(dtype, value):
+    """D29: a Python int for a float operand rounds once, overflow to +-inf: an int past float64's range included
+    (it raised OverflowError, a non-AscendJitError, before)."""
+    inf = {"half": 0x7C00, "float": 0x7F800000, "bfloat16": 0x7F80}[dtype.name]
+    sign = {"half": 0x8000, "float": 0x80000000, "bfloat16": 0x8000}[dtype.name]
+    assert scalar_bits("Adds", SPEC, dtype, value) == inf
+    assert scalar_bits("Adds", SPEC, dtype, -value) == inf | sign
+    core = aj.Core("atlas-a2")
+    dst = core.local_tensor(dtype.np_dtype, 16)
+    aj.Duplicate(dst, -value, 16)
+    assert int(dst.numpy().view(np.uint16 if dtype.size == 2 else np.uint32)[0]) == inf | sign
+
+
+def test_longdouble_scalars_round_once():
+    """D29: a numpy float of another width (np.longdouble included) is converted with one RNE rounding of its exact
+    value; it was refused (ParameterError) before."""
+    L = np.longdouble
+    if np.finfo(L).bits <= 64:
+        pytest.skip("np.longdouble is a double on this platform")
+    above_tie = L(1) + L(2) ** -11 + L(2) ** -60  # a double would drop the 2**-60 and land on the half tie
+    assert scalar_bits("Adds", SPEC, dt.HALF, above_tie) == 0x3C01
+    assert scalar_bits("Adds", SPEC, dt.HALF, -above_tie) == 0xBC01
+    assert scalar_bits("Adds", SPEC, dt.BFLOAT16, L(1) + L(2) ** -8 + L(2) ** -60) == 0x3F81
+    assert scalar_bits("Adds", SPEC, dt.FLOAT, L(2) ** -149 * (1 + L(2) ** -40)) == 0x00000001
+    assert scalar_bits("Adds", SPEC, dt.FLOAT, L(2) ** 2000) == 0x7F800000
+    assert scalar_bits("Adds", SPEC, dt.HALF, L(-0.0)) == 0x8000
+    assert scalar_bits("Adds", SPEC, dt.HALF, L("nan")) == 0x7E00
+
+
 @pytest.mark.parametrize("dtype, value", [(dt.INT16, 32768), (dt.INT16, 1.0), (dt.UINT16, -1), (dt.HALF, True),
                                           (dt.INT32, np.bool_(True)), (dt.FLOAT, "1.0"), (dt.HALF, None),
                                           (dt.INT32, np.float32(2.0)), (dt.FLOAT, 1j)])

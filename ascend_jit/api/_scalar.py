@@ -7,6 +7,7 @@ through a double that could round twice); for an integer operand it must lie in 
 """
 import math
 import struct
+from fractions import Fraction
 
 import numpy as np
 
@@ -58,6 +59,10 @@ def _as_exact_real(api, device, dtype, value, name):
             as_double = None
         if as_double is not None and (isinstance(value, np.floating) is False or np.finfo(value.dtype).bits <= 64):
             return as_double  # every numpy float up to 64 bits (and ml_dtypes' types) is exact as a double
+        if as_double is not None and (as_double == 0 or not math.isfinite(float(value))):
+            return as_double  # a wider float's zeros (with their sign), infinities and NaNs
+        if as_double is not None:
+            return Fraction(*value.as_integer_ratio())  # a wider numpy float (longdouble): its exact value
     raise ParameterError(api, name, value, legal=f"a {dtype.name} value: a Python float or int, or a numpy scalar "
                          "(SPEC-2 D29)", device=device)
 
@@ -68,6 +73,8 @@ def _round_to_float_bits(name, x):
         return _CANONICAL_NAN[name]
     if isinstance(x, int):
         x = _int_to_double_round_odd(x)
+    elif isinstance(x, Fraction):
+        x = _fraction_to_double_round_odd(x)
     with np.errstate(over="ignore"):
         if name == "half":
             return int(np.array(np.float64(x)).astype(np.float16).view(np.uint16))  # numpy rounds double->half once
@@ -81,13 +88,29 @@ def _int_to_double_round_odd(n):
     m = abs(n)
     if m.bit_length() <= 53:
         return float(n)
+    if m.bit_length() > 1024:  # past every double (and so every element type): D29's overflow to +-inf
+        return -math.inf if n < 0 else math.inf
     shift = m.bit_length() - 53
     top = m >> shift
     if m & ((1 << shift) - 1):
         top |= 1
-    if shift > 1100:
-        return math.copysign(math.inf, n)
-    return math.copysign(math.ldexp(float(top), shift), n)
+    return math.copysign(math.ldexp(float(top), shift), -1.0 if n < 0 else 1.0)
+
+
+def _fraction_to_double_round_odd(q):
+    """Round-to-odd of a non-zero rational to 53 bits, as _int_to_double_round_odd (a longdouble scalar's value)."""
+    a = abs(q)
+    e = a.numerator.bit_length() - a.denominator.bit_length()  # 2**(e-1) <= a < 2**(e+1)
+    if Fraction(2) ** e > a:
+        e -= 1
+    if e > 1023:
+        return -math.inf if q < 0 else math.inf
+    shift = 52 - e  # 2**52 <= a * 2**shift < 2**53
+    scaled = a * Fraction(2) ** shift
+    top = scaled.numerator // scaled.denominator
+    if top * scaled.denominator != scaled.numerator:
+        top |= 1
+    return math.copysign(math.ldexp(float(top), -shift), -1.0 if q < 0 else 1.0)
 
 
 def _double_to_f32_round_odd(x):

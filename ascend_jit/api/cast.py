@@ -160,7 +160,11 @@ def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask):
     core = operands(API, dst, src)
     s, d = src.dtype, dst.dtype
     wide = s if s.size >= d.size else d
-    plan = plan_mask(API, core, wide, mask, is_set_mask)
+    try:
+        plan = plan_mask(API, core, wide, mask, is_set_mask)
+    except ParameterError:
+        _check_pair(core.spec, s, d, round_mode)  # SPEC-2 1.8: a pair the device lacks is refused as such first
+        raise
     key = (core.spec, d, s, round_mode, dst.addr, src.addr, dst.size, src.size, core.bounds, plan, repeat_time,
            params)
     try:

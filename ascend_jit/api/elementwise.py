@@ -284,12 +284,20 @@ def _facts(row, key):
     return tuple(_TensorFacts(names[k // 3], key[k], key[k + 1], key[k + 2]) for k in range(0, len(key), 3))
 
 
+def _require_offered(row, spec):
+    """SPEC-2 1.8/1.9: an instruction the device does not offer is refused as such (UnsupportedDeviceError) before
+    any of its other arguments is judged. Returns the dtypes the device offers."""
+    offered = row.dtypes.get(spec.name, ())
+    if not offered:
+        raise UnsupportedDeviceError(row.name, "device", spec.name,
+                                     legal=", ".join(d for d, v in row.dtypes.items() if v),
+                                     detail="the device does not offer this instruction (SPEC-2 1.9)")
+    return offered
+
+
 def _check_dtypes(row, spec, facts, high_dim):
     api, device = row.name, spec.name
-    offered = row.dtypes.get(device, ())
-    if not offered:
-        raise UnsupportedDeviceError(api, "device", device, legal=", ".join(d for d, v in row.dtypes.items() if v),
-                                     detail="the device does not offer this instruction (SPEC-2 1.9)")
+    offered = _require_offered(row, spec)
     dst = facts[0].dtype
     src = facts[1].dtype if len(facts) > 1 else dst
     pairs = (row.mixed or {}).get(device, ())
@@ -659,6 +667,8 @@ def _high_dim_plan(row, spec, key, mask_plan, params, repeat, last, contiguous):
         values = _params(row, key, -1, (*blk, *rep), repeat, as_signed64(mask_plan.lo), as_signed64(mask_plan.hi),
                          last)
     words = recorded_mask(spec, mask_plan)
+    if not spec.high_dim_writes_mask_register and row is not ADD:
+        words = None  # SPEC-2 D31: the new high-dim element-wise calls and Duplicate leave the 310B's register alone
     return _Plan(row, spec, key[0], values, None if words is None else (*words, False),
                  repeat == 0 or mask_plan.empty)
 
@@ -726,11 +736,13 @@ def _memoised_plan(key, validate):
 
 def _plan_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask):
     def validate():
+        key = _key(tensors)
+        _check_dtypes(row, core.spec, _facts(row, key), True)  # SPEC-2 1.8: a dtype refused as such, before the
+        #                                                        mask (whose legal words depend on the dtype)
         # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator
         p = _repeat_params(row.name, core.spec, params, _PARAMS[row.arity], hi=None)
         repeat = as_int(row.name, core.spec, "repeat_time", repeat_time)
         mask_plan = plan_mask(row.name, core, tensors[0].dtype, mask, is_set_mask)
-        key = _key(tensors)
         repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, key, mask_plan,
                                                 repeat, p)
         return mask_plan, p, repeat, last, _high_dim_plan(row, core.spec, key, mask_plan, p, repeat, last, contiguous)
@@ -862,6 +874,7 @@ def _make(row):
         def full(dst, src0, src1, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
                  is_set_mask=_UNSET, config=None):
             core = operands(row.name, dst, src0, src1)
+            _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 3)
             if form == "count":
@@ -918,9 +931,11 @@ def _make(row):
     elif arity in ("scalar", "axpy"):
         scalar_of_src = arity == "axpy"
 
-        def full(dst, src, scalar, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
-                 is_set_mask=_UNSET):
+        def full(dst, src, scalar=_UNSET, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
+                 is_set_mask=_UNSET, scalar_value=_UNSET):
+            scalar = _scalar_argument(row.name, "scalar", scalar, "scalar_value", scalar_value)
             core = operands(row.name, dst, src)
+            _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 3)
             if form == "count":
@@ -933,7 +948,7 @@ def _make(row):
                 return None  # (the register-reading form is not remembered)
             return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, scalar, None)
 
-        def entry(dst, src, scalar, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
+        def entry(dst, src, scalar=_UNSET, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
             nonlocal recent
             key = plan = None
             last = recent
@@ -971,6 +986,7 @@ def _make(row):
         def full(dst, src, *args, count=None, mask=None, repeat_time=None, repeat_params=None, is_set_mask=_UNSET,
                  config=None):
             core = operands(row.name, dst, src)
+            _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 2)
             if form == "count":
@@ -1021,6 +1037,18 @@ def _make(row):
     return entry
 
 
+def _scalar_argument(api, name, value, keyword, keyword_value):
+    """The scalar given positionally (or as `scalar=`) or as the snake_case of its C++ name `scalarValue`
+    (SPEC-2 1.1: every parameter is also accepted as a keyword with the snake_case of the C++ name)."""
+    if keyword_value is _UNSET:
+        if value is _UNSET:
+            raise TypeError(f"{api}() missing its scalar argument ({name} or {keyword})")
+        return value
+    if value is not _UNSET:
+        raise TypeError(f"{api}() got its scalar twice ({name} and {keyword})")
+    return keyword_value
+
+
 def _given(a0, a1, a2):
     """The entries' optional positionals that were passed."""
     if a0 is _UNSET:
@@ -1032,11 +1060,12 @@ _DUPLICATE_COUNTS = {}  # Duplicate's count-form plans by (dst dtype, address, s
 _DUPLICATE_RECENT = (_UNSET,) * 5  # its last remembered count-form call: (dst, count, plan, value, value's bits)
 
 
-def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
-              dst_repeat_stride=None, is_set_mask=_UNSET):
+def Duplicate(dst, value=_UNSET, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
+              dst_repeat_stride=None, is_set_mask=_UNSET, scalar_value=_UNSET, src=_UNSET):
     """`Duplicate(dst, scalar, count)`, `Duplicate(dst, src_tensor, count)` (950: broadcasts src_tensor[0]) or
     `Duplicate(dst, scalar, mask, repeat_time, dst_block_stride, dst_repeat_stride)` (SPEC-2 5.1): bit copies, no
-    arithmetic, no saturation."""
+    arithmetic, no saturation. The second argument may also be passed as `scalar_value=` or (tensor form) `src=`,
+    the C++ names (SPEC-2 1.1)."""
     global _DUPLICATE_RECENT
     row = DUPLICATE
     key = None
@@ -1064,6 +1093,10 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
                 if effect is not None:
                     core._apply_mask_effect(effect)
                 return
+    if src is not _UNSET:
+        value = _scalar_argument(row.name, "value", value, "src", src)
+    else:
+        value = _scalar_argument(row.name, "value", value, "scalar_value", scalar_value)
     tensor_source = isinstance(value, LocalTensor)
     core = operands(row.name, dst, value) if tensor_source else operands(row.name, dst)
     if count is not None or (len(args) == 1 and mask is None):
@@ -1101,11 +1134,12 @@ def Duplicate(dst, value, *args, count=None, mask=None, repeat_time=None, dst_bl
     is_set_mask = is_set_mask is _UNSET or is_set_mask
 
     def validate():
+        key = _key((dst,))
+        _check_dtypes(row, core.spec, _facts(row, key), True)  # the dtype before the mask (SPEC-2 1.8)
         mask_plan = plan_mask(row.name, core, dst.dtype, mask, is_set_mask)
         strides = _DuplicateStrides(as_int(row.name, core.spec, "dst_block_stride", dst_block_stride),
                                     as_int(row.name, core.spec, "dst_repeat_stride", dst_repeat_stride))
         repeat = as_int(row.name, core.spec, "repeat_time", repeat_time)
-        key = _key((dst,))
         repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, key, mask_plan,
                                                 repeat, strides)
         return mask_plan, strides, repeat, last, _high_dim_plan(row, core.spec, key, mask_plan, strides, repeat,
@@ -1194,6 +1228,7 @@ def Brcb(dst, src, repeat_time, repeat_params=None):
         if args is not None:
             return _ENTRIES((K.brcb,), K.brcb, dst._core.ub, *args)
     core = operands(BRCB.name, dst, src)
+    _require_offered(BRCB, core.spec)
     params = BrcbRepeatParams() if repeat_params is None else repeat_params
     # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator
     params = _repeat_params(BRCB.name, core.spec, params, BrcbRepeatParams, hi=None)
