@@ -16,6 +16,7 @@ import inspect
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
+from numba.core.datamodel import models, register_default
 from numba.core.typing.templates import AbstractTemplate, infer, infer_global, signature
 from numba.extending import intrinsic, lower_builtin, overload
 
@@ -97,6 +98,55 @@ def _lane_store(width):
 _load16, _store16, _load32, _store32 = _lane_load(16), _lane_store(16), _lane_load(32), _lane_store(32)
 
 
+class KindRegister(types.Array):
+    """The numba type of a register whose element kind a VF names by a literal (`RegTensor("half")`): the same
+    uint8 array, with the kind known when the VF compiles, so a Reg call can pass its kernel the class marker of
+    that kind alone and numba compiles no other class's lanes (issue 20: a half Max VF compiles the fused half
+    lanes, not the wide float and integer ones). Kernels never see this type: `plain_type` is what they are typed
+    with (borrow and direct_call hand them the plain array), so every kind shares their compiled specialisations.
+    A register of a run-time dtype (a VF's dtype argument) stays a plain array: every class compiles, as before."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        super().__init__(types.uint8, 1, "C", name=f"RegTensor(kind={kind})")
+
+    @property
+    def key(self):
+        return super().key + (self.kind,)
+
+    @property
+    def mangling_args(self):
+        name, args = super().mangling_args
+        return name, args + [self.kind]
+
+
+register_default(KindRegister)(models.ArrayModel)
+
+
+def plain_type(t):
+    """The type a kernel is typed with for an operand of type t (a KindRegister: the plain uint8 array)."""
+    return types.Array(types.uint8, 1, "C") if isinstance(t, KindRegister) else t
+
+
+def register_kind(t):
+    """The element kind a register type carries, or None (a plain array: known only at run time)."""
+    return t.kind if isinstance(t, KindRegister) else None
+
+
+def _kind_register(kind):
+    @intrinsic
+    def typed(typingctx, reg):
+        """A new register (a plain uint8 array) as a KindRegister of `kind`: the same value, a new reference."""
+        def codegen(context, builder, sig, args):
+            context.nrt.incref(builder, sig.args[0], args[0])
+            return args[0]
+        return KindRegister(kind)(reg), codegen
+    return typed
+
+
+KIND_REGISTERS = tuple(_kind_register(kind) for kind in range(11))  # KIND_HALF ... KIND_UINT64
+
+
 def _borrowed(context, builder, ty, value):
     if isinstance(ty, types.Array):
         array = context.make_array(ty)(context, builder, value)
@@ -118,7 +168,7 @@ def borrow(typingctx, value):
     outlives the call (the VF's own variables keep the register and the UB alive) and is never returned."""
     def codegen(context, builder, sig, args):
         return _borrowed(context, builder, sig.args[0], args[0])
-    return value(value), codegen
+    return plain_type(value)(value), codegen
 
 
 # --- Reg calls that compile to one kernel call, with no function of their own (issue 20) -------------------------
@@ -182,7 +232,7 @@ def direct_call(fn, kernel, plan):
 
 def _operand_types(operands, args):
     kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64}
-    return tuple(args[op[1]] if op[0] == ARG else (op[1] if op[0] == CONST else kinds[op[0]]) for op in operands)
+    return tuple(plain_type(args[op[1]]) if op[0] == ARG else (op[1] if op[0] == CONST else kinds[op[0]]) for op in operands)
 
 
 def int_like(t):

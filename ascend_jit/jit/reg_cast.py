@@ -116,14 +116,17 @@ def convert(sk, dk, bits, mode, sat_int, sat_float):
 def cast(dst, src, words, layout, sat_mode, mrg, rnd, general):
     """Reg Cast (SPEC-2 11.5, D65): the mask selects source lanes; layout k picks sub-lane k of each wide slot.
     The hot case (half/bfloat16 -> float with a trait the pair accepts, decided on ints) first, in its own loop.
-    general: 0, or None when the caller knows the pair is that case (a plain call: numba then compiles none of the
-    general conversion, issue 20)."""
+    general: 0, or None when the caller knows the pair is that case (a plain call, or a VF's registers of literal
+    dtypes: numba then compiles none of the general conversion, issue 20; a trait the pair refuses is refused by
+    _check_trait alone)."""
     sk, dk = np.int64(src[H_KIND]), np.int64(dst[H_KIND])
     if widen_to_float_case(sk, dk, layout, sat_mode, mrg, rnd):
         cast_widen_to_float(dst, src, words, layout)
         return
     if general is not None:
         _cast_general(dst, src, words, layout, sat_mode, mrg, rnd)
+    else:
+        _check_trait(sk, dk, layout, sat_mode, mrg, rnd)
 
 
 @internal  # a function of its own: cast's frame stays small for the hot case (a VF calls cast per Reg Cast)
