@@ -420,7 +420,8 @@ def _binary(api, op, a, b, c, d, mode):
         return
     _reg(api, "src0", b)
     _check_dtype(api, b.dtype.name, ARITH_DTYPES[api], "SPEC-2 11.2")
-    ops.binary(_reg(api, "dst", a), b.data, _reg(api, "src1", c), _mask(api, "mask", d), op, _merging(api, mode))
+    ops.binary(_reg(api, "dst", a), b.data, _reg(api, "src1", c), _mask(api, "mask", d), op, _merging(api, mode),
+               *_binary_markers(b.dtype.kind))
 
 
 def Add(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -588,7 +589,7 @@ def Cast(dst, src, mask, trait=CastTrait()):
     fields = _trait(trait)
     widening = src.dtype.name in ("half", "bfloat16") and dst.dtype.name == "float" and \
         _TRAIT_ALLOWED(src.dtype.kind, dst.dtype.kind, *fields)
-    cv.cast(dst.data, src.data, _mask(api, "mask", mask), *fields, None if widening else 0)
+    cv.cast(dst.data, src.data, _mask(api, "mask", mask), *fields, 0 if widening else None, None if widening else 0)
 
 
 def MoveMask(dtype):
@@ -833,6 +834,9 @@ def _ol_update_mask(dtype, n):
 
 @overload(CreateMask, prefer_literal=True)
 def _ol_create_mask(dtype, pattern=0):
+    if isinstance(pattern, int) or _absent(pattern):  # omitted (the Python default arrives): ALL, the common case,
+        # every lane, without compiling create_mask's patterns (issue 20)
+        return lambda dtype, pattern=0: impl.all_lanes_mask(_vf_kind(dtype))
     # the pattern as an int64 value: a literal default or an enum member would each compile create_mask again
     return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), np.int64(_or_default(pattern, 0)))
 
@@ -959,12 +963,34 @@ impl.direct_call(LoadAlign, mv.load_norm, _load_norm_plan)
 impl.direct_call(StoreAlign, mv.store_norm, _store_norm_plan)
 
 
+def _binary_markers(kind):
+    """ops.binary's (half, wide, int) class markers for a source register of `kind` (None: a run-time dtype, all)."""
+    if kind is None:
+        return 0, 0, 0
+    wide = kind in (_FLOAT, _BF16)
+    return (0 if kind == _HALF else None), (0 if wide else None), (None if kind == _HALF or wide else 0)
+
+
+def _marker(value):
+    return value
+
+
+@overload(_marker, inline="always")
+def _ol_marker(value):
+    """A class marker held by an overload's closure: None stays None, an int becomes an int64 value (a literal would
+    compile the kernel once more)."""
+    if _absent(value):
+        return lambda value: None
+    return lambda value: np.int64(value)
+
+
 def _ol_binary(op):
     def typer(dst, src0, src1, mask, mode=0):
         if _is_mask_type(dst):
             def carry(dst, src0, src1, mask, mode=0):
                 ops.binary_carry(dst, impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), mode, np.int64(op))
             return carry
+        half_class, wide_class, int_class = _binary_markers(impl.register_kind(src0))
 
         def plain(dst, src0, src1, mask, mode=0):
             # the hot case (three half registers, every lane active) decided on header bytes read into scalars,
@@ -975,7 +1001,8 @@ def _ol_binary(op):
             if ops.half_full_case(d[impl.H_KIND], a[impl.H_KIND], b[impl.H_KIND], words, merging):
                 ops.half_full(d, a, b, modes, np.int64(op))
             else:
-                ops.binary(d, a, b, words, np.int64(op), merging)  # one engine for the three ops
+                ops.binary(d, a, b, words, np.int64(op), merging, _marker(half_class), _marker(wide_class),
+                           _marker(int_class))  # one engine for the three ops
         return plain
     return typer
 
@@ -1153,13 +1180,19 @@ def _ol_words_or_all(mask):
 
 def _cast_plan(dst, src, mask, trait=None):
     """Cast as one call of the Reg Cast kernel: the trait's four fields as ints (an absent trait: every field UNKNOWN,
-    SPEC-2 11.5). Registers of literal dtypes half/bfloat16 -> float compile the widening loop alone (the trait is a
-    run-time value: the kernel refuses one the pair does not accept); any other pair the general conversion."""
+    SPEC-2 11.5). Registers of literal dtypes name the pair: half/bfloat16 -> float compiles the widening loop alone
+    (the trait is a run-time value: the kernel refuses one the pair does not accept), any other pair the general
+    conversion alone; registers of run-time dtypes compile both."""
     if not (_regs_and_mask(dst, src, mask) and impl.ints_like(trait, 4)):
         return None
-    widening = impl.register_kind(src) in (_HALF, _BF16) and impl.register_kind(dst) == _FLOAT
+    sk, dk = impl.register_kind(src), impl.register_kind(dst)
+    if sk is None or dk is None:
+        markers = 0, 0
+    else:
+        widening = sk in (_HALF, _BF16) and dk == _FLOAT
+        markers = (0 if widening else None), (None if widening else 0)
     return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.FIELD, 3, 0, 0), (impl.FIELD, 3, 1, 0),
-            (impl.FIELD, 3, 2, 2), (impl.FIELD, 3, 3, 8), *_marker_operands((None if widening else 0,)))
+            (impl.FIELD, 3, 2, 2), (impl.FIELD, 3, 3, 8), *_marker_operands(markers))
 
 
 impl.direct_call(Cast, cv.cast, _cast_plan)

@@ -303,6 +303,12 @@ def update_mask(kind, n):
     return words, (0 if n < lanes else n - lanes)
 
 
+@njit(cache=True, inline="always")
+def all_lanes_mask(kind):
+    """CreateMask<T> with the default pattern ALL: every lane of a `kind` element."""
+    return lanes_mask(kind, VL // kind_size(kind))
+
+
 @njit(cache=True)
 def create_mask(kind, pattern):
     """CreateMask<T, pattern> (docs/decisions.md: VLk beyond the lane count sets every lane; M3/M4 set the lanes

@@ -113,16 +113,19 @@ def convert(sk, dk, bits, mode, sat_int, sat_float):
 
 
 @njit(cache=True)
-def cast(dst, src, words, layout, sat_mode, mrg, rnd, general):
+def cast(dst, src, words, layout, sat_mode, mrg, rnd, widening, general):
     """Reg Cast (SPEC-2 11.5, D65): the mask selects source lanes; layout k picks sub-lane k of each wide slot.
     The hot case (half/bfloat16 -> float with a trait the pair accepts, decided on ints) first, in its own loop.
-    general: 0, or None when the caller knows the pair is that case (a plain call, or a VF's registers of literal
-    dtypes: numba then compiles none of the general conversion, issue 20; a trait the pair refuses is refused by
-    _check_trait alone)."""
+    widening, general: class markers (0 or None; numba compiles the code under a marker that is not None): a plain
+    call, or a VF's registers of literal dtypes, knows the pair, so it passes the widening marker alone for half /
+    bfloat16 -> float (none of the general conversion compiles; a trait that pair refuses is refused by
+    _check_trait alone) and the general one alone for any other pair (issue 20); registers of run-time dtypes pass
+    both."""
     sk, dk = np.int64(src[H_KIND]), np.int64(dst[H_KIND])
-    if widen_to_float_case(sk, dk, layout, sat_mode, mrg, rnd):
-        cast_widen_to_float(dst, src, words, layout)
-        return
+    if widening is not None:
+        if widen_to_float_case(sk, dk, layout, sat_mode, mrg, rnd):
+            cast_widen_to_float(dst, src, words, layout)
+            return
     if general is not None:
         _cast_general(dst, src, words, layout, sat_mode, mrg, rnd)
     else:

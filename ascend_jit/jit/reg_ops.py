@@ -184,35 +184,41 @@ def _check_binary(dk, k0, k1, op, merging):
 
 
 @njit(cache=True)
-def binary(dst, src0, src1, words, op, merging):
+def binary(dst, src0, src1, words, op, merging, half_class, wide_class, int_class):
     """Reg Add/Sub/Mul (SPEC-2 11.2): active lanes get src0 op src1; inactive lanes 0 (ZEROING) or kept (MERGING,
     Add only). Every lane is computed into dst's scratch bytes, then the mask picks the lanes that land (one masked
     copy for every type: fewer loop variants to compile than a mask test in each type's loop); lanes are read and
-    written through the register's bytes, not typed views (one compiled function for every type)."""
+    written through the register's bytes, not typed views (one compiled function for every type).
+    half_class, wide_class (float, bfloat16), int_class (every integer width): dtype-class markers as
+    engine_binary's (0 or None: numba compiles a class's lanes only under a marker that is not None): a plain call
+    and a VF register of a literal dtype pass their class alone (issue 20), a register of a run-time dtype all."""
     kind = np.int64(src0[H_KIND])
     _check_binary(np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), op, merging)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
     size = kind_size(kind)
-    if kind == KIND_HALF:
-        _half_lanes(dst, src0, src1, modes, op)
-    elif kind == KIND_FLOAT:
-        for j in range(64):
-            r = _arith_lane(f32_from_bits(u32_at(src0, j)), f32_from_bits(u32_at(src1, j)), op)
-            set_u32(dst, 64 + j, float_store_bits(r))
-    elif kind == KIND_BF16:
-        for j in range(128):
-            r = _arith_lane(bf16_bits_to_f32(u16_at(src0, j)), bf16_bits_to_f32(u16_at(src1, j)), op)
-            set_u16(dst, 128 + j, f32_to_bf16_bits(r))
-    elif kind == KIND_INT64 or kind == KIND_UINT64:  # uint64 patterns: +, -, * modulo 2**64 are sign-blind
-        for j in range(32):
-            set_u64(dst, 32 + j, _arith_lane(u64_at(src0, j), u64_at(src1, j), op))
-    else:
-        lo, hi = int_range(kind)
-        clamp = (modes & M_INT_SAT) != 0 and (kind == KIND_INT16 or kind == KIND_INT32)
-        lanes = VL // size
-        for j in range(lanes):
-            x, y = int_lane(src0, j, size, lo < 0), int_lane(src1, j, size, lo < 0)
-            set_int_lane(dst, lanes + j, size, wrap_or_clamp(_arith_lane(x, y, op), lo, hi, clamp))
+    if half_class is not None:
+        if kind == KIND_HALF:
+            _half_lanes(dst, src0, src1, modes, op)
+    if wide_class is not None:
+        if kind == KIND_FLOAT:
+            for j in range(64):
+                r = _arith_lane(f32_from_bits(u32_at(src0, j)), f32_from_bits(u32_at(src1, j)), op)
+                set_u32(dst, 64 + j, float_store_bits(r))
+        elif kind == KIND_BF16:
+            for j in range(128):
+                r = _arith_lane(bf16_bits_to_f32(u16_at(src0, j)), bf16_bits_to_f32(u16_at(src1, j)), op)
+                set_u16(dst, 128 + j, f32_to_bf16_bits(r))
+    if int_class is not None:
+        if kind == KIND_INT64 or kind == KIND_UINT64:  # uint64 patterns: +, -, * modulo 2**64 are sign-blind
+            for j in range(32):
+                set_u64(dst, 32 + j, _arith_lane(u64_at(src0, j), u64_at(src1, j), op))
+        elif kind > KIND_BF16:
+            lo, hi = int_range(kind)
+            clamp = (modes & M_INT_SAT) != 0 and (kind == KIND_INT16 or kind == KIND_INT32)
+            lanes = VL // size
+            for j in range(lanes):
+                x, y = int_lane(src0, j, size, lo < 0), int_lane(src1, j, size, lo < 0)
+                set_int_lane(dst, lanes + j, size, wrap_or_clamp(_arith_lane(x, y, op), lo, hi, clamp))
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
 
