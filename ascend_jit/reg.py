@@ -589,7 +589,10 @@ def Cast(dst, src, mask, trait=CastTrait()):
     fields = _trait(trait)
     widening = src.dtype.name in ("half", "bfloat16") and dst.dtype.name == "float" and \
         _TRAIT_ALLOWED(src.dtype.kind, dst.dtype.kind, *fields)
-    cv.cast(dst.data, src.data, _mask(api, "mask", mask), *fields, 0 if widening else None, None if widening else 0)
+    if widening:
+        cv.cast_widening(dst.data, src.data, _mask(api, "mask", mask), *fields)
+    else:
+        cv.cast(dst.data, src.data, _mask(api, "mask", mask), *fields, None)
 
 
 def MoveMask(dtype):
@@ -1178,24 +1181,28 @@ def _ol_words_or_all(mask):
     return lambda mask: mask
 
 
+def _cast_kernel(dst, src, mask, trait=None):
+    """Registers of literal dtypes name the pair: half/bfloat16 -> float calls the widening kernel alone (the trait
+    is a run-time value: that kernel refuses one the pair does not accept); any other pair, or registers of
+    run-time dtypes, cast."""
+    widening = impl.register_kind(src) in (_HALF, _BF16) and impl.register_kind(dst) == _FLOAT
+    return cv.cast_widening if widening else cv.cast
+
+
 def _cast_plan(dst, src, mask, trait=None):
-    """Cast as one call of the Reg Cast kernel: the trait's four fields as ints (an absent trait: every field UNKNOWN,
-    SPEC-2 11.5). Registers of literal dtypes name the pair: half/bfloat16 -> float compiles the widening loop alone
-    (the trait is a run-time value: the kernel refuses one the pair does not accept), any other pair the general
-    conversion alone; registers of run-time dtypes compile both."""
+    """Cast as one call of a Reg Cast kernel (_cast_kernel): the trait's four fields as ints (an absent trait: every
+    field UNKNOWN, SPEC-2 11.5); cast's widening marker None when literal dtypes name another pair."""
     if not (_regs_and_mask(dst, src, mask) and impl.ints_like(trait, 4)):
         return None
-    sk, dk = impl.register_kind(src), impl.register_kind(dst)
-    if sk is None or dk is None:
-        markers = 0, 0
-    else:
-        widening = sk in (_HALF, _BF16) and dk == _FLOAT
-        markers = (0 if widening else None), (None if widening else 0)
-    return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.FIELD, 3, 0, 0), (impl.FIELD, 3, 1, 0),
-            (impl.FIELD, 3, 2, 2), (impl.FIELD, 3, 3, 8), *_marker_operands(markers))
+    operands = ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.FIELD, 3, 0, 0), (impl.FIELD, 3, 1, 0),
+                (impl.FIELD, 3, 2, 2), (impl.FIELD, 3, 3, 8))
+    if _cast_kernel(dst, src, mask, trait) is cv.cast_widening:
+        return operands
+    known = impl.register_kind(src) is not None and impl.register_kind(dst) is not None
+    return operands + _marker_operands((None if known else 0,))
 
 
-impl.direct_call(Cast, cv.cast, _cast_plan)
+impl.direct_call(Cast, _cast_kernel, _cast_plan)
 
 
 def _ol_logic(op, unary):

@@ -17,6 +17,7 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core.datamodel import models, register_default
+from numba.core.registry import CPUDispatcher as Dispatcher
 from numba.core.typing.templates import AbstractTemplate, infer, infer_global, signature
 from numba.extending import intrinsic, lower_builtin, overload
 
@@ -184,8 +185,10 @@ ARG, CONST, INT, IS_ONE, FIELD = 0, 1, 2, 3, 4  # plan operands: (ARG, i) argume
 
 def direct_call(fn, kernel, plan):
     """Compile `fn(args...)` in compiled code as `kernel(operands...)`. plan(*argument types) -> the operands (see
-    ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn)."""
+    ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn). kernel: a
+    jitted function, or a function of the argument types (as plan's) that picks one."""
     pysig = inspect.signature(plan)
+    pick = (lambda *arg_types: kernel) if isinstance(kernel, Dispatcher) else kernel
 
     def generic(self, args, kws):
         # keywords and omitted arguments folded by plan's parameters (absent ones typed None), so a call may name
@@ -199,7 +202,8 @@ def direct_call(fn, kernel, plan):
         operands = plan(*full)
         if operands is None:
             return None
-        kernel_sig = self.context.resolve_function_type(types.Dispatcher(kernel), _operand_types(operands, full), {})
+        kernel_sig = self.context.resolve_function_type(types.Dispatcher(pick(*full)), _operand_types(operands, full),
+                                                        {})
         return None if kernel_sig is None else signature(kernel_sig.return_type, *full).replace(pysig=pysig)
 
     template = type(f"Direct_{fn.__name__}", (AbstractTemplate,), {"key": fn, "generic": generic})
@@ -225,7 +229,7 @@ def direct_call(fn, kernel, plan):
                 v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
                 values.append(v if op[0] == INT else
                               builder.icmp_signed("==", v, context.get_constant(types.int64, 1)))
-        fnty = types.Dispatcher(kernel)
+        fnty = types.Dispatcher(pick(*sig.args))
         kernel_sig = fnty.get_call_type(context.typing_context, _operand_types(operands, sig.args), {})
         return context.get_function(fnty, kernel_sig)(builder, values)
 
