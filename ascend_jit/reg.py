@@ -553,9 +553,8 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
                                         f"for a {src.dtype.name} source (SPEC-2 11.4)", device=DEVICE)
     else:
         _check_dtype(api, src.dtype.name, REDUCE_EXTREME_DTYPES, "SPEC-2 11.4")
-    is_float = src.dtype.name in ("half", "float")  # the source's class alone (issue 20)
-    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type, False, 0 if is_float else None,
-               None if is_float else 0)
+    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type, False,
+               *_class_markers(src.dtype.kind))  # the source's class alone (issue 20)
 
 
 def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
@@ -564,7 +563,8 @@ def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=Mas
     impl.reduce_data_block(_reg("ReduceDataBlock", "dst_reg", dst_reg), _reg("ReduceDataBlock", "src_reg", src_reg),
                            _mask("ReduceDataBlock", "mask", mask),
                            int(as_enum("ReduceDataBlock", DEVICE, "reduce_type", reduce_type, ReduceType)),
-                           int(as_enum("ReduceDataBlock", DEVICE, "mode", mode, MaskMergeMode)))
+                           int(as_enum("ReduceDataBlock", DEVICE, "mode", mode, MaskMergeMode)),
+                           *_class_markers(src_reg.dtype.kind))
 
 
 _TRAIT_ALLOWED = getattr(cv.trait_allowed, "py_func", cv.trait_allowed)  # in Python: nothing to compile
@@ -993,7 +993,14 @@ def _ol_binary(op):
             def carry(dst, src0, src1, mask, mode=0):
                 ops.binary_carry(dst, impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), mode, np.int64(op))
             return carry
-        half_class, wide_class, int_class = _binary_markers(impl.register_kind(src0))
+        kind = impl.register_kind(src0)
+        half_class, wide_class, int_class = _binary_markers(kind)
+        if kind is not None and kind != _HALF:  # a literal non-half dtype: no half fast path to compile
+            def known(dst, src0, src1, mask, mode=0):
+                ops.binary(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), np.int64(op),
+                           _or_default(mode, 0) == impl.MERGING, _marker(half_class), _marker(wide_class),
+                           _marker(int_class))
+            return known
 
         def plain(dst, src0, src1, mask, mode=0):
             # the hot case (three half registers, every lane active) decided on header bytes read into scalars,
@@ -1052,14 +1059,17 @@ def _regs_and_mask(*types_):
     return all(_is_reg_type(t) for t in types_[:-1]) and _is_mask_type(types_[-1])
 
 
-def _reduce_markers(src):
-    """Reduce's float and integer class markers (ops.reduce): the source register type's class when a literal dtype
-    made it, else both (the class then from the kind at run time)."""
-    kind = impl.register_kind(src)
+def _class_markers(kind):
+    """The float and integer class markers of Reduce (ops.reduce) and ReduceDataBlock for a source register of
+    `kind`: its class alone, or both when the kind is a run-time value (None; the class then from the kind)."""
     if kind is None:
-        return _marker_operands((0, 0))
+        return 0, 0
     is_float = kind in (_HALF, _FLOAT)
-    return _marker_operands((0 if is_float else None, None if is_float else 0))
+    return (0 if is_float else None), (None if is_float else 0)
+
+
+def _reduce_markers(src):
+    return _marker_operands(_class_markers(impl.register_kind(src)))
 
 
 def _reduce_plan(dst, src, mask, reduce_type=None, mode=None):
@@ -1083,7 +1093,8 @@ def _reduce_as(op):
 def _reduce_data_block_plan(dst_reg, src_reg, mask, reduce_type=None, mode=None):
     if not (_regs_and_mask(dst_reg, src_reg, mask) and impl.int_like(reduce_type) and impl.int_like(mode)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, impl.SUM), (impl.INT, 4, impl.ZEROING)
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, impl.SUM), (impl.INT, 4, impl.ZEROING), \
+        *_reduce_markers(src_reg)
 
 
 impl.direct_call(Reduce, ops.reduce, _reduce_plan)

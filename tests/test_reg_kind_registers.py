@@ -133,8 +133,8 @@ def cast_vf(out, a, S, D):
 
 def test_a_literal_half_vf_compiles_its_own_class_only(tmp_path):
     """Issue 20: in a fresh process on an empty cache, a VF of half registers named by literals (Add, Max, Exp,
-    Reduce, a widening Cast and the default CreateMask) compiles each kernel with the half class's marker alone:
-    no wide-float or integer lanes, no float decode/store of the element-wise engine, no general Cast kernel or
+    Reduce, ReduceDataBlock, a widening Cast and the default CreateMask) compiles each kernel with the half class's
+    marker alone: no wide-float or integer lanes, no float decode/store of the element-wise engine, no general Cast kernel or
     conversion and no CreateMask patterns. Fails if a plan passes every marker again."""
     (tmp_path / "half_vf.py").write_text(textwrap.dedent(f"""
         import ascend_jit as aj
@@ -150,6 +150,7 @@ def test_a_literal_half_vf_compiles_its_own_class_only(tmp_path):
             R.Max(b, b, a, m)
             R.Exp(b, b, m)
             R.Reduce(b, b, m)
+            R.ReduceDataBlock(b, b, m)
             R.Cast(w, a, m, {_WIDE})
             R.StoreAlign(dst, b, m, 0)
         """))
@@ -162,7 +163,7 @@ def test_a_literal_half_vf_compiles_its_own_class_only(tmp_path):
             half_vf(core.local_tensor("half", 128), core.local_tensor("half", 128))
         markers = lambda f, n: sorted({" ".join(str(t) for t in sig[-n:]) for sig in f.signatures})
         print(markers(ops.binary, 3), markers(ops.engine_binary, 4), markers(ops.engine_unary, 2),
-              markers(ops.reduce, 2), sep="|")
+              markers(ops.reduce, 2), markers(impl.reduce_data_block, 2), sep="|")
         print(*(len(f.signatures) for f in (reg_cast.cast_widening, reg_cast.cast, ew.load_wide, ew.store_wide,
                                              convert.convert_bits, impl.create_mask)))
         """)
@@ -172,5 +173,5 @@ def test_a_literal_half_vf_compiles_its_own_class_only(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True,
                          cwd=tmp_path).stdout.splitlines()
     assert out[0].split("|") == ["['int64 none none']", "['int64 none none none']", "['int64 none']",
-                                 "['int64 none']"]
+                                 "['int64 none']", "['int64 none']"]
     assert out[1].split() == ["1", "0", "0", "0", "0", "0"]

@@ -497,13 +497,15 @@ def int_range(kind):
 
 
 @njit(cache=True)
-def reduce_data_block(dst, src, words, op, mode):
+def reduce_data_block(dst, src, words, op, mode, float_class, int_class):
     """ReduceDataBlock<op> (SPEC 7.5; D3, D20, D25): per 32-byte block b, the result in dst lane b.
 
     The float trees run level by level over the whole register: a block is a power-of-two run of adjacent
     lanes, so log2(lanes per block) halvings of all lanes are exactly the 8 per-block adjacent-pair trees.
     One cached function for every kind and op (not inlined into VFs: compiled once, not per VF; a VF calls it with
-    borrowed registers, so the call costs no reference counting)."""
+    borrowed registers, so the call costs no reference counting). float_class / int_class: dtype-class markers (0
+    or None, as reg_ops.reduce's): a plain call and a VF register of a literal dtype compile the source's class
+    alone (issue 20), a register of a run-time dtype both."""
     if mode != ZEROING:
         raise ParameterError("ReduceDataBlock", "mode", mode, "MaskMergeMode.ZEROING (MERGING is not supported)",
                              "ascend950")
@@ -511,7 +513,8 @@ def reduce_data_block(dst, src, words, op, mode):
     _check_pair(op, dk, sk)
     sat = (src[H_CTRL] & M_HALF_SAT) != 0
     ssize = kind_size(sk)
-    if sk == KIND_HALF or sk == KIND_FLOAT:
+    is_float = sk == KIND_HALF or sk == KIND_FLOAT
+    if float_class is not None and is_float:
         # the tree in place in dst's scratch bytes (no allocation): level 1 reads src's lanes (masked ones are 0 for
         # SUM, the identity for MAX / MIN, SPEC 7.5), each later level lane k reads lanes 2k, 2k+1 >= k
         is_half = sk == KIND_HALF
@@ -531,7 +534,7 @@ def reduce_data_block(dst, src, words, op, mode):
             for k in range(width):
                 _set_scratch(dst, k, _combine(_scratch(dst, 2 * k), _scratch(dst, 2 * k + 1), op, is_half, sat))
         _write_results(dst, dk, sk, sat)
-    else:
+    if int_class is not None and not is_float:
         lo, hi = int_range(sk)
         init = np.int64(0) if op == SUM else (np.int64(lo) if op == MAX else np.int64(hi))
         results = np.empty(8, np.int64)
