@@ -918,7 +918,8 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
     if _is_reg_type(second):
         def dual(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                  data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_dual(tensor, impl.borrow(src), impl.borrow(second), extra, _or_default(dist, mv.S_INTLV_B16),
+            return mv.store_dual(tensor, impl.borrow(src), impl.borrow(second), extra,
+                                 _or_default(dist, mv.S_INTLV_B16),
                                  _or_default(post_update_stride, 0))
         return dual
     if not _absent(data_block_stride):
@@ -1112,7 +1113,8 @@ def _ol_local_mem_bar(before=2, after=2):
 def _ol_duplicate(dst, value, mask=None, mode=0):
     if _is_reg_type(value):
         def from_reg(dst, value, mask=None, mode=0):
-            ops.duplicate_lane0(impl.borrow(dst), impl.borrow(value), _words_or_all(mask), _or_default(mode, 0) == impl.MERGING)
+            ops.duplicate_lane0(impl.borrow(dst), impl.borrow(value), _words_or_all(mask),
+                                _or_default(mode, 0) == impl.MERGING)
         return from_reg
     if isinstance(value, types.Boolean):
         raise numba.core.errors.TypingError("Duplicate: a bool scalar is refused (SPEC-2 D29)")

@@ -134,8 +134,8 @@ def cast_vf(out, a, S, D):
 def test_a_literal_half_vf_compiles_its_own_class_only(tmp_path):
     """Issue 20: in a fresh process on an empty cache, a VF of half registers named by literals (Add, Max, Exp,
     Reduce, ReduceDataBlock, a widening Cast and the default CreateMask) compiles each kernel with the half class's
-    marker alone: no wide-float or integer lanes, no float decode/store of the element-wise engine, no general Cast kernel or
-    conversion and no CreateMask patterns. Fails if a plan passes every marker again."""
+    marker alone: no wide-float or integer lanes, no float decode/store of the element-wise engine, no general Cast
+    kernel or conversion and no CreateMask patterns. Fails if a plan passes every marker again."""
     (tmp_path / "half_vf.py").write_text(textwrap.dedent(f"""
         import ascend_jit as aj
         R = aj.Reg

@@ -236,7 +236,8 @@ def direct_call(fn, kernel, plan):
 
 def _operand_types(operands, args):
     kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64}
-    return tuple(plain_type(args[op[1]]) if op[0] == ARG else (op[1] if op[0] == CONST else kinds[op[0]]) for op in operands)
+    return tuple(plain_type(args[op[1]]) if op[0] == ARG else (op[1] if op[0] == CONST else kinds[op[0]])
+                 for op in operands)
 
 
 def int_like(t):
