@@ -752,6 +752,9 @@ def Store(tensor, reg, offset=0, count=None):
 # VF (inline="always" compiles the implementation anyway, then again inside every VF). The kernels take the op code
 # and dtype kind as int64 values, not literals, so Add, Sub and Mul (every dtype) share one compiled kernel, and they
 # read lanes through the register's bytes instead of typed views (a view per dtype is a compiled specialisation each).
+# A register made from a literal dtype (`RegTensor("half")`) is typed with its kind (jit/reg.py KindRegister): the
+# plans and overloads then pass its kernel that dtype class's marker alone, as a plain call does (issue 20), and hand
+# the kernel the plain array type; a register of a run-time dtype compiles every class, the kind picked at run time.
 _KIND_NAMES = {"half": 0, "float16": 0, "float": 1, "float32": 1, "bfloat16": 2, "int8": 3, "uint8": 4, "int16": 5,
                "uint16": 6, "int32": 7, "uint32": 8, "int64": 9, "uint64": 10}
 

@@ -410,8 +410,9 @@ def _put(dst, lane, size, bits):
 def reduce(dst, src, words, op, merging, float_class, int_class):
     """Reg Reduce (SPEC-2 11.4, D66): SUM by the adjacent-pair tree over all lanes (inactive lanes +0) into lane 0;
     MAX/MIN value into lane 0 and the first index attaining it into lane 1; every other lane 0. ZEROING only.
-    float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call passes the source's
-    class alone (its first call compiles that class only, issue 20), a VF both (the class then from the kind)."""
+    float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call or a VF register of a
+    literal dtype passes the source's class alone (its first call compiles that class only, issue 20), a register of
+    a run-time dtype both (the class then from the kind)."""
     if merging:
         raise ParameterError("Reduce", "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 11.4)", DEVICE)
     if op < SUM or op > MIN:
@@ -609,9 +610,10 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
     from the register dtype, so its first call compiles that class's lanes only (issue 20): half Max/Min the fused
     half lanes (_half_extreme_lanes); half Div (FTZ, D38) the engine's float32 decode and store of halves
     (ew.load_halves / store_halves) around the op's lane; float and bfloat16 the same with the wide decode and store
-    (ew.load_wide / store_wide); the integers _int_engine_lanes. A VF's registers carry their dtype as a value, so its
-    call passes every marker but half_class (one specialisation for all dtypes: half Max/Min then take the halves
-    path, the same bits) and the class is picked here from the kind."""
+    (ew.load_wide / store_wide); the integers _int_engine_lanes. A VF register of a literal dtype passes the same
+    marker (jit/reg.py KindRegister); one of a run-time dtype passes every marker but half_class (one
+    specialisation for all dtypes: half Max/Min then take the halves path, the same bits) and the class is picked
+    here from the kind."""
     kind = np.int64(src0[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
@@ -661,8 +663,9 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
 def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_class):
     """Reg Exp: as engine_binary, one source: the engine's float decode, Exp lanes and store of the register's width
     (unary_run's float path for Exp alone: a first Reg Exp compiles none of the engine's other unary ops, issue
-    20). half_class / float_class: markers as engine_binary's; a plain-Python call passes one (Exp: half or float,
-    checked first), a VF both (the class then from the kind)."""
+    20). half_class / float_class: markers as engine_binary's; a plain-Python call or a VF register of a literal dtype
+    passes one (Exp: half or float, checked first), a register of a run-time dtype both (the class then from the
+    kind)."""
     kind = np.int64(src[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, kind, allowed)
     modes = src[H_CTRL]
