@@ -175,3 +175,27 @@ def test_a_literal_half_vf_compiles_its_own_class_only(tmp_path):
     assert out[0].split("|") == ["['int64 none none']", "['int64 none none none']", "['int64 none']",
                                  "['int64 none']", "['int64 none']"]
     assert out[1].split() == ["1", "0", "0", "0", "0", "0"]
+
+
+def _two_kinds(out, src, use_float):
+    a, f = R.RegTensor("half"), R.RegTensor("float")
+    m = R.CreateMask("half")
+    R.LoadAlign(a, src, 0)
+    r = a
+    if use_float:
+        r = f  # a variable holding registers of two kinds: typed as the plain register (Array.unify)
+    R.Max(a, r, a, m)
+    R.StoreAlign(out, a, m, 0)
+
+
+def test_a_variable_holding_registers_of_two_kinds_compiles_and_checks_kinds_at_run_time():
+    vf = R.simd_vf(_two_kinds)
+    core = aj.Core(D950)
+    src, out, want = (core.local_tensor("half", 128) for _ in range(3))
+    src[:] = np.arange(128, dtype=np.float16) - 60
+    with core:
+        vf(out, src, False)
+        vf.py_func(want, src, False)
+    assert np.array_equal(out.numpy().view(np.uint16), want.numpy().view(np.uint16))
+    with core, pytest.raises(aj.UnsupportedDTypeError, match="Max"):
+        vf(out, src, True)

@@ -19,7 +19,7 @@ from numba import njit, types
 from numba.core.datamodel import models, register_default
 from numba.core.registry import CPUDispatcher as Dispatcher
 from numba.core.typing.templates import AbstractTemplate, infer, infer_global, signature
-from numba.extending import intrinsic, lower_builtin, overload
+from numba.extending import intrinsic, lower_builtin, lower_cast, overload
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
@@ -122,6 +122,12 @@ class KindRegister(types.Array):
 
 
 register_default(KindRegister)(models.ArrayModel)
+
+
+@lower_cast(KindRegister, types.Array)
+def _kind_register_to_array(context, builder, fromty, toty, val):
+    """A variable holding registers of two kinds is typed as the plain array (Array.unify): the same value."""
+    return val
 
 
 def plain_type(t):
