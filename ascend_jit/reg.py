@@ -420,7 +420,8 @@ def _binary(api, op, a, b, c, d, mode):
         return
     _reg(api, "src0", b)
     _check_dtype(api, b.dtype.name, ARITH_DTYPES[api], "SPEC-2 11.2")
-    ops.binary(_reg(api, "dst", a), b.data, _reg(api, "src1", c), _mask(api, "mask", d), op, _merging(api, mode))
+    ops.binary(_reg(api, "dst", a), b.data, _reg(api, "src1", c), _mask(api, "mask", d), op, _merging(api, mode),
+               *_binary_markers(b.dtype.kind))
 
 
 def Add(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -444,18 +445,31 @@ def _engine(api, dst, srcs, mask, mode):
     for r in (dst, *srcs):
         _check_dtype(api, r.dtype.name, ENGINE_DTYPES[api], "the 950 Memory-API table; docs/decisions.md")
     words, merging = _mask(api, "mask", mask), _merging(api, mode)
-    # the dtype class from the dtype: a first call compiles that class only (issue 20)
-    name = srcs[0].dtype.name
-    on = {True: 0, False: None}
+    markers = _engine_markers(api, srcs[0].dtype.kind)
     if len(srcs) == 2:
-        half = name == "half" and api != "Div"  # Max/Min: the fused half lanes
-        halves = name == "half" and api == "Div"  # Div's default algorithm flushes (FTZ, D38)
-        wide = name in ("float", "bfloat16")
-        ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, on[half],
-                          on[halves], on[wide], on[not (half or halves or wide)])
+        ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, *markers)
     else:
-        ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, on[name == "half"],
-                         on[name != "half"])
+        ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, *markers)
+
+
+_HALF, _FLOAT, _BF16 = (resolve(d).kind for d in ("half", "float", "bfloat16"))
+
+
+def _engine_markers(api, kind):
+    """The dtype-class markers (0: compile that class; None: not) of engine_binary (half, halves, wide, int) or
+    engine_unary (half, float) for a source register of `kind`: a plain call and a VF register of a literal dtype
+    compile that class only (issue 20). kind None (a VF register whose dtype is a run-time value): every class but
+    the fused half one (half Max/Min then take the halves path, the same bits), picked by the kernel from the kind."""
+    def on(flag):
+        return 0 if flag else None
+    if api == "Exp":
+        return (0, 0) if kind is None else (on(kind == _HALF), on(kind != _HALF))
+    if kind is None:
+        return None, 0, 0, 0
+    half = kind == _HALF and api != "Div"  # Max/Min: the fused half lanes
+    halves = kind == _HALF and api == "Div"  # Div's default algorithm flushes (FTZ, D38)
+    wide = kind in (_FLOAT, _BF16)
+    return on(half), on(halves), on(wide), on(not (half or halves or wide))
 
 
 def Max(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -539,9 +553,8 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
                                         f"for a {src.dtype.name} source (SPEC-2 11.4)", device=DEVICE)
     else:
         _check_dtype(api, src.dtype.name, REDUCE_EXTREME_DTYPES, "SPEC-2 11.4")
-    is_float = src.dtype.name in ("half", "float")  # the source's class alone (issue 20)
-    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type, False, 0 if is_float else None,
-               None if is_float else 0)
+    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type, False,
+               *_class_markers(src.dtype.kind))  # the source's class alone (issue 20)
 
 
 def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
@@ -550,7 +563,8 @@ def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=Mas
     impl.reduce_data_block(_reg("ReduceDataBlock", "dst_reg", dst_reg), _reg("ReduceDataBlock", "src_reg", src_reg),
                            _mask("ReduceDataBlock", "mask", mask),
                            int(as_enum("ReduceDataBlock", DEVICE, "reduce_type", reduce_type, ReduceType)),
-                           int(as_enum("ReduceDataBlock", DEVICE, "mode", mode, MaskMergeMode)))
+                           int(as_enum("ReduceDataBlock", DEVICE, "mode", mode, MaskMergeMode)),
+                           *_class_markers(src_reg.dtype.kind))
 
 
 _TRAIT_ALLOWED = getattr(cv.trait_allowed, "py_func", cv.trait_allowed)  # in Python: nothing to compile
@@ -575,7 +589,10 @@ def Cast(dst, src, mask, trait=CastTrait()):
     fields = _trait(trait)
     widening = src.dtype.name in ("half", "bfloat16") and dst.dtype.name == "float" and \
         _TRAIT_ALLOWED(src.dtype.kind, dst.dtype.kind, *fields)
-    cv.cast(dst.data, src.data, _mask(api, "mask", mask), *fields, None if widening else 0)
+    if widening:
+        cv.cast_widening(dst.data, src.data, _mask(api, "mask", mask), *fields)
+    else:
+        cv.cast(dst.data, src.data, _mask(api, "mask", mask), *fields, None)
 
 
 def MoveMask(dtype):
@@ -735,6 +752,9 @@ def Store(tensor, reg, offset=0, count=None):
 # VF (inline="always" compiles the implementation anyway, then again inside every VF). The kernels take the op code
 # and dtype kind as int64 values, not literals, so Add, Sub and Mul (every dtype) share one compiled kernel, and they
 # read lanes through the register's bytes instead of typed views (a view per dtype is a compiled specialisation each).
+# A register made from a literal dtype (`RegTensor("half")`) is typed with its kind (jit/reg.py KindRegister): the
+# plans and overloads then pass its kernel that dtype class's marker alone, as a plain call does (issue 20), and hand
+# the kernel the plain array type; a register of a run-time dtype compiles every class, the kind picked at run time.
 _KIND_NAMES = {"half": 0, "float16": 0, "float": 1, "float32": 1, "bfloat16": 2, "int8": 3, "uint8": 4, "int16": 5,
                "uint16": 6, "int32": 7, "uint32": 8, "int64": 9, "uint64": 10}
 
@@ -799,6 +819,12 @@ def _is_reg_type(t):
 
 @overload(RegTensor, prefer_literal=True)
 def _ol_regtensor(dtype):
+    # a dtype named by a literal gives a register typed with its kind (jit/reg.py KindRegister): the Reg calls on it
+    # compile that dtype class's lanes alone (issue 20)
+    if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
+        kind = _KIND_NAMES[dtype.literal_value]
+        typed = impl.KIND_REGISTERS[kind]
+        return lambda dtype: typed(impl.new_register(np.int64(kind)))
     return lambda dtype: impl.new_register(_vf_kind(dtype))
 
 
@@ -814,6 +840,9 @@ def _ol_update_mask(dtype, n):
 
 @overload(CreateMask, prefer_literal=True)
 def _ol_create_mask(dtype, pattern=0):
+    if isinstance(pattern, int) or _absent(pattern):  # omitted (the Python default arrives): ALL, the common case,
+        # every lane, without compiling create_mask's patterns (issue 20)
+        return lambda dtype, pattern=0: impl.all_lanes_mask(_vf_kind(dtype))
     # the pattern as an int64 value: a literal default or an enum member would each compile create_mask again
     return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), np.int64(_or_default(pattern, 0)))
 
@@ -848,13 +877,13 @@ def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=No
     if _is_reg_type(src):
         def dual(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
                  repeat_stride=0, post_mode=0):
-            return mv.load_dual(dst, src, offset, extra, _or_default(dist, mv.L_DINTLV_B16),
+            return mv.load_dual(impl.borrow(dst), impl.borrow(src), offset, extra, _or_default(dist, mv.L_DINTLV_B16),
                                 _or_default(post_update_stride, 0))
         return dual
     if not _absent(data_block_stride):
         def blocks(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None,
                    mask=None, repeat_stride=0, post_mode=0):
-            return mv.load_blocks(dst, src, offset, data_block_stride, mask, _or_default(repeat_stride, 0),
+            return mv.load_blocks(impl.borrow(dst), src, offset, data_block_stride, mask, _or_default(repeat_stride, 0),
                                   _or_default(post_mode, 0))
         return blocks
 
@@ -892,13 +921,14 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
     if _is_reg_type(second):
         def dual(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                  data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_dual(tensor, src, second, extra, _or_default(dist, mv.S_INTLV_B16),
+            return mv.store_dual(tensor, impl.borrow(src), impl.borrow(second), extra,
+                                 _or_default(dist, mv.S_INTLV_B16),
                                  _or_default(post_update_stride, 0))
         return dual
     if not _absent(data_block_stride):
         def blocks(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_blocks(tensor, src, _or_default(second, 0), data_block_stride, mask,
+            return mv.store_blocks(tensor, impl.borrow(src), _or_default(second, 0), data_block_stride, mask,
                                    _or_default(repeat_stride, 0), _or_default(post_mode, 0))
         return blocks
 
@@ -940,12 +970,41 @@ impl.direct_call(LoadAlign, mv.load_norm, _load_norm_plan)
 impl.direct_call(StoreAlign, mv.store_norm, _store_norm_plan)
 
 
+def _binary_markers(kind):
+    """ops.binary's (half, wide, int) class markers for a source register of `kind` (None: a run-time dtype, all)."""
+    if kind is None:
+        return 0, 0, 0
+    wide = kind in (_FLOAT, _BF16)
+    return (0 if kind == _HALF else None), (0 if wide else None), (None if kind == _HALF or wide else 0)
+
+
+def _marker(value):
+    return value
+
+
+@overload(_marker, inline="always")
+def _ol_marker(value):
+    """A class marker held by an overload's closure: None stays None, an int becomes an int64 value (a literal would
+    compile the kernel once more)."""
+    if _absent(value):
+        return lambda value: None
+    return lambda value: np.int64(value)
+
+
 def _ol_binary(op):
     def typer(dst, src0, src1, mask, mode=0):
         if _is_mask_type(dst):
             def carry(dst, src0, src1, mask, mode=0):
-                ops.binary_carry(dst, src0, src1, mask, mode, np.int64(op))
+                ops.binary_carry(dst, impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), mode, np.int64(op))
             return carry
+        kind = impl.register_kind(src0)
+        half_class, wide_class, int_class = _binary_markers(kind)
+        if kind is not None and kind != _HALF:  # a literal non-half dtype: no half fast path to compile
+            def known(dst, src0, src1, mask, mode=0):
+                ops.binary(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), np.int64(op),
+                           _or_default(mode, 0) == impl.MERGING, _marker(half_class), _marker(wide_class),
+                           _marker(int_class))
+            return known
 
         def plain(dst, src0, src1, mask, mode=0):
             # the hot case (three half registers, every lane active) decided on header bytes read into scalars,
@@ -956,7 +1015,8 @@ def _ol_binary(op):
             if ops.half_full_case(d[impl.H_KIND], a[impl.H_KIND], b[impl.H_KIND], words, merging):
                 ops.half_full(d, a, b, modes, np.int64(op))
             else:
-                ops.binary(d, a, b, words, np.int64(op), merging)  # one engine for the three ops
+                ops.binary(d, a, b, words, np.int64(op), merging, _marker(half_class), _marker(wide_class),
+                           _marker(int_class))  # one engine for the three ops
         return plain
     return typer
 
@@ -966,17 +1026,21 @@ overload(Sub)(_ol_binary(ops.SUB))
 overload(Mul)(_ol_binary(ops.MUL))
 
 
+def _marker_operands(markers):
+    return tuple((impl.CONST, types.none, None) if m is None else (impl.CONST, types.int64, m) for m in markers)
+
+
 def _engine_plan(name):
-    # the op code and dtype set as int64 values, not literals: one compiled engine for Max, Min and Div; every class
-    # marker but the fused half one (a VF's registers carry their dtype as a value: the class is picked at run time)
+    # the op code and dtype set as int64 values, not literals: one compiled engine for Max, Min and Div; the class
+    # markers from the source register's type (_engine_markers: its kind when a literal dtype made it, else None)
     code, allowed = ENGINE_OPS[name], _ENGINE_KINDS[name]
-    i64 = (impl.CONST, types.int64, 0)
     if name == "Exp":
         def plan(dst, src, mask, mode=None):
             if not (_is_reg_type(dst) and _is_reg_type(src) and _is_mask_type(mask)) or not impl.int_like(mode):
                 return None
             return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, code),
-                    (impl.CONST, types.int64, allowed), (impl.IS_ONE, 3), i64, i64)
+                    (impl.CONST, types.int64, allowed), (impl.IS_ONE, 3),
+                    *_marker_operands(_engine_markers(name, impl.register_kind(src))))
         return plan
 
     def plan(dst, src0, src1, mask, mode=None):
@@ -984,7 +1048,8 @@ def _engine_plan(name):
                 or not impl.int_like(mode):
             return None
         return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ARG, 3), (impl.CONST, types.int64, code),
-                (impl.CONST, types.int64, allowed), (impl.IS_ONE, 4), (impl.CONST, types.none, None), i64, i64, i64)
+                (impl.CONST, types.int64, allowed), (impl.IS_ONE, 4),
+                *_marker_operands(_engine_markers(name, impl.register_kind(src0))))
     return plan
 
 
@@ -998,14 +1063,25 @@ def _regs_and_mask(*types_):
     return all(_is_reg_type(t) for t in types_[:-1]) and _is_mask_type(types_[-1])
 
 
-_BOTH = (impl.CONST, types.int64, 0)  # a class marker given (a VF holds every class: its dtype is a value)
+def _class_markers(kind):
+    """The float and integer class markers of Reduce (ops.reduce) and ReduceDataBlock for a source register of
+    `kind`: its class alone, or both when the kind is a run-time value (None; the class then from the kind)."""
+    if kind is None:
+        return 0, 0
+    is_float = kind in (_HALF, _FLOAT)
+    return (0 if is_float else None), (None if is_float else 0)
+
+
+def _reduce_markers(src):
+    return _marker_operands(_class_markers(impl.register_kind(src)))
 
 
 def _reduce_plan(dst, src, mask, reduce_type=None, mode=None):
     """Reduce as one kernel call (the kernel refuses MERGING, SPEC-2 11.4)."""
     if not (_regs_and_mask(dst, src, mask) and impl.int_like(reduce_type) and impl.int_like(mode)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, ops.SUM), (impl.IS_ONE, 4), _BOTH, _BOTH
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, ops.SUM), (impl.IS_ONE, 4), \
+        *_reduce_markers(src)
 
 
 def _reduce_as(op):
@@ -1013,15 +1089,16 @@ def _reduce_as(op):
     def plan(dst, src, mask, mode=None):
         if not (_regs_and_mask(dst, src, mask) and impl.int_like(mode)):
             return None
-        return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, op), (impl.IS_ONE, 3), _BOTH, \
-            _BOTH
+        return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, op), (impl.IS_ONE, 3), \
+            *_reduce_markers(src)
     return plan
 
 
 def _reduce_data_block_plan(dst_reg, src_reg, mask, reduce_type=None, mode=None):
     if not (_regs_and_mask(dst_reg, src_reg, mask) and impl.int_like(reduce_type) and impl.int_like(mode)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, impl.SUM), (impl.INT, 4, impl.ZEROING)
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, impl.SUM), (impl.INT, 4, impl.ZEROING), \
+        *_reduce_markers(src_reg)
 
 
 impl.direct_call(Reduce, ops.reduce, _reduce_plan)
@@ -1039,18 +1116,19 @@ def _ol_local_mem_bar(before=2, after=2):
 def _ol_duplicate(dst, value, mask=None, mode=0):
     if _is_reg_type(value):
         def from_reg(dst, value, mask=None, mode=0):
-            ops.duplicate_lane0(dst, value, _words_or_all(mask), _or_default(mode, 0) == impl.MERGING)
+            ops.duplicate_lane0(impl.borrow(dst), impl.borrow(value), _words_or_all(mask),
+                                _or_default(mode, 0) == impl.MERGING)
         return from_reg
     if isinstance(value, types.Boolean):
         raise numba.core.errors.TypingError("Duplicate: a bool scalar is refused (SPEC-2 D29)")
     if isinstance(value, types.Float):
         def from_float(dst, value, mask=None, mode=0):
-            ops.duplicate_bits(dst, ops.scalar_bits(dst[impl.H_KIND], np.float64(value), 0, True),
+            ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits(dst[impl.H_KIND], np.float64(value), 0, True),
                                _words_or_all(mask), _or_default(mode, 0) == impl.MERGING)
         return from_float
 
     def from_int(dst, value, mask=None, mode=0):
-        ops.duplicate_bits(dst, ops.scalar_bits(dst[impl.H_KIND], 0.0, value, False), _words_or_all(mask),
+        ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits(dst[impl.H_KIND], 0.0, value, False), _words_or_all(mask),
                            _or_default(mode, 0) == impl.MERGING)
     return from_int
 
@@ -1074,7 +1152,7 @@ def _ol_load_unalign_pre(ureg, tensor, offset=0):
 def _ol_load_unalign(reg, ureg, tensor, offset=0, post_update_stride=None):
     has_step = not _absent(post_update_stride)
     return lambda reg, ureg, tensor, offset=0, post_update_stride=None: mv.load_unalign(
-        reg, ureg, tensor, offset, _or_default(post_update_stride, 0), has_step)
+        impl.borrow(reg), ureg, tensor, offset, _or_default(post_update_stride, 0), has_step)
 
 
 @overload(Load)
@@ -1082,13 +1160,13 @@ def _ol_load(reg, tensor, offset=0):
     def load(reg, tensor, offset=0):
         ureg = np.full(1, -1, np.int64)
         mv.load_unalign_pre(ureg, tensor, offset)
-        mv.load_unalign(reg, ureg, tensor, offset, 0, False)
+        mv.load_unalign(impl.borrow(reg), ureg, tensor, offset, 0, False)
     return load
 
 
 @overload(StoreUnAlign)
 def _ol_store_unalign(tensor, reg, ureg, offset, count):
-    return lambda tensor, reg, ureg, offset, count: mv.store_unalign(tensor, reg, ureg, offset, count)
+    return lambda tensor, reg, ureg, offset, count: mv.store_unalign(tensor, impl.borrow(reg), ureg, offset, count)
 
 
 @overload(StoreUnAlignPost)
@@ -1102,7 +1180,7 @@ def _ol_store(tensor, reg, offset=0, count=None):
     def store(tensor, reg, offset=0, count=None):
         ureg = np.zeros(mv.USTATE_SIZE, np.int64)
         n = _or_default(count, impl.VL // kind_size(reg[impl.H_KIND]))
-        mv.store_unalign(tensor, reg, ureg, offset, n)
+        mv.store_unalign(tensor, impl.borrow(reg), ureg, offset, n)
         mv.store_unalign_post(tensor, ureg, offset, 0)
     return store
 
@@ -1119,16 +1197,28 @@ def _ol_words_or_all(mask):
     return lambda mask: mask
 
 
+def _cast_kernel(dst, src, mask, trait=None):
+    """Registers of literal dtypes name the pair: half/bfloat16 -> float calls the widening kernel alone (the trait
+    is a run-time value: that kernel refuses one the pair does not accept); any other pair, or registers of
+    run-time dtypes, cast."""
+    widening = impl.register_kind(src) in (_HALF, _BF16) and impl.register_kind(dst) == _FLOAT
+    return cv.cast_widening if widening else cv.cast
+
+
 def _cast_plan(dst, src, mask, trait=None):
-    """Cast as one call of the Reg Cast kernel: the trait's four fields as ints (an absent trait: every field UNKNOWN,
-    SPEC-2 11.5); every conversion class compiled (a VF's registers carry their dtype as a value)."""
+    """Cast as one call of a Reg Cast kernel (_cast_kernel): the trait's four fields as ints (an absent trait: every
+    field UNKNOWN, SPEC-2 11.5); cast's widening marker None when literal dtypes name another pair."""
     if not (_regs_and_mask(dst, src, mask) and impl.ints_like(trait, 4)):
         return None
-    return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.FIELD, 3, 0, 0), (impl.FIELD, 3, 1, 0),
-            (impl.FIELD, 3, 2, 2), (impl.FIELD, 3, 3, 8), (impl.CONST, types.int64, 0))
+    operands = ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.FIELD, 3, 0, 0), (impl.FIELD, 3, 1, 0),
+                (impl.FIELD, 3, 2, 2), (impl.FIELD, 3, 3, 8))
+    if _cast_kernel(dst, src, mask, trait) is cv.cast_widening:
+        return operands
+    known = impl.register_kind(src) is not None and impl.register_kind(dst) is not None
+    return operands + _marker_operands((None if known else 0,))
 
 
-impl.direct_call(Cast, cv.cast, _cast_plan)
+impl.direct_call(Cast, _cast_kernel, _cast_plan)
 
 
 def _ol_logic(op, unary):
@@ -1151,18 +1241,19 @@ overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
 
 @overload(Pack)
 def _ol_pack(dst, src, part=0):
-    return lambda dst, src, part=0: mv.pack(dst, src, _or_default(part, 0) == 1)
+    return lambda dst, src, part=0: mv.pack(impl.borrow(dst), impl.borrow(src), _or_default(part, 0) == 1)
 
 
 @overload(UnPack)
 def _ol_unpack(dst, src, part=0):
-    return lambda dst, src, part=0: mv.unpack(dst, src, _or_default(part, 0) == 1)
+    return lambda dst, src, part=0: mv.unpack(impl.borrow(dst), impl.borrow(src), _or_default(part, 0) == 1)
 
 
 def _ol_interleave(inverse):
     def typer(dst0, dst1, src0, src1, dtype):
         def impl_(dst0, dst1, src0, src1, dtype):
-            mv.interleave(dst0, dst1, src0, src1, ops.interleave_group(_vf_kind(dtype)), inverse)
+            mv.interleave(impl.borrow(dst0), impl.borrow(dst1), impl.borrow(src0), impl.borrow(src1),
+                          ops.interleave_group(_vf_kind(dtype)), inverse)
         return impl_
     return typer
 

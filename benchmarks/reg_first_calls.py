@@ -23,20 +23,45 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 _CAST_WIDE = "R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING, aj.RoundMode.UNKNOWN)"
 _CAST_NARROW = "R.CastTrait(R.RegLayout.ZERO, R.SatMode.NO_SAT, R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_RINT)"
+_CAST_I32 = "R.CastTrait(R.RegLayout.UNKNOWN, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_RINT)"
+_MASK_OP = "n = R.MaskReg()\n    R.{}\n    b = a"
 # name: (source dtype, destination dtype, body between the loads and the store; `a` holds the loaded src)
 BODIES = {
     "LoadAlign": ("half", "half", "b = a"),
     "Add": ("half", "half", "R.Add(b, a, a, m)"),
+    "Sub": ("half", "half", "R.Sub(b, a, a, m)"),
     "Mul": ("half", "half", "R.Mul(b, a, a, m)"),
     "Max": ("half", "half", "R.Max(b, a, a, m)"),
+    "Min": ("half", "half", "R.Min(b, a, a, m)"),
     "Div": ("half", "half", "R.Div(b, a, a, m)"),
     "Exp": ("half", "half", "R.Exp(b, a, m)"),
     "Duplicate": ("half", "half", "R.Duplicate(b, 1.5)"),
+    "Duplicate lane 0": ("half", "half", "R.Duplicate(b, a, m)"),
     "Reduce": ("half", "half", "R.Reduce(b, a, m)"),
+    "ReduceMax": ("half", "half", "R.ReduceMax(b, a, m)"),
     "ReduceDataBlock": ("half", "half", "R.ReduceDataBlock(b, a, m)"),
+    "ReduceDataBlock MAX": ("half", "half", "R.ReduceDataBlock(b, a, m, R.ReduceType.MAX)"),
     "Cast": ("half", "float", f"R.Cast(b, a, m, {_CAST_WIDE})"),
     "Cast float->half": ("float", "half", f"R.Cast(b, a, m, {_CAST_NARROW})"),
-    "And": ("half", "half", "n = R.MaskReg()\n    R.And(n, m, m, m)\n    b = a"),
+    "Cast int32->float": ("int32", "float", f"R.Cast(b, a, m, {_CAST_I32})"),
+    "Add float": ("float", "float", "R.Add(b, a, a, m)"),
+    "Max float": ("float", "float", "R.Max(b, a, a, m)"),
+    "Div float": ("float", "float", "R.Div(b, a, a, m)"),
+    "Exp float": ("float", "float", "R.Exp(b, a, m)"),
+    "Reduce float": ("float", "float", "R.Reduce(b, a, m)"),
+    "Add int32": ("int32", "int32", "R.Add(b, a, a, m)"),
+    "Mul int32": ("int32", "int32", "R.Mul(b, a, a, m)"),
+    "Max int32": ("int32", "int32", "R.Max(b, a, a, m)"),
+    "Div int32": ("int32", "int32", "R.Div(b, a, a, m)"),
+    "Reduce int32": ("int32", "int32", "R.Reduce(b, a, m)"),
+    "Add carry int32": ("int32", "int32", "n = R.MaskReg()\n    R.Add(n, b, a, a, m)"),
+    "LoadAlign DINTLV": ("half", "half", "R.LoadAlign(a, b, src, 0, dist=R.LoadDist.DIST_DINTLV_B16)"),
+    "Load/Store unaligned": ("half", "half", "R.Load(b, src, 0)\n    R.Store(dst, b, 0)"),
+    "Pack": ("half", "half", _MASK_OP.format("Pack(n, m)")),
+    "Interleave": ("half", "half", "R.Interleave(a, b, a, a, \"half\")"),
+    "And": ("half", "half", _MASK_OP.format("And(n, m, m, m)")),
+    "Select": ("half", "half", _MASK_OP.format("Select(n, m, m, m)")),
+    "Not": ("half", "half", _MASK_OP.format("Not(n, m, m)")),
 }
 MODULE = """import ascend_jit as aj
 R = aj.Reg

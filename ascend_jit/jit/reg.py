@@ -16,8 +16,10 @@ import inspect
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
+from numba.core.datamodel import models, register_default
+from numba.core.registry import CPUDispatcher as Dispatcher
 from numba.core.typing.templates import AbstractTemplate, infer, infer_global, signature
-from numba.extending import intrinsic, lower_builtin, overload
+from numba.extending import intrinsic, lower_builtin, lower_cast, overload
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
@@ -97,6 +99,61 @@ def _lane_store(width):
 _load16, _store16, _load32, _store32 = _lane_load(16), _lane_store(16), _lane_load(32), _lane_store(32)
 
 
+class KindRegister(types.Array):
+    """The numba type of a register whose element kind a VF names by a literal (`RegTensor("half")`): the same
+    uint8 array, with the kind known when the VF compiles, so a Reg call can pass its kernel the class marker of
+    that kind alone and numba compiles no other class's lanes (issue 20: a half Max VF compiles the fused half
+    lanes, not the wide float and integer ones). Kernels never see this type: `plain_type` is what they are typed
+    with (borrow and direct_call hand them the plain array), so every kind shares their compiled specialisations.
+    A register of a run-time dtype (a VF's dtype argument) stays a plain array: every class compiles, as before."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        super().__init__(types.uint8, 1, "C", name=f"RegTensor(kind={kind})")
+
+    @property
+    def key(self):
+        return super().key + (self.kind,)
+
+    @property
+    def mangling_args(self):
+        name, args = super().mangling_args
+        return name, args + [self.kind]
+
+
+register_default(KindRegister)(models.ArrayModel)
+
+
+@lower_cast(KindRegister, types.Array)
+def _kind_register_to_array(context, builder, fromty, toty, val):
+    """A variable holding registers of two kinds is typed as the plain array (Array.unify): the same value."""
+    return val
+
+
+def plain_type(t):
+    """The type a kernel is typed with for an operand of type t (a KindRegister: the plain uint8 array)."""
+    return types.Array(types.uint8, 1, "C") if isinstance(t, KindRegister) else t
+
+
+def register_kind(t):
+    """The element kind a register type carries, or None (a plain array: known only at run time)."""
+    return t.kind if isinstance(t, KindRegister) else None
+
+
+def _kind_register(kind):
+    @intrinsic
+    def typed(typingctx, reg):
+        """A new register (a plain uint8 array) as a KindRegister of `kind`: the same value, a new reference."""
+        def codegen(context, builder, sig, args):
+            context.nrt.incref(builder, sig.args[0], args[0])
+            return args[0]
+        return KindRegister(kind)(reg), codegen
+    return typed
+
+
+KIND_REGISTERS = tuple(_kind_register(kind) for kind in range(11))  # KIND_HALF ... KIND_UINT64
+
+
 def _borrowed(context, builder, ty, value):
     if isinstance(ty, types.Array):
         array = context.make_array(ty)(context, builder, value)
@@ -118,7 +175,7 @@ def borrow(typingctx, value):
     outlives the call (the VF's own variables keep the register and the UB alive) and is never returned."""
     def codegen(context, builder, sig, args):
         return _borrowed(context, builder, sig.args[0], args[0])
-    return value(value), codegen
+    return plain_type(value)(value), codegen
 
 
 # --- Reg calls that compile to one kernel call, with no function of their own (issue 20) -------------------------
@@ -134,8 +191,10 @@ ARG, CONST, INT, IS_ONE, FIELD = 0, 1, 2, 3, 4  # plan operands: (ARG, i) argume
 
 def direct_call(fn, kernel, plan):
     """Compile `fn(args...)` in compiled code as `kernel(operands...)`. plan(*argument types) -> the operands (see
-    ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn)."""
+    ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn). kernel: a
+    jitted function, or a function of the argument types (as plan's) that picks one."""
     pysig = inspect.signature(plan)
+    pick = (lambda *arg_types: kernel) if isinstance(kernel, Dispatcher) else kernel
 
     def generic(self, args, kws):
         # keywords and omitted arguments folded by plan's parameters (absent ones typed None), so a call may name
@@ -149,7 +208,8 @@ def direct_call(fn, kernel, plan):
         operands = plan(*full)
         if operands is None:
             return None
-        kernel_sig = self.context.resolve_function_type(types.Dispatcher(kernel), _operand_types(operands, full), {})
+        kernel_sig = self.context.resolve_function_type(types.Dispatcher(pick(*full)), _operand_types(operands, full),
+                                                        {})
         return None if kernel_sig is None else signature(kernel_sig.return_type, *full).replace(pysig=pysig)
 
     template = type(f"Direct_{fn.__name__}", (AbstractTemplate,), {"key": fn, "generic": generic})
@@ -175,14 +235,15 @@ def direct_call(fn, kernel, plan):
                 v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
                 values.append(v if op[0] == INT else
                               builder.icmp_signed("==", v, context.get_constant(types.int64, 1)))
-        fnty = types.Dispatcher(kernel)
+        fnty = types.Dispatcher(pick(*sig.args))
         kernel_sig = fnty.get_call_type(context.typing_context, _operand_types(operands, sig.args), {})
         return context.get_function(fnty, kernel_sig)(builder, values)
 
 
 def _operand_types(operands, args):
     kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64}
-    return tuple(args[op[1]] if op[0] == ARG else (op[1] if op[0] == CONST else kinds[op[0]]) for op in operands)
+    return tuple(plain_type(args[op[1]]) if op[0] == ARG else (op[1] if op[0] == CONST else kinds[op[0]])
+                 for op in operands)
 
 
 def int_like(t):
@@ -251,6 +312,12 @@ def update_mask(kind, n):
     lanes = VL // kind_size(kind)
     words = lanes_mask(kind, min(n, lanes))
     return words, (0 if n < lanes else n - lanes)
+
+
+@njit(cache=True, inline="always")
+def all_lanes_mask(kind):
+    """CreateMask<T> with the default pattern ALL: every lane of a `kind` element."""
+    return lanes_mask(kind, VL // kind_size(kind))
 
 
 @njit(cache=True)
@@ -437,13 +504,15 @@ def int_range(kind):
 
 
 @njit(cache=True)
-def reduce_data_block(dst, src, words, op, mode):
+def reduce_data_block(dst, src, words, op, mode, float_class, int_class):
     """ReduceDataBlock<op> (SPEC 7.5; D3, D20, D25): per 32-byte block b, the result in dst lane b.
 
     The float trees run level by level over the whole register: a block is a power-of-two run of adjacent
     lanes, so log2(lanes per block) halvings of all lanes are exactly the 8 per-block adjacent-pair trees.
     One cached function for every kind and op (not inlined into VFs: compiled once, not per VF; a VF calls it with
-    borrowed registers, so the call costs no reference counting)."""
+    borrowed registers, so the call costs no reference counting). float_class / int_class: dtype-class markers (0
+    or None, as reg_ops.reduce's): a plain call and a VF register of a literal dtype compile the source's class
+    alone (issue 20), a register of a run-time dtype both."""
     if mode != ZEROING:
         raise ParameterError("ReduceDataBlock", "mode", mode, "MaskMergeMode.ZEROING (MERGING is not supported)",
                              "ascend950")
@@ -451,7 +520,8 @@ def reduce_data_block(dst, src, words, op, mode):
     _check_pair(op, dk, sk)
     sat = (src[H_CTRL] & M_HALF_SAT) != 0
     ssize = kind_size(sk)
-    if sk == KIND_HALF or sk == KIND_FLOAT:
+    is_float = sk == KIND_HALF or sk == KIND_FLOAT
+    if float_class is not None and is_float:
         # the tree in place in dst's scratch bytes (no allocation): level 1 reads src's lanes (masked ones are 0 for
         # SUM, the identity for MAX / MIN, SPEC 7.5), each later level lane k reads lanes 2k, 2k+1 >= k
         is_half = sk == KIND_HALF
@@ -471,7 +541,7 @@ def reduce_data_block(dst, src, words, op, mode):
             for k in range(width):
                 _set_scratch(dst, k, _combine(_scratch(dst, 2 * k), _scratch(dst, 2 * k + 1), op, is_half, sat))
         _write_results(dst, dk, sk, sat)
-    else:
+    if int_class is not None and not is_float:
         lo, hi = int_range(sk)
         init = np.int64(0) if op == SUM else (np.int64(lo) if op == MAX else np.int64(hi))
         results = np.empty(8, np.int64)

@@ -184,35 +184,41 @@ def _check_binary(dk, k0, k1, op, merging):
 
 
 @njit(cache=True)
-def binary(dst, src0, src1, words, op, merging):
+def binary(dst, src0, src1, words, op, merging, half_class, wide_class, int_class):
     """Reg Add/Sub/Mul (SPEC-2 11.2): active lanes get src0 op src1; inactive lanes 0 (ZEROING) or kept (MERGING,
     Add only). Every lane is computed into dst's scratch bytes, then the mask picks the lanes that land (one masked
     copy for every type: fewer loop variants to compile than a mask test in each type's loop); lanes are read and
-    written through the register's bytes, not typed views (one compiled function for every type)."""
+    written through the register's bytes, not typed views (one compiled function for every type).
+    half_class, wide_class (float, bfloat16), int_class (every integer width): dtype-class markers as
+    engine_binary's (0 or None: numba compiles a class's lanes only under a marker that is not None): a plain call
+    and a VF register of a literal dtype pass their class alone (issue 20), a register of a run-time dtype all."""
     kind = np.int64(src0[H_KIND])
     _check_binary(np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), op, merging)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
     size = kind_size(kind)
-    if kind == KIND_HALF:
-        _half_lanes(dst, src0, src1, modes, op)
-    elif kind == KIND_FLOAT:
-        for j in range(64):
-            r = _arith_lane(f32_from_bits(u32_at(src0, j)), f32_from_bits(u32_at(src1, j)), op)
-            set_u32(dst, 64 + j, float_store_bits(r))
-    elif kind == KIND_BF16:
-        for j in range(128):
-            r = _arith_lane(bf16_bits_to_f32(u16_at(src0, j)), bf16_bits_to_f32(u16_at(src1, j)), op)
-            set_u16(dst, 128 + j, f32_to_bf16_bits(r))
-    elif kind == KIND_INT64 or kind == KIND_UINT64:  # uint64 patterns: +, -, * modulo 2**64 are sign-blind
-        for j in range(32):
-            set_u64(dst, 32 + j, _arith_lane(u64_at(src0, j), u64_at(src1, j), op))
-    else:
-        lo, hi = int_range(kind)
-        clamp = (modes & M_INT_SAT) != 0 and (kind == KIND_INT16 or kind == KIND_INT32)
-        lanes = VL // size
-        for j in range(lanes):
-            x, y = int_lane(src0, j, size, lo < 0), int_lane(src1, j, size, lo < 0)
-            set_int_lane(dst, lanes + j, size, wrap_or_clamp(_arith_lane(x, y, op), lo, hi, clamp))
+    if half_class is not None:
+        if kind == KIND_HALF:
+            _half_lanes(dst, src0, src1, modes, op)
+    if wide_class is not None:
+        if kind == KIND_FLOAT:
+            for j in range(64):
+                r = _arith_lane(f32_from_bits(u32_at(src0, j)), f32_from_bits(u32_at(src1, j)), op)
+                set_u32(dst, 64 + j, float_store_bits(r))
+        elif kind == KIND_BF16:
+            for j in range(128):
+                r = _arith_lane(bf16_bits_to_f32(u16_at(src0, j)), bf16_bits_to_f32(u16_at(src1, j)), op)
+                set_u16(dst, 128 + j, f32_to_bf16_bits(r))
+    if int_class is not None:
+        if kind == KIND_INT64 or kind == KIND_UINT64:  # uint64 patterns: +, -, * modulo 2**64 are sign-blind
+            for j in range(32):
+                set_u64(dst, 32 + j, _arith_lane(u64_at(src0, j), u64_at(src1, j), op))
+        elif kind > KIND_BF16:
+            lo, hi = int_range(kind)
+            clamp = (modes & M_INT_SAT) != 0 and (kind == KIND_INT16 or kind == KIND_INT32)
+            lanes = VL // size
+            for j in range(lanes):
+                x, y = int_lane(src0, j, size, lo < 0), int_lane(src1, j, size, lo < 0)
+                set_int_lane(dst, lanes + j, size, wrap_or_clamp(_arith_lane(x, y, op), lo, hi, clamp))
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
 
@@ -404,8 +410,9 @@ def _put(dst, lane, size, bits):
 def reduce(dst, src, words, op, merging, float_class, int_class):
     """Reg Reduce (SPEC-2 11.4, D66): SUM by the adjacent-pair tree over all lanes (inactive lanes +0) into lane 0;
     MAX/MIN value into lane 0 and the first index attaining it into lane 1; every other lane 0. ZEROING only.
-    float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call passes the source's
-    class alone (its first call compiles that class only, issue 20), a VF both (the class then from the kind)."""
+    float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call or a VF register of a
+    literal dtype passes the source's class alone (its first call compiles that class only, issue 20), a register of
+    a run-time dtype both (the class then from the kind)."""
     if merging:
         raise ParameterError("Reduce", "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 11.4)", DEVICE)
     if op < SUM or op > MIN:
@@ -603,9 +610,10 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
     from the register dtype, so its first call compiles that class's lanes only (issue 20): half Max/Min the fused
     half lanes (_half_extreme_lanes); half Div (FTZ, D38) the engine's float32 decode and store of halves
     (ew.load_halves / store_halves) around the op's lane; float and bfloat16 the same with the wide decode and store
-    (ew.load_wide / store_wide); the integers _int_engine_lanes. A VF's registers carry their dtype as a value, so its
-    call passes every marker but half_class (one specialisation for all dtypes: half Max/Min then take the halves
-    path, the same bits) and the class is picked here from the kind."""
+    (ew.load_wide / store_wide); the integers _int_engine_lanes. A VF register of a literal dtype passes the same
+    marker (jit/reg.py KindRegister); one of a run-time dtype passes every marker but half_class (one
+    specialisation for all dtypes: half Max/Min then take the halves path, the same bits) and the class is picked
+    here from the kind."""
     kind = np.int64(src0[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
@@ -655,8 +663,9 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
 def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_class):
     """Reg Exp: as engine_binary, one source: the engine's float decode, Exp lanes and store of the register's width
     (unary_run's float path for Exp alone: a first Reg Exp compiles none of the engine's other unary ops, issue
-    20). half_class / float_class: markers as engine_binary's; a plain-Python call passes one (Exp: half or float,
-    checked first), a VF both (the class then from the kind)."""
+    20). half_class / float_class: markers as engine_binary's; a plain-Python call or a VF register of a literal dtype
+    passes one (Exp: half or float, checked first), a register of a run-time dtype both (the class then from the
+    kind)."""
     kind = np.int64(src[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, kind, allowed)
     modes = src[H_CTRL]

@@ -1,0 +1,201 @@
+"""Registers made from a literal dtype (`RegTensor("half")`) are typed with their kind inside a VF (jit/reg.py
+KindRegister), so each Reg call compiles only its dtype class (issue 20). These tests prove that this changes no bit:
+the same VF body with literal dtypes and with run-time dtypes (a VF argument: plain registers, every class compiled)
+gives the same bytes for every op on half, float and int32 with a partial mask, and refuses the same traits; and that
+a half VF on an empty cache compiles none of the other classes."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+R = aj.Reg
+D950 = "ascend950"
+_WIDE = "R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING, aj.RoundMode.UNKNOWN)"
+_NARROW = "R.CastTrait(R.RegLayout.ZERO, R.SatMode.NO_SAT, R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_RINT)"
+_I32 = "R.CastTrait(R.RegLayout.UNKNOWN, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_RINT)"
+# every Reg op with a class-split kernel, one result per 256-byte slot of `out`; {t}: the dtype, {c}: Cast's other
+# dtype, as literals or as the VF's arguments T, C
+_BODY = """
+def vf(out, a, b, prev, n, T, C):
+    ra, rb, rp, rd, rc = R.RegTensor({t}), R.RegTensor({t}), R.RegTensor({t}), R.RegTensor({t}), R.RegTensor({c})
+    m, n = R.UpdateMask({t}, n)
+    full = R.CreateMask({t})
+    R.LoadAlign(ra, a, 0)
+    R.LoadAlign(rb, b, 0)
+    R.LoadAlign(rp, prev, 0)
+    lanes = R.GetVecLen() // {size}
+    R.Add(rd, ra, rb, m)
+    R.StoreAlign(out, rd, full, 0 * lanes)
+    R.Add(rp, ra, rb, m, R.MaskMergeMode.MERGING)
+    R.StoreAlign(out, rp, full, 1 * lanes)
+    R.Sub(rd, ra, rb, m)
+    R.StoreAlign(out, rd, full, 2 * lanes)
+    R.Mul(rd, ra, rb, m)
+    R.StoreAlign(out, rd, full, 3 * lanes)
+    R.Max(rd, ra, rb, m)
+    R.StoreAlign(out, rd, full, 4 * lanes)
+    R.LoadAlign(rp, prev, 0)
+    R.Min(rp, ra, rb, m, R.MaskMergeMode.MERGING)
+    R.StoreAlign(out, rp, full, 5 * lanes)
+    R.Div(rd, ra, rb, m)
+    R.StoreAlign(out, rd, full, 6 * lanes)
+    R.Reduce(rd, ra, m, R.ReduceType.MAX)
+    R.StoreAlign(out, rd, full, 7 * lanes)
+    R.ReduceSum(rd, ra, m)
+    R.StoreAlign(out, rd, full, 8 * lanes)
+    R.ReduceDataBlock(rd, ra, m, R.ReduceType.MIN)
+    R.StoreAlign(out, rd, full, 9 * lanes)
+    R.Duplicate(rd, ra, m)
+    R.StoreAlign(out, rd, full, 10 * lanes)
+{extra}"""
+_EXTRA = {  # Exp (floats) and the Cast whose pair the dtype is part of
+    "half": f"""    R.Exp(rd, ra, m)
+    R.StoreAlign(out, rd, full, 11 * lanes)
+    R.Cast(rc, ra, m, {_WIDE})
+    R.StoreAlign(out, rc, R.CreateMask({{c}}), 12 * lanes)
+""",
+    "float": f"""    R.Exp(rd, ra, m)
+    R.StoreAlign(out, rd, full, 11 * lanes)
+    R.Cast(rc, ra, m, {_NARROW})
+    R.StoreAlign(out, rc, R.CreateMask({{c}}), 12 * lanes)
+""",
+    "int32": f"""    R.Cast(rc, ra, m, {_I32})
+    R.StoreAlign(out, rc, R.CreateMask({{c}}), 12 * lanes)
+"""}
+OTHER = {"half": "float", "float": "half", "int32": "float"}
+
+
+def _vf(dtype, literal):
+    size = np.dtype({"half": np.float16}.get(dtype, dtype)).itemsize
+    t, c = (f'"{dtype}"', f'"{OTHER[dtype]}"') if literal else ("T", "C")
+    source = _BODY.format(t=t, c=c, size=size, extra=_EXTRA[dtype].format(c=c))
+    namespace = {"R": R, "aj": aj}
+    exec(textwrap.dedent(source), namespace)  # noqa: S102 (the test's own source)
+    return R.simd_vf(namespace["vf"])
+
+
+def _values(dtype, rng, n):
+    if dtype == "int32":
+        v = rng.integers(-2**31, 2**31, n, dtype=np.int64)
+        v[:4] = [0, -1, -2**31, 2**31 - 1]
+        return v.astype(np.int32)
+    v = rng.standard_normal(n) * 3
+    v[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30]
+    return v.astype(np.float16 if dtype == "half" else np.float32)
+
+
+@pytest.mark.parametrize("dtype", ["half", "float", "int32"])
+def test_literal_dtype_registers_give_the_run_time_dtype_bits(dtype):
+    rng = np.random.default_rng(sum(map(ord, dtype)))
+    core = aj.Core(D950)
+    lanes = 256 // (2 if dtype == "half" else 4)
+    a, b, prev = (core.local_tensor(dtype, lanes) for _ in range(3))
+    a[:], b[:], prev[:] = (_values(dtype, rng, lanes) for _ in range(3))
+    if dtype == "int32":
+        b[:] = np.where(b.numpy() == 0, 3, b.numpy())
+    outs = []
+    for literal in (True, False):
+        out = core.local_tensor(dtype, 13 * lanes)
+        with core:
+            _vf(dtype, literal)(out, a, b, prev, lanes - 7, dtype, OTHER[dtype])
+        outs.append(out.numpy().view(np.uint8))
+    assert np.array_equal(outs[0], outs[1])
+    assert outs[0][:256].any()  # the VF ran
+
+
+@pytest.mark.parametrize("literal", [True, False])
+def test_a_widening_cast_of_literal_dtypes_refuses_a_trait_the_pair_refuses(literal):
+    """Registers of literal half -> float compile Reg Cast's widening loop alone: a trait the pair refuses (a round
+    mode: DK Cast.md table 6 lists none for half -> float) is still refused, naming the field."""
+    src_dtype = '"half"' if literal else "S"
+    source = f"""
+def cast_vf(out, a, S, D):
+    r, w = R.RegTensor({src_dtype}), R.RegTensor({'"float"' if literal else "D"})
+    R.LoadAlign(r, a, 0)
+    R.Cast(w, r, R.CreateMask({src_dtype}), {_I32.replace("UNKNOWN, R.SatMode", "ZERO, R.SatMode")})
+    R.StoreAlign(out, w, R.CreateMask({'"float"' if literal else "D"}), 0)
+"""
+    namespace = {"R": R, "aj": aj}
+    exec(textwrap.dedent(source), namespace)  # noqa: S102
+    vf = R.simd_vf(namespace["cast_vf"])
+    core = aj.Core(D950)
+    a, out = core.local_tensor("half", 128), core.local_tensor("float", 64)
+    out[:] = np.full(64, 7, np.float32)
+    with core, pytest.raises(aj.ParameterError, match="roundMode"):
+        vf(out, a, "half", "float")
+    assert (out.numpy() == 7).all()
+
+
+def test_a_literal_half_vf_compiles_its_own_class_only(tmp_path):
+    """Issue 20: in a fresh process on an empty cache, a VF of half registers named by literals (Add, Max, Exp,
+    Reduce, ReduceDataBlock, a widening Cast and the default CreateMask) compiles each kernel with the half class's
+    marker alone: no wide-float or integer lanes, no float decode/store of the element-wise engine, no general Cast
+    kernel or conversion and no CreateMask patterns. Fails if a plan passes every marker again."""
+    (tmp_path / "half_vf.py").write_text(textwrap.dedent(f"""
+        import ascend_jit as aj
+        R = aj.Reg
+
+
+        @R.simd_vf
+        def half_vf(dst, src):
+            a, b, w = R.RegTensor("half"), R.RegTensor("half"), R.RegTensor("float")
+            m = R.CreateMask("half")
+            R.LoadAlign(a, src, 0)
+            R.Add(b, a, a, m)
+            R.Max(b, b, a, m)
+            R.Exp(b, b, m)
+            R.Reduce(b, b, m)
+            R.ReduceDataBlock(b, b, m)
+            R.Cast(w, a, m, {_WIDE})
+            R.StoreAlign(dst, b, m, 0)
+        """))
+    script = textwrap.dedent("""
+        import ascend_jit as aj
+        from half_vf import half_vf
+        from ascend_jit.jit import convert, elementwise as ew, reg as impl, reg_cast, reg_ops as ops
+        core = aj.Core("ascend950")
+        with core:
+            half_vf(core.local_tensor("half", 128), core.local_tensor("half", 128))
+        markers = lambda f, n: sorted({" ".join(str(t) for t in sig[-n:]) for sig in f.signatures})
+        print(markers(ops.binary, 3), markers(ops.engine_binary, 4), markers(ops.engine_unary, 2),
+              markers(ops.reduce, 2), markers(impl.reduce_data_block, 2), sep="|")
+        print(*(len(f.signatures) for f in (reg_cast.cast_widening, reg_cast.cast, ew.load_wide, ew.store_wide,
+                                             convert.convert_bits, impl.create_mask)))
+        """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.getcwd(), str(tmp_path)]),
+               NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True,
+                         cwd=tmp_path).stdout.splitlines()
+    assert out[0].split("|") == ["['int64 none none']", "['int64 none none none']", "['int64 none']",
+                                 "['int64 none']", "['int64 none']"]
+    assert out[1].split() == ["1", "0", "0", "0", "0", "0"]
+
+
+def _two_kinds(out, src, use_float):
+    a, f = R.RegTensor("half"), R.RegTensor("float")
+    m = R.CreateMask("half")
+    R.LoadAlign(a, src, 0)
+    r = a
+    if use_float:
+        r = f  # a variable holding registers of two kinds: typed as the plain register (Array.unify)
+    R.Max(a, r, a, m)
+    R.StoreAlign(out, a, m, 0)
+
+
+def test_a_variable_holding_registers_of_two_kinds_compiles_and_checks_kinds_at_run_time():
+    vf = R.simd_vf(_two_kinds)
+    core = aj.Core(D950)
+    src, out, want = (core.local_tensor("half", 128) for _ in range(3))
+    src[:] = np.arange(128, dtype=np.float16) - 60
+    with core:
+        vf(out, src, False)
+        vf.py_func(want, src, False)
+    assert np.array_equal(out.numpy().view(np.uint16), want.numpy().view(np.uint16))
+    with core, pytest.raises(aj.UnsupportedDTypeError, match="Max"):
+        vf(out, src, True)
