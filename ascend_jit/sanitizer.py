@@ -320,6 +320,7 @@ class Sanitizer:
         self.session = _sessions[-1] if _sessions else None
         self._reported = set()    # the current instruction's reports (duplicates from aliased operands dropped)
         self.gm_shadow = None   # the launch's LaunchShadow (check "blocks"), set by aj.launch
+        self._mte3_writes = []  # "strict": UB -> GM destinations no PipeBarrier<PIPE_MTE3> has ordered yet
         if not SANITIZING:
             SANITIZING.append(True)
 
@@ -485,7 +486,12 @@ class Sanitizer:
             accesses.append(Access("src", False, _runs_bytes(src.addr, [(s, n) for s, _, n in runs]), src))
         if ub_dst:
             accesses.append(Access("dst", True, _runs_bytes(dst.addr, [(d, n) for _, d, n in runs]), dst))
-        self.instruction(api, pipe, accesses)
+        gm_runs = None
+        if pipe == PIPE_MTE3 and self.config.strict and self.enabled("race"):
+            gm_runs = self._check_mte3_destination(api, dst, runs, atomic)
+        instr = self.instruction(api, pipe, accesses)
+        if gm_runs is not None:
+            self._record_mte3_destination(gm_runs, instr, atomic)
         if self.gm_shadow is not None and self.enabled("blocks"):
             gm, write = (src, False) if not ub_src else (dst, True) if not ub_dst else (None, False)
             if gm is not None:
@@ -493,6 +499,35 @@ class Sanitizer:
                     offset = d if write else s
                     self.gm_shadow.gm_access(self.core.block_idx, api, gm.array, offset, n, write, atomic,
                                              self._emit)
+
+    def _check_mte3_destination(self, api, gm, runs, atomic):
+        """"strict" (SPEC-2 10.4, the devkit's PipeBarrier example): two UB -> GM copies whose GM destinations
+        overlap need a PipeBarrier<PIPE_MTE3> (or PIPE_ALL) between them, as MTE2 copies into overlapping UB do
+        (those are checked on the UB shadow). GM bytes are kept as runs (root array, [lo, hi), own-pipe clock value,
+        log index) of the copies not yet ordered by a barrier; two atomic copies combine and need no order. Returns
+        this copy's runs on the GM root, recorded once the instruction is."""
+        root, base = _root_and_offset(gm.array)
+        ours = [(base + d, base + d + n) for _, d, n in runs if n > 0]
+        p = _PIPE_INDEX[PIPE_MTE3]
+        kept = [w for w in self._mte3_writes if w[3] > self.barrier_seq[p]]   # older ones are ordered by a barrier
+        self._mte3_writes = kept
+        for w_root, lo, hi, seq, log_index, w_atomic in kept:
+            if w_root is not root or (atomic and w_atomic):
+                continue
+            for a, b in ours:
+                if a < hi and lo < b:
+                    first = max(a, lo)
+                    instr = Instr(api, PIPE_MTE3, user_location(), len(self.log))
+                    self._emit(Report("race", "WAW", instr, "dst", first, min(b, hi) - first,
+                                      earlier=self.log[log_index], space="GM",
+                                      fix="PipeBarrier(PIPE_MTE3) between them (their GM destinations overlap)"))
+                    break
+        return root, ours
+
+    def _record_mte3_destination(self, gm_runs, instr, atomic):
+        root, ours = gm_runs
+        seq = int(self.clock[_PIPE_INDEX[PIPE_MTE3], _PIPE_INDEX[PIPE_MTE3]])
+        self._mte3_writes += [(root, lo, hi, seq, instr.seq, atomic) for lo, hi in ours]
 
     def finish(self):
         """End of a kernel (aj.launch): event ids allocated and never released (check "sync")."""
