@@ -1,0 +1,126 @@
+"""Conformance audit of the plain-Python Reg API's refusals (SPEC-2 1.8, 11.1; docs/decisions.md "Integer
+parameters"): every malformed enum or integer argument is a ParameterError naming the parameter (never a bare
+ValueError/TypeError, never silently read as another value), raised before anything is written, and register-only
+operations refuse a non-950 current core."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.errors import ParameterError, UnsupportedDeviceError
+
+R = aj.Reg
+FIX = pytest.mark.xfail(strict=True, reason="SPEC-2 1.8/11.1: malformed Reg enum/int arguments must be ParameterError "
+                                            "(reg.py plain validators; fixed in the next commit)")
+
+
+@pytest.fixture
+def core():
+    with aj.Core("ascend950") as c:
+        yield c
+
+
+def _half(core, values=()):
+    t = core.local_tensor("half", 128)
+    a = np.zeros(128, np.float16)
+    a[:len(values)] = values
+    t[:] = a
+    return t
+
+
+BAD_ENUMS = [5, -1, 1.0, "MAX", True, None, aj.ReduceType.MAX]
+
+
+@FIX
+@pytest.mark.parametrize("bad", BAD_ENUMS, ids=repr)
+def test_reduce_type_must_be_a_reg_reduce_type(core, bad):
+    src, dst = R.RegTensor("half"), R.RegTensor("half")
+    before = dst.numpy().copy()
+    with pytest.raises(ParameterError, match="reduce_type"):
+        R.Reduce(dst, src, R.CreateMask("half"), bad)
+    assert (dst.numpy() == before).all()
+
+
+@pytest.mark.parametrize("bad", [2, -1] + [pytest.param(v, marks=FIX) for v in (1.0, "MERGING", True, None,
+                                                                                  R.ReduceType.MAX)], ids=repr)
+@pytest.mark.parametrize("api", ["Add", "Max", "Duplicate"])
+def test_merge_mode_must_be_zeroing_or_merging(core, api, bad):
+    a, d = R.RegTensor("half"), R.RegTensor("half")
+    with pytest.raises(ParameterError, match="mode"):
+        if api == "Duplicate":
+            R.Duplicate(d, 1.0, R.CreateMask("half"), bad)
+        else:
+            getattr(R, api)(d, a, a, R.CreateMask("half"), bad)
+
+
+@FIX
+@pytest.mark.parametrize("bad", [2, -1, "x", True, 1.5], ids=repr)
+@pytest.mark.parametrize("api", ["Pack", "UnPack"])
+def test_high_low_part_must_be_a_member(core, api, bad):
+    dst = R.MaskReg((5, 5, 5, 5))
+    with pytest.raises(ParameterError, match="part"):
+        getattr(R, api)(dst, R.CreateMask("half"), bad)
+    assert dst.words == R.MaskReg((5, 5, 5, 5)).words
+
+
+@FIX
+@pytest.mark.parametrize("kw, value", [("dist", "x"), ("dist", 1.5), ("dist", True), ("dist", R.StoreDist.DIST_NORM),
+                                       ("post_update_stride", 2 ** 40), ("data_block_stride", 1.5),
+                                       ("data_block_stride", True), ("data_block_stride", "x"),
+                                       ("repeat_stride", 1.5), ("post_mode", 2), ("post_mode", -1),
+                                       ("post_mode", 1.5)], ids=repr)
+def test_load_align_arguments_are_checked(core, kw, value):
+    src = _half(core)
+    extra = {} if kw in ("dist", "post_update_stride") else {"data_block_stride": 1, "mask": R.CreateMask("half")}
+    extra[kw] = value
+    reg = R.RegTensor("half")
+    with pytest.raises(ParameterError, match=kw):
+        R.LoadAlign(reg, src, 0, **extra)
+
+
+@FIX
+@pytest.mark.parametrize("kw, value", [("dist", "x"), ("dist", R.LoadDist.DIST_NORM), ("post_mode", 2)], ids=repr)
+def test_store_align_arguments_are_checked_before_writing(core, kw, value):
+    dst = _half(core, [7] * 128)
+    reg = R.RegTensor("half")
+    R.LoadAlign(reg, _half(core, [1] * 128))
+    ub = core.ub.copy()
+    with pytest.raises(ParameterError, match=kw):
+        if kw == "post_mode":
+            R.StoreAlign(dst, reg, 0, data_block_stride=1, mask=R.CreateMask("half"), post_mode=value)
+        else:
+            R.StoreAlign(dst, reg, R.CreateMask("half"), 0, dist=value)
+    assert (core.ub == ub).all()
+
+
+@pytest.mark.parametrize("trait", [pytest.param(t, marks=FIX) for t in (("a", 0, 0, 0), (1.5, 0, 2, 8),
+                                                                          (1, 0, 2, 8.0))] + [(1, 0, True, 8)],
+                         ids=repr)
+def test_cast_trait_fields_are_enum_values(core, trait):
+    with pytest.raises(ParameterError, match="trait"):
+        R.Cast(R.RegTensor("float"), R.RegTensor("half"), R.CreateMask("half"), trait)
+
+
+@FIX
+@pytest.mark.parametrize("call", [lambda: R.UpdateMask("half", 3), lambda: R.CreateMask("half")],
+                         ids=["UpdateMask", "CreateMask"])
+def test_mask_makers_refuse_a_non_950_current_core(call):
+    """SPEC-2 11.1: every Reg function refuses a non-950 core (UpdateMask/CreateMask were accepted there)."""
+    with aj.Core("atlas-a2"):
+        with pytest.raises(UnsupportedDeviceError):
+            call()
+
+
+@FIX
+def test_vf_argument_beyond_64_bits_is_a_parameter_error():
+    """A Python int no 64-bit type holds cannot reach a compiled VF: a ParameterError naming the argument, not
+    numba's typing error."""
+    @R.simd_vf
+    def vf(out, value):
+        reg = R.RegTensor("uint64")
+        R.Duplicate(reg, value)
+        R.StoreAlign(out, reg, R.CreateMask("uint64"))
+    with aj.Core("ascend950") as c:
+        out = c.local_tensor("uint64", 32)
+        out[:] = np.zeros(32, np.uint64)
+        with pytest.raises(ParameterError, match="value"):
+            vf(out, 2 ** 70)
