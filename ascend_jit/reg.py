@@ -305,28 +305,39 @@ def _offset(api, offset):
 
 
 def _merging(api, mode):
-    if int(mode) not in (impl.ZEROING, impl.MERGING):
+    mode = as_enum(api, DEVICE, "mode", mode, MaskMergeMode)  # a member or its value only (decisions.md)
+    if mode == MaskMergeMode.UNKNOWN:
         raise ParameterError(api, "mode", mode, legal="a MaskMergeMode", device=DEVICE)
-    return int(mode) == impl.MERGING
+    return mode == MaskMergeMode.MERGING
+
+
+def _code(api, name, value, enum_cls):
+    """An enum argument's integer value (a member of enum_cls or its value; ParameterError otherwise)."""
+    return int(as_enum(api, DEVICE, name, value, enum_cls))
+
+
+def _count(api, name, value):
+    """A non-negative integer argument (strides in blocks): ints and numpy ints only (as_int)."""
+    return as_int(api, DEVICE, name, value, 0, INT32_MAX)
 
 
 def _step(api, post_update_stride):
     if post_update_stride is None:
         return 0
-    if not isinstance(post_update_stride, (int, np.integer)) or isinstance(post_update_stride, bool):
-        raise ParameterError(api, "post_update_stride", post_update_stride, legal="an int", device=DEVICE)
-    return int(post_update_stride)
+    return as_int(api, DEVICE, "post_update_stride", post_update_stride, -INT32_MAX - 1, INT32_MAX)  # C++ int32
 
 
 # --- plain-Python entry points (the debugging path) -----------------------------------------------------------
 def UpdateMask(dtype, n):
     """`mask, n = UpdateMask(dtype, n)`: the lowest min(n, VL_T) lanes; n decremented (SPEC 7.2)."""
+    _core_check("UpdateMask")
     n = as_int("UpdateMask", DEVICE, "n", n, 0, 2**32 - 1)  # uint32
     words, rest = impl.update_mask(_kind(dtype, "UpdateMask"), n)
     return MaskReg(words), rest
 
 
 def CreateMask(dtype, pattern=MaskPattern.ALL):
+    _core_check("CreateMask")
     pattern = as_enum("CreateMask", DEVICE, "pattern", pattern, MaskPattern)
     return MaskReg(impl.create_mask(_kind(dtype, "CreateMask"), int(pattern)))
 
@@ -351,28 +362,32 @@ def LoadAlign(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, d
         h = tensor_handle(api, src)
         off = _offset(api, offset)
         result = []
-        _write_mask(api, "dst", dst, lambda out: result.append(mv.load_mask(out, h, off, int(dist or 0), step)))
+        d = _code(api, "dist", 0 if dist is None else dist, MaskDist)
+        _write_mask(api, "dst", dst, lambda out: result.append(mv.load_mask(out, h, off, d, step)))
         if SANITIZING and src.core.sanitizer is not None:  # issue 17: after the operation's own refusals
-            reg_access(api, src, "load_mask", off, int(dist or 0))
+            reg_access(api, src, "load_mask", off, d)
         return result[0]
     if isinstance(src, RegTensor):  # dual load: (reg0, reg1, tensor, offset)
         h = tensor_handle(api, offset)
-        d = mv.L_DINTLV_B16 if dist is None else int(dist)
+        d = mv.L_DINTLV_B16 if dist is None else _code(api, "dist", dist, LoadDist)
         result = mv.load_dual(_reg(api, "reg0", dst), src.data, h, _offset(api, extra), d, step)
         if SANITIZING and offset.core.sanitizer is not None:
             reg_access(api, offset, "load_dual", _offset(api, extra))
         return result
     h = tensor_handle(api, src)
     if data_block_stride is not None:
-        result = mv.load_blocks(_reg(api, "reg", dst), h, _offset(api, offset), int(data_block_stride),
-                                _mask(api, "mask", mask), int(repeat_stride), int(post_mode))
+        blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
+                           _count(api, "repeat_stride", repeat_stride), _code(api, "post_mode", post_mode, PostLiteral))
+        result = mv.load_blocks(_reg(api, "reg", dst), h, _offset(api, offset), blk, _mask(api, "mask", mask), rep_,
+                                post)
         if SANITIZING and src.core.sanitizer is not None:
-            reg_access(api, src, "load_blocks", _offset(api, offset), int(data_block_stride),
-                       _mask(api, "mask", mask), int(repeat_stride), int(post_mode), dst.dtype.size)
+            reg_access(api, src, "load_blocks", _offset(api, offset), blk, _mask(api, "mask", mask), rep_, post,
+                       dst.dtype.size)
         return result
-    result = mv.load(_reg(api, "reg", dst), h, _offset(api, offset), int(dist or 0), step)
+    d = _code(api, "dist", 0 if dist is None else dist, LoadDist)
+    result = mv.load(_reg(api, "reg", dst), h, _offset(api, offset), d, step)
     if SANITIZING and src.core.sanitizer is not None:
-        reg_access(api, src, "load", _offset(api, offset), int(dist or 0), dst.dtype.size)
+        reg_access(api, src, "load", _offset(api, offset), d, dst.dtype.size)
     return result
 
 
@@ -388,27 +403,31 @@ def StoreAlign(tensor, src, second=None, offset=0, extra=0, dist=None, post_upda
     step = _step(api, post_update_stride)
     h = tensor_handle(api, tensor)
     if isinstance(src, MaskReg):  # (tensor, mask_reg, offset)
-        result = mv.store_mask(h, src.words, _offset(api, second or 0), int(dist or 0), step)
+        d = _code(api, "dist", 0 if dist is None else dist, MaskDist)
+        result = mv.store_mask(h, src.words, _offset(api, second or 0), d, step)
         if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
-            reg_access(api, tensor, "store_mask", _offset(api, second or 0), int(dist or 0))
+            reg_access(api, tensor, "store_mask", _offset(api, second or 0), d)
         return result
     if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset)
-        d = mv.S_INTLV_B16 if dist is None else int(dist)
+        d = mv.S_INTLV_B16 if dist is None else _code(api, "dist", dist, StoreDist)
         result = mv.store_dual(h, _reg(api, "reg0", src), second.data, _offset(api, extra), d, step)
         if SANITIZING and tensor.core.sanitizer is not None:
             reg_access(api, tensor, "store_dual", _offset(api, extra))
         return result
     if data_block_stride is not None:  # (tensor, reg, offset, data_block_stride=, mask=)
-        result = mv.store_blocks(h, _reg(api, "reg", src), _offset(api, second or 0), int(data_block_stride),
-                                 _mask(api, "mask", mask), int(repeat_stride), int(post_mode))
+        blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
+                           _count(api, "repeat_stride", repeat_stride), _code(api, "post_mode", post_mode, PostLiteral))
+        result = mv.store_blocks(h, _reg(api, "reg", src), _offset(api, second or 0), blk, _mask(api, "mask", mask),
+                                 rep_, post)
         if SANITIZING and tensor.core.sanitizer is not None:
-            reg_access(api, tensor, "store_blocks", _offset(api, second or 0), int(data_block_stride),
-                       _mask(api, "mask", mask), int(repeat_stride), int(post_mode), src.dtype.size)
+            reg_access(api, tensor, "store_blocks", _offset(api, second or 0), blk, _mask(api, "mask", mask), rep_,
+                       post, src.dtype.size)
         return result
     words = _mask(api, "mask", second if mask is None else mask)
-    result = mv.store(h, _reg(api, "reg", src), words, _offset(api, offset), int(dist or 0), step)
+    d = _code(api, "dist", 0 if dist is None else dist, StoreDist)
+    result = mv.store(h, _reg(api, "reg", src), words, _offset(api, offset), d, step)
     if SANITIZING and tensor.core.sanitizer is not None:
-        reg_access(api, tensor, "store", _offset(api, offset), int(dist or 0), src.dtype.size, words)
+        reg_access(api, tensor, "store", _offset(api, offset), d, src.dtype.size, words)
     return result
 
 
@@ -530,7 +549,7 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
     _core_check(api)
     if _merging(api, mode):
         raise ParameterError(api, "mode", "MERGING", legal="MaskMergeMode.ZEROING (SPEC-2 11.4)", device=DEVICE)
-    reduce_type = int(ReduceType(reduce_type))
+    reduce_type = _code(api, "reduce_type", reduce_type, ReduceType)
     _reg(api, "src", src), _reg(api, "dst", dst)
     if reduce_type == ReduceType.SUM:
         _check_dtype(api, src.dtype.name, tuple(REDUCE_SUM_DST), "SPEC-2 11.4")
@@ -559,7 +578,8 @@ _TRAIT_ALLOWED = getattr(cv.trait_allowed, "py_func", cv.trait_allowed)  # in Py
 def _trait(trait):
     if not isinstance(trait, tuple) or len(trait) != 4:
         raise ParameterError("Cast", "trait", trait, legal="an aj.Reg.CastTrait", device=DEVICE)
-    return tuple(int(v) for v in trait)
+    return tuple(_code("Cast", f"trait.{name}", v, cls) for name, v, cls in
+                 zip(CastTrait._fields, trait, (RegLayout, SatMode, MaskMergeMode, RoundMode)))
 
 
 def Cast(dst, src, mask, trait=CastTrait()):
@@ -632,14 +652,14 @@ def Pack(dst, src, part=HighLowPart.LOWEST):
     """Pack (D64): dst bit k = src bit 2k, in the LOWEST or HIGHEST half."""
     _core_check("Pack")
     words = _mask("Pack", "src", src)
-    _write_mask("Pack", "dst", dst, lambda out: mv.pack(out, words, int(HighLowPart(part)) == 1))
+    _write_mask("Pack", "dst", dst, lambda out: mv.pack(out, words, _code("Pack", "part", part, HighLowPart) == 1))
 
 
 def UnPack(dst, src, part=HighLowPart.LOWEST):
     """UnPack (D64): bit k of src's LOWEST/HIGHEST half to dst bit 2k, odd bits 0."""
     _core_check("UnPack")
     words = _mask("UnPack", "src", src)
-    _write_mask("UnPack", "dst", dst, lambda out: mv.unpack(out, words, int(HighLowPart(part)) == 1))
+    _write_mask("UnPack", "dst", dst, lambda out: mv.unpack(out, words, _code("UnPack", "part", part, HighLowPart) == 1))
 
 
 def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
@@ -1216,6 +1236,8 @@ def _convert_vf_args(api, args):
         elif isinstance(a, LocalTensor):  # subclasses
             tensors.append(i)
             plannable = False
+        elif kind is int and not _INT64_MIN <= a <= UINT64_MAX:  # no 64-bit type holds it: numba cannot pass it
+            raise ParameterError(api, f"argument {i}", a, legal="an integer in [-2**63, 2**64 - 1]", device=DEVICE)
         elif not (kind is bool or kind is float or (kind is int and _INT64_MIN <= a <= _INT64_MAX)):
             plannable = False
     if tensors:
