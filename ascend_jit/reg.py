@@ -1061,8 +1061,10 @@ def _ol_duplicate(dst, value, mask=None, mode=0):
         def from_reg(dst, value, mask=None, mode=0):
             ops.duplicate_lane0(dst, value, _words_or_all(mask), _or_default(mode, 0) == impl.MERGING)
         return from_reg
-    if isinstance(value, types.Boolean):
-        raise numba.core.errors.TypingError("Duplicate: a bool scalar is refused (SPEC-2 D29)")
+    if isinstance(value, types.Boolean):  # refused when called, as plain Python refuses it (an AscendJitError)
+        def refuse(dst, value, mask=None, mode=0):
+            raise ParameterError("Duplicate", "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
+        return refuse
     if isinstance(value, types.Float):
         def from_float(dst, value, mask=None, mode=0):
             ops.duplicate_bits(dst, ops.scalar_bits(dst[impl.H_KIND], np.float64(value), 0, True),

@@ -142,14 +142,12 @@ def _vf_pack(dst, part):
 
 VF_BLOCKS, VF_DUPLICATE, VF_ADD_MODE, VF_PACK = (R.simd_vf(f) for f in (_vf_blocks, _vf_duplicate, _vf_add_mode,
                                                                           _vf_pack))
-COMPILED = pytest.mark.xfail(strict=True, reason="SPEC-2 11.1 (compiled = plain) and 1.8: a compiled VF must refuse "
-                                                  "what the plain call refuses, with an AscendJitError (fixed next)")
 COMPILED_OPEN = pytest.mark.xfail(strict=True, reason="SPEC-2 11.1/1.8: compiled Add/Pack read mode/part != 1 as "
                                                        "ZEROING/LOWEST where plain Python refuses them; the check "
                                                        "belongs in the kernels/plans of jit/reg*.py (vfcold's files)")
 
 
-@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=COMPILED)])
+@pytest.mark.parametrize("compiled", [False, True])
 def test_block_copy_post_mode_outside_the_enum_is_refused(core, compiled):
     src, out = _half(core, range(128)), _half(core, [7] * 128)
     ub = core.ub.copy()
@@ -158,7 +156,7 @@ def test_block_copy_post_mode_outside_the_enum_is_refused(core, compiled):
     assert (core.ub == ub).all()
 
 
-@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=COMPILED)])
+@pytest.mark.parametrize("compiled", [False, True])
 def test_duplicate_of_a_bool_is_a_parameter_error_in_a_vf(core, compiled):
     out = _half(core, [7] * 128)
     with pytest.raises(ParameterError, match="bool"):
@@ -182,9 +180,9 @@ def test_pack_part_outside_the_enum_is_refused_in_a_vf(core, compiled):
     assert dst.words == R.MaskReg((5, 5, 5, 5)).words
 
 
-@pytest.mark.xfail(strict=True, reason="SPEC-2 11.5: int32 -> uint16 is not an in-scope Reg Cast pair (DK Cast.md "
-                                       "table 3 lists int32 -> uint8, int16, float, int64); fixed next")
 def test_reg_cast_int32_to_uint16_is_not_offered(core):
+    """SPEC-2 11.5: int32 -> uint16 is not an in-scope pair (DK Cast.md table 3 lists int32 -> uint8, int16, float,
+    int64; only table 9 has a row for it)."""
     from ascend_jit.errors import UnsupportedDTypeError
     with pytest.raises(UnsupportedDTypeError):
         R.Cast(R.RegTensor("uint16"), R.RegTensor("int32"), R.CreateMask("int32"),
