@@ -12,6 +12,7 @@ import functools
 import hashlib
 import pathlib
 import sys
+import threading
 import typing
 
 import numba
@@ -197,6 +198,38 @@ class UnalignRegForStore:
 
     def __init__(self):
         self.state = np.zeros(mv.USTATE_SIZE, np.int64)
+        frames = getattr(_PLAIN_VF, "frames", None)
+        if frames:  # made inside a VF running as plain Python: checked when the VF returns (D68)
+            frames[-1].append(self)
+
+
+_PLAIN_VF = threading.local()  # .frames: per VF running uncompiled, the UnalignRegForStore objects it made
+
+
+def _check_store_uregs(api, uregs):
+    """SPEC-2 11.6 / D68: a VF must not end with bytes pending in an UnalignRegForStore (the hardware would lose
+    them): StateError naming the VF."""
+    for u in uregs:
+        if u.state[1]:
+            raise StateError(api, "UnalignRegForStore", f"{int(u.state[1])} bytes pending at byte {int(u.state[0])}",
+                             legal="empty when the VF returns: StoreUnAlignPost writes the pending bytes (SPEC-2 "
+                                   "11.6, D68)", device=DEVICE)
+
+
+def _plain_vf(fn):
+    """fn run as plain Python (py_func, a sanitizing core, NUMBA_DISABLE_JIT) with D68's end-of-VF check over the
+    UnalignRegForStore objects it made or was given."""
+    @functools.wraps(fn)
+    def run(*args):
+        frames = _PLAIN_VF.__dict__.setdefault("frames", [])
+        frames.append([a for a in args if type(a) is UnalignRegForStore])
+        try:
+            result = fn(*args)
+        finally:
+            made = frames.pop()
+        _check_store_uregs(fn.__name__, made)
+        return result
+    return run
 
 
 jit_lane_on = impl.lane_on  # bit test of a MaskReg for lane byte i (tests and tools)
@@ -1235,6 +1268,7 @@ def _convert_vf_args(api, args):
             converted[i] = masks[-1][1]
         elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
             converted[i] = a.state
+            plannable = plannable and kind is UnalignRegForLoad  # a given store ureg is checked after the call (D68)
         elif isinstance(a, LocalTensor):  # subclasses
             tensors.append(i)
             plannable = False
@@ -1310,9 +1344,10 @@ def simd_vf(fn):
     The compiled VF is cached on disk (numba's cache, NUMBA_CACHE_DIR) when `fn` lives in a source file: a later
     process loads it instead of compiling. A VF without a source file (typed at an interactive prompt, exec'd)
     compiles in every process. `f.cached` tells which."""
+    plain = _plain_vf(fn)
     if numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the VF runs as plain Python on the objects themselves
-        fn.py_func = fn
-        return fn
+        plain.py_func = plain
+        return plain
     compiled = njit(fn)
     # numba's cached code names the VF's module, which a later process imports by name to rebuild the VF's globals:
     # a module that is not registered under its name (a file exec'd by hand) would fail there, so it compiles per
@@ -1341,6 +1376,7 @@ def simd_vf(fn):
         result = compiled(*converted)
         for mask, words in masks:
             mask.words = tuple(words)
+        _check_store_uregs(fn.__name__, [a for a in args if type(a) is UnalignRegForStore])  # D68 (given ones)
         if plannable and plan is None:
             signature = tuple(compiled.typeof_pyval(a) for a in converted)
             plans[kinds] = last[0] = _planned_call(fn.__name__, kinds, compiled.overloads[signature].entry_point)
@@ -1349,11 +1385,11 @@ def simd_vf(fn):
     @functools.wraps(fn)
     def call(*args):
         if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None for a in args):
-            return fn(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
+            return plain(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
         result = last[0](args)
         return slow_call(args) if result is _MISS else result
 
-    call.py_func = fn
+    call.py_func = plain
     call.compiled = compiled
     call.cached = isinstance(compiled._cache, _VFCache)
     return call

@@ -188,3 +188,45 @@ def test_reg_cast_int32_to_uint16_is_not_offered(core):
         R.Cast(R.RegTensor("uint16"), R.RegTensor("int32"), R.CreateMask("int32"),
                R.CastTrait(R.RegLayout.ZERO, R.SatMode.SAT, R.MaskMergeMode.ZEROING, aj.RoundMode.UNKNOWN))
     assert ("int32", "uint16") not in R.CAST_PAIRS
+
+
+# --- SPEC-2 11.6 / D68: a VF that ends with bytes pending in an UnalignRegForStore is refused (StateError) -------
+def _vf_unaligned_store(out, src, post):
+    reg, ureg = R.RegTensor("half"), R.UnalignRegForStore()
+    R.LoadAlign(reg, src)
+    R.StoreUnAlign(out, reg, ureg, 1, 20)    # bytes 2..41: 2..31 written now, 32..41 pending
+    if post:
+        R.StoreUnAlignPost(out, ureg, 21)
+
+
+def _vf_given_ureg(out, src, ureg):
+    reg = R.RegTensor("half")
+    R.LoadAlign(reg, src)
+    R.StoreUnAlign(out, reg, ureg, 0, 20)
+
+
+VF_UNALIGNED, VF_GIVEN_UREG = R.simd_vf(_vf_unaligned_store), R.simd_vf(_vf_given_ureg)
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_plain_vf_ending_with_a_pending_unaligned_store_is_refused(sanitize):
+    """py_func (and a sanitizing core, whose VFs run uncompiled) check the VF's UnalignRegForStore at return."""
+    with aj.Core("ascend950", sanitize=sanitize) as c:
+        src, out = c.local_tensor("half", 128), c.local_tensor("half", 128)
+        src[:] = np.arange(128, dtype=np.float16)
+        out[:] = np.zeros(128, np.float16)
+        run = VF_UNALIGNED if sanitize else VF_UNALIGNED.py_func
+        with pytest.raises(aj.errors.StateError, match="UnalignRegForStore"):
+            run(out, src, False)
+        run(out, src, True)
+        assert (out.numpy()[1:21] == np.arange(20)).all()
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_vf_ending_with_a_given_store_ureg_pending_is_refused(compiled):
+    with aj.Core("ascend950") as c:
+        src, out = c.local_tensor("half", 128), c.local_tensor("half", 128)
+        src[:] = np.arange(128, dtype=np.float16)
+        out[:] = np.zeros(128, np.float16)
+        with pytest.raises(aj.errors.StateError, match="StoreUnAlignPost"):
+            (VF_GIVEN_UREG if compiled else VF_GIVEN_UREG.py_func)(out, src, R.UnalignRegForStore())
