@@ -32,7 +32,7 @@ from .jit import reg_cast as cv
 from .jit import reg_move as mv
 from .jit import reg_ops as ops
 from .jit.numerics import kind_size
-from .sanitizer import SANITIZING, reg_access
+from .sanitizer import SANITIZING, reg_access, reg_undo
 from .tensor import LocalTensor
 
 DEVICE = "ascend950"
@@ -396,31 +396,35 @@ def LoadAlign(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, d
         off = _offset(api, offset)
         result = []
         d = _code(api, "dist", 0 if dist is None else dist, MaskDist)
+        undo = reg_undo(src, mask_reg=dst) if SANITIZING else None  # a report puts back what the call changed
         _write_mask(api, "dst", dst, lambda out: result.append(mv.load_mask(out, h, off, d, step)))
         if SANITIZING and src.core.sanitizer is not None:  # issue 17: after the operation's own refusals
-            reg_access(api, src, "load_mask", off, d)
+            reg_access(api, src, "load_mask", off, d, undo=undo)
         return result[0]
     if isinstance(src, RegTensor):  # dual load: (reg0, reg1, tensor, offset)
         h = tensor_handle(api, offset)
         d = mv.L_DINTLV_B16 if dist is None else _code(api, "dist", dist, LoadDist)
+        undo = reg_undo(offset, _reg(api, "reg0", dst), src.data) if SANITIZING else None
         result = mv.load_dual(_reg(api, "reg0", dst), src.data, h, _offset(api, extra), d, step)
         if SANITIZING and offset.core.sanitizer is not None:
-            reg_access(api, offset, "load_dual", _offset(api, extra))
+            reg_access(api, offset, "load_dual", _offset(api, extra), undo=undo)
         return result
     h = tensor_handle(api, src)
     if data_block_stride is not None:
         blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
                            _count(api, "repeat_stride", repeat_stride), _code(api, "post_mode", post_mode, PostLiteral))
+        undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
         result = mv.load_blocks(_reg(api, "reg", dst), h, _offset(api, offset), blk, _mask(api, "mask", mask), rep_,
                                 post)
         if SANITIZING and src.core.sanitizer is not None:
             reg_access(api, src, "load_blocks", _offset(api, offset), blk, _mask(api, "mask", mask), rep_, post,
-                       dst.dtype.size)
+                       dst.dtype.size, undo=undo)
         return result
     d = _code(api, "dist", 0 if dist is None else dist, LoadDist)
+    undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
     result = mv.load(_reg(api, "reg", dst), h, _offset(api, offset), d, step)
     if SANITIZING and src.core.sanitizer is not None:
-        reg_access(api, src, "load", _offset(api, offset), d, dst.dtype.size)
+        reg_access(api, src, "load", _offset(api, offset), d, dst.dtype.size, undo=undo)
     return result
 
 
@@ -437,30 +441,34 @@ def StoreAlign(tensor, src, second=None, offset=0, extra=0, dist=None, post_upda
     h = tensor_handle(api, tensor)
     if isinstance(src, MaskReg):  # (tensor, mask_reg, offset)
         d = _code(api, "dist", 0 if dist is None else dist, MaskDist)
+        undo = reg_undo(tensor, ub=True) if SANITIZING else None  # a report puts back what the call changed
         result = mv.store_mask(h, src.words, _offset(api, second or 0), d, step)
         if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
-            reg_access(api, tensor, "store_mask", _offset(api, second or 0), d)
+            reg_access(api, tensor, "store_mask", _offset(api, second or 0), d, undo=undo)
         return result
     if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset)
         d = mv.S_INTLV_B16 if dist is None else _code(api, "dist", dist, StoreDist)
+        undo = reg_undo(tensor, ub=True) if SANITIZING else None
         result = mv.store_dual(h, _reg(api, "reg0", src), second.data, _offset(api, extra), d, step)
         if SANITIZING and tensor.core.sanitizer is not None:
-            reg_access(api, tensor, "store_dual", _offset(api, extra))
+            reg_access(api, tensor, "store_dual", _offset(api, extra), undo=undo)
         return result
     if data_block_stride is not None:  # (tensor, reg, offset, data_block_stride=, mask=)
         blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
                            _count(api, "repeat_stride", repeat_stride), _code(api, "post_mode", post_mode, PostLiteral))
+        undo = reg_undo(tensor, ub=True) if SANITIZING else None
         result = mv.store_blocks(h, _reg(api, "reg", src), _offset(api, second or 0), blk, _mask(api, "mask", mask),
                                  rep_, post)
         if SANITIZING and tensor.core.sanitizer is not None:
             reg_access(api, tensor, "store_blocks", _offset(api, second or 0), blk, _mask(api, "mask", mask), rep_,
-                       post, src.dtype.size)
+                       post, src.dtype.size, undo=undo)
         return result
     words = _mask(api, "mask", second if mask is None else mask)
     d = _code(api, "dist", 0 if dist is None else dist, StoreDist)
+    undo = reg_undo(tensor, ub=True) if SANITIZING else None
     result = mv.store(h, _reg(api, "reg", src), words, _offset(api, offset), d, step)
     if SANITIZING and tensor.core.sanitizer is not None:
-        reg_access(api, tensor, "store", _offset(api, offset), d, src.dtype.size, words)
+        reg_access(api, tensor, "store", _offset(api, offset), d, src.dtype.size, words, undo=undo)
     return result
 
 
@@ -733,11 +741,13 @@ def LoadUnAlign(reg, ureg, tensor, offset=0, post_update_stride=None):
     """VL bytes from (tensor, offset), which must be the expected address; returns the offset after the load
     (offset + post_update_stride, or + VL bytes)."""
     api = "LoadUnAlign"
+    undo = reg_undo(tensor, _reg(api, "reg", reg), _ureg(api, "ureg", ureg, UnalignRegForLoad)) if SANITIZING and \
+        isinstance(tensor, LocalTensor) else None
     result = mv.load_unalign(_reg(api, "reg", reg), _ureg(api, "ureg", ureg, UnalignRegForLoad),
                              tensor_handle(api, tensor), _offset(api, offset), _step(api, post_update_stride),
                              post_update_stride is not None)
     if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
-        reg_access(api, tensor, "load_unalign", _offset(api, offset))
+        reg_access(api, tensor, "load_unalign", _offset(api, offset), undo=undo)
     return result
 
 
@@ -753,10 +763,12 @@ def StoreUnAlign(tensor, reg, ureg, offset, count):
     api = "StoreUnAlign"
     if not isinstance(count, (int, np.integer)) or isinstance(count, bool):
         raise ParameterError(api, "count", count, legal="an int", device=DEVICE)
+    undo = reg_undo(tensor, _ureg(api, "ureg", ureg, UnalignRegForStore), ub=True) if SANITIZING and \
+        isinstance(tensor, LocalTensor) else None
     result = mv.store_unalign(tensor_handle(api, tensor), _reg(api, "reg", reg),
                               _ureg(api, "ureg", ureg, UnalignRegForStore), _offset(api, offset), int(count))
     if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: the lanes stored (Post only flushes)
-        reg_access(api, tensor, "store_unalign", _offset(api, offset), int(count) * reg.dtype.size)
+        reg_access(api, tensor, "store_unalign", _offset(api, offset), int(count) * reg.dtype.size, undo=undo)
     return result
 
 

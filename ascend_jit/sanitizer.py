@@ -648,7 +648,30 @@ _REG_FORMS = {
 }
 
 
-def reg_access(api, tensor, form, offset, *args):
+def reg_undo(tensor, *arrays, ub=False, mask_reg=None):
+    """Taken before a Reg load or store on a sanitizing core in "raise" mode (None otherwise): what the operation is
+    about to change (the register or UnalignReg arrays, a MaskReg's words, for stores the tensor's bytes, or the UB on
+    a bounds="ub" core), so that a report, which can only be made after the operation ran (reg_access), still
+    leaves everything as it was (SPEC-2 1.5: a refused call changes nothing)."""
+    sanitizer = tensor.core.sanitizer
+    if sanitizer is None or sanitizer.config.mode != "raise":
+        return None
+    if ub:
+        core = tensor.core
+        lo, hi = (0, core.ub.size) if core.bounds == "ub" else (tensor.addr, tensor.addr + tensor.nbytes)
+        arrays = (core.ub[lo:hi], *arrays)
+    saved = [(a, a.copy()) for a in arrays]
+    words = None if mask_reg is None else mask_reg.words
+
+    def undo():
+        for a, copy in saved:
+            a[:] = copy
+        if mask_reg is not None:
+            mask_reg.words = words
+    return undo
+
+
+def reg_access(api, tensor, form, offset, *args, undo=None):
     """One Reg load or store (PIPE_V) through the sanitizer, called right after the operation ran (so its own
     refusals, alignment and bounds, come first). `form` names the footprint: the bytes that feed register lanes
     (loads) or that lanes write (stores, active lanes only), at byte tensor.addr + offset * sizeof(T):
@@ -659,12 +682,18 @@ def reg_access(api, tensor, form, offset, *args):
         load_mask / store_mask (MaskDist)           load_unalign: VL bytes       store_unalign (bytes)
 
     StoreUnAlign reports the lanes it stores even where the hardware holds them in the UnalignReg until a later
-    StoreUnAlign/StoreUnAlignPost (both are PIPE_V, so the ordering against other pipes is the same)."""
+    StoreUnAlign/StoreUnAlignPost (both are PIPE_V, so the ordering against other pipes is the same). `undo`
+    (reg_undo) restores what the operation changed when the report raises."""
     size = tensor.dtype.size
     write, addrs = _REG_FORMS[form](tensor.addr + offset * size, size, *args)
     if not isinstance(addrs, slice):
         addrs = compact(np.unique(addrs))
-    tensor.core.sanitizer.instruction(api, PIPE_V, [Access("tensor", write, addrs, tensor)])
+    try:
+        tensor.core.sanitizer.instruction(api, PIPE_V, [Access("tensor", write, addrs, tensor)])
+    except SanitizerError:
+        if undo is not None:   # "raise" mode: the refused operation leaves the UB and its registers unchanged
+            undo()
+        raise
 
 
 # --- GM across blocks -----------------------------------------------------------------------------------------------
