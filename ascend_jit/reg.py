@@ -442,9 +442,10 @@ def StoreAlign(tensor, src, second=None, offset=0, extra=0, dist=None, post_upda
     if isinstance(src, MaskReg):  # (tensor, mask_reg, offset)
         d = _code(api, "dist", 0 if dist is None else dist, MaskDist)
         undo = reg_undo(tensor, ub=True) if SANITIZING else None  # a report puts back what the call changed
-        result = mv.store_mask(h, src.words, _offset(api, second or 0), d, step)
+        off = _offset(api, offset if second is None else second)  # (tensor, mask_reg, offset) or offset=
+        result = mv.store_mask(h, src.words, off, d, step)
         if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
-            reg_access(api, tensor, "store_mask", _offset(api, second or 0), d, undo=undo)
+            reg_access(api, tensor, "store_mask", off, d, undo=undo)
         return result
     if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset)
         d = mv.S_INTLV_B16 if dist is None else _code(api, "dist", dist, StoreDist)
@@ -457,11 +458,11 @@ def StoreAlign(tensor, src, second=None, offset=0, extra=0, dist=None, post_upda
         blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
                            _count(api, "repeat_stride", repeat_stride), _code(api, "post_mode", post_mode, PostLiteral))
         undo = reg_undo(tensor, ub=True) if SANITIZING else None
-        result = mv.store_blocks(h, _reg(api, "reg", src), _offset(api, second or 0), blk, _mask(api, "mask", mask),
-                                 rep_, post)
+        off = _offset(api, offset if second is None else second)  # (tensor, reg, offset) or offset=
+        result = mv.store_blocks(h, _reg(api, "reg", src), off, blk, _mask(api, "mask", mask), rep_, post)
         if SANITIZING and tensor.core.sanitizer is not None:
-            reg_access(api, tensor, "store_blocks", _offset(api, second or 0), blk, _mask(api, "mask", mask), rep_,
-                       post, src.dtype.size, undo=undo)
+            reg_access(api, tensor, "store_blocks", off, blk, _mask(api, "mask", mask), rep_, post, src.dtype.size,
+                       undo=undo)
         return result
     words = _mask(api, "mask", second if mask is None else mask)
     d = _code(api, "dist", 0 if dist is None else dist, StoreDist)
@@ -758,11 +759,13 @@ def Load(reg, tensor, offset=0):
     LoadUnAlign(reg, ureg, tensor, offset)
 
 
-def StoreUnAlign(tensor, reg, ureg, offset, count):
-    """Lanes 0..count-1 of reg to (tensor, offset) through the pending run of ureg; returns offset + count."""
+def StoreUnAlign(tensor, reg, ureg, offset, post_update_stride):
+    """Lanes 0..n-1 of reg (n = post_update_stride, SPEC-2 11.6's name) to (tensor, offset) through the pending run
+    of ureg; returns offset + n."""
     api = "StoreUnAlign"
+    count = post_update_stride
     if not isinstance(count, (int, np.integer)) or isinstance(count, bool):
-        raise ParameterError(api, "count", count, legal="an int", device=DEVICE)
+        raise ParameterError(api, "post_update_stride", count, legal="an int", device=DEVICE)
     undo = reg_undo(tensor, _ureg(api, "ureg", ureg, UnalignRegForStore), ub=True) if SANITIZING and \
         isinstance(tensor, LocalTensor) else None
     result = mv.store_unalign(tensor_handle(api, tensor), _reg(api, "reg", reg),
@@ -1154,8 +1157,9 @@ def _ol_load(reg, tensor, offset=0):
 
 
 @overload(StoreUnAlign)
-def _ol_store_unalign(tensor, reg, ureg, offset, count):
-    return lambda tensor, reg, ureg, offset, count: mv.store_unalign(tensor, reg, ureg, offset, count)
+def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride):
+    return lambda tensor, reg, ureg, offset, post_update_stride: mv.store_unalign(tensor, reg, ureg, offset,
+                                                                                   post_update_stride)
 
 
 @overload(StoreUnAlignPost)
