@@ -954,7 +954,7 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
     if _is_mask_type(src):
         def store_mask(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                        data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_mask(tensor, src, _or_default(second, 0), _or_default(dist, 0),
+            return mv.store_mask(tensor, src, _either(offset, second), _or_default(dist, 0),
                                  _or_default(post_update_stride, 0))
         return store_mask
     if _is_reg_type(second):
@@ -966,7 +966,7 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
     if not _absent(data_block_stride):
         def blocks(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_blocks(tensor, src, _or_default(second, 0), data_block_stride, mask,
+            return mv.store_blocks(tensor, src, _either(offset, second), data_block_stride, mask,
                                    _or_default(repeat_stride, 0), _or_default(post_mode, 0))
         return blocks
 

@@ -245,9 +245,7 @@ def _vf_offset_keyword(out, src, form):
 VF_OFFSET_KEYWORD = R.simd_vf(_vf_offset_keyword)
 
 
-@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, reason="SPEC-2 1.1/11.6: compiled StoreAlign's MaskReg and DATA_BLOCK_COPY forms ignore offset= "
-                        "(_ol_store_align reads only the positional slot); fixed in the next commit"))])
+@pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("form", [0, 1], ids=["data_block_copy", "mask_reg"])
 def test_store_align_offset_keyword_is_honoured(compiled, form):
     """`StoreAlign(tensor, reg, offset=16, data_block_stride=1, mask=m)` and `StoreAlign(tensor, mask_reg,
