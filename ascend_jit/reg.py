@@ -1242,6 +1242,19 @@ overload(Interleave, prefer_literal=True)(_ol_interleave(False))
 overload(DeInterleave, prefer_literal=True)(_ol_interleave(True))
 
 
+@overload(MoveMask, prefer_literal=True)
+def _ol_move_mask(dtype):
+    """MoveMask reads the core's vector mask register, which a compiled VF cannot reach (it sees its arguments
+    only): a StateError when called, not numba's typing error (docs/decisions.md "Reg API")."""
+    def refuse(dtype):
+        if _vf_kind(dtype) >= 0:
+            raise StateError("MoveMask", "vector mask register", "not visible in compiled code",
+                             "MoveMask outside the VF with the MaskReg passed in, or the VF's py_func (SPEC-2 11.7)",
+                             DEVICE)
+        return np.zeros(4, np.uint64)
+    return refuse
+
+
 
 
 def asc_vf_call(vf, *args):
