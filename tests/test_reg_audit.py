@@ -285,3 +285,24 @@ def test_move_mask_in_a_compiled_vf_is_a_state_error_not_a_typing_error(core):
     with pytest.raises(aj.errors.StateError, match="MoveMask"):
         VF_MOVE_MASK(out)
     assert (out.numpy() == 0).all()
+
+
+def _vf_update_mask(out, n):
+    mask, rest = R.UpdateMask("half", n)
+    R.StoreAlign(out, mask, 0)
+    return rest
+
+
+VF_UPDATE_MASK = R.simd_vf(_vf_update_mask)
+
+
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=pytest.mark.xfail(
+    strict=True, reason="SPEC 7.2 / SPEC-2 11.1: UpdateMask's n is a uint32; compiled code read -1 and 2**32 "
+                        "(jit/reg.py update_mask); fixed in the next commit"))])
+@pytest.mark.parametrize("n", [-1, 2**32])
+def test_update_mask_count_outside_uint32_is_refused(core, compiled, n):
+    out = core.local_tensor("uint8", 32)
+    out[:] = np.zeros(32, np.uint8)
+    with pytest.raises(ParameterError, match="'n'"):
+        (VF_UPDATE_MASK if compiled else VF_UPDATE_MASK.py_func)(out, n)
+    assert (out.numpy() == 0).all()
