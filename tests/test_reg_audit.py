@@ -296,9 +296,7 @@ def _vf_update_mask(out, n):
 VF_UPDATE_MASK = R.simd_vf(_vf_update_mask)
 
 
-@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, reason="SPEC 7.2 / SPEC-2 11.1: UpdateMask's n is a uint32; compiled code read -1 and 2**32 "
-                        "(jit/reg.py update_mask); fixed in the next commit"))])
+@pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("n", [-1, 2**32])
 def test_update_mask_count_outside_uint32_is_refused(core, compiled, n):
     out = core.local_tensor("uint8", 32)
