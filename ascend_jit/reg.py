@@ -694,14 +694,16 @@ def Pack(dst, src, part=HighLowPart.LOWEST):
     """Pack (D64): dst bit k = src bit 2k, in the LOWEST or HIGHEST half."""
     _core_check("Pack")
     words = _mask("Pack", "src", src)
-    _write_mask("Pack", "dst", dst, lambda out: mv.pack(out, words, _code("Pack", "part", part, HighLowPart) == 1))
+    highest = _code("Pack", "part", part, HighLowPart) == HighLowPart.HIGHEST
+    _write_mask("Pack", "dst", dst, lambda out: mv.pack(out, words, highest))
 
 
 def UnPack(dst, src, part=HighLowPart.LOWEST):
     """UnPack (D64): bit k of src's LOWEST/HIGHEST half to dst bit 2k, odd bits 0."""
     _core_check("UnPack")
     words = _mask("UnPack", "src", src)
-    _write_mask("UnPack", "dst", dst, lambda out: mv.unpack(out, words, _code("UnPack", "part", part, HighLowPart) == 1))
+    highest = _code("UnPack", "part", part, HighLowPart) == HighLowPart.HIGHEST
+    _write_mask("UnPack", "dst", dst, lambda out: mv.unpack(out, words, highest))
 
 
 def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
