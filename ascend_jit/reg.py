@@ -938,6 +938,42 @@ def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=No
     return single
 
 
+def _merge_flag(mode):
+    return _merging("Reg", mode)
+
+
+@overload(_merge_flag, inline="always")
+def _ol_merge_flag(mode):
+    """A VF's `mode` as the MERGING flag; a value outside ZEROING/MERGING raises, as plain Python does (SPEC-2 1.8)."""
+    if _absent(mode):
+        return lambda mode: False
+
+    def check(mode):
+        m = _or_default(mode, 0)
+        if m != impl.ZEROING and m != impl.MERGING:
+            raise ParameterError("Reg", "mode", m, "MaskMergeMode.ZEROING or MERGING", DEVICE)
+        return m == impl.MERGING
+    return check
+
+
+def _highest_part(part):
+    return int(as_enum("Pack", DEVICE, "part", part, HighLowPart)) == 1
+
+
+@overload(_highest_part, inline="always")
+def _ol_highest_part(part):
+    """A VF's HighLowPart as the HIGHEST flag; a value outside LOWEST/HIGHEST raises, as plain Python does."""
+    if _absent(part):
+        return lambda part: False
+
+    def check(part):
+        p = _or_default(part, 0)
+        if p != 0 and p != 1:
+            raise ParameterError("Pack", "part", p, "HighLowPart.LOWEST or HIGHEST", DEVICE)
+        return p == 1
+    return check
+
+
 def _either(first, second):
     return first if second is None else second
 
@@ -1021,7 +1057,7 @@ def _ol_binary(op):
             # the hot case (three half registers, every lane active) decided on header bytes read into scalars,
             # then the op's own loop; anything else goes to the general engine (ops.binary)
             d, a, b, words = impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask)
-            merging = _or_default(mode, 0) == impl.MERGING
+            merging = _merge_flag(mode)
             modes = ops.merged_modes(a[impl.H_CTRL], b[impl.H_CTRL])
             if ops.half_full_case(d[impl.H_KIND], a[impl.H_KIND], b[impl.H_KIND], words, merging):
                 ops.half_full(d, a, b, modes, np.int64(op))
@@ -1109,7 +1145,7 @@ def _ol_local_mem_bar(before=2, after=2):
 def _ol_duplicate(dst, value, mask=None, mode=0):
     if _is_reg_type(value):
         def from_reg(dst, value, mask=None, mode=0):
-            ops.duplicate_lane0(dst, value, _words_or_all(mask), _or_default(mode, 0) == impl.MERGING)
+            ops.duplicate_lane0(dst, value, _words_or_all(mask), _merge_flag(mode))
         return from_reg
     if isinstance(value, types.Boolean):  # refused when called, as plain Python refuses it (an AscendJitError)
         def refuse(dst, value, mask=None, mode=0):
@@ -1118,12 +1154,12 @@ def _ol_duplicate(dst, value, mask=None, mode=0):
     if isinstance(value, types.Float):
         def from_float(dst, value, mask=None, mode=0):
             ops.duplicate_bits(dst, ops.scalar_bits(dst[impl.H_KIND], np.float64(value), 0, True),
-                               _words_or_all(mask), _or_default(mode, 0) == impl.MERGING)
+                               _words_or_all(mask), _merge_flag(mode))
         return from_float
 
     def from_int(dst, value, mask=None, mode=0):
         ops.duplicate_bits(dst, ops.scalar_bits(dst[impl.H_KIND], 0.0, value, False), _words_or_all(mask),
-                           _or_default(mode, 0) == impl.MERGING)
+                           _merge_flag(mode))
     return from_int
 
 
@@ -1224,12 +1260,12 @@ overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
 
 @overload(Pack)
 def _ol_pack(dst, src, part=0):
-    return lambda dst, src, part=0: mv.pack(dst, src, _or_default(part, 0) == 1)
+    return lambda dst, src, part=0: mv.pack(dst, src, _highest_part(part))
 
 
 @overload(UnPack)
 def _ol_unpack(dst, src, part=0):
-    return lambda dst, src, part=0: mv.unpack(dst, src, _or_default(part, 0) == 1)
+    return lambda dst, src, part=0: mv.unpack(dst, src, _highest_part(part))
 
 
 def _ol_interleave(inverse):

@@ -142,9 +142,6 @@ def _vf_pack(dst, part):
 
 VF_BLOCKS, VF_DUPLICATE, VF_ADD_MODE, VF_PACK = (R.simd_vf(f) for f in (_vf_blocks, _vf_duplicate, _vf_add_mode,
                                                                           _vf_pack))
-COMPILED_OPEN = pytest.mark.xfail(strict=True, reason="SPEC-2 11.1/1.8: compiled Add/Pack read mode/part != 1 as "
-                                                       "ZEROING/LOWEST where plain Python refuses them; the check "
-                                                       "belongs in the kernels/plans of jit/reg*.py (vfcold's files)")
 
 
 @pytest.mark.parametrize("compiled", [False, True])
@@ -164,7 +161,7 @@ def test_duplicate_of_a_bool_is_a_parameter_error_in_a_vf(core, compiled):
     assert (out.numpy() == 7).all()
 
 
-@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=COMPILED_OPEN)])
+@pytest.mark.parametrize("compiled", [False, True])
 def test_merge_mode_outside_the_enum_is_refused_in_a_vf(core, compiled):
     src, out = _half(core, [1] * 128), _half(core, [7] * 128)
     with pytest.raises(ParameterError, match="mode"):
@@ -172,7 +169,7 @@ def test_merge_mode_outside_the_enum_is_refused_in_a_vf(core, compiled):
     assert (out.numpy() == 7).all()
 
 
-@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=COMPILED_OPEN)])
+@pytest.mark.parametrize("compiled", [False, True])
 def test_pack_part_outside_the_enum_is_refused_in_a_vf(core, compiled):
     dst = R.MaskReg((5, 5, 5, 5))
     with pytest.raises(ParameterError, match="part"):
