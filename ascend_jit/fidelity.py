@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from .devices import get_device
-from .errors import ParameterError
+from .dtypes import resolve
+from .errors import ParameterError, UnsupportedDTypeError
 
 
 class Fidelity(enum.Enum):
@@ -47,7 +48,7 @@ class FidelityRule:
     note: str = ""
 
     def level(self, dtype=None, config=None, round_mode=None):
-        name = getattr(dtype, "name", dtype)
+        name = _dtype_name(dtype)
         algo = getattr(config, "algo", config)
         algo = getattr(algo, "name", algo)
         for c in self.conditions:
@@ -68,6 +69,17 @@ class FidelityRule:
                 when.append("/".join(c.configs))
             parts.append(f"{c.level} for {' '.join(when)}")
         return "; ".join(parts) + (f" ({self.note})" if self.note else "")
+
+
+def _dtype_name(dtype):
+    """The emulator's name of a dtype given in any spelling dtypes.resolve accepts ("float32", np.float32, a numpy
+    dtype: "float"), so conditions on "float" match them all; mixed shapes such as "half->float" pass as they are."""
+    if dtype is None or (isinstance(dtype, str) and "->" in dtype):
+        return dtype
+    try:
+        return resolve(dtype).name
+    except UnsupportedDTypeError:
+        return getattr(dtype, "name", dtype)
 
 
 _rules = {}
@@ -102,8 +114,9 @@ _row(("Sqrt",), (A3, A2, B310, P310, T910), MODELLED, note="D37")
 _row(("Rsqrt",), ALL_DEVICES, MODELLED, note="D37, D40")
 # Multiply-add: same-type half/float is an fma on the 950, D39 elsewhere; half inputs into a float dst are exact.
 _MIXED = Condition(BIT_EXACT, dtypes=("half->float",), note="product exact in float, one rounding")
-_row(("MulAddDst", "FusedMulAdd"), (D950,), BIT_EXACT,
-     Condition(MODELLED, dtypes=("bfloat16",), note="FusedMulAdd bf16"), note="fma (RegPrec)")
+_row(("MulAddDst",), (D950,), BIT_EXACT, note="fma (RegPrec)")
+_row(("FusedMulAdd",), (D950,), BIT_EXACT, Condition(MODELLED, dtypes=("bfloat16",), note="FusedMulAdd bf16"),
+     note="fma (RegPrec)")
 _row(("Axpy",), (D950,), BIT_EXACT, note="fma (RegPrec); bf16 by D40")
 _row(("MulAddDst",), (A3, A2, P310), MODELLED, _MIXED, note="D39")
 _row(("MulAddDst",), (B310,), MODELLED, Condition(BIT_EXACT, dtypes=("int16", "uint16", "int32", "uint32")),
@@ -120,9 +133,17 @@ _row(("RepeatReduceSum",), (D950, A3, A2, P310, T910), BIT_EXACT)
 _row(("ReduceMax", "ReduceMin"), ALL_DEVICES, BIT_EXACT, note="a NaN result's index is a decision (D50, D52, D53)")
 _row(("GetReduceRepeatMaxMinSpr",), (A3, A2, P310), BIT_EXACT,
      note="the index after ReduceMax/ReduceMin is a placeholder (D55)")
+# every Reg name of SPEC-2 11.2-11.7 (loads and stores 11.6, the MaskReg operations 11.7) has its own row;
+# "Reg.MaskReg" stands for the MaskReg operations as a group
 _row(("Reg.Add", "Reg.Sub", "Reg.Mul", "Reg.Duplicate", "Reg.Reduce", "Reg.Cast", "Reg.LoadAlign", "Reg.StoreAlign",
-      "Reg.LoadUnAlign", "Reg.StoreUnAlign", "Reg.Load", "Reg.Store", "Reg.MaskReg"), (D950,), BIT_EXACT,
-     note="MaskReg layouts (D64) and DIST_PACK (D68) are decisions")
+      "Reg.LoadUnAlignPre", "Reg.LoadUnAlign", "Reg.StoreUnAlign", "Reg.StoreUnAlignPost", "Reg.Load", "Reg.Store",
+      "Reg.MaskReg", "Reg.UpdateMask", "Reg.CreateMask", "Reg.MoveMask", "Reg.Move", "Reg.Select", "Reg.Pack",
+      "Reg.UnPack", "Reg.Interleave", "Reg.DeInterleave", "Reg.And", "Reg.Or", "Reg.Xor", "Reg.Not"), (D950,),
+     BIT_EXACT, note="MaskReg layouts (D64) and DIST_PACK (D68) are decisions")
+# SPEC-2 0.3's last row: ordering events, no values involved (ISASI SetFlag/WaitFlag are not offered on the 310B,
+# SPEC-2 1.9); D69 has two levels, and nothing here can differ from the device
+_row(("PipeBarrier",), ALL_DEVICES, BIT_EXACT, note="no values involved")
+_row(("SetFlag", "WaitFlag"), (D950, A3, A2, P310, T910), BIT_EXACT, note="no values involved")
 # Not in SPEC-2 11 (docs/decisions.md "Reg API"): the 950 Memory-API instruction's numerics on a register
 _row(("Reg.Max", "Reg.Min", "Reg.ReduceMax", "Reg.ReduceSum", "Reg.LocalMemBar"), (D950,), BIT_EXACT,
      note="Max/Min as the 950 Memory-API Max/Min (D41); ReduceMax/ReduceSum = Reduce MAX/SUM")

@@ -12,6 +12,7 @@ import functools
 import hashlib
 import pathlib
 import sys
+import threading
 import typing
 
 import numba
@@ -31,7 +32,7 @@ from .jit import reg_cast as cv
 from .jit import reg_move as mv
 from .jit import reg_ops as ops
 from .jit.numerics import kind_size
-from .sanitizer import SANITIZING, reg_access
+from .sanitizer import SANITIZING, reg_access, reg_undo
 from .tensor import LocalTensor
 
 DEVICE = "ascend950"
@@ -197,6 +198,38 @@ class UnalignRegForStore:
 
     def __init__(self):
         self.state = np.zeros(mv.USTATE_SIZE, np.int64)
+        frames = getattr(_PLAIN_VF, "frames", None)
+        if frames:  # made inside a VF running as plain Python: checked when the VF returns (D68)
+            frames[-1].append(self)
+
+
+_PLAIN_VF = threading.local()  # .frames: per VF running uncompiled, the UnalignRegForStore objects it made
+
+
+def _check_store_uregs(api, uregs):
+    """SPEC-2 11.6 / D68: a VF must not end with bytes pending in an UnalignRegForStore (the hardware would lose
+    them): StateError naming the VF."""
+    for u in uregs:
+        if u.state[1]:
+            raise StateError(api, "UnalignRegForStore", f"{int(u.state[1])} bytes pending at byte {int(u.state[0])}",
+                             legal="empty when the VF returns: StoreUnAlignPost writes the pending bytes (SPEC-2 "
+                                   "11.6, D68)", device=DEVICE)
+
+
+def _plain_vf(fn):
+    """fn run as plain Python (py_func, a sanitizing core, NUMBA_DISABLE_JIT) with D68's end-of-VF check over the
+    UnalignRegForStore objects it made or was given."""
+    @functools.wraps(fn)
+    def run(*args):
+        frames = _PLAIN_VF.__dict__.setdefault("frames", [])
+        frames.append([a for a in args if type(a) is UnalignRegForStore])
+        try:
+            result = fn(*args)
+        finally:
+            made = frames.pop()
+        _check_store_uregs(fn.__name__, made)
+        return result
+    return run
 
 
 jit_lane_on = impl.lane_on  # bit test of a MaskReg for lane byte i (tests and tools)
@@ -305,28 +338,39 @@ def _offset(api, offset):
 
 
 def _merging(api, mode):
-    if int(mode) not in (impl.ZEROING, impl.MERGING):
+    mode = as_enum(api, DEVICE, "mode", mode, MaskMergeMode)  # a member or its value only (decisions.md)
+    if mode == MaskMergeMode.UNKNOWN:
         raise ParameterError(api, "mode", mode, legal="a MaskMergeMode", device=DEVICE)
-    return int(mode) == impl.MERGING
+    return mode == MaskMergeMode.MERGING
+
+
+def _code(api, name, value, enum_cls):
+    """An enum argument's integer value (a member of enum_cls or its value; ParameterError otherwise)."""
+    return int(as_enum(api, DEVICE, name, value, enum_cls))
+
+
+def _count(api, name, value):
+    """A non-negative integer argument (strides in blocks): ints and numpy ints only (as_int)."""
+    return as_int(api, DEVICE, name, value, 0, INT32_MAX)
 
 
 def _step(api, post_update_stride):
     if post_update_stride is None:
         return 0
-    if not isinstance(post_update_stride, (int, np.integer)) or isinstance(post_update_stride, bool):
-        raise ParameterError(api, "post_update_stride", post_update_stride, legal="an int", device=DEVICE)
-    return int(post_update_stride)
+    return as_int(api, DEVICE, "post_update_stride", post_update_stride, -INT32_MAX - 1, INT32_MAX)  # C++ int32
 
 
 # --- plain-Python entry points (the debugging path) -----------------------------------------------------------
 def UpdateMask(dtype, n):
     """`mask, n = UpdateMask(dtype, n)`: the lowest min(n, VL_T) lanes; n decremented (SPEC 7.2)."""
+    _core_check("UpdateMask")
     n = as_int("UpdateMask", DEVICE, "n", n, 0, 2**32 - 1)  # uint32
     words, rest = impl.update_mask(_kind(dtype, "UpdateMask"), n)
     return MaskReg(words), rest
 
 
 def CreateMask(dtype, pattern=MaskPattern.ALL):
+    _core_check("CreateMask")
     pattern = as_enum("CreateMask", DEVICE, "pattern", pattern, MaskPattern)
     return MaskReg(impl.create_mask(_kind(dtype, "CreateMask"), int(pattern)))
 
@@ -351,28 +395,36 @@ def LoadAlign(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, d
         h = tensor_handle(api, src)
         off = _offset(api, offset)
         result = []
-        _write_mask(api, "dst", dst, lambda out: result.append(mv.load_mask(out, h, off, int(dist or 0), step)))
+        d = _code(api, "dist", 0 if dist is None else dist, MaskDist)
+        undo = reg_undo(src, mask_reg=dst) if SANITIZING else None  # a report puts back what the call changed
+        _write_mask(api, "dst", dst, lambda out: result.append(mv.load_mask(out, h, off, d, step)))
         if SANITIZING and src.core.sanitizer is not None:  # issue 17: after the operation's own refusals
-            reg_access(api, src, "load_mask", off, int(dist or 0))
+            reg_access(api, src, "load_mask", off, d, undo=undo)
         return result[0]
     if isinstance(src, RegTensor):  # dual load: (reg0, reg1, tensor, offset)
         h = tensor_handle(api, offset)
-        d = mv.L_DINTLV_B16 if dist is None else int(dist)
+        d = mv.L_DINTLV_B16 if dist is None else _code(api, "dist", dist, LoadDist)
+        undo = reg_undo(offset, _reg(api, "reg0", dst), src.data) if SANITIZING else None
         result = mv.load_dual(_reg(api, "reg0", dst), src.data, h, _offset(api, extra), d, step)
         if SANITIZING and offset.core.sanitizer is not None:
-            reg_access(api, offset, "load_dual", _offset(api, extra))
+            reg_access(api, offset, "load_dual", _offset(api, extra), undo=undo)
         return result
     h = tensor_handle(api, src)
     if data_block_stride is not None:
-        result = mv.load_blocks(_reg(api, "reg", dst), h, _offset(api, offset), int(data_block_stride),
-                                _mask(api, "mask", mask), int(repeat_stride), int(post_mode))
+        blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
+                           _count(api, "repeat_stride", repeat_stride), _code(api, "post_mode", post_mode, PostLiteral))
+        undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
+        result = mv.load_blocks(_reg(api, "reg", dst), h, _offset(api, offset), blk, _mask(api, "mask", mask), rep_,
+                                post)
         if SANITIZING and src.core.sanitizer is not None:
-            reg_access(api, src, "load_blocks", _offset(api, offset), int(data_block_stride),
-                       _mask(api, "mask", mask), int(repeat_stride), int(post_mode), dst.dtype.size)
+            reg_access(api, src, "load_blocks", _offset(api, offset), blk, _mask(api, "mask", mask), rep_, post,
+                       dst.dtype.size, undo=undo)
         return result
-    result = mv.load(_reg(api, "reg", dst), h, _offset(api, offset), int(dist or 0), step)
+    d = _code(api, "dist", 0 if dist is None else dist, LoadDist)
+    undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
+    result = mv.load(_reg(api, "reg", dst), h, _offset(api, offset), d, step)
     if SANITIZING and src.core.sanitizer is not None:
-        reg_access(api, src, "load", _offset(api, offset), int(dist or 0), dst.dtype.size)
+        reg_access(api, src, "load", _offset(api, offset), d, dst.dtype.size, undo=undo)
     return result
 
 
@@ -388,27 +440,36 @@ def StoreAlign(tensor, src, second=None, offset=0, extra=0, dist=None, post_upda
     step = _step(api, post_update_stride)
     h = tensor_handle(api, tensor)
     if isinstance(src, MaskReg):  # (tensor, mask_reg, offset)
-        result = mv.store_mask(h, src.words, _offset(api, second or 0), int(dist or 0), step)
+        d = _code(api, "dist", 0 if dist is None else dist, MaskDist)
+        undo = reg_undo(tensor, ub=True) if SANITIZING else None  # a report puts back what the call changed
+        off = _offset(api, offset if second is None else second)  # (tensor, mask_reg, offset) or offset=
+        result = mv.store_mask(h, src.words, off, d, step)
         if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
-            reg_access(api, tensor, "store_mask", _offset(api, second or 0), int(dist or 0))
+            reg_access(api, tensor, "store_mask", off, d, undo=undo)
         return result
     if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset)
-        d = mv.S_INTLV_B16 if dist is None else int(dist)
+        d = mv.S_INTLV_B16 if dist is None else _code(api, "dist", dist, StoreDist)
+        undo = reg_undo(tensor, ub=True) if SANITIZING else None
         result = mv.store_dual(h, _reg(api, "reg0", src), second.data, _offset(api, extra), d, step)
         if SANITIZING and tensor.core.sanitizer is not None:
-            reg_access(api, tensor, "store_dual", _offset(api, extra))
+            reg_access(api, tensor, "store_dual", _offset(api, extra), undo=undo)
         return result
     if data_block_stride is not None:  # (tensor, reg, offset, data_block_stride=, mask=)
-        result = mv.store_blocks(h, _reg(api, "reg", src), _offset(api, second or 0), int(data_block_stride),
-                                 _mask(api, "mask", mask), int(repeat_stride), int(post_mode))
+        blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
+                           _count(api, "repeat_stride", repeat_stride), _code(api, "post_mode", post_mode, PostLiteral))
+        undo = reg_undo(tensor, ub=True) if SANITIZING else None
+        off = _offset(api, offset if second is None else second)  # (tensor, reg, offset) or offset=
+        result = mv.store_blocks(h, _reg(api, "reg", src), off, blk, _mask(api, "mask", mask), rep_, post)
         if SANITIZING and tensor.core.sanitizer is not None:
-            reg_access(api, tensor, "store_blocks", _offset(api, second or 0), int(data_block_stride),
-                       _mask(api, "mask", mask), int(repeat_stride), int(post_mode), src.dtype.size)
+            reg_access(api, tensor, "store_blocks", off, blk, _mask(api, "mask", mask), rep_, post, src.dtype.size,
+                       undo=undo)
         return result
     words = _mask(api, "mask", second if mask is None else mask)
-    result = mv.store(h, _reg(api, "reg", src), words, _offset(api, offset), int(dist or 0), step)
+    d = _code(api, "dist", 0 if dist is None else dist, StoreDist)
+    undo = reg_undo(tensor, ub=True) if SANITIZING else None
+    result = mv.store(h, _reg(api, "reg", src), words, _offset(api, offset), d, step)
     if SANITIZING and tensor.core.sanitizer is not None:
-        reg_access(api, tensor, "store", _offset(api, offset), int(dist or 0), src.dtype.size, words)
+        reg_access(api, tensor, "store", _offset(api, offset), d, src.dtype.size, words, undo=undo)
     return result
 
 
@@ -544,7 +605,7 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
     _core_check(api)
     if _merging(api, mode):
         raise ParameterError(api, "mode", "MERGING", legal="MaskMergeMode.ZEROING (SPEC-2 11.4)", device=DEVICE)
-    reduce_type = int(ReduceType(reduce_type))
+    reduce_type = _code(api, "reduce_type", reduce_type, ReduceType)
     _reg(api, "src", src), _reg(api, "dst", dst)
     if reduce_type == ReduceType.SUM:
         _check_dtype(api, src.dtype.name, tuple(REDUCE_SUM_DST), "SPEC-2 11.4")
@@ -573,7 +634,8 @@ _TRAIT_ALLOWED = getattr(cv.trait_allowed, "py_func", cv.trait_allowed)  # in Py
 def _trait(trait):
     if not isinstance(trait, tuple) or len(trait) != 4:
         raise ParameterError("Cast", "trait", trait, legal="an aj.Reg.CastTrait", device=DEVICE)
-    return tuple(int(v) for v in trait)
+    return tuple(_code("Cast", f"trait.{name}", v, cls) for name, v, cls in
+                 zip(CastTrait._fields, trait, (RegLayout, SatMode, MaskMergeMode, RoundMode)))
 
 
 def Cast(dst, src, mask, trait=CastTrait()):
@@ -649,14 +711,16 @@ def Pack(dst, src, part=HighLowPart.LOWEST):
     """Pack (D64): dst bit k = src bit 2k, in the LOWEST or HIGHEST half."""
     _core_check("Pack")
     words = _mask("Pack", "src", src)
-    _write_mask("Pack", "dst", dst, lambda out: mv.pack(out, words, int(HighLowPart(part)) == 1))
+    highest = _code("Pack", "part", part, HighLowPart) == HighLowPart.HIGHEST
+    _write_mask("Pack", "dst", dst, lambda out: mv.pack(out, words, highest))
 
 
 def UnPack(dst, src, part=HighLowPart.LOWEST):
     """UnPack (D64): bit k of src's LOWEST/HIGHEST half to dst bit 2k, odd bits 0."""
     _core_check("UnPack")
     words = _mask("UnPack", "src", src)
-    _write_mask("UnPack", "dst", dst, lambda out: mv.unpack(out, words, int(HighLowPart(part)) == 1))
+    highest = _code("UnPack", "part", part, HighLowPart) == HighLowPart.HIGHEST
+    _write_mask("UnPack", "dst", dst, lambda out: mv.unpack(out, words, highest))
 
 
 def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
@@ -697,11 +761,13 @@ def LoadUnAlign(reg, ureg, tensor, offset=0, post_update_stride=None):
     """VL bytes from (tensor, offset), which must be the expected address; returns the offset after the load
     (offset + post_update_stride, or + VL bytes)."""
     api = "LoadUnAlign"
+    undo = reg_undo(tensor, _reg(api, "reg", reg), _ureg(api, "ureg", ureg, UnalignRegForLoad)) if SANITIZING and \
+        isinstance(tensor, LocalTensor) else None
     result = mv.load_unalign(_reg(api, "reg", reg), _ureg(api, "ureg", ureg, UnalignRegForLoad),
                              tensor_handle(api, tensor), _offset(api, offset), _step(api, post_update_stride),
                              post_update_stride is not None)
     if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
-        reg_access(api, tensor, "load_unalign", _offset(api, offset))
+        reg_access(api, tensor, "load_unalign", _offset(api, offset), undo=undo)
     return result
 
 
@@ -712,15 +778,19 @@ def Load(reg, tensor, offset=0):
     LoadUnAlign(reg, ureg, tensor, offset)
 
 
-def StoreUnAlign(tensor, reg, ureg, offset, count):
-    """Lanes 0..count-1 of reg to (tensor, offset) through the pending run of ureg; returns offset + count."""
+def StoreUnAlign(tensor, reg, ureg, offset, post_update_stride):
+    """Lanes 0..n-1 of reg (n = post_update_stride, SPEC-2 11.6's name) to (tensor, offset) through the pending run
+    of ureg; returns offset + n."""
     api = "StoreUnAlign"
+    count = post_update_stride
     if not isinstance(count, (int, np.integer)) or isinstance(count, bool):
-        raise ParameterError(api, "count", count, legal="an int", device=DEVICE)
+        raise ParameterError(api, "post_update_stride", count, legal="an int", device=DEVICE)
+    undo = reg_undo(tensor, _ureg(api, "ureg", ureg, UnalignRegForStore), ub=True) if SANITIZING and \
+        isinstance(tensor, LocalTensor) else None
     result = mv.store_unalign(tensor_handle(api, tensor), _reg(api, "reg", reg),
                               _ureg(api, "ureg", ureg, UnalignRegForStore), _offset(api, offset), int(count))
     if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: the lanes stored (Post only flushes)
-        reg_access(api, tensor, "store_unalign", _offset(api, offset), int(count) * reg.dtype.size)
+        reg_access(api, tensor, "store_unalign", _offset(api, offset), int(count) * reg.dtype.size, undo=undo)
     return result
 
 
@@ -897,6 +967,42 @@ def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=No
     return single
 
 
+def _merge_flag(mode):
+    return _merging("Reg", mode)
+
+
+@overload(_merge_flag, inline="always")
+def _ol_merge_flag(mode):
+    """A VF's `mode` as the MERGING flag; a value outside ZEROING/MERGING raises, as plain Python does (SPEC-2 1.8)."""
+    if _absent(mode):
+        return lambda mode: False
+
+    def check(mode):
+        m = _or_default(mode, 0)
+        if m != impl.ZEROING and m != impl.MERGING:
+            raise ParameterError("Reg", "mode", m, "MaskMergeMode.ZEROING or MERGING", DEVICE)
+        return m == impl.MERGING
+    return check
+
+
+def _highest_part(part):
+    return int(as_enum("Pack", DEVICE, "part", part, HighLowPart)) == 1
+
+
+@overload(_highest_part, inline="always")
+def _ol_highest_part(part):
+    """A VF's HighLowPart as the HIGHEST flag; a value outside LOWEST/HIGHEST raises, as plain Python does."""
+    if _absent(part):
+        return lambda part: False
+
+    def check(part):
+        p = _or_default(part, 0)
+        if p != 0 and p != 1:
+            raise ParameterError("Pack", "part", p, "HighLowPart.LOWEST or HIGHEST", DEVICE)
+        return p == 1
+    return check
+
+
 def _either(first, second):
     return first if second is None else second
 
@@ -915,7 +1021,7 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
     if _is_mask_type(src):
         def store_mask(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                        data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_mask(tensor, src, _or_default(second, 0), _or_default(dist, 0),
+            return mv.store_mask(tensor, src, _either(offset, second), _or_default(dist, 0),
                                  _or_default(post_update_stride, 0))
         return store_mask
     if _is_reg_type(second):
@@ -928,7 +1034,7 @@ def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post
     if not _absent(data_block_stride):
         def blocks(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_blocks(tensor, impl.borrow(src), _or_default(second, 0), data_block_stride, mask,
+            return mv.store_blocks(tensor, impl.borrow(src), _either(offset, second), data_block_stride, mask,
                                    _or_default(repeat_stride, 0), _or_default(post_mode, 0))
         return blocks
 
@@ -1002,7 +1108,7 @@ def _ol_binary(op):
         if kind is not None and kind != _HALF:  # a literal non-half dtype: no half fast path to compile
             def known(dst, src0, src1, mask, mode=0):
                 ops.binary(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), np.int64(op),
-                           _or_default(mode, 0) == impl.MERGING, _marker(half_class), _marker(wide_class),
+                           _merge_flag(mode), _marker(half_class), _marker(wide_class),
                            _marker(int_class))
             return known
 
@@ -1010,7 +1116,7 @@ def _ol_binary(op):
             # the hot case (three half registers, every lane active) decided on header bytes read into scalars,
             # then the op's own loop; anything else goes to the general engine (ops.binary)
             d, a, b, words = impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask)
-            merging = _or_default(mode, 0) == impl.MERGING
+            merging = _merge_flag(mode)
             modes = ops.merged_modes(a[impl.H_CTRL], b[impl.H_CTRL])
             if ops.half_full_case(d[impl.H_KIND], a[impl.H_KIND], b[impl.H_KIND], words, merging):
                 ops.half_full(d, a, b, modes, np.int64(op))
@@ -1116,20 +1222,21 @@ def _ol_local_mem_bar(before=2, after=2):
 def _ol_duplicate(dst, value, mask=None, mode=0):
     if _is_reg_type(value):
         def from_reg(dst, value, mask=None, mode=0):
-            ops.duplicate_lane0(impl.borrow(dst), impl.borrow(value), _words_or_all(mask),
-                                _or_default(mode, 0) == impl.MERGING)
+            ops.duplicate_lane0(impl.borrow(dst), impl.borrow(value), _words_or_all(mask), _merge_flag(mode))
         return from_reg
-    if isinstance(value, types.Boolean):
-        raise numba.core.errors.TypingError("Duplicate: a bool scalar is refused (SPEC-2 D29)")
+    if isinstance(value, types.Boolean):  # refused when called, as plain Python refuses it (an AscendJitError)
+        def refuse(dst, value, mask=None, mode=0):
+            raise ParameterError("Duplicate", "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
+        return refuse
     if isinstance(value, types.Float):
         def from_float(dst, value, mask=None, mode=0):
             ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits(dst[impl.H_KIND], np.float64(value), 0, True),
-                               _words_or_all(mask), _or_default(mode, 0) == impl.MERGING)
+                               _words_or_all(mask), _merge_flag(mode))
         return from_float
 
     def from_int(dst, value, mask=None, mode=0):
         ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits(dst[impl.H_KIND], 0.0, value, False), _words_or_all(mask),
-                           _or_default(mode, 0) == impl.MERGING)
+                           _merge_flag(mode))
     return from_int
 
 
@@ -1165,8 +1272,9 @@ def _ol_load(reg, tensor, offset=0):
 
 
 @overload(StoreUnAlign)
-def _ol_store_unalign(tensor, reg, ureg, offset, count):
-    return lambda tensor, reg, ureg, offset, count: mv.store_unalign(tensor, impl.borrow(reg), ureg, offset, count)
+def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride):
+    return lambda tensor, reg, ureg, offset, post_update_stride: mv.store_unalign(tensor, impl.borrow(reg), ureg,
+                                                                                   offset, post_update_stride)
 
 
 @overload(StoreUnAlignPost)
@@ -1241,12 +1349,12 @@ overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
 
 @overload(Pack)
 def _ol_pack(dst, src, part=0):
-    return lambda dst, src, part=0: mv.pack(impl.borrow(dst), impl.borrow(src), _or_default(part, 0) == 1)
+    return lambda dst, src, part=0: mv.pack(impl.borrow(dst), impl.borrow(src), _highest_part(part))
 
 
 @overload(UnPack)
 def _ol_unpack(dst, src, part=0):
-    return lambda dst, src, part=0: mv.unpack(impl.borrow(dst), impl.borrow(src), _or_default(part, 0) == 1)
+    return lambda dst, src, part=0: mv.unpack(impl.borrow(dst), impl.borrow(src), _highest_part(part))
 
 
 def _ol_interleave(inverse):
@@ -1260,6 +1368,19 @@ def _ol_interleave(inverse):
 
 overload(Interleave, prefer_literal=True)(_ol_interleave(False))
 overload(DeInterleave, prefer_literal=True)(_ol_interleave(True))
+
+
+@overload(MoveMask, prefer_literal=True)
+def _ol_move_mask(dtype):
+    """MoveMask reads the core's vector mask register, which a compiled VF cannot reach (it sees its arguments
+    only): a StateError when called, not numba's typing error (docs/decisions.md "Reg API")."""
+    def refuse(dtype):
+        if _vf_kind(dtype) >= 0:
+            raise StateError("MoveMask", "vector mask register", "not visible in compiled code",
+                             "MoveMask outside the VF with the MaskReg passed in, or the VF's py_func (SPEC-2 11.7)",
+                             DEVICE)
+        return np.zeros(4, np.uint64)
+    return refuse
 
 
 
@@ -1304,9 +1425,12 @@ def _convert_vf_args(api, args):
             converted[i] = masks[-1][1]
         elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
             converted[i] = a.state
+            plannable = plannable and kind is UnalignRegForLoad  # a given store ureg is checked after the call (D68)
         elif isinstance(a, LocalTensor):  # subclasses
             tensors.append(i)
             plannable = False
+        elif kind is int and not _INT64_MIN <= a <= UINT64_MAX:  # no 64-bit type holds it: numba cannot pass it
+            raise ParameterError(api, f"argument {i}", a, legal="an integer in [-2**63, 2**64 - 1]", device=DEVICE)
         elif not (kind is bool or kind is float or (kind is int and _INT64_MIN <= a <= _INT64_MAX)):
             plannable = False
     if tensors:
@@ -1377,9 +1501,10 @@ def simd_vf(fn):
     The compiled VF is cached on disk (numba's cache, NUMBA_CACHE_DIR) when `fn` lives in a source file: a later
     process loads it instead of compiling. A VF without a source file (typed at an interactive prompt, exec'd)
     compiles in every process. `f.cached` tells which."""
+    plain = _plain_vf(fn)
     if numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the VF runs as plain Python on the objects themselves
-        fn.py_func = fn
-        return fn
+        plain.py_func = plain
+        return plain
     compiled = njit(fn)
     # numba's cached code names the VF's module, which a later process imports by name to rebuild the VF's globals:
     # a module that is not registered under its name (a file exec'd by hand) would fail there, so it compiles per
@@ -1408,6 +1533,7 @@ def simd_vf(fn):
         result = compiled(*converted)
         for mask, words in masks:
             mask.words = tuple(words)
+        _check_store_uregs(fn.__name__, [a for a in args if type(a) is UnalignRegForStore])  # D68 (given ones)
         if plannable and plan is None:
             signature = tuple(compiled.typeof_pyval(a) for a in converted)
             plans[kinds] = last[0] = _planned_call(fn.__name__, kinds, compiled.overloads[signature].entry_point)
@@ -1416,11 +1542,11 @@ def simd_vf(fn):
     @functools.wraps(fn)
     def call(*args):
         if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None for a in args):
-            return fn(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
+            return plain(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
         result = last[0](args)
         return slow_call(args) if result is _MISS else result
 
-    call.py_func = fn
+    call.py_func = plain
     call.compiled = compiled
     call.cached = isinstance(compiled._cache, _VFCache)
     return call

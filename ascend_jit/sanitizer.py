@@ -320,6 +320,7 @@ class Sanitizer:
         self.session = _sessions[-1] if _sessions else None
         self._reported = set()    # the current instruction's reports (duplicates from aliased operands dropped)
         self.gm_shadow = None   # the launch's LaunchShadow (check "blocks"), set by aj.launch
+        self._mte3_writes = []  # "strict": UB -> GM destinations no PipeBarrier<PIPE_MTE3> has ordered yet
         if not SANITIZING:
             SANITIZING.append(True)
 
@@ -485,7 +486,12 @@ class Sanitizer:
             accesses.append(Access("src", False, _runs_bytes(src.addr, [(s, n) for s, _, n in runs]), src))
         if ub_dst:
             accesses.append(Access("dst", True, _runs_bytes(dst.addr, [(d, n) for _, d, n in runs]), dst))
-        self.instruction(api, pipe, accesses)
+        gm_runs = None
+        if pipe == PIPE_MTE3 and self.config.strict and self.enabled("race"):
+            gm_runs = self._check_mte3_destination(api, dst, runs, atomic)
+        instr = self.instruction(api, pipe, accesses)
+        if gm_runs is not None:
+            self._record_mte3_destination(gm_runs, instr, atomic)
         if self.gm_shadow is not None and self.enabled("blocks"):
             gm, write = (src, False) if not ub_src else (dst, True) if not ub_dst else (None, False)
             if gm is not None:
@@ -493,6 +499,35 @@ class Sanitizer:
                     offset = d if write else s
                     self.gm_shadow.gm_access(self.core.block_idx, api, gm.array, offset, n, write, atomic,
                                              self._emit)
+
+    def _check_mte3_destination(self, api, gm, runs, atomic):
+        """"strict" (SPEC-2 10.4, the devkit's PipeBarrier example): two UB -> GM copies whose GM destinations
+        overlap need a PipeBarrier<PIPE_MTE3> (or PIPE_ALL) between them, as MTE2 copies into overlapping UB do
+        (those are checked on the UB shadow). GM bytes are kept as runs (root array, [lo, hi), own-pipe clock value,
+        log index) of the copies not yet ordered by a barrier; two atomic copies combine and need no order. Returns
+        this copy's runs on the GM root, recorded once the instruction is."""
+        root, base = _root_and_offset(gm.array)
+        ours = [(base + d, base + d + n) for _, d, n in runs if n > 0]
+        p = _PIPE_INDEX[PIPE_MTE3]
+        kept = [w for w in self._mte3_writes if w[3] > self.barrier_seq[p]]   # older ones are ordered by a barrier
+        self._mte3_writes = kept
+        for w_root, lo, hi, seq, log_index, w_atomic in kept:
+            if w_root is not root or (atomic and w_atomic):
+                continue
+            for a, b in ours:
+                if a < hi and lo < b:
+                    first = max(a, lo)
+                    instr = Instr(api, PIPE_MTE3, user_location(), len(self.log))
+                    self._emit(Report("race", "WAW", instr, "dst", first, min(b, hi) - first,
+                                      earlier=self.log[log_index], space="GM",
+                                      fix="PipeBarrier(PIPE_MTE3) between them (their GM destinations overlap)"))
+                    break
+        return root, ours
+
+    def _record_mte3_destination(self, gm_runs, instr, atomic):
+        root, ours = gm_runs
+        seq = int(self.clock[_PIPE_INDEX[PIPE_MTE3], _PIPE_INDEX[PIPE_MTE3]])
+        self._mte3_writes += [(root, lo, hi, seq, instr.seq, atomic) for lo, hi in ours]
 
     def finish(self):
         """End of a kernel (aj.launch): event ids allocated and never released (check "sync")."""
@@ -613,7 +648,30 @@ _REG_FORMS = {
 }
 
 
-def reg_access(api, tensor, form, offset, *args):
+def reg_undo(tensor, *arrays, ub=False, mask_reg=None):
+    """Taken before a Reg load or store on a sanitizing core in "raise" mode (None otherwise): what the operation is
+    about to change (the register or UnalignReg arrays, a MaskReg's words, for stores the tensor's bytes, or the UB on
+    a bounds="ub" core), so that a report, which can only be made after the operation ran (reg_access), still
+    leaves everything as it was (SPEC-2 1.5: a refused call changes nothing)."""
+    sanitizer = tensor.core.sanitizer
+    if sanitizer is None or sanitizer.config.mode != "raise":
+        return None
+    if ub:
+        core = tensor.core
+        lo, hi = (0, core.ub.size) if core.bounds == "ub" else (tensor.addr, tensor.addr + tensor.nbytes)
+        arrays = (core.ub[lo:hi], *arrays)
+    saved = [(a, a.copy()) for a in arrays]
+    words = None if mask_reg is None else mask_reg.words
+
+    def undo():
+        for a, copy in saved:
+            a[:] = copy
+        if mask_reg is not None:
+            mask_reg.words = words
+    return undo
+
+
+def reg_access(api, tensor, form, offset, *args, undo=None):
     """One Reg load or store (PIPE_V) through the sanitizer, called right after the operation ran (so its own
     refusals, alignment and bounds, come first). `form` names the footprint: the bytes that feed register lanes
     (loads) or that lanes write (stores, active lanes only), at byte tensor.addr + offset * sizeof(T):
@@ -624,12 +682,18 @@ def reg_access(api, tensor, form, offset, *args):
         load_mask / store_mask (MaskDist)           load_unalign: VL bytes       store_unalign (bytes)
 
     StoreUnAlign reports the lanes it stores even where the hardware holds them in the UnalignReg until a later
-    StoreUnAlign/StoreUnAlignPost (both are PIPE_V, so the ordering against other pipes is the same)."""
+    StoreUnAlign/StoreUnAlignPost (both are PIPE_V, so the ordering against other pipes is the same). `undo`
+    (reg_undo) restores what the operation changed when the report raises."""
     size = tensor.dtype.size
     write, addrs = _REG_FORMS[form](tensor.addr + offset * size, size, *args)
     if not isinstance(addrs, slice):
         addrs = compact(np.unique(addrs))
-    tensor.core.sanitizer.instruction(api, PIPE_V, [Access("tensor", write, addrs, tensor)])
+    try:
+        tensor.core.sanitizer.instruction(api, PIPE_V, [Access("tensor", write, addrs, tensor)])
+    except SanitizerError:
+        if undo is not None:   # "raise" mode: the refused operation leaves the UB and its registers unchanged
+            undo()
+        raise
 
 
 # --- GM across blocks -----------------------------------------------------------------------------------------------

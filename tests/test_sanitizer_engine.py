@@ -115,6 +115,29 @@ def test_strict_reports_same_pipe_vector_raw_without_barrier():
     assert s.reports == []
 
 
+def test_strict_reports_overlapping_copy_out_destinations_without_mte3_barrier():
+    """SPEC-2 10.4 "strict": overlapping MTE3 destinations (GM) need PipeBarrier<PIPE_MTE3> (audit: only the UB
+    side was checked, so two copy-outs into one GM range passed)."""
+    def run(strict, barrier, lo2=64, atomic=False):
+        with aj.Core("atlas-a2", sanitize=SanitizeConfig(mode="report", strict=strict)) as core:
+            src = aj.LocalMemAllocator().Alloc("half", 128)
+            src[:] = np.ones(128, np.float16)
+            gm = aj.GlobalTensor(np.zeros(256, np.float16))
+            if atomic:
+                aj.SetAtomicAdd("half")
+            aj.DataCopy(gm[0:], src, 128)
+            if barrier:
+                aj.PipeBarrier(barrier)
+            aj.DataCopy(gm[lo2:], src, 128)
+        return [(r.check, r.kind, r.space, r.address, r.nbytes, r.earlier.api) for r in core.sanitizer.reports]
+    assert run(True, None) == [("race", "WAW", "GM", 128, 128, "DataCopy")]
+    assert run(False, None) == []
+    assert run(True, aj.PIPE_MTE3) == [] and run(True, aj.PIPE_ALL) == []
+    assert run(True, aj.PIPE_V) == [("race", "WAW", "GM", 128, 128, "DataCopy")]
+    assert run(True, None, lo2=128) == []          # adjacent, not overlapping
+    assert run(True, None, atomic=True) == []      # atomic copies combine in any order
+
+
 def test_raise_mode_raises_before_recording():
     core = _core(mode="raise")
     s = core.sanitizer

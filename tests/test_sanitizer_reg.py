@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
+from ascend_jit.errors import SanitizerError
 from ascend_jit.jit import reg_move as mv
 from ascend_jit.sanitizer import PIPE_V, PIPES
 
@@ -153,3 +154,30 @@ def test_mask_reg_load_reads_its_distribution_bytes(dist, nbytes):
     [rep] = core.sanitizer.reports
     assert (rep.kind, rep.instruction.api, rep.address, rep.nbytes) == ("uninitialised read", "LoadAlign",
                                                                        src.addr + 32, nbytes)
+
+
+def test_a_raised_reg_report_leaves_the_ub_and_the_registers_as_they_were():
+    """SPEC-2 1.5 / 10.4 audit: in "raise" mode a Reg store or load whose access is reported changed nothing (the
+    report comes after the operation ran, so what it wrote is put back): UB bytes, register, MaskReg, UnalignReg."""
+    with aj.Core("ascend950", sanitize=True) as core:
+        alloc = aj.LocalMemAllocator()
+        src, out, fresh = alloc.Alloc("half", 128), alloc.Alloc("half", 128), alloc.Alloc("half", 128)
+        src[:] = np.arange(128, dtype=np.float16)
+        out[:] = np.full(128, 7, np.float16)
+        aj.DataCopy(aj.GlobalTensor(np.zeros(128, np.float16)), out, 128)   # an MTE3 read of out: no MTE3_V
+        reg = aj.Reg.RegTensor("half")
+        aj.Reg.LoadAlign(reg, src)
+        ub = core.ub.copy()
+        for store in (lambda: aj.Reg.StoreAlign(out, reg, aj.Reg.CreateMask("half")),
+                      lambda: aj.Reg.StoreUnAlign(out, reg, ureg, 1, 40),
+                      lambda: aj.Reg.StoreAlign(out, aj.Reg.CreateMask("half"), 0)):
+            ureg = aj.Reg.UnalignRegForStore()
+            with pytest.raises(SanitizerError, match="WAR"):
+                store()
+            assert (core.ub == ub).all() and not ureg.state[1]
+        before, mask = reg.numpy().copy(), aj.Reg.MaskReg((5, 5, 5, 5))
+        with pytest.raises(SanitizerError, match="uninitialised"):
+            aj.Reg.LoadAlign(reg, fresh)
+        with pytest.raises(SanitizerError, match="uninitialised"):
+            aj.Reg.LoadAlign(mask, fresh)
+        assert (reg.numpy() == before).all() and mask.words == aj.Reg.MaskReg((5, 5, 5, 5)).words

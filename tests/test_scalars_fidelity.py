@@ -123,3 +123,24 @@ def test_fidelity_table_follows_spec2():
         FIDELITY[("Add", "x")] = None                          # read-only
     rows = dict(table_rows())
     assert rows["Rsqrt"]["atlas-a2"].startswith("MODELLED")
+
+
+def test_fidelity_has_a_row_per_spec2_name_and_reads_dtype_aliases():
+    """SPEC-2 0.3 / D69 audit: every Reg name of 11.2-11.7 and the ordering events of the table's last row have their
+    own (api, device) entry, and a dtype spelled as numpy spells it selects the same condition as its name."""
+    reg_names = ("Add", "Sub", "Mul", "Duplicate", "Reduce", "Cast", "LoadAlign", "StoreAlign", "LoadUnAlignPre",
+                 "LoadUnAlign", "StoreUnAlign", "StoreUnAlignPost", "Load", "Store", "UpdateMask", "CreateMask",
+                 "MoveMask", "Move", "Select", "Pack", "UnPack", "Interleave", "DeInterleave", "And", "Or", "Xor",
+                 "Not")
+    for name in reg_names:
+        assert fidelity(f"Reg.{name}", "ascend950") is Fidelity.BIT_EXACT, name
+        assert (f"Reg.{name}", "atlas-a2") not in FIDELITY
+    for device in ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore",
+                   "atlas-training"):
+        assert (("PipeBarrier", device) in FIDELITY) and (("SetFlag", device) in FIDELITY) == \
+            (device != "atlas-200i-500-a2") == (("WaitFlag", device) in FIDELITY)
+    for spelling in ("float32", np.float32, np.dtype(np.float32)):
+        assert fidelity("Div", "ascend950", spelling, "DIFF_COMPENSATION") is Fidelity.BIT_EXACT, spelling
+    assert fidelity("Sqrt", "ascend950", np.float16, "FAST_INVERSE") is Fidelity.MODELLED
+    assert fidelity("FusedMulAdd", "ascend950", "bfloat16") is Fidelity.MODELLED
+    assert fidelity("MulAddDst", "ascend950", "half") is Fidelity.BIT_EXACT

@@ -189,17 +189,24 @@ def _reg_example(body):
     return example
 
 
+def _lanes(part="all"):
+    """A MaskReg of plain words (CreateMask would refuse a non-950 core before the instruction, SPEC-2 11.1): every
+    lane, the low half of the lanes, or lane 0, for any dtype (the bits CreateMask ALL / H set; VL1's lowest bit)."""
+    ones = 2**64 - 1
+    return R.MaskReg({"all": (ones,) * 4, "H": (ones, ones, 0, 0), "VL1": (1, 0, 0, 0)}[part])
+
+
 def _reg_load(t, dtype):
     R.LoadAlign(R.RegTensor(dtype), t, 0)
 
 
 def _reg_store(t, dtype):
-    R.StoreAlign(t, R.RegTensor(dtype), R.CreateMask(dtype), 0)
+    R.StoreAlign(t, R.RegTensor(dtype), _lanes(), 0)
 
 
 def _reg_arith(op):
     def body(t, dtype):
-        r, mask = R.RegTensor(dtype), R.CreateMask(dtype)
+        r, mask = R.RegTensor(dtype), _lanes()
         getattr(R, op)(r, r, r, mask)
         R.LoadAlign(r, t, 0)
         getattr(R, op)(r, r, r, mask)
@@ -208,7 +215,7 @@ def _reg_arith(op):
 
 
 def _reg_exp(t, dtype):
-    r, mask = R.RegTensor(dtype), R.CreateMask(dtype)
+    r, mask = R.RegTensor(dtype), _lanes()
     R.Exp(r, r, mask)
     R.LoadAlign(r, t, 0)
     R.Exp(r, r, mask)
@@ -218,17 +225,17 @@ def _reg_exp(t, dtype):
 def _reg_duplicate(t, dtype):
     r = R.RegTensor(dtype)
     R.Duplicate(r, 1)
-    R.StoreAlign(t, r, R.CreateMask(dtype), 0)
+    R.StoreAlign(t, r, _lanes(), 0)
 
 
 def _reg_reduce(t, dtype):
     """SUM into the widened type of SPEC-2 11.4 (half/float/32/64-bit: the same type)."""
     src = R.RegTensor(dtype)
     dst = R.RegTensor(R.REDUCE_SUM_DST.get(dtype, dtype))
-    R.Reduce(dst, src, R.CreateMask(dtype))
+    R.Reduce(dst, src, _lanes())
     R.LoadAlign(src, t, 0)
-    R.Reduce(dst, src, R.CreateMask(dtype))
-    R.StoreAlign(t, dst, R.CreateMask(dst.dtype.name, R.MaskPattern.VL1), 0)
+    R.Reduce(dst, src, _lanes())
+    R.StoreAlign(t, dst, _lanes("VL1"), 0)
 
 
 def _reg_cast(t, dtype):
@@ -238,15 +245,15 @@ def _reg_cast(t, dtype):
     row = R.cv.TRAITS[src.dtype.kind, dst.dtype.kind]
     lowest = [(int(bits) & -int(bits)).bit_length() - 1 for bits in row] if row[0] else [0, 0, 0]
     trait = R.CastTrait(lowest[0], lowest[1], R.MaskMergeMode.ZEROING, lowest[2])
-    R.Cast(dst, src, R.CreateMask(dtype), trait)
+    R.Cast(dst, src, _lanes(), trait)
     R.LoadAlign(src, t, 0)
-    R.Cast(dst, src, R.CreateMask(dtype), trait)
-    R.StoreAlign(t, dst, R.CreateMask(dst_name, R.MaskPattern.VL1), 0)
+    R.Cast(dst, src, _lanes(), trait)
+    R.StoreAlign(t, dst, _lanes("VL1"), 0)
 
 
 def _reg_mask_op(op):
     def body(t, dtype):
-        a, b, out = R.CreateMask(dtype), R.CreateMask(dtype, R.MaskPattern.H), R.MaskReg()
+        a, b, out = _lanes(), _lanes("H"), R.MaskReg()
         if op in ("Not", "Move"):
             getattr(R, op)(out, a, b)
         elif op in ("Pack", "UnPack"):

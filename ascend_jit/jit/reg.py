@@ -309,6 +309,8 @@ def lanes_mask(kind, active):
 @njit(cache=True, inline="always")
 def update_mask(kind, n):
     """SPEC 7.2: the lowest min(n, VL_T) lanes; n becomes n - VL_T, or 0."""
+    if n < 0 or n > 4294967295:  # a uint32 (plain Python checks it too)
+        raise ParameterError("UpdateMask", "n", n, "an integer in [0, 4294967295]", "ascend950")
     lanes = VL // kind_size(kind)
     words = lanes_mask(kind, min(n, lanes))
     return words, (0 if n < lanes else n - lanes)

@@ -215,6 +215,8 @@ def _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode):
     if block_stride < 0 or repeat_stride < 0:
         raise ParameterError(api, "data_block_stride/repeat_stride", min(block_stride, repeat_stride), ">= 0",
                              DEVICE)
+    if post_mode != POST_NORMAL and post_mode != POST_UPDATE:
+        raise ParameterError(api, "post_mode", post_mode, "a PostLiteral: POST_MODE_NORMAL or POST_MODE_UPDATE", DEVICE)
     step = repeat_stride * 32 // h[2]
     base = offset if post_mode == POST_UPDATE else offset + step
     return h[1] + base * h[2], offset + step
