@@ -260,6 +260,28 @@ def _name_block(err, block, block_dim):
         err.add_note(f"raised in {where} of aj.launch")
 
 
+def _run_block(kernel, args, kwargs, core, state):
+    """One block of a launch on its core (in a block thread, the launching thread or a block process): the kernel,
+    then the pending-flags check (SPEC-2 D62) and the sanitizer's end of kernel; an error names the block."""
+    block = core.block_idx
+    try:
+        with state.run_slot(), core:
+            result = kernel(*args, **kwargs)
+        pending = core.pending_flags()
+        if core.sanitizer is not None:
+            core.sanitizer.finish()
+        if pending:
+            raise StateError("launch", "pending flags", ", ".join(map(flag_name, pending)), device=core.device,
+                             detail="are still set when the kernel returns: each SetFlag needs its WaitFlag "
+                                    "(SPEC-2 D62)")
+    except BaseException as err:
+        state.finish(block, failed=True)
+        _name_block(err, block, core.block_num)
+        raise
+    state.finish(block, failed=False)
+    return result
+
+
 def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block", seed=0, sanitize=None, **kwargs):
     """Run `kernel(*args, **kwargs)` on `block_dim` fresh cores of `device`; returns the per-block return values.
 
@@ -274,10 +296,19 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
     if atomic_order not in ATOMIC_ORDERS:
         raise ParameterError("launch", "atomic_order", atomic_order, legal=" or ".join(map(repr, ATOMIC_ORDERS)))
     seed = as_int("launch", None, "seed", seed, 0)
+    if isinstance(parallel, str) and parallel != "processes":
+        raise ParameterError("launch", "parallel", parallel, legal="True (threads), False (serial) or 'processes'")
     order = (list(range(block_dim)) if atomic_order == "block"
              else [int(b) for b in np.random.default_rng(seed).permutation(block_dim)])
     concurrent = parallel and block_dim <= MAX_CONCURRENT_BLOCKS
     config = resolve_config(sanitize) if sanitize is not None else default_sanitize_config()
+    if parallel == "processes":
+        if config is not None:
+            raise ParameterError("launch", "parallel", parallel, detail="cannot run sanitized blocks (their reports "
+                                 "and the cross-block GM shadow live in one process)", legal="True or False while "
+                                 "the sanitizer is on")
+        from .processes import launch_in_processes
+        return launch_in_processes(kernel, block_dim, Core(device).device, args, kwargs)
     shadow = LaunchShadow(config) if config is not None and "blocks" in config.checks else None
     state = LaunchState(block_dim, order, concurrent, shadow, cores=host_cores())
     cores = [Core(device, sanitize=config if config is not None else False) for _ in range(block_dim)]
@@ -287,23 +318,7 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
             core.sanitizer.gm_shadow = shadow
 
     def run_block(core):
-        block = core.block_idx
-        try:
-            with state.run_slot(), core:
-                result = kernel(*args, **kwargs)
-            pending = core.pending_flags()
-            if core.sanitizer is not None:
-                core.sanitizer.finish()
-            if pending:
-                raise StateError("launch", "pending flags", ", ".join(map(flag_name, pending)), device=core.device,
-                                 detail="are still set when the kernel returns: each SetFlag needs its WaitFlag "
-                                        "(SPEC-2 D62)")
-        except BaseException as err:
-            state.finish(block, failed=True)
-            _name_block(err, block, block_dim)
-            raise
-        state.finish(block, failed=False)
-        return result
+        return _run_block(kernel, args, kwargs, core, state)
 
     if not concurrent or block_dim == 1:
         results = [None] * block_dim
