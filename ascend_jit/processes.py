@@ -21,7 +21,7 @@ A process launch:
   object) that lies in a shared segment travels as (segment, offset, dtype, shape, strides): zero copy, the same
   memory. Any other ndarray is copied, its whole base buffer once (so views of one buffer still alias), into one
   temporary segment, which every process (the launching one too) then uses; after the launch the writeable
-  buffers are copied back. The pool keeps that segment for the next launch (the largest so far: its pages are then
+  buffers are copied back (those passed only through read-only views are not). The pool keeps that segment for the next launch (the largest so far: its pages are then
   mapped and faulted in everywhere). Correct for any array; costs two copies of every private buffer per launch
   (BENCHMARKS.md "Multi-block launches"), so put large GM in shared memory.
 - The kernel travels by reference (module and name). A kernel the pickler cannot name (a lambda, a closure, a
@@ -172,7 +172,7 @@ class _ArgsPickler(pickle.Pickler):
 
     def __init__(self, file):
         super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.private = {}   # id(root) -> (root, lo, hi, offset in the temporary segment)
+        self.private = {}   # id(root) -> [root, lo, hi, offset in the temporary segment, written back]
         self.size = 0
         self.shared = set()  # sids of the shared segments the arguments use
 
@@ -191,8 +191,9 @@ class _ArgsPickler(pickle.Pickler):
         entry = self.private.get(id(root))
         if entry is None:
             lo, hi = _byte_bounds(root)
-            entry = self.private[id(root)] = (root, lo, hi, self.size)
+            entry = self.private[id(root)] = [root, lo, hi, self.size, False]
             self.size += -(-(hi - lo) // _ALIGN) * _ALIGN
+        entry[4] = entry[4] or obj.flags.writeable  # copied back only when some block could write it
         return ("p", entry[3] + address - entry[1]) + meta
 
 
@@ -583,7 +584,7 @@ def _launch_locked(kernel, kernel_blob, block_dim, device, args_blob, private, t
     pool = _pool
     temp, temp_mm = pool.temporary(temp_size) if private else (None, None)
     try:
-        for root, lo, hi, offset in private:
+        for root, lo, hi, offset, _ in private:
             ctypes.memmove(temp.start + offset, lo, hi - lo)
         used = set(shared) | ({temp.sid} if temp is not None else set())
         mapped = {sid: _segments[sid].ref() for sid in used}
@@ -633,8 +634,8 @@ def _launch_locked(kernel, kernel_blob, block_dim, device, args_blob, private, t
             pass
         deaths = [(w, pool.dead_status(w)) for w in lost]
     finally:
-        for root, lo, hi, offset in private:
-            if root.flags.writeable:
+        for root, lo, hi, offset, written in private:
+            if written:
                 ctypes.memmove(lo, temp.start + offset, hi - lo)
     return _outcome(block_dim, outcomes, deaths)
 

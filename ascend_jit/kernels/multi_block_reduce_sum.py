@@ -7,7 +7,8 @@ How the blocks run on the host (`run(..., parallel=None)`, the default, chooses 
 "Multi-block launches"): when every block has at least PARALLEL_MIN_TILES tiles and the host has more than one core,
 in processes (aj.launch's parallel="processes": a block's Python, 5-6 us per tile between its two GIL-free kernels,
 holds the GIL, so threads reach only 0.93x serial on 2 cores, worker processes 1.9x), with its GM in shared memory
-(the input copied there once unless it already is, the workspace made there); else one after the other. A block's
+(the workspace made there; an input outside shared memory is handed over read-only, so the launch copies it
+in once and not back); else one after the other. A block's
 fixed cost (its TPipe, buffers and final reduction, about 0.1 ms of Python) and a process launch's hand-over (about
 0.2 ms) make blocks of a few tiles cheaper serially. With the sanitizer on, processes are refused: threads then, as
 before. The kernel never synchronises its blocks, so running them serially or in processes is legal; aj.launch
@@ -81,8 +82,11 @@ def run(device, inputs, parallel=None):
     if parallel is None:
         parallel = choose_parallel(x.size)
     in_processes = parallel == "processes"
-    if x.size % 16 == 0 and x.flags.c_contiguous and (aj.is_shared_gm(x) or not in_processes):
-        padded = x  # whole DataBlocks: the host array is the GM buffer
+    if x.size % 16 == 0 and x.flags.c_contiguous:  # whole DataBlocks: the host array is the GM buffer
+        padded = x
+        if in_processes and not aj.is_shared_gm(x):  # read-only: copied in for the workers, never copied back
+            padded = x.view()
+            padded.flags.writeable = False
     else:  # every block reads its slice rounded up to whole DataBlocks, never past the padded end
         padded = (aj.gm_zeros if in_processes else np.zeros)(-(-x.size // 16) * 16, np.float16)
         padded[:x.size] = x.reshape(-1)
