@@ -26,27 +26,30 @@ def one_worker(monkeypatch):
     aj.close_block_processes()
 
 
-def _wait_for(flag, timeout=60.0):
-    """Spin (sleeping) until flag[0] is set by a block on the worker, so the launching process does not take every
-    block before the worker wakes (the queue hands blocks to whoever is free)."""
+def _wait_for(flag, timeout=60.0, index=0):
+    """Spin (sleeping) until flag[index] is set by a block in the other process, so that one process does not take
+    every block before the other wakes (the queue hands blocks to whoever is free)."""
     end = time.monotonic() + timeout
-    while not flag[0] and time.monotonic() < end:
+    while not flag[index] and time.monotonic() < end:
         time.sleep(0.001)
-    assert flag[0], "the worker process took no block"
+    assert flag[index], "the other process took no block"
 
 
-def _where(flag):
-    """Returns (GetBlockIdx, GetBlockNum, pid); block 0 in the launching process waits until some block ran on the
-    worker (blocks are taken in index order: the worker finds the others)."""
-    if os.getpid() != PARENT:
-        flag[0] = 1
-    elif aj.GetBlockIdx() == 0:
-        _wait_for(flag)
+def _meet(flags):
+    """Every block marks its process's side of flags (2 elements), then waits until the other process has a block."""
+    mine = 0 if os.getpid() == PARENT else 1
+    flags[mine] = 1
+    _wait_for(flags, index=1 - mine)
+
+
+def _where(flags):
+    """Returns (GetBlockIdx, GetBlockNum, pid), once both processes run blocks."""
+    _meet(flags)
     return aj.GetBlockIdx(), aj.GetBlockNum(), os.getpid()
 
 
 def test_every_block_on_its_own_core_with_its_index_and_the_results_in_block_order():
-    flag = aj.gm_zeros(1, np.int32)
+    flag = aj.gm_zeros(2, np.int32)
     results = aj.launch(_where, 5, "a2", flag, parallel="processes")
     assert [(b, n) for b, n, _ in results] == [(b, 5) for b in range(5)]
     pids = {pid for _, _, pid in results}
@@ -97,10 +100,7 @@ def _write_through_views(whole, first_half, second_half, flag):
     """Each block writes its index through one of two views of one buffer, and reads through the other."""
     b = aj.GetBlockIdx()
     (first_half if b < 2 else second_half)[b % 2] = 10 + b
-    if os.getpid() != PARENT:
-        flag[0] = 1
-    elif b == 0:
-        _wait_for(flag)
+    _meet(flag)
     return int(whole.sum())
 
 
@@ -109,7 +109,7 @@ def test_views_of_one_buffer_keep_aliasing_and_private_buffers_come_back(shared)
     base = np.zeros(4, np.int64)
     if shared:
         base = aj.gm_array(base)
-    flag = aj.gm_zeros(1, np.int32)
+    flag = aj.gm_zeros(2, np.int32)
     aj.launch(_write_through_views, 4, "a2", base, base[:2], base[2:], flag, parallel="processes")
     assert base.tolist() == [10, 11, 12, 13]
 
@@ -181,8 +181,7 @@ def test_a_killed_worker_is_an_error_naming_the_blocks_lost_and_the_next_launch_
         aj.launch(_die_on_worker, 4, "a2", flag, gm, parallel="processes")
     lost = info.value.value
     assert len(lost) == 1 and gm.tolist() == [0 if b in lost else 1 for b in range(4)]
-    flag[0] = 0
-    results = aj.launch(_where, 3, "a2", flag, parallel="processes")  # a new pool
+    results = aj.launch(_where, 3, "a2", aj.gm_zeros(2, np.int32), parallel="processes")  # a new pool
     assert [b for b, _, _ in results] == [0, 1, 2] and len({pid for _, _, pid in results}) == 2
 
 
@@ -219,7 +218,7 @@ def _new_kernel(flag):
 
 
 def test_a_kernel_the_workers_resolve_to_other_code_runs_right_and_the_pool_forks_anew():
-    flag = aj.gm_zeros(1, np.int32)
+    flag = aj.gm_zeros(2, np.int32)
     aj.launch(_where, 2, "a2", flag, parallel="processes")  # the pool forks
     pool = processes._pool
     global _new_kernel
@@ -229,8 +228,7 @@ def test_a_kernel_the_workers_resolve_to_other_code_runs_right_and_the_pool_fork
     try:
         results = aj.launch(_new_kernel, 3, "a2", flag, parallel="processes")
         assert results == [(b, PARENT) for b in range(3)]  # the worker knew other code: the parent ran them all
-        flag[0] = 0
-        aj.launch(_where, 2, "a2", flag, parallel="processes")
+        aj.launch(_where, 2, "a2", aj.gm_zeros(2, np.int32), parallel="processes")
         assert processes._pool is not pool  # forked anew
     finally:
         _new_kernel = original
@@ -257,8 +255,7 @@ def _nested(gm):
 
 def test_a_fork_of_the_launching_process_has_its_own_pool_and_nested_launches_run():
     gm = aj.gm_zeros(4, np.int32)
-    flag = aj.gm_zeros(1, np.int32)
-    aj.launch(_where, 2, "a2", flag, parallel="processes")
+    aj.launch(_where, 2, "a2", aj.gm_zeros(2, np.int32), parallel="processes")
     pid = os.fork()
     if pid == 0:  # the child must not use the parent's workers
         code = 1
