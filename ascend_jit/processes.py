@@ -21,9 +21,10 @@ A process launch:
   object) that lies in a shared segment travels as (segment, offset, dtype, shape, strides): zero copy, the same
   memory. Any other ndarray is copied, its whole base buffer once (so views of one buffer still alias), into one
   temporary segment, which every process (the launching one too) then uses; after the launch the writeable
-  buffers are copied back (those passed only through read-only views are not). The pool keeps that segment for the next launch (the largest so far: its pages are then
-  mapped and faulted in everywhere). Correct for any array; costs two copies of every private buffer per launch
-  (BENCHMARKS.md "Multi-block launches"), so put large GM in shared memory.
+  buffers are copied back (those passed only through read-only views are not). The pool keeps that segment for
+  the next launch (the largest so far: its pages are then mapped and faulted in everywhere). Correct for any
+  array; costs two copies of every private buffer per launch (BENCHMARKS.md "Multi-block launches"), so put large
+  GM in shared memory.
 - The kernel travels by reference (module and name). A kernel the pickler cannot name (a lambda, a closure, a
   nested function) is a ParameterError before anything runs. A kernel a worker cannot resolve, or resolves to
   other code (defined or redefined in `__main__` after the pool forked), makes that worker take no blocks (the
@@ -66,6 +67,7 @@ import numpy as np
 
 from .errors import AscendJitError, ParameterError, StateError
 
+SUPPORTED = hasattr(os, "memfd_create") and hasattr(os, "fork") and hasattr(socket, "send_fds")  # Linux
 POOL_SIZE = None  # worker processes of the pool; None: host cores - 1 (pool_size())
 _ALIGN = 64       # bytes: where each private buffer starts in a launch's temporary segment
 _CHUNK = 1 << 16  # bytes per SOCK_SEQPACKET record
@@ -89,7 +91,7 @@ class _Segment:
         self.start = np.frombuffer(mm, np.uint8).ctypes.data
 
 
-_registry_lock = threading.Lock()
+_registry_lock = threading.RLock()  # re-entrant: a garbage collection under it may run _release
 _segments = {}             # sid -> _Segment: this process's live segments
 _sids = itertools.count(1)
 _dropped = []              # sids freed since the pool last heard of it
@@ -114,8 +116,8 @@ def _new_segment(nbytes):
     except BaseException:
         os.close(fd)
         raise
+    seg = _Segment(next(_sids), fd, mm, size)
     with _registry_lock:
-        seg = _Segment(next(_sids), fd, mm, size)
         _segments[seg.sid] = seg
     weakref.finalize(mm, _release, seg.sid)
     return seg, mm
@@ -130,11 +132,14 @@ def _segment_of(address):
 
 def gm_empty(shape, dtype=np.float16):
     """A numpy array in shared memory (contents undefined): GM that `aj.launch(parallel="processes")` hands to its
-    worker processes without a copy. Freed when its last view is garbage."""
+    worker processes without a copy. Freed when its last view is garbage. Where the OS has no memfd_create (not
+    Linux), a plain numpy array: process launches are refused there anyway."""
     dtype = np.dtype(dtype)
     count = int(np.prod(shape, dtype=np.int64))
     if count < 0:
         raise ParameterError("gm_empty", "shape", shape, legal="non-negative sizes")
+    if not SUPPORTED:
+        return np.zeros(shape, dtype)
     _, mm = _new_segment(count * dtype.itemsize)
     return np.frombuffer(mm, dtype, count).reshape(shape)
 
@@ -305,23 +310,30 @@ def _take_block(tokens_r):
     return _TOKEN.unpack(data)[0] if len(data) == _TOKEN.size else None
 
 
-def _run_blocks(kernel, device, block_dim, args, kwargs, tokens_r, control):
-    """Take blocks from the work queue until it is empty or a block failed (control[0] = 1).
-    Returns [(block, result, error)]."""
+def _tokens(block_dim, chunk):
+    """The work queue's contents: the first block of each run of `chunk` blocks."""
+    return b"".join(_TOKEN.pack(b) for b in range(0, block_dim, chunk))
+
+
+def _run_blocks(kernel, device, block_dim, args, kwargs, take, control, chunk=1):
+    """Take blocks (runs of `chunk`: take() gives the first, None when the queue is empty) until the queue is empty
+    or a block failed (control[0] = 1). Returns [(block, result, error)]."""
     from .core import Core
     from .launch import _run_block
     state, done = ProcessLaunchState(block_dim), []
     while not control[0]:
-        block = _take_block(tokens_r)
-        if block is None:
+        first = take()
+        if first is None:
             break
-        core = Core(device, sanitize=False)
-        core.block_idx, core.block_num, core.launch = block, block_dim, state
-        try:
-            done.append((block, _run_block(kernel, args, kwargs, core, state), None))
-        except BaseException as err:
-            control[0] = 1
-            done.append((block, None, err))
+        for block in range(first, min(first + chunk, block_dim)):
+            core = Core(device, sanitize=False)
+            core.block_idx, core.block_num, core.launch = block, block_dim, state
+            try:
+                done.append((block, _run_block(kernel, args, kwargs, core, state), None))
+            except BaseException as err:
+                control[0] = 1
+                done.append((block, None, err))
+                break
     return done
 
 
@@ -369,7 +381,8 @@ def _worker_job(job, mapped, tokens_r, control):
         args, kwargs = _loads_args(job["args"], mapped, mapped.get(job["temp"]))
     except BaseException:
         return pickle.dumps(("unresolved", traceback.format_exc()))
-    done = _run_blocks(kernel, job["device"], job["block_dim"], args, kwargs, tokens_r, control)
+    done = _run_blocks(kernel, job["device"], job["block_dim"], args, kwargs, lambda: _take_block(tokens_r), control,
+                       job["chunk"])
     del args, kwargs
     out = []
     for block, result, err in done:
@@ -402,11 +415,12 @@ class _Pool:
     def __init__(self, size):
         self.tokens_r, self.tokens_w = os.pipe()
         os.set_blocking(self.tokens_r, False)
+        import fcntl
         try:
-            import fcntl
-            fcntl.fcntl(self.tokens_w, 1031, 1 << 20)  # F_SETPIPE_SZ: room for 65535 block indices
+            fcntl.fcntl(self.tokens_w, 1031, 1 << 18)  # F_SETPIPE_SZ: room for 65535 block indices
         except OSError:
             pass
+        self.capacity = fcntl.fcntl(self.tokens_w, 1032)  # F_GETPIPE_SZ: what the queue holds without blocking
         self.control = mmap.mmap(-1, mmap.PAGESIZE, flags=mmap.MAP_SHARED)
         self.workers = []
         self.broken = False
@@ -511,7 +525,7 @@ def close_block_processes():
 
 def _after_fork_in_child():
     global _pool, _pool_lock, _pool_owner, _registry_lock
-    _registry_lock = threading.Lock()
+    _registry_lock = threading.RLock()  # re-entrant: a garbage collection under it may run _release
     _pool_lock = threading.Lock()
     _pool_owner = None
     if _pool is not None:
@@ -540,6 +554,9 @@ def _kernel_blob(kernel):
 def launch_in_processes(kernel, block_dim, device, args, kwargs):
     """aj.launch(parallel="processes") once the launch's parameters are checked: the per-block results."""
     global _pool_owner
+    if not SUPPORTED:
+        raise ParameterError("launch", "parallel", "processes", legal="True or False on this OS",
+                             detail="needs os.fork, os.memfd_create and socket.send_fds (Linux)")
     kernel_blob = _kernel_blob(kernel)
     if _in_worker or _pool_owner == threading.get_ident():  # nested: this process's blocks serially
         return _serial(kernel, block_dim, device, args, kwargs)
@@ -562,15 +579,9 @@ def launch_in_processes(kernel, block_dim, device, args, kwargs):
 
 
 def _serial(kernel, block_dim, device, args, kwargs):
-    control = bytearray(1)
-    r, w = os.pipe()
-    try:
-        os.set_blocking(r, False)
-        os.write(w, b"".join(_TOKEN.pack(b) for b in range(block_dim)))
-        done = _run_blocks(kernel, device, block_dim, args, kwargs, r, control)
-    finally:
-        os.close(r)
-        os.close(w)
+    """A process launch inside a block: its blocks one after the other here, stopping at the first error."""
+    blocks = iter(range(block_dim))
+    done = _run_blocks(kernel, device, block_dim, args, kwargs, lambda: next(blocks, None), bytearray(1))
     return _outcome(block_dim, {b: (result, err) for b, result, err in done}, [])
 
 
@@ -593,9 +604,10 @@ def _launch_locked(kernel, kernel_blob, block_dim, device, args_blob, private, t
             drops, _dropped[:] = list(_dropped), []
         job = {"kernel": kernel_blob, "kernel_name": getattr(kernel, "__qualname__", repr(kernel)),
                "digest": _code_digest(kernel), "device": device, "block_dim": block_dim, "args": args_blob,
-               "temp": temp.sid if temp is not None else None, "drop": drops}
+               "temp": temp.sid if temp is not None else None, "drop": drops,
+               "chunk": -(-block_dim * _TOKEN.size // pool.capacity)}  # the queue never blocks its writer
         pool.control[0] = 0
-        os.write(pool.tokens_w, b"".join(_TOKEN.pack(b) for b in range(block_dim)))
+        os.write(pool.tokens_w, _tokens(block_dim, job["chunk"]))
         try:
             sent = []
             for w in pool.workers:
@@ -610,7 +622,8 @@ def _launch_locked(kernel, kernel_blob, block_dim, device, args_blob, private, t
                 w.mapped.update(new)
                 sent.append(w)
             try:
-                mine = _run_blocks(kernel, device, block_dim, args, kwargs, pool.tokens_r, pool.control)
+                mine = _run_blocks(kernel, device, block_dim, args, kwargs, lambda: _take_block(pool.tokens_r),
+                                   pool.control, job["chunk"])
             finally:
                 del args, kwargs
                 replies = _collect(pool, sent)

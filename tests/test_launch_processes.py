@@ -266,3 +266,11 @@ def test_a_fork_of_the_launching_process_has_its_own_pool_and_nested_launches_ru
     assert os.waitpid(pid, 0)[1] == 0
     aj.launch(_nested, 2, "a2", gm, parallel="processes")  # inside a block: that launch runs serially
     assert gm.tolist() == [1, 2, 1, 2]
+
+
+def test_blocks_go_in_runs_when_the_queue_is_small():
+    gm = aj.gm_zeros(50, np.int32)
+    aj.launch(_set_index, 2, "a2", gm, parallel="processes")
+    processes._pool.capacity = 64  # 16 indices: the 50 blocks go as runs of 4
+    aj.launch(_set_index, 50, "a2", gm, parallel="processes")
+    assert gm.tolist() == list(range(1, 51))
