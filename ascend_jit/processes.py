@@ -655,24 +655,33 @@ def _launch_locked(kernel, kernel_blob, block_dim, device, args_blob, private, t
 
 def _collect(pool, workers):
     """Each worker's reply (unpickled), or None for a worker that died; waits on the sockets, so never hangs."""
-    replies, waiting = [], {w.sock.fileno(): w for w in workers}
+    replies, waiting, poller = [], {w.sock.fileno(): w for w in workers}, select.poll()
+    for fd in waiting:
+        poller.register(fd, select.POLLIN)
     while waiting:
-        ready, _, _ = select.select(list(waiting), [], [])
-        for fd in ready:
-            w = waiting.pop(fd)
+        for fd, _ in poller.poll():
+            w = waiting.pop(fd, None)
+            if w is None:
+                continue
+            poller.unregister(fd)
             message = _recv(w.sock)
             replies.append((w, None if message is None else pickle.loads(message[0])))
     return replies
 
 
 def _unpack(block, block_dim, result_blob, err_blob, text):
-    if err_blob is None:
-        if text is None:
+    """A worker's outcome of one block: (result, None) or (None, the exception to raise)."""
+    try:
+        if err_blob is None and text is None:
             return pickle.loads(result_blob), None
+        err = None if err_blob is None else pickle.loads(err_blob)
+    except Exception:
+        text = (text or "") + traceback.format_exc()
+        err = None
+    if err is None:
         return None, AscendJitError("launch", "block", block,
-                                    detail=f"of {block_dim} raised in its worker process an exception that cannot "
-                                           f"be pickled back (parallel='processes'); its traceback:\n{text}")
-    err = pickle.loads(err_blob)
+                                    detail=f"of {block_dim}: its worker process's outcome cannot be pickled back "
+                                           f"(parallel='processes'); the traceback:\n{text}")
     if not isinstance(err, AscendJitError):
         err.add_note("traceback in the worker process:\n" + text)
     return None, err
