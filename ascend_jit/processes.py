@@ -42,7 +42,12 @@ A process launch:
   have written GM) and the sanitizer (ParameterError before anything runs). parallel=True (threads) runs them.
 - Fork safety: a process forked from the launching process (os.fork, multiprocessing) forgets the pool (it owns no
   workers) and closes its copies of the pool's sockets; the pool is shut down at exit (workers see their socket
-  close and exit; a worker that does not is killed after a second).
+  close and exit; a worker that does not is killed after a second). The fork copies only the launching thread: a
+  lock another thread of the process holds at that moment (numba's compiler lock, mid-compile) stays held in the
+  workers, and a worker that needed it would wait forever. Launch in processes while no other thread compiles
+  (the parked block threads of parallel=True launches hold no lock between launches).
+- Linux only (os.fork, os.memfd_create, socket.send_fds); elsewhere parallel="processes" is a ParameterError and
+  gm_empty & co. return plain numpy arrays.
 """
 import atexit
 import ctypes
