@@ -445,6 +445,8 @@ class _Pool:
             pid = os.fork()
         if pid == 0:
             parent.close()
+            for w in self.workers:  # the earlier workers' sockets are the launching process's alone
+                w.sock.close()
             _worker_main(child, self.tokens_r, self.control)
         child.close()
         self.workers.append(_Worker(pid, parent, mapped))
