@@ -274,3 +274,14 @@ def test_blocks_go_in_runs_when_the_queue_is_small():
     processes._pool.capacity = 64  # 16 indices: the 50 blocks go as runs of 4
     aj.launch(_set_index, 50, "a2", gm, parallel="processes")
     assert gm.tolist() == list(range(1, 51))
+
+
+def test_the_multi_block_sum_chooses_threads_when_sanitizing_and_serial_on_one_core(monkeypatch):
+    n = 8 * 4 * 48896  # four tiles per block: long enough to run at once
+    monkeypatch.setattr(multi_block_reduce_sum, "host_cores", lambda: 2)
+    assert multi_block_reduce_sum.choose_parallel(n) == "processes"
+    assert multi_block_reduce_sum.choose_parallel(n // 4) is False  # one tile per block: serial
+    with aj.sanitize_session("report"):
+        assert multi_block_reduce_sum.choose_parallel(n) is True  # processes refuse the sanitizer
+    monkeypatch.setattr(multi_block_reduce_sum, "host_cores", lambda: 1)
+    assert multi_block_reduce_sum.choose_parallel(n) is False
