@@ -14,7 +14,8 @@ A process launch:
 - The pool: `pool_size()` workers (host cores - 1, `POOL_SIZE` overrides), forked lazily from the launching thread
   at the first process launch, after the kernels it will run were compiled and imported, so the workers share them
   (no compile, no import). The launching process runs blocks too. One process launch at a time uses the pool
-  (a lock); a process launch from inside a block (of a process launch, or on a worker) runs its blocks serially.
+  (a lock); a process launch from inside a block (of a process launch, or on a worker), of one block, or with no
+  worker (one host core) runs its blocks in turn in the launching process, with the same refusals.
 - Blocks are handed out by a shared work queue (a pipe of block indices, each process takes the next one when it
   is free), not by a static split: on a loaded machine a process whose core is taken away takes fewer blocks.
 - Arguments travel by pickle. An ndarray (alone, in a list or tuple, or inside a GlobalTensor or any picklable
@@ -565,8 +566,8 @@ def launch_in_processes(kernel, block_dim, device, args, kwargs):
         raise ParameterError("launch", "parallel", "processes", legal="True or False on this OS",
                              detail="needs os.fork, os.memfd_create and socket.send_fds (Linux)")
     kernel_blob = _kernel_blob(kernel)
-    if _in_worker or _pool_owner == threading.get_ident():  # nested: this process's blocks serially
-        return _serial(kernel, block_dim, device, args, kwargs)
+    if _in_worker or _pool_owner == threading.get_ident() or block_dim == 1 or pool_size() == 0:
+        return _serial(kernel, block_dim, device, args, kwargs)  # nested, or nothing to share: blocks here in turn
     buf = io.BytesIO()
     pickler = _ArgsPickler(buf)
     try:

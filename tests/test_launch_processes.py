@@ -285,3 +285,17 @@ def test_the_multi_block_sum_chooses_threads_when_sanitizing_and_serial_on_one_c
         assert multi_block_reduce_sum.choose_parallel(n) is True  # processes refuse the sanitizer
     monkeypatch.setattr(multi_block_reduce_sum, "host_cores", lambda: 1)
     assert multi_block_reduce_sum.choose_parallel(n) is False
+
+
+def test_without_workers_the_blocks_run_here_with_the_same_refusals(monkeypatch):
+    monkeypatch.setattr(processes, "POOL_SIZE", 0)
+    gm = np.zeros(3, np.int32)
+    assert aj.launch(_where_alone, 3, "a2", gm, parallel="processes") == [(b, PARENT) for b in range(3)]
+    assert gm.tolist() == [1, 2, 3] and processes._pool is None
+    with pytest.raises(aj.StateError, match="SyncAll: parameter 'parallel' = 'processes'"):
+        aj.launch(_sync_all, 2, "a2", aj.gm_zeros(2, np.int32), parallel="processes")
+
+
+def _where_alone(gm):
+    _set_index(gm)
+    return aj.GetBlockIdx(), os.getpid()
