@@ -38,6 +38,7 @@ from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapEr
 from .fidelity import FIDELITY, Fidelity, FidelityRule, fidelity
 from .sanitizer import SanitizeConfig, format_reports, sanitize_session
 from .launch import launch
+from .processes import close_block_processes, gm_array, gm_empty, gm_zeros, is_shared_gm
 from .order import ReduceOrder, ReduceTree, explain_reduce_order
 from .pipe import DataCopy, DataCopyParams, TBuf, TPipe, TQue
 from .sweeps import sweep
@@ -71,6 +72,8 @@ __all__ = [
     "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "TQue", "UnsupportedDTypeError",
     "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "sweep", "testing",
     "__version__",
+    # multi-block launches in host processes (processes.py)
+    "close_block_processes", "gm_array", "gm_empty", "gm_zeros", "is_shared_gm",
     # synchronisation and kernel boilerplate (sync.py)
     "DisableDmaAtomic", "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5", "EVENT_ID6",
     "EVENT_ID7", "GetSubBlockIdx", "GetTPipePtr", "HardEvent", "InitSocState", "LocalMemAllocator", "PIPE_ALL",

@@ -4,6 +4,10 @@ its own Core (own UB, CTRL, mask register and flags) with GetBlockIdx() = its in
 Blocks communicate through GM (the host arrays passed in). With parallel=True (the default) every block runs in its
 own host thread, all at once, so `aj.SyncAll()` is a real barrier; parallel=False runs them one after the other
 and a SyncAll there is a StateError (it would wait for blocks that have not started), never a hang.
+parallel="processes" runs the blocks in a pool of forked worker processes (and the launching one) with GM in shared
+memory (`aj.gm_array` / `aj.gm_zeros` / `aj.gm_empty`; other arrays are copied in and back): the only way blocks
+whose Python holds the GIL use several cores. SyncAll, atomic DataCopy and the sanitizer are refused there
+(processes.py says how it works and what it costs).
 
 Threads pay because the instructions' compiled kernels release the GIL (DataCopy, ReduceSum, the element-wise
 family: `nogil=True`, called through their entries): on the tiled workloads most of a block's time is spent in
@@ -26,9 +30,9 @@ What a threaded launch costs on the host, and what was chosen by measuring it (i
   busy machine (load average 3.7) the launch's median wall time over 30 rounds was 18.2 ms with 5 ms and 11.9 ms
   with 200 us (50 us to 1 ms alike); with less load they measure alike.
 - Not chosen: pinning each run slot's thread to its own core (`os.sched_setaffinity`): no faster at best and
-  much slower when another process holds one of the cores (a pinned block cannot move away); processes: a fork, exit
-  and wait costs about 3 ms against a 10-12 ms launch, and a persistent pool would need GM copied into shared
-  memory and SyncAll/atomic turns across processes.
+  much slower when another process holds one of the cores (a pinned block cannot move away); a process forked per
+  launch: a fork, exit and wait costs about 3 ms against a 10-12 ms launch (no gain). The persistent pool of
+  parallel="processes" is what pays (processes.py): the lead's idle prototype measured 1.91x serial.
 - parallel=True always runs threads, whatever the launch's size: any block may reach SyncAll, which needs every
   block alive (a sequence of blocks cannot). A launch of short blocks gains nothing from threads (their time is
   Python, which holds the GIL) and pays the hand-overs, about 0.15 ms for 8 blocks: callers that know their
@@ -260,12 +264,37 @@ def _name_block(err, block, block_dim):
         err.add_note(f"raised in {where} of aj.launch")
 
 
+def _run_block(kernel, args, kwargs, core, state):
+    """One block of a launch on its core (in a block thread, the launching thread or a block process): the kernel,
+    then the pending-flags check (SPEC-2 D62) and the sanitizer's end of kernel; an error names the block."""
+    block = core.block_idx
+    try:
+        with state.run_slot(), core:
+            result = kernel(*args, **kwargs)
+        pending = core.pending_flags()
+        if core.sanitizer is not None:
+            core.sanitizer.finish()
+        if pending:
+            raise StateError("launch", "pending flags", ", ".join(map(flag_name, pending)), device=core.device,
+                             detail="are still set when the kernel returns: each SetFlag needs its WaitFlag "
+                                    "(SPEC-2 D62)")
+    except BaseException as err:
+        state.finish(block, failed=True)
+        _name_block(err, block, core.block_num)
+        raise
+    state.finish(block, failed=False)
+    return result
+
+
 def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block", seed=0, sanitize=None, **kwargs):
     """Run `kernel(*args, **kwargs)` on `block_dim` fresh cores of `device`; returns the per-block return values.
 
     atomic_order: "block" (block-index order, the default) or "shuffle" (a permutation drawn from `seed`) for the
     atomic DataCopy commits across blocks. A block that ends with a flag still set (SetFlag without its WaitFlag)
     is a StateError (SPEC-2 D62); every error names the block that raised it.
+
+    parallel: True (threads, the default), False (one block after the other, in `atomic_order`) or "processes"
+    (worker processes, GM in shared memory; no SyncAll, atomics or sanitizer: processes.py).
 
     sanitize: as `aj.Core(sanitize=...)`, for every block's core (default: the current aj.sanitize_session, else
     ASCEND_JIT_SANITIZE); the "blocks" check shares one GM shadow across the launch's blocks."""
@@ -274,10 +303,19 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
     if atomic_order not in ATOMIC_ORDERS:
         raise ParameterError("launch", "atomic_order", atomic_order, legal=" or ".join(map(repr, ATOMIC_ORDERS)))
     seed = as_int("launch", None, "seed", seed, 0)
+    if isinstance(parallel, str) and parallel != "processes":
+        raise ParameterError("launch", "parallel", parallel, legal="True (threads), False (serial) or 'processes'")
     order = (list(range(block_dim)) if atomic_order == "block"
              else [int(b) for b in np.random.default_rng(seed).permutation(block_dim)])
     concurrent = parallel and block_dim <= MAX_CONCURRENT_BLOCKS
     config = resolve_config(sanitize) if sanitize is not None else default_sanitize_config()
+    if parallel == "processes":
+        if config is not None:
+            raise ParameterError("launch", "parallel", parallel, detail="cannot run sanitized blocks (their reports "
+                                 "and the cross-block GM shadow live in one process)", legal="True or False while "
+                                 "the sanitizer is on")
+        from .processes import launch_in_processes
+        return launch_in_processes(kernel, block_dim, Core(device).device, args, kwargs)
     shadow = LaunchShadow(config) if config is not None and "blocks" in config.checks else None
     state = LaunchState(block_dim, order, concurrent, shadow, cores=host_cores())
     cores = [Core(device, sanitize=config if config is not None else False) for _ in range(block_dim)]
@@ -287,23 +325,7 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
             core.sanitizer.gm_shadow = shadow
 
     def run_block(core):
-        block = core.block_idx
-        try:
-            with state.run_slot(), core:
-                result = kernel(*args, **kwargs)
-            pending = core.pending_flags()
-            if core.sanitizer is not None:
-                core.sanitizer.finish()
-            if pending:
-                raise StateError("launch", "pending flags", ", ".join(map(flag_name, pending)), device=core.device,
-                                 detail="are still set when the kernel returns: each SetFlag needs its WaitFlag "
-                                        "(SPEC-2 D62)")
-        except BaseException as err:
-            state.finish(block, failed=True)
-            _name_block(err, block, block_dim)
-            raise
-        state.finish(block, failed=False)
-        return result
+        return _run_block(kernel, args, kwargs, core, state)
 
     if not concurrent or block_dim == 1:
         results = [None] * block_dim

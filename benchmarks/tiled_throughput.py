@@ -11,8 +11,12 @@ baselines measured in the same rounds.
 Cases:
 - tiled_reduce_sum / tiled_add: the package's kernels (ascend_jit/kernels/), one core, KernelSpec.run
   (GM arrays in, GM arrays out: the padding copies and output allocation included);
-- multi_block serial / threads: multi_block_reduce_sum.run with aj.launch(parallel=False) and parallel=True
-  (8 blocks); the ratio serial / threads is the speed-up the launch gets from the machine's cores;
+- multi_block serial / threads / processes: multi_block_reduce_sum.run with aj.launch(parallel=False), parallel=True
+  and parallel="processes" (8 blocks); serial / threads and serial / processes are the speed-ups the launch gets from
+  the machine's cores. "processes" reads its input from shared GM (aj.gm_array, made once before the rounds);
+  "processes, numpy in" is handed the plain numpy input, which run() copies into shared GM on every call (the
+  copy-in cost a caller pays for GM outside shared memory). The CPU column of a process case is the launching
+  process's; the workers' CPU (from /proc, 10 ms ticks, summed over the rounds) is printed after the table;
 - ceiling serial / threads: the same 8 blocks' memory traffic (copy each tile into a buffer, read it once) as one
   GIL-free numba call per block, blocks serial or spread over one thread per host core: the speed-up this
   machine gives GIL-free work in this run (on a shared KVM guest anywhere from 1.0x to 2.0x), the ceiling a
@@ -40,6 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 
 import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
+
+import ascend_jit as aj  # noqa: E402
 
 from ascend_jit.kernels import multi_block_reduce_sum as mb, tiled_add as ta, tiled_reduce_sum as tr  # noqa: E402
 from ascend_jit.sweeps import parse_size  # noqa: E402
@@ -80,6 +86,7 @@ def ceiling(words, parallel, block_dim=mb.BLOCK_DIM):
 
 def cases(device, n):
     x16 = tr.make_inputs(n, 1)
+    x16_shared = {"x": aj.gm_array(x16["x"])}
     add_in = ta.make_inputs(n, 1)
     x32 = np.random.default_rng(1).standard_normal(n).astype(np.float32)
     y32 = np.random.default_rng(2).standard_normal(n).astype(np.float32)
@@ -90,6 +97,8 @@ def cases(device, n):
         "np.add float32": lambda: np.add(x32, y32),  # a fresh output, as the kernel's run allocates z
         "multi_block serial": lambda: mb.run(device, x16, parallel=False),
         "multi_block threads": lambda: mb.run(device, x16, parallel=True),
+        "multi_block processes": lambda: mb.run(device, x16_shared, parallel="processes"),
+        "processes, numpy in": lambda: mb.run(device, x16, parallel="processes"),
         "ceiling serial": lambda: ceiling(x16["x"].view(np.uint16), False),
         "ceiling threads": lambda: ceiling(x16["x"].view(np.uint16), True),
     }
@@ -116,12 +125,15 @@ def main():
         fn()
     wall = {k: [] for k in work}
     cpu = {k: [] for k in work}
+    worker_cpu = {k: 0.0 for k in work}
     for _ in range(args.rounds):
         for name, fn in work.items():
+            w0 = workers_cpu()
             c0, t0 = time.process_time(), time.perf_counter()
             fn()
             wall[name].append(time.perf_counter() - t0)
             cpu[name].append(time.process_time() - c0)
+            worker_cpu[name] += workers_cpu() - w0
     print(f"{n} elements, {args.device}, {args.rounds} interleaved rounds; os.cpu_count() = {os.cpu_count()}, "
           f"load average {os.getloadavg()[0]:.1f}")
     print(f"{'case':22s} {'best wall':>10s} {'median':>10s} {'CPU (best)':>10s} {'elements/s (best)':>18s} "
@@ -138,6 +150,13 @@ def main():
     print(f"multi_block threads speed-up over serial: median {statistics.median(ratios):.2f}x, per round "
           + ", ".join(f"{r:.2f}" for r in ratios) + f"; threads' CPU / wall: {statistics.median(cpu_ratio):.2f} "
           "(cores kept busy)")
+    for name in ("multi_block processes", "processes, numpy in"):
+        ratios = [s / p for s, p in zip(wall["multi_block serial"], wall[name])]
+        total_cpu = sum(cpu[name]) + worker_cpu[name]
+        print(f"{name} speed-up over serial: median {statistics.median(ratios):.2f}x, per round "
+              + ", ".join(f"{r:.2f}" for r in ratios) + f"; CPU of all its processes / wall: "
+              f"{total_cpu / sum(wall[name]):.2f} (launching process {sum(cpu[name]) / sum(wall[name]):.2f}); "
+              f"serial's CPU / wall {sum(cpu['multi_block serial']) / sum(wall['multi_block serial']):.2f}")
     ceiling_ratios = [s / p for s, p in zip(wall["ceiling serial"], wall["ceiling threads"])]
     print(f"ceiling (the same blocks' memory traffic, GIL-free, no Python) threads over serial: median "
           f"{statistics.median(ceiling_ratios):.2f}x, per round " + ", ".join(f"{r:.2f}" for r in ceiling_ratios)
@@ -147,6 +166,21 @@ def main():
     subprocess.run([sys.executable, __file__, "--shares", "--size", args.size, "--device", args.device]
                    + ([] if args.switch_interval is None else ["--switch-interval", str(args.switch_interval)]),
                    check=True)
+
+
+def workers_cpu():
+    """CPU seconds (user + system) the worker processes of aj.launch(parallel="processes") have used so far."""
+    from ascend_jit import processes
+    total = 0.0
+    pool = processes._pool
+    for w in (pool.workers if pool is not None else ()):
+        try:
+            with open(f"/proc/{w.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            pass
+    return total
 
 
 def time_kernel_entries():

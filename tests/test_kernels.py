@@ -40,7 +40,8 @@ def test_multi_block_bits_do_not_depend_on_the_schedule():
 
 
 def test_multi_block_runs_short_blocks_serially_by_default(monkeypatch):
-    """run(parallel=None) launches in threads only when every block has PARALLEL_MIN_TILES tiles (issue 21)."""
+    """run(parallel=None) launches in processes only when every block has PARALLEL_MIN_TILES tiles and the host
+    has two cores or more (issue 21)."""
     from ascend_jit.kernels import multi_block_reduce_sum as mb
     chosen, launch = [], mb.aj.launch
 
@@ -48,14 +49,18 @@ def test_multi_block_runs_short_blocks_serially_by_default(monkeypatch):
         chosen.append((block_dim, parallel))
         return launch(kernel, block_dim, device, *args, parallel=parallel, **kwargs)
     monkeypatch.setattr(mb.aj, "launch", recording_launch)
+    monkeypatch.setattr(mb, "host_cores", lambda: 2)
     from ascend_jit.kernels.tiled_reduce_sum import TILE
     assert not mb.parallel_pays(3 * 8 * TILE) and mb.parallel_pays(3 * 8 * TILE + 8 * 16)  # a 4th (partial) tile
     inputs = mb.make_inputs(300_000, 5)  # 37,504 halves per block: one tile
     serial = mb.run("atlas-a2", inputs)
     monkeypatch.setattr(mb, "PARALLEL_MIN_TILES", 1)
-    threads = mb.run("atlas-a2", inputs)
-    assert chosen == [(8, False), (1, True), (8, True), (1, True)]
-    assert all(serial[key].tobytes() == threads[key].tobytes() for key in serial)
+    try:
+        in_processes = mb.run("atlas-a2", inputs)
+    finally:
+        aj.close_block_processes()
+    assert chosen == [(8, False), (1, True), (8, "processes"), (1, True)]
+    assert all(serial[key].tobytes() == in_processes[key].tobytes() for key in serial)
 
 
 def test_tiled_reduce_sum_differs_per_device_family():

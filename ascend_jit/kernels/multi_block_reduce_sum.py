@@ -1,25 +1,30 @@
 """Multi-block GM sum: BLOCK_DIM blocks, each on its own Core, reduce their own slice of GM (GetBlockIdx picks
 it) with the tiled kernel and write their partial to a GM workspace; a second one-block launch reduces the
 partials, as an Ascend C kernel combines blocks through GM. The bits never depend on the schedule (the tests run
-it serially and in parallel).
+it serially, in threads and in processes).
 
-How the blocks run on the host (`run(..., parallel=None)`, the default, chooses): in threads (aj.launch's
-parallel=True: the copies and reductions release the GIL, so blocks overlap on the host's cores) when every block
-has at least PARALLEL_MIN_TILES tiles, else one after the other. A block's fixed cost (its TPipe, buffers and
-final reduction, about 0.1 ms of Python) holds the GIL, each tile adds about 25 us of GIL-free kernels and 6 us
-of Python, so a block of a few tiles is mostly Python and threads only add their hand-overs (measured:
-BENCHMARKS.md "Multi-block launches"). The kernel never synchronises its blocks, so running them serially is
-legal; aj.launch itself cannot choose so (docs/decisions.md "Run slots")."""
+How the blocks run on the host (`run(..., parallel=None)`, the default, chooses by measurement, BENCHMARKS.md
+"Multi-block launches"): when every block has at least PARALLEL_MIN_TILES tiles and the host has more than one core,
+in processes (aj.launch's parallel="processes": a block's Python, 5-6 us per tile between its two GIL-free kernels,
+holds the GIL, so threads reach only 0.93x serial on 2 cores, worker processes 1.9x), with its GM in shared memory
+(the workspace made there; an input outside shared memory is handed over read-only, so the launch copies it
+in once and not back); else one after the other. A block's
+fixed cost (its TPipe, buffers and final reduction, about 0.1 ms of Python) and a process launch's hand-over (about
+0.2 ms) make blocks of a few tiles cheaper serially. With the sanitizer on, processes are refused: threads then, as
+before. The kernel never synchronises its blocks, so running them serially or in processes is legal; aj.launch
+itself cannot choose so (docs/decisions.md "Run slots")."""
 import numpy as np
 
 import ascend_jit as aj
 
+from ..launch import host_cores
+from ..sanitizer import default_config
 from ._base import KernelSpec, ones_or_random
 from .tiled_reduce_sum import expected_sums, reduce_kernel, tile_count
 
 BLOCK_DIM = 8
 MAX_SIZE = 16 * 1024 * 1024
-PARALLEL_MIN_TILES = 4  # tiles per block from which threads pay (module docstring)
+PARALLEL_MIN_TILES = 4  # tiles per block from which processes (or, sanitized, threads) pay (module docstring)
 
 
 def block_slice(n, block_dim, block):
@@ -60,25 +65,36 @@ def combine_kernel(workspace_gm, total_gm, block_dim):
 
 
 def parallel_pays(n, block_dim=BLOCK_DIM):
-    """Whether the blocks of an n-element sum are long enough to run in threads (module docstring)."""
+    """Whether the blocks of an n-element sum are long enough to run at once (module docstring)."""
     return tile_count(block_slice(n, block_dim, 0)[1]) >= PARALLEL_MIN_TILES
 
 
+def choose_parallel(n):
+    """aj.launch's parallel= for an n-element sum (module docstring)."""
+    if not parallel_pays(n) or host_cores() < 2:
+        return False
+    return True if default_config() is not None else "processes"
+
+
 def run(device, inputs, parallel=None):
-    """parallel: True (threads), False (one block after the other) or None: threads when parallel_pays."""
+    """parallel: True (threads), False (one block after the other), "processes" or None: choose_parallel."""
     x = inputs["x"]
     if parallel is None:
-        parallel = parallel_pays(x.size)
+        parallel = choose_parallel(x.size)
+    in_processes = parallel == "processes"
     if x.size % 16 == 0 and x.flags.c_contiguous:  # whole DataBlocks: the host array is the GM buffer
         padded = x
+        if in_processes and not aj.is_shared_gm(x):  # read-only: copied in for the workers, never copied back
+            padded = x.view()
+            padded.flags.writeable = False
     else:  # every block reads its slice rounded up to whole DataBlocks, never past the padded end
-        padded = np.zeros(-(-x.size // 16) * 16, np.float16)
-        padded[:x.size] = x
-    workspace = np.zeros(16, np.float16)
+        padded = (aj.gm_zeros if in_processes else np.zeros)(-(-x.size // 16) * 16, np.float16)
+        padded[:x.size] = x.reshape(-1)
+    workspace = (aj.gm_zeros if in_processes else np.zeros)(16, np.float16)
     total = np.zeros(1, np.float16)
     aj.launch(block_kernel, BLOCK_DIM, device, padded, workspace, x.size, BLOCK_DIM, parallel=parallel)
     aj.launch(combine_kernel, 1, device, workspace, total, BLOCK_DIM)
-    return {"block_sums": workspace[:BLOCK_DIM].copy(), "total": total}
+    return {"block_sums": np.array(workspace[:BLOCK_DIM]), "total": total}
 
 
 def make_inputs(size, seed):
