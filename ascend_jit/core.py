@@ -256,6 +256,12 @@ class Core(SyncState):
         """`GetReduceRepeatSumSpr<T>()`: the count-form ReduceSum's scalar side result (SPEC 4.2 ACC_VAL, 4.4
         accVal) as a numpy scalar of that call's dtype; `dtype` (the template argument) must match it."""
         self.spec.require_supported("GetReduceRepeatSumSpr")
+        if not self.spec.reduce_repeat_sum_spr:
+            raise UnsupportedDeviceError("GetReduceRepeatSumSpr", "device", self.device,
+                                         legal="ascend950, atlas-a3, atlas-a2",
+                                         detail="not offered here (DK GetReduceRepeatSumSpr(ISASI).md 产品支持情况; the "
+                                                "device code asserts 'GetAccVal is not supported'): read dst[0] after "
+                                                "a V_S flag instead")
         if dtype is not None and dt.resolve(dtype, "GetReduceRepeatSumSpr").np_dtype != self.acc_val.dtype:
             raise StateError("GetReduceRepeatSumSpr", "dtype", dt.resolve(dtype).name, device=self.device,
                              legal=f"{dt.resolve(self.acc_val.dtype).name}, the dtype of the last count-form ReduceSum")

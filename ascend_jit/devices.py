@@ -65,6 +65,7 @@ class DeviceSpec:
     reduce_max_min_dtypes: tuple = ("half", "float")  # ReduceMax/ReduceMin, 8.3
     reduce_max_min_count_only_dtypes: tuple = ()      # 950 int64/uint64
     reduce_max_min_per_lane: bool = False  # D53: the 950 per-lane algorithm (else the D52 level algorithm)
+    reduce_repeat_sum_spr: bool = True  # GetReduceRepeatSumSpr: 950, A2, A3 only (DK its ISASI page, 产品支持情况)
     max_min_spr: str = ""  # D55 GetReduceRepeatMaxMinSpr: "value-index" (A2/A3), "value" (310P), "" (not offered)
     # Synchronisation and kernel boilerplate (issue 11). DK = mirror-cann/asc-devkit 82b89a15 (SPEC-2 0.1).
     event_ids: int = 8               # SPEC-2 10.1, D62: event ids 0..7, 0..3 on 910
@@ -204,7 +205,7 @@ _DEVICES = (
         isasi_flags=False, tpipe_event_ids=False, sync_all_hard=False, sync_all_soft=False,
         atomic_add_dtypes=("int16", "half", "int32", "float"),
         reduce_repeat_orders=(0, 2), repeat_reduce_sum_offered=False, reduce_block_masked="fill-finite-half",
-        reduce_mask_zero_refused=True, high_dim_writes_mask_register=False,
+        reduce_mask_zero_refused=True, high_dim_writes_mask_register=False, reduce_repeat_sum_spr=False,
         cast_pairs=_cast_pairs(_B310), compare_dtypes=_HF,
         compares_dtypes=("int16", "uint16", "half", "int32", "uint32", "float"), compare_ne_nan=1, select_dtypes=_HF,
         pad_dtypes=_ALL_TYPES[:9], gather_dtypes=("int8", "uint8", "int16", "uint16", "half", "int32", "uint32", "float"),
@@ -214,7 +215,7 @@ _DEVICES = (
         aliases=("310p", "310p-aicore", "dav-2002"), ub_bytes=262144, add_dtypes=_B16_32,
         reduce_sum_dtypes=("half", "float"), pair_dtypes=("half", "float"), half_saturating_default=True,
         count_mask_effect=COUNT_RESTORES_NORMAL, sync_all_hard=False, atomic_add_dtypes=("int16", "half", "float"),
-        reduce_repeat_orders=(0, 1), max_min_spr="value",
+        reduce_repeat_orders=(0, 1), max_min_spr="value", reduce_repeat_sum_spr=False,
         cast_pairs=_cast_pairs(_P310), compare_dtypes=_HF, compares_dtypes=_HF,
         compare_mask_ignored=True, select_dtypes=_HF,
         gather_dtypes=("int16", "uint16", "half", "int32", "uint32", "float"),
@@ -224,7 +225,7 @@ _DEVICES = (
         name="atlas-training", product="Atlas training (910)", arch=1001, aliases=("910", "dav-1001"),
         ub_bytes=262144, add_dtypes=("half", "int32", "float"), reduce_sum_dtypes=("half",), pair_dtypes=("half",),
         half_saturating_default=True, pair_dst_rep_stride_zero=False, count_mask_effect=COUNT_LEAVES_TAIL,
-        event_ids=4, sync_all_hard=False, atomic_add_dtypes=("float",),
+        event_ids=4, sync_all_hard=False, atomic_add_dtypes=("float",), reduce_repeat_sum_spr=False,
         reduce_repeat_sum_pairs=(("half", "half"),), reduce_repeat_max_min_dtypes=("half",), reduce_repeat_orders=(0,),
         reduce_data_block_dtypes=("half",), reduce_dst_rep_stride_zero=False, reduce_max_min_dtypes=("half",),
         cast_pairs=_cast_pairs(_T910), compare_dtypes=_HF, compare_mask_ignored=True, select_dtypes=_HF,

@@ -136,7 +136,7 @@ def expected(device, inputs):
 KERNEL = KernelSpec("reduce_computation", "devkit reduce_computation, its 6 scenarios: ReduceMax/ReduceMin with index "
                     "(count, high-dim), ReduceSum count form with the SPR read after V_S, high-dim ReduceSum",
                     make_inputs, run, expected, default_size=8320,
-                    devices=tuple(n for n, d in aj.DEVICES.items() if d.supported and d.tpipe_event_ids),
+                    devices=tuple(n for n, d in aj.DEVICES.items() if d.supported and d.reduce_repeat_sum_spr),
                     size_rule="8320 (the example's data)", size_ok=lambda n: n == 8320,
                     source="mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/03_basic_api/"
                            "01_memory_vector_compute/reduce_computation/reduce_computation.asc")

@@ -37,6 +37,11 @@ def test_seed_count_288_ones_and_spr(device):
     src[:] = 1
     aj.ReduceSum(dst, src, tmp, 288)
     core.PipeBarrier(aj.PIPE_ALL)             # the scalar unit waits for the vector pipe (V -> S)
+    if not core.spec.reduce_repeat_sum_spr:   # 950, A3, A2 only (DK GetReduceRepeatSumSpr(ISASI).md)
+        with pytest.raises(aj.UnsupportedDeviceError, match="GetReduceRepeatSumSpr"):
+            core.GetReduceRepeatSumSpr()
+        aj.testing.assert_bit_equal(dst.numpy(), np.array([288] + [0] * 15, np.float16))
+        return
     dst.SetValue(1, core.GetReduceRepeatSumSpr())
     aj.testing.assert_bit_equal(dst.numpy(), np.array([288, 288] + [0] * 14, np.float16))
 

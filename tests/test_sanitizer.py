@@ -326,3 +326,43 @@ def test_gather_and_gather_mask_report_races_and_uninitialised_reads(kernel):
     else:                                                       # exactly the 64 odd elements the pattern keeps
         assert (rep.operand, rep.address, rep.nbytes) == ("src0", src.addr + 2, 128)
     assert _sanitized(lambda c, f: kernel(c, f, False), True) == []   # masked-off lanes / dropped elements: silent
+
+
+_MASK_CALLS = {   # high-dim calls with is_set_mask (SPEC D22, SPEC-2 D31: they change the mask register) reading x
+    "Add": lambda x, y, z, o: aj.Add(z, x, y, [0xF0, 3], 1, aj.BinaryRepeatParams()),
+    "Sub": lambda x, y, z, o: aj.Sub(z, x, y, 100, 1, aj.BinaryRepeatParams()),
+    "Duplicate": lambda x, y, z, o: aj.Duplicate(x, np.float16(1), 100, 1, 1, 8),
+    "Cast": lambda x, y, z, o: aj.Cast(o.ReinterpretCast("float"), x, aj.RoundMode.CAST_NONE, 64, 1,
+                                       aj.UnaryRepeatParams(1, 1, 8, 4)),
+    "Compare": lambda x, y, z, o: aj.Compare(o.ReinterpretCast("uint8"), x, y, aj.CMPMODE.LT, 100, 1,
+                                             aj.BinaryRepeatParams()),
+    "Select": lambda x, y, z, o: aj.Select(z, o, x, y, aj.SELMODE.VSEL_TENSOR_TENSOR_MODE, 100, 1,
+                                           aj.BinaryRepeatParams()),
+    "Gather": lambda x, y, z, o: aj.Gather(z, y, o, 0, 100, 1, 8),
+    "ReduceRepeat": lambda x, y, z, o: aj.ReduceRepeat(z, x, 100, 1, 1, 1, 8, reduce_type=aj.ReduceType.MAX),
+    "ReduceMax": lambda x, y, z, o: aj.ReduceMax(z, x, y, 100, 1, 8),
+}
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+@pytest.mark.parametrize("api", _MASK_CALLS)
+def test_a_raised_report_leaves_the_mask_register_unchanged(api, device):
+    """SPEC-2 10.4 / 1.5: a call the sanitizer refuses in raise mode changes no state, the mask register included
+    (the high-dim calls recorded their mask, or marked the register undefined, before the report)."""
+    with aj.Core(device, sanitize=True) as core:
+        alloc = aj.LocalMemAllocator()
+        x, y, z = (alloc.Alloc(H, 256) for _ in range(3))
+        o = alloc.Alloc("uint32", 128)   # Gather offsets / Select's selMask bytes
+        for t in (x, y, z):
+            t[:] = np.ones(256, np.float16)
+        o[:] = np.arange(128, dtype=np.uint32) * 2
+        y_gm = aj.GlobalTensor(np.ones(256, np.float16))
+        aj.DataCopy(x, y_gm, 256)     # MTE2 writes x and y: a vector read of either without MTE2_V is a RAW
+        aj.DataCopy(y, y_gm, 256)
+        aj.SetVectorMask(5, 3)
+        before = (core.ub.copy(), core.mask_high, core.mask_low, core.mask_defined, core.counter_mode)
+        with pytest.raises(SanitizerError, match="RAW|WAW"):
+            _MASK_CALLS[api](x, y, z, o)
+        after = (core.ub.copy(), core.mask_high, core.mask_low, core.mask_defined, core.counter_mode)
+        np.testing.assert_array_equal(after[0], before[0])
+        assert after[1:] == before[1:]

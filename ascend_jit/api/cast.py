@@ -171,12 +171,13 @@ def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask):
         mode, repeat, last, contiguous, p, ops = _validate_high_dim(*key)
     except TypeError:
         mode, repeat, last, contiguous, p, ops = _validate_high_dim.__wrapped__(*key)
+    nop = repeat == 0 or plan.empty
+    if core.sanitizer is not None and not nop:  # before any state changes: a report raised leaves none
+        vector_access(core, API, reads=[(ops[1], src)], writes=[(ops[0], dst)])
     if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
         record_mask(core, plan, wide, mask)
-    if repeat == 0 or plan.empty:
+    if nop:
         return  # D30: repeat 0 / mask 0 writes nothing
-    if core.sanitizer is not None:
-        vector_access(core, API, reads=[(ops[1], src)], writes=[(ops[0], dst)])
     truncate, saturate = _flags(core, s, d)
     if contiguous:
         n = (repeat - 1) * wide.lanes_per_repeat + (last if last >= 0 else wide.lanes_per_repeat)

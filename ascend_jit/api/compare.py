@@ -143,23 +143,24 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
     except TypeError:
         mode, repeat, lo, hi, last, p = _validate_compare_high_dim.__wrapped__(*key)
     bbuf, b_addr = _second_operand(api, spec, core, s, src1, scalar)
-    if spec.compare_mask_ignored:
-        core.mask_defined = False  # D31
-    elif spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
-        record_mask(core, plan, s, mask)
-    if repeat == 0 or (lo == 0 and hi == 0):
-        return
+    nop = repeat == 0 or (lo == 0 and hi == 0)
     if src1 is None:
         s1blk, s1rep = 0, 0
         s0blk, s0rep = p.srcBlkStride, p.srcRepStride
     else:
         s0blk, s1blk, s0rep, s1rep = p.src0BlkStride, p.src1BlkStride, p.src0RepStride, p.src1RepStride
-    if core.sanitizer is not None:
+    if core.sanitizer is not None and not nop:  # before any state changes: a report raised leaves none
         lanes = s.lanes_per_repeat
         reads = [(Operand("src0", src0.addr, s.size, lo, hi, repeat, s0blk, s0rep, last), src0)]
         if src1 is not None:
             reads.append((Operand("src1", src1.addr, s.size, lo, hi, repeat, s1blk, s1rep, last), src1))
         vector_access(core, api, reads=reads, writes=[(Runs("dst", dst.addr, lanes // 8, lanes // 8, repeat), dst)])
+    if spec.compare_mask_ignored:
+        core.mask_defined = False  # D31
+    elif spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
+        record_mask(core, plan, s, mask)
+    if nop:
+        return
     compare_strided(core.ub, s.kind, int(mode), spec.compare_ne_nan, dst.addr, src0.addr, bbuf, b_addr,
                     src1 is None, s0blk, s1blk, s0rep, s1rep, repeat, as_signed64(lo), as_signed64(hi), last)
 
@@ -317,17 +318,18 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     except TypeError:
         mode, repeat, last, p = _validate_select_high_dim.__wrapped__(*key)
     bbuf, b_addr = _second_operand(api, spec, core, d, s1, src1)
-    if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
-        record_mask(core, plan, d, mask)
-    if repeat == 0 or plan.empty:
-        return
-    if core.sanitizer is not None:
+    nop = repeat == 0 or plan.empty
+    if core.sanitizer is not None and not nop:  # before any state changes: a report raised leaves none
         def strided(name, t):
             return Operand(name, t.addr, d.size, plan.lo, plan.hi, repeat, getattr(p, f"{name}BlkStride"),
                            getattr(p, f"{name}RepStride"), last)
         reads = [(("sel_mask", sel_mask.addr, _sel_bytes(mode, d.lanes_per_repeat, repeat)), sel_mask),
                  (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
         vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)])
+    if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
+        record_mask(core, plan, d, mask)
+    if nop:
+        return
     select_strided(core.ub, d.size, dst.addr, sel_mask.addr, src0.addr, bbuf, b_addr, s1 is None,
                    mode == SELMODE.VSEL_CMPMASK_SPR, p.dstBlkStride, p.src0BlkStride, p.src1BlkStride, p.dstRepStride,
                    p.src0RepStride, p.src1RepStride, repeat, as_signed64(plan.lo), as_signed64(plan.hi), last)

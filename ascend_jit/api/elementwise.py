@@ -759,14 +759,14 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
     dtype = tensors[0]._dtype
     flags = _flags(row, core, dtype, config)
     bits = _scalar(row, core.spec, _scalar_dtype(row, tensors), scalar) if row.arity in ("scalar", "axpy") else 0
-    _apply(core, plan.effect)  # D22: recorded even when the call writes nothing
-    if plan.nop:
-        return plan  # SPEC-2 D30 / SPEC D7: repeat 0 or mask 0 writes nothing
-    if core.sanitizer is not None:
+    if core.sanitizer is not None and not plan.nop:  # before any state changes: a report raised leaves none
         names = _TENSORS[row.arity]
         strides = {name: (getattr(params, blk), getattr(params, rep)) for name, blk, rep, _ in _STRIDE_FIELDS[type(params)]}
         _sanitize(row, core, tensors, lambda k, t: Operand(names[k], t.addr, t.dtype.size, mask_plan.lo, mask_plan.hi,
                                                            repeat, *strides[names[k]], last))
+    _apply(core, plan.effect)  # D22: recorded even when the call writes nothing
+    if plan.nop:
+        return plan  # SPEC-2 D30 / SPEC D7: repeat 0 or mask 0 writes nothing
     _call(row, plan, core, dtype, flags, bits)
     return plan
 
@@ -1147,13 +1147,13 @@ def Duplicate(dst, value=_UNSET, *args, count=None, mask=None, repeat_time=None,
     key = _high_dim_key(row, core, (dst,), mask, repeat_time, (dst_block_stride, dst_repeat_stride), is_set_mask)
     mask_plan, strides, repeat, last, plan = _memoised_plan(key, validate)
     bits = _scalar(row, core.spec, dst._dtype, value)
-    _apply(core, plan.effect)  # D22 (record_mask): recorded even when the call writes nothing
-    if plan.nop:
-        return
-    if core.sanitizer is not None:
+    if core.sanitizer is not None and not plan.nop:  # before any state changes: a report raised leaves none
         vector_access(core, row.name, writes=[(Operand("dst", dst.addr, dst.dtype.size, mask_plan.lo, mask_plan.hi,
                                                        repeat, strides.dstBlkStride, strides.dstRepStride, last),
                                                dst)])
+    _apply(core, plan.effect)  # D22 (record_mask): recorded even when the call writes nothing
+    if plan.nop:
+        return
     plan.run(core.ub, plan.params, bits)
 
 

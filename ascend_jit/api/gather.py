@@ -63,9 +63,9 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
             per, lanes, repeat, last, rep_bytes = _validate_gather_high_dim(*key)
         except TypeError:
             per, lanes, repeat, last, rep_bytes = _validate_gather_high_dim.__wrapped__(*key)
-        if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
-            record_mask(core, plan, lanes_dtype, mask)
         if repeat == 0 or per.size == 0:
+            if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
+                record_mask(core, plan, lanes_dtype, mask)
             return
         idx = [i * lanes + per[:last if (last >= 0 and i == repeat - 1) else per.size] for i in range(repeat)]
         active = np.concatenate(idx)
@@ -75,6 +75,8 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
     _check_offsets(api, core, dst, src, src_offset, src_base_addr, offsets_used, dst_bytes, active)
     if core.sanitizer is not None:
         _sanitize_gather(core, dst, src, src_offset, src_base_addr, offsets_used, dst_bytes, active)
+    if count is None and core.spec.high_dim_writes_mask_register:  # after every refusal and report (SPEC-2 1.5)
+        record_mask(core, plan, lanes_dtype, mask)
     gather(core.ub, dst.dtype.size, dst.addr, src.addr + src_base_addr, src_offset.addr, per, lanes, rep_bytes,
            repeat, last)
     if count is not None:

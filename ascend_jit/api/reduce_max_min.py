@@ -99,16 +99,16 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
         mask, repeat_time, src_rep_stride = values
         plan = mask_plan(api, core, d, mask, True)
         run = cached(_validate_high_dim, layout + (plan,), repeat_time, src_rep_stride)
+    if run is not None and core.sanitizer is not None:  # before any state changes: a report raised leaves none
+        writes = [(("dst", dst.addr, (2 if cal_index else 1) * d.size), dst)]
+        if spec.max_min_spr:
+            writes.append((core.sanitizer.spr("MAX_MIN"), None))   # read by GetReduceRepeatMaxMinSpr (D55)
+        vector_access(core, api, reads=[(_source_footprint(form, core, d, src, values), src)], writes=writes)
     if not spec.reduce_max_min_per_lane:
         core.mask_defined = False  # D31: implementation state after a non-950 ReduceMax/ReduceMin
     if run is None:
         return
     plan, kernel, contiguous = run
-    if core.sanitizer is not None:
-        writes = [(("dst", dst.addr, (2 if cal_index else 1) * d.size), dst)]
-        if spec.max_min_spr:
-            writes.append((core.sanitizer.spr("MAX_MIN"), None))   # read by GetReduceRepeatMaxMinSpr (D55)
-        vector_access(core, api, reads=[(_source_footprint(form, core, d, src, values), src)], writes=writes)
     bits = kernel(core.ub, core.half_saturating, plan)
     if spec.max_min_spr:  # D55: the value, and an index documented as inaccurate: all ones
         record_spr(core, d, bits, (1 << (8 * d.size)) - 1,

@@ -5,7 +5,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..devices import TREE_SEQ, TREE_TREE_950, TREE_TREE_TAIL, VADD_TREE, get_device
+from ..devices import COUNT_UNTOUCHED, TREE_SEQ, TREE_TREE_950, TREE_TREE_TAIL, VADD_TREE, get_device
 from ..core import continuous_mask_words
 from ..dtypes import resolve
 from ..errors import OverlapError, ParameterError, StateError, UnsupportedDTypeError
@@ -284,6 +284,8 @@ def _validate_count(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need)
     algo = spec.reduce_sum_count_algorithm
     after = {TREE_SEQ: AFTER_COUNT_MASK, TREE_TREE_TAIL: AFTER_UNDEFINED}.get(algo, AFTER_NOTHING)
+    if spec.count_mask_effect == COUNT_UNTOUCHED:
+        after = AFTER_NOTHING  # SPEC D22: "950 and 310B count calls never touch the register" (310B: VF predicates)
     if d.name in ("int64", "uint64"):
         kernel_algo = ALG_SUM64
     elif algo == VADD_TREE:
@@ -380,7 +382,9 @@ def _validate_high_dim(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, d
     if plan.empty:
         if spec.mask_zero_refused:
             raise ParameterError(API, "mask", 0, legal="a mask with at least one lane (D14)", device=spec.name)
-        return _HighDimCall(d, False, plan, dst_addr, src_addr, tmp_addr, src_rep_stride * 32, 0, False)
+        call = _HighDimCall(d, False, plan, dst_addr, src_addr, tmp_addr, src_rep_stride * 32, 0, False)
+        call.mask_words = (0, 0)  # SPEC D14: a NOP, but "the mask register still receives the 0"
+        return call
     if repeat_time > lanes * lanes:
         raise ParameterError(API, "repeat_time", repeat_time, legal=f"[0, {lanes * lanes}] (L*L)", device=spec.name,
                              detail="more repeat results than one two-level tree holds; the devices silently drop "

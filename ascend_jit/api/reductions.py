@@ -238,16 +238,17 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
     plan = mask_plan(api, core, d, mask, is_set_mask)
     call = cached(_validate, (api, family, spec, core.bounds, d, dst.dtype, src.addr, src.size, dst.addr, dst.size,
                               plan), repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, rt, order)
+    if call is not None and core.sanitizer is not None:  # before any state changes: a report raised leaves none
+        src_op, dst_runs = call[-1]
+        writes = [(dst_runs, dst)]
+        if family == REPEAT and rt is not ReduceType.SUM and spec.max_min_spr:
+            writes.append((core.sanitizer.spr("MAX_MIN"), None))   # read by GetReduceRepeatMaxMinSpr (D55)
+        vector_access(core, api, reads=[(src_op, src)], writes=writes)
     if spec.high_dim_writes_mask_register:
         record_mask(core, plan, d, mask)  # D31: as high-dim Add / ReducePairElem
     if call is None:
         return
     repeats, last, dst_rep_bytes, group, fill, fill_raw, order_code, (src_op, dst_runs) = call
-    if core.sanitizer is not None:
-        writes = [(dst_runs, dst)]
-        if family == REPEAT and rt is not ReduceType.SUM and spec.max_min_spr:
-            writes.append((core.sanitizer.spr("MAX_MIN"), None))   # read by GetReduceRepeatMaxMinSpr (D55)
-        vector_access(core, api, reads=[(src_op, src)], writes=writes)
     lo, hi = as_signed64(plan.lo), as_signed64(plan.hi)
     src_rep_bytes = int(src_rep_stride) * 32
     if rt is ReduceType.SUM:

@@ -5,6 +5,7 @@ import numpy as np
 import ascend_jit as aj
 
 from ._base import KernelSpec
+from ..devices import DEVICES
 from ..order import explain_reduce_order
 
 DST_SIZE = 16
@@ -36,8 +37,8 @@ def run(device, inputs):
         dst_local[:] = 0
         aj.ReduceSum(dst_local, src_local, shared_tmp_buffer, n)
         v_to_s = aj.TQueSync(aj.PIPE_V, aj.PIPE_S)   # the scalar read waits for the vector pipe (the devkit's
-        v_to_s.SetFlag(0)                            # example uses SetFlag/WaitFlag<V_S>; TQueSync exists on
-        v_to_s.WaitFlag(0)                           # every device, the 310B included)
+        v_to_s.SetFlag(0)                            # example uses SetFlag/WaitFlag<V_S>; the SPR exists on the
+        v_to_s.WaitFlag(0)                           # 950, A3 and A2 only, as the example)
         dst_local.SetValue(1, aj.GetReduceRepeatSumSpr())
         out_q.EnQue(dst_local)
         in_q.FreeTensor(src_local)
@@ -57,4 +58,5 @@ def expected(device, inputs):
 
 KERNEL = KernelSpec("reduce_sum_count", "seed count-form ReduceSum: first n elements (288 ones by default), dst[1] = "
                     "GetReduceRepeatSumSpr", make_inputs, run, expected, default_size=288,
+                    devices=tuple(n for n, d in DEVICES.items() if d.supported and d.reduce_repeat_sum_spr),
                     size_rule="1 .. 65536", size_ok=lambda n: 0 < n <= 65536)
