@@ -83,3 +83,34 @@ def test_high_dim_reduce_sum_mask_0_is_a_nop_that_sets_the_register(device, mask
         aj.ReduceSum(dst, src, tmp, mask, 2, 8)
         np.testing.assert_array_equal(core.ub, before)
         assert (core.mask_high, core.mask_low, core.mask_defined) == (0, 0, True)
+
+
+@pytest.mark.parametrize("mask", [0, [0], [0, 0]])
+def test_950_counter_mode_mask_0_is_count_0(mask):
+    """SPEC-2 1.4: in counter mode the mask argument is the element count, so 0 is a count-0 NOP (D30), not the lane
+    mask 0 the 950 refuses (SPEC D14); decisions.md cites the devkit's counter branch (0 repeats)."""
+    core = aj.Core("ascend950")
+    with core:
+        x, y, z = (core.local_tensor("half", 256) for _ in range(3))
+        x[:], y[:], z[:] = np.ones(256, np.float16), np.ones(256, np.float16), 5
+        core.SetMaskCount()
+        core.SetVectorMask(77)
+        before = core.ub.copy()
+        aj.Add(z, x, y, mask, 1, aj.BinaryRepeatParams())
+        np.testing.assert_array_equal(core.ub, before)
+        # D31 on the 950: continuous masks leave the register, bit masks overwrite it (with the count)
+        assert (core.mask_high, core.mask_low) == ((0, 77) if mask == 0 else (0, 0))
+        with pytest.raises(aj.ParameterError, match="mask"):
+            core.SetMaskNorm()
+            aj.Add(z, x, y, mask, 1, aj.BinaryRepeatParams())   # normal mode: the lane mask 0 is refused (D14)
+
+
+def test_counter_mode_bit_mask_records_the_count():
+    """decisions.md "Counter-mode high-dim calls and the register": a bit mask in counter mode leaves (0, mask[0])."""
+    core = aj.Core("atlas-a2")
+    with core:
+        x, y, z = (core.local_tensor("half", 512) for _ in range(3))
+        x[:], y[:] = np.ones(512, np.float16), np.ones(512, np.float16)
+        core.SetMaskCount()
+        aj.Add(z, x, y, [300, 7], 1, aj.BinaryRepeatParams())
+        assert (core.mask_high, core.mask_low, core.counter_mode) == (0, 300, True)
