@@ -61,8 +61,8 @@ def _check_hard_event(api, spec, event):
 def _check_pipe(api, spec, name, pipe, allow_all=True):
     if not isinstance(pipe, Pipe) or (pipe is PIPE_ALL and not allow_all):
         legal = ", ".join(p.name for p in Pipe if allow_all or p is not PIPE_ALL)
-        raise ParameterError(api, name, pipe, legal=f"an aj.Pipe member ({legal})", device=spec.name,
-                             detail=f"got {type(pipe).__name__}")
+        raise ParameterError(api, name, pipe, legal=f"an aj.Pipe member ({legal})",
+                             device=None if spec is None else spec.name, detail=f"got {type(pipe).__name__}")
     return pipe
 
 
@@ -212,10 +212,13 @@ class SyncState:
 
 class TQueSync:
     """`TQueSync<src, dst>`: SetFlag / WaitFlag named by pipes, on every device including 310B (SPEC-2 10.1).
-    Acts on the current core (`with core:`) at each call."""
+    Acts on the current core (`with core:`) at each call; made outside one (a C++ local object is, too), it checks
+    its pipes without naming a device."""
 
     def __init__(self, src_pipe, dst_pipe):
-        spec = _current_core("TQueSync").spec
+        from .core import _current   # core.py imports this module
+        stack = getattr(_current, "stack", None)
+        spec = stack[-1].spec if stack else None
         self.src = _check_pipe("TQueSync", spec, "src_pipe", src_pipe, allow_all=False)
         self.dst = _check_pipe("TQueSync", spec, "dst_pipe", dst_pipe, allow_all=False)
 

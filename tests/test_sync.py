@@ -514,3 +514,18 @@ def test_run_slots_bound_the_running_blocks_and_never_block_a_barrier(monkeypatc
     worker.join(60)
     assert not worker.is_alive() and errors == [""]
     assert peak[0] <= cores and (gm == 36).all()
+
+
+def test_tque_sync_made_outside_a_core_acts_on_the_core_current_at_each_call():
+    """SPEC-2 10.2: TQueSync names a pipe pair; like the C++ local object it needs no core to exist, only to flag."""
+    sync = aj.TQueSync(aj.PIPE_MTE2, aj.PIPE_V)
+    with pytest.raises(aj.ParameterError, match="src_pipe"):
+        aj.TQueSync(aj.PIPE_ALL, aj.PIPE_V)
+    with pytest.raises(aj.StateError, match="no current core"):
+        sync.SetFlag(0)
+    core = aj.Core("310b")
+    with core:
+        sync.SetFlag(0)
+        assert core.pending_flags() == [(aj.PIPE_MTE2, aj.PIPE_V, 0)]
+        aj.TQueSync(aj.PIPE_MTE2, aj.PIPE_V).WaitFlag(0)
+    assert core.pending_flags() == []
