@@ -63,9 +63,12 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
             per, lanes, repeat, last, rep_bytes = _validate_gather_high_dim(*key)
         except TypeError:
             per, lanes, repeat, last, rep_bytes = _validate_gather_high_dim.__wrapped__(*key)
-        if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
-            record_mask(core, plan, lanes_dtype, mask)
+        # SPEC-2 D31: the register takes the mask (the 310B leaves it untouched), also with repeat 0 (D30), but
+        # only once the data-dependent offset checks below passed: a refused call changes no core state (1.5)
+        records = core.spec.high_dim_writes_mask_register
         if repeat == 0 or per.size == 0:
+            if records:
+                record_mask(core, plan, lanes_dtype, mask)
             return
         idx = [i * lanes + per[:last if (last >= 0 and i == repeat - 1) else per.size] for i in range(repeat)]
         active = np.concatenate(idx)
@@ -73,6 +76,8 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
         dst_bytes = np.concatenate([dst.addr + i * rep_bytes + per[:len(ix)] * dst.dtype.size
                                     for i, ix in enumerate(idx)])
     _check_offsets(api, core, dst, src, src_offset, src_base_addr, offsets_used, dst_bytes, active)
+    if count is None and records:
+        record_mask(core, plan, lanes_dtype, mask)
     if core.sanitizer is not None:
         _sanitize_gather(core, dst, src, src_offset, src_base_addr, offsets_used, dst_bytes, active)
     gather(core.ub, dst.dtype.size, dst.addr, src.addr + src_base_addr, src_offset.addr, per, lanes, rep_bytes,
