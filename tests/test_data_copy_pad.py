@@ -58,12 +58,21 @@ def test_d3_compact_on_the_950():
         assert (out[used // 2:] == 5).all()
 
 
-def test_h13_dummy_repeats_the_first_element():
-    core = aj.Core("atlas-a2")
+@pytest.mark.parametrize("device", OFFERING)
+def test_h13_dummy_repeats_the_first_element(device):
+    """H-13 (SPEC-2 0.4, 12.9 decision vector): half blockLen 6 B, isPad true, paddingValue 7, no pads -> the dummy
+    bytes repeat the first element; on the 950 a UB -> GM Compact copy reads its UB blocks back to back (D56)."""
+    core = aj.Core(device)
     ub = core.local_tensor("half", 16)
     gm = aj.GlobalTensor(np.array([3, 4, 5], np.float16))
     aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 6, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 0, 7))
     assert ub.numpy().tolist() == [3, 4, 5] + [3] * 13
+    if device == "ascend950":
+        ub[:] = np.arange(16, dtype=np.float16)
+        out = aj.GlobalTensor(np.full(8, -1, np.float16))
+        core.PipeBarrier(aj.PIPE_ALL)
+        aj.DataCopyPad(out, ub, aj.DataCopyExtParams(2, 6, 1, 2, 0), mode=aj.PaddingMode.Compact)
+        assert out.numpy().tolist() == [0, 1, 2, -1, 3, 4, 5, -1]    # srcStride ignored, GM gap 2 B as Normal
 
 
 # --- property tests ---------------------------------------------------------------------------------------------
