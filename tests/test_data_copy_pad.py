@@ -211,7 +211,7 @@ def test_refusals():
              "leftPadding")
     _refused(core, aj.ParameterError, lambda: aj.DataCopyPad(ub, gm, (1, 32, -2, 0, 0), pad), "srcStride")
     _refused(core, aj.ParameterError, lambda: aj.DataCopyPad(ub, gm, (1, 32, 0, 0, -1), pad), "rsv")
-    _refused(core, aj.ParameterError, lambda: aj.DataCopyPad(gm, ub, (1, 32, 0, 0, 65536)), "rsv", gm=gm)
+    _refused(core, aj.ParameterError, lambda: aj.DataCopyPad(gm, ub, (1, 32, 0, 0, 2**32)), "rsv", gm=gm)
     _refused(core, aj.OutOfBoundsError, lambda: aj.DataCopyPad(ub, gm, (1, 130, 0, 0, 0), pad), "src")
     _refused(core, aj.OutOfBoundsError, lambda: aj.DataCopyPad(ub, gm, (2, 64, 0, 2, 0), pad), "dst")
     shifted = core.local_tensor("half", 32, addr=ub.addr + 2)
