@@ -273,3 +273,16 @@ def test_sanitizer_sees_every_byte_datacopypad_touches():
     core, out = run(True)
     assert out.numpy().tolist() == [0, 1, 2, 3] + [0] * 12
     assert [i.api for i in core.sanitizer.log].count("DataCopyPad") == 3
+
+
+@pytest.mark.parametrize("dtype", ["double", "bool", "complex64", np.float64, "int4b_t", "hifloat8_t"])
+def test_d28_types_are_refused_by_name(dtype):
+    """SPEC-2 D28: an out-of-scope element type is an UnsupportedDTypeError naming D28, the API and the device
+    (SetPadValue, whose page lists double and bool, and the tensors themselves)."""
+    core = aj.Core("ascend950")
+    for call, api in ((lambda: core.SetPadValue(0, dtype), "SetPadValue"),
+                      (lambda: core.local_tensor(dtype, 8), "local_tensor")):
+        with pytest.raises(aj.UnsupportedDTypeError) as info:
+            call()
+        assert all(w in str(info.value) for w in ("D28", api, "ascend950"))
+        assert core.pad_value is None
