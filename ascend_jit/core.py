@@ -249,7 +249,7 @@ class Core(SyncState):
         if not self.spec.set_pad_value:
             raise UnsupportedDeviceError("SetPadValue", "device", self.device, legal="ascend950, atlas-a3, atlas-a2",
                                          detail="SetPadValue is not offered here (SPEC-2 1.9)")
-        d = dt.resolve(dtype, "SetPadValue")
+        d = dt.resolve(dtype, "SetPadValue", self.device)
         self.pad_value = (d, scalar_bits("SetPadValue", self.spec, d, value, "value"))
 
     def GetReduceRepeatSumSpr(self, dtype=None):
@@ -338,7 +338,7 @@ class Core(SyncState):
         """A LocalTensor of n elements: at `addr` (any byte address; alignment is the APIs' business) or allocated."""
         from .api._common import as_int
         from .tensor import LocalTensor, TPosition
-        d = dt.resolve(dtype, "local_tensor")
+        d = dt.resolve(dtype, "local_tensor", self.device)
         n = as_int("local_tensor", self.spec, "n", n, 0, self.spec.ub_bytes // d.size)
         nbytes = n * d.size
         position = TPosition.VECCALC if position is None else position

@@ -55,8 +55,25 @@ _ALIASES = {"float16": HALF, "fp16": HALF, "float32": FLOAT, "fp32": FLOAT, "bf1
 _BY_NP = {d.np_dtype: d for d in ALL}
 
 
-def resolve(dtype, api="dtype"):
-    """Accept a DType, a name ('half', 'float16', 'int32_t', ...) or anything numpy accepts as a dtype."""
+# SPEC-2 D28: element types with no emulator dtype (names as the docs and numpy / ml_dtypes spell them)
+_D28_PREFIXES = ("double", "float64", "bool", "complex", "int4", "fp4", "float4", "fp8", "float8", "hifloat8")
+
+
+def _d28_name(dtype):
+    """The lower-case name of an unresolvable dtype if it is one of SPEC-2 D28's out-of-scope types, else None."""
+    if isinstance(dtype, str):
+        name = dtype.lower()
+    else:
+        try:
+            name = np.dtype(dtype).name.lower()
+        except TypeError:
+            return None
+    return name if name.startswith(_D28_PREFIXES) else None
+
+
+def resolve(dtype, api="dtype", device=None):
+    """Accept a DType, a name ('half', 'float16', 'int32_t', ...) or anything numpy accepts as a dtype. An unknown
+    dtype is an UnsupportedDTypeError naming the API (and the device when given); SPEC-2 D28's types say so."""
     if isinstance(dtype, DType):
         return dtype
     if isinstance(dtype, str):
@@ -70,5 +87,7 @@ def resolve(dtype, api="dtype"):
     except TypeError:
         found = None
     if found is None:
-        raise UnsupportedDTypeError(api, "dtype", dtype, legal=", ".join(d.name for d in ALL))
+        detail = "no emulator dtype for it (SPEC-2 D28)" if _d28_name(dtype) else None
+        raise UnsupportedDTypeError(api, "dtype", dtype, legal=", ".join(d.name for d in ALL), device=device,
+                                    detail=detail)
     return found

@@ -58,12 +58,21 @@ def test_d3_compact_on_the_950():
         assert (out[used // 2:] == 5).all()
 
 
-def test_h13_dummy_repeats_the_first_element():
-    core = aj.Core("atlas-a2")
+@pytest.mark.parametrize("device", OFFERING)
+def test_h13_dummy_repeats_the_first_element(device):
+    """H-13 (SPEC-2 0.4, 12.9 decision vector): half blockLen 6 B, isPad true, paddingValue 7, no pads -> the dummy
+    bytes repeat the first element; on the 950 a UB -> GM Compact copy reads its UB blocks back to back (D56)."""
+    core = aj.Core(device)
     ub = core.local_tensor("half", 16)
     gm = aj.GlobalTensor(np.array([3, 4, 5], np.float16))
     aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 6, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 0, 7))
     assert ub.numpy().tolist() == [3, 4, 5] + [3] * 13
+    if device == "ascend950":
+        ub[:] = np.arange(16, dtype=np.float16)
+        out = aj.GlobalTensor(np.full(8, -1, np.float16))
+        core.PipeBarrier(aj.PIPE_ALL)
+        aj.DataCopyPad(out, ub, aj.DataCopyExtParams(2, 6, 1, 2, 0), mode=aj.PaddingMode.Compact)
+        assert out.numpy().tolist() == [0, 1, 2, -1, 3, 4, 5, -1]    # srcStride ignored, GM gap 2 B as Normal
 
 
 # --- property tests ---------------------------------------------------------------------------------------------
@@ -201,6 +210,8 @@ def test_refusals():
     _refused(core, aj.ParameterError, lambda: aj.DataCopyPad(ub, gm, (1, 32, 0, 0, 0), (True, 17, 0, 0)),
              "leftPadding")
     _refused(core, aj.ParameterError, lambda: aj.DataCopyPad(ub, gm, (1, 32, -2, 0, 0), pad), "srcStride")
+    _refused(core, aj.ParameterError, lambda: aj.DataCopyPad(ub, gm, (1, 32, 0, 0, -1), pad), "rsv")
+    _refused(core, aj.ParameterError, lambda: aj.DataCopyPad(gm, ub, (1, 32, 0, 0, 2**32)), "rsv", gm=gm)
     _refused(core, aj.OutOfBoundsError, lambda: aj.DataCopyPad(ub, gm, (1, 130, 0, 0, 0), pad), "src")
     _refused(core, aj.OutOfBoundsError, lambda: aj.DataCopyPad(ub, gm, (2, 64, 0, 2, 0), pad), "dst")
     shifted = core.local_tensor("half", 32, addr=ub.addr + 2)
@@ -262,3 +273,16 @@ def test_sanitizer_sees_every_byte_datacopypad_touches():
     core, out = run(True)
     assert out.numpy().tolist() == [0, 1, 2, 3] + [0] * 12
     assert [i.api for i in core.sanitizer.log].count("DataCopyPad") == 3
+
+
+@pytest.mark.parametrize("dtype", ["double", "bool", "complex64", np.float64, "int4b_t", "hifloat8_t"])
+def test_d28_types_are_refused_by_name(dtype):
+    """SPEC-2 D28: an out-of-scope element type is an UnsupportedDTypeError naming D28, the API and the device
+    (SetPadValue, whose page lists double and bool, and the tensors themselves)."""
+    core = aj.Core("ascend950")
+    for call, api in ((lambda: core.SetPadValue(0, dtype), "SetPadValue"),
+                      (lambda: core.local_tensor(dtype, 8), "local_tensor")):
+        with pytest.raises(aj.UnsupportedDTypeError) as info:
+            call()
+        assert all(w in str(info.value) for w in ("D28", api, "ascend950"))
+        assert core.pad_value is None

@@ -112,6 +112,23 @@ def test_gather_refusals():
     _refused(a2, aj.UnsupportedDTypeError, lambda: aj.Gather(a, b, o, 0, 64), "uint32")
 
 
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_gather_refused_on_its_offsets_leaves_the_mask_register(device):
+    """SPEC-2 1.5 / DESIGN: a refused call changes no core state. The high-dim Gather's offset checks read the
+    offset tensor (data-dependent); a refusal there must not have put the call's mask into the register (D31 writes
+    it only for a call that runs). repeat 0 still records it (D30)."""
+    core = aj.Core(device)
+    src, dst, offs = core.local_tensor("half", 128), core.local_tensor("half", 128), core.local_tensor("uint32", 128)
+    offs[:] = np.zeros(128, np.uint32)
+    offs.SetValue(5, 1)                      # lane 5 is active under [0xF0]: a misaligned half offset
+    core.SetVectorMask(0, 0xFF)
+    state = (core.mask_high, core.mask_low, core.mask_defined, core.ctrl)
+    _refused(core, aj.AlignmentError, lambda: aj.Gather(dst, src, offs, 0, [0xF0, 0], 1, 8), "src_offset[5]")
+    assert (core.mask_high, core.mask_low, core.mask_defined, core.ctrl) == state
+    aj.Gather(dst, src, offs, 0, [0xF0, 0], 0, 8)      # repeat 0: a NOP that still records the mask (D30)
+    assert core.mask_low == 0xF0
+
 # --- GatherMask -------------------------------------------------------------------------------------------------
 def _reduce_repeats(spec, reduce_mode, mask, times, lanes):
     if not reduce_mode:

@@ -349,6 +349,7 @@ def _check_common(spec, d, gd, copy_params, mode):
     if block_len % d.size:
         raise ParameterError(API, "blockLen", block_len, device=spec.name,
                              legal=f"a multiple of sizeof({d.name}) = {d.size} bytes (SPEC-2 9.1)")
+    check_range(API, spec, "rsv", copy_params.rsv, 0, 2**32 - 1)   # reserved; uint32_t in DK kernel_struct_data_copy.h
     src_stride = check_range(API, spec, "srcStride", copy_params.srcStride, -2**40, 2**40)
     dst_stride = check_range(API, spec, "dstStride", copy_params.dstStride, -2**40, 2**40)
     return count, block_len, src_stride, dst_stride, d.size
