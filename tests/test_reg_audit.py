@@ -263,25 +263,42 @@ def test_store_unalign_takes_post_update_stride_by_name(core):
     assert R.StoreUnAlign(out, reg, ureg, 0, post_update_stride=16) == 16
 
 
-def _vf_move_mask(out):
-    R.StoreAlign(out, R.MoveMask("half"), 0)
+def _vf_move_mask(out, dtype):
+    R.StoreAlign(out, R.MoveMask(dtype), 0)
 
 
 VF_MOVE_MASK = R.simd_vf(_vf_move_mask)
 
 
-def test_move_mask_in_a_compiled_vf_is_a_state_error_not_a_typing_error(core):
-    """SPEC-2 11.7 MoveMask reads the core's mask register: plain Python (py_func) reads it; a compiled VF cannot
-    see it and says so with an AscendJitError (it was numba's TypingError). Known gap, reported to the lead."""
+@pytest.mark.parametrize("compiled", [False, True])
+def test_move_mask_in_a_vf_reads_the_core_register(core, compiled):
+    """SPEC-2 11.1 / 11.7 (G-5): MoveMask works inside a compiled VF as in plain Python (it raised StateError
+    compiled): after SetVectorMask(hi=0, lo=0b101) in Normal mode, half -> bits 0, 1, 4, 5; float -> bits 0..3 and
+    8..11; counter mode is a StateError, the UB unchanged."""
+    run = VF_MOVE_MASK if compiled else VF_MOVE_MASK.py_func
     core.SetVectorMask(0, 0b101)
     out = core.local_tensor("uint8", 32)
-    out[:] = np.zeros(32, np.uint8)
-    VF_MOVE_MASK.py_func(out)
-    assert out.numpy()[0] == 0x33
-    out[:] = np.zeros(32, np.uint8)
-    with pytest.raises(aj.errors.StateError, match="MoveMask"):
-        VF_MOVE_MASK(out)
-    assert (out.numpy() == 0).all()
+    for dtype, expected in (("half", [0x33, 0]), ("float", [0x0F, 0x0F, 0])):
+        out[:] = np.zeros(32, np.uint8)
+        run(out, dtype)
+        assert list(out.numpy()[:len(expected)]) == expected and not out.numpy()[len(expected):].any()
+    core.SetMaskCount()
+    out[:] = np.full(32, 9, np.uint8)
+    with pytest.raises(aj.errors.StateError, match="counter"):
+        run(out, "half")
+    assert (out.numpy() == 9).all()
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_move_mask_in_a_vf_refuses_a_non_950_current_core(compiled):
+    with aj.Core("ascend950") as c:
+        out = c.local_tensor("uint8", 32)
+        out[:] = np.zeros(32, np.uint8)
+    with aj.Core("atlas-a2"):
+        with pytest.raises(UnsupportedDeviceError, match="MoveMask"):
+            (VF_MOVE_MASK if compiled else VF_MOVE_MASK.py_func)(out, "half")
+    with pytest.raises(aj.errors.StateError, match="no current core"):
+        (VF_MOVE_MASK if compiled else VF_MOVE_MASK.py_func)(out, "half")
 
 
 def _vf_update_mask(out, n):
@@ -301,3 +318,125 @@ def test_update_mask_count_outside_uint32_is_refused(core, compiled, n):
     with pytest.raises(ParameterError, match="'n'"):
         (VF_UPDATE_MASK if compiled else VF_UPDATE_MASK.py_func)(out, n)
     assert (out.numpy() == 0).all()
+
+
+# --- the direct-call plans (Max/Min/Div/Exp, Reduce/ReduceMax/ReduceSum, ReduceDataBlock) check their enum
+# arguments as plain Python does (SPEC-2 1.8, 11.1); an enum of another class is refused everywhere ---------------
+def _vf_direct_mode(out, src, op, mode):
+    a, d = R.RegTensor("half"), R.RegTensor("half")
+    R.LoadAlign(a, src)
+    R.LoadAlign(d, out)
+    m = R.CreateMask("half", R.MaskPattern.VL1)
+    if op == 0:
+        R.Max(d, a, a, m, mode)
+    elif op == 1:
+        R.Exp(d, a, m, mode)
+    elif op == 2:
+        R.Reduce(d, a, m, R.ReduceType.SUM, mode)
+    else:
+        R.ReduceSum(d, a, m, mode)
+    R.StoreAlign(out, d, R.CreateMask("half"))
+
+
+def _vf_foreign_enum(out, src, op):
+    a, d = R.RegTensor("half"), R.RegTensor("half")
+    R.LoadAlign(a, src)
+    m = R.CreateMask("half")
+    if op == 0:
+        R.Reduce(d, a, m, aj.ReduceType.MAX)              # the Memory-API ReduceType
+    elif op == 1:
+        R.Add(d, a, a, m, R.HighLowPart.HIGHEST)          # value 1 = MERGING, but not a MaskMergeMode
+    elif op == 2:
+        R.LoadAlign(d, src, 0, dist=R.StoreDist.DIST_FIRST_ELEMENT_B16)
+    else:
+        R.ReduceDataBlock(d, a, m, aj.ReduceType.SUM)
+    R.StoreAlign(out, d, R.CreateMask("half"))
+
+
+VF_DIRECT_MODE, VF_FOREIGN_ENUM = R.simd_vf(_vf_direct_mode), R.simd_vf(_vf_foreign_enum)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("mode", [2, -1], ids=repr)
+@pytest.mark.parametrize("op, api", [(0, "Max"), (1, "Exp"), (2, "Reduce"), (3, "Reduce")])
+def test_direct_call_mode_outside_the_enum_is_refused(core, compiled, mode, op, api):
+    """A compiled Max/Exp/Reduce/ReduceSum read any mode but 1 as ZEROING (the IS_ONE operand): now the
+    ParameterError of plain Python, naming the API and `mode`, before anything is written."""
+    src, out = _half(core, [1] * 128), _half(core, [7] * 128)
+    with pytest.raises(ParameterError, match=f"{api}: parameter 'mode'"):
+        (VF_DIRECT_MODE if compiled else VF_DIRECT_MODE.py_func)(out, src, op, mode)
+    assert (out.numpy() == 7).all()
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("op, name", [(0, "reduce_type"), (1, "mode"), (2, "dist"), (3, "reduce_type")])
+def test_an_enum_of_another_class_is_refused(core, compiled, op, name):
+    """SPEC-2 11.4 / 1.8: the Memory-API ReduceType where the Reg one is expected, a HighLowPart as a merge mode, a
+    StoreDist as a LoadDist: ParameterError in a compiled VF as in plain Python (compiled code read their values)."""
+    src, out = _half(core, [1] * 128), _half(core, [7] * 128)
+    with pytest.raises(ParameterError, match=name):
+        (VF_FOREIGN_ENUM if compiled else VF_FOREIGN_ENUM.py_func)(out, src, op)
+    assert (out.numpy() == 7).all()
+
+
+# --- SPEC-2 11.6 / 1.1: `offset=` on the dual (interleaving) loads and stores -----------------------------------
+def _vf_dual_offset(out, src, by_name):
+    r0, r1 = R.RegTensor("uint16"), R.RegTensor("uint16")
+    m = R.CreateMask("uint16")
+    if by_name:
+        R.LoadAlign(r0, r1, src, offset=16, dist=R.LoadDist.DIST_DINTLV_B16)
+        R.StoreAlign(out, r0, r1, m, offset=32, dist=R.StoreDist.DIST_INTLV_B16)
+    else:
+        R.LoadAlign(r0, r1, src, 16)
+        R.StoreAlign(out, r0, r1, m, 32)
+
+
+VF_DUAL_OFFSET = R.simd_vf(_vf_dual_offset)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("by_name", [False, True])
+def test_dual_load_and_store_take_offset_by_name(core, compiled, by_name):
+    """`LoadAlign(reg0, reg1, tensor, offset=16)` / `StoreAlign(tensor, reg0, reg1, mask, offset=32)` raised
+    TypeError (the offset slot held the tensor / the mask); G-4: DINTLV then INTLV writes the elements back."""
+    src = core.local_tensor("uint16", 512)
+    src[:] = np.arange(512, dtype=np.uint16)
+    out = core.local_tensor("uint16", 512)
+    out[:] = np.zeros(512, np.uint16)
+    (VF_DUAL_OFFSET if compiled else VF_DUAL_OFFSET.py_func)(out, src, by_name)
+    got = out.numpy()
+    assert not got[:32].any() and (got[32:288] == np.arange(16, 272)).all() and not got[288:].any()
+
+
+def test_offset_given_twice_is_a_parameter_error(core):
+    src, reg = _half(core), R.RegTensor("half")
+    with pytest.raises(ParameterError, match="offset"):
+        R.LoadAlign(reg, src, 0, offset=16)
+    with pytest.raises(ParameterError, match="offset"):
+        R.LoadAlign(reg, R.RegTensor("half"), src, 0, offset=16)
+
+
+# --- SPEC-2 11.3 / 1.1: Duplicate's second parameter is `scalar` (or `src_reg` for the register form) -------------
+def _vf_duplicate_names(out, src, form):
+    r, s = R.RegTensor("half"), R.RegTensor("half")
+    R.LoadAlign(s, src)
+    if form == 0:
+        R.Duplicate(r, scalar=2.5)
+    else:
+        R.Duplicate(r, src_reg=s, mask=R.CreateMask("half", R.MaskPattern.VL4))
+    R.StoreAlign(out, r, R.CreateMask("half"))
+
+
+VF_DUPLICATE_NAMES = R.simd_vf(_vf_duplicate_names)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_duplicate_takes_scalar_and_src_reg_by_name(core, compiled):
+    src, out = _half(core, [3] * 128), _half(core)
+    run = VF_DUPLICATE_NAMES if compiled else VF_DUPLICATE_NAMES.py_func
+    run(out, src, 0)
+    assert (out.numpy() == 2.5).all()
+    run(out, src, 1)
+    assert list(out.numpy()[:6]) == [3, 3, 3, 3, 0, 0]
+    with pytest.raises(ParameterError, match="scalar"):
+        R.Duplicate(R.RegTensor("half"), 1.0, src_reg=R.RegTensor("half"))

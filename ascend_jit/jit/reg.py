@@ -183,10 +183,35 @@ def borrow(typingctx, value):
 # numba optimises it again (0.3-0.6 s per op for the big kernels, then once more in the VF). A Reg call registered
 # with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
 # lowers any call of a jitted function): the VF links the kernel's module once.
-ARG, CONST, INT, IS_ONE, FIELD = 0, 1, 2, 3, 4  # plan operands: (ARG, i) argument i, borrowed; (CONST, numba type,
-# value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when absent; (IS_ONE, i) the
-# bool "argument i == 1" (MaskMergeMode MERGING), False when absent; (FIELD, i, k, default) field k of the tuple
-# argument i (a CastTrait) as an int64, `default` when the argument is absent
+ARG, CONST, INT, IS_ONE, FIELD, ENUM = 0, 1, 2, 3, 4, 5  # plan operands: (ARG, i) argument i, borrowed; (CONST,
+# numba type, value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when absent;
+# (IS_ONE, i) the bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of the tuple argument i (a
+# CastTrait) as an int64, `default` when the argument is absent; (ENUM, i, default, rule) argument i checked by
+# `rule` (an EnumRule) as plain Python's as_enum checks it (SPEC-2 1.8): the int64 value, or with rule.flag the bool
+# "value == 1" (MaskMergeMode MERGING); `default` (an int64, or the flag's False) when absent.
+
+
+class EnumRule:
+    """How a direct call checks an enum argument: a member of `members` (an IntEnum) or one of the integer values in
+    [lo, hi], else a ParameterError naming `api` and `name` (a member of another enum is refused even when its value
+    is in range: the Memory-API ReduceType where the Reg one is expected). flag: the operand is "value == 1"."""
+
+    def __init__(self, api, name, members, lo, hi, legal, flag=False):
+        self.api, self.name, self.members, self.lo, self.hi, self.legal, self.flag = \
+            api, name, members, lo, hi, legal, flag
+
+    def foreign(self, t):
+        """Whether numba type t can never be a legal value (another enum's member, a bool)."""
+        return isinstance(t, types.Boolean) or \
+            (isinstance(t, types.IntEnumMember) and t.instance_class is not self.members)
+
+
+@njit(cache=True)
+def checked_enum(api, name, value, foreign, lo, hi, legal):
+    """A direct call's enum argument (EnumRule): its value, or a ParameterError as plain Python raises."""
+    if foreign or value < lo or value > hi:
+        raise ParameterError(api, name, value, legal, "ascend950")
+    return value
 
 
 def direct_call(fn, kernel, plan):
@@ -226,8 +251,23 @@ def direct_call(fn, kernel, plan):
             elif op[0] == CONST:
                 values.append(context.get_constant_generic(builder, op[1], op[2]))
             elif op[1] >= len(args) or isinstance(sig.args[op[1]], (types.NoneType, types.Omitted)):
-                values.append(context.get_constant(types.boolean, False) if op[0] == IS_ONE else
-                              context.get_constant(types.int64, op[-1]))
+                flag = op[0] == IS_ONE or (op[0] == ENUM and op[3].flag)
+                values.append(context.get_constant(types.boolean, False) if flag else
+                              context.get_constant(types.int64, op[2] if op[0] == ENUM else op[-1]))
+            elif op[0] == ENUM:
+                rule = op[3]
+                v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
+                unicode = [context.get_constant_generic(builder, types.unicode_type, text)
+                           for text in (rule.api, rule.name, rule.legal)]
+                check_sig = types.int64(types.unicode_type, types.unicode_type, types.int64, types.boolean,
+                                        types.int64, types.int64, types.unicode_type)
+                checker = types.Dispatcher(checked_enum)
+                checker.get_call_type(context.typing_context, check_sig.args, {})
+                v = context.get_function(checker, check_sig)(builder, [
+                    unicode[0], unicode[1], v, context.get_constant(types.boolean, rule.foreign(sig.args[op[1]])),
+                    context.get_constant(types.int64, rule.lo), context.get_constant(types.int64, rule.hi),
+                    unicode[2]])
+                values.append(builder.icmp_signed("==", v, context.get_constant(types.int64, 1)) if rule.flag else v)
             elif op[0] == FIELD:
                 field = builder.extract_value(args[op[1]], op[2])
                 values.append(context.cast(builder, field, sig.args[op[1]][op[2]], types.int64))
@@ -242,13 +282,19 @@ def direct_call(fn, kernel, plan):
 
 def _operand_types(operands, args):
     kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64}
-    return tuple(plain_type(args[op[1]]) if op[0] == ARG else (op[1] if op[0] == CONST else kinds[op[0]])
-                 for op in operands)
+    return tuple(plain_type(args[op[1]]) if op[0] == ARG else (op[1] if op[0] == CONST else (
+        (types.boolean if op[3].flag else types.int64) if op[0] == ENUM else kinds[op[0]])) for op in operands)
 
 
 def int_like(t):
     """An optional int argument of a Reg call: absent (None), an int or an IntEnum member."""
     return t is None or isinstance(t, (types.Integer, types.IntEnumMember, types.NoneType, types.Omitted))
+
+
+def enum_like(t):
+    """An optional enum argument of a Reg call (an ENUM operand): as int_like, or a bool, which the operand refuses
+    when called, as plain Python does."""
+    return int_like(t) or isinstance(t, types.Boolean)
 
 
 def ints_like(t, n):

@@ -8,11 +8,14 @@ One table per direction gives each distribution's lane width (0: the register's 
 lane map gives the element each register lane comes from (loads) or the position it goes to (stores).
 """
 import numpy as np
+from llvmlite import binding as llvm_binding
+from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from ..errors import AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDTypeError
+from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError,
+                      UnsupportedDTypeError)
 from .numerics import kind_size
 from .reg import H_CTRL, H_KIND, VL, internal, lane_on, set_u32, u16_at_byte
 
@@ -600,3 +603,50 @@ def store_unalign_post(h, state, offset, step):
         ub[state[0] + i] = state[2 + i]
     state[1] = 0
     return offset + step
+
+
+# --- MoveMask inside a compiled VF (SPEC-2 11.1, 11.7) -------------------------------------------------------------
+# A compiled VF sees its arguments only, but MoveMask reads the current core's vector mask register. A VF whose body
+# calls MoveMask gets that register through MOVE_MASK_STATE: simd_vf fills it right before the compiled call (the
+# VF holds the GIL, so no other thread's call can change it meanwhile) and clears it after. Compiled code reads it
+# through a named external symbol (registered in every process at import), so a VF using it stays disk-cacheable.
+# Words: [status, MASK0, MASK1]; status MM_* says whether the register may be read and else why not.
+MM_NOT_PREPARED, MM_READY, MM_NO_CORE, MM_OTHER_DEVICE, MM_UNDEFINED, MM_COUNTER = 0, 1, 2, 3, 4, 5
+MOVE_MASK_STATE = np.zeros(3, np.uint64)
+_MOVE_MASK_SYMBOL = "ascend_jit_move_mask_state"
+llvm_binding.add_symbol(_MOVE_MASK_SYMBOL, MOVE_MASK_STATE.ctypes.data)
+
+
+@intrinsic
+def _move_mask_word(typingctx, i):
+    """Word i of MOVE_MASK_STATE, read through the external symbol."""
+    def codegen(context, builder, sig, args):
+        module = builder.module
+        state = module.globals.get(_MOVE_MASK_SYMBOL)
+        if state is None:
+            state = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(64), 3), _MOVE_MASK_SYMBOL)
+            state.linkage = "external"
+        return builder.load(builder.gep(state, [ir.Constant(ir.IntType(32), 0), args[0]]))
+    return types.uint64(types.int64), codegen
+
+
+@njit(cache=True)
+def move_mask_in_vf(kind):
+    """MoveMask<T> in a compiled VF: the refusals of the plain call (SPEC-2 11.7: no current core, a non-950 core,
+    an undefined register, counter mode), then move_mask of the register simd_vf passed in."""
+    status = _move_mask_word(0)
+    if status == MM_NO_CORE:
+        raise StateError("MoveMask", None, None, None, None,
+                         "no current core: use `with core:` or call the method on a Core")
+    if status == MM_OTHER_DEVICE:
+        raise UnsupportedDeviceError("MoveMask", "device", "the current core's (not ascend950)", DEVICE, None,
+                                     "the Reg API exists on the Ascend 950 only (SPEC 7)")
+    if status == MM_UNDEFINED:
+        raise StateError("MoveMask", "mask register", "undefined", "set by SetVectorMask (SPEC-2 D31)", DEVICE)
+    if status == MM_COUNTER:
+        raise StateError("MoveMask", "mask mode", "counter", "Normal mode (SetMaskNorm; SPEC-2 11.7)", DEVICE)
+    if status != MM_READY:
+        raise StateError("MoveMask", "vector mask register", "not passed to this compiled code",
+                         "R.MoveMask called in the @simd_vf function's own body (simd_vf then passes the core's "
+                         "register in), or the VF's py_func (SPEC-2 11.7)", DEVICE)
+    return move_mask(kind, _move_mask_word(1), _move_mask_word(2))
