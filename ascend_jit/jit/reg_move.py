@@ -220,9 +220,12 @@ def _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode):
                              DEVICE)
     if post_mode != POST_NORMAL and post_mode != POST_UPDATE:
         raise ParameterError(api, "post_mode", post_mode, "a PostLiteral: POST_MODE_NORMAL or POST_MODE_UPDATE", DEVICE)
+    # SPEC-2 11.6: POST_MODE_NORMAL reads at offset + step and leaves the offset as it was (returned unchanged);
+    # POST_MODE_UPDATE reads at offset and returns offset + step
     step = repeat_stride * 32 // h[2]
-    base = offset if post_mode == POST_UPDATE else offset + step
-    return h[1] + base * h[2], offset + step
+    if post_mode == POST_UPDATE:
+        return h[1] + offset * h[2], offset + step
+    return h[1] + (offset + step) * h[2], offset
 
 
 @njit(cache=True)
@@ -570,7 +573,7 @@ def store_unalign(h, reg, state, offset, count):
     api = "StoreUnAlign"
     size = kind_size(reg[H_KIND])
     if count < 0 or count > VL // size:
-        raise ParameterError(api, "count", count, "0 .. VL / sizeof(T)", DEVICE)
+        raise ParameterError(api, "post_update_stride", count, "0 .. VL / sizeof(T) lanes (SPEC-2 11.6)", DEVICE)
     addr = h[1] + offset * h[2]
     pending = state[1]
     if pending > 0 and state[0] + pending != addr:
