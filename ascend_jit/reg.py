@@ -1441,13 +1441,19 @@ def _cast_kernel(dst, src, mask, trait=None):
     return cv.cast_widening if widening else cv.cast
 
 
+# the CastTrait fields' enums: a field that is another enum's member is refused (SPEC-2 11.5, 1.8), as plain Python's
+# _trait refuses it; the values themselves the kernel checks against the pair's row (DK Cast.md tables 6-9)
+_TRAIT_RULES = tuple(impl.EnumRule("Cast", f"trait.{name}", cls, 0, 0, f"a {cls.__name__} member or value")
+                     for name, cls in zip(CastTrait._fields, (RegLayout, SatMode, MaskMergeMode, RoundMode)))
+
+
 def _cast_plan(dst, src, mask, trait=None):
     """Cast as one call of a Reg Cast kernel (_cast_kernel): the trait's four fields as ints (an absent trait: every
     field UNKNOWN, SPEC-2 11.5); cast's widening marker None when literal dtypes name another pair."""
     if not (_regs_and_mask(dst, src, mask) and impl.ints_like(trait, 4)):
         return None
-    operands = ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.FIELD, 3, 0, 0), (impl.FIELD, 3, 1, 0),
-                (impl.FIELD, 3, 2, 2), (impl.FIELD, 3, 3, 8))
+    operands = ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2)) + tuple(
+        (impl.FIELD, 3, k, default, rule) for k, (default, rule) in enumerate(zip((0, 0, 2, 8), _TRAIT_RULES)))
     if _cast_kernel(dst, src, mask, trait) is cv.cast_widening:
         return operands
     known = impl.register_kind(src) is not None and impl.register_kind(dst) is not None

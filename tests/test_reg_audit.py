@@ -440,3 +440,28 @@ def test_duplicate_takes_scalar_and_src_reg_by_name(core, compiled):
     assert list(out.numpy()[:6]) == [3, 3, 3, 3, 0, 0]
     with pytest.raises(ParameterError, match="scalar"):
         R.Duplicate(R.RegTensor("half"), 1.0, src_reg=R.RegTensor("half"))
+
+
+def _vf_cast_trait(out, src, trait):
+    a, b = R.RegTensor("half"), R.RegTensor("int8")
+    R.LoadAlign(a, src)
+    R.Cast(b, a, R.CreateMask("half"), trait)
+    R.StoreAlign(out, b, R.CreateMask("int8"))
+
+
+VF_CAST_TRAIT = R.simd_vf(_vf_cast_trait)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_cast_trait_field_of_another_enum_is_refused(core, compiled):
+    """SPEC-2 11.5 / 1.8: a CastTrait field must be its own enum's member (or value): layoutMode = SatMode.SAT
+    (the same value as RegLayout.ZERO) was read as ZERO by compiled code."""
+    src, out = _half(core, [1] * 128), core.local_tensor("int8", 256)
+    out[:] = np.full(256, 7, np.int8)
+    trait = R.CastTrait(R.SatMode.SAT, R.SatMode.SAT, R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_RINT)
+    with pytest.raises(ParameterError, match="trait.layoutMode"):
+        (VF_CAST_TRAIT if compiled else VF_CAST_TRAIT.py_func)(out, src, trait)
+    assert (out.numpy() == 7).all()
+    good = trait._replace(layoutMode=R.RegLayout.ZERO)
+    (VF_CAST_TRAIT if compiled else VF_CAST_TRAIT.py_func)(out, src, good)
+    assert list(out.numpy()[:4]) == [1, 0, 1, 0]

@@ -186,7 +186,8 @@ def borrow(typingctx, value):
 ARG, CONST, INT, IS_ONE, FIELD, ENUM = 0, 1, 2, 3, 4, 5  # plan operands: (ARG, i) argument i, borrowed; (CONST,
 # numba type, value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when absent;
 # (IS_ONE, i) the bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of the tuple argument i (a
-# CastTrait) as an int64, `default` when the argument is absent; (ENUM, i, default, rule) argument i checked by
+# CastTrait) as an int64, `default` when the argument is absent (an optional fifth item, an EnumRule, refuses a field
+# that is another enum's member); (ENUM, i, default, rule) argument i checked by
 # `rule` (an EnumRule) as plain Python's as_enum checks it (SPEC-2 1.8): the int64 value, or with rule.flag the bool
 # "value == 1" (MaskMergeMode MERGING); `default` (an int64, or the flag's False) when absent.
 
@@ -253,24 +254,18 @@ def direct_call(fn, kernel, plan):
             elif op[1] >= len(args) or isinstance(sig.args[op[1]], (types.NoneType, types.Omitted)):
                 flag = op[0] == IS_ONE or (op[0] == ENUM and op[3].flag)
                 values.append(context.get_constant(types.boolean, False) if flag else
-                              context.get_constant(types.int64, op[2] if op[0] == ENUM else op[-1]))
+                              context.get_constant(types.int64, op[3] if op[0] == FIELD else op[2]))
             elif op[0] == ENUM:
                 rule = op[3]
-                v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
-                unicode = [context.get_constant_generic(builder, types.unicode_type, text)
-                           for text in (rule.api, rule.name, rule.legal)]
-                check_sig = types.int64(types.unicode_type, types.unicode_type, types.int64, types.boolean,
-                                        types.int64, types.int64, types.unicode_type)
-                checker = types.Dispatcher(checked_enum)
-                checker.get_call_type(context.typing_context, check_sig.args, {})
-                v = context.get_function(checker, check_sig)(builder, [
-                    unicode[0], unicode[1], v, context.get_constant(types.boolean, rule.foreign(sig.args[op[1]])),
-                    context.get_constant(types.int64, rule.lo), context.get_constant(types.int64, rule.hi),
-                    unicode[2]])
+                v = _checked(context, builder, rule, sig.args[op[1]],
+                             context.cast(builder, args[op[1]], sig.args[op[1]], types.int64))
                 values.append(builder.icmp_signed("==", v, context.get_constant(types.int64, 1)) if rule.flag else v)
             elif op[0] == FIELD:
-                field = builder.extract_value(args[op[1]], op[2])
-                values.append(context.cast(builder, field, sig.args[op[1]][op[2]], types.int64))
+                field_type = sig.args[op[1]][op[2]]
+                v = context.cast(builder, builder.extract_value(args[op[1]], op[2]), field_type, types.int64)
+                rule = op[4] if len(op) > 4 else None
+                values.append(v if rule is None or not rule.foreign(field_type) else
+                              _checked(context, builder, rule, field_type, v))
             else:
                 v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
                 values.append(v if op[0] == INT else
@@ -278,6 +273,18 @@ def direct_call(fn, kernel, plan):
         fnty = types.Dispatcher(pick(*sig.args))
         kernel_sig = fnty.get_call_type(context.typing_context, _operand_types(operands, sig.args), {})
         return context.get_function(fnty, kernel_sig)(builder, values)
+
+
+def _checked(context, builder, rule, arg_type, value):
+    """Lower a call of checked_enum: `value` (an int64) as `rule` accepts it, else its ParameterError."""
+    text = [context.get_constant_generic(builder, types.unicode_type, t) for t in (rule.api, rule.name, rule.legal)]
+    check_sig = types.int64(types.unicode_type, types.unicode_type, types.int64, types.boolean, types.int64,
+                            types.int64, types.unicode_type)
+    checker = types.Dispatcher(checked_enum)
+    checker.get_call_type(context.typing_context, check_sig.args, {})
+    return context.get_function(checker, check_sig)(builder, [
+        text[0], text[1], value, context.get_constant(types.boolean, rule.foreign(arg_type)),
+        context.get_constant(types.int64, rule.lo), context.get_constant(types.int64, rule.hi), text[2]])
 
 
 def _operand_types(operands, args):
