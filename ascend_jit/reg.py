@@ -957,7 +957,7 @@ def _ol_create_mask(dtype, pattern=0):
         # every lane, without compiling create_mask's patterns (issue 20)
         return lambda dtype, pattern=0: impl.all_lanes_mask(_vf_kind(dtype))
     # the pattern as an int64 value: a literal default or an enum member would each compile create_mask again
-    return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), np.int64(_or_default(pattern, 0)))
+    return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), _PATTERN(pattern))
 
 
 @overload(GetVecLen)
