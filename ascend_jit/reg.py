@@ -1512,10 +1512,10 @@ def _ol_move_mask(dtype):
     return lambda dtype: mv.move_mask_in_vf(_vf_kind(dtype))
 
 
-def _calls_move_mask(code):
-    """Whether a VF's code (or a function nested in it) names MoveMask: simd_vf then passes the core's vector mask
-    register to it on every call."""
-    return "MoveMask" in code.co_names or any(_calls_move_mask(c) for c in code.co_consts if hasattr(c, "co_names"))
+def _names(code, name):
+    """Whether a VF's code (or a function nested in it) names `name` (MoveMask: simd_vf then passes the core's
+    vector mask register in on every call; UnalignRegForStore: simd_vf checks that none it made ends pending)."""
+    return name in code.co_names or any(_names(c, name) for c in code.co_consts if hasattr(c, "co_names"))
 
 
 def _pass_mask_register():
@@ -1697,7 +1697,21 @@ def simd_vf(fn):
         result = last[0](args)
         return slow_call(args) if result is _MISS else result
 
-    if _calls_move_mask(fn.__code__):
+    if _names(fn.__code__, "UnalignRegForStore"):
+        checked = call
+
+        @functools.wraps(fn)
+        def call(*args):  # SPEC-2 11.6, D68: no UnalignRegForStore the VF made may hold pending bytes at its end
+            before = int(mv.PENDING_STORES[0]) - sum(1 for a in args if type(a) is UnalignRegForStore and a.state[1])
+            result = checked(*args)  # refuses a pending UnalignRegForStore passed in (those are now all empty)
+            made = int(mv.PENDING_STORES[0]) - before
+            if made > 0:
+                raise StateError(fn.__name__, "UnalignRegForStore", f"{made} made in the VF with bytes pending",
+                                 legal="empty when the VF returns: StoreUnAlignPost writes the pending bytes "
+                                       "(SPEC-2 11.6, D68)", device=DEVICE)
+            return result
+
+    if _names(fn.__code__, "MoveMask"):
         run = call
 
         @functools.wraps(fn)

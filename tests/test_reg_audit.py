@@ -205,14 +205,15 @@ def _vf_given_ureg(out, src, ureg):
 VF_UNALIGNED, VF_GIVEN_UREG = R.simd_vf(_vf_unaligned_store), R.simd_vf(_vf_given_ureg)
 
 
-@pytest.mark.parametrize("sanitize", [False, True])
-def test_plain_vf_ending_with_a_pending_unaligned_store_is_refused(sanitize):
-    """py_func (and a sanitizing core, whose VFs run uncompiled) check the VF's UnalignRegForStore at return."""
+@pytest.mark.parametrize("sanitize, compiled", [(False, False), (True, False), (False, True)])
+def test_vf_ending_with_a_pending_unaligned_store_it_made_is_refused(sanitize, compiled):
+    """py_func, a sanitizing core (whose VFs run uncompiled) and the compiled VF (it ended silently) check the
+    UnalignRegForStore the VF made at its return (SPEC-2 11.6, D68)."""
     with aj.Core("ascend950", sanitize=sanitize) as c:
         src, out = c.local_tensor("half", 128), c.local_tensor("half", 128)
         src[:] = np.arange(128, dtype=np.float16)
         out[:] = np.zeros(128, np.float16)
-        run = VF_UNALIGNED if sanitize else VF_UNALIGNED.py_func
+        run = VF_UNALIGNED if sanitize or compiled else VF_UNALIGNED.py_func
         with pytest.raises(aj.errors.StateError, match="UnalignRegForStore"):
             run(out, src, False)
         run(out, src, True)

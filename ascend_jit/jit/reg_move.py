@@ -539,6 +539,35 @@ def move_mask(kind, lo, hi):
 
 # --- unaligned loads and stores: the functional model of SPEC-2 11.6 / D68 -----------------------------------------
 USTATE_SIZE = 2 + 32  # UnalignRegForStore: pending address, pending length, up to 32 pending bytes
+# How many UnalignRegForStore states hold pending bytes, over the process (SPEC-2 11.6, D68: a VF must not end with
+# one): simd_vf compares it before and after a compiled call of a VF that makes UnalignRegForStore objects, which
+# it cannot otherwise see. Compiled code updates it through an external symbol (as MOVE_MASK_STATE below), so the
+# kernels stay disk-cacheable; plain Python (NUMBA_DISABLE_JIT) updates the array itself.
+PENDING_STORES = np.zeros(1, np.int64)
+_PENDING_SYMBOL = "ascend_jit_pending_unaligned_stores"
+llvm_binding.add_symbol(_PENDING_SYMBOL, PENDING_STORES.ctypes.data)
+
+
+@intrinsic
+def _add_pending_stores(typingctx, delta):
+    def codegen(context, builder, sig, args):
+        module = builder.module
+        counter = module.globals.get(_PENDING_SYMBOL)
+        if counter is None:
+            counter = ir.GlobalVariable(module, ir.IntType(64), _PENDING_SYMBOL)
+            counter.linkage = "external"
+        builder.store(builder.add(builder.load(counter), args[0]), counter)
+        return context.get_dummy_value()
+    return types.void(types.int64), codegen
+
+
+def count_pending_stores(delta):
+    PENDING_STORES[0] += delta
+
+
+@overload(count_pending_stores, inline="always")
+def _ol_count_pending_stores(delta):
+    return lambda delta: _add_pending_stores(delta)
 
 
 @njit(cache=True)
@@ -595,6 +624,7 @@ def store_unalign(h, reg, state, offset, count):
     state[1] = end - cut
     for i in range(end - cut):
         state[2 + i] = run[cut - start + i]
+    count_pending_stores(np.int64(state[1] > 0) - np.int64(pending > 0))
     return offset + count
 
 
@@ -604,6 +634,7 @@ def store_unalign_post(h, state, offset, step):
     ub = h[0]
     for i in range(state[1]):
         ub[state[0] + i] = state[2 + i]
+    count_pending_stores(-np.int64(state[1] > 0))
     state[1] = 0
     return offset + step
 
