@@ -152,7 +152,7 @@ class RegTensor:
 
     def __init__(self, dtype):
         self.dtype = resolve(dtype, "RegTensor")
-        self.data = impl.new_register(self.dtype.kind)
+        self.data = impl.new_register(self.dtype.kind, _creation_modes())
 
     def numpy(self):
         """The register's lanes as a host array."""
@@ -216,17 +216,43 @@ def _check_store_uregs(api, uregs):
                                    "11.6, D68)", device=DEVICE)
 
 
+def _vf_core_modes(args):
+    """The H_CTRL modes of the core a VF call runs on (SPEC-2 11.1): its first LocalTensor argument's core, else the
+    current core, else 0 (not known: the 950's power-on modes)."""
+    for a in args:
+        if isinstance(a, LocalTensor):
+            return core_modes(a._core)
+    return _current_core_modes()
+
+
+def _current_core_modes():
+    try:
+        return core_modes(current_core("RegTensor"))
+    except StateError:
+        return 0
+
+
+def _creation_modes():
+    """The modes a RegTensor made in plain Python carries: its VF's core's (running as plain Python), else the
+    current core's, else none known."""
+    modes = getattr(_PLAIN_VF, "modes", None)
+    return modes[-1] if modes else _current_core_modes()
+
+
 def _plain_vf(fn):
     """fn run as plain Python (py_func, a sanitizing core, NUMBA_DISABLE_JIT) with D68's end-of-VF check over the
-    UnalignRegForStore objects it made or was given."""
+    UnalignRegForStore objects it made or was given; the registers it makes carry its core's modes (SPEC-2 11.1)."""
     @functools.wraps(fn)
     def run(*args):
         frames = _PLAIN_VF.__dict__.setdefault("frames", [])
+        modes = _PLAIN_VF.__dict__.setdefault("modes", [])
         frames.append([a for a in args if type(a) is UnalignRegForStore])
+        modes.append(_vf_core_modes(args))
         try:
             result = fn(*args)
         finally:
             made = frames.pop()
+            modes.pop()
         _check_store_uregs(fn.__name__, made)
         return result
     return run
@@ -937,8 +963,8 @@ def _ol_regtensor(dtype):
     if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
         kind = _KIND_NAMES[dtype.literal_value]
         typed = impl.KIND_REGISTERS[kind]
-        return lambda dtype: typed(impl.new_register(np.int64(kind)))
-    return lambda dtype: impl.new_register(_vf_kind(dtype))
+        return lambda dtype: typed(impl.new_register(np.int64(kind), impl.vf_modes()))
+    return lambda dtype: impl.new_register(_vf_kind(dtype), impl.vf_modes())
 
 
 @overload(MaskReg)
@@ -1599,7 +1625,7 @@ def _planned_call(api, kinds, entry):
     if names:
         body.append(f"    {', '.join(names)}, = args")
     body += [f"    if type({n}) is not K{i}:\n        return MISS" for i, n in enumerate(names)]
-    out, write_back, memo_read = [], [], False
+    out, write_back, memo_read, modes_set = [], [], False, False
     for i, (n, kind) in enumerate(zip(names, kinds)):
         if kind is LocalTensor:
             if not memo_read:  # the memo of the first tensor's core, if that core's state is the memo's
@@ -1610,6 +1636,9 @@ def _planned_call(api, kinds, entry):
             body += [f"    e = handles.get(id({n}))",
                      f"    {n} = e[1] if e is not None and e[0] is {n} and {n}._lease is None else "
                      f"HANDLE(API, {n})"]
+            if not modes_set:  # SPEC-2 11.1: the registers the VF makes carry its first tensor's core's modes
+                body.append(f"    VF_MODES[0] = {n}[3]")
+                modes_set = True
         elif kind is str:
             body += [f"    {n} = NAMES.get({n})", f"    if {n} is None:", "        return MISS"]
         elif kind is RegTensor:
@@ -1623,9 +1652,12 @@ def _planned_call(api, kinds, entry):
         elif kind is int:
             body += [f"    if not INT64_MIN <= {n} <= INT64_MAX:", "        return MISS"]
         out.append(n)
+    if not modes_set:
+        body.append("    VF_MODES[0] = CURRENT_MODES()")
     body.append(f"    result = ENTRY({', '.join(out)})")
     body += write_back + ["    return result"]
     namespace = {"MISS": _MISS, "NAMES": _KIND_NAMES, "HANDLE": tensor_handle, "API": api, "ENTRY": entry,
+                 "VF_MODES": impl.VF_MODES, "CURRENT_MODES": _current_core_modes,
                  "INT64_MIN": _INT64_MIN, "INT64_MAX": _INT64_MAX, "np": np,
                  **{f"K{i}": kind for i, kind in enumerate(kinds)}}
     exec("def planned(args):\n" + "\n".join(body), namespace)  # noqa: S102 (our own generated source)
@@ -1681,6 +1713,7 @@ def simd_vf(fn):
             if result is not _MISS:
                 return result
         converted, masks, plannable = _convert_vf_args(fn.__name__, args)
+        impl.VF_MODES[0] = _vf_core_modes(args)  # SPEC-2 11.1: the modes of the registers the VF makes
         result = compiled(*converted)
         for mask, words in masks:
             mask.words = tuple(words)

@@ -466,3 +466,36 @@ def test_cast_trait_field_of_another_enum_is_refused(core, compiled):
     good = trait._replace(layoutMode=R.RegLayout.ZERO)
     (VF_CAST_TRAIT if compiled else VF_CAST_TRAIT.py_func)(out, src, good)
     assert list(out.numpy()[:4]) == [1, 0, 1, 0]
+
+
+# --- SPEC-2 11.1: the overflow modes are those of the core the VF runs on, also for registers never loaded ------
+def _vf_duplicated_operands(out_half, out_int):
+    a, d = R.RegTensor("half"), R.RegTensor("half")
+    R.Duplicate(a, 65504.0)
+    R.Add(d, a, a, R.CreateMask("half"))
+    R.StoreAlign(out_half, d, R.CreateMask("half"))
+    i, j = R.RegTensor("int16"), R.RegTensor("int16")
+    R.Duplicate(i, 32767)
+    R.Mul(j, i, i, R.CreateMask("int16"))
+    R.StoreAlign(out_int, j, R.CreateMask("int16"))
+
+
+VF_DUPLICATED_OPERANDS = R.simd_vf(_vf_duplicated_operands)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("saturating", [False, True])
+def test_registers_filled_by_duplicate_use_the_core_modes(compiled, saturating):
+    """Registers only Duplicate filled carried the 950's power-on modes (INF/NaN half, integer wrap) whatever the
+    core: MAX + MAX gave inf and 32767 * 32767 gave 1 on a saturating core. B-6/B-7 (RegBV-T11/T16) on such
+    operands: inf / 65504 and 1 / 32767."""
+    core = aj.Core("ascend950")
+    core.SetCtrlSpr(48, 48, 0 if saturating else 1)
+    core.SetCtrlSpr(53, 53, 1 if saturating else 0)
+    out_half, out_int = core.local_tensor("half", 128), core.local_tensor("int16", 128)
+    for _ in range(2):  # the first compiled call and the planned one
+        out_half[:] = np.zeros(128, np.float16)
+        out_int[:] = np.zeros(128, np.int16)
+        (VF_DUPLICATED_OPERANDS if compiled else VF_DUPLICATED_OPERANDS.py_func)(out_half, out_int)
+        assert (out_half.numpy() == (65504.0 if saturating else np.inf)).all()
+        assert (out_int.numpy() == (32767 if saturating else 1)).all()

@@ -10,10 +10,12 @@ register's bytes (u16_at, set_u32, ...), not typed views.
 Unlike the Memory-API kernels, these functions check their own arguments: a user's VF computes addresses at run
 time, so no Python layer can prove them in advance. Every check runs before anything is written.
 """
+import array
 import functools
 import inspect
 
 import numpy as np
+from llvmlite import binding as llvm_binding
 from llvmlite import ir
 from numba import njit, types
 from numba.core.datamodel import models, register_default
@@ -337,10 +339,42 @@ def _ol_set_u32(reg, j, v):
 
 
 @njit(cache=True)
-def new_register(kind):
+def new_register(kind, modes):
+    """A zeroed register of element kind `kind` carrying the overflow modes `modes` (an H_CTRL byte: those of the
+    core the VF runs on, SPEC-2 11.1; 0 = not known, the 950's power-on modes)."""
     reg = np.zeros(REG_BYTES, np.uint8)
     reg[H_KIND] = kind
+    reg[H_CTRL] = modes
     return reg
+
+
+# The overflow modes of the core a compiled VF runs on (SPEC-2 11.1), for the registers it creates: simd_vf writes
+# them before every compiled call; compiled code reads them through an external symbol (registered in every process
+# at import), so the VFs stay disk-cacheable. Plain Python passes the modes to new_register itself.
+VF_MODES = array.array("q", [0])  # not numpy: a VF call writes it, and array.array's item store is the cheaper
+_VF_MODES_SYMBOL = "ascend_jit_vf_modes"
+llvm_binding.add_symbol(_VF_MODES_SYMBOL, VF_MODES.buffer_info()[0])
+
+
+@intrinsic
+def _read_vf_modes(typingctx):
+    def codegen(context, builder, sig, args):
+        module = builder.module
+        word = module.globals.get(_VF_MODES_SYMBOL)
+        if word is None:
+            word = ir.GlobalVariable(module, ir.IntType(64), _VF_MODES_SYMBOL)
+            word.linkage = "external"
+        return builder.load(word)
+    return types.int64(), codegen
+
+
+def vf_modes():
+    return VF_MODES[0]
+
+
+@overload(vf_modes, inline="always")
+def _ol_vf_modes():
+    return lambda: _read_vf_modes()
 
 
 @internal
