@@ -502,3 +502,26 @@ def test_registers_filled_by_duplicate_use_the_core_modes(compiled, saturating):
         (VF_DUPLICATED_OPERANDS if compiled else VF_DUPLICATED_OPERANDS.py_func)(out_half, out_int)
         assert (out_half.numpy() == (65504.0 if saturating else np.inf)).all()
         assert (out_int.numpy() == (32767 if saturating else 1)).all()
+
+
+def _vf_unaligned_tail(out, src, offset):
+    reg = R.RegTensor("half")
+    R.Load(reg, src, offset)
+    R.StoreAlign(out, reg, R.CreateMask("half"))
+
+
+VF_UNALIGNED_TAIL = R.simd_vf(_vf_unaligned_tail)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_unaligned_load_of_a_tensor_tail(core, compiled):
+    """SPEC-2 11.6: LoadUnAlign's VL bytes must lie in the tensor, the 32-byte blocks around them in the UB: the last
+    128 halves of a 145-half tensor (290 bytes) load (it was refused: the block rounding reached byte 320)."""
+    src = core.local_tensor("half", 145)
+    src[:] = np.arange(145, dtype=np.float16)
+    out = _half(core)
+    run = VF_UNALIGNED_TAIL if compiled else VF_UNALIGNED_TAIL.py_func
+    run(out, src, 17)
+    assert (out.numpy() == np.arange(17, 145)).all()
+    with pytest.raises(aj.errors.OutOfBoundsError):
+        run(out, src, 18)

@@ -585,8 +585,11 @@ def load_unalign(reg, state, h, offset, step, has_step):
     if addr != state[0]:
         raise StateError(api, "address", addr, "the address LoadUnAlignPre (or the previous LoadUnAlign) set "
                          "(SPEC-2 11.6, D68)", DEVICE)
-    _check_place(api, h[4], h[5], addr, 1, addr - addr % 32, -(-(addr + VL) // 32) * 32)
+    # the VL bytes it returns lie in the operand's tensor; the 32-byte blocks around them, which the hardware also
+    # reads but whose extra bytes reach no lane, in the UB (SPEC-2 11.6; as ReduceSum's whole-repeat reads)
     ub = h[0]
+    _check_place(api, h[4], h[5], addr, 1, addr, addr + VL)
+    _check_place(api, 0, ub.size, addr, 1, addr - addr % 32, -(-(addr + VL) // 32) * 32)
     for i in range(VL):
         reg[i] = ub[addr + i]
     reg[H_CTRL] = h[3]
