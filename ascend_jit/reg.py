@@ -1,6 +1,6 @@
 """`aj.Reg`: the Ascend 950 Reg (SIMD register) API (SPEC 7; SPEC-2 11): RegTensor, MaskReg, UpdateMask,
 CreateMask, MoveMask, the loads and stores with every distribution, Add/Sub/Mul, Duplicate, Reduce,
-ReduceDataBlock, the MaskReg operations, and `simd_vf` to compile a VF function with numba.
+ReduceDataBlock, PairReduceElem, the MaskReg operations, and `simd_vf` to compile a VF function with numba.
 
 The same calls work in plain Python (for debugging) and inside a `@simd_vf` function (compiled): plain Python
 passes RegTensor / MaskReg / LocalTensor objects, compiled code passes their array forms (a register is a uint8
@@ -697,6 +697,22 @@ def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=Mas
                            *_class_markers(src_reg.dtype.kind))
 
 
+def PairReduceElem(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Reg PairReduceElem (SPEC 7.6): dst lane i = src lane 2i + src lane 2i+1 for i < L/2 (an inactive lane counts
+    as +0; half adds SAT(RN(.)), float adds RN), lanes L/2.. are 0. half and float; ZEROING only."""
+    api = "PairReduceElem"
+    _core_check(api)
+    _reg(api, "dst", dst), _reg(api, "src", src)
+    _check_dtype(api, src.dtype.name, ("half", "float"), "SPEC 7.6")
+    if dst.dtype.name != src.dtype.name:
+        raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
+                                    "(SPEC 7.6)", device=DEVICE)
+    if _merging(api, mode):
+        raise ParameterError(api, "mode", "MERGING", legal="MaskMergeMode.ZEROING (SPEC 7.4)", device=DEVICE)
+    impl.reduce_data_block(dst.data, src.data, _mask(api, "mask", mask), impl.PAIR, impl.ZEROING,
+                           *_class_markers(src.dtype.kind))
+
+
 _TRAIT_ALLOWED = getattr(cv.trait_allowed, "py_func", cv.trait_allowed)  # in Python: nothing to compile
 
 
@@ -1344,6 +1360,19 @@ impl.direct_call(Reduce, ops.reduce, _reduce_plan)
 impl.direct_call(ReduceMax, ops.reduce, _reduce_as(ops.MAX))
 impl.direct_call(ReduceSum, ops.reduce, _reduce_as(ops.SUM))
 impl.direct_call(ReduceDataBlock, impl.reduce_data_block, _reduce_data_block_plan)
+
+
+def _pair_reduce_plan(dst, src, mask, mode=None):
+    """PairReduceElem as one call of reduce_data_block with its PAIR op (SPEC 7.6); `mode` ZEROING only."""
+    if not (_regs_and_mask(dst, src, mask) and impl.enum_like(mode)):
+        return None
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, impl.PAIR), \
+        (impl.ENUM, 3, impl.ZEROING, _PAIR_ZEROING_ONLY), *_reduce_markers(src)
+
+
+_PAIR_ZEROING_ONLY = impl.EnumRule("PairReduceElem", "mode", MaskMergeMode, impl.ZEROING, impl.ZEROING,
+                                   "MaskMergeMode.ZEROING (SPEC 7.4)")
+impl.direct_call(PairReduceElem, impl.reduce_data_block, _pair_reduce_plan)
 
 
 @overload(LocalMemBar)

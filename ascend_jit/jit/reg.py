@@ -42,6 +42,7 @@ H_KIND, H_CTRL = SCRATCH, SCRATCH + 1
 # inherited by results; docs/decisions.md "Reg API"): CTRL[48]=0, CTRL[53]=1, CTRL[59]=1, CTRL[60]=0, and "known".
 M_HALF_SAT, M_INT_SAT, M_CAST_TRUNC, M_TRAIT_SAT, M_KNOWN = 1, 2, 4, 8, 16
 SUM, MAX, MIN = 0, 1, 2
+PAIR = 3  # PairReduceElem (SPEC 7.6): the first level of ReduceDataBlock's SUM tree, L/2 results
 ZEROING, MERGING = 0, 1
 # MaskPattern (SPEC 7.2): ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15
 _PATTERN_VL = np.array([0, 1, 2, 3, 4, 8, 16, 32, 64, 128], np.int64)
@@ -501,6 +502,11 @@ def store_align(ub, addr, reg, words):
 
 @internal
 def _check_pair(op, dst_kind, src_kind):
+    if op == PAIR:
+        if dst_kind != src_kind or (src_kind != KIND_HALF and src_kind != KIND_FLOAT):
+            raise UnsupportedDTypeError("PairReduceElem", "dstReg/srcReg kinds", (dst_kind, src_kind),
+                                        "half or float, the same for dst and src (SPEC 7.6)", "ascend950")
+        return
     if op == SUM:
         ok = ((dst_kind == src_kind and (src_kind == KIND_HALF or src_kind == KIND_FLOAT or src_kind == KIND_INT32 or
                                          src_kind == KIND_UINT32 or src_kind == KIND_INT16 or src_kind == KIND_UINT16))
@@ -603,8 +609,8 @@ def reduce_data_block(dst, src, words, op, mode, float_class, int_class):
     or None, as reg_ops.reduce's): a plain call and a VF register of a literal dtype compile the source's class
     alone (issue 20), a register of a run-time dtype both."""
     if mode != ZEROING:
-        raise ParameterError("ReduceDataBlock", "mode", mode, "MaskMergeMode.ZEROING (MERGING is not supported)",
-                             "ascend950")
+        raise ParameterError("PairReduceElem" if op == PAIR else "ReduceDataBlock", "mode", mode,
+                             "MaskMergeMode.ZEROING (MERGING is not supported)", "ascend950")
     dk, sk = np.int64(dst[H_KIND]), np.int64(src[H_KIND])
     _check_pair(op, dk, sk)
     sat = (src[H_CTRL] & M_HALF_SAT) != 0
@@ -614,6 +620,9 @@ def reduce_data_block(dst, src, words, op, mode, float_class, int_class):
         # the tree in place in dst's scratch bytes (no allocation): level 1 reads src's lanes (masked ones are 0 for
         # SUM, the identity for MAX / MIN, SPEC 7.5), each later level lane k reads lanes 2k, 2k+1 >= k
         is_half = sk == KIND_HALF
+        pairs_only = op == PAIR  # PairReduceElem: level 1 alone, L/2 results (SPEC 7.6)
+        if pairs_only:
+            op = SUM
         fill = np.float32(0.0) if op == SUM else (np.float32(-np.inf) if op == MAX else np.float32(np.inf))
         width = VL // ssize // 2
         if words[0] == words[1] == words[2] == words[3] == np.uint64(0xFFFFFFFFFFFFFFFF):
@@ -625,11 +634,11 @@ def reduce_data_block(dst, src, words, op, mode, float_class, int_class):
                 x = _float_lane(src, 2 * k, is_half) if lane_on(words, 2 * k * ssize) else fill
                 y = _float_lane(src, 2 * k + 1, is_half) if lane_on(words, (2 * k + 1) * ssize) else fill
                 _set_scratch(dst, k, _combine(x, y, op, is_half, sat))
-        while width > 8:
+        while width > 8 and not pairs_only:
             width //= 2
             for k in range(width):
                 _set_scratch(dst, k, _combine(_scratch(dst, 2 * k), _scratch(dst, 2 * k + 1), op, is_half, sat))
-        _write_results(dst, dk, sk, sat)
+        _write_results(dst, dk, sk, sat, width)
     if int_class is not None and not is_float:
         lo, hi = int_range(sk)
         init = np.int64(0) if op == SUM else (np.int64(lo) if op == MAX else np.int64(hi))
@@ -659,15 +668,16 @@ def _final(v, sk, sat):
 
 
 @internal
-def _write_results(dst, dk, sk, sat):
-    """The 8 block results (scratch lanes 0..7) into dst lanes 0..7; lanes 8.. are 0 (ZEROING, D3)."""
+def _write_results(dst, dk, sk, sat, count):
+    """The `count` results (scratch lanes 0..count-1: 8 block results, or PairReduceElem's L/2) into dst lanes
+    0..count-1; the lanes after them are 0 (ZEROING, D3, SPEC 7.6)."""
     if dk == KIND_HALF:
-        for j in range(8):
+        for j in range(count):
             set_u16(dst, j, half_store_bits(_final(_scratch(dst, j), sk, sat)))
-        for i in range(16, VL):
+        for i in range(2 * count, VL):
             dst[i] = 0
     else:
-        for j in range(8):
+        for j in range(count):
             set_u32(dst, j, float_store_bits(_final(_scratch(dst, j), sk, sat)))
-        for i in range(32, VL):
+        for i in range(4 * count, VL):
             dst[i] = 0
