@@ -216,13 +216,23 @@ def _check_store_uregs(api, uregs):
                                    "11.6, D68)", device=DEVICE)
 
 
-def _vf_core_modes(args):
+def _vf_core_modes(api, args):
     """The H_CTRL modes of the core a VF call runs on (SPEC-2 11.1): its first LocalTensor argument's core, else the
-    current core, else 0 (not known: the 950's power-on modes)."""
+    current core (UnsupportedDeviceError off the 950, as every Reg call there), else 0 (not known: the 950's
+    power-on modes)."""
     for a in args:
         if isinstance(a, LocalTensor):
             return core_modes(a._core)
-    return _current_core_modes()
+    return _vf_current_modes(api)
+
+
+def _vf_current_modes(api):
+    try:
+        core = current_core(api)
+    except StateError:
+        return 0
+    _device_check(api, core)
+    return core_modes(core)
 
 
 def _current_core_modes():
@@ -244,10 +254,11 @@ def _plain_vf(fn):
     UnalignRegForStore objects it made or was given; the registers it makes carry its core's modes (SPEC-2 11.1)."""
     @functools.wraps(fn)
     def run(*args):
+        vf_modes = _vf_core_modes(fn.__name__, args)  # refuses a non-950 current core before anything runs
         frames = _PLAIN_VF.__dict__.setdefault("frames", [])
         modes = _PLAIN_VF.__dict__.setdefault("modes", [])
         frames.append([a for a in args if type(a) is UnalignRegForStore])
-        modes.append(_vf_core_modes(args))
+        modes.append(vf_modes)
         try:
             result = fn(*args)
         finally:
@@ -1682,11 +1693,11 @@ def _planned_call(api, kinds, entry):
             body += [f"    if not INT64_MIN <= {n} <= INT64_MAX:", "        return MISS"]
         out.append(n)
     if not modes_set:
-        body.append("    VF_MODES[0] = CURRENT_MODES()")
+        body.append("    VF_MODES[0] = CURRENT_MODES(API)")
     body.append(f"    result = ENTRY({', '.join(out)})")
     body += write_back + ["    return result"]
     namespace = {"MISS": _MISS, "NAMES": _KIND_NAMES, "HANDLE": tensor_handle, "API": api, "ENTRY": entry,
-                 "VF_MODES": impl.VF_MODES, "CURRENT_MODES": _current_core_modes,
+                 "VF_MODES": impl.VF_MODES, "CURRENT_MODES": _vf_current_modes,
                  "INT64_MIN": _INT64_MIN, "INT64_MAX": _INT64_MAX, "np": np,
                  **{f"K{i}": kind for i, kind in enumerate(kinds)}}
     exec("def planned(args):\n" + "\n".join(body), namespace)  # noqa: S102 (our own generated source)
@@ -1742,7 +1753,7 @@ def simd_vf(fn):
             if result is not _MISS:
                 return result
         converted, masks, plannable = _convert_vf_args(fn.__name__, args)
-        impl.VF_MODES[0] = _vf_core_modes(args)  # SPEC-2 11.1: the modes of the registers the VF makes
+        impl.VF_MODES[0] = _vf_core_modes(fn.__name__, args)  # SPEC-2 11.1: the modes of the registers it makes
         result = compiled(*converted)
         for mask, words in masks:
             mask.words = tuple(words)

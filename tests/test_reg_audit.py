@@ -525,3 +525,26 @@ def test_unaligned_load_of_a_tensor_tail(core, compiled):
     assert (out.numpy() == np.arange(17, 145)).all()
     with pytest.raises(aj.errors.OutOfBoundsError):
         run(out, src, 18)
+
+
+def _vf_mask_only(dst, src):
+    R.Not(dst, src, R.CreateMask("half"))
+
+
+VF_MASK_ONLY = R.simd_vf(_vf_mask_only)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_vf_without_tensors_refuses_a_non_950_current_core(compiled):
+    """SPEC-2 11.1: every Reg function refuses a non-950 core; a compiled VF of MaskReg operations alone (no tensor
+    whose device could be checked) ran under `with aj.Core("atlas-a2")`."""
+    run = VF_MASK_ONLY if compiled else VF_MASK_ONLY.py_func
+    dst = R.MaskReg((5, 5, 5, 5))
+    with aj.Core("ascend950"):
+        run(dst, R.MaskReg((1, 2, 3, 4)))  # compiled: the call that makes the planned path
+    assert dst.bits() & 0xFFFF == 0xFFFE
+    dst = R.MaskReg((5, 5, 5, 5))
+    with aj.Core("atlas-a2"):
+        with pytest.raises(UnsupportedDeviceError):
+            run(dst, R.MaskReg((1, 2, 3, 4)))
+    assert dst.words == R.MaskReg((5, 5, 5, 5)).words
