@@ -93,7 +93,7 @@ def _row(apis, devices, default, *conditions, note=""):
 
 # --- the first release (SPEC.md): every form bit-exact --------------------------------------------------------------
 _row(("Add", "ReduceSum", "ReducePairElem"), ALL_DEVICES, BIT_EXACT)
-_row(("Reg.ReduceDataBlock",), (D950,), BIT_EXACT)
+_row(("Reg.ReduceDataBlock", "Reg.PairReduceElem"), (D950,), BIT_EXACT)
 
 # --- SPEC-2 0.3, row by row (availability from 1.9) ----------------------------------------------------------------
 _row(("Sub", "Max", "Min", "Adds", "Abs", "Relu", "And", "Or", "Duplicate"), ALL_DEVICES, BIT_EXACT)

@@ -1,6 +1,6 @@
 """`aj.Reg`: the Ascend 950 Reg (SIMD register) API (SPEC 7; SPEC-2 11): RegTensor, MaskReg, UpdateMask,
 CreateMask, MoveMask, the loads and stores with every distribution, Add/Sub/Mul, Duplicate, Reduce,
-ReduceDataBlock, the MaskReg operations, and `simd_vf` to compile a VF function with numba.
+ReduceDataBlock, PairReduceElem, the MaskReg operations, and `simd_vf` to compile a VF function with numba.
 
 The same calls work in plain Python (for debugging) and inside a `@simd_vf` function (compiled): plain Python
 passes RegTensor / MaskReg / LocalTensor objects, compiled code passes their array forms (a register is a uint8
@@ -152,7 +152,7 @@ class RegTensor:
 
     def __init__(self, dtype):
         self.dtype = resolve(dtype, "RegTensor")
-        self.data = impl.new_register(self.dtype.kind)
+        self.data = impl.new_register(self.dtype.kind, _creation_modes())
 
     def numpy(self):
         """The register's lanes as a host array."""
@@ -216,17 +216,54 @@ def _check_store_uregs(api, uregs):
                                    "11.6, D68)", device=DEVICE)
 
 
+def _vf_core_modes(api, args):
+    """The H_CTRL modes of the core a VF call runs on (SPEC-2 11.1): its first LocalTensor argument's core, else the
+    current core (UnsupportedDeviceError off the 950, as every Reg call there), else 0 (not known: the 950's
+    power-on modes)."""
+    for a in args:
+        if isinstance(a, LocalTensor):
+            return core_modes(a._core)
+    return _vf_current_modes(api)
+
+
+def _vf_current_modes(api):
+    try:
+        core = current_core(api)
+    except StateError:
+        return 0
+    _device_check(api, core)
+    return core_modes(core)
+
+
+def _current_core_modes():
+    try:
+        return core_modes(current_core("RegTensor"))
+    except StateError:
+        return 0
+
+
+def _creation_modes():
+    """The modes a RegTensor made in plain Python carries: its VF's core's (running as plain Python), else the
+    current core's, else none known."""
+    modes = getattr(_PLAIN_VF, "modes", None)
+    return modes[-1] if modes else _current_core_modes()
+
+
 def _plain_vf(fn):
     """fn run as plain Python (py_func, a sanitizing core, NUMBA_DISABLE_JIT) with D68's end-of-VF check over the
-    UnalignRegForStore objects it made or was given."""
+    UnalignRegForStore objects it made or was given; the registers it makes carry its core's modes (SPEC-2 11.1)."""
     @functools.wraps(fn)
     def run(*args):
+        vf_modes = _vf_core_modes(fn.__name__, args)  # refuses a non-950 current core before anything runs
         frames = _PLAIN_VF.__dict__.setdefault("frames", [])
+        modes = _PLAIN_VF.__dict__.setdefault("modes", [])
         frames.append([a for a in args if type(a) is UnalignRegForStore])
+        modes.append(vf_modes)
         try:
             result = fn(*args)
         finally:
             made = frames.pop()
+            modes.pop()
         _check_store_uregs(fn.__name__, made)
         return result
     return run
@@ -337,11 +374,19 @@ def _offset(api, offset):
     return as_int(api, DEVICE, "offset", offset, -INT32_MAX - 1, INT32_MAX)
 
 
+_MERGE_LEGAL = "MaskMergeMode.ZEROING or MaskMergeMode.MERGING (SPEC-2 11.1)"
+
+
 def _merging(api, mode):
-    mode = as_enum(api, DEVICE, "mode", mode, MaskMergeMode)  # a member or its value only (decisions.md)
-    if mode == MaskMergeMode.UNKNOWN:
-        raise ParameterError(api, "mode", mode, legal="a MaskMergeMode", device=DEVICE)
-    return mode == MaskMergeMode.MERGING
+    """A `mode` argument: ZEROING or MERGING, a member or its value only (decisions.md); UNKNOWN is a CastTrait
+    value, not an instruction's mode."""
+    try:
+        member = as_enum(api, DEVICE, "mode", mode, MaskMergeMode)
+    except ParameterError:
+        member = None
+    if member is None or member == MaskMergeMode.UNKNOWN:
+        raise ParameterError(api, "mode", mode, legal=_MERGE_LEGAL, device=DEVICE)
+    return member == MaskMergeMode.MERGING
 
 
 def _code(api, name, value, enum_cls):
@@ -380,9 +425,18 @@ def GetVecLen():
     return impl.VL
 
 
-def LoadAlign(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
-              repeat_stride=0, post_mode=PostLiteral.POST_MODE_NORMAL):
-    """LoadAlign in all its SPEC-2 11.6 forms:
+def _pick_offset(api, positional, keyword):
+    """The offset of a load/store: positional or `offset=` (SPEC-2 1.1: every parameter also by name), not both."""
+    if keyword is None:
+        return 0 if positional is None else positional
+    if positional is not None:
+        raise ParameterError(api, "offset", keyword, legal="given once: positionally or as offset=", device=DEVICE)
+    return keyword
+
+
+def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
+              mask=None, repeat_stride=0, post_mode=PostLiteral.POST_MODE_NORMAL, offset=None):
+    """LoadAlign in all its SPEC-2 11.6 forms (`offset` positional or by name in each):
 
         LoadAlign(reg, tensor, offset=0, dist=LoadDist.DIST_NORM)            # returns offset + post_update_stride
         LoadAlign(reg0, reg1, tensor, offset=0, dist=LoadDist.DIST_DINTLV_B16)
@@ -391,6 +445,19 @@ def LoadAlign(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, d
     The returned offset is the post-update address (offset + post_update_stride, or + repeat_stride blocks)."""
     api = "LoadAlign"
     step = _step(api, post_update_stride)
+    if isinstance(src, RegTensor):  # dual load: (reg0, reg1, tensor, offset)
+        tensor, offset = _arg2, _pick_offset(api, _arg3, offset)
+        h = tensor_handle(api, tensor)
+        d = mv.L_DINTLV_B16 if dist is None else _code(api, "dist", dist, LoadDist)
+        undo = reg_undo(tensor, _reg(api, "reg0", dst), src.data) if SANITIZING else None
+        result = mv.load_dual(_reg(api, "reg0", dst), src.data, h, _offset(api, offset), d, step)
+        if SANITIZING and tensor.core.sanitizer is not None:
+            reg_access(api, tensor, "load_dual", _offset(api, offset), undo=undo)
+        return result
+    if _arg3 is not None:
+        raise ParameterError(api, "arguments", _arg3, legal="(reg, tensor, offset) or (reg0, reg1, tensor, offset) "
+                             "(SPEC-2 11.6)", device=DEVICE)
+    offset = _pick_offset(api, _arg2, offset)
     if isinstance(dst, MaskReg):
         h = tensor_handle(api, src)
         off = _offset(api, offset)
@@ -401,14 +468,6 @@ def LoadAlign(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, d
         if SANITIZING and src.core.sanitizer is not None:  # issue 17: after the operation's own refusals
             reg_access(api, src, "load_mask", off, d, undo=undo)
         return result[0]
-    if isinstance(src, RegTensor):  # dual load: (reg0, reg1, tensor, offset)
-        h = tensor_handle(api, offset)
-        d = mv.L_DINTLV_B16 if dist is None else _code(api, "dist", dist, LoadDist)
-        undo = reg_undo(offset, _reg(api, "reg0", dst), src.data) if SANITIZING else None
-        result = mv.load_dual(_reg(api, "reg0", dst), src.data, h, _offset(api, extra), d, step)
-        if SANITIZING and offset.core.sanitizer is not None:
-            reg_access(api, offset, "load_dual", _offset(api, extra), undo=undo)
-        return result
     h = tensor_handle(api, src)
     if data_block_stride is not None:
         blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
@@ -428,9 +487,10 @@ def LoadAlign(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, d
     return result
 
 
-def StoreAlign(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
-               data_block_stride=None, mask=None, repeat_stride=0, post_mode=PostLiteral.POST_MODE_NORMAL):
-    """StoreAlign in all its SPEC-2 11.6 forms:
+def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
+               data_block_stride=None, mask=None, repeat_stride=0, post_mode=PostLiteral.POST_MODE_NORMAL,
+               offset=None):
+    """StoreAlign in all its SPEC-2 11.6 forms (`offset` positional or by name in each; `mask=` by name too):
 
         StoreAlign(tensor, reg, mask, offset=0, dist=StoreDist.DIST_NORM)       # returns offset + post_update_stride
         StoreAlign(tensor, reg0, reg1, mask, offset=0, dist=StoreDist.DIST_INTLV_B16)
@@ -439,37 +499,46 @@ def StoreAlign(tensor, src, second=None, offset=0, extra=0, dist=None, post_upda
     api = "StoreAlign"
     step = _step(api, post_update_stride)
     h = tensor_handle(api, tensor)
+    if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset); the mask is ignored
+        if _arg3 is not None:
+            _mask(api, "mask", _arg3)
+        off = _offset(api, _pick_offset(api, _arg4, offset))
+        d = mv.S_INTLV_B16 if dist is None else _code(api, "dist", dist, StoreDist)
+        undo = reg_undo(tensor, ub=True) if SANITIZING else None
+        result = mv.store_dual(h, _reg(api, "reg0", src), second.data, off, d, step)
+        if SANITIZING and tensor.core.sanitizer is not None:
+            reg_access(api, tensor, "store_dual", off, undo=undo)
+        return result
+    if _arg4 is not None:
+        raise ParameterError(api, "arguments", _arg4, legal="(tensor, reg, mask, offset) or (tensor, reg0, reg1, "
+                             "mask, offset) (SPEC-2 11.6)", device=DEVICE)
     if isinstance(src, MaskReg):  # (tensor, mask_reg, offset)
         d = _code(api, "dist", 0 if dist is None else dist, MaskDist)
         undo = reg_undo(tensor, ub=True) if SANITIZING else None  # a report puts back what the call changed
-        off = _offset(api, offset if second is None else second)  # (tensor, mask_reg, offset) or offset=
+        off = _offset(api, _pick_offset(api, second, offset))  # (tensor, mask_reg, offset) or offset=
         result = mv.store_mask(h, src.words, off, d, step)
         if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
             reg_access(api, tensor, "store_mask", off, d, undo=undo)
-        return result
-    if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset)
-        d = mv.S_INTLV_B16 if dist is None else _code(api, "dist", dist, StoreDist)
-        undo = reg_undo(tensor, ub=True) if SANITIZING else None
-        result = mv.store_dual(h, _reg(api, "reg0", src), second.data, _offset(api, extra), d, step)
-        if SANITIZING and tensor.core.sanitizer is not None:
-            reg_access(api, tensor, "store_dual", _offset(api, extra), undo=undo)
         return result
     if data_block_stride is not None:  # (tensor, reg, offset, data_block_stride=, mask=)
         blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
                            _count(api, "repeat_stride", repeat_stride), _code(api, "post_mode", post_mode, PostLiteral))
         undo = reg_undo(tensor, ub=True) if SANITIZING else None
-        off = _offset(api, offset if second is None else second)  # (tensor, reg, offset) or offset=
+        off = _offset(api, _pick_offset(api, second, offset))  # (tensor, reg, offset) or offset=
         result = mv.store_blocks(h, _reg(api, "reg", src), off, blk, _mask(api, "mask", mask), rep_, post)
         if SANITIZING and tensor.core.sanitizer is not None:
             reg_access(api, tensor, "store_blocks", off, blk, _mask(api, "mask", mask), rep_, post, src.dtype.size,
                        undo=undo)
         return result
+    if second is not None and mask is not None:
+        raise ParameterError(api, "mask", mask, legal="given once: positionally or as mask=", device=DEVICE)
     words = _mask(api, "mask", second if mask is None else mask)
+    off = _offset(api, _pick_offset(api, _arg3, offset))
     d = _code(api, "dist", 0 if dist is None else dist, StoreDist)
     undo = reg_undo(tensor, ub=True) if SANITIZING else None
-    result = mv.store(h, _reg(api, "reg", src), words, _offset(api, offset), d, step)
+    result = mv.store(h, _reg(api, "reg", src), words, off, d, step)
     if SANITIZING and tensor.core.sanitizer is not None:
-        reg_access(api, tensor, "store", _offset(api, offset), d, src.dtype.size, words, undo=undo)
+        reg_access(api, tensor, "store", off, d, src.dtype.size, words, undo=undo)
     return result
 
 
@@ -585,11 +654,22 @@ def LocalMemBar(before=MemType.VEC_ALL, after=MemType.VEC_ALL):
 _ALL_LANES = (np.uint64(2**64 - 1),) * 4
 
 
-def Duplicate(dst, value, mask=None, mode=MaskMergeMode.ZEROING):
+_NOT_GIVEN = object()
+
+
+def Duplicate(dst, scalar=_NOT_GIVEN, mask=None, mode=MaskMergeMode.ZEROING, src_reg=_NOT_GIVEN):
     """Duplicate(dst, scalar[, mask, mode]) or Duplicate(dst, src_reg, mask, mode): lane 0 of src_reg (SPEC-2 11.3).
-    The scalar is converted by SPEC-2 D29."""
+    The scalar is converted by SPEC-2 D29. The second argument is `scalar=` or `src_reg=` by name (SPEC-2 1.1)."""
     api = "Duplicate"
     _core_check(api)
+    if (scalar is _NOT_GIVEN) == (src_reg is _NOT_GIVEN):
+        raise ParameterError(api, "scalar", "given twice" if scalar is not _NOT_GIVEN else "missing",
+                             legal="a scalar or a source register, once (positionally, scalar= or src_reg=)",
+                             device=DEVICE)
+    value = scalar
+    if src_reg is not _NOT_GIVEN:
+        _reg(api, "src_reg", src_reg)
+        value = src_reg
     words = _ALL_LANES if mask is None else _mask(api, "mask", mask)
     data = _reg(api, "dst", dst)
     if isinstance(value, RegTensor):
@@ -626,6 +706,22 @@ def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=Mas
                            int(as_enum("ReduceDataBlock", DEVICE, "reduce_type", reduce_type, ReduceType)),
                            int(as_enum("ReduceDataBlock", DEVICE, "mode", mode, MaskMergeMode)),
                            *_class_markers(src_reg.dtype.kind))
+
+
+def PairReduceElem(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Reg PairReduceElem (SPEC 7.6): dst lane i = src lane 2i + src lane 2i+1 for i < L/2 (an inactive lane counts
+    as +0; half adds SAT(RN(.)), float adds RN), lanes L/2.. are 0. half and float; ZEROING only."""
+    api = "PairReduceElem"
+    _core_check(api)
+    _reg(api, "dst", dst), _reg(api, "src", src)
+    _check_dtype(api, src.dtype.name, ("half", "float"), "SPEC 7.6")
+    if dst.dtype.name != src.dtype.name:
+        raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
+                                    "(SPEC 7.6)", device=DEVICE)
+    if _merging(api, mode):
+        raise ParameterError(api, "mode", "MERGING", legal="MaskMergeMode.ZEROING (SPEC 7.4)", device=DEVICE)
+    impl.reduce_data_block(dst.data, src.data, _mask(api, "mask", mask), impl.PAIR, impl.ZEROING,
+                           *_class_markers(src.dtype.kind))
 
 
 _TRAIT_ALLOWED = getattr(cv.trait_allowed, "py_func", cv.trait_allowed)  # in Python: nothing to compile
@@ -894,8 +990,8 @@ def _ol_regtensor(dtype):
     if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
         kind = _KIND_NAMES[dtype.literal_value]
         typed = impl.KIND_REGISTERS[kind]
-        return lambda dtype: typed(impl.new_register(np.int64(kind)))
-    return lambda dtype: impl.new_register(_vf_kind(dtype))
+        return lambda dtype: typed(impl.new_register(np.int64(kind), impl.vf_modes()))
+    return lambda dtype: impl.new_register(_vf_kind(dtype), impl.vf_modes())
 
 
 @overload(MaskReg)
@@ -914,7 +1010,7 @@ def _ol_create_mask(dtype, pattern=0):
         # every lane, without compiling create_mask's patterns (issue 20)
         return lambda dtype, pattern=0: impl.all_lanes_mask(_vf_kind(dtype))
     # the pattern as an int64 value: a literal default or an enum member would each compile create_mask again
-    return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), np.int64(_or_default(pattern, 0)))
+    return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), _PATTERN(pattern))
 
 
 @overload(GetVecLen)
@@ -936,140 +1032,184 @@ def _ol_or_default(value, default):
     return lambda value, default: value
 
 
+def _enum_reader(api, name, members, legal, flag=False, lo=None, hi=None, default=0):
+    """An inline function of a VF's enum argument: absent -> its default (0, or False for a flag); a member of
+    `members` or an int in [lo, hi] (default: the members' values) -> the int64 value (flag: "value == 1"); anything
+    else (another enum's member, a bool, an int out of range) a ParameterError naming api and name when called, as
+    plain Python's as_enum raises (SPEC-2 1.8; a member of another enum was read as its value)."""
+    values = [int(m) for m in members]
+    lo, hi = min(values) if lo is None else lo, max(values) if hi is None else hi
+    rule = impl.EnumRule(api, name, members, lo, hi, legal, flag)
+
+    def read(value):
+        v = int(as_enum(api, DEVICE, name, value, members))
+        if not lo <= v <= hi:
+            raise ParameterError(api, name, value, legal=legal, device=DEVICE)
+        return v == 1 if flag else v
+
+    @overload(read, inline="always")
+    def _ol_read(value):
+        if _absent(value):
+            return (lambda value: False) if flag else (lambda value: np.int64(default))
+        foreign = rule.foreign(value)  # a run-time argument of impl.checked_enum: the code after it stays typed
+        if flag:
+            return lambda value: impl.checked_enum(api, name, np.int64(_or_default(value, 0)), foreign, lo, hi,
+                                                   legal) == 1
+        return lambda value: impl.checked_enum(api, name, np.int64(_or_default(value, 0)), foreign, lo, hi, legal)
+    return read
+
+
+_MERGE_FLAG = {api: _enum_reader(api, "mode", MaskMergeMode, _MERGE_LEGAL, flag=True, hi=impl.MERGING)
+               for api in ("Add", "Sub", "Mul", "Duplicate")}
+_HIGHEST_PART = {api: _enum_reader(api, "part", HighLowPart, "HighLowPart.LOWEST or HighLowPart.HIGHEST (SPEC-2 11.7)",
+                                   flag=True) for api in ("Pack", "UnPack")}
+_LOAD_DIST = _enum_reader("LoadAlign", "dist", LoadDist, "an aj.Reg.LoadDist (SPEC-2 11.6)")
+_STORE_DIST = _enum_reader("StoreAlign", "dist", StoreDist, "an aj.Reg.StoreDist (SPEC-2 11.6)")
+_LOAD_DUAL_DIST = _enum_reader("LoadAlign", "dist", LoadDist, "an aj.Reg.LoadDist (SPEC-2 11.6)",
+                               default=mv.L_DINTLV_B16)
+_STORE_DUAL_DIST = _enum_reader("StoreAlign", "dist", StoreDist, "an aj.Reg.StoreDist (SPEC-2 11.6)",
+                                default=mv.S_INTLV_B16)
+_LOAD_MASK_DIST = _enum_reader("LoadAlign", "dist", MaskDist, "an aj.Reg.MaskDist (SPEC-2 11.6)")
+_STORE_MASK_DIST = _enum_reader("StoreAlign", "dist", MaskDist, "an aj.Reg.MaskDist (SPEC-2 11.6)")
+_LOAD_POST_MODE = _enum_reader("LoadAlign", "post_mode", PostLiteral, "an aj.Reg.PostLiteral (SPEC-2 11.6)")
+_STORE_POST_MODE = _enum_reader("StoreAlign", "post_mode", PostLiteral, "an aj.Reg.PostLiteral (SPEC-2 11.6)")
+_PATTERN = _enum_reader("CreateMask", "pattern", MaskPattern, "an aj.Reg.MaskPattern (SPEC 7.2)")
+
+
+@njit(cache=True)
+def _given_twice(refuse, name, value):
+    """A ParameterError for an argument given positionally and by name (the flag is a run-time value, so the call
+    keeps value's type for the code around it)."""
+    if refuse:
+        raise ParameterError("Reg", name, "given twice", "given once: positionally or by name (SPEC-2 1.1)", DEVICE)
+    return value
+
+
+def _offset_of(positional, keyword):
+    return _pick_offset("Reg", positional, keyword)
+
+
+@overload(_offset_of, inline="always")
+def _ol_offset_of(positional, keyword):
+    """A load/store offset given positionally or as `offset=` (SPEC-2 1.1), chosen at compile time; both given is a
+    ParameterError when called, as plain Python raises."""
+    if _absent(keyword):
+        return (lambda positional, keyword: 0) if _absent(positional) else (lambda positional, keyword: positional)
+    if _absent(positional):
+        return lambda positional, keyword: keyword
+
+    return lambda positional, keyword: _given_twice(True, "offset", keyword)
+
+
 @overload(LoadAlign)
-def _ol_load_align(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
-                   repeat_stride=0, post_mode=0):
-    if _is_mask_type(dst):
-        def load_mask(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None,
-                      mask=None, repeat_stride=0, post_mode=0):
-            return mv.load_mask(dst, src, offset, _or_default(dist, 0), _or_default(post_update_stride, 0))
-        return load_mask
-    if _is_reg_type(src):
-        def dual(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
-                 repeat_stride=0, post_mode=0):
-            return mv.load_dual(impl.borrow(dst), impl.borrow(src), offset, extra, _or_default(dist, mv.L_DINTLV_B16),
-                                _or_default(post_update_stride, 0))
+def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
+                   mask=None, repeat_stride=0, post_mode=0, offset=None):
+    if _is_reg_type(src):  # dual load: (reg0, reg1, tensor, offset)
+        def dual(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
+                 mask=None, repeat_stride=0, post_mode=0, offset=None):
+            return mv.load_dual(impl.borrow(dst), impl.borrow(src), _arg2, _offset_of(_arg3, offset),
+                                _LOAD_DUAL_DIST(dist), _or_default(post_update_stride, 0))
         return dual
+    if not _absent(_arg3):
+        return None  # no such form (a typing error naming LoadAlign)
+    if _is_mask_type(dst):
+        def load_mask(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
+                      mask=None, repeat_stride=0, post_mode=0, offset=None):
+            return mv.load_mask(dst, src, _offset_of(_arg2, offset), _LOAD_MASK_DIST(dist),
+                                _or_default(post_update_stride, 0))
+        return load_mask
     if not _absent(data_block_stride):
-        def blocks(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None,
-                   mask=None, repeat_stride=0, post_mode=0):
-            return mv.load_blocks(impl.borrow(dst), src, offset, data_block_stride, mask, _or_default(repeat_stride, 0),
-                                  _or_default(post_mode, 0))
+        def blocks(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
+                   mask=None, repeat_stride=0, post_mode=0, offset=None):
+            return mv.load_blocks(impl.borrow(dst), src, _offset_of(_arg2, offset), data_block_stride, mask,
+                                  _or_default(repeat_stride, 0), _LOAD_POST_MODE(post_mode))
         return blocks
 
-    if _absent(dist):  # DIST_NORM, the hot case: one call of load_norm (_load_norm_plan)
-        return None
+    if _absent(dist) and (_absent(_arg2) or _absent(offset)):  # DIST_NORM, the hot case: one call of load_norm
+        return None                                              # (_load_norm_plan)
 
-    def single(dst, src, offset=0, extra=0, dist=None, post_update_stride=None, data_block_stride=None, mask=None,
-               repeat_stride=0, post_mode=0):
-        return mv.load(impl.borrow(dst), impl.borrow(src), offset, _or_default(dist, 0),
+    def single(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
+               mask=None, repeat_stride=0, post_mode=0, offset=None):
+        return mv.load(impl.borrow(dst), impl.borrow(src), _offset_of(_arg2, offset), _LOAD_DIST(dist),
                        _or_default(post_update_stride, 0))
     return single
 
 
-def _merge_flag(mode):
-    return _merging("Reg", mode)
-
-
-@overload(_merge_flag, inline="always")
-def _ol_merge_flag(mode):
-    """A VF's `mode` as the MERGING flag; a value outside ZEROING/MERGING raises, as plain Python does (SPEC-2 1.8)."""
-    if _absent(mode):
-        return lambda mode: False
-
-    def check(mode):
-        m = _or_default(mode, 0)
-        if m != impl.ZEROING and m != impl.MERGING:
-            raise ParameterError("Reg", "mode", m, "MaskMergeMode.ZEROING or MERGING", DEVICE)
-        return m == impl.MERGING
-    return check
-
-
-def _highest_part(part):
-    return int(as_enum("Pack", DEVICE, "part", part, HighLowPart)) == 1
-
-
-@overload(_highest_part, inline="always")
-def _ol_highest_part(part):
-    """A VF's HighLowPart as the HIGHEST flag; a value outside LOWEST/HIGHEST raises, as plain Python does."""
-    if _absent(part):
-        return lambda part: False
-
-    def check(part):
-        p = _or_default(part, 0)
-        if p != 0 and p != 1:
-            raise ParameterError("Pack", "part", p, "HighLowPart.LOWEST or HIGHEST", DEVICE)
-        return p == 1
-    return check
-
-
-def _either(first, second):
-    return first if second is None else second
-
-
-@overload(_either, inline="always")
-def _ol_either(first, second):
-    """The argument given (the mask of StoreAlign is positional or `mask=`), chosen at compile time."""
-    if _absent(second):
-        return lambda first, second: first
-    return lambda first, second: second
-
-
 @overload(StoreAlign)
-def _ol_store_align(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
-                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
+def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
+                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+    if _is_reg_type(second):  # dual store: (tensor, reg0, reg1, mask, offset); INTLV ignores the mask
+        def dual(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
+                 data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+            return mv.store_dual(tensor, impl.borrow(src), impl.borrow(second), _offset_of(_arg4, offset),
+                                 _STORE_DUAL_DIST(dist), _or_default(post_update_stride, 0))
+        return dual
+    if not _absent(_arg4):
+        return None  # no such form (a typing error naming StoreAlign)
     if _is_mask_type(src):
-        def store_mask(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
-                       data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_mask(tensor, src, _either(offset, second), _or_default(dist, 0),
+        def store_mask(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
+                       data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+            return mv.store_mask(tensor, src, _offset_of(second, offset), _STORE_MASK_DIST(dist),
                                  _or_default(post_update_stride, 0))
         return store_mask
-    if _is_reg_type(second):
-        def dual(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
-                 data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_dual(tensor, impl.borrow(src), impl.borrow(second), extra,
-                                 _or_default(dist, mv.S_INTLV_B16),
-                                 _or_default(post_update_stride, 0))
-        return dual
     if not _absent(data_block_stride):
-        def blocks(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
-                   data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-            return mv.store_blocks(tensor, impl.borrow(src), _either(offset, second), data_block_stride, mask,
-                                   _or_default(repeat_stride, 0), _or_default(post_mode, 0))
+        def blocks(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
+                   data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+            return mv.store_blocks(tensor, impl.borrow(src), _offset_of(second, offset), data_block_stride, mask,
+                                   _or_default(repeat_stride, 0), _STORE_POST_MODE(post_mode))
         return blocks
 
-    if _absent(dist):  # DIST_NORM, the hot case: one call of store_norm (_store_norm_plan)
-        return None
+    if _absent(dist) and (_absent(_arg3) or _absent(offset)) and (_absent(second) or _absent(mask)):
+        return None  # DIST_NORM, the hot case: one call of store_norm (_store_norm_plan)
 
-    def single(tensor, src, second=None, offset=0, extra=0, dist=None, post_update_stride=None,
-               data_block_stride=None, mask=None, repeat_stride=0, post_mode=0):
-        return mv.store(impl.borrow(tensor), impl.borrow(src), impl.borrow(_either(second, mask)), offset,
-                        _or_default(dist, 0), _or_default(post_update_stride, 0))
+    def single(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
+               data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+        return mv.store(impl.borrow(tensor), impl.borrow(src), impl.borrow(_mask_of(second, mask)),
+                        _offset_of(_arg3, offset), _STORE_DIST(dist), _or_default(post_update_stride, 0))
     return single
 
 
-def _load_norm_plan(dst, src, offset=None, extra=None, dist=None, post_update_stride=None, data_block_stride=None,
-                    mask=None, repeat_stride=None, post_mode=None):
-    """LoadAlign(reg, tensor[, offset][, post_update_stride=]) with DIST_NORM (no dist given), the hot case: one
-    call of load_norm. Every other form is _ol_load_align's (which declines this one)."""
+def _mask_of(positional, keyword):
+    return positional if keyword is None else keyword
+
+
+@overload(_mask_of, inline="always")
+def _ol_mask_of(positional, keyword):
+    """StoreAlign's mask, positional or `mask=`; both given is a ParameterError when called, as in plain Python."""
+    if _absent(keyword):
+        return lambda positional, keyword: positional
+    if _absent(positional):
+        return lambda positional, keyword: keyword
+
+    return lambda positional, keyword: _given_twice(True, "mask", keyword)
+
+
+def _load_norm_plan(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
+                    mask=None, repeat_stride=None, post_mode=None, offset=None):
+    """LoadAlign(reg, tensor[, offset][, post_update_stride=]) with DIST_NORM (no dist given; the offset positional
+    or `offset=`), the hot case: one call of load_norm. Every other form is _ol_load_align's."""
     if not (_is_reg_type(dst) and isinstance(src, types.BaseTuple)) or _is_reg_type(src) or \
-            not all(_absent(t) for t in (extra, dist, data_block_stride, mask, repeat_stride, post_mode)) or \
-            not (impl.int_like(offset) and impl.int_like(post_update_stride)):
+            not all(_absent(t) for t in (_arg3, dist, data_block_stride, mask, repeat_stride, post_mode)) or \
+            not (_absent(_arg2) or _absent(offset)) or \
+            not (impl.int_like(_arg2) and impl.int_like(offset) and impl.int_like(post_update_stride)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.INT, 2, 0), (impl.INT, 5, 0)
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.INT, 2 if _absent(offset) else 10, 0), (impl.INT, 5, 0)
 
 
-def _store_norm_plan(tensor, src, second=None, offset=None, extra=None, dist=None, post_update_stride=None,
-                     data_block_stride=None, mask=None, repeat_stride=None, post_mode=None):
+def _store_norm_plan(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
+                     data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
     """StoreAlign(tensor, reg, mask[, offset][, post_update_stride=]) with DIST_NORM (no dist given; the mask
-    positional or `mask=`): one call of store_norm. Every other form is _ol_store_align's."""
+    positional or `mask=`, the offset positional or `offset=`): one call of store_norm. Every other form is
+    _ol_store_align's."""
     words = 8 if _absent(second) else 2
     if not (isinstance(tensor, types.BaseTuple) and _is_reg_type(src)) or \
             not (_absent(second) or _is_mask_type(second)) or not _is_mask_type((mask, second)[words == 2]) or \
-            not all(_absent(t) for t in (extra, dist, data_block_stride, repeat_stride, post_mode)) or \
-            (words == 2 and not _absent(mask)) or not (impl.int_like(offset) and impl.int_like(post_update_stride)):
+            not all(_absent(t) for t in (_arg4, dist, data_block_stride, repeat_stride, post_mode)) or \
+            (words == 2 and not _absent(mask)) or not (_absent(_arg3) or _absent(offset)) or \
+            not (impl.int_like(_arg3) and impl.int_like(offset) and impl.int_like(post_update_stride)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, words), (impl.INT, 3, 0), (impl.INT, 6, 0)
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, words), (impl.INT, 3 if _absent(offset) else 11, 0), \
+        (impl.INT, 6, 0)
 
 
 impl.direct_call(LoadAlign, mv.load_norm, _load_norm_plan)
@@ -1098,6 +1238,8 @@ def _ol_marker(value):
 
 
 def _ol_binary(op):
+    _merge_flag = _MERGE_FLAG[ops._OP_NAMES[op]]  # noqa: N806 (an inline reader, as the other overloads name theirs)
+
     def typer(dst, src0, src1, mask, mode=0):
         if _is_mask_type(dst):
             def carry(dst, src0, src1, mask, mode=0):
@@ -1132,6 +1274,24 @@ overload(Sub)(_ol_binary(ops.SUB))
 overload(Mul)(_ol_binary(ops.MUL))
 
 
+@functools.lru_cache(maxsize=None)
+def _mode_rule(api):
+    """A direct call's `mode` (SPEC-2 11.1, 1.8): ZEROING or MERGING (the kernel refuses MERGING where the API does),
+    anything else a ParameterError naming the API, as plain Python's _merging raises."""
+    return impl.EnumRule(api, "mode", MaskMergeMode, impl.ZEROING, impl.MERGING,
+                         "MaskMergeMode.ZEROING or MaskMergeMode.MERGING (SPEC-2 11.1)", flag=True)
+
+
+@functools.lru_cache(maxsize=None)
+def _reduce_type_rule(api):
+    return impl.EnumRule(api, "reduce_type", ReduceType, ops.SUM, ops.MIN,
+                         "aj.Reg.ReduceType.SUM, MAX or MIN (SPEC-2 11.4)")
+
+
+_ZEROING_ONLY = impl.EnumRule("ReduceDataBlock", "mode", MaskMergeMode, impl.ZEROING, impl.ZEROING,
+                              "MaskMergeMode.ZEROING (SPEC 7.4)")
+
+
 def _marker_operands(markers):
     return tuple((impl.CONST, types.none, None) if m is None else (impl.CONST, types.int64, m) for m in markers)
 
@@ -1142,19 +1302,19 @@ def _engine_plan(name):
     code, allowed = ENGINE_OPS[name], _ENGINE_KINDS[name]
     if name == "Exp":
         def plan(dst, src, mask, mode=None):
-            if not (_is_reg_type(dst) and _is_reg_type(src) and _is_mask_type(mask)) or not impl.int_like(mode):
+            if not (_is_reg_type(dst) and _is_reg_type(src) and _is_mask_type(mask)) or not impl.enum_like(mode):
                 return None
             return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, code),
-                    (impl.CONST, types.int64, allowed), (impl.IS_ONE, 3),
+                    (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _mode_rule(name)),
                     *_marker_operands(_engine_markers(name, impl.register_kind(src))))
         return plan
 
     def plan(dst, src0, src1, mask, mode=None):
         if not (_is_reg_type(dst) and _is_reg_type(src0) and _is_reg_type(src1) and _is_mask_type(mask)) \
-                or not impl.int_like(mode):
+                or not impl.enum_like(mode):
             return None
         return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ARG, 3), (impl.CONST, types.int64, code),
-                (impl.CONST, types.int64, allowed), (impl.IS_ONE, 4),
+                (impl.CONST, types.int64, allowed), (impl.ENUM, 4, False, _mode_rule(name)),
                 *_marker_operands(_engine_markers(name, impl.register_kind(src0))))
     return plan
 
@@ -1184,27 +1344,27 @@ def _reduce_markers(src):
 
 def _reduce_plan(dst, src, mask, reduce_type=None, mode=None):
     """Reduce as one kernel call (the kernel refuses MERGING, SPEC-2 11.4)."""
-    if not (_regs_and_mask(dst, src, mask) and impl.int_like(reduce_type) and impl.int_like(mode)):
+    if not (_regs_and_mask(dst, src, mask) and impl.enum_like(reduce_type) and impl.enum_like(mode)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, ops.SUM), (impl.IS_ONE, 4), \
-        *_reduce_markers(src)
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ENUM, 3, ops.SUM, _reduce_type_rule("Reduce")), \
+        (impl.ENUM, 4, False, _mode_rule("Reduce")), *_reduce_markers(src)
 
 
 def _reduce_as(op):
     """ReduceMax / ReduceSum(dst, src, mask[, mode]) = Reduce with MAX / SUM."""
     def plan(dst, src, mask, mode=None):
-        if not (_regs_and_mask(dst, src, mask) and impl.int_like(mode)):
+        if not (_regs_and_mask(dst, src, mask) and impl.enum_like(mode)):
             return None
-        return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, op), (impl.IS_ONE, 3), \
-            *_reduce_markers(src)
+        return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, op), \
+            (impl.ENUM, 3, False, _mode_rule("Reduce")), *_reduce_markers(src)
     return plan
 
 
 def _reduce_data_block_plan(dst_reg, src_reg, mask, reduce_type=None, mode=None):
-    if not (_regs_and_mask(dst_reg, src_reg, mask) and impl.int_like(reduce_type) and impl.int_like(mode)):
+    if not (_regs_and_mask(dst_reg, src_reg, mask) and impl.enum_like(reduce_type) and impl.enum_like(mode)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, impl.SUM), (impl.INT, 4, impl.ZEROING), \
-        *_reduce_markers(src_reg)
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ENUM, 3, impl.SUM, _reduce_type_rule("ReduceDataBlock")), \
+        (impl.ENUM, 4, impl.ZEROING, _ZEROING_ONLY), *_reduce_markers(src_reg)
 
 
 impl.direct_call(Reduce, ops.reduce, _reduce_plan)
@@ -1213,31 +1373,65 @@ impl.direct_call(ReduceSum, ops.reduce, _reduce_as(ops.SUM))
 impl.direct_call(ReduceDataBlock, impl.reduce_data_block, _reduce_data_block_plan)
 
 
+def _pair_reduce_plan(dst, src, mask, mode=None):
+    """PairReduceElem as one call of reduce_data_block with its PAIR op (SPEC 7.6); `mode` ZEROING only."""
+    if not (_regs_and_mask(dst, src, mask) and impl.enum_like(mode)):
+        return None
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, impl.PAIR), \
+        (impl.ENUM, 3, impl.ZEROING, _PAIR_ZEROING_ONLY), *_reduce_markers(src)
+
+
+_PAIR_ZEROING_ONLY = impl.EnumRule("PairReduceElem", "mode", MaskMergeMode, impl.ZEROING, impl.ZEROING,
+                                   "MaskMergeMode.ZEROING (SPEC 7.4)")
+impl.direct_call(PairReduceElem, impl.reduce_data_block, _pair_reduce_plan)
+
+
 @overload(LocalMemBar)
 def _ol_local_mem_bar(before=2, after=2):
     return lambda before=2, after=2: None
 
 
 @overload(Duplicate)
-def _ol_duplicate(dst, value, mask=None, mode=0):
-    if _is_reg_type(value):
-        def from_reg(dst, value, mask=None, mode=0):
-            ops.duplicate_lane0(impl.borrow(dst), impl.borrow(value), _words_or_all(mask), _merge_flag(mode))
-        return from_reg
-    if isinstance(value, types.Boolean):  # refused when called, as plain Python refuses it (an AscendJitError)
-        def refuse(dst, value, mask=None, mode=0):
-            raise ParameterError("Duplicate", "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
+def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
+    _merge_flag = _MERGE_FLAG["Duplicate"]  # noqa: N806
+    if _absent(scalar) == _absent(src_reg):
+        def refuse(dst, scalar=None, mask=None, mode=0, src_reg=None):
+            raise ParameterError("Duplicate", "scalar", "given twice or missing", "a scalar or a source register, "
+                                 "once (positionally, scalar= or src_reg=)", DEVICE)
         return refuse
-    if isinstance(value, types.Float):
-        def from_float(dst, value, mask=None, mode=0):
-            ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits(dst[impl.H_KIND], np.float64(value), 0, True),
+    if _is_reg_type(src_reg) or _is_reg_type(scalar):
+        def from_reg(dst, scalar=None, mask=None, mode=0, src_reg=None):
+            ops.duplicate_lane0(impl.borrow(dst), impl.borrow(_either(scalar, src_reg)), _words_or_all(mask),
+                                _merge_flag(mode))
+        return from_reg
+    if not _absent(src_reg):
+        return None  # src_reg= is a register (a typing error naming Duplicate)
+    if isinstance(scalar, types.Boolean):  # refused when called, as plain Python refuses it (an AscendJitError)
+        def refuse_bool(dst, scalar=None, mask=None, mode=0, src_reg=None):
+            raise ParameterError("Duplicate", "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
+        return refuse_bool
+    if isinstance(scalar, types.Float):
+        def from_float(dst, scalar=None, mask=None, mode=0, src_reg=None):
+            ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits(dst[impl.H_KIND], np.float64(scalar), 0, True),
                                _words_or_all(mask), _merge_flag(mode))
         return from_float
 
-    def from_int(dst, value, mask=None, mode=0):
-        ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits(dst[impl.H_KIND], 0.0, value, False), _words_or_all(mask),
-                           _merge_flag(mode))
+    def from_int(dst, scalar=None, mask=None, mode=0, src_reg=None):
+        ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits(dst[impl.H_KIND], 0.0, scalar, False),
+                           _words_or_all(mask), _merge_flag(mode))
     return from_int
+
+
+def _either(first, second):
+    return first if second is None else second
+
+
+@overload(_either, inline="always")
+def _ol_either(first, second):
+    """The argument given of two (Duplicate's scalar / src_reg), chosen at compile time."""
+    if _absent(second):
+        return lambda first, second: first
+    return lambda first, second: second
 
 
 @overload(UnalignRegForLoad)
@@ -1313,13 +1507,19 @@ def _cast_kernel(dst, src, mask, trait=None):
     return cv.cast_widening if widening else cv.cast
 
 
+# the CastTrait fields' enums: a field that is another enum's member is refused (SPEC-2 11.5, 1.8), as plain Python's
+# _trait refuses it; the values themselves the kernel checks against the pair's row (DK Cast.md tables 6-9)
+_TRAIT_RULES = tuple(impl.EnumRule("Cast", f"trait.{name}", cls, 0, 0, f"a {cls.__name__} member or value")
+                     for name, cls in zip(CastTrait._fields, (RegLayout, SatMode, MaskMergeMode, RoundMode)))
+
+
 def _cast_plan(dst, src, mask, trait=None):
     """Cast as one call of a Reg Cast kernel (_cast_kernel): the trait's four fields as ints (an absent trait: every
     field UNKNOWN, SPEC-2 11.5); cast's widening marker None when literal dtypes name another pair."""
     if not (_regs_and_mask(dst, src, mask) and impl.ints_like(trait, 4)):
         return None
-    operands = ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.FIELD, 3, 0, 0), (impl.FIELD, 3, 1, 0),
-                (impl.FIELD, 3, 2, 2), (impl.FIELD, 3, 3, 8))
+    operands = ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2)) + tuple(
+        (impl.FIELD, 3, k, default, rule) for k, (default, rule) in enumerate(zip((0, 0, 2, 8), _TRAIT_RULES)))
     if _cast_kernel(dst, src, mask, trait) is cv.cast_widening:
         return operands
     known = impl.register_kind(src) is not None and impl.register_kind(dst) is not None
@@ -1349,12 +1549,14 @@ overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
 
 @overload(Pack)
 def _ol_pack(dst, src, part=0):
-    return lambda dst, src, part=0: mv.pack(impl.borrow(dst), impl.borrow(src), _highest_part(part))
+    highest = _HIGHEST_PART["Pack"]
+    return lambda dst, src, part=0: mv.pack(impl.borrow(dst), impl.borrow(src), highest(part))
 
 
 @overload(UnPack)
 def _ol_unpack(dst, src, part=0):
-    return lambda dst, src, part=0: mv.unpack(impl.borrow(dst), impl.borrow(src), _highest_part(part))
+    highest = _HIGHEST_PART["UnPack"]
+    return lambda dst, src, part=0: mv.unpack(impl.borrow(dst), impl.borrow(src), highest(part))
 
 
 def _ol_interleave(inverse):
@@ -1372,17 +1574,32 @@ overload(DeInterleave, prefer_literal=True)(_ol_interleave(True))
 
 @overload(MoveMask, prefer_literal=True)
 def _ol_move_mask(dtype):
-    """MoveMask reads the core's vector mask register, which a compiled VF cannot reach (it sees its arguments
-    only): a StateError when called, not numba's typing error (docs/decisions.md "Reg API")."""
-    def refuse(dtype):
-        if _vf_kind(dtype) >= 0:
-            raise StateError("MoveMask", "vector mask register", "not visible in compiled code",
-                             "MoveMask outside the VF with the MaskReg passed in, or the VF's py_func (SPEC-2 11.7)",
-                             DEVICE)
-        return np.zeros(4, np.uint64)
-    return refuse
+    """MoveMask in a compiled VF reads the register simd_vf passes in (jit/reg_move.py MOVE_MASK_STATE)."""
+    return lambda dtype: mv.move_mask_in_vf(_vf_kind(dtype))
 
 
+def _names(code, name):
+    """Whether a VF's code (or a function nested in it) names `name` (MoveMask: simd_vf then passes the core's
+    vector mask register in on every call; UnalignRegForStore: simd_vf checks that none it made ends pending)."""
+    return name in code.co_names or any(_names(c, name) for c in code.co_consts if hasattr(c, "co_names"))
+
+
+def _pass_mask_register():
+    """Fill MOVE_MASK_STATE from the current core as plain MoveMask reads it (or say which refusal applies)."""
+    state = mv.MOVE_MASK_STATE
+    try:
+        core = current_core("MoveMask")
+    except StateError:
+        state[0] = mv.MM_NO_CORE
+        return
+    if core.spec.name != DEVICE:
+        state[0] = mv.MM_OTHER_DEVICE
+    elif not core.mask_defined:
+        state[0] = mv.MM_UNDEFINED
+    elif core.counter_mode:
+        state[0] = mv.MM_COUNTER
+    else:
+        state[1], state[2], state[0] = core.mask_low, core.mask_high, mv.MM_READY
 
 
 def asc_vf_call(vf, *args):
@@ -1448,7 +1665,7 @@ def _planned_call(api, kinds, entry):
     if names:
         body.append(f"    {', '.join(names)}, = args")
     body += [f"    if type({n}) is not K{i}:\n        return MISS" for i, n in enumerate(names)]
-    out, write_back, memo_read = [], [], False
+    out, write_back, memo_read, modes_set = [], [], False, False
     for i, (n, kind) in enumerate(zip(names, kinds)):
         if kind is LocalTensor:
             if not memo_read:  # the memo of the first tensor's core, if that core's state is the memo's
@@ -1459,6 +1676,9 @@ def _planned_call(api, kinds, entry):
             body += [f"    e = handles.get(id({n}))",
                      f"    {n} = e[1] if e is not None and e[0] is {n} and {n}._lease is None else "
                      f"HANDLE(API, {n})"]
+            if not modes_set:  # SPEC-2 11.1: the registers the VF makes carry its first tensor's core's modes
+                body.append(f"    VF_MODES[0] = {n}[3]")
+                modes_set = True
         elif kind is str:
             body += [f"    {n} = NAMES.get({n})", f"    if {n} is None:", "        return MISS"]
         elif kind is RegTensor:
@@ -1472,9 +1692,12 @@ def _planned_call(api, kinds, entry):
         elif kind is int:
             body += [f"    if not INT64_MIN <= {n} <= INT64_MAX:", "        return MISS"]
         out.append(n)
+    if not modes_set:
+        body.append("    VF_MODES[0] = CURRENT_MODES(API)")
     body.append(f"    result = ENTRY({', '.join(out)})")
     body += write_back + ["    return result"]
     namespace = {"MISS": _MISS, "NAMES": _KIND_NAMES, "HANDLE": tensor_handle, "API": api, "ENTRY": entry,
+                 "VF_MODES": impl.VF_MODES, "CURRENT_MODES": _vf_current_modes,
                  "INT64_MIN": _INT64_MIN, "INT64_MAX": _INT64_MAX, "np": np,
                  **{f"K{i}": kind for i, kind in enumerate(kinds)}}
     exec("def planned(args):\n" + "\n".join(body), namespace)  # noqa: S102 (our own generated source)
@@ -1530,6 +1753,7 @@ def simd_vf(fn):
             if result is not _MISS:
                 return result
         converted, masks, plannable = _convert_vf_args(fn.__name__, args)
+        impl.VF_MODES[0] = _vf_core_modes(fn.__name__, args)  # SPEC-2 11.1: the modes of the registers it makes
         result = compiled(*converted)
         for mask, words in masks:
             mask.words = tuple(words)
@@ -1545,6 +1769,31 @@ def simd_vf(fn):
             return plain(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
         result = last[0](args)
         return slow_call(args) if result is _MISS else result
+
+    if _names(fn.__code__, "UnalignRegForStore"):
+        checked = call
+
+        @functools.wraps(fn)
+        def call(*args):  # SPEC-2 11.6, D68: no UnalignRegForStore the VF made may hold pending bytes at its end
+            before = int(mv.PENDING_STORES[0]) - sum(1 for a in args if type(a) is UnalignRegForStore and a.state[1])
+            result = checked(*args)  # refuses a pending UnalignRegForStore passed in (those are now all empty)
+            made = int(mv.PENDING_STORES[0]) - before
+            if made > 0:
+                raise StateError(fn.__name__, "UnalignRegForStore", f"{made} made in the VF with bytes pending",
+                                 legal="empty when the VF returns: StoreUnAlignPost writes the pending bytes "
+                                       "(SPEC-2 11.6, D68)", device=DEVICE)
+            return result
+
+    if _names(fn.__code__, "MoveMask"):
+        run = call
+
+        @functools.wraps(fn)
+        def call(*args):  # SPEC-2 11.7: MoveMask reads the current core's register, passed in for this call only
+            _pass_mask_register()
+            try:
+                return run(*args)
+            finally:
+                mv.MOVE_MASK_STATE[0] = mv.MM_NOT_PREPARED
 
     call.py_func = plain
     call.compiled = compiled

@@ -137,6 +137,74 @@ def test_regbv_t34_rows(S, D, bits, trunc, sat):
     assert _one(S, D, None, mode, trunc=False, bits=bits) == sat
 
 
+INF, NAN, BF_MAX, FL_MAX = float("inf"), float("nan"), 3.3895313892515355e38, 3.4028234663852886e38
+_SPECIAL_ROWS = {  # the float rows of RegBV-T34 per pair: input -> (trunc column, sat column)
+    ("float", "int16"): [(0.0, 0, 0), (-FL_MAX, 0, -32768), (FL_MAX, 0, 32767), (INF, 32767, 32767),
+                         (-INF, -32768, -32768), (NAN, 0, 0)],
+    ("float", "int32"): [(0.0, 0, 0), (-FL_MAX, 0, -2**31), (FL_MAX, 0, 2**31 - 1), (INF, 2**31 - 1, 2**31 - 1),
+                         (-INF, -2**31, -2**31), (NAN, 0, 0)],
+    ("float", "bfloat16"): [(0.0, 0.0, 0.0), (-FL_MAX, -INF, -BF_MAX), (FL_MAX, INF, BF_MAX), (INF, INF, BF_MAX),
+                            (-INF, -INF, -BF_MAX), (NAN, NAN, 0.0)],
+    ("float", "half"): [(0.0, 0.0, 0.0), (-FL_MAX, -INF, -65504.0), (FL_MAX, INF, 65504.0), (INF, INF, 65504.0),
+                        (-INF, -INF, -65504.0), (NAN, NAN, 0.0)],
+    ("half", "int32"): [(0.0, 0, 0), (-65504.0, -65504, -65504), (65504.0, 65504, 65504), (INF, 2**31 - 1, 2**31 - 1),
+                        (-INF, -2**31, -2**31), (NAN, 0, 0)],
+    ("half", "int16"): [(0.0, 0, 0), (-65504.0, -32768, -32768), (65504.0, 32767, 32767), (INF, 32767, 32767),
+                        (-INF, -32768, -32768), (NAN, 0, 0)],
+    ("half", "bfloat16"): [(0.0, 0.0, 0.0), (INF, INF, INF), (-INF, -INF, -INF), (NAN, NAN, NAN)],
+    ("half", "int8"): [(0.0, 0, 0), (-65504.0, 32, -128), (65504.0, -32, 127), (INF, 127, 127), (-INF, -128, -128),
+                       (NAN, 0, 0)],
+    ("half", "uint8"): [(0.0, 0, 0), (-65504.0, 32, 0), (65504.0, 224, 255), (INF, 255, 255), (-INF, 0, 0),
+                        (NAN, 0, 0)],
+    ("half", "float"): [(v, v, v) for v in (0.0, -65504.0, 65504.0, INF, -INF, NAN)],
+    ("bfloat16", "int32"): [(0.0, 0, 0), (-BF_MAX, 0, -2**31), (BF_MAX, 0, 2**31 - 1), (INF, 2**31 - 1, 2**31 - 1),
+                            (-INF, -2**31, -2**31), (NAN, 0, 0)],
+    ("bfloat16", "half"): [(0.0, 0.0, 0.0), (-BF_MAX, -INF, -65504.0), (BF_MAX, INF, 65504.0), (INF, INF, 65504.0),
+                           (-INF, -INF, -65504.0), (NAN, NAN, 0.0)],
+    ("bfloat16", "float"): [(v, v, v) for v in (0.0, -BF_MAX, BF_MAX, INF, -INF, NAN)]}
+_INT_ROWS = {  # the integer rows of RegBV-T34 ("m"/"M": the source type's MIN/MAX) -> (trunc, sat)
+    ("int8", "int16"): [("m", -128, -128), ("M", 127, 127)], ("int8", "half"): [("m", -128.0, -128.0),
+                                                                                  ("M", 127.0, 127.0)],
+    ("int8", "int32"): [("m", -128, -128), ("M", 127, 127)],
+    ("uint8", "uint16"): [(0, 0, 0), ("M", 255, 255)], ("uint8", "half"): [(0, 0.0, 0.0), ("M", 255.0, 255.0)],
+    ("uint8", "uint32"): [(0, 0, 0), ("M", 255, 255)], ("int16", "uint8"): [(0, 0, 0), ("M", 255, 255)],
+    ("int32", "uint8"): [(0, 0, 0), ("M", 255, 255)], ("uint16", "uint8"): [(0, 0, 0), ("M", 255, 255)],
+    ("uint32", "uint8"): [(0, 0, 0), ("M", 255, 255)], ("int16", "uint32"): [("m", 0, 0), ("M", 32767, 32767)],
+    ("int16", "int32"): [("m", -32768, -32768), ("M", 32767, 32767)],
+    ("int16", "float"): [("m", -32768.0, -32768.0), ("M", 32767.0, 32767.0)],
+    ("int16", "half"): [("m", -32768.0, -32768.0)],  # MAX "32767" is no half value (D36)
+    ("uint16", "uint32"): [(0, 0, 0), ("M", 65535, 65535)], ("uint32", "uint16"): [(0, 0, 0), ("M", 65535, 65535)],
+    ("int32", "int16"): [("m", 0, -32768), ("M", -1, 32767)], ("int32", "float"): [("m", -2.0**31, -2.0**31)],
+    ("int32", "int64"): [("m", -2**31, -2**31), ("M", 2**31 - 1, 2**31 - 1)],
+    ("uint32", "int16"): [(0, 0, 0), ("M", -1, 32767)], ("int64", "int32"): [("m", 0, -2**31), ("M", -1, 2**31 - 1)]}
+
+
+def _t34_all():
+    rows = []
+    for (S, D), cases in list(_SPECIAL_ROWS.items()) + list(_INT_ROWS.items()):
+        for value, trunc, sat in cases:
+            if isinstance(value, str):
+                info = np.iinfo(aj.dtypes.resolve(S).np_dtype)
+                value = int(info.min if value == "m" else info.max)
+            rows.append((S, D, value, trunc, sat))
+    return rows
+
+
+def _pattern(dtype, value):
+    d = aj.dtypes.resolve(dtype)
+    return _bits(dtype, value) if d.is_float else value % 2 ** (8 * d.size)
+
+
+@pytest.mark.parametrize("S,D,value,trunc,sat", _t34_all(), ids=str)
+def test_every_in_scope_row_of_regbv_t34(S, D, value, trunc, sat):
+    """SPEC-2 12.0 / 12.3: every RegBV-T34 row of an in-scope Reg Cast pair (SPEC-2 11.5) but D36's; "trunc" is
+    CTRL[59]=1 with INF/NaN half mode, "sat" the default saturating conversion (12.0). CAST_RINT on lossy pairs."""
+    mode = RM.UNKNOWN if (S, D) in _EXACT else RM.CAST_RINT
+    bits = _pattern(S, value)
+    assert _one(S, D, None, mode, trunc=True, bits=bits) == _pattern(D, trunc)
+    assert _one(S, D, None, mode, trunc=False, bits=bits) == _pattern(D, sat)
+
+
 def test_h7_mask_by_source_lanes_and_layout_one():
     odd_halves = R.MaskReg([int("1100" * 16, 2)] * 4)  # half lanes 1, 3, 5, ... active
     raw = np.arange(1, 129, dtype=np.float16).tobytes()

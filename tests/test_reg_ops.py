@@ -127,6 +127,49 @@ def test_boundary_rows(op, dtype, x, y, inf_mode, sat_mode):
         assert _same_value(dtype, float(got[0]) if rnum.is_float(dtype) else int(got[0]), want), (sat, got[0])
 
 
+_SPECIALS = {"half": [-65504.0, 65504.0, 0.0, -0.0, math.nan, math.inf, -math.inf],
+             "float": [-3.4028234663852886e38, 3.4028234663852886e38, 0.0, -0.0, math.nan, math.inf, -math.inf]}
+
+
+@pytest.mark.parametrize("dtype", ["half", "float"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+def test_every_float_row_of_regbv_t11_t14_t16(op, dtype):
+    """SPEC-2 12.0 / 12.8 G-1: every half and float row of RegBV-T11 (Add), T14 (Sub), T16 (Mul) is a vector. Their
+    inputs are the 7 specials {MIN, MAX, 0, -0, nan, inf, -inf}; the INF/NaN column is IEEE 754 (the table's note),
+    the sat column SAT of it (half: +-inf -> +-65504, NaN -> +0; float never saturated). All 49 pairs, both modes,
+    one call each; zero signs from IEEE (D72: RegBV prints -0.0 as 0.0)."""
+    pairs = [(x, y) for x in _SPECIALS[dtype] for y in _SPECIALS[dtype]]
+    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
+    np_type = np.float16 if dtype == "half" else np.float32
+    with np.errstate(all="ignore"):
+        exact = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[op](np.float64(xs), np.float64(ys))
+        ieee = exact.astype(np_type)
+    for sat in (False, True):
+        got = _binary(op, dtype, xs, ys, sat_half=sat)[:len(pairs)]
+        for (x, y), g, want in zip(pairs, got, ieee):
+            want = float(want)
+            if sat and dtype == "half":
+                want = 0.0 if math.isnan(want) else max(-65504.0, min(65504.0, want))
+            assert _same_value(dtype, float(g), want), (op, x, y, sat, g, want)
+
+
+INT_ROWS = {  # RegBV-T11 / T14 / T16 integer rows: (x, y, wrap column, clamp column) with m = MIN, M = MAX
+    "add": [("m", "m", 0, "m"), ("m", "M", -1, -1), ("M", "M", -2, "M")],
+    "sub": [("m", "m", 0, 0), ("m", "M", 1, "m"), ("M", "m", -1, "M"), ("M", "M", 0, 0)],
+    "mul": [("m", "m", 0, "M"), ("m", "M", "m", "m"), ("M", "M", 1, "M")]}
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int32"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul"])
+def test_every_integer_row_of_regbv_t11_t14_t16(op, dtype):
+    info = np.iinfo(aj.dtypes.resolve(dtype).np_dtype)
+    value = {"m": int(info.min), "M": int(info.max)}
+    rows = [[value.get(v, v) for v in row] for row in INT_ROWS[op]]
+    for sat in (False, True):
+        got = _binary(op, dtype, [r[0] for r in rows], [r[1] for r in rows], sat_int=sat)
+        assert [int(g) for g in got[:len(rows)]] == [r[3] if sat else r[2] for r in rows], sat
+
+
 def _carry(op, xs, ys, dtype="uint32", mask=None, compiled=True):
     core = _core()
     a = _tensor(core, dtype, np.resize(np.asarray(xs, np.uint32), 64).tobytes())
@@ -303,6 +346,41 @@ def test_reduce_r8(dtype, op, v, inf_mode, sat_mode):
                                                                               np.uint32)[1] == 0)
 
 
+def _t35_rows():
+    """Every row of RegBV-T35 (Reduce) and T36 (ReduceDataBlock): MAX/MIN/SUM x half/float x every lane = one of the
+    7 specials; (dtype, op, v, INF/NaN result, sat result). SUM of equal lanes: MIN/MAX overflow to -+inf, the
+    rest keep v (-0 + -0 = -0)."""
+    rows = []
+    for dtype in ("half", "float"):
+        hi = H_MAX if dtype == "half" else 3.4028234663852886e38
+        for op in (R.ReduceType.MAX, R.ReduceType.MIN, R.ReduceType.SUM):
+            for v in _SPECIALS[dtype]:
+                inf_mode = (math.copysign(math.inf, v) if abs(v) == hi else v) if op == R.ReduceType.SUM else v
+                sat_mode = inf_mode
+                if dtype == "half":
+                    sat_mode = 0.0 if math.isnan(inf_mode) else max(H_MIN, min(H_MAX, inf_mode))
+                rows.append((dtype, op, v, inf_mode, sat_mode))
+    return rows
+
+
+@pytest.mark.parametrize("dtype,op,v,inf_mode,sat_mode", _t35_rows())
+def test_every_row_of_regbv_t35_and_t36(dtype, op, v, inf_mode, sat_mode):
+    """SPEC-2 12.0: every RegBV-T35 row (Reg Reduce: value in lane 0, index 0 in lane 1) and T36 row (Reg
+    ReduceDataBlock: every block's result in lanes 0..7), both overflow modes."""
+    d = aj.dtypes.resolve(dtype)
+    raw = np.full(256 // d.size, v, d.np_dtype).tobytes()
+    for sat in (False, True):
+        want = sat_mode if sat else inf_mode
+        got = _reduce(dtype, dtype, raw, int(op), sat=sat)
+        assert _same_value(dtype, float(got[0]), want), ("Reduce", sat, got[0])
+        core = _core(sat_half=sat)
+        src, dst = R.RegTensor(dtype), R.RegTensor(dtype)
+        with core:
+            R.LoadAlign(src, _tensor(core, dtype, raw))
+            R.ReduceDataBlock(dst, src, R.CreateMask(dtype), op)
+        assert all(_same_value(dtype, float(g), want) for g in dst.numpy()[:8]), ("ReduceDataBlock", sat)
+
+
 def test_reduce_index_ties_nan_and_empty():
     vals = np.array([1, 5, 3, 5, -0.0, 0.0] + [0] * 58, np.float32)
     got = _reduce("float", "float", vals.tobytes(), int(R.ReduceType.MAX))
@@ -351,3 +429,76 @@ def test_reduce_refusals():
     i8 = R.RegTensor("int8")
     with core, pytest.raises(aj.UnsupportedDTypeError):
         R.Reduce(i8, i8, R.CreateMask("int8"), R.ReduceType.MAX)
+
+
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_every_row_of_regbv_t28_t29_fused_multiply_adds(dtype):
+    """SPEC-2 12.0 / 12.2 B-27, 6.3: RegBV-T28 (MulDstAdd = FusedMulAdd, dst = src0 * dst + src1) and T29
+    (MulAddDst, dst = src0 * src1 + dst) on the 950: every row's inputs are three of the 7 specials, and every row is
+    the fma of the exact product, rounded once, then SAT in the half sat column (the tables' note: IEEE 754; e.g.
+    T28 MAX/+inf with dst MIN -> +inf, since MAX * MIN is finite before the rounding). All 343 triples, both modes."""
+    triples = [(x, y, z) for x in _SPECIALS[dtype] for y in _SPECIALS[dtype] for z in _SPECIALS[dtype]]
+    np_type = np.float16 if dtype == "half" else np.float32
+    x, y, z = (np.array([t[k] for t in triples], np.float64) for k in range(3))
+    for api, (a, b, c) in (("FusedMulAdd", (x, z, y)), ("MulAddDst", (x, y, z))):
+        with np.errstate(all="ignore"):
+            want = (a * b + c).astype(np_type)  # the exact product fits a double: one rounding (float64 -> T exact)
+        for sat in (False, True):
+            core = _core(sat_half=sat)
+            n = len(triples)
+            s0, s1, dst = (core.local_tensor(dtype, 352) for _ in range(3))
+            for t, v in ((s0, x), (s1, y), (dst, z)):
+                t[:] = np.resize(v.astype(np_type), 352)
+            getattr(aj, api)(dst, s0, s1, n)
+            for triple, g, w in zip(triples, dst.numpy()[:n], want):
+                w = float(w)
+                if sat and dtype == "half":
+                    w = 0.0 if math.isnan(w) else max(H_MIN, min(H_MAX, w))
+                assert _same_value(dtype, float(g), w), (api, triple, sat, g, w)
+
+
+def _vf_pair_reduce(out, a, T, mask):
+    ra, rd = R.RegTensor(T), R.RegTensor(T)
+    R.LoadAlign(ra, a)
+    R.PairReduceElem(rd, ra, mask)
+    R.StoreAlign(out, rd, R.CreateMask(T))
+
+
+PAIR_REDUCE = R.simd_vf(_vf_pair_reduce)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["half", "float"]), st.integers(0, 2**32 - 1), st.lists(st.integers(0, 2**64 - 1),
+       min_size=4, max_size=4), st.booleans(), st.booleans())
+def test_pair_reduce_elem_matches_reference(dtype, seed, words, sat, compiled):
+    """SPEC 7.6: Reg PairReduceElem, lane i < L/2 = src 2i + src 2i+1 (inactive lanes +0), the upper half 0; against
+    the reference over random bytes with the specials mixed in."""
+    rng = np.random.default_rng(seed)
+    raw = _random_raw(rng, dtype)
+    core = _core(sat_half=sat)
+    a, out = _tensor(core, dtype, raw), _tensor(core, dtype, bytes(256))
+    mask = R.MaskReg(words)
+    with core:
+        (PAIR_REDUCE if compiled else PAIR_REDUCE.py_func)(out, a, dtype, mask)
+    size = aj.dtypes.resolve(dtype).size
+    active = [bool(R.jit_lane_on(mask.words, j * size)) for j in range(256 // size)]
+    want = ref.pair_reduce(dtype, _values(dtype, raw), active, sat)
+    assert all(_same_value(dtype, float(g), w) for g, w in zip(out.numpy(), want))
+
+
+def test_pair_reduce_elem_vectors_and_refusals():
+    """SPEC 7.6 / SPEC 2.4 row "one element of a pair masked": the result is the other element; both masked: +0."""
+    core = _core()
+    vals = np.zeros(128, np.float16)
+    vals[:6] = [1.5, 2.0, -0.0, -0.0, 65504.0, 65504.0]
+    a, out = _tensor(core, "half", vals.tobytes()), _tensor(core, "half", np.full(128, 9, np.float16).tobytes())
+    mask = R.MaskReg((0b1111_0011_1111, 0, 0, 0))  # half lanes 0, 1, 2, 4, 5 (lane 3's bits 6-7 off)
+    with core:
+        PAIR_REDUCE(out, a, "half", mask)
+    got = out.numpy()
+    assert got[0] == 3.5 and got[1] == 0 and not np.signbit(got[1]) and got[2] == np.inf and (got[3:] == 0).all()
+    with core:
+        with pytest.raises(aj.UnsupportedDTypeError):
+            R.PairReduceElem(R.RegTensor("int32"), R.RegTensor("int32"), R.CreateMask("int32"))
+        with pytest.raises(aj.ParameterError, match="mode"):
+            R.PairReduceElem(R.RegTensor("half"), R.RegTensor("half"), R.CreateMask("half"), R.MaskMergeMode.MERGING)

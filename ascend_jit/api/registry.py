@@ -238,6 +238,14 @@ def _reg_reduce(t, dtype):
     R.StoreAlign(t, dst, _lanes("VL1"), 0)
 
 
+def _reg_pair_reduce(t, dtype):
+    src, dst = R.RegTensor(dtype), R.RegTensor(dtype)
+    R.PairReduceElem(dst, src, _lanes())
+    R.LoadAlign(src, t, 0)
+    R.PairReduceElem(dst, src, _lanes())
+    R.StoreAlign(t, dst, _lanes(), 0)
+
+
 def _reg_cast(t, dtype):
     """To the first destination SPEC-2 11.5 pairs with dtype, with the lowest trait values its row accepts."""
     dst_name = next((b for a, b in R.CAST_PAIRS if a == dtype), "float")
@@ -268,7 +276,7 @@ _REG_REFERENCE = {"Max": reference_elementwise.max_, "Min": reference_elementwis
                   "Div": reference_elementwise.div, "Exp": reference_elementwise.exp, "LoadAlign": reference_reg.load, "StoreAlign": reference_reg.store, "Add": reference_reg.binary,
                   "Sub": reference_reg.binary, "Mul": reference_reg.binary, "Duplicate": reference_reg.duplicate,
                   "Reduce": reference_reg.reduce, "Cast": reference_reg.cast_lanes, "Pack": reference_reg.pack,
-                  "UnPack": reference_reg.unpack}
+                  "UnPack": reference_reg.unpack, "PairReduceElem": reference_reg.pair_reduce}
 
 
 def _reg(name, body, dtypes=lambda spec: R.REGISTER_DTYPES):
@@ -285,6 +293,7 @@ REG_INSTRUCTIONS = (
     *(_reg(op, _reg_arith(op), lambda spec, op=op: R.ENGINE_DTYPES[op]) for op in ("Max", "Min", "Div")),
     _reg("Exp", _reg_exp, lambda spec: R.ENGINE_DTYPES["Exp"]),
     _reg("Duplicate", _reg_duplicate), _reg("Reduce", _reg_reduce, lambda spec: tuple(R.REDUCE_SUM_DST)),
+    _reg("PairReduceElem", _reg_pair_reduce, lambda spec: ("half", "float")),
     _reg("Cast", _reg_cast, lambda spec: tuple(sorted({a for a, _ in R.CAST_PAIRS}))),
     *(_reg(op, _reg_mask_op(op)) for op in ("And", "Or", "Xor", "Not", "Move", "Select", "Pack", "UnPack")),
 )

@@ -10,10 +10,12 @@ register's bytes (u16_at, set_u32, ...), not typed views.
 Unlike the Memory-API kernels, these functions check their own arguments: a user's VF computes addresses at run
 time, so no Python layer can prove them in advance. Every check runs before anything is written.
 """
+import array
 import functools
 import inspect
 
 import numpy as np
+from llvmlite import binding as llvm_binding
 from llvmlite import ir
 from numba import njit, types
 from numba.core.datamodel import models, register_default
@@ -40,6 +42,7 @@ H_KIND, H_CTRL = SCRATCH, SCRATCH + 1
 # inherited by results; docs/decisions.md "Reg API"): CTRL[48]=0, CTRL[53]=1, CTRL[59]=1, CTRL[60]=0, and "known".
 M_HALF_SAT, M_INT_SAT, M_CAST_TRUNC, M_TRAIT_SAT, M_KNOWN = 1, 2, 4, 8, 16
 SUM, MAX, MIN = 0, 1, 2
+PAIR = 3  # PairReduceElem (SPEC 7.6): the first level of ReduceDataBlock's SUM tree, L/2 results
 ZEROING, MERGING = 0, 1
 # MaskPattern (SPEC 7.2): ALL, VL1, VL2, VL3, VL4, VL8, VL16, VL32, VL64, VL128, M3, M4, H, Q, ALLF = 15
 _PATTERN_VL = np.array([0, 1, 2, 3, 4, 8, 16, 32, 64, 128], np.int64)
@@ -183,10 +186,36 @@ def borrow(typingctx, value):
 # numba optimises it again (0.3-0.6 s per op for the big kernels, then once more in the VF). A Reg call registered
 # with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
 # lowers any call of a jitted function): the VF links the kernel's module once.
-ARG, CONST, INT, IS_ONE, FIELD = 0, 1, 2, 3, 4  # plan operands: (ARG, i) argument i, borrowed; (CONST, numba type,
-# value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when absent; (IS_ONE, i) the
-# bool "argument i == 1" (MaskMergeMode MERGING), False when absent; (FIELD, i, k, default) field k of the tuple
-# argument i (a CastTrait) as an int64, `default` when the argument is absent
+ARG, CONST, INT, IS_ONE, FIELD, ENUM = 0, 1, 2, 3, 4, 5  # plan operands: (ARG, i) argument i, borrowed; (CONST,
+# numba type, value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when absent;
+# (IS_ONE, i) the bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of the tuple argument i (a
+# CastTrait) as an int64, `default` when the argument is absent (an optional fifth item, an EnumRule, refuses a field
+# that is another enum's member); (ENUM, i, default, rule) argument i checked by
+# `rule` (an EnumRule) as plain Python's as_enum checks it (SPEC-2 1.8): the int64 value, or with rule.flag the bool
+# "value == 1" (MaskMergeMode MERGING); `default` (an int64, or the flag's False) when absent.
+
+
+class EnumRule:
+    """How a direct call checks an enum argument: a member of `members` (an IntEnum) or one of the integer values in
+    [lo, hi], else a ParameterError naming `api` and `name` (a member of another enum is refused even when its value
+    is in range: the Memory-API ReduceType where the Reg one is expected). flag: the operand is "value == 1"."""
+
+    def __init__(self, api, name, members, lo, hi, legal, flag=False):
+        self.api, self.name, self.members, self.lo, self.hi, self.legal, self.flag = \
+            api, name, members, lo, hi, legal, flag
+
+    def foreign(self, t):
+        """Whether numba type t can never be a legal value (another enum's member, a bool)."""
+        return isinstance(t, types.Boolean) or \
+            (isinstance(t, types.IntEnumMember) and t.instance_class is not self.members)
+
+
+@njit(cache=True)
+def checked_enum(api, name, value, foreign, lo, hi, legal):
+    """A direct call's enum argument (EnumRule): its value, or a ParameterError as plain Python raises."""
+    if foreign or value < lo or value > hi:
+        raise ParameterError(api, name, value, legal, "ascend950")
+    return value
 
 
 def direct_call(fn, kernel, plan):
@@ -226,11 +255,20 @@ def direct_call(fn, kernel, plan):
             elif op[0] == CONST:
                 values.append(context.get_constant_generic(builder, op[1], op[2]))
             elif op[1] >= len(args) or isinstance(sig.args[op[1]], (types.NoneType, types.Omitted)):
-                values.append(context.get_constant(types.boolean, False) if op[0] == IS_ONE else
-                              context.get_constant(types.int64, op[-1]))
+                flag = op[0] == IS_ONE or (op[0] == ENUM and op[3].flag)
+                values.append(context.get_constant(types.boolean, False) if flag else
+                              context.get_constant(types.int64, op[3] if op[0] == FIELD else op[2]))
+            elif op[0] == ENUM:
+                rule = op[3]
+                v = _checked(context, builder, rule, sig.args[op[1]],
+                             context.cast(builder, args[op[1]], sig.args[op[1]], types.int64))
+                values.append(builder.icmp_signed("==", v, context.get_constant(types.int64, 1)) if rule.flag else v)
             elif op[0] == FIELD:
-                field = builder.extract_value(args[op[1]], op[2])
-                values.append(context.cast(builder, field, sig.args[op[1]][op[2]], types.int64))
+                field_type = sig.args[op[1]][op[2]]
+                v = context.cast(builder, builder.extract_value(args[op[1]], op[2]), field_type, types.int64)
+                rule = op[4] if len(op) > 4 else None
+                values.append(v if rule is None or not rule.foreign(field_type) else
+                              _checked(context, builder, rule, field_type, v))
             else:
                 v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
                 values.append(v if op[0] == INT else
@@ -240,15 +278,33 @@ def direct_call(fn, kernel, plan):
         return context.get_function(fnty, kernel_sig)(builder, values)
 
 
+def _checked(context, builder, rule, arg_type, value):
+    """Lower a call of checked_enum: `value` (an int64) as `rule` accepts it, else its ParameterError."""
+    text = [context.get_constant_generic(builder, types.unicode_type, t) for t in (rule.api, rule.name, rule.legal)]
+    check_sig = types.int64(types.unicode_type, types.unicode_type, types.int64, types.boolean, types.int64,
+                            types.int64, types.unicode_type)
+    checker = types.Dispatcher(checked_enum)
+    checker.get_call_type(context.typing_context, check_sig.args, {})
+    return context.get_function(checker, check_sig)(builder, [
+        text[0], text[1], value, context.get_constant(types.boolean, rule.foreign(arg_type)),
+        context.get_constant(types.int64, rule.lo), context.get_constant(types.int64, rule.hi), text[2]])
+
+
 def _operand_types(operands, args):
     kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64}
-    return tuple(plain_type(args[op[1]]) if op[0] == ARG else (op[1] if op[0] == CONST else kinds[op[0]])
-                 for op in operands)
+    return tuple(plain_type(args[op[1]]) if op[0] == ARG else (op[1] if op[0] == CONST else (
+        (types.boolean if op[3].flag else types.int64) if op[0] == ENUM else kinds[op[0]])) for op in operands)
 
 
 def int_like(t):
     """An optional int argument of a Reg call: absent (None), an int or an IntEnum member."""
     return t is None or isinstance(t, (types.Integer, types.IntEnumMember, types.NoneType, types.Omitted))
+
+
+def enum_like(t):
+    """An optional enum argument of a Reg call (an ENUM operand): as int_like, or a bool, which the operand refuses
+    when called, as plain Python does."""
+    return int_like(t) or isinstance(t, types.Boolean)
 
 
 def ints_like(t, n):
@@ -284,10 +340,42 @@ def _ol_set_u32(reg, j, v):
 
 
 @njit(cache=True)
-def new_register(kind):
+def new_register(kind, modes):
+    """A zeroed register of element kind `kind` carrying the overflow modes `modes` (an H_CTRL byte: those of the
+    core the VF runs on, SPEC-2 11.1; 0 = not known, the 950's power-on modes)."""
     reg = np.zeros(REG_BYTES, np.uint8)
     reg[H_KIND] = kind
+    reg[H_CTRL] = modes
     return reg
+
+
+# The overflow modes of the core a compiled VF runs on (SPEC-2 11.1), for the registers it creates: simd_vf writes
+# them before every compiled call; compiled code reads them through an external symbol (registered in every process
+# at import), so the VFs stay disk-cacheable. Plain Python passes the modes to new_register itself.
+VF_MODES = array.array("q", [0])  # not numpy: a VF call writes it, and array.array's item store is the cheaper
+_VF_MODES_SYMBOL = "ascend_jit_vf_modes"
+llvm_binding.add_symbol(_VF_MODES_SYMBOL, VF_MODES.buffer_info()[0])
+
+
+@intrinsic
+def _read_vf_modes(typingctx):
+    def codegen(context, builder, sig, args):
+        module = builder.module
+        word = module.globals.get(_VF_MODES_SYMBOL)
+        if word is None:
+            word = ir.GlobalVariable(module, ir.IntType(64), _VF_MODES_SYMBOL)
+            word.linkage = "external"
+        return builder.load(word)
+    return types.int64(), codegen
+
+
+def vf_modes():
+    return VF_MODES[0]
+
+
+@overload(vf_modes, inline="always")
+def _ol_vf_modes():
+    return lambda: _read_vf_modes()
 
 
 @internal
@@ -414,6 +502,11 @@ def store_align(ub, addr, reg, words):
 
 @internal
 def _check_pair(op, dst_kind, src_kind):
+    if op == PAIR:
+        if dst_kind != src_kind or (src_kind != KIND_HALF and src_kind != KIND_FLOAT):
+            raise UnsupportedDTypeError("PairReduceElem", "dstReg/srcReg kinds", (dst_kind, src_kind),
+                                        "half or float, the same for dst and src (SPEC 7.6)", "ascend950")
+        return
     if op == SUM:
         ok = ((dst_kind == src_kind and (src_kind == KIND_HALF or src_kind == KIND_FLOAT or src_kind == KIND_INT32 or
                                          src_kind == KIND_UINT32 or src_kind == KIND_INT16 or src_kind == KIND_UINT16))
@@ -516,8 +609,8 @@ def reduce_data_block(dst, src, words, op, mode, float_class, int_class):
     or None, as reg_ops.reduce's): a plain call and a VF register of a literal dtype compile the source's class
     alone (issue 20), a register of a run-time dtype both."""
     if mode != ZEROING:
-        raise ParameterError("ReduceDataBlock", "mode", mode, "MaskMergeMode.ZEROING (MERGING is not supported)",
-                             "ascend950")
+        raise ParameterError("PairReduceElem" if op == PAIR else "ReduceDataBlock", "mode", mode,
+                             "MaskMergeMode.ZEROING (MERGING is not supported)", "ascend950")
     dk, sk = np.int64(dst[H_KIND]), np.int64(src[H_KIND])
     _check_pair(op, dk, sk)
     sat = (src[H_CTRL] & M_HALF_SAT) != 0
@@ -527,6 +620,9 @@ def reduce_data_block(dst, src, words, op, mode, float_class, int_class):
         # the tree in place in dst's scratch bytes (no allocation): level 1 reads src's lanes (masked ones are 0 for
         # SUM, the identity for MAX / MIN, SPEC 7.5), each later level lane k reads lanes 2k, 2k+1 >= k
         is_half = sk == KIND_HALF
+        pairs_only = op == PAIR  # PairReduceElem: level 1 alone, L/2 results (SPEC 7.6)
+        if pairs_only:
+            op = SUM
         fill = np.float32(0.0) if op == SUM else (np.float32(-np.inf) if op == MAX else np.float32(np.inf))
         width = VL // ssize // 2
         if words[0] == words[1] == words[2] == words[3] == np.uint64(0xFFFFFFFFFFFFFFFF):
@@ -538,11 +634,11 @@ def reduce_data_block(dst, src, words, op, mode, float_class, int_class):
                 x = _float_lane(src, 2 * k, is_half) if lane_on(words, 2 * k * ssize) else fill
                 y = _float_lane(src, 2 * k + 1, is_half) if lane_on(words, (2 * k + 1) * ssize) else fill
                 _set_scratch(dst, k, _combine(x, y, op, is_half, sat))
-        while width > 8:
+        while width > 8 and not pairs_only:
             width //= 2
             for k in range(width):
                 _set_scratch(dst, k, _combine(_scratch(dst, 2 * k), _scratch(dst, 2 * k + 1), op, is_half, sat))
-        _write_results(dst, dk, sk, sat)
+        _write_results(dst, dk, sk, sat, width)
     if int_class is not None and not is_float:
         lo, hi = int_range(sk)
         init = np.int64(0) if op == SUM else (np.int64(lo) if op == MAX else np.int64(hi))
@@ -572,15 +668,16 @@ def _final(v, sk, sat):
 
 
 @internal
-def _write_results(dst, dk, sk, sat):
-    """The 8 block results (scratch lanes 0..7) into dst lanes 0..7; lanes 8.. are 0 (ZEROING, D3)."""
+def _write_results(dst, dk, sk, sat, count):
+    """The `count` results (scratch lanes 0..count-1: 8 block results, or PairReduceElem's L/2) into dst lanes
+    0..count-1; the lanes after them are 0 (ZEROING, D3, SPEC 7.6)."""
     if dk == KIND_HALF:
-        for j in range(8):
+        for j in range(count):
             set_u16(dst, j, half_store_bits(_final(_scratch(dst, j), sk, sat)))
-        for i in range(16, VL):
+        for i in range(2 * count, VL):
             dst[i] = 0
     else:
-        for j in range(8):
+        for j in range(count):
             set_u32(dst, j, float_store_bits(_final(_scratch(dst, j), sk, sat)))
-        for i in range(32, VL):
+        for i in range(4 * count, VL):
             dst[i] = 0

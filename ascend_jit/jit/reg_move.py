@@ -8,11 +8,14 @@ One table per direction gives each distribution's lane width (0: the register's 
 lane map gives the element each register lane comes from (loads) or the position it goes to (stores).
 """
 import numpy as np
+from llvmlite import binding as llvm_binding
+from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from ..errors import AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDTypeError
+from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError,
+                      UnsupportedDTypeError)
 from .numerics import kind_size
 from .reg import H_CTRL, H_KIND, VL, internal, lane_on, set_u32, u16_at_byte
 
@@ -217,9 +220,12 @@ def _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode):
                              DEVICE)
     if post_mode != POST_NORMAL and post_mode != POST_UPDATE:
         raise ParameterError(api, "post_mode", post_mode, "a PostLiteral: POST_MODE_NORMAL or POST_MODE_UPDATE", DEVICE)
+    # SPEC-2 11.6: POST_MODE_NORMAL reads at offset + step and leaves the offset as it was (returned unchanged);
+    # POST_MODE_UPDATE reads at offset and returns offset + step
     step = repeat_stride * 32 // h[2]
-    base = offset if post_mode == POST_UPDATE else offset + step
-    return h[1] + base * h[2], offset + step
+    if post_mode == POST_UPDATE:
+        return h[1] + offset * h[2], offset + step
+    return h[1] + (offset + step) * h[2], offset
 
 
 @njit(cache=True)
@@ -533,6 +539,35 @@ def move_mask(kind, lo, hi):
 
 # --- unaligned loads and stores: the functional model of SPEC-2 11.6 / D68 -----------------------------------------
 USTATE_SIZE = 2 + 32  # UnalignRegForStore: pending address, pending length, up to 32 pending bytes
+# How many UnalignRegForStore states hold pending bytes, over the process (SPEC-2 11.6, D68: a VF must not end with
+# one): simd_vf compares it before and after a compiled call of a VF that makes UnalignRegForStore objects, which
+# it cannot otherwise see. Compiled code updates it through an external symbol (as MOVE_MASK_STATE below), so the
+# kernels stay disk-cacheable; plain Python (NUMBA_DISABLE_JIT) updates the array itself.
+PENDING_STORES = np.zeros(1, np.int64)
+_PENDING_SYMBOL = "ascend_jit_pending_unaligned_stores"
+llvm_binding.add_symbol(_PENDING_SYMBOL, PENDING_STORES.ctypes.data)
+
+
+@intrinsic
+def _add_pending_stores(typingctx, delta):
+    def codegen(context, builder, sig, args):
+        module = builder.module
+        counter = module.globals.get(_PENDING_SYMBOL)
+        if counter is None:
+            counter = ir.GlobalVariable(module, ir.IntType(64), _PENDING_SYMBOL)
+            counter.linkage = "external"
+        builder.store(builder.add(builder.load(counter), args[0]), counter)
+        return context.get_dummy_value()
+    return types.void(types.int64), codegen
+
+
+def count_pending_stores(delta):
+    PENDING_STORES[0] += delta
+
+
+@overload(count_pending_stores, inline="always")
+def _ol_count_pending_stores(delta):
+    return lambda delta: _add_pending_stores(delta)
 
 
 @njit(cache=True)
@@ -550,8 +585,11 @@ def load_unalign(reg, state, h, offset, step, has_step):
     if addr != state[0]:
         raise StateError(api, "address", addr, "the address LoadUnAlignPre (or the previous LoadUnAlign) set "
                          "(SPEC-2 11.6, D68)", DEVICE)
-    _check_place(api, h[4], h[5], addr, 1, addr - addr % 32, -(-(addr + VL) // 32) * 32)
+    # the VL bytes it returns lie in the operand's tensor; the 32-byte blocks around them, which the hardware also
+    # reads but whose extra bytes reach no lane, in the UB (SPEC-2 11.6; as ReduceSum's whole-repeat reads)
     ub = h[0]
+    _check_place(api, h[4], h[5], addr, 1, addr, addr + VL)
+    _check_place(api, 0, ub.size, addr, 1, addr - addr % 32, -(-(addr + VL) // 32) * 32)
     for i in range(VL):
         reg[i] = ub[addr + i]
     reg[H_CTRL] = h[3]
@@ -567,7 +605,7 @@ def store_unalign(h, reg, state, offset, count):
     api = "StoreUnAlign"
     size = kind_size(reg[H_KIND])
     if count < 0 or count > VL // size:
-        raise ParameterError(api, "count", count, "0 .. VL / sizeof(T)", DEVICE)
+        raise ParameterError(api, "post_update_stride", count, "0 .. VL / sizeof(T) lanes (SPEC-2 11.6)", DEVICE)
     addr = h[1] + offset * h[2]
     pending = state[1]
     if pending > 0 and state[0] + pending != addr:
@@ -589,6 +627,7 @@ def store_unalign(h, reg, state, offset, count):
     state[1] = end - cut
     for i in range(end - cut):
         state[2 + i] = run[cut - start + i]
+    count_pending_stores(np.int64(state[1] > 0) - np.int64(pending > 0))
     return offset + count
 
 
@@ -598,5 +637,53 @@ def store_unalign_post(h, state, offset, step):
     ub = h[0]
     for i in range(state[1]):
         ub[state[0] + i] = state[2 + i]
+    count_pending_stores(-np.int64(state[1] > 0))
     state[1] = 0
     return offset + step
+
+
+# --- MoveMask inside a compiled VF (SPEC-2 11.1, 11.7) -------------------------------------------------------------
+# A compiled VF sees its arguments only, but MoveMask reads the current core's vector mask register. A VF whose body
+# calls MoveMask gets that register through MOVE_MASK_STATE: simd_vf fills it right before the compiled call (the
+# VF holds the GIL, so no other thread's call can change it meanwhile) and clears it after. Compiled code reads it
+# through a named external symbol (registered in every process at import), so a VF using it stays disk-cacheable.
+# Words: [status, MASK0, MASK1]; status MM_* says whether the register may be read and else why not.
+MM_NOT_PREPARED, MM_READY, MM_NO_CORE, MM_OTHER_DEVICE, MM_UNDEFINED, MM_COUNTER = 0, 1, 2, 3, 4, 5
+MOVE_MASK_STATE = np.zeros(3, np.uint64)
+_MOVE_MASK_SYMBOL = "ascend_jit_move_mask_state"
+llvm_binding.add_symbol(_MOVE_MASK_SYMBOL, MOVE_MASK_STATE.ctypes.data)
+
+
+@intrinsic
+def _move_mask_word(typingctx, i):
+    """Word i of MOVE_MASK_STATE, read through the external symbol."""
+    def codegen(context, builder, sig, args):
+        module = builder.module
+        state = module.globals.get(_MOVE_MASK_SYMBOL)
+        if state is None:
+            state = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(64), 3), _MOVE_MASK_SYMBOL)
+            state.linkage = "external"
+        return builder.load(builder.gep(state, [ir.Constant(ir.IntType(32), 0), args[0]]))
+    return types.uint64(types.int64), codegen
+
+
+@njit(cache=True)
+def move_mask_in_vf(kind):
+    """MoveMask<T> in a compiled VF: the refusals of the plain call (SPEC-2 11.7: no current core, a non-950 core,
+    an undefined register, counter mode), then move_mask of the register simd_vf passed in."""
+    status = _move_mask_word(0)
+    if status == MM_NO_CORE:
+        raise StateError("MoveMask", None, None, None, None,
+                         "no current core: use `with core:` or call the method on a Core")
+    if status == MM_OTHER_DEVICE:
+        raise UnsupportedDeviceError("MoveMask", "device", "the current core's (not ascend950)", DEVICE, None,
+                                     "the Reg API exists on the Ascend 950 only (SPEC 7)")
+    if status == MM_UNDEFINED:
+        raise StateError("MoveMask", "mask register", "undefined", "set by SetVectorMask (SPEC-2 D31)", DEVICE)
+    if status == MM_COUNTER:
+        raise StateError("MoveMask", "mask mode", "counter", "Normal mode (SetMaskNorm; SPEC-2 11.7)", DEVICE)
+    if status != MM_READY:
+        raise StateError("MoveMask", "vector mask register", "not passed to this compiled code",
+                         "R.MoveMask called in the @simd_vf function's own body (simd_vf then passes the core's "
+                         "register in), or the VF's py_func (SPEC-2 11.7)", DEVICE)
+    return move_mask(kind, _move_mask_word(1), _move_mask_word(2))

@@ -1,5 +1,5 @@
 """Reference model of the Ascend 950 Reg API (SPEC 7.5; SPEC-2 11), lane by lane and byte by byte, written from
-the SPECs alone: ReduceDataBlock (D3, D20, D25), Add/Sub/Mul and carry forms, Reduce (D66), Cast (7.3, D45, D46,
+the SPECs alone: ReduceDataBlock (D3, D20, D25), PairReduceElem (SPEC 7.6), Add/Sub/Mul and carry forms, Reduce (D66), Cast (7.3, D45, D46,
 D65, D71), the load/store distributions (11.6, D68) and the MaskReg operations (11.7, D64).
 
 Inputs are plain lists: `values` the source lanes (Python numbers), `active` a list of booleans per lane; memory is
@@ -25,6 +25,15 @@ def _tree(dtype, vals, sat):
     while len(vals) > 1:
         vals = [add(dtype, vals[2 * k], vals[2 * k + 1], sat_half=sat) for k in range(len(vals) // 2)]
     return vals[0]
+
+
+def pair_reduce(dtype, values, active, sat=False):
+    """Reg PairReduceElem (SPEC 7.6): lane i < L/2 = values[2i] + values[2i+1] with an inactive lane as +0, one
+    rounded add (half: SAT in saturation mode); lanes L/2.. are 0."""
+    half = len(values) // 2
+    sums = [add(dtype, values[2 * i] if active[2 * i] else 0.0, values[2 * i + 1] if active[2 * i + 1] else 0.0,
+                sat_half=sat) for i in range(half)]
+    return sums + [0.0] * half
 
 
 def _fmax(a, b):
