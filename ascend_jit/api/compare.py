@@ -85,8 +85,9 @@ def Compares(dst, src0, scalar, cmp_mode, *args, count=None, mask=None, repeat_t
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
         "Compares", args, count, mask, repeat_time, repeat_params, 7, is_set_mask, dst)
     core = operands("Compares", dst, src0, names=("src0",))
+    scalar, scalar_tensor = _element_scalar("Compares", core, src0.dtype, scalar)
     return _compare(core, "Compares", dst, src0, None, scalar, cmp_mode, is_count, count, mask, repeat_time,
-                    UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
+                    UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask, scalar_tensor)
 
 
 CompareScalar = Compares  # the older name of Compares (SPEC-2 9.4 "Compares (= CompareScalar)")
@@ -105,8 +106,42 @@ def compare_operator(dst, src0, src1, cmp_mode):
     _compare(core, "Compare", dst, src0, src1, None, cmp_mode, True, src0.size, None, None, None, True)
 
 
+def _element_scalar(api, core, dtype, scalar, name="scalar"):
+    """(scalar, None), or for the 950's overload taking the scalar as a LocalTensor element (`src1Local[0]`, the
+    devkit compare/select examples' scenario 4; docs/decisions.md "Kernel gallery"): (that element's value, the
+    tensor). The vector unit reads the element when the instruction runs, bit for bit (it has the operand type);
+    the other devices take a value only. Checked before anything is written."""
+    if not isinstance(scalar, LocalTensor):
+        return scalar, None
+    spec = core.spec
+    if spec.name != "ascend950":
+        raise UnsupportedDeviceError(api, name, "a LocalTensor", device=spec.name, legal="a scalar value",
+                                     detail="a LocalTensor element as the scalar (src1Local[0]) is an ascend950 "
+                                            "overload")
+    if scalar._lease is not None:
+        scalar.check_alive(api)
+    if scalar._core is not core:
+        raise ParameterError(api, name, scalar, legal="a LocalTensor of the same Core as dst", device=spec.name,
+                             detail="belongs to another core")
+    if scalar.dtype is not dtype:
+        raise UnsupportedDTypeError(api, f"{name}.dtype", scalar.dtype.name, legal=f"{dtype.name} (as src0)",
+                                    device=spec.name)
+    if scalar.size < 1 and core.bounds != "ub":
+        raise OutOfBoundsError(api, name, f"bytes [{scalar.addr}, {scalar.addr + dtype.size})", device=spec.name,
+                               legal="a tensor holding at least one element", detail="the element lies outside it")
+    if scalar.addr + dtype.size > spec.ub_bytes:
+        raise OutOfBoundsError(api, name, f"bytes [{scalar.addr}, {scalar.addr + dtype.size})", device=spec.name,
+                               legal=f"inside the UB [0, {spec.ub_bytes})")
+    return core.ub[scalar.addr:scalar.addr + dtype.size].view(dtype.np_dtype)[0], scalar
+
+
+def _scalar_read(scalar_tensor, dtype, name="scalar"):
+    """The sanitizer's record of the element read by the tensor-element overload (none for a value)."""
+    return [] if scalar_tensor is None else [((name, scalar_tensor.addr, dtype.size), scalar_tensor)]
+
+
 def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask, repeat_time, params,
-             is_set_mask):
+             is_set_mask, scalar_tensor=None):
     spec = core.spec
     s = src0.dtype
     cmp_mode = as_enum(api, spec, "cmp_mode", cmp_mode, CMPMODE)  # a member before the cache key (issue 12)
@@ -120,7 +155,7 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
             mode = _validate_compare_count.__wrapped__(*key)
         bbuf, b_addr = _second_operand(api, spec, core, s, src1, scalar)
         if count and core.sanitizer is not None:   # D44: whole 256-B blocks, L/8 bit bytes per repeat
-            reads = [(("src0", src0.addr, count * s.size), src0)]
+            reads = [(("src0", src0.addr, count * s.size), src0)] + _scalar_read(scalar_tensor, s)
             if src1 is not None:
                 reads.append((("src1", src1.addr, count * s.size), src1))
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count // 8), dst)])
@@ -157,6 +192,7 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
     if core.sanitizer is not None:
         lanes = s.lanes_per_repeat
         reads = [(Operand("src0", src0.addr, s.size, lo, hi, repeat, s0blk, s0rep, last), src0)]
+        reads += _scalar_read(scalar_tensor, s)
         if src1 is not None:
             reads.append((Operand("src1", src1.addr, s.size, lo, hi, repeat, s1blk, s1rep, last), src1))
         vector_access(core, api, reads=reads, writes=[(Runs("dst", dst.addr, lanes // 8, lanes // 8, repeat), dst)])
@@ -278,11 +314,16 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(api, args, count, mask, repeat_time,
                                                                              repeat_params, 9, is_set_mask, dst)
     scalar_src1 = not isinstance(src1, LocalTensor)
-    core = operands(api, dst, sel_mask, src0, names=("sel_mask", "src0")) if scalar_src1 else \
-        operands(api, dst, sel_mask, src0, src1, names=("sel_mask", "src0", "src1"))
+    core = operands(api, dst, sel_mask, src0, names=("sel_mask", "src0"))
     spec = core.spec
     d = dst.dtype
     sel_mode = as_enum(api, spec, "sel_mode", sel_mode, SELMODE)  # a member before the cache key (issue 12)
+    scalar_tensor = None
+    if not scalar_src1 and sel_mode == SELMODE.VSEL_TENSOR_SCALAR_MODE:   # the 950's src1Local[0] overload
+        src1, scalar_tensor = _element_scalar(api, core, src0.dtype, src1, "src1")
+        scalar_src1 = True
+    elif not scalar_src1:
+        operands(api, dst, src1, names=("src1",))
     s1 = None if scalar_src1 else src1
     common = (spec, d, sel_mask.dtype, src0.dtype, None if s1 is None else s1.dtype, sel_mode, dst.addr,
               sel_mask.addr, src0.addr, None if s1 is None else s1.addr, dst.size, sel_mask.size, src0.size,
@@ -300,6 +341,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         if core.sanitizer is not None:
             nsel = _sel_bytes(mode, d.lanes_per_repeat, 0, count)
             reads = [(("sel_mask", sel_mask.addr, nsel), sel_mask), (("src0", src0.addr, count * d.size), src0)]
+            reads += _scalar_read(scalar_tensor, d, "src1")
             if s1 is not None:
                 reads.append((("src1", src1.addr, count * d.size), src1))
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count * d.size), dst)])
@@ -327,6 +369,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
                            getattr(p, f"{name}RepStride"), last)
         reads = [(("sel_mask", sel_mask.addr, _sel_bytes(mode, d.lanes_per_repeat, repeat)), sel_mask),
                  (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
+        reads += _scalar_read(scalar_tensor, d, "src1")
         vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)])
     select_strided(core.ub, d.size, dst.addr, sel_mask.addr, src0.addr, bbuf, b_addr, s1 is None,
                    mode == SELMODE.VSEL_CMPMASK_SPR, p.dstBlkStride, p.src0BlkStride, p.src1BlkStride, p.dstRepStride,

@@ -33,7 +33,9 @@ from ._scalar import scalar_bits
 # --- parameter structs (SPEC-2 1.1) ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+# mutable: C++ kernels default-construct the struct and set fields (`BinaryRepeatParams p; p.dstRepStride = 4;`);
+# equality and hash are the fields' values, which validation memos key on
+@dataclass(unsafe_hash=True, slots=True)
 class BinaryRepeatParams:
     """SPEC 1.3: uint8 fields, constructor order (dstBlk, src0Blk, src1Blk, dstRep, src0Rep, src1Rep)."""
     dstBlkStride: int = 1
@@ -44,7 +46,7 @@ class BinaryRepeatParams:
     src1RepStride: int = 8
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True, slots=True)  # mutable as BinaryRepeatParams
 class BrcbRepeatParams:
     """SPEC-2 5.2: dstBlkStride, dstRepStride (uint16 each; dstBlkStride 0 refused, D61)."""
     dstBlkStride: int = 1

@@ -1,0 +1,139 @@
+"""Porting-surface gaps found by porting public kernels into kernels/ (session 7, port2), each with its regression:
+parameter structs set field by field as C++ kernels do, and the 950's Compares/Select overload taking the scalar
+as a LocalTensor element (`src1Local[0]`)."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+
+# --- parameter structs: `DataCopyPadExtParams<T> p; p.rightPadding = 24;` ---------------------------------------------
+@pytest.mark.parametrize("cls, field, value, made", [
+    (aj.DataCopyExtParams, "blockLen", 8, lambda: aj.DataCopyExtParams(1, 8, 0, 0, 0)),
+    (aj.DataCopyPadExtParams, "rightPadding", 24, lambda: aj.DataCopyPadExtParams(False, 0, 24, 0)),
+    (aj.BinaryRepeatParams, "dstRepStride", 4, lambda: aj.BinaryRepeatParams(1, 1, 1, 4, 8, 8)),
+    (aj.UnaryRepeatParams, "srcRepStride", 4, lambda: aj.UnaryRepeatParams(1, 1, 8, 4)),
+    (aj.BrcbRepeatParams, "dstRepStride", 2, lambda: aj.BrcbRepeatParams(1, 2)),
+    (aj.GatherMaskParams, "repeatTimes", 3, lambda: aj.GatherMaskParams(1, 3, 8, 8)),
+])
+def test_a_default_made_struct_takes_field_assignments_like_its_cpp_original(cls, field, value, made):
+    p = cls()
+    setattr(p, field, value)
+    assert p == made() and hash(p) == hash(made()) and getattr(p, field) == value
+    with pytest.raises(AttributeError):
+        p.noSuchField = 1
+
+
+def test_data_copy_pad_validates_a_struct_again_after_a_field_changes():
+    """The validation memo keys on the struct's values: a struct proven once and then changed to an illegal
+    value is refused, and the UB stays as it was."""
+    gm = np.arange(64, dtype=np.uint8)
+    with aj.Core("atlas-a2") as core:
+        t = aj.LocalMemAllocator().Alloc("uint8", 64)
+        copy = aj.DataCopyExtParams()
+        copy.blockLen = 8
+        pad = aj.DataCopyPadExtParams()
+        pad.rightPadding = 24
+        aj.DataCopyPad(t, aj.GlobalTensor(gm), copy, pad)
+        assert list(t.numpy()[:8]) == list(range(8))
+        before = core.ub.copy()
+        pad.rightPadding = 40    # more than 32 bytes of padding (SPEC-2 1.1)
+        with pytest.raises(aj.AscendJitError):
+            aj.DataCopyPad(t, aj.GlobalTensor(gm), copy, pad)
+        assert np.array_equal(core.ub, before)
+
+
+def test_binary_repeat_params_set_field_by_field_drive_the_high_dim_form():
+    with aj.Core("ascend950"):
+        alloc = aj.LocalMemAllocator()
+        dst, a = alloc.Alloc("float", 256), alloc.Alloc("float", 256)
+        a[:] = np.arange(256, dtype=np.float32)
+        dst[:] = np.zeros(256, np.float32)
+        params = aj.BinaryRepeatParams()
+        params.dstRepStride = 16
+        params.src0RepStride = params.src1RepStride = 16
+        aj.Add(dst, a, a, 64, 2, params)
+        want = np.zeros(256, np.float32)
+        want[:64], want[128:192] = 2 * a.numpy()[:64], 2 * a.numpy()[128:192]
+        assert np.array_equal(dst.numpy(), want)
+
+
+# --- the 950's scalar given as a LocalTensor element ------------------------------------------------------------------
+def _operands(device):
+    alloc = aj.LocalMemAllocator()
+    x, y = alloc.Alloc("float", 256), alloc.Alloc("float", 16)
+    bits, sel, z = alloc.Alloc("uint8", 32), alloc.Alloc("uint8", 32), alloc.Alloc("float", 256)
+    x[:] = np.array([np.nan, -0.0, 0.0, np.inf] + list(np.linspace(-5, 5, 252)), np.float32)
+    y[:] = np.arange(16, dtype=np.float32) - 1.5
+    sel[:] = np.arange(32, dtype=np.uint8) * 37
+    bits[:] = np.zeros(32, np.uint8)
+    z[:] = np.zeros(256, np.float32)
+    return x, y, bits, sel, z
+
+
+@pytest.mark.parametrize("mode", [aj.CMPMODE.LT, aj.CMPMODE.NE])
+def test_compares_with_a_tensor_element_equals_compares_with_its_value_on_the_950(mode):
+    with aj.Core("ascend950"):
+        x, y, bits, _, _ = _operands("ascend950")
+        aj.Compares(bits, x, y[3], mode, 256)
+        by_element = bits.numpy().copy()
+        aj.Compares(bits, x, y.GetValue(3), mode, 256)
+        assert np.array_equal(by_element, bits.numpy()) and by_element.any()
+        aj.Compares(bits, x, y[3], mode, 64, 4, aj.UnaryRepeatParams())   # the high-dim form takes it too
+        assert np.array_equal(by_element, bits.numpy())
+
+
+def test_select_with_a_tensor_element_equals_select_with_its_value_on_the_950():
+    with aj.Core("ascend950"):
+        x, y, _, sel, z = _operands("ascend950")
+        aj.Select(z, sel, x, y[5], aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 256)
+        by_element = z.numpy().copy()
+        aj.Select(z, sel, x, np.float32(3.5), aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 256)
+        assert by_element.tobytes() == z.numpy().tobytes() and (by_element == 3.5).any()
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-inference-aicore"])
+def test_a_tensor_element_scalar_is_refused_off_the_950_before_anything_is_written(device):
+    with aj.Core(device) as core:
+        x, y, bits, sel, z = _operands(device)
+        before = core.ub.copy()
+        with pytest.raises(aj.UnsupportedDeviceError, match="ascend950"):
+            aj.Compares(bits, x, y[0], aj.CMPMODE.LT, 256)
+        with pytest.raises(aj.UnsupportedDeviceError, match="src1"):
+            aj.Select(z, sel, x, y[0], aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 256)
+        assert np.array_equal(core.ub, before)
+
+
+def test_a_tensor_element_scalar_of_another_dtype_is_refused():
+    with aj.Core("ascend950"):
+        x, _, bits, sel, z = _operands("ascend950")
+        halves = aj.LocalTensor(x.core, "half", 8192, 16)
+        with pytest.raises(aj.UnsupportedDTypeError, match="scalar.dtype"):
+            aj.Compares(bits, x, halves[0], aj.CMPMODE.LT, 256)
+        with pytest.raises(aj.UnsupportedDTypeError, match="src1.dtype"):
+            aj.Select(z, sel, x, halves[0], aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 256)
+
+
+def test_the_sanitizer_sees_the_tensor_element_read_by_the_vector_unit():
+    """The element is read by the vector pipe: an element the kernel never wrote is an uninitialised read."""
+    with aj.Core("ascend950", sanitize="report") as core:
+        alloc = aj.LocalMemAllocator()
+        x, y, bits = alloc.Alloc("float", 64), alloc.Alloc("float", 8), alloc.Alloc("uint8", 32)
+        aj.Duplicate(x, 1.0, 64)
+        aj.Compares(bits, x, y[0], aj.CMPMODE.LT, 64)
+    assert [(r.check, r.operand) for r in core.sanitizer.reports] == [("init", "scalar")]
+
+
+# --- SetPadValue((uint8_t)0): T deduced from the argument ------------------------------------------------------------
+def test_set_pad_value_takes_its_type_from_a_numpy_scalar():
+    gm = np.arange(1, 9, dtype=np.uint8)
+    with aj.Core("atlas-a2") as core:
+        t = aj.LocalMemAllocator().Alloc("uint8", 32)
+        aj.SetPadValue(np.uint8(7))
+        assert core.pad_value[0].name == "uint8"
+        aj.DataCopyPad(t, aj.GlobalTensor(gm), aj.DataCopyExtParams(1, 8, 0, 0, 0),
+                       aj.DataCopyPadExtParams(False, 0, 24, 0))
+        assert list(t.numpy()) == list(range(1, 9)) + [7] * 24
+        with pytest.raises(aj.ParameterError, match="dtype"):
+            aj.SetPadValue(7)          # a Python int names no type: the dtype is needed
+        assert core.pad_value[0].name == "uint8"
