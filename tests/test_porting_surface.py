@@ -137,3 +137,30 @@ def test_set_pad_value_takes_its_type_from_a_numpy_scalar():
         with pytest.raises(aj.ParameterError, match="dtype"):
             aj.SetPadValue(7)          # a Python int names no type: the dtype is needed
         assert core.pad_value[0].name == "uint8"
+
+
+# --- aj.launch(..., bounds="ub"): whole-vector loads past a kernel's last buffer ------------------------------------
+def _read_past(x, z):
+    """Reads 32 halves through a 16-half tensor (the second half of the read lies in the next allocation)."""
+    alloc = aj.LocalMemAllocator()
+    a, after, b = alloc.Alloc("half", 16), alloc.Alloc("half", 16), alloc.Alloc("half", 32)
+    aj.Duplicate(after, 7.0, 16)
+    aj.DataCopy(a, aj.GlobalTensor(x), 16)
+    aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)
+    aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)
+    aj.Adds(b, a, 1.0, 32, 1, aj.UnaryRepeatParams())   # the high-dim form: one repeat of 32 lanes
+    aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.V_MTE3)
+    aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.V_MTE3)
+    aj.DataCopy(aj.GlobalTensor(z), b, 32)
+
+
+def test_launch_passes_its_bounds_rule_to_every_block():
+    x, z = np.arange(16, dtype=np.float16), np.zeros(32, np.float16)
+    with pytest.raises(aj.OutOfBoundsError):
+        aj.launch(_read_past, 2, "atlas-a2", x, z)
+    aj.launch(_read_past, 2, "atlas-a2", x, z, bounds="ub")
+    assert list(z) == list(np.arange(1, 17)) + [8] * 16
+    with pytest.raises(aj.ParameterError, match="bounds"):
+        aj.launch(_read_past, 1, "atlas-a2", x, z, bounds="none")
+    with pytest.raises(aj.ParameterError, match="bounds"):
+        aj.launch(_read_past, 1, "atlas-a2", x, z, bounds="ub", parallel="processes")
