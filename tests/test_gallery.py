@@ -21,7 +21,8 @@ BIG = 16 * 1024 * 1024
 def test_the_gallery_is_found_from_the_checkout():
     assert gallery_dir() is not None
     assert {"softmax", "rmsnorm", "layernorm", "reduce_computation", "reduce_repeat", "add_custom", "leaky_relu",
-            "select", "select_950", "compare", "compare_950", "sigmoid"} <= set(GALLERY)
+            "select", "select_950", "compare", "compare_950", "sigmoid", "data_copy_pad", "data_copy_pad_950",
+            "add_relu", "axpy", "cast_ceil"} <= set(GALLERY)
 
 
 @pytest.mark.parametrize("name", sorted(GALLERY))
