@@ -14,6 +14,7 @@ ensure_cache_location()  # before any kernel module: a read-only install must st
 from . import reg as Reg
 from . import testing
 from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
+from .api._scalar import ToFloat
 from .api.cast import Cast, RoundMode
 from .api.compare import CMPMODE, SELMODE, Compare, Compares, CompareScalar, Select
 from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, PaddingMode
@@ -65,7 +66,7 @@ __all__ = [
     "GatherMask", "GatherMaskParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue",
     "UnaryRepeatParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
-    "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
+    "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "ToFloat", "MaskMode", "OutOfBoundsError",
     "OverlapError", "ParameterError", "ReadOnlyError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType",
     "Reg", "ResetMask",
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",

@@ -11,10 +11,11 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # sizes that are not a multiple of the kernel's tile: softmax 37 rows (tiles of 15 rows on the A2/A3: 15 + 15 + 7;
 # of 20 on the 950: 20 + 17), RMSNorm 45 rows (8 blocks of 6 rows, the last of 3; tiles of 5 rows on the A2/A3: a
 # 1-row tail tile), LayerNorm 13 rows, syncall_sum 131 DataBlock pairs, sigmoid 1001 floats (15 chunks of 64 and a
-# 41-float tail; an unaligned last vector on the 950); the devkit examples run their fixed data (size_rule) and
-# add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
+# 41-float tail; an unaligned last vector on the 950), clip_by_value 200003 elements (8 cores, 5 of them "big",
+# two tiles each, the last one short; GM padded to 32 bytes); the devkit examples run their fixed data (size_rule)
+# and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
-         "sigmoid": 1001}
+         "sigmoid": 1001, "clip_by_value": 200003, "clip_by_value_bf16": 200003}
 BIG = 16 * 1024 * 1024
 
 
@@ -22,7 +23,7 @@ def test_the_gallery_is_found_from_the_checkout():
     assert gallery_dir() is not None
     assert {"softmax", "rmsnorm", "layernorm", "reduce_computation", "reduce_repeat", "add_custom", "leaky_relu",
             "select", "select_950", "compare", "compare_950", "sigmoid", "data_copy_pad", "data_copy_pad_950",
-            "add_relu", "axpy", "cast_ceil"} <= set(GALLERY)
+            "add_relu", "axpy", "cast_ceil", "clip_by_value", "clip_by_value_bf16"} <= set(GALLERY)
 
 
 @pytest.mark.parametrize("name", sorted(GALLERY))

@@ -164,3 +164,16 @@ def test_launch_passes_its_bounds_rule_to_every_block():
         aj.launch(_read_past, 1, "atlas-a2", x, z, bounds="none")
     with pytest.raises(aj.ParameterError, match="bounds"):
         aj.launch(_read_past, 1, "atlas-a2", x, z, bounds="ub", parallel="processes")
+
+
+# --- AscendC::ToFloat(bfloat16_t) -------------------------------------------------------------------------------------
+def test_to_float_widens_a_bfloat16_scalar_exactly():
+    bf16 = np.dtype("bfloat16")
+    bits = np.array([0x3FC0, 0x0001, 0xFF80, 0x7F7F, 0x8000], np.uint16)   # 1.5, a subnormal, -inf, MAX, -0
+    for b in bits:
+        value = aj.GlobalTensor(np.array([b], np.uint16).view(bf16)).GetValue(0)
+        f = aj.ToFloat(value)
+        assert type(f) is np.float32 and int(np.array(f).view(np.uint32)) == int(b) << 16
+    for wrong in (1.5, np.float32(1.5), np.array([1, 2], np.uint16).view(bf16)):
+        with pytest.raises(aj.ParameterError, match="bfloat16"):
+            aj.ToFloat(wrong)

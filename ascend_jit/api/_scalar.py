@@ -137,3 +137,12 @@ def _f32_odd_to_bf16(bits):
         return 0x7FC0
     rounded = (mag + 0x7FFF + ((mag >> 16) & 1)) >> 16
     return sign | min(rounded, 0x7F80)
+
+
+def ToFloat(value):
+    """`AscendC::ToFloat(bfloat16_t)`: the scalar unit's bfloat16 -> float conversion, exact (a bfloat16 is a float
+    with its low 16 bits zero). Takes a bfloat16 scalar as GetValue returns it (an ml_dtypes.bfloat16)."""
+    if getattr(value, "dtype", None) != np.dtype("bfloat16") or np.ndim(value) != 0:
+        raise ParameterError("ToFloat", "value", value, legal="a bfloat16 scalar (e.g. from a bfloat16 tensor's "
+                             "GetValue)")
+    return np.float32(value)
