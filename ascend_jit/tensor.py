@@ -110,6 +110,18 @@ class LocalTensor(_TensorFields):
     def GetSize(self):
         return self.size
 
+    def SetSize(self, size):
+        """`SetSize(n)`: GetSize() becomes n, and every later call checks its operand bounds against n. The n
+        elements must lie inside the queue buffer the tensor was allocated from, else inside the UB (C++ leaves this
+        to the kernel; the devkit gather example resizes its source this way)."""
+        from .api._common import as_int
+        api = "LocalTensor.SetSize"
+        self.check_alive(api)
+        lease = self._lease
+        end = lease.buffer.addr + lease.buffer.nbytes if lease is not None else self._core.spec.ub_bytes
+        n = as_int(api, self._core.spec, "size", size, 0, (end - self._addr) // self._dtype.size)
+        _TensorFields._size.__set__(self, n)
+
     def GetPhyAddr(self, offset=0):
         return self.addr + offset * self.dtype.size
 

@@ -23,7 +23,7 @@ def test_the_gallery_is_found_from_the_checkout():
     assert gallery_dir() is not None
     assert {"softmax", "rmsnorm", "layernorm", "reduce_computation", "reduce_repeat", "add_custom", "leaky_relu",
             "select", "select_950", "compare", "compare_950", "sigmoid", "data_copy_pad", "data_copy_pad_950",
-            "add_relu", "axpy", "cast_ceil", "clip_by_value", "clip_by_value_bf16"} <= set(GALLERY)
+            "add_relu", "axpy", "cast_ceil", "clip_by_value", "clip_by_value_bf16", "gather"} <= set(GALLERY)
 
 
 @pytest.mark.parametrize("name", sorted(GALLERY))

@@ -177,3 +177,27 @@ def test_to_float_widens_a_bfloat16_scalar_exactly():
     for wrong in (1.5, np.float32(1.5), np.array([1, 2], np.uint16).view(bf16)):
         with pytest.raises(aj.ParameterError, match="bfloat16"):
             aj.ToFloat(wrong)
+
+
+# --- LocalTensor.SetSize ---------------------------------------------------------------------------------------------
+def test_set_size_changes_the_bounds_later_calls_check():
+    with aj.Core("atlas-a2") as core:
+        pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(que, 1, 512)
+        t = que.AllocTensor("half")
+        assert t.GetSize() == 256
+        t.SetSize(128)
+        assert t.GetSize() == 128 and len(t) == 128
+        dst = core.local_tensor("half", 256, addr=4096)
+        with pytest.raises(aj.OutOfBoundsError):
+            aj.Adds(dst, t, 1.0, 256)              # 256 elements through a tensor now of 128
+        t.SetSize(256)
+        aj.Adds(dst, t, 1.0, 256)
+        before = core.ub.copy()
+        for wrong in (257, -1, 2.0, True):      # past the queue buffer, negative, not an int
+            with pytest.raises(aj.ParameterError):
+                t.SetSize(wrong)
+        assert t.GetSize() == 256 and np.array_equal(core.ub, before)
+        que.FreeTensor(t)
+        with pytest.raises(aj.StateError):
+            t.SetSize(16)
