@@ -286,8 +286,8 @@ def _run_block(kernel, args, kwargs, core, state):
     return result
 
 
-def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block", seed=0, sanitize=None, bounds="tensor",
-           **kwargs):
+def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block", seed=0, sanitize=None,
+           bounds="tensor", **kwargs):
     """Run `kernel(*args, **kwargs)` on `block_dim` fresh cores of `device`; returns the per-block return values.
 
     atomic_order: "block" (block-index order, the default) or "shuffle" (a permutation drawn from `seed`) for the

@@ -111,8 +111,8 @@ def _expected(inputs, scenarios):
 
 _SIZE_RULE = dict(default_size=INPUT_SIZE, size_rule=f"{INPUT_SIZE} (the example's data)",
                   size_ok=lambda n: n == INPUT_SIZE,
-                  source="mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/03_basic_api/01_memory_vector_compute/"
-                         "compare/compare.asc")
+                  source="mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/03_basic_api/"
+                         "01_memory_vector_compute/compare/compare.asc")
 
 KERNELS = [
     KernelSpec("compare", "devkit compare, scenarios 1 and 3: Compare LT tensor-tensor, Compares with y[0] read by "

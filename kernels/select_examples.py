@@ -117,8 +117,8 @@ def _expected(inputs, scenarios):
 
 _SIZE_RULE = dict(default_size=INPUT_SIZE, size_rule=f"{INPUT_SIZE} (the example's data)",
                   size_ok=lambda n: n == INPUT_SIZE,
-                  source="mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/03_basic_api/01_memory_vector_compute/"
-                         "select/select.asc")
+                  source="mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/03_basic_api/"
+                         "01_memory_vector_compute/select/select.asc")
 
 KERNELS = [
     KernelSpec("select", "devkit select, scenarios 1-3: VSEL_CMPMASK_SPR with a DataCopyPad'ed 8-byte selMask, "

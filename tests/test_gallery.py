@@ -27,7 +27,7 @@ def test_the_gallery_is_found_from_the_checkout():
     assert {"softmax", "rmsnorm", "layernorm", "reduce_computation", "reduce_repeat", "add_custom", "leaky_relu",
             "select", "select_950", "compare", "compare_950", "sigmoid", "data_copy_pad", "data_copy_pad_950",
             "add_relu", "axpy", "cast_ceil", "clip_by_value", "clip_by_value_bf16", "gather",
-            "reduce_tiling", "greater_equal", "greater_equal_float"} <= set(GALLERY)
+            "reduce_tiling", "greater_equal", "greater_equal_float", "get_tpipe_ptr", "tpipe_reuse"} <= set(GALLERY)
 
 
 @pytest.mark.parametrize("name", sorted(GALLERY))

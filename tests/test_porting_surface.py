@@ -201,3 +201,24 @@ def test_set_size_changes_the_bounds_later_calls_check():
         que.FreeTensor(t)
         with pytest.raises(aj.StateError):
             t.SetSize(16)
+
+
+# --- TBuf.GetWithOffset<T>(size, bufOffset) --------------------------------------------------------------------------
+def test_get_with_offset_carves_a_tensor_inside_the_tbuf():
+    with aj.Core("atlas-a2"):
+        pipe, buf = aj.TPipe(), aj.TBuf(aj.TPosition.VECCALC)
+        pipe.InitBuffer(buf, 1024)
+        whole = buf.Get("int32")
+        part = buf.GetWithOffset("int32", 128, 64)          # the DK example: 128 int32 from byte 64
+        assert (part.addr, part.GetSize(), part.dtype.name) == (whole.addr + 64, 128, "int32")
+        aj.Duplicate(whole, np.int32(0), 256)
+        aj.Duplicate(part, np.int32(7), 128)
+        assert list(np.flatnonzero(whole.numpy())) == list(range(16, 144))
+        assert buf.GetWithOffset("half", 0, 1024).GetSize() == 0
+        with pytest.raises(aj.AlignmentError):
+            buf.GetWithOffset("int32", 8, 48)
+        for size, offset in ((241, 64), (1, 1056)):        # past the buffer's 1024 bytes
+            with pytest.raises(aj.ParameterError):
+                buf.GetWithOffset("int32", size, offset)
+    with pytest.raises(aj.StateError):
+        aj.TBuf().GetWithOffset("half", 1, 0)
