@@ -6,6 +6,16 @@ import ascend_jit as aj
 DEVICES = aj.SUPPORTED_NAMES
 
 
+def pytest_collection_modifyitems(items):
+    """Run the tests marked child_processes last (a stable sort keeps every other test in file order).
+
+    Their child processes (the CLI, the fuzzer) call kernels the rest of the suite compiles too. On a cold numba
+    cache (every CI run) a child that runs first compiles those kernels itself, and the suite then compiles them
+    again; run last, the children load them from the cache the suite has filled (issue 20: about 30 s of a cold run).
+    """
+    items.sort(key=lambda item: item.get_closest_marker("child_processes") is not None)
+
+
 def half_bits(values):
     return np.asarray(values, np.float16).view(np.uint16)
 

@@ -5,6 +5,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.child_processes
+
 
 def cli(*args):
     return subprocess.run([sys.executable, "-m", "ascend_jit.cli", *args], capture_output=True, text=True,

@@ -4,6 +4,8 @@ import pytest
 
 from ascend_jit import fuzz
 
+pytestmark = pytest.mark.child_processes
+
 
 @pytest.fixture(scope="module")
 def plan():
