@@ -222,3 +222,44 @@ def test_get_with_offset_carves_a_tensor_inside_the_tbuf():
                 buf.GetWithOffset("int32", size, offset)
     with pytest.raises(aj.StateError):
         aj.TBuf().GetWithOffset("half", 1, 0)
+
+
+@pytest.mark.parametrize("api", ["Adds", "Muls", "Maxs", "Mins", "LeakyRelu"])
+def test_the_950_tensor_scalar_family_takes_a_single_point_tensor(api):
+    """The 950's Adds/Muls/Maxs/Mins/LeakyRelu accept `src1Local[0]` (devkit include/basic_api: "one of src0/src1
+    should be scalar or single point LocalTensor"); the element is read at each call, so a changed element is seen
+    even when the same sub-tensor object is passed again (no memoised value)."""
+    op = getattr(aj, api)
+    with aj.Core("ascend950"):
+        x, y, _, _, z = _operands("ascend950")
+        element = y[3]
+        op(z, x, element, 256)
+        by_element = z.numpy().copy()
+        op(z, x, y.GetValue(3), 256)
+        assert by_element.tobytes() == z.numpy().tobytes()
+        y.SetValue(3, np.float32(-0.25))
+        op(z, x, element, 256)
+        again = z.numpy().copy()
+        op(z, x, np.float32(-0.25), 256)
+        assert again.tobytes() == z.numpy().tobytes() and again.tobytes() != by_element.tobytes()
+        op(z, x, element, 64, 4, aj.UnaryRepeatParams())           # the high-dim form too
+        assert again.tobytes() == z.numpy().tobytes()
+
+
+def test_the_tensor_scalar_family_refuses_a_single_point_tensor_off_the_950():
+    with aj.Core("atlas-a2") as core:
+        x, y, _, _, z = _operands("atlas-a2")
+        before = core.ub.copy()
+        for op in (aj.Adds, aj.Muls, aj.Maxs, aj.Mins, aj.LeakyRelu):
+            with pytest.raises(aj.UnsupportedDeviceError, match="ascend950"):
+                op(z, x, y[0], 256)
+        assert np.array_equal(core.ub, before)
+
+
+def test_the_sanitizer_sees_the_tensor_scalar_read_of_adds():
+    with aj.Core("ascend950", sanitize="report") as core:
+        alloc = aj.LocalMemAllocator()
+        x, y, z = alloc.Alloc("float", 64), alloc.Alloc("float", 8), alloc.Alloc("float", 64)
+        aj.Duplicate(x, 1.0, 64)
+        aj.Adds(z, x, y[0], 64)
+    assert [(r.check, r.operand) for r in core.sanitizer.reports] == [("init", "scalar")]

@@ -14,7 +14,7 @@ from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
                       check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
                       refuse_empty_mask_on_950, unary_repeat_params)
-from ._scalar import scalar_bits
+from ._scalar import element_scalar, scalar_bits
 from .elementwise import BinaryRepeatParams
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -85,7 +85,7 @@ def Compares(dst, src0, scalar, cmp_mode, *args, count=None, mask=None, repeat_t
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
         "Compares", args, count, mask, repeat_time, repeat_params, 7, is_set_mask, dst)
     core = operands("Compares", dst, src0, names=("src0",))
-    scalar, scalar_tensor = _element_scalar("Compares", core, src0.dtype, scalar)
+    scalar, scalar_tensor = element_scalar("Compares", core, src0.dtype, scalar)
     return _compare(core, "Compares", dst, src0, None, scalar, cmp_mode, is_count, count, mask, repeat_time,
                     UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask, scalar_tensor)
 
@@ -104,35 +104,6 @@ def compare_operator(dst, src0, src1, cmp_mode):
     for name, t in (("src0", src0), ("src1", src1)):
         check_align(api, core.spec, name, t.addr, 256)
     _compare(core, "Compare", dst, src0, src1, None, cmp_mode, True, src0.size, None, None, None, True)
-
-
-def _element_scalar(api, core, dtype, scalar, name="scalar"):
-    """(scalar, None), or for the 950's overload taking the scalar as a LocalTensor element (`src1Local[0]`, the
-    devkit compare/select examples' scenario 4; docs/decisions.md "Kernel gallery"): (that element's value, the
-    tensor). The vector unit reads the element when the instruction runs, bit for bit (it has the operand type);
-    the other devices take a value only. Checked before anything is written."""
-    if not isinstance(scalar, LocalTensor):
-        return scalar, None
-    spec = core.spec
-    if spec.name != "ascend950":
-        raise UnsupportedDeviceError(api, name, "a LocalTensor", device=spec.name, legal="a scalar value",
-                                     detail="a LocalTensor element as the scalar (src1Local[0]) is an ascend950 "
-                                            "overload")
-    if scalar._lease is not None:
-        scalar.check_alive(api)
-    if scalar._core is not core:
-        raise ParameterError(api, name, scalar, legal="a LocalTensor of the same Core as dst", device=spec.name,
-                             detail="belongs to another core")
-    if scalar.dtype is not dtype:
-        raise UnsupportedDTypeError(api, f"{name}.dtype", scalar.dtype.name, legal=f"{dtype.name} (as src0)",
-                                    device=spec.name)
-    if scalar.size < 1 and core.bounds != "ub":
-        raise OutOfBoundsError(api, name, f"bytes [{scalar.addr}, {scalar.addr + dtype.size})", device=spec.name,
-                               legal="a tensor holding at least one element", detail="the element lies outside it")
-    if scalar.addr + dtype.size > spec.ub_bytes:
-        raise OutOfBoundsError(api, name, f"bytes [{scalar.addr}, {scalar.addr + dtype.size})", device=spec.name,
-                               legal=f"inside the UB [0, {spec.ub_bytes})")
-    return core.ub[scalar.addr:scalar.addr + dtype.size].view(dtype.np_dtype)[0], scalar
 
 
 def _scalar_read(scalar_tensor, dtype, name="scalar"):
@@ -320,7 +291,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     sel_mode = as_enum(api, spec, "sel_mode", sel_mode, SELMODE)  # a member before the cache key (issue 12)
     scalar_tensor = None
     if not scalar_src1 and sel_mode == SELMODE.VSEL_TENSOR_SCALAR_MODE:   # the 950's src1Local[0] overload
-        src1, scalar_tensor = _element_scalar(api, core, src0.dtype, src1, "src1")
+        src1, scalar_tensor = element_scalar(api, core, src0.dtype, src1, "src1")
         scalar_src1 = True
     elif not scalar_src1:
         operands(api, dst, src1, names=("src1",))
