@@ -28,7 +28,7 @@ same operands; for bfloat16 the lanes are float's and the narrowing is exact (ev
 import numpy as np
 
 import ascend_jit as aj
-from ascend_jit.kernels._base import KernelSpec
+from ascend_jit.kernels._base import KernelSpec, big_small_core_tiling
 
 BUFFER_NUM = 2
 BLOCK_SIZE = 32
@@ -39,22 +39,13 @@ def tiling(device, total, dtype):
     """TilingFunc: (block_dim, tiling key, the tiling data fields)."""
     length = 2 if dtype in ("half", "bfloat16") else 4
     ub_part_num = 6 if dtype == "bfloat16" else 3
-    ub_part_block_num = aj.get_device(device).ub_bytes // ub_part_num // BUFFER_NUM // BLOCK_SIZE
-    ub_part_data_num = ub_part_block_num * BLOCK_SIZE // length
+    ub_part_data_num = aj.get_device(device).ub_bytes // ub_part_num // BUFFER_NUM // BLOCK_SIZE * BLOCK_SIZE // length
     blocks = -(-total * length // BLOCK_SIZE)
     core_num = 1 if ub_part_data_num >= total else min(CORE_NUM, blocks)
-    every_core_blocks, tail_block_num = divmod(blocks, core_num)
-
-    def split(core_blocks):
-        data = core_blocks * BLOCK_SIZE // length
-        loops = data // ub_part_data_num + (core_blocks % ub_part_block_num != 0)
-        tail = data - ub_part_data_num * (loops - 1)
-        return data, loops, tail or ub_part_data_num
-
-    small = split(every_core_blocks)
-    big = split(every_core_blocks + 1) if tail_block_num else (0, 0, 0)
-    fields = dict(smallCoreDataNum=small[0], bigCoreDataNum=big[0], bigCoreLoopNum=big[1], smallCoreLoopNum=small[1],
-                  ubPartDataNum=ub_part_data_num, smallCoreTailDataNum=small[2], bigCoreTailDataNum=big[2],
+    small, big, tail_block_num = big_small_core_tiling(total, length, ub_part_data_num, core_num)
+    fields = dict(smallCoreDataNum=small.data_num, bigCoreDataNum=big.data_num, bigCoreLoopNum=big.tile_num,
+                  smallCoreLoopNum=small.tile_num, ubPartDataNum=ub_part_data_num,
+                  smallCoreTailDataNum=small.tail_data_num, bigCoreTailDataNum=big.tail_data_num,
                   tailBlockNum=tail_block_num)
     return core_num, 1 if tail_block_num else 0, fields
 

@@ -27,7 +27,7 @@ amplified by at most ~20 at the window's edge, stay below 2e-5 for float; the ha
 import numpy as np
 
 import ascend_jit as aj
-from ascend_jit.kernels._base import KernelSpec
+from ascend_jit.kernels._base import KernelSpec, big_small_core_tiling
 
 BUFFER_NUM = 2
 BLOCK_SIZE = 32
@@ -41,24 +41,13 @@ def tiling(device, total, dtype):
     """TilingFunc: (block_dim, the tiling data fields)."""
     size = 2 if dtype == "half" else 4
     ub = aj.get_device(device).ub_bytes - 8 * 1024
-    tile_block_num = ub // BLOCK_SIZE // BUFFER_NUM // UB_DATA_NUMBER
-    tile_data_num = tile_block_num * BLOCK_SIZE // size
-    blocks = -(-total * size // BLOCK_SIZE)
-    core_num = max(1, min(CORE_NUM, blocks))
-    every, tail_block_num = divmod(blocks, core_num)
-
-    def split(core_blocks):
-        data = core_blocks * BLOCK_SIZE // size
-        tiles = core_blocks // tile_block_num
-        final = tiles if core_blocks % tile_block_num == 0 else tiles + 1
-        tail = data - tile_data_num * tiles
-        return data, final, tail or tile_data_num
-
-    small, big = split(every), split(every + 1)
-    return core_num, dict(smallCoreDataNum=small[0], bigCoreDataNum=big[0], finalBigTileNum=big[1],
-                          finalSmallTileNum=small[1], tileDataNum=tile_data_num, smallTailDataNum=small[2],
-                          bigTailDataNum=big[2], tailBlockNum=tail_block_num,
-                          versionNum=1 if device == "atlas-200i-500-a2" else 0)
+    tile_data_num = ub // BLOCK_SIZE // BUFFER_NUM // UB_DATA_NUMBER * BLOCK_SIZE // size
+    core_num = max(1, min(CORE_NUM, -(-total * size // BLOCK_SIZE)))
+    small, big, tail_block_num = big_small_core_tiling(total, size, tile_data_num, core_num)
+    return core_num, dict(smallCoreDataNum=small.data_num, bigCoreDataNum=big.data_num,
+                          finalBigTileNum=big.tile_num, finalSmallTileNum=small.tile_num, tileDataNum=tile_data_num,
+                          smallTailDataNum=small.tail_data_num, bigTailDataNum=big.tail_data_num,
+                          tailBlockNum=tail_block_num, versionNum=1 if device == "atlas-200i-500-a2" else 0)
 
 
 class KernelGeluGrad:
