@@ -31,7 +31,15 @@ def test_the_gallery_is_found_from_the_checkout():
             "select", "select_950", "compare", "compare_950", "sigmoid", "data_copy_pad", "data_copy_pad_950",
             "add_relu", "axpy", "cast_ceil", "clip_by_value", "clip_by_value_bf16", "gather",
             "reduce_tiling", "greater_equal", "greater_equal_float", "get_tpipe_ptr", "tpipe_reuse", "gelu_grad",
-            "gelu_grad_float", "log", "log_half"} <= set(GALLERY)
+            "gelu_grad_float", "log", "log_half", "brcb", "duplicate"} <= set(GALLERY)
+
+
+def test_no_two_gallery_kernels_share_a_name():
+    """registry() keys kernels by name: a second file defining a taken name would hide the first."""
+    from ascend_jit.kernels import load_file
+    names = [k.name for path in sorted(gallery_dir().glob("*.py")) if not path.name.startswith("_")
+             for k in load_file(path)]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
 
 
 @pytest.mark.parametrize("name", sorted(GALLERY))
