@@ -47,7 +47,7 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
                    PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, DisableDmaAtomic, GetSubBlockIdx,
                    GetTPipePtr, HardEvent, InitSocState, LocalMemAllocator, Pipe, PipeBarrier, SetAtomicAdd,
                    SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
-from .tensor import GlobalTensor, LocalTensor, TPosition
+from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
     "CacheLocationWarning",
@@ -66,7 +66,9 @@ __all__ = [
     "GatherMask", "GatherMaskParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue",
     "UnaryRepeatParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
-    "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "ToFloat", "MaskMode", "OutOfBoundsError",
+    "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
+    # porting surface (session 7): GlobalTensor.SetL2CacheHint's enums, AscendC::ToFloat
+    "CacheMode", "CacheRwMode", "ToFloat",
     "OverlapError", "ParameterError", "ReadOnlyError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType",
     "Reg", "ResetMask",
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",

@@ -263,3 +263,18 @@ def test_the_sanitizer_sees_the_tensor_scalar_read_of_adds():
         aj.Duplicate(x, 1.0, 64)
         aj.Adds(z, x, y[0], 64)
     assert [(r.check, r.operand) for r in core.sanitizer.reports] == [("init", "scalar")]
+
+
+# --- GlobalTensor.SetL2CacheHint(CacheMode) ------------------------------------------------------------------------
+def test_set_l2_cache_hint_is_checked_and_changes_no_value():
+    gm = aj.GlobalTensor(np.arange(16, dtype=np.float16))
+    with aj.Core("atlas-a2"):
+        gm.SetL2CacheHint(aj.CacheMode.CACHE_MODE_DISABLE)
+        gm.SetL2CacheHint(aj.CacheMode.CACHE_MODE_NORMAL, aj.CacheRwMode.READ)
+        for mode in (aj.CacheMode.CACHE_MODE_PERSISTENT, aj.CacheMode.CACHE_MODE_LAST, 0):
+            with pytest.raises(aj.ParameterError, match="mode"):
+                gm.SetL2CacheHint(mode)
+        assert list(gm.numpy()) == list(range(16))
+    for device in ("atlas-200i-500-a2", "atlas-inference-aicore", "atlas-training"):
+        with aj.Core(device), pytest.raises(aj.UnsupportedDeviceError, match="SetL2CacheHint"):
+            gm.SetL2CacheHint(aj.CacheMode.CACHE_MODE_DISABLE)
