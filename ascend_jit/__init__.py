@@ -14,6 +14,7 @@ ensure_cache_location()  # before any kernel module: a read-only install must st
 from . import reg as Reg
 from . import testing
 from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
+from .api._scalar import ToFloat
 from .api.cast import Cast, RoundMode
 from .api.compare import CMPMODE, SELMODE, Compare, Compares, CompareScalar, Select
 from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, PaddingMode
@@ -46,7 +47,7 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
                    PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, DisableDmaAtomic, GetSubBlockIdx,
                    GetTPipePtr, HardEvent, InitSocState, LocalMemAllocator, Pipe, PipeBarrier, SetAtomicAdd,
                    SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
-from .tensor import GlobalTensor, LocalTensor, TPosition
+from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, TPosition
 
 __all__ = [
     "CacheLocationWarning",
@@ -66,6 +67,8 @@ __all__ = [
     "UnaryRepeatParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
+    # porting surface (session 7): GlobalTensor.SetL2CacheHint's enums, AscendC::ToFloat
+    "CacheMode", "CacheRwMode", "ToFloat",
     "OverlapError", "ParameterError", "ReadOnlyError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType",
     "Reg", "ResetMask",
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",

@@ -241,14 +241,22 @@ class Core(SyncState):
         self.spec.require_supported("SetMaskNorm")
         self._set_bit(CTRL_COUNTER_MODE, 0)
 
-    def SetPadValue(self, value, dtype):
+    def SetPadValue(self, value, dtype=None):
         """`SetPadValue<T>(value)` (SPEC-2 9.1): the pad value a later GM->UB DataCopyPad with isPad false uses for
-        the same dtype (D56); the value is converted per D29. 950, A2, A3 only."""
+        the same dtype (D56); the value is converted per D29. 950, A2, A3 only. Without `dtype`, a numpy scalar's
+        own type is T, as C++ deduces T from the argument (`SetPadValue((uint8_t)0)` is
+        `SetPadValue(np.uint8(0))`); a Python number needs the dtype."""
         from .api._scalar import scalar_bits
         self.spec.require_supported("SetPadValue")
         if not self.spec.set_pad_value:
             raise UnsupportedDeviceError("SetPadValue", "device", self.device, legal="ascend950, atlas-a3, atlas-a2",
                                          detail="SetPadValue is not offered here (SPEC-2 1.9)")
+        if dtype is None:
+            if not isinstance(value, np.generic) or isinstance(value, np.bool_):
+                raise ParameterError("SetPadValue", "dtype", None, device=self.device,
+                                     legal="the element type, or a numpy scalar value whose type is T",
+                                     detail=f"{type(value).__name__} {value!r} does not name T")
+            dtype = value.dtype
         d = dt.resolve(dtype, "SetPadValue", self.device)
         self.pad_value = (d, scalar_bits("SetPadValue", self.spec, d, value, "value"))
 

@@ -53,7 +53,7 @@ import threading
 
 import numpy as np
 
-from .core import Core
+from .core import BOUNDS_RULES, Core
 from .errors import AscendJitError, ParameterError, StateError
 from .sanitizer import LaunchShadow, default_config as default_sanitize_config, resolve_config
 from .sync import flag_name
@@ -286,7 +286,8 @@ def _run_block(kernel, args, kwargs, core, state):
     return result
 
 
-def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block", seed=0, sanitize=None, **kwargs):
+def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block", seed=0, sanitize=None,
+           bounds="tensor", **kwargs):
     """Run `kernel(*args, **kwargs)` on `block_dim` fresh cores of `device`; returns the per-block return values.
 
     atomic_order: "block" (block-index order, the default) or "shuffle" (a permutation drawn from `seed`) for the
@@ -297,7 +298,11 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
     (worker processes, GM in shared memory; no SyncAll, atomics or sanitizer: processes.py).
 
     sanitize: as `aj.Core(sanitize=...)`, for every block's core (default: the current aj.sanitize_session, else
-    ASCEND_JIT_SANITIZE); the "blocks" check shares one GM shadow across the launch's blocks."""
+    ASCEND_JIT_SANITIZE); the "blocks" check shares one GM shadow across the launch's blocks.
+
+    bounds: as `aj.Core(bounds=...)`, for every block's core: "ub" lets a kernel read past an operand's tensor inside
+    the UB, as public kernels whose whole-vector loads run past their last buffer do (docs/decisions.md "Kernel
+    gallery"); worker processes take the default only."""
     from .api._common import as_int
     block_dim = as_int("launch", None, "block_dim", block_dim, 1, 65535)  # numpy ints too (issue 12)
     if atomic_order not in ATOMIC_ORDERS:
@@ -309,7 +314,12 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
              else [int(b) for b in np.random.default_rng(seed).permutation(block_dim)])
     concurrent = parallel and block_dim <= MAX_CONCURRENT_BLOCKS
     config = resolve_config(sanitize) if sanitize is not None else default_sanitize_config()
+    if bounds not in BOUNDS_RULES:
+        raise ParameterError("launch", "bounds", bounds, legal=" or ".join(map(repr, BOUNDS_RULES)))
     if parallel == "processes":
+        if bounds != "tensor":
+            raise ParameterError("launch", "bounds", bounds, legal="'tensor' with parallel='processes'",
+                                 detail="worker processes make their cores with the default bounds rule")
         if config is not None:
             raise ParameterError("launch", "parallel", parallel, detail="cannot run sanitized blocks (their reports "
                                  "and the cross-block GM shadow live in one process)", legal="True or False while "
@@ -318,7 +328,7 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
         return launch_in_processes(kernel, block_dim, Core(device).device, args, kwargs)
     shadow = LaunchShadow(config) if config is not None and "blocks" in config.checks else None
     state = LaunchState(block_dim, order, concurrent, shadow, cores=host_cores())
-    cores = [Core(device, sanitize=config if config is not None else False) for _ in range(block_dim)]
+    cores = [Core(device, bounds=bounds, sanitize=config if config is not None else False) for _ in range(block_dim)]
     for i, core in enumerate(cores):
         core.block_idx, core.block_num, core.launch = i, block_dim, state
         if core.sanitizer is not None:

@@ -202,6 +202,20 @@ class TBuf:
             raise OutOfBoundsError("TBuf.Get", "count", n, legal=f"[0, {cap}]", device=self.pipe.core.device)
         return LocalTensor._proven(self.pipe.core, d, self._buffer.addr, n, self.position)
 
+    def GetWithOffset(self, dtype, size, buf_offset):
+        """`GetWithOffset<T>(size, bufOffset)`: `size` elements from `buf_offset` bytes into the buffer; the offset
+        32-byte aligned and size * sizeof(T) + offset inside the InitBuffer length (DK TBuf/GetWithOffset.md)."""
+        api = "TBuf.GetWithOffset"
+        if self.pipe is None:
+            raise StateError(api, detail="call pipe.InitBuffer(tbuf, len) first")
+        spec, d = self.pipe.core.spec, resolve(dtype, api)
+        nbytes = self._buffer.nbytes
+        offset = as_int(api, spec, "bufOffset", buf_offset, 0, nbytes)
+        if offset % 32:
+            raise AlignmentError(api, "bufOffset", offset, legal="a multiple of 32 bytes", device=spec.name)
+        n = as_int(api, spec, "size", size, 0, (nbytes - offset) // d.size)
+        return LocalTensor._proven(self.pipe.core, d, self._buffer.addr + offset, n, self.position)
+
 
 class DataCopyParams:
     """blockCount blocks of blockLen DataBlocks (32 B); gaps srcStride / dstStride in DataBlocks."""

@@ -4,7 +4,7 @@ import enum
 import numpy as np
 
 from . import dtypes as dt
-from .errors import OutOfBoundsError, ParameterError, ReadOnlyError, StateError
+from .errors import OutOfBoundsError, ParameterError, ReadOnlyError, StateError, UnsupportedDeviceError
 
 
 class TPosition(enum.Enum):
@@ -109,6 +109,18 @@ class LocalTensor(_TensorFields):
 
     def GetSize(self):
         return self.size
+
+    def SetSize(self, size):
+        """`SetSize(n)`: GetSize() becomes n, and every later call checks its operand bounds against n. The n
+        elements must lie inside the queue buffer the tensor was allocated from, else inside the UB (C++ leaves this
+        to the kernel; the devkit gather example resizes its source this way)."""
+        from .api._common import as_int
+        api = "LocalTensor.SetSize"
+        self.check_alive(api)
+        lease = self._lease
+        end = lease.buffer.addr + lease.buffer.nbytes if lease is not None else self._core.spec.ub_bytes
+        n = as_int(api, self._core.spec, "size", size, 0, (end - self._addr) // self._dtype.size)
+        _TensorFields._size.__set__(self, n)
 
     def GetPhyAddr(self, offset=0):
         return self.addr + offset * self.dtype.size
@@ -377,6 +389,24 @@ def _host_copy_in(view, value, api, dtype, device=None):
     view[:] = data.astype(dtype.np_dtype, copy=False)
 
 
+class CacheMode(enum.IntEnum):
+    """`CacheMode` of GlobalTensor::SetL2CacheHint (DK GlobalTensor/SetL2CacheHint.md, numbering of the devkit's
+    basic_api)."""
+    CACHE_MODE_DISABLE = 0
+    CACHE_MODE_NORMAL = 1
+    CACHE_MODE_LAST = 2
+    CACHE_MODE_PERSISTENT = 4
+
+
+class CacheRwMode(enum.IntEnum):
+    READ = 1
+    WRITE = 2
+    RW = 3
+
+
+_L2_HINT_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")   # DK SetL2CacheHint.md: supported there only
+
+
 class GlobalTensor:
     """A typed window on a host numpy array (Global Memory). `GlobalTensor(array)` or `SetGlobalBuffer(array[, size])`.
     Indexed as LocalTensor: `g[i]` is the sub-tensor at offset i, `g[a:b]` a sub-tensor, elements through
@@ -500,6 +530,23 @@ class GlobalTensor:
     def GetValue(self, i):
         self._require_buffer("GlobalTensor.GetValue")
         return self.array[_index_value("GlobalTensor.GetValue", i, self.array.size)]
+
+    def SetL2CacheHint(self, mode, rw_mode=CacheRwMode.RW):
+        """`SetL2CacheHint<rwMode>(mode)`: whether this tensor's GM traffic goes through the L2 cache. The emulator
+        has no cache, so values are unchanged; the call is checked as the device checks it: offered on the 950, A3
+        and A2, CACHE_MODE_NORMAL or CACHE_MODE_DISABLE (the doc marks PERSISTENT as not yet supported and does not
+        list LAST)."""
+        from .core import current_core
+        api = "SetL2CacheHint"
+        device = current_core(api).device
+        if device not in _L2_HINT_DEVICES:
+            raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_L2_HINT_DEVICES),
+                                         detail="not offered here (DK GlobalTensor/SetL2CacheHint.md)")
+        if not isinstance(mode, CacheMode) or mode not in (CacheMode.CACHE_MODE_NORMAL, CacheMode.CACHE_MODE_DISABLE):
+            raise ParameterError(api, "mode", mode, legal="aj.CacheMode.CACHE_MODE_NORMAL or CACHE_MODE_DISABLE",
+                                 device=device)
+        if not isinstance(rw_mode, CacheRwMode):
+            raise ParameterError(api, "rw_mode", rw_mode, legal="an aj.CacheRwMode", device=device)
 
     def SetValue(self, i, value):
         self._require_buffer("GlobalTensor.SetValue")

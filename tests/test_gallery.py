@@ -10,15 +10,38 @@ from ascend_jit.kernels import gallery_dir, registry
 GALLERY = {name: k for name, k in registry().items() if k.source}
 # sizes that are not a multiple of the kernel's tile: softmax 37 rows (tiles of 15 rows on the A2/A3: 15 + 15 + 7;
 # of 20 on the 950: 20 + 17), RMSNorm 45 rows (8 blocks of 6 rows, the last of 3; tiles of 5 rows on the A2/A3: a
-# 1-row tail tile), LayerNorm 13 rows, syncall_sum 131 DataBlock pairs; the devkit examples run their fixed data
-# (size_rule) and add_custom, like its original, takes only totals that split into whole tiles
-TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64}
+# 1-row tail tile), LayerNorm 13 rows, syncall_sum 131 DataBlock pairs, sigmoid 1001 floats (15 chunks of 64 and a
+# 41-float tail; an unaligned last vector on the 950), clip_by_value 200003 elements (8 cores, 5 of them "big",
+# two tiles each, the last one short; GM padded to 32 bytes), reduce_tiling 504 floats (its second regime: a
+# counter-mode ReduceDataBlock whose last repeat has 56 lanes), greater_equal 4173 (7 cores of 544 elements, the
+# last core 365, copied in and out rounded to 384), gelu_grad and log 100003 (big cores, several tiles, the last
+# short), add_best_practice 13 rows (one core: three 4096-element copies and a 1024 tail; 8 cores of 1-2 rows), its
+# scalar scenario 5 rows (a 4096 copy and a 1024 tail);
+# the devkit examples run their fixed data (size_rule)
+# and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
+TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
+         "sigmoid": 1001, "clip_by_value": 200003, "clip_by_value_bf16": 200003, "reduce_tiling": 504,
+         "greater_equal": 4173, "greater_equal_float": 4173, "gelu_grad": 100003, "gelu_grad_float": 100003,
+         "log": 100003, "log_half": 100003, "add_best_practice": 13 * 1024, "add_best_practice_scalar": 5 * 1024}
 BIG = 16 * 1024 * 1024
 
 
 def test_the_gallery_is_found_from_the_checkout():
     assert gallery_dir() is not None
-    assert {"softmax", "rmsnorm", "layernorm", "reduce_computation", "reduce_repeat", "add_custom"} <= set(GALLERY)
+    assert {"softmax", "rmsnorm", "layernorm", "reduce_computation", "reduce_repeat", "add_custom", "leaky_relu",
+            "select", "select_950", "compare", "compare_950", "sigmoid", "data_copy_pad", "data_copy_pad_950",
+            "add_relu", "axpy", "cast_ceil", "clip_by_value", "clip_by_value_bf16", "gather",
+            "reduce_tiling", "greater_equal", "greater_equal_float", "get_tpipe_ptr", "tpipe_reuse", "gelu_grad",
+            "gelu_grad_float", "log", "log_half", "brcb", "duplicate", "add_best_practice",
+            "add_best_practice_scalar"} <= set(GALLERY)
+
+
+def test_no_two_gallery_kernels_share_a_name():
+    """registry() keys kernels by name: a second file defining a taken name would hide the first."""
+    from ascend_jit.kernels import load_file
+    names = [k.name for path in sorted(gallery_dir().glob("*.py")) if not path.name.startswith("_")
+             for k in load_file(path)]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
 
 
 @pytest.mark.parametrize("name", sorted(GALLERY))
@@ -49,6 +72,15 @@ def test_softmax_of_float_rows_within_float_rounding(device):
     inputs = k.make_inputs(21 * 1024, 4, dtype=np.float32)
     ok, line = within_tolerance(k.run(device, inputs, dtype="float")["y"], k.expected(device, inputs)["y"], 2e-6)
     assert ok, line
+
+
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2"])
+@pytest.mark.parametrize("size", [64, 4000])
+def test_reduce_tiling_runs_its_other_regimes(device, size):
+    """The devkit reduce example picks its sequence by size: 64 floats take regime 1 (one normal-mode ReduceRepeat),
+    4000 regime 3 with a 32-lane last repeat (the default 4096 and the tail 504 cover regimes 3 and 2)."""
+    ok, lines, _, _ = GALLERY["reduce_tiling"].execute(device, size, 5)
+    assert ok, "\n".join(lines)
 
 
 def test_tail_sizes_are_legal_and_not_defaults():

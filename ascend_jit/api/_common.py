@@ -537,7 +537,7 @@ def check_count_overlap(api, spec, name, dst_addr, src_addr, nbytes):
                            detail=f"the {nbytes}-byte ranges partially overlap")
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True, slots=True)  # mutable as BinaryRepeatParams: C++ sets fields of a default-made struct
 class UnaryRepeatParams:
     """SPEC-2 1.1 (DK UnaryRepeatParams.md): block strides uint16, repeat strides uint8; `halfBlock` (CastDequant only)
     is not offered."""

@@ -11,7 +11,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
+from ..tensor import LocalTensor
 
 _CANONICAL_NAN = {"half": 0x7E00, "float": 0x7FC00000, "bfloat16": 0x7FC0}
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -137,3 +138,42 @@ def _f32_odd_to_bf16(bits):
         return 0x7FC0
     rounded = (mag + 0x7FFF + ((mag >> 16) & 1)) >> 16
     return sign | min(rounded, 0x7F80)
+
+
+def ToFloat(value):
+    """`AscendC::ToFloat(bfloat16_t)`: the scalar unit's bfloat16 -> float conversion, exact (a bfloat16 is a float
+    with its low 16 bits zero). Takes a bfloat16 scalar as GetValue returns it (an ml_dtypes.bfloat16)."""
+    if getattr(value, "dtype", None) != np.dtype("bfloat16") or np.ndim(value) != 0:
+        raise ParameterError("ToFloat", "value", value, legal="a bfloat16 scalar (e.g. from a bfloat16 tensor's "
+                             "GetValue)")
+    return np.float32(value)
+
+
+def element_scalar(api, core, dtype, scalar, name="scalar"):
+    """(scalar, None), or for the 950's overloads taking the scalar as a one-element LocalTensor (`src1Local[0]`:
+    Compares, Select, Adds, Muls, Maxs, Mins, LeakyRelu; devkit include/basic_api "one of src0/src1 should be scalar
+    or single point LocalTensor"; docs/decisions.md "Kernel gallery"): (that element's value, the tensor). The vector
+    unit reads the element when the instruction runs, bit for bit (it has the operand type); the other devices take
+    a value only. Checked before anything is written."""
+    if type(scalar) is not LocalTensor:
+        return scalar, None
+    spec = core.spec
+    if spec.name != "ascend950":
+        raise UnsupportedDeviceError(api, name, "a LocalTensor", device=spec.name, legal="a scalar value",
+                                     detail="a LocalTensor element as the scalar (src1Local[0]) is an ascend950 "
+                                            "overload")
+    if scalar._lease is not None:
+        scalar.check_alive(api)
+    if scalar._core is not core:
+        raise ParameterError(api, name, scalar, legal="a LocalTensor of the same Core as dst", device=spec.name,
+                             detail="belongs to another core")
+    if scalar.dtype is not dtype:
+        raise UnsupportedDTypeError(api, f"{name}.dtype", scalar.dtype.name, legal=f"{dtype.name} (as src0)",
+                                    device=spec.name)
+    if scalar.size < 1 and core.bounds != "ub":
+        raise OutOfBoundsError(api, name, f"bytes [{scalar.addr}, {scalar.addr + dtype.size})", device=spec.name,
+                               legal="a tensor holding at least one element", detail="the element lies outside it")
+    if scalar.addr + dtype.size > spec.ub_bytes:
+        raise OutOfBoundsError(api, name, f"bytes [{scalar.addr}, {scalar.addr + dtype.size})", device=spec.name,
+                               legal=f"inside the UB [0, {spec.ub_bytes})")
+    return core.ub[scalar.addr:scalar.addr + dtype.size].view(dtype.np_dtype)[0], scalar

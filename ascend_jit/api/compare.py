@@ -14,7 +14,7 @@ from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
                       check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
                       refuse_empty_mask_on_950, unary_repeat_params)
-from ._scalar import scalar_bits
+from ._scalar import element_scalar, scalar_bits
 from .elementwise import BinaryRepeatParams
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -85,8 +85,9 @@ def Compares(dst, src0, scalar, cmp_mode, *args, count=None, mask=None, repeat_t
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
         "Compares", args, count, mask, repeat_time, repeat_params, 7, is_set_mask, dst)
     core = operands("Compares", dst, src0, names=("src0",))
+    scalar, scalar_tensor = element_scalar("Compares", core, src0.dtype, scalar)
     return _compare(core, "Compares", dst, src0, None, scalar, cmp_mode, is_count, count, mask, repeat_time,
-                    UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
+                    UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask, scalar_tensor)
 
 
 CompareScalar = Compares  # the older name of Compares (SPEC-2 9.4 "Compares (= CompareScalar)")
@@ -105,8 +106,13 @@ def compare_operator(dst, src0, src1, cmp_mode):
     _compare(core, "Compare", dst, src0, src1, None, cmp_mode, True, src0.size, None, None, None, True)
 
 
+def _scalar_read(scalar_tensor, dtype, name="scalar"):
+    """The sanitizer's record of the element read by the tensor-element overload (none for a value)."""
+    return [] if scalar_tensor is None else [((name, scalar_tensor.addr, dtype.size), scalar_tensor)]
+
+
 def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask, repeat_time, params,
-             is_set_mask):
+             is_set_mask, scalar_tensor=None):
     spec = core.spec
     s = src0.dtype
     cmp_mode = as_enum(api, spec, "cmp_mode", cmp_mode, CMPMODE)  # a member before the cache key (issue 12)
@@ -120,7 +126,7 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
             mode = _validate_compare_count.__wrapped__(*key)
         bbuf, b_addr = _second_operand(api, spec, core, s, src1, scalar)
         if count and core.sanitizer is not None:   # D44: whole 256-B blocks, L/8 bit bytes per repeat
-            reads = [(("src0", src0.addr, count * s.size), src0)]
+            reads = [(("src0", src0.addr, count * s.size), src0)] + _scalar_read(scalar_tensor, s)
             if src1 is not None:
                 reads.append((("src1", src1.addr, count * s.size), src1))
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count // 8), dst)])
@@ -152,6 +158,7 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
     if core.sanitizer is not None and not nop:  # before any state changes: a report raised leaves none
         lanes = s.lanes_per_repeat
         reads = [(Operand("src0", src0.addr, s.size, lo, hi, repeat, s0blk, s0rep, last), src0)]
+        reads += _scalar_read(scalar_tensor, s)
         if src1 is not None:
             reads.append((Operand("src1", src1.addr, s.size, lo, hi, repeat, s1blk, s1rep, last), src1))
         vector_access(core, api, reads=reads, writes=[(Runs("dst", dst.addr, lanes // 8, lanes // 8, repeat), dst)])
@@ -279,11 +286,16 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(api, args, count, mask, repeat_time,
                                                                              repeat_params, 9, is_set_mask, dst)
     scalar_src1 = not isinstance(src1, LocalTensor)
-    core = operands(api, dst, sel_mask, src0, names=("sel_mask", "src0")) if scalar_src1 else \
-        operands(api, dst, sel_mask, src0, src1, names=("sel_mask", "src0", "src1"))
+    core = operands(api, dst, sel_mask, src0, names=("sel_mask", "src0"))
     spec = core.spec
     d = dst.dtype
     sel_mode = as_enum(api, spec, "sel_mode", sel_mode, SELMODE)  # a member before the cache key (issue 12)
+    scalar_tensor = None
+    if not scalar_src1 and sel_mode == SELMODE.VSEL_TENSOR_SCALAR_MODE:   # the 950's src1Local[0] overload
+        src1, scalar_tensor = element_scalar(api, core, src0.dtype, src1, "src1")
+        scalar_src1 = True
+    elif not scalar_src1:
+        operands(api, dst, src1, names=("src1",))
     s1 = None if scalar_src1 else src1
     common = (spec, d, sel_mask.dtype, src0.dtype, None if s1 is None else s1.dtype, sel_mode, dst.addr,
               sel_mask.addr, src0.addr, None if s1 is None else s1.addr, dst.size, sel_mask.size, src0.size,
@@ -301,6 +313,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         if core.sanitizer is not None:
             nsel = _sel_bytes(mode, d.lanes_per_repeat, 0, count)
             reads = [(("sel_mask", sel_mask.addr, nsel), sel_mask), (("src0", src0.addr, count * d.size), src0)]
+            reads += _scalar_read(scalar_tensor, d, "src1")
             if s1 is not None:
                 reads.append((("src1", src1.addr, count * d.size), src1))
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count * d.size), dst)])
@@ -325,6 +338,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
                            getattr(p, f"{name}RepStride"), last)
         reads = [(("sel_mask", sel_mask.addr, _sel_bytes(mode, d.lanes_per_repeat, repeat)), sel_mask),
                  (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
+        reads += _scalar_read(scalar_tensor, d, "src1")
         vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)])
     if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
         record_mask(core, plan, d, mask)

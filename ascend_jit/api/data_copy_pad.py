@@ -53,7 +53,7 @@ def _struct_key(values):
 
 
 class _ParamStruct:
-    """A frozen parameter struct that keys DataCopyPad's validation memo on every call. Kernels build one per call
+    """A parameter struct that keys DataCopyPad's validation memo on every call. Kernels build one per call
     (`DataCopyExtParams{...}` in the C++), so construction only stores the fields and their memo key `_key`: the
     plain values when they are unambiguous (exact ints; a bool isPad; a float paddingValue by its bytes, which tell
     -0.0 from 0.0 and NaNs apart), else their typed form (_typed). Two structs are equal when their keys are:
@@ -69,8 +69,18 @@ class _ParamStruct:
             return NotImplemented
         return self._key is not _UNHASHABLE and self._key == other._key
 
+    def __setattr__(self, name, value):
+        """C++ kernels default-construct the struct and set its fields (`DataCopyPadExtParams<T> p; p.isPad = false;
+        p.rightPadding = 24;`): assigning a field makes the struct again from its fields, memo key included."""
+        fields = type(self).__dataclass_fields__
+        if name not in fields:
+            raise AttributeError(f"{type(self).__name__} has no field {name!r} (fields: {', '.join(fields)})")
+        values = {f: self.__dict__[f] for f in fields}
+        values[name] = value
+        self.__init__(**values)
 
-@dataclass(frozen=True, init=False, eq=False)
+
+@dataclass(init=False, eq=False)
 class DataCopyExtParams(_ParamStruct):
     """SPEC-2 1.1: blockCount blocks of blockLen bytes; srcStride/dstStride gaps (bytes on the GM side, 32-B
     DataBlocks on the UB side)."""
@@ -89,7 +99,7 @@ class DataCopyExtParams(_ParamStruct):
                                     and type(dstStride) is int and type(rsv) is int) else _struct_key(values)
 
 
-@dataclass(frozen=True, init=False, eq=False)
+@dataclass(init=False, eq=False)
 class DataCopyPadExtParams(_ParamStruct):
     """SPEC-2 1.1: isPad, leftPadding / rightPadding in elements (<= 32 bytes each), paddingValue (D29)."""
     isPad: bool = False

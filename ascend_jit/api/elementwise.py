@@ -28,12 +28,14 @@ from ..sanitizer import vector_access
 from ._common import as_flag, as_int, repeat_params as _repeat_params
 from ._common import (Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub, check_overlap,
                       check_range, check_tensor_bounds, operands, plan_mask, recorded_mask, refuse_empty_mask_on_950)
-from ._scalar import scalar_bits
+from ._scalar import element_scalar, scalar_bits
 
 # --- parameter structs (SPEC-2 1.1) ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+# mutable: C++ kernels default-construct the struct and set fields (`BinaryRepeatParams p; p.dstRepStride = 4;`);
+# equality and hash are the fields' values, which validation memos key on
+@dataclass(unsafe_hash=True, slots=True)
 class BinaryRepeatParams:
     """SPEC 1.3: uint8 fields, constructor order (dstBlk, src0Blk, src1Blk, dstRep, src0Rep, src1Rep)."""
     dstBlkStride: int = 1
@@ -44,7 +46,7 @@ class BinaryRepeatParams:
     src1RepStride: int = 8
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True, slots=True)  # mutable as BinaryRepeatParams
 class BrcbRepeatParams:
     """SPEC-2 5.2: dstBlkStride, dstRepStride (uint16 each; dstBlkStride 0 refused, D61)."""
     dstBlkStride: int = 1
@@ -934,6 +936,8 @@ def _make(row):
         def full(dst, src, scalar=_UNSET, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
                  is_set_mask=_UNSET, scalar_value=_UNSET):
             scalar = _scalar_argument(row.name, "scalar", scalar, "scalar_value", scalar_value)
+            if type(scalar) is LocalTensor:
+                scalar = _single_point_scalar(row, dst, src, scalar)
             core = operands(row.name, dst, src)
             _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
@@ -950,6 +954,8 @@ def _make(row):
 
         def entry(dst, src, scalar=_UNSET, a0=_UNSET, a1=_UNSET, a2=_UNSET, *rest, **kw):
             nonlocal recent
+            if type(scalar) is LocalTensor:  # read now: a fresh value object, so the memo below never reuses it
+                scalar = _single_point_scalar(row, dst, src, scalar)
             key = plan = None
             last = recent
             if dst is last[0] and src is last[1] and a0 is last[2] and a1 is _UNSET and not kw:
@@ -1035,6 +1041,17 @@ def _make(row):
     entry.__doc__ = _doc(row)
     entry.__signature__ = inspect.signature(full)
     return entry
+
+
+def _single_point_scalar(row, dst, src, tensor):
+    """The 950's Adds/Muls/Maxs/Mins/LeakyRelu with the scalar given as a one-element LocalTensor (`src1Local[0]`;
+    _scalar.element_scalar): its value, read by the vector unit when the instruction runs (the sanitizer sees the
+    read); refused off the 950 before anything is written."""
+    core = operands(row.name, dst, src)
+    value, tensor = element_scalar(row.name, core, src.dtype, tensor)
+    if core.sanitizer is not None:
+        vector_access(core, row.name, reads=[(("scalar", tensor.addr, src.dtype.size), tensor)])
+    return value
 
 
 def _scalar_argument(api, name, value, keyword, keyword_value):

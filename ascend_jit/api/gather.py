@@ -196,7 +196,7 @@ def _check_offsets(api, core, dst, src, src_offset, base, offsets, dst_bytes, ac
 
 
 # --- GatherMask ---------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True, slots=True)  # mutable as BinaryRepeatParams: C++ sets fields of a default-made struct
 class GatherMaskParams:
     """SPEC-2 1.1: src0BlockStride (uint8), repeatTimes (0..255, D58), src0RepeatStride (uint16),
     src1RepeatStride (uint8)."""

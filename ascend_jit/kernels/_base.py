@@ -92,3 +92,28 @@ def within_tolerance(actual, expected, rtol):
 def ones_or_random(size, seed, dtype=np.float16, scale=1.0):
     rng = np.random.default_rng(seed)
     return (rng.standard_normal(size) * scale).astype(dtype)
+
+
+class CoreSplit(NamedTuple):
+    """One kind of core in the big/small-core host tiling of many CANN element-wise operators: its element count,
+    tiles and last tile's elements."""
+    data_num: int
+    tile_num: int
+    tail_data_num: int
+
+
+def big_small_core_tiling(total, elem_size, ub_part_data_num, core_num, block=32):
+    """The host tiling that ClipByValueV2, Log, GeluGrad (cann-ops) and their kin share: the input rounded up to
+    32-byte blocks is spread over `core_num` cores block by block, the first `tail_block_num` ("big") cores one
+    block more; each core walks its data in tiles of `ub_part_data_num` elements, the last tile holding the rest.
+    Returns (small, big, tail_block_num) with `big` all zeros when every core is small."""
+    blocks = -(-total * elem_size // block)
+    every, tail_block_num = divmod(blocks, core_num)
+    ub_part_blocks = ub_part_data_num * elem_size // block
+
+    def split(core_blocks):
+        data = core_blocks * block // elem_size
+        tiles = core_blocks // ub_part_blocks + (core_blocks % ub_part_blocks != 0)
+        return CoreSplit(data, tiles, data - ub_part_data_num * (tiles - 1) or ub_part_data_num)
+
+    return split(every), split(every + 1) if tail_block_num else CoreSplit(0, 0, 0), tail_block_num

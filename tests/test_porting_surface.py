@@ -1,0 +1,280 @@
+"""Porting-surface gaps found by porting public kernels into kernels/ (session 7, port2), each with its regression:
+parameter structs set field by field as C++ kernels do, and the 950's Compares/Select overload taking the scalar
+as a LocalTensor element (`src1Local[0]`)."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+
+# --- parameter structs: `DataCopyPadExtParams<T> p; p.rightPadding = 24;` ---------------------------------------------
+@pytest.mark.parametrize("cls, field, value, made", [
+    (aj.DataCopyExtParams, "blockLen", 8, lambda: aj.DataCopyExtParams(1, 8, 0, 0, 0)),
+    (aj.DataCopyPadExtParams, "rightPadding", 24, lambda: aj.DataCopyPadExtParams(False, 0, 24, 0)),
+    (aj.BinaryRepeatParams, "dstRepStride", 4, lambda: aj.BinaryRepeatParams(1, 1, 1, 4, 8, 8)),
+    (aj.UnaryRepeatParams, "srcRepStride", 4, lambda: aj.UnaryRepeatParams(1, 1, 8, 4)),
+    (aj.BrcbRepeatParams, "dstRepStride", 2, lambda: aj.BrcbRepeatParams(1, 2)),
+    (aj.GatherMaskParams, "repeatTimes", 3, lambda: aj.GatherMaskParams(1, 3, 8, 8)),
+])
+def test_a_default_made_struct_takes_field_assignments_like_its_cpp_original(cls, field, value, made):
+    p = cls()
+    setattr(p, field, value)
+    assert p == made() and hash(p) == hash(made()) and getattr(p, field) == value
+    with pytest.raises(AttributeError):
+        p.noSuchField = 1
+
+
+def test_data_copy_pad_validates_a_struct_again_after_a_field_changes():
+    """The validation memo keys on the struct's values: a struct proven once and then changed to an illegal
+    value is refused, and the UB stays as it was."""
+    gm = np.arange(64, dtype=np.uint8)
+    with aj.Core("atlas-a2") as core:
+        t = aj.LocalMemAllocator().Alloc("uint8", 64)
+        copy = aj.DataCopyExtParams()
+        copy.blockLen = 8
+        pad = aj.DataCopyPadExtParams()
+        pad.rightPadding = 24
+        aj.DataCopyPad(t, aj.GlobalTensor(gm), copy, pad)
+        assert list(t.numpy()[:8]) == list(range(8))
+        before = core.ub.copy()
+        pad.rightPadding = 40    # more than 32 bytes of padding (SPEC-2 1.1)
+        with pytest.raises(aj.AscendJitError):
+            aj.DataCopyPad(t, aj.GlobalTensor(gm), copy, pad)
+        assert np.array_equal(core.ub, before)
+
+
+def test_binary_repeat_params_set_field_by_field_drive_the_high_dim_form():
+    with aj.Core("ascend950"):
+        alloc = aj.LocalMemAllocator()
+        dst, a = alloc.Alloc("float", 256), alloc.Alloc("float", 256)
+        a[:] = np.arange(256, dtype=np.float32)
+        dst[:] = np.zeros(256, np.float32)
+        params = aj.BinaryRepeatParams()
+        params.dstRepStride = 16
+        params.src0RepStride = params.src1RepStride = 16
+        aj.Add(dst, a, a, 64, 2, params)
+        want = np.zeros(256, np.float32)
+        want[:64], want[128:192] = 2 * a.numpy()[:64], 2 * a.numpy()[128:192]
+        assert np.array_equal(dst.numpy(), want)
+
+
+# --- the 950's scalar given as a LocalTensor element ------------------------------------------------------------------
+def _operands(device):
+    alloc = aj.LocalMemAllocator()
+    x, y = alloc.Alloc("float", 256), alloc.Alloc("float", 16)
+    bits, sel, z = alloc.Alloc("uint8", 32), alloc.Alloc("uint8", 32), alloc.Alloc("float", 256)
+    x[:] = np.array([np.nan, -0.0, 0.0, np.inf] + list(np.linspace(-5, 5, 252)), np.float32)
+    y[:] = np.arange(16, dtype=np.float32) - 1.5
+    sel[:] = np.arange(32, dtype=np.uint8) * 37
+    bits[:] = np.zeros(32, np.uint8)
+    z[:] = np.zeros(256, np.float32)
+    return x, y, bits, sel, z
+
+
+@pytest.mark.parametrize("mode", [aj.CMPMODE.LT, aj.CMPMODE.NE])
+def test_compares_with_a_tensor_element_equals_compares_with_its_value_on_the_950(mode):
+    with aj.Core("ascend950"):
+        x, y, bits, _, _ = _operands("ascend950")
+        aj.Compares(bits, x, y[3], mode, 256)
+        by_element = bits.numpy().copy()
+        aj.Compares(bits, x, y.GetValue(3), mode, 256)
+        assert np.array_equal(by_element, bits.numpy()) and by_element.any()
+        aj.Compares(bits, x, y[3], mode, 64, 4, aj.UnaryRepeatParams())   # the high-dim form takes it too
+        assert np.array_equal(by_element, bits.numpy())
+
+
+def test_select_with_a_tensor_element_equals_select_with_its_value_on_the_950():
+    with aj.Core("ascend950"):
+        x, y, _, sel, z = _operands("ascend950")
+        aj.Select(z, sel, x, y[5], aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 256)
+        by_element = z.numpy().copy()
+        aj.Select(z, sel, x, np.float32(3.5), aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 256)
+        assert by_element.tobytes() == z.numpy().tobytes() and (by_element == 3.5).any()
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-inference-aicore"])
+def test_a_tensor_element_scalar_is_refused_off_the_950_before_anything_is_written(device):
+    with aj.Core(device) as core:
+        x, y, bits, sel, z = _operands(device)
+        before = core.ub.copy()
+        with pytest.raises(aj.UnsupportedDeviceError, match="ascend950"):
+            aj.Compares(bits, x, y[0], aj.CMPMODE.LT, 256)
+        with pytest.raises(aj.UnsupportedDeviceError, match="src1"):
+            aj.Select(z, sel, x, y[0], aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 256)
+        assert np.array_equal(core.ub, before)
+
+
+def test_a_tensor_element_scalar_of_another_dtype_is_refused():
+    with aj.Core("ascend950"):
+        x, _, bits, sel, z = _operands("ascend950")
+        halves = aj.LocalTensor(x.core, "half", 8192, 16)
+        with pytest.raises(aj.UnsupportedDTypeError, match="scalar.dtype"):
+            aj.Compares(bits, x, halves[0], aj.CMPMODE.LT, 256)
+        with pytest.raises(aj.UnsupportedDTypeError, match="src1.dtype"):
+            aj.Select(z, sel, x, halves[0], aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 256)
+
+
+def test_the_sanitizer_sees_the_tensor_element_read_by_the_vector_unit():
+    """The element is read by the vector pipe: an element the kernel never wrote is an uninitialised read."""
+    with aj.Core("ascend950", sanitize="report") as core:
+        alloc = aj.LocalMemAllocator()
+        x, y, bits = alloc.Alloc("float", 64), alloc.Alloc("float", 8), alloc.Alloc("uint8", 32)
+        aj.Duplicate(x, 1.0, 64)
+        aj.Compares(bits, x, y[0], aj.CMPMODE.LT, 64)
+    assert [(r.check, r.operand) for r in core.sanitizer.reports] == [("init", "scalar")]
+
+
+# --- SetPadValue((uint8_t)0): T deduced from the argument ------------------------------------------------------------
+def test_set_pad_value_takes_its_type_from_a_numpy_scalar():
+    gm = np.arange(1, 9, dtype=np.uint8)
+    with aj.Core("atlas-a2") as core:
+        t = aj.LocalMemAllocator().Alloc("uint8", 32)
+        aj.SetPadValue(np.uint8(7))
+        assert core.pad_value[0].name == "uint8"
+        aj.DataCopyPad(t, aj.GlobalTensor(gm), aj.DataCopyExtParams(1, 8, 0, 0, 0),
+                       aj.DataCopyPadExtParams(False, 0, 24, 0))
+        assert list(t.numpy()) == list(range(1, 9)) + [7] * 24
+        with pytest.raises(aj.ParameterError, match="dtype"):
+            aj.SetPadValue(7)          # a Python int names no type: the dtype is needed
+        assert core.pad_value[0].name == "uint8"
+
+
+# --- aj.launch(..., bounds="ub"): whole-vector loads past a kernel's last buffer ------------------------------------
+def _read_past(x, z):
+    """Reads 32 halves through a 16-half tensor (the second half of the read lies in the next allocation)."""
+    alloc = aj.LocalMemAllocator()
+    a, after, b = alloc.Alloc("half", 16), alloc.Alloc("half", 16), alloc.Alloc("half", 32)
+    aj.Duplicate(after, 7.0, 16)
+    aj.DataCopy(a, aj.GlobalTensor(x), 16)
+    aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)
+    aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)
+    aj.Adds(b, a, 1.0, 32, 1, aj.UnaryRepeatParams())   # the high-dim form: one repeat of 32 lanes
+    aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.V_MTE3)
+    aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.V_MTE3)
+    aj.DataCopy(aj.GlobalTensor(z), b, 32)
+
+
+def test_launch_passes_its_bounds_rule_to_every_block():
+    x, z = np.arange(16, dtype=np.float16), np.zeros(32, np.float16)
+    with pytest.raises(aj.OutOfBoundsError):
+        aj.launch(_read_past, 2, "atlas-a2", x, z)
+    aj.launch(_read_past, 2, "atlas-a2", x, z, bounds="ub")
+    assert list(z) == list(np.arange(1, 17)) + [8] * 16
+    with pytest.raises(aj.ParameterError, match="bounds"):
+        aj.launch(_read_past, 1, "atlas-a2", x, z, bounds="none")
+    with pytest.raises(aj.ParameterError, match="bounds"):
+        aj.launch(_read_past, 1, "atlas-a2", x, z, bounds="ub", parallel="processes")
+
+
+# --- AscendC::ToFloat(bfloat16_t) -------------------------------------------------------------------------------------
+def test_to_float_widens_a_bfloat16_scalar_exactly():
+    bf16 = np.dtype("bfloat16")
+    bits = np.array([0x3FC0, 0x0001, 0xFF80, 0x7F7F, 0x8000], np.uint16)   # 1.5, a subnormal, -inf, MAX, -0
+    for b in bits:
+        value = aj.GlobalTensor(np.array([b], np.uint16).view(bf16)).GetValue(0)
+        f = aj.ToFloat(value)
+        assert type(f) is np.float32 and int(np.array(f).view(np.uint32)) == int(b) << 16
+    for wrong in (1.5, np.float32(1.5), np.array([1, 2], np.uint16).view(bf16)):
+        with pytest.raises(aj.ParameterError, match="bfloat16"):
+            aj.ToFloat(wrong)
+
+
+# --- LocalTensor.SetSize ---------------------------------------------------------------------------------------------
+def test_set_size_changes_the_bounds_later_calls_check():
+    with aj.Core("atlas-a2") as core:
+        pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(que, 1, 512)
+        t = que.AllocTensor("half")
+        assert t.GetSize() == 256
+        t.SetSize(128)
+        assert t.GetSize() == 128 and len(t) == 128
+        dst = core.local_tensor("half", 256, addr=4096)
+        with pytest.raises(aj.OutOfBoundsError):
+            aj.Adds(dst, t, 1.0, 256)              # 256 elements through a tensor now of 128
+        t.SetSize(256)
+        aj.Adds(dst, t, 1.0, 256)
+        before = core.ub.copy()
+        for wrong in (257, -1, 2.0, True):      # past the queue buffer, negative, not an int
+            with pytest.raises(aj.ParameterError):
+                t.SetSize(wrong)
+        assert t.GetSize() == 256 and np.array_equal(core.ub, before)
+        que.FreeTensor(t)
+        with pytest.raises(aj.StateError):
+            t.SetSize(16)
+
+
+# --- TBuf.GetWithOffset<T>(size, bufOffset) --------------------------------------------------------------------------
+def test_get_with_offset_carves_a_tensor_inside_the_tbuf():
+    with aj.Core("atlas-a2"):
+        pipe, buf = aj.TPipe(), aj.TBuf(aj.TPosition.VECCALC)
+        pipe.InitBuffer(buf, 1024)
+        whole = buf.Get("int32")
+        part = buf.GetWithOffset("int32", 128, 64)          # the DK example: 128 int32 from byte 64
+        assert (part.addr, part.GetSize(), part.dtype.name) == (whole.addr + 64, 128, "int32")
+        aj.Duplicate(whole, np.int32(0), 256)
+        aj.Duplicate(part, np.int32(7), 128)
+        assert list(np.flatnonzero(whole.numpy())) == list(range(16, 144))
+        assert buf.GetWithOffset("half", 0, 1024).GetSize() == 0
+        with pytest.raises(aj.AlignmentError):
+            buf.GetWithOffset("int32", 8, 48)
+        for size, offset in ((241, 64), (1, 1056)):        # past the buffer's 1024 bytes
+            with pytest.raises(aj.ParameterError):
+                buf.GetWithOffset("int32", size, offset)
+    with pytest.raises(aj.StateError):
+        aj.TBuf().GetWithOffset("half", 1, 0)
+
+
+@pytest.mark.parametrize("api", ["Adds", "Muls", "Maxs", "Mins", "LeakyRelu"])
+def test_the_950_tensor_scalar_family_takes_a_single_point_tensor(api):
+    """The 950's Adds/Muls/Maxs/Mins/LeakyRelu accept `src1Local[0]` (devkit include/basic_api: "one of src0/src1
+    should be scalar or single point LocalTensor"); the element is read at each call, so a changed element is seen
+    even when the same sub-tensor object is passed again (no memoised value)."""
+    op = getattr(aj, api)
+    with aj.Core("ascend950"):
+        x, y, _, _, z = _operands("ascend950")
+        element = y[3]
+        op(z, x, element, 256)
+        by_element = z.numpy().copy()
+        op(z, x, y.GetValue(3), 256)
+        assert by_element.tobytes() == z.numpy().tobytes()
+        y.SetValue(3, np.float32(-0.25))
+        op(z, x, element, 256)
+        again = z.numpy().copy()
+        op(z, x, np.float32(-0.25), 256)
+        assert again.tobytes() == z.numpy().tobytes() and again.tobytes() != by_element.tobytes()
+        op(z, x, element, 64, 4, aj.UnaryRepeatParams())           # the high-dim form too
+        assert again.tobytes() == z.numpy().tobytes()
+
+
+def test_the_tensor_scalar_family_refuses_a_single_point_tensor_off_the_950():
+    with aj.Core("atlas-a2") as core:
+        x, y, _, _, z = _operands("atlas-a2")
+        before = core.ub.copy()
+        for op in (aj.Adds, aj.Muls, aj.Maxs, aj.Mins, aj.LeakyRelu):
+            with pytest.raises(aj.UnsupportedDeviceError, match="ascend950"):
+                op(z, x, y[0], 256)
+        assert np.array_equal(core.ub, before)
+
+
+def test_the_sanitizer_sees_the_tensor_scalar_read_of_adds():
+    with aj.Core("ascend950", sanitize="report") as core:
+        alloc = aj.LocalMemAllocator()
+        x, y, z = alloc.Alloc("float", 64), alloc.Alloc("float", 8), alloc.Alloc("float", 64)
+        aj.Duplicate(x, 1.0, 64)
+        aj.Adds(z, x, y[0], 64)
+    assert [(r.check, r.operand) for r in core.sanitizer.reports] == [("init", "scalar")]
+
+
+# --- GlobalTensor.SetL2CacheHint(CacheMode) ------------------------------------------------------------------------
+def test_set_l2_cache_hint_is_checked_and_changes_no_value():
+    gm = aj.GlobalTensor(np.arange(16, dtype=np.float16))
+    with aj.Core("atlas-a2"):
+        gm.SetL2CacheHint(aj.CacheMode.CACHE_MODE_DISABLE)
+        gm.SetL2CacheHint(aj.CacheMode.CACHE_MODE_NORMAL, aj.CacheRwMode.READ)
+        for mode in (aj.CacheMode.CACHE_MODE_PERSISTENT, aj.CacheMode.CACHE_MODE_LAST, 0):
+            with pytest.raises(aj.ParameterError, match="mode"):
+                gm.SetL2CacheHint(mode)
+        assert list(gm.numpy()) == list(range(16))
+    for device in ("atlas-200i-500-a2", "atlas-inference-aicore", "atlas-training"):
+        with aj.Core(device), pytest.raises(aj.UnsupportedDeviceError, match="SetL2CacheHint"):
+            gm.SetL2CacheHint(aj.CacheMode.CACHE_MODE_DISABLE)
