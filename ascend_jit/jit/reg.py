@@ -349,6 +349,16 @@ def new_register(kind, modes):
     return reg
 
 
+def external_global(module, symbol, ir_type):
+    """The LLVM global `symbol` (added with llvm_binding.add_symbol at import) declared once in `module`: how
+    compiled VFs reach process-wide state while staying disk-cacheable (no address is baked into the code)."""
+    variable = module.globals.get(symbol)
+    if variable is None:
+        variable = ir.GlobalVariable(module, ir_type, symbol)
+        variable.linkage = "external"
+    return variable
+
+
 # The overflow modes of the core a compiled VF runs on (SPEC-2 11.1), for the registers it creates: simd_vf writes
 # them before every compiled call; compiled code reads them through an external symbol (registered in every process
 # at import), so the VFs stay disk-cacheable. Plain Python passes the modes to new_register itself.
@@ -360,12 +370,7 @@ llvm_binding.add_symbol(_VF_MODES_SYMBOL, VF_MODES.buffer_info()[0])
 @intrinsic
 def _read_vf_modes(typingctx):
     def codegen(context, builder, sig, args):
-        module = builder.module
-        word = module.globals.get(_VF_MODES_SYMBOL)
-        if word is None:
-            word = ir.GlobalVariable(module, ir.IntType(64), _VF_MODES_SYMBOL)
-            word.linkage = "external"
-        return builder.load(word)
+        return builder.load(external_global(builder.module, _VF_MODES_SYMBOL, ir.IntType(64)))
     return types.int64(), codegen
 
 

@@ -17,7 +17,7 @@ from numba.extending import intrinsic, overload
 from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
 from .numerics import kind_size
-from .reg import H_CTRL, H_KIND, VL, internal, lane_on, set_u32, u16_at_byte
+from .reg import H_CTRL, H_KIND, VL, external_global, internal, lane_on, set_u32, u16_at_byte
 
 DEVICE = "ascend950"
 
@@ -551,11 +551,7 @@ llvm_binding.add_symbol(_PENDING_SYMBOL, PENDING_STORES.ctypes.data)
 @intrinsic
 def _add_pending_stores(typingctx, delta):
     def codegen(context, builder, sig, args):
-        module = builder.module
-        counter = module.globals.get(_PENDING_SYMBOL)
-        if counter is None:
-            counter = ir.GlobalVariable(module, ir.IntType(64), _PENDING_SYMBOL)
-            counter.linkage = "external"
+        counter = external_global(builder.module, _PENDING_SYMBOL, ir.IntType(64))
         builder.store(builder.add(builder.load(counter), args[0]), counter)
         return context.get_dummy_value()
     return types.void(types.int64), codegen
@@ -658,11 +654,7 @@ llvm_binding.add_symbol(_MOVE_MASK_SYMBOL, MOVE_MASK_STATE.ctypes.data)
 def _move_mask_word(typingctx, i):
     """Word i of MOVE_MASK_STATE, read through the external symbol."""
     def codegen(context, builder, sig, args):
-        module = builder.module
-        state = module.globals.get(_MOVE_MASK_SYMBOL)
-        if state is None:
-            state = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(64), 3), _MOVE_MASK_SYMBOL)
-            state.linkage = "external"
+        state = external_global(builder.module, _MOVE_MASK_SYMBOL, ir.ArrayType(ir.IntType(64), 3))
         return builder.load(builder.gep(state, [ir.Constant(ir.IntType(32), 0), args[0]]))
     return types.uint64(types.int64), codegen
 
