@@ -51,6 +51,17 @@ ENGINE_DTYPES = {"Max": REGISTER_DTYPES, "Min": REGISTER_DTYPES,
                  "Div": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
                  "Exp": ("half", "float")}
 _ENGINE_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in ENGINE_DTYPES.items()}
+# Adds, Muls, Maxs, Mins and the unary Abs, Relu, Neg, Ln, Log, Sqrt: not in SPEC-2 11; the devkit's Reg pages
+# (DK `R/基础算术/*.md` 数据类型, complex types D28) and the 950 Memory-API numerics (docs/decisions.md "Reg API")
+SCALAR_DTYPES = {"Adds": REGISTER_DTYPES, "Maxs": REGISTER_DTYPES, "Mins": REGISTER_DTYPES,
+                 "Muls": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64")}
+_SCALAR_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in SCALAR_DTYPES.items()}
+UNARY_OPS = {"Abs": ops.ew.ABS, "Relu": ops.ew.RELU, "Neg": ops.NEG, "Ln": ops.ew.LN, "Log": ops.LOG,
+             "Sqrt": ops.ew.SQRT}
+UNARY_DTYPES = {"Abs": ("int8", "int16", "half", "int32", "float", "int64"), "Relu": ("half", "int32", "float", "int64"),
+                "Neg": ("int8", "int16", "half", "int32", "float", "int64"), "Ln": ("half", "float"),
+                "Log": ("half", "float"), "Sqrt": ("half", "float")}
+_UNARY_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in UNARY_DTYPES.items()}
 _NAME_OF_KIND = {d.kind: d.name for d in ALL}
 CAST_PAIRS = tuple((_NAME_OF_KIND[a], _NAME_OF_KIND[b]) for a, b in cv.PAIRS)
 
@@ -622,6 +633,109 @@ def Div(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
 def Exp(dst, src, mask, mode=MaskMergeMode.ZEROING):
     """Exp: the 950 Memory-API Exp with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED)."""
     _engine("Exp", dst, (src,), mask, mode)
+
+
+def _zeroing_only(api, mode):
+    """The instructions whose only mode is ZEROING (DK RegMerge table 2): MERGING is a ParameterError."""
+    if _merging(api, mode):
+        raise ParameterError(api, "mode", "MERGING", legal="MaskMergeMode.ZEROING (DK Reg MergeMode table 2)",
+                             device=DEVICE)
+
+
+def _same_dtype(api, dst, src, allowed):
+    _reg(api, "dst", dst), _reg(api, "src", src)
+    _check_dtype(api, src.dtype.name, allowed, f"DK R/基础算术/{api}.md")
+    if dst.dtype.name != src.dtype.name:
+        raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
+                                    f"(DK R/基础算术/{api}.md)", device=DEVICE)
+
+
+def _tensor_scalar(api, dst, src, scalar, mask, mode):
+    """dst = src op scalar per active lane (ZEROING): the scalar converted by SPEC-2 D29 into a register of src's
+    type, then Add/Mul's lanes (Adds, Muls) or Max/Min's (Maxs, Mins) with that register as the second source."""
+    _core_check(api)
+    _same_dtype(api, dst, src, SCALAR_DTYPES[api])
+    words = _mask(api, "mask", mask)
+    _zeroing_only(api, mode)
+    tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, None, src.dtype, scalar, "scalar")))
+    kind = src.dtype.kind
+    if api in ("Adds", "Muls"):
+        ops.binary(dst.data, src.data, tmp, words, ops.ADD if api == "Adds" else ops.MUL, False,
+                   *_binary_markers(kind))
+    else:
+        name = "Max" if api == "Maxs" else "Min"
+        ops.engine_binary(dst.data, src.data, tmp, words, ENGINE_OPS[name], _ENGINE_KINDS[name], False,
+                          *_engine_markers(name, kind))
+
+
+def Adds(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """Adds(dst, src, scalar, mask): dst = src + scalar per active lane, inactive lanes 0 (DK R/基础算术/Adds.md;
+    ZEROING only). Add's lanes (RegPrec: 0 ulp; bf16 via float; int16/int32 clamp under saturation, D35)."""
+    _tensor_scalar("Adds", dst, src, scalar, mask, mode)
+
+
+def Muls(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """Muls(dst, src, scalar, mask): dst = src * scalar (DK R/基础算术/Muls.md: no int8/uint8/bfloat16; ZEROING
+    only). Mul's lanes (RegPrec: 0 ulp; D67 saturation)."""
+    _tensor_scalar("Muls", dst, src, scalar, mask, mode)
+
+
+def Maxs(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """Maxs(dst, src, scalar, mask): max(src, scalar) under D41 (Maxs(-0, +0) = +0, the page's constraint)."""
+    _tensor_scalar("Maxs", dst, src, scalar, mask, mode)
+
+
+def Mins(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """Mins(dst, src, scalar, mask): min(src, scalar) under D41 (Mins(-0, +0) = -0, the page's constraint)."""
+    _tensor_scalar("Mins", dst, src, scalar, mask, mode)
+
+
+def _unary(api, dst, src, mask, mode):
+    _core_check(api)
+    _same_dtype(api, dst, src, UNARY_DTYPES[api])
+    words = _mask(api, "mask", mask)
+    _zeroing_only(api, mode)
+    ops.unary(dst.data, src.data, words, UNARY_OPS[api], _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind))
+
+
+def _unary_markers(kind):
+    """ops.unary's (half, float, int) class markers for a source register of `kind` (None: a run-time dtype, all)."""
+    if kind is None:
+        return 0, 0, 0
+    return (0 if kind == _HALF else None), (0 if kind == _FLOAT else None), \
+        (None if kind in (_HALF, _FLOAT) else 0)
+
+
+def Abs(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Abs: |x| (floats: the sign cleared, then SAT for half; integers: D35, |MIN| = MIN unless int16/int32
+    saturate). DK R/基础算术/Abs.md; the 950 Memory-API Abs (SPEC-2 4.3); ZEROING only."""
+    _unary("Abs", dst, src, mask, mode)
+
+
+def Relu(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Relu: max(+0, x) under D41 (Relu(-0) = +0, RegBV-T9), SAT for half; int32/int64 max(0, x)."""
+    _unary("Relu", dst, src, mask, mode)
+
+
+def Neg(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Neg: -x, exact (RegPrec: the sign bit flipped; NaN stays NaN, RegBV-T6), SAT for half; integers D35
+    (-MIN = MIN unless int16/int32 saturate)."""
+    _unary("Neg", dst, src, mask, mode)
+
+
+def Ln(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Ln: the 950 Memory-API Ln with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED, 1 ulp)."""
+    _unary("Ln", dst, src, mask, mode)
+
+
+def Log(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Log: Ln under the C library's name (DK R/基础算术/Log.md: "与Ln接口功能等价")."""
+    _unary("Log", dst, src, mask, mode)
+
+
+def Sqrt(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Sqrt: the 950 Memory-API Sqrt with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED, 1 ulp)."""
+    _unary("Sqrt", dst, src, mask, mode)
 
 
 def ReduceMax(dst, src, mask, mode=MaskMergeMode.ZEROING):
@@ -1325,6 +1439,94 @@ impl.direct_call(Div, ops.engine_binary, _engine_plan("Div"))
 impl.direct_call(Exp, ops.engine_unary, _engine_plan("Exp"))
 
 
+@functools.lru_cache(maxsize=None)
+def _zeroing_rule(api):
+    """A direct call's `mode` where only ZEROING exists (DK RegMerge table 2): MERGING a ParameterError."""
+    return impl.EnumRule(api, "mode", MaskMergeMode, impl.ZEROING, impl.ZEROING,
+                         "MaskMergeMode.ZEROING (DK Reg MergeMode table 2)", flag=True)
+
+
+def _unary_plan(name):
+    """Abs/Relu/Neg/Ln/Log/Sqrt as one call of ops.unary: the op code and dtype set as int64 values (one compiled
+    kernel for the six), the class markers from the source register's type."""
+    code, allowed = UNARY_OPS[name], _UNARY_KINDS[name]
+
+    def plan(dst, src, mask, mode=None):
+        if not (_regs_and_mask(dst, src, mask) and impl.enum_like(mode)):
+            return None
+        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, code),
+                (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _zeroing_rule(name)),
+                *_marker_operands(_unary_markers(impl.register_kind(src))))
+    return plan
+
+
+for _name in UNARY_OPS:
+    impl.direct_call(globals()[_name], ops.unary, _unary_plan(_name))
+
+
+def _scalar_parts(scalar):
+    return (float(scalar), 0, True) if isinstance(scalar, float) else (0.0, scalar, False)
+
+
+@overload(_scalar_parts, inline="always")
+def _ol_scalar_parts(scalar):
+    """A VF's scalar argument as ops.scalar_bits takes it: (float value, int value, whether it is a float)."""
+    if isinstance(scalar, types.Float):
+        return lambda scalar: (np.float64(scalar), 0, True)
+    return lambda scalar: (0.0, scalar, False)
+
+
+def _ol_tensor_scalar(api):
+    """Adds/Muls/Maxs/Mins in a VF: the scalar converted (D29) into a register of src's type and modes, then the
+    binary kernel of Add/Mul or Max/Min with it as src1 (no kernel of their own); ZEROING only."""
+    index, allowed = SCALAR_OPS_INDEX[api], _SCALAR_KINDS[api]
+    zeroing = _enum_reader(api, "mode", MaskMergeMode, "MaskMergeMode.ZEROING (DK Reg MergeMode table 2)", flag=True,
+                           hi=impl.ZEROING)
+
+    def typer(dst, src, scalar, mask, mode=0):
+        if not (_regs_and_mask(dst, src, mask) and isinstance(scalar, (types.Number, types.Boolean))):
+            return None
+        if isinstance(scalar, types.Boolean):  # refused when called, as plain Python refuses it (SPEC-2 D29)
+            def refuse_bool(dst, src, scalar, mask, mode=0):
+                raise ParameterError(api, "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
+            return refuse_bool
+        kind = impl.register_kind(src)
+        if api in ("Adds", "Muls"):
+            code = ops.ADD if api == "Adds" else ops.MUL
+            half_class, wide_class, int_class = _binary_markers(kind)
+
+            def arith(dst, src, scalar, mask, mode=0):
+                d, a, words = impl.borrow(dst), impl.borrow(src), impl.borrow(mask)
+                merging = zeroing(mode)
+                ops.check_scalar_kinds(np.int64(index), np.int64(d[impl.H_KIND]), np.int64(a[impl.H_KIND]),
+                                       np.int64(allowed))
+                fvalue, ivalue, is_float = _scalar_parts(scalar)
+                tmp = ops.broadcast_register(a, ops.scalar_bits(api, a[impl.H_KIND], fvalue, ivalue, is_float))
+                ops.binary(d, a, tmp, words, np.int64(code), merging, _marker(half_class), _marker(wide_class),
+                           _marker(int_class))
+            return arith
+        name = "Max" if api == "Maxs" else "Min"
+        code, engine_kinds = ENGINE_OPS[name], _ENGINE_KINDS[name]
+        half_class, halves_class, wide_class, int_class = _engine_markers(name, kind)
+
+        def extreme(dst, src, scalar, mask, mode=0):
+            d, a, words = impl.borrow(dst), impl.borrow(src), impl.borrow(mask)
+            merging = zeroing(mode)
+            ops.check_scalar_kinds(np.int64(index), np.int64(d[impl.H_KIND]), np.int64(a[impl.H_KIND]),
+                                   np.int64(allowed))
+            fvalue, ivalue, is_float = _scalar_parts(scalar)
+            tmp = ops.broadcast_register(a, ops.scalar_bits(api, a[impl.H_KIND], fvalue, ivalue, is_float))
+            ops.engine_binary(d, a, tmp, words, np.int64(code), np.int64(engine_kinds), merging, _marker(half_class),
+                              _marker(halves_class), _marker(wide_class), _marker(int_class))
+        return extreme
+    return typer
+
+
+SCALAR_OPS_INDEX = {name: i for i, name in enumerate(ops.SCALAR_OPS)}
+for _name in ops.SCALAR_OPS:
+    overload(globals()[_name])(_ol_tensor_scalar(_name))
+
+
 def _regs_and_mask(*types_):
     return all(_is_reg_type(t) for t in types_[:-1]) and _is_mask_type(types_[-1])
 
@@ -1412,12 +1614,12 @@ def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
         return refuse_bool
     if isinstance(scalar, types.Float):
         def from_float(dst, scalar=None, mask=None, mode=0, src_reg=None):
-            ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits(dst[impl.H_KIND], np.float64(scalar), 0, True),
+            ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits("Duplicate", dst[impl.H_KIND], np.float64(scalar), 0, True),
                                _words_or_all(mask), _merge_flag(mode))
         return from_float
 
     def from_int(dst, scalar=None, mask=None, mode=0, src_reg=None):
-        ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits(dst[impl.H_KIND], 0.0, scalar, False),
+        ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits("Duplicate", dst[impl.H_KIND], 0.0, scalar, False),
                            _words_or_all(mask), _merge_flag(mode))
     return from_int
 

@@ -12,14 +12,15 @@ from numba import njit
 
 from ..errors import ParameterError, UnsupportedDTypeError
 from . import elementwise as ew
-from .lanes import (div_lane, exp_float_run, exp_lane, int_div_lane, int_max_lane, int_min_lane, int_stage, max_lane,
-                    min_lane, narrow, uint64_div_lane)
+from .lanes import (abs_lane, div_lane, exp_float_run, exp_lane, int_abs_lane, int_div_lane, int_max_lane, int_min_lane,
+                    int_relu_lane, int_stage, ln_lane, max_lane, min_lane, narrow, relu_lane, sqrt_lane,
+                    uint64_div_lane)
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
                        round_half)
-from .reg import (H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, int_range, internal, lane_on, set_u16, set_u32,
-                  u16_at, u32_at)
+from .reg import (H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, REG_BYTES, VL, int_range, internal, lane_on, set_u16,
+                  set_u32, u16_at, u32_at)
 from .reg_move import copy_bytes
 
 ADD, SUB, MUL = 0, 1, 2
@@ -305,29 +306,30 @@ def scalar_float_bits(kind, x):
 
 
 @internal
-def scalar_int_bits(kind, v):
+def scalar_int_bits(api, kind, v):
     """D29 for an integer register: the value must lie in the type's range (no implicit wrap); its bit pattern."""
     if kind == KIND_INT64 or kind == KIND_UINT64:
         if kind == KIND_UINT64 and v < 0:
-            raise ParameterError("Duplicate", "scalar", v, "[0, 2**64-1] for uint64 (SPEC-2 D29)", DEVICE)
+            raise ParameterError(api, "scalar", v, "[0, 2**64-1] for uint64 (SPEC-2 D29)", DEVICE)
         if v < 0:  # two's complement of a negative int64, without a signed-to-unsigned cast
             return np.uint64(v + 9223372036854775807 + 1) + np.uint64(9223372036854775808)
         return np.uint64(v)
     lo, hi = int_range(kind)
     if v < lo or v > hi:
-        raise ParameterError("Duplicate", "scalar", v, "inside the register type's range (SPEC-2 D29)", DEVICE)
+        raise ParameterError(api, "scalar", v, "inside the register type's range (SPEC-2 D29)", DEVICE)
     return np.uint64(v & ((1 << (8 * kind_size(kind))) - 1))
 
 
 @internal
-def scalar_bits(kind, fvalue, ivalue, is_float_arg):
+def scalar_bits(api, kind, fvalue, ivalue, is_float_arg):
     """A VF's scalar argument as the register's bit pattern (D29): floats round once to a float register and are
-    refused for integer registers; ints must fit an integer register."""
+    refused for integer registers; ints must fit an integer register. `api` names the instruction in refusals
+    (Duplicate, or a tensor-scalar instruction)."""
     if kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16:
         return scalar_float_bits(kind, fvalue if is_float_arg else np.float64(ivalue))
     if is_float_arg:
-        raise ParameterError("Duplicate", "scalar", fvalue, "an integer for an integer register (SPEC-2 D29)", DEVICE)
-    return scalar_int_bits(kind, ivalue)
+        raise ParameterError(api, "scalar", fvalue, "an integer for an integer register (SPEC-2 D29)", DEVICE)
+    return scalar_int_bits(api, kind, ivalue)
 
 
 @internal
@@ -687,3 +689,158 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
             ew.store_wide(kind, flags, r, dst[VL:2 * VL], zero, n)
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes
+
+
+# --- Abs, Relu, Neg, Ln, Log, Sqrt: one kernel for the unary instructions the devkit's Reg pages add ---------------------
+# Not in SPEC-2 11 (docs/decisions.md "Reg API"): DK `R/基础算术/{Abs,Relu,Neg,Ln,Log,Sqrt}.md`. Each lane is the 950
+# Memory-API instruction's with its default algorithm (SPEC-2 4.3: Abs clears the sign, Relu is max(+0, x) under D41,
+# Ln and Sqrt INTRINSIC with DAZ/FTZ, D37/D38), through the engine's decode, lane functions and store; Neg (no Memory
+# API) negates exactly (RegPrec "符号位取反"). Integers: D35 (SPEC-2 11.1). The op code is a value: one compiled
+# kernel for the six instructions, its dtype classes pruned by markers as engine_unary's (Exp keeps its own kernel,
+# so a first Exp compiles none of these lanes).
+NEG, LOG = 48, 49  # Neg (the element-wise engine has none) and Log (DK: Ln under the C library's name)
+
+
+@njit(cache=True, inline="always")
+def _check_unary_kinds(op, dk, sk, allowed):
+    if dk != sk or not (allowed >> sk) & 1:
+        if op == ew.ABS:
+            raise UnsupportedDTypeError("Abs", "dst/src kinds", (dk, sk), "one of int8, int16, half, int32, float, "
+                                        "int64 for dst and src (DK R/基础算术/Abs.md)", DEVICE)
+        if op == ew.RELU:
+            raise UnsupportedDTypeError("Relu", "dst/src kinds", (dk, sk), "one of half, int32, float, int64 for dst "
+                                        "and src (DK R/基础算术/Relu.md)", DEVICE)
+        if op == NEG:
+            raise UnsupportedDTypeError("Neg", "dst/src kinds", (dk, sk), "one of int8, int16, half, int32, float, "
+                                        "int64 for dst and src (DK R/基础算术/Neg.md)", DEVICE)
+        if op == ew.LN:
+            raise UnsupportedDTypeError("Ln", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
+                                        "(DK R/基础算术/Ln.md)", DEVICE)
+        if op == LOG:
+            raise UnsupportedDTypeError("Log", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
+                                        "(DK R/基础算术/Log.md)", DEVICE)
+        raise UnsupportedDTypeError("Sqrt", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
+                                    "(DK R/基础算术/Sqrt.md)", DEVICE)
+
+
+@njit(cache=True, inline="always")
+def _float_unary_lanes(op, kind, x, r, n):
+    """The op's lane over decoded float32 values (the engine's lane functions, SPEC-2 4.3); the store rounds."""
+    if op == ew.ABS:
+        for j in range(n):
+            r[j] = abs_lane(x[j])
+    elif op == ew.RELU:
+        for j in range(n):
+            r[j] = relu_lane(x[j])
+    elif op == NEG:
+        for j in range(n):
+            r[j] = -x[j]
+    elif op == ew.LN or op == LOG:
+        for j in range(n):
+            r[j] = narrow(kind, ln_lane(x[j]))
+    else:  # SQRT, INTRINSIC: no D49 domain rule (that belongs to FAST_INVERSE / PRECISION_0ULP_FTZ_FALSE)
+        d49 = n < 0  # False typed bool (a literal would compile sqrt_lane once more, issue 20)
+        for j in range(n):
+            r[j] = narrow(kind, sqrt_lane(x[j], d49))
+
+
+@njit(cache=True, inline="always")
+def _int_unary_lanes(dst, src, kind, op, saturate):
+    """Abs / Relu / Neg of integer lanes into dst's scratch: exact on int64 values, then D35 (int16/int32 clamp when
+    `saturate`, every other width wraps: |MIN| and -MIN are MIN); 64-bit lanes wrap (MIN stays MIN)."""
+    size = kind_size(kind)
+    n = VL // size
+    if size == 8:
+        low = np.int64(-9223372036854775807 - 1)
+        for j in range(n):
+            x = i64_at(src, j)
+            if op == ew.RELU:
+                r = int_relu_lane(x)
+            elif x == low:  # -MIN and |MIN| wrap to MIN
+                r = x
+            else:
+                r = int_abs_lane(x) if op == ew.ABS else -x
+            set_u32(dst, 2 * (n + j), np.uint32(r & 0xFFFFFFFF))  # two's complement, without a signed cast
+            set_u32(dst, 2 * (n + j) + 1, np.uint32((r >> 32) & 0xFFFFFFFF))
+        return
+    for j in range(n):
+        x = int_lane(src, j, size, True)  # the Reg unary integers are all signed (Abs, Relu, Neg tables)
+        if op == ew.RELU:
+            r = int_relu_lane(x)
+        else:
+            r = int_abs_lane(x) if op == ew.ABS else -x
+        set_int_lane(dst, n + j, size, int_stage(kind, r, saturate))
+
+
+@njit(cache=True)
+def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_class):
+    """Reg Abs/Relu/Neg/Ln/Log/Sqrt: every lane into dst's scratch, then the mask (`merging` is False: the API
+    refuses MERGING for these, DK RegMerge table 2).
+    half_class / float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call and a VF
+    register of a literal dtype pass their class alone, a register of a run-time dtype all three. Ln and Sqrt read
+    and write with DAZ/FTZ (their INTRINSIC default, D38); Abs, Relu and Neg keep subnormals (no config: the 950
+    Memory API's flags); the half store applies the overflow mode (D35)."""
+    kind = np.int64(src[H_KIND])
+    _check_unary_kinds(op, np.int64(dst[H_KIND]), kind, allowed)
+    modes = src[H_CTRL]
+    size = kind_size(kind)
+    n = VL // size
+    flags = ew.FTZ if op == ew.LN or op == LOG or op == ew.SQRT else 0
+    if modes & M_HALF_SAT:
+        flags |= ew.SAT_HALF
+    zero = n - n  # the engine's run offset as an int64 value (as engine_binary)
+    if half_class is not None:
+        if kind == KIND_HALF:
+            x, r = np.empty(n, np.float32), np.empty(n, np.float32)
+            ew.load_halves(flags, src[:VL], zero, n, x)
+            _float_unary_lanes(op, kind, x, r, n)
+            ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
+    if float_class is not None:
+        if kind == KIND_FLOAT:
+            x, r = np.empty(n, np.float32), np.empty(n, np.float32)
+            ew.load_wide(kind, flags, src[:VL], zero, n, x)
+            _float_unary_lanes(op, kind, x, r, n)
+            ew.store_wide(kind, flags, r, dst[VL:2 * VL], zero, n)
+    if int_class is not None:
+        if kind > KIND_BF16:
+            _int_unary_lanes(dst, src, kind, op, (modes & M_INT_SAT) != 0)
+    _merge_lanes(dst, words, size, merging)
+    dst[H_CTRL] = modes
+
+
+# --- Adds, Muls, Maxs, Mins: the binary kernels with a broadcast register ------------------------------------------
+# DK `R/基础算术/{Adds,Muls,Maxs,Mins}.md`: dst = src op scalar per active lane, ZEROING only (RegMerge table 2). The
+# scalar is converted by SPEC-2 D29 and duplicated into a register of src's type and modes; Adds/Muls then run
+# `binary` (Add/Mul's lanes: RegPrec "Adds/Muls half/float: 0ulp"), Maxs/Mins `engine_binary` (Max/Min's, D41), so
+# no new kernel compiles for them.
+SCALAR_OPS = ("Adds", "Muls", "Maxs", "Mins")
+
+
+@internal
+def check_scalar_kinds(api_index, dk, sk, allowed):
+    """The tensor-scalar form's own dtype check (the binary kernels' refusals would name Add/Mul/Max/Min)."""
+    if dk != sk or not (allowed >> sk) & 1:
+        if api_index == 0:
+            raise UnsupportedDTypeError("Adds", "dst/src kinds", (dk, sk), "one type of DK R/基础算术/Adds.md for dst "
+                                        "and src (no complex, D28)", DEVICE)
+        if api_index == 1:
+            raise UnsupportedDTypeError("Muls", "dst/src kinds", (dk, sk), "one type of DK R/基础算术/Muls.md for dst "
+                                        "and src (no int8, uint8, bfloat16)", DEVICE)
+        if api_index == 2:
+            raise UnsupportedDTypeError("Maxs", "dst/src kinds", (dk, sk), "one type of DK R/基础算术/Maxs.md for dst "
+                                        "and src", DEVICE)
+        raise UnsupportedDTypeError("Mins", "dst/src kinds", (dk, sk), "one type of DK R/基础算术/Mins.md for dst "
+                                    "and src", DEVICE)
+
+
+@njit(cache=True)
+def broadcast_register(src, bits):
+    """A register of src's kind and overflow modes with every lane = the scalar's bit pattern."""
+    tmp = np.zeros(REG_BYTES, np.uint8)
+    tmp[H_KIND] = src[H_KIND]
+    tmp[H_CTRL] = src[H_CTRL]
+    size = kind_size(src[H_KIND])
+    for j in range(VL // size):
+        for k in range(size):
+            tmp[j * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))
+    return tmp

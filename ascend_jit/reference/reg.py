@@ -1,6 +1,7 @@
 """Reference model of the Ascend 950 Reg API (SPEC 7.5; SPEC-2 11), lane by lane and byte by byte, written from
 the SPECs alone: ReduceDataBlock (D3, D20, D25), PairReduceElem (SPEC 7.6), Add/Sub/Mul and carry forms, Reduce (D66), Cast (7.3, D45, D46,
-D65, D71), the load/store distributions (11.6, D68) and the MaskReg operations (11.7, D64).
+D65, D71), the load/store distributions (11.6, D68) and the MaskReg operations (11.7, D64); and, from the devkit's
+Reg pages where the SPECs are silent, Adds/Muls/Maxs/Mins and Abs/Relu/Neg/Ln/Log/Sqrt.
 
 Inputs are plain lists: `values` the source lanes (Python numbers), `active` a list of booleans per lane; memory is
 bytes; a MaskReg is a 256-bit Python int."""
@@ -125,6 +126,93 @@ def binary(op, dtype, xs, ys, active, before, merging=False, sat_half=False, sat
     """dst lanes of Reg Add/Sub/Mul: active lanes computed, inactive 0 (ZEROING) or kept (MERGING)."""
     return [lane_op(op, dtype, x, y, sat_half, sat_int) if on else (b if merging else 0)
             for x, y, on, b in zip(xs, ys, active, before)]
+
+
+# --- tensor-scalar and unary instructions of the devkit's Reg pages (not in SPEC-2 11; docs/decisions.md) --------
+HALF_MIN_NORMAL, FLOAT_MIN_NORMAL = 2.0 ** -14, 2.0 ** -126
+
+
+def _d41_max(x, y):
+    """max under D41: NaN wins, -0 < +0 (Maxs(-0, +0) = +0, DK R/基础算术/Maxs.md)."""
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    return max((x, y), key=_order_key)
+
+
+def _d41_min(x, y):
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    return min((x, y), key=_order_key)
+
+
+def _sat_half(dtype, r, sat_half):
+    """SAT of a half result in saturation mode (D35, RegBV note): +-inf -> +-65504, NaN -> +0."""
+    if dtype == "half" and sat_half:
+        if math.isnan(r):
+            return 0.0
+        if math.isinf(r):
+            return math.copysign(HALF_MAX, r)
+    return r
+
+
+def tensor_scalar(op, dtype, xs, scalar, active, sat_half=False, sat_int=False):
+    """dst lanes of Reg Adds / Muls / Maxs / Mins (DK R/基础算术/{Adds,Muls,Maxs,Mins}.md, RegBV-T12/T21/T22/T23):
+    active lane = x op s with s the scalar already converted to dtype (SPEC-2 D29); inactive lanes 0 (ZEROING only,
+    RegMerge). Adds/Muls are Add/Mul's lanes with s as the second operand (RegPrec: 0 ulp; bf16 via float)."""
+    if op in ("adds", "muls"):
+        return binary("add" if op == "adds" else "mul", dtype, xs, [scalar] * len(xs), active, [0] * len(xs),
+                      False, sat_half, sat_int)
+    pick_float, pick_int = (_d41_max, max) if op == "maxs" else (_d41_min, min)
+    out = []
+    for x, on in zip(xs, active):
+        if not on:
+            out.append(0)
+        elif is_float(dtype):
+            out.append(_sat_half(dtype, pick_float(x, scalar), sat_half))
+        else:
+            out.append(pick_int(x, scalar))
+    return out
+
+
+def _flush(dtype, x):
+    """D38 (the INTRINSIC algorithm of Ln/Log/Sqrt): a subnormal of the type becomes a zero of its sign."""
+    tiny = HALF_MIN_NORMAL if dtype == "half" else FLOAT_MIN_NORMAL
+    return math.copysign(0.0, x) if abs(x) < tiny else x
+
+
+def _unary_lane(op, dtype, x, sat_half, sat_int):
+    if not is_float(dtype):
+        lo, hi = INT_RANGE[dtype]
+        r = {"abs": abs(x), "relu": max(0, x), "neg": -x}[op]
+        if sat_int and dtype in ("int16", "int32"):
+            return min(max(r, lo), hi)
+        return (r - lo) % (hi - lo + 1) + lo
+    if op == "abs":  # the sign cleared (SPEC-2 4.3)
+        r = abs(x)
+    elif op == "relu":  # max(+0, x) under D41: Relu(-0) = +0, NaN stays NaN (RegBV-T9)
+        r = x if math.isnan(x) or x > 0 else 0.0
+    elif op == "neg":  # RegPrec: the sign bit flipped
+        r = -x
+    else:  # ln / log, sqrt: the documented specials (SPEC-2 4.3 table, RegBV-T2/T8), else f(x) rounded once; DAZ/FTZ
+        x = _flush(dtype, x)
+        if math.isnan(x) or x < 0:
+            r = math.nan
+        elif x == 0:
+            r = -math.inf if op in ("ln", "log") else x
+        elif math.isinf(x):
+            r = math.inf
+        else:
+            r = _flush(dtype, round_to(dtype, math.log(x) if op in ("ln", "log") else math.sqrt(x)))
+    return _sat_half(dtype, r, sat_half)
+
+
+def unary(op, dtype, xs, active, sat_half=False, sat_int=False):
+    """dst lanes of Reg Abs / Relu / Neg / Ln / Log / Sqrt (DK R/基础算术/*.md; inactive lanes 0, ZEROING only).
+    Floats: Abs, Relu and Neg are exact (then SAT for half); Ln/Log/Sqrt are the INTRINSIC algorithm (D37: the
+    exact function rounded once, evaluated in float64 and rounded to the type: correct except where the double lies
+    within half a double ulp of a rounding boundary, which the tests' data avoid; D38: inputs and results
+    flushed). Integers: exact, then WRAP, or CLAMP for int16/int32 in integer saturation mode (D35)."""
+    return [_unary_lane(op, dtype, x, sat_half, sat_int) if on else 0 for x, on in zip(xs, active)]
 
 
 def duplicate(value, active, before, merging=False):
