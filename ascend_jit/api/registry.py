@@ -222,6 +222,27 @@ def _reg_exp(t, dtype):
     R.StoreAlign(t, r, mask, 0)
 
 
+def _reg_scalar(op):
+    """dst = src op 1 (a scalar every register type holds, D29)."""
+    def body(t, dtype):
+        r, mask = R.RegTensor(dtype), _lanes()
+        getattr(R, op)(r, r, 1, mask)
+        R.LoadAlign(r, t, 0)
+        getattr(R, op)(r, r, 1, mask)
+        R.StoreAlign(t, r, mask, 0)
+    return body
+
+
+def _reg_unary(op):
+    def body(t, dtype):
+        r, mask = R.RegTensor(dtype), _lanes()
+        getattr(R, op)(r, r, mask)
+        R.LoadAlign(r, t, 0)
+        getattr(R, op)(r, r, mask)
+        R.StoreAlign(t, r, mask, 0)
+    return body
+
+
 def _reg_duplicate(t, dtype):
     r = R.RegTensor(dtype)
     R.Duplicate(r, 1)
@@ -276,7 +297,9 @@ _REG_REFERENCE = {"Max": reference_elementwise.max_, "Min": reference_elementwis
                   "Div": reference_elementwise.div, "Exp": reference_elementwise.exp, "LoadAlign": reference_reg.load, "StoreAlign": reference_reg.store, "Add": reference_reg.binary,
                   "Sub": reference_reg.binary, "Mul": reference_reg.binary, "Duplicate": reference_reg.duplicate,
                   "Reduce": reference_reg.reduce, "Cast": reference_reg.cast_lanes, "Pack": reference_reg.pack,
-                  "UnPack": reference_reg.unpack, "PairReduceElem": reference_reg.pair_reduce}
+                  "UnPack": reference_reg.unpack, "PairReduceElem": reference_reg.pair_reduce,
+                  **{op: reference_reg.tensor_scalar for op in R.SCALAR_DTYPES},
+                  **{op: reference_reg.unary for op in R.UNARY_DTYPES}}
 
 
 def _reg(name, body, dtypes=lambda spec: R.REGISTER_DTYPES):
@@ -292,6 +315,8 @@ REG_INSTRUCTIONS = (
     *(_reg(op, _reg_arith(op), lambda spec, op=op: R.ARITH_DTYPES[op]) for op in ("Add", "Sub", "Mul")),
     *(_reg(op, _reg_arith(op), lambda spec, op=op: R.ENGINE_DTYPES[op]) for op in ("Max", "Min", "Div")),
     _reg("Exp", _reg_exp, lambda spec: R.ENGINE_DTYPES["Exp"]),
+    *(_reg(op, _reg_scalar(op), lambda spec, op=op: R.SCALAR_DTYPES[op]) for op in R.SCALAR_DTYPES),
+    *(_reg(op, _reg_unary(op), lambda spec, op=op: R.UNARY_DTYPES[op]) for op in R.UNARY_DTYPES),
     _reg("Duplicate", _reg_duplicate), _reg("Reduce", _reg_reduce, lambda spec: tuple(R.REDUCE_SUM_DST)),
     _reg("PairReduceElem", _reg_pair_reduce, lambda spec: ("half", "float")),
     _reg("Cast", _reg_cast, lambda spec: tuple(sorted({a for a, _ in R.CAST_PAIRS}))),
