@@ -327,3 +327,22 @@ def test_compiled_refusals_as_plain_python():
         _refused(lambda: REFUSED_VF(hd, h, "half", 2), aj.ParameterError, "Adds")
         _refused(lambda: REFUSED_VF(hd, h, "half", 3), aj.ParameterError, "Sqrt")
     assert np.array_equal(core.ub, before)
+
+
+@pytest.mark.parametrize("size", [256 * 32, 8000])
+def test_gelu_port_is_the_reference_composition_bit_for_bit(size):
+    """kernels/gelu_reg.py (the devkit's Reg GELU) against its instruction sequence composed from the reference
+    model: float32 IEEE Mul/Muls/Add/Adds (Add/Mul's lanes, RegPrec 0 ulp), the reference Exp and Div of the 950's
+    INTRINSIC algorithm (D37: the exact result rounded once, D38 flush); compiled and plain Python alike."""
+    from ascend_jit.kernels import registry
+    from ascend_jit.reference import elementwise as ref_ew
+    k = registry()["gelu_reg"]
+    gelu = __import__(k.run.__module__)
+    inputs = k.make_inputs(size, 3)
+    x = inputs["x"]
+    env = ref_ew.Env("ascend950")
+    t = x * x * x * gelu.COEFF_CUBIC + x * gelu.COEFF_LINEAR
+    e = ref_ew.exp("float", env, t).astype(np.float32) + np.float32(1.0)
+    want = ref_ew.div("float", env, x, e).astype(np.float32)
+    for vf in (gelu.GELU_VF, gelu.GELU_VF.py_func):
+        assert np.array_equal(k.run(D950, inputs, vf=vf)["y"].view(np.uint32), want.view(np.uint32))
