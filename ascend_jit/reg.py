@@ -1464,67 +1464,34 @@ for _name in UNARY_OPS:
     impl.direct_call(globals()[_name], ops.unary, _unary_plan(_name))
 
 
-def _scalar_parts(scalar):
-    return (float(scalar), 0, True) if isinstance(scalar, float) else (0.0, scalar, False)
+def _tensor_scalar_plan(name):
+    """Adds/Muls/Maxs/Mins in a VF as one call of Add/Mul's `binary` or Max/Min's `engine_binary`, whose second source
+    is the register ops.scalar_register makes (the kinds checked and the scalar converted there, naming the
+    instruction); `mode` ZEROING only; the class markers from the source register's type."""
+    index, allowed = ops.SCALAR_OPS.index(name), _SCALAR_KINDS[name]
 
-
-@overload(_scalar_parts, inline="always")
-def _ol_scalar_parts(scalar):
-    """A VF's scalar argument as ops.scalar_bits takes it: (float value, int value, whether it is a float)."""
-    if isinstance(scalar, types.Float):
-        return lambda scalar: (np.float64(scalar), 0, True)
-    return lambda scalar: (0.0, scalar, False)
-
-
-def _ol_tensor_scalar(api):
-    """Adds/Muls/Maxs/Mins in a VF: the scalar converted (D29) into a register of src's type and modes, then the
-    binary kernel of Add/Mul or Max/Min with it as src1 (no kernel of their own); ZEROING only."""
-    index, allowed = SCALAR_OPS_INDEX[api], _SCALAR_KINDS[api]
-    zeroing = _enum_reader(api, "mode", MaskMergeMode, "MaskMergeMode.ZEROING (DK Reg MergeMode table 2)", flag=True,
-                           hi=impl.ZEROING)
-
-    def typer(dst, src, scalar, mask, mode=0):
-        if not (_regs_and_mask(dst, src, mask) and isinstance(scalar, (types.Number, types.Boolean))):
+    def plan(dst, src, scalar, mask, mode=None):
+        if not (_regs_and_mask(dst, src, mask) and isinstance(scalar, (types.Number, types.Boolean)) and
+                impl.enum_like(mode)):
             return None
-        if isinstance(scalar, types.Boolean):  # refused when called, as plain Python refuses it (SPEC-2 D29)
-            def refuse_bool(dst, src, scalar, mask, mode=0):
-                raise ParameterError(api, "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
-            return refuse_bool
+        broadcast = (impl.CALL, ops.scalar_register, ((impl.CONST, types.int64, index),
+                                                      (impl.CONST, types.int64, allowed), (impl.ARG, 0),
+                                                      (impl.ARG, 1), (impl.ARG, 2)))
+        head = ((impl.ARG, 0), (impl.ARG, 1), broadcast, (impl.ARG, 3))
+        mode_operand = (impl.ENUM, 4, False, _zeroing_rule(name))
         kind = impl.register_kind(src)
-        if api in ("Adds", "Muls"):
-            code = ops.ADD if api == "Adds" else ops.MUL
-            half_class, wide_class, int_class = _binary_markers(kind)
-
-            def arith(dst, src, scalar, mask, mode=0):
-                d, a, words = impl.borrow(dst), impl.borrow(src), impl.borrow(mask)
-                merging = zeroing(mode)
-                ops.check_scalar_kinds(np.int64(index), np.int64(d[impl.H_KIND]), np.int64(a[impl.H_KIND]),
-                                       np.int64(allowed))
-                fvalue, ivalue, is_float = _scalar_parts(scalar)
-                tmp = ops.broadcast_register(a, ops.scalar_bits(api, a[impl.H_KIND], fvalue, ivalue, is_float))
-                ops.binary(d, a, tmp, words, np.int64(code), merging, _marker(half_class), _marker(wide_class),
-                           _marker(int_class))
-            return arith
-        name = "Max" if api == "Maxs" else "Min"
-        code, engine_kinds = ENGINE_OPS[name], _ENGINE_KINDS[name]
-        half_class, halves_class, wide_class, int_class = _engine_markers(name, kind)
-
-        def extreme(dst, src, scalar, mask, mode=0):
-            d, a, words = impl.borrow(dst), impl.borrow(src), impl.borrow(mask)
-            merging = zeroing(mode)
-            ops.check_scalar_kinds(np.int64(index), np.int64(d[impl.H_KIND]), np.int64(a[impl.H_KIND]),
-                                   np.int64(allowed))
-            fvalue, ivalue, is_float = _scalar_parts(scalar)
-            tmp = ops.broadcast_register(a, ops.scalar_bits(api, a[impl.H_KIND], fvalue, ivalue, is_float))
-            ops.engine_binary(d, a, tmp, words, np.int64(code), np.int64(engine_kinds), merging, _marker(half_class),
-                              _marker(halves_class), _marker(wide_class), _marker(int_class))
-        return extreme
-    return typer
+        if name in ("Adds", "Muls"):
+            return head + ((impl.CONST, types.int64, ops.ADD if name == "Adds" else ops.MUL), mode_operand,
+                           *_marker_operands(_binary_markers(kind)))
+        engine = "Max" if name == "Maxs" else "Min"
+        return head + ((impl.CONST, types.int64, ENGINE_OPS[engine]), (impl.CONST, types.int64, _ENGINE_KINDS[engine]),
+                       mode_operand, *_marker_operands(_engine_markers(engine, kind)))
+    return plan
 
 
-SCALAR_OPS_INDEX = {name: i for i, name in enumerate(ops.SCALAR_OPS)}
 for _name in ops.SCALAR_OPS:
-    overload(globals()[_name])(_ol_tensor_scalar(_name))
+    impl.direct_call(globals()[_name], ops.binary if _name in ("Adds", "Muls") else ops.engine_binary,
+                     _tensor_scalar_plan(_name))
 
 
 def _regs_and_mask(*types_):

@@ -8,7 +8,8 @@ then saturated when the half overflow mode says so, bfloat16 is computed in floa
 and int32 clamp when integer saturation is on, every other integer wraps, and 64-bit lanes wrap modulo 2**64.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from ..errors import ParameterError, UnsupportedDTypeError
 from . import elementwise as ew
@@ -810,10 +811,46 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
 
 # --- Adds, Muls, Maxs, Mins: the binary kernels with a broadcast register ------------------------------------------
 # DK `R/基础算术/{Adds,Muls,Maxs,Mins}.md`: dst = src op scalar per active lane, ZEROING only (RegMerge table 2). The
-# scalar is converted by SPEC-2 D29 and duplicated into a register of src's type and modes; Adds/Muls then run
-# `binary` (Add/Mul's lanes: RegPrec "Adds/Muls half/float: 0ulp"), Maxs/Mins `engine_binary` (Max/Min's, D41), so
-# no new kernel compiles for them.
+# scalar is converted by SPEC-2 D29 and duplicated into a register of src's type and modes (scalar_register, a small
+# kernel); Adds/Muls then run `binary` (Add/Mul's lanes: RegPrec "Adds/Muls half/float: 0ulp"), Maxs/Mins
+# `engine_binary` (Max/Min's, D41): in a VF both are direct calls (jit/reg.py CALL operand), no kernel of their own.
 SCALAR_OPS = ("Adds", "Muls", "Maxs", "Mins")
+
+
+@internal
+def scalar_api(index):
+    """The name of tensor-scalar instruction `index` (SCALAR_OPS), for refusals."""
+    if index == 0:
+        return "Adds"
+    if index == 1:
+        return "Muls"
+    return "Maxs" if index == 2 else "Mins"
+
+
+def scalar_parts(index, scalar):
+    """(float value, int value, whether the scalar is a float): what scalar_bits takes (compiled code only)."""
+    return (float(scalar), 0, True) if isinstance(scalar, float) else (0.0, scalar, False)
+
+
+@overload(scalar_parts, inline="always")
+def _ol_scalar_parts(index, scalar):
+    if isinstance(scalar, types.Boolean):  # refused as plain Python refuses it (SPEC-2 D29)
+        def refuse(index, scalar):
+            raise ParameterError(scalar_api(index), "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)",
+                                 DEVICE)
+        return refuse
+    if isinstance(scalar, types.Float):
+        return lambda index, scalar: (np.float64(scalar), 0, True)
+    return lambda index, scalar: (0.0, scalar, False)
+
+
+@njit(cache=True)
+def scalar_register(index, allowed, dst, src, scalar):
+    """The second source of tensor-scalar instruction `index` in a VF: dst's and src's kinds checked (naming the
+    instruction), the scalar converted (D29) and duplicated into a register of src's kind and modes."""
+    check_scalar_kinds(index, np.int64(dst[H_KIND]), np.int64(src[H_KIND]), allowed)
+    fvalue, ivalue, is_float = scalar_parts(index, scalar)
+    return broadcast_register(src, scalar_bits(scalar_api(index), src[H_KIND], fvalue, ivalue, is_float))
 
 
 @internal
