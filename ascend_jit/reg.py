@@ -23,6 +23,7 @@ from numba.extending import overload
 
 from .api._common import INT32_MAX, UINT64_MAX, as_enum, as_int
 from .api._scalar import scalar_bits
+from .api.compare import CMPMODE
 from .core import current_core
 from .dtypes import ALL, resolve
 from .enums import RoundMode
@@ -738,6 +739,57 @@ def Sqrt(dst, src, mask, mode=MaskMergeMode.ZEROING):
     _unary("Sqrt", dst, src, mask, mode)
 
 
+def _compare(api, dst, src0, src1_data, mask, mode, kind):
+    _write_mask(api, "dst", dst, lambda out: ops.compare(out, src0.data, src1_data, _mask(api, "mask", mask),
+                                                         _code(api, "mode", mode, CMPMODE), *_compare_markers(kind)))
+
+
+def _compare_markers(kind):
+    """ops.compare's float (half, float, bfloat16) and int class markers (None kind: both)."""
+    if kind is None:
+        return 0, 0
+    is_float = kind in (_HALF, _FLOAT, _BF16)
+    return (0 if is_float else None), (None if is_float else 0)
+
+
+def Compare(dst, src0, src1, mask, mode=CMPMODE.EQ):
+    """Compare<T, mode>(dst, src0, src1, mask): MaskReg dst, every bit of lane j set iff lane j is active and
+    src0[j] mode src1[j] (aj.CMPMODE; IEEE as the 950 Memory-API Compare, SPEC-2 9.4, D43), every other bit 0
+    (DK R/比较与选择/Compare.md)."""
+    api = "Compare"
+    _core_check(api)
+    _reg(api, "src0", src0), _reg(api, "src1", src1)
+    _check_dtype(api, src0.dtype.name, REGISTER_DTYPES, "DK R/比较与选择/Compare.md")
+    if src1.dtype.name != src0.dtype.name:
+        raise UnsupportedDTypeError(api, "src1 dtype", src1.dtype.name, legal=f"{src0.dtype.name}, src0's (DK "
+                                    "R/比较与选择/Compare.md)", device=DEVICE)
+    _compare(api, dst, src0, src1.data, mask, mode, src0.dtype.kind)
+
+
+def Compares(dst, src, scalar, mask, mode=CMPMODE.EQ):
+    """Compares<T, mode>(dst, src, scalar, mask): Compare with the scalar (converted by SPEC-2 D29) in every lane
+    (DK R/比较与选择/Compares.md)."""
+    api = "Compares"
+    _core_check(api)
+    _reg(api, "src", src)
+    _check_dtype(api, src.dtype.name, REGISTER_DTYPES, "DK R/比较与选择/Compares.md")
+    _mask(api, "mask", mask), _code(api, "mode", mode, CMPMODE)
+    tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, None, src.dtype, scalar, "scalar")))
+    _compare(api, dst, src, tmp, mask, mode, src.dtype.kind)
+
+
+def _select_registers(dst, src0, src1, mask):
+    """Select on data registers (DK R/比较与选择/Select.md): src0's lane where the mask selects it, else src1's."""
+    api = "Select"
+    _core_check(api)
+    _reg(api, "src0", src0), _reg(api, "src1", src1)
+    if not (dst.dtype.name == src0.dtype.name == src1.dtype.name):
+        raise UnsupportedDTypeError(api, "dtypes", f"{dst.dtype.name}, {src0.dtype.name}, {src1.dtype.name}",
+                                    legal="one element type for dstReg, srcReg0, srcReg1 (DK R/比较与选择/Select.md)",
+                                    device=DEVICE)
+    ops.select(dst.data, src0.data, src1.data, _mask(api, "mask", mask))
+
+
 def ReduceMax(dst, src, mask, mode=MaskMergeMode.ZEROING):
     """`Reg::ReduceMax(dst, src, mask)` = Reduce(dst, src, mask, MAX) (SPEC-2 11.4): the value in lane 0, its
     first index in lane 1."""
@@ -912,7 +964,11 @@ def Move(dst, src, mask=None):
 
 
 def Select(dst, src0, src1, mask):
-    """MaskReg Select: per bit, mask ? src0 : src1 (SPEC-2 11.7)."""
+    """MaskReg Select: per bit, mask ? src0 : src1 (SPEC-2 11.7); on RegTensors, per lane (DK R/比较与选择/Select.md:
+    src0's lane where the mask selects it, else src1's)."""
+    if isinstance(dst, RegTensor):
+        _select_registers(dst, src0, src1, mask)
+        return
     _logic("Select", mv.LOGIC_SELECT, dst, _mask("Select", "src0", src0), _mask("Select", "src1", src1),
            _mask("Select", "mask", mask))
 
@@ -1494,6 +1550,38 @@ for _name in ops.SCALAR_OPS:
                      _tensor_scalar_plan(_name))
 
 
+_CMP_MODE_RULES = {api: impl.EnumRule(api, "mode", CMPMODE, min(CMPMODE), max(CMPMODE),
+                                      "an aj.CMPMODE: LT, GT, EQ, LE, GE or NE") for api in ("Compare", "Compares")}
+
+
+def _compare_plan(dst, src0, src1, mask, mode=None):
+    """Compare as one call of ops.compare (dst: a MaskReg array, written whole); `mode` an aj.CMPMODE (EQ absent)."""
+    if not (_is_mask_type(dst) and isinstance(dst, types.Array) and _regs_and_mask(src0, src1, mask) and
+            impl.enum_like(mode)):
+        return None
+    return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ARG, 3),
+            (impl.ENUM, 4, int(CMPMODE.EQ), _CMP_MODE_RULES["Compare"]),
+            *_marker_operands(_compare_markers(impl.register_kind(src0))))
+
+
+def _compares_plan(dst, src, scalar, mask, mode=None):
+    """Compares: ops.compare with the scalar's register (ops.scalar_register, index COMPARES) as src1."""
+    if not (_is_mask_type(dst) and isinstance(dst, types.Array) and _regs_and_mask(src, mask) and
+            isinstance(scalar, (types.Number, types.Boolean)) and impl.enum_like(mode)):
+        return None
+    broadcast = (impl.CALL, ops.scalar_register, ((impl.CONST, types.int64, ops.COMPARES),
+                                                  (impl.CONST, types.int64, _REGISTER_KINDS), (impl.ARG, 1),
+                                                  (impl.ARG, 1), (impl.ARG, 2)))
+    return ((impl.ARG, 0), (impl.ARG, 1), broadcast, (impl.ARG, 3),
+            (impl.ENUM, 4, int(CMPMODE.EQ), _CMP_MODE_RULES["Compares"]),
+            *_marker_operands(_compare_markers(impl.register_kind(src))))
+
+
+_REGISTER_KINDS = sum(1 << d.kind for d in ALL)
+impl.direct_call(Compare, ops.compare, _compare_plan)
+impl.direct_call(Compares, ops.compare, _compares_plan)
+
+
 def _regs_and_mask(*types_):
     return all(_is_reg_type(t) for t in types_[:-1]) and _is_mask_type(types_[-1])
 
@@ -1711,7 +1799,13 @@ def _ol_logic(op, unary):
 overload(And)(_ol_logic(mv.LOGIC_AND, False))
 overload(Or)(_ol_logic(mv.LOGIC_OR, False))
 overload(Xor)(_ol_logic(mv.LOGIC_XOR, False))
-overload(Select)(_ol_logic(mv.LOGIC_SELECT, False))
+@overload(Select)
+def _ol_select(dst, src0, src1, mask):
+    """Select on MaskRegs (SPEC-2 11.7) or on data registers (DK R/比较与选择/Select.md), by dst's type."""
+    if _is_reg_type(dst):
+        return lambda dst, src0, src1, mask: ops.select(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1),
+                                                        impl.borrow(mask))
+    return lambda dst, src0, src1, mask: mv.mask_logic(dst, src0, src1, mask, mv.LOGIC_SELECT)
 overload(Not)(_ol_logic(mv.LOGIC_NOT, True))
 overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
 

@@ -243,6 +243,29 @@ def _reg_unary(op):
     return body
 
 
+def _reg_compare(op):
+    """Compare (or Compares with 1) into a MaskReg, stored as its 32 bytes; then Select on data registers."""
+    def body(t, dtype):
+        r, out = R.RegTensor(dtype), R.MaskReg()
+        for load in (False, True):
+            if load:
+                R.LoadAlign(r, t, 0)
+            if op == "Compare":
+                R.Compare(out, r, r, _lanes(), CMPMODE.LE)
+            else:
+                R.Compares(out, r, 1, _lanes(), CMPMODE.GT)
+        R.StoreAlign(t, out, 0)
+    return body
+
+
+def _reg_select_registers(t, dtype):
+    a, b = R.RegTensor(dtype), R.RegTensor(dtype)
+    R.Select(a, a, b, _lanes("H"))
+    R.LoadAlign(b, t, 0)
+    R.Select(a, a, b, _lanes("H"))
+    R.StoreAlign(t, a, _lanes(), 0)
+
+
 def _reg_duplicate(t, dtype):
     r = R.RegTensor(dtype)
     R.Duplicate(r, 1)
@@ -299,7 +322,8 @@ _REG_REFERENCE = {"Max": reference_elementwise.max_, "Min": reference_elementwis
                   "Reduce": reference_reg.reduce, "Cast": reference_reg.cast_lanes, "Pack": reference_reg.pack,
                   "UnPack": reference_reg.unpack, "PairReduceElem": reference_reg.pair_reduce,
                   **{op: reference_reg.tensor_scalar for op in R.SCALAR_DTYPES},
-                  **{op: reference_reg.unary for op in R.UNARY_DTYPES}}
+                  **{op: reference_reg.unary for op in R.UNARY_DTYPES}, "Compare": reference_reg.compare,
+                  "Compares": reference_reg.compare}
 
 
 def _reg(name, body, dtypes=lambda spec: R.REGISTER_DTYPES):
@@ -317,6 +341,9 @@ REG_INSTRUCTIONS = (
     _reg("Exp", _reg_exp, lambda spec: R.ENGINE_DTYPES["Exp"]),
     *(_reg(op, _reg_scalar(op), lambda spec, op=op: R.SCALAR_DTYPES[op]) for op in R.SCALAR_DTYPES),
     *(_reg(op, _reg_unary(op), lambda spec, op=op: R.UNARY_DTYPES[op]) for op in R.UNARY_DTYPES),
+    *(_reg(op, _reg_compare(op)) for op in ("Compare", "Compares")),
+    replace(_reg("Select", _reg_select_registers), name="Reg.Select (registers)",
+            reference=reference_reg.select),
     _reg("Duplicate", _reg_duplicate), _reg("Reduce", _reg_reduce, lambda spec: tuple(R.REDUCE_SUM_DST)),
     _reg("PairReduceElem", _reg_pair_reduce, lambda spec: ("half", "float")),
     _reg("Cast", _reg_cast, lambda spec: tuple(sorted({a for a, _ in R.CAST_PAIRS}))),

@@ -1,7 +1,8 @@
 """Reference model of the Ascend 950 Reg API (SPEC 7.5; SPEC-2 11), lane by lane and byte by byte, written from
 the SPECs alone: ReduceDataBlock (D3, D20, D25), PairReduceElem (SPEC 7.6), Add/Sub/Mul and carry forms, Reduce (D66), Cast (7.3, D45, D46,
 D65, D71), the load/store distributions (11.6, D68) and the MaskReg operations (11.7, D64); and, from the devkit's
-Reg pages where the SPECs are silent, Adds/Muls/Maxs/Mins and Abs/Relu/Neg/Ln/Log/Sqrt.
+Reg pages where the SPECs are silent, Adds/Muls/Maxs/Mins, Abs/Relu/Neg/Ln/Log/Sqrt, Compare/Compares and Select on
+data registers.
 
 Inputs are plain lists: `values` the source lanes (Python numbers), `active` a list of booleans per lane; memory is
 bytes; a MaskReg is a 256-bit Python int."""
@@ -213,6 +214,28 @@ def unary(op, dtype, xs, active, sat_half=False, sat_int=False):
     within half a double ulp of a rounding boundary, which the tests' data avoid; D38: inputs and results
     flushed). Integers: exact, then WRAP, or CLAMP for int16/int32 in integer saturation mode (D35)."""
     return [_unary_lane(op, dtype, x, sat_half, sat_int) if on else 0 for x, on in zip(xs, active)]
+
+
+CMP = {"LT": lambda x, y: x < y, "GT": lambda x, y: x > y, "EQ": lambda x, y: x == y, "LE": lambda x, y: x <= y,
+       "GE": lambda x, y: x >= y, "NE": lambda x, y: x != y}  # Python floats: IEEE (NaN unordered, NE true)
+
+
+def compare(mode, dtype, xs, ys, active):
+    """The 256-bit MaskReg of Reg Compare / Compares (DK R/比较与选择/Compare.md, Compares.md: ys all the scalar): every
+    bit of lane j set iff lane j is active and xs[j] mode ys[j] (SPEC-2 9.4's predicate, D43; RegBV-T31/T32),
+    every other bit 0; as a Python int."""
+    size = SIZES[dtype]
+    bits = 0
+    for j, (x, y, on) in enumerate(zip(xs, ys, active)):
+        if on and CMP[mode](x, y):
+            bits |= ((1 << size) - 1) << (j * size)
+    return bits
+
+
+def select(xs, ys, mask_bits, size):
+    """dst lanes of Reg Select on data registers (DK R/比较与选择/Select.md): lane j of xs where bit j*size of the
+    mask is set, else of ys (values copied)."""
+    return [x if (mask_bits >> (j * size)) & 1 else y for j, (x, y) in enumerate(zip(xs, ys))]
 
 
 def duplicate(value, active, before, merging=False):
