@@ -63,6 +63,12 @@ UNARY_DTYPES = {"Abs": ("int8", "int16", "half", "int32", "float", "int64"), "Re
                 "Neg": ("int8", "int16", "half", "int32", "float", "int64"), "Ln": ("half", "float"),
                 "Log": ("half", "float"), "Sqrt": ("half", "float")}
 _UNARY_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in UNARY_DTYPES.items()}
+_INTEGERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+BITWISE_OPS = {"And": ops.BIT_AND, "Or": ops.BIT_OR, "Xor": ops.BIT_XOR, "Not": ops.BIT_NOT,
+               "ShiftLefts": ops.SHIFT_LEFT, "ShiftRights": ops.SHIFT_RIGHT}
+BITWISE_DTYPES = {"And": _INTEGERS, "Or": _INTEGERS, "Xor": _INTEGERS, "ShiftLefts": _INTEGERS,
+                  "ShiftRights": _INTEGERS, "Not": _INTEGERS + ("half", "float")}  # DK R/逻辑计算 (bool: D28)
+_BITWISE_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in BITWISE_DTYPES.items()}
 _NAME_OF_KIND = {d.kind: d.name for d in ALL}
 CAST_PAIRS = tuple((_NAME_OF_KIND[a], _NAME_OF_KIND[b]) for a, b in cv.PAIRS)
 
@@ -938,23 +944,70 @@ def _logic(api, op, dst, a, b, m):
     _write_mask(api, "dst", dst, lambda out: mv.mask_logic(out, a, b, m, op))
 
 
-def And(dst, src0, src1, mask):
-    """MaskReg And (SPEC-2 11.7, D64): dst = src0 & src1 & mask on all 256 bits."""
+def _bitwise(api, dst, src0, src1, mask, mode, amount=0):
+    """And/Or/Xor/Not on data registers and the shifts (DK R/逻辑计算/*.md; ZEROING only, RegMerge table 3)."""
+    _core_check(api)
+    _same_dtype(api, dst, src0, BITWISE_DTYPES[api])
+    if src1 is not src0:
+        _reg(api, "src1", src1)
+        if src1.dtype.name != src0.dtype.name:
+            raise UnsupportedDTypeError(api, "src1 dtype", src1.dtype.name, legal=f"{src0.dtype.name}, src0's",
+                                        device=DEVICE)
+    words = _mask(api, "mask", mask)
+    _zeroing_only(api, mode)
+    ops.bitwise(dst.data, src0.data, src1.data, words, BITWISE_OPS[api], _BITWISE_KINDS[api], amount, False)
+
+
+def And(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """MaskReg And (SPEC-2 11.7, D64): dst = src0 & src1 & mask on all 256 bits; on RegTensors (integers), src0 &
+    src1 per active lane (DK R/逻辑计算/And.md)."""
+    if isinstance(dst, RegTensor):
+        _bitwise("And", dst, src0, src1, mask, mode)
+        return
     _logic("And", mv.LOGIC_AND, dst, _mask("And", "src0", src0), _mask("And", "src1", src1), _mask("And", "mask", mask))
 
 
-def Or(dst, src0, src1, mask):
+def Or(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    if isinstance(dst, RegTensor):
+        _bitwise("Or", dst, src0, src1, mask, mode)
+        return
     _logic("Or", mv.LOGIC_OR, dst, _mask("Or", "src0", src0), _mask("Or", "src1", src1), _mask("Or", "mask", mask))
 
 
-def Xor(dst, src0, src1, mask):
+def Xor(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    if isinstance(dst, RegTensor):
+        _bitwise("Xor", dst, src0, src1, mask, mode)
+        return
     _logic("Xor", mv.LOGIC_XOR, dst, _mask("Xor", "src0", src0), _mask("Xor", "src1", src1),
            _mask("Xor", "mask", mask))
 
 
-def Not(dst, src, mask):
+def Not(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """MaskReg Not, or on RegTensors ~src per active lane (integers, half, float: the bits, DK R/逻辑计算/Not.md)."""
+    if isinstance(dst, RegTensor):
+        _bitwise("Not", dst, src, src, mask, mode)
+        return
     words = _mask("Not", "src", src)
     _logic("Not", mv.LOGIC_NOT, dst, words, words, _mask("Not", "mask", mask))
+
+
+def _shift(api, dst, src, scalar, mask, mode):
+    if isinstance(scalar, (bool, np.bool_)) or not isinstance(scalar, (int, np.integer)) or not 0 <= scalar <= 32767:
+        _core_check(api)
+        raise ParameterError(api, "scalar", scalar, legal="an int16 shift amount >= 0 (a negative one is undefined, "
+                             "DK R/逻辑计算)", device=DEVICE)
+    _bitwise(api, dst, src, src, mask, mode, int(scalar))
+
+
+def ShiftLefts(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """ShiftLefts: each lane << scalar (unsigned: logical; signed: the sign bit kept); >= the width: 0."""
+    _shift("ShiftLefts", dst, src, scalar, mask, mode)
+
+
+def ShiftRights(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """ShiftRights: each lane >> scalar (unsigned: logical; signed: arithmetic); >= the width: 0 (or -1 for a
+    negative signed lane)."""
+    _shift("ShiftRights", dst, src, scalar, mask, mode)
 
 
 def Move(dst, src, mask=None):
@@ -1577,6 +1630,24 @@ def _compares_plan(dst, src, scalar, mask, mode=None):
             *_marker_operands(_compare_markers(impl.register_kind(src))))
 
 
+
+
+def _shift_plan(name):
+    """ShiftLefts/ShiftRights as one call of ops.bitwise; the amount checked by ops.shift_amount (an int16 >= 0: a
+    negative one is undefined). A non-integer amount is no such call (a typing error naming the instruction)."""
+    code, allowed, left = BITWISE_OPS[name], _BITWISE_KINDS[name], name == "ShiftLefts"
+
+    def plan(dst, src, scalar, mask, mode=None):
+        if not (_regs_and_mask(dst, src, mask) and isinstance(scalar, types.Integer) and impl.enum_like(mode)):
+            return None
+        amount = (impl.CALL, ops.shift_amount, ((impl.CONST, types.boolean, left), (impl.ARG, 2)))
+        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 1), (impl.ARG, 3), (impl.CONST, types.int64, code),
+                (impl.CONST, types.int64, allowed), amount, (impl.ENUM, 4, False, _zeroing_rule(name)))
+    return plan
+
+
+impl.direct_call(ShiftLefts, ops.bitwise, _shift_plan("ShiftLefts"))
+impl.direct_call(ShiftRights, ops.bitwise, _shift_plan("ShiftRights"))
 _REGISTER_KINDS = sum(1 << d.kind for d in ALL)
 impl.direct_call(Compare, ops.compare, _compare_plan)
 impl.direct_call(Compares, ops.compare, _compares_plan)
@@ -1786,19 +1857,35 @@ def _cast_plan(dst, src, mask, trait=None):
 impl.direct_call(Cast, _cast_kernel, _cast_plan)
 
 
-def _ol_logic(op, unary):
+def _ol_logic(op, unary, name=None):
+    """A MaskReg operation, or (name given: And/Or/Xor/Not) on data registers ops.bitwise when dst is a register."""
+    if name is not None:
+        code, allowed = BITWISE_OPS[name], _BITWISE_KINDS[name]
+        zeroing = _enum_reader(name, "mode", MaskMergeMode, "MaskMergeMode.ZEROING (DK Reg MergeMode table 3)",
+                               flag=True, hi=impl.ZEROING)
     if unary:
-        def typer(dst, src, mask=None):
-            return lambda dst, src, mask=None: mv.mask_logic(dst, src, src, _words_or_all(mask), op)
+        def typer(dst, src, mask=None, mode=0):
+            if name is not None and _is_reg_type(dst):
+                def registers(dst, src, mask=None, mode=0):
+                    s = impl.borrow(src)
+                    ops.bitwise(impl.borrow(dst), s, s, impl.borrow(mask), np.int64(code), np.int64(allowed),
+                                np.int64(code - code), zeroing(mode))
+                return registers
+            return lambda dst, src, mask=None, mode=0: mv.mask_logic(dst, src, src, _words_or_all(mask), op)
     else:
-        def typer(dst, src0, src1, mask):
-            return lambda dst, src0, src1, mask: mv.mask_logic(dst, src0, src1, mask, op)
+        def typer(dst, src0, src1, mask, mode=0):
+            if name is not None and _is_reg_type(dst):
+                def registers(dst, src0, src1, mask, mode=0):
+                    ops.bitwise(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask),
+                                np.int64(code), np.int64(allowed), np.int64(code - code), zeroing(mode))
+                return registers
+            return lambda dst, src0, src1, mask, mode=0: mv.mask_logic(dst, src0, src1, mask, op)
     return typer
 
 
-overload(And)(_ol_logic(mv.LOGIC_AND, False))
-overload(Or)(_ol_logic(mv.LOGIC_OR, False))
-overload(Xor)(_ol_logic(mv.LOGIC_XOR, False))
+overload(And)(_ol_logic(mv.LOGIC_AND, False, "And"))
+overload(Or)(_ol_logic(mv.LOGIC_OR, False, "Or"))
+overload(Xor)(_ol_logic(mv.LOGIC_XOR, False, "Xor"))
 @overload(Select)
 def _ol_select(dst, src0, src1, mask):
     """Select on MaskRegs (SPEC-2 11.7) or on data registers (DK R/比较与选择/Select.md), by dst's type."""
@@ -1806,7 +1893,7 @@ def _ol_select(dst, src0, src1, mask):
         return lambda dst, src0, src1, mask: ops.select(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1),
                                                         impl.borrow(mask))
     return lambda dst, src0, src1, mask: mv.mask_logic(dst, src0, src1, mask, mv.LOGIC_SELECT)
-overload(Not)(_ol_logic(mv.LOGIC_NOT, True))
+overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
 overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
 
 

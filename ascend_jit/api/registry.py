@@ -258,6 +258,23 @@ def _reg_compare(op):
     return body
 
 
+def _reg_bitwise(op):
+    """On data registers: And/Or/Xor of the register with itself, Not, or a shift by 3."""
+    def body(t, dtype):
+        r, mask = R.RegTensor(dtype), _lanes()
+        for load in (False, True):
+            if load:
+                R.LoadAlign(r, t, 0)
+            if op == "Not":
+                R.Not(r, r, mask)
+            elif op.startswith("Shift"):
+                getattr(R, op)(r, r, 3, mask)
+            else:
+                getattr(R, op)(r, r, r, mask)
+        R.StoreAlign(t, r, mask, 0)
+    return body
+
+
 def _reg_select_registers(t, dtype):
     a, b = R.RegTensor(dtype), R.RegTensor(dtype)
     R.Select(a, a, b, _lanes("H"))
@@ -344,6 +361,9 @@ REG_INSTRUCTIONS = (
     *(_reg(op, _reg_compare(op)) for op in ("Compare", "Compares")),
     replace(_reg("Select", _reg_select_registers), name="Reg.Select (registers)",
             reference=reference_reg.select),
+    *(replace(_reg(op, _reg_bitwise(op), lambda spec, op=op: R.BITWISE_DTYPES[op]),
+              name=f"Reg.{op}" + (" (registers)" if op in ("And", "Or", "Xor", "Not") else ""),
+              reference=reference_reg.bitwise) for op in R.BITWISE_DTYPES),
     _reg("Duplicate", _reg_duplicate), _reg("Reduce", _reg_reduce, lambda spec: tuple(R.REDUCE_SUM_DST)),
     _reg("PairReduceElem", _reg_pair_reduce, lambda spec: ("half", "float")),
     _reg("Cast", _reg_cast, lambda spec: tuple(sorted({a for a, _ in R.CAST_PAIRS}))),

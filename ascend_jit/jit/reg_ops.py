@@ -977,3 +977,99 @@ def select(dst, src0, src1, words):
     for i in range(VL):
         dst[i] = dst[VL + i]
     dst[H_CTRL] = merged_modes(src0[H_CTRL], src1[H_CTRL])
+
+
+# --- And, Or, Xor, Not on data registers; ShiftLefts, ShiftRights (DK R/逻辑计算/*.md) ------------------------------
+# Bitwise lanes (ZEROING only, RegMerge table 3): And/Or/Xor/Not act on the register's bytes, whatever the type;
+# the shifts on each lane's bit pattern: unsigned types shift logically, signed ones arithmetically (ShiftLefts keeps
+# the sign bit and drops the bit below it, the page's example 1010101010101010 << 1 = 1101010101010100); an amount of
+# the lane width or more gives 0, and for ShiftRights of a negative signed lane -1 (the pages' constraints).
+BIT_AND, BIT_OR, BIT_XOR, BIT_NOT, SHIFT_LEFT, SHIFT_RIGHT = range(6)
+
+
+@njit(cache=True, inline="always")
+def _check_bitwise(op, dk, k0, k1, allowed):
+    if dk != k0 or (op < BIT_NOT and k1 != k0) or not (allowed >> k0) & 1:
+        if op == BIT_AND:
+            raise UnsupportedDTypeError("And", "dst/src kinds", (dk, k0, k1), "one integer type for dst, src0, src1 "
+                                        "(DK R/逻辑计算/And.md)", DEVICE)
+        if op == BIT_OR:
+            raise UnsupportedDTypeError("Or", "dst/src kinds", (dk, k0, k1), "one integer type for dst, src0, src1 "
+                                        "(DK R/逻辑计算/Or.md)", DEVICE)
+        if op == BIT_XOR:
+            raise UnsupportedDTypeError("Xor", "dst/src kinds", (dk, k0, k1), "one integer type for dst, src0, src1 "
+                                        "(DK R/逻辑计算/Xor.md)", DEVICE)
+        if op == BIT_NOT:
+            raise UnsupportedDTypeError("Not", "dst/src kinds", (dk, k0), "one type of DK R/逻辑计算/Not.md for dst "
+                                        "and src", DEVICE)
+        if op == SHIFT_LEFT:
+            raise UnsupportedDTypeError("ShiftLefts", "dst/src kinds", (dk, k0), "one integer type for dst and src "
+                                        "(DK R/逻辑计算/ShiftLefts.md)", DEVICE)
+        raise UnsupportedDTypeError("ShiftRights", "dst/src kinds", (dk, k0), "one integer type for dst and src "
+                                    "(DK R/逻辑计算/ShiftRights.md)", DEVICE)
+
+
+@njit(cache=True, inline="always")
+def _lane_bits(reg, j, size):
+    if size == 1:
+        return np.uint64(reg[j])
+    if size == 2:
+        return np.uint64(u16_at(reg, j))
+    if size == 4:
+        return np.uint64(u32_at(reg, j))
+    return u64_at(reg, j)
+
+
+@njit(cache=True, inline="always")
+def _shifted(b, amount, width, signed, left):
+    """One lane's shifted bit pattern (b: the lane's bits, zero-extended; width in bits)."""
+    ones = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - width)
+    sign = np.uint64(1) << np.uint64(width - 1)
+    negative = signed and (b & sign) != 0
+    if amount >= width:
+        return ones if negative and not left else np.uint64(0)
+    s = np.uint64(amount)
+    if left:
+        r = (b << s) & ones
+        return (r & (ones >> np.uint64(1))) | (b & sign) if signed else r
+    r = b >> s
+    return (r | (ones ^ (ones >> s))) & ones if negative else r
+
+
+@njit(cache=True)
+def bitwise(dst, src0, src1, words, op, allowed, amount, merging):
+    """Reg And/Or/Xor/Not on data registers and ShiftLefts/ShiftRights by `amount` (src1 unused for Not and the
+    shifts): every lane into dst's scratch, then the mask (`merging` is False: the API refuses MERGING)."""
+    k0 = np.int64(src0[H_KIND])
+    _check_bitwise(op, np.int64(dst[H_KIND]), k0, np.int64(src1[H_KIND]), allowed)
+    size = kind_size(k0)
+    if op == BIT_AND:
+        for i in range(VL):
+            dst[VL + i] = src0[i] & src1[i]
+    elif op == BIT_OR:
+        for i in range(VL):
+            dst[VL + i] = src0[i] | src1[i]
+    elif op == BIT_XOR:
+        for i in range(VL):
+            dst[VL + i] = src0[i] ^ src1[i]
+    elif op == BIT_NOT:
+        for i in range(VL):
+            dst[VL + i] = ~src0[i]
+    else:
+        signed = k0 == KIND_INT8 or k0 == KIND_INT16 or k0 == KIND_INT32 or k0 == KIND_INT64
+        for j in range(VL // size):
+            r = _shifted(_lane_bits(src0, j, size), amount, 8 * size, signed, op == SHIFT_LEFT)
+            for k in range(size):
+                dst[VL + j * size + k] = np.uint8((r >> np.uint64(8 * k)) & np.uint64(0xFF))
+    _merge_lanes(dst, words, size, merging)
+    dst[H_CTRL] = src0[H_CTRL]
+
+
+@njit(cache=True)
+def shift_amount(left, amount):
+    """A shift's scalar in a VF: an int16 value (the pages' scalarValue type) that is not negative (a negative
+    amount is undefined on the device: refused)."""
+    if amount < 0 or amount > 32767:
+        raise ParameterError("ShiftLefts" if left else "ShiftRights", "scalar", amount,
+                             "an int16 shift amount >= 0 (a negative one is undefined, DK R/逻辑计算)", DEVICE)
+    return np.int64(amount)

@@ -1,8 +1,8 @@
 """Reference model of the Ascend 950 Reg API (SPEC 7.5; SPEC-2 11), lane by lane and byte by byte, written from
 the SPECs alone: ReduceDataBlock (D3, D20, D25), PairReduceElem (SPEC 7.6), Add/Sub/Mul and carry forms, Reduce (D66), Cast (7.3, D45, D46,
 D65, D71), the load/store distributions (11.6, D68) and the MaskReg operations (11.7, D64); and, from the devkit's
-Reg pages where the SPECs are silent, Adds/Muls/Maxs/Mins, Abs/Relu/Neg/Ln/Log/Sqrt, Compare/Compares and Select on
-data registers.
+Reg pages where the SPECs are silent, Adds/Muls/Maxs/Mins, Abs/Relu/Neg/Ln/Log/Sqrt, Compare/Compares, Select and
+And/Or/Xor/Not on data registers, ShiftLefts/ShiftRights.
 
 Inputs are plain lists: `values` the source lanes (Python numbers), `active` a list of booleans per lane; memory is
 bytes; a MaskReg is a 256-bit Python int."""
@@ -236,6 +236,31 @@ def select(xs, ys, mask_bits, size):
     """dst lanes of Reg Select on data registers (DK R/比较与选择/Select.md): lane j of xs where bit j*size of the
     mask is set, else of ys (values copied)."""
     return [x if (mask_bits >> (j * size)) & 1 else y for j, (x, y) in enumerate(zip(xs, ys))]
+
+
+def bitwise(op, dtype, xs, ys, active, amount=0):
+    """dst lane bit patterns (unsigned ints) of Reg And/Or/Xor/Not on data registers and ShiftLefts/ShiftRights
+    (DK R/逻辑计算/*.md): xs, ys the lanes' bit patterns; inactive lanes 0 (ZEROING only). Shifts: unsigned types
+    logical; signed ShiftLefts keep the sign bit (the page's 1010101010101010 << 1 = 1101010101010100), signed
+    ShiftRights replicate it; an amount of the width or more gives 0 (ShiftRights of a negative signed lane: -1)."""
+    width = 8 * SIZES[dtype]
+    ones, sign = (1 << width) - 1, 1 << (width - 1)
+    signed = dtype in ("int8", "int16", "int32", "int64")
+    out = []
+    for x, y, on in zip(xs, ys, active):
+        if not on:
+            out.append(0)
+        elif op in ("and", "or", "xor"):
+            out.append({"and": x & y, "or": x | y, "xor": x ^ y}[op])
+        elif op == "not":
+            out.append(~x & ones)
+        elif op == "shiftlefts":
+            r = 0 if amount >= width else (x << amount) & ones
+            out.append((r & (ones >> 1)) | (x & sign) if signed and amount < width else r)
+        else:  # shiftrights: the signed value's floor division by 2**amount, as bits
+            value = x - (1 << width) if signed and x & sign else x
+            out.append((value >> min(amount, width)) & ones)
+    return out
 
 
 def duplicate(value, active, before, merging=False):
