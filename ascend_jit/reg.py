@@ -47,15 +47,17 @@ REDUCE_SUM_DST = {"half": "half", "float": "float", "int16": "int32", "uint16": 
                   "uint32": "uint32", "int64": "int64", "uint64": "uint64"}
 REDUCE_EXTREME_DTYPES = ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64")
 # Max, Min, Div, Exp: not in SPEC-2 11; the 950 Memory-API instruction's dtypes and numerics (docs/decisions.md)
-ENGINE_OPS = {"Max": ops.ew.MAX, "Min": ops.ew.MIN, "Div": ops.ew.DIV, "Exp": ops.ew.EXP}
+ENGINE_OPS = {"Max": ops.ew.MAX, "Min": ops.ew.MIN, "Div": ops.ew.DIV, "Exp": ops.ew.EXP,
+              "LeakyRelu": ops.ew.LEAKY_RELU}
 ENGINE_DTYPES = {"Max": REGISTER_DTYPES, "Min": REGISTER_DTYPES,
                  "Div": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
-                 "Exp": ("half", "float")}
+                 "Exp": ("half", "float"), "LeakyRelu": ("half", "float")}
 _ENGINE_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in ENGINE_DTYPES.items()}
 # Adds, Muls, Maxs, Mins and the unary Abs, Relu, Neg, Ln, Log, Sqrt: not in SPEC-2 11; the devkit's Reg pages
 # (DK `R/基础算术/*.md` 数据类型, complex types D28) and the 950 Memory-API numerics (docs/decisions.md "Reg API")
 SCALAR_DTYPES = {"Adds": REGISTER_DTYPES, "Maxs": REGISTER_DTYPES, "Mins": REGISTER_DTYPES,
-                 "Muls": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64")}
+                 "Muls": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
+                 "LeakyRelu": ("half", "float")}
 _SCALAR_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in SCALAR_DTYPES.items()}
 UNARY_OPS = {"Abs": ops.ew.ABS, "Relu": ops.ew.RELU, "Neg": ops.NEG, "Ln": ops.ew.LN, "Log": ops.LOG,
              "Sqrt": ops.ew.SQRT}
@@ -607,15 +609,16 @@ def _engine_markers(api, kind):
     """The dtype-class markers (0: compile that class; None: not) of engine_binary (half, halves, wide, int) or
     engine_unary (half, float) for a source register of `kind`: a plain call and a VF register of a literal dtype
     compile that class only (issue 20). kind None (a VF register whose dtype is a run-time value): every class but
-    the fused half one (half Max/Min then take the halves path, the same bits), picked by the kernel from the kind."""
+    the fused half one (half Max/Min then take the halves path, the same bits), picked by the kernel from the kind.
+    Half Div and LeakyRelu always take the halves path (float32 decode, the lane, one store)."""
     def on(flag):
         return 0 if flag else None
     if api == "Exp":
         return (0, 0) if kind is None else (on(kind == _HALF), on(kind != _HALF))
     if kind is None:
         return None, 0, 0, 0
-    half = kind == _HALF and api != "Div"  # Max/Min: the fused half lanes
-    halves = kind == _HALF and api == "Div"  # Div's default algorithm flushes (FTZ, D38)
+    half = kind == _HALF and api in ("Max", "Min")  # the fused half lanes
+    halves = kind == _HALF and not half  # Div (its default algorithm flushes, FTZ, D38) and LeakyRelu
     wide = kind in (_FLOAT, _BF16)
     return on(half), on(halves), on(wide), on(not (half or halves or wide))
 
@@ -670,9 +673,12 @@ def _tensor_scalar(api, dst, src, scalar, mask, mode):
         ops.binary(dst.data, src.data, tmp, words, ops.ADD if api == "Adds" else ops.MUL, False,
                    *_binary_markers(kind))
     else:
-        name = "Max" if api == "Maxs" else "Min"
+        name = _SCALAR_ENGINE[api]
         ops.engine_binary(dst.data, src.data, tmp, words, ENGINE_OPS[name], _ENGINE_KINDS[name], False,
                           *_engine_markers(name, kind))
+
+
+_SCALAR_ENGINE = {"Maxs": "Max", "Mins": "Min", "LeakyRelu": "LeakyRelu"}  # the engine_binary op of each
 
 
 def Adds(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
@@ -695,6 +701,12 @@ def Maxs(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
 def Mins(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
     """Mins(dst, src, scalar, mask): min(src, scalar) under D41 (Mins(-0, +0) = -0, the page's constraint)."""
     _tensor_scalar("Mins", dst, src, scalar, mask, mode)
+
+
+def LeakyRelu(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """LeakyRelu(dst, src, scalar, mask): x where x's sign bit is clear, else RN(scalar * x) (D42, the 950 Memory-API
+    LeakyRelu; the identity path also through SAT for half); half and float, ZEROING only (DK R/基础算术/LeakyRelu.md)."""
+    _tensor_scalar("LeakyRelu", dst, src, scalar, mask, mode)
 
 
 def _unary(api, dst, src, mask, mode):
@@ -1592,7 +1604,7 @@ def _tensor_scalar_plan(name):
         if name in ("Adds", "Muls"):
             return head + ((impl.CONST, types.int64, ops.ADD if name == "Adds" else ops.MUL), mode_operand,
                            *_marker_operands(_binary_markers(kind)))
-        engine = "Max" if name == "Maxs" else "Min"
+        engine = _SCALAR_ENGINE[name]
         return head + ((impl.CONST, types.int64, ENGINE_OPS[engine]), (impl.CONST, types.int64, _ENGINE_KINDS[engine]),
                        mode_operand, *_marker_operands(_engine_markers(engine, kind)))
     return plan

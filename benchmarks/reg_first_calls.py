@@ -48,6 +48,8 @@ BODIES = {
     "Compare": ("half", "half", "n = R.MaskReg()\n    R.Compare(n, a, a, m, aj.CMPMODE.LT)\n    b = a"),
     "Compares float": ("float", "float", "n = R.MaskReg()\n    R.Compares(n, a, 0.5, m, aj.CMPMODE.GE)\n    b = a"),
     "Select registers": ("half", "half", "R.Select(b, a, b, m)"),
+    "And registers int16": ("int16", "int16", "R.And(b, a, a, m)"),
+    "ShiftRights int32": ("int32", "int32", "R.ShiftRights(b, a, 3, m)"),
     "Duplicate": ("half", "half", "R.Duplicate(b, 1.5)"),
     "Duplicate lane 0": ("half", "half", "R.Duplicate(b, a, m)"),
     "Reduce": ("half", "half", "R.Reduce(b, a, m)"),

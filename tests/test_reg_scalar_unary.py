@@ -14,7 +14,7 @@ from ascend_jit.reference import reg as ref
 
 R = aj.Reg
 D950 = "ascend950"
-SCALAR_OPS = ("Adds", "Muls", "Maxs", "Mins")
+SCALAR_OPS = ("Adds", "Muls", "Maxs", "Mins", "LeakyRelu")
 UNARY_OPS = ("Abs", "Relu", "Neg", "Ln", "Log", "Sqrt")
 
 
@@ -28,8 +28,10 @@ def _vf_scalar(dst, src, dtype, op, scalar, n):
         R.Muls(b, a, scalar, mask, R.MaskMergeMode.ZEROING)
     elif op == 2:
         R.Maxs(b, a, scalar, mask)
-    else:
+    elif op == 3:
         R.Mins(b, a, scalar, mask)
+    else:
+        R.LeakyRelu(b, a, scalar, mask)
     R.StoreAlign(dst, b, R.CreateMask(dtype), 0)
 
 
@@ -117,6 +119,13 @@ SCALAR_ROWS = [  # (op, dtype, x, scalar, INF/NAN mode, saturation mode)
     ("Mins", "half", -H, -INF, -INF, -H), ("Mins", "half", H, NAN, NAN, 0.0), ("Mins", "half", -0.0, 0.0, -0.0, -0.0),
     ("Mins", "float", 0.0, -INF, -INF, -INF), ("Mins", "int16", -32768, 32767, -32768, -32768),
     ("Mins", "int32", 2**31 - 1, 2**31 - 1, 2**31 - 1, 2**31 - 1),
+    # LeakyRelu: D42 as the Memory API (the sign bit picks the product path); RegBV-T24 prints "0.0" for the products
+    # -65504 x 0 and -0 x 65504, which IEEE and D42 give as -0: a decision vector (docs/decisions.md "Reg API")
+    ("LeakyRelu", "half", -H, -H, INF, H), ("LeakyRelu", "half", -H, 0.0, -0.0, -0.0), ("LeakyRelu", "half", H, NAN, H, H),
+    ("LeakyRelu", "half", -0.0, NAN, NAN, 0.0), ("LeakyRelu", "half", INF, -INF, INF, H),
+    ("LeakyRelu", "half", -INF, 0.0, NAN, 0.0), ("LeakyRelu", "half", NAN, 1.0, NAN, 0.0),
+    ("LeakyRelu", "float", -F, -F, INF, INF), ("LeakyRelu", "float", -0.0, -0.0, 0.0, 0.0),
+    ("LeakyRelu", "float", -INF, INF, -INF, -INF),
 ]
 UNARY_ROWS = [  # (op, dtype, x, INF/NAN mode, saturation mode)
     ("Neg", "half", -H, H, H), ("Neg", "half", 0.0, -0.0, -0.0), ("Neg", "half", -0.0, 0.0, 0.0),
@@ -142,7 +151,7 @@ UNARY_ROWS = [  # (op, dtype, x, INF/NAN mode, saturation mode)
 
 @pytest.mark.parametrize("sat", [False, True])
 def test_boundary_rows_of_the_devkit_tables(sat):
-    """RegBV-T12/T21/T22/T23 (Adds/Muls/Maxs/Mins) and T2/T6/T7/T8/T9 (Ln/Neg/Abs/Sqrt/Relu), bit for bit (NaN as
+    """RegBV-T12/T21/T22/T23/T24 (Adds/Muls/Maxs/Mins/LeakyRelu) and T2/T6/T7/T8/T9 (Ln/Neg/Abs/Sqrt/Relu), bit for bit (NaN as
     the canonical pattern). The rows' finite Ln/Sqrt results of MAX (printed 11.094, 88.723, 256.0, 1.84467E+19) are
     MODELLED: the emulator gives RN(f(MAX)), within one ulp of the printed value (sqrt(65504) = 255.9375 - 2**-13
     rounds to 255.875 in half, one ulp under the table's 256.0)."""
@@ -205,7 +214,7 @@ def test_plain_calls_match_the_reference(op, dtype, seed, active, sat):
 
 MEMORY_CASES = [("Adds", "half"), ("Adds", "bfloat16"), ("Adds", "int8"), ("Adds", "uint64"), ("Muls", "float"),
                 ("Muls", "int16"), ("Muls", "int64"), ("Maxs", "half"), ("Maxs", "uint8"), ("Mins", "float"),
-                ("Mins", "int64"), ("Abs", "half"), ("Abs", "int8"), ("Abs", "int64"), ("Relu", "float"),
+                ("Mins", "int64"), ("LeakyRelu", "half"), ("LeakyRelu", "float"), ("Abs", "half"), ("Abs", "int8"), ("Abs", "int64"), ("Relu", "float"),
                 ("Relu", "int32"), ("Ln", "half"), ("Ln", "float"), ("Sqrt", "half"), ("Sqrt", "float")]
 
 

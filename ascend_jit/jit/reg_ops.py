@@ -14,8 +14,8 @@ from numba.extending import overload
 from ..errors import ParameterError, UnsupportedDTypeError
 from . import elementwise as ew
 from .lanes import (abs_lane, div_lane, exp_float_run, exp_lane, int_abs_lane, int_div_lane, int_max_lane, int_min_lane,
-                    int_relu_lane, int_stage, ln_lane, max_lane, min_lane, narrow, relu_lane, sqrt_lane,
-                    uint64_div_lane)
+                    int_relu_lane, int_stage, leaky_relu_lane, ln_lane, max_lane, min_lane, narrow, relu_lane,
+                    sqrt_lane, uint64_div_lane)
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
@@ -548,6 +548,9 @@ def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
         if ew_op == ew.DIV:
             raise UnsupportedDTypeError("Div", "dst/src kinds", (dk, k0, k1), "one type of the 950 Div table "
                                         "(SPEC-2 2.2)", DEVICE)
+        if ew_op == ew.LEAKY_RELU:
+            raise UnsupportedDTypeError("LeakyRelu", "dst/src kinds", (dk, k0, k1), "half or float, the same for "
+                                        "dst and src (DK R/基础算术/LeakyRelu.md)", DEVICE)
         raise UnsupportedDTypeError("Exp", "dst/src kinds", (dk, k0, k1), "half or float, the same for dst and src "
                                     "(SPEC-2 4.2)", DEVICE)
 
@@ -626,7 +629,7 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
     zero = n - n  # the engine's run offset as an int64 value: a literal 0 compiles its decode/store once more
     fused = False
     if half_class is not None:
-        if kind == KIND_HALF and ew_op != ew.DIV:
+        if kind == KIND_HALF and (ew_op == ew.MAX or ew_op == ew.MIN):
             _half_extreme_lanes(dst, src0, src1, modes, ew_op == ew.MAX)
             fused = True
     if halves_class is not None or wide_class is not None:  # the engine's float path (binary_run) for Reg's ops
@@ -646,9 +649,12 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
             elif ew_op == ew.MAX:
                 for j in range(n):
                     r[j] = max_lane(x[j], y[j])
-            else:
+            elif ew_op == ew.MIN:
                 for j in range(n):
                     r[j] = min_lane(x[j], y[j])
+            else:  # LEAKY_RELU (Reg LeakyRelu: y is the scalar's register; D42, the product rounded by the store)
+                for j in range(n):
+                    r[j] = leaky_relu_lane(x[j], y[j])
             if halves_class is not None:
                 if kind == KIND_HALF:
                     ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
@@ -809,12 +815,14 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
     dst[H_CTRL] = modes
 
 
-# --- Adds, Muls, Maxs, Mins: the binary kernels with a broadcast register ------------------------------------------
-# DK `R/基础算术/{Adds,Muls,Maxs,Mins}.md`: dst = src op scalar per active lane, ZEROING only (RegMerge table 2). The
+# --- Adds, Muls, Maxs, Mins, LeakyRelu: the binary kernels with a broadcast register ----------------------------
+# DK `R/基础算术/{Adds,Muls,Maxs,Mins,LeakyRelu}.md`: dst = src op scalar per active lane, ZEROING only (RegMerge
+# table 2; LeakyRelu: x, or scalar * x where x's sign bit is set, D42, as the 950 Memory-API LeakyRelu). The
 # scalar is converted by SPEC-2 D29 and duplicated into a register of src's type and modes (scalar_register, a small
-# kernel); Adds/Muls then run `binary` (Add/Mul's lanes: RegPrec "Adds/Muls half/float: 0ulp"), Maxs/Mins
-# `engine_binary` (Max/Min's, D41): in a VF both are direct calls (jit/reg.py CALL operand), no kernel of their own.
-SCALAR_OPS = ("Adds", "Muls", "Maxs", "Mins")
+# kernel); Adds/Muls then run `binary` (Add/Mul's lanes: RegPrec "Adds/Muls half/float: 0ulp"), Maxs/Mins/LeakyRelu
+# `engine_binary` (Max/Min's lanes, D41; the engine's LeakyRelu lane): in a VF both are direct calls (jit/reg.py CALL
+# operand), no kernel of their own.
+SCALAR_OPS = ("Adds", "Muls", "Maxs", "Mins", "LeakyRelu")
 
 
 @internal
@@ -826,6 +834,8 @@ def scalar_api(index):
         return "Muls"
     if index == COMPARES:
         return "Compares"
+    if index == 4:
+        return "LeakyRelu"
     return "Maxs" if index == 2 else "Mins"
 
 
@@ -872,6 +882,9 @@ def check_scalar_kinds(api_index, dk, sk, allowed):
         if api_index == 3:
             raise UnsupportedDTypeError("Mins", "dst/src kinds", (dk, sk), "one type of DK R/基础算术/Mins.md for "
                                         "dst and src", DEVICE)
+        if api_index == 4:
+            raise UnsupportedDTypeError("LeakyRelu", "dst/src kinds", (dk, sk), "half or float, the same for dst "
+                                        "and src (DK R/基础算术/LeakyRelu.md)", DEVICE)
         raise UnsupportedDTypeError("Compares", "srcReg kind", sk, "int8 ... uint64, half, bfloat16, float (DK "
                                     "R/比较与选择/Compares.md)", DEVICE)
 
@@ -896,7 +909,7 @@ def broadcast_register(src, bits):
 # lane (as UpdateMask and CreateMask set them), every other bit is 0 (the pages: unselected lanes zeroed). Compares
 # compares with the scalar's register (scalar_register, index COMPARES). Select copies lane j of src0 where the
 # lowest mask bit of lane j is set, else of src1 (bits, no arithmetic).
-COMPARES = 4  # scalar_register's index for Compares (after SCALAR_OPS)
+COMPARES = 5  # scalar_register's index for Compares (after SCALAR_OPS)
 CMP_LT, CMP_GT, CMP_EQ, CMP_LE, CMP_GE, CMP_NE = range(6)  # aj.CMPMODE's values
 
 

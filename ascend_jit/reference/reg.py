@@ -157,12 +157,15 @@ def _sat_half(dtype, r, sat_half):
 
 
 def tensor_scalar(op, dtype, xs, scalar, active, sat_half=False, sat_int=False):
-    """dst lanes of Reg Adds / Muls / Maxs / Mins (DK R/基础算术/{Adds,Muls,Maxs,Mins}.md, RegBV-T12/T21/T22/T23):
+    """dst lanes of Reg Adds / Muls / Maxs / Mins / LeakyRelu (DK R/基础算术/*.md, RegBV-T12/T21/T22/T23/T24):
     active lane = x op s with s the scalar already converted to dtype (SPEC-2 D29); inactive lanes 0 (ZEROING only,
     RegMerge). Adds/Muls are Add/Mul's lanes with s as the second operand (RegPrec: 0 ulp; bf16 via float)."""
     if op in ("adds", "muls"):
         return binary("add" if op == "adds" else "mul", dtype, xs, [scalar] * len(xs), active, [0] * len(xs),
                       False, sat_half, sat_int)
+    if op == "leakyrelu":  # D42: the product path iff x's sign bit is set; both paths through SAT (RegBV-T24)
+        return [_sat_half(dtype, round_to(dtype, scalar * x) if math.copysign(1, x) < 0 else x, sat_half)
+                if on else 0 for x, on in zip(xs, active)]
     pick_float, pick_int = (_d41_max, max) if op == "maxs" else (_d41_min, min)
     out = []
     for x, on in zip(xs, active):
