@@ -48,10 +48,10 @@ REDUCE_SUM_DST = {"half": "half", "float": "float", "int16": "int32", "uint16": 
 REDUCE_EXTREME_DTYPES = ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64")
 # Max, Min, Div, Exp: not in SPEC-2 11; the 950 Memory-API instruction's dtypes and numerics (docs/decisions.md)
 ENGINE_OPS = {"Max": ops.ew.MAX, "Min": ops.ew.MIN, "Div": ops.ew.DIV, "Exp": ops.ew.EXP,
-              "LeakyRelu": ops.ew.LEAKY_RELU}
+              "LeakyRelu": ops.ew.LEAKY_RELU, "Prelu": ops.PRELU}
 ENGINE_DTYPES = {"Max": REGISTER_DTYPES, "Min": REGISTER_DTYPES,
                  "Div": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
-                 "Exp": ("half", "float"), "LeakyRelu": ("half", "float")}
+                 "Exp": ("half", "float"), "LeakyRelu": ("half", "float"), "Prelu": ("half", "float")}
 _ENGINE_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in ENGINE_DTYPES.items()}
 # Adds, Muls, Maxs, Mins and the unary Abs, Relu, Neg, Ln, Log, Sqrt: not in SPEC-2 11; the devkit's Reg pages
 # (DK `R/基础算术/*.md` 数据类型, complex types D28) and the 950 Memory-API numerics (docs/decisions.md "Reg API")
@@ -595,6 +595,8 @@ def _engine(api, dst, srcs, mask, mode):
     for r in (dst, *srcs):
         _check_dtype(api, r.dtype.name, ENGINE_DTYPES[api], "the 950 Memory-API table; docs/decisions.md")
     words, merging = _mask(api, "mask", mask), _merging(api, mode)
+    if merging and api == "Prelu":
+        _zeroing_only(api, mode)
     markers = _engine_markers(api, srcs[0].dtype.kind)
     if len(srcs) == 2:
         ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, *markers)
@@ -806,6 +808,12 @@ def _select_registers(dst, src0, src1, mask):
                                     legal="one element type for dstReg, srcReg0, srcReg1 (DK R/比较与选择/Select.md)",
                                     device=DEVICE)
     ops.select(dst.data, src0.data, src1.data, _mask(api, "mask", mask))
+
+
+def Prelu(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """Prelu(dst, src0, src1, mask): src0 where its sign bit is clear, else RN(src0 * src1) (D42's rule with a
+    per-lane slope; RegBV-T10); half and float, ZEROING only (DK R/基础算术/Prelu.md)."""
+    _engine("Prelu", dst, (src0, src1), mask, mode)
 
 
 def ReduceMax(dst, src, mask, mode=MaskMergeMode.ZEROING):
@@ -1549,7 +1557,8 @@ def _engine_plan(name):
                 or not impl.enum_like(mode):
             return None
         return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ARG, 3), (impl.CONST, types.int64, code),
-                (impl.CONST, types.int64, allowed), (impl.ENUM, 4, False, _mode_rule(name)),
+                (impl.CONST, types.int64, allowed),
+                (impl.ENUM, 4, False, _zeroing_rule(name) if name == "Prelu" else _mode_rule(name)),
                 *_marker_operands(_engine_markers(name, impl.register_kind(src0))))
     return plan
 
@@ -1558,6 +1567,7 @@ impl.direct_call(Max, ops.engine_binary, _engine_plan("Max"))
 impl.direct_call(Min, ops.engine_binary, _engine_plan("Min"))
 impl.direct_call(Div, ops.engine_binary, _engine_plan("Div"))
 impl.direct_call(Exp, ops.engine_unary, _engine_plan("Exp"))
+impl.direct_call(Prelu, ops.engine_binary, _engine_plan("Prelu"))
 
 
 @functools.lru_cache(maxsize=None)

@@ -355,3 +355,52 @@ def test_gelu_port_is_the_reference_composition_bit_for_bit(size):
     want = ref_ew.div("float", env, x, e).astype(np.float32)
     for vf in (gelu.GELU_VF, gelu.GELU_VF.py_func):
         assert np.array_equal(k.run(D950, inputs, vf=vf)["y"].view(np.uint32), want.view(np.uint32))
+
+
+def _vf_prelu(dst, a, b, dtype, n):
+    ra, rb, rd = R.RegTensor(dtype), R.RegTensor(dtype), R.RegTensor(dtype)
+    mask, n = R.UpdateMask(dtype, n)
+    R.LoadAlign(ra, a, 0)
+    R.LoadAlign(rb, b, 0)
+    R.Prelu(rd, ra, rb, mask)
+    R.StoreAlign(dst, rd, R.CreateMask(dtype), 0)
+
+
+PRELU_VF = R.simd_vf(_vf_prelu)
+
+
+@pytest.mark.parametrize("sat", [False, True])
+def test_prelu_rows_and_reference(sat):
+    """RegBV-T10 (Prelu) rows, and random lanes against the reference, compiled and plain (its float "-0 x inf/nan
+    -> 0.0" saturation cell is a documentation error: float never saturates, the INF/NAN cell's NaN is kept)."""
+    core = _core(sat)
+    rows = [("half", H, -INF, H, H), ("half", -H, H, -INF, -H), ("half", -H, -H, INF, H), ("half", -H, 0.0, -0.0, -0.0),
+            ("half", -H, -0.0, 0.0, 0.0), ("half", -H, NAN, NAN, 0.0), ("half", 0.0, NAN, 0.0, 0.0),
+            ("half", -0.0, H, -0.0, -0.0), ("half", -0.0, -H, 0.0, 0.0), ("half", -0.0, INF, NAN, 0.0),
+            ("half", INF, NAN, INF, H), ("half", -INF, 0.0, NAN, 0.0), ("float", -F, F, -INF, -INF),
+            ("float", -0.0, -F, 0.0, 0.0), ("float", -INF, -INF, INF, INF), ("float", NAN, 1.0, NAN, NAN)]
+    for dtype, x, y, plain, saturated in rows:
+        n = _lanes(dtype)
+        a, b, out = _tensor(core, dtype, [x]), _tensor(core, dtype, [y]), core.local_tensor(dtype, n)
+        with core:
+            PRELU_VF(out, a, b, dtype, n)
+        got = out.numpy()[:1]
+        assert _bits(dtype, got)[0] == _want_bits(dtype, [saturated if sat else plain])[0], (dtype, x, y, sat)
+    rng = np.random.default_rng(11)
+    for dtype in ("half", "float"):
+        n = _lanes(dtype)
+        a, b = _tensor(core, dtype, _random(dtype, rng, n)), _tensor(core, dtype, _random(dtype, rng, n))
+        out = core.local_tensor(dtype, n)
+        with core:
+            PRELU_VF(out, a, b, dtype, n - 9)
+            ra, rb, rd = R.RegTensor(dtype), R.RegTensor(dtype), R.RegTensor(dtype)
+            R.LoadAlign(ra, a, 0)
+            R.LoadAlign(rb, b, 0)
+            R.Prelu(rd, ra, rb, R.UpdateMask(dtype, n - 9)[0])
+        want = ref.prelu(dtype, [float(v) for v in a.numpy()], [float(v) for v in b.numpy()],
+                         [j < n - 9 for j in range(n)], sat)
+        assert np.array_equal(_bits(dtype, out.numpy()), _want_bits(dtype, want))
+        assert np.array_equal(_bits(dtype, rd.numpy()), _want_bits(dtype, want))
+    with core, pytest.raises(aj.ParameterError, match="Prelu.*MERGING"):
+        h = R.RegTensor("half")
+        R.Prelu(h, h, h, R.CreateMask("half"), R.MaskMergeMode.MERGING)

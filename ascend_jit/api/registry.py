@@ -340,6 +340,7 @@ _REG_REFERENCE = {"Max": reference_elementwise.max_, "Min": reference_elementwis
                   "UnPack": reference_reg.unpack, "PairReduceElem": reference_reg.pair_reduce,
                   **{op: reference_reg.tensor_scalar for op in R.SCALAR_DTYPES},
                   **{op: reference_reg.unary for op in R.UNARY_DTYPES}, "Compare": reference_reg.compare,
+                  "Prelu": reference_reg.prelu,
                   "Compares": reference_reg.compare}
 
 
@@ -354,7 +355,7 @@ def _reg(name, body, dtypes=lambda spec: R.REGISTER_DTYPES):
 REG_INSTRUCTIONS = (
     _reg("LoadAlign", _reg_load), _reg("StoreAlign", _reg_store),
     *(_reg(op, _reg_arith(op), lambda spec, op=op: R.ARITH_DTYPES[op]) for op in ("Add", "Sub", "Mul")),
-    *(_reg(op, _reg_arith(op), lambda spec, op=op: R.ENGINE_DTYPES[op]) for op in ("Max", "Min", "Div")),
+    *(_reg(op, _reg_arith(op), lambda spec, op=op: R.ENGINE_DTYPES[op]) for op in ("Max", "Min", "Div", "Prelu")),
     _reg("Exp", _reg_exp, lambda spec: R.ENGINE_DTYPES["Exp"]),
     *(_reg(op, _reg_scalar(op), lambda spec, op=op: R.SCALAR_DTYPES[op]) for op in R.SCALAR_DTYPES),
     *(_reg(op, _reg_unary(op), lambda spec, op=op: R.UNARY_DTYPES[op]) for op in R.UNARY_DTYPES),

@@ -514,6 +514,7 @@ def _reduce_ints(src, words, op, sk, ssize, lanes):
 # so every lane is computed exactly as the 950 Memory-API instruction with its default algorithm computes it
 # (INTRINSIC: DAZ/FTZ for Div and Exp, D38), then the mask merges the lanes (ZEROING or MERGING).
 ENGINE_NAMES = {ew.MAX: "Max", ew.MIN: "Min", ew.DIV: "Div", ew.EXP: "Exp"}
+PRELU = 47  # Reg Prelu (DK R/基础算术/Prelu.md): the LeakyRelu lane with a per-lane slope (the engine has no code)
 
 
 @njit(cache=True, inline="always")
@@ -551,6 +552,9 @@ def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
         if ew_op == ew.LEAKY_RELU:
             raise UnsupportedDTypeError("LeakyRelu", "dst/src kinds", (dk, k0, k1), "half or float, the same for "
                                         "dst and src (DK R/基础算术/LeakyRelu.md)", DEVICE)
+        if ew_op == PRELU:
+            raise UnsupportedDTypeError("Prelu", "dst/src kinds", (dk, k0, k1), "half or float, one type for dst, "
+                                        "src0 and src1 (DK R/基础算术/Prelu.md)", DEVICE)
         raise UnsupportedDTypeError("Exp", "dst/src kinds", (dk, k0, k1), "half or float, the same for dst and src "
                                     "(SPEC-2 4.2)", DEVICE)
 
@@ -652,7 +656,7 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
             elif ew_op == ew.MIN:
                 for j in range(n):
                     r[j] = min_lane(x[j], y[j])
-            else:  # LEAKY_RELU (Reg LeakyRelu: y is the scalar's register; D42, the product rounded by the store)
+            else:  # LEAKY_RELU (y: the scalar's register) and PRELU (y: src1): D42, the product rounded by the store
                 for j in range(n):
                     r[j] = leaky_relu_lane(x[j], y[j])
             if halves_class is not None:

@@ -178,6 +178,13 @@ def tensor_scalar(op, dtype, xs, scalar, active, sat_half=False, sat_int=False):
     return out
 
 
+def prelu(dtype, xs, ys, active, sat_half=False):
+    """dst lanes of Reg Prelu (DK R/基础算术/Prelu.md, RegBV-T10): x where its sign bit is clear, else x * y rounded
+    once (the sign bit decides -0, as D42; -0 x MAX = -0, -0 x MIN = +0 in the table), then SAT; inactive lanes 0."""
+    return [_sat_half(dtype, round_to(dtype, x * y) if math.copysign(1, x) < 0 else x, sat_half) if on else 0
+            for x, y, on in zip(xs, ys, active)]
+
+
 def _flush(dtype, x):
     """D38 (the INTRINSIC algorithm of Ln/Log/Sqrt): a subnormal of the type becomes a zero of its sign."""
     tiny = HALF_MIN_NORMAL if dtype == "half" else FLOAT_MIN_NORMAL
