@@ -40,6 +40,8 @@ BODIES = {
     "Maxs": ("half", "half", "R.Maxs(b, a, 0.0, m)"),
     "Mins int32": ("int32", "int32", "R.Mins(b, a, 7, m)"),
     "Duplicate+Min int32": ("int32", "int32", "R.Duplicate(b, 7)\n    R.Min(b, a, b, m)"),
+    "LeakyRelu": ("half", "half", "R.LeakyRelu(b, a, 0.1, m)"),
+    "Prelu float": ("float", "float", "R.Prelu(b, a, a, m)"),
     "Abs": ("half", "half", "R.Abs(b, a, m)"),
     "Relu float": ("float", "float", "R.Relu(b, a, m)"),
     "Neg int16": ("int16", "int16", "R.Neg(b, a, m)"),
