@@ -654,12 +654,13 @@ def _zeroing_only(api, mode):
                              device=DEVICE)
 
 
-def _same_dtype(api, dst, src, allowed):
+def _same_dtype(api, dst, src, allowed, folder="基础算术"):
+    """dst and src RegTensors of one dtype of `allowed` (the devkit page DK R/<folder>/<api>.md)."""
     _reg(api, "dst", dst), _reg(api, "src", src)
-    _check_dtype(api, src.dtype.name, allowed, f"DK R/基础算术/{api}.md")
+    _check_dtype(api, src.dtype.name, allowed, f"DK R/{folder}/{api}.md")
     if dst.dtype.name != src.dtype.name:
         raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
-                                    f"(DK R/基础算术/{api}.md)", device=DEVICE)
+                                    f"(DK R/{folder}/{api}.md)", device=DEVICE)
 
 
 def _tensor_scalar(api, dst, src, scalar, mask, mode):
@@ -967,7 +968,7 @@ def _logic(api, op, dst, a, b, m):
 def _bitwise(api, dst, src0, src1, mask, mode, amount=0):
     """And/Or/Xor/Not on data registers and the shifts (DK R/逻辑计算/*.md; ZEROING only, RegMerge table 3)."""
     _core_check(api)
-    _same_dtype(api, dst, src0, BITWISE_DTYPES[api])
+    _same_dtype(api, dst, src0, BITWISE_DTYPES[api], "逻辑计算")
     if src1 is not src0:
         _reg(api, "src1", src1)
         if src1.dtype.name != src0.dtype.name:
