@@ -721,11 +721,12 @@ def _unary(api, dst, src, mask, mode):
 
 
 def _unary_markers(kind):
-    """ops.unary's (half, float, int) class markers for a source register of `kind` (None: a run-time dtype, all)."""
+    """ops.unary's (half, float and bfloat16, int) class markers for a source register of `kind` (None: a run-time
+    dtype, all)."""
     if kind is None:
         return 0, 0, 0
-    return (0 if kind == _HALF else None), (0 if kind == _FLOAT else None), \
-        (None if kind in (_HALF, _FLOAT) else 0)
+    wide = kind in (_FLOAT, _BF16)
+    return (0 if kind == _HALF else None), (0 if wide else None), (None if kind == _HALF or wide else 0)
 
 
 def Abs(dst, src, mask, mode=MaskMergeMode.ZEROING):
@@ -753,6 +754,26 @@ def Ln(dst, src, mask, mode=MaskMergeMode.ZEROING):
 def Log(dst, src, mask, mode=MaskMergeMode.ZEROING):
     """Log: Ln under the C library's name (DK R/基础算术/Log.md: "与Ln接口功能等价")."""
     _unary("Log", dst, src, mask, mode)
+
+
+_TRUNCATE_DTYPES = ("half", "bfloat16", "float")
+_TRUNCATE_KINDS = sum(1 << resolve(d).kind for d in _TRUNCATE_DTYPES)
+_TRUNCATE_MODES = "RoundMode.CAST_NONE (= CAST_RINT), CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND or CAST_TRUNC"
+
+
+def Truncate(dst, src, mask, round_mode=RoundMode.CAST_NONE, mode=MaskMergeMode.ZEROING):
+    """Truncate<T, roundMode>: each active lane rounded to an integral value of its own type (half, bfloat16,
+    float; DK R/类型转换/Truncate.md): the float -> float Cast's round to integral (D45: RINT ties to even, ROUND
+    away from zero, FLOOR, CEIL, TRUNC; CAST_NONE = CAST_RINT; zero results +0); never saturated (RegBV-T33)."""
+    api = "Truncate"
+    _core_check(api)
+    _same_dtype(api, dst, src, _TRUNCATE_DTYPES, "类型转换")
+    words = _mask(api, "mask", mask)
+    code = _code(api, "round_mode", round_mode, RoundMode)
+    if code > ops.TRUNCATE_LAST:
+        raise ParameterError(api, "round_mode", RoundMode(code).name, legal=_TRUNCATE_MODES, device=DEVICE)
+    _zeroing_only(api, mode)
+    ops.unary(dst.data, src.data, words, code, _TRUNCATE_KINDS, False, *_unary_markers(src.dtype.kind))
 
 
 def Sqrt(dst, src, mask, mode=MaskMergeMode.ZEROING):
@@ -1594,6 +1615,20 @@ def _unary_plan(name):
 
 for _name in UNARY_OPS:
     impl.direct_call(globals()[_name], ops.unary, _unary_plan(_name))
+
+_TRUNCATE_RULE = impl.EnumRule("Truncate", "round_mode", RoundMode, 0, ops.TRUNCATE_LAST, _TRUNCATE_MODES)
+
+
+def _truncate_plan(dst, src, mask, round_mode=None, mode=None):
+    """Truncate as one call of ops.unary whose op code is the round mode (checked: CAST_NONE .. CAST_TRUNC)."""
+    if not (_regs_and_mask(dst, src, mask) and impl.enum_like(round_mode) and impl.enum_like(mode)):
+        return None
+    return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ENUM, 3, int(RoundMode.CAST_NONE), _TRUNCATE_RULE),
+            (impl.CONST, types.int64, _TRUNCATE_KINDS), (impl.ENUM, 4, False, _zeroing_rule("Truncate")),
+            *_marker_operands(_unary_markers(impl.register_kind(src))))
+
+
+impl.direct_call(Truncate, ops.unary, _truncate_plan)
 
 
 def _tensor_scalar_plan(name):

@@ -275,6 +275,14 @@ def _reg_bitwise(op):
     return body
 
 
+def _reg_truncate(t, dtype):
+    r, mask = R.RegTensor(dtype), _lanes()
+    R.Truncate(r, r, mask, RoundMode.CAST_FLOOR)
+    R.LoadAlign(r, t, 0)
+    R.Truncate(r, r, mask, RoundMode.CAST_FLOOR)
+    R.StoreAlign(t, r, mask, 0)
+
+
 def _reg_select_registers(t, dtype):
     a, b = R.RegTensor(dtype), R.RegTensor(dtype)
     R.Select(a, a, b, _lanes("H"))
@@ -340,7 +348,7 @@ _REG_REFERENCE = {"Max": reference_elementwise.max_, "Min": reference_elementwis
                   "UnPack": reference_reg.unpack, "PairReduceElem": reference_reg.pair_reduce,
                   **{op: reference_reg.tensor_scalar for op in R.SCALAR_DTYPES},
                   **{op: reference_reg.unary for op in R.UNARY_DTYPES}, "Compare": reference_reg.compare,
-                  "Prelu": reference_reg.prelu,
+                  "Prelu": reference_reg.prelu, "Truncate": reference_reg.truncate,
                   "Compares": reference_reg.compare}
 
 
@@ -360,6 +368,7 @@ REG_INSTRUCTIONS = (
     *(_reg(op, _reg_scalar(op), lambda spec, op=op: R.SCALAR_DTYPES[op]) for op in R.SCALAR_DTYPES),
     *(_reg(op, _reg_unary(op), lambda spec, op=op: R.UNARY_DTYPES[op]) for op in R.UNARY_DTYPES),
     *(_reg(op, _reg_compare(op)) for op in ("Compare", "Compares")),
+    _reg("Truncate", _reg_truncate, lambda spec: ("half", "bfloat16", "float")),
     replace(_reg("Select", _reg_select_registers), name="Reg.Select (registers)",
             reference=reference_reg.select),
     *(replace(_reg(op, _reg_bitwise(op), lambda spec, op=op: R.BITWISE_DTYPES[op]),

@@ -710,6 +710,9 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
 # kernel for the six instructions, its dtype classes pruned by markers as engine_unary's (Exp keeps its own kernel,
 # so a first Exp compiles none of these lanes).
 NEG, LOG = 48, 49  # Neg (the element-wise engine has none) and Log (DK: Ln under the C library's name)
+# Truncate (DK R/类型转换/Truncate.md): op codes 0..5 are its aj.RoundMode values (CAST_NONE = CAST_RINT, D45), free
+# among the engine's unary codes (16..22), so a VF passes the round mode itself as the op code
+TRUNCATE_LAST = 5  # CAST_TRUNC
 
 
 @njit(cache=True, inline="always")
@@ -730,14 +733,39 @@ def _check_unary_kinds(op, dk, sk, allowed):
         if op == LOG:
             raise UnsupportedDTypeError("Log", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
                                         "(DK R/基础算术/Log.md)", DEVICE)
+        if op <= TRUNCATE_LAST:
+            raise UnsupportedDTypeError("Truncate", "dst/src kinds", (dk, sk), "half, bfloat16 or float, the same "
+                                        "for dst and src (DK R/类型转换/Truncate.md)", DEVICE)
         raise UnsupportedDTypeError("Sqrt", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
                                     "(DK R/基础算术/Sqrt.md)", DEVICE)
 
 
 @njit(cache=True, inline="always")
+def _integral(x, mode):
+    """Truncate: x rounded to an integral value of its own type by aj.RoundMode `mode` (RINT/NONE ties to even, ROUND
+    ties away from zero, FLOOR, CEIL, TRUNC; exact, as the float -> float Cast's round to integral, D45, whose zero
+    results are +0); NaN and +-inf pass."""
+    v = np.float64(x)
+    if mode == 2:
+        r = np.floor(v)
+    elif mode == 3:
+        r = np.ceil(v)
+    elif mode == 4:
+        r = np.copysign(np.floor(np.abs(v) + 0.5), v)
+    elif mode == 5:
+        r = np.trunc(v)
+    else:
+        r = np.rint(v)
+    return np.float32(0.0) if r == 0 else np.float32(r)
+
+
+@njit(cache=True, inline="always")
 def _float_unary_lanes(op, kind, x, r, n):
     """The op's lane over decoded float32 values (the engine's lane functions, SPEC-2 4.3); the store rounds."""
-    if op == ew.ABS:
+    if op <= TRUNCATE_LAST:
+        for j in range(n):
+            r[j] = _integral(x[j], op)
+    elif op == ew.ABS:
         for j in range(n):
             r[j] = abs_lane(x[j])
     elif op == ew.RELU:
@@ -785,8 +813,8 @@ def _int_unary_lanes(dst, src, kind, op, saturate):
 
 @njit(cache=True)
 def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_class):
-    """Reg Abs/Relu/Neg/Ln/Log/Sqrt: every lane into dst's scratch, then the mask (`merging` is False: the API
-    refuses MERGING for these, DK RegMerge table 2).
+    """Reg Abs/Relu/Neg/Ln/Log/Sqrt and Truncate (op = its round mode): every lane into dst's scratch, then the mask
+    (`merging` is False: the API refuses MERGING for these, DK RegMerge tables 2 and 5).
     half_class / float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call and a VF
     register of a literal dtype pass their class alone, a register of a run-time dtype all three. Ln and Sqrt read
     and write with DAZ/FTZ (their INTRINSIC default, D38); Abs, Relu and Neg keep subnormals (no config: the 950
@@ -797,7 +825,7 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
     size = kind_size(kind)
     n = VL // size
     flags = ew.FTZ if op == ew.LN or op == LOG or op == ew.SQRT else 0
-    if modes & M_HALF_SAT:
+    if modes & M_HALF_SAT and op > TRUNCATE_LAST:  # Truncate never saturates (RegBV-T33: inf stays inf)
         flags |= ew.SAT_HALF
     zero = n - n  # the engine's run offset as an int64 value (as engine_binary)
     if half_class is not None:
@@ -807,7 +835,7 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
             _float_unary_lanes(op, kind, x, r, n)
             ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
     if float_class is not None:
-        if kind == KIND_FLOAT:
+        if kind == KIND_FLOAT or kind == KIND_BF16:  # (bfloat16: Truncate only)
             x, r = np.empty(n, np.float32), np.empty(n, np.float32)
             ew.load_wide(kind, flags, src[:VL], zero, n, x)
             _float_unary_lanes(op, kind, x, r, n)

@@ -1,8 +1,8 @@
 """Reference model of the Ascend 950 Reg API (SPEC 7.5; SPEC-2 11), lane by lane and byte by byte, written from
 the SPECs alone: ReduceDataBlock (D3, D20, D25), PairReduceElem (SPEC 7.6), Add/Sub/Mul and carry forms, Reduce (D66), Cast (7.3, D45, D46,
 D65, D71), the load/store distributions (11.6, D68) and the MaskReg operations (11.7, D64); and, from the devkit's
-Reg pages where the SPECs are silent, Adds/Muls/Maxs/Mins, Abs/Relu/Neg/Ln/Log/Sqrt, Compare/Compares, Select and
-And/Or/Xor/Not on data registers, ShiftLefts/ShiftRights.
+Reg pages where the SPECs are silent, Adds/Muls/Maxs/Mins/LeakyRelu, Prelu, Abs/Relu/Neg/Ln/Log/Sqrt, Truncate,
+Compare/Compares, Select and And/Or/Xor/Not on data registers, ShiftLefts/ShiftRights.
 
 Inputs are plain lists: `values` the source lanes (Python numbers), `active` a list of booleans per lane; memory is
 bytes; a MaskReg is a 256-bit Python int."""
@@ -183,6 +183,24 @@ def prelu(dtype, xs, ys, active, sat_half=False):
     once (the sign bit decides -0, as D42; -0 x MAX = -0, -0 x MIN = +0 in the table), then SAT; inactive lanes 0."""
     return [_sat_half(dtype, round_to(dtype, x * y) if math.copysign(1, x) < 0 else x, sat_half) if on else 0
             for x, y, on in zip(xs, ys, active)]
+
+
+def truncate(mode, xs, active):
+    """dst lanes of Reg Truncate (DK R/类型转换/Truncate.md; RegBV-T33): each active lane rounded to an integral value
+    by `mode` (a RoundMode name: CAST_RINT or CAST_NONE ties to even, CAST_ROUND ties away from zero, CAST_FLOOR,
+    CAST_CEIL, CAST_TRUNC), exact in the lane's own type; zero results +0 (SPEC-2 D45's float -> float round to
+    integral); +-inf and NaN pass; never saturated; inactive lanes 0."""
+    def one(x):
+        if math.isnan(x) or math.isinf(x):
+            return x
+        if mode in ("CAST_RINT", "CAST_NONE"):
+            r = round(x)  # Python's round: ties to even
+        elif mode == "CAST_ROUND":
+            r = math.floor(abs(x) + 0.5) * (1 if x > 0 else -1)
+        else:
+            r = {"CAST_FLOOR": math.floor, "CAST_CEIL": math.ceil, "CAST_TRUNC": math.trunc}[mode](x)
+        return float(r) if r != 0 else 0.0
+    return [one(x) if on else 0 for x, on in zip(xs, active)]
 
 
 def _flush(dtype, x):
