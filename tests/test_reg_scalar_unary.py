@@ -18,42 +18,43 @@ SCALAR_OPS = ("Adds", "Muls", "Maxs", "Mins", "LeakyRelu")
 UNARY_OPS = ("Abs", "Relu", "Neg", "Ln", "Log", "Sqrt")
 
 
-def _vf_scalar(dst, src, dtype, op, scalar, n):
+def _vf_scalar(dst, src, dtype, op, scalar, n, mode):
     a, b = R.RegTensor(dtype), R.RegTensor(dtype)
     mask, n = R.UpdateMask(dtype, n)
     R.LoadAlign(a, src, 0)
     if op == 0:
-        R.Adds(b, a, scalar, mask)
+        R.Adds(b, a, scalar, mask, mode)
     elif op == 1:
-        R.Muls(b, a, scalar, mask, R.MaskMergeMode.ZEROING)
+        R.Muls(b, a, scalar, mask, mode)
     elif op == 2:
-        R.Maxs(b, a, scalar, mask)
+        R.Maxs(b, a, scalar, mask, mode)
     elif op == 3:
-        R.Mins(b, a, scalar, mask)
+        R.Mins(b, a, scalar, mask, mode)
     else:
-        R.LeakyRelu(b, a, scalar, mask)
+        R.LeakyRelu(b, a, scalar, mask, mode)
     R.StoreAlign(dst, b, R.CreateMask(dtype), 0)
 
 
-def _vf_unary(dst, src, dtype, op, n):
+def _vf_unary(dst, src, dtype, op, n, mode):
     a, b = R.RegTensor(dtype), R.RegTensor(dtype)
     mask, n = R.UpdateMask(dtype, n)
     R.LoadAlign(a, src, 0)
     if op == 0:
-        R.Abs(b, a, mask)
+        R.Abs(b, a, mask, mode)
     elif op == 1:
-        R.Relu(b, a, mask)
+        R.Relu(b, a, mask, mode)
     elif op == 2:
-        R.Neg(b, a, mask)
+        R.Neg(b, a, mask, mode)
     elif op == 3:
-        R.Ln(b, a, mask)
+        R.Ln(b, a, mask, mode)
     elif op == 4:
-        R.Log(b, a, mask, R.MaskMergeMode.ZEROING)
+        R.Log(b, a, mask, mode)
     else:
-        R.Sqrt(b, a, mask)
+        R.Sqrt(b, a, mask, mode)
     R.StoreAlign(dst, b, R.CreateMask(dtype), 0)
 
 
+ZEROING = R.MaskMergeMode.ZEROING
 SCALAR_VF, UNARY_VF = R.simd_vf(_vf_scalar), R.simd_vf(_vf_unary)
 
 
@@ -241,9 +242,9 @@ def test_compiled_and_plain_are_the_memory_api_instruction(op, dtype, sat):
     want[active:] = 0
     with core:
         if scalar is None:
-            UNARY_VF(dst, src, dtype, UNARY_OPS.index(op), active)
+            UNARY_VF(dst, src, dtype, UNARY_OPS.index(op), active, ZEROING)
         else:
-            SCALAR_VF(dst, src, dtype, SCALAR_OPS.index(op), scalar, active)
+            SCALAR_VF(dst, src, dtype, SCALAR_OPS.index(op), scalar, active, ZEROING)
     assert np.array_equal(dst.numpy().view(np.uint8).reshape(n, -1), want)
     plain = _run_plain(core, op, dtype, src, scalar, active)
     assert np.array_equal(plain.view(np.uint8).reshape(n, -1), want)
@@ -257,7 +258,7 @@ def test_neg_and_log_compiled_equal_plain():
         n = _lanes(dtype)
         src, dst = _tensor(core, dtype, _random(dtype, rng, n)), core.local_tensor(dtype, n)
         with core:
-            UNARY_VF(dst, src, dtype, UNARY_OPS.index(op), n - 3)
+            UNARY_VF(dst, src, dtype, UNARY_OPS.index(op), n - 3, ZEROING)
         plain = _run_plain(core, op, dtype, src, None, n - 3)
         assert np.array_equal(dst.numpy().view(np.uint8), plain.view(np.uint8))
         want = ref.unary(op.lower(), dtype, [float(v) if rnum.is_float(dtype) else int(v) for v in src.numpy()],
@@ -307,34 +308,20 @@ def test_refusals_name_the_instruction_and_leave_the_register_unchanged():
         _refused(lambda: R.Abs(h, h, m), aj.UnsupportedDeviceError, "Abs")
 
 
-def _vf_refused(dst, src, dtype, which):
-    a, b = R.RegTensor(dtype), R.RegTensor(dtype)
-    m = R.CreateMask(dtype)
-    R.LoadAlign(a, src, 0)
-    if which == 0:
-        R.Muls(b, a, 1, m)
-    elif which == 1:
-        R.Abs(b, a, m)
-    elif which == 2:
-        R.Adds(b, a, 1, m, R.MaskMergeMode.MERGING)
-    else:
-        R.Sqrt(b, a, m, R.MaskMergeMode.MERGING)
-    R.StoreAlign(dst, b, m, 0)
-
-
-REFUSED_VF = R.simd_vf(_vf_refused)
-
-
 def test_compiled_refusals_as_plain_python():
+    """The test VFs refuse what plain Python refuses, naming the instruction: a dtype the page does not list, MERGING
+    (ZEROING only); the UB is left as it was."""
     core = _core()
     src, dst = _tensor(core, "uint8", [1]), _tensor(core, "uint8", [9])
     h, hd = _tensor(core, "half", [1.0]), _tensor(core, "half", [9.0])
+    merging = R.MaskMergeMode.MERGING
     before = core.ub.copy()
     with core:
-        _refused(lambda: REFUSED_VF(dst, src, "uint8", 0), aj.UnsupportedDTypeError, "Muls")
-        _refused(lambda: REFUSED_VF(dst, src, "uint8", 1), aj.UnsupportedDTypeError, "Abs")
-        _refused(lambda: REFUSED_VF(hd, h, "half", 2), aj.ParameterError, "Adds")
-        _refused(lambda: REFUSED_VF(hd, h, "half", 3), aj.ParameterError, "Sqrt")
+        _refused(lambda: SCALAR_VF(dst, src, "uint8", 1, 1, 32, ZEROING), aj.UnsupportedDTypeError, "Muls")
+        _refused(lambda: UNARY_VF(dst, src, "uint8", 0, 32, ZEROING), aj.UnsupportedDTypeError, "Abs")
+        _refused(lambda: SCALAR_VF(hd, h, "half", 0, 1, 32, merging), aj.ParameterError, "Adds.*mode")
+        _refused(lambda: SCALAR_VF(hd, h, "half", 4, 1, 32, merging), aj.ParameterError, "LeakyRelu.*mode")
+        _refused(lambda: UNARY_VF(hd, h, "half", 5, 32, merging), aj.ParameterError, "Sqrt.*mode")
     assert np.array_equal(core.ub, before)
 
 
