@@ -442,3 +442,41 @@ def test_truncate_rounds_to_integral_values(dtype):
     t = core.local_tensor("half", 128)
     with core, pytest.raises(aj.ParameterError, match="Truncate.*round_mode"):
         TRUNCATE_VF(t, t, "half", aj.RoundMode.CAST_ODD, 128)
+
+
+@R.simd_vf
+def _literal_half_vf(dst, src):
+    """Registers of a literal dtype (typed with their kind: each call compiles its half class alone, issue 20)."""
+    a, b = R.RegTensor("half"), R.RegTensor("half")
+    m = R.CreateMask("half")
+    cmp = R.MaskReg()
+    R.LoadAlign(a, src, 0)
+    R.Adds(b, a, 1.5, m)
+    R.Maxs(b, b, -2.0, m)
+    R.LeakyRelu(b, b, 0.25, m)
+    R.Abs(a, a, m)
+    R.Ln(a, a, m)
+    R.Compares(cmp, a, 0.5, m, aj.CMPMODE.GT)
+    R.Select(b, a, b, cmp)
+    R.Truncate(b, b, m, aj.RoundMode.CAST_ROUND)
+    R.StoreAlign(dst, b, m, 0)
+
+
+def test_literal_dtype_registers_give_the_plain_calls_bits():
+    rng = np.random.default_rng(21)
+    core = _core(True)
+    src, dst = _tensor(core, "half", _random("half", rng, 128)), core.local_tensor("half", 128)
+    with core:
+        _literal_half_vf(dst, src)
+    with core:
+        a, b, m, cmp = R.RegTensor("half"), R.RegTensor("half"), R.CreateMask("half"), R.MaskReg()
+        R.LoadAlign(a, src, 0)
+        R.Adds(b, a, 1.5, m)
+        R.Maxs(b, b, -2.0, m)
+        R.LeakyRelu(b, b, 0.25, m)
+        R.Abs(a, a, m)
+        R.Ln(a, a, m)
+        R.Compares(cmp, a, 0.5, m, aj.CMPMODE.GT)
+        R.Select(b, a, b, cmp)
+        R.Truncate(b, b, m, aj.RoundMode.CAST_ROUND)
+    assert dst.numpy().tobytes() == b.numpy().tobytes()
