@@ -35,7 +35,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "add_relu", "axpy", "cast_ceil", "clip_by_value", "clip_by_value_bf16", "gather",
             "reduce_tiling", "greater_equal", "greater_equal_float", "get_tpipe_ptr", "tpipe_reuse", "gelu_grad",
             "gelu_grad_float", "log", "log_half", "brcb", "duplicate", "add_best_practice",
-            "add_best_practice_scalar", "gelu_reg", "compare_reg", "compares_reg", "select_reg"} <= set(GALLERY)
+            "add_best_practice_scalar", "gelu_reg", "compare_reg", "compares_reg", "select_reg", "muls_reg", "abs_reg",
+            "truncate_reg"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():

@@ -1,6 +1,7 @@
 """Reg Compare / Compares into a MaskReg and Select on data registers (not in SPEC-2 11: DK
 `R/比较与选择/{Compare,Compares,Select}.md`, docs/decisions.md "Reg API"): compiled = plain = the 950 Memory-API
-Compare's bits = the reference, every mode, specials included (RegBV-T31/T32: IEEE); Select lane by lane; refusals."""
+Compare's bits = the reference, every mode, specials included (RegBV-T31/T32: IEEE); Select lane by lane; refusals;
+the ported devkit Reg examples (kernels/compare_select_reg.py, reg_basic_examples.py) uncompiled."""
 import numpy as np
 import pytest
 
@@ -148,12 +149,13 @@ def test_refusals():
         COMPARE_VF(out, a, a, "half", 9, 0.0, 128, False)
 
 
-@pytest.mark.parametrize("name", ["compare_reg", "compares_reg", "select_reg"])
+@pytest.mark.parametrize("name", ["compare_reg", "compares_reg", "select_reg", "muls_reg", "abs_reg", "truncate_reg"])
 def test_ported_examples_run_uncompiled_with_the_same_bits(name):
-    """kernels/compare_select_reg.py's VFs as plain Python (py_func's body) give the compiled run's bits and the
-    reference's; the gallery test runs them compiled."""
+    """kernels/compare_select_reg.py's and kernels/reg_basic_examples.py's VFs as plain Python give the compiled
+    run's bits and the reference's (the gallery test runs them compiled, at their default size)."""
     from ascend_jit.kernels import registry
     k = registry()[name]
     inputs = k.make_inputs(512, 11)
-    plain = k.run(D950, inputs, compiled=False)["z"]
-    assert plain.tobytes() == k.run(D950, inputs)["z"].tobytes() == k.expected(D950, inputs)["z"].tobytes()
+    (key, want), = k.expected(D950, inputs).items()
+    plain = k.run(D950, inputs, compiled=False)[key]
+    assert plain.tobytes() == k.run(D950, inputs)[key].tobytes() == want.tobytes()
