@@ -61,7 +61,8 @@ SCALAR_DTYPES = {"Adds": REGISTER_DTYPES, "Maxs": REGISTER_DTYPES, "Mins": REGIS
 _SCALAR_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in SCALAR_DTYPES.items()}
 UNARY_OPS = {"Abs": ops.ew.ABS, "Relu": ops.ew.RELU, "Neg": ops.NEG, "Ln": ops.ew.LN, "Log": ops.LOG,
              "Sqrt": ops.ew.SQRT}
-UNARY_DTYPES = {"Abs": ("int8", "int16", "half", "int32", "float", "int64"), "Relu": ("half", "int32", "float", "int64"),
+UNARY_DTYPES = {"Abs": ("int8", "int16", "half", "int32", "float", "int64"),
+                "Relu": ("half", "int32", "float", "int64"),
                 "Neg": ("int8", "int16", "half", "int32", "float", "int64"), "Ln": ("half", "float"),
                 "Log": ("half", "float"), "Sqrt": ("half", "float")}
 _UNARY_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in UNARY_DTYPES.items()}
@@ -1798,7 +1799,8 @@ def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
         return refuse_bool
     if isinstance(scalar, types.Float):
         def from_float(dst, scalar=None, mask=None, mode=0, src_reg=None):
-            ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits("Duplicate", dst[impl.H_KIND], np.float64(scalar), 0, True),
+            ops.duplicate_bits(impl.borrow(dst),
+                               ops.scalar_bits("Duplicate", dst[impl.H_KIND], np.float64(scalar), 0, True),
                                _words_or_all(mask), _merge_flag(mode))
         return from_float
 

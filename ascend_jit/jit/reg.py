@@ -186,15 +186,15 @@ def borrow(typingctx, value):
 # numba optimises it again (0.3-0.6 s per op for the big kernels, then once more in the VF). A Reg call registered
 # with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
 # lowers any call of a jitted function): the VF links the kernel's module once.
-ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL = 0, 1, 2, 3, 4, 5, 6  # plan operands: (ARG, i) argument i, borrowed; (CONST,
-# numba type, value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when absent;
-# (IS_ONE, i) the bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of the tuple argument i (a
-# CastTrait) as an int64, `default` when the argument is absent (an optional fifth item, an EnumRule, refuses a field
-# that is another enum's member); (ENUM, i, default, rule) argument i checked by
-# `rule` (an EnumRule) as plain Python's as_enum checks it (SPEC-2 1.8): the int64 value, or with rule.flag the bool
-# "value == 1" (MaskMergeMode MERGING); `default` (an int64, or the flag's False) when absent; (CALL, fn, operands)
-# the result of the jitted fn on those operands (a register it makes is released after the kernel call): a
-# tensor-scalar instruction's scalar register, made by a small kernel beside the big one the VF calls directly.
+ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL = 0, 1, 2, 3, 4, 5, 6  # plan operands: (ARG, i) argument i, borrowed;
+# (CONST, numba type, value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when
+# absent; (IS_ONE, i) the bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of the tuple
+# argument i (a CastTrait) as an int64, `default` when the argument is absent (an optional fifth item, an EnumRule,
+# refuses a field that is another enum's member); (ENUM, i, default, rule) argument i checked by `rule` (an EnumRule) as
+# plain Python's as_enum checks it (SPEC-2 1.8): the int64 value, or with rule.flag the bool "value == 1" (MaskMergeMode
+# MERGING); `default` (an int64, or the flag's False) when absent; (CALL, fn, operands) the result of the jitted fn on
+# those operands (a register it makes is released after the kernel call): a tensor-scalar instruction's scalar register,
+# made by a small kernel beside the big one the VF calls directly.
 
 
 class EnumRule:

@@ -702,7 +702,7 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
     dst[H_CTRL] = modes
 
 
-# --- Abs, Relu, Neg, Ln, Log, Sqrt: one kernel for the unary instructions the devkit's Reg pages add ---------------------
+# --- Abs, Relu, Neg, Ln, Log, Sqrt, Truncate: one kernel for the devkit Reg pages' unary instructions ------------
 # Not in SPEC-2 11 (docs/decisions.md "Reg API"): DK `R/基础算术/{Abs,Relu,Neg,Ln,Log,Sqrt}.md`. Each lane is the 950
 # Memory-API instruction's with its default algorithm (SPEC-2 4.3: Abs clears the sign, Relu is max(+0, x) under D41,
 # Ln and Sqrt INTRINSIC with DAZ/FTZ, D37/D38), through the engine's decode, lane functions and store; Neg (no Memory
