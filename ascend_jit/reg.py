@@ -72,6 +72,12 @@ BITWISE_OPS = {"And": ops.BIT_AND, "Or": ops.BIT_OR, "Xor": ops.BIT_XOR, "Not": 
 BITWISE_DTYPES = {"And": _INTEGERS, "Or": _INTEGERS, "Xor": _INTEGERS, "ShiftLefts": _INTEGERS,
                   "ShiftRights": _INTEGERS, "Not": _INTEGERS + ("half", "float")}  # DK R/逻辑计算 (bool: D28)
 _BITWISE_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in BITWISE_DTYPES.items()}
+TERNARY_OPS = {"MulAddDst": ops.ew.MUL_ADD_DST, "MulDstAdd": ops.ew.FUSED_MUL_ADD, "AbsSub": ops.ABS_SUB,
+               "Axpy": ops.ew.MUL_ADD_DST}
+TERNARY_DTYPES = {"MulAddDst": ("int16", "uint16", "half", "bfloat16", "int32", "uint32", "float", "int64", "uint64"),
+                  "MulDstAdd": ("bfloat16", "float"), "AbsSub": ("half", "float", "int64"),
+                  "Axpy": ("half", "float", "int64", "uint64")}  # DK R/复合计算/*.md (MulDstAdd half -> float: no)
+_TERNARY_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in TERNARY_DTYPES.items()}
 _NAME_OF_KIND = {d.kind: d.name for d in ALL}
 CAST_PAIRS = tuple((_NAME_OF_KIND[a], _NAME_OF_KIND[b]) for a, b in cv.PAIRS)
 
@@ -711,6 +717,53 @@ def LeakyRelu(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
     """LeakyRelu(dst, src, scalar, mask): x where x's sign bit is clear, else RN(scalar * x) (D42, the 950 Memory-API
     LeakyRelu; the identity path also through SAT for half); half and float, ZEROING only (DK R/基础算术/LeakyRelu.md)."""
     _tensor_scalar("LeakyRelu", dst, src, scalar, mask, mode)
+
+
+def _ternary(api, dst, src0, src1_data, mask, mode, kind):
+    ops.ternary(dst.data, src0.data, src1_data, _mask(api, "mask", mask), TERNARY_OPS[api], _TERNARY_KINDS[api], False,
+                *_binary_markers(kind))
+
+
+def _ternary_checks(api, dst, src0, src1, mask, mode):
+    _core_check(api)
+    _same_dtype(api, dst, src0, TERNARY_DTYPES[api], "复合计算")
+    if src1 is not None:
+        _reg(api, "src1", src1)
+        if src1.dtype.name != src0.dtype.name:
+            raise UnsupportedDTypeError(api, "src1 dtype", src1.dtype.name, legal=f"{src0.dtype.name}, src0's",
+                                        device=DEVICE)
+    _mask(api, "mask", mask)
+    _zeroing_only(api, mode)
+
+
+def MulAddDst(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """MulAddDst: dst = src0 * src1 + dst per active lane, one rounding (RegPrec: "等效于 Fma"; the 950 fused lanes),
+    then SAT for half; integers D35 (DK R/复合计算/MulAddDst.md); ZEROING only."""
+    _ternary_checks("MulAddDst", dst, src0, src1, mask, mode)
+    _ternary("MulAddDst", dst, src0, src1.data, mask, mode, src0.dtype.kind)
+
+
+def MulDstAdd(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """MulDstAdd: dst = dst * src0 + src1, one rounding (DK R/复合计算/MulDstAdd.md: bfloat16, float; the half ->
+    float form is not offered)."""
+    _ternary_checks("MulDstAdd", dst, src0, src1, mask, mode)
+    _ternary("MulDstAdd", dst, src0, src1.data, mask, mode, src0.dtype.kind)
+
+
+def Axpy(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """Axpy: dst = scalar * src + dst, one rounding (DK R/复合计算/Axpy.md: half, float, int64, uint64; the scalar by
+    SPEC-2 D29)."""
+    api = "Axpy"
+    _ternary_checks(api, dst, src, None, mask, mode)
+    tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, None, src.dtype, scalar, "scalar")))
+    _ternary(api, dst, src, tmp, mask, mode, src.dtype.kind)
+
+
+def AbsSub(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """AbsSub: |src0 - src1| (RegPrec: Abs(Sub(x, y)), the difference rounded once), SAT for half; int64 wraps
+    (DK R/复合计算/AbsSub.md)."""
+    _ternary_checks("AbsSub", dst, src0, src1, mask, mode)
+    _ternary("AbsSub", dst, src0, src1.data, mask, mode, src0.dtype.kind)
 
 
 def _unary(api, dst, src, mask, mode):
@@ -1707,6 +1760,34 @@ def _shift_plan(name):
 
 impl.direct_call(ShiftLefts, ops.bitwise, _shift_plan("ShiftLefts"))
 impl.direct_call(ShiftRights, ops.bitwise, _shift_plan("ShiftRights"))
+
+
+def _ternary_plan(name):
+    """MulAddDst/MulDstAdd/AbsSub as one call of ops.ternary; Axpy the same with the scalar's register
+    (ops.scalar_register, index AXPY) as src1. ZEROING only; class markers from the source register's type."""
+    code, allowed = TERNARY_OPS[name], _TERNARY_KINDS[name]
+
+    def plan(dst, src0, src1, mask, mode=None):
+        if not (_regs_and_mask(dst, src0, mask) and impl.enum_like(mode)):
+            return None
+        if name == "Axpy":
+            if not isinstance(src1, (types.Number, types.Boolean)):
+                return None
+            second = (impl.CALL, ops.scalar_register, ((impl.CONST, types.int64, ops.AXPY),
+                                                       (impl.CONST, types.int64, allowed), (impl.ARG, 0),
+                                                       (impl.ARG, 1), (impl.ARG, 2)))
+        elif _is_reg_type(src1):
+            second = (impl.ARG, 2)
+        else:
+            return None
+        return ((impl.ARG, 0), (impl.ARG, 1), second, (impl.ARG, 3), (impl.CONST, types.int64, code),
+                (impl.CONST, types.int64, allowed), (impl.ENUM, 4, False, _zeroing_rule(name)),
+                *_marker_operands(_binary_markers(impl.register_kind(src0))))
+    return plan
+
+
+for _name in TERNARY_OPS:
+    impl.direct_call(globals()[_name], ops.ternary, _ternary_plan(_name))
 _REGISTER_KINDS = sum(1 << d.kind for d in ALL)
 impl.direct_call(Compare, ops.compare, _compare_plan)
 impl.direct_call(Compares, ops.compare, _compares_plan)

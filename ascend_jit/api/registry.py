@@ -349,6 +349,7 @@ _REG_REFERENCE = {"Max": reference_elementwise.max_, "Min": reference_elementwis
                   **{op: reference_reg.tensor_scalar for op in R.SCALAR_DTYPES},
                   **{op: reference_reg.unary for op in R.UNARY_DTYPES}, "Compare": reference_reg.compare,
                   "Prelu": reference_reg.prelu, "Truncate": reference_reg.truncate,
+                  **{op: reference_reg.ternary for op in R.TERNARY_DTYPES},
                   "Compares": reference_reg.compare}
 
 
@@ -369,6 +370,8 @@ REG_INSTRUCTIONS = (
     *(_reg(op, _reg_unary(op), lambda spec, op=op: R.UNARY_DTYPES[op]) for op in R.UNARY_DTYPES),
     *(_reg(op, _reg_compare(op)) for op in ("Compare", "Compares")),
     _reg("Truncate", _reg_truncate, lambda spec: ("half", "bfloat16", "float")),
+    *(_reg(op, _reg_scalar(op) if op == "Axpy" else _reg_arith(op), lambda spec, op=op: R.TERNARY_DTYPES[op])
+      for op in R.TERNARY_DTYPES),
     replace(_reg("Select", _reg_select_registers), name="Reg.Select (registers)",
             reference=reference_reg.select),
     *(replace(_reg(op, _reg_bitwise(op), lambda spec, op=op: R.BITWISE_DTYPES[op]),

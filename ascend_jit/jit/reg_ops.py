@@ -13,9 +13,9 @@ from numba.extending import overload
 
 from ..errors import ParameterError, UnsupportedDTypeError
 from . import elementwise as ew
-from .lanes import (abs_lane, div_lane, exp_float_run, exp_lane, int_abs_lane, int_div_lane, int_max_lane, int_min_lane,
-                    int_relu_lane, int_stage, leaky_relu_lane, ln_lane, max_lane, min_lane, narrow, relu_lane,
-                    sqrt_lane, uint64_div_lane)
+from .lanes import (abs_lane, div_lane, exp_float_run, exp_lane, fma_lane, int_abs_lane, int_div_lane, int_max_lane,
+                    int_min_lane, int_relu_lane, int_stage, leaky_relu_lane, ln_lane, max_lane, min_lane, narrow,
+                    relu_lane, sqrt_lane, uint64_div_lane)
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
@@ -866,6 +866,8 @@ def scalar_api(index):
         return "Muls"
     if index == COMPARES:
         return "Compares"
+    if index == AXPY:
+        return "Axpy"
     if index == 4:
         return "LeakyRelu"
     return "Maxs" if index == 2 else "Mins"
@@ -917,6 +919,9 @@ def check_scalar_kinds(api_index, dk, sk, allowed):
         if api_index == 4:
             raise UnsupportedDTypeError("LeakyRelu", "dst/src kinds", (dk, sk), "half or float, the same for dst "
                                         "and src (DK R/基础算术/LeakyRelu.md)", DEVICE)
+        if api_index == AXPY:
+            raise UnsupportedDTypeError("Axpy", "dst/src kinds", (dk, sk), "half, float, int64 or uint64, the same "
+                                        "for dst and src (DK R/复合计算/Axpy.md)", DEVICE)
         raise UnsupportedDTypeError("Compares", "srcReg kind", sk, "int8 ... uint64, half, bfloat16, float (DK "
                                     "R/比较与选择/Compares.md)", DEVICE)
 
@@ -941,7 +946,7 @@ def broadcast_register(src, bits):
 # lane (as UpdateMask and CreateMask set them), every other bit is 0 (the pages: unselected lanes zeroed). Compares
 # compares with the scalar's register (scalar_register, index COMPARES). Select copies lane j of src0 where the
 # lowest mask bit of lane j is set, else of src1 (bits, no arithmetic).
-COMPARES = 5  # scalar_register's index for Compares (after SCALAR_OPS)
+COMPARES, AXPY = 5, 6  # scalar_register's indexes for Compares and Axpy (after SCALAR_OPS)
 CMP_LT, CMP_GT, CMP_EQ, CMP_LE, CMP_GE, CMP_NE = range(6)  # aj.CMPMODE's values
 
 
@@ -1118,3 +1123,90 @@ def shift_amount(left, amount):
         raise ParameterError("ShiftLefts" if left else "ShiftRights", "scalar", amount,
                              "an int16 shift amount >= 0 (a negative one is undefined, DK R/逻辑计算)", DEVICE)
     return np.int64(amount)
+
+
+# --- MulAddDst, MulDstAdd, Axpy, AbsSub (DK R/复合计算/*.md; RegPrec: the multiply-adds "等效于 Fma", AbsSub serial) --
+# One kernel, the op code a value: MulAddDst d = a*b + d, MulDstAdd d = d*a + b (ew.FUSED_MUL_ADD), Axpy d = s*a + d
+# (MulAddDst with the scalar's register as b), AbsSub d = |a - b|. Floats: one rounding of the exact result (the 950's
+# fused multiply-add lanes, jit/lanes.py fma_lane; AbsSub: Sub rounded, then Abs), then the half overflow mode (D35);
+# integers exact, then D35 (int16/int32 clamp under CTRL[53], the others wrap; 64-bit modulo 2**64).
+ABS_SUB = 50  # AbsSub's op code (the engine has none)
+
+
+@njit(cache=True, inline="always")
+def _check_ternary(op, dk, k0, k1, allowed):
+    if dk != k0 or dk != k1 or not (allowed >> dk) & 1:
+        if op == ew.MUL_ADD_DST:
+            raise UnsupportedDTypeError("MulAddDst", "dst/src kinds", (dk, k0, k1), "one type of DK "
+                                        "R/复合计算/MulAddDst.md for dst, src0, src1 (Axpy: half, float, int64, "
+                                        "uint64)", DEVICE)
+        if op == ew.FUSED_MUL_ADD:
+            raise UnsupportedDTypeError("MulDstAdd", "dst/src kinds", (dk, k0, k1), "bfloat16 or float, one type "
+                                        "for dst, src0, src1 (DK R/复合计算/MulDstAdd.md)", DEVICE)
+        raise UnsupportedDTypeError("AbsSub", "dst/src kinds", (dk, k0, k1), "half, float or int64, one type for "
+                                    "dst, src0, src1 (DK R/复合计算/AbsSub.md)", DEVICE)
+
+
+@njit(cache=True)
+def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class, int_class):
+    """Reg MulAddDst / MulDstAdd / Axpy / AbsSub: every lane into dst's scratch (dst read first), then the mask
+    (`merging` is False: the API refuses MERGING, DK RegMerge table 4). Class markers as engine_binary's: half,
+    wide (float, bfloat16), int."""
+    kind = np.int64(src0[H_KIND])
+    _check_ternary(op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
+    modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
+    size = kind_size(kind)
+    n = VL // size
+    flags = ew.SAT_HALF if modes & M_HALF_SAT else 0
+    sat = (modes & M_HALF_SAT) != 0
+    zero = n - n  # the engine's run offset as an int64 value (as engine_binary)
+    if half_class is not None or wide_class is not None:
+        if kind <= KIND_BF16:
+            x, y, c = np.empty(n, np.float32), np.empty(n, np.float32), np.empty(n, np.float32)
+            if half_class is not None:
+                if kind == KIND_HALF:
+                    ew.load_halves(zero, src0[:VL], zero, n, x)
+                    ew.load_halves(zero, src1[:VL], zero, n, y)
+                    ew.load_halves(zero, dst[:VL], zero, n, c)
+            if wide_class is not None:
+                if kind != KIND_HALF:
+                    ew.load_wide(kind, zero, src0[:VL], zero, n, x)
+                    ew.load_wide(kind, zero, src1[:VL], zero, n, y)
+                    ew.load_wide(kind, zero, dst[:VL], zero, n, c)
+            fused = n > 0  # True typed bool (the 950's fused multiply-add), not a literal
+            if op == ew.MUL_ADD_DST:
+                for j in range(n):
+                    c[j] = fma_lane(kind, x[j], y[j], c[j], fused, sat)
+            elif op == ew.FUSED_MUL_ADD:
+                for j in range(n):
+                    c[j] = fma_lane(kind, c[j], x[j], y[j], fused, sat)
+            else:  # ABS_SUB: the difference rounded once (exact in float64), its magnitude; the store rounds
+                for j in range(n):
+                    c[j] = abs(narrow(kind, np.float64(x[j]) - np.float64(y[j])))
+            if half_class is not None:
+                if kind == KIND_HALF:
+                    ew.store_halves(flags, c, dst[VL:2 * VL], zero, n)
+            if wide_class is not None:
+                if kind != KIND_HALF:
+                    ew.store_wide(kind, flags, c, dst[VL:2 * VL], zero, n)
+    if int_class is not None:
+        if kind > KIND_BF16:
+            if size == 8:  # modulo 2**64 on the bit patterns (sign-blind for +, -, *; AbsSub by the int64 sign)
+                for j in range(n):
+                    a, b, d = u64_at(src0, j), u64_at(src1, j), u64_at(dst, j)
+                    if op == ew.MUL_ADD_DST:
+                        r = a * b + d
+                    else:
+                        r = a - b
+                        if kind == KIND_INT64 and (r >> np.uint64(63)) != 0:
+                            r = ~r + np.uint64(1)
+                    set_u64(dst, n + j, r)
+            else:
+                lo, hi = int_range(kind)
+                saturate = (modes & M_INT_SAT) != 0
+                for j in range(n):
+                    a, b = int_lane(src0, j, size, lo < 0), int_lane(src1, j, size, lo < 0)
+                    d = int_lane(dst, j, size, lo < 0)
+                    set_int_lane(dst, n + j, size, int_stage(kind, a * b + d, saturate))
+    _merge_lanes(dst, words, size, merging)
+    dst[H_CTRL] = modes

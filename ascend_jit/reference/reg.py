@@ -2,12 +2,15 @@
 the SPECs alone: ReduceDataBlock (D3, D20, D25), PairReduceElem (SPEC 7.6), Add/Sub/Mul and carry forms, Reduce (D66), Cast (7.3, D45, D46,
 D65, D71), the load/store distributions (11.6, D68) and the MaskReg operations (11.7, D64); and, from the devkit's
 Reg pages where the SPECs are silent, Adds/Muls/Maxs/Mins/LeakyRelu, Prelu, Abs/Relu/Neg/Ln/Log/Sqrt, Truncate,
-Compare/Compares, Select and And/Or/Xor/Not on data registers, ShiftLefts/ShiftRights.
+Compare/Compares, Select and And/Or/Xor/Not on data registers, ShiftLefts/ShiftRights, MulAddDst/MulDstAdd/Axpy/
+AbsSub.
 
 Inputs are plain lists: `values` the source lanes (Python numbers), `active` a list of booleans per lane; memory is
 bytes; a MaskReg is a 256-bit Python int."""
 import math
 from fractions import Fraction
+
+import numpy as np
 
 from .numerics import INT_RANGE, SIZES, add, is_float, round_to
 
@@ -201,6 +204,53 @@ def truncate(mode, xs, active):
             r = {"CAST_FLOOR": math.floor, "CAST_CEIL": math.ceil, "CAST_TRUNC": math.trunc}[mode](x)
         return float(r) if r != 0 else 0.0
     return [one(x) if on else 0 for x, on in zip(xs, active)]
+
+
+def ternary(op, dtype, xs, ys, ds, active, sat_half=False, sat_int=False):
+    """dst lanes of Reg MulAddDst (x*y + d), MulDstAdd (d*x + y), Axpy (ys all the scalar: y*x + d) and AbsSub
+    (|x - y|) (DK R/复合计算/*.md; RegPrec: the multiply-adds equal an FMA, one rounding of the exact result;
+    AbsSub = Abs(Sub): the difference rounded once). Floats: exact in Fractions, one rounding, SAT for half;
+    bfloat16 rounds once too (RegPrec "同比Fma"). Integers: exact, then D35 (int16/int32 clamp under saturation,
+    64-bit modulo 2**64). Inactive lanes 0."""
+    def one(x, y, d):
+        if op == "abssub":
+            if is_float(dtype):
+                r = abs(round_to(dtype, x - y))
+            else:
+                lo, hi = INT_RANGE[dtype]  # int64: Sub wraps, then Abs wraps (|MIN| = MIN), the two in series
+                diff = (x - y - lo) % (hi - lo + 1) + lo
+                r = (abs(diff) - lo) % (hi - lo + 1) + lo
+            return _sat_half(dtype, r, sat_half)
+        a, b, c = (x, y, d) if op in ("muladddst", "axpy") else (d, x, y)
+        if is_float(dtype):
+            if any(math.isnan(v) or math.isinf(v) for v in (a, b, c)):
+                r = a * b + c  # IEEE specials (an inf product with an opposite inf addend: NaN)
+            else:
+                exact = Fraction(a) * Fraction(b) + Fraction(c)
+                if exact == 0:  # IEEE: -0 only for a -0 product plus -0; an exact cancellation is +0 (RN)
+                    negative_product = math.copysign(1, a) * math.copysign(1, b) < 0
+                    both_zero = (a == 0 or b == 0) and c == 0
+                    r = -0.0 if both_zero and negative_product and math.copysign(1, c) < 0 else 0.0
+                else:
+                    r = _round_fraction(dtype, exact)
+            return _sat_half(dtype, r, sat_half)
+        lo, hi = INT_RANGE[dtype]
+        r = a * b + c
+        if sat_int and dtype in ("int16", "int32"):
+            return min(max(r, lo), hi)
+        return (r - lo) % (hi - lo + 1) + lo
+    return [one(x, y, d) if on else 0 for x, y, d, on in zip(xs, ys, ds, active)]
+
+
+def _round_fraction(dtype, q):
+    """An exact rational rounded once to dtype (RNE; overflow to inf): through float64 only when that is exact."""
+    f = float(q)
+    if Fraction(f) == q:
+        return round_to(dtype, f)
+    # the double nearest q; if the rounding to dtype of f differs from that of q, it is by a tie that f broke:
+    # step f one double ulp towards q (an odd-rounded double then rounds to dtype as q does)
+    towards = math.nextafter(f, math.inf if Fraction(f) < q else -math.inf)
+    return round_to(dtype, f if int.from_bytes(np.float64(f).tobytes(), "little") & 1 else towards)
 
 
 def _flush(dtype, x):
