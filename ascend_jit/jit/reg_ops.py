@@ -873,21 +873,28 @@ def scalar_api(index):
     return "Maxs" if index == 2 else "Mins"
 
 
-def scalar_parts(index, scalar):
-    """(float value, int value, whether the scalar is a float): what scalar_bits takes (compiled code only)."""
-    return (float(scalar), 0, True) if isinstance(scalar, float) else (0.0, scalar, False)
+def scalar_pattern(index, kind, scalar):
+    """The scalar's bit pattern in a `kind` register (D29), refusals naming tensor-scalar instruction `index` (as
+    plain Python; compiled code takes the overload below)."""
+    if isinstance(scalar, (bool, np.bool_)):
+        raise ParameterError(scalar_api(index), "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
+    if isinstance(scalar, (float, np.floating)):
+        return scalar_bits(scalar_api(index), kind, np.float64(scalar), 0, True)
+    return scalar_bits(scalar_api(index), kind, 0.0, scalar, False)
 
 
-@overload(scalar_parts, inline="always")
-def _ol_scalar_parts(index, scalar):
+@overload(scalar_pattern, inline="always")
+def _ol_scalar_pattern(index, kind, scalar):
+    """The float and the int paths of scalar_bits chosen by the scalar's type, with a literal flag: a first call
+    compiles its own path only (issue 20), as Duplicate's compiled calls do."""
     if isinstance(scalar, types.Boolean):  # refused as plain Python refuses it (SPEC-2 D29)
-        def refuse(index, scalar):
+        def refuse(index, kind, scalar):
             raise ParameterError(scalar_api(index), "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)",
                                  DEVICE)
         return refuse
     if isinstance(scalar, types.Float):
-        return lambda index, scalar: (np.float64(scalar), 0, True)
-    return lambda index, scalar: (0.0, scalar, False)
+        return lambda index, kind, scalar: scalar_bits(scalar_api(index), kind, np.float64(scalar), 0, True)
+    return lambda index, kind, scalar: scalar_bits(scalar_api(index), kind, 0.0, scalar, False)
 
 
 @njit(cache=True)
@@ -896,8 +903,7 @@ def scalar_register(index, allowed, dst, src, scalar):
     dst's and src's kinds checked (naming the instruction), the scalar converted (D29) and duplicated into a
     register of src's kind and modes."""
     check_scalar_kinds(index, np.int64(dst[H_KIND]), np.int64(src[H_KIND]), allowed)
-    fvalue, ivalue, is_float = scalar_parts(index, scalar)
-    return broadcast_register(src, scalar_bits(scalar_api(index), src[H_KIND], fvalue, ivalue, is_float))
+    return broadcast_register(src, scalar_pattern(index, src[H_KIND], scalar))
 
 
 @internal
