@@ -907,29 +907,26 @@ def scalar_register(index, allowed, dst, src, scalar):
 
 
 @internal
+def _scalar_legal(index):
+    """The dtypes of tensor-scalar instruction `index` (its devkit page), for its refusal."""
+    if index == 1:
+        return "one type of DK R/基础算术/Muls.md for dst and src (no int8, uint8, bfloat16)"
+    if index == 4:
+        return "half or float, the same for dst and src (DK R/基础算术/LeakyRelu.md)"
+    if index == AXPY:
+        return "half, float, int64 or uint64, the same for dst and src (DK R/复合计算/Axpy.md)"
+    if index == COMPARES:
+        return "int8 ... uint64, half, bfloat16, float (DK R/比较与选择/Compares.md)"
+    return "one type of DK R/基础算术/Adds.md (Maxs.md, Mins.md) for dst and src (no complex, D28)"
+
+
+@internal
 def check_scalar_kinds(api_index, dk, sk, allowed):
-    """The tensor-scalar form's own dtype check (the binary kernels' refusals would name Add/Mul/Max/Min)."""
+    """The tensor-scalar form's own dtype check (the binary kernels' refusals would name Add/Mul/Max/Min), one raise
+    site naming the instruction."""
     if dk != sk or not (allowed >> sk) & 1:
-        if api_index == 0:
-            raise UnsupportedDTypeError("Adds", "dst/src kinds", (dk, sk), "one type of DK R/基础算术/Adds.md for dst "
-                                        "and src (no complex, D28)", DEVICE)
-        if api_index == 1:
-            raise UnsupportedDTypeError("Muls", "dst/src kinds", (dk, sk), "one type of DK R/基础算术/Muls.md for dst "
-                                        "and src (no int8, uint8, bfloat16)", DEVICE)
-        if api_index == 2:
-            raise UnsupportedDTypeError("Maxs", "dst/src kinds", (dk, sk), "one type of DK R/基础算术/Maxs.md for dst "
-                                        "and src", DEVICE)
-        if api_index == 3:
-            raise UnsupportedDTypeError("Mins", "dst/src kinds", (dk, sk), "one type of DK R/基础算术/Mins.md for "
-                                        "dst and src", DEVICE)
-        if api_index == 4:
-            raise UnsupportedDTypeError("LeakyRelu", "dst/src kinds", (dk, sk), "half or float, the same for dst "
-                                        "and src (DK R/基础算术/LeakyRelu.md)", DEVICE)
-        if api_index == AXPY:
-            raise UnsupportedDTypeError("Axpy", "dst/src kinds", (dk, sk), "half, float, int64 or uint64, the same "
-                                        "for dst and src (DK R/复合计算/Axpy.md)", DEVICE)
-        raise UnsupportedDTypeError("Compares", "srcReg kind", sk, "int8 ... uint64, half, bfloat16, float (DK "
-                                    "R/比较与选择/Compares.md)", DEVICE)
+        raise UnsupportedDTypeError(scalar_api(api_index), "dst/src kinds", (dk, sk), _scalar_legal(api_index),
+                                    DEVICE)
 
 
 @njit(cache=True)
