@@ -17,7 +17,7 @@ from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
 from .api._scalar import ToFloat
 from .api.cast import Cast, RoundMode
 from .api.compare import CMPMODE, SELMODE, Compare, Compares, CompareScalar, Select
-from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, PaddingMode
+from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, DataCopyPadParams, PaddingMode
 from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatParams, Brcb, BrcbRepeatParams, Div,
                               DivAlgo, DivConfig, Duplicate, Exp, ExpAlgo, ExpConfig, FusedMulAdd, LeakyRelu, Ln,
                               LnAlgo, LnConfig, Max, Maxs, Min, Mins, Mul, MulAddDst, Muls, Or, Reciprocal,
@@ -62,7 +62,7 @@ __all__ = [
     "ReduceTree",
     "RepeatReduceSum", "WholeReduceMax", "WholeReduceMin", "WholeReduceSum",
     "CMPMODE", "Cast", "Compare", "CompareScalar", "Compares", "DataCopyExtParams", "DataCopyPad",
-    "DataCopyPadExtParams", "Gather",
+    "DataCopyPadExtParams", "DataCopyPadParams", "Gather",
     "GatherMask", "GatherMaskParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue",
     "UnaryRepeatParams",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",

@@ -218,10 +218,29 @@ class TBuf:
 
 
 class DataCopyParams:
-    """blockCount blocks of blockLen DataBlocks (32 B); gaps srcStride / dstStride in DataBlocks."""
+    """blockCount blocks of blockLen DataBlocks (32 B); gaps srcStride / dstStride in DataBlocks. `srcGap` and
+    `dstGap` name the same fields (the devkit struct declares each pair as a union and deprecates the *Stride
+    names, include/basic_api/kernel_struct_data_copy.h). DataCopyPad takes this struct too, with blockLen in bytes
+    (api/data_copy_pad.py)."""
 
     def __init__(self, blockCount=1, blockLen=0, srcStride=0, dstStride=0):
         self.blockCount, self.blockLen, self.srcStride, self.dstStride = blockCount, blockLen, srcStride, dstStride
+
+    @property
+    def srcGap(self):
+        return self.srcStride
+
+    @srcGap.setter
+    def srcGap(self, value):
+        self.srcStride = value
+
+    @property
+    def dstGap(self):
+        return self.dstStride
+
+    @dstGap.setter
+    def dstGap(self, value):
+        self.dstStride = value
 
 
 def _gm_bytes(gm):

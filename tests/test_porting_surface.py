@@ -1,6 +1,7 @@
-"""Porting-surface gaps found by porting public kernels into kernels/ (session 7, port2), each with its regression:
-parameter structs set field by field as C++ kernels do, and the 950's Compares/Select overload taking the scalar
-as a LocalTensor element (`src1Local[0]`)."""
+"""Porting-surface gaps found by porting public kernels into kernels/ (session 7, port2; session 8, port3), each with
+its regression: parameter structs set field by field as C++ kernels do, the 950's Compares/Select overload taking
+the scalar as a LocalTensor element (`src1Local[0]`), the older DataCopyPad prototype (DataCopyParams +
+DataCopyPadParams) and Compare's operator form on 32-B aligned sources."""
 import numpy as np
 import pytest
 
@@ -278,3 +279,78 @@ def test_set_l2_cache_hint_is_checked_and_changes_no_value():
     for device in ("atlas-200i-500-a2", "atlas-inference-aicore", "atlas-training"):
         with aj.Core(device), pytest.raises(aj.UnsupportedDeviceError, match="SetL2CacheHint"):
             gm.SetL2CacheHint(aj.CacheMode.CACHE_MODE_DISABLE)
+
+
+# --- the older DataCopyPad prototype: DataCopyParams + DataCopyPadParams -----------------------------------------------
+def test_data_copy_pad_takes_the_older_structs_as_the_ext_ones():
+    """`DataCopyPad(ub, gm, DataCopyParams{2, 20, 4, 1}, DataCopyPadParams{true, 0, 6, 0})` (devkit cumsum/fmod
+    examples, the unaligned-copy best practice) copies as its DataCopyExtParams / DataCopyPadExtParams twin, GM -> UB
+    and UB -> GM; a default-made struct set field by field (srcGap: the devkit's newer name of srcStride) too."""
+    gm = np.arange(1, 80, dtype=np.float16)
+    with aj.Core("atlas-a2"):
+        t = aj.LocalMemAllocator().Alloc("half", 128)
+        aj.DataCopyPad(t, aj.GlobalTensor(gm), aj.DataCopyExtParams(2, 20, 4, 1, 0),
+                       aj.DataCopyPadExtParams(True, 0, 6, 0))
+        want = t.numpy().copy()
+        t[:] = np.zeros(128, np.float16)
+        p = aj.DataCopyParams()
+        p.blockCount, p.blockLen, p.srcGap, p.dstGap = 2, 20, 4, 1
+        assert (p.srcStride, p.dstStride) == (4, 1)
+        aj.DataCopyPad(t, aj.GlobalTensor(gm), p, aj.DataCopyPadParams(True, 0, 6, 0))
+        assert t.numpy().tobytes() == want.tobytes()
+        t[:] = np.zeros(128, np.float16)
+        aj.DataCopyPad(t, aj.GlobalTensor(gm), (2, 20, 4, 1), aj.DataCopyPadParams(True, 0, 6, 0))  # a brace list
+        assert t.numpy().tobytes() == want.tobytes()
+        out, twin = np.zeros(40, np.float16), np.zeros(40, np.float16)
+        aj.DataCopyPad(aj.GlobalTensor(out), t, aj.DataCopyParams(2, 20, 0, 2))
+        aj.DataCopyPad(aj.GlobalTensor(twin), t, aj.DataCopyExtParams(2, 20, 0, 2, 0))
+        assert out.tobytes() == twin.tobytes() and out[:10].tolist() == list(range(1, 11))
+
+
+@pytest.mark.parametrize("copy, pad, match", [
+    (aj.DataCopyParams(1, 65536, 0, 0), aj.DataCopyPadParams(), "blockLen"),           # uint16_t
+    (aj.DataCopyParams(1, 8, 70000, 0), aj.DataCopyPadParams(), "srcStride"),
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 256, 0), "rightPadding"),   # uint8_t
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 4, 7), "paddingValue"),    # only 0 (devkit check)
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 4, 0.0), "paddingValue"),
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0), "pad_params"),  # no such C++ overload
+    (aj.DataCopyExtParams(1, 8, 0, 0, 0), aj.DataCopyPadParams(), "pad_params"),
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 17, 0), "rightPadding"),  # > 32 bytes of half
+])
+def test_the_older_structs_are_checked_before_anything_moves(copy, pad, match):
+    gm = np.arange(64, dtype=np.float16)
+    with aj.Core("atlas-a2") as core:
+        t = aj.LocalMemAllocator().Alloc("half", 64)
+        before = core.ub.copy()
+        with pytest.raises(aj.ParameterError, match=match):
+            aj.DataCopyPad(t, aj.GlobalTensor(gm), copy, pad)
+        assert np.array_equal(core.ub, before)
+
+
+def test_the_older_structs_follow_data_copy_pad_device_rules():
+    gm = np.arange(64, dtype=np.float16)
+    with aj.Core("atlas-inference-aicore"):
+        t = aj.LocalMemAllocator().Alloc("half", 64)
+        with pytest.raises(aj.UnsupportedDeviceError):
+            aj.DataCopyPad(t, aj.GlobalTensor(gm), aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams())
+
+
+# --- Compare's operator form: 32-byte aligned sources (not 256) -------------------------------------------------------
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_the_compare_operator_takes_queue_buffers_at_32_byte_offsets(device):
+    """`dst = src0 < src1` on TQue buffers of 64 floats: the second buffer starts 256 B after the first only by
+    chance of sizes, so sources 32 B past a 256-B boundary must work as the count form does (devkit Compare.md:
+    32-B aligned LocalTensors; the operator runs the count form's VcmpvImpl)."""
+    x = np.linspace(-2, 2, 64, dtype=np.float32)
+    y = np.float32(0.5) * x[::-1]
+    with aj.Core(device):
+        pipe, q = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(q, 1, 32 + 2 * 256)
+        whole = q.AllocTensor("float")
+        a, b = whole[8:72], whole[72:136]             # 32 B and 288 B into the queue buffer
+        a[:], b[:] = x, y
+        bits = aj.LocalTensor(aj.TPosition.VECCALC, 8192, 32, dtype="uint8")
+        bits[:] = a < b
+        assert np.array_equal(bits.numpy()[:8], np.packbits(x < y, bitorder="little"))
+        with pytest.raises(aj.AlignmentError):
+            bits[:] = whole[4:68] < b                  # 16 B: not 32-B aligned

@@ -10,7 +10,7 @@ from ..errors import (AlignmentError, AscendJitError, OutOfBoundsError, Paramete
                       UnsupportedDeviceError, UnsupportedDTypeError)
 from ..jit.direct import EntryTable
 from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
-from ..pipe import atomic_copy, check_atomic_dtype
+from ..pipe import DataCopyParams, atomic_copy, check_atomic_dtype
 from ..tensor import GlobalTensor, LocalTensor
 from ._common import Runs, TensorExtent, check_dtype, check_range, check_run_bounds
 from ._scalar import scalar_bits
@@ -121,6 +121,24 @@ class DataCopyPadExtParams(_ParamStruct):
         fields["_key"] = _struct_key((isPad, leftPadding, rightPadding, paddingValue))
 
 
+@dataclass(init=False, eq=False)
+class DataCopyPadParams(_ParamStruct):
+    """The older pad struct that goes with DataCopyParams (devkit include/basic_api/kernel_struct_data_copy.h, used
+    by the devkit's cumsum/fmod examples and its unaligned-copy best practice): isPad, leftPadding / rightPadding
+    (uint8_t, elements), paddingValue a uint64_t that the devkit's check allows only as 0
+    (impl/basic_api/kernel_operator_data_copy_check.h `CheckDataCopyPadPaddingCommon`)."""
+    isPad: bool = False
+    leftPadding: int = 0
+    rightPadding: int = 0
+    paddingValue: int = 0
+
+    def __init__(self, isPad=False, leftPadding=0, rightPadding=0, paddingValue=0):
+        fields = self.__dict__  # frozen: the fields are stored once, here
+        fields["isPad"], fields["leftPadding"], fields["rightPadding"] = isPad, leftPadding, rightPadding
+        fields["paddingValue"] = paddingValue
+        fields["_key"] = _struct_key((isPad, leftPadding, rightPadding, paddingValue))
+
+
 _NO_PAD = DataCopyPadExtParams()
 _GM_TO_UB, _UB_TO_GM = 0, 1
 _PLANS = {}          # call shape (direction first) -> proven plan (None: a NOP), GM sizes left out
@@ -136,6 +154,8 @@ def DataCopyPad(dst, src, copy_params, pad_params=None, *, mode=PaddingMode.Norm
     parameter structs with their fields' types, mode, the SetPadValue state); GM sizes stay out of the key and the
     proven shape's far GM byte is compared with the GM tensor's size on every call, a GM destination's
     writability too. The copy is one compiled call (jit/movement.py, GIL released) through its entry."""
+    if type(copy_params) is DataCopyParams or type(pad_params) is DataCopyPadParams:
+        copy_params, pad_params = _from_older_structs(dst, src, copy_params, pad_params)
     if type(dst) is LocalTensor:
         return _gm_to_ub(dst, src, copy_params, pad_params, mode)
     if isinstance(dst, LocalTensor):  # a subclass: refused by name (_local)
@@ -146,6 +166,38 @@ def DataCopyPad(dst, src, copy_params, pad_params=None, *, mode=PaddingMode.Norm
                                  device=_local("src", src).device)
         return _ub_to_gm(dst, src, copy_params, mode)
     raise ParameterError(API, "dst", type(dst).__name__, legal="a LocalTensor (GM -> UB) or a GlobalTensor (UB -> GM)")
+
+
+def _from_older_structs(dst, src, copy_params, pad_params):
+    """The older prototype `DataCopyPad(dst, src, DataCopyParams, DataCopyPadParams)` (and `(gm, ub,
+    DataCopyParams)`) as the DataCopyExtParams / DataCopyPadExtParams call it equals: the same copy (blockLen in
+    bytes, srcStride / dstStride in bytes on the GM side and DataBlocks on the UB side, DataCopyPad's rules), with
+    the older struct's narrower fields (uint16_t blockLen and strides, uint8_t paddings, DataCopyPadParams'
+    paddingValue only 0: devkit kernel_operator_data_copy_check.h) checked first. A 4-value brace list beside a
+    DataCopyPadParams is a DataCopyParams, as in C++; the two generations do not mix (C++ has no such overload)."""
+    local = dst if isinstance(dst, LocalTensor) else src
+    device = local._core.device if isinstance(local, LocalTensor) else None
+    if type(pad_params) is DataCopyPadParams and isinstance(copy_params, (tuple, list)) and len(copy_params) == 4:
+        copy_params = DataCopyParams(*copy_params)
+    if type(copy_params) is not DataCopyParams or (pad_params is not None and type(pad_params) is not DataCopyPadParams):
+        raise ParameterError(API, "copy_params, pad_params", (type(copy_params).__name__, type(pad_params).__name__),
+                             device=device, legal="DataCopyParams with DataCopyPadParams (the older prototype) or "
+                             "DataCopyExtParams with DataCopyPadExtParams")
+    p = copy_params
+    for name, value in (("blockLen", p.blockLen), ("srcStride", p.srcStride), ("dstStride", p.dstStride)):
+        check_range(API, device, f"DataCopyParams.{name}", value, 0, 65535)   # uint16_t fields
+    ext = DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0)
+    if pad_params is None:
+        return ext, None
+    q = pad_params
+    for name, value in (("leftPadding", q.leftPadding), ("rightPadding", q.rightPadding)):
+        check_range(API, device, f"DataCopyPadParams.{name}", value, 0, 255)   # uint8_t fields
+    v = q.paddingValue
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v != 0:
+        raise ParameterError(API, "DataCopyPadParams.paddingValue", q.paddingValue, device=device,
+                             legal="0 (devkit CheckDataCopyPadPaddingCommon: the older struct's uint64_t "
+                                   "paddingValue only supports 0; use DataCopyPadExtParams or SetPadValue)")
+    return ext, DataCopyPadExtParams(q.isPad, q.leftPadding, q.rightPadding, 0)
 
 
 def _local(name, t):
