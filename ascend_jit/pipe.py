@@ -328,7 +328,7 @@ _COPY = EntryTable()  # one key: every argument's type is fixed (uint8 arrays, P
 
 def DataCopy(dst, src, count_or_params=None):
     """GM -> UB, UB -> GM or UB -> UB (one core): `DataCopy(dst, src, count)` or `DataCopy(dst, src,
-    DataCopyParams(...))`. UB -> GM combines with GM while SetAtomicAdd/Max/Min is set (sync.py). Every check
+    DataCopyParams(...))` (or its brace list: 4 values blockCount, blockLen, srcStride, dstStride). UB -> GM combines with GM while SetAtomicAdd/Max/Min is set (sync.py). Every check
     (operands, ranges, the far end of the copy in closed form) runs before the first byte moves.
 
     Validation is memoised per call shape (direction, element types, UB addresses and sizes, the count or params
@@ -336,7 +336,12 @@ def DataCopy(dst, src, count_or_params=None):
     GM byte of the proven shape is compared with the GM tensor's size on every call, and a GM destination's
     writability too. A proven shape goes straight to one compiled copy (jit/movement.py copy_runs, GIL released)
     through its machine-code entry (jit/direct.py), kept in the plan."""
-    count_key = count_or_params if type(count_or_params) is int else _count_key(count_or_params)
+    if type(count_or_params) is int:
+        count_key = count_or_params
+    else:
+        if type(count_or_params) in (tuple, list) and len(count_or_params) == 4:
+            count_or_params = DataCopyParams(*count_or_params)   # the C++ brace list `{1, blockLen, 0, 0}`
+        count_key = _count_key(count_or_params)
     tdst, tsrc = type(dst), type(src)
     if tdst is LocalTensor:
         core = dst._core

@@ -354,3 +354,19 @@ def test_the_compare_operator_takes_queue_buffers_at_32_byte_offsets(device):
         assert np.array_equal(bits.numpy()[:8], np.packbits(x < y, bitorder="little"))
         with pytest.raises(aj.AlignmentError):
             bits[:] = whole[4:68] < b                  # 16 B: not 32-B aligned
+
+
+# --- DataCopy(dst, src, {blockCount, blockLen, srcStride, dstStride}) -------------------------------------------------
+def test_data_copy_takes_the_params_brace_list():
+    gm = np.arange(256, dtype=np.float16)
+    with aj.Core("atlas-a2") as core:
+        alloc = aj.LocalMemAllocator()
+        a, b = alloc.Alloc("half", 128), alloc.Alloc("half", 128)
+        aj.DataCopy(a, aj.GlobalTensor(gm), aj.DataCopyParams(2, 2, 1, 1))
+        aj.DataCopy(b, aj.GlobalTensor(gm), (2, 2, 1, 1))
+        assert a.numpy()[:96].tobytes() == b.numpy()[:96].tobytes() and b.numpy()[48:64].tolist() == list(range(48, 64))
+        before = core.ub.copy()
+        for wrong in ((0, 2, 1, 1), (2, 2, 1), (2, 2.0, 1, 1)):     # blockCount 0; 3 values; a float
+            with pytest.raises(aj.ParameterError):
+                aj.DataCopy(b, aj.GlobalTensor(gm), wrong)
+        assert np.array_equal(core.ub, before)
