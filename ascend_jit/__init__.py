@@ -47,7 +47,7 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
                    PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, DisableDmaAtomic, GetSubBlockIdx,
                    GetTPipePtr, HardEvent, InitSocState, LocalMemAllocator, Pipe, PipeBarrier, SetAtomicAdd,
                    SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
-from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, TPosition
+from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, QuePosition, TPosition
 
 __all__ = [
     "CacheLocationWarning",
@@ -72,7 +72,7 @@ __all__ = [
     "OverlapError", "ParameterError", "ReadOnlyError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType",
     "Reg", "ResetMask",
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
-    "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "TQue", "UnsupportedDTypeError",
+    "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "QuePosition", "TQue", "UnsupportedDTypeError",
     "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "sweep", "testing",
     "__version__",
     # multi-block launches in host processes (processes.py)

@@ -370,3 +370,14 @@ def test_data_copy_takes_the_params_brace_list():
             with pytest.raises(aj.ParameterError):
                 aj.DataCopy(b, aj.GlobalTensor(gm), wrong)
         assert np.array_equal(core.ub, before)
+
+
+# --- QuePosition (the devkit's alias of TPosition) --------------------------------------------------------------------
+def test_que_position_is_tposition():
+    """`TQue<QuePosition::VECIN, 2>` / `TBuf<QuePosition::VECCALC>` in operator kernels (cann-ops)."""
+    assert aj.QuePosition is aj.TPosition and aj.QuePosition.VECIN is aj.TPosition.VECIN
+    with aj.Core("atlas-a2"):
+        pipe, q, buf = aj.TPipe(), aj.TQue(aj.QuePosition.VECIN, 2), aj.TBuf(aj.QuePosition.VECCALC)
+        pipe.InitBuffer(q, 2, 256)
+        pipe.InitBuffer(buf, 256)
+        assert q.AllocTensor("half").GetSize() == 128 and buf.Get("float").position is aj.TPosition.VECCALC

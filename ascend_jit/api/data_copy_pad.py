@@ -173,7 +173,8 @@ def _from_older_structs(dst, src, copy_params, pad_params):
     DataCopyParams)`) as the DataCopyExtParams / DataCopyPadExtParams call it equals: the same copy (blockLen in
     bytes, srcStride / dstStride in bytes on the GM side and DataBlocks on the UB side, DataCopyPad's rules), with
     the older struct's narrower fields (uint16_t blockLen and strides, uint8_t paddings, DataCopyPadParams'
-    paddingValue only 0: devkit kernel_operator_data_copy_check.h) checked first. A 4-value brace list beside a
+    paddingValue only 0: devkit kernel_operator_data_copy_check.h) checked first; isPad may be the int 0 or 1 that
+    C++ converts to the bool field (`p.isPad = 1;` in the devkit's guide). A 4-value brace list beside a
     DataCopyPadParams is a DataCopyParams, as in C++; the two generations do not mix (C++ has no such overload)."""
     local = dst if isinstance(dst, LocalTensor) else src
     device = local._core.device if isinstance(local, LocalTensor) else None
@@ -197,7 +198,10 @@ def _from_older_structs(dst, src, copy_params, pad_params):
         raise ParameterError(API, "DataCopyPadParams.paddingValue", q.paddingValue, device=device,
                              legal="0 (devkit CheckDataCopyPadPaddingCommon: the older struct's uint64_t "
                                    "paddingValue only supports 0; use DataCopyPadExtParams or SetPadValue)")
-    return ext, DataCopyPadExtParams(q.isPad, q.leftPadding, q.rightPadding, 0)
+    is_pad = q.isPad
+    if type(is_pad) is int and is_pad in (0, 1):   # `dataCopyPadParams.isPad = 1;` (devkit best-practice guide)
+        is_pad = bool(is_pad)
+    return ext, DataCopyPadExtParams(is_pad, q.leftPadding, q.rightPadding, 0)
 
 
 def _local(name, t):
