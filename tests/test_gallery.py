@@ -37,7 +37,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "add_relu", "axpy", "cast_ceil", "clip_by_value", "clip_by_value_bf16", "gather",
             "reduce_tiling", "greater_equal", "greater_equal_float", "get_tpipe_ptr", "tpipe_reuse", "gelu_grad",
             "gelu_grad_float", "log", "log_half", "brcb", "duplicate", "add_best_practice",
-            "add_best_practice_scalar", "heaviside", "heaviside_scalar", "swish", "swish_half"} <= set(GALLERY)
+            "add_best_practice_scalar", "heaviside", "heaviside_scalar", "swish", "swish_half", "data_copy_pad_modes",
+            "data_copy_pad_modes_950"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():
@@ -85,6 +86,17 @@ def test_reduce_tiling_runs_its_other_regimes(device, size):
     4000 regime 3 with a 32-lane last repeat (the default 4096 and the tail 504 cover regimes 3 and 2)."""
     ok, lines, _, _ = GALLERY["reduce_tiling"].execute(device, size, 5)
     assert ok, "\n".join(lines)
+
+
+@pytest.mark.parametrize("name, printed", [
+    ("data_copy_pad_modes", ([1.0] * 12 + [0.0] * 4) * 3),
+    ("data_copy_pad_modes_950", [1.0] * 36 + [0.0] * 4),
+])
+def test_data_copy_pad_modes_match_the_guide_printout(name, printed):
+    """The devkit guide prints the UB after each listing's CopyIn for all-ones blocks (the rest of the tile: the
+    Duplicate's zeros)."""
+    y = GALLERY[name].run("ascend950", {"x": np.ones(36, np.float32)})["y"]
+    assert y.tolist() == printed + [0.0] * (64 - len(printed))
 
 
 def test_tail_sizes_are_legal_and_not_defaults():
