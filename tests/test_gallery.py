@@ -18,7 +18,8 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # short), add_best_practice 13 rows (one core: three 4096-element copies and a 1024 tail; 8 cores of 1-2 rows), its
 # scalar scenario 5 rows (a 4096 copy and a 1024 tail); heaviside 12345 halves and heaviside_scalar 12345 floats
 # (49 and 97 blocks of 512 bytes over 40 cores: 9 and 17 of them one block more, the last block past the input);
-# swish and swish_half 100003 (8 cores, big and small, of a UB-filling tile and a short one);
+# swish and swish_half 100003 (8 cores, big and small, of a UB-filling tile and a short one); xlogy and xlogy_scalar
+# 12352 floats and xlogy_broadcast 10112 halves (two full tiles and a tail; one full tile and a tail on the A2);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -26,7 +27,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "greater_equal": 4173, "greater_equal_float": 4173, "gelu_grad": 100003, "gelu_grad_float": 100003,
          "log": 100003, "log_half": 100003, "add_best_practice": 13 * 1024, "add_best_practice_scalar": 5 * 1024,
          "heaviside": 12345, "heaviside_scalar": 12345,
-         "swish": 100003, "swish_half": 100003}
+         "swish": 100003, "swish_half": 100003, "xlogy": 12352, "xlogy_scalar": 12352, "xlogy_broadcast": 10112}
 BIG = 16 * 1024 * 1024
 
 
@@ -38,7 +39,7 @@ def test_the_gallery_is_found_from_the_checkout():
             "reduce_tiling", "greater_equal", "greater_equal_float", "get_tpipe_ptr", "tpipe_reuse", "gelu_grad",
             "gelu_grad_float", "log", "log_half", "brcb", "duplicate", "add_best_practice",
             "add_best_practice_scalar", "heaviside", "heaviside_scalar", "swish", "swish_half", "data_copy_pad_modes",
-            "data_copy_pad_modes_950"} <= set(GALLERY)
+            "data_copy_pad_modes_950", "xlogy", "xlogy_broadcast", "xlogy_scalar"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():
