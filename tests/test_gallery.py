@@ -20,6 +20,7 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # (49 and 97 blocks of 512 bytes over 40 cores: 9 and 17 of them one block more, the last block past the input);
 # swish and swish_half 100003 (8 cores, big and small, of a UB-filling tile and a short one); xlogy and xlogy_scalar
 # 12352 floats and xlogy_broadcast 10112 halves (two full tiles and a tail; one full tile and a tail on the A2);
+# sasum 295003 (per core a 20480-float tile, a 16384-float one, an 8-float DataCopyPad tile; 3 floats left over);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -27,7 +28,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "greater_equal": 4173, "greater_equal_float": 4173, "gelu_grad": 100003, "gelu_grad_float": 100003,
          "log": 100003, "log_half": 100003, "add_best_practice": 13 * 1024, "add_best_practice_scalar": 5 * 1024,
          "heaviside": 12345, "heaviside_scalar": 12345,
-         "swish": 100003, "swish_half": 100003, "xlogy": 12352, "xlogy_scalar": 12352, "xlogy_broadcast": 10112}
+         "swish": 100003, "swish_half": 100003, "xlogy": 12352, "xlogy_scalar": 12352, "xlogy_broadcast": 10112,
+         "sasum": 295003}
 BIG = 16 * 1024 * 1024
 
 
@@ -39,7 +41,7 @@ def test_the_gallery_is_found_from_the_checkout():
             "reduce_tiling", "greater_equal", "greater_equal_float", "get_tpipe_ptr", "tpipe_reuse", "gelu_grad",
             "gelu_grad_float", "log", "log_half", "brcb", "duplicate", "add_best_practice",
             "add_best_practice_scalar", "heaviside", "heaviside_scalar", "swish", "swish_half", "data_copy_pad_modes",
-            "data_copy_pad_modes_950", "xlogy", "xlogy_broadcast", "xlogy_scalar"} <= set(GALLERY)
+            "data_copy_pad_modes_950", "xlogy", "xlogy_broadcast", "xlogy_scalar", "sasum"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():
@@ -98,6 +100,14 @@ def test_data_copy_pad_modes_match_the_guide_printout(name, printed):
     Duplicate's zeros)."""
     y = GALLERY[name].run("ascend950", {"x": np.ones(36, np.float32)})["y"]
     assert y.tolist() == printed + [0.0] * (64 - len(printed))
+
+
+@pytest.mark.parametrize("size", [5, 37])
+def test_sasum_runs_its_small_vector_tilings(size):
+    """Fewer than 8 floats: all on core 0 (the other cores add nothing); 4 blocks of 8: one block each on cores 0-3,
+    the 5 left over on core 3 (its CopyInPad tile of 13 floats padded to 16)."""
+    ok, lines, _, _ = GALLERY["sasum"].execute("atlas-a2", size, 2)
+    assert ok, "\n".join(lines)
 
 
 def test_tail_sizes_are_legal_and_not_defaults():
