@@ -311,8 +311,9 @@ def test_data_copy_pad_takes_the_older_structs_as_the_ext_ones():
     (aj.DataCopyParams(1, 65536, 0, 0), aj.DataCopyPadParams(), "blockLen"),           # uint16_t
     (aj.DataCopyParams(1, 8, 70000, 0), aj.DataCopyPadParams(), "srcStride"),
     (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 256, 0), "rightPadding"),   # uint8_t
-    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 4, 7), "paddingValue"),    # only 0 (devkit check)
-    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 4, 0.0), "paddingValue"),
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 4, 0x10000), "paddingValue"),   # > 16 bits
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 4, 0.0), "paddingValue"),      # not an integer
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 4, -1), "paddingValue"),
     (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0), "pad_params"),  # no such C++ overload
     (aj.DataCopyExtParams(1, 8, 0, 0, 0), aj.DataCopyPadParams(), "pad_params"),
     (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 17, 0), "rightPadding"),  # > 32 bytes of half
@@ -325,6 +326,22 @@ def test_the_older_structs_are_checked_before_anything_moves(copy, pad, match):
         with pytest.raises(aj.ParameterError, match=match):
             aj.DataCopyPad(t, aj.GlobalTensor(gm), copy, pad)
         assert np.array_equal(core.ub, before)
+
+
+@pytest.mark.parametrize("dtype, value, bits", [("half", 1, 0x0001), ("float", 1, 0x00000001),
+                                                ("half", 0x3C00, 0x3C00), ("int16", 0xFFFF, 0xFFFF)])
+def test_the_older_pad_value_is_the_pad_elements_bit_pattern(dtype, value, bits):
+    """ops-nn's GeGluV2 sets `DataCopyPadParams.paddingValue = 1` (a uint64_t): the devkit hands it to
+    set_mov_pad_val as it is, so the pad elements hold the bits 1 (the smallest subnormal of half or float), where
+    DataCopyPadExtParams<T>{..., 1} would pad with the value 1.0."""
+    d = np.dtype(aj.dtypes.resolve(dtype).np_dtype)
+    gm = np.arange(1, 17).astype(d)
+    with aj.Core("atlas-a2"):
+        t = aj.LocalMemAllocator().Alloc(dtype, 32 // d.itemsize * 2)
+        aj.DataCopyPad(t, aj.GlobalTensor(gm), aj.DataCopyParams(1, 3 * d.itemsize, 0, 0),
+                       aj.DataCopyPadParams(True, 0, 2, value))
+        raw = t.numpy()[:32 // d.itemsize].view(f"u{d.itemsize}")
+        assert raw[:3].tobytes() == gm[:3].tobytes() and list(raw[3:5]) == [bits, bits]
 
 
 def test_the_older_structs_follow_data_copy_pad_device_rules():

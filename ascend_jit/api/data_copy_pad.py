@@ -125,8 +125,7 @@ class DataCopyPadExtParams(_ParamStruct):
 class DataCopyPadParams(_ParamStruct):
     """The older pad struct that goes with DataCopyParams (devkit include/basic_api/kernel_struct_data_copy.h, used
     by the devkit's cumsum/fmod examples and its unaligned-copy best practice): isPad, leftPadding / rightPadding
-    (uint8_t, elements), paddingValue a uint64_t that the devkit's check allows only as 0
-    (impl/basic_api/kernel_operator_data_copy_check.h `CheckDataCopyPadPaddingCommon`)."""
+    (uint8_t, elements), paddingValue a uint64_t holding the pad element's bit pattern."""
     isPad: bool = False
     leftPadding: int = 0
     rightPadding: int = 0
@@ -172,9 +171,11 @@ def _from_older_structs(dst, src, copy_params, pad_params):
     """The older prototype `DataCopyPad(dst, src, DataCopyParams, DataCopyPadParams)` (and `(gm, ub,
     DataCopyParams)`) as the DataCopyExtParams / DataCopyPadExtParams call it equals: the same copy (blockLen in
     bytes, srcStride / dstStride in bytes on the GM side and DataBlocks on the UB side, DataCopyPad's rules), with
-    the older struct's narrower fields (uint16_t blockLen and strides, uint8_t paddings, DataCopyPadParams'
-    paddingValue only 0: devkit kernel_operator_data_copy_check.h) checked first; isPad may be the int 0 or 1 that
-    C++ converts to the bool field (`p.isPad = 1;` in the devkit's guide). A 4-value brace list beside a
+    the older struct's narrower fields (uint16_t blockLen and strides, uint8_t paddings) checked first; its uint64_t
+    paddingValue is the pad element's bit pattern (the devkit passes it to set_mov_pad_val as it is, where the Ext
+    struct converts a T value), so it must fit sizeof(T) bytes (0 only for 64-bit types, as SPEC-2 9.1 says for
+    the Ext struct; decisions.md "The older DataCopyPad prototype"); isPad may be the int 0 or 1 that C++ converts
+    to the bool field (`p.isPad = 1;` in the devkit's guide). A 4-value brace list beside a
     DataCopyPadParams is a DataCopyParams, as in C++; the two generations do not mix (C++ has no such overload)."""
     local = dst if isinstance(dst, LocalTensor) else src
     device = local._core.device if isinstance(local, LocalTensor) else None
@@ -193,15 +194,16 @@ def _from_older_structs(dst, src, copy_params, pad_params):
     q = pad_params
     for name, value in (("leftPadding", q.leftPadding), ("rightPadding", q.rightPadding)):
         check_range(API, device, f"DataCopyPadParams.{name}", value, 0, 255)   # uint8_t fields
-    v = q.paddingValue
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v != 0:
-        raise ParameterError(API, "DataCopyPadParams.paddingValue", q.paddingValue, device=device,
-                             legal="0 (devkit CheckDataCopyPadPaddingCommon: the older struct's uint64_t "
-                                   "paddingValue only supports 0; use DataCopyPadExtParams or SetPadValue)")
+    padding = 0
+    if isinstance(dst, LocalTensor):   # GM -> UB (a pad struct for UB -> GM is refused by DataCopyPad itself)
+        d = dst._dtype
+        top = 0 if d.size == 8 else (1 << 8 * d.size) - 1
+        bits = check_range(API, device, "DataCopyPadParams.paddingValue", q.paddingValue, 0, top)
+        padding = np.array([bits], _UINT[d.size]).view(d.np_dtype)[0]   # the bit pattern, exactly (D29)
     is_pad = q.isPad
     if type(is_pad) is int and is_pad in (0, 1):   # `dataCopyPadParams.isPad = 1;` (devkit best-practice guide)
         is_pad = bool(is_pad)
-    return ext, DataCopyPadExtParams(is_pad, q.leftPadding, q.rightPadding, 0)
+    return ext, DataCopyPadExtParams(is_pad, q.leftPadding, q.rightPadding, padding)
 
 
 def _local(name, t):
