@@ -182,6 +182,18 @@ class TQue:
         return bool(self._queue)
 
 
+class TQueBind(TQue):
+    """`TQueBind<src, dst, depth>`: a queue whose tensors go from one position to another without a stage between
+    (VECIN -> VECOUT: copied in by MTE2 and out by MTE3, as copy-only kernels do); the devkit's TQue<pos, depth> is
+    TQueBind<pos, pos, depth> (include/basic_api/kernel_tpipe.h), so it behaves as TQue: AllocTensor (tensors at
+    the src position), EnQue / DeQue (a hand-off the sanitizer sees), FreeTensor."""
+
+    def __init__(self, src=TPosition.VECIN, dst=TPosition.VECOUT, depth=1):
+        super().__init__(src, depth)
+        _check_position("TQueBind", dst)
+        self.dst_position = dst
+
+
 class TBuf:
     """`TBuf<pos>`: one buffer, `Get(dtype[, count])` returns a tensor over it."""
 

@@ -398,3 +398,26 @@ def test_que_position_is_tposition():
         pipe.InitBuffer(q, 2, 256)
         pipe.InitBuffer(buf, 256)
         assert q.AllocTensor("half").GetSize() == 128 and buf.Get("float").position is aj.TPosition.VECCALC
+
+
+# --- TQueBind<src, dst, depth> -----------------------------------------------------------------------------------------
+def test_tque_bind_is_a_queue_from_one_position_to_another():
+    """`TQueBind<TPosition::VECIN, TPosition::VECOUT, 2>` (copy-only kernels: cann-ops Reshape, Gather, Cast): the
+    devkit's TQue is TQueBind<pos, pos, depth>; tensors sit at the source position; EnQue/DeQue hand them over."""
+    x = np.arange(64, dtype=np.float32)
+    y = np.zeros(64, np.float32)
+    with aj.Core("atlas-a2", sanitize="report") as core:
+        pipe, q = aj.TPipe(), aj.TQueBind(aj.TPosition.VECIN, aj.TPosition.VECOUT, 2)
+        assert isinstance(q, aj.TQue) and q.dst_position is aj.TPosition.VECOUT
+        pipe.InitBuffer(q, 2, 128)
+        for half in (0, 32):
+            t = q.AllocTensor("float")
+            assert t.position is aj.TPosition.VECIN
+            aj.DataCopy(t, aj.GlobalTensor(x)[half], 32)
+            q.EnQue(t)
+            t = q.DeQue("float")
+            aj.DataCopy(aj.GlobalTensor(y)[half], t, 32)
+            q.FreeTensor(t)
+    assert y.tolist() == x.tolist() and core.sanitizer.reports == []
+    with pytest.raises(aj.ParameterError, match="position"):
+        aj.TQueBind(aj.TPosition.VECIN, 2)
