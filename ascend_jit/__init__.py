@@ -24,7 +24,7 @@ from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatPa
                               ReciprocalAlgo, ReciprocalConfig, Relu, Rsqrt, RsqrtAlgo, RsqrtConfig, Sqrt, SqrtAlgo,
                               SqrtConfig, Sub, SubRelu)
 from .api.gather import Gather, GatherMask, GatherMaskParams
-from .api.reduce_pair import ReducePairElem, ReduceType
+from .api.reduce_pair import PairReduceSum, ReducePairElem, ReduceType
 from .api.reduce_max_min import GetReduceMaxMinTmpSize, ReduceMax, ReduceMin
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
 from .api.reductions import (BlockReduceMax, BlockReduceMin, BlockReduceSum, GetReduceMaxMinCount,
@@ -69,7 +69,7 @@ __all__ = [
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     # porting surface (session 7): GlobalTensor.SetL2CacheHint's enums, AscendC::ToFloat
     "CacheMode", "CacheRwMode", "ToFloat",
-    "OverlapError", "ParameterError", "ReadOnlyError", "ReduceOrder", "ReducePairElem", "ReduceSum", "ReduceType",
+    "OverlapError", "ParameterError", "ReadOnlyError", "ReduceOrder", "ReducePairElem", "PairReduceSum", "ReduceSum", "ReduceType",
     "Reg", "ResetMask",
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
     "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "QuePosition", "TQue", "TQueBind", "UnsupportedDTypeError",

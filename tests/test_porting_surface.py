@@ -421,3 +421,19 @@ def test_tque_bind_is_a_queue_from_one_position_to_another():
     assert y.tolist() == x.tolist() and core.sanitizer.reports == []
     with pytest.raises(aj.ParameterError, match="position"):
         aj.TQueBind(aj.TPosition.VECIN, 2)
+
+
+# --- PairReduceSum (the deprecated name of ReducePairElem, repeatTime before mask) --------------------------------------
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_pair_reduce_sum_is_reduce_pair_elem_with_repeat_first(device):
+    """cann-ops Isamax's complex path: `PairReduceSum(dst, src, repeat, mask, 1, 1, 8)`."""
+    x = np.random.default_rng(3).standard_normal(256).astype(np.float32)
+    with aj.Core(device):
+        alloc = aj.LocalMemAllocator()
+        src, a, b = alloc.Alloc("float", 256), alloc.Alloc("float", 128), alloc.Alloc("float", 128)
+        src[:] = x
+        aj.ReducePairElem(a, src, 64, 4, 1, 1, 8)
+        aj.PairReduceSum(b, src, 4, 64, 1, 1, 8)
+        assert a.numpy().tobytes() == b.numpy().tobytes() and b.numpy()[0] == x[0] + x[1]
+        with pytest.raises(aj.ParameterError):
+            aj.PairReduceSum(b, src, 256, 64, 1, 1, 8)       # repeat_time past 255, in its old position
