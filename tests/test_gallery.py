@@ -46,7 +46,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "gelu_grad_float", "log", "log_half", "brcb", "duplicate", "add_best_practice",
             "add_best_practice_scalar", "heaviside", "heaviside_scalar", "swish", "swish_half", "data_copy_pad_modes",
             "data_copy_pad_modes_950", "xlogy", "xlogy_broadcast", "xlogy_scalar", "sasum", "ge_glu", "ge_glu_aligned",
-            "ge_glu_vreduce", "reshape", "leaky_relu_high_dim", "and_uint16"} <= set(GALLERY)
+            "ge_glu_vreduce", "reshape", "leaky_relu_high_dim", "and_uint16", "tbufpool_reuse",
+            "tbufpool_subdivision"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():

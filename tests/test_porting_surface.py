@@ -437,3 +437,48 @@ def test_pair_reduce_sum_is_reduce_pair_elem_with_repeat_first(device):
         assert a.numpy().tobytes() == b.numpy().tobytes() and b.numpy()[0] == x[0] + x[1]
         with pytest.raises(aj.ParameterError):
             aj.PairReduceSum(b, src, 256, 64, 1, 1, 8)       # repeat_time past 255, in its old position
+
+
+# --- TBufPool and TPipe.Reset -----------------------------------------------------------------------------------------
+def test_tbufpool_carves_in_order_and_a_shared_pool_reuses_the_range():
+    with aj.Core("atlas-a2"):
+        pipe = aj.TPipe()
+        p1, p2, sub = aj.TBufPool(aj.TPosition.VECCALC), aj.TBufPool(aj.TPosition.VECCALC), aj.TBufPool()
+        q1, q2, b = aj.TQue(aj.TPosition.VECIN, 2), aj.TQue(aj.TPosition.VECOUT, 1), aj.TBuf(aj.TPosition.VECCALC)
+        pipe.InitBufPool(p1, 1000)                         # rounded up to 1024
+        pipe.InitBufPool(p2, 512, p1)                      # over p1's range
+        p1.InitBuffer(q1, 2, 100)                          # two buffers of 128 bytes
+        p1.InitBufPool(sub, 256)
+        sub.InitBuffer(b, 64)
+        t0, t1 = q1.AllocTensor("half"), q1.AllocTensor("half")
+        assert (t1.addr - t0.addr, t0.GetSize(), b.Get("half").addr - t0.addr) == (128, 50, 256)
+        with pytest.raises(aj.OutOfBoundsError):
+            p1.InitBuffer(q2, 1, 1024)                     # past the pool's remaining 512 bytes
+        with pytest.raises(aj.StateError, match="FreeTensor"):
+            p1.Reset()                                     # a tensor still allocated
+        q1.FreeTensor(t0)
+        q1.FreeTensor(t1)
+        p1.Reset()
+        with pytest.raises(aj.StateError):
+            q1.AllocTensor("half")                         # carved from a reset pool: unbound
+        with pytest.raises(aj.StateError):
+            b.Get("half")
+        p2.InitBuffer(q2, 1, 128)
+        assert q2.AllocTensor("half").addr == t0.addr      # the same bytes again
+        with pytest.raises(aj.ParameterError, match="len"):
+            pipe.InitBufPool(aj.TBufPool(), 2048, p1)      # longer than the shared pool
+
+
+def test_tpipe_reset_releases_every_buffer():
+    with aj.Core("atlas-a2") as core:
+        pipe, q, pool = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1), aj.TBufPool()
+        pipe.InitBuffer(q, 1, 4096)
+        pipe.InitBufPool(pool, core.spec.ub_bytes - 4096)  # the UB is full
+        t = q.AllocTensor("float")
+        with pytest.raises(aj.StateError, match="FreeTensor"):
+            pipe.Reset()
+        q.FreeTensor(t)
+        pipe.Reset()
+        with pytest.raises(aj.StateError):
+            q.AllocTensor("float")
+        pipe.InitBufPool(aj.TBufPool(), core.spec.ub_bytes)   # the whole UB is free again
