@@ -604,3 +604,48 @@ def test_arity_refusals_name_the_device():
                  lambda: aj.DataCopyPad(gm, h, aj.DataCopyExtParams(1, 2, 0, 0, 0), aj.DataCopyPadExtParams())):
         with pytest.raises(aj.ParameterError, match="on device atlas-a2"):
             call()
+
+
+def test_audit_integer_and_flag_parameters_are_checked():
+    """decisions.md "Integer parameters" (issue 12) on the reductions: the 950 counter-mode count of ReduceMax (D53:
+    the low 32 bits of the mask argument) is an integer (a bool, a float or a negative value is refused, naming the
+    value given), cal_index is a bool also as a keyword, reduce_type is never a member of aj.Reg.ReduceType, and
+    GetReduceMaxMinTmpSize checks its count / repeat_time like ReduceMax does."""
+    core = aj.Core("ascend950")
+    src, dst = _half_src(core, [1.0] * 256), core.local_tensor("half", 16)
+    before = core.ub.copy()
+    core.SetMaskCount()
+    for mask, shown in ((True, "True"), (130.0, "130.0"), (-1, "-1")):
+        with pytest.raises(aj.ParameterError, match=f"= {shown}"):
+            aj.ReduceMax(dst, src, src, mask, 1, 8)
+    aj.ReduceMax(dst, src, src, np.uint64(2**32 + 130), 1, 8, True)  # the low 32 bits: 130 elements
+    assert u16(dst)[:2].tolist() == [0x3C00, 0]
+    core.SetMaskNorm()
+    core.ub[:] = before
+    for call in (lambda: aj.ReduceMax(dst, src, src, 256, cal_index=1),
+                 lambda: aj.ReduceMin(dst, src, src, 128, 2, 8, cal_index="yes"),
+                 lambda: aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.Reg.ReduceType.MAX),
+                 lambda: aj.ReduceDataBlock(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.Reg.ReduceType.SUM)):
+        with pytest.raises(aj.ParameterError):
+            call()
+    assert np.array_equal(core.ub, before)
+    for kw in (dict(count=-5), dict(count=0), dict(count=5.0), dict(repeat_time=-1), dict(repeat_time=True),
+               dict(count=256, cal_index=1)):
+        with pytest.raises(aj.ParameterError):
+            aj.GetReduceMaxMinTmpSize("atlas-a2", "half", **kw)
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_audit_reduce_max_dst_and_tmp_in_the_gaps_of_a_strided_src(device):
+    """D34 on exact byte sets, as ReduceSum's (decisions.md "Overlap"): dst and tmp may lie in the bytes a strided
+    src never reads (here repeat 0's 256 bytes, then a 256-byte gap, then repeat 1); a byte src reads is refused."""
+    core = aj.Core(device)
+    x = np.full(384, 2.0, np.float16)
+    x[128 + 5] = 7.0       # repeat 1 starts at element 256: the gap (elements 128..255) holds 7.0, never read
+    x[256 + 3] = 5.0
+    src = _half_src(core, x)
+    dst, tmp = src[128:144], src[160:256]
+    aj.ReduceMax(dst, src, tmp, 128, 2, 16, True)
+    assert u16(dst)[:2].tolist() == [0x4500, 256 + 3]
+    with pytest.raises(aj.OverlapError, match="src repeat 1"):
+        aj.ReduceMax(src[256:272], src, core.local_tensor("half", 64), 128, 2, 16, True)

@@ -21,7 +21,7 @@ from ..jit.reductions import group_extreme_kernel, group_sum_kernel
 from ..order import ReduceOrder
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor
-from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_signed64, check_align, check_dtype, check_inside_ub,
+from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_enum, as_signed64, check_align, check_dtype, check_inside_ub,
                       check_range, check_runs_overlap, check_tensor_bounds, operands, plan_mask, record_mask,
                       recorded_mask)
 from .reduce_pair import ReduceType
@@ -71,16 +71,9 @@ _NUMPY_INTEGERS = frozenset(t for t in np.sctypeDict.values() if issubclass(t, n
 
 
 def reduce_type_of(api, spec, value):
-    """A ReduceType member (or its int value: never a float, bool or string, issue 12)."""
-    if isinstance(value, ReduceType):
-        return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ParameterError(api, "reduce_type", value, legal="aj.ReduceType.SUM, MAX or MIN", device=spec.name)
-    try:
-        return ReduceType(int(value))
-    except ValueError:
-        raise ParameterError(api, "reduce_type", value, legal="aj.ReduceType.SUM, MAX or MIN",
-                             device=spec.name) from None
+    """A ReduceType member or its int value; never a float, bool, string or a member of another enum such as
+    aj.Reg.ReduceType (decisions.md "Integer parameters", issue 12)."""
+    return as_enum(api, spec, "reduce_type", value, ReduceType)
 
 
 _PLANS = {}
