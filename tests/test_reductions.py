@@ -609,7 +609,8 @@ def test_arity_refusals_name_the_device():
 def test_audit_integer_and_flag_parameters_are_checked():
     """decisions.md "Integer parameters" (issue 12) on the reductions: the 950 counter-mode count of ReduceMax (D53:
     the low 32 bits of the mask argument) is an integer (a bool, a float or a negative value is refused, naming the
-    value given), cal_index is a bool also as a keyword, reduce_type is never a member of aj.Reg.ReduceType, and
+    value given), cal_index is a bool also as a keyword, is_set_mask is True/False only (it was read for its truth
+    value by the group reductions), reduce_type is never a member of aj.Reg.ReduceType, and
     GetReduceMaxMinTmpSize checks its count / repeat_time like ReduceMax does."""
     core = aj.Core("ascend950")
     src, dst = _half_src(core, [1.0] * 256), core.local_tensor("half", 16)
@@ -625,7 +626,9 @@ def test_audit_integer_and_flag_parameters_are_checked():
     for call in (lambda: aj.ReduceMax(dst, src, src, 256, cal_index=1),
                  lambda: aj.ReduceMin(dst, src, src, 128, 2, 8, cal_index="yes"),
                  lambda: aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.Reg.ReduceType.MAX),
-                 lambda: aj.ReduceDataBlock(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.Reg.ReduceType.SUM)):
+                 lambda: aj.ReduceDataBlock(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.Reg.ReduceType.SUM),
+                 lambda: aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=SUM, is_set_mask=1),
+                 lambda: aj.BlockReduceMax(dst, src, 1, 128, 1, 1, 8, is_set_mask="yes")):
         with pytest.raises(aj.ParameterError):
             call()
     assert np.array_equal(core.ub, before)

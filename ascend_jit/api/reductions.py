@@ -21,7 +21,7 @@ from ..jit.reductions import group_extreme_kernel, group_sum_kernel
 from ..order import ReduceOrder
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor
-from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_enum, as_signed64, check_align, check_dtype, check_inside_ub,
+from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_enum, as_flag, as_signed64, check_align, check_dtype, check_inside_ub,
                       check_range, check_runs_overlap, check_tensor_bounds, operands, plan_mask, record_mask,
                       recorded_mask)
 from .reduce_pair import ReduceType
@@ -227,6 +227,7 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
                 return
     core = operands(api, dst, src)
     spec, d = core.spec, src.dtype
+    is_set_mask = as_flag(api, spec, "is_set_mask", is_set_mask)  # a template flag: True/False only (issue 12)
     rt = reduce_type_of(api, spec, reduce_type)
     plan = mask_plan(api, core, d, mask, is_set_mask)
     call = cached(_validate, (api, family, spec, core.bounds, d, dst.dtype, src.addr, src.size, dst.addr, dst.size,
