@@ -298,6 +298,12 @@ def test_refusals(device):
         t64 = core.local_tensor("int64", 8)
         _refused(core, lambda: aj.ReduceSum(t64, i64, t64, 32, 1, 8), aj.UnsupportedDTypeError, "count form")
         _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 0, 1, 8), aj.ParameterError, "D14")
+    # a parameter given both positionally and by keyword, or keywords of both forms, is refused (audit 8: the
+    # keyword silently won, or the positional count did and repeat_time= was dropped)
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, count=5), aj.ParameterError, "given once")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 2, 8, mask=64), aj.ParameterError, "given once")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, repeat_time=2), aj.ParameterError, "given once")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, count=5, mask=64), aj.ParameterError, "count")
 
 
 def test_dst_may_overlap_tmp(device):

@@ -91,6 +91,15 @@ def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, 
                     if call is not None:
                         call.run(core)
                         return
+    given = [name for name, value in (("count", count), ("mask", mask), ("repeat_time", repeat_time),
+                                      ("src_rep_stride", src_rep_stride)) if value is not None]
+    if args and given:  # Python's rule for a parameter given twice: never a silent choice between the two values
+        raise ParameterError(API, given[0], locals()[given[0]], device=operands(API, dst, src, shared_tmp_buffer).device,
+                             legal="given once: positionally or by keyword",
+                             detail=f"{len(args)} positional argument(s) after sharedTmpBuffer already given")
+    if count is not None and (mask is not None or repeat_time is not None or src_rep_stride is not None):
+        raise ParameterError(API, "count", count, device=operands(API, dst, src, shared_tmp_buffer).device,
+                             legal="count= alone (count form) or mask=, repeat_time=, src_rep_stride= (high-dim form)")
     if count is not None or (len(args) == 1 and mask is None):
         return reduce_sum_count(dst, src, shared_tmp_buffer, count if count is not None else args[0], is_set_mask)
     if len(args) == 3:
