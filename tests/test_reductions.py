@@ -636,6 +636,9 @@ def test_audit_integer_and_flag_parameters_are_checked():
                dict(count=256, cal_index=1)):
         with pytest.raises(aj.ParameterError):
             aj.GetReduceMaxMinTmpSize("atlas-a2", "half", **kw)
+    # the old name GetReduceMaxMinCount is offered where GetReduceRepeatMaxMinSpr is (SPEC-2 8.4, 0.3)
+    assert aj.fidelity("GetReduceMaxMinCount", "atlas-a2") == aj.fidelity("GetReduceRepeatMaxMinSpr", "atlas-a2")
+    assert ("GetReduceMaxMinCount", "ascend950") not in aj.FIDELITY
 
 
 @pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
@@ -652,3 +655,26 @@ def test_audit_reduce_max_dst_and_tmp_in_the_gaps_of_a_strided_src(device):
     assert u16(dst)[:2].tolist() == [0x4500, 256 + 3]
     with pytest.raises(aj.OverlapError, match="src repeat 1"):
         aj.ReduceMax(src[256:272], src, core.local_tensor("half", 64), 128, 2, 16, True)
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-training", "ascend950"])
+def test_audit_reduce_data_block_footprint_is_the_blocks_written(device):
+    """Issue 11's tensor rule with D51: where a fully masked DataBlock is not written (A2/A3/310P/910) only the
+    blocks the mask reaches are part of dst's footprint, so one block into a one-element dst is legal (it was
+    refused as if all 8 results were written); where they are filled (950, 310B) all 8 are written."""
+    core = aj.Core(device)
+    src = _half_src(core, np.arange(128) % 7)
+    pad = core.local_tensor("half", 16)
+    pad[:] = np.full(16, 0x5555, np.uint16).view(np.float16)
+    one = pad[:1]
+    if core.spec.reduce_block_masked != "keep":
+        with pytest.raises(aj.OutOfBoundsError, match="dst"):
+            aj.BlockReduceSum(one, src, 1, 16, 1, 1, 8)
+        return
+    aj.BlockReduceSum(one, src, 1, 16, 1, 1, 8)
+    aj.BlockReduceMax(pad[8:], src, 1, [0, 1 << 48], 1, 1, 8)   # lane 112 only: block 7, written at dst + 7
+    assert u16(pad).tolist() == [np.float16(sum(np.arange(16) % 7)).view(np.uint16)] + [0x5555] * 14 + \
+        [np.float16(112 % 7).view(np.uint16)]
+    short = core.local_tensor("half", 7, addr=pad.addr + 16)
+    with pytest.raises(aj.OutOfBoundsError, match="dst"):
+        aj.BlockReduceMax(short, src, 1, [0, 1 << 48], 1, 1, 8)   # block 7's result lands past the tensor

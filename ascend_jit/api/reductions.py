@@ -158,13 +158,20 @@ def _validate(api, family, spec, bounds, d, dd, src_addr, src_size, dst_addr, ds
         return None  # D30: NOP
     last = plan.last_lanes(lanes)
     src_op = Operand("src", src_addr, d.size, plan.lo, plan.hi, repeats, src_blk_stride, src_rep_stride, last)
-    dst_runs = Runs("dst", dst_addr, width, dst_rep_stride * unit, repeats)
+    fills = _FILLS.get(spec.reduce_block_masked) if family == BLOCK else None
+    first_out = 0
+    if family == BLOCK and fills is None and plan.counter < 0:
+        # D51: a fully masked DataBlock is not written on these devices, so the footprint (tensor bounds, overlap,
+        # sanitizer) spans the first to the last DataBlock the mask reaches, not all 8 results (issue 11's rule)
+        bits, ones = plan.lo | (plan.hi << 64), (1 << group) - 1
+        blocks = [b for b in range(8) if (bits >> (b * group)) & ones]
+        first_out, width = blocks[0] * d.size, (blocks[-1] - blocks[0] + 1) * d.size
+    dst_runs = Runs("dst", dst_addr + first_out, width, dst_rep_stride * unit, repeats)
     src_ext = check_inside_ub(api, spec, src_op)
     dst_ext = check_inside_ub(api, spec, dst_runs)
     check_tensor_bounds(api, facts, src_op, Shape(src_addr, src_size, d), src_ext)
     check_tensor_bounds(api, facts, dst_runs, Shape(dst_addr, dst_size, dd), dst_ext)
     check_runs_overlap(api, spec, dst_runs, src_op, dst_ext, src_ext)
-    fills = _FILLS.get(spec.reduce_block_masked) if family == BLOCK else None
     fill_raw = 0 if (fills is None or rt is ReduceType.SUM) else fills[(d.name, rt)]
     order_code = int(order) if family == REPEAT and rt is not ReduceType.SUM else int(ReduceOrder.ORDER_ONLY_VALUE)
     return repeats, last, dst_rep_stride * unit, group, fills is not None, fill_raw, order_code, (src_op, dst_runs)
