@@ -343,7 +343,7 @@ def test_r7_tmp_sizes():
                      (dict(repeat_time=4, cal_index=True), 32)):
         assert aj.GetReduceMaxMinTmpSize("atlas-a2", "half", **kw) == want
         assert ref.max_min_tmp_size(aj.get_device("a2"), "half", **kw) == want
-    assert aj.GetReduceMaxMinTmpSize("910", "float", repeat_time=130, cal_index=True) == 288
+    assert aj.GetReduceMaxMinTmpSize("310p", "float", repeat_time=130, cal_index=True) == 288
     assert aj.GetReduceMaxMinTmpSize("950", "half", count=5, cal_index=True) == 0
 
 
@@ -636,6 +636,16 @@ def test_audit_integer_and_flag_parameters_are_checked():
                dict(count=256, cal_index=1)):
         with pytest.raises(aj.ParameterError):
             aj.GetReduceMaxMinTmpSize("atlas-a2", "half", **kw)
+    # the tmp-size helpers answer only for calls the device offers (SPEC D13, SPEC-2 8.3 dtypes)
+    for call, error in ((lambda: aj.GetReduceMaxMinTmpSize("atlas-training", "float", count=300),
+                         aj.UnsupportedDTypeError),
+                        (lambda: aj.GetReduceSumTmpSize("atlas-a2", "int32", count=300), aj.UnsupportedDTypeError),
+                        (lambda: aj.GetReduceMaxMinTmpSize("atlas-inference-vectorcore", "half", count=300),
+                         aj.UnsupportedDeviceError),
+                        (lambda: aj.GetReduceSumTmpSize("atlas-inference-vectorcore", "half", count=300),
+                         aj.UnsupportedDeviceError)):
+        with pytest.raises(error):
+            call()
     # the old name GetReduceMaxMinCount is offered where GetReduceRepeatMaxMinSpr is (SPEC-2 8.4, 0.3)
     assert aj.fidelity("GetReduceMaxMinCount", "atlas-a2") == aj.fidelity("GetReduceRepeatMaxMinSpr", "atlas-a2")
     assert ("GetReduceMaxMinCount", "ascend950") not in aj.FIDELITY
