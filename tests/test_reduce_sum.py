@@ -82,6 +82,21 @@ def test_table_41(device_, saturating, values, inf_mode, sat_mode):
     assert _same(float(dst.numpy()[0]), sat_mode if saturating else inf_mode)
 
 
+@pytest.mark.parametrize("device_", ["atlas-a2", "atlas-a3"])
+@pytest.mark.parametrize("saturating", [False, True])
+def test_table_41_float_rows_are_ieee_in_both_modes(device_, saturating):
+    """SPEC 9 (Table 41, float): anything with inf/nan gives the IEEE result in both modes; all MAX -> inf."""
+    core = aj.Core(device_)
+    set_sat_mode(core, saturating)
+    src, dst, tmp = _tensors(core, "float", 64)
+    for values, want in (([np.finfo(np.float32).max] * 64, INF), ([INF, -INF] + [1] * 62, NAN),
+                         ([NAN] + [1] * 63, NAN), ([-INF] + [1] * 63, -INF)):
+        src[:] = values
+        aj.ReduceSum(dst, src, tmp, 64)
+        assert _same(float(dst.numpy()[0]), want)
+        assert math.isnan(want) <= (dst.numpy()[:1].view(np.uint32)[0] == 0x7FC00000)  # canonical NaN
+
+
 TABLE_38 = [([-INF] + [1] * 127, -INF, -65376), ([NAN] + [1] * 127, NAN, 126), ([INF] + [1] * 127, INF, 65504)]
 
 
