@@ -609,7 +609,8 @@ def test_arity_refusals_name_the_device():
 def test_audit_integer_and_flag_parameters_are_checked():
     """decisions.md "Integer parameters" (issue 12) on the reductions: the 950 counter-mode count of ReduceMax (D53:
     the low 32 bits of the mask argument) is an integer (a bool, a float or a negative value is refused, naming the
-    value given), cal_index is a bool also as a keyword, is_set_mask is True/False only (it was read for its truth
+    value given), cal_index is a bool also as a keyword, order is a ReduceOrder member or its int value (1.0
+    and aj.ReduceType.MAX were taken as orders), is_set_mask is True/False only (it was read for its truth
     value by the group reductions), reduce_type is never a member of aj.Reg.ReduceType, and
     GetReduceMaxMinTmpSize checks its count / repeat_time like ReduceMax does."""
     core = aj.Core("ascend950")
@@ -628,7 +629,9 @@ def test_audit_integer_and_flag_parameters_are_checked():
                  lambda: aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.Reg.ReduceType.MAX),
                  lambda: aj.ReduceDataBlock(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.Reg.ReduceType.SUM),
                  lambda: aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=SUM, is_set_mask=1),
-                 lambda: aj.BlockReduceMax(dst, src, 1, 128, 1, 1, 8, is_set_mask="yes")):
+                 lambda: aj.BlockReduceMax(dst, src, 1, 128, 1, 1, 8, is_set_mask="yes"),
+                 lambda: aj.WholeReduceMax(dst, src, 128, 1, 1, 1, 8, 1.0),          # order: a float
+                 lambda: aj.WholeReduceMin(dst, src, 128, 1, 1, 1, 8, aj.ReduceType.MAX)):  # another enum's member
         with pytest.raises(aj.ParameterError):
             call()
     assert np.array_equal(core.ub, before)

@@ -124,13 +124,13 @@ def _validate(api, family, spec, bounds, d, dd, src_addr, src_size, dst_addr, ds
     if dd.name != want:
         raise UnsupportedDTypeError(api, "dst.dtype", dd.name, legal=f"{want} for a {d.name} source", device=spec.name)
     if family == REPEAT and rt is not ReduceType.SUM:
-        try:
-            known = ReduceOrder(order)
-        except (ValueError, TypeError):
+        legal = ", ".join(ReduceOrder(o).name for o in spec.reduce_repeat_orders) + " (SPEC-2 8.1, D50)"
+        try:  # a member or its int value: never a float, bool or another enum's member (issue 12)
+            known = as_enum(api, spec, "order", order, ReduceOrder)
+        except ParameterError:
             known = None
-        if known is None or isinstance(order, bool) or known not in spec.reduce_repeat_orders:
-            legal = ", ".join(ReduceOrder(o).name for o in spec.reduce_repeat_orders)
-            raise ParameterError(api, "order", order, legal=legal + " (SPEC-2 8.1, D50)", device=spec.name)
+        if known is None or known not in spec.reduce_repeat_orders:
+            raise ParameterError(api, "order", order, legal=legal, device=spec.name)
         order = known
     repeat_time = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
     dst_rep_stride = check_range(api, spec, "dst_rep_stride", dst_rep_stride, 0, 65535)
