@@ -314,6 +314,14 @@ def test_r5_950_and_h5():
     src = _half_src(core, [-0.0] * 64 + [0.0] * 64)
     aj.ReduceMax(dst, src, src, 128, True)
     assert u16(dst)[:2].tolist() == [0x0000, 0]  # a +0 result may carry a -0 element's index (D53)
+    src = _half_src(core, [-INF] * 256)   # R-5 "all -inf" on the 950 in saturation mode: ReduceMax and ReduceMin
+    aj.ReduceMax(dst, src, src, 256, True)
+    assert u16(dst)[:2].tolist() == [0xFBFF, 0]
+    aj.ReduceMin(dst, src, src, 256, True)
+    assert u16(dst)[:2].tolist() == [0xFBFF, 0]
+    core.SetCtrlSpr(48, 48, 1)           # INF/NaN mode: ReduceMin's per-lane min(+65504 seed, -inf) is -inf (8.3.3)
+    aj.ReduceMin(dst, src, src, 256, True)
+    assert u16(dst)[:2].tolist() == [0xFC00, 0]
 
 
 def test_r6_layout_and_index_conventions(device):
