@@ -699,3 +699,26 @@ def test_audit_reduce_data_block_footprint_is_the_blocks_written(device):
     short = core.local_tensor("half", 7, addr=pad.addr + 16)
     with pytest.raises(aj.OutOfBoundsError, match="dst"):
         aj.BlockReduceMax(short, src, 1, [0, 1 << 48], 1, 1, 8)   # block 7's result lands past the tensor
+
+
+@pytest.mark.parametrize("saturating", [False, True])
+def test_audit_d5_block_sum_with_an_infinity_memory_and_reg(saturating):
+    """SPEC D5 / SPEC-2 D36 (X-5): "15 x 1.0 + +-inf" per DataBlock is +-inf in INF/NaN mode and +-65504 in saturation
+    mode (the table's +-65344 is not a vector), for the Memory ReduceDataBlock on the A2 and the 950 and for the 950's
+    Reg ReduceDataBlock: per-add SAT(RN) in the SPEC 4.1 tree."""
+    x = np.ones(128, np.float16)
+    x[15::16], x[31] = np.inf, -np.inf   # block 1 holds -inf, every other block +inf
+    want = np.array([65504.0 if saturating else np.inf] * 8, np.float16)
+    want[1] = -want[1]
+    for device in ("atlas-a2", "ascend950"):
+        core = aj.Core(device)
+        set_sat_mode(core, saturating)
+        src, dst = _half_src(core, x), core.local_tensor("half", 16)
+        aj.ReduceDataBlock(dst, src, 128, 1, 1, 1, 8, reduce_type=SUM)
+        assert u16(dst)[:8].tolist() == want.view(np.uint16).tolist(), device
+    reg_src, reg_dst = aj.Reg.RegTensor("half"), aj.Reg.RegTensor("half")
+    with core:
+        aj.Reg.LoadAlign(reg_src, src)
+        aj.Reg.ReduceDataBlock(reg_dst, reg_src, aj.Reg.CreateMask("half"), aj.Reg.ReduceType.SUM)
+    assert reg_dst.numpy()[:8].view(np.uint16).tolist() == want.view(np.uint16).tolist()
+    assert (reg_dst.numpy()[8:] == 0).all()   # SPEC D3
