@@ -23,7 +23,8 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # sasum 295003 (per core a 20480-float tile, a 16384-float one, an 8-float DataCopyPad tile; 3 floats left over);
 # ge_glu, ge_glu_aligned 997 rows (125 rows a core: 2 full groups and a tail group; the last core 122) and
 # ge_glu_vreduce 50003 rows (6251 a core: one 6144-row group and 107; the last core 6246); reshape 100003 floats
-# (UB-filling tiles and a reminder rounded up to 8 floats);
+# (UB-filling tiles and a reminder rounded up to 8 floats); add_rms_norm 531 rows (67 a core: a group of 64 rows and
+# one of 3; the last core 62);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -33,7 +34,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "heaviside": 12345, "heaviside_scalar": 12345,
          "swish": 100003, "swish_half": 100003, "xlogy": 12352, "xlogy_scalar": 12352, "xlogy_broadcast": 10112,
          "sasum": 295003, "ge_glu": 997 * 200, "ge_glu_aligned": 997 * 256, "ge_glu_vreduce": 50003 * 2,
-         "reshape": 100003}
+         "reshape": 100003, "add_rms_norm": 531 * 2500}
 BIG = 16 * 1024 * 1024
 
 
@@ -47,7 +48,7 @@ def test_the_gallery_is_found_from_the_checkout():
             "add_best_practice_scalar", "heaviside", "heaviside_scalar", "swish", "swish_half", "data_copy_pad_modes",
             "data_copy_pad_modes_950", "xlogy", "xlogy_broadcast", "xlogy_scalar", "sasum", "ge_glu", "ge_glu_aligned",
             "ge_glu_vreduce", "reshape", "leaky_relu_high_dim", "and_uint16", "tbufpool_reuse",
-            "tbufpool_subdivision"} <= set(GALLERY)
+            "tbufpool_subdivision", "add_rms_norm"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():
