@@ -482,3 +482,23 @@ def test_tpipe_reset_releases_every_buffer():
         with pytest.raises(aj.StateError):
             q.AllocTensor("float")
         pipe.InitBufPool(aj.TBufPool(), core.spec.ub_bytes)   # the whole UB is free again
+
+
+# --- SyncAll orders the core's pipes (its PipeBarrier<PIPE_ALL>) -------------------------------------------------------
+def _copy_out_then_reuse(y):
+    """cann-ops Sasum's Init: a UB word copied out by MTE3, SyncAll, then the vector unit writes the same word."""
+    t = aj.LocalMemAllocator().Alloc("float", 8)
+    aj.Duplicate(t, 0.0, 8)
+    aj.PipeBarrier(aj.PIPE_ALL)
+    aj.DataCopy(aj.GlobalTensor(y)[8 * aj.GetBlockIdx()], t, 8)
+    aj.SyncAll()
+    aj.Duplicate(t, 1.0, 8)
+
+
+def test_sync_all_is_a_pipe_all_barrier_for_the_sanitizer():
+    """The devkit's SyncAllImpl (and SoftSyncAllImpl) begin with PipeBarrier<PIPE_ALL>: an MTE3 read before it and a
+    vector write after it are ordered (the sanitizer reported a WAR race)."""
+    y = np.zeros(16, np.float32)
+    with aj.sanitize_session("report") as session:
+        aj.launch(_copy_out_then_reuse, 2, "atlas-a2", y)
+    assert session.reports == [], aj.format_reports(session.reports)
