@@ -22,6 +22,11 @@ Not ported: key 303 (ny over 6144), the half/bf16 and erf variants (the same str
 
 Deviation: the vector core count is the launch's 8 (GetCoreNumAiv gives the device's AIV count).
 
+Sizes: `ge_glu_vreduce`'s GatherMasks read whole 64-float repeats; when a tile's pairs are not a multiple of 32
+(the gallery's tail size) the last repeat reads floats the tile never copied in, which the sanitizer reports as
+uninitialised reads (the original's behaviour: those lanes are gathered past the results and never copied out).
+The default size gives every core 32 rows.
+
 Devices: DataCopyPad is not offered on the 310P and the 910 (SPEC-2 1.9): the kernels run on the 950, A3, A2 and
 310B.
 
