@@ -525,6 +525,21 @@ def test_refusals():
     _refused(core, aj.UnsupportedDTypeError, lambda: aj.Cast(h, i64, R.CAST_RINT, [2**64 - 1, 1], 1, (1, 1, 8, 8)))
 
 
+def test_round_mode_as_its_integer_value_python_or_numpy():
+    """decisions.md (Cast `round_mode`): an aj.RoundMode member or its integer value, also as a numpy integer (the
+    audit's numpy-scalar arguments); a bool, a float or a value outside the enum stays a ParameterError."""
+    core = aj.Core("atlas-a2")
+    s, d = core.local_tensor("half", 16), core.local_tensor("int32", 16)
+    s[:] = np.full(16, 1.5, np.float16)
+    for mode in (R.CAST_CEIL, 3, np.int64(3), np.uint8(3), np.int32(3)):
+        d[:] = np.zeros(16, np.int32)
+        aj.Cast(d, s, mode, 16)
+        assert (d.numpy() == 2).all(), mode
+        aj.Cast(d, s, mode, 16, 1, (1, 1, 8, 4))
+    for bad in (np.bool_(True), True, np.float32(3.0), np.int64(99), "CAST_CEIL"):
+        _refused(core, aj.ParameterError, lambda: aj.Cast(d, s, bad, 16), "round_mode")
+
+
 def test_310b_accepts_int32_to_half_d47():
     core = aj.Core("310b")
     assert cast_one(core, "int32", "half", "CAST_NONE", 4098) == 0x6C00

@@ -846,6 +846,12 @@ def test_scalar_keyword_is_the_snake_case_of_scalar_value():
     assert (d.numpy()[:64] == 5).all() and (d.numpy()[64:] == 7).all()
     aj.Duplicate(d, src=s, count=128)
     assert (d.numpy() == 1).all()
+    aj.Duplicate(d, scalar=4.0, count=128)   # SPEC-2 5.1's call shape names it `scalar`, as Adds/Axpy take it
+    assert (d.numpy() == 4).all()
+    aj.Duplicate(d, scalar=6.0, mask=64, repeat_time=1, dst_block_stride=1, dst_repeat_stride=8)
+    assert (d.numpy()[:64] == 6).all() and (d.numpy()[64:] == 4).all()
+    with pytest.raises(TypeError, match="scalar twice"):
+        aj.Duplicate(d, scalar=1.0, scalar_value=1.0, count=128)
 
 
 # --- MODELLED instructions (SPEC-2 0.3, D37, D73): the 950's 1-ulp modes within 1 ulp, determinism ----------------
