@@ -472,6 +472,12 @@ B_ROWS = [
     ("B-24-950", "Axpy", "half", [INF, INF], 0.0, NAN, 0.0, "950"),        # D74
     ("B-25", "Axpy", "half", [MINH, MAXH], 1.0, 0.0, 0.0, "all"),
     ("B-26", "Axpy", "half", [-0.0, 1.0], 0.0, 0.0, 0.0, "all"),
+    # MemBV-T20/T21/T22 "product = MAX, addend MAX": the tables print MAX in the INF/NaN column, against their own
+    # note (IEEE 754) and the mirror row "product = MIN, addend MIN" -> -inf; D39 / 6.3 give +inf (decisions.md)
+    ("T20-MAX", "Axpy", "half", [MAXH, MAXH], 1.0, INF, MAXH, "all"),
+    ("T20-MIN", "Axpy", "half", [MINH, MINH], 1.0, -INF, MINH, "all"),
+    ("T21-MAX", "MulAddDst", "half", [MAXH, MAXH, 1.0], None, INF, MAXH, "all"),
+    ("T22-MAX", "FusedMulAdd", "half", [1.0, MAXH, MAXH], None, INF, MAXH, "all"),
     ("H-1", "MulAddDst", "half", [np.uint16(0xBC02), np.uint16(0x3C01), np.uint16(0x3C01)], None, 2.0**-20, None,
      "all"),
     ("H-17", "FusedMulAdd", "half", [0.0, 0.0, -0.0], None, None, 0.0, "all"),
