@@ -506,6 +506,7 @@ def test_refusals():
     bf = core.local_tensor("bfloat16", 256)
     _refused(core, aj.UnsupportedDTypeError, lambda: aj.Cast(bf, h, R.CAST_RINT, 64), "half -> bfloat16")
     _refused(core, aj.ParameterError, lambda: aj.Cast(f, h, 9, 64))
+    _refused(core, aj.ParameterError, lambda: aj.Cast(f, h, R.CAST_NONE, 64, 1), "arguments", "atlas-a2")
     _refused(core, aj.OutOfBoundsError, lambda: aj.Cast(f, h, R.CAST_NONE, 257))
     odd = core.local_tensor("half", 64, addr=h.addr + 2)
     _refused(core, aj.AlignmentError, lambda: aj.Cast(f, odd, R.CAST_NONE, 64))

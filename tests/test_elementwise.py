@@ -830,6 +830,20 @@ def test_scalar_conversion_d29():
     assert d.numpy().view(np.uint16)[0] == 0x0000  # +0 + -0 = +0
 
 
+def test_wrong_arity_names_the_device():
+    """DESIGN.md 2 / SPEC-2 1.8: a call fitting neither form is a ParameterError naming API, value, legal forms and
+    the device (it named no device)."""
+    core = aj.Core("atlas-inference-aicore")
+    h, f = core.local_tensor("half", 128), core.local_tensor("float", 128)
+    before = core.ub.copy()
+    for call in (lambda: aj.MulAddDst(h, h, h, 128, 1), lambda: aj.AddRelu(h, h, h, 128, 1, None, 3),
+                 lambda: aj.Axpy(f, h, 1.0, 64, 1), lambda: aj.Abs(h, h, 128, 1),
+                 lambda: aj.Cast(f, h, aj.RoundMode.CAST_NONE, 64, 1)):
+        with pytest.raises(aj.ParameterError, match="arguments.*atlas-inference-aicore"):
+            call()
+    assert np.array_equal(core.ub, before)
+
+
 def test_scalar_keyword_is_the_snake_case_of_scalar_value():
     """SPEC-2 1.1: every parameter is also a keyword with the snake_case of its C++ name; the scalar of Adds, Muls,
     Maxs, Mins, LeakyRelu, Axpy and Duplicate is `scalarValue` (DK prototypes), Duplicate's tensor source `src`."""

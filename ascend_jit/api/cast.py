@@ -47,7 +47,8 @@ def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, r
         mask, repeat_time, repeat_params = args
     elif args:
         raise ParameterError(API, "arguments", len(args) + 3, legal="(dst, src, round_mode, count) or "
-                             "(dst, src, round_mode, mask, repeat_time, repeat_params)")
+                             "(dst, src, round_mode, mask, repeat_time, repeat_params)",
+                             device=operands(API, dst, src).device)
     return cast_high_dim(dst, src, round_mode, mask, repeat_time,
                          UnaryRepeatParams() if repeat_params is None else repeat_params,
                          high_dim_is_set_mask(API, False, is_set_mask))

@@ -788,7 +788,7 @@ def _count_is_set_mask(row, core, is_set_mask, count):
 
 
 # --- public entry points (one factory per arity) -----------------------------------------------------------------------
-def _split(row, args, kw_count, kw_mask, kw_repeat, kw_params, n_count):
+def _split(row, args, kw_count, kw_mask, kw_repeat, kw_params, n_count, device):
     """(form, values) from the positional tail: 1 value -> count form, 3 values -> high-dim form."""
     if kw_count is not None or (len(args) == 1 and kw_mask is None):
         return "count", (kw_count if kw_count is not None else args[0],)
@@ -798,7 +798,8 @@ def _split(row, args, kw_count, kw_mask, kw_repeat, kw_params, n_count):
         return "high", (kw_mask, kw_repeat, kw_params)
     missing = ("the count (or mask, repeat_time, repeat_params) is missing" if not args else
                f"{len(args)} values after the operands fit neither form")
-    raise ParameterError(row.name, "arguments", len(args) + n_count, legal=_FORMS[row.arity], detail=missing)
+    raise ParameterError(row.name, "arguments", len(args) + n_count, legal=_FORMS[row.arity], detail=missing,
+                         device=device)
 
 
 _FORMS = {"binary": "(dst, src0, src1, count) or (dst, src0, src1, mask, repeat_time, repeat_params)",
@@ -878,7 +879,7 @@ def _make(row):
             core = operands(row.name, dst, src0, src1)
             _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
-                _split(row, args, count, mask, repeat_time, repeat_params, 3)
+                _split(row, args, count, mask, repeat_time, repeat_params, 3, core.device)
             if form == "count":
                 if is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
@@ -941,7 +942,7 @@ def _make(row):
             core = operands(row.name, dst, src)
             _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
-                _split(row, args, count, mask, repeat_time, repeat_params, 3)
+                _split(row, args, count, mask, repeat_time, repeat_params, 3, core.device)
             if form == "count":
                 if arity == "axpy" and is_set_mask is not _UNSET:
                     raise TypeError("Axpy() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
@@ -994,7 +995,7 @@ def _make(row):
             core = operands(row.name, dst, src)
             _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
-                _split(row, args, count, mask, repeat_time, repeat_params, 2)
+                _split(row, args, count, mask, repeat_time, repeat_params, 2, core.device)
             if form == "count":
                 if is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
