@@ -636,6 +636,31 @@ def test_every_row_of_membv_t20_to_t25(device, saturating):
             core.free(t.addr)
 
 
+@pytest.mark.parametrize("saturating", [False, True], ids=["inf-nan", "sat"])
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_every_row_of_regbv_t25_axpy_on_the_950(dtype, saturating):
+    """SPEC-2 12.0 / 12.2 B-22 / 6.3: RegBV-T25 (950 Axpy) lists (src, scalar, dst) triples of the seven specials
+    +-0, +-MAX, +-inf, NaN; its note says IEEE 754: every triple is the fma of the exact product, rounded once, then
+    SAT for half in saturation mode (float never). All 343 triples, each scalar in one call."""
+    specials = _SPECIAL_HALF if dtype == "half" else _SPECIAL_FLOAT
+    u, np_type = (np.uint16, np.float16) if dtype == "half" else (np.uint32, np.float32)
+    values = np.array([specials[k] for k in _ADDENDS], u).view(np_type)
+    core = aj.Core("ascend950")
+    set_sat_mode(core, saturating)
+    src, dst = (core.local_tensor(dtype, 64) for _ in range(2))
+    x, c = np.repeat(values, 7), np.tile(values, 7)   # every (src, dst) pair
+    for scalar in values:
+        src[:49], dst[:49] = x, c
+        aj.Axpy(dst, src, scalar, 49)
+        with np.errstate(all="ignore"):
+            want = (np.float64(scalar) * x.astype(np.float64) + c.astype(np.float64)).astype(np_type)
+        if saturating and dtype == "half":
+            want = np.where(np.isnan(want), np_type(0), np.clip(want, -65504, 65504)).astype(np_type)
+        got = dst.numpy()[:49]
+        same = (got.view(u) == want.view(u)) | (np.isnan(got) & np.isnan(want))
+        assert same.all(), (scalar, x[~same], c[~same], got[~same], want[~same])
+
+
 def test_decision_vectors_950():
     """H-16 (integer Div), H-20 (Reciprocal FTZ sign), H-6 (DAZ of Ln/Sqrt INTRINSIC), D49 domain."""
     core = aj.Core("ascend950")
