@@ -473,6 +473,39 @@ def test_high_dim_counter_mode_uses_the_mask_as_element_count(device):
     assert np.array_equal(out[:100], np.arange(100, dtype=np.float32)) and (out[100:] == -1).all()
 
 
+@pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
+def test_high_dim_counter_mode_with_strides_matches_reference(device):
+    """SPEC-2 1.4 / D33: in counter mode the element count (the mask argument, or the register with
+    is_set_mask=False) counts lanes of the wider type; repeats are full but the last, repeat_time is ignored, and
+    each operand keeps its own strides: two random pairs per device over the whole UB against the reference."""
+    rng = np.random.default_rng(sum(map(ord, device)))
+    core = aj.Core(device, bounds="ub")
+    pairs = sorted((p, m) for p, modes in core.spec.cast_pairs.items() for m in modes)
+    ub = core.spec.ub_bytes
+    for trial in range(2):
+        (src, dst), mode = pairs[rng.integers(len(pairs))]
+        lanes = 256 // max(SIZE[src], SIZE[dst])
+        count = int(rng.integers(1, 6 * lanes))
+        params = tuple(int(v) for v in (rng.integers(1, 4), rng.integers(0, 4), rng.integers(1, 16),
+                                        rng.integers(1, 16)))
+        core.ub[:] = rng.integers(0, 256, ub, dtype=np.uint8)
+        d = core.local_tensor(dst, (ub // 2) // SIZE[dst], addr=0)
+        s = core.local_tensor(src, (ub // 2) // SIZE[src], addr=ub // 2)
+        want = core.ub.copy()
+        truncate, saturate = ref.overflow_rules(device, src, dst, 0, core.half_saturating)
+        repeat = -(-count // lanes)
+        ref.cast_high_dim(want, src, dst, mode, 0, ub // 2, list(range(lanes)), repeat, params, truncate, saturate,
+                          last_lanes=count - (repeat - 1) * lanes)
+        core.SetMaskCount()
+        if trial:
+            aj.Cast(d, s, R[mode], count, 7, params)
+        else:
+            core.SetVectorMask(0, count)
+            aj.Cast(d, s, R[mode], aj.MASK_PLACEHOLDER, 7, params, is_set_mask=False)
+        core.SetMaskNorm()
+        assert np.array_equal(core.ub, want), (src, dst, mode, count, params)
+
+
 def test_count_form_mask_register_effect_and_count_zero():
     core = aj.Core("atlas-training")   # 910: the count form leaves the tail repeat's mask (SPEC D22)
     s, d = core.local_tensor("half", 256), core.local_tensor("float", 256)
