@@ -6,7 +6,7 @@ from ..errors import ParameterError, UnsupportedDTypeError
 from ..jit.direct import EntryTable
 from ..jit.pair import pair_kernel
 from ..sanitizer import vector_access
-from ._common import (Operand, as_signed64, check_align, check_dtype, check_inside_ub, check_overlap, check_range,
+from ._common import (Operand, as_enum, as_signed64, check_align, check_dtype, check_inside_ub, check_overlap, check_range,
                       operands, record_mask, refuse_empty_mask_on_950)
 from ._facts import check_operand_bounds
 from ._plans import cached_plan
@@ -30,10 +30,11 @@ def _pair_words(plan, lanes, zero_both):
     return sum(1 << p for p in range(lanes // 2) if (bits >> (2 * p)) & 3)
 
 
-def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, *,
                    reduce_type=ReduceType.SUM, is_set_mask=True):
+    """Per repeat, the L/2 adjacent-pair sums (SPEC 6). The template arguments are keyword-only (SPEC-2 1.1)."""
     core = operands(API, dst, src)
-    if reduce_type is not ReduceType.SUM:
+    if as_enum(API, core.spec, "reduce_type", reduce_type, ReduceType) is not ReduceType.SUM:
         raise ParameterError(API, "reduce_type", reduce_type, legal="ReduceType.SUM (the only one offered)",
                              device=core.device)
     d = src.dtype
