@@ -73,9 +73,17 @@ class FidelityRule:
 
 def _dtype_name(dtype):
     """The emulator's name of a dtype given in any spelling dtypes.resolve accepts ("float32", np.float32, a numpy
-    dtype: "float"), so conditions on "float" match them all; mixed shapes such as "half->float" pass as they are."""
+    dtype: "float"), so conditions on "float" match them all; mixed shapes such as "half->float" pass as they are,
+    and a pair of dtypes in either order, e.g. (dst, src) as in `MulAddDst<T, U>`, names the same shape (every mixed
+    shape of SPEC-2 widens: the narrower type is the source)."""
     if dtype is None or (isinstance(dtype, str) and "->" in dtype):
         return dtype
+    if isinstance(dtype, (tuple, list)) and len(dtype) == 2:
+        try:
+            a, b = sorted((resolve(t) for t in dtype), key=lambda t: t.size)
+        except UnsupportedDTypeError:
+            return tuple(dtype)
+        return a.name if a is b else f"{a.name}->{b.name}"
     try:
         return resolve(dtype).name
     except UnsupportedDTypeError:
