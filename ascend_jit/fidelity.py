@@ -73,9 +73,17 @@ class FidelityRule:
 
 def _dtype_name(dtype):
     """The emulator's name of a dtype given in any spelling dtypes.resolve accepts ("float32", np.float32, a numpy
-    dtype: "float"), so conditions on "float" match them all; mixed shapes such as "half->float" pass as they are."""
+    dtype: "float"), so conditions on "float" match them all; mixed shapes such as "half->float" pass as they are,
+    and a pair of dtypes in either order, e.g. (dst, src) as in `MulAddDst<T, U>`, names the same shape (every mixed
+    shape of SPEC-2 widens: the narrower type is the source)."""
     if dtype is None or (isinstance(dtype, str) and "->" in dtype):
         return dtype
+    if isinstance(dtype, (tuple, list)) and len(dtype) == 2:
+        try:
+            a, b = sorted((resolve(t) for t in dtype), key=lambda t: t.size)
+        except UnsupportedDTypeError:
+            return tuple(dtype)
+        return a.name if a is b else f"{a.name}->{b.name}"
     try:
         return resolve(dtype).name
     except UnsupportedDTypeError:
@@ -92,7 +100,7 @@ def _row(apis, devices, default, *conditions, note=""):
 
 
 # --- the first release (SPEC.md): every form bit-exact --------------------------------------------------------------
-_row(("Add", "ReduceSum", "ReducePairElem"), ALL_DEVICES, BIT_EXACT)
+_row(("Add", "ReduceSum", "ReducePairElem", "PairReduceSum"), ALL_DEVICES, BIT_EXACT)
 _row(("Reg.ReduceDataBlock", "Reg.PairReduceElem"), (D950,), BIT_EXACT)
 
 # --- SPEC-2 0.3, row by row (availability from 1.9) ----------------------------------------------------------------
@@ -127,11 +135,13 @@ _row(("Cast",), ALL_DEVICES, BIT_EXACT)
 _row(("Compare", "Select"), ALL_DEVICES, BIT_EXACT)
 _row(("Compares", "Gather", "GatherMask"), NOT_910, BIT_EXACT)
 _row(("DataCopyPad",), (D950, A3, A2, B310), BIT_EXACT, note="the poison bytes of D56 are not claimed")
-_row(("ReduceRepeat", "ReduceDataBlock", "WholeReduceSum", "WholeReduceMax", "WholeReduceMin", "BlockReduceSum",
-      "BlockReduceMax", "BlockReduceMin"), ALL_DEVICES, BIT_EXACT)
+_row(("ReduceDataBlock", "WholeReduceSum", "BlockReduceSum", "BlockReduceMax", "BlockReduceMin"), ALL_DEVICES,
+     BIT_EXACT)
+_row(("ReduceRepeat", "WholeReduceMax", "WholeReduceMin"), ALL_DEVICES, BIT_EXACT,
+     note="the MAX/MIN index of a NaN result is a decision (D50, H-4)")
 _row(("RepeatReduceSum",), (D950, A3, A2, P310, T910), BIT_EXACT)
 _row(("ReduceMax", "ReduceMin"), ALL_DEVICES, BIT_EXACT, note="a NaN result's index is a decision (D50, D52, D53)")
-_row(("GetReduceRepeatMaxMinSpr",), (A3, A2, P310), BIT_EXACT,
+_row(("GetReduceRepeatMaxMinSpr", "GetReduceMaxMinCount"), (A3, A2, P310), BIT_EXACT,  # its old name (SPEC-2 8.4)
      note="the index after ReduceMax/ReduceMin is a placeholder (D55)")
 # every Reg name of SPEC-2 11.2-11.7 (loads and stores 11.6, the MaskReg operations 11.7) has its own row;
 # "Reg.MaskReg" stands for the MaskReg operations as a group

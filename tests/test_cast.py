@@ -473,6 +473,39 @@ def test_high_dim_counter_mode_uses_the_mask_as_element_count(device):
     assert np.array_equal(out[:100], np.arange(100, dtype=np.float32)) and (out[100:] == -1).all()
 
 
+@pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
+def test_high_dim_counter_mode_with_strides_matches_reference(device):
+    """SPEC-2 1.4 / D33: in counter mode the element count (the mask argument, or the register with
+    is_set_mask=False) counts lanes of the wider type; repeats are full but the last, repeat_time is ignored, and
+    each operand keeps its own strides: two random pairs per device over the whole UB against the reference."""
+    rng = np.random.default_rng(sum(map(ord, device)))
+    core = aj.Core(device, bounds="ub")
+    pairs = sorted((p, m) for p, modes in core.spec.cast_pairs.items() for m in modes)
+    ub = core.spec.ub_bytes
+    for trial in range(2):
+        (src, dst), mode = pairs[rng.integers(len(pairs))]
+        lanes = 256 // max(SIZE[src], SIZE[dst])
+        count = int(rng.integers(1, 6 * lanes))
+        params = tuple(int(v) for v in (rng.integers(1, 4), rng.integers(0, 4), rng.integers(1, 16),
+                                        rng.integers(1, 16)))
+        core.ub[:] = rng.integers(0, 256, ub, dtype=np.uint8)
+        d = core.local_tensor(dst, (ub // 2) // SIZE[dst], addr=0)
+        s = core.local_tensor(src, (ub // 2) // SIZE[src], addr=ub // 2)
+        want = core.ub.copy()
+        truncate, saturate = ref.overflow_rules(device, src, dst, 0, core.half_saturating)
+        repeat = -(-count // lanes)
+        ref.cast_high_dim(want, src, dst, mode, 0, ub // 2, list(range(lanes)), repeat, params, truncate, saturate,
+                          last_lanes=count - (repeat - 1) * lanes)
+        core.SetMaskCount()
+        if trial:
+            aj.Cast(d, s, R[mode], count, 7, params)
+        else:
+            core.SetVectorMask(0, count)
+            aj.Cast(d, s, R[mode], aj.MASK_PLACEHOLDER, 7, params, is_set_mask=False)
+        core.SetMaskNorm()
+        assert np.array_equal(core.ub, want), (src, dst, mode, count, params)
+
+
 def test_count_form_mask_register_effect_and_count_zero():
     core = aj.Core("atlas-training")   # 910: the count form leaves the tail repeat's mask (SPEC D22)
     s, d = core.local_tensor("half", 256), core.local_tensor("float", 256)
@@ -506,6 +539,7 @@ def test_refusals():
     bf = core.local_tensor("bfloat16", 256)
     _refused(core, aj.UnsupportedDTypeError, lambda: aj.Cast(bf, h, R.CAST_RINT, 64), "half -> bfloat16")
     _refused(core, aj.ParameterError, lambda: aj.Cast(f, h, 9, 64))
+    _refused(core, aj.ParameterError, lambda: aj.Cast(f, h, R.CAST_NONE, 64, 1), "arguments", "atlas-a2")
     _refused(core, aj.OutOfBoundsError, lambda: aj.Cast(f, h, R.CAST_NONE, 257))
     odd = core.local_tensor("half", 64, addr=h.addr + 2)
     _refused(core, aj.AlignmentError, lambda: aj.Cast(f, odd, R.CAST_NONE, 64))
@@ -523,6 +557,21 @@ def test_refusals():
     # SPEC-2 1.8: a pair the device lacks is refused as such even with a mask illegal for its lanes
     i64 = core.local_tensor("int64", 64)
     _refused(core, aj.UnsupportedDTypeError, lambda: aj.Cast(h, i64, R.CAST_RINT, [2**64 - 1, 1], 1, (1, 1, 8, 8)))
+
+
+def test_round_mode_as_its_integer_value_python_or_numpy():
+    """decisions.md (Cast `round_mode`): an aj.RoundMode member or its integer value, also as a numpy integer (the
+    audit's numpy-scalar arguments); a bool, a float or a value outside the enum stays a ParameterError."""
+    core = aj.Core("atlas-a2")
+    s, d = core.local_tensor("half", 16), core.local_tensor("int32", 16)
+    s[:] = np.full(16, 1.5, np.float16)
+    for mode in (R.CAST_CEIL, 3, np.int64(3), np.uint8(3), np.int32(3)):
+        d[:] = np.zeros(16, np.int32)
+        aj.Cast(d, s, mode, 16)
+        assert (d.numpy() == 2).all(), mode
+        aj.Cast(d, s, mode, 16, 1, (1, 1, 8, 4))
+    for bad in (np.bool_(True), True, np.float32(3.0), np.int64(99), "CAST_CEIL"):
+        _refused(core, aj.ParameterError, lambda: aj.Cast(d, s, bad, 16), "round_mode")
 
 
 def test_310b_accepts_int32_to_half_d47():

@@ -472,6 +472,12 @@ B_ROWS = [
     ("B-24-950", "Axpy", "half", [INF, INF], 0.0, NAN, 0.0, "950"),        # D74
     ("B-25", "Axpy", "half", [MINH, MAXH], 1.0, 0.0, 0.0, "all"),
     ("B-26", "Axpy", "half", [-0.0, 1.0], 0.0, 0.0, 0.0, "all"),
+    # MemBV-T20/T21/T22 "product = MAX, addend MAX": the tables print MAX in the INF/NaN column, against their own
+    # note (IEEE 754) and the mirror row "product = MIN, addend MIN" -> -inf; D39 / 6.3 give +inf (decisions.md)
+    ("T20-MAX", "Axpy", "half", [MAXH, MAXH], 1.0, INF, MAXH, "all"),
+    ("T20-MIN", "Axpy", "half", [MINH, MINH], 1.0, -INF, MINH, "all"),
+    ("T21-MAX", "MulAddDst", "half", [MAXH, MAXH, 1.0], None, INF, MAXH, "all"),
+    ("T22-MAX", "FusedMulAdd", "half", [1.0, MAXH, MAXH], None, INF, MAXH, "all"),
     ("H-1", "MulAddDst", "half", [np.uint16(0xBC02), np.uint16(0x3C01), np.uint16(0x3C01)], None, 2.0**-20, None,
      "all"),
     ("H-17", "FusedMulAdd", "half", [0.0, 0.0, -0.0], None, None, 0.0, "all"),
@@ -518,6 +524,143 @@ def test_boundary_rows(device, saturating, case):
     if got is None:
         pytest.skip(f"{device} has no such mode")
     assert _same_value(got, want), (got, want)
+
+
+# MemBV-T20/T21/T22 (Axpy, MulAddDst, FusedMulAdd) and T24/T25 (AddRelu, SubRelu), every row (SPEC-2 12.0: A2/A3
+# rows; the INF/NaN column also holds on the 310B, the sat column on the 310P/910). Factor pairs -> the product's
+# group; per addend (+0, -0, +inf, -inf, MAX, MIN, nan) the (INF/NaN, sat) result. D36 rows are replaced by the
+# model's value ("*"), and the "product MAX + addend MAX" rows by D39's +inf (decisions.md).
+_SPECIAL_HALF = {"+0": 0x0000, "-0": 0x8000, "+inf": 0x7C00, "-inf": 0xFC00, "MAX": 0x7BFF, "MIN": 0xFBFF,
+                 "nan": 0x7E00, "1": 0x3C00}
+_SPECIAL_FLOAT = {"+0": 0, "-0": 0x80000000, "+inf": 0x7F800000, "-inf": 0xFF800000, "MAX": 0x7F7FFFFF,
+                  "MIN": 0xFF7FFFFF, "nan": 0x7FC00000}
+_ADDENDS = ("+0", "-0", "+inf", "-inf", "MAX", "MIN", "nan")
+_T20_GROUPS = [  # (factor pairs, pairs only for same-type shapes, per-addend (INF/NaN, sat))
+    ([("+0", "+0"), ("-0", "-0"), ("+0", "MAX"), ("-0", "MIN")], [],
+     [("+0", "+0"), ("+0", "+0*"), ("+inf", "MAX"), ("-inf", "MIN"), ("MAX", "MAX"), ("MIN", "MIN"), ("nan", "+0")]),
+    ([("+0", "-0"), ("+0", "MIN"), ("-0", "MAX")], [],
+     [("+0", "+0"), ("-0", "-0"), ("+inf", "MAX*"), ("-inf", "MIN*"), ("MAX", "MAX"), ("MIN", "MIN"), ("nan", "+0")]),
+    ([("+inf", "+inf"), ("+inf", "MAX"), ("-inf", "MIN")], [("MAX", "MAX"), ("MIN", "MIN")],
+     [("+inf", "MAX"), ("+inf", "MAX"), ("+inf", "MAX"), ("nan", "MIN"), ("+inf", "MAX"), ("+inf", "+0"),
+      ("nan", "+0")]),
+    ([("+inf", "-inf"), ("+inf", "MIN"), ("-inf", "MAX")], [("MAX", "MIN")],
+     [("-inf", "MIN"), ("-inf", "MIN"), ("nan", "MAX"), ("-inf", "MIN"), ("-inf", "+0"), ("-inf", "MIN"),
+      ("nan", "+0")]),
+    ([], [("MAX", "1")],
+     [("MAX", "MAX"), ("MAX", "MAX"), ("+inf", "MAX"), ("-inf", "MIN"), ("+inf*", "MAX"), ("+0", "+0"), ("nan", "+0")]),
+    ([], [("MIN", "1")],
+     [("MIN", "MIN"), ("MIN", "MIN"), ("+inf", "MAX"), ("-inf", "MIN"), ("+0", "+0"), ("-inf", "MIN"), ("nan", "+0")]),
+    ([("nan", "1"), ("nan", "MAX"), ("+0", "+inf"), ("+0", "-inf"), ("-0", "+inf"), ("-0", "-inf")], [],
+     [("nan", "+0"), ("nan", "+0"), ("nan", "MAX"), ("nan", "MIN"), ("nan", "MAX"), ("nan", "MIN"), ("nan", "+0")]),
+]
+_T24_T25 = {  # (src0, src1) -> (INF/NaN, sat), None: the exact rows (+0; MAX +- 0 = MAX); D36's misfiled pairs out
+    "AddRelu": [([("+0", "+0"), ("+0", "-0"), ("-0", "-0"), ("MAX", "+0")], None),
+                ([("+inf", "+inf"), ("+inf", "MAX"), ("+inf", "MIN"), ("+0", "+inf"), ("-0", "+inf"), ("MAX", "MAX")],
+                 ("+inf", "MAX")),
+                ([("-inf", "-inf"), ("-inf", "MAX"), ("-inf", "MIN"), ("+0", "-inf"), ("MIN", "MIN"), ("MIN", "+0")],
+                 ("+0", "+0")),
+                ([("nan", "1"), ("nan", "MAX"), ("+inf", "-inf")], ("nan", "+0"))],
+    "SubRelu": [([("+0", "+0"), ("+0", "-0"), ("-0", "+0"), ("MAX", "+0")], None),
+                ([("+inf", "-inf"), ("+inf", "MAX"), ("+inf", "MIN"), ("+0", "-inf"), ("-0", "-inf"), ("MAX", "MIN"),
+                  ("MAX", "-inf"), ("MIN", "-inf")], ("+inf", "MAX")),
+                ([("-inf", "MAX"), ("-inf", "MIN"), ("-0", "+inf"), ("MIN", "+0")], ("+0", "+0")),
+                ([("nan", "1"), ("nan", "MAX"), ("+inf", "+inf"), ("-inf", "-inf")], ("nan", "+0"))],
+}
+
+
+def _membv_multiply_add_rows(mixed):
+    """(factor a, factor b, addend, INF/NaN result, sat result) of MemBV-T20/T21/T22."""
+    rows = []
+    for pairs, same_only, results in _T20_GROUPS:
+        for a, b in pairs + ([] if mixed else same_only):
+            for addend, (inf_nan, sat) in zip(_ADDENDS, results):
+                rows.append((a, b, addend, inf_nan.rstrip("*"), sat.rstrip("*")))
+    return rows
+
+
+def _assert_special(got, want, table, bits, label):
+    if want == "nan":
+        assert (int(got) & ~(1 << (bits - 1))) > table["+inf"], label
+    else:
+        assert int(got) == table[want], (label, hex(int(got)))
+
+
+@pytest.mark.parametrize("saturating", [False, True], ids=["inf-nan", "sat"])
+def test_every_row_of_membv_t20_to_t25(device, saturating):
+    """SPEC-2 12.0 / 12.2 (B-19 ... B-27): every row of the composite tables, one lane a row, on the devices whose
+    mode the column describes (the 950 follows RegBV and D74 instead: B-22 ... B-24 there). Mixed half -> float
+    shapes take the INF/NaN column (a float dst is never saturated)."""
+    core = aj.Core(device)
+    if device == "ascend950" or not set_sat_mode(core, saturating):
+        pytest.skip("MemBV describes the A2 class; this device has no such mode")
+    for name, mixed in (("Axpy", False), ("Axpy", True), ("MulAddDst", False), ("MulAddDst", True),
+                        ("FusedMulAdd", False)):
+        if (("float", "half") if mixed else ("half", "half")) not in _pairs(E.OPS[name], device):
+            continue
+        rows = _membv_multiply_add_rows(mixed)
+        dt, table, u = ("float", _SPECIAL_FLOAT, np.uint32) if mixed else ("half", _SPECIAL_HALF, np.uint16)
+        n = len(rows)
+        a, b = (np.array([_SPECIAL_HALF[r[k]] for r in rows], np.uint16).view(np.float16) for k in (0, 1))
+        c = np.array([table[r[2]] for r in rows], u).view(np.float32 if mixed else np.float16)
+        dst, s0, s1 = core.local_tensor(dt, n), core.local_tensor("half", n), core.local_tensor("half", n)
+        if name == "FusedMulAdd":      # dst = src0 * dst + src1
+            s0[:], dst[:], s1[:] = a, b, c
+            aj.FusedMulAdd(dst, s0, s1, n)
+            got = dst.numpy().view(u)
+        elif name == "MulAddDst":      # dst = src0 * src1 + dst
+            s0[:], s1[:], dst[:] = a, b, c
+            aj.MulAddDst(dst, s0, s1, n)
+            got = dst.numpy().view(u)
+        else:                          # dst = scalar * src + dst, one scalar a call
+            got = np.empty(n, u)
+            for k in range(n):
+                s0[:1], dst[:1] = b[k:k + 1], c[k:k + 1]
+                aj.Axpy(dst, s0, a[k], 1)
+                got[k] = dst.numpy().view(u)[0]
+        for k, row in enumerate(rows):
+            _assert_special(got[k], row[4] if saturating and not mixed else row[3], table, 8 * np.dtype(u).itemsize,
+                            (name, mixed, row))
+        for t in (dst, s0, s1):
+            core.free(t.addr)
+    if ("half", "half") not in _pairs(E.OPS["AddRelu"], device):
+        return
+    for name, groups in _T24_T25.items():
+        cases = [(x, y, res) for pairs, res in groups for x, y in pairs]
+        n = len(cases)
+        dst, s0, s1 = (core.local_tensor("half", n) for _ in range(3))
+        s0[:] = np.array([_SPECIAL_HALF[x] for x, _, _ in cases], np.uint16).view(np.float16)
+        s1[:] = np.array([_SPECIAL_HALF[y] for _, y, _ in cases], np.uint16).view(np.float16)
+        getattr(aj, name)(dst, s0, s1, n)
+        for k, (x, y, res) in enumerate(cases):
+            want = ("MAX" if x == "MAX" else "+0") if res is None else res[1 if saturating else 0]
+            _assert_special(dst.numpy().view(np.uint16)[k], want, _SPECIAL_HALF, 16, (name, x, y))
+        for t in (dst, s0, s1):
+            core.free(t.addr)
+
+
+@pytest.mark.parametrize("saturating", [False, True], ids=["inf-nan", "sat"])
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_every_row_of_regbv_t25_axpy_on_the_950(dtype, saturating):
+    """SPEC-2 12.0 / 12.2 B-22 / 6.3: RegBV-T25 (950 Axpy) lists (src, scalar, dst) triples of the seven specials
+    +-0, +-MAX, +-inf, NaN; its note says IEEE 754: every triple is the fma of the exact product, rounded once, then
+    SAT for half in saturation mode (float never). All 343 triples, each scalar in one call."""
+    specials = _SPECIAL_HALF if dtype == "half" else _SPECIAL_FLOAT
+    u, np_type = (np.uint16, np.float16) if dtype == "half" else (np.uint32, np.float32)
+    values = np.array([specials[k] for k in _ADDENDS], u).view(np_type)
+    core = aj.Core("ascend950")
+    set_sat_mode(core, saturating)
+    src, dst = (core.local_tensor(dtype, 64) for _ in range(2))
+    x, c = np.repeat(values, 7), np.tile(values, 7)   # every (src, dst) pair
+    for scalar in values:
+        src[:49], dst[:49] = x, c
+        aj.Axpy(dst, src, scalar, 49)
+        with np.errstate(all="ignore"):
+            want = (np.float64(scalar) * x.astype(np.float64) + c.astype(np.float64)).astype(np_type)
+        if saturating and dtype == "half":
+            want = np.where(np.isnan(want), np_type(0), np.clip(want, -65504, 65504)).astype(np_type)
+        got = dst.numpy()[:49]
+        same = (got.view(u) == want.view(u)) | (np.isnan(got) & np.isnan(want))
+        assert same.all(), (scalar, x[~same], c[~same], got[~same], want[~same])
 
 
 def test_decision_vectors_950():
@@ -824,6 +967,20 @@ def test_scalar_conversion_d29():
     assert d.numpy().view(np.uint16)[0] == 0x0000  # +0 + -0 = +0
 
 
+def test_wrong_arity_names_the_device():
+    """DESIGN.md 2 / SPEC-2 1.8: a call fitting neither form is a ParameterError naming API, value, legal forms and
+    the device (it named no device)."""
+    core = aj.Core("atlas-inference-aicore")
+    h, f = core.local_tensor("half", 128), core.local_tensor("float", 128)
+    before = core.ub.copy()
+    for call in (lambda: aj.MulAddDst(h, h, h, 128, 1), lambda: aj.AddRelu(h, h, h, 128, 1, None, 3),
+                 lambda: aj.Axpy(f, h, 1.0, 64, 1), lambda: aj.Abs(h, h, 128, 1),
+                 lambda: aj.Cast(f, h, aj.RoundMode.CAST_NONE, 64, 1)):
+        with pytest.raises(aj.ParameterError, match="arguments.*atlas-inference-aicore"):
+            call()
+    assert np.array_equal(core.ub, before)
+
+
 def test_scalar_keyword_is_the_snake_case_of_scalar_value():
     """SPEC-2 1.1: every parameter is also a keyword with the snake_case of its C++ name; the scalar of Adds, Muls,
     Maxs, Mins, LeakyRelu, Axpy and Duplicate is `scalarValue` (DK prototypes), Duplicate's tensor source `src`."""
@@ -846,6 +1003,12 @@ def test_scalar_keyword_is_the_snake_case_of_scalar_value():
     assert (d.numpy()[:64] == 5).all() and (d.numpy()[64:] == 7).all()
     aj.Duplicate(d, src=s, count=128)
     assert (d.numpy() == 1).all()
+    aj.Duplicate(d, scalar=4.0, count=128)   # SPEC-2 5.1's call shape names it `scalar`, as Adds/Axpy take it
+    assert (d.numpy() == 4).all()
+    aj.Duplicate(d, scalar=6.0, mask=64, repeat_time=1, dst_block_stride=1, dst_repeat_stride=8)
+    assert (d.numpy()[:64] == 6).all() and (d.numpy()[64:] == 4).all()
+    with pytest.raises(TypeError, match="scalar twice"):
+        aj.Duplicate(d, scalar=1.0, scalar_value=1.0, count=128)
 
 
 # --- MODELLED instructions (SPEC-2 0.3, D37, D73): the 950's 1-ulp modes within 1 ulp, determinism ----------------

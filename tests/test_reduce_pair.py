@@ -146,6 +146,11 @@ def test_refusals(device):
              (lambda: aj.ReducePairElem(dst, src, 128, 1, 1, 1, 8, is_set_mask=False), aj.ParameterError, "mask")]
     i16 = core.local_tensor("int16", 128)
     cases.append((lambda: aj.ReducePairElem(i16, i16, 128, 1, 1, 1, 8), aj.UnsupportedDTypeError, "int16"))
+    cases.append((lambda: aj.ReducePairElem(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.Reg.ReduceType.SUM),
+                  aj.ParameterError, "reduce_type"))   # the Reg twin is another enum (issue 12)
+    # template arguments are keyword-only (SPEC-2 1.1): an eighth positional argument was taken as reduce_type
+    with pytest.raises(TypeError):
+        aj.ReducePairElem(dst, src, 128, 1, 1, 1, 8, aj.ReduceType.SUM)
     for call, error, word in cases:
         before = core.ub.copy()
         with pytest.raises(error) as info:

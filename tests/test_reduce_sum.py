@@ -82,6 +82,21 @@ def test_table_41(device_, saturating, values, inf_mode, sat_mode):
     assert _same(float(dst.numpy()[0]), sat_mode if saturating else inf_mode)
 
 
+@pytest.mark.parametrize("device_", ["atlas-a2", "atlas-a3"])
+@pytest.mark.parametrize("saturating", [False, True])
+def test_table_41_float_rows_are_ieee_in_both_modes(device_, saturating):
+    """SPEC 9 (Table 41, float): anything with inf/nan gives the IEEE result in both modes; all MAX -> inf."""
+    core = aj.Core(device_)
+    set_sat_mode(core, saturating)
+    src, dst, tmp = _tensors(core, "float", 64)
+    for values, want in (([np.finfo(np.float32).max] * 64, INF), ([INF, -INF] + [1] * 62, NAN),
+                         ([NAN] + [1] * 63, NAN), ([-INF] + [1] * 63, -INF)):
+        src[:] = values
+        aj.ReduceSum(dst, src, tmp, 64)
+        assert _same(float(dst.numpy()[0]), want)
+        assert math.isnan(want) <= (dst.numpy()[:1].view(np.uint32)[0] == 0x7FC00000)  # canonical NaN
+
+
 TABLE_38 = [([-INF] + [1] * 127, -INF, -65376), ([NAN] + [1] * 127, NAN, 126), ([INF] + [1] * 127, INF, 65504)]
 
 
@@ -298,6 +313,12 @@ def test_refusals(device):
         t64 = core.local_tensor("int64", 8)
         _refused(core, lambda: aj.ReduceSum(t64, i64, t64, 32, 1, 8), aj.UnsupportedDTypeError, "count form")
         _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 0, 1, 8), aj.ParameterError, "D14")
+    # a parameter given both positionally and by keyword, or keywords of both forms, is refused (audit 8: the
+    # keyword silently won, or the positional count did and repeat_time= was dropped)
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, count=5), aj.ParameterError, "given once")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 2, 8, mask=64), aj.ParameterError, "given once")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, repeat_time=2), aj.ParameterError, "given once")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, count=5, mask=64), aj.ParameterError, "count")
 
 
 def test_dst_may_overlap_tmp(device):

@@ -314,6 +314,14 @@ def test_r5_950_and_h5():
     src = _half_src(core, [-0.0] * 64 + [0.0] * 64)
     aj.ReduceMax(dst, src, src, 128, True)
     assert u16(dst)[:2].tolist() == [0x0000, 0]  # a +0 result may carry a -0 element's index (D53)
+    src = _half_src(core, [-INF] * 256)   # R-5 "all -inf" on the 950 in saturation mode: ReduceMax and ReduceMin
+    aj.ReduceMax(dst, src, src, 256, True)
+    assert u16(dst)[:2].tolist() == [0xFBFF, 0]
+    aj.ReduceMin(dst, src, src, 256, True)
+    assert u16(dst)[:2].tolist() == [0xFBFF, 0]
+    core.SetCtrlSpr(48, 48, 1)           # INF/NaN mode: ReduceMin's per-lane min(+65504 seed, -inf) is -inf (8.3.3)
+    aj.ReduceMin(dst, src, src, 256, True)
+    assert u16(dst)[:2].tolist() == [0xFC00, 0]
 
 
 def test_r6_layout_and_index_conventions(device):
@@ -343,7 +351,7 @@ def test_r7_tmp_sizes():
                      (dict(repeat_time=4, cal_index=True), 32)):
         assert aj.GetReduceMaxMinTmpSize("atlas-a2", "half", **kw) == want
         assert ref.max_min_tmp_size(aj.get_device("a2"), "half", **kw) == want
-    assert aj.GetReduceMaxMinTmpSize("910", "float", repeat_time=130, cal_index=True) == 288
+    assert aj.GetReduceMaxMinTmpSize("310p", "float", repeat_time=130, cal_index=True) == 288
     assert aj.GetReduceMaxMinTmpSize("950", "half", count=5, cal_index=True) == 0
 
 
@@ -604,3 +612,113 @@ def test_arity_refusals_name_the_device():
                  lambda: aj.DataCopyPad(gm, h, aj.DataCopyExtParams(1, 2, 0, 0, 0), aj.DataCopyPadExtParams())):
         with pytest.raises(aj.ParameterError, match="on device atlas-a2"):
             call()
+
+
+def test_audit_integer_and_flag_parameters_are_checked():
+    """decisions.md "Integer parameters" (issue 12) on the reductions: the 950 counter-mode count of ReduceMax (D53:
+    the low 32 bits of the mask argument) is an integer (a bool, a float or a negative value is refused, naming the
+    value given), cal_index is a bool also as a keyword, order is a ReduceOrder member or its int value (1.0
+    and aj.ReduceType.MAX were taken as orders), is_set_mask is True/False only (it was read for its truth
+    value by the group reductions), reduce_type is never a member of aj.Reg.ReduceType, and
+    GetReduceMaxMinTmpSize checks its count / repeat_time like ReduceMax does."""
+    core = aj.Core("ascend950")
+    src, dst = _half_src(core, [1.0] * 256), core.local_tensor("half", 16)
+    before = core.ub.copy()
+    core.SetMaskCount()
+    for mask, shown in ((True, "True"), (130.0, "130.0"), (-1, "-1")):
+        with pytest.raises(aj.ParameterError, match=f"= {shown}"):
+            aj.ReduceMax(dst, src, src, mask, 1, 8)
+    aj.ReduceMax(dst, src, src, np.uint64(2**32 + 130), 1, 8, True)  # the low 32 bits: 130 elements
+    assert u16(dst)[:2].tolist() == [0x3C00, 0]
+    core.SetMaskNorm()
+    core.ub[:] = before
+    for call in (lambda: aj.ReduceMax(dst, src, src, 256, cal_index=1),
+                 lambda: aj.ReduceMin(dst, src, src, 128, 2, 8, cal_index="yes"),
+                 lambda: aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.Reg.ReduceType.MAX),
+                 lambda: aj.ReduceDataBlock(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.Reg.ReduceType.SUM),
+                 lambda: aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=SUM, is_set_mask=1),
+                 lambda: aj.BlockReduceMax(dst, src, 1, 128, 1, 1, 8, is_set_mask="yes"),
+                 lambda: aj.WholeReduceMax(dst, src, 128, 1, 1, 1, 8, 1.0),          # order: a float
+                 lambda: aj.WholeReduceMin(dst, src, 128, 1, 1, 1, 8, aj.ReduceType.MAX)):  # another enum's member
+        with pytest.raises(aj.ParameterError):
+            call()
+    assert np.array_equal(core.ub, before)
+    for kw in (dict(count=-5), dict(count=0), dict(count=5.0), dict(repeat_time=-1), dict(repeat_time=True),
+               dict(count=256, cal_index=1)):
+        with pytest.raises(aj.ParameterError):
+            aj.GetReduceMaxMinTmpSize("atlas-a2", "half", **kw)
+    # the tmp-size helpers answer only for calls the device offers (SPEC D13, SPEC-2 8.3 dtypes)
+    for call, error in ((lambda: aj.GetReduceMaxMinTmpSize("atlas-training", "float", count=300),
+                         aj.UnsupportedDTypeError),
+                        (lambda: aj.GetReduceSumTmpSize("atlas-a2", "int32", count=300), aj.UnsupportedDTypeError),
+                        (lambda: aj.GetReduceMaxMinTmpSize("atlas-inference-vectorcore", "half", count=300),
+                         aj.UnsupportedDeviceError),
+                        (lambda: aj.GetReduceSumTmpSize("atlas-inference-vectorcore", "half", count=300),
+                         aj.UnsupportedDeviceError)):
+        with pytest.raises(error):
+            call()
+    # the old name GetReduceMaxMinCount is offered where GetReduceRepeatMaxMinSpr is (SPEC-2 8.4, 0.3)
+    assert aj.fidelity("GetReduceMaxMinCount", "atlas-a2") == aj.fidelity("GetReduceRepeatMaxMinSpr", "atlas-a2")
+    assert ("GetReduceMaxMinCount", "ascend950") not in aj.FIDELITY
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_audit_reduce_max_dst_and_tmp_in_the_gaps_of_a_strided_src(device):
+    """D34 on exact byte sets, as ReduceSum's (decisions.md "Overlap"): dst and tmp may lie in the bytes a strided
+    src never reads (here repeat 0's 256 bytes, then a 256-byte gap, then repeat 1); a byte src reads is refused."""
+    core = aj.Core(device)
+    x = np.full(384, 2.0, np.float16)
+    x[128 + 5] = 7.0       # repeat 1 starts at element 256: the gap (elements 128..255) holds 7.0, never read
+    x[256 + 3] = 5.0
+    src = _half_src(core, x)
+    dst, tmp = src[128:144], src[160:256]
+    aj.ReduceMax(dst, src, tmp, 128, 2, 16, True)
+    assert u16(dst)[:2].tolist() == [0x4500, 256 + 3]
+    with pytest.raises(aj.OverlapError, match="src repeat 1"):
+        aj.ReduceMax(src[256:272], src, core.local_tensor("half", 64), 128, 2, 16, True)
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-training", "ascend950"])
+def test_audit_reduce_data_block_footprint_is_the_blocks_written(device):
+    """Issue 11's tensor rule with D51: where a fully masked DataBlock is not written (A2/A3/310P/910) only the
+    blocks the mask reaches are part of dst's footprint, so one block into a one-element dst is legal (it was
+    refused as if all 8 results were written); where they are filled (950, 310B) all 8 are written."""
+    core = aj.Core(device)
+    src = _half_src(core, np.arange(128) % 7)
+    pad = core.local_tensor("half", 16)
+    pad[:] = np.full(16, 0x5555, np.uint16).view(np.float16)
+    one = pad[:1]
+    if core.spec.reduce_block_masked != "keep":
+        with pytest.raises(aj.OutOfBoundsError, match="dst"):
+            aj.BlockReduceSum(one, src, 1, 16, 1, 1, 8)
+        return
+    aj.BlockReduceSum(one, src, 1, 16, 1, 1, 8)
+    aj.BlockReduceMax(pad[8:], src, 1, [0, 1 << 48], 1, 1, 8)   # lane 112 only: block 7, written at dst + 7
+    assert u16(pad).tolist() == [np.float16(sum(np.arange(16) % 7)).view(np.uint16)] + [0x5555] * 14 + \
+        [np.float16(112 % 7).view(np.uint16)]
+    short = core.local_tensor("half", 7, addr=pad.addr + 16)
+    with pytest.raises(aj.OutOfBoundsError, match="dst"):
+        aj.BlockReduceMax(short, src, 1, [0, 1 << 48], 1, 1, 8)   # block 7's result lands past the tensor
+
+
+@pytest.mark.parametrize("saturating", [False, True])
+def test_audit_d5_block_sum_with_an_infinity_memory_and_reg(saturating):
+    """SPEC D5 / SPEC-2 D36 (X-5): "15 x 1.0 + +-inf" per DataBlock is +-inf in INF/NaN mode and +-65504 in saturation
+    mode (the table's +-65344 is not a vector), for the Memory ReduceDataBlock on the A2 and the 950 and for the 950's
+    Reg ReduceDataBlock: per-add SAT(RN) in the SPEC 4.1 tree."""
+    x = np.ones(128, np.float16)
+    x[15::16], x[31] = np.inf, -np.inf   # block 1 holds -inf, every other block +inf
+    want = np.array([65504.0 if saturating else np.inf] * 8, np.float16)
+    want[1] = -want[1]
+    for device in ("atlas-a2", "ascend950"):
+        core = aj.Core(device)
+        set_sat_mode(core, saturating)
+        src, dst = _half_src(core, x), core.local_tensor("half", 16)
+        aj.ReduceDataBlock(dst, src, 128, 1, 1, 1, 8, reduce_type=SUM)
+        assert u16(dst)[:8].tolist() == want.view(np.uint16).tolist(), device
+    reg_src, reg_dst = aj.Reg.RegTensor("half"), aj.Reg.RegTensor("half")
+    with core:
+        aj.Reg.LoadAlign(reg_src, src)
+        aj.Reg.ReduceDataBlock(reg_dst, reg_src, aj.Reg.CreateMask("half"), aj.Reg.ReduceType.SUM)
+    assert reg_dst.numpy()[:8].view(np.uint16).tolist() == want.view(np.uint16).tolist()
+    assert (reg_dst.numpy()[8:] == 0).all()   # SPEC D3

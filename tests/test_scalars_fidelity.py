@@ -115,6 +115,9 @@ def test_fidelity_table_follows_spec2():
     assert fidelity("Exp", "910") is Fidelity.MODELLED
     assert fidelity("Axpy", "atlas-a2", "half->float") is Fidelity.BIT_EXACT
     assert fidelity("Axpy", "atlas-a2", "half") is Fidelity.MODELLED
+    for pair in (("half", "float"), ("float", "half"), (np.float32, np.float16)):   # (dst, src) = MulAddDst<T, U>
+        assert fidelity("MulAddDst", "atlas-a2", pair) is Fidelity.BIT_EXACT, pair
+    assert fidelity("MulAddDst", "atlas-a2", ("half", "half")) is Fidelity.MODELLED
     assert ("Maxs", "atlas-training") not in FIDELITY            # SPEC-2 1.9: not offered on the 910
     assert ("Reg.Add", "atlas-a2") not in FIDELITY
     with pytest.raises(ParameterError, match="does not offer"):

@@ -2,6 +2,8 @@
 device's table (SPEC-2 7.2), the overflow switches of D46 and the refusals of D28/D47/D72."""
 from functools import lru_cache
 
+import numpy as np
+
 from ..core import continuous_mask_words, count_call_effect
 from ..enums import RoundMode
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDTypeError
@@ -45,7 +47,8 @@ def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, r
         mask, repeat_time, repeat_params = args
     elif args:
         raise ParameterError(API, "arguments", len(args) + 3, legal="(dst, src, round_mode, count) or "
-                             "(dst, src, round_mode, mask, repeat_time, repeat_params)")
+                             "(dst, src, round_mode, mask, repeat_time, repeat_params)",
+                             device=operands(API, dst, src).device)
     return cast_high_dim(dst, src, round_mode, mask, repeat_time,
                          UnaryRepeatParams() if repeat_params is None else repeat_params,
                          high_dim_is_set_mask(API, False, is_set_mask))
@@ -54,10 +57,11 @@ def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, r
 # --- the conversion rules of one call ---------------------------------------------------------------------------
 def _check_pair(spec, s, d, round_mode):
     """The pair and the mode against SPEC-2 7.2; returns the kernel's mode code (CAST_NONE is CAST_RINT, D45)."""
-    if not isinstance(round_mode, RoundMode):
-        if isinstance(round_mode, bool) or not isinstance(round_mode, int) or round_mode not in iter(RoundMode):
+    if not isinstance(round_mode, RoundMode):  # its integer value, a Python or numpy integer (not a bool)
+        if isinstance(round_mode, (bool, np.bool_)) or not isinstance(round_mode, (int, np.integer)) or \
+                int(round_mode) not in iter(RoundMode):
             raise ParameterError(API, "round_mode", round_mode, legal="an aj.RoundMode member", device=spec.name)
-        round_mode = RoundMode(round_mode)
+        round_mode = RoundMode(int(round_mode))
     if round_mode is RoundMode.CAST_HYBRID:
         raise UnsupportedDTypeError(API, "round_mode", round_mode.name, device=spec.name,
                                     legal="CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD",

@@ -788,7 +788,7 @@ def _count_is_set_mask(row, core, is_set_mask, count):
 
 
 # --- public entry points (one factory per arity) -----------------------------------------------------------------------
-def _split(row, args, kw_count, kw_mask, kw_repeat, kw_params, n_count):
+def _split(row, args, kw_count, kw_mask, kw_repeat, kw_params, n_count, device):
     """(form, values) from the positional tail: 1 value -> count form, 3 values -> high-dim form."""
     if kw_count is not None or (len(args) == 1 and kw_mask is None):
         return "count", (kw_count if kw_count is not None else args[0],)
@@ -798,7 +798,8 @@ def _split(row, args, kw_count, kw_mask, kw_repeat, kw_params, n_count):
         return "high", (kw_mask, kw_repeat, kw_params)
     missing = ("the count (or mask, repeat_time, repeat_params) is missing" if not args else
                f"{len(args)} values after the operands fit neither form")
-    raise ParameterError(row.name, "arguments", len(args) + n_count, legal=_FORMS[row.arity], detail=missing)
+    raise ParameterError(row.name, "arguments", len(args) + n_count, legal=_FORMS[row.arity], detail=missing,
+                         device=device)
 
 
 _FORMS = {"binary": "(dst, src0, src1, count) or (dst, src0, src1, mask, repeat_time, repeat_params)",
@@ -878,7 +879,7 @@ def _make(row):
             core = operands(row.name, dst, src0, src1)
             _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
-                _split(row, args, count, mask, repeat_time, repeat_params, 3)
+                _split(row, args, count, mask, repeat_time, repeat_params, 3, core.device)
             if form == "count":
                 if is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
@@ -941,7 +942,7 @@ def _make(row):
             core = operands(row.name, dst, src)
             _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
-                _split(row, args, count, mask, repeat_time, repeat_params, 3)
+                _split(row, args, count, mask, repeat_time, repeat_params, 3, core.device)
             if form == "count":
                 if arity == "axpy" and is_set_mask is not _UNSET:
                     raise TypeError("Axpy() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
@@ -994,7 +995,7 @@ def _make(row):
             core = operands(row.name, dst, src)
             _require_offered(row, core.spec)
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
-                _split(row, args, count, mask, repeat_time, repeat_params, 2)
+                _split(row, args, count, mask, repeat_time, repeat_params, 2, core.device)
             if form == "count":
                 if is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
@@ -1077,33 +1078,33 @@ _DUPLICATE_COUNTS = {}  # Duplicate's count-form plans by (dst dtype, address, s
 _DUPLICATE_RECENT = (_UNSET,) * 5  # its last remembered count-form call: (dst, count, plan, value, value's bits)
 
 
-def Duplicate(dst, value=_UNSET, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
+def Duplicate(dst, scalar=_UNSET, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
               dst_repeat_stride=None, is_set_mask=_UNSET, scalar_value=_UNSET, src=_UNSET):
     """`Duplicate(dst, scalar, count)`, `Duplicate(dst, src_tensor, count)` (950: broadcasts src_tensor[0]) or
     `Duplicate(dst, scalar, mask, repeat_time, dst_block_stride, dst_repeat_stride)` (SPEC-2 5.1): bit copies, no
-    arithmetic, no saturation. The second argument may also be passed as `scalar_value=` or (tensor form) `src=`,
-    the C++ names (SPEC-2 1.1)."""
+    arithmetic, no saturation. The second argument may also be passed as `scalar=` (SPEC-2 5.1's name, as Adds and
+    Axpy take it), `scalar_value=` or (tensor form) `src=`, the C++ names (SPEC-2 1.1)."""
     global _DUPLICATE_RECENT
     row = DUPLICATE
     key = None
     if len(args) == 1 and count is None and mask is None and is_set_mask is _UNSET and type(dst) is LocalTensor \
-            and type(args[0]) is int and type(value) is not LocalTensor:  # the fast path of _make's entries
+            and type(args[0]) is int and type(scalar) is not LocalTensor:  # the fast path of _make's entries
         core = dst._core
         if core.sanitizer is None and (dst._lease is None or dst._lease.alive):
             last = _DUPLICATE_RECENT
             if dst is last[0] and args[0] is last[1]:  # the recent call's tensor and count objects (see _make)
                 plan = last[2]
-                if value is last[3]:
+                if scalar is last[3]:
                     bits = last[4]
                 else:
-                    bits = _scalar(row, core.spec, dst._dtype, value)
-                    _DUPLICATE_RECENT = (dst, args[0], plan, value, bits)
+                    bits = _scalar(row, core.spec, dst._dtype, scalar)
+                    _DUPLICATE_RECENT = (dst, args[0], plan, scalar, bits)
             else:
                 key = (dst._dtype, dst._addr, dst._size, args[0], core.spec)
                 plan = _DUPLICATE_COUNTS.get(key)
                 if plan is not None:
-                    bits = _scalar(row, core.spec, dst._dtype, value)
-                    _DUPLICATE_RECENT = (dst, args[0], plan, value, bits)
+                    bits = _scalar(row, core.spec, dst._dtype, scalar)
+                    _DUPLICATE_RECENT = (dst, args[0], plan, scalar, bits)
             if plan is not None:
                 plan.run(core.ub, plan.params, bits)
                 effect = plan.effect
@@ -1111,11 +1112,11 @@ def Duplicate(dst, value=_UNSET, *args, count=None, mask=None, repeat_time=None,
                     core._apply_mask_effect(effect)
                 return
     if src is not _UNSET:
-        value = _scalar_argument(row.name, "value", value, "src", src)
+        scalar = _scalar_argument(row.name, "scalar", scalar, "src", src)
     else:
-        value = _scalar_argument(row.name, "value", value, "scalar_value", scalar_value)
-    tensor_source = isinstance(value, LocalTensor)
-    core = operands(row.name, dst, value) if tensor_source else operands(row.name, dst)
+        scalar = _scalar_argument(row.name, "scalar", scalar, "scalar_value", scalar_value)
+    tensor_source = isinstance(scalar, LocalTensor)
+    core = operands(row.name, dst, scalar) if tensor_source else operands(row.name, dst)
     if count is not None or (len(args) == 1 and mask is None):
         if is_set_mask is not _UNSET:
             raise TypeError("Duplicate() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
@@ -1123,24 +1124,25 @@ def Duplicate(dst, value=_UNSET, *args, count=None, mask=None, repeat_time=None,
         if tensor_source and core.spec.name != D950:
             raise UnsupportedDeviceError(row.name, "src", "a LocalTensor", device=core.device,
                                          legal="a scalar (the tensor-source overload exists on the 950 only)")
-        plan = _validate(_count_plan, row, core.spec, _key((dst, value) if tensor_source else (dst,)), n)
+        plan = _validate(_count_plan, row, core.spec, _key((dst, scalar) if tensor_source else (dst,)), n)
         if tensor_source:
-            bits = as_signed64(int.from_bytes(core.ub[value.addr:value.addr + value.dtype.size].tobytes(), "little"))
+            first = core.ub[scalar.addr:scalar.addr + scalar.dtype.size]
+            bits = as_signed64(int.from_bytes(first.tobytes(), "little"))
         else:
-            bits = _scalar(row, core.spec, dst._dtype, value)
+            bits = _scalar(row, core.spec, dst._dtype, scalar)
         if plan.nop:
             return
         if core.sanitizer is not None:
-            reads = [(("src", value.addr, value.dtype.size), value)] if tensor_source else []
+            reads = [(("src", scalar.addr, scalar.dtype.size), scalar)] if tensor_source else []
             vector_access(core, row.name, reads=reads, writes=[(("dst", dst.addr, int(n) * dst.dtype.size), dst)])
         plan.run(core.ub, plan.params, bits)
         _apply(core, plan.effect)
         if key is not None:
             _remember(_DUPLICATE_COUNTS, key, plan)
-            _DUPLICATE_RECENT = (dst, args[0], plan, value, bits)
+            _DUPLICATE_RECENT = (dst, args[0], plan, scalar, bits)
         return
     if tensor_source:
-        raise ParameterError(row.name, "value", "a LocalTensor", legal="a scalar in the high-dim form (SPEC-2 5.1)",
+        raise ParameterError(row.name, "scalar", "a LocalTensor", legal="a scalar in the high-dim form (SPEC-2 5.1)",
                              device=core.device)
     if len(args) == 4:
         mask, repeat_time, dst_block_stride, dst_repeat_stride = args
@@ -1163,7 +1165,7 @@ def Duplicate(dst, value=_UNSET, *args, count=None, mask=None, repeat_time=None,
                                                                 last, contiguous)
     key = _high_dim_key(row, core, (dst,), mask, repeat_time, (dst_block_stride, dst_repeat_stride), is_set_mask)
     mask_plan, strides, repeat, last, plan = _memoised_plan(key, validate)
-    bits = _scalar(row, core.spec, dst._dtype, value)
+    bits = _scalar(row, core.spec, dst._dtype, scalar)
     if core.sanitizer is not None and not plan.nop:  # before any state changes: a report raised leaves none
         vector_access(core, row.name, writes=[(Operand("dst", dst.addr, dst.dtype.size, mask_plan.lo, mask_plan.hi,
                                                        repeat, strides.dstBlkStride, strides.dstRepStride, last),

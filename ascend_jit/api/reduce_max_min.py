@@ -15,8 +15,8 @@ from ..dtypes import resolve
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
 from ..jit.reductions import ALGO_LEVELS, ALGO_PER_LANE, MAX_MIN_KERNELS, OP_MAX, OP_MIN
 from ..sanitizer import vector_access
-from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_signed64, check_align, check_dtype, check_inside_ub,
-                      check_range, check_tensor_bounds, operands)
+from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, Runs, as_flag, as_int, as_signed64, check_align,
+                      check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch, mask_words, operands)
 from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, mask_plan, record_spr
 
 INT32_MAX = 2**31 - 1
@@ -28,15 +28,24 @@ _SEEDS = {"half": (-1025, 0x7BFF), "float": (-8388609, 0x7F7FFFFF), "int16": (-2
 
 def GetReduceMaxMinTmpSize(device, dtype, *, count=None, repeat_time=None, cal_index=False):
     """Minimum sharedTmpBuffer elements of ReduceMax/ReduceMin (D54, SPEC-2 8.3.1): 0 on the 950."""
+    api = "GetReduceMaxMinTmpSize"
     spec = get_device(device)
-    d = resolve(dtype, "GetReduceMaxMinTmpSize")
+    spec.require_supported(api)   # SPEC D13: the inference Vector Core is refused by every API
+    d = resolve(dtype, api)
+    check_dtype(api, spec, d, spec.reduce_max_min_dtypes)   # a size for a call the device would refuse is no answer
     if (count is None) == (repeat_time is None):
-        raise ParameterError("GetReduceMaxMinTmpSize", "count/repeat_time", (count, repeat_time),
+        raise ParameterError(api, "count/repeat_time", (count, repeat_time),
                              legal="exactly one of count= or repeat_time=", device=spec.name)
+    # the ranges of ReduceMax's own parameters (SPEC-2 8.3, D30; issue 12: integers and a bool flag only)
+    if count is not None:
+        count = as_int(api, spec, "count", count, 1, INT32_MAX)
+    else:
+        repeat_time = as_int(api, spec, "repeat_time", repeat_time, 0, INT32_MAX)
+    cal_index = as_flag(api, spec, "cal_index", cal_index)
     if spec.reduce_max_min_per_lane:
         return 0
     lanes, epb = d.lanes_per_repeat, d.lanes_per_block
-    r1 = int(repeat_time) if repeat_time is not None else max(1, int(count) // lanes)
+    r1 = repeat_time if repeat_time is not None else max(1, count // lanes)
 
     def roundup(a):
         return -(-a // epb) * epb
@@ -68,10 +77,13 @@ def _parse(api, args, cal_index, kw, device):
     for name in ("count", "mask", "repeat_time", "src_rep_stride"):
         if kw[name] is not None:
             args.append(kw[name])
+    # calIndex is a C++ bool: True/False only, positional (above) or keyword (SPEC-2 8.3; decisions.md "Integer
+    # parameters": a flag is never read for its truth value)
+    cal_index = False if cal_index is None else as_flag(api, device, "cal_index", cal_index)
     if len(args) == 1:
-        return "count", args, bool(cal_index)
+        return "count", args, cal_index
     if len(args) == 3:
-        return "highdim", args, bool(cal_index)
+        return "highdim", args, cal_index
     raise ParameterError(api, "arguments", len(args) + 3, legal="(dst, src, tmp, count[, cal_index]) or "
                          "(dst, src, tmp, mask, repeat_time, src_rep_stride[, cal_index])", device=device)
 
@@ -91,9 +103,7 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
         if not spec.reduce_max_min_per_lane:
             raise StateError(api, "mask mode", "counter", device=core.device, legal="normal mode (SetMaskNorm)",
                              detail="high-dim ReduceMax/ReduceMin in counter mode is refused off the 950 (D52)")
-        if mask is MASK_PLACEHOLDER:
-            raise ParameterError(api, "mask", mask, legal="the element count (D53)", device=core.device)
-        count = (int(mask[0]) if isinstance(mask, (list, tuple)) else int(mask)) & 0xFFFFFFFF  # D53: low 32 bits
+        count = _counter_count(api, core, d, mask)
         run = cached(_validate_counter, layout, count, repeat_time, src_rep_stride)
     else:
         mask, repeat_time, src_rep_stride = values
@@ -103,7 +113,7 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
         writes = [(("dst", dst.addr, (2 if cal_index else 1) * d.size), dst)]
         if spec.max_min_spr:
             writes.append((core.sanitizer.spr("MAX_MIN"), None))   # read by GetReduceRepeatMaxMinSpr (D55)
-        vector_access(core, api, reads=[(_source_footprint(form, core, d, src, values), src)], writes=writes)
+        vector_access(core, api, reads=[(_source_footprint(api, form, core, d, src, values), src)], writes=writes)
     if not spec.reduce_max_min_per_lane:
         core.mask_defined = False  # D31: implementation state after a non-950 ReduceMax/ReduceMin
     if run is None:
@@ -115,7 +125,19 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
                    None if contiguous else "the last ReduceMax/ReduceMin was not contiguous (src_rep_stride 8)")
 
 
-def _source_footprint(form, core, d, src, values):
+def _counter_count(api, core, d, mask):
+    """The element count of a 950 high-dim call in counter mode: the low 32 bits of the mask argument (D53, as SPEC
+    D23 for ReduceSum), an integer (or a bit mask's first word) checked like every integer parameter (issue 12)."""
+    if mask is MASK_PLACEHOLDER:
+        raise ParameterError(api, "mask", mask, legal="the element count (D53)", device=core.device)
+    if isinstance(mask, (list, tuple, np.ndarray)):
+        count = mask_words(api, core, d, mask)[0]
+    else:
+        count = as_int(api, core.spec, "mask (counter-mode count)", mask, 0, UINT64_MAX)
+    return count & 0xFFFFFFFF
+
+
+def _source_footprint(api, form, core, d, src, values):
     """The source elements a call reads, for the sanitizer (count form: the first count; high-dim: the mask's lanes
     of every repeat; counter mode: the count, SPEC-2 D53)."""
     lanes = d.lanes_per_repeat
@@ -124,7 +146,7 @@ def _source_footprint(form, core, d, src, values):
         return ("src", src.addr, int(values[0]) * d.size)
     mask, repeat_time, src_rep_stride = values
     if core.counter_mode:
-        count = (int(mask[0]) if isinstance(mask, (list, tuple)) else int(mask)) & 0xFFFFFFFF
+        count = _counter_count(api, core, d, mask)
         return Operand("src", src.addr, d.size, full_lo, full_hi, -(-count // lanes), 1, int(src_rep_stride),
                        count % lanes or lanes)
     plan = mask_plan("sanitizer", core, d, mask, True)
@@ -152,7 +174,10 @@ def _common(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size
     check_tensor_bounds(api, facts, Runs("dst", dst_addr, out, 0, 1), Shape(dst_addr, dst_size, dd))
 
 
-def _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_ext, need, cal_index, max_index):
+def _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_op, need, cal_index, max_index):
+    """Index limit, tmp size and bounds, and D34: src overlaps neither dst nor the first `need` elements of tmp, on
+    the exact bytes src's repeats read (as ReduceSum, decisions.md "Overlap": a dst or tmp in the unread gaps of a
+    strided src is legal)."""
     limit = 65534 if spec.reduce_max_min_per_lane else 65535
     if cal_index and d.size == 2 and max_index > limit:
         raise ParameterError(api, "cal_index", True, device=spec.name, legal=f"indices <= {limit} for 16-bit types",
@@ -163,9 +188,11 @@ def _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_ext, need, ca
     check_tensor_bounds(api, facts, Runs("sharedTmpBuffer", tmp_addr, need * d.size, 0, 1), Shape(tmp_addr, tmp_size, d))
     out = 2 * d.size if cal_index else d.size
     for name, lo, hi in (("dst", dst_addr, dst_addr + out), ("sharedTmpBuffer", tmp_addr, tmp_addr + need * d.size)):
-        if src_ext is not None and hi > lo and lo < src_ext[1] and src_ext[0] < hi:
+        hit = first_touch(src_op, lo, hi)
+        if hit is not None:
             raise OverlapError(api, f"src/{name}", f"{name} bytes [{lo}, {hi})", device=spec.name,
-                               legal=f"disjoint from src bytes [{src_ext[0]}, {src_ext[1]}) (D34)")
+                               legal="disjoint from the bytes src's repeats read (D34)",
+                               detail=f"src repeat {hit[0]} reads byte {hit[1]}")
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: 1, 1.0 and True are separate entries (issue 12)
@@ -177,9 +204,10 @@ def _validate_count(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_addr,
     if count > src_size:
         raise OutOfBoundsError(api, "count", count, legal=f"<= src.GetSize() = {src_size}", device=spec.name)
     need = GetReduceMaxMinTmpSize(spec, d, count=count, cal_index=cal_index)
-    _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, (src_addr, src_addr + count * d.size), need, cal_index,
-            count - 1)
     lanes = d.lanes_per_repeat
+    full_hi, full_lo = continuous_mask_words(lanes)
+    src_op = Operand("src", src_addr, d.size, full_lo, full_hi, -(-count // lanes), 1, 8, count % lanes or lanes)
+    _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_op, need, cal_index, count - 1)
     if spec.reduce_max_min_per_lane:
         v = lanes if d.size < 8 else 64
         return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_PER_LANE, v * d.size, v, -(-count // v), -1, -1,
@@ -217,7 +245,7 @@ def _validate_high_dim(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_ad
     need = GetReduceMaxMinTmpSize(spec, d, repeat_time=repeat_time, cal_index=cal_index)
     step = src_rep_stride * 32 // d.size
     top_lane = max(j for j in range(d.lanes_per_repeat) if ((plan.hi if j >= 64 else plan.lo) >> (j % 64)) & 1)
-    _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_ext, need, cal_index,
+    _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, op, need, cal_index,
             (repeat_time - 1) * step + top_lane)
     per_lane = spec.reduce_max_min_per_lane
     return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_PER_LANE if per_lane else ALGO_LEVELS,
@@ -239,7 +267,7 @@ def _validate_counter(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_add
     op = Operand("src", src_addr, d.size, full_lo, full_hi, nrep, 1, src_rep_stride, count % lanes or lanes)
     src_ext = check_inside_ub(api, spec, op)
     check_tensor_bounds(api, facts, op, Shape(src_addr, src_size, d), src_ext)
-    _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_ext, 0, cal_index, count - 1)
+    _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, op, 0, cal_index, count - 1)
     return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_PER_LANE, src_rep_stride * 32, lanes, nrep, -1, -1,
                  count, False)
 

@@ -47,6 +47,8 @@ def GetReduceSumTmpSize(device, dtype, count=None, repeat_time=None, counter_mod
     """Minimum sharedTmpBuffer elements (D11, D18) for the count form (`count=`) or the high-dim form
     (`repeat_time=`; with counter_mode on the 950, pass the element count as `count` together with repeat_time)."""
     spec, d = get_device(device), resolve(dtype, "GetReduceSumTmpSize")
+    spec.require_supported("GetReduceSumTmpSize")   # SPEC D13: the inference Vector Core is refused by every API
+    check_dtype("GetReduceSumTmpSize", spec, d, spec.reduce_sum_dtypes)
     lanes, epb = d.lanes_per_repeat, d.lanes_per_block
     if repeat_time is not None and not (counter_mode and spec.reduce_sum_highdim_algorithm == TREE_TREE_950):
         return _round_up(as_int("GetReduceSumTmpSize", spec, "repeat_time", repeat_time, 0, INT32_MAX), epb)
@@ -91,6 +93,15 @@ def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, 
                     if call is not None:
                         call.run(core)
                         return
+    given = [(name, value) for name, value in (("count", count), ("mask", mask), ("repeat_time", repeat_time),
+                                               ("src_rep_stride", src_rep_stride)) if value is not None]
+    if args and given:  # Python's rule for a parameter given twice: never a silent choice between the two values
+        raise ParameterError(API, *given[0], device=operands(API, dst, src, shared_tmp_buffer).device,
+                             legal="given once: positionally or by keyword",
+                             detail=f"{len(args)} positional argument(s) after sharedTmpBuffer already given")
+    if count is not None and (mask is not None or repeat_time is not None or src_rep_stride is not None):
+        raise ParameterError(API, "count", count, device=operands(API, dst, src, shared_tmp_buffer).device,
+                             legal="count= alone (count form) or mask=, repeat_time=, src_rep_stride= (high-dim form)")
     if count is not None or (len(args) == 1 and mask is None):
         return reduce_sum_count(dst, src, shared_tmp_buffer, count if count is not None else args[0], is_set_mask)
     if len(args) == 3:

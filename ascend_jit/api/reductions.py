@@ -21,7 +21,7 @@ from ..jit.reductions import group_extreme_kernel, group_sum_kernel
 from ..order import ReduceOrder
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor
-from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_signed64, check_align, check_dtype, check_inside_ub,
+from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_enum, as_flag, as_signed64, check_align, check_dtype, check_inside_ub,
                       check_range, check_runs_overlap, check_tensor_bounds, operands, plan_mask, record_mask,
                       recorded_mask)
 from .reduce_pair import ReduceType
@@ -71,16 +71,9 @@ _NUMPY_INTEGERS = frozenset(t for t in np.sctypeDict.values() if issubclass(t, n
 
 
 def reduce_type_of(api, spec, value):
-    """A ReduceType member (or its int value: never a float, bool or string, issue 12)."""
-    if isinstance(value, ReduceType):
-        return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ParameterError(api, "reduce_type", value, legal="aj.ReduceType.SUM, MAX or MIN", device=spec.name)
-    try:
-        return ReduceType(int(value))
-    except ValueError:
-        raise ParameterError(api, "reduce_type", value, legal="aj.ReduceType.SUM, MAX or MIN",
-                             device=spec.name) from None
+    """A ReduceType member or its int value; never a float, bool, string or a member of another enum such as
+    aj.Reg.ReduceType (decisions.md "Integer parameters", issue 12)."""
+    return as_enum(api, spec, "reduce_type", value, ReduceType)
 
 
 _PLANS = {}
@@ -131,13 +124,13 @@ def _validate(api, family, spec, bounds, d, dd, src_addr, src_size, dst_addr, ds
     if dd.name != want:
         raise UnsupportedDTypeError(api, "dst.dtype", dd.name, legal=f"{want} for a {d.name} source", device=spec.name)
     if family == REPEAT and rt is not ReduceType.SUM:
-        try:
-            known = ReduceOrder(order)
-        except (ValueError, TypeError):
+        legal = ", ".join(ReduceOrder(o).name for o in spec.reduce_repeat_orders) + " (SPEC-2 8.1, D50)"
+        try:  # a member or its int value: never a float, bool or another enum's member (issue 12)
+            known = as_enum(api, spec, "order", order, ReduceOrder)
+        except ParameterError:
             known = None
-        if known is None or isinstance(order, bool) or known not in spec.reduce_repeat_orders:
-            legal = ", ".join(ReduceOrder(o).name for o in spec.reduce_repeat_orders)
-            raise ParameterError(api, "order", order, legal=legal + " (SPEC-2 8.1, D50)", device=spec.name)
+        if known is None or known not in spec.reduce_repeat_orders:
+            raise ParameterError(api, "order", order, legal=legal, device=spec.name)
         order = known
     repeat_time = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
     dst_rep_stride = check_range(api, spec, "dst_rep_stride", dst_rep_stride, 0, 65535)
@@ -165,13 +158,20 @@ def _validate(api, family, spec, bounds, d, dd, src_addr, src_size, dst_addr, ds
         return None  # D30: NOP
     last = plan.last_lanes(lanes)
     src_op = Operand("src", src_addr, d.size, plan.lo, plan.hi, repeats, src_blk_stride, src_rep_stride, last)
-    dst_runs = Runs("dst", dst_addr, width, dst_rep_stride * unit, repeats)
+    fills = _FILLS.get(spec.reduce_block_masked) if family == BLOCK else None
+    first_out = 0
+    if family == BLOCK and fills is None and plan.counter < 0:
+        # D51: a fully masked DataBlock is not written on these devices, so the footprint (tensor bounds, overlap,
+        # sanitizer) spans the first to the last DataBlock the mask reaches, not all 8 results (issue 11's rule)
+        bits, ones = plan.lo | (plan.hi << 64), (1 << group) - 1
+        blocks = [b for b in range(8) if (bits >> (b * group)) & ones]
+        first_out, width = blocks[0] * d.size, (blocks[-1] - blocks[0] + 1) * d.size
+    dst_runs = Runs("dst", dst_addr + first_out, width, dst_rep_stride * unit, repeats)
     src_ext = check_inside_ub(api, spec, src_op)
     dst_ext = check_inside_ub(api, spec, dst_runs)
     check_tensor_bounds(api, facts, src_op, Shape(src_addr, src_size, d), src_ext)
     check_tensor_bounds(api, facts, dst_runs, Shape(dst_addr, dst_size, dd), dst_ext)
     check_runs_overlap(api, spec, dst_runs, src_op, dst_ext, src_ext)
-    fills = _FILLS.get(spec.reduce_block_masked) if family == BLOCK else None
     fill_raw = 0 if (fills is None or rt is ReduceType.SUM) else fills[(d.name, rt)]
     order_code = int(order) if family == REPEAT and rt is not ReduceType.SUM else int(ReduceOrder.ORDER_ONLY_VALUE)
     return repeats, last, dst_rep_stride * unit, group, fills is not None, fill_raw, order_code, (src_op, dst_runs)
@@ -234,6 +234,7 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
                 return
     core = operands(api, dst, src)
     spec, d = core.spec, src.dtype
+    is_set_mask = as_flag(api, spec, "is_set_mask", is_set_mask)  # a template flag: True/False only (issue 12)
     rt = reduce_type_of(api, spec, reduce_type)
     plan = mask_plan(api, core, d, mask, is_set_mask)
     call = cached(_validate, (api, family, spec, core.bounds, d, dst.dtype, src.addr, src.size, dst.addr, dst.size,
