@@ -1,6 +1,9 @@
 """`aj.Reg`: the Ascend 950 Reg (SIMD register) API (SPEC 7; SPEC-2 11): RegTensor, MaskReg, UpdateMask,
 CreateMask, MoveMask, the loads and stores with every distribution, Add/Sub/Mul, Duplicate, Reduce,
-ReduceDataBlock, PairReduceElem, the MaskReg operations, and `simd_vf` to compile a VF function with numba.
+ReduceDataBlock, PairReduceElem, the MaskReg operations, and `simd_vf` to compile a VF function with numba; beyond
+SPEC-2 11, from the devkit's Reg pages (docs/decisions.md "Reg API"): Max/Min/Div/Exp, Adds/Muls/Maxs/Mins/LeakyRelu,
+Prelu, Abs/Relu/Neg/Ln/Log/Sqrt, Truncate, Compare/Compares, Select/And/Or/Xor/Not on data registers,
+ShiftLefts/ShiftRights, MulAddDst/MulDstAdd/Axpy/AbsSub.
 
 The same calls work in plain Python (for debugging) and inside a `@simd_vf` function (compiled): plain Python
 passes RegTensor / MaskReg / LocalTensor objects, compiled code passes their array forms (a register is a uint8

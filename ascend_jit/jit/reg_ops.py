@@ -1,4 +1,7 @@
-"""Ascend 950 Reg arithmetic: Add, Sub, Mul (and their carry forms), Duplicate, Reduce (SPEC-2 11.2-11.4).
+"""Ascend 950 Reg arithmetic: Add, Sub, Mul (and their carry forms), Duplicate, Reduce (SPEC-2 11.2-11.4); Max, Min,
+Div, Exp on the element-wise engine's lanes; and the devkit Reg pages' instructions SPEC-2 11 does not list
+(docs/decisions.md "Reg API"): the tensor-scalar forms, the unary instructions and Truncate, Compare/Compares/Select,
+the bitwise operations and shifts, the fused multiply-adds and AbsSub.
 
 Registers and masks are those of jit/reg.py (a register is 256 data bytes, scratch and a header holding its element
 kind and the overflow modes it carries; a MaskReg is four uint64 words, bit i predicating register byte i). One
