@@ -789,16 +789,31 @@ def _count_is_set_mask(row, core, is_set_mask, count):
 
 # --- public entry points (one factory per arity) -----------------------------------------------------------------------
 def _split(row, args, kw_count, kw_mask, kw_repeat, kw_params, n_count, device):
-    """(form, values) from the positional tail: 1 value -> count form, 3 values -> high-dim form."""
-    if kw_count is not None or (len(args) == 1 and kw_mask is None):
+    """(form, values) from the positional tail and the form's keywords (SPEC-2 1.1: every parameter is also a
+    keyword): one value or `count=` -> count form; mask, repeat_time, repeat_params -> high-dim form, each given
+    positionally (in that order) or by keyword, never both, and never mixed with `count=`."""
+    high_kw = (kw_mask, kw_repeat, kw_params)
+    given_high = any(v is not None for v in high_kw)
+    if not given_high and (kw_count is not None and not args or kw_count is None and len(args) == 1):
         return "count", (kw_count if kw_count is not None else args[0],)
-    if len(args) == 3:
-        return "high", args
-    if not args and kw_mask is not None:
-        return "high", (kw_mask, kw_repeat, kw_params)
-    missing = ("the count (or mask, repeat_time, repeat_params) is missing" if not args else
-               f"{len(args)} values after the operands fit neither form")
-    raise ParameterError(row.name, "arguments", len(args) + n_count, legal=_FORMS[row.arity], detail=missing,
+    if kw_count is None and 0 < len(args) + given_high and len(args) <= 3:
+        slots = list(args) + [None] * (3 - len(args))
+        twice = [name for i, (name, v) in enumerate(zip(("mask", "repeat_time", "repeat_params"), high_kw))
+                 if v is not None and i < len(args)]
+        for i, v in enumerate(high_kw):
+            if v is not None and i >= len(args):
+                slots[i] = v
+        missing = [name for name, v in zip(("mask", "repeat_time", "repeat_params"), slots) if v is None]
+        if not twice and not missing:
+            return "high", tuple(slots)
+        detail = (f"{', '.join(twice)} given both positionally and by keyword" if twice else
+                  f"the high-dim form lacks {', '.join(missing)}")
+    elif kw_count is not None:
+        detail = "count= together with the high-dim form's values"
+    else:
+        detail = ("the count (or mask, repeat_time, repeat_params) is missing" if not args else
+                  f"{len(args)} values after the operands fit neither form")
+    raise ParameterError(row.name, "arguments", len(args) + n_count, legal=_FORMS[row.arity], detail=detail,
                          device=device)
 
 
@@ -878,7 +893,8 @@ def _make(row):
                  is_set_mask=_UNSET, config=None):
             core = operands(row.name, dst, src0, src1)
             _require_offered(row, core.spec)
-            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
+            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None and \
+                repeat_time is None and repeat_params is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 3, core.device)
             if form == "count":
                 if is_set_mask is not _UNSET:
@@ -941,7 +957,8 @@ def _make(row):
                 scalar = _single_point_scalar(row, dst, src, scalar)
             core = operands(row.name, dst, src)
             _require_offered(row, core.spec)
-            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
+            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None and \
+                repeat_time is None and repeat_params is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 3, core.device)
             if form == "count":
                 if arity == "axpy" and is_set_mask is not _UNSET:
@@ -994,7 +1011,8 @@ def _make(row):
                  config=None):
             core = operands(row.name, dst, src)
             _require_offered(row, core.spec)
-            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
+            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None and \
+                repeat_time is None and repeat_params is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 2, core.device)
             if form == "count":
                 if is_set_mask is not _UNSET:
