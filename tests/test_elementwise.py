@@ -993,6 +993,8 @@ def test_high_dim_values_mix_positional_and_keyword():
     calls = {"Adds": (lambda *a, **k: aj.Adds(d, s, 1.0, *a, **k), aj.UnaryRepeatParams(1, 1, 16, 8), 3.0),
              "Sub": (lambda *a, **k: aj.Sub(d, s, b, *a, **k), aj.BinaryRepeatParams(1, 1, 1, 16, 8, 8), 2.0),
              "Exp": (lambda *a, **k: aj.Exp(d, s, *a, **k), aj.UnaryRepeatParams(1, 1, 16, 8), None)}
+    # Duplicate's high-dim values are mask, repeat_time, dst_block_stride, dst_repeat_stride (SPEC-2 5.1)
+    duplicate = {"dst_block_stride": 1, "dst_repeat_stride": 16}
     want_at = np.concatenate([np.arange(128), np.arange(256, 384)])   # two repeats, dstRepStride 16 blocks
     for name, (call, params, value) in calls.items():
         for args, kw in (((128,), {"repeat_time": 2, "repeat_params": params}),
@@ -1013,6 +1015,18 @@ def test_high_dim_values_mix_positional_and_keyword():
             with pytest.raises(aj.ParameterError, match=why):
                 call(*args, **kw)
         assert np.array_equal(core.ub, before), name
+    for args, kw in (((128,), {"repeat_time": 2, **duplicate}), ((128, 2, 1), {"dst_repeat_stride": 16}),
+                     ((), {"mask": 128, "repeat_time": 2, **duplicate})):
+        d[:] = np.zeros(512, np.float16)
+        aj.Duplicate(d, 5.0, *args, **kw)
+        assert np.array_equal(np.nonzero(d.numpy())[0], want_at), ("Duplicate", args, kw)
+    before = core.ub.copy()
+    for args, kw, why in (((128, 2, 1, 16), {"repeat_time": 2}, "repeat_time given both"),
+                          ((128,), {"repeat_time": 2}, "lacks dst_block_stride, dst_repeat_stride"),
+                          ((128,), {"count": 12}, "count= together")):
+        with pytest.raises(aj.ParameterError, match=why):
+            aj.Duplicate(d, 5.0, *args, **kw)
+    assert np.array_equal(core.ub, before)
 
 
 def test_scalar_keyword_is_the_snake_case_of_scalar_value():
