@@ -1066,10 +1066,17 @@ def _make(row):
 
 
 def _single_point_scalar(row, dst, src, tensor):
-    """The 950's Adds/Muls/Maxs/Mins/LeakyRelu with the scalar given as a one-element LocalTensor (`src1Local[0]`;
+    """The 950's LeakyRelu with the scalar given as a one-element LocalTensor (`src1Local[0]`;
     _scalar.element_scalar): its value, read by the vector unit when the instruction runs (the sanitizer sees the
-    read); refused off the 950 before anything is written."""
+    read); refused off the 950, and for the other scalar instructions everywhere, before anything is written: the
+    950's Adds/Muls/Maxs/Mins taking the scalar as a tensor element are the "flexible scalar position" variants,
+    DK M/基础算术/*（灵活标量位置）.md, which SPEC-2 14 does not offer."""
     core = operands(row.name, dst, src)
+    if row is not LEAKY_RELU:
+        raise ParameterError(row.name, "scalar", "a LocalTensor", legal=f"a scalar value of {src.dtype.name}",
+                             device=core.device, detail="a tensor element as the scalar is offered by LeakyRelu, "
+                             "Compares and Select on the 950 only; the flexible scalar position variants of "
+                             "Adds/Muls/Maxs/Mins are not offered (SPEC-2 14)")
     value, tensor = element_scalar(row.name, core, src.dtype, tensor)
     if core.sanitizer is not None:
         vector_access(core, row.name, reads=[(("scalar", tensor.addr, src.dtype.size), tensor)])
