@@ -163,6 +163,12 @@ class LocalTensor(_TensorFields):
         return view[k]
 
     def SetValue(self, i, value):
+        """`SetValue(i, value)`: a numpy scalar of the tensor's dtype is stored bit for bit; anything else is
+        converted once by SPEC-2 D29 (one RNE rounding to a float type, so a Python float lands in a bfloat16 tensor
+        without the double rounding of a detour through float32; integers range-checked, never wrapped; bool
+        refused), with an AscendJitError for what cannot be converted (decisions.md "SetValue")."""
+        if type(value) is not self._dtype.np_dtype.type:
+            value = _set_value_scalar(self, value)
         view, k = self._element(i, "SetValue")
         view[k] = value
 
@@ -363,6 +369,12 @@ class _CompareExpr:
     def __bool__(self):
         raise TypeError(f"a tensor comparison ({self.symbol}) has no truth value: assign it, dst[:] = a {self.symbol} "
                         "b, or compare tensors with `is`")
+
+
+def _set_value_scalar(tensor, value):
+    """SetValue's value as a numpy scalar of the tensor's dtype (SPEC-2 D29); _scalar imports this module."""
+    from .api._scalar import scalar_value
+    return scalar_value("SetValue", tensor._core.spec, tensor._dtype, value, "value")
 
 
 def _index_value(api, i, size, device=None):

@@ -1,0 +1,49 @@
+"""Regressions of the common-machinery audit (session 8): tensors, scaffolding, device refusals (SPEC D13,
+SPEC-2 1.8, D29). Cheap: no instruction kernels beyond DataCopy."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+
+def _bits(tensor):
+    return int(tensor.numpy().view({2: np.uint16, 4: np.uint32, 8: np.uint64}[tensor.dtype.size])[0])
+
+
+def test_set_value_rounds_a_python_float_once_into_bfloat16():
+    """SPEC-2 D29: one RNE rounding. 1 + 2^-8 + 2^-40 is just above the bfloat16 tie 1 + 2^-8: it rounds up to
+    0x3F81; a detour through float32 (ml_dtypes' conversion) drops 2^-40 and ties to even, 0x3F80."""
+    core = aj.Core("ascend950")
+    t = core.local_tensor(ml_dtypes.bfloat16, 16)
+    t.SetValue(0, 1 + 2**-8 + 2**-40)
+    assert _bits(t) == 0x3F81
+    t.SetValue(0, float("-nan"))
+    assert _bits(t) == 0x7FC0          # the canonical NaN (decisions.md)
+    t.SetValue(0, ml_dtypes.bfloat16(-0.0))
+    assert _bits(t) == 0x8000          # the exact dtype: bit for bit
+
+
+@pytest.mark.parametrize("dtype, value, expected", [
+    (np.int64, 2**63 - 1, 2**63 - 1), (np.uint64, 2**64 - 1, 2**64 - 1), (np.int64, -2**63, 2**63),
+    (np.float16, 1 + 2**-11 + 2**-40, 0x3C01), (np.float32, 2**60 + 1, 0x5D800000),
+    (np.int32, np.int64(-5), 2**32 - 5)])
+def test_set_value_stores_the_d29_value(dtype, value, expected):
+    t = aj.Core("ascend950").local_tensor(dtype, 8)
+    t.SetValue(0, value)
+    assert _bits(t) == expected
+
+
+@pytest.mark.parametrize("dtype, value", [
+    (np.int8, 300), (np.uint32, -1), (np.int64, 2**63), (np.int16, 1.5), (np.int32, float("nan")),
+    (np.float16, True), (ml_dtypes.bfloat16, 2**64 - 1 + 0.5j)])
+def test_set_value_refusals_are_parameter_errors_and_write_nothing(dtype, value):
+    """Out-of-range integers, floats into integer tensors, bool and non-numbers: ParameterError (an AscendJitError,
+    not numpy's OverflowError / ValueError / TypeError), and the element keeps its bytes."""
+    core = aj.Core("ascend950")
+    t = core.local_tensor(dtype, 8)
+    t[:] = np.arange(8).astype(dtype)
+    before = core.ub.copy()
+    with pytest.raises(aj.ParameterError, match="SetValue"):
+        t.SetValue(0, value)
+    assert np.array_equal(core.ub, before)
