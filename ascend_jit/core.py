@@ -178,6 +178,7 @@ class Core(SyncState):
             self._set_bit(CTRL_CAST_TRUNCATE, not enable_sat)
 
     def GetSaturationFlag(self, mode=SaturationMode.FLOAT):
+        self.spec.require_supported("GetSaturationFlag")
         from .api._common import as_enum
         mode = as_enum("GetSaturationFlag", self.spec, "mode", mode, SaturationMode)
         if mode is SaturationMode.CAST:
@@ -202,6 +203,7 @@ class Core(SyncState):
         self._set_bit(start_bit, value)
 
     def GetCtrlSpr(self, start_bit, end_bit):
+        self.spec.require_supported("GetCtrlSpr")
         from .api._common import as_int
         start_bit = as_int("GetCtrlSpr", self.spec, "startBit", start_bit, 0, 63)
         end_bit = as_int("GetCtrlSpr", self.spec, "endBit", end_bit, start_bit, 63)

@@ -249,6 +249,7 @@ def _validate(api, dst, src, count_or_params, core):
     """Every DataCopy rule (operands checked by the caller); returns the runs (src byte offset, dst byte offset,
     bytes), offsets from each tensor's element 0."""
     device = core.device
+    core.spec.require_supported(api)  # SPEC D13: the inference Vector Core offers no API
     if count_or_params is None:
         raise ParameterError(api, "count", None, legal="an element count or aj.DataCopyParams(...)",
                              detail="missing: DataCopy(dst, src, count)", device=device)

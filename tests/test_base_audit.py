@@ -47,3 +47,31 @@ def test_set_value_refusals_are_parameter_errors_and_write_nothing(dtype, value)
     with pytest.raises(aj.ParameterError, match="SetValue"):
         t.SetValue(0, value)
     assert np.array_equal(core.ub, before)
+
+
+def test_the_vector_core_refuses_data_copy_sync_and_ctrl_reads():
+    """SPEC D13 / SPEC-2 0.1: the inference Vector Core is refused by every API (UnsupportedDeviceError naming the
+    API and the device), DataCopy, PipeBarrier, SetFlag/WaitFlag, TQueSync and the CTRL reads included; nothing
+    moves."""
+    core = aj.Core("atlas-inference-vectorcore")
+    gm = np.arange(64, dtype=np.float16)
+    g = aj.GlobalTensor(gm)
+    t = core.local_tensor(np.float16, 64)
+    calls = {
+        "DataCopy": (lambda: aj.DataCopy(t, g, 64), lambda: aj.DataCopy(g, t, aj.DataCopyParams(1, 4, 0, 0))),
+        "PipeBarrier": (lambda: aj.PipeBarrier(aj.PIPE_V),),
+        "SetFlag": (lambda: aj.SetFlag(0, event=aj.HardEvent.V_S),),
+        "WaitFlag": (lambda: aj.WaitFlag(0, event=aj.HardEvent.V_S),),
+        "TQueSync.SetFlag": (lambda: aj.TQueSync(aj.PIPE_V, aj.PIPE_S).SetFlag(0),),
+        "GetCtrlSpr": (lambda: aj.GetCtrlSpr(48, 48),),
+        "GetSaturationFlag": (lambda: aj.GetSaturationFlag(),),
+        "SetAtomicNone": (lambda: aj.SetAtomicNone(),),
+    }
+    before = core.ub.copy()
+    with core:
+        for api, forms in calls.items():
+            for call in forms:
+                with pytest.raises(aj.UnsupportedDeviceError, match=f"{api}.*atlas-inference-vectorcore"):
+                    call()
+    assert np.array_equal(core.ub, before) and np.array_equal(gm, np.arange(64, dtype=np.float16))
+    assert core.flags == {} or not any(core.flags.values())
