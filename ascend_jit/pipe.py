@@ -308,9 +308,10 @@ _GM_TO_UB, _UB_TO_GM, _UB_TO_UB = 0, 1, 2
 _COPY = EntryTable()  # one key: every argument's type is fixed (uint8 arrays, Python ints)
 
 
-def DataCopy(dst, src, count_or_params=None):
+def DataCopy(dst, src, count_or_params=None, *, count=None, repeat_params=None):
     """GM -> UB, UB -> GM or UB -> UB (one core): `DataCopy(dst, src, count)` or `DataCopy(dst, src,
-    DataCopyParams(...))`. UB -> GM combines with GM while SetAtomicAdd/Max/Min is set (sync.py). Every check
+    DataCopyParams(...))`; the third argument may also be given by its C++ name in snake case, `count=` or
+    `repeat_params=` (SPEC-2 1.1). UB -> GM combines with GM while SetAtomicAdd/Max/Min is set (sync.py). Every check
     (operands, ranges, the far end of the copy in closed form) runs before the first byte moves.
 
     Validation is memoised per call shape (direction, element types, UB addresses and sizes, the count or params
@@ -318,6 +319,8 @@ def DataCopy(dst, src, count_or_params=None):
     GM byte of the proven shape is compared with the GM tensor's size on every call, and a GM destination's
     writability too. A proven shape goes straight to one compiled copy (jit/movement.py copy_runs, GIL released)
     through its machine-code entry (jit/direct.py), kept in the plan."""
+    if count is not None or repeat_params is not None:
+        count_or_params = _keyword_argument(count_or_params, count, repeat_params)
     count_key = count_or_params if type(count_or_params) is int else _count_key(count_or_params)
     tdst, tsrc = type(dst), type(src)
     if tdst is LocalTensor:
@@ -366,6 +369,18 @@ def DataCopy(dst, src, count_or_params=None):
         return
     # refused, or subclasses of the tensor types: every check, every call
     _data_copy_unmemoised(dst, src, count_or_params)
+
+
+def _keyword_argument(positional, count, repeat_params):
+    """The one amount argument of DataCopy given as `count=` or `repeat_params=` (SPEC-2 1.1 keyword names)."""
+    given = [name for name, v in (("count_or_params", positional), ("count", count),
+                                  ("repeat_params", repeat_params)) if v is not None]
+    if len(given) > 1:
+        raise ParameterError("DataCopy", ", ".join(given), "several", legal="one of count or repeat_params",
+                             detail="the third argument is either an element count or a DataCopyParams")
+    if repeat_params is not None and not isinstance(repeat_params, DataCopyParams):
+        raise ParameterError("DataCopy", "repeat_params", type(repeat_params).__name__, legal="an aj.DataCopyParams")
+    return count if count is not None else repeat_params
 
 
 def _refuse_read_only(core, gm):

@@ -561,7 +561,11 @@ class GlobalTensor:
             raise ParameterError(api, "rw_mode", rw_mode, legal="an aj.CacheRwMode", device=device)
 
     def SetValue(self, i, value):
+        """As LocalTensor.SetValue: the value converted by SPEC-2 D29 unless it is a numpy scalar of the dtype."""
         self._require_buffer("GlobalTensor.SetValue")
+        if type(value) is not self.dtype.np_dtype.type:
+            from .api._scalar import scalar_value
+            value = scalar_value("GlobalTensor.SetValue", None, self.dtype, value, "value")
         self.array[_index_value("GlobalTensor.SetValue", i, self.array.size)] = value
 
     def GetPhyAddr(self, offset=0):

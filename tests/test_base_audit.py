@@ -75,3 +75,26 @@ def test_the_vector_core_refuses_data_copy_sync_and_ctrl_reads():
                     call()
     assert np.array_equal(core.ub, before) and np.array_equal(gm, np.arange(64, dtype=np.float16))
     assert core.flags == {} or not any(core.flags.values())
+
+
+def test_global_tensor_set_value_follows_d29_too():
+    g = aj.GlobalTensor(np.zeros(4, ml_dtypes.bfloat16))
+    g.SetValue(1, 1 + 2**-8 + 2**-40)
+    assert int(g.numpy().view(np.uint16)[1]) == 0x3F81
+    ints = np.zeros(4, np.int8)
+    with pytest.raises(aj.ParameterError, match="GlobalTensor.SetValue"):
+        aj.GlobalTensor(ints).SetValue(0, 300)
+    assert not ints.any()
+
+
+def test_data_copy_takes_its_third_argument_by_keyword():
+    """SPEC-2 1.1: every parameter also by the snake_case of its C++ name (`count`, `repeatParams`)."""
+    core = aj.Core("atlas-a2")
+    gm = np.arange(64, dtype=np.float16)
+    t = core.local_tensor(np.float16, 64)
+    aj.DataCopy(t, aj.GlobalTensor(gm), count=32)
+    assert np.array_equal(t.numpy()[:32], gm[:32]) and not t.numpy()[32:].any()
+    aj.DataCopy(dst=t, src=aj.GlobalTensor(gm[::-1].copy()), repeat_params=aj.DataCopyParams(1, 4, 0, 0))
+    assert np.array_equal(t.numpy(), gm[::-1])
+    with pytest.raises(aj.ParameterError, match="one of count or repeat_params"):
+        aj.DataCopy(t, aj.GlobalTensor(gm), 16, count=16)
