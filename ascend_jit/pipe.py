@@ -65,11 +65,13 @@ class TPipe(EventIdPool):
         num = as_int("InitBuffer", self.core.spec, "num", num, 1, ub // 32)
         nbytes = as_int("InitBuffer", self.core.spec, "len", nbytes, 1, ub)
         if que_or_buf.pipe is not None:
-            raise StateError("InitBuffer", "queue", que_or_buf, detail="already initialised", device=self.core.device)
+            raise StateError("InitBuffer", "que", type(que_or_buf).__name__, device=self.core.device,
+                             detail="already initialised (InitBuffer binds a queue or buffer once)")
         need = num * max(32, -(-nbytes // 32) * 32)
-        if need > sum(size for _, size in self.core._free):  # refuse before allocating any of the buffers
+        free = sum(size for _, size in self.core._free)
+        if need > free:  # refuse before allocating any of the buffers
             raise OutOfBoundsError("InitBuffer", "num * len", (num, nbytes), device=self.core.device,
-                                   legal=f"{need} B at most the free UB bytes")
+                                   legal=f"buffers within the {free} free UB bytes (these need {need} B)")
         buffers = []
         try:
             for _ in range(num):

@@ -98,3 +98,20 @@ def test_data_copy_takes_its_third_argument_by_keyword():
     assert np.array_equal(t.numpy(), gm[::-1])
     with pytest.raises(aj.ParameterError, match="one of count or repeat_params"):
         aj.DataCopy(t, aj.GlobalTensor(gm), 16, count=16)
+
+
+@pytest.mark.parametrize("name, device", [("Ascend910B", "atlas-a2"), ("Ascend910C", "atlas-a3"),
+                                          ("Ascend310P", "atlas-inference-aicore"), ("Ascend310B", "atlas-200i-500-a2"),
+                                          ("Ascend910", "atlas-training"), ("Ascend950PR", "ascend950")])
+def test_soc_spellings_of_the_d13_aliases(name, device):
+    assert aj.Core(name).device == device
+
+
+def test_init_buffer_refusals_name_the_free_bytes_and_leave_the_allocator():
+    core = aj.Core("atlas-a2")
+    with core:
+        pipe = aj.TPipe()
+        free = list(core._free)
+        with pytest.raises(aj.OutOfBoundsError, match=r"within the 196608 free UB bytes \(these need 240128 B\)"):
+            pipe.InitBuffer(aj.TQue(aj.TPosition.VECIN, 1), 4, 60001)
+        assert core._free == free
