@@ -115,3 +115,8 @@ def test_init_buffer_refusals_name_the_free_bytes_and_leave_the_allocator():
         with pytest.raises(aj.OutOfBoundsError, match=r"within the 196608 free UB bytes \(these need 240128 B\)"):
             pipe.InitBuffer(aj.TQue(aj.TPosition.VECIN, 1), 4, 60001)
         assert core._free == free
+
+
+def test_launch_block_dim_refusal_names_the_device():
+    with pytest.raises(aj.ParameterError, match=r"block_dim.*\[1, 65535\].*on device atlas-a2"):
+        aj.launch(lambda: None, 0, "910B")
