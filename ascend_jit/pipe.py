@@ -4,6 +4,7 @@ DataCopy rules (docs/decisions.md "DataCopy"): UB addresses 32-byte aligned, the
 addresses free (SPEC 8.2 general alignment rule).
 """
 from collections import deque
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -219,11 +220,16 @@ class TBuf:
         return LocalTensor._proven(self.pipe.core, d, self._buffer.addr + offset, n, self.position)
 
 
+# mutable like BinaryRepeatParams (C++ kernels default-construct it and set fields); equality and hash are the
+# fields' values (SPEC-2 1.1: parameter structs are dataclasses with the C++ field names and constructor order)
+@dataclass(unsafe_hash=True, slots=True)
 class DataCopyParams:
-    """blockCount blocks of blockLen DataBlocks (32 B); gaps srcStride / dstStride in DataBlocks."""
-
-    def __init__(self, blockCount=1, blockLen=0, srcStride=0, dstStride=0):
-        self.blockCount, self.blockLen, self.srcStride, self.dstStride = blockCount, blockLen, srcStride, dstStride
+    """blockCount blocks of blockLen DataBlocks (32 B); gaps srcStride / dstStride in DataBlocks. DataCopy also
+    takes a plain tuple of these four fields (SPEC-2 1.1)."""
+    blockCount: int = 1
+    blockLen: int = 0
+    srcStride: int = 0
+    dstStride: int = 0
 
 
 def _gm_bytes(gm):
@@ -255,6 +261,12 @@ def _validate(api, dst, src, count_or_params, core):
     if count_or_params is None:
         raise ParameterError(api, "count", None, legal="an element count or aj.DataCopyParams(...)",
                              detail="missing: DataCopy(dst, src, count)", device=device)
+    if type(count_or_params) is tuple:  # SPEC-2 1.1: a plain tuple of the struct's length stands for the struct
+        if len(count_or_params) != 4:
+            raise ParameterError(api, "repeat_params", count_or_params, device=device,
+                                 legal="aj.DataCopyParams(blockCount, blockLen, srcStride, dstStride) or a tuple of "
+                                       "those 4 fields")
+        count_or_params = DataCopyParams(*count_or_params)
     if src.dtype.size != dst.dtype.size:
         raise ParameterError(api, "dtype", (src.dtype.name, dst.dtype.name), legal="src and dst of the same size",
                              device=device)
@@ -295,6 +307,8 @@ def _count_key(count_or_params):
     if isinstance(count_or_params, DataCopyParams):
         p = count_or_params
         key = tuple((type(v), v) for v in (p.blockCount, p.blockLen, p.srcStride, p.dstStride))
+    elif type(count_or_params) is tuple:  # typed too: (True, 4, 0, 0) must not reuse the shape of (1, 4, 0, 0)
+        key = (tuple, tuple((type(v), v) for v in count_or_params))
     else:
         key = (type(count_or_params), count_or_params)
     try:
@@ -380,8 +394,9 @@ def _keyword_argument(positional, count, repeat_params):
     if len(given) > 1:
         raise ParameterError("DataCopy", ", ".join(given), "several", legal="one of count or repeat_params",
                              detail="the third argument is either an element count or a DataCopyParams")
-    if repeat_params is not None and not isinstance(repeat_params, DataCopyParams):
-        raise ParameterError("DataCopy", "repeat_params", type(repeat_params).__name__, legal="an aj.DataCopyParams")
+    if repeat_params is not None and not isinstance(repeat_params, (DataCopyParams, tuple)):
+        raise ParameterError("DataCopy", "repeat_params", type(repeat_params).__name__,
+                             legal="an aj.DataCopyParams or a tuple of its 4 fields")
     return count if count is not None else repeat_params
 
 

@@ -120,3 +120,20 @@ def test_init_buffer_refusals_name_the_free_bytes_and_leave_the_allocator():
 def test_launch_block_dim_refusal_names_the_device():
     with pytest.raises(aj.ParameterError, match=r"block_dim.*\[1, 65535\].*on device atlas-a2"):
         aj.launch(lambda: None, 0, "910B")
+
+
+def test_data_copy_params_is_a_struct_and_a_tuple_stands_for_it():
+    """SPEC-2 1.1: parameter structs are dataclasses with the C++ field names and order (value equality, a repr);
+    a plain tuple of the same length is accepted wherever the struct is, typed as the struct's fields are."""
+    assert aj.DataCopyParams(2, 3, 4, 5) == aj.DataCopyParams(blockCount=2, blockLen=3, srcStride=4, dstStride=5)
+    assert "blockLen=3" in repr(aj.DataCopyParams(2, 3))
+    core = aj.Core("atlas-a2")
+    gm = np.arange(128, dtype=np.float16)
+    t = core.local_tensor(np.float16, 64)
+    aj.DataCopy(t, aj.GlobalTensor(gm), (2, 2, 2, 0))            # rows 0..31 and 64..95 of GM
+    assert np.array_equal(t.numpy(), np.concatenate([gm[:32], gm[64:96]]))
+    aj.DataCopy(t, aj.GlobalTensor(gm), repeat_params=(1, 4, 0, 0))
+    assert np.array_equal(t.numpy(), gm[:64])
+    for bad in ((True, 4, 0, 0), (1, 4, 0), (1, 4.0, 0, 0)):
+        with pytest.raises(aj.ParameterError):
+            aj.DataCopy(t, aj.GlobalTensor(gm), bad)
