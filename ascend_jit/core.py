@@ -178,7 +178,12 @@ class Core(SyncState):
             self._set_bit(CTRL_CAST_TRUNCATE, not enable_sat)
 
     def GetSaturationFlag(self, mode=SaturationMode.FLOAT):
+        """`GetSaturationFlag<mode>()`: A2/A3 only, like SetSaturationFlag (DK GetSaturationFlag(ISASI).md)."""
         self.spec.require_supported("GetSaturationFlag")
+        if not self.spec.set_saturation_flag_api:
+            raise UnsupportedDeviceError("GetSaturationFlag", "device", self.device, legal="atlas-a2, atlas-a3",
+                                         detail="GetSaturationFlag is not offered here (DK GetSaturationFlag(ISASI).md; "
+                                                "on the 950 read the bits with GetCtrlSpr)")
         from .api._common import as_enum
         mode = as_enum("GetSaturationFlag", self.spec, "mode", mode, SaturationMode)
         if mode is SaturationMode.CAST:
@@ -203,7 +208,12 @@ class Core(SyncState):
         self._set_bit(start_bit, value)
 
     def GetCtrlSpr(self, start_bit, end_bit):
+        """`GetCtrlSpr<startBit, endBit>()`: the CTRL bits [start, end], on the devices that offer SetCtrlSpr (950,
+        A3, A2; DK GetCtrlSpr(ISASI).md)."""
         self.spec.require_supported("GetCtrlSpr")
+        if not self.spec.ctrl_spr_bits:
+            raise UnsupportedDeviceError("GetCtrlSpr", "device", self.device, legal="atlas-a2, atlas-a3, ascend950",
+                                         detail="GetCtrlSpr is not offered here (DK GetCtrlSpr(ISASI).md)")
         from .api._common import as_int
         start_bit = as_int("GetCtrlSpr", self.spec, "startBit", start_bit, 0, 63)
         end_bit = as_int("GetCtrlSpr", self.spec, "endBit", end_bit, start_bit, 63)

@@ -137,3 +137,19 @@ def test_data_copy_params_is_a_struct_and_a_tuple_stands_for_it():
     for bad in ((True, 4, 0, 0), (1, 4, 0), (1, 4.0, 0, 0)):
         with pytest.raises(aj.ParameterError):
             aj.DataCopy(t, aj.GlobalTensor(gm), bad)
+
+
+@pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
+def test_ctrl_reads_exist_where_the_devkit_offers_them(device):
+    """DK GetCtrlSpr(ISASI).md: 950, A3, A2; GetSaturationFlag(ISASI).md: A3, A2 (as SetSaturationFlag, D21)."""
+    core = aj.Core(device)
+    if device in ("ascend950", "atlas-a3", "atlas-a2"):
+        assert core.GetCtrlSpr(48, 48) == 1                  # INF/NaN by default (SPEC D6)
+    else:
+        with pytest.raises(aj.UnsupportedDeviceError, match=f"GetCtrlSpr.*{device}"):
+            core.GetCtrlSpr(48, 48)
+    if device in ("atlas-a3", "atlas-a2"):
+        assert core.GetSaturationFlag() is False
+    else:
+        with pytest.raises(aj.UnsupportedDeviceError, match=f"GetSaturationFlag.*{device}"):
+            core.GetSaturationFlag()
