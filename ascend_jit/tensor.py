@@ -110,6 +110,14 @@ class LocalTensor(_TensorFields):
     def GetSize(self):
         return self.size
 
+    def GetLength(self):
+        """`GetLength()`: the tensor's length in bytes (GetSize() * sizeof(T))."""
+        return self._size * self._dtype.size
+
+    def GetPosition(self):
+        """`GetPosition()`: the TPosition the tensor was made with (a queue's, or VECCALC)."""
+        return self._position
+
     def SetSize(self, size):
         """`SetSize(n)`: GetSize() becomes n, and every later call checks its operand bounds against n. The n
         elements must lie inside the queue buffer the tensor was allocated from, else inside the UB (C++ leaves this
