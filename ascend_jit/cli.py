@@ -41,9 +41,7 @@ def _run(args):
     if name not in kernels:
         raise AscendJitError("run", "NAME", name, legal=", ".join(kernels))
     k = kernels[name]
-    from .devices import get_device
-    device = get_device(k.devices[0] if args.device is None else args.device).name  # default: first supported
-    size = k.default_size if args.size is None else args.size
+    device, size = k.check_call(k.devices[0] if args.device is None else args.device, args.size)  # default: first
     if args.plot and not args.compare_devices:
         raise AscendJitError("run", "--plot", args.plot, legal="with --compare-devices",
                              detail="the plot shows how the outputs differ across devices")

@@ -100,7 +100,7 @@ def _row(apis, devices, default, *conditions, note=""):
 
 
 # --- the first release (SPEC.md): every form bit-exact --------------------------------------------------------------
-_row(("Add", "ReduceSum", "ReducePairElem"), ALL_DEVICES, BIT_EXACT)
+_row(("Add", "ReduceSum", "ReducePairElem", "PairReduceSum"), ALL_DEVICES, BIT_EXACT)
 _row(("Reg.ReduceDataBlock", "Reg.PairReduceElem"), (D950,), BIT_EXACT)
 
 # --- SPEC-2 0.3, row by row (availability from 1.9) ----------------------------------------------------------------

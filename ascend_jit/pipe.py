@@ -51,7 +51,7 @@ class TPipe(EventIdPool):
         self.core = core if core is not None else current_core("TPipe")
         EventIdPool.__init__(self, self.core)
         self.core.tpipe = self
-        self._addrs = []
+        self._addrs, self._bound = [], []   # the pipe's UB allocations; the queues, TBufs and pools it initialised
 
     def InitBuffer(self, que_or_buf, num_or_len, len_bytes=None):
         """`InitBuffer(que, num, len)` for a TQue, `InitBuffer(tbuf, len)` for a TBuf."""
@@ -83,6 +83,41 @@ class TPipe(EventIdPool):
             raise
         self._addrs.extend(b.addr for b in buffers)
         que_or_buf._bind(self, buffers)
+        self._bound.append(que_or_buf)
+
+    def InitBufPool(self, pool, length, share=None):
+        """`InitBufPool(pool, len)`: the next `len` bytes (rounded up to 32) of the UB become a TBufPool's range;
+        `InitBufPool(pool, len, sharePool)`: the pool lays over sharePool's range instead (memory reuse), len at
+        most that range's length (devkit impl/basic_api/kernel_tpipe_impl.h `TPipe::InitBufPool`)."""
+        if not isinstance(pool, TBufPool):
+            raise ParameterError("InitBufPool", "pool", type(pool).__name__, legal="an aj.TBufPool",
+                                 device=self.core.device)
+        nbytes = as_int("InitBufPool", self.core.spec, "len", length, 1, self.core.spec.ub_bytes)
+        if share is not None:
+            pool._lay_over(self, share, nbytes)
+            return True
+        if pool.pipe is not None:
+            raise StateError("InitBufPool", "pool", pool, detail="already initialised", device=self.core.device)
+        addr = self.core.alloc(nbytes, "InitBufPool")
+        self._addrs.append(addr)
+        pool._place(self, addr, -(-nbytes // 32) * 32)
+        self._bound.append(pool)
+        return True
+
+    def Reset(self):
+        """`TPipe::Reset()`: every buffer of the pipe released (its queues, TBufs and pools unbound; a tensor still
+        allocated from a queue is a StateError), so InitBuffer / InitBufPool start again from free UB."""
+        for bound in self._bound:
+            if isinstance(bound, TQue) and any(b.lease is not None for b in bound._buffers):
+                raise StateError("TPipe.Reset", "tensor", bound, device=self.core.device,
+                                 detail="a tensor of this pipe's queues is still allocated (FreeTensor it first)")
+        if self.core.sanitizer is not None:   # the devkit's Reset waits on every buffer's free event
+            for addr in self._addrs:
+                self.core.sanitizer.hand_off(addr, self.core._allocated[addr])
+        for bound in self._bound:
+            bound._unbind()
+        self._bound = []
+        self.Destroy()
 
     def Destroy(self):
         for addr in self._addrs:
@@ -116,6 +151,11 @@ class TQue:
         self.pipe, self._buffers = pipe, buffers
         for b in buffers:
             b.owner = self
+
+    def _unbind(self):
+        """Its TBufPool was Reset: the buffers are gone (InitBuffer may bind the queue again)."""
+        self.pipe, self._buffers = None, []
+        self._queue.clear()
 
     def _device(self):
         return self.pipe.core.device if self.pipe else None
@@ -185,6 +225,18 @@ class TQue:
         return bool(self._queue)
 
 
+class TQueBind(TQue):
+    """`TQueBind<src, dst, depth>`: a queue whose tensors go from one position to another without a stage between
+    (VECIN -> VECOUT: copied in by MTE2 and out by MTE3, as copy-only kernels do); the devkit's TQue<pos, depth> is
+    TQueBind<pos, pos, depth> (include/basic_api/kernel_tpipe.h), so it behaves as TQue: AllocTensor (tensors at
+    the src position), EnQue / DeQue (a hand-off the sanitizer sees), FreeTensor."""
+
+    def __init__(self, src=TPosition.VECIN, dst=TPosition.VECOUT, depth=1):
+        super().__init__(src, depth)
+        _check_position("TQueBind", dst)
+        self.dst_position = dst
+
+
 class TBuf:
     """`TBuf<pos>`: one buffer, `Get(dtype[, count])` returns a tensor over it."""
 
@@ -194,6 +246,9 @@ class TBuf:
 
     def _bind(self, pipe, buffers):
         self.pipe, self._buffer = pipe, buffers[0]
+
+    def _unbind(self):
+        self.pipe, self._buffer = None, None
 
     def Get(self, dtype, count=None):
         if self.pipe is None:
@@ -220,16 +275,134 @@ class TBuf:
         return LocalTensor._proven(self.pipe.core, d, self._buffer.addr + offset, n, self.position)
 
 
+class TBufPool:
+    """`TBufPool<pos, bufIDSize>`: a UB range handed out by `pipe.InitBufPool(pool, len)` (or an enclosing pool's
+    InitBufPool), whose `InitBuffer(que, num, len)` / `InitBuffer(tbuf, len)` / `InitBufPool(sub, len)` carve
+    buffers from it in order (lengths rounded up to 32 bytes; past the range: OutOfBoundsError). A pool initialised
+    with a share pool lays over that pool's range: after `share.Reset()` its buffers reuse the same bytes. `Reset()`
+    waits for every buffer's users (the devkit's WaitFlag on each free event; the sanitizer sees the hand-off) and
+    empties the range: the queues, TBufs and sub-pools carved from it are unbound (their use is refused) and the
+    next InitBuffer starts at the range's first byte again (devkit impl/basic_api/kernel_tbufpool_impl.h). bufIDSize
+    (the handle count of the C++ template) is accepted and not checked."""
+
+    def __init__(self, position=TPosition.VECCALC, buf_id_size=4):
+        _check_position("TBufPool", position)
+        self.position, self.buf_id_size = position, as_int("TBufPool", None, "bufIDSize", buf_id_size, 1, 2**16)
+        self.pipe, self._start, self._len, self._next, self._carved = None, 0, 0, 0, []
+
+    def _place(self, pipe, start, nbytes):
+        self.pipe, self._start, self._len, self._next, self._carved = pipe, start, nbytes, start, []
+
+    def _unbind(self):
+        for carved in self._carved:
+            carved._unbind()
+        self.pipe, self._carved = None, []
+
+    def _lay_over(self, pipe, share, nbytes):
+        api = "InitBufPool"
+        if not isinstance(share, TBufPool) or share.pipe is None:
+            raise ParameterError(api, "shareBuf", share, legal="an initialised aj.TBufPool", device=pipe.core.device)
+        if self.pipe is not None:
+            raise StateError(api, "pool", self, detail="already initialised", device=pipe.core.device)
+        if nbytes > share._len:
+            raise ParameterError(api, "len", nbytes, legal=f"at most the shared pool's {share._len} bytes",
+                                 device=pipe.core.device)
+        self._place(pipe, share._start, share._len)
+
+    def _take(self, api, nbytes):
+        """The next `nbytes` (already rounded) of the range."""
+        if self.pipe is None:
+            raise StateError(api, "pool", self, detail="the pool has no range: pipe.InitBufPool(pool, len) first")
+        if self._next + nbytes > self._start + self._len:
+            raise OutOfBoundsError(api, "len", nbytes, device=self.pipe.core.device,
+                                   legal=f"at most {self._start + self._len - self._next} more bytes of the pool's "
+                                         f"{self._len}")
+        addr, self._next = self._next, self._next + nbytes
+        return addr
+
+    def InitBuffer(self, que_or_buf, num_or_len, len_bytes=None):
+        api = "TBufPool.InitBuffer"
+        if isinstance(que_or_buf, TBuf):
+            num, nbytes = 1, num_or_len
+        elif isinstance(que_or_buf, TQue):
+            num, nbytes = num_or_len, len_bytes
+        else:
+            raise ParameterError(api, "que", type(que_or_buf).__name__, legal="an aj.TQue or aj.TBuf")
+        spec = self.pipe.core.spec if self.pipe is not None else None
+        num = as_int(api, spec, "num", num, 1, 255)
+        nbytes = as_int(api, spec, "len", nbytes, 1, 2**32 - 1)
+        if que_or_buf.pipe is not None:
+            raise StateError(api, "queue", que_or_buf, detail="already initialised", device=spec.name if spec else None)
+        step = -(-nbytes // 32) * 32
+        first = self._take(api, num * step)
+        que_or_buf._bind(self.pipe, [_Buffer(first + i * step, nbytes) for i in range(num)])
+        self._carved.append(que_or_buf)
+        return True
+
+    def InitBufPool(self, pool, length, share=None):
+        api = "TBufPool.InitBufPool"
+        if not isinstance(pool, TBufPool):
+            raise ParameterError(api, "pool", type(pool).__name__, legal="an aj.TBufPool")
+        spec = self.pipe.core.spec if self.pipe is not None else None
+        nbytes = as_int(api, spec, "len", length, 1, 2**32 - 1)
+        if share is not None:
+            if self.pipe is None:
+                self._take(api, 0)
+            pool._lay_over(self.pipe, share, nbytes)
+        else:
+            if pool.pipe is not None:
+                raise StateError(api, "pool", pool, detail="already initialised", device=spec.name if spec else None)
+            step = -(-nbytes // 32) * 32
+            pool._place(self.pipe, self._take(api, step), step)
+        self._carved.append(pool)
+        return True
+
+    def Reset(self):
+        api = "TBufPool.Reset"
+        if self.pipe is None:
+            raise StateError(api, "pool", self, detail="the pool has no range: pipe.InitBufPool(pool, len) first")
+        for carved in self._carved:
+            for buffer in (carved._buffers if isinstance(carved, TQue) else [carved._buffer] if isinstance(
+                    carved, TBuf) else []):
+                if buffer.lease is not None:
+                    raise StateError(api, "tensor", buffer.addr, device=self.pipe.core.device,
+                                     detail="a tensor of this pool's queues is still allocated (FreeTensor it first)")
+        core = self.pipe.core
+        if core.sanitizer is not None:   # the WaitFlag on every buffer's free event orders its users before reuse
+            core.sanitizer.hand_off(self._start, self._len)
+        for carved in self._carved:
+            carved._unbind()
+        self._next, self._carved = self._start, []
+
+
 # mutable like BinaryRepeatParams (C++ kernels default-construct it and set fields); equality and hash are the
 # fields' values (SPEC-2 1.1: parameter structs are dataclasses with the C++ field names and constructor order)
 @dataclass(unsafe_hash=True, slots=True)
 class DataCopyParams:
-    """blockCount blocks of blockLen DataBlocks (32 B); gaps srcStride / dstStride in DataBlocks. DataCopy also
-    takes a plain tuple of these four fields (SPEC-2 1.1)."""
+    """blockCount blocks of blockLen DataBlocks (32 B); gaps srcStride / dstStride in DataBlocks. `srcGap` and
+    `dstGap` name the same fields (the devkit struct declares each pair as a union and deprecates the *Stride
+    names, include/basic_api/kernel_struct_data_copy.h). DataCopyPad takes this struct too, with blockLen in bytes
+    (api/data_copy_pad.py). DataCopy also takes a plain tuple or list of the four fields (the C++ brace list)."""
     blockCount: int = 1
     blockLen: int = 0
     srcStride: int = 0
     dstStride: int = 0
+
+    @property
+    def srcGap(self):
+        return self.srcStride
+
+    @srcGap.setter
+    def srcGap(self, value):
+        self.srcStride = value
+
+    @property
+    def dstGap(self):
+        return self.dstStride
+
+    @dstGap.setter
+    def dstGap(self, value):
+        self.dstStride = value
 
 
 def _gm_bytes(gm):
@@ -261,7 +434,7 @@ def _validate(api, dst, src, count_or_params, core):
     if count_or_params is None:
         raise ParameterError(api, "count", None, legal="an element count or aj.DataCopyParams(...)",
                              detail="missing: DataCopy(dst, src, count)", device=device)
-    if type(count_or_params) is tuple:  # SPEC-2 1.1: a plain tuple of the struct's length stands for the struct
+    if type(count_or_params) in (tuple, list):  # SPEC-2 1.1: the struct's brace list (DataCopy converts length 4)
         if len(count_or_params) != 4:
             raise ParameterError(api, "repeat_params", count_or_params, device=device,
                                  legal="aj.DataCopyParams(blockCount, blockLen, srcStride, dstStride) or a tuple of "
@@ -307,8 +480,6 @@ def _count_key(count_or_params):
     if isinstance(count_or_params, DataCopyParams):
         p = count_or_params
         key = tuple((type(v), v) for v in (p.blockCount, p.blockLen, p.srcStride, p.dstStride))
-    elif type(count_or_params) is tuple:  # typed too: (True, 4, 0, 0) must not reuse the shape of (1, 4, 0, 0)
-        key = (tuple, tuple((type(v), v) for v in count_or_params))
     else:
         key = (type(count_or_params), count_or_params)
     try:
@@ -326,8 +497,9 @@ _COPY = EntryTable()  # one key: every argument's type is fixed (uint8 arrays, P
 
 def DataCopy(dst, src, count_or_params=None, *, count=None, repeat_params=None):
     """GM -> UB, UB -> GM or UB -> UB (one core): `DataCopy(dst, src, count)` or `DataCopy(dst, src,
-    DataCopyParams(...))`; the third argument may also be given by its C++ name in snake case, `count=` or
-    `repeat_params=` (SPEC-2 1.1). UB -> GM combines with GM while SetAtomicAdd/Max/Min is set (sync.py). Every check
+    DataCopyParams(...))` (or its brace list: 4 values blockCount, blockLen, srcStride, dstStride); the third
+    argument may also be given by its C++ name in snake case, `count=` or `repeat_params=` (SPEC-2 1.1). UB -> GM
+    combines with GM while SetAtomicAdd/Max/Min is set (sync.py). Every check
     (operands, ranges, the far end of the copy in closed form) runs before the first byte moves.
 
     Validation is memoised per call shape (direction, element types, UB addresses and sizes, the count or params
@@ -337,7 +509,12 @@ def DataCopy(dst, src, count_or_params=None, *, count=None, repeat_params=None):
     through its machine-code entry (jit/direct.py), kept in the plan."""
     if count is not None or repeat_params is not None:
         count_or_params = _keyword_argument(count_or_params, count, repeat_params)
-    count_key = count_or_params if type(count_or_params) is int else _count_key(count_or_params)
+    if type(count_or_params) is int:
+        count_key = count_or_params
+    else:
+        if type(count_or_params) in (tuple, list) and len(count_or_params) == 4:
+            count_or_params = DataCopyParams(*count_or_params)   # the C++ brace list `{1, blockLen, 0, 0}`
+        count_key = _count_key(count_or_params)
     tdst, tsrc = type(dst), type(src)
     if tdst is LocalTensor:
         core = dst._core
@@ -394,9 +571,9 @@ def _keyword_argument(positional, count, repeat_params):
     if len(given) > 1:
         raise ParameterError("DataCopy", ", ".join(given), "several", legal="one of count or repeat_params",
                              detail="the third argument is either an element count or a DataCopyParams")
-    if repeat_params is not None and not isinstance(repeat_params, (DataCopyParams, tuple)):
+    if repeat_params is not None and not isinstance(repeat_params, (DataCopyParams, tuple, list)):
         raise ParameterError("DataCopy", "repeat_params", type(repeat_params).__name__,
-                             legal="an aj.DataCopyParams or a tuple of its 4 fields")
+                             legal="an aj.DataCopyParams or its brace list of 4 fields")
     return count if count is not None else repeat_params
 
 

@@ -420,6 +420,8 @@ def SyncAll(gm_workspace=None, ub_workspace=None, used_cores=0):
         if used_cores not in (0, core.block_num):
             raise ParameterError(api, "used_cores", used_cores, device=core.device,
                                  legal=f"0 or {core.block_num} (a sync of some of the blocks is not modelled)")
+    if core.sanitizer is not None:   # both forms start with PipeBarrier<PIPE_ALL> (devkit SyncAllImpl, SoftSyncAllImpl)
+        core.sanitizer.pipe_barrier("PIPE_ALL")
     if core.launch is not None:
         core.launch.sync_all(core)
         if core.launch.gm_shadow is not None:

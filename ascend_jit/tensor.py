@@ -14,6 +14,9 @@ class TPosition(enum.Enum):
     VECOUT = 3
 
 
+QuePosition = TPosition   # the devkit's alias (impl/basic_api/kernel_event.h `using QuePosition = TPosition;`)
+
+
 class _TensorFields:
     """The slots of a LocalTensor. `_Unsealed` (below) shares the layout without LocalTensor's read-only __setattr__:
     `_proven` fills one with plain slot stores and then turns it into a LocalTensor (a third of the cost of storing

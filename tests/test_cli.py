@@ -74,7 +74,9 @@ def test_golden_record_and_check(tmp_path):
 @pytest.mark.parametrize("args,needle", [(("run", "nosuch"), "NAME"), (("run", "add", "--device", "tpu"), "device"),
                                          (("study", "--n", "99999999"), "n"), (("study", "--dtype", "int8"), "dtype"),
                                          (("explain", "--device", "a2", "--n", "0"), "count"),
-                                         (("run", "tiled_add", "--size", "-4"), "size")])
+                                         (("run", "tiled_add", "--size", "-4"), "size"),
+                                         (("run", "sasum", "--device", "atlas-training", "--sanitize"),
+                                          "'device' = 'atlas-training' (legal: ascend950, atlas-a3, atlas-a2)")])
 def test_user_errors_are_one_line(args, needle):
     r = cli(*args)
     assert r.returncode != 0 and "Traceback" not in r.stderr

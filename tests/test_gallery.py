@@ -16,13 +16,25 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # counter-mode ReduceDataBlock whose last repeat has 56 lanes), greater_equal 4173 (7 cores of 544 elements, the
 # last core 365, copied in and out rounded to 384), gelu_grad and log 100003 (big cores, several tiles, the last
 # short), add_best_practice 13 rows (one core: three 4096-element copies and a 1024 tail; 8 cores of 1-2 rows), its
-# scalar scenario 5 rows (a 4096 copy and a 1024 tail);
+# scalar scenario 5 rows (a 4096 copy and a 1024 tail); heaviside 12345 halves and heaviside_scalar 12345 floats
+# (49 and 97 blocks of 512 bytes over 40 cores: 9 and 17 of them one block more, the last block past the input);
+# swish and swish_half 100003 (8 cores, big and small, of a UB-filling tile and a short one); xlogy and xlogy_scalar
+# 12352 floats and xlogy_broadcast 10112 halves (two full tiles and a tail; one full tile and a tail on the A2);
+# sasum 295003 (per core a 20480-float tile, a 16384-float one, an 8-float DataCopyPad tile; 3 floats left over);
+# ge_glu, ge_glu_aligned 997 rows (125 rows a core: 2 full groups and a tail group; the last core 122) and
+# ge_glu_vreduce 50003 rows (6251 a core: one 6144-row group and 107; the last core 6246); reshape 100003 floats
+# (UB-filling tiles and a reminder rounded up to 8 floats); add_rms_norm 531 rows (67 a core: a group of 64 rows and
+# one of 3; the last core 62);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
          "sigmoid": 1001, "clip_by_value": 200003, "clip_by_value_bf16": 200003, "reduce_tiling": 504,
          "greater_equal": 4173, "greater_equal_float": 4173, "gelu_grad": 100003, "gelu_grad_float": 100003,
-         "log": 100003, "log_half": 100003, "add_best_practice": 13 * 1024, "add_best_practice_scalar": 5 * 1024}
+         "log": 100003, "log_half": 100003, "add_best_practice": 13 * 1024, "add_best_practice_scalar": 5 * 1024,
+         "heaviside": 12345, "heaviside_scalar": 12345,
+         "swish": 100003, "swish_half": 100003, "xlogy": 12352, "xlogy_scalar": 12352, "xlogy_broadcast": 10112,
+         "sasum": 295003, "ge_glu": 997 * 200, "ge_glu_aligned": 997 * 256, "ge_glu_vreduce": 50003 * 2,
+         "reshape": 100003, "add_rms_norm": 531 * 2500}
 BIG = 16 * 1024 * 1024
 
 
@@ -33,7 +45,10 @@ def test_the_gallery_is_found_from_the_checkout():
             "add_relu", "axpy", "cast_ceil", "clip_by_value", "clip_by_value_bf16", "gather",
             "reduce_tiling", "greater_equal", "greater_equal_float", "get_tpipe_ptr", "tpipe_reuse", "gelu_grad",
             "gelu_grad_float", "log", "log_half", "brcb", "duplicate", "add_best_practice",
-            "add_best_practice_scalar"} <= set(GALLERY)
+            "add_best_practice_scalar", "heaviside", "heaviside_scalar", "swish", "swish_half", "data_copy_pad_modes",
+            "data_copy_pad_modes_950", "xlogy", "xlogy_broadcast", "xlogy_scalar", "sasum", "ge_glu", "ge_glu_aligned",
+            "ge_glu_vreduce", "reshape", "leaky_relu_high_dim", "and_uint16", "tbufpool_reuse",
+            "tbufpool_subdivision", "add_rms_norm"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():
@@ -80,6 +95,25 @@ def test_reduce_tiling_runs_its_other_regimes(device, size):
     """The devkit reduce example picks its sequence by size: 64 floats take regime 1 (one normal-mode ReduceRepeat),
     4000 regime 3 with a 32-lane last repeat (the default 4096 and the tail 504 cover regimes 3 and 2)."""
     ok, lines, _, _ = GALLERY["reduce_tiling"].execute(device, size, 5)
+    assert ok, "\n".join(lines)
+
+
+@pytest.mark.parametrize("name, printed", [
+    ("data_copy_pad_modes", ([1.0] * 12 + [0.0] * 4) * 3),
+    ("data_copy_pad_modes_950", [1.0] * 36 + [0.0] * 4),
+])
+def test_data_copy_pad_modes_match_the_guide_printout(name, printed):
+    """The devkit guide prints the UB after each listing's CopyIn for all-ones blocks (the rest of the tile: the
+    Duplicate's zeros)."""
+    y = GALLERY[name].run("ascend950", {"x": np.ones(36, np.float32)})["y"]
+    assert y.tolist() == printed + [0.0] * (64 - len(printed))
+
+
+@pytest.mark.parametrize("size", [5, 37])
+def test_sasum_runs_its_small_vector_tilings(size):
+    """Fewer than 8 floats: all on core 0 (the other cores add nothing); 4 blocks of 8: one block each on cores 0-3,
+    the 5 left over on core 3 (its CopyInPad tile of 13 floats padded to 16)."""
+    ok, lines, _, _ = GALLERY["sasum"].execute("atlas-a2", size, 2)
     assert ok, "\n".join(lines)
 
 

@@ -1,6 +1,7 @@
-"""Porting-surface gaps found by porting public kernels into kernels/ (session 7, port2), each with its regression:
-parameter structs set field by field as C++ kernels do, and the 950's Compares/Select overload taking the scalar
-as a LocalTensor element (`src1Local[0]`)."""
+"""Porting-surface gaps found by porting public kernels into kernels/ (session 7, port2; session 8, port3), each with
+its regression: parameter structs set field by field as C++ kernels do, the 950's Compares/Select overload taking
+the scalar as a LocalTensor element (`src1Local[0]`), the older DataCopyPad prototype (DataCopyParams +
+DataCopyPadParams) and Compare's operator form on 32-B aligned sources."""
 import numpy as np
 import pytest
 
@@ -278,3 +279,226 @@ def test_set_l2_cache_hint_is_checked_and_changes_no_value():
     for device in ("atlas-200i-500-a2", "atlas-inference-aicore", "atlas-training"):
         with aj.Core(device), pytest.raises(aj.UnsupportedDeviceError, match="SetL2CacheHint"):
             gm.SetL2CacheHint(aj.CacheMode.CACHE_MODE_DISABLE)
+
+
+# --- the older DataCopyPad prototype: DataCopyParams + DataCopyPadParams -----------------------------------------------
+def test_data_copy_pad_takes_the_older_structs_as_the_ext_ones():
+    """`DataCopyPad(ub, gm, DataCopyParams{2, 20, 4, 1}, DataCopyPadParams{true, 0, 6, 0})` (devkit cumsum/fmod
+    examples, the unaligned-copy best practice) copies as its DataCopyExtParams / DataCopyPadExtParams twin, GM -> UB
+    and UB -> GM; a default-made struct set field by field (srcGap: the devkit's newer name of srcStride) too."""
+    gm = np.arange(1, 80, dtype=np.float16)
+    with aj.Core("atlas-a2"):
+        t = aj.LocalMemAllocator().Alloc("half", 128)
+        aj.DataCopyPad(t, aj.GlobalTensor(gm), aj.DataCopyExtParams(2, 20, 4, 1, 0),
+                       aj.DataCopyPadExtParams(True, 0, 6, 0))
+        want = t.numpy().copy()
+        t[:] = np.zeros(128, np.float16)
+        p = aj.DataCopyParams()
+        p.blockCount, p.blockLen, p.srcGap, p.dstGap = 2, 20, 4, 1
+        assert (p.srcStride, p.dstStride) == (4, 1)
+        aj.DataCopyPad(t, aj.GlobalTensor(gm), p, aj.DataCopyPadParams(True, 0, 6, 0))
+        assert t.numpy().tobytes() == want.tobytes()
+        t[:] = np.zeros(128, np.float16)
+        aj.DataCopyPad(t, aj.GlobalTensor(gm), (2, 20, 4, 1), aj.DataCopyPadParams(True, 0, 6, 0))  # a brace list
+        assert t.numpy().tobytes() == want.tobytes()
+        out, twin = np.zeros(40, np.float16), np.zeros(40, np.float16)
+        aj.DataCopyPad(aj.GlobalTensor(out), t, aj.DataCopyParams(2, 20, 0, 2))
+        aj.DataCopyPad(aj.GlobalTensor(twin), t, aj.DataCopyExtParams(2, 20, 0, 2, 0))
+        assert out.tobytes() == twin.tobytes() and out[:10].tolist() == list(range(1, 11))
+
+
+@pytest.mark.parametrize("copy, pad, match", [
+    (aj.DataCopyParams(1, 65536, 0, 0), aj.DataCopyPadParams(), "blockLen"),           # uint16_t
+    (aj.DataCopyParams(1, 8, 70000, 0), aj.DataCopyPadParams(), "srcStride"),
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 256, 0), "rightPadding"),   # uint8_t
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 4, 0x10000), "paddingValue"),   # > 16 bits
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 4, 0.0), "paddingValue"),      # not an integer
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 4, -1), "paddingValue"),
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0), "pad_params"),  # no such C++ overload
+    (aj.DataCopyExtParams(1, 8, 0, 0, 0), aj.DataCopyPadParams(), "pad_params"),
+    (aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams(True, 0, 17, 0), "rightPadding"),  # > 32 bytes of half
+])
+def test_the_older_structs_are_checked_before_anything_moves(copy, pad, match):
+    gm = np.arange(64, dtype=np.float16)
+    with aj.Core("atlas-a2") as core:
+        t = aj.LocalMemAllocator().Alloc("half", 64)
+        before = core.ub.copy()
+        with pytest.raises(aj.ParameterError, match=match):
+            aj.DataCopyPad(t, aj.GlobalTensor(gm), copy, pad)
+        assert np.array_equal(core.ub, before)
+
+
+@pytest.mark.parametrize("dtype, value, bits", [("half", 1, 0x0001), ("float", 1, 0x00000001),
+                                                ("half", 0x3C00, 0x3C00), ("int16", 0xFFFF, 0xFFFF)])
+def test_the_older_pad_value_is_the_pad_elements_bit_pattern(dtype, value, bits):
+    """ops-nn's GeGluV2 sets `DataCopyPadParams.paddingValue = 1` (a uint64_t): the devkit hands it to
+    set_mov_pad_val as it is, so the pad elements hold the bits 1 (the smallest subnormal of half or float), where
+    DataCopyPadExtParams<T>{..., 1} would pad with the value 1.0."""
+    d = np.dtype(aj.dtypes.resolve(dtype).np_dtype)
+    gm = np.arange(1, 17).astype(d)
+    with aj.Core("atlas-a2"):
+        t = aj.LocalMemAllocator().Alloc(dtype, 32 // d.itemsize * 2)
+        aj.DataCopyPad(t, aj.GlobalTensor(gm), aj.DataCopyParams(1, 3 * d.itemsize, 0, 0),
+                       aj.DataCopyPadParams(True, 0, 2, value))
+        raw = t.numpy()[:32 // d.itemsize].view(f"u{d.itemsize}")
+        assert raw[:3].tobytes() == gm[:3].tobytes() and list(raw[3:5]) == [bits, bits]
+
+
+def test_the_older_structs_follow_data_copy_pad_device_rules():
+    gm = np.arange(64, dtype=np.float16)
+    with aj.Core("atlas-inference-aicore"):
+        t = aj.LocalMemAllocator().Alloc("half", 64)
+        with pytest.raises(aj.UnsupportedDeviceError):
+            aj.DataCopyPad(t, aj.GlobalTensor(gm), aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams())
+
+
+# --- Compare's operator form: 32-byte aligned sources (not 256) -------------------------------------------------------
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_the_compare_operator_takes_queue_buffers_at_32_byte_offsets(device):
+    """`dst = src0 < src1` on TQue buffers of 64 floats: the second buffer starts 256 B after the first only by
+    chance of sizes, so sources 32 B past a 256-B boundary must work as the count form does (devkit Compare.md:
+    32-B aligned LocalTensors; the operator runs the count form's VcmpvImpl)."""
+    x = np.linspace(-2, 2, 64, dtype=np.float32)
+    y = np.float32(0.5) * x[::-1]
+    with aj.Core(device):
+        pipe, q = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(q, 1, 32 + 2 * 256)
+        whole = q.AllocTensor("float")
+        a, b = whole[8:72], whole[72:136]             # 32 B and 288 B into the queue buffer
+        a[:], b[:] = x, y
+        bits = aj.LocalTensor(aj.TPosition.VECCALC, 8192, 32, dtype="uint8")
+        bits[:] = a < b
+        assert np.array_equal(bits.numpy()[:8], np.packbits(x < y, bitorder="little"))
+        with pytest.raises(aj.AlignmentError):
+            bits[:] = whole[4:68] < b                  # 16 B: not 32-B aligned
+
+
+# --- DataCopy(dst, src, {blockCount, blockLen, srcStride, dstStride}) -------------------------------------------------
+def test_data_copy_takes_the_params_brace_list():
+    gm = np.arange(256, dtype=np.float16)
+    with aj.Core("atlas-a2") as core:
+        alloc = aj.LocalMemAllocator()
+        a, b = alloc.Alloc("half", 128), alloc.Alloc("half", 128)
+        aj.DataCopy(a, aj.GlobalTensor(gm), aj.DataCopyParams(2, 2, 1, 1))
+        aj.DataCopy(b, aj.GlobalTensor(gm), (2, 2, 1, 1))
+        assert a.numpy()[:96].tobytes() == b.numpy()[:96].tobytes() and b.numpy()[48:64].tolist() == list(range(48, 64))
+        before = core.ub.copy()
+        for wrong in ((0, 2, 1, 1), (2, 2, 1), (2, 2.0, 1, 1)):     # blockCount 0; 3 values; a float
+            with pytest.raises(aj.ParameterError):
+                aj.DataCopy(b, aj.GlobalTensor(gm), wrong)
+        assert np.array_equal(core.ub, before)
+
+
+# --- QuePosition (the devkit's alias of TPosition) --------------------------------------------------------------------
+def test_que_position_is_tposition():
+    """`TQue<QuePosition::VECIN, 2>` / `TBuf<QuePosition::VECCALC>` in operator kernels (cann-ops)."""
+    assert aj.QuePosition is aj.TPosition and aj.QuePosition.VECIN is aj.TPosition.VECIN
+    with aj.Core("atlas-a2"):
+        pipe, q, buf = aj.TPipe(), aj.TQue(aj.QuePosition.VECIN, 2), aj.TBuf(aj.QuePosition.VECCALC)
+        pipe.InitBuffer(q, 2, 256)
+        pipe.InitBuffer(buf, 256)
+        assert q.AllocTensor("half").GetSize() == 128 and buf.Get("float").position is aj.TPosition.VECCALC
+
+
+# --- TQueBind<src, dst, depth> -----------------------------------------------------------------------------------------
+def test_tque_bind_is_a_queue_from_one_position_to_another():
+    """`TQueBind<TPosition::VECIN, TPosition::VECOUT, 2>` (copy-only kernels: cann-ops Reshape, Gather, Cast): the
+    devkit's TQue is TQueBind<pos, pos, depth>; tensors sit at the source position; EnQue/DeQue hand them over."""
+    x = np.arange(64, dtype=np.float32)
+    y = np.zeros(64, np.float32)
+    with aj.Core("atlas-a2", sanitize="report") as core:
+        pipe, q = aj.TPipe(), aj.TQueBind(aj.TPosition.VECIN, aj.TPosition.VECOUT, 2)
+        assert isinstance(q, aj.TQue) and q.dst_position is aj.TPosition.VECOUT
+        pipe.InitBuffer(q, 2, 128)
+        for half in (0, 32):
+            t = q.AllocTensor("float")
+            assert t.position is aj.TPosition.VECIN
+            aj.DataCopy(t, aj.GlobalTensor(x)[half], 32)
+            q.EnQue(t)
+            t = q.DeQue("float")
+            aj.DataCopy(aj.GlobalTensor(y)[half], t, 32)
+            q.FreeTensor(t)
+    assert y.tolist() == x.tolist() and core.sanitizer.reports == []
+    with pytest.raises(aj.ParameterError, match="position"):
+        aj.TQueBind(aj.TPosition.VECIN, 2)
+
+
+# --- PairReduceSum (the deprecated name of ReducePairElem, repeatTime before mask) --------------------------------------
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_pair_reduce_sum_is_reduce_pair_elem_with_repeat_first(device):
+    """cann-ops Isamax's complex path: `PairReduceSum(dst, src, repeat, mask, 1, 1, 8)`."""
+    x = np.random.default_rng(3).standard_normal(256).astype(np.float32)
+    with aj.Core(device):
+        alloc = aj.LocalMemAllocator()
+        src, a, b = alloc.Alloc("float", 256), alloc.Alloc("float", 128), alloc.Alloc("float", 128)
+        src[:] = x
+        aj.ReducePairElem(a, src, 64, 4, 1, 1, 8)
+        aj.PairReduceSum(b, src, 4, 64, 1, 1, 8)
+        assert a.numpy().tobytes() == b.numpy().tobytes() and b.numpy()[0] == x[0] + x[1]
+        with pytest.raises(aj.ParameterError):
+            aj.PairReduceSum(b, src, 256, 64, 1, 1, 8)       # repeat_time past 255, in its old position
+
+
+# --- TBufPool and TPipe.Reset -----------------------------------------------------------------------------------------
+def test_tbufpool_carves_in_order_and_a_shared_pool_reuses_the_range():
+    with aj.Core("atlas-a2"):
+        pipe = aj.TPipe()
+        p1, p2, sub = aj.TBufPool(aj.TPosition.VECCALC), aj.TBufPool(aj.TPosition.VECCALC), aj.TBufPool()
+        q1, q2, b = aj.TQue(aj.TPosition.VECIN, 2), aj.TQue(aj.TPosition.VECOUT, 1), aj.TBuf(aj.TPosition.VECCALC)
+        pipe.InitBufPool(p1, 1000)                         # rounded up to 1024
+        pipe.InitBufPool(p2, 512, p1)                      # over p1's range
+        p1.InitBuffer(q1, 2, 100)                          # two buffers of 128 bytes
+        p1.InitBufPool(sub, 256)
+        sub.InitBuffer(b, 64)
+        t0, t1 = q1.AllocTensor("half"), q1.AllocTensor("half")
+        assert (t1.addr - t0.addr, t0.GetSize(), b.Get("half").addr - t0.addr) == (128, 50, 256)
+        with pytest.raises(aj.OutOfBoundsError):
+            p1.InitBuffer(q2, 1, 1024)                     # past the pool's remaining 512 bytes
+        with pytest.raises(aj.StateError, match="FreeTensor"):
+            p1.Reset()                                     # a tensor still allocated
+        q1.FreeTensor(t0)
+        q1.FreeTensor(t1)
+        p1.Reset()
+        with pytest.raises(aj.StateError):
+            q1.AllocTensor("half")                         # carved from a reset pool: unbound
+        with pytest.raises(aj.StateError):
+            b.Get("half")
+        p2.InitBuffer(q2, 1, 128)
+        assert q2.AllocTensor("half").addr == t0.addr      # the same bytes again
+        with pytest.raises(aj.ParameterError, match="len"):
+            pipe.InitBufPool(aj.TBufPool(), 2048, p1)      # longer than the shared pool
+
+
+def test_tpipe_reset_releases_every_buffer():
+    with aj.Core("atlas-a2") as core:
+        pipe, q, pool = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1), aj.TBufPool()
+        pipe.InitBuffer(q, 1, 4096)
+        pipe.InitBufPool(pool, core.spec.ub_bytes - 4096)  # the UB is full
+        t = q.AllocTensor("float")
+        with pytest.raises(aj.StateError, match="FreeTensor"):
+            pipe.Reset()
+        q.FreeTensor(t)
+        pipe.Reset()
+        with pytest.raises(aj.StateError):
+            q.AllocTensor("float")
+        pipe.InitBufPool(aj.TBufPool(), core.spec.ub_bytes)   # the whole UB is free again
+
+
+# --- SyncAll orders the core's pipes (its PipeBarrier<PIPE_ALL>) -------------------------------------------------------
+def _copy_out_then_reuse(y):
+    """cann-ops Sasum's Init: a UB word copied out by MTE3, SyncAll, then the vector unit writes the same word."""
+    t = aj.LocalMemAllocator().Alloc("float", 8)
+    aj.Duplicate(t, 0.0, 8)
+    aj.PipeBarrier(aj.PIPE_ALL)
+    aj.DataCopy(aj.GlobalTensor(y)[8 * aj.GetBlockIdx()], t, 8)
+    aj.SyncAll()
+    aj.Duplicate(t, 1.0, 8)
+
+
+def test_sync_all_is_a_pipe_all_barrier_for_the_sanitizer():
+    """The devkit's SyncAllImpl (and SoftSyncAllImpl) begin with PipeBarrier<PIPE_ALL>: an MTE3 read before it and a
+    vector write after it are ordered (the sanitizer reported a WAR race)."""
+    y = np.zeros(16, np.float32)
+    with aj.sanitize_session("report") as session:
+        aj.launch(_copy_out_then_reuse, 2, "atlas-a2", y)
+    assert session.reports == [], aj.format_reports(session.reports)

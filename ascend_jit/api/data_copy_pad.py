@@ -10,7 +10,7 @@ from ..errors import (AlignmentError, AscendJitError, OutOfBoundsError, Paramete
                       UnsupportedDeviceError, UnsupportedDTypeError)
 from ..jit.direct import EntryTable
 from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
-from ..pipe import atomic_copy, check_atomic_dtype
+from ..pipe import DataCopyParams, atomic_copy, check_atomic_dtype
 from ..tensor import GlobalTensor, LocalTensor
 from ._common import Runs, TensorExtent, check_dtype, check_range, check_run_bounds
 from ._scalar import scalar_bits
@@ -121,6 +121,23 @@ class DataCopyPadExtParams(_ParamStruct):
         fields["_key"] = _struct_key((isPad, leftPadding, rightPadding, paddingValue))
 
 
+@dataclass(init=False, eq=False)
+class DataCopyPadParams(_ParamStruct):
+    """The older pad struct that goes with DataCopyParams (devkit include/basic_api/kernel_struct_data_copy.h, used
+    by the devkit's cumsum/fmod examples and its unaligned-copy best practice): isPad, leftPadding / rightPadding
+    (uint8_t, elements), paddingValue a uint64_t holding the pad element's bit pattern."""
+    isPad: bool = False
+    leftPadding: int = 0
+    rightPadding: int = 0
+    paddingValue: int = 0
+
+    def __init__(self, isPad=False, leftPadding=0, rightPadding=0, paddingValue=0):
+        fields = self.__dict__  # frozen: the fields are stored once, here
+        fields["isPad"], fields["leftPadding"], fields["rightPadding"] = isPad, leftPadding, rightPadding
+        fields["paddingValue"] = paddingValue
+        fields["_key"] = _struct_key((isPad, leftPadding, rightPadding, paddingValue))
+
+
 _NO_PAD = DataCopyPadExtParams()
 _GM_TO_UB, _UB_TO_GM = 0, 1
 _PLANS = {}          # call shape (direction first) -> proven plan (None: a NOP), GM sizes left out
@@ -136,6 +153,8 @@ def DataCopyPad(dst, src, copy_params, pad_params=None, *, mode=PaddingMode.Norm
     parameter structs with their fields' types, mode, the SetPadValue state); GM sizes stay out of the key and the
     proven shape's far GM byte is compared with the GM tensor's size on every call, a GM destination's
     writability too. The copy is one compiled call (jit/movement.py, GIL released) through its entry."""
+    if type(copy_params) is DataCopyParams or type(pad_params) is DataCopyPadParams:
+        copy_params, pad_params = _from_older_structs(dst, src, copy_params, pad_params)
     if type(dst) is LocalTensor:
         return _gm_to_ub(dst, src, copy_params, pad_params, mode)
     if isinstance(dst, LocalTensor):  # a subclass: refused by name (_local)
@@ -146,6 +165,45 @@ def DataCopyPad(dst, src, copy_params, pad_params=None, *, mode=PaddingMode.Norm
                                  device=_local("src", src).device)
         return _ub_to_gm(dst, src, copy_params, mode)
     raise ParameterError(API, "dst", type(dst).__name__, legal="a LocalTensor (GM -> UB) or a GlobalTensor (UB -> GM)")
+
+
+def _from_older_structs(dst, src, copy_params, pad_params):
+    """The older prototype `DataCopyPad(dst, src, DataCopyParams, DataCopyPadParams)` (and `(gm, ub,
+    DataCopyParams)`) as the DataCopyExtParams / DataCopyPadExtParams call it equals: the same copy (blockLen in
+    bytes, srcStride / dstStride in bytes on the GM side and DataBlocks on the UB side, DataCopyPad's rules), with
+    the older struct's narrower fields (uint16_t blockLen and strides, uint8_t paddings) checked first; its uint64_t
+    paddingValue is the pad element's bit pattern (the devkit passes it to set_mov_pad_val as it is, where the Ext
+    struct converts a T value), so it must fit sizeof(T) bytes (0 only for 64-bit types, as SPEC-2 9.1 says for
+    the Ext struct; decisions.md "The older DataCopyPad prototype"); isPad may be the int 0 or 1 that C++ converts
+    to the bool field (`p.isPad = 1;` in the devkit's guide). A 4-value brace list beside a
+    DataCopyPadParams is a DataCopyParams, as in C++; the two generations do not mix (C++ has no such overload)."""
+    local = dst if isinstance(dst, LocalTensor) else src
+    device = local._core.device if isinstance(local, LocalTensor) else None
+    if type(pad_params) is DataCopyPadParams and isinstance(copy_params, (tuple, list)) and len(copy_params) == 4:
+        copy_params = DataCopyParams(*copy_params)
+    if type(copy_params) is not DataCopyParams or (pad_params is not None and type(pad_params) is not DataCopyPadParams):
+        raise ParameterError(API, "copy_params, pad_params", (type(copy_params).__name__, type(pad_params).__name__),
+                             device=device, legal="DataCopyParams with DataCopyPadParams (the older prototype) or "
+                             "DataCopyExtParams with DataCopyPadExtParams")
+    p = copy_params
+    for name, value in (("blockLen", p.blockLen), ("srcStride", p.srcStride), ("dstStride", p.dstStride)):
+        check_range(API, device, f"DataCopyParams.{name}", value, 0, 65535)   # uint16_t fields
+    ext = DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0)
+    if pad_params is None:
+        return ext, None
+    q = pad_params
+    for name, value in (("leftPadding", q.leftPadding), ("rightPadding", q.rightPadding)):
+        check_range(API, device, f"DataCopyPadParams.{name}", value, 0, 255)   # uint8_t fields
+    padding = 0
+    if isinstance(dst, LocalTensor):   # GM -> UB (a pad struct for UB -> GM is refused by DataCopyPad itself)
+        d = dst._dtype
+        top = 0 if d.size == 8 else (1 << 8 * d.size) - 1
+        bits = check_range(API, device, "DataCopyPadParams.paddingValue", q.paddingValue, 0, top)
+        padding = np.array([bits], _UINT[d.size]).view(d.np_dtype)[0]   # the bit pattern, exactly (D29)
+    is_pad = q.isPad
+    if type(is_pad) is int and is_pad in (0, 1):   # `dataCopyPadParams.isPad = 1;` (devkit best-practice guide)
+        is_pad = bool(is_pad)
+    return ext, DataCopyPadExtParams(is_pad, q.leftPadding, q.rightPadding, padding)
 
 
 def _local(name, t):

@@ -33,13 +33,27 @@ def _pair_words(plan, lanes, zero_both):
 def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, *,
                    reduce_type=ReduceType.SUM, is_set_mask=True):
     """Per repeat, the L/2 adjacent-pair sums (SPEC 6). The template arguments are keyword-only (SPEC-2 1.1)."""
-    core = operands(API, dst, src)
-    if as_enum(API, core.spec, "reduce_type", reduce_type, ReduceType) is not ReduceType.SUM:
-        raise ParameterError(API, "reduce_type", reduce_type, legal="ReduceType.SUM (the only one offered)",
+    _reduce_pair(API, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, reduce_type,
+                 is_set_mask)
+
+
+def PairReduceSum(dst, src, repeat_time, mask, dst_rep_stride, src_blk_stride, src_rep_stride, *, is_set_mask=True):
+    """The old name of ReducePairElem (SUM) with repeatTime before mask (the devkit keeps it, deprecated:
+    impl/basic_api/kernel_operator_vec_reduce_intf_impl.h `PairReduceSum`; DK-old PairReduceSum.md):
+    PairReduceSum(dst, src, repeat_time, mask, dst_rep_stride, src_blk_stride, src_rep_stride)."""
+    _reduce_pair("PairReduceSum", dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                 ReduceType.SUM, is_set_mask)
+
+
+def _reduce_pair(api, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, reduce_type,
+                 is_set_mask):
+    core = operands(api, dst, src)
+    if as_enum(api, core.spec, "reduce_type", reduce_type, ReduceType) is not ReduceType.SUM:
+        raise ParameterError(api, "reduce_type", reduce_type, legal="ReduceType.SUM (the only one offered)",
                              device=core.device)
     d = src.dtype
-    plan = cached_plan(API, core, d, mask, is_set_mask)
-    key = (core.spec, core.bounds, d, dst.dtype, dst.addr, src.addr, dst.size, src.size, plan, repeat_time,
+    plan = cached_plan(api, core, d, mask, is_set_mask)
+    key = (api, core.spec, core.bounds, d, dst.dtype, dst.addr, src.addr, dst.size, src.size, plan, repeat_time,
            dst_rep_stride, src_blk_stride, src_rep_stride)
     try:
         kernel_args = _validate(*key)
@@ -48,7 +62,7 @@ def ReducePairElem(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, 
     if kernel_args is not None:
         kernel_args, (src_op, dst_op) = kernel_args
         if core.sanitizer is not None:
-            vector_access(core, API, reads=[(src_op, src)], writes=[(dst_op, dst)])
+            vector_access(core, api, reads=[(src_op, src)], writes=[(dst_op, dst)])
         _ENTRIES(0, pair_kernel, core.ub, d.kind, core.half_saturating, *kernel_args)
     record_mask(core, plan, d, mask)  # core state changes only once the call can no longer fail (issue 12)
 
@@ -57,27 +71,27 @@ _ENTRIES = EntryTable()
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: 2 and 2.0 are different calls (the second is refused)
-def _validate(spec, bounds, d, dd, dst_addr, src_addr, dst_size, src_size, plan, repeat_time, dst_rep_stride,
+def _validate(api, spec, bounds, d, dd, dst_addr, src_addr, dst_size, src_size, plan, repeat_time, dst_rep_stride,
               src_blk_stride, src_rep_stride):
     """Every check of one call shape, memoised (the footprint and overlap proofs are most of the cost); returns the
     kernel's arguments after the UB (as plain ints), or None for a NOP."""
-    check_dtype(API, spec, d, spec.pair_dtypes)
+    check_dtype(api, spec, d, spec.pair_dtypes)
     if dd is not d:
-        raise UnsupportedDTypeError(API, "dst.dtype", dd.name, legal=f"{d.name} (as dst)", device=spec.name)
-    repeat_time = check_range(API, spec, "repeat_time", repeat_time, 0, 255)
-    dst_rep_stride = check_range(API, spec, "dst_rep_stride", dst_rep_stride, 0, 65535)
-    src_blk_stride = check_range(API, spec, "src_blk_stride", src_blk_stride, 0, 65535)
-    src_rep_stride = check_range(API, spec, "src_rep_stride", src_rep_stride, 0, 65535)
+        raise UnsupportedDTypeError(api, "dst.dtype", dd.name, legal=f"{d.name} (as dst)", device=spec.name)
+    repeat_time = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
+    dst_rep_stride = check_range(api, spec, "dst_rep_stride", dst_rep_stride, 0, 65535)
+    src_blk_stride = check_range(api, spec, "src_blk_stride", src_blk_stride, 0, 65535)
+    src_rep_stride = check_range(api, spec, "src_rep_stride", src_rep_stride, 0, 65535)
     if dst_rep_stride == 0 and not spec.pair_dst_rep_stride_zero:
-        raise ParameterError(API, "dst_rep_stride", 0, legal="[1, 65535] on this device (SPEC 6: Atlas training "
+        raise ParameterError(api, "dst_rep_stride", 0, legal="[1, 65535] on this device (SPEC 6: Atlas training "
                              "does not support 0)", device=spec.name)
-    check_align(API, spec, "dst", dst_addr, 32)
-    check_align(API, spec, "src", src_addr, 32)
-    refuse_empty_mask_on_950(API, spec, plan)
+    check_align(api, spec, "dst", dst_addr, 32)
+    check_align(api, spec, "src", src_addr, 32)
+    refuse_empty_mask_on_950(api, spec, plan)
     lanes = d.lanes_per_repeat
     repeat = plan.repeats(lanes, repeat_time)
     if plan.counter >= 0 and dst_rep_stride == 0 and spec.pair_both_masked_zero:
-        raise ParameterError(API, "dst_rep_stride", 0, legal="[1, 65535] in counter mode (D24)", device=spec.name)
+        raise ParameterError(api, "dst_rep_stride", 0, legal="[1, 65535] in counter mode (D24)", device=spec.name)
     last = plan.last_lanes(lanes)
     zero_both = spec.pair_both_masked_zero
     src_op = Operand("src", src_addr, d.size, plan.lo, plan.hi, repeat, src_blk_stride, src_rep_stride, last)
@@ -85,12 +99,12 @@ def _validate(spec, bounds, d, dd, dst_addr, src_addr, dst_size, src_size, plan,
     last_pairs = -1 if (last < 0 or zero_both) else (last + 1) // 2
     dst_op = Operand("dst", dst_addr, d.size, pair_bits & (2**64 - 1), pair_bits >> 64, repeat, 1, dst_rep_stride * 4,
                      last_pairs)
-    src_ext = check_inside_ub(API, spec, src_op)
-    dst_ext = check_inside_ub(API, spec, dst_op)
-    check_operand_bounds(API, spec, bounds, src_op, src_addr, src_size, d, src_ext)  # decisions.md "Tensor bounds"
-    check_operand_bounds(API, spec, bounds, dst_op, dst_addr, dst_size, d, dst_ext)
+    src_ext = check_inside_ub(api, spec, src_op)
+    dst_ext = check_inside_ub(api, spec, dst_op)
+    check_operand_bounds(api, spec, bounds, src_op, src_addr, src_size, d, src_ext)  # decisions.md "Tensor bounds"
+    check_operand_bounds(api, spec, bounds, dst_op, dst_addr, dst_size, d, dst_ext)
     if not plan.empty:
-        check_overlap(API, spec, dst_op, src_op, dst_ext, src_ext)
+        check_overlap(api, spec, dst_op, src_op, dst_ext, src_ext)
     if repeat == 0 or (plan.empty and not zero_both):
         return None  # D14: NOP (the 310B writes zeros for mask 0: its both-masked rule)
     return ((zero_both, dst_addr, src_addr, src_blk_stride, src_rep_stride, dst_rep_stride, repeat,

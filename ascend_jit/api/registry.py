@@ -25,7 +25,7 @@ from .elementwise import Add, Adds, BinaryRepeatParams, elementwise_instructions
 from .data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams
 from .gather import Gather, GatherMask, GatherMaskParams
 from .reduce_max_min import ReduceMax, ReduceMin
-from .reduce_pair import ReducePairElem, ReduceType
+from .reduce_pair import PairReduceSum, ReducePairElem, ReduceType
 from .reduce_sum import ReduceSum
 from .reductions import (BlockReduceMax, BlockReduceMin, BlockReduceSum, ReduceDataBlock, ReduceRepeat,
                          RepeatReduceSum, WholeReduceMax, WholeReduceMin, WholeReduceSum)
@@ -57,6 +57,11 @@ def _reduce_sum_example(core, dtype):
 def _pair_example(core, dtype):
     tensors = core.local_tensor(dtype, 64), core.local_tensor(dtype, 128)
     return tensors, lambda dst, src: ReducePairElem(dst, src, 256 // src.dtype.size, 1, 1, 1, 8)
+
+
+def _old_pair_example(core, dtype):
+    tensors = core.local_tensor(dtype, 64), core.local_tensor(dtype, 128)
+    return tensors, lambda dst, src: PairReduceSum(dst, src, 1, 256 // src.dtype.size, 1, 1, 8)
 
 
 def _add_high_dim(core, dtype):
@@ -304,6 +309,8 @@ INSTRUCTIONS = (
                 _reduce_sum_example, forms=(_reduce_sum_high_dim,)),
     Instruction("ReducePairElem", ReducePairElem, lambda spec: spec.pair_dtypes, reference_model.reduce_pair,
                 _pair_example, forms=(_pair_bits,)),
+    Instruction("PairReduceSum", PairReduceSum, lambda spec: spec.pair_dtypes, reference_model.reduce_pair,
+                _old_pair_example),
     Instruction("ReduceRepeat", ReduceRepeat, lambda spec: spec.reduce_repeat_max_min_dtypes,
                 reference_reductions.reduce_repeat, _repeat_example(ReduceRepeat, reduce_type=ReduceType.MAX)),
     Instruction("WholeReduceSum", WholeReduceSum, lambda spec: _pairs_src(spec.reduce_repeat_sum_pairs),

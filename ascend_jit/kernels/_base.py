@@ -42,14 +42,21 @@ class KernelSpec:
     def supports(self, device):
         return get_device(device).name in self.devices
 
-    def execute(self, device, size=None, seed=0):
-        """Run and check once: (ok, report lines, outputs, Speed: elements processed per second)."""
+    def check_call(self, device, size=None):
+        """(device name, size) of a run, refused before any work when the kernel does not list the device or the
+        size breaks its rule (the CLI's sanitized run and execute both start here)."""
         spec = get_device(device)
         if spec.name not in self.devices:
             raise UnsupportedDeviceError(f"run {self.name}", "device", spec.name, legal=", ".join(self.devices))
         size = self.default_size if size is None else size
         if not self.size_ok(size):
             raise ParameterError(f"run {self.name}", "size", size, legal=self.size_rule, device=spec.name)
+        return spec.name, size
+
+    def execute(self, device, size=None, seed=0):
+        """Run and check once: (ok, report lines, outputs, Speed: elements processed per second)."""
+        name, size = self.check_call(device, size)
+        spec = get_device(name)
         inputs = self.make_inputs(size, seed)
         self.run(spec.name, inputs)  # warm-up: compile or load the cached kernels outside the timing
         start, start_cpu = time.perf_counter(), time.process_time()
