@@ -392,8 +392,9 @@ def _index_value(api, i, size, device=None):
     """An integer offset into a tensor of `size` elements: [0, size) (no Python wrap-around: Ascend C offsets are
     unsigned), else OutOfBoundsError."""
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-        raise ParameterError(api, "index", i, legal="an int (the sub-tensor at that offset) or a slice",
-                             device=device, detail=f"got {type(i).__name__}")
+        legal = "an int (the sub-tensor at that offset) or a slice" if api.endswith("[]") else \
+            f"an int element index in [0, {size})"
+        raise ParameterError(api, "index", i, legal=legal, device=device, detail=f"got {type(i).__name__}")
     i = int(i)
     if not 0 <= i < size:
         raise OutOfBoundsError(api, "index", i, legal=f"[0, {size})", device=device)
