@@ -220,10 +220,13 @@ class Core(SyncState):
         return (self.ctrl >> start_bit) & ((1 << (end_bit - start_bit + 1)) - 1)
 
     # --- mask register (SPEC 2) ---------------------------------------------------------------------------------
-    def SetVectorMask(self, *args, dtype="half", mode=MaskMode.NORMAL):
-        """`SetVectorMask(len)` (continuous; in counter mode the element count) or `SetVectorMask(high, low)`."""
+    def SetVectorMask(self, *args, dtype="half", mode=MaskMode.NORMAL, **names):
+        """`SetVectorMask(len)` (continuous; in counter mode the element count) or `SetVectorMask(high, low)`; the
+        arguments may also be named as in C++ in snake case, `len=` or `mask_high=` and `mask_low=` (SPEC-2 1.1)."""
         from .api._common import as_enum, as_int
         self.spec.require_supported("SetVectorMask")
+        if names:
+            args = _set_vector_mask_args(self.device, args, names)
         dt.resolve(dtype, "SetVectorMask")
         mode = as_enum("SetVectorMask", self.spec, "mode", mode, MaskMode)
         if len(args) == 1:
@@ -372,6 +375,19 @@ class Core(SyncState):
                 raise OutOfBoundsError("local_tensor", "addr", addr, device=self.device,
                                        legal=f"addr + {nbytes} B within [0, {self.spec.ub_bytes}]")
         return LocalTensor(self, d, addr, n, position)
+
+
+def _set_vector_mask_args(device, args, names):
+    """SetVectorMask's positional arguments from its keyword form: `len=` alone, or `mask_high=` with `mask_low=`."""
+    unknown = set(names) - {"len", "mask_high", "mask_low"}
+    if unknown:
+        raise TypeError(f"SetVectorMask() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    if not args and set(names) == {"len"}:
+        return (names["len"],)
+    if not args and set(names) == {"mask_high", "mask_low"}:
+        return (names["mask_high"], names["mask_low"])
+    raise ParameterError("SetVectorMask", "args", (args, names), device=device,
+                         legal="(len) or (mask_high, mask_low), positionally or by those names")
 
 
 def _state_call(name):

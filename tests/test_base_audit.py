@@ -164,3 +164,15 @@ def test_local_tensor_length_and_position():
         assert (t.GetSize(), t.GetLength(), t.GetPosition()) == (25, 100, aj.TPosition.VECOUT)
         assert (t[5].GetLength(), t[5].GetPosition()) == (80, aj.TPosition.VECOUT)
         assert core.local_tensor(np.float16, 7).GetPosition() is aj.TPosition.VECCALC
+
+
+def test_set_vector_mask_by_keyword():
+    """SPEC-2 1.1: parameters also by the snake_case of their C++ names (`len`, `maskHigh`, `maskLow`)."""
+    core = aj.Core("atlas-a2")
+    core.SetVectorMask(len=100)
+    assert (core.mask_high, core.mask_low) == ((1 << 36) - 1, 2**64 - 1)
+    core.SetVectorMask(mask_high=1, mask_low=2)
+    assert (core.mask_high, core.mask_low) == (1, 2)
+    with pytest.raises(aj.ParameterError, match="mask_high, mask_low"):
+        core.SetVectorMask(mask_low=2)
+    assert (core.mask_high, core.mask_low) == (1, 2)
