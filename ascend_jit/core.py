@@ -178,6 +178,12 @@ class Core(SyncState):
             self._set_bit(CTRL_CAST_TRUNCATE, not enable_sat)
 
     def GetSaturationFlag(self, mode=SaturationMode.FLOAT):
+        """`GetSaturationFlag<mode>()`: A2/A3 only, like SetSaturationFlag (DK GetSaturationFlag(ISASI).md)."""
+        self.spec.require_supported("GetSaturationFlag")
+        if not self.spec.set_saturation_flag_api:
+            raise UnsupportedDeviceError("GetSaturationFlag", "device", self.device, legal="atlas-a2, atlas-a3",
+                                         detail="GetSaturationFlag is not offered here (DK GetSaturationFlag(ISASI).md; "
+                                                "on the 950 read the bits with GetCtrlSpr)")
         from .api._common import as_enum
         mode = as_enum("GetSaturationFlag", self.spec, "mode", mode, SaturationMode)
         if mode is SaturationMode.CAST:
@@ -202,16 +208,25 @@ class Core(SyncState):
         self._set_bit(start_bit, value)
 
     def GetCtrlSpr(self, start_bit, end_bit):
+        """`GetCtrlSpr<startBit, endBit>()`: the CTRL bits [start, end], on the devices that offer SetCtrlSpr (950,
+        A3, A2; DK GetCtrlSpr(ISASI).md)."""
+        self.spec.require_supported("GetCtrlSpr")
+        if not self.spec.ctrl_spr_bits:
+            raise UnsupportedDeviceError("GetCtrlSpr", "device", self.device, legal="atlas-a2, atlas-a3, ascend950",
+                                         detail="GetCtrlSpr is not offered here (DK GetCtrlSpr(ISASI).md)")
         from .api._common import as_int
         start_bit = as_int("GetCtrlSpr", self.spec, "startBit", start_bit, 0, 63)
         end_bit = as_int("GetCtrlSpr", self.spec, "endBit", end_bit, start_bit, 63)
         return (self.ctrl >> start_bit) & ((1 << (end_bit - start_bit + 1)) - 1)
 
     # --- mask register (SPEC 2) ---------------------------------------------------------------------------------
-    def SetVectorMask(self, *args, dtype="half", mode=MaskMode.NORMAL):
-        """`SetVectorMask(len)` (continuous; in counter mode the element count) or `SetVectorMask(high, low)`."""
+    def SetVectorMask(self, *args, dtype="half", mode=MaskMode.NORMAL, **names):
+        """`SetVectorMask(len)` (continuous; in counter mode the element count) or `SetVectorMask(high, low)`; the
+        arguments may also be named as in C++ in snake case, `len=` or `mask_high=` and `mask_low=` (SPEC-2 1.1)."""
         from .api._common import as_enum, as_int
         self.spec.require_supported("SetVectorMask")
+        if names:
+            args = _set_vector_mask_args(self.device, args, names)
         dt.resolve(dtype, "SetVectorMask")
         mode = as_enum("SetVectorMask", self.spec, "mode", mode, MaskMode)
         if len(args) == 1:
@@ -360,6 +375,19 @@ class Core(SyncState):
                 raise OutOfBoundsError("local_tensor", "addr", addr, device=self.device,
                                        legal=f"addr + {nbytes} B within [0, {self.spec.ub_bytes}]")
         return LocalTensor(self, d, addr, n, position)
+
+
+def _set_vector_mask_args(device, args, names):
+    """SetVectorMask's positional arguments from its keyword form: `len=` alone, or `mask_high=` with `mask_low=`."""
+    unknown = set(names) - {"len", "mask_high", "mask_low"}
+    if unknown:
+        raise TypeError(f"SetVectorMask() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+    if not args and set(names) == {"len"}:
+        return (names["len"],)
+    if not args and set(names) == {"mask_high", "mask_low"}:
+        return (names["mask_high"], names["mask_low"])
+    raise ParameterError("SetVectorMask", "args", (args, names), device=device,
+                         legal="(len) or (mask_high, mask_low), positionally or by those names")
 
 
 def _state_call(name):

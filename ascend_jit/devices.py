@@ -249,7 +249,10 @@ def get_device(name):
     """Resolve a device name or alias (case-insensitive; D13) to its DeviceSpec."""
     if isinstance(name, DeviceSpec):
         return name
-    spec = _LOOKUP.get(str(name).strip().lower())
+    key = str(name).strip().lower()
+    spec = _LOOKUP.get(key)
+    if spec is None and key.startswith("ascend"):  # the SoC spelling of an alias: Ascend910B, Ascend310P, Ascend910
+        spec = _LOOKUP.get(key[len("ascend"):])
     if spec is None:
         raise UnsupportedDeviceError("Core", "device", name, legal=", ".join(NAMES) + " (or an alias such as 910B, 310P, 950PR)")
     return spec

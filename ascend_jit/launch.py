@@ -304,7 +304,9 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
     the UB, as public kernels whose whole-vector loads run past their last buffer do (docs/decisions.md "Kernel
     gallery"); worker processes take the default only."""
     from .api._common import as_int
-    block_dim = as_int("launch", None, "block_dim", block_dim, 1, 65535)  # numpy ints too (issue 12)
+    from .devices import get_device
+    spec = get_device(device)  # an unknown device first; then every refusal names the device
+    block_dim = as_int("launch", spec, "block_dim", block_dim, 1, 65535)  # numpy ints too (issue 12)
     if atomic_order not in ATOMIC_ORDERS:
         raise ParameterError("launch", "atomic_order", atomic_order, legal=" or ".join(map(repr, ATOMIC_ORDERS)))
     seed = as_int("launch", None, "seed", seed, 0)

@@ -4,6 +4,7 @@ DataCopy rules (docs/decisions.md "DataCopy"): UB addresses 32-byte aligned, the
 addresses free (SPEC 8.2 general alignment rule).
 """
 from collections import deque
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -65,11 +66,13 @@ class TPipe(EventIdPool):
         num = as_int("InitBuffer", self.core.spec, "num", num, 1, ub // 32)
         nbytes = as_int("InitBuffer", self.core.spec, "len", nbytes, 1, ub)
         if que_or_buf.pipe is not None:
-            raise StateError("InitBuffer", "queue", que_or_buf, detail="already initialised", device=self.core.device)
+            raise StateError("InitBuffer", "que", type(que_or_buf).__name__, device=self.core.device,
+                             detail="already initialised (InitBuffer binds a queue or buffer once)")
         need = num * max(32, -(-nbytes // 32) * 32)
-        if need > sum(size for _, size in self.core._free):  # refuse before allocating any of the buffers
+        free = sum(size for _, size in self.core._free)
+        if need > free:  # refuse before allocating any of the buffers
             raise OutOfBoundsError("InitBuffer", "num * len", (num, nbytes), device=self.core.device,
-                                   legal=f"{need} B at most the free UB bytes")
+                                   legal=f"buffers within the {free} free UB bytes (these need {need} B)")
         buffers = []
         try:
             for _ in range(num):
@@ -372,14 +375,18 @@ class TBufPool:
         self._next, self._carved = self._start, []
 
 
+# mutable like BinaryRepeatParams (C++ kernels default-construct it and set fields); equality and hash are the
+# fields' values (SPEC-2 1.1: parameter structs are dataclasses with the C++ field names and constructor order)
+@dataclass(unsafe_hash=True, slots=True)
 class DataCopyParams:
     """blockCount blocks of blockLen DataBlocks (32 B); gaps srcStride / dstStride in DataBlocks. `srcGap` and
     `dstGap` name the same fields (the devkit struct declares each pair as a union and deprecates the *Stride
     names, include/basic_api/kernel_struct_data_copy.h). DataCopyPad takes this struct too, with blockLen in bytes
-    (api/data_copy_pad.py)."""
-
-    def __init__(self, blockCount=1, blockLen=0, srcStride=0, dstStride=0):
-        self.blockCount, self.blockLen, self.srcStride, self.dstStride = blockCount, blockLen, srcStride, dstStride
+    (api/data_copy_pad.py). DataCopy also takes a plain tuple or list of the four fields (the C++ brace list)."""
+    blockCount: int = 1
+    blockLen: int = 0
+    srcStride: int = 0
+    dstStride: int = 0
 
     @property
     def srcGap(self):
@@ -423,9 +430,16 @@ def _validate(api, dst, src, count_or_params, core):
     """Every DataCopy rule (operands checked by the caller); returns the runs (src byte offset, dst byte offset,
     bytes), offsets from each tensor's element 0."""
     device = core.device
+    core.spec.require_supported(api)  # SPEC D13: the inference Vector Core offers no API
     if count_or_params is None:
         raise ParameterError(api, "count", None, legal="an element count or aj.DataCopyParams(...)",
                              detail="missing: DataCopy(dst, src, count)", device=device)
+    if type(count_or_params) in (tuple, list):  # SPEC-2 1.1: the struct's brace list (DataCopy converts length 4)
+        if len(count_or_params) != 4:
+            raise ParameterError(api, "repeat_params", count_or_params, device=device,
+                                 legal="aj.DataCopyParams(blockCount, blockLen, srcStride, dstStride) or a tuple of "
+                                       "those 4 fields")
+        count_or_params = DataCopyParams(*count_or_params)
     if src.dtype.size != dst.dtype.size:
         raise ParameterError(api, "dtype", (src.dtype.name, dst.dtype.name), legal="src and dst of the same size",
                              device=device)
@@ -481,9 +495,11 @@ _GM_TO_UB, _UB_TO_GM, _UB_TO_UB = 0, 1, 2
 _COPY = EntryTable()  # one key: every argument's type is fixed (uint8 arrays, Python ints)
 
 
-def DataCopy(dst, src, count_or_params=None):
+def DataCopy(dst, src, count_or_params=None, *, count=None, repeat_params=None):
     """GM -> UB, UB -> GM or UB -> UB (one core): `DataCopy(dst, src, count)` or `DataCopy(dst, src,
-    DataCopyParams(...))` (or its brace list: 4 values blockCount, blockLen, srcStride, dstStride). UB -> GM combines with GM while SetAtomicAdd/Max/Min is set (sync.py). Every check
+    DataCopyParams(...))` (or its brace list: 4 values blockCount, blockLen, srcStride, dstStride); the third
+    argument may also be given by its C++ name in snake case, `count=` or `repeat_params=` (SPEC-2 1.1). UB -> GM
+    combines with GM while SetAtomicAdd/Max/Min is set (sync.py). Every check
     (operands, ranges, the far end of the copy in closed form) runs before the first byte moves.
 
     Validation is memoised per call shape (direction, element types, UB addresses and sizes, the count or params
@@ -491,6 +507,8 @@ def DataCopy(dst, src, count_or_params=None):
     GM byte of the proven shape is compared with the GM tensor's size on every call, and a GM destination's
     writability too. A proven shape goes straight to one compiled copy (jit/movement.py copy_runs, GIL released)
     through its machine-code entry (jit/direct.py), kept in the plan."""
+    if count is not None or repeat_params is not None:
+        count_or_params = _keyword_argument(count_or_params, count, repeat_params)
     if type(count_or_params) is int:
         count_key = count_or_params
     else:
@@ -544,6 +562,19 @@ def DataCopy(dst, src, count_or_params=None):
         return
     # refused, or subclasses of the tensor types: every check, every call
     _data_copy_unmemoised(dst, src, count_or_params)
+
+
+def _keyword_argument(positional, count, repeat_params):
+    """The one amount argument of DataCopy given as `count=` or `repeat_params=` (SPEC-2 1.1 keyword names)."""
+    given = [name for name, v in (("count_or_params", positional), ("count", count),
+                                  ("repeat_params", repeat_params)) if v is not None]
+    if len(given) > 1:
+        raise ParameterError("DataCopy", ", ".join(given), "several", legal="one of count or repeat_params",
+                             detail="the third argument is either an element count or a DataCopyParams")
+    if repeat_params is not None and not isinstance(repeat_params, (DataCopyParams, tuple, list)):
+        raise ParameterError("DataCopy", "repeat_params", type(repeat_params).__name__,
+                             legal="an aj.DataCopyParams or its brace list of 4 fields")
+    return count if count is not None else repeat_params
 
 
 def _refuse_read_only(core, gm):

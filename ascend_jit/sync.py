@@ -97,7 +97,8 @@ class SyncState:
 
     def PipeBarrier(self, pipe):
         """`PipeBarrier<pipe>()`: orders the pipe's instructions; PIPE_S is refused (SPEC-2 10.1, D62)."""
-        if type(pipe) is not Pipe or pipe is PIPE_S:  # the kernels' PipeBarrier<PIPE_V> skips the two checks
+        if type(pipe) is not Pipe or pipe is PIPE_S or not self.spec.supported:  # PipeBarrier<PIPE_V> skips them
+            self.spec.require_supported("PipeBarrier")  # SPEC D13: the inference Vector Core offers no API
             _check_pipe("PipeBarrier", self.spec, "pipe", pipe)
             if pipe is PIPE_S:
                 raise ParameterError("PipeBarrier", "pipe", pipe.name, legal="any pipe but PIPE_S (SPEC-2 D62)",
@@ -108,6 +109,8 @@ class SyncState:
             self._sync_event("PipeBarrier", pipe=pipe)
 
     def _set_flag(self, api, src, dst, event_id):
+        if not self.spec.supported:
+            self.spec.require_supported(api)  # SPEC D13 (SetFlag, WaitFlag, TQueSync)
         if type(event_id) is not int or not 0 <= event_id < self.spec.event_ids:  # the kernels' ids pass as they are
             event_id = _check_event_id(api, self.spec, event_id)
         key = (src, dst, event_id)
@@ -122,6 +125,8 @@ class SyncState:
             self._sync_event(api, src=src, dst=dst, event_id=event_id)
 
     def _wait_flag(self, api, src, dst, event_id):
+        if not self.spec.supported:
+            self.spec.require_supported(api)  # SPEC D13 (SetFlag, WaitFlag, TQueSync)
         if type(event_id) is not int or not 0 <= event_id < self.spec.event_ids:  # the kernels' ids pass as they are
             event_id = _check_event_id(api, self.spec, event_id)
         key = (src, dst, event_id)
@@ -205,6 +210,7 @@ class SyncState:
 
     def SetAtomicNone(self):
         """`SetAtomicNone()` (renamed DisableDmaAtomic in newer devkits): DataCopy overwrites GM again."""
+        self.spec.require_supported("SetAtomicNone")
         self.atomic = None
 
     DisableDmaAtomic = SetAtomicNone

@@ -113,6 +113,14 @@ class LocalTensor(_TensorFields):
     def GetSize(self):
         return self.size
 
+    def GetLength(self):
+        """`GetLength()`: the tensor's length in bytes (GetSize() * sizeof(T))."""
+        return self._size * self._dtype.size
+
+    def GetPosition(self):
+        """`GetPosition()`: the TPosition the tensor was made with (a queue's, or VECCALC)."""
+        return self._position
+
     def SetSize(self, size):
         """`SetSize(n)`: GetSize() becomes n, and every later call checks its operand bounds against n. The n
         elements must lie inside the queue buffer the tensor was allocated from, else inside the UB (C++ leaves this
@@ -166,6 +174,12 @@ class LocalTensor(_TensorFields):
         return view[k]
 
     def SetValue(self, i, value):
+        """`SetValue(i, value)`: a numpy scalar of the tensor's dtype is stored bit for bit; anything else is
+        converted once by SPEC-2 D29 (one RNE rounding to a float type, so a Python float lands in a bfloat16 tensor
+        without the double rounding of a detour through float32; integers range-checked, never wrapped; bool
+        refused), with an AscendJitError for what cannot be converted (decisions.md "SetValue")."""
+        if type(value) is not self._dtype.np_dtype.type:
+            value = _set_value_scalar(self, value)
         view, k = self._element(i, "SetValue")
         view[k] = value
 
@@ -368,12 +382,19 @@ class _CompareExpr:
                         "b, or compare tensors with `is`")
 
 
+def _set_value_scalar(tensor, value):
+    """SetValue's value as a numpy scalar of the tensor's dtype (SPEC-2 D29); _scalar imports this module."""
+    from .api._scalar import scalar_value
+    return scalar_value("SetValue", tensor._core.spec, tensor._dtype, value, "value")
+
+
 def _index_value(api, i, size, device=None):
     """An integer offset into a tensor of `size` elements: [0, size) (no Python wrap-around: Ascend C offsets are
     unsigned), else OutOfBoundsError."""
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-        raise ParameterError(api, "index", i, legal="an int (the sub-tensor at that offset) or a slice",
-                             device=device, detail=f"got {type(i).__name__}")
+        legal = "an int (the sub-tensor at that offset) or a slice" if api.endswith("[]") else \
+            f"an int element index in [0, {size})"
+        raise ParameterError(api, "index", i, legal=legal, device=device, detail=f"got {type(i).__name__}")
     i = int(i)
     if not 0 <= i < size:
         raise OutOfBoundsError(api, "index", i, legal=f"[0, {size})", device=device)
@@ -552,7 +573,11 @@ class GlobalTensor:
             raise ParameterError(api, "rw_mode", rw_mode, legal="an aj.CacheRwMode", device=device)
 
     def SetValue(self, i, value):
+        """As LocalTensor.SetValue: the value converted by SPEC-2 D29 unless it is a numpy scalar of the dtype."""
         self._require_buffer("GlobalTensor.SetValue")
+        if type(value) is not self.dtype.np_dtype.type:
+            from .api._scalar import scalar_value
+            value = scalar_value("GlobalTensor.SetValue", None, self.dtype, value, "value")
         self.array[_index_value("GlobalTensor.SetValue", i, self.array.size)] = value
 
     def GetPhyAddr(self, offset=0):

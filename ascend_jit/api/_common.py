@@ -227,7 +227,8 @@ def plan_mask(api, core, dtype, mask, is_set_mask):
 def mask_words(api, core, dtype, mask):
     """A bit-mode mask (list, tuple or 1-d array of 1 or 2 words, SPEC 2.1) as a tuple of Python ints."""
     max_words = 2 if dtype.size <= 2 else 1
-    legal = f"a list of 1 or {max_words} integer 64-bit words"
+    legal = "a list of 1 or 2 integer 64-bit words" + ("" if max_words == 2 else
+                                                        f" (mask[1] = 0 for {dtype.size * 8}-bit types, SPEC 2.1)")
     if isinstance(mask, np.ndarray) and mask.ndim != 1:
         raise ParameterError(api, "mask", mask, legal=f"{legal} (a 1-d array, not {mask.ndim}-d)", device=core.device)
     if not 1 <= len(mask) <= 2:
