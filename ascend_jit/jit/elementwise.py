@@ -12,7 +12,8 @@ a table of stored bits that this kernel computed once for every half input.
 
     binary_*    Add Sub Mul Div Max Min And Or AddRelu SubRelu, and the tensor-scalar forms (Adds Muls Maxs Mins
                 LeakyRelu): the scalar is a broadcast second operand (src1 < 0)
-    unary_*     Abs Relu Exp Ln Sqrt Rsqrt Reciprocal (half transcendentals: a table of the 65536 results)
+    unary_*     Abs Relu Exp Ln Sqrt Rsqrt Reciprocal (half transcendentals: a table of the 65536 results), and
+                Copy, every dtype through the integer class of its width (bits in, the same bits out)
     ternary_*   MulAddDst FusedMulAdd Axpy: dst is read as well (D34), sources may be narrower than dst (D33)
     fill_*      Duplicate (bit copies of one value) and Brcb
 """
@@ -33,6 +34,7 @@ from .ubview import int_lanes, ub_as
 ADD, SUB, MUL, DIV, MAX, MIN, AND, OR, ADD_RELU, SUB_RELU, LEAKY_RELU = range(11)
 ABS, RELU, EXP, LN, SQRT, RSQRT, RECIPROCAL = range(16, 23)
 MUL_ADD_DST, FUSED_MUL_ADD, AXPY = range(32, 35)
+COPY = 48  # Copy (UB -> UB through the vector unit): the identity on the element's bits, in the integer classes
 
 # Flag bits of one call.
 SAT_HALF = 1         # half overflow mode saturating (SPEC D6)
@@ -486,6 +488,9 @@ def _unary_int_chunk(op, kind, flags, x, r, m):
     elif op == RELU:
         for i in range(m):
             r[i] = int_relu_lane(x[i])
+    elif op == COPY:  # the element's bits as an unsigned integer of its width (load_ints/store_ints keep them)
+        for i in range(m):
+            r[i] = x[i]
     else:  # RECIPROCAL (950 int64/uint64)
         for i in range(m):
             r[i] = int_reciprocal_lane(kind, x[i])
