@@ -251,7 +251,10 @@ def test_mask_register_after_copy(device):
     aj.Copy(dst, src, [0xF0, 1], 1, P(1, 1, 8, 8))                 # bit mode
     bits = (core.mask_high, core.mask_low)
     core.SetMaskCount()
-    aj.Copy(dst, src, 200, 1, P(1, 1, 8, 8))                       # counter mode: the count of the repeat
+    aj.Copy(dst, src, 100, 1, P(1, 1, 8, 8))                       # counter mode: the count of the repeat
+    assert (core.mask_high, core.mask_low) == ((1, 0xF0) if device == "ascend950" else
+                                               (0, 0x3) if device == "atlas-200i-500-a2" else (0, 100))
+    aj.Copy(dst, src, 200, 1, P(1, 1, 8, 8))                       # more than one register's lanes
     counter = (core.mask_high, core.mask_low)
     if device == "atlas-200i-500-a2":   # D31: the 310B's register is untouched by the new high-dim calls
         assert continuous == bits == counter == (0, 0x3)

@@ -488,9 +488,6 @@ def _unary_int_chunk(op, kind, flags, x, r, m):
     elif op == RELU:
         for i in range(m):
             r[i] = int_relu_lane(x[i])
-    elif op == COPY:  # the element's bits as an unsigned integer of its width (load_ints/store_ints keep them)
-        for i in range(m):
-            r[i] = x[i]
     else:  # RECIPROCAL (950 int64/uint64)
         for i in range(m):
             r[i] = int_reciprocal_lane(kind, x[i])
@@ -505,6 +502,11 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
         v, dv = ub_as(a, np.uint16), ub_as(d, np.uint16)
         for i in range(n):
             dv[i] = table[v[i]]
+        return
+    if int_class is not None and op == COPY:  # the lanes as unsigned integers of the element's width, as they are
+        av, cv = int_lanes(a, int_class), int_lanes(d, int_class)
+        for i in range(n):
+            cv[i] = av[i]
         return
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
