@@ -361,5 +361,21 @@ def test_copy_repeat_params_follow_the_devkit_header():
     src[:] = np.arange(128, dtype=np.uint16)
     aj.Copy(dst, src, mask=128, repeat_time=1, repeat_params=p)
     np.testing.assert_array_equal(dst.numpy(), src.numpy())
+    dst[:] = np.zeros(128, np.uint16)
+    aj.Copy(dst, src, 32, 2, (1, 1, 2, 4))                          # the C++ brace list {1, 1, 2, 4}
+    np.testing.assert_array_equal(dst.numpy(), np.r_[src.numpy()[:32], src.numpy()[64:96], np.zeros(64, np.uint16)])
+
+
+def test_count_form_keywords_and_its_ineffective_is_set_mask():
+    """The 950 count page: Copy<T, isSetMask>(dst, src, count), "isSetMask参数不生效": accepted (a flag), ignored."""
+    core = aj.Core("ascend950")
+    src, dst = core.local_tensor("half", 256), core.local_tensor("half", 256)
+    src[:] = np.arange(256, dtype=np.float16)
+    core.SetVectorMask(0, 1)
+    aj.Copy(dst, src, count=200, is_set_mask=False)
+    np.testing.assert_array_equal(dst.numpy()[:200], src.numpy()[:200])
+    assert (core.mask_high, core.mask_low) == (0, 1)
+    with pytest.raises(aj.ParameterError, match="is_set_mask"):
+        aj.Copy(dst, src, 200, is_set_mask="yes")
     assert aj.fidelity("Copy", "atlas-a2", "half") is aj.Fidelity.BIT_EXACT
     assert ("Copy", "atlas-inference-aicore") not in aj.FIDELITY

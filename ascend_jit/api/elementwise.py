@@ -1144,7 +1144,9 @@ def _make(row):
             form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
                 _split(row, args, count, mask, repeat_time, repeat_params, 2, core.device)
             if form == "count":
-                if is_set_mask is not _UNSET:
+                if is_set_mask is not _UNSET and row.arity == "copy":  # the Copy count page: a template parameter
+                    as_flag(row.name, core.spec, "is_set_mask", is_set_mask)  # that "不生效" (has no effect)
+                elif is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
                                     "(SPEC-2 D32)")
                 return _run_count(row, core, (dst, src), vals[0], None, config)
