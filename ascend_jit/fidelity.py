@@ -175,6 +175,14 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
         offered = sorted({a for (a, d) in FIDELITY if d == spec.name})
         raise ParameterError("fidelity", "api", api, legal=", ".join(offered), device=spec.name,
                              detail="the device does not offer this instruction (SPEC-2 1.9)")
+    name = _dtype_name(dtype)
+    if name is not None and "->" not in name:
+        from .api.registry import INSTRUCTIONS   # at call time: the registry imports every API module
+        inst = next((i for i in INSTRUCTIONS if i.name == api), None)
+        offered = inst.dtypes(spec) if inst is not None else None
+        if offered and name not in offered:   # the instruction refuses the dtype there: no fidelity to report
+            raise UnsupportedDTypeError("fidelity", "dtype", name, legal=", ".join(offered), device=spec.name,
+                                        detail=f"{api} does not take this dtype on this device")
     return rule.level(dtype, config, round_mode)
 
 

@@ -982,6 +982,54 @@ def test_wrong_arity_names_the_device():
     assert np.array_equal(core.ub, before)
 
 
+def test_high_dim_values_mix_positional_and_keyword():
+    """SPEC-2 1.1: positional arguments follow the C++ order and every parameter is also a keyword. A high-dim call
+    may give its leading values positionally and the rest by keyword (`Adds(d, s, 1.0, 128, repeat_time=2,
+    repeat_params=p)` ran the count form over 128 elements, ignoring repeat_time and repeat_params; `Sub(d, a, b,
+    128, 2, repeat_params=p)` was refused); a value given twice, a missing one or count= with the high-dim values is
+    a ParameterError and writes nothing."""
+    core = aj.Core("atlas-a2")
+    s, b, d = (core.local_tensor("half", 512) for _ in range(3))
+    s[:] = np.full(512, 2.0, np.float16)
+    calls = {"Adds": (lambda *a, **k: aj.Adds(d, s, 1.0, *a, **k), aj.UnaryRepeatParams(1, 1, 16, 8), 3.0),
+             "Sub": (lambda *a, **k: aj.Sub(d, s, b, *a, **k), aj.BinaryRepeatParams(1, 1, 1, 16, 8, 8), 2.0),
+             "Exp": (lambda *a, **k: aj.Exp(d, s, *a, **k), aj.UnaryRepeatParams(1, 1, 16, 8), None)}
+    # Duplicate's high-dim values are mask, repeat_time, dst_block_stride, dst_repeat_stride (SPEC-2 5.1)
+    duplicate = {"dst_block_stride": 1, "dst_repeat_stride": 16}
+    want_at = np.concatenate([np.arange(128), np.arange(256, 384)])   # two repeats, dstRepStride 16 blocks
+    for name, (call, params, value) in calls.items():
+        for args, kw in (((128,), {"repeat_time": 2, "repeat_params": params}),
+                         ((128, 2), {"repeat_params": params}),
+                         ((), {"mask": 128, "repeat_time": 2, "repeat_params": params})):
+            d[:] = np.zeros(512, np.float16)
+            call(*args, **kw)
+            got = d.numpy()
+            assert np.array_equal(np.nonzero(got)[0], want_at), (name, args, kw)
+            if value is not None:
+                assert (got[want_at] == value).all(), (name, args, kw)
+        before = core.ub.copy()
+        for args, kw, why in (((128, 2, params), {"repeat_time": 2}, "repeat_time given both"),
+                              ((128,), {"repeat_time": 2}, "lacks repeat_params"),
+                              ((128,), {"count": 12}, "count= together"),
+                              ((), {"mask": 128, "repeat_time": 2, "repeat_params": params, "count": 12},
+                               "count= together")):
+            with pytest.raises(aj.ParameterError, match=why):
+                call(*args, **kw)
+        assert np.array_equal(core.ub, before), name
+    for args, kw in (((128,), {"repeat_time": 2, **duplicate}), ((128, 2, 1), {"dst_repeat_stride": 16}),
+                     ((), {"mask": 128, "repeat_time": 2, **duplicate})):
+        d[:] = np.zeros(512, np.float16)
+        aj.Duplicate(d, 5.0, *args, **kw)
+        assert np.array_equal(np.nonzero(d.numpy())[0], want_at), ("Duplicate", args, kw)
+    before = core.ub.copy()
+    for args, kw, why in (((128, 2, 1, 16), {"repeat_time": 2}, "repeat_time given both"),
+                          ((128,), {"repeat_time": 2}, "lacks dst_block_stride, dst_repeat_stride"),
+                          ((128,), {"count": 12}, "count= together")):
+        with pytest.raises(aj.ParameterError, match=why):
+            aj.Duplicate(d, 5.0, *args, **kw)
+    assert np.array_equal(core.ub, before)
+
+
 def test_scalar_keyword_is_the_snake_case_of_scalar_value():
     """SPEC-2 1.1: every parameter is also a keyword with the snake_case of its C++ name; the scalar of Adds, Muls,
     Maxs, Mins, LeakyRelu, Axpy and Duplicate is `scalarValue` (DK prototypes), Duplicate's tensor source `src`."""

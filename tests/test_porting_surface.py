@@ -225,12 +225,11 @@ def test_get_with_offset_carves_a_tensor_inside_the_tbuf():
         aj.TBuf().GetWithOffset("half", 1, 0)
 
 
-@pytest.mark.parametrize("api", ["Adds", "Muls", "Maxs", "Mins", "LeakyRelu"])
-def test_the_950_tensor_scalar_family_takes_a_single_point_tensor(api):
-    """The 950's Adds/Muls/Maxs/Mins/LeakyRelu accept `src1Local[0]` (devkit include/basic_api: "one of src0/src1
-    should be scalar or single point LocalTensor"); the element is read at each call, so a changed element is seen
-    even when the same sub-tensor object is passed again (no memoised value)."""
-    op = getattr(aj, api)
+def test_the_950_leaky_relu_takes_a_single_point_tensor():
+    """The 950's LeakyRelu accepts `src1Local[0]` (devkit include/basic_api: "one of src0/src1 should be scalar or
+    single point LocalTensor"); the element is read at each call, so a changed element is seen even when the same
+    sub-tensor object is passed again (no memoised value)."""
+    op = aj.LeakyRelu
     with aj.Core("ascend950"):
         x, y, _, _, z = _operands("ascend950")
         element = y[3]
@@ -247,22 +246,38 @@ def test_the_950_tensor_scalar_family_takes_a_single_point_tensor(api):
         assert again.tobytes() == z.numpy().tobytes()
 
 
+@pytest.mark.parametrize("api", ["Adds", "Muls", "Maxs", "Mins", "Axpy"])
+def test_the_950_flexible_scalar_position_variants_are_not_offered(api):
+    """SPEC-2 14: Adds/Muls/Maxs/Mins with the scalar as a tensor element (the 950's 灵活标量位置 pages) are not
+    offered; a ParameterError naming the scalar, in both forms, with nothing written."""
+    op = getattr(aj, api)
+    with aj.Core("ascend950") as core:
+        x, y, _, _, z = _operands("ascend950")
+        before = core.ub.copy()
+        for call in (lambda: op(z, x, y[3], 256), lambda: op(z, x, y[3], 64, 4, aj.UnaryRepeatParams())):
+            with pytest.raises(aj.ParameterError, match="scalar.*SPEC-2 14"):
+                call()
+        assert np.array_equal(core.ub, before)
+
+
 def test_the_tensor_scalar_family_refuses_a_single_point_tensor_off_the_950():
     with aj.Core("atlas-a2") as core:
         x, y, _, _, z = _operands("atlas-a2")
         before = core.ub.copy()
-        for op in (aj.Adds, aj.Muls, aj.Maxs, aj.Mins, aj.LeakyRelu):
-            with pytest.raises(aj.UnsupportedDeviceError, match="ascend950"):
+        with pytest.raises(aj.UnsupportedDeviceError, match="ascend950"):
+            aj.LeakyRelu(z, x, y[0], 256)
+        for op in (aj.Adds, aj.Muls, aj.Maxs, aj.Mins):
+            with pytest.raises(aj.ParameterError, match="SPEC-2 14"):
                 op(z, x, y[0], 256)
         assert np.array_equal(core.ub, before)
 
 
-def test_the_sanitizer_sees_the_tensor_scalar_read_of_adds():
+def test_the_sanitizer_sees_the_tensor_scalar_read_of_leaky_relu():
     with aj.Core("ascend950", sanitize="report") as core:
         alloc = aj.LocalMemAllocator()
         x, y, z = alloc.Alloc("float", 64), alloc.Alloc("float", 8), alloc.Alloc("float", 64)
         aj.Duplicate(x, 1.0, 64)
-        aj.Adds(z, x, y[0], 64)
+        aj.LeakyRelu(z, x, y[0], 64)
     assert [(r.check, r.operand) for r in core.sanitizer.reports] == [("init", "scalar")]
 
 

@@ -147,3 +147,12 @@ def test_fidelity_has_a_row_per_spec2_name_and_reads_dtype_aliases():
     assert fidelity("Sqrt", "ascend950", np.float16, "FAST_INVERSE") is Fidelity.MODELLED
     assert fidelity("FusedMulAdd", "ascend950", "bfloat16") is Fidelity.MODELLED
     assert fidelity("MulAddDst", "ascend950", "half") is Fidelity.BIT_EXACT
+
+
+@pytest.mark.parametrize("api,device,dtype", [("Sqrt", "atlas-a2", "int64"), ("ReduceSum", "atlas-a2", "int32"),
+                                              ("Exp", "atlas-training", "int16")])
+def test_fidelity_of_a_dtype_the_device_refuses_is_refused(api, device, dtype):
+    """A dtype the instruction refuses on the device has no fidelity: UnsupportedDTypeError naming it, the legal
+    dtypes and the device (it used to answer MODELLED / BIT-EXACT for a call that cannot run)."""
+    with pytest.raises(aj.UnsupportedDTypeError, match=f"'{dtype}'.*{device}"):
+        aj.fidelity(api, device, dtype)

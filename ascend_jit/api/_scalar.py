@@ -151,7 +151,7 @@ def ToFloat(value):
 
 def element_scalar(api, core, dtype, scalar, name="scalar"):
     """(scalar, None), or for the 950's overloads taking the scalar as a one-element LocalTensor (`src1Local[0]`:
-    Compares, Select, Adds, Muls, Maxs, Mins, LeakyRelu; devkit include/basic_api "one of src0/src1 should be scalar
+    Compares, Select, LeakyRelu; devkit include/basic_api "one of src0/src1 should be scalar
     or single point LocalTensor"; docs/decisions.md "Kernel gallery"): (that element's value, the tensor). The vector
     unit reads the element when the instruction runs, bit for bit (it has the operand type); the other devices take
     a value only. Checked before anything is written."""

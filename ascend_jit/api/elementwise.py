@@ -929,17 +929,32 @@ def _count_is_set_mask(row, core, is_set_mask, count):
 
 
 # --- public entry points (one factory per arity) -----------------------------------------------------------------------
-def _split(row, args, kw_count, kw_mask, kw_repeat, kw_params, n_count, device):
-    """(form, values) from the positional tail: 1 value -> count form, 3 values -> high-dim form."""
-    if kw_count is not None or (len(args) == 1 and kw_mask is None):
+def _split(row, args, kw_count, high_kw, n_count, device, forms=None):
+    """(form, values) from the positional tail and the form's keywords (SPEC-2 1.1: every parameter is also a
+    keyword): one value or `count=` -> count form; the high-dim values (high_kw: their names and keyword values in
+    the C++ order, e.g. mask, repeat_time, repeat_params) -> high-dim form, each given positionally (in that order)
+    or by keyword, never both, and never mixed with `count=`."""
+    names, kw_values = tuple(high_kw), tuple(high_kw.values())
+    given_high = any(v is not None for v in kw_values)
+    if not given_high and (kw_count is not None and not args or kw_count is None and len(args) == 1):
         return "count", (kw_count if kw_count is not None else args[0],)
-    if len(args) == 3:
-        return "high", args
-    if not args and kw_mask is not None:
-        return "high", (kw_mask, kw_repeat, kw_params)
-    missing = ("the count (or mask, repeat_time, repeat_params) is missing" if not args else
-               f"{len(args)} values after the operands fit neither form")
-    raise ParameterError(row.name, "arguments", len(args) + n_count, legal=_FORMS[row.arity], detail=missing,
+    if kw_count is None and 0 < len(args) + given_high and len(args) <= len(names):
+        slots = list(args) + [None] * (len(names) - len(args))
+        twice = [name for i, (name, v) in enumerate(zip(names, kw_values)) if v is not None and i < len(args)]
+        for i, v in enumerate(kw_values):
+            if v is not None and i >= len(args):
+                slots[i] = v
+        missing = [name for name, v in zip(names, slots) if v is None]
+        if not twice and not missing:
+            return "high", tuple(slots)
+        detail = (f"{', '.join(twice)} given both positionally and by keyword" if twice else
+                  f"the high-dim form lacks {', '.join(missing)}")
+    elif kw_count is not None:
+        detail = "count= together with the high-dim form's values"
+    else:
+        detail = ("the count (or " + ", ".join(names) + ") is missing" if not args else
+                  f"{len(args)} values after the operands fit neither form")
+    raise ParameterError(row.name, "arguments", len(args) + n_count, legal=forms or _FORMS[row.arity], detail=detail,
                          device=device)
 
 
@@ -1025,8 +1040,10 @@ def _make(row):
                  is_set_mask=_UNSET, config=None):
             core = operands(row.name, dst, src0, src1)
             _require_offered(row, core.spec)
-            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
-                _split(row, args, count, mask, repeat_time, repeat_params, 3, core.device)
+            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None and \
+                repeat_time is None and repeat_params is None else \
+                _split(row, args, count, dict(mask=mask, repeat_time=repeat_time, repeat_params=repeat_params),
+                       3, core.device)
             if form == "count":
                 if is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
@@ -1088,8 +1105,10 @@ def _make(row):
                 scalar = _single_point_scalar(row, dst, src, scalar)
             core = operands(row.name, dst, src)
             _require_offered(row, core.spec)
-            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
-                _split(row, args, count, mask, repeat_time, repeat_params, 3, core.device)
+            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None and \
+                repeat_time is None and repeat_params is None else \
+                _split(row, args, count, dict(mask=mask, repeat_time=repeat_time, repeat_params=repeat_params),
+                       3, core.device)
             if form == "count":
                 if arity == "axpy" and is_set_mask is not _UNSET:
                     raise TypeError("Axpy() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
@@ -1141,8 +1160,10 @@ def _make(row):
                  config=None):
             core = operands(row.name, dst, src)
             _require_offered(row, core.spec)
-            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None else \
-                _split(row, args, count, mask, repeat_time, repeat_params, 2, core.device)
+            form, vals = ("count", args) if len(args) == 1 and count is None and mask is None and \
+                repeat_time is None and repeat_params is None else \
+                _split(row, args, count, dict(mask=mask, repeat_time=repeat_time, repeat_params=repeat_params),
+                       2, core.device)
             if form == "count":
                 if is_set_mask is not _UNSET and row.arity == "copy":  # the Copy count page: a template parameter
                     as_flag(row.name, core.spec, "is_set_mask", is_set_mask)  # that "不生效" (has no effect)
@@ -1194,10 +1215,17 @@ def _make(row):
 
 
 def _single_point_scalar(row, dst, src, tensor):
-    """The 950's Adds/Muls/Maxs/Mins/LeakyRelu with the scalar given as a one-element LocalTensor (`src1Local[0]`;
+    """The 950's LeakyRelu with the scalar given as a one-element LocalTensor (`src1Local[0]`;
     _scalar.element_scalar): its value, read by the vector unit when the instruction runs (the sanitizer sees the
-    read); refused off the 950 before anything is written."""
+    read); refused off the 950, and for the other scalar instructions everywhere, before anything is written: the
+    950's Adds/Muls/Maxs/Mins taking the scalar as a tensor element are the "flexible scalar position" variants,
+    DK M/基础算术/*（灵活标量位置）.md, which SPEC-2 14 does not offer."""
     core = operands(row.name, dst, src)
+    if row is not LEAKY_RELU:
+        raise ParameterError(row.name, "scalar", "a LocalTensor", legal=f"a scalar value of {src.dtype.name}",
+                             device=core.device, detail="a tensor element as the scalar is offered by LeakyRelu, "
+                             "Compares and Select on the 950 only; the flexible scalar position variants of "
+                             "Adds/Muls/Maxs/Mins are not offered (SPEC-2 14)")
     value, tensor = element_scalar(row.name, core, src.dtype, tensor)
     if core.sanitizer is not None:
         vector_access(core, row.name, reads=[(("scalar", tensor.addr, src.dtype.size), tensor)])
@@ -1266,10 +1294,15 @@ def Duplicate(dst, scalar=_UNSET, *args, count=None, mask=None, repeat_time=None
         scalar = _scalar_argument(row.name, "scalar", scalar, "scalar_value", scalar_value)
     tensor_source = isinstance(scalar, LocalTensor)
     core = operands(row.name, dst, scalar) if tensor_source else operands(row.name, dst)
-    if count is not None or (len(args) == 1 and mask is None):
+    form, values = _split(row, args, count, dict(mask=mask, repeat_time=repeat_time,
+                                                 dst_block_stride=dst_block_stride,
+                                                 dst_repeat_stride=dst_repeat_stride), 2, core.device,
+                          forms="(dst, scalar, count) or (dst, scalar, mask, repeat_time, dst_block_stride, "
+                                "dst_repeat_stride)")
+    if form == "count":
         if is_set_mask is not _UNSET:
             raise TypeError("Duplicate() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
-        n = as_int(row.name, core.spec, "count", count if count is not None else args[0])
+        n = as_int(row.name, core.spec, "count", values[0])
         if tensor_source and core.spec.name != D950:
             raise UnsupportedDeviceError(row.name, "src", "a LocalTensor", device=core.device,
                                          legal="a scalar (the tensor-source overload exists on the 950 only)")
@@ -1293,12 +1326,7 @@ def Duplicate(dst, scalar=_UNSET, *args, count=None, mask=None, repeat_time=None
     if tensor_source:
         raise ParameterError(row.name, "scalar", "a LocalTensor", legal="a scalar in the high-dim form (SPEC-2 5.1)",
                              device=core.device)
-    if len(args) == 4:
-        mask, repeat_time, dst_block_stride, dst_repeat_stride = args
-    elif args:
-        raise ParameterError(row.name, "arguments", len(args) + 2, device=core.device,
-                             legal="(dst, scalar, count) or (dst, scalar, mask, repeat_time, dst_block_stride, "
-                                   "dst_repeat_stride)")
+    mask, repeat_time, dst_block_stride, dst_repeat_stride = values
     is_set_mask = is_set_mask is _UNSET or is_set_mask
 
     def validate():
