@@ -107,6 +107,7 @@ _row(("Reg.ReduceDataBlock", "Reg.PairReduceElem"), (D950,), BIT_EXACT)
 _row(("Sub", "Max", "Min", "Adds", "Abs", "Relu", "And", "Or", "Duplicate"), ALL_DEVICES, BIT_EXACT)
 _row(("Maxs", "Mins"), NOT_910, BIT_EXACT)
 _row(("Brcb",), (D950, A3, A2, P310), BIT_EXACT)
+_row(("Copy",), (D950, A3, A2, B310), BIT_EXACT, note="bit copies; the devkit Copy pages, docs/decisions.md \"Copy\"")
 _row(("Mul", "Muls"), ALL_DEVICES, BIT_EXACT)
 _row(("LeakyRelu", "AddRelu", "SubRelu"), NOT_910, BIT_EXACT)
 _row(("Div",), (D950,), MODELLED,

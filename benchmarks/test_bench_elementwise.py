@@ -116,3 +116,25 @@ def test_one_repeat_high_dim_128(benchmark, name, a2, rng):
              "Exp": lambda: aj.Exp(d, a, 128, 1, up),
              "Duplicate": lambda: aj.Duplicate(d, np.float16(0.5), 128, 1, 1, 8)}
     benchmark(calls[name])
+
+
+
+@pytest.mark.parametrize("impl", ["emu high-dim", "np_copyto", "emu row gather", "emu row gather counter",
+                                  "np row gather"])
+def test_copy_8192(benchmark, impl, a2, rng):
+    """Copy of 8192 halves (64 full repeats, default strides) against numpy's copy of as many halves; and a row
+    gather (the first 64 halves of each of 64 rows of 128: mask 64, CopyRepeatParams(1, 1, 4, 8)), by the mask form,
+    by counter mode (64 elements per repeat) and by numpy's strided copy."""
+    benchmark.group = "ew-Copy"
+    d, s = half_tensors(a2, 8192, 2, rng)
+    x = rng.standard_normal(8192).astype(np.float16)
+    out, rows = np.empty_like(x), np.empty((64, 64), np.float16)
+    params = aj.CopyRepeatParams(1, 1, 8, 8), aj.CopyRepeatParams(1, 1, 4, 8)
+    if impl == "emu row gather counter":
+        a2.SetMaskCount()
+    calls = {"emu high-dim": lambda: aj.Copy(d, s, 128, 64, params[0]),
+             "np_copyto": lambda: np.copyto(out, x),
+             "emu row gather": lambda: aj.Copy(d, s, 64, 64, params[1]),
+             "emu row gather counter": lambda: aj.Copy(d, s, 64, 64, params[1]),
+             "np row gather": lambda: np.copyto(rows, x.reshape(64, 128)[:, :64])}
+    benchmark(calls[impl])

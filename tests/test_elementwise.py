@@ -14,7 +14,8 @@ from ascend_jit.reference import model as ref_model
 from ascend_jit.reference import numerics as ref
 from conftest import DEVICES, set_int_sat, set_sat_mode
 
-ROWS = [r for r in E.OPS.values() if r.arity not in ("fill", "brcb")]  # Duplicate / Brcb: own tests below
+ROWS = [r for r in E.OPS.values() if r.arity not in ("fill", "brcb", "copy")]  # Duplicate / Brcb: below; Copy:
+#                                                                                     tests/test_copy.py
 ROW_IDS = [r.name for r in ROWS]
 
 

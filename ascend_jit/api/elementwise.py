@@ -26,8 +26,9 @@ from ..reference import elementwise as R
 from ..tensor import LocalTensor
 from ..sanitizer import vector_access
 from ._common import as_flag, as_int, repeat_params as _repeat_params
-from ._common import (Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub, check_overlap,
-                      check_range, check_tensor_bounds, operands, plan_mask, recorded_mask, refuse_empty_mask_on_950)
+from ._common import (MaskPlan, Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub,
+                      check_overlap, check_range, check_repeat_overlap, check_tensor_bounds, operands, plan_mask,
+                      recorded_mask, refuse_empty_mask_on_950)
 from ._scalar import element_scalar, scalar_bits
 
 # --- parameter structs (SPEC-2 1.1) ----------------------------------------------------------------------------------
@@ -44,6 +45,18 @@ class BinaryRepeatParams:
     dstRepStride: int = 8
     src0RepStride: int = 8
     src1RepStride: int = 8
+
+
+@dataclass(unsafe_hash=True, slots=True)  # mutable as BinaryRepeatParams
+class CopyRepeatParams:
+    """Copy's strides, in DataBlocks (32 B), as the devkit's `include/basic_api/kernel_struct_data_copy.h` declares
+    them (constructor order, uint16 fields, the header's defaults) and the Copy page's 表3/表4 bound them:
+    dstStride / srcStride 0..65535 between the blocks of one repeat, dstRepeatSize / srcRepeatSize 0..4095 between
+    repeats. The header's default dstStride is 0, which Copy refuses (SPEC-2 1.2, SPEC D10): set it."""
+    dstStride: int = 0
+    srcStride: int = 0
+    dstRepeatSize: int = 8
+    srcRepeatSize: int = 8
 
 
 @dataclass(unsafe_hash=True, slots=True)  # mutable as BinaryRepeatParams
@@ -157,6 +170,7 @@ class Op:
     config: type = None          # the 950 algorithm config class (Div, Exp, ...)
     int_saturates: bool = True   # D35 applies CTRL[53]; Div never saturates (D48)
     mixed: dict = None           # device name -> (src dtype, dst dtype) pairs of different widths (D33)
+    count_devices: tuple = None  # the devices offering the count form (None: every device offering the row)
 
     def __repr__(self):
         return f"Op({self.name})"
@@ -235,6 +249,12 @@ _DUP = ("int16", "uint16", "half", "bfloat16", "int32", "uint32", "float")
 DUPLICATE = _op("Duplicate", "fill", -1, _table(_DUP_950, _DUP, t910=_DUP), _table(_8_64), R.fill_high_dim)
 BRCB = _op("Brcb", "brcb", -1, _table(_DUP_950, _DUP, b310=(), p310=("int16", "uint16", "half", "int32", "uint32",
                                                                     "float")), _NONE, R.brcb, overlap="none")
+# Copy (UB -> UB through the vector unit; not in the SPECs: the devkit pages "Copy（UBToUB掩码式高维数据搬运）" and
+# "Copy（UBToUB连续数据搬运）", docs/decisions.md "Copy"): 16/32-bit types in the high-dim form (the 950's high-dim
+# Copy static_asserts b16/b32), every type in the 950-only count form; no Copy on the 310P and the 910.
+_B16_B32 = ("int16", "uint16", "half", "bfloat16", "int32", "uint32", "float")
+COPY = _op("Copy", "copy", K.COPY, _table(_DUP_950, _B16_B32, p310=()), _table(_8_64), R.copy_high_dim,
+           count_devices=(D950,))
 
 _UNSET = object()
 # Rows whose kernel flags are the two overflow modes only (no config, CTRL[53] applies, no 950 multiply-add fusion):
@@ -242,9 +262,9 @@ _UNSET = object()
 _PLAIN_FLAGS = frozenset(r for r in OPS.values() if r.config is None and r.int_saturates and
                          r.arity in ("binary", "scalar", "unary"))
 _PARAMS = {"binary": BinaryRepeatParams, "ternary": BinaryRepeatParams, "scalar": UnaryRepeatParams,
-           "unary": UnaryRepeatParams, "axpy": UnaryRepeatParams}
+           "unary": UnaryRepeatParams, "axpy": UnaryRepeatParams, "copy": CopyRepeatParams}
 _TENSORS = {"fill": ("dst", "src"), "brcb": ("dst", "src"), "binary": ("dst", "src0", "src1"), "ternary": ("dst", "src0", "src1"), "scalar": ("dst", "src"),
-            "unary": ("dst", "src"), "axpy": ("dst", "src")}
+            "unary": ("dst", "src"), "axpy": ("dst", "src"), "copy": ("dst", "src")}
 
 
 # --- validation (memoised: a pure function of the call's facts) --------------------------------------------------------
@@ -373,6 +393,9 @@ def _count_value(api, spec, count):
 def _validate_count(row, spec, key, count):
     """Every rule of the count form; returns (mixed?, lane count of one repeat)."""
     api = row.name
+    if row.count_devices is not None and spec.name not in row.count_devices:
+        raise UnsupportedDeviceError(api, "count", count, device=spec.name, legal=_FORMS[row.arity],
+                                     detail="the count form exists on " + ", ".join(row.count_devices) + " only")
     facts = _facts(row, key)
     mixed = _check_dtypes(row, spec, facts, False)
     count = _count_value(api, spec, count)
@@ -411,7 +434,24 @@ _STRIDE_FIELDS = {_DuplicateStrides: (("dst", "dstBlkStride", "dstRepStride", 65
                                        ("src0", "src0BlkStride", "src0RepStride", 255),
                                        ("src1", "src1BlkStride", "src1RepStride", 255)),
                   UnaryRepeatParams: (("dst", "dstBlkStride", "dstRepStride", 65535),
-                                      ("src", "srcBlkStride", "srcRepStride", 65535))}
+                                      ("src", "srcBlkStride", "srcRepStride", 65535)),
+                  CopyRepeatParams: (("dst", "dstStride", "dstRepeatSize", 65535),
+                                     ("src", "srcStride", "srcRepeatSize", 65535))}
+_REPEAT_STRIDE_MAX = {CopyRepeatParams: 4095}  # the Copy page's 表4; every other struct's repeat strides: uint8
+
+
+def _check_strides(api, spec, params, strides):
+    """Every stride field in its range, dst's block stride not 0 (SPEC 1.2, D10, D61); fills `strides` with
+    operand name -> (block stride, repeat stride)."""
+    fields = _STRIDE_FIELDS[type(params)]
+    rep_max = _REPEAT_STRIDE_MAX.get(type(params), 255)
+    for name, blk_f, rep_f, blk_max in fields:
+        blk = check_range(api, spec, blk_f, getattr(params, blk_f), 0, blk_max)
+        rep = check_range(api, spec, rep_f, getattr(params, rep_f), 0, rep_max)
+        strides[name] = (blk, rep)
+    if strides["dst"][0] == 0:  # SPEC 1.2, D10, D61
+        raise ParameterError(api, fields[0][1], 0, legal="[1, ...] (0 is undefined behaviour, SPEC 1.2, D10)",
+                             device=spec.name)
 
 
 @lru_cache(maxsize=8192)
@@ -422,13 +462,7 @@ def _validate_high_dim(row, spec, bounds, key, plan, repeat_time, params):
     mixed = _check_dtypes(row, spec, facts, True)
     repeat_time = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
     strides = {}
-    for name, blk_f, rep_f, blk_max in _STRIDE_FIELDS[type(params)]:
-        blk = check_range(api, spec, blk_f, getattr(params, blk_f), 0, blk_max)
-        rep = check_range(api, spec, rep_f, getattr(params, rep_f), 0, 255)
-        strides[name] = (blk, rep)
-    if strides["dst"][0] == 0:  # SPEC 1.2, D10, D61
-        raise ParameterError(api, "dstBlkStride", 0, legal="[1, ...] (0 is undefined behaviour, SPEC 1.2, D10)",
-                             device=spec.name)
+    _check_strides(api, spec, params, strides)
     refuse_empty_mask_on_950(api, spec, plan)
     for f in facts:
         check_align(api, spec, f.name, f.addr, 32)
@@ -548,7 +582,7 @@ def _sanitize(row, core, tensors, footprint):
 # per-call type dispatch (issue 21).
 _ENTRIES = EntryTable()
 _KERNELS = {"binary": K.binary_kernel, "scalar": K.binary_kernel, "unary": K.unary_kernel,
-            "ternary": K.ternary_kernel, "axpy": K.ternary_kernel, "fill": K.fill_kernel}
+            "ternary": K.ternary_kernel, "axpy": K.ternary_kernel, "fill": K.fill_kernel, "copy": K.unary_kernel}
 # The kernels' dtype-class markers (jit/elementwise.py binary_kernel): the binary kernel's (half, half FTZ, float,
 # int) classes, the unary kernel's (half, float, int) classes, the multiply-add kernel's (half, mixed, float, int)
 # classes; the int class's marker is the element width's (K.INT_WIDTHS), so each integer width is a class of its own.
@@ -566,6 +600,8 @@ def _classes(row, dtype, flags, skind):
     """The kernel's dtype-class markers of a call on dst dtype `dtype` with sources of kind `skind` (P_SKIND)."""
     if row.arity == "fill":
         return _NO_CLASS
+    if row.arity == "copy":  # bits, never values: the integer class of the element's width, whatever the dtype
+        return _INT_CLASS[dtype.size]
     if row.arity in ("binary", "scalar"):
         if not dtype.is_float:
             return _BINARY_INT[dtype.size]
@@ -613,9 +649,10 @@ class _Plan(PreparedCall):
 def _call(row, plan, core, dtype, flags, value):
     """Run a plan's kernel with one call's flags; value: the scalar bits (the unary kernel: its half table). A
     config that changes the dtype class (a half Div with FTZ on the 950) takes that class's entry."""
-    if row.arity == "unary":
+    if row.arity in ("unary", "copy"):  # the unary kernel's table argument (Copy: none)
         value = _half_lookup(row, dtype.kind, flags)
-    classes = _classes(row, dtype, flags, plan.params[K.P_SKIND])
+    # (Copy's class is its width's whatever the flags; its counter-mode plans hold one parameter row per repeat)
+    classes = plan.classes if row.arity == "copy" else _classes(row, dtype, flags, plan.params[K.P_SKIND])
     if classes is plan.classes:
         plan.run(core.ub, plan.params, flags, value, *classes)
     else:
@@ -656,9 +693,10 @@ def _count_plan(row, spec, key, count):
                  count == 0)
 
 
-def _high_dim_plan(row, spec, key, mask_plan, params, repeat, last, contiguous):
+def _high_dim_plan(row, spec, key, mask_plan, params, repeat, last, contiguous, recorded=None):
     """The high-dim form's _Plan: default strides over every lane run as the count form; else the kernel's strided
-    walk. Its effect is the mask the call records (D22, record_mask)."""
+    walk. Its effect is the mask the call records (D22, record_mask): `recorded`'s when given (Copy's counter mode
+    runs a lane mask but records the count)."""
     lanes = 256 // key[0].size
     if contiguous:
         values = _params(row, key, (repeat - 1) * lanes + (last if last >= 0 else lanes))
@@ -668,11 +706,109 @@ def _high_dim_plan(row, spec, key, mask_plan, params, repeat, last, contiguous):
         rep = [getattr(params, f[2]) for f in names] + [0] * (3 - len(names))
         values = _params(row, key, -1, (*blk, *rep), repeat, as_signed64(mask_plan.lo), as_signed64(mask_plan.hi),
                          last)
+    return _Plan(row, spec, key[0], values, _mask_effect(row, spec, mask_plan if recorded is None else recorded),
+                 repeat == 0 or mask_plan.empty)
+
+
+def _mask_effect(row, spec, mask_plan):
+    """What a high-dim call leaves in the mask register (D22, record_mask), as _Plan.effect."""
     words = recorded_mask(spec, mask_plan)
     if not spec.high_dim_writes_mask_register and row is not ADD:
         words = None  # SPEC-2 D31: the new high-dim element-wise calls and Duplicate leave the 310B's register alone
-    return _Plan(row, spec, key[0], values, None if words is None else (*words, False),
-                 repeat == 0 or mask_plan.empty)
+    return None if words is None else (*words, False)
+
+
+class _CopyBlocksPlan(_Plan):
+    """Copy in counter mode with more elements per repeat than one register holds (_copy_counter_plan): one kernel
+    walk per Copy repeat, in order, so repeats that overlap land as the device's in-order repeats do. Each walk is
+    the repeat's DataBlocks as sub-repeats of 8 blocks (8 * blockStride blocks apart, the last one `tail` lanes: the
+    kernel's counter-mode tail). operands: dst's and src's Operand of the first Copy repeat; shifts: the bytes between
+    two Copy repeats of each (their footprints are the first one's, shifted)."""
+    __slots__ = ("operands", "shifts")
+
+    def __init__(self, row, spec, dtype, rows, effect, operands, shifts):
+        super().__init__(row, spec, dtype, rows[0], effect, False)
+        self.params = np.array(rows, np.int64)
+        self.operands, self.shifts = operands, shifts
+        self.run = self._run_rows
+
+    def _run_rows(self, ub, params, *args):
+        entry = self._entries.get(self._entry_key, self._kernel, (ub, params[0]) + args)
+        for k in range(params.shape[0]):
+            entry(ub, params[k], *args)
+
+    def repeat_bytes(self, k):
+        """Operand k's sorted byte addresses, per Copy repeat."""
+        one = self.operands[k].footprint()
+        return [one + i * self.shifts[k] for i in range(self.params.shape[0])]
+
+    def footprint(self, k):
+        return np.unique(np.concatenate(self.repeat_bytes(k)))
+
+
+def _copy_counter_plan(row, spec, bounds, key, mask_plan, repeat_time, params):
+    """Copy in counter mode (devkit Copy page, 约束说明 and its 图1; docs/decisions.md "Copy"): the count is the element
+    count of *each* repeat and repeat_time counts. Repeat i holds elements 0..count-1 in order, 32/sizeof(T) per
+    DataBlock, block b at (i * RepeatSize + b * Stride) * 32 bytes past each operand's start: ceil(count * sizeof(T) /
+    32) blocks, more than a register's 8 when the count passes 256 bytes. The register records the count (D22).
+    Returns the memo tuple of _plan_high_dim."""
+    api, count, lanes = row.name, mask_plan.counter, 256 // key[0].size
+    if 0 < count <= lanes:  # one register per repeat: the first `count` lanes, the plain high-dim walk
+        hi, lo = continuous_mask_words(count)
+        lane_plan = MaskPlan(lo, hi)
+        repeat, last, contiguous, _ = _validate(_validate_high_dim, row, spec, bounds, key, lane_plan, repeat_time,
+                                                params)
+        return lane_plan, params, repeat, last, _high_dim_plan(row, spec, key, lane_plan, params, repeat, last,
+                                                               contiguous, recorded=mask_plan)
+    facts = _facts(row, key)
+    _check_dtypes(row, spec, facts, True)
+    repeat = check_range(api, spec, "repeat_time", repeat_time, 0, 255)
+    strides = {}
+    _check_strides(api, spec, params, strides)
+    for f in facts:
+        check_align(api, spec, f.name, f.addr, 32)
+    effect = _mask_effect(row, spec, mask_plan)
+    if count == 0 or repeat == 0:  # SPEC-2 D30: nothing written, the register still records the count
+        return mask_plan, params, 0, -1, _Plan(row, spec, key[0], _params(row, key, -1), effect, True)
+    inner = -(-count // lanes)
+    tail = count - (inner - 1) * lanes
+    full_hi, full_lo = continuous_mask_words(lanes)
+    firsts, shifts, exts = [], [], []
+    for f in facts:
+        blk, rep = strides[f.name]
+        first = Operand(f.name, f.addr, f.dtype.size, full_lo, full_hi, inner, blk, 8 * blk, tail)
+        shift = rep * 32
+        last_repeat = Operand(f.name, f.addr + (repeat - 1) * shift, f.dtype.size, full_lo, full_hi, inner, blk,
+                              8 * blk, tail)
+        check_inside_ub(api, spec, last_repeat)  # repeat strides are >= 0: the last repeat ends last
+        ext0 = first.extent()
+        end = ext0[1] + (repeat - 1) * shift
+        if bounds == "tensor" and end > f.addr + f.nbytes:
+            reaching = 0 if shift == 0 else min(repeat - 1, max(0, -(-(f.addr + f.nbytes - ext0[1] + 1) // shift)))
+            raise OutOfBoundsError(api, f.name, f"bytes [{ext0[0]}, {end})", device=spec.name,
+                                   legal=f"inside {f.name}'s tensor [{f.addr}, {f.addr + f.nbytes}) ({f.size} x "
+                                         f"{f.dtype.name}); make the core with bounds=\"ub\" to allow strides past a "
+                                         "tensor",
+                                   detail=f"repeat {reaching} ends at byte {ext0[1] + reaching * shift}")
+        firsts.append(first)
+        shifts.append(shift)
+        exts.append((ext0[0], end))
+    (d, s), (ed, es) = firsts, exts
+    if ed[0] < es[1] and es[0] < ed[1]:  # SPEC 8.2 on the exact bytes of each Copy repeat
+        same = (d.base, d.blk, shifts[0]) == (s.base, s.blk, shifts[1])
+        check_repeat_overlap(api, spec, "dst", "src", [d.footprint() + i * shifts[0] for i in range(repeat)],
+                             [s.footprint() + i * shifts[1] for i in range(repeat)], same)
+    (dblk, _), (sblk, _) = strides["dst"], strides["src"]
+    walk = list(_params(row, key, -1, (dblk, sblk, 0, 8 * dblk, 8 * sblk, 0), inner, as_signed64(full_lo),
+                        as_signed64(full_hi), tail))
+    rows = []
+    for i in range(repeat):
+        walk_i = list(walk)
+        walk_i[K.P_DST] += i * shifts[0]
+        walk_i[K.P_SRC0] += i * shifts[1]
+        rows.append(walk_i)
+    return mask_plan, params, repeat, -1, _CopyBlocksPlan(row, spec, key[0], rows, effect, tuple(firsts),
+                                                          tuple(shifts))
 
 
 _NO_TABLE = np.empty(0, np.uint16)
@@ -698,7 +834,8 @@ def _half_lookup(row, kind, flags):
     return table
 
 
-_FIELD_VALUES = {cls: operator.attrgetter(*cls.__dataclass_fields__) for cls in (BinaryRepeatParams, UnaryRepeatParams)}
+_FIELD_VALUES = {cls: operator.attrgetter(*cls.__dataclass_fields__) for cls in (BinaryRepeatParams, UnaryRepeatParams,
+                                                                                  CopyRepeatParams)}
 _HIGH_DIM_PLANS = {}
 _HIGH_DIM_PLANS_MAX = 8192
 _FAST_MAX = 8192  # entries per instruction and form in the public entries' memo of call plans
@@ -745,6 +882,8 @@ def _plan_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask):
         p = _repeat_params(row.name, core.spec, params, _PARAMS[row.arity], hi=None)
         repeat = as_int(row.name, core.spec, "repeat_time", repeat_time)
         mask_plan = plan_mask(row.name, core, tensors[0].dtype, mask, is_set_mask)
+        if row.arity == "copy" and mask_plan.counter >= 0:
+            return _copy_counter_plan(row, core.spec, core.bounds, key, mask_plan, repeat, p)
         repeat, last, contiguous, _ = _validate(_validate_high_dim, row, core.spec, core.bounds, key, mask_plan,
                                                 repeat, p)
         return mask_plan, p, repeat, last, _high_dim_plan(row, core.spec, key, mask_plan, p, repeat, last, contiguous)
@@ -761,7 +900,9 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
     dtype = tensors[0]._dtype
     flags = _flags(row, core, dtype, config)
     bits = _scalar(row, core.spec, _scalar_dtype(row, tensors), scalar) if row.arity in ("scalar", "axpy") else 0
-    if core.sanitizer is not None and not plan.nop:  # before any state changes: a report raised leaves none
+    if core.sanitizer is not None and not plan.nop and type(plan) is _CopyBlocksPlan:
+        _sanitize(row, core, tensors, lambda k, t: (plan.operands[k].name, plan.footprint(k)))
+    elif core.sanitizer is not None and not plan.nop:  # before any state changes: a report raised leaves none
         names = _TENSORS[row.arity]
         strides = {name: (getattr(params, blk), getattr(params, rep)) for name, blk, rep, _ in _STRIDE_FIELDS[type(params)]}
         _sanitize(row, core, tensors, lambda k, t: Operand(names[k], t.addr, t.dtype.size, mask_plan.lo, mask_plan.hi,
@@ -821,7 +962,8 @@ _FORMS = {"binary": "(dst, src0, src1, count) or (dst, src0, src1, mask, repeat_
           "ternary": "(dst, src0, src1, count) or (dst, src0, src1, mask, repeat_time, repeat_params)",
           "scalar": "(dst, src, scalar, count) or (dst, src, scalar, mask, repeat_time, repeat_params)",
           "axpy": "(dst, src, scalar, count) or (dst, src, scalar, mask, repeat_time, repeat_params)",
-          "unary": "(dst, src, count) or (dst, src, mask, repeat_time, repeat_params)"}
+          "unary": "(dst, src, count) or (dst, src, mask, repeat_time, repeat_params)",
+          "copy": "(dst, src, mask, repeat_time, repeat_params) or, on the 950, (dst, src, count)"}
 
 
 def _doc(row):
@@ -829,6 +971,11 @@ def _doc(row):
     modelled = sorted({d for (a, d), rule in FIDELITY.items() if a == row.name and
                        (rule.default.name == "MODELLED" or any(c.level.name == "MODELLED" for c in rule.conditions))})
     text = f"{row.name}: SPEC-2 element-wise instruction; forms {_FORMS[row.arity]}."
+    if row.arity == "copy":
+        text = (f"{row.name}: UB -> UB through the vector unit, a bit copy of every active lane (masked lanes keep "
+                f"dst); forms {_FORMS[row.arity]} with aj.CopyRepeatParams(dstStride, srcStride, dstRepeatSize, "
+                "srcRepeatSize). In counter mode the mask is the element count of each repeat and repeat_time counts "
+                "(devkit Copy page; docs/decisions.md \"Copy\").")
     if row.config is not None:
         text += f" `config=aj.{row.config.__name__}(...)` on the 950 only."
     if modelled:
@@ -1018,7 +1165,9 @@ def _make(row):
                 _split(row, args, count, dict(mask=mask, repeat_time=repeat_time, repeat_params=repeat_params),
                        2, core.device)
             if form == "count":
-                if is_set_mask is not _UNSET:
+                if is_set_mask is not _UNSET and row.arity == "copy":  # the Copy count page: a template parameter
+                    as_flag(row.name, core.spec, "is_set_mask", is_set_mask)  # that "不生效" (has no effect)
+                elif is_set_mask is not _UNSET:
                     raise TypeError(f"{row.name}() count form got an unexpected keyword argument 'is_set_mask' "
                                     "(SPEC-2 D32)")
                 return _run_count(row, core, (dst, src), vals[0], None, config)
@@ -1313,12 +1462,13 @@ AddRelu, SubRelu = _make(ADD_RELU), _make(SUB_RELU)
 Adds, Muls, Maxs, Mins, LeakyRelu = (_make(r) for r in (ADDS, MULS, MAXS, MINS, LEAKY_RELU))
 Abs, Relu, Exp, Ln, Sqrt, Rsqrt, Reciprocal = (_make(r) for r in (ABS, RELU, EXP, LN, SQRT, RSQRT, RECIPROCAL))
 MulAddDst, FusedMulAdd, Axpy = _make(MUL_ADD_DST), _make(FUSED_MUL_ADD), _make(AXPY)
+Copy = _make(COPY)
 
 ENTRIES = {"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Max": Max, "Min": Min, "And": And, "Or": Or,
            "AddRelu": AddRelu, "SubRelu": SubRelu, "Adds": Adds, "Muls": Muls, "Maxs": Maxs, "Mins": Mins,
            "LeakyRelu": LeakyRelu, "Abs": Abs, "Relu": Relu, "Exp": Exp, "Ln": Ln, "Sqrt": Sqrt, "Rsqrt": Rsqrt,
            "Reciprocal": Reciprocal, "MulAddDst": MulAddDst, "FusedMulAdd": FusedMulAdd, "Axpy": Axpy,
-           "Duplicate": Duplicate, "Brcb": Brcb}
+           "Duplicate": Duplicate, "Brcb": Brcb, "Copy": Copy}
 
 
 def elementwise_instructions(Instruction):
@@ -1335,6 +1485,8 @@ def elementwise_instructions(Instruction):
                 return (core.local_tensor(dtype, 2048), tensors[1]), lambda d, s: entry(d, s, 1, (1, 8))
             if row.arity in ("scalar", "axpy"):
                 return tensors, lambda d, s: entry(d, s, 1, 64)
+            if row.arity == "copy" and core.spec.name not in row.count_devices:  # the high-dim form: 64 lanes
+                return tensors, lambda d, s: entry(d, s, 64, 1, CopyRepeatParams(1, 1, 8, 8))
             return tensors, lambda *t: entry(*t, 64)
         return make
 

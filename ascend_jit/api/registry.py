@@ -21,7 +21,7 @@ from ..reference import reductions as reference_reductions
 from ..reference import reg as reference_reg
 from .cast import Cast, RoundMode
 from .compare import CMPMODE, SELMODE, Compare, Compares, Select
-from .elementwise import Add, Adds, BinaryRepeatParams, elementwise_instructions
+from .elementwise import Add, Adds, BinaryRepeatParams, Copy, CopyRepeatParams, elementwise_instructions
 from .data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams
 from .gather import Gather, GatherMask, GatherMaskParams
 from .reduce_max_min import ReduceMax, ReduceMin
@@ -86,7 +86,19 @@ def _adds_count_from_register(core, dtype):
     return tuple(core.local_tensor(dtype, 512) for _ in range(2)), lambda d, a: Adds(d, a, 1, 1, is_set_mask=False)
 
 
-_ELEMENTWISE_FORMS = {"Add": (_add_high_dim, _add_bits, _add_counter), "Adds": (_adds_count_from_register,)}
+def _copy_bits(core, dtype):
+    return tuple(core.local_tensor(dtype, 512) for _ in range(2)), lambda d, s: Copy(
+        d, s, [0xF0F0F0F0F0F0F0F0, 3] if d.dtype.size == 2 else [0xF0F0F0F0F0F0F0F0], 2, CopyRepeatParams(1, 2, 8, 16))
+
+
+def _copy_counter(core, dtype):
+    core.SetMaskCount()  # Copy's counter mode: 300 elements in each of 2 repeats, past one register's 8 blocks
+    return tuple(core.local_tensor(dtype, 1024) for _ in range(2)), lambda d, s: Copy(
+        d, s, 300, 2, CopyRepeatParams(1, 1, 20, 20))
+
+
+_ELEMENTWISE_FORMS = {"Add": (_add_high_dim, _add_bits, _add_counter), "Adds": (_adds_count_from_register,),
+                      "Copy": (_copy_bits, _copy_counter)}
 
 
 def _reduce_sum_high_dim(core, dtype):

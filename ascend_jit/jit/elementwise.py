@@ -12,7 +12,8 @@ a table of stored bits that this kernel computed once for every half input.
 
     binary_*    Add Sub Mul Div Max Min And Or AddRelu SubRelu, and the tensor-scalar forms (Adds Muls Maxs Mins
                 LeakyRelu): the scalar is a broadcast second operand (src1 < 0)
-    unary_*     Abs Relu Exp Ln Sqrt Rsqrt Reciprocal (half transcendentals: a table of the 65536 results)
+    unary_*     Abs Relu Exp Ln Sqrt Rsqrt Reciprocal (half transcendentals: a table of the 65536 results), and
+                Copy, every dtype through the integer class of its width (bits in, the same bits out)
     ternary_*   MulAddDst FusedMulAdd Axpy: dst is read as well (D34), sources may be narrower than dst (D33)
     fill_*      Duplicate (bit copies of one value) and Brcb
 """
@@ -33,6 +34,7 @@ from .ubview import int_lanes, ub_as
 ADD, SUB, MUL, DIV, MAX, MIN, AND, OR, ADD_RELU, SUB_RELU, LEAKY_RELU = range(11)
 ABS, RELU, EXP, LN, SQRT, RSQRT, RECIPROCAL = range(16, 23)
 MUL_ADD_DST, FUSED_MUL_ADD, AXPY = range(32, 35)
+COPY = 48  # Copy (UB -> UB through the vector unit): the identity on the element's bits, in the integer classes
 
 # Flag bits of one call.
 SAT_HALF = 1         # half overflow mode saturating (SPEC D6)
@@ -500,6 +502,11 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
         v, dv = ub_as(a, np.uint16), ub_as(d, np.uint16)
         for i in range(n):
             dv[i] = table[v[i]]
+        return
+    if int_class is not None and op == COPY:  # the lanes as unsigned integers of the element's width, as they are
+        av, cv = int_lanes(a, int_class), int_lanes(d, int_class)
+        for i in range(n):
+            cv[i] = av[i]
         return
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)

@@ -422,3 +422,28 @@ def brcb(ub, dtype, dst, src, repeat, dst_blk, dst_rep):
             raw = bytes(ub[src + (8 * i + j) * size: src + (8 * i + j + 1) * size])
             base = dst + (i * dst_rep + j * dst_blk) * 32
             ub[base:base + 32] = np.frombuffer(raw * (32 // size), np.uint8)
+
+
+# --- Copy (not in the SPECs: the devkit pages "Copy（UBToUB掩码式高维数据搬运）" and "Copy（UBToUB连续数据搬运）") ---------
+def copy_count(ub, dtype, dst, src, count):
+    """The 950's count form: elements 0..count-1 of src to dst, "格式和内容保持不变": their bytes, never a value."""
+    size = SIZES[dtype]
+    raw = bytes(ub[src:src + count * size])
+    ub[dst:dst + count * size] = np.frombuffer(raw, np.uint8)
+
+
+def copy_high_dim(ub, dtype, dst, src, lanes, repeat, dst_stride, src_stride, dst_repeat_size, src_repeat_size,
+                  counter=None):
+    """The mask forms: per repeat, the bytes of every active lane of src (block strides srcStride, repeat i at
+    i * srcRepeatSize blocks) are read, then written to the same lanes of dst (dstStride, dstRepeatSize); masked
+    lanes keep dst. counter: counter mode, where the page's mask is the element count of each repeat and the repeat
+    count applies: elements 0..counter-1 of every repeat, ceil(counter * sizeof(T) / 32) blocks of it (more than 8
+    when the count passes 256 bytes), element e in block e // (32 / sizeof(T))."""
+    size = SIZES[dtype]
+    active = list(range(counter)) if counter is not None else list(lanes)
+    for i in range(repeat):
+        raws = [bytes(ub[a:a + size]) for a in
+                (lane_address(src, size, i, j, src_stride, src_repeat_size) for j in active)]
+        for j, raw in zip(active, raws):
+            a = lane_address(dst, size, i, j, dst_stride, dst_repeat_size)
+            ub[a:a + size] = np.frombuffer(raw, np.uint8)
