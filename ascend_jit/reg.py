@@ -1,6 +1,9 @@
 """`aj.Reg`: the Ascend 950 Reg (SIMD register) API (SPEC 7; SPEC-2 11): RegTensor, MaskReg, UpdateMask,
 CreateMask, MoveMask, the loads and stores with every distribution, Add/Sub/Mul, Duplicate, Reduce,
-ReduceDataBlock, PairReduceElem, the MaskReg operations, and `simd_vf` to compile a VF function with numba.
+ReduceDataBlock, PairReduceElem, the MaskReg operations, and `simd_vf` to compile a VF function with numba; beyond
+SPEC-2 11, from the devkit's Reg pages (docs/decisions.md "Reg API"): Max/Min/Div/Exp, Adds/Muls/Maxs/Mins/LeakyRelu,
+Prelu, Abs/Relu/Neg/Ln/Log/Sqrt, Truncate, Compare/Compares, Select/And/Or/Xor/Not on data registers,
+ShiftLefts/ShiftRights, MulAddDst/MulDstAdd/Axpy/AbsSub.
 
 The same calls work in plain Python (for debugging) and inside a `@simd_vf` function (compiled): plain Python
 passes RegTensor / MaskReg / LocalTensor objects, compiled code passes their array forms (a register is a uint8
@@ -23,6 +26,7 @@ from numba.extending import overload
 
 from .api._common import INT32_MAX, UINT64_MAX, as_enum, as_int
 from .api._scalar import scalar_bits
+from .api.compare import CMPMODE
 from .core import current_core
 from .dtypes import ALL, resolve
 from .enums import RoundMode
@@ -46,11 +50,37 @@ REDUCE_SUM_DST = {"half": "half", "float": "float", "int16": "int32", "uint16": 
                   "uint32": "uint32", "int64": "int64", "uint64": "uint64"}
 REDUCE_EXTREME_DTYPES = ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64")
 # Max, Min, Div, Exp: not in SPEC-2 11; the 950 Memory-API instruction's dtypes and numerics (docs/decisions.md)
-ENGINE_OPS = {"Max": ops.ew.MAX, "Min": ops.ew.MIN, "Div": ops.ew.DIV, "Exp": ops.ew.EXP}
+ENGINE_OPS = {"Max": ops.ew.MAX, "Min": ops.ew.MIN, "Div": ops.ew.DIV, "Exp": ops.ew.EXP,
+              "LeakyRelu": ops.ew.LEAKY_RELU, "Prelu": ops.PRELU}
 ENGINE_DTYPES = {"Max": REGISTER_DTYPES, "Min": REGISTER_DTYPES,
                  "Div": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
-                 "Exp": ("half", "float")}
+                 "Exp": ("half", "float"), "LeakyRelu": ("half", "float"), "Prelu": ("half", "float")}
 _ENGINE_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in ENGINE_DTYPES.items()}
+# Adds, Muls, Maxs, Mins and the unary Abs, Relu, Neg, Ln, Log, Sqrt: not in SPEC-2 11; the devkit's Reg pages
+# (DK `R/基础算术/*.md` 数据类型, complex types D28) and the 950 Memory-API numerics (docs/decisions.md "Reg API")
+SCALAR_DTYPES = {"Adds": REGISTER_DTYPES, "Maxs": REGISTER_DTYPES, "Mins": REGISTER_DTYPES,
+                 "Muls": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
+                 "LeakyRelu": ("half", "float")}
+_SCALAR_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in SCALAR_DTYPES.items()}
+UNARY_OPS = {"Abs": ops.ew.ABS, "Relu": ops.ew.RELU, "Neg": ops.NEG, "Ln": ops.ew.LN, "Log": ops.LOG,
+             "Sqrt": ops.ew.SQRT}
+UNARY_DTYPES = {"Abs": ("int8", "int16", "half", "int32", "float", "int64"),
+                "Relu": ("half", "int32", "float", "int64"),
+                "Neg": ("int8", "int16", "half", "int32", "float", "int64"), "Ln": ("half", "float"),
+                "Log": ("half", "float"), "Sqrt": ("half", "float")}
+_UNARY_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in UNARY_DTYPES.items()}
+_INTEGERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+BITWISE_OPS = {"And": ops.BIT_AND, "Or": ops.BIT_OR, "Xor": ops.BIT_XOR, "Not": ops.BIT_NOT,
+               "ShiftLefts": ops.SHIFT_LEFT, "ShiftRights": ops.SHIFT_RIGHT}
+BITWISE_DTYPES = {"And": _INTEGERS, "Or": _INTEGERS, "Xor": _INTEGERS, "ShiftLefts": _INTEGERS,
+                  "ShiftRights": _INTEGERS, "Not": _INTEGERS + ("half", "float")}  # DK R/逻辑计算 (bool: D28)
+_BITWISE_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in BITWISE_DTYPES.items()}
+TERNARY_OPS = {"MulAddDst": ops.ew.MUL_ADD_DST, "MulDstAdd": ops.ew.FUSED_MUL_ADD, "AbsSub": ops.ABS_SUB,
+               "Axpy": ops.ew.MUL_ADD_DST}
+TERNARY_DTYPES = {"MulAddDst": ("int16", "uint16", "half", "bfloat16", "int32", "uint32", "float", "int64", "uint64"),
+                  "MulDstAdd": ("bfloat16", "float"), "AbsSub": ("half", "float", "int64"),
+                  "Axpy": ("half", "float", "int64", "uint64")}  # DK R/复合计算/*.md (MulDstAdd half -> float: no)
+_TERNARY_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in TERNARY_DTYPES.items()}
 _NAME_OF_KIND = {d.kind: d.name for d in ALL}
 CAST_PAIRS = tuple((_NAME_OF_KIND[a], _NAME_OF_KIND[b]) for a, b in cv.PAIRS)
 
@@ -575,6 +605,8 @@ def _engine(api, dst, srcs, mask, mode):
     for r in (dst, *srcs):
         _check_dtype(api, r.dtype.name, ENGINE_DTYPES[api], "the 950 Memory-API table; docs/decisions.md")
     words, merging = _mask(api, "mask", mask), _merging(api, mode)
+    if merging and api == "Prelu":
+        _zeroing_only(api, mode)
     markers = _engine_markers(api, srcs[0].dtype.kind)
     if len(srcs) == 2:
         ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, *markers)
@@ -589,15 +621,16 @@ def _engine_markers(api, kind):
     """The dtype-class markers (0: compile that class; None: not) of engine_binary (half, halves, wide, int) or
     engine_unary (half, float) for a source register of `kind`: a plain call and a VF register of a literal dtype
     compile that class only (issue 20). kind None (a VF register whose dtype is a run-time value): every class but
-    the fused half one (half Max/Min then take the halves path, the same bits), picked by the kernel from the kind."""
+    the fused half one (half Max/Min then take the halves path, the same bits), picked by the kernel from the kind.
+    Half Div and LeakyRelu always take the halves path (float32 decode, the lane, one store)."""
     def on(flag):
         return 0 if flag else None
     if api == "Exp":
         return (0, 0) if kind is None else (on(kind == _HALF), on(kind != _HALF))
     if kind is None:
         return None, 0, 0, 0
-    half = kind == _HALF and api != "Div"  # Max/Min: the fused half lanes
-    halves = kind == _HALF and api == "Div"  # Div's default algorithm flushes (FTZ, D38)
+    half = kind == _HALF and api in ("Max", "Min")  # the fused half lanes
+    halves = kind == _HALF and not half  # Div (its default algorithm flushes, FTZ, D38) and LeakyRelu
     wide = kind in (_FLOAT, _BF16)
     return on(half), on(halves), on(wide), on(not (half or halves or wide))
 
@@ -622,6 +655,244 @@ def Div(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
 def Exp(dst, src, mask, mode=MaskMergeMode.ZEROING):
     """Exp: the 950 Memory-API Exp with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED)."""
     _engine("Exp", dst, (src,), mask, mode)
+
+
+def _zeroing_only(api, mode):
+    """The instructions whose only mode is ZEROING (DK RegMerge table 2): MERGING is a ParameterError."""
+    if _merging(api, mode):
+        raise ParameterError(api, "mode", "MERGING", legal="MaskMergeMode.ZEROING (DK Reg MergeMode table 2)",
+                             device=DEVICE)
+
+
+def _same_dtype(api, dst, src, allowed, folder="基础算术"):
+    """dst and src RegTensors of one dtype of `allowed` (the devkit page DK R/<folder>/<api>.md)."""
+    _reg(api, "dst", dst), _reg(api, "src", src)
+    _check_dtype(api, src.dtype.name, allowed, f"DK R/{folder}/{api}.md")
+    if dst.dtype.name != src.dtype.name:
+        raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
+                                    f"(DK R/{folder}/{api}.md)", device=DEVICE)
+
+
+def _tensor_scalar(api, dst, src, scalar, mask, mode):
+    """dst = src op scalar per active lane (ZEROING): the scalar converted by SPEC-2 D29 into a register of src's
+    type, then Add/Mul's lanes (Adds, Muls) or Max/Min's (Maxs, Mins) with that register as the second source."""
+    _core_check(api)
+    _same_dtype(api, dst, src, SCALAR_DTYPES[api])
+    words = _mask(api, "mask", mask)
+    _zeroing_only(api, mode)
+    tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, None, src.dtype, scalar, "scalar")))
+    kind = src.dtype.kind
+    if api in ("Adds", "Muls"):
+        ops.binary(dst.data, src.data, tmp, words, ops.ADD if api == "Adds" else ops.MUL, False,
+                   *_binary_markers(kind))
+    else:
+        name = _SCALAR_ENGINE[api]
+        ops.engine_binary(dst.data, src.data, tmp, words, ENGINE_OPS[name], _ENGINE_KINDS[name], False,
+                          *_engine_markers(name, kind))
+
+
+_SCALAR_ENGINE = {"Maxs": "Max", "Mins": "Min", "LeakyRelu": "LeakyRelu"}  # the engine_binary op of each
+
+
+def Adds(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """Adds(dst, src, scalar, mask): dst = src + scalar per active lane, inactive lanes 0 (DK R/基础算术/Adds.md;
+    ZEROING only). Add's lanes (RegPrec: 0 ulp; bf16 via float; int16/int32 clamp under saturation, D35)."""
+    _tensor_scalar("Adds", dst, src, scalar, mask, mode)
+
+
+def Muls(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """Muls(dst, src, scalar, mask): dst = src * scalar (DK R/基础算术/Muls.md: no int8/uint8/bfloat16; ZEROING
+    only). Mul's lanes (RegPrec: 0 ulp; D67 saturation)."""
+    _tensor_scalar("Muls", dst, src, scalar, mask, mode)
+
+
+def Maxs(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """Maxs(dst, src, scalar, mask): max(src, scalar) under D41 (Maxs(-0, +0) = +0, the page's constraint)."""
+    _tensor_scalar("Maxs", dst, src, scalar, mask, mode)
+
+
+def Mins(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """Mins(dst, src, scalar, mask): min(src, scalar) under D41 (Mins(-0, +0) = -0, the page's constraint)."""
+    _tensor_scalar("Mins", dst, src, scalar, mask, mode)
+
+
+def LeakyRelu(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """LeakyRelu(dst, src, scalar, mask): x where x's sign bit is clear, else RN(scalar * x) (D42, the 950 Memory-API
+    LeakyRelu; the identity path also through SAT for half); half and float, ZEROING only (DK R/基础算术/LeakyRelu.md)."""
+    _tensor_scalar("LeakyRelu", dst, src, scalar, mask, mode)
+
+
+def _ternary(api, dst, src0, src1_data, mask, mode, kind):
+    ops.ternary(dst.data, src0.data, src1_data, _mask(api, "mask", mask), TERNARY_OPS[api], _TERNARY_KINDS[api], False,
+                *_binary_markers(kind))
+
+
+def _ternary_checks(api, dst, src0, src1, mask, mode):
+    _core_check(api)
+    _same_dtype(api, dst, src0, TERNARY_DTYPES[api], "复合计算")
+    if src1 is not None:
+        _reg(api, "src1", src1)
+        if src1.dtype.name != src0.dtype.name:
+            raise UnsupportedDTypeError(api, "src1 dtype", src1.dtype.name, legal=f"{src0.dtype.name}, src0's",
+                                        device=DEVICE)
+    _mask(api, "mask", mask)
+    _zeroing_only(api, mode)
+
+
+def MulAddDst(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """MulAddDst: dst = src0 * src1 + dst per active lane, one rounding (RegPrec: "等效于 Fma"; the 950 fused lanes),
+    then SAT for half; integers D35 (DK R/复合计算/MulAddDst.md); ZEROING only."""
+    _ternary_checks("MulAddDst", dst, src0, src1, mask, mode)
+    _ternary("MulAddDst", dst, src0, src1.data, mask, mode, src0.dtype.kind)
+
+
+def MulDstAdd(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """MulDstAdd: dst = dst * src0 + src1, one rounding (DK R/复合计算/MulDstAdd.md: bfloat16, float; the half ->
+    float form is not offered)."""
+    _ternary_checks("MulDstAdd", dst, src0, src1, mask, mode)
+    _ternary("MulDstAdd", dst, src0, src1.data, mask, mode, src0.dtype.kind)
+
+
+def Axpy(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """Axpy: dst = scalar * src + dst, one rounding (DK R/复合计算/Axpy.md: half, float, int64, uint64; the scalar by
+    SPEC-2 D29)."""
+    api = "Axpy"
+    _ternary_checks(api, dst, src, None, mask, mode)
+    tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, None, src.dtype, scalar, "scalar")))
+    _ternary(api, dst, src, tmp, mask, mode, src.dtype.kind)
+
+
+def AbsSub(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """AbsSub: |src0 - src1| (RegPrec: Abs(Sub(x, y)), the difference rounded once), SAT for half; int64 wraps
+    (DK R/复合计算/AbsSub.md)."""
+    _ternary_checks("AbsSub", dst, src0, src1, mask, mode)
+    _ternary("AbsSub", dst, src0, src1.data, mask, mode, src0.dtype.kind)
+
+
+def _unary(api, dst, src, mask, mode):
+    _core_check(api)
+    _same_dtype(api, dst, src, UNARY_DTYPES[api])
+    words = _mask(api, "mask", mask)
+    _zeroing_only(api, mode)
+    ops.unary(dst.data, src.data, words, UNARY_OPS[api], _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind))
+
+
+def _unary_markers(kind):
+    """ops.unary's (half, float and bfloat16, int) class markers for a source register of `kind` (None: a run-time
+    dtype, all)."""
+    if kind is None:
+        return 0, 0, 0
+    wide = kind in (_FLOAT, _BF16)
+    return (0 if kind == _HALF else None), (0 if wide else None), (None if kind == _HALF or wide else 0)
+
+
+def Abs(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Abs: |x| (floats: the sign cleared, then SAT for half; integers: D35, |MIN| = MIN unless int16/int32
+    saturate). DK R/基础算术/Abs.md; the 950 Memory-API Abs (SPEC-2 4.3); ZEROING only."""
+    _unary("Abs", dst, src, mask, mode)
+
+
+def Relu(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Relu: max(+0, x) under D41 (Relu(-0) = +0, RegBV-T9), SAT for half; int32/int64 max(0, x)."""
+    _unary("Relu", dst, src, mask, mode)
+
+
+def Neg(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Neg: -x, exact (RegPrec: the sign bit flipped; NaN stays NaN, RegBV-T6), SAT for half; integers D35
+    (-MIN = MIN unless int16/int32 saturate)."""
+    _unary("Neg", dst, src, mask, mode)
+
+
+def Ln(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Ln: the 950 Memory-API Ln with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED, 1 ulp)."""
+    _unary("Ln", dst, src, mask, mode)
+
+
+def Log(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Log: Ln under the C library's name (DK R/基础算术/Log.md: "与Ln接口功能等价")."""
+    _unary("Log", dst, src, mask, mode)
+
+
+_TRUNCATE_DTYPES = ("half", "bfloat16", "float")
+_TRUNCATE_KINDS = sum(1 << resolve(d).kind for d in _TRUNCATE_DTYPES)
+_TRUNCATE_MODES = "RoundMode.CAST_NONE (= CAST_RINT), CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND or CAST_TRUNC"
+
+
+def Truncate(dst, src, mask, round_mode=RoundMode.CAST_NONE, mode=MaskMergeMode.ZEROING):
+    """Truncate<T, roundMode>: each active lane rounded to an integral value of its own type (half, bfloat16,
+    float; DK R/类型转换/Truncate.md): the float -> float Cast's round to integral (D45: RINT ties to even, ROUND
+    away from zero, FLOOR, CEIL, TRUNC; CAST_NONE = CAST_RINT; zero results +0); never saturated (RegBV-T33)."""
+    api = "Truncate"
+    _core_check(api)
+    _same_dtype(api, dst, src, _TRUNCATE_DTYPES, "类型转换")
+    words = _mask(api, "mask", mask)
+    code = _code(api, "round_mode", round_mode, RoundMode)
+    if code > ops.TRUNCATE_LAST:
+        raise ParameterError(api, "round_mode", RoundMode(code).name, legal=_TRUNCATE_MODES, device=DEVICE)
+    _zeroing_only(api, mode)
+    ops.unary(dst.data, src.data, words, code, _TRUNCATE_KINDS, False, *_unary_markers(src.dtype.kind))
+
+
+def Sqrt(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """Sqrt: the 950 Memory-API Sqrt with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED, 1 ulp)."""
+    _unary("Sqrt", dst, src, mask, mode)
+
+
+def _compare(api, dst, src0, src1_data, mask, mode, kind):
+    _write_mask(api, "dst", dst, lambda out: ops.compare(out, src0.data, src1_data, _mask(api, "mask", mask),
+                                                         _code(api, "mode", mode, CMPMODE), *_compare_markers(kind)))
+
+
+def _compare_markers(kind):
+    """ops.compare's float (half, float, bfloat16) and int class markers (None kind: both)."""
+    if kind is None:
+        return 0, 0
+    is_float = kind in (_HALF, _FLOAT, _BF16)
+    return (0 if is_float else None), (None if is_float else 0)
+
+
+def Compare(dst, src0, src1, mask, mode=CMPMODE.EQ):
+    """Compare<T, mode>(dst, src0, src1, mask): MaskReg dst, every bit of lane j set iff lane j is active and
+    src0[j] mode src1[j] (aj.CMPMODE; IEEE as the 950 Memory-API Compare, SPEC-2 9.4, D43), every other bit 0
+    (DK R/比较与选择/Compare.md)."""
+    api = "Compare"
+    _core_check(api)
+    _reg(api, "src0", src0), _reg(api, "src1", src1)
+    _check_dtype(api, src0.dtype.name, REGISTER_DTYPES, "DK R/比较与选择/Compare.md")
+    if src1.dtype.name != src0.dtype.name:
+        raise UnsupportedDTypeError(api, "src1 dtype", src1.dtype.name, legal=f"{src0.dtype.name}, src0's (DK "
+                                    "R/比较与选择/Compare.md)", device=DEVICE)
+    _compare(api, dst, src0, src1.data, mask, mode, src0.dtype.kind)
+
+
+def Compares(dst, src, scalar, mask, mode=CMPMODE.EQ):
+    """Compares<T, mode>(dst, src, scalar, mask): Compare with the scalar (converted by SPEC-2 D29) in every lane
+    (DK R/比较与选择/Compares.md)."""
+    api = "Compares"
+    _core_check(api)
+    _reg(api, "src", src)
+    _check_dtype(api, src.dtype.name, REGISTER_DTYPES, "DK R/比较与选择/Compares.md")
+    _mask(api, "mask", mask), _code(api, "mode", mode, CMPMODE)
+    tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, None, src.dtype, scalar, "scalar")))
+    _compare(api, dst, src, tmp, mask, mode, src.dtype.kind)
+
+
+def _select_registers(dst, src0, src1, mask):
+    """Select on data registers (DK R/比较与选择/Select.md): src0's lane where the mask selects it, else src1's."""
+    api = "Select"
+    _core_check(api)
+    _reg(api, "src0", src0), _reg(api, "src1", src1)
+    if not (dst.dtype.name == src0.dtype.name == src1.dtype.name):
+        raise UnsupportedDTypeError(api, "dtypes", f"{dst.dtype.name}, {src0.dtype.name}, {src1.dtype.name}",
+                                    legal="one element type for dstReg, srcReg0, srcReg1 (DK R/比较与选择/Select.md)",
+                                    device=DEVICE)
+    ops.select(dst.data, src0.data, src1.data, _mask(api, "mask", mask))
+
+
+def Prelu(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """Prelu(dst, src0, src1, mask): src0 where its sign bit is clear, else RN(src0 * src1) (D42's rule with a
+    per-lane slope; RegBV-T10); half and float, ZEROING only (DK R/基础算术/Prelu.md)."""
+    _engine("Prelu", dst, (src0, src1), mask, mode)
 
 
 def ReduceMax(dst, src, mask, mode=MaskMergeMode.ZEROING):
@@ -772,23 +1043,70 @@ def _logic(api, op, dst, a, b, m):
     _write_mask(api, "dst", dst, lambda out: mv.mask_logic(out, a, b, m, op))
 
 
-def And(dst, src0, src1, mask):
-    """MaskReg And (SPEC-2 11.7, D64): dst = src0 & src1 & mask on all 256 bits."""
+def _bitwise(api, dst, src0, src1, mask, mode, amount=0):
+    """And/Or/Xor/Not on data registers and the shifts (DK R/逻辑计算/*.md; ZEROING only, RegMerge table 3)."""
+    _core_check(api)
+    _same_dtype(api, dst, src0, BITWISE_DTYPES[api], "逻辑计算")
+    if src1 is not src0:
+        _reg(api, "src1", src1)
+        if src1.dtype.name != src0.dtype.name:
+            raise UnsupportedDTypeError(api, "src1 dtype", src1.dtype.name, legal=f"{src0.dtype.name}, src0's",
+                                        device=DEVICE)
+    words = _mask(api, "mask", mask)
+    _zeroing_only(api, mode)
+    ops.bitwise(dst.data, src0.data, src1.data, words, BITWISE_OPS[api], _BITWISE_KINDS[api], amount, False)
+
+
+def And(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    """MaskReg And (SPEC-2 11.7, D64): dst = src0 & src1 & mask on all 256 bits; on RegTensors (integers), src0 &
+    src1 per active lane (DK R/逻辑计算/And.md)."""
+    if isinstance(dst, RegTensor):
+        _bitwise("And", dst, src0, src1, mask, mode)
+        return
     _logic("And", mv.LOGIC_AND, dst, _mask("And", "src0", src0), _mask("And", "src1", src1), _mask("And", "mask", mask))
 
 
-def Or(dst, src0, src1, mask):
+def Or(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    if isinstance(dst, RegTensor):
+        _bitwise("Or", dst, src0, src1, mask, mode)
+        return
     _logic("Or", mv.LOGIC_OR, dst, _mask("Or", "src0", src0), _mask("Or", "src1", src1), _mask("Or", "mask", mask))
 
 
-def Xor(dst, src0, src1, mask):
+def Xor(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
+    if isinstance(dst, RegTensor):
+        _bitwise("Xor", dst, src0, src1, mask, mode)
+        return
     _logic("Xor", mv.LOGIC_XOR, dst, _mask("Xor", "src0", src0), _mask("Xor", "src1", src1),
            _mask("Xor", "mask", mask))
 
 
-def Not(dst, src, mask):
+def Not(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """MaskReg Not, or on RegTensors ~src per active lane (integers, half, float: the bits, DK R/逻辑计算/Not.md)."""
+    if isinstance(dst, RegTensor):
+        _bitwise("Not", dst, src, src, mask, mode)
+        return
     words = _mask("Not", "src", src)
     _logic("Not", mv.LOGIC_NOT, dst, words, words, _mask("Not", "mask", mask))
+
+
+def _shift(api, dst, src, scalar, mask, mode):
+    if isinstance(scalar, (bool, np.bool_)) or not isinstance(scalar, (int, np.integer)) or not 0 <= scalar <= 32767:
+        _core_check(api)
+        raise ParameterError(api, "scalar", scalar, legal="an int16 shift amount >= 0 (a negative one is undefined, "
+                             "DK R/逻辑计算)", device=DEVICE)
+    _bitwise(api, dst, src, src, mask, mode, int(scalar))
+
+
+def ShiftLefts(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """ShiftLefts: each lane << scalar (unsigned: logical; signed: the sign bit kept); >= the width: 0."""
+    _shift("ShiftLefts", dst, src, scalar, mask, mode)
+
+
+def ShiftRights(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
+    """ShiftRights: each lane >> scalar (unsigned: logical; signed: arithmetic); >= the width: 0 (or -1 for a
+    negative signed lane)."""
+    _shift("ShiftRights", dst, src, scalar, mask, mode)
 
 
 def Move(dst, src, mask=None):
@@ -798,7 +1116,11 @@ def Move(dst, src, mask=None):
 
 
 def Select(dst, src0, src1, mask):
-    """MaskReg Select: per bit, mask ? src0 : src1 (SPEC-2 11.7)."""
+    """MaskReg Select: per bit, mask ? src0 : src1 (SPEC-2 11.7); on RegTensors, per lane (DK R/比较与选择/Select.md:
+    src0's lane where the mask selects it, else src1's)."""
+    if isinstance(dst, RegTensor):
+        _select_registers(dst, src0, src1, mask)
+        return
     _logic("Select", mv.LOGIC_SELECT, dst, _mask("Select", "src0", src0), _mask("Select", "src1", src1),
            _mask("Select", "mask", mask))
 
@@ -1314,7 +1636,8 @@ def _engine_plan(name):
                 or not impl.enum_like(mode):
             return None
         return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ARG, 3), (impl.CONST, types.int64, code),
-                (impl.CONST, types.int64, allowed), (impl.ENUM, 4, False, _mode_rule(name)),
+                (impl.CONST, types.int64, allowed),
+                (impl.ENUM, 4, False, _zeroing_rule(name) if name == "Prelu" else _mode_rule(name)),
                 *_marker_operands(_engine_markers(name, impl.register_kind(src0))))
     return plan
 
@@ -1323,6 +1646,154 @@ impl.direct_call(Max, ops.engine_binary, _engine_plan("Max"))
 impl.direct_call(Min, ops.engine_binary, _engine_plan("Min"))
 impl.direct_call(Div, ops.engine_binary, _engine_plan("Div"))
 impl.direct_call(Exp, ops.engine_unary, _engine_plan("Exp"))
+impl.direct_call(Prelu, ops.engine_binary, _engine_plan("Prelu"))
+
+
+@functools.lru_cache(maxsize=None)
+def _zeroing_rule(api):
+    """A direct call's `mode` where only ZEROING exists (DK RegMerge table 2): MERGING a ParameterError."""
+    return impl.EnumRule(api, "mode", MaskMergeMode, impl.ZEROING, impl.ZEROING,
+                         "MaskMergeMode.ZEROING (DK Reg MergeMode table 2)", flag=True)
+
+
+def _unary_plan(name):
+    """Abs/Relu/Neg/Ln/Log/Sqrt as one call of ops.unary: the op code and dtype set as int64 values (one compiled
+    kernel for the six), the class markers from the source register's type."""
+    code, allowed = UNARY_OPS[name], _UNARY_KINDS[name]
+
+    def plan(dst, src, mask, mode=None):
+        if not (_regs_and_mask(dst, src, mask) and impl.enum_like(mode)):
+            return None
+        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, code),
+                (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _zeroing_rule(name)),
+                *_marker_operands(_unary_markers(impl.register_kind(src))))
+    return plan
+
+
+for _name in UNARY_OPS:
+    impl.direct_call(globals()[_name], ops.unary, _unary_plan(_name))
+
+_TRUNCATE_RULE = impl.EnumRule("Truncate", "round_mode", RoundMode, 0, ops.TRUNCATE_LAST, _TRUNCATE_MODES)
+
+
+def _truncate_plan(dst, src, mask, round_mode=None, mode=None):
+    """Truncate as one call of ops.unary whose op code is the round mode (checked: CAST_NONE .. CAST_TRUNC)."""
+    if not (_regs_and_mask(dst, src, mask) and impl.enum_like(round_mode) and impl.enum_like(mode)):
+        return None
+    return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ENUM, 3, int(RoundMode.CAST_NONE), _TRUNCATE_RULE),
+            (impl.CONST, types.int64, _TRUNCATE_KINDS), (impl.ENUM, 4, False, _zeroing_rule("Truncate")),
+            *_marker_operands(_unary_markers(impl.register_kind(src))))
+
+
+impl.direct_call(Truncate, ops.unary, _truncate_plan)
+
+
+def _tensor_scalar_plan(name):
+    """Adds/Muls/Maxs/Mins in a VF as one call of Add/Mul's `binary` or Max/Min's `engine_binary`, whose second source
+    is the register ops.scalar_register makes (the kinds checked and the scalar converted there, naming the
+    instruction); `mode` ZEROING only; the class markers from the source register's type."""
+    index, allowed = ops.SCALAR_OPS.index(name), _SCALAR_KINDS[name]
+
+    def plan(dst, src, scalar, mask, mode=None):
+        if not (_regs_and_mask(dst, src, mask) and isinstance(scalar, (types.Number, types.Boolean)) and
+                impl.enum_like(mode)):
+            return None
+        broadcast = (impl.CALL, ops.scalar_register, ((impl.CONST, types.int64, index),
+                                                      (impl.CONST, types.int64, allowed), (impl.ARG, 0),
+                                                      (impl.ARG, 1), (impl.ARG, 2)))
+        head = ((impl.ARG, 0), (impl.ARG, 1), broadcast, (impl.ARG, 3))
+        mode_operand = (impl.ENUM, 4, False, _zeroing_rule(name))
+        kind = impl.register_kind(src)
+        if name in ("Adds", "Muls"):
+            return head + ((impl.CONST, types.int64, ops.ADD if name == "Adds" else ops.MUL), mode_operand,
+                           *_marker_operands(_binary_markers(kind)))
+        engine = _SCALAR_ENGINE[name]
+        return head + ((impl.CONST, types.int64, ENGINE_OPS[engine]), (impl.CONST, types.int64, _ENGINE_KINDS[engine]),
+                       mode_operand, *_marker_operands(_engine_markers(engine, kind)))
+    return plan
+
+
+for _name in ops.SCALAR_OPS:
+    impl.direct_call(globals()[_name], ops.binary if _name in ("Adds", "Muls") else ops.engine_binary,
+                     _tensor_scalar_plan(_name))
+
+
+_CMP_MODE_RULES = {api: impl.EnumRule(api, "mode", CMPMODE, min(CMPMODE), max(CMPMODE),
+                                      "an aj.CMPMODE: LT, GT, EQ, LE, GE or NE") for api in ("Compare", "Compares")}
+
+
+def _compare_plan(dst, src0, src1, mask, mode=None):
+    """Compare as one call of ops.compare (dst: a MaskReg array, written whole); `mode` an aj.CMPMODE (EQ absent)."""
+    if not (_is_mask_type(dst) and isinstance(dst, types.Array) and _regs_and_mask(src0, src1, mask) and
+            impl.enum_like(mode)):
+        return None
+    return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ARG, 3),
+            (impl.ENUM, 4, int(CMPMODE.EQ), _CMP_MODE_RULES["Compare"]),
+            *_marker_operands(_compare_markers(impl.register_kind(src0))))
+
+
+def _compares_plan(dst, src, scalar, mask, mode=None):
+    """Compares: ops.compare with the scalar's register (ops.scalar_register, index COMPARES) as src1."""
+    if not (_is_mask_type(dst) and isinstance(dst, types.Array) and _regs_and_mask(src, mask) and
+            isinstance(scalar, (types.Number, types.Boolean)) and impl.enum_like(mode)):
+        return None
+    broadcast = (impl.CALL, ops.scalar_register, ((impl.CONST, types.int64, ops.COMPARES),
+                                                  (impl.CONST, types.int64, _REGISTER_KINDS), (impl.ARG, 1),
+                                                  (impl.ARG, 1), (impl.ARG, 2)))
+    return ((impl.ARG, 0), (impl.ARG, 1), broadcast, (impl.ARG, 3),
+            (impl.ENUM, 4, int(CMPMODE.EQ), _CMP_MODE_RULES["Compares"]),
+            *_marker_operands(_compare_markers(impl.register_kind(src))))
+
+
+
+
+def _shift_plan(name):
+    """ShiftLefts/ShiftRights as one call of ops.bitwise; the amount checked by ops.shift_amount (an int16 >= 0: a
+    negative one is undefined). A non-integer amount is no such call (a typing error naming the instruction)."""
+    code, allowed, left = BITWISE_OPS[name], _BITWISE_KINDS[name], name == "ShiftLefts"
+
+    def plan(dst, src, scalar, mask, mode=None):
+        if not (_regs_and_mask(dst, src, mask) and isinstance(scalar, types.Integer) and impl.enum_like(mode)):
+            return None
+        amount = (impl.CALL, ops.shift_amount, ((impl.CONST, types.boolean, left), (impl.ARG, 2)))
+        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 1), (impl.ARG, 3), (impl.CONST, types.int64, code),
+                (impl.CONST, types.int64, allowed), amount, (impl.ENUM, 4, False, _zeroing_rule(name)))
+    return plan
+
+
+impl.direct_call(ShiftLefts, ops.bitwise, _shift_plan("ShiftLefts"))
+impl.direct_call(ShiftRights, ops.bitwise, _shift_plan("ShiftRights"))
+
+
+def _ternary_plan(name):
+    """MulAddDst/MulDstAdd/AbsSub as one call of ops.ternary; Axpy the same with the scalar's register
+    (ops.scalar_register, index AXPY) as src1. ZEROING only; class markers from the source register's type."""
+    code, allowed = TERNARY_OPS[name], _TERNARY_KINDS[name]
+
+    def plan(dst, src0, src1, mask, mode=None):
+        if not (_regs_and_mask(dst, src0, mask) and impl.enum_like(mode)):
+            return None
+        if name == "Axpy":
+            if not isinstance(src1, (types.Number, types.Boolean)):
+                return None
+            second = (impl.CALL, ops.scalar_register, ((impl.CONST, types.int64, ops.AXPY),
+                                                       (impl.CONST, types.int64, allowed), (impl.ARG, 0),
+                                                       (impl.ARG, 1), (impl.ARG, 2)))
+        elif _is_reg_type(src1):
+            second = (impl.ARG, 2)
+        else:
+            return None
+        return ((impl.ARG, 0), (impl.ARG, 1), second, (impl.ARG, 3), (impl.CONST, types.int64, code),
+                (impl.CONST, types.int64, allowed), (impl.ENUM, 4, False, _zeroing_rule(name)),
+                *_marker_operands(_binary_markers(impl.register_kind(src0))))
+    return plan
+
+
+for _name in TERNARY_OPS:
+    impl.direct_call(globals()[_name], ops.ternary, _ternary_plan(_name))
+_REGISTER_KINDS = sum(1 << d.kind for d in ALL)
+impl.direct_call(Compare, ops.compare, _compare_plan)
+impl.direct_call(Compares, ops.compare, _compares_plan)
 
 
 def _regs_and_mask(*types_):
@@ -1412,12 +1883,13 @@ def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
         return refuse_bool
     if isinstance(scalar, types.Float):
         def from_float(dst, scalar=None, mask=None, mode=0, src_reg=None):
-            ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits(dst[impl.H_KIND], np.float64(scalar), 0, True),
+            ops.duplicate_bits(impl.borrow(dst),
+                               ops.scalar_bits("Duplicate", dst[impl.H_KIND], np.float64(scalar), 0, True),
                                _words_or_all(mask), _merge_flag(mode))
         return from_float
 
     def from_int(dst, scalar=None, mask=None, mode=0, src_reg=None):
-        ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits(dst[impl.H_KIND], 0.0, scalar, False),
+        ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits("Duplicate", dst[impl.H_KIND], 0.0, scalar, False),
                            _words_or_all(mask), _merge_flag(mode))
     return from_int
 
@@ -1529,21 +2001,43 @@ def _cast_plan(dst, src, mask, trait=None):
 impl.direct_call(Cast, _cast_kernel, _cast_plan)
 
 
-def _ol_logic(op, unary):
+def _ol_logic(op, unary, name=None):
+    """A MaskReg operation, or (name given: And/Or/Xor/Not) on data registers ops.bitwise when dst is a register."""
+    if name is not None:
+        code, allowed = BITWISE_OPS[name], _BITWISE_KINDS[name]
+        zeroing = _enum_reader(name, "mode", MaskMergeMode, "MaskMergeMode.ZEROING (DK Reg MergeMode table 3)",
+                               flag=True, hi=impl.ZEROING)
     if unary:
-        def typer(dst, src, mask=None):
-            return lambda dst, src, mask=None: mv.mask_logic(dst, src, src, _words_or_all(mask), op)
+        def typer(dst, src, mask=None, mode=0):
+            if name is not None and _is_reg_type(dst):
+                def registers(dst, src, mask=None, mode=0):
+                    s = impl.borrow(src)
+                    ops.bitwise(impl.borrow(dst), s, s, impl.borrow(mask), np.int64(code), np.int64(allowed),
+                                np.int64(code - code), zeroing(mode))
+                return registers
+            return lambda dst, src, mask=None, mode=0: mv.mask_logic(dst, src, src, _words_or_all(mask), op)
     else:
-        def typer(dst, src0, src1, mask):
-            return lambda dst, src0, src1, mask: mv.mask_logic(dst, src0, src1, mask, op)
+        def typer(dst, src0, src1, mask, mode=0):
+            if name is not None and _is_reg_type(dst):
+                def registers(dst, src0, src1, mask, mode=0):
+                    ops.bitwise(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask),
+                                np.int64(code), np.int64(allowed), np.int64(code - code), zeroing(mode))
+                return registers
+            return lambda dst, src0, src1, mask, mode=0: mv.mask_logic(dst, src0, src1, mask, op)
     return typer
 
 
-overload(And)(_ol_logic(mv.LOGIC_AND, False))
-overload(Or)(_ol_logic(mv.LOGIC_OR, False))
-overload(Xor)(_ol_logic(mv.LOGIC_XOR, False))
-overload(Select)(_ol_logic(mv.LOGIC_SELECT, False))
-overload(Not)(_ol_logic(mv.LOGIC_NOT, True))
+overload(And)(_ol_logic(mv.LOGIC_AND, False, "And"))
+overload(Or)(_ol_logic(mv.LOGIC_OR, False, "Or"))
+overload(Xor)(_ol_logic(mv.LOGIC_XOR, False, "Xor"))
+@overload(Select)
+def _ol_select(dst, src0, src1, mask):
+    """Select on MaskRegs (SPEC-2 11.7) or on data registers (DK R/比较与选择/Select.md), by dst's type."""
+    if _is_reg_type(dst):
+        return lambda dst, src0, src1, mask: ops.select(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1),
+                                                        impl.borrow(mask))
+    return lambda dst, src0, src1, mask: mv.mask_logic(dst, src0, src1, mask, mv.LOGIC_SELECT)
+overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
 overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
 
 

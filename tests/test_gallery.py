@@ -16,7 +16,8 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # counter-mode ReduceDataBlock whose last repeat has 56 lanes), greater_equal 4173 (7 cores of 544 elements, the
 # last core 365, copied in and out rounded to 384), gelu_grad and log 100003 (big cores, several tiles, the last
 # short), add_best_practice 13 rows (one core: three 4096-element copies and a 1024 tail; 8 cores of 1-2 rows), its
-# scalar scenario 5 rows (a 4096 copy and a 1024 tail); heaviside 12345 halves and heaviside_scalar 12345 floats
+# scalar scenario 5 rows (a 4096 copy and a 1024 tail); gelu_reg 8000 floats (two cores of 4000: 62 vectors and a
+# 32-lane UpdateMask tail); heaviside 12345 halves and heaviside_scalar 12345 floats
 # (49 and 97 blocks of 512 bytes over 40 cores: 9 and 17 of them one block more, the last block past the input);
 # swish and swish_half 100003 (8 cores, big and small, of a UB-filling tile and a short one); xlogy and xlogy_scalar
 # 12352 floats and xlogy_broadcast 10112 halves (two full tiles and a tail; one full tile and a tail on the A2);
@@ -31,7 +32,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "sigmoid": 1001, "clip_by_value": 200003, "clip_by_value_bf16": 200003, "reduce_tiling": 504,
          "greater_equal": 4173, "greater_equal_float": 4173, "gelu_grad": 100003, "gelu_grad_float": 100003,
          "log": 100003, "log_half": 100003, "add_best_practice": 13 * 1024, "add_best_practice_scalar": 5 * 1024,
-         "heaviside": 12345, "heaviside_scalar": 12345,
+         "gelu_reg": 8000, "heaviside": 12345, "heaviside_scalar": 12345,
          "swish": 100003, "swish_half": 100003, "xlogy": 12352, "xlogy_scalar": 12352, "xlogy_broadcast": 10112,
          "sasum": 295003, "ge_glu": 997 * 200, "ge_glu_aligned": 997 * 256, "ge_glu_vreduce": 50003 * 2,
          "reshape": 100003, "add_rms_norm": 531 * 2500}
@@ -45,7 +46,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "add_relu", "axpy", "cast_ceil", "clip_by_value", "clip_by_value_bf16", "gather",
             "reduce_tiling", "greater_equal", "greater_equal_float", "get_tpipe_ptr", "tpipe_reuse", "gelu_grad",
             "gelu_grad_float", "log", "log_half", "brcb", "duplicate", "add_best_practice",
-            "add_best_practice_scalar", "heaviside", "heaviside_scalar", "swish", "swish_half", "data_copy_pad_modes",
+            "add_best_practice_scalar", "gelu_reg", "compare_reg", "compares_reg", "select_reg", "muls_reg", "abs_reg",
+            "truncate_reg", "heaviside", "heaviside_scalar", "swish", "swish_half", "data_copy_pad_modes",
             "data_copy_pad_modes_950", "xlogy", "xlogy_broadcast", "xlogy_scalar", "sasum", "ge_glu", "ge_glu_aligned",
             "ge_glu_vreduce", "reshape", "leaky_relu_high_dim", "and_uint16", "tbufpool_reuse",
             "tbufpool_subdivision", "add_rms_norm"} <= set(GALLERY)

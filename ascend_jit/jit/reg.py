@@ -186,13 +186,15 @@ def borrow(typingctx, value):
 # numba optimises it again (0.3-0.6 s per op for the big kernels, then once more in the VF). A Reg call registered
 # with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
 # lowers any call of a jitted function): the VF links the kernel's module once.
-ARG, CONST, INT, IS_ONE, FIELD, ENUM = 0, 1, 2, 3, 4, 5  # plan operands: (ARG, i) argument i, borrowed; (CONST,
-# numba type, value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when absent;
-# (IS_ONE, i) the bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of the tuple argument i (a
-# CastTrait) as an int64, `default` when the argument is absent (an optional fifth item, an EnumRule, refuses a field
-# that is another enum's member); (ENUM, i, default, rule) argument i checked by
-# `rule` (an EnumRule) as plain Python's as_enum checks it (SPEC-2 1.8): the int64 value, or with rule.flag the bool
-# "value == 1" (MaskMergeMode MERGING); `default` (an int64, or the flag's False) when absent.
+ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL = 0, 1, 2, 3, 4, 5, 6  # plan operands: (ARG, i) argument i, borrowed;
+# (CONST, numba type, value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when
+# absent; (IS_ONE, i) the bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of the tuple
+# argument i (a CastTrait) as an int64, `default` when the argument is absent (an optional fifth item, an EnumRule,
+# refuses a field that is another enum's member); (ENUM, i, default, rule) argument i checked by `rule` (an EnumRule) as
+# plain Python's as_enum checks it (SPEC-2 1.8): the int64 value, or with rule.flag the bool "value == 1" (MaskMergeMode
+# MERGING); `default` (an int64, or the flag's False) when absent; (CALL, fn, operands) the result of the jitted fn on
+# those operands (a register it makes is released after the kernel call): a tensor-scalar instruction's scalar register,
+# made by a small kernel beside the big one the VF calls directly.
 
 
 class EnumRule:
@@ -237,8 +239,8 @@ def direct_call(fn, kernel, plan):
         operands = plan(*full)
         if operands is None:
             return None
-        kernel_sig = self.context.resolve_function_type(types.Dispatcher(pick(*full)), _operand_types(operands, full),
-                                                        {})
+        kernel_sig = self.context.resolve_function_type(types.Dispatcher(pick(*full)),
+                                                        _operand_types(operands, full, self.context), {})
         return None if kernel_sig is None else signature(kernel_sig.return_type, *full).replace(pysig=pysig)
 
     template = type(f"Direct_{fn.__name__}", (AbstractTemplate,), {"key": fn, "generic": generic})
@@ -248,34 +250,54 @@ def direct_call(fn, kernel, plan):
     @lower_builtin(fn, types.VarArg(types.Any))
     def lower(context, builder, sig, args):
         operands = plan(*sig.args)
-        values = []
-        for op in operands:
-            if op[0] == ARG:
-                values.append(_borrowed(context, builder, sig.args[op[1]], args[op[1]]))
-            elif op[0] == CONST:
-                values.append(context.get_constant_generic(builder, op[1], op[2]))
-            elif op[1] >= len(args) or isinstance(sig.args[op[1]], (types.NoneType, types.Omitted)):
-                flag = op[0] == IS_ONE or (op[0] == ENUM and op[3].flag)
-                values.append(context.get_constant(types.boolean, False) if flag else
-                              context.get_constant(types.int64, op[3] if op[0] == FIELD else op[2]))
-            elif op[0] == ENUM:
-                rule = op[3]
-                v = _checked(context, builder, rule, sig.args[op[1]],
-                             context.cast(builder, args[op[1]], sig.args[op[1]], types.int64))
-                values.append(builder.icmp_signed("==", v, context.get_constant(types.int64, 1)) if rule.flag else v)
-            elif op[0] == FIELD:
-                field_type = sig.args[op[1]][op[2]]
-                v = context.cast(builder, builder.extract_value(args[op[1]], op[2]), field_type, types.int64)
-                rule = op[4] if len(op) > 4 else None
-                values.append(v if rule is None or not rule.foreign(field_type) else
-                              _checked(context, builder, rule, field_type, v))
-            else:
-                v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
-                values.append(v if op[0] == INT else
-                              builder.icmp_signed("==", v, context.get_constant(types.int64, 1)))
+        made = []
+        values = _operand_values(context, builder, sig, args, operands, made)
         fnty = types.Dispatcher(pick(*sig.args))
-        kernel_sig = fnty.get_call_type(context.typing_context, _operand_types(operands, sig.args), {})
-        return context.get_function(fnty, kernel_sig)(builder, values)
+        kernel_sig = fnty.get_call_type(context.typing_context,
+                                        _operand_types(operands, sig.args, context.typing_context), {})
+        result = context.get_function(fnty, kernel_sig)(builder, values)
+        for made_type, value in made:
+            context.nrt.decref(builder, made_type, value)
+        return result
+
+
+def _operand_values(context, builder, sig, args, operands, made):
+    """The LLVM values of a plan's operands; `made` collects the arrays CALL operands returned (to release)."""
+    values = []
+    for op in operands:
+        if op[0] == ARG:
+            values.append(_borrowed(context, builder, sig.args[op[1]], args[op[1]]))
+        elif op[0] == CONST:
+            values.append(context.get_constant_generic(builder, op[1], op[2]))
+        elif op[0] == CALL:
+            inner = _operand_values(context, builder, sig, args, op[2], made)
+            fnty = types.Dispatcher(op[1])
+            call_sig = fnty.get_call_type(context.typing_context,
+                                          _operand_types(op[2], sig.args, context.typing_context), {})
+            value = context.get_function(fnty, call_sig)(builder, inner)
+            if isinstance(call_sig.return_type, types.Array):
+                made.append((call_sig.return_type, value))
+            values.append(value)
+        elif op[1] >= len(args) or isinstance(sig.args[op[1]], (types.NoneType, types.Omitted)):
+            flag = op[0] == IS_ONE or (op[0] == ENUM and op[3].flag)
+            values.append(context.get_constant(types.boolean, False) if flag else
+                          context.get_constant(types.int64, op[3] if op[0] == FIELD else op[2]))
+        elif op[0] == ENUM:
+            rule = op[3]
+            v = _checked(context, builder, rule, sig.args[op[1]],
+                         context.cast(builder, args[op[1]], sig.args[op[1]], types.int64))
+            values.append(builder.icmp_signed("==", v, context.get_constant(types.int64, 1)) if rule.flag else v)
+        elif op[0] == FIELD:
+            field_type = sig.args[op[1]][op[2]]
+            v = context.cast(builder, builder.extract_value(args[op[1]], op[2]), field_type, types.int64)
+            rule = op[4] if len(op) > 4 else None
+            values.append(v if rule is None or not rule.foreign(field_type) else
+                          _checked(context, builder, rule, field_type, v))
+        else:
+            v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
+            values.append(v if op[0] == INT else
+                          builder.icmp_signed("==", v, context.get_constant(types.int64, 1)))
+    return values
 
 
 def _checked(context, builder, rule, arg_type, value):
@@ -290,10 +312,21 @@ def _checked(context, builder, rule, arg_type, value):
         context.get_constant(types.int64, rule.lo), context.get_constant(types.int64, rule.hi), text[2]])
 
 
-def _operand_types(operands, args):
+def _operand_types(operands, args, typing_context):
     kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64}
-    return tuple(plain_type(args[op[1]]) if op[0] == ARG else (op[1] if op[0] == CONST else (
-        (types.boolean if op[3].flag else types.int64) if op[0] == ENUM else kinds[op[0]])) for op in operands)
+
+    def one(op):
+        if op[0] == ARG:
+            return plain_type(args[op[1]])
+        if op[0] == CONST:
+            return op[1]
+        if op[0] == ENUM:
+            return types.boolean if op[3].flag else types.int64
+        if op[0] == CALL:
+            return typing_context.resolve_function_type(types.Dispatcher(op[1]),
+                                                        _operand_types(op[2], args, typing_context), {}).return_type
+        return kinds[op[0]]
+    return tuple(one(op) for op in operands)
 
 
 def int_like(t):

@@ -1,4 +1,7 @@
-"""Ascend 950 Reg arithmetic: Add, Sub, Mul (and their carry forms), Duplicate, Reduce (SPEC-2 11.2-11.4).
+"""Ascend 950 Reg arithmetic: Add, Sub, Mul (and their carry forms), Duplicate, Reduce (SPEC-2 11.2-11.4); Max, Min,
+Div, Exp on the element-wise engine's lanes; and the devkit Reg pages' instructions SPEC-2 11 does not list
+(docs/decisions.md "Reg API"): the tensor-scalar forms, the unary instructions and Truncate, Compare/Compares/Select,
+the bitwise operations and shifts, the fused multiply-adds and AbsSub.
 
 Registers and masks are those of jit/reg.py (a register is 256 data bytes, scratch and a header holding its element
 kind and the overflow modes it carries; a MaskReg is four uint64 words, bit i predicating register byte i). One
@@ -8,18 +11,20 @@ then saturated when the half overflow mode says so, bfloat16 is computed in floa
 and int32 clamp when integer saturation is on, every other integer wraps, and 64-bit lanes wrap modulo 2**64.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from ..errors import ParameterError, UnsupportedDTypeError
 from . import elementwise as ew
-from .lanes import (div_lane, exp_float_run, exp_lane, int_div_lane, int_max_lane, int_min_lane, int_stage, max_lane,
-                    min_lane, narrow, uint64_div_lane)
+from .lanes import (abs_lane, div_lane, exp_float_run, exp_lane, fma_lane, int_abs_lane, int_div_lane, int_max_lane,
+                    int_min_lane, int_relu_lane, int_stage, leaky_relu_lane, ln_lane, max_lane, min_lane, narrow,
+                    relu_lane, sqrt_lane, uint64_div_lane)
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
                        round_half)
-from .reg import (H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, VL, int_range, internal, lane_on, set_u16, set_u32,
-                  u16_at, u32_at)
+from .reg import (H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, REG_BYTES, VL, int_range, internal, lane_on, set_u16,
+                  set_u32, u16_at, u32_at)
 from .reg_move import copy_bytes
 
 ADD, SUB, MUL = 0, 1, 2
@@ -305,29 +310,30 @@ def scalar_float_bits(kind, x):
 
 
 @internal
-def scalar_int_bits(kind, v):
+def scalar_int_bits(api, kind, v):
     """D29 for an integer register: the value must lie in the type's range (no implicit wrap); its bit pattern."""
     if kind == KIND_INT64 or kind == KIND_UINT64:
         if kind == KIND_UINT64 and v < 0:
-            raise ParameterError("Duplicate", "scalar", v, "[0, 2**64-1] for uint64 (SPEC-2 D29)", DEVICE)
+            raise ParameterError(api, "scalar", v, "[0, 2**64-1] for uint64 (SPEC-2 D29)", DEVICE)
         if v < 0:  # two's complement of a negative int64, without a signed-to-unsigned cast
             return np.uint64(v + 9223372036854775807 + 1) + np.uint64(9223372036854775808)
         return np.uint64(v)
     lo, hi = int_range(kind)
     if v < lo or v > hi:
-        raise ParameterError("Duplicate", "scalar", v, "inside the register type's range (SPEC-2 D29)", DEVICE)
+        raise ParameterError(api, "scalar", v, "inside the register type's range (SPEC-2 D29)", DEVICE)
     return np.uint64(v & ((1 << (8 * kind_size(kind))) - 1))
 
 
 @internal
-def scalar_bits(kind, fvalue, ivalue, is_float_arg):
+def scalar_bits(api, kind, fvalue, ivalue, is_float_arg):
     """A VF's scalar argument as the register's bit pattern (D29): floats round once to a float register and are
-    refused for integer registers; ints must fit an integer register."""
+    refused for integer registers; ints must fit an integer register. `api` names the instruction in refusals
+    (Duplicate, or a tensor-scalar instruction)."""
     if kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16:
         return scalar_float_bits(kind, fvalue if is_float_arg else np.float64(ivalue))
     if is_float_arg:
-        raise ParameterError("Duplicate", "scalar", fvalue, "an integer for an integer register (SPEC-2 D29)", DEVICE)
-    return scalar_int_bits(kind, ivalue)
+        raise ParameterError(api, "scalar", fvalue, "an integer for an integer register (SPEC-2 D29)", DEVICE)
+    return scalar_int_bits(api, kind, ivalue)
 
 
 @internal
@@ -511,6 +517,7 @@ def _reduce_ints(src, words, op, sk, ssize, lanes):
 # so every lane is computed exactly as the 950 Memory-API instruction with its default algorithm computes it
 # (INTRINSIC: DAZ/FTZ for Div and Exp, D38), then the mask merges the lanes (ZEROING or MERGING).
 ENGINE_NAMES = {ew.MAX: "Max", ew.MIN: "Min", ew.DIV: "Div", ew.EXP: "Exp"}
+PRELU = 47  # Reg Prelu (DK R/基础算术/Prelu.md): the LeakyRelu lane with a per-lane slope (the engine has no code)
 
 
 @njit(cache=True, inline="always")
@@ -545,6 +552,12 @@ def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
         if ew_op == ew.DIV:
             raise UnsupportedDTypeError("Div", "dst/src kinds", (dk, k0, k1), "one type of the 950 Div table "
                                         "(SPEC-2 2.2)", DEVICE)
+        if ew_op == ew.LEAKY_RELU:
+            raise UnsupportedDTypeError("LeakyRelu", "dst/src kinds", (dk, k0, k1), "half or float, the same for "
+                                        "dst and src (DK R/基础算术/LeakyRelu.md)", DEVICE)
+        if ew_op == PRELU:
+            raise UnsupportedDTypeError("Prelu", "dst/src kinds", (dk, k0, k1), "half or float, one type for dst, "
+                                        "src0 and src1 (DK R/基础算术/Prelu.md)", DEVICE)
         raise UnsupportedDTypeError("Exp", "dst/src kinds", (dk, k0, k1), "half or float, the same for dst and src "
                                     "(SPEC-2 4.2)", DEVICE)
 
@@ -623,7 +636,7 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
     zero = n - n  # the engine's run offset as an int64 value: a literal 0 compiles its decode/store once more
     fused = False
     if half_class is not None:
-        if kind == KIND_HALF and ew_op != ew.DIV:
+        if kind == KIND_HALF and (ew_op == ew.MAX or ew_op == ew.MIN):
             _half_extreme_lanes(dst, src0, src1, modes, ew_op == ew.MAX)
             fused = True
     if halves_class is not None or wide_class is not None:  # the engine's float path (binary_run) for Reg's ops
@@ -643,9 +656,12 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
             elif ew_op == ew.MAX:
                 for j in range(n):
                     r[j] = max_lane(x[j], y[j])
-            else:
+            elif ew_op == ew.MIN:
                 for j in range(n):
                     r[j] = min_lane(x[j], y[j])
+            else:  # LEAKY_RELU (y: the scalar's register) and PRELU (y: src1): D42, the product rounded by the store
+                for j in range(n):
+                    r[j] = leaky_relu_lane(x[j], y[j])
             if halves_class is not None:
                 if kind == KIND_HALF:
                     ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
@@ -685,5 +701,518 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
             ew.load_wide(kind, flags, src[:VL], zero, n, x)
             exp_float_run(x, r, n)
             ew.store_wide(kind, flags, r, dst[VL:2 * VL], zero, n)
+    _merge_lanes(dst, words, size, merging)
+    dst[H_CTRL] = modes
+
+
+# --- Abs, Relu, Neg, Ln, Log, Sqrt, Truncate: one kernel for the devkit Reg pages' unary instructions ------------
+# Not in SPEC-2 11 (docs/decisions.md "Reg API"): DK `R/基础算术/{Abs,Relu,Neg,Ln,Log,Sqrt}.md`. Each lane is the 950
+# Memory-API instruction's with its default algorithm (SPEC-2 4.3: Abs clears the sign, Relu is max(+0, x) under D41,
+# Ln and Sqrt INTRINSIC with DAZ/FTZ, D37/D38), through the engine's decode, lane functions and store; Neg (no Memory
+# API) negates exactly (RegPrec "符号位取反"). Integers: D35 (SPEC-2 11.1). The op code is a value: one compiled
+# kernel for the six instructions, its dtype classes pruned by markers as engine_unary's (Exp keeps its own kernel,
+# so a first Exp compiles none of these lanes).
+NEG, LOG = 48, 49  # Neg (the element-wise engine has none) and Log (DK: Ln under the C library's name)
+# Truncate (DK R/类型转换/Truncate.md): op codes 0..5 are its aj.RoundMode values (CAST_NONE = CAST_RINT, D45), free
+# among the engine's unary codes (16..22), so a VF passes the round mode itself as the op code
+TRUNCATE_LAST = 5  # CAST_TRUNC
+
+
+@njit(cache=True, inline="always")
+def _check_unary_kinds(op, dk, sk, allowed):
+    if dk != sk or not (allowed >> sk) & 1:
+        if op == ew.ABS:
+            raise UnsupportedDTypeError("Abs", "dst/src kinds", (dk, sk), "one of int8, int16, half, int32, float, "
+                                        "int64 for dst and src (DK R/基础算术/Abs.md)", DEVICE)
+        if op == ew.RELU:
+            raise UnsupportedDTypeError("Relu", "dst/src kinds", (dk, sk), "one of half, int32, float, int64 for dst "
+                                        "and src (DK R/基础算术/Relu.md)", DEVICE)
+        if op == NEG:
+            raise UnsupportedDTypeError("Neg", "dst/src kinds", (dk, sk), "one of int8, int16, half, int32, float, "
+                                        "int64 for dst and src (DK R/基础算术/Neg.md)", DEVICE)
+        if op == ew.LN:
+            raise UnsupportedDTypeError("Ln", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
+                                        "(DK R/基础算术/Ln.md)", DEVICE)
+        if op == LOG:
+            raise UnsupportedDTypeError("Log", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
+                                        "(DK R/基础算术/Log.md)", DEVICE)
+        if op <= TRUNCATE_LAST:
+            raise UnsupportedDTypeError("Truncate", "dst/src kinds", (dk, sk), "half, bfloat16 or float, the same "
+                                        "for dst and src (DK R/类型转换/Truncate.md)", DEVICE)
+        raise UnsupportedDTypeError("Sqrt", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
+                                    "(DK R/基础算术/Sqrt.md)", DEVICE)
+
+
+@njit(cache=True, inline="always")
+def _integral(x, mode):
+    """Truncate: x rounded to an integral value of its own type by aj.RoundMode `mode` (RINT/NONE ties to even, ROUND
+    ties away from zero, FLOOR, CEIL, TRUNC; exact, as the float -> float Cast's round to integral, D45, whose zero
+    results are +0); NaN and +-inf pass."""
+    v = np.float64(x)
+    if mode == 2:
+        r = np.floor(v)
+    elif mode == 3:
+        r = np.ceil(v)
+    elif mode == 4:
+        r = np.copysign(np.floor(np.abs(v) + 0.5), v)
+    elif mode == 5:
+        r = np.trunc(v)
+    else:
+        r = np.rint(v)
+    return np.float32(0.0) if r == 0 else np.float32(r)
+
+
+@njit(cache=True, inline="always")
+def _float_unary_lanes(op, kind, x, r, n):
+    """The op's lane over decoded float32 values (the engine's lane functions, SPEC-2 4.3); the store rounds."""
+    if op <= TRUNCATE_LAST:
+        for j in range(n):
+            r[j] = _integral(x[j], op)
+    elif op == ew.ABS:
+        for j in range(n):
+            r[j] = abs_lane(x[j])
+    elif op == ew.RELU:
+        for j in range(n):
+            r[j] = relu_lane(x[j])
+    elif op == NEG:
+        for j in range(n):
+            r[j] = -x[j]
+    elif op == ew.LN or op == LOG:
+        for j in range(n):
+            r[j] = narrow(kind, ln_lane(x[j]))
+    else:  # SQRT, INTRINSIC: no D49 domain rule (that belongs to FAST_INVERSE / PRECISION_0ULP_FTZ_FALSE)
+        d49 = n < 0  # False typed bool (a literal would compile sqrt_lane once more, issue 20)
+        for j in range(n):
+            r[j] = narrow(kind, sqrt_lane(x[j], d49))
+
+
+@njit(cache=True, inline="always")
+def _int_unary_lanes(dst, src, kind, op, saturate):
+    """Abs / Relu / Neg of integer lanes into dst's scratch: exact on int64 values, then D35 (int16/int32 clamp when
+    `saturate`, every other width wraps: |MIN| and -MIN are MIN); 64-bit lanes wrap (MIN stays MIN)."""
+    size = kind_size(kind)
+    n = VL // size
+    if size == 8:
+        low = np.int64(-9223372036854775807 - 1)
+        for j in range(n):
+            x = i64_at(src, j)
+            if op == ew.RELU:
+                r = int_relu_lane(x)
+            elif x == low:  # -MIN and |MIN| wrap to MIN
+                r = x
+            else:
+                r = int_abs_lane(x) if op == ew.ABS else -x
+            set_u32(dst, 2 * (n + j), np.uint32(r & 0xFFFFFFFF))  # two's complement, without a signed cast
+            set_u32(dst, 2 * (n + j) + 1, np.uint32((r >> 32) & 0xFFFFFFFF))
+        return
+    for j in range(n):
+        x = int_lane(src, j, size, True)  # the Reg unary integers are all signed (Abs, Relu, Neg tables)
+        if op == ew.RELU:
+            r = int_relu_lane(x)
+        else:
+            r = int_abs_lane(x) if op == ew.ABS else -x
+        set_int_lane(dst, n + j, size, int_stage(kind, r, saturate))
+
+
+@njit(cache=True)
+def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_class):
+    """Reg Abs/Relu/Neg/Ln/Log/Sqrt and Truncate (op = its round mode): every lane into dst's scratch, then the mask
+    (`merging` is False: the API refuses MERGING for these, DK RegMerge tables 2 and 5).
+    half_class / float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call and a VF
+    register of a literal dtype pass their class alone, a register of a run-time dtype all three. Ln and Sqrt read
+    and write with DAZ/FTZ (their INTRINSIC default, D38); Abs, Relu and Neg keep subnormals (no config: the 950
+    Memory API's flags); the half store applies the overflow mode (D35)."""
+    kind = np.int64(src[H_KIND])
+    _check_unary_kinds(op, np.int64(dst[H_KIND]), kind, allowed)
+    modes = src[H_CTRL]
+    size = kind_size(kind)
+    n = VL // size
+    flags = ew.FTZ if op == ew.LN or op == LOG or op == ew.SQRT else 0
+    if modes & M_HALF_SAT and op > TRUNCATE_LAST:  # Truncate never saturates (RegBV-T33: inf stays inf)
+        flags |= ew.SAT_HALF
+    zero = n - n  # the engine's run offset as an int64 value (as engine_binary)
+    if half_class is not None:
+        if kind == KIND_HALF:
+            x, r = np.empty(n, np.float32), np.empty(n, np.float32)
+            ew.load_halves(flags, src[:VL], zero, n, x)
+            _float_unary_lanes(op, kind, x, r, n)
+            ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
+    if float_class is not None:
+        if kind == KIND_FLOAT or kind == KIND_BF16:  # (bfloat16: Truncate only)
+            x, r = np.empty(n, np.float32), np.empty(n, np.float32)
+            ew.load_wide(kind, flags, src[:VL], zero, n, x)
+            _float_unary_lanes(op, kind, x, r, n)
+            ew.store_wide(kind, flags, r, dst[VL:2 * VL], zero, n)
+    if int_class is not None:
+        if kind > KIND_BF16:
+            _int_unary_lanes(dst, src, kind, op, (modes & M_INT_SAT) != 0)
+    _merge_lanes(dst, words, size, merging)
+    dst[H_CTRL] = modes
+
+
+# --- Adds, Muls, Maxs, Mins, LeakyRelu: the binary kernels with a broadcast register ----------------------------
+# DK `R/基础算术/{Adds,Muls,Maxs,Mins,LeakyRelu}.md`: dst = src op scalar per active lane, ZEROING only (RegMerge
+# table 2; LeakyRelu: x, or scalar * x where x's sign bit is set, D42, as the 950 Memory-API LeakyRelu). The
+# scalar is converted by SPEC-2 D29 and duplicated into a register of src's type and modes (scalar_register, a small
+# kernel); Adds/Muls then run `binary` (Add/Mul's lanes: RegPrec "Adds/Muls half/float: 0ulp"), Maxs/Mins/LeakyRelu
+# `engine_binary` (Max/Min's lanes, D41; the engine's LeakyRelu lane): in a VF both are direct calls (jit/reg.py CALL
+# operand), no kernel of their own.
+SCALAR_OPS = ("Adds", "Muls", "Maxs", "Mins", "LeakyRelu")
+
+
+@internal
+def scalar_api(index):
+    """The name of tensor-scalar instruction `index` (SCALAR_OPS), for refusals."""
+    if index == 0:
+        return "Adds"
+    if index == 1:
+        return "Muls"
+    if index == COMPARES:
+        return "Compares"
+    if index == AXPY:
+        return "Axpy"
+    if index == 4:
+        return "LeakyRelu"
+    return "Maxs" if index == 2 else "Mins"
+
+
+def scalar_pattern(index, kind, scalar):
+    """The scalar's bit pattern in a `kind` register (D29), refusals naming tensor-scalar instruction `index` (as
+    plain Python; compiled code takes the overload below)."""
+    if isinstance(scalar, (bool, np.bool_)):
+        raise ParameterError(scalar_api(index), "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
+    if isinstance(scalar, (float, np.floating)):
+        return scalar_bits(scalar_api(index), kind, np.float64(scalar), 0, True)
+    return scalar_bits(scalar_api(index), kind, 0.0, scalar, False)
+
+
+@overload(scalar_pattern, inline="always")
+def _ol_scalar_pattern(index, kind, scalar):
+    """The float and the int paths of scalar_bits chosen by the scalar's type, with a literal flag: a first call
+    compiles its own path only (issue 20), as Duplicate's compiled calls do."""
+    if isinstance(scalar, types.Boolean):  # refused as plain Python refuses it (SPEC-2 D29)
+        def refuse(index, kind, scalar):
+            raise ParameterError(scalar_api(index), "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)",
+                                 DEVICE)
+        return refuse
+    if isinstance(scalar, types.Float):
+        return lambda index, kind, scalar: scalar_bits(scalar_api(index), kind, np.float64(scalar), 0, True)
+    return lambda index, kind, scalar: scalar_bits(scalar_api(index), kind, 0.0, scalar, False)
+
+
+@njit(cache=True)
+def scalar_register(index, allowed, dst, src, scalar):
+    """The second source of tensor-scalar instruction `index` (SCALAR_OPS, or COMPARES with dst = src) in a VF:
+    dst's and src's kinds checked (naming the instruction), the scalar converted (D29) and duplicated into a
+    register of src's kind and modes."""
+    check_scalar_kinds(index, np.int64(dst[H_KIND]), np.int64(src[H_KIND]), allowed)
+    return broadcast_register(src, scalar_pattern(index, src[H_KIND], scalar))
+
+
+@internal
+def _scalar_legal(index):
+    """The dtypes of tensor-scalar instruction `index` (its devkit page), for its refusal."""
+    if index == 1:
+        return "one type of DK R/基础算术/Muls.md for dst and src (no int8, uint8, bfloat16)"
+    if index == 4:
+        return "half or float, the same for dst and src (DK R/基础算术/LeakyRelu.md)"
+    if index == AXPY:
+        return "half, float, int64 or uint64, the same for dst and src (DK R/复合计算/Axpy.md)"
+    if index == COMPARES:
+        return "int8 ... uint64, half, bfloat16, float (DK R/比较与选择/Compares.md)"
+    return "one type of DK R/基础算术/Adds.md (Maxs.md, Mins.md) for dst and src (no complex, D28)"
+
+
+@internal
+def check_scalar_kinds(api_index, dk, sk, allowed):
+    """The tensor-scalar form's own dtype check (the binary kernels' refusals would name Add/Mul/Max/Min), one raise
+    site naming the instruction."""
+    if dk != sk or not (allowed >> sk) & 1:
+        raise UnsupportedDTypeError(scalar_api(api_index), "dst/src kinds", (dk, sk), _scalar_legal(api_index),
+                                    DEVICE)
+
+
+@njit(cache=True)
+def broadcast_register(src, bits):
+    """A register of src's kind and overflow modes with every lane = the scalar's bit pattern."""
+    tmp = np.zeros(REG_BYTES, np.uint8)
+    tmp[H_KIND] = src[H_KIND]
+    tmp[H_CTRL] = src[H_CTRL]
+    size = kind_size(src[H_KIND])
+    for j in range(VL // size):
+        for k in range(size):
+            tmp[j * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))
+    return tmp
+
+
+# --- Compare, Compares, Select on data registers (DK R/比较与选择/{Compare,Compares,Select}.md) ----------------------
+# Not in SPEC-2 11 (section 14 lists Reg Compare as not offered; the issue asks for it: docs/decisions.md "Reg API").
+# Compare's predicate is the Memory-API Compare's on the 950 (SPEC-2 9.4, D43: IEEE, NaN unordered, NE true with NaN,
+# +0 == -0; integers as integers, uint64 unsigned; RegBV-T31/T32); a true active lane sets every MaskReg bit of its
+# lane (as UpdateMask and CreateMask set them), every other bit is 0 (the pages: unselected lanes zeroed). Compares
+# compares with the scalar's register (scalar_register, index COMPARES). Select copies lane j of src0 where the
+# lowest mask bit of lane j is set, else of src1 (bits, no arithmetic).
+COMPARES, AXPY = 5, 6  # scalar_register's indexes for Compares and Axpy (after SCALAR_OPS)
+CMP_LT, CMP_GT, CMP_EQ, CMP_LE, CMP_GE, CMP_NE = range(6)  # aj.CMPMODE's values
+
+
+@njit(cache=True, inline="always")
+def _holds(x, y, mode):
+    """x cmp y under IEEE ordering (NaN: every mode false but NE)."""
+    if mode == CMP_LT:
+        return x < y
+    if mode == CMP_GT:
+        return x > y
+    if mode == CMP_EQ:
+        return x == y
+    if mode == CMP_LE:
+        return x <= y
+    if mode == CMP_GE:
+        return x >= y
+    return x != y
+
+
+@njit(cache=True, inline="always")
+def _set_lane_bits(out, j, size):
+    for b in range(j * size, (j + 1) * size):
+        out[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+
+
+@njit(cache=True)
+def compare(out, src0, src1, words, mode, float_class, int_class):
+    """Reg Compare / Compares into the MaskReg `out` (four words, written whole). float_class / int_class:
+    dtype-class markers as reduce's (the source's class alone for a literal dtype, both for a run-time one)."""
+    k0, k1 = np.int64(src0[H_KIND]), np.int64(src1[H_KIND])
+    if k0 != k1:
+        raise UnsupportedDTypeError("Compare", "srcReg0/srcReg1 kinds", (k0, k1), "one element type for both "
+                                    "sources (DK R/比较与选择/Compare.md)", DEVICE)
+    if mode < CMP_LT or mode > CMP_NE:
+        raise ParameterError("Compare", "mode", mode, "an aj.CMPMODE: LT, GT, EQ, LE, GE or NE", DEVICE)
+    size = kind_size(k0)
+    n = VL // size
+    bits = np.zeros(4, np.uint64)
+    if float_class is not None:
+        if k0 <= KIND_BF16:
+            for j in range(n):
+                if lane_on(words, j * size):
+                    if k0 == KIND_FLOAT:
+                        xf, yf = f32_from_bits(u32_at(src0, j)), f32_from_bits(u32_at(src1, j))
+                    elif k0 == KIND_HALF:
+                        xf, yf = half_bits_to_f32(u16_at(src0, j)), half_bits_to_f32(u16_at(src1, j))
+                    else:
+                        xf, yf = bf16_bits_to_f32(u16_at(src0, j)), bf16_bits_to_f32(u16_at(src1, j))
+                    if _holds(xf, yf, mode):
+                        _set_lane_bits(bits, j, size)
+    if int_class is not None:
+        if k0 > KIND_BF16:
+            bias = np.int64(-9223372036854775807 - 1) if k0 == KIND_UINT64 else np.int64(0)  # unsigned order
+            for j in range(n):
+                if lane_on(words, j * size):
+                    if size == 8:  # (int64 names of their own: a variable shared with the float lanes unifies)
+                        xi, yi = i64_at(src0, j) ^ bias, i64_at(src1, j) ^ bias
+                    else:
+                        signed = k0 == KIND_INT8 or k0 == KIND_INT16 or k0 == KIND_INT32
+                        xi, yi = int_lane(src0, j, size, signed), int_lane(src1, j, size, signed)
+                    if _holds(xi, yi, mode):
+                        _set_lane_bits(bits, j, size)
+    for w in range(4):
+        out[w] = bits[w]
+
+
+@njit(cache=True)
+def select(dst, src0, src1, words):
+    """Reg Select on data registers: lane j of src0 where the mask's bit of lane j is set, else of src1 (dst may be
+    either source: the lanes are assembled in dst's scratch first)."""
+    k = np.int64(dst[H_KIND])
+    if k != src0[H_KIND] or k != src1[H_KIND]:
+        raise UnsupportedDTypeError("Select", "dstReg/srcReg0/srcReg1 kinds", (k, src0[H_KIND], src1[H_KIND]),
+                                    "one element type for all three (DK R/比较与选择/Select.md)", DEVICE)
+    size = kind_size(k)
+    for i in range(VL):
+        dst[VL + i] = src0[i] if lane_on(words, i - i % size) else src1[i]
+    for i in range(VL):
+        dst[i] = dst[VL + i]
+    dst[H_CTRL] = merged_modes(src0[H_CTRL], src1[H_CTRL])
+
+
+# --- And, Or, Xor, Not on data registers; ShiftLefts, ShiftRights (DK R/逻辑计算/*.md) ------------------------------
+# Bitwise lanes (ZEROING only, RegMerge table 3): And/Or/Xor/Not act on the register's bytes, whatever the type;
+# the shifts on each lane's bit pattern: unsigned types shift logically, signed ones arithmetically (ShiftLefts keeps
+# the sign bit and drops the bit below it, the page's example 1010101010101010 << 1 = 1101010101010100); an amount of
+# the lane width or more gives 0, and for ShiftRights of a negative signed lane -1 (the pages' constraints).
+BIT_AND, BIT_OR, BIT_XOR, BIT_NOT, SHIFT_LEFT, SHIFT_RIGHT = range(6)
+
+
+@njit(cache=True, inline="always")
+def _check_bitwise(op, dk, k0, k1, allowed):
+    if dk != k0 or (op < BIT_NOT and k1 != k0) or not (allowed >> k0) & 1:
+        if op == BIT_AND:
+            raise UnsupportedDTypeError("And", "dst/src kinds", (dk, k0, k1), "one integer type for dst, src0, src1 "
+                                        "(DK R/逻辑计算/And.md)", DEVICE)
+        if op == BIT_OR:
+            raise UnsupportedDTypeError("Or", "dst/src kinds", (dk, k0, k1), "one integer type for dst, src0, src1 "
+                                        "(DK R/逻辑计算/Or.md)", DEVICE)
+        if op == BIT_XOR:
+            raise UnsupportedDTypeError("Xor", "dst/src kinds", (dk, k0, k1), "one integer type for dst, src0, src1 "
+                                        "(DK R/逻辑计算/Xor.md)", DEVICE)
+        if op == BIT_NOT:
+            raise UnsupportedDTypeError("Not", "dst/src kinds", (dk, k0), "one type of DK R/逻辑计算/Not.md for dst "
+                                        "and src", DEVICE)
+        if op == SHIFT_LEFT:
+            raise UnsupportedDTypeError("ShiftLefts", "dst/src kinds", (dk, k0), "one integer type for dst and src "
+                                        "(DK R/逻辑计算/ShiftLefts.md)", DEVICE)
+        raise UnsupportedDTypeError("ShiftRights", "dst/src kinds", (dk, k0), "one integer type for dst and src "
+                                    "(DK R/逻辑计算/ShiftRights.md)", DEVICE)
+
+
+@njit(cache=True, inline="always")
+def _lane_bits(reg, j, size):
+    if size == 1:
+        return np.uint64(reg[j])
+    if size == 2:
+        return np.uint64(u16_at(reg, j))
+    if size == 4:
+        return np.uint64(u32_at(reg, j))
+    return u64_at(reg, j)
+
+
+@njit(cache=True, inline="always")
+def _shifted(b, amount, width, signed, left):
+    """One lane's shifted bit pattern (b: the lane's bits, zero-extended; width in bits)."""
+    ones = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - width)
+    sign = np.uint64(1) << np.uint64(width - 1)
+    negative = signed and (b & sign) != 0
+    if amount >= width:
+        return ones if negative and not left else np.uint64(0)
+    s = np.uint64(amount)
+    if left:
+        r = (b << s) & ones
+        return (r & (ones >> np.uint64(1))) | (b & sign) if signed else r
+    r = b >> s
+    return (r | (ones ^ (ones >> s))) & ones if negative else r
+
+
+@njit(cache=True)
+def bitwise(dst, src0, src1, words, op, allowed, amount, merging):
+    """Reg And/Or/Xor/Not on data registers and ShiftLefts/ShiftRights by `amount` (src1 unused for Not and the
+    shifts): every lane into dst's scratch, then the mask (`merging` is False: the API refuses MERGING)."""
+    k0 = np.int64(src0[H_KIND])
+    _check_bitwise(op, np.int64(dst[H_KIND]), k0, np.int64(src1[H_KIND]), allowed)
+    size = kind_size(k0)
+    if op == BIT_AND:
+        for i in range(VL):
+            dst[VL + i] = src0[i] & src1[i]
+    elif op == BIT_OR:
+        for i in range(VL):
+            dst[VL + i] = src0[i] | src1[i]
+    elif op == BIT_XOR:
+        for i in range(VL):
+            dst[VL + i] = src0[i] ^ src1[i]
+    elif op == BIT_NOT:
+        for i in range(VL):
+            dst[VL + i] = ~src0[i]
+    else:
+        signed = k0 == KIND_INT8 or k0 == KIND_INT16 or k0 == KIND_INT32 or k0 == KIND_INT64
+        for j in range(VL // size):
+            r = _shifted(_lane_bits(src0, j, size), amount, 8 * size, signed, op == SHIFT_LEFT)
+            for k in range(size):
+                dst[VL + j * size + k] = np.uint8((r >> np.uint64(8 * k)) & np.uint64(0xFF))
+    _merge_lanes(dst, words, size, merging)
+    dst[H_CTRL] = src0[H_CTRL]
+
+
+@njit(cache=True)
+def shift_amount(left, amount):
+    """A shift's scalar in a VF: an int16 value (the pages' scalarValue type) that is not negative (a negative
+    amount is undefined on the device: refused)."""
+    if amount < 0 or amount > 32767:
+        raise ParameterError("ShiftLefts" if left else "ShiftRights", "scalar", amount,
+                             "an int16 shift amount >= 0 (a negative one is undefined, DK R/逻辑计算)", DEVICE)
+    return np.int64(amount)
+
+
+# --- MulAddDst, MulDstAdd, Axpy, AbsSub (DK R/复合计算/*.md; RegPrec: the multiply-adds "等效于 Fma", AbsSub serial) --
+# One kernel, the op code a value: MulAddDst d = a*b + d, MulDstAdd d = d*a + b (ew.FUSED_MUL_ADD), Axpy d = s*a + d
+# (MulAddDst with the scalar's register as b), AbsSub d = |a - b|. Floats: one rounding of the exact result (the 950's
+# fused multiply-add lanes, jit/lanes.py fma_lane; AbsSub: Sub rounded, then Abs), then the half overflow mode (D35);
+# integers exact, then D35 (int16/int32 clamp under CTRL[53], the others wrap; 64-bit modulo 2**64).
+ABS_SUB = 50  # AbsSub's op code (the engine has none)
+
+
+@njit(cache=True, inline="always")
+def _check_ternary(op, dk, k0, k1, allowed):
+    if dk != k0 or dk != k1 or not (allowed >> dk) & 1:
+        if op == ew.MUL_ADD_DST:
+            raise UnsupportedDTypeError("MulAddDst", "dst/src kinds", (dk, k0, k1), "one type of DK "
+                                        "R/复合计算/MulAddDst.md for dst, src0, src1 (Axpy: half, float, int64, "
+                                        "uint64)", DEVICE)
+        if op == ew.FUSED_MUL_ADD:
+            raise UnsupportedDTypeError("MulDstAdd", "dst/src kinds", (dk, k0, k1), "bfloat16 or float, one type "
+                                        "for dst, src0, src1 (DK R/复合计算/MulDstAdd.md)", DEVICE)
+        raise UnsupportedDTypeError("AbsSub", "dst/src kinds", (dk, k0, k1), "half, float or int64, one type for "
+                                    "dst, src0, src1 (DK R/复合计算/AbsSub.md)", DEVICE)
+
+
+@njit(cache=True)
+def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class, int_class):
+    """Reg MulAddDst / MulDstAdd / Axpy / AbsSub: every lane into dst's scratch (dst read first), then the mask
+    (`merging` is False: the API refuses MERGING, DK RegMerge table 4). Class markers as engine_binary's: half,
+    wide (float, bfloat16), int."""
+    kind = np.int64(src0[H_KIND])
+    _check_ternary(op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
+    modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
+    size = kind_size(kind)
+    n = VL // size
+    flags = ew.SAT_HALF if modes & M_HALF_SAT else 0
+    sat = (modes & M_HALF_SAT) != 0
+    zero = n - n  # the engine's run offset as an int64 value (as engine_binary)
+    if half_class is not None or wide_class is not None:
+        if kind <= KIND_BF16:
+            x, y, c = np.empty(n, np.float32), np.empty(n, np.float32), np.empty(n, np.float32)
+            if half_class is not None:
+                if kind == KIND_HALF:
+                    ew.load_halves(zero, src0[:VL], zero, n, x)
+                    ew.load_halves(zero, src1[:VL], zero, n, y)
+                    ew.load_halves(zero, dst[:VL], zero, n, c)
+            if wide_class is not None:
+                if kind != KIND_HALF:
+                    ew.load_wide(kind, zero, src0[:VL], zero, n, x)
+                    ew.load_wide(kind, zero, src1[:VL], zero, n, y)
+                    ew.load_wide(kind, zero, dst[:VL], zero, n, c)
+            fused = n > 0  # True typed bool (the 950's fused multiply-add), not a literal
+            if op == ew.MUL_ADD_DST:
+                for j in range(n):
+                    c[j] = fma_lane(kind, x[j], y[j], c[j], fused, sat)
+            elif op == ew.FUSED_MUL_ADD:
+                for j in range(n):
+                    c[j] = fma_lane(kind, c[j], x[j], y[j], fused, sat)
+            else:  # ABS_SUB: the difference rounded once (exact in float64), its magnitude; the store rounds
+                for j in range(n):
+                    c[j] = abs(narrow(kind, np.float64(x[j]) - np.float64(y[j])))
+            if half_class is not None:
+                if kind == KIND_HALF:
+                    ew.store_halves(flags, c, dst[VL:2 * VL], zero, n)
+            if wide_class is not None:
+                if kind != KIND_HALF:
+                    ew.store_wide(kind, flags, c, dst[VL:2 * VL], zero, n)
+    if int_class is not None:
+        if kind > KIND_BF16:
+            if size == 8:  # modulo 2**64 on the bit patterns (sign-blind for +, -, *; AbsSub by the int64 sign)
+                for j in range(n):
+                    a, b, d = u64_at(src0, j), u64_at(src1, j), u64_at(dst, j)
+                    if op == ew.MUL_ADD_DST:
+                        r = a * b + d
+                    else:
+                        r = a - b
+                        if kind == KIND_INT64 and (r >> np.uint64(63)) != 0:
+                            r = ~r + np.uint64(1)
+                    set_u64(dst, n + j, r)
+            else:
+                lo, hi = int_range(kind)
+                saturate = (modes & M_INT_SAT) != 0
+                for j in range(n):
+                    a, b = int_lane(src0, j, size, lo < 0), int_lane(src1, j, size, lo < 0)
+                    d = int_lane(dst, j, size, lo < 0)
+                    set_int_lane(dst, n + j, size, int_stage(kind, a * b + d, saturate))
     _merge_lanes(dst, words, size, merging)
     dst[H_CTRL] = modes

@@ -1,11 +1,16 @@
 """Reference model of the Ascend 950 Reg API (SPEC 7.5; SPEC-2 11), lane by lane and byte by byte, written from
 the SPECs alone: ReduceDataBlock (D3, D20, D25), PairReduceElem (SPEC 7.6), Add/Sub/Mul and carry forms, Reduce (D66), Cast (7.3, D45, D46,
-D65, D71), the load/store distributions (11.6, D68) and the MaskReg operations (11.7, D64).
+D65, D71), the load/store distributions (11.6, D68) and the MaskReg operations (11.7, D64); and, from the devkit's
+Reg pages where the SPECs are silent, Adds/Muls/Maxs/Mins/LeakyRelu, Prelu, Abs/Relu/Neg/Ln/Log/Sqrt, Truncate,
+Compare/Compares, Select and And/Or/Xor/Not on data registers, ShiftLefts/ShiftRights, MulAddDst/MulDstAdd/Axpy/
+AbsSub.
 
 Inputs are plain lists: `values` the source lanes (Python numbers), `active` a list of booleans per lane; memory is
 bytes; a MaskReg is a 256-bit Python int."""
 import math
 from fractions import Fraction
+
+import numpy as np
 
 from .numerics import INT_RANGE, SIZES, add, is_float, round_to
 
@@ -125,6 +130,215 @@ def binary(op, dtype, xs, ys, active, before, merging=False, sat_half=False, sat
     """dst lanes of Reg Add/Sub/Mul: active lanes computed, inactive 0 (ZEROING) or kept (MERGING)."""
     return [lane_op(op, dtype, x, y, sat_half, sat_int) if on else (b if merging else 0)
             for x, y, on, b in zip(xs, ys, active, before)]
+
+
+# --- tensor-scalar and unary instructions of the devkit's Reg pages (not in SPEC-2 11; docs/decisions.md) --------
+HALF_MIN_NORMAL, FLOAT_MIN_NORMAL = 2.0 ** -14, 2.0 ** -126
+
+
+def _d41_max(x, y):
+    """max under D41: NaN wins, -0 < +0 (Maxs(-0, +0) = +0, DK R/基础算术/Maxs.md)."""
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    return max((x, y), key=_order_key)
+
+
+def _d41_min(x, y):
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    return min((x, y), key=_order_key)
+
+
+def _sat_half(dtype, r, sat_half):
+    """SAT of a half result in saturation mode (D35, RegBV note): +-inf -> +-65504, NaN -> +0."""
+    if dtype == "half" and sat_half:
+        if math.isnan(r):
+            return 0.0
+        if math.isinf(r):
+            return math.copysign(HALF_MAX, r)
+    return r
+
+
+def tensor_scalar(op, dtype, xs, scalar, active, sat_half=False, sat_int=False):
+    """dst lanes of Reg Adds / Muls / Maxs / Mins / LeakyRelu (DK R/基础算术/*.md, RegBV-T12/T21/T22/T23/T24):
+    active lane = x op s with s the scalar already converted to dtype (SPEC-2 D29); inactive lanes 0 (ZEROING only,
+    RegMerge). Adds/Muls are Add/Mul's lanes with s as the second operand (RegPrec: 0 ulp; bf16 via float)."""
+    if op in ("adds", "muls"):
+        return binary("add" if op == "adds" else "mul", dtype, xs, [scalar] * len(xs), active, [0] * len(xs),
+                      False, sat_half, sat_int)
+    if op == "leakyrelu":  # D42: the product path iff x's sign bit is set; both paths through SAT (RegBV-T24)
+        return [_sat_half(dtype, round_to(dtype, scalar * x) if math.copysign(1, x) < 0 else x, sat_half)
+                if on else 0 for x, on in zip(xs, active)]
+    pick_float, pick_int = (_d41_max, max) if op == "maxs" else (_d41_min, min)
+    out = []
+    for x, on in zip(xs, active):
+        if not on:
+            out.append(0)
+        elif is_float(dtype):
+            out.append(_sat_half(dtype, pick_float(x, scalar), sat_half))
+        else:
+            out.append(pick_int(x, scalar))
+    return out
+
+
+def prelu(dtype, xs, ys, active, sat_half=False):
+    """dst lanes of Reg Prelu (DK R/基础算术/Prelu.md, RegBV-T10): x where its sign bit is clear, else x * y rounded
+    once (the sign bit decides -0, as D42; -0 x MAX = -0, -0 x MIN = +0 in the table), then SAT; inactive lanes 0."""
+    return [_sat_half(dtype, round_to(dtype, x * y) if math.copysign(1, x) < 0 else x, sat_half) if on else 0
+            for x, y, on in zip(xs, ys, active)]
+
+
+def truncate(mode, xs, active):
+    """dst lanes of Reg Truncate (DK R/类型转换/Truncate.md; RegBV-T33): each active lane rounded to an integral value
+    by `mode` (a RoundMode name: CAST_RINT or CAST_NONE ties to even, CAST_ROUND ties away from zero, CAST_FLOOR,
+    CAST_CEIL, CAST_TRUNC), exact in the lane's own type; zero results +0 (SPEC-2 D45's float -> float round to
+    integral); +-inf and NaN pass; never saturated; inactive lanes 0."""
+    def one(x):
+        if math.isnan(x) or math.isinf(x):
+            return x
+        if mode in ("CAST_RINT", "CAST_NONE"):
+            r = round(x)  # Python's round: ties to even
+        elif mode == "CAST_ROUND":
+            r = math.floor(abs(x) + 0.5) * (1 if x > 0 else -1)
+        else:
+            r = {"CAST_FLOOR": math.floor, "CAST_CEIL": math.ceil, "CAST_TRUNC": math.trunc}[mode](x)
+        return float(r) if r != 0 else 0.0
+    return [one(x) if on else 0 for x, on in zip(xs, active)]
+
+
+def ternary(op, dtype, xs, ys, ds, active, sat_half=False, sat_int=False):
+    """dst lanes of Reg MulAddDst (x*y + d), MulDstAdd (d*x + y), Axpy (ys all the scalar: y*x + d) and AbsSub
+    (|x - y|) (DK R/复合计算/*.md; RegPrec: the multiply-adds equal an FMA, one rounding of the exact result;
+    AbsSub = Abs(Sub): the difference rounded once). Floats: exact in Fractions, one rounding, SAT for half;
+    bfloat16 rounds once too (RegPrec "同比Fma"). Integers: exact, then D35 (int16/int32 clamp under saturation,
+    64-bit modulo 2**64). Inactive lanes 0."""
+    def one(x, y, d):
+        if op == "abssub":
+            if is_float(dtype):
+                r = abs(round_to(dtype, x - y))
+            else:
+                lo, hi = INT_RANGE[dtype]  # int64: Sub wraps, then Abs wraps (|MIN| = MIN), the two in series
+                diff = (x - y - lo) % (hi - lo + 1) + lo
+                r = (abs(diff) - lo) % (hi - lo + 1) + lo
+            return _sat_half(dtype, r, sat_half)
+        a, b, c = (x, y, d) if op in ("muladddst", "axpy") else (d, x, y)
+        if is_float(dtype):
+            if any(math.isnan(v) or math.isinf(v) for v in (a, b, c)):
+                r = a * b + c  # IEEE specials (an inf product with an opposite inf addend: NaN)
+            else:
+                exact = Fraction(a) * Fraction(b) + Fraction(c)
+                if exact == 0:  # IEEE: -0 only for a -0 product plus -0; an exact cancellation is +0 (RN)
+                    negative_product = math.copysign(1, a) * math.copysign(1, b) < 0
+                    both_zero = (a == 0 or b == 0) and c == 0
+                    r = -0.0 if both_zero and negative_product and math.copysign(1, c) < 0 else 0.0
+                else:
+                    r = _round_fraction(dtype, exact)
+            return _sat_half(dtype, r, sat_half)
+        lo, hi = INT_RANGE[dtype]
+        r = a * b + c
+        if sat_int and dtype in ("int16", "int32"):
+            return min(max(r, lo), hi)
+        return (r - lo) % (hi - lo + 1) + lo
+    return [one(x, y, d) if on else 0 for x, y, d, on in zip(xs, ys, ds, active)]
+
+
+def _round_fraction(dtype, q):
+    """An exact rational rounded once to dtype (RNE; overflow to inf): through float64 only when that is exact."""
+    f = float(q)
+    if Fraction(f) == q:
+        return round_to(dtype, f)
+    # the double nearest q; if the rounding to dtype of f differs from that of q, it is by a tie that f broke:
+    # step f one double ulp towards q (an odd-rounded double then rounds to dtype as q does)
+    towards = math.nextafter(f, math.inf if Fraction(f) < q else -math.inf)
+    return round_to(dtype, f if int.from_bytes(np.float64(f).tobytes(), "little") & 1 else towards)
+
+
+def _flush(dtype, x):
+    """D38 (the INTRINSIC algorithm of Ln/Log/Sqrt): a subnormal of the type becomes a zero of its sign."""
+    tiny = HALF_MIN_NORMAL if dtype == "half" else FLOAT_MIN_NORMAL
+    return math.copysign(0.0, x) if abs(x) < tiny else x
+
+
+def _unary_lane(op, dtype, x, sat_half, sat_int):
+    if not is_float(dtype):
+        lo, hi = INT_RANGE[dtype]
+        r = {"abs": abs(x), "relu": max(0, x), "neg": -x}[op]
+        if sat_int and dtype in ("int16", "int32"):
+            return min(max(r, lo), hi)
+        return (r - lo) % (hi - lo + 1) + lo
+    if op == "abs":  # the sign cleared (SPEC-2 4.3)
+        r = abs(x)
+    elif op == "relu":  # max(+0, x) under D41: Relu(-0) = +0, NaN stays NaN (RegBV-T9)
+        r = x if math.isnan(x) or x > 0 else 0.0
+    elif op == "neg":  # RegPrec: the sign bit flipped
+        r = -x
+    else:  # ln / log, sqrt: the documented specials (SPEC-2 4.3 table, RegBV-T2/T8), else f(x) rounded once; DAZ/FTZ
+        x = _flush(dtype, x)
+        if math.isnan(x) or x < 0:
+            r = math.nan
+        elif x == 0:
+            r = -math.inf if op in ("ln", "log") else x
+        elif math.isinf(x):
+            r = math.inf
+        else:
+            r = _flush(dtype, round_to(dtype, math.log(x) if op in ("ln", "log") else math.sqrt(x)))
+    return _sat_half(dtype, r, sat_half)
+
+
+def unary(op, dtype, xs, active, sat_half=False, sat_int=False):
+    """dst lanes of Reg Abs / Relu / Neg / Ln / Log / Sqrt (DK R/基础算术/*.md; inactive lanes 0, ZEROING only).
+    Floats: Abs, Relu and Neg are exact (then SAT for half); Ln/Log/Sqrt are the INTRINSIC algorithm (D37: the
+    exact function rounded once, evaluated in float64 and rounded to the type: correct except where the double lies
+    within half a double ulp of a rounding boundary, which the tests' data avoid; D38: inputs and results
+    flushed). Integers: exact, then WRAP, or CLAMP for int16/int32 in integer saturation mode (D35)."""
+    return [_unary_lane(op, dtype, x, sat_half, sat_int) if on else 0 for x, on in zip(xs, active)]
+
+
+CMP = {"LT": lambda x, y: x < y, "GT": lambda x, y: x > y, "EQ": lambda x, y: x == y, "LE": lambda x, y: x <= y,
+       "GE": lambda x, y: x >= y, "NE": lambda x, y: x != y}  # Python floats: IEEE (NaN unordered, NE true)
+
+
+def compare(mode, dtype, xs, ys, active):
+    """The 256-bit MaskReg of Reg Compare / Compares (DK R/比较与选择/Compare.md, Compares.md: ys all the scalar): every
+    bit of lane j set iff lane j is active and xs[j] mode ys[j] (SPEC-2 9.4's predicate, D43; RegBV-T31/T32),
+    every other bit 0; as a Python int."""
+    size = SIZES[dtype]
+    bits = 0
+    for j, (x, y, on) in enumerate(zip(xs, ys, active)):
+        if on and CMP[mode](x, y):
+            bits |= ((1 << size) - 1) << (j * size)
+    return bits
+
+
+def select(xs, ys, mask_bits, size):
+    """dst lanes of Reg Select on data registers (DK R/比较与选择/Select.md): lane j of xs where bit j*size of the
+    mask is set, else of ys (values copied)."""
+    return [x if (mask_bits >> (j * size)) & 1 else y for j, (x, y) in enumerate(zip(xs, ys))]
+
+
+def bitwise(op, dtype, xs, ys, active, amount=0):
+    """dst lane bit patterns (unsigned ints) of Reg And/Or/Xor/Not on data registers and ShiftLefts/ShiftRights
+    (DK R/逻辑计算/*.md): xs, ys the lanes' bit patterns; inactive lanes 0 (ZEROING only). Shifts: unsigned types
+    logical; signed ShiftLefts keep the sign bit (the page's 1010101010101010 << 1 = 1101010101010100), signed
+    ShiftRights replicate it; an amount of the width or more gives 0 (ShiftRights of a negative signed lane: -1)."""
+    width = 8 * SIZES[dtype]
+    ones, sign = (1 << width) - 1, 1 << (width - 1)
+    signed = dtype in ("int8", "int16", "int32", "int64")
+    out = []
+    for x, y, on in zip(xs, ys, active):
+        if not on:
+            out.append(0)
+        elif op in ("and", "or", "xor"):
+            out.append({"and": x & y, "or": x | y, "xor": x ^ y}[op])
+        elif op == "not":
+            out.append(~x & ones)
+        elif op == "shiftlefts":
+            r = 0 if amount >= width else (x << amount) & ones
+            out.append((r & (ones >> 1)) | (x & sign) if signed and amount < width else r)
+        else:  # shiftrights: the signed value's floor division by 2**amount, as bits
+            value = x - (1 << width) if signed and x & sign else x
+            out.append((value >> min(amount, width)) & ones)
+    return out
 
 
 def duplicate(value, active, before, merging=False):
