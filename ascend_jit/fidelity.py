@@ -163,13 +163,11 @@ _row(("Reg.Exp",), (D950,), MODELLED, note="the 950 Memory-API Exp, INTRINSIC (D
 # The devkit's Reg pages (DK R/基础算术/*.md, docs/decisions.md "Reg API"): tensor-scalar forms on Add/Mul/Max/Min's
 # lanes (RegPrec: Adds/Muls 0 ulp), exact unary ops, and Ln/Log/Sqrt's INTRINSIC algorithm (1 ulp documented)
 _row(("Reg.Adds", "Reg.Muls", "Reg.Maxs", "Reg.Mins", "Reg.LeakyRelu", "Reg.Prelu", "Reg.Abs", "Reg.Relu",
-      "Reg.Neg", "Reg.Truncate", "Reg.MulAddDst", "Reg.MulDstAdd", "Reg.Axpy", "Reg.AbsSub"), (D950,), BIT_EXACT,
-     note="Add/Mul/Max/Min's lanes with the D29 scalar; Abs/Relu/Neg/Truncate exact; the multiply-adds one rounding "
+      "Reg.Neg", "Reg.MulAddDst", "Reg.MulDstAdd", "Reg.Axpy", "Reg.AbsSub"), (D950,), BIT_EXACT,
+     note="Add/Mul/Max/Min's lanes with the D29 scalar; Abs/Relu/Neg exact; the multiply-adds one rounding "
           "(RegPrec: = Fma); then SAT (D35); NaN canonical")
-_row(("Reg.ShiftLefts", "Reg.ShiftRights"), (D950,), BIT_EXACT, note="bit operations (And/Or/Xor/Not on data "
-     "registers share the Reg.And ... rows); signed ShiftLefts keep the sign bit (the page's example)")
-_row(("Reg.Compare", "Reg.Compares"), (D950,), BIT_EXACT,
-     note="the 950 Memory-API Compare's predicate (SPEC-2 9.4, D43); a true lane sets all its MaskReg bits")
+_row(("Reg.ShiftLefts", "Reg.ShiftRights"), (D950,), BIT_EXACT,
+     note="bit operations; signed ShiftLefts keep the sign bit (the page's example)")
 _row(("Reg.Ln", "Reg.Log", "Reg.Sqrt"), (D950,), MODELLED,
      note="the 950 Memory-API Ln/Sqrt, INTRINSIC (D37, D38: 1 ulp documented)")
 

@@ -2,8 +2,8 @@
 CreateMask, MoveMask, the loads and stores with every distribution, Add/Sub/Mul, Duplicate, Reduce,
 ReduceDataBlock, PairReduceElem, the MaskReg operations, and `simd_vf` to compile a VF function with numba; beyond
 SPEC-2 11, from the devkit's Reg pages (docs/decisions.md "Reg API"): Max/Min/Div/Exp, Adds/Muls/Maxs/Mins/LeakyRelu,
-Prelu, Abs/Relu/Neg/Ln/Log/Sqrt, Truncate, Compare/Compares, Select/And/Or/Xor/Not on data registers,
-ShiftLefts/ShiftRights, MulAddDst/MulDstAdd/Axpy/AbsSub.
+Prelu, Abs/Relu/Neg/Ln/Log/Sqrt, Select on data registers, ShiftLefts/ShiftRights, MulAddDst/MulDstAdd/Axpy/AbsSub.
+Reg Truncate, Compare and data-register And/Or/Xor/Not are not offered (SPEC-2 14).
 
 The same calls work in plain Python (for debugging) and inside a `@simd_vf` function (compiled): plain Python
 passes RegTensor / MaskReg / LocalTensor objects, compiled code passes their array forms (a register is a uint8
@@ -26,7 +26,6 @@ from numba.extending import overload
 
 from .api._common import INT32_MAX, UINT64_MAX, as_enum, as_int
 from .api._scalar import scalar_bits
-from .api.compare import CMPMODE
 from .core import current_core
 from .dtypes import ALL, resolve
 from .enums import RoundMode
@@ -70,11 +69,9 @@ UNARY_DTYPES = {"Abs": ("int8", "int16", "half", "int32", "float", "int64"),
                 "Log": ("half", "float"), "Sqrt": ("half", "float")}
 _UNARY_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in UNARY_DTYPES.items()}
 _INTEGERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
-BITWISE_OPS = {"And": ops.BIT_AND, "Or": ops.BIT_OR, "Xor": ops.BIT_XOR, "Not": ops.BIT_NOT,
-               "ShiftLefts": ops.SHIFT_LEFT, "ShiftRights": ops.SHIFT_RIGHT}
-BITWISE_DTYPES = {"And": _INTEGERS, "Or": _INTEGERS, "Xor": _INTEGERS, "ShiftLefts": _INTEGERS,
-                  "ShiftRights": _INTEGERS, "Not": _INTEGERS + ("half", "float")}  # DK R/逻辑计算 (bool: D28)
-_BITWISE_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in BITWISE_DTYPES.items()}
+SHIFT_OPS = {"ShiftLefts": ops.SHIFT_LEFT, "ShiftRights": ops.SHIFT_RIGHT}
+SHIFT_DTYPES = {"ShiftLefts": _INTEGERS, "ShiftRights": _INTEGERS}  # DK R/逻辑计算 (bool: D28)
+_SHIFT_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in SHIFT_DTYPES.items()}
 TERNARY_OPS = {"MulAddDst": ops.ew.MUL_ADD_DST, "MulDstAdd": ops.ew.FUSED_MUL_ADD, "AbsSub": ops.ABS_SUB,
                "Axpy": ops.ew.MUL_ADD_DST}
 TERNARY_DTYPES = {"MulAddDst": ("int16", "uint16", "half", "bfloat16", "int32", "uint32", "float", "int64", "uint64"),
@@ -813,68 +810,9 @@ def Log(dst, src, mask, mode=MaskMergeMode.ZEROING):
     _unary("Log", dst, src, mask, mode)
 
 
-_TRUNCATE_DTYPES = ("half", "bfloat16", "float")
-_TRUNCATE_KINDS = sum(1 << resolve(d).kind for d in _TRUNCATE_DTYPES)
-_TRUNCATE_MODES = "RoundMode.CAST_NONE (= CAST_RINT), CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND or CAST_TRUNC"
-
-
-def Truncate(dst, src, mask, round_mode=RoundMode.CAST_NONE, mode=MaskMergeMode.ZEROING):
-    """Truncate<T, roundMode>: each active lane rounded to an integral value of its own type (half, bfloat16,
-    float; DK R/类型转换/Truncate.md): the float -> float Cast's round to integral (D45: RINT ties to even, ROUND
-    away from zero, FLOOR, CEIL, TRUNC; CAST_NONE = CAST_RINT; zero results +0); never saturated (RegBV-T33)."""
-    api = "Truncate"
-    _core_check(api)
-    _same_dtype(api, dst, src, _TRUNCATE_DTYPES, "类型转换")
-    words = _mask(api, "mask", mask)
-    code = _code(api, "round_mode", round_mode, RoundMode)
-    if code > ops.TRUNCATE_LAST:
-        raise ParameterError(api, "round_mode", RoundMode(code).name, legal=_TRUNCATE_MODES, device=DEVICE)
-    _zeroing_only(api, mode)
-    ops.unary(dst.data, src.data, words, code, _TRUNCATE_KINDS, False, *_unary_markers(src.dtype.kind))
-
-
 def Sqrt(dst, src, mask, mode=MaskMergeMode.ZEROING):
     """Sqrt: the 950 Memory-API Sqrt with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED, 1 ulp)."""
     _unary("Sqrt", dst, src, mask, mode)
-
-
-def _compare(api, dst, src0, src1_data, mask, mode, kind):
-    _write_mask(api, "dst", dst, lambda out: ops.compare(out, src0.data, src1_data, _mask(api, "mask", mask),
-                                                         _code(api, "mode", mode, CMPMODE), *_compare_markers(kind)))
-
-
-def _compare_markers(kind):
-    """ops.compare's float (half, float, bfloat16) and int class markers (None kind: both)."""
-    if kind is None:
-        return 0, 0
-    is_float = kind in (_HALF, _FLOAT, _BF16)
-    return (0 if is_float else None), (None if is_float else 0)
-
-
-def Compare(dst, src0, src1, mask, mode=CMPMODE.EQ):
-    """Compare<T, mode>(dst, src0, src1, mask): MaskReg dst, every bit of lane j set iff lane j is active and
-    src0[j] mode src1[j] (aj.CMPMODE; IEEE as the 950 Memory-API Compare, SPEC-2 9.4, D43), every other bit 0
-    (DK R/比较与选择/Compare.md)."""
-    api = "Compare"
-    _core_check(api)
-    _reg(api, "src0", src0), _reg(api, "src1", src1)
-    _check_dtype(api, src0.dtype.name, REGISTER_DTYPES, "DK R/比较与选择/Compare.md")
-    if src1.dtype.name != src0.dtype.name:
-        raise UnsupportedDTypeError(api, "src1 dtype", src1.dtype.name, legal=f"{src0.dtype.name}, src0's (DK "
-                                    "R/比较与选择/Compare.md)", device=DEVICE)
-    _compare(api, dst, src0, src1.data, mask, mode, src0.dtype.kind)
-
-
-def Compares(dst, src, scalar, mask, mode=CMPMODE.EQ):
-    """Compares<T, mode>(dst, src, scalar, mask): Compare with the scalar (converted by SPEC-2 D29) in every lane
-    (DK R/比较与选择/Compares.md)."""
-    api = "Compares"
-    _core_check(api)
-    _reg(api, "src", src)
-    _check_dtype(api, src.dtype.name, REGISTER_DTYPES, "DK R/比较与选择/Compares.md")
-    _mask(api, "mask", mask), _code(api, "mode", mode, CMPMODE)
-    tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, None, src.dtype, scalar, "scalar")))
-    _compare(api, dst, src, tmp, mask, mode, src.dtype.kind)
 
 
 def _select_registers(dst, src0, src1, mask):
@@ -1043,49 +981,35 @@ def _logic(api, op, dst, a, b, m):
     _write_mask(api, "dst", dst, lambda out: mv.mask_logic(out, a, b, m, op))
 
 
-def _bitwise(api, dst, src0, src1, mask, mode, amount=0):
-    """And/Or/Xor/Not on data registers and the shifts (DK R/逻辑计算/*.md; ZEROING only, RegMerge table 3)."""
-    _core_check(api)
-    _same_dtype(api, dst, src0, BITWISE_DTYPES[api], "逻辑计算")
-    if src1 is not src0:
-        _reg(api, "src1", src1)
-        if src1.dtype.name != src0.dtype.name:
-            raise UnsupportedDTypeError(api, "src1 dtype", src1.dtype.name, legal=f"{src0.dtype.name}, src0's",
-                                        device=DEVICE)
-    words = _mask(api, "mask", mask)
-    _zeroing_only(api, mode)
-    ops.bitwise(dst.data, src0.data, src1.data, words, BITWISE_OPS[api], _BITWISE_KINDS[api], amount, False)
+_NOT_OFFERED = "an aj.Reg.MaskReg: data-register And/Or/Xor/Not are not offered (SPEC-2 14)"
 
 
-def And(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
-    """MaskReg And (SPEC-2 11.7, D64): dst = src0 & src1 & mask on all 256 bits; on RegTensors (integers), src0 &
-    src1 per active lane (DK R/逻辑计算/And.md)."""
-    if isinstance(dst, RegTensor):
-        _bitwise("And", dst, src0, src1, mask, mode)
-        return
+def _not_offered(api, operands):
+    """SPEC-2 14: And/Or/Xor/Not on data registers are not offered (only the MaskReg forms of SPEC-2 11.7)."""
+    for name, value in operands:
+        if isinstance(value, RegTensor):
+            raise ParameterError(api, name, "an aj.Reg.RegTensor", legal=_NOT_OFFERED, device=DEVICE)
+
+
+def And(dst, src0, src1, mask):
+    """MaskReg And (SPEC-2 11.7, D64): dst = src0 & src1 & mask on all 256 bits."""
+    _not_offered("And", (("dst", dst), ("src0", src0), ("src1", src1)))
     _logic("And", mv.LOGIC_AND, dst, _mask("And", "src0", src0), _mask("And", "src1", src1), _mask("And", "mask", mask))
 
 
-def Or(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
-    if isinstance(dst, RegTensor):
-        _bitwise("Or", dst, src0, src1, mask, mode)
-        return
+def Or(dst, src0, src1, mask):
+    _not_offered("Or", (("dst", dst), ("src0", src0), ("src1", src1)))
     _logic("Or", mv.LOGIC_OR, dst, _mask("Or", "src0", src0), _mask("Or", "src1", src1), _mask("Or", "mask", mask))
 
 
-def Xor(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
-    if isinstance(dst, RegTensor):
-        _bitwise("Xor", dst, src0, src1, mask, mode)
-        return
+def Xor(dst, src0, src1, mask):
+    _not_offered("Xor", (("dst", dst), ("src0", src0), ("src1", src1)))
     _logic("Xor", mv.LOGIC_XOR, dst, _mask("Xor", "src0", src0), _mask("Xor", "src1", src1),
            _mask("Xor", "mask", mask))
 
 
-def Not(dst, src, mask, mode=MaskMergeMode.ZEROING):
-    """MaskReg Not, or on RegTensors ~src per active lane (integers, half, float: the bits, DK R/逻辑计算/Not.md)."""
-    if isinstance(dst, RegTensor):
-        _bitwise("Not", dst, src, src, mask, mode)
-        return
+def Not(dst, src, mask):
+    _not_offered("Not", (("dst", dst), ("src", src)))
     words = _mask("Not", "src", src)
     _logic("Not", mv.LOGIC_NOT, dst, words, words, _mask("Not", "mask", mask))
 
@@ -1095,7 +1019,11 @@ def _shift(api, dst, src, scalar, mask, mode):
         _core_check(api)
         raise ParameterError(api, "scalar", scalar, legal="an int16 shift amount >= 0 (a negative one is undefined, "
                              "DK R/逻辑计算)", device=DEVICE)
-    _bitwise(api, dst, src, src, mask, mode, int(scalar))
+    _core_check(api)
+    _same_dtype(api, dst, src, SHIFT_DTYPES[api], "逻辑计算")
+    words = _mask(api, "mask", mask)
+    _zeroing_only(api, mode)
+    ops.shift(dst.data, src.data, words, SHIFT_OPS[api], _SHIFT_KINDS[api], int(scalar), False)
 
 
 def ShiftLefts(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
@@ -1673,21 +1601,6 @@ def _unary_plan(name):
 for _name in UNARY_OPS:
     impl.direct_call(globals()[_name], ops.unary, _unary_plan(_name))
 
-_TRUNCATE_RULE = impl.EnumRule("Truncate", "round_mode", RoundMode, 0, ops.TRUNCATE_LAST, _TRUNCATE_MODES)
-
-
-def _truncate_plan(dst, src, mask, round_mode=None, mode=None):
-    """Truncate as one call of ops.unary whose op code is the round mode (checked: CAST_NONE .. CAST_TRUNC)."""
-    if not (_regs_and_mask(dst, src, mask) and impl.enum_like(round_mode) and impl.enum_like(mode)):
-        return None
-    return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ENUM, 3, int(RoundMode.CAST_NONE), _TRUNCATE_RULE),
-            (impl.CONST, types.int64, _TRUNCATE_KINDS), (impl.ENUM, 4, False, _zeroing_rule("Truncate")),
-            *_marker_operands(_unary_markers(impl.register_kind(src))))
-
-
-impl.direct_call(Truncate, ops.unary, _truncate_plan)
-
-
 def _tensor_scalar_plan(name):
     """Adds/Muls/Maxs/Mins in a VF as one call of Add/Mul's `binary` or Max/Min's `engine_binary`, whose second source
     is the register ops.scalar_register makes (the kinds checked and the scalar converted there, naming the
@@ -1718,51 +1631,22 @@ for _name in ops.SCALAR_OPS:
                      _tensor_scalar_plan(_name))
 
 
-_CMP_MODE_RULES = {api: impl.EnumRule(api, "mode", CMPMODE, min(CMPMODE), max(CMPMODE),
-                                      "an aj.CMPMODE: LT, GT, EQ, LE, GE or NE") for api in ("Compare", "Compares")}
-
-
-def _compare_plan(dst, src0, src1, mask, mode=None):
-    """Compare as one call of ops.compare (dst: a MaskReg array, written whole); `mode` an aj.CMPMODE (EQ absent)."""
-    if not (_is_mask_type(dst) and isinstance(dst, types.Array) and _regs_and_mask(src0, src1, mask) and
-            impl.enum_like(mode)):
-        return None
-    return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ARG, 3),
-            (impl.ENUM, 4, int(CMPMODE.EQ), _CMP_MODE_RULES["Compare"]),
-            *_marker_operands(_compare_markers(impl.register_kind(src0))))
-
-
-def _compares_plan(dst, src, scalar, mask, mode=None):
-    """Compares: ops.compare with the scalar's register (ops.scalar_register, index COMPARES) as src1."""
-    if not (_is_mask_type(dst) and isinstance(dst, types.Array) and _regs_and_mask(src, mask) and
-            isinstance(scalar, (types.Number, types.Boolean)) and impl.enum_like(mode)):
-        return None
-    broadcast = (impl.CALL, ops.scalar_register, ((impl.CONST, types.int64, ops.COMPARES),
-                                                  (impl.CONST, types.int64, _REGISTER_KINDS), (impl.ARG, 1),
-                                                  (impl.ARG, 1), (impl.ARG, 2)))
-    return ((impl.ARG, 0), (impl.ARG, 1), broadcast, (impl.ARG, 3),
-            (impl.ENUM, 4, int(CMPMODE.EQ), _CMP_MODE_RULES["Compares"]),
-            *_marker_operands(_compare_markers(impl.register_kind(src))))
-
-
-
-
 def _shift_plan(name):
-    """ShiftLefts/ShiftRights as one call of ops.bitwise; the amount checked by ops.shift_amount (an int16 >= 0: a
+    """ShiftLefts/ShiftRights as one call of ops.shift; the amount checked by ops.shift_amount (an int16 >= 0: a
     negative one is undefined). A non-integer amount is no such call (a typing error naming the instruction)."""
-    code, allowed, left = BITWISE_OPS[name], _BITWISE_KINDS[name], name == "ShiftLefts"
+    code, allowed, left = SHIFT_OPS[name], _SHIFT_KINDS[name], name == "ShiftLefts"
 
     def plan(dst, src, scalar, mask, mode=None):
         if not (_regs_and_mask(dst, src, mask) and isinstance(scalar, types.Integer) and impl.enum_like(mode)):
             return None
         amount = (impl.CALL, ops.shift_amount, ((impl.CONST, types.boolean, left), (impl.ARG, 2)))
-        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 1), (impl.ARG, 3), (impl.CONST, types.int64, code),
+        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 3), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed), amount, (impl.ENUM, 4, False, _zeroing_rule(name)))
     return plan
 
 
-impl.direct_call(ShiftLefts, ops.bitwise, _shift_plan("ShiftLefts"))
-impl.direct_call(ShiftRights, ops.bitwise, _shift_plan("ShiftRights"))
+impl.direct_call(ShiftLefts, ops.shift, _shift_plan("ShiftLefts"))
+impl.direct_call(ShiftRights, ops.shift, _shift_plan("ShiftRights"))
 
 
 def _ternary_plan(name):
@@ -1791,9 +1675,6 @@ def _ternary_plan(name):
 
 for _name in TERNARY_OPS:
     impl.direct_call(globals()[_name], ops.ternary, _ternary_plan(_name))
-_REGISTER_KINDS = sum(1 << d.kind for d in ALL)
-impl.direct_call(Compare, ops.compare, _compare_plan)
-impl.direct_call(Compares, ops.compare, _compares_plan)
 
 
 def _regs_and_mask(*types_):
@@ -2002,28 +1883,26 @@ impl.direct_call(Cast, _cast_kernel, _cast_plan)
 
 
 def _ol_logic(op, unary, name=None):
-    """A MaskReg operation, or (name given: And/Or/Xor/Not) on data registers ops.bitwise when dst is a register."""
-    if name is not None:
-        code, allowed = BITWISE_OPS[name], _BITWISE_KINDS[name]
-        zeroing = _enum_reader(name, "mode", MaskMergeMode, "MaskMergeMode.ZEROING (DK Reg MergeMode table 3)",
-                               flag=True, hi=impl.ZEROING)
+    """A MaskReg operation (SPEC-2 11.7); for And/Or/Xor/Not (`name` given) a data register operand is refused when
+    called, as plain Python's _not_offered refuses it (SPEC-2 14)."""
+    def register_operand(operands):
+        return next((param for param, t in operands if name is not None and _is_reg_type(t)), None)
     if unary:
-        def typer(dst, src, mask=None, mode=0):
-            if name is not None and _is_reg_type(dst):
-                def registers(dst, src, mask=None, mode=0):
-                    s = impl.borrow(src)
-                    ops.bitwise(impl.borrow(dst), s, s, impl.borrow(mask), np.int64(code), np.int64(allowed),
-                                np.int64(code - code), zeroing(mode))
-                return registers
-            return lambda dst, src, mask=None, mode=0: mv.mask_logic(dst, src, src, _words_or_all(mask), op)
+        def typer(dst, src, mask=None):
+            param = register_operand((("dst", dst), ("src", src)))
+            if param is not None:
+                def refuse(dst, src, mask=None):
+                    raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
+                return refuse
+            return lambda dst, src, mask=None: mv.mask_logic(dst, src, src, _words_or_all(mask), op)
     else:
-        def typer(dst, src0, src1, mask, mode=0):
-            if name is not None and _is_reg_type(dst):
-                def registers(dst, src0, src1, mask, mode=0):
-                    ops.bitwise(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask),
-                                np.int64(code), np.int64(allowed), np.int64(code - code), zeroing(mode))
-                return registers
-            return lambda dst, src0, src1, mask, mode=0: mv.mask_logic(dst, src0, src1, mask, op)
+        def typer(dst, src0, src1, mask):
+            param = register_operand((("dst", dst), ("src0", src0), ("src1", src1)))
+            if param is not None:
+                def refuse(dst, src0, src1, mask):
+                    raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
+                return refuse
+            return lambda dst, src0, src1, mask: mv.mask_logic(dst, src0, src1, mask, op)
     return typer
 
 

@@ -1,19 +1,19 @@
-"""The devkit's basic Reg-API examples muls, abs and truncate: y = op(x) over 256 floats, one VF.
+"""The devkit's basic Reg-API examples muls and abs: y = op(x) over 256 floats, one VF.
 
 Ported (structure, synchronisation and instruction sequence; written in our own words) from
 mirror-cann/asc-devkit @ 82b89a15f26329511fc7fbc807d5132a1f9b4ba7, examples/01_simd_cpp_api/03_basic_api/
 02_reg_vector_compute/:
 - muls/muls.asc (`MulsVF`, `Kernel<float>`, scalar 2.0f): Muls(z, x, scalar, mask);
-- abs/abs.asc (`AbsVF`): Abs(y, x, mask);
-- truncate/truncate.asc (`TruncateVF`, roundMode CAST_FLOOR, mode ZEROING): Truncate<float, CAST_FLOOR>(y, x, mask).
+- abs/abs.asc (`AbsVF`): Abs(y, x, mask).
+(The devkit's truncate example is not ported: Reg Truncate is not offered, SPEC-2 14.)
 Each: a LocalMemAllocator's two 256-element tiles, DataCopy GM -> UB, MTE2_V flag, the VF (compiled with
 `@aj.Reg.simd_vf`: per 64-float step LoadAlign, the instruction under CreateMask<float, ALL>, StoreAlign), V_MTE3 flag,
-DataCopy UB -> GM, PipeBarrier<PIPE_ALL>. Muls, Abs and Truncate are the devkit Reg pages' instructions
+DataCopy UB -> GM, PipeBarrier<PIPE_ALL>. Muls and Abs are the devkit Reg pages' instructions
 (docs/decisions.md "Reg API").
 
 Sizes: the examples' 256 floats; any multiple of 64 floats up to 8192 runs (whole vectors, as the originals' loops).
 The inputs are the examples' uniform draws with the specials (+-0, +-inf, NaN, a tie) in the first lanes.
-Fidelity: BIT-EXACT (Muls: RegPrec 0 ulp; Abs and Truncate exact), checked against the reference model's lanes.
+Fidelity: BIT-EXACT (Muls: RegPrec 0 ulp; Abs exact), checked against the reference model's lanes.
 """
 import numpy as np
 
@@ -24,21 +24,19 @@ from ascend_jit.reference import reg as ref
 R = aj.Reg
 LANES = 64                 # oneRepeatSize: GetVecLen() / sizeof(float)
 MULS_SCALAR = 2.0          # muls.asc's `float scalar = 2.0f`
-MULS, ABS, TRUNCATE = 0, 1, 2
+MULS, ABS = 0, 1
 
 
 def basic_vf(x, y, repeat_times, op, scalar):
-    """MulsVF / AbsVF / TruncateVF (`op` picks the instruction, `scalar` Muls's)."""
+    """MulsVF / AbsVF (`op` picks the instruction, `scalar` Muls's)."""
     mask = R.CreateMask("float", R.MaskPattern.ALL)
     x_reg, y_reg = R.RegTensor("float"), R.RegTensor("float")
     for i in range(repeat_times):
         R.LoadAlign(x_reg, x, i * LANES)
         if op == MULS:
             R.Muls(y_reg, x_reg, scalar, mask)
-        elif op == ABS:
-            R.Abs(y_reg, x_reg, mask)
         else:
-            R.Truncate(y_reg, x_reg, mask, aj.RoundMode.CAST_FLOOR, R.MaskMergeMode.ZEROING)
+            R.Abs(y_reg, x_reg, mask)
         R.StoreAlign(y, y_reg, mask, i * LANES)
 
 
@@ -85,10 +83,8 @@ def _expected(op):
         on = [True] * len(xs)
         if op == MULS:
             lanes = ref.tensor_scalar("muls", "float", xs, MULS_SCALAR, on)
-        elif op == ABS:
-            lanes = ref.unary("abs", "float", xs, on)
         else:
-            lanes = ref.truncate("CAST_FLOOR", xs, on)
+            lanes = ref.unary("abs", "float", xs, on)
         return {"y": np.array(lanes, np.float32)}
     return expected
 
@@ -104,6 +100,4 @@ def _spec(name, op, low, high, description, path):
 KERNELS = [
     _spec("muls_reg", MULS, -2.0, 2.0, "devkit Reg muls example: Muls by 2.0 in a VF", "muls/muls.asc"),
     _spec("abs_reg", ABS, -2.0, 2.0, "devkit Reg abs example: Abs in a VF", "abs/abs.asc"),
-    _spec("truncate_reg", TRUNCATE, -100.0, 100.0, "devkit Reg truncate example: Truncate CAST_FLOOR in a VF",
-          "truncate/truncate.asc"),
 ]

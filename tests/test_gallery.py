@@ -46,8 +46,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "add_relu", "axpy", "cast_ceil", "clip_by_value", "clip_by_value_bf16", "gather",
             "reduce_tiling", "greater_equal", "greater_equal_float", "get_tpipe_ptr", "tpipe_reuse", "gelu_grad",
             "gelu_grad_float", "log", "log_half", "brcb", "duplicate", "add_best_practice",
-            "add_best_practice_scalar", "gelu_reg", "compare_reg", "compares_reg", "select_reg", "muls_reg", "abs_reg",
-            "truncate_reg", "heaviside", "heaviside_scalar", "swish", "swish_half", "data_copy_pad_modes",
+            "add_best_practice_scalar", "gelu_reg", "select_reg", "muls_reg", "abs_reg", "heaviside",
+            "heaviside_scalar", "swish", "swish_half", "data_copy_pad_modes",
             "data_copy_pad_modes_950", "xlogy", "xlogy_broadcast", "xlogy_scalar", "sasum", "ge_glu", "ge_glu_aligned",
             "ge_glu_vreduce", "reshape", "leaky_relu_high_dim", "and_uint16", "tbufpool_reuse",
             "tbufpool_subdivision", "add_rms_norm"} <= set(GALLERY)

@@ -399,72 +399,19 @@ def test_prelu_rows_and_reference(sat):
         R.Prelu(h, h, h, R.CreateMask("half"), R.MaskMergeMode.MERGING)
 
 
-def _vf_truncate(dst, a, dtype, round_mode, n):
-    ra, rd = R.RegTensor(dtype), R.RegTensor(dtype)
-    mask, n = R.UpdateMask(dtype, n)
-    R.LoadAlign(ra, a, 0)
-    R.Truncate(rd, ra, mask, round_mode)
-    R.StoreAlign(dst, rd, R.CreateMask(dtype), 0)
-
-
-TRUNCATE_VF = R.simd_vf(_vf_truncate)
-ROUNDS = (aj.RoundMode.CAST_NONE, aj.RoundMode.CAST_RINT, aj.RoundMode.CAST_FLOOR, aj.RoundMode.CAST_CEIL,
-          aj.RoundMode.CAST_ROUND, aj.RoundMode.CAST_TRUNC)
-
-
-@pytest.mark.parametrize("dtype", ["half", "bfloat16", "float"])
-def test_truncate_rounds_to_integral_values(dtype):
-    """Every round mode, halves and ties among the lanes, compiled and plain, in both overflow modes (Truncate never
-    saturates, RegBV-T33), against the reference; float also against the Memory-API float -> float Cast (D45)."""
-    rng = np.random.default_rng(3)
-    n = _lanes(dtype)
-    xs = (rng.integers(-40, 40, n) / 4).astype(np.float32)
-    xs[:10] = [2.5, -2.5, 0.5, -0.5, -0.3, np.inf, -np.inf, np.nan, 65504.0, -0.0]
-    for sat in (False, True):
-        core = _core(sat)
-        src, dst = _tensor(core, dtype, xs), core.local_tensor(dtype, n)
-        values = [float(v) for v in src.numpy()]
-        for mode in ROUNDS:
-            want = _want_bits(dtype, ref.truncate(mode.name, values, [j < n - 4 for j in range(n)]))
-            with core:
-                TRUNCATE_VF(dst, src, dtype, mode, n - 4)
-                ra, rd = R.RegTensor(dtype), R.RegTensor(dtype)
-                R.LoadAlign(ra, src, 0)
-                R.Truncate(rd, ra, R.UpdateMask(dtype, n - 4)[0], mode)
-            assert np.array_equal(_bits(dtype, dst.numpy()), want), (mode, sat)
-            assert np.array_equal(_bits(dtype, rd.numpy()), want), (mode, sat)
-            if dtype == "float" and mode != aj.RoundMode.CAST_NONE:  # (the Memory Cast refuses NONE there, D45)
-                mem = core.local_tensor("float", n)
-                with core:
-                    aj.Cast(mem, src, mode, n)
-                assert np.array_equal(_bits(dtype, mem.numpy())[:n - 4], want[:n - 4]), mode
-    core = _core()
-    with core, pytest.raises(aj.ParameterError, match="Truncate.*round_mode"):
-        h = R.RegTensor("half")
-        R.Truncate(h, h, R.CreateMask("half"), aj.RoundMode.CAST_ODD)
-    with core, pytest.raises(aj.UnsupportedDTypeError, match="Truncate"):
-        i = R.RegTensor("int32")
-        R.Truncate(i, i, R.CreateMask("int32"))
-    t = core.local_tensor("half", 128)
-    with core, pytest.raises(aj.ParameterError, match="Truncate.*round_mode"):
-        TRUNCATE_VF(t, t, "half", aj.RoundMode.CAST_ODD, 128)
-
-
 @R.simd_vf
 def _literal_half_vf(dst, src):
     """Registers of a literal dtype (typed with their kind: each call compiles its half class alone, issue 20)."""
     a, b = R.RegTensor("half"), R.RegTensor("half")
     m = R.CreateMask("half")
-    cmp = R.MaskReg()
+    sel, _ = R.UpdateMask("half", 50)
     R.LoadAlign(a, src, 0)
     R.Adds(b, a, 1.5, m)
     R.Maxs(b, b, -2.0, m)
     R.LeakyRelu(b, b, 0.25, m)
     R.Abs(a, a, m)
     R.Ln(a, a, m)
-    R.Compares(cmp, a, 0.5, m, aj.CMPMODE.GT)
-    R.Select(b, a, b, cmp)
-    R.Truncate(b, b, m, aj.RoundMode.CAST_ROUND)
+    R.Select(b, a, b, sel)
     R.StoreAlign(dst, b, m, 0)
 
 
@@ -475,14 +422,13 @@ def test_literal_dtype_registers_give_the_plain_calls_bits():
     with core:
         _literal_half_vf(dst, src)
     with core:
-        a, b, m, cmp = R.RegTensor("half"), R.RegTensor("half"), R.CreateMask("half"), R.MaskReg()
+        a, b, m = R.RegTensor("half"), R.RegTensor("half"), R.CreateMask("half")
+        sel, _ = R.UpdateMask("half", 50)
         R.LoadAlign(a, src, 0)
         R.Adds(b, a, 1.5, m)
         R.Maxs(b, b, -2.0, m)
         R.LeakyRelu(b, b, 0.25, m)
         R.Abs(a, a, m)
         R.Ln(a, a, m)
-        R.Compares(cmp, a, 0.5, m, aj.CMPMODE.GT)
-        R.Select(b, a, b, cmp)
-        R.Truncate(b, b, m, aj.RoundMode.CAST_ROUND)
+        R.Select(b, a, b, sel)
     assert dst.numpy().tobytes() == b.numpy().tobytes()

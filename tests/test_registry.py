@@ -58,7 +58,7 @@ def test_freed_tensors_are_refused(inst):
         pipe = aj.TPipe()
         que = aj.TQue(aj.TPosition.VECIN, 1)
         pipe.InitBuffer(que, 1, 4096)
-        offered = inst.dtypes(core.spec)  # half, or the first dtype offered (Reg And/Or/Xor/shifts: integers only)
+        offered = inst.dtypes(core.spec)  # half, or the first dtype offered (Reg shifts: integers only)
         dtype = "half" if "half" in offered else offered[0]
         freed = que.AllocTensor(dtype)
         que.FreeTensor(freed)

@@ -260,44 +260,16 @@ def _reg_unary(op):
     return body
 
 
-def _reg_compare(op):
-    """Compare (or Compares with 1) into a MaskReg, stored as its 32 bytes; then Select on data registers."""
-    def body(t, dtype):
-        r, out = R.RegTensor(dtype), R.MaskReg()
-        for load in (False, True):
-            if load:
-                R.LoadAlign(r, t, 0)
-            if op == "Compare":
-                R.Compare(out, r, r, _lanes(), CMPMODE.LE)
-            else:
-                R.Compares(out, r, 1, _lanes(), CMPMODE.GT)
-        R.StoreAlign(t, out, 0)
-    return body
-
-
-def _reg_bitwise(op):
-    """On data registers: And/Or/Xor of the register with itself, Not, or a shift by 3."""
+def _reg_shift(op):
+    """ShiftLefts/ShiftRights of a data register by 3."""
     def body(t, dtype):
         r, mask = R.RegTensor(dtype), _lanes()
         for load in (False, True):
             if load:
                 R.LoadAlign(r, t, 0)
-            if op == "Not":
-                R.Not(r, r, mask)
-            elif op.startswith("Shift"):
-                getattr(R, op)(r, r, 3, mask)
-            else:
-                getattr(R, op)(r, r, r, mask)
+            getattr(R, op)(r, r, 3, mask)
         R.StoreAlign(t, r, mask, 0)
     return body
-
-
-def _reg_truncate(t, dtype):
-    r, mask = R.RegTensor(dtype), _lanes()
-    R.Truncate(r, r, mask, RoundMode.CAST_FLOOR)
-    R.LoadAlign(r, t, 0)
-    R.Truncate(r, r, mask, RoundMode.CAST_FLOOR)
-    R.StoreAlign(t, r, mask, 0)
 
 
 def _reg_select_registers(t, dtype):
@@ -364,10 +336,9 @@ _REG_REFERENCE = {"Max": reference_elementwise.max_, "Min": reference_elementwis
                   "Reduce": reference_reg.reduce, "Cast": reference_reg.cast_lanes, "Pack": reference_reg.pack,
                   "UnPack": reference_reg.unpack, "PairReduceElem": reference_reg.pair_reduce,
                   **{op: reference_reg.tensor_scalar for op in R.SCALAR_DTYPES},
-                  **{op: reference_reg.unary for op in R.UNARY_DTYPES}, "Compare": reference_reg.compare,
-                  "Prelu": reference_reg.prelu, "Truncate": reference_reg.truncate,
+                  **{op: reference_reg.unary for op in R.UNARY_DTYPES}, "Prelu": reference_reg.prelu,
                   **{op: reference_reg.ternary for op in R.TERNARY_DTYPES},
-                  "Compares": reference_reg.compare}
+                  **{op: reference_reg.shift for op in R.SHIFT_DTYPES}}
 
 
 def _reg(name, body, dtypes=lambda spec: R.REGISTER_DTYPES):
@@ -385,15 +356,11 @@ REG_INSTRUCTIONS = (
     _reg("Exp", _reg_exp, lambda spec: R.ENGINE_DTYPES["Exp"]),
     *(_reg(op, _reg_scalar(op), lambda spec, op=op: R.SCALAR_DTYPES[op]) for op in R.SCALAR_DTYPES),
     *(_reg(op, _reg_unary(op), lambda spec, op=op: R.UNARY_DTYPES[op]) for op in R.UNARY_DTYPES),
-    *(_reg(op, _reg_compare(op)) for op in ("Compare", "Compares")),
-    _reg("Truncate", _reg_truncate, lambda spec: ("half", "bfloat16", "float")),
     *(_reg(op, _reg_scalar(op) if op == "Axpy" else _reg_arith(op), lambda spec, op=op: R.TERNARY_DTYPES[op])
       for op in R.TERNARY_DTYPES),
     replace(_reg("Select", _reg_select_registers), name="Reg.Select (registers)",
             reference=reference_reg.select),
-    *(replace(_reg(op, _reg_bitwise(op), lambda spec, op=op: R.BITWISE_DTYPES[op]),
-              name=f"Reg.{op}" + (" (registers)" if op in ("And", "Or", "Xor", "Not") else ""),
-              reference=reference_reg.bitwise) for op in R.BITWISE_DTYPES),
+    *(_reg(op, _reg_shift(op), lambda spec, op=op: R.SHIFT_DTYPES[op]) for op in R.SHIFT_DTYPES),
     _reg("Duplicate", _reg_duplicate), _reg("Reduce", _reg_reduce, lambda spec: tuple(R.REDUCE_SUM_DST)),
     _reg("PairReduceElem", _reg_pair_reduce, lambda spec: ("half", "float")),
     _reg("Cast", _reg_cast, lambda spec: tuple(sorted({a for a, _ in R.CAST_PAIRS}))),

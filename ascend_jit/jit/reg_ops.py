@@ -1,7 +1,7 @@
 """Ascend 950 Reg arithmetic: Add, Sub, Mul (and their carry forms), Duplicate, Reduce (SPEC-2 11.2-11.4); Max, Min,
 Div, Exp on the element-wise engine's lanes; and the devkit Reg pages' instructions SPEC-2 11 does not list
-(docs/decisions.md "Reg API"): the tensor-scalar forms, the unary instructions and Truncate, Compare/Compares/Select,
-the bitwise operations and shifts, the fused multiply-adds and AbsSub.
+(docs/decisions.md "Reg API"): the tensor-scalar forms, the unary instructions, Select on data registers, the
+shifts, the fused multiply-adds and AbsSub.
 
 Registers and masks are those of jit/reg.py (a register is 256 data bytes, scratch and a header holding its element
 kind and the overflow modes it carries; a MaskReg is four uint64 words, bit i predicating register byte i). One
@@ -705,7 +705,7 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
     dst[H_CTRL] = modes
 
 
-# --- Abs, Relu, Neg, Ln, Log, Sqrt, Truncate: one kernel for the devkit Reg pages' unary instructions ------------
+# --- Abs, Relu, Neg, Ln, Log, Sqrt: one kernel for the devkit Reg pages' unary instructions ----------------------
 # Not in SPEC-2 11 (docs/decisions.md "Reg API"): DK `R/基础算术/{Abs,Relu,Neg,Ln,Log,Sqrt}.md`. Each lane is the 950
 # Memory-API instruction's with its default algorithm (SPEC-2 4.3: Abs clears the sign, Relu is max(+0, x) under D41,
 # Ln and Sqrt INTRINSIC with DAZ/FTZ, D37/D38), through the engine's decode, lane functions and store; Neg (no Memory
@@ -713,9 +713,6 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
 # kernel for the six instructions, its dtype classes pruned by markers as engine_unary's (Exp keeps its own kernel,
 # so a first Exp compiles none of these lanes).
 NEG, LOG = 48, 49  # Neg (the element-wise engine has none) and Log (DK: Ln under the C library's name)
-# Truncate (DK R/类型转换/Truncate.md): op codes 0..5 are its aj.RoundMode values (CAST_NONE = CAST_RINT, D45), free
-# among the engine's unary codes (16..22), so a VF passes the round mode itself as the op code
-TRUNCATE_LAST = 5  # CAST_TRUNC
 
 
 @njit(cache=True, inline="always")
@@ -736,39 +733,14 @@ def _check_unary_kinds(op, dk, sk, allowed):
         if op == LOG:
             raise UnsupportedDTypeError("Log", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
                                         "(DK R/基础算术/Log.md)", DEVICE)
-        if op <= TRUNCATE_LAST:
-            raise UnsupportedDTypeError("Truncate", "dst/src kinds", (dk, sk), "half, bfloat16 or float, the same "
-                                        "for dst and src (DK R/类型转换/Truncate.md)", DEVICE)
         raise UnsupportedDTypeError("Sqrt", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
                                     "(DK R/基础算术/Sqrt.md)", DEVICE)
 
 
 @njit(cache=True, inline="always")
-def _integral(x, mode):
-    """Truncate: x rounded to an integral value of its own type by aj.RoundMode `mode` (RINT/NONE ties to even, ROUND
-    ties away from zero, FLOOR, CEIL, TRUNC; exact, as the float -> float Cast's round to integral, D45, whose zero
-    results are +0); NaN and +-inf pass."""
-    v = np.float64(x)
-    if mode == 2:
-        r = np.floor(v)
-    elif mode == 3:
-        r = np.ceil(v)
-    elif mode == 4:
-        r = np.copysign(np.floor(np.abs(v) + 0.5), v)
-    elif mode == 5:
-        r = np.trunc(v)
-    else:
-        r = np.rint(v)
-    return np.float32(0.0) if r == 0 else np.float32(r)
-
-
-@njit(cache=True, inline="always")
 def _float_unary_lanes(op, kind, x, r, n):
     """The op's lane over decoded float32 values (the engine's lane functions, SPEC-2 4.3); the store rounds."""
-    if op <= TRUNCATE_LAST:
-        for j in range(n):
-            r[j] = _integral(x[j], op)
-    elif op == ew.ABS:
+    if op == ew.ABS:
         for j in range(n):
             r[j] = abs_lane(x[j])
     elif op == ew.RELU:
@@ -816,7 +788,7 @@ def _int_unary_lanes(dst, src, kind, op, saturate):
 
 @njit(cache=True)
 def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_class):
-    """Reg Abs/Relu/Neg/Ln/Log/Sqrt and Truncate (op = its round mode): every lane into dst's scratch, then the mask
+    """Reg Abs/Relu/Neg/Ln/Log/Sqrt: every lane into dst's scratch, then the mask
     (`merging` is False: the API refuses MERGING for these, DK RegMerge tables 2 and 5).
     half_class / float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call and a VF
     register of a literal dtype pass their class alone, a register of a run-time dtype all three. Ln and Sqrt read
@@ -828,7 +800,7 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
     size = kind_size(kind)
     n = VL // size
     flags = ew.FTZ if op == ew.LN or op == LOG or op == ew.SQRT else 0
-    if modes & M_HALF_SAT and op > TRUNCATE_LAST:  # Truncate never saturates (RegBV-T33: inf stays inf)
+    if modes & M_HALF_SAT:
         flags |= ew.SAT_HALF
     zero = n - n  # the engine's run offset as an int64 value (as engine_binary)
     if half_class is not None:
@@ -838,7 +810,7 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
             _float_unary_lanes(op, kind, x, r, n)
             ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
     if float_class is not None:
-        if kind == KIND_FLOAT or kind == KIND_BF16:  # (bfloat16: Truncate only)
+        if kind == KIND_FLOAT:
             x, r = np.empty(n, np.float32), np.empty(n, np.float32)
             ew.load_wide(kind, flags, src[:VL], zero, n, x)
             _float_unary_lanes(op, kind, x, r, n)
@@ -858,6 +830,7 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
 # `engine_binary` (Max/Min's lanes, D41; the engine's LeakyRelu lane): in a VF both are direct calls (jit/reg.py CALL
 # operand), no kernel of their own.
 SCALAR_OPS = ("Adds", "Muls", "Maxs", "Mins", "LeakyRelu")
+AXPY = 5  # scalar_register's index for Axpy (after SCALAR_OPS)
 
 
 @internal
@@ -867,8 +840,6 @@ def scalar_api(index):
         return "Adds"
     if index == 1:
         return "Muls"
-    if index == COMPARES:
-        return "Compares"
     if index == AXPY:
         return "Axpy"
     if index == 4:
@@ -902,7 +873,7 @@ def _ol_scalar_pattern(index, kind, scalar):
 
 @njit(cache=True)
 def scalar_register(index, allowed, dst, src, scalar):
-    """The second source of tensor-scalar instruction `index` (SCALAR_OPS, or COMPARES with dst = src) in a VF:
+    """The second source of tensor-scalar instruction `index` (SCALAR_OPS, or AXPY) in a VF:
     dst's and src's kinds checked (naming the instruction), the scalar converted (D29) and duplicated into a
     register of src's kind and modes."""
     check_scalar_kinds(index, np.int64(dst[H_KIND]), np.int64(src[H_KIND]), allowed)
@@ -918,8 +889,6 @@ def _scalar_legal(index):
         return "half or float, the same for dst and src (DK R/基础算术/LeakyRelu.md)"
     if index == AXPY:
         return "half, float, int64 or uint64, the same for dst and src (DK R/复合计算/Axpy.md)"
-    if index == COMPARES:
-        return "int8 ... uint64, half, bfloat16, float (DK R/比较与选择/Compares.md)"
     return "one type of DK R/基础算术/Adds.md (Maxs.md, Mins.md) for dst and src (no complex, D28)"
 
 
@@ -945,80 +914,9 @@ def broadcast_register(src, bits):
     return tmp
 
 
-# --- Compare, Compares, Select on data registers (DK R/比较与选择/{Compare,Compares,Select}.md) ----------------------
-# Not in SPEC-2 11 (section 14 lists Reg Compare as not offered; the issue asks for it: docs/decisions.md "Reg API").
-# Compare's predicate is the Memory-API Compare's on the 950 (SPEC-2 9.4, D43: IEEE, NaN unordered, NE true with NaN,
-# +0 == -0; integers as integers, uint64 unsigned; RegBV-T31/T32); a true active lane sets every MaskReg bit of its
-# lane (as UpdateMask and CreateMask set them), every other bit is 0 (the pages: unselected lanes zeroed). Compares
-# compares with the scalar's register (scalar_register, index COMPARES). Select copies lane j of src0 where the
-# lowest mask bit of lane j is set, else of src1 (bits, no arithmetic).
-COMPARES, AXPY = 5, 6  # scalar_register's indexes for Compares and Axpy (after SCALAR_OPS)
-CMP_LT, CMP_GT, CMP_EQ, CMP_LE, CMP_GE, CMP_NE = range(6)  # aj.CMPMODE's values
-
-
-@njit(cache=True, inline="always")
-def _holds(x, y, mode):
-    """x cmp y under IEEE ordering (NaN: every mode false but NE)."""
-    if mode == CMP_LT:
-        return x < y
-    if mode == CMP_GT:
-        return x > y
-    if mode == CMP_EQ:
-        return x == y
-    if mode == CMP_LE:
-        return x <= y
-    if mode == CMP_GE:
-        return x >= y
-    return x != y
-
-
-@njit(cache=True, inline="always")
-def _set_lane_bits(out, j, size):
-    for b in range(j * size, (j + 1) * size):
-        out[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-
-
-@njit(cache=True)
-def compare(out, src0, src1, words, mode, float_class, int_class):
-    """Reg Compare / Compares into the MaskReg `out` (four words, written whole). float_class / int_class:
-    dtype-class markers as reduce's (the source's class alone for a literal dtype, both for a run-time one)."""
-    k0, k1 = np.int64(src0[H_KIND]), np.int64(src1[H_KIND])
-    if k0 != k1:
-        raise UnsupportedDTypeError("Compare", "srcReg0/srcReg1 kinds", (k0, k1), "one element type for both "
-                                    "sources (DK R/比较与选择/Compare.md)", DEVICE)
-    if mode < CMP_LT or mode > CMP_NE:
-        raise ParameterError("Compare", "mode", mode, "an aj.CMPMODE: LT, GT, EQ, LE, GE or NE", DEVICE)
-    size = kind_size(k0)
-    n = VL // size
-    bits = np.zeros(4, np.uint64)
-    if float_class is not None:
-        if k0 <= KIND_BF16:
-            for j in range(n):
-                if lane_on(words, j * size):
-                    if k0 == KIND_FLOAT:
-                        xf, yf = f32_from_bits(u32_at(src0, j)), f32_from_bits(u32_at(src1, j))
-                    elif k0 == KIND_HALF:
-                        xf, yf = half_bits_to_f32(u16_at(src0, j)), half_bits_to_f32(u16_at(src1, j))
-                    else:
-                        xf, yf = bf16_bits_to_f32(u16_at(src0, j)), bf16_bits_to_f32(u16_at(src1, j))
-                    if _holds(xf, yf, mode):
-                        _set_lane_bits(bits, j, size)
-    if int_class is not None:
-        if k0 > KIND_BF16:
-            bias = np.int64(-9223372036854775807 - 1) if k0 == KIND_UINT64 else np.int64(0)  # unsigned order
-            for j in range(n):
-                if lane_on(words, j * size):
-                    if size == 8:  # (int64 names of their own: a variable shared with the float lanes unifies)
-                        xi, yi = i64_at(src0, j) ^ bias, i64_at(src1, j) ^ bias
-                    else:
-                        signed = k0 == KIND_INT8 or k0 == KIND_INT16 or k0 == KIND_INT32
-                        xi, yi = int_lane(src0, j, size, signed), int_lane(src1, j, size, signed)
-                    if _holds(xi, yi, mode):
-                        _set_lane_bits(bits, j, size)
-    for w in range(4):
-        out[w] = bits[w]
-
-
+# --- Select on data registers (DK R/比较与选择/Select.md) -----------------------------------------------------------
+# Select copies lane j of src0 where the lowest mask bit of lane j is set, else of src1 (bits, no arithmetic).
+# (Reg Compare/Compares are not offered: SPEC-2 14.)
 @njit(cache=True)
 def select(dst, src0, src1, words):
     """Reg Select on data registers: lane j of src0 where the mask's bit of lane j is set, else of src1 (dst may be
@@ -1035,33 +933,21 @@ def select(dst, src0, src1, words):
     dst[H_CTRL] = merged_modes(src0[H_CTRL], src1[H_CTRL])
 
 
-# --- And, Or, Xor, Not on data registers; ShiftLefts, ShiftRights (DK R/逻辑计算/*.md) ------------------------------
-# Bitwise lanes (ZEROING only, RegMerge table 3): And/Or/Xor/Not act on the register's bytes, whatever the type;
-# the shifts on each lane's bit pattern: unsigned types shift logically, signed ones arithmetically (ShiftLefts keeps
-# the sign bit and drops the bit below it, the page's example 1010101010101010 << 1 = 1101010101010100); an amount of
-# the lane width or more gives 0, and for ShiftRights of a negative signed lane -1 (the pages' constraints).
-BIT_AND, BIT_OR, BIT_XOR, BIT_NOT, SHIFT_LEFT, SHIFT_RIGHT = range(6)
+# --- ShiftLefts, ShiftRights (DK R/逻辑计算/*.md) -----------------------------------------------------------------
+# ZEROING only (RegMerge table 3), on each lane's bit pattern: unsigned types shift logically, signed ones
+# arithmetically (ShiftLefts keeps the sign bit and drops the bit below it, the page's example 1010101010101010 << 1
+# = 1101010101010100); an amount of the lane width or more gives 0, and for ShiftRights of a negative signed lane -1
+# (the pages' constraints). (Reg And/Or/Xor/Not on data registers are not offered: SPEC-2 14.)
+SHIFT_LEFT, SHIFT_RIGHT = range(2)
 
 
 @njit(cache=True, inline="always")
-def _check_bitwise(op, dk, k0, k1, allowed):
-    if dk != k0 or (op < BIT_NOT and k1 != k0) or not (allowed >> k0) & 1:
-        if op == BIT_AND:
-            raise UnsupportedDTypeError("And", "dst/src kinds", (dk, k0, k1), "one integer type for dst, src0, src1 "
-                                        "(DK R/逻辑计算/And.md)", DEVICE)
-        if op == BIT_OR:
-            raise UnsupportedDTypeError("Or", "dst/src kinds", (dk, k0, k1), "one integer type for dst, src0, src1 "
-                                        "(DK R/逻辑计算/Or.md)", DEVICE)
-        if op == BIT_XOR:
-            raise UnsupportedDTypeError("Xor", "dst/src kinds", (dk, k0, k1), "one integer type for dst, src0, src1 "
-                                        "(DK R/逻辑计算/Xor.md)", DEVICE)
-        if op == BIT_NOT:
-            raise UnsupportedDTypeError("Not", "dst/src kinds", (dk, k0), "one type of DK R/逻辑计算/Not.md for dst "
-                                        "and src", DEVICE)
+def _check_shift(op, dk, sk, allowed):
+    if dk != sk or not (allowed >> sk) & 1:
         if op == SHIFT_LEFT:
-            raise UnsupportedDTypeError("ShiftLefts", "dst/src kinds", (dk, k0), "one integer type for dst and src "
+            raise UnsupportedDTypeError("ShiftLefts", "dst/src kinds", (dk, sk), "one integer type for dst and src "
                                         "(DK R/逻辑计算/ShiftLefts.md)", DEVICE)
-        raise UnsupportedDTypeError("ShiftRights", "dst/src kinds", (dk, k0), "one integer type for dst and src "
+        raise UnsupportedDTypeError("ShiftRights", "dst/src kinds", (dk, sk), "one integer type for dst and src "
                                     "(DK R/逻辑计算/ShiftRights.md)", DEVICE)
 
 
@@ -1093,32 +979,19 @@ def _shifted(b, amount, width, signed, left):
 
 
 @njit(cache=True)
-def bitwise(dst, src0, src1, words, op, allowed, amount, merging):
-    """Reg And/Or/Xor/Not on data registers and ShiftLefts/ShiftRights by `amount` (src1 unused for Not and the
-    shifts): every lane into dst's scratch, then the mask (`merging` is False: the API refuses MERGING)."""
-    k0 = np.int64(src0[H_KIND])
-    _check_bitwise(op, np.int64(dst[H_KIND]), k0, np.int64(src1[H_KIND]), allowed)
-    size = kind_size(k0)
-    if op == BIT_AND:
-        for i in range(VL):
-            dst[VL + i] = src0[i] & src1[i]
-    elif op == BIT_OR:
-        for i in range(VL):
-            dst[VL + i] = src0[i] | src1[i]
-    elif op == BIT_XOR:
-        for i in range(VL):
-            dst[VL + i] = src0[i] ^ src1[i]
-    elif op == BIT_NOT:
-        for i in range(VL):
-            dst[VL + i] = ~src0[i]
-    else:
-        signed = k0 == KIND_INT8 or k0 == KIND_INT16 or k0 == KIND_INT32 or k0 == KIND_INT64
-        for j in range(VL // size):
-            r = _shifted(_lane_bits(src0, j, size), amount, 8 * size, signed, op == SHIFT_LEFT)
-            for k in range(size):
-                dst[VL + j * size + k] = np.uint8((r >> np.uint64(8 * k)) & np.uint64(0xFF))
+def shift(dst, src, words, op, allowed, amount, merging):
+    """Reg ShiftLefts/ShiftRights by `amount`: every lane into dst's scratch, then the mask (`merging` is False: the
+    API refuses MERGING)."""
+    kind = np.int64(src[H_KIND])
+    _check_shift(op, np.int64(dst[H_KIND]), kind, allowed)
+    size = kind_size(kind)
+    signed = kind == KIND_INT8 or kind == KIND_INT16 or kind == KIND_INT32 or kind == KIND_INT64
+    for j in range(VL // size):
+        r = _shifted(_lane_bits(src, j, size), amount, 8 * size, signed, op == SHIFT_LEFT)
+        for k in range(size):
+            dst[VL + j * size + k] = np.uint8((r >> np.uint64(8 * k)) & np.uint64(0xFF))
     _merge_lanes(dst, words, size, merging)
-    dst[H_CTRL] = src0[H_CTRL]
+    dst[H_CTRL] = src[H_CTRL]
 
 
 @njit(cache=True)

@@ -1,9 +1,8 @@
 """Reference model of the Ascend 950 Reg API (SPEC 7.5; SPEC-2 11), lane by lane and byte by byte, written from
 the SPECs alone: ReduceDataBlock (D3, D20, D25), PairReduceElem (SPEC 7.6), Add/Sub/Mul and carry forms, Reduce (D66), Cast (7.3, D45, D46,
 D65, D71), the load/store distributions (11.6, D68) and the MaskReg operations (11.7, D64); and, from the devkit's
-Reg pages where the SPECs are silent, Adds/Muls/Maxs/Mins/LeakyRelu, Prelu, Abs/Relu/Neg/Ln/Log/Sqrt, Truncate,
-Compare/Compares, Select and And/Or/Xor/Not on data registers, ShiftLefts/ShiftRights, MulAddDst/MulDstAdd/Axpy/
-AbsSub.
+Reg pages where the SPECs are silent, Adds/Muls/Maxs/Mins/LeakyRelu, Prelu, Abs/Relu/Neg/Ln/Log/Sqrt, Select on
+data registers, ShiftLefts/ShiftRights, MulAddDst/MulDstAdd/Axpy/AbsSub.
 
 Inputs are plain lists: `values` the source lanes (Python numbers), `active` a list of booleans per lane; memory is
 bytes; a MaskReg is a 256-bit Python int."""
@@ -188,24 +187,6 @@ def prelu(dtype, xs, ys, active, sat_half=False):
             for x, y, on in zip(xs, ys, active)]
 
 
-def truncate(mode, xs, active):
-    """dst lanes of Reg Truncate (DK R/类型转换/Truncate.md; RegBV-T33): each active lane rounded to an integral value
-    by `mode` (a RoundMode name: CAST_RINT or CAST_NONE ties to even, CAST_ROUND ties away from zero, CAST_FLOOR,
-    CAST_CEIL, CAST_TRUNC), exact in the lane's own type; zero results +0 (SPEC-2 D45's float -> float round to
-    integral); +-inf and NaN pass; never saturated; inactive lanes 0."""
-    def one(x):
-        if math.isnan(x) or math.isinf(x):
-            return x
-        if mode in ("CAST_RINT", "CAST_NONE"):
-            r = round(x)  # Python's round: ties to even
-        elif mode == "CAST_ROUND":
-            r = math.floor(abs(x) + 0.5) * (1 if x > 0 else -1)
-        else:
-            r = {"CAST_FLOOR": math.floor, "CAST_CEIL": math.ceil, "CAST_TRUNC": math.trunc}[mode](x)
-        return float(r) if r != 0 else 0.0
-    return [one(x) if on else 0 for x, on in zip(xs, active)]
-
-
 def ternary(op, dtype, xs, ys, ds, active, sat_half=False, sat_int=False):
     """dst lanes of Reg MulAddDst (x*y + d), MulDstAdd (d*x + y), Axpy (ys all the scalar: y*x + d) and AbsSub
     (|x - y|) (DK R/复合计算/*.md; RegPrec: the multiply-adds equal an FMA, one rounding of the exact result;
@@ -294,44 +275,24 @@ def unary(op, dtype, xs, active, sat_half=False, sat_int=False):
     return [_unary_lane(op, dtype, x, sat_half, sat_int) if on else 0 for x, on in zip(xs, active)]
 
 
-CMP = {"LT": lambda x, y: x < y, "GT": lambda x, y: x > y, "EQ": lambda x, y: x == y, "LE": lambda x, y: x <= y,
-       "GE": lambda x, y: x >= y, "NE": lambda x, y: x != y}  # Python floats: IEEE (NaN unordered, NE true)
-
-
-def compare(mode, dtype, xs, ys, active):
-    """The 256-bit MaskReg of Reg Compare / Compares (DK R/比较与选择/Compare.md, Compares.md: ys all the scalar): every
-    bit of lane j set iff lane j is active and xs[j] mode ys[j] (SPEC-2 9.4's predicate, D43; RegBV-T31/T32),
-    every other bit 0; as a Python int."""
-    size = SIZES[dtype]
-    bits = 0
-    for j, (x, y, on) in enumerate(zip(xs, ys, active)):
-        if on and CMP[mode](x, y):
-            bits |= ((1 << size) - 1) << (j * size)
-    return bits
-
-
 def select(xs, ys, mask_bits, size):
     """dst lanes of Reg Select on data registers (DK R/比较与选择/Select.md): lane j of xs where bit j*size of the
     mask is set, else of ys (values copied)."""
     return [x if (mask_bits >> (j * size)) & 1 else y for j, (x, y) in enumerate(zip(xs, ys))]
 
 
-def bitwise(op, dtype, xs, ys, active, amount=0):
-    """dst lane bit patterns (unsigned ints) of Reg And/Or/Xor/Not on data registers and ShiftLefts/ShiftRights
-    (DK R/逻辑计算/*.md): xs, ys the lanes' bit patterns; inactive lanes 0 (ZEROING only). Shifts: unsigned types
-    logical; signed ShiftLefts keep the sign bit (the page's 1010101010101010 << 1 = 1101010101010100), signed
-    ShiftRights replicate it; an amount of the width or more gives 0 (ShiftRights of a negative signed lane: -1)."""
+def shift(op, dtype, xs, active, amount):
+    """dst lane bit patterns (unsigned ints) of Reg ShiftLefts/ShiftRights (op "shiftlefts" or "shiftrights"; DK
+    R/逻辑计算/*.md): xs the lanes' bit patterns; inactive lanes 0 (ZEROING only). Unsigned types shift logically;
+    signed ShiftLefts keep the sign bit (the page's 1010101010101010 << 1 = 1101010101010100), signed ShiftRights
+    replicate it; an amount of the width or more gives 0 (ShiftRights of a negative signed lane: -1)."""
     width = 8 * SIZES[dtype]
     ones, sign = (1 << width) - 1, 1 << (width - 1)
     signed = dtype in ("int8", "int16", "int32", "int64")
     out = []
-    for x, y, on in zip(xs, ys, active):
+    for x, on in zip(xs, active):
         if not on:
             out.append(0)
-        elif op in ("and", "or", "xor"):
-            out.append({"and": x & y, "or": x | y, "xor": x ^ y}[op])
-        elif op == "not":
-            out.append(~x & ones)
         elif op == "shiftlefts":
             r = 0 if amount >= width else (x << amount) & ones
             out.append((r & (ones >> 1)) | (x & sign) if signed and amount < width else r)

@@ -1,0 +1,76 @@
+"""SPEC-2 14 scopes out Reg Truncate, Reg Compare (and Compares) and Reg And/Or/Xor/Not on RegTensors: the first two
+are absent from aj.Reg, the bitwise four refuse a data register with a ParameterError in plain Python and in a
+compiled VF (nothing written), and their MaskReg forms (SPEC-2 11.7, D64) keep working."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.api.registry import REG_INSTRUCTIONS
+from ascend_jit.reference import reg as ref
+
+R = aj.Reg
+D950 = "ascend950"
+BITWISE = ("And", "Or", "Xor", "Not")
+
+
+@pytest.mark.parametrize("name", ["Truncate", "Compare", "Compares"])
+def test_truncate_and_compare_are_not_in_the_reg_api(name):
+    assert not hasattr(R, name)
+    assert f"Reg.{name}" not in {i.name for i in REG_INSTRUCTIONS}
+    assert (f"Reg.{name}", D950) not in aj.FIDELITY
+    with pytest.raises(aj.ParameterError, match="does not offer"):
+        aj.fidelity(f"Reg.{name}", D950, "half")
+
+
+def _and(d, a, b, m):
+    R.And(d, a, b, m)
+
+
+def _or(d, a, b, m):
+    R.Or(d, a, b, m)
+
+
+def _xor(d, a, b, m):
+    R.Xor(d, a, b, m)
+
+
+def _not(d, a, b, m):  # (b unused: one signature for the four)
+    R.Not(d, a, m)
+
+
+PLAIN = dict(zip(BITWISE, (_and, _or, _xor, _not)))
+COMPILED = {name: R.simd_vf(fn) for name, fn in PLAIN.items()}
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("name", BITWISE)
+def test_bitwise_on_data_registers_is_refused(name, compiled):
+    run = (COMPILED if compiled else PLAIN)[name]
+    core = aj.Core(D950)
+    with core:
+        reg, other, m = R.RegTensor("int16"), R.RegTensor("int16"), R.CreateMask("int16")
+        R.Duplicate(reg, 7)
+        R.Duplicate(other, 9)
+        dst_mask = R.MaskReg((1, 2, 3, 4))
+        before, words = (reg.data.copy(), other.data.copy()), dst_mask.words
+        for dst, param in ((other, "dst"), (dst_mask, "src")):
+            with pytest.raises(aj.ParameterError, match=f"{name}.*{param}.*not offered.*SPEC-2 14"):
+                run(dst, reg, reg, m)
+    assert np.array_equal(reg.data, before[0]) and np.array_equal(other.data, before[1])
+    assert dst_mask.words == words
+
+
+def _words(bits):
+    return tuple(np.uint64((bits >> (64 * i)) & (2**64 - 1)) for i in range(4))
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_the_mask_forms_still_work(compiled):
+    rng = np.random.default_rng(14)
+    a, b, m = (int.from_bytes(rng.bytes(32), "little") for _ in range(3))
+    core = aj.Core(D950)
+    for name in BITWISE:
+        d = R.MaskReg(_words(2**256 - 1))
+        with core:
+            (COMPILED if compiled else PLAIN)[name](d, R.MaskReg(_words(a)), R.MaskReg(_words(b)), R.MaskReg(_words(m)))
+        assert d.bits() == ref.mask_logic(name.lower(), a, b, m), name
