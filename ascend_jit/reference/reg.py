@@ -111,13 +111,7 @@ def lane_op(op, dtype, x, y, sat_half=False, sat_int=False):
     if is_float(dtype):
         if dtype == "bfloat16":  # SPEC-2 1.6: float32 result rounded to bfloat16
             return round_to("bfloat16", round_to("float", _exact(op, x, y)))
-        r = round_to(dtype, _exact(op, x, y))
-        if dtype == "half" and sat_half:
-            if math.isnan(r):
-                return 0.0
-            if math.isinf(r):
-                return math.copysign(HALF_MAX, r)
-        return r
+        return _sat_half(dtype, round_to(dtype, _exact(op, x, y)), sat_half)
     lo, hi = INT_RANGE[dtype]
     r = _exact(op, x, y)
     if sat_int and dtype in ("int16", "int32"):
