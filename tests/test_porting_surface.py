@@ -180,6 +180,26 @@ def test_to_float_widens_a_bfloat16_scalar_exactly():
             aj.ToFloat(wrong)
 
 
+def test_to_bfloat16_rounds_a_float_scalar_once_to_nearest_even():
+    """`paddingValue = ToBfloat16(0)`, `outGm(i) = ToBfloat16(0.f)` (ops-nn BatchNormGradV3 and kin): ToFloat's
+    inverse, one RNE rounding as SPEC-2 D29 rounds every float scalar; the result is SetValue's bfloat16 exactly."""
+    bf16 = np.dtype("bfloat16")
+    cases = [(0.0, 0x0000), (-0.0, 0x8000), (3.0, 0x4040), (1 + 3 / 256, 0x3F82), (1 + 1 / 256, 0x3F80),
+             (np.float32(1 + 5 / 256), 0x3F82), (1e39, 0x7F80), (-1e39, 0xFF80), (float("nan"), 0x7FC0),
+             (np.float32(2 ** -133), 0x0001), (7, 0x40E0)]
+    for value, bits in cases:
+        b = aj.ToBfloat16(value)
+        assert b.dtype == bf16 and int(np.array(b).view(np.uint16)) == bits, (value, hex(bits))
+    assert aj.ToFloat(aj.ToBfloat16(np.float32(1.5))) == np.float32(1.5)
+    with aj.Core("atlas-a2") as core:
+        t = core.local_tensor("bfloat16", 16)
+        t.SetValue(3, aj.ToBfloat16(-2.5))
+        assert t.GetValue(3) == -2.5
+    for wrong in (True, "1.0", None):
+        with pytest.raises(aj.ParameterError, match="ToBfloat16"):
+            aj.ToBfloat16(wrong)
+
+
 # --- LocalTensor.SetSize ---------------------------------------------------------------------------------------------
 def test_set_size_changes_the_bounds_later_calls_check():
     with aj.Core("atlas-a2") as core:
