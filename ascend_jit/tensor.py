@@ -12,6 +12,7 @@ class TPosition(enum.Enum):
     VECIN = 1
     VECCALC = 2
     VECOUT = 3
+    LCM = 2      # the devkit's alias of VECCALC (`LCM = VECCALC` in TPosition): the same member
 
 
 QuePosition = TPosition   # the devkit's alias (impl/basic_api/kernel_event.h `using QuePosition = TPosition;`)

@@ -200,6 +200,16 @@ def test_to_bfloat16_rounds_a_float_scalar_once_to_nearest_even():
             aj.ToBfloat16(wrong)
 
 
+def test_tposition_lcm_is_veccalc():
+    """`TBuf<QuePosition::LCM> workspace_buf_;` (KsanaLLM's argmax kernel): the devkit's enum has `LCM = VECCALC`,
+    one position under two names."""
+    assert aj.TPosition.LCM is aj.TPosition.VECCALC and aj.QuePosition.LCM is aj.TPosition.VECCALC
+    with aj.Core("atlas-a2"):
+        pipe, buf = aj.TPipe(), aj.TBuf(aj.QuePosition.LCM)
+        pipe.InitBuffer(buf, 256)
+        assert buf.Get("float").GetPosition() is aj.TPosition.VECCALC
+
+
 # --- LocalTensor.SetSize ---------------------------------------------------------------------------------------------
 def test_set_size_changes_the_bounds_later_calls_check():
     with aj.Core("atlas-a2") as core:
