@@ -210,6 +210,36 @@ def test_tposition_lcm_is_veccalc():
         assert buf.Get("float").GetPosition() is aj.TPosition.VECCALC
 
 
+def test_init_buffer_again_on_the_same_pipe_rebinds_to_new_buffers():
+    """KsanaLLM's rotary embedding runs Init (InitBuffer of the same queues and TBuf) twice on one TPipe: the devkit's
+    TPipe::InitBuffer carves new buffers after the pipe's others and leaves the old ones allocated."""
+    with aj.Core("atlas-a2") as core:
+        pipe, que, buf = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1), aj.TBuf(aj.TPosition.LCM)
+        pipe.InitBuffer(que, 1, 64)
+        pipe.InitBuffer(buf, 96)
+        t = que.AllocTensor("half")
+        with pytest.raises(aj.StateError, match="still allocated"):     # its buffer would be orphaned
+            pipe.InitBuffer(que, 1, 128)
+        que.EnQue(t)
+        with pytest.raises(aj.StateError, match="enqueued"):
+            pipe.InitBuffer(que, 1, 128)
+        que.FreeTensor(que.DeQue("half"))
+        old = buf.Get("half")
+        pipe.InitBuffer(que, 2, 128)
+        pipe.InitBuffer(buf, 96)
+        a, b = que.AllocTensor("half"), que.AllocTensor("half")
+        assert a.GetSize() == 64 and b.addr == a.addr + 128 and a.addr >= old.addr + 96 and t.addr < old.addr
+        assert buf.Get("half").addr >= b.addr + 128
+        old.SetValue(0, 2.0)                            # the old TBuf bytes stay allocated to the pipe
+        assert old.GetValue(0) == 2.0
+        que.FreeTensor(a)
+        que.FreeTensor(b)
+        with pytest.raises(aj.StateError, match="another TPipe"):
+            aj.TPipe().InitBuffer(que, 1, 64)
+        pipe.Reset()
+        assert sum(size for _, size in core._free) == core.spec.ub_bytes
+
+
 # --- LocalTensor.SetSize ---------------------------------------------------------------------------------------------
 def test_set_size_changes_the_bounds_later_calls_check():
     with aj.Core("atlas-a2") as core:
