@@ -556,6 +556,11 @@ class GlobalTensor:
         self._require_buffer("GlobalTensor.GetValue")
         return self.array[_index_value("GlobalTensor.GetValue", i, self.array.size)]
 
+    def __call__(self, i):
+        """`g(i)`: GlobalTensor's element access `operator()` (`float v = scaleGm(0);`), the same as GetValue(i);
+        C++'s `g(i) = v` is `g.SetValue(i, v)` here."""
+        return self.GetValue(i)
+
     def SetL2CacheHint(self, mode, rw_mode=CacheRwMode.RW):
         """`SetL2CacheHint<rwMode>(mode)`: whether this tensor's GM traffic goes through the L2 cache. The emulator
         has no cache, so values are unchanged; the call is checked as the device checks it: offered on the 950, A3

@@ -240,6 +240,16 @@ def test_init_buffer_again_on_the_same_pipe_rebinds_to_new_buffers():
         assert sum(size for _, size in core._free) == core.spec.ub_bytes
 
 
+def test_global_tensor_call_reads_an_element_like_local_tensor_call():
+    """`scale = scaleGm(i);`: GlobalTensor's operator() is GetValue, as LocalTensor's is."""
+    g = aj.GlobalTensor(np.array([1.5, -2.0, 3.25], np.float32))
+    assert g(1) == np.float32(-2.0) and type(g(2)) is np.float32 and g[1](1) == np.float32(3.25)
+    with pytest.raises(aj.OutOfBoundsError):
+        g(3)
+    with pytest.raises(aj.StateError):
+        aj.GlobalTensor()(0)
+
+
 # --- LocalTensor.SetSize ---------------------------------------------------------------------------------------------
 def test_set_size_changes_the_bounds_later_calls_check():
     with aj.Core("atlas-a2") as core:
