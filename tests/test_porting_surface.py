@@ -251,6 +251,21 @@ def test_global_tensor_call_reads_an_element_like_local_tensor_call():
         aj.GlobalTensor()(0)
 
 
+def test_deque_as_another_dtype_reinterprets_the_enqueued_tile():
+    """ops-math BitwiseAnd's int32 kernel: `AllocTensor<int16_t>`, And on int16 lanes, `EnQue<int16_t>`, and the copy-out
+    `DeQue<int32_t>()`: the same bytes, half the elements."""
+    with aj.Core("atlas-a2"):
+        pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECOUT, 1)
+        pipe.InitBuffer(que, 1, 64)
+        t = que.AllocTensor("int16")
+        t[:] = np.arange(32, dtype=np.int16)
+        que.EnQue(t)
+        wide = que.DeQue("int32")
+        assert wide.dtype.name == "int32" and wide.GetSize() == 16 and wide.addr == t.addr
+        assert wide.numpy().tolist() == np.arange(32, dtype=np.int16).view(np.int32).tolist()
+        que.FreeTensor(wide)
+
+
 # --- LocalTensor.SetSize ---------------------------------------------------------------------------------------------
 def test_set_size_changes_the_bounds_later_calls_check():
     with aj.Core("atlas-a2") as core:
