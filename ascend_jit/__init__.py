@@ -18,7 +18,7 @@ from .api._scalar import ToBfloat16, ToFloat
 from .api.cast import Cast, RoundMode
 from .api.compare import CMPMODE, SELMODE, Compare, Compares, CompareScalar, Select
 from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, DataCopyPadParams, PaddingMode
-from .api.elementwise import Copy, CopyRepeatParams
+from .api.elementwise import Copy, CopyRepeatParams, Not, ShiftLeft, ShiftRight
 from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatParams, Brcb, BrcbRepeatParams, Div,
                               DivAlgo, DivConfig, Duplicate, Exp, ExpAlgo, ExpConfig, FusedMulAdd, LeakyRelu, Ln,
                               LnAlgo, LnConfig, Max, Maxs, Min, Mins, Mul, MulAddDst, Muls, Or, Reciprocal,
@@ -66,7 +66,7 @@ __all__ = [
     "DataCopyPadExtParams", "DataCopyPadParams", "Gather",
     "GatherMask", "GatherMaskParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue",
     "UnaryRepeatParams",
-    "Copy", "CopyRepeatParams",
+    "Copy", "CopyRepeatParams", "ShiftLeft", "ShiftRight", "Not",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     # porting surface (session 7): GlobalTensor.SetL2CacheHint's enums, AscendC::ToFloat

@@ -108,6 +108,9 @@ _row(("Sub", "Max", "Min", "Adds", "Abs", "Relu", "And", "Or", "Duplicate"), ALL
 _row(("Maxs", "Mins"), NOT_910, BIT_EXACT)
 _row(("Brcb",), (D950, A3, A2, P310), BIT_EXACT)
 _row(("Copy",), (D950, A3, A2, B310), BIT_EXACT, note="bit copies; the devkit Copy pages, docs/decisions.md \"Copy\"")
+_row(("ShiftLeft", "ShiftRight"), (D950, A3, A2, B310), BIT_EXACT,
+     note="integer shifts; the devkit ShiftLeft/ShiftRight pages, docs/decisions.md \"ShiftLeft, ShiftRight, Not\"")
+_row(("Not",), ALL_DEVICES, BIT_EXACT, note="bit inversion; the devkit Not page")
 _row(("Mul", "Muls"), ALL_DEVICES, BIT_EXACT)
 _row(("LeakyRelu", "AddRelu", "SubRelu"), NOT_910, BIT_EXACT)
 _row(("Div",), (D950,), MODELLED,

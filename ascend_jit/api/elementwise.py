@@ -171,6 +171,9 @@ class Op:
     int_saturates: bool = True   # D35 applies CTRL[53]; Div never saturates (D48)
     mixed: dict = None           # device name -> (src dtype, dst dtype) pairs of different widths (D33)
     count_devices: tuple = None  # the devices offering the count form (None: every device offering the row)
+    bitwise: bool = False        # walks the lanes as unsigned integers of the element width, whatever the dtype
+    shift: bool = False          # the scalar is a shift amount, range-checked per device (_shift_amount)
+    set_mask_ignored: tuple = (D950,)  # devices whose count form ignores is_set_mask (D32; the shift pages add 310B)
 
     def __repr__(self):
         return f"Op({self.name})"
@@ -255,6 +258,23 @@ BRCB = _op("Brcb", "brcb", -1, _table(_DUP_950, _DUP, b310=(), p310=("int16", "u
 _B16_B32 = ("int16", "uint16", "half", "bfloat16", "int32", "uint32", "float")
 COPY = _op("Copy", "copy", K.COPY, _table(_DUP_950, _B16_B32, p310=()), _table(_8_64), R.copy_high_dim,
            count_devices=(D950,))
+
+# Logic rows (not in the SPECs: the devkit pages M/逻辑计算/ShiftLeft.md, ShiftRight.md, Not.md; docs/decisions.md
+# "ShiftLeft, ShiftRight, Not"). The shifts: integer types only, 8/64-bit through the 950's count form only, no
+# CTRL[53] saturation (a shift result always fits its type); the 310P and the 910 do not offer them.
+_SHIFT_950 = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+_SHIFT = ("int16", "uint16", "int32", "uint32")
+SHIFT_LEFT = _op("ShiftLeft", "scalar", K.SHIFT_LEFT, _table(_SHIFT_950, _SHIFT, p310=()), _table(_8_64),
+                 R.shift_left, int_saturates=False, shift=True, set_mask_ignored=(D950, B310))
+SHIFT_RIGHT = _op("ShiftRight", "scalar", K.SHIFT_RIGHT, SHIFT_LEFT.dtypes, SHIFT_LEFT.count_only, R.shift_right,
+                  int_saturates=False, shift=True, set_mask_ignored=(D950, B310))
+# ShiftRight with roundEn=True: the high-dim forms on A2/A3 for int16/int32 (the 310B and the 950 take False only;
+# on unsigned types the flag has no effect, so those calls run SHIFT_RIGHT). Not in OPS: one public entry, ShiftRight.
+SHIFT_RIGHT_ROUND = Op("ShiftRight", "scalar", K.SHIFT_RIGHT_ROUND, _table((), ("int16", "int32"), b310=(), p310=()),
+                       _NONE, R.shift_right_round, int_saturates=False, shift=True)
+NOT = _op("Not", "unary", K.NOT, _table(("int8", "uint8", "int16", "uint16", "half", "int32", "uint32", "float") + _64,
+                                        ("int16", "uint16"), t910=("int16", "uint16")), _table(_8_64), R.not_high_dim,
+          bitwise=True)
 
 _UNSET = object()
 # Rows whose kernel flags are the two overflow modes only (no config, CTRL[53] applies, no 950 multiply-add fusion):
@@ -537,9 +557,30 @@ def _scalar_dtype(row, tensors):
 
 
 def _scalar(row, spec, dtype, value):
-    """D29 conversion, as signed int64 bits for the kernel; a numpy scalar of the exact dtype is used bit for bit,
-    Python floats and ints are memoised by type, value and sign (so -0.0 and True never share an entry with 0.0
-    and 1)."""
+    """D29 conversion, as signed int64 bits for the kernel (a shift amount also range-checked)."""
+    bits = _scalar_bits(row, spec, dtype, value)
+    return bits if not row.shift else _shift_amount(row, spec, dtype, bits)
+
+
+@lru_cache(maxsize=1024)
+def _shift_amount(row, spec, dtype, bits):
+    """A shift amount's legal range (devkit ShiftLeft/ShiftRight pages, "scalarValue取值说明"): [0, 16] for 16-bit
+    and [0, 32] for 32-bit types on A2/A3/310B; >= 0 on the 950, whose implementation passes it to the Reg shifts as
+    an int16 (I/dav_3510/kernel_operator_vec_binary_scalar_impl.h), so at most 32767 there."""
+    width = 8 * dtype.size
+    value = bits & ((1 << width) - 1)
+    if dtype.is_signed and value >> (width - 1):
+        value -= 1 << width
+    top = 32767 if spec.name == D950 else width
+    if not 0 <= value <= top:
+        raise ParameterError(row.name, "scalar", value, legal=f"[0, {top}] for {dtype.name}", device=spec.name,
+                             detail="the shift amount (devkit M/逻辑计算/" + row.name + ".md, scalarValue取值说明)")
+    return bits
+
+
+def _scalar_bits(row, spec, dtype, value):
+    """D29 conversion: a numpy scalar of the exact dtype is used bit for bit, Python floats and ints are memoised by
+    type, value and sign (so -0.0 and True never share an entry with 0.0 and 1)."""
     if type(value) is dtype.np_dtype.type:
         return _exact_bits(dtype, value)
     if type(value) in (float, int) and value == value:
@@ -600,7 +641,7 @@ def _classes(row, dtype, flags, skind):
     """The kernel's dtype-class markers of a call on dst dtype `dtype` with sources of kind `skind` (P_SKIND)."""
     if row.arity == "fill":
         return _NO_CLASS
-    if row.arity == "copy":  # bits, never values: the integer class of the element's width, whatever the dtype
+    if row.bitwise or row.arity == "copy":  # bits, never values: the integer class of the element's width
         return _INT_CLASS[dtype.size]
     if row.arity in ("binary", "scalar"):
         if not dtype.is_float:
@@ -919,7 +960,7 @@ def _count_is_set_mask(row, core, is_set_mask, count):
     count = as_int(row.name, core.spec, "count", count)  # an integer even where the register's count is used
     if is_set_mask is _UNSET or as_flag(row.name, core.spec, "is_set_mask", is_set_mask):
         return count
-    if core.spec.name == D950:
+    if core.spec.name in row.set_mask_ignored:
         return count  # "isSetMask参数不生效"
     if not core.counter_mode:
         raise StateError(row.name, "is_set_mask", False, device=core.device,
@@ -976,6 +1017,14 @@ def _doc(row):
                 f"dst); forms {_FORMS[row.arity]} with aj.CopyRepeatParams(dstStride, srcStride, dstRepeatSize, "
                 "srcRepeatSize). In counter mode the mask is the element count of each repeat and repeat_time counts "
                 "(devkit Copy page; docs/decisions.md \"Copy\").")
+    if row.shift:
+        text = (f"{row.name}: each element shifted by the scalar (unsigned types: logical; signed: "
+                + ("arithmetic, the sign replicated" if row.code != K.SHIFT_LEFT else "the sign bit kept") +
+                f"); forms {_FORMS[row.arity]}. The amount: [0, 16] for 16-bit and [0, 32] for 32-bit types off the "
+                "950, >= 0 on the 950 (past the width: 0). docs/decisions.md \"ShiftLeft, ShiftRight, Not\".")
+    if row.code == K.NOT:
+        text = (f"Not: every bit of each element inverted (half and float too, on the 950); forms {_FORMS[row.arity]}"
+                ". docs/decisions.md \"ShiftLeft, ShiftRight, Not\".")
     if row.config is not None:
         text += f" `config=aj.{row.config.__name__}(...)` on the 950 only."
     if modelled:
@@ -1463,12 +1512,49 @@ Adds, Muls, Maxs, Mins, LeakyRelu = (_make(r) for r in (ADDS, MULS, MAXS, MINS, 
 Abs, Relu, Exp, Ln, Sqrt, Rsqrt, Reciprocal = (_make(r) for r in (ABS, RELU, EXP, LN, SQRT, RSQRT, RECIPROCAL))
 MulAddDst, FusedMulAdd, Axpy = _make(MUL_ADD_DST), _make(FUSED_MUL_ADD), _make(AXPY)
 Copy = _make(COPY)
+ShiftLeft, Not = _make(SHIFT_LEFT), _make(NOT)
+_shift_right, _shift_right_round = _make(SHIFT_RIGHT), _make(SHIFT_RIGHT_ROUND)
+
+
+def ShiftRight(dst, src, scalar=_UNSET, *args, round_en=_UNSET, **kw):
+    """ShiftRight: each element >> scalar (signed types: arithmetic, the sign replicated; unsigned: logical); forms
+    (dst, src, scalar, count) or (dst, src, scalar, mask, repeat_time, repeat_params[, round_en]). round_en (C++
+    roundEn, the high-dim forms only): True on A2/A3 rounds an int16/int32 result half up (bit scalar-1 of the
+    element added), has no effect on uint16/uint32, and is refused on the 310B and the 950 (devkit
+    M/逻辑计算/ShiftRight.md). The amount: [0, 16] for 16-bit and [0, 32] for 32-bit types off the 950, >= 0 on the
+    950 (past the width: 0, or -1 for a negative signed element). docs/decisions.md "ShiftLeft, ShiftRight, Not"."""
+    if len(args) == 4:  # roundEn given positionally after repeat_params (the C++ order)
+        if round_en is not _UNSET:
+            raise TypeError("ShiftRight() got round_en both positionally and by keyword")
+        round_en, args = args[3], args[:3]
+    if round_en is _UNSET:
+        return _shift_right(dst, src, scalar, *args, **kw)
+    core = operands(SHIFT_RIGHT.name, dst, src)
+    spec = core.spec
+    _require_offered(SHIFT_RIGHT, spec)
+    if len(args) < 2 and not any(k in kw for k in ("mask", "repeat_time", "repeat_params")):
+        raise TypeError("ShiftRight() count form got an unexpected keyword argument 'round_en' (the count prototype "
+                        "has no roundEn)")
+    flag = as_flag(SHIFT_RIGHT.name, spec, "round_en", round_en)
+    if flag and spec.name in (D950, B310):
+        raise UnsupportedDeviceError(SHIFT_RIGHT.name, "round_en", True, legal="False (no rounding on this device)",
+                                     device=spec.name, detail="devkit M/逻辑计算/ShiftRight.md, roundEn")
+    if flag and dst.dtype.name in SHIFT_RIGHT_ROUND.dtypes[spec.name]:
+        return _shift_right_round(dst, src, scalar, *args, **kw)
+    return _shift_right(dst, src, scalar, *args, **kw)
+
+
+ShiftRight.__signature__ = inspect.Signature(
+    list(inspect.signature(_shift_right).parameters.values())[:-1] +  # (the keywords, then round_en)
+    [inspect.Parameter("round_en", inspect.Parameter.KEYWORD_ONLY, default=False),
+     list(inspect.signature(_shift_right).parameters.values())[-1]])
 
 ENTRIES = {"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Max": Max, "Min": Min, "And": And, "Or": Or,
            "AddRelu": AddRelu, "SubRelu": SubRelu, "Adds": Adds, "Muls": Muls, "Maxs": Maxs, "Mins": Mins,
            "LeakyRelu": LeakyRelu, "Abs": Abs, "Relu": Relu, "Exp": Exp, "Ln": Ln, "Sqrt": Sqrt, "Rsqrt": Rsqrt,
            "Reciprocal": Reciprocal, "MulAddDst": MulAddDst, "FusedMulAdd": FusedMulAdd, "Axpy": Axpy,
-           "Duplicate": Duplicate, "Brcb": Brcb, "Copy": Copy}
+           "Duplicate": Duplicate, "Brcb": Brcb, "Copy": Copy, "ShiftLeft": ShiftLeft, "ShiftRight": ShiftRight,
+           "Not": Not}
 
 
 def elementwise_instructions(Instruction):

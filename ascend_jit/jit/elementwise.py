@@ -11,9 +11,10 @@ tensor-scalar ops, the common case, run fused (decode, lane, round, store in one
 a table of stored bits that this kernel computed once for every half input.
 
     binary_*    Add Sub Mul Div Max Min And Or AddRelu SubRelu, and the tensor-scalar forms (Adds Muls Maxs Mins
-                LeakyRelu): the scalar is a broadcast second operand (src1 < 0)
+                LeakyRelu ShiftLeft ShiftRight): the scalar is a broadcast second operand (src1 < 0)
     unary_*     Abs Relu Exp Ln Sqrt Rsqrt Reciprocal (half transcendentals: a table of the 65536 results), and
-                Copy, every dtype through the integer class of its width (bits in, the same bits out)
+                Copy and Not, every dtype through the integer class of its width (bits in, the same or the
+                inverted bits out)
     ternary_*   MulAddDst FusedMulAdd Axpy: dst is read as well (D34), sources may be narrower than dst (D33)
     fill_*      Duplicate (bit copies of one value) and Brcb
 """
@@ -24,17 +25,20 @@ from .addressing import active_lanes, copy_lanes
 from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush, fma_lane, int_abs_lane,
                     int_div_lane, int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane, int_stage,
                     leaky_relu_lane, ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane,
-                    rsqrt_lane, rsqrt_special, sqrt_lane, stage_round, sub_lane, uint64_div_lane, unsigned_bias)
-from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_UINT64,
+                    rsqrt_lane, rsqrt_special, shift_left_lane, shift_right_lane, shift_right_round_lane, sqrt_lane,
+                    stage_round, sub_lane, uint64_div_lane, unsigned_bias)
+from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT64,
                        bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits, half_bits_to_f32,
                        half_rne_bits, half_store_bits, kind_size, round_half)
 from .ubview import int_lanes, ub_as
 
 # Op codes (the op table in api/elementwise.py names them).
 ADD, SUB, MUL, DIV, MAX, MIN, AND, OR, ADD_RELU, SUB_RELU, LEAKY_RELU = range(11)
+SHIFT_LEFT, SHIFT_RIGHT, SHIFT_RIGHT_ROUND = range(11, 14)  # tensor-scalar, the scalar the shift amount (devkit pages)
 ABS, RELU, EXP, LN, SQRT, RSQRT, RECIPROCAL = range(16, 23)
 MUL_ADD_DST, FUSED_MUL_ADD, AXPY = range(32, 35)
 COPY = 48  # Copy (UB -> UB through the vector unit): the identity on the element's bits, in the integer classes
+NOT = 49   # Not (devkit M/逻辑计算/Not.md): every bit of the element inverted, in the integer classes (half/float too)
 
 # Flag bits of one call.
 SAT_HALF = 1         # half overflow mode saturating (SPEC D6)
@@ -243,6 +247,18 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
     elif op == AND:
         for i in range(m):
             r[i] = x[i] & y[i]
+    elif op == SHIFT_LEFT or op == SHIFT_RIGHT:  # y: the amount (>= 0, its range checked by the API); exact results
+        bits = 8 * kind_size(kind)
+        signed = kind == KIND_INT8 or kind == KIND_INT16 or kind == KIND_INT32 or kind == KIND_INT64
+        if op == SHIFT_LEFT:
+            for i in range(m):
+                r[i] = shift_left_lane(x[i], y[i], bits, signed)
+        else:
+            for i in range(m):
+                r[i] = shift_right_lane(x[i], y[i], bits, signed)
+    elif op == SHIFT_RIGHT_ROUND:  # signed int16/int32 only (A2/A3 roundEn)
+        for i in range(m):
+            r[i] = shift_right_round_lane(x[i], y[i])
     else:  # OR
         for i in range(m):
             r[i] = x[i] | y[i]
@@ -507,6 +523,11 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
         av, cv = int_lanes(a, int_class), int_lanes(d, int_class)
         for i in range(n):
             cv[i] = av[i]
+        return
+    if int_class is not None and op == NOT:  # the same lanes, every bit inverted (a float's bits too)
+        av, cv = int_lanes(a, int_class), int_lanes(d, int_class)
+        for i in range(n):
+            cv[i] = ~av[i]
         return
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)

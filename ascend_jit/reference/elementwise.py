@@ -447,3 +447,64 @@ def copy_high_dim(ub, dtype, dst, src, lanes, repeat, dst_stride, src_stride, ds
         for j, raw in zip(active, raws):
             a = lane_address(dst, size, i, j, dst_stride, dst_repeat_size)
             ub[a:a + size] = np.frombuffer(raw, np.uint8)
+
+
+# --- ShiftLeft, ShiftRight, Not (not in the SPECs: the devkit pages M/逻辑计算/ShiftLeft.md, ShiftRight.md, Not.md) --
+def _width_and_sign(dtype):
+    lo, hi = INT_RANGE[dtype]
+    return (hi - lo).bit_length(), lo < 0
+
+
+def shift_left(dtype, env, x, s):
+    """ShiftLeft.md: unsigned types shift logically (the top bits dropped, zeros in); signed types keep the sign bit
+    and drop the bit below it ("次高位被丢弃": int16 1010101010101010 << 1 = 1101010101010100); an amount of the width
+    or more gives 0 (the 950 page; docs/decisions.md)."""
+    width, signed = _width_and_sign(dtype)
+    out = []
+    for a, n in zip(np.ravel(x), np.ravel(s)):
+        a, n = int(a), int(n)
+        if n >= width:
+            out.append(0)
+            continue
+        pattern = (a << n) % (1 << width)
+        if signed:
+            pattern = pattern % (1 << (width - 1)) + ((1 << (width - 1)) if a < 0 else 0)
+        out.append(pattern - (1 << width) if signed and pattern >> (width - 1) else pattern)
+    return np.array(out, dtype=object)
+
+
+def shift_right(dtype, env, x, s):
+    """ShiftRight.md: signed types shift arithmetically (floor division by 2**n: -1 or 0 once n reaches the width),
+    unsigned types logically (0 once n reaches the width)."""
+    return np.array([int(a) >> int(n) for a, n in zip(np.ravel(x), np.ravel(s))], dtype=object)
+
+
+def shift_right_round(dtype, env, x, s):
+    """ShiftRight.md roundEn (A2/A3, int16/int32): the arithmetic shift plus bit n-1 of the element (the page's
+    17 >> 5 = 0 + 1), i.e. x / 2**n rounded half up; n = 0 leaves x."""
+    out = []
+    for a, n in zip(np.ravel(x), np.ravel(s)):
+        a, n = int(a), int(n)
+        out.append(a if n == 0 else (a >> n) + ((a >> (n - 1)) & 1))
+    return np.array(out, dtype=object)
+
+
+def not_count(ub, dtype, dst, src, count):
+    """Not.md, count form: elements 0..count-1 of dst get the bitwise complement of src's (a half or float element's
+    bits too: a NaN's payload inverted like any other bits)."""
+    size = SIZES[dtype]
+    raw = bytes(255 - b for b in ub[src:src + count * size])
+    ub[dst:dst + count * size] = np.frombuffer(raw, np.uint8)
+
+
+def not_high_dim(ub, dtype, dst, src, lanes, repeat, dst_blk, src_blk, dst_rep, src_rep, last_lanes=None):
+    """Not.md, high-dim forms: per repeat every active lane of src is read (the register), then the complemented
+    bytes are written to the same lanes of dst; masked lanes keep dst. last_lanes: counter mode's last repeat."""
+    size = SIZES[dtype]
+    for i in range(repeat):
+        act = list(range(last_lanes)) if (last_lanes is not None and i == repeat - 1) else list(lanes)
+        raws = [bytes(255 - b for b in ub[a:a + size]) for a in
+                (lane_address(src, size, i, j, src_blk, src_rep) for j in act)]
+        for j, raw in zip(act, raws):
+            a = lane_address(dst, size, i, j, dst_blk, dst_rep)
+            ub[a:a + size] = np.frombuffer(raw, np.uint8)
