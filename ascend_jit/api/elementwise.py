@@ -955,6 +955,20 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
     return plan
 
 
+def composed_call(row, core, tensors, scalar, count=None, mask=None, repeat_params=None):
+    """One call of an engine row inside a composite API (ArithProgression), validated and computed as the row's
+    public entry does it (count form, or the high-dim form with one repeat; the high-dim form leaves its mask in the
+    register, SPEC D22), but reported to no sanitizer: the composite reports its own footprint once."""
+    dtype = tensors[0]._dtype
+    if count is not None:
+        plan = _validate(_count_plan, row, core.spec, _key(tensors), count)
+    else:
+        plan = _plan_high_dim(row, core, tensors, mask, 1, repeat_params, True)[-1]
+        _apply(core, plan.effect)
+    if not plan.nop:
+        _call(row, plan, core, dtype, _flags(row, core, dtype, None), _scalar(row, core.spec, dtype, scalar))
+
+
 def _count_is_set_mask(row, core, is_set_mask, count):
     """SPEC-2 D32: is_set_mask on count forms exists only for the tensor-scalar instructions."""
     count = as_int(row.name, core.spec, "count", count)  # an integer even where the register's count is used

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import reg as R
 from ..dtypes import resolve
+from ..reference import arith_progression as reference_arith_progression
 from ..reference import compare as reference_compare
 from ..reference import convert as reference_convert
 from ..reference import elementwise as reference_elementwise
@@ -19,6 +20,7 @@ from ..sync import PIPE_ALL
 from ..tensor import GlobalTensor
 from ..reference import reductions as reference_reductions
 from ..reference import reg as reference_reg
+from .arith_progression import DTYPES as ARITH_PROGRESSION_DTYPES, ArithProgression
 from .cast import Cast, RoundMode
 from .compare import CMPMODE, SELMODE, Compare, Compares, Select
 from .elementwise import Add, Adds, BinaryRepeatParams, Copy, CopyRepeatParams, elementwise_instructions
@@ -185,6 +187,11 @@ def _gather_example(core, dtype):
     if core.spec.supported:
         tensors[2][:] = np.arange(64, dtype=np.uint32) * resolve(dtype).size
     return tensors, lambda dst, src, offsets: Gather(dst, src, offsets, 0, 64)
+
+
+def _arith_progression_example(core, dtype):
+    """64 elements: the scalar part, then the block Adds (A2/A3/310P) or the register chain (950)."""
+    return (core.local_tensor(dtype, 64),), lambda dst: ArithProgression(dst, 1, 2, 64)
 
 
 def _gather_mask_example(core, dtype):
@@ -412,5 +419,8 @@ INSTRUCTIONS = (
                 offered=lambda spec: bool(spec.gather_dtypes)),
     Instruction("GatherMask", GatherMask, lambda spec: spec.gather_mask_dtypes, reference_gather.gather_mask,
                 _gather_mask_example, offered=lambda spec: bool(spec.gather_mask_dtypes)),
+    Instruction("ArithProgression", ArithProgression, lambda spec: ARITH_PROGRESSION_DTYPES.get(spec.name, ()),
+                reference_arith_progression.arith_progression, _arith_progression_example,
+                offered=lambda spec: spec.name in ARITH_PROGRESSION_DTYPES),
 ) + tuple(replace(i, forms=_ELEMENTWISE_FORMS.get(i.name, ())) for i in elementwise_instructions(Instruction)) + \
     REG_INSTRUCTIONS
