@@ -130,7 +130,7 @@ def test_mask_register_as_the_implementation_leaves_it(device, dtype):
         assert (core.mask_high, core.mask_low) == ((0, 5) if device == "ascend950" else words), count
 
 
-# --- the footprint: whole DataBlocks off the 950 ------------------------------------------------------------------------
+# --- the footprint: whole DataBlocks off the 950 ---------------------------------------------------------------------
 def test_adds_write_whole_data_blocks_off_the_950():
     """count 100 half (> 16): the device's Adds write ceil(100 / 16) * 16 = 112 elements. A 100-element tensor is
     refused under the tensor bounds rule (UB unchanged) and written to 112 elements with bounds="ub"; the 950 writes
@@ -169,7 +169,7 @@ def test_sanitizer_sees_one_write_of_the_footprint():
     assert core.sanitizer.reports == []
 
 
-# --- refusals: nothing written ------------------------------------------------------------------------------------------
+# --- refusals: nothing written ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("device", ["atlas-200i-500-a2", "atlas-training"])
 def test_not_offered(device):
     core = aj.Core(device)

@@ -133,7 +133,7 @@ def _block_chain(core, dst, first, diff, count):
         return
     adds = E.ADDS
     step = _scalar_step(dtype, diff, block)
-    for b in range(-(-min(count, repeat_lanes) // block) - 1):  # block b + 1 = block b + B * diff, B lanes (SetVectorMask(0, 2**B - 1))
+    for b in range(-(-min(count, repeat_lanes) // block) - 1):  # block b + 1 = block b + B * diff, B lanes
         E.composed_call(adds, core, (_at(dst, (b + 1) * block, block), _at(dst, b * block, block)), step,
                         mask=block, repeat_params=UnaryRepeatParams(1, 1, 1, 1))
     if count <= repeat_lanes:  # (the register as the implementation leaves it, also where high-dim calls do not

@@ -25,8 +25,8 @@ from .addressing import active_lanes, copy_lanes
 from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush, fma_lane, int_abs_lane,
                     int_div_lane, int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane, int_stage,
                     leaky_relu_lane, ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane,
-                    rsqrt_lane, rsqrt_special, shift_left_lane, shift_right_lane, shift_right_round_lane, sqrt_lane,
-                    stage_round, sub_lane, uint64_div_lane, unsigned_bias)
+                    rsqrt_lane, rsqrt_special, shift_lane, sqrt_lane, stage_round, sub_lane, uint64_div_lane,
+                    unsigned_bias)
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT64,
                        bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits, half_bits_to_f32,
                        half_rne_bits, half_store_bits, kind_size, round_half)
@@ -247,18 +247,12 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
     elif op == AND:
         for i in range(m):
             r[i] = x[i] & y[i]
-    elif op == SHIFT_LEFT or op == SHIFT_RIGHT:  # y: the amount (>= 0, its range checked by the API); exact results
-        bits = 8 * kind_size(kind)
+    elif op == SHIFT_LEFT or op == SHIFT_RIGHT or op == SHIFT_RIGHT_ROUND:  # y: the amount (>= 0, range-checked by
+        bits = 8 * kind_size(kind)                                           # the API); exact results
         signed = kind == KIND_INT8 or kind == KIND_INT16 or kind == KIND_INT32 or kind == KIND_INT64
-        if op == SHIFT_LEFT:
-            for i in range(m):
-                r[i] = shift_left_lane(x[i], y[i], bits, signed)
-        else:
-            for i in range(m):
-                r[i] = shift_right_lane(x[i], y[i], bits, signed)
-    elif op == SHIFT_RIGHT_ROUND:  # signed int16/int32 only (A2/A3 roundEn)
+        right, rounding = op != SHIFT_LEFT, op == SHIFT_RIGHT_ROUND
         for i in range(m):
-            r[i] = shift_right_round_lane(x[i], y[i])
+            r[i] = shift_lane(x[i], y[i], bits, signed, right, rounding)
     else:  # OR
         for i in range(m):
             r[i] = x[i] | y[i]

@@ -222,39 +222,26 @@ def uint64_div_lane(x, y):
 
 
 @njit(cache=True, error_model="numpy")
-def shift_left_lane(x, s, bits, signed):
-    """ShiftLeft (devkit M/逻辑计算/ShiftLeft.md) of the int64 value x of a `bits`-wide lane by s >= 0: unsigned
-    lanes shift logically; a signed lane keeps its sign bit and drops the bit below it (the page's int16
-    1010101010101010 << 1 = 1101010101010100); s >= bits gives 0 (the 950 page; docs/decisions.md "ShiftLeft")."""
+def shift_lane(x, s, bits, signed, right, rounding):
+    """ShiftLeft / ShiftRight (devkit M/逻辑计算/ShiftLeft.md, ShiftRight.md) of the int64 value x of a `bits`-wide
+    lane by s >= 0 (one lane function for both, a single compile unit, issue 20). Left: unsigned lanes shift
+    logically; a signed lane keeps its sign bit and drops the bit below it (the page's int16 1010101010101010 << 1 =
+    1101010101010100); s >= bits gives 0. Right: signed lanes shift arithmetically (the sign replicated: -1 or 0 once
+    s reaches the width), unsigned lanes logically (a uint64 lane's x is its bit pattern); `rounding` (roundEn, signed
+    int16/int32) adds bit s-1 of x: x / 2**s rounded half up (the page's 17 >> 5 = 1). docs/decisions.md."""
+    t = min(s, np.int64(63))
+    if right and signed:
+        r = x >> t
+        return r + ((x >> (t - 1)) & 1) if rounding and t > 0 else r
     if s >= bits:
         return np.int64(0)
+    if right:
+        return np.int64(np.uint64(x) >> np.uint64(s))
     r = x << s
     if signed:
         high = np.int64(-1) << (bits - 1)  # the sign bit and the sign extension above it
         return (r & ~high) | (x & high)
     return r
-
-
-@njit(cache=True, error_model="numpy")
-def shift_right_lane(x, s, bits, signed):
-    """ShiftRight (devkit M/逻辑计算/ShiftRight.md): signed lanes shift arithmetically (the sign replicated: -1 or 0
-    once s reaches the width), unsigned lanes logically (0 once s reaches the width); x is the lane's value (a
-    uint64 lane: its bit pattern)."""
-    if signed:
-        return x >> min(s, np.int64(63))
-    if s >= bits:
-        return np.int64(0)
-    return np.int64(np.uint64(x) >> np.uint64(s))
-
-
-@njit(cache=True, error_model="numpy")
-def shift_right_round_lane(x, s):
-    """ShiftRight with roundEn on a signed lane: the arithmetic shift plus bit s-1 of x (the page's 17 >> 5 with bit
-    4 set = 1), i.e. x / 2**s rounded half up; s = 0 leaves x."""
-    if s == 0:
-        return x
-    t = min(s, np.int64(63))
-    return (x >> t) + ((x >> (t - 1)) & 1)
 
 
 # --- unary lanes (SPEC-2 4.3): float64 results, special values of the 4.3 table ------------------------------------
