@@ -97,7 +97,7 @@ def test_round_en_page_example(device):
         assert (dst.numpy() == want).all(), dtype
 
 
-# --- every 16-bit pattern ------------------------------------------------------------------------------------------------
+# --- every 16-bit pattern ---------------------------------------------------------------------------------------------
 ALL16 = np.arange(65536, dtype=np.uint32).astype(np.uint16)
 
 
@@ -140,7 +140,7 @@ def test_every_16_bit_pattern_not(dtype):
     assert np.array_equal(got.view(np.uint16), ~x.view(np.uint16))
 
 
-# --- whole-UB property tests: kernel against reference, every form ------------------------------------------------------
+# --- whole-UB property tests: kernel against reference, every form ----------------------------------------------------
 def _amount(rng, row, device, dtype):
     width = 8 * ref.SIZES[dtype]
     top = width + 8 if device == "ascend950" else width
