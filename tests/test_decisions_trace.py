@@ -208,3 +208,133 @@ def test_ctrl_bit_50_is_not_modelled(device):
 def test_kirin_is_not_a_device():
     with pytest.raises(aj.UnsupportedDeviceError):
         aj.Core("kirin9000")
+
+
+# --- SPEC D7, D15: pinned here (the suite had them only implicitly) ---------------------------------------------------
+def _halves(core, n, values):
+    t = core.local_tensor("half", n)
+    t[:] = np.asarray(values, np.float16)
+    return t
+
+
+@pytest.mark.parametrize("device", [D950, A2, B310])
+def test_d7_d14_repeat_zero(device):
+    """D7: on the 950 a high-dim ReduceSum with repeat 0 behaves as repeat 1; D14: a NOP on A2 (dst untouched), +0
+    into dst[0] on the 310B; Add and ReducePairElem with repeat 0 write nothing on each."""
+    core = aj.Core(device)
+    values = np.arange(256) % 7
+    src, dst, tmp = _halves(core, 256, values), _halves(core, 16, np.full(16, 5)), core.local_tensor("half", 64)
+    aj.ReduceSum(dst, src, tmp, 128, 0, 8)
+    want = {D950: [values[:128].sum(), 5], A2: [5, 5], B310: [0, 5]}[device]
+    assert dst.numpy()[:2].tolist() == want
+    ones, out = _halves(core, 128, np.ones(128)), _halves(core, 128, np.full(128, 9))
+    aj.Add(out, ones, ones, 128, 0, aj.BinaryRepeatParams())
+    pairs = _halves(core, 64, np.full(64, 9))
+    aj.ReducePairElem(pairs, ones, 128, 0, 1, 1, 8)
+    assert (out.numpy() == 9).all() and (pairs.numpy() == 9).all()
+
+
+@pytest.mark.parametrize("device", [D950, A2, P310])
+def test_d15_continuous_mask_above_the_maximum_is_clamped(device):
+    core = aj.Core(device)
+    ones, out = _halves(core, 256, np.ones(256)), _halves(core, 256, np.full(256, 9))
+    aj.Add(out, ones, ones, 200, 1, aj.BinaryRepeatParams())         # half: L = 128
+    assert (out.numpy()[:128] == 2).all() and (out.numpy()[128:] == 9).all()
+    aj.Sub(out, ones, ones, 255, 1, aj.BinaryRepeatParams())         # the SPEC-2 instructions inherit it
+    assert (out.numpy()[:128] == 0).all() and (out.numpy()[128:] == 9).all()
+
+
+# --- SPEC-2 D40 / D75: the 950's Reciprocal and Rsqrt are the Div(1, x) / Div(1, Sqrt(x)) compositions ----------------
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_d40_950_reciprocal_and_rsqrt_are_div_compositions(dtype):
+    core = aj.Core(D950)
+    n, unsigned = 256, np.uint16 if dtype == "half" else np.uint32
+    rng = np.random.default_rng(40)
+    bits = rng.integers(0, np.iinfo(unsigned).max, n, dtype=np.uint64, endpoint=True).astype(unsigned)
+    x = core.local_tensor(dtype, n)
+    x[:] = bits.view(x.dtype.np_dtype)
+    one = core.local_tensor(dtype, n)
+    one[:] = np.ones(n, x.dtype.np_dtype)
+    recip, div, rsqrt, root = (core.local_tensor(dtype, n) for _ in range(4))
+    aj.Reciprocal(recip, x, n)
+    aj.Div(div, one, x, n)
+    values = bits.view(x.dtype.np_dtype)
+    finite = np.isfinite(values) & (values != 0)                      # D75: the rest is the 4.3 special table
+    assert np.array_equal(recip.numpy().view(unsigned)[finite], div.numpy().view(unsigned)[finite])
+    aj.Rsqrt(rsqrt, x, n)
+    aj.Sqrt(root, x, n)
+    aj.Div(div, one, root, n)
+    positive = np.isfinite(values) & (values > 0)
+    assert np.array_equal(rsqrt.numpy().view(unsigned)[positive], div.numpy().view(unsigned)[positive])
+
+
+# --- SPEC-2 13: settlements no other test named -----------------------------------------------------------------------
+def _cast_one(core, src, dst, mode, value):
+    s, d = core.local_tensor(src, 128), core.local_tensor(dst, 128)
+    s[:] = np.full(128, value, s.dtype.np_dtype)
+    aj.Cast(d, s, aj.RoundMode[mode], 128)
+    return d.numpy()[0]
+
+
+def test_x1_910_reduce_repeat_is_half_only():
+    core = aj.Core(T910)
+    for call in (lambda d, s: aj.ReduceRepeat(d, s, 64, 1, 1, 1, 8, reduce_type=aj.ReduceType.SUM),
+                 lambda d, s: aj.WholeReduceSum(d, s, 64, 1, 1, 1, 8)):
+        with pytest.raises(aj.UnsupportedDTypeError):
+            call(core.local_tensor("float", 16), core.local_tensor("float", 64))
+
+
+def test_x7_integer_narrowing_saturates_by_default_and_truncates_with_ctrl59():
+    core = aj.Core(D950)
+    assert [_cast_one(core, "int16", "uint8", "CAST_NONE", v) for v in (300, -5)] == [255, 0]
+    assert _cast_one(core, "int32", "uint16", "CAST_NONE", 70000) == 65535
+    core.SetCtrlSpr(59, 59, 1)
+    assert [_cast_one(core, "int16", "uint8", "CAST_NONE", v) for v in (300, -5)] == [44, 251]
+
+
+def test_x12_an_omitted_config_is_intrinsic_on_the_950_and_only_the_default_elsewhere():
+    core = aj.Core(D950)
+    rng = np.random.default_rng(12)
+    x, y, plain, intrinsic = (core.local_tensor("float", 64) for _ in range(4))
+    x[:], y[:] = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+    aj.Div(plain, x, y, 64)
+    aj.Div(intrinsic, x, y, 64, config=aj.DivConfig(aj.DivAlgo.INTRINSIC))
+    assert plain.numpy().tobytes() == intrinsic.numpy().tobytes()
+    a2 = aj.Core(A2)
+    t = a2.local_tensor("float", 64)
+    aj.Div(t, t, t, 64, config=aj.DivConfig())
+    with pytest.raises(aj.UnsupportedDeviceError, match="D48"):
+        aj.Div(t, t, t, 64, config=aj.DivConfig(aj.DivAlgo.DIFF_COMPENSATION))
+
+
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_x13_sqrt_rsqrt_1ulp_ftz_false_take_half_and_float(dtype):
+    core = aj.Core(D950)
+    src, out = core.local_tensor(dtype, 128), core.local_tensor(dtype, 128)
+    src[:] = np.full(128, 4, src.dtype.np_dtype)
+    aj.Sqrt(out, src, 128, config=aj.SqrtConfig(aj.SqrtAlgo.PRECISION_1ULP_FTZ_FALSE))
+    assert out.numpy()[0] == 2
+    aj.Rsqrt(out, src, 128, config=aj.RsqrtConfig(aj.RsqrtAlgo.PRECISION_1ULP_FTZ_FALSE))
+    assert out.numpy()[0] == 0.5
+
+
+def test_x15_310b_int32_to_half_takes_none_and_the_five_modes():
+    core = aj.Core(B310)
+    got = {m: float(_cast_one(core, "int32", "half", m, 2049))
+           for m in ("CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL", "CAST_ROUND", "CAST_TRUNC")}
+    assert got == {"CAST_NONE": 2048, "CAST_RINT": 2048, "CAST_FLOOR": 2048, "CAST_CEIL": 2050, "CAST_ROUND": 2050,
+                   "CAST_TRUNC": 2048}
+    with pytest.raises(aj.UnsupportedDTypeError):
+        _cast_one(core, "int32", "half", "CAST_ODD", 2049)
+
+
+def test_x27_reduce_max_tmp_for_a_count_below_one_repeat():
+    """D54: firstMaxRepeat = max(1, floor(count/L)): count 100 of half still needs one repeat's worth."""
+    assert aj.GetReduceMaxMinTmpSize(A2, "half", count=100) == 16
+    assert aj.GetReduceMaxMinTmpSize(A2, "half", count=100, cal_index=True) == 32
+
+
+@pytest.mark.parametrize("device", ALL)
+def test_x28_half_to_int32_cast_none_is_refused(device):
+    with pytest.raises(aj.UnsupportedDTypeError, match="CAST_NONE"):
+        _cast_one(aj.Core(device), "half", "int32", "CAST_NONE", 1.5)
