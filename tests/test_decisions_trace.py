@@ -338,3 +338,234 @@ def test_x27_reduce_max_tmp_for_a_count_below_one_repeat():
 def test_x28_half_to_int32_cast_none_is_refused(device):
     with pytest.raises(aj.UnsupportedDTypeError, match="CAST_NONE"):
         _cast_one(aj.Core(device), "half", "int32", "CAST_NONE", 1.5)
+
+
+# --- SPEC-2 12.9: every probe of 0.4 as a regression vector, marked [decision], with 0.4's "emulator's answer now" ----
+# (the same decisions are also tested more broadly next to their instruction; here each is the probe exactly as 0.4
+# writes it, so a hardware answer that differs changes the decision, this vector and the SPEC together)
+def _u16(t):
+    return t.numpy().view(np.uint16)
+
+
+def _tensor(core, dtype, n, bits):
+    t = core.local_tensor(dtype, n)
+    t[:] = np.full(n, bits, {2: np.uint16, 4: np.uint32}[t.dtype.size]).view(t.dtype.np_dtype)
+    return t
+
+
+def _cast_bits(core, src, dst, mode, bits):
+    s = _tensor(core, src, 128, bits)
+    d = core.local_tensor(dst, 128)
+    aj.Cast(d, s, aj.RoundMode[mode], 128)
+    return int(d.numpy().view({1: np.uint8, 2: np.uint16, 4: np.uint32}[d.dtype.size])[0])
+
+
+def h1():
+    for device in (D950, A3, A2, B310, P310):
+        core = aj.Core(device)
+        if core.half_saturating:
+            continue
+        dst, a, b = _tensor(core, "half", 16, 0xBC02), _tensor(core, "half", 16, 0x3C01), _tensor(core, "half", 16, 0x3C01)
+        aj.MulAddDst(dst, a, b, 1)
+        assert _u16(dst)[0] == 0x0010, device
+
+
+def h2():
+    for device in (A3, A2, B310, P310, T910):
+        core = aj.Core(device)
+        assert _cast_bits(core, "half", "int8", "CAST_NONE", 0x4100) == 2, device
+        assert _cast_bits(core, "half", "int8", "CAST_NONE", 0x3E00) == 2, device
+    assert _cast_bits(aj.Core(A2), "float", "half", "CAST_NONE", 0x3F001000) == 0x3800
+
+
+def h3():
+    assert _cast_bits(aj.Core(A2), "float", "int16", "CAST_RINT", 0x4788B800) == 32767
+
+
+def h4():
+    core = aj.Core(A2)
+    x = np.ones(128, np.float16)
+    x[5] = x[9] = np.nan
+    src, dst = _halves(core, 128, x), core.local_tensor("half", 16)
+    aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, aj.ReduceOrder.ORDER_VALUE_INDEX, reduce_type=aj.ReduceType.MAX)
+    assert _u16(dst)[:2].tolist() == [0x7E00, 5]
+
+
+def h5():
+    core = aj.Core(D950)
+    src, dst, tmp = _tensor(core, "half", 128, 0xFC00), core.local_tensor("half", 16), core.local_tensor("half", 16)
+    aj.ReduceMax(dst, src, tmp, 128, True)
+    assert _u16(dst)[:2].tolist() == [0xFBFF, 0]
+    src.SetValue(7, np.uint16(0x7E00).view(np.float16))
+    aj.ReduceMax(dst, src, tmp, 128, True)
+    assert _u16(dst)[:2].tolist() == [0x7E00, 0xFFFE]
+
+
+def h6():
+    core = aj.Core(D950)
+    out = core.local_tensor("float", 64)
+    aj.Ln(out, _tensor(core, "float", 64, 0x00000001), 64)
+    assert out.numpy()[0] == -np.inf
+    aj.Ln(out, _tensor(core, "float", 64, 0x00800000), 64)
+    assert abs(out.numpy()[0] - np.log(np.float64(2.0) ** -126)) < 1e-4
+    aj.Sqrt(out, _tensor(core, "float", 64, 0x00000004), 64)
+    assert out.numpy().view(np.uint32)[0] == 0
+
+
+def h7():
+    core = aj.Core(D950)
+    src, out = _halves(core, 128, np.arange(1, 129)), _tensor(core, "float", 64, 0x5555AAAA)
+    odd_halves = R.MaskReg([int("1100" * 16, 2)] * 4)
+    with core:
+        h, f = R.RegTensor("half"), R.RegTensor("float")
+        R.LoadAlign(h, src)
+        R.Cast(f, h, odd_halves, R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING,
+                                             aj.RoundMode.UNKNOWN))
+        R.StoreAlign(out, f, R.CreateMask("float"))
+    assert (out.numpy() == 0).all()
+
+
+def h8():
+    for device, want in ((P310, 0), (T910, 0), (B310, 0xFF)):
+        core = aj.Core(device)
+        dst = core.local_tensor("uint8", 32)
+        aj.Compare(dst, _tensor(core, "half", 128, 0x7E00), _tensor(core, "half", 128, 0x3C00), aj.CMPMODE.NE, 128)
+        assert (dst.numpy()[:16] == want).all(), device
+
+
+def h9():
+    for device in (P310, T910):
+        core = aj.Core(device)
+        src, dst = _halves(core, 128, np.ones(128)), _tensor(core, "half", 16, 0x5555)
+        aj.ReduceDataBlock(dst, src, 16, 1, 1, 1, 8, reduce_type=aj.ReduceType.SUM)
+        assert _u16(dst)[0] == 0x4C00 and (_u16(dst)[1:8] == 0x5555).all(), device   # 16.0, then untouched
+
+
+def h10():
+    with aj.Core(D950):
+        dst, dst1 = R.MaskReg(), R.MaskReg()
+        R.Pack(dst, R.MaskReg([4, 0, 0, 0]), R.HighLowPart.LOWEST)
+        assert dst.bits() == 2
+        R.Interleave(dst, dst1, R.CreateMask("half"), R.MaskReg(), "half")
+        assert dst.bits() == dst1.bits() == int.from_bytes(b"\x33" * 32, "little")
+
+
+def h11():
+    core = aj.Core(D950)
+    src = core.local_tensor("int32", 64)
+    src[:] = [0x11111111 * (k % 8 + 1) for k in range(64)]
+    out = core.local_tensor("uint16", 128)
+    out[:] = 0
+    with core:
+        reg = R.RegTensor("int32")
+        R.LoadAlign(reg, src)
+        R.StoreAlign(out, reg, R.MaskReg([0xF0, 0, 0, 0]), 0, dist=R.StoreDist.DIST_PACK_B32)
+    assert out.numpy()[:3].tolist() == [0, 0x2222, 0] and (out.numpy()[3:] == 0).all()
+
+
+def h12():
+    core = aj.Core(A2)
+    src, dst = core.local_tensor("float", 64), _tensor(core, "float", 64, 0xAAAAAAAA)
+    src[:] = np.arange(64, dtype=np.float32)
+    assert aj.GatherMask(dst, src, 1, False, 0, aj.GatherMaskParams(1, 1, 8, 8)) == 32
+    assert (dst.numpy()[32:].view(np.uint32) == 0xAAAAAAAA).all()
+
+
+def h13():
+    core = aj.Core(A2)
+    ub = core.local_tensor("half", 16)
+    aj.DataCopyPad(ub, aj.GlobalTensor(np.array([3, 4, 5], np.float16)), aj.DataCopyExtParams(1, 6, 0, 0, 0),
+                   aj.DataCopyPadExtParams(True, 0, 0, 7))
+    assert ub.numpy().tolist() == [3, 4, 5] + [3] * 13
+
+
+def h14():
+    assert _cast_bits(aj.Core(A2), "float", "half", "CAST_TRUNC", 0x4788B800) == 0x7BFF
+
+
+def h15():
+    core = aj.Core(D950)
+    core.SetCtrlSpr(59, 59, 1)
+    assert _cast_bits(core, "half", "int16", "CAST_RINT", 0x7BFF) == 32767
+
+
+def h16():
+    core = aj.Core(D950)
+    a, b, q = (core.local_tensor("int32", 8) for _ in range(3))
+    a[:3], b[:3] = np.array([-7, 7, -2**31], np.int32), np.array([2, 0, -1], np.int32)
+    aj.Div(q, a, b, 3)
+    assert q.numpy()[:3].tolist() == [-3, -1, -2**31]
+
+
+def h17():
+    core = aj.Core(A2)
+    core.SetSaturationFlag(True, aj.SaturationMode.FLOAT)
+    dst, a, b = _tensor(core, "half", 16, 0), _tensor(core, "half", 16, 0), _tensor(core, "half", 16, 0x8000)
+    aj.FusedMulAdd(dst, a, b, 16)
+    assert _u16(dst)[0] == 0x0000
+
+
+def h18():
+    core = aj.Core(A2)
+    core.SetSaturationFlag(True, aj.SaturationMode.FLOAT)
+    dst, src = core.local_tensor("half", 16), _tensor(core, "half", 16, 0xFBFF)
+    aj.LeakyRelu(dst, src, np.float16(np.inf), 16)
+    assert _u16(dst)[0] == 0xFBFF
+
+
+def h19():
+    core = aj.Core(A2)
+    x = np.ones(256)
+    x[128 + 3] = 9
+    src, dst = _halves(core, 256, x), core.local_tensor("half", 16)
+    with core:
+        aj.ReduceRepeat(dst, src, 128, 2, 1, 1, 8, reduce_type=aj.ReduceType.MAX)
+        aj.PipeBarrier(aj.PIPE_ALL)
+        value, index = aj.GetReduceRepeatMaxMinSpr("half")
+    assert value == 9 and int(np.asarray(index).view(np.uint16)) == 131
+
+
+def h20():
+    core = aj.Core(D950)
+    out = core.local_tensor("float", 64)
+    aj.Reciprocal(out, _tensor(core, "float", 64, 0xFF000000), 64)
+    assert out.numpy().view(np.uint32)[0] == 0x80000000
+
+
+def h21():
+    core = aj.Core(A2)
+    x = np.ones(128)
+    x[64:] = 100
+    src, dst = _halves(core, 128, x), core.local_tensor("half", 16)
+    aj.ReduceRepeat(dst, src, 64, 1, 1, 1, 8, reduce_type=aj.ReduceType.MAX)
+    assert _u16(dst)[:2].tolist() == [0x3C00, 0]
+
+
+def h22():
+    core = aj.Core(A2)
+    src, dst = _halves(core, 64, np.full(64, 1.4)), _tensor(core, "int32", 64, 0x5555AAAA)
+    with pytest.raises(aj.ParameterError):
+        aj.Cast(dst, src, aj.RoundMode.CAST_CEIL, [0, 2**64 - 1], 1, aj.UnaryRepeatParams(1, 1, 8, 4))
+    assert (dst.numpy().view(np.uint32) == 0x5555AAAA).all()
+
+
+def h23():
+    core = aj.Core(A2)
+    for mode in ("CAST_NONE", "CAST_RINT"):
+        assert _cast_bits(core, "int32", "float", mode, 0x7FFFFFFF) == 0x4F000000, mode
+
+
+def h24():
+    core = aj.Core(D950)
+    core.SetCtrlSpr(48, 48, 0)
+    assert _cast_bits(core, "half", "bfloat16", "CAST_RINT", 0x7C00) == 0x7F80
+    assert _cast_bits(core, "half", "bfloat16", "CAST_RINT", 0x7E00) == 0x7FC0
+
+
+DECISION_VECTORS = [h1, h2, h3, h4, h5, h6, h7, h8, h9, h10, h11, h12, h13, h14, h15, h16, h17, h18, h19, h20, h21,
+                    h22, h23, h24]
+
+
+@pytest.mark.parametrize("probe", DECISION_VECTORS, ids=[f"H-{i}[decision]" for i in range(1, 25)])
+def test_decision_vectors_of_spec2_0_4(probe):
+    probe()
