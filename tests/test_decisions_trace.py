@@ -569,3 +569,35 @@ DECISION_VECTORS = [h1, h2, h3, h4, h5, h6, h7, h8, h9, h10, h11, h12, h13, h14,
 @pytest.mark.parametrize("probe", DECISION_VECTORS, ids=[f"H-{i}[decision]" for i in range(1, 25)])
 def test_decision_vectors_of_spec2_0_4(probe):
     probe()
+
+
+# --- SPEC-2 D35 (integer stages), D50 (orders per device, 8.1's table) ------------------------------------------------
+@pytest.mark.parametrize("saturating", [False, True], ids=["wrap", "ctrl53"])
+def test_d35_only_int16_and_int32_clamp_every_other_integer_type_wraps(saturating):
+    core = aj.Core(D950)
+    core.SetCtrlSpr(53, 53, int(saturating))
+    cases = [("Sub", "int16", -32768, 1, 32767, -32768), ("Mul", "int32", 2**20, 2**20, 0, 2**31 - 1),
+             ("Sub", "int8", -128, 1, 127, 127), ("Sub", "uint16", 0, 1, 65535, 65535),
+             ("Sub", "int64", -2**63, 1, 2**63 - 1, 2**63 - 1), ("Mul", "uint32", 2**20, 2**20, 0, 0)]
+    for op, dtype, x, y, wrap, clamp in cases:
+        a, b, out = (core.local_tensor(dtype, 8) for _ in range(3))
+        a[:], b[:] = np.full(8, x, a.dtype.np_dtype), np.full(8, y, a.dtype.np_dtype)
+        getattr(aj, op)(out, a, b, 8)
+        assert int(out.numpy()[0]) == (clamp if saturating else wrap), (op, dtype)
+
+
+ORDERS_8_1 = {D950: "VIOA", A3: "VIOA", A2: "VIOA", B310: "VO", P310: "VI", T910: "V"}  # Value-Index, Index-value, ...
+
+
+@pytest.mark.parametrize("device", ALL)
+def test_d50_reduce_repeat_orders_per_device(device):
+    core = aj.Core(device)
+    src, dst = _halves(core, 128, np.ones(128)), core.local_tensor("half", 16)
+    for order, letter in zip(aj.ReduceOrder, "VIOA"):
+        call = lambda: aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, order, reduce_type=aj.ReduceType.MAX)
+        if letter in ORDERS_8_1[device]:
+            call()
+        else:
+            with pytest.raises(aj.ParameterError):
+                call()
+        aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, order, reduce_type=aj.ReduceType.SUM)   # order ignored for SUM
