@@ -601,3 +601,98 @@ def test_d50_reduce_repeat_orders_per_device(device):
             with pytest.raises(aj.ParameterError):
                 call()
         aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, order, reduce_type=aj.ReduceType.SUM)   # order ignored for SUM
+
+
+# --- SPEC-2 2.2, 3.2, 4.2, 5.1, 5.2, 6.2, 8.2, 8.3 dtype tables and 7.2's Cast pairs, encoded from the text -----------
+def _row(d950, a2="", b310=None, p310=None, t910=""):
+    return {D950: d950, A3: a2, A2: a2, B310: a2 if b310 is None else b310, P310: a2 if p310 is None else p310,
+            T910: t910}
+
+
+_ALLINT = "int8 uint8 int16 uint16 half bfloat16 int32 uint32 float int64 uint64"
+_FILL = "int16 uint16 half bfloat16 int32 uint32 float"
+DTYPES = {
+    "Sub": _row(_ALLINT, "int16 half int32 float", t910="half int32 float"),
+    "Mul": _row("int16 uint16 half bfloat16 int32 uint32 float int64 uint64", "int16 half int32 float",
+                t910="half int32 float"),
+    "Div": _row("int16 uint16 half int32 uint32 float int64 uint64", "half float", t910="half float"),
+    "Max": _row(_ALLINT, "int16 half int32 float", t910="half int32 float"),
+    "And": _row("int8 uint8 int16 uint16 int32 uint32 int64 uint64", "int16 uint16", t910="int16 uint16"),
+    "Adds": _row("int8 uint8 int16 half bfloat16 int32 float int64 uint64", "int16 half int32 float", t910="half float"),
+    "Muls": _row("int16 half bfloat16 int32 float int64 uint64", "int16 half int32 float", t910="half float"),
+    "Maxs": _row("int8 uint8 int16 half bfloat16 int32 float int64 uint64", "int16 half int32 float"),
+    "LeakyRelu": _row("half float", "half float"),
+    "Abs": _row("int8 int16 half int32 float int64", "half float", b310="int16 half float", t910="half float"),
+    "Relu": _row("half int32 float int64", "half int32 float", t910="half"),
+    "Exp": _row("half float", "half float", t910="half float"),
+    "Reciprocal": _row("half float int64 uint64", "half float", t910="half float"),
+    "Duplicate": _row(_ALLINT, _FILL, t910=_FILL),
+    "Brcb": _row(_ALLINT, _FILL, b310="", p310="int16 uint16 half int32 uint32 float"),
+    "AddRelu": _row("int16 half float int64 uint64", "int16 half float", b310="half float"),
+    "FusedMulAdd": _row("half bfloat16 float int64 uint64", "half float"),
+    "ReduceDataBlock": _row("half float", "half float", t910="half"),
+    "ReduceMax": _row("int16 uint16 half int32 uint32 float int64 uint64", "half float", t910="half"),
+}
+for _alias, _of in (("Min", "Max"), ("Or", "And"), ("Mins", "Maxs"), ("SubRelu", "AddRelu"), ("ReduceMin", "ReduceMax"),
+                    ("Ln", "Exp"), ("Sqrt", "Exp"), ("Rsqrt", "Exp"), ("BlockReduceSum", "ReduceDataBlock"),
+                    ("BlockReduceMax", "ReduceDataBlock"), ("BlockReduceMin", "ReduceDataBlock")):
+    DTYPES[_alias] = DTYPES[_of]
+
+
+@pytest.mark.parametrize("api", sorted(DTYPES))
+def test_registry_dtypes_are_the_spec2_tables(api):
+    inst = next(i for i in INSTRUCTIONS if i.name == api)
+    for device in ALL:
+        spec = get_device(device)
+        got = set(inst.dtypes(spec)) if inst.offered(spec) else set()
+        assert got == set(DTYPES[api][device].split()), (api, device)
+
+
+_RFCRT = "CAST_RINT CAST_FLOOR CAST_CEIL CAST_ROUND CAST_TRUNC"
+_MODES = {"-": None, "NONE": "CAST_NONE", "RFCRT": _RFCRT, "RFCRT+N": _RFCRT + " CAST_NONE",
+          "RFCRT+O+N": _RFCRT + " CAST_ODD CAST_NONE", "FCRT+N": "CAST_FLOOR CAST_CEIL CAST_ROUND CAST_TRUNC CAST_NONE",
+          "RINT": "CAST_RINT", "ODD+N": "CAST_ODD CAST_NONE"}
+CAST_7_2 = """\
+int8>half uint8>half                        | NONE      | NONE      | NONE      | NONE   | NONE
+int8>int16 int8>int32 uint8>uint16 uint8>uint32 | NONE  | -         | -         | -      | -
+int16>half                                  | RFCRT     | RFCRT+N   | RFCRT+N   | NONE   | NONE
+int16>float                                 | NONE      | NONE      | NONE      | -      | -
+int16>uint8 int16>int32 int16>uint32        | NONE      | -         | -         | -      | -
+uint16>uint8 uint16>uint32                  | NONE      | -         | -         | -      | -
+half>int8 half>uint8                        | RFCRT     | RFCRT+N   | RFCRT+N   | FCRT+N | FCRT+N
+half>int16                                  | RFCRT     | RFCRT     | RFCRT     | RINT   | -
+half>int32                                  | RFCRT     | RFCRT     | RFCRT     | RFCRT  | RFCRT
+half>float                                  | NONE      | NONE      | NONE      | NONE   | NONE
+half>bfloat16 bfloat16>half                 | RFCRT     | -         | -         | -      | -
+bfloat16>int32                              | RFCRT     | RFCRT     | RFCRT     | -      | -
+bfloat16>float                              | NONE      | NONE      | NONE      | -      | -
+int32>uint8 int32>uint16                    | NONE      | -         | -         | -      | -
+int32>int16                                 | NONE      | NONE      | NONE      | NONE   | -
+int32>half                                  | -         | -         | RFCRT+N   | -      | -
+int32>float                                 | RFCRT     | RFCRT+N   | RFCRT+N   | NONE   | NONE
+int32>int64                                 | NONE      | NONE      | NONE      | -      | -
+uint32>uint8 uint32>int16 uint32>uint16     | NONE      | -         | -         | -      | -
+float>int16 float>int32 float>bfloat16      | RFCRT     | RFCRT     | RFCRT     | -      | -
+float>half                                  | RFCRT+O+N | RFCRT+O+N | RFCRT+O+N | ODD+N  | ODD+N
+float>float                                 | RFCRT     | RFCRT     | RFCRT     | -      | -
+float>int64                                 | RFCRT     | RFCRT     | RFCRT     | RFCRT  | RFCRT
+int64>int32                                 | NONE      | NONE      | NONE      | -      | -
+int64>float                                 | RFCRT     | RFCRT     | RFCRT     | -      | -"""
+
+
+def _cast_table(device):
+    column = {D950: 0, A3: 1, A2: 1, B310: 2, P310: 3, T910: 4}[device]
+    table = {}
+    for line in CAST_7_2.splitlines():
+        pairs, *cells = (part.strip() for part in line.split("|"))
+        modes = _MODES[cells[column]]
+        for pair in pairs.split():
+            if modes:
+                table[tuple(pair.split(">"))] = set(modes.split())
+    return table
+
+
+@pytest.mark.parametrize("device", ALL)
+def test_cast_pairs_and_modes_are_spec2_7_2(device):
+    got = {pair: set(modes) for pair, modes in get_device(device).cast_pairs.items()}
+    assert got == _cast_table(device)
