@@ -696,3 +696,15 @@ def _cast_table(device):
 def test_cast_pairs_and_modes_are_spec2_7_2(device):
     got = {pair: set(modes) for pair, modes in get_device(device).cast_pairs.items()}
     assert got == _cast_table(device)
+
+
+def test_d69_every_modelled_instruction_says_so_in_its_docstring():
+    """D69: "Docstrings of MODELLED instructions say so" (Reg.Log's did not)."""
+    modelled = {api for (api, _), rule in aj.FIDELITY.items()
+                if MOD in (rule.default, *(c.level for c in rule.conditions))}
+    assert modelled >= {"Div", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal", "Axpy", "Reg.Log"}
+    for api in modelled:
+        entry = aj
+        for part in api.split("."):
+            entry = getattr(entry, part)
+        assert "MODELLED" in entry.__doc__, api
