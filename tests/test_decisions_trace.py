@@ -708,3 +708,20 @@ def test_d69_every_modelled_instruction_says_so_in_its_docstring():
         for part in api.split("."):
             entry = getattr(entry, part)
         assert "MODELLED" in entry.__doc__, api
+
+
+@pytest.mark.parametrize("device", [D950, A2])
+def test_spec2_1_7_only_count_reduce_sum_sets_the_sum_register_and_gather_mask_forces_normal_mode(device):
+    core = aj.Core(device)
+    src, dst, tmp = _halves(core, 256, np.ones(256)), core.local_tensor("half", 16), core.local_tensor("half", 64)
+    aj.ReduceSum(dst, src, tmp, 200)
+    aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.ReduceType.SUM)
+    aj.ReduceDataBlock(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.ReduceType.SUM)
+    aj.ReduceMax(dst, src, tmp, 256)
+    aj.ReduceSum(dst, src, tmp, 128, 1, 8)                      # high-dim: not the register either (decisions.md)
+    core.PipeBarrier(aj.PIPE_ALL)
+    assert core.GetReduceRepeatSumSpr() == 200
+    core.SetMaskCount()
+    floats = core.local_tensor("float", 64)
+    aj.GatherMask(core.local_tensor("float", 64), floats, 1, False, 0, aj.GatherMaskParams(1, 1, 8, 8))
+    assert not core.counter_mode
