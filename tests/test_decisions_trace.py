@@ -725,3 +725,32 @@ def test_spec2_1_7_only_count_reduce_sum_sets_the_sum_register_and_gather_mask_f
     floats = core.local_tensor("float", 64)
     aj.GatherMask(core.local_tensor("float", 64), floats, 1, False, 0, aj.GatherMaskParams(1, 1, 8, 8))
     assert not core.counter_mode
+
+
+# --- SPEC-2 D31: the mask register after a high-dim call, per device (continuous 100 / bit mask [5, 7] on halves) ----
+_OWN = {100: (2**36 - 1, 2**64 - 1), (5, 7): (7, 5)}       # the register holds the call's own mask (hi, lo)
+
+
+@pytest.mark.parametrize("device", ALL)
+def test_d31_mask_register_after_the_new_high_dim_apis(device):
+    core = aj.Core(device)
+    a, b, out, dst = (_halves(core, 256, np.ones(256)) for _ in range(4))
+    calls = {"ReduceRepeat": lambda m: aj.ReduceRepeat(dst, a, m, 1, 1, 1, 8, reduce_type=aj.ReduceType.SUM),
+             "ReduceDataBlock": lambda m: aj.ReduceDataBlock(dst, a, m, 1, 1, 1, 8, reduce_type=aj.ReduceType.SUM),
+             "Select": lambda m: aj.Select(out, core.local_tensor("uint8", 32), a, b, aj.SELMODE.VSEL_CMPMASK_SPR, m,
+                                           1, aj.BinaryRepeatParams()),
+             "Sub": lambda m: aj.Sub(out, a, b, m, 1, aj.BinaryRepeatParams()),
+             "Compare": lambda m: aj.Compare(core.local_tensor("uint8", 32), a, b, aj.CMPMODE.EQ, m, 1,
+                                             aj.BinaryRepeatParams())}
+    for api, call in calls.items():
+        for mask in (100, (5, 7)):
+            core.SetVectorMask(0x1234, 0x5678)
+            call(mask if mask == 100 else list(mask))
+            if api == "Compare" and device in (A3, A2, P310, T910):      # its mask is ignored there: undefined
+                assert not core.mask_defined, (api, mask)
+                continue
+            if device == B310 or (device == D950 and mask == 100):
+                want = (0x1234, 0x5678)                                  # 310B: untouched; 950: bit masks only
+            else:
+                want = _OWN[mask]
+            assert core.mask_defined and (core.mask_high, core.mask_low) == want, (api, mask)
