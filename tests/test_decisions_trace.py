@@ -197,6 +197,20 @@ def test_cast_int32_to_half_is_refused_naming_d47_except_on_the_310b(device):
         aj.Cast(dst, src, aj.RoundMode.CAST_NONE, 64)
 
 
+@pytest.mark.parametrize("device", ALL)
+def test_cast_int16_to_8_bit_dequantisation_is_refused_naming_d47(device):
+    """SPEC-2 14 row 1 / 7.5: the int16 -> int8/uint8 rows are CastDequant's (before: "not in this device's table
+    (SPEC-2 7.2)"); the 950's plain int16 -> uint8 (7.2) stays a conversion."""
+    core = aj.Core(device)
+    for dst in ("int8", "uint8"):
+        call = lambda: aj.Cast(core.local_tensor(dst, 64), core.local_tensor("int16", 64), aj.RoundMode.CAST_NONE, 64)
+        if (device, dst) == (D950, "uint8"):
+            call()
+            continue
+        with pytest.raises(aj.UnsupportedDTypeError, match="D47"):
+            call()
+
+
 @pytest.mark.parametrize("device", [D950, A2])
 def test_ctrl_bit_50_is_not_modelled(device):
     """SPEC-2 14: SetCtrlSpr of bit 50 raises ParameterError (CTRL unchanged)."""
