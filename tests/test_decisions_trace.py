@@ -342,6 +342,22 @@ def test_x15_310b_int32_to_half_takes_none_and_the_five_modes():
         _cast_one(core, "int32", "half", "CAST_ODD", 2049)
 
 
+@pytest.mark.parametrize("ctrl60", [1, 0])
+def test_x18_reg_cast_half_to_int16_accepts_no_sat_and_still_saturates(ctrl60):
+    core = aj.Core(D950)
+    core.SetCtrlSpr(60, 60, ctrl60)               # 0: the trait's SatMode governs (D46)
+    core.SetCtrlSpr(59, 59, 1)                    # the truncation mode for every other pair
+    src, out = _tensor(core, "half", 128, 0x7BFF), core.local_tensor("int16", 128)
+    for sat in (R.SatMode.SAT, R.SatMode.NO_SAT):
+        with core:
+            h, i = R.RegTensor("half"), R.RegTensor("int16")
+            R.LoadAlign(h, src)
+            R.Cast(i, h, R.CreateMask("half"), R.CastTrait(R.RegLayout.UNKNOWN, sat, R.MaskMergeMode.ZEROING,
+                                                           aj.RoundMode.CAST_RINT))
+            R.StoreAlign(out, i, R.CreateMask("int16"))
+        assert out.numpy()[0] == 32767, sat
+
+
 def test_x27_reduce_max_tmp_for_a_count_below_one_repeat():
     """D54: firstMaxRepeat = max(1, floor(count/L)): count 100 of half still needs one repeat's worth."""
     assert aj.GetReduceMaxMinTmpSize(A2, "half", count=100) == 16
