@@ -42,7 +42,7 @@ _REF = re.compile(r"(?:§\s*|section\s+)?(D\d+|\d+(?:\.\d+)*)")
 def _citations():
     skip = {"SPEC.md", "SPEC-2.md", "SPEC-audit.md"}
     paths = [p for p in (ROOT / "ascend_jit").rglob("*.py")] + [p for p in (ROOT / "tests").glob("*.py")]
-    paths += [p for p in (ROOT / "kernels").rglob("*.py")] + [p for p in ROOT.glob("*.md")]
+    paths += [p for d in ("kernels", "benchmarks") for p in (ROOT / d).rglob("*.py")] + list(ROOT.glob("*.md"))
     paths += [p for p in DOCS.glob("*.md") if p.name not in skip]
     for path in paths:
         for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
