@@ -441,7 +441,7 @@ _REPEAT_STRIDE_MAX = {CopyRepeatParams: 4095}  # the Copy page's 表4; every oth
 
 
 def _check_strides(api, spec, params, strides):
-    """Every stride field in its range, dst's block stride not 0 (SPEC 1.2, D10, D61); fills `strides` with
+    """Every stride field in its range, dst's block stride not 0 (SPEC 1.2, D10; SPEC-2 D61); fills `strides` with
     operand name -> (block stride, repeat stride)."""
     fields = _STRIDE_FIELDS[type(params)]
     rep_max = _REPEAT_STRIDE_MAX.get(type(params), 255)
@@ -449,7 +449,7 @@ def _check_strides(api, spec, params, strides):
         blk = check_range(api, spec, blk_f, getattr(params, blk_f), 0, blk_max)
         rep = check_range(api, spec, rep_f, getattr(params, rep_f), 0, rep_max)
         strides[name] = (blk, rep)
-    if strides["dst"][0] == 0:  # SPEC 1.2, D10, D61
+    if strides["dst"][0] == 0:  # SPEC 1.2, D10; SPEC-2 D61
         raise ParameterError(api, fields[0][1], 0, legal="[1, ...] (0 is undefined behaviour, SPEC 1.2, D10)",
                              device=spec.name)
 
