@@ -480,3 +480,51 @@ def test_count_forms_refuse_is_set_mask_d32():
                  lambda: aj.Gather(h, h[32:], offs, 0, 16, is_set_mask=True)):
         with pytest.raises(TypeError, match="is_set_mask"):
             call()
+
+
+def test_high_dim_values_by_keyword_and_position_mixed():
+    """SPEC-2 1.1: every parameter is also a keyword. `Compare(..., mask, repeat_time=, repeat_params=)` is the
+    high-dim call (it ran as the count form, its repeat_time and repeat_params silently dropped), `(..., mask,
+    repeat_time, repeat_params=)` too (it was refused as 6 arguments); a count given twice, or with high-dim values,
+    is refused before anything is written. The same for Compares, Select and Gather."""
+    core = aj.Core("ascend950")
+    a, b = core.local_tensor("half", 512), core.local_tensor("half", 512)
+    a[:], b[:] = np.zeros(512, np.float16), np.ones(512, np.float16)
+    d, h, sel = core.local_tensor("uint8", 64), core.local_tensor("half", 512), core.local_tensor("uint8", 64)
+    offs = core.local_tensor("uint32", 512)
+    offs[:] = np.arange(512, dtype=np.uint32) * 2
+    sel[:] = np.full(64, 0x0F, np.uint8)
+    P = aj.BinaryRepeatParams()
+    cases = [  # (the all-positional high-dim call, equivalent mixed calls): same bytes everywhere
+        (lambda: aj.Compare(d, a, b, C.LT, 64, 2, P),
+         [lambda: aj.Compare(d, a, b, C.LT, 64, 2, repeat_params=P),
+          lambda: aj.Compare(d, a, b, C.LT, 64, repeat_time=2, repeat_params=P),
+          lambda: aj.Compare(d, a, b, cmp_mode=C.LT, mask=64, repeat_time=2, repeat_params=P)]),
+        (lambda: aj.Compares(d, a, 0.5, C.LT, 64, 2, aj.UnaryRepeatParams()),
+         [lambda: aj.Compares(d, a, 0.5, C.LT, 64, repeat_time=2, repeat_params=aj.UnaryRepeatParams())]),
+        (lambda: aj.Select(h, sel, a, b, S.VSEL_TENSOR_TENSOR_MODE, 64, 2, P),
+         [lambda: aj.Select(h, sel, a, b, S.VSEL_TENSOR_TENSOR_MODE, 64, repeat_time=2, repeat_params=P)]),
+        (lambda: aj.Gather(h, a, offs, 0, 64, 2, 8),
+         [lambda: aj.Gather(h, a, offs, 0, 64, repeat_time=2, dst_rep_stride=8),
+          lambda: aj.Gather(h, a, offs, 0, 64, 2, dst_rep_stride=8)]),
+    ]
+    for positional, mixed in cases:
+        for call in mixed:
+            core.ub[d.addr:d.addr + 64] = 0x55
+            h[:] = np.full(512, -1, np.float16)
+            positional()
+            want = core.ub.copy()
+            core.ub[d.addr:d.addr + 64] = 0x55
+            h[:] = np.full(512, -1, np.float16)
+            call()
+            assert np.array_equal(core.ub, want)
+    for call in (lambda: aj.Compare(d, a, b, C.LT, 128, count=128),
+                 lambda: aj.Compare(d, a, b, C.LT, count=128, repeat_time=1),
+                 lambda: aj.Compares(d, a, 0.5, C.LT, 64, 2),
+                 lambda: aj.Select(h, sel, a, b, S.VSEL_TENSOR_TENSOR_MODE, 128, count=128),
+                 lambda: aj.Gather(h, a, offs, 0, 64, repeat_time=2),
+                 lambda: aj.Gather(h, a, offs, 0, 64, count=64)):
+        before = core.ub.copy()
+        with pytest.raises(aj.ParameterError, match="arguments"):
+            call()
+        assert np.array_equal(core.ub, before)

@@ -13,7 +13,7 @@ from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
                       check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
-                      refuse_empty_mask_on_950, unary_repeat_params)
+                      refuse_empty_mask_on_950, split_forms, unary_repeat_params)
 from ._scalar import element_scalar, scalar_bits
 from .elementwise import BinaryRepeatParams
 
@@ -50,20 +50,24 @@ _OPERATORS = {CMPMODE.LT: "<", CMPMODE.GT: ">", CMPMODE.LE: "<=", CMPMODE.GE: ">
               CMPMODE.NE: "!="}
 
 
-def _split(api, args, count, mask, repeat_time, repeat_params, high_arity, is_set_mask, dst):
-    """(is count form, count, mask, repeat_time, repeat_params, is_set_mask) from the positional tail (SPEC-2 1.1,
-    D32)."""
-    if count is not None or (len(args) == 1 and mask is None):
+def _split(api, args, count, mask, repeat_time, repeat_params, is_set_mask, dst, forms, n_before):
+    """(is count form, count, mask, repeat_time, repeat_params, is_set_mask) from the positional tail and the
+    keywords (SPEC-2 1.1: positional, keyword or both; _common.split_forms), with D32's is_set_mask rule."""
+    device = dst.core.device if isinstance(dst, LocalTensor) else None
+    form, values = split_forms(api, args, count, dict(mask=mask, repeat_time=repeat_time, repeat_params=repeat_params),
+                               n_before, device, forms)
+    if form == "count":
         high_dim_is_set_mask(api, True, is_set_mask)
-        return True, count if count is not None else args[0], None, None, None, True
-    if len(args) == 3:
-        mask, repeat_time, repeat_params = args
-    elif args:
-        raise ParameterError(api, "arguments", len(args) + high_arity - 3,
-                             legal=f"{high_arity - 2} (count form) or {high_arity} (high-dim form) positional "
-                                   "arguments",
-                             device=dst.core.device if isinstance(dst, LocalTensor) else None)
-    return False, None, mask, repeat_time, repeat_params, high_dim_is_set_mask(api, False, is_set_mask)
+        return True, values[0], None, None, None, True
+    return (False, None, *values, high_dim_is_set_mask(api, False, is_set_mask))
+
+
+_COMPARE_FORMS = ("(dst, src0, src1, cmp_mode, count) or (dst, src0, src1, cmp_mode, mask, repeat_time, "
+                  "repeat_params)")
+_COMPARES_FORMS = ("(dst, src0, scalar, cmp_mode, count) or (dst, src0, scalar, cmp_mode, mask, repeat_time, "
+                   "repeat_params)")
+_SELECT_FORMS = ("(dst, sel_mask, src0, src1, sel_mode, count) or (dst, sel_mask, src0, src1, sel_mode, mask, "
+                 "repeat_time, repeat_params)")
 
 
 # --- Compare / Compares ---------------------------------------------------------------------------------------------
@@ -72,10 +76,10 @@ def Compare(dst, src0, src1, cmp_mode, *args, count=None, mask=None, repeat_time
     """`Compare(dst, src0, src1, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)`: one bit
     per element into the uint8/int8 dst, LSB first (D44)."""
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
-        "Compare", args, count, mask, repeat_time, repeat_params, 7, is_set_mask, dst)
+        "Compare", args, count, mask, repeat_time, repeat_params, is_set_mask, dst, _COMPARE_FORMS, 4)
     core = operands("Compare", dst, src0, src1, names=("src0", "src1"))
     return _compare(core, "Compare", dst, src0, src1, None, cmp_mode, is_count, count, mask, repeat_time,
-                    BinaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
+                    repeat_params, is_set_mask)
 
 
 def Compares(dst, src0, scalar, cmp_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
@@ -83,11 +87,11 @@ def Compares(dst, src0, scalar, cmp_mode, *args, count=None, mask=None, repeat_t
     """`Compares(dst, src0, scalar, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)` with
     UnaryRepeatParams; the scalar is converted to src0's dtype once (D29)."""
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
-        "Compares", args, count, mask, repeat_time, repeat_params, 7, is_set_mask, dst)
+        "Compares", args, count, mask, repeat_time, repeat_params, is_set_mask, dst, _COMPARES_FORMS, 4)
     core = operands("Compares", dst, src0, names=("src0",))
     scalar, scalar_tensor = element_scalar("Compares", core, src0.dtype, scalar)
     return _compare(core, "Compares", dst, src0, None, scalar, cmp_mode, is_count, count, mask, repeat_time,
-                    UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask, scalar_tensor)
+                    repeat_params, is_set_mask, scalar_tensor)
 
 
 CompareScalar = Compares  # the older name of Compares (SPEC-2 9.4 "Compares (= CompareScalar)")
@@ -284,7 +288,8 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     selMask bit 1 takes src0, 0 takes src1 (a tensor, or a scalar in mode 1); D59."""
     api = "Select"
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(api, args, count, mask, repeat_time,
-                                                                             repeat_params, 9, is_set_mask, dst)
+                                                                             repeat_params, is_set_mask, dst,
+                                                                             _SELECT_FORMS, 5)
     scalar_src1 = not isinstance(src1, LocalTensor)
     core = operands(api, dst, sel_mask, src0, names=("sel_mask", "src0"))
     spec = core.spec
@@ -322,9 +327,8 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         core._after_count_call(count % d.lanes_per_repeat or d.lanes_per_repeat)
         return
     plan = plan_mask(api, core, d, mask, is_set_mask)
-    params = BinaryRepeatParams() if repeat_params is None else repeat_params
     repeat_time = as_int(api, spec, "repeat_time", repeat_time)  # plain ints before the cache key (issue 12)
-    params = _repeat_params(api, spec, params, BinaryRepeatParams, hi=None)
+    params = _repeat_params(api, spec, repeat_params, BinaryRepeatParams, hi=None)
     key = common + (plan, repeat_time, params)
     try:
         mode, repeat, last, p = _validate_select_high_dim(*key)

@@ -18,10 +18,14 @@ from ..tensor import LocalTensor
 from ._common import as_int, repeat_params
 from ._common import (Runs, TensorExtent, check_align, check_dtype, check_range, check_run_bounds,
                       high_dim_is_set_mask, mask_lane_indices, operands, plan_mask, record_mask,
-                      refuse_empty_mask_on_950)
+                      refuse_empty_mask_on_950, split_forms)
 
 
 # --- Gather -------------------------------------------------------------------------------------------------------
+_GATHER_FORMS = ("(dst, src, src_offset, src_base_addr, count) or (dst, src, src_offset, src_base_addr, mask, "
+                 "repeat_time, dst_rep_stride)")
+
+
 def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, repeat_time=None,
            dst_rep_stride=None, is_set_mask=None):
     """`Gather(dst, src, src_offset, src_base_addr, count)` or `(..., src_base_addr, mask, repeat_time,
@@ -30,13 +34,11 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
     core = operands(api, dst, src, src_offset, names=("src", "src_offset"))
     spec = core.spec
     src_base_addr = as_int(api, spec, "src_base_addr", src_base_addr)  # plain ints before the cache keys (issue 12)
-    if count is not None or (len(args) == 1 and mask is None):
-        count = as_int(api, spec, "count", count if count is not None else args[0])
-    elif len(args) == 3:
-        args = (args[0], as_int(api, spec, "repeat_time", args[1]), as_int(api, spec, "dst_rep_stride", args[2]))
-    if count is not None or (len(args) == 1 and mask is None):
+    form, values = split_forms(api, args, count, dict(mask=mask, repeat_time=repeat_time,
+                                                      dst_rep_stride=dst_rep_stride), 4, spec.name, _GATHER_FORMS)
+    if form == "count":
         high_dim_is_set_mask(api, True, is_set_mask)
-        count = count if count is not None else args[0]
+        count = as_int(api, spec, "count", values[0])
         key = (spec, dst.dtype, src.dtype, src_offset.dtype, dst.addr, src.addr, src_offset.addr, dst.size,
                src_offset.size, src_base_addr, count)
         try:
@@ -50,11 +52,9 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
         offsets_used = src_offset._view()[:count]
         dst_bytes = dst.addr + active * dst.dtype.size
     else:
-        if len(args) == 3:
-            mask, repeat_time, dst_rep_stride = args
-        elif args:
-            raise ParameterError(api, "arguments", len(args) + 4, legal="5 (count form) or 7 (high-dim form)",
-                                 device=spec.name)
+        mask = values[0]
+        repeat_time, dst_rep_stride = (as_int(api, spec, name, v) for name, v in zip(("repeat_time", "dst_rep_stride"),
+                                                                                      values[1:]))
         lanes_dtype = dt.HALF if (dst.dtype.size == 1 and spec.gather_offset_limited) else dst.dtype
         plan = plan_mask(api, core, lanes_dtype, mask, high_dim_is_set_mask(api, False, is_set_mask))
         key = (spec, dst.dtype, src.dtype, src_offset.dtype, dst.addr, src.addr, src_offset.addr, dst.size,
