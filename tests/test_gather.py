@@ -261,3 +261,20 @@ def test_gather_mask_doc_example(device):
         src[:] = np.arange(1, 257)
         assert aj.GatherMask(src, src, 2, False, 0, aj.GatherMaskParams(1, 4, 8, 0)) == 128
         assert np.array_equal(src.numpy()[:128], np.arange(2, 257, 2))
+
+
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2"])
+def test_gather_counter_mode_dst_bound_is_the_last_lane_written(device):
+    """Issue 11 / SPEC-2 1.5: in counter mode the last repeat writes only its count % L lanes (SPEC-2 1.4), so a dst
+    holding exactly the count elements is legal (it was refused: the bound took every lane of the last repeat); one
+    element less is refused, nothing written."""
+    core = aj.Core(device)
+    src, offs = core.local_tensor("half", 512), core.local_tensor("uint32", 200)
+    src[:] = np.arange(512).astype(np.float16)
+    offs[:] = np.arange(200, dtype=np.uint32)[::-1] * 2
+    dst = core.local_tensor("half", 200)
+    core.SetMaskCount()
+    aj.Gather(dst, src, offs, 0, 200, 1, 8)
+    assert np.array_equal(dst.numpy(), np.arange(200)[::-1].astype(np.float16))
+    short = core.local_tensor("half", 199)
+    _refused(core, aj.OutOfBoundsError, lambda: aj.Gather(short, src, offs, 0, 200, 1, 8), "dst")

@@ -142,7 +142,10 @@ def _validate_gather_high_dim(spec, d, s, o, addr, src_addr, off_addr, size, off
             raise OutOfBoundsError(api, "src_offset", f"{top} offsets", device=spec.name,
                                    legal=f"<= src_offset.GetSize() = {off_size} (lane j of repeat i uses offset "
                                          "i*L + j, D57)")
-        end = addr + (repeat - 1) * rep * 32 + (int(per[-1]) + 1) * d.size
+        # the far dst byte: the last repeat writes only its n_last lanes (counter mode), the others every active lane
+        full = repeat - 1 if n_last < per.size else repeat
+        end = addr + max((full - 1) * rep * 32 + (int(per[-1]) + 1) * d.size if full else 0,
+                         (repeat - 1) * rep * 32 + (int(per[n_last - 1]) + 1) * d.size)
         check_run_bounds(api, spec, bounds, Runs("dst", addr, end - addr, 0, 1), TensorExtent(addr, size, d))
     per.setflags(write=False)
     return per, lanes, repeat, last, rep * 32
