@@ -278,3 +278,21 @@ def test_gather_counter_mode_dst_bound_is_the_last_lane_written(device):
     assert np.array_equal(dst.numpy(), np.arange(200)[::-1].astype(np.float16))
     short = core.local_tensor("half", 199)
     _refused(core, aj.OutOfBoundsError, lambda: aj.Gather(short, src, offs, 0, 200, 1, 8), "dst")
+
+
+def test_gather_mask_310p_total_count_bounds_end_at_the_last_element():
+    """D58 310P ("配置方式二"): mask is the total count, the last repeat handles mask % L elements, so src0 and the
+    user pattern need only that far (a src0 of exactly `mask` elements was refused, its bound taking a full last
+    repeat); one element less is refused."""
+    core = aj.Core("atlas-inference-aicore")
+    src, dst = core.local_tensor("half", 200), core.local_tensor("half", 200)
+    src[:] = np.arange(200).astype(np.float16)
+    assert aj.GatherMask(dst, src, 2, True, 200, aj.GatherMaskParams(1, 0, 8, 8)) == 100
+    assert np.array_equal(dst.numpy()[:100], np.arange(1, 200, 2).astype(np.float16))
+    pattern = core.local_tensor("uint16", 16 + 5)   # repeat 1's 72 bits start 32 B in: 32 + 9 bytes
+    pattern[:] = np.full(21, 0xFFFF, np.uint16)
+    assert aj.GatherMask(dst, src, pattern, True, 200, aj.GatherMaskParams(1, 0, 8, 1)) == 200
+    assert np.array_equal(dst.numpy(), np.arange(200).astype(np.float16))
+    short = core.local_tensor("half", 199)
+    _refused(core, aj.OutOfBoundsError, lambda: aj.GatherMask(dst, short, 2, True, 200, aj.GatherMaskParams(1, 0, 8, 8)),
+             "src0")

@@ -249,7 +249,8 @@ def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params):
                            legal="dst at src0's address with src0BlockStride 1 and src0RepeatStride 8, or no overlap "
                                  "(SPEC-2 D34)")
     if user and kept:
-        p_lo, p_hi = src1_pattern.addr, src1_pattern.addr + (outer - 1) * prs + -(-elems // 8)
+        p_lo = src1_pattern.addr
+        p_hi = p_lo + max((outer - 2) * prs + -(-elems // 8) if outer > 1 else 0, (outer - 1) * prs + -(-last // 8))
         if dst.addr < p_hi and p_lo < dst.addr + kept * size:
             raise OverlapError(api, "dst/src1_pattern", f"dst at {dst.addr}", device=spec.name,
                                legal="no overlap with the user pattern (SPEC-2 D34)")
@@ -346,11 +347,14 @@ def _validate_gather_mask(spec, d, s, pdtype, paddr, psize, pattern, addr, src_a
         return 0, elems, last, blk, rep, prs, None
     epb = 32 // d.size
     span = lambda n: (((n - 1) // epb) * blk * 32 + ((n - 1) % epb) * d.size + d.size) if n else 0  # noqa: E731
-    src_end = src_addr + (outer - 1) * rep * 32 + max(span(elems) if outer > 1 else 0, span(last))
+    # the far byte: the last outer repeat handles `last` elements, the others `elems` (310P's total count: fewer)
+    src_end = src_addr + max((outer - 2) * rep * 32 + span(elems) if outer > 1 else 0,
+                             (outer - 1) * rep * 32 + span(last))
     check_run_bounds(api, spec, bounds, Runs("src0", src_addr, src_end - src_addr, 0, 1),
                      TensorExtent(src_addr, src_size, d))
     if pdtype is not None:
-        p_end = paddr + (outer - 1) * prs + -(-max(elems, last) // 8)
+        p_end = paddr + max((outer - 2) * prs + -(-elems // 8) if outer > 1 else 0,
+                            (outer - 1) * prs + -(-last // 8))
         check_run_bounds(api, spec, bounds, Runs("src1_pattern", paddr, p_end - paddr, 0, 1),
                          TensorExtent(paddr, psize, pdtype))
     if addr == src_addr and not (blk == 1 and rep == 8):
