@@ -528,3 +528,29 @@ def test_high_dim_values_by_keyword_and_position_mixed():
         with pytest.raises(aj.ParameterError, match="arguments"):
             call()
         assert np.array_equal(core.ub, before)
+
+
+def test_select_high_dim_sel_mask_bound_is_the_last_bit_read():
+    """D59: selMask bytes a high-dim Select reads end at the last bit an active lane uses, as in the count form: in
+    counter mode the last repeat has count % L lanes (modes 1/2 read count bits), with a bit mask only the active
+    lanes' bits (mode 0: the highest active lane's). An exactly sized selMask was refused (its bound took whole
+    repeats of L bits); one byte less is refused, nothing written."""
+    core = aj.Core("ascend950")
+    a, b, d = (core.local_tensor("half", 256) for _ in range(3))
+    a[:], b[:] = np.ones(256, np.float16), np.zeros(256, np.float16)
+    P = aj.BinaryRepeatParams()
+    sel, short = core.local_tensor("uint8", 25), core.local_tensor("uint8", 24)
+    sel[:], short[:] = np.full(25, 0xAA, np.uint8), np.full(24, 0xAA, np.uint8)
+    core.SetMaskCount()
+    d[:] = np.full(256, 7, np.float16)
+    aj.Select(d, sel, a, b, S.VSEL_TENSOR_TENSOR_MODE, 200, 1, P)          # counter mode: 200 bits = 25 bytes
+    assert np.array_equal(d.numpy(), np.r_[np.tile([0, 1], 100), np.full(56, 7)].astype(np.float16))
+    with pytest.raises(aj.OutOfBoundsError, match="sel_mask"):
+        aj.Select(d, short, a, b, S.VSEL_TENSOR_TENSOR_MODE, 200, 1, P)
+    core.SetMaskNorm()
+    one = core.local_tensor("uint8", 1)
+    one[:] = np.array([0x0F], np.uint8)
+    d[:] = np.full(256, 7, np.float16)
+    aj.Select(d, one, a, b, S.VSEL_CMPMASK_SPR, [0xFF, 0], 2, P)            # lanes 0..7 of each repeat: bits 0..7
+    assert np.array_equal(d.numpy()[[0, 3, 4, 7, 8, 128, 131, 132, 136]], np.array([1, 1, 0, 0, 7, 1, 1, 0, 7],
+                                                                                      np.float16))

@@ -12,8 +12,8 @@ from ..sanitizer import vector_access
 from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
-                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
-                      refuse_empty_mask_on_950, split_forms, unary_repeat_params)
+                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, mask_lane_indices, operands,
+                      plan_mask, record_mask, refuse_empty_mask_on_950, split_forms, unary_repeat_params)
 from ._scalar import element_scalar, scalar_bits
 from .elementwise import BinaryRepeatParams
 
@@ -340,7 +340,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         def strided(name, t):
             return Operand(name, t.addr, d.size, plan.lo, plan.hi, repeat, getattr(p, f"{name}BlkStride"),
                            getattr(p, f"{name}RepStride"), last)
-        reads = [(("sel_mask", sel_mask.addr, _sel_bytes(mode, d.lanes_per_repeat, repeat)), sel_mask),
+        reads = [(("sel_mask", sel_mask.addr, _sel_bytes(mode, d.lanes_per_repeat, repeat, plan=plan)), sel_mask),
                  (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
         reads += _scalar_read(scalar_tensor, d, "src1")
         vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)])
@@ -377,12 +377,22 @@ def _check_select_types(spec, d, m, s0, s1, sel_mode, count_form, scalar_src1):
     return mode
 
 
-def _sel_bytes(mode, lanes, repeats, count=None):
-    """selMask bytes a call reads (D59): mode 0 at most one repeat's L bits, modes 1/2 one bit per element."""
+def _sel_bytes(mode, lanes, repeats, count=None, plan=None):
+    """selMask bytes a call reads (D59), up to the last bit an active lane uses: count form, mode 0 min(count, L)
+    bits and modes 1/2 one bit per element; high-dim (repeats >= 1 with an active lane), mode 0 bit j of the highest
+    active lane j, modes 1/2 bit (repeats - 1)*L + j of the last repeat's highest active lane (in counter mode the
+    last repeat has only count % L lanes, SPEC-2 1.4)."""
     if count is not None:
         n = min(count, lanes) if mode == SELMODE.VSEL_CMPMASK_SPR else count
         return -(-n // 8)
-    return lanes // 8 if mode == SELMODE.VSEL_CMPMASK_SPR else repeats * lanes // 8
+    per = mask_lane_indices(plan.lo, plan.hi, lanes)
+    last = plan.last_lanes(lanes)
+    n_last = per.size if last < 0 else min(last, per.size)
+    if mode == SELMODE.VSEL_CMPMASK_SPR:
+        bits = int(per[-1] if repeats > 1 or n_last == per.size else per[n_last - 1]) + 1
+    else:
+        bits = (repeats - 1) * lanes + int(per[n_last - 1]) + 1
+    return -(-bits // 8)
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
@@ -449,7 +459,7 @@ def _validate_select_high_dim(spec, d, m, s0, s1, sel_mode, addr, maddr, addr0, 
     for n in names[1:]:
         check_overlap(api, spec, ops["dst"], ops[n], exts["dst"], exts[n])
     if repeat and not plan.empty:
-        nsel = _sel_bytes(mode, lanes, repeat)
+        nsel = _sel_bytes(mode, lanes, repeat, plan=plan)
         check_run_bounds(api, spec, bounds, Runs("sel_mask", maddr, nsel, 0, 1), TensorExtent(maddr, msize, m))
         e = exts["dst"]
         if e is not None and maddr < e[1] and e[0] < maddr + nsel:
