@@ -266,10 +266,16 @@ def _compare_whole_ub_matches_reference(device, scalar, count_form, data):
         repeat = data.draw(st.integers(0, 4))
         blk0, blk1, rep0, rep1 = (data.draw(st.integers(0, 3)), data.draw(st.integers(0, 3)),
                                   data.draw(st.integers(0, 12)), data.draw(st.integers(0, 12)))
+        last = None
+        if data.draw(st.booleans()):   # counter mode (SPEC-2 1.4, D44): the count, unless the device ignores masks
+            core.SetMaskCount()
+            mask = data.draw(st.integers(1, 4 * lanes))
+            if not core.spec.compare_mask_ignored:
+                active, repeat, last = list(range(lanes)), -(-mask // lanes), mask % lanes or lanes
         if core.spec.compare_mask_ignored:
             active = list(range(lanes))
         ref.compare_high_dim(want, dtype, mode.name, dst_addr, a_addr, None if scalar else b_addr, active, repeat,
-                             (blk0, blk1, rep0, rep1), ne_nan, scalar_value)
+                             (blk0, blk1, rep0, rep1), ne_nan, scalar_value, last_lanes=last)
         if scalar:
             aj.Compares(d, a, scalar_arg, mode, mask, repeat, aj.UnaryRepeatParams(1, blk0, 8, rep0))
         else:
@@ -325,8 +331,13 @@ def _select_whole_ub_matches_reference(device, count_form, data):
         repeat = data.draw(st.integers(0, 4))
         st_ = [data.draw(st.integers(1, 3)), data.draw(st.integers(0, 3)), data.draw(st.integers(0, 3)),
                data.draw(st.integers(8, 12)), data.draw(st.integers(0, 12)), data.draw(st.integers(0, 12))]
+        last = None
+        if data.draw(st.booleans()):   # counter mode (SPEC-2 1.4): mask is the count, the last repeat partial
+            core.SetMaskCount()
+            mask = data.draw(st.integers(1, 4 * lanes))
+            active, repeat, last = list(range(lanes)), -(-mask // lanes), mask % lanes or lanes
         ref.select_high_dim(want, dtype, mode, dst_addr, sel_addr, a_addr, None if scalar else b_addr, active,
-                            repeat, st_, scalar_bytes)
+                            repeat, st_, scalar_bytes, last_lanes=last)
         aj.Select(d, m, a, src1, S(mode), mask, repeat, aj.BinaryRepeatParams(*st_))
     assert np.array_equal(core.ub, want)
 

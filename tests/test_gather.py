@@ -49,8 +49,15 @@ def _gather_whole_ub_matches_reference(device, count_form, data):
             active = ref_model.lanes_of_mask(lo, hi, lanes)
         repeat = data.draw(st.integers(0, 4))
         rep = data.draw(st.integers(0, 10))
-        ref.gather(want, dtype, dst.addr, src.addr, offs_t.addr, base, active, repeat, lanes, rep)
-        aj.Gather(dst, src, offs_t, base, mask, repeat, rep)
+        if data.draw(st.booleans()):   # counter mode (SPEC-2 1.4): mask is the count, the last repeat partial
+            count = data.draw(st.integers(1, 3 * lanes))
+            core.SetMaskCount()
+            ref.gather(want, dtype, dst.addr, src.addr, offs_t.addr, base, list(range(lanes)), -(-count // lanes),
+                       lanes, rep, last_lanes=count % lanes or lanes)
+            aj.Gather(dst, src, offs_t, base, count, repeat, rep)
+        else:
+            ref.gather(want, dtype, dst.addr, src.addr, offs_t.addr, base, active, repeat, lanes, rep)
+            aj.Gather(dst, src, offs_t, base, mask, repeat, rep)
     assert np.array_equal(core.ub, want)
 
 
