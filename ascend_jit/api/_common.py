@@ -83,8 +83,7 @@ def split_forms(api, args, kw_count, high_kw, n_before, device, forms):
         detail = (f"{', '.join(twice)} given both positionally and by keyword" if twice else
                   f"the high-dim form lacks {', '.join(missing)}")
     elif kw_count is not None:
-        detail = ("count= together with the high-dim form's values" if given_high else
-                  "the count given both positionally and by keyword")
+        detail = "count= together with the high-dim form's values"
     else:
         detail = ("the count (or " + ", ".join(names) + ") is missing" if not args else
                   f"{len(args)} values after the operands fit neither form")
