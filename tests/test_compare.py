@@ -565,3 +565,19 @@ def test_select_high_dim_sel_mask_bound_is_the_last_bit_read():
     aj.Select(d, one, a, b, S.VSEL_CMPMASK_SPR, [0xFF, 0], 2, P)            # lanes 0..7 of each repeat: bits 0..7
     assert np.array_equal(d.numpy()[[0, 3, 4, 7, 8, 128, 131, 132, 136]], np.array([1, 1, 0, 0, 7, 1, 1, 0, 7],
                                                                                       np.float16))
+
+
+def test_compares_scalar_by_the_cxx_keyword():
+    """SPEC-2 1.1: the scalar is also `src1_scalar=` (C++ src1Scalar) beside the SPEC's `scalar`; twice or missing
+    is a TypeError."""
+    core = aj.Core("atlas-a2")
+    a, d = core.local_tensor("half", 128), core.local_tensor("uint8", 16)
+    a[:] = np.arange(128).astype(np.float16)
+    aj.Compares(d, a, cmp_mode=C.LT, count=128, src1_scalar=3.0)
+    assert d.numpy()[:2].tolist() == [7, 0]
+    aj.Compares(dst=d, src0=a, scalar=9.0, cmp_mode=C.LT, count=128)
+    assert d.numpy()[:2].tolist() == [255, 1]
+    for call in (lambda: aj.Compares(d, a, 1.0, C.LT, 128, src1_scalar=1.0), lambda: aj.Compares(d, a, cmp_mode=C.LT,
+                                                                                               count=128)):
+        with pytest.raises(TypeError, match="src1_scalar"):
+            call()

@@ -82,10 +82,21 @@ def Compare(dst, src0, src1, cmp_mode, *args, count=None, mask=None, repeat_time
                     repeat_params, is_set_mask)
 
 
-def Compares(dst, src0, scalar, cmp_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
-             is_set_mask=None):
+_MISSING = object()
+
+
+def Compares(dst, src0, scalar=_MISSING, cmp_mode=_MISSING, *args, count=None, mask=None, repeat_time=None,
+             repeat_params=None, is_set_mask=None, src1_scalar=_MISSING):
     """`Compares(dst, src0, scalar, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)` with
-    UnaryRepeatParams; the scalar is converted to src0's dtype once (D29)."""
+    UnaryRepeatParams; the scalar is converted to src0's dtype once (D29). `src1_scalar=` is the keyword of the C++
+    name (src1Scalar, SPEC-2 1.1) for the scalar."""
+    if src1_scalar is not _MISSING or scalar is _MISSING:
+        if scalar is not _MISSING or src1_scalar is _MISSING:
+            raise TypeError("Compares() takes the scalar once: scalar (positional or keyword) or src1_scalar (the "
+                            "C++ name src1Scalar, SPEC-2 1.1)")
+        scalar = src1_scalar
+    if cmp_mode is _MISSING:
+        raise TypeError("Compares() missing required argument: 'cmp_mode'")
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
         "Compares", args, count, mask, repeat_time, repeat_params, is_set_mask, dst, _COMPARES_FORMS, 4)
     core = operands("Compares", dst, src0, names=("src0",))
