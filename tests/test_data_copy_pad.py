@@ -305,3 +305,18 @@ def test_copy_params_by_the_cxx_keyword():
                  lambda: aj.DataCopyPad(out, ub)):
         with pytest.raises(TypeError, match="data_copy_params"):
             call()
+
+
+def test_set_pad_value_by_the_cxx_keyword():
+    """SPEC-2 1.1: SetPadValue's value is also `padding_value=` (C++ paddingValue), module level and on the core;
+    twice or missing is a TypeError and stores nothing."""
+    core = aj.Core("atlas-a2")
+    with core:
+        aj.SetPadValue(padding_value=1.0, dtype="half")
+        assert core.pad_value == (aj.Core("atlas-a2").local_tensor("half", 1).dtype, 0x3C00)
+        core.SetPadValue(padding_value=np.int16(-2))
+        assert core.pad_value[1] == 0xFFFE
+        for call in (lambda: aj.SetPadValue(1.0, "half", padding_value=2.0), lambda: core.SetPadValue(dtype="half")):
+            with pytest.raises(TypeError, match="padding_value"):
+                call()
+        assert core.pad_value[1] == 0xFFFE
