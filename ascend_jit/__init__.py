@@ -14,7 +14,7 @@ ensure_cache_location()  # before any kernel module: a read-only install must st
 from . import reg as Reg
 from . import testing
 from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
-from .api._scalar import ToFloat
+from .api._scalar import ToBfloat16, ToFloat
 from .api.cast import Cast, RoundMode
 from .api.compare import CMPMODE, SELMODE, Compare, Compares, CompareScalar, Select
 from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, DataCopyPadParams, PaddingMode
@@ -71,6 +71,8 @@ __all__ = [
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     # porting surface (session 7): GlobalTensor.SetL2CacheHint's enums, AscendC::ToFloat
     "CacheMode", "CacheRwMode", "ToFloat",
+    # porting surface (session 9): AscendC::ToBfloat16
+    "ToBfloat16",
     "OverlapError", "ParameterError", "ReadOnlyError", "ReduceOrder", "ReducePairElem", "PairReduceSum", "ReduceSum", "ReduceType",
     "Reg", "ResetMask",
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",

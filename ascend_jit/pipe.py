@@ -66,8 +66,7 @@ class TPipe(EventIdPool):
         num = as_int("InitBuffer", self.core.spec, "num", num, 1, ub // 32)
         nbytes = as_int("InitBuffer", self.core.spec, "len", nbytes, 1, ub)
         if que_or_buf.pipe is not None:
-            raise StateError("InitBuffer", "que", type(que_or_buf).__name__, device=self.core.device,
-                             detail="already initialised (InitBuffer binds a queue or buffer once)")
+            self._check_rebind(que_or_buf)
         need = num * max(32, -(-nbytes // 32) * 32)
         free = sum(size for _, size in self.core._free)
         if need > free:  # refuse before allocating any of the buffers
@@ -83,7 +82,24 @@ class TPipe(EventIdPool):
             raise
         self._addrs.extend(b.addr for b in buffers)
         que_or_buf._bind(self, buffers)
-        self._bound.append(que_or_buf)
+        if not any(b is que_or_buf for b in self._bound):
+            self._bound.append(que_or_buf)
+
+    def _check_rebind(self, que_or_buf):
+        """InitBuffer again on a queue or TBuf this pipe initialised binds it to new buffers carved after the pipe's
+        others, the old ones staying allocated until Reset/Destroy, as the devkit's TPipe::InitBuffer does (it sets
+        the handles from the pipe's current end; KsanaLLM's rotary embedding runs Init twice on one TPipe;
+        docs/decisions.md "Scaffolding"). Refused: a queue or TBuf of another pipe or a TBufPool, and a queue whose
+        tensor is still allocated or enqueued (its old buffer would be orphaned)."""
+        api, device = "InitBuffer", self.core.device
+        if que_or_buf.pipe is not self or not any(b is que_or_buf for b in self._bound):
+            raise StateError(api, "que", type(que_or_buf).__name__, device=device,
+                             detail="already initialised by another TPipe or a TBufPool")
+        if isinstance(que_or_buf, TQue) and (que_or_buf._queue or any(b.lease is not None
+                                                                       for b in que_or_buf._buffers)):
+            raise StateError(api, "que", "TQue", device=device,
+                             detail="already initialised and one of its tensors is still allocated or enqueued "
+                                    "(FreeTensor it first: InitBuffer again rebinds the queue to new buffers)")
 
     def InitBufPool(self, pool, length, share=None):
         """`InitBufPool(pool, len)`: the next `len` bytes (rounded up to 32) of the UB become a TBufPool's range;

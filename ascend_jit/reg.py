@@ -10,6 +10,7 @@ passes RegTensor / MaskReg / LocalTensor objects, compiled code passes their arr
 array, a MaskReg four uint64 words, a tensor a UB handle tuple); both end in the same implementations
 (jit/reg*.py), so results are identical. Only `ascend950` offers this API.
 """
+import contextlib
 import enum
 import functools
 import hashlib
@@ -35,6 +36,7 @@ from .jit import reg_cast as cv
 from .jit import reg_move as mv
 from .jit import reg_ops as ops
 from .jit.numerics import kind_size
+from .launch import PARALLEL_LAUNCHES
 from .sanitizer import SANITIZING, reg_access, reg_undo
 from .tensor import LocalTensor
 
@@ -1371,7 +1373,8 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
     if not _absent(data_block_stride):
         def blocks(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
                    mask=None, repeat_stride=0, post_mode=0, offset=None):
-            return mv.load_blocks(impl.borrow(dst), src, _offset_of(_arg2, offset), data_block_stride, mask,
+            return mv.load_blocks(impl.borrow(dst), src, _offset_of(_arg2, offset), data_block_stride,
+                                  impl.words(mask),
                                   _or_default(repeat_stride, 0), _LOAD_POST_MODE(post_mode))
         return blocks
 
@@ -1399,13 +1402,14 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
     if _is_mask_type(src):
         def store_mask(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                        data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
-            return mv.store_mask(tensor, src, _offset_of(second, offset), _STORE_MASK_DIST(dist),
+            return mv.store_mask(tensor, impl.words(src), _offset_of(second, offset), _STORE_MASK_DIST(dist),
                                  _or_default(post_update_stride, 0))
         return store_mask
     if not _absent(data_block_stride):
         def blocks(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
-            return mv.store_blocks(tensor, impl.borrow(src), _offset_of(second, offset), data_block_stride, mask,
+            return mv.store_blocks(tensor, impl.borrow(src), _offset_of(second, offset), data_block_stride,
+                                   impl.words(mask),
                                    _or_default(repeat_stride, 0), _STORE_POST_MODE(post_mode))
         return blocks
 
@@ -1414,7 +1418,7 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
 
     def single(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
-        return mv.store(impl.borrow(tensor), impl.borrow(src), impl.borrow(_mask_of(second, mask)),
+        return mv.store(impl.borrow(tensor), impl.borrow(src), impl.words(_mask_of(second, mask)),
                         _offset_of(_arg3, offset), _STORE_DIST(dist), _or_default(post_update_stride, 0))
     return single
 
@@ -1458,7 +1462,7 @@ def _store_norm_plan(tensor, src, second=None, _arg3=None, _arg4=None, dist=None
             (words == 2 and not _absent(mask)) or not (_absent(_arg3) or _absent(offset)) or \
             not (impl.int_like(_arg3) and impl.int_like(offset) and impl.int_like(post_update_stride)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, words), (impl.INT, 3 if _absent(offset) else 11, 0), \
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, words), (impl.INT, 3 if _absent(offset) else 11, 0), \
         (impl.INT, 6, 0)
 
 
@@ -1493,13 +1497,15 @@ def _ol_binary(op):
     def typer(dst, src0, src1, mask, mode=0):
         if _is_mask_type(dst):
             def carry(dst, src0, src1, mask, mode=0):
-                ops.binary_carry(dst, impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), mode, np.int64(op))
+                # the carry form's operands are (carry, dst, src0, src1, mask): here src0..mode
+                ops.binary_carry(dst, impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), impl.words(mode),
+                                 np.int64(op))
             return carry
         kind = impl.register_kind(src0)
         half_class, wide_class, int_class = _binary_markers(kind)
         if kind is not None and kind != _HALF:  # a literal non-half dtype: no half fast path to compile
             def known(dst, src0, src1, mask, mode=0):
-                ops.binary(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), np.int64(op),
+                ops.binary(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.words(mask), np.int64(op),
                            _merge_flag(mode), _marker(half_class), _marker(wide_class),
                            _marker(int_class))
             return known
@@ -1507,7 +1513,7 @@ def _ol_binary(op):
         def plain(dst, src0, src1, mask, mode=0):
             # the hot case (three half registers, every lane active) decided on header bytes read into scalars,
             # then the op's own loop; anything else goes to the general engine (ops.binary)
-            d, a, b, words = impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.borrow(mask)
+            d, a, b, words = impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.words(mask)
             merging = _merge_flag(mode)
             modes = ops.merged_modes(a[impl.H_CTRL], b[impl.H_CTRL])
             if ops.half_full_case(d[impl.H_KIND], a[impl.H_KIND], b[impl.H_KIND], words, merging):
@@ -1554,7 +1560,7 @@ def _engine_plan(name):
         def plan(dst, src, mask, mode=None):
             if not (_is_reg_type(dst) and _is_reg_type(src) and _is_mask_type(mask)) or not impl.enum_like(mode):
                 return None
-            return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, code),
+            return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.CONST, types.int64, code),
                     (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _mode_rule(name)),
                     *_marker_operands(_engine_markers(name, impl.register_kind(src))))
         return plan
@@ -1563,7 +1569,7 @@ def _engine_plan(name):
         if not (_is_reg_type(dst) and _is_reg_type(src0) and _is_reg_type(src1) and _is_mask_type(mask)) \
                 or not impl.enum_like(mode):
             return None
-        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ARG, 3), (impl.CONST, types.int64, code),
+        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.WORDS, 3), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed),
                 (impl.ENUM, 4, False, _zeroing_rule(name) if name == "Prelu" else _mode_rule(name)),
                 *_marker_operands(_engine_markers(name, impl.register_kind(src0))))
@@ -1592,7 +1598,7 @@ def _unary_plan(name):
     def plan(dst, src, mask, mode=None):
         if not (_regs_and_mask(dst, src, mask) and impl.enum_like(mode)):
             return None
-        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, code),
+        return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _zeroing_rule(name)),
                 *_marker_operands(_unary_markers(impl.register_kind(src))))
     return plan
@@ -1614,7 +1620,7 @@ def _tensor_scalar_plan(name):
         broadcast = (impl.CALL, ops.scalar_register, ((impl.CONST, types.int64, index),
                                                       (impl.CONST, types.int64, allowed), (impl.ARG, 0),
                                                       (impl.ARG, 1), (impl.ARG, 2)))
-        head = ((impl.ARG, 0), (impl.ARG, 1), broadcast, (impl.ARG, 3))
+        head = ((impl.ARG, 0), (impl.ARG, 1), broadcast, (impl.WORDS, 3))
         mode_operand = (impl.ENUM, 4, False, _zeroing_rule(name))
         kind = impl.register_kind(src)
         if name in ("Adds", "Muls"):
@@ -1640,7 +1646,7 @@ def _shift_plan(name):
         if not (_regs_and_mask(dst, src, mask) and isinstance(scalar, types.Integer) and impl.enum_like(mode)):
             return None
         amount = (impl.CALL, ops.shift_amount, ((impl.CONST, types.boolean, left), (impl.ARG, 2)))
-        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 3), (impl.CONST, types.int64, code),
+        return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 3), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed), amount, (impl.ENUM, 4, False, _zeroing_rule(name)))
     return plan
 
@@ -1667,7 +1673,7 @@ def _ternary_plan(name):
             second = (impl.ARG, 2)
         else:
             return None
-        return ((impl.ARG, 0), (impl.ARG, 1), second, (impl.ARG, 3), (impl.CONST, types.int64, code),
+        return ((impl.ARG, 0), (impl.ARG, 1), second, (impl.WORDS, 3), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed), (impl.ENUM, 4, False, _zeroing_rule(name)),
                 *_marker_operands(_binary_markers(impl.register_kind(src0))))
     return plan
@@ -1698,7 +1704,7 @@ def _reduce_plan(dst, src, mask, reduce_type=None, mode=None):
     """Reduce as one kernel call (the kernel refuses MERGING, SPEC-2 11.4)."""
     if not (_regs_and_mask(dst, src, mask) and impl.enum_like(reduce_type) and impl.enum_like(mode)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ENUM, 3, ops.SUM, _reduce_type_rule("Reduce")), \
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.ENUM, 3, ops.SUM, _reduce_type_rule("Reduce")), \
         (impl.ENUM, 4, False, _mode_rule("Reduce")), *_reduce_markers(src)
 
 
@@ -1707,7 +1713,7 @@ def _reduce_as(op):
     def plan(dst, src, mask, mode=None):
         if not (_regs_and_mask(dst, src, mask) and impl.enum_like(mode)):
             return None
-        return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, op), \
+        return (impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.CONST, types.int64, op), \
             (impl.ENUM, 3, False, _mode_rule("Reduce")), *_reduce_markers(src)
     return plan
 
@@ -1715,8 +1721,9 @@ def _reduce_as(op):
 def _reduce_data_block_plan(dst_reg, src_reg, mask, reduce_type=None, mode=None):
     if not (_regs_and_mask(dst_reg, src_reg, mask) and impl.enum_like(reduce_type) and impl.enum_like(mode)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ENUM, 3, impl.SUM, _reduce_type_rule("ReduceDataBlock")), \
-        (impl.ENUM, 4, impl.ZEROING, _ZEROING_ONLY), *_reduce_markers(src_reg)
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), \
+        (impl.ENUM, 3, impl.SUM, _reduce_type_rule("ReduceDataBlock")), (impl.ENUM, 4, impl.ZEROING, _ZEROING_ONLY), \
+        *_reduce_markers(src_reg)
 
 
 impl.direct_call(Reduce, ops.reduce, _reduce_plan)
@@ -1729,7 +1736,7 @@ def _pair_reduce_plan(dst, src, mask, mode=None):
     """PairReduceElem as one call of reduce_data_block with its PAIR op (SPEC 7.6); `mode` ZEROING only."""
     if not (_regs_and_mask(dst, src, mask) and impl.enum_like(mode)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.CONST, types.int64, impl.PAIR), \
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.CONST, types.int64, impl.PAIR), \
         (impl.ENUM, 3, impl.ZEROING, _PAIR_ZEROING_ONLY), *_reduce_markers(src)
 
 
@@ -1849,7 +1856,7 @@ def _ol_words_or_all(mask):
     if _absent(mask):
         return lambda mask: (np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF),
                              np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF))
-    return lambda mask: mask
+    return lambda mask: impl.words(mask)
 
 
 def _cast_kernel(dst, src, mask, trait=None):
@@ -1871,7 +1878,7 @@ def _cast_plan(dst, src, mask, trait=None):
     field UNKNOWN, SPEC-2 11.5); cast's widening marker None when literal dtypes name another pair."""
     if not (_regs_and_mask(dst, src, mask) and impl.ints_like(trait, 4)):
         return None
-    operands = ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2)) + tuple(
+    operands = ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2)) + tuple(
         (impl.FIELD, 3, k, default, rule) for k, (default, rule) in enumerate(zip((0, 0, 2, 8), _TRAIT_RULES)))
     if _cast_kernel(dst, src, mask, trait) is cv.cast_widening:
         return operands
@@ -1894,7 +1901,8 @@ def _ol_logic(op, unary, name=None):
                 def refuse(dst, src, mask=None):
                     raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
                 return refuse
-            return lambda dst, src, mask=None: mv.mask_logic(dst, src, src, _words_or_all(mask), op)
+            return lambda dst, src, mask=None: mv.mask_logic(dst, impl.words(src), impl.words(src),
+                                                             _words_or_all(mask), op)
     else:
         def typer(dst, src0, src1, mask):
             param = register_operand((("dst", dst), ("src0", src0), ("src1", src1)))
@@ -1902,7 +1910,8 @@ def _ol_logic(op, unary, name=None):
                 def refuse(dst, src0, src1, mask):
                     raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
                 return refuse
-            return lambda dst, src0, src1, mask: mv.mask_logic(dst, src0, src1, mask, op)
+            return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1),
+                                                               impl.words(mask), op)
     return typer
 
 
@@ -1914,8 +1923,9 @@ def _ol_select(dst, src0, src1, mask):
     """Select on MaskRegs (SPEC-2 11.7) or on data registers (DK R/比较与选择/Select.md), by dst's type."""
     if _is_reg_type(dst):
         return lambda dst, src0, src1, mask: ops.select(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1),
-                                                        impl.borrow(mask))
-    return lambda dst, src0, src1, mask: mv.mask_logic(dst, src0, src1, mask, mv.LOGIC_SELECT)
+                                                        impl.words(mask))
+    return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1), impl.words(mask),
+                                                       mv.LOGIC_SELECT)
 overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
 overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
 
@@ -1923,19 +1933,19 @@ overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
 @overload(Pack)
 def _ol_pack(dst, src, part=0):
     highest = _HIGHEST_PART["Pack"]
-    return lambda dst, src, part=0: mv.pack(impl.borrow(dst), impl.borrow(src), highest(part))
+    return lambda dst, src, part=0: mv.pack(impl.borrow(dst), impl.words(src), highest(part))
 
 
 @overload(UnPack)
 def _ol_unpack(dst, src, part=0):
     highest = _HIGHEST_PART["UnPack"]
-    return lambda dst, src, part=0: mv.unpack(impl.borrow(dst), impl.borrow(src), highest(part))
+    return lambda dst, src, part=0: mv.unpack(impl.borrow(dst), impl.words(src), highest(part))
 
 
 def _ol_interleave(inverse):
     def typer(dst0, dst1, src0, src1, dtype):
         def impl_(dst0, dst1, src0, src1, dtype):
-            mv.interleave(impl.borrow(dst0), impl.borrow(dst1), impl.borrow(src0), impl.borrow(src1),
+            mv.interleave(impl.borrow(dst0), impl.borrow(dst1), impl.words(src0), impl.words(src1),
                           ops.interleave_group(_vf_kind(dtype)), inverse)
         return impl_
     return typer
@@ -2087,6 +2097,16 @@ class _VFCache(FunctionCache):
         return super()._index_key(sig, codegen) + (_VFCache.stamp,)
 
 
+# What a compiled VF reads from the process rather than from its arguments: the overflow modes of the registers it
+# makes (jit/reg.py VF_MODES), the core's mask register for MoveMask (MOVE_MASK_STATE) and the count of pending
+# unaligned stores (PENDING_STORES). A call sets them, runs the VF and checks them as one step under this lock while
+# blocks of a parallel launch run in threads (launch.py PARALLEL_LAUNCHES), so a block never reads another block's
+# state (a VF holds the GIL while it runs: the lock costs no parallelism). Re-entrant: a VF running uncompiled may
+# call another. Threads of your own calling VFs at once hold it too (docs/decisions.md "Reg API").
+VF_STATE_LOCK = threading.RLock()
+_UNLOCKED = contextlib.nullcontext()
+
+
 def simd_vf(fn):
     """Compile a VF function (a `__simd_vf__` body written with aj.Reg calls) with numba.
 
@@ -2140,6 +2160,10 @@ def simd_vf(fn):
     def call(*args):
         if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None for a in args):
             return plain(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
+        if PARALLEL_LAUNCHES.users:  # blocks in threads: the VF's process-wide state set and read as one step
+            with VF_STATE_LOCK:
+                result = last[0](args)
+                return slow_call(args) if result is _MISS else result
         result = last[0](args)
         return slow_call(args) if result is _MISS else result
 
@@ -2148,6 +2172,10 @@ def simd_vf(fn):
 
         @functools.wraps(fn)
         def call(*args):  # SPEC-2 11.6, D68: no UnalignRegForStore the VF made may hold pending bytes at its end
+            with VF_STATE_LOCK if PARALLEL_LAUNCHES.users else _UNLOCKED:
+                return _checked_stores(args)
+
+        def _checked_stores(args):
             before = int(mv.PENDING_STORES[0]) - sum(1 for a in args if type(a) is UnalignRegForStore and a.state[1])
             result = checked(*args)  # refuses a pending UnalignRegForStore passed in (those are now all empty)
             made = int(mv.PENDING_STORES[0]) - before
@@ -2162,11 +2190,12 @@ def simd_vf(fn):
 
         @functools.wraps(fn)
         def call(*args):  # SPEC-2 11.7: MoveMask reads the current core's register, passed in for this call only
-            _pass_mask_register()
-            try:
-                return run(*args)
-            finally:
-                mv.MOVE_MASK_STATE[0] = mv.MM_NOT_PREPARED
+            with VF_STATE_LOCK if PARALLEL_LAUNCHES.users else _UNLOCKED:
+                _pass_mask_register()
+                try:
+                    return run(*args)
+                finally:
+                    mv.MOVE_MASK_STATE[0] = mv.MM_NOT_PREPARED
 
     call.py_func = plain
     call.compiled = compiled

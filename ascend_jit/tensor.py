@@ -12,6 +12,7 @@ class TPosition(enum.Enum):
     VECIN = 1
     VECCALC = 2
     VECOUT = 3
+    LCM = 2      # the devkit's alias of VECCALC (`LCM = VECCALC` in TPosition): the same member
 
 
 QuePosition = TPosition   # the devkit's alias (impl/basic_api/kernel_event.h `using QuePosition = TPosition;`)
@@ -554,6 +555,11 @@ class GlobalTensor:
     def GetValue(self, i):
         self._require_buffer("GlobalTensor.GetValue")
         return self.array[_index_value("GlobalTensor.GetValue", i, self.array.size)]
+
+    def __call__(self, i):
+        """`g(i)`: GlobalTensor's element access `operator()` (`float v = scaleGm(0);`), the same as GetValue(i);
+        C++'s `g(i) = v` is `g.SetValue(i, v)` here."""
+        return self.GetValue(i)
 
     def SetL2CacheHint(self, mode, rw_mode=CacheRwMode.RW):
         """`SetL2CacheHint<rwMode>(mode)`: whether this tensor's GM traffic goes through the L2 cache. The emulator

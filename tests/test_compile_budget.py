@@ -121,3 +121,46 @@ def test_numpy_integer_arguments_compile_nothing_new(name, device):
         tensors, call = CASES[name](aj.Core(device), wrap)
         call(*tensors)
     assert _compiled_signatures() == before
+
+
+_MIXED_MASKS_VF = """
+def vf(out, a, given):
+    ra, rd = R.RegTensor("float"), R.RegTensor("float")
+    made, _ = R.UpdateMask("float", 64)
+    R.LoadAlign(ra, a, 0)
+    R.Add(rd, ra, ra, given)
+    R.Add(rd, rd, ra, made)
+    R.StoreAlign(out, rd, given, 0)
+    R.Reduce(rd, ra, made, R.ReduceType.MAX)
+    R.StoreAlign(out, rd, made, 64)
+    R.Reduce(rd, ra, given, R.ReduceType.MAX)
+    R.StoreAlign(out, rd, given, 128)
+"""
+
+
+def test_a_reg_kernel_compiles_once_for_masks_from_every_source():
+    """A MaskReg passed into a VF (a uint64 array in compiled code), one UpdateMask made in it (a tuple) and one a
+    plain call reads reach every Reg kernel as the same four words (jit/reg.py MASK_WORDS): one compiled kernel
+    serves them all (before: one per source, 3 s for Reduce). The VF is exec'd, so it compiles in every process and
+    types its kernels even when the cache is warm."""
+    from numba.core import types
+
+    from ascend_jit.jit import reg_move, reg_ops
+    namespace = {"R": aj.Reg}
+    exec(_MIXED_MASKS_VF, namespace)  # noqa: S102 (the test's own source)
+    vf = aj.Reg.simd_vf(namespace["vf"])
+    core = aj.Core("ascend950")
+    out, a = core.local_tensor("float", 192), core.local_tensor("float", 64)
+    a[:] = np.arange(64, dtype=np.float32)
+    with core:
+        vf(out, a, aj.Reg.MaskReg([2**64 - 1] * 4))
+        plain_src, plain_dst = aj.Reg.RegTensor("float"), aj.Reg.RegTensor("float")
+        aj.Reg.LoadAlign(plain_src, a, 0)
+        aj.Reg.Add(plain_dst, plain_src, plain_src, aj.Reg.UpdateMask("float", 64)[0])
+        aj.Reg.StoreAlign(out, plain_dst, aj.Reg.CreateMask("float"), 0)
+    got = out.numpy()
+    assert np.array_equal(got[:64], 2 * np.arange(64, dtype=np.float32))
+    assert got[64] == got[128] == 63.0 and np.array_equal(got[64:128], got[128:])
+    words = types.UniTuple(types.uint64, 4)
+    for kernel, position in ((reg_ops.binary, 3), (reg_ops.reduce, 2), (reg_move.store_norm, 2)):
+        assert kernel.signatures and {sig[position] for sig in kernel.signatures} == {words}, kernel.py_func.__name__

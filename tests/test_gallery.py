@@ -25,7 +25,12 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # ge_glu, ge_glu_aligned 997 rows (125 rows a core: 2 full groups and a tail group; the last core 122) and
 # ge_glu_vreduce 50003 rows (6251 a core: one 6144-row group and 107; the last core 6246); reshape 100003 floats
 # (UB-filling tiles and a reminder rounded up to 8 floats); add_rms_norm 531 rows (67 a core: a group of 64 rows and
-# one of 3; the last core 62);
+# one of 3; the last core 62); is_finite and is_finite_bf16 100003 (8 cores of 12480 halves: a full tile and a short
+# one, the last core 12643, its 310P short tile read rounded up); bitwise_and_int16 100003 and bitwise_and_int32 50003
+# (big and small cores, the last tile short, GM padded to 32 bytes); addcmul, addcmul_bf16 200003 and addcmul_int32
+# 50003 (several UB-filling tiles a core, the last short); argmax_llm and argmax_llm_half 37 rows (two blocks of 16 and
+# one of 5); rotary_embedding and rotary_embedding_float 13 tokens (one block each); fake_quant 13 channels (5 of the 8
+# cores two channels; on the A2/A3 a full tile and a partial one a channel);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -35,7 +40,10 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "gelu_reg": 8000, "heaviside": 12345, "heaviside_scalar": 12345,
          "swish": 100003, "swish_half": 100003, "xlogy": 12352, "xlogy_scalar": 12352, "xlogy_broadcast": 10112,
          "sasum": 295003, "ge_glu": 997 * 200, "ge_glu_aligned": 997 * 256, "ge_glu_vreduce": 50003 * 2,
-         "reshape": 100003, "add_rms_norm": 531 * 2500}
+         "reshape": 100003, "add_rms_norm": 531 * 2500, "is_finite": 100003, "is_finite_bf16": 100003,
+         "bitwise_and_int16": 100003, "bitwise_and_int32": 50003, "addcmul": 200003, "addcmul_bf16": 200003,
+         "addcmul_int32": 50003, "argmax_llm": 37 * 512, "argmax_llm_half": 37 * 512,
+         "rotary_embedding": 13, "rotary_embedding_float": 13, "fake_quant": 13 * 3000}
 BIG = 16 * 1024 * 1024
 
 
@@ -50,7 +58,9 @@ def test_the_gallery_is_found_from_the_checkout():
             "heaviside_scalar", "swish", "swish_half", "data_copy_pad_modes",
             "data_copy_pad_modes_950", "xlogy", "xlogy_broadcast", "xlogy_scalar", "sasum", "ge_glu", "ge_glu_aligned",
             "ge_glu_vreduce", "reshape", "leaky_relu_high_dim", "and_uint16", "tbufpool_reuse",
-            "tbufpool_subdivision", "add_rms_norm"} <= set(GALLERY)
+            "tbufpool_subdivision", "add_rms_norm", "is_finite", "is_finite_bf16", "bitwise_and_int16",
+            "bitwise_and_int32", "addcmul", "addcmul_int32", "addcmul_bf16", "argmax_llm",
+            "argmax_llm_half", "rotary_embedding", "rotary_embedding_float", "fake_quant"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():

@@ -1,7 +1,8 @@
-"""Porting-surface gaps found by porting public kernels into kernels/ (session 7, port2; session 8, port3), each with
-its regression: parameter structs set field by field as C++ kernels do, the 950's Compares/Select overload taking
-the scalar as a LocalTensor element (`src1Local[0]`), the older DataCopyPad prototype (DataCopyParams +
-DataCopyPadParams) and Compare's operator form on 32-B aligned sources."""
+"""Porting-surface gaps found by porting public kernels into kernels/ (session 7, port2; session 8, port3; session 9,
+port4), each with its regression: parameter structs set field by field as C++ kernels do, the 950's Compares/Select
+overload taking the scalar as a LocalTensor element (`src1Local[0]`), the older DataCopyPad prototype (DataCopyParams +
+DataCopyPadParams), Compare's operator form on 32-B aligned sources; ToBfloat16, TPosition.LCM, InitBuffer again on
+the same pipe and GlobalTensor's operator()."""
 import numpy as np
 import pytest
 
@@ -178,6 +179,91 @@ def test_to_float_widens_a_bfloat16_scalar_exactly():
     for wrong in (1.5, np.float32(1.5), np.array([1, 2], np.uint16).view(bf16)):
         with pytest.raises(aj.ParameterError, match="bfloat16"):
             aj.ToFloat(wrong)
+
+
+def test_to_bfloat16_rounds_a_float_scalar_once_to_nearest_even():
+    """`paddingValue = ToBfloat16(0)`, `outGm(i) = ToBfloat16(0.f)` (ops-nn BatchNormGradV3 and kin): ToFloat's
+    inverse, one RNE rounding as SPEC-2 D29 rounds every float scalar; the result is SetValue's bfloat16 exactly."""
+    bf16 = np.dtype("bfloat16")
+    cases = [(0.0, 0x0000), (-0.0, 0x8000), (3.0, 0x4040), (1 + 3 / 256, 0x3F82), (1 + 1 / 256, 0x3F80),
+             (np.float32(1 + 5 / 256), 0x3F82), (1e39, 0x7F80), (-1e39, 0xFF80), (float("nan"), 0x7FC0),
+             (np.float32(2 ** -133), 0x0001), (7, 0x40E0)]
+    for value, bits in cases:
+        b = aj.ToBfloat16(value)
+        assert b.dtype == bf16 and int(np.array(b).view(np.uint16)) == bits, (value, hex(bits))
+    assert aj.ToFloat(aj.ToBfloat16(np.float32(1.5))) == np.float32(1.5)
+    with aj.Core("atlas-a2") as core:
+        t = core.local_tensor("bfloat16", 16)
+        t.SetValue(3, aj.ToBfloat16(-2.5))
+        assert t.GetValue(3) == -2.5
+    for wrong in (True, "1.0", None):
+        with pytest.raises(aj.ParameterError, match="ToBfloat16"):
+            aj.ToBfloat16(wrong)
+
+
+def test_tposition_lcm_is_veccalc():
+    """`TBuf<QuePosition::LCM> workspace_buf_;` (KsanaLLM's argmax kernel): the devkit's enum has `LCM = VECCALC`,
+    one position under two names."""
+    assert aj.TPosition.LCM is aj.TPosition.VECCALC and aj.QuePosition.LCM is aj.TPosition.VECCALC
+    with aj.Core("atlas-a2"):
+        pipe, buf = aj.TPipe(), aj.TBuf(aj.QuePosition.LCM)
+        pipe.InitBuffer(buf, 256)
+        assert buf.Get("float").GetPosition() is aj.TPosition.VECCALC
+
+
+def test_init_buffer_again_on_the_same_pipe_rebinds_to_new_buffers():
+    """KsanaLLM's rotary embedding runs Init (InitBuffer of the same queues and TBuf) twice on one TPipe: the devkit's
+    TPipe::InitBuffer carves new buffers after the pipe's others and leaves the old ones allocated."""
+    with aj.Core("atlas-a2") as core:
+        pipe, que, buf = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1), aj.TBuf(aj.TPosition.LCM)
+        pipe.InitBuffer(que, 1, 64)
+        pipe.InitBuffer(buf, 96)
+        t = que.AllocTensor("half")
+        with pytest.raises(aj.StateError, match="still allocated"):     # its buffer would be orphaned
+            pipe.InitBuffer(que, 1, 128)
+        que.EnQue(t)
+        with pytest.raises(aj.StateError, match="enqueued"):
+            pipe.InitBuffer(que, 1, 128)
+        que.FreeTensor(que.DeQue("half"))
+        old = buf.Get("half")
+        pipe.InitBuffer(que, 2, 128)
+        pipe.InitBuffer(buf, 96)
+        a, b = que.AllocTensor("half"), que.AllocTensor("half")
+        assert a.GetSize() == 64 and b.addr == a.addr + 128 and a.addr >= old.addr + 96 and t.addr < old.addr
+        assert buf.Get("half").addr >= b.addr + 128
+        old.SetValue(0, 2.0)                            # the old TBuf bytes stay allocated to the pipe
+        assert old.GetValue(0) == 2.0
+        que.FreeTensor(a)
+        que.FreeTensor(b)
+        with pytest.raises(aj.StateError, match="another TPipe"):
+            aj.TPipe().InitBuffer(que, 1, 64)
+        pipe.Reset()
+        assert sum(size for _, size in core._free) == core.spec.ub_bytes
+
+
+def test_global_tensor_call_reads_an_element_like_local_tensor_call():
+    """`scale = scaleGm(i);`: GlobalTensor's operator() is GetValue, as LocalTensor's is."""
+    g = aj.GlobalTensor(np.array([1.5, -2.0, 3.25], np.float32))
+    assert g(1) == np.float32(-2.0) and type(g(2)) is np.float32 and g[1](1) == np.float32(3.25)
+    with pytest.raises(aj.OutOfBoundsError):
+        g(3)
+    with pytest.raises(aj.StateError):
+        aj.GlobalTensor()(0)
+
+
+def test_deque_as_another_dtype_reinterprets_the_enqueued_tile():
+    """ops-math BitwiseAnd's int32 kernel: `AllocTensor<int16_t>`, And on int16 lanes, `EnQue<int16_t>`, and the copy-out
+    `DeQue<int32_t>()`: the same bytes, half the elements."""
+    with aj.Core("atlas-a2"):
+        pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECOUT, 1)
+        pipe.InitBuffer(que, 1, 64)
+        t = que.AllocTensor("int16")
+        t[:] = np.arange(32, dtype=np.int16)
+        que.EnQue(t)
+        wide = que.DeQue("int32")
+        assert wide.dtype.name == "int32" and wide.GetSize() == 16 and wide.addr == t.addr
+        assert wide.numpy().tolist() == np.arange(32, dtype=np.int16).view(np.int32).tolist()
+        que.FreeTensor(wide)
 
 
 # --- LocalTensor.SetSize ---------------------------------------------------------------------------------------------

@@ -149,6 +149,16 @@ def ToFloat(value):
     return np.float32(value)
 
 
+def ToBfloat16(value):
+    """`AscendC::ToBfloat16(float)`: the scalar unit's float -> bfloat16 narrowing, ToFloat's inverse. The page gives
+    no rounding; the emulator rounds once to nearest even, as it converts every float scalar for a bfloat16 operand
+    (SPEC-2 D29; NaN to the canonical 0x7FC0, overflow to inf; docs/decisions.md "Kernel gallery"). Takes a Python
+    float or int or a numpy scalar; returns an ml_dtypes.bfloat16 (what a bfloat16 tensor's SetValue takes bit for
+    bit)."""
+    from ..dtypes import BFLOAT16
+    return scalar_value("ToBfloat16", None, BFLOAT16, value, "value")
+
+
 def element_scalar(api, core, dtype, scalar, name="scalar"):
     """(scalar, None), or for the 950's overloads taking the scalar as a one-element LocalTensor (`src1Local[0]`:
     Compares, Select, LeakyRelu; devkit include/basic_api "one of src0/src1 should be scalar

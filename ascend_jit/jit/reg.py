@@ -168,6 +168,32 @@ def _borrowed(context, builder, ty, value):
     return value
 
 
+MASK_WORDS = types.UniTuple(types.uint64, 4)
+
+
+def _mask_words(context, builder, ty, value):
+    """A MaskReg read as its four words by value (MASK_WORDS): a tuple (UpdateMask/CreateMask, plain Python) as it
+    is, an array (MaskReg() in a VF, a MaskReg passed in) loaded. Every kernel takes a read mask as this one type, so
+    a VF mixing both sources compiles each kernel once, as plain Python's calls do (issue 20)."""
+    if isinstance(ty, types.UniTuple):
+        return value
+    data = context.make_array(ty)(context, builder, value).data
+    return context.make_tuple(builder, MASK_WORDS, [builder.load(builder.gep(data, [context.get_constant(
+        types.intp, k)])) for k in range(4)])
+
+
+@intrinsic
+def words(typingctx, mask):
+    """The four words of a MaskReg read by an instruction (a tuple or a uint64 array) as a tuple (_mask_words)."""
+    if not ((isinstance(mask, types.UniTuple) and mask.count == 4 or isinstance(mask, types.Array))
+            and mask.dtype == types.uint64):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return _mask_words(context, builder, sig.args[0], args[0])
+    return MASK_WORDS(mask), codegen
+
+
 @intrinsic
 def borrow(typingctx, value):
     """The same array (or tuple holding arrays, such as a UB handle) without its memory owner: numba's reference
@@ -186,7 +212,8 @@ def borrow(typingctx, value):
 # numba optimises it again (0.3-0.6 s per op for the big kernels, then once more in the VF). A Reg call registered
 # with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
 # lowers any call of a jitted function): the VF links the kernel's module once.
-ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL = 0, 1, 2, 3, 4, 5, 6  # plan operands: (ARG, i) argument i, borrowed;
+ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL, WORDS = 0, 1, 2, 3, 4, 5, 6, 7  # plan operands: (ARG, i) argument i,
+# borrowed; (WORDS, i) argument i, a MaskReg an instruction reads, as its four words (MASK_WORDS, _mask_words);
 # (CONST, numba type, value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when
 # absent; (IS_ONE, i) the bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of the tuple
 # argument i (a CastTrait) as an int64, `default` when the argument is absent (an optional fifth item, an EnumRule,
@@ -267,6 +294,8 @@ def _operand_values(context, builder, sig, args, operands, made):
     for op in operands:
         if op[0] == ARG:
             values.append(_borrowed(context, builder, sig.args[op[1]], args[op[1]]))
+        elif op[0] == WORDS:
+            values.append(_mask_words(context, builder, sig.args[op[1]], args[op[1]]))
         elif op[0] == CONST:
             values.append(context.get_constant_generic(builder, op[1], op[2]))
         elif op[0] == CALL:
@@ -313,7 +342,7 @@ def _checked(context, builder, rule, arg_type, value):
 
 
 def _operand_types(operands, args, typing_context):
-    kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64}
+    kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64, WORDS: MASK_WORDS}
 
     def one(op):
         if op[0] == ARG:
