@@ -165,7 +165,10 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
     except TypeError:
         mode, repeat, lo, hi, last, p = _validate_compare_high_dim.__wrapped__(*key)
     bbuf, b_addr = _second_operand(api, spec, core, s, src1, scalar)
-    nop = repeat == 0 or (lo == 0 and hi == 0)
+    # D30: mask 0 (continuous 0 or all-zero words) is a NOP on A2/A3/310P/910 for the new APIs, Compare/Compares too,
+    # although D44 has them compute every lane of any other mask there (decisions.md "Compare/Compares with mask 0")
+    nop = repeat == 0 or (lo == 0 and hi == 0) or (spec.compare_mask_ignored and plan.counter < 0 and
+                                                   not plan.from_register and plan.empty)
     if src1 is None:
         s1blk, s1rep = 0, 0
         s0blk, s0rep = p.srcBlkStride, p.srcRepStride
