@@ -606,3 +606,28 @@ def test_sync_all_is_a_pipe_all_barrier_for_the_sanitizer():
     with aj.sanitize_session("report") as session:
         aj.launch(_copy_out_then_reuse, 2, "atlas-a2", y)
     assert session.reports == [], aj.format_reports(session.reports)
+
+
+# --- DataCacheCleanAndInvalid<T, CacheLine, DcciDst>(gm) ------------------------------------------------------------
+def test_data_cache_clean_and_invalid_checks_its_arguments_and_changes_nothing():
+    """Kernels that write GM through the scalar unit and hand it to other cores (SyncAll) flush the data cache; the
+    emulator has none, so the call changes nothing, but its arguments are checked as the C++ templates would be."""
+    host = np.arange(8, dtype=np.uint64)
+    gm = aj.GlobalTensor(host)
+    with aj.Core("atlas-a2") as core:
+        ub = core.local_tensor("uint64", 8)
+        ub[:] = np.arange(8, dtype=np.uint64)
+        before = core.ub.copy()
+        aj.DataCacheCleanAndInvalid(gm[3], entire_type=aj.CacheLine.SINGLE_CACHE_LINE,
+                                    dcci_dst=aj.DcciDst.CACHELINE_OUT)
+        aj.DataCacheCleanAndInvalid(gm, entire_type=aj.CacheLine.ENTIRE_DATA_CACHE)
+        aj.DataCacheCleanAndInvalid(ub, entire_type=aj.CacheLine.SINGLE_CACHE_LINE, dcci_dst=aj.DcciDst.CACHELINE_UB)
+        assert np.array_equal(core.ub, before) and np.array_equal(host, np.arange(8, dtype=np.uint64))
+        for bad, name in ((dict(entire_type=0), "entire_type"),
+                          (dict(entire_type=aj.CacheLine.SINGLE_CACHE_LINE, dcci_dst=2), "dcci_dst")):
+            with pytest.raises(aj.ParameterError, match=name):
+                aj.DataCacheCleanAndInvalid(gm, **bad)
+        with pytest.raises(aj.ParameterError, match="dcci_dst"):   # the LocalTensor form has no default
+            aj.DataCacheCleanAndInvalid(ub, entire_type=aj.CacheLine.SINGLE_CACHE_LINE)
+        with pytest.raises(aj.ParameterError, match="dst"):
+            aj.DataCacheCleanAndInvalid(host, entire_type=aj.CacheLine.SINGLE_CACHE_LINE)
