@@ -808,7 +808,8 @@ def Ln(dst, src, mask, mode=MaskMergeMode.ZEROING):
 
 
 def Log(dst, src, mask, mode=MaskMergeMode.ZEROING):
-    """Log: Ln under the C library's name (DK R/基础算术/Log.md: "与Ln接口功能等价")."""
+    """Log: Ln under the C library's name (DK R/基础算术/Log.md: "与Ln接口功能等价"), so MODELLED as Ln (D37,
+    D38, D69)."""
     _unary("Log", dst, src, mask, mode)
 
 

@@ -18,6 +18,7 @@ import enum
 
 from . import dtypes as dt
 from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
+from .tensor import GlobalTensor, LocalTensor
 
 
 class Pipe(enum.IntEnum):
@@ -392,6 +393,39 @@ def GetSubBlockIdx():
     """0: every launch here is vector-only (one AIV per block)."""
     _core("GetSubBlockIdx")
     return 0
+
+
+class CacheLine(enum.IntEnum):
+    """`CacheLine` of DataCacheCleanAndInvalid (the devkit's values)."""
+    SINGLE_CACHE_LINE = 0
+    ENTIRE_DATA_CACHE = 1
+
+
+class DcciDst(enum.IntEnum):
+    """`DcciDst` of DataCacheCleanAndInvalid (the devkit's values)."""
+    CACHELINE_ALL = 0
+    CACHELINE_UB = 1
+    CACHELINE_OUT = 2
+    CACHELINE_ATOMIC = 3
+
+
+def DataCacheCleanAndInvalid(dst, *, entire_type, dcci_dst=None):
+    """`DataCacheCleanAndInvalid<T, entireType[, dcciDst]>(dst)` (DK `同步控制/DataCacheCleanAndInvalid.md`): write
+    back and invalidate the scalar unit's data cache lines holding `dst` (a GlobalTensor; a LocalTensor only with
+    dcci_dst), so that scalar GM writes reach GM and scalar reads see other cores' writes. The emulator's scalar
+    unit reads and writes GM and the UB directly, with no cache between, so there is nothing to write back: the
+    call checks its arguments (the template arguments as keywords, DESIGN.md) and changes nothing (docs/decisions.md
+    "DataCacheCleanAndInvalid")."""
+    api = "DataCacheCleanAndInvalid"
+    if not isinstance(dst, (GlobalTensor, LocalTensor)):
+        raise ParameterError(api, "dst", type(dst).__name__, legal="an aj.GlobalTensor or aj.LocalTensor")
+    if type(entire_type) is not CacheLine:
+        raise ParameterError(api, "entire_type", entire_type, legal="an aj.CacheLine member")
+    if dcci_dst is not None and type(dcci_dst) is not DcciDst:
+        raise ParameterError(api, "dcci_dst", dcci_dst, legal="an aj.DcciDst member")
+    if dcci_dst is None and isinstance(dst, LocalTensor):
+        raise ParameterError(api, "dcci_dst", None, legal="an aj.DcciDst member (the LocalTensor form has no "
+                             "default: DataCacheCleanAndInvalid<T, entireType, dcciDst>)")
 
 
 def SyncAll(gm_workspace=None, ub_workspace=None, used_cores=0):
