@@ -112,8 +112,9 @@ _row(("ShiftLeft", "ShiftRight"), (D950, A3, A2, B310), BIT_EXACT,
      note="integer shifts; the devkit ShiftLeft/ShiftRight pages, docs/decisions.md \"ShiftLeft, ShiftRight, Not\"")
 _row(("Not",), ALL_DEVICES, BIT_EXACT, note="bit inversion; the devkit Not page")
 _row(("ArithProgression", "Arange"), (D950, A3, A2, P310), BIT_EXACT,
-     note="the devkit implementation's order: float32 scalar arithmetic, then Adds (A2/A3/310P) or Muls/Adds/Add (950) "
-          "of the emulator's own instructions; docs/decisions.md \"ArithProgression\"")
+     note="the devkit implementation's order: float32 scalar arithmetic (product then sum, no contraction: assumed), "
+          "then Adds (A2/A3/310P) or Muls/Adds/Add (950) of the emulator's own instructions; docs/decisions.md "
+          "\"ArithProgression\"")
 _row(("Mul", "Muls"), ALL_DEVICES, BIT_EXACT)
 _row(("LeakyRelu", "AddRelu", "SubRelu"), NOT_910, BIT_EXACT)
 _row(("Div",), (D950,), MODELLED,

@@ -138,3 +138,33 @@ def test_copy_8192(benchmark, impl, a2, rng):
              "emu row gather counter": lambda: aj.Copy(d, s, 64, 64, params[1]),
              "np row gather": lambda: np.copyto(rows, x.reshape(64, 128)[:, :64])}
     benchmark(calls[impl])
+
+
+@pytest.mark.parametrize("impl", ["emu ShiftRight", "np right_shift", "emu Not", "np invert"])
+def test_shift_not_8192(benchmark, impl, a2, rng):
+    """ShiftRight by 3 and Not of 8192 int16 (count form) against numpy's right_shift and invert on as many."""
+    benchmark.group = "ew-ShiftRight-Not"
+    d, s = (a2.local_tensor("int16", 8192) for _ in range(2))
+    x = rng.integers(-2**15, 2**15, 8192).astype(np.int16)
+    s[:] = x
+    out = np.empty_like(x)
+    calls = {"emu ShiftRight": lambda: aj.ShiftRight(d, s, 3, 8192),
+             "np right_shift": lambda: np.right_shift(x, 3, out=out), "emu Not": lambda: aj.Not(d, s, 8192),
+             "np invert": lambda: np.invert(x, out=out)}
+    benchmark(calls[impl])
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+@pytest.mark.parametrize("impl", ["emu", "np"])
+def test_arith_progression_8192(benchmark, device, impl):
+    """ArithProgression of 8192 floats (A2: 1 + 7 + 127 Adds of one repeat; 950: 128 count-form Adds) against numpy's
+    arange * diff + first."""
+    benchmark.group = f"ew-ArithProgression-{device}"
+    core = aj.Core(device)
+    d = core.local_tensor("float", 8192)
+    ramp, out = np.arange(8192, dtype=np.float32), np.empty(8192, np.float32)
+
+    def numpy_progression():
+        np.multiply(ramp, np.float32(0.25), out=out)
+        np.add(out, np.float32(0.5), out=out)
+    benchmark(lambda: aj.ArithProgression(d, 0.5, 0.25, 8192) if impl == "emu" else numpy_progression())
