@@ -326,3 +326,34 @@ def test_950_8_and_64_bit_types_count_form_only():
         np.testing.assert_array_equal(dst.numpy(), ~src.numpy())
         with pytest.raises(aj.UnsupportedDTypeError, match="count form"):
             aj.ShiftRight(dst, src, 1, 256 // dst.dtype.size, 1, U())
+
+
+# --- compile budget (issue 20) -------------------------------------------------------------------------------------------
+@pytest.mark.skipif(__import__("os").environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without JIT")
+def test_the_new_rows_compile_nothing_beyond_their_dtype_class():
+    """After And, Adds and Copy on int16 (the binary kernel's and the unary walk's 2-byte integer classes), every form
+    of ShiftLeft, ShiftRight (roundEn too, a numpy amount too), Not and ArithProgression on int16 adds no compiled
+    signature to the package's kernels."""
+    import importlib
+    import pkgutil
+    from numba.core.dispatcher import Dispatcher
+    import ascend_jit.jit as jit_package
+
+    def compiled():
+        modules = [importlib.import_module(f"{jit_package.__name__}.{m.name}")
+                   for m in pkgutil.iter_modules(jit_package.__path__)]
+        return sum(len(v.overloads) for m in modules for v in vars(m).values() if isinstance(v, Dispatcher))
+    core = aj.Core("atlas-a2")
+    t = [core.local_tensor("int16", 256) for _ in range(3)]
+    aj.And(t[0], t[1], t[2], 256)
+    aj.Adds(t[0], t[1], np.int16(1), 128, 2, U())
+    aj.Copy(t[0], t[1], 128, 2, aj.CopyRepeatParams(1, 1, 8, 8))
+    before = compiled()
+    aj.ShiftLeft(t[0], t[1], 3, 256)
+    aj.ShiftLeft(t[0], t[1], np.int16(3), [2**64 - 1, 1], 2, U())
+    aj.ShiftRight(t[0], t[1], 3, 128, 2, U(), True)
+    aj.ShiftRight(t[0], t[1], np.int16(3), 256)
+    aj.Not(t[0], t[1], 256)
+    aj.Not(t[0], t[1], 100, 2, U(1, 1, 8, 8))
+    aj.ArithProgression(t[0], 1, 2, 256)
+    assert compiled() == before
