@@ -603,3 +603,44 @@ def test_sync_all_is_a_pipe_all_barrier_for_the_sanitizer():
     with aj.sanitize_session("report") as session:
         aj.launch(_copy_out_then_reuse, 2, "atlas-a2", y)
     assert session.reports == [], aj.format_reports(session.reports)
+
+
+# --- session 9, port5: EnQue/DeQue with their C++ template arguments; TBuf's queue calls ------------------------------
+def test_enque_deque_take_the_user_positions_and_dtype_before_the_tensor():
+    """ops-nn ReluGradV3: `xzQueue.EnQue<QuePosition::GM, QuePosition::VECIN, T>(x)` and
+    `DeQue<QuePosition::VECOUT, QuePosition::GM, T>()` on a TQueBind; `EnQue<T>(y)` (ops-nn Selu). The template
+    arguments come first, as AllocTensor("float") does; the hand-off is the plain one."""
+    with aj.Core("atlas-a2"):
+        pipe, q = aj.TPipe(), aj.TQueBind(aj.TPosition.VECIN, aj.TPosition.VECOUT, 2)
+        pipe.InitBuffer(q, 2, 256)
+        x, y = q.AllocTensor("float"), q.AllocTensor("float")
+        assert q.EnQue(aj.QuePosition.GM, aj.QuePosition.VECIN, "float", x)
+        assert q.EnQue("float", y)
+        assert q.DeQue(aj.QuePosition.GM, aj.QuePosition.VECIN, "float").addr == x.addr
+        assert q.DeQue(aj.QuePosition.VECOUT, aj.QuePosition.GM).dtype.name == "float"   # T optional
+        q.EnQue(aj.QuePosition.VECOUT, aj.QuePosition.GM, x)
+        assert q.DeQue(aj.QuePosition.VECOUT, aj.QuePosition.GM, "int32").dtype.name == "int32"   # reinterprets
+        with pytest.raises(aj.ParameterError, match="T"):
+            q.EnQue(aj.QuePosition.GM, aj.QuePosition.VECIN, "half", x)      # T is the tensor's dtype
+        with pytest.raises(aj.ParameterError, match="template"):
+            q.EnQue(aj.QuePosition.GM, x)                                     # one position: a misplaced argument
+        with pytest.raises(aj.ParameterError, match="template"):
+            q.DeQue("float", aj.QuePosition.GM)
+        assert not q.HasTensorInQue()
+
+
+def test_tbuf_alloc_free_enque_deque_are_its_get_and_no_ops():
+    """The devkit's kernel_tbuf_impl.h: TBuf::AllocTensor / DeQue return Get<T>(), EnQue / FreeTensor do nothing
+    (ops-nn ReluGradV3 ends each tile with `bufXFloat.FreeTensor(xHalf)`); a tensor of another buffer is refused."""
+    with aj.Core("atlas-a2"):
+        pipe, b, other = aj.TPipe(), aj.TBuf(), aj.TBuf()
+        pipe.InitBuffer(b, 512)
+        pipe.InitBuffer(other, 512)
+        t = b.AllocTensor("half")
+        assert t.addr == b.Get("half").addr and t.GetSize() == 256
+        b.EnQue(t)
+        assert b.DeQue("float").GetSize() == 128
+        b.FreeTensor(t)
+        b.FreeTensor(t)                     # a no-op, as in the devkit: no double-free state on a TBuf
+        with pytest.raises(aj.StateError, match="not a tensor of this TBuf"):
+            b.FreeTensor(other.Get("half"))
