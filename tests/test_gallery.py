@@ -31,7 +31,8 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # 50003 (several UB-filling tiles a core, the last short); argmax_llm and argmax_llm_half 37 rows (two blocks of 16 and
 # one of 5); rotary_embedding and rotary_embedding_float 13 tokens (one block each); fake_quant 13 channels (5 of the 8
 # cores two channels; on the A2/A3 a full tile and a partial one a channel);
-# relu_grad* 30011 (3 cores of 10240 or 10112 elements; the last core's short tile rounded up to 256 bytes);
+# relu_grad* 30011 (3 cores of 10240 or 10112 elements; the last core's short tile rounded up to 256 bytes); selu*
+# 40003 (8 cores of 5008 or 5024, the last 4947 or 4835: a DataCopyPad of a non-32-byte length, computed rounded up);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -46,7 +47,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "addcmul_int32": 50003, "argmax_llm": 37 * 512, "argmax_llm_half": 37 * 512,
          "rotary_embedding": 13, "rotary_embedding_float": 13, "fake_quant": 13 * 3000,
          "relu_grad": 30011, "relu_grad_half": 30011, "relu_grad_bf16": 30011, "relu_grad_int32": 30011,
-         "relu_grad_int8": 30011, "relu_grad_uint8": 30011}
+         "relu_grad_int8": 30011, "relu_grad_uint8": 30011, "selu": 40003, "selu_half": 40003, "selu_bf16": 40003,
+         "selu_int32": 40003, "selu_int8": 40003}
 BIG = 16 * 1024 * 1024
 
 
@@ -64,7 +66,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "tbufpool_subdivision", "add_rms_norm", "is_finite", "is_finite_bf16", "bitwise_and_int16",
             "bitwise_and_int32", "addcmul", "addcmul_int32", "addcmul_bf16", "argmax_llm",
             "argmax_llm_half", "rotary_embedding", "rotary_embedding_float", "fake_quant", "relu_grad",
-            "relu_grad_half", "relu_grad_bf16", "relu_grad_int32", "relu_grad_int8", "relu_grad_uint8"} <= set(GALLERY)
+            "relu_grad_half", "relu_grad_bf16", "relu_grad_int32", "relu_grad_int8", "relu_grad_uint8", "selu",
+            "selu_half", "selu_bf16", "selu_int32", "selu_int8"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():

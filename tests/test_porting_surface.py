@@ -644,3 +644,17 @@ def test_tbuf_alloc_free_enque_deque_are_its_get_and_no_ops():
         b.FreeTensor(t)                     # a no-op, as in the devkit: no double-free state on a TBuf
         with pytest.raises(aj.StateError, match="not a tensor of this TBuf"):
             b.FreeTensor(other.Get("half"))
+
+
+def test_data_copy_pad_takes_a_brace_list_pad_struct_beside_data_copy_params():
+    """ops-nn Selu / CeluV3 / HardSwishGrad: `DataCopyPad(x, g[off], copyParams, {false, 0, 0, 0})` with a
+    DataCopyParams: the brace list is the older DataCopyPadParams, as C++ deduces it (the Ext pair takes its own)."""
+    gm = np.arange(40, dtype=np.float32)
+    with aj.Core("atlas-a2"):
+        t = aj.LocalMemAllocator().Alloc("float", 16)
+        copy = aj.DataCopyParams()
+        copy.blockCount, copy.blockLen = 1, 13 * 4
+        aj.DataCopyPad(t, aj.GlobalTensor(gm)[3], copy, (False, 0, 0, 0))
+        assert t.numpy()[:13].tolist() == list(range(3, 16))
+        with pytest.raises(aj.ParameterError, match="rightPadding"):
+            aj.DataCopyPad(t, aj.GlobalTensor(gm), copy, (True, 0, 256, 0))     # a uint8_t field, checked as such
