@@ -36,6 +36,8 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # hard_swish_grad* 50003 (8 cores of 6251 elements starting at unaligned GM bytes, the last 6246; each one tile whose
 # count is not whole 64-element groups); mse_loss 60011 (8 cores of 7504 floats: two tiles each, the last core 7483)
 # and mse_loss_sum_half 20011 (8 cores, one tile each: the GM workspace merge); mse_loss_none_bf16 20011;
+# huber_loss 100003 and huber_loss_sum_half / _none_bf16 50003 (8 cores of 512-byte blocks, two prefetched tiles a core
+# for the float mean, the last core's short tile copied by DataCopyPad);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -52,7 +54,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "relu_grad": 30011, "relu_grad_half": 30011, "relu_grad_bf16": 30011, "relu_grad_int32": 30011,
          "relu_grad_int8": 30011, "relu_grad_uint8": 30011, "selu": 40003, "selu_half": 40003, "selu_bf16": 40003,
          "selu_int32": 40003, "selu_int8": 40003, "hard_swish_grad": 50003, "hard_swish_grad_half": 50003,
-         "hard_swish_grad_bf16": 50003, "mse_loss": 60011, "mse_loss_sum_half": 20011, "mse_loss_none_bf16": 20011}
+         "hard_swish_grad_bf16": 50003, "mse_loss": 60011, "mse_loss_sum_half": 20011, "mse_loss_none_bf16": 20011,
+         "huber_loss": 100003, "huber_loss_sum_half": 50003, "huber_loss_none_bf16": 50003}
 BIG = 16 * 1024 * 1024
 
 
@@ -72,7 +75,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "argmax_llm_half", "rotary_embedding", "rotary_embedding_float", "fake_quant", "relu_grad",
             "relu_grad_half", "relu_grad_bf16", "relu_grad_int32", "relu_grad_int8", "relu_grad_uint8", "selu",
             "selu_half", "selu_bf16", "selu_int32", "selu_int8", "hard_swish_grad", "hard_swish_grad_half",
-            "hard_swish_grad_bf16", "mse_loss", "mse_loss_sum_half", "mse_loss_none_bf16"} <= set(GALLERY)
+            "hard_swish_grad_bf16", "mse_loss", "mse_loss_sum_half", "mse_loss_none_bf16", "huber_loss",
+            "huber_loss_sum_half", "huber_loss_none_bf16"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():
