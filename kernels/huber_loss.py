@@ -20,9 +20,9 @@ per core and then the slots).
 Deviations (also in docs/decisions.md "Kernel gallery"): the epilogue's Duplicate (float) or Cast (16-bit) of the
 result and the DataCopyPad that writes it out have no V -> MTE3 synchronisation in the original (a RAW race: the copy
 may read the block before the vector unit wrote it; the sanitizer reports it), so the port puts
-SetFlag/WaitFlag<V_MTE3> between them. The AIV count is the launch's 8 (the tiling's aivNum); the workspace is a host float array of the size
-the tiling asks for (its sync region unused: SyncAll needs none here). GM is padded to 32 bytes, as device
-allocations are.
+SetFlag/WaitFlag<V_MTE3> between them. The AIV count is the launch's 8 (the tiling's aivNum); the workspace is a
+host float array of the size the tiling asks for (its sync region unused: SyncAll needs none here). GM is padded to
+32 bytes, as device allocations are.
 
 Devices: DataCopyPad decides: the 950, A3, A2 and 310B (not the 310P and 910); the multi-core reductions also need
 the hard SyncAll (not the 310B): huber_loss and huber_loss_sum_half, whose tail sizes run on 8 cores, are offered on

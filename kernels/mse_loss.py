@@ -320,11 +320,13 @@ KERNELS = [
     KernelSpec(f"mse_loss{suffix}", description, _make_inputs(dtype, scale), _run(dtype, reduction),
                _expected(dtype, reduction), default_size=size, devices=devices, source=_SOURCE)
     for suffix, dtype, reduction, size, scale, devices, description in (
-        ("", "float", "mean", 30000, 1.0, SYNC_ALL_DEVICES, "MseLoss mean over floats: per-tile ReduceSum(t, t, t, n) into a per-core "
-                                     "partial, a GM workspace merged by core 0 after SyncAll, Muls by 1/n, Adds 0 "
-                                     "as the copy; DataCopyPad with rightPadding zeros"),
-        ("_sum_half", "half", "sum", 5000, 0.5, SYNC_ALL_DEVICES, "MseLoss sum over halves (one core up to a UB tile, else 8: Cast to float, ReduceSum, Cast "
-                                           "CAST_RINT of one element)"),
-        ("_none_bf16", "bfloat16", "none", 20000, 1.0, DEVICES, "MseLoss without reduction over bfloat16 (Cast to float, Sub, "
-                                                  "Mul, Cast CAST_RINT; DataCopyPad of non-32-byte tiles)"))
+        ("", "float", "mean", 30000, 1.0, SYNC_ALL_DEVICES,
+         "MseLoss mean over floats: per-tile ReduceSum into a per-core partial, a GM workspace merged by core 0 after "
+         "SyncAll, Muls by 1/n, Adds 0 as the copy; DataCopyPad with rightPadding zeros"),
+        ("_sum_half", "half", "sum", 5000, 0.5, SYNC_ALL_DEVICES,
+         "MseLoss sum over halves (one core up to a UB tile, else 8: Cast to float, ReduceSum, Cast CAST_RINT of one "
+         "element)"),
+        ("_none_bf16", "bfloat16", "none", 20000, 1.0, DEVICES,
+         "MseLoss without reduction over bfloat16 (Cast to float, Sub, Mul, Cast CAST_RINT; DataCopyPad of "
+         "non-32-byte tiles)"))
 ]

@@ -1,9 +1,9 @@
 """Porting-surface gaps found by porting public kernels into kernels/ (session 7, port2; session 8, port3; session 9,
 port4 and port5), each with its regression: parameter structs set field by field as C++ kernels do, the 950's
-Compares/Select overload taking the scalar as a LocalTensor element (`src1Local[0]`), the older DataCopyPad prototype (DataCopyParams +
-DataCopyPadParams), Compare's operator form on 32-B aligned sources; ToBfloat16, TPosition.LCM, InitBuffer again on
-the same pipe and GlobalTensor's operator(); EnQue/DeQue with their C++ template arguments, TBuf's queue calls and a
-brace-list DataCopyPadParams beside a DataCopyParams."""
+Compares/Select overload taking the scalar as a LocalTensor element (`src1Local[0]`), the older DataCopyPad
+prototype (DataCopyParams + DataCopyPadParams), Compare's operator form on 32-B aligned sources; ToBfloat16,
+TPosition.LCM, InitBuffer again on the same pipe and GlobalTensor's operator(); EnQue/DeQue with their C++ template
+arguments, TBuf's queue calls and a brace-list DataCopyPadParams beside a DataCopyParams."""
 import numpy as np
 import pytest
 
