@@ -37,7 +37,8 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # count is not whole 64-element groups); mse_loss 60011 (8 cores of 7504 floats: two tiles each, the last core 7483)
 # and mse_loss_sum_half 20011 (8 cores, one tile each: the GM workspace merge); mse_loss_none_bf16 20011;
 # huber_loss 100003 and huber_loss_sum_half / _none_bf16 50003 (8 cores of 512-byte blocks, two prefetched tiles a core
-# for the float mean, the last core's short tile copied by DataCopyPad);
+# for the float mean, the last core's short tile copied by DataCopyPad); log_softmax_grad* 37 rows (7 tiles of 5 rows
+# and a 2-row remainder on the eighth core) and log_softmax_grad_narrow 2403 rows (7 tiles of 301, one of 296);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -55,7 +56,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "relu_grad_int8": 30011, "relu_grad_uint8": 30011, "selu": 40003, "selu_half": 40003, "selu_bf16": 40003,
          "selu_int32": 40003, "selu_int8": 40003, "hard_swish_grad": 50003, "hard_swish_grad_half": 50003,
          "hard_swish_grad_bf16": 50003, "mse_loss": 60011, "mse_loss_sum_half": 20011, "mse_loss_none_bf16": 20011,
-         "huber_loss": 100003, "huber_loss_sum_half": 50003, "huber_loss_none_bf16": 50003}
+         "huber_loss": 100003, "huber_loss_sum_half": 50003, "huber_loss_none_bf16": 50003,
+         "log_softmax_grad": 37 * 1024, "log_softmax_grad_padded": 37 * 1001, "log_softmax_grad_narrow": 2403 * 40}
 BIG = 16 * 1024 * 1024
 
 
@@ -76,7 +78,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "relu_grad_half", "relu_grad_bf16", "relu_grad_int32", "relu_grad_int8", "relu_grad_uint8", "selu",
             "selu_half", "selu_bf16", "selu_int32", "selu_int8", "hard_swish_grad", "hard_swish_grad_half",
             "hard_swish_grad_bf16", "mse_loss", "mse_loss_sum_half", "mse_loss_none_bf16", "huber_loss",
-            "huber_loss_sum_half", "huber_loss_none_bf16"} <= set(GALLERY)
+            "huber_loss_sum_half", "huber_loss_none_bf16", "log_softmax_grad", "log_softmax_grad_padded",
+            "log_softmax_grad_narrow"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():
