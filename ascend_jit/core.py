@@ -72,6 +72,9 @@ def current_core(api="current_core"):
     return core[-1]
 
 
+_NO_VALUE = object()  # an omitted argument (None is a value some calls take)
+
+
 class Core(SyncState):
     """One AI Core. `aj.Core("atlas-a2")`; aliases such as "910B" work (D13). Its synchronisation state (flags,
     atomics, the launch it belongs to) is described in sync.py."""
@@ -256,12 +259,17 @@ class Core(SyncState):
         self.spec.require_supported("SetMaskNorm")
         self._set_bit(CTRL_COUNTER_MODE, 0)
 
-    def SetPadValue(self, value, dtype=None):
+    def SetPadValue(self, value=_NO_VALUE, dtype=None, *, padding_value=_NO_VALUE):
         """`SetPadValue<T>(value)` (SPEC-2 9.1): the pad value a later GM->UB DataCopyPad with isPad false uses for
         the same dtype (D56); the value is converted per D29. 950, A2, A3 only. Without `dtype`, a numpy scalar's
         own type is T, as C++ deduces T from the argument (`SetPadValue((uint8_t)0)` is
-        `SetPadValue(np.uint8(0))`); a Python number needs the dtype."""
+        `SetPadValue(np.uint8(0))`); a Python number needs the dtype. `padding_value=` is the keyword of the C++
+        name (paddingValue, SPEC-2 1.1) for the value."""
         from .api._scalar import scalar_bits
+        if (value is _NO_VALUE) == (padding_value is _NO_VALUE):
+            raise TypeError("SetPadValue() takes the value once: value (positional or keyword) or padding_value (the "
+                            "C++ name paddingValue, SPEC-2 1.1)")
+        value = padding_value if value is _NO_VALUE else value
         self.spec.require_supported("SetPadValue")
         if not self.spec.set_pad_value:
             raise UnsupportedDeviceError("SetPadValue", "device", self.device, legal="ascend950, atlas-a3, atlas-a2",

@@ -193,6 +193,9 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
         if offered and name not in offered:   # the instruction refuses the dtype there: no fidelity to report
             raise UnsupportedDTypeError("fidelity", "dtype", name, legal=", ".join(offered), device=spec.name,
                                         detail=f"{api} does not take this dtype on this device")
+    if getattr(round_mode, "name", round_mode) == "CAST_HYBRID":   # refused by Memory and Reg Cast (SPEC-2 14, D28)
+        raise UnsupportedDTypeError("fidelity", "round_mode", "CAST_HYBRID", legal="the Cast round modes of SPEC-2 7.2",
+                                    device=spec.name, detail="CAST_HYBRID serves the fp8/hifloat8 types (SPEC-2 D28)")
     return rule.level(dtype, config, round_mode)
 
 

@@ -198,6 +198,7 @@ class _SwitchInterval:
 
 
 _launch_switch_interval = _SwitchInterval()
+PARALLEL_LAUNCHES = _launch_switch_interval  # .users: the parallel (thread) launches running now (reg.py's VF lock)
 
 
 class _BlockThreads:

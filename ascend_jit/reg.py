@@ -10,6 +10,7 @@ passes RegTensor / MaskReg / LocalTensor objects, compiled code passes their arr
 array, a MaskReg four uint64 words, a tensor a UB handle tuple); both end in the same implementations
 (jit/reg*.py), so results are identical. Only `ascend950` offers this API.
 """
+import contextlib
 import enum
 import functools
 import hashlib
@@ -35,6 +36,7 @@ from .jit import reg_cast as cv
 from .jit import reg_move as mv
 from .jit import reg_ops as ops
 from .jit.numerics import kind_size
+from .launch import PARALLEL_LAUNCHES
 from .sanitizer import SANITIZING, reg_access, reg_undo
 from .tensor import LocalTensor
 
@@ -806,7 +808,8 @@ def Ln(dst, src, mask, mode=MaskMergeMode.ZEROING):
 
 
 def Log(dst, src, mask, mode=MaskMergeMode.ZEROING):
-    """Log: Ln under the C library's name (DK R/基础算术/Log.md: "与Ln接口功能等价")."""
+    """Log: Ln under the C library's name (DK R/基础算术/Log.md: "与Ln接口功能等价"), so MODELLED as Ln (D37,
+    D38, D69)."""
     _unary("Log", dst, src, mask, mode)
 
 
@@ -2095,6 +2098,16 @@ class _VFCache(FunctionCache):
         return super()._index_key(sig, codegen) + (_VFCache.stamp,)
 
 
+# What a compiled VF reads from the process rather than from its arguments: the overflow modes of the registers it
+# makes (jit/reg.py VF_MODES), the core's mask register for MoveMask (MOVE_MASK_STATE) and the count of pending
+# unaligned stores (PENDING_STORES). A call sets them, runs the VF and checks them as one step under this lock while
+# blocks of a parallel launch run in threads (launch.py PARALLEL_LAUNCHES), so a block never reads another block's
+# state (a VF holds the GIL while it runs: the lock costs no parallelism). Re-entrant: a VF running uncompiled may
+# call another. Threads of your own calling VFs at once hold it too (docs/decisions.md "Reg API").
+VF_STATE_LOCK = threading.RLock()
+_UNLOCKED = contextlib.nullcontext()
+
+
 def simd_vf(fn):
     """Compile a VF function (a `__simd_vf__` body written with aj.Reg calls) with numba.
 
@@ -2148,6 +2161,10 @@ def simd_vf(fn):
     def call(*args):
         if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None for a in args):
             return plain(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
+        if PARALLEL_LAUNCHES.users:  # blocks in threads: the VF's process-wide state set and read as one step
+            with VF_STATE_LOCK:
+                result = last[0](args)
+                return slow_call(args) if result is _MISS else result
         result = last[0](args)
         return slow_call(args) if result is _MISS else result
 
@@ -2156,6 +2173,10 @@ def simd_vf(fn):
 
         @functools.wraps(fn)
         def call(*args):  # SPEC-2 11.6, D68: no UnalignRegForStore the VF made may hold pending bytes at its end
+            with VF_STATE_LOCK if PARALLEL_LAUNCHES.users else _UNLOCKED:
+                return _checked_stores(args)
+
+        def _checked_stores(args):
             before = int(mv.PENDING_STORES[0]) - sum(1 for a in args if type(a) is UnalignRegForStore and a.state[1])
             result = checked(*args)  # refuses a pending UnalignRegForStore passed in (those are now all empty)
             made = int(mv.PENDING_STORES[0]) - before
@@ -2170,11 +2191,12 @@ def simd_vf(fn):
 
         @functools.wraps(fn)
         def call(*args):  # SPEC-2 11.7: MoveMask reads the current core's register, passed in for this call only
-            _pass_mask_register()
-            try:
-                return run(*args)
-            finally:
-                mv.MOVE_MASK_STATE[0] = mv.MM_NOT_PREPARED
+            with VF_STATE_LOCK if PARALLEL_LAUNCHES.users else _UNLOCKED:
+                _pass_mask_register()
+                try:
+                    return run(*args)
+                finally:
+                    mv.MOVE_MASK_STATE[0] = mv.MM_NOT_PREPARED
 
     call.py_func = plain
     call.compiled = compiled

@@ -660,3 +660,23 @@ def test_count_form_memo_keys_hold_everything_validation_reads():
     q.FreeTensor(t)
     with pytest.raises(aj.StateError, match="freed"):
         aj.Cast(t, src, aj.RoundMode.CAST_FLOOR, 64)
+
+
+def test_high_dim_values_by_keyword_and_position_mixed():
+    """SPEC-2 1.1: `Cast(dst, src, mode, mask, repeat_time=, repeat_params=)` is the high-dim call (it ran as the
+    count form with repeat_time and repeat_params dropped); a count given twice is refused."""
+    core = aj.Core("atlas-a2")
+    h, f = core.local_tensor("half", 256), core.local_tensor("float", 256)
+    h[:] = np.arange(256).astype(np.float16)
+    P = aj.UnaryRepeatParams(1, 1, 8, 4)
+    f[:] = np.full(256, -1, np.float32)
+    aj.Cast(f, h, aj.RoundMode.CAST_NONE, 32, 2, P)
+    want = core.ub.copy()
+    for call in (lambda: aj.Cast(f, h, aj.RoundMode.CAST_NONE, 32, repeat_time=2, repeat_params=P),
+                 lambda: aj.Cast(f, h, aj.RoundMode.CAST_NONE, 32, 2, repeat_params=P)):
+        f[:] = np.full(256, -1, np.float32)
+        call()
+        assert np.array_equal(core.ub, want)
+    with pytest.raises(aj.ParameterError, match="arguments"):
+        aj.Cast(f, h, aj.RoundMode.CAST_NONE, 32, count=32)
+    assert np.array_equal(core.ub, want)

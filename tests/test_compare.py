@@ -266,10 +266,16 @@ def _compare_whole_ub_matches_reference(device, scalar, count_form, data):
         repeat = data.draw(st.integers(0, 4))
         blk0, blk1, rep0, rep1 = (data.draw(st.integers(0, 3)), data.draw(st.integers(0, 3)),
                                   data.draw(st.integers(0, 12)), data.draw(st.integers(0, 12)))
+        last = None
+        if data.draw(st.booleans()):   # counter mode (SPEC-2 1.4, D44): the count, unless the device ignores masks
+            core.SetMaskCount()
+            mask = data.draw(st.integers(1, 4 * lanes))
+            if not core.spec.compare_mask_ignored:
+                active, repeat, last = list(range(lanes)), -(-mask // lanes), mask % lanes or lanes
         if core.spec.compare_mask_ignored:
             active = list(range(lanes))
         ref.compare_high_dim(want, dtype, mode.name, dst_addr, a_addr, None if scalar else b_addr, active, repeat,
-                             (blk0, blk1, rep0, rep1), ne_nan, scalar_value)
+                             (blk0, blk1, rep0, rep1), ne_nan, scalar_value, last_lanes=last)
         if scalar:
             aj.Compares(d, a, scalar_arg, mode, mask, repeat, aj.UnaryRepeatParams(1, blk0, 8, rep0))
         else:
@@ -325,8 +331,13 @@ def _select_whole_ub_matches_reference(device, count_form, data):
         repeat = data.draw(st.integers(0, 4))
         st_ = [data.draw(st.integers(1, 3)), data.draw(st.integers(0, 3)), data.draw(st.integers(0, 3)),
                data.draw(st.integers(8, 12)), data.draw(st.integers(0, 12)), data.draw(st.integers(0, 12))]
+        last = None
+        if data.draw(st.booleans()):   # counter mode (SPEC-2 1.4): mask is the count, the last repeat partial
+            core.SetMaskCount()
+            mask = data.draw(st.integers(1, 4 * lanes))
+            active, repeat, last = list(range(lanes)), -(-mask // lanes), mask % lanes or lanes
         ref.select_high_dim(want, dtype, mode, dst_addr, sel_addr, a_addr, None if scalar else b_addr, active,
-                            repeat, st_, scalar_bytes)
+                            repeat, st_, scalar_bytes, last_lanes=last)
         aj.Select(d, m, a, src1, S(mode), mask, repeat, aj.BinaryRepeatParams(*st_))
     assert np.array_equal(core.ub, want)
 
@@ -479,4 +490,94 @@ def test_count_forms_refuse_is_set_mask_d32():
                  lambda: aj.Cast(f, h, aj.RoundMode.CAST_NONE, 64, is_set_mask=True),
                  lambda: aj.Gather(h, h[32:], offs, 0, 16, is_set_mask=True)):
         with pytest.raises(TypeError, match="is_set_mask"):
+            call()
+
+
+def test_high_dim_values_by_keyword_and_position_mixed():
+    """SPEC-2 1.1: every parameter is also a keyword. `Compare(..., mask, repeat_time=, repeat_params=)` is the
+    high-dim call (it ran as the count form, its repeat_time and repeat_params silently dropped), `(..., mask,
+    repeat_time, repeat_params=)` too (it was refused as 6 arguments); a count given twice, or with high-dim values,
+    is refused before anything is written. The same for Compares, Select and Gather."""
+    core = aj.Core("ascend950")
+    a, b = core.local_tensor("half", 512), core.local_tensor("half", 512)
+    a[:], b[:] = np.zeros(512, np.float16), np.ones(512, np.float16)
+    d, h, sel = core.local_tensor("uint8", 64), core.local_tensor("half", 512), core.local_tensor("uint8", 64)
+    offs = core.local_tensor("uint32", 512)
+    offs[:] = np.arange(512, dtype=np.uint32) * 2
+    sel[:] = np.full(64, 0x0F, np.uint8)
+    P = aj.BinaryRepeatParams()
+    cases = [  # (the all-positional high-dim call, equivalent mixed calls): same bytes everywhere
+        (lambda: aj.Compare(d, a, b, C.LT, 64, 2, P),
+         [lambda: aj.Compare(d, a, b, C.LT, 64, 2, repeat_params=P),
+          lambda: aj.Compare(d, a, b, C.LT, 64, repeat_time=2, repeat_params=P),
+          lambda: aj.Compare(d, a, b, cmp_mode=C.LT, mask=64, repeat_time=2, repeat_params=P)]),
+        (lambda: aj.Compares(d, a, 0.5, C.LT, 64, 2, aj.UnaryRepeatParams()),
+         [lambda: aj.Compares(d, a, 0.5, C.LT, 64, repeat_time=2, repeat_params=aj.UnaryRepeatParams())]),
+        (lambda: aj.Select(h, sel, a, b, S.VSEL_TENSOR_TENSOR_MODE, 64, 2, P),
+         [lambda: aj.Select(h, sel, a, b, S.VSEL_TENSOR_TENSOR_MODE, 64, repeat_time=2, repeat_params=P)]),
+        (lambda: aj.Gather(h, a, offs, 0, 64, 2, 8),
+         [lambda: aj.Gather(h, a, offs, 0, 64, repeat_time=2, dst_rep_stride=8),
+          lambda: aj.Gather(h, a, offs, 0, 64, 2, dst_rep_stride=8)]),
+    ]
+    for positional, mixed in cases:
+        for call in mixed:
+            core.ub[d.addr:d.addr + 64] = 0x55
+            h[:] = np.full(512, -1, np.float16)
+            positional()
+            want = core.ub.copy()
+            core.ub[d.addr:d.addr + 64] = 0x55
+            h[:] = np.full(512, -1, np.float16)
+            call()
+            assert np.array_equal(core.ub, want)
+    for call in (lambda: aj.Compare(d, a, b, C.LT, 128, count=128),
+                 lambda: aj.Compare(d, a, b, C.LT, count=128, repeat_time=1),
+                 lambda: aj.Compares(d, a, 0.5, C.LT, 64, 2),
+                 lambda: aj.Select(h, sel, a, b, S.VSEL_TENSOR_TENSOR_MODE, 128, count=128),
+                 lambda: aj.Gather(h, a, offs, 0, 64, repeat_time=2),
+                 lambda: aj.Gather(h, a, offs, 0, 64, count=64)):
+        before = core.ub.copy()
+        with pytest.raises(aj.ParameterError, match="arguments"):
+            call()
+        assert np.array_equal(core.ub, before)
+
+
+def test_select_high_dim_sel_mask_bound_is_the_last_bit_read():
+    """D59: selMask bytes a high-dim Select reads end at the last bit an active lane uses, as in the count form: in
+    counter mode the last repeat has count % L lanes (modes 1/2 read count bits), with a bit mask only the active
+    lanes' bits (mode 0: the highest active lane's). An exactly sized selMask was refused (its bound took whole
+    repeats of L bits); one byte less is refused, nothing written."""
+    core = aj.Core("ascend950")
+    a, b, d = (core.local_tensor("half", 256) for _ in range(3))
+    a[:], b[:] = np.ones(256, np.float16), np.zeros(256, np.float16)
+    P = aj.BinaryRepeatParams()
+    sel, short = core.local_tensor("uint8", 25), core.local_tensor("uint8", 24)
+    sel[:], short[:] = np.full(25, 0xAA, np.uint8), np.full(24, 0xAA, np.uint8)
+    core.SetMaskCount()
+    d[:] = np.full(256, 7, np.float16)
+    aj.Select(d, sel, a, b, S.VSEL_TENSOR_TENSOR_MODE, 200, 1, P)          # counter mode: 200 bits = 25 bytes
+    assert np.array_equal(d.numpy(), np.r_[np.tile([0, 1], 100), np.full(56, 7)].astype(np.float16))
+    with pytest.raises(aj.OutOfBoundsError, match="sel_mask"):
+        aj.Select(d, short, a, b, S.VSEL_TENSOR_TENSOR_MODE, 200, 1, P)
+    core.SetMaskNorm()
+    one = core.local_tensor("uint8", 1)
+    one[:] = np.array([0x0F], np.uint8)
+    d[:] = np.full(256, 7, np.float16)
+    aj.Select(d, one, a, b, S.VSEL_CMPMASK_SPR, [0xFF, 0], 2, P)            # lanes 0..7 of each repeat: bits 0..7
+    assert np.array_equal(d.numpy()[[0, 3, 4, 7, 8, 128, 131, 132, 136]], np.array([1, 1, 0, 0, 7, 1, 1, 0, 7],
+                                                                                      np.float16))
+
+
+def test_compares_scalar_by_the_cxx_keyword():
+    """SPEC-2 1.1: the scalar is also `src1_scalar=` (C++ src1Scalar) beside the SPEC's `scalar`; twice or missing
+    is a TypeError."""
+    core = aj.Core("atlas-a2")
+    a, d = core.local_tensor("half", 128), core.local_tensor("uint8", 16)
+    a[:] = np.arange(128).astype(np.float16)
+    aj.Compares(d, a, cmp_mode=C.LT, count=128, src1_scalar=3.0)
+    assert d.numpy()[:2].tolist() == [7, 0]
+    aj.Compares(dst=d, src0=a, scalar=9.0, cmp_mode=C.LT, count=128)
+    assert d.numpy()[:2].tolist() == [255, 1]
+    for call in (lambda: aj.Compares(d, a, 1.0, C.LT, 128, src1_scalar=1.0), lambda: aj.Compares(d, a, cmp_mode=C.LT,
+                                                                                               count=128)):
+        with pytest.raises(TypeError, match="src1_scalar"):
             call()

@@ -286,3 +286,37 @@ def test_d28_types_are_refused_by_name(dtype):
             call()
         assert all(w in str(info.value) for w in ("D28", api, "ascend950"))
         assert core.pad_value is None
+
+
+def test_copy_params_by_the_cxx_keyword():
+    """SPEC-2 1.1: every parameter is also a keyword with the snake_case of the C++ name: dataCopyParams ->
+    data_copy_params (both directions), beside the SPEC's copy_params; given twice or not at all is a TypeError."""
+    core = aj.Core("atlas-a2")
+    gm = aj.GlobalTensor(np.arange(64, dtype=np.float16))
+    out = aj.GlobalTensor(np.zeros(64, np.float16))
+    ub = core.local_tensor("half", 64)
+    aj.DataCopyPad(ub, gm, data_copy_params=aj.DataCopyExtParams(1, 20, 0, 0, 0),
+                   pad_params=aj.DataCopyPadExtParams(True, 0, 6, 0))
+    assert ub.numpy()[:16].tolist() == list(range(10)) + [0] * 6
+    aj.DataCopyPad(dst=out, src=ub, data_copy_params=aj.DataCopyExtParams(1, 20, 0, 0, 0))
+    assert out.numpy()[:11].tolist() == list(range(10)) + [0]
+    for call in (lambda: aj.DataCopyPad(out, ub, aj.DataCopyExtParams(1, 20, 0, 0, 0),
+                                        data_copy_params=aj.DataCopyExtParams(1, 20, 0, 0, 0)),
+                 lambda: aj.DataCopyPad(out, ub)):
+        with pytest.raises(TypeError, match="data_copy_params"):
+            call()
+
+
+def test_set_pad_value_by_the_cxx_keyword():
+    """SPEC-2 1.1: SetPadValue's value is also `padding_value=` (C++ paddingValue), module level and on the core;
+    twice or missing is a TypeError and stores nothing."""
+    core = aj.Core("atlas-a2")
+    with core:
+        aj.SetPadValue(padding_value=1.0, dtype="half")
+        assert core.pad_value == (aj.Core("atlas-a2").local_tensor("half", 1).dtype, 0x3C00)
+        core.SetPadValue(padding_value=np.int16(-2))
+        assert core.pad_value[1] == 0xFFFE
+        for call in (lambda: aj.SetPadValue(1.0, "half", padding_value=2.0), lambda: core.SetPadValue(dtype="half")):
+            with pytest.raises(TypeError, match="padding_value"):
+                call()
+        assert core.pad_value[1] == 0xFFFE

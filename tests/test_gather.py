@@ -49,8 +49,15 @@ def _gather_whole_ub_matches_reference(device, count_form, data):
             active = ref_model.lanes_of_mask(lo, hi, lanes)
         repeat = data.draw(st.integers(0, 4))
         rep = data.draw(st.integers(0, 10))
-        ref.gather(want, dtype, dst.addr, src.addr, offs_t.addr, base, active, repeat, lanes, rep)
-        aj.Gather(dst, src, offs_t, base, mask, repeat, rep)
+        if data.draw(st.booleans()):   # counter mode (SPEC-2 1.4): mask is the count, the last repeat partial
+            count = data.draw(st.integers(1, 3 * lanes))
+            core.SetMaskCount()
+            ref.gather(want, dtype, dst.addr, src.addr, offs_t.addr, base, list(range(lanes)), -(-count // lanes),
+                       lanes, rep, last_lanes=count % lanes or lanes)
+            aj.Gather(dst, src, offs_t, base, count, repeat, rep)
+        else:
+            ref.gather(want, dtype, dst.addr, src.addr, offs_t.addr, base, active, repeat, lanes, rep)
+            aj.Gather(dst, src, offs_t, base, mask, repeat, rep)
     assert np.array_equal(core.ub, want)
 
 
@@ -261,3 +268,38 @@ def test_gather_mask_doc_example(device):
         src[:] = np.arange(1, 257)
         assert aj.GatherMask(src, src, 2, False, 0, aj.GatherMaskParams(1, 4, 8, 0)) == 128
         assert np.array_equal(src.numpy()[:128], np.arange(2, 257, 2))
+
+
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2"])
+def test_gather_counter_mode_dst_bound_is_the_last_lane_written(device):
+    """Issue 11 / SPEC-2 1.5: in counter mode the last repeat writes only its count % L lanes (SPEC-2 1.4), so a dst
+    holding exactly the count elements is legal (it was refused: the bound took every lane of the last repeat); one
+    element less is refused, nothing written."""
+    core = aj.Core(device)
+    src, offs = core.local_tensor("half", 512), core.local_tensor("uint32", 200)
+    src[:] = np.arange(512).astype(np.float16)
+    offs[:] = np.arange(200, dtype=np.uint32)[::-1] * 2
+    dst = core.local_tensor("half", 200)
+    core.SetMaskCount()
+    aj.Gather(dst, src, offs, 0, 200, 1, 8)
+    assert np.array_equal(dst.numpy(), np.arange(200)[::-1].astype(np.float16))
+    short = core.local_tensor("half", 199)
+    _refused(core, aj.OutOfBoundsError, lambda: aj.Gather(short, src, offs, 0, 200, 1, 8), "dst")
+
+
+def test_gather_mask_310p_total_count_bounds_end_at_the_last_element():
+    """D58 310P ("配置方式二"): mask is the total count, the last repeat handles mask % L elements, so src0 and the
+    user pattern need only that far (a src0 of exactly `mask` elements was refused, its bound taking a full last
+    repeat); one element less is refused."""
+    core = aj.Core("atlas-inference-aicore")
+    src, dst = core.local_tensor("half", 200), core.local_tensor("half", 200)
+    src[:] = np.arange(200).astype(np.float16)
+    assert aj.GatherMask(dst, src, 2, True, 200, aj.GatherMaskParams(1, 0, 8, 8)) == 100
+    assert np.array_equal(dst.numpy()[:100], np.arange(1, 200, 2).astype(np.float16))
+    pattern = core.local_tensor("uint16", 16 + 5)   # repeat 1's 72 bits start 32 B in: 32 + 9 bytes
+    pattern[:] = np.full(21, 0xFFFF, np.uint16)
+    assert aj.GatherMask(dst, src, pattern, True, 200, aj.GatherMaskParams(1, 0, 8, 1)) == 200
+    assert np.array_equal(dst.numpy(), np.arange(200).astype(np.float16))
+    short = core.local_tensor("half", 199)
+    _refused(core, aj.OutOfBoundsError, lambda: aj.GatherMask(dst, short, 2, True, 200, aj.GatherMaskParams(1, 0, 8, 8)),
+             "src0")

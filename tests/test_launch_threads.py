@@ -10,6 +10,7 @@ import pytest
 
 import ascend_jit as aj
 launch_module = importlib.import_module("ascend_jit.launch")  # aj.launch is the function
+R = aj.Reg
 
 
 def _block_thread_and_interval(seen):
@@ -111,3 +112,64 @@ def test_a_forked_child_starts_its_own_block_threads():
         parent.join(60)
     child.join(60)
     assert child.exitcode == 0 and sys.getswitchinterval() == before
+
+
+def _move_mask_vf(out, dtype):
+    R.StoreAlign(out, R.MoveMask(dtype), 0)
+
+
+MOVE_MASK_VF = R.simd_vf(_move_mask_vf)
+
+
+def _blocks_read_their_own_mask_register(wrong, rounds):
+    """Each block sets its own vector mask register and reads it back through a compiled MoveMask VF, many times."""
+    core = aj.current_core()
+    block = aj.GetBlockIdx()
+    core.SetVectorMask(0, 1 << block)
+    out = core.local_tensor("uint8", 32)
+    for _ in range(rounds):
+        MOVE_MASK_VF(out, "half")
+        if out.numpy()[0] != 3 << (2 * block):
+            wrong.append(block)
+
+
+def _max_plus_max_vf(out):
+    a, d = R.RegTensor("half"), R.RegTensor("half")
+    R.Duplicate(a, 65504.0)
+    R.Add(d, a, a, R.CreateMask("half"))
+    R.StoreAlign(out, d, R.CreateMask("half"))
+
+
+MAX_PLUS_MAX_VF = R.simd_vf(_max_plus_max_vf)
+
+
+def _blocks_make_registers_with_their_own_modes(wrong, rounds):
+    """Even blocks saturate half overflow (MAX + MAX = 65504), odd ones give inf (SPEC-2 11.1: the registers a VF
+    makes carry its core's modes)."""
+    core = aj.current_core()
+    saturating = aj.GetBlockIdx() % 2 == 0
+    core.SetCtrlSpr(48, 48, 0 if saturating else 1)
+    core.SetCtrlSpr(53, 53, 1 if saturating else 0)
+    out = core.local_tensor("half", 128)
+    for _ in range(rounds):
+        MAX_PLUS_MAX_VF(out)
+        if out.numpy()[0] != (65504.0 if saturating else np.inf):
+            wrong.append(aj.GetBlockIdx())
+
+
+@pytest.mark.parametrize("block", [_blocks_read_their_own_mask_register, _blocks_make_registers_with_their_own_modes])
+def test_threaded_blocks_calling_vfs_never_see_another_blocks_state(block):
+    """The state a compiled VF reads from the process (its core's mask register for MoveMask, the overflow modes of
+    the registers it makes, the pending unaligned stores) is set and read as one step while a parallel launch runs
+    (reg.py simd_vf, VF_STATE_LOCK): with the GIL handed over every microsecond, four blocks each read their own mask
+    register and make registers with their own core's overflow modes every time (before: another block's, now and
+    then)."""
+    wrong = []
+    saved = sys.getswitchinterval()
+    try:
+        launch_module.LAUNCH_SWITCH_INTERVAL, old = 1e-6, launch_module.LAUNCH_SWITCH_INTERVAL
+        aj.launch(block, 4, "ascend950", wrong, 3000)
+    finally:
+        launch_module.LAUNCH_SWITCH_INTERVAL = old
+        sys.setswitchinterval(saved)
+    assert wrong == []

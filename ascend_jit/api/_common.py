@@ -61,6 +61,35 @@ def _not_a_tensor_hint(value):
     return None
 
 
+def split_forms(api, args, kw_count, high_kw, n_before, device, forms):
+    """(form, values) from a call's positional tail and its form keywords (SPEC-2 1.1: every parameter is also a
+    keyword): one value or `count=` -> ("count", (count,)); the high-dim values (high_kw: their names and keyword
+    values in the C++ order, e.g. mask, repeat_time, repeat_params) -> ("high", values), each given positionally (in
+    that order) or by keyword, never both, and never mixed with `count=`. Anything else is a ParameterError naming
+    the forms (`forms`); n_before is the number of positional arguments before the tail."""
+    names, kw_values = tuple(high_kw), tuple(high_kw.values())
+    given_high = any(v is not None for v in kw_values)
+    if not given_high and (kw_count is not None and not args or kw_count is None and len(args) == 1):
+        return "count", (kw_count if kw_count is not None else args[0],)
+    if kw_count is None and 0 < len(args) + given_high and len(args) <= len(names):
+        slots = list(args) + [None] * (len(names) - len(args))
+        twice = [name for i, (name, v) in enumerate(zip(names, kw_values)) if v is not None and i < len(args)]
+        for i, v in enumerate(kw_values):
+            if v is not None and i >= len(args):
+                slots[i] = v
+        missing = [name for name, v in zip(names, slots) if v is None]
+        if not twice and not missing:
+            return "high", tuple(slots)
+        detail = (f"{', '.join(twice)} given both positionally and by keyword" if twice else
+                  f"the high-dim form lacks {', '.join(missing)}")
+    elif kw_count is not None:
+        detail = "count= together with the high-dim form's values"
+    else:
+        detail = ("the count (or " + ", ".join(names) + ") is missing" if not args else
+                  f"{len(args)} values after the operands fit neither form")
+    raise ParameterError(api, "arguments", len(args) + n_before, legal=forms, detail=detail, device=device)
+
+
 def high_dim_is_set_mask(api, is_count_form, is_set_mask):
     """SPEC-2 D32: the count prototypes of Cast, Compare, Select, Gather have no isSetMask template argument, so
     passing it to a count form is a TypeError; high-dim forms default to True. (`is_set_mask` is None when absent.)"""

@@ -14,7 +14,7 @@ from ..tensor import LocalTensor
 from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
                       check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
-                      refuse_empty_mask_on_950, unary_repeat_params)
+                      refuse_empty_mask_on_950, split_forms, unary_repeat_params)
 
 API = "Cast"
 
@@ -27,7 +27,8 @@ def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, r
     LocalTensors of one core without a sanitizer, whose shape an earlier call validated, runs its remembered kernel
     call; everything else (the first call of a shape, keywords, NOPs, the sanitizer, freed tensors, every refusal)
     takes the full path, which remembers what it validated."""
-    if len(args) == 1 and count is None and mask is None and is_set_mask is None:
+    if len(args) == 1 and count is None and mask is None and repeat_time is None and repeat_params is None and \
+            is_set_mask is None:
         key = _count_key(dst, src, round_mode, args[0])
         if key is not None:
             call = _COUNT_CALLS.get(key)
@@ -40,18 +41,14 @@ def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, r
                     core._apply_mask_effect(effect)
                 return
         return cast_count(dst, src, round_mode, args[0], key)
-    if count is not None or (len(args) == 1 and mask is None):
+    form, values = split_forms(API, args, count, dict(mask=mask, repeat_time=repeat_time, repeat_params=repeat_params),
+                               3, dst.core.device if isinstance(dst, LocalTensor) else None,
+                               "(dst, src, round_mode, count) or (dst, src, round_mode, mask, repeat_time, "
+                               "repeat_params)")   # SPEC-2 1.1: positional, keyword or both
+    if form == "count":
         high_dim_is_set_mask(API, True, is_set_mask)
-        return cast_count(dst, src, round_mode, count if count is not None else args[0])
-    if len(args) == 3:
-        mask, repeat_time, repeat_params = args
-    elif args:
-        raise ParameterError(API, "arguments", len(args) + 3, legal="(dst, src, round_mode, count) or "
-                             "(dst, src, round_mode, mask, repeat_time, repeat_params)",
-                             device=operands(API, dst, src).device)
-    return cast_high_dim(dst, src, round_mode, mask, repeat_time,
-                         UnaryRepeatParams() if repeat_params is None else repeat_params,
-                         high_dim_is_set_mask(API, False, is_set_mask))
+        return cast_count(dst, src, round_mode, values[0])
+    return cast_high_dim(dst, src, round_mode, *values, high_dim_is_set_mask(API, False, is_set_mask))
 
 
 # --- the conversion rules of one call ---------------------------------------------------------------------------
@@ -71,6 +68,8 @@ def _check_pair(spec, s, d, round_mode):
         dsts = sorted(b for a, b in spec.cast_pairs if a == s.name)
         if (s.name, d.name) == ("int32", "half"):
             detail = "int32 -> half needs SetDeqScale, whose intermediate precision is undocumented (SPEC-2 D47)"
+        elif s.name == "int16" and d.name in ("int8", "uint8"):   # SPEC-2 14 row 1: the dequantisation rows
+            detail = f"int16 -> {d.name} here is CastDequant's, which is not offered (SPEC-2 D47, 7.5)"
         else:
             detail = f"the pair {s.name} -> {d.name} is not in this device's table (SPEC-2 7.2)"
         raise UnsupportedDTypeError(API, "dst.dtype", d.name, device=spec.name, detail=detail,

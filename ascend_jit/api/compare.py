@@ -12,8 +12,8 @@ from ..sanitizer import vector_access
 from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
-                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
-                      refuse_empty_mask_on_950, unary_repeat_params)
+                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, mask_lane_indices, operands,
+                      plan_mask, record_mask, refuse_empty_mask_on_950, split_forms, unary_repeat_params)
 from ._scalar import element_scalar, scalar_bits
 from .elementwise import BinaryRepeatParams
 
@@ -50,20 +50,24 @@ _OPERATORS = {CMPMODE.LT: "<", CMPMODE.GT: ">", CMPMODE.LE: "<=", CMPMODE.GE: ">
               CMPMODE.NE: "!="}
 
 
-def _split(api, args, count, mask, repeat_time, repeat_params, high_arity, is_set_mask, dst):
-    """(is count form, count, mask, repeat_time, repeat_params, is_set_mask) from the positional tail (SPEC-2 1.1,
-    D32)."""
-    if count is not None or (len(args) == 1 and mask is None):
+def _split(api, args, count, mask, repeat_time, repeat_params, is_set_mask, dst, forms, n_before):
+    """(is count form, count, mask, repeat_time, repeat_params, is_set_mask) from the positional tail and the
+    keywords (SPEC-2 1.1: positional, keyword or both; _common.split_forms), with D32's is_set_mask rule."""
+    device = dst.core.device if isinstance(dst, LocalTensor) else None
+    form, values = split_forms(api, args, count, dict(mask=mask, repeat_time=repeat_time, repeat_params=repeat_params),
+                               n_before, device, forms)
+    if form == "count":
         high_dim_is_set_mask(api, True, is_set_mask)
-        return True, count if count is not None else args[0], None, None, None, True
-    if len(args) == 3:
-        mask, repeat_time, repeat_params = args
-    elif args:
-        raise ParameterError(api, "arguments", len(args) + high_arity - 3,
-                             legal=f"{high_arity - 2} (count form) or {high_arity} (high-dim form) positional "
-                                   "arguments",
-                             device=dst.core.device if isinstance(dst, LocalTensor) else None)
-    return False, None, mask, repeat_time, repeat_params, high_dim_is_set_mask(api, False, is_set_mask)
+        return True, values[0], None, None, None, True
+    return (False, None, *values, high_dim_is_set_mask(api, False, is_set_mask))
+
+
+_COMPARE_FORMS = ("(dst, src0, src1, cmp_mode, count) or (dst, src0, src1, cmp_mode, mask, repeat_time, "
+                  "repeat_params)")
+_COMPARES_FORMS = ("(dst, src0, scalar, cmp_mode, count) or (dst, src0, scalar, cmp_mode, mask, repeat_time, "
+                   "repeat_params)")
+_SELECT_FORMS = ("(dst, sel_mask, src0, src1, sel_mode, count) or (dst, sel_mask, src0, src1, sel_mode, mask, "
+                 "repeat_time, repeat_params)")
 
 
 # --- Compare / Compares ---------------------------------------------------------------------------------------------
@@ -72,22 +76,33 @@ def Compare(dst, src0, src1, cmp_mode, *args, count=None, mask=None, repeat_time
     """`Compare(dst, src0, src1, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)`: one bit
     per element into the uint8/int8 dst, LSB first (D44)."""
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
-        "Compare", args, count, mask, repeat_time, repeat_params, 7, is_set_mask, dst)
+        "Compare", args, count, mask, repeat_time, repeat_params, is_set_mask, dst, _COMPARE_FORMS, 4)
     core = operands("Compare", dst, src0, src1, names=("src0", "src1"))
     return _compare(core, "Compare", dst, src0, src1, None, cmp_mode, is_count, count, mask, repeat_time,
-                    BinaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask)
+                    repeat_params, is_set_mask)
 
 
-def Compares(dst, src0, scalar, cmp_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
-             is_set_mask=None):
+_MISSING = object()
+
+
+def Compares(dst, src0, scalar=_MISSING, cmp_mode=_MISSING, *args, count=None, mask=None, repeat_time=None,
+             repeat_params=None, is_set_mask=None, src1_scalar=_MISSING):
     """`Compares(dst, src0, scalar, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)` with
-    UnaryRepeatParams; the scalar is converted to src0's dtype once (D29)."""
+    UnaryRepeatParams; the scalar is converted to src0's dtype once (D29). `src1_scalar=` is the keyword of the C++
+    name (src1Scalar, SPEC-2 1.1) for the scalar."""
+    if src1_scalar is not _MISSING or scalar is _MISSING:
+        if scalar is not _MISSING or src1_scalar is _MISSING:
+            raise TypeError("Compares() takes the scalar once: scalar (positional or keyword) or src1_scalar (the "
+                            "C++ name src1Scalar, SPEC-2 1.1)")
+        scalar = src1_scalar
+    if cmp_mode is _MISSING:
+        raise TypeError("Compares() missing required argument: 'cmp_mode'")
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
-        "Compares", args, count, mask, repeat_time, repeat_params, 7, is_set_mask, dst)
+        "Compares", args, count, mask, repeat_time, repeat_params, is_set_mask, dst, _COMPARES_FORMS, 4)
     core = operands("Compares", dst, src0, names=("src0",))
     scalar, scalar_tensor = element_scalar("Compares", core, src0.dtype, scalar)
     return _compare(core, "Compares", dst, src0, None, scalar, cmp_mode, is_count, count, mask, repeat_time,
-                    UnaryRepeatParams() if repeat_params is None else repeat_params, is_set_mask, scalar_tensor)
+                    repeat_params, is_set_mask, scalar_tensor)
 
 
 CompareScalar = Compares  # the older name of Compares (SPEC-2 9.4 "Compares (= CompareScalar)")
@@ -284,7 +299,8 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     selMask bit 1 takes src0, 0 takes src1 (a tensor, or a scalar in mode 1); D59."""
     api = "Select"
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(api, args, count, mask, repeat_time,
-                                                                             repeat_params, 9, is_set_mask, dst)
+                                                                             repeat_params, is_set_mask, dst,
+                                                                             _SELECT_FORMS, 5)
     scalar_src1 = not isinstance(src1, LocalTensor)
     core = operands(api, dst, sel_mask, src0, names=("sel_mask", "src0"))
     spec = core.spec
@@ -322,9 +338,8 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         core._after_count_call(count % d.lanes_per_repeat or d.lanes_per_repeat)
         return
     plan = plan_mask(api, core, d, mask, is_set_mask)
-    params = BinaryRepeatParams() if repeat_params is None else repeat_params
     repeat_time = as_int(api, spec, "repeat_time", repeat_time)  # plain ints before the cache key (issue 12)
-    params = _repeat_params(api, spec, params, BinaryRepeatParams, hi=None)
+    params = _repeat_params(api, spec, repeat_params, BinaryRepeatParams, hi=None)
     key = common + (plan, repeat_time, params)
     try:
         mode, repeat, last, p = _validate_select_high_dim(*key)
@@ -336,7 +351,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         def strided(name, t):
             return Operand(name, t.addr, d.size, plan.lo, plan.hi, repeat, getattr(p, f"{name}BlkStride"),
                            getattr(p, f"{name}RepStride"), last)
-        reads = [(("sel_mask", sel_mask.addr, _sel_bytes(mode, d.lanes_per_repeat, repeat)), sel_mask),
+        reads = [(("sel_mask", sel_mask.addr, _sel_bytes(mode, d.lanes_per_repeat, repeat, plan=plan)), sel_mask),
                  (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
         reads += _scalar_read(scalar_tensor, d, "src1")
         vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)])
@@ -373,12 +388,22 @@ def _check_select_types(spec, d, m, s0, s1, sel_mode, count_form, scalar_src1):
     return mode
 
 
-def _sel_bytes(mode, lanes, repeats, count=None):
-    """selMask bytes a call reads (D59): mode 0 at most one repeat's L bits, modes 1/2 one bit per element."""
+def _sel_bytes(mode, lanes, repeats, count=None, plan=None):
+    """selMask bytes a call reads (D59), up to the last bit an active lane uses: count form, mode 0 min(count, L)
+    bits and modes 1/2 one bit per element; high-dim (repeats >= 1 with an active lane), mode 0 bit j of the highest
+    active lane j, modes 1/2 bit (repeats - 1)*L + j of the last repeat's highest active lane (in counter mode the
+    last repeat has only count % L lanes, SPEC-2 1.4)."""
     if count is not None:
         n = min(count, lanes) if mode == SELMODE.VSEL_CMPMASK_SPR else count
         return -(-n // 8)
-    return lanes // 8 if mode == SELMODE.VSEL_CMPMASK_SPR else repeats * lanes // 8
+    per = mask_lane_indices(plan.lo, plan.hi, lanes)
+    last = plan.last_lanes(lanes)
+    n_last = per.size if last < 0 else min(last, per.size)
+    if mode == SELMODE.VSEL_CMPMASK_SPR:
+        bits = int(per[-1] if repeats > 1 or n_last == per.size else per[n_last - 1]) + 1
+    else:
+        bits = (repeats - 1) * lanes + int(per[n_last - 1]) + 1
+    return -(-bits // 8)
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
@@ -445,7 +470,7 @@ def _validate_select_high_dim(spec, d, m, s0, s1, sel_mode, addr, maddr, addr0, 
     for n in names[1:]:
         check_overlap(api, spec, ops["dst"], ops[n], exts["dst"], exts[n])
     if repeat and not plan.empty:
-        nsel = _sel_bytes(mode, lanes, repeat)
+        nsel = _sel_bytes(mode, lanes, repeat, plan=plan)
         check_run_bounds(api, spec, bounds, Runs("sel_mask", maddr, nsel, 0, 1), TensorExtent(maddr, msize, m))
         e = exts["dst"]
         if e is not None and maddr < e[1] and e[0] < maddr + nsel:

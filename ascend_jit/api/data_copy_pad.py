@@ -145,14 +145,21 @@ _PLANS_MAX = 4096    # distinct call shapes remembered (cleared when full)
 _MISSING = object()
 
 
-def DataCopyPad(dst, src, copy_params, pad_params=None, *, mode=PaddingMode.Normal):
+def DataCopyPad(dst, src, copy_params=_MISSING, pad_params=None, *, mode=PaddingMode.Normal,
+                data_copy_params=_MISSING):
     """`DataCopyPad(dst_local, src_global, copy_params, pad_params)` (GM -> UB) or
     `DataCopyPad(dst_global, src_local, copy_params)` (UB -> GM); the first argument's type picks the direction.
+    `data_copy_params=` is the keyword of the C++ name (dataCopyParams, SPEC-2 1.1) for copy_params.
 
     Validation is memoised per call shape (direction, element types, UB address and size, bounds rule, the
     parameter structs with their fields' types, mode, the SetPadValue state); GM sizes stay out of the key and the
     proven shape's far GM byte is compared with the GM tensor's size on every call, a GM destination's
     writability too. The copy is one compiled call (jit/movement.py, GIL released) through its entry."""
+    if data_copy_params is not _MISSING or copy_params is _MISSING:
+        if copy_params is not _MISSING or data_copy_params is _MISSING:
+            raise TypeError("DataCopyPad() takes the copy parameters once: copy_params (positional or keyword) or "
+                            "data_copy_params (the C++ name dataCopyParams, SPEC-2 1.1)")
+        copy_params = data_copy_params
     if type(copy_params) is DataCopyParams or type(pad_params) is DataCopyPadParams:
         copy_params, pad_params = _from_older_structs(dst, src, copy_params, pad_params)
     if type(dst) is LocalTensor:

@@ -25,7 +25,7 @@ from ..jit.direct import EntryTable, PreparedCall
 from ..reference import elementwise as R
 from ..tensor import LocalTensor
 from ..sanitizer import vector_access
-from ._common import as_flag, as_int, repeat_params as _repeat_params
+from ._common import as_flag, as_int, repeat_params as _repeat_params, split_forms
 from ._common import (MaskPlan, Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub,
                       check_overlap, check_range, check_repeat_overlap, check_tensor_bounds, operands, plan_mask,
                       recorded_mask, refuse_empty_mask_on_950)
@@ -441,7 +441,7 @@ _REPEAT_STRIDE_MAX = {CopyRepeatParams: 4095}  # the Copy page's 表4; every oth
 
 
 def _check_strides(api, spec, params, strides):
-    """Every stride field in its range, dst's block stride not 0 (SPEC 1.2, D10, D61); fills `strides` with
+    """Every stride field in its range, dst's block stride not 0 (SPEC 1.2, D10; SPEC-2 D61); fills `strides` with
     operand name -> (block stride, repeat stride)."""
     fields = _STRIDE_FIELDS[type(params)]
     rep_max = _REPEAT_STRIDE_MAX.get(type(params), 255)
@@ -449,7 +449,7 @@ def _check_strides(api, spec, params, strides):
         blk = check_range(api, spec, blk_f, getattr(params, blk_f), 0, blk_max)
         rep = check_range(api, spec, rep_f, getattr(params, rep_f), 0, rep_max)
         strides[name] = (blk, rep)
-    if strides["dst"][0] == 0:  # SPEC 1.2, D10, D61
+    if strides["dst"][0] == 0:  # SPEC 1.2, D10; SPEC-2 D61
         raise ParameterError(api, fields[0][1], 0, legal="[1, ...] (0 is undefined behaviour, SPEC 1.2, D10)",
                              device=spec.name)
 
@@ -930,32 +930,8 @@ def _count_is_set_mask(row, core, is_set_mask, count):
 
 # --- public entry points (one factory per arity) -----------------------------------------------------------------------
 def _split(row, args, kw_count, high_kw, n_count, device, forms=None):
-    """(form, values) from the positional tail and the form's keywords (SPEC-2 1.1: every parameter is also a
-    keyword): one value or `count=` -> count form; the high-dim values (high_kw: their names and keyword values in
-    the C++ order, e.g. mask, repeat_time, repeat_params) -> high-dim form, each given positionally (in that order)
-    or by keyword, never both, and never mixed with `count=`."""
-    names, kw_values = tuple(high_kw), tuple(high_kw.values())
-    given_high = any(v is not None for v in kw_values)
-    if not given_high and (kw_count is not None and not args or kw_count is None and len(args) == 1):
-        return "count", (kw_count if kw_count is not None else args[0],)
-    if kw_count is None and 0 < len(args) + given_high and len(args) <= len(names):
-        slots = list(args) + [None] * (len(names) - len(args))
-        twice = [name for i, (name, v) in enumerate(zip(names, kw_values)) if v is not None and i < len(args)]
-        for i, v in enumerate(kw_values):
-            if v is not None and i >= len(args):
-                slots[i] = v
-        missing = [name for name, v in zip(names, slots) if v is None]
-        if not twice and not missing:
-            return "high", tuple(slots)
-        detail = (f"{', '.join(twice)} given both positionally and by keyword" if twice else
-                  f"the high-dim form lacks {', '.join(missing)}")
-    elif kw_count is not None:
-        detail = "count= together with the high-dim form's values"
-    else:
-        detail = ("the count (or " + ", ".join(names) + ") is missing" if not args else
-                  f"{len(args)} values after the operands fit neither form")
-    raise ParameterError(row.name, "arguments", len(args) + n_count, legal=forms or _FORMS[row.arity], detail=detail,
-                         device=device)
+    """(form, values) of a call (SPEC-2 1.1; _common.split_forms, shared with Compare/Select/Gather)."""
+    return split_forms(row.name, args, kw_count, high_kw, n_count, device, forms or _FORMS[row.arity])
 
 
 _FORMS = {"binary": "(dst, src0, src1, count) or (dst, src0, src1, mask, repeat_time, repeat_params)",

@@ -18,10 +18,14 @@ from ..tensor import LocalTensor
 from ._common import as_int, repeat_params
 from ._common import (Runs, TensorExtent, check_align, check_dtype, check_range, check_run_bounds,
                       high_dim_is_set_mask, mask_lane_indices, operands, plan_mask, record_mask,
-                      refuse_empty_mask_on_950)
+                      refuse_empty_mask_on_950, split_forms)
 
 
 # --- Gather -------------------------------------------------------------------------------------------------------
+_GATHER_FORMS = ("(dst, src, src_offset, src_base_addr, count) or (dst, src, src_offset, src_base_addr, mask, "
+                 "repeat_time, dst_rep_stride)")
+
+
 def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, repeat_time=None,
            dst_rep_stride=None, is_set_mask=None):
     """`Gather(dst, src, src_offset, src_base_addr, count)` or `(..., src_base_addr, mask, repeat_time,
@@ -30,13 +34,11 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
     core = operands(api, dst, src, src_offset, names=("src", "src_offset"))
     spec = core.spec
     src_base_addr = as_int(api, spec, "src_base_addr", src_base_addr)  # plain ints before the cache keys (issue 12)
-    if count is not None or (len(args) == 1 and mask is None):
-        count = as_int(api, spec, "count", count if count is not None else args[0])
-    elif len(args) == 3:
-        args = (args[0], as_int(api, spec, "repeat_time", args[1]), as_int(api, spec, "dst_rep_stride", args[2]))
-    if count is not None or (len(args) == 1 and mask is None):
+    form, values = split_forms(api, args, count, dict(mask=mask, repeat_time=repeat_time,
+                                                      dst_rep_stride=dst_rep_stride), 4, spec.name, _GATHER_FORMS)
+    if form == "count":
         high_dim_is_set_mask(api, True, is_set_mask)
-        count = count if count is not None else args[0]
+        count = as_int(api, spec, "count", values[0])
         key = (spec, dst.dtype, src.dtype, src_offset.dtype, dst.addr, src.addr, src_offset.addr, dst.size,
                src_offset.size, src_base_addr, count)
         try:
@@ -50,11 +52,9 @@ def Gather(dst, src, src_offset, src_base_addr, *args, count=None, mask=None, re
         offsets_used = src_offset._view()[:count]
         dst_bytes = dst.addr + active * dst.dtype.size
     else:
-        if len(args) == 3:
-            mask, repeat_time, dst_rep_stride = args
-        elif args:
-            raise ParameterError(api, "arguments", len(args) + 4, legal="5 (count form) or 7 (high-dim form)",
-                                 device=spec.name)
+        mask = values[0]
+        repeat_time, dst_rep_stride = (as_int(api, spec, name, v) for name, v in zip(("repeat_time", "dst_rep_stride"),
+                                                                                      values[1:]))
         lanes_dtype = dt.HALF if (dst.dtype.size == 1 and spec.gather_offset_limited) else dst.dtype
         plan = plan_mask(api, core, lanes_dtype, mask, high_dim_is_set_mask(api, False, is_set_mask))
         key = (spec, dst.dtype, src.dtype, src_offset.dtype, dst.addr, src.addr, src_offset.addr, dst.size,
@@ -142,7 +142,10 @@ def _validate_gather_high_dim(spec, d, s, o, addr, src_addr, off_addr, size, off
             raise OutOfBoundsError(api, "src_offset", f"{top} offsets", device=spec.name,
                                    legal=f"<= src_offset.GetSize() = {off_size} (lane j of repeat i uses offset "
                                          "i*L + j, D57)")
-        end = addr + (repeat - 1) * rep * 32 + (int(per[-1]) + 1) * d.size
+        # the far dst byte: the last repeat writes only its n_last lanes (counter mode), the others every active lane
+        full = repeat - 1 if n_last < per.size else repeat
+        end = addr + max((full - 1) * rep * 32 + (int(per[-1]) + 1) * d.size if full else 0,
+                         (repeat - 1) * rep * 32 + (int(per[n_last - 1]) + 1) * d.size)
         check_run_bounds(api, spec, bounds, Runs("dst", addr, end - addr, 0, 1), TensorExtent(addr, size, d))
     per.setflags(write=False)
     return per, lanes, repeat, last, rep * 32
@@ -246,7 +249,8 @@ def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params):
                            legal="dst at src0's address with src0BlockStride 1 and src0RepeatStride 8, or no overlap "
                                  "(SPEC-2 D34)")
     if user and kept:
-        p_lo, p_hi = src1_pattern.addr, src1_pattern.addr + (outer - 1) * prs + -(-elems // 8)
+        p_lo = src1_pattern.addr
+        p_hi = p_lo + max((outer - 2) * prs + -(-elems // 8) if outer > 1 else 0, (outer - 1) * prs + -(-last // 8))
         if dst.addr < p_hi and p_lo < dst.addr + kept * size:
             raise OverlapError(api, "dst/src1_pattern", f"dst at {dst.addr}", device=spec.name,
                                legal="no overlap with the user pattern (SPEC-2 D34)")
@@ -343,11 +347,14 @@ def _validate_gather_mask(spec, d, s, pdtype, paddr, psize, pattern, addr, src_a
         return 0, elems, last, blk, rep, prs, None
     epb = 32 // d.size
     span = lambda n: (((n - 1) // epb) * blk * 32 + ((n - 1) % epb) * d.size + d.size) if n else 0  # noqa: E731
-    src_end = src_addr + (outer - 1) * rep * 32 + max(span(elems) if outer > 1 else 0, span(last))
+    # the far byte: the last outer repeat handles `last` elements, the others `elems` (310P's total count: fewer)
+    src_end = src_addr + max((outer - 2) * rep * 32 + span(elems) if outer > 1 else 0,
+                             (outer - 1) * rep * 32 + span(last))
     check_run_bounds(api, spec, bounds, Runs("src0", src_addr, src_end - src_addr, 0, 1),
                      TensorExtent(src_addr, src_size, d))
     if pdtype is not None:
-        p_end = paddr + (outer - 1) * prs + -(-max(elems, last) // 8)
+        p_end = paddr + max((outer - 2) * prs + -(-elems // 8) if outer > 1 else 0,
+                            (outer - 1) * prs + -(-last // 8))
         check_run_bounds(api, spec, bounds, Runs("src1_pattern", paddr, p_end - paddr, 0, 1),
                          TensorExtent(paddr, psize, pdtype))
     if addr == src_addr and not (blk == 1 and rep == 8):

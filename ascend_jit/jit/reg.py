@@ -18,6 +18,7 @@ import numpy as np
 from llvmlite import binding as llvm_binding
 from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.core.datamodel import models, register_default
 from numba.core.registry import CPUDispatcher as Dispatcher
 from numba.core.typing.templates import AbstractTemplate, infer, infer_global, signature
@@ -177,9 +178,9 @@ def _mask_words(context, builder, ty, value):
     a VF mixing both sources compiles each kernel once, as plain Python's calls do (issue 20)."""
     if isinstance(ty, types.UniTuple):
         return value
-    data = context.make_array(ty)(context, builder, value).data
-    return context.make_tuple(builder, MASK_WORDS, [builder.load(builder.gep(data, [context.get_constant(
-        types.intp, k)])) for k in range(4)])
+    array = context.make_array(ty)(context, builder, value)
+    return context.make_tuple(builder, MASK_WORDS, [builder.load(cgutils.get_item_pointer(
+        context, builder, ty, array, [context.get_constant(types.intp, k)])) for k in range(4)])
 
 
 @intrinsic

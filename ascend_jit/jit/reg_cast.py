@@ -21,7 +21,7 @@ DEVICE = "ascend950"
 # RegLayout, SatMode and RoundMode codes (aj.Reg.RegLayout / SatMode, aj.RoundMode)
 LAYOUT_UNKNOWN, LAYOUT_ZERO, LAYOUT_ONE, LAYOUT_TWO, LAYOUT_THREE = 0, 1, 2, 3, 4
 SAT_UNKNOWN, SAT_SAT, SAT_NO_SAT = 0, 1, 2
-RINT, FLOOR, CEIL, ROUND, TRUNC, ODD, ROUND_UNKNOWN = 1, 2, 3, 4, 5, 6, 8
+RINT, FLOOR, CEIL, ROUND, TRUNC, ODD, HYBRID, ROUND_UNKNOWN = 1, 2, 3, 4, 5, 6, 7, 8
 ZEROING, MERGING, MRG_UNKNOWN = 0, 1, 2
 
 _H, _F, _B = KIND_HALF, KIND_FLOAT, KIND_BF16
@@ -78,6 +78,10 @@ def _check_trait(sk, dk, layout, sat, mrg, rnd):
     if row[0] == 0:
         raise UnsupportedDTypeError("Cast", "src/dst kinds", (sk, dk), "a pair of SPEC-2 11.5 (DK Cast.md tables "
                                     "3, 6-9)", DEVICE)
+    if rnd == HYBRID:  # SPEC-2 14 / D28: the fp8/hifloat8 round mode is out of scope, as in the Memory Cast
+        raise UnsupportedDTypeError("Cast", "trait.roundMode", rnd, "a RoundMode the pair's row of DK Cast.md "
+                                    "tables 6-9 lists (CAST_HYBRID serves the fp8/hifloat8 types, out of scope: "
+                                    "SPEC-2 D28)", DEVICE)
     if layout < 0 or layout > 4 or not (row[0] >> layout) & 1:
         raise ParameterError("Cast", "trait.layoutMode", layout, "a RegLayout the pair's row of DK Cast.md tables "
                              "6-9 lists (SPEC-2 11.5)", DEVICE)
