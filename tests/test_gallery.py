@@ -226,3 +226,18 @@ KERNEL = KernelSpec("double", "y = 2x", lambda n, s: {"x": np.arange(n, dtype=np
     [k] = load_file(path)
     ok, lines, _, _ = k.execute("atlas-a2")
     assert ok and k.name == "double"
+
+
+def test_within_tolerance_reports_bfloat16_and_integer_outputs_without_nan():
+    """bfloat16 has no numpy finfo: its smallest subnormal and normal come from ml_dtypes, so zeros stay out of the
+    relative-error figure (it read nan before); an integer output's zeros too."""
+    import ml_dtypes
+
+    from ascend_jit.kernels._base import within_tolerance
+    want = np.array([0.0, 1.0, 3.0, -2.0])
+    ok, line = within_tolerance(want.astype(ml_dtypes.bfloat16), want, 1e-3)
+    assert ok and "nan" not in line and "max relative error 0" in line
+    ok, line = within_tolerance(np.array([0, 5, 7], np.int8), np.array([0.0, 5.0, 7.0]), 1e-9)
+    assert ok and "nan" not in line
+    ok, line = within_tolerance(np.array([2.0], ml_dtypes.bfloat16), np.array([2.5]), 1e-3)
+    assert not ok and "OUT OF TOLERANCE" in line
