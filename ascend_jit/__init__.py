@@ -48,7 +48,8 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
                    PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, DisableDmaAtomic, GetSubBlockIdx,
                    GetTPipePtr, HardEvent, InitSocState, LocalMemAllocator, Pipe, PipeBarrier, SetAtomicAdd,
                    SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
-from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, QuePosition, TPosition
+from .tensor import (CacheLine, CacheMode, CacheRwMode, DataCacheCleanAndInvalid, DcciDst, GlobalTensor, LocalTensor,
+                     QuePosition, TPosition)
 
 __all__ = [
     "CacheLocationWarning",
@@ -71,8 +72,8 @@ __all__ = [
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     # porting surface (session 7): GlobalTensor.SetL2CacheHint's enums, AscendC::ToFloat
     "CacheMode", "CacheRwMode", "ToFloat",
-    # porting surface (session 9): AscendC::ToBfloat16
-    "ToBfloat16",
+    # porting surface (session 9): AscendC::ToBfloat16; DataCacheCleanAndInvalid and its enums
+    "ToBfloat16", "CacheLine", "DataCacheCleanAndInvalid", "DcciDst",
     "OverlapError", "ParameterError", "ReadOnlyError", "ReduceOrder", "ReducePairElem", "PairReduceSum", "ReduceSum", "ReduceType",
     "Reg", "ResetMask",
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",

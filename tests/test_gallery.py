@@ -39,6 +39,7 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # huber_loss 100003 and huber_loss_sum_half / _none_bf16 50003 (8 cores of 512-byte blocks, two prefetched tiles a core
 # for the float mean, the last core's short tile copied by DataCopyPad); log_softmax_grad* 37 rows (7 tiles of 5 rows
 # and a 2-row remainder on the eighth core) and log_softmax_grad_narrow 2403 rows (7 tiles of 301, one of 296);
+# sync_batch_norm_gather_stats* 1003 channels (4 cores of 256 or 272 channels, the last core's short);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -57,7 +58,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "selu_int32": 40003, "selu_int8": 40003, "hard_swish_grad": 50003, "hard_swish_grad_half": 50003,
          "hard_swish_grad_bf16": 50003, "mse_loss": 60011, "mse_loss_sum_half": 20011, "mse_loss_none_bf16": 20011,
          "huber_loss": 100003, "huber_loss_sum_half": 50003, "huber_loss_none_bf16": 50003,
-         "log_softmax_grad": 37 * 1024, "log_softmax_grad_padded": 37 * 1001, "log_softmax_grad_narrow": 2403 * 40}
+         "log_softmax_grad": 37 * 1024, "log_softmax_grad_padded": 37 * 1001, "log_softmax_grad_narrow": 2403 * 40,
+         "sync_batch_norm_gather_stats": 1003, "sync_batch_norm_gather_stats_chunked": 1003}
 BIG = 16 * 1024 * 1024
 
 
@@ -79,7 +81,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "selu_half", "selu_bf16", "selu_int32", "selu_int8", "hard_swish_grad", "hard_swish_grad_half",
             "hard_swish_grad_bf16", "mse_loss", "mse_loss_sum_half", "mse_loss_none_bf16", "huber_loss",
             "huber_loss_sum_half", "huber_loss_none_bf16", "log_softmax_grad", "log_softmax_grad_padded",
-            "log_softmax_grad_narrow"} <= set(GALLERY)
+            "log_softmax_grad_narrow", "sync_batch_norm_gather_stats",
+            "sync_batch_norm_gather_stats_chunked"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():

@@ -659,3 +659,43 @@ def test_data_copy_pad_takes_a_brace_list_pad_struct_beside_data_copy_params():
         assert t.numpy()[:13].tolist() == list(range(3, 16))
         with pytest.raises(aj.ParameterError, match="rightPadding"):
             aj.DataCopyPad(t, aj.GlobalTensor(gm), copy, (True, 0, 256, 0))     # a uint8_t field, checked as such
+
+
+# --- DataCacheCleanAndInvalid (ops-nn SyncBatchNormGatherStats' 310P scalar kernel) ----------------------------------
+def _flush_after_set_value(y, dcci_dst):
+    g = aj.GlobalTensor()
+    g.SetGlobalBuffer(y)
+    g.SetValue(aj.GetBlockIdx(), np.float32(aj.GetBlockIdx() + 1))
+    aj.PipeBarrier(aj.PIPE_ALL)
+    if dcci_dst is None:
+        aj.DataCacheCleanAndInvalid(g, aj.CacheLine.ENTIRE_DATA_CACHE)
+    else:
+        aj.DataCacheCleanAndInvalid(g[aj.GetBlockIdx()], aj.CacheLine.SINGLE_CACHE_LINE, dcci_dst)
+
+
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2", "atlas-inference-aicore"])
+def test_data_cache_clean_and_invalid_is_checked_and_changes_no_value(device):
+    """`DataCacheCleanAndInvalid<T, CacheLine::ENTIRE_DATA_CACHE>(gm)` after scalar SetValues: no data cache here, so
+    the values are already in GM; the page's rules are checked: the 310P takes only the prototype without dcciDst."""
+    y = np.zeros(16, np.float32)
+    aj.launch(_flush_after_set_value, 4, device, y, None)
+    assert y[:4].tolist() == [1, 2, 3, 4]
+    if device == "atlas-inference-aicore":
+        with pytest.raises(aj.ParameterError, match="dcci_dst"):
+            aj.launch(_flush_after_set_value, 1, device, y, aj.DcciDst.CACHELINE_OUT)
+    else:
+        aj.launch(_flush_after_set_value, 2, device, y, aj.DcciDst.CACHELINE_OUT)
+    if device == "atlas-a2":
+        with pytest.raises(aj.UnsupportedDeviceError, match="CACHELINE_ATOMIC"):
+            aj.launch(_flush_after_set_value, 1, device, y, aj.DcciDst.CACHELINE_ATOMIC)
+    with aj.Core(device):
+        with pytest.raises(aj.ParameterError, match="entire_type"):
+            aj.DataCacheCleanAndInvalid(aj.GlobalTensor(y), 1)
+        with pytest.raises(aj.ParameterError, match="dst"):
+            aj.DataCacheCleanAndInvalid(aj.LocalMemAllocator().Alloc("float", 8), aj.CacheLine.SINGLE_CACHE_LINE)
+
+
+def test_data_cache_clean_and_invalid_is_not_offered_on_the_910():
+    with aj.Core("atlas-training"):
+        with pytest.raises(aj.UnsupportedDeviceError, match="DataCacheCleanAndInvalid"):
+            aj.DataCacheCleanAndInvalid(aj.GlobalTensor(np.zeros(8, np.float32)), aj.CacheLine.ENTIRE_DATA_CACHE)
