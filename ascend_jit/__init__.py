@@ -45,11 +45,10 @@ from .order import ReduceOrder, ReduceTree, explain_reduce_order
 from .pipe import DataCopy, DataCopyParams, TBuf, TBufPool, TPipe, TQue, TQueBind
 from .sweeps import sweep
 from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7, PIPE_ALL,
-                   PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, DisableDmaAtomic, GetSubBlockIdx,
-                   GetTPipePtr, HardEvent, InitSocState, LocalMemAllocator, Pipe, PipeBarrier, SetAtomicAdd,
+                   PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, CacheLine,
+                   DataCacheCleanAndInvalid, DcciDst, DisableDmaAtomic, GetSubBlockIdx, GetTPipePtr, HardEvent, InitSocState, LocalMemAllocator, Pipe, PipeBarrier, SetAtomicAdd,
                    SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
-from .tensor import (CacheLine, CacheMode, CacheRwMode, DataCacheCleanAndInvalid, DcciDst, GlobalTensor, LocalTensor,
-                     QuePosition, TPosition)
+from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, QuePosition, TPosition
 
 __all__ = [
     "CacheLocationWarning",
@@ -72,8 +71,8 @@ __all__ = [
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     # porting surface (session 7): GlobalTensor.SetL2CacheHint's enums, AscendC::ToFloat
     "CacheMode", "CacheRwMode", "ToFloat",
-    # porting surface (session 9): AscendC::ToBfloat16; DataCacheCleanAndInvalid and its enums
-    "ToBfloat16", "CacheLine", "DataCacheCleanAndInvalid", "DcciDst",
+    # porting surface (session 9): AscendC::ToBfloat16
+    "ToBfloat16",
     "OverlapError", "ParameterError", "ReadOnlyError", "ReduceOrder", "ReducePairElem", "PairReduceSum", "ReduceSum", "ReduceType",
     "Reg", "ResetMask",
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
@@ -83,7 +82,8 @@ __all__ = [
     # multi-block launches in host processes (processes.py)
     "close_block_processes", "gm_array", "gm_empty", "gm_zeros", "is_shared_gm",
     # synchronisation and kernel boilerplate (sync.py)
-    "DisableDmaAtomic", "EVENT_ID0", "EVENT_ID1", "EVENT_ID2", "EVENT_ID3", "EVENT_ID4", "EVENT_ID5", "EVENT_ID6",
+    "CacheLine", "DataCacheCleanAndInvalid", "DcciDst", "DisableDmaAtomic", "EVENT_ID0", "EVENT_ID1", "EVENT_ID2",
+    "EVENT_ID3", "EVENT_ID4", "EVENT_ID5", "EVENT_ID6",
     "EVENT_ID7", "GetSubBlockIdx", "GetTPipePtr", "HardEvent", "InitSocState", "LocalMemAllocator", "PIPE_ALL",
     "PIPE_FIX", "PIPE_M", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_S", "PIPE_V", "Pipe", "PipeBarrier",
     "SetAtomicAdd", "SetAtomicMax", "SetAtomicMin", "SetAtomicNone", "SetFlag", "SyncAll", "TQueSync", "WaitFlag"]

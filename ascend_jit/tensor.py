@@ -432,55 +432,6 @@ class CacheRwMode(enum.IntEnum):
 _L2_HINT_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")   # DK SetL2CacheHint.md: supported there only
 
 
-class CacheLine(enum.IntEnum):
-    """DataCacheCleanAndInvalid's entireType (the devkit's impl/basic_api/kernel_reg.h numbering)."""
-    SINGLE_CACHE_LINE = 0
-    ENTIRE_DATA_CACHE = 1
-
-
-class DcciDst(enum.IntEnum):
-    """DataCacheCleanAndInvalid's dcciDst (kernel_reg.h)."""
-    CACHELINE_ALL = 0
-    CACHELINE_UB = 1
-    CACHELINE_OUT = 2
-    CACHELINE_ATOMIC = 3
-
-
-_DCCI_DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore")
-
-
-def DataCacheCleanAndInvalid(dst, entire_type, dcci_dst=None):
-    """`DataCacheCleanAndInvalid<T, entireType[, dcciDst]>(dst)`: write the scalar unit's dirty data-cache lines back
-    and drop them, so scalar GM accesses and other cores or DMA agree (DK 缓存控制/DataCacheCleanAndInvalid.md). The
-    emulator has no data cache (a scalar GetValue / SetValue reaches GM at once), so values are unchanged; the call is
-    checked as the page states it: not offered on the 910; the 310P takes only the prototype without dcciDst (a
-    GlobalTensor); CACHELINE_ATOMIC is the 950's; a LocalTensor dst needs dcciDst. T is dst's dtype."""
-    from .core import current_core
-    api = "DataCacheCleanAndInvalid"
-    device = current_core(api).device
-    if device not in _DCCI_DEVICES:
-        raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_DCCI_DEVICES),
-                                     detail="not offered here (DK DataCacheCleanAndInvalid.md)")
-    if not isinstance(entire_type, CacheLine):
-        raise ParameterError(api, "entire_type", entire_type, legal="an aj.CacheLine member", device=device)
-    if dcci_dst is None:
-        if not isinstance(dst, GlobalTensor):
-            raise ParameterError(api, "dst", type(dst).__name__, device=device,
-                                 legal="a GlobalTensor (a LocalTensor dst needs dcci_dst)")
-    else:
-        if device == "atlas-inference-aicore":
-            raise ParameterError(api, "dcci_dst", dcci_dst, legal="None (this device offers only the prototype "
-                                 "without dcciDst)", device=device)
-        if not isinstance(dcci_dst, DcciDst):
-            raise ParameterError(api, "dcci_dst", dcci_dst, legal="an aj.DcciDst member", device=device)
-        if dcci_dst is DcciDst.CACHELINE_ATOMIC and device != "ascend950":
-            raise UnsupportedDeviceError(api, "dcci_dst", dcci_dst.name, legal="CACHELINE_ALL, CACHELINE_UB or "
-                                         "CACHELINE_OUT", device=device, detail="CACHELINE_ATOMIC is the 950's")
-        if not isinstance(dst, (GlobalTensor, LocalTensor)):
-            raise ParameterError(api, "dst", type(dst).__name__, legal="a GlobalTensor or LocalTensor",
-                                 device=device)
-
-
 class GlobalTensor:
     """A typed window on a host numpy array (Global Memory). `GlobalTensor(array)` or `SetGlobalBuffer(array[, size])`.
     Indexed as LocalTensor: `g[i]` is the sub-tensor at offset i, `g[a:b]` a sub-tensor, elements through

@@ -172,7 +172,7 @@ class SyncBatchNormGatherStatsScalar:
 
     def FlushOutputs(self):
         aj.PipeBarrier(aj.PIPE_ALL)
-        aj.DataCacheCleanAndInvalid(self.batchMeanGm, aj.CacheLine.ENTIRE_DATA_CACHE)
+        aj.DataCacheCleanAndInvalid(self.batchMeanGm, entire_type=aj.CacheLine.ENTIRE_DATA_CACHE)
 
 
 def sync_batch_norm_gather_stats(gm, tiling_data):

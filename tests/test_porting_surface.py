@@ -454,25 +454,28 @@ def test_the_older_structs_follow_data_copy_pad_device_rules():
             aj.DataCopyPad(t, aj.GlobalTensor(gm), aj.DataCopyParams(1, 8, 0, 0), aj.DataCopyPadParams())
 
 
-# --- Compare's operator form: 32-byte aligned sources (not 256) -------------------------------------------------------
+# --- Compare's operator form: 256-byte aligned sources (SPEC-2 9.4) ---------------------------------------------------
 @pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
-def test_the_compare_operator_takes_queue_buffers_at_32_byte_offsets(device):
-    """`dst = src0 < src1` on TQue buffers of 64 floats: the second buffer starts 256 B after the first only by
-    chance of sizes, so sources 32 B past a 256-B boundary must work as the count form does (devkit Compare.md:
-    32-B aligned LocalTensors; the operator runs the count form's VcmpvImpl)."""
+def test_the_compare_operator_needs_256_byte_aligned_sources(device):
+    """`dst = src0 < src1` (SPEC-2 9.4): sources at 256-B boundaries compare as the count form; a source 32 B past
+    one (a queue buffer after an odd one) is an AlignmentError naming it, nothing written (the count form takes it)."""
     x = np.linspace(-2, 2, 64, dtype=np.float32)
     y = np.float32(0.5) * x[::-1]
     with aj.Core(device):
         pipe, q = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1)
-        pipe.InitBuffer(q, 1, 32 + 2 * 256)
+        pipe.InitBuffer(q, 1, 32 + 4 * 256)
         whole = q.AllocTensor("float")
-        a, b = whole[8:72], whole[72:136]             # 32 B and 288 B into the queue buffer
-        a[:], b[:] = x, y
+        a, b, shifted = whole[64:128], whole[128:192], whole[200:264]   # 256, 512 and 800 B into the buffer
+        a[:], b[:], shifted[:] = x, y, x
         bits = aj.LocalTensor(aj.TPosition.VECCALC, 8192, 32, dtype="uint8")
         bits[:] = a < b
         assert np.array_equal(bits.numpy()[:8], np.packbits(x < y, bitorder="little"))
-        with pytest.raises(aj.AlignmentError):
-            bits[:] = whole[4:68] < b                  # 16 B: not 32-B aligned
+        before = bits.numpy().copy()
+        with pytest.raises(aj.AlignmentError, match="src0 address"):
+            bits[:] = shifted > b
+        assert np.array_equal(bits.numpy(), before)
+        aj.Compare(bits, shifted, b, aj.CMPMODE.GT, 64)   # the count form: 32-B alignment
+        assert np.array_equal(bits.numpy()[:8], np.packbits(x > y, bitorder="little"))
 
 
 # --- DataCopy(dst, src, {blockCount, blockLen, srcStride, dstStride}) -------------------------------------------------
@@ -661,22 +664,24 @@ def test_data_copy_pad_takes_a_brace_list_pad_struct_beside_data_copy_params():
             aj.DataCopyPad(t, aj.GlobalTensor(gm), copy, (True, 0, 256, 0))     # a uint8_t field, checked as such
 
 
-# --- DataCacheCleanAndInvalid (ops-nn SyncBatchNormGatherStats' 310P scalar kernel) ----------------------------------
+# --- DataCacheCleanAndInvalid per device (ops-nn SyncBatchNormGatherStats' 310P scalar kernel) ------------------------
 def _flush_after_set_value(y, dcci_dst):
     g = aj.GlobalTensor()
     g.SetGlobalBuffer(y)
     g.SetValue(aj.GetBlockIdx(), np.float32(aj.GetBlockIdx() + 1))
     aj.PipeBarrier(aj.PIPE_ALL)
     if dcci_dst is None:
-        aj.DataCacheCleanAndInvalid(g, aj.CacheLine.ENTIRE_DATA_CACHE)
+        aj.DataCacheCleanAndInvalid(g, entire_type=aj.CacheLine.ENTIRE_DATA_CACHE)
     else:
-        aj.DataCacheCleanAndInvalid(g[aj.GetBlockIdx()], aj.CacheLine.SINGLE_CACHE_LINE, dcci_dst)
+        aj.DataCacheCleanAndInvalid(g[aj.GetBlockIdx()], entire_type=aj.CacheLine.SINGLE_CACHE_LINE,
+                                    dcci_dst=dcci_dst)
 
 
 @pytest.mark.parametrize("device", ["ascend950", "atlas-a2", "atlas-inference-aicore"])
 def test_data_cache_clean_and_invalid_is_checked_and_changes_no_value(device):
-    """`DataCacheCleanAndInvalid<T, CacheLine::ENTIRE_DATA_CACHE>(gm)` after scalar SetValues: no data cache here, so
-    the values are already in GM; the page's rules are checked: the 310P takes only the prototype without dcciDst."""
+    """`DataCacheCleanAndInvalid<T, CacheLine::ENTIRE_DATA_CACHE>(gm)` after scalar SetValues in a launch: no data
+    cache here, so the values are already in GM; the page's device rules are checked: the 310P takes only the
+    prototype without dcciDst, CACHELINE_ATOMIC is the 950's."""
     y = np.zeros(16, np.float32)
     aj.launch(_flush_after_set_value, 4, device, y, None)
     assert y[:4].tolist() == [1, 2, 3, 4]
@@ -690,12 +695,37 @@ def test_data_cache_clean_and_invalid_is_checked_and_changes_no_value(device):
             aj.launch(_flush_after_set_value, 1, device, y, aj.DcciDst.CACHELINE_ATOMIC)
     with aj.Core(device):
         with pytest.raises(aj.ParameterError, match="entire_type"):
-            aj.DataCacheCleanAndInvalid(aj.GlobalTensor(y), 1)
-        with pytest.raises(aj.ParameterError, match="dst"):
-            aj.DataCacheCleanAndInvalid(aj.LocalMemAllocator().Alloc("float", 8), aj.CacheLine.SINGLE_CACHE_LINE)
+            aj.DataCacheCleanAndInvalid(aj.GlobalTensor(y), entire_type=1)
+        with pytest.raises(aj.ParameterError, match="dcci_dst"):
+            aj.DataCacheCleanAndInvalid(aj.LocalMemAllocator().Alloc("float", 8),
+                                        entire_type=aj.CacheLine.SINGLE_CACHE_LINE)
 
 
 def test_data_cache_clean_and_invalid_is_not_offered_on_the_910():
     with aj.Core("atlas-training"):
         with pytest.raises(aj.UnsupportedDeviceError, match="DataCacheCleanAndInvalid"):
-            aj.DataCacheCleanAndInvalid(aj.GlobalTensor(np.zeros(8, np.float32)), aj.CacheLine.ENTIRE_DATA_CACHE)
+            aj.DataCacheCleanAndInvalid(aj.GlobalTensor(np.zeros(8, np.float32)),
+                                        entire_type=aj.CacheLine.ENTIRE_DATA_CACHE)
+# --- DataCacheCleanAndInvalid<T, CacheLine, DcciDst>(gm) ------------------------------------------------------------
+def test_data_cache_clean_and_invalid_checks_its_arguments_and_changes_nothing():
+    """Kernels that write GM through the scalar unit and hand it to other cores (SyncAll) flush the data cache; the
+    emulator has none, so the call changes nothing, but its arguments are checked as the C++ templates would be."""
+    host = np.arange(8, dtype=np.uint64)
+    gm = aj.GlobalTensor(host)
+    with aj.Core("atlas-a2") as core:
+        ub = core.local_tensor("uint64", 8)
+        ub[:] = np.arange(8, dtype=np.uint64)
+        before = core.ub.copy()
+        aj.DataCacheCleanAndInvalid(gm[3], entire_type=aj.CacheLine.SINGLE_CACHE_LINE,
+                                    dcci_dst=aj.DcciDst.CACHELINE_OUT)
+        aj.DataCacheCleanAndInvalid(gm, entire_type=aj.CacheLine.ENTIRE_DATA_CACHE)
+        aj.DataCacheCleanAndInvalid(ub, entire_type=aj.CacheLine.SINGLE_CACHE_LINE, dcci_dst=aj.DcciDst.CACHELINE_UB)
+        assert np.array_equal(core.ub, before) and np.array_equal(host, np.arange(8, dtype=np.uint64))
+        for bad, name in ((dict(entire_type=0), "entire_type"),
+                          (dict(entire_type=aj.CacheLine.SINGLE_CACHE_LINE, dcci_dst=2), "dcci_dst")):
+            with pytest.raises(aj.ParameterError, match=name):
+                aj.DataCacheCleanAndInvalid(gm, **bad)
+        with pytest.raises(aj.ParameterError, match="dcci_dst"):   # the LocalTensor form has no default
+            aj.DataCacheCleanAndInvalid(ub, entire_type=aj.CacheLine.SINGLE_CACHE_LINE)
+        with pytest.raises(aj.ParameterError, match="dst"):
+            aj.DataCacheCleanAndInvalid(host, entire_type=aj.CacheLine.SINGLE_CACHE_LINE)

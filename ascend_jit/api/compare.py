@@ -110,14 +110,15 @@ CompareScalar = Compares  # the older name of Compares (SPEC-2 9.4 "Compares (= 
 
 def compare_operator(dst, src0, src1, cmp_mode):
     """`dst[:] = src0 < src1` etc.: the count form over src0.GetSize() elements (a whole number of 256-B blocks,
-    D44); refused on 310B (SPEC-2 9.4). The sources need the count form's 32-B alignment, not 256 B: the devkit's
-    operator runs the count form's VcmpvImpl (impl/basic_api/kernel_operator_symbol_override_impl.h) and Compare.md
-    asks 32-B aligned tensors (decisions.md "Compare operator alignment")."""
+    D44); refused on 310B, and the sources must be 256-B aligned (SPEC-2 9.4; decisions.md "Compare operator
+    alignment")."""
     api = f"operator{_OPERATORS[cmp_mode]}"
     core = operands(api, dst, src0, src1, names=("src0", "src1"))
     if core.spec.name == "atlas-200i-500-a2":
         raise UnsupportedDeviceError(api, "device", core.device, legal="every device but atlas-200i-500-a2",
                                      detail="the whole-tensor comparison operators are not offered on 310B (SPEC-2 9.4)")
+    for name, src in (("src0", src0), ("src1", src1)):
+        check_align(api, core.spec, name, src.addr, 256)  # SPEC-2 9.4: the operator form's sources, 256-B aligned
     _compare(core, "Compare", dst, src0, src1, None, cmp_mode, True, src0.size, None, None, None, True)
 
 
@@ -164,7 +165,10 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
     except TypeError:
         mode, repeat, lo, hi, last, p = _validate_compare_high_dim.__wrapped__(*key)
     bbuf, b_addr = _second_operand(api, spec, core, s, src1, scalar)
-    nop = repeat == 0 or (lo == 0 and hi == 0)
+    # D30: mask 0 (continuous 0 or all-zero words) is a NOP on A2/A3/310P/910 for the new APIs, Compare/Compares too,
+    # although D44 has them compute every lane of any other mask there (decisions.md "Compare/Compares with mask 0")
+    nop = repeat == 0 or (lo == 0 and hi == 0) or (spec.compare_mask_ignored and plan.counter < 0 and
+                                                   not plan.from_register and plan.empty)
     if src1 is None:
         s1blk, s1rep = 0, 0
         s0blk, s0rep = p.srcBlkStride, p.srcRepStride
