@@ -203,7 +203,18 @@ class TQue:
         raise StateError("AllocTensor", "buffers", len(self._buffers), device=self._device(),
                          detail="every buffer of this queue is in use (FreeTensor one first)")
 
-    def EnQue(self, tensor):
+    def EnQue(self, *args):
+        """`EnQue(tensor)`; the C++ template arguments come first: `EnQue<T>(tensor)` is `EnQue(dtype, tensor)` and
+        `EnQue<srcUserPos, dstUserPos, T>(tensor)` is `EnQue(src_pos, dst_pos[, dtype], tensor)` (the user positions
+        pick the devkit's synchronisation events: the same hand-off here)."""
+        if len(args) == 1:
+            tensor = args[0]
+        else:
+            tensor = args[-1] if args else None
+            dtype = _template_args("EnQue", args[:-1], self._device())
+            if dtype is not None and isinstance(tensor, LocalTensor) and resolve(dtype, "EnQue") is not tensor._dtype:
+                raise ParameterError("EnQue", "T", dtype, legal=tensor._dtype.name, device=self._device(),
+                                     detail="EnQue<..., T>'s T is the enqueued tensor's dtype")
         if type(tensor) is not LocalTensor and not isinstance(tensor, LocalTensor):
             raise ParameterError("EnQue", "tensor", type(tensor).__name__, legal="a LocalTensor", device=self._device())
         if tensor._lease is not None and not tensor._lease.alive:
@@ -213,7 +224,10 @@ class TQue:
         self._queue.append(tensor)
         return True
 
-    def DeQue(self, dtype=None):
+    def DeQue(self, *template):
+        """`DeQue<T>()` is `DeQue(dtype)` (dtype optional); `DeQue<srcUserPos, dstUserPos, T>()` is
+        `DeQue(src_pos, dst_pos, dtype)`. A dtype other than the enqueued tensor's reinterprets it."""
+        dtype = template[0] if len(template) == 1 else _template_args("DeQue", template, self._device())
         if not self._queue:
             raise StateError("DeQue", detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
         tensor = self._queue.popleft()
@@ -239,6 +253,18 @@ class TQue:
 
     def HasTensorInQue(self):
         return bool(self._queue)
+
+
+def _template_args(api, template, device):
+    """EnQue / DeQue's C++ template arguments `<T>` or `<srcUserPos, dstUserPos[, T]>`: the dtype (None without
+    one). The two positions must be TPositions, so a misplaced argument is refused, not taken silently."""
+    if len(template) == 1 and not isinstance(template[0], TPosition):
+        return template[0]
+    if len(template) not in (0, 2, 3) or not all(isinstance(p, TPosition) for p in template[:2]):
+        raise ParameterError(api, "template arguments", tuple(template), device=device,
+                             legal="none, a dtype, or (src_pos, dst_pos[, dtype]) with aj.TPosition members: the "
+                                   "C++ <T> or <srcUserPos, dstUserPos, T>, before the call's own argument")
+    return template[2] if len(template) == 3 else None
 
 
 class TQueBind(TQue):
@@ -275,6 +301,29 @@ class TBuf:
         if n > cap:
             raise OutOfBoundsError("TBuf.Get", "count", n, legal=f"[0, {cap}]", device=self.pipe.core.device)
         return LocalTensor._proven(self.pipe.core, d, self._buffer.addr, n, self.position)
+
+    # TBuf inherits TQueBind's queue calls; the devkit's kernel_tbuf_impl.h makes AllocTensor and DeQue its Get and
+    # EnQue and FreeTensor no-ops (a TBuf has one buffer and no events). A tensor from elsewhere is refused.
+    def AllocTensor(self, dtype):
+        return self.Get(dtype)
+
+    def DeQue(self, dtype):
+        return self.Get(dtype)
+
+    def EnQue(self, tensor):
+        self._own("TBuf.EnQue", tensor)
+        return True
+
+    def FreeTensor(self, tensor):
+        self._own("TBuf.FreeTensor", tensor)
+
+    def _own(self, api, tensor):
+        if self.pipe is None:
+            raise StateError(api, detail="call pipe.InitBuffer(tbuf, len) first")
+        start, end = self._buffer.addr, self._buffer.addr + self._buffer.nbytes
+        if not isinstance(tensor, LocalTensor) or not start <= tensor.addr < end:
+            raise StateError(api, "tensor", tensor, device=self.pipe.core.device,
+                             detail="not a tensor of this TBuf (Get, AllocTensor or DeQue of it)")
 
     def GetWithOffset(self, dtype, size, buf_offset):
         """`GetWithOffset<T>(size, bufOffset)`: `size` elements from `buf_offset` bytes into the buffer; the offset

@@ -409,20 +409,34 @@ class DcciDst(enum.IntEnum):
     CACHELINE_ATOMIC = 3
 
 
+_DCCI_DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore")
+
+
 def DataCacheCleanAndInvalid(dst, *, entire_type, dcci_dst=None):
     """`DataCacheCleanAndInvalid<T, entireType[, dcciDst]>(dst)` (DK `同步控制/DataCacheCleanAndInvalid.md`): write
     back and invalidate the scalar unit's data cache lines holding `dst` (a GlobalTensor; a LocalTensor only with
     dcci_dst), so that scalar GM writes reach GM and scalar reads see other cores' writes. The emulator's scalar
     unit reads and writes GM and the UB directly, with no cache between, so there is nothing to write back: the
-    call checks its arguments (the template arguments as keywords, DESIGN.md) and changes nothing (docs/decisions.md
+    call checks its arguments (the template arguments as keywords, DESIGN.md) and the page's device rules (not the
+    910; the 310P only without dcciDst; CACHELINE_ATOMIC the 950's) and changes nothing (docs/decisions.md
     "DataCacheCleanAndInvalid")."""
     api = "DataCacheCleanAndInvalid"
+    device = _core(api).device
+    if device not in _DCCI_DEVICES:   # the page's product list (port5: ops-nn's 310P scalar kernel)
+        raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_DCCI_DEVICES),
+                                     detail="not offered here (DK DataCacheCleanAndInvalid.md)")
     if not isinstance(dst, (GlobalTensor, LocalTensor)):
         raise ParameterError(api, "dst", type(dst).__name__, legal="an aj.GlobalTensor or aj.LocalTensor")
     if type(entire_type) is not CacheLine:
         raise ParameterError(api, "entire_type", entire_type, legal="an aj.CacheLine member")
     if dcci_dst is not None and type(dcci_dst) is not DcciDst:
         raise ParameterError(api, "dcci_dst", dcci_dst, legal="an aj.DcciDst member")
+    if dcci_dst is not None and device == "atlas-inference-aicore":
+        raise ParameterError(api, "dcci_dst", dcci_dst.name, device=device,
+                             legal="None: this device offers only the prototype without dcciDst")
+    if dcci_dst is DcciDst.CACHELINE_ATOMIC and device != "ascend950":
+        raise UnsupportedDeviceError(api, "dcci_dst", dcci_dst.name, device=device,
+                                     legal="CACHELINE_ALL, CACHELINE_UB or CACHELINE_OUT (CACHELINE_ATOMIC: the 950)")
     if dcci_dst is None and isinstance(dst, LocalTensor):
         raise ParameterError(api, "dcci_dst", None, legal="an aj.DcciDst member (the LocalTensor form has no "
                              "default: DataCacheCleanAndInvalid<T, entireType, dcciDst>)")

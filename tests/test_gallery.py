@@ -31,6 +31,15 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # 50003 (several UB-filling tiles a core, the last short); argmax_llm and argmax_llm_half 37 rows (two blocks of 16 and
 # one of 5); rotary_embedding and rotary_embedding_float 13 tokens (one block each); fake_quant 13 channels (5 of the 8
 # cores two channels; on the A2/A3 a full tile and a partial one a channel);
+# relu_grad* 30011 (3 cores of 10240 or 10112 elements; the last core's short tile rounded up to 256 bytes); selu*
+# 40003 (8 cores of 5008 or 5024, the last 4947 or 4835: a DataCopyPad of a non-32-byte length, computed rounded up);
+# hard_swish_grad* 50003 (8 cores of 6251 elements starting at unaligned GM bytes, the last 6246; each one tile whose
+# count is not whole 64-element groups); mse_loss 60011 (8 cores of 7504 floats: two tiles each, the last core 7483)
+# and mse_loss_sum_half 20011 (8 cores, one tile each: the GM workspace merge); mse_loss_none_bf16 20011;
+# huber_loss 100003 and huber_loss_sum_half / _none_bf16 50003 (8 cores of 512-byte blocks, two prefetched tiles a core
+# for the float mean, the last core's short tile copied by DataCopyPad); log_softmax_grad* 37 rows (7 tiles of 5 rows
+# and a 2-row remainder on the eighth core) and log_softmax_grad_narrow 2403 rows (7 tiles of 301, one of 296);
+# sync_batch_norm_gather_stats* 1003 channels (4 cores of 256 or 272 channels, the last core's short);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -43,7 +52,14 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "reshape": 100003, "add_rms_norm": 531 * 2500, "is_finite": 100003, "is_finite_bf16": 100003,
          "bitwise_and_int16": 100003, "bitwise_and_int32": 50003, "addcmul": 200003, "addcmul_bf16": 200003,
          "addcmul_int32": 50003, "argmax_llm": 37 * 512, "argmax_llm_half": 37 * 512,
-         "rotary_embedding": 13, "rotary_embedding_float": 13, "fake_quant": 13 * 3000}
+         "rotary_embedding": 13, "rotary_embedding_float": 13, "fake_quant": 13 * 3000,
+         "relu_grad": 30011, "relu_grad_half": 30011, "relu_grad_bf16": 30011, "relu_grad_int32": 30011,
+         "relu_grad_int8": 30011, "relu_grad_uint8": 30011, "selu": 40003, "selu_half": 40003, "selu_bf16": 40003,
+         "selu_int32": 40003, "selu_int8": 40003, "hard_swish_grad": 50003, "hard_swish_grad_half": 50003,
+         "hard_swish_grad_bf16": 50003, "mse_loss": 60011, "mse_loss_sum_half": 20011, "mse_loss_none_bf16": 20011,
+         "huber_loss": 100003, "huber_loss_sum_half": 50003, "huber_loss_none_bf16": 50003,
+         "log_softmax_grad": 37 * 1024, "log_softmax_grad_padded": 37 * 1001, "log_softmax_grad_narrow": 2403 * 40,
+         "sync_batch_norm_gather_stats": 1003, "sync_batch_norm_gather_stats_chunked": 1003}
 BIG = 16 * 1024 * 1024
 
 
@@ -60,7 +76,13 @@ def test_the_gallery_is_found_from_the_checkout():
             "ge_glu_vreduce", "reshape", "leaky_relu_high_dim", "and_uint16", "tbufpool_reuse",
             "tbufpool_subdivision", "add_rms_norm", "is_finite", "is_finite_bf16", "bitwise_and_int16",
             "bitwise_and_int32", "addcmul", "addcmul_int32", "addcmul_bf16", "argmax_llm",
-            "argmax_llm_half", "rotary_embedding", "rotary_embedding_float", "fake_quant"} <= set(GALLERY)
+            "argmax_llm_half", "rotary_embedding", "rotary_embedding_float", "fake_quant", "relu_grad",
+            "relu_grad_half", "relu_grad_bf16", "relu_grad_int32", "relu_grad_int8", "relu_grad_uint8", "selu",
+            "selu_half", "selu_bf16", "selu_int32", "selu_int8", "hard_swish_grad", "hard_swish_grad_half",
+            "hard_swish_grad_bf16", "mse_loss", "mse_loss_sum_half", "mse_loss_none_bf16", "huber_loss",
+            "huber_loss_sum_half", "huber_loss_none_bf16", "log_softmax_grad", "log_softmax_grad_padded",
+            "log_softmax_grad_narrow", "sync_batch_norm_gather_stats",
+            "sync_batch_norm_gather_stats_chunked"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():
@@ -207,3 +229,18 @@ KERNEL = KernelSpec("double", "y = 2x", lambda n, s: {"x": np.arange(n, dtype=np
     [k] = load_file(path)
     ok, lines, _, _ = k.execute("atlas-a2")
     assert ok and k.name == "double"
+
+
+def test_within_tolerance_reports_bfloat16_and_integer_outputs_without_nan():
+    """bfloat16 has no numpy finfo: its smallest subnormal and normal come from ml_dtypes, so zeros stay out of the
+    relative-error figure (it read nan before); an integer output's zeros too."""
+    import ml_dtypes
+
+    from ascend_jit.kernels._base import within_tolerance
+    want = np.array([0.0, 1.0, 3.0, -2.0])
+    ok, line = within_tolerance(want.astype(ml_dtypes.bfloat16), want, 1e-3)
+    assert ok and "nan" not in line and "max relative error 0" in line
+    ok, line = within_tolerance(np.array([0, 5, 7], np.int8), np.array([0.0, 5.0, 7.0]), 1e-9)
+    assert ok and "nan" not in line
+    ok, line = within_tolerance(np.array([2.0], ml_dtypes.bfloat16), np.array([2.5]), 1e-3)
+    assert not ok and "OUT OF TOLERANCE" in line

@@ -1,8 +1,9 @@
 """Porting-surface gaps found by porting public kernels into kernels/ (session 7, port2; session 8, port3; session 9,
-port4), each with its regression: parameter structs set field by field as C++ kernels do, the 950's Compares/Select
-overload taking the scalar as a LocalTensor element (`src1Local[0]`), the older DataCopyPad prototype (DataCopyParams +
-DataCopyPadParams), Compare's operator form on 32-B aligned sources; ToBfloat16, TPosition.LCM, InitBuffer again on
-the same pipe and GlobalTensor's operator()."""
+port4 and port5), each with its regression: parameter structs set field by field as C++ kernels do, the 950's
+Compares/Select overload taking the scalar as a LocalTensor element (`src1Local[0]`), the older DataCopyPad
+prototype (DataCopyParams + DataCopyPadParams), Compare's operator form on 32-B aligned sources; ToBfloat16,
+TPosition.LCM, InitBuffer again on the same pipe and GlobalTensor's operator(); EnQue/DeQue with their C++ template
+arguments, TBuf's queue calls and a brace-list DataCopyPadParams beside a DataCopyParams."""
 import numpy as np
 import pytest
 
@@ -156,6 +157,8 @@ def _read_past(x, z):
     aj.DataCopy(aj.GlobalTensor(z), b, 32)
 
 
+@pytest.mark.ascend_sanitize(checks="race,init,sync", reason="runs the bounds=\"ub\" escape hatch, which the memory "
+                             "check reports by design; every block writes the same GM on purpose")
 def test_launch_passes_its_bounds_rule_to_every_block():
     x, z = np.arange(16, dtype=np.float16), np.zeros(32, np.float16)
     with pytest.raises(aj.OutOfBoundsError):
@@ -267,6 +270,8 @@ def test_deque_as_another_dtype_reinterprets_the_enqueued_tile():
 
 
 # --- LocalTensor.SetSize ---------------------------------------------------------------------------------------------
+@pytest.mark.ascend_sanitize(checks="race,memory,blocks,sync", reason="checks bounds on tensors whose values do not "
+                             "matter")
 def test_set_size_changes_the_bounds_later_calls_check():
     with aj.Core("atlas-a2") as core:
         pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1)
@@ -311,6 +316,8 @@ def test_get_with_offset_carves_a_tensor_inside_the_tbuf():
         aj.TBuf().GetWithOffset("half", 1, 0)
 
 
+@pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync", reason="sets the scalar element between calls as host "
+                             "code would, without kernel synchronisation")
 def test_the_950_leaky_relu_takes_a_single_point_tensor():
     """The 950's LeakyRelu accepts `src1Local[0]` (devkit include/basic_api: "one of src0/src1 should be scalar or
     single point LocalTensor"); the element is read at each call, so a changed element is seen even when the same
@@ -383,6 +390,8 @@ def test_set_l2_cache_hint_is_checked_and_changes_no_value():
 
 
 # --- the older DataCopyPad prototype: DataCopyParams + DataCopyPadParams -----------------------------------------------
+@pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync", reason="compares two call shapes back to back, without "
+                             "kernel synchronisation")
 def test_data_copy_pad_takes_the_older_structs_as_the_ext_ones():
     """`DataCopyPad(ub, gm, DataCopyParams{2, 20, 4, 1}, DataCopyPadParams{true, 0, 6, 0})` (devkit cumsum/fmod
     examples, the unaligned-copy best practice) copies as its DataCopyExtParams / DataCopyPadExtParams twin, GM -> UB
@@ -608,6 +617,103 @@ def test_sync_all_is_a_pipe_all_barrier_for_the_sanitizer():
     assert session.reports == [], aj.format_reports(session.reports)
 
 
+# --- session 9, port5: EnQue/DeQue with their C++ template arguments; TBuf's queue calls ------------------------------
+def test_enque_deque_take_the_user_positions_and_dtype_before_the_tensor():
+    """ops-nn ReluGradV3: `xzQueue.EnQue<QuePosition::GM, QuePosition::VECIN, T>(x)` and
+    `DeQue<QuePosition::VECOUT, QuePosition::GM, T>()` on a TQueBind; `EnQue<T>(y)` (ops-nn Selu). The template
+    arguments come first, as AllocTensor("float") does; the hand-off is the plain one."""
+    with aj.Core("atlas-a2"):
+        pipe, q = aj.TPipe(), aj.TQueBind(aj.TPosition.VECIN, aj.TPosition.VECOUT, 2)
+        pipe.InitBuffer(q, 2, 256)
+        x, y = q.AllocTensor("float"), q.AllocTensor("float")
+        assert q.EnQue(aj.QuePosition.GM, aj.QuePosition.VECIN, "float", x)
+        assert q.EnQue("float", y)
+        assert q.DeQue(aj.QuePosition.GM, aj.QuePosition.VECIN, "float").addr == x.addr
+        assert q.DeQue(aj.QuePosition.VECOUT, aj.QuePosition.GM).dtype.name == "float"   # T optional
+        q.EnQue(aj.QuePosition.VECOUT, aj.QuePosition.GM, x)
+        assert q.DeQue(aj.QuePosition.VECOUT, aj.QuePosition.GM, "int32").dtype.name == "int32"   # reinterprets
+        with pytest.raises(aj.ParameterError, match="T"):
+            q.EnQue(aj.QuePosition.GM, aj.QuePosition.VECIN, "half", x)      # T is the tensor's dtype
+        with pytest.raises(aj.ParameterError, match="template"):
+            q.EnQue(aj.QuePosition.GM, x)                                     # one position: a misplaced argument
+        with pytest.raises(aj.ParameterError, match="template"):
+            q.DeQue("float", aj.QuePosition.GM)
+        assert not q.HasTensorInQue()
+
+
+def test_tbuf_alloc_free_enque_deque_are_its_get_and_no_ops():
+    """The devkit's kernel_tbuf_impl.h: TBuf::AllocTensor / DeQue return Get<T>(), EnQue / FreeTensor do nothing
+    (ops-nn ReluGradV3 ends each tile with `bufXFloat.FreeTensor(xHalf)`); a tensor of another buffer is refused."""
+    with aj.Core("atlas-a2"):
+        pipe, b, other = aj.TPipe(), aj.TBuf(), aj.TBuf()
+        pipe.InitBuffer(b, 512)
+        pipe.InitBuffer(other, 512)
+        t = b.AllocTensor("half")
+        assert t.addr == b.Get("half").addr and t.GetSize() == 256
+        b.EnQue(t)
+        assert b.DeQue("float").GetSize() == 128
+        b.FreeTensor(t)
+        b.FreeTensor(t)                     # a no-op, as in the devkit: no double-free state on a TBuf
+        with pytest.raises(aj.StateError, match="not a tensor of this TBuf"):
+            b.FreeTensor(other.Get("half"))
+
+
+def test_data_copy_pad_takes_a_brace_list_pad_struct_beside_data_copy_params():
+    """ops-nn Selu / CeluV3 / HardSwishGrad: `DataCopyPad(x, g[off], copyParams, {false, 0, 0, 0})` with a
+    DataCopyParams: the brace list is the older DataCopyPadParams, as C++ deduces it (the Ext pair takes its own)."""
+    gm = np.arange(40, dtype=np.float32)
+    with aj.Core("atlas-a2"):
+        t = aj.LocalMemAllocator().Alloc("float", 16)
+        copy = aj.DataCopyParams()
+        copy.blockCount, copy.blockLen = 1, 13 * 4
+        aj.DataCopyPad(t, aj.GlobalTensor(gm)[3], copy, (False, 0, 0, 0))
+        assert t.numpy()[:13].tolist() == list(range(3, 16))
+        with pytest.raises(aj.ParameterError, match="rightPadding"):
+            aj.DataCopyPad(t, aj.GlobalTensor(gm), copy, (True, 0, 256, 0))     # a uint8_t field, checked as such
+
+
+# --- DataCacheCleanAndInvalid per device (ops-nn SyncBatchNormGatherStats' 310P scalar kernel) ------------------------
+def _flush_after_set_value(y, dcci_dst):
+    g = aj.GlobalTensor()
+    g.SetGlobalBuffer(y)
+    g.SetValue(aj.GetBlockIdx(), np.float32(aj.GetBlockIdx() + 1))
+    aj.PipeBarrier(aj.PIPE_ALL)
+    if dcci_dst is None:
+        aj.DataCacheCleanAndInvalid(g, entire_type=aj.CacheLine.ENTIRE_DATA_CACHE)
+    else:
+        aj.DataCacheCleanAndInvalid(g[aj.GetBlockIdx()], entire_type=aj.CacheLine.SINGLE_CACHE_LINE,
+                                    dcci_dst=dcci_dst)
+
+
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2", "atlas-inference-aicore"])
+def test_data_cache_clean_and_invalid_is_checked_and_changes_no_value(device):
+    """`DataCacheCleanAndInvalid<T, CacheLine::ENTIRE_DATA_CACHE>(gm)` after scalar SetValues in a launch: no data
+    cache here, so the values are already in GM; the page's device rules are checked: the 310P takes only the
+    prototype without dcciDst, CACHELINE_ATOMIC is the 950's."""
+    y = np.zeros(16, np.float32)
+    aj.launch(_flush_after_set_value, 4, device, y, None)
+    assert y[:4].tolist() == [1, 2, 3, 4]
+    if device == "atlas-inference-aicore":
+        with pytest.raises(aj.ParameterError, match="dcci_dst"):
+            aj.launch(_flush_after_set_value, 1, device, y, aj.DcciDst.CACHELINE_OUT)
+    else:
+        aj.launch(_flush_after_set_value, 2, device, y, aj.DcciDst.CACHELINE_OUT)
+    if device == "atlas-a2":
+        with pytest.raises(aj.UnsupportedDeviceError, match="CACHELINE_ATOMIC"):
+            aj.launch(_flush_after_set_value, 1, device, y, aj.DcciDst.CACHELINE_ATOMIC)
+    with aj.Core(device):
+        with pytest.raises(aj.ParameterError, match="entire_type"):
+            aj.DataCacheCleanAndInvalid(aj.GlobalTensor(y), entire_type=1)
+        with pytest.raises(aj.ParameterError, match="dcci_dst"):
+            aj.DataCacheCleanAndInvalid(aj.LocalMemAllocator().Alloc("float", 8),
+                                        entire_type=aj.CacheLine.SINGLE_CACHE_LINE)
+
+
+def test_data_cache_clean_and_invalid_is_not_offered_on_the_910():
+    with aj.Core("atlas-training"):
+        with pytest.raises(aj.UnsupportedDeviceError, match="DataCacheCleanAndInvalid"):
+            aj.DataCacheCleanAndInvalid(aj.GlobalTensor(np.zeros(8, np.float32)),
+                                        entire_type=aj.CacheLine.ENTIRE_DATA_CACHE)
 # --- DataCacheCleanAndInvalid<T, CacheLine, DcciDst>(gm) ------------------------------------------------------------
 def test_data_cache_clean_and_invalid_checks_its_arguments_and_changes_nothing():
     """Kernels that write GM through the scalar unit and hand it to other cores (SyncAll) flush the data cache; the

@@ -183,11 +183,14 @@ def _from_older_structs(dst, src, copy_params, pad_params):
     struct converts a T value), so it must fit sizeof(T) bytes (0 only for 64-bit types, as SPEC-2 9.1 says for
     the Ext struct; decisions.md "The older DataCopyPad prototype"); isPad may be the int 0 or 1 that C++ converts
     to the bool field (`p.isPad = 1;` in the devkit's guide). A 4-value brace list beside a
-    DataCopyPadParams is a DataCopyParams, as in C++; the two generations do not mix (C++ has no such overload)."""
+    DataCopyPadParams is a DataCopyParams, and one beside a DataCopyParams a DataCopyPadParams, as in C++; the two
+    generations do not mix (C++ has no such overload)."""
     local = dst if isinstance(dst, LocalTensor) else src
     device = local._core.device if isinstance(local, LocalTensor) else None
     if type(pad_params) is DataCopyPadParams and isinstance(copy_params, (tuple, list)) and len(copy_params) == 4:
         copy_params = DataCopyParams(*copy_params)
+    if type(copy_params) is DataCopyParams and isinstance(pad_params, (tuple, list)) and len(pad_params) == 4:
+        pad_params = DataCopyPadParams(*pad_params)   # `DataCopyPad(x, g, copyParams, {false, 0, 0, 0})`
     if type(copy_params) is not DataCopyParams or (pad_params is not None and type(pad_params) is not DataCopyPadParams):
         raise ParameterError(API, "copy_params, pad_params", (type(copy_params).__name__, type(pad_params).__name__),
                              device=device, legal="DataCopyParams with DataCopyPadParams (the older prototype) or "

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
+import ml_dtypes
 import numpy as np
 
 from ..devices import SUPPORTED_NAMES, get_device
@@ -82,18 +83,26 @@ def within_tolerance(actual, expected, rtol):
     is the output type's smallest subnormal (a result that underflows to zero is within one ulp of it)."""
     a = np.asarray(actual)
     e = np.asarray(expected, dtype=np.float64)
-    tiny = float(np.finfo(a.dtype).smallest_subnormal) if a.dtype.kind == "f" else 0.0
+    info = _float_info(a.dtype)
+    tiny = float(info.smallest_subnormal) if info else 0.0
     with np.errstate(invalid="ignore", over="ignore"):
         af = a.astype(np.float64)
         err = np.abs(af - e)
         bad = ~(err <= rtol * np.abs(e) + tiny)
-        normal = np.abs(e) >= (float(np.finfo(a.dtype).tiny) if a.dtype.kind == "f" else 0.0)
+        normal = np.abs(e) >= (float(info.tiny) if info else np.finfo(np.float64).tiny)
         rel = float(np.max(err[normal] / np.abs(e[normal]))) if normal.any() else 0.0
     if bad.any():
         i = int(np.flatnonzero(bad.reshape(-1))[0])
         return False, (f"OUT OF TOLERANCE: {int(bad.sum())} of {a.size} elements beyond {rtol:.3g} relative; element "
                        f"{i}: {af.reshape(-1)[i]!r} against {e.reshape(-1)[i]!r}")
     return True, f"within {rtol:.3g} relative of the float64 formula (max relative error {rel:.3g} over normal values)"
+
+
+def _float_info(dtype):
+    """finfo of a float output type (bfloat16 through ml_dtypes, which numpy's finfo refuses), else None."""
+    if dtype == ml_dtypes.bfloat16:
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype) if dtype.kind == "f" else None
 
 
 def ones_or_random(size, seed, dtype=np.float16, scale=1.0):
