@@ -88,9 +88,16 @@ def _validate(dst, first_value, diff_value, count):
         raise OutOfBoundsError(API, "count", count, legal=f"<= dst.GetSize() = {dst.size}", device=spec.name)
     block = 32 // dtype.size
     # Off the 950 the Adds write whole DataBlocks: up to the end of the DataBlock holding element count - 1, which
-    # (dst 32-byte aligned, count <= GetSize()) never passes the DataBlock holding dst's last element: inside the UB,
-    # and past dst's elements only into that block's padding, as on the device (docs/decisions.md "ArithProgression").
+    # (dst 32-byte aligned, count <= GetSize()) never passes the DataBlock holding dst's last element. Past dst's
+    # elements is refused under the tensor bounds rule (issue 11), as DataCopyPad's dummy bytes are; a core made
+    # with bounds="ub" writes them, as the device does (docs/decisions.md "ArithProgression").
     written = count if spec.name == D950 or count <= block else -(-count // block) * block
+    if written > dst.size and core.bounds == "tensor":
+        raise OutOfBoundsError(API, "dst", f"elements [0, {written})", device=spec.name,
+                               legal=f"inside dst's tensor [0, {dst.size}) ({dst.size} x {dtype.name}): off the 950 "
+                                     f"the device's Adds write whole 32-byte DataBlocks, {written} elements for "
+                                     f"count {count}; size dst in whole DataBlocks, or make the core with "
+                                     f'bounds="ub" to allow writes past a tensor')
     if spec.name != D950 and count > block and core.counter_mode:
         raise StateError(API, "mask mode", "counter", device=spec.name,
                          detail="the implementation sets lane masks with SetVectorMask, which counter mode reads as "
