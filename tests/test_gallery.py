@@ -40,6 +40,12 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # for the float mean, the last core's short tile copied by DataCopyPad); log_softmax_grad* 37 rows (7 tiles of 5 rows
 # and a 2-row remainder on the eighth core) and log_softmax_grad_narrow 2403 rows (7 tiles of 301, one of 296);
 # sync_batch_norm_gather_stats* 1003 channels (4 cores of 256 or 272 channels, the last core's short);
+# bitwise_not_int16 and bitwise_not_int8 300003 (8 cores, big and small, of 2-3 UB tiles, the last core's last tile
+# moving its real bytes by DataCopyPad) and bitwise_not_int32 100003 (2 tiles a core); arange and arange_int32 100003
+# (three 4920-element tiles a core on the A2/A3, the last core's short tile leaving by DataCopyPad); right_shift_int32
+# and right_shift_int16 3001 (8 cores of 376 or 375 elements from unaligned GM starts, the last repeat partial; the
+# default 2000 runs on one core) and right_shift_scalar_int32 100003 (an odd size: the amount past the width, the
+# sign fill; the default shifts by a valid amount);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -59,7 +65,10 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "hard_swish_grad_bf16": 50003, "mse_loss": 60011, "mse_loss_sum_half": 20011, "mse_loss_none_bf16": 20011,
          "huber_loss": 100003, "huber_loss_sum_half": 50003, "huber_loss_none_bf16": 50003,
          "log_softmax_grad": 37 * 1024, "log_softmax_grad_padded": 37 * 1001, "log_softmax_grad_narrow": 2403 * 40,
-         "sync_batch_norm_gather_stats": 1003, "sync_batch_norm_gather_stats_chunked": 1003}
+         "sync_batch_norm_gather_stats": 1003, "sync_batch_norm_gather_stats_chunked": 1003,
+         "bitwise_not_int16": 300003, "bitwise_not_int32": 100003, "bitwise_not_int8": 300003, "arange": 100003,
+         "arange_int32": 100003, "right_shift_int32": 3001, "right_shift_int16": 3001,
+         "right_shift_scalar_int32": 100003}
 BIG = 16 * 1024 * 1024
 
 
@@ -82,7 +91,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "hard_swish_grad_bf16", "mse_loss", "mse_loss_sum_half", "mse_loss_none_bf16", "huber_loss",
             "huber_loss_sum_half", "huber_loss_none_bf16", "log_softmax_grad", "log_softmax_grad_padded",
             "log_softmax_grad_narrow", "sync_batch_norm_gather_stats",
-            "sync_batch_norm_gather_stats_chunked"} <= set(GALLERY)
+            "sync_batch_norm_gather_stats_chunked", "bitwise_not_int16", "bitwise_not_int32", "bitwise_not_int8",
+            "arange", "arange_int32", "right_shift_int32", "right_shift_int16", "right_shift_scalar_int32"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():

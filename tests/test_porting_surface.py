@@ -737,3 +737,21 @@ def test_data_cache_clean_and_invalid_checks_its_arguments_and_changes_nothing()
             aj.DataCacheCleanAndInvalid(ub, entire_type=aj.CacheLine.SINGLE_CACHE_LINE)
         with pytest.raises(aj.ParameterError, match="dst"):
             aj.DataCacheCleanAndInvalid(host, entire_type=aj.CacheLine.SINGLE_CACHE_LINE)
+
+
+# --- session 9, port6: ArithProgression's own S/V synchronisation -----------------------------------------------------
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-a3", "atlas-inference-aicore"])
+def test_a_short_arith_progression_is_ordered_before_the_vector_unit_reads_it(device):
+    """ops-math Arange: a core of at most one DataBlock builds its ramp with ArithProgression (count <= 32 /
+    sizeof(T): the scalar unit's SetValue only) and Adds it at once. The devkit's ArithProgressionImpl brackets those
+    scalar writes with SetFlag/WaitFlag V_S before and S_V after, so the Add that follows is ordered (the sanitizer
+    reported a RAW race S -> V), and an earlier vector write to dst is ordered before them (no WAW)."""
+    with aj.Core(device, sanitize="report") as core:
+        alloc = aj.LocalMemAllocator()
+        ramp, acc, out = alloc.Alloc("float", 8), alloc.Alloc("float", 8), alloc.Alloc("float", 8)
+        aj.Duplicate(ramp, 0.0, 8)          # a vector write of dst before the scalar ones
+        aj.Duplicate(acc, 0.5, 8)
+        aj.ArithProgression(ramp, 1.0, 2.0, 5)
+        aj.Add(out, ramp, acc, 5)
+        assert out.numpy()[:5].tolist() == [1.5, 3.5, 5.5, 7.5, 9.5]
+    assert core.sanitizer.reports == [], aj.format_reports(core.sanitizer.reports)

@@ -21,7 +21,7 @@ Both are compositions of instructions the emulator already has, run through the 
 import numpy as np
 
 from ..errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
-from ..sanitizer import PIPE_S, Access, vector_access
+from ..sanitizer import PIPE_S, PIPE_V, Access, vector_access
 from ..tensor import LocalTensor
 from . import elementwise as E
 from ._common import UnaryRepeatParams, as_int, check_align, operands
@@ -32,6 +32,7 @@ D950, A3, A2, P310 = "ascend950", "atlas-a3", "atlas-a2", "atlas-inference-aicor
 _FOUR = ("int16", "half", "int32", "float")
 DTYPES = {D950: _FOUR + ("int64",), A3: _FOUR, A2: _FOUR, P310: _FOUR}  # the page's 支持的数据类型
 _PAGE = "devkit 高阶API/索引计算/Arange-94.md"
+_OWN_EVENT = "ArithProgression"  # the sanitizer's key for the implementation's FetchEventID events
 
 
 def _wrap(dtype, v):
@@ -112,7 +113,14 @@ def ArithProgression(dst, first_value, diff_value, count):
     dtype, spec = dst.dtype, core.spec
     if core.sanitizer is not None:  # one access for the whole call (its Adds read only what it wrote)
         if spec.name != D950 and count <= 32 // dtype.size:
-            core.sanitizer.instruction(API, PIPE_S, [Access.of_run("dst", dst.addr, count * dtype.size, True, dst)])
+            # the scalar unit's SetValue only, bracketed as ArithProgressionImpl brackets it: SetFlag/WaitFlag V_S
+            # before and S_V after (an event of the implementation's own, not one the kernel holds)
+            sanitizer = core.sanitizer
+            sanitizer.set_flag(PIPE_V, PIPE_S, _OWN_EVENT)
+            sanitizer.wait_flag(PIPE_V, PIPE_S, _OWN_EVENT)
+            sanitizer.instruction(API, PIPE_S, [Access.of_run("dst", dst.addr, count * dtype.size, True, dst)])
+            sanitizer.set_flag(PIPE_S, PIPE_V, _OWN_EVENT)
+            sanitizer.wait_flag(PIPE_S, PIPE_V, _OWN_EVENT)
         else:
             vector_access(core, API, writes=[(("dst", dst.addr, written * dtype.size), dst)])
     if spec.name == D950:
