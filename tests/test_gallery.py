@@ -92,7 +92,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "huber_loss_sum_half", "huber_loss_none_bf16", "log_softmax_grad", "log_softmax_grad_padded",
             "log_softmax_grad_narrow", "sync_batch_norm_gather_stats",
             "sync_batch_norm_gather_stats_chunked", "bitwise_not_int16", "bitwise_not_int32", "bitwise_not_int8",
-            "arange", "arange_int32", "right_shift_int32", "right_shift_int16", "right_shift_scalar_int32"} <= set(GALLERY)
+            "arange", "arange_int32", "right_shift_int32", "right_shift_int16",
+            "right_shift_scalar_int32"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():
