@@ -45,7 +45,8 @@ GALLERY = {name: k for name, k in registry().items() if k.source}
 # (three 4920-element tiles a core on the A2/A3, the last core's short tile leaving by DataCopyPad); right_shift_int32
 # and right_shift_int16 3001 (8 cores of 376 or 375 elements from unaligned GM starts, the last repeat partial; the
 # default 2000 runs on one core) and right_shift_scalar_int32 100003 (an odd size: the amount past the width, the
-# sign fill; the default shifts by a valid amount);
+# sign fill; the default shifts by a valid amount); neg_int8, neg_int32, neg_bf16 300003 (8 cores, big and small, of
+# 2-4 UB tiles, the last short);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -68,7 +69,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "sync_batch_norm_gather_stats": 1003, "sync_batch_norm_gather_stats_chunked": 1003,
          "bitwise_not_int16": 300003, "bitwise_not_int32": 100003, "bitwise_not_int8": 300003, "arange": 100003,
          "arange_int32": 100003, "right_shift_int32": 3001, "right_shift_int16": 3001,
-         "right_shift_scalar_int32": 100003}
+         "right_shift_scalar_int32": 100003, "neg_int8": 300003, "neg_int32": 300003, "neg_bf16": 300003}
 BIG = 16 * 1024 * 1024
 
 
@@ -93,7 +94,7 @@ def test_the_gallery_is_found_from_the_checkout():
             "log_softmax_grad_narrow", "sync_batch_norm_gather_stats",
             "sync_batch_norm_gather_stats_chunked", "bitwise_not_int16", "bitwise_not_int32", "bitwise_not_int8",
             "arange", "arange_int32", "right_shift_int32", "right_shift_int16",
-            "right_shift_scalar_int32"} <= set(GALLERY)
+            "right_shift_scalar_int32", "neg_int8", "neg_int32", "neg_bf16"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():
