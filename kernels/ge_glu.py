@@ -22,10 +22,11 @@ Not ported: key 303 (ny over 6144), the half/bf16 and erf variants (the same str
 
 Deviation: the vector core count is the launch's 8 (GetCoreNumAiv gives the device's AIV count).
 
-Sizes: `ge_glu_vreduce`'s GatherMasks read whole 64-float repeats; when a tile's pairs are not a multiple of 32
-(the gallery's tail size) the last repeat reads floats the tile never copied in, which the sanitizer reports as
-uninitialised reads (the original's behaviour: those lanes are gathered past the results and never copied out).
-The default size gives every core 32 rows.
+A second deviation (`ge_glu_vreduce`): the original's GatherMasks read whole 64-float repeats; when a tile's pairs
+are not a multiple of 32 (the gallery's tail size) the last repeat gathers floats the tile never copied in
+(uninitialised UB at the queue buffer's first use), into lanes past the tile's results that nothing reads or copies
+out. The port zeroes those floats (from the copy's last 32-byte block to the last repeat's end) with a Duplicate
+before such a tile's copy-in, so the sanitizer has nothing to report; the results are the original's.
 
 Devices: DataCopyPad is not offered on the 310P and the 910 (SPEC-2 1.9): the kernels run on the 950, A3, A2 and
 310B.
@@ -42,9 +43,10 @@ from ascend_jit.kernels._base import KernelSpec
 
 BLOCK_BYTES = 32
 BLOCK_SIZE = 8                 # floats a 32-byte block
+REPEAT_FLOATS = 64             # floats a 256-byte repeat (GatherMask's unit)
 BUFFER_SIZE = 6144             # floats a tile buffer (FP32_BUFFER_SIZE_SMALL / _VREDUCE_TANH)
 CORE_NUM = 8
-NEGATIVE_ONE, SCALAR_ONE = np.float32(-1.0), np.float32(1.0)
+NEGATIVE_ONE, SCALAR_ZERO, SCALAR_ONE = np.float32(-1.0), np.float32(0.0), np.float32(1.0)
 BETA, ALPHA = np.float32(0.044715), np.float32(1.5957691)
 EVEN, ODD = 1, 2               # GatherMask's built-in patterns
 
@@ -266,6 +268,7 @@ class GeGluV2Fp32VReduce(GeGluV2Base):
 
     def ProcessGroup(self, idx, group, ub_num):
         ubX = self.inQueueX.AllocTensor("float")
+        self.ZeroGatheredTail(group, ubX)
         self.CopyInXVreduce(idx, group, ubX)
         self.inQueueX.EnQue(ubX)
         self.ComputeGeluAndMul(ub_num)
@@ -275,6 +278,16 @@ class GeGluV2Fp32VReduce(GeGluV2Base):
         outLocalMul = self.outQueueMul.DeQue("float")
         self._copy_out_vreduce(self.yMulGm, idx, ub_num, outLocalMul)
         self.outQueueMul.FreeTensor(outLocalMul)
+
+    def ZeroGatheredTail(self, blockCount, ubX):
+        """Not in the original (see the docstring): ComputeFp32VReduce gathers whole repeats, so the floats between
+        the copy's last 32-byte block and the last repeat's end are zeroed. They lie past what the DataCopyPad
+        writes, so the two need no ordering; the GatherMasks come after the queue hand-off, on this Duplicate's
+        pipe."""
+        copied = -(-blockCount * self.m_tilingData["splitSize"] * 2 // BLOCK_SIZE) * BLOCK_SIZE
+        gathered = -(-copied // REPEAT_FLOATS) * REPEAT_FLOATS
+        if gathered > copied:
+            aj.Duplicate(ubX[copied], SCALAR_ZERO, gathered - copied)
 
     def ComputeGeluAndMul(self, ub_num):
         ubX = self.inQueueX.DeQue("float")

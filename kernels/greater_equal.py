@@ -25,9 +25,11 @@ port's windows include the rounding (the same bytes).
 Devices: the original's configs are the 310P, 310B and A2 (910B); Mins is not offered on the 910 and the 950's Cast
 half -> int8 takes no CAST_NONE (SPEC-2 7.2, D72): the kernel runs on the A3, A2, 310B and 310P.
 
-Sizes: the default, 8 x 544 elements, gives every core whole tiles; at other sizes (the gallery's tail, 4173) the last
-core's last tile computes lanes it never copied in, which the sanitizer reports as uninitialised reads (the
-original's behaviour: those lanes are not copied out).
+One more deviation: at sizes that leave the last core's last tile short (the gallery's tail, 4173; the default, 8 x
+544 elements, gives every core whole tiles) the original computes the whole tile on lanes it never copied in
+(uninitialised UB at the queue buffers' first use; their results are not copied out). The port zeroes x1's and x2's
+lanes past the copy with a Duplicate before that tile's copy-in, so the sanitizer has nothing to report; the copied
+lanes' results are the original's.
 
 Fidelity: BIT-EXACT (Max, Sub, Abs, Mins, Muls, Adds, Cast are BIT-EXACT, SPEC-2 0.3). The expectation composes the
 same instructions from the package's reference model (ascend_jit.reference.elementwise, with the device's half
@@ -154,6 +156,12 @@ class KernelGreaterEqual:
 
     def CopyIn(self, progress, count):
         x1_local, x2_local = self.x1_inque.AllocTensor(self.dtype), self.x2_inque.AllocTensor(self.dtype)
+        if count < self.tile_cache:
+            # not in the original (see the docstring): Compute covers the whole tile; the zeroed lanes lie past the
+            # copy, so the Duplicates and DataCopies need no ordering, and Compute follows on the Duplicates' pipe
+            zero = np.float16(0) if self.dtype == "half" else np.float32(0)
+            for local in (x1_local, x2_local):
+                aj.Duplicate(local[count], zero, self.tile_cache - count)
         aj.DataCopy(x1_local, self.x1_gm[progress * self.tile_cache], count)
         aj.DataCopy(x2_local, self.x2_gm[progress * self.tile_cache], count)
         self.x1_inque.EnQue(x1_local)

@@ -1,0 +1,66 @@
+"""The gallery's tail sizes, one a kernel that has one: the gallery test runs each kernel at its default size and at
+this one on every device, the sanitizer test at this one on one device (tests/test_gallery.py,
+tests/test_sanitizer.py)."""
+
+# sizes that are not a multiple of the kernel's tile: softmax 37 rows (tiles of 15 rows on the A2/A3: 15 + 15 + 7;
+# of 20 on the 950: 20 + 17), RMSNorm 45 rows (8 blocks of 6 rows, the last of 3; tiles of 5 rows on the A2/A3: a
+# 1-row tail tile), LayerNorm 13 rows, syncall_sum 131 DataBlock pairs, sigmoid 1001 floats (15 chunks of 64 and a
+# 41-float tail; an unaligned last vector on the 950), clip_by_value 200003 elements (8 cores, 5 of them "big",
+# two tiles each, the last one short; GM padded to 32 bytes), reduce_tiling 504 floats (its second regime: a
+# counter-mode ReduceDataBlock whose last repeat has 56 lanes), greater_equal 4173 (7 cores of 544 elements, the
+# last core 365, copied in and out rounded to 384), gelu_grad and log 100003 (big cores, several tiles, the last
+# short), add_best_practice 13 rows (one core: three 4096-element copies and a 1024 tail; 8 cores of 1-2 rows), its
+# scalar scenario 5 rows (a 4096 copy and a 1024 tail); gelu_reg 8000 floats (two cores of 4000: 62 vectors and a
+# 32-lane UpdateMask tail); heaviside 12345 halves and heaviside_scalar 12345 floats
+# (49 and 97 blocks of 512 bytes over 40 cores: 9 and 17 of them one block more, the last block past the input);
+# swish and swish_half 100003 (8 cores, big and small, of a UB-filling tile and a short one); xlogy and xlogy_scalar
+# 12352 floats and xlogy_broadcast 10112 halves (two full tiles and a tail; one full tile and a tail on the A2);
+# sasum 295003 (per core a 20480-float tile, a 16384-float one, an 8-float DataCopyPad tile; 3 floats left over);
+# ge_glu, ge_glu_aligned 997 rows (125 rows a core: 2 full groups and a tail group; the last core 122) and
+# ge_glu_vreduce 50003 rows (6251 a core: one 6144-row group and 107; the last core 6246); reshape 100003 floats
+# (UB-filling tiles and a reminder rounded up to 8 floats); add_rms_norm 531 rows (67 a core: a group of 64 rows and
+# one of 3; the last core 62); is_finite and is_finite_bf16 100003 (8 cores of 12480 halves: a full tile and a short
+# one, the last core 12643, its 310P short tile read rounded up); bitwise_and_int16 100003 and bitwise_and_int32 50003
+# (big and small cores, the last tile short, GM padded to 32 bytes); addcmul, addcmul_bf16 200003 and addcmul_int32
+# 50003 (several UB-filling tiles a core, the last short); argmax_llm and argmax_llm_half 37 rows (two blocks of 16 and
+# one of 5); rotary_embedding and rotary_embedding_float 13 tokens (one block each); fake_quant 13 channels (5 of the 8
+# cores two channels; on the A2/A3 a full tile and a partial one a channel);
+# relu_grad* 30011 (3 cores of 10240 or 10112 elements; the last core's short tile rounded up to 256 bytes); selu*
+# 40003 (8 cores of 5008 or 5024, the last 4947 or 4835: a DataCopyPad of a non-32-byte length, computed rounded up);
+# hard_swish_grad* 50003 (8 cores of 6251 elements starting at unaligned GM bytes, the last 6246; each one tile whose
+# count is not whole 64-element groups); mse_loss 60011 (8 cores of 7504 floats: two tiles each, the last core 7483)
+# and mse_loss_sum_half 20011 (8 cores, one tile each: the GM workspace merge); mse_loss_none_bf16 20011;
+# huber_loss 100003 and huber_loss_sum_half / _none_bf16 50003 (8 cores of 512-byte blocks, two prefetched tiles a core
+# for the float mean, the last core's short tile copied by DataCopyPad); log_softmax_grad* 37 rows (7 tiles of 5 rows
+# and a 2-row remainder on the eighth core) and log_softmax_grad_narrow 2403 rows (7 tiles of 301, one of 296);
+# sync_batch_norm_gather_stats* 1003 channels (4 cores of 256 or 272 channels, the last core's short);
+# bitwise_not_int16 and bitwise_not_int8 300003 (8 cores, big and small, of 2-3 UB tiles, the last core's last tile
+# moving its real bytes by DataCopyPad) and bitwise_not_int32 100003 (2 tiles a core); arange and arange_int32 100003
+# (three 4920-element tiles a core on the A2/A3, the last core's short tile leaving by DataCopyPad); right_shift_int32
+# and right_shift_int16 3001 (8 cores of 376 or 375 elements from unaligned GM starts, the last repeat partial; the
+# default 2000 runs on one core) and right_shift_scalar_int32 100003 (an odd size: the amount past the width, the
+# sign fill; the default shifts by a valid amount); neg_int8, neg_int32, neg_bf16 300003 (8 cores, big and small, of
+# 2-4 UB tiles, the last short);
+# the devkit examples run their fixed data (size_rule)
+# and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
+TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
+         "sigmoid": 1001, "clip_by_value": 200003, "clip_by_value_bf16": 200003, "reduce_tiling": 504,
+         "greater_equal": 4173, "greater_equal_float": 4173, "gelu_grad": 100003, "gelu_grad_float": 100003,
+         "log": 100003, "log_half": 100003, "add_best_practice": 13 * 1024, "add_best_practice_scalar": 5 * 1024,
+         "gelu_reg": 8000, "heaviside": 12345, "heaviside_scalar": 12345,
+         "swish": 100003, "swish_half": 100003, "xlogy": 12352, "xlogy_scalar": 12352, "xlogy_broadcast": 10112,
+         "sasum": 295003, "ge_glu": 997 * 200, "ge_glu_aligned": 997 * 256, "ge_glu_vreduce": 50003 * 2,
+         "reshape": 100003, "add_rms_norm": 531 * 2500, "is_finite": 100003, "is_finite_bf16": 100003,
+         "bitwise_and_int16": 100003, "bitwise_and_int32": 50003, "addcmul": 200003, "addcmul_bf16": 200003,
+         "addcmul_int32": 50003, "argmax_llm": 37 * 512, "argmax_llm_half": 37 * 512,
+         "rotary_embedding": 13, "rotary_embedding_float": 13, "fake_quant": 13 * 3000,
+         "relu_grad": 30011, "relu_grad_half": 30011, "relu_grad_bf16": 30011, "relu_grad_int32": 30011,
+         "relu_grad_int8": 30011, "relu_grad_uint8": 30011, "selu": 40003, "selu_half": 40003, "selu_bf16": 40003,
+         "selu_int32": 40003, "selu_int8": 40003, "hard_swish_grad": 50003, "hard_swish_grad_half": 50003,
+         "hard_swish_grad_bf16": 50003, "mse_loss": 60011, "mse_loss_sum_half": 20011, "mse_loss_none_bf16": 20011,
+         "huber_loss": 100003, "huber_loss_sum_half": 50003, "huber_loss_none_bf16": 50003,
+         "log_softmax_grad": 37 * 1024, "log_softmax_grad_padded": 37 * 1001, "log_softmax_grad_narrow": 2403 * 40,
+         "sync_batch_norm_gather_stats": 1003, "sync_batch_norm_gather_stats_chunked": 1003,
+         "bitwise_not_int16": 300003, "bitwise_not_int32": 100003, "bitwise_not_int8": 300003, "arange": 100003,
+         "arange_int32": 100003, "right_shift_int32": 3001, "right_shift_int16": 3001,
+         "right_shift_scalar_int32": 100003, "neg_int8": 300003, "neg_int32": 300003, "neg_bf16": 300003}
