@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 
 from .addressing import active_lanes, copy_lanes
+from .ubview import ub_as
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT64,
                        KIND_UINT8, bf16_bits_to_f32, f32_from_bits, half_bits_to_f32, kind_size)
 
@@ -185,11 +186,14 @@ def select_contiguous(ub, size, dst, sel, src0, bbuf, src1, b_step, mode0_lanes,
     d, a = ub[dst:dst + nb], ub[src0:src0 + nb]
     b = bbuf[src1:src1 + (nb if b_step else size)]
     if size == 2:
-        _select_elems(d.view(np.uint16), a.view(np.uint16), b.view(np.uint16), b_step, ub, sel, 0, mode0_lanes, n)
+        _select_elems(ub_as(d, np.uint16), ub_as(a, np.uint16), ub_as(b, np.uint16), b_step, ub, sel, 0, mode0_lanes,
+                      n)
     elif size == 4:
-        _select_elems(d.view(np.uint32), a.view(np.uint32), b.view(np.uint32), b_step, ub, sel, 0, mode0_lanes, n)
+        _select_elems(ub_as(d, np.uint32), ub_as(a, np.uint32), ub_as(b, np.uint32), b_step, ub, sel, 0, mode0_lanes,
+                      n)
     elif size == 8:
-        _select_elems(d.view(np.uint64), a.view(np.uint64), b.view(np.uint64), b_step, ub, sel, 0, mode0_lanes, n)
+        _select_elems(ub_as(d, np.uint64), ub_as(a, np.uint64), ub_as(b, np.uint64), b_step, ub, sel, 0, mode0_lanes,
+                      n)
     else:
         _select_elems(d, a, b, b_step, ub, sel, 0, mode0_lanes, n)
 

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from .addressing import active_lanes, copy_lanes
+from .ubview import ub_as
 from .numerics import (BF16_NAN, FLOAT_NAN_BITS, HALF_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, bf16_bits_to_f32,
                        f32_to_bf16_bits, f32_to_half_bits, float_store_bits, half_bits_to_f32, half_store_bits,
                        kind_size, round_half)
@@ -221,21 +222,21 @@ def _floor_half_run(sk, dk, mode, sv, dv, bits, sat, n):
 def convert_run(sk, dk, mode, trunc, sat, d, s, n):
     """d[:n] = convert(s[:n]) on packed byte arrays (dst and src never overlap unless of one size, D34)."""
     if sk == KIND_HALF and dk == KIND_FLOAT:  # exact widenings: vectorised
-        sv, dv = s.view(np.uint16), d.view(np.uint32)
+        sv, dv = ub_as(s, np.uint16), ub_as(d, np.uint32)
         for i in range(n):
             dv[i] = float_store_bits(half_bits_to_f32(sv[i]))
     elif sk == KIND_BF16 and dk == KIND_FLOAT:
-        sv, dv = s.view(np.uint16), d.view(np.uint32)
+        sv, dv = ub_as(s, np.uint16), ub_as(d, np.uint32)
         for i in range(n):
             dv[i] = float_store_bits(bf16_bits_to_f32(sv[i]))
     elif sk == KIND_FLOAT and dk == KIND_HALF and mode == MODE_RINT:  # RNE: the hardware conversion
-        sv, dv = s.view(np.float32), d.view(np.uint16)
+        sv, dv = ub_as(s, np.float32), ub_as(d, np.uint16)
         for i in range(n):
             dv[i] = half_store_bits(round_half(sv[i], sat))
     elif sk == KIND_FLOAT and dk == KIND_HALF and mode == MODE_FLOOR:  # softmax's final cast: see _floor_half_run
-        _floor_half_run(sk, dk, mode, s.view(np.float32), d.view(np.uint16), s.view(np.uint32), sat, n)
+        _floor_half_run(sk, dk, mode, ub_as(s, np.float32), ub_as(d, np.uint16), ub_as(s, np.uint32), sat, n)
     elif sk == KIND_FLOAT and dk == KIND_BF16 and mode == MODE_RINT and not sat:
-        sv, dv = s.view(np.float32), d.view(np.uint16)
+        sv, dv = ub_as(s, np.float32), ub_as(d, np.uint16)
         for i in range(n):
             dv[i] = f32_to_bf16_bits(sv[i])
     else:

@@ -19,6 +19,7 @@ from . import elementwise as ew
 from .lanes import (abs_lane, div_lane, exp_float_run, exp_lane, fma_lane, int_abs_lane, int_div_lane, int_max_lane,
                     int_min_lane, int_relu_lane, int_stage, leaky_relu_lane, ln_lane, max_lane, min_lane, narrow,
                     relu_lane, sqrt_lane, uint64_div_lane)
+from .ubview import ub_as
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
@@ -236,7 +237,7 @@ def binary_carry(carry, dst, src0, src1, words, op):
     if not (kind == KIND_INT32 or kind == KIND_UINT32) or dst[H_KIND] != kind or src1[H_KIND] != kind:
         raise UnsupportedDTypeError(_OP_NAMES[op], "dst/src0/src1 kinds", (dst[H_KIND], kind, src1[H_KIND]),
                                     "int32 or uint32, the same for all three (carry form, SPEC-2 11.2)", DEVICE)
-    d, a, b = dst[:VL].view(np.uint32), src0[:VL].view(np.uint32), src1[:VL].view(np.uint32)
+    d, a, b = ub_as(dst[:VL], np.uint32), ub_as(src0[:VL], np.uint32), ub_as(src1[:VL], np.uint32)
     out = np.zeros(4, np.uint64)
     for j in range(64):
         if lane_on(words, 4 * j):
