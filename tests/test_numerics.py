@@ -130,7 +130,8 @@ def add_run(kind, sat_half, sat_int, out, a, b, n):
     from ascend_jit.jit import elementwise as K
     flags = (K.SAT_HALF if sat_half else 0) | (K.SAT_INT if sat_int else 0)
     classes = ((0, None, None) if kind == K.KIND_HALF else (None, 0, None) if kind in (K.KIND_FLOAT, K.KIND_BF16)
-               else (None, None, 0))  # the kernels' dtype-class markers (half: the chunk path on halves)
+               else (None, None, K.INT_WIDTHS[out.size // n]))  # the kernels' dtype-class markers (half: the chunk
+    # path on halves; an integer kind: its element width's marker)
     K.binary_run(K.ADD, kind, flags, out, a, b, 0, n, np.empty((3, K.CHUNK), np.float32),
                  np.empty((3, K.CHUNK), np.int64), *classes)
 

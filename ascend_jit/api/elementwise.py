@@ -626,12 +626,13 @@ _KERNELS = {"binary": K.binary_kernel, "scalar": K.binary_kernel, "unary": K.una
             "ternary": K.ternary_kernel, "axpy": K.ternary_kernel, "fill": K.fill_kernel, "copy": K.unary_kernel}
 # The kernels' dtype-class markers (jit/elementwise.py binary_kernel): the binary kernel's (half, half FTZ, float,
 # int) classes, the unary kernel's (half, float, int) classes, the multiply-add kernel's (half, mixed, float, int)
-# classes; one int class holds every integer width (the width is a value, jit/elementwise.py load_ints).
+# classes; the int class's marker is the element width's (K.INT_WIDTHS), so each integer width is a class of its own.
 _BINARY_HALF, _BINARY_HALF_FTZ, _BINARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
-_BINARY_INT = (None, None, None, 0)
-_HALF_CLASS, _FLOAT_CLASS, _INT_CLASS = (0, None, None), (None, 0, None), (None, None, 0)
+_BINARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
+_HALF_CLASS, _FLOAT_CLASS = (0, None, None), (None, 0, None)
+_INT_CLASS = {size: (None, None, width) for size, width in K.INT_WIDTHS.items()}
 _TERNARY_HALF, _TERNARY_MIXED, _TERNARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
-_TERNARY_INT = (None, None, None, 0)
+_TERNARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
 _NO_CLASS = ()
 _HALF_KIND = 0  # dtypes.HALF.kind
 
@@ -641,19 +642,19 @@ def _classes(row, dtype, flags, skind):
     if row.arity == "fill":
         return _NO_CLASS
     if row.bitwise or row.arity == "copy":  # bits, never values: the integer class of the element's width
-        return _INT_CLASS
+        return _INT_CLASS[dtype.size]
     if row.arity in ("binary", "scalar"):
         if not dtype.is_float:
-            return _BINARY_INT
+            return _BINARY_INT[dtype.size]
         if dtype.kind == _HALF_KIND:
             return _BINARY_HALF_FTZ if flags & K.FTZ else _BINARY_HALF
         return _BINARY_FLOAT
     if row.arity == "unary":  # every half call is the half class (FTZ included)
         if not dtype.is_float:
-            return _INT_CLASS
+            return _INT_CLASS[dtype.size]
         return _HALF_CLASS if dtype.kind == _HALF_KIND else _FLOAT_CLASS
     if not dtype.is_float:
-        return _TERNARY_INT
+        return _TERNARY_INT[dtype.size]
     if dtype.kind == _HALF_KIND:
         return _TERNARY_HALF
     return _TERNARY_FLOAT if skind == dtype.kind else _TERNARY_MIXED  # half sources, float dst (D33)

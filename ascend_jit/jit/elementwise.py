@@ -124,52 +124,32 @@ def store_wide(kind, flags, r, raw, off, m):
             v[i] = f32_to_bf16_bits(r[i])
 
 
+# The integer class marker (binary_kernel's int_class): its *type* is the element width, as the unsigned integer of
+# that width, so each width compiles its own lane view alone (issue 20: a first int16 And compiled all eight integer
+# views); the value is the width in bytes, so the API's entry keys of the widths differ (np.uint16(0) == np.uint32(0)).
+INT_WIDTHS = {1: np.uint8(1), 2: np.uint16(2), 4: np.uint32(4), 8: np.uint64(8)}
+
+
 @njit(cache=True, error_model="numpy")
-def _widen_lanes(v, bias, out, m):
+def load_ints(kind, raw, off, m, out, width):
+    """Elements off..off+m of a packed run of integers of kind `kind` -> int64 (uint64: its bit pattern); `width`:
+    a marker of the element width (INT_WIDTHS). The lanes are unsigned (8 bytes: int64); a signed narrower kind is
+    sign-extended: (v ^ 2**(bits-1)) - 2**(bits-1)."""
+    v = int_lanes(raw, width)[off:off + m]
+    size = kind_size(kind)
+    signed = kind == KIND_INT8 or kind == KIND_INT16 or kind == KIND_INT32
+    bias = np.int64(1) << (8 * size - 1) if signed else np.int64(0)
     for i in range(m):
         out[i] = (np.int64(v[i]) ^ bias) - bias
 
 
 @njit(cache=True, error_model="numpy")
-def _narrow_lanes(r, v, m):
+def store_ints(kind, r, raw, off, m, width):
+    """Store int64 results already wrapped or clamped to the type (int_stage): their low bytes, through the lanes
+    of the width marker `width` (load_ints)."""
+    v = int_lanes(raw, width)[off:off + m]
     for i in range(m):
         v[i] = r[i]
-
-
-# The integer class is one specialisation for every element width: the width is a value, and load_ints/store_ints
-# pick the lane view by it. Each width's view is a small helper compiled once and shared by the binary, unary and
-# multiply-add kernels; a width marker type per class made every kernel compile its whole integer op switch once per
-# width (the suite compiled binary_kernel and binary_run four times each, issue 20).
-@njit(cache=True, error_model="numpy")
-def load_ints(kind, raw, off, m, out):
-    """Elements off..off+m of a packed run of integers of kind `kind` -> int64 (uint64: its bit pattern). The lanes
-    are unsigned (8 bytes: int64); a signed narrower kind is sign-extended: (v ^ 2**(bits-1)) - 2**(bits-1)."""
-    size = kind_size(kind)
-    signed = kind == KIND_INT8 or kind == KIND_INT16 or kind == KIND_INT32
-    bias = np.int64(1) << (8 * size - 1) if signed else np.int64(0)
-    if size == 1:
-        _widen_lanes(int_lanes(raw, np.uint8(1))[off:off + m], bias, out, m)
-    elif size == 2:
-        _widen_lanes(int_lanes(raw, np.uint16(2))[off:off + m], bias, out, m)
-    elif size == 4:
-        _widen_lanes(int_lanes(raw, np.uint32(4))[off:off + m], bias, out, m)
-    else:
-        _widen_lanes(int_lanes(raw, np.uint64(8))[off:off + m], bias, out, m)
-
-
-@njit(cache=True, error_model="numpy")
-def store_ints(kind, r, raw, off, m):
-    """Store int64 results already wrapped or clamped to the type (int_stage): their low bytes, through the lanes
-    of the kind's width (load_ints)."""
-    size = kind_size(kind)
-    if size == 1:
-        _narrow_lanes(r, int_lanes(raw, np.uint8(1))[off:off + m], m)
-    elif size == 2:
-        _narrow_lanes(r, int_lanes(raw, np.uint16(2))[off:off + m], m)
-    elif size == 4:
-        _narrow_lanes(r, int_lanes(raw, np.uint32(4))[off:off + m], m)
-    else:
-        _narrow_lanes(r, int_lanes(raw, np.uint64(8))[off:off + m], m)
 
 
 @njit(cache=True, error_model="numpy")
@@ -387,13 +367,13 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_clas
     if int_class is not None:
         for c0 in range(0, n, CHUNK):
             m = min(CHUNK, n - c0)
-            load_ints(kind, a, c0, m, ints[0])
+            load_ints(kind, a, c0, m, ints[0], int_class)
             if scalar:
                 _fill_int(kind, scalar_bits, ints[1], m)
             else:
-                load_ints(kind, b, c0, m, ints[1])
+                load_ints(kind, b, c0, m, ints[1], int_class)
             _binary_int_chunk(op, kind, flags, ints[0], ints[1], ints[2], m)
-            store_ints(kind, ints[2], d, c0, m)
+            store_ints(kind, ints[2], d, c0, m, int_class)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -403,13 +383,15 @@ def binary_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_c
     p[P_N] >= 0: the count form, n consecutive elements (the stride, repeat and mask parameters are unused).
     p[P_N] < 0: the high-dim form: per repeat gather the active lanes of the sources (the register), compute,
     scatter; p[P_LAST] >= 0 is counter mode: the last repeat takes only its first last_lanes lanes (SPEC 2.6).
-    half_class, half_ftz_class, float_class, int_class: exactly one is not None (0), the others None: the dtype class, the one specialisation kept on purpose (issue 20:
+    half_class, half_ftz_class, float_class, int_class: exactly one is not None (0; the int class: its element
+    width's marker, INT_WIDTHS), the others None: the dtype class, the one specialisation kept on purpose (issue 20:
     compile only what the call needs). numba removes the code under `if int_class is not None` when int_class is
     None (decided from the argument type before compiling), so a float call compiles no integer code and the
     reverse. The half class is half without FTZ (every half call but the 950's FTZ configs): one fused pass per run
     (half_binary_run) and no float32 chunk path, so the first half call compiles only that; the half FTZ class takes
     the float32 chunk path with the half decode/store alone, the float class the same path with the float and
-    bfloat16 decode/store alone, the int class the int64 chunk path for every integer width (load_ints). Op, kind, flags and device facts stay values."""
+    bfloat16 decode/store alone, each integer width the int64 chunk path with that width's lanes alone (each first
+    call compiles one element width's code). Op, kind, flags and device facts stay values."""
     op, kind, n, dst, src0, src1 = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0], p[P_SRC1]
     size = kind_size(kind)
     # Each class's code sits under a test of its own marker: numba prunes a branch only when the marker it tests is
@@ -531,13 +513,15 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
         for i in range(n):
             dv[i] = table[v[i]]
         return
-    if int_class is not None and op == COPY:  # the element's bytes as they are, whatever its width
-        for i in range(n * kind_size(kind)):
-            d[i] = a[i]
+    if int_class is not None and op == COPY:  # the lanes as unsigned integers of the element's width, as they are
+        av, cv = int_lanes(a, int_class), int_lanes(d, int_class)
+        for i in range(n):
+            cv[i] = av[i]
         return
-    if int_class is not None and op == NOT:  # every bit inverted (a float's bits too): byte by byte, any width
-        for i in range(n * kind_size(kind)):
-            d[i] = ~a[i]
+    if int_class is not None and op == NOT:  # the same lanes, every bit inverted (a float's bits too)
+        av, cv = int_lanes(a, int_class), int_lanes(d, int_class)
+        for i in range(n):
+            cv[i] = ~av[i]
         return
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
@@ -550,9 +534,9 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
             _unary_float_chunk(op, kind, flags, fs[0], fs[1], m, float_class)
             store_wide(kind, flags, fs[1], d, c0, m)
         if int_class is not None:
-            load_ints(kind, a, c0, m, ints[0])
+            load_ints(kind, a, c0, m, ints[0], int_class)
             _unary_int_chunk(op, kind, flags, ints[0], ints[1], m)
-            store_ints(kind, ints[1], d, c0, m)
+            store_ints(kind, ints[1], d, c0, m, int_class)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -562,7 +546,7 @@ def unary_kernel(ub, p, flags, table, half_class, float_class, int_class):
     binary_kernel's (no FTZ class of its own): the half class is every half call (FTZ included): the table lookup
     and the half-only decode/store that computes the tables, without the float/bfloat16 paths or the float-only
     vectorised Exp, so the first half Exp compiles only what half needs (issue 20); the float class is float and
-    bfloat16; the int class every integer width, and every dtype's Copy and Not (their bytes). table: see unary_run."""
+    bfloat16; the int class one element width (INT_WIDTHS). table: see unary_run."""
     op, kind, n, dst, src = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0]
     size = kind_size(kind)
     fs = np.empty((2, CHUNK if int_class is None and table.size == 0 else 0), np.float32)  # (lookups: none)
@@ -657,12 +641,12 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints, half
             _fma_chunk(op, dkind, flags, x, y, c, m, mixed_class, float_class)
             store_wide(dkind, flags, c, d, c0, m)
         if int_class is not None:  # integer multiply-add: exact, then wrap (never saturated: 64-bit, 310B types, 6.3)
-            load_ints(skind, a, c0, m, ints[0])
+            load_ints(skind, a, c0, m, ints[0], int_class)
             if op == AXPY:
                 _fill_int(skind, scalar_bits, ints[1], m)
             else:
-                load_ints(skind, b, c0, m, ints[1])
-            load_ints(dkind, d, c0, m, ints[2])
+                load_ints(skind, b, c0, m, ints[1], int_class)
+            load_ints(dkind, d, c0, m, ints[2], int_class)
             xi, yi, ci = ints[0], ints[1], ints[2]
             if op == FUSED_MUL_ADD:
                 for i in range(m):
@@ -671,7 +655,7 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints, half
                 for i in range(m):
                     ci[i] = xi[i] * yi[i] + ci[i]
             _int_stage_pass(dkind, ci, m, off)
-            store_ints(dkind, ci, d, c0, m)
+            store_ints(dkind, ci, d, c0, m, int_class)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -679,7 +663,7 @@ def ternary_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, float_cla
     """Every form of the multiply-adds in one kernel; p: the call shape's parameters (P_*; p[P_SKIND] is the
     sources' kind); p[P_N] >= 0: the count form, else high-dim. half_class / mixed_class / float_class / int_class:
     the dtype class, as binary_kernel's: half (dst and sources), mixed (half sources, float dst, D33), float and
-    bfloat16, and the integers; each compiles its own decode and store alone. Lanes
+    bfloat16, and the integer widths (INT_WIDTHS); each compiles its own widths' decode and store alone. Lanes
     count by the wider type (the dst, D33); each operand is addressed with its own element size."""
     op, dkind, skind, n = p[P_OP], p[P_KIND], p[P_SKIND], p[P_N]
     dst, src0, src1 = p[P_DST], p[P_SRC0], p[P_SRC1]
