@@ -182,10 +182,34 @@ def test_flag_model_and_every_refusal(device):
             assert core.pending_flags() == [(aj.PIPE_V, aj.PIPE_MTE3, n - 1)]
             with pytest.raises(aj.ParameterError, match="HardEvent"):
                 aj.SetFlag(0, event="V_MTE3")
-            with pytest.raises(TypeError):
+            with pytest.raises(aj.ParameterError, match="keyword-only"):
                 aj.SetFlag(0, E.V_MTE3)  # the event is keyword-only (SPEC-2 10.2)
     assert ("PipeBarrier", {"pipe": aj.PIPE_ALL}) in events
     assert [k for k, _ in events].count("TQueSync.SetFlag") == 1
+
+
+def test_flag_calls_in_the_cpp_order_are_refused_with_the_legal_call():
+    """`SetFlag<HardEvent::V_MTE3>(0)` written template-first, `aj.SetFlag(aj.HardEvent.V_MTE3, 0)`, or without the
+    event, is a ParameterError that spells the keyword call (SPEC-2 10.2: event is keyword-only and required), not a
+    bare TypeError; nothing is set."""
+    core = aj.Core("a2")
+    with core:
+        for api in (aj.SetFlag, aj.WaitFlag):
+            name = api.__name__
+            with pytest.raises(aj.ParameterError, match=rf"{name}: parameter 'event' = 'HardEvent.V_MTE3 as a "
+                                                        rf"positional argument'.*aj\.{name}\(0, event=aj\.HardEvent"
+                                                        rf"\.V_MTE3\) \(SPEC-2 10.2\)"):
+                api(E.V_MTE3, 0)
+            with pytest.raises(aj.ParameterError, match=rf"'missing'.*aj\.{name}\(3, event=aj\.HardEvent\."
+                                                        rf"<SRC>_<DST>\)"):
+                api(3)
+            with pytest.raises(aj.ParameterError, match="'missing'.*event_id"):
+                api()
+        with pytest.raises(aj.ParameterError, match="keyword-only"):
+            core.SetFlag(E.MTE2_V, 1)
+        assert core.pending_flags() == []
+        aj.SetFlag(0, event=E.V_MTE3)
+        aj.WaitFlag(0, event=E.V_MTE3)
 
 
 def test_pending_flags_at_the_end_of_a_launch():
