@@ -24,8 +24,8 @@ and out whole 256-byte blocks (the tiling counts the input in them), up to 255 b
 GM to 256 bytes, past the 32 bytes device allocations are rounded to.
 
 Devices: Compare, Select and Duplicate on float and half are offered on every device, but the 910's Select has
-mode 0 (VSEL_CMPMASK_SPR) only (SPEC-2 9.5), so the float and half variants leave it out; the bfloat16 variant needs Cast bfloat16 <-> float (SPEC-2 7.2): the 950,
-A2, A3 and 310B.
+mode 0 (VSEL_CMPMASK_SPR) only (SPEC-2 9.5), so the float and half variants leave it out; the bfloat16 variant
+needs Cast bfloat16 <-> float (SPEC-2 7.2): the 950, A2, A3 and 310B.
 
 Fidelity: BIT-EXACT (Compare, Select, Duplicate, DataCopy and Cast are BIT-EXACT, SPEC-2 0.3): checked bit for bit
 against numpy: NaN lanes take the scalar (rounded to the type by RNE, as static_cast does), infinities their

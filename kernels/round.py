@@ -235,6 +235,7 @@ KERNELS = [
     KernelSpec("round_int32", "Round over int32: a UB -> UB DataCopy a tile", _make_inputs("int32"), _run("int32"),
                expected, default_size=100000, source=_SOURCE),
     KernelSpec("round_decimals", "Round over floats with decimals 2: Duplicate<float> of 100, Mul in place, "
-               "counter-mode Round, Div by the scale", _make_inputs("float", specials=False), _run("float", 2), expected_decimals,
+               "counter-mode Round, Div by the scale", _make_inputs("float", specials=False), _run("float", 2),
+               expected_decimals,
                default_size=100000, devices=DEVICES, tolerance=1.2e-7, source=_SOURCE),
 ]

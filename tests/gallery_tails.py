@@ -49,7 +49,9 @@ tests/test_sanitizer.py)."""
 # cores of 128-byte blocks, several prefetched tiles, in-place GatherMask repeats over the last core's padding),
 # real_complex64_single 1001 (one core, counter-mode GatherMask) and real_float 100003; round, round_half,
 # round_bf16, round_int32 and round_decimals 100003 (8 cores of 32-byte blocks, UB-filling tiles, the last short;
-# the counter-mode Round over a count that is not whole repeats);
+# the counter-mode Round over a count that is not whole repeats); l2_loss and l2_loss_half 300003 (8 cores, two
+# tiles each, the last core's last tile short of a whole block: its DataCopyPad dummy lanes) and l2_loss_single_bf16
+# 5003 (one core, one short tile);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -77,4 +79,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "nan_to_num_half": 300003, "nan_to_num_bf16": 100003, "is_pos_inf_half": 200003, "is_pos_inf": 20003,
          "is_pos_inf_bf16": 20003, "real_complex64": 100003, "real_complex32": 100003,
          "real_complex64_single": 1001, "real_float": 100003, "round": 100003, "round_half": 100003,
-         "round_bf16": 100003, "round_int32": 100003, "round_decimals": 100003}
+         "round_bf16": 100003, "round_int32": 100003, "round_decimals": 100003, "l2_loss": 300003,
+         "l2_loss_half": 300003, "l2_loss_single_bf16": 5003}
