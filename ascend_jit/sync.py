@@ -461,15 +461,24 @@ def DataCacheCleanAndInvalid(dst, *, entire_type, dcci_dst=None):
                              "default: DataCacheCleanAndInvalid<T, entireType, dcciDst>)")
 
 
-def SyncAll(gm_workspace=None, ub_workspace=None, used_cores=0):
+def SyncAll(gm_workspace=None, ub_workspace=None, used_cores=0, *, is_aiv_only=True):
     """`SyncAll()` (hard form: 950, A2, A3) or `SyncAll(gm_workspace, ub_workspace, used_cores=0)` (soft form: all
     but 310B; DK `同步控制/核间同步/SyncAll.md`): every block of the current `aj.launch` waits here until all
-    have arrived. The soft form's workspace traffic is not modelled; used_cores must be 0 (every block)."""
+    have arrived. The soft form's workspace traffic is not modelled; used_cores must be 0 (every block). The C++
+    template argument `SyncAll<isAIVOnly>()` is the keyword `is_aiv_only`: True (the default) only, since every
+    launch here is vector-only (False also waits for the cube cores of a mixed kernel)."""
     from .tensor import GlobalTensor, LocalTensor
     api = "SyncAll"
     core = _core(api)
     spec = core.spec
     spec.require_supported(api)
+    if is_aiv_only is not True or isinstance(gm_workspace, bool):
+        given = gm_workspace if isinstance(gm_workspace, bool) else is_aiv_only
+        raise ParameterError(api, "is_aiv_only", given, device=core.device,
+                             legal="True, as the keyword is_aiv_only= (SyncAll<true>(); every aj.launch is "
+                                   "vector-only, so SyncAll<false>(), which also waits for the cube cores of a mixed "
+                                   "kernel, is not modelled)",
+                             detail="positional" if isinstance(gm_workspace, bool) else None)
     if gm_workspace is None and ub_workspace is None:
         if not spec.sync_all_hard:
             raise UnsupportedDeviceError(api, "device", core.device, legal="ascend950, atlas-a3, atlas-a2",

@@ -1,18 +1,18 @@
 """L2Loss from the CANN NN operators: y = sum(x * x) / 2 over float, half and bfloat16 (computed in float as
 sum((x / sqrt 2)^2)), on one core or on several merged through a GM workspace cleared by InitGlobalMemory.
 
-Ported (structure and instruction sequence; written in our own words) from
-hicann/ops-nn @ e5c3fa932, experimental/loss/l2_loss/op_kernel/l2_loss.h (`NsL2Loss::L2Loss<T, schMode>`: a
-double-buffered VECIN queue of one tile, a float TBuf for the widened tile unless T is float, a 16-float staging
-TBuf and a 16-float ReduceSum result TBuf; schMode 1 (several cores): core 0 clears the 16-float workspace slot by
-`InitGlobalMemory(workGm, 16, 0.0f)` and every core waits at `SyncAll<true>()`; the tile loop prefetches the next
-tile (DataCopy, or for the last tile DataCopyPad of the valid bytes with DataCopyPadExtParams<T>{true, 0, 0, 0}),
-widens it (Cast CAST_NONE) unless T is float (then the queue tensor ReinterpretCast to float), Muls by
-0.70710678f, Mul by itself, ReduceSum into the result TBuf with a sharedTmpBuffer, and adds its GetValue(0) to a
-float on the scalar unit; then Duplicate 0 over the staging TBuf, SetValue(0, sum), and either (one core) DataCopyPad
-of the float or of its Cast to T (CAST_ROUND, 16 lanes) to y, or SetAtomicAdd<float>, DataCopy of the 16 floats to
-the workspace, SetAtomicNone, DataCacheCleanAndInvalid of the slot, SyncAll<true>(), and core 0 reads the slot by
-GetValue, SetValue's it into the staging TBuf and copies it (or its Cast) to y) with the host tiling of
+Ported (structure and instruction sequence; written in our own words) from hicann/ops-nn @ e5c3fa932,
+experimental/loss/l2_loss/op_kernel/l2_loss.h (`NsL2Loss::L2Loss<T, schMode>`: a double-buffered VECIN queue of one
+tile, a float TBuf for the widened tile unless T is float, a 16-float staging TBuf and a 16-float ReduceSum result
+TBuf; schMode 1 (several cores): core 0 clears the 16-float workspace slot by `InitGlobalMemory(workGm, 16, 0.0f)`
+and every core waits at `SyncAll<true>()` (`aj.SyncAll(is_aiv_only=True)`); the tile loop prefetches the next tile
+(DataCopy, or for the last tile DataCopyPad of the valid bytes with DataCopyPadExtParams<T>{true, 0, 0, 0}), widens
+it (Cast CAST_NONE) unless T is float (then the queue tensor ReinterpretCast to float), Muls by 0.70710678f, Mul by
+itself, ReduceSum into the result TBuf with a sharedTmpBuffer, and adds its GetValue(0) to a float on the scalar
+unit; then Duplicate 0 over the staging TBuf, SetValue(0, sum), and either (one core) DataCopyPad of the float or of
+its Cast to T (CAST_ROUND, 16 lanes) to y, or SetAtomicAdd<float>, DataCopy of the 16 floats to the workspace,
+SetAtomicNone, DataCacheCleanAndInvalid of the slot, SyncAll<true>(), and core 0 reads the slot by GetValue,
+SetValue's it into the staging TBuf and copies it (or its Cast) to y) with the host tiling of
 experimental/loss/l2_loss/op_host/l2_loss_tiling.cpp (`L2LossTilingFunc`: tiles of (UB - 128) / 8 bytes in whole
 32-byte blocks; one core when a tile holds the input, else the element-count table's cores (float: 2 up to 32 Ki
 elements, 12 up to 1 Mi; half/bf16: 4, then 12) capped by the cores and the blocks; the big/small core split of
@@ -128,7 +128,7 @@ class L2Loss:
         if self.schMode != 0:
             if aj.GetBlockIdx() == 0:
                 aj.InitGlobalMemory(self.workGm, workGmSize, np.float32(0.0))
-            aj.SyncAll()
+            aj.SyncAll(is_aiv_only=True)
         self.inQueueInput = aj.TQue(aj.QuePosition.VECIN, BUFFER_NUM)
         self.tmpFloat, self.tmpBuffer, self.tileSumBuf = (aj.TBuf(aj.TPosition.VECCALC) for _ in range(3))
         self.pipe.InitBuffer(self.inQueueInput, BUFFER_NUM, self.tileDataNum * TYPE_SIZE[self.T])
@@ -199,7 +199,7 @@ class L2Loss:
         aj.SetAtomicNone()
         aj.DataCacheCleanAndInvalid(self.workGm[0], entire_type=aj.CacheLine.SINGLE_CACHE_LINE,
                                     dcci_dst=aj.DcciDst.CACHELINE_OUT)
-        aj.SyncAll()
+        aj.SyncAll(is_aiv_only=True)
         if self.blockIdx == 0:
             globalSum = self.workGm.GetValue(0)
             srcBuf = self.tmpBuffer.Get("float")

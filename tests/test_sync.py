@@ -357,6 +357,24 @@ def test_sync_all_soft_form():
         aj.launch(kernel, 1, "310b", np.zeros(64, np.int32))
 
 
+def test_sync_all_template_argument_is_the_keyword_is_aiv_only():
+    """`SyncAll<true>()` (ops-nn L2Loss, Median, CrossEntropyLoss) is `aj.SyncAll(is_aiv_only=True)`; `<false>`
+    (the mixed cube/vector kernels' sync) and the template argument written positionally are ParameterErrors naming
+    the keyword, before any block waits."""
+    def kernel(gm):
+        aj.SyncAll(is_aiv_only=True)
+        gm[aj.GetBlockIdx()] = 1
+
+    gm = np.zeros(4, np.int32)
+    aj.launch(kernel, 4, "a2", gm)
+    assert gm.tolist() == [1, 1, 1, 1]
+    for call, value in ((lambda: aj.SyncAll(is_aiv_only=False), "False"), (lambda: aj.SyncAll(True), "True"),
+                        (lambda: aj.SyncAll(False), "False")):
+        with pytest.raises(aj.ParameterError, match=f"SyncAll: parameter 'is_aiv_only' = {value}.*keyword "
+                                                    "is_aiv_only="):
+            aj.launch(lambda: call(), 2, "a2")
+
+
 # --- atomics ----------------------------------------------------------------------------------------------------------
 _SPECIALS = {"half": [0.0, -0.0, 65504, -65504, np.inf, -np.inf, np.nan, 6e-8, 1.0, 2049],
              "float": [0.0, -0.0, 3e38, -3e38, np.inf, -np.inf, np.nan, 1e-45, 1.0, 16777217],
