@@ -26,6 +26,7 @@ from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatPa
                               ReciprocalAlgo, ReciprocalConfig, Relu, Rsqrt, RsqrtAlgo, RsqrtConfig, Sqrt, SqrtAlgo,
                               SqrtConfig, Sub, SubRelu)
 from .api.gather import Gather, GatherMask, GatherMaskParams
+from .api.init_global_memory import InitGlobalMemory
 from .api.reduce_pair import PairReduceSum, ReducePairElem, ReduceType
 from .api.reduce_max_min import GetReduceMaxMinTmpSize, ReduceMax, ReduceMin
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
@@ -65,7 +66,8 @@ __all__ = [
     "RepeatReduceSum", "WholeReduceMax", "WholeReduceMin", "WholeReduceSum",
     "CMPMODE", "Cast", "Compare", "CompareScalar", "Compares", "DataCopyExtParams", "DataCopyPad",
     "DataCopyPadExtParams", "DataCopyPadParams", "Gather",
-    "GatherMask", "GatherMaskParams", "PaddingMode", "RoundMode", "SELMODE", "Select", "SetPadValue",
+    "GatherMask", "GatherMaskParams", "InitGlobalMemory", "PaddingMode", "RoundMode", "SELMODE", "Select",
+    "SetPadValue",
     "UnaryRepeatParams",
     "Copy", "CopyRepeatParams", "ShiftLeft", "ShiftRight", "Not", "ArithProgression", "Arange",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",

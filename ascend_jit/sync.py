@@ -59,6 +59,19 @@ def _check_hard_event(api, spec, event):
     return event
 
 
+def _refuse_flag_form(api, spec, args, event):
+    """SetFlag/WaitFlag called other than as (event_id, event=HardEvent) (SPEC-2 10.2: event is keyword-only and
+    required). The C++ order `SetFlag<HardEvent::V_MTE3>(id)` read as `aj.SetFlag(aj.HardEvent.V_MTE3, id)` is the
+    likely slip, so the refusal spells the legal call with the event and id it was given."""
+    given = next((a for a in args if isinstance(a, HardEvent)), event)
+    ids = [a for a in args if not isinstance(a, HardEvent)]
+    name = given.name if isinstance(given, HardEvent) else "<SRC>_<DST>"
+    call = f"aj.{api}({ids[0] if len(ids) == 1 else 'event_id'}, event=aj.HardEvent.{name})"
+    value = "missing" if given is None else f"HardEvent.{name}" + (" as a positional argument" if event is None else "")
+    raise ParameterError(api, "event", value, device=spec.name, legal=f"keyword-only, required: {call} (SPEC-2 10.2)",
+                         detail=f"got {len(args)} positional argument(s)")
+
+
 def _check_pipe(api, spec, name, pipe, allow_all=True):
     if not isinstance(pipe, Pipe) or (pipe is PIPE_ALL and not allow_all):
         legal = ", ".join(p.name for p in Pipe if allow_all or p is not PIPE_ALL)
@@ -146,8 +159,11 @@ class SyncState:
                                          detail="the ISASI SetFlag/WaitFlag is not offered here; use "
                                                 "aj.TQueSync(src_pipe, dst_pipe) (SPEC-2 D62)")
 
-    def SetFlag(self, event_id, *, event):
+    def SetFlag(self, *args, event=None):
         """`SetFlag<event>(id)`: flag (src, dst, id) := 1 (SPEC-2 10.3)."""
+        if len(args) != 1 or event is None:
+            _refuse_flag_form("SetFlag", self.spec, args, event)
+        event_id, = args
         if not self.spec.isasi_flags:
             self._require_isasi_flags("SetFlag")  # refuses it
         if type(event) is not HardEvent:
@@ -155,8 +171,11 @@ class SyncState:
         src, dst = _PIPES_OF_EVENT[event]
         self._set_flag("SetFlag", src, dst, event_id)
 
-    def WaitFlag(self, event_id, *, event):
+    def WaitFlag(self, *args, event=None):
         """`WaitFlag<event>(id)`: flag (src, dst, id) must be 1; it becomes 0 (SPEC-2 10.3)."""
+        if len(args) != 1 or event is None:
+            _refuse_flag_form("WaitFlag", self.spec, args, event)
+        event_id, = args
         if not self.spec.isasi_flags:
             self._require_isasi_flags("WaitFlag")  # refuses it
         if type(event) is not HardEvent:
@@ -347,14 +366,14 @@ def PipeBarrier(pipe):
     _core("PipeBarrier").PipeBarrier(pipe)
 
 
-def SetFlag(event_id, *, event):
+def SetFlag(*args, event=None):
     """`SetFlag<event>(id)` on the current core: `aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)`."""
-    _core("SetFlag").SetFlag(event_id, event=event)
+    _core("SetFlag").SetFlag(*args, event=event)
 
 
-def WaitFlag(event_id, *, event):
+def WaitFlag(*args, event=None):
     """`WaitFlag<event>(id)` on the current core."""
-    _core("WaitFlag").WaitFlag(event_id, event=event)
+    _core("WaitFlag").WaitFlag(*args, event=event)
 
 
 def InitSocState():
@@ -442,15 +461,24 @@ def DataCacheCleanAndInvalid(dst, *, entire_type, dcci_dst=None):
                              "default: DataCacheCleanAndInvalid<T, entireType, dcciDst>)")
 
 
-def SyncAll(gm_workspace=None, ub_workspace=None, used_cores=0):
+def SyncAll(gm_workspace=None, ub_workspace=None, used_cores=0, *, is_aiv_only=True):
     """`SyncAll()` (hard form: 950, A2, A3) or `SyncAll(gm_workspace, ub_workspace, used_cores=0)` (soft form: all
     but 310B; DK `同步控制/核间同步/SyncAll.md`): every block of the current `aj.launch` waits here until all
-    have arrived. The soft form's workspace traffic is not modelled; used_cores must be 0 (every block)."""
+    have arrived. The soft form's workspace traffic is not modelled; used_cores must be 0 (every block). The C++
+    template argument `SyncAll<isAIVOnly>()` is the keyword `is_aiv_only`: True (the default) only, since every
+    launch here is vector-only (False also waits for the cube cores of a mixed kernel)."""
     from .tensor import GlobalTensor, LocalTensor
     api = "SyncAll"
     core = _core(api)
     spec = core.spec
     spec.require_supported(api)
+    if is_aiv_only is not True or isinstance(gm_workspace, bool):
+        given = gm_workspace if isinstance(gm_workspace, bool) else is_aiv_only
+        raise ParameterError(api, "is_aiv_only", given, device=core.device,
+                             legal="True, as the keyword is_aiv_only= (SyncAll<true>(); every aj.launch is "
+                                   "vector-only, so SyncAll<false>(), which also waits for the cube cores of a mixed "
+                                   "kernel, is not modelled)",
+                             detail="positional" if isinstance(gm_workspace, bool) else None)
     if gm_workspace is None and ub_workspace is None:
         if not spec.sync_all_hard:
             raise UnsupportedDeviceError(api, "device", core.device, legal="ascend950, atlas-a3, atlas-a2",

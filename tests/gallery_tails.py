@@ -41,6 +41,17 @@ tests/test_sanitizer.py)."""
 # default 2000 runs on one core) and right_shift_scalar_int32 100003 (an odd size: the amount past the width, the
 # sign fill; the default shifts by a valid amount); neg_int8, neg_int32, neg_bf16 300003 (8 cores, big and small, of
 # 2-4 UB tiles, the last short);
+# floor, floor_half, floor_bf16 100003 (8 cores of 512-byte blocks, big and small, 2 UB tiles a core, the last core's
+# last tile a partial 512-byte block read past the input and copied out by DataCopyPad); nan_to_num and
+# nan_to_num_bf16 100003 and nan_to_num_half 300003 (8 cores of 256-byte blocks, two tiles a core, the last short);
+# is_pos_inf_half 200003 and is_pos_inf / is_pos_inf_bf16 20003 (8 cores of 512-byte multiples, the last core's last
+# tile not a whole 256 bytes: its Compare lanes past the copy zeroed); real_complex64 and real_complex32 100003 (8
+# cores of 128-byte blocks, several prefetched tiles, in-place GatherMask repeats over the last core's padding),
+# real_complex64_single 1001 (one core, counter-mode GatherMask) and real_float 100003; round, round_half,
+# round_bf16, round_int32 and round_decimals 100003 (8 cores of 32-byte blocks, UB-filling tiles, the last short;
+# the counter-mode Round over a count that is not whole repeats); l2_loss and l2_loss_half 300003 (8 cores, two
+# tiles each, the last core's last tile short of a whole block: its DataCopyPad dummy lanes) and l2_loss_single_bf16
+# 5003 (one core, one short tile);
 # the devkit examples run their fixed data (size_rule)
 # and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -63,4 +74,10 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "sync_batch_norm_gather_stats": 1003, "sync_batch_norm_gather_stats_chunked": 1003,
          "bitwise_not_int16": 300003, "bitwise_not_int32": 100003, "bitwise_not_int8": 300003, "arange": 100003,
          "arange_int32": 100003, "right_shift_int32": 3001, "right_shift_int16": 3001,
-         "right_shift_scalar_int32": 100003, "neg_int8": 300003, "neg_int32": 300003, "neg_bf16": 300003}
+         "right_shift_scalar_int32": 100003, "neg_int8": 300003, "neg_int32": 300003, "neg_bf16": 300003,
+         "floor": 100003, "floor_half": 100003, "floor_bf16": 100003, "nan_to_num": 100003,
+         "nan_to_num_half": 300003, "nan_to_num_bf16": 100003, "is_pos_inf_half": 200003, "is_pos_inf": 20003,
+         "is_pos_inf_bf16": 20003, "real_complex64": 100003, "real_complex32": 100003,
+         "real_complex64_single": 1001, "real_float": 100003, "round": 100003, "round_half": 100003,
+         "round_bf16": 100003, "round_int32": 100003, "round_decimals": 100003, "l2_loss": 300003,
+         "l2_loss_half": 300003, "l2_loss_single_bf16": 5003}

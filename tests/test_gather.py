@@ -240,6 +240,21 @@ def test_gather_mask_refusals():
     _refused(t910, aj.UnsupportedDeviceError, lambda: aj.GatherMask(a, b, 1, False, 0, p))
 
 
+def test_gather_mask_with_the_cpp_out_parameter_is_refused_by_name():
+    """The C++ `GatherMask(dst, src0, 1, false, 0, params, rsvdCnt)` writes rsvdCnt through a reference; in Python
+    the count is the return value, so a seventh argument is a ParameterError naming rsvdCnt and the legal call (not a
+    bare TypeError, and never silently ignored: the caller would read a stale count); nothing is written."""
+    core = aj.Core("atlas-a2")
+    src, dst = core.local_tensor("half", 256), core.local_tensor("half", 256)
+    src[:] = np.arange(256, dtype=np.float16)
+    p = aj.GatherMaskParams(1, 1, 8, 8)
+    _refused(core, aj.ParameterError, lambda: aj.GatherMask(dst, src, 1, False, 0, p, 0), "rsvdCnt",
+             "rsvdCnt = aj.GatherMask(", "SPEC-2 9.3", "7 arguments")
+    _refused(core, aj.ParameterError, lambda: aj.GatherMask(dst, src, 1, False, 0, p, 0, 0), "8 arguments")
+    assert aj.GatherMask(dst, src, 1, False, 0, p) == 64
+    assert np.array_equal(dst.numpy()[:64], np.arange(0, 128, 2, dtype=np.float16))
+
+
 @pytest.mark.parametrize("device", OFFERING)
 def test_gather_doc_example_every_form(device):
     """DK Gather.md: src = 128 halves 0..127, offsets 254, 252, ..., 0 (bytes), 512 elements (4 repeats of 128):

@@ -182,10 +182,34 @@ def test_flag_model_and_every_refusal(device):
             assert core.pending_flags() == [(aj.PIPE_V, aj.PIPE_MTE3, n - 1)]
             with pytest.raises(aj.ParameterError, match="HardEvent"):
                 aj.SetFlag(0, event="V_MTE3")
-            with pytest.raises(TypeError):
+            with pytest.raises(aj.ParameterError, match="keyword-only"):
                 aj.SetFlag(0, E.V_MTE3)  # the event is keyword-only (SPEC-2 10.2)
     assert ("PipeBarrier", {"pipe": aj.PIPE_ALL}) in events
     assert [k for k, _ in events].count("TQueSync.SetFlag") == 1
+
+
+def test_flag_calls_in_the_cpp_order_are_refused_with_the_legal_call():
+    """`SetFlag<HardEvent::V_MTE3>(0)` written template-first, `aj.SetFlag(aj.HardEvent.V_MTE3, 0)`, or without the
+    event, is a ParameterError that spells the keyword call (SPEC-2 10.2: event is keyword-only and required), not a
+    bare TypeError; nothing is set."""
+    core = aj.Core("a2")
+    with core:
+        for api in (aj.SetFlag, aj.WaitFlag):
+            name = api.__name__
+            with pytest.raises(aj.ParameterError, match=rf"{name}: parameter 'event' = 'HardEvent.V_MTE3 as a "
+                                                        rf"positional argument'.*aj\.{name}\(0, event=aj\.HardEvent"
+                                                        rf"\.V_MTE3\) \(SPEC-2 10.2\)"):
+                api(E.V_MTE3, 0)
+            with pytest.raises(aj.ParameterError, match=rf"'missing'.*aj\.{name}\(3, event=aj\.HardEvent\."
+                                                        rf"<SRC>_<DST>\)"):
+                api(3)
+            with pytest.raises(aj.ParameterError, match="'missing'.*event_id"):
+                api()
+        with pytest.raises(aj.ParameterError, match="keyword-only"):
+            core.SetFlag(E.MTE2_V, 1)
+        assert core.pending_flags() == []
+        aj.SetFlag(0, event=E.V_MTE3)
+        aj.WaitFlag(0, event=E.V_MTE3)
 
 
 def test_pending_flags_at_the_end_of_a_launch():
@@ -331,6 +355,24 @@ def test_sync_all_soft_form():
     aj.launch(kernel, 4, "910", np.zeros(64, np.int32))
     with pytest.raises(aj.UnsupportedDeviceError):
         aj.launch(kernel, 1, "310b", np.zeros(64, np.int32))
+
+
+def test_sync_all_template_argument_is_the_keyword_is_aiv_only():
+    """`SyncAll<true>()` (ops-nn L2Loss, Median, CrossEntropyLoss) is `aj.SyncAll(is_aiv_only=True)`; `<false>`
+    (the mixed cube/vector kernels' sync) and the template argument written positionally are ParameterErrors naming
+    the keyword, before any block waits."""
+    def kernel(gm):
+        aj.SyncAll(is_aiv_only=True)
+        gm[aj.GetBlockIdx()] = 1
+
+    gm = np.zeros(4, np.int32)
+    aj.launch(kernel, 4, "a2", gm)
+    assert gm.tolist() == [1, 1, 1, 1]
+    for call, value in ((lambda: aj.SyncAll(is_aiv_only=False), "False"), (lambda: aj.SyncAll(True), "True"),
+                        (lambda: aj.SyncAll(False), "False")):
+        with pytest.raises(aj.ParameterError, match=f"SyncAll: parameter 'is_aiv_only' = {value}.*keyword "
+                                                    "is_aiv_only="):
+            aj.launch(lambda: call(), 2, "a2")
 
 
 # --- atomics ----------------------------------------------------------------------------------------------------------

@@ -212,14 +212,20 @@ class GatherMaskParams:
 _PATTERN_DTYPE = {1: "uint8", 2: "uint16", 4: "uint32"}
 
 
-def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params):
+def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params, *rsvd_cnt):
     """Pack the elements of src0 whose pattern bit is 1 from dst[0]; returns rsvdCnt (SPEC-2 9.3, D58). Leaves the
-    core in Normal mode with an undefined mask register (D31)."""
+    core in Normal mode with an undefined mask register (D31). The C++ call's seventh argument, the `uint64_t&
+    rsvdCnt` it writes, has no Python counterpart (an int cannot be written through): it is refused by name."""
     api = "GatherMask"
     user = isinstance(src1_pattern, LocalTensor)
     core = operands(api, dst, src0, src1_pattern, names=("src0", "src1_pattern")) if user else \
         operands(api, dst, src0, names=("src0",))
     spec = core.spec
+    if rsvd_cnt:
+        raise ParameterError(api, "rsvdCnt", rsvd_cnt[0] if len(rsvd_cnt) == 1 else rsvd_cnt, device=spec.name,
+                             legal="no argument: rsvdCnt = aj.GatherMask(dst, src0, src1_pattern, reduce_mode, mask, "
+                                   "gather_mask_params) returns it (SPEC-2 9.3)",
+                             detail=f"{6 + len(rsvd_cnt)} arguments: the C++ out-parameter is the return value here")
     # plain ints before the cache key (issue 12: 1.0 or np.bool_ must not share the entry of 1); ranges: validator
     p = repeat_params(api, spec, gather_mask_params, GatherMaskParams, hi=None)
     mask = as_int(api, spec, "mask", mask)

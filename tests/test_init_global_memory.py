@@ -1,0 +1,105 @@
+"""InitGlobalMemory (the devkit's GM fill utility; docs/decisions.md "InitGlobalMemory"): the value lands in exactly
+`size` elements, through whole 255-repeat runs of the stack buffer and a tail, on each build the devkit has (A2/A3
+and 950 by DataCopyPad, 310P by DataCopy and SetValue); the refusals name the API."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+RUN = 255 * 256          # bytes of the Duplicated run (MAX_REPEAT_TIMES * MAX_REPEAT_LEN)
+
+
+def _fill(device, dtype, n, value, pipe_bytes=4096, window=None):
+    g = np.full(n + 64, 99, dtype)
+    state = {}
+
+    def kernel(g):
+        pipe = aj.TPipe()
+        q = aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(q, 1, pipe_bytes)
+        gt = aj.GlobalTensor()
+        gt.SetGlobalBuffer(g, n if window is None else window)
+        core = pipe.core
+        free_before = list(core._free)
+        aj.InitGlobalMemory(gt, n, value)
+        state["free"] = (free_before, list(core._free))
+
+    aj.launch(kernel, 1, device, g)
+    return g, state
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950", "atlas-inference-aicore"])
+@pytest.mark.parametrize("dtype, value", [(np.float32, -np.inf), (np.float16, 1.5), (np.int32, -7),
+                                          (np.uint16, 65535)])
+def test_fills_exactly_size_elements_over_whole_runs_and_a_tail(device, dtype, value):
+    per_run = RUN // np.dtype(dtype).itemsize
+    for n in (1, 5, 13, per_run, 2 * per_run + 3, 3 * per_run + per_run // 2):
+        g, state = _fill(device, dtype, n, dtype(value))
+        assert (g[:n] == dtype(value)).all() and (g[n:] == 99).all(), (device, dtype, n)
+        before, after = state["free"]
+        assert before == after      # the stack buffer is given back
+
+
+def test_python_values_convert_as_every_scalar_operand():
+    """The value goes through the same conversion as Duplicate's scalar (SPEC-2 D29): 0.1 rounds to the half."""
+    g, _ = _fill("atlas-a2", np.float16, 300, 0.1)
+    assert (g[:300] == np.float16(0.1)).all()
+
+
+def test_a_small_stack_buffer_takes_more_runs():
+    """The run is min(stack buffer, 255 repeats): a pipe that leaves 1 KB of UB free fills by 1 KB copies."""
+    ub = aj.get_device("atlas-a2").ub_bytes
+    g, _ = _fill("atlas-a2", np.float32, 1000, np.float32(3.0), pipe_bytes=ub - 1024)
+    assert (g[:1000] == 3.0).all() and (g[1000:] == 99).all()
+
+
+def test_every_core_fills_then_others_read_after_syncall_without_a_report():
+    n = RUN // 4 * 2 + 13
+    g, out = np.full(n, 99, np.float32), np.zeros(64, np.float32)
+
+    def kernel(g, out):
+        pipe = aj.TPipe()
+        q = aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(q, 1, 256)
+        gt, o = aj.GlobalTensor(), aj.GlobalTensor()
+        gt.SetGlobalBuffer(g, n)
+        o.SetGlobalBuffer(out)
+        if aj.GetBlockIdx() == 0:
+            aj.InitGlobalMemory(gt, n, np.float32(2.0))
+        aj.SyncAll()
+        t = q.AllocTensor("float")
+        aj.DataCopy(t, gt[n - 64], 64)
+        q.EnQue(t)
+        t = q.DeQue("float")
+        if aj.GetBlockIdx() == 1:
+            aj.DataCopy(o, t, 64)
+        q.FreeTensor(t)
+
+    with aj.sanitize_session("report") as session:
+        aj.launch(kernel, 2, "atlas-a2", g, out)
+    assert session.reports == []
+    assert (g == 2.0).all() and (out == 2.0).all()
+
+
+def test_refusals_name_the_api():
+    with pytest.raises(aj.UnsupportedDeviceError, match="InitGlobalMemory.*atlas-200i-500-a2"):
+        _fill("atlas-200i-500-a2", np.float32, 8, np.float32(1))
+    with pytest.raises(aj.UnsupportedDeviceError, match="InitGlobalMemory.*atlas-training"):
+        _fill("atlas-training", np.float32, 8, np.float32(1))
+    with pytest.raises(aj.UnsupportedDTypeError, match="InitGlobalMemory: parameter 'T' = 'int8'"):
+        _fill("atlas-a2", np.int8, 8, np.int8(1))
+    with pytest.raises(aj.ParameterError, match="InitGlobalMemory: parameter 'size' = 9"):
+        _fill("atlas-a2", np.float32, 9, np.float32(1), window=8)
+    ub = aj.get_device("atlas-a2").ub_bytes
+    with pytest.raises(aj.OutOfBoundsError, match="InitGlobalMemory.*stack buffer"):
+        _fill("atlas-a2", np.float32, 8, np.float32(1), pipe_bytes=ub)
+
+    def without_pipe(g):
+        gt = aj.GlobalTensor()
+        gt.SetGlobalBuffer(g)
+        aj.InitGlobalMemory(gt, 8, np.float32(1))
+
+    with pytest.raises(aj.StateError, match="InitGlobalMemory.*no TPipe"):
+        aj.launch(without_pipe, 1, "atlas-a2", np.zeros(8, np.float32))
+    with pytest.raises(aj.ParameterError, match="gmWorkspaceAddr"):
+        aj.launch(lambda: (aj.TPipe(), aj.InitGlobalMemory(np.zeros(8, np.float32), 8, 1.0)), 1, "atlas-a2")
