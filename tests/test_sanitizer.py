@@ -290,6 +290,38 @@ def test_a_suite_subset_runs_under_the_pytest_option(tmp_path):
     assert " passed" in proc.stdout
 
 
+def test_the_pytest_marker_keeps_the_checks_it_names_none_with_an_empty_list_and_refuses_unknown_names(tmp_path):
+    """`@pytest.mark.ascend_sanitize(checks=...)` under `--ascend-sanitize`: the named checks only; `checks=""` no
+    sanitizer at all (process launches refuse one); a misspelt check is a usage error, not a check dropped."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+    (tmp_path / "test_user.py").write_text(textwrap.dedent("""
+        import pytest
+        import ascend_jit as aj
+
+        @pytest.mark.ascend_sanitize(checks="", reason="none")
+        def test_none():
+            assert aj.Core("atlas-a2").sanitizer is None
+
+        @pytest.mark.ascend_sanitize(checks="race,init", reason="two")
+        def test_two():
+            assert aj.Core("atlas-a2").sanitizer.config.checks == ("race", "init")
+
+        @pytest.mark.ascend_sanitize(checks="race,inti", reason="a typo")
+        def test_typo():
+            pass
+    """))
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ascend-sanitize",
+                           "test_user.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert "2 passed, 1 error" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "unknown checks ['inti']" in proc.stdout
+
+
 # --- Gather / GatherMask: footprints through active lanes only -------------------------------------------------------
 def _gather_kernel(core, fixed, uninit):
     """Gather src elements by byte offsets; src is copied in by MTE2 (race unless flagged) and its upper half is never
