@@ -924,6 +924,7 @@ def test_mask_register_after_high_dim_calls_on_the_310b():
     Select and Gather there); SPEC.md's Add keeps SPEC D22's rule (its own mask)."""
     core = aj.Core("atlas-200i-500-a2")
     d, a, b = (core.local_tensor("half", 256) for _ in range(3))
+    a[:], b[:] = np.ones(256, np.float16), np.ones(256, np.float16)   # the calls read them
     calls = [lambda m: aj.Sub(d, a, b, m, 2, aj.BinaryRepeatParams()),
              lambda m: aj.Muls(d, a, 2.0, m, 2, aj.UnaryRepeatParams()),
              lambda m: aj.Exp(d, a, m, 2, aj.UnaryRepeatParams()),
@@ -992,6 +993,7 @@ def test_high_dim_values_mix_positional_and_keyword():
     core = aj.Core("atlas-a2")
     s, b, d = (core.local_tensor("half", 512) for _ in range(3))
     s[:] = np.full(512, 2.0, np.float16)
+    b[:] = np.zeros(512, np.float16)   # Sub reads it: s - 0
     calls = {"Adds": (lambda *a, **k: aj.Adds(d, s, 1.0, *a, **k), aj.UnaryRepeatParams(1, 1, 16, 8), 3.0),
              "Sub": (lambda *a, **k: aj.Sub(d, s, b, *a, **k), aj.BinaryRepeatParams(1, 1, 1, 16, 8, 8), 2.0),
              "Exp": (lambda *a, **k: aj.Exp(d, s, *a, **k), aj.UnaryRepeatParams(1, 1, 16, 8), None)}
@@ -1113,6 +1115,7 @@ def test_half_binary_forms_share_one_compiled_half_run():
     from ascend_jit.jit import elementwise as K
     core = aj.Core("atlas-a2")
     d, a, b = (core.local_tensor("half", 512) for _ in range(3))
+    a[:], b[:] = np.ones(512, np.float16), np.ones(512, np.float16)   # the calls read them
     aj.Add(d, a, b, 256)
     aj.Sub(d, a, b, [2**64 - 1, 1], 2, aj.BinaryRepeatParams())
     aj.Adds(d, a, 1.5, 256)
