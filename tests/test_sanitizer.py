@@ -380,6 +380,32 @@ def test_gather_and_gather_mask_report_races_and_uninitialised_reads(kernel):
     assert _sanitized(lambda c, f: kernel(c, f, False), True) == []   # masked-off lanes / dropped elements: silent
 
 
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+@pytest.mark.parametrize("mode", ["VSEL_CMPMASK_SPR", "VSEL_TENSOR_TENSOR_MODE"])
+def test_select_reads_the_sel_mask_bytes_of_its_active_lanes_only(mode, device):
+    """SPEC-2 D59 / 10.4: a high-dim Select reads the selMask bits of its active lanes; bytes that hold only bits of
+    masked-off lanes are not reads (before: every byte up to the last active bit, so a kernel that wrote the bits
+    of lanes 64..127 and selected those lanes read 'uninitialised' bytes 0..7). Mode 0 reuses bits 0..L-1 in every
+    repeat, modes 1/2 take bits r*L + j in repeat r."""
+    sel_mode = getattr(aj.SELMODE, mode)
+    every_repeat_reuses = mode == "VSEL_CMPMASK_SPR"
+    with aj.Core(device, sanitize="report") as core:
+        dst, a, b = (core.local_tensor(H, 256) for _ in range(3))
+        a[:], b[:] = np.ones(256, np.float16), np.zeros(256, np.float16)
+        sel = core.local_tensor("uint8", 64)
+        written = [slice(8, 16)] if every_repeat_reuses else [slice(8, 16), slice(24, 32)]
+        for part in written:   # the bits of lanes 64..127 (of both repeats in modes 1/2)
+            sel[part] = np.full(8, 0xAA, np.uint8)
+        aj.Select(dst, sel, a, b, sel_mode, [0, 2**64 - 1], 2, aj.BinaryRepeatParams())
+        assert core.sanitizer.reports == []
+        np.testing.assert_array_equal(dst.numpy()[64:72], [0, 1] * 4)
+        aj.Select(dst, sel, a, b, sel_mode, [0, 2**64 - 1 - 1], 2, aj.BinaryRepeatParams())   # lanes 65..: byte 8
+        assert core.sanitizer.reports == []
+        aj.Select(dst, sel, a, b, sel_mode, [1 << 63, 0], 1, aj.BinaryRepeatParams())   # lane 63: byte 7, never written
+    [report] = core.sanitizer.reports
+    assert (report.check, report.operand, report.address, report.nbytes) == ("init", "sel_mask", sel.addr + 7, 1)
+
+
 _MASK_CALLS = {   # high-dim calls with is_set_mask (SPEC D22, SPEC-2 D31: they change the mask register) reading x
     "Add": lambda x, y, z, o: aj.Add(z, x, y, [0xF0, 3], 1, aj.BinaryRepeatParams()),
     "Sub": lambda x, y, z, o: aj.Sub(z, x, y, 100, 1, aj.BinaryRepeatParams()),
