@@ -315,7 +315,7 @@ def test_the_pytest_marker_keeps_the_checks_it_names_none_with_an_empty_list_and
             pass
     """))
     root = Path(__file__).resolve().parents[1]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH")) if p))
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ascend-sanitize",
                            "test_user.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert "2 passed, 1 error" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
