@@ -159,8 +159,9 @@ def random_ub(core, seed, specials_dtype=None):
                                      np.uint16), idx.size)
 
 
-@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="one-element tensors on a bounds=\"ub\" core: the strides "
-                             "address past them on purpose, which the memory check reports")
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync",
+                             reason="one-element tensors on a bounds=\"ub\" core: the strides address past them on "
+                                    "purpose, which the memory check reports")
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(add_cases())
 def test_add_high_dim_matches_reference_on_whole_ub(case):
@@ -368,8 +369,9 @@ def _wide_add(case):
     assert np.array_equal(core.ub, before)
 
 
-@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="one-element tensors on a bounds=\"ub\" core: the strides "
-                             "address past them on purpose, which the memory check reports")
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync",
+                             reason="one-element tensors on a bounds=\"ub\" core: the strides address past them on "
+                                    "purpose, which the memory check reports")
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(wide_add_cases())
 def test_add_full_parameter_ranges(case):
@@ -377,8 +379,9 @@ def test_add_full_parameter_ranges(case):
 
 
 @pytest.mark.slow
-@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="one-element tensors on a bounds=\"ub\" core: the strides "
-                             "address past them on purpose, which the memory check reports")
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync",
+                             reason="one-element tensors on a bounds=\"ub\" core: the strides address past them on "
+                                    "purpose, which the memory check reports")
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(wide_add_cases())
 def test_add_full_parameter_ranges_sweep(case):

@@ -197,8 +197,9 @@ def test_cast_int32_to_half_is_refused_naming_d47_except_on_the_310b(device):
         aj.Cast(dst, src, aj.RoundMode.CAST_NONE, 64)
 
 
-@pytest.mark.ascend_sanitize(checks="race,memory,blocks,sync", reason="the accepted 950 int16 -> uint8 Cast runs on a fresh "
-                             "tensor: only that it is accepted is checked")
+@pytest.mark.ascend_sanitize(checks="race,memory,blocks,sync",
+                             reason="the accepted 950 int16 -> uint8 Cast runs on a fresh tensor: only that it is "
+                                    "accepted is checked")
 @pytest.mark.parametrize("device", ALL)
 def test_cast_int16_to_8_bit_dequantisation_is_refused_naming_d47(device):
     """SPEC-2 14 row 1 / 7.5: the int16 -> int8/uint8 rows are CastDequant's (before: "not in this device's table
@@ -767,8 +768,9 @@ def test_spec2_1_7_only_count_reduce_sum_sets_the_sum_register_and_gather_mask_f
 _OWN = {100: (2**36 - 1, 2**64 - 1), (5, 7): (7, 5)}       # the register holds the call's own mask (hi, lo)
 
 
-@pytest.mark.ascend_sanitize(checks="race,memory,blocks,sync", reason="Select reads a fresh selMask tensor: only the mask "
-                             "register after each call is checked")
+@pytest.mark.ascend_sanitize(checks="race,memory,blocks,sync",
+                             reason="Select reads a fresh selMask tensor: only the mask register after each call is "
+                                    "checked")
 @pytest.mark.parametrize("device", ALL)
 def test_d31_mask_register_after_the_new_high_dim_apis(device):
     core = aj.Core(device)

@@ -137,9 +137,9 @@ def test_hot_path_calls_leave_the_state_of_validated_calls(device, monkeypatch):
         assert _core_state(hot) == state
 
 
-@pytest.mark.ascend_sanitize(checks="race,blocks,sync", reason="reads a fresh tensor and past it through the bounds=\"ub\" "
-                             "escape hatch (only that the memo re-checks bounds matters), which the memory and init "
-                             "checks report")
+@pytest.mark.ascend_sanitize(checks="race,blocks,sync",
+                             reason="reads a fresh tensor and past it through the bounds=\"ub\" escape hatch (only "
+                                    "that the memo re-checks bounds matters), which the memory and init checks report")
 def test_hot_path_rechecks_liveness_types_bounds_and_sanitizer(monkeypatch):
     from ascend_jit.api import reduce_sum
     core = aj.Core("atlas-a2")

@@ -195,8 +195,9 @@ def _high_dim_case(row, seed, strides_max=4, rep_max=20, repeat_max=8):
     return core.ub, before
 
 
-@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="one-element tensors on a bounds=\"ub\" core: the strides "
-                             "address past them on purpose, which the memory check reports")
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync",
+                             reason="one-element tensors on a bounds=\"ub\" core: the strides address past them on "
+                                    "purpose, which the memory check reports")
 @pytest.mark.parametrize("row", ROWS, ids=ROW_IDS)
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
@@ -206,8 +207,9 @@ def test_high_dim_form_matches_reference(row, seed):
 
 
 @pytest.mark.slow
-@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="one-element tensors on a bounds=\"ub\" core: the strides "
-                             "address past them on purpose, which the memory check reports")
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync",
+                             reason="one-element tensors on a bounds=\"ub\" core: the strides address past them on "
+                                    "purpose, which the memory check reports")
 @pytest.mark.parametrize("row", ROWS, ids=ROW_IDS)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
@@ -316,8 +318,9 @@ def test_doc_examples_duplicate_and_brcb(device):
             aj.Brcb(d, core.local_tensor("half", 16), 2, (1, 8))
 
 
-@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="a one-element dst on a bounds=\"ub\" core: the strides "
-                             "address past them on purpose, which the memory check reports")
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync",
+                             reason="a one-element dst on a bounds=\"ub\" core: the strides address past them on "
+                                    "purpose, which the memory check reports")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_duplicate_matches_reference_on_whole_ub(seed):

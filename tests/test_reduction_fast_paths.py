@@ -49,8 +49,9 @@ def extreme_cases(draw):
                 dst_at=draw(st.sampled_from([120000, 120000 + 32 * 5, 1024])))
 
 
-@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="an 8-element dst on a bounds=\"ub\" core: the strides "
-                             "address past them on purpose, which the memory check reports")
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync",
+                             reason="an 8-element dst on a bounds=\"ub\" core: the strides address past them on "
+                                    "purpose, which the memory check reports")
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(extreme_cases())
 def test_float_max_min_of_whole_repeats_match_reference(case):
@@ -104,8 +105,9 @@ def prefix_sum_cases(draw):
                 family=draw(st.sampled_from(["repeat", "block"])))
 
 
-@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="an 8-element dst on a bounds=\"ub\" core: the strides "
-                             "address past them on purpose, which the memory check reports")
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync",
+                             reason="an 8-element dst on a bounds=\"ub\" core: the strides address past them on "
+                                    "purpose, which the memory check reports")
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prefix_sum_cases())
 def test_sums_under_a_prefix_mask_match_reference(case):

@@ -480,8 +480,9 @@ def group_cases(draw):
                 saturating=draw(st.booleans()), counter=draw(st.integers(0, 9)) == 0)
 
 
-@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="an 8-element dst on a bounds=\"ub\" core: the strides "
-                             "address past them on purpose, which the memory check reports")
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync",
+                             reason="an 8-element dst on a bounds=\"ub\" core: the strides address past them on "
+                                    "purpose, which the memory check reports")
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(group_cases())
 def test_group_reductions_match_reference_on_whole_ub(case):

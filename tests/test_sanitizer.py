@@ -401,7 +401,7 @@ def test_select_reads_the_sel_mask_bytes_of_its_active_lanes_only(mode, device):
         np.testing.assert_array_equal(dst.numpy()[64:72], [0, 1] * 4)
         aj.Select(dst, sel, a, b, sel_mode, [0, 2**64 - 1 - 1], 2, aj.BinaryRepeatParams())   # lanes 65..: byte 8
         assert core.sanitizer.reports == []
-        aj.Select(dst, sel, a, b, sel_mode, [1 << 63, 0], 1, aj.BinaryRepeatParams())   # lane 63: byte 7, never written
+        aj.Select(dst, sel, a, b, sel_mode, [1 << 63, 0], 1, aj.BinaryRepeatParams())   # lane 63: byte 7, unwritten
     [report] = core.sanitizer.reports
     assert (report.check, report.operand, report.address, report.nbytes) == ("init", "sel_mask", sel.addr + 7, 1)
 

@@ -171,7 +171,7 @@ def _case(name, seed, high_dim):
         if rng.random() < 0.3:
             addrs[1] = addrs[0]  # in place
         dst, src = (core.local_tensor(dtype, max(count, 1), addr=a) for a in addrs)
-        core.ub_written_by_host()   # the random UB bytes (the tensors made them undefined): initialised for the sanitizer
+        core.ub_written_by_host()   # the random UB bytes (the tensors made them undefined): initialised
         before = core.ub.copy()
         ENTRY[name](dst, src, *args, count)
         if name == "Not":
@@ -217,8 +217,9 @@ def _case(name, seed, high_dim):
     return core.ub, before
 
 
-@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="one-element tensors on a bounds=\"ub\" core: the strides "
-                             "address past them on purpose, which the memory check reports")
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync",
+                             reason="one-element tensors on a bounds=\"ub\" core: the strides address past them on "
+                                    "purpose, which the memory check reports")
 @pytest.mark.parametrize("name", ["ShiftLeft", "ShiftRight", "Not"])
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), high_dim=st.booleans())
