@@ -13,6 +13,10 @@ reports says so, and keeps the other checks:
 
     @pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="exercises the bounds=\"ub\" escape hatch")
 
+`checks=""` keeps none: the test runs without a sanitizer (tests of `aj.launch(parallel="processes")`, which refuses
+one, since its reports and the cross-block GM shadow would live in the worker processes). An unknown check name is a
+usage error, not a check silently dropped.
+
 Tests that fill `core.ub` with numpy (bypassing the tensor API) call `core.ub_written_by_host(...)` after it.
 """
 from pathlib import Path
@@ -69,7 +73,11 @@ def _ascend_sanitize(request):
     if marker is not None:
         if not marker.kwargs.get("reason"):
             raise pytest.UsageError(f"{request.node.nodeid}: @pytest.mark.ascend_sanitize needs a reason=")
-        chosen = set(marker.kwargs["checks"].split(","))
+        chosen = {c.strip() for c in marker.kwargs["checks"].split(",") if c.strip()}
+        unknown = sorted(chosen - set(CHECKS))
+        if unknown:
+            raise pytest.UsageError(f"{request.node.nodeid}: @pytest.mark.ascend_sanitize names unknown checks "
+                                    f"{unknown} (checks: {', '.join(CHECKS)})")
         checks = ",".join(c for c in checks.split(",") if c in chosen)
     with sanitize_session(checks or False):
         yield

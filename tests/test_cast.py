@@ -491,6 +491,7 @@ def test_high_dim_counter_mode_with_strides_matches_reference(device):
         core.ub[:] = rng.integers(0, 256, ub, dtype=np.uint8)
         d = core.local_tensor(dst, (ub // 2) // SIZE[dst], addr=0)
         s = core.local_tensor(src, (ub // 2) // SIZE[src], addr=ub // 2)
+        core.ub_written_by_host()   # the random UB bytes (the tensors made them undefined): initialised
         want = core.ub.copy()
         truncate, saturate = ref.overflow_rules(device, src, dst, 0, core.half_saturating)
         repeat = -(-count // lanes)

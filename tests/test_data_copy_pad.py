@@ -298,6 +298,7 @@ def test_copy_params_by_the_cxx_keyword():
     aj.DataCopyPad(ub, gm, data_copy_params=aj.DataCopyExtParams(1, 20, 0, 0, 0),
                    pad_params=aj.DataCopyPadExtParams(True, 0, 6, 0))
     assert ub.numpy()[:16].tolist() == list(range(10)) + [0] * 6
+    core.PipeBarrier(aj.PIPE_ALL)   # SPEC-2 10.4: the UB -> GM copy reads what the GM -> UB copy wrote
     aj.DataCopyPad(dst=out, src=ub, data_copy_params=aj.DataCopyExtParams(1, 20, 0, 0, 0))
     assert out.numpy()[:11].tolist() == list(range(10)) + [0]
     for call in (lambda: aj.DataCopyPad(out, ub, aj.DataCopyExtParams(1, 20, 0, 0, 0),

@@ -39,6 +39,8 @@ def test_multi_block_bits_do_not_depend_on_the_schedule():
             assert serial[key].tobytes() == parallel[key].tobytes()
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="checks when run() picks worker processes, which it never does while "
+                             "sanitizing (aj.launch(parallel=\"processes\") refuses the sanitizer)")
 def test_multi_block_runs_short_blocks_serially_by_default(monkeypatch):
     """run(parallel=None) launches in processes only when every block has PARALLEL_MIN_TILES tiles and the host
     has two cores or more (issue 21)."""

@@ -17,6 +17,9 @@ processes = importlib.import_module("ascend_jit.processes")
 launch_module = importlib.import_module("ascend_jit.launch")
 GALLERY = registry()
 PARENT = os.getpid()
+# every test here launches blocks in worker processes, which refuse a sanitizer (processes.py): under
+# --ascend-sanitize they run without one (the refusal itself is tested with an explicit sanitize=True)
+pytestmark = pytest.mark.ascend_sanitize(checks="", reason="aj.launch(parallel=\"processes\") refuses the sanitizer")
 
 
 @pytest.fixture(autouse=True)

@@ -97,6 +97,9 @@ def pair_cases(draw):
             draw(st.integers(0, 12)), draw(st.integers(0, 2**32 - 1)), draw(st.booleans()), draw(st.booleans()))
 
 
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync",
+                             reason="4-element tensors on a bounds=\"ub\" core: the strides address past them on "
+                                    "purpose, which the memory check reports")
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pair_cases())
 def test_pair_matches_reference_on_whole_ub(case):
@@ -106,6 +109,7 @@ def test_pair_matches_reference_on_whole_ub(case):
     random_ub(core, seed, dtype)
     src = core.local_tensor(dtype, 4, addr=0)
     dst = core.local_tensor(dtype, 4, addr=40960)
+    core.ub_written_by_host()   # the random UB bytes (the tensors made them undefined): initialised for the sanitizer
     before = core.ub.copy()
     last = None
     try:

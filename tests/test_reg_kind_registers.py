@@ -125,6 +125,7 @@ def cast_vf(out, a, S, D):
     vf = R.simd_vf(namespace["cast_vf"])
     core = aj.Core(D950)
     a, out = core.local_tensor("half", 128), core.local_tensor("float", 64)
+    a[:] = np.ones(128, np.float16)   # the VF loads it before the refused Cast
     out[:] = np.full(64, 7, np.float32)
     with core, pytest.raises(aj.ParameterError, match="roundMode"):
         vf(out, a, "half", "float")

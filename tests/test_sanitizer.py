@@ -290,6 +290,38 @@ def test_a_suite_subset_runs_under_the_pytest_option(tmp_path):
     assert " passed" in proc.stdout
 
 
+def test_the_pytest_marker_keeps_the_checks_it_names_none_with_an_empty_list_and_refuses_unknown_names(tmp_path):
+    """`@pytest.mark.ascend_sanitize(checks=...)` under `--ascend-sanitize`: the named checks only; `checks=""` no
+    sanitizer at all (process launches refuse one); a misspelt check is a usage error, not a check dropped."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+    (tmp_path / "test_user.py").write_text(textwrap.dedent("""
+        import pytest
+        import ascend_jit as aj
+
+        @pytest.mark.ascend_sanitize(checks="", reason="none")
+        def test_none():
+            assert aj.Core("atlas-a2").sanitizer is None
+
+        @pytest.mark.ascend_sanitize(checks="race,init", reason="two")
+        def test_two():
+            assert aj.Core("atlas-a2").sanitizer.config.checks == ("race", "init")
+
+        @pytest.mark.ascend_sanitize(checks="race,inti", reason="a typo")
+        def test_typo():
+            pass
+    """))
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH")) if p))
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ascend-sanitize",
+                           "test_user.py"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert "2 passed, 1 error" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "unknown checks ['inti']" in proc.stdout
+
+
 # --- Gather / GatherMask: footprints through active lanes only -------------------------------------------------------
 def _gather_kernel(core, fixed, uninit):
     """Gather src elements by byte offsets; src is copied in by MTE2 (race unless flagged) and its upper half is never
@@ -346,6 +378,32 @@ def test_gather_and_gather_mask_report_races_and_uninitialised_reads(kernel):
     else:                                                       # exactly the 64 odd elements the pattern keeps
         assert (rep.operand, rep.address, rep.nbytes) == ("src0", src.addr + 2, 128)
     assert _sanitized(lambda c, f: kernel(c, f, False), True) == []   # masked-off lanes / dropped elements: silent
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+@pytest.mark.parametrize("mode", ["VSEL_CMPMASK_SPR", "VSEL_TENSOR_TENSOR_MODE"])
+def test_select_reads_the_sel_mask_bytes_of_its_active_lanes_only(mode, device):
+    """SPEC-2 D59 / 10.4: a high-dim Select reads the selMask bits of its active lanes; bytes that hold only bits of
+    masked-off lanes are not reads (before: every byte up to the last active bit, so a kernel that wrote the bits
+    of lanes 64..127 and selected those lanes read 'uninitialised' bytes 0..7). Mode 0 reuses bits 0..L-1 in every
+    repeat, modes 1/2 take bits r*L + j in repeat r."""
+    sel_mode = getattr(aj.SELMODE, mode)
+    every_repeat_reuses = mode == "VSEL_CMPMASK_SPR"
+    with aj.Core(device, sanitize="report") as core:
+        dst, a, b = (core.local_tensor(H, 256) for _ in range(3))
+        a[:], b[:] = np.ones(256, np.float16), np.zeros(256, np.float16)
+        sel = core.local_tensor("uint8", 64)
+        written = [slice(8, 16)] if every_repeat_reuses else [slice(8, 16), slice(24, 32)]
+        for part in written:   # the bits of lanes 64..127 (of both repeats in modes 1/2)
+            sel[part] = np.full(8, 0xAA, np.uint8)
+        aj.Select(dst, sel, a, b, sel_mode, [0, 2**64 - 1], 2, aj.BinaryRepeatParams())
+        assert core.sanitizer.reports == []
+        np.testing.assert_array_equal(dst.numpy()[64:72], [0, 1] * 4)
+        aj.Select(dst, sel, a, b, sel_mode, [0, 2**64 - 1 - 1], 2, aj.BinaryRepeatParams())   # lanes 65..: byte 8
+        assert core.sanitizer.reports == []
+        aj.Select(dst, sel, a, b, sel_mode, [1 << 63, 0], 1, aj.BinaryRepeatParams())   # lane 63: byte 7, unwritten
+    [report] = core.sanitizer.reports
+    assert (report.check, report.operand, report.address, report.nbytes) == ("init", "sel_mask", sel.addr + 7, 1)
 
 
 _MASK_CALLS = {   # high-dim calls with is_set_mask (SPEC D22, SPEC-2 D31: they change the mask register) reading x

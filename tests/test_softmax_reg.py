@@ -73,6 +73,9 @@ def _memory_stages(x):
     return np.array(maxima, np.float32), np.array(subs), np.array(exps)
 
 
+@pytest.mark.ascend_sanitize(checks="race,memory,blocks,sync",
+                             reason="stops the VF early (the kernel's stop_after test hook): the kernel then copies "
+                                    "out a y tile nothing wrote; only its exp tile is checked")
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 def test_max_and_subtraction_are_the_memory_api_softmax_bit_for_bit(S, dtype):
     x = _rows(8, dtype)

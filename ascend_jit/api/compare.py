@@ -355,7 +355,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         def strided(name, t):
             return Operand(name, t.addr, d.size, plan.lo, plan.hi, repeat, getattr(p, f"{name}BlkStride"),
                            getattr(p, f"{name}RepStride"), last)
-        reads = [(("sel_mask", sel_mask.addr, _sel_bytes(mode, d.lanes_per_repeat, repeat, plan=plan)), sel_mask),
+        reads = [(("sel_mask", _sel_read_bytes(mode, sel_mask.addr, d.lanes_per_repeat, repeat, plan)), sel_mask),
                  (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
         reads += _scalar_read(scalar_tensor, d, "src1")
         vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)])
@@ -408,6 +408,22 @@ def _sel_bytes(mode, lanes, repeats, count=None, plan=None):
     else:
         bits = (repeats - 1) * lanes + int(per[n_last - 1]) + 1
     return -(-bits // 8)
+
+
+def _sel_read_bytes(mode, maddr, lanes, repeats, plan):
+    """The sanitizer's selMask footprint of a high-dim call: the bytes holding a bit an active lane uses (D59: bit j
+    in mode 0, every repeat; bit r*L + j in repeat r in modes 1/2; counter mode's last repeat has only its first
+    count % L lanes). Bytes holding only masked-off lanes' bits are not reads (SPEC-2 10.4: active lanes only), unlike
+    _sel_bytes's run up to the last bit, which bounds-checks the operand."""
+    per = mask_lane_indices(plan.lo, plan.hi, lanes)
+    last = plan.last_lanes(lanes)
+    tail = per if last < 0 else per[:last]
+    if mode == SELMODE.VSEL_CMPMASK_SPR:
+        bits = per if repeats > 1 else tail
+    else:
+        bits = np.concatenate([(np.arange(repeats - 1, dtype=np.int64)[:, None] * lanes + per).reshape(-1),
+                               (repeats - 1) * lanes + tail])
+    return maddr + np.unique(bits // 8)
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
