@@ -47,8 +47,8 @@ tests/test_sanitizer.py)."""
 # is_pos_inf_half 200003 and is_pos_inf / is_pos_inf_bf16 20003 (8 cores of 512-byte multiples, the last core's last
 # tile not a whole 256 bytes: its Compare lanes past the copy zeroed); real_complex64 and real_complex32 100003 (8
 # cores of 128-byte blocks, several prefetched tiles, in-place GatherMask repeats over the last core's padding),
-# real_complex64_single 1001 (one core, counter-mode GatherMask) and real_float 100003; round, round_half,
-# round_bf16, round_int32 and round_decimals 100003 (8 cores of 32-byte blocks, UB-filling tiles, the last short;
+# real_complex64_single 2003 (one core, counter-mode GatherMask; the default 1001) and real_float 100003; round,
+# round_half, round_bf16, round_int32 and round_decimals 100003 (8 cores of 32-byte blocks, UB-filling tiles, the last short;
 # the counter-mode Round over a count that is not whole repeats); l2_loss and l2_loss_half 300003 (8 cores, two
 # tiles each, the last core's last tile short of a whole block: its DataCopyPad dummy lanes) and l2_loss_single_bf16
 # 5003 (one core, one short tile);
@@ -78,6 +78,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "floor": 100003, "floor_half": 100003, "floor_bf16": 100003, "nan_to_num": 100003,
          "nan_to_num_half": 300003, "nan_to_num_bf16": 100003, "is_pos_inf_half": 200003, "is_pos_inf": 20003,
          "is_pos_inf_bf16": 20003, "real_complex64": 100003, "real_complex32": 100003,
-         "real_complex64_single": 1001, "real_float": 100003, "round": 100003, "round_half": 100003,
+         "real_complex64_single": 2003, "real_float": 100003, "round": 100003, "round_half": 100003,
          "round_bf16": 100003, "round_int32": 100003, "round_decimals": 100003, "l2_loss": 300003,
          "l2_loss_half": 300003, "l2_loss_single_bf16": 5003}
