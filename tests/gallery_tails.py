@@ -48,12 +48,11 @@ tests/test_sanitizer.py)."""
 # tile not a whole 256 bytes: its Compare lanes past the copy zeroed); real_complex64 and real_complex32 100003 (8
 # cores of 128-byte blocks, several prefetched tiles, in-place GatherMask repeats over the last core's padding),
 # real_complex64_single 2003 (one core, counter-mode GatherMask; the default 1001) and real_float 100003; round,
-# round_half, round_bf16, round_int32 and round_decimals 100003 (8 cores of 32-byte blocks, UB-filling tiles, the last short;
-# the counter-mode Round over a count that is not whole repeats); l2_loss and l2_loss_half 300003 (8 cores, two
+# round_half, round_bf16, round_int32 and round_decimals 100003 (8 cores of 32-byte blocks, UB-filling tiles, the last
+# short; the counter-mode Round over a count that is not whole repeats); l2_loss and l2_loss_half 300003 (8 cores, two
 # tiles each, the last core's last tile short of a whole block: its DataCopyPad dummy lanes) and l2_loss_single_bf16
-# 5003 (one core, one short tile);
-# the devkit examples run their fixed data (size_rule)
-# and add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
+# 5003 (one core, one short tile); the devkit examples run their fixed data (size_rule) and add_custom and leaky_relu,
+# like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
          "sigmoid": 1001, "clip_by_value": 200003, "clip_by_value_bf16": 200003, "reduce_tiling": 504,
          "greater_equal": 4173, "greater_equal_float": 4173, "gelu_grad": 100003, "gelu_grad_float": 100003,
