@@ -15,7 +15,8 @@ def test_kernel_passes_its_check(name, device):
     k = KERNELS[name]
     if not k.supports(device):
         pytest.skip(f"{name} is not offered on {device}")
-    for seed in (0, 7):
+    # a gallery kernel's seed 7 at its default size (and its tail) runs in tests/test_gallery.py
+    for seed in ((0,) if k.source else (0, 7)):
         ok, lines, _, _ = k.execute(device, SMALL.get(name), seed)
         assert ok, "\n".join(lines)
 
