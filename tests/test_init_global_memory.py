@@ -103,3 +103,34 @@ def test_refusals_name_the_api():
         aj.launch(without_pipe, 1, "atlas-a2", np.zeros(8, np.float32))
     with pytest.raises(aj.ParameterError, match="gmWorkspaceAddr"):
         aj.launch(lambda: (aj.TPipe(), aj.InitGlobalMemory(np.zeros(8, np.float32), 8, 1.0)), 1, "atlas-a2")
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-inference-aicore"])
+def test_a_refused_call_leaves_gm_ub_and_the_free_ub_unchanged(device):
+    """A size past the tensor, a dtype the utility does not take and a non-tensor address are refused before the
+    stack buffer is taken or anything is written."""
+    g = np.arange(16, dtype=np.float32)
+    g8 = np.arange(32, dtype=np.int8)
+    seen = {}
+
+    def kernel(g, g8):
+        pipe = aj.TPipe()
+        q = aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(q, 1, 4096)
+        core = pipe.core
+        t = q.AllocTensor("float")
+        aj.Duplicate(t, np.float32(3), 1024)
+        gt, gt8 = aj.GlobalTensor(), aj.GlobalTensor()
+        gt.SetGlobalBuffer(g, 8)
+        gt8.SetGlobalBuffer(g8)
+        before = (core.ub.copy(), g.copy(), list(core._free))
+        for args, error in (((gt, 9, np.float32(1)), aj.ParameterError),
+                            ((gt8, 8, np.int8(1)), aj.UnsupportedDTypeError),
+                            ((g, 8, np.float32(1)), aj.ParameterError)):
+            with pytest.raises(error):
+                aj.InitGlobalMemory(*args)
+        seen["same"] = (np.array_equal(before[0], core.ub), np.array_equal(before[1], g), before[2] == list(core._free))
+
+    aj.launch(kernel, 1, device, g, g8)
+    assert seen["same"] == (True, True, True)
+    assert np.array_equal(g, np.arange(16, dtype=np.float32))
