@@ -7,9 +7,10 @@
 """
 __version__ = "0.1.0"
 
-from ._cache import CacheLocationWarning, ensure_cache_location
+from ._cache import CacheLocationWarning, ensure_cache_location, lock_cache_saves
 
 ensure_cache_location()  # before any kernel module: a read-only install must still import (README, "The numba cache")
+lock_cache_saves()  # processes compiling into one cache at once keep every entry whole (_cache.py)
 
 from . import reg as Reg
 from . import testing

@@ -9,6 +9,9 @@ and when nothing is writable it points numba (NUMBA_CACHE_DIR, also inherited by
 directory in the temporary directory, or turns caching off if even that fails. Either way it emits one
 `CacheLocationWarning` naming NUMBA_CACHE_DIR; it also warns when NUMBA_CACHE_DIR is set but not writable (numba
 then quietly caches elsewhere).
+
+`lock_cache_saves()` makes numba's cache saves whole when several processes compile into one cache at once (the
+test suite's workers, a Dask sweep's workers, CI jobs sharing a cached NUMBA_CACHE_DIR).
 """
 import atexit
 import os
@@ -79,6 +82,39 @@ def _disable_caching():
     """Last resort (no writable directory at all): `cache=True` becomes a no-op, so every process compiles."""
     from numba.core.dispatcher import Dispatcher
     Dispatcher.enable_caching = lambda self: None
+
+
+def lock_cache_saves():
+    """numba adds an entry to a function's cache by reading the index, taking the first unused data-file number and
+    writing the index and then the data file (`IndexDataCacheFile.save`). Two processes adding entries to one
+    function at the same moment take the same number: one entry is lost, and the index can point a signature at the
+    other process's machine code, which a later process then loads for the wrong argument types (docs/decisions.md
+    "Running the tests on every core"). An exclusive lock on a file beside the index, held from reading the index
+    to writing the data, makes each save whole. POSIX only (fcntl); elsewhere, and should numba's class change,
+    saves stay numba's own."""
+    try:
+        import fcntl
+        from numba.core.caching import IndexDataCacheFile
+    except ImportError:
+        return
+    unlocked = IndexDataCacheFile.save
+    if getattr(unlocked, "locked_across_processes", False):
+        return
+
+    def save(self, key, data):
+        index_path = getattr(self, "_index_path", None)
+        try:
+            lock = open(f"{index_path}.lock", "ab") if index_path else None
+        except OSError:  # a read-only cache directory: numba's save fails or succeeds on its own
+            lock = None
+        if lock is None:
+            return unlocked(self, key, data)
+        with lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            return unlocked(self, key, data)
+
+    save.locked_across_processes = True
+    IndexDataCacheFile.save = save
 
 
 def ensure_cache_location():
