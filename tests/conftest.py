@@ -7,13 +7,19 @@ DEVICES = aj.SUPPORTED_NAMES
 
 
 def pytest_collection_modifyitems(items):
-    """Run the tests marked child_processes last (a stable sort keeps every other test in file order).
+    """Run the tests marked child_processes last, the longest file's first (a stable sort keeps every other test in
+    file order).
 
     Their child processes (the CLI, the fuzzer) call kernels the rest of the suite compiles too. On a cold numba
     cache (every CI run) a child that runs first compiles those kernels itself, and the suite then compiles them
     again; run last, the children load them from the cache the suite has filled (issue 20: about 30 s of a cold run).
+    Under pytest-xdist (`--dist loadfile --no-loadscope-reorder`) files are handed out in this order, each to the
+    next free worker: longest first, the last ones end together (`seconds`: about how long the file runs).
     """
-    items.sort(key=lambda item: item.get_closest_marker("child_processes") is not None)
+    def key(item):
+        marker = item.get_closest_marker("child_processes")
+        return (0, 0) if marker is None else (1, -marker.kwargs.get("seconds", 0))
+    items.sort(key=key)
 
 
 def half_bits(values):

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.child_processes
+pytestmark = pytest.mark.child_processes(seconds=30)
 
 
 def cli(*args):
