@@ -519,8 +519,9 @@ def _strict_slot(form, fn, case):
 
 
 def _is_scalar_operand(name):
-    """A scalar operand (Adds' `scalar`, Duplicate's `value`) takes floats by design (SPEC-2 D29)."""
-    return "scalar" in name or name == "value"
+    """A scalar operand (Adds' `scalar`, Duplicate's `value`, ArithProgression's `first_value` and `diff_value`)
+    takes floats by design (SPEC-2 D29)."""
+    return "scalar" in name or name == "value" or name.endswith("_value")
 
 
 def child_main(total, indices):
