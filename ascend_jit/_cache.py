@@ -110,7 +110,10 @@ def lock_cache_saves():
         if lock is None:
             return unlocked(self, key, data)
         with lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            except OSError:  # a file system without locks (some network mounts): numba's save as it is
+                pass
             return unlocked(self, key, data)
 
     save.locked_across_processes = True

@@ -143,3 +143,20 @@ def test_processes_compiling_into_one_cache_at_once_keep_every_entry_whole(tmp_p
     entry is there and its own."""
     entries = _save_at_once(tmp_path)
     assert [k for k, v in entries.items() if v != k[0] + str(k[1])] == []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the lock is POSIX (fcntl)")
+def test_a_cache_on_a_file_system_without_locks_still_saves(tmp_path, monkeypatch):
+    """Some network mounts refuse flock (ENOLCK): the save goes ahead as numba's own, never fails the compile."""
+    import errno
+    import fcntl
+
+    from numba.core.caching import IndexDataCacheFile
+
+    def no_locks(*args):
+        raise OSError(errno.ENOLCK, "No locks available")
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    cache = IndexDataCacheFile(str(tmp_path), "kernel", "stamp")
+    cache.save(("signature",), "machine code")
+    assert cache.load(("signature",)) == "machine code"
+    assert getattr(IndexDataCacheFile.save, "locked_across_processes", False)
