@@ -102,12 +102,9 @@ def lock_cache_saves():
         return
 
     def save(self, key, data):
-        index_path = getattr(self, "_index_path", None)
         try:
-            lock = open(f"{index_path}.lock", "ab") if index_path else None
-        except OSError:  # a read-only cache directory: numba's save fails or succeeds on its own
-            lock = None
-        if lock is None:
+            lock = open(f"{self._index_path}.lock", "ab")
+        except (AttributeError, OSError):  # numba's class changed, or a read-only cache directory: numba's save
             return unlocked(self, key, data)
         with lock:
             try:

@@ -1,6 +1,7 @@
 """A locked-down install (issue 12, defect 12): with NUMBA_CACHE_DIR, HOME and the package's own directories all
 unwritable, `import ascend_jit`, the CLI and a kernel call work, with one CacheLocationWarning naming
 NUMBA_CACHE_DIR; compiled kernels then live in a private temporary directory and a second process reuses them."""
+import importlib.util
 import os
 import shutil
 import stat
@@ -109,6 +110,8 @@ def test_an_unwritable_numba_cache_dir_is_named_when_numba_falls_back(tmp_path, 
         assert _cache.ensure_cache_location() is None  # numba itself falls back to the package's __pycache__
 
 
+POSIX_LOCKS = pytest.mark.skipif(importlib.util.find_spec("fcntl") is None, reason="the save lock is POSIX (fcntl)")
+
 SAVER = """
 import os, sys, time
 from numba.core.caching import IndexDataCacheFile
@@ -136,7 +139,7 @@ def _save_at_once(folder):
     return {(w, i): cache.load((w, i)) for w in "ab" for i in range(100)}
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="the lock is POSIX (fcntl)")
+@POSIX_LOCKS
 def test_processes_compiling_into_one_cache_at_once_keep_every_entry_whole(tmp_path):
     """numba's own save, run this way, lost 9-19 of the 200 entries and pointed 2-5 keys at the other process's data
     in each of three runs (docs/decisions.md "Running the tests on every core"); after `import ascend_jit` every
@@ -145,7 +148,7 @@ def test_processes_compiling_into_one_cache_at_once_keep_every_entry_whole(tmp_p
     assert [k for k, v in entries.items() if v != k[0] + str(k[1])] == []
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="the lock is POSIX (fcntl)")
+@POSIX_LOCKS
 def test_a_cache_on_a_file_system_without_locks_still_saves(tmp_path, monkeypatch):
     """Some network mounts refuse flock (ENOLCK): the save goes ahead as numba's own, never fails the compile."""
     import errno
