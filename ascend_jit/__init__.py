@@ -39,7 +39,7 @@ from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSu
                    SetVectorMask, current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
 from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, ReadOnlyError,
-                     SanitizerError, StateError, UnsupportedDeviceError, UnsupportedDTypeError)
+                     SanitizerError, StateError, UncompiledVFWarning, UnsupportedDeviceError, UnsupportedDTypeError)
 from .fidelity import FIDELITY, Fidelity, FidelityRule, fidelity
 from .sanitizer import SanitizeConfig, format_reports, sanitize_session
 from .launch import launch
@@ -54,7 +54,7 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
 from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, QuePosition, TPosition
 
 __all__ = [
-    "CacheLocationWarning",
+    "CacheLocationWarning", "UncompiledVFWarning",
     "Abs", "AddRelu", "Adds", "And", "Axpy", "Brcb", "BrcbRepeatParams", "Div", "DivAlgo", "DivConfig", "Duplicate",
     "Exp", "ExpAlgo", "ExpConfig", "FIDELITY", "Fidelity", "FidelityRule", "FusedMulAdd", "LeakyRelu", "Ln", "LnAlgo",
     "LnConfig", "Max", "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal", "ReciprocalAlgo",

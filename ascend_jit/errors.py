@@ -62,3 +62,8 @@ class SanitizerError(StateError):
     def __init__(self, api, *args, report=None, **kwargs):
         super().__init__(api, *args, **kwargs)
         self.report = report
+
+
+class UncompiledVFWarning(RuntimeWarning):
+    """numba cannot compile a VF for the arguments it was called with, and the VF ran as plain Python (the same
+    results, slower): the message gives numba's reason."""

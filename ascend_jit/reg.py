@@ -14,23 +14,31 @@ import contextlib
 import enum
 import functools
 import hashlib
+import inspect
+import operator
 import pathlib
+import re
 import sys
 import threading
 import typing
+import warnings
 
+import ml_dtypes
 import numba
 import numpy as np
 from numba import njit, types
 from numba.core.caching import FunctionCache
+from numba.core.errors import NumbaError
 from numba.extending import overload
 
 from .api._common import INT32_MAX, UINT64_MAX, as_enum, as_int
 from .api._scalar import scalar_bits
 from .core import current_core
+from .devices import DEVICES
 from .dtypes import ALL, resolve
 from .enums import RoundMode
-from .errors import ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
+from .errors import (AscendJitError, ParameterError, StateError, UncompiledVFWarning, UnsupportedDeviceError,
+                     UnsupportedDTypeError)
 from .jit import reg as impl
 from .jit import reg_cast as cv
 from .jit import reg_move as mv
@@ -282,14 +290,17 @@ def _plain_vf(fn):
     """fn run as plain Python (py_func, a sanitizing core, NUMBA_DISABLE_JIT) with D68's end-of-VF check over the
     UnalignRegForStore objects it made or was given; the registers it makes carry its core's modes (SPEC-2 11.1)."""
     @functools.wraps(fn)
-    def run(*args):
+    def run(*args, **keywords):
+        if keywords:  # bound to their parameters, as a compiled VF's call binds them
+            bound = inspect.signature(fn).bind(*args, **keywords)
+            args, keywords = bound.args, bound.kwargs
         vf_modes = _vf_core_modes(fn.__name__, args)  # refuses a non-950 current core before anything runs
         frames = _PLAIN_VF.__dict__.setdefault("frames", [])
         modes = _PLAIN_VF.__dict__.setdefault("modes", [])
-        frames.append([a for a in args if type(a) is UnalignRegForStore])
+        frames.append([a for a in (*args, *keywords.values()) if type(a) is UnalignRegForStore])
         modes.append(vf_modes)
         try:
-            result = fn(*args)
+            result = fn(*args, **keywords)
         finally:
             made = frames.pop()
             modes.pop()
@@ -679,7 +690,7 @@ def _tensor_scalar(api, dst, src, scalar, mask, mode):
     _same_dtype(api, dst, src, SCALAR_DTYPES[api])
     words = _mask(api, "mask", mask)
     _zeroing_only(api, mode)
-    tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, None, src.dtype, scalar, "scalar")))
+    tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, DEVICES[DEVICE], src.dtype, scalar, "scalar")))
     kind = src.dtype.kind
     if api in ("Adds", "Muls"):
         ops.binary(dst.data, src.data, tmp, words, ops.ADD if api == "Adds" else ops.MUL, False,
@@ -757,7 +768,7 @@ def Axpy(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
     SPEC-2 D29)."""
     api = "Axpy"
     _ternary_checks(api, dst, src, None, mask, mode)
-    tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, None, src.dtype, scalar, "scalar")))
+    tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, DEVICES[DEVICE], src.dtype, scalar, "scalar")))
     _ternary(api, dst, src, tmp, mask, mode, src.dtype.kind)
 
 
@@ -887,7 +898,7 @@ def Duplicate(dst, scalar=_NOT_GIVEN, mask=None, mode=MaskMergeMode.ZEROING, src
     if isinstance(value, RegTensor):
         ops.duplicate_lane0(data, value.data, words, _merging(api, mode))
     else:
-        bits = scalar_bits(api, None, dst.dtype, value, "scalar")
+        bits = scalar_bits(api, DEVICES[DEVICE], dst.dtype, value, "scalar")
         ops.duplicate_bits(data, np.uint64(bits), words, _merging(api, mode))
 
 
@@ -1178,31 +1189,52 @@ _KIND_NAMES = {"half": 0, "float16": 0, "float": 1, "float32": 1, "bfloat16": 2,
                "uint16": 6, "int32": 7, "uint32": 8, "int64": 9, "uint64": 10}
 
 
+# A dtype name argument reaches a compiled VF as the index of its spelling here (jit/reg.py DTypeName), so that the VF
+# compares it by spelling as its plain run compares the str; the kernels get the kind (_SPELLING_KINDS).
+_SPELLINGS = tuple(_KIND_NAMES)
+_SPELLING_KINDS = tuple(_KIND_NAMES.values())
+_DTYPE_NAME_ARGS = {name: impl.DTypeName(i) for i, name in enumerate(_SPELLINGS)}
+
+
+@njit(cache=True)
+def _spelling_of_name(name):
+    """The index of a dtype name in _SPELLINGS, -1 for a string that is none."""
+    if name == "half":
+        return 0
+    if name == "float16":
+        return 1
+    if name == "float":
+        return 2
+    if name == "float32":
+        return 3
+    if name == "bfloat16":
+        return 4
+    if name == "int8":
+        return 5
+    if name == "uint8":
+        return 6
+    if name == "int16":
+        return 7
+    if name == "uint16":
+        return 8
+    if name == "int32":
+        return 9
+    if name == "uint32":
+        return 10
+    if name == "int64":
+        return 11
+    if name == "uint64":
+        return 12
+    return -1
+
+
 @njit(cache=True)
 def _kind_of_name(name):
-    if name == "half" or name == "float16":
-        return 0
-    if name == "float" or name == "float32":
-        return 1
-    if name == "bfloat16":
-        return 2
-    if name == "int8":
-        return 3
-    if name == "uint8":
-        return 4
-    if name == "int16":
-        return 5
-    if name == "uint16":
-        return 6
-    if name == "int32":
-        return 7
-    if name == "uint32":
-        return 8
-    if name == "int64":
-        return 9
-    if name == "uint64":
-        return 10
-    raise ParameterError("RegTensor", "dtype", name, "a dtype name (half, float, bfloat16, int8 ... uint64)", DEVICE)
+    spelling = _spelling_of_name(name)
+    if spelling < 0:
+        raise ParameterError("RegTensor", "dtype", name, "a dtype name (half, float, bfloat16, int8 ... uint64)",
+                             DEVICE)
+    return _SPELLING_KINDS[spelling]
 
 
 def _vf_kind(dtype):
@@ -1211,14 +1243,49 @@ def _vf_kind(dtype):
 
 @overload(_vf_kind, prefer_literal=True)
 def _ol_vf_kind(dtype):
-    """Compiled code names a dtype by kind code (what simd_vf passes), by a string literal in the VF (resolved at
-    compile time: no string compare per call) or by a string variable."""
+    """Compiled code names a dtype by a VF's dtype-name argument (what simd_vf passes), by a string literal in the VF
+    (resolved at compile time: no string compare per call), by a string variable or by a kind code."""
     if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
         kind = _KIND_NAMES[dtype.literal_value]
         return lambda dtype: np.int64(kind)  # np.int64: a literal would compile the kernels once per dtype
+    if isinstance(dtype, impl.DTypeNameType):
+        return lambda dtype: _SPELLING_KINDS[impl.spelling_index(dtype)]
     if isinstance(dtype, types.Integer):
         return lambda dtype: dtype
     return lambda dtype: _kind_of_name(dtype)
+
+
+def _dtype_name_eq(a, b):
+    """`==` between a VF's dtype-name argument and a string (or another such argument) compares spellings, as the
+    VF's plain run compares the strs it was given (numba would otherwise call an int and a str never equal)."""
+    if isinstance(b, impl.DTypeNameType) and not isinstance(a, impl.DTypeNameType):
+        a, b, swap = b, a, True
+    else:
+        swap = False
+    if not isinstance(a, impl.DTypeNameType):
+        return None
+    if isinstance(b, impl.DTypeNameType):
+        return lambda a, b: impl.spelling_index(a) == impl.spelling_index(b)
+    if isinstance(b, types.StringLiteral):
+        spelling = _SPELLINGS.index(b.literal_value) if b.literal_value in _SPELLINGS else -1
+        if swap:
+            return lambda a, b: impl.spelling_index(b) == spelling
+        return lambda a, b: impl.spelling_index(a) == spelling
+    if isinstance(b, types.UnicodeType):
+        if swap:
+            return lambda a, b: impl.spelling_index(b) == _spelling_of_name(a)
+        return lambda a, b: impl.spelling_index(a) == _spelling_of_name(b)
+    return None
+
+
+overload(operator.eq, prefer_literal=True)(_dtype_name_eq)
+
+
+@overload(operator.ne, prefer_literal=True)
+def _dtype_name_ne(a, b):
+    if _dtype_name_eq(a, b) is not None:
+        return lambda a, b: not a == b
+    return None
 
 
 def _absent(t):
@@ -2002,6 +2069,10 @@ def _implementation_stamp():
 
 
 _INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
+# numpy scalars numba has no Reg overloads for (GetValue of a half or bfloat16 tensor returns one): passed to a
+# compiled VF as Python floats, the same value; a NaN, whose payload a float does not keep, runs the VF plain
+# (docs/decisions.md "Reg API")
+_NARROW_FLOAT_SCALARS = (np.float16, ml_dtypes.bfloat16)
 _MISS = object()  # what a planned call returns when its arguments do not fit its plan
 
 
@@ -2018,7 +2089,7 @@ def _convert_vf_args(api, args):
         if kind is LocalTensor:
             tensors.append(i)
         elif kind is str and a in _KIND_NAMES:
-            converted[i] = _KIND_NAMES[a]
+            converted[i] = _DTYPE_NAME_ARGS[a]
         elif kind is RegTensor:
             converted[i] = a.data
         elif kind is MaskReg:  # a mutable word array, written back after the call (D63)
@@ -2032,11 +2103,23 @@ def _convert_vf_args(api, args):
             plannable = False
         elif kind is int and not _INT64_MIN <= a <= UINT64_MAX:  # no 64-bit type holds it: numba cannot pass it
             raise ParameterError(api, f"argument {i}", a, legal="an integer in [-2**63, 2**64 - 1]", device=DEVICE)
-        elif not (kind is bool or kind is float or (kind is int and _INT64_MIN <= a <= _INT64_MAX)):
+        elif kind is int and a > _INT64_MAX:  # typed uint64 outright: numba would pass it to an int64 VF and overflow
+            converted[i] = np.uint64(a)
+            plannable = False
+        elif kind in _NARROW_FLOAT_SCALARS:
+            converted[i] = float(a)
+        elif not (kind is bool or kind is float or kind is int):
             plannable = False
     if tensors:
         _vf_handles(api, args, converted, tensors)
     return converted, masks, plannable
+
+
+def _numba_reason(error):
+    """The line of a numba compile error that says what failed (its first line only names the pipeline step)."""
+    lines = [line.strip() for line in re.sub(r"\x1b\[[0-9;]*m", "", str(error)).splitlines()]
+    reasons = [line for line in lines if line and not line.startswith(("Failed in", "During:"))]
+    return reasons[0] if reasons else lines[0]
 
 
 def _planned_call(api, kinds, entry):
@@ -2075,12 +2158,14 @@ def _planned_call(api, kinds, entry):
             body.append(f"    {n} = {n}.state")
         elif kind is int:
             body += [f"    if not INT64_MIN <= {n} <= INT64_MAX:", "        return MISS"]
+        elif kind in _NARROW_FLOAT_SCALARS:
+            body += [f"    if {n} != {n}:", "        return MISS", f"    {n} = float({n})"]  # a NaN: slow_call
         out.append(n)
     if not modes_set:
         body.append("    VF_MODES[0] = CURRENT_MODES(API)")
     body.append(f"    result = ENTRY({', '.join(out)})")
     body += write_back + ["    return result"]
-    namespace = {"MISS": _MISS, "NAMES": _KIND_NAMES, "HANDLE": tensor_handle, "API": api, "ENTRY": entry,
+    namespace = {"MISS": _MISS, "NAMES": _DTYPE_NAME_ARGS, "HANDLE": tensor_handle, "API": api, "ENTRY": entry,
                  "VF_MODES": impl.VF_MODES, "CURRENT_MODES": _vf_current_modes,
                  "INT64_MIN": _INT64_MIN, "INT64_MAX": _INT64_MAX, "np": np,
                  **{f"K{i}": kind for i, kind in enumerate(kinds)}}
@@ -2146,9 +2231,18 @@ def simd_vf(fn):
             result = plan(args)
             if result is not _MISS:
                 return result
+        if any(type(a) in _NARROW_FLOAT_SCALARS and a != a for a in args):
+            return plain(*args)  # a NaN's payload is bits a float cannot carry (D29): the plain run keeps them
         converted, masks, plannable = _convert_vf_args(fn.__name__, args)
         impl.VF_MODES[0] = _vf_core_modes(fn.__name__, args)  # SPEC-2 11.1: the modes of the registers it makes
-        result = compiled(*converted)
+        try:
+            result = compiled(*converted)
+        except NumbaError as error:
+            compile_error = error
+        else:
+            compile_error = None
+        if compile_error is not None:
+            return run_uncompiled(args, kinds, compile_error)
         for mask, words in masks:
             mask.words = tuple(words)
         _check_store_uregs(fn.__name__, [a for a in args if type(a) is UnalignRegForStore])  # D68 (given ones)
@@ -2157,8 +2251,31 @@ def simd_vf(fn):
             plans[kinds] = last[0] = _planned_call(fn.__name__, kinds, compiled.overloads[signature].entry_point)
         return result
 
+    def run_uncompiled(args, kinds, compile_error):
+        # numba cannot compile the VF for these arguments (an argument or a call it has no typing for): the plain
+        # run gives the user the refusal it makes (an AscendJitError, as the same VF run plain raises); a VF that
+        # runs plain stays plain for these argument types, with one warning (docs/decisions.md "Reg API")
+        try:
+            result = plain(*args)
+        except AscendJitError:
+            raise
+        except Exception:
+            raise compile_error from None
+        warnings.warn(f"ascend_jit: the VF {fn.__qualname__} runs as plain Python for arguments of types "
+                      f"{[k.__name__ for k in kinds]}: numba cannot compile it ({_numba_reason(compile_error)})",
+                      UncompiledVFWarning, stacklevel=4)
+        plans[kinds] = last[0] = lambda args: plain(*args) if tuple(map(type, args)) == kinds else _MISS
+        return result
+
+    parameters = inspect.signature(fn)
+    positional = len(parameters.parameters)
+
     @functools.wraps(fn)
-    def call(*args):
+    def call(*args, **keywords):
+        if keywords or len(args) != positional:  # keywords and defaults as Python binds them, then by position
+            bound = parameters.bind(*args, **keywords)
+            bound.apply_defaults()
+            args = bound.args
         if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None for a in args):
             return plain(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
         if PARALLEL_LAUNCHES.users:  # blocks in threads: the VF's process-wide state set and read as one step
@@ -2172,13 +2289,14 @@ def simd_vf(fn):
         checked = call
 
         @functools.wraps(fn)
-        def call(*args):  # SPEC-2 11.6, D68: no UnalignRegForStore the VF made may hold pending bytes at its end
-            with VF_STATE_LOCK if PARALLEL_LAUNCHES.users else _UNLOCKED:
-                return _checked_stores(args)
+        def call(*args, **keywords):  # SPEC-2 11.6, D68: no UnalignRegForStore the VF made may hold pending bytes
+            with VF_STATE_LOCK if PARALLEL_LAUNCHES.users else _UNLOCKED:  # at its end
+                return _checked_stores(args, keywords)
 
-        def _checked_stores(args):
-            before = int(mv.PENDING_STORES[0]) - sum(1 for a in args if type(a) is UnalignRegForStore and a.state[1])
-            result = checked(*args)  # refuses a pending UnalignRegForStore passed in (those are now all empty)
+        def _checked_stores(args, keywords):
+            given = [*args, *keywords.values()]
+            before = int(mv.PENDING_STORES[0]) - sum(1 for a in given if type(a) is UnalignRegForStore and a.state[1])
+            result = checked(*args, **keywords)  # refuses a pending UnalignRegForStore passed in (now all empty)
             made = int(mv.PENDING_STORES[0]) - before
             if made > 0:
                 raise StateError(fn.__name__, "UnalignRegForStore", f"{made} made in the VF with bytes pending",
@@ -2190,11 +2308,11 @@ def simd_vf(fn):
         run = call
 
         @functools.wraps(fn)
-        def call(*args):  # SPEC-2 11.7: MoveMask reads the current core's register, passed in for this call only
-            with VF_STATE_LOCK if PARALLEL_LAUNCHES.users else _UNLOCKED:
+        def call(*args, **keywords):  # SPEC-2 11.7: MoveMask reads the current core's register, passed in for
+            with VF_STATE_LOCK if PARALLEL_LAUNCHES.users else _UNLOCKED:  # this call only
                 _pass_mask_register()
                 try:
-                    return run(*args)
+                    return run(*args, **keywords)
                 finally:
                     mv.MOVE_MASK_STATE[0] = mv.MM_NOT_PREPARED
 

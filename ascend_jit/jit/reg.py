@@ -21,8 +21,9 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.core.datamodel import models, register_default
 from numba.core.registry import CPUDispatcher as Dispatcher
+from numba.core.typeconv import Conversion
 from numba.core.typing.templates import AbstractTemplate, infer, infer_global, signature
-from numba.extending import intrinsic, lower_builtin, lower_cast, overload
+from numba.extending import box, intrinsic, lower_builtin, lower_cast, overload, typeof_impl, unbox
 
 from ..errors import AlignmentError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
@@ -156,6 +157,60 @@ def _kind_register(kind):
 
 
 KIND_REGISTERS = tuple(_kind_register(kind) for kind in range(11))  # KIND_HALF ... KIND_UINT64
+
+
+# --- dtype names passed to a compiled VF --------------------------------------------------------------------------
+class DTypeName(int):
+    """A dtype name as simd_vf hands it to a compiled VF: the int index of its spelling in reg.py's table (numba
+    unboxes an int far faster than a string), of a class of its own so that numba types it DTYPE_NAME, not int64."""
+    __slots__ = ()
+
+
+class DTypeNameType(types.Type):
+    """The numba type of a VF's dtype-name argument. It compares with a string by spelling (`T == "half"`, as the
+    same VF run as plain Python compares its str: reg.py's eq/ne overloads), converts to an integer where one is
+    expected, and reaches the kernels as an int64 kind (reg.py _vf_kind), so no kernel compiles for it."""
+
+    def __init__(self):
+        super().__init__("dtype_name")
+
+    def can_convert_to(self, typingctx, other):
+        return Conversion.safe if isinstance(other, types.Integer) else None
+
+
+DTYPE_NAME = DTypeNameType()
+
+
+@register_default(DTypeNameType)
+class _DTypeNameModel(models.PrimitiveModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, ir.IntType(64))
+
+
+typeof_impl.register(DTypeName)(lambda value, c: DTYPE_NAME)
+
+
+@unbox(DTypeNameType)
+def _unbox_dtype_name(typ, obj, c):
+    return c.unbox(types.int64, obj)
+
+
+@box(DTypeNameType)
+def _box_dtype_name(typ, value, c):
+    return c.box(types.int64, value)
+
+
+@lower_cast(DTypeNameType, types.Integer)
+def _dtype_name_to_int(context, builder, fromty, toty, value):
+    return context.cast(builder, value, types.int64, toty)
+
+
+@intrinsic
+def spelling_index(typingctx, name):
+    """The spelling index a DTypeName holds (the same 64 bits, typed int64)."""
+    if isinstance(name, DTypeNameType):
+        return types.int64(name), lambda context, builder, sig, args: args[0]
+    return None
 
 
 def _borrowed(context, builder, ty, value):

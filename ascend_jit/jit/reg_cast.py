@@ -10,6 +10,7 @@ The trait table (which layouts, saturation modes and round modes a pair accepts)
 import numpy as np
 from numba import njit
 
+from ..enums import RoundMode
 from ..errors import ParameterError, UnsupportedDTypeError
 from .convert import convert_bits
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64, KIND_UINT8,
@@ -60,6 +61,21 @@ for (_s, _d), _row in _PAIRS.items():
     TRAITS[_s, _d] = _row
 PAIRS = tuple(sorted(_PAIRS))
 
+# What a refused trait field may be for each pair (index src kind * 11 + dst kind), by member name: SPEC-2 11.5's
+# ParameterError names the allowed values. Made here once, so the compiled check picks a constant string.
+_FIELD_NAMES = (("RegLayout", ("UNKNOWN", "ZERO", "ONE", "TWO", "THREE")), ("SatMode", ("UNKNOWN", "SAT", "NO_SAT")),
+                ("RoundMode", tuple(member.name for member in sorted(RoundMode))))
+
+
+def _field_legal(field, mask):
+    enum_name, names = _FIELD_NAMES[field]
+    members = " or ".join(f"{enum_name}.{name}" for value, name in enumerate(names) if (mask >> value) & 1)
+    return f"{members}: the pair's row of DK Cast.md tables 6-9 (SPEC-2 11.5)"
+
+
+LEGAL_LAYOUT, LEGAL_SAT, LEGAL_ROUND = (tuple(_field_legal(field, TRAITS[s, d, field]) for s in range(11)
+                                              for d in range(11)) for field in range(3))
+
 
 @njit(cache=True, inline="always")
 def trait_allowed(sk, dk, layout, sat, mrg, rnd):
@@ -82,17 +98,15 @@ def _check_trait(sk, dk, layout, sat, mrg, rnd):
         raise UnsupportedDTypeError("Cast", "trait.roundMode", rnd, "a RoundMode the pair's row of DK Cast.md "
                                     "tables 6-9 lists (CAST_HYBRID serves the fp8/hifloat8 types, out of scope: "
                                     "SPEC-2 D28)", DEVICE)
+    pair = sk * 11 + dk
     if layout < 0 or layout > 4 or not (row[0] >> layout) & 1:
-        raise ParameterError("Cast", "trait.layoutMode", layout, "a RegLayout the pair's row of DK Cast.md tables "
-                             "6-9 lists (SPEC-2 11.5)", DEVICE)
+        raise ParameterError("Cast", "trait.layoutMode", layout, LEGAL_LAYOUT[pair], DEVICE)
     if sat < 0 or sat > 2 or not (row[1] >> sat) & 1:
-        raise ParameterError("Cast", "trait.satMode", sat, "a SatMode the pair's row of DK Cast.md tables 6-9 "
-                             "lists (SPEC-2 11.5)", DEVICE)
+        raise ParameterError("Cast", "trait.satMode", sat, LEGAL_SAT[pair], DEVICE)
     if mrg == MERGING or mrg < 0 or mrg > 2:
         raise ParameterError("Cast", "trait.mrgMode", mrg, "MaskMergeMode.ZEROING or UNKNOWN (SPEC-2 11.5)", DEVICE)
-    if rnd < 0 or rnd > 8 or not (row[2] >> rnd) & 1:
-        raise ParameterError("Cast", "trait.roundMode", rnd, "a RoundMode the pair's row of DK Cast.md tables 6-9 "
-                             "lists (CAST_NONE is not a Reg round mode; SPEC-2 11.5)", DEVICE)
+    if rnd < 0 or rnd > 8 or not (row[2] >> rnd) & 1:  # CAST_NONE is not a Reg round mode
+        raise ParameterError("Cast", "trait.roundMode", rnd, LEGAL_ROUND[pair], DEVICE)
 
 
 @njit(cache=True, inline="always")

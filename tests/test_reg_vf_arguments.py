@@ -1,0 +1,257 @@
+"""What a compiled VF does with its arguments is what the same VF run as plain Python does (SPEC-2 11.1; README
+"Reg API"): dtype names compare as strings, numpy half/bfloat16 scalars (GetValue of a half tensor) are scalars,
+64-bit unsigned ints pass whatever came first, defaults and keywords bind as Python binds them, and an argument or a
+call numba cannot compile gets the plain run's refusal (an AscendJitError) or, when the plain run works, runs plain
+with one UncompiledVFWarning (docs/decisions.md "Reg API")."""
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+from numba.core.errors import TypingError
+
+import ascend_jit as aj
+
+R = aj.Reg
+D950 = "ascend950"
+HALF_LANES = 128
+
+
+def _both(vf, make_args):
+    """The whole UB after the compiled run and after the plain run, each on a fresh core with the same tensors."""
+    ubs = []
+    for compiled in (True, False):
+        core = aj.Core(D950)
+        args = make_args(core)
+        if compiled:
+            vf(*args)
+        else:
+            with core:
+                vf.py_func(*args)
+        ubs.append(core.ub.copy())
+    return ubs
+
+
+@R.simd_vf
+def _dtype_compares(out, T, S, other):
+    full = R.CreateMask("half")
+    r = R.RegTensor("half")
+    R.Duplicate(r, 1.0 if T == "half" else 2.0, full)
+    R.StoreAlign(out, r, full, 0)
+    R.Duplicate(r, 3.0 if "float16" == T else 4.0, full)  # another spelling of half: unequal, as the strs are
+    R.StoreAlign(out, r, full, HALF_LANES)
+    R.Duplicate(r, 5.0 if T != "int32" else 6.0, full)
+    R.StoreAlign(out, r, full, 2 * HALF_LANES)
+    R.Duplicate(r, 7.0 if T == S else 8.0, full)
+    R.StoreAlign(out, r, full, 3 * HALF_LANES)
+    R.Duplicate(r, 9.0 if other == T else 10.0, full)  # a str that names no dtype stays a str
+    R.StoreAlign(out, r, full, 4 * HALF_LANES)
+
+
+@pytest.mark.parametrize("t, s", [("half", "half"), ("half", "float"), ("float16", "half"), ("int32", "int32")])
+def test_dtype_name_arguments_compare_as_their_strings(t, s):
+    compiled, plain = _both(_dtype_compares, lambda core: (core.local_tensor("half", 5 * HALF_LANES), t, s, "halfs"))
+    assert np.array_equal(compiled, plain)
+    out = compiled[:5 * 256].view(np.float16)[::HALF_LANES]
+    assert list(out) == [1.0 if t == "half" else 2.0, 3.0 if t == "float16" else 4.0, 5.0 if t != "int32" else 6.0,
+                         7.0 if t == s else 8.0, 10.0]
+
+
+@R.simd_vf
+def _muls_by(dst, src, scalar):
+    full = R.CreateMask("half")
+    r = R.RegTensor("half")
+    R.LoadAlign(r, src, 0)
+    R.Muls(r, r, scalar, full)
+    R.StoreAlign(dst, r, full, 0)
+
+
+@pytest.mark.parametrize("scalar", [np.float16(0.5), np.float16(-3.25), np.float16(np.inf), np.float16(6e-8),
+                                    ml_dtypes.bfloat16(1.5)])
+def test_a_numpy_half_or_bfloat16_scalar_is_the_same_scalar_compiled(scalar):
+    def make(core):
+        src, dst = core.local_tensor("half", HALF_LANES), core.local_tensor("half", HALF_LANES)
+        src[:] = np.linspace(-4, 4, HALF_LANES).astype(np.float16)
+        return dst, src, scalar
+    compiled, plain = _both(_muls_by, make)
+    assert np.array_equal(compiled, plain)
+
+
+@R.simd_vf
+def _duplicate(dst, scalar):
+    full = R.CreateMask("half")
+    r = R.RegTensor("half")
+    R.Duplicate(r, scalar, full)
+    R.StoreAlign(dst, r, full, 0)
+
+
+@pytest.mark.parametrize("bits", [0x7E00, 0x7E01, 0x7D00, 0xFE03, 0x7C01])
+def test_a_numpy_half_nan_keeps_its_payload_compiled(bits):
+    """D29: a numpy scalar of the operand dtype is used bit for bit, NaN payloads included."""
+    nan = np.array(bits, np.uint16).view(np.float16)[()]
+    compiled, plain = _both(_duplicate, lambda core: (core.local_tensor("half", HALF_LANES), nan))
+    assert np.array_equal(compiled, plain)
+    assert (compiled[:256].view(np.uint16) == bits).all()
+
+
+def test_the_scalar_of_a_half_tensors_get_value_runs_compiled():
+    core = aj.Core(D950)
+    src, dst = core.local_tensor("half", HALF_LANES), core.local_tensor("half", HALF_LANES)
+    src[:] = np.full(HALF_LANES, 0.5, np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # compiled, not the plain fallback
+        _muls_by(dst, src, src.GetValue(0))
+    assert (dst.numpy() == np.float16(0.25)).all()
+
+
+@R.simd_vf
+def _fill_u64(dst, value):
+    full = R.CreateMask("uint64")
+    r = R.RegTensor("uint64")
+    R.Duplicate(r, value, full)
+    R.StoreAlign(dst, r, full, 0)
+
+
+def test_a_uint64_argument_beyond_int64_after_a_small_one():
+    core = aj.Core(D950)
+    dst = core.local_tensor("uint64", 32)
+    for value in (1, 2**64 - 1, 2**63, 7):
+        _fill_u64(dst, value)
+        assert (dst.numpy() == np.uint64(value)).all()
+
+
+@R.simd_vf
+def _scaled(dst, src, scale=2.0, T="float", offset=0):
+    full = R.CreateMask(T)
+    r = R.RegTensor(T)
+    R.LoadAlign(r, src, offset)
+    R.Muls(r, r, scale, full)
+    R.StoreAlign(dst, r, full, 0)
+
+
+@pytest.mark.parametrize("args, keywords", [((), {}), ((3.0,), {}), ((), {"offset": 8}),
+                                            ((), {"offset": 16, "scale": -1.5, "T": "float"})])
+def test_defaults_and_keywords_bind_as_in_python(args, keywords):
+    def run(core, compiled):
+        src, dst = core.local_tensor("float", 128), core.local_tensor("float", 64)
+        src[:] = np.arange(128, dtype=np.float32)
+        if compiled:
+            _scaled(dst, src, *args, **keywords)
+        else:
+            with core:
+                _scaled.py_func(dst, src, *args, **keywords)
+        return dst.numpy()
+    expected = np.arange(128, dtype=np.float32)[keywords.get("offset", 0):][:64] * \
+        np.float32(keywords.get("scale", args[0] if args else 2.0))
+    assert np.array_equal(run(aj.Core(D950), True), expected)
+    assert np.array_equal(run(aj.Core(D950), False), expected)
+
+
+def test_an_unknown_keyword_is_pythons_type_error_both_ways():
+    core = aj.Core(D950)
+    src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
+    with pytest.raises(TypeError, match="scael"):
+        _scaled(dst, src, scael=2.0)
+    with core, pytest.raises(TypeError, match="scael"):
+        _scaled.py_func(dst, src, scael=2.0)
+
+
+@R.simd_vf
+def _load_store(dst, src):
+    full = R.CreateMask("half")
+    r = R.RegTensor("half")
+    R.LoadAlign(r, src, 0)
+    R.StoreAlign(dst, r, full, 0)
+
+
+@pytest.mark.parametrize("scalar", [np.bool_(True), True])
+def test_a_bool_scalar_is_the_plain_runs_parameter_error(scalar):
+    core = aj.Core(D950)
+    src, dst = core.local_tensor("half", HALF_LANES), core.local_tensor("half", HALF_LANES)
+    dst[:] = np.full(HALF_LANES, 9, np.float16)
+    before = core.ub.copy()
+    with pytest.raises(aj.ParameterError, match="bool") as compiled:
+        _muls_by(dst, src, scalar)
+    with core, pytest.raises(aj.ParameterError) as plain:
+        _muls_by.py_func(dst, src, scalar)
+    assert str(compiled.value) == str(plain.value)
+    assert np.array_equal(core.ub, before)
+
+
+def test_a_global_tensor_argument_is_the_plain_runs_refusal():
+    core = aj.Core(D950)
+    dst = core.local_tensor("half", HALF_LANES)
+    gm = aj.GlobalTensor(np.zeros(HALF_LANES, np.float16))
+    before = core.ub.copy()
+    with pytest.raises(aj.AscendJitError) as compiled:
+        _load_store(dst, gm)
+    with core, pytest.raises(aj.AscendJitError) as plain:
+        _load_store.py_func(dst, gm)
+    assert type(compiled.value) is type(plain.value) and str(compiled.value) == str(plain.value)
+    assert np.array_equal(core.ub, before)
+
+
+def _double(x):
+    return 2.0 * x  # a plain Python helper: numba cannot type a call of it
+
+
+@R.simd_vf
+def _calls_a_python_helper(dst, src, scale):
+    full = R.CreateMask("half")
+    r = R.RegTensor("half")
+    R.LoadAlign(r, src, 0)
+    R.Muls(r, r, _double(scale), full)
+    R.StoreAlign(dst, r, full, 0)
+
+
+def test_a_vf_numba_cannot_compile_runs_plain_with_one_warning():
+    core = aj.Core(D950)
+    src, dst = core.local_tensor("half", HALF_LANES), core.local_tensor("half", HALF_LANES)
+    src[:] = np.full(HALF_LANES, 1.5, np.float16)
+    with pytest.warns(aj.UncompiledVFWarning, match="_double"):
+        _calls_a_python_helper(dst, src, 2.0)
+    assert (dst.numpy() == 6.0).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same argument types stay plain without trying numba again
+        _calls_a_python_helper(dst, src, 0.5)
+    assert (dst.numpy() == 1.5).all()
+
+
+@R.simd_vf
+def _names_an_undefined_global(dst, src):
+    R.LoadAlign(dst, src, NOT_DEFINED_ANYWHERE)  # noqa: F821 (the test's point)
+
+
+def test_a_vf_that_fails_plain_too_raises_numbas_error():
+    core = aj.Core(D950)
+    src, dst = core.local_tensor("half", HALF_LANES), core.local_tensor("half", HALF_LANES)
+    with pytest.raises(TypingError):
+        _names_an_undefined_global(dst, src)
+
+
+def test_every_dtype_spelling_has_its_index_in_compiled_code():
+    from ascend_jit import reg
+    assert [reg._spelling_of_name(name) for name in reg._SPELLINGS] == list(range(len(reg._SPELLINGS)))
+    assert reg._spelling_of_name("halfs") == -1
+
+
+@pytest.mark.parametrize("trait, field, legal", [
+    ((R.RegLayout.ZERO, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_RINT), "trait.satMode",
+     "SatMode.SAT or SatMode.NO_SAT"),
+    ((R.RegLayout.TWO, R.SatMode.SAT, R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_RINT), "trait.layoutMode",
+     "RegLayout.ZERO or RegLayout.ONE"),
+    ((R.RegLayout.ZERO, R.SatMode.SAT, R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_ODD), "trait.roundMode",
+     "RoundMode.CAST_RINT or RoundMode.CAST_FLOOR or RoundMode.CAST_CEIL or RoundMode.CAST_ROUND or "
+     "RoundMode.CAST_TRUNC")])
+def test_a_refused_cast_trait_names_the_values_the_pair_allows(trait, field, legal):
+    """SPEC-2 11.5: trait validation is a ParameterError naming the allowed values (half -> int8 here)."""
+    with aj.Core(D950), pytest.raises(aj.ParameterError) as refusal:
+        R.Cast(R.RegTensor("int8"), R.RegTensor("half"), R.CreateMask("half"), trait=R.CastTrait(*trait))
+    message = str(refusal.value)
+    assert field in message and f"legal: {legal}:" in message and "ascend950" in message
+
+
+@pytest.mark.parametrize("scalar", [40000, True])
+def test_a_refused_plain_duplicate_scalar_names_the_device(scalar):
+    with aj.Core(D950), pytest.raises(aj.ParameterError, match="on device ascend950"):
+        R.Duplicate(R.RegTensor("int16"), scalar)
