@@ -78,9 +78,9 @@ def test_a_numpy_half_or_bfloat16_scalar_is_the_same_scalar_compiled(scalar):
 
 
 @R.simd_vf
-def _duplicate(dst, scalar):
-    full = R.CreateMask("half")
-    r = R.RegTensor("half")
+def _fill(dst, scalar, T):
+    full = R.CreateMask(T)
+    r = R.RegTensor(T)
     R.Duplicate(r, scalar, full)
     R.StoreAlign(dst, r, full, 0)
 
@@ -89,7 +89,7 @@ def _duplicate(dst, scalar):
 def test_a_numpy_half_nan_keeps_its_payload_compiled(bits):
     """D29: a numpy scalar of the operand dtype is used bit for bit, NaN payloads included."""
     nan = np.array(bits, np.uint16).view(np.float16)[()]
-    compiled, plain = _both(_duplicate, lambda core: (core.local_tensor("half", HALF_LANES), nan))
+    compiled, plain = _both(_fill, lambda core: (core.local_tensor("half", HALF_LANES), nan, "half"))
     assert np.array_equal(compiled, plain)
     assert (compiled[:256].view(np.uint16) == bits).all()
 
@@ -104,19 +104,11 @@ def test_the_scalar_of_a_half_tensors_get_value_runs_compiled():
     assert (dst.numpy() == np.float16(0.25)).all()
 
 
-@R.simd_vf
-def _fill_u64(dst, value):
-    full = R.CreateMask("uint64")
-    r = R.RegTensor("uint64")
-    R.Duplicate(r, value, full)
-    R.StoreAlign(dst, r, full, 0)
-
-
 def test_a_uint64_argument_beyond_int64_after_a_small_one():
     core = aj.Core(D950)
     dst = core.local_tensor("uint64", 32)
     for value in (1, 2**64 - 1, 2**63, 7):
-        _fill_u64(dst, value)
+        _fill(dst, value, "uint64")
         assert (dst.numpy() == np.uint64(value)).all()
 
 
