@@ -46,7 +46,7 @@ from .jit import reg_ops as ops
 from .jit.numerics import kind_size
 from .launch import PARALLEL_LAUNCHES
 from .sanitizer import SANITIZING, reg_access, reg_undo
-from .tensor import LocalTensor
+from .tensor import SIZE_CHANGE_HOOKS, LocalTensor
 
 DEVICE = "ascend950"
 
@@ -388,6 +388,13 @@ def tensor_handle(api, tensor):
 
 
 _HANDLE_MEMO_SIZE = 4096  # tensors remembered per core (kernels make sub-tensors per tile; the memo starts over)
+
+
+def _forget_handles(tensor):
+    tensor._core.__dict__.pop("_reg_handles", None)  # a handle holds the tensor's extent, which SetSize changed
+
+
+SIZE_CHANGE_HOOKS.append(_forget_handles)
 
 
 def _vf_handles(api, tensors, converted, at):

@@ -18,6 +18,12 @@ class TPosition(enum.Enum):
 QuePosition = TPosition   # the devkit's alias (impl/basic_api/kernel_event.h `using QuePosition = TPosition;`)
 
 
+# Memos that know a validated call shape by its tensor objects (api/elementwise.py's recent calls, reg.py's UB
+# handles) take a tensor's size as fixed; SetSize, the one change of a LocalTensor's extent after it is made, calls
+# each of these with the tensor so they forget it and the next call is validated against the new size.
+SIZE_CHANGE_HOOKS = []
+
+
 class _TensorFields:
     """The slots of a LocalTensor. `_Unsealed` (below) shares the layout without LocalTensor's read-only __setattr__:
     `_proven` fills one with plain slot stores and then turns it into a LocalTensor (a third of the cost of storing
@@ -133,6 +139,8 @@ class LocalTensor(_TensorFields):
         end = lease.buffer.addr + lease.buffer.nbytes if lease is not None else self._core.spec.ub_bytes
         n = as_int(api, self._core.spec, "size", size, 0, (end - self._addr) // self._dtype.size)
         _TensorFields._size.__set__(self, n)
+        for forget in SIZE_CHANGE_HOOKS:
+            forget(self)
 
     def GetPhyAddr(self, offset=0):
         return self.addr + offset * self.dtype.size

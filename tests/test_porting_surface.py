@@ -295,6 +295,55 @@ def test_set_size_changes_the_bounds_later_calls_check():
             t.SetSize(16)
 
 
+_REMEMBERED_CALLS = {  # one count-form call of each element-wise entry kind (binary, scalar, unary, ternary, fill)
+    "Sub": lambda d, a, b, n: aj.Sub(d, a, b, n), "Adds": lambda d, a, b, n: aj.Adds(d, a, 1.0, n),
+    "Axpy": lambda d, a, b, n: aj.Axpy(d, a, 1.0, n), "Exp": lambda d, a, b, n: aj.Exp(d, a, n),
+    "MulAddDst": lambda d, a, b, n: aj.MulAddDst(d, a, b, n), "Duplicate": lambda d, a, b, n: aj.Duplicate(d, 1.0, n)}
+
+
+@pytest.mark.parametrize("api", list(_REMEMBERED_CALLS))
+@pytest.mark.parametrize("shrunk", ["dst", "src"])
+def test_set_size_reaches_a_call_the_same_tensors_made_before(api, shrunk):
+    """The element-wise entries remember their last call by its tensor objects (decisions.md "The recent call"):
+    after SetSize the same call is validated again, so a count past the new GetSize() is refused (independent check:
+    it was accepted and wrote past dst's new end)."""
+    if api == "Duplicate" and shrunk == "src":
+        pytest.skip("Duplicate's count form has no source tensor")
+    core = aj.Core("atlas-a2")
+    a, b, d = (core.local_tensor("half", 512) for _ in range(3))
+    _REMEMBERED_CALLS[api](d, a, b, 512)
+    _REMEMBERED_CALLS[api](d, a, b, 512)  # now the entry's recent call
+    (d if shrunk == "dst" else a).SetSize(256)
+    before = core.ub.copy()
+    with pytest.raises(aj.OutOfBoundsError, match="512"):
+        _REMEMBERED_CALLS[api](d, a, b, 512)
+    assert np.array_equal(core.ub, before)
+    (d if shrunk == "dst" else a).SetSize(512)
+    _REMEMBERED_CALLS[api](d, a, b, 512)
+
+
+@aj.Reg.simd_vf
+def _store_two_vectors(dst, src):
+    mask = aj.Reg.CreateMask("half")
+    r = aj.Reg.RegTensor("half")
+    aj.Reg.LoadAlign(r, src, 0)
+    aj.Reg.StoreAlign(dst, r, mask, 0)
+    aj.Reg.StoreAlign(dst, r, mask, 128)
+
+
+def test_set_size_reaches_a_vf_that_addressed_the_tensor_before():
+    """A compiled VF's tensor handles (reg.py, memoised per core) hold the tensor's extent: after SetSize the next
+    call addresses the new one, as the plain run does."""
+    core = aj.Core("ascend950")
+    src, dst = core.local_tensor("half", 128), core.local_tensor("half", 256)
+    _store_two_vectors(dst, src)
+    dst.SetSize(128)
+    before = core.ub.copy()
+    with pytest.raises(aj.OutOfBoundsError):
+        _store_two_vectors(dst, src)
+    assert np.array_equal(core.ub, before)
+
+
 # --- TBuf.GetWithOffset<T>(size, bufOffset) --------------------------------------------------------------------------
 def test_get_with_offset_carves_a_tensor_inside_the_tbuf():
     with aj.Core("atlas-a2"):

@@ -23,7 +23,7 @@ from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError
 from ..jit import elementwise as K
 from ..jit.direct import EntryTable, PreparedCall
 from ..reference import elementwise as R
-from ..tensor import LocalTensor
+from ..tensor import SIZE_CHANGE_HOOKS, LocalTensor
 from ..sanitizer import vector_access
 from ._common import as_flag, as_int, repeat_params as _repeat_params, split_forms
 from ._common import (MaskPlan, Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub,
@@ -1055,6 +1055,12 @@ def _make(row):
     # thread sees one whole call
     recent = (_UNSET,) * 6
 
+    def forget(tensor):
+        nonlocal recent
+        recent = (_UNSET,) * 6
+
+    SIZE_CHANGE_HOOKS.append(forget)  # SetSize: the recent call's tensors may have changed size
+
     def run(plan, core, value):
         """A remembered plan's call (_call's and Core._apply_mask_effect's lines for a call without config)."""
         flags = core.overflow_flags if plain else core.overflow_flags & plan.sat_mask | plan.fixed_flags
@@ -1292,6 +1298,14 @@ def _given(a0, a1, a2):
 
 _DUPLICATE_COUNTS = {}  # Duplicate's count-form plans by (dst dtype, address, size, count, device)
 _DUPLICATE_RECENT = (_UNSET,) * 5  # its last remembered count-form call: (dst, count, plan, value, value's bits)
+
+
+def _forget_duplicate_recent(tensor):
+    global _DUPLICATE_RECENT
+    _DUPLICATE_RECENT = (_UNSET,) * 5
+
+
+SIZE_CHANGE_HOOKS.append(_forget_duplicate_recent)
 
 
 def Duplicate(dst, scalar=_UNSET, *args, count=None, mask=None, repeat_time=None, dst_block_stride=None,
