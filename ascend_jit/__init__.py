@@ -13,6 +13,7 @@ ensure_cache_location()  # before any kernel module: a read-only install must st
 lock_cache_saves()  # processes compiling into one cache at once keep every entry whole (_cache.py)
 
 from . import reg as Reg
+from .reg import VECTOR_REG_WIDTH, CeilDivision, GetVecLen
 from . import testing
 from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
 from .api._scalar import ToBfloat16, ToFloat
@@ -54,7 +55,7 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
 from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, QuePosition, TPosition
 
 __all__ = [
-    "CacheLocationWarning", "UncompiledVFWarning",
+    "CacheLocationWarning", "UncompiledVFWarning", "CeilDivision", "GetVecLen", "VECTOR_REG_WIDTH",
     "Abs", "AddRelu", "Adds", "And", "Axpy", "Brcb", "BrcbRepeatParams", "Div", "DivAlgo", "DivConfig", "Duplicate",
     "Exp", "ExpAlgo", "ExpConfig", "FIDELITY", "Fidelity", "FidelityRule", "FusedMulAdd", "LeakyRelu", "Ln", "LnAlgo",
     "LnConfig", "Max", "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal", "ReciprocalAlgo",

@@ -468,8 +468,29 @@ def CreateMask(dtype, pattern=MaskPattern.ALL):
 
 
 def GetVecLen():
-    """The vector length in bytes (VL = 256 on the 950)."""
+    """The vector length in bytes (VL = 256 on the 950); also `aj.GetVecLen()` (AscendC::GetVecLen)."""
     return impl.VL
+
+
+VECTOR_REG_WIDTH = impl.VL  # AscendC::VECTOR_REG_WIDTH: the bytes of a vector register (256 on the 950)
+
+
+def CeilDivision(num1, num2):
+    """AscendC::CeilDivision(num1, num2): (num1 + num2 - 1) / num2 in C++ integer division (truncating toward
+    zero), 0 when num2 is 0, as kernels size their loops (`CeilDivision(count, vl)`); plain and inside a VF."""
+    for name, value in (("num1", num1), ("num2", num2)):
+        if type(value) is bool or not isinstance(value, (int, np.integer)):
+            raise ParameterError("CeilDivision", name, value, legal="an integer")
+    return int(_ceil_division(int(num1), int(num2)))
+
+
+@njit(cache=True)
+def _ceil_division(num1, num2):
+    if num2 == 0:
+        return 0
+    dividend = num1 + num2 - 1
+    quotient = abs(dividend) // abs(num2)  # C++ division truncates toward zero; Python's // floors
+    return quotient if (dividend >= 0) == (num2 > 0) else -quotient
 
 
 def _pick_offset(api, positional, keyword):
@@ -1343,6 +1364,13 @@ def _ol_create_mask(dtype, pattern=0):
 @overload(GetVecLen)
 def _ol_get_vec_len():
     return lambda: impl.VL
+
+
+@overload(CeilDivision)
+def _ol_ceil_division(num1, num2):
+    if isinstance(num1, types.Integer) and isinstance(num2, types.Integer):
+        return lambda num1, num2: _ceil_division(np.int64(num1), np.int64(num2))
+    return None
 
 
 def _or_default(value, default):

@@ -247,3 +247,32 @@ def test_a_refused_cast_trait_names_the_values_the_pair_allows(trait, field, leg
 def test_a_refused_plain_duplicate_scalar_names_the_device(scalar):
     with aj.Core(D950), pytest.raises(aj.ParameterError, match="on device ascend950"):
         R.Duplicate(R.RegTensor("int16"), scalar)
+
+
+@R.simd_vf
+def _copy_count(dst, src, count):
+    lanes = aj.GetVecLen() // 2
+    for i in range(aj.CeilDivision(count, lanes)):
+        mask, count = R.UpdateMask("half", count)
+        r = R.RegTensor("half")
+        R.LoadAlign(r, src, i * lanes)
+        R.StoreAlign(dst, r, mask, i * lanes)
+
+
+@pytest.mark.parametrize("count", [0, 1, 128, 300, 512])
+def test_ceil_division_and_the_vector_length_size_a_vf_loop(count):
+    def make(core):
+        src, dst = core.local_tensor("half", 512), core.local_tensor("half", 512)
+        src[:] = np.arange(1, 513).astype(np.float16)
+        return dst, src, count
+    compiled, plain = _both(_copy_count, make)
+    assert np.array_equal(compiled, plain)
+    assert np.count_nonzero(compiled[1024:2048].view(np.float16)) == count
+
+
+def test_ceil_division_divides_as_cpp():
+    assert [aj.CeilDivision(a, b) for a, b in ((300, 128), (256, 128), (0, 128), (5, 0), (-300, 128), (7, -2))] == \
+        [3, 2, 0, 0, -1, -2]
+    assert aj.VECTOR_REG_WIDTH == aj.GetVecLen() == 256
+    with pytest.raises(aj.ParameterError, match="num1"):
+        aj.CeilDivision(1.5, 2)
