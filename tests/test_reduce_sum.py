@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import ascend_jit as aj
+from ascend_jit.devices import TREE_SEQ, TREE_TREE_950, TREE_TREE_TAIL, VADD_TREE
 from ascend_jit.reference import model as ref
 from conftest import DEVICES, set_sat_mode
 from test_add import random_ub
@@ -313,12 +314,162 @@ def test_refusals(device):
         t64 = core.local_tensor("int64", 8)
         _refused(core, lambda: aj.ReduceSum(t64, i64, t64, 32, 1, 8), aj.UnsupportedDTypeError, "count form")
         _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 0, 1, 8), aj.ParameterError, "D14")
-    # a parameter given both positionally and by keyword, or keywords of both forms, is refused (audit 8: the
-    # keyword silently won, or the positional count did and repeat_time= was dropped)
-    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, count=5), aj.ParameterError, "given once")
-    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 2, 8, mask=64), aj.ParameterError, "given once")
-    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, repeat_time=2), aj.ParameterError, "given once")
-    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, count=5, mask=64), aj.ParameterError, "count")
+    # a parameter given both positionally and by keyword, keywords of both forms, or a high-dim form lacking a value
+    # is refused (audit 8: the keyword silently won, or the positional count did and repeat_time= was dropped);
+    # the words are _common.split_forms', shared with Cast, Compare and the element-wise family
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, count=5), aj.ParameterError, "count= together")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, 2, 8, mask=64), aj.ParameterError, "mask given both")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, 128, repeat_time=2), aj.ParameterError,
+             "lacks src_rep_stride", "src_rep_stride)", device)
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp, count=5, mask=64), aj.ParameterError, "count= together")
+    _refused(core, lambda: aj.ReduceSum(dst, src, tmp), aj.ParameterError, "missing")
+
+
+def test_high_dim_values_positionally_or_by_keyword(device):
+    """SPEC-2 1.1 (decisions.md "Forms by position or keyword"): mask, repeat_time and src_rep_stride are each given
+    positionally or by keyword, the first ones positionally and the rest by keyword too, as ReduceMax and Cast take
+    them (tester R2: `128, repeat_time=4, src_rep_stride=8` was refused as a value "given twice")."""
+    core = aj.Core(device)
+    src, dst, tmp = _tensors(core, "half", 1024, 64)
+    src[:] = (np.arange(1024) % 7).astype(np.float16)
+    aj.ReduceSum(dst, src, tmp, 128, 4, 8)
+    want = dst.numpy().copy()
+    for args, kw in (((128,), dict(repeat_time=4, src_rep_stride=8)), ((128, 4), dict(src_rep_stride=8)),
+                     ((), dict(mask=128, repeat_time=4, src_rep_stride=8)),
+                     ((128,), dict(src_rep_stride=8, repeat_time=4))):
+        dst[:] = 0
+        aj.ReduceSum(dst, src, tmp, *args, **kw)
+        aj.testing.assert_bit_equal(dst.numpy(), want)
+    dst[:] = 0
+    aj.ReduceSum(dst, src, tmp, count=300)
+    aj.ReduceSum(tmp, src, tmp, 300)
+    aj.testing.assert_bit_equal(dst.numpy()[:1], tmp.numpy()[:1])
+
+
+def _tmp_over_src_cases(core):
+    """(call, tmp written) per form on `core`: tmp is src itself, so the call is legal exactly when the device's
+    algorithm writes no tmp entry (SPEC 4.2-4.4; decisions.md "Overlap")."""
+    spec, lanes = core.spec, 128
+    s = core.local_tensor("half", 8 * lanes)
+    d = core.local_tensor("half", 16)
+    s[:] = np.ones(8 * lanes, np.float16)
+    is_950 = spec.reduce_sum_highdim_algorithm == TREE_TREE_950
+    count_writes = {TREE_SEQ: lambda n: False, TREE_TREE_TAIL: lambda n: True,  # SPEC 4.2; 4.3 (tmp[0] even < L)
+                    VADD_TREE: lambda n: n > 4 * lanes}[spec.reduce_sum_count_algorithm]  # SPEC 4.4
+    cases = [(lambda n=n: aj.ReduceSum(d, s, s, n), count_writes(n), n) for n in (100, 300, 4 * lanes, 5 * lanes + 1)]
+    cases += [(lambda r=r: aj.ReduceSum(d, s, s, lanes, r, 8), r > 1 or not is_950, r * lanes) for r in (1, 2)]
+    return d, cases
+
+
+def test_tmp_may_overlap_src_where_the_algorithm_writes_no_tmp(device):
+    """Tester R1: the overlap rule keeps src apart from the tmp entries the algorithm writes, not from tmp as a
+    whole: the 950 writes none for N <= 4L (count, counter mode) or R <= 1 (high dim), the A2/A3 count form none
+    at all; the other paths write tmp[0..] and are refused (OverlapError, nothing written)."""
+    core = aj.Core(device)
+    d, cases = _tmp_over_src_cases(core)
+    for call, writes_tmp, n in cases:
+        if writes_tmp:
+            _refused(core, call, aj.OverlapError, "src/sharedTmpBuffer", device)
+        else:
+            d[:] = 0
+            call()
+            assert d.numpy()[0] == n
+    if device == "ascend950":
+        s = core.local_tensor("half", 1024)
+        s[:] = np.ones(1024, np.float16)
+        core.SetMaskCount()
+        aj.ReduceSum(d, s, s, 300, 1, 8)                       # counter mode, N <= 4L: VADD merges only
+        assert d.numpy()[0] == 300
+        _refused(core, lambda: aj.ReduceSum(d, s, s, 641, 1, 8), aj.OverlapError, "src/sharedTmpBuffer")
+        core.SetMaskNorm()
+        i64 = core.local_tensor("int64", 256)
+        i64[:] = np.arange(256)
+        d64 = core.local_tensor("int64", 4)
+        aj.ReduceSum(d64, i64, i64, 256)                        # audit 3: 64-bit sums never touch tmp
+        assert d64.numpy()[0] == 255 * 256 // 2
+
+
+def test_tmp_overlap_counts_the_written_entries_not_the_rounded_minimum():
+    """The rule is on the bytes written (A2 high dim, R = 2: tmp[0..1]), not on the 32-byte minimum of D18: a tmp
+    over lanes a bit mask skips is legal even where the rest of its minimum lies over read lanes."""
+    core = aj.Core("atlas-a2")
+    src = core.local_tensor("half", 512)
+    dst = core.local_tensor("half", 16)
+    src[:] = np.ones(512, np.float16)
+    tmp = src[128:]                                               # repeat 1's lanes 0 and 1 are masked off
+    aj.ReduceSum(dst, src, tmp, [2**64 - 4, 2**64 - 1], 2, 8)
+    assert dst.numpy()[0] == 252
+    # tmp[0..1] = repeat 0's lanes 112, 113, which it reads
+    _refused(core, lambda: aj.ReduceSum(dst, src, src[112:], 128, 2, 8), aj.OverlapError, "src repeat 0")
+
+
+def test_sanitizer_records_the_tmp_entries_written():
+    """The sanitizer's write footprint of tmp is the overlap rule's (_tmp_written): on the 950 a count of 300 writes
+    no tmp, 641 writes tmp[0..5]; an Add over the first 16 entries then reads 16 or 10 never-written entries."""
+    for count, unwritten_from in ((300, 0), (641, 6)):
+        with aj.Core("ascend950", sanitize="report") as core:
+            src, dst = core.local_tensor("half", 1024), core.local_tensor("half", 16)
+            tmp = core.local_tensor("half", 16)
+            src[:] = np.ones(1024, np.float16)
+            aj.ReduceSum(dst, src, tmp, count)
+            aj.PipeBarrier(aj.PIPE_V)
+            aj.Add(dst, tmp, tmp, 16)
+        reports = [r for r in core.sanitizer.reports if r.check == "init"]
+        assert [(r.address, r.nbytes) for r in reports] == [(tmp.addr + 2 * unwritten_from, 32 - 2 * unwritten_from)]
+
+
+def test_tmp_size_helper_refuses_what_reduce_sum_refuses(device):
+    """Tester R4: GetReduceSumTmpSize answers only for a call ReduceSum accepts, through ReduceSum's own checks (D16
+    count range; int32 repeatTime; D17's L*L; the forms of SPEC-2 1.1; 64-bit types in the count form only; counter
+    mode on the 950 only): the same error class, parameter value and legal range, naming the helper and device."""
+    core = aj.Core(device)
+    random_ub(core, 5)
+    src, dst, tmp = _tensors(core, "half", 2048, 64)
+    ub = core.spec.ub_bytes // 2
+    cases = [(dict(count=0), lambda: aj.ReduceSum(dst, src, tmp, 0)),
+             (dict(count=10**6), lambda: aj.ReduceSum(dst, src, tmp, 10**6)),
+             (dict(count=ub + 1), lambda: aj.ReduceSum(dst, src, tmp, ub + 1)),
+             (dict(count=2.0), lambda: aj.ReduceSum(dst, src, tmp, 2.0)),
+             (dict(repeat_time=-1), lambda: aj.ReduceSum(dst, src, tmp, 128, -1, 8)),
+             (dict(repeat_time=2**31), lambda: aj.ReduceSum(dst, src, tmp, 128, 2**31, 0)),
+             (dict(repeat_time=128 * 128 + 1), lambda: aj.ReduceSum(dst, src, tmp, 128, 128 * 128 + 1, 0)),
+             (dict(count=100, repeat_time=3),
+              lambda: aj.ReduceSum(dst, src, tmp, count=100, repeat_time=3, src_rep_stride=8)),
+             (dict(), lambda: aj.ReduceSum(dst, src, tmp))]
+    counter = dict(repeat_time=1, counter_mode=True)   # the 950's counter-mode high-dim form (D23)
+    if device == "ascend950":
+        i64, t64 = core.local_tensor("int64", 64), core.local_tensor("int64", 8)
+        cases += [(dict(repeat_time=2, dtype="int64"), lambda: aj.ReduceSum(t64, i64, t64, 32, 2, 8)),
+                  (dict(count=0, **counter), lambda: aj.ReduceSum(dst, src, tmp, 0, 1, 8))]
+    else:
+        cases += [(dict(count=300, **counter), lambda: aj.ReduceSum(dst, src, tmp, 300, 1, 8))]
+    for kw, call in cases:
+        with pytest.raises(aj.AscendJitError) as helper:
+            aj.GetReduceSumTmpSize(device, **{"dtype": "half", **kw})
+        if kw.get("counter_mode"):
+            core.SetMaskCount()
+        try:
+            _refused(core, call, type(helper.value))
+            with pytest.raises(aj.AscendJitError) as api:
+                call()
+        finally:
+            core.SetMaskNorm()
+        h, a = helper.value, api.value
+        assert (h.api, h.device, a.device) == ("GetReduceSumTmpSize", core.device, core.device), kw
+        if h.parameter == "arguments":  # the forms: split_forms' words, each naming its own signature
+            words = "count= together" if "count" in kw else "is missing"
+            assert a.parameter == "arguments" and words in str(h) and words in str(a), kw
+            continue
+        assert (h.value, h.legal) == (a.value, a.legal), kw
+        # counter mode: the helper's count= is ReduceSum's mask argument
+        assert h.parameter == a.parameter or (kw.get("counter_mode") and a.parameter.startswith("mask")), kw
+    # what ReduceSum accepts, the helper sizes (decisions.md "ReduceSum sharedTmpBuffer minimum")
+    want = {"ascend950": (16, 48, 80), "atlas-a3": (0, 0, 80), "atlas-a2": (0, 0, 80)}.get(device, (16, 32, 80))
+    assert (aj.GetReduceSumTmpSize(device, "half", count=300), aj.GetReduceSumTmpSize(device, "half", count=4100),
+            aj.GetReduceSumTmpSize(device, "half", repeat_time=65)) == want
+    if device == "ascend950":
+        assert aj.GetReduceSumTmpSize(device, "half", count=641, repeat_time=1, counter_mode=True) == 16
+        assert aj.GetReduceSumTmpSize(device, "int64", count=100) == 4
 
 
 def test_dst_may_overlap_tmp(device):

@@ -682,6 +682,43 @@ def test_audit_reduce_max_dst_and_tmp_in_the_gaps_of_a_strided_src(device):
         aj.ReduceMax(src[256:272], src, core.local_tensor("half", 64), 128, 2, 16, True)
 
 
+@pytest.mark.parametrize("api", [aj.ReduceMax, aj.ReduceMin])
+def test_reduce_max_min_values_positionally_or_by_keyword(api):
+    """SPEC-2 1.1 through _common.split_forms, as ReduceSum (tester R2's sibling): the high-dim values fill in C++
+    order from the positional arguments, the rest from keywords; a value given both ways (mask=64 had silently
+    become repeat_time, the positional 128 the mask), a count with high-dim values (count=100 had run as the mask
+    of a high-dim call) or a missing value is a ParameterError naming the forms, and nothing is written."""
+    core = aj.Core("atlas-a2")
+    src = _half_src(core, (np.arange(1024) * 5) % 13)
+    dst, tmp = core.local_tensor("half", 16), core.local_tensor("half", 64)
+    api(dst, src, tmp, 128, 4, 8, True)
+    want = u16(dst)[:2].tolist()
+    for args, kw in (((128,), dict(repeat_time=4, src_rep_stride=8)), ((128, 4), dict(src_rep_stride=8)),
+                     ((), dict(mask=128, repeat_time=4, src_rep_stride=8)), ((128, 4, 8), {})):
+        dst[:] = np.zeros(16, np.float16)
+        api(dst, src, tmp, *args, **kw, cal_index=True)
+        assert u16(dst)[:2].tolist() == want, (args, kw)
+    api(dst, src, tmp, 128, 4, src_rep_stride=8)    # no cal_index: the value alone
+    assert u16(dst)[0] == want[0]
+    dst[:] = np.zeros(16, np.float16)
+    api(dst, src, tmp, 300, True)
+    want = u16(dst)[:2].tolist()
+    dst[:] = np.zeros(16, np.float16)
+    api(dst, src, tmp, count=300, cal_index=True)
+    assert u16(dst)[:2].tolist() == want
+    before = core.ub.copy()
+    for args, kw, why in (((128,), dict(mask=64, repeat_time=4), "mask given both"),
+                          ((), dict(count=100, repeat_time=2, src_rep_stride=8), "count= together"),
+                          ((128,), dict(count=5), "count= together"),
+                          ((128, 4), {}, "lacks src_rep_stride"),
+                          ((128, 4, 8, 1), {}, "bool cal_index"),
+                          ((), {}, "is missing")):
+        with pytest.raises(aj.ParameterError, match=why) as info:
+            api(dst, src, tmp, *args, **kw)
+        assert "on device atlas-a2" in str(info.value) and ("cal_index" in str(info.value)), why
+    assert np.array_equal(core.ub, before)
+
+
 @pytest.mark.parametrize("device", ["atlas-a2", "atlas-training", "ascend950"])
 def test_audit_reduce_data_block_footprint_is_the_blocks_written(device):
     """Issue 11's tensor rule with D51: where a fully masked DataBlock is not written (A2/A3/310P/910) only the

@@ -86,7 +86,7 @@ def test_not_a_tensor_messages_name_the_types():
         aj.ReduceSum(a, np.zeros(128, np.float16), tmp, 128)
     with pytest.raises(aj.ParameterError, match="float16.*scalar"):
         aj.ReduceSum(np.float16(1), a, tmp, 128)
-    with pytest.raises(aj.ParameterError, match="missing: the count"):
+    with pytest.raises(aj.ParameterError, match="the count .* is missing"):  # _common.split_forms
         aj.ReduceSum(a, a, tmp)
     gm = aj.GlobalTensor(np.zeros(128, np.float16))
     for bad in ([0] * 128, np.zeros(128, np.float16)):

@@ -16,7 +16,8 @@ from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError,
 from ..jit.reductions import ALGO_LEVELS, ALGO_PER_LANE, MAX_MIN_KERNELS, OP_MAX, OP_MIN
 from ..sanitizer import vector_access
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, Runs, as_flag, as_int, as_signed64, check_align,
-                      check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch, mask_words, operands)
+                      check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch, mask_words, operands,
+                      split_forms)
 from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, mask_plan, record_spr
 
 INT32_MAX = 2**31 - 1
@@ -64,28 +65,28 @@ def _api(op):
 
 
 def _parse(api, args, cal_index, kw, device):
-    """(form, values, cal_index) from the positional/keyword arguments of SPEC-2 8.3."""
+    """(form, values, cal_index) from the positional/keyword arguments of SPEC-2 8.3: a trailing bool after the
+    count or the three high-dim values is calIndex; the values themselves are split by _common.split_forms (SPEC-2
+    1.1: positionally, by keyword, or the first ones positionally and the rest by keyword; never both ways, never a
+    count with high-dim values), as ReduceSum's."""
     args = list(args)
-    n = len(args)
-    if n in (2, 4) and isinstance(args[-1], (bool, np.bool_)):  # the trailing bool is calIndex (numpy's too)
+    if len(args) in (2, 4) and isinstance(args[-1], (bool, np.bool_)):  # the trailing bool is calIndex (numpy's too)
         if cal_index is not None:
             raise ParameterError(api, "cal_index", cal_index, legal="given once", device=device)
         cal_index = args.pop()
-    elif n in (2, 4):
+    elif len(args) == 4:  # a 7th positional can only be calIndex (two values, then a keyword, are mask, repeat_time)
         raise ParameterError(api, "arguments", args[-1], legal="a bool cal_index as the last positional argument",
                              device=device)
-    for name in ("count", "mask", "repeat_time", "src_rep_stride"):
-        if kw[name] is not None:
-            args.append(kw[name])
     # calIndex is a C++ bool: True/False only, positional (above) or keyword (SPEC-2 8.3; decisions.md "Integer
     # parameters": a flag is never read for its truth value)
     cal_index = False if cal_index is None else as_flag(api, device, "cal_index", cal_index)
-    if len(args) == 1:
-        return "count", args, cal_index
-    if len(args) == 3:
-        return "highdim", args, cal_index
-    raise ParameterError(api, "arguments", len(args) + 3, legal="(dst, src, tmp, count[, cal_index]) or "
-                         "(dst, src, tmp, mask, repeat_time, src_rep_stride[, cal_index])", device=device)
+    form, values = split_forms(api, tuple(args), kw["count"], dict(mask=kw["mask"], repeat_time=kw["repeat_time"],
+                                                                   src_rep_stride=kw["src_rep_stride"]),
+                               3, device, _FORMS)
+    return ("count" if form == "count" else "highdim"), values, cal_index
+
+
+_FORMS = "(dst, src, tmp, count[, cal_index]) or (dst, src, tmp, mask, repeat_time, src_rep_stride[, cal_index])"
 
 
 def _reduce(op, dst, src, tmp, args, cal_index, kw):

@@ -15,7 +15,7 @@ from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align, check_dtype,
-                      check_range, first_touch, mask_words, operands)
+                      check_range, first_touch, mask_words, operands, split_forms)
 from ._facts import check_operand_bounds
 from ._plans import cached_plan
 
@@ -45,22 +45,62 @@ def _round_up(n, multiple):
 
 def GetReduceSumTmpSize(device, dtype, count=None, repeat_time=None, counter_mode=False):
     """Minimum sharedTmpBuffer elements (D11, D18) for the count form (`count=`) or the high-dim form
-    (`repeat_time=`; with counter_mode on the 950, pass the element count as `count` together with repeat_time)."""
-    spec, d = get_device(device), resolve(dtype, "GetReduceSumTmpSize")
-    spec.require_supported("GetReduceSumTmpSize")   # SPEC D13: the inference Vector Core is refused by every API
-    check_dtype("GetReduceSumTmpSize", spec, d, spec.reduce_sum_dtypes)
+    (`repeat_time=`; with counter_mode on the 950, pass the element count as `count` together with repeat_time).
+    Answers only for a call ReduceSum would accept: its own validators refuse the rest, with ReduceSum's error
+    classes and ranges (a size for a refused call is no answer)."""
+    api = "GetReduceSumTmpSize"
+    spec, d = get_device(device), resolve(dtype, api)
+    spec.require_supported(api)   # SPEC D13: the inference Vector Core is refused by every API
+    check_dtype(api, spec, d, spec.reduce_sum_dtypes)
+    if as_flag(api, spec, "counter_mode", counter_mode) and repeat_time is not None:
+        _refuse_counter_mode_off_950(api, spec)
+        _check_high_dim_dtype(api, spec, d)
+        _check_repeat_time(api, spec, repeat_time)  # checked, then ignored (D23)
+        if count is None:
+            raise ParameterError(api, "count", None, legal="the counter-mode element count (D23)", device=spec.name)
+        return _tmp_minimum(spec, d, count=_check_count(api, spec, d, "count", count), counter_mode=True)
+    form, values = split_forms(api, (), count, dict(repeat_time=repeat_time), 2, spec.name, _TMP_SIZE_FORMS)
+    if form == "count":
+        return _tmp_minimum(spec, d, count=_check_count(api, spec, d, "count", values[0]))
+    _check_high_dim_dtype(api, spec, d)
+    repeat_time = _check_repeat_time(api, spec, values[0])
+    _check_repeat_results(api, spec, d, repeat_time)
+    return _tmp_minimum(spec, d, repeat_time=repeat_time)
+
+
+_TMP_SIZE_FORMS = ("count= (count form), repeat_time= (high-dim form), or count= with repeat_time= and "
+                   "counter_mode=True (the 950's counter-mode high-dim form)")
+
+
+def _tmp_minimum(spec, d, count=None, repeat_time=None, counter_mode=False):
+    """The minimum of the decisions.md table (D11, D18) for validated arguments."""
     lanes, epb = d.lanes_per_repeat, d.lanes_per_block
-    if repeat_time is not None and not (counter_mode and spec.reduce_sum_highdim_algorithm == TREE_TREE_950):
-        return _round_up(as_int("GetReduceSumTmpSize", spec, "repeat_time", repeat_time, 0, INT32_MAX), epb)
-    if count is None:
-        raise ParameterError("GetReduceSumTmpSize", "count", None, legal="count= or repeat_time=")
-    count = as_int("GetReduceSumTmpSize", spec, "count", count, 0, INT32_MAX)
-    algo = spec.reduce_sum_count_algorithm if repeat_time is None else VADD_TREE
+    if repeat_time is not None:
+        return _round_up(repeat_time, epb)
+    algo = VADD_TREE if counter_mode else spec.reduce_sum_count_algorithm
     if algo == TREE_SEQ:
         return 0                                          # SPEC 4.2: tmp is never touched
     if algo == TREE_TREE_TAIL:
         return _round_up(max(count // lanes, 1), epb)     # first level writes floor(count/L) (>= 1) entries
     return _round_up(-(-count // lanes), epb)             # D11: 950 writes ceil(count/L) entries
+
+
+def _tmp_written(spec, d, count=None, repeats=None):
+    """The sharedTmpBuffer elements the device's algorithm writes, tmp[0 .. n-1] (the minimum of D11/D18 is a
+    size rule and can be larger, or non-zero where nothing is written). The src overlap rule (decisions.md
+    "Overlap") and the sanitizer's write footprint both use it. `count`: the count form, or the 950's counter-mode
+    high-dim form (the same dispatch, SPEC 4.4); `repeats`: a normal-mode high-dim call."""
+    lanes = d.lanes_per_repeat
+    if repeats is not None:
+        if spec.reduce_sum_highdim_algorithm == TREE_TREE_950:
+            return repeats if repeats > 1 else 0          # SPEC 4.4: R <= 1 is one tree straight into dst[0]
+        return repeats                                    # SPEC 4.2 / audit 1: tmp[0..R-1], R = 1 included
+    if spec.reduce_sum_tmp_untouched_count or d.name in spec.reduce_sum_count_only_dtypes:
+        return 0                                          # SPEC 4.2; audit 3: 64-bit sums never touch tmp
+    if spec.reduce_sum_count_algorithm == TREE_TREE_TAIL:  # audit 2: body tmp[0..R-1] (R >= 1), tail pair tmp[0..1]
+        body, tail = divmod(count, lanes)
+        return 1 if body == 0 else (max(body, 2) if tail else body)
+    return -(-count // lanes) if count > 4 * lanes else 0  # SPEC 4.4: the VADD merges (N <= 4L) stay in registers
 
 
 def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, mask=None, repeat_time=None,
@@ -93,30 +133,58 @@ def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, 
                     if call is not None:
                         call.run(core)
                         return
-    given = [(name, value) for name, value in (("count", count), ("mask", mask), ("repeat_time", repeat_time),
-                                               ("src_rep_stride", src_rep_stride)) if value is not None]
-    if args and given:  # Python's rule for a parameter given twice: never a silent choice between the two values
-        raise ParameterError(API, *given[0], device=operands(API, dst, src, shared_tmp_buffer).device,
-                             legal="given once: positionally or by keyword",
-                             detail=f"{len(args)} positional argument(s) after sharedTmpBuffer already given")
-    if count is not None and (mask is not None or repeat_time is not None or src_rep_stride is not None):
-        raise ParameterError(API, "count", count, device=operands(API, dst, src, shared_tmp_buffer).device,
-                             legal="count= alone (count form) or mask=, repeat_time=, src_rep_stride= (high-dim form)")
-    if count is not None or (len(args) == 1 and mask is None):
-        return reduce_sum_count(dst, src, shared_tmp_buffer, count if count is not None else args[0], is_set_mask)
-    if len(args) == 3:
-        mask, repeat_time, src_rep_stride = args
-    elif args or (mask is None and repeat_time is None):
-        raise ParameterError(API, "arguments", len(args) + 3, legal="(dst, src, tmp, count) or "
-                             "(dst, src, tmp, mask, repeat_time, src_rep_stride)",
-                             device=operands(API, dst, src, shared_tmp_buffer).device,
-                             detail="" if args else "missing: the count (or mask, repeat_time, src_rep_stride)")
+    if len(args) == 1 and count is None and mask is None and repeat_time is None and src_rep_stride is None:
+        return reduce_sum_count(dst, src, shared_tmp_buffer, args[0], is_set_mask)
+    # SPEC-2 1.1: each value positionally or by keyword, the first ones positionally and the rest by keyword too
+    # (decisions.md "Forms by position or keyword"). operands() first: a non-tensor operand is refused as before.
+    high = dict(mask=mask, repeat_time=repeat_time, src_rep_stride=src_rep_stride)
+    form, values = split_forms(API, args, count, high, 3, operands(API, dst, src, shared_tmp_buffer).device, _FORMS)
+    if form == "count":
+        return reduce_sum_count(dst, src, shared_tmp_buffer, values[0], is_set_mask)
     if not as_flag(API, None, "is_set_mask", is_set_mask):
         raise ParameterError(API, "is_set_mask", False, device=operands(API, dst, src, shared_tmp_buffer).device,
                              legal="True",
                              detail="the high-dim ReduceSum has no isSetMask template parameter (seed prototypes)")
-    return reduce_sum_high_dim(dst, src, shared_tmp_buffer, mask, repeat_time, 8 if src_rep_stride is None
-                               else src_rep_stride)
+    return reduce_sum_high_dim(dst, src, shared_tmp_buffer, *values)
+
+
+_FORMS = "(dst, src, sharedTmpBuffer, count) or (dst, src, sharedTmpBuffer, mask, repeat_time, src_rep_stride)"
+
+
+# --- the checks ReduceSum and GetReduceSumTmpSize share (one definition each: the helper refuses what ReduceSum
+# refuses, with the same classes and ranges) --------------------------------------------------------------------------
+def _check_count(api, spec, d, name, count):
+    """D16: a count (or the 950's counter-mode count) in [1, UB bytes / sizeof(T)], the devkit's assert; an integer
+    first (refused as "an integer", as reduce_sum_count does before its cache key)."""
+    return check_range(api, spec, name, as_int(api, spec, name, count), 1, spec.ub_bytes // d.size)
+
+
+def _check_high_dim_dtype(api, spec, d):
+    if d.name in spec.reduce_sum_count_only_dtypes:
+        raise UnsupportedDTypeError(api, "dtype", d.name, device=spec.name,
+                                    legal=", ".join(t for t in spec.reduce_sum_dtypes
+                                                    if t not in spec.reduce_sum_count_only_dtypes),
+                                    detail="64-bit types only through the count form (SPEC 4.5)")
+
+
+def _check_repeat_time(api, spec, repeat_time):
+    """The C++ int32_t repeatTime (SPEC 1.4; D17 bounds it further in normal mode)."""
+    return check_range(api, spec, "repeat_time", repeat_time, 0, INT32_MAX)
+
+
+def _check_repeat_results(api, spec, d, repeat_time):
+    """D17: at most L*L repeat results in normal mode."""
+    lanes = d.lanes_per_repeat
+    if repeat_time > lanes * lanes:
+        raise ParameterError(api, "repeat_time", repeat_time, legal=f"[0, {lanes * lanes}] (L*L)", device=spec.name,
+                             detail="more repeat results than one two-level tree holds; the devices silently drop "
+                                    "them (D17, audit 1b)")
+
+
+def _refuse_counter_mode_off_950(api, spec):
+    if spec.reduce_sum_highdim_algorithm != TREE_TREE_950:
+        raise StateError(api, "mask mode", "counter", device=spec.name, legal="normal mode (SetMaskNorm)",
+                         detail="the high-dim ReduceSum is defined in counter mode on the 950 only (D23)")
 
 
 def _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size):
@@ -130,14 +198,15 @@ def _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_s
     _check_bounds(spec, bounds, _dst_operand(d, dst_addr), dst_addr, dst_size, d)
 
 
-def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need):
-    """src overlaps neither dst[0] nor the tmp entries the algorithm writes, on the exact bytes src's repeats read
-    (decisions.md "Overlap"): a dst or tmp in the unread gaps of a strided src is legal."""
+def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need, written):
+    """tmp holds the minimum `need` (D11, D18); src overlaps neither dst[0] nor the `written` tmp entries
+    (_tmp_written), on the exact bytes src's repeats read (decisions.md "Overlap"): a dst or tmp in the unread gaps
+    of a strided src is legal, and so is a tmp over src where the algorithm writes no tmp (SPEC 4.2, 4.4)."""
     if tmp_size < need:
         raise ParameterError(API, "sharedTmpBuffer.GetSize()", tmp_size, legal=f">= {need} elements", device=spec.name,
                              detail=f"too small: the algorithm needs {need} elements (D11, D18)")
     dst_ext = (dst_addr, dst_addr + d.size)
-    tmp_ext = (tmp_addr, tmp_addr + need * d.size)
+    tmp_ext = (tmp_addr, tmp_addr + written * d.size)
     for name, ext in (("dst", dst_ext), ("sharedTmpBuffer", tmp_ext)):
         hit = first_touch(src_op, *ext)
         if hit is not None:
@@ -238,15 +307,14 @@ class _HighDimCall:
             core.mask_defined = True
 
 
-def _sanitize(core, spec, d, dst, src, tmp, src_footprint, acc_val=False, **tmp_size):
-    """The sanitizer's view of one ReduceSum: src read, dst[0] and the tmp elements the algorithm uses written (their
-    contents are the algorithm's, SPEC 4), and ACC_VAL for the count form (read later through GetReduceRepeatSumSpr,
-    on the scalar pipe)."""
+def _sanitize(core, spec, d, dst, src, tmp, src_footprint, acc_val=False, **tmp_args):
+    """The sanitizer's view of one ReduceSum: src read, dst[0] and the tmp elements the algorithm writes
+    (_tmp_written, the entries the overlap rule keeps apart from src; their contents are the algorithm's, SPEC 4),
+    and ACC_VAL for the count form (read later through GetReduceRepeatSumSpr, on the scalar pipe)."""
     writes = [(("dst", dst.addr, d.size), dst)]
-    if not (acc_val and spec.reduce_sum_tmp_untouched_count):
-        need = GetReduceSumTmpSize(spec, d, **tmp_size)
-        if need:
-            writes.append((("sharedTmpBuffer", tmp.addr, need * d.size), tmp))
+    written = _tmp_written(spec, d, **tmp_args)
+    if written:
+        writes.append((("sharedTmpBuffer", tmp.addr, written * d.size), tmp))
     if acc_val:
         writes.append((core.sanitizer.spr("ACC_VAL"), None))
     vector_access(core, API, reads=[(src_footprint, src)], writes=writes)
@@ -286,13 +354,13 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
 @lru_cache(maxsize=4096, typed=True)
 def _validate_count(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, count):
     _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size)
-    count = check_range(API, spec, "count", count, 1, spec.ub_bytes // d.size)  # D16
+    count = _check_count(API, spec, d, "count", count)
     lanes = d.lanes_per_repeat
     full_hi, full_lo = continuous_mask_words(lanes)
     src_op = Operand("src", src_addr, d.size, full_lo, full_hi, -(-count // lanes), 1, 8, count % lanes or lanes)
     _check_bounds(spec, "tensor", src_op, src_addr, src_size, d)  # count forms: never past src (decisions.md)
-    need = GetReduceSumTmpSize(spec, d, count=count)
-    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need)
+    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, _tmp_minimum(spec, d, count=count),
+                            _tmp_written(spec, d, count=count))
     algo = spec.reduce_sum_count_algorithm
     after = {TREE_SEQ: AFTER_COUNT_MASK, TREE_TREE_TAIL: AFTER_UNDEFINED}.get(algo, AFTER_NOTHING)
     if spec.count_mask_effect == COUNT_UNTOUCHED:
@@ -310,11 +378,8 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
     core = operands(API, dst, src, tmp)
     spec, d = core.spec, src.dtype
     layout = _layout(core, dst, src, tmp)
-    is_950 = spec.reduce_sum_highdim_algorithm == TREE_TREE_950
     if core.counter_mode:
-        if not is_950:
-            raise StateError(API, "mask mode", "counter", device=core.device, legal="normal mode (SetMaskNorm)",
-                             detail="the high-dim ReduceSum is defined in counter mode on the 950 only (D23)")
+        _refuse_counter_mode_off_950(API, spec)
         if mask is MASK_PLACEHOLDER:
             raise ParameterError(API, "mask", mask, legal="the element count (D23)", device=core.device)
         if isinstance(mask, (list, tuple, np.ndarray)):
@@ -328,7 +393,7 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
             full_hi, full_lo = continuous_mask_words(lanes)
             _sanitize(core, spec, d, dst, src, tmp, Operand("src", src.addr, d.size, full_lo, full_hi,
                                                             -(-count // lanes), 1, rep_bytes // 32, count % lanes or lanes),
-                      count=count, repeat_time=repeat_time, counter_mode=True)
+                      count=count)
         _run(core, d, _vadd_algo(count, d.lanes_per_repeat), dst, src, tmp, rep_bytes, count)
         return
     plan = cached_plan(API, core, d, mask, True)
@@ -336,7 +401,7 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
     if core.sanitizer is not None:
         if call.entry is not None:
             _sanitize(core, spec, d, dst, src, tmp, Operand("src", src.addr, d.size, plan.lo, plan.hi, call.repeats, 1,
-                                                            call.rep_bytes // 32), repeat_time=repeat_time)
+                                                            call.rep_bytes // 32), repeats=call.repeats)
     else:
         words = _mask_key(mask)
         if words is not None and type(repeat_time) is int and type(src_rep_stride) is int:
@@ -356,12 +421,8 @@ def _mask_key(mask):
 
 def _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, repeat_time, src_rep_stride):
     _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size)
-    if d.name in spec.reduce_sum_count_only_dtypes:
-        raise UnsupportedDTypeError(API, "dtype", d.name, device=spec.name,
-                                    legal=", ".join(t for t in spec.reduce_sum_dtypes
-                                                    if t not in spec.reduce_sum_count_only_dtypes),
-                                    detail="64-bit types only through the count form (SPEC 4.5)")
-    return (check_range(API, spec, "repeat_time", repeat_time, 0, INT32_MAX),
+    _check_high_dim_dtype(API, spec, d)
+    return (_check_repeat_time(API, spec, repeat_time),
             check_range(API, spec, "src_rep_stride", src_rep_stride, 0, 65535))
 
 
@@ -373,12 +434,12 @@ def _validate_counter(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, ds
     repeat_time, src_rep_stride = _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
                                                    repeat_time, src_rep_stride)
     lanes = d.lanes_per_repeat
-    count = check_range(API, spec, "mask (counter-mode count)", count, 1, spec.ub_bytes // d.size)
+    count = _check_count(API, spec, d, "mask (counter-mode count)", count)
     full_hi, full_lo = continuous_mask_words(lanes)
     op = Operand("src", src_addr, d.size, full_lo, full_hi, -(-count // lanes), 1, src_rep_stride, count % lanes or lanes)
     _check_bounds(spec, bounds, op, src_addr, src_size, d)
-    need = GetReduceSumTmpSize(spec, d, count=count, repeat_time=repeat_time, counter_mode=True)
-    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, op, need)
+    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, op,
+                            _tmp_minimum(spec, d, count=count, counter_mode=True), _tmp_written(spec, d, count=count))
     return src_rep_stride * 32
 
 
@@ -389,23 +450,19 @@ def _validate_high_dim(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, d
     it is not refused)."""
     repeat_time, src_rep_stride = _high_dim_common(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size,
                                                    repeat_time, src_rep_stride)
-    lanes = d.lanes_per_repeat
     if plan.empty:
         if spec.mask_zero_refused:
             raise ParameterError(API, "mask", 0, legal="a mask with at least one lane (D14)", device=spec.name)
         call = _HighDimCall(d, False, plan, dst_addr, src_addr, tmp_addr, src_rep_stride * 32, 0, False)
         call.mask_words = (0, 0)  # SPEC D14: a NOP, but "the mask register still receives the 0"
         return call
-    if repeat_time > lanes * lanes:
-        raise ParameterError(API, "repeat_time", repeat_time, legal=f"[0, {lanes * lanes}] (L*L)", device=spec.name,
-                             detail="more repeat results than one two-level tree holds; the devices silently drop "
-                                    "them (D17, audit 1b)")
+    _check_repeat_results(API, spec, d, repeat_time)
     is_950 = spec.reduce_sum_highdim_algorithm == TREE_TREE_950
     run_repeats = max(repeat_time, 1) if is_950 else repeat_time
     op = Operand("src", src_addr, d.size, plan.lo, plan.hi, run_repeats, 1, src_rep_stride)
     _check_bounds(spec, bounds, op, src_addr, src_size, d)
-    need = GetReduceSumTmpSize(spec, d, repeat_time=repeat_time)
-    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, op, need)
+    _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, op,
+                            _tmp_minimum(spec, d, repeat_time=repeat_time), _tmp_written(spec, d, repeats=run_repeats))
     return _HighDimCall(d, is_950, plan, dst_addr, src_addr, tmp_addr, src_rep_stride * 32, run_repeats,
                         run_repeats == 0 and spec.reduce_sum_highdim_repeat0 == "zero")
 
