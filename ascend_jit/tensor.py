@@ -340,6 +340,28 @@ def _checked_placement(core, dtype, addr, size, position):
     return core, d, addr, size
 
 
+def known_device(*operands):
+    """The device a refusal names when an operand is not a LocalTensor (errors.py: every refusal names it): that
+    of the first LocalTensor among the call's `operands`, else the current core's (`with core:`), else None."""
+    for t in operands:
+        if isinstance(t, LocalTensor):
+            return t._core.device
+    from .core import _current   # core.py imports this module
+    stack = getattr(_current, "stack", None)
+    return stack[-1].device if stack else None
+
+
+def refuse_operand(api, name, value, legal, operands=(), detail=None):
+    """ParameterError for an operand of the wrong kind (a host array, a GlobalTensor where a LocalTensor goes, None,
+    a scalar), naming the device from the call's other `operands` or the current core (known_device); where neither
+    gives one, the message says so instead of leaving the device out silently."""
+    device = known_device(*operands)
+    if device is None:
+        detail = ((detail + "; ") if detail else "") + "no device known: no LocalTensor operand and no current " \
+                                                        "core (`with core:`)"
+    raise ParameterError(api, name, type(value).__name__, legal=legal, device=device, detail=detail)
+
+
 def refuse_host_operand(api, tensor, other):
     """Instruction expressions take LocalTensors only: a host array (or scalar) would silently become a host-side
     numpy computation instead of the instruction."""
@@ -572,11 +594,9 @@ class GlobalTensor:
         if device not in _L2_HINT_DEVICES:
             raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_L2_HINT_DEVICES),
                                          detail="not offered here (DK GlobalTensor/SetL2CacheHint.md)")
-        if not isinstance(mode, CacheMode) or mode not in (CacheMode.CACHE_MODE_NORMAL, CacheMode.CACHE_MODE_DISABLE):
-            raise ParameterError(api, "mode", mode, legal="aj.CacheMode.CACHE_MODE_NORMAL or CACHE_MODE_DISABLE",
-                                 device=device)
-        if not isinstance(rw_mode, CacheRwMode):
-            raise ParameterError(api, "rw_mode", rw_mode, legal="an aj.CacheRwMode", device=device)
+        from .api._common import as_enum
+        as_enum(api, device, "mode", mode, CacheMode, (CacheMode.CACHE_MODE_NORMAL, CacheMode.CACHE_MODE_DISABLE))
+        as_enum(api, device, "rw_mode", rw_mode, CacheRwMode)
 
     def SetValue(self, i, value):
         """As LocalTensor.SetValue: the value converted by SPEC-2 D29 unless it is a numpy scalar of the dtype."""

@@ -204,7 +204,8 @@ def test_gm_sub_tensors_are_windows_on_their_buffer():
 def test_data_copy_pad_memo_tells_apart_equal_values_of_other_types():
     """A proven DataCopyPad shape never lets through parameters that compare equal but validate differently: a bool
     or float field where an int was proven (struct or tuple form), paddingValue -0.0 where 0.0 was proven (other
-    bits), an int mode where PaddingMode.Normal was proven; lists (unhashable) are validated every call."""
+    bits); an int mode is its PaddingMode member (decisions.md "Integer parameters") and an unknown one is refused;
+    lists (unhashable) are validated every call."""
     core = aj.Core("atlas-a2")
     ub, gm = _ub_and_gm(core)
     aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0))
@@ -215,8 +216,11 @@ def test_data_copy_pad_memo_tells_apart_equal_values_of_other_types():
             aj.DataCopyPad(ub, gm, bad, aj.DataCopyPadExtParams(True, 0, 4, 0.0))
     with pytest.raises(aj.AscendJitError):
         aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(1, 0, 4, 0.0))
-    with pytest.raises(aj.AscendJitError):
-        aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0), mode=0)
+    aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0), mode=0)
+    for mode in (2, True, 0.0, "Normal"):
+        with pytest.raises(aj.ParameterError, match="mode"):
+            aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0),
+                           mode=mode)
     aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 24, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0))
     aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 24, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, -0.0))
     assert ub.numpy()[12:16].view(np.uint16).tolist() == [0x8000] * 4  # the -0.0 pads, not the proven 0.0's
