@@ -189,12 +189,9 @@ class LocalTensor(_TensorFields):
         return self.GetValue(i)
 
     def _sub(self, key):
-        start, stop, step = key.indices(self.size)
-        if step != 1:
-            raise ParameterError("LocalTensor[]", "step", step, legal="1 (sub-tensors are contiguous)",
-                                 device=self.core.device)
-        return LocalTensor._proven(self._core, self._dtype, self._addr + start * self._dtype.size,
-                                   max(0, stop - start), self._position, self._lease)
+        start, stop = _slice_bounds("LocalTensor[]", self, key, self._size)
+        return LocalTensor._proven(self._core, self._dtype, self._addr + start * self._dtype.size, stop - start,
+                                   self._position, self._lease)
 
     def _offset(self, i):
         """`t[i]`: the sub-tensor i elements in (Ascend C operator[]), as the tiled kernels' `xLocal[j * len]`."""
@@ -424,6 +421,31 @@ def _index_value(api, i, size, device=None):
     return i
 
 
+def _slice_bounds(api, tensor, key, size):
+    """(start, stop) of `tensor[a:b]` (decisions.md "Indexing", binding): b - a elements, so 0 <= a <= b <= size;
+    a bound left out is 0 or size. Negative bounds do not wrap and bounds past the end do not clamp, as Python
+    lists would: Ascend C offsets are unsigned and a sub-tensor past its parent is a kernel bug (OutOfBoundsError).
+    The device a refusal names is the LocalTensor's, or for a GlobalTensor the current core's (known_device)."""
+    if key.step is not None and (isinstance(key.step, bool) or key.step != 1):
+        raise ParameterError(api, "step", key.step, legal="1 (sub-tensors are contiguous)",
+                             device=known_device(tensor))
+    bounds = []
+    for name, value, default, lo in (("start", key.start, 0, 0), ("stop", key.stop, size, None)):
+        if value is None:
+            bounds.append(default)
+            continue
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ParameterError(api, name, value, legal="an int element offset", device=known_device(tensor),
+                                 detail=f"got {type(value).__name__} slicing {tensor!r}")
+        value, lo = int(value), bounds[0] if lo is None else lo
+        if not lo <= value <= size:
+            raise OutOfBoundsError(api, name, value, legal=f"[{lo}, {size}]", device=known_device(tensor),
+                                   detail=f"slicing {tensor!r}: t[a:b] has b - a elements, 0 <= a <= b <= "
+                                          "GetSize(); bounds neither wrap nor clamp (decisions.md \"Indexing\")")
+        bounds.append(value)
+    return bounds
+
+
 def _host_copy_in(view, value, api, dtype, device=None):
     """`t[a:b] = x`: a scalar fills, an array of exactly the sub-tensor's length is copied (numpy's conversion)."""
     data = np.asarray(value)
@@ -558,21 +580,18 @@ class GlobalTensor:
             return sub
         self._require_buffer("GlobalTensor[]")
         if isinstance(key, slice):
-            if key.step not in (None, 1):
-                raise ParameterError("GlobalTensor[]", "step", key.step, legal="1 (sub-tensors are contiguous)")
-            start, stop, _ = key.indices(self._size)
-            return self._sub(start, max(0, stop - start))
-        start = _index_value("GlobalTensor[]", key, self._size)
+            start, stop = _slice_bounds("GlobalTensor[]", self, key, self._size)
+            return self._sub(start, stop - start)
+        start = _index_value("GlobalTensor[]", key, self._size, known_device())
         return self._sub(start, self._size - start)
 
     def __setitem__(self, key, value):
         self._require_buffer("GlobalTensor[]=")
         if not isinstance(key, slice):
-            raise ParameterError("GlobalTensor[]=", "index", key,
+            raise ParameterError("GlobalTensor[]=", "index", key, device=known_device(),
                                  legal="a slice (g[a:b] = host data); one element is g.SetValue(i, v)",
                                  detail="g[i] is the sub-tensor at offset i (Ascend C operator[])")
-        self[key]  # the same checks as reading the slice
-        _host_copy_in(self.array[key], value, "GlobalTensor[]=", self.dtype)
+        _host_copy_in(self[key].array, value, "GlobalTensor[]=", self.dtype, known_device())
 
     def GetValue(self, i):
         self._require_buffer("GlobalTensor.GetValue")

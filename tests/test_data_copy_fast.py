@@ -188,9 +188,10 @@ def test_gm_sub_tensors_are_windows_on_their_buffer():
     assert (sub.GetSize(), len(sub)) == (16, 16) and sub.array.tolist() == list(range(12, 28))
     assert np.shares_memory(sub.array, array) and sub.GetValue(0) == 12
     sub.SetValue(1, 99)
-    assert array[13] == 99 and g[63].GetSize() == 1 and g[60:100].GetSize() == 4 and g[70:].GetSize() == 0
-    with pytest.raises(aj.OutOfBoundsError):
-        g[64]
+    assert array[13] == 99 and g[63].GetSize() == 1 and g[60:64].GetSize() == 4 and g[64:].GetSize() == 0
+    for bad in (64, slice(60, 100), slice(70, None), slice(-4, None), slice(10, 5)):   # decisions.md "Indexing"
+        with pytest.raises(aj.OutOfBoundsError):
+            g[bad]
     with pytest.raises(aj.StateError):
         aj.GlobalTensor().GetSize()
     g.array.flags.writeable = False                # the buffer made read-only after the tensor: copies out refused

@@ -1,5 +1,6 @@
 """Issue 11: Ascend C indexing, kernel boilerplate and synchronisation (SPEC-2 section 10, D62), SyncAll, atomics,
 LocalMemAllocator and explicit placement, event ids, InitSocState, and the porting mistakes that must be refused."""
+import re
 import threading
 import time
 
@@ -23,7 +24,7 @@ def test_local_tensor_int_index_is_a_sub_tensor():
     assert isinstance(sub, aj.LocalTensor) and sub.GetSize() == 54 and sub.GetPhyAddr() == t.GetPhyAddr() + 20
     assert sub.GetValue(0) == 10 and sub[4][2:4].numpy().tolist() == [16, 17]
     assert t[np.int64(3)].GetValue(0) == 3 and t(5) == 5
-    assert t[8:16].GetSize() == 8 and t[60:100].GetSize() == 4
+    assert t[8:16].GetSize() == 8 and t[60:64].GetSize() == 4 and t[64:].GetSize() == 0
     sub.SetValue(1, 99)
     assert t.GetValue(11) == 99
     for bad in (64, -1, 1000):
@@ -52,6 +53,33 @@ def test_global_tensor_int_index_is_a_sub_tensor():
         g.GetValue(32)
     with pytest.raises(aj.ParameterError, match="SetValue"):
         g[0] = 1
+
+
+def test_slices_neither_clamp_nor_wrap():
+    """decisions.md "Indexing" (binding): `t[a:b]` has b - a elements, so 0 <= a <= b <= GetSize(); a slice past
+    the end, a negative bound or b < a is an OutOfBoundsError naming the bound, its legal range and the device (the
+    current core's for a GlobalTensor), where Python's list slicing had clamped and wrapped them."""
+    core = aj.Core("atlas-a2")
+    t = core.local_tensor("half", 64)
+    g = aj.GlobalTensor(np.zeros(64, np.float16))
+    with core:
+        for tensor in (t, g):
+            api = f"{type(tensor).__name__}[]"
+            assert tensor[0:64].GetSize() == 64 and tensor[64:64].GetSize() == 0 and tensor[:].GetSize() == 64
+            assert tensor[np.int64(3):np.uint32(10)].GetSize() == 7 and tensor[0:64:1].GetSize() == 64
+            for key, name, value, legal in ((slice(0, 100), "stop", 100, r"\[0, 64\]"),
+                                            (slice(-16, None), "start", -16, r"\[0, 64\]"),
+                                            (slice(None, -1), "stop", -1, r"\[0, 64\]"),
+                                            (slice(10, 5), "stop", 5, r"\[10, 64\]"),
+                                            (slice(65, None), "start", 65, r"\[0, 64\]")):
+                with pytest.raises(aj.OutOfBoundsError, match=rf"{re.escape(api)}: parameter '{name}' = {value} "
+                                                              rf".*legal: {legal}\) on device atlas-a2"):
+                    tensor[key]
+            with pytest.raises(aj.OutOfBoundsError, match="stop"):
+                tensor[60:70] = np.zeros(10, np.float16)
+            for key in (slice(1.0, 3), slice(True, 3)):
+                with pytest.raises(aj.ParameterError, match="start"):
+                    tensor[key]
 
 
 def test_set_global_buffer_size_past_the_array_is_refused():
