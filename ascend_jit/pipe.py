@@ -15,7 +15,7 @@ from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
 from .jit.direct import EntryTable
 from .jit.movement import copy_runs
 from .sync import EventIdPool
-from .tensor import GlobalTensor, LocalTensor, TPosition, _Unsealed
+from .tensor import GlobalTensor, LocalTensor, TPosition, _Unsealed, known_device, refuse_operand
 
 _NEW = object.__new__
 
@@ -478,13 +478,14 @@ def _check_operands(api, dst, src):
     """Only GM <-> UB and UB <-> UB of one core exist on the hardware; anything else is named in the refusal."""
     for side, t in (("dst", dst), ("src", src)):
         if not isinstance(t, (LocalTensor, GlobalTensor)):
-            raise ParameterError(api, side, type(t).__name__, legal="an aj.LocalTensor or aj.GlobalTensor",
-                                 detail="(wrap host arrays with aj.GlobalTensor(array))")
+            refuse_operand(api, side, t, "an aj.LocalTensor or aj.GlobalTensor", (dst, src),
+                           "wrap host arrays with aj.GlobalTensor(array)")
         if isinstance(t, GlobalTensor) and t.array is None:
-            raise StateError(api, side, t, detail="the GlobalTensor has no buffer: call SetGlobalBuffer(array) first")
+            raise StateError(api, side, t, device=known_device(dst, src),
+                             detail="the GlobalTensor has no buffer: call SetGlobalBuffer(array) first")
     if isinstance(dst, GlobalTensor) and isinstance(src, GlobalTensor):
-        raise ParameterError(api, "dst, src", "GlobalTensor, GlobalTensor", legal="one side a LocalTensor",
-                             detail="there is no GM -> GM DataCopy on the hardware: copy through the UB")
+        refuse_operand(api, "src", src, "a LocalTensor (one side of a DataCopy is the UB)", (),
+                       "there is no GM -> GM DataCopy on the hardware: copy through the UB")
     if isinstance(dst, LocalTensor) and isinstance(src, LocalTensor) and dst.core is not src.core:
         raise ParameterError(api, "dst, src", f"tensors of two cores ({dst.core!r}, {src.core!r})",
                              legal="both on one core", device=dst.core.device,
@@ -697,7 +698,7 @@ def _copy_with_state(api, core, dst, src, runs):
     src_bytes = src.core.ub[src.addr:src.addr + src.nbytes] if isinstance(src, LocalTensor) else _gm_bytes(src)
     dst_bytes = dst.core.ub[dst.addr:dst.addr + dst.nbytes] if isinstance(dst, LocalTensor) else _gm_bytes(dst)
     if isinstance(src, LocalTensor) and isinstance(dst, GlobalTensor) and src.core.atomic is not None:
-        atomic_copy(src.core, dst, dst_bytes, src_bytes, runs)
+        atomic_copy(api, src.core, dst, dst_bytes, src_bytes, runs)
         return
     for s, d, n in runs:
         dst_bytes[d:d + n] = src_bytes[s:s + n]
@@ -711,16 +712,17 @@ def check_atomic_dtype(api, core, dst):
                              legal=f"{d.name}, the type of the atomic mode set (SetAtomic{op.capitalize()})")
 
 
-def atomic_copy(core, dst, dst_bytes, src_bytes, runs):
+def atomic_copy(api, core, dst, dst_bytes, src_bytes, runs):
     """UB -> GM under SetAtomicAdd/Max/Min: each element combined with GM (jit/atomic.py), in the launch's turn
     order across blocks (launch.py). runs: (src byte offset, dst byte offset, bytes). Every UB -> GM copy
-    (DataCopy, later DataCopyPad) goes through here while the core's atomic mode is set."""
+    (DataCopy, DataCopyPad: `api`, the name refusals and the sync event carry) goes through here while the core's
+    atomic mode is set."""
     from .jit.atomic import ATOMIC_OPS, atomic_combine
-    check_atomic_dtype("DataCopy", core, dst)
+    check_atomic_dtype(api, core, dst)
     op, d = core.atomic
     if core.launch is not None:
         core.launch.atomic_turn(core)
     for s, o, n in runs:
         atomic_combine(dst_bytes[o:o + n], src_bytes[s:s + n], n // d.size, d.kind, ATOMIC_OPS[op],
                        core.half_saturating, core.int_saturating)
-    core._sync_event("DataCopy (atomic)", op=op, dtype=d.name, dst=dst, runs=runs)
+    core._sync_event(f"{api} (atomic)", op=op, dtype=d.name, dst=dst, runs=runs)

@@ -36,6 +36,7 @@ class Pipe(enum.IntEnum):
 PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_FIX = (
     Pipe.PIPE_S, Pipe.PIPE_V, Pipe.PIPE_M, Pipe.PIPE_MTE1, Pipe.PIPE_MTE2, Pipe.PIPE_MTE3, Pipe.PIPE_ALL, Pipe.PIPE_FIX)
 
+_PIPES_BUT_ALL = tuple(p for p in Pipe if p is not PIPE_ALL)   # TQueSync's src and dst
 _PIPE_BY_SHORT_NAME = {"S": PIPE_S, "V": PIPE_V, "M": PIPE_M, "MTE1": PIPE_MTE1, "MTE2": PIPE_MTE2, "MTE3": PIPE_MTE3,
                        "FIX": PIPE_FIX}
 
@@ -53,10 +54,11 @@ EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVE
 
 
 def _check_hard_event(api, spec, event):
-    if not isinstance(event, HardEvent):
-        raise ParameterError(api, "event", event, device=spec.name, legal="an aj.HardEvent member (keyword event=)",
-                             detail=f"got {type(event).__name__}")
-    return event
+    """The HardEvent member `event` names (a member or its integer value, decisions.md "Integer parameters")."""
+    if type(event) is HardEvent:
+        return event
+    from .api._common import as_enum   # api/_common imports core, which imports this module
+    return as_enum(api, spec, "event", event, HardEvent)
 
 
 def _refuse_flag_form(api, spec, args, event):
@@ -72,12 +74,23 @@ def _refuse_flag_form(api, spec, args, event):
                          detail=f"got {len(args)} positional argument(s)")
 
 
+_ABSENT = object()   # SetFlag/WaitFlag without `event_id=` (None is a value, refused by name)
+
+
+def _with_keyword_id(api, args, event_id):
+    """The positional arguments with `event_id=` (SPEC-2 1.1: every parameter also by its snake_case C++ name) added
+    as the id. An id given both ways is Python's own TypeError for a repeated argument (decisions.md "Forms by
+    position or keyword"); a HardEvent written positionally stays for _refuse_flag_form to name the legal call."""
+    if any(not isinstance(a, HardEvent) for a in args):
+        raise TypeError(f"{api}() got multiple values for argument 'event_id'")
+    return args + (event_id,)
+
+
 def _check_pipe(api, spec, name, pipe, allow_all=True):
-    if not isinstance(pipe, Pipe) or (pipe is PIPE_ALL and not allow_all):
-        legal = ", ".join(p.name for p in Pipe if allow_all or p is not PIPE_ALL)
-        raise ParameterError(api, name, pipe, legal=f"an aj.Pipe member ({legal})",
-                             device=None if spec is None else spec.name, detail=f"got {type(pipe).__name__}")
-    return pipe
+    """The Pipe member `pipe` names (a member or its integer value, decisions.md "Integer parameters"; PIPE_ALL
+    only where allow_all)."""
+    from .api._common import as_enum   # api/_common imports core, which imports this module
+    return as_enum(api, spec, name, pipe, Pipe, None if allow_all else _PIPES_BUT_ALL)
 
 
 def _check_event_id(api, spec, event_id):
@@ -113,7 +126,7 @@ class SyncState:
         """`PipeBarrier<pipe>()`: orders the pipe's instructions; PIPE_S is refused (SPEC-2 10.1, D62)."""
         if type(pipe) is not Pipe or pipe is PIPE_S or not self.spec.supported:  # PipeBarrier<PIPE_V> skips them
             self.spec.require_supported("PipeBarrier")  # SPEC D13: the inference Vector Core offers no API
-            _check_pipe("PipeBarrier", self.spec, "pipe", pipe)
+            pipe = _check_pipe("PipeBarrier", self.spec, "pipe", pipe)
             if pipe is PIPE_S:
                 raise ParameterError("PipeBarrier", "pipe", pipe.name, legal="any pipe but PIPE_S (SPEC-2 D62)",
                                      device=self.device)
@@ -159,27 +172,32 @@ class SyncState:
                                          detail="the ISASI SetFlag/WaitFlag is not offered here; use "
                                                 "aj.TQueSync(src_pipe, dst_pipe) (SPEC-2 D62)")
 
-    def SetFlag(self, *args, event=None):
-        """`SetFlag<event>(id)`: flag (src, dst, id) := 1 (SPEC-2 10.3)."""
+    def SetFlag(self, *args, event=None, event_id=_ABSENT):
+        """`SetFlag<event>(id)`: flag (src, dst, id) := 1 (SPEC-2 10.3); the id positionally or as `event_id=`."""
+        if event_id is not _ABSENT:
+            args = _with_keyword_id("SetFlag", args, event_id)
         if len(args) != 1 or event is None:
             _refuse_flag_form("SetFlag", self.spec, args, event)
         event_id, = args
         if not self.spec.isasi_flags:
             self._require_isasi_flags("SetFlag")  # refuses it
         if type(event) is not HardEvent:
-            _check_hard_event("SetFlag", self.spec, event)  # refuses it
+            event = _check_hard_event("SetFlag", self.spec, event)
         src, dst = _PIPES_OF_EVENT[event]
         self._set_flag("SetFlag", src, dst, event_id)
 
-    def WaitFlag(self, *args, event=None):
-        """`WaitFlag<event>(id)`: flag (src, dst, id) must be 1; it becomes 0 (SPEC-2 10.3)."""
+    def WaitFlag(self, *args, event=None, event_id=_ABSENT):
+        """`WaitFlag<event>(id)`: flag (src, dst, id) must be 1; it becomes 0 (SPEC-2 10.3); the id positionally or
+        as `event_id=`."""
+        if event_id is not _ABSENT:
+            args = _with_keyword_id("WaitFlag", args, event_id)
         if len(args) != 1 or event is None:
             _refuse_flag_form("WaitFlag", self.spec, args, event)
         event_id, = args
         if not self.spec.isasi_flags:
             self._require_isasi_flags("WaitFlag")  # refuses it
         if type(event) is not HardEvent:
-            _check_hard_event("WaitFlag", self.spec, event)  # refuses it
+            event = _check_hard_event("WaitFlag", self.spec, event)
         src, dst = _PIPES_OF_EVENT[event]
         self._wait_flag("WaitFlag", src, dst, event_id)
 
@@ -276,7 +294,6 @@ class EventIdPool:
                                          detail="TPipe event ids are not offered here (DK TPipe/AllocEventID.md)")
 
     def _lowest_free(self, api, event):
-        _check_hard_event(api, self.core.spec, event)
         used = self.occupied.setdefault(event, set())
         for i in range(self.core.spec.event_ids):
             if i not in used:
@@ -288,18 +305,19 @@ class EventIdPool:
     def FetchEventID(self, event):
         """The lowest free id of `event`, not occupied (for a SetFlag/WaitFlag pair used at once)."""
         self._require("FetchEventID")
-        return self._lowest_free("FetchEventID", event)
+        return self._lowest_free("FetchEventID", _check_hard_event("FetchEventID", self.core.spec, event))
 
     def AllocEventID(self, event):
         """The lowest free id of `event`, occupied until ReleaseEventID (exhaustion is a StateError)."""
         self._require("AllocEventID")
+        event = _check_hard_event("AllocEventID", self.core.spec, event)
         i = self._lowest_free("AllocEventID", event)
         self.occupied[event].add(i)
         return i
 
     def ReleaseEventID(self, event_id, event):
         self._require("ReleaseEventID")
-        _check_hard_event("ReleaseEventID", self.core.spec, event)
+        event = _check_hard_event("ReleaseEventID", self.core.spec, event)
         event_id = _check_event_id("ReleaseEventID", self.core.spec, event_id)
         if event_id not in self.occupied.get(event, ()):
             raise StateError("ReleaseEventID", "event_id", event_id, device=self.core.device,
@@ -366,14 +384,15 @@ def PipeBarrier(pipe):
     _core("PipeBarrier").PipeBarrier(pipe)
 
 
-def SetFlag(*args, event=None):
-    """`SetFlag<event>(id)` on the current core: `aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)`."""
-    _core("SetFlag").SetFlag(*args, event=event)
+def SetFlag(*args, event=None, event_id=_ABSENT):
+    """`SetFlag<event>(id)` on the current core: `aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)` (or
+    `event_id=aj.EVENT_ID0`)."""
+    _core("SetFlag").SetFlag(*args, event=event, event_id=event_id)
 
 
-def WaitFlag(*args, event=None):
+def WaitFlag(*args, event=None, event_id=_ABSENT):
     """`WaitFlag<event>(id)` on the current core."""
-    _core("WaitFlag").WaitFlag(*args, event=event)
+    _core("WaitFlag").WaitFlag(*args, event=event, event_id=event_id)
 
 
 def InitSocState():
@@ -445,11 +464,12 @@ def DataCacheCleanAndInvalid(dst, *, entire_type, dcci_dst=None):
         raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_DCCI_DEVICES),
                                      detail="not offered here (DK DataCacheCleanAndInvalid.md)")
     if not isinstance(dst, (GlobalTensor, LocalTensor)):
-        raise ParameterError(api, "dst", type(dst).__name__, legal="an aj.GlobalTensor or aj.LocalTensor")
-    if type(entire_type) is not CacheLine:
-        raise ParameterError(api, "entire_type", entire_type, legal="an aj.CacheLine member")
-    if dcci_dst is not None and type(dcci_dst) is not DcciDst:
-        raise ParameterError(api, "dcci_dst", dcci_dst, legal="an aj.DcciDst member")
+        raise ParameterError(api, "dst", type(dst).__name__, legal="an aj.GlobalTensor or aj.LocalTensor",
+                             device=device)
+    from .api._common import as_enum
+    entire_type = as_enum(api, device, "entire_type", entire_type, CacheLine)
+    if dcci_dst is not None:
+        dcci_dst = as_enum(api, device, "dcci_dst", dcci_dst, DcciDst)
     if dcci_dst is not None and device == "atlas-inference-aicore":
         raise ParameterError(api, "dcci_dst", dcci_dst.name, device=device,
                              legal="None: this device offers only the prototype without dcciDst")
@@ -458,7 +478,7 @@ def DataCacheCleanAndInvalid(dst, *, entire_type, dcci_dst=None):
                                      legal="CACHELINE_ALL, CACHELINE_UB or CACHELINE_OUT (CACHELINE_ATOMIC: the 950)")
     if dcci_dst is None and isinstance(dst, LocalTensor):
         raise ParameterError(api, "dcci_dst", None, legal="an aj.DcciDst member (the LocalTensor form has no "
-                             "default: DataCacheCleanAndInvalid<T, entireType, dcciDst>)")
+                             "default: DataCacheCleanAndInvalid<T, entireType, dcciDst>)", device=device)
 
 
 def SyncAll(gm_workspace=None, ub_workspace=None, used_cores=0, *, is_aiv_only=True):

@@ -197,12 +197,9 @@ class LocalTensor(_TensorFields):
         return self.GetValue(i)
 
     def _sub(self, key):
-        start, stop, step = key.indices(self.size)
-        if step != 1:
-            raise ParameterError("LocalTensor[]", "step", step, legal="1 (sub-tensors are contiguous)",
-                                 device=self.core.device)
-        return LocalTensor._proven(self._core, self._dtype, self._addr + start * self._dtype.size,
-                                   max(0, stop - start), self._position, self._lease)
+        start, stop = _slice_bounds("LocalTensor[]", self, key, self._size)
+        return LocalTensor._proven(self._core, self._dtype, self._addr + start * self._dtype.size, stop - start,
+                                   self._position, self._lease)
 
     def _offset(self, i):
         """`t[i]`: the sub-tensor i elements in (Ascend C operator[]), as the tiled kernels' `xLocal[j * len]`."""
@@ -348,6 +345,28 @@ def _checked_placement(core, dtype, addr, size, position):
     return core, d, addr, size
 
 
+def known_device(*operands):
+    """The device a refusal names when an operand is not a LocalTensor (errors.py: every refusal names it): that
+    of the first LocalTensor among the call's `operands`, else the current core's (`with core:`), else None."""
+    for t in operands:
+        if isinstance(t, LocalTensor):
+            return t._core.device
+    from .core import _current   # core.py imports this module
+    stack = getattr(_current, "stack", None)
+    return stack[-1].device if stack else None
+
+
+def refuse_operand(api, name, value, legal, operands=(), detail=None):
+    """ParameterError for an operand of the wrong kind (a host array, a GlobalTensor where a LocalTensor goes, None,
+    a scalar), naming the device from the call's other `operands` or the current core (known_device); where neither
+    gives one, the message says so instead of leaving the device out silently."""
+    device = known_device(*operands)
+    if device is None:
+        detail = ((detail + "; ") if detail else "") + "no device known: no LocalTensor operand and no current " \
+                                                        "core (`with core:`)"
+    raise ParameterError(api, name, type(value).__name__, legal=legal, device=device, detail=detail)
+
+
 def refuse_host_operand(api, tensor, other):
     """Instruction expressions take LocalTensors only: a host array (or scalar) would silently become a host-side
     numpy computation instead of the instruction."""
@@ -408,6 +427,31 @@ def _index_value(api, i, size, device=None):
     if not 0 <= i < size:
         raise OutOfBoundsError(api, "index", i, legal=f"[0, {size})", device=device)
     return i
+
+
+def _slice_bounds(api, tensor, key, size):
+    """(start, stop) of `tensor[a:b]` (decisions.md "Indexing", binding): b - a elements, so 0 <= a <= b <= size;
+    a bound left out is 0 or size. Negative bounds do not wrap and bounds past the end do not clamp, as Python
+    lists would: Ascend C offsets are unsigned and a sub-tensor past its parent is a kernel bug (OutOfBoundsError).
+    The device a refusal names is the LocalTensor's, or for a GlobalTensor the current core's (known_device)."""
+    if key.step is not None and (isinstance(key.step, bool) or key.step != 1):
+        raise ParameterError(api, "step", key.step, legal="1 (sub-tensors are contiguous)",
+                             device=known_device(tensor))
+    bounds = []
+    for name, value, default, lo in (("start", key.start, 0, 0), ("stop", key.stop, size, None)):
+        if value is None:
+            bounds.append(default)
+            continue
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ParameterError(api, name, value, legal="an int element offset", device=known_device(tensor),
+                                 detail=f"got {type(value).__name__} slicing {tensor!r}")
+        value, lo = int(value), bounds[0] if lo is None else lo
+        if not lo <= value <= size:
+            raise OutOfBoundsError(api, name, value, legal=f"[{lo}, {size}]", device=known_device(tensor),
+                                   detail=f"slicing {tensor!r}: t[a:b] has b - a elements, 0 <= a <= b <= "
+                                          "GetSize(); bounds neither wrap nor clamp (decisions.md \"Indexing\")")
+        bounds.append(value)
+    return bounds
 
 
 def _host_copy_in(view, value, api, dtype, device=None):
@@ -544,21 +588,18 @@ class GlobalTensor:
             return sub
         self._require_buffer("GlobalTensor[]")
         if isinstance(key, slice):
-            if key.step not in (None, 1):
-                raise ParameterError("GlobalTensor[]", "step", key.step, legal="1 (sub-tensors are contiguous)")
-            start, stop, _ = key.indices(self._size)
-            return self._sub(start, max(0, stop - start))
-        start = _index_value("GlobalTensor[]", key, self._size)
+            start, stop = _slice_bounds("GlobalTensor[]", self, key, self._size)
+            return self._sub(start, stop - start)
+        start = _index_value("GlobalTensor[]", key, self._size, known_device())
         return self._sub(start, self._size - start)
 
     def __setitem__(self, key, value):
         self._require_buffer("GlobalTensor[]=")
         if not isinstance(key, slice):
-            raise ParameterError("GlobalTensor[]=", "index", key,
+            raise ParameterError("GlobalTensor[]=", "index", key, device=known_device(),
                                  legal="a slice (g[a:b] = host data); one element is g.SetValue(i, v)",
                                  detail="g[i] is the sub-tensor at offset i (Ascend C operator[])")
-        self[key]  # the same checks as reading the slice
-        _host_copy_in(self.array[key], value, "GlobalTensor[]=", self.dtype)
+        _host_copy_in(self[key].array, value, "GlobalTensor[]=", self.dtype, known_device())
 
     def GetValue(self, i):
         self._require_buffer("GlobalTensor.GetValue")
@@ -580,11 +621,9 @@ class GlobalTensor:
         if device not in _L2_HINT_DEVICES:
             raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_L2_HINT_DEVICES),
                                          detail="not offered here (DK GlobalTensor/SetL2CacheHint.md)")
-        if not isinstance(mode, CacheMode) or mode not in (CacheMode.CACHE_MODE_NORMAL, CacheMode.CACHE_MODE_DISABLE):
-            raise ParameterError(api, "mode", mode, legal="aj.CacheMode.CACHE_MODE_NORMAL or CACHE_MODE_DISABLE",
-                                 device=device)
-        if not isinstance(rw_mode, CacheRwMode):
-            raise ParameterError(api, "rw_mode", rw_mode, legal="an aj.CacheRwMode", device=device)
+        from .api._common import as_enum
+        as_enum(api, device, "mode", mode, CacheMode, (CacheMode.CACHE_MODE_NORMAL, CacheMode.CACHE_MODE_DISABLE))
+        as_enum(api, device, "rw_mode", rw_mode, CacheRwMode)
 
     def SetValue(self, i, value):
         """As LocalTensor.SetValue: the value converted by SPEC-2 D29 unless it is a numpy scalar of the dtype."""

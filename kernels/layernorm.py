@@ -38,8 +38,8 @@ class LayerNormSingleRead:
     def Init(self, x, gamma, beta, y, mean, rstd, rows, row_size, n_row):
         block, blocks = aj.GetBlockIdx(), aj.GetBlockNum()
         per_block = -(-rows // blocks)
-        first = block * per_block
-        self.rows = max(0, min(per_block, rows - first))
+        first = min(block * per_block, rows)   # a block past the last row: an empty window at the end, not one
+        self.rows = min(per_block, rows - first)  # past it (decisions.md "Indexing": slices do not clamp)
         self.row_size, self.n_row = row_size, n_row
         self.row_align = -(-row_size // 8) * 8
         self.tile = n_row * self.row_align

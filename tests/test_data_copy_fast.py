@@ -188,9 +188,10 @@ def test_gm_sub_tensors_are_windows_on_their_buffer():
     assert (sub.GetSize(), len(sub)) == (16, 16) and sub.array.tolist() == list(range(12, 28))
     assert np.shares_memory(sub.array, array) and sub.GetValue(0) == 12
     sub.SetValue(1, 99)
-    assert array[13] == 99 and g[63].GetSize() == 1 and g[60:100].GetSize() == 4 and g[70:].GetSize() == 0
-    with pytest.raises(aj.OutOfBoundsError):
-        g[64]
+    assert array[13] == 99 and g[63].GetSize() == 1 and g[60:64].GetSize() == 4 and g[64:].GetSize() == 0
+    for bad in (64, slice(60, 100), slice(70, None), slice(-4, None), slice(10, 5)):   # decisions.md "Indexing"
+        with pytest.raises(aj.OutOfBoundsError):
+            g[bad]
     with pytest.raises(aj.StateError):
         aj.GlobalTensor().GetSize()
     g.array.flags.writeable = False                # the buffer made read-only after the tensor: copies out refused
@@ -204,7 +205,8 @@ def test_gm_sub_tensors_are_windows_on_their_buffer():
 def test_data_copy_pad_memo_tells_apart_equal_values_of_other_types():
     """A proven DataCopyPad shape never lets through parameters that compare equal but validate differently: a bool
     or float field where an int was proven (struct or tuple form), paddingValue -0.0 where 0.0 was proven (other
-    bits), an int mode where PaddingMode.Normal was proven; lists (unhashable) are validated every call."""
+    bits); an int mode is its PaddingMode member (decisions.md "Integer parameters") and an unknown one is refused;
+    lists (unhashable) are validated every call."""
     core = aj.Core("atlas-a2")
     ub, gm = _ub_and_gm(core)
     aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0))
@@ -215,8 +217,11 @@ def test_data_copy_pad_memo_tells_apart_equal_values_of_other_types():
             aj.DataCopyPad(ub, gm, bad, aj.DataCopyPadExtParams(True, 0, 4, 0.0))
     with pytest.raises(aj.AscendJitError):
         aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(1, 0, 4, 0.0))
-    with pytest.raises(aj.AscendJitError):
-        aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0), mode=0)
+    aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0), mode=0)
+    for mode in (2, True, 0.0, "Normal"):
+        with pytest.raises(aj.ParameterError, match="mode"):
+            aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0),
+                           mode=mode)
     aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 24, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, 0.0))
     aj.DataCopyPad(ub, gm, aj.DataCopyExtParams(1, 24, 0, 0, 0), aj.DataCopyPadExtParams(True, 0, 4, -0.0))
     assert ub.numpy()[12:16].view(np.uint16).tolist() == [0x8000] * 4  # the -0.0 pads, not the proven 0.0's

@@ -120,6 +120,30 @@ def test_gather_refusals():
 
 
 
+@pytest.mark.parametrize("bounds", ["tensor", "ub"])
+def test_gather_offset_out_of_bounds_names_the_legal_offsets(bounds):
+    """An offset whose element lies outside src's tensor (or the UB with bounds="ub") is refused with the legal range
+    in the frame of the value named, the byte offset from src + src_base_addr (D57), element-aligned; not in
+    absolute UB addresses."""
+    core = aj.Core("atlas-a2", **({"bounds": "ub"} if bounds == "ub" else {}))
+    dst, src = core.local_tensor("half", 64, addr=0), core.local_tensor("half", 64, addr=1024)
+    offs = core.local_tensor("uint32", 64, addr=2048)
+    offs[:] = np.zeros(64, np.uint32)
+    far = 128 if bounds == "tensor" else core.spec.ub_bytes
+    offs.SetValue(0, far)
+    top = (126 if bounds == "tensor" else core.spec.ub_bytes - 1024 - 2)
+    _refused(core, aj.OutOfBoundsError, lambda: aj.Gather(dst, src, offs, 0, 16),
+             f"src_offset[0]' = {far} ",
+             f"legal: [0, {top}], a multiple of 2 (bytes from src + src_base_addr (1024 + 0)")
+    offs.SetValue(0, top)
+    aj.Gather(dst, src, offs, 0, 16)  # the last legal offset
+    if bounds == "tensor":
+        offs.SetValue(0, 30)
+        _refused(core, aj.OutOfBoundsError, lambda: aj.Gather(dst, src, offs, 100, 16), "legal: [0, 26]")
+        offs.SetValue(0, 0)
+        _refused(core, aj.OutOfBoundsError, lambda: aj.Gather(dst, src, offs, 130, 16), "legal: none")
+
+
 @pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
 def test_gather_refused_on_its_offsets_leaves_the_mask_register(device):
     """SPEC-2 1.5 / DESIGN: a refused call changes no core state. The high-dim Gather's offset checks read the

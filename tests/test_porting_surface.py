@@ -429,9 +429,12 @@ def test_set_l2_cache_hint_is_checked_and_changes_no_value():
     with aj.Core("atlas-a2"):
         gm.SetL2CacheHint(aj.CacheMode.CACHE_MODE_DISABLE)
         gm.SetL2CacheHint(aj.CacheMode.CACHE_MODE_NORMAL, aj.CacheRwMode.READ)
-        for mode in (aj.CacheMode.CACHE_MODE_PERSISTENT, aj.CacheMode.CACHE_MODE_LAST, 0):
+        gm.SetL2CacheHint(0, 1)   # CACHE_MODE_DISABLE's and READ's values (decisions.md "Integer parameters")
+        for mode in (aj.CacheMode.CACHE_MODE_PERSISTENT, aj.CacheMode.CACHE_MODE_LAST, 2, 3, True):
             with pytest.raises(aj.ParameterError, match="mode"):
                 gm.SetL2CacheHint(mode)
+        with pytest.raises(aj.ParameterError, match="rw_mode"):
+            gm.SetL2CacheHint(0, 0)
         assert list(gm.numpy()) == list(range(16))
     for device in ("atlas-200i-500-a2", "atlas-inference-aicore", "atlas-training"):
         with aj.Core(device), pytest.raises(aj.UnsupportedDeviceError, match="SetL2CacheHint"):
@@ -751,8 +754,9 @@ def test_data_cache_clean_and_invalid_is_checked_and_changes_no_value(device):
         with pytest.raises(aj.UnsupportedDeviceError, match="CACHELINE_ATOMIC"):
             aj.launch(_flush_after_set_value, 1, device, y, aj.DcciDst.CACHELINE_ATOMIC)
     with aj.Core(device):
+        aj.DataCacheCleanAndInvalid(aj.GlobalTensor(y), entire_type=1)   # ENTIRE_DATA_CACHE's value
         with pytest.raises(aj.ParameterError, match="entire_type"):
-            aj.DataCacheCleanAndInvalid(aj.GlobalTensor(y), entire_type=1)
+            aj.DataCacheCleanAndInvalid(aj.GlobalTensor(y), entire_type=2)
         with pytest.raises(aj.ParameterError, match="dcci_dst"):
             aj.DataCacheCleanAndInvalid(aj.LocalMemAllocator().Alloc("float", 8),
                                         entire_type=aj.CacheLine.SINGLE_CACHE_LINE)
@@ -778,8 +782,9 @@ def test_data_cache_clean_and_invalid_checks_its_arguments_and_changes_nothing()
         aj.DataCacheCleanAndInvalid(gm, entire_type=aj.CacheLine.ENTIRE_DATA_CACHE)
         aj.DataCacheCleanAndInvalid(ub, entire_type=aj.CacheLine.SINGLE_CACHE_LINE, dcci_dst=aj.DcciDst.CACHELINE_UB)
         assert np.array_equal(core.ub, before) and np.array_equal(host, np.arange(8, dtype=np.uint64))
-        for bad, name in ((dict(entire_type=0), "entire_type"),
-                          (dict(entire_type=aj.CacheLine.SINGLE_CACHE_LINE, dcci_dst=2), "dcci_dst")):
+        aj.DataCacheCleanAndInvalid(gm, entire_type=0, dcci_dst=2)   # the members' integer values
+        for bad, name in ((dict(entire_type=2), "entire_type"), (dict(entire_type="SINGLE_CACHE_LINE"), "entire_type"),
+                          (dict(entire_type=aj.CacheLine.SINGLE_CACHE_LINE, dcci_dst=4), "dcci_dst")):
             with pytest.raises(aj.ParameterError, match=name):
                 aj.DataCacheCleanAndInvalid(gm, **bad)
         with pytest.raises(aj.ParameterError, match="dcci_dst"):   # the LocalTensor form has no default

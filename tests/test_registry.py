@@ -1,4 +1,6 @@
 """Rules every registered instruction obeys on every device (driven by ascend_jit.api.registry)."""
+import traceback
+
 import numpy as np
 import pytest
 
@@ -70,6 +72,45 @@ def test_freed_tensors_are_refused(inst):
             with pytest.raises(aj.StateError, match="freed"):
                 call(*args)
             _unchanged(core, before)
+
+
+_NOT_TENSORS = {"GlobalTensor": lambda: aj.GlobalTensor(np.zeros(64, np.float16)),
+                "ndarray": lambda: np.zeros(64, np.float16), "list": lambda: [0.0] * 64, "None": lambda: None,
+                "int": lambda: 3}
+
+
+@pytest.mark.parametrize("inst", INSTRUCTIONS, ids=IDS)
+def test_an_operand_that_is_no_local_tensor_is_refused_naming_the_device(inst):
+    """errors.py / DESIGN: every refusal names the device. An operand that is no LocalTensor (a GlobalTensor, host
+    data, None, a scalar) in any position is a ParameterError naming the device of the call's other LocalTensors, or
+    of the current core (`with core:`); only when neither exists does the message say that no device is known. The
+    UB is unchanged."""
+    for inside in (False, True):
+        core = aj.Core(inst.home)
+        offered = inst.dtypes(core.spec)
+        tensors, call = inst.example(core, "half" if "half" in offered else offered[0])
+        for k in range(len(tensors)):
+            for kind, make in _NOT_TENSORS.items():
+                args = list(tensors)
+                args[k] = make()
+                before = _state(core)
+                try:
+                    if inside:
+                        with core:
+                            call(*args)
+                    else:
+                        call(*args)
+                except AttributeError as e:   # the example itself reads the operand (`a.size`): no API was called
+                    assert traceback.extract_tb(e.__traceback__)[-1].filename.endswith("registry.py"), e
+                    continue
+                except aj.AscendJitError as e:
+                    alone = not inside and not any(isinstance(t, aj.LocalTensor) for t in args)
+                    # alone: the device is unknown, unless the API has one (the Reg API is the 950's)
+                    assert f"on device {core.device}" in str(e) or alone and "no device known" in str(e), \
+                        (k, kind, inside, str(e))
+                else:
+                    raise AssertionError(f"operand {k} = {kind} was not refused")
+                _unchanged(core, before)
 
 
 def test_the_reg_api_is_registered():

@@ -1,5 +1,6 @@
 """Issue 11: Ascend C indexing, kernel boilerplate and synchronisation (SPEC-2 section 10, D62), SyncAll, atomics,
 LocalMemAllocator and explicit placement, event ids, InitSocState, and the porting mistakes that must be refused."""
+import re
 import threading
 import time
 
@@ -23,7 +24,7 @@ def test_local_tensor_int_index_is_a_sub_tensor():
     assert isinstance(sub, aj.LocalTensor) and sub.GetSize() == 54 and sub.GetPhyAddr() == t.GetPhyAddr() + 20
     assert sub.GetValue(0) == 10 and sub[4][2:4].numpy().tolist() == [16, 17]
     assert t[np.int64(3)].GetValue(0) == 3 and t(5) == 5
-    assert t[8:16].GetSize() == 8 and t[60:100].GetSize() == 4
+    assert t[8:16].GetSize() == 8 and t[60:64].GetSize() == 4 and t[64:].GetSize() == 0
     sub.SetValue(1, 99)
     assert t.GetValue(11) == 99
     for bad in (64, -1, 1000):
@@ -52,6 +53,33 @@ def test_global_tensor_int_index_is_a_sub_tensor():
         g.GetValue(32)
     with pytest.raises(aj.ParameterError, match="SetValue"):
         g[0] = 1
+
+
+def test_slices_neither_clamp_nor_wrap():
+    """decisions.md "Indexing" (binding): `t[a:b]` has b - a elements, so 0 <= a <= b <= GetSize(); a slice past
+    the end, a negative bound or b < a is an OutOfBoundsError naming the bound, its legal range and the device (the
+    current core's for a GlobalTensor), where Python's list slicing had clamped and wrapped them."""
+    core = aj.Core("atlas-a2")
+    t = core.local_tensor("half", 64)
+    g = aj.GlobalTensor(np.zeros(64, np.float16))
+    with core:
+        for tensor in (t, g):
+            api = f"{type(tensor).__name__}[]"
+            assert tensor[0:64].GetSize() == 64 and tensor[64:64].GetSize() == 0 and tensor[:].GetSize() == 64
+            assert tensor[np.int64(3):np.uint32(10)].GetSize() == 7 and tensor[0:64:1].GetSize() == 64
+            for key, name, value, legal in ((slice(0, 100), "stop", 100, r"\[0, 64\]"),
+                                            (slice(-16, None), "start", -16, r"\[0, 64\]"),
+                                            (slice(None, -1), "stop", -1, r"\[0, 64\]"),
+                                            (slice(10, 5), "stop", 5, r"\[10, 64\]"),
+                                            (slice(65, None), "start", 65, r"\[0, 64\]")):
+                with pytest.raises(aj.OutOfBoundsError, match=rf"{re.escape(api)}: parameter '{name}' = {value} "
+                                                              rf".*legal: {legal}\) on device atlas-a2"):
+                    tensor[key]
+            with pytest.raises(aj.OutOfBoundsError, match="stop"):
+                tensor[60:70] = np.zeros(10, np.float16)
+            for key in (slice(1.0, 3), slice(True, 3)):
+                with pytest.raises(aj.ParameterError, match="start"):
+                    tensor[key]
 
 
 def test_set_global_buffer_size_past_the_array_is_refused():
@@ -94,6 +122,31 @@ def test_not_a_tensor_messages_name_the_types():
             aj.DataCopy(a, bad, 128)
     with pytest.raises(aj.ParameterError, match="missing"):
         aj.DataCopy(a, gm)
+
+
+def test_data_copy_operand_refusals_name_the_device():
+    """errors.py: every refusal names the device. DataCopy / DataCopyPad with an operand that is no tensor, or GM on
+    both sides, name the device of the LocalTensor operand, else the current core's, else say none is known."""
+    core = aj.Core("atlas-a2")
+    a = core.local_tensor("half", 64)
+    gm = aj.GlobalTensor(np.zeros(64, np.float16))
+    params = aj.DataCopyExtParams(1, 8, 0, 0, 0)
+    for bad in (np.zeros(64, np.float16), [0.0] * 64, None, 3):
+        for call in (lambda: aj.DataCopy(a, bad, 64), lambda: aj.DataCopy(bad, a, 64),
+                     lambda: aj.DataCopyPad(a, bad, params), lambda: aj.DataCopyPad(bad, a, params)):
+            with pytest.raises(aj.ParameterError, match=r"on device atlas-a2$"):
+                call()
+    with pytest.raises(aj.ParameterError, match=r"^DataCopy: .*GM -> GM.*no device known"):
+        aj.DataCopy(gm, aj.GlobalTensor(np.ones(64, np.float16)), 64)
+    with pytest.raises(aj.ParameterError, match=r"^DataCopyPad: parameter 'src' = 'ndarray' no device known"):
+        aj.DataCopyPad(gm, np.zeros(64, np.float16), params)
+    with core:
+        for call in (lambda: aj.DataCopy(gm, aj.GlobalTensor(np.ones(64, np.float16)), 64),
+                     lambda: aj.DataCopyPad(gm, aj.GlobalTensor(np.ones(64, np.float16)), params),
+                     lambda: aj.DataCopy(gm, np.zeros(64, np.float16), 64)):
+            with pytest.raises(aj.ParameterError, match=r"on device atlas-a2$"):
+                call()
+    assert (gm.array == 0).all()
 
 
 def test_data_copy_gm_to_gm_and_across_cores_refused():
@@ -158,8 +211,12 @@ def test_flag_model_and_every_refusal(device):
         aj.PipeBarrier(aj.PIPE_ALL)
         with pytest.raises(aj.ParameterError, match="PIPE_S"):
             aj.PipeBarrier(aj.PIPE_S)
-        with pytest.raises(aj.ParameterError, match="Pipe"):
-            aj.PipeBarrier(2)
+        aj.PipeBarrier(2)   # PIPE_V's value (decisions.md "Integer parameters")
+        for bad in (0, 7, True, "PIPE_V"):
+            with pytest.raises(aj.ParameterError, match="Pipe"):
+                aj.PipeBarrier(bad)
+        with pytest.raises(aj.ParameterError, match="PIPE_S"):
+            aj.PipeBarrier(1)
         sync = aj.TQueSync(aj.PIPE_MTE2, aj.PIPE_V)  # every device, 310B included
         sync.SetFlag(aj.EVENT_ID1)
         with pytest.raises(aj.StateError, match="already set"):
@@ -210,6 +267,61 @@ def test_flag_calls_in_the_cpp_order_are_refused_with_the_legal_call():
         assert core.pending_flags() == []
         aj.SetFlag(0, event=E.V_MTE3)
         aj.WaitFlag(0, event=E.V_MTE3)
+
+
+def test_flag_calls_take_the_event_id_by_keyword():
+    """SPEC-2 1.1: every parameter is also a keyword with the snake_case of its C++ name, so `event_id=` works for
+    aj.SetFlag / aj.WaitFlag and core.SetFlag / core.WaitFlag as it does for TQueSync.SetFlag; an id given both ways
+    or an unknown keyword is Python's own TypeError, as for every other API (decisions.md "Forms by position or
+    keyword")."""
+    core = aj.Core("a2")
+    with core:
+        aj.SetFlag(event_id=0, event=E.V_S)
+        assert core.pending_flags() == [(aj.PIPE_V, aj.PIPE_S, 0)]
+        aj.WaitFlag(event_id=0, event=E.V_S)
+        core.SetFlag(event_id=aj.EVENT_ID2, event=E.MTE2_V)
+        core.WaitFlag(event_id=np.int64(2), event=E.MTE2_V)
+        sync = aj.TQueSync(aj.PIPE_MTE2, aj.PIPE_V)
+        sync.SetFlag(event_id=1)
+        sync.WaitFlag(event_id=1)
+        with pytest.raises(aj.ParameterError, match=r"event_id.*\[0, 7\]"):
+            aj.SetFlag(event_id=8, event=E.V_S)
+        with pytest.raises(aj.ParameterError, match=r"keyword-only.*aj\.SetFlag\(0, event=aj\.HardEvent\.V_S\)"):
+            aj.SetFlag(E.V_S, event_id=0)
+        with pytest.raises(aj.ParameterError, match="missing"):
+            aj.WaitFlag(event_id=0)
+        for call in (lambda: aj.SetFlag(0, event_id=0, event=E.V_S), lambda: aj.SetFlag(0, event=E.V_S, id=0),
+                     lambda: core.WaitFlag(0, event_id=0, event=E.V_S)):
+            with pytest.raises(TypeError):
+                call()
+        assert core.pending_flags() == []
+
+
+def test_enum_parameters_take_their_integer_values():
+    """decisions.md "Integer parameters": an enum parameter takes a member or its integer value (a numpy integer
+    too), never bool, a float, a name or a value outside the enum, which stay ParameterErrors naming the legal
+    members with their values: Pipe (PipeBarrier, TQueSync), HardEvent (SetFlag/WaitFlag, TPipe event ids)."""
+    core = aj.Core("a2")
+    with core:
+        aj.PipeBarrier(int(aj.PIPE_V))
+        aj.PipeBarrier(pipe=np.uint8(10))                   # PIPE_ALL
+        sync = aj.TQueSync(5, np.int32(2))                  # PIPE_MTE2 -> PIPE_V
+        assert (sync.src, sync.dst) == (aj.PIPE_MTE2, aj.PIPE_V) and type(sync.src) is aj.Pipe
+        sync.SetFlag(0)
+        aj.WaitFlag(0, event=E.MTE2_V.value)              # the same hardware flag, the event by its value
+        with pytest.raises(aj.ParameterError, match=r"TQueSync: parameter 'dst_pipe' = 10 .*Pipe\.PIPE_V \(2\)"):
+            aj.TQueSync(5, 10)                              # PIPE_ALL's value is refused as PIPE_ALL is
+        for bad in (0, 12, True, 2.0, "PIPE_V", E.V_S):
+            with pytest.raises(aj.ParameterError, match=r"PipeBarrier: parameter 'pipe'.*legal: Pipe\.PIPE_S \(1\)"):
+                aj.PipeBarrier(bad)
+        for bad in (35, -1, True, "V_S", aj.PIPE_V):
+            with pytest.raises(aj.ParameterError, match=r"SetFlag: parameter 'event'.*HardEvent\.MTE2_MTE1 \(0\)"):
+                aj.SetFlag(0, event=bad)
+        pipe = aj.TPipe()
+        i = pipe.AllocEventID(E.V_MTE3.value)
+        assert pipe.FetchEventID(E.V_MTE3) == i + 1
+        pipe.ReleaseEventID(i, np.int16(E.V_MTE3.value))
+        assert core.pending_flags() == []
 
 
 def test_pending_flags_at_the_end_of_a_launch():
@@ -433,6 +545,30 @@ def test_atomic_refusals():
         with pytest.raises(aj.ParameterError, match="half"):   # before the sanitizer sees the never-written bytes
             aj.DataCopy(aj.GlobalTensor(gm), core.local_tensor("int16", 16), 16)
         assert (gm == 1).all()
+
+
+@pytest.mark.parametrize("sanitize", [False, True])
+def test_atomic_data_copy_pad_refusals_name_data_copy_pad(sanitize):
+    """A DataCopyPad UB -> GM under SetAtomicAdd whose GM type is not the mode's is refused by DataCopyPad's name,
+    with and without the sanitizer (the atomic path is DataCopy's; it named DataCopy)."""
+    core = aj.Core("atlas-a2")
+    if sanitize:
+        core.sanitize = True
+    with core:
+        a = core.local_tensor("half", 64)
+        a[:] = np.ones(64, np.float16)
+        aj.PipeBarrier(aj.PIPE_ALL)
+        aj.SetAtomicAdd("float")
+        gm = np.zeros(64, np.float16)
+        with pytest.raises(aj.ParameterError, match=r"^DataCopyPad: parameter 'dst.dtype' = 'half'.*SetAtomicAdd"):
+            aj.DataCopyPad(aj.GlobalTensor(gm), a, aj.DataCopyExtParams(1, 8, 0, 0, 0))
+        assert (gm == 0).all()
+        events = []
+        core.sync_hooks.append(lambda c, kind, detail: events.append(kind))
+        aj.SetAtomicAdd("half")
+        aj.DataCopyPad(aj.GlobalTensor(gm), a, aj.DataCopyExtParams(1, 8, 0, 0, 0))
+        assert gm[:4].tolist() == [1, 1, 1, 1] and (gm[4:] == 0).all() and events == ["DataCopyPad (atomic)"]
+        aj.SetAtomicNone()
 
 
 def _block_values():

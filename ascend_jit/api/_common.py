@@ -10,7 +10,7 @@ import numpy as np
 from ..core import continuous_mask_words
 from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterError, StateError,
                       UnsupportedDTypeError)
-from ..tensor import LocalTensor
+from ..tensor import LocalTensor, refuse_operand
 
 
 class _MaskPlaceholder:
@@ -30,8 +30,7 @@ def operands(api, dst, *srcs, names=None):
     """The core of the operands, after checking they are live LocalTensors of one core (per call: cheap).
     `names`: the sources' parameter names for error messages."""
     if type(dst) is not LocalTensor:
-        raise ParameterError(api, "dst", type(dst).__name__, legal="a LocalTensor",
-                             detail=_not_a_tensor_hint(dst))
+        refuse_operand(api, "dst", dst, "a LocalTensor", srcs, _not_a_tensor_hint(dst))
     core = dst._core  # the read-only slot behind .core (this runs on every call of every instruction)
     if dst._lease is not None:
         dst.check_alive(api)
@@ -156,18 +155,23 @@ def as_flag(api, spec, name, value):
     return bool(value)
 
 
-def as_enum(api, spec, name, value, enum_cls):
-    """An enum argument: a member of `enum_cls` or one of its integer values (not bool, not a member of another
-    enum, e.g. the Memory-API ReduceType where the Reg one is expected); anything else is a ParameterError."""
-    if isinstance(value, enum_cls):
-        return value
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_, enum.Enum)):
+def as_enum(api, spec, name, value, enum_cls, members=None):
+    """An enum argument: a member of `enum_cls` or one of its integer values (decisions.md "Integer parameters"; not
+    bool, not a member of another enum, e.g. the Memory-API ReduceType where the Reg one is expected), and one of
+    `members` when the parameter takes only some (None: all); anything else is a ParameterError naming the legal
+    members with their values. `spec` is a DeviceSpec, a device name or None."""
+    member = value if isinstance(value, enum_cls) else None
+    if member is None and isinstance(value, (int, np.integer)) and \
+            not isinstance(value, (bool, np.bool_, enum.Enum)):
         try:
-            return enum_cls(int(value))
+            member = enum_cls(int(value))
         except ValueError:
             pass
-    raise ParameterError(api, name, value, legal=", ".join(f"{enum_cls.__name__}.{m.name}" for m in enum_cls),
-                         device=getattr(spec, "name", spec))
+    legal = tuple(enum_cls) if members is None else tuple(members)
+    if member is None or member not in legal:
+        raise ParameterError(api, name, value, device=getattr(spec, "name", spec),
+                             legal=", ".join(f"{enum_cls.__name__}.{m.name} ({m.value})" for m in legal))
+    return member
 
 
 def check_range(api, spec, name, value, lo, hi):

@@ -2,16 +2,14 @@
 device's table (SPEC-2 7.2), the overflow switches of D46 and the refusals of D28/D47/D72."""
 from functools import lru_cache
 
-import numpy as np
-
 from ..core import continuous_mask_words, count_call_effect
 from ..enums import RoundMode
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDTypeError
 from ..jit.convert import cast_contiguous, cast_strided
 from ..jit.direct import EntryTable
 from ..sanitizer import vector_access
-from ..tensor import LocalTensor
-from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
+from ..tensor import LocalTensor, known_device
+from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_enum, as_signed64, check_align,
                       check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
                       check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
                       refuse_empty_mask_on_950, split_forms, unary_repeat_params)
@@ -42,7 +40,7 @@ def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, r
                 return
         return cast_count(dst, src, round_mode, args[0], key)
     form, values = split_forms(API, args, count, dict(mask=mask, repeat_time=repeat_time, repeat_params=repeat_params),
-                               3, dst.core.device if isinstance(dst, LocalTensor) else None,
+                               3, known_device(dst, src),
                                "(dst, src, round_mode, count) or (dst, src, round_mode, mask, repeat_time, "
                                "repeat_params)")   # SPEC-2 1.1: positional, keyword or both
     if form == "count":
@@ -55,10 +53,7 @@ def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, r
 def _check_pair(spec, s, d, round_mode):
     """The pair and the mode against SPEC-2 7.2; returns the kernel's mode code (CAST_NONE is CAST_RINT, D45)."""
     if not isinstance(round_mode, RoundMode):  # its integer value, a Python or numpy integer (not a bool)
-        if isinstance(round_mode, (bool, np.bool_)) or not isinstance(round_mode, (int, np.integer)) or \
-                int(round_mode) not in iter(RoundMode):
-            raise ParameterError(API, "round_mode", round_mode, legal="an aj.RoundMode member", device=spec.name)
-        round_mode = RoundMode(int(round_mode))
+        round_mode = as_enum(API, spec, "round_mode", round_mode, RoundMode)
     if round_mode is RoundMode.CAST_HYBRID:
         raise UnsupportedDTypeError(API, "round_mode", round_mode.name, device=spec.name,
                                     legal="CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD",

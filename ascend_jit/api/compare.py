@@ -7,7 +7,7 @@ import numpy as np
 from ..core import continuous_mask_words
 from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..jit.compare import compare_contiguous, compare_strided, select_contiguous, select_strided
-from ..tensor import LocalTensor
+from ..tensor import LocalTensor, known_device
 from ..sanitizer import vector_access
 from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
@@ -37,15 +37,6 @@ class SELMODE(enum.IntEnum):
     VSEL_TENSOR_TENSOR_MODE = 2
 
 
-def _enum(api, spec, enum_type, value, name):
-    try:
-        if isinstance(value, bool):
-            raise ValueError
-        return enum_type(value)
-    except (ValueError, TypeError):
-        raise ParameterError(api, name, value, legal=f"an aj.{enum_type.__name__} member", device=spec.name) from None
-
-
 _OPERATORS = {CMPMODE.LT: "<", CMPMODE.GT: ">", CMPMODE.LE: "<=", CMPMODE.GE: ">=", CMPMODE.EQ: "==",
               CMPMODE.NE: "!="}
 
@@ -53,7 +44,7 @@ _OPERATORS = {CMPMODE.LT: "<", CMPMODE.GT: ">", CMPMODE.LE: "<=", CMPMODE.GE: ">
 def _split(api, args, count, mask, repeat_time, repeat_params, is_set_mask, dst, forms, n_before):
     """(is count form, count, mask, repeat_time, repeat_params, is_set_mask) from the positional tail and the
     keywords (SPEC-2 1.1: positional, keyword or both; _common.split_forms), with D32's is_set_mask rule."""
-    device = dst.core.device if isinstance(dst, LocalTensor) else None
+    device = known_device(dst)   # dst's, else the current core's: a form error may come before the operand checks
     form, values = split_forms(api, args, count, dict(mask=mask, repeat_time=repeat_time, repeat_params=repeat_params),
                                n_before, device, forms)
     if form == "count":
@@ -215,7 +206,7 @@ def _check_compare_types(api, spec, d, s, s1, mode, count_form):
         raise UnsupportedDTypeError(api, "dtype", s.name, device=spec.name, legal=", ".join(
             n for n in offered if n not in spec.memory_count_only_dtypes),
             detail="8-bit and 64-bit types only through the count form and the operator (SPEC-2 9.4)")
-    mode = _enum(api, spec, CMPMODE, mode, "cmp_mode")
+    mode = as_enum(api, spec, "cmp_mode", mode, CMPMODE)
     if s.name in spec.compare_eq_only_dtypes and mode is not CMPMODE.EQ:
         raise UnsupportedDTypeError(api, "cmp_mode", mode.name, legal="EQ", device=spec.name,
                                     detail=f"{s.name} offers EQ only on this device (SPEC-2 9.4)")
@@ -381,7 +372,7 @@ def _check_select_types(spec, d, m, s0, s1, sel_mode, count_form, scalar_src1):
         raise UnsupportedDTypeError(api, "dtype", d.name, device=spec.name, legal=", ".join(
             n for n in spec.select_dtypes if n not in spec.memory_count_only_dtypes),
             detail="8-bit and 64-bit types only through the count form (SPEC-2 9.5)")
-    mode = _enum(api, spec, SELMODE, sel_mode, "sel_mode")
+    mode = as_enum(api, spec, "sel_mode", sel_mode, SELMODE)
     if mode not in spec.select_modes:
         raise ParameterError(api, "sel_mode", mode.name, device=spec.name,
                              legal=", ".join(SELMODE(m).name for m in spec.select_modes),

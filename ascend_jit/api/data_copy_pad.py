@@ -11,8 +11,8 @@ from ..errors import (AlignmentError, AscendJitError, OutOfBoundsError, Paramete
 from ..jit.direct import EntryTable
 from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
 from ..pipe import DataCopyParams, atomic_copy, check_atomic_dtype
-from ..tensor import GlobalTensor, LocalTensor
-from ._common import Runs, TensorExtent, check_dtype, check_range, check_run_bounds
+from ..tensor import GlobalTensor, LocalTensor, known_device, refuse_operand
+from ._common import Runs, TensorExtent, as_enum, check_dtype, check_range, check_run_bounds
 from ._scalar import scalar_bits
 
 API = "DataCopyPad"
@@ -162,16 +162,18 @@ def DataCopyPad(dst, src, copy_params=_MISSING, pad_params=None, *, mode=Padding
         copy_params = data_copy_params
     if type(copy_params) is DataCopyParams or type(pad_params) is DataCopyPadParams:
         copy_params, pad_params = _from_older_structs(dst, src, copy_params, pad_params)
+    if type(mode) is not PaddingMode:   # its integer value too (decisions.md "Integer parameters"), before the memo key
+        mode = as_enum(API, known_device(dst, src), "mode", mode, PaddingMode)
     if type(dst) is LocalTensor:
         return _gm_to_ub(dst, src, copy_params, pad_params, mode)
     if isinstance(dst, LocalTensor):  # a subclass: refused by name (_local)
-        _local("dst", dst)
+        _local("dst", dst, src)
     if isinstance(dst, GlobalTensor):
         if pad_params is not None:
             raise ParameterError(API, "pad_params", pad_params, legal="none for UB -> GM (SPEC-2 9.1)",
-                                 device=_local("src", src).device)
+                                 device=_local("src", src, dst).device)
         return _ub_to_gm(dst, src, copy_params, mode)
-    raise ParameterError(API, "dst", type(dst).__name__, legal="a LocalTensor (GM -> UB) or a GlobalTensor (UB -> GM)")
+    refuse_operand(API, "dst", dst, "a LocalTensor (GM -> UB) or a GlobalTensor (UB -> GM)", (src,))
 
 
 def _from_older_structs(dst, src, copy_params, pad_params):
@@ -185,8 +187,7 @@ def _from_older_structs(dst, src, copy_params, pad_params):
     to the bool field (`p.isPad = 1;` in the devkit's guide). A 4-value brace list beside a
     DataCopyPadParams is a DataCopyParams, and one beside a DataCopyParams a DataCopyPadParams, as in C++; the two
     generations do not mix (C++ has no such overload)."""
-    local = dst if isinstance(dst, LocalTensor) else src
-    device = local._core.device if isinstance(local, LocalTensor) else None
+    device = known_device(dst, src)
     if type(pad_params) is DataCopyPadParams and isinstance(copy_params, (tuple, list)) and len(copy_params) == 4:
         copy_params = DataCopyParams(*copy_params)
     if type(copy_params) is DataCopyParams and isinstance(pad_params, (tuple, list)) and len(pad_params) == 4:
@@ -216,9 +217,9 @@ def _from_older_structs(dst, src, copy_params, pad_params):
     return ext, DataCopyPadExtParams(is_pad, q.leftPadding, q.rightPadding, padding)
 
 
-def _local(name, t):
+def _local(name, t, other):
     if type(t) is not LocalTensor:
-        raise ParameterError(API, name, type(t).__name__, legal="a LocalTensor")
+        refuse_operand(API, name, t, "a LocalTensor", (other,))
     if t._lease is not None:
         t.check_alive(API)
     core = t._core
@@ -247,7 +248,7 @@ def _params_key(params, struct):
 def _gm_to_ub(dst, src, copy_params, pad_params, mode):
     core = dst._core  # dst is a LocalTensor (DataCopyPad); _local and _global inlined: this runs per tile
     if dst._lease is not None and not dst._lease.alive or not core.spec.supported:
-        _local("dst", dst)
+        _local("dst", dst, src)
     if type(src) is not GlobalTensor or src._root is None:
         _global("src", src, core)
     pad_params = _NO_PAD if pad_params is None else pad_params
@@ -257,7 +258,7 @@ def _gm_to_ub(dst, src, copy_params, pad_params, mode):
            pad_params._key if type(pad_params) is DataCopyPadExtParams else _params_key(pad_params,
                                                                                          DataCopyPadExtParams),
            core.pad_value,
-           mode._value_ if type(mode) is PaddingMode else None)
+           mode._value_)
     plan = _PLANS.get(key, _MISSING)
     if plan is _MISSING:
         plan = _prove(_plan_gm_to_ub, key, (core.spec, dst._dtype, src.dtype, dst._addr, dst._size, core.bounds,
@@ -276,10 +277,9 @@ def _prove(plan_fn, key, shape, gm):
     """Validate a call shape that is not memoised yet and remember its plan, with the copy kernel's parameters and
     entry appended. GM sizes are left out of the key; a refused shape is validated again with the GM tensor's size,
     so the refusal is the one the checks' order gives (the GM range before the UB range). Unhashable parameters
-    and a mode that is no PaddingMode member (0 == Normal; key[-1] None) are validated with the GM size and never
-    remembered, so every such call is refused by name."""
-    memoisable = key[-1] is not None and _UNHASHABLE not in key
-    if not memoisable:
+    are validated with the GM size and never remembered, so every such call is refused by name (the mode is a
+    PaddingMode member by now: DataCopyPad coerces it first)."""
+    if _UNHASHABLE in key:
         return _with_entry(plan_fn(*shape, gm._nbytes), shape[3])
     try:
         plan = _with_entry(plan_fn(*shape), shape[3])
@@ -412,8 +412,6 @@ def _check_common(spec, d, gd, copy_params, mode):
     if gd is not d:
         raise UnsupportedDTypeError(API, "GlobalTensor dtype", gd.name, legal=f"{d.name} (as the LocalTensor)",
                                     device=spec.name)
-    if not isinstance(mode, PaddingMode):
-        raise ParameterError(API, "mode", mode, legal="an aj.PaddingMode member", device=spec.name)
     if mode != PaddingMode.Normal and not spec.pad_stride_950:
         raise UnsupportedDeviceError(API, "mode", mode.name, legal="PaddingMode.Normal", device=spec.name,
                                      detail="the padding modes are a 950 feature (SPEC-2 9.1)")
@@ -434,11 +432,11 @@ def _check_common(spec, d, gd, copy_params, mode):
 
 
 def _ub_to_gm(dst, src, copy_params, mode):
-    core = _local("src", src)
+    core = _local("src", src, dst)
     _global("dst", dst, core)
     key = (_UB_TO_GM, core.spec, src._dtype, dst.dtype, src._addr, src._size, core.bounds,
            copy_params._key if type(copy_params) is DataCopyExtParams else _params_key(copy_params, DataCopyExtParams),
-           mode._value_ if type(mode) is PaddingMode else None)
+           mode._value_)
     plan = _PLANS.get(key, _MISSING)
     if plan is _MISSING:
         plan = _prove(_plan_ub_to_gm, key, (core.spec, src._dtype, dst.dtype, src._addr, src._size, core.bounds,
@@ -453,12 +451,12 @@ def _ub_to_gm(dst, src, copy_params, mode):
                              detail="the GlobalTensor's array is read-only")
     if core.sanitizer is not None:   # PIPE_MTE3: the UB bytes read, the GM bytes written (cross-block shadow)
         if core.atomic is not None:
-            check_atomic_dtype("DataCopy", core, dst)   # a refusal first: a refused copy is no access (issue 17)
+            check_atomic_dtype(API, core, dst)   # a refusal first: a refused copy is no access (issue 17)
         core.sanitizer.copy_access(API, dst, src, [(k * src_step, k * dst_step, block_len) for k in range(count)],
                                    atomic=core.atomic is not None)
     if core.atomic is not None:   # SetAtomicAdd/Max/Min: the one UB -> GM combine path (pipe.atomic_copy)
         runs = [(k * src_step, k * dst_step, block_len) for k in range(count)]
-        atomic_copy(core, dst, dst._bytes[dst._at:], core.ub[src._addr:], runs)
+        atomic_copy(API, core, dst, dst._bytes[dst._at:], core.ub[src._addr:], runs)
         return
     entry(dst._bytes, core.ub, dst._at, params)
 

@@ -165,6 +165,23 @@ def _sanitize_gather(core, dst, src, src_offset, base, offsets, dst_bytes, activ
     vector_access(core, "Gather", reads=reads, writes=[(("dst", _element_bytes(dst_bytes, size)), dst)])
 
 
+def _offset_range(src, base, size, lo_t, hi_t, bounds):
+    """The legal values of a src_offset element in its own frame (a byte offset from src + src_base_addr, D57): the
+    offsets whose element lies inside [lo_t, hi_t) (src's tensor, or the UB with bounds="ub"), aligned as the
+    AlignmentError before this check requires."""
+    start = src.addr + base                       # the UB byte of offset 0
+    lo, hi = max(0, lo_t - start), hi_t - size - start
+    lo += -(start + lo) % size                    # the first and last element-aligned offsets of the range
+    hi -= (start + hi) % size
+    where = "src's tensor" if bounds != "ub" else "the UB (bounds=\"ub\")"
+    frame = f"bytes from src + src_base_addr ({src.addr} + {base}), elements inside {where}, UB bytes [{lo_t}, {hi_t})"
+    if hi < lo:
+        return f"none: no {size}-byte element at src + src_base_addr or later lies inside {where} (UB bytes " \
+               f"[{lo_t}, {hi_t}); D57)"
+    aligned = f"a multiple of {size}" if start % size == 0 else f"{-start % size} modulo {size}"
+    return f"[{lo}, {hi}], {aligned} ({frame}; D57)"
+
+
 def _check_offsets(api, core, dst, src, src_offset, base, offsets, dst_bytes, active):
     """Every used offset: in the device's range (ParameterError), T-aligned (AlignmentError), its bytes inside the UB
     and src's tensor (OutOfBoundsError); no byte read overlaps a byte written (D34). D57."""
@@ -187,8 +204,7 @@ def _check_offsets(api, core, dst, src, src_offset, base, offsets, dst_bytes, ac
     bad = np.nonzero((addrs < max(lo_t, 0)) | (addrs + size > min(hi_t, spec.ub_bytes)))[0]
     if bad.size:
         raise OutOfBoundsError(api, f"src_offset[{int(active[bad[0]])}]", int(off[bad[0]]), device=spec.name,
-                               legal=f"an element inside [{lo_t}, {hi_t}) (src's tensor, or the UB with "
-                                     "bounds=\"ub\"; D57)")
+                               legal=_offset_range(src, base, size, lo_t, hi_t, core.bounds))
     reads = np.concatenate([(addrs[:, None] + np.arange(size)).ravel(),
                             (src_offset.addr + 4 * active[:, None] + np.arange(4)).ravel()])
     writes = (dst_bytes[:, None] + np.arange(size)).ravel()
