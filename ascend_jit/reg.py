@@ -7,14 +7,16 @@ Reg Truncate, Compare and data-register And/Or/Xor/Not are not offered (SPEC-2 1
 
 The same calls work in plain Python (for debugging) and inside a `@simd_vf` function (compiled): plain Python
 passes RegTensor / MaskReg / LocalTensor objects, compiled code passes their array forms (a register is a uint8
-array, a MaskReg four uint64 words, a tensor a UB handle tuple); both end in the same implementations
-(jit/reg*.py), so results are identical. Only `ascend950` offers this API.
+array, a MaskReg four uint64 words, a tensor a UB handle, jit/reg.py VFHandle, on which `t[i]` is a sub-tensor as
+in plain Python); both end in the same implementations (jit/reg*.py), so results are identical. `simd_callee`
+marks a helper a VF calls (compiled with a compiled VF, Python in a plain one). Only `ascend950` offers this API.
 """
 import contextlib
 import enum
 import functools
 import hashlib
 import inspect
+import marshal
 import operator
 import pathlib
 import re
@@ -22,6 +24,7 @@ import sys
 import threading
 import typing
 import warnings
+from types import ModuleType
 
 import ml_dtypes
 import numba
@@ -368,10 +371,12 @@ def core_modes(core):
     return modes
 
 
-def tensor_handle(api, tensor):
+def tensor_handle(api, tensor, form=1):
     """(ub, byte address, element size, modes, lo, hi): what compiled and plain code both address a tensor by;
-    [lo, hi) is the tensor's extent (the UB on a bounds="ub" core). Memoised per core while its CTRL and bounds
-    rule stay the same, by the tensor's identity (a VF call converts every tensor argument: see _vf_handles)."""
+    [lo, hi) is the tensor's extent (the UB on a bounds="ub" core). form VF_HANDLE: the jit/reg.py VFHandle a
+    compiled VF takes instead (that handle + the element count and the bounds rule, for `t[i]` in compiled code).
+    Memoised per core while its CTRL and bounds rule stay the same, by the tensor's identity (a VF call converts
+    every tensor argument: see _vf_handles)."""
     if type(tensor) is not LocalTensor and not isinstance(tensor, LocalTensor):
         raise ParameterError(api, "tensor", type(tensor).__name__, legal="a LocalTensor", device=DEVICE)
     tensor.check_alive(api)
@@ -383,11 +388,14 @@ def tensor_handle(api, tensor):
     if entry is None or entry[0] is not tensor:  # the memo keeps its tensors alive, so an id is never reused in it
         _device_check(api, core)
         lo, hi = (0, core.ub.size) if core.bounds == "ub" else (tensor.addr, tensor.addr + tensor.nbytes)
-        entry = memo[2][id(tensor)] = (tensor, (core.ub, tensor.addr, tensor.dtype.size, core_modes(core), lo, hi))
-    return entry[1]
+        handle = (core.ub, tensor.addr, tensor.dtype.size, core_modes(core), lo, hi)
+        entry = memo[2][id(tensor)] = (tensor, handle,
+                                       impl.VFHandle(handle + (tensor.size, int(core.bounds != "ub"))))
+    return entry[form]
 
 
 _HANDLE_MEMO_SIZE = 4096  # tensors remembered per core (kernels make sub-tensors per tile; the memo starts over)
+VF_HANDLE = 2  # tensor_handle's form (and memo entry index) of the handle a compiled VF takes
 
 
 def _forget_handles(tensor):
@@ -398,8 +406,8 @@ SIZE_CHANGE_HOOKS.append(_forget_handles)
 
 
 def _vf_handles(api, tensors, converted, at):
-    """converted[i] = tensor_handle(api, tensors[i]) for i in `at`, with the memo read inline: one core-state check
-    per core instead of one per tensor (a VF call's conversion is most of its cost)."""
+    """converted[i] = tensor_handle(api, tensors[i], VF_HANDLE) for i in `at`, with the memo read inline: one
+    core-state check per core instead of one per tensor (a VF call's conversion is most of its cost)."""
     last_core = valid = None
     for i in at:
         tensor = tensors[i]
@@ -412,7 +420,8 @@ def _vf_handles(api, tensors, converted, at):
                 last_core = core
             if valid:
                 entry = memo[2].get(id(tensor))
-        converted[i] = entry[1] if entry is not None and entry[0] is tensor else tensor_handle(api, tensor)
+        converted[i] = entry[VF_HANDLE] if entry is not None and entry[0] is tensor else \
+            tensor_handle(api, tensor, VF_HANDLE)
 
 
 def _offset(api, offset):
@@ -1462,7 +1471,7 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
     if _is_reg_type(src):  # dual load: (reg0, reg1, tensor, offset)
         def dual(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
                  mask=None, repeat_stride=0, post_mode=0, offset=None):
-            return mv.load_dual(impl.borrow(dst), impl.borrow(src), _arg2, _offset_of(_arg3, offset),
+            return mv.load_dual(impl.borrow(dst), impl.borrow(src), impl.borrow(_arg2), _offset_of(_arg3, offset),
                                 _LOAD_DUAL_DIST(dist), _or_default(post_update_stride, 0))
         return dual
     if not _absent(_arg3):
@@ -1470,13 +1479,13 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
     if _is_mask_type(dst):
         def load_mask(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
                       mask=None, repeat_stride=0, post_mode=0, offset=None):
-            return mv.load_mask(dst, src, _offset_of(_arg2, offset), _LOAD_MASK_DIST(dist),
+            return mv.load_mask(dst, impl.borrow(src), _offset_of(_arg2, offset), _LOAD_MASK_DIST(dist),
                                 _or_default(post_update_stride, 0))
         return load_mask
     if not _absent(data_block_stride):
         def blocks(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
                    mask=None, repeat_stride=0, post_mode=0, offset=None):
-            return mv.load_blocks(impl.borrow(dst), src, _offset_of(_arg2, offset), data_block_stride,
+            return mv.load_blocks(impl.borrow(dst), impl.borrow(src), _offset_of(_arg2, offset), data_block_stride,
                                   impl.words(mask),
                                   _or_default(repeat_stride, 0), _LOAD_POST_MODE(post_mode))
         return blocks
@@ -1497,7 +1506,7 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
     if _is_reg_type(second):  # dual store: (tensor, reg0, reg1, mask, offset); INTLV ignores the mask
         def dual(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                  data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
-            return mv.store_dual(tensor, impl.borrow(src), impl.borrow(second), _offset_of(_arg4, offset),
+            return mv.store_dual(impl.borrow(tensor), impl.borrow(src), impl.borrow(second), _offset_of(_arg4, offset),
                                  _STORE_DUAL_DIST(dist), _or_default(post_update_stride, 0))
         return dual
     if not _absent(_arg4):
@@ -1505,13 +1514,13 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
     if _is_mask_type(src):
         def store_mask(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                        data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
-            return mv.store_mask(tensor, impl.words(src), _offset_of(second, offset), _STORE_MASK_DIST(dist),
+            return mv.store_mask(impl.borrow(tensor), impl.words(src), _offset_of(second, offset), _STORE_MASK_DIST(dist),
                                  _or_default(post_update_stride, 0))
         return store_mask
     if not _absent(data_block_stride):
         def blocks(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
-            return mv.store_blocks(tensor, impl.borrow(src), _offset_of(second, offset), data_block_stride,
+            return mv.store_blocks(impl.borrow(tensor), impl.borrow(src), _offset_of(second, offset), data_block_stride,
                                    impl.words(mask),
                                    _or_default(repeat_stride, 0), _STORE_POST_MODE(post_mode))
         return blocks
@@ -1545,7 +1554,7 @@ def _load_norm_plan(dst, src, _arg2=None, _arg3=None, dist=None, post_update_str
                     mask=None, repeat_stride=None, post_mode=None, offset=None):
     """LoadAlign(reg, tensor[, offset][, post_update_stride=]) with DIST_NORM (no dist given; the offset positional
     or `offset=`), the hot case: one call of load_norm. Every other form is _ol_load_align's."""
-    if not (_is_reg_type(dst) and isinstance(src, types.BaseTuple)) or _is_reg_type(src) or \
+    if not (_is_reg_type(dst) and isinstance(src, impl.TensorHandle)) or _is_reg_type(src) or \
             not all(_absent(t) for t in (_arg3, dist, data_block_stride, mask, repeat_stride, post_mode)) or \
             not (_absent(_arg2) or _absent(offset)) or \
             not (impl.int_like(_arg2) and impl.int_like(offset) and impl.int_like(post_update_stride)):
@@ -1559,7 +1568,7 @@ def _store_norm_plan(tensor, src, second=None, _arg3=None, _arg4=None, dist=None
     positional or `mask=`, the offset positional or `offset=`): one call of store_norm. Every other form is
     _ol_store_align's."""
     words = 8 if _absent(second) else 2
-    if not (isinstance(tensor, types.BaseTuple) and _is_reg_type(src)) or \
+    if not (isinstance(tensor, impl.TensorHandle) and _is_reg_type(src)) or \
             not (_absent(second) or _is_mask_type(second)) or not _is_mask_type((mask, second)[words == 2]) or \
             not all(_absent(t) for t in (_arg4, dist, data_block_stride, repeat_stride, post_mode)) or \
             (words == 2 and not _absent(mask)) or not (_absent(_arg3) or _absent(offset)) or \
@@ -1909,35 +1918,36 @@ def _ol_ureg_store():
 
 @overload(LoadUnAlignPre)
 def _ol_load_unalign_pre(ureg, tensor, offset=0):
-    return lambda ureg, tensor, offset=0: mv.load_unalign_pre(ureg, tensor, offset)
+    return lambda ureg, tensor, offset=0: mv.load_unalign_pre(ureg, impl.borrow(tensor), offset)
 
 
 @overload(LoadUnAlign)
 def _ol_load_unalign(reg, ureg, tensor, offset=0, post_update_stride=None):
     has_step = not _absent(post_update_stride)
     return lambda reg, ureg, tensor, offset=0, post_update_stride=None: mv.load_unalign(
-        impl.borrow(reg), ureg, tensor, offset, _or_default(post_update_stride, 0), has_step)
+        impl.borrow(reg), ureg, impl.borrow(tensor), offset, _or_default(post_update_stride, 0), has_step)
 
 
 @overload(Load)
 def _ol_load(reg, tensor, offset=0):
     def load(reg, tensor, offset=0):
         ureg = np.full(1, -1, np.int64)
-        mv.load_unalign_pre(ureg, tensor, offset)
-        mv.load_unalign(impl.borrow(reg), ureg, tensor, offset, 0, False)
+        h = impl.borrow(tensor)
+        mv.load_unalign_pre(ureg, h, offset)
+        mv.load_unalign(impl.borrow(reg), ureg, h, offset, 0, False)
     return load
 
 
 @overload(StoreUnAlign)
 def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride):
-    return lambda tensor, reg, ureg, offset, post_update_stride: mv.store_unalign(tensor, impl.borrow(reg), ureg,
-                                                                                   offset, post_update_stride)
+    return lambda tensor, reg, ureg, offset, post_update_stride: mv.store_unalign(
+        impl.borrow(tensor), impl.borrow(reg), ureg, offset, post_update_stride)
 
 
 @overload(StoreUnAlignPost)
 def _ol_store_unalign_post(tensor, ureg, offset=0, post_update_stride=0):
     return lambda tensor, ureg, offset=0, post_update_stride=0: mv.store_unalign_post(
-        tensor, ureg, offset, _or_default(post_update_stride, 0))
+        impl.borrow(tensor), ureg, offset, _or_default(post_update_stride, 0))
 
 
 @overload(Store)
@@ -1945,8 +1955,9 @@ def _ol_store(tensor, reg, offset=0, count=None):
     def store(tensor, reg, offset=0, count=None):
         ureg = np.zeros(mv.USTATE_SIZE, np.int64)
         n = _or_default(count, impl.VL // kind_size(reg[impl.H_KIND]))
-        mv.store_unalign(tensor, impl.borrow(reg), ureg, offset, n)
-        mv.store_unalign_post(tensor, ureg, offset, 0)
+        h = impl.borrow(tensor)
+        mv.store_unalign(h, impl.borrow(reg), ureg, offset, n)
+        mv.store_unalign_post(h, ureg, offset, 0)
     return store
 
 
@@ -2070,6 +2081,66 @@ def _names(code, name):
     return name in code.co_names or any(_names(c, name) for c in code.co_consts if hasattr(c, "co_names"))
 
 
+def _uses(fn, name):
+    """Whether a VF or a simd_callee it reaches names `name` (_names)."""
+    return any(_names(f.__code__, name) for f in (fn, *_callees(fn)))
+
+
+def simd_callee(fn):
+    """`__simd_callee__`: a helper function a VF calls (Ascend C's `__simd_callee__`). Called from a compiled VF it
+    compiles into the VF (with the argument types of that call); called from a VF running as plain Python (`py_func`,
+    a sanitizing core, NUMBA_DISABLE_JIT) it runs as the plain Python function it is, so both give the same bits.
+    A callee may call the Reg API and other callees. Returns fn itself."""
+    if not getattr(fn, "__simd_callee__", False):
+        def typer(*args, **kwargs):
+            return fn  # numba compiles fn itself for the call's types; Python calls of fn stay Python
+        typer.__signature__ = inspect.signature(fn)  # numba checks that the typer and fn take the same parameters
+        overload(fn)(typer)
+        fn.__simd_callee__ = True
+    return fn
+
+
+def _callees(fn):
+    """The simd_callee functions fn reaches: named by its code as globals (or `module.name`) or held in its closure,
+    and those their own code reaches (the VF cache key hashes them; _uses looks into them)."""
+    found, todo = {}, [fn]
+    while todo:
+        f = todo.pop()
+        names = _code_names(f.__code__)
+        values = [f.__globals__.get(n) for n in names]
+        values += [getattr(v, n, None) for v in values if isinstance(v, ModuleType) for n in names]
+        values += [_cell_value(c) for c in f.__closure__ or ()]
+        for v in values:
+            if getattr(v, "__simd_callee__", False) is True and v not in found and v is not fn:
+                found[v] = None
+                todo.append(v)
+    return list(found)
+
+
+def _code_names(code):
+    return set(code.co_names).union(*(_code_names(c) for c in code.co_consts if hasattr(c, "co_names")))
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # a cell not filled yet (a name the function binds later)
+        return None
+
+
+def _callee_stamp(fn):
+    """What a cached VF's machine code depends on beyond its own source: every callee's code, defaults and source
+    file state (numba's cache checks the VF's file alone, so an edited callee in another module would be missed)."""
+    parts = []
+    for callee in sorted(_callees(fn), key=lambda f: (f.__module__, f.__qualname__)):
+        path = pathlib.Path(callee.__code__.co_filename)
+        stat = path.stat() if path.is_file() else None
+        parts.append((callee.__module__, callee.__qualname__, repr(callee.__defaults__),
+                      hashlib.sha256(marshal.dumps(callee.__code__)).hexdigest(),
+                      (stat.st_mtime_ns, stat.st_size) if stat else None))
+    return tuple(parts)
+
+
 def _pass_mask_register():
     """Fill MOVE_MASK_STATE from the current core as plain MoveMask reads it (or say which refusal applies)."""
     state = mv.MOVE_MASK_STATE
@@ -2176,8 +2247,8 @@ def _planned_call(api, kinds, entry):
                          "        return MISS", "    handles = memo[2]"]
                 memo_read = True
             body += [f"    e = handles.get(id({n}))",
-                     f"    {n} = e[1] if e is not None and e[0] is {n} and {n}._lease is None else "
-                     f"HANDLE(API, {n})"]
+                     f"    {n} = e[{VF_HANDLE}] if e is not None and e[0] is {n} and {n}._lease is None else "
+                     f"HANDLE(API, {n}, {VF_HANDLE})"]
             if not modes_set:  # SPEC-2 11.1: the registers the VF makes carry its first tensor's core's modes
                 body.append(f"    VF_MODES[0] = {n}[3]")
                 modes_set = True
@@ -2209,13 +2280,13 @@ def _planned_call(api, kinds, entry):
 
 
 class _VFCache(FunctionCache):
-    """numba's on-disk function cache, keyed also on the ascend_jit implementation stamp."""
+    """numba's on-disk function cache, keyed also on the ascend_jit implementation stamp and the VF's callees."""
     stamp = None
 
     def _index_key(self, sig, codegen):
         if _VFCache.stamp is None:
             _VFCache.stamp = _implementation_stamp()
-        return super()._index_key(sig, codegen) + (_VFCache.stamp,)
+        return super()._index_key(sig, codegen) + (_VFCache.stamp, _callee_stamp(self._py_func))
 
 
 # What a compiled VF reads from the process rather than from its arguments: the overflow modes of the registers it
@@ -2320,7 +2391,7 @@ def simd_vf(fn):
         result = last[0](args)
         return slow_call(args) if result is _MISS else result
 
-    if _names(fn.__code__, "UnalignRegForStore"):
+    if _uses(fn, "UnalignRegForStore"):
         checked = call
 
         @functools.wraps(fn)
@@ -2339,7 +2410,7 @@ def simd_vf(fn):
                                        "(SPEC-2 11.6, D68)", device=DEVICE)
             return result
 
-    if _names(fn.__code__, "MoveMask"):
+    if _uses(fn, "MoveMask"):
         run = call
 
         @functools.wraps(fn)

@@ -13,6 +13,7 @@ time, so no Python layer can prove them in advance. Every check runs before anyt
 import array
 import functools
 import inspect
+import operator
 
 import numpy as np
 from llvmlite import binding as llvm_binding
@@ -136,8 +137,11 @@ def _kind_register_to_array(context, builder, fromty, toty, val):
 
 
 def plain_type(t):
-    """The type a kernel is typed with for an operand of type t (a KindRegister: the plain uint8 array)."""
-    return types.Array(types.uint8, 1, "C") if isinstance(t, KindRegister) else t
+    """The type a kernel is typed with for an operand of type t (a KindRegister: the plain uint8 array; a
+    TensorHandle: the kernels' handle tuple)."""
+    if isinstance(t, KindRegister):
+        return types.Array(types.uint8, 1, "C")
+    return HANDLE if isinstance(t, TensorHandle) else t
 
 
 def register_kind(t):
@@ -214,6 +218,9 @@ def spelling_index(typingctx, name):
 
 
 def _borrowed(context, builder, ty, value):
+    if isinstance(ty, TensorHandle):  # the kernels' handle: its first HANDLE fields, the UB array borrowed
+        return context.make_tuple(builder, HANDLE, [_borrowed(context, builder, t, builder.extract_value(value, i))
+                                                    for i, t in enumerate(HANDLE)])
     if isinstance(ty, types.Array):
         array = context.make_array(ty)(context, builder, value)
         array.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
@@ -222,6 +229,115 @@ def _borrowed(context, builder, ty, value):
         for i, item in enumerate(ty):
             value = builder.insert_value(value, _borrowed(context, builder, item, builder.extract_value(value, i)), i)
     return value
+
+
+
+# --- tensors in compiled VFs ---------------------------------------------------------------------------------------
+# Every kernel addresses a tensor by the handle (ub, byte address, element size, modes, lo, hi) that reg.tensor_handle
+# makes ([lo, hi): the bytes the tensor's operands may touch, the tensor or the whole UB on a bounds="ub" core). A VF
+# gets more: VFHandle adds the tensor's element count and whether lo follows the tensor (bounds="tensor"), so that
+# `t[i]` in compiled code is the sub-tensor LocalTensor.__getitem__ makes in plain Python, with the same refusals.
+# Its numba type, TensorHandle, is not a tuple: numba would type `t[0]` of a tuple as its first item (the UB).
+HANDLE = types.Tuple((types.Array(types.uint8, 1, "C"),) + (types.int64,) * 5)  # what the kernels take
+_VF_FIELDS = types.Tuple(tuple(HANDLE) + (types.int64, types.int64))  # + element count, lo follows the tensor
+
+
+class TensorHandle(types.Type):
+    """The numba type of a LocalTensor inside a compiled VF (a VFHandle); laid out as the _VF_FIELDS tuple. Kernels
+    never see it: `borrow` and direct calls hand them its first fields as the plain HANDLE (plain_type), so a VF
+    compiles no kernel again."""
+
+    def __init__(self):
+        super().__init__(name="TensorHandle")
+
+
+TENSOR_HANDLE = TensorHandle()
+
+
+@register_default(TensorHandle)
+class _TensorHandleModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [(f"f{i}", t) for i, t in enumerate(_VF_FIELDS)])
+
+
+class VFHandle(tuple):
+    """A tensor as simd_vf passes it to a compiled VF: reg.tensor_handle's handle + (element count, 1 when lo
+    follows the tensor's address). `_numba_type_` lets numba's dispatcher type it without calling back into Python
+    (a tuple subclass has no type fingerprint)."""
+    __slots__ = ()
+    _numba_type_ = TENSOR_HANDLE
+
+
+@typeof_impl.register(VFHandle)
+def _typeof_vf_handle(val, c):
+    return TENSOR_HANDLE
+
+
+@unbox(TensorHandle)
+def _unbox_vf_handle(typ, obj, c):
+    """Unboxed as the tuple of its fields (the same LLVM layout as the type's model)."""
+    native = c.unbox(_VF_FIELDS, obj)
+    return NativeValue(native.value, is_error=native.is_error, cleanup=native.cleanup)
+
+
+def _retyped(result_type):
+    @intrinsic
+    def retype(typingctx, value):
+        """value as result_type: the same fields (TensorHandle and _VF_FIELDS share their layout), a new reference."""
+        def codegen(context, builder, sig, args):
+            context.nrt.incref(builder, sig.args[0], args[0])
+            return args[0]
+        return result_type(value), codegen
+    return retype
+
+
+_handle_fields, _as_handle = _retyped(_VF_FIELDS), _retyped(TENSOR_HANDLE)
+
+
+@njit(cache=True)
+def sub_handle(h, index):
+    """`h[index]` of a compiled VF: the sub-tensor `index` elements in (LocalTensor._offset: an index in [0, size),
+    else the OutOfBoundsError plain Python raises), its lo the new address on a bounds="tensor" core."""
+    ub, addr, esize, modes, lo, hi, size, follows = _handle_fields(h)
+    if index < 0 or index >= size:
+        raise OutOfBoundsError("LocalTensor[]", "index", index, "[0, " + str(size) + ")", "ascend950")
+    start = addr + np.int64(index) * esize
+    return _as_handle((ub, start, esize, modes, start if follows else lo, hi, size - np.int64(index), follows))
+
+
+@njit(cache=True)
+def refuse_index(h, index, got):
+    """`h[index]` of an index that is no integer: the ParameterError of plain Python's _index_value."""
+    raise ParameterError("LocalTensor[]", "index", index, "an int (the sub-tensor at that offset) or a slice",
+                         "ascend950", got)
+
+
+@infer_global(operator.getitem)
+class _HandleItem(AbstractTemplate):
+    def generic(self, args, kws):
+        if len(args) == 2 and isinstance(args[0], TensorHandle) and isinstance(args[1], (types.Number, types.Boolean)):
+            return signature(TENSOR_HANDLE, args[0], types.unliteral(args[1]))
+        return None
+
+
+@lower_builtin(operator.getitem, TensorHandle, types.Number)
+@lower_builtin(operator.getitem, TensorHandle, types.Boolean)
+def _lower_handle_item(context, builder, sig, args):
+    """A call of the cached sub_handle (integers) or refuse_index (bool, float: named as plain Python's
+    type(i).__name__ names them), as a direct call lowers its kernel: no function compiled for the VF."""
+    index_type = sig.args[1]
+    if isinstance(index_type, types.Integer):
+        kernel, values, arg_types = sub_handle, list(args), sig.args
+    else:
+        got = "got " + ("bool" if isinstance(index_type, types.Boolean) else
+                        "float" if index_type == types.float64 else str(index_type))
+        kernel = refuse_index
+        values = list(args) + [context.get_constant_generic(builder, types.unicode_type, got)]
+        arg_types = sig.args + (types.unicode_type,)
+    fnty = types.Dispatcher(kernel)
+    call_sig = fnty.get_call_type(context.typing_context, arg_types, {})
+    result = context.get_function(fnty, call_sig)(builder, values)
+    return result if kernel is sub_handle else context.get_constant_null(TENSOR_HANDLE)  # refuse_index raised
 
 
 MASK_WORDS = types.UniTuple(types.uint64, 4)

@@ -676,6 +676,6 @@ def move_mask_in_vf(kind):
         raise StateError("MoveMask", "mask mode", "counter", "Normal mode (SetMaskNorm; SPEC-2 11.7)", DEVICE)
     if status != MM_READY:
         raise StateError("MoveMask", "vector mask register", "not passed to this compiled code",
-                         "R.MoveMask called in the @simd_vf function's own body (simd_vf then passes the core's "
-                         "register in), or the VF's py_func (SPEC-2 11.7)", DEVICE)
+                         "R.MoveMask called in the @simd_vf function's own body or an @R.simd_callee defined before "
+                         "it (simd_vf then passes the core's register in), or the VF's py_func (SPEC-2 11.7)", DEVICE)
     return move_mask(kind, _move_mask_word(1), _move_mask_word(2))
