@@ -371,7 +371,10 @@ def core_modes(core):
     return modes
 
 
-def tensor_handle(api, tensor, form=1):
+_PLAIN_HANDLE, VF_HANDLE = 1, 2  # tensor_handle's forms: the indices of a memo entry (tensor, handle, VFHandle)
+
+
+def tensor_handle(api, tensor, form=_PLAIN_HANDLE):
     """(ub, byte address, element size, modes, lo, hi): what compiled and plain code both address a tensor by;
     [lo, hi) is the tensor's extent (the UB on a bounds="ub" core). form VF_HANDLE: the jit/reg.py VFHandle a
     compiled VF takes instead (that handle + the element count and the bounds rule, for `t[i]` in compiled code).
@@ -395,7 +398,6 @@ def tensor_handle(api, tensor, form=1):
 
 
 _HANDLE_MEMO_SIZE = 4096  # tensors remembered per core (kernels make sub-tensors per tile; the memo starts over)
-VF_HANDLE = 2  # tensor_handle's form (and memo entry index) of the handle a compiled VF takes
 
 
 def _forget_handles(tensor):
@@ -1514,8 +1516,8 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
     if _is_mask_type(src):
         def store_mask(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                        data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
-            return mv.store_mask(impl.borrow(tensor), impl.words(src), _offset_of(second, offset), _STORE_MASK_DIST(dist),
-                                 _or_default(post_update_stride, 0))
+            return mv.store_mask(impl.borrow(tensor), impl.words(src), _offset_of(second, offset),
+                                 _STORE_MASK_DIST(dist), _or_default(post_update_stride, 0))
         return store_mask
     if not _absent(data_block_stride):
         def blocks(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
@@ -2075,22 +2077,21 @@ def _ol_move_mask(dtype):
     return lambda dtype: mv.move_mask_in_vf(_vf_kind(dtype))
 
 
-def _names(code, name):
-    """Whether a VF's code (or a function nested in it) names `name` (MoveMask: simd_vf then passes the core's
-    vector mask register in on every call; UnalignRegForStore: simd_vf checks that none it made ends pending)."""
-    return name in code.co_names or any(_names(c, name) for c in code.co_consts if hasattr(c, "co_names"))
-
-
 def _uses(fn, name):
-    """Whether a VF or a simd_callee it reaches names `name` (_names)."""
-    return any(_names(f.__code__, name) for f in (fn, *_callees(fn)))
+    """Whether a VF's code (a function nested in it, or a simd_callee it reaches) names `name` (MoveMask: simd_vf
+    then passes the core's vector mask register in on every call; UnalignRegForStore: simd_vf checks that none it
+    made ends pending)."""
+    return any(name in _code_names(f.__code__) for f in (fn, *_callees(fn)))
 
 
 def simd_callee(fn):
     """`__simd_callee__`: a helper function a VF calls (Ascend C's `__simd_callee__`). Called from a compiled VF it
     compiles into the VF (with the argument types of that call); called from a VF running as plain Python (`py_func`,
     a sanitizing core, NUMBA_DISABLE_JIT) it runs as the plain Python function it is, so both give the same bits.
-    A callee may call the Reg API and other callees. Returns fn itself."""
+    A callee may call the Reg API and other callees, and is defined before the VFs that call it (simd_vf looks
+    into it then). Returns fn itself."""
+    if not inspect.isfunction(fn):
+        raise ParameterError("simd_callee", "fn", type(fn).__name__, legal="a Python function (def)", device=DEVICE)
     if not getattr(fn, "__simd_callee__", False):
         def typer(*args, **kwargs):
             return fn  # numba compiles fn itself for the call's types; Python calls of fn stay Python
@@ -2118,6 +2119,7 @@ def _callees(fn):
 
 
 def _code_names(code):
+    """The global and attribute names a code object (and the functions nested in it) uses."""
     return set(code.co_names).union(*(_code_names(c) for c in code.co_consts if hasattr(c, "co_names")))
 
 
@@ -2132,7 +2134,7 @@ def _callee_stamp(fn):
     """What a cached VF's machine code depends on beyond its own source: every callee's code, defaults and source
     file state (numba's cache checks the VF's file alone, so an edited callee in another module would be missed)."""
     parts = []
-    for callee in sorted(_callees(fn), key=lambda f: (f.__module__, f.__qualname__)):
+    for callee in sorted(_callees(fn), key=lambda f: (str(f.__module__), f.__qualname__)):
         path = pathlib.Path(callee.__code__.co_filename)
         stat = path.stat() if path.is_file() else None
         parts.append((callee.__module__, callee.__qualname__, repr(callee.__defaults__),

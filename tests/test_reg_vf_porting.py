@@ -295,6 +295,8 @@ CALLEES, PENDING, MOVE_MASK = R.simd_vf(_vf_callees), R.simd_vf(_vf_pending), R.
 def test_simd_callee_returns_the_function_itself():
     assert _scaled_tile.__name__ == "_scaled_tile" and R.simd_callee(_scaled_tile) is _scaled_tile
     assert _all_tiles.__defaults__ == (0.5,)
+    with pytest.raises(ParameterError, match="simd_callee"):
+        R.simd_callee(len)
 
 
 @pytest.mark.parametrize("count", [1, 128, 300, 1000])

@@ -26,7 +26,8 @@ from numba.core.typeconv import Conversion
 from numba.core.typing.templates import AbstractTemplate, infer, infer_global, signature
 from numba.extending import box, intrinsic, lower_builtin, lower_cast, overload, typeof_impl, unbox
 
-from ..errors import AlignmentError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
+from ..errors import AlignmentError, AscendJitError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
+from ..tensor import _index_value
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
                        KIND_UINT32, f32_bits, f32_from_bits, float_store_bits, half_bits_to_f32, half_store_bits,
                        kind_size, round_half)
@@ -231,7 +232,6 @@ def _borrowed(context, builder, ty, value):
     return value
 
 
-
 # --- tensors in compiled VFs ---------------------------------------------------------------------------------------
 # Every kernel addresses a tensor by the handle (ub, byte address, element size, modes, lo, hi) that reg.tensor_handle
 # makes ([lo, hi): the bytes the tensor's operands may touch, the tensor or the whole UB on a bounds="ub" core). A VF
@@ -270,14 +270,14 @@ class VFHandle(tuple):
 
 @typeof_impl.register(VFHandle)
 def _typeof_vf_handle(val, c):
+    """numba's typeof in Python (the dispatcher's compile path) picks the most specific class: without this, tuple's."""
     return TENSOR_HANDLE
 
 
 @unbox(TensorHandle)
 def _unbox_vf_handle(typ, obj, c):
     """Unboxed as the tuple of its fields (the same LLVM layout as the type's model)."""
-    native = c.unbox(_VF_FIELDS, obj)
-    return NativeValue(native.value, is_error=native.is_error, cleanup=native.cleanup)
+    return c.unbox(_VF_FIELDS, obj)
 
 
 def _retyped(result_type):
@@ -294,22 +294,34 @@ def _retyped(result_type):
 _handle_fields, _as_handle = _retyped(_VF_FIELDS), _retyped(TENSOR_HANDLE)
 
 
-@njit(cache=True)
+class _IndexRefusal(AscendJitError):
+    """What compiled `t[i]` raises for an index plain Python refuses: numba builds the exception in Python from the
+    raise's arguments, and this class builds it as LocalTensor[] does (tensor._index_value), so the class and message
+    are plain Python's. Formatting the message in compiled code would link numba's string code into every VF that
+    indexes a tensor (0.2 s more compile per VF)."""
+
+    def __new__(cls, index, size):
+        try:
+            _index_value("LocalTensor[]", index, size, "ascend950")
+        except AscendJitError as refusal:  # always: compiled code raises this for the indices _index_value refuses
+            return refusal
+
+
+@internal
 def sub_handle(h, index):
     """`h[index]` of a compiled VF: the sub-tensor `index` elements in (LocalTensor._offset: an index in [0, size),
-    else the OutOfBoundsError plain Python raises), its lo the new address on a bounds="tensor" core."""
+    else plain Python's OutOfBoundsError), its lo the new address on a bounds="tensor" core."""
     ub, addr, esize, modes, lo, hi, size, follows = _handle_fields(h)
     if index < 0 or index >= size:
-        raise OutOfBoundsError("LocalTensor[]", "index", index, "[0, " + str(size) + ")", "ascend950")
+        raise _IndexRefusal(index, size)
     start = addr + np.int64(index) * esize
     return _as_handle((ub, start, esize, modes, start if follows else lo, hi, size - np.int64(index), follows))
 
 
-@njit(cache=True)
-def refuse_index(h, index, got):
-    """`h[index]` of an index that is no integer: the ParameterError of plain Python's _index_value."""
-    raise ParameterError("LocalTensor[]", "index", index, "an int (the sub-tensor at that offset) or a slice",
-                         "ascend950", got)
+@internal
+def refuse_index(h, index):
+    """`h[index]` of an index that is no integer (a bool, a float): plain Python's ParameterError."""
+    raise _IndexRefusal(index, _handle_fields(h)[6])
 
 
 @infer_global(operator.getitem)
@@ -323,20 +335,11 @@ class _HandleItem(AbstractTemplate):
 @lower_builtin(operator.getitem, TensorHandle, types.Number)
 @lower_builtin(operator.getitem, TensorHandle, types.Boolean)
 def _lower_handle_item(context, builder, sig, args):
-    """A call of the cached sub_handle (integers) or refuse_index (bool, float: named as plain Python's
-    type(i).__name__ names them), as a direct call lowers its kernel: no function compiled for the VF."""
-    index_type = sig.args[1]
-    if isinstance(index_type, types.Integer):
-        kernel, values, arg_types = sub_handle, list(args), sig.args
-    else:
-        got = "got " + ("bool" if isinstance(index_type, types.Boolean) else
-                        "float" if index_type == types.float64 else str(index_type))
-        kernel = refuse_index
-        values = list(args) + [context.get_constant_generic(builder, types.unicode_type, got)]
-        arg_types = sig.args + (types.unicode_type,)
+    """A call of the cached sub_handle (integers) or refuse_index, as a direct call lowers its kernel: no function
+    compiled for the VF."""
+    kernel = sub_handle if isinstance(sig.args[1], types.Integer) else refuse_index
     fnty = types.Dispatcher(kernel)
-    call_sig = fnty.get_call_type(context.typing_context, arg_types, {})
-    result = context.get_function(fnty, call_sig)(builder, values)
+    result = context.get_function(fnty, fnty.get_call_type(context.typing_context, sig.args, {}))(builder, args)
     return result if kernel is sub_handle else context.get_constant_null(TENSOR_HANDLE)  # refuse_index raised
 
 
