@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -89,8 +90,19 @@ def _vf_forms(dst, src, mask_out, k):
     R.StoreAlign(dst[k][384], r0, every, dist=R.StoreDist.DIST_NORM_B16)
 
 
-TILES, CONSTANTS, NESTED, INDEX, UNALIGNED, FORMS = (R.simd_vf(f) for f in (
-    _vf_tiles, _vf_constants, _vf_nested, _vf_index, _vf_unaligned, _vf_forms))
+def _vf_sizes(dst, src, a, b):
+    """len(t) and t.GetSize() of tensors and sub-tensors."""
+    return len(src) * 1000000 + src[a].GetSize() * 1000 + len(dst[a][b])
+
+
+def _vf_slice(dst, src, a, b):
+    reg = R.RegTensor("half")
+    R.LoadAlign(reg, src[a:b])
+    R.StoreAlign(dst, reg, R.CreateMask("half"))
+
+
+TILES, CONSTANTS, NESTED, INDEX, UNALIGNED, FORMS, SIZES, SLICE = (R.simd_vf(f) for f in (
+    _vf_tiles, _vf_constants, _vf_nested, _vf_index, _vf_unaligned, _vf_forms, _vf_sizes, _vf_slice))
 
 
 def _outcome(vf, compiled, make, bounds="tensor", seed=0):
@@ -208,6 +220,25 @@ def test_index_property(n, k, src_addr, bounds, seed):
     _same_both_ways(INDEX, lambda core: (*_pair("half", n, 0, src_addr)(core), k, "half"), bounds, seed)
 
 
+@pytest.mark.parametrize("a, b", [(0, 0), (16, 400), (511, 0), (100, 411)])
+def test_len_and_get_size(a, b):
+    _, result, _ = _same_both_ways(SIZES, lambda core: (*_pair("half", 512)(core), a, b))
+    assert result == 512 * 1000000 + (512 - a) * 1000 + 512 - a - b
+
+
+@pytest.mark.skipif(NO_JIT, reason="nothing is compiled without the JIT")
+def test_a_slice_in_a_vf_runs_plain():
+    """t[a:b] is not compiled (its refusals name the tensor, which a handle does not carry): the VF runs plain, with
+    one UncompiledVFWarning for its argument types, so slices behave as LocalTensor's (decisions.md "Indexing")."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", aj.UncompiledVFWarning)
+        for a, b in ((0, 128), (16, 400), (-16, 512), (128, 600)):
+            plain = _outcome(SLICE, False, lambda core: (*_pair("half", 512)(core), a, b))
+            compiled = _outcome(SLICE, True, lambda core: (*_pair("half", 512)(core), a, b))
+            assert compiled[1:] == plain[1:] and compiled[0].tobytes() == plain[0].tobytes()
+    assert [w.category for w in caught] == [aj.UncompiledVFWarning] and "getitem" in str(caught[0].message)
+
+
 @pytest.mark.skipif(NO_JIT, reason="nothing is compiled without the JIT")
 def test_kernels_take_the_plain_handle():
     """A VF's handles (TensorHandle) reach the kernels as the plain handle tuple a plain Reg call passes, so a VF
@@ -269,6 +300,25 @@ def _vf_callees(dst, src, count):
 
 
 @R.simd_callee
+def _tile_of(t, i):
+    """A callee returning a sub-tensor to its VF."""
+    return t[i * 128]
+
+
+def _vf_kept(dst, src, repeats):
+    """Sub-tensors kept in variables across a loop, and made by a callee."""
+    reg = R.RegTensor("half")
+    every = R.CreateMask("half")
+    first, last = src[0], dst[(repeats - 1) * 128]
+    for i in range(repeats):
+        R.LoadAlign(reg, first)
+        R.StoreAlign(_tile_of(dst, i), reg, every)
+        R.LoadAlign(reg, _tile_of(src, i))
+        R.StoreAlign(last, reg, every)
+    return len(last)
+
+
+@R.simd_callee
 def _leave_pending(dst, count):
     """Makes an UnalignRegForStore and leaves bytes in it (SPEC-2 11.6, D68: refused when the VF returns)."""
     reg, us = R.RegTensor("half"), R.UnalignRegForStore()
@@ -289,7 +339,7 @@ def _vf_move_mask(out):
     _mask_words(out)
 
 
-CALLEES, PENDING, MOVE_MASK = R.simd_vf(_vf_callees), R.simd_vf(_vf_pending), R.simd_vf(_vf_move_mask)
+CALLEES, PENDING, MOVE_MASK, KEPT = (R.simd_vf(f) for f in (_vf_callees, _vf_pending, _vf_move_mask, _vf_kept))
 
 
 def test_simd_callee_returns_the_function_itself():
@@ -303,6 +353,21 @@ def test_simd_callee_returns_the_function_itself():
 def test_callees_compiled_and_plain(count):
     ub, result, _ = _same_both_ways(CALLEES, lambda core: (*_pair("half", 2048)(core), count))
     assert result == 1.0 * ((count + 127) // 128) + 0.5 * ((count + 127) // 128)
+
+
+def test_sub_tensors_kept_and_returned_by_callees():
+    """Sub-tensors hold no reference of their own to the UB (jit/reg.py _narrow): the UB array's reference count is
+    the same after many calls, and the bytes are the plain run's."""
+    _same_both_ways(KEPT, lambda core: (*_pair("half", 1024)(core), 8))
+    core = aj.Core("ascend950")
+    dst, src = _pair("half", 1024)(core)
+    with core:
+        KEPT(dst, src, 8)
+        before = sys.getrefcount(core.ub)
+        for _ in range(2000):
+            KEPT(dst, src, 8)
+        after = sys.getrefcount(core.ub)  # not inside the assert: pytest's rewriting holds a reference there
+    assert after == before
 
 
 def test_a_callee_leaving_an_unaligned_store_pending_is_refused_both_ways():

@@ -23,7 +23,8 @@ from numba.core import cgutils
 from numba.core.datamodel import models, register_default
 from numba.core.registry import CPUDispatcher as Dispatcher
 from numba.core.typeconv import Conversion
-from numba.core.typing.templates import AbstractTemplate, infer, infer_global, signature
+from numba.core.typing.templates import (AbstractTemplate, AttributeTemplate, bound_function, infer,
+                                         infer_getattr, infer_global, signature)
 from numba.extending import box, intrinsic, lower_builtin, lower_cast, overload, typeof_impl, unbox
 
 from ..errors import AlignmentError, AscendJitError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
@@ -236,8 +237,10 @@ def _borrowed(context, builder, ty, value):
 # Every kernel addresses a tensor by the handle (ub, byte address, element size, modes, lo, hi) that reg.tensor_handle
 # makes ([lo, hi): the bytes the tensor's operands may touch, the tensor or the whole UB on a bounds="ub" core). A VF
 # gets more: VFHandle adds the tensor's element count and whether lo follows the tensor (bounds="tensor"), so that
-# `t[i]` in compiled code is the sub-tensor LocalTensor.__getitem__ makes in plain Python, with the same refusals.
-# Its numba type, TensorHandle, is not a tuple: numba would type `t[0]` of a tuple as its first item (the UB).
+# `t[i]` in compiled code is the sub-tensor LocalTensor.__getitem__ makes in plain Python, with the same refusals,
+# and len(t) / t.GetSize() its count (a slice `t[a:b]` is not typed: its refusals name the tensor's dtype and
+# position, which the handle lacks, so a VF slicing a tensor runs plain). Its numba type, TensorHandle, is not a
+# tuple: numba would type `t[0]` of a tuple as its first item (the UB).
 HANDLE = types.Tuple((types.Array(types.uint8, 1, "C"),) + (types.int64,) * 5)  # what the kernels take
 _VF_FIELDS = types.Tuple(tuple(HANDLE) + (types.int64, types.int64))  # + element count, lo follows the tensor
 
@@ -280,25 +283,37 @@ def _unbox_vf_handle(typ, obj, c):
     return c.unbox(_VF_FIELDS, obj)
 
 
-def _retyped(result_type):
-    @intrinsic
-    def retype(typingctx, value):
-        """value as result_type: the same fields (TensorHandle and _VF_FIELDS share their layout), a new reference."""
-        def codegen(context, builder, sig, args):
-            context.nrt.incref(builder, sig.args[0], args[0])
-            return args[0]
-        return result_type(value), codegen
-    return retype
+_HANDLE_INTS = types.UniTuple(types.int64, 7)
 
 
-_handle_fields, _as_handle = _retyped(_VF_FIELDS), _retyped(TENSOR_HANDLE)
+@intrinsic
+def _handle_ints(typingctx, h):
+    """h's integer fields (address, element size, modes, lo, hi, count, follows), without its UB array: no
+    reference count to update."""
+    def codegen(context, builder, sig, args):
+        return context.make_tuple(builder, _HANDLE_INTS, [builder.extract_value(args[0], i) for i in range(1, 8)])
+    return _HANDLE_INTS(h), codegen
+
+
+@intrinsic
+def _narrow(typingctx, h, first, lo, hi, count):
+    """h with a new address, [lo, hi) and element count, its UB array borrowed (no reference count: a sub-tensor
+    lives inside the VF, whose tensor argument keeps the UB alive, and a handle cannot leave compiled code). Each
+    `t[i]` taking a reference cost two atomic updates, a third of a LoadAlign."""
+    def codegen(context, builder, sig, args):
+        value = builder.insert_value(args[0], _borrowed(context, builder, HANDLE[0],
+                                                        builder.extract_value(args[0], 0)), 0)
+        for field, v in zip((1, 4, 5, 6), args[1:]):
+            value = builder.insert_value(value, v, field)
+        return value
+    return TENSOR_HANDLE(h, types.int64, types.int64, types.int64, types.int64), codegen
 
 
 class _IndexRefusal(AscendJitError):
     """What compiled `t[i]` raises for an index plain Python refuses: numba builds the exception in Python from the
-    raise's arguments, and this class builds it as LocalTensor[] does (tensor._index_value), so the class and message
-    are plain Python's. Formatting the message in compiled code would link numba's string code into every VF that
-    indexes a tensor (0.2 s more compile per VF)."""
+    raise's arguments, and this class builds it as LocalTensor[] does (tensor._index_value), so the class and
+    message are plain Python's. Formatting the message in compiled code would link numba's string code into every
+    VF that indexes a tensor (0.2 s more compile each)."""
 
     def __new__(cls, index, size):
         try:
@@ -307,21 +322,31 @@ class _IndexRefusal(AscendJitError):
             return refusal
 
 
+@njit(cache=True, inline="always")
+def _narrowed(h, start, count):
+    """The sub-tensor of `count` elements from element `start` of h (proven inside it), as LocalTensor's sub-tensor
+    and tensor_handle make it: on a bounds="tensor" core [lo, hi) becomes the sub-tensor's bytes."""
+    addr, esize, modes, lo, hi, size, follows = _handle_ints(h)
+    first = addr + start * esize
+    if follows:
+        lo, hi = first, first + count * esize
+    return _narrow(h, first, lo, hi, count)
+
+
 @internal
 def sub_handle(h, index):
     """`h[index]` of a compiled VF: the sub-tensor `index` elements in (LocalTensor._offset: an index in [0, size),
-    else plain Python's OutOfBoundsError), its lo the new address on a bounds="tensor" core."""
-    ub, addr, esize, modes, lo, hi, size, follows = _handle_fields(h)
+    else plain Python's OutOfBoundsError)."""
+    size = _handle_ints(h)[5]
     if index < 0 or index >= size:
         raise _IndexRefusal(index, size)
-    start = addr + np.int64(index) * esize
-    return _as_handle((ub, start, esize, modes, start if follows else lo, hi, size - np.int64(index), follows))
+    return _narrowed(h, np.int64(index), size - np.int64(index))
 
 
 @internal
 def refuse_index(h, index):
     """`h[index]` of an index that is no integer (a bool, a float): plain Python's ParameterError."""
-    raise _IndexRefusal(index, _handle_fields(h)[6])
+    raise _IndexRefusal(index, _handle_ints(h)[5])
 
 
 @infer_global(operator.getitem)
@@ -340,7 +365,31 @@ def _lower_handle_item(context, builder, sig, args):
     kernel = sub_handle if isinstance(sig.args[1], types.Integer) else refuse_index
     fnty = types.Dispatcher(kernel)
     result = context.get_function(fnty, fnty.get_call_type(context.typing_context, sig.args, {}))(builder, args)
-    return result if kernel is sub_handle else context.get_constant_null(TENSOR_HANDLE)  # refuse_index raised
+    return result if kernel is not refuse_index else context.get_constant_null(TENSOR_HANDLE)  # it raised
+
+
+@infer_global(len)
+class _HandleLen(AbstractTemplate):
+    def generic(self, args, kws):
+        if len(args) == 1 and not kws and isinstance(args[0], TensorHandle):
+            return signature(types.int64, args[0])
+        return None
+
+
+@infer_getattr
+class _HandleAttributes(AttributeTemplate):
+    key = TensorHandle
+
+    @bound_function("TensorHandle.GetSize")
+    def resolve_GetSize(self, handle, args, kws):  # noqa: N802 (Ascend C's name)
+        return signature(types.int64) if not args and not kws else None
+
+
+@lower_builtin(len, TensorHandle)
+@lower_builtin("TensorHandle.GetSize", TensorHandle)
+def _lower_handle_size(context, builder, sig, args):
+    """len(t) and t.GetSize(): the element count (LocalTensor.__len__, GetSize)."""
+    return builder.extract_value(args[0], 6)
 
 
 MASK_WORDS = types.UniTuple(types.uint64, 4)
