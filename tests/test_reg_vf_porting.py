@@ -4,9 +4,7 @@ LocalTensor operator[] of docs/decisions.md "Indexing"), and `@R.simd_callee` he
 compiled inside a compiled VF and as Python inside a plain one. Every test runs the VF both ways on fresh cores and
 compares the whole UB byte for byte, the result, and any refusal's class and message."""
 import os
-import subprocess
 import sys
-import textwrap
 import warnings
 
 import numpy as np
@@ -386,71 +384,3 @@ def test_a_callee_calling_move_mask():
         return (core.local_tensor("uint8", 64, addr=0),)
     ub, result, _ = _same_both_ways(MOVE_MASK, make)
     assert result is None
-
-
-# --- the on-disk cache of a VF with callees --------------------------------------------------------------------------
-HELPERS = textwrap.dedent('''
-    import ascend_jit as aj
-    R = aj.Reg
-    STEP = {step}
-
-    @R.simd_callee
-    def bump(reg, mask):
-        R.Adds(reg, reg, STEP, mask)
-
-    @R.simd_callee
-    def tile(dst, src, mask):
-        reg = R.RegTensor("half")
-        R.LoadAlign(reg, src)
-        bump(reg, mask)
-        R.StoreAlign(dst, reg, mask)
-''')
-
-VF_MODULE = textwrap.dedent('''
-    import ascend_jit as aj
-    import porting_helpers as h
-    R = aj.Reg
-
-    def vf(dst, src, repeats):
-        mask = R.CreateMask("half")
-        for i in range(repeats):
-            h.tile(dst[i * 128], src[i * 128], mask)
-
-    VF = R.simd_vf(vf)
-''')
-
-RUN = textwrap.dedent('''
-    import numpy as np
-    import ascend_jit as aj
-    import porting_vf
-    core = aj.Core("ascend950")
-    src, dst = core.local_tensor("half", 256), core.local_tensor("half", 256)
-    src[:] = np.arange(256)
-    with core:
-        porting_vf.VF(dst, src, 2)
-    stats = porting_vf.VF.compiled.stats
-    print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()), int(dst.numpy()[3]))
-''')
-
-
-def _run(tmp_path):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.getcwd()]), NUMBA_NUM_THREADS="1")
-    env.pop("NUMBA_DISABLE_JIT", None)
-    out = subprocess.run([sys.executable, "-c", RUN], capture_output=True, text=True, env=env, cwd=tmp_path,
-                         timeout=600)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.split()
-
-
-@pytest.mark.skipif(NO_JIT, reason="nothing is compiled without the JIT")
-def test_a_vf_with_callees_loads_from_the_cache_until_a_callee_changes(tmp_path):
-    """The callees live in another module (numba's own cache checks the VF's file only): a second process loads the
-    VF; after the callees' module changes, the next process compiles it again and computes the new value."""
-    helpers = tmp_path / "porting_helpers.py"
-    helpers.write_text(HELPERS.format(step=1))
-    (tmp_path / "porting_vf.py").write_text(VF_MODULE)
-    assert _run(tmp_path) == ["0", "1", "4"]   # compiled and saved: 3 + 1
-    assert _run(tmp_path) == ["1", "0", "4"]   # loaded
-    helpers.write_text(HELPERS.format(step=10))
-    assert _run(tmp_path) == ["0", "1", "13"]  # the callee changed: compiled again
-    assert _run(tmp_path) == ["1", "0", "13"]
