@@ -292,10 +292,12 @@ def _creation_modes():
 def _plain_vf(fn):
     """fn run as plain Python (py_func, a sanitizing core, NUMBA_DISABLE_JIT) with D68's end-of-VF check over the
     UnalignRegForStore objects it made or was given; the registers it makes carry its core's modes (SPEC-2 11.1)."""
+    parameters = inspect.signature(fn)
+
     @functools.wraps(fn)
     def run(*args, **keywords):
         if keywords:  # bound to their parameters, as a compiled VF's call binds them
-            bound = inspect.signature(fn).bind(*args, **keywords)
+            bound = parameters.bind(*args, **keywords)
             args, keywords = bound.args, bound.kwargs
         vf_modes = _vf_core_modes(fn.__name__, args)  # refuses a non-950 current core before anything runs
         frames = _PLAIN_VF.__dict__.setdefault("frames", [])
