@@ -10,6 +10,7 @@ class AscendJitError(Exception):
     """Base class of every error ascend_jit raises on purpose."""
 
     def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
+        parameter, value = _named_kinds(parameter, value)
         self.api, self.parameter, self.value, self.legal, self.device = api, parameter, value, legal, device
         parts = [f"{api}:"]
         if parameter is not None:
@@ -21,6 +22,25 @@ class AscendJitError(Exception):
         if device is not None:
             parts.append(f"on device {device}")
         super().__init__(" ".join(parts))
+
+
+def _named_kinds(parameter, value):
+    """The compiled kernels check element types by their kind code (jit/numerics.py KIND_*) and can raise with
+    codes only: a parameter named "... kind" / "... kinds" is reported as "... dtype" / "... dtypes" with the
+    dtype names a user wrote, not the codes."""
+    if not isinstance(parameter, str) or not parameter.endswith(("kind", "kinds")):
+        return parameter, value
+    codes = value if isinstance(value, tuple) else (value,)
+    if not all(isinstance(c, int) and not isinstance(c, bool) for c in codes):
+        return parameter, value
+    from .dtypes import ALL  # dtypes imports this module
+    if not all(0 <= c < len(ALL) for c in codes):
+        return parameter, value
+    names = tuple(ALL[c].name for c in codes)
+    stem = parameter[:-len("kinds")] if parameter.endswith("kinds") else parameter[:-len("kind")]
+    if parameter.endswith("kinds"):
+        return stem + "dtypes", names
+    return stem + "dtype", names[0]
 
 
 class ParameterError(AscendJitError, ValueError):

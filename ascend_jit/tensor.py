@@ -418,14 +418,16 @@ def _set_value_scalar(tensor, value):
 
 def _index_value(api, i, size, device=None):
     """An integer offset into a tensor of `size` elements: [0, size) (no Python wrap-around: Ascend C offsets are
-    unsigned), else OutOfBoundsError."""
+    unsigned), else OutOfBoundsError. A GlobalTensor has no device (GM is host memory): its refusals name the
+    current core's, looked up only when refusing (GetValue/SetValue are per-element hot paths)."""
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
         legal = "an int (the sub-tensor at that offset) or a slice" if api.endswith("[]") else \
             f"an int element index in [0, {size})"
-        raise ParameterError(api, "index", i, legal=legal, device=device, detail=f"got {type(i).__name__}")
+        raise ParameterError(api, "index", i, legal=legal, device=device or known_device(),
+                             detail=f"got {type(i).__name__}")
     i = int(i)
     if not 0 <= i < size:
-        raise OutOfBoundsError(api, "index", i, legal=f"[0, {size})", device=device)
+        raise OutOfBoundsError(api, "index", i, legal=f"[0, {size})", device=device or known_device())
     return i
 
 
@@ -590,7 +592,7 @@ class GlobalTensor:
         if isinstance(key, slice):
             start, stop = _slice_bounds("GlobalTensor[]", self, key, self._size)
             return self._sub(start, stop - start)
-        start = _index_value("GlobalTensor[]", key, self._size, known_device())
+        start = _index_value("GlobalTensor[]", key, self._size)
         return self._sub(start, self._size - start)
 
     def __setitem__(self, key, value):

@@ -263,8 +263,11 @@ def test_merging_refused_for_sub_and_mul_ub_unchanged():
 def test_refusals_mismatched_types_and_devices():
     core = _core()
     h, f = R.RegTensor("half"), R.RegTensor("float")
-    with core, pytest.raises(aj.UnsupportedDTypeError):
+    with core, pytest.raises(aj.UnsupportedDTypeError) as refused:
         R.Add(h, h, f, R.CreateMask("half"))
+    # the kernel checks kind codes; the message gives the dtypes the user wrote (errors._named_kinds)
+    assert "'dst/src0/src1 dtypes' = ('half', 'half', 'float')" in str(refused.value)
+    assert refused.value.value == ("half", "half", "float")
     i8 = R.RegTensor("int8")
     with core, pytest.raises(aj.UnsupportedDTypeError, match="Mul"):
         R.Mul(i8, i8, i8, R.CreateMask("int8"))
@@ -502,3 +505,22 @@ def test_pair_reduce_elem_vectors_and_refusals():
             R.PairReduceElem(R.RegTensor("int32"), R.RegTensor("int32"), R.CreateMask("int32"))
         with pytest.raises(aj.ParameterError, match="mode"):
             R.PairReduceElem(R.RegTensor("half"), R.RegTensor("half"), R.CreateMask("half"), R.MaskMergeMode.MERGING)
+
+
+def test_kernel_type_refusals_name_dtypes_in_a_compiled_vf():
+    """A type refusal raised by a compiled kernel inside a compiled VF reads as the plain call's: dtype names."""
+    @R.simd_vf
+    def vf(out, a):
+        x, y = R.RegTensor("half"), R.RegTensor("float")
+        m = R.CreateMask("half")
+        R.LoadAlign(x, a, 0)
+        R.Max(x, x, y, m)
+        R.StoreAlign(out, x, m, 0)
+
+    core = _core()
+    out, a = core.local_tensor("half", 128), core.local_tensor("half", 128)
+    before = core.ub.copy()
+    with pytest.raises(aj.UnsupportedDTypeError) as refused:
+        vf(out, a)
+    assert "('half', 'half', 'float')" in str(refused.value) and "kinds" not in str(refused.value)
+    assert np.array_equal(before, core.ub)

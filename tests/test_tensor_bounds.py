@@ -99,3 +99,17 @@ def test_bounds_rule_is_part_of_the_memo_key():
             _refused(c, lambda: aj.ReduceSum(dst, src, tmp, 128, 3, 8), "outside src")
     with pytest.raises(aj.ParameterError, match="bounds"):
         aj.Core("a2", bounds="tensors")
+
+
+def test_global_tensor_index_refusals_name_the_current_device():
+    """GM is host memory with no device of its own: an index refusal names the current core's device (every
+    refusal names one, errors.py), and the array is unchanged."""
+    array = np.arange(16, dtype=np.float16)
+    gm = aj.GlobalTensor(array)
+    with aj.Core("atlas-a2"):
+        for call, error in ((lambda: gm.GetValue(16), aj.OutOfBoundsError), (lambda: gm.SetValue(-1, 1.0),
+                            aj.OutOfBoundsError), (lambda: gm.GetValue(1.5), aj.ParameterError),
+                            (lambda: gm[20], aj.OutOfBoundsError)):
+            with pytest.raises(error, match="on device atlas-a2"):
+                call()
+    assert np.array_equal(array, np.arange(16, dtype=np.float16))
