@@ -89,8 +89,9 @@ def _vf_forms(dst, src, mask_out, k):
 
 
 def _vf_sizes(dst, src, a, b):
-    """len(t) and t.GetSize() of tensors and sub-tensors."""
-    return len(src) * 1000000 + src[a].GetSize() * 1000 + len(dst[a][b])
+    """len(t), t.GetSize(), t.GetLength() (bytes) and t.GetPhyAddr([offset]) of tensors and sub-tensors."""
+    return (len(src) * 1000000 + src[a].GetSize() * 1000 + len(dst[a][b]), src.GetLength(), dst[a][b].GetLength(),
+            src.GetPhyAddr(), src[a].GetPhyAddr(), dst[a].GetPhyAddr(b), src.GetPhyAddr(np.int32(b)))
 
 
 def _vf_slice(dst, src, a, b):
@@ -221,7 +222,8 @@ def test_index_property(n, k, src_addr, bounds, seed):
 @pytest.mark.parametrize("a, b", [(0, 0), (16, 400), (511, 0), (100, 411)])
 def test_len_and_get_size(a, b):
     _, result, _ = _same_both_ways(SIZES, lambda core: (*_pair("half", 512)(core), a, b))
-    assert result == 512 * 1000000 + (512 - a) * 1000 + 512 - a - b
+    assert result == (512 * 1000000 + (512 - a) * 1000 + 512 - a - b, 1024, 2 * (512 - a - b),
+                      65536, 65536 + 2 * a, 2 * (a + b), 65536 + 2 * b)
 
 
 @pytest.mark.skipif(NO_JIT, reason="nothing is compiled without the JIT")

@@ -389,12 +389,41 @@ class _HandleAttributes(AttributeTemplate):
     def resolve_GetSize(self, handle, args, kws):  # noqa: N802 (Ascend C's name)
         return signature(types.int64) if not args and not kws else None
 
+    @bound_function("TensorHandle.GetLength")
+    def resolve_GetLength(self, handle, args, kws):  # noqa: N802
+        return signature(types.int64) if not args and not kws else None
+
+    @bound_function("TensorHandle.GetPhyAddr")
+    def resolve_GetPhyAddr(self, handle, args, kws):  # noqa: N802
+        """GetPhyAddr() or GetPhyAddr(offset) with an integer offset (positional, as Ascend C calls it)."""
+        if kws or len(args) > 1 or (args and not isinstance(args[0], types.Integer)):
+            return None
+        return signature(types.int64, *args)
+
 
 @lower_builtin(len, TensorHandle)
 @lower_builtin("TensorHandle.GetSize", TensorHandle)
 def _lower_handle_size(context, builder, sig, args):
     """len(t) and t.GetSize(): the element count (LocalTensor.__len__, GetSize)."""
     return builder.extract_value(args[0], 6)
+
+
+@lower_builtin("TensorHandle.GetLength", TensorHandle)
+def _lower_handle_length(context, builder, sig, args):
+    """t.GetLength(): the tensor's bytes, element count * element size (LocalTensor.GetLength)."""
+    return builder.mul(builder.extract_value(args[0], 6), builder.extract_value(args[0], 2))
+
+
+@lower_builtin("TensorHandle.GetPhyAddr", TensorHandle)
+@lower_builtin("TensorHandle.GetPhyAddr", TensorHandle, types.Integer)
+def _lower_handle_address(context, builder, sig, args):
+    """t.GetPhyAddr(offset=0): the UB byte address of element `offset` (LocalTensor.GetPhyAddr: no bounds check,
+    an address is only a number until an instruction uses it)."""
+    address = builder.extract_value(args[0], 1)
+    if len(args) == 1:
+        return address
+    offset = context.cast(builder, args[1], sig.args[1], types.int64)
+    return builder.add(address, builder.mul(offset, builder.extract_value(args[0], 2)))
 
 
 MASK_WORDS = types.UniTuple(types.uint64, 4)
