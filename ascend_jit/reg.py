@@ -1335,6 +1335,14 @@ def _absent(t):
     return t is None or isinstance(t, (types.NoneType, types.Omitted))
 
 
+def _integers(*tys):
+    """Every type an integer (or the argument left out): an overload that passes its offsets on as np.int64 values
+    types only these, so a float offset stays a typing error (the VF runs plain, which refuses it) rather than
+    being truncated."""
+    return all(_absent(t) or type(t) is int or isinstance(t, types.Integer)
+               for t in tys)  # (an int: the overload's default, which numba passes as the value itself)
+
+
 def _is_mask_type(t):
     """A MaskReg in compiled code: four uint64 words (a tuple from UpdateMask/CreateMask or an array from
     MaskReg())."""
@@ -1924,46 +1932,61 @@ def _ol_ureg_store():
 
 @overload(LoadUnAlignPre)
 def _ol_load_unalign_pre(ureg, tensor, offset=0):
-    return lambda ureg, tensor, offset=0: mv.load_unalign_pre(ureg, impl.borrow(tensor), offset)
+    if not _integers(offset):
+        return None
+    return lambda ureg, tensor, offset=0: mv.load_unalign_pre(ureg, impl.borrow(tensor), np.int64(offset))
 
 
 @overload(LoadUnAlign)
 def _ol_load_unalign(reg, ureg, tensor, offset=0, post_update_stride=None):
+    if not _integers(offset, post_update_stride):
+        return None
     has_step = not _absent(post_update_stride)
+    # np.int64() and bool(): run-time values, not literals (a default offset 0 or the has_step constant typed as a
+    # literal compiled load_unalign once more per combination: four specialisations, 1.8 s of the suite; issue 20)
     return lambda reg, ureg, tensor, offset=0, post_update_stride=None: mv.load_unalign(
-        impl.borrow(reg), ureg, impl.borrow(tensor), offset, _or_default(post_update_stride, 0), has_step)
+        impl.borrow(reg), ureg, impl.borrow(tensor), np.int64(offset), np.int64(_or_default(post_update_stride, 0)),
+        bool(has_step))
 
 
 @overload(Load)
 def _ol_load(reg, tensor, offset=0):
+    if not _integers(offset):
+        return None
     def load(reg, tensor, offset=0):
         ureg = np.full(1, -1, np.int64)
         h = impl.borrow(tensor)
-        mv.load_unalign_pre(ureg, h, offset)
-        mv.load_unalign(impl.borrow(reg), ureg, h, offset, 0, False)
+        mv.load_unalign_pre(ureg, h, np.int64(offset))
+        mv.load_unalign(impl.borrow(reg), ureg, h, np.int64(offset), np.int64(0), bool(False))  # as LoadUnAlign's
     return load
 
 
 @overload(StoreUnAlign)
 def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride):
+    if not _integers(offset, post_update_stride):
+        return None
     return lambda tensor, reg, ureg, offset, post_update_stride: mv.store_unalign(
-        impl.borrow(tensor), impl.borrow(reg), ureg, offset, post_update_stride)
+        impl.borrow(tensor), impl.borrow(reg), ureg, np.int64(offset), np.int64(post_update_stride))
 
 
 @overload(StoreUnAlignPost)
 def _ol_store_unalign_post(tensor, ureg, offset=0, post_update_stride=0):
+    if not _integers(offset, post_update_stride):
+        return None
     return lambda tensor, ureg, offset=0, post_update_stride=0: mv.store_unalign_post(
-        impl.borrow(tensor), ureg, offset, _or_default(post_update_stride, 0))
+        impl.borrow(tensor), ureg, np.int64(offset), np.int64(_or_default(post_update_stride, 0)))
 
 
 @overload(Store)
 def _ol_store(tensor, reg, offset=0, count=None):
+    if not _integers(offset, count):
+        return None
     def store(tensor, reg, offset=0, count=None):
         ureg = np.zeros(mv.USTATE_SIZE, np.int64)
         n = _or_default(count, impl.VL // kind_size(reg[impl.H_KIND]))
         h = impl.borrow(tensor)
-        mv.store_unalign(h, impl.borrow(reg), ureg, offset, n)
-        mv.store_unalign_post(h, ureg, offset, 0)
+        mv.store_unalign(h, impl.borrow(reg), ureg, np.int64(offset), np.int64(n))  # run-time values, as above
+        mv.store_unalign_post(h, ureg, np.int64(offset), np.int64(0))
     return store
 
 
