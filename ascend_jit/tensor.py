@@ -636,11 +636,11 @@ class GlobalTensor:
         self._require_writable("GlobalTensor.SetValue")
         self.array[index] = value
 
-    def _require_writable(self, api):
+    def _require_writable(self, api, parameter="dst"):
         """A read-only GM destination is a ParameterError for every writer, as for DataCopy (decisions.md, DataCopy),
         judged on the buffer's flag at each call (it may change after SetGlobalBuffer)."""
         if not self._root.flags.writeable:
-            raise ParameterError(api, "dst", self, device=known_device(), legal="a writable GM buffer",
+            raise ParameterError(api, parameter, self, device=known_device(), legal="a writable GM buffer",
                                  detail="the GlobalTensor's array is read-only")
 
     def GetPhyAddr(self, offset=0):
