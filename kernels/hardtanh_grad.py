@@ -3,7 +3,7 @@ else 0, over float, half and bfloat16. The condition is built as bit masks: four
 float copy of the result), Or / Not / And on the masks read as uint16 words, then one Select tensor-scalar.
 
 Ported (structure, synchronisation and instruction sequence; written in our own words) from
-hicann/ops-nn @ e5c3fa932, experimental/activation/hardtanh_grad/op_kernel/hardtanh_grad.h:
+hicann/ops-nn @ e5c3fa93, experimental/activation/hardtanh_grad/op_kernel/hardtanh_grad.h:
 - `KernelHardtanhGrad` (tiling key 1, inputs above 6144 * 20 elements): big and small cores, double-buffered tiles;
   one VECIN queue whose tensor holds the result tile then the grad tile (`xLocal[tileDataNum]`), a VECOUT queue, a
   mask TBuf of three mask tiles and, for half and bfloat16, a float TBuf for the widened result; CalculateMask:
@@ -279,7 +279,7 @@ def expected(device, inputs):
     return {"y": np.where(keep, grad, np.zeros(1, grad.dtype)).astype(grad.dtype)}
 
 
-_SOURCE = "hicann/ops-nn@e5c3fa932 experimental/activation/hardtanh_grad/op_kernel/hardtanh_grad.h"
+_SOURCE = "hicann/ops-nn@e5c3fa93 experimental/activation/hardtanh_grad/op_kernel/hardtanh_grad.h"
 KERNELS = [
     KernelSpec("hardtanh_grad", "HardtanhGrad over floats: CompareScalar x4, Or/Not/And on uint16 mask words, Select "
                "tensor-scalar; big/small cores, double-buffered tiles (above 122880 elements) or one tile a core with "

@@ -3,7 +3,7 @@ target t, l = t * (ln t - x) (log_target: l = exp(t) * (t - x)), returned as is 
 "mean" = sum / n, "batchmean" = sum / dim 0) over float, half and bfloat16, computed in float.
 
 Ported (structure, synchronisation and instruction sequence; written in our own words) from
-hicann/ops-math @ c41933244, experimental/math/kl_div_v2/op_kernel/kl_div_v2.h (`NsKLDivV2::KLDivV2<T>`):
+hicann/ops-math @ c4193324, experimental/math/kl_div_v2/op_kernel/kl_div_v2.h (`NsKLDivV2::KLDivV2<T>`):
 - CopyIn: DataCopyPad of `num` elements of x and t (DataCopyParams {1, num * sizeof(T), 0, 0}, no padding) into
   depth-2 VECIN queues; a core's elements start anywhere in GM (cores take n / cores elements, the first n % cores one
   more);
@@ -288,7 +288,7 @@ def _run(dtype, reduction, log_target):
         x, t = inputs["x"], inputs["target"]
         block_dim, tiling_data = tiling(device, x.shape, dtype, reduction, log_target)
         y = np.zeros(t.size if reduction == "none" else 1, t.dtype)
-        workspace = np.full(block_dim, np.float32(7.0))
+        workspace = np.full(block_dim, np.float32(7.0))   # stale: every core's DataCopyPad must replace its slot
         aj.launch(kl_div_v2, block_dim, device, x.reshape(-1), t, y, workspace, tiling_data, dtype)
         return {"y": y}
     return run
@@ -313,7 +313,7 @@ def _expected(reduction, log_target):
     return expected
 
 
-_SOURCE = "hicann/ops-math@c41933244 experimental/math/kl_div_v2/op_kernel/kl_div_v2.h"
+_SOURCE = "hicann/ops-math@c4193324 experimental/math/kl_div_v2/op_kernel/kl_div_v2.h"
 KERNELS = [
     KernelSpec("kl_div", "KLDivV2 over floats, reduction none: DataCopyPad at unaligned core starts, Maxs, Log "
                "(counter-mode Ln), Sub, Mul, the zero-target factor by Maxs/Adds/Div", _make_inputs(np.float32, False),

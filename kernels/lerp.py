@@ -2,7 +2,7 @@
 bfloat16 (the 16-bit types widened to float by CAST_NONE, computed in float, narrowed by CAST_RINT).
 
 Ported (structure and instruction sequence; written in our own words) from
-hicann/ops-math @ c41933244, experimental/math/lerp/op_kernel/lerp.h (`NsLerp::Lerp<TYPE_START, TYPE_END, TYPE_WEIGHT,
+hicann/ops-math @ c4193324, experimental/math/lerp/op_kernel/lerp.h (`NsLerp::Lerp<TYPE_START, TYPE_END, TYPE_WEIGHT,
 TYPE_Y, IsExistBigCore>`: three depth-2 VECIN queues and a depth-2 VECOUT queue, CopyIn / Compute / CopyOut per tile,
 the last tile of a core shorter; float: Sub end - start into the output tile, Mul by the weight, Add start; half and
 bfloat16: two float TBufs, Cast start and end CAST_NONE, Sub, Cast weight CAST_NONE into the first TBuf, Mul, Cast
@@ -193,7 +193,7 @@ def expected(device, inputs):
     return {"y": out.astype(dtype)}
 
 
-_SOURCE = "hicann/ops-math@c41933244 experimental/math/lerp/op_kernel/lerp.h"
+_SOURCE = "hicann/ops-math@c4193324 experimental/math/lerp/op_kernel/lerp.h"
 KERNELS = [
     KernelSpec("lerp", "Lerp over floats: Sub, Mul, Add; big/small cores, double-buffered tiles filling the UB",
                _make_inputs(np.float32), _run("float"), expected, default_size=100000, source=_SOURCE),
