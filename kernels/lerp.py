@@ -20,7 +20,7 @@ only CAST_ODD and CAST_NONE, SPEC-2 7.2, and refuse it); bfloat16 where the bflo
 four, SPEC-2 7.2).
 
 Fidelity: BIT-EXACT (Sub, Mul, Add, Cast and DataCopy, SPEC-2 0.3). The expectation is the same three IEEE float32
-operations on host numpy float32 arrays (RNE, subnormals kept: SPEC 5.1, D8), the widening exact and the narrowing one
+operations on host numpy float32 arrays (RNE, subnormals kept: SPEC 5.1, SPEC D8), the widening exact and the narrowing one
 RNE rounding (numpy's and ml_dtypes' astype), with the half overflow mode of the device (SPEC 5.2, SPEC-2 D46).
 """
 import ml_dtypes
@@ -182,7 +182,7 @@ def _run(dtype):
 
 def expected(device, inputs):
     """Sub, Mul, Add in IEEE float32 on the host; 16-bit types widened exactly and narrowed once (RNE), saturated to
-    +-65504 (NaN to 0) when the device's half mode is saturating (SPEC 5.2, D35)."""
+    +-65504 (NaN to 0) when the device's half mode is saturating (SPEC 5.2, SPEC-2 D35)."""
     dtype = inputs["start"].dtype
     start, end, weight = (inputs[k].astype(np.float32) for k in ("start", "end", "weight"))
     with np.errstate(all="ignore"):
