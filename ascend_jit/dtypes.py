@@ -66,7 +66,7 @@ def _d28_name(dtype):
     else:
         try:
             name = np.dtype(dtype).name.lower()
-        except TypeError:
+        except (TypeError, ValueError):   # as in resolve: numpy cannot read it, so it names no D28 type
             return None
     return name if name.startswith(_D28_PREFIXES) else None
 
@@ -84,7 +84,7 @@ def resolve(dtype, api="dtype", device=None):
             return _ALIASES[key]
     try:
         found = _BY_NP.get(np.dtype(dtype))
-    except TypeError:
+    except (TypeError, ValueError):   # ValueError: an object whose `.dtype` numpy cannot read (a tensor, say)
         found = None
     if found is None:
         detail = "no emulator dtype for it (SPEC-2 D28)" if _d28_name(dtype) else None

@@ -601,6 +601,7 @@ class GlobalTensor:
             raise ParameterError("GlobalTensor[]=", "index", key, device=known_device(),
                                  legal="a slice (g[a:b] = host data); one element is g.SetValue(i, v)",
                                  detail="g[i] is the sub-tensor at offset i (Ascend C operator[])")
+        self._require_writable("GlobalTensor[]=")
         _host_copy_in(self[key].array, value, "GlobalTensor[]=", self.dtype, known_device())
 
     def GetValue(self, i):
@@ -633,7 +634,16 @@ class GlobalTensor:
         if type(value) is not self.dtype.np_dtype.type:
             from .api._scalar import scalar_value
             value = scalar_value("GlobalTensor.SetValue", None, self.dtype, value, "value")
-        self.array[_index_value("GlobalTensor.SetValue", i, self.array.size)] = value
+        index = _index_value("GlobalTensor.SetValue", i, self.array.size)
+        self._require_writable("GlobalTensor.SetValue")
+        self.array[index] = value
+
+    def _require_writable(self, api, parameter="dst"):
+        """A read-only GM destination is a ParameterError for every writer, as for DataCopy (decisions.md, DataCopy),
+        judged on the buffer's flag at each call (it may change after SetGlobalBuffer)."""
+        if not self._root.flags.writeable:
+            raise ParameterError(api, parameter, self, device=known_device(), legal="a writable GM buffer",
+                                 detail="the GlobalTensor's array is read-only")
 
     def GetPhyAddr(self, offset=0):
         """The host address of element `offset` (GM addresses are host addresses here)."""

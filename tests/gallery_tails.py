@@ -51,7 +51,11 @@ tests/test_sanitizer.py)."""
 # round_half, round_bf16, round_int32 and round_decimals 100003 (8 cores of 32-byte blocks, UB-filling tiles, the last
 # short; the counter-mode Round over a count that is not whole repeats); l2_loss and l2_loss_half 300003 (8 cores, two
 # tiles each, the last core's last tile short of a whole block: its DataCopyPad dummy lanes) and l2_loss_single_bf16
-# 5003 (one core, one short tile); the devkit examples run their fixed data (size_rule) and add_custom and leaky_relu,
+# 5003 (one core, one short tile); lerp, lerp_half, lerp_bf16 200003 (8 cores of 32-byte blocks, big and small, 4-5
+# UB-filling tiles, the last short); hardtanh_grad and hardtanh_grad_bf16 20003 and hardtanh_grad_half 130003 (the
+# other kernel of each: the single-tile one on 8 cores of 512-byte multiples, the last short, and the double-buffered
+# one); kl_div 100003 (8 cores of unaligned GM starts, several tiles), kl_div_mean_half 8000 (one core: a full tile
+# and a short one summed) and kl_div_batchmean_bf16_log_target 100003 (8 cores, the workspace and SyncAll); the devkit examples run their fixed data (size_rule) and add_custom and leaky_relu,
 # like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
          "sigmoid": 1001, "clip_by_value": 200003, "clip_by_value_bf16": 200003, "reduce_tiling": 504,
@@ -79,4 +83,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "is_pos_inf_bf16": 20003, "real_complex64": 100003, "real_complex32": 100003,
          "real_complex64_single": 2003, "real_float": 100003, "round": 100003, "round_half": 100003,
          "round_bf16": 100003, "round_int32": 100003, "round_decimals": 100003, "l2_loss": 300003,
-         "l2_loss_half": 300003, "l2_loss_single_bf16": 5003}
+         "l2_loss_half": 300003, "l2_loss_single_bf16": 5003, "lerp": 200003, "lerp_half": 200003,
+         "lerp_bf16": 200003, "hardtanh_grad": 20003, "hardtanh_grad_half": 130003, "hardtanh_grad_bf16": 20003,
+         "kl_div": 100003, "kl_div_mean_half": 8000, "kl_div_batchmean_bf16_log_target": 100003}

@@ -255,3 +255,19 @@ def test_sub_tensors_and_scalar_access_match_numpy(dtype, start, stop, index, as
     bytes_view = core.ub[r.addr:r.addr + r.nbytes].view(r.dtype.np_dtype)
     if index < r.size:
         assert r.GetValue(index).tobytes() == bytes_view[index].tobytes()
+
+
+def test_read_only_gm_refuses_scalar_and_host_writes():
+    """GlobalTensor.SetValue and the host copy `g[a:b] = x` into a read-only GM buffer are ParameterErrors like
+    DataCopy's (docs/decisions.md, "DataCopy ... A read-only GM destination is a ParameterError"), not numpy's
+    ValueError; the buffer is left unchanged and reads still work."""
+    array = np.arange(64, dtype=np.float32)
+    array.flags.writeable = False
+    g = aj.GlobalTensor(array)
+    with pytest.raises(aj.ParameterError, match="GlobalTensor.SetValue.*read-only"):
+        g.SetValue(3, np.float32(7))
+    with pytest.raises(aj.ParameterError, match="read-only"):
+        g[8].SetValue(0, 7.0)
+    with pytest.raises(aj.ParameterError, match=r"GlobalTensor\[\]=.*read-only"):
+        g[0:4] = np.ones(4, np.float32)
+    assert array.tolist() == list(range(64)) and g.GetValue(3) == 3

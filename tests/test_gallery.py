@@ -36,7 +36,9 @@ def test_the_gallery_is_found_from_the_checkout():
             "right_shift_scalar_int32", "neg_int8", "neg_int32", "neg_bf16", "floor", "floor_half", "floor_bf16",
             "nan_to_num", "nan_to_num_half", "nan_to_num_bf16", "is_pos_inf_half", "is_pos_inf", "is_pos_inf_bf16",
             "real_complex64", "real_complex32", "real_complex64_single", "real_float", "round", "round_half",
-            "round_bf16", "round_int32", "round_decimals", "l2_loss", "l2_loss_half", "l2_loss_single_bf16"} <= set(GALLERY)
+            "round_bf16", "round_int32", "round_decimals", "l2_loss", "l2_loss_half", "l2_loss_single_bf16", "lerp",
+            "lerp_half", "lerp_bf16", "hardtanh_grad", "hardtanh_grad_half", "hardtanh_grad_bf16", "kl_div",
+            "kl_div_mean_half", "kl_div_batchmean_bf16_log_target"} <= set(GALLERY)
 
 
 def test_no_two_gallery_kernels_share_a_name():

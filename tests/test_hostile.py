@@ -290,7 +290,9 @@ def test_malformed_arguments_raise_ascend_jit_errors():
              lambda: aj.DataCopy(c, None, 64), lambda: aj.DataCopy(c, aj.GlobalTensor(), 64),
              lambda: aj.DataCopy(c, a, aj.DataCopyParams(1.0, 1, 0, 0)),
              lambda: aj.TQue(depth=1.0), lambda: aj.TQue("VECIN"), lambda: aj.TBuf(None),
-             lambda: aj.GetReduceSumTmpSize("atlas-a2", "half", count=1.5)]
+             lambda: aj.GetReduceSumTmpSize("atlas-a2", "half", count=1.5),
+             # an object with a non-numpy `.dtype` (a tensor passed for its type): numpy's ValueError before
+             lambda: a.ReinterpretCast(b), lambda: a.ReinterpretCast(aj.GlobalTensor(np.zeros(4, np.float32)))]
     for i, call in enumerate(calls):
         before = _state(core)
         with pytest.raises(aj.AscendJitError):

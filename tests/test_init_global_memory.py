@@ -107,13 +107,16 @@ def test_refusals_name_the_api():
 
 @pytest.mark.parametrize("device", ["atlas-a2", "atlas-inference-aicore"])
 def test_a_refused_call_leaves_gm_ub_and_the_free_ub_unchanged(device):
-    """A size past the tensor, a dtype the utility does not take and a non-tensor address are refused before the
-    stack buffer is taken or anything is written."""
+    """A size past the tensor, a dtype the utility does not take, a non-tensor address and a read-only GM buffer
+    (named as InitGlobalMemory's, not as the DataCopyPad inside it) are refused before the stack buffer is taken or
+    anything is written."""
     g = np.arange(16, dtype=np.float32)
     g8 = np.arange(32, dtype=np.int8)
+    g_ro = np.arange(16, dtype=np.float32)
+    g_ro.flags.writeable = False
     seen = {}
 
-    def kernel(g, g8):
+    def kernel(g, g8, g_ro):
         pipe = aj.TPipe()
         q = aj.TQue(aj.TPosition.VECIN, 1)
         pipe.InitBuffer(q, 1, 4096)
@@ -124,13 +127,15 @@ def test_a_refused_call_leaves_gm_ub_and_the_free_ub_unchanged(device):
         gt.SetGlobalBuffer(g, 8)
         gt8.SetGlobalBuffer(g8)
         before = (core.ub.copy(), g.copy(), list(core._free))
-        for args, error in (((gt, 9, np.float32(1)), aj.ParameterError),
-                            ((gt8, 8, np.int8(1)), aj.UnsupportedDTypeError),
-                            ((g, 8, np.float32(1)), aj.ParameterError)):
-            with pytest.raises(error):
+        for args, error, message in (((gt, 9, np.float32(1)), aj.ParameterError, "size"),
+                                     ((gt8, 8, np.int8(1)), aj.UnsupportedDTypeError, "'T'"),
+                                     ((g, 8, np.float32(1)), aj.ParameterError, "gmWorkspaceAddr"),
+                                     ((aj.GlobalTensor(g_ro), 8, np.float32(1)), aj.ParameterError,
+                                      "InitGlobalMemory: parameter 'gmWorkspaceAddr'.*read-only")):
+            with pytest.raises(error, match=message):
                 aj.InitGlobalMemory(*args)
         seen["same"] = (np.array_equal(before[0], core.ub), np.array_equal(before[1], g), before[2] == list(core._free))
 
-    aj.launch(kernel, 1, device, g, g8)
+    aj.launch(kernel, 1, device, g, g8, g_ro)
     assert seen["same"] == (True, True, True)
     assert np.array_equal(g, np.arange(16, dtype=np.float32))

@@ -43,6 +43,7 @@ def InitGlobalMemory(gm_workspace_addr, size, value):
     if dtype.name not in _DTYPES:
         raise UnsupportedDTypeError(API, "T", dtype.name, legal=", ".join(_DTYPES), device=spec.name)
     size = as_int(API, spec, "size", size, 0, gm_workspace_addr.GetSize())
+    gm_workspace_addr._require_writable(API, "gmWorkspaceAddr")   # before the Duplicate: a refused call writes nothing (README)
     if core.tpipe is None:
         raise StateError(API, device=spec.name, detail="no TPipe on this core: its event ids and the stack buffer "
                                                        "after its buffers are what the call uses (create aj.TPipe())")
