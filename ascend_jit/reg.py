@@ -2045,7 +2045,7 @@ def _ol_logic(op, unary, name=None):
                     raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
                 return refuse
             return lambda dst, src, mask=None: mv.mask_logic(dst, impl.words(src), impl.words(src),
-                                                             _words_or_all(mask), op)
+                                                             _words_or_all(mask), np.int64(op))
     else:
         def typer(dst, src0, src1, mask):
             param = register_operand((("dst", dst), ("src0", src0), ("src1", src1)))
@@ -2054,8 +2054,8 @@ def _ol_logic(op, unary, name=None):
                     raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
                 return refuse
             return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1),
-                                                               impl.words(mask), op)
-    return typer
+                                                               impl.words(mask), np.int64(op))
+    return typer  # np.int64(op): a run-time value; the literal op compiled mask_logic once per op (issue 20)
 
 
 overload(And)(_ol_logic(mv.LOGIC_AND, False, "And"))
@@ -2068,7 +2068,7 @@ def _ol_select(dst, src0, src1, mask):
         return lambda dst, src0, src1, mask: ops.select(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1),
                                                         impl.words(mask))
     return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1), impl.words(mask),
-                                                       mv.LOGIC_SELECT)
+                                                       np.int64(mv.LOGIC_SELECT))
 overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
 overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
 

@@ -45,7 +45,8 @@ def copy_lanes(ub, base, blk, lanes, n, size, buf, to_ub):
     width (a view per width compiled four copies, issue 20). Lanes that lie back to back in the UB (in one block, or
     across blocks at block stride 1) move as one run of bytes, in lane order: at block stride 0 the runs of a
     scatter land on the same bytes and the last lane's win, as lane by lane. (A byte loop of run-time length per
-    lane cost about 6 ns a lane; a 64-lane float repeat is now one to eight copies.)"""
+    lane cost about 6 ns a lane; a 64-lane float repeat is now one to eight copies.) Callers pass to_ub as a run-time bool
+    (`bool(True)`): a literal True or False compiled a specialisation of its own (issue 20)."""
     t = 0
     while t < n:
         u = t + 1

@@ -154,11 +154,11 @@ def compare_strided(ub, kind, mode, ne_nan, dst, src0, bbuf, src1, b_scalar, s0b
     flags = np.zeros(L, np.uint8)
     for i in range(repeat):
         n = lanes.size if (last_lanes < 0 or i < repeat - 1) else min(last_lanes, lanes.size)
-        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, n, size, a, False)
+        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, n, size, a, bool(False))
         if b_scalar:
             b[:size] = bbuf[src1:src1 + size]
         else:
-            copy_lanes(bbuf, src1 + i * s1rep * 32, s1blk, lanes, n, size, b, False)
+            copy_lanes(bbuf, src1 + i * s1rep * 32, s1blk, lanes, n, size, b, bool(False))
         compare_run(kind, mode, ne_nan, a, b, 0 if b_scalar else 1, n, fa, fb, res)
         flags[:] = 0
         for t in range(n):
@@ -211,12 +211,12 @@ def select_strided(ub, size, dst, sel, src0, bbuf, src1, b_scalar, mode0, dblk, 
     picks = np.empty(L, np.uint8)
     for i in range(repeat):
         n = lanes.size if (last_lanes < 0 or i < repeat - 1) else min(last_lanes, lanes.size)
-        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, n, size, a, False)
+        copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, n, size, a, bool(False))
         if b_scalar:
             for t in range(n):
                 b[t * size:(t + 1) * size] = bbuf[src1:src1 + size]
         else:
-            copy_lanes(bbuf, src1 + i * s1rep * 32, s1blk, lanes, n, size, b, False)
+            copy_lanes(bbuf, src1 + i * s1rep * 32, s1blk, lanes, n, size, b, bool(False))
         base = 0 if mode0 else i * L
         for t in range(n):
             k = base + lanes[t]
@@ -224,4 +224,4 @@ def select_strided(ub, size, dst, sel, src0, bbuf, src1, b_scalar, mode0, dblk, 
         for t in range(n):
             src = a if picks[t] else b
             d[t * size:(t + 1) * size] = src[t * size:(t + 1) * size]
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, size, d, True)
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, size, d, bool(True))

@@ -262,6 +262,6 @@ def cast_strided(ub, sk, dk, mode, trunc, sat, dst, src, dblk, sblk, drep, srep,
     d = np.empty(256, np.uint8)
     for i in range(repeat):
         n = lanes.size if (last_lanes < 0 or i < repeat - 1) else min(last_lanes, lanes.size)
-        copy_lanes(ub, src + i * srep * 32, sblk, lanes, n, ss, a, False)
+        copy_lanes(ub, src + i * srep * 32, sblk, lanes, n, ss, a, bool(False))
         convert_run(sk, dk, mode, trunc, sat, d, a, n)
-        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, ds, d, True)
+        copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, ds, d, bool(True))
