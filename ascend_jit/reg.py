@@ -1430,10 +1430,14 @@ def _enum_reader(api, name, members, legal, flag=False, lo=None, hi=None, defaul
         if _absent(value):
             return (lambda value: False) if flag else (lambda value: np.int64(default))
         foreign = rule.foreign(value)  # a run-time argument of impl.checked_enum: the code after it stays typed
+        # str(), bool(), np.int64(): run-time values, so checked_enum has the one signature the direct calls use
+        # (_checked); the closure's constants typed as literals compiled it once per API and enum (15 in the test
+        # suite, 0.1 s each; issue 20)
         if flag:
-            return lambda value: impl.checked_enum(api, name, np.int64(_or_default(value, 0)), foreign, lo, hi,
-                                                   legal) == 1
-        return lambda value: impl.checked_enum(api, name, np.int64(_or_default(value, 0)), foreign, lo, hi, legal)
+            return lambda value: impl.checked_enum(str(api), str(name), np.int64(_or_default(value, 0)),
+                                                   bool(foreign), np.int64(lo), np.int64(hi), str(legal)) == 1
+        return lambda value: impl.checked_enum(str(api), str(name), np.int64(_or_default(value, 0)), bool(foreign),
+                                               np.int64(lo), np.int64(hi), str(legal))
     return read
 
 
