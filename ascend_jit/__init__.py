@@ -40,7 +40,8 @@ from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSu
                    SetVectorMask, current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
 from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, ReadOnlyError,
-                     SanitizerError, StateError, UncompiledVFWarning, UnsupportedDeviceError, UnsupportedDTypeError)
+                     SanitizerError, SanitizerWarning, StateError, UncompiledVFWarning, UnsupportedDeviceError,
+                     UnsupportedDTypeError)
 from .fidelity import FIDELITY, Fidelity, FidelityRule, fidelity
 from .sanitizer import SanitizeConfig, format_reports, sanitize_session
 from .launch import launch
@@ -59,7 +60,8 @@ __all__ = [
     "Abs", "AddRelu", "Adds", "And", "Axpy", "Brcb", "BrcbRepeatParams", "Div", "DivAlgo", "DivConfig", "Duplicate",
     "Exp", "ExpAlgo", "ExpConfig", "FIDELITY", "Fidelity", "FidelityRule", "FusedMulAdd", "LeakyRelu", "Ln", "LnAlgo",
     "LnConfig", "Max", "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal", "ReciprocalAlgo",
-    "ReciprocalConfig", "Relu", "Rsqrt", "RsqrtAlgo", "RsqrtConfig", "SanitizeConfig", "SanitizerError", "Sqrt",
+    "ReciprocalConfig", "Relu", "Rsqrt", "RsqrtAlgo", "RsqrtConfig", "SanitizeConfig", "SanitizerError",
+    "SanitizerWarning", "Sqrt",
     "SqrtAlgo", "SqrtConfig", "Sub", "SubRelu", "fidelity", "format_reports", "sanitize_session",
     "Add", "AlignmentError", "AscendJitError", "BinaryRepeatParams", "BlockReduceMax", "BlockReduceMin",
     "BlockReduceSum", "Core", "DEVICES", "DataCopy", "DataCopyParams", "GetReduceMaxMinTmpSize",

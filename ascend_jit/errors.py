@@ -84,6 +84,11 @@ class SanitizerError(StateError):
         self.report = report
 
 
+class SanitizerWarning(RuntimeWarning):
+    """`aj.launch(..., sanitize="report")` outside an `aj.sanitize_session`: the launch's reports, which no session
+    collects and whose block cores the launch discards, as one warning (aj.format_reports' text)."""
+
+
 class UncompiledVFWarning(RuntimeWarning):
     """numba cannot compile a VF for the arguments it was called with, and the VF ran as plain Python (the same
     results, slower): the message gives numba's reason."""

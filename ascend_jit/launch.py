@@ -55,7 +55,8 @@ import numpy as np
 
 from .core import BOUNDS_RULES, Core
 from .errors import AscendJitError, ParameterError, StateError
-from .sanitizer import LaunchShadow, default_config as default_sanitize_config, resolve_config
+from .sanitizer import (LaunchShadow, default_config as default_sanitize_config, hold_launch_reports,
+                        release_launch_reports, resolve_config)
 from .sync import flag_name
 
 MAX_CONCURRENT_BLOCKS = 256  # threads of one parallel launch; larger launches cannot SyncAll (StateError)
@@ -340,13 +341,17 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
     def run_block(core):
         return _run_block(kernel, args, kwargs, core, state)
 
-    if not concurrent or block_dim == 1:
-        results = [None] * block_dim
-        for b in order:
-            results[b] = run_block(cores[b])
-        return results
-    with _launch_switch_interval:
-        outcomes = _block_threads.run([lambda core=core: run_block(core) for core in cores])
+    session = hold_launch_reports(cores)
+    try:
+        if not concurrent or block_dim == 1:
+            results = [None] * block_dim
+            for b in order:
+                results[b] = run_block(cores[b])
+            return results
+        with _launch_switch_interval:
+            outcomes = _block_threads.run([lambda core=core: run_block(core) for core in cores])
+    finally:
+        release_launch_reports(cores, session)
     errors = [err for _, err in outcomes if err is not None]
     primary = [e for e in errors if not isinstance(e, LaunchAborted)]
     if errors:

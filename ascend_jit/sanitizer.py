@@ -26,12 +26,13 @@ are collected in `core.sanitizer.reports` (mode "report").
 import os
 import sys
 import threading
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ParameterError, SanitizerError
+from .errors import ParameterError, SanitizerError, SanitizerWarning
 from .jit import shadow
 
 CHECKS = ("race", "init", "memory", "blocks", "sync")
@@ -123,6 +124,27 @@ def sanitize_session(value=True):
         _sessions.remove(session)
 
 
+def hold_launch_reports(cores):
+    """aj.launch: the blocks' cores keep their reports until the launch ends (their threads would interleave them in
+    the session); returns the session that collects them (None: no session)."""
+    sanitizers = [core.sanitizer for core in cores if core.sanitizer is not None]
+    session = sanitizers[0].session if sanitizers else None
+    for s in sanitizers:
+        s.session = None
+    return session
+
+
+def release_launch_reports(cores, session):
+    """The end of aj.launch (also when it fails): every block's reports in block order, to the session; with no
+    session, as a SanitizerWarning (report mode would otherwise drop them with the cores)."""
+    reports = [r for core in cores if core.sanitizer is not None for r in core.sanitizer.reports]
+    if session is not None:
+        for report in reports:
+            session.add(report)
+    elif reports:
+        warnings.warn(format_reports(reports), SanitizerWarning, stacklevel=3)
+
+
 def default_config():
     """The innermost sanitize_session's configuration, else what `ASCEND_JIT_SANITIZE` asks for (None when unset)."""
     if _sessions:
@@ -165,14 +187,23 @@ class Report:
     earlier: Instr = None
     fix: str = ""
     space: str = "UB"
+    block: int = None       # the reporting core's block in an aj.launch (None: a core made outside one)
+    block_num: int = None
 
     def to_dict(self):
         return {"check": self.check, "kind": self.kind, "instruction": str(self.instruction),
                 "earlier": str(self.earlier) if self.earlier else None, "operand": self.operand,
-                "space": self.space, "address": self.address, "bytes": self.nbytes, "fix": self.fix}
+                "space": self.space, "address": self.address, "bytes": self.nbytes, "fix": self.fix,
+                "block": self.block}
 
     def __str__(self):
+        return self.text(with_block=True)
+
+    def text(self, with_block):
+        """The report as a line; without the block for a SanitizerError, whose message the launch prefixes with it."""
         pair = f"{self.instruction}" + (f" after {self.earlier}" if self.earlier else "")
+        if with_block and self.block is not None:
+            pair += f" in block {self.block} of {self.block_num}"
         return (f"[{self.check}] {self.kind}: {pair}; operand {self.operand}, {self.space} byte {self.address} "
                 f"({self.nbytes} byte{'s' if self.nbytes != 1 else ''})" + (f". Fix: {self.fix}" if self.fix else ""))
 
@@ -347,8 +378,11 @@ class Sanitizer:
         if key in self._reported:   # two operands aliasing the same bytes: one conflict, one report
             return
         self._reported.add(key)
+        if self.core.launch is not None:
+            report.block, report.block_num = self.core.block_idx, self.core.block_num
         if self.config.mode == "raise":
-            raise SanitizerError("sanitizer", detail=str(report), device=self.core.device, report=report)
+            raise SanitizerError("sanitizer", detail=report.text(with_block=False), device=self.core.device,
+                                 report=report)
         self.reports.append(report)
         if self.session is not None:
             self.session.add(report)
@@ -497,8 +531,15 @@ class Sanitizer:
             if gm is not None:
                 for s, d, n in runs:
                     offset = d if write else s
-                    self.gm_shadow.gm_access(self.core.block_idx, api, gm.array, offset, n, write, atomic,
+                    self.gm_shadow.gm_access(self.core.block_idx, api, pipe, gm.array, offset, n, write, atomic,
                                              self._emit)
+
+    def gm_scalar_access(self, api, array, index, write):
+        """GlobalTensor GetValue / SetValue: element `index` of GM `array` through the scalar unit, for the
+        cross-block check (GM is not in the UB shadow, so "race" has nothing to check)."""
+        if self.gm_shadow is not None and self.enabled("blocks"):
+            self.gm_shadow.gm_access(self.core.block_idx, api, PIPE_S, array, index * array.itemsize,
+                                     array.itemsize, write, False, self._emit)
 
     def _check_mte3_destination(self, api, gm, runs, atomic):
         """"strict" (SPEC-2 10.4, the devkit's PipeBarrier example): two UB -> GM copies whose GM destinations
@@ -551,6 +592,9 @@ class Sanitizer:
         if snapshot is not None:
             d = _PIPE_INDEX[dst_pipe]
             np.maximum(self.clock[d], snapshot, out=self.clock[d])
+            # the source pipe saw d's instructions up to snapshot[d] complete before it set the flag, so for "strict"
+            # they are as ordered as by a PipeBarrier<d> (MTE2 -> V -> MTE2, V -> S -> V chains; docs/decisions.md)
+            self.barrier_seq[d] = max(self.barrier_seq[d], snapshot[d])
 
     def pipe_barrier(self, pipe):
         if pipe == "PIPE_ALL":
@@ -699,7 +743,7 @@ def reg_access(api, tensor, form, offset, *args, undo=None):
 # --- GM across blocks -----------------------------------------------------------------------------------------------
 @dataclass
 class _GmShadow:
-    writer_block: np.ndarray
+    writer_block: np.ndarray      # last writer block (-1: none; -2: several blocks' atomic writes, which combine)
     writer_epoch: np.ndarray
     writer_atomic: np.ndarray
     reader_block: np.ndarray      # last reader block (-2: several blocks)
@@ -729,8 +773,8 @@ class LaunchShadow:
         with self.lock:
             self.epochs[block] = self.epochs.get(block, 0) + 1
 
-    def gm_access(self, block, api, array, start, nbytes, write, atomic, emit):
-        """One GM access of `nbytes` bytes at byte `start` of host array `array` (any view) by `block`."""
+    def gm_access(self, block, api, pipe, array, start, nbytes, write, atomic, emit):
+        """One GM access of `nbytes` bytes at byte `start` of host array `array` (any view) by `block` in `pipe`."""
         root, offset = _root_and_offset(array)
         lo = offset + start
         with self.lock:
@@ -738,7 +782,7 @@ class LaunchShadow:
             sl = slice(lo, lo + nbytes)
             epoch = self.epochs.get(block, 0)
             wb, we = s.writer_block[sl], s.writer_epoch[sl]
-            other_writer = (wb >= 0) & (wb != block) & (we == epoch)
+            other_writer = (wb != -1) & (wb != block) & (we == epoch)
             if write:
                 clash = other_writer & ~(s.writer_atomic[sl] & atomic)
                 rb, re_ = s.reader_block[sl], s.reader_epoch[sl]
@@ -753,10 +797,13 @@ class LaunchShadow:
             found = None
             if bad.any():
                 k = int(np.argmax(bad))
-                other = int(wb[k]) if wb[k] >= 0 and wb[k] != block else int(s.reader_block[lo + k])
+                other = int(wb[k]) if other_writer[k] else int(s.reader_block[lo + k])
                 found = (kind, lo + k, int(bad.sum()), other)
             if write:
-                s.writer_block[sl] = block
+                # another block's atomic write stays known under this one: a block that reads after its own atomic
+                # add must still see that other blocks added (the last writer alone would hide them)
+                several = other_writer & s.writer_atomic[sl] & atomic
+                s.writer_block[sl] = np.where(several, -2, block)
                 s.writer_epoch[sl] = epoch
                 s.writer_atomic[sl] = atomic
             else:
@@ -766,11 +813,11 @@ class LaunchShadow:
                 s.reader_epoch[sl] = epoch
         if found is not None:
             kind, addr, count, other = found
-            instr = Instr(api, PIPE_MTE3 if write else PIPE_MTE2, user_location(), -1)
+            instr = Instr(api, pipe, user_location(), -1)
+            others = f"block {other}" if other >= 0 else "several other blocks"
             emit(Report("blocks", kind, instr, "GM", addr, count, space="GM",
-                        fix=f"block {block} and block {other if other >= 0 else 'several'} touch these bytes in "
-                            "the same SyncAll phase: use SetAtomicAdd for combined writes, or a SyncAll between "
-                            "the write and the read"))
+                        fix=f"block {block} and {others} touch these bytes in the same SyncAll phase: use "
+                            "SetAtomicAdd for combined writes, or a SyncAll between the write and the read"))
 
 
 def _root_and_offset(array):

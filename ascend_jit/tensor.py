@@ -5,6 +5,7 @@ import numpy as np
 
 from . import dtypes as dt
 from .errors import OutOfBoundsError, ParameterError, ReadOnlyError, StateError, UnsupportedDeviceError
+from .sanitizer import SANITIZING
 
 
 class TPosition(enum.Enum):
@@ -345,6 +346,17 @@ def _checked_placement(core, dtype, addr, size, position):
     return core, d, addr, size
 
 
+def _gm_scalar_access(api, gm, index, write):
+    """A GlobalTensor GetValue / SetValue on a sanitizing core goes to the launch's cross-block GM shadow (check
+    "blocks"), before it reads or writes; a process that never sanitizes pays one list truth test."""
+    if not SANITIZING:
+        return
+    from .core import _current   # core.py imports this module
+    stack = getattr(_current, "stack", None)
+    if stack and stack[-1].sanitizer is not None:
+        stack[-1].sanitizer.gm_scalar_access(api, gm.array, index, write)
+
+
 def known_device(*operands):
     """The device a refusal names when an operand is not a LocalTensor (errors.py: every refusal names it): that
     of the first LocalTensor among the call's `operands`, else the current core's (`with core:`), else None."""
@@ -606,7 +618,9 @@ class GlobalTensor:
 
     def GetValue(self, i):
         self._require_buffer("GlobalTensor.GetValue")
-        return self.array[_index_value("GlobalTensor.GetValue", i, self.array.size)]
+        k = _index_value("GlobalTensor.GetValue", i, self.array.size)
+        _gm_scalar_access("GetValue", self, k, False)
+        return self.array[k]
 
     def __call__(self, i):
         """`g(i)`: GlobalTensor's element access `operator()` (`float v = scaleGm(0);`), the same as GetValue(i);
@@ -634,9 +648,10 @@ class GlobalTensor:
         if type(value) is not self.dtype.np_dtype.type:
             from .api._scalar import scalar_value
             value = scalar_value("GlobalTensor.SetValue", None, self.dtype, value, "value")
-        index = _index_value("GlobalTensor.SetValue", i, self.array.size)
+        k = _index_value("GlobalTensor.SetValue", i, self.array.size)
         self._require_writable("GlobalTensor.SetValue")
-        self.array[index] = value
+        _gm_scalar_access("SetValue", self, k, True)
+        self.array[k] = value
 
     def _require_writable(self, api, parameter="dst"):
         """A read-only GM destination is a ParameterError for every writer, as for DataCopy (decisions.md, DataCopy),

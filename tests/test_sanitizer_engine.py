@@ -115,6 +115,35 @@ def test_strict_reports_same_pipe_vector_raw_without_barrier():
     assert s.reports == []
 
 
+def test_strict_same_pipe_pairs_ordered_through_another_pipe():
+    """"strict" (SPEC-2 10.4) asks a PipeBarrier between same-pipe pairs; a flag round trip through another pipe orders
+    them too (MTE2 -> V -> MTE2 is the hand-written double buffer, V -> S -> V a GetValue/SetValue between vector
+    calls), as the TQue hand-off that stands for the same flags already does (sanit13: both were reported)."""
+    def run(chain):
+        s = _core(strict=True).sanitizer
+        s.host_write(0, 512)
+        first, middle = chain
+        s.instruction("first", first, [_w(0, 256)])
+        s.set_flag(first, middle, 0)
+        s.wait_flag(first, middle, 0)
+        s.instruction("middle", middle, [_r(0, 2)])
+        s.set_flag(middle, first, 0)
+        s.wait_flag(middle, first, 0)
+        s.instruction("second", first, [_r(0, 256)] if first == PIPE_V else [_w(0, 256)])
+        return [(r.kind, r.instruction.api, r.earlier.api) for r in s.reports]
+    assert run((PIPE_V, PIPE_S)) == []
+    assert run((PIPE_MTE2, PIPE_V)) == []
+    s = _core(strict=True).sanitizer   # a flag from the same pipe's future does not order: still reported
+    s.host_write(0, 512)
+    s.set_flag(PIPE_V, PIPE_S, 0)
+    s.wait_flag(PIPE_V, PIPE_S, 0)
+    s.instruction("Add", PIPE_V, [_w(0, 256)])
+    s.set_flag(PIPE_S, PIPE_V, 0)
+    s.wait_flag(PIPE_S, PIPE_V, 0)
+    s.instruction("Mul", PIPE_V, [_r(0, 256)])
+    assert [(r.kind, r.instruction.api, r.earlier.api) for r in s.reports] == [("RAW", "Mul", "Add")]
+
+
 def test_strict_reports_overlapping_copy_out_destinations_without_mte3_barrier():
     """SPEC-2 10.4 "strict": overlapping MTE3 destinations (GM) need PipeBarrier<PIPE_MTE3> (audit: only the UB
     side was checked, so two copy-outs into one GM range passed)."""
@@ -162,20 +191,20 @@ def test_blocks_check_gm_conflicts_atomics_and_syncall():
     reports = []
     shadow = LaunchShadow(SanitizeConfig(mode="report"))
     gm = np.zeros(64, np.float32)
-    shadow.gm_access(0, "DataCopy", gm, 0, 64, True, False, reports.append)
-    shadow.gm_access(1, "DataCopy", gm[8:], 0, 32, True, False, reports.append)   # overlaps block 0's bytes 32..63
+    shadow.gm_access(0, "DataCopy", PIPE_MTE3, gm, 0, 64, True, False, reports.append)
+    shadow.gm_access(1, "DataCopy", PIPE_MTE3, gm[8:], 0, 32, True, False, reports.append)   # over block 0's 32..63
     assert [(r.check, r.address, r.nbytes) for r in reports] == [("blocks", 32, 32)]
     reports.clear()
     shadow = LaunchShadow(SanitizeConfig(mode="report"))
-    shadow.gm_access(0, "DataCopy", gm, 0, 4, True, True, reports.append)
-    shadow.gm_access(1, "DataCopy", gm, 0, 4, True, True, reports.append)          # both atomic: fine
+    shadow.gm_access(0, "DataCopy", PIPE_MTE3, gm, 0, 4, True, True, reports.append)
+    shadow.gm_access(1, "DataCopy", PIPE_MTE3, gm, 0, 4, True, True, reports.append)          # both atomic: fine
     assert reports == []
-    shadow.gm_access(1, "DataCopy", gm, 64, 4, True, False, reports.append)
+    shadow.gm_access(1, "DataCopy", PIPE_MTE3, gm, 64, 4, True, False, reports.append)
     shadow.sync_all(0), shadow.sync_all(1)
-    shadow.gm_access(0, "DataCopy", gm, 64, 4, False, False, reports.append)       # after SyncAll: ordered
+    shadow.gm_access(0, "DataCopy", PIPE_MTE2, gm, 64, 4, False, False, reports.append)       # after SyncAll: ordered
     assert reports == []
-    shadow.gm_access(1, "DataCopy", gm, 128, 4, True, False, reports.append)
-    shadow.gm_access(0, "DataCopy", gm, 128, 4, False, False, reports.append)      # same phase: a race
+    shadow.gm_access(1, "DataCopy", PIPE_MTE3, gm, 128, 4, True, False, reports.append)
+    shadow.gm_access(0, "DataCopy", PIPE_MTE2, gm, 128, 4, False, False, reports.append)      # same phase: a race
     assert [r.kind for r in reports] == ["a block reads GM bytes another block writes"]
 
 

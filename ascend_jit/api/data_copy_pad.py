@@ -270,7 +270,7 @@ def _gm_to_ub(dst, src, copy_params, pad_params, mode):
     if core.sanitizer is not None:
         _sanitize_gm_to_ub(core, dst, src, plan)
     # one entry for every GM source: the kernel only reads it, so a read-only GM array is passed as it is
-    plan[11](core.ub, src._bytes, src._at, plan[10], plan[7])
+    plan[12](core.ub, src._bytes, src._at, plan[11], plan[7])
 
 
 def _prove(plan_fn, key, shape, gm):
@@ -318,7 +318,7 @@ def _refuse_gm_end(core, side, gm_end, gm):
 
 def _plan_gm_to_ub(spec, d, gd, addr, size, bounds, copy_params, pad_params, mode, pad_value, gm_nbytes=None):
     """(count, blockLen, GM step, UB step, left bytes, tail bytes, last tail bytes, fill pattern, fill with the
-    block's first element?, far GM byte) after every check, the GM tensor's size only when given (memoised calls
+    block's first element?, far GM byte, filler random (D56's poison)?) after every check, the GM tensor's size only when given (memoised calls
     leave it out and check the far GM byte per call), or None for a NOP."""
     count, block_len, src_stride, dst_stride, s = _check_common(spec, d, gd, copy_params, mode)
     if not isinstance(pad_params, DataCopyPadExtParams):
@@ -352,6 +352,7 @@ def _plan_gm_to_ub(spec, d, gd, addr, size, bounds, copy_params, pad_params, mod
                          legal=f"{d.name} (this copy's dtype)",
                          detail=f"SetPadValue stored a {pad_value[0].name} value; the copy is {d.name} (SPEC-2 9.1)")
     first = left == 0 and right == 0
+    random_fill = False
     if first:
         bits = 0
     elif pad_params.isPad:
@@ -360,6 +361,7 @@ def _plan_gm_to_ub(spec, d, gd, addr, size, bounds, copy_params, pad_params, mod
         bits = pad_value[1]
     else:
         bits = int.from_bytes(bytes([POISON] * s), "little")
+        random_fill = True
     if compact:   # D56: packed back to back, one filler after the last block; strides and pads ignored as counts
         left = right = 0
     pattern = np.frombuffer(int(bits).to_bytes(s, "little"), np.uint8).copy()
@@ -384,12 +386,13 @@ def _plan_gm_to_ub(spec, d, gd, addr, size, bounds, copy_params, pad_params, mod
                                                                   else " (a negative srcStride reaches before it)"))
     check_run_bounds(API, spec, bounds, Runs("dst", addr, ub_end - addr, 0, 1), TensorExtent(addr, size, d))
     pattern.setflags(write=False)
-    return count, block_len, src_step, dst_step, left_b, tail, last_tail, pattern, first, gm_end
+    return count, block_len, src_step, dst_step, left_b, tail, last_tail, pattern, first, gm_end, random_fill
 
 
 def _sanitize_gm_to_ub(core, dst, src, plan):
     """The access record of a GM -> UB copy (PIPE_MTE2, SPEC-2 10.4): the data runs as a copy, then the pad and
-    dummy bytes it also writes (they are initialised UB from here on)."""
+    dummy bytes it also writes: initialised UB from here on, unless they are the values the doc calls random (D56's
+    poison), which stay uninitialised, so a vector read of them is reported."""
     from ..sanitizer import PIPE_MTE2, Access
     count, block_len, src_step, dst_step, left, tail, last_tail = plan[:7]
     core.sanitizer.copy_access(API, dst, src, [(k * src_step, k * dst_step + left, block_len) for k in range(count)])
@@ -402,6 +405,10 @@ def _sanitize_gm_to_ub(core, dst, src, plan):
     addrs = np.concatenate(fills)
     if addrs.size:
         core.sanitizer.instruction(API, PIPE_MTE2, [Access("dst", True, addrs, dst)])
+        if plan[10]:
+            for fill in fills:
+                if fill.size:
+                    core.sanitizer.undefine(int(fill[0]), fill.size)
 
 
 def _check_common(spec, d, gd, copy_params, mode):

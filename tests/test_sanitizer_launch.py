@@ -1,0 +1,137 @@
+"""The sanitizer across the blocks of a launch (sanit13 black-box findings): the "blocks" check with several atomic
+writers, reports that name their block and reach a session in block order, and report mode without a session."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.sanitizer import PIPE_MTE2, PIPE_MTE3, LaunchShadow, SanitizeConfig
+
+DEVICE = "atlas-a2"
+
+
+def test_blocks_check_keeps_every_atomic_writer():
+    """Two blocks' atomic adds combine; a third access must still see that another block wrote, whichever block
+    wrote last (the shadow kept only the last writer, so a block reading after its own atomic add saw no conflict)."""
+    reports = []
+    shadow = LaunchShadow(SanitizeConfig(mode="report"))
+    gm = np.zeros(64, np.float32)
+    shadow.gm_access(0, "DataCopy", PIPE_MTE3, gm, 0, 16, True, True, reports.append)
+    shadow.gm_access(1, "DataCopy", PIPE_MTE3, gm, 0, 16, True, True, reports.append)
+    assert reports == []
+    shadow.gm_access(1, "DataCopy", PIPE_MTE2, gm, 0, 16, False, False, reports.append)    # block 0 added too: a race
+    assert [(r.kind, r.address, r.nbytes) for r in reports] == [("a block reads GM bytes another block writes", 0, 16)]
+    assert "several" in reports[0].fix
+    reports.clear()
+    shadow.gm_access(2, "DataCopy", PIPE_MTE3, gm, 0, 16, True, False, reports.append)   # plain, over the adds
+    assert [r.kind for r in reports] == ["two blocks write the same GM bytes"]
+
+
+def _accumulate_then_read(x, acc, out, reader):
+    b = aj.GetBlockIdx()
+    xg, ag, og = aj.GlobalTensor(), aj.GlobalTensor(), aj.GlobalTensor()
+    xg.SetGlobalBuffer(x[64 * b:], 64)
+    ag.SetGlobalBuffer(acc, 64)
+    og.SetGlobalBuffer(out, 64)
+    t = aj.LocalMemAllocator().Alloc("float", 64)
+    aj.DataCopy(t, xg, 64)
+    aj.SetFlag(0, event=aj.HardEvent.MTE2_MTE3)
+    aj.WaitFlag(0, event=aj.HardEvent.MTE2_MTE3)
+    aj.SetAtomicAdd("float")
+    aj.DataCopy(ag, t, 64)
+    aj.SetAtomicNone()
+    if b == reader:      # no SyncAll: the other blocks' adds may not have landed yet
+        aj.SetFlag(0, event=aj.HardEvent.MTE3_MTE2)
+        aj.WaitFlag(0, event=aj.HardEvent.MTE3_MTE2)
+        aj.DataCopy(t, ag, 64)
+        aj.SetFlag(0, event=aj.HardEvent.MTE2_MTE3)
+        aj.WaitFlag(0, event=aj.HardEvent.MTE2_MTE3)
+        aj.DataCopy(og, t, 64)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("reader", [0, 3])
+def test_read_of_other_blocks_atomic_adds_without_syncall_is_reported(parallel, reader):
+    """The last block reading the accumulator after its own atomic add (in serial launches always) was not reported."""
+    x = np.arange(256, dtype=np.float32)
+    for _ in range(3 if parallel else 1):
+        acc, out = np.zeros(64, np.float32), np.zeros(64, np.float32)
+        with aj.sanitize_session("report") as session:
+            aj.launch(_accumulate_then_read, 4, DEVICE, x, acc, out, reader, parallel=parallel)
+        assert session.reports and {r.check for r in session.reports} == {"blocks"}
+
+
+def _race_in_every_block(x):
+    t = aj.LocalMemAllocator().Alloc("half", 128)
+    aj.DataCopy(t, aj.GlobalTensor(x), 128)
+    aj.Adds(t, t, 1.0, 128)          # no MTE2_V: each block reports
+    aj.PipeBarrier(aj.PIPE_ALL)
+
+
+def test_reports_name_their_block_and_reach_the_session_in_block_order():
+    """Blocks run in threads, so their reports used to reach the session interleaved, and identical reports of
+    different blocks could not be told apart."""
+    x = np.arange(128, dtype=np.float16)
+    for _ in range(3):
+        with aj.sanitize_session("report") as session:
+            aj.launch(_race_in_every_block, 4, DEVICE, x)
+        assert [r.block for r in session.reports] == [0, 0, 1, 1, 2, 2, 3, 3]
+        assert "block 2 of 4" in str(session.reports[4]) and session.reports[4].to_dict()["block"] == 2
+    with aj.Core(DEVICE, sanitize="report") as core:     # a core outside a launch: no block
+        t = core.local_tensor("half", 128)
+        aj.Adds(t, t, 1.0, 128)
+    [rep] = core.sanitizer.reports
+    assert rep.block is None and "block" not in str(rep)
+
+
+def test_launch_in_report_mode_without_a_session_warns_with_the_reports():
+    """aj.launch(..., sanitize="report") outside a sanitize_session used to drop every report with the block cores."""
+    x = np.arange(128, dtype=np.float16)
+    with pytest.warns(aj.SanitizerWarning, match=r"(?s)block 0 of 2.*block 1 of 2.*sanitizer: 4 race"):
+        aj.launch(_race_in_every_block, 2, DEVICE, x, sanitize="report")
+    with aj.sanitize_session("report") as session:         # a session collects them instead: no warning
+        aj.launch(_race_in_every_block, 2, DEVICE, x, sanitize="report")
+    assert len(session.reports) == 4
+
+
+def _scalar_gm(g, fixed):
+    gg = aj.GlobalTensor()
+    gg.SetGlobalBuffer(g, 16)
+    if aj.GetBlockIdx() == 1:
+        gg.SetValue(0, np.float32(1.0))
+    if fixed:
+        aj.SyncAll()
+    return gg.GetValue(0)
+
+
+def test_blocks_check_sees_gm_getvalue_and_setvalue():
+    """The scalar unit's GM accesses (GlobalTensor GetValue / SetValue: tiling words, scalar kernels) are GM traffic
+    like DataCopy's; another block's SetValue read with no SyncAll between was not reported."""
+    with aj.sanitize_session("report") as session:
+        aj.launch(_scalar_gm, 2, DEVICE, np.zeros(16, np.float32), False, parallel=False)
+    [rep] = session.reports
+    assert (rep.check, rep.space, rep.address, rep.nbytes) == ("blocks", "GM", 0, 4)
+    assert rep.instruction.pipe == "PIPE_S" and rep.instruction.api in ("GetValue", "SetValue")
+    with aj.sanitize_session("report") as session:
+        aj.launch(_scalar_gm, 2, DEVICE, np.zeros(16, np.float32), True)
+    assert session.reports == []
+    g = np.zeros(16, np.float32)
+    with pytest.raises(aj.SanitizerError, match="block 1 of 2: sanitizer: .blocks. .*SetValue .PIPE_S."):
+        aj.launch(_scalar_gm, 2, DEVICE, g, False, parallel=False, sanitize=True)
+    assert g[0] == 0      # the reported SetValue wrote nothing
+
+
+def test_datacopypad_random_filler_is_uninitialised():
+    """SPEC-2 D56: with pads and neither isPad nor SetPadValue the doc calls the filler random (the emulator's 0xCD
+    poison); computing over it read garbage with no report. isPad's paddingValue and a SetPadValue are defined."""
+    def run(is_pad, set_pad):
+        with aj.Core(DEVICE, sanitize="report") as core:
+            t, u = core.local_tensor("half", 128), core.local_tensor("half", 128)
+            x = aj.GlobalTensor(np.arange(128, dtype=np.float16))
+            if set_pad:
+                aj.SetPadValue(np.float16(0))
+            aj.DataCopyPad(t, x, aj.DataCopyExtParams(1, 200, 0, 0, 0), aj.DataCopyPadExtParams(is_pad, 0, 4, 0))
+            aj.PipeBarrier(aj.PIPE_ALL)
+            aj.Adds(u, t, 1.0, 112)          # the 100 copied halves, 4 pads, 8 dummies
+        return [(r.check, r.operand, r.address - t.addr, r.nbytes) for r in core.sanitizer.reports]
+    assert run(False, False) == [("init", "src", 200, 24)]
+    assert run(True, False) == [] and run(False, True) == []
