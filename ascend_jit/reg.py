@@ -2313,13 +2313,17 @@ def _planned_call(api, kinds, entry):
 
 
 class _VFCache(FunctionCache):
-    """numba's on-disk function cache, keyed also on the ascend_jit implementation stamp and the VF's callees."""
+    """numba's on-disk function cache, keyed also on the ascend_jit implementation stamp, the VF's callees and its
+    module's name: the cached code imports that module by name to rebuild the VF's globals, and numba's index is per
+    source file, so one file imported under two names (`kernels.gelu_reg` and the gallery's own loader) loaded the
+    other name's entry and failed with ModuleNotFoundError."""
     stamp = None
 
     def _index_key(self, sig, codegen):
         if _VFCache.stamp is None:
             _VFCache.stamp = _implementation_stamp()
-        return super()._index_key(sig, codegen) + (_VFCache.stamp, _callee_stamp(self._py_func))
+        return super()._index_key(sig, codegen) + (_VFCache.stamp, _callee_stamp(self._py_func),
+                                                   self._py_func.__module__)
 
 
 # What a compiled VF reads from the process rather than from its arguments: the overflow modes of the registers it

@@ -129,3 +129,37 @@ def test_a_vf_with_callees_loads_from_the_cache_until_a_callee_changes(tmp_path)
     helpers.write_text(CALLEES.format(step=10))
     assert _run(tmp_path, CALLER_RUN) == ["0", "1", "13"]  # the callee changed: compiled again
     assert _run(tmp_path, CALLER_RUN) == ["1", "0", "13"]
+
+
+RUN_AS = textwrap.dedent('''
+    import importlib.util, sys
+    import numpy as np
+    import ascend_jit as aj
+    name = sys.argv[1]
+    spec = importlib.util.spec_from_file_location(name, "user_vf.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    core = aj.Core("ascend950")
+    src, dst = core.local_tensor("half", 256), core.local_tensor("half", 256)
+    src[:] = np.arange(256)
+    with core:
+        module.COPY(dst, src, 2, "half")
+    assert (dst.numpy() == np.arange(256)).all()
+    stats = module.COPY.compiled.stats
+    print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
+''')
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_one_file_imported_under_two_module_names_keeps_two_cache_entries(tmp_path):
+    """The cached code rebuilds the VF's globals by importing its module by name: a process that imports the same
+    file under another name compiles its own entry instead of loading one that names a module it lacks."""
+    (tmp_path / "user_vf.py").write_text(VF_MODULE)
+
+    def run(name):
+        return _run(tmp_path, RUN_AS.replace("sys.argv[1]", repr(name)))
+    assert run("user_vf") == ["0", "1"]
+    assert run("gallery_loader_user_vf") == ["0", "1"]   # another name: compiled, not the first name's entry
+    assert run("user_vf") == ["1", "0"]
+    assert run("gallery_loader_user_vf") == ["1", "0"]
