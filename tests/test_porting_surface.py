@@ -311,6 +311,8 @@ def test_set_size_reaches_a_call_the_same_tensors_made_before(api, shrunk):
         pytest.skip("Duplicate's count form has no source tensor")
     core = aj.Core("atlas-a2")
     a, b, d = (core.local_tensor("half", 512) for _ in range(3))
+    for t in (a, b, d):
+        core.ub_written_by_host(t.addr, t.nbytes)  # zeros, as written (clean under --ascend-sanitize)
     _REMEMBERED_CALLS[api](d, a, b, 512)
     _REMEMBERED_CALLS[api](d, a, b, 512)  # now the entry's recent call
     (d if shrunk == "dst" else a).SetSize(256)
@@ -336,6 +338,7 @@ def test_set_size_reaches_a_vf_that_addressed_the_tensor_before():
     call addresses the new one, as the plain run does."""
     core = aj.Core("ascend950")
     src, dst = core.local_tensor("half", 128), core.local_tensor("half", 256)
+    core.ub_written_by_host(src.addr, src.nbytes)
     _store_two_vectors(dst, src)
     dst.SetSize(128)
     before = core.ub.copy()
