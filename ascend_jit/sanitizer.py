@@ -577,7 +577,8 @@ class Sanitizer:
             return
         for event, ids in sorted(getattr(pipe, "occupied", {}).items(), key=lambda kv: str(kv[0])):
             for event_id in sorted(ids):
-                self._emit(Report("sync", "event id never released", Instr("AllocEventID", "-", "kernel end", -1),
+                site = getattr(pipe, "alloc_sites", {}).get((event, event_id), "?")
+                self._emit(Report("sync", "event id never released", Instr("AllocEventID", "-", site, -1),
                                   getattr(event, "name", str(event)), event_id, 0, space="event",
                                   fix=f"GetTPipePtr().ReleaseEventID({event_id}, {getattr(event, 'name', event)}) "
                                       "when the kernel no longer needs it"))

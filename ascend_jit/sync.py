@@ -287,6 +287,7 @@ class EventIdPool:
     def __init__(self, core):
         self.core = core
         self.occupied = {}
+        self.alloc_sites = {}  # (event, id) -> the kernel's file:line of its AllocEventID, when sanitizing
 
     def _require(self, api):
         if not self.core.spec.tpipe_event_ids:
@@ -313,6 +314,9 @@ class EventIdPool:
         event = _check_hard_event("AllocEventID", self.core.spec, event)
         i = self._lowest_free("AllocEventID", event)
         self.occupied[event].add(i)
+        if self.core.sanitizer is not None:  # where the id was taken: the "never released" report names that line
+            from .sanitizer import user_location
+            self.alloc_sites[(event, i)] = user_location()
         return i
 
     def ReleaseEventID(self, event_id, event):

@@ -227,6 +227,8 @@ def test_event_id_never_released():
         aj.launch(_event_ids, 1, DEVICE, False)
     [rep] = session.reports
     assert (rep.check, rep.kind, rep.operand, rep.address) == ("sync", "event id never released", "V_MTE3", 0)
+    alloc_line = _event_ids.__code__.co_firstlineno + 2   # the report names the kernel's AllocEventID line
+    assert rep.instruction.where == f"test_sanitizer.py:{alloc_line}" and f":{alloc_line}" in str(rep)
     with aj.sanitize_session("report") as session:
         aj.launch(_event_ids, 1, DEVICE, True)
     assert session.reports == []
