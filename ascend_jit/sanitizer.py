@@ -561,6 +561,11 @@ class Sanitizer:
             p = _PIPE_INDEX[pipe]
             self.barrier_seq[p] = self.clock[p, p]
 
+    def data_sync_barrier(self):
+        """DataSyncBarrier<UB / ALL>: every later instruction, of any pipe, starts after the scalar pipe's earlier
+        accesses (and what the scalar pipe had waited for): each pipe learns the scalar pipe's clock."""
+        np.maximum(self.clock, self.clock[_S].copy(), out=self.clock)
+
     def hand_off(self, addr, nbytes):
         """A TQue hand-off (DeQue, AllocTensor after FreeTensor) orders every earlier access to these bytes."""
         sl = slice(addr, addr + nbytes)
