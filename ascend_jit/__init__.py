@@ -21,6 +21,7 @@ from .api.cast import Cast, RoundMode
 from .api.compare import CMPMODE, SELMODE, Compare, Compares, CompareScalar, Select
 from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, DataCopyPadParams, PaddingMode
 from .api.arith_progression import Arange, ArithProgression
+from .api.create_vec_index import CreateVecIndex
 from .api.elementwise import Copy, CopyRepeatParams, Not, ShiftLeft, ShiftRight
 from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatParams, Brcb, BrcbRepeatParams, Div,
                               DivAlgo, DivConfig, Duplicate, Exp, ExpAlgo, ExpConfig, FusedMulAdd, LeakyRelu, Ln,
@@ -51,7 +52,9 @@ from .pipe import DataCopy, DataCopyParams, TBuf, TBufPool, TPipe, TQue, TQueBin
 from .sweeps import sweep
 from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7, PIPE_ALL,
                    PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, CacheLine,
-                   DataCacheCleanAndInvalid, DcciDst, DisableDmaAtomic, GetSubBlockIdx, GetTPipePtr, HardEvent, InitSocState, LocalMemAllocator, Pipe, PipeBarrier, SetAtomicAdd,
+                   DataCacheCleanAndInvalid, DataSyncBarrier, DcciDst, DisableDmaAtomic, GetLibApiWorkSpaceSize,
+                   GetSubBlockIdx, GetTPipePtr, GetUserWorkspace, HardEvent, InitSocState, LocalMemAllocator,
+                   MemDsbT, Pipe, PipeBarrier, SetAtomicAdd,
                    SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
 from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, QuePosition, TPosition
 
@@ -73,7 +76,7 @@ __all__ = [
     "GatherMask", "GatherMaskParams", "InitGlobalMemory", "PaddingMode", "RoundMode", "SELMODE", "Select",
     "SetPadValue",
     "UnaryRepeatParams",
-    "Copy", "CopyRepeatParams", "ShiftLeft", "ShiftRight", "Not", "ArithProgression", "Arange",
+    "Copy", "CopyRepeatParams", "ShiftLeft", "ShiftRight", "Not", "ArithProgression", "Arange", "CreateVecIndex",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     # porting surface (session 7): GlobalTensor.SetL2CacheHint's enums, AscendC::ToFloat
@@ -93,4 +96,6 @@ __all__ = [
     "EVENT_ID3", "EVENT_ID4", "EVENT_ID5", "EVENT_ID6",
     "EVENT_ID7", "GetSubBlockIdx", "GetTPipePtr", "HardEvent", "InitSocState", "LocalMemAllocator", "PIPE_ALL",
     "PIPE_FIX", "PIPE_M", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_S", "PIPE_V", "Pipe", "PipeBarrier",
-    "SetAtomicAdd", "SetAtomicMax", "SetAtomicMin", "SetAtomicNone", "SetFlag", "SyncAll", "TQueSync", "WaitFlag"]
+    "SetAtomicAdd", "SetAtomicMax", "SetAtomicMin", "SetAtomicNone", "SetFlag", "SyncAll", "TQueSync", "WaitFlag",
+    # session 13 (vecindex13): DataSyncBarrier<MemDsbT>, the workspace split
+    "DataSyncBarrier", "MemDsbT", "GetUserWorkspace", "GetLibApiWorkSpaceSize"]

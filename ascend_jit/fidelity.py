@@ -115,6 +115,13 @@ _row(("ArithProgression", "Arange"), (D950, A3, A2, P310), BIT_EXACT,
      note="the devkit implementation's order: float32 scalar arithmetic (product then sum, no contraction: assumed), "
           "then Adds (A2/A3/310P) or Muls/Adds/Add (950) of the emulator's own instructions; docs/decisions.md "
           "\"ArithProgression\"")
+_row(("CreateVecIndex",), (A3, A2, P310), BIT_EXACT,
+     note="the devkit implementation's order: the scalar unit's first DataBlock (float32 sums, C++ conversions: "
+          "assumed), then the emulator's own Adds; docs/decisions.md \"CreateVecIndex\"")
+_row(("CreateVecIndex",), (D950, B310), MODELLED, Condition(BIT_EXACT, dtypes=("int8", "int16", "int32", "int64")),
+     note="the register's first + j (950 Reg::Arange, 310B vci) is the exact sum rounded once (half/float: the "
+          "instruction's rounding is not documented), then the emulator's own Adds; docs/decisions.md "
+          "\"CreateVecIndex\"")
 _row(("Mul", "Muls"), ALL_DEVICES, BIT_EXACT)
 _row(("LeakyRelu", "AddRelu", "SubRelu"), NOT_910, BIT_EXACT)
 _row(("Div",), (D950,), MODELLED,
@@ -162,6 +169,8 @@ _row(("Reg.Add", "Reg.Sub", "Reg.Mul", "Reg.Duplicate", "Reg.Reduce", "Reg.Cast"
 # SPEC-2 1.9); D69 has two levels, and nothing here can differ from the device
 _row(("PipeBarrier",), ALL_DEVICES, BIT_EXACT, note="no values involved")
 _row(("SetFlag", "WaitFlag"), (D950, A3, A2, P310, T910), BIT_EXACT, note="no values involved")
+_row(("DataSyncBarrier",), (D950, A3, A2, B310), BIT_EXACT, note="no values involved (docs/decisions.md "
+     "\"DataSyncBarrier\")")
 # Not in SPEC-2 11 (docs/decisions.md "Reg API"): the 950 Memory-API instruction's numerics on a register
 _row(("Reg.Max", "Reg.Min", "Reg.ReduceMax", "Reg.ReduceSum", "Reg.LocalMemBar"), (D950,), BIT_EXACT,
      note="Max/Min as the 950 Memory-API Max/Min (D41); ReduceMax/ReduceSum = Reduce MAX/SUM")

@@ -6,7 +6,8 @@ One switch, five checks. Off by default; when off, every API pays one `core.sani
   GM->UB / UB->GM copies, PIPE_S for GetValue/SetValue and SPR reads). Per UB byte the sanitizer keeps the last
   writer and the readers since that write; an access from another pipe must be ordered after them by a
   PipeBarrier<PIPE_ALL>, a SetFlag/WaitFlag (or TQueSync) pair, or a TQue hand-off (EnQue..DeQue, FreeTensor..
-  AllocTensor). Ordering is tracked with one vector clock per pipe: SetFlag snapshots the source pipe's clock,
+  AllocTensor); a scalar-pipe access also by a later DataSyncBarrier<UB> or <ALL> (docs/decisions.md
+  "DataSyncBarrier"). Ordering is tracked with one vector clock per pipe: SetFlag snapshots the source pipe's clock,
   WaitFlag merges it into the destination pipe's clock, so chains (MTE2 -> V -> MTE3) order transitively.
   "strict" adds same-pipe PIPE_V read-after-write and overlapping MTE2/MTE3 destinations without a PipeBarrier.
 - init: a shadow bit per UB byte. Uninitialised at core creation, when a queue/buffer/allocator hands out a range,
@@ -605,6 +606,11 @@ class Sanitizer:
         elif pipe in _PIPE_INDEX:
             p = _PIPE_INDEX[pipe]
             self.barrier_seq[p] = self.clock[p, p]
+
+    def data_sync_barrier(self):
+        """DataSyncBarrier<UB / ALL>: every later instruction, of any pipe, starts after the scalar pipe's earlier
+        accesses (and what the scalar pipe had waited for): each pipe learns the scalar pipe's clock."""
+        np.maximum(self.clock, self.clock[_S].copy(), out=self.clock)
 
     def hand_off(self, addr, nbytes):
         """A TQue hand-off (DeQue, AllocTensor after FreeTensor) orders every earlier access to these bytes."""

@@ -135,6 +135,24 @@ class SyncState:
         if self.sync_hooks:
             self._sync_event("PipeBarrier", pipe=pipe)
 
+    def DataSyncBarrier(self, arg0):
+        """`DataSyncBarrier<arg0>()` (DK `同步控制/核内同步/DataSyncBarrier(ISASI).md`; dsb in `kernel_event.h`
+        DataSyncBarrierImpl): later instructions wait until the scalar unit's earlier accesses of the memory
+        `arg0` names have completed. Values never change here; a sanitizing core orders the scalar pipe's earlier
+        UB accesses before every later instruction for MemDsbT.UB and ALL (DDR: GM only, which one core's race
+        check does not track; SEQ: no memory the emulator models). docs/decisions.md "DataSyncBarrier"."""
+        api = "DataSyncBarrier"
+        if self.device not in _DSB_DEVICES:   # the page's 产品支持情况 (also the inference Vector Core, SPEC D13)
+            raise UnsupportedDeviceError(api, "device", self.device, legal=", ".join(_DSB_DEVICES),
+                                         detail="not offered here (DK DataSyncBarrier(ISASI).md)")
+        if type(arg0) is not MemDsbT:
+            from .api._common import as_enum   # api/_common imports core, which imports this module
+            arg0 = as_enum(api, self.spec, "arg0", arg0, MemDsbT)
+        if self.sanitizer is not None and arg0 in (MemDsbT.ALL, MemDsbT.UB):
+            self.sanitizer.data_sync_barrier()
+        if self.sync_hooks:
+            self._sync_event(api, arg0=arg0)
+
     def _set_flag(self, api, src, dst, event_id):
         if not self.spec.supported:
             self.spec.require_supported(api)  # SPEC D13 (SetFlag, WaitFlag, TQueSync)
@@ -388,6 +406,23 @@ def PipeBarrier(pipe):
     _core("PipeBarrier").PipeBarrier(pipe)
 
 
+class MemDsbT(enum.IntEnum):
+    """`MemDsbT` of DataSyncBarrier (DK `impl/basic_api/kernel_event.h`: `enum class MemDsbT : uint8_t`)."""
+    ALL = 0   # GM and UB accesses (not L0C / L1)
+    DDR = 1   # GM accesses
+    UB = 2    # UB accesses
+    SEQ = 3   # SEQ accesses
+
+
+# the page's 产品支持情况 (the devkit builds DataSyncBarrier for __NPU_ARCH__ 2201, 3002, 3510 among these)
+_DSB_DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2")
+
+
+def DataSyncBarrier(arg0):
+    """`DataSyncBarrier<arg0>()` on the current core: `aj.DataSyncBarrier(aj.MemDsbT.DDR)`."""
+    _core("DataSyncBarrier").DataSyncBarrier(arg0)
+
+
 def SetFlag(*args, event=None, event_id=_ABSENT):
     """`SetFlag<event>(id)` on the current core: `aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)` (or
     `event_id=aj.EVENT_ID0`)."""
@@ -435,6 +470,53 @@ def GetSubBlockIdx():
     """0: every launch here is vector-only (one AIV per block)."""
     _core("GetSubBlockIdx")
     return 0
+
+
+# The system workspace the devkit reserves at the start of the kernel's workspace (DK
+# `impl/basic_api/utils/kernel_utils_constants.h` RESERVED_WORKSPACE by __NPU_ARCH__: 2201, 3510 16 MiB; 2002, 1001
+# 2 MiB), on the devices whose GetUserWorkspace page says 支持 (the 310B and the inference Vector Core do not).
+_RESERVED_WORKSPACE = {"ascend950": 16 << 20, "atlas-a3": 16 << 20, "atlas-a2": 16 << 20,
+                       "atlas-inference-aicore": 2 << 20, "atlas-training": 2 << 20}
+
+
+def _reserved_workspace(api, device):
+    if device not in _RESERVED_WORKSPACE:
+        raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_RESERVED_WORKSPACE),
+                                     detail="not offered here (DK 资源管理/workspace/GetUserWorkspace.md)")
+    return _RESERVED_WORKSPACE[device]
+
+
+def GetLibApiWorkSpaceSize(device):
+    """Host side, `PlatformAscendC::GetLibApiWorkSpaceSize()` for `device`: the system workspace's bytes, which a
+    host allocates before the user's (`workspace = np.zeros(aj.GetLibApiWorkSpaceSize(d) + user_bytes, np.uint8)`).
+    The devkit kernel's RESERVED_WORKSPACE (docs/decisions.md "GetUserWorkspace")."""
+    from .devices import get_device
+    return _reserved_workspace("GetLibApiWorkSpaceSize", get_device(device).name)
+
+
+def GetUserWorkspace(workspace):
+    """`GetUserWorkspace(workspace)` (DK `资源管理/workspace/GetUserWorkspace.md`): the user's part of the kernel's
+    workspace, the bytes after the system workspace (RESERVED_WORKSPACE: 16 MiB on the 950 / A2 / A3, 2 MiB on the
+    310P and 910). `workspace` is the kernel's GM_ADDR, a 1-D numpy array of the whole workspace; the result is a
+    view of it from byte RESERVED_WORKSPACE on (same dtype, same memory: GlobalTensor.SetGlobalBuffer takes it as it
+    takes any GM_ADDR). docs/decisions.md "GetUserWorkspace"."""
+    import numpy as np
+    api = "GetUserWorkspace"
+    device = _core(api).device
+    reserved = _reserved_workspace(api, device)
+    if workspace is None:
+        raise ParameterError(api, "workspace", None, device=device,
+                             legal="the kernel's workspace (GM_ADDR): the devkit asserts workspace != nullptr")
+    if not isinstance(workspace, np.ndarray) or workspace.ndim != 1 or not workspace.flags.c_contiguous:
+        given = type(workspace).__name__ if not isinstance(workspace, np.ndarray) else \
+            f"ndarray of shape {workspace.shape}" + ("" if workspace.flags.c_contiguous else ", not contiguous")
+        raise ParameterError(api, "workspace", given, device=device,
+                             legal="the kernel's workspace (GM_ADDR): a contiguous 1-D numpy array")
+    if workspace.nbytes < reserved or reserved % workspace.itemsize:
+        raise OutOfBoundsError(api, "workspace", f"{workspace.nbytes} bytes", device=device,
+                               legal=f">= {reserved} bytes (the system workspace, RESERVED_WORKSPACE on {device}), "
+                                     "then the user's: allocate aj.GetLibApiWorkSpaceSize(device) + the user's bytes")
+    return workspace[reserved // workspace.itemsize:]
 
 
 class CacheLine(enum.IntEnum):

@@ -126,60 +126,71 @@ def ArithProgression(dst, first_value, diff_value, count):
     if spec.name == D950:
         _register_chain(core, dst, first, diff, count)
     else:
-        _block_chain(core, dst, first, diff, count)
+        _block_chain(core, dst, _scalar_base(dst.dtype, first, diff, min(count, 32 // dst.dtype.size)), diff, count)
 
 
 Arange = ArithProgression
 
 
-def _block_chain(core, dst, first, diff, count):
-    """A2/A3/310P (arithprogression_common_impl.h)."""
+def _block_chain(core, dst, base, diff, count, whole_blocks=True):
+    """A2/A3/310P (arithprogression_common_impl.h; CreateVecIndex: dav_c220 / dav_m200
+    kernel_operator_vec_createvecindex_impl.h): `base` (the scalar unit's first min(count, B) values) stored, then
+    block b + 1 = block b + RN(B * diff) up to one repeat, then repeat r + 1 = repeat r + RN(R * diff).
+    whole_blocks: ArithProgression's Adds round a partial block or tail up to whole DataBlocks (and set the mask
+    register as its SetVectorMask / ResetMask leave it); CreateVecIndex's run exactly the remaining lanes (mask =
+    tailSize) and leave the last Adds' mask."""
     dtype = dst.dtype
     block, repeat_lanes = 32 // dtype.size, 256 // dtype.size
-    base = _scalar_base(dtype, first, diff, min(count, block))
     core.ub[dst.addr:dst.addr + base.nbytes] = base.view(np.uint8)
     if count <= block:
         return
     adds = E.ADDS
     step = _scalar_step(dtype, diff, block)
-    for b in range(-(-min(count, repeat_lanes) // block) - 1):  # block b + 1 = block b + B * diff, B lanes
-        E.composed_call(adds, core, (_at(dst, (b + 1) * block, block), _at(dst, b * block, block)), step,
-                        mask=block, repeat_params=UnaryRepeatParams(1, 1, 1, 1))
-    if count <= repeat_lanes:  # (the register as the implementation leaves it, also where high-dim calls do not
-        core.SetVectorMask(0, (1 << block) - 1)  # record their masks)
+    first_repeat = min(count, repeat_lanes)
+    for b in range(-(-first_repeat // block) - 1):  # block b + 1 = block b + B * diff
+        lanes = block if whole_blocks else min(block, first_repeat - (b + 1) * block)
+        E.composed_call(adds, core, (_at(dst, (b + 1) * block, lanes), _at(dst, b * block, lanes)), step,
+                        mask=lanes, repeat_params=UnaryRepeatParams(1, 1, 1, 1))
+    if count <= repeat_lanes:
+        if whole_blocks:  # (the register as the implementation leaves it, also where high-dim calls do not
+            core.SetVectorMask(0, (1 << block) - 1)  # record their masks)
         return
     step = _scalar_step(dtype, diff, repeat_lanes)
-    repeats, tail = divmod(count, repeat_lanes)
-    for r in range(repeats - 1):  # repeat r + 1 = repeat r + R * diff (ResetMask: every lane)
-        E.composed_call(adds, core, (_at(dst, (r + 1) * repeat_lanes, repeat_lanes),
-                                     _at(dst, r * repeat_lanes, repeat_lanes)), step, mask=repeat_lanes,
-                        repeat_params=UnaryRepeatParams())
-    if tail:  # the tail rounded up to whole blocks (SetVectorMask(tail_aligned))
-        lanes = -(-tail // block) * block
-        E.composed_call(adds, core, (_at(dst, repeats * repeat_lanes, lanes),
-                                     _at(dst, (repeats - 1) * repeat_lanes, lanes)), step, mask=lanes,
-                        repeat_params=UnaryRepeatParams())
-        core.SetVectorMask(lanes, dtype=dtype.name)
-    else:
-        core.ResetMask()
+    for r in range(-(-count // repeat_lanes) - 1):  # repeat r + 1 = repeat r + R * diff (the last: the tail)
+        lanes = min(repeat_lanes, count - (r + 1) * repeat_lanes)
+        if whole_blocks:  # the tail rounded up to whole blocks (SetVectorMask(tail_aligned))
+            lanes = -(-lanes // block) * block
+        E.composed_call(adds, core, (_at(dst, (r + 1) * repeat_lanes, lanes), _at(dst, r * repeat_lanes, lanes)),
+                        step, mask=lanes, repeat_params=UnaryRepeatParams())
+    if whole_blocks:
+        if count % repeat_lanes:
+            core.SetVectorMask(lanes, dtype=dtype.name)
+        else:  # ResetMask: every lane
+            core.ResetMask()
 
 
 def _register_chain(core, dst, first, diff, count):
     """950 (arithprogression_3510_impl.h), on dst's own elements: the lanes j < min(L, count) of the base register
     Muls(Arange(0), diff) then Adds(first); step = Muls(Duplicate(L), diff), made in dst[0] first; then each next
-    register's stored lanes = the previous one's + step (Reg Add = Adds of the broadcast step, one rounding)."""
+    register's stored lanes = the previous one's + step (Reg Add = Adds of the broadcast step, one rounding).
+    diff None: CreateVecIndex's register (950 Reg::Arange(first), 310B vci(first)): the base is Adds(Arange(0),
+    first) with no Muls, and the step is L converted to T (modular: int8's 256 is 0, as the implementation's
+    Adds(vreg, vreg, sregLower) converts it)."""
     dtype = dst.dtype
     lanes = 256 // dtype.size if dtype.size != 8 else 64  # int64: two registers of 32 lanes (RegTraitNumTwo)
     muls, adds = E.MULS, E.ADDS
     view = core.ub[dst.addr:dst.addr + count * dtype.size].view(dtype.np_dtype)
     step = None
-    if count > lanes:
+    if count > lanes and diff is None:
+        step = _wrap(dtype, lanes) if not dtype.is_float else dtype.np_dtype.type(lanes)
+    elif count > lanes:
         view[0] = dtype.np_dtype.type(lanes)
         E.composed_call(muls, core, (_at(dst, 0, 1), _at(dst, 0, 1)), diff, count=1)
         step = view[0]
     n = min(lanes, count)
-    view[:n] = np.arange(n).astype(dtype.np_dtype)
-    E.composed_call(muls, core, (_at(dst, 0, n), _at(dst, 0, n)), diff, count=n)
+    view[:n] = np.arange(n).astype(dtype.np_dtype)  # (int8's 128..255 wrap, as the register's lanes do)
+    if diff is not None:
+        E.composed_call(muls, core, (_at(dst, 0, n), _at(dst, 0, n)), diff, count=n)
     E.composed_call(adds, core, (_at(dst, 0, n), _at(dst, 0, n)), first, count=n)
     for start in range(lanes, count, lanes):
         n = min(lanes, count - start)

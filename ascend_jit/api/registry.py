@@ -11,6 +11,7 @@ from .. import reg as R
 from ..dtypes import resolve
 from ..reference import arith_progression as reference_arith_progression
 from ..reference import compare as reference_compare
+from ..reference import create_vec_index as reference_create_vec_index
 from ..reference import convert as reference_convert
 from ..reference import elementwise as reference_elementwise
 from ..reference import gather as reference_gather
@@ -22,6 +23,7 @@ from ..reference import reductions as reference_reductions
 from ..reference import reg as reference_reg
 from .arith_progression import DTYPES as ARITH_PROGRESSION_DTYPES, ArithProgression
 from .cast import Cast, RoundMode
+from .create_vec_index import DTYPES as CREATE_VEC_INDEX_DTYPES, CreateVecIndex
 from .compare import CMPMODE, SELMODE, Compare, Compares, Select
 from .elementwise import Add, Adds, BinaryRepeatParams, Copy, CopyRepeatParams, elementwise_instructions
 from .data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams
@@ -187,6 +189,11 @@ def _gather_example(core, dtype):
     if core.spec.supported:
         tensors[2][:] = np.arange(64, dtype=np.uint32) * resolve(dtype).size
     return tensors, lambda dst, src, offsets: Gather(dst, src, offsets, 0, 64)
+
+
+def _create_vec_index_example(core, dtype):
+    """A ramp of 100: past one repeat off the register devices (scalar block, block Adds, a tail repeat of 36)."""
+    return (core.local_tensor(dtype, 128),), lambda dst: CreateVecIndex(dst, 1, 100)
 
 
 def _arith_progression_example(core, dtype):
@@ -422,5 +429,8 @@ INSTRUCTIONS = (
     Instruction("ArithProgression", ArithProgression, lambda spec: ARITH_PROGRESSION_DTYPES.get(spec.name, ()),
                 reference_arith_progression.arith_progression, _arith_progression_example,
                 offered=lambda spec: spec.name in ARITH_PROGRESSION_DTYPES),
+    Instruction("CreateVecIndex", CreateVecIndex, lambda spec: CREATE_VEC_INDEX_DTYPES.get(spec.name, ()),
+                reference_create_vec_index.create_vec_index, _create_vec_index_example,
+                offered=lambda spec: spec.name in CREATE_VEC_INDEX_DTYPES),
 ) + tuple(replace(i, forms=_ELEMENTWISE_FORMS.get(i.name, ())) for i in elementwise_instructions(Instruction)) + \
     REG_INSTRUCTIONS
