@@ -121,6 +121,8 @@ def test_gather_refusals():
 
 
 @pytest.mark.parametrize("bounds", ["tensor", "ub"])
+@pytest.mark.ascend_sanitize(checks="init,blocks,sync", reason="offsets set by SetValue with no S_V flag before each "
+                             "Gather, and the bounds=\"ub\" escape hatch on purpose: a refusal test")
 def test_gather_offset_out_of_bounds_names_the_legal_offsets(bounds):
     """An offset whose element lies outside src's tensor (or the UB with bounds="ub") is refused with the legal range
     in the frame of the value named, the byte offset from src + src_base_addr (D57), element-aligned; not in
@@ -129,6 +131,7 @@ def test_gather_offset_out_of_bounds_names_the_legal_offsets(bounds):
     dst, src = core.local_tensor("half", 64, addr=0), core.local_tensor("half", 64, addr=1024)
     offs = core.local_tensor("uint32", 64, addr=2048)
     offs[:] = np.zeros(64, np.uint32)
+    core.ub_written_by_host()   # the accepted Gathers read src, or past it with bounds="ub" (--ascend-sanitize)
     far = 128 if bounds == "tensor" else core.spec.ub_bytes
     offs.SetValue(0, far)
     top = (126 if bounds == "tensor" else core.spec.ub_bytes - 1024 - 2)

@@ -507,6 +507,7 @@ def test_pair_reduce_elem_vectors_and_refusals():
             R.PairReduceElem(R.RegTensor("half"), R.RegTensor("half"), R.CreateMask("half"), R.MaskMergeMode.MERGING)
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="a compiled VF's refusal: a sanitizing core runs every VF plain")
 def test_kernel_type_refusals_name_dtypes_in_a_compiled_vf():
     """A type refusal raised by a compiled kernel inside a compiled VF reads as the plain call's: dtype names."""
     @R.simd_vf

@@ -12,6 +12,9 @@ from numba.core.errors import TypingError
 
 import ascend_jit as aj
 
+pytestmark = pytest.mark.ascend_sanitize(
+    checks="", reason="how a compiled VF takes its arguments: a sanitizing core runs every VF plain")
+
 R = aj.Reg
 D950 = "ascend950"
 HALF_LANES = 128

@@ -14,6 +14,9 @@ from hypothesis import given, settings, strategies as st
 import ascend_jit as aj
 from ascend_jit.errors import AlignmentError, AscendJitError, OutOfBoundsError, ParameterError, StateError
 
+pytestmark = pytest.mark.ascend_sanitize(
+    checks="", reason="compiled-VF behaviour against the plain run: a sanitizing core runs every VF plain")
+
 R = aj.Reg
 NO_JIT = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 

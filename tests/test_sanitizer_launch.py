@@ -83,8 +83,10 @@ def test_reports_name_their_block_and_reach_the_session_in_block_order():
     assert rep.block is None and "block" not in str(rep)
 
 
-def test_launch_in_report_mode_without_a_session_warns_with_the_reports():
+def test_launch_in_report_mode_without_a_session_warns_with_the_reports(monkeypatch):
     """aj.launch(..., sanitize="report") outside a sanitize_session used to drop every report with the block cores."""
+    from ascend_jit import sanitizer
+    monkeypatch.setattr(sanitizer, "_sessions", [])   # outside every session, --ascend-sanitize's own included
     x = np.arange(128, dtype=np.float16)
     with pytest.warns(aj.SanitizerWarning, match=r"(?s)block 0 of 2.*block 1 of 2.*sanitizer: 4 race"):
         aj.launch(_race_in_every_block, 2, DEVICE, x, sanitize="report")
