@@ -1,4 +1,5 @@
 """The device catalogue against SPEC (decisions table, sections 2.4, 2.6, 3.4, 4, 5.2, 8)."""
+import numpy as np
 import pytest
 
 import ascend_jit as aj
@@ -72,6 +73,28 @@ def test_saturation_controls_d6_d21():
             core.SetSaturationFlag(False)
     with pytest.raises(aj.ParameterError, match="SetCtrlSpr"):
         a2.SetCtrlSpr(40, 41, 1)
+
+
+@pytest.mark.parametrize("ctrl48,ctrl53", [(1, 0), (0, 1)])
+def test_950_ctrl60_clear_leaves_the_arithmetic_modes_to_ctrl48_and_ctrl53(ctrl48, ctrl53):
+    """decisions.md "The 950 with CTRL[60] = 0": SPEC 5.2 makes CTRL[48] global only while CTRL[60] = 1 and names no
+    other source for non-Cast instructions, so they keep CTRL[48] / CTRL[53]; the Memory Cast alone turns SAT (D46)."""
+    core = aj.Core("ascend950")
+    core.SetCtrlSpr(60, 60, 0)
+    core.SetCtrlSpr(48, 48, ctrl48)
+    core.SetCtrlSpr(53, 53, ctrl53)
+    h, hd = core.local_tensor("half", 16), core.local_tensor("half", 16)
+    h[:] = np.full(16, 65504, np.float16)
+    aj.Add(hd, h, h, 16)
+    assert hd.numpy().view(np.uint16)[0] == (0x7C00 if ctrl48 else 0x7BFF)
+    i, idst = core.local_tensor("int16", 16), core.local_tensor("int16", 16)
+    i[:] = np.full(16, 32767, np.int16)
+    aj.Add(idst, i, i, 16)
+    assert idst.numpy()[0] == (32767 if ctrl53 else -2)
+    f, fh = core.local_tensor("float", 16), core.local_tensor("half", 16)
+    f[:] = np.full(16, 1e5, np.float32)
+    aj.Cast(fh, f, aj.RoundMode.CAST_RINT, 16)
+    assert fh.numpy().view(np.uint16)[0] == 0x7BFF         # the Memory Cast's SAT trait, whatever CTRL[48] says
 
 
 def test_device_table_lists_every_device():

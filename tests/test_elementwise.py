@@ -1239,6 +1239,42 @@ def test_half_transcendentals_exhaustive(name):
         assert np.array_equal(d.numpy().view(np.uint16), _half_bits(want))
 
 
+_LN_NEAR_MIDPOINT = {0x3C413D3A: 0xC08E158F, 0x41178FEB: 0x400FE5E7, 0x4C5D65A5: 0x418F034B, 0x65D890D3: 0x4254D1F9,
+                     0x6F31A8EC: 0x42845A89}
+_LN_DEVICES = [("atlas-a2", None), ("atlas-training", None), ("atlas-200i-500-a2", None),
+               ("ascend950", aj.LnAlgo.PRECISION_1ULP_FTZ_FALSE), ("ascend950", None)]
+
+
+def _float_ln(device, config, bits):
+    core = aj.Core(device)
+    s, d = core.local_tensor("float", bits.size), core.local_tensor("float", bits.size)
+    s[:] = bits.view(np.float32)
+    aj.Ln(d, s, bits.size, **({} if config is None else {"config": config}))
+    return d.numpy().view(np.uint32)
+
+
+@pytest.mark.parametrize("device,config", _LN_DEVICES)
+def test_float_ln_is_correctly_rounded_next_to_float32_midpoints(device, config):
+    """SPEC-2 D37 (num13): float Ln whose exact value lies within a double ulp of a float32 rounding midpoint. float64
+    log then round-to-nearest-even landed on the midpoint and took the wrong (even) side, e.g. ln(0x41178FEB =
+    9.472636) gave 0x400FE5E8 instead of 0x400FE5E7 (mpmath at 300 bits)."""
+    bits = np.array(list(_LN_NEAR_MIDPOINT), np.uint32)
+    assert dict(zip(bits.tolist(), _float_ln(device, config, bits).tolist())) == _LN_NEAR_MIDPOINT
+
+
+@pytest.mark.parametrize("device,config", _LN_DEVICES)
+def test_float_ln_hard_case_table_against_the_reference(device, config):
+    """Every input of lanes._LN_HARD_X (logarithm within 4 double ulps of a float32 midpoint) equals the reference's
+    exact rounding; none of them is a half, so half results never take the table."""
+    from ascend_jit.jit.lanes import _LN_HARD_X
+    got = _float_ln(device, config, _LN_HARD_X)
+    want = E.OPS["Ln"].reference("float", R.Env(device), _LN_HARD_X.view(np.float32).astype(np.float64))
+    assert np.array_equal(got, np.asarray(want, np.float32).view(np.uint32))
+    with np.errstate(over="ignore"):
+        x = _LN_HARD_X.view(np.float32)
+        assert not np.any(x.astype(np.float16).astype(np.float32) == x)
+
+
 @pytest.mark.parametrize("op", ["Add", "Sub", "Muls", "Exp"])
 def test_a_forgotten_count_says_what_is_missing(op):
     """Issue 11 section 5: `aj.Add(c, a, b)` names the missing count, not `mask = None`."""
