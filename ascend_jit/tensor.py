@@ -25,6 +25,17 @@ QuePosition = TPosition   # the devkit's alias (impl/basic_api/kernel_event.h `u
 SIZE_CHANGE_HOOKS = []
 
 
+class _Lease:
+    """The memory a tensor stands on, while it is its owner's: one AllocTensor of a queue buffer (`buffer` that
+    buffer), one `core.local_tensor` allocation, one binding of a TBuf (`buffer` None). Released (FreeTensor,
+    `core.free`, TPipe Reset / Destroy), it stays dead: the bytes may be handed to a new owner, so a stale handle can
+    neither be used nor free the new owner's memory (issue 12; a released allocation's tensors had stayed usable)."""
+    __slots__ = ("buffer", "alive")
+
+    def __init__(self, buffer=None):
+        self.buffer, self.alive = buffer, True
+
+
 class _TensorFields:
     """The slots of a LocalTensor. `_Unsealed` (below) shares the layout without LocalTensor's read-only __setattr__:
     `_proven` fills one with plain slot stores and then turns it into a LocalTensor (a third of the cost of storing
@@ -105,8 +116,9 @@ class LocalTensor(_TensorFields):
 
     def check_alive(self, api):
         if self._lease is not None and not self._lease.alive:
-            raise StateError(api, "tensor", self, detail="this tensor was freed (FreeTensor) and may not be used",
-                             device=self.core.device)
+            raise StateError(api, "tensor", self, device=self.core.device,
+                             detail="this tensor was freed (FreeTensor, core.free, or its TPipe's Reset / Destroy) "
+                                    "and may not be used")
 
     def __repr__(self):
         return f"LocalTensor({self.dtype.name}, addr={self.addr}, size={self.size}, {self.position.name})"
@@ -137,7 +149,8 @@ class LocalTensor(_TensorFields):
         api = "LocalTensor.SetSize"
         self.check_alive(api)
         lease = self._lease
-        end = lease.buffer.addr + lease.buffer.nbytes if lease is not None else self._core.spec.ub_bytes
+        buffer = lease.buffer if lease is not None else None
+        end = buffer.addr + buffer.nbytes if buffer is not None else self._core.spec.ub_bytes
         n = as_int(api, self._core.spec, "size", size, 0, (end - self._addr) // self._dtype.size)
         _TensorFields._size.__set__(self, n)
         for forget in SIZE_CHANGE_HOOKS:
