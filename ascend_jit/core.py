@@ -372,13 +372,12 @@ class Core(SyncState):
     def local_tensor(self, dtype, n, addr=None, position=None):
         """A LocalTensor of n elements: at `addr` (any byte address; alignment is the APIs' business) or allocated."""
         from .api._common import as_int
-        from .tensor import LocalTensor, TPosition, _Lease
+        from .tensor import LocalTensor, TPosition, _Lease, check_local_position
         d = dt.resolve(dtype, "local_tensor", self.device)
         n = as_int("local_tensor", self.spec, "n", n, 0, self.spec.ub_bytes // d.size)
         nbytes = n * d.size
         position = TPosition.VECCALC if position is None else position
-        if not isinstance(position, TPosition):  # before allocating: a refusal leaves the allocator alone
-            raise ParameterError("local_tensor", "position", position, legal="an aj.TPosition", device=self.device)
+        check_local_position("local_tensor", position, self.device)  # before allocating: the allocator stays alone
         if addr is None:
             addr = self.alloc(nbytes, "local_tensor")
             lease = self._leases[addr] = _Lease()

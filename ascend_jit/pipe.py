@@ -15,7 +15,8 @@ from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
 from .jit.direct import EntryTable
 from .jit.movement import copy_runs
 from .sync import EventIdPool
-from .tensor import GlobalTensor, LocalTensor, TPosition, _Lease, _Unsealed, known_device, refuse_operand
+from .tensor import (GlobalTensor, LocalTensor, TPosition, _Lease, _Unsealed, check_local_position, known_device,
+                     refuse_operand)
 
 _NEW = object.__new__
 
@@ -143,10 +144,10 @@ class TPipe(EventIdPool):
 
 
 def _check_position(api, position):
-    if not isinstance(position, TPosition):
-        raise ParameterError(api, "position", position, legal="an aj.TPosition (VECIN, VECOUT, VECCALC): "
-                             f"{api}(aj.TPosition.VECIN, depth)", detail=f"got {type(position).__name__}; the C++ "
-                             "template arguments <pos, depth> are (position, depth) here, position first")
+    slip = None if isinstance(position, TPosition) else (
+        f"got {type(position).__name__}; the C++ template arguments <pos, depth> are (position, depth) here, position "
+        f"first: {api}(aj.TPosition.VECIN, depth)")
+    check_local_position(api, position, known_device(), detail=slip)
 
 
 class TQue:

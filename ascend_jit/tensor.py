@@ -354,8 +354,7 @@ def _checked_placement(core, dtype, addr, size, position):
     if addr + size * d.size > spec.ub_bytes:
         raise OutOfBoundsError("LocalTensor", "addr + size", f"bytes [{addr}, {addr + size * d.size})",
                                legal=f"inside the UB [0, {spec.ub_bytes})", device=spec.name)
-    if not isinstance(position, TPosition):
-        raise ParameterError("LocalTensor", "position", position, legal="an aj.TPosition", device=spec.name)
+    check_local_position("LocalTensor", position, spec.name)
     return core, d, addr, size
 
 
@@ -368,6 +367,15 @@ def _gm_scalar_access(api, gm, index, write):
     stack = getattr(_current, "stack", None)
     if stack and stack[-1].sanitizer is not None:
         stack[-1].sanitizer.gm_scalar_access(api, gm.array, index, write)
+
+
+def check_local_position(api, position, device, detail=None):
+    """The position of a LocalTensor or of the queue / buffer it comes from: a TPosition in the UB. TPosition.GM
+    names global memory (EnQue / DeQue user positions take it), never where a LocalTensor lies: such a tensor was
+    accepted and written by Add and DataCopy as UB."""
+    if not isinstance(position, TPosition) or position is TPosition.GM:
+        raise ParameterError(api, "position", position, legal="an aj.TPosition in the UB (VECIN, VECOUT, VECCALC)",
+                             device=device, detail=detail)
 
 
 def known_device(*operands):
@@ -481,9 +489,17 @@ def _slice_bounds(api, tensor, key, size):
     return bounds
 
 
+_EMULATOR_NP_DTYPES = frozenset(d.np_dtype for d in dt.ALL)
+
+
 def _host_copy_in(view, value, api, dtype, device=None):
-    """`t[a:b] = x`: a scalar fills, an array of exactly the sub-tensor's length is copied (numpy's conversion)."""
+    """`t[a:b] = x`: a scalar fills, an array of exactly the sub-tensor's length is copied (numpy's conversion).
+    Only real numbers (bool, integer, float arrays or scalars) are data: None became NaN, a complex array lost its
+    imaginary part and a string raised numpy's ValueError."""
     data = np.asarray(value)
+    if data.dtype.kind not in "biuf" and data.dtype not in _EMULATOR_NP_DTYPES:  # ml_dtypes' bfloat16 is kind "V"
+        raise ParameterError(api, "value", value if data.ndim == 0 else f"an array of {data.dtype}", device=device,
+                             legal="real numbers: a bool, integer or float array or scalar")
     if data.ndim == 0:
         view[:] = data.astype(dtype.np_dtype)
         return
@@ -526,6 +542,8 @@ class GlobalTensor:
         self._set_buffer(None, None)
         if array is not None:
             self.SetGlobalBuffer(array, dtype=dtype)
+        elif dtype is not None:  # GlobalTensor<T> before its buffer: T is checked now (a typo was dropped silently)
+            dt.resolve(dtype, "GlobalTensor")
 
     def _set_buffer(self, root, d):
         """This tensor is all of `root` (a 1-D C-contiguous array of d's numpy type), or has no buffer (None)."""
@@ -565,10 +583,12 @@ class GlobalTensor:
         if arr.dtype != d.np_dtype:
             arr = arr.view(np.uint8).view(d.np_dtype)
         if size is not None:
-            if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 0 <= size <= arr.size:
+            from .api._common import as_int  # the api package imports this module
+            size = as_int(api, None, "size", size)  # 1.0 or True is no size (an OutOfBoundsError said [0, n] held it)
+            if not 0 <= size <= arr.size:
                 raise OutOfBoundsError(api, "size", size, legal=f"[0, {arr.size}] (the array holds {arr.size} "
                                        f"{d.name} elements)")
-            arr = arr[:int(size)]
+            arr = arr[:size]
         self._set_buffer(arr, d)
         return self
 

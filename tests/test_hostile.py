@@ -532,3 +532,71 @@ def test_explain_reduce_order_refuses_counts_past_their_types_at_once(kw):
     form = kw.pop("form")
     with pytest.raises(aj.ParameterError):
         aj.explain_reduce_order("atlas-a2", form, "half", **kw)
+
+
+def test_host_copies_take_real_numbers_only_and_never_a_read_only_gm():
+    """t[:] = None wrote NaN, a complex array lost its imaginary part, a string or object array raised numpy's
+    ValueError / TypeError; SetValue or g[:] = x into a read-only GM buffer raised numpy's ValueError (DataCopy
+    refuses it as a ParameterError)."""
+    core = aj.Core("atlas-a2")
+    t = core.local_tensor("half", 128)
+    host = np.arange(128, dtype=np.float16)
+    g = aj.GlobalTensor(dtype="half")
+    g.SetGlobalBuffer(host, 128)
+    ro = np.zeros(128, np.float16)
+    ro.flags.writeable = False
+    gro = aj.GlobalTensor(dtype="half")
+    gro.SetGlobalBuffer(ro, 128)
+    before, gm_before = _state(core), host.copy()
+    for target in (t, g):
+        for value in ("abc", None, np.ones(128, np.complex64), np.array([object()] * 128)):
+            with pytest.raises(aj.ParameterError, match="real numbers"):
+                target[:] = value
+    with pytest.raises(aj.ParameterError, match="read-only"):
+        gro.SetValue(0, 1.0)
+    with pytest.raises(aj.ParameterError, match="read-only"):
+        gro[:] = np.ones(128, np.float16)
+    assert _state(core) == before and np.array_equal(host, gm_before) and not ro.any()
+    t[:] = [1] * 128   # lists, bools and numbers stay host data
+    t[0:2] = np.array([True, False])
+    assert t.GetValue(0) == 1 and t.GetValue(1) == 0
+
+
+def test_global_tensor_checks_its_dtype_and_size_types():
+    with pytest.raises(aj.UnsupportedDTypeError):
+        aj.GlobalTensor(dtype="float17")   # was dropped silently
+    for size in (1.0, True, "4"):
+        with pytest.raises(aj.ParameterError):   # an OutOfBoundsError said [0, 16] held 1.0
+            aj.GlobalTensor().SetGlobalBuffer(np.zeros(16, np.float16), size)
+
+
+def test_a_local_tensor_cannot_lie_in_gm():
+    """A LocalTensor with TPosition.GM (or a TQue / TBuf at GM) was accepted and Add / DataCopy wrote it as UB."""
+    core = aj.Core("atlas-a2")
+    before = _state(core)
+    with core:
+        for call in (lambda: core.local_tensor("half", 16, position=aj.TPosition.GM),
+                     lambda: aj.LocalTensor(aj.TPosition.GM, 0, 16, dtype="half"),
+                     lambda: aj.TQue(aj.TPosition.GM, 2), lambda: aj.TBuf(aj.TPosition.GM)):
+            with pytest.raises(aj.ParameterError, match="in the UB"):
+                call()
+    assert _state(core) == before
+
+
+def test_refusals_without_an_operand_name_the_current_core():
+    """errors.py: every refusal names the device; SetAtomicAdd, TQue, ReinterpretCast and GetReduceRepeatSumSpr
+    refusals inside `with core:` named none."""
+    core = aj.Core("atlas-a3")
+    t = core.local_tensor("half", 16)
+    with core:
+        for call in (lambda: aj.SetAtomicAdd("bogus"), lambda: aj.TQue(aj.TPosition.VECIN, -1),
+                     lambda: t.ReinterpretCast("float17"), lambda: aj.GetReduceRepeatSumSpr("float17")):
+            with pytest.raises(aj.AscendJitError, match="on device atlas-a3"):
+                call()
+
+
+def test_launch_checks_its_kernel_and_parallel_before_any_block():
+    for kwargs, kernel in ((dict(), None), (dict(), "kernel"), (dict(parallel=2), lambda: None),
+                           (dict(parallel="yes"), lambda: None)):
+        with pytest.raises(aj.ParameterError, match="on device atlas-a2"):
+            aj.launch(kernel, 2, "atlas-a2", **kwargs)
