@@ -219,6 +219,10 @@ class TQue:
             raise ParameterError("EnQue", "tensor", type(tensor).__name__, legal="a LocalTensor", device=self._device())
         if tensor._lease is not None and not tensor._lease.alive:
             tensor.check_alive("EnQue")
+        lease = tensor._lease
+        if lease is None or lease.buffer is None or lease.buffer.owner is not self:  # as FreeTensor refuses it later:
+            raise StateError("EnQue", "tensor", tensor, device=self._device(),  # DeQue handed it back as this queue's
+                             detail="not allocated by this queue (AllocTensor of this queue first)")
         if len(self._queue) >= self.depth:
             raise StateError("EnQue", "depth", self.depth, detail="queue is full", device=self._device())
         self._queue.append(tensor)

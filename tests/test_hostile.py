@@ -600,3 +600,27 @@ def test_launch_checks_its_kernel_and_parallel_before_any_block():
                            (dict(parallel="yes"), lambda: None)):
         with pytest.raises(aj.ParameterError, match="on device atlas-a2"):
             aj.launch(kernel, 2, "atlas-a2", **kwargs)
+
+
+def test_enque_takes_only_this_queues_tensors():
+    """EnQue of a tensor the queue did not allocate (core.local_tensor, another queue's) was accepted and DeQue
+    handed it back as this queue's; FreeTensor then refused it. EnQue refuses it as FreeTensor does."""
+    core = aj.Core("atlas-a2")
+    with core:
+        pipe = aj.TPipe()
+        q, other = aj.TQue(aj.TPosition.VECIN, 2), aj.TQue(aj.TPosition.VECOUT, 1)
+        pipe.InitBuffer(q, 2, 256)
+        pipe.InitBuffer(other, 1, 256)
+        for foreign in (core.local_tensor("half", 16), other.AllocTensor("half")):
+            with pytest.raises(aj.StateError, match="not allocated by this queue"):
+                q.EnQue(foreign)
+        assert not q.HasTensorInQue()
+        t = q.AllocTensor("half")
+        q.EnQue(t[16])   # its own tensor, a sub-tensor or a reinterpretation of it, is queued as before
+        q.FreeTensor(q.DeQue("half"))
+
+
+def test_sanitize_config_checks_must_be_a_tuple_of_names():
+    for checks in (1, "race", None):
+        with pytest.raises(aj.ParameterError, match="checks"):
+            aj.SanitizeConfig(checks=checks)
