@@ -102,6 +102,7 @@ class Core(SyncState):
         self.pad_value = None       # SPEC-2 9.1: (dtype, element bits) stored by SetPadValue
         self._free = [(0, self.spec.ub_bytes)]  # allocator free list of (addr, bytes)
         self._allocated = {}
+        self._leases = {}  # addr -> the _Lease of a local_tensor allocation there (free kills it)
         self._init_sync()
         self.sanitizer = None  # a Sanitizer when sanitizing (issue 17); APIs test `core.sanitizer is not None` only
         self.sanitize = sanitize if sanitize is not None else default_sanitize_config()  # session, then env
@@ -355,6 +356,9 @@ class Core(SyncState):
         size = self._allocated.pop(addr, None)
         if size is None:
             raise StateError("free", "addr", addr, detail="not an allocated address (double free?)", device=self.device)
+        lease = self._leases.pop(addr, None)
+        if lease is not None:  # the allocation's tensors die with it: the bytes may be handed out again
+            lease.alive = False
         self._free.append((addr, size))
         self._free.sort()
         merged = []
@@ -368,21 +372,21 @@ class Core(SyncState):
     def local_tensor(self, dtype, n, addr=None, position=None):
         """A LocalTensor of n elements: at `addr` (any byte address; alignment is the APIs' business) or allocated."""
         from .api._common import as_int
-        from .tensor import LocalTensor, TPosition
+        from .tensor import LocalTensor, TPosition, _Lease, check_local_position
         d = dt.resolve(dtype, "local_tensor", self.device)
         n = as_int("local_tensor", self.spec, "n", n, 0, self.spec.ub_bytes // d.size)
         nbytes = n * d.size
         position = TPosition.VECCALC if position is None else position
-        if not isinstance(position, TPosition):  # before allocating: a refusal leaves the allocator alone
-            raise ParameterError("local_tensor", "position", position, legal="an aj.TPosition", device=self.device)
+        check_local_position("local_tensor", position, self.device)  # before allocating: the allocator stays alone
         if addr is None:
             addr = self.alloc(nbytes, "local_tensor")
-        else:
-            addr = as_int("local_tensor", self.spec, "addr", addr, 0, self.spec.ub_bytes)
-            if addr + nbytes > self.spec.ub_bytes:
-                raise OutOfBoundsError("local_tensor", "addr", addr, device=self.device,
-                                       legal=f"addr + {nbytes} B within [0, {self.spec.ub_bytes}]")
-        return LocalTensor(self, d, addr, n, position)
+            lease = self._leases[addr] = _Lease()
+            return LocalTensor(self, d, addr, n, position, lease)
+        addr = as_int("local_tensor", self.spec, "addr", addr, 0, self.spec.ub_bytes)
+        if addr + nbytes > self.spec.ub_bytes:
+            raise OutOfBoundsError("local_tensor", "addr", addr, device=self.device,
+                                   legal=f"addr + {nbytes} B within [0, {self.spec.ub_bytes}]")
+        return LocalTensor(self, d, addr, n, position)  # a raw view: it owns no allocation, so nothing frees it
 
 
 def _set_vector_mask_args(device, args, names):

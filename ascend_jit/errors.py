@@ -11,6 +11,9 @@ class AscendJitError(Exception):
 
     def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
         parameter, value = _named_kinds(parameter, value)
+        if device is None:  # a refusal with no operand to name the device: the current core's (`with core:`)
+            from .tensor import known_device  # tensor imports this module
+            device = known_device()
         self.api, self.parameter, self.value, self.legal, self.device = api, parameter, value, legal, device
         parts = [f"{api}:"]
         if parameter is not None:

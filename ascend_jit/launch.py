@@ -308,18 +308,22 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
     from .api._common import as_int
     from .devices import get_device
     spec = get_device(device)  # an unknown device first; then every refusal names the device
+    if not callable(kernel):  # before any block runs (each block raised Python's "not callable" TypeError)
+        raise ParameterError("launch", "kernel", kernel, legal="a callable kernel(*args, **kwargs)", device=spec.name)
     block_dim = as_int("launch", spec, "block_dim", block_dim, 1, 65535)  # numpy ints too (issue 12)
     if atomic_order not in ATOMIC_ORDERS:
-        raise ParameterError("launch", "atomic_order", atomic_order, legal=" or ".join(map(repr, ATOMIC_ORDERS)))
-    seed = as_int("launch", None, "seed", seed, 0)
-    if isinstance(parallel, str) and parallel != "processes":
-        raise ParameterError("launch", "parallel", parallel, legal="True (threads), False (serial) or 'processes'")
+        raise ParameterError("launch", "atomic_order", atomic_order, legal=" or ".join(map(repr, ATOMIC_ORDERS)),
+                             device=spec.name)
+    seed = as_int("launch", spec, "seed", seed, 0)
+    if parallel is not True and parallel is not False and parallel != "processes":  # 2 or "yes" was read as True
+        raise ParameterError("launch", "parallel", parallel, legal="True (threads), False (serial) or 'processes'",
+                             device=spec.name)
     order = (list(range(block_dim)) if atomic_order == "block"
              else [int(b) for b in np.random.default_rng(seed).permutation(block_dim)])
     concurrent = parallel and block_dim <= MAX_CONCURRENT_BLOCKS
     config = resolve_config(sanitize) if sanitize is not None else default_sanitize_config()
     if bounds not in BOUNDS_RULES:
-        raise ParameterError("launch", "bounds", bounds, legal=" or ".join(map(repr, BOUNDS_RULES)))
+        raise ParameterError("launch", "bounds", bounds, legal=" or ".join(map(repr, BOUNDS_RULES)), device=spec.name)
     if parallel == "processes":
         if bounds != "tensor":
             raise ParameterError("launch", "bounds", bounds, legal="'tensor' with parallel='processes'",

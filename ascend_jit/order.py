@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from .api._common import INT32_MAX, UINT64_MAX, as_int
 from .devices import TREE_SEQ, TREE_TREE_950, TREE_TREE_TAIL, get_device
 from .dtypes import resolve
 from .errors import ParameterError
@@ -252,6 +253,21 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
     if d.name not in ("half", "float"):
         raise ParameterError("explain_reduce_order", "dtype", d.name, legal="half, float", device=spec.name)
     lanes = d.lanes_per_repeat
+    # the parameters' C++ types (int32 count and ReduceSum repeatTime, SPEC 1.4; repeat_time 0..255 of the
+    # ReduceRepeat / ReduceDataBlock forms, SPEC-2 1.2; uint16 strides; uint64 mask words) through the shared as_int,
+    # before a tree is built node by node: a count of 2**40 or 2**64 ran for minutes and took gigabytes. Counts past
+    # the UB stay accepted: the study and sweeps model tiled sums of millions of elements with these trees.
+    api = "explain_reduce_order"
+    src_rep_stride = as_int(api, spec, "src_rep_stride", src_rep_stride, 0, 65535)
+    src_blk_stride = as_int(api, spec, "src_blk_stride", src_blk_stride, 0, 65535)
+    if count is not None:
+        count = as_int(api, spec, "count", count, 1, INT32_MAX)
+    if repeat_time is not None:
+        repeat_time = as_int(api, spec, "repeat_time", repeat_time, 0, 255 if form in GROUP_FORMS else INT32_MAX)
+    if isinstance(mask, (list, tuple)):
+        mask = [as_int(api, spec, "mask", word, 0, UINT64_MAX) for word in mask]
+    elif mask is not None:
+        mask = as_int(api, spec, "mask", mask, 0, UINT64_MAX)
     step = src_rep_stride * 32 // d.size
     form = {"high-dim": "highdim", "high_dim": "highdim"}.get(form, form)
     if form in GROUP_FORMS or form in PATTERNS:
@@ -292,13 +308,11 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
                                  device=spec.name)
         return ReduceTree(_vadd_tree(int(mask) & 0xFFFFFFFF, lanes, step), spec.name, form, d.name,
                            "950 counter-mode high-dim order (D23)")
-    from .core import continuous_mask_words
-    if isinstance(mask, (list, tuple)):
-        lo, hi = int(mask[0]), int(mask[1]) if len(mask) > 1 else 0
-    else:
-        hi, lo = continuous_mask_words(min(int(mask), lanes))
-    active = [j for j in range(lanes) if ((hi if j >= 64 else lo) >> (j % 64)) & 1]
-    repeat = int(repeat_time)
+    if mask is None or repeat_time is None:
+        raise ParameterError(api, "mask/repeat_time", (mask, repeat_time), legal="a mask and repeat_time >= 0",
+                             device=spec.name)
+    active = _active_lanes(mask, lanes)
+    repeat = repeat_time
     if spec.reduce_sum_highdim_algorithm == TREE_TREE_950:
         repeat = max(repeat, 1)
     elif repeat == 0:

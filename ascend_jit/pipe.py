@@ -15,7 +15,8 @@ from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
 from .jit.direct import EntryTable
 from .jit.movement import copy_runs
 from .sync import EventIdPool
-from .tensor import GlobalTensor, LocalTensor, TPosition, _Unsealed, known_device, refuse_operand
+from .tensor import (GlobalTensor, LocalTensor, TPosition, _Lease, _Unsealed, check_local_position, known_device,
+                     refuse_operand)
 
 _NEW = object.__new__
 
@@ -29,15 +30,6 @@ class _Buffer:
 
     def __init__(self, addr, nbytes):
         self.addr, self.nbytes, self.lease, self.owner = addr, nbytes, None, None
-
-
-class _Lease:
-    """One AllocTensor of a buffer. Freed, it stays dead: the next AllocTensor of the buffer makes a new lease, so a
-    stale handle can neither be used nor free the new owner's buffer (issue 12)."""
-    __slots__ = ("buffer", "alive")
-
-    def __init__(self, buffer):
-        self.buffer, self.alive = buffer, True
 
 
 class TPipe(EventIdPool):
@@ -130,12 +122,15 @@ class TPipe(EventIdPool):
         if self.core.sanitizer is not None:   # the devkit's Reset waits on every buffer's free event
             for addr in self._addrs:
                 self.core.sanitizer.hand_off(addr, self.core._allocated[addr])
-        for bound in self._bound:
-            bound._unbind()
-        self._bound = []
         self.Destroy()
 
     def Destroy(self):
+        """`TPipe::Destroy()`: the pipe's UB goes back to the core. Its queues, TBufs and pools are unbound and every
+        tensor still standing on its buffers dies (a later use is a StateError), since the bytes may go to the next
+        TPipe: a stale handle must not write a new owner's buffer."""
+        for bound in self._bound:
+            bound._unbind()
+        self._bound = []
         for addr in self._addrs:
             self.core.free(addr)
         self._addrs = []
@@ -149,10 +144,10 @@ class TPipe(EventIdPool):
 
 
 def _check_position(api, position):
-    if not isinstance(position, TPosition):
-        raise ParameterError(api, "position", position, legal="an aj.TPosition (VECIN, VECOUT, VECCALC): "
-                             f"{api}(aj.TPosition.VECIN, depth)", detail=f"got {type(position).__name__}; the C++ "
-                             "template arguments <pos, depth> are (position, depth) here, position first")
+    slip = None if isinstance(position, TPosition) else (
+        f"got {type(position).__name__}; the C++ template arguments <pos, depth> are (position, depth) here, position "
+        f"first: {api}(aj.TPosition.VECIN, depth)")
+    check_local_position(api, position, known_device(), detail=slip)
 
 
 class TQue:
@@ -169,7 +164,12 @@ class TQue:
             b.owner = self
 
     def _unbind(self):
-        """Its TBufPool was Reset: the buffers are gone (InitBuffer may bind the queue again)."""
+        """Its TBufPool was Reset or its TPipe destroyed: the buffers are gone (InitBuffer may bind the queue again),
+        and so is any tensor still allocated from them."""
+        for buffer in self._buffers:
+            if buffer.lease is not None:
+                buffer.lease.alive = False
+                buffer.lease = None
         self.pipe, self._buffers = None, []
         self._queue.clear()
 
@@ -219,6 +219,10 @@ class TQue:
             raise ParameterError("EnQue", "tensor", type(tensor).__name__, legal="a LocalTensor", device=self._device())
         if tensor._lease is not None and not tensor._lease.alive:
             tensor.check_alive("EnQue")
+        lease = tensor._lease
+        if lease is None or lease.buffer is None or lease.buffer.owner is not self:  # as FreeTensor refuses it later:
+            raise StateError("EnQue", "tensor", tensor, device=self._device(),  # DeQue handed it back as this queue's
+                             detail="not allocated by this queue (AllocTensor of this queue first)")
         if len(self._queue) >= self.depth:
             raise StateError("EnQue", "depth", self.depth, detail="queue is full", device=self._device())
         self._queue.append(tensor)
@@ -239,7 +243,7 @@ class TQue:
 
     def FreeTensor(self, tensor):
         lease = tensor._lease if type(tensor) is LocalTensor or isinstance(tensor, LocalTensor) else None
-        if lease is None or lease.buffer.owner is not self:
+        if lease is None or lease.buffer is None or lease.buffer.owner is not self:
             raise StateError("FreeTensor", "tensor", tensor, detail="not allocated by this queue",
                              device=self._device())
         if not lease.alive:
@@ -285,12 +289,16 @@ class TBuf:
     def __init__(self, position=TPosition.VECCALC):
         _check_position("TBuf", position)
         self.position, self.pipe, self._buffer = position, None, None
+        self._leases = []  # one per binding: InitBuffer again keeps the old buffer (and its tensors) until Destroy
 
     def _bind(self, pipe, buffers):
         self.pipe, self._buffer = pipe, buffers[0]
+        self._leases.append(_Lease())
 
     def _unbind(self):
-        self.pipe, self._buffer = None, None
+        for lease in self._leases:
+            lease.alive = False
+        self.pipe, self._buffer, self._leases = None, None, []
 
     def Get(self, dtype, count=None):
         if self.pipe is None:
@@ -300,7 +308,7 @@ class TBuf:
         n = cap if count is None else as_int("TBuf.Get", self.pipe.core.spec, "count", count, 0)
         if n > cap:
             raise OutOfBoundsError("TBuf.Get", "count", n, legal=f"[0, {cap}]", device=self.pipe.core.device)
-        return LocalTensor._proven(self.pipe.core, d, self._buffer.addr, n, self.position)
+        return LocalTensor._proven(self.pipe.core, d, self._buffer.addr, n, self.position, self._leases[-1])
 
     # TBuf inherits TQueBind's queue calls; the devkit's kernel_tbuf_impl.h makes AllocTensor and DeQue its Get and
     # EnQue and FreeTensor no-ops (a TBuf has one buffer and no events). A tensor from elsewhere is refused.
@@ -337,7 +345,7 @@ class TBuf:
         if offset % 32:
             raise AlignmentError(api, "bufOffset", offset, legal="a multiple of 32 bytes", device=spec.name)
         n = as_int(api, spec, "size", size, 0, (nbytes - offset) // d.size)
-        return LocalTensor._proven(self.pipe.core, d, self._buffer.addr + offset, n, self.position)
+        return LocalTensor._proven(self.pipe.core, d, self._buffer.addr + offset, n, self.position, self._leases[-1])
 
 
 class TBufPool:

@@ -416,7 +416,8 @@ def _vf_handles(api, tensors, converted, at):
     for i in at:
         tensor = tensors[i]
         entry = None
-        if tensor._lease is None:
+        lease = tensor._lease
+        if lease is None or lease.alive:  # a released tensor goes through tensor_handle, which refuses it
             core = tensor._core
             if core is not last_core:
                 memo = core.__dict__.get("_reg_handles")
@@ -491,10 +492,10 @@ VECTOR_REG_WIDTH = impl.VL  # AscendC::VECTOR_REG_WIDTH: the bytes of a vector r
 def CeilDivision(num1, num2):
     """AscendC::CeilDivision(num1, num2): (num1 + num2 - 1) / num2 in C++ integer division (truncating toward
     zero), 0 when num2 is 0, as kernels size their loops (`CeilDivision(count, vl)`); plain and inside a VF."""
-    for name, value in (("num1", num1), ("num2", num2)):
-        if type(value) is bool or not isinstance(value, (int, np.integer)):
-            raise ParameterError("CeilDivision", name, value, legal="an integer")
-    return int(_ceil_division(int(num1), int(num2)))
+    # int64, what the compiled overload computes in (a larger int made numba raise its own typing error)
+    num1 = as_int("CeilDivision", None, "num1", num1, -2**63, 2**63 - 1)
+    num2 = as_int("CeilDivision", None, "num2", num2, -2**63, 2**63 - 1)
+    return int(_ceil_division(num1, num2))
 
 
 @njit(cache=True)
@@ -783,8 +784,8 @@ def _ternary(api, dst, src0, src1_data, mask, mode, kind):
 def _ternary_checks(api, dst, src0, src1, mask, mode):
     _core_check(api)
     _same_dtype(api, dst, src0, TERNARY_DTYPES[api], "复合计算")
-    if src1 is not None:
-        _reg(api, "src1", src1)
+    if api != "Axpy":  # Axpy's third operand is its scalar (scalar_bits checks it); the others' a register, so a
+        _reg(api, "src1", src1)  # None there is refused like any non-register (it reached src1.data)
         if src1.dtype.name != src0.dtype.name:
             raise UnsupportedDTypeError(api, "src1 dtype", src1.dtype.name, legal=f"{src0.dtype.name}, src0's",
                                         device=DEVICE)
@@ -810,7 +811,7 @@ def Axpy(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
     """Axpy: dst = scalar * src + dst, one rounding (DK R/复合计算/Axpy.md: half, float, int64, uint64; the scalar by
     SPEC-2 D29)."""
     api = "Axpy"
-    _ternary_checks(api, dst, src, None, mask, mode)
+    _ternary_checks(api, dst, src, scalar, mask, mode)
     tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, DEVICES[DEVICE], src.dtype, scalar, "scalar")))
     _ternary(api, dst, src, tmp, mask, mode, src.dtype.kind)
 
@@ -1372,11 +1373,15 @@ def _ol_maskreg():
 
 @overload(UpdateMask, prefer_literal=True)
 def _ol_update_mask(dtype, n):
+    if not isinstance(n, types.Integer):  # a float count is no such call: the VF runs plain and refuses it, as
+        return None                        # plain Python's as_int does (it ran with the float truncated)
     return lambda dtype, n: impl.update_mask(_vf_kind(dtype), n)
 
 
 @overload(CreateMask, prefer_literal=True)
 def _ol_create_mask(dtype, pattern=0):
+    if isinstance(pattern, types.NoneType):  # an explicit None is no pattern (plain Python refuses it), not the
+        return None                          # omitted default ALL
     if isinstance(pattern, int) or _absent(pattern):  # omitted (the Python default arrives): ALL, the common case,
         # every lane, without compiling create_mask's patterns (issue 20)
         return lambda dtype, pattern=0: impl.all_lanes_mask(_vf_kind(dtype))
@@ -2280,7 +2285,7 @@ def _planned_call(api, kinds, entry):
                          "        return MISS", "    handles = memo[2]"]
                 memo_read = True
             body += [f"    e = handles.get(id({n}))",
-                     f"    {n} = e[{VF_HANDLE}] if e is not None and e[0] is {n} and {n}._lease is None else "
+                     f"    {n} = e[{VF_HANDLE}] if e is not None and e[0] is {n} and ({n}._lease is None or {n}._lease.alive) else "
                      f"HANDLE(API, {n}, {VF_HANDLE})"]
             if not modes_set:  # SPEC-2 11.1: the registers the VF makes carry its first tensor's core's modes
                 body.append(f"    VF_MODES[0] = {n}[3]")

@@ -62,6 +62,8 @@ class SanitizeConfig:
     strict: bool = False
 
     def __post_init__(self):
+        if not isinstance(self.checks, (tuple, list)):  # a string was checked letter by letter, an int raised TypeError
+            raise ParameterError("sanitize", "checks", self.checks, legal=f"a tuple of check names ({', '.join(CHECKS)})")
         bad = [c for c in self.checks if c not in CHECKS]
         if bad:
             raise ParameterError("sanitize", "checks", bad, legal=", ".join(CHECKS))

@@ -25,6 +25,17 @@ QuePosition = TPosition   # the devkit's alias (impl/basic_api/kernel_event.h `u
 SIZE_CHANGE_HOOKS = []
 
 
+class _Lease:
+    """The memory a tensor stands on, while it is its owner's: one AllocTensor of a queue buffer (`buffer` that
+    buffer), one `core.local_tensor` allocation, one binding of a TBuf (`buffer` None). Released (FreeTensor,
+    `core.free`, TPipe Reset / Destroy), it stays dead: the bytes may be handed to a new owner, so a stale handle can
+    neither be used nor free the new owner's memory (issue 12; a released allocation's tensors had stayed usable)."""
+    __slots__ = ("buffer", "alive")
+
+    def __init__(self, buffer=None):
+        self.buffer, self.alive = buffer, True
+
+
 class _TensorFields:
     """The slots of a LocalTensor. `_Unsealed` (below) shares the layout without LocalTensor's read-only __setattr__:
     `_proven` fills one with plain slot stores and then turns it into a LocalTensor (a third of the cost of storing
@@ -105,8 +116,9 @@ class LocalTensor(_TensorFields):
 
     def check_alive(self, api):
         if self._lease is not None and not self._lease.alive:
-            raise StateError(api, "tensor", self, detail="this tensor was freed (FreeTensor) and may not be used",
-                             device=self.core.device)
+            raise StateError(api, "tensor", self, device=self.core.device,
+                             detail="this tensor was freed (FreeTensor, core.free, or its TPipe's Reset / Destroy) "
+                                    "and may not be used")
 
     def __repr__(self):
         return f"LocalTensor({self.dtype.name}, addr={self.addr}, size={self.size}, {self.position.name})"
@@ -137,7 +149,8 @@ class LocalTensor(_TensorFields):
         api = "LocalTensor.SetSize"
         self.check_alive(api)
         lease = self._lease
-        end = lease.buffer.addr + lease.buffer.nbytes if lease is not None else self._core.spec.ub_bytes
+        buffer = lease.buffer if lease is not None else None
+        end = buffer.addr + buffer.nbytes if buffer is not None else self._core.spec.ub_bytes
         n = as_int(api, self._core.spec, "size", size, 0, (end - self._addr) // self._dtype.size)
         _TensorFields._size.__set__(self, n)
         for forget in SIZE_CHANGE_HOOKS:
@@ -341,8 +354,7 @@ def _checked_placement(core, dtype, addr, size, position):
     if addr + size * d.size > spec.ub_bytes:
         raise OutOfBoundsError("LocalTensor", "addr + size", f"bytes [{addr}, {addr + size * d.size})",
                                legal=f"inside the UB [0, {spec.ub_bytes})", device=spec.name)
-    if not isinstance(position, TPosition):
-        raise ParameterError("LocalTensor", "position", position, legal="an aj.TPosition", device=spec.name)
+    check_local_position("LocalTensor", position, spec.name)
     return core, d, addr, size
 
 
@@ -355,6 +367,15 @@ def _gm_scalar_access(api, gm, index, write):
     stack = getattr(_current, "stack", None)
     if stack and stack[-1].sanitizer is not None:
         stack[-1].sanitizer.gm_scalar_access(api, gm.array, index, write)
+
+
+def check_local_position(api, position, device, detail=None):
+    """The position of a LocalTensor or of the queue / buffer it comes from: a TPosition in the UB. TPosition.GM
+    names global memory (EnQue / DeQue user positions take it), never where a LocalTensor lies: such a tensor was
+    accepted and written by Add and DataCopy as UB."""
+    if not isinstance(position, TPosition) or position is TPosition.GM:
+        raise ParameterError(api, "position", position, legal="an aj.TPosition in the UB (VECIN, VECOUT, VECCALC)",
+                             device=device, detail=detail)
 
 
 def known_device(*operands):
@@ -468,9 +489,17 @@ def _slice_bounds(api, tensor, key, size):
     return bounds
 
 
+_EMULATOR_NP_DTYPES = frozenset(d.np_dtype for d in dt.ALL)
+
+
 def _host_copy_in(view, value, api, dtype, device=None):
-    """`t[a:b] = x`: a scalar fills, an array of exactly the sub-tensor's length is copied (numpy's conversion)."""
+    """`t[a:b] = x`: a scalar fills, an array of exactly the sub-tensor's length is copied (numpy's conversion).
+    Only real numbers (bool, integer, float arrays or scalars) are data: None became NaN, a complex array lost its
+    imaginary part and a string raised numpy's ValueError."""
     data = np.asarray(value)
+    if data.dtype.kind not in "biuf" and data.dtype not in _EMULATOR_NP_DTYPES:  # ml_dtypes' bfloat16 is kind "V"
+        raise ParameterError(api, "value", value if data.ndim == 0 else f"an array of {data.dtype}", device=device,
+                             legal="real numbers: a bool, integer or float array or scalar")
     if data.ndim == 0:
         view[:] = data.astype(dtype.np_dtype)
         return
@@ -513,6 +542,8 @@ class GlobalTensor:
         self._set_buffer(None, None)
         if array is not None:
             self.SetGlobalBuffer(array, dtype=dtype)
+        elif dtype is not None:  # GlobalTensor<T> before its buffer: T is checked now (a typo was dropped silently)
+            dt.resolve(dtype, "GlobalTensor")
 
     def _set_buffer(self, root, d):
         """This tensor is all of `root` (a 1-D C-contiguous array of d's numpy type), or has no buffer (None)."""
@@ -552,10 +583,12 @@ class GlobalTensor:
         if arr.dtype != d.np_dtype:
             arr = arr.view(np.uint8).view(d.np_dtype)
         if size is not None:
-            if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 0 <= size <= arr.size:
+            from .api._common import as_int  # the api package imports this module
+            size = as_int(api, None, "size", size)  # 1.0 or True is no size (an OutOfBoundsError said [0, n] held it)
+            if not 0 <= size <= arr.size:
                 raise OutOfBoundsError(api, "size", size, legal=f"[0, {arr.size}] (the array holds {arr.size} "
                                        f"{d.name} elements)")
-            arr = arr[:int(size)]
+            arr = arr[:size]
         self._set_buffer(arr, d)
         return self
 

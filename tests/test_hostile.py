@@ -4,6 +4,7 @@ computes exactly what the same call with plain Python ints computes."""
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -396,3 +397,230 @@ def test_store_align_without_active_lanes():
         aj.Reg.StoreAlign(t, r, none, 1)
     aj.Reg.StoreAlign(core.local_tensor("half", 16, addr=core.spec.ub_bytes - 32), r, none, 0)
     assert _state(core) == before
+
+
+# --- session 13 black-box report (hostile13): released memory, compiled VF argument ranges, unbounded trees --------
+def test_a_tensor_of_a_freed_allocation_is_dead():
+    """core.free(addr) hands the bytes out again: the freed tensor (and its sub-tensors) must not write the new
+    owner's data (it overwrote it)."""
+    core = aj.Core("atlas-a2")
+    t = core.local_tensor("half", 128)
+    sub = t[16]
+    core.free(t.addr)
+    u = core.local_tensor("half", 128)
+    assert u.addr == t.addr
+    u[:] = np.zeros(128, np.float16)
+    before = _state(core)
+    for call in (lambda: aj.Duplicate(t, 7.0, 128), lambda: aj.Duplicate(sub, 7.0, 16), lambda: t.SetValue(0, 1.0),
+                 lambda: t.GetValue(0), t.numpy):
+        with pytest.raises(aj.StateError, match="freed"):
+            call()
+    assert _state(core) == before
+    aj.Duplicate(u, 1.0, 128)  # the new owner is unaffected
+    with pytest.raises(aj.StateError):
+        core.free(t.addr + 32)  # not an allocation
+
+
+@pytest.mark.parametrize("release", ["Destroy", "Reset"])
+def test_tensors_of_a_destroyed_pipe_are_dead(release):
+    """TPipe.Destroy with a queue tensor still allocated gave the bytes to the next TPipe and left the tensor
+    usable; TBuf tensors survived Destroy and Reset too. The queues and TBufs are unbound as well."""
+    core = aj.Core("atlas-a2")
+    with core:
+        pipe = aj.TPipe()
+        q, b = aj.TQue(aj.TPosition.VECIN, 1), aj.TBuf(aj.TPosition.VECCALC)
+        pipe.InitBuffer(q, 1, 256)
+        pipe.InitBuffer(b, 256)
+        t = q.AllocTensor("half") if release == "Destroy" else None
+        w = b.Get("half")
+        if t is None:
+            getattr(pipe, release)()
+        else:
+            pipe.Destroy()
+        pipe2 = aj.TPipe()
+        q2 = aj.TQue(aj.TPosition.VECIN, 1)
+        pipe2.InitBuffer(q2, 2, 256)
+        u = q2.AllocTensor("half")
+        u[:] = np.zeros(128, np.float16)
+        before = _state(core)
+        for stale in [w] + ([t] if t is not None else []):
+            with pytest.raises(aj.StateError, match="freed"):
+                aj.Duplicate(stale, 7.0, 128)
+        with pytest.raises(aj.StateError):
+            q.AllocTensor("half")  # the old queue has no buffers any more
+        assert _state(core) == before
+
+
+R_ = aj.Reg
+
+
+@R_.simd_vf
+def _copy_vf(dst, src, off_in, off_out):
+    r = R_.RegTensor("half")
+    m = R_.CreateMask("half", R_.MaskPattern.ALL)
+    R_.LoadAlign(r, src, off_in)
+    R_.StoreAlign(dst, r, m, off_out)
+
+
+@R_.simd_vf
+def _blocks_vf(dst, src, block_stride):
+    r = R_.RegTensor("half")
+    m = R_.CreateMask("half", R_.MaskPattern.ALL)
+    R_.LoadAlign(r, src, 0, data_block_stride=block_stride, mask=m)
+    R_.StoreAlign(dst, r, m, 0)
+
+
+@R_.simd_vf
+def _masks_vf(dst, n, pattern):
+    o = R_.RegTensor("half")
+    m, n = R_.UpdateMask("half", n)
+    R_.Duplicate(o, 1.0, m)
+    R_.StoreAlign(dst, o, R_.CreateMask("half", pattern), 0)
+
+
+def test_compiled_vf_refuses_what_plain_python_refuses():
+    """A compiled VF took offsets outside int32 when offset * sizeof(T) wrapped into the tensor (-2**63 + 128 loaded
+    element 128), DATA_BLOCK_COPY strides past int32, a float UpdateMask count and a None CreateMask pattern; the
+    same VF run as plain Python (py_func) refuses each."""
+    core = aj.Core("ascend950")
+    src, dst = core.local_tensor("half", 256), core.local_tensor("half", 256)
+    src[:] = np.arange(256, dtype=np.float16)
+    dst[:] = np.zeros(256, np.float16)
+    cases = [(_copy_vf, (dst, src, -2**63 + 128, 0)), (_copy_vf, (dst, src, 0, -2**63)),
+             (_copy_vf, (dst, src, np.uint64(2**63 + 128), 0)), (_copy_vf, (dst, src, 2**31, 0)),
+             (_blocks_vf, (dst, src, 2**59)), (_masks_vf, (dst, 1.5, R_.MaskPattern.ALL)),
+             (_masks_vf, (dst, 128, None))]
+    with core:
+        for vf, args in cases:
+            before = _state(core)
+            with pytest.raises(aj.ParameterError):
+                vf.py_func(*args)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", aj.UncompiledVFWarning)
+                with pytest.raises(aj.ParameterError):
+                    vf(*args)
+            assert _state(core) == before
+        _copy_vf(dst, src, 128, 0)
+        assert dst.GetValue(0) == 128
+
+
+def test_reg_ternary_refuses_none_as_src1():
+    core = aj.Core("ascend950")
+    with core:
+        a, d = aj.Reg.RegTensor("half"), aj.Reg.RegTensor("half")
+        m = aj.Reg.MaskReg([2**64 - 1] * 4)
+        for op in (aj.Reg.MulAddDst, aj.Reg.AbsSub):
+            with pytest.raises(aj.ParameterError, match="src1"):
+                op(d, a, None, m)
+
+
+def test_ceil_division_refuses_integers_past_int64():
+    for args in ((2**64, 1), (1, 2**64), (-2**63 - 1, 1)):
+        with pytest.raises(aj.ParameterError):
+            aj.CeilDivision(*args)
+    assert aj.CeilDivision(np.uint64(2**40), 2**40) == 1 and aj.CeilDivision(np.int8(-128), 3) == -42
+
+
+@pytest.mark.parametrize("kw", [dict(form="count", count=2**40), dict(form="count", count=2**64),
+                                dict(form="count", count=8320.0), dict(form="highdim", mask=128, repeat_time=2**31),
+                                dict(form="highdim", mask=None, repeat_time=1), dict(form="highdim", mask=2**64,
+                                                                                    repeat_time=1),
+                                dict(form="ReduceRepeat", mask=128, repeat_time=256),
+                                dict(form="ReduceRepeat->ReduceRepeat", count=2**40)])
+def test_explain_reduce_order_refuses_counts_past_their_types_at_once(kw):
+    """A count of 2**40 or 2**64 built its tree node by node for minutes (gigabytes) before anything was refused."""
+    form = kw.pop("form")
+    with pytest.raises(aj.ParameterError):
+        aj.explain_reduce_order("atlas-a2", form, "half", **kw)
+
+
+def test_host_copies_take_real_numbers_only_and_never_a_read_only_gm():
+    """t[:] = None wrote NaN, a complex array lost its imaginary part, a string or object array raised numpy's
+    ValueError / TypeError; SetValue or g[:] = x into a read-only GM buffer raised numpy's ValueError (DataCopy
+    refuses it as a ParameterError)."""
+    core = aj.Core("atlas-a2")
+    t = core.local_tensor("half", 128)
+    host = np.arange(128, dtype=np.float16)
+    g = aj.GlobalTensor(dtype="half")
+    g.SetGlobalBuffer(host, 128)
+    ro = np.zeros(128, np.float16)
+    ro.flags.writeable = False
+    gro = aj.GlobalTensor(dtype="half")
+    gro.SetGlobalBuffer(ro, 128)
+    before, gm_before = _state(core), host.copy()
+    for target in (t, g):
+        for value in ("abc", None, np.ones(128, np.complex64), np.array([object()] * 128)):
+            with pytest.raises(aj.ParameterError, match="real numbers"):
+                target[:] = value
+    with pytest.raises(aj.ParameterError, match="read-only"):
+        gro.SetValue(0, 1.0)
+    with pytest.raises(aj.ParameterError, match="read-only"):
+        gro[:] = np.ones(128, np.float16)
+    assert _state(core) == before and np.array_equal(host, gm_before) and not ro.any()
+    t[:] = [1] * 128   # lists, bools and numbers stay host data
+    t[0:2] = np.array([True, False])
+    assert t.GetValue(0) == 1 and t.GetValue(1) == 0
+
+
+def test_global_tensor_checks_its_dtype_and_size_types():
+    with pytest.raises(aj.UnsupportedDTypeError):
+        aj.GlobalTensor(dtype="float17")   # was dropped silently
+    for size in (1.0, True, "4"):
+        with pytest.raises(aj.ParameterError):   # an OutOfBoundsError said [0, 16] held 1.0
+            aj.GlobalTensor().SetGlobalBuffer(np.zeros(16, np.float16), size)
+
+
+def test_a_local_tensor_cannot_lie_in_gm():
+    """A LocalTensor with TPosition.GM (or a TQue / TBuf at GM) was accepted and Add / DataCopy wrote it as UB."""
+    core = aj.Core("atlas-a2")
+    before = _state(core)
+    with core:
+        for call in (lambda: core.local_tensor("half", 16, position=aj.TPosition.GM),
+                     lambda: aj.LocalTensor(aj.TPosition.GM, 0, 16, dtype="half"),
+                     lambda: aj.TQue(aj.TPosition.GM, 2), lambda: aj.TBuf(aj.TPosition.GM)):
+            with pytest.raises(aj.ParameterError, match="in the UB"):
+                call()
+    assert _state(core) == before
+
+
+def test_refusals_without_an_operand_name_the_current_core():
+    """errors.py: every refusal names the device; SetAtomicAdd, TQue, ReinterpretCast and GetReduceRepeatSumSpr
+    refusals inside `with core:` named none."""
+    core = aj.Core("atlas-a3")
+    t = core.local_tensor("half", 16)
+    with core:
+        for call in (lambda: aj.SetAtomicAdd("bogus"), lambda: aj.TQue(aj.TPosition.VECIN, -1),
+                     lambda: t.ReinterpretCast("float17"), lambda: aj.GetReduceRepeatSumSpr("float17")):
+            with pytest.raises(aj.AscendJitError, match="on device atlas-a3"):
+                call()
+
+
+def test_launch_checks_its_kernel_and_parallel_before_any_block():
+    for kwargs, kernel in ((dict(), None), (dict(), "kernel"), (dict(parallel=2), lambda: None),
+                           (dict(parallel="yes"), lambda: None)):
+        with pytest.raises(aj.ParameterError, match="on device atlas-a2"):
+            aj.launch(kernel, 2, "atlas-a2", **kwargs)
+
+
+def test_enque_takes_only_this_queues_tensors():
+    """EnQue of a tensor the queue did not allocate (core.local_tensor, another queue's) was accepted and DeQue
+    handed it back as this queue's; FreeTensor then refused it. EnQue refuses it as FreeTensor does."""
+    core = aj.Core("atlas-a2")
+    with core:
+        pipe = aj.TPipe()
+        q, other = aj.TQue(aj.TPosition.VECIN, 2), aj.TQue(aj.TPosition.VECOUT, 1)
+        pipe.InitBuffer(q, 2, 256)
+        pipe.InitBuffer(other, 1, 256)
+        for foreign in (core.local_tensor("half", 16), other.AllocTensor("half")):
+            with pytest.raises(aj.StateError, match="not allocated by this queue"):
+                q.EnQue(foreign)
+        assert not q.HasTensorInQue()
+        t = q.AllocTensor("half")
+        q.EnQue(t[16])   # its own tensor, a sub-tensor or a reinterpretation of it, is queued as before
+        q.FreeTensor(q.DeQue("half"))
+
+
+def test_sanitize_config_checks_must_be_a_tuple_of_names():
+    for checks in (1, "race", None):
+        with pytest.raises(aj.ParameterError, match="checks"):
+            aj.SanitizeConfig(checks=checks)

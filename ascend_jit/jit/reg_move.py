@@ -110,6 +110,19 @@ def _ol_copy_bytes(dst, dst_start, src, src_start, n):
     return lambda dst, dst_start, src, src_start, n: _memmove(dst, dst_start, src, src_start, n)
 
 
+_INT32 = "an integer in [-2147483648, 2147483647] (int32: docs/decisions.md \"Reg API\")"
+
+
+@njit(cache=True, inline="always")
+def element_address(api, h, offset):
+    """The UB byte address of element `offset` of the handle's tensor. The offset is an int32 (plain Python's
+    `_offset` checks the same range): a VF computes it at run time, and an int64 one could wrap `offset * size`
+    back into the tensor (offset -2**63 + 128 loaded element 128)."""
+    if offset < -2147483648 or offset > 2147483647:
+        raise ParameterError(api, "offset", offset, _INT32, DEVICE)
+    return h[1] + offset * h[2]
+
+
 _ALIGN_32 = "a multiple of 32 bytes (SPEC-2 11.6)"
 _INSIDE = "every accessed byte inside the operand's tensor (or the UB on a bounds=\"ub\" core; SPEC-2 11.6)"
 
@@ -122,7 +135,7 @@ _INSIDE = "every accessed byte inside the operand's tensor (or the UB on a bound
 def load_norm(reg, h, offset, step):
     """LoadAlign DIST_NORM (SPEC-2 11.6): 256 bytes from a 32-byte aligned address inside the operand; returns
     offset + step (the post-update form)."""
-    addr = h[1] + offset * h[2]
+    addr = element_address("LoadAlign", h, offset)
     if addr % 32 != 0:
         raise AlignmentError("LoadAlign", "address", addr, _ALIGN_32, DEVICE)
     if addr < h[4] or addr + VL > h[5]:
@@ -151,7 +164,7 @@ def load(reg, h, offset, dist, step):
     w = _check_width(api, reg[H_KIND], LOAD_WIDTH[dist])
     if kind_size(reg[H_KIND]) == 8 and dist != L_NORM:
         raise UnsupportedDTypeError(api, "dist", dist, "DIST_NORM for b64 registers (SPEC-2 11.6)", DEVICE)
-    addr = h[1] + offset * h[2]
+    addr = element_address(api, h, offset)
     nbytes = LOAD_BYTES[dist]
     _check_place(api, h[4], h[5], addr, LOAD_ALIGN[dist], addr, addr + nbytes)
     _check_step(api, step, h[2], LOAD_ALIGN[dist])
@@ -201,7 +214,7 @@ def load_dual(reg0, reg1, h, offset, dist, step):
         raise ParameterError(api, "dist", dist, "DIST_DINTLV_B8/B16/B32 for a dual load (SPEC-2 11.6)", DEVICE)
     w = _check_width(api, reg0[H_KIND], LOAD_WIDTH[dist])
     _check_width(api, reg1[H_KIND], w)
-    addr = h[1] + offset * h[2]
+    addr = element_address(api, h, offset)
     _check_place(api, h[4], h[5], addr, 32, addr, addr + 2 * VL)
     _check_step(api, step, h[2], 32)
     src = h[0][addr:addr + 2 * VL]
@@ -228,14 +241,17 @@ def _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode):
     if block_stride < 0 or repeat_stride < 0:
         raise ParameterError(api, "data_block_stride/repeat_stride", min(block_stride, repeat_stride), ">= 0",
                              DEVICE)
+    if block_stride > 2147483647 or repeat_stride > 2147483647:  # int32 as in plain Python: no address wraps
+        raise ParameterError(api, "data_block_stride/repeat_stride", max(block_stride, repeat_stride),
+                             "an integer in [0, 2147483647]", DEVICE)
     if post_mode != POST_NORMAL and post_mode != POST_UPDATE:
         raise ParameterError(api, "post_mode", post_mode, "a PostLiteral: POST_MODE_NORMAL or POST_MODE_UPDATE", DEVICE)
     # SPEC-2 11.6: POST_MODE_NORMAL reads at offset + step and leaves the offset as it was (returned unchanged);
     # POST_MODE_UPDATE reads at offset and returns offset + step
     step = repeat_stride * 32 // h[2]
     if post_mode == POST_UPDATE:
-        return h[1] + offset * h[2], offset + step
-    return h[1] + (offset + step) * h[2], offset
+        return element_address(api, h, offset), offset + step
+    return element_address(api, h, offset + step), offset
 
 
 @njit(cache=True)
@@ -265,7 +281,7 @@ def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
 def store_norm(h, reg, words, offset, step):
     """StoreAlign DIST_NORM (SPEC-2 11.6, D68): the active lanes (the mask read at the register's type) to a
     32-byte aligned address; only their bytes must lie inside the operand. Returns offset + step."""
-    addr = h[1] + offset * h[2]
+    addr = element_address("StoreAlign", h, offset)
     if addr % 32 != 0:
         raise AlignmentError("StoreAlign", "address", addr, _ALIGN_32, DEVICE)
     full = words[0] == ALL and words[1] == ALL and words[2] == ALL and words[3] == ALL
@@ -325,7 +341,7 @@ def store(h, reg, words, offset, dist, step):
         raise UnsupportedDTypeError(api, "dist", dist, "DIST_NORM or DIST_PACK_B64 for b64 registers", DEVICE)
     if dist <= S_NORM_B32:  # DIST_NORM and DIST_NORM_Bn (lanes of the register's own width, checked above)
         return store_norm(h, reg, words, offset, step)
-    addr = h[1] + offset * h[2]
+    addr = element_address(api, h, offset)
     if dist >= S_FIRST_B8 and dist <= S_FIRST_B32:
         out_bytes, all_lanes, lanes = w, True, 1
     elif dist >= S_PACK_B16 and dist <= S_PACK_B64:
@@ -357,7 +373,7 @@ def store_dual(h, reg0, reg1, offset, dist, step):
         raise ParameterError(api, "dist", dist, "DIST_INTLV_B8/B16/B32 for a dual store (SPEC-2 11.6)", DEVICE)
     w = _check_width(api, reg0[H_KIND], STORE_WIDTH[dist])
     _check_width(api, reg1[H_KIND], w)
-    addr = h[1] + offset * h[2]
+    addr = element_address(api, h, offset)
     _check_place(api, h[4], h[5], addr, 32, addr, addr + 2 * VL)
     _check_step(api, step, h[2], 32)
     ub = h[0]
@@ -426,7 +442,7 @@ def load_mask(out, h, offset, dist, step):
         nbytes, align = 64, 32
     else:
         raise ParameterError(api, "dist", dist, "MaskDist DIST_NORM, DIST_US or DIST_DS for a MaskReg load", DEVICE)
-    addr = h[1] + offset * h[2]
+    addr = element_address(api, h, offset)
     _check_place(api, h[4], h[5], addr, align, addr, addr + nbytes)
     _check_mask_step(api, step, h[2], align)
     src = h[0][addr:addr + nbytes]
@@ -457,7 +473,7 @@ def store_mask(h, words, offset, dist, step):
         nbytes, align = 16, 16
     else:
         raise ParameterError(api, "dist", dist, "MaskDist DIST_NORM or DIST_PACK for a MaskReg store", DEVICE)
-    addr = h[1] + offset * h[2]
+    addr = element_address(api, h, offset)
     _check_place(api, h[4], h[5], addr, align, addr, addr + nbytes)
     _check_mask_step(api, step, h[2], align)
     ub = h[0]
@@ -586,7 +602,7 @@ def _ol_count_pending_stores(delta):
 @njit(cache=True)
 def load_unalign_pre(state, h, offset):
     """LoadUnAlignPre: the expected address of the next LoadUnAlign becomes (tensor, offset)."""
-    state[0] = h[1] + offset * h[2]
+    state[0] = element_address("LoadUnAlignPre", h, offset)
 
 
 @njit(cache=True)
@@ -594,7 +610,7 @@ def load_unalign(reg, state, h, offset, step, has_step):
     """LoadUnAlign: VL bytes from an address equal to the expected one (StateError otherwise: the hardware would
     splice stale bytes); the 32-byte blocks around them must lie in the operand's range. Returns the new offset."""
     api = "LoadUnAlign"
-    addr = h[1] + offset * h[2]
+    addr = element_address(api, h, offset)
     if addr != state[0]:
         raise StateError(api, "address", addr, "the address LoadUnAlignPre (or the previous LoadUnAlign) set "
                          "(SPEC-2 11.6, D68)", DEVICE)
@@ -619,7 +635,7 @@ def store_unalign(h, reg, state, offset, count):
     size = kind_size(reg[H_KIND])
     if count < 0 or count > VL // size:
         raise ParameterError(api, "post_update_stride", count, "0 .. VL / sizeof(T) lanes (SPEC-2 11.6)", DEVICE)
-    addr = h[1] + offset * h[2]
+    addr = element_address(api, h, offset)
     pending = state[1]
     if pending > 0 and state[0] + pending != addr:
         raise StateError(api, "address", addr, "the end of the pending UnalignRegForStore run (SPEC-2 11.6, D68)",
