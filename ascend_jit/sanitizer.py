@@ -159,6 +159,10 @@ def format_reports(reports):
     """A summary table (one line per report, then counts per check) for the CLI and test failures."""
     if not reports:
         return "sanitizer: no reports"
+    for r in reports:
+        if not isinstance(r, Report):
+            raise ParameterError("format_reports", "reports", type(r).__name__,
+                                 legal="a list of sanitizer Reports (core.sanitizer.reports, session.reports)")
     lines = [str(r) for r in reports]
     counts = {}
     for r in reports:

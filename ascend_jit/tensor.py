@@ -536,14 +536,15 @@ class GlobalTensor:
     `_bytes`, its uint8 view, through which the copy kernels address GM at byte `_at`). Sub-tensors share the
     buffer and make their own numpy view (`array`) only when something asks for it: a tiled kernel's `gm[offset]`
     on every tile costs no numpy slicing."""
-    __slots__ = ("_root", "_bytes", "dtype", "_start", "_size", "_at", "_nbytes", "_array")
+    __slots__ = ("_root", "_bytes", "dtype", "_start", "_size", "_at", "_nbytes", "_array", "_declared")
 
     def __init__(self, array=None, dtype=None):
         self._set_buffer(None, None)
+        # GlobalTensor<T>: T is checked now (a typo was dropped silently) and kept, so a later SetGlobalBuffer(array)
+        # views the array's bytes as T, as C++'s (__gm__ T*) cast does, whatever numpy dtype the array has
+        self._declared = None if dtype is None else dt.resolve(dtype, "GlobalTensor")
         if array is not None:
             self.SetGlobalBuffer(array, dtype=dtype)
-        elif dtype is not None:  # GlobalTensor<T> before its buffer: T is checked now (a typo was dropped silently)
-            dt.resolve(dtype, "GlobalTensor")
 
     def _set_buffer(self, root, d):
         """This tensor is all of `root` (a 1-D C-contiguous array of d's numpy type), or has no buffer (None)."""
@@ -579,7 +580,9 @@ class GlobalTensor:
         if not arr.flags.c_contiguous:
             raise ParameterError(api, "array", "non-contiguous", legal="a C-contiguous numpy array")
         arr = arr.reshape(-1)
-        d = dt.resolve(dtype if dtype is not None else arr.dtype, api)
+        if dtype is None:
+            dtype = getattr(self, "_declared", None) or arr.dtype
+        d = dt.resolve(dtype, api)
         if arr.dtype != d.np_dtype:
             arr = arr.view(np.uint8).view(d.np_dtype)
         if size is not None:

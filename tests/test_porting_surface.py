@@ -812,3 +812,14 @@ def test_a_short_arith_progression_is_ordered_before_the_vector_unit_reads_it(de
         aj.Add(out, ramp, acc, 5)
         assert out.numpy()[:5].tolist() == [1.5, 3.5, 5.5, 7.5, 9.5]
     assert core.sanitizer.reports == [], aj.format_reports(core.sanitizer.reports)
+
+
+def test_global_tensor_keeps_the_dtype_it_was_declared_with():
+    """`GlobalTensor<half> g; g.SetGlobalBuffer((__gm__ half*)ptr)`: GlobalTensor(dtype="half") then
+    SetGlobalBuffer(float32 array) views the array's bytes as half (it became a float tensor, the declared dtype
+    dropped); without a declared dtype the array's own is the tensor's."""
+    gm = aj.GlobalTensor(dtype="half")
+    gm.SetGlobalBuffer(np.zeros(8, np.float32))
+    assert (gm.dtype.name, gm.GetSize()) == ("half", 16)
+    assert aj.GlobalTensor(np.zeros(8, np.float32)).dtype.name == "float"
+    assert aj.GlobalTensor().SetGlobalBuffer(np.zeros(8, np.int32)).dtype.name == "int32"

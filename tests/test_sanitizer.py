@@ -468,3 +468,9 @@ def test_a_raised_report_leaves_the_mask_register_unchanged(api, device):
         after = (core.ub.copy(), core.mask_high, core.mask_low, core.mask_defined, core.counter_mode)
         np.testing.assert_array_equal(after[0], before[0])
         assert after[1:] == before[1:]
+
+
+def test_format_reports_refuses_what_is_not_a_report():
+    with pytest.raises(aj.ParameterError, match="format_reports"):
+        aj.format_reports([1])
+    assert aj.format_reports([]) == "sanitizer: no reports"
