@@ -66,17 +66,24 @@ def _at(dst, k, n):
     return LocalTensor._proven(dst._core, dst._dtype, dst._addr + k * dst._dtype.size, n, dst._position, dst._lease)
 
 
-def _validate(dst, first_value, diff_value, count):
-    """Every refusal before anything is written; returns (core, first, diff, count, elements written)."""
-    core = operands(API, dst)
+def offered_fill(api, dst, dtypes, page):
+    """(core, spec, dtype) of a fill's dst when its device and dtype are on the page's table `dtypes` (device name
+    -> dtype names); the first refusals ArithProgression and CreateVecIndex share."""
+    core = operands(api, dst)
     spec = core.spec
-    offered = DTYPES.get(spec.name)
+    offered = dtypes.get(spec.name)
     if not offered:
-        raise UnsupportedDeviceError(API, "device", spec.name, legal=", ".join(DTYPES),
-                                     detail=f"the device does not offer it ({_PAGE}, 产品支持情况)")
+        raise UnsupportedDeviceError(api, "device", spec.name, legal=", ".join(dtypes),
+                                     detail=f"the device does not offer it ({page}, 产品支持情况)")
     dtype = dst.dtype
     if dtype.name not in offered:
-        raise UnsupportedDTypeError(API, "dtype", dtype.name, legal=", ".join(offered), device=spec.name)
+        raise UnsupportedDTypeError(api, "dtype", dtype.name, legal=", ".join(offered), device=spec.name)
+    return core, spec, dtype
+
+
+def _validate(dst, first_value, diff_value, count):
+    """Every refusal before anything is written; returns (core, first, diff, count, elements written)."""
+    core, spec, dtype = offered_fill(API, dst, DTYPES, _PAGE)
     count = as_int(API, spec, "count", count)
     if not 0 < count <= 2**31 - 1:
         raise ParameterError(API, "count", count, legal="[1, 2**31 - 1] (the page: count > 0)", device=spec.name)

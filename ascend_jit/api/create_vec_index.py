@@ -18,11 +18,11 @@ element-wise engine's Adds through `elementwise.composed_call`: nothing compiled
 """
 import numpy as np
 
-from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
+from ..errors import OutOfBoundsError, ParameterError
 from ..sanitizer import PIPE_S, PIPE_V, Access, vector_access
-from ._common import as_int, check_align, operands
+from ._common import as_int, check_align
 from ._scalar import scalar_value
-from .arith_progression import _block_chain, _register_chain, _scalar_base
+from .arith_progression import _block_chain, _register_chain, _scalar_base, offered_fill
 
 API = "CreateVecIndex"
 D950, A3, A2, B310, P310 = "ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore"
@@ -56,15 +56,7 @@ def _first_block(spec, dtype, first, n):
 def _validate(dst, first_value, count):
     """Every refusal before anything is written; returns (core, first, count, base) (base: the scalar unit's first
     block off the 950 / 310B, else None)."""
-    core = operands(API, dst)
-    spec = core.spec
-    offered = DTYPES.get(spec.name)
-    if not offered:
-        raise UnsupportedDeviceError(API, "device", spec.name, legal=", ".join(DTYPES),
-                                     detail=f"the device does not offer it ({_PAGE}, 产品支持情况)")
-    dtype = dst.dtype
-    if dtype.name not in offered:
-        raise UnsupportedDTypeError(API, "dtype", dtype.name, legal=", ".join(offered), device=spec.name)
+    core, spec, dtype = offered_fill(API, dst, DTYPES, _PAGE)
     count = as_int(API, spec, "count", count)
     if not 0 <= count <= 2**32 - 1:   # uint32_t count; 0 is a NOP (SPEC-2 D30, which settles the 950's 不保证NOP)
         raise ParameterError(API, "count", count, legal="[0, 2**32 - 1] (uint32_t count)", device=spec.name)
