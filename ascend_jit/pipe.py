@@ -628,7 +628,7 @@ def DataCopy(dst, src, count_or_params=None, *, count=None, repeat_params=None):
         if plan is None or plan[5] > dst._nbytes:
             plan = _prove(dst, src, count_or_params, core, count_key, _UB_TO_GM)
         if not dst._root.flags.writeable:
-            _refuse_read_only(core, dst)
+            dst._require_writable("DataCopy", device=core.device)
         if core.sanitizer is None and core.atomic is None:
             plan[6](dst._bytes, dst._at, core.ub, src._addr, plan[1], plan[2], plan[3], plan[4])
             return
@@ -649,11 +649,6 @@ def _keyword_argument(positional, count, repeat_params):
         raise ParameterError("DataCopy", "repeat_params", type(repeat_params).__name__,
                              legal="an aj.DataCopyParams or its brace list of 4 fields")
     return count if count is not None else repeat_params
-
-
-def _refuse_read_only(core, gm):
-    raise ParameterError("DataCopy", "dst", gm, device=core.device, legal="a writable GM buffer",
-                         detail="the GlobalTensor's array is read-only")
 
 
 def _prove(dst, src, count_or_params, core, count_key, direction):
@@ -691,8 +686,8 @@ def _data_copy_unmemoised(dst, src, count_or_params):
         if isinstance(t, LocalTensor):
             t.check_alive(api)
     runs = _validate(api, dst, src, count_or_params, core)
-    if isinstance(dst, GlobalTensor) and not dst._root.flags.writeable:
-        _refuse_read_only(core, dst)
+    if isinstance(dst, GlobalTensor):
+        dst._require_writable(api, device=core.device)
     _copy_with_state(api, core, dst, src, runs)
 
 

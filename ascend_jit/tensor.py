@@ -689,11 +689,12 @@ class GlobalTensor:
         _gm_scalar_access("SetValue", self, k, True)
         self.array[k] = value
 
-    def _require_writable(self, api, parameter="dst"):
-        """A read-only GM destination is a ParameterError for every writer, as for DataCopy (decisions.md, DataCopy),
-        judged on the buffer's flag at each call (it may change after SetGlobalBuffer)."""
+    def _require_writable(self, api, parameter="dst", device=None):
+        """A read-only GM destination is a ParameterError for every writer (DataCopy, DataCopyPad, SetValue,
+        `g[a:b] = x`, InitGlobalMemory; decisions.md, DataCopy), judged on the buffer's flag at each call (it may
+        change after SetGlobalBuffer). `device`: the copying core's; else the current core's."""
         if not self._root.flags.writeable:
-            raise ParameterError(api, parameter, self, device=known_device(), legal="a writable GM buffer",
+            raise ParameterError(api, parameter, self, device=device or known_device(), legal="a writable GM buffer",
                                  detail="the GlobalTensor's array is read-only")
 
     def GetPhyAddr(self, offset=0):

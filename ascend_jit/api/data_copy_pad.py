@@ -453,9 +453,8 @@ def _ub_to_gm(dst, src, copy_params, mode):
     count, block_len, src_step, dst_step, gm_end, params, entry = plan
     if gm_end > dst._nbytes:
         _refuse_gm_end(core, "dst", gm_end, dst)
-    if not dst._root.flags.writeable:
-        raise ParameterError(API, "dst", dst, device=core.device, legal="a writable GM buffer",
-                             detail="the GlobalTensor's array is read-only")
+    if not dst._root.flags.writeable:   # the flag inline: the refusal's call only when it refuses
+        dst._require_writable(API, device=core.device)
     if core.sanitizer is not None:   # PIPE_MTE3: the UB bytes read, the GM bytes written (cross-block shadow)
         if core.atomic is not None:
             check_atomic_dtype(API, core, dst)   # a refusal first: a refused copy is no access (issue 17)
