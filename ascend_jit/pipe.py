@@ -219,9 +219,8 @@ class TQue:
             raise ParameterError("EnQue", "tensor", type(tensor).__name__, legal="a LocalTensor", device=self._device())
         if tensor._lease is not None and not tensor._lease.alive:
             tensor.check_alive("EnQue")
-        lease = tensor._lease
-        if lease is None or lease.buffer is None or lease.buffer.owner is not self:  # as FreeTensor refuses it later:
-            raise StateError("EnQue", "tensor", tensor, device=self._device(),  # DeQue handed it back as this queue's
+        if not self._allocated_here(tensor._lease):  # as FreeTensor refuses it later: DeQue handed it back as ours
+            raise StateError("EnQue", "tensor", tensor, device=self._device(),
                              detail="not allocated by this queue (AllocTensor of this queue first)")
         if len(self._queue) >= self.depth:
             raise StateError("EnQue", "depth", self.depth, detail="queue is full", device=self._device())
@@ -241,9 +240,13 @@ class TQue:
             return tensor
         return tensor.ReinterpretCast(dtype)
 
+    def _allocated_here(self, lease):
+        """Whether a tensor's lease is an AllocTensor of one of this queue's buffers (alive or not)."""
+        return lease is not None and lease.buffer is not None and lease.buffer.owner is self
+
     def FreeTensor(self, tensor):
         lease = tensor._lease if type(tensor) is LocalTensor or isinstance(tensor, LocalTensor) else None
-        if lease is None or lease.buffer is None or lease.buffer.owner is not self:
+        if not self._allocated_here(lease):
             raise StateError("FreeTensor", "tensor", tensor, detail="not allocated by this queue",
                              device=self._device())
         if not lease.alive:
