@@ -280,8 +280,7 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
             return _explain_pattern(spec, form, family, d, count)
         return _explain_groups(spec, form, family, d, mask, repeat_time, src_blk_stride, src_rep_stride)
     if form == "count":
-        if not isinstance(count, int) or count < 1:
-            raise ParameterError("explain_reduce_order", "count", count, legal=">= 1", device=spec.name)
+        _require_count(spec, count)
         algo = spec.reduce_sum_count_algorithm
         if algo == TREE_SEQ:
             reps = [_tree(range(r * lanes, min(count, (r + 1) * lanes)), lanes) for r in range(-(-count // lanes))]
@@ -308,10 +307,7 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
                                  device=spec.name)
         return ReduceTree(_vadd_tree(int(mask) & 0xFFFFFFFF, lanes, step), spec.name, form, d.name,
                            "950 counter-mode high-dim order (D23)")
-    if mask is None or repeat_time is None:
-        raise ParameterError(api, "mask/repeat_time", (mask, repeat_time), legal="a mask and repeat_time >= 0",
-                             device=spec.name)
-    active = _active_lanes(mask, lanes)
+    active = _active_lanes(spec, mask, repeat_time, lanes)
     repeat = repeat_time
     if spec.reduce_sum_highdim_algorithm == TREE_TREE_950:
         repeat = max(repeat, 1)
@@ -321,7 +317,12 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
     return ReduceTree(_tree_tree(rows, lanes), spec.name, form, d.name, "TREE-TREE (SPEC 4.2-4.4)")
 
 
-def _active_lanes(mask, lanes):
+def _active_lanes(spec, mask, repeat_time, lanes):
+    """The lanes a mask form's mask enables (mask and repeat_time already in their C++ ranges, explain_reduce_order);
+    the form needs both."""
+    if mask is None or repeat_time is None:
+        raise ParameterError("explain_reduce_order", "mask/repeat_time", (mask, repeat_time),
+                             legal="a mask and repeat_time >= 0", device=spec.name)
     from .core import continuous_mask_words
     if isinstance(mask, (list, tuple)):
         lo, hi = int(mask[0]), int(mask[1]) if len(mask) > 1 else 0
@@ -333,13 +334,10 @@ def _active_lanes(mask, lanes):
 def _explain_groups(spec, form, family, d, mask, repeat_time, src_blk_stride, src_rep_stride):
     """ReduceRepeat SUM / ReduceDataBlock SUM: one tree per dst element (SPEC-2 8.1, 8.2)."""
     lanes, epb = d.lanes_per_repeat, d.lanes_per_block
-    if mask is None or repeat_time is None or int(repeat_time) < 0:
-        raise ParameterError("explain_reduce_order", "mask/repeat_time", (mask, repeat_time),
-                             legal="a mask and repeat_time >= 0", device=spec.name)
-    active = set(_active_lanes(mask, lanes))
+    active = set(_active_lanes(spec, mask, repeat_time, lanes))
     group = lanes if family == "repeat" else epb
     out = []
-    for i in range(int(repeat_time)):
+    for i in range(repeat_time):
         addr = [i * src_rep_stride * epb + (j // epb) * src_blk_stride * epb + j % epb if j in active else _ZERO
                 for j in range(lanes)]
         for g in range(0, lanes, group):
@@ -352,10 +350,15 @@ def _explain_groups(spec, form, family, d, mask, repeat_time, src_blk_stride, sr
     return out
 
 
+def _require_count(spec, count):
+    """The count forms need a count (its range is checked by explain_reduce_order)."""
+    if count is None:
+        raise ParameterError("explain_reduce_order", "count", count, legal=">= 1", device=spec.name)
+
+
 def _explain_pattern(spec, form, family, d, count):
     """Stage 1 (ReduceRepeat or BlockReduceSum over full repeats), then WholeReduceSum levels down to one value."""
-    if not isinstance(count, (int, np.integer)) or count < 1:
-        raise ParameterError("explain_reduce_order", "count", count, legal=">= 1", device=spec.name)
+    _require_count(spec, count)
     lanes = d.lanes_per_repeat
     items = list(range(int(count)))
     level = _groups(items, lanes if family == "repeat" else d.lanes_per_block)
