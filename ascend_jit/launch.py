@@ -355,6 +355,8 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
         with _launch_switch_interval:
             outcomes = _block_threads.run([lambda core=core: run_block(core) for core in cores])
     finally:
+        if shadow is not None and shadow.config.mode == "report":
+            shadow.replay()
         release_launch_reports(cores, session)
     errors = [err for _, err in outcomes if err is not None]
     primary = [e for e in errors if not isinstance(e, LaunchAborted)]

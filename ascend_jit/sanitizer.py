@@ -384,7 +384,8 @@ class Sanitizer:
                report.earlier.seq if report.earlier else None)
         if key in self._reported:   # two operands aliasing the same bytes: one conflict, one report
             return
-        self._reported.add(key)
+        if report.check != "blocks":   # one GM access, one report: no aliasing, and blocks reports come outside
+            self._reported.add(key)    # instruction() (SetValue, the end-of-launch replay), which resets the set
         if self.core.launch is not None:
             report.block, report.block_num = self.core.block_idx, self.core.block_num
         if self.config.mode == "raise":
@@ -539,7 +540,7 @@ class Sanitizer:
                 for s, d, n in runs:
                     offset = d if write else s
                     self.gm_shadow.gm_access(self.core.block_idx, api, pipe, gm.array, offset, n, write, atomic,
-                                             self._emit)
+                                             self._emit, instr.where)
 
     def gm_scalar_access(self, api, array, index, write):
         """GlobalTensor GetValue / SetValue: element `index` of GM `array` through the scalar unit, for the
@@ -765,12 +766,18 @@ class _GmShadow:
 
 @dataclass
 class LaunchShadow:
-    """GM shadow shared by the blocks of one sanitized launch (check "blocks")."""
+    """GM shadow shared by the blocks of one sanitized launch (check "blocks").
+
+    Which of two conflicting accesses of different blocks comes second (and is reported) follows the host threads'
+    timing. "raise" mode checks each access as it happens, so the offending access raises before it writes (which
+    block raises may vary; that one does is certain). "report" mode logs the accesses and checks them when the launch
+    ends (`replay`), in the order (SyncAll phase, block, program order): the same kernel gives the same reports, in
+    number, access and address, whatever the timing; a kernel's reports can be pinned in CI."""
     config: SanitizeConfig
     lock: threading.Lock = field(default_factory=threading.Lock)
     arrays: dict = field(default_factory=dict)
     epochs: dict = field(default_factory=dict)     # block index -> SyncAlls passed
-    reports: list = field(default_factory=list)
+    log: list = field(default_factory=list)        # "report" mode: the accesses to check at the end
 
     def _shadow(self, root):
         key = id(root)
@@ -786,51 +793,74 @@ class LaunchShadow:
         with self.lock:
             self.epochs[block] = self.epochs.get(block, 0) + 1
 
-    def gm_access(self, block, api, pipe, array, start, nbytes, write, atomic, emit):
-        """One GM access of `nbytes` bytes at byte `start` of host array `array` (any view) by `block` in `pipe`."""
+    def gm_access(self, block, api, pipe, array, start, nbytes, write, atomic, emit, where=None):
+        """One GM access of `nbytes` bytes at byte `start` of host array `array` (any view) by `block` in `pipe`;
+        `where` is the instruction's source line (found here when not given)."""
         root, offset = _root_and_offset(array)
         lo = offset + start
         with self.lock:
-            s = self._shadow(root)
-            sl = slice(lo, lo + nbytes)
             epoch = self.epochs.get(block, 0)
-            wb, we = s.writer_block[sl], s.writer_epoch[sl]
-            other_writer = (wb != -1) & (wb != block) & (we == epoch)
-            if write:
-                clash = other_writer & ~(s.writer_atomic[sl] & atomic)
-                rb, re_ = s.reader_block[sl], s.reader_epoch[sl]
-                read_clash = (rb != -1) & (rb != block) & (re_ == epoch)
-                # a read and a write of one byte by two blocks is the same conflict whichever ran first
-                kind = "two blocks write the same GM bytes" if clash.any() else "a block reads GM bytes another " \
-                    "block writes"
-                bad = clash | read_clash
-            else:
-                bad = other_writer
-                kind = "a block reads GM bytes another block writes"
-            found = None
-            if bad.any():
-                k = int(np.argmax(bad))
-                other = int(wb[k]) if other_writer[k] else int(s.reader_block[lo + k])
-                found = (kind, lo + k, int(bad.sum()), other)
-            if write:
-                # another block's atomic write stays known under this one: a block that reads after its own atomic
-                # add must still see that other blocks added (the last writer alone would hide them)
-                several = other_writer & s.writer_atomic[sl] & atomic
-                s.writer_block[sl] = np.where(several, -2, block)
-                s.writer_epoch[sl] = epoch
-                s.writer_atomic[sl] = atomic
-            else:
-                rb = s.reader_block[sl]
-                several = (rb >= 0) & (rb != block) & (s.reader_epoch[sl] == epoch)
-                s.reader_block[sl] = np.where(several, -2, block)
-                s.reader_epoch[sl] = epoch
+            if self.config.mode == "report":
+                self.log.append((epoch, block, len(self.log), root, lo, nbytes, write, atomic, api, pipe,
+                                 where or user_location(), emit))
+                return
+            found = self._check_and_record(root, block, epoch, lo, nbytes, write, atomic)
         if found is not None:
-            kind, addr, count, other = found
-            instr = Instr(api, pipe, user_location(), -1)
-            others = f"block {other}" if other >= 0 else "several other blocks"
-            emit(Report("blocks", kind, instr, "GM", addr, count, space="GM",
-                        fix=f"block {block} and {others} touch these bytes in the same SyncAll phase: use "
-                            "SetAtomicAdd for combined writes, or a SyncAll between the write and the read"))
+            self._report(found, block, api, pipe, where or user_location(), emit)
+
+    def replay(self):
+        """"report" mode, at the end of the launch: check the logged accesses in (SyncAll phase, block, program
+        order) and emit their reports through each block's core."""
+        log, self.log = sorted(self.log, key=lambda e: e[:3]), []
+        for epoch, block, _, root, lo, nbytes, write, atomic, api, pipe, where, emit in log:
+            found = self._check_and_record(root, block, epoch, lo, nbytes, write, atomic)
+            if found is not None:
+                self._report(found, block, api, pipe, where, emit)
+
+    def _check_and_record(self, root, block, epoch, lo, nbytes, write, atomic):
+        """Check one access against the other blocks' accesses of its SyncAll phase, then record it; returns
+        (kind, byte, conflicting bytes, other block or -2 for several) or None."""
+        s = self._shadow(root)
+        sl = slice(lo, lo + nbytes)
+        wb, we = s.writer_block[sl], s.writer_epoch[sl]
+        other_writer = (wb != -1) & (wb != block) & (we == epoch)
+        if write:
+            clash = other_writer & ~(s.writer_atomic[sl] & atomic)
+            rb, re_ = s.reader_block[sl], s.reader_epoch[sl]
+            read_clash = (rb != -1) & (rb != block) & (re_ == epoch)
+            # a read and a write of one byte by two blocks is the same conflict whichever ran first
+            kind = "two blocks write the same GM bytes" if clash.any() else "a block reads GM bytes another " \
+                "block writes"
+            bad = clash | read_clash
+        else:
+            bad = other_writer
+            kind = "a block reads GM bytes another block writes"
+        found = None
+        if bad.any():
+            k = int(np.argmax(bad))
+            other = int(wb[k]) if other_writer[k] else int(s.reader_block[lo + k])
+            found = (kind, lo + k, int(bad.sum()), other)
+        if write:
+            # another block's atomic write stays known under this one: a block that reads after its own atomic
+            # add must still see that other blocks added (the last writer alone would hide them)
+            several = other_writer & s.writer_atomic[sl] & atomic
+            s.writer_block[sl] = np.where(several, -2, block)
+            s.writer_epoch[sl] = epoch
+            s.writer_atomic[sl] = atomic
+        else:
+            rb = s.reader_block[sl]
+            several = (rb >= 0) & (rb != block) & (s.reader_epoch[sl] == epoch)
+            s.reader_block[sl] = np.where(several, -2, block)
+            s.reader_epoch[sl] = epoch
+        return found
+
+    @staticmethod
+    def _report(found, block, api, pipe, where, emit):
+        kind, addr, count, other = found
+        others = f"block {other}" if other >= 0 else "several other blocks"
+        emit(Report("blocks", kind, Instr(api, pipe, where, -1), "GM", addr, count, space="GM",
+                    fix=f"block {block} and {others} touch these bytes in the same SyncAll phase: use "
+                        "SetAtomicAdd for combined writes, or a SyncAll between the write and the read"))
 
 
 def _root_and_offset(array):

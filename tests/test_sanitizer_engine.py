@@ -8,7 +8,7 @@ import ascend_jit as aj
 from ascend_jit.api._common import Operand
 from ascend_jit import sanitizer
 from ascend_jit.errors import ParameterError, SanitizerError
-from ascend_jit.sanitizer import (PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, Access, LaunchShadow, SanitizeConfig, _addresses,
+from ascend_jit.sanitizer import (PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, Access, SanitizeConfig, _addresses,
                                   compact, operand_bytes, resolve_config)
 
 
@@ -185,27 +185,6 @@ def test_memory_check_on_ub_bounds_cores_only():
         assert [r.check for r in core.sanitizer.reports] == expected
         if expected:
             assert core.sanitizer.reports[0].address == t.addr + 128
-
-
-def test_blocks_check_gm_conflicts_atomics_and_syncall():
-    reports = []
-    shadow = LaunchShadow(SanitizeConfig(mode="report"))
-    gm = np.zeros(64, np.float32)
-    shadow.gm_access(0, "DataCopy", PIPE_MTE3, gm, 0, 64, True, False, reports.append)
-    shadow.gm_access(1, "DataCopy", PIPE_MTE3, gm[8:], 0, 32, True, False, reports.append)   # over block 0's 32..63
-    assert [(r.check, r.address, r.nbytes) for r in reports] == [("blocks", 32, 32)]
-    reports.clear()
-    shadow = LaunchShadow(SanitizeConfig(mode="report"))
-    shadow.gm_access(0, "DataCopy", PIPE_MTE3, gm, 0, 4, True, True, reports.append)
-    shadow.gm_access(1, "DataCopy", PIPE_MTE3, gm, 0, 4, True, True, reports.append)          # both atomic: fine
-    assert reports == []
-    shadow.gm_access(1, "DataCopy", PIPE_MTE3, gm, 64, 4, True, False, reports.append)
-    shadow.sync_all(0), shadow.sync_all(1)
-    shadow.gm_access(0, "DataCopy", PIPE_MTE2, gm, 64, 4, False, False, reports.append)       # after SyncAll: ordered
-    assert reports == []
-    shadow.gm_access(1, "DataCopy", PIPE_MTE3, gm, 128, 4, True, False, reports.append)
-    shadow.gm_access(0, "DataCopy", PIPE_MTE2, gm, 128, 4, False, False, reports.append)      # same phase: a race
-    assert [r.kind for r in reports] == ["a block reads GM bytes another block writes"]
 
 
 @pytest.mark.parametrize("value, checks, mode, strict", [

@@ -9,21 +9,83 @@ from ascend_jit.sanitizer import PIPE_MTE2, PIPE_MTE3, LaunchShadow, SanitizeCon
 DEVICE = "atlas-a2"
 
 
-def test_blocks_check_keeps_every_atomic_writer():
+def gm_access(shadow, reports, *access):
+    """One access through the shadow; in "report" mode it is checked when the launch ends, so replay it now."""
+    shadow.gm_access(*access, reports.append, "kernel.py:1")
+    if shadow.config.mode == "report":
+        shadow.replay()
+
+
+@pytest.mark.parametrize("mode", ["raise", "report"])
+def test_blocks_check_keeps_every_atomic_writer(mode):
     """Two blocks' atomic adds combine; a third access must still see that another block wrote, whichever block
     wrote last (the shadow kept only the last writer, so a block reading after its own atomic add saw no conflict)."""
     reports = []
-    shadow = LaunchShadow(SanitizeConfig(mode="report"))
+    shadow = LaunchShadow(SanitizeConfig(mode=mode))
     gm = np.zeros(64, np.float32)
-    shadow.gm_access(0, "DataCopy", PIPE_MTE3, gm, 0, 16, True, True, reports.append)
-    shadow.gm_access(1, "DataCopy", PIPE_MTE3, gm, 0, 16, True, True, reports.append)
+    gm_access(shadow, reports, 0, "DataCopy", PIPE_MTE3, gm, 0, 16, True, True)
+    gm_access(shadow, reports, 1, "DataCopy", PIPE_MTE3, gm, 0, 16, True, True)
     assert reports == []
-    shadow.gm_access(1, "DataCopy", PIPE_MTE2, gm, 0, 16, False, False, reports.append)    # block 0 added too: a race
+    gm_access(shadow, reports, 1, "DataCopy", PIPE_MTE2, gm, 0, 16, False, False)    # block 0 added too: a race
     assert [(r.kind, r.address, r.nbytes) for r in reports] == [("a block reads GM bytes another block writes", 0, 16)]
     assert "several" in reports[0].fix
     reports.clear()
-    shadow.gm_access(2, "DataCopy", PIPE_MTE3, gm, 0, 16, True, False, reports.append)   # plain, over the adds
+    gm_access(shadow, reports, 2, "DataCopy", PIPE_MTE3, gm, 0, 16, True, False)   # plain, over the adds
     assert [r.kind for r in reports] == ["two blocks write the same GM bytes"]
+
+
+@pytest.mark.parametrize("mode", ["raise", "report"])
+def test_blocks_check_gm_conflicts_atomics_and_syncall(mode):
+    reports = []
+    shadow = LaunchShadow(SanitizeConfig(mode=mode))
+    gm = np.zeros(64, np.float32)
+    gm_access(shadow, reports, 0, "DataCopy", PIPE_MTE3, gm, 0, 64, True, False)
+    gm_access(shadow, reports, 1, "DataCopy", PIPE_MTE3, gm[8:], 0, 32, True, False)   # over block 0's 32..63
+    assert [(r.check, r.address, r.nbytes) for r in reports] == [("blocks", 32, 32)]
+    reports.clear()
+    shadow = LaunchShadow(SanitizeConfig(mode=mode))
+    gm_access(shadow, reports, 0, "DataCopy", PIPE_MTE3, gm, 0, 4, True, True)
+    gm_access(shadow, reports, 1, "DataCopy", PIPE_MTE3, gm, 0, 4, True, True)          # both atomic: fine
+    assert reports == []
+    gm_access(shadow, reports, 1, "DataCopy", PIPE_MTE3, gm, 64, 4, True, False)
+    shadow.sync_all(0), shadow.sync_all(1)
+    gm_access(shadow, reports, 0, "DataCopy", PIPE_MTE2, gm, 64, 4, False, False)       # after SyncAll: ordered
+    assert reports == []
+    gm_access(shadow, reports, 1, "DataCopy", PIPE_MTE3, gm, 128, 4, True, False)
+    gm_access(shadow, reports, 0, "DataCopy", PIPE_MTE2, gm, 128, 4, False, False)      # same phase: a race
+    assert [r.kind for r in reports] == ["a block reads GM bytes another block writes"]
+
+
+def _one_writer_three_readers(gm, writer):
+    t = aj.LocalMemAllocator().Alloc("float", 64)
+    g = aj.GlobalTensor()
+    g.SetGlobalBuffer(gm, 64)
+    if aj.GetBlockIdx() == writer:
+        t[:] = np.ones(64, np.float32)
+        aj.DataCopy(g, t, 64)
+    else:
+        aj.DataCopy(t, g, 64)
+
+
+@pytest.mark.parametrize("writer, expected", [
+    (0, [(1, "PIPE_MTE2"), (2, "PIPE_MTE2"), (3, "PIPE_MTE2")]),   # each reader after block 0's write
+    (3, [(3, "PIPE_MTE3")]),                                       # the write, after blocks 0-2 read
+])
+def test_report_mode_blocks_reports_do_not_follow_the_timing(writer, expected):
+    """Which access of a conflicting pair was reported (and so how many reports a launch gave) followed the order in
+    which the host ran the blocks: a serial launch in another block order, or threads, gave other reports. Report
+    mode now checks GM accesses at the end of the launch in (SyncAll phase, block, program order)."""
+    seen = set()
+    runs = [dict(parallel=False), dict(parallel=False, atomic_order="shuffle", seed=0),
+            dict(parallel=False, atomic_order="shuffle", seed=3)] + [dict(parallel=True)] * 4
+    for kw in runs:
+        with aj.sanitize_session("report") as session:
+            aj.launch(_one_writer_three_readers, 4, DEVICE, np.zeros(64, np.float32), writer, **kw)
+        got = [(r.block, r.instruction.pipe) for r in session.reports]
+        assert {r.check for r in session.reports} == {"blocks"} and all(r.address == 0 for r in session.reports)
+        assert all(r.instruction.where.startswith("test_sanitizer_launch.py:") for r in session.reports)
+        seen.add(tuple(got))
+    assert seen == {tuple(expected)}
 
 
 def _accumulate_then_read(x, acc, out, reader):
