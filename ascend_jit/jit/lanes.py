@@ -7,6 +7,15 @@ significant bits (float32 has 24 >= 2*11+2 bits: Figueroa's double-rounding boun
 rounded to odd (`to_f32_odd`), which a later round-to-nearest-even to half/bfloat16 turns into the correctly rounded
 result of the exact value. Integer lanes take and return int64 (the exact result); `int_stage` wraps or clamps it
 to the element type (SPEC-2 D35).
+
+Float Div divides the float32 values in float32 (one IEEE rounding). Float Sqrt and Reciprocal compute in float64 and
+the store rounds to float32: innocuous too (53 >= 2*24+2, Figueroa's bound for division and square root). Directly:
+let a, b be float32 values (A 2**p, B 2**q with integers A, B < 2**24) and m = M 2**e (M odd, M < 2**25) a float32
+rounding midpoint, of the normal or the subnormal grid or the overflow threshold. A nonzero a - m b is a multiple of
+2**min(p, e + q), so a/b is either m (then exact in float64) or at least 2**-50 (relative) from it: 1/A > 2**-24,
+1/(M B) > 2**-49. A nonzero a - m*m (always: M*M is odd with 49 or more bits) likewise puts sqrt(a) more than
+2**-52 from m. float64's single rounding (2**-53 relative) never crosses m, so the float32 rounding of the double is
+the exact value's. Rsqrt rounds twice and needs more: see `rsqrt_lane`.
 """
 import decimal
 import math
@@ -250,6 +259,50 @@ def abs_lane(x):
     return abs(x)
 
 
+# SPEC-2 D37 wants Exp and Ln correctly rounded from the exact value. The C library's exp and log are within 1
+# double ulp, so their double rounds to the correct float32 unless the exact value lies within a few double ulps of a
+# float32 rounding midpoint: there the double can land on the other side (or on the midpoint, where round-to-nearest-
+# even takes the even side), e.g. glibc's ln(9.472636, 0x41178FEB) gave 0x400FE5E8, the correct result is 0x400FE5E7.
+# The inputs whose exact value lies within 4 double ulps of a float32 midpoint are tabled (sorted float32 bits, and
+# their correctly rounded float32 results); a lane whose double lies within _MIDPOINT_GUARD = 8 double ulps of a
+# midpoint looks its input up (`hard_case_or`). With any exp/log less than 4 ulps off, every other lane rounds
+# correctly: a double more than 8 ulps from each midpoint has the exact value on its side, and an untabled input's
+# exact value is more than 4 ulps from each midpoint. So the results do not depend on the machine's libm. The tables
+# come from a float64 sweep of every float32 input (numpy's exp/log; midpoints at low 29 significand bits of 2**28,
+# and for exp below 2**-126 the subnormal float32 grid, odd multiples of 2**-150) keeping the inputs within 64
+# double ulps of a midpoint, then mpmath at 300 bits on those. Ln (session 13; session 14's sweep re-derived it): 486
+# candidates, 35 within 4. Exp (session 14): 122 candidates, 5 within 4, the nearest 1.27 ulps (exp(-14.56709,
+# 0xC16912CD)); none with an overflowing result, and none with a subnormal one, whose grid the guard test does not
+# see (the nearest is 39 ulps away, so those lanes round correctly without a lookup). No half value is tabled (each
+# has more than 11 significant bits), and half results need no table: over all 65536 halves the exact exp, log and
+# 1/sqrt lie at least 5e7 double ulps from every half rounding midpoint (mpmath), so the double rounded to odd then
+# to half is correct.
+_MIDPOINT_GUARD = 8
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def near_f32_midpoint(y, guard):
+    """The double y lies within `guard` double ulps of a float32 rounding midpoint (float32-normal y: the midpoints
+    are the doubles whose low 29 significand bits are 2**28)."""
+    return abs((f64_bits(y) & ((1 << 29) - 1)) - (1 << 28)) <= guard
+
+
+@njit(cache=True, error_model="numpy")
+def hard_case_or(x, y, hard_x, hard_y):
+    """y, the double of f(x) from the C library, or x's correctly rounded float32 when y is near a float32 midpoint
+    and x is one of the tabled inputs hard_x (see above)."""
+    if near_f32_midpoint(y, _MIDPOINT_GUARD):
+        bits = f32_bits(np.float32(x))
+        k = np.searchsorted(hard_x, bits)
+        if k < hard_x.size and hard_x[k] == bits:
+            return np.float64(f32_from_bits(hard_y[k]))
+    return y
+
+
+_EXP_HARD_X = np.array([0x377EFF81, 0xB3000000, 0xBAE0E25C, 0xBBF0EDF1, 0xC16912CD], np.uint32)
+_EXP_HARD_Y = np.array([0x3F800080, 0x3F800000, 0x3F7F8FA7, 0x3F7E1FE9, 0x34FD331B], np.uint32)
+
+
 @njit(cache=True, error_model="numpy")
 def exp_lane(x):
     if x != x:
@@ -258,7 +311,7 @@ def exp_lane(x):
         return math.inf
     if math.isinf(x):
         return 0.0
-    return math.exp(np.float64(x))
+    return hard_case_or(x, math.exp(np.float64(x)), _EXP_HARD_X, _EXP_HARD_Y)
 
 
 # exp_lane over a chunk of float32 lanes, vectorised (table-driven, as fdlibm-style expf): x = (64 e + j) ln2/64 + t,
@@ -267,8 +320,8 @@ def exp_lane(x):
 # exact), so |t| <= ln2/128 and exp(x) = 2**e * T[j] * exp(t), T[j] = 2**(j/64) correctly rounded, exp(t) = 1 + s by
 # its Taylor polynomial of degree 5. Error of the double p against exp(x), in ulps of p: truncation
 # t**6/720 * e**|t| < 3.5e-17 relative (0.32 ulp), T[j] 0.5 ulp relative to T (at most 1 ulp of p), the sum T + T*s
-# 0.5 ulp, the reduction and the polynomial's roundings < 0.03 ulp: under 2 ulps; math.exp is within 1 ulp. So p
-# and math.exp round to the same float32 unless p lies within 3 double ulps of a float32 rounding midpoint (low 29
+# 0.5 ulp, the reduction and the polynomial's roundings < 0.03 ulp: under 2 ulps. So p rounds to the correctly
+# rounded float32, which exp_lane returns, unless p lies within 2 double ulps of a float32 rounding midpoint (low 29
 # significand bits near 2**28): those lanes (guard 16 ulps, probability ~6e-8), and x outside the normal-result
 # range, take exp_lane itself. One loop of plain arithmetic, the bits through bitcasts, T by a gather: LLVM
 # vectorises it. tests/test_exp_float_fast.py compares the two over millions of lanes by default and over every
@@ -327,16 +380,6 @@ def exp_float_run(x, r, m):
                 r[i] = np.float32(exp_lane(x[i]))
 
 
-# SPEC-2 D37 wants Ln correctly rounded from the exact value. math.log is within 1 double ulp, so its double rounds to
-# the correct float32 unless the exact logarithm lies within a few double ulps of a float32 rounding midpoint: there
-# the double can land on the midpoint itself and the store's round-to-nearest-even takes the even side, which is the
-# wrong one when the exact value lies on the other (5 float32 inputs with glibc, e.g. ln(9.472636) gave 0x400FE5E8,
-# the correct result is 0x400FE5E7). Over every positive finite float32 exactly these inputs have a logarithm within
-# 4 double ulps of a float32 midpoint (candidates from a float64 sweep of all of them, then mpmath at 300 bits):
-# _LN_HARD_X (sorted float32 bits) and their correctly rounded float32 results _LN_HARD_Y. A lane whose
-# double lies within _LN_GUARD double ulps of a midpoint looks its input up; every other lane's double is at least
-# 3 double ulps from a midpoint on the exact value's side, so it rounds correctly with any log within 1 ulp. No half
-# value is in the table (each has more than 11 significant bits): half results, rounded to odd first, are unchanged.
 _LN_HARD_X = np.array([
     0x064CB44B, 0x07C060FA, 0x0DC8BBA4, 0x0F61FF63, 0x111C87F8, 0x145CB6D4, 0x16C5EE7A, 0x1A8446CB, 0x1F116AB8,
     0x2423C085, 0x28E3FA26, 0x29E6126B, 0x29FD22F8, 0x2C4C24B7, 0x2E492984, 0x38DCBE38, 0x3BF86EF0, 0x3C413D3A,
@@ -347,7 +390,6 @@ _LN_HARD_Y = np.array([
     0xC21781D1, 0xC1FA75E0, 0xC1EF4C02, 0xC1EE8859, 0xC1D48710, 0xC1BE76EE, 0xC1128BA4, 0xC09C399E, 0xC08E158F,
     0x400FE5E7, 0x4117BCF1, 0x41198725, 0x418F034B, 0x419A352C, 0x41A6B811, 0x41EB6D3C, 0x42265B10, 0x422E4A21,
     0x4230FEE2, 0x42437434, 0x4254D1F9, 0x42595E46, 0x4259700E, 0x427D2D35, 0x42845A89, 0x42A1FFB7], np.uint32)
-_LN_GUARD = 8
 
 
 @njit(cache=True, error_model="numpy")
@@ -358,13 +400,7 @@ def ln_lane(x):
         return -math.inf
     if math.isinf(x):
         return math.inf
-    y = math.log(np.float64(x))
-    if abs((f64_bits(y) & ((1 << 29) - 1)) - (1 << 28)) <= _LN_GUARD:  # near a float32 rounding midpoint (rare)
-        bits = f32_bits(np.float32(x))
-        k = np.searchsorted(_LN_HARD_X, bits)
-        if k < _LN_HARD_X.size and _LN_HARD_X[k] == bits:
-            return np.float64(f32_from_bits(_LN_HARD_Y[k]))
-    return y
+    return hard_case_or(x, math.log(np.float64(x)), _LN_HARD_X, _LN_HARD_Y)
 
 
 @njit(cache=True, error_model="numpy")
@@ -393,13 +429,41 @@ def rsqrt_special(x, d49):
     return -1.0
 
 
+# Rsqrt: y = 1.0 / sqrt(x) in float64 rounds twice (sqrt, then the division), so |y - x**-0.5| < 2 double ulps, and
+# the exact value, unlike a quotient's or a square root's (module docstring), can lie arbitrarily close to a float32
+# rounding midpoint m (1 - m*m*x is a 74-bit dyadic). A y within _MIDPOINT_GUARD double ulps of m is settled exactly:
+# x**-0.5 > m iff m*m*x < 1. m has 25 significant bits, so m*m is exact (50 bits; with y in [2**-64, 2**75) no
+# overflow or underflow); its top 29 bits hi times x (24 bits) is exact, as is (m*m - hi) * x (at most 21 + 24 bits);
+# hi * x lies in [1/2, 2], so 1 - hi * x is exact (Sterbenz), and the rounded difference of the two exact terms has
+# the sign of 1 - m*m*x, never zero (m*m*x = 1 would need the odd 25-bit significand of m squared times x's to be a
+# power of two). The lane returns the double next to m on the exact value's side: the store's round-to-nearest gives
+# the correct float32, and a half result's round-to-odd, which only sees y's float32 interval, is unchanged. Every
+# other y is more than 8 ulps from each midpoint and within 2 of the exact value: it rounds correctly. For the record
+# (float64 sweep of the float32 inputs in [1, 4), candidates within 64 double ulps of a midpoint, mpmath at 300 bits;
+# y(4x) = y(x)/2 exactly and subnormal inputs have a normal one's significand, so [1, 4) shows every input): one
+# input class lies within 4 double ulps of a midpoint, x = 0x403A18E3 (2.907769) times 4**k, 1.41 ulps below it
+# (y is 1 ulp below, so even the plain double rounded correctly); the next is 11 ulps away.
 @njit(cache=True, error_model="numpy")
 def rsqrt_lane(x, d49):
     """Correctly rounded 1/sqrt(x) (D37; the composed 950 INTRINSIC form is handled by the caller, D40/D75)."""
     s = rsqrt_special(x, d49)
     if s != -1.0:
         return s
-    return 1.0 / math.sqrt(np.float64(x))
+    return settle_rsqrt(np.float64(x), 1.0 / math.sqrt(np.float64(x)))
+
+
+@njit(cache=True, error_model="numpy")
+def settle_rsqrt(v, y):
+    """y, a double within 2 ulps of v**-0.5 (v a positive float32 value), or, when y lies near a float32 rounding
+    midpoint, the double next to that midpoint on the exact value's side (see above)."""
+    if not near_f32_midpoint(y, _MIDPOINT_GUARD):
+        return y
+    mid_bits = (f64_bits(y) & ~((1 << 29) - 1)) | (1 << 28)
+    mid = f64_from_bits(mid_bits)
+    square = mid * mid
+    hi = f64_from_bits(f64_bits(square) & ~((1 << 24) - 1))
+    below_one = (1.0 - hi * v) - (square - hi) * v  # the sign of 1 - mid*mid*v
+    return f64_from_bits(mid_bits + 1 if below_one > 0 else mid_bits - 1)
 
 
 @njit(cache=True, error_model="numpy")
