@@ -46,7 +46,7 @@ SAT_INT = 2          # int16/int32 saturation (CTRL[53], D35)
 FTZ = 4              # 950 DAZ/FTZ algorithms (D38)
 FUSED = 8            # 950 multiply-add: one rounding (6.3); else D39
 SQRT_D49 = 16        # 950 Sqrt/Rsqrt FAST_INVERSE / PRECISION_0ULP_FTZ_FALSE domain (D49)
-RSQRT_VIA_DIV = 32   # 950 Rsqrt INTRINSIC / PRECISION_1ULP_FTZ_TRUE = Div(1, Sqrt(x)) (D40, D75)
+RSQRT_VIA_DIV = 32   # 950 Rsqrt INTRINSIC = Div(1, Sqrt(x)) (D40, D75; the other algorithms: decisions.md, correctly rounded)
 
 CHUNK = 1024         # elements per pass: the chunk's float32 / int64 buffers stay in L1
 
