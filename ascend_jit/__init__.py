@@ -13,7 +13,14 @@ ensure_cache_location()  # before any kernel module: a read-only install must st
 lock_cache_saves()  # processes compiling into one cache at once keep every entry whole (_cache.py)
 
 from . import reg as Reg
+from . import reg as MicroAPI   # the devkit's `namespace MicroAPI = Reg;` (impl/basic_api/kernel_macros.h)
 from .reg import VECTOR_REG_WIDTH, CeilDivision, GetVecLen
+from .constants import (B8_BYTE_SIZE, B16_BYTE_SIZE, B16_DATA_NUM_PER_BLOCK, B16_DATA_NUM_PER_REPEAT, B32_BYTE_SIZE,
+                        B32_DATA_NUM_PER_BLOCK, B32_DATA_NUM_PER_REPEAT, B64_BYTE_SIZE, BLOCK_CUBE,
+                        BRCB_BROADCAST_NUMBER, DEFAULT_BLK_NUM, DEFAULT_BLK_STRIDE, DEFAULT_REPEAT_STRIDE, FULL_MASK,
+                        HALF_DEFAULT_REPEAT_STRIDE, MAX_REPEAT_TIMES, ONE_BLK_FLOAT_NUM, ONE_BLK_HALF_NUM,
+                        ONE_BLK_SIZE, ONE_BLOCK_SIZE, ONE_FOURTH_DEFAULT_REPEAT_STRIDE, ONE_REPEAT_BYTE_SIZE,
+                        VECTOR_REG_WIDTH_2XVL)
 from . import testing
 from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
 from .api._scalar import ToBfloat16, ToFloat
@@ -29,7 +36,10 @@ from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatPa
                               ReciprocalAlgo, ReciprocalConfig, Relu, Rsqrt, RsqrtAlgo, RsqrtConfig, Sqrt, SqrtAlgo,
                               SqrtConfig, Sub, SubRelu)
 from .api.gather import Gather, GatherMask, GatherMaskParams
-from .api.init_global_memory import InitGlobalMemory
+from .api.init_global_memory import InitGlobalMemory, InitOutput
+from .api.utils import (AlignUp, ConstCeil, CountBitsCntSameAsSignBit, CountLeadingZero, DivCeil, GetBitCount,
+                        GetSFFValue, GetUintDivMagicAndShift, IsSameType, NumericLimits, ScalarCountLeadingZero,
+                        ScalarGetCountOfValue, ScalarGetSFFValue)
 from .api.reduce_pair import PairReduceSum, ReducePairElem, ReduceType
 from .api.reduce_max_min import GetReduceMaxMinTmpSize, ReduceMax, ReduceMin
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
@@ -56,7 +66,12 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
                    GetSubBlockIdx, GetTPipePtr, GetUserWorkspace, HardEvent, InitSocState, LocalMemAllocator,
                    MemDsbT, Pipe, PipeBarrier, SetAtomicAdd,
                    SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
+from .sync import (GetDataBlockSizeInBytes, GetSubBlockNum, GetSysWorkSpacePtr, GetTaskRatio, GetTaskRation,
+                   SetSysWorkspace)
 from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, QuePosition, TPosition
+
+# `TEventID id = GetTPipePtr()->FetchEventID(...)`, `static_cast<event_t>(...)`: event ids are Python ints here
+TEventID = event_t = int
 
 __all__ = [
     "CacheLocationWarning", "UncompiledVFWarning", "CeilDivision", "GetVecLen", "VECTOR_REG_WIDTH",
@@ -98,4 +113,15 @@ __all__ = [
     "PIPE_FIX", "PIPE_M", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_S", "PIPE_V", "Pipe", "PipeBarrier",
     "SetAtomicAdd", "SetAtomicMax", "SetAtomicMin", "SetAtomicNone", "SetFlag", "SyncAll", "TQueSync", "WaitFlag",
     # session 13 (vecindex13): DataSyncBarrier<MemDsbT>, the workspace split
-    "DataSyncBarrier", "MemDsbT", "GetUserWorkspace", "GetLibApiWorkSpaceSize"]
+    "DataSyncBarrier", "MemDsbT", "GetUserWorkspace", "GetLibApiWorkSpaceSize",
+    # session 14 (apigap14): kernel utilities the ops-math / ops-nn vector kernels call (docs/decisions.md
+    # "Kernel utilities")
+    "MicroAPI", "InitOutput", "AlignUp", "ConstCeil", "CountBitsCntSameAsSignBit", "CountLeadingZero", "DivCeil",
+    "GetBitCount", "GetSFFValue", "GetUintDivMagicAndShift", "IsSameType", "NumericLimits", "ScalarCountLeadingZero",
+    "ScalarGetCountOfValue", "ScalarGetSFFValue", "GetDataBlockSizeInBytes", "GetSubBlockNum", "GetSysWorkSpacePtr",
+    "GetTaskRatio", "GetTaskRation", "SetSysWorkspace", "TEventID", "event_t",
+    "ONE_BLK_SIZE", "ONE_BLOCK_SIZE", "DEFAULT_BLK_NUM", "DEFAULT_BLK_STRIDE", "DEFAULT_REPEAT_STRIDE",
+    "HALF_DEFAULT_REPEAT_STRIDE", "ONE_FOURTH_DEFAULT_REPEAT_STRIDE", "MAX_REPEAT_TIMES", "ONE_REPEAT_BYTE_SIZE",
+    "FULL_MASK", "B8_BYTE_SIZE", "B16_BYTE_SIZE", "B32_BYTE_SIZE", "B64_BYTE_SIZE", "B16_DATA_NUM_PER_BLOCK",
+    "B32_DATA_NUM_PER_BLOCK", "B16_DATA_NUM_PER_REPEAT", "B32_DATA_NUM_PER_REPEAT", "ONE_BLK_HALF_NUM",
+    "ONE_BLK_FLOAT_NUM", "BRCB_BROADCAST_NUMBER", "VECTOR_REG_WIDTH_2XVL", "BLOCK_CUBE"]

@@ -28,32 +28,61 @@ def InitGlobalMemory(gm_workspace_addr, size, value):
     """`InitGlobalMemory<T>(gmWorkspaceAddr, size, value)`: gmWorkspaceAddr[0:size] = value (T the GlobalTensor's
     dtype; value converted as every scalar operand is, SPEC-2 D29). Needs the current core's TPipe (its event ids)
     and free UB past the pipe's buffers (the stack buffer)."""
+    _fill(API, _DEVICES, lambda device: _DTYPES, gm_workspace_addr, size, value, barrier=True)
+
+
+# InitOutput's builds (kernel_operator_common_intf_impl.h: __NPU_ARCH__ 2201 and 3510; elsewhere its body is empty)
+_INIT_OUTPUT_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")
+
+
+def _duplicate_count_dtypes(device):
+    from .elementwise import DUPLICATE   # elementwise imports the package's api modules
+    return DUPLICATE.dtypes[device] + DUPLICATE.count_only.get(device, ())
+
+
+def InitOutput(gm_workspace_addr, size, value=0):
+    """`InitOutput<T>(gmWorkspaceAddr, size, value = 0)` (deprecated in the devkit for Fill, still called by 30
+    ops-math / ops-nn kernels; include/basic_api/kernel_operator_common_intf.h, impl in
+    impl/basic_api/kernel_operator_common_intf_impl.h): InitGlobalMemory's sequence (stack buffer, count-form
+    Duplicate of the value over min(it, 255 x 256 bytes) elements, V -> MTE3 on a fetched id,
+    DataCopyPad of each whole run and the rest) with three differences the implementation has: value defaults to
+    0, T is any type its Duplicate takes, and there is no closing PipeBarrier<PIPE_MTE3>. It is built for the 950,
+    A2 and A3 only; on the other devices its body is empty, which here is an UnsupportedDeviceError rather than a
+    silently unwritten output (docs/decisions.md "Kernel utilities")."""
+    _fill("InitOutput", _INIT_OUTPUT_DEVICES, _duplicate_count_dtypes, gm_workspace_addr, size, value,
+          barrier=False)
+
+
+def _fill(api, devices, dtypes_of, gm_workspace_addr, size, value, barrier):
+    """The devkit's GM fill through the UB's stack buffer, for InitGlobalMemory and InitOutput (see the module
+    docstring): every check first, so a refused call writes nothing."""
     from .. import DataCopy, DataCopyExtParams, DataCopyPad, DataCopyParams, Duplicate, HardEvent, PipeBarrier
     from ..core import current_core
     from ..sync import PIPE_MTE3, SetFlag, WaitFlag
-    core = current_core(API)
+    core = current_core(api)
     spec = core.spec
-    if spec.name not in _DEVICES:
-        raise UnsupportedDeviceError(API, "device", spec.name, legal=", ".join(_DEVICES),
-                                     detail="the devkit builds it for the A2/A3, 950 and 310P only")
+    if spec.name not in devices:
+        raise UnsupportedDeviceError(api, "device", spec.name, legal=", ".join(devices),
+                                     detail="the devkit builds it for " + ", ".join(devices) + " only")
     if not isinstance(gm_workspace_addr, GlobalTensor) or gm_workspace_addr.GetSize() <= 0:
-        raise ParameterError(API, "gmWorkspaceAddr", type(gm_workspace_addr).__name__, device=spec.name,
+        raise ParameterError(api, "gmWorkspaceAddr", type(gm_workspace_addr).__name__, device=spec.name,
                              legal="a GlobalTensor with a buffer of at least one element")
     dtype = gm_workspace_addr.dtype
-    if dtype.name not in _DTYPES:
-        raise UnsupportedDTypeError(API, "T", dtype.name, legal=", ".join(_DTYPES), device=spec.name)
-    size = as_int(API, spec, "size", size, 0, gm_workspace_addr.GetSize())
-    gm_workspace_addr._require_writable(API, "gmWorkspaceAddr")   # before the Duplicate: a refused call writes nothing (README)
+    dtypes = dtypes_of(spec.name)
+    if dtype.name not in dtypes:
+        raise UnsupportedDTypeError(api, "T", dtype.name, legal=", ".join(dtypes), device=spec.name)
+    size = as_int(api, spec, "size", size, 0, gm_workspace_addr.GetSize())
+    gm_workspace_addr._require_writable(api, "gmWorkspaceAddr")   # before the Duplicate: a refused call writes nothing (README)
     if core.tpipe is None:
-        raise StateError(API, device=spec.name, detail="no TPipe on this core: its event ids and the stack buffer "
+        raise StateError(api, device=spec.name, detail="no TPipe on this core: its event ids and the stack buffer "
                                                        "after its buffers are what the call uses (create aj.TPipe())")
     stack = next(((a, s) for a, s in core._free if a + s == spec.ub_bytes), None)
     if stack is None:
-        raise OutOfBoundsError(API, "stack buffer", 0, device=spec.name,
+        raise OutOfBoundsError(api, "stack buffer", 0, device=spec.name,
                                legal="free UB after the TPipe's buffers (the devkit asserts \"No space left to "
                                      "allocate in Unified Buffer\")")
     addr, nbytes = stack
-    core.reserve(addr, nbytes, API)
+    core.reserve(addr, nbytes, api)
     try:
         pop_size = min(nbytes // dtype.size, MAX_REPEAT_TIMES * MAX_REPEAT_LEN // dtype.size)
         pop_buffer = core.local_tensor(dtype, pop_size, addr=addr)
@@ -73,6 +102,7 @@ def InitGlobalMemory(gm_workspace_addr, size, value):
                 DataCopy(gm_workspace_addr[offset], pop_buffer, DataCopyParams(1, aligned, 0, 0))
             for i in range(offset + aligned * ONE_BLK_SIZE // dtype.size, offset + count):
                 gm_workspace_addr.SetValue(i, value)
-        PipeBarrier(PIPE_MTE3)
+        if barrier:
+            PipeBarrier(PIPE_MTE3)
     finally:
         core.free(addr)
