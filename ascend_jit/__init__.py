@@ -36,7 +36,7 @@ from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatPa
                               ReciprocalAlgo, ReciprocalConfig, Relu, Rsqrt, RsqrtAlgo, RsqrtConfig, Sqrt, SqrtAlgo,
                               SqrtConfig, Sub, SubRelu)
 from .api.gather import Gather, GatherMask, GatherMaskParams
-from .api.init_global_memory import InitGlobalMemory, InitOutput
+from .api.init_global_memory import InitGlobalMemory, InitOutput, PopStackBuffer
 from .api.utils import (AlignUp, ConstCeil, CountBitsCntSameAsSignBit, CountLeadingZero, DivCeil, GetBitCount,
                         GetSFFValue, GetUintDivMagicAndShift, IsSameType, NumericLimits, ScalarCountLeadingZero,
                         ScalarGetCountOfValue, ScalarGetSFFValue)
@@ -116,7 +116,7 @@ __all__ = [
     "DataSyncBarrier", "MemDsbT", "GetUserWorkspace", "GetLibApiWorkSpaceSize",
     # session 14 (apigap14): kernel utilities the ops-math / ops-nn vector kernels call (docs/decisions.md
     # "Kernel utilities")
-    "MicroAPI", "InitOutput", "AlignUp", "ConstCeil", "CountBitsCntSameAsSignBit", "CountLeadingZero", "DivCeil",
+    "MicroAPI", "InitOutput", "PopStackBuffer", "AlignUp", "ConstCeil", "CountBitsCntSameAsSignBit", "CountLeadingZero", "DivCeil",
     "GetBitCount", "GetSFFValue", "GetUintDivMagicAndShift", "IsSameType", "NumericLimits", "ScalarCountLeadingZero",
     "ScalarGetCountOfValue", "ScalarGetSFFValue", "GetDataBlockSizeInBytes", "GetSubBlockNum", "GetSysWorkSpacePtr",
     "GetTaskRatio", "GetTaskRation", "SetSysWorkspace", "TEventID", "event_t",

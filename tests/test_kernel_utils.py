@@ -288,3 +288,57 @@ def test_microapi_is_the_reg_namespace_and_event_ids_are_ints():
         assert aj.TEventID is aj.event_t is int and isinstance(event_id, int)
         aj.SetFlag(event_id, event=aj.HardEvent.V_S)
         aj.WaitFlag(event_id, event=aj.HardEvent.V_S)
+
+
+# --- PopStackBuffer (the free UB past the TPipe's buffers, as InitGlobalMemory's stack buffer) ----------------------
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950", "atlas-inference-aicore"])
+def test_pop_stack_buffer_is_the_ub_past_the_pipes_buffers(device):
+    with aj.Core(device) as core:
+        pipe = aj.TPipe()
+        q = aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(q, 1, 1024)
+        t = q.AllocTensor("half")
+        ok, pop = aj.PopStackBuffer("int16", aj.TPosition.LCM)
+        end = t.GetPhyAddr() + 1024
+        assert ok is True and pop.GetPhyAddr() == end and pop.GetSize() == (core.spec.ub_bytes - end) // 2
+        assert pop.dtype.name == "int16" and pop.GetPosition() is aj.TPosition.VECCALC
+        aj.Duplicate(pop, np.int16(-2), 256)                    # usable scratch
+        assert (pop.numpy()[:256] == -2).all()
+        free_before = list(core._free)
+        aj.PopStackBuffer("float", aj.TPosition.VECCALC)          # allocates nothing
+        assert core._free == free_before
+
+
+def test_pop_stack_buffer_refusals():
+    with aj.Core("atlas-a2") as core:
+        with pytest.raises(aj.StateError, match="PopStackBuffer"):
+            aj.PopStackBuffer("half", aj.TPosition.VECCALC)      # no TPipe
+        pipe = aj.TPipe()
+        with pytest.raises(aj.ParameterError, match="PopStackBuffer"):
+            aj.PopStackBuffer("half", aj.TPosition.GM)
+        b = aj.TBuf(aj.TPosition.VECCALC)
+        pipe.InitBuffer(b, core.spec.ub_bytes)                     # the pipe holds the whole UB
+        with pytest.raises(aj.OutOfBoundsError, match="PopStackBuffer"):
+            aj.PopStackBuffer("half", aj.TPosition.VECCALC)
+
+
+# --- GlobalTensor.ReinterpretCast (950) ------------------------------------------------------------------------------
+def test_global_tensor_reinterpret_cast_is_the_same_memory():
+    x = np.arange(16, dtype=np.int32)
+    with aj.Core("ascend950") as core:
+        g = aj.GlobalTensor()
+        g.SetGlobalBuffer(x, 16)
+        h = g.ReinterpretCast("int16")          # the page's example
+        assert h.GetSize() == 32 and list(h.numpy()[:6]) == [0, 0, 1, 0, 2, 0]
+        h.SetValue(2, np.int16(7))
+        assert x[1] == 7
+        sub = g[3].ReinterpretCast("uint8")     # a sub-tensor keeps its offset
+        assert sub.GetSize() == 13 * 4 and sub.GetValue(0) == 3
+        with pytest.raises(aj.ParameterError, match="ReinterpretCast"):
+            h[1].ReinterpretCast("float")       # starts 2 bytes into a float
+        assert aj.GlobalTensor(np.zeros(3, np.int16)).ReinterpretCast("int32").GetSize() == 1   # rounds down
+        t = core.local_tensor("int16", 32)
+        aj.DataCopy(t, h, 32)                   # the copy engines address the cast tensor's bytes
+        assert np.array_equal(t.numpy(), x.view(np.int16))
+    with aj.Core("atlas-a2"), pytest.raises(aj.UnsupportedDeviceError, match="ReinterpretCast"):
+        aj.GlobalTensor(x).ReinterpretCast("int16")

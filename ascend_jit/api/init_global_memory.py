@@ -12,6 +12,7 @@ GlobalTensor::SetValue on the scalar unit. This is that sequence composed from t
 bounds, refusals and the sanitizer's view are theirs; the stack buffer is taken out of the free UB for the call and
 given back (its bytes keep the value, as the device's do)."""
 from ..errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
+from ..dtypes import resolve
 from ..tensor import GlobalTensor
 from ._common import as_int
 
@@ -73,15 +74,8 @@ def _fill(api, devices, dtypes_of, gm_workspace_addr, size, value, barrier):
         raise UnsupportedDTypeError(api, "T", dtype.name, legal=", ".join(dtypes), device=spec.name)
     size = as_int(api, spec, "size", size, 0, gm_workspace_addr.GetSize())
     gm_workspace_addr._require_writable(api, "gmWorkspaceAddr")   # before the Duplicate: a refused call writes nothing (README)
-    if core.tpipe is None:
-        raise StateError(api, device=spec.name, detail="no TPipe on this core: its event ids and the stack buffer "
-                                                       "after its buffers are what the call uses (create aj.TPipe())")
-    stack = next(((a, s) for a, s in core._free if a + s == spec.ub_bytes), None)
-    if stack is None:
-        raise OutOfBoundsError(api, "stack buffer", 0, device=spec.name,
-                               legal="free UB after the TPipe's buffers (the devkit asserts \"No space left to "
-                                     "allocate in Unified Buffer\")")
-    addr, nbytes = stack
+    addr, nbytes = _stack_buffer(api, core, "its event ids and the stack buffer after its buffers are what the "
+                                             "call uses")
     core.reserve(addr, nbytes, api)
     try:
         pop_size = min(nbytes // dtype.size, MAX_REPEAT_TIMES * MAX_REPEAT_LEN // dtype.size)
@@ -106,3 +100,35 @@ def _fill(api, devices, dtypes_of, gm_workspace_addr, size, value, barrier):
             PipeBarrier(PIPE_MTE3)
     finally:
         core.free(addr)
+
+
+def _stack_buffer(api, core, why):
+    """(addr, bytes) of the stack buffer: the free UB from the end of the TPipe's buffers to the UB's end (the
+    devkit's PopStackBuffer: GetQueueEndAddress up to the UB's end address)."""
+    spec = core.spec
+    if core.tpipe is None:
+        raise StateError(api, device=spec.name, detail=f"no TPipe on this core: {why} (create aj.TPipe())")
+    stack = next(((a, s) for a, s in core._free if a + s == spec.ub_bytes), None)
+    if stack is None:
+        raise OutOfBoundsError(api, "stack buffer", 0, device=spec.name,
+                               legal="free UB after the TPipe's buffers (the devkit asserts \"No space left to "
+                                     "allocate in Unified Buffer\")")
+    return stack
+
+
+def PopStackBuffer(dtype, pos):
+    """`PopStackBuffer<T, pos>(popLocal)` (DK 资源管理/PopStackBuffer.md; impl/basic_api/kernel_pop_stack_buffer.h):
+    a LocalTensor of T over the stack buffer, all the UB the current core's TPipe has not handed out past its
+    buffers. Python has no out-parameters: returns (True, popLocal). The tensor owns no allocation, as on the device:
+    buffers the pipe hands out later may overlap it (the page forbids mixing it with the advanced APIs that pop the
+    same buffer, InitGlobalMemory / InitOutput here). No TPipe is a StateError and no free UB at the UB's end an
+    OutOfBoundsError (the devkit's assertions). docs/decisions.md "Kernel utilities"."""
+    from ..core import current_core
+    from ..tensor import check_local_position
+    api = "PopStackBuffer"
+    core = current_core(api)
+    core.spec.require_supported(api)
+    check_local_position(api, pos, core.device)
+    d = resolve(dtype, api, core.device)
+    addr, nbytes = _stack_buffer(api, core, "the stack buffer is the UB after its buffers")
+    return True, core.local_tensor(d, nbytes // d.size, addr=addr, position=pos)
