@@ -66,9 +66,14 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
                    GetSubBlockIdx, GetTPipePtr, GetUserWorkspace, HardEvent, InitSocState, LocalMemAllocator,
                    MemDsbT, Pipe, PipeBarrier, SetAtomicAdd,
                    SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
-from .sync import (GetDataBlockSizeInBytes, GetSubBlockNum, GetSysWorkSpacePtr, GetTaskRatio, GetTaskRation,
-                   SetSysWorkspace)
+from .sync import (ASCEND_IS_AIC, ASCEND_IS_AIV, KERNEL_TASK_TYPE_DEFAULT, GetDataBlockSizeInBytes, GetSubBlockNum,
+                   GetSysWorkSpacePtr, GetTaskRatio, GetTaskRation, KernelMetaType, SetSysWorkspace)
 from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, QuePosition, TPosition
+
+# C++ spells KernelMetaType's members unscoped: KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY)
+(KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0, KERNEL_TYPE_MIX_AIC_1_1,
+ KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_AICORE, KERNEL_TYPE_VECTORCORE, KERNEL_TYPE_MIX_AICORE,
+ KERNEL_TYPE_MIX_VECTOR_CORE, KERNEL_TYPE_MAX) = KernelMetaType
 
 # `TEventID id = GetTPipePtr()->FetchEventID(...)`, `static_cast<event_t>(...)`: event ids are Python ints here
 TEventID = event_t = int
@@ -119,7 +124,11 @@ __all__ = [
     "MicroAPI", "InitOutput", "PopStackBuffer", "AlignUp", "ConstCeil", "CountBitsCntSameAsSignBit", "CountLeadingZero", "DivCeil",
     "GetBitCount", "GetSFFValue", "GetUintDivMagicAndShift", "IsSameType", "NumericLimits", "ScalarCountLeadingZero",
     "ScalarGetCountOfValue", "ScalarGetSFFValue", "GetDataBlockSizeInBytes", "GetSubBlockNum", "GetSysWorkSpacePtr",
-    "GetTaskRatio", "GetTaskRation", "SetSysWorkspace", "TEventID", "event_t",
+    "GetTaskRatio", "GetTaskRation", "SetSysWorkspace", "TEventID", "event_t", "KernelMetaType",
+    "KERNEL_TASK_TYPE_DEFAULT", "ASCEND_IS_AIV", "ASCEND_IS_AIC", "KERNEL_TYPE_AIV_ONLY", "KERNEL_TYPE_AIC_ONLY",
+    "KERNEL_TYPE_MIX_AIV_1_0", "KERNEL_TYPE_MIX_AIC_1_0", "KERNEL_TYPE_MIX_AIC_1_1", "KERNEL_TYPE_MIX_AIC_1_2",
+    "KERNEL_TYPE_AICORE", "KERNEL_TYPE_VECTORCORE", "KERNEL_TYPE_MIX_AICORE", "KERNEL_TYPE_MIX_VECTOR_CORE",
+    "KERNEL_TYPE_MAX",
     "ONE_BLK_SIZE", "ONE_BLOCK_SIZE", "DEFAULT_BLK_NUM", "DEFAULT_BLK_STRIDE", "DEFAULT_REPEAT_STRIDE",
     "HALF_DEFAULT_REPEAT_STRIDE", "ONE_FOURTH_DEFAULT_REPEAT_STRIDE", "MAX_REPEAT_TIMES", "ONE_REPEAT_BYTE_SIZE",
     "FULL_MASK", "B8_BYTE_SIZE", "B16_BYTE_SIZE", "B32_BYTE_SIZE", "B64_BYTE_SIZE", "B16_DATA_NUM_PER_BLOCK",

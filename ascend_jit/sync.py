@@ -566,6 +566,72 @@ def GetUserWorkspace(workspace):
     return workspace[reserved // workspace.itemsize:]
 
 
+class KernelMetaType(enum.IntEnum):
+    """The kernel types of `KERNEL_TASK_TYPE_DEFAULT(value)` (impl/basic_api/utils/kernel_utils_macros.h, the
+    devkit's values; C++ spells the members unscoped, so aj.KERNEL_TYPE_AIV_ONLY names them too)."""
+    KERNEL_TYPE_AIV_ONLY = 0
+    KERNEL_TYPE_AIC_ONLY = 1
+    KERNEL_TYPE_MIX_AIV_1_0 = 2
+    KERNEL_TYPE_MIX_AIC_1_0 = 3
+    KERNEL_TYPE_MIX_AIC_1_1 = 4
+    KERNEL_TYPE_MIX_AIC_1_2 = 5
+    KERNEL_TYPE_AICORE = 6
+    KERNEL_TYPE_VECTORCORE = 7
+    KERNEL_TYPE_MIX_AICORE = 8
+    KERNEL_TYPE_MIX_VECTOR_CORE = 9
+    KERNEL_TYPE_MAX = 10
+
+
+_K = KernelMetaType
+# the page's per-device values (DK Kernel-Tiling/设置Kernel类型.md 约束说明), and those a vector-only launch runs
+_KERNEL_TYPES = {d: (_K.KERNEL_TYPE_AIV_ONLY, _K.KERNEL_TYPE_AIC_ONLY, _K.KERNEL_TYPE_MIX_AIV_1_0,
+                     _K.KERNEL_TYPE_MIX_AIC_1_0, _K.KERNEL_TYPE_MIX_AIC_1_1, _K.KERNEL_TYPE_MIX_AIC_1_2)
+                 for d in ("ascend950", "atlas-a3", "atlas-a2")}
+_KERNEL_TYPES["atlas-inference-aicore"] = (_K.KERNEL_TYPE_AICORE, _K.KERNEL_TYPE_MIX_VECTOR_CORE)
+_VECTOR_ONLY_TYPES = (_K.KERNEL_TYPE_AIV_ONLY, _K.KERNEL_TYPE_MIX_AIV_1_0, _K.KERNEL_TYPE_AICORE)
+
+
+def KERNEL_TASK_TYPE_DEFAULT(value):
+    """`KERNEL_TASK_TYPE_DEFAULT(value)` (DK Kernel-Tiling/设置Kernel类型.md): the kernel type a kernel's entry
+    declares. Checked against the page's per-device values (950/A2/A3: the AIV/AIC/MIX types; 310P: KERNEL_TYPE_AICORE
+    and KERNEL_TYPE_MIX_VECTOR_CORE; not offered on the 310B and 910) and against what `aj.launch` runs: vector cores
+    only (KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0, the 310P's KERNEL_TYPE_AICORE); a type that starts cube
+    cores, or the 310P Vector Core the emulator does not model, is a ParameterError. No value changes: every launch
+    is already vector-only (GetTaskRation, GetSubBlockNum are 1)."""
+    from .api._common import as_enum
+    api = "KERNEL_TASK_TYPE_DEFAULT"
+    device = _core(api).device
+    if device not in _KERNEL_TYPES:
+        raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_KERNEL_TYPES),
+                                     detail="not offered here (DK 设置Kernel类型.md)")
+    legal = tuple(t for t in _KERNEL_TYPES[device] if t in _VECTOR_ONLY_TYPES)
+    value = as_enum(api, device, "value", value, KernelMetaType)
+    if value not in legal:
+        raise ParameterError(api, "value", value.name, device=device, legal=", ".join(t.name for t in legal),
+                             detail="aj.launch runs vector cores only" if value in _KERNEL_TYPES[device] else
+                             "not a kernel type of this device (DK 设置Kernel类型.md)")
+
+
+# g_coreType by build (impl/utils/sys_macros.h): AIV on the split-core vector builds (__NPU_ARCH__ 2201, 3510), MIX
+# elsewhere, where ASCEND_IS_AIV and ASCEND_IS_AIC are both false
+_SPLIT_CORE_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")
+
+
+def ASCEND_IS_AIV():
+    """`ASCEND_IS_AIV` (`g_coreType == AIV`; impl/utils/sys_macros.h): True on the split-core devices (950, A2, A3),
+    whose vector cores run every aj.launch; False on the others, whose g_coreType is MIX. A call here: the macro's
+    value depends on the device."""
+    core = _core("ASCEND_IS_AIV")
+    core.spec.require_supported("ASCEND_IS_AIV")
+    return core.device in _SPLIT_CORE_DEVICES
+
+
+def ASCEND_IS_AIC():
+    """`ASCEND_IS_AIC` (`g_coreType == AIC`): False on every device (no launch here runs a cube core)."""
+    _core("ASCEND_IS_AIC").spec.require_supported("ASCEND_IS_AIC")
+    return False
+
+
 def SetSysWorkspace(workspace):
     """`SetSysWorkspace(workspace)` (DK 资源管理/workspace/SetSysWorkSpace.md; impl/basic_api/dav_c220 and dav_3510
     kernel_operator_common_impl.h): records the kernel's workspace (GM_ADDR: the 1-D numpy array of the whole

@@ -342,3 +342,33 @@ def test_global_tensor_reinterpret_cast_is_the_same_memory():
         assert np.array_equal(t.numpy(), x.view(np.int16))
     with aj.Core("atlas-a2"), pytest.raises(aj.UnsupportedDeviceError, match="ReinterpretCast"):
         aj.GlobalTensor(x).ReinterpretCast("int16")
+
+
+# --- KERNEL_TASK_TYPE_DEFAULT, ASCEND_IS_AIV / ASCEND_IS_AIC ---------------------------------------------------------
+def test_kernel_task_type_default_takes_the_vector_only_types_of_each_device():
+    assert [aj.KERNEL_TYPE_AIV_ONLY, aj.KERNEL_TYPE_MIX_AIV_1_0, aj.KERNEL_TYPE_AICORE, aj.KERNEL_TYPE_MAX] == \
+        [0, 2, 6, 10] and aj.KERNEL_TYPE_AIV_ONLY is aj.KernelMetaType.KERNEL_TYPE_AIV_ONLY
+    for device in ("ascend950", "atlas-a3", "atlas-a2"):
+        with aj.Core(device):
+            aj.KERNEL_TASK_TYPE_DEFAULT(aj.KERNEL_TYPE_AIV_ONLY)
+            aj.KERNEL_TASK_TYPE_DEFAULT(aj.KERNEL_TYPE_MIX_AIV_1_0)
+            for cube in (aj.KERNEL_TYPE_AIC_ONLY, aj.KERNEL_TYPE_MIX_AIC_1_2, aj.KERNEL_TYPE_AICORE, 99):
+                with pytest.raises(aj.ParameterError, match="KERNEL_TASK_TYPE_DEFAULT"):
+                    aj.KERNEL_TASK_TYPE_DEFAULT(cube)
+    with aj.Core("atlas-inference-aicore"):
+        aj.KERNEL_TASK_TYPE_DEFAULT(aj.KERNEL_TYPE_AICORE)
+        with pytest.raises(aj.ParameterError, match="vector cores only"):
+            aj.KERNEL_TASK_TYPE_DEFAULT(aj.KERNEL_TYPE_MIX_VECTOR_CORE)
+    for device in ("atlas-200i-500-a2", "atlas-training"):
+        with aj.Core(device), pytest.raises(aj.UnsupportedDeviceError, match="KERNEL_TASK_TYPE_DEFAULT"):
+            aj.KERNEL_TASK_TYPE_DEFAULT(aj.KERNEL_TYPE_AIV_ONLY)
+
+
+def test_ascend_is_aiv_follows_g_core_type_per_build():
+    """g_coreType is AIV on the split-core builds (950, A2, A3) and MIX elsewhere (impl/utils/sys_macros.h)."""
+    for device, aiv in (("ascend950", True), ("atlas-a3", True), ("atlas-a2", True),
+                        ("atlas-inference-aicore", False), ("atlas-200i-500-a2", False), ("atlas-training", False)):
+        with aj.Core(device):
+            assert aj.ASCEND_IS_AIV() is aiv and aj.ASCEND_IS_AIC() is False
+    with aj.Core("atlas-inference-vectorcore"), pytest.raises(aj.UnsupportedDeviceError):
+        aj.ASCEND_IS_AIV()
