@@ -372,3 +372,58 @@ def test_ascend_is_aiv_follows_g_core_type_per_build():
             assert aj.ASCEND_IS_AIV() is aiv and aj.ASCEND_IS_AIC() is False
     with aj.Core("atlas-inference-vectorcore"), pytest.raises(aj.UnsupportedDeviceError):
         aj.ASCEND_IS_AIV()
+
+
+# --- debug APIs: printf / PRINTF, DumpTensor, ascendc_assert, Trap ---------------------------------------------------
+def test_printf_prefixes_the_block_and_formats_c_conversions(capsys):
+    def kernel(x):
+        aj.printf("fmt string int: %d, uint %u, long %ld, float %f, hex %x, str %s\n", 0x123, 7, 2**40,
+                  np.float32(3.14), 255, "s")
+        aj.PRINTF("half %.2f\n", np.float16(1.5))
+
+    aj.launch(kernel, 2, "atlas-a2", np.zeros(4), parallel=False)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "[AIV Block 0/2] fmt string int: 291, uint 7, long 1099511627776, float 3.140000, hex ff, str s"
+    assert out[1] == "[AIV Block 0/2] half 1.50" and out[2].startswith("[AIV Block 1/2] fmt")
+    with aj.Core("atlas-a2"):
+        with pytest.raises(aj.ParameterError, match="printf"):
+            aj.printf("%d %d\n", 1)
+    with aj.Core("atlas-inference-aicore"), pytest.raises(aj.UnsupportedDeviceError, match="printf"):
+        aj.printf("x\n")
+
+
+def test_dump_tensor_prints_the_pages_header_and_values(capsys):
+    with aj.Core("atlas-inference-aicore") as core:
+        t = core.local_tensor("half", 32)
+        t[:] = np.arange(32, dtype=np.float16)
+        aj.DumpTensor(t, 5, 4)
+        aj.DumpTensor(aj.GlobalTensor(np.arange(8, dtype=np.int32)), 1, 3)
+        out = capsys.readouterr().out.splitlines()
+        assert out[0] == f"DumpTensor: desc=5, addr={t.GetPhyAddr()}, data_type=float16, position=UB, dump_size=4"
+        assert out[1] == "[0.000000, 1.000000, 2.000000, 3.000000]"
+        assert out[2].endswith("data_type=int32, position=GM, dump_size=3") and out[3] == "[0, 1, 2]"
+        with pytest.raises(aj.OutOfBoundsError, match="DumpTensor"):
+            aj.DumpTensor(t, 5, 33)
+        with pytest.raises(aj.ParameterError, match="DumpTensor"):
+            aj.DumpTensor(np.zeros(4), 5, 4)
+    with aj.Core("atlas-training"), pytest.raises(aj.UnsupportedDeviceError, match="DumpTensor"):
+        aj.DumpTensor(aj.GlobalTensor(np.zeros(4, np.float32)), 0, 1)
+
+
+def test_ascendc_assert_and_trap_stop_the_kernel():
+    with aj.Core("atlas-a2"):
+        aj.ascendc_assert(True)
+        aj.ascendc_assert(10 == 10, "The assertFlag value is %d.\n", 10)
+        with pytest.raises(aj.StateError, match="The assertFlag value is 10"):
+            aj.ascendc_assert(10 != 10, "The assertFlag value is %d.\n", 10)
+        with pytest.raises(aj.StateError, match="Trap"):
+            aj.Trap()
+
+    def kernel(x):
+        if aj.GetBlockIdx() == 1:
+            aj.Trap()
+
+    with pytest.raises(aj.StateError, match="block 1 of 2: Trap"):
+        aj.launch(kernel, 2, "ascend950", np.zeros(4))
+    with aj.Core("atlas-200i-500-a2"), pytest.raises(aj.UnsupportedDeviceError, match="Trap"):
+        aj.Trap()
