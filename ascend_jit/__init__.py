@@ -51,6 +51,8 @@ from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSu
                    SetVectorMask, current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
 from .debug import PRINTF, DumpTensor, Trap, ascendc_assert, printf
+from .tiling import (GET_TILING_DATA, GET_TILING_DATA_MEMBER, GET_TILING_DATA_PTR_WITH_STRUCT,
+                     GET_TILING_DATA_WITH_STRUCT, REGISTER_TILING_DEFAULT)
 from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, ReadOnlyError,
                      SanitizerError, SanitizerWarning, StateError, UncompiledVFWarning, UnsupportedDeviceError,
                      UnsupportedDTypeError)
@@ -131,6 +133,8 @@ __all__ = [
     "KERNEL_TYPE_AICORE", "KERNEL_TYPE_VECTORCORE", "KERNEL_TYPE_MIX_AICORE", "KERNEL_TYPE_MIX_VECTOR_CORE",
     "KERNEL_TYPE_MAX",
     "printf", "PRINTF", "DumpTensor", "ascendc_assert", "Trap",
+    "REGISTER_TILING_DEFAULT", "GET_TILING_DATA", "GET_TILING_DATA_WITH_STRUCT", "GET_TILING_DATA_PTR_WITH_STRUCT",
+    "GET_TILING_DATA_MEMBER",
     "ONE_BLK_SIZE", "ONE_BLOCK_SIZE", "DEFAULT_BLK_NUM", "DEFAULT_BLK_STRIDE", "DEFAULT_REPEAT_STRIDE",
     "HALF_DEFAULT_REPEAT_STRIDE", "ONE_FOURTH_DEFAULT_REPEAT_STRIDE", "MAX_REPEAT_TIMES", "ONE_REPEAT_BYTE_SIZE",
     "FULL_MASK", "B8_BYTE_SIZE", "B16_BYTE_SIZE", "B32_BYTE_SIZE", "B64_BYTE_SIZE", "B16_DATA_NUM_PER_BLOCK",

@@ -1,8 +1,11 @@
 """Kernel utilities the ops-math / ops-nn vector kernels call (session 14, apigap14; docs/decisions.md "Kernel
 utilities"): the devkit's constants, DivCeil/AlignUp/ConstCeil, IsSameType, the scalar unit's bit queries and their
 older names, GetUintDivMagicAndShift, NumericLimits, GetTaskRation/GetSubBlockNum/GetDataBlockSizeInBytes,
-SetSysWorkspace/GetSysWorkSpacePtr, InitOutput, the MicroAPI namespace and the event-id type names. Each test fails
-without its API (an AttributeError on aj)."""
+SetSysWorkspace/GetSysWorkSpacePtr, InitOutput, PopStackBuffer, GlobalTensor.ReinterpretCast, KERNEL_TASK_TYPE_DEFAULT
+and ASCEND_IS_AIV/AIC, the debug APIs, the tiling macros, the MicroAPI namespace and the event-id type names. Each
+test fails without its API (an AttributeError on aj)."""
+import ctypes
+
 import numpy as np
 import pytest
 
@@ -427,3 +430,58 @@ def test_ascendc_assert_and_trap_stop_the_kernel():
         aj.launch(kernel, 2, "ascend950", np.zeros(4))
     with aj.Core("atlas-200i-500-a2"), pytest.raises(aj.UnsupportedDeviceError, match="Trap"):
         aj.Trap()
+
+
+# --- tiling macros: REGISTER_TILING_DEFAULT, GET_TILING_DATA[_WITH_STRUCT / _PTR_WITH_STRUCT / _MEMBER] ---------------
+class _Tiling(ctypes.Structure):
+    _fields_ = [("totalLength", ctypes.c_uint32), ("tileNum", ctypes.c_uint16), ("scale", ctypes.c_float),
+                ("big", ctypes.c_int64)]
+
+
+_TILING_DTYPE = np.dtype([("totalLength", np.uint32), ("tileNum", np.uint16), ("scale", np.float32),
+                          ("big", np.int64)], align=True)     # the same C layout: 24 bytes with padding
+
+
+def _packed_tiling():
+    return np.frombuffer(bytes(_Tiling(8192, 8, 0.5, -3)), np.uint8).copy()
+
+
+@pytest.mark.parametrize("struct", [_Tiling, _TILING_DTYPE], ids=["ctypes", "numpy"])
+def test_tiling_macros_read_the_hosts_struct(struct, monkeypatch):
+    import ascend_jit.tiling as tiling_module
+    monkeypatch.setattr(tiling_module, "_DEFAULT", [])
+    tiling = _packed_tiling()
+    seen = np.zeros(4, np.float64)
+
+    def kernel(tiling, seen):
+        t = aj.GET_TILING_DATA_WITH_STRUCT(struct, tiling)
+        seen[:] = t.totalLength, t.tileNum, t.scale, t.big
+
+    aj.launch(kernel, 1, "atlas-a2", tiling, seen)
+    assert list(seen) == [8192, 8, 0.5, -3]
+    with aj.Core("ascend950"):
+        with pytest.raises(aj.StateError, match="REGISTER_TILING_DEFAULT"):
+            aj.GET_TILING_DATA(tiling)
+        aj.REGISTER_TILING_DEFAULT(struct)
+        assert aj.GET_TILING_DATA(tiling).tileNum == 8
+        assert aj.GET_TILING_DATA_MEMBER(struct, "scale", tiling) == 0.5
+        copy, ptr = aj.GET_TILING_DATA_WITH_STRUCT(struct, tiling), aj.GET_TILING_DATA_PTR_WITH_STRUCT(struct, tiling)
+        tiling[4] = 9                            # tileNum's low byte, in GM
+        assert copy.tileNum == 8 and ptr.tileNum == 9
+
+
+def test_tiling_macros_refusals():
+    tiling = _packed_tiling()
+    with aj.Core("atlas-a2"):
+        with pytest.raises(aj.OutOfBoundsError, match="GET_TILING_DATA_WITH_STRUCT"):
+            aj.GET_TILING_DATA_WITH_STRUCT(_Tiling, tiling[:20])
+        with pytest.raises(aj.ParameterError, match="struct"):
+            aj.GET_TILING_DATA_WITH_STRUCT(np.float32, tiling)
+        with pytest.raises(aj.ParameterError, match="tiling"):
+            aj.GET_TILING_DATA_WITH_STRUCT(_Tiling, bytes(tiling))
+        with pytest.raises(aj.ParameterError, match="member"):
+            aj.GET_TILING_DATA_MEMBER(_Tiling, "nope", tiling)
+        with pytest.raises(aj.ParameterError, match="REGISTER_TILING_DEFAULT"):
+            aj.REGISTER_TILING_DEFAULT(dict)
+    with aj.Core("atlas-training"), pytest.raises(aj.UnsupportedDeviceError, match="GET_TILING_DATA"):
+        aj.GET_TILING_DATA_WITH_STRUCT(_Tiling, tiling)
