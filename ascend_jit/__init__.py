@@ -13,7 +13,14 @@ ensure_cache_location()  # before any kernel module: a read-only install must st
 lock_cache_saves()  # processes compiling into one cache at once keep every entry whole (_cache.py)
 
 from . import reg as Reg
+from . import reg as MicroAPI   # the devkit's `namespace MicroAPI = Reg;` (impl/basic_api/kernel_macros.h)
 from .reg import VECTOR_REG_WIDTH, CeilDivision, GetVecLen
+from .constants import (B8_BYTE_SIZE, B16_BYTE_SIZE, B16_DATA_NUM_PER_BLOCK, B16_DATA_NUM_PER_REPEAT, B32_BYTE_SIZE,
+                        B32_DATA_NUM_PER_BLOCK, B32_DATA_NUM_PER_REPEAT, B64_BYTE_SIZE, BLOCK_CUBE,
+                        BRCB_BROADCAST_NUMBER, DEFAULT_BLK_NUM, DEFAULT_BLK_STRIDE, DEFAULT_REPEAT_STRIDE, FULL_MASK,
+                        HALF_DEFAULT_REPEAT_STRIDE, MAX_REPEAT_TIMES, ONE_BLK_FLOAT_NUM, ONE_BLK_HALF_NUM,
+                        ONE_BLK_SIZE, ONE_BLOCK_SIZE, ONE_FOURTH_DEFAULT_REPEAT_STRIDE, ONE_REPEAT_BYTE_SIZE,
+                        VECTOR_REG_WIDTH_2XVL)
 from . import testing
 from .api._common import MASK_PLACEHOLDER, UnaryRepeatParams
 from .api._scalar import ToBfloat16, ToFloat
@@ -29,7 +36,10 @@ from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatPa
                               ReciprocalAlgo, ReciprocalConfig, Relu, Rsqrt, RsqrtAlgo, RsqrtConfig, Sqrt, SqrtAlgo,
                               SqrtConfig, Sub, SubRelu)
 from .api.gather import Gather, GatherMask, GatherMaskParams
-from .api.init_global_memory import InitGlobalMemory
+from .api.init_global_memory import InitGlobalMemory, InitOutput, PopStackBuffer
+from .api.utils import (AlignUp, ConstCeil, CountBitsCntSameAsSignBit, CountLeadingZero, DivCeil, GetBitCount,
+                        GetSFFValue, GetUintDivMagicAndShift, IsSameType, NumericLimits, ScalarCountLeadingZero,
+                        ScalarGetCountOfValue, ScalarGetSFFValue)
 from .api.reduce_pair import PairReduceSum, ReducePairElem, ReduceType
 from .api.reduce_max_min import GetReduceMaxMinTmpSize, ReduceMax, ReduceMin
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
@@ -40,6 +50,9 @@ from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSu
                    ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetPadValue, SetSaturationFlag,
                    SetVectorMask, current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
+from .debug import PRINTF, DumpTensor, Trap, ascendc_assert, printf
+from .tiling import (GET_TILING_DATA, GET_TILING_DATA_MEMBER, GET_TILING_DATA_PTR_WITH_STRUCT,
+                     GET_TILING_DATA_WITH_STRUCT, REGISTER_TILING_DEFAULT)
 from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, ReadOnlyError,
                      SanitizerError, SanitizerWarning, StateError, UncompiledVFWarning, UnsupportedDeviceError,
                      UnsupportedDTypeError)
@@ -56,7 +69,17 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
                    GetSubBlockIdx, GetTPipePtr, GetUserWorkspace, HardEvent, InitSocState, LocalMemAllocator,
                    MemDsbT, Pipe, PipeBarrier, SetAtomicAdd,
                    SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
+from .sync import (ASCEND_IS_AIC, ASCEND_IS_AIV, KERNEL_TASK_TYPE_DEFAULT, GetDataBlockSizeInBytes, GetSubBlockNum,
+                   GetSysWorkSpacePtr, GetTaskRatio, GetTaskRation, KernelMetaType, SetSysWorkspace)
 from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, QuePosition, TPosition
+
+# C++ spells KernelMetaType's members unscoped: KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY)
+(KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0, KERNEL_TYPE_MIX_AIC_1_1,
+ KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_AICORE, KERNEL_TYPE_VECTORCORE, KERNEL_TYPE_MIX_AICORE,
+ KERNEL_TYPE_MIX_VECTOR_CORE, KERNEL_TYPE_MAX) = KernelMetaType
+
+# `TEventID id = GetTPipePtr()->FetchEventID(...)`, `static_cast<event_t>(...)`: event ids are Python ints here
+TEventID = event_t = int
 
 __all__ = [
     "CacheLocationWarning", "UncompiledVFWarning", "CeilDivision", "GetVecLen", "VECTOR_REG_WIDTH",
@@ -98,4 +121,22 @@ __all__ = [
     "PIPE_FIX", "PIPE_M", "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3", "PIPE_S", "PIPE_V", "Pipe", "PipeBarrier",
     "SetAtomicAdd", "SetAtomicMax", "SetAtomicMin", "SetAtomicNone", "SetFlag", "SyncAll", "TQueSync", "WaitFlag",
     # session 13 (vecindex13): DataSyncBarrier<MemDsbT>, the workspace split
-    "DataSyncBarrier", "MemDsbT", "GetUserWorkspace", "GetLibApiWorkSpaceSize"]
+    "DataSyncBarrier", "MemDsbT", "GetUserWorkspace", "GetLibApiWorkSpaceSize",
+    # session 14 (apigap14): kernel utilities the ops-math / ops-nn vector kernels call (docs/decisions.md
+    # "Kernel utilities")
+    "MicroAPI", "InitOutput", "PopStackBuffer", "AlignUp", "ConstCeil", "CountBitsCntSameAsSignBit", "CountLeadingZero", "DivCeil",
+    "GetBitCount", "GetSFFValue", "GetUintDivMagicAndShift", "IsSameType", "NumericLimits", "ScalarCountLeadingZero",
+    "ScalarGetCountOfValue", "ScalarGetSFFValue", "GetDataBlockSizeInBytes", "GetSubBlockNum", "GetSysWorkSpacePtr",
+    "GetTaskRatio", "GetTaskRation", "SetSysWorkspace", "TEventID", "event_t", "KernelMetaType",
+    "KERNEL_TASK_TYPE_DEFAULT", "ASCEND_IS_AIV", "ASCEND_IS_AIC", "KERNEL_TYPE_AIV_ONLY", "KERNEL_TYPE_AIC_ONLY",
+    "KERNEL_TYPE_MIX_AIV_1_0", "KERNEL_TYPE_MIX_AIC_1_0", "KERNEL_TYPE_MIX_AIC_1_1", "KERNEL_TYPE_MIX_AIC_1_2",
+    "KERNEL_TYPE_AICORE", "KERNEL_TYPE_VECTORCORE", "KERNEL_TYPE_MIX_AICORE", "KERNEL_TYPE_MIX_VECTOR_CORE",
+    "KERNEL_TYPE_MAX",
+    "printf", "PRINTF", "DumpTensor", "ascendc_assert", "Trap",
+    "REGISTER_TILING_DEFAULT", "GET_TILING_DATA", "GET_TILING_DATA_WITH_STRUCT", "GET_TILING_DATA_PTR_WITH_STRUCT",
+    "GET_TILING_DATA_MEMBER",
+    "ONE_BLK_SIZE", "ONE_BLOCK_SIZE", "DEFAULT_BLK_NUM", "DEFAULT_BLK_STRIDE", "DEFAULT_REPEAT_STRIDE",
+    "HALF_DEFAULT_REPEAT_STRIDE", "ONE_FOURTH_DEFAULT_REPEAT_STRIDE", "MAX_REPEAT_TIMES", "ONE_REPEAT_BYTE_SIZE",
+    "FULL_MASK", "B8_BYTE_SIZE", "B16_BYTE_SIZE", "B32_BYTE_SIZE", "B64_BYTE_SIZE", "B16_DATA_NUM_PER_BLOCK",
+    "B32_DATA_NUM_PER_BLOCK", "B16_DATA_NUM_PER_REPEAT", "B32_DATA_NUM_PER_REPEAT", "ONE_BLK_HALF_NUM",
+    "ONE_BLK_FLOAT_NUM", "BRCB_BROADCAST_NUMBER", "VECTOR_REG_WIDTH_2XVL", "BLOCK_CUBE"]

@@ -186,6 +186,9 @@ _row(("Reg.ShiftLefts", "Reg.ShiftRights"), (D950,), BIT_EXACT,
      note="bit operations; signed ShiftLefts keep the sign bit (the page's example)")
 _row(("Reg.Ln", "Reg.Log", "Reg.Sqrt"), (D950,), MODELLED,
      note="the 950 Memory-API Ln/Sqrt, INTRINSIC (D37, D38: 1 ulp documented)")
+_row(("Reg.Arange",), (D950,), MODELLED, Condition(BIT_EXACT, dtypes=("int8", "int16", "int32", "int64")),
+     note="lane j = Add(j, scalar): integer lanes exact (modular), half/float one rounding, which the page does not "
+          "document (as the 950's CreateVecIndex); docs/decisions.md \"Reg Arange\"")
 
 FIDELITY = MappingProxyType(_rules)
 

@@ -946,6 +946,38 @@ def Duplicate(dst, scalar=_NOT_GIVEN, mask=None, mode=MaskMergeMode.ZEROING, src
         ops.duplicate_bits(data, np.uint64(bits), words, _merging(api, mode))
 
 
+class IndexOrder(enum.IntEnum):
+    """Arange's index order (the devkit's IndexOrder; INCREASE_ORDER its default)."""
+    INCREASE_ORDER = 0
+    DECREASE_ORDER = 1
+
+
+ARANGE_DTYPES = ("int8", "int16", "int32", "half", "float", "int64")   # DK R/索引操作/Arange.md 数据类型
+_ARANGE_KINDS = sum(1 << resolve(d).kind for d in ARANGE_DTYPES)
+_DECREASE_REFUSED = ("IndexOrder.INCREASE_ORDER (DECREASE_ORDER is not offered: the page defines it by a figure the "
+                     "mirror does not carry, docs/decisions.md \"Reg Arange\")")
+
+
+def Arange(dst, scalar, order=IndexOrder.INCREASE_ORDER):
+    """`Arange<T, order>(dstReg, scalarValue)` (DK R/索引操作/Arange.md; 950): lane j of dst = scalarValue + j, for
+    every lane (no mask), as the engine's Add of the lane index j and the scalar (converted by SPEC-2 D29): integer
+    lanes wrap past the type's range as the page says (int16/int32 clamp only under CTRL[53] saturation, as Add's,
+    D35); half and float round once (MODELLED: the page documents no rounding, as CreateVecIndex on the 950,
+    docs/decisions.md "CreateVecIndex"). INCREASE_ORDER only (docs/decisions.md "Reg Arange")."""
+    api = "Arange"
+    _core_check(api)
+    data = _reg(api, "dst", dst)
+    if dst.dtype.name not in ARANGE_DTYPES:
+        raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=", ".join(ARANGE_DTYPES) +
+                                    " (DK R/索引操作/Arange.md)", device=DEVICE)
+    if _code(api, "order", order, IndexOrder) != IndexOrder.INCREASE_ORDER:
+        raise ParameterError(api, "order", IndexOrder(order).name, legal=_DECREASE_REFUSED, device=DEVICE)
+    bits = scalar_bits(api, DEVICES[DEVICE], dst.dtype, scalar, "scalar")
+    index = ops.arange_register(data, _ARANGE_KINDS)
+    ops.binary(data, index, ops.broadcast_register(index, np.uint64(bits)), _ALL_LANES, ops.ADD, False,
+               *_binary_markers(dst.dtype.kind))
+
+
 def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
     """Reduce (SPEC-2 11.4, D66): SUM into lane 0; MAX/MIN value in lane 0, first index in lane 1. ZEROING only."""
     api = "Reduce"
@@ -1915,6 +1947,30 @@ def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
         ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits("Duplicate", dst[impl.H_KIND], 0.0, scalar, False),
                            _words_or_all(mask), _merge_flag(mode))
     return from_int
+
+
+@overload(Arange)
+def _ol_arange(dst, scalar, order=0):
+    """Arange in a VF: the index register, the scalar converted (D29) and broadcast, one call of Add's engine."""
+    if not _is_reg_type(dst):
+        return None  # a typing error naming Arange
+    half_class, wide_class, int_class = _binary_markers(impl.register_kind(dst))
+    if isinstance(scalar, types.Boolean):  # refused when called, as plain Python refuses it (an AscendJitError)
+        def refuse_bool(dst, scalar, order=0):
+            raise ParameterError("Arange", "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
+        return refuse_bool
+    is_float = isinstance(scalar, types.Float)
+
+    def arange(dst, scalar, order=0):
+        if order != 0:
+            raise ParameterError("Arange", "order", "DECREASE_ORDER", _DECREASE_REFUSED, DEVICE)
+        d = impl.borrow(dst)
+        index = ops.arange_register(d, _ARANGE_KINDS)
+        bits = (ops.scalar_bits("Arange", d[impl.H_KIND], np.float64(scalar), 0, True) if is_float else
+                ops.scalar_bits("Arange", d[impl.H_KIND], 0.0, scalar, False))
+        ops.binary(d, index, ops.broadcast_register(index, bits), _words_or_all(None), np.int64(ops.ADD), False,
+                   _marker(half_class), _marker(wide_class), _marker(int_class))
+    return arange
 
 
 def _either(first, second):

@@ -117,6 +117,7 @@ class SyncState:
         self.launch = None
         self.tpipe = None
         self.local_mem_allocator = None
+        self.sys_workspace = None   # SetSysWorkspace's array (the devkit's g_sysWorkspaceReserved)
 
     def _sync_event(self, kind, **detail):
         for hook in self.sync_hooks:
@@ -472,6 +473,46 @@ def GetSubBlockIdx():
     return 0
 
 
+def GetTaskRation():
+    """1: the AIVs per AIC of the launch's kernel type (DK impl/basic_api/dav_*/kernel_operator_sys_var_impl.h
+    GetTaskRationImpl: 1 on the cube side and on every single-core-type build; g_taskRation, 2 for a MIX 1:2
+    kernel, on the vector side). Every launch here is vector-only (KERNEL_TYPE_AIV_ONLY), so it is 1 on every
+    device (the inference Vector Core offers no API)."""
+    _core("GetTaskRation").spec.require_supported("GetTaskRation")
+    return 1
+
+
+def GetTaskRatio():
+    """GetTaskRation's newer spelling (the devkit's GetTaskRation calls it): 1."""
+    _core("GetTaskRatio").spec.require_supported("GetTaskRatio")
+    return 1
+
+
+_SUB_BLOCK_NUM_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")
+
+
+def GetSubBlockNum():
+    """`GetSubBlockNum()` (DK 工具接口/系统资源与变量/GetSubBlockNum(ISASI).md): the AIVs of one logical core, 1 for
+    a KERNEL_TYPE_AIV_ONLY kernel, which every launch here is. 950, A2, A3 (the page's product list)."""
+    device = _core("GetSubBlockNum").device
+    if device not in _SUB_BLOCK_NUM_DEVICES:
+        raise UnsupportedDeviceError("GetSubBlockNum", "device", device, legal=", ".join(_SUB_BLOCK_NUM_DEVICES),
+                                     detail="not offered here (DK GetSubBlockNum(ISASI).md)")
+    return 1
+
+
+def GetDataBlockSizeInBytes():
+    """`GetDataBlockSizeInBytes()` (DK 工具接口/系统资源与变量/GetDataBlockSizeInBytes.md): a DataBlock's bytes, 32
+    (SPEC 3). Every device but the 310B (the page's product list; the Vector Core offers no API)."""
+    core = _core("GetDataBlockSizeInBytes")
+    core.spec.require_supported("GetDataBlockSizeInBytes")
+    if core.device == "atlas-200i-500-a2":
+        raise UnsupportedDeviceError("GetDataBlockSizeInBytes", "device", core.device,
+                                     legal="every device but atlas-200i-500-a2",
+                                     detail="not offered here (DK GetDataBlockSizeInBytes.md)")
+    return 32
+
+
 # The system workspace the devkit reserves at the start of the kernel's workspace (DK
 # `impl/basic_api/utils/kernel_utils_constants.h` RESERVED_WORKSPACE by __NPU_ARCH__: 2201, 3510 16 MiB; 2002, 1001
 # 2 MiB), on the devices whose GetUserWorkspace page says 支持 (the 310B and the inference Vector Core do not).
@@ -479,11 +520,25 @@ _RESERVED_WORKSPACE = {"ascend950": 16 << 20, "atlas-a3": 16 << 20, "atlas-a2": 
                        "atlas-inference-aicore": 2 << 20, "atlas-training": 2 << 20}
 
 
-def _reserved_workspace(api, device):
+def _reserved_workspace(api, device, page="GetUserWorkspace"):
+    # the workspace pages (GetUserWorkspace, SetSysWorkSpace, GetSysWorkSpacePtr) share one product list
     if device not in _RESERVED_WORKSPACE:
         raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_RESERVED_WORKSPACE),
-                                     detail="not offered here (DK 资源管理/workspace/GetUserWorkspace.md)")
+                                     detail=f"not offered here (DK 资源管理/workspace/{page}.md)")
     return _RESERVED_WORKSPACE[device]
+
+
+def _check_workspace(api, device, workspace):
+    """The kernel's workspace (GM_ADDR): a contiguous 1-D numpy array; None is the nullptr the devkit asserts on."""
+    import numpy as np
+    if workspace is None:
+        raise ParameterError(api, "workspace", None, device=device,
+                             legal="the kernel's workspace (GM_ADDR): the devkit asserts workspace != nullptr")
+    if not isinstance(workspace, np.ndarray) or workspace.ndim != 1 or not workspace.flags.c_contiguous:
+        given = type(workspace).__name__ if not isinstance(workspace, np.ndarray) else \
+            f"ndarray of shape {workspace.shape}" + ("" if workspace.flags.c_contiguous else ", not contiguous")
+        raise ParameterError(api, "workspace", given, device=device,
+                             legal="the kernel's workspace (GM_ADDR): a contiguous 1-D numpy array")
 
 
 def GetLibApiWorkSpaceSize(device):
@@ -500,23 +555,108 @@ def GetUserWorkspace(workspace):
     310P and 910). `workspace` is the kernel's GM_ADDR, a 1-D numpy array of the whole workspace; the result is a
     view of it from byte RESERVED_WORKSPACE on (same dtype, same memory: GlobalTensor.SetGlobalBuffer takes it as it
     takes any GM_ADDR). docs/decisions.md "GetUserWorkspace"."""
-    import numpy as np
     api = "GetUserWorkspace"
     device = _core(api).device
     reserved = _reserved_workspace(api, device)
-    if workspace is None:
-        raise ParameterError(api, "workspace", None, device=device,
-                             legal="the kernel's workspace (GM_ADDR): the devkit asserts workspace != nullptr")
-    if not isinstance(workspace, np.ndarray) or workspace.ndim != 1 or not workspace.flags.c_contiguous:
-        given = type(workspace).__name__ if not isinstance(workspace, np.ndarray) else \
-            f"ndarray of shape {workspace.shape}" + ("" if workspace.flags.c_contiguous else ", not contiguous")
-        raise ParameterError(api, "workspace", given, device=device,
-                             legal="the kernel's workspace (GM_ADDR): a contiguous 1-D numpy array")
+    _check_workspace(api, device, workspace)
     if workspace.nbytes < reserved or reserved % workspace.itemsize:
         raise OutOfBoundsError(api, "workspace", f"{workspace.nbytes} bytes", device=device,
                                legal=f">= {reserved} bytes (the system workspace, RESERVED_WORKSPACE on {device}), "
                                      "then the user's: allocate aj.GetLibApiWorkSpaceSize(device) + the user's bytes")
     return workspace[reserved // workspace.itemsize:]
+
+
+class KernelMetaType(enum.IntEnum):
+    """The kernel types of `KERNEL_TASK_TYPE_DEFAULT(value)` (impl/basic_api/utils/kernel_utils_macros.h, the
+    devkit's values; C++ spells the members unscoped, so aj.KERNEL_TYPE_AIV_ONLY names them too)."""
+    KERNEL_TYPE_AIV_ONLY = 0
+    KERNEL_TYPE_AIC_ONLY = 1
+    KERNEL_TYPE_MIX_AIV_1_0 = 2
+    KERNEL_TYPE_MIX_AIC_1_0 = 3
+    KERNEL_TYPE_MIX_AIC_1_1 = 4
+    KERNEL_TYPE_MIX_AIC_1_2 = 5
+    KERNEL_TYPE_AICORE = 6
+    KERNEL_TYPE_VECTORCORE = 7
+    KERNEL_TYPE_MIX_AICORE = 8
+    KERNEL_TYPE_MIX_VECTOR_CORE = 9
+    KERNEL_TYPE_MAX = 10
+
+
+_K = KernelMetaType
+# the page's per-device values (DK Kernel-Tiling/设置Kernel类型.md 约束说明), and those a vector-only launch runs
+_KERNEL_TYPES = {d: (_K.KERNEL_TYPE_AIV_ONLY, _K.KERNEL_TYPE_AIC_ONLY, _K.KERNEL_TYPE_MIX_AIV_1_0,
+                     _K.KERNEL_TYPE_MIX_AIC_1_0, _K.KERNEL_TYPE_MIX_AIC_1_1, _K.KERNEL_TYPE_MIX_AIC_1_2)
+                 for d in ("ascend950", "atlas-a3", "atlas-a2")}
+_KERNEL_TYPES["atlas-inference-aicore"] = (_K.KERNEL_TYPE_AICORE, _K.KERNEL_TYPE_MIX_VECTOR_CORE)
+_VECTOR_ONLY_TYPES = (_K.KERNEL_TYPE_AIV_ONLY, _K.KERNEL_TYPE_MIX_AIV_1_0, _K.KERNEL_TYPE_AICORE)
+
+
+def KERNEL_TASK_TYPE_DEFAULT(value):
+    """`KERNEL_TASK_TYPE_DEFAULT(value)` (DK Kernel-Tiling/设置Kernel类型.md): the kernel type a kernel's entry
+    declares. Checked against the page's per-device values (950/A2/A3: the AIV/AIC/MIX types; 310P: KERNEL_TYPE_AICORE
+    and KERNEL_TYPE_MIX_VECTOR_CORE; not offered on the 310B and 910) and against what `aj.launch` runs: vector cores
+    only (KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0, the 310P's KERNEL_TYPE_AICORE); a type that starts cube
+    cores, or the 310P Vector Core the emulator does not model, is a ParameterError. No value changes: every launch
+    is already vector-only (GetTaskRation, GetSubBlockNum are 1)."""
+    from .api._common import as_enum
+    api = "KERNEL_TASK_TYPE_DEFAULT"
+    device = _core(api).device
+    if device not in _KERNEL_TYPES:
+        raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_KERNEL_TYPES),
+                                     detail="not offered here (DK 设置Kernel类型.md)")
+    legal = tuple(t for t in _KERNEL_TYPES[device] if t in _VECTOR_ONLY_TYPES)
+    value = as_enum(api, device, "value", value, KernelMetaType)
+    if value not in legal:
+        raise ParameterError(api, "value", value.name, device=device, legal=", ".join(t.name for t in legal),
+                             detail="aj.launch runs vector cores only" if value in _KERNEL_TYPES[device] else
+                             "not a kernel type of this device (DK 设置Kernel类型.md)")
+
+
+# g_coreType by build (impl/utils/sys_macros.h): AIV on the split-core vector builds (__NPU_ARCH__ 2201, 3510), MIX
+# elsewhere, where ASCEND_IS_AIV and ASCEND_IS_AIC are both false
+_SPLIT_CORE_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")
+
+
+def ASCEND_IS_AIV():
+    """`ASCEND_IS_AIV` (`g_coreType == AIV`; impl/utils/sys_macros.h): True on the split-core devices (950, A2, A3),
+    whose vector cores run every aj.launch; False on the others, whose g_coreType is MIX. A call here: the macro's
+    value depends on the device."""
+    core = _core("ASCEND_IS_AIV")
+    core.spec.require_supported("ASCEND_IS_AIV")
+    return core.device in _SPLIT_CORE_DEVICES
+
+
+def ASCEND_IS_AIC():
+    """`ASCEND_IS_AIC` (`g_coreType == AIC`): False on every device (no launch here runs a cube core)."""
+    _core("ASCEND_IS_AIC").spec.require_supported("ASCEND_IS_AIC")
+    return False
+
+
+def SetSysWorkspace(workspace):
+    """`SetSysWorkspace(workspace)` (DK 资源管理/workspace/SetSysWorkSpace.md; impl/basic_api/dav_c220 and dav_3510
+    kernel_operator_common_impl.h): records the kernel's workspace (GM_ADDR: the 1-D numpy array of the whole
+    workspace, system part first) as the core's system workspace, which GetSysWorkSpacePtr returns. As in the
+    devkit, only the first call of a kernel sets it (`if (g_sysWorkspaceReserved == nullptr)`); None (nullptr) is
+    refused, the devkit's CPU-debug assertion. The vector instructions emulated here use no system workspace, so
+    the call changes no value (docs/decisions.md "Kernel utilities")."""
+    api = "SetSysWorkspace"
+    core = _core(api)
+    _reserved_workspace(api, core.device, "SetSysWorkSpace")
+    _check_workspace(api, core.device, workspace)
+    if core.sys_workspace is None:
+        core.sys_workspace = workspace
+
+
+def GetSysWorkSpacePtr():
+    """`GetSysWorkSpacePtr()` (DK 资源管理/workspace/GetSysWorkSpacePtr.md): the system workspace SetSysWorkspace
+    recorded, the same array. Before any SetSysWorkspace it is a StateError (the device returns nullptr)."""
+    api = "GetSysWorkSpacePtr"
+    core = _core(api)
+    _reserved_workspace(api, core.device, "GetSysWorkSpacePtr")
+    if core.sys_workspace is None:
+        raise StateError(api, device=core.device, detail="no system workspace: call aj.SetSysWorkspace(workspace) "
+                                                         "first (the device would return nullptr)")
+    return core.sys_workspace
 
 
 class CacheLine(enum.IntEnum):

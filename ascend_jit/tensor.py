@@ -697,6 +697,34 @@ class GlobalTensor:
             raise ParameterError(api, parameter, self, device=device or known_device(), legal="a writable GM buffer",
                                  detail="the GlobalTensor's array is read-only")
 
+    def ReinterpretCast(self, dtype):
+        """`ReinterpretCast<CAST_T>()` (950; DK 数据结构/GlobalTensor/ReinterpretCast.md): this tensor's bytes as
+        CAST_T, the same GM memory; the element count rounds down, as the page says (GetSize). The first element
+        must start on a CAST_T boundary of the buffer (a misaligned GM element is refused rather than read across).
+        docs/decisions.md "Kernel utilities"."""
+        from .core import current_core
+        api = "GlobalTensor.ReinterpretCast"
+        device = current_core(api).device
+        if device != "ascend950":
+            raise UnsupportedDeviceError(api, "device", device, legal="ascend950",
+                                         detail="not offered here (DK GlobalTensor/ReinterpretCast.md)")
+        self._require_buffer(api)
+        d = dt.resolve(dtype, api, device)
+        if d is self.dtype:
+            return self
+        if self._at % d.size:
+            raise ParameterError(api, "CAST_T", d.name, device=device,
+                                 legal=f"a type whose size divides the tensor's byte offset {self._at} in its buffer")
+        cast = _NEW(GlobalTensor)
+        whole = self._bytes.size - self._bytes.size % d.size
+        # the same uint8 view (the copy plans address GM through it), a CAST_T view of its whole elements as root
+        cast._root, cast._bytes, cast.dtype, cast._array = self._bytes[:whole].view(d.np_dtype), self._bytes, d, None
+        cast._start, cast._at = self._at // d.size, self._at
+        cast._size = self._nbytes // d.size
+        cast._nbytes = cast._size * d.size
+        cast._declared = d
+        return cast
+
     def GetPhyAddr(self, offset=0):
         """The host address of element `offset` (GM addresses are host addresses here)."""
         return self.array.ctypes.data + offset * self.dtype.size

@@ -12,6 +12,7 @@ GlobalTensor::SetValue on the scalar unit. This is that sequence composed from t
 bounds, refusals and the sanitizer's view are theirs; the stack buffer is taken out of the free UB for the call and
 given back (its bytes keep the value, as the device's do)."""
 from ..errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
+from ..dtypes import resolve
 from ..tensor import GlobalTensor
 from ._common import as_int
 
@@ -28,32 +29,54 @@ def InitGlobalMemory(gm_workspace_addr, size, value):
     """`InitGlobalMemory<T>(gmWorkspaceAddr, size, value)`: gmWorkspaceAddr[0:size] = value (T the GlobalTensor's
     dtype; value converted as every scalar operand is, SPEC-2 D29). Needs the current core's TPipe (its event ids)
     and free UB past the pipe's buffers (the stack buffer)."""
+    _fill(API, _DEVICES, lambda device: _DTYPES, gm_workspace_addr, size, value, barrier=True)
+
+
+# InitOutput's builds (kernel_operator_common_intf_impl.h: __NPU_ARCH__ 2201 and 3510; elsewhere its body is empty)
+_INIT_OUTPUT_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")
+
+
+def _duplicate_count_dtypes(device):
+    from .elementwise import DUPLICATE   # elementwise imports the package's api modules
+    return DUPLICATE.dtypes[device] + DUPLICATE.count_only.get(device, ())
+
+
+def InitOutput(gm_workspace_addr, size, value=0):
+    """`InitOutput<T>(gmWorkspaceAddr, size, value = 0)` (deprecated in the devkit for Fill, still called by 30
+    ops-math / ops-nn kernels; include/basic_api/kernel_operator_common_intf.h, impl in
+    impl/basic_api/kernel_operator_common_intf_impl.h): InitGlobalMemory's sequence (stack buffer, count-form
+    Duplicate of the value over min(it, 255 x 256 bytes) elements, V -> MTE3 on a fetched id,
+    DataCopyPad of each whole run and the rest) with three differences the implementation has: value defaults to
+    0, T is any type its Duplicate takes, and there is no closing PipeBarrier<PIPE_MTE3>. It is built for the 950,
+    A2 and A3 only; on the other devices its body is empty, which here is an UnsupportedDeviceError rather than a
+    silently unwritten output (docs/decisions.md "Kernel utilities")."""
+    _fill("InitOutput", _INIT_OUTPUT_DEVICES, _duplicate_count_dtypes, gm_workspace_addr, size, value,
+          barrier=False)
+
+
+def _fill(api, devices, dtypes_of, gm_workspace_addr, size, value, barrier):
+    """The devkit's GM fill through the UB's stack buffer, for InitGlobalMemory and InitOutput (see the module
+    docstring): every check first, so a refused call writes nothing."""
     from .. import DataCopy, DataCopyExtParams, DataCopyPad, DataCopyParams, Duplicate, HardEvent, PipeBarrier
     from ..core import current_core
     from ..sync import PIPE_MTE3, SetFlag, WaitFlag
-    core = current_core(API)
+    core = current_core(api)
     spec = core.spec
-    if spec.name not in _DEVICES:
-        raise UnsupportedDeviceError(API, "device", spec.name, legal=", ".join(_DEVICES),
-                                     detail="the devkit builds it for the A2/A3, 950 and 310P only")
+    if spec.name not in devices:
+        raise UnsupportedDeviceError(api, "device", spec.name, legal=", ".join(devices),
+                                     detail="the devkit builds it for " + ", ".join(devices) + " only")
     if not isinstance(gm_workspace_addr, GlobalTensor) or gm_workspace_addr.GetSize() <= 0:
-        raise ParameterError(API, "gmWorkspaceAddr", type(gm_workspace_addr).__name__, device=spec.name,
+        raise ParameterError(api, "gmWorkspaceAddr", type(gm_workspace_addr).__name__, device=spec.name,
                              legal="a GlobalTensor with a buffer of at least one element")
     dtype = gm_workspace_addr.dtype
-    if dtype.name not in _DTYPES:
-        raise UnsupportedDTypeError(API, "T", dtype.name, legal=", ".join(_DTYPES), device=spec.name)
-    size = as_int(API, spec, "size", size, 0, gm_workspace_addr.GetSize())
-    gm_workspace_addr._require_writable(API, "gmWorkspaceAddr")   # before the Duplicate: a refused call writes nothing (README)
-    if core.tpipe is None:
-        raise StateError(API, device=spec.name, detail="no TPipe on this core: its event ids and the stack buffer "
-                                                       "after its buffers are what the call uses (create aj.TPipe())")
-    stack = next(((a, s) for a, s in core._free if a + s == spec.ub_bytes), None)
-    if stack is None:
-        raise OutOfBoundsError(API, "stack buffer", 0, device=spec.name,
-                               legal="free UB after the TPipe's buffers (the devkit asserts \"No space left to "
-                                     "allocate in Unified Buffer\")")
-    addr, nbytes = stack
-    core.reserve(addr, nbytes, API)
+    dtypes = dtypes_of(spec.name)
+    if dtype.name not in dtypes:
+        raise UnsupportedDTypeError(api, "T", dtype.name, legal=", ".join(dtypes), device=spec.name)
+    size = as_int(api, spec, "size", size, 0, gm_workspace_addr.GetSize())
+    gm_workspace_addr._require_writable(api, "gmWorkspaceAddr")   # before the Duplicate: a refused call writes nothing (README)
+    addr, nbytes = _stack_buffer(api, core, "its event ids and the stack buffer after its buffers are what the "
+                                             "call uses")
+    core.reserve(addr, nbytes, api)
     try:
         pop_size = min(nbytes // dtype.size, MAX_REPEAT_TIMES * MAX_REPEAT_LEN // dtype.size)
         pop_buffer = core.local_tensor(dtype, pop_size, addr=addr)
@@ -73,6 +96,39 @@ def InitGlobalMemory(gm_workspace_addr, size, value):
                 DataCopy(gm_workspace_addr[offset], pop_buffer, DataCopyParams(1, aligned, 0, 0))
             for i in range(offset + aligned * ONE_BLK_SIZE // dtype.size, offset + count):
                 gm_workspace_addr.SetValue(i, value)
-        PipeBarrier(PIPE_MTE3)
+        if barrier:
+            PipeBarrier(PIPE_MTE3)
     finally:
         core.free(addr)
+
+
+def _stack_buffer(api, core, why):
+    """(addr, bytes) of the stack buffer: the free UB from the end of the TPipe's buffers to the UB's end (the
+    devkit's PopStackBuffer: GetQueueEndAddress up to the UB's end address)."""
+    spec = core.spec
+    if core.tpipe is None:
+        raise StateError(api, device=spec.name, detail=f"no TPipe on this core: {why} (create aj.TPipe())")
+    stack = next(((a, s) for a, s in core._free if a + s == spec.ub_bytes), None)
+    if stack is None:
+        raise OutOfBoundsError(api, "stack buffer", 0, device=spec.name,
+                               legal="free UB after the TPipe's buffers (the devkit asserts \"No space left to "
+                                     "allocate in Unified Buffer\")")
+    return stack
+
+
+def PopStackBuffer(dtype, pos):
+    """`PopStackBuffer<T, pos>(popLocal)` (DK 资源管理/PopStackBuffer.md; impl/basic_api/kernel_pop_stack_buffer.h):
+    a LocalTensor of T over the stack buffer, all the UB the current core's TPipe has not handed out past its
+    buffers. Python has no out-parameters: returns (True, popLocal). The tensor owns no allocation, as on the device:
+    buffers the pipe hands out later may overlap it (the page forbids mixing it with the advanced APIs that pop the
+    same buffer, InitGlobalMemory / InitOutput here). No TPipe is a StateError and no free UB at the UB's end an
+    OutOfBoundsError (the devkit's assertions). docs/decisions.md "Kernel utilities"."""
+    from ..core import current_core
+    from ..tensor import check_local_position
+    api = "PopStackBuffer"
+    core = current_core(api)
+    core.spec.require_supported(api)
+    check_local_position(api, pos, core.device)
+    d = resolve(dtype, api, core.device)
+    addr, nbytes = _stack_buffer(api, core, "the stack buffer is the UB after its buffers")
+    return True, core.local_tensor(d, nbytes // d.size, addr=addr, position=pos)

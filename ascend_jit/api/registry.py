@@ -296,6 +296,12 @@ def _reg_select_registers(t, dtype):
     R.StoreAlign(t, a, _lanes(), 0)
 
 
+def _reg_arange(t, dtype):
+    r = R.RegTensor(dtype)
+    R.Arange(r, 1)
+    R.StoreAlign(t, r, _lanes(), 0)
+
+
 def _reg_duplicate(t, dtype):
     r = R.RegTensor(dtype)
     R.Duplicate(r, 1)
@@ -349,6 +355,7 @@ def _reg_mask_op(op):
 _REG_REFERENCE = {"Max": reference_elementwise.max_, "Min": reference_elementwise.min_,
                   "Div": reference_elementwise.div, "Exp": reference_elementwise.exp, "LoadAlign": reference_reg.load, "StoreAlign": reference_reg.store, "Add": reference_reg.binary,
                   "Sub": reference_reg.binary, "Mul": reference_reg.binary, "Duplicate": reference_reg.duplicate,
+                  "Arange": reference_reg.arange,
                   "Reduce": reference_reg.reduce, "Cast": reference_reg.cast_lanes, "Pack": reference_reg.pack,
                   "UnPack": reference_reg.unpack, "PairReduceElem": reference_reg.pair_reduce,
                   **{op: reference_reg.tensor_scalar for op in R.SCALAR_DTYPES},
@@ -378,6 +385,7 @@ REG_INSTRUCTIONS = (
             reference=reference_reg.select),
     *(_reg(op, _reg_shift(op), lambda spec, op=op: R.SHIFT_DTYPES[op]) for op in R.SHIFT_DTYPES),
     _reg("Duplicate", _reg_duplicate), _reg("Reduce", _reg_reduce, lambda spec: tuple(R.REDUCE_SUM_DST)),
+    _reg("Arange", _reg_arange, lambda spec: R.ARANGE_DTYPES),
     _reg("PairReduceElem", _reg_pair_reduce, lambda spec: ("half", "float")),
     _reg("Cast", _reg_cast, lambda spec: tuple(sorted({a for a, _ in R.CAST_PAIRS}))),
     *(_reg(op, _reg_mask_op(op)) for op in ("And", "Or", "Xor", "Not", "Move", "Select", "Pack", "UnPack")),

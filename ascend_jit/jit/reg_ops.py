@@ -915,6 +915,27 @@ def broadcast_register(src, bits):
     return tmp
 
 
+@njit(cache=True)
+def arange_register(dst, allowed):
+    """The index register of Reg Arange (DK R/索引操作/Arange.md): dst's kind and overflow modes, lane j = j (an
+    integer lane j mod 2**bits, the wrap the page describes; a float lane the exact j: j < 128). dst's kind must be in
+    the bitmask `allowed` (the page's int8/int16/int32/half/float/int64); Arange adds its scalar to this register."""
+    kind = np.int64(dst[H_KIND])
+    if not (allowed >> kind) & 1:
+        raise UnsupportedDTypeError("Arange", "dst kind", kind, "int8, int16, int32, half, float, int64 "
+                                    "(DK R/索引操作/Arange.md)", DEVICE)
+    tmp = np.zeros(REG_BYTES, np.uint8)
+    tmp[H_KIND] = dst[H_KIND]
+    tmp[H_CTRL] = dst[H_CTRL]
+    size = kind_size(kind)
+    is_float = kind == KIND_HALF or kind == KIND_FLOAT
+    for j in range(VL // size):
+        bits = scalar_float_bits(kind, np.float64(j)) if is_float else np.uint64(j)
+        for k in range(size):
+            tmp[j * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))
+    return tmp
+
+
 # --- Select on data registers (DK R/比较与选择/Select.md) -----------------------------------------------------------
 # Select copies lane j of src0 where the lowest mask bit of lane j is set, else of src1 (bits, no arithmetic).
 # (Reg Compare/Compares are not offered: SPEC-2 14.)

@@ -301,6 +301,13 @@ def duplicate(value, active, before, merging=False):
     return [value if on else (b if merging else 0) for on, b in zip(active, before)]
 
 
+def arange(dtype, scalar, lanes, sat_half=False, sat_int=False):
+    """The lanes of Reg Arange (DK R/索引操作/Arange.md, docs/decisions.md "Reg Arange"): lane j = j + scalar (the
+    scalar already converted to dtype, SPEC-2 D29) as one Add lane: integers wrap (int16/int32 clamp under
+    saturation, D35), floats round once. Every lane is written (no mask)."""
+    return [lane_op("add", dtype, j, scalar, sat_half, sat_int) for j in range(lanes)]
+
+
 def carry(op, xs, ys, active):
     """Carry forms on 32-bit patterns (xs, ys unsigned): (dst patterns, carry per lane) (SPEC-2 11.2, D67)."""
     dst, carries = [], []

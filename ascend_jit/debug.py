@@ -1,0 +1,99 @@
+"""The devkit's kernel-side debug APIs: printf / PRINTF, DumpTensor, ascendc_assert and Trap (mirror-cann/asc-devkit
+@ 82b89a15: docs/zh/api/Utils-API/调测接口/printf.md, SIMD-API/基础API/调试接口/上板打印/DumpTensor.md,
+异常检测/ascendc_assert.md, 异常检测/Trap.md). Kernels keep them behind debug switches; a port keeps them as
+written. They print to sys.stdout in the pages' formats (printf's `[AIV Block i/n]` prefix, DumpTensor's header line
+and its bracketed values); ascendc_assert and Trap stop the kernel with a StateError, as the device stops the core.
+C++'s `assert(expr)` is Python's assert statement. docs/decisions.md "Kernel utilities"."""
+import re
+import sys
+
+from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError
+
+_PRINTF_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")                      # printf.md
+_DUMP_DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore")  # DumpTensor, assert
+_TRAP_DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-inference-aicore")                       # Trap.md
+# a C conversion specification: flags, width, precision, a length modifier Python's % does not take, the conversion
+_C_SPEC = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)(?:hh|h|ll|l|j|z|t|L)?([diouxXeEfFgGcsp%])")
+_DUMP_TYPE_NAMES = {"half": "float16", "float": "float32"}
+
+
+def _device(api, devices, page):
+    from .core import current_core   # core imports modules that may import this one
+    core = current_core(api)
+    if core.device not in devices:
+        raise UnsupportedDeviceError(api, "device", core.device, legal=", ".join(devices),
+                                     detail=f"not offered here (DK {page})")
+    return core
+
+
+def _format(api, device, fmt, args):
+    """fmt % args with C's conversions: length modifiers dropped (Python's integers have no width), %p as hex."""
+    if not isinstance(fmt, str):
+        raise ParameterError(api, "fmt", type(fmt).__name__, legal="a format string", device=device)
+    py_fmt = _C_SPEC.sub(lambda m: "0x%" + m.group(1) + "x" if m.group(2) == "p" else "%" + m.group(1) + m.group(2),
+                         fmt)
+    try:
+        return py_fmt % tuple(args)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(api, "args", args, legal=f"one value per conversion of {fmt!r}", device=device,
+                             detail=str(exc)) from None
+
+
+def printf(fmt, *args):
+    """`printf(fmt, args...)` / `AscendC::printf`: C-formatted output with the page's NPU prefix
+    `[AIV Block <block>/<blocks>] `. 950, A2, A3 (the page's product list)."""
+    core = _device("printf", _PRINTF_DEVICES, "Utils-API/调测接口/printf.md")
+    sys.stdout.write(f"[AIV Block {core.block_idx}/{core.block_num}] " + _format("printf", core.device, fmt, args))
+
+
+PRINTF = printf   # the devkit's older spelling
+
+
+def DumpTensor(tensor, desc, dump_size):
+    """`DumpTensor(tensor, desc, dumpSize)` (LocalTensor or GlobalTensor): the page's header line
+    `DumpTensor: desc=..., addr=..., data_type=..., position=..., dump_size=...` and the first dump_size elements in
+    brackets (floats with six decimals, as the page's example). addr is the UB byte address (a LocalTensor) or the
+    host address (a GlobalTensor: GM addresses are host addresses here). Reads through the host view: no pipe, no
+    sanitizer access. The shapeInfo overload is not offered."""
+    from .api._common import as_int
+    from .tensor import GlobalTensor, LocalTensor
+    api = "DumpTensor"
+    core = _device(api, _DUMP_DEVICES, "调试接口/上板打印/DumpTensor.md")
+    if not isinstance(tensor, (LocalTensor, GlobalTensor)):
+        raise ParameterError(api, "tensor", type(tensor).__name__, legal="an aj.LocalTensor or aj.GlobalTensor",
+                             device=core.device)
+    desc = as_int(api, core.device, "desc", desc, 0, 2**32 - 1)
+    dump_size = as_int(api, core.device, "dump_size", dump_size, 0, 2**32 - 1)
+    if dump_size > tensor.GetSize():
+        raise OutOfBoundsError(api, "dump_size", dump_size, legal=f"[0, {tensor.GetSize()}] (the tensor's size)",
+                               device=core.device)
+    local = isinstance(tensor, LocalTensor)
+    values = tensor.numpy()[:dump_size]
+    if values.dtype.kind == "f" or values.dtype.name == "bfloat16":
+        text = ", ".join(f"{float(v):f}" for v in values)
+    else:
+        text = ", ".join(str(int(v)) for v in values)
+    name = tensor.dtype.name
+    sys.stdout.write(f"DumpTensor: desc={desc}, addr={tensor.GetPhyAddr()}, data_type={_DUMP_TYPE_NAMES.get(name, name)}"
+                     f", position={'UB' if local else 'GM'}, dump_size={dump_size}\n[{text}]\n")
+
+
+def ascendc_assert(expr, fmt=None, *args):
+    """`ascendc_assert(expr[, fmt, args...])`: when expr is false the kernel stops: a StateError whose message is
+    the page's `[ASSERT] ... Assertion` line with the formatted message (the C++ expression's text is not
+    available to a Python call). Every device but the 910 (the page's product list)."""
+    api = "ascendc_assert"
+    core = _device(api, _DUMP_DEVICES, "调试接口/异常检测/ascendc_assert.md")
+    message = "" if fmt is None else _format(api, core.device, fmt, args)
+    if not expr:
+        raise StateError(api, device=core.device, detail=f"[ASSERT] Assertion failed. {message}".rstrip())
+
+
+def Trap():
+    """`Trap()` (DK 调试接口/异常检测/Trap.md): the AI Core stops; here a StateError ends the kernel (its block in
+    an aj.launch). 950, A2, A3, 310P."""
+    core = _device("Trap", _TRAP_DEVICES, "调试接口/异常检测/Trap.md")
+    raise StateError("Trap", device=core.device, detail="the kernel called Trap(): the AI Core stops")
+
+
+__all__ = ["printf", "PRINTF", "DumpTensor", "ascendc_assert", "Trap"]

@@ -1,0 +1,119 @@
+"""Reg Arange (DK R/索引操作/Arange.md; docs/decisions.md "Reg Arange"; session 14, apigap14): lane j = scalar + j
+as Add's lane, against the reference model for every page dtype, compiled VF = plain Python bit for bit, and the
+refusals (DECREASE_ORDER, bool, dtypes off the page, other devices)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.reference import reg as ref
+
+R = aj.Reg
+LANES = {"int8": 256, "int16": 128, "int32": 64, "int64": 32, "half": 128, "float": 64}
+SCALARS = {"int8": [0, -3, 127, -128], "int16": [5, -200, 32767], "int32": [0, 2**31 - 1, -7], "int64": [2**62, -1],
+           "half": [0.0, 1.5, 2000.0, -0.25, 65504.0], "float": [0.0, 1.5, 16777215.0, -3.25, 3.0e38]}
+
+
+def _expected(dtype, scalar):
+    np_dtype = aj.dtypes.resolve(dtype).np_dtype
+    converted = np_dtype.type(scalar)           # D29: exact for these scalars
+    lanes = ref.arange(dtype, converted.item(), LANES[dtype])
+    return np.array(lanes, dtype=np.float64 if dtype in ("half", "float") else object).astype(np_dtype)
+
+
+def _bits(a):
+    return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
+
+
+@pytest.mark.parametrize("dtype", list(LANES))
+def test_lanes_are_scalar_plus_index_as_the_reference(dtype):
+    with aj.Core("ascend950"):
+        for scalar in SCALARS[dtype]:
+            r = R.RegTensor(dtype)
+            R.Arange(r, scalar)
+            assert np.array_equal(_bits(r.numpy()), _bits(_expected(dtype, scalar))), (dtype, scalar)
+
+
+def test_integer_lanes_wrap_as_the_page_says():
+    with aj.Core("ascend950"):
+        r = R.RegTensor("int8")
+        R.Arange(r, 120)
+        assert list(r.numpy()[6:10]) == [126, 127, -128, -127]
+        r = R.RegTensor("int16")
+        R.Arange(r, 32767, order=R.IndexOrder.INCREASE_ORDER)
+        assert list(r.numpy()[:3]) == [32767, -32768, -32767]
+
+
+@R.simd_vf
+def _arange_vf(dst, first, T):
+    reg = R.RegTensor(T)
+    R.Arange(reg, first)
+    R.StoreAlign(dst, reg, R.CreateMask(T), 0)
+
+
+@pytest.mark.parametrize("dtype, first", [("float", 1.5), ("half", -0.25), ("int32", 7), ("int8", -100),
+                                          ("int64", 2**40)])
+def test_a_compiled_vf_gives_the_plain_bits(dtype, first):
+    with aj.Core("ascend950") as core:
+        compiled, plain = core.local_tensor(dtype, LANES[dtype]), core.local_tensor(dtype, LANES[dtype])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", aj.UncompiledVFWarning)   # it compiles (no plain fallback)
+            _arange_vf(compiled, first, dtype)
+        _arange_vf.py_func(plain, first, dtype)
+        assert np.array_equal(_bits(compiled.numpy()), _bits(plain.numpy()))
+        assert np.array_equal(_bits(plain.numpy()), _bits(_expected(dtype, first)))
+
+
+@R.simd_vf
+def _decreasing_vf(dst, T):
+    reg = R.RegTensor(T)
+    R.Arange(reg, 0, R.IndexOrder.DECREASE_ORDER)
+    R.StoreAlign(dst, reg, R.CreateMask(T), 0)
+
+
+@R.simd_vf
+def _bool_vf(dst, T):
+    reg = R.RegTensor(T)
+    R.Arange(reg, True)
+    R.StoreAlign(dst, reg, R.CreateMask(T), 0)
+
+
+@R.simd_vf
+def _uint16_vf(dst, T):
+    reg = R.RegTensor(T)
+    R.Arange(reg, 1)
+    R.StoreAlign(dst, reg, R.CreateMask(T), 0)
+
+
+def test_refusals_plain_and_compiled():
+    with aj.Core("ascend950") as core:
+        for dtype in ("uint16", "bfloat16", "uint32"):
+            with pytest.raises(aj.UnsupportedDTypeError, match="Arange"):
+                R.Arange(R.RegTensor(dtype), 1)
+        with pytest.raises(aj.ParameterError, match="DECREASE_ORDER"):
+            R.Arange(R.RegTensor("int32"), 0, R.IndexOrder.DECREASE_ORDER)
+        with pytest.raises(aj.ParameterError, match="Arange"):
+            R.Arange(R.RegTensor("int32"), True)
+        with pytest.raises(aj.ParameterError, match="Arange"):
+            R.Arange(R.RegTensor("int8"), 1.5)                         # D29: no fraction for an integer register
+        with pytest.raises(aj.ParameterError, match="Arange"):
+            R.Arange(core.local_tensor("int32", 64), 0)                 # not a register
+        t = core.local_tensor("int32", 64)
+        u = core.local_tensor("uint16", 128)
+        t[:] = np.zeros(64, np.int32)
+        before = core.ub.copy()
+        with pytest.raises(aj.ParameterError, match="DECREASE_ORDER"):
+            _decreasing_vf(t, "int32")
+        with pytest.raises(aj.ParameterError, match="Arange"):
+            _bool_vf(t, "int32")
+        with pytest.raises(aj.UnsupportedDTypeError, match="Arange"):
+            _uint16_vf(u, "uint16")
+        assert np.array_equal(core.ub, before)
+    with aj.Core("atlas-a2"), pytest.raises(aj.UnsupportedDeviceError, match="Arange"):
+        R.Arange(R.RegTensor("int32"), 0)
+
+
+def test_fidelity_row():
+    assert aj.fidelity("Reg.Arange", "ascend950", "int32") is aj.Fidelity.BIT_EXACT
+    assert aj.fidelity("Reg.Arange", "ascend950", "half") is aj.Fidelity.MODELLED
