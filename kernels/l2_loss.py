@@ -247,7 +247,7 @@ def _expected(dtype):
         scaled = np.asarray(ref.mul("float", env, xf, float(INV_SQRT2)), np.float64)
         sq = np.asarray(ref.mul("float", env, scaled, scaled), np.float32)
         block_num, t = tiling(device, x.size, dtype)
-        size, total, offset = TYPE_SIZE[dtype], np.float32(0.0), 0
+        total, offset = np.float32(0.0), 0
         for block in range(block_num):
             big = block < t["tailBlockNum"]
             data = t["bigCoreDataNum"] if big else t["smallCoreDataNum"]

@@ -138,7 +138,6 @@ def test_raise_mode_stops_before_the_instruction_writes():
 
 
 def _two_blocks(gm, fixed):
-    core = aj.current_core()
     alloc = aj.LocalMemAllocator()
     x = alloc.Alloc("float", 64)
     x[:] = np.ones(64, np.float32)

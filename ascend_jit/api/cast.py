@@ -9,7 +9,7 @@ from ..jit.convert import cast_contiguous, cast_strided
 from ..jit.direct import EntryTable
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor, known_device
-from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_enum, as_signed64, check_align,
+from ._common import (BoundsRule, Operand, TensorExtent, as_enum, as_signed64, check_align,
                       check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
                       check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
                       refuse_empty_mask_on_950, split_forms, unary_repeat_params)
