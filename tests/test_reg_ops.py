@@ -269,8 +269,11 @@ def test_refusals_mismatched_types_and_devices():
     assert "'dst/src0/src1 dtypes' = ('half', 'half', 'float')" in str(refused.value)
     assert refused.value.value == ("half", "half", "float")
     i8 = R.RegTensor("int8")
-    with core, pytest.raises(aj.UnsupportedDTypeError, match="Mul"):
+    with core, pytest.raises(aj.UnsupportedDTypeError, match="Mul: parameter 'dtype' = 'int8'"):  # was 'dtype dtype'
         R.Mul(i8, i8, i8, R.CreateMask("int8"))
+    with core, pytest.raises(aj.UnsupportedDTypeError, match="MoveMask: parameter 'dtype' = 'int8'"):
+        aj.SetVectorMask(0xFF)
+        R.MoveMask("int8")
     with core, pytest.raises(aj.UnsupportedDTypeError):
         R.Add(R.MaskReg(), h, h, h, R.CreateMask("half"))  # carry form: int32/uint32 only
     with aj.Core("atlas-a2"), pytest.raises(aj.UnsupportedDeviceError, match="950"):

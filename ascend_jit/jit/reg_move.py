@@ -565,7 +565,7 @@ def move_mask(kind, lo, hi):
     """MoveMask<T> (SPEC-2 11.7): b16 lane i <- mask-register bit i (i < 128), b32 lane i <- MASK0 bit i (i < 64)."""
     size = kind_size(kind)
     if size != 2 and size != 4:
-        raise UnsupportedDTypeError("MoveMask", "dtype kind", kind, "a 16- or 32-bit type (SPEC-2 11.7)", DEVICE)
+        raise UnsupportedDTypeError("MoveMask", "kind", kind, "a 16- or 32-bit type (SPEC-2 11.7)", DEVICE)
     bits = np.zeros(VL, np.uint8)
     for i in range(VL // size):
         reg = lo if i < 64 else hi

@@ -183,7 +183,7 @@ def _check_binary(dk, k0, k1, op, merging):
         raise UnsupportedDTypeError(_OP_NAMES[op], "dst/src0/src1 kinds", (dk, k0, k1),
                                     "one element type for dst, src0 and src1 (SPEC-2 11.2)", DEVICE)
     if op == MUL and (dk == KIND_INT8 or dk == KIND_UINT8):
-        raise UnsupportedDTypeError("Mul", "dtype kind", dk, "int16, uint16, half, bfloat16, int32, uint32, float, "
+        raise UnsupportedDTypeError("Mul", "kind", dk, "int16, uint16, half, bfloat16, int32, uint32, float, "
                                     "int64, uint64 (SPEC-2 11.2)", DEVICE)
     if merging and op != ADD:
         raise ParameterError(_OP_NAMES[op], "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 D67)", DEVICE)
@@ -342,7 +342,7 @@ def interleave_group(kind):
     """Mask bits per element of a b8/b16/b32 type (Interleave / DeInterleave, D64)."""
     size = kind_size(kind)
     if size == 8:
-        raise ParameterError("Interleave", "dtype kind", kind, "a b8, b16 or b32 type (SPEC-2 11.7)", DEVICE)
+        raise ParameterError("Interleave", "kind", kind, "a b8, b16 or b32 type (SPEC-2 11.7)", DEVICE)
     return size
 
 
