@@ -928,9 +928,15 @@ def test_count_form_reading_the_register_refuses_what_the_high_dim_form_refuses(
     aj.ReduceMax(d, s, tmp, 256, True)  # D31: leaves the register undefined off the 950
     assert not core.mask_defined
     before = core.ub.copy()
-    with pytest.raises(aj.StateError, match="mask register"):
+    with pytest.raises(aj.StateError, match="mask register") as info:
         aj.Muls(d, s, 3.0, 1, is_set_mask=False)
+    assert info.value.legal and info.value.device == device  # errors.py: every refusal names the legal state
     assert np.array_equal(core.ub, before)
+    core.SetMaskNorm()
+    with pytest.raises(aj.StateError, match="SetMaskCount") as info:
+        aj.Muls(d, s, 3.0, 1, is_set_mask=False)
+    assert info.value.legal
+    core.SetMaskCount()
     core.SetVectorMask(2**32 + 5, dtype="half")
     with pytest.raises(aj.ParameterError, match=r"mask register \(counter-mode count\)' = 4294967301"):
         aj.Muls(d, s, 3.0, 1, is_set_mask=False)

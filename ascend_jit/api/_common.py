@@ -279,6 +279,7 @@ def require_defined_mask(api, core):
     D31)."""
     if not core.mask_defined:
         raise StateError(api, "mask register", "undefined", device=core.device,
+                         legal="a register set by SetVectorMask, ResetMask or a call that defines it",
                          detail="the register holds implementation state after a non-950 ReduceSum, ReduceMax or "
                                 "ReduceMin, a GatherMask, or a Compare whose mask this device ignores (D22, SPEC-2 "
                                 "D31); call SetVectorMask or ResetMask first")

@@ -977,7 +977,7 @@ def _count_is_set_mask(row, core, dtype, is_set_mask, count):
     if core.spec.name in row.set_mask_ignored:
         return count  # "isSetMask参数不生效"
     if not core.counter_mode:
-        raise StateError(row.name, "is_set_mask", False, device=core.device,
+        raise StateError(row.name, "is_set_mask", False, device=core.device, legal="False in counter mode only",
                          detail="a count form with is_set_mask=False reads the counter-mode mask register; call "
                                 "SetMaskCount and SetVectorMask first (SPEC-2 D32)")
     require_defined_mask(row.name, core)
