@@ -278,6 +278,7 @@ def _run_block(kernel, args, kwargs, core, state):
             core.sanitizer.finish()
         if pending:
             raise StateError("launch", "pending flags", ", ".join(map(flag_name, pending)), device=core.device,
+                             legal="none: every SetFlag waited by its WaitFlag",
                              detail="are still set when the kernel returns: each SetFlag needs its WaitFlag "
                                     "(SPEC-2 D62)")
     except BaseException as err:

@@ -161,7 +161,7 @@ class SyncState:
             event_id = _check_event_id(api, self.spec, event_id)
         key = (src, dst, event_id)
         if self.flags.get(key):
-            raise StateError(api, "flag", flag_name(key), device=self.device,
+            raise StateError(api, "flag", flag_name(key), device=self.device, legal="a flag that is not set",
                              detail="is already set: a second SetFlag is undefined and a later "
                                     "PipeBarrier<PIPE_ALL> hangs (SPEC-2 D62); WaitFlag it first")
         self.flags[key] = 1
@@ -178,6 +178,7 @@ class SyncState:
         key = (src, dst, event_id)
         if not self.flags.get(key):
             raise StateError(api, "flag", flag_name(key), device=self.device,
+                             legal="a flag set by a SetFlag of the same event and id",
                              detail="WaitFlag without a pending SetFlag: the device would block forever (SPEC-2 D62)")
         self.flags[key] = 0
         if self.sanitizer is not None:

@@ -914,6 +914,36 @@ def test_counter_mode_and_is_set_mask():
         aj.SetMaskNorm()
 
 
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-inference-aicore", "atlas-training"])
+def test_count_form_reading_the_register_refuses_what_the_high_dim_form_refuses(device):
+    """D32's count forms with is_set_mask=False read the same counter-mode register as the high-dim forms, so they
+    refuse the same registers (audit14b): an undefined one (D31: after a non-950 ReduceMax the count they had used
+    was the stale 100) and a count past the UB (decisions.md "Counter-mode counts": SetVectorMask(2**32 + 5) had
+    run 5 elements, the low 32 bits, where the high-dim form refuses the whole register, SPEC 2.6)."""
+    core = aj.Core(device)
+    d, s, tmp = core.local_tensor("half", 512), core.local_tensor("half", 512), core.local_tensor("half", 1024)
+    s[:] = np.ones(512, np.float16)
+    core.SetMaskCount()
+    core.SetVectorMask(100, dtype="half")
+    aj.ReduceMax(d, s, tmp, 256, True)  # D31: leaves the register undefined off the 950
+    assert not core.mask_defined
+    before = core.ub.copy()
+    with pytest.raises(aj.StateError, match="mask register") as info:
+        aj.Muls(d, s, 3.0, 1, is_set_mask=False)
+    assert info.value.legal and info.value.device == device  # errors.py: every refusal names the legal state
+    assert np.array_equal(core.ub, before)
+    core.SetMaskNorm()
+    with pytest.raises(aj.StateError, match="SetMaskCount") as info:
+        aj.Muls(d, s, 3.0, 1, is_set_mask=False)
+    assert info.value.legal
+    core.SetMaskCount()
+    core.SetVectorMask(2**32 + 5, dtype="half")
+    with pytest.raises(aj.ParameterError, match=r"mask register \(counter-mode count\)' = 4294967301"):
+        aj.Muls(d, s, 3.0, 1, is_set_mask=False)
+    assert np.array_equal(core.ub, before)
+    assert (core.mask_low, core.counter_mode) == (2**32 + 5, True)
+
+
 def test_mask_register_after_calls():
     """D31: count forms as count Add; high-dim forms leave their own mask (950: bit-mask calls only)."""
     for device, after_count in (("atlas-a2", (2**64 - 1, 2**64 - 1)), ("ascend950", (0, 5))):

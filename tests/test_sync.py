@@ -324,6 +324,25 @@ def test_enum_parameters_take_their_integer_values():
         assert core.pending_flags() == []
 
 
+def test_flag_state_refusals_name_their_legal_state():
+    """The errors.py contract (API, parameter, value, legal range, device) holds for D62's state refusals too
+    (audit14b: SetFlag on a set flag, WaitFlag on a clear one and flags pending at a launch's end had no legal
+    part)."""
+    core = aj.Core("atlas-a2")
+    with core:
+        aj.SetFlag(3, event=E.V_S)
+        with pytest.raises(aj.StateError) as info:
+            aj.SetFlag(3, event=E.V_S)
+        assert info.value.legal and "(legal: a flag that is not set)" in str(info.value)
+        aj.WaitFlag(3, event=E.V_S)
+        with pytest.raises(aj.StateError) as info:
+            aj.WaitFlag(3, event=E.V_S)
+        assert info.value.legal and "(legal: a flag set by a SetFlag" in str(info.value)
+    with pytest.raises(aj.StateError) as info:
+        aj.launch(lambda: aj.SetFlag(1, event=E.MTE2_V), 1, "a2")
+    assert info.value.legal and "legal: none" in str(info.value) and info.value.device == "atlas-a2"
+
+
 def test_pending_flags_at_the_end_of_a_launch():
     def kernel():
         aj.SetFlag(aj.EVENT_ID2, event=E.MTE2_V)

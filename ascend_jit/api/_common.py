@@ -230,14 +230,9 @@ def plan_mask(api, core, dtype, mask, is_set_mask):
         if mask is not MASK_PLACEHOLDER:
             raise ParameterError(api, "mask", mask, legal="aj.MASK_PLACEHOLDER when is_set_mask=False (SPEC 2.5)",
                                  device=core.device)
-        if not core.mask_defined:
-            raise StateError(api, "mask register", "undefined", device=core.device,
-                             detail="the register holds implementation state after a non-950 ReduceSum, ReduceMax or "
-                                    "ReduceMin, a GatherMask, or a Compare whose mask this device ignores (D22, SPEC-2 "
-                                    "D31); call SetVectorMask or ResetMask first")
+        require_defined_mask(api, core)
         if core.counter_mode:
-            count = counter_count(api, core, dtype, "mask register (counter-mode count)", core.mask_low)
-            return MaskPlan(full_lo, full_hi, counter=count, from_register=True)
+            return MaskPlan(full_lo, full_hi, counter=register_count(api, core, dtype), from_register=True)
         return _bits_plan(dtype, core.mask_low, core.mask_high if dtype.size == 2 else 0, from_register=True)
     if mask is MASK_PLACEHOLDER:
         raise ParameterError(api, "mask", mask, legal="a real mask when is_set_mask=True", device=core.device)
@@ -277,6 +272,23 @@ def mask_words(api, core, dtype, mask):
 def counter_count(api, core, dtype, name, count):
     """A counter-mode element count (SPEC 2.6): at most the UB's elements (decisions.md "Counter-mode counts")."""
     return as_int(api, core.spec, name, count, 0, core.spec.ub_bytes // dtype.size)
+
+
+def require_defined_mask(api, core):
+    """Every call that reads the mask register (is_set_mask=False) refuses one a call left undefined (D22, SPEC-2
+    D31)."""
+    if not core.mask_defined:
+        raise StateError(api, "mask register", "undefined", device=core.device,
+                         legal="a register set by SetVectorMask, ResetMask or a call that defines it",
+                         detail="the register holds implementation state after a non-950 ReduceSum, ReduceMax or "
+                                "ReduceMin, a GatherMask, or a Compare whose mask this device ignores (D22, SPEC-2 "
+                                "D31); call SetVectorMask or ResetMask first")
+
+
+def register_count(api, core, dtype):
+    """The element count of a counter-mode register read with is_set_mask=False: its whole low word (SPEC 2.6),
+    bounded like a counter-mode mask argument; high-dim forms and D32's count forms read it alike."""
+    return counter_count(api, core, dtype, "mask register (counter-mode count)", core.mask_low)
 
 
 def _bits_plan(dtype, lo, hi, **kw):

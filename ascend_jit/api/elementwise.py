@@ -28,7 +28,7 @@ from ..sanitizer import vector_access
 from ._common import as_flag, as_int, repeat_params as _repeat_params, split_forms
 from ._common import (MaskPlan, Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub,
                       check_overlap, check_range, check_repeat_overlap, check_tensor_bounds, operands, plan_mask,
-                      recorded_mask, refuse_empty_mask_on_950)
+                      recorded_mask, refuse_empty_mask_on_950, register_count, require_defined_mask)
 from ._scalar import element_scalar, scalar_bits
 
 # --- parameter structs (SPEC-2 1.1) ----------------------------------------------------------------------------------
@@ -969,7 +969,7 @@ def composed_call(row, core, tensors, scalar, count=None, mask=None, repeat_para
         _call(row, plan, core, dtype, _flags(row, core, dtype, None), _scalar(row, core.spec, dtype, scalar))
 
 
-def _count_is_set_mask(row, core, is_set_mask, count):
+def _count_is_set_mask(row, core, dtype, is_set_mask, count):
     """SPEC-2 D32: is_set_mask on count forms exists only for the tensor-scalar instructions."""
     count = as_int(row.name, core.spec, "count", count)  # an integer even where the register's count is used
     if is_set_mask is _UNSET or as_flag(row.name, core.spec, "is_set_mask", is_set_mask):
@@ -977,10 +977,11 @@ def _count_is_set_mask(row, core, is_set_mask, count):
     if core.spec.name in row.set_mask_ignored:
         return count  # "isSetMask参数不生效"
     if not core.counter_mode:
-        raise StateError(row.name, "is_set_mask", False, device=core.device,
+        raise StateError(row.name, "is_set_mask", False, device=core.device, legal="False in counter mode only",
                          detail="a count form with is_set_mask=False reads the counter-mode mask register; call "
                                 "SetMaskCount and SetVectorMask first (SPEC-2 D32)")
-    return core.mask_low & 0xFFFFFFFF
+    require_defined_mask(row.name, core)
+    return register_count(row.name, core, dtype)
 
 
 # --- public entry points (one factory per arity) -----------------------------------------------------------------------
@@ -1159,7 +1160,7 @@ def _make(row):
                     raise TypeError("Axpy() count form got an unexpected keyword argument 'is_set_mask' (SPEC-2 D32)")
                 if is_set_mask is _UNSET:
                     return _run_count(row, core, (dst, src), vals[0], scalar, None)
-                n = _count_is_set_mask(row, core, is_set_mask, vals[0])
+                n = _count_is_set_mask(row, core, dst._dtype, is_set_mask, vals[0])
                 _run_count(row, core, (dst, src), n, scalar, None, not is_set_mask)
                 return None  # (the register-reading form is not remembered)
             return _run_high_dim(row, core, (dst, src), *vals, is_set_mask is _UNSET or is_set_mask, scalar, None)
