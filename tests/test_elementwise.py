@@ -850,6 +850,25 @@ def test_refusals(device):
         _refuses(core, lambda: aj.MulAddDst(mixed_dst, h[1], h[2], 64), aj.OverlapError, "D34")
 
 
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_multiply_adds_refuse_a_later_repeat_reading_an_earlier_repeats_dst(device):
+    """SPEC 8.2: an earlier iteration's dst must not be a later iteration's src, and the multiply-adds read dst
+    (SPEC-2 6.3). Repeats whose dst bytes meet, dstRepStride 0 or a stride shorter than a repeat, were accepted and
+    ran in sequence (audit14b); repeats apart still run."""
+    core = aj.Core(device)
+    d, a, b = (core.local_tensor("half", 512) for _ in range(3))
+    random_ub(core, 5)
+    with core:
+        for dst_rep in (0, 4):
+            params = aj.BinaryRepeatParams(1, 1, 1, dst_rep, 8, 8)
+            _refuses(core, lambda: aj.FusedMulAdd(d, a, b, 128, 2, params), aj.OverlapError, "repeat 0 writes")
+            _refuses(core, lambda: aj.MulAddDst(d, a, b, 128, 2, params), aj.OverlapError, "SPEC 8.2")
+        _refuses(core, lambda: aj.Axpy(d, a, 2.0, 128, 3, aj.UnaryRepeatParams(1, 1, 0, 8)), aj.OverlapError,
+                 "repeat 2 reads")
+        aj.FusedMulAdd(d, a, b, 128, 2, aj.BinaryRepeatParams(1, 1, 1, 8, 8, 8))
+        aj.Axpy(d, a, 2.0, 128, 1, aj.UnaryRepeatParams(1, 1, 0, 8))   # one repeat reads only its own dst
+
+
 @pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="runs the bounds=\"ub\" escape hatch, which the "
                              "memory check reports by design")
 def test_tensor_bounds_rule_and_the_ub_escape_hatch():

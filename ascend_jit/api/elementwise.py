@@ -509,6 +509,12 @@ def _validate_high_dim(row, spec, bounds, key, plan, repeat_time, params):
         accumulate = (row.overlap == "src1-accumulate" and k == 2 and facts[0].dtype.name in ("half", "int32", "float")
                       and (strides["src1"][1] == 0 or strides["dst"][1] == 0))
         check_overlap(api, spec, ops[0], ops[k], exts[0], exts[k], src_may_accumulate=accumulate)
+    if row.arity in _READS_DST and repeat > 1:
+        # dst is a source of the multiply-adds (SPEC-2 6.3): SPEC 8.2's "an earlier iteration's dst must not be a
+        # later iteration's src" covers it too, so repeats whose dst bytes meet (dstRepStride 0 accumulating into
+        # one row, or a stride shorter than a repeat's reach) are refused; D34's src1 exception names other APIs
+        d_per = ops[0].bytes_per_repeat()
+        check_repeat_overlap(api, spec, "dst", "dst", d_per, d_per, same=True)
     full_hi, full_lo = continuous_mask_words(lanes)
     default = all(s == (1, 8) for s in strides.values())
     contiguous = default and not mixed and (plan.lo, plan.hi) == (full_lo, full_hi)
