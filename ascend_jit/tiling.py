@@ -9,13 +9,18 @@ attributes of the returned `np.record`). The host packs the same struct (`bytes(
 `np.array([...], dtype).view(np.uint8)`), so one definition serves both sides, as the C++ header does.
 docs/decisions.md "Kernel utilities"."""
 import ctypes
+import sys
 
 import numpy as np
 
 from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError
 
 _DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore")  # not the 910
-_DEFAULT = []   # REGISTER_TILING_DEFAULT's struct (file scope in C++: module-level here, not per core)
+# REGISTER_TILING_DEFAULT's structs by the registering module's __name__: C++ registers one at file scope, so each
+# kernel file (module) has its own default, and one file's registration must not change what another's
+# GET_TILING_DATA reads (the gallery imports every kernel file into one process); any thread or block of a launch sees
+# its module's
+_DEFAULT = {}
 
 
 def _struct(api, struct_type):
@@ -61,20 +66,28 @@ def _read(api, struct_type, tiling, view):
     return kind.from_buffer_copy(data.tobytes())
 
 
+def _caller_module():
+    """The __name__ of the module whose code called the macro (two frames up: the macro, then its caller)."""
+    return sys._getframe(2).f_globals.get("__name__")
+
+
 def REGISTER_TILING_DEFAULT(struct_type):
-    """`REGISTER_TILING_DEFAULT(TilingData)`: the struct GET_TILING_DATA fills. C++ registers it at file scope, so it
-    is module-level here (any thread or block sees it); registering again replaces it."""
+    """`REGISTER_TILING_DEFAULT(TilingData)`: the struct GET_TILING_DATA fills in the calling module. C++ registers it
+    at file scope, so it is per module here (any thread or block sees its module's); registering again in the same
+    module replaces it."""
     _struct("REGISTER_TILING_DEFAULT", struct_type)
-    _DEFAULT[:] = [struct_type]
+    _DEFAULT[_caller_module()] = struct_type
 
 
 def GET_TILING_DATA(tiling):
-    """`GET_TILING_DATA(tilingData, tiling)` is `tilingData = aj.GET_TILING_DATA(tiling)`: a copy of the registered
-    default struct read from the tiling bytes. No struct registered is a StateError."""
-    if not _DEFAULT:
-        raise StateError("GET_TILING_DATA", detail="no TilingData registered: call "
-                                                   "aj.REGISTER_TILING_DEFAULT(TilingData) first")
-    return _read("GET_TILING_DATA", _DEFAULT[0], tiling, False)
+    """`GET_TILING_DATA(tilingData, tiling)` is `tilingData = aj.GET_TILING_DATA(tiling)`: a copy of the default
+    struct registered in the calling module, read from the tiling bytes. None registered there is a StateError."""
+    module = _caller_module()
+    if module not in _DEFAULT:
+        raise StateError("GET_TILING_DATA", detail=f"no TilingData registered in module {module!r}: call "
+                                                   "aj.REGISTER_TILING_DEFAULT(TilingData) in the kernel's module "
+                                                   "first (file scope in C++)")
+    return _read("GET_TILING_DATA", _DEFAULT[module], tiling, False)
 
 
 def GET_TILING_DATA_WITH_STRUCT(struct_type, tiling):

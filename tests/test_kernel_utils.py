@@ -449,7 +449,7 @@ def _packed_tiling():
 @pytest.mark.parametrize("struct", [_Tiling, _TILING_DTYPE], ids=["ctypes", "numpy"])
 def test_tiling_macros_read_the_hosts_struct(struct, monkeypatch):
     import ascend_jit.tiling as tiling_module
-    monkeypatch.setattr(tiling_module, "_DEFAULT", [])
+    monkeypatch.setattr(tiling_module, "_DEFAULT", {})
     tiling = _packed_tiling()
     seen = np.zeros(4, np.float64)
 
@@ -468,6 +468,33 @@ def test_tiling_macros_read_the_hosts_struct(struct, monkeypatch):
         copy, ptr = aj.GET_TILING_DATA_WITH_STRUCT(struct, tiling), aj.GET_TILING_DATA_PTR_WITH_STRUCT(struct, tiling)
         tiling[4] = 9                            # tileNum's low byte, in GM
         assert copy.tileNum == 8 and ptr.tileNum == 9
+
+
+def test_register_tiling_default_is_per_module_as_file_scope_is(monkeypatch):
+    """Two kernel files each registering their TilingData (the gallery imports both into one process): each file's
+    GET_TILING_DATA reads its own struct, not the last one registered; a module that registered none is refused."""
+    import types
+
+    import ascend_jit.tiling as tiling_module
+    monkeypatch.setattr(tiling_module, "_DEFAULT", {})
+    source = ("import ascend_jit as aj\n"
+              "aj.REGISTER_TILING_DEFAULT(STRUCT)\n"
+              "def kernel(tiling, seen):\n"
+              "    seen[0] = aj.GET_TILING_DATA(tiling).{field}\n")
+    small = type("Small", (ctypes.Structure,), {"_fields_": [("first", ctypes.c_uint8)]})
+    files = []
+    for name, struct, field in (("kernel_file_a", _Tiling, "tileNum"), ("kernel_file_b", small, "first")):
+        module = types.ModuleType(name)
+        module.STRUCT = struct
+        exec(source.format(field=field), module.__dict__)
+        files.append(module)
+    tiling, seen = _packed_tiling(), np.zeros(1, np.float64)
+    aj.launch(files[0].kernel, 1, "atlas-a2", tiling, seen)
+    assert seen[0] == 8                          # _Tiling.tileNum, though kernel_file_b registered last
+    aj.launch(files[1].kernel, 1, "atlas-a2", tiling, seen)
+    assert seen[0] == 0                          # Small.first: totalLength's low byte (8192 = 0x2000)
+    with aj.Core("atlas-a2"), pytest.raises(aj.StateError, match="no TilingData registered in module"):
+        aj.GET_TILING_DATA(tiling)               # this test module registered none
 
 
 def test_tiling_macros_refusals():
