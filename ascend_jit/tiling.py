@@ -5,7 +5,7 @@ docs/zh/api/SIMD-API/基础API/Kernel-Tiling/*.md; 371 / 294 ops-math and ops-nn
 A kernel receives its tiling as a GM_ADDR: here the host array it was launched with (any dtype, its bytes are the
 struct). The TilingData struct is a `ctypes.Structure` subclass (C's layout, fields as attributes:
 `tilingData.totalLength`) or a numpy structured dtype (`np.dtype([...], align=True)` for C's padding; fields as
-attributes of the returned `np.record`). The host packs the same struct (`bytes(s)` of a ctypes instance, or
+attributes of the returned `np.record`, read before its own attributes: `t.max` is the field). The host packs the same struct (`bytes(s)` of a ctypes instance, or
 `np.array([...], dtype).view(np.uint8)`), so one definition serves both sides, as the C++ header does.
 docs/decisions.md "Kernel utilities"."""
 import ctypes
@@ -55,11 +55,26 @@ def _tiling_bytes(api, tiling, size):
     return data[:size]
 
 
+class _TilingRecord(np.record):
+    """A struct read through a numpy structured dtype: attribute access reads a field first. np.record answers with its
+    own attribute when a field shares its name, and C structs do (`base` in ops-math Exp's and Log's TilingData, `max`
+    and `min` in ops-nn HardtanhGrad's, `shape`, `size`, `ndim`, `strides` elsewhere): `t.max` must be the field."""
+
+    def __getattribute__(self, attr):
+        fields = np.void.__getattribute__(self, "dtype").fields
+        if attr not in fields:
+            return np.record.__getattribute__(self, attr)
+        value = np.void.__getattribute__(self, "getfield")(*fields[attr][:2])
+        dtype = getattr(value, "dtype", None)
+        # a nested struct reads its fields the same way (np.record's own rule, with this class)
+        return value.view((_TilingRecord, dtype)) if dtype is not None and dtype.names is not None else value
+
+
 def _read(api, struct_type, tiling, view):
     kind, size = _struct(api, struct_type)
     data = _tiling_bytes(api, tiling, size)
     if isinstance(kind, np.dtype):
-        records = data.view(kind).view(np.recarray)
+        records = data.view(np.dtype((_TilingRecord, kind)))
         return records[0] if view else records.copy()[0]
     if view and data.flags.writeable:
         return kind.from_buffer(data)
@@ -108,7 +123,8 @@ def GET_TILING_DATA_MEMBER(struct_type, member, tiling):
     tiling)`: one field of the struct read from the tiling bytes."""
     api = "GET_TILING_DATA_MEMBER"
     record = _read(api, struct_type, tiling, False)
-    names = [f[0] for f in struct_type._fields_] if isinstance(record, ctypes.Structure) else record.dtype.names
+    kind, _ = _struct(api, struct_type)
+    names = kind.names if isinstance(kind, np.dtype) else [f[0] for f in kind._fields_]
     if member not in names:
         raise ParameterError(api, "member", member, legal=", ".join(names))
     return getattr(record, member)

@@ -497,6 +497,26 @@ def test_register_tiling_default_is_per_module_as_file_scope_is(monkeypatch):
         aj.GET_TILING_DATA(tiling)               # this test module registered none
 
 
+def test_numpy_tiling_fields_named_like_numpy_attributes_read_the_field():
+    """C TilingData fields named `base` (ops-math Exp, Log), `max` / `min` (ops-nn HardtanhGrad), `shape`, `size`:
+    a numpy structured dtype's record answered those with its own attributes (np.record's lookup order), so the
+    kernel silently read `t.max` as a method and `t.shape` as (); each must read its field, nested structs too, and
+    the PTR form stays a view of the tiling's bytes."""
+    limits = np.dtype([("max", np.float32), ("min", np.float32)])
+    struct = np.dtype([("base", np.float32), ("size", np.int64), ("shape", np.uint64, (4,)), ("limits", limits)],
+                      align=True)
+    host = np.zeros(1, struct)
+    host["base"], host["size"], host["shape"][0], host["limits"] = 2.0, 12345, [3, 5, 7, 9], (6.0, -6.0)
+    tiling = host.view(np.uint8).copy()
+    with aj.Core("atlas-a2"):
+        t = aj.GET_TILING_DATA_WITH_STRUCT(struct, tiling)
+        assert (t.base, t.size, list(t.shape), t.limits.max, t.limits.min) == (2.0, 12345, [3, 5, 7, 9], 6.0, -6.0)
+        assert aj.GET_TILING_DATA_MEMBER(struct, "size", tiling) == 12345
+        ptr = aj.GET_TILING_DATA_PTR_WITH_STRUCT(struct, tiling)
+        tiling[16] = 4                                               # shape[0]'s low byte, in GM
+        assert ptr.shape[0] == 4 and t.shape[0] == 3
+
+
 def test_tiling_macros_refusals():
     tiling = _packed_tiling()
     with aj.Core("atlas-a2"):
