@@ -5,8 +5,9 @@ docs/zh/api/SIMD-API/基础API/Kernel-Tiling/*.md; 371 / 294 ops-math and ops-nn
 A kernel receives its tiling as a GM_ADDR: here the host array it was launched with (any dtype, its bytes are the
 struct). The TilingData struct is a `ctypes.Structure` subclass (C's layout, fields as attributes:
 `tilingData.totalLength`) or a numpy structured dtype (`np.dtype([...], align=True)` for C's padding; fields as
-attributes of the returned `np.record`, read before its own attributes: `t.max` is the field). The host packs the same struct (`bytes(s)` of a ctypes instance, or
-`np.array([...], dtype).view(np.uint8)`), so one definition serves both sides, as the C++ header does.
+attributes of the returned `np.record`, read before its own attributes: `t.max` is the field). The host packs the
+same struct (`bytes(s)` of a ctypes instance, or `np.array([...], dtype).view(np.uint8)`), so one definition serves
+both sides, as the C++ header does.
 docs/decisions.md "Kernel utilities"."""
 import ctypes
 import sys
