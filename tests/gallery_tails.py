@@ -60,8 +60,9 @@ tests/test_sanitizer.py)."""
 # full 11056-element tile whose 256-byte rounded compare passes its count, and a short one; the last core shorter);
 # is_close, is_close_half_equal_nan, is_close_bf16 and is_close_int32 100003 (8 cores from unaligned GM starts, 3 of
 # 12501 elements and 5 of 12500: three tiles of 3328 (float, int32) or 3840 (16-bit) elements and a short one computed
-# rounded up to 256 elements); the devkit examples run their fixed data (size_rule) and add_custom and leaky_relu,
-# like their originals, take only totals that split into whole tiles
+# rounded up to 256 elements); exp, exp_half and exp_bf16 100003 (8 cores of 32-byte blocks, big and small, a
+# UB-filling tile and a short one a core); the devkit examples run their fixed data (size_rule) and add_custom and
+# leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
          "sigmoid": 1001, "clip_by_value": 200003, "clip_by_value_bf16": 200003, "reduce_tiling": 504,
          "greater_equal": 4173, "greater_equal_float": 4173, "gelu_grad": 100003, "gelu_grad_float": 100003,
@@ -92,4 +93,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "lerp_bf16": 200003, "hardtanh_grad": 20003, "hardtanh_grad_half": 130003, "hardtanh_grad_bf16": 20003,
          "kl_div": 100003, "kl_div_mean_half": 8000, "kl_div_batchmean_bf16_log_target": 100003,
          "approximate_equal": 100003, "approximate_equal_half": 100003, "approximate_equal_bf16": 100003,
-         "is_close": 100003, "is_close_half_equal_nan": 100003, "is_close_bf16": 100003, "is_close_int32": 100003}
+         "is_close": 100003, "is_close_half_equal_nan": 100003, "is_close_bf16": 100003, "is_close_int32": 100003,
+         "exp": 100003, "exp_half": 100003, "exp_bf16": 100003}

@@ -39,7 +39,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "round_bf16", "round_int32", "round_decimals", "l2_loss", "l2_loss_half", "l2_loss_single_bf16", "lerp",
             "lerp_half", "lerp_bf16", "hardtanh_grad", "hardtanh_grad_half", "hardtanh_grad_bf16", "kl_div",
             "kl_div_mean_half", "kl_div_batchmean_bf16_log_target", "approximate_equal", "approximate_equal_half",
-            "approximate_equal_bf16", "is_close", "is_close_half_equal_nan", "is_close_bf16", "is_close_int32"} <= \
+            "approximate_equal_bf16", "is_close", "is_close_half_equal_nan", "is_close_bf16", "is_close_int32", "exp",
+            "exp_half", "exp_bf16"} <= \
         set(GALLERY)
 
 
