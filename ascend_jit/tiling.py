@@ -5,17 +5,23 @@ docs/zh/api/SIMD-API/基础API/Kernel-Tiling/*.md; 371 / 294 ops-math and ops-nn
 A kernel receives its tiling as a GM_ADDR: here the host array it was launched with (any dtype, its bytes are the
 struct). The TilingData struct is a `ctypes.Structure` subclass (C's layout, fields as attributes:
 `tilingData.totalLength`) or a numpy structured dtype (`np.dtype([...], align=True)` for C's padding; fields as
-attributes of the returned `np.record`). The host packs the same struct (`bytes(s)` of a ctypes instance, or
-`np.array([...], dtype).view(np.uint8)`), so one definition serves both sides, as the C++ header does.
+attributes of the returned `np.record`, read before its own attributes: `t.max` is the field). The host packs the
+same struct (`bytes(s)` of a ctypes instance, or `np.array([...], dtype).view(np.uint8)`), so one definition serves
+both sides, as the C++ header does.
 docs/decisions.md "Kernel utilities"."""
 import ctypes
+import sys
 
 import numpy as np
 
 from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError
 
 _DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference-aicore")  # not the 910
-_DEFAULT = []   # REGISTER_TILING_DEFAULT's struct (file scope in C++: module-level here, not per core)
+# REGISTER_TILING_DEFAULT's structs by the registering module's __name__: C++ registers one at file scope, so each
+# kernel file (module) has its own default, and one file's registration must not change what another's
+# GET_TILING_DATA reads (the gallery imports every kernel file into one process); any thread or block of a launch sees
+# its module's
+_DEFAULT = {}
 
 
 def _struct(api, struct_type):
@@ -50,31 +56,54 @@ def _tiling_bytes(api, tiling, size):
     return data[:size]
 
 
+class _TilingRecord(np.record):
+    """A struct read through a numpy structured dtype: attribute access reads a field first. np.record answers with its
+    own attribute when a field shares its name, and C structs do (`base` in ops-math Exp's and Log's TilingData, `max`
+    and `min` in ops-nn HardtanhGrad's, `shape`, `size`, `ndim`, `strides` elsewhere): `t.max` must be the field."""
+
+    def __getattribute__(self, attr):
+        fields = np.void.__getattribute__(self, "dtype").fields
+        if attr not in fields:
+            return np.record.__getattribute__(self, attr)
+        value = np.void.__getattribute__(self, "getfield")(*fields[attr][:2])
+        dtype = getattr(value, "dtype", None)
+        # a nested struct reads its fields the same way (np.record's own rule, with this class)
+        return value.view((_TilingRecord, dtype)) if dtype is not None and dtype.names is not None else value
+
+
 def _read(api, struct_type, tiling, view):
     kind, size = _struct(api, struct_type)
     data = _tiling_bytes(api, tiling, size)
     if isinstance(kind, np.dtype):
-        records = data.view(kind).view(np.recarray)
+        records = data.view(np.dtype((_TilingRecord, kind)))
         return records[0] if view else records.copy()[0]
     if view and data.flags.writeable:
         return kind.from_buffer(data)
     return kind.from_buffer_copy(data.tobytes())
 
 
+def _caller_module():
+    """The __name__ of the module whose code called the macro (two frames up: the macro, then its caller)."""
+    return sys._getframe(2).f_globals.get("__name__")
+
+
 def REGISTER_TILING_DEFAULT(struct_type):
-    """`REGISTER_TILING_DEFAULT(TilingData)`: the struct GET_TILING_DATA fills. C++ registers it at file scope, so it
-    is module-level here (any thread or block sees it); registering again replaces it."""
+    """`REGISTER_TILING_DEFAULT(TilingData)`: the struct GET_TILING_DATA fills in the calling module. C++ registers it
+    at file scope, so it is per module here (any thread or block sees its module's); registering again in the same
+    module replaces it."""
     _struct("REGISTER_TILING_DEFAULT", struct_type)
-    _DEFAULT[:] = [struct_type]
+    _DEFAULT[_caller_module()] = struct_type
 
 
 def GET_TILING_DATA(tiling):
-    """`GET_TILING_DATA(tilingData, tiling)` is `tilingData = aj.GET_TILING_DATA(tiling)`: a copy of the registered
-    default struct read from the tiling bytes. No struct registered is a StateError."""
-    if not _DEFAULT:
-        raise StateError("GET_TILING_DATA", detail="no TilingData registered: call "
-                                                   "aj.REGISTER_TILING_DEFAULT(TilingData) first")
-    return _read("GET_TILING_DATA", _DEFAULT[0], tiling, False)
+    """`GET_TILING_DATA(tilingData, tiling)` is `tilingData = aj.GET_TILING_DATA(tiling)`: a copy of the default
+    struct registered in the calling module, read from the tiling bytes. None registered there is a StateError."""
+    module = _caller_module()
+    if module not in _DEFAULT:
+        raise StateError("GET_TILING_DATA", detail=f"no TilingData registered in module {module!r}: call "
+                                                   "aj.REGISTER_TILING_DEFAULT(TilingData) in the kernel's module "
+                                                   "first (file scope in C++)")
+    return _read("GET_TILING_DATA", _DEFAULT[module], tiling, False)
 
 
 def GET_TILING_DATA_WITH_STRUCT(struct_type, tiling):
@@ -95,7 +124,8 @@ def GET_TILING_DATA_MEMBER(struct_type, member, tiling):
     tiling)`: one field of the struct read from the tiling bytes."""
     api = "GET_TILING_DATA_MEMBER"
     record = _read(api, struct_type, tiling, False)
-    names = [f[0] for f in struct_type._fields_] if isinstance(record, ctypes.Structure) else record.dtype.names
+    kind, _ = _struct(api, struct_type)
+    names = kind.names if isinstance(kind, np.dtype) else [f[0] for f in kind._fields_]
     if member not in names:
         raise ParameterError(api, "member", member, legal=", ".join(names))
     return getattr(record, member)

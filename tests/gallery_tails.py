@@ -55,8 +55,14 @@ tests/test_sanitizer.py)."""
 # UB-filling tiles, the last short); hardtanh_grad and hardtanh_grad_bf16 20003 and hardtanh_grad_half 130003 (the
 # other kernel of each: the single-tile one on 8 cores of 512-byte multiples, the last short, and the double-buffered
 # one); kl_div 100003 (8 cores of unaligned GM starts, several tiles), kl_div_mean_half 8000 (one core: a full tile
-# and a short one summed) and kl_div_batchmean_bf16_log_target 100003 (8 cores, the workspace and SyncAll); the devkit examples run their fixed data (size_rule) and add_custom and leaky_relu,
-# like their originals, take only totals that split into whole tiles
+# and a short one summed) and kl_div_batchmean_bf16_log_target 100003 (8 cores, the workspace and SyncAll);
+# approximate_equal, approximate_equal_half and approximate_equal_bf16 100003 (8 cores of 12504 or 12512 elements: a
+# full 11056-element tile whose 256-byte rounded compare passes its count, and a short one; the last core shorter);
+# is_close, is_close_half_equal_nan, is_close_bf16 and is_close_int32 100003 (8 cores from unaligned GM starts, 3 of
+# 12501 elements and 5 of 12500: three tiles of 3328 (float, int32) or 3840 (16-bit) elements and a short one computed
+# rounded up to 256 elements); exp, exp_half and exp_bf16 100003 (8 cores of 32-byte blocks, big and small, a
+# UB-filling tile and a short one a core); the devkit examples run their fixed data (size_rule) and add_custom and
+# leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
          "sigmoid": 1001, "clip_by_value": 200003, "clip_by_value_bf16": 200003, "reduce_tiling": 504,
          "greater_equal": 4173, "greater_equal_float": 4173, "gelu_grad": 100003, "gelu_grad_float": 100003,
@@ -85,4 +91,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "round_bf16": 100003, "round_int32": 100003, "round_decimals": 100003, "l2_loss": 300003,
          "l2_loss_half": 300003, "l2_loss_single_bf16": 5003, "lerp": 200003, "lerp_half": 200003,
          "lerp_bf16": 200003, "hardtanh_grad": 20003, "hardtanh_grad_half": 130003, "hardtanh_grad_bf16": 20003,
-         "kl_div": 100003, "kl_div_mean_half": 8000, "kl_div_batchmean_bf16_log_target": 100003}
+         "kl_div": 100003, "kl_div_mean_half": 8000, "kl_div_batchmean_bf16_log_target": 100003,
+         "approximate_equal": 100003, "approximate_equal_half": 100003, "approximate_equal_bf16": 100003,
+         "is_close": 100003, "is_close_half_equal_nan": 100003, "is_close_bf16": 100003, "is_close_int32": 100003,
+         "exp": 100003, "exp_half": 100003, "exp_bf16": 100003}

@@ -449,7 +449,7 @@ def _packed_tiling():
 @pytest.mark.parametrize("struct", [_Tiling, _TILING_DTYPE], ids=["ctypes", "numpy"])
 def test_tiling_macros_read_the_hosts_struct(struct, monkeypatch):
     import ascend_jit.tiling as tiling_module
-    monkeypatch.setattr(tiling_module, "_DEFAULT", [])
+    monkeypatch.setattr(tiling_module, "_DEFAULT", {})
     tiling = _packed_tiling()
     seen = np.zeros(4, np.float64)
 
@@ -468,6 +468,53 @@ def test_tiling_macros_read_the_hosts_struct(struct, monkeypatch):
         copy, ptr = aj.GET_TILING_DATA_WITH_STRUCT(struct, tiling), aj.GET_TILING_DATA_PTR_WITH_STRUCT(struct, tiling)
         tiling[4] = 9                            # tileNum's low byte, in GM
         assert copy.tileNum == 8 and ptr.tileNum == 9
+
+
+def test_register_tiling_default_is_per_module_as_file_scope_is(monkeypatch):
+    """Two kernel files each registering their TilingData (the gallery imports both into one process): each file's
+    GET_TILING_DATA reads its own struct, not the last one registered; a module that registered none is refused."""
+    import types
+
+    import ascend_jit.tiling as tiling_module
+    monkeypatch.setattr(tiling_module, "_DEFAULT", {})
+    source = ("import ascend_jit as aj\n"
+              "aj.REGISTER_TILING_DEFAULT(STRUCT)\n"
+              "def kernel(tiling, seen):\n"
+              "    seen[0] = aj.GET_TILING_DATA(tiling).{field}\n")
+    small = type("Small", (ctypes.Structure,), {"_fields_": [("first", ctypes.c_uint8)]})
+    files = []
+    for name, struct, field in (("kernel_file_a", _Tiling, "tileNum"), ("kernel_file_b", small, "first")):
+        module = types.ModuleType(name)
+        module.STRUCT = struct
+        exec(source.format(field=field), module.__dict__)
+        files.append(module)
+    tiling, seen = _packed_tiling(), np.zeros(1, np.float64)
+    aj.launch(files[0].kernel, 1, "atlas-a2", tiling, seen)
+    assert seen[0] == 8                          # _Tiling.tileNum, though kernel_file_b registered last
+    aj.launch(files[1].kernel, 1, "atlas-a2", tiling, seen)
+    assert seen[0] == 0                          # Small.first: totalLength's low byte (8192 = 0x2000)
+    with aj.Core("atlas-a2"), pytest.raises(aj.StateError, match="no TilingData registered in module"):
+        aj.GET_TILING_DATA(tiling)               # this test module registered none
+
+
+def test_numpy_tiling_fields_named_like_numpy_attributes_read_the_field():
+    """C TilingData fields named `base` (ops-math Exp, Log), `max` / `min` (ops-nn HardtanhGrad), `shape`, `size`:
+    a numpy structured dtype's record answered those with its own attributes (np.record's lookup order), so the
+    kernel silently read `t.max` as a method and `t.shape` as (); each must read its field, nested structs too, and
+    the PTR form stays a view of the tiling's bytes."""
+    limits = np.dtype([("max", np.float32), ("min", np.float32)])
+    struct = np.dtype([("base", np.float32), ("size", np.int64), ("shape", np.uint64, (4,)), ("limits", limits)],
+                      align=True)
+    host = np.zeros(1, struct)
+    host["base"], host["size"], host["shape"][0], host["limits"] = 2.0, 12345, [3, 5, 7, 9], (6.0, -6.0)
+    tiling = host.view(np.uint8).copy()
+    with aj.Core("atlas-a2"):
+        t = aj.GET_TILING_DATA_WITH_STRUCT(struct, tiling)
+        assert (t.base, t.size, list(t.shape), t.limits.max, t.limits.min) == (2.0, 12345, [3, 5, 7, 9], 6.0, -6.0)
+        assert aj.GET_TILING_DATA_MEMBER(struct, "size", tiling) == 12345
+        ptr = aj.GET_TILING_DATA_PTR_WITH_STRUCT(struct, tiling)
+        tiling[16] = 4                                               # shape[0]'s low byte, in GM
+        assert ptr.shape[0] == 4 and t.shape[0] == 3
 
 
 def test_tiling_macros_refusals():
