@@ -68,7 +68,8 @@ _current = threading.local()
 def current_core(api="current_core"):
     core = getattr(_current, "stack", None)
     if not core:
-        raise StateError(api, detail="no current core: use `with core:` or call the method on a Core")
+        raise StateError(api, legal="inside `with core:` (a current core)",
+                         detail="no current core: use `with core:` or call the method on a Core")
     return core[-1]
 
 
@@ -355,7 +356,8 @@ class Core(SyncState):
     def free(self, addr):
         size = self._allocated.pop(addr, None)
         if size is None:
-            raise StateError("free", "addr", addr, detail="not an allocated address (double free?)", device=self.device)
+            raise StateError("free", "addr", addr, legal="an address core.alloc returned and not yet freed",
+                             detail="not an allocated address (double free?)", device=self.device)
         lease = self._leases.pop(addr, None)
         if lease is not None:  # the allocation's tensors die with it: the bytes may be handed out again
             lease.alive = False

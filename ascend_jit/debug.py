@@ -86,14 +86,16 @@ def ascendc_assert(expr, fmt=None, *args):
     core = _device(api, _DUMP_DEVICES, "调试接口/异常检测/ascendc_assert.md")
     message = "" if fmt is None else _format(api, core.device, fmt, args)
     if not expr:
-        raise StateError(api, device=core.device, detail=f"[ASSERT] Assertion failed. {message}".rstrip())
+        raise StateError(api, device=core.device, legal="a true expr",
+                         detail=f"[ASSERT] Assertion failed. {message}".rstrip())
 
 
 def Trap():
     """`Trap()` (DK 调试接口/异常检测/Trap.md): the AI Core stops; here a StateError ends the kernel (its block in
     an aj.launch). 950, A2, A3, 310P."""
     core = _device("Trap", _TRAP_DEVICES, "调试接口/异常检测/Trap.md")
-    raise StateError("Trap", device=core.device, detail="the kernel called Trap(): the AI Core stops")
+    raise StateError("Trap", device=core.device, legal="no Trap() in a kernel that should finish",
+                     detail="the kernel called Trap(): the AI Core stops")
 
 
 __all__ = ["printf", "PRINTF", "DumpTensor", "ascendc_assert", "Trap"]

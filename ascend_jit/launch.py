@@ -114,6 +114,7 @@ class LaunchState:
         block = core.block_idx
         if not self.concurrent and self.block_dim > 1:
             raise StateError("SyncAll", "block", block, device=core.device,
+                             legal=f"SyncAll in a launch with parallel=True and at most {MAX_CONCURRENT_BLOCKS} blocks",
                              detail="this launch runs its blocks one after another (parallel=False, or more than "
                                     f"{MAX_CONCURRENT_BLOCKS} blocks): SyncAll would wait forever for blocks that "
                                     "have not started; launch with parallel=True")

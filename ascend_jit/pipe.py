@@ -86,10 +86,12 @@ class TPipe(EventIdPool):
         api, device = "InitBuffer", self.core.device
         if que_or_buf.pipe is not self or not any(b is que_or_buf for b in self._bound):
             raise StateError(api, "que", type(que_or_buf).__name__, device=device,
+                             legal="a queue or buffer not yet initialised elsewhere",
                              detail="already initialised by another TPipe or a TBufPool")
         if isinstance(que_or_buf, TQue) and (que_or_buf._queue or any(b.lease is not None
                                                                        for b in que_or_buf._buffers)):
             raise StateError(api, "que", "TQue", device=device,
+                             legal="a queue whose tensors are all freed",
                              detail="already initialised and one of its tensors is still allocated or enqueued "
                                     "(FreeTensor it first: InitBuffer again rebinds the queue to new buffers)")
 
@@ -105,7 +107,8 @@ class TPipe(EventIdPool):
             pool._lay_over(self, share, nbytes)
             return True
         if pool.pipe is not None:
-            raise StateError("InitBufPool", "pool", pool, detail="already initialised", device=self.core.device)
+            raise StateError("InitBufPool", "pool", pool, legal="a pool not yet initialised",
+                             detail="already initialised", device=self.core.device)
         addr = self.core.alloc(nbytes, "InitBufPool")
         self._addrs.append(addr)
         pool._place(self, addr, -(-nbytes // 32) * 32)
@@ -118,6 +121,7 @@ class TPipe(EventIdPool):
         for bound in self._bound:
             if isinstance(bound, TQue) and any(b.lease is not None for b in bound._buffers):
                 raise StateError("TPipe.Reset", "tensor", bound, device=self.core.device,
+                                 legal="every tensor of this pipe's queues freed",
                                  detail="a tensor of this pipe's queues is still allocated (FreeTensor it first)")
         if self.core.sanitizer is not None:   # the devkit's Reset waits on every buffer's free event
             for addr in self._addrs:
@@ -178,7 +182,8 @@ class TQue:
 
     def AllocTensor(self, dtype):
         if self.pipe is None:
-            raise StateError("AllocTensor", detail="queue has no buffers: call pipe.InitBuffer(que, num, len) first")
+            raise StateError("AllocTensor", legal="a queue given buffers by pipe.InitBuffer",
+                             detail="queue has no buffers: call pipe.InitBuffer(que, num, len) first")
         d = _DTYPES.get(dtype) if type(dtype) is str else None
         if d is None:
             d = resolve(dtype, "AllocTensor")
@@ -201,6 +206,7 @@ class TQue:
                 t.__class__ = LocalTensor
                 return t
         raise StateError("AllocTensor", "buffers", len(self._buffers), device=self._device(),
+                         legal="a free buffer (at most num tensors allocated or enqueued)",
                          detail="every buffer of this queue is in use (FreeTensor one first)")
 
     def EnQue(self, *args):
@@ -221,9 +227,11 @@ class TQue:
             tensor.check_alive("EnQue")
         if not self._allocated_here(tensor._lease):  # as FreeTensor refuses it later: DeQue handed it back as ours
             raise StateError("EnQue", "tensor", tensor, device=self._device(),
+                             legal="a tensor AllocTensor of this queue returned",
                              detail="not allocated by this queue (AllocTensor of this queue first)")
         if len(self._queue) >= self.depth:
-            raise StateError("EnQue", "depth", self.depth, detail="queue is full", device=self._device())
+            raise StateError("EnQue", "depth", self.depth, legal="fewer tensors enqueued than the queue's depth",
+                             detail="queue is full", device=self._device())
         self._queue.append(tensor)
         return True
 
@@ -232,7 +240,8 @@ class TQue:
         `DeQue(src_pos, dst_pos, dtype)`. A dtype other than the enqueued tensor's reinterprets it."""
         dtype = template[0] if len(template) == 1 else _template_args("DeQue", template, self._device())
         if not self._queue:
-            raise StateError("DeQue", detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
+            raise StateError("DeQue", legal="a queue holding an enqueued tensor",
+                             detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
         tensor = self._queue.popleft()
         if tensor._core.sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
             tensor._core.sanitizer.hand_off(tensor.addr, tensor.nbytes)
@@ -247,10 +256,12 @@ class TQue:
     def FreeTensor(self, tensor):
         lease = tensor._lease if type(tensor) is LocalTensor or isinstance(tensor, LocalTensor) else None
         if not self._allocated_here(lease):
-            raise StateError("FreeTensor", "tensor", tensor, detail="not allocated by this queue",
+            raise StateError("FreeTensor", "tensor", tensor, legal="a tensor AllocTensor of this queue returned",
+                             detail="not allocated by this queue",
                              device=self._device())
         if not lease.alive:
-            raise StateError("FreeTensor", "tensor", tensor, detail="double free (or a tensor freed earlier)",
+            raise StateError("FreeTensor", "tensor", tensor, legal="a tensor allocated and not yet freed",
+                             detail="double free (or a tensor freed earlier)",
                              device=self._device())
         lease.alive = False
         lease.buffer.lease = None
@@ -305,7 +316,8 @@ class TBuf:
 
     def Get(self, dtype, count=None):
         if self.pipe is None:
-            raise StateError("TBuf.Get", detail="call pipe.InitBuffer(tbuf, len) first")
+            raise StateError("TBuf.Get", legal="a TBuf given its buffer by pipe.InitBuffer",
+                             detail="call pipe.InitBuffer(tbuf, len) first")
         d = resolve(dtype, "TBuf.Get")
         cap = self._buffer.nbytes // d.size
         n = cap if count is None else as_int("TBuf.Get", self.pipe.core.spec, "count", count, 0)
@@ -330,10 +342,12 @@ class TBuf:
 
     def _own(self, api, tensor):
         if self.pipe is None:
-            raise StateError(api, detail="call pipe.InitBuffer(tbuf, len) first")
+            raise StateError(api, legal="a TBuf given its buffer by pipe.InitBuffer",
+                             detail="call pipe.InitBuffer(tbuf, len) first")
         start, end = self._buffer.addr, self._buffer.addr + self._buffer.nbytes
         if not isinstance(tensor, LocalTensor) or not start <= tensor.addr < end:
             raise StateError(api, "tensor", tensor, device=self.pipe.core.device,
+                             legal="a tensor of this TBuf (Get, AllocTensor or DeQue of it)",
                              detail="not a tensor of this TBuf (Get, AllocTensor or DeQue of it)")
 
     def GetWithOffset(self, dtype, size, buf_offset):
@@ -341,7 +355,8 @@ class TBuf:
         32-byte aligned and size * sizeof(T) + offset inside the InitBuffer length (DK TBuf/GetWithOffset.md)."""
         api = "TBuf.GetWithOffset"
         if self.pipe is None:
-            raise StateError(api, detail="call pipe.InitBuffer(tbuf, len) first")
+            raise StateError(api, legal="a TBuf given its buffer by pipe.InitBuffer",
+                             detail="call pipe.InitBuffer(tbuf, len) first")
         spec, d = self.pipe.core.spec, resolve(dtype, api)
         nbytes = self._buffer.nbytes
         offset = as_int(api, spec, "bufOffset", buf_offset, 0, nbytes)
@@ -379,7 +394,8 @@ class TBufPool:
         if not isinstance(share, TBufPool) or share.pipe is None:
             raise ParameterError(api, "shareBuf", share, legal="an initialised aj.TBufPool", device=pipe.core.device)
         if self.pipe is not None:
-            raise StateError(api, "pool", self, detail="already initialised", device=pipe.core.device)
+            raise StateError(api, "pool", self, legal="a pool not yet initialised",
+                             detail="already initialised", device=pipe.core.device)
         if nbytes > share._len:
             raise ParameterError(api, "len", nbytes, legal=f"at most the shared pool's {share._len} bytes",
                                  device=pipe.core.device)
@@ -388,7 +404,8 @@ class TBufPool:
     def _take(self, api, nbytes):
         """The next `nbytes` (already rounded) of the range."""
         if self.pipe is None:
-            raise StateError(api, "pool", self, detail="the pool has no range: pipe.InitBufPool(pool, len) first")
+            raise StateError(api, "pool", self, legal="a pool given its range by pipe.InitBufPool",
+                             detail="the pool has no range: pipe.InitBufPool(pool, len) first")
         if self._next + nbytes > self._start + self._len:
             raise OutOfBoundsError(api, "len", nbytes, device=self.pipe.core.device,
                                    legal=f"at most {self._start + self._len - self._next} more bytes of the pool's "
@@ -408,7 +425,8 @@ class TBufPool:
         num = as_int(api, spec, "num", num, 1, 255)
         nbytes = as_int(api, spec, "len", nbytes, 1, 2**32 - 1)
         if que_or_buf.pipe is not None:
-            raise StateError(api, "queue", que_or_buf, detail="already initialised", device=spec.name if spec else None)
+            raise StateError(api, "queue", que_or_buf, legal="a queue not yet initialised",
+                             detail="already initialised", device=spec.name if spec else None)
         step = -(-nbytes // 32) * 32
         first = self._take(api, num * step)
         que_or_buf._bind(self.pipe, [_Buffer(first + i * step, nbytes) for i in range(num)])
@@ -427,7 +445,8 @@ class TBufPool:
             pool._lay_over(self.pipe, share, nbytes)
         else:
             if pool.pipe is not None:
-                raise StateError(api, "pool", pool, detail="already initialised", device=spec.name if spec else None)
+                raise StateError(api, "pool", pool, legal="a pool not yet initialised",
+                                 detail="already initialised", device=spec.name if spec else None)
             step = -(-nbytes // 32) * 32
             pool._place(self.pipe, self._take(api, step), step)
         self._carved.append(pool)
@@ -436,12 +455,14 @@ class TBufPool:
     def Reset(self):
         api = "TBufPool.Reset"
         if self.pipe is None:
-            raise StateError(api, "pool", self, detail="the pool has no range: pipe.InitBufPool(pool, len) first")
+            raise StateError(api, "pool", self, legal="a pool given its range by pipe.InitBufPool",
+                             detail="the pool has no range: pipe.InitBufPool(pool, len) first")
         for carved in self._carved:
             for buffer in (carved._buffers if isinstance(carved, TQue) else [carved._buffer] if isinstance(
                     carved, TBuf) else []):
                 if buffer.lease is not None:
                     raise StateError(api, "tensor", buffer.addr, device=self.pipe.core.device,
+                                     legal="every tensor of this pool's queues freed",
                                      detail="a tensor of this pool's queues is still allocated (FreeTensor it first)")
         core = self.pipe.core
         if core.sanitizer is not None:   # the WaitFlag on every buffer's free event orders its users before reuse
@@ -493,6 +514,7 @@ def _check_operands(api, dst, src):
                            "wrap host arrays with aj.GlobalTensor(array)")
         if isinstance(t, GlobalTensor) and t.array is None:
             raise StateError(api, side, t, device=known_device(dst, src),
+                             legal="a GlobalTensor with a buffer (SetGlobalBuffer)",
                              detail="the GlobalTensor has no buffer: call SetGlobalBuffer(array) first")
     if isinstance(dst, GlobalTensor) and isinstance(src, GlobalTensor):
         refuse_operand(api, "src", src, "a LocalTensor (one side of a DataCopy is the UB)", (),

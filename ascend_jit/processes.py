@@ -291,6 +291,7 @@ class ProcessLaunchState:
     @staticmethod
     def _refuse(api, core, what):
         raise StateError(api, "parallel", "processes", device=core.device,
+                         legal="parallel=True or False",
                          detail=f"{what} across blocks in host processes is not modelled; launch with parallel=True "
                                 "(blocks in threads)")
 
@@ -703,7 +704,7 @@ def _outcome(block_dim, outcomes, deaths):
     missing = [b for b in range(block_dim) if b not in outcomes]
     if deaths or missing:
         how = "; ".join(f"worker process {w.pid} {status}" for w, status in deaths) or "a worker process died"
-        raise AscendJitError("launch", "blocks lost", missing,
+        raise AscendJitError("launch", "blocks lost", missing, legal="every block finished by a live worker",
                              detail=f"of {block_dim} did not finish: {how} (parallel='processes'); the pool is "
                                     "forked anew by the next process launch")
     return [outcomes[b][0] for b in range(block_dim)]

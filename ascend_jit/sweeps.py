@@ -378,7 +378,7 @@ def sweep(sizes="128,8320", dists="normal", dtypes="half", devices="all", apis="
     skipped = [(d.name, dist, n, api, device, reason) for d, dist, n, _, sk in grid.points()
                for api, device, reason in sk]
     if not tasks:
-        raise ParameterError(API, "grid", "no variant runs at any point",
+        raise ParameterError(API, "grid", "no variant runs at any point", legal="a grid where some variant runs",
                              detail="; ".join(f"{api} {device}: {reason}" for *_, api, device, reason in skipped[:6]))
     store = _Store(out, grid.seed)
     done = store.done()

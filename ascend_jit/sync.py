@@ -320,6 +320,7 @@ class EventIdPool:
             if i not in used:
                 return i
         raise StateError(api, "event", event.name, device=self.core.device,
+                         legal="a free event id of this HardEvent (ReleaseEventID one)",
                          detail=f"every event id 0..{self.core.spec.event_ids - 1} of this HardEvent is allocated: "
                                 "ReleaseEventID one first")
 
@@ -345,6 +346,7 @@ class EventIdPool:
         event_id = _check_event_id("ReleaseEventID", self.core.spec, event_id)
         if event_id not in self.occupied.get(event, ()):
             raise StateError("ReleaseEventID", "event_id", event_id, device=self.core.device,
+                             legal="an event id AllocEventID returned for this HardEvent",
                              detail=f"was not allocated for {event.name} (AllocEventID first)")
         self.occupied[event].discard(event_id)
 
@@ -361,6 +363,7 @@ class LocalMemAllocator:
         core.spec.require_supported("LocalMemAllocator")
         if core.local_mem_allocator is not None:
             raise StateError("LocalMemAllocator", device=core.device,
+                             legal="one LocalMemAllocator per core",
                              detail="this core already has one (one LocalMemAllocator per memory for the kernel's "
                                     "lifetime, DK LocalMemAllocator.md)")
         core.local_mem_allocator = self
@@ -464,7 +467,8 @@ def GetTPipePtr():
     """The current core's TPipe (the last one created on it)."""
     core = _core("GetTPipePtr")
     if core.tpipe is None:
-        raise StateError("GetTPipePtr", device=core.device, detail="no TPipe on this core: create aj.TPipe() first")
+        raise StateError("GetTPipePtr", device=core.device, legal="a core with a TPipe",
+                         detail="no TPipe on this core: create aj.TPipe() first")
     return core.tpipe
 
 
@@ -655,7 +659,8 @@ def GetSysWorkSpacePtr():
     core = _core(api)
     _reserved_workspace(api, core.device, "GetSysWorkSpacePtr")
     if core.sys_workspace is None:
-        raise StateError(api, device=core.device, detail="no system workspace: call aj.SetSysWorkspace(workspace) "
+        raise StateError(api, device=core.device, legal="after aj.SetSysWorkspace(workspace)",
+                         detail="no system workspace: call aj.SetSysWorkspace(workspace) "
                                                          "first (the device would return nullptr)")
     return core.sys_workspace
 

@@ -110,13 +110,14 @@ class LocalTensor(_TensorFields):
     position = _TensorFields._position
 
     def __setattr__(self, name, value):
-        raise ReadOnlyError("LocalTensor", name, value, device=self._core.device,
+        raise ReadOnlyError("LocalTensor", name, value, device=self._core.device, legal="no assignment (read-only)",
                             detail="a LocalTensor's attributes are fixed when it is made; make a new tensor "
                                    "(core.local_tensor(dtype, n, addr=...) or a slice t[a:b]) instead")
 
     def check_alive(self, api):
         if self._lease is not None and not self._lease.alive:
             raise StateError(api, "tensor", self, device=self.core.device,
+                             legal="a tensor that has not been freed",
                              detail="this tensor was freed (FreeTensor, core.free, or its TPipe's Reset / Destroy) "
                                     "and may not be used")
 
@@ -597,7 +598,8 @@ class GlobalTensor:
 
     def _require_buffer(self, api):
         if self._root is None:
-            raise StateError(api, detail="the GlobalTensor has no buffer: call SetGlobalBuffer(array) first")
+            raise StateError(api, legal="a GlobalTensor with a buffer (SetGlobalBuffer)",
+                             detail="the GlobalTensor has no buffer: call SetGlobalBuffer(array) first")
 
     @property
     def size(self):

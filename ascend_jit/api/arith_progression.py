@@ -108,6 +108,7 @@ def _validate(dst, first_value, diff_value, count):
                                      f'bounds="ub" to allow writes past a tensor')
     if spec.name != D950 and count > block and core.counter_mode:
         raise StateError(API, "mask mode", "counter", device=spec.name,
+                         legal="Normal mask mode (SetMaskNorm)",
                          detail="the implementation sets lane masks with SetVectorMask, which counter mode reads as "
                                 "element counts: call SetMaskNorm first")
     return core, first, diff, count, written

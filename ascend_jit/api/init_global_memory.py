@@ -107,7 +107,8 @@ def _stack_buffer(api, core, why):
     devkit's PopStackBuffer: GetQueueEndAddress up to the UB's end address)."""
     spec = core.spec
     if core.tpipe is None:
-        raise StateError(api, device=spec.name, detail=f"no TPipe on this core: {why} (create aj.TPipe())")
+        raise StateError(api, device=spec.name, legal="a core with a TPipe",
+                         detail=f"no TPipe on this core: {why} (create aj.TPipe())")
     stack = next(((a, s) for a, s in core._free if a + s == spec.ub_bytes), None)
     if stack is None:
         raise OutOfBoundsError(api, "stack buffer", 0, device=spec.name,

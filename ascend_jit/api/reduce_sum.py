@@ -337,6 +337,7 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
         # A2/A3 honour isSetMask=false: the count comes from the user's counter-mode mask (SPEC 4.2, 2.5)
         if not core.counter_mode or not core.mask_defined:
             raise StateError(API, "is_set_mask", False, device=core.device,
+                             legal="counter mode with a count in the mask register",
                              detail="needs counter mode and a count in the mask register (SetMaskCount; SetVectorMask(n))")
         count = core.mask_low
     d = src.dtype

@@ -373,10 +373,13 @@ def GetReduceRepeatMaxMinSpr(dtype, *, core=None):
     state = core.max_min_spr
     if state is None:
         raise StateError(api, "state", None, device=core.device,
+                         legal="after a ReduceRepeat MAX/MIN or ReduceMax/ReduceMin on this core (D55)",
                          detail="no ReduceRepeat MAX/MIN or ReduceMax/ReduceMin ran on this core (D55)")
     last_dtype, bits, index, refusal = state
     if refusal:
-        raise StateError(api, "state", refusal, device=core.device, detail="the register is not defined (D55)")
+        raise StateError(api, "state", refusal, device=core.device,
+                         legal="a register the last ReduceRepeat MAX/MIN or ReduceMax/ReduceMin defined (D55)",
+                         detail="the register is not defined (D55)")
     if last_dtype is not d:
         raise StateError(api, "dtype", d.name, legal=f"{last_dtype.name} (the last call's dtype)", device=core.device,
                          detail="the last MAX/MIN reduction used another dtype (D55)")
