@@ -107,13 +107,22 @@ class _TilingRecord(np.record):
         # a nested struct reads its fields the same way (np.record's own rule, with this class)
         return value.view((_TilingRecord, dtype)) if dtype is not None and dtype.names is not None else value
 
+    def __setattr__(self, attr, value):
+        """A field first here too: np.record refuses `ptr.dtype = 3` (its own read-only attribute; hostile14), so a
+        PTR struct's field named dtype could not be written."""
+        fields = np.void.__getattribute__(self, "dtype").fields
+        if attr not in fields:
+            return np.record.__setattr__(self, attr, value)
+        return np.void.__getattribute__(self, "setfield")(value, *fields[attr][:2])
+
 
 def _read(api, struct_type, tiling, view):
     kind, size = _struct(api, struct_type)
     data = _tiling_bytes(api, tiling, size)
     if isinstance(kind, np.dtype):
         records = data.view(np.dtype((_TilingRecord, kind)))
-        return records[0] if view else records.copy()[0]
+        # a read-only tiling gives a copy, as for ctypes (a view of it raised numpy's ValueError on a field write)
+        return records[0] if view and data.flags.writeable else records.copy()[0]
     if view and data.flags.writeable:
         return kind.from_buffer(data)
     return kind.from_buffer_copy(data.tobytes())

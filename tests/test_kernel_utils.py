@@ -617,3 +617,20 @@ def test_gm_made_read_only_later_is_refused_through_casts_and_views():
                 write()
         assert not x.any()
         assert cast.GetValue(0) == 0                # reading stays allowed
+
+
+def test_numpy_ptr_struct_fields_are_written_field_first_and_read_only_tilings_give_a_copy():
+    """hostile14: np.record refused `ptr.dtype = 3` (its own attribute) with an AttributeError, and a read-only tiling
+    gave a read-only view (a field write raised numpy's ValueError) where the ctypes form gives a copy."""
+    dt = np.dtype([("dtype", np.int32), ("max", np.int32), ("inner", [("dtype", np.uint16), ("x", np.uint16)])],
+                  align=True)
+    tiling = np.zeros(16, np.uint8)
+    with aj.Core("atlas-a2"):
+        ptr = aj.GET_TILING_DATA_PTR_WITH_STRUCT(dt, tiling)
+        ptr.dtype, ptr.max, ptr.inner.dtype = 3, 4, 5
+        assert ptr.dtype == 3 and list(tiling[:10]) == [3, 0, 0, 0, 4, 0, 0, 0, 5, 0]
+        read_only = tiling.copy()
+        read_only.flags.writeable = False
+        local = aj.GET_TILING_DATA_PTR_WITH_STRUCT(dt, read_only)
+        local.dtype = 7
+        assert local.dtype == 7 and read_only[0] == 3
