@@ -67,6 +67,8 @@ def _struct(api, struct_type):
             raise ParameterError(api, "struct", struct_type, legal="a ctypes.Structure subclass or a numpy structured "
                                  "dtype (the TilingData struct)")
         size = kind.itemsize
+    if size == 0:   # numpy cannot view bytes as a 0-byte dtype (its ValueError); C++'s sizeof is never 0
+        raise ParameterError(api, "struct", struct_type, legal="a struct of at least one byte (a C++ sizeof)")
     bad = _bad_field(kind)
     if bad is not None:
         raise ParameterError(api, f"struct field {bad[0]}", bad[1], legal=_FIELDS_LEGAL,

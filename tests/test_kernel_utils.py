@@ -569,7 +569,7 @@ def test_tiling_structs_and_arrays_of_pointers_or_objects_are_refused():
                 aj.GET_TILING_DATA_WITH_STRUCT(struct, zeros)
             with pytest.raises(aj.ParameterError, match="REGISTER_TILING_DEFAULT"):
                 aj.REGISTER_TILING_DEFAULT(struct)
-        for spec in ("u4,,", [("a", "u1", (2**31,))], {"names": ["a"]}):
+        for spec in ("u4,,", [("a", "u1", (2**31,))], {"names": ["a"]}, np.dtype([]), [("a", [])]):   # 0 bytes
             with pytest.raises(aj.ParameterError, match="struct"):
                 aj.GET_TILING_DATA_WITH_STRUCT(spec, zeros)
         with pytest.raises(aj.ParameterError, match="tiling"):
