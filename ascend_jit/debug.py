@@ -14,6 +14,11 @@ _DUMP_DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atla
 _TRAP_DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-inference-aicore")                       # Trap.md
 # a C conversion specification: flags, width, precision, a length modifier Python's % does not take, the conversion
 _C_SPEC = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)(?:hh|h|ll|l|j|z|t|L)?([diouxXeEfFgGcsp%])")
+# a width or precision, given in the format or by a `*` argument, as Python's % reads them
+_WIDTHS = re.compile(r"%[-+ #0]*(\*|\d*)(?:\.(\*|\d*))?(?:hh|h|ll|l|j|z|t|L)?(.)", re.S)
+# the print space of one core (1 MiB; output past it is not displayed on the device): a wider field or a longer
+# precision cannot print, and Python would build the whole string first (%999999999d allocated a gigabyte)
+_MAX_FIELD = 1 << 20
 _DUMP_TYPE_NAMES = {"half": "float16", "float": "float32"}
 
 
@@ -32,11 +37,29 @@ def _format(api, device, fmt, args):
         raise ParameterError(api, "fmt", type(fmt).__name__, legal="a format string", device=device)
     py_fmt = _C_SPEC.sub(lambda m: "0x%" + m.group(1) + "x" if m.group(2) == "p" else "%" + m.group(1) + m.group(2),
                          fmt)
+    _check_fields(api, device, py_fmt, args)
     try:
         return py_fmt % tuple(args)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:   # OverflowError: %c past U+10FFFF, %f of a huge int
         raise ParameterError(api, "args", args, legal=f"one value per conversion of {fmt!r}", device=device,
                              detail=str(exc)) from None
+
+
+def _check_fields(api, device, py_fmt, args):
+    """Every width and precision of the (Python) format at most _MAX_FIELD, `*` ones read from args in order as %
+    reads them; what % itself refuses (too few arguments, a `*` that is no int) is left to it."""
+    at = 0
+    for spec in _WIDTHS.finditer(py_fmt):
+        for field in spec.group(1, 2):
+            if field == "*":
+                field, at = (args[at] if at < len(args) else None), at + 1
+            if isinstance(field, str) and field:
+                field = int(field)
+            if isinstance(field, int) and abs(field) > _MAX_FIELD:
+                raise ParameterError(api, "fmt", py_fmt[spec.start():spec.end()], device=device,
+                                     legal=f"a width and precision of at most {_MAX_FIELD} (one core's print space, "
+                                           "1 MiB)", detail=f"field width or precision {field}")
+        at += spec.group(3) != "%"
 
 
 def printf(fmt, *args):
@@ -85,7 +108,12 @@ def ascendc_assert(expr, fmt=None, *args):
     api = "ascendc_assert"
     core = _device(api, _DUMP_DEVICES, "调试接口/异常检测/ascendc_assert.md")
     message = "" if fmt is None else _format(api, core.device, fmt, args)
-    if not expr:
+    try:
+        failed = not expr
+    except (TypeError, ValueError) as exc:   # a numpy array of several elements has no truth value
+        raise ParameterError(api, "expr", expr, device=core.device, legal="a scalar condition (a C++ expression)",
+                             detail=str(exc)) from None
+    if failed:
         raise StateError(api, device=core.device, legal="a true expr",
                          detail=f"[ASSERT] Assertion failed. {message}".rstrip())
 

@@ -1493,6 +1493,8 @@ _STORE_MASK_DIST = _enum_reader("StoreAlign", "dist", MaskDist, "an aj.Reg.MaskD
 _LOAD_POST_MODE = _enum_reader("LoadAlign", "post_mode", PostLiteral, "an aj.Reg.PostLiteral (SPEC-2 11.6)")
 _STORE_POST_MODE = _enum_reader("StoreAlign", "post_mode", PostLiteral, "an aj.Reg.PostLiteral (SPEC-2 11.6)")
 _PATTERN = _enum_reader("CreateMask", "pattern", MaskPattern, "an aj.Reg.MaskPattern (SPEC 7.2)")
+# INCREASE_ORDER only, as plain Arange: `order != 0` named any other value (2, 1.0, "x") DECREASE_ORDER
+_ARANGE_ORDER = _enum_reader("Arange", "order", IndexOrder, _DECREASE_REFUSED, hi=IndexOrder.INCREASE_ORDER)
 
 
 @njit(cache=True)
@@ -1962,8 +1964,7 @@ def _ol_arange(dst, scalar, order=0):
     is_float = isinstance(scalar, types.Float)
 
     def arange(dst, scalar, order=0):
-        if order != 0:
-            raise ParameterError("Arange", "order", "DECREASE_ORDER", _DECREASE_REFUSED, DEVICE)
+        _ARANGE_ORDER(order)
         d = impl.borrow(dst)
         index = ops.arange_register(d, _ARANGE_KINDS)
         bits = (ops.scalar_bits("Arange", d[impl.H_KIND], np.float64(scalar), 0, True) if is_float else

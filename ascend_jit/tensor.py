@@ -528,6 +528,17 @@ class CacheRwMode(enum.IntEnum):
 _L2_HINT_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")   # DK SetL2CacheHint.md: supported there only
 
 
+def gm_writable(root):
+    """Whether a GM buffer may be written: its own flag and every array it views (numpy keeps a view writable when its
+    base is made read-only later, and a ReinterpretCast's root is a view of the source's: a cast made before
+    `g.array.flags.writeable = False` wrote through it, where g[i] refused)."""
+    while root.flags.writeable:
+        root = root.base
+        if not isinstance(root, np.ndarray):
+            return True
+    return False
+
+
 class GlobalTensor:
     """A typed window on a host numpy array (Global Memory). `GlobalTensor(array)` or `SetGlobalBuffer(array[, size])`.
     Indexed as LocalTensor: `g[i]` is the sub-tensor at offset i, `g[a:b]` a sub-tensor, elements through
@@ -695,7 +706,7 @@ class GlobalTensor:
         """A read-only GM destination is a ParameterError for every writer (DataCopy, DataCopyPad, SetValue,
         `g[a:b] = x`, InitGlobalMemory; decisions.md, DataCopy), judged on the buffer's flag at each call (it may
         change after SetGlobalBuffer). `device`: the copying core's; else the current core's."""
-        if not self._root.flags.writeable:
+        if not gm_writable(self._root):
             raise ParameterError(api, parameter, self, device=device or known_device(), legal="a writable GM buffer",
                                  detail="the GlobalTensor's array is read-only")
 

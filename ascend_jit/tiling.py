@@ -24,19 +24,56 @@ _DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inf
 _DEFAULT = {}
 
 
+# the field types a struct read from arbitrary tiling bytes may hold: C's integer, floating, char and bool types
+# (c_void_p reads as an int). A char* / wchar_t* / py_object / POINTER field is dereferenced when read (c_char_p
+# read the string at whatever address the bytes held: a segmentation fault), a c_wchar or a numpy str field raises
+# on a code point past U+10FFFF, and a numpy object field cannot view bytes at all
+_CTYPES_CODES = "cbBhHiIlLqQfdg?P"
+_NUMPY_KINDS = "biufcSV"
+_FIELDS_LEGAL = "numeric fields (C's integer, floating, char and bool types), nested structs and arrays of them"
+
+
+def _bad_field(kind, path=""):
+    """(field path, type) of the first field of a ctypes or numpy struct outside those types, or None."""
+    if isinstance(kind, np.dtype):
+        if kind.subdtype is not None:
+            return _bad_field(kind.subdtype[0], path)
+        if kind.names is not None:
+            return next((bad for name in kind.names if (bad := _bad_field(kind.fields[name][0], path + name + "."))),
+                        None)
+        return None if kind.kind in _NUMPY_KINDS else (path.rstrip("."), str(kind))
+    if issubclass(kind, (ctypes.Structure, ctypes.Union)):
+        return next((bad for f in getattr(kind, "_fields_", ()) if (bad := _bad_field(f[1], path + f[0] + "."))),
+                    None)
+    if issubclass(kind, ctypes.Array):
+        return _bad_field(kind._type_, path)
+    if issubclass(kind, ctypes._SimpleCData) and kind._type_ in _CTYPES_CODES:
+        return None
+    return path.rstrip("."), kind.__name__
+
+
 def _struct(api, struct_type):
-    """(the struct type, its size in bytes); anything but a ctypes.Structure subclass or a structured dtype refused."""
+    """(the struct type, its size in bytes); anything but a ctypes.Structure subclass or a structured dtype of
+    plain fields refused."""
     if isinstance(struct_type, type) and issubclass(struct_type, ctypes.Structure):
-        return struct_type, ctypes.sizeof(struct_type)
-    try:
-        dtype = np.dtype(struct_type) if not isinstance(struct_type, type) or issubclass(struct_type, np.generic) \
-            else None
-    except TypeError:
-        dtype = None
-    if dtype is None or dtype.fields is None:
-        raise ParameterError(api, "struct", struct_type, legal="a ctypes.Structure subclass or a numpy structured "
-                             "dtype (the TilingData struct)")
-    return dtype, dtype.itemsize
+        kind, size = struct_type, ctypes.sizeof(struct_type)
+    else:
+        try:
+            kind = np.dtype(struct_type) if not isinstance(struct_type, type) or issubclass(struct_type, np.generic) \
+                else None
+        except Exception:   # numpy's dtype parser raises TypeError, ValueError, KeyError, even SyntaxError ("u4,,")
+            kind = None
+        if kind is None or kind.fields is None:
+            raise ParameterError(api, "struct", struct_type, legal="a ctypes.Structure subclass or a numpy structured "
+                                 "dtype (the TilingData struct)")
+        size = kind.itemsize
+    if size == 0:   # numpy cannot view bytes as a 0-byte dtype (its ValueError); C++'s sizeof is never 0
+        raise ParameterError(api, "struct", struct_type, legal="a struct of at least one byte (a C++ sizeof)")
+    bad = _bad_field(kind)
+    if bad is not None:
+        raise ParameterError(api, f"struct field {bad[0]}", bad[1], legal=_FIELDS_LEGAL,
+                             detail="a tiling struct is read from the tiling's bytes: no pointers or objects")
+    return kind, size
 
 
 def _tiling_bytes(api, tiling, size):
@@ -46,9 +83,11 @@ def _tiling_bytes(api, tiling, size):
     if device not in _DEVICES:
         raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_DEVICES),
                                      detail="not offered here (DK Kernel-Tiling pages)")
-    if not isinstance(tiling, np.ndarray) or not tiling.flags.c_contiguous:
-        raise ParameterError(api, "tiling", type(tiling).__name__, device=device,
-                             legal="the kernel's tiling argument: a C-contiguous numpy array (GM_ADDR)")
+    # an object array holds pointers, not the struct's bytes (numpy refuses to view it as uint8)
+    if not isinstance(tiling, np.ndarray) or not tiling.flags.c_contiguous or tiling.dtype.hasobject:
+        given = type(tiling).__name__ if not isinstance(tiling, np.ndarray) else f"ndarray of dtype {tiling.dtype}"
+        raise ParameterError(api, "tiling", given, device=device,
+                             legal="the kernel's tiling argument: a C-contiguous numpy array of plain data (GM_ADDR)")
     data = tiling.reshape(-1).view(np.uint8)
     if data.size < size:
         raise OutOfBoundsError(api, "tiling", f"{data.size} bytes", device=device,
@@ -70,13 +109,22 @@ class _TilingRecord(np.record):
         # a nested struct reads its fields the same way (np.record's own rule, with this class)
         return value.view((_TilingRecord, dtype)) if dtype is not None and dtype.names is not None else value
 
+    def __setattr__(self, attr, value):
+        """A field first here too: np.record refuses `ptr.dtype = 3` (its own read-only attribute; hostile14), so a
+        PTR struct's field named dtype could not be written."""
+        fields = np.void.__getattribute__(self, "dtype").fields
+        if attr not in fields:
+            return np.record.__setattr__(self, attr, value)
+        return np.void.__getattribute__(self, "setfield")(value, *fields[attr][:2])
+
 
 def _read(api, struct_type, tiling, view):
     kind, size = _struct(api, struct_type)
     data = _tiling_bytes(api, tiling, size)
     if isinstance(kind, np.dtype):
         records = data.view(np.dtype((_TilingRecord, kind)))
-        return records[0] if view else records.copy()[0]
+        # a read-only tiling gives a copy, as for ctypes (a view of it raised numpy's ValueError on a field write)
+        return records[0] if view and data.flags.writeable else records.copy()[0]
     if view and data.flags.writeable:
         return kind.from_buffer(data)
     return kind.from_buffer_copy(data.tobytes())

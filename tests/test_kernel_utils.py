@@ -532,3 +532,105 @@ def test_tiling_macros_refusals():
             aj.REGISTER_TILING_DEFAULT(dict)
     with aj.Core("atlas-training"), pytest.raises(aj.UnsupportedDeviceError, match="GET_TILING_DATA"):
         aj.GET_TILING_DATA_WITH_STRUCT(_Tiling, tiling)
+
+
+# --- hostile14: what these utilities let through before they refused it -----------------------------------------------
+def test_count_value_is_an_integer_parameter():
+    """count_value was checked by `not in (0, 1)`: an array raised numpy's ValueError, a complex Python's TypeError,
+    and 1.0 / np.array(1) ran; as_int's rule now refuses all of them by name."""
+    with aj.Core("atlas-a2"):
+        for bad in (np.array([1, 0]), 1 + 0j, 1.0, np.array(1), np.float64(0)):
+            with pytest.raises(aj.ParameterError, match="count_value"):
+                aj.GetBitCount(5, count_value=bad)
+            with pytest.raises(aj.ParameterError, match="count_value"):
+                aj.GetSFFValue(5, count_value=bad)
+        assert aj.GetBitCount(5, count_value=np.uint8(1)) == 2
+
+
+class _PointerTiling(ctypes.Structure):
+    _fields_ = [("n", ctypes.c_uint32), ("name", ctypes.c_char_p)]
+
+
+class _NestedPointerTiling(ctypes.Structure):
+    _fields_ = [("inner", _PointerTiling * 2)]
+
+
+def test_tiling_structs_and_arrays_of_pointers_or_objects_are_refused():
+    """A tiling struct is read from arbitrary bytes: a c_char_p field dereferenced them (a segmentation fault on
+    nonzero bytes; zeros read as NULL here), a numpy object field or object tiling array raised numpy's TypeError, a
+    numpy str field a SystemError on bytes past U+10FFFF, and a malformed dtype spec numpy's ValueError or
+    SyntaxError."""
+    zeros = np.zeros(64, np.uint8)
+    with aj.Core("atlas-a2"):
+        for struct, field in ((_PointerTiling, "name"), (_NestedPointerTiling, "inner.name"),
+                              (np.dtype([("a", "u4"), ("p", "O")]), "p"), (np.dtype([("s", "U1")]), "s"),
+                              (np.dtype([("x", [("y", "O")])]), "x.y")):
+            with pytest.raises(aj.ParameterError, match=f"struct field {field}"):
+                aj.GET_TILING_DATA_WITH_STRUCT(struct, zeros)
+            with pytest.raises(aj.ParameterError, match="REGISTER_TILING_DEFAULT"):
+                aj.REGISTER_TILING_DEFAULT(struct)
+        for spec in ("u4,,", [("a", "u1", (2**31,))], {"names": ["a"]}, np.dtype([]), [("a", [])]):   # 0 bytes
+            with pytest.raises(aj.ParameterError, match="struct"):
+                aj.GET_TILING_DATA_WITH_STRUCT(spec, zeros)
+        with pytest.raises(aj.ParameterError, match="tiling"):
+            aj.GET_TILING_DATA_WITH_STRUCT(_Tiling, np.array([None] * 32, dtype=object))
+        # plain fields still read: char, bool, bit fields, nested arrays, c_void_p (an integer)
+        class Plain(ctypes.Structure):
+            _fields_ = [("c", ctypes.c_char), ("b", ctypes.c_bool), ("bits", ctypes.c_uint32, 3),
+                        ("arr", ctypes.c_uint16 * 2), ("p", ctypes.c_void_p)]
+        assert aj.GET_TILING_DATA_WITH_STRUCT(Plain, zeros).c == b"\x00"
+
+
+def test_printf_refuses_huge_fields_and_values_c_cannot_print():
+    """%999999999d built a gigabyte string (a field wider than one core's 1 MiB print space cannot print on the
+    device), `*` widths too; %c past U+10FFFF and %f of an int past double raised Python's OverflowError; an
+    ascendc_assert on an array raised numpy's ValueError."""
+    with aj.Core("atlas-a2"):
+        for fmt, args in (("%999999999d\n", (1,)), ("%.999999999f\n", (1.0,)), ("%*d\n", (10**9, 1)),
+                          ("%d %.*f\n", (1, 10**8, 1.0)), ("%c\n", (2**30,)), ("%c\n", (-1,)),
+                          ("%f\n", (2**2000,))):
+            with pytest.raises(aj.ParameterError, match="printf"):
+                aj.printf(fmt, *args)
+        for expr in (np.array([1, 0]), np.array([])):
+            with pytest.raises(aj.ParameterError, match="ascendc_assert: parameter 'expr'"):
+                aj.ascendc_assert(expr)
+        aj.ascendc_assert(np.array([True]))
+        aj.printf("%%%5d|%-*d|%.*f\n", 1, 4, 2, 1, 1.0)
+
+
+def test_gm_made_read_only_later_is_refused_through_casts_and_views():
+    """GM read-only is judged at each call (decisions.md, DataCopy), but on the tensor's own numpy view: the host
+    array made read-only after the GlobalTensor (numpy keeps views of it writable) was written by SetValue,
+    DataCopy and DataCopyPad, through the tensor and through its ReinterpretCasts."""
+    with aj.Core("ascend950") as core:
+        x = np.zeros(16, np.int32)
+        g = aj.GlobalTensor(x)
+        cast = g.ReinterpretCast("int64")
+        cast8 = cast[1].ReinterpretCast("int8")     # a view of a view
+        x.flags.writeable = False                   # the host's GM buffer
+        t = core.local_tensor("int64", 8)
+        t[:] = np.arange(8)
+        for write in (lambda: cast.SetValue(0, 5), lambda: aj.DataCopy(cast, t, 8), lambda: cast8.SetValue(0, 1),
+                      lambda: aj.DataCopyPad(cast, t, aj.DataCopyExtParams(1, 16, 0, 0, 0)),
+                      lambda: g.SetValue(3, 1), lambda: aj.DataCopy(g[2], t.ReinterpretCast("int32"), 8)):
+            with pytest.raises(aj.ParameterError, match="read-only"):
+                write()
+        assert not x.any()
+        assert cast.GetValue(0) == 0                # reading stays allowed
+
+
+def test_numpy_ptr_struct_fields_are_written_field_first_and_read_only_tilings_give_a_copy():
+    """hostile14: np.record refused `ptr.dtype = 3` (its own attribute) with an AttributeError, and a read-only tiling
+    gave a read-only view (a field write raised numpy's ValueError) where the ctypes form gives a copy."""
+    dt = np.dtype([("dtype", np.int32), ("max", np.int32), ("inner", [("dtype", np.uint16), ("x", np.uint16)])],
+                  align=True)
+    tiling = np.zeros(16, np.uint8)
+    with aj.Core("atlas-a2"):
+        ptr = aj.GET_TILING_DATA_PTR_WITH_STRUCT(dt, tiling)
+        ptr.dtype, ptr.max, ptr.inner.dtype = 3, 4, 5
+        assert ptr.dtype == 3 and list(tiling[:10]) == [3, 0, 0, 0, 4, 0, 0, 0, 5, 0]
+        read_only = tiling.copy()
+        read_only.flags.writeable = False
+        local = aj.GET_TILING_DATA_PTR_WITH_STRUCT(dt, read_only)
+        local.dtype = 7
+        assert local.dtype == 7 and read_only[0] == 3

@@ -117,3 +117,37 @@ def test_refusals_plain_and_compiled():
 def test_fidelity_row():
     assert aj.fidelity("Reg.Arange", "ascend950", "int32") is aj.Fidelity.BIT_EXACT
     assert aj.fidelity("Reg.Arange", "ascend950", "half") is aj.Fidelity.MODELLED
+
+
+@R.simd_vf
+def _int64_vf(dst, first):
+    reg = R.RegTensor("int64")
+    R.Arange(reg, first)
+    R.StoreAlign(dst, reg, R.CreateMask("int64"), 0)
+
+
+@R.simd_vf
+def _order_vf(dst, order):
+    reg = R.RegTensor("int32")
+    R.Arange(reg, 0, order)
+    R.StoreAlign(dst, reg, R.CreateMask("int32"), 0)
+
+
+def test_a_compiled_vf_refuses_what_plain_refuses():
+    """hostile14: an int64 scalar in [2**63, 2**64) reaches a VF as uint64 and wrapped (Arange(reg, 2**63) gave
+    -2**63 + j where plain refuses it; Duplicate and the other scalar forms share scalar_int_bits); an order of 2
+    was refused as 'DECREASE_ORDER'."""
+    with aj.Core("ascend950") as core:
+        t = core.local_tensor("int64", 32)
+        t[:] = np.zeros(32, np.int64)
+        for first in (2**63, np.uint64(2**64 - 1)):
+            with pytest.raises(aj.ParameterError, match="Arange: parameter 'scalar'"):
+                R.Arange(R.RegTensor("int64"), first)
+            with pytest.raises(aj.ParameterError, match="Arange: parameter 'scalar'"):
+                _int64_vf(t, first)
+        assert not t.numpy().any()
+        _int64_vf(t, 2**63 - 1)
+        assert t.GetValue(0) == 2**63 - 1
+        u = core.local_tensor("int32", 64)
+        with pytest.raises(aj.ParameterError, match="parameter 'order' = 2"):
+            _order_vf(u, 2)

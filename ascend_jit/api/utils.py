@@ -64,10 +64,9 @@ def _scalar_device(api):
 
 
 def _count_value(api, device, count_value):
-    if isinstance(count_value, (bool, np.bool_)) or count_value not in (0, 1):
-        raise ParameterError(api, "count_value", count_value, legal="0 or 1 (the template argument countValue)",
-                             device=device)
-    return int(count_value)
+    # as_int's rule (decisions.md "Integer parameters"): `count_value not in (0, 1)` let 1.0 and np.array(1) through
+    # and raised numpy's ValueError for an array, Python's TypeError for a complex
+    return as_int(api, device, "count_value", count_value, 0, 1)
 
 
 def GetBitCount(value_in, *, count_value):

@@ -318,6 +318,10 @@ def scalar_int_bits(api, kind, v):
             raise ParameterError(api, "scalar", v, "[0, 2**64-1] for uint64 (SPEC-2 D29)", DEVICE)
         if v < 0:  # two's complement of a negative int64, without a signed-to-unsigned cast
             return np.uint64(v + 9223372036854775807 + 1) + np.uint64(9223372036854775808)
+        # a VF argument in [2**63, 2**64) arrives as uint64: past int64's range (compared as uint64, exactly: a mixed
+        # int64/uint64 comparison is a float64 one, where 2**63 equals INT64_MAX)
+        if kind == KIND_INT64 and np.uint64(v) > np.uint64(9223372036854775807):
+            raise ParameterError(api, "scalar", v, "inside the register type's range (SPEC-2 D29)", DEVICE)
         return np.uint64(v)
     lo, hi = int_range(kind)
     if v < lo or v > hi:
