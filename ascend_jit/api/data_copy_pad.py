@@ -453,7 +453,8 @@ def _ub_to_gm(dst, src, copy_params, mode):
     count, block_len, src_step, dst_step, gm_end, params, entry = plan
     if gm_end > dst._nbytes:
         _refuse_gm_end(core, "dst", gm_end, dst)
-    if not gm_writable(dst._root):   # the check inline: the refusal's call only when it refuses
+    root = dst._root   # the flag inline; the walk over the arrays it views only for a view
+    if not root.flags.writeable or (root.base is not None and not gm_writable(root)):
         dst._require_writable(API, device=core.device)
     if core.sanitizer is not None:   # PIPE_MTE3: the UB bytes read, the GM bytes written (cross-block shadow)
         if core.atomic is not None:
