@@ -755,13 +755,24 @@ def reg_access(api, tensor, form, offset, *args, undo=None):
 
 
 # --- GM across blocks -----------------------------------------------------------------------------------------------
+GM_PAGE_BYTES = 1 << 16   # the GM shadow is kept per page of this many bytes, made when a block first touches it
+
+
 @dataclass
 class _GmShadow:
+    """The shadow of one GM page (17 bytes per GM byte): made on first touch, so a launch over a large GM array or
+    workspace pays for the bytes its blocks access, not for the whole array (a 16 MiB workspace took 280 MB)."""
     writer_block: np.ndarray      # last writer block (-1: none; -2: several blocks' atomic writes, which combine)
     writer_epoch: np.ndarray
     writer_atomic: np.ndarray
     reader_block: np.ndarray      # last reader block (-2: several blocks)
     reader_epoch: np.ndarray
+
+    @classmethod
+    def new(cls):
+        n = GM_PAGE_BYTES
+        return cls(np.full(n, -1, np.int32), np.zeros(n, np.int32), np.zeros(n, np.bool_), np.full(n, -1, np.int32),
+                   np.zeros(n, np.int32))
 
 
 @dataclass
@@ -779,15 +790,18 @@ class LaunchShadow:
     epochs: dict = field(default_factory=dict)     # block index -> SyncAlls passed
     log: list = field(default_factory=list)        # "report" mode: the accesses to check at the end
 
-    def _shadow(self, root):
-        key = id(root)
-        entry = self.arrays.get(key)
-        if entry is None:
-            n = root.nbytes
-            entry = (root, _GmShadow(np.full(n, -1, np.int32), np.zeros(n, np.int32), np.zeros(n, np.bool_),
-                                     np.full(n, -1, np.int32), np.zeros(n, np.int32)))
-            self.arrays[key] = entry
-        return entry[1]
+    def _pages(self, root, lo, hi):
+        """(page shadow, slice of it, the page's first byte) for each GM page the bytes [lo, hi) of root touch."""
+        entry = self.arrays.get(id(root))
+        if entry is None:   # the root stays referenced, so its id is not reused during the launch
+            entry = self.arrays[id(root)] = (root, {})
+        pages = entry[1]
+        for index in range(lo // GM_PAGE_BYTES, (hi - 1) // GM_PAGE_BYTES + 1):
+            page = pages.get(index)
+            if page is None:
+                page = pages[index] = _GmShadow.new()
+            base = index * GM_PAGE_BYTES
+            yield page, slice(max(lo, base) - base, min(hi, base + GM_PAGE_BYTES) - base), base
 
     def sync_all(self, block):
         with self.lock:
@@ -819,40 +833,43 @@ class LaunchShadow:
 
     def _check_and_record(self, root, block, epoch, lo, nbytes, write, atomic):
         """Check one access against the other blocks' accesses of its SyncAll phase, then record it; returns
-        (kind, byte, conflicting bytes, other block or -2 for several) or None."""
-        s = self._shadow(root)
-        sl = slice(lo, lo + nbytes)
-        wb, we = s.writer_block[sl], s.writer_epoch[sl]
-        other_writer = (wb != -1) & (wb != block) & (we == epoch)
-        if write:
-            clash = other_writer & ~(s.writer_atomic[sl] & atomic)
-            rb, re_ = s.reader_block[sl], s.reader_epoch[sl]
-            read_clash = (rb != -1) & (rb != block) & (re_ == epoch)
-            # a read and a write of one byte by two blocks is the same conflict whichever ran first
-            kind = "two blocks write the same GM bytes" if clash.any() else "a block reads GM bytes another " \
-                "block writes"
-            bad = clash | read_clash
-        else:
-            bad = other_writer
-            kind = "a block reads GM bytes another block writes"
-        found = None
-        if bad.any():
-            k = int(np.argmax(bad))
-            other = int(wb[k]) if other_writer[k] else int(s.reader_block[lo + k])
-            found = (kind, lo + k, int(bad.sum()), other)
-        if write:
-            # another block's atomic write stays known under this one: a block that reads after its own atomic
-            # add must still see that other blocks added (the last writer alone would hide them)
-            several = other_writer & s.writer_atomic[sl] & atomic
-            s.writer_block[sl] = np.where(several, -2, block)
-            s.writer_epoch[sl] = epoch
-            s.writer_atomic[sl] = atomic
-        else:
-            rb = s.reader_block[sl]
-            several = (rb >= 0) & (rb != block) & (s.reader_epoch[sl] == epoch)
-            s.reader_block[sl] = np.where(several, -2, block)
-            s.reader_epoch[sl] = epoch
-        return found
+        (kind, byte, conflicting bytes, other block or -2 for several) or None. Page by page: each page's check
+        reads only its own bytes, so checking and recording one page before the next sees the same state."""
+        first, count, writes_clash = None, 0, False
+        if nbytes <= 0:
+            return None
+        for s, sl, base in self._pages(root, lo, lo + nbytes):
+            wb, we = s.writer_block[sl], s.writer_epoch[sl]
+            other_writer = (wb != -1) & (wb != block) & (we == epoch)
+            if write:
+                clash = other_writer & ~(s.writer_atomic[sl] & atomic)
+                rb, re_ = s.reader_block[sl], s.reader_epoch[sl]
+                bad = clash | ((rb != -1) & (rb != block) & (re_ == epoch))
+                writes_clash = writes_clash or bool(clash.any())
+            else:
+                bad = other_writer
+            if bad.any():
+                count += int(bad.sum())
+                if first is None:
+                    k = int(np.argmax(bad))
+                    first = (base + sl.start + k, int(wb[k]) if other_writer[k] else int(s.reader_block[sl.start + k]))
+            if write:
+                # another block's atomic write stays known under this one: a block that reads after its own atomic
+                # add must still see that other blocks added (the last writer alone would hide them)
+                several = other_writer & s.writer_atomic[sl] & atomic
+                s.writer_block[sl] = np.where(several, -2, block)
+                s.writer_epoch[sl] = epoch
+                s.writer_atomic[sl] = atomic
+            else:
+                rb = s.reader_block[sl]
+                several = (rb >= 0) & (rb != block) & (s.reader_epoch[sl] == epoch)
+                s.reader_block[sl] = np.where(several, -2, block)
+                s.reader_epoch[sl] = epoch
+        if first is None:
+            return None
+        # a read and a write of one byte by two blocks is the same conflict whichever ran first
+        kind = "two blocks write the same GM bytes" if writes_clash else "a block reads GM bytes another block writes"
+        return (kind, first[0], count, first[1])
 
     @staticmethod
     def _report(found, block, api, pipe, where, emit):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ascend_jit.sanitizer import PIPE_MTE2, PIPE_MTE3, LaunchShadow, SanitizeConfig
+from ascend_jit.sanitizer import GM_PAGE_BYTES, PIPE_MTE2, PIPE_MTE3, LaunchShadow, SanitizeConfig
 
 DEVICE = "atlas-a2"
 
@@ -54,6 +54,27 @@ def test_blocks_check_gm_conflicts_atomics_and_syncall(mode):
     gm_access(shadow, reports, 1, "DataCopy", PIPE_MTE3, gm, 128, 4, True, False)
     gm_access(shadow, reports, 0, "DataCopy", PIPE_MTE2, gm, 128, 4, False, False)      # same phase: a race
     assert [r.kind for r in reports] == ["a block reads GM bytes another block writes"]
+
+
+
+@pytest.mark.parametrize("mode", ["raise", "report"])
+def test_gm_shadow_pays_for_the_pages_touched_and_checks_across_them(mode):
+    """The GM shadow took 17 bytes per byte of every GM array a launch touched (a 16 MiB workspace: 280 MB for one
+    access); it is now made per page on first touch. Conflicts across a page boundary are found whole."""
+    reports = []
+    shadow = LaunchShadow(SanitizeConfig(mode=mode))
+    gm = np.zeros(1 << 24, np.uint8)
+    page = GM_PAGE_BYTES
+    gm_access(shadow, reports, 0, "DataCopy", PIPE_MTE3, gm, page - 8, 16, True, False)
+    gm_access(shadow, reports, 1, "DataCopy", PIPE_MTE2, gm, page - 4, 8, False, False)
+    gm_access(shadow, reports, 1, "DataCopy", PIPE_MTE2, gm, page + 4, 8, False, False)
+    assert [(r.kind, r.address, r.nbytes) for r in reports] == [
+        ("a block reads GM bytes another block writes", page - 4, 8),
+        ("a block reads GM bytes another block writes", page + 4, 4)]
+    reports.clear()
+    gm_access(shadow, reports, 2, "DataCopy", PIPE_MTE3, gm, page - 16, 32, True, False)
+    assert [(r.kind, r.address, r.nbytes) for r in reports] == [("two blocks write the same GM bytes", page - 8, 20)]
+    assert sorted(shadow.arrays[id(gm)][1]) == [0, 1]    # two pages of the 256
 
 
 def _one_writer_three_readers(gm, writer):
