@@ -7,6 +7,8 @@ C++'s `assert(expr)` is Python's assert statement. docs/decisions.md "Kernel uti
 import re
 import sys
 
+import numpy as np
+
 from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError
 
 _PRINTF_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")                      # printf.md
@@ -32,9 +34,10 @@ def _device(api, devices, page):
 
 
 def _format(api, device, fmt, args):
-    """fmt % args with C's conversions: length modifiers dropped (Python's integers have no width), %p as hex."""
+    """fmt % args with C's conversions: integers read with the conversion's length (`_c_integers`), %p as hex."""
     if not isinstance(fmt, str):
         raise ParameterError(api, "fmt", type(fmt).__name__, legal="a format string", device=device)
+    args = _c_integers(fmt, args)
     py_fmt = _C_SPEC.sub(lambda m: "0x%" + m.group(1) + "x" if m.group(2) == "p" else "%" + m.group(1) + m.group(2),
                          fmt)
     _check_fields(api, device, py_fmt, args)
@@ -43,6 +46,30 @@ def _format(api, device, fmt, args):
     except (TypeError, ValueError, OverflowError) as exc:   # OverflowError: %c past U+10FFFF, %f of a huge int
         raise ParameterError(api, "args", args, legal=f"one value per conversion of {fmt!r}", device=device,
                              detail=str(exc)) from None
+
+
+# a conversion with its length modifier, and the bits C reads an integer argument with (int: 32)
+_C_CONVERSION = re.compile(r"%[-+ #0]*(\*|\d*)(?:\.(\*|\d*))?(hh|h|ll|l|j|z|t|L)?(.)", re.S)
+_LENGTH_BITS = {"hh": 8, "h": 16, None: 32, "l": 64, "ll": 64, "j": 64, "z": 64, "t": 64}
+
+
+def _c_integers(fmt, args):
+    """The integer arguments as C's printf reads them: a Python int has no C type, so the conversion's length says
+    how many low bits are read, unsigned for %u %o %x %X (printf("%x", -1) prints ffffffff, "%lu" of -1
+    18446744073709551615) and signed for %d %i ("%d" of 2**32 - 1 prints -1). Other arguments are unchanged."""
+    out, at = list(args), 0
+    for spec in _C_CONVERSION.finditer(fmt):
+        at += (spec.group(1) == "*") + (spec.group(2) == "*")
+        conversion = spec.group(4)
+        if conversion == "%":
+            continue
+        if at < len(out) and conversion in "diuoxX" and isinstance(out[at], (int, np.integer)) \
+                and not isinstance(out[at], (bool, np.bool_)):
+            bits = _LENGTH_BITS.get(spec.group(3), 64)
+            value = int(out[at]) & ((1 << bits) - 1)
+            out[at] = value - (1 << bits) if conversion in "di" and value >> (bits - 1) else value
+        at += 1
+    return tuple(out)
 
 
 def _check_fields(api, device, py_fmt, args):

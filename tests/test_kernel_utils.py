@@ -391,6 +391,9 @@ def test_printf_prefixes_the_block_and_formats_c_conversions(capsys):
     with aj.Core("atlas-a2"):
         with pytest.raises(aj.ParameterError, match="printf"):
             aj.printf("%d %d\n", 1)
+        # integers as C reads them: the conversion's length in bits, unsigned or signed (printed -1, -1, -1, 4294967295)
+        aj.printf("%u %x %lu %d %hd %*d %%d\n", -1, np.int32(-1), -1, 2**32 - 1, 70000, 3, -7)
+    assert capsys.readouterr().out == "[AIV Block 0/1] 4294967295 ffffffff 18446744073709551615 -1 4464  -7 %d\n"
     with aj.Core("atlas-inference-aicore"), pytest.raises(aj.UnsupportedDeviceError, match="printf"):
         aj.printf("x\n")
 
