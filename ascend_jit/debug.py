@@ -16,8 +16,8 @@ _DUMP_DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atla
 _TRAP_DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-inference-aicore")                       # Trap.md
 # a C conversion specification: flags, width, precision, a length modifier Python's % does not take, the conversion
 _C_SPEC = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)(?:hh|h|ll|l|j|z|t|L)?([diouxXeEfFgGcsp%])")
-# a width or precision, given in the format or by a `*` argument, as Python's % reads them
-_WIDTHS = re.compile(r"%[-+ #0]*(\*|\d*)(?:\.(\*|\d*))?(?:hh|h|ll|l|j|z|t|L)?(.)", re.S)
+# a conversion: its width and precision (in the format or `*` arguments), its length modifier, the conversion letter
+_C_CONVERSION = re.compile(r"%[-+ #0]*(\*|\d*)(?:\.(\*|\d*))?(hh|h|ll|l|j|z|t|L)?(.)", re.S)
 # the print space of one core (1 MiB; output past it is not displayed on the device): a wider field or a longer
 # precision cannot print, and Python would build the whole string first (%999999999d allocated a gigabyte)
 _MAX_FIELD = 1 << 20
@@ -48,8 +48,7 @@ def _format(api, device, fmt, args):
                              detail=str(exc)) from None
 
 
-# a conversion with its length modifier, and the bits C reads an integer argument with (int: 32)
-_C_CONVERSION = re.compile(r"%[-+ #0]*(\*|\d*)(?:\.(\*|\d*))?(hh|h|ll|l|j|z|t|L)?(.)", re.S)
+# the bits C reads an integer argument with, by length modifier (int: 32)
 _LENGTH_BITS = {"hh": 8, "h": 16, None: 32, "l": 64, "ll": 64, "j": 64, "z": 64, "t": 64}
 
 
@@ -76,7 +75,7 @@ def _check_fields(api, device, py_fmt, args):
     """Every width and precision of the (Python) format at most _MAX_FIELD, `*` ones read from args in order as %
     reads them; what % itself refuses (too few arguments, a `*` that is no int) is left to it."""
     at = 0
-    for spec in _WIDTHS.finditer(py_fmt):
+    for spec in _C_CONVERSION.finditer(py_fmt):
         for field in spec.group(1, 2):
             if field == "*":
                 field, at = (args[at] if at < len(args) else None), at + 1
@@ -86,7 +85,7 @@ def _check_fields(api, device, py_fmt, args):
                 raise ParameterError(api, "fmt", py_fmt[spec.start():spec.end()], device=device,
                                      legal=f"a width and precision of at most {_MAX_FIELD} (one core's print space, "
                                            "1 MiB)", detail=f"field width or precision {field}")
-        at += spec.group(3) != "%"
+        at += spec.group(4) != "%"
 
 
 def printf(fmt, *args):
