@@ -15,8 +15,8 @@ from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
 from .jit.direct import EntryTable
 from .jit.movement import copy_runs
 from .sync import EventIdPool
-from .tensor import (GlobalTensor, LocalTensor, TPosition, _Lease, _Unsealed, check_local_position, gm_writable,
-                     known_device, refuse_operand)
+from .tensor import (GlobalTensor, LocalTensor, TPosition, _Lease, _Unsealed, check_local_position, known_device,
+                     refuse_operand)
 
 _NEW = object.__new__
 
@@ -652,8 +652,7 @@ def DataCopy(dst, src, count_or_params=None, *, count=None, repeat_params=None):
             if count_key is not None else None
         if plan is None or plan[5] > dst._nbytes:
             plan = _prove(dst, src, count_or_params, core, count_key, _UB_TO_GM)
-        root = dst._root   # the flag inline; the walk over the arrays it views only for a view
-        if not root.flags.writeable or (root.base is not None and not gm_writable(root)):
+        if not (dst._root.flags.writeable and dst._owner.flags.writeable):   # writable(), inline
             dst._require_writable("DataCopy", device=core.device)
         if core.sanitizer is None and core.atomic is None:
             plan[6](dst._bytes, dst._at, core.ub, src._addr, plan[1], plan[2], plan[3], plan[4])

@@ -528,15 +528,11 @@ class CacheRwMode(enum.IntEnum):
 _L2_HINT_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")   # DK SetL2CacheHint.md: supported there only
 
 
-def gm_writable(root):
-    """Whether a GM buffer may be written: its own flag and every array it views (numpy keeps a view writable when its
-    base is made read-only later, and a ReinterpretCast's root is a view of the source's: a cast made before
-    `g.array.flags.writeable = False` wrote through it, where g[i] refused)."""
-    while root.flags.writeable:
-        root = root.base
-        if not isinstance(root, np.ndarray):
-            return True
-    return False
+def _owner_of(array):
+    """The array whose memory `array` views (the end of its numpy base chain), or array itself."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
 
 
 class GlobalTensor:
@@ -548,7 +544,7 @@ class GlobalTensor:
     `_bytes`, its uint8 view, through which the copy kernels address GM at byte `_at`). Sub-tensors share the
     buffer and make their own numpy view (`array`) only when something asks for it: a tiled kernel's `gm[offset]`
     on every tile costs no numpy slicing."""
-    __slots__ = ("_root", "_bytes", "dtype", "_start", "_size", "_at", "_nbytes", "_array", "_declared")
+    __slots__ = ("_root", "_owner", "_bytes", "dtype", "_start", "_size", "_at", "_nbytes", "_array", "_declared")
 
     def __init__(self, array=None, dtype=None):
         self._set_buffer(None, None)
@@ -561,6 +557,9 @@ class GlobalTensor:
     def _set_buffer(self, root, d):
         """This tensor is all of `root` (a 1-D C-contiguous array of d's numpy type), or has no buffer (None)."""
         self._root, self.dtype, self._array, self._start, self._at = root, d, root, 0, 0
+        # the host array that owns the memory: numpy keeps a view writable when the array it views is made read-only
+        # later, so a write checks the owner's flag too (writable())
+        self._owner = None if root is None else _owner_of(root)
         self._bytes = None if root is None else root.view(np.uint8)
         self._size = 0 if root is None else root.size
         self._nbytes = 0 if root is None else root.nbytes
@@ -632,7 +631,7 @@ class GlobalTensor:
     def _sub(self, start, size):
         """The sub-tensor of `size` elements from element `start` of this one (proven inside it by the caller)."""
         sub = _NEW(GlobalTensor)
-        sub._root, sub._bytes, sub.dtype, sub._array = self._root, self._bytes, self.dtype, None
+        sub._root, sub._owner, sub._bytes, sub.dtype, sub._array = self._root, self._owner, self._bytes, self.dtype, None
         sub._start = self._start + start
         sub._size = size
         sub._at = self._at + start * self.dtype.size
@@ -643,7 +642,7 @@ class GlobalTensor:
         if type(key) is int and 0 <= key < self._size:  # g[offset], the kernels' hot path (_sub inlined)
             sub = _NEW(GlobalTensor)
             d = self.dtype
-            sub._root, sub._bytes, sub.dtype, sub._array = self._root, self._bytes, d, None
+            sub._root, sub._owner, sub._bytes, sub.dtype, sub._array = self._root, self._owner, self._bytes, d, None
             sub._start = self._start + key
             sub._size = size = self._size - key
             sub._at = self._at + key * d.size
@@ -702,11 +701,16 @@ class GlobalTensor:
         _gm_scalar_access("SetValue", self, k, True)
         self.array[k] = value
 
+    def writable(self):
+        """Whether the buffer may be written: the tensor's own view and the host array that owns its memory (a view
+        frozen in between, such as `g.array` after a ReinterpretCast was made, is not seen: decisions.md)."""
+        return self._root.flags.writeable and self._owner.flags.writeable
+
     def _require_writable(self, api, parameter="dst", device=None):
         """A read-only GM destination is a ParameterError for every writer (DataCopy, DataCopyPad, SetValue,
         `g[a:b] = x`, InitGlobalMemory; decisions.md, DataCopy), judged on the buffer's flag at each call (it may
         change after SetGlobalBuffer). `device`: the copying core's; else the current core's."""
-        if not gm_writable(self._root):
+        if not self.writable():
             raise ParameterError(api, parameter, self, device=device or known_device(), legal="a writable GM buffer",
                                  detail="the GlobalTensor's array is read-only")
 
@@ -732,6 +736,7 @@ class GlobalTensor:
         whole = self._bytes.size - self._bytes.size % d.size
         # the same uint8 view (the copy plans address GM through it), a CAST_T view of its whole elements as root
         cast._root, cast._bytes, cast.dtype, cast._array = self._bytes[:whole].view(d.np_dtype), self._bytes, d, None
+        cast._owner = self._owner
         cast._start, cast._at = self._at // d.size, self._at
         cast._size = self._nbytes // d.size
         cast._nbytes = cast._size * d.size

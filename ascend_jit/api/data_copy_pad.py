@@ -11,7 +11,7 @@ from ..errors import (AlignmentError, AscendJitError, OutOfBoundsError, Paramete
 from ..jit.direct import EntryTable
 from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
 from ..pipe import DataCopyParams, atomic_copy, check_atomic_dtype
-from ..tensor import GlobalTensor, LocalTensor, gm_writable, known_device, refuse_operand
+from ..tensor import GlobalTensor, LocalTensor, known_device, refuse_operand
 from ._common import Runs, TensorExtent, as_enum, check_dtype, check_range, check_run_bounds
 from ._scalar import scalar_bits
 
@@ -453,8 +453,7 @@ def _ub_to_gm(dst, src, copy_params, mode):
     count, block_len, src_step, dst_step, gm_end, params, entry = plan
     if gm_end > dst._nbytes:
         _refuse_gm_end(core, "dst", gm_end, dst)
-    root = dst._root   # the flag inline; the walk over the arrays it views only for a view
-    if not root.flags.writeable or (root.base is not None and not gm_writable(root)):
+    if not (dst._root.flags.writeable and dst._owner.flags.writeable):   # writable(), inline
         dst._require_writable(API, device=core.device)
     if core.sanitizer is not None:   # PIPE_MTE3: the UB bytes read, the GM bytes written (cross-block shadow)
         if core.atomic is not None:
