@@ -165,6 +165,9 @@ _row(("Reg.Add", "Reg.Sub", "Reg.Mul", "Reg.Duplicate", "Reg.Reduce", "Reg.Cast"
       "Reg.MaskReg", "Reg.UpdateMask", "Reg.CreateMask", "Reg.MoveMask", "Reg.Move", "Reg.Select", "Reg.Pack",
       "Reg.UnPack", "Reg.Interleave", "Reg.DeInterleave", "Reg.And", "Reg.Or", "Reg.Xor", "Reg.Not"), (D950,),
      BIT_EXACT, note="MaskReg layouts (D64) and DIST_PACK (D68) are decisions")
+# the devkit's earlier names of the loads and stores: the same instructions (docs/decisions.md "Reg DataCopy names")
+_row(("Reg.DataCopy", "Reg.DataCopyUnAlign", "Reg.DataCopyUnAlignPre", "Reg.DataCopyUnAlignPost"), (D950,), BIT_EXACT,
+     note="LoadAlign / StoreAlign and the unaligned loads and stores under their earlier names")
 # SPEC-2 0.3's last row: ordering events, no values involved (ISASI SetFlag/WaitFlag are not offered on the 310B,
 # SPEC-2 1.9); D69 has two levels, and nothing here can differ from the device
 _row(("PipeBarrier",), ALL_DEVICES, BIT_EXACT, note="no values involved")

@@ -1245,6 +1245,49 @@ def Store(tensor, reg, offset=0, count=None):
     StoreUnAlignPost(tensor, ureg, offset)
 
 
+
+# The devkit's earlier names of the loads and stores (docs/decisions.md "Reg DataCopy names"). The 950's MicroAPI
+# (asc-devkit 7e76732e7, impl/micro_api/kernel_micro_datacopy_intf_impl.h, the build of every arch but 3003, 3113 and
+# 5102) defines DataCopy beside LoadAlign and StoreAlign, DataCopyUnAlign beside LoadUnAlign and StoreUnAlign, and
+# DataCopyUnAlignPre / Post beside LoadUnAlignPre / StoreUnAlignPost, each pair with the same parameters calling the
+# same implementation. So an old name is the new one: the first argument (a register: a load; a tensor: a store)
+# picks it, the arguments given pass on unchanged, and a refusal names the instruction the old name stands for.
+_OLD_NAME_KEYWORDS = ("dist", "post_update_stride", "data_block_stride", "mask", "repeat_stride", "post_mode",
+                      "offset")
+
+
+def DataCopy(dst, src, _arg2=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
+             data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
+    """The devkit's earlier name of LoadAlign (a RegTensor or MaskReg first) and of StoreAlign (a tensor first),
+    with their arguments."""
+    keywords = dict(zip(_OLD_NAME_KEYWORDS, (dist, post_update_stride, data_block_stride, mask, repeat_stride,
+                                             post_mode, offset)))
+    if isinstance(dst, (RegTensor, MaskReg)):
+        if _arg4 is not None:
+            raise ParameterError("LoadAlign", "arguments", _arg4, legal="(reg, tensor, offset) or (reg0, reg1, "
+                                 "tensor, offset) (SPEC-2 11.6)", device=DEVICE)
+        return _forward_old_name(LoadAlign, (dst, src, _arg2, _arg3), keywords)
+    return _forward_old_name(StoreAlign, (dst, src, _arg2, _arg3, _arg4), keywords)
+
+
+def DataCopyUnAlign(dst, src, ureg, offset=None, post_update_stride=None):
+    """The devkit's earlier name of LoadUnAlign(reg, ureg, tensor, ...) (a RegTensor first) and of
+    StoreUnAlign(tensor, reg, ureg, ...) (a tensor first)."""
+    target = LoadUnAlign if isinstance(dst, RegTensor) else StoreUnAlign
+    return _forward_old_name(target, (dst, src, ureg, offset, post_update_stride), {})
+
+
+DataCopyUnAlignPre = LoadUnAlignPre    # the same parameters; the old UnalignReg is an UnalignRegForLoad here
+DataCopyUnAlignPost = StoreUnAlignPost  # (and an UnalignRegForStore for the stores: D68 keeps their states apart)
+
+
+def _forward_old_name(target, positional, keywords):
+    """target(the positional arguments up to the last one given, the keywords given): the target's own defaults
+    apply to the rest, as in a call of the new name."""
+    n = max((i + 1 for i, v in enumerate(positional) if v is not None), default=0)
+    return target(*positional[:n], **{k: v for k, v in keywords.items() if v is not None})
+
+
 # --- the same names inside @simd_vf functions ------------------------------------------------------------------
 # How a Reg call compiles (issue 16 speed against issue 20 compile time): a call whose operands go to one kernel
 # unchanged (Max/Min/Div/Exp, Reduce, ReduceDataBlock, Cast, LoadAlign/StoreAlign DIST_NORM) is registered with
@@ -1637,6 +1680,34 @@ def _store_norm_plan(tensor, src, second=None, _arg3=None, _arg4=None, dist=None
 
 impl.direct_call(LoadAlign, mv.load_norm, _load_norm_plan)
 impl.direct_call(StoreAlign, mv.store_norm, _store_norm_plan)
+
+
+def _old_name_call(alias, target, n_positional, n_slots, arg_types):
+    """The compiled form of _forward_old_name: an implementation with the old name's parameters that calls the new
+    name `target` with the arguments given: the first n_positional positionally (up to the last one given), the
+    old name's keywords (its parameters after its n_slots positional ones) by name."""
+    names = list(inspect.signature(alias).parameters)
+    n = max((i + 1 for i, name in enumerate(names[:n_positional]) if not _absent(arg_types[name])), default=0)
+    given = names[:n] + [f"{k}={k}" for k in names[n_slots:] if not _absent(arg_types[k])]
+    namespace = {"target": target}
+    exec(f"def forward{inspect.signature(alias)}:\n    return target({', '.join(given)})\n", namespace)
+    return namespace["forward"]
+
+
+@overload(DataCopy)
+def _ol_data_copy(dst, src, _arg2=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
+                  data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
+    arg_types = dict(locals())
+    if _is_reg_type(dst) or _is_mask_type(dst):
+        return None if not _absent(_arg4) else _old_name_call(DataCopy, LoadAlign, 4, 5, arg_types)
+    return _old_name_call(DataCopy, StoreAlign, 5, 5, arg_types)
+
+
+@overload(DataCopyUnAlign)
+def _ol_data_copy_unalign(dst, src, ureg, offset=None, post_update_stride=None):
+    target = LoadUnAlign if _is_reg_type(dst) else StoreUnAlign
+    return _old_name_call(DataCopyUnAlign, target, 5, 5, dict(dst=dst, src=src, ureg=ureg, offset=offset,
+                                                               post_update_stride=post_update_stride))
 
 
 def _binary_markers(kind):
