@@ -764,7 +764,7 @@ class _GmShadow:
     workspace pays for the bytes its blocks access, not for the whole array (a 16 MiB workspace took 280 MB)."""
     writer_block: np.ndarray      # last writer block (-1: none; -2: several blocks' atomic writes, which combine)
     writer_epoch: np.ndarray
-    writer_atomic: np.ndarray
+    writer_atomic: np.ndarray     # every write of the phase atomic (a block's own plain write keeps it False)
     reader_block: np.ndarray      # last reader block (-2: several blocks)
     reader_epoch: np.ndarray
 
@@ -857,9 +857,12 @@ class LaunchShadow:
                 # another block's atomic write stays known under this one: a block that reads after its own atomic
                 # add must still see that other blocks added (the last writer alone would hide them)
                 several = other_writer & s.writer_atomic[sl] & atomic
+                # a block's atomic write over its own plain write of this phase leaves the byte plainly written: the
+                # plain write still races another block's atomic one (a workspace filled and maxed into by core 0)
+                own_plain = (wb == block) & (we == epoch) & ~s.writer_atomic[sl]
                 s.writer_block[sl] = np.where(several, -2, block)
                 s.writer_epoch[sl] = epoch
-                s.writer_atomic[sl] = atomic
+                s.writer_atomic[sl] = atomic & ~own_plain
             else:
                 rb = s.reader_block[sl]
                 several = (rb >= 0) & (rb != block) & (s.reader_epoch[sl] == epoch)

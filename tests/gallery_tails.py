@@ -61,8 +61,11 @@ tests/test_sanitizer.py)."""
 # is_close, is_close_half_equal_nan, is_close_bf16 and is_close_int32 100003 (8 cores from unaligned GM starts, 3 of
 # 12501 elements and 5 of 12500: three tiles of 3328 (float, int32) or 3840 (16-bit) elements and a short one computed
 # rounded up to 256 elements); exp, exp_half and exp_bf16 100003 (8 cores of 32-byte blocks, big and small, a
-# UB-filling tile and a short one a core); the devkit examples run their fixed data (size_rule) and add_custom and
-# leaky_relu, like their originals, take only totals that split into whole tiles
+# UB-filling tile and a short one a core); softmax_grad and softmax_grad_half 13 rows of 1001 (5 cores of 2 rows, 3 of
+# one; rows padded to 1008 by DataCopyPad) and softmax_grad_bf16 13 rows of 77 (padded to 80); reduce_max_v2 101 x 97
+# floats, reduce_max_v2_half_axis0 301 x 33 halves and reduce_max_v2_axis1 203 x 50 floats (8 cores of 32-byte blocks,
+# the last core's GlobalTensor cut inside its last block); the devkit examples run their fixed data (size_rule) and
+# add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
          "sigmoid": 1001, "clip_by_value": 200003, "clip_by_value_bf16": 200003, "reduce_tiling": 504,
          "greater_equal": 4173, "greater_equal_float": 4173, "gelu_grad": 100003, "gelu_grad_float": 100003,
@@ -94,4 +97,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "kl_div": 100003, "kl_div_mean_half": 8000, "kl_div_batchmean_bf16_log_target": 100003,
          "approximate_equal": 100003, "approximate_equal_half": 100003, "approximate_equal_bf16": 100003,
          "is_close": 100003, "is_close_half_equal_nan": 100003, "is_close_bf16": 100003, "is_close_int32": 100003,
-         "exp": 100003, "exp_half": 100003, "exp_bf16": 100003}
+         "exp": 100003, "exp_half": 100003, "exp_bf16": 100003, "softmax_grad": 13 * 1001,
+         "softmax_grad_half": 13 * 1001, "softmax_grad_bf16": 13 * 77, "reduce_max_v2": 101 * 97,
+         "reduce_max_v2_half_axis0": 301 * 33, "reduce_max_v2_axis1": 203 * 50}

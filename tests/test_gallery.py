@@ -40,7 +40,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "lerp_half", "lerp_bf16", "hardtanh_grad", "hardtanh_grad_half", "hardtanh_grad_bf16", "kl_div",
             "kl_div_mean_half", "kl_div_batchmean_bf16_log_target", "approximate_equal", "approximate_equal_half",
             "approximate_equal_bf16", "is_close", "is_close_half_equal_nan", "is_close_bf16", "is_close_int32", "exp",
-            "exp_half", "exp_bf16"} <= \
+            "exp_half", "exp_bf16", "softmax_grad", "softmax_grad_half", "softmax_grad_bf16", "reduce_max_v2",
+            "reduce_max_v2_half_axis0", "reduce_max_v2_axis1"} <= \
         set(GALLERY)
 
 
@@ -108,6 +109,87 @@ def test_sasum_runs_its_small_vector_tilings(size):
     the 5 left over on core 3 (its CopyInPad tile of 13 floats padded to 16)."""
     ok, lines, _, _ = GALLERY["sasum"].execute("atlas-a2", size, 2)
     assert ok, "\n".join(lines)
+
+
+def _module(name):
+    import inspect
+    return inspect.getmodule(GALLERY[name].run)
+
+
+@pytest.mark.parametrize("dtype, c", [("float", 1), ("float", 4099), ("half", 16), ("half", 129), ("bfloat16", 300)])
+def test_softmax_grad_against_float64_and_its_own_row_widths(dtype, c):
+    """Row widths other than the gallery's (one element, a DataBlock exactly, several ReduceSum repeats with a partial
+    one): bit for bit against the composed expectation, and within the output type's rounding (plus float's for
+    the dot) of the float64 formula y * (dy - sum(dy * y))."""
+    m = _module("softmax_grad")
+    inputs = m._make_inputs(dtype, c)(13 * c, c)
+    dx = m._run(dtype, c)("atlas-a2", inputs)["dx"]
+    aj.testing.assert_bit_equal(dx, m._expected(dtype, c)("atlas-a2", inputs)["dx"])
+    y, dy = (inputs[k].astype(np.float64).reshape(13, c) for k in ("y", "dy"))
+    dot = (y * dy).sum(axis=1, keepdims=True)
+    want, scale = y * (dy - dot), np.abs(y) * (np.abs(dy) + np.abs(dot))
+    ulp, tiny = {"float": (2.0**-24, 2.0**-149), "half": (2.0**-11, 2.0**-24), "bfloat16": (2.0**-8, 2.0**-133)}[dtype]
+    err = np.abs(dx.astype(np.float64).reshape(13, c) - want)
+    assert (err <= ulp * np.abs(want) + 4 * c * 2.0**-24 * scale + tiny).all()
+
+
+def test_softmax_grad_rows_the_tiling_accepts_can_overflow_the_ub():
+    """The host tiling bounds a float row by 6 row buffers (8192 floats on the A2) but the kernel allocates 7 and the
+    reduce buffer: a row of 6000 fits, one of 8000 passes the tiling and is refused at InitBuffer."""
+    m = _module("softmax_grad")
+    m.tiling("atlas-a2", 1, 8000, "float")
+    with pytest.raises(aj.ParameterError):
+        m.tiling("atlas-a2", 1, 8193, "float")
+    for c, fits in ((6000, True), (8000, False)):
+        run = lambda: m._run("float", c)("atlas-a2", m._make_inputs("float", c)(c, 1))
+        if fits:
+            run()
+        else:
+            with pytest.raises(aj.OutOfBoundsError, match="InitBuffer"):
+                run()
+
+
+@pytest.mark.parametrize("name, size", [("reduce_max_v2", 7 * 97), ("reduce_max_v2_axis1", 7 * 50)])
+def test_reduce_max_v2_runs_on_one_core_when_a_tile_holds_the_input(name, size):
+    assert _module(name).tiling("atlas-a2", size // (97 if name == "reduce_max_v2" else 50),
+                                97 if name == "reduce_max_v2" else 50, "float", -1)[0] == 1
+    ok, lines, _, _ = GALLERY[name].execute("atlas-a2", size, 3)
+    assert ok, "\n".join(lines)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, size", [("reduce_max_v2", 400 * 97), ("reduce_max_v2_half_axis0", 2003 * 33),
+                                        ("reduce_max_v2_axis1", 1001 * 50)])
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2"])
+def test_reduce_max_v2_with_several_tiles_a_core(name, size, device):
+    """Above 8 tiles of input (4096 floats or 8192 halves on the A2): two tiles a core, the last short."""
+    ok, lines, _, _ = GALLERY[name].execute(device, size, 5)
+    assert ok, "\n".join(lines)
+
+
+def test_reduce_max_v2_all_axes_reads_the_padding_past_the_input():
+    """The original's axes -1 maximum runs over the last tile's 32-byte rounded length: 679 negative floats (one
+    element short of whole DataBlocks) give the zero padding's 0, where axes 1 (which skips by index) does not."""
+    m = _module("reduce_max_v2")
+    x = -1 - np.abs(m._make_inputs("float")(679, 3)["x"])
+    assert m._run("float", 97, -1)("atlas-a2", {"x": x})["z"].tolist() == [0.0]
+    assert m._run("float", 97, 1)("atlas-a2", {"x": x})["z"].tolist() == x.reshape(7, 97).max(axis=1).tolist()
+
+
+@pytest.mark.parametrize("dtype, cols, axes", [("float", 97, -1), ("half", 33, 0)])
+def test_reduce_max_v2_original_sequence_is_reported(monkeypatch, dtype, cols, axes):
+    """Without the port's flags and axes -1's SyncAll after the fill (the original's sequence), the sanitizer reports
+    the scalar unit's unordered UB accesses and, for axes -1, core 0's InitGlobalMemory against another core's
+    atomic copy (the results happen to agree: the emulator's atomics commit in block order)."""
+    m = _module("reduce_max_v2")
+    monkeypatch.setattr(m.ReduceMaxV2, "Fence", staticmethod(lambda event: None))
+    monkeypatch.setattr(m.ReduceMaxV2, "FillBarrier", staticmethod(lambda: None))
+    inputs = m._make_inputs(dtype)(100 * cols, 1)
+    with aj.sanitize_session("report") as session:
+        z = m._run(dtype, cols, axes)("atlas-a2", inputs)["z"]
+    aj.testing.assert_bit_equal(z, m._expected(dtype, cols, axes)("atlas-a2", inputs)["z"])
+    found = {(r.check, r.kind) for r in session.reports}
+    assert ("race", "RAW") in found and (("blocks", "two blocks write the same GM bytes") in found) == (axes == -1)
 
 
 def test_tail_sizes_are_legal_and_not_defaults():

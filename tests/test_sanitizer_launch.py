@@ -220,3 +220,50 @@ def test_datacopypad_random_filler_is_uninitialised():
         return [(r.check, r.operand, r.address - t.addr, r.nbytes) for r in core.sanitizer.reports]
     assert run(False, False) == [("init", "src", 200, 24)]
     assert run(True, False) == [] and run(False, True) == []
+
+
+@pytest.mark.parametrize("mode", ["raise", "report"])
+@pytest.mark.parametrize("other_atomic", [True, False])
+def test_plain_write_then_own_atomic_write_still_clashes_with_another_blocks_write(mode, other_atomic):
+    """port15 (ops-math ReduceMaxV2, axes -1): core 0 fills the workspace with -inf (InitGlobalMemory, a plain copy)
+    and atomically maxes its own value into it; core 1's atomic max in the same SyncAll phase may land before the fill
+    and be overwritten. Block 0's own atomic write replaced its plain one in the shadow (atomic over atomic: no clash),
+    so the race went unreported."""
+    reports = []
+    shadow = LaunchShadow(SanitizeConfig(mode=mode))
+    gm = np.zeros(64, np.float32)
+    gm_access(shadow, reports, 0, "InitGlobalMemory", PIPE_MTE3, gm, 0, 64, True, False)
+    gm_access(shadow, reports, 0, "DataCopy", PIPE_MTE3, gm, 0, 32, True, True)
+    assert reports == []
+    gm_access(shadow, reports, 1, "DataCopy", PIPE_MTE3, gm, 0, 32, True, other_atomic)
+    assert [(r.kind, r.address, r.nbytes) for r in reports] == [("two blocks write the same GM bytes", 0, 32)]
+
+
+def _init_then_atomic_max(work, x, sync_after_init):
+    pipe = aj.TPipe()
+    ws = aj.GlobalTensor()
+    ws.SetGlobalBuffer(work, 8)
+    if aj.GetBlockIdx() == 0:
+        aj.InitGlobalMemory(ws, 8, np.float32(-np.inf))
+    if sync_after_init:
+        aj.SyncAll()
+    que = aj.TQue(aj.TPosition.VECOUT, 1)
+    pipe.InitBuffer(que, 1, 32)
+    t = que.AllocTensor("float")
+    aj.Duplicate(t, np.float32(x[aj.GetBlockIdx()]), 8)
+    que.EnQue(t)
+    t = que.DeQue("float")
+    aj.SetAtomicMax("float")
+    aj.DataCopy(ws, t, 8)
+    aj.SetAtomicNone()
+    que.FreeTensor(t)
+
+
+@pytest.mark.parametrize("sync_after_init", [False, True])
+def test_init_global_memory_racing_other_blocks_atomic_max_is_reported(sync_after_init):
+    work = np.zeros(8, np.float32)
+    with aj.sanitize_session("report") as session:
+        aj.launch(_init_then_atomic_max, 4, DEVICE, work, np.arange(4, dtype=np.float32), sync_after_init)
+    assert work.tolist() == [3.0] * 8
+    kinds = {(r.check, r.kind) for r in session.reports}
+    assert kinds == (set() if sync_after_init else {("blocks", "two blocks write the same GM bytes")})
