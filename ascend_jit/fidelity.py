@@ -49,7 +49,8 @@ class FidelityRule:
 
     def level(self, dtype=None, config=None, round_mode=None):
         name = _dtype_name(dtype)
-        algo = getattr(config, "algo", config)
+        # a Reg DivSpecificMode names the Memory-API algorithm whose code it runs (precisionMode reroutes its algo)
+        algo = getattr(config, "fidelity_algo", None) or getattr(config, "algo", config)
         algo = getattr(algo, "name", algo)
         for c in self.conditions:
             if c.dtypes is not None and (name is None or name not in c.dtypes):
@@ -177,7 +178,12 @@ _row(("DataSyncBarrier",), (D950, A3, A2, B310), BIT_EXACT, note="no values invo
 # Not in SPEC-2 11 (docs/decisions.md "Reg API"): the 950 Memory-API instruction's numerics on a register
 _row(("Reg.Max", "Reg.Min", "Reg.ReduceMax", "Reg.ReduceSum", "Reg.LocalMemBar"), (D950,), BIT_EXACT,
      note="Max/Min as the 950 Memory-API Max/Min (D41); ReduceMax/ReduceSum = Reduce MAX/SUM")
-_row(("Reg.Div",), (D950,), MODELLED, note="the 950 Memory-API Div, INTRINSIC (D37, D38, D48)")
+_row(("Reg.Div",), (D950,), MODELLED,
+     Condition(BIT_EXACT, dtypes=("float",), configs=("PRECISION_0ULP_FTZ_TRUE",)),
+     note="the 950 Memory-API Div of the code the mode runs (D37, D38, D48): BIT-EXACT for float where it runs "
+          "DivPrecisionImpl (precisionMode, or algo PRECISION_0ULP_FTZ_TRUE); MODELLED elsewhere, "
+          "PRECISION_0ULP_FTZ_FALSE included (its code rounds subnormal results twice); docs/decisions.md "
+          "\"Reg Div modes\"")
 _row(("Reg.Exp",), (D950,), MODELLED, note="the 950 Memory-API Exp, INTRINSIC (D37, D38: 1 ulp documented)")
 # The devkit's Reg pages (DK R/基础算术/*.md, docs/decisions.md "Reg API"): tensor-scalar forms on Add/Mul/Max/Min's
 # lanes (RegPrec: Adds/Muls 0 ulp), exact unary ops, and Ln/Log/Sqrt's INTRINSIC algorithm (1 ulp documented)

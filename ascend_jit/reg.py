@@ -36,6 +36,7 @@ from numba.extending import overload
 
 from .api._common import INT32_MAX, UINT64_MAX, as_enum, as_int
 from .api._scalar import scalar_bits
+from .api.elementwise import DivAlgo
 from .core import current_core
 from .devices import DEVICES
 from .dtypes import ALL, resolve
@@ -133,6 +134,20 @@ class CastTrait(typing.NamedTuple):
     satMode: int = SatMode.UNKNOWN
     mrgMode: int = MaskMergeMode.UNKNOWN
     roundMode: int = RoundMode.UNKNOWN
+
+
+class DivSpecificMode(typing.NamedTuple):
+    """`DivSpecificMode{mrgMode, precisionMode, algo}` (DK R/基础算术/Div.md; `include/basic_api/reg_compute/
+    kernel_reg_compute_utils.h`): Reg Div's `mode` template argument instead of a MaskMergeMode. `algo` is an
+    aj.DivAlgo (the C++ DivAlgo lives in namespace AscendC, beside the Memory API's DivConfig)."""
+    mrgMode: int = MaskMergeMode.ZEROING
+    precisionMode: bool = False
+    algo: int = DivAlgo.INTRINSIC
+
+    @property
+    def fidelity_algo(self):
+        """The Memory-API DivAlgo whose code this mode runs (jit/reg_ops.py div_path): aj.fidelity's key."""
+        return ops.DIV_PATH_NAMES[_DIV_PATH(bool(self.precisionMode), int(self.algo))]
 
 
 class MaskPattern(enum.IntEnum):
@@ -658,12 +673,14 @@ def _engine(api, dst, srcs, mask, mode):
     regs = [_reg(api, "dst", dst)] + [_reg(api, f"src{i}" if len(srcs) > 1 else "src", s) for i, s in enumerate(srcs)]
     for r in (dst, *srcs):
         _check_dtype(api, r.dtype.name, ENGINE_DTYPES[api], "the 950 Memory-API table; docs/decisions.md")
-    words, merging = _mask(api, "mask", mask), _merging(api, mode)
+    words = _mask(api, "mask", mask)
+    op, merging = _div_mode(regs[1], mode) if api == "Div" and isinstance(mode, tuple) else \
+        (ENGINE_OPS[api], _merging(api, mode))
     if merging and api == "Prelu":
         _zeroing_only(api, mode)
     markers = _engine_markers(api, srcs[0].dtype.kind)
     if len(srcs) == 2:
-        ops.engine_binary(regs[0], regs[1], regs[2], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, *markers)
+        ops.engine_binary(regs[0], regs[1], regs[2], words, op, _ENGINE_KINDS[api], merging, *markers)
     else:
         ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, *markers)
 
@@ -700,9 +717,30 @@ def Min(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
     _engine("Min", dst, (src0, src1), mask, mode)
 
 
+_DIV_MODE_OP = ops.div_mode_op.py_func  # the compiled call's checks, run as Python (nothing to compile)
+_DIV_PATH = ops.div_path.py_func
+
+
+def _div_mode(src, mode):
+    """A DivSpecificMode: (engine op, merging). The fields' types here (SPEC-2 1.8: a member of the field's enum or
+    its value; precisionMode a bool), their ranges and the combinations the register type takes in div_mode_op."""
+    if len(mode) != 3:
+        raise ParameterError("Div", "mode", mode, legal="a MaskMergeMode member or value, or an "
+                             "aj.Reg.DivSpecificMode(mrgMode, precisionMode, algo)", device=DEVICE)
+    mrg = _code("Div", "mode.mrgMode", mode[0], MaskMergeMode)
+    if not isinstance(mode[1], (bool, np.bool_)):
+        raise ParameterError("Div", "mode.precisionMode", mode[1], legal="True or False", device=DEVICE)
+    algo = _code("Div", "mode.algo", mode[2], DivAlgo)
+    op = _DIV_MODE_OP(src, _ENGINE_KINDS["Div"], mrg, int(mode[1]), algo)
+    return op, ops.div_mode_merging.py_func(mrg)
+
+
 def Div(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
-    """Div: the 950 Memory-API Div with its default algorithm (INTRINSIC: RN(x / y) with DAZ/FTZ, D38, D48;
-    MODELLED)."""
+    """Div(dst, src0, src1, mask, mode): `mode` a MaskMergeMode (the default algorithm, INTRINSIC: RN(x / y) with
+    DAZ/FTZ, D38, D48; MODELLED) or a DivSpecificMode (DK R/基础算术/Div.md): the code DivImpl runs for it
+    (jit/reg_ops.py div_path) computes as the 950 Memory-API Div of the same code, SPEC-2 2.3's Div table: RN(x / y),
+    with DAZ/FTZ unless that code keeps subnormals (PRECISION_0ULP_FTZ_FALSE; PRECISION_1ULP_FTZ_FALSE without
+    precisionMode)."""
     _engine("Div", dst, (src0, src1), mask, mode)
 
 
@@ -1806,14 +1844,42 @@ def _engine_plan(name):
         return plan
 
     def plan(dst, src0, src1, mask, mode=None):
-        if not (_is_reg_type(dst) and _is_reg_type(src0) and _is_reg_type(src1) and _is_mask_type(mask)) \
-                or not impl.enum_like(mode):
+        if not (_is_reg_type(dst) and _is_reg_type(src0) and _is_reg_type(src1) and _is_mask_type(mask)):
             return None
-        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.WORDS, 3), (impl.CONST, types.int64, code),
-                (impl.CONST, types.int64, allowed),
-                (impl.ENUM, 4, False, _zeroing_rule(name) if name == "Prelu" else _mode_rule(name)),
-                *_marker_operands(_engine_markers(name, impl.register_kind(src0))))
+        markers = _marker_operands(_engine_markers(name, impl.register_kind(src0)))
+        head = ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.WORDS, 3))
+        if name == "Div" and _is_div_mode_type(mode):
+            # the op and the merge flag from the DivSpecificMode's fields at run time (div_mode_op checks them): the
+            # same engine_binary specialisation as a MaskMergeMode call (issue 20)
+            fields = tuple((impl.FIELD, 4, k, 0, rule) for k, rule in enumerate(_DIV_MODE_RULES))
+            return head + ((impl.CALL, ops.div_mode_op, ((impl.ARG, 1), (impl.CONST, types.int64, allowed)) + fields),
+                           (impl.CONST, types.int64, allowed),
+                           (impl.CALL, ops.div_mode_merging, (fields[0],)), *markers)
+        if not impl.enum_like(mode):
+            return None
+        return head + ((impl.CONST, types.int64, code), (impl.CONST, types.int64, allowed),
+                       (impl.ENUM, 4, False, _zeroing_rule(name) if name == "Prelu" else _mode_rule(name)), *markers)
     return plan
+
+
+class _BoolRule(impl.EnumRule):
+    """DivSpecificMode.precisionMode in a direct call: a bool (plain Python's rule); any other type refused."""
+
+    def foreign(self, t):
+        return not isinstance(t, types.Boolean)
+
+
+# a field of another enum (or a bool where an enum is expected) is refused as plain Python's _div_mode refuses it;
+# the values div_mode_op checks
+_DIV_MODE_RULES = (impl.EnumRule("Div", "mode.mrgMode", MaskMergeMode, 0, 1, "MaskMergeMode.ZEROING or MERGING"),
+                   _BoolRule("Div", "mode.precisionMode", None, 0, 1, "True or False"),
+                   impl.EnumRule("Div", "mode.algo", DivAlgo, 0, 5, "an aj.DivAlgo member or value (0..5)"))
+
+
+def _is_div_mode_type(t):
+    """A DivSpecificMode in compiled code: a 3-tuple of ints, enum members or bools (the rules check which)."""
+    return isinstance(t, types.BaseTuple) and len(t) == 3 and \
+        all(isinstance(f, (types.Integer, types.IntEnumMember, types.Boolean)) for f in t)
 
 
 impl.direct_call(Max, ops.engine_binary, _engine_plan("Max"))

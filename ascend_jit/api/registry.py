@@ -353,7 +353,7 @@ def _reg_mask_op(op):
 
 
 _REG_REFERENCE = {"Max": reference_elementwise.max_, "Min": reference_elementwise.min_,
-                  "Div": reference_elementwise.div, "Exp": reference_elementwise.exp, "LoadAlign": reference_reg.load, "StoreAlign": reference_reg.store, "Add": reference_reg.binary,
+                  "Div": reference_reg.div, "Exp": reference_elementwise.exp, "LoadAlign": reference_reg.load, "StoreAlign": reference_reg.store, "Add": reference_reg.binary,
                   "Sub": reference_reg.binary, "Mul": reference_reg.binary, "Duplicate": reference_reg.duplicate,
                   "Arange": reference_reg.arange,
                   "Reduce": reference_reg.reduce, "Cast": reference_reg.cast_lanes, "Pack": reference_reg.pack,

@@ -523,6 +523,68 @@ def _reduce_ints(src, words, op, sk, ssize, lanes):
 # (INTRINSIC: DAZ/FTZ for Div and Exp, D38), then the mask merges the lanes (ZEROING or MERGING).
 ENGINE_NAMES = {ew.MAX: "Max", ew.MIN: "Min", ew.DIV: "Div", ew.EXP: "Exp"}
 PRELU = 47  # Reg Prelu (DK R/基础算术/Prelu.md): the LeakyRelu lane with a per-lane slope (the engine has no code)
+# Reg Div with a DivSpecificMode whose code keeps subnormals (DivAlgo PRECISION_*_FTZ_FALSE): Div's lane without
+# D38's DAZ/FTZ, as the Memory-API Div of those algorithms computes it (SPEC-2 2.3 Div table)
+DIV_SUBNORMALS = 48
+
+# DivAlgo's values (DK include/basic_api/reg_compute/kernel_reg_compute_utils.h; aj.DivAlgo)
+ALGO_INTRINSIC, ALGO_DIFF_COMPENSATION, ALGO_1ULP_FTZ_TRUE, ALGO_0ULP_FTZ_TRUE, ALGO_0ULP_FTZ_FALSE, \
+    ALGO_1ULP_FTZ_FALSE = range(6)
+# The code Reg Div runs for a legal DivSpecificMode (DK I/reg_compute/dav_3510/kernel_reg_compute_vec_binary_impl.h
+# DivImpl's dispatch), named by the Memory-API algorithm that runs the same code (its dav_3510 DivImpl passes these
+# modes to Reg Div): vdiv alone (INTRINSIC), DivPrecisionImpl (PRECISION_0ULP_FTZ_TRUE), DivIEEE754*Impl with
+# is0ULP (PRECISION_0ULP_FTZ_FALSE) or with vdiv (PRECISION_1ULP_FTZ_FALSE)
+DIV_PATH_NAMES = ("INTRINSIC", "PRECISION_0ULP_FTZ_TRUE", "PRECISION_0ULP_FTZ_FALSE", "PRECISION_1ULP_FTZ_FALSE")
+
+
+@njit(cache=True)
+def div_path(precision, algo):
+    """DivImpl's dispatch for a legal (precisionMode, algo): an index of DIV_PATH_NAMES. precisionMode routes every
+    algorithm but PRECISION_0ULP_FTZ_FALSE to DivPrecisionImpl (PRECISION_1ULP_FTZ_FALSE too, which then flushes:
+    the code, not the page's "only ..._FTZ_FALSE keep subnormals", decides what runs); without it DIFF_COMPENSATION
+    is vdiv alone."""
+    if algo == ALGO_0ULP_FTZ_FALSE:
+        return 2
+    if precision != 0 or algo == ALGO_0ULP_FTZ_TRUE:
+        return 1
+    if algo == ALGO_1ULP_FTZ_FALSE:
+        return 3
+    return 0
+
+
+@njit(cache=True)
+def div_mode_op(src, allowed, mrg, precision, algo):
+    """Reg Div's DivSpecificMode{mrgMode, precisionMode, algo} checked against src's type (DK
+    R/基础算术/Div.md 数据类型 and DivImpl's static_asserts; a type Div does not take is left to engine_binary's
+    UnsupportedDTypeError, as the plain call checks the dtype first); the engine op: DIV (DAZ/FTZ, D38) or
+    DIV_SUBNORMALS. Plain Python runs this function's Python (reg.py _div_mode), so both paths refuse alike."""
+    kind = np.int64(src[H_KIND])
+    if mrg < 0 or mrg > 1:
+        raise ParameterError("Div", "mode.mrgMode", mrg, "MaskMergeMode.ZEROING (0) or MERGING (1)", DEVICE)
+    if precision < 0 or precision > 1:
+        raise ParameterError("Div", "mode.precisionMode", precision, "True or False", DEVICE)
+    if algo < 0 or algo > 5:
+        raise ParameterError("Div", "mode.algo", algo, "an aj.DivAlgo member or value (0..5)", DEVICE)
+    if (allowed >> kind) & 1:
+        if precision == 1 and kind != KIND_FLOAT:
+            raise ParameterError("Div", "mode.precisionMode", precision, "False for every type but float (DK "
+                                 "R/基础算术/Div.md: precisionMode serves float)", DEVICE)
+        if (algo == ALGO_DIFF_COMPENSATION or algo == ALGO_0ULP_FTZ_TRUE or algo == ALGO_0ULP_FTZ_FALSE) and \
+                kind != KIND_FLOAT:
+            raise ParameterError("Div", "mode.algo", algo, "INTRINSIC (0) or PRECISION_1ULP_FTZ_TRUE (2), or for half "
+                                 "PRECISION_1ULP_FTZ_FALSE (5): DIFF_COMPENSATION (1) and PRECISION_0ULP_* (3, 4) "
+                                 "are float only (DK R/基础算术/Div.md 数据类型)", DEVICE)
+        if algo == ALGO_1ULP_FTZ_FALSE and kind != KIND_FLOAT and kind != KIND_HALF:
+            raise ParameterError("Div", "mode.algo", algo, "INTRINSIC (0) or PRECISION_1ULP_FTZ_TRUE (2) for an "
+                                 "integer type (DK R/基础算术/Div.md 数据类型)", DEVICE)
+    path = div_path(precision, algo)
+    return DIV_SUBNORMALS if path >= 2 else ew.DIV
+
+
+@njit(cache=True)
+def div_mode_merging(mrg):
+    """Whether DivSpecificMode.mrgMode is MERGING (div_mode_op checked its range)."""
+    return mrg == 1
 
 
 @njit(cache=True, inline="always")
@@ -530,7 +592,7 @@ def _engine_flags(modes, ew_op):
     flags = ew.FTZ if ew_op == ew.DIV or ew_op == ew.EXP else 0  # the 950 default algorithm (INTRINSIC, D38)
     if modes & M_HALF_SAT:
         flags |= ew.SAT_HALF
-    if (modes & M_INT_SAT) and ew_op != ew.DIV:  # Div never saturates (D48)
+    if (modes & M_INT_SAT) and ew_op != ew.DIV and ew_op != DIV_SUBNORMALS:  # Div never saturates (D48)
         flags |= ew.SAT_INT
     return flags
 
@@ -554,7 +616,7 @@ def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
         if ew_op == ew.MIN:
             raise UnsupportedDTypeError("Min", "dst/src kinds", (dk, k0, k1), "one type of the 950 Min table "
                                         "(SPEC-2 2.2)", DEVICE)
-        if ew_op == ew.DIV:
+        if ew_op == ew.DIV or ew_op == DIV_SUBNORMALS:
             raise UnsupportedDTypeError("Div", "dst/src kinds", (dk, k0, k1), "one type of the 950 Div table "
                                         "(SPEC-2 2.2)", DEVICE)
         if ew_op == ew.LEAKY_RELU:
@@ -655,7 +717,7 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
                 if kind != KIND_HALF:
                     ew.load_wide(kind, flags, src0[:VL], zero, n, x)
                     ew.load_wide(kind, flags, src1[:VL], zero, n, y)
-            if ew_op == ew.DIV:
+            if ew_op == ew.DIV or ew_op == DIV_SUBNORMALS:  # the flags decide DAZ/FTZ (decode and store)
                 for j in range(n):
                     r[j] = div_lane(x[j], y[j])
             elif ew_op == ew.MAX:

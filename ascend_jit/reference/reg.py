@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import elementwise as ref_ew
 from .numerics import INT_RANGE, SIZES, add, is_float, round_to
 
 SUM_PAIRS = {("half", "half"), ("float", "float"), ("int32", "int32"), ("int32", "int16"), ("uint32", "uint32"),
@@ -127,6 +128,26 @@ def binary(op, dtype, xs, ys, active, before, merging=False, sat_half=False, sat
 
 # --- tensor-scalar and unary instructions of the devkit's Reg pages (not in SPEC-2 11; docs/decisions.md) --------
 HALF_MIN_NORMAL, FLOAT_MIN_NORMAL = 2.0 ** -14, 2.0 ** -126
+
+
+# --- Reg Div with a DivSpecificMode (DK R/基础算术/Div.md; not in SPEC-2 11; docs/decisions.md "Reg Div modes") ----
+def div_keeps_subnormals(precision, algo):
+    """Whether Reg Div's DivSpecificMode{precisionMode, algo} runs subnormal-keeping code: DK
+    `impl/basic_api/reg_compute/dav_3510/kernel_reg_compute_vec_binary_impl.h` DivImpl calls DivIEEE754FloatImpl /
+    DivIEEE754HalfImpl for PRECISION_0ULP_FTZ_FALSE, and for PRECISION_1ULP_FTZ_FALSE without precisionMode; every
+    other mode vdiv or DivPrecisionImpl, which flush (D38). algo: a DivAlgo name."""
+    return algo == "PRECISION_0ULP_FTZ_FALSE" or (algo == "PRECISION_1ULP_FTZ_FALSE" and not precision)
+
+
+def div(dtype, xs, ys, active, before=None, merging=False, precision=False, algo="INTRINSIC", sat_half=False):
+    """dst lanes of Reg Div: active lanes SPEC-2 2.3's 950 Div (D48: IEEE specials, RN, DAZ/FTZ unless the mode keeps
+    subnormals, then SAT for half; integers truncate, x/0 all ones), inactive 0 (ZEROING) or kept (MERGING)."""
+    env = ref_ew.Env("ascend950", sat_half=sat_half,
+                     algo="PRECISION_0ULP_FTZ_FALSE" if div_keeps_subnormals(precision, algo) else "INTRINSIC")
+    lanes = list(ref_ew.div(dtype, env, np.asarray(xs, np.float64 if is_float(dtype) else object),
+                            np.asarray(ys, np.float64 if is_float(dtype) else object)))
+    before = before if before is not None else [0] * len(lanes)
+    return [r if on else (b if merging else 0) for r, on, b in zip(lanes, active, before)]
 
 
 def _d41_max(x, y):
