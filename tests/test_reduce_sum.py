@@ -512,3 +512,22 @@ def test_count_form_at_the_very_end_of_the_ub(device, count):
     aj.ReduceSum(dst, src, tmp, count)
     want = aj.explain_reduce_order(device, "count", "half", count=count).evaluate(x, saturate=core.half_saturating)
     assert _same(float(dst.numpy()[0]), want)
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-a3"])
+@pytest.mark.parametrize("register_count", [0, 10**6])
+def test_count_form_register_count_refusal_names_the_register(device, register_count):
+    """A2/A3 count form with is_set_mask=False: the count is the counter-mode mask register (SPEC 4.2, 2.5), so a
+    register count outside D16's [1, UB bytes / sizeof(T)] is refused naming the register and its value, as the other
+    is_set_mask=False calls do; the `count` argument (ignored here) was named before (audit15a). Nothing changes."""
+    core = aj.Core(device)
+    src, dst, tmp = _tensors(core, "half", 256)
+    core.SetMaskCount()
+    core.SetVectorMask(register_count)
+    before = core.ub.copy()
+    with pytest.raises(aj.ParameterError) as refusal:
+        aj.ReduceSum(dst, src, tmp, 1, is_set_mask=False)
+    message = str(refusal.value)
+    assert f"parameter 'mask register (counter-mode count)' = {register_count}" in message
+    assert "[1, 98304]" in message and device in message
+    assert (core.ub == before).all() and core.counter_mode and core.mask_low == register_count

@@ -339,7 +339,9 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
             raise StateError(API, "is_set_mask", False, device=core.device,
                              legal="counter mode with a count in the mask register",
                              detail="needs counter mode and a count in the mask register (SetMaskCount; SetVectorMask(n))")
-        count = core.mask_low
+        # D16's range checked here so that a refusal names the register the count came from, not the ignored
+        # `count` argument (as the other is_set_mask=False calls name it, _common.register_count)
+        count = _check_count(API, spec, src.dtype, "mask register (counter-mode count)", core.mask_low)
     d = src.dtype
     layout = _layout(core, dst, src, tmp)
     call = _cached(_validate_count, *layout, count)
