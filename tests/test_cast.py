@@ -534,6 +534,9 @@ def test_refusals():
     core = aj.Core("atlas-a2")
     h, f, i32 = core.local_tensor("half", 256), core.local_tensor("float", 256), core.local_tensor("int32", 256)
     _refused(core, aj.UnsupportedDTypeError, lambda: aj.Cast(h, i32, R.CAST_RINT, 64), "D47", "atlas-a2")
+    core910 = aj.Core("atlas-training")  # no int32 -> half row at all (SPEC-2 7.2 "—"), not D47's SetDeqScale case
+    h9, i9 = core910.local_tensor("half", 256), core910.local_tensor("int32", 256)
+    _refused(core910, aj.UnsupportedDTypeError, lambda: aj.Cast(h9, i9, R.CAST_RINT, 64), "not in this device's table")
     _refused(core, aj.UnsupportedDTypeError, lambda: aj.Cast(f, h, R.CAST_HYBRID, 64), "D28")
     _refused(core, aj.UnsupportedDTypeError, lambda: aj.Cast(f, h, R.CAST_RINT, 64), "CAST_NONE")
     _refused(core, aj.UnsupportedDTypeError, lambda: aj.Cast(i32, h, R.CAST_NONE, 64), "D72")
