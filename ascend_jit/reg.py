@@ -1280,6 +1280,25 @@ def DataCopyUnAlign(dst, src, ureg, offset=None, post_update_stride=None):
 DataCopyUnAlignPre = LoadUnAlignPre    # the same parameters; the old UnalignReg is an UnalignRegForLoad here
 DataCopyUnAlignPost = StoreUnAlignPost  # (and an UnalignRegForStore for the stores: D68 keeps their states apart)
 
+# The earlier MaskReg names (docs/decisions.md "Reg MaskReg names"): asc-devkit 7e76732e7,
+# impl/micro_api/kernel_micro_maskreg_intf_impl.h, defines each beside its current name with the same parameters and
+# the same Mask*Impl. The template argument of MaskPack/MaskUnPack (HighLowPart, LOWEST by default) and of
+# MaskInterleave/MaskDeInterleave (the element type) are the current names' `part` and `dtype` arguments.
+MaskNot, MaskAnd, MaskOr, MaskXor, MaskMov = Not, And, Or, Xor, Move
+MaskPack, MaskUnPack, MaskInterleave, MaskDeInterleave = Pack, UnPack, Interleave, DeInterleave
+
+
+def MaskSel(dst, src0, src1, mask):
+    """The earlier name of the MaskReg Select (MaskSelImpl): MaskRegs only, as its devkit signature; the current
+    Select also takes data registers."""
+    for name, value in (("dst", dst), ("src0", src0), ("src1", src1)):
+        if isinstance(value, RegTensor):
+            raise ParameterError("MaskSel", name, "an aj.Reg.RegTensor", legal=_MASK_SEL_OPERANDS, device=DEVICE)
+    Select(dst, src0, src1, mask)
+
+
+_MASK_SEL_OPERANDS = "an aj.Reg.MaskReg (MaskSel is the MaskReg Select; Select selects data-register lanes)"
+
 
 def _forward_old_name(target, positional, keywords):
     """target(the positional arguments up to the last one given, the keywords given): the target's own defaults
@@ -2206,6 +2225,20 @@ def _ol_select(dst, src0, src1, mask):
                                                         impl.words(mask))
     return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1), impl.words(mask),
                                                        np.int64(mv.LOGIC_SELECT))
+
+
+@overload(MaskSel)
+def _ol_mask_sel(dst, src0, src1, mask):
+    """MaskSel in a compiled VF: the MaskReg Select; a data register operand is refused when called, as in Python."""
+    param = next((p for p, t in (("dst", dst), ("src0", src0), ("src1", src1)) if _is_reg_type(t)), None)
+    if param is not None:
+        def refuse(dst, src0, src1, mask):
+            raise ParameterError("MaskSel", param, "an aj.Reg.RegTensor", _MASK_SEL_OPERANDS, DEVICE)
+        return refuse
+    return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1), impl.words(mask),
+                                                       np.int64(mv.LOGIC_SELECT))
+
+
 overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
 overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
 
