@@ -42,7 +42,7 @@ def test_the_gallery_is_found_from_the_checkout():
             "approximate_equal_bf16", "is_close", "is_close_half_equal_nan", "is_close_bf16", "is_close_int32", "exp",
             "exp_half", "exp_bf16", "softmax_grad", "softmax_grad_half", "softmax_grad_bf16", "reduce_max_v2",
             "reduce_max_v2_half_axis0", "reduce_max_v2_axis1", "relu6_d", "relu6_d_half", "relu6_d_int32",
-            "relu6_d_bf16"} <= \
+            "relu6_d_bf16", "drop_out_v3_grad", "drop_out_v3_grad_half", "drop_out_v3_grad_bf16"} <= \
         set(GALLERY)
 
 
