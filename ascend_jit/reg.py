@@ -1127,8 +1127,29 @@ def ShiftRights(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
     _shift("ShiftRights", dst, src, scalar, mask, mode)
 
 
-def Move(dst, src, mask=None):
-    """Move(dst, src): copy; Move(dst, src, mask): dst = src & mask (SPEC-2 11.7)."""
+_COPY_MODE = "MaskMergeMode.MERGING (CopyImpl's only mode: inactive lanes keep dst)"
+
+
+def Copy(dst, src, mask=None, mode=MaskMergeMode.MERGING):
+    """Reg Copy on data registers (CopyImpl, vmov; docs/decisions.md "Reg Copy"): dst = src, or with a mask src's
+    lanes where it selects them, dst's elsewhere (MERGING only). One element type; any register type."""
+    api = "Copy"
+    _core_check(api)
+    _reg(api, "dst", dst), _reg(api, "src", src)
+    if dst.dtype.name != src.dtype.name:
+        raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
+                                    "(CopyImpl takes one register type U)", device=DEVICE)
+    if not _merging(api, mode):
+        raise ParameterError(api, "mode", "ZEROING", legal=_COPY_MODE, device=DEVICE)
+    ops.select(dst.data, src.data, dst.data, _ALL_LANES if mask is None else _mask(api, "mask", mask))
+
+
+def Move(dst, src, mask=None, mode=MaskMergeMode.MERGING):
+    """Move(dst, src): copy; Move(dst, src, mask): dst = src & mask (SPEC-2 11.7). On data registers, Copy (the
+    devkit names CopyImpl both ways)."""
+    if isinstance(dst, RegTensor):
+        Copy(dst, src, mask, mode)
+        return
     words = _mask("Move", "src", src)
     _logic("Move", mv.LOGIC_MOVE, dst, words, words, _ALL_LANES if mask is None else _mask("Move", "mask", mask))
 
@@ -2240,7 +2261,39 @@ def _ol_mask_sel(dst, src0, src1, mask):
 
 
 overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
-overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
+MERGING_CODE = int(MaskMergeMode.MERGING)
+
+
+@overload(Copy)
+def _ol_copy(dst, src, mask=None, mode=1):
+    """Copy in a compiled VF: registers of two known kinds, or a MaskReg, are refused when called, as in Python; the
+    mode is a run-time value (ZEROING refused when called); registers of run-time kinds are checked by the kernel."""
+    kinds = impl.register_kind(dst), impl.register_kind(src)
+    if not (_is_reg_type(dst) and _is_reg_type(src)):
+        def not_registers(dst, src, mask=None, mode=1):
+            raise ParameterError("Copy", "dst", "an aj.Reg.MaskReg", "an aj.Reg.RegTensor (MaskRegs move by Move)",
+                                 DEVICE)
+        return not_registers
+    if None not in kinds and kinds[0] != kinds[1]:
+        def mismatch(dst, src, mask=None, mode=1):
+            raise UnsupportedDTypeError("Copy", "dst dtype", "another type than src's", "the source's (CopyImpl "
+                                        "takes one register type U)", DEVICE)
+        return mismatch
+
+    def copy(dst, src, mask=None, mode=1):
+        if mode != MERGING_CODE:
+            raise ParameterError("Copy", "mode", "ZEROING", _COPY_MODE, DEVICE)
+        ops.select(impl.borrow(dst), impl.borrow(src), impl.borrow(dst), _words_or_all(mask))
+    return copy
+
+
+@overload(Move)
+def _ol_move(dst, src, mask=None, mode=1):
+    """Move on data registers is Copy; on MaskRegs the MaskReg move (SPEC-2 11.7)."""
+    if _is_reg_type(dst):
+        return lambda dst, src, mask=None, mode=1: Copy(dst, src, mask, mode)
+    return lambda dst, src, mask=None, mode=1: mv.mask_logic(dst, impl.words(src), impl.words(src),
+                                                             _words_or_all(mask), np.int64(mv.LOGIC_MOVE))
 
 
 @overload(Pack)
