@@ -1235,11 +1235,17 @@ def Load(reg, tensor, offset=0):
     LoadUnAlign(reg, ureg, tensor, offset)
 
 
-def StoreUnAlign(tensor, reg, ureg, offset, post_update_stride):
+_STORE_COUNT = ("the lanes to store, after the offset: the devkit's StoreUnAlign(dstAddr, srcReg, ureg, "
+                "postUpdateStride) ports as StoreUnAlign(tensor, reg, ureg, offset, post_update_stride) (SPEC-2 11.6)")
+
+
+def StoreUnAlign(tensor, reg, ureg, offset, post_update_stride=None):
     """Lanes 0..n-1 of reg (n = post_update_stride, SPEC-2 11.6's name) to (tensor, offset) through the pending run
     of ureg; returns offset + n."""
     api = "StoreUnAlign"
     count = post_update_stride
+    if count is None:  # a call written as the devkit's 4-argument form: its count is the offset here
+        raise ParameterError(api, "post_update_stride", "missing", legal=_STORE_COUNT, device=DEVICE)
     if not isinstance(count, (int, np.integer)) or isinstance(count, bool):
         raise ParameterError(api, "post_update_stride", count, legal="an int", device=DEVICE)
     undo = reg_undo(tensor, _ureg(api, "ureg", ureg, UnalignRegForStore), ub=True) if SANITIZING and \
@@ -2139,10 +2145,14 @@ def _ol_load(reg, tensor, offset=0):
 
 
 @overload(StoreUnAlign)
-def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride):
+def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride=None):
+    if _absent(post_update_stride):
+        def missing(tensor, reg, ureg, offset, post_update_stride=None):
+            raise ParameterError("StoreUnAlign", "post_update_stride", "missing", _STORE_COUNT, DEVICE)
+        return missing
     if not _integers(offset, post_update_stride):
         return None
-    return lambda tensor, reg, ureg, offset, post_update_stride: mv.store_unalign(
+    return lambda tensor, reg, ureg, offset, post_update_stride=None: mv.store_unalign(
         impl.borrow(tensor), impl.borrow(reg), ureg, np.int64(offset), np.int64(post_update_stride))
 
 
