@@ -6,7 +6,6 @@ import inspect
 import numpy as np
 import pytest
 
-import ascend_jit as aj
 from ascend_jit.kernels import registry
 
 
