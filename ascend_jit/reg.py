@@ -1165,8 +1165,29 @@ def ShiftRights(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
     _shift("ShiftRights", dst, src, scalar, mask, mode)
 
 
-def Move(dst, src, mask=None):
-    """Move(dst, src): copy; Move(dst, src, mask): dst = src & mask (SPEC-2 11.7)."""
+_COPY_MODE = "MaskMergeMode.MERGING (CopyImpl's only mode: inactive lanes keep dst)"
+
+
+def Copy(dst, src, mask=None, mode=MaskMergeMode.MERGING):
+    """Reg Copy on data registers (CopyImpl, vmov; docs/decisions.md "Reg Copy"): dst = src, or with a mask src's
+    lanes where it selects them, dst's elsewhere (MERGING only). One element type; any register type."""
+    api = "Copy"
+    _core_check(api)
+    _reg(api, "dst", dst), _reg(api, "src", src)
+    if dst.dtype.name != src.dtype.name:
+        raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
+                                    "(CopyImpl takes one register type U)", device=DEVICE)
+    if not _merging(api, mode):
+        raise ParameterError(api, "mode", "ZEROING", legal=_COPY_MODE, device=DEVICE)
+    ops.select(dst.data, src.data, dst.data, _ALL_LANES if mask is None else _mask(api, "mask", mask))
+
+
+def Move(dst, src, mask=None, mode=MaskMergeMode.MERGING):
+    """Move(dst, src): copy; Move(dst, src, mask): dst = src & mask (SPEC-2 11.7). On data registers, Copy (the
+    devkit names CopyImpl both ways)."""
+    if isinstance(dst, RegTensor):
+        Copy(dst, src, mask, mode)
+        return
     words = _mask("Move", "src", src)
     _logic("Move", mv.LOGIC_MOVE, dst, words, words, _ALL_LANES if mask is None else _mask("Move", "mask", mask))
 
@@ -1252,11 +1273,17 @@ def Load(reg, tensor, offset=0):
     LoadUnAlign(reg, ureg, tensor, offset)
 
 
-def StoreUnAlign(tensor, reg, ureg, offset, post_update_stride):
+_STORE_COUNT = ("the lanes to store, after the offset: the devkit's StoreUnAlign(dstAddr, srcReg, ureg, "
+                "postUpdateStride) ports as StoreUnAlign(tensor, reg, ureg, offset, post_update_stride) (SPEC-2 11.6)")
+
+
+def StoreUnAlign(tensor, reg, ureg, offset, post_update_stride=None):
     """Lanes 0..n-1 of reg (n = post_update_stride, SPEC-2 11.6's name) to (tensor, offset) through the pending run
     of ureg; returns offset + n."""
     api = "StoreUnAlign"
     count = post_update_stride
+    if count is None:  # a call written as the devkit's 4-argument form: its count is the offset here
+        raise ParameterError(api, "post_update_stride", "missing", legal=_STORE_COUNT, device=DEVICE)
     if not isinstance(count, (int, np.integer)) or isinstance(count, bool):
         raise ParameterError(api, "post_update_stride", count, legal="an int", device=DEVICE)
     undo = reg_undo(tensor, _ureg(api, "ureg", ureg, UnalignRegForStore), ub=True) if SANITIZING and \
@@ -1317,6 +1344,25 @@ def DataCopyUnAlign(dst, src, ureg, offset=None, post_update_stride=None):
 
 DataCopyUnAlignPre = LoadUnAlignPre    # the same parameters; the old UnalignReg is an UnalignRegForLoad here
 DataCopyUnAlignPost = StoreUnAlignPost  # (and an UnalignRegForStore for the stores: D68 keeps their states apart)
+
+# The earlier MaskReg names (docs/decisions.md "Reg MaskReg names"): asc-devkit 7e76732e7,
+# impl/micro_api/kernel_micro_maskreg_intf_impl.h, defines each beside its current name with the same parameters and
+# the same Mask*Impl. The template argument of MaskPack/MaskUnPack (HighLowPart, LOWEST by default) and of
+# MaskInterleave/MaskDeInterleave (the element type) are the current names' `part` and `dtype` arguments.
+MaskNot, MaskAnd, MaskOr, MaskXor, MaskMov = Not, And, Or, Xor, Move
+MaskPack, MaskUnPack, MaskInterleave, MaskDeInterleave = Pack, UnPack, Interleave, DeInterleave
+
+
+def MaskSel(dst, src0, src1, mask):
+    """The earlier name of the MaskReg Select (MaskSelImpl): MaskRegs only, as its devkit signature; the current
+    Select also takes data registers."""
+    for name, value in (("dst", dst), ("src0", src0), ("src1", src1)):
+        if isinstance(value, RegTensor):
+            raise ParameterError("MaskSel", name, "an aj.Reg.RegTensor", legal=_MASK_SEL_OPERANDS, device=DEVICE)
+    Select(dst, src0, src1, mask)
+
+
+_MASK_SEL_OPERANDS = "an aj.Reg.MaskReg (MaskSel is the MaskReg Select; Select selects data-register lanes)"
 
 
 def _forward_old_name(target, positional, keywords):
@@ -2165,10 +2211,14 @@ def _ol_load(reg, tensor, offset=0):
 
 
 @overload(StoreUnAlign)
-def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride):
+def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride=None):
+    if _absent(post_update_stride):
+        def missing(tensor, reg, ureg, offset, post_update_stride=None):
+            raise ParameterError("StoreUnAlign", "post_update_stride", "missing", _STORE_COUNT, DEVICE)
+        return missing
     if not _integers(offset, post_update_stride):
         return None
-    return lambda tensor, reg, ureg, offset, post_update_stride: mv.store_unalign(
+    return lambda tensor, reg, ureg, offset, post_update_stride=None: mv.store_unalign(
         impl.borrow(tensor), impl.borrow(reg), ureg, np.int64(offset), np.int64(post_update_stride))
 
 
@@ -2272,8 +2322,54 @@ def _ol_select(dst, src0, src1, mask):
                                                         impl.words(mask))
     return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1), impl.words(mask),
                                                        np.int64(mv.LOGIC_SELECT))
+
+
+@overload(MaskSel)
+def _ol_mask_sel(dst, src0, src1, mask):
+    """MaskSel in a compiled VF: the MaskReg Select; a data register operand is refused when called, as in Python."""
+    param = next((p for p, t in (("dst", dst), ("src0", src0), ("src1", src1)) if _is_reg_type(t)), None)
+    if param is not None:
+        def refuse(dst, src0, src1, mask):
+            raise ParameterError("MaskSel", param, "an aj.Reg.RegTensor", _MASK_SEL_OPERANDS, DEVICE)
+        return refuse
+    return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1), impl.words(mask),
+                                                       np.int64(mv.LOGIC_SELECT))
+
+
 overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
-overload(Move)(_ol_logic(mv.LOGIC_MOVE, True))
+MERGING_CODE = int(MaskMergeMode.MERGING)
+
+
+@overload(Copy)
+def _ol_copy(dst, src, mask=None, mode=1):
+    """Copy in a compiled VF: registers of two known kinds, or a MaskReg, are refused when called, as in Python; the
+    mode is a run-time value (ZEROING refused when called); registers of run-time kinds are checked by the kernel."""
+    kinds = impl.register_kind(dst), impl.register_kind(src)
+    if not (_is_reg_type(dst) and _is_reg_type(src)):
+        def not_registers(dst, src, mask=None, mode=1):
+            raise ParameterError("Copy", "dst", "an aj.Reg.MaskReg", "an aj.Reg.RegTensor (MaskRegs move by Move)",
+                                 DEVICE)
+        return not_registers
+    if None not in kinds and kinds[0] != kinds[1]:
+        def mismatch(dst, src, mask=None, mode=1):
+            raise UnsupportedDTypeError("Copy", "dst dtype", "another type than src's", "the source's (CopyImpl "
+                                        "takes one register type U)", DEVICE)
+        return mismatch
+
+    def copy(dst, src, mask=None, mode=1):
+        if mode != MERGING_CODE:
+            raise ParameterError("Copy", "mode", "ZEROING", _COPY_MODE, DEVICE)
+        ops.select(impl.borrow(dst), impl.borrow(src), impl.borrow(dst), _words_or_all(mask))
+    return copy
+
+
+@overload(Move)
+def _ol_move(dst, src, mask=None, mode=1):
+    """Move on data registers is Copy; on MaskRegs the MaskReg move (SPEC-2 11.7)."""
+    if _is_reg_type(dst):
+        return lambda dst, src, mask=None, mode=1: Copy(dst, src, mask, mode)
+    return lambda dst, src, mask=None, mode=1: mv.mask_logic(dst, impl.words(src), impl.words(src),
+                                                             _words_or_all(mask), np.int64(mv.LOGIC_MOVE))
 
 
 @overload(Pack)

@@ -64,7 +64,10 @@ tests/test_sanitizer.py)."""
 # UB-filling tile and a short one a core); softmax_grad and softmax_grad_half 13 rows of 1001 (5 cores of 2 rows, 3 of
 # one; rows padded to 1008 by DataCopyPad) and softmax_grad_bf16 13 rows of 77 (padded to 80); reduce_max_v2 101 x 97
 # floats, reduce_max_v2_half_axis0 301 x 33 halves and reduce_max_v2_axis1 203 x 50 floats (8 cores of 32-byte blocks,
-# the last core's GlobalTensor cut inside its last block); the devkit examples run their fixed data (size_rule) and
+# the last core's GlobalTensor cut inside its last block); relu6_d* 300003 (8 cores of 37888 elements, the last 34787:
+# two or three UB tiles a core, the last short and no multiple of a vector); drop_out_v3_grad* 130003 (8 cores of
+# 16384 elements, the last 15315: float in two tiles, of 15104 and 1280 or 211, the last VF step of 256 elements
+# partial); the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
          "sigmoid": 1001, "clip_by_value": 200003, "clip_by_value_bf16": 200003, "reduce_tiling": 504,
@@ -99,4 +102,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "is_close": 100003, "is_close_half_equal_nan": 100003, "is_close_bf16": 100003, "is_close_int32": 100003,
          "exp": 100003, "exp_half": 100003, "exp_bf16": 100003, "softmax_grad": 13 * 1001,
          "softmax_grad_half": 13 * 1001, "softmax_grad_bf16": 13 * 77, "reduce_max_v2": 101 * 97,
-         "reduce_max_v2_half_axis0": 301 * 33, "reduce_max_v2_axis1": 203 * 50}
+         "reduce_max_v2_half_axis0": 301 * 33, "reduce_max_v2_axis1": 203 * 50,
+         "relu6_d": 300003, "relu6_d_half": 300003, "relu6_d_int32": 300003, "relu6_d_bf16": 300003,
+         "drop_out_v3_grad": 130003, "drop_out_v3_grad_half": 130003, "drop_out_v3_grad_bf16": 130003}

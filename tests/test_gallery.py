@@ -41,7 +41,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "kl_div_mean_half", "kl_div_batchmean_bf16_log_target", "approximate_equal", "approximate_equal_half",
             "approximate_equal_bf16", "is_close", "is_close_half_equal_nan", "is_close_bf16", "is_close_int32", "exp",
             "exp_half", "exp_bf16", "softmax_grad", "softmax_grad_half", "softmax_grad_bf16", "reduce_max_v2",
-            "reduce_max_v2_half_axis0", "reduce_max_v2_axis1"} <= \
+            "reduce_max_v2_half_axis0", "reduce_max_v2_axis1", "relu6_d", "relu6_d_half", "relu6_d_int32",
+            "relu6_d_bf16", "drop_out_v3_grad", "drop_out_v3_grad_half", "drop_out_v3_grad_bf16"} <= \
         set(GALLERY)
 
 
