@@ -169,6 +169,11 @@ _row(("Reg.Add", "Reg.Sub", "Reg.Mul", "Reg.Duplicate", "Reg.Reduce", "Reg.Cast"
 # the devkit's earlier names of the loads and stores: the same instructions (docs/decisions.md "Reg DataCopy names")
 _row(("Reg.DataCopy", "Reg.DataCopyUnAlign", "Reg.DataCopyUnAlignPre", "Reg.DataCopyUnAlignPost"), (D950,), BIT_EXACT,
      note="LoadAlign / StoreAlign and the unaligned loads and stores under their earlier names")
+_row(("Reg.MaskNot", "Reg.MaskAnd", "Reg.MaskOr", "Reg.MaskXor", "Reg.MaskMov", "Reg.MaskSel", "Reg.MaskPack",
+      "Reg.MaskUnPack", "Reg.MaskInterleave", "Reg.MaskDeInterleave"), (D950,), BIT_EXACT,
+     note="the MaskReg operations under their earlier names (docs/decisions.md \"Reg MaskReg names\")")
+# Reg Copy on data registers (vmov; docs/decisions.md "Reg Copy"): bits moved, no arithmetic
+_row(("Reg.Copy",), (D950,), BIT_EXACT, note="MERGING only")
 # SPEC-2 0.3's last row: ordering events, no values involved (ISASI SetFlag/WaitFlag are not offered on the 310B,
 # SPEC-2 1.9); D69 has two levels, and nothing here can differ from the device
 _row(("PipeBarrier",), ALL_DEVICES, BIT_EXACT, note="no values involved")
