@@ -11,7 +11,6 @@ time of the process, so a machine shared with other jobs measures the kernel, no
 import numpy as np
 import pytest
 
-import ascend_jit as aj
 from ascend_jit.kernels import registry
 
 KERNELS = registry()

@@ -4,7 +4,6 @@ check, report mode so the loop keeps going), in the same run.
     python -m pytest benchmarks/test_bench_sanitizer.py --benchmark-enable --benchmark-json=out/san.json
     python benchmarks/report.py out/san.json
 """
-import numpy as np
 import pytest
 
 import ascend_jit as aj
