@@ -97,6 +97,16 @@ def test_a_numpy_half_nan_keeps_its_payload_compiled(bits):
     assert (compiled[:256].view(np.uint16) == bits).all()
 
 
+@pytest.mark.parametrize("bits", [0x7F800001, 0x7FC00001, 0xFFC00000, 0xFFFFFFFF])
+def test_a_numpy_float32_nan_keeps_its_payload_compiled(bits):
+    """D29 for float registers (audit15b): a np.float32 NaN is used bit for bit by a compiled VF too. numba passes a
+    np.float32 on as a float, whose NaN the compiled Duplicate wrote as the canonical 0x7FC00000; plain kept it."""
+    nan = np.array(bits, np.uint32).view(np.float32)[()]
+    compiled, plain = _both(_fill, lambda core: (core.local_tensor("float", 64), nan, "float"))
+    assert np.array_equal(compiled, plain)
+    assert (compiled[:256].view(np.uint32) == bits).all()
+
+
 def test_the_scalar_of_a_half_tensors_get_value_runs_compiled():
     core = aj.Core(D950)
     src, dst = core.local_tensor("half", HALF_LANES), core.local_tensor("half", HALF_LANES)
