@@ -2507,6 +2507,9 @@ _INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
 # compiled VF as Python floats, the same value; a NaN, whose payload a float does not keep, runs the VF plain
 # (docs/decisions.md "Reg API")
 _NARROW_FLOAT_SCALARS = (np.float16, ml_dtypes.bfloat16)
+# numba passes a np.float32 on as a float too, and the compiled scalar conversion writes its NaN as the canonical
+# one: a float32 NaN runs the VF plain as well, which keeps the payload D29 asks for a float register
+_PAYLOAD_NAN_SCALARS = (*_NARROW_FLOAT_SCALARS, np.float32)
 _MISS = object()  # what a planned call returns when its arguments do not fit its plan
 
 
@@ -2669,7 +2672,7 @@ def simd_vf(fn):
             result = plan(args)
             if result is not _MISS:
                 return result
-        if any(type(a) in _NARROW_FLOAT_SCALARS and a != a for a in args):
+        if any(type(a) in _PAYLOAD_NAN_SCALARS and a != a for a in args):
             return plain(*args)  # a NaN's payload is bits a float cannot carry (D29): the plain run keeps them
         converted, masks, plannable = _convert_vf_args(fn.__name__, args)
         impl.VF_MODES[0] = _vf_core_modes(fn.__name__, args)  # SPEC-2 11.1: the modes of the registers it makes

@@ -97,6 +97,30 @@ def test_a_numpy_half_nan_keeps_its_payload_compiled(bits):
     assert (compiled[:256].view(np.uint16) == bits).all()
 
 
+@pytest.mark.parametrize("bits", [0x7F800001, 0x7FC00001, 0xFFC00000, 0xFFFFFFFF])
+def test_a_numpy_float32_nan_keeps_its_payload_compiled(bits):
+    """D29 for float registers (audit15b): a np.float32 NaN is used bit for bit by a compiled VF too. numba passes a
+    np.float32 on as a float, whose NaN the compiled Duplicate wrote as the canonical 0x7FC00000; plain kept it."""
+    nan = np.array(bits, np.uint32).view(np.float32)[()]
+    compiled, plain = _both(_fill, lambda core: (core.local_tensor("float", 64), nan, "float"))
+    assert np.array_equal(compiled, plain)
+    assert (compiled[:256].view(np.uint32) == bits).all()
+
+
+@pytest.mark.parametrize("dtype,value,bits", [
+    ("float", 2**53 + 2**29 + 1, 0x5A000001), ("float", -(2**60 + 2**36 + 1), 0xDD800001),
+    ("float", 2**63 + 2**39 + 1, 0x5F000001), ("bfloat16", 2**60 + 2**52 + 1, 0x5D81),
+    ("float", 2**24 + 1, 0x4B800000), ("float", -2**63, 0xDF000000), ("float", 0, 0)])
+def test_a_python_int_for_a_float_register_rounds_once_compiled(dtype, value, bits):
+    """D29 (audit15b): a Python int for a float operand is rounded once to the register type. The compiled
+    conversion went int -> float64 (RNE at 53 bits) -> float/bfloat16, a double rounding: 2**53 + 2**29 + 1 became
+    the float tie 2**53 + 2**29 and then 2**53 (0x5A000000) instead of 2**53 + 2**30; the plain run was right."""
+    lanes = 256 // (4 if dtype == "float" else 2)
+    compiled, plain = _both(_fill, lambda core: (core.local_tensor(dtype, lanes), value, dtype))
+    assert np.array_equal(compiled, plain)
+    assert (compiled[:256].view(np.uint32 if dtype == "float" else np.uint16) == bits).all()
+
+
 def test_the_scalar_of_a_half_tensors_get_value_runs_compiled():
     core = aj.Core(D950)
     src, dst = core.local_tensor("half", HALF_LANES), core.local_tensor("half", HALF_LANES)

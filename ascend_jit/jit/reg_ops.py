@@ -330,12 +330,29 @@ def scalar_int_bits(api, kind, v):
 
 
 @internal
+def _int_to_f64_odd(v):
+    """An int64 or uint64 as a double rounded to odd: scalar_float_bits' RNE to float, half or bfloat16 then rounds
+    the exact integer once (D29). np.float64(v) rounds to nearest at 53 bits first, a double rounding that sent
+    2**53 + 2**29 + 1 to the float tie 2**53 + 2**29 and from there to 2**53 instead of 2**53 + 2**30."""
+    negative = v < 0
+    mag = np.uint64(-(v + 1)) + np.uint64(1) if negative else np.uint64(v)  # |INT64_MIN| too, without overflow
+    sticky = np.uint64(0)
+    shift = 0
+    while mag >= np.uint64(9007199254740992):  # 2**53: shift the excess bits out, keeping whether any was set
+        sticky |= mag & np.uint64(1)
+        mag >>= np.uint64(1)
+        shift += 1
+    f = np.float64(mag | sticky) * 2.0 ** shift  # exact: fewer than 54 significant bits, times a power of two
+    return -f if negative else f
+
+
+@internal
 def scalar_bits(api, kind, fvalue, ivalue, is_float_arg):
     """A VF's scalar argument as the register's bit pattern (D29): floats round once to a float register and are
     refused for integer registers; ints must fit an integer register. `api` names the instruction in refusals
     (Duplicate, or a tensor-scalar instruction)."""
     if kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16:
-        return scalar_float_bits(kind, fvalue if is_float_arg else np.float64(ivalue))
+        return scalar_float_bits(kind, fvalue if is_float_arg else _int_to_f64_odd(ivalue))
     if is_float_arg:
         raise ParameterError(api, "scalar", fvalue, "an integer for an integer register (SPEC-2 D29)", DEVICE)
     return scalar_int_bits(api, kind, ivalue)
