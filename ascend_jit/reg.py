@@ -2538,8 +2538,6 @@ def _convert_vf_args(api, args):
         elif isinstance(a, LocalTensor):  # subclasses
             tensors.append(i)
             plannable = False
-        elif kind is int and not _INT64_MIN <= a <= UINT64_MAX:  # no 64-bit type holds it: numba cannot pass it
-            raise ParameterError(api, f"argument {i}", a, legal="an integer in [-2**63, 2**64 - 1]", device=DEVICE)
         elif kind is int and a > _INT64_MAX:  # typed uint64 outright: numba would pass it to an int64 VF and overflow
             converted[i] = np.uint64(a)
             plannable = False
@@ -2672,8 +2670,11 @@ def simd_vf(fn):
             result = plan(args)
             if result is not _MISS:
                 return result
-        if any(type(a) in _PAYLOAD_NAN_SCALARS and a != a for a in args):
-            return plain(*args)  # a NaN's payload is bits a float cannot carry (D29): the plain run keeps them
+        if any(type(a) in _PAYLOAD_NAN_SCALARS and a != a or type(a) is int and not _INT64_MIN <= a <= UINT64_MAX
+               for a in args):
+            # values numba cannot pass on: a NaN's payload (bits a float does not carry, D29) and an int no 64-bit
+            # type holds; the plain run takes them as plain Python does (SPEC-2 11.1: identical results)
+            return plain(*args)
         converted, masks, plannable = _convert_vf_args(fn.__name__, args)
         impl.VF_MODES[0] = _vf_core_modes(fn.__name__, args)  # SPEC-2 11.1: the modes of the registers it makes
         try:

@@ -2,7 +2,6 @@
 parameters"): every malformed enum or integer argument is a ParameterError naming the parameter (never a bare
 ValueError/TypeError, never silently read as another value), raised before anything is written, and register-only
 operations refuse a non-950 current core."""
-import numba
 import numpy as np
 import pytest
 
@@ -102,9 +101,9 @@ def test_mask_makers_refuse_a_non_950_current_core(call):
 
 
 def test_vf_argument_beyond_64_bits_is_a_parameter_error():
-    """A Python int no 64-bit type holds cannot reach a compiled VF: a ParameterError naming the argument, not
-    numba's typing error. Run as plain Python (NUMBA_DISABLE_JIT=1) the int reaches Duplicate, whose D29 check
-    refuses it by its parameter name instead."""
+    """A Python int no 64-bit type holds cannot reach compiled code: the VF runs as plain Python for that call, so
+    Duplicate's D29 check refuses it by its parameter name, compiled or not (SPEC-2 11.1: identical results; it was
+    a ParameterError naming "argument 1" when compiled)."""
     @R.simd_vf
     def vf(out, value):
         reg = R.RegTensor("uint64")
@@ -113,9 +112,24 @@ def test_vf_argument_beyond_64_bits_is_a_parameter_error():
     with aj.Core("ascend950", sanitize=False) as c:   # a VF on a sanitizing core runs as plain Python
         out = c.local_tensor("uint64", 32)
         out[:] = np.zeros(32, np.uint64)
-        plain_python = numba.config.DISABLE_JIT
-        with pytest.raises(ParameterError, match=f"'scalar' = {2 ** 70}" if plain_python else "argument 1"):
+        with pytest.raises(ParameterError, match=f"'scalar' = {2 ** 70}"):
             vf(out, 2 ** 70)
+
+
+def test_vf_argument_beyond_64_bits_rounds_to_a_float_register_as_plain_python_does():
+    """The same int into a float register is a value (D29: one RNE rounding), compiled or not."""
+    @R.simd_vf
+    def vf(out, value):
+        reg = R.RegTensor("float")
+        R.Duplicate(reg, value)
+        R.StoreAlign(out, reg, R.CreateMask("float"))
+    with aj.Core("ascend950", sanitize=False) as c:
+        out = c.local_tensor("float", 64)
+        vf(out, 2 ** 70 + 2 ** 46 + 1)   # a tie at 2**70 + 2**46 broken upwards by the last bit
+        compiled = out.numpy().copy()
+        vf.py_func(out, 2 ** 70 + 2 ** 46 + 1)
+        assert compiled.tobytes() == out.numpy().tobytes()
+        assert compiled[0] == np.float32(2 ** 70 + 2 ** 47)
 
 
 # --- compiled VFs: the same refusals as plain Python (SPEC-2 11.1: identical results), as AscendJitErrors --------
