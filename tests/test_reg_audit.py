@@ -565,3 +565,22 @@ def test_vf_without_tensors_refuses_a_non_950_current_core(compiled):
         with pytest.raises(UnsupportedDeviceError):
             run(dst, R.MaskReg((1, 2, 3, 4)))
     assert dst.words == R.MaskReg((5, 5, 5, 5)).words
+
+
+def test_compiled_scalar_range_refusals_read_as_plain_python_ones():
+    """D29's refusal of an integer scalar outside the register type names the same range compiled as plain (the
+    compiled one said "inside the register type's range" without the numbers)."""
+    @R.simd_vf
+    def vf(out, value, T):
+        reg = R.RegTensor(T)
+        R.Duplicate(reg, value)
+        R.StoreAlign(out, reg, R.CreateMask(T))
+    with aj.Core("ascend950", sanitize=False) as c:
+        for T, value in (("int16", 40000), ("uint8", -1), ("int64", 2**63), ("uint64", -1), ("uint32", 2**32)):
+            out = c.local_tensor(T, 256 // aj.dtypes.resolve(T).size)
+            messages = []
+            for f in (vf, vf.py_func):
+                with pytest.raises(ParameterError) as e:
+                    f(out, value, T)
+                messages.append(str(e.value))
+            assert messages[0] == messages[1] and f"for {T} (no implicit wrap" in messages[0], messages

@@ -310,22 +310,35 @@ def scalar_float_bits(kind, x):
     return np.uint64(f32_to_bf16_bits(f))
 
 
+# D29's legal range of an integer register's scalar, by kind (the plain-Python refusal's text): a constant tuple, so
+# the compiled refusal names the numbers without formatting them at run time
+_INT_SCALAR_LEGAL = ("", "", "",  # (half, float, bfloat16: no integer range)
+                     "[-128, 127] for int8 (no implicit wrap, SPEC-2 D29)",
+                     "[0, 255] for uint8 (no implicit wrap, SPEC-2 D29)",
+                     "[-32768, 32767] for int16 (no implicit wrap, SPEC-2 D29)",
+                     "[0, 65535] for uint16 (no implicit wrap, SPEC-2 D29)",
+                     "[-2147483648, 2147483647] for int32 (no implicit wrap, SPEC-2 D29)",
+                     "[0, 4294967295] for uint32 (no implicit wrap, SPEC-2 D29)",
+                     "[-9223372036854775808, 9223372036854775807] for int64 (no implicit wrap, SPEC-2 D29)",
+                     "[0, 18446744073709551615] for uint64 (no implicit wrap, SPEC-2 D29)")
+
+
 @internal
 def scalar_int_bits(api, kind, v):
     """D29 for an integer register: the value must lie in the type's range (no implicit wrap); its bit pattern."""
     if kind == KIND_INT64 or kind == KIND_UINT64:
         if kind == KIND_UINT64 and v < 0:
-            raise ParameterError(api, "scalar", v, "[0, 2**64-1] for uint64 (SPEC-2 D29)", DEVICE)
+            raise ParameterError(api, "scalar", v, _INT_SCALAR_LEGAL[kind], DEVICE)
         if v < 0:  # two's complement of a negative int64, without a signed-to-unsigned cast
             return np.uint64(v + 9223372036854775807 + 1) + np.uint64(9223372036854775808)
         # a VF argument in [2**63, 2**64) arrives as uint64: past int64's range (compared as uint64, exactly: a mixed
         # int64/uint64 comparison is a float64 one, where 2**63 equals INT64_MAX)
         if kind == KIND_INT64 and np.uint64(v) > np.uint64(9223372036854775807):
-            raise ParameterError(api, "scalar", v, "inside the register type's range (SPEC-2 D29)", DEVICE)
+            raise ParameterError(api, "scalar", v, _INT_SCALAR_LEGAL[kind], DEVICE)
         return np.uint64(v)
     lo, hi = int_range(kind)
     if v < lo or v > hi:
-        raise ParameterError(api, "scalar", v, "inside the register type's range (SPEC-2 D29)", DEVICE)
+        raise ParameterError(api, "scalar", v, _INT_SCALAR_LEGAL[kind], DEVICE)
     return np.uint64(v & ((1 << (8 * kind_size(kind))) - 1))
 
 
