@@ -2341,8 +2341,7 @@ def _ol_mask_sel(dst, src0, src1, mask):
         def refuse(dst, src0, src1, mask):
             raise ParameterError("MaskSel", param, "an aj.Reg.RegTensor", _MASK_SEL_OPERANDS, DEVICE)
         return refuse
-    return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1), impl.words(mask),
-                                                       np.int64(mv.LOGIC_SELECT))
+    return lambda dst, src0, src1, mask: Select(dst, src0, src1, mask)  # the MaskReg Select, as plain MaskSel
 
 
 overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
