@@ -1177,17 +1177,22 @@ def Copy(dst, src, mask=None, mode=MaskMergeMode.MERGING):
     if dst.dtype.name != src.dtype.name:
         raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
                                     "(CopyImpl takes one register type U)", device=DEVICE)
-    if not _merging(api, mode):
-        raise ParameterError(api, "mode", "ZEROING", legal=_COPY_MODE, device=DEVICE)
+    _COPY_MODE_READ(mode)
     ops.select(dst.data, src.data, dst.data, _ALL_LANES if mask is None else _mask(api, "mask", mask))
 
 
-def Move(dst, src, mask=None, mode=MaskMergeMode.MERGING):
+_MASK_MOVE_MODE = ("not given: the MaskReg Move has no mode (asc-devkit kernel_reg_compute_maskreg_intf.h declares "
+                   "Move(dst, src[, mask]) without one); the mode is Copy's, for data registers")
+
+
+def Move(dst, src, mask=None, mode=None):
     """Move(dst, src): copy; Move(dst, src, mask): dst = src & mask (SPEC-2 11.7). On data registers, Copy (the
-    devkit names CopyImpl both ways)."""
+    devkit names CopyImpl both ways; `mode` MERGING when not given)."""
     if isinstance(dst, RegTensor):
-        Copy(dst, src, mask, mode)
+        Copy(dst, src, mask, MaskMergeMode.MERGING if mode is None else mode)
         return
+    if mode is not None:  # not ignored: a MaskReg Move given a mode is a port of something else
+        raise ParameterError("Move", "mode", mode, legal=_MASK_MOVE_MODE, device=DEVICE)
     words = _mask("Move", "src", src)
     _logic("Move", mv.LOGIC_MOVE, dst, words, words, _ALL_LANES if mask is None else _mask("Move", "mask", mask))
 
@@ -1339,7 +1344,8 @@ def DataCopyUnAlign(dst, src, ureg, offset=None, post_update_stride=None):
     """The devkit's earlier name of LoadUnAlign(reg, ureg, tensor, ...) (a RegTensor first) and of
     StoreUnAlign(tensor, reg, ureg, ...) (a tensor first)."""
     target = LoadUnAlign if isinstance(dst, RegTensor) else StoreUnAlign
-    return _forward_old_name(target, (dst, src, ureg, offset, post_update_stride), {})
+    # the count by name: positionally a left-out offset would pass on as None (LoadUnAlign's offset defaults to 0)
+    return _forward_old_name(target, (dst, src, ureg, offset), {"post_update_stride": post_update_stride})
 
 
 DataCopyUnAlignPre = LoadUnAlignPre    # the same parameters; the old UnalignReg is an UnalignRegForLoad here
@@ -1607,6 +1613,9 @@ def _enum_reader(api, name, members, legal, flag=False, lo=None, hi=None, defaul
 
 _MERGE_FLAG = {api: _enum_reader(api, "mode", MaskMergeMode, _MERGE_LEGAL, flag=True, hi=impl.MERGING)
                for api in ("Add", "Sub", "Mul", "Duplicate")}
+# Copy's mode (CopyImpl static_asserts MERGING): the same reader plain and compiled, so both refuse alike
+_COPY_MODE_READ = _enum_reader("Copy", "mode", MaskMergeMode, _COPY_MODE, lo=impl.MERGING, hi=impl.MERGING,
+                               default=impl.MERGING)
 _HIGHEST_PART = {api: _enum_reader(api, "part", HighLowPart, "HighLowPart.LOWEST or HighLowPart.HIGHEST (SPEC-2 11.7)",
                                    flag=True) for api in ("Pack", "UnPack")}
 _LOAD_DIST = _enum_reader("LoadAlign", "dist", LoadDist, "an aj.Reg.LoadDist (SPEC-2 11.6)")
@@ -1790,7 +1799,7 @@ def _ol_data_copy(dst, src, _arg2=None, _arg3=None, _arg4=None, dist=None, post_
 @overload(DataCopyUnAlign)
 def _ol_data_copy_unalign(dst, src, ureg, offset=None, post_update_stride=None):
     target = LoadUnAlign if _is_reg_type(dst) else StoreUnAlign
-    return _old_name_call(DataCopyUnAlign, target, 5, 5, dict(dst=dst, src=src, ureg=ureg, offset=offset,
+    return _old_name_call(DataCopyUnAlign, target, 4, 4, dict(dst=dst, src=src, ureg=ureg, offset=offset,
                                                                post_update_stride=post_update_stride))
 
 
@@ -2332,44 +2341,44 @@ def _ol_mask_sel(dst, src0, src1, mask):
         def refuse(dst, src0, src1, mask):
             raise ParameterError("MaskSel", param, "an aj.Reg.RegTensor", _MASK_SEL_OPERANDS, DEVICE)
         return refuse
-    return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1), impl.words(mask),
-                                                       np.int64(mv.LOGIC_SELECT))
+    return lambda dst, src0, src1, mask: Select(dst, src0, src1, mask)  # the MaskReg Select, as plain MaskSel
 
 
 overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
-MERGING_CODE = int(MaskMergeMode.MERGING)
 
 
 @overload(Copy)
-def _ol_copy(dst, src, mask=None, mode=1):
-    """Copy in a compiled VF: registers of two known kinds, or a MaskReg, are refused when called, as in Python; the
-    mode is a run-time value (ZEROING refused when called); registers of run-time kinds are checked by the kernel."""
+def _ol_copy(dst, src, mask=None, mode=impl.MERGING):
+    """Copy in a compiled VF. Operands plain Python refuses by their types (a MaskReg, registers of two known kinds)
+    type no implementation: the VF reruns plain, which refuses them (simd_vf run_uncompiled). The mode is read as
+    plain Python reads it (_COPY_MODE_READ); registers of two run-time kinds are refused naming Copy (ops.select
+    would name Select)."""
     kinds = impl.register_kind(dst), impl.register_kind(src)
-    if not (_is_reg_type(dst) and _is_reg_type(src)):
-        def not_registers(dst, src, mask=None, mode=1):
-            raise ParameterError("Copy", "dst", "an aj.Reg.MaskReg", "an aj.Reg.RegTensor (MaskRegs move by Move)",
-                                 DEVICE)
-        return not_registers
-    if None not in kinds and kinds[0] != kinds[1]:
-        def mismatch(dst, src, mask=None, mode=1):
-            raise UnsupportedDTypeError("Copy", "dst dtype", "another type than src's", "the source's (CopyImpl "
-                                        "takes one register type U)", DEVICE)
-        return mismatch
+    if not (_is_reg_type(dst) and _is_reg_type(src)) or (None not in kinds and kinds[0] != kinds[1]):
+        return None
 
-    def copy(dst, src, mask=None, mode=1):
-        if mode != MERGING_CODE:
-            raise ParameterError("Copy", "mode", "ZEROING", _COPY_MODE, DEVICE)
+    def copy(dst, src, mask=None, mode=impl.MERGING):
+        if dst[impl.H_KIND] != src[impl.H_KIND]:  # plain Python's order: the types, then the mode
+            raise UnsupportedDTypeError("Copy", "dst/src kinds", (np.int64(dst[impl.H_KIND]),
+                                                                   np.int64(src[impl.H_KIND])),
+                                        "one element type (CopyImpl takes one register type U)", DEVICE)
+        _COPY_MODE_READ(mode)
         ops.select(impl.borrow(dst), impl.borrow(src), impl.borrow(dst), _words_or_all(mask))
     return copy
 
 
 @overload(Move)
-def _ol_move(dst, src, mask=None, mode=1):
-    """Move on data registers is Copy; on MaskRegs the MaskReg move (SPEC-2 11.7)."""
+def _ol_move(dst, src, mask=None, mode=None):
+    """Move on data registers is Copy; on MaskRegs the MaskReg move (SPEC-2 11.7), which takes no mode (given one,
+    no implementation: the plain rerun refuses it)."""
     if _is_reg_type(dst):
-        return lambda dst, src, mask=None, mode=1: Copy(dst, src, mask, mode)
-    return lambda dst, src, mask=None, mode=1: mv.mask_logic(dst, impl.words(src), impl.words(src),
-                                                             _words_or_all(mask), np.int64(mv.LOGIC_MOVE))
+        if _absent(mode):
+            return lambda dst, src, mask=None, mode=None: Copy(dst, src, mask)
+        return lambda dst, src, mask=None, mode=None: Copy(dst, src, mask, mode)
+    if not _absent(mode):
+        return None
+    return lambda dst, src, mask=None, mode=None: mv.mask_logic(dst, impl.words(src), impl.words(src),
+                                                                _words_or_all(mask), np.int64(mv.LOGIC_MOVE))
 
 
 @overload(Pack)

@@ -195,6 +195,9 @@ REFUSED = [  # (dtype, mode, error class, parameter named)
     ("float", R.DivSpecificMode(A.INTRINSIC, False, A.INTRINSIC), aj.ParameterError, "mode.mrgMode"),
     ("float", R.DivSpecificMode(Z, False, 6), aj.ParameterError, "mode.algo"),
     ("int8", R.DivSpecificMode(Z, False, A.PRECISION_1ULP_FTZ_FALSE), aj.UnsupportedDTypeError, "Div"),
+    # the dtype first, compiled too, when a field is also out of range (plain Python checks the dtype first)
+    ("int8", R.DivSpecificMode(Z, False, 6), aj.UnsupportedDTypeError, "Div"),
+    ("int8", R.DivSpecificMode(R.MaskMergeMode.UNKNOWN, False, A.INTRINSIC), aj.UnsupportedDTypeError, "Div"),
 ]
 
 

@@ -115,3 +115,34 @@ def test_old_name_refusals_name_the_new_name_and_change_nothing():
         with pytest.raises(aj.AscendJitError, match="LoadUnAlign"):
             R.DataCopyUnAlign(reg, R.UnalignRegForLoad(), src, 0)  # no DataCopyUnAlignPre (D68)
     assert np.array_equal(core.ub, before)
+
+
+def _unaligned_load_count_by_name(out, src, old):
+    """DataCopyUnAlign's load with its post-update count by name and the offset left out (LoadUnAlign's default 0)."""
+    reg, ul = R.RegTensor("uint16"), R.UnalignRegForLoad()
+    if old:
+        R.DataCopyUnAlignPre(ul, src)
+        a = R.DataCopyUnAlign(reg, ul, src, post_update_stride=48)
+    else:
+        R.LoadUnAlignPre(ul, src)
+        a = R.LoadUnAlign(reg, ul, src, post_update_stride=48)
+    R.StoreAlign(out, reg, R.CreateMask("uint16"), 0)
+    return a
+
+
+UNALIGNED_COUNT_VF = R.simd_vf(_unaligned_load_count_by_name)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "plain"])
+def test_unaligned_load_count_by_name_without_offset(compiled):
+    """A left-out offset is not passed on as None (it was: LoadUnAlign refused offset None)."""
+    results = []
+    for old in (True, False):
+        core = aj.Core("ascend950")
+        src, out = core.local_tensor("uint16", 256), core.local_tensor("uint16", 128)
+        src[:] = np.arange(256, dtype=np.uint16)
+        with core:
+            a = (UNALIGNED_COUNT_VF if compiled and old else _unaligned_load_count_by_name)(out, src, old)
+        results.append((int(a), core.ub.copy()))
+    assert results[0][0] == results[1][0] == 48
+    assert np.array_equal(results[0][1], results[1][1])

@@ -585,17 +585,17 @@ def div_path(precision, algo):
 @njit(cache=True)
 def div_mode_op(src, allowed, mrg, precision, algo):
     """Reg Div's DivSpecificMode{mrgMode, precisionMode, algo} checked against src's type (DK
-    R/基础算术/Div.md 数据类型 and DivImpl's static_asserts; a type Div does not take is left to engine_binary's
-    UnsupportedDTypeError, as the plain call checks the dtype first); the engine op: DIV (DAZ/FTZ, D38) or
-    DIV_SUBNORMALS. Plain Python runs this function's Python (reg.py _div_mode), so both paths refuse alike."""
+    R/基础算术/Div.md 数据类型 and DivImpl's static_asserts; a type Div does not take is left unchecked to
+    engine_binary's UnsupportedDTypeError, as the plain call checks the dtype first); the engine op: DIV (DAZ/FTZ,
+    D38) or DIV_SUBNORMALS. Plain Python runs this function's Python (reg.py _div_mode), so both paths refuse alike."""
     kind = np.int64(src[H_KIND])
-    if mrg < 0 or mrg > 1:
-        raise ParameterError("Div", "mode.mrgMode", mrg, "MaskMergeMode.ZEROING (0) or MERGING (1)", DEVICE)
-    if precision < 0 or precision > 1:
-        raise ParameterError("Div", "mode.precisionMode", precision, "True or False", DEVICE)
-    if algo < 0 or algo > 5:
-        raise ParameterError("Div", "mode.algo", algo, "an aj.DivAlgo member or value (0..5)", DEVICE)
     if (allowed >> kind) & 1:
+        if mrg < 0 or mrg > 1:
+            raise ParameterError("Div", "mode.mrgMode", mrg, "MaskMergeMode.ZEROING (0) or MERGING (1)", DEVICE)
+        if precision < 0 or precision > 1:
+            raise ParameterError("Div", "mode.precisionMode", precision, "True or False", DEVICE)
+        if algo < 0 or algo > 5:
+            raise ParameterError("Div", "mode.algo", algo, "an aj.DivAlgo member or value (0..5)", DEVICE)
         if precision == 1 and kind != KIND_FLOAT:
             raise ParameterError("Div", "mode.precisionMode", precision, "False for every type but float (DK "
                                  "R/基础算术/Div.md: precisionMode serves float)", DEVICE)
