@@ -81,6 +81,8 @@ class DeviceSpec:
     init_soc_ctrl: tuple = ()
     # --- Cast, Compare/Select, DataCopyPad, Gather/GatherMask (SPEC-2 7, 9; issue 14) ---------------------------
     cast_pairs: dict = None          # SPEC-2 7.2: {(src, dst): round-mode names}; built from CAST_TABLE below
+    cast_int32_half_deq_scale: bool = True  # D47: int32 -> half refused as SetDeqScale's (950/A2/A3/310P); the
+    #                                         910's table has no such row at all (SPEC-2 7.2 "—"), the 310B converts it
     cast_trunc_switch: bool = False  # D46: CTRL[59] (1 = keep the low bits) exists on A2/A3 and the 950
     cast_ctrl60: bool = False        # D46: the 950's CTRL[60]; 0 makes the Memory Cast always saturate
     compare_dtypes: tuple = ()       # SPEC-2 9.4 table
@@ -228,7 +230,7 @@ _DEVICES = (
         event_ids=4, sync_all_hard=False, atomic_add_dtypes=("float",), reduce_repeat_sum_spr=False,
         reduce_repeat_sum_pairs=(("half", "half"),), reduce_repeat_max_min_dtypes=("half",), reduce_repeat_orders=(0,),
         reduce_data_block_dtypes=("half",), reduce_dst_rep_stride_zero=False, reduce_max_min_dtypes=("half",),
-        cast_pairs=_cast_pairs(_T910), compare_dtypes=_HF, compare_mask_ignored=True, select_dtypes=_HF,
+        cast_pairs=_cast_pairs(_T910), cast_int32_half_deq_scale=False, compare_dtypes=_HF, compare_mask_ignored=True, select_dtypes=_HF,
         select_modes=(0,)),
     DeviceSpec(
         name="atlas-inference-vectorcore", product="Atlas inference Vector Core (310P)", arch=2002,

@@ -1340,12 +1340,13 @@ def DataCopy(dst, src, _arg2=None, _arg3=None, _arg4=None, dist=None, post_updat
     return _forward_old_name(StoreAlign, (dst, src, _arg2, _arg3, _arg4), keywords)
 
 
-def DataCopyUnAlign(dst, src, ureg, offset=None, post_update_stride=None):
+def DataCopyUnAlign(dst, _arg1, _arg2, offset=None, post_update_stride=None):
     """The devkit's earlier name of LoadUnAlign(reg, ureg, tensor, ...) (a RegTensor first) and of
-    StoreUnAlign(tensor, reg, ureg, ...) (a tensor first)."""
+    StoreUnAlign(tensor, reg, ureg, ...) (a tensor first): the second and third operands differ by form, so they are
+    positional only in effect (_arg1, _arg2)."""
     target = LoadUnAlign if isinstance(dst, RegTensor) else StoreUnAlign
     # the count by name: positionally a left-out offset would pass on as None (LoadUnAlign's offset defaults to 0)
-    return _forward_old_name(target, (dst, src, ureg, offset), {"post_update_stride": post_update_stride})
+    return _forward_old_name(target, (dst, _arg1, _arg2, offset), {"post_update_stride": post_update_stride})
 
 
 DataCopyUnAlignPre = LoadUnAlignPre    # the same parameters; the old UnalignReg is an UnalignRegForLoad here
@@ -1797,9 +1798,9 @@ def _ol_data_copy(dst, src, _arg2=None, _arg3=None, _arg4=None, dist=None, post_
 
 
 @overload(DataCopyUnAlign)
-def _ol_data_copy_unalign(dst, src, ureg, offset=None, post_update_stride=None):
+def _ol_data_copy_unalign(dst, _arg1, _arg2, offset=None, post_update_stride=None):
     target = LoadUnAlign if _is_reg_type(dst) else StoreUnAlign
-    return _old_name_call(DataCopyUnAlign, target, 4, 4, dict(dst=dst, src=src, ureg=ureg, offset=offset,
+    return _old_name_call(DataCopyUnAlign, target, 4, 4, dict(dst=dst, _arg1=_arg1, _arg2=_arg2, offset=offset,
                                                                post_update_stride=post_update_stride))
 
 
