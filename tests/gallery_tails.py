@@ -67,7 +67,11 @@ tests/test_sanitizer.py)."""
 # the last core's GlobalTensor cut inside its last block); relu6_d* 300003 (8 cores of 37888 elements, the last 34787:
 # two or three UB tiles a core, the last short and no multiple of a vector); drop_out_v3_grad* 130003 (8 cores of
 # 16384 elements, the last 15315: float in two tiles, of 15104 and 1280 or 211, the last VF step of 256 elements
-# partial); the devkit examples run their fixed data (size_rule) and
+# partial); angle_v2_int8 2977, angle_v2_int16 2993, angle_v2_int32 and angle_v2_int64 3001 (8 cores of 32-byte
+# input blocks, big and small, the input not a whole block of the type or of 8 floats: the original's last-core move
+# back; one short tile a core on the A2/A3, 64-element tiles on the 910, the last short); masked_select_v3* 100003 (8
+# cores of 12501 or 12500 elements: a UB tile and a short one, one tile with no mask bit set, the last core's shorter);
+# the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
          "sigmoid": 1001, "clip_by_value": 200003, "clip_by_value_bf16": 200003, "reduce_tiling": 504,
@@ -104,4 +108,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "softmax_grad_half": 13 * 1001, "softmax_grad_bf16": 13 * 77, "reduce_max_v2": 101 * 97,
          "reduce_max_v2_half_axis0": 301 * 33, "reduce_max_v2_axis1": 203 * 50,
          "relu6_d": 300003, "relu6_d_half": 300003, "relu6_d_int32": 300003, "relu6_d_bf16": 300003,
-         "drop_out_v3_grad": 130003, "drop_out_v3_grad_half": 130003, "drop_out_v3_grad_bf16": 130003}
+         "drop_out_v3_grad": 130003, "drop_out_v3_grad_half": 130003, "drop_out_v3_grad_bf16": 130003,
+         "angle_v2_int8": 2977, "angle_v2_int16": 2993, "angle_v2_int32": 3001, "angle_v2_int64": 3001,
+         "masked_select_v3": 100003, "masked_select_v3_half": 100003, "masked_select_v3_int8": 100003,
+         "masked_select_v3_int64": 100003}

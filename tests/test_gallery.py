@@ -42,7 +42,9 @@ def test_the_gallery_is_found_from_the_checkout():
             "approximate_equal_bf16", "is_close", "is_close_half_equal_nan", "is_close_bf16", "is_close_int32", "exp",
             "exp_half", "exp_bf16", "softmax_grad", "softmax_grad_half", "softmax_grad_bf16", "reduce_max_v2",
             "reduce_max_v2_half_axis0", "reduce_max_v2_axis1", "relu6_d", "relu6_d_half", "relu6_d_int32",
-            "relu6_d_bf16", "drop_out_v3_grad", "drop_out_v3_grad_half", "drop_out_v3_grad_bf16"} <= \
+            "relu6_d_bf16", "drop_out_v3_grad", "drop_out_v3_grad_half", "drop_out_v3_grad_bf16",
+            "angle_v2_int8", "angle_v2_int16", "angle_v2_int32", "angle_v2_int64", "masked_select_v3",
+            "masked_select_v3_half", "masked_select_v3_int8", "masked_select_v3_int64"} <= \
         set(GALLERY)
 
 
@@ -286,3 +288,16 @@ def test_within_tolerance_reports_bfloat16_and_integer_outputs_without_nan():
     assert ok and "nan" not in line
     ok, line = within_tolerance(np.array([2.0], ml_dtypes.bfloat16), np.array([2.5]), 1e-3)
     assert not ok and "OUT OF TOLERANCE" in line
+
+
+@pytest.mark.parametrize("name", ["angle_v2_int8", "angle_v2_int16", "angle_v2_int64"])
+def test_angle_v2_910_sequence_runs_clean_under_the_sanitizer(name):
+    """The 910 build converts int16 / int64 through the high byte or word (bit-mask Duplicate, PairReduceSum) and
+    selects in mode 0, one 64-lane repeat a tile, and int8 in a 128-lane repeat past its 64-element tile: its own
+    path (the sanitizer sweep runs the A2's)."""
+    k = GALLERY[name]
+    with aj.sanitize_session("report") as session:
+        outputs = k.run("atlas-training", k.make_inputs(TAILS[name], 0))
+    assert session.reports == [], aj.format_reports(session.reports)
+    want = k.expected("atlas-training", k.make_inputs(TAILS[name], 0))
+    assert outputs["y"].tobytes() == want["y"].tobytes()
