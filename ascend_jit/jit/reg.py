@@ -492,8 +492,9 @@ class EnumRule:
             api, name, members, lo, hi, legal, flag
 
     def foreign(self, t):
-        """Whether numba type t can never be a legal value (another enum's member, a bool)."""
-        return isinstance(t, types.Boolean) or \
+        """Whether numba type t can never be a legal value (another enum's member, a bool, a float: plain Python's
+        as_enum refuses 1.0 as it refuses True; compiled code had truncated it to a member's value)."""
+        return isinstance(t, (types.Boolean, types.Float)) or \
             (isinstance(t, types.IntEnumMember) and t.instance_class is not self.members)
 
 
