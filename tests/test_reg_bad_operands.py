@@ -56,9 +56,13 @@ def _copy_two(d, s):
     R.Copy(d, s)
 
 
+def _div(d, a, b, m, mode):
+    R.Div(d, a, b, m, mode)
+
+
 VFS = {f.__name__: R.simd_vf(f) for f in (_data_copy_two, _data_copy_unalign_three, _store_unalign,
                                           _store_unalign_post, _load_unalign, _load_dist, _mask_unpack, _mask_not,
-                                          _copy, _copy_two)}
+                                          _copy, _copy_two, _div)}
 
 
 def _state(core, args):
@@ -176,3 +180,9 @@ def test_copy_names_the_operand_compiled(case):
     else:
         _refused("_copy_two", lambda core: (_reg("float"), _reg("half")), aj.UnsupportedDTypeError, "Copy",
                  "dst dtype")
+
+
+def test_an_explicit_none_mode_is_refused_compiled():
+    # the direct calls (Div, Max, Exp, ...) folded mode=None as the absent mode: compiled Div ran ZEROING
+    _refused("_div", lambda core: (_reg("float"), _reg("float"), _reg("float"), R.MaskReg((5, 6, 7, 8)), None),
+             aj.ParameterError, "Div", "mode")
