@@ -399,6 +399,9 @@ def main(argv=None):
     except (OSError, ValueError) as err:
         print(f"ascend-jit: error: {err}", file=sys.stderr)
         return 2
+    except MemoryError as err:  # a --size the host cannot hold (kernels whose size rule has no upper bound)
+        print(f"ascend-jit: error: out of host memory ({err}); try a smaller --size", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("ascend-jit: interrupted", file=sys.stderr)
         return 130

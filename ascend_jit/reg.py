@@ -1289,14 +1289,14 @@ def StoreUnAlign(tensor, reg, ureg, offset, post_update_stride=None):
     count = post_update_stride
     if count is None:  # a call written as the devkit's 4-argument form: its count is the offset here
         raise ParameterError(api, "post_update_stride", "missing", legal=_STORE_COUNT, device=DEVICE)
-    if not isinstance(count, (int, np.integer)) or isinstance(count, bool):
-        raise ParameterError(api, "post_update_stride", count, legal="an int", device=DEVICE)
+    # an integer the kernel's int64 parameter holds (its range check names the lanes): 2**70 was numba's OverflowError
+    count = as_int(api, DEVICE, "post_update_stride", count, -INT32_MAX - 1, INT32_MAX)
     undo = reg_undo(tensor, _ureg(api, "ureg", ureg, UnalignRegForStore), ub=True) if SANITIZING and \
         isinstance(tensor, LocalTensor) else None
     result = mv.store_unalign(tensor_handle(api, tensor), _reg(api, "reg", reg),
-                              _ureg(api, "ureg", ureg, UnalignRegForStore), _offset(api, offset), int(count))
+                              _ureg(api, "ureg", ureg, UnalignRegForStore), _offset(api, offset), count)
     if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: the lanes stored (Post only flushes)
-        reg_access(api, tensor, "store_unalign", _offset(api, offset), int(count) * reg.dtype.size, undo=undo)
+        reg_access(api, tensor, "store_unalign", _offset(api, offset), count * reg.dtype.size, undo=undo)
     return result
 
 
@@ -1336,17 +1336,18 @@ def DataCopy(dst, src, _arg2=None, _arg3=None, _arg4=None, dist=None, post_updat
         if _arg4 is not None:
             raise ParameterError("LoadAlign", "arguments", _arg4, legal="(reg, tensor, offset) or (reg0, reg1, "
                                  "tensor, offset) (SPEC-2 11.6)", device=DEVICE)
-        return _forward_old_name(LoadAlign, (dst, src, _arg2, _arg3), keywords)
-    return _forward_old_name(StoreAlign, (dst, src, _arg2, _arg3, _arg4), keywords)
+        return _forward_old_name(LoadAlign, (dst, src, _arg2, _arg3), keywords, 2)
+    return _forward_old_name(StoreAlign, (dst, src, _arg2, _arg3, _arg4), keywords, 2)
 
 
 def DataCopyUnAlign(dst, _arg1, _arg2, offset=None, post_update_stride=None):
     """The devkit's earlier name of LoadUnAlign(reg, ureg, tensor, ...) (a RegTensor first) and of
     StoreUnAlign(tensor, reg, ureg, ...) (a tensor first): the second and third operands differ by form, so they are
     positional only in effect (_arg1, _arg2)."""
-    target = LoadUnAlign if isinstance(dst, RegTensor) else StoreUnAlign
+    target, required = (LoadUnAlign, 3) if isinstance(dst, RegTensor) else (StoreUnAlign, 4)
     # the count by name: positionally a left-out offset would pass on as None (LoadUnAlign's offset defaults to 0)
-    return _forward_old_name(target, (dst, _arg1, _arg2, offset), {"post_update_stride": post_update_stride})
+    return _forward_old_name(target, (dst, _arg1, _arg2, offset), {"post_update_stride": post_update_stride},
+                             required)
 
 
 DataCopyUnAlignPre = LoadUnAlignPre    # the same parameters; the old UnalignReg is an UnalignRegForLoad here
@@ -1372,10 +1373,13 @@ def MaskSel(dst, src0, src1, mask):
 _MASK_SEL_OPERANDS = "an aj.Reg.MaskReg (MaskSel is the MaskReg Select; Select selects data-register lanes)"
 
 
-def _forward_old_name(target, positional, keywords):
-    """target(the positional arguments up to the last one given, the keywords given): the target's own defaults
-    apply to the rest, as in a call of the new name."""
+def _forward_old_name(target, positional, keywords, required):
+    """target(the positional arguments up to the last one given, at least its `required` ones, the keywords given):
+    the target's own defaults apply to the rest, as in a call of the new name. A required argument passed as None
+    (or, for StoreUnAlign, the offset and count left out: the devkit's count-less form) reaches the target, whose
+    refusal names it: leaving it out made the target's call a Python TypeError the old name's caller never wrote."""
     n = max((i + 1 for i, v in enumerate(positional) if v is not None), default=0)
+    n = max(n, required)
     return target(*positional[:n], **{k: v for k, v in keywords.items() if v is not None})
 
 
@@ -1776,12 +1780,13 @@ impl.direct_call(LoadAlign, mv.load_norm, _load_norm_plan)
 impl.direct_call(StoreAlign, mv.store_norm, _store_norm_plan)
 
 
-def _old_name_call(alias, target, n_positional, n_slots, arg_types):
+def _old_name_call(alias, target, n_positional, n_slots, arg_types, required):
     """The compiled form of _forward_old_name: an implementation with the old name's parameters that calls the new
-    name `target` with the arguments given: the first n_positional positionally (up to the last one given), the
-    old name's keywords (its parameters after its n_slots positional ones) by name."""
+    name `target` with the arguments given: the first n_positional positionally (up to the last one given, at least
+    the `required` ones), the old name's keywords (its parameters after its n_slots positional ones) by name."""
     names = list(inspect.signature(alias).parameters)
     n = max((i + 1 for i, name in enumerate(names[:n_positional]) if not _absent(arg_types[name])), default=0)
+    n = max(n, required)
     given = names[:n] + [f"{k}={k}" for k in names[n_slots:] if not _absent(arg_types[k])]
     namespace = {"target": target}
     exec(f"def forward{inspect.signature(alias)}:\n    return target({', '.join(given)})\n", namespace)
@@ -1793,15 +1798,15 @@ def _ol_data_copy(dst, src, _arg2=None, _arg3=None, _arg4=None, dist=None, post_
                   data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
     arg_types = dict(locals())
     if _is_reg_type(dst) or _is_mask_type(dst):
-        return None if not _absent(_arg4) else _old_name_call(DataCopy, LoadAlign, 4, 5, arg_types)
-    return _old_name_call(DataCopy, StoreAlign, 5, 5, arg_types)
+        return None if not _absent(_arg4) else _old_name_call(DataCopy, LoadAlign, 4, 5, arg_types, 2)
+    return _old_name_call(DataCopy, StoreAlign, 5, 5, arg_types, 2)
 
 
 @overload(DataCopyUnAlign)
 def _ol_data_copy_unalign(dst, _arg1, _arg2, offset=None, post_update_stride=None):
-    target = LoadUnAlign if _is_reg_type(dst) else StoreUnAlign
+    target, required = (LoadUnAlign, 3) if _is_reg_type(dst) else (StoreUnAlign, 4)
     return _old_name_call(DataCopyUnAlign, target, 4, 4, dict(dst=dst, _arg1=_arg1, _arg2=_arg2, offset=offset,
-                                                               post_update_stride=post_update_stride))
+                                                               post_update_stride=post_update_stride), required)
 
 
 def _binary_markers(kind):
@@ -2307,6 +2312,10 @@ def _ol_logic(op, unary, name=None):
                 def refuse(dst, src, mask=None):
                     raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
                 return refuse
+            if name is not None and _absent(mask):  # Not's mask is required (plain Python refuses None), Move's not
+                def no_mask(dst, src, mask=None):
+                    raise ParameterError(name, "mask", "NoneType", "an aj.Reg.MaskReg", DEVICE)
+                return no_mask
             return lambda dst, src, mask=None: mv.mask_logic(dst, impl.words(src), impl.words(src),
                                                              _words_or_all(mask), np.int64(op))
     else:
@@ -2368,6 +2377,22 @@ def _ol_copy(dst, src, mask=None, mode=impl.MERGING):
     return copy
 
 
+def _python_type_name(t):
+    """The Python type name plain Python's _reg reports for an argument compiled code typed as t."""
+    if _is_mask_type(t):
+        return "MaskReg"
+    if _is_reg_type(t):
+        return "RegTensor"
+    if isinstance(t, impl.TensorHandle):
+        return "LocalTensor"
+    for numba_class, name in ((types.NoneType, "NoneType"), (types.Boolean, "bool"), (types.Integer, "int"),
+                              (types.Float, "float"), (types.UnicodeType, "str"), (types.Tuple, "tuple"),
+                              (types.UniTuple, "tuple")):
+        if isinstance(t, numba_class):
+            return name
+    return str(t)
+
+
 @overload(Move)
 def _ol_move(dst, src, mask=None, mode=None):
     """Move on data registers is Copy; on MaskRegs the MaskReg move (SPEC-2 11.7), which takes no mode (given one,
@@ -2382,16 +2407,30 @@ def _ol_move(dst, src, mask=None, mode=None):
                                                                 _words_or_all(mask), np.int64(mv.LOGIC_MOVE))
 
 
-@overload(Pack)
-def _ol_pack(dst, src, part=0):
-    highest = _HIGHEST_PART["Pack"]
-    return lambda dst, src, part=0: mv.pack(impl.borrow(dst), impl.words(src), highest(part))
+def _not_a_mask(operands):
+    """(name, plain Python's type name) of the first operand (name, numba type) that is no MaskReg, else None: the
+    refusal plain Python's _mask / _write_mask raises. A data register had been read and written as a word array
+    (Pack/UnPack, MaskPack/MaskUnPack)."""
+    return next(((p, _python_type_name(t)) for p, t in operands if not _is_mask_type(t)), None)
 
 
-@overload(UnPack)
-def _ol_unpack(dst, src, part=0):
-    highest = _HIGHEST_PART["UnPack"]
-    return lambda dst, src, part=0: mv.unpack(impl.borrow(dst), impl.words(src), highest(part))
+def _ol_pack_unpack(api, kernel):
+    highest = _HIGHEST_PART[api]
+
+    def typer(dst, src, part=0):
+        refused = _not_a_mask((("src", src), ("dst", dst)))  # plain Python's order: src read, then dst written
+        if refused is not None:
+            param, value = refused
+
+            def refuse(dst, src, part=0):
+                raise ParameterError(api, param, value, "an aj.Reg.MaskReg", DEVICE)
+            return refuse
+        return lambda dst, src, part=0: kernel(impl.borrow(dst), impl.words(src), highest(part))
+    return typer
+
+
+overload(Pack)(_ol_pack_unpack("Pack", mv.pack))
+overload(UnPack)(_ol_pack_unpack("UnPack", mv.unpack))
 
 
 def _ol_interleave(inverse):
@@ -2525,6 +2564,13 @@ _MISS = object()  # what a planned call returns when its arguments do not fit it
 
 def _no_plan(args):
     return _MISS
+
+
+# A compiled VF holds a RegTensor as its uint8 byte array, a MaskReg as a uint64 word array and an unaligned register
+# as an int64 state array, all of a size the kernels assume; a numpy array of those element types given to a VF has
+# the same numba type, so a Reg call would read and write it as a register, past its end (plain Python refuses it:
+# not a RegTensor). Such a call runs the VF plain, as a NaN half scalar does (docs/decisions.md "Reg API").
+_REGISTER_ARRAY_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint64), np.dtype(np.int64))
 
 
 def _convert_vf_args(api, args):
@@ -2685,6 +2731,8 @@ def simd_vf(fn):
             # values numba cannot pass on: a NaN's payload (bits a float does not carry, D29) and an int no 64-bit
             # type holds; the plain run takes them as plain Python does (SPEC-2 11.1: identical results)
             return plain(*args)
+        if any(isinstance(a, np.ndarray) and a.dtype in _REGISTER_ARRAY_DTYPES for a in args):
+            return plain(*args)  # compiled code would take the array for a register (plain run: the Reg refusal)
         converted, masks, plannable = _convert_vf_args(fn.__name__, args)
         impl.VF_MODES[0] = _vf_core_modes(fn.__name__, args)  # SPEC-2 11.1: the modes of the registers it makes
         try:

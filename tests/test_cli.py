@@ -84,6 +84,16 @@ def test_user_errors_are_one_line(args, needle):
     assert len(r.stderr.strip().splitlines()) <= 3
 
 
+@pytest.mark.skipif(open("/proc/sys/vm/overcommit_memory").read().strip() == "1",
+                    reason="the 7 TiB input would be granted and filled, not refused")
+def test_a_size_the_host_cannot_hold_is_one_line():
+    # softmax_grad's size rule (whole rows) has no upper bound: its 7 TiB of input was numpy's MemoryError traceback
+    r = cli("run", "softmax_grad", "--size", str(1001 * 10**9))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "out of host memory" in r.stderr and "--size" in r.stderr
+    assert len(r.stderr.strip().splitlines()) <= 3
+
+
 # --- regressions of issue 11, section 6 -------------------------------------------------------------------------------
 def test_run_defaults_to_the_kernels_first_supported_device():
     r = cli("run", "reduce_data_block")

@@ -492,8 +492,9 @@ class EnumRule:
             api, name, members, lo, hi, legal, flag
 
     def foreign(self, t):
-        """Whether numba type t can never be a legal value (another enum's member, a bool)."""
-        return isinstance(t, types.Boolean) or \
+        """Whether numba type t can never be a legal value (another enum's member, a bool, a float: plain Python's
+        as_enum refuses 1.0 as it refuses True; compiled code had truncated it to a member's value)."""
+        return isinstance(t, (types.Boolean, types.Float)) or \
             (isinstance(t, types.IntEnumMember) and t.instance_class is not self.members)
 
 
@@ -511,6 +512,9 @@ def direct_call(fn, kernel, plan):
     jitted function, or a function of the argument types (as plan's) that picks one."""
     pysig = inspect.signature(plan)
     pick = (lambda *arg_types: kernel) if isinstance(kernel, Dispatcher) else kernel
+    # fn's optional parameters whose default is not None (mode, trait, reduce_type, ...)
+    valued = {name for name, p in inspect.signature(fn).parameters.items()
+              if p.default is not inspect.Parameter.empty and p.default is not None}
 
     def generic(self, args, kws):
         # keywords and omitted arguments folded by plan's parameters (absent ones typed None), so a call may name
@@ -518,6 +522,10 @@ def direct_call(fn, kernel, plan):
         try:
             bound = pysig.bind(*args, **kws)
         except TypeError:
+            return None
+        if any(name in valued and isinstance(t, types.NoneType) for name, t in bound.arguments.items()):
+            # an explicit None there (`mode=None`) is no compiled call: the VF runs plain, which refuses it; folded
+            # as the absent argument it had run with the default
             return None
         bound.apply_defaults()
         full = tuple(types.none if a is None else a for a in bound.args)

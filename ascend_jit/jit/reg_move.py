@@ -608,8 +608,20 @@ def _ol_count_pending_stores(delta):
 
 
 @njit(cache=True)
+def check_ureg(api, state, size):
+    """The unaligned register of a compiled call: both kinds are int64 state arrays to numba, told apart by their
+    size (1: UnalignRegForLoad, USTATE_SIZE: UnalignRegForStore). The other kind is refused as plain Python's type
+    check refuses it; read as this kind it had been indexed past its end."""
+    if state.size != size:
+        given, legal = ("UnalignRegForStore", "an aj.Reg.UnalignRegForLoad") if size == 1 else \
+            ("UnalignRegForLoad", "an aj.Reg.UnalignRegForStore")
+        raise ParameterError(api, "ureg", given, legal, DEVICE)
+
+
+@njit(cache=True)
 def load_unalign_pre(state, h, offset):
     """LoadUnAlignPre: the expected address of the next LoadUnAlign becomes (tensor, offset)."""
+    check_ureg("LoadUnAlignPre", state, 1)
     state[0] = element_address("LoadUnAlignPre", h, offset)
 
 
@@ -618,6 +630,7 @@ def load_unalign(reg, state, h, offset, step, has_step):
     """LoadUnAlign: VL bytes from an address equal to the expected one (StateError otherwise: the hardware would
     splice stale bytes); the 32-byte blocks around them must lie in the operand's range. Returns the new offset."""
     api = "LoadUnAlign"
+    check_ureg(api, state, 1)
     addr = element_address(api, h, offset)
     if addr != state[0]:
         raise StateError(api, "address", addr, "the address LoadUnAlignPre (or the previous LoadUnAlign) set "
@@ -640,6 +653,7 @@ def store_unalign(h, reg, state, offset, count):
     """StoreUnAlign: lanes 0..count-1 of reg as bytes at A = (tensor, offset), after the pending run (which must end
     at A); every byte below the last 32-byte boundary is written now, the rest stays pending. Returns offset+count."""
     api = "StoreUnAlign"
+    check_ureg(api, state, USTATE_SIZE)
     size = kind_size(reg[H_KIND])
     if count < 0 or count > VL // size:
         raise ParameterError(api, "post_update_stride", count, "0 .. VL / sizeof(T) lanes (SPEC-2 11.6)", DEVICE)
@@ -671,6 +685,7 @@ def store_unalign(h, reg, state, offset, count):
 @njit(cache=True)
 def store_unalign_post(h, state, offset, step):
     """StoreUnAlignPost: writes the pending run and empties the register; returns offset + step."""
+    check_ureg("StoreUnAlignPost", state, USTATE_SIZE)
     ub = h[0]
     for i in range(state[1]):
         ub[state[0] + i] = state[2 + i]

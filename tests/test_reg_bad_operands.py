@@ -1,0 +1,188 @@
+"""Operands of the wrong kind given to this session's Reg names (DataCopy*, StoreUnAlign, Copy, the MaskReg aliases),
+plain and from a compiled VF (black-box report hostile15): each is the refusal plain Python makes, an AscendJitError
+naming the API and the parameter, with the UB and every register unchanged. Compiled code had taken a numpy array or
+the other unaligned register kind for a register (reading and writing past its end), read a float or a bool as an
+enum value, and named the wrong operand; plain Python had leaked a TypeError or numba's OverflowError."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+pytestmark = pytest.mark.ascend_sanitize(
+    checks="", reason="what a compiled VF does with bad operands: a sanitizing core runs every VF plain")
+
+R = aj.Reg
+
+
+def _data_copy_two(a, b):
+    return R.DataCopy(a, b)
+
+
+def _data_copy_unalign_three(a, b, c):
+    return R.DataCopyUnAlign(a, b, c)
+
+
+def _store_unalign(t, r, u, n):
+    end = R.StoreUnAlign(t, r, u, 0, n)
+    R.StoreUnAlignPost(t, u, end)
+
+
+def _store_unalign_post(t, u):
+    R.StoreUnAlignPost(t, u, 0)
+
+
+def _load_unalign(r, u, t):
+    R.LoadUnAlignPre(u, t, 0)
+    R.LoadUnAlign(r, u, t, 0)
+
+
+def _load_dist(r, t, dist):
+    R.LoadAlign(r, t, 0, dist=dist)
+
+
+def _mask_unpack(d, s, part):
+    R.MaskUnPack(d, s, part)
+
+
+def _mask_not(d, s, m):
+    R.MaskNot(d, s, m)
+
+
+def _copy(d, s, m, mode):
+    R.Copy(d, s, m, mode)
+
+
+def _copy_two(d, s):
+    R.Copy(d, s)
+
+
+def _div(d, a, b, m, mode):
+    R.Div(d, a, b, m, mode)
+
+
+VFS = {f.__name__: R.simd_vf(f) for f in (_data_copy_two, _data_copy_unalign_three, _store_unalign,
+                                          _store_unalign_post, _load_unalign, _load_dist, _mask_unpack, _mask_not,
+                                          _copy, _copy_two, _div)}
+
+
+def _state(core, args):
+    """The UB and every register-like argument, copied."""
+    return [core.ub.copy()] + [np.array(a.words) if isinstance(a, R.MaskReg) else
+                               a.data.copy() if isinstance(a, R.RegTensor) else
+                               a.state.copy() if isinstance(a, (R.UnalignRegForLoad, R.UnalignRegForStore)) else
+                               a.copy() if isinstance(a, np.ndarray) else None for a in args]
+
+
+def _refused(name, make_args, error, api, parameter):
+    """The VF `name` compiled and plain on fresh operands: `error` naming api and parameter, nothing changed."""
+    for compiled in (True, False):
+        core = aj.Core("ascend950")
+        core.ub[:] = np.arange(core.ub.size, dtype=np.uint64).astype(np.uint8)
+        args = make_args(core)
+        before = _state(core, args)
+        with core:
+            with pytest.raises(error) as e:
+                (VFS[name] if compiled else VFS[name].py_func)(*args)
+        assert e.value.api == api and e.value.parameter == parameter, (compiled, str(e.value))
+        after = _state(core, args)
+        assert all(x is None and y is None or np.array_equal(x, y) for x, y in zip(before, after)), compiled
+
+
+def _reg(dtype="uint16"):
+    r = R.RegTensor(dtype)
+    r.data[:aj.Reg.GetVecLen()] = np.arange(aj.Reg.GetVecLen(), dtype=np.uint8)
+    return r
+
+
+def test_an_old_name_given_none_for_its_tensor_names_the_tensor():
+    # DataCopy(mreg, None) forwarded LoadAlign(mreg) alone: "LoadAlign() missing 1 required positional argument"
+    _refused("_data_copy_two", lambda core: (R.MaskReg((1, 2, 3, 4)), None), aj.ParameterError, "LoadAlign",
+             "tensor")
+
+
+def test_data_copy_unalign_store_without_offset_and_count_names_the_count():
+    # the store form with three arguments forwarded StoreUnAlign(t, reg, ureg): a TypeError about 'offset'
+    _refused("_data_copy_unalign_three",
+             lambda core: (core.local_tensor("uint16", 256), _reg(), R.UnalignRegForStore()),
+             aj.ParameterError, "StoreUnAlign", "post_update_stride")
+
+
+@pytest.mark.parametrize("count", [2**40, np.uint64(2**64 - 1), -2**40], ids=["2**40", "uint64_max", "-2**40"])
+def test_a_store_count_beyond_int32_is_a_parameter_error(count):
+    # plain Python passed it to the kernel: numba's OverflowError ("int too big to convert")
+    _refused("_store_unalign", lambda core: (core.local_tensor("uint16", 256), _reg(), R.UnalignRegForStore(), count),
+             aj.ParameterError, "StoreUnAlign", "post_update_stride")
+
+
+@pytest.mark.parametrize("case", ["register", "mask"])
+def test_a_numpy_array_is_no_register_in_a_compiled_vf(case):
+    # compiled code typed a uint8 array as a register and a uint64 array as mask words: LoadAlign wrote 256 bytes
+    # into an 8-byte array, MaskNot read 4 words of a 2-word one
+    if case == "register":
+        _refused("_load_dist", lambda core: (np.zeros(8, np.uint8), core.local_tensor("uint16", 256), 0),
+                 aj.ParameterError, "LoadAlign", "reg")
+    else:
+        _refused("_mask_not", lambda core: (R.MaskReg(), np.zeros(2, np.uint64), R.MaskReg()),
+                 aj.ParameterError, "Not", "src")
+
+
+@pytest.mark.parametrize("case", ["store", "post", "load"])
+def test_an_unaligned_register_of_the_other_kind_is_refused_compiled(case):
+    # both kinds are int64 state arrays to numba: the 1-word load state was read and written as the 34-word store
+    # state (StoreUnAlignPost wrote "pending" bytes from past its end into the UB)
+    if case == "store":
+        _refused("_store_unalign", lambda core: (core.local_tensor("uint16", 256), _reg(), R.UnalignRegForLoad(), 4),
+                 aj.ParameterError, "StoreUnAlign", "ureg")
+    elif case == "post":
+        _refused("_store_unalign_post", lambda core: (core.local_tensor("uint16", 256), R.UnalignRegForLoad()),
+                 aj.ParameterError, "StoreUnAlignPost", "ureg")
+    else:
+        _refused("_load_unalign", lambda core: (_reg(), R.UnalignRegForStore(), core.local_tensor("uint16", 256)),
+                 aj.ParameterError, "LoadUnAlignPre", "ureg")
+
+
+@pytest.mark.parametrize("case", ["dist", "part"])
+def test_a_float_enum_argument_is_refused_compiled(case):
+    # compiled code truncated 1.0 to the member of value 1 (DIST_BRC_B8, HIGHEST) and ran
+    if case == "dist":
+        _refused("_load_dist", lambda core: (_reg("uint8"), core.local_tensor("uint8", 512), 1.0),
+                 aj.ParameterError, "LoadAlign", "dist")
+    else:
+        _refused("_mask_unpack", lambda core: (R.MaskReg(), R.MaskReg((5, 6, 7, 8)), 1.0),
+                 aj.ParameterError, "UnPack", "part")
+
+
+def test_mask_unpack_refuses_a_data_register():
+    # compiled code wrote the unpacked words into the register's bytes
+    _refused("_mask_unpack", lambda core: (_reg(), R.MaskReg((5, 6, 7, 8)), 0), aj.ParameterError, "UnPack", "dst")
+
+
+def test_mask_not_refuses_a_missing_mask():
+    # compiled code read None as "all lanes"; plain Python's Not requires the mask
+    _refused("_mask_not", lambda core: (R.MaskReg(), R.MaskReg((5, 6, 7, 8)), None), aj.ParameterError, "Not",
+             "mask")
+
+
+@pytest.mark.parametrize("mode", [True, 1.0, R.HighLowPart.HIGHEST], ids=["bool", "float", "other_enum"])
+def test_copy_reads_its_mode_as_plain_python(mode):
+    # compiled Copy compared the mode with 1: True, 1.0 and HIGHEST (value 1) ran as MERGING
+    _refused("_copy", lambda core: (_reg("float"), _reg("float"), R.MaskReg((5, 6, 7, 8)), mode),
+             aj.ParameterError, "Copy", "mode")
+
+
+@pytest.mark.parametrize("case", ["mask_source", "none_source", "two_types"])
+def test_copy_names_the_operand_compiled(case):
+    # compiled Copy named 'dst' = 'an aj.Reg.MaskReg' whatever the operand, and two register types as Select's
+    if case == "mask_source":
+        _refused("_copy_two", lambda core: (_reg("float"), R.MaskReg()), aj.ParameterError, "Copy", "src")
+    elif case == "none_source":
+        _refused("_copy_two", lambda core: (_reg("float"), None), aj.ParameterError, "Copy", "src")
+    else:
+        _refused("_copy_two", lambda core: (_reg("float"), _reg("half")), aj.UnsupportedDTypeError, "Copy",
+                 "dst dtype")
+
+
+def test_an_explicit_none_mode_is_refused_compiled():
+    # the direct calls (Div, Max, Exp, ...) folded mode=None as the absent mode: compiled Div ran ZEROING
+    _refused("_div", lambda core: (_reg("float"), _reg("float"), _reg("float"), R.MaskReg((5, 6, 7, 8)), None),
+             aj.ParameterError, "Div", "mode")
