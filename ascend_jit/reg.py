@@ -2369,9 +2369,9 @@ def _ol_copy(dst, src, mask=None, mode=impl.MERGING):
 
     def copy(dst, src, mask=None, mode=impl.MERGING):
         if dst[impl.H_KIND] != src[impl.H_KIND]:  # plain Python's order: the types, then the mode
-            raise UnsupportedDTypeError("Copy", "dst/src kinds", (np.int64(dst[impl.H_KIND]),
-                                                                   np.int64(src[impl.H_KIND])),
-                                        "one element type (CopyImpl takes one register type U)", DEVICE)
+            # "kind": the error names the dtype (errors._named_kinds), the parameter plain Python's refusal names
+            raise UnsupportedDTypeError("Copy", "dst kind", np.int64(dst[impl.H_KIND]), "the source's (CopyImpl "
+                                        "takes one register type U)", DEVICE)
         _COPY_MODE_READ(mode)
         ops.select(impl.borrow(dst), impl.borrow(src), impl.borrow(dst), _words_or_all(mask))
     return copy
