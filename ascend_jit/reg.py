@@ -2364,7 +2364,8 @@ def _ol_copy(dst, src, mask=None, mode=impl.MERGING):
     plain Python reads it (_COPY_MODE_READ); registers of two run-time kinds are refused naming Copy (ops.select
     would name Select)."""
     kinds = impl.register_kind(dst), impl.register_kind(src)
-    if not (_is_reg_type(dst) and _is_reg_type(src)) or (None not in kinds and kinds[0] != kinds[1]):
+    if not (_is_reg_type(dst) and _is_reg_type(src)) or (None not in kinds and kinds[0] != kinds[1]) or \
+            isinstance(mode, types.NoneType):  # mode=None: plain Python refuses it; the reader takes it as absent
         return None
 
     def copy(dst, src, mask=None, mode=impl.MERGING):
@@ -2418,9 +2419,16 @@ def _ol_pack_unpack(api, kernel):
     highest = _HIGHEST_PART[api]
 
     def typer(dst, src, part=0):
-        refused = _not_a_mask((("src", src), ("dst", dst)))  # plain Python's order: src read, then dst written
+        if isinstance(part, types.NoneType):  # part=None: plain Python refuses it; the reader takes it as absent
+            return None
+        refused = _not_a_mask((("src", src), ("dst", dst)))  # plain Python's order: src, the part, then dst
         if refused is not None:
             param, value = refused
+            if param == "dst":
+                def refuse_dst(dst, src, part=0):
+                    highest(part)
+                    raise ParameterError(api, param, value, "an aj.Reg.MaskReg", DEVICE)
+                return refuse_dst
 
             def refuse(dst, src, part=0):
                 raise ParameterError(api, param, value, "an aj.Reg.MaskReg", DEVICE)

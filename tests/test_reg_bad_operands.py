@@ -186,3 +186,23 @@ def test_an_explicit_none_mode_is_refused_compiled():
     # the direct calls (Div, Max, Exp, ...) folded mode=None as the absent mode: compiled Div ran ZEROING
     _refused("_div", lambda core: (_reg("float"), _reg("float"), _reg("float"), R.MaskReg((5, 6, 7, 8)), None),
              aj.ParameterError, "Div", "mode")
+
+
+@pytest.mark.parametrize("case", ["copy_mode", "unpack_part"])
+def test_an_explicit_none_enum_is_refused_compiled(case):
+    # the enum readers take None as the argument left out: compiled Copy(..., None) ran MERGING, MaskUnPack(d, s,
+    # None) LOWEST, where plain Python refuses None (review15b: the merge of hostile15 kept review15's Copy overload,
+    # which had lost hostile15's "mode None is no compiled call")
+    if case == "copy_mode":
+        _refused("_copy", lambda core: (_reg("float"), _reg("float"), R.MaskReg((5, 6, 7, 8)), None),
+                 aj.ParameterError, "Copy", "mode")
+    else:
+        _refused("_mask_unpack", lambda core: (R.MaskReg(), R.MaskReg((5, 6, 7, 8)), None), aj.ParameterError,
+                 "UnPack", "part")
+
+
+def test_mask_unpack_reads_the_part_before_refusing_a_data_register():
+    # plain Python's order: src, the part, then dst; compiled code had named dst first
+    _refused("_mask_unpack", lambda core: (_reg(), R.MaskReg((5, 6, 7, 8)), 1.0), aj.ParameterError, "UnPack",
+             "part")
+
