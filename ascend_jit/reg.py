@@ -1776,8 +1776,9 @@ def _store_norm_plan(tensor, src, second=None, _arg3=None, _arg4=None, dist=None
         (impl.INT, 6, 0)
 
 
-impl.direct_call(LoadAlign, mv.load_norm, _load_norm_plan)
-impl.direct_call(StoreAlign, mv.store_norm, _store_norm_plan)
+# the DIST_NORM form ignores repeat_stride and post_mode, plain and compiled: None for them is no refusal there
+impl.direct_call(LoadAlign, mv.load_norm, _load_norm_plan, takes_none=("repeat_stride", "post_mode"))
+impl.direct_call(StoreAlign, mv.store_norm, _store_norm_plan, takes_none=("repeat_stride", "post_mode"))
 
 
 def _old_name_call(alias, target, n_positional, n_slots, arg_types, required):

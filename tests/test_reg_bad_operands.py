@@ -60,9 +60,17 @@ def _div(d, a, b, m, mode):
     R.Div(d, a, b, m, mode)
 
 
+def _load_post_mode(r, t, post_mode):
+    R.LoadAlign(r, t, 0, post_mode=post_mode, repeat_stride=post_mode)
+
+
+def _store_post_mode(t, r, m, post_mode):
+    R.StoreAlign(t, r, m, 0, post_mode=post_mode, repeat_stride=post_mode)
+
+
 VFS = {f.__name__: R.simd_vf(f) for f in (_data_copy_two, _data_copy_unalign_three, _store_unalign,
                                           _store_unalign_post, _load_unalign, _load_dist, _mask_unpack, _mask_not,
-                                          _copy, _copy_two, _div)}
+                                          _copy, _copy_two, _div, _load_post_mode, _store_post_mode)}
 
 
 def _state(core, args):
@@ -206,3 +214,21 @@ def test_mask_unpack_reads_the_part_before_refusing_a_data_register():
     _refused("_mask_unpack", lambda core: (_reg(), R.MaskReg((5, 6, 7, 8)), 1.0), aj.ParameterError, "UnPack",
              "part")
 
+
+@pytest.mark.parametrize("name", ["_load_post_mode", "_store_post_mode"])
+def test_none_for_keywords_the_normal_form_ignores_stays_compiled(name):
+    # direct_call's explicit-None rule had sent LoadAlign/StoreAlign(..., post_mode=None) plain with an
+    # UncompiledVFWarning, though plain Python's DIST_NORM form ignores both keywords
+    import warnings
+    results = []
+    for compiled in (True, False):
+        core = aj.Core("ascend950")
+        core.ub[:] = np.arange(core.ub.size, dtype=np.uint64).astype(np.uint8)
+        t = core.local_tensor("float", 256)
+        r = _reg("float")
+        args = (r, t, None) if name == "_load_post_mode" else (t, r, R.MaskReg((5, 6, 7, 8)), None)
+        with core, warnings.catch_warnings():
+            warnings.simplefilter("error", aj.UncompiledVFWarning)
+            (VFS[name] if compiled else VFS[name].py_func)(*args)
+        results.append((core.ub.copy(), r.data.copy()))
+    assert all(np.array_equal(x, y) for x, y in zip(*results))
