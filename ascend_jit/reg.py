@@ -2582,6 +2582,24 @@ def _no_plan(args):
 _REGISTER_ARRAY_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint64), np.dtype(np.int64))
 
 
+def _runs_plain(args):
+    """Whether a VF call's arguments hold values numba cannot pass on: a NaN's payload (bits a float does not carry,
+    D29), an int no 64-bit type holds, an array compiled code would take for a register (_REGISTER_ARRAY_DTYPES).
+    The plain run takes them as plain Python does (SPEC-2 11.1: identical results; a Reg call refuses the array).
+    One loop that tests the cheap type first: it runs on every call no plan takes (a given UnalignRegForStore)."""
+    for a in args:
+        kind = type(a)
+        if kind is int:
+            if not _INT64_MIN <= a <= UINT64_MAX:
+                return True
+        elif kind in _PAYLOAD_NAN_SCALARS:
+            if a != a:
+                return True
+        elif isinstance(a, np.ndarray) and a.dtype in _REGISTER_ARRAY_DTYPES:
+            return True
+    return False
+
+
 def _convert_vf_args(api, args):
     """The generic conversion of a VF call's arguments: (converted list, [(MaskReg, word array)], whether the call
     may get a plan: every argument's numba type follows from its Python type)."""
@@ -2735,13 +2753,8 @@ def simd_vf(fn):
             result = plan(args)
             if result is not _MISS:
                 return result
-        if any(type(a) in _PAYLOAD_NAN_SCALARS and a != a or type(a) is int and not _INT64_MIN <= a <= UINT64_MAX
-               for a in args):
-            # values numba cannot pass on: a NaN's payload (bits a float does not carry, D29) and an int no 64-bit
-            # type holds; the plain run takes them as plain Python does (SPEC-2 11.1: identical results)
+        if _runs_plain(args):
             return plain(*args)
-        if any(isinstance(a, np.ndarray) and a.dtype in _REGISTER_ARRAY_DTYPES for a in args):
-            return plain(*args)  # compiled code would take the array for a register (plain run: the Reg refusal)
         converted, masks, plannable = _convert_vf_args(fn.__name__, args)
         impl.VF_MODES[0] = _vf_core_modes(fn.__name__, args)  # SPEC-2 11.1: the modes of the registers it makes
         try:
