@@ -1681,6 +1681,9 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
                                 _or_default(post_update_stride, 0))
         return load_mask
     if not _absent(data_block_stride):
+        if isinstance(repeat_stride, types.NoneType) or isinstance(post_mode, types.NoneType):
+            return None  # plain Python refuses None for them here; the readers would take it as left out
+
         def blocks(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
                    mask=None, repeat_stride=0, post_mode=0, offset=None):
             return mv.load_blocks(impl.borrow(dst), impl.borrow(src), _offset_of(_arg2, offset), data_block_stride,
@@ -1716,6 +1719,9 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
                                  _STORE_MASK_DIST(dist), _or_default(post_update_stride, 0))
         return store_mask
     if not _absent(data_block_stride):
+        if isinstance(repeat_stride, types.NoneType) or isinstance(post_mode, types.NoneType):
+            return None  # plain Python refuses None for them here; the readers would take it as left out
+
         def blocks(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
             return mv.store_blocks(impl.borrow(tensor), impl.borrow(src), _offset_of(second, offset), data_block_stride,

@@ -68,9 +68,18 @@ def _store_post_mode(t, r, m, post_mode):
     R.StoreAlign(t, r, m, 0, post_mode=post_mode, repeat_stride=post_mode)
 
 
+def _load_blocks(r, t, m, post_mode, repeat_stride):
+    R.LoadAlign(r, t, 0, data_block_stride=1, mask=m, post_mode=post_mode, repeat_stride=repeat_stride)
+
+
+def _store_blocks(t, r, m, post_mode, repeat_stride):
+    R.StoreAlign(t, r, 0, data_block_stride=1, mask=m, post_mode=post_mode, repeat_stride=repeat_stride)
+
+
 VFS = {f.__name__: R.simd_vf(f) for f in (_data_copy_two, _data_copy_unalign_three, _store_unalign,
                                           _store_unalign_post, _load_unalign, _load_dist, _mask_unpack, _mask_not,
-                                          _copy, _copy_two, _div, _load_post_mode, _store_post_mode)}
+                                          _copy, _copy_two, _div, _load_post_mode, _store_post_mode,
+                                          _load_blocks, _store_blocks)}
 
 
 def _state(core, args):
@@ -232,3 +241,17 @@ def test_none_for_keywords_the_normal_form_ignores_stays_compiled(name):
             (VFS[name] if compiled else VFS[name].py_func)(*args)
         results.append((core.ub.copy(), r.data.copy()))
     assert all(np.array_equal(x, y) for x, y in zip(*results))
+
+
+@pytest.mark.parametrize("name", ["_load_blocks", "_store_blocks"])
+@pytest.mark.parametrize("none", ["post_mode", "repeat_stride"])
+def test_none_for_a_block_copy_keyword_is_refused_compiled(name, none):
+    # the DATA_BLOCK_COPY form's readers took None as left out (NORMAL, 0); plain Python refuses it
+    api = "LoadAlign" if name == "_load_blocks" else "StoreAlign"
+    post_mode, repeat_stride = (None, 0) if none == "post_mode" else (R.PostLiteral.POST_MODE_NORMAL, None)
+
+    def make(core):
+        t, r = core.local_tensor("float", 512), _reg("float")
+        return (r, t) + (R.MaskReg((5, 6, 7, 8)), post_mode, repeat_stride) if name == "_load_blocks" else \
+            (t, r, R.MaskReg((5, 6, 7, 8)), post_mode, repeat_stride)
+    _refused(name, make, aj.ParameterError, api, none)
