@@ -1681,6 +1681,9 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
                                 _or_default(post_update_stride, 0))
         return load_mask
     if not _absent(data_block_stride):
+        if isinstance(repeat_stride, types.NoneType) or isinstance(post_mode, types.NoneType):
+            return None  # plain Python refuses None for them here; the readers would take it as left out
+
         def blocks(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
                    mask=None, repeat_stride=0, post_mode=0, offset=None):
             return mv.load_blocks(impl.borrow(dst), impl.borrow(src), _offset_of(_arg2, offset), data_block_stride,
@@ -1716,6 +1719,9 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
                                  _STORE_MASK_DIST(dist), _or_default(post_update_stride, 0))
         return store_mask
     if not _absent(data_block_stride):
+        if isinstance(repeat_stride, types.NoneType) or isinstance(post_mode, types.NoneType):
+            return None  # plain Python refuses None for them here; the readers would take it as left out
+
         def blocks(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
             return mv.store_blocks(impl.borrow(tensor), impl.borrow(src), _offset_of(second, offset), data_block_stride,
@@ -1776,8 +1782,9 @@ def _store_norm_plan(tensor, src, second=None, _arg3=None, _arg4=None, dist=None
         (impl.INT, 6, 0)
 
 
-impl.direct_call(LoadAlign, mv.load_norm, _load_norm_plan)
-impl.direct_call(StoreAlign, mv.store_norm, _store_norm_plan)
+# the DIST_NORM form ignores repeat_stride and post_mode, plain and compiled: None for them is no refusal there
+impl.direct_call(LoadAlign, mv.load_norm, _load_norm_plan, takes_none=("repeat_stride", "post_mode"))
+impl.direct_call(StoreAlign, mv.store_norm, _store_norm_plan, takes_none=("repeat_stride", "post_mode"))
 
 
 def _old_name_call(alias, target, n_positional, n_slots, arg_types, required):
@@ -2364,7 +2371,8 @@ def _ol_copy(dst, src, mask=None, mode=impl.MERGING):
     plain Python reads it (_COPY_MODE_READ); registers of two run-time kinds are refused naming Copy (ops.select
     would name Select)."""
     kinds = impl.register_kind(dst), impl.register_kind(src)
-    if not (_is_reg_type(dst) and _is_reg_type(src)) or (None not in kinds and kinds[0] != kinds[1]):
+    if not (_is_reg_type(dst) and _is_reg_type(src)) or (None not in kinds and kinds[0] != kinds[1]) or \
+            isinstance(mode, types.NoneType):  # mode=None: plain Python refuses it; the reader takes it as absent
         return None
 
     def copy(dst, src, mask=None, mode=impl.MERGING):
@@ -2418,9 +2426,16 @@ def _ol_pack_unpack(api, kernel):
     highest = _HIGHEST_PART[api]
 
     def typer(dst, src, part=0):
-        refused = _not_a_mask((("src", src), ("dst", dst)))  # plain Python's order: src read, then dst written
+        if isinstance(part, types.NoneType):  # part=None: plain Python refuses it; the reader takes it as absent
+            return None
+        refused = _not_a_mask((("src", src), ("dst", dst)))  # plain Python's order: src, the part, then dst
         if refused is not None:
             param, value = refused
+            if param == "dst":
+                def refuse_dst(dst, src, part=0):
+                    highest(part)
+                    raise ParameterError(api, param, value, "an aj.Reg.MaskReg", DEVICE)
+                return refuse_dst
 
             def refuse(dst, src, part=0):
                 raise ParameterError(api, param, value, "an aj.Reg.MaskReg", DEVICE)
@@ -2571,6 +2586,24 @@ def _no_plan(args):
 # the same numba type, so a Reg call would read and write it as a register, past its end (plain Python refuses it:
 # not a RegTensor). Such a call runs the VF plain, as a NaN half scalar does (docs/decisions.md "Reg API").
 _REGISTER_ARRAY_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint64), np.dtype(np.int64))
+
+
+def _runs_plain(args):
+    """Whether a VF call's arguments hold values numba cannot pass on: a NaN's payload (bits a float does not carry,
+    D29), an int no 64-bit type holds, an array compiled code would take for a register (_REGISTER_ARRAY_DTYPES).
+    The plain run takes them as plain Python does (SPEC-2 11.1: identical results; a Reg call refuses the array).
+    One loop that tests the cheap type first: it runs on every call no plan takes (a given UnalignRegForStore)."""
+    for a in args:
+        kind = type(a)
+        if kind is int:
+            if not _INT64_MIN <= a <= UINT64_MAX:
+                return True
+        elif kind in _PAYLOAD_NAN_SCALARS:
+            if a != a:
+                return True
+        elif isinstance(a, np.ndarray) and a.dtype in _REGISTER_ARRAY_DTYPES:
+            return True
+    return False
 
 
 def _convert_vf_args(api, args):
@@ -2726,13 +2759,8 @@ def simd_vf(fn):
             result = plan(args)
             if result is not _MISS:
                 return result
-        if any(type(a) in _PAYLOAD_NAN_SCALARS and a != a or type(a) is int and not _INT64_MIN <= a <= UINT64_MAX
-               for a in args):
-            # values numba cannot pass on: a NaN's payload (bits a float does not carry, D29) and an int no 64-bit
-            # type holds; the plain run takes them as plain Python does (SPEC-2 11.1: identical results)
+        if _runs_plain(args):
             return plain(*args)
-        if any(isinstance(a, np.ndarray) and a.dtype in _REGISTER_ARRAY_DTYPES for a in args):
-            return plain(*args)  # compiled code would take the array for a register (plain run: the Reg refusal)
         converted, masks, plannable = _convert_vf_args(fn.__name__, args)
         impl.VF_MODES[0] = _vf_core_modes(fn.__name__, args)  # SPEC-2 11.1: the modes of the registers it makes
         try:

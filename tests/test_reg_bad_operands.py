@@ -60,9 +60,26 @@ def _div(d, a, b, m, mode):
     R.Div(d, a, b, m, mode)
 
 
+def _load_post_mode(r, t, post_mode):
+    R.LoadAlign(r, t, 0, post_mode=post_mode, repeat_stride=post_mode)
+
+
+def _store_post_mode(t, r, m, post_mode):
+    R.StoreAlign(t, r, m, 0, post_mode=post_mode, repeat_stride=post_mode)
+
+
+def _load_blocks(r, t, m, post_mode, repeat_stride):
+    R.LoadAlign(r, t, 0, data_block_stride=1, mask=m, post_mode=post_mode, repeat_stride=repeat_stride)
+
+
+def _store_blocks(t, r, m, post_mode, repeat_stride):
+    R.StoreAlign(t, r, 0, data_block_stride=1, mask=m, post_mode=post_mode, repeat_stride=repeat_stride)
+
+
 VFS = {f.__name__: R.simd_vf(f) for f in (_data_copy_two, _data_copy_unalign_three, _store_unalign,
                                           _store_unalign_post, _load_unalign, _load_dist, _mask_unpack, _mask_not,
-                                          _copy, _copy_two, _div)}
+                                          _copy, _copy_two, _div, _load_post_mode, _store_post_mode,
+                                          _load_blocks, _store_blocks)}
 
 
 def _state(core, args):
@@ -186,3 +203,55 @@ def test_an_explicit_none_mode_is_refused_compiled():
     # the direct calls (Div, Max, Exp, ...) folded mode=None as the absent mode: compiled Div ran ZEROING
     _refused("_div", lambda core: (_reg("float"), _reg("float"), _reg("float"), R.MaskReg((5, 6, 7, 8)), None),
              aj.ParameterError, "Div", "mode")
+
+
+@pytest.mark.parametrize("case", ["copy_mode", "unpack_part"])
+def test_an_explicit_none_enum_is_refused_compiled(case):
+    # the enum readers take None as the argument left out: compiled Copy(..., None) ran MERGING, MaskUnPack(d, s,
+    # None) LOWEST, where plain Python refuses None (review15b: the merge of hostile15 kept review15's Copy overload,
+    # which had lost hostile15's "mode None is no compiled call")
+    if case == "copy_mode":
+        _refused("_copy", lambda core: (_reg("float"), _reg("float"), R.MaskReg((5, 6, 7, 8)), None),
+                 aj.ParameterError, "Copy", "mode")
+    else:
+        _refused("_mask_unpack", lambda core: (R.MaskReg(), R.MaskReg((5, 6, 7, 8)), None), aj.ParameterError,
+                 "UnPack", "part")
+
+
+def test_mask_unpack_reads_the_part_before_refusing_a_data_register():
+    # plain Python's order: src, the part, then dst; compiled code had named dst first
+    _refused("_mask_unpack", lambda core: (_reg(), R.MaskReg((5, 6, 7, 8)), 1.0), aj.ParameterError, "UnPack",
+             "part")
+
+
+@pytest.mark.parametrize("name", ["_load_post_mode", "_store_post_mode"])
+def test_none_for_keywords_the_normal_form_ignores_stays_compiled(name):
+    # direct_call's explicit-None rule had sent LoadAlign/StoreAlign(..., post_mode=None) plain with an
+    # UncompiledVFWarning, though plain Python's DIST_NORM form ignores both keywords
+    import warnings
+    results = []
+    for compiled in (True, False):
+        core = aj.Core("ascend950")
+        core.ub[:] = np.arange(core.ub.size, dtype=np.uint64).astype(np.uint8)
+        t = core.local_tensor("float", 256)
+        r = _reg("float")
+        args = (r, t, None) if name == "_load_post_mode" else (t, r, R.MaskReg((5, 6, 7, 8)), None)
+        with core, warnings.catch_warnings():
+            warnings.simplefilter("error", aj.UncompiledVFWarning)
+            (VFS[name] if compiled else VFS[name].py_func)(*args)
+        results.append((core.ub.copy(), r.data.copy()))
+    assert all(np.array_equal(x, y) for x, y in zip(*results))
+
+
+@pytest.mark.parametrize("name", ["_load_blocks", "_store_blocks"])
+@pytest.mark.parametrize("none", ["post_mode", "repeat_stride"])
+def test_none_for_a_block_copy_keyword_is_refused_compiled(name, none):
+    # the DATA_BLOCK_COPY form's readers took None as left out (NORMAL, 0); plain Python refuses it
+    api = "LoadAlign" if name == "_load_blocks" else "StoreAlign"
+    post_mode, repeat_stride = (None, 0) if none == "post_mode" else (R.PostLiteral.POST_MODE_NORMAL, None)
+
+    def make(core):
+        t, r = core.local_tensor("float", 512), _reg("float")
+        return (r, t) + (R.MaskReg((5, 6, 7, 8)), post_mode, repeat_stride) if name == "_load_blocks" else \
+            (t, r, R.MaskReg((5, 6, 7, 8)), post_mode, repeat_stride)
+    _refused(name, make, aj.ParameterError, api, none)

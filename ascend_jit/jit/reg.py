@@ -506,15 +506,16 @@ def checked_enum(api, name, value, foreign, lo, hi, legal):
     return value
 
 
-def direct_call(fn, kernel, plan):
+def direct_call(fn, kernel, plan, takes_none=()):
     """Compile `fn(args...)` in compiled code as `kernel(operands...)`. plan(*argument types) -> the operands (see
     ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn). kernel: a
-    jitted function, or a function of the argument types (as plan's) that picks one."""
+    jitted function, or a function of the argument types (as plan's) that picks one. takes_none: parameters with a
+    default other than None that plain fn accepts None for in the form plan compiles (it ignores them there)."""
     pysig = inspect.signature(plan)
     pick = (lambda *arg_types: kernel) if isinstance(kernel, Dispatcher) else kernel
     # fn's optional parameters whose default is not None (mode, trait, reduce_type, ...)
     valued = {name for name, p in inspect.signature(fn).parameters.items()
-              if p.default is not inspect.Parameter.empty and p.default is not None}
+              if p.default is not inspect.Parameter.empty and p.default is not None} - set(takes_none)
 
     def generic(self, args, kws):
         # keywords and omitted arguments folded by plan's parameters (absent ones typed None), so a call may name

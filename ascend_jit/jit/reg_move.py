@@ -607,15 +607,22 @@ def _ol_count_pending_stores(delta):
     return lambda delta: _add_pending_stores(delta)
 
 
-@njit(cache=True)
+@internal
+def _refuse_ureg(api, size):
+    """check_ureg's refusal, a function of its own with run-time arguments: one compiled signature for the four
+    APIs (their literal names and sizes had compiled it four times) and no strings built on the hot path."""
+    given, legal = ("UnalignRegForStore", "an aj.Reg.UnalignRegForLoad") if size == 1 else \
+        ("UnalignRegForLoad", "an aj.Reg.UnalignRegForStore")
+    raise ParameterError(api, "ureg", given, legal, DEVICE)
+
+
+@njit(cache=True, inline="always")
 def check_ureg(api, state, size):
     """The unaligned register of a compiled call: both kinds are int64 state arrays to numba, told apart by their
     size (1: UnalignRegForLoad, USTATE_SIZE: UnalignRegForStore). The other kind is refused as plain Python's type
     check refuses it; read as this kind it had been indexed past its end."""
     if state.size != size:
-        given, legal = ("UnalignRegForStore", "an aj.Reg.UnalignRegForLoad") if size == 1 else \
-            ("UnalignRegForLoad", "an aj.Reg.UnalignRegForStore")
-        raise ParameterError(api, "ureg", given, legal, DEVICE)
+        _refuse_ureg(str(api), np.int64(size))
 
 
 @njit(cache=True)
