@@ -717,8 +717,10 @@ def Min(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
     _engine("Min", dst, (src0, src1), mask, mode)
 
 
-_DIV_MODE_OP = ops.div_mode_op.py_func  # the compiled call's checks, run as Python (nothing to compile)
-_DIV_PATH = ops.div_path.py_func
+# the compiled call's checks, run as Python (nothing to compile; the functions themselves under NUMBA_DISABLE_JIT)
+_DIV_MODE_OP = getattr(ops.div_mode_op, "py_func", ops.div_mode_op)
+_DIV_PATH = getattr(ops.div_path, "py_func", ops.div_path)
+_DIV_MODE_MERGING = getattr(ops.div_mode_merging, "py_func", ops.div_mode_merging)
 
 
 def _div_mode(src, mode):
@@ -732,7 +734,7 @@ def _div_mode(src, mode):
         raise ParameterError("Div", "mode.precisionMode", mode[1], legal="True or False", device=DEVICE)
     algo = _code("Div", "mode.algo", mode[2], DivAlgo)
     op = _DIV_MODE_OP(src, _ENGINE_KINDS["Div"], mrg, int(mode[1]), algo)
-    return op, ops.div_mode_merging.py_func(mrg)
+    return op, _DIV_MODE_MERGING(mrg)
 
 
 def Div(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
