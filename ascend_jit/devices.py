@@ -81,8 +81,9 @@ class DeviceSpec:
     init_soc_ctrl: tuple = ()
     # --- Cast, Compare/Select, DataCopyPad, Gather/GatherMask (SPEC-2 7, 9; issue 14) ---------------------------
     cast_pairs: dict = None          # SPEC-2 7.2: {(src, dst): round-mode names}; built from CAST_TABLE below
-    cast_int32_half_deq_scale: bool = True  # D47: int32 -> half refused as SetDeqScale's (950/A2/A3/310P); the
-    #                                         910's table has no such row at all (SPEC-2 7.2 "—"), the 310B converts it
+    # D47: int32 -> half is refused as SetDeqScale's on the 950/A2/A3/310P; the 910's table has no such row at all
+    # (SPEC-2 7.2 "—") and the 310B converts it
+    cast_int32_half_deq_scale: bool = True
     cast_trunc_switch: bool = False  # D46: CTRL[59] (1 = keep the low bits) exists on A2/A3 and the 950
     cast_ctrl60: bool = False        # D46: the 950's CTRL[60]; 0 makes the Memory Cast always saturate
     compare_dtypes: tuple = ()       # SPEC-2 9.4 table
