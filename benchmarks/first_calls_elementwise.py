@@ -1,6 +1,7 @@
 """The first call of one element-wise instruction per dtype class, each in a fresh process on an empty numba cache
 (issue 20: at most 5 s), CPU seconds (user + system of the process, so the neighbours on a shared machine do not
-count). One row per kernel dtype class (jit/elementwise.py binary_kernel, unary_kernel, ternary_kernel):
+count). One row per kernel dtype class (jit/elementwise.py binary_count_kernel, unary_count_kernel,
+ternary_count_kernel):
 
     python benchmarks/first_calls_elementwise.py [--root CHECKOUT]
 """

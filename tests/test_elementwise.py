@@ -1188,7 +1188,8 @@ def test_a_dtype_class_compiles_its_own_widths_only(tmp_path):
     """Issue 20: the integer class is split by element width and the multiply-add's half class has no float path:
     in a fresh process on an empty cache (so every helper the kernels pull in is compiled, and listed), the int16
     And/Or/Adds count and high-dim forms compile the 2-byte integer lanes alone (no int8/int32/int64 view), one
-    binary kernel, and a half MulAddDst compiles no float/bfloat16 decode or store."""
+    signature of each binary kernel, and a half MulAddDst compiles no float/bfloat16 decode or store. A count call
+    compiles no high-dim kernel and no lane gather (the forms are kernels of their own)."""
     import os
     import subprocess
     import sys
@@ -1198,17 +1199,20 @@ def test_a_dtype_class_compiles_its_own_widths_only(tmp_path):
         "core = aj.Core('atlas-a2')\n"
         "d, a, b = (core.local_tensor('int16', 256) for _ in range(3))\n"
         "aj.And(d, a, b, 256)\n"
+        "from ascend_jit.jit import addressing\n"
+        "print(len(K.binary_repeat_kernel.signatures), len(addressing.copy_lanes.signatures))\n"
         "aj.Or(d, a, b, [2**64 - 1, 1], 2, aj.BinaryRepeatParams())\n"
         "aj.Adds(d, a, 3, 256)\n"
         "h = [core.local_tensor('half', 256) for _ in range(3)]\n"
         "aj.MulAddDst(*h, 256)\n"
         "aj.Axpy(h[0], h[1], 0.5, [9, 9], 2, aj.UnaryRepeatParams())\n"
-        "ints = lambda f: sorted({str(sig[-1]) for sig in f.signatures})\n"
-        "print(ints(K.binary_kernel), ints(K.load_ints), ints(K.store_ints),\n"
-        "      len(K.ternary_kernel.signatures), len(K.load_wide.signatures), len(K.store_wide.signatures))\n")
+        "ints = lambda *fs: sorted({str(sig[-1]) for f in fs for sig in f.signatures})\n"
+        "print(ints(K.binary_count_kernel, K.binary_repeat_kernel), ints(K.load_ints), ints(K.store_ints),\n"
+        "      len(K.ternary_count_kernel.signatures), len(K.ternary_repeat_kernel.signatures),\n"
+        "      len(K.load_wide.signatures), len(K.store_wide.signatures))\n")
     env = dict(os.environ, PYTHONPATH=os.getcwd(), NUMBA_CACHE_DIR=str(tmp_path))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True).stdout
-    assert out.split() == ["['uint16']"] * 3 + ["1", "0", "0"]
+    assert out.split() == ["0", "0"] + ["['uint16']"] * 3 + ["1", "1", "0", "0"]
 
 
 def test_modelled_results_are_identical_without_the_jit(tmp_path):

@@ -628,11 +628,17 @@ def _sanitize(row, core, tensors, footprint):
 # table), so each kernel has one signature per dtype class: call its compiled entry directly, not through numba's
 # per-call type dispatch (issue 21).
 _ENTRIES = EntryTable()
-_KERNELS = {"binary": K.binary_kernel, "scalar": K.binary_kernel, "unary": K.unary_kernel,
-            "ternary": K.ternary_kernel, "axpy": K.ternary_kernel, "fill": K.fill_kernel, "copy": K.unary_kernel}
-# The kernels' dtype-class markers (jit/elementwise.py binary_kernel): the binary kernel's (half, half FTZ, float,
-# int) classes, the unary kernel's (half, float, int) classes, the multiply-add kernel's (half, mixed, float, int)
-# classes; the int class's marker is the element width's (K.INT_WIDTHS), so each integer width is a class of its own.
+# Each arity's (count form, high-dim form) kernels: the form is fixed by the validated call shape (P_N >= 0: the count
+# form, or a contiguous high-dim call run as one), so a first count call compiles no mask walk (issue 20).
+_BINARY_KERNELS = (K.binary_count_kernel, K.binary_repeat_kernel)
+_UNARY_KERNELS = (K.unary_count_kernel, K.unary_repeat_kernel)
+_TERNARY_KERNELS = (K.ternary_count_kernel, K.ternary_repeat_kernel)
+_KERNELS = {"binary": _BINARY_KERNELS, "scalar": _BINARY_KERNELS, "unary": _UNARY_KERNELS, "copy": _UNARY_KERNELS,
+            "ternary": _TERNARY_KERNELS, "axpy": _TERNARY_KERNELS, "fill": (K.fill_kernel, K.fill_kernel)}
+# The kernels' dtype-class markers (jit/elementwise.py binary_count_kernel): the binary kernels' (half, half FTZ,
+# float, int) classes, the unary kernels' (half, float, int) classes, the multiply-add kernels' (half, mixed, float,
+# int) classes; the int class's marker is the element width's (K.INT_WIDTHS), so each integer width is a class of
+# its own.
 _BINARY_HALF, _BINARY_HALF_FTZ, _BINARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
 _BINARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
 _HALF_CLASS, _FLOAT_CLASS = (0, None, None), (None, 0, None)
@@ -689,8 +695,12 @@ class _Plan(PreparedCall):
         self.sat_mask = _sat_mask(row)
         self.classes = _classes(row, dtype, self.fixed_flags, params[K.P_SKIND])
         self.effect, self.nop = effect, nop
-        kernel = _KERNELS[row.arity]
+        kernel = _KERNELS[row.arity][0 if params[K.P_N] >= 0 else 1]
         super().__init__(_ENTRIES, (kernel, self.classes), kernel, params)
+
+    def run_classes(self, ub, flags, value, classes):
+        """The plan's kernel call with other dtype-class markers than its own (a config that changes the class)."""
+        _ENTRIES((self._kernel, classes), self._kernel, ub, self.params, flags, value, *classes)
 
 
 def _call(row, plan, core, dtype, flags, value):
@@ -703,8 +713,7 @@ def _call(row, plan, core, dtype, flags, value):
     if classes is plan.classes:
         plan.run(core.ub, plan.params, flags, value, *classes)
     else:
-        kernel = _KERNELS[row.arity]
-        _ENTRIES((kernel, classes), kernel, core.ub, plan.params, flags, value, *classes)
+        plan.run_classes(core.ub, flags, value, classes)
 
 
 def _apply(core, effect):
@@ -876,7 +885,8 @@ def _half_lookup(row, kind, flags):
         scratch[:2 * 65536].view(np.uint16)[:] = np.arange(65536, dtype=np.uint16)
         params = np.zeros(K.N_PARAMS, np.int64)
         params[[K.P_OP, K.P_KIND, K.P_DST, K.P_SRC0, K.P_SRC1, K.P_N]] = row.code, kind, 2 * 65536, 0, -1, 65536
-        _ENTRIES((K.unary_kernel, _HALF_CLASS), K.unary_kernel, scratch, params, flags, _NO_TABLE, *_HALF_CLASS)
+        _ENTRIES((K.unary_count_kernel, _HALF_CLASS), K.unary_count_kernel, scratch, params, flags, _NO_TABLE,
+                 *_HALF_CLASS)
         table = _HALF_TABLES[key] = scratch[2 * 65536:].view(np.uint16).copy()
     return table
 

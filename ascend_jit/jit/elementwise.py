@@ -124,9 +124,10 @@ def store_wide(kind, flags, r, raw, off, m):
             v[i] = f32_to_bf16_bits(r[i])
 
 
-# The integer class marker (binary_kernel's int_class): its *type* is the element width, as the unsigned integer of
-# that width, so each width compiles its own lane view alone (issue 20: a first int16 And compiled all eight integer
-# views); the value is the width in bytes, so the API's entry keys of the widths differ (np.uint16(0) == np.uint32(0)).
+# The integer class marker (binary_count_kernel's int_class): its *type* is the element width, as the unsigned
+# integer of that width, so each width compiles its own lane view alone (issue 20: a first int16 And compiled all
+# eight integer views); the value is the width in bytes, so the API's entry keys of the widths differ
+# (np.uint16(0) == np.uint32(0)).
 INT_WIDTHS = {1: np.uint8(1), 2: np.uint16(2), 4: np.uint32(4), 8: np.uint64(8)}
 
 
@@ -342,7 +343,8 @@ def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place):
 @njit(cache=True, error_model="numpy")
 def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_class, float_class, int_class):
     """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`. half_ftz_class /
-    float_class / int_class: see binary_kernel (half without FTZ takes half_binary_run, the kernel's half class)."""
+    float_class / int_class: see binary_count_kernel (half without FTZ takes half_binary_run, the kernel's half
+    class)."""
     scalar = b.size == 0
     if half_ftz_class is not None:  # the float32 chunk path on half elements (decode and store of half only)
         for c0 in range(0, n, CHUNK):
@@ -377,12 +379,12 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_clas
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def binary_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_class, int_class):
-    """Every form of the binary and tensor-scalar instructions in one kernel. p: the call shape's parameters (P_*);
-    p[P_SRC1] < 0 means the broadcast scalar `scalar_bits`.
-    p[P_N] >= 0: the count form, n consecutive elements (the stride, repeat and mask parameters are unused).
-    p[P_N] < 0: the high-dim form: per repeat gather the active lanes of the sources (the register), compute,
-    scatter; p[P_LAST] >= 0 is counter mode: the last repeat takes only its first last_lanes lanes (SPEC 2.6).
+def binary_count_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_class, int_class):
+    """The count form of the binary and tensor-scalar instructions: p[P_N] >= 0 consecutive elements (the stride,
+    repeat and mask parameters are unused; a contiguous high-dim call runs here too). p: the call shape's parameters
+    (P_*); p[P_SRC1] < 0 means the broadcast scalar `scalar_bits`. The high-dim walk is binary_repeat_kernel, a
+    kernel of its own chosen when the call shape is validated, so a first count call compiles no mask walk or lane
+    gather (issue 20; both take the same arguments).
     half_class, half_ftz_class, float_class, int_class: exactly one is not None (0; the int class: its element
     width's marker, INT_WIDTHS), the others None: the dtype class, the one specialisation kept on purpose (issue 20:
     compile only what the call needs). numba removes the code under `if int_class is not None` when int_class is
@@ -396,27 +398,34 @@ def binary_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_c
     size = kind_size(kind)
     # Each class's code sits under a test of its own marker: numba prunes a branch only when the marker it tests is
     # None, so `if half_class is None` (or code after a return) would still compile the other classes' code.
-    if n >= 0:
-        nb = n * size
-        b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
-        if half_class is not None:  # one pass over the UB's half view (addresses are 32-byte aligned), no scratch
-            u16 = ub_as(ub, np.uint16)
-            e0, e1, e2 = dst // 2, src0 // 2, src1 // 2
-            in_place = (dst < src0 + nb and src0 < dst + nb) or (src1 >= 0 and dst < src1 + nb and src1 < dst + nb)
-            half_binary_run(op, flags, u16, e0, e1, e2 if src1 >= 0 else -1, scalar_bits, n, in_place)
-        if half_ftz_class is not None:
-            binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
-                       np.empty((3, CHUNK), np.float32), np.empty((3, 0), np.int64), half_ftz_class, float_class,
-                       int_class)
-        if float_class is not None:
-            binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
-                       np.empty((3, CHUNK), np.float32), np.empty((3, 0), np.int64), half_ftz_class, float_class,
-                       int_class)
-        if int_class is not None:
-            binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
-                       np.empty((3, 0), np.float32), np.empty((3, CHUNK), np.int64), half_ftz_class, float_class,
-                       int_class)
-        return
+    nb = n * size
+    b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
+    if half_class is not None:  # one pass over the UB's half view (addresses are 32-byte aligned), no scratch
+        u16 = ub_as(ub, np.uint16)
+        e0, e1, e2 = dst // 2, src0 // 2, src1 // 2
+        in_place = (dst < src0 + nb and src0 < dst + nb) or (src1 >= 0 and dst < src1 + nb and src1 < dst + nb)
+        half_binary_run(op, flags, u16, e0, e1, e2 if src1 >= 0 else -1, scalar_bits, n, in_place)
+    if half_ftz_class is not None:
+        binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
+                   np.empty((3, CHUNK), np.float32), np.empty((3, 0), np.int64), half_ftz_class, float_class,
+                   int_class)
+    if float_class is not None:
+        binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
+                   np.empty((3, CHUNK), np.float32), np.empty((3, 0), np.int64), half_ftz_class, float_class,
+                   int_class)
+    if int_class is not None:
+        binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
+                   np.empty((3, 0), np.float32), np.empty((3, CHUNK), np.int64), half_ftz_class, float_class,
+                   int_class)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def binary_repeat_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_class, int_class):
+    """The high-dim form of the binary and tensor-scalar instructions (p[P_N] < 0): per repeat gather the active
+    lanes of the sources (the register), compute, scatter; p[P_LAST] >= 0 is counter mode: the last repeat takes
+    only its first last_lanes lanes (SPEC 2.6). Arguments and dtype classes as binary_count_kernel's."""
+    op, kind, dst, src0, src1 = p[P_OP], p[P_KIND], p[P_DST], p[P_SRC0], p[P_SRC1]
+    size = kind_size(kind)
     fs = np.empty((3, CHUNK if half_class is None and int_class is None else 0), np.float32)  # the class's scratch
     ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
     repeat, last_lanes = p[P_REPEAT], p[P_LAST]
@@ -507,7 +516,7 @@ def _unary_int_chunk(op, kind, flags, x, r, m):
 def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class, int_class):
     """table: for half transcendentals, the stored bits of every half input under these flags (the API computes it
     once per op and flags with this kernel, issue 13: one lookup per element); else empty. half_class /
-    float_class / int_class: see unary_kernel."""
+    float_class / int_class: see unary_count_kernel."""
     if half_class is not None and table.size > 0:
         v, dv = ub_as(a, np.uint16), ub_as(d, np.uint16)
         for i in range(n):
@@ -540,22 +549,30 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unary_kernel(ub, p, flags, table, half_class, float_class, int_class):
-    """Every form of the unary instructions in one kernel; p: the call shape's parameters (P_*, no P_SRC1);
-    p[P_N] >= 0: the count form, else high-dim. half_class / float_class / int_class: the dtype class as
-    binary_kernel's (no FTZ class of its own): the half class is every half call (FTZ included): the table lookup
-    and the half-only decode/store that computes the tables, without the float/bfloat16 paths or the float-only
-    vectorised Exp, so the first half Exp compiles only what half needs (issue 20); the float class is float and
-    bfloat16; the int class one element width (INT_WIDTHS). table: see unary_run."""
+def unary_count_kernel(ub, p, flags, table, half_class, float_class, int_class):
+    """The count form of the unary instructions (p[P_N] >= 0 consecutive elements; p: the call shape's parameters,
+    P_*, no P_SRC1); the high-dim walk is unary_repeat_kernel (same arguments), as binary_count_kernel's.
+    half_class / float_class / int_class: the dtype class as binary_count_kernel's (no FTZ class of its own): the
+    half class is every half call (FTZ included): the table lookup and the half-only decode/store that computes the
+    tables, without the float/bfloat16 paths or the float-only vectorised Exp, so the first half Exp compiles only
+    what half needs (issue 20); the float class is float and bfloat16; the int class one element width
+    (INT_WIDTHS). table: see unary_run."""
     op, kind, n, dst, src = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0]
+    fs = np.empty((2, CHUNK if int_class is None and table.size == 0 else 0), np.float32)  # (lookups: none)
+    ints = np.empty((2, CHUNK if int_class is not None else 0), np.int64)
+    nb = n * kind_size(kind)
+    unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, fs, ints, table, half_class, float_class,
+              int_class)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def unary_repeat_kernel(ub, p, flags, table, half_class, float_class, int_class):
+    """The high-dim form of the unary instructions (p[P_N] < 0): per repeat gather the active lanes, compute,
+    scatter (counter mode as binary_repeat_kernel's). Arguments as unary_count_kernel's."""
+    op, kind, dst, src = p[P_OP], p[P_KIND], p[P_DST], p[P_SRC0]
     size = kind_size(kind)
     fs = np.empty((2, CHUNK if int_class is None and table.size == 0 else 0), np.float32)  # (lookups: none)
     ints = np.empty((2, CHUNK if int_class is not None else 0), np.int64)
-    if n >= 0:
-        nb = n * size
-        unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, fs, ints, table, half_class, float_class,
-                  int_class)
-        return
     repeat, last_lanes = p[P_REPEAT], p[P_LAST]
     lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // size)
     a = np.empty(256, np.uint8)
@@ -580,8 +597,8 @@ def _axpy_bf16_lane(s, x, c):
 @njit(cache=True, error_model="numpy")
 def _fma_chunk(op, dkind, flags, x, y, c, m, mixed_class, float_class):
     """The multiply-add of one chunk of decoded operands (x, y: the sources, or y the Axpy scalar; c: dst), into c.
-    mixed_class / float_class: ternary_kernel's markers; the mixed loop and the bfloat16 Axpy compile only in their
-    classes (issue 20)."""
+    mixed_class / float_class: ternary_count_kernel's markers; the mixed loop and the bfloat16 Axpy compile only in
+    their classes (issue 20)."""
     sat = (flags & SAT_HALF) != 0
     fused = (flags & FUSED) != 0
     off = flags < 0     # False typed bool (a literal would compile fma_lane twice, issue 20)
@@ -606,14 +623,14 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints, half
                 int_class):
     """MulAddDst d = a*b + d; FusedMulAdd d = a*d + b; Axpy d = scalar*a + d (b unused). Sources of kind skind,
     dst of kind dkind (half -> float mixed forms: products exact in float32, one float add, D33/6.3).
-    half_class / mixed_class / float_class / int_class: see ternary_kernel; each float class decodes its sources
+    half_class / mixed_class / float_class / int_class: see ternary_count_kernel; each float class decodes its sources
     and dst and stores with its own widths' helpers around the shared _fma_chunk."""
     plain = flags & 0   # the sources load without DAZ; zero typed int64, not a literal (one load_halves, issue 20)
     off = flags < 0     # False typed bool, for the same reason
     x, y, c = fs[0], fs[1], fs[2]
     for c0 in range(0, n, CHUNK):
         m = min(CHUNK, n - c0)
-        if half_class is not None:  # (see binary_kernel)
+        if half_class is not None:  # (see binary_count_kernel)
             load_halves(plain, a, c0, m, x)
             if op == AXPY:
                 _fill_float(skind, plain, scalar_bits, y, m)
@@ -659,23 +676,33 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints, half
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def ternary_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, float_class, int_class):
-    """Every form of the multiply-adds in one kernel; p: the call shape's parameters (P_*; p[P_SKIND] is the
-    sources' kind); p[P_N] >= 0: the count form, else high-dim. half_class / mixed_class / float_class / int_class:
-    the dtype class, as binary_kernel's: half (dst and sources), mixed (half sources, float dst, D33), float and
-    bfloat16, and the integer widths (INT_WIDTHS); each compiles its own widths' decode and store alone. Lanes
-    count by the wider type (the dst, D33); each operand is addressed with its own element size."""
+def ternary_count_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, float_class, int_class):
+    """The count form of the multiply-adds (p[P_N] >= 0 consecutive elements; p: the call shape's parameters, P_*;
+    p[P_SKIND] is the sources' kind); the high-dim walk is ternary_repeat_kernel (same arguments), as
+    binary_count_kernel's. half_class / mixed_class / float_class / int_class: the dtype class, as
+    binary_count_kernel's: half (dst and sources), mixed (half sources, float dst, D33), float and bfloat16, and the
+    integer widths (INT_WIDTHS); each compiles its own widths' decode and store alone. Each operand is addressed with
+    its own element size."""
     op, dkind, skind, n = p[P_OP], p[P_KIND], p[P_SKIND], p[P_N]
+    dst, src0, src1 = p[P_DST], p[P_SRC0], p[P_SRC1]
+    fs = np.empty((3, CHUNK if int_class is None else 0), np.float32)
+    ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
+    ns = n * kind_size(skind)
+    b = ub[src1:src1 + ns] if src1 >= 0 else ub[0:0]
+    ternary_run(op, dkind, skind, flags, ub[dst:dst + n * kind_size(dkind)], ub[src0:src0 + ns], b, scalar_bits, n,
+                fs, ints, half_class, mixed_class, float_class, int_class)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def ternary_repeat_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, float_class, int_class):
+    """The high-dim form of the multiply-adds (p[P_N] < 0): per repeat gather the active lanes of the sources and of
+    dst (which they read), compute, scatter (counter mode as binary_repeat_kernel's). Lanes count by the wider type
+    (the dst, D33). Arguments as ternary_count_kernel's."""
+    op, dkind, skind = p[P_OP], p[P_KIND], p[P_SKIND]
     dst, src0, src1 = p[P_DST], p[P_SRC0], p[P_SRC1]
     dsize, ssize = kind_size(dkind), kind_size(skind)
     fs = np.empty((3, CHUNK if int_class is None else 0), np.float32)
     ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
-    if n >= 0:
-        ns = n * ssize
-        b = ub[src1:src1 + ns] if src1 >= 0 else ub[0:0]
-        ternary_run(op, dkind, skind, flags, ub[dst:dst + n * dsize], ub[src0:src0 + ns], b, scalar_bits, n, fs,
-                    ints, half_class, mixed_class, float_class, int_class)
-        return
     repeat, last_lanes = p[P_REPEAT], p[P_LAST]
     lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // dsize)
     a = np.empty(256, np.uint8)
@@ -698,7 +725,8 @@ def ternary_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, float_cla
 @njit(cache=True, nogil=True, error_model="numpy")
 def fill_kernel(ub, p, bits):
     """Duplicate: elements of kind p[P_KIND] receive the bit pattern `bits` (its low bytes). p[P_N] >= 0: the count
-    form, n consecutive elements, stored through a view of the element width; else high-dim (as binary_kernel)."""
+    form, n consecutive elements, stored through a view of the element width; else high-dim (as
+    binary_repeat_kernel)."""
     size, dst, n = kind_size(p[P_KIND]), p[P_DST], p[P_N]
     if n >= 0:  # (element loops, not broadcast slice assignments: fewer numpy implementations to compile)
         run = ub[dst:dst + n * size]

@@ -715,7 +715,7 @@ def _int_engine_lanes(dst, a, b, kind, ew_op):
 @njit(cache=True)
 def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, halves_class, wide_class, int_class):
     """Reg Max/Min/Div: the element-wise engine's lanes over all lanes into dst's scratch, then the mask.
-    half_class, halves_class, wide_class, int_class: dtype-class markers (as jit/elementwise.py binary_kernel's: 0
+    half_class, halves_class, wide_class, int_class: dtype-class markers (as jit/elementwise.py binary_count_kernel's: 0
     or None; numba compiles the code under a marker only when it is not None). A plain-Python call passes one, chosen
     from the register dtype, so its first call compiles that class's lanes only (issue 20): half Max/Min the fused
     half lanes (_half_extreme_lanes); half Div (FTZ, D38) the engine's float32 decode and store of halves
