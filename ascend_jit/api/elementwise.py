@@ -635,12 +635,15 @@ _UNARY_KERNELS = (K.unary_count_kernel, K.unary_repeat_kernel)
 _TERNARY_KERNELS = (K.ternary_count_kernel, K.ternary_repeat_kernel)
 _KERNELS = {"binary": _BINARY_KERNELS, "scalar": _BINARY_KERNELS, "unary": _UNARY_KERNELS, "copy": _UNARY_KERNELS,
             "ternary": _TERNARY_KERNELS, "axpy": _TERNARY_KERNELS, "fill": (K.fill_kernel, K.fill_kernel)}
-# The kernels' dtype-class markers (jit/elementwise.py binary_count_kernel): the binary kernels' (half, half FTZ,
-# float, int) classes, the unary kernels' (half, float, int) classes, the multiply-add kernels' (half, mixed, float,
-# int) classes; the int class's marker is the element width's (K.INT_WIDTHS), so each integer width is a class of
-# its own.
-_BINARY_HALF, _BINARY_HALF_FTZ, _BINARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
-_BINARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
+# The kernels' dtype-class markers (jit/elementwise.py binary_count_kernel): the binary kernels' (half by op group,
+# half FTZ, float, int) classes, the unary kernels' (half, float, int) classes, the multiply-add kernels' (half,
+# mixed, float, int) classes; the int class's marker is the element width's (K.INT_WIDTHS), so each integer width is
+# a class of its own.
+# The binary kernels' half class is split by op group (K.HALF_OP_GROUPS), so a first half call compiles its group's
+# loops alone: _BINARY_HALF[group].
+_BINARY_HALF = tuple(tuple(0 if g == group else None for g in range(3)) + (None, None, None) for group in range(3))
+_BINARY_HALF_FTZ, _BINARY_FLOAT = (None, None, None, 0, None, None), (None, None, None, None, 0, None)
+_BINARY_INT = {size: (None, None, None, None, None, width) for size, width in K.INT_WIDTHS.items()}
 _HALF_CLASS, _FLOAT_CLASS = (0, None, None), (None, 0, None)
 _INT_CLASS = {size: (None, None, width) for size, width in K.INT_WIDTHS.items()}
 _TERNARY_HALF, _TERNARY_MIXED, _TERNARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
@@ -659,7 +662,7 @@ def _classes(row, dtype, flags, skind):
         if not dtype.is_float:
             return _BINARY_INT[dtype.size]
         if dtype.kind == _HALF_KIND:
-            return _BINARY_HALF_FTZ if flags & K.FTZ else _BINARY_HALF
+            return _BINARY_HALF_FTZ if flags & K.FTZ else _BINARY_HALF[K.HALF_OP_GROUPS[row.code]]
         return _BINARY_FLOAT
     if row.arity == "unary":  # every half call is the half class (FTZ included)
         if not dtype.is_float:
@@ -1143,10 +1146,10 @@ def _make(row):
             if plan is not None:
                 if not plain:
                     return run(plan, core, 0)
-                # the common case (Add, Sub, Mul, Max, Min, ...): run()'s lines inline, the binary kernel's four
+                # the common case (Add, Sub, Mul, Max, Min, ...): run()'s lines inline, the binary kernels' six
                 # dtype-class markers passed one by one (a starred call costs about 0.03 us more)
                 m = plan.classes
-                plan.run(core.ub, plan.params, core.overflow_flags, 0, m[0], m[1], m[2], m[3])
+                plan.run(core.ub, plan.params, core.overflow_flags, 0, m[0], m[1], m[2], m[3], m[4], m[5])
                 effect = plan.effect
                 if effect is not None:
                     core.mask_high, core.mask_low, restores_normal = effect

@@ -263,8 +263,13 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m):
             r[i] = int_relu_lane(r[i])
 
 
+# The op groups of the half class (half_binary_run's markers, one specialisation of the binary kernels each): the
+# ops that reach half_binary_run, by group: arithmetic, extremes, Relu forms.
+HALF_OP_GROUPS = {ADD: 0, SUB: 0, MUL: 0, DIV: 0, MAX: 1, MIN: 1, ADD_RELU: 2, SUB_RELU: 2, LEAKY_RELU: 2}
+
+
 @njit(cache=True, error_model="numpy")
-def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place):
+def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place, arith, extreme, relu):
     """The common case (half, no FTZ) fused into one pass over runs of half bits in one uint16 array `hv` (the UB's
     view, or the gathered lanes of one repeat): dst, src0, src1 start at elements d0, a0, b0 (b0 < 0: the broadcast
     scalar, decoded once). One array rather than three slices: each array argument costs a compiled call about 30 ns
@@ -273,7 +278,9 @@ def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place):
     +-65504, NaN -> +0). An in-place call (in_place: dst shares bytes with a source) computes chunks into a scratch
     first: the compiler does not vectorise a loop whose store may alias its loads (65536 in-place halves: 14x
     slower). Each op (and the scalar and tensor forms of Add/Mul/Max/Min) has a loop of its own, not an op switch
-    inside one loop: a branch per element keeps the compiler from vectorising the pass."""
+    inside one loop: a branch per element keeps the compiler from vectorising the pass. arith / extreme / relu: the
+    op group's marker (HALF_OP_GROUPS; one is 0, the others None), so a call compiles its group's loops alone (a
+    first half Add compiled all fourteen, issue 20)."""
     scalar = b0 < 0
     s = half_bits_to_f32(np.uint16(scalar_bits))
     sat = (flags & SAT_HALF) != 0
@@ -284,51 +291,54 @@ def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place):
         x = hv[a0 + c0:a0 + c0 + k]
         y = x if scalar else hv[b0 + c0:b0 + c0 + k]
         o = tmp[:k] if in_place else hv[d0 + c0:d0 + c0 + k]
-        if op == ADD:
-            if scalar:
+        if arith is not None:  # Add, Sub, Mul, Div
+            if op == ADD:
+                if scalar:
+                    for i in range(k):
+                        o[i] = half_rne_bits(add_lane(half_bits_to_f32(x[i]), s))
+                else:
+                    for i in range(k):
+                        o[i] = half_rne_bits(add_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+            elif op == SUB:
                 for i in range(k):
-                    o[i] = half_rne_bits(add_lane(half_bits_to_f32(x[i]), s))
-            else:
+                    o[i] = half_rne_bits(sub_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+            elif op == MUL:
+                if scalar:
+                    for i in range(k):
+                        o[i] = half_rne_bits(mul_lane(half_bits_to_f32(x[i]), s))
+                else:
+                    for i in range(k):
+                        o[i] = half_rne_bits(mul_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+            else:  # DIV
                 for i in range(k):
-                    o[i] = half_rne_bits(add_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
-        elif op == SUB:
-            for i in range(k):
-                o[i] = half_rne_bits(sub_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
-        elif op == MUL:
-            if scalar:
+                    o[i] = half_rne_bits(div_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        if extreme is not None:  # Max, Min
+            if op == MAX:
+                if scalar:
+                    for i in range(k):
+                        o[i] = half_rne_bits(max_lane(half_bits_to_f32(x[i]), s))
+                else:
+                    for i in range(k):
+                        o[i] = half_rne_bits(max_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+            else:  # MIN
+                if scalar:
+                    for i in range(k):
+                        o[i] = half_rne_bits(min_lane(half_bits_to_f32(x[i]), s))
+                else:
+                    for i in range(k):
+                        o[i] = half_rne_bits(min_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        if relu is not None:  # AddRelu, SubRelu, LeakyRelu
+            if op == ADD_RELU:  # stage 1 rounded to half, then Relu; saturating stage 1 = the bit pass below (6.3)
                 for i in range(k):
-                    o[i] = half_rne_bits(mul_lane(half_bits_to_f32(x[i]), s))
-            else:
+                    r = round_half(add_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])), False)
+                    o[i] = half_rne_bits(relu_lane(r))
+            elif op == SUB_RELU:
                 for i in range(k):
-                    o[i] = half_rne_bits(mul_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
-        elif op == DIV:
-            for i in range(k):
-                o[i] = half_rne_bits(div_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
-        elif op == MAX:
-            if scalar:
+                    r = round_half(sub_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])), False)
+                    o[i] = half_rne_bits(relu_lane(r))
+            else:  # LEAKY_RELU (always the scalar form)
                 for i in range(k):
-                    o[i] = half_rne_bits(max_lane(half_bits_to_f32(x[i]), s))
-            else:
-                for i in range(k):
-                    o[i] = half_rne_bits(max_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
-        elif op == MIN:
-            if scalar:
-                for i in range(k):
-                    o[i] = half_rne_bits(min_lane(half_bits_to_f32(x[i]), s))
-            else:
-                for i in range(k):
-                    o[i] = half_rne_bits(min_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
-        elif op == ADD_RELU:  # stage 1 rounded to half, then Relu; saturating stage 1 = the bit pass below (6.3)
-            for i in range(k):
-                o[i] = half_rne_bits(relu_lane(round_half(add_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])),
-                                                           False)))
-        elif op == SUB_RELU:
-            for i in range(k):
-                o[i] = half_rne_bits(relu_lane(round_half(sub_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])),
-                                                           False)))
-        else:  # LEAKY_RELU (always the scalar form)
-            for i in range(k):
-                o[i] = half_rne_bits(leaky_relu_lane(half_bits_to_f32(x[i]), s))
+                    o[i] = half_rne_bits(leaky_relu_lane(half_bits_to_f32(x[i]), s))
         if sat:
             for i in range(k):
                 h = o[i]
@@ -379,32 +389,36 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_clas
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def binary_count_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_class, int_class):
+def binary_count_kernel(ub, p, flags, scalar_bits, half_arith, half_extreme, half_relu, half_ftz_class, float_class,
+                        int_class):
     """The count form of the binary and tensor-scalar instructions: p[P_N] >= 0 consecutive elements (the stride,
     repeat and mask parameters are unused; a contiguous high-dim call runs here too). p: the call shape's parameters
     (P_*); p[P_SRC1] < 0 means the broadcast scalar `scalar_bits`. The high-dim walk is binary_repeat_kernel, a
     kernel of its own chosen when the call shape is validated, so a first count call compiles no mask walk or lane
     gather (issue 20; both take the same arguments).
-    half_class, half_ftz_class, float_class, int_class: exactly one is not None (0; the int class: its element
-    width's marker, INT_WIDTHS), the others None: the dtype class, the one specialisation kept on purpose (issue 20:
-    compile only what the call needs). numba removes the code under `if int_class is not None` when int_class is
-    None (decided from the argument type before compiling), so a float call compiles no integer code and the
-    reverse. The half class is half without FTZ (every half call but the 950's FTZ configs): one fused pass per run
-    (half_binary_run) and no float32 chunk path, so the first half call compiles only that; the half FTZ class takes
-    the float32 chunk path with the half decode/store alone, the float class the same path with the float and
-    bfloat16 decode/store alone, each integer width the int64 chunk path with that width's lanes alone (each first
-    call compiles one element width's code). Op, kind, flags and device facts stay values."""
+    half_arith, half_extreme, half_relu, half_ftz_class, float_class, int_class: exactly one is not None (0; the int
+    class: its element width's marker, INT_WIDTHS), the others None: the dtype class, the one specialisation kept on
+    purpose (issue 20: compile only what the call needs). numba removes the code under `if int_class is not None`
+    when int_class is None (decided from the argument type before compiling), so a float call compiles no integer
+    code and the reverse. The half class is half without FTZ (every half call but the 950's FTZ configs): one fused
+    pass per run (half_binary_run) and no float32 chunk path, split by op group (HALF_OP_GROUPS: half_arith,
+    half_extreme, half_relu), so the first half call compiles its group's loops only; the half FTZ class takes the
+    float32 chunk path with the half decode/store alone, the float class the same path with the float and bfloat16
+    decode/store alone, each integer width the int64 chunk path with that width's lanes alone (each first call
+    compiles one element width's code). Op, kind, flags and device facts stay values."""
     op, kind, n, dst, src0, src1 = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0], p[P_SRC1]
     size = kind_size(kind)
     # Each class's code sits under a test of its own marker: numba prunes a branch only when the marker it tests is
     # None, so `if half_class is None` (or code after a return) would still compile the other classes' code.
     nb = n * size
     b = ub[src1:src1 + nb] if src1 >= 0 else ub[0:0]
-    if half_class is not None:  # one pass over the UB's half view (addresses are 32-byte aligned), no scratch
+    if half_arith is not None or half_extreme is not None or half_relu is not None:
+        # one pass over the UB's half view (addresses are 32-byte aligned), no scratch
         u16 = ub_as(ub, np.uint16)
         e0, e1, e2 = dst // 2, src0 // 2, src1 // 2
         in_place = (dst < src0 + nb and src0 < dst + nb) or (src1 >= 0 and dst < src1 + nb and src1 < dst + nb)
-        half_binary_run(op, flags, u16, e0, e1, e2 if src1 >= 0 else -1, scalar_bits, n, in_place)
+        half_binary_run(op, flags, u16, e0, e1, e2 if src1 >= 0 else -1, scalar_bits, n, in_place, half_arith,
+                        half_extreme, half_relu)
     if half_ftz_class is not None:
         binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
                    np.empty((3, CHUNK), np.float32), np.empty((3, 0), np.int64), half_ftz_class, float_class,
@@ -420,13 +434,14 @@ def binary_count_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, f
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def binary_repeat_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_class, int_class):
+def binary_repeat_kernel(ub, p, flags, scalar_bits, half_arith, half_extreme, half_relu, half_ftz_class, float_class,
+                         int_class):
     """The high-dim form of the binary and tensor-scalar instructions (p[P_N] < 0): per repeat gather the active
     lanes of the sources (the register), compute, scatter; p[P_LAST] >= 0 is counter mode: the last repeat takes
     only its first last_lanes lanes (SPEC 2.6). Arguments and dtype classes as binary_count_kernel's."""
     op, kind, dst, src0, src1 = p[P_OP], p[P_KIND], p[P_DST], p[P_SRC0], p[P_SRC1]
     size = kind_size(kind)
-    fs = np.empty((3, CHUNK if half_class is None and int_class is None else 0), np.float32)  # the class's scratch
+    fs = np.empty((3, CHUNK if half_ftz_class is not None or float_class is not None else 0), np.float32)  # scratch
     ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
     repeat, last_lanes = p[P_REPEAT], p[P_LAST]
     lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // size)
@@ -442,8 +457,9 @@ def binary_repeat_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, 
         copy_lanes(ub, src0 + i * p[P_S0REP] * 32, p[P_S0BLK], lanes, m, size, a, gather)
         if src1 >= 0:
             copy_lanes(ub, src1 + i * p[P_S1REP] * 32, p[P_S1BLK], lanes, m, size, b, gather)
-        if half_class is not None:
-            half_binary_run(op, flags, g16, at_d, at_a, at_b, scalar_bits, m, gather)
+        if half_arith is not None or half_extreme is not None or half_relu is not None:
+            half_binary_run(op, flags, g16, at_d, at_a, at_b, scalar_bits, m, gather, half_arith, half_extreme,
+                            half_relu)
         if half_ftz_class is not None:
             binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, half_ftz_class, float_class, int_class)
         if float_class is not None:
