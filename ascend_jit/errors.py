@@ -11,6 +11,12 @@ class AscendJitError(Exception):
 
     def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
         parameter, value = _named_kinds(parameter, value)
+        if device is None and parameter == "device" and isinstance(value, str):
+            # "not offered on this device" (SPEC-2 1.9) refusals give the call's device as the value: it is also the
+            # device the message names, inside `with core:` or not (audit16m)
+            from .devices import NAMES  # devices imports this module
+            if value in NAMES:
+                device = value
         if device is None:  # a refusal with no operand to name the device: the current core's (`with core:`)
             from .tensor import known_device  # tensor imports this module
             device = known_device()

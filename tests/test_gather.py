@@ -345,3 +345,29 @@ def test_gather_mask_310p_total_count_bounds_end_at_the_last_element():
     short = core.local_tensor("half", 199)
     _refused(core, aj.OutOfBoundsError, lambda: aj.GatherMask(dst, short, 2, True, 200, aj.GatherMaskParams(1, 0, 8, 8)),
              "src0")
+
+
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2", "atlas-200i-500-a2"])
+def test_gather_mask_in_place_refuses_a_later_repeat_reading_packed_output(device):
+    """audit16m: in place (dst == src0, src0BlockStride 1, src0RepeatStride 8, the D34 exception), reduce mode with
+    more than L elements per outer repeat (D58 "配置方式一") makes outer repeats read overlapping 256-B windows: here
+    outer repeat 0 packs 255 of its 256 halves into dst[0..254], bytes outer repeat 1 (elements 128..383) reads
+    afterwards. SPEC 8.2's general rule, which D34 keeps for every high-dim API ("an earlier iteration's dst must not
+    be a later iteration's src"), makes that an OverlapError before anything is written (the kernel had run the
+    repeats in order and outer repeat 1 had read the shifted copy); the mask register stays as it was. The same
+    call with at most L elements per outer repeat never lets the packed output pass the next repeat's start and
+    still runs in place."""
+    core = aj.Core(device)
+    src = core.local_tensor("half", 512)
+    src[:] = np.arange(512, dtype=np.float16)
+    pattern = core.local_tensor("uint16", 32)
+    bits = np.ones(512, np.uint8)
+    bits[0] = 0                                  # outer repeat 0 keeps elements 1..255
+    pattern[:] = np.packbits(bits, bitorder="little").view(np.uint16)
+    core.SetVectorMask(0x1234, 0x5678)
+    _refused(core, aj.OverlapError, lambda: aj.GatherMask(src, src, pattern, True, 256, (1, 2, 8, 0)), "dst",
+             "src0", "SPEC 8.2")
+    assert (core.mask_defined, core.mask_high, core.mask_low) == (True, 0x1234, 0x5678)
+    n = aj.GatherMask(src, src, pattern, True, 128, (1, 2, 8, 0))     # both repeats drop their element 0
+    want = np.concatenate([np.arange(1, 128), np.arange(129, 256)]).astype(np.float16)
+    assert n == 254 and np.array_equal(src.numpy()[:254], want)

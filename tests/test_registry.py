@@ -31,9 +31,12 @@ def test_every_offered_dtype_works_and_every_other_is_refused(inst, device):
         tensors, call = inst.example(core, d.name)
         if not inst.offered(core.spec):
             before = _state(core)
-            with pytest.raises(aj.UnsupportedDeviceError, match=f"{inst.api_name}.*{device}"):
+            with pytest.raises(aj.UnsupportedDeviceError, match=f"{inst.api_name}.*{device}") as info:
                 call(*tensors)
             _unchanged(core, before)
+            # errors.py: every refusal names the device, also "not offered" outside `with core:` (audit16m: the
+            # device was only the value of parameter 'device', the error's device field None)
+            assert info.value.device == device and str(info.value).endswith(f"on device {device}")
             continue
         if d.name in inst.dtypes(core.spec):
             call(*tensors)

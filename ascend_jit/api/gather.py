@@ -255,16 +255,32 @@ def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params, *
     except TypeError:
         outer, elems, last, blk, rep, prs, src_ext = _validate_gather_mask.__wrapped__(*key)
     size = dst.dtype.size
-    if user:
-        kept = 0
-        for i in range(outer):
-            n = last if i == outer - 1 else elems
+    per_repeat = []   # elements each outer repeat keeps
+    for i in range(outer):
+        n = last if i == outer - 1 else elems
+        if user:
             start = src1_pattern.addr + i * prs
-            bits = np.unpackbits(core.ub[start:start + -(-n // 8)], bitorder="little")[:n]
-            kept += int(bits.sum())
-    else:
-        kept = sum(_builtin_count(src1_pattern, last if i == outer - 1 else elems) for i in range(outer))
+            per_repeat.append(int(np.unpackbits(core.ub[start:start + -(-n // 8)], bitorder="little")[:n].sum()))
+        else:
+            per_repeat.append(_builtin_count(src1_pattern, n))
+    kept = sum(per_repeat)
     check_run_bounds(api, spec, core.bounds, Runs("dst", dst.addr, kept * size, 0, 1), dst)
+    if dst.addr == src0.addr:
+        # In place (src0BlockStride 1, src0RepeatStride 8: the D34 exception) outer repeat i reads from byte
+        # i*rep*32 of src0; with more than L elements per outer repeat (reduce mode, D58) the elements packed before
+        # it can reach that far. SPEC 8.2 (kept by D34 for every high-dim API): an earlier iteration's dst must not
+        # be a later iteration's src, so refuse before anything is written.
+        written = 0
+        for i in range(1, outer):
+            written += per_repeat[i - 1] * size
+            if written > i * rep * 32:
+                raise OverlapError(api, "dst/src0", f"dst bytes [{dst.addr}, {dst.addr + written})",
+                                   device=spec.name, detail=f"in place, outer repeat {i} reads src0 from byte "
+                                   f"{src0.addr + i * rep * 32}, which the elements packed by the repeats before it "
+                                   "already overwrote",
+                                   legal="in place, the elements kept by repeats 0..i-1 end at or before outer "
+                                         "repeat i's first src0 byte (SPEC 8.2, SPEC-2 D34); at most L elements "
+                                         "per outer repeat, or a separate dst")
     if kept and src_ext is not None and dst.addr != src0.addr and dst.addr < src_ext[1] and \
             src_ext[0] < dst.addr + kept * size:
         raise OverlapError(api, "dst/src0", f"dst at {dst.addr}", device=spec.name,

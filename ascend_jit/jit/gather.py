@@ -42,7 +42,9 @@ def gather_mask(ub, size, dst, src, blk, rep, user, pattern_addr, pattern, patte
     """Element e of outer repeat i sits at src + i*rep*32 + (e // epb)*blk*32 + (e % epb)*size; it is kept when
     its pattern bit (user pattern: bit e of the bytes at pattern_addr + i*pattern_rep_bytes) is 1. Kept elements are
     packed from dst in (repeat, element) order (D58); returns their number. In-place use (dst == src with dense
-    strides) is safe: the write index never passes the read index."""
+    strides) is safe because the API refuses the calls whose packed output would reach a later outer repeat's first
+    src byte (reduce mode with more than L elements per repeat, SPEC 8.2): the write index never passes the read
+    index."""
     epb = 32 // size
     k = 0
     for i in range(outer):
