@@ -619,12 +619,29 @@ class Sanitizer:
         accesses (and what the scalar pipe had waited for): each pipe learns the scalar pipe's clock."""
         np.maximum(self.clock, self.clock[_S].copy(), out=self.clock)
 
-    def hand_off(self, addr, nbytes):
-        """A TQue hand-off (DeQue, AllocTensor after FreeTensor) orders every earlier access to these bytes."""
+    def enqueued(self):
+        """A TQue EnQue: the mark its DeQue's hand-off orders up to (`hand_off(..., since=mark)`)."""
+        return self, len(self.log) - 1
+
+    def hand_off(self, addr, nbytes, since=None):
+        """A TQue hand-off orders every earlier access to these bytes: AllocTensor after FreeTensor (and the Resets)
+        every access so far; a DeQue (`since`, the mark of its EnQue) only those before the EnQue. SPEC-2 10.4 wants
+        the EnQue/DeQue pair *between* the two accesses, so a write to an enqueued tensor (a second DataCopy into it,
+        a vector op on an output already enqueued) stays unordered with the consumer's access after the DeQue."""
         sl = slice(addr, addr + nbytes)
-        self.writer_pipe[sl] = -1
-        self.writer_bits[sl] = 0
-        self.writer_instr[sl] = len(self.log) - 1   # reads logged so far are before the hand-off: none counts
+        if since is None:
+            self.writer_pipe[sl] = -1
+            self.writer_bits[sl] = 0
+            self.writer_instr[sl] = len(self.log) - 1   # reads logged so far are before the hand-off: none counts
+            return
+        mark_owner, position = since
+        if mark_owner is not self:   # the core started sanitizing after the EnQue: every access it saw came later
+            return
+        writer_pipe, writer_bits, writer_instr = self.writer_pipe[sl], self.writer_bits[sl], self.writer_instr[sl]
+        before = writer_instr <= position    # last written (or handed off) before the EnQue
+        writer_pipe[before] = -1
+        writer_bits[before] = 0
+        writer_instr[before] = position      # reads before the EnQue do not count; reads after it still do
 
     # --- initialisation ------------------------------------------------------------------------------------------
     def host_write(self, addr, nbytes):

@@ -1,0 +1,257 @@
+"""The sync model under the sanitizer, black box (session 16 audit): every pipe pair of SPEC-2 10.4 with and without
+its ordering event, the TQue hand-off's extent (EnQue .. DeQue between the two accesses), ReduceMax/ReduceMin's
+sharedTmpBuffer (D54) as a vector write, and the configuration's refusals. Small kernels on one core: no launch, no
+new compiled kernel beyond those the other sanitizer tests use."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+H = "half"
+
+
+def _gm(n=128):
+    return aj.GlobalTensor(np.arange(n, dtype=np.float16))
+
+
+def _out(n=128):
+    return aj.GlobalTensor(np.zeros(n, np.float16))
+
+
+def _flag(event, event_id=0):
+    aj.SetFlag(event_id, event=getattr(aj.HardEvent, event))
+    aj.WaitFlag(event_id, event=getattr(aj.HardEvent, event))
+
+
+def _ones(t):
+    t[:] = np.ones(t.size, np.float16)
+
+
+def _reports(kernel, device="atlas-a2", sanitize="report"):
+    with aj.Core(device, sanitize=sanitize) as core:
+        kernel(core)
+    return [(r.check, r.kind, r.instruction.api, r.earlier.api if r.earlier else None)
+            for r in core.sanitizer.reports]
+
+
+def _tiles(*sizes):
+    alloc = aj.LocalMemAllocator()
+    return [alloc.Alloc(H, n) for n in sizes]
+
+
+# --- every pipe pair (SPEC-2 10.4): the hazard without its event, nothing with it --------------------------------
+def _copy_in_then_vector(fix):
+    def kernel(core):
+        x, z = _tiles(128, 128)
+        aj.DataCopy(x, _gm(), 128)
+        fix()
+        aj.Add(z, x, x, 128)
+    return kernel
+
+
+def _vector_then_copy_out(fix):
+    def kernel(core):
+        x, = _tiles(128)
+        aj.Duplicate(x, 1.0, 128)
+        fix()
+        aj.DataCopy(_out(), x, 128)
+    return kernel
+
+
+def _copy_out_then_copy_in(fix):
+    def kernel(core):
+        x, = _tiles(128)
+        _ones(x)
+        aj.DataCopy(_out(), x, 128)
+        fix()
+        aj.DataCopy(x, _gm(), 128)
+    return kernel
+
+
+def _vector_read_then_copy_in(fix):
+    def kernel(core):
+        x, z = _tiles(128, 128)
+        _ones(x)
+        aj.Add(z, x, x, 128)
+        fix()
+        aj.DataCopy(x, _gm(), 128)
+    return kernel
+
+
+def _set_value_then_vector(fix):
+    def kernel(core):
+        x, z = _tiles(128, 128)
+        _ones(x)
+        x.SetValue(3, 2.0)
+        fix()
+        aj.Add(z, x, x, 128)
+    return kernel
+
+
+def _set_value_then_copy_out(fix):
+    def kernel(core):
+        x, = _tiles(128)
+        _ones(x)
+        x.SetValue(3, 2.0)
+        fix()
+        aj.DataCopy(_out(), x, 128)
+    return kernel
+
+
+def _copy_in_then_get_value(fix):
+    def kernel(core):
+        x, = _tiles(128)
+        aj.DataCopy(x, _gm(), 128)
+        fix()
+        x.GetValue(3)
+    return kernel
+
+
+def _copy_out_then_set_value(fix):
+    def kernel(core):
+        x, = _tiles(128)
+        _ones(x)
+        aj.DataCopy(_out(), x, 128)
+        fix()
+        x.SetValue(0, 3.0)
+    return kernel
+
+
+def _copy_in_then_copy_out(fix):
+    def kernel(core):
+        x, = _tiles(128)
+        aj.DataCopy(x, _gm(), 128)
+        fix()
+        aj.DataCopy(_out(), x, 128)
+    return kernel
+
+
+def _nothing():
+    pass
+
+
+def _event(name):
+    return lambda: _flag(name)
+
+
+_PAIRS = [   # (kernel, its report, the event that fixes it)
+    (_copy_in_then_vector, ("race", "RAW", "Add", "DataCopy"), "MTE2_V"),
+    (_vector_then_copy_out, ("race", "RAW", "DataCopy", "Duplicate"), "V_MTE3"),
+    (_copy_out_then_copy_in, ("race", "WAR", "DataCopy", "DataCopy"), "MTE3_MTE2"),
+    (_vector_read_then_copy_in, ("race", "WAR", "DataCopy", "Add"), "V_MTE2"),
+    (_set_value_then_vector, ("race", "RAW", "Add", "SetValue"), "S_V"),
+    (_set_value_then_copy_out, ("race", "RAW", "DataCopy", "SetValue"), "S_MTE3"),
+    (_copy_in_then_get_value, ("race", "RAW", "GetValue", "DataCopy"), "MTE2_S"),
+    (_copy_out_then_set_value, ("race", "WAR", "SetValue", "DataCopy"), "MTE3_S"),
+    (_copy_in_then_copy_out, ("race", "RAW", "DataCopy", "DataCopy"), "MTE2_MTE3"),
+]
+
+
+@pytest.mark.parametrize("make, report, event", _PAIRS, ids=[p[2] for p in _PAIRS])
+def test_each_pipe_pair_needs_its_event_and_nothing_else(make, report, event):
+    assert _reports(make(_nothing)) == [report]
+    assert _reports(make(_event(event))) == []
+    assert _reports(make(lambda: aj.PipeBarrier(aj.PIPE_ALL))) == []
+    src, dst = event.split("_")
+    # the reverse event, a barrier of one pipe, or the pair set before the earlier access order nothing
+    assert _reports(make(_event(f"{dst}_{src}") if f"{dst}_{src}" in aj.HardEvent.__members__ else _nothing)) == [report]
+    assert _reports(make(lambda: aj.PipeBarrier(aj.PIPE_V))) == [report]
+
+
+def test_a_flag_set_before_the_earlier_access_or_waited_after_the_later_orders_nothing():
+    def set_first(core):
+        x, z = _tiles(128, 128)
+        aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
+        aj.DataCopy(x, _gm(), 128)
+        aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+        aj.Add(z, x, x, 128)
+
+    def wait_last(core):
+        x, z = _tiles(128, 128)
+        aj.DataCopy(x, _gm(), 128)
+        aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
+        aj.Add(z, x, x, 128)
+        aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+
+    def chain_through_scalar(core):   # MTE2 -> S -> V orders the copy before the vector read (transitively)
+        x, z = _tiles(128, 128)
+        aj.DataCopy(x, _gm(), 128)
+        _flag("MTE2_S")
+        _flag("S_V")
+        aj.Add(z, x, x, 128)
+
+    assert _reports(set_first) == [("race", "RAW", "Add", "DataCopy")]
+    assert _reports(wait_last) == [("race", "RAW", "Add", "DataCopy")]
+    assert _reports(chain_through_scalar) == []
+
+
+# --- TQue: the EnQue/DeQue pair must lie between the two accesses (SPEC-2 10.4) ----------------------------------
+def _queue(position=aj.TPosition.VECIN):
+    pipe = aj.TPipe()
+    que = aj.TQue(position, 1)
+    pipe.InitBuffer(que, 1, 256)
+    scratch = aj.TBuf(aj.TPosition.VECCALC)
+    pipe.InitBuffer(scratch, 256)
+    return que, scratch.Get(H)
+
+
+def _copy_in_after_enque(again):
+    def kernel(core):
+        que, z = _queue()
+        x = que.AllocTensor(H)
+        aj.DataCopy(x, _gm(), 128)
+        que.EnQue(x)
+        if again:
+            aj.DataCopy(x, _gm(), 128)   # MTE2 writes the tensor after its EnQue: the DeQue does not order it
+        x = que.DeQue(H)
+        aj.Add(z, x, x, 128)
+        que.FreeTensor(x)
+    return kernel
+
+
+def _vector_after_enque(again):
+    def kernel(core):
+        que, _ = _queue(aj.TPosition.VECOUT)
+        z = que.AllocTensor(H)
+        aj.Duplicate(z, 1.0, 128)
+        que.EnQue(z)
+        if again:
+            aj.Duplicate(z, 2.0, 128)     # the output changed after its EnQue: the copy-out may read either
+        z = que.DeQue(H)
+        aj.DataCopy(_out(), z, 128)
+        que.FreeTensor(z)
+    return kernel
+
+
+def test_a_write_to_an_enqueued_tensor_is_not_ordered_by_its_dequeue():
+    assert _reports(_copy_in_after_enque(False)) == []
+    assert _reports(_copy_in_after_enque(True)) == [("race", "RAW", "Add", "DataCopy")]
+    assert _reports(_vector_after_enque(False)) == []
+    assert _reports(_vector_after_enque(True)) == [("race", "RAW", "DataCopy", "Duplicate")]
+
+
+def test_a_read_between_enque_and_dequeue_is_not_ordered_before_the_consumers_write():
+    def kernel(core):
+        que, _ = _queue(aj.TPosition.VECOUT)
+        z = que.AllocTensor(H)
+        aj.Duplicate(z, 1.0, 128)
+        que.EnQue(z)
+        aj.DataCopy(_out(), z, 128)       # copied out before the DeQue: RAW, and it has not finished below
+        z = que.DeQue(H)
+        aj.Duplicate(z, 2.0, 128)         # WAR against that copy-out
+        que.FreeTensor(z)
+    assert _reports(kernel) == [("race", "RAW", "DataCopy", "Duplicate"), ("race", "WAR", "Duplicate", "DataCopy")]
+
+
+def test_a_dequeue_on_a_core_that_started_sanitizing_after_the_enque_orders_nothing_it_saw():
+    with aj.Core("atlas-a2") as core:
+        que, z = _queue()
+        x = que.AllocTensor(H)
+        aj.DataCopy(x, _gm(), 128)
+        que.EnQue(x)
+        core.sanitize = "report"
+        aj.DataCopy(x, _gm(), 128)        # seen by the sanitizer, after the EnQue
+        x = que.DeQue(H)
+        aj.Add(z, x, x, 128)
+        que.FreeTensor(x)
+    assert [(r.kind, r.earlier.api) for r in core.sanitizer.reports] == [("RAW", "DataCopy")]
