@@ -255,3 +255,41 @@ def test_a_dequeue_on_a_core_that_started_sanitizing_after_the_enque_orders_noth
         aj.Add(z, x, x, 128)
         que.FreeTensor(x)
     assert [(r.kind, r.earlier.api) for r in core.sanitizer.reports] == [("RAW", "DataCopy")]
+
+
+# --- ReduceMax / ReduceMin sharedTmpBuffer (D54: written on the non-950 devices, unspecified after) ---------------
+def _reduce_max_tiles(core):
+    alloc = aj.LocalMemAllocator()
+    x, dst, tmp = alloc.Alloc("float", 256), alloc.Alloc("float", 8), alloc.Alloc("float", 64)
+    x[:] = np.arange(256, dtype=np.float32)
+    return x, dst, tmp
+
+
+def test_reduce_max_writes_its_tmp_on_the_vector_pipe():
+    def kernel(core):
+        x, dst, tmp = _reduce_max_tiles(core)
+        tmp[:] = np.ones(64, np.float32)
+        aj.DataCopy(aj.GlobalTensor(np.zeros(64, np.float32)), tmp, 64)   # MTE3 still reading tmp
+        aj.ReduceMax(dst, x, tmp, 256)
+    assert _reports(kernel) == [("race", "WAR", "ReduceMax", "DataCopy")]
+    assert _reports(kernel, device="ascend950") == []                    # the 950 never touches tmp
+
+
+def test_reduce_min_tmp_is_unspecified_after_the_call_but_dst_over_it_is_defined():
+    need = aj.GetReduceMaxMinTmpSize("atlas-a2", "float", repeat_time=4, cal_index=True)
+
+    def read_tmp_after(core):
+        x, dst, tmp = _reduce_max_tiles(core)
+        tmp[:] = np.ones(64, np.float32)
+        aj.ReduceMin(dst, x, tmp, 64, 4, 8, True)
+        aj.Add(tmp, tmp, tmp, need)                # the first `need` elements hold the algorithm's leftovers
+
+    def dst_inside_tmp(core):
+        x, _, tmp = _reduce_max_tiles(core)
+        aj.ReduceMin(tmp, x, tmp, 64, 4, 8, True)
+        _flag("V_S")
+        return tmp.GetValue(0), tmp.GetValue(1)  # the value and the index: defined
+
+    [report] = _reports(read_tmp_after)
+    assert report == ("init", "uninitialised read", "Add", None)
+    assert _reports(dst_inside_tmp) == []
