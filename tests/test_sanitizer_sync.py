@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
+from ascend_jit import sanitizer
 
 H = "half"
 
@@ -293,3 +294,51 @@ def test_reduce_min_tmp_is_unspecified_after_the_call_but_dst_over_it_is_defined
     [report] = _reports(read_tmp_after)
     assert report == ("init", "uninitialised read", "Add", None)
     assert _reports(dst_inside_tmp) == []
+
+
+# --- configuration: refusals name the API, the parameter, the value and the legal range --------------------------
+@pytest.mark.parametrize("call, api, parameter", [
+    (lambda v: aj.Core("atlas-a2", sanitize=v), "Core", "sanitize"),
+    (lambda v: setattr(aj.Core("atlas-a2"), "sanitize", v), "Core", "sanitize"),
+    (lambda v: aj.launch(lambda: None, 1, "atlas-a2", sanitize=v), "launch", "sanitize"),
+    (lambda v: aj.sanitize_session(v).__enter__(), "sanitize_session", "value"),
+])
+def test_bad_sanitize_values_are_refused_naming_the_call(call, api, parameter):
+    for value in ("races", "raise,report", 2, ("race",)):
+        with pytest.raises(aj.ParameterError) as info:
+            call(value)
+        assert (info.value.api, info.value.parameter, info.value.value) == (api, parameter, value)
+        assert "race, init, memory, blocks, sync" in info.value.legal
+
+
+def test_the_environment_variable_is_named_and_reads_off_words(monkeypatch):
+    monkeypatch.setattr(sanitizer, "_sessions", [])
+    monkeypatch.setenv("ASCEND_JIT_SANITIZE", "bogus")
+    with pytest.raises(aj.ParameterError, match="ASCEND_JIT_SANITIZE"):
+        aj.Core("atlas-a2")
+    for off in ("0", "false", "OFF", "no", ""):
+        monkeypatch.setenv("ASCEND_JIT_SANITIZE", off)
+        assert aj.Core("atlas-a2").sanitizer is None
+    monkeypatch.setenv("ASCEND_JIT_SANITIZE", "On")
+    assert aj.Core("atlas-a2").sanitize.mode == "raise"
+
+
+def test_sanitize_config_strict_is_a_bool():
+    for strict in ("no", 1, None):
+        with pytest.raises(aj.ParameterError) as info:
+            aj.SanitizeConfig(strict=strict)
+        assert (info.value.api, info.value.parameter, info.value.value) == ("SanitizeConfig", "strict", strict)
+    assert aj.SanitizeConfig(strict=np.bool_(True)).strict
+
+
+def _event_id_kept():
+    aj.TPipe()
+    aj.GetTPipePtr().AllocEventID(aj.HardEvent.V_MTE3)
+
+
+def test_the_sync_report_names_the_event_id_not_a_byte():
+    with aj.sanitize_session("report") as session:
+        aj.launch(_event_id_kept, 1, "atlas-a2")
+    [report] = session.reports
+    assert (report.check, report.operand, report.address) == ("sync", "V_MTE3", 0)
+    assert "operand V_MTE3, id 0." in str(report) and "byte" not in str(report)
