@@ -342,3 +342,11 @@ def test_the_sync_report_names_the_event_id_not_a_byte():
     [report] = session.reports
     assert (report.check, report.operand, report.address) == ("sync", "V_MTE3", 0)
     assert "operand V_MTE3, id 0." in str(report) and "byte" not in str(report)
+
+
+def test_the_cli_names_its_own_option_when_refusing_sanitizer_checks(capsys):
+    from ascend_jit import cli
+    for words in ("bogus", "off"):
+        assert cli.main(["run", "add", "--sanitize", "--sanitize-checks", words]) == 2
+        err = capsys.readouterr().err
+        assert f"run add: parameter '--sanitize-checks' = '{words}'" in err and "race, init" in err
