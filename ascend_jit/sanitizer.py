@@ -528,7 +528,8 @@ class Sanitizer:
         address = _address(acc.addrs, k)
         q = int(self.writer_pipe[address])
         earlier = self.log[int(self.writer_instr[address])]
-        fix = _fix(PIPES[q], PIPES[p]) if q != p else f"PipeBarrier({PIPES[p]}) between them"
+        fix = _fix(PIPES[q], PIPES[p]) if q != p else f"PipeBarrier({PIPES[p]}) between them" + (
+            " (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD))" if PIPES[p] == PIPE_V else "")
         self._emit(Report("race", kind, instr, acc.operand, address, count, earlier=earlier, fix=fix))
 
     def scalar_access(self, api, tensor, index, write):

@@ -350,3 +350,30 @@ def test_the_cli_names_its_own_option_when_refusing_sanitizer_checks(capsys):
         assert cli.main(["run", "add", "--sanitize", "--sanitize-checks", words]) == 2
         err = capsys.readouterr().err
         assert f"run add: parameter '--sanitize-checks' = '{words}'" in err and "race, init" in err
+
+
+# --- strict mode inside a Reg VF: LocalMemBar is the VF's barrier (PipeBarrier has no place in a VF) ---------------
+def _vf_store_then_load(x, y, before, after):
+    R = aj.Reg
+    mask = R.CreateMask(H)
+    reg, back = R.RegTensor(H), R.RegTensor(H)
+    R.LoadAlign(reg, x)
+    R.StoreAlign(y, reg, mask)
+    if before is not None:
+        R.LocalMemBar(before, after)
+    R.LoadAlign(back, y)       # reads what the store above wrote: strict's same-pipe RAW
+
+
+@pytest.mark.parametrize("before, after, reported", [
+    (None, None, True),
+    (aj.Reg.MemType.VEC_STORE, aj.Reg.MemType.VEC_LOAD, False),
+    (aj.Reg.MemType.VEC_ALL, aj.Reg.MemType.VEC_ALL, False),
+    (1, 2, True),   # VEC_LOAD -> VEC_ALL (the enum's values): loads before the barrier, not the store
+])
+def test_strict_accepts_local_mem_bar_from_stores_to_loads_inside_a_vf(before, after, reported):
+    def kernel(core):
+        x, y = _tiles(128, 128)
+        _ones(x)
+        _vf_store_then_load(x, y, before, after)
+    reports = _reports(kernel, device="ascend950", sanitize="report,strict")
+    assert reports == ([("race", "RAW", "LoadAlign", "StoreAlign")] if reported else [])
