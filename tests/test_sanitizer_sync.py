@@ -382,7 +382,8 @@ def test_strict_accepts_local_mem_bar_from_stores_to_loads_inside_a_vf(before, a
 # --- the race engine against a happens-before reading of SPEC-2 10.4 -------------------------------------------------
 # The engine tracks order with vector clocks and shadow bytes; the reference below builds the happens-before graph of
 # one random program explicitly (an instruction precedes a later SetFlag of its pipe, a SetFlag its WaitFlag, a
-# WaitFlag the later events of its pipe, PipeBarrier<PIPE_ALL> everything around it) and adds the TQue hand-offs:
+# WaitFlag the later events of its pipe, PipeBarrier<P> the later events of P after P's earlier instructions,
+# PipeBarrier<PIPE_ALL> everything around it) and adds the TQue hand-offs:
 # EnQue after the earlier access and DeQue before the later one, or an AllocTensor between them. Both must report
 # the same (instruction, kind) pairs: RAW / WAW against the last write, WAR against the reads since it (a scalar
 # read never starts a WAR, docs/decisions.md "Sanitizer").
@@ -393,9 +394,9 @@ def _random_program(rng, n):
     prog, flags, queued = [], set(), set()
     for _ in range(n):
         r = rng.random()
-        if r < 0.6:
+        if r < 0.45:
             prog.append(("access", rng.choice(sanitizer.PIPES), rng.randrange(_CELLS), rng.random() < 0.5))
-        elif r < 0.8:
+        elif r < 0.7:
             src, dst = rng.sample(sanitizer.PIPES, 2)
             if (src, dst) not in flags:
                 flags.add((src, dst))
@@ -405,8 +406,10 @@ def _random_program(rng, n):
                 key = rng.choice(sorted(flags))
                 flags.remove(key)
                 prog.append(("wait",) + key)
-        elif r < 0.97:
+        elif r < 0.96:
             prog.append(("all",))
+        elif r < 0.97:
+            prog.append(("barrier", rng.choice(sanitizer.PIPES[1:])))   # PipeBarrier<PIPE_S> is refused (D62)
         else:
             cell = rng.randrange(_CELLS)
             if cell in queued:
@@ -420,8 +423,8 @@ def _random_program(rng, n):
     return prog
 
 
-def _engine_reports(prog):
-    core = aj.Core("atlas-a2", sanitize=sanitizer.SanitizeConfig(mode="report", checks=("race",)))
+def _engine_reports(prog, strict):
+    core = aj.Core("atlas-a2", sanitize=sanitizer.SanitizeConfig(mode="report", checks=("race",), strict=strict))
     s, marks, found = core.sanitizer, {}, []
     for k, event in enumerate(prog):
         kind = event[0]
@@ -436,6 +439,8 @@ def _engine_reports(prog):
             s.wait_flag(event[1], event[2], 0)
         elif kind == "all":
             s.pipe_barrier("PIPE_ALL")
+        elif kind == "barrier":
+            s.pipe_barrier(event[1])
         elif kind == "enque":
             marks[event[1]] = s.enqueued()
         elif kind == "deque":
@@ -445,17 +450,20 @@ def _engine_reports(prog):
     return sorted(found)
 
 
-def _reference_reports(prog):
-    def pipe_of(event):
-        return {"access": event[1], "set": event[1], "wait": event[2]}.get(event[0]) if len(event) > 2 else None
+def _reference_reports(prog, strict):
+    pipe_events = ("access", "set", "wait", "barrier")
+
+    def pipe_of(event):   # the pipe an event runs in (a WaitFlag blocks its destination pipe)
+        return event[2] if event[0] == "wait" else event[1] if event[0] in pipe_events else None
     n = len(prog)
     after = [set() for _ in range(n)]
     for j, later in enumerate(prog):
         for i in range(j):
             earlier = prog[i]
-            if "all" in (earlier[0], later[0]) or (earlier[0] == "access" and later[0] == "set" and
+            if "all" in (earlier[0], later[0]) or (earlier[0] == "access" and later[0] in ("set", "barrier") and
                                                    earlier[1] == later[1]) or (
-                    earlier[0] == "wait" and later[0] in ("access", "set", "wait") and pipe_of(later) == earlier[2]):
+                    earlier[0] in ("wait", "barrier") and later[0] in pipe_events and
+                    pipe_of(later) == pipe_of(earlier)):
                 after[i].add(j)
         if later[0] == "wait":
             after[max(i for i in range(j) if prog[i][0] == "set" and prog[i][1:] == later[1:])].add(j)
@@ -480,7 +488,9 @@ def _reference_reports(prog):
             continue
         _, pipe, cell, write = event
         w = last_write[cell]
-        if w is not None and prog[w][1] != pipe and not ordered(w, j):
+        # "strict" also checks same-pipe vector RAW and MTE2/MTE3 WAW, which only a barrier or flag path orders
+        same_pipe_checked = strict and (pipe == "PIPE_V" if not write else pipe in ("PIPE_MTE2", "PIPE_MTE3"))
+        if w is not None and (prog[w][1] != pipe or same_pipe_checked) and not ordered(w, j):
             found.append((j, "WAW" if write else "RAW"))
         if not write:
             readers[cell].append(j)
@@ -492,9 +502,10 @@ def _reference_reports(prog):
     return sorted(found)
 
 
-def test_the_race_engine_agrees_with_a_happens_before_reference_on_random_programs():
+@pytest.mark.parametrize("strict", [False, True])
+def test_the_race_engine_agrees_with_a_happens_before_reference_on_random_programs(strict):
     import random
     for seed in range(400):
         rng = random.Random(seed)
-        prog = _random_program(rng, rng.randrange(4, 30))
-        assert _engine_reports(prog) == _reference_reports(prog), (seed, prog)
+        prog = _random_program(rng, rng.randrange(4, 40))
+        assert _engine_reports(prog, strict) == _reference_reports(prog, strict), (seed, prog)
