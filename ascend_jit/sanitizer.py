@@ -636,8 +636,12 @@ class Sanitizer:
 
     def data_sync_barrier(self):
         """DataSyncBarrier<UB / ALL>: every later instruction, of any pipe, starts after the scalar pipe's earlier
-        accesses (and what the scalar pipe had waited for): each pipe learns the scalar pipe's clock."""
-        np.maximum(self.clock, self.clock[_S].copy(), out=self.clock)
+        accesses (and what the scalar pipe had waited for): each pipe learns the scalar pipe's clock. For "strict",
+        a pipe's own instructions the scalar pipe had seen complete are ordered as by a PipeBarrier of that pipe, as
+        a WaitFlag orders them (wait_flag; docs/decisions.md "Sanitizer")."""
+        scalar = self.clock[_S].copy()
+        np.maximum(self.clock, scalar, out=self.clock)
+        np.maximum(self.barrier_seq, scalar, out=self.barrier_seq)
 
     def enqueued(self):
         """A TQue EnQue: the mark its DeQue's hand-off orders up to (`hand_off(..., since=mark)`)."""

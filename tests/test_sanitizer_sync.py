@@ -379,11 +379,30 @@ def test_strict_accepts_local_mem_bar_from_stores_to_loads_inside_a_vf(before, a
     assert reports == ([("race", "RAW", "LoadAlign", "StoreAlign")] if reported else [])
 
 
+def test_strict_vector_raw_ordered_through_the_scalar_pipe_and_a_data_sync_barrier():
+    """V -> V_S -> DataSyncBarrier<UB> -> V: the barrier makes every later instruction wait for what the scalar
+    pipe had waited for (docs/decisions.md "DataSyncBarrier"), so the vector write is complete before the read, as
+    with a WaitFlag round trip; without the V_S pair the scalar pipe had seen nothing of it."""
+    def kernel(with_flag):
+        def run(core):
+            x, y, z = _tiles(128, 128, 128)
+            _ones(x)
+            aj.Add(y, x, x, 128)
+            if with_flag:
+                _flag("V_S")
+            aj.DataSyncBarrier(aj.MemDsbT.UB)
+            aj.Add(z, y, y, 128)
+        return run
+    assert _reports(kernel(True), sanitize="report,strict") == []
+    assert _reports(kernel(False), sanitize="report,strict") == [("race", "RAW", "Add", "Add")]
+
+
 # --- the race engine against a happens-before reading of SPEC-2 10.4 -------------------------------------------------
 # The engine tracks order with vector clocks and shadow bytes; the reference below builds the happens-before graph of
 # one random program explicitly (an instruction precedes a later SetFlag of its pipe, a SetFlag its WaitFlag, a
 # WaitFlag the later events of its pipe, PipeBarrier<P> the later events of P after P's earlier instructions,
-# PipeBarrier<PIPE_ALL> everything around it) and adds the TQue hand-offs:
+# PipeBarrier<PIPE_ALL> everything around it, DataSyncBarrier<UB> every later event after the scalar pipe's earlier
+# ones, docs/decisions.md "DataSyncBarrier") and adds the TQue hand-offs:
 # EnQue after the earlier access and DeQue before the later one, or an AllocTensor between them. Both must report
 # the same (instruction, kind) pairs: RAW / WAW against the last write, WAR against the reads since it (a scalar
 # read never starts a WAR, docs/decisions.md "Sanitizer").
@@ -408,8 +427,10 @@ def _random_program(rng, n):
                 prog.append(("wait",) + key)
         elif r < 0.96:
             prog.append(("all",))
-        elif r < 0.97:
+        elif r < 0.965:
             prog.append(("barrier", rng.choice(sanitizer.PIPES[1:])))   # PipeBarrier<PIPE_S> is refused (D62)
+        elif r < 0.97:
+            prog.append(("dsb",))    # DataSyncBarrier<UB>: the scalar pipe's barrier before every later instruction
         else:
             cell = rng.randrange(_CELLS)
             if cell in queued:
@@ -441,6 +462,8 @@ def _engine_reports(prog, strict):
             s.pipe_barrier("PIPE_ALL")
         elif kind == "barrier":
             s.pipe_barrier(event[1])
+        elif kind == "dsb":
+            s.data_sync_barrier()
         elif kind == "enque":
             marks[event[1]] = s.enqueued()
         elif kind == "deque":
@@ -451,17 +474,19 @@ def _engine_reports(prog, strict):
 
 
 def _reference_reports(prog, strict):
-    pipe_events = ("access", "set", "wait", "barrier")
+    pipe_events = ("access", "set", "wait", "barrier", "dsb")
 
-    def pipe_of(event):   # the pipe an event runs in (a WaitFlag blocks its destination pipe)
-        return event[2] if event[0] == "wait" else event[1] if event[0] in pipe_events else None
+    def pipe_of(event):   # the pipe an event runs in (a WaitFlag blocks its destination pipe; DataSyncBarrier: S)
+        return (event[2] if event[0] == "wait" else sanitizer.PIPE_S if event[0] == "dsb" else
+                event[1] if event[0] in pipe_events else None)
     n = len(prog)
     after = [set() for _ in range(n)]
     for j, later in enumerate(prog):
         for i in range(j):
             earlier = prog[i]
-            if "all" in (earlier[0], later[0]) or (earlier[0] == "access" and later[0] in ("set", "barrier") and
-                                                   earlier[1] == later[1]) or (
+            if "all" in (earlier[0], later[0]) or earlier[0] == "dsb" or (
+                    earlier[0] == "access" and later[0] in ("set", "barrier", "dsb") and
+                    earlier[1] == pipe_of(later)) or (
                     earlier[0] in ("wait", "barrier") and later[0] in pipe_events and
                     pipe_of(later) == pipe_of(earlier)):
                 after[i].add(j)
