@@ -906,7 +906,9 @@ class LaunchShadow:
                 s.writer_atomic[sl] = atomic & ~own_plain
             else:
                 rb = s.reader_block[sl]
-                several = (rb >= 0) & (rb != block) & (s.reader_epoch[sl] == epoch)
+                # -2 (several blocks read it this phase) stays -2: a third reader used to overwrite it with its own
+                # index, so that reader's later write looked like a write after its own read only
+                several = ((rb >= 0) & (rb != block) | (rb == -2)) & (s.reader_epoch[sl] == epoch)
                 s.reader_block[sl] = np.where(several, -2, block)
                 s.reader_epoch[sl] = epoch
         if first is None:
@@ -918,7 +920,8 @@ class LaunchShadow:
     @staticmethod
     def _report(found, block, api, pipe, where, emit):
         kind, addr, count, other = found
-        others = f"block {other}" if other >= 0 else "several other blocks"
+        # -2: several blocks wrote (atomically) or read these bytes, the reporting one possibly among them
+        others = f"block {other}" if other >= 0 else "at least one other block"
         emit(Report("blocks", kind, Instr(api, pipe, where, -1), "GM", addr, count, space="GM",
                     fix=f"block {block} and {others} touch these bytes in the same SyncAll phase: use "
                         "SetAtomicAdd for combined writes, or a SyncAll between the write and the read"))
