@@ -431,6 +431,9 @@ class TBufPool:
                              detail="already initialised", device=spec.name if spec else None)
         step = -(-nbytes // 32) * 32
         first = self._take(api, num * step)
+        core = self.pipe.core
+        if core.sanitizer is not None:   # as TPipe.InitBuffer's: bytes a Reset or a shared pool hands on hold stale data
+            core.sanitizer.undefine(first, num * step)
         que_or_buf._bind(self.pipe, [_Buffer(first + i * step, nbytes) for i in range(num)])
         self._carved.append(que_or_buf)
         return True

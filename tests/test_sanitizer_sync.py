@@ -603,3 +603,31 @@ def test_the_blocks_check_reports_every_conflicting_byte_and_phase_of_random_lau
         found = {r.instruction.api for r in reports}
         assert found <= expected, (seed, programs)
         assert {where[a] for a in found} == {where[a] for a in expected}, (seed, programs)
+
+
+# --- uninitialised UB: buffers a TBufPool hands on ----------------------------------------------------------------
+@pytest.mark.parametrize("share", [False, True])
+def test_a_tbuf_carved_again_from_a_pool_holds_stale_data(share):
+    """After TBufPool.Reset (or through a pool laid over another's range) a new TBuf covers bytes an earlier buffer
+    wrote: stale data, as a TQue buffer after FreeTensor; TPipe.InitBuffer's buffers start uninitialised, and so do a
+    pool's now (docs/decisions.md "Sanitizer")."""
+    def kernel(core):
+        pipe = aj.TPipe()
+        first = aj.TBufPool()
+        pipe.InitBufPool(first, 512)
+        out = aj.TBuf()
+        pipe.InitBuffer(out, 256)
+        z = out.Get(H)
+        old = aj.TBuf()
+        first.InitBuffer(old, 256)
+        aj.Duplicate(old.Get(H), 1.0, 128)
+        pool = first
+        if share:
+            pool = aj.TBufPool()
+            pipe.InitBufPool(pool, 512, first)
+        first.Reset()
+        new = aj.TBuf()
+        pool.InitBuffer(new, 256)
+        t = new.Get(H)
+        aj.Add(z, t, t, 128)
+    assert _reports(kernel) == [("init", "uninitialised read", "Add", None)]
