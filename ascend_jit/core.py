@@ -115,7 +115,7 @@ class Core(SyncState):
 
     @sanitize.setter
     def sanitize(self, value):
-        config = resolve_sanitize_config(value)
+        config = resolve_sanitize_config(value, "Core", "sanitize")
         self.sanitizer = Sanitizer(self, config) if config is not None else None
 
     def ub_written_by_host(self, addr=0, nbytes=None):

@@ -323,7 +323,7 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
     order = (list(range(block_dim)) if atomic_order == "block"
              else [int(b) for b in np.random.default_rng(seed).permutation(block_dim)])
     concurrent = parallel and block_dim <= MAX_CONCURRENT_BLOCKS
-    config = resolve_config(sanitize) if sanitize is not None else default_sanitize_config()
+    config = resolve_config(sanitize, "launch", "sanitize") if sanitize is not None else default_sanitize_config()
     if bounds not in BOUNDS_RULES:
         raise ParameterError("launch", "bounds", bounds, legal=" or ".join(map(repr, BOUNDS_RULES)), device=spec.name)
     if parallel == "processes":

@@ -160,7 +160,7 @@ class TQue:
     def __init__(self, position=TPosition.VECIN, depth=1):
         _check_position("TQue", position)
         self.position, self.depth, self.pipe = position, as_int("TQue", None, "depth", depth, 1, 2**16), None
-        self._buffers, self._queue = [], deque()
+        self._buffers, self._queue = [], deque()   # the queue holds (tensor, the sanitizer's mark of its EnQue)
 
     def _bind(self, pipe, buffers):
         self.pipe, self._buffers = pipe, buffers
@@ -232,7 +232,8 @@ class TQue:
         if len(self._queue) >= self.depth:
             raise StateError("EnQue", "depth", self.depth, legal="fewer tensors enqueued than the queue's depth",
                              detail="queue is full", device=self._device())
-        self._queue.append(tensor)
+        # the sanitizer's mark of the EnQue: the DeQue orders only what came before it (SPEC-2 10.4)
+        self._queue.append((tensor, tensor._core.sanitizer.enqueued() if tensor._core.sanitizer is not None else None))
         return True
 
     def DeQue(self, *template):
@@ -242,9 +243,10 @@ class TQue:
         if not self._queue:
             raise StateError("DeQue", legal="a queue holding an enqueued tensor",
                              detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
-        tensor = self._queue.popleft()
+        tensor, mark = self._queue.popleft()
         if tensor._core.sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
-            tensor._core.sanitizer.hand_off(tensor.addr, tensor.nbytes)
+            # no mark: the core started sanitizing after the EnQue, which then orders none of the accesses it saw
+            tensor._core.sanitizer.hand_off(tensor.addr, tensor.nbytes, since=mark or (None, -1))
         if dtype is None or (type(dtype) is str and _DTYPES.get(dtype) is tensor._dtype):
             return tensor
         return tensor.ReinterpretCast(dtype)
@@ -429,6 +431,9 @@ class TBufPool:
                              detail="already initialised", device=spec.name if spec else None)
         step = -(-nbytes // 32) * 32
         first = self._take(api, num * step)
+        core = self.pipe.core
+        if core.sanitizer is not None:   # as TPipe.InitBuffer's: bytes a Reset or a shared pool hands on hold stale data
+            core.sanitizer.undefine(first, num * step)
         que_or_buf._bind(self.pipe, [_Buffer(first + i * step, nbytes) for i in range(num)])
         self._carved.append(que_or_buf)
         return True

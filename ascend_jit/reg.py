@@ -952,10 +952,19 @@ class MemType(enum.IntEnum):
 def LocalMemBar(before=MemType.VEC_ALL, after=MemType.VEC_ALL):
     """`LocalMemBar<before, after>()`: orders a VF's UB accesses. The emulator runs a VF's instructions one after
     another, each finished before the next starts, so every barrier already holds (docs/decisions.md "Reg API");
-    the call checks its arguments and the device."""
+    the call checks its arguments and the device. On a sanitizing current core a barrier from stores to loads
+    orders the vector pipe's earlier writes before its later reads, as PipeBarrier<PIPE_V> does for the "strict"
+    check (SPEC-2 10.4): it is the VF's own form of that barrier, PipeBarrier having no place inside a VF."""
     _core_check("LocalMemBar")
-    as_enum("LocalMemBar", DEVICE, "before", before, MemType)
-    as_enum("LocalMemBar", DEVICE, "after", after, MemType)
+    before = as_enum("LocalMemBar", DEVICE, "before", before, MemType)
+    after = as_enum("LocalMemBar", DEVICE, "after", after, MemType)
+    if SANITIZING and before is not MemType.VEC_LOAD and after is not MemType.VEC_STORE:
+        try:
+            core = current_core("LocalMemBar")
+        except StateError:   # no current core: no sanitizer to tell
+            return
+        if core.sanitizer is not None:
+            core.sanitizer.pipe_barrier("PIPE_V")
 
 
 _ALL_LANES = (np.uint64(2**64 - 1),) * 4

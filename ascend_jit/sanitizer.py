@@ -63,34 +63,50 @@ class SanitizeConfig:
 
     def __post_init__(self):
         if not isinstance(self.checks, (tuple, list)):  # a string was checked letter by letter, an int raised TypeError
-            raise ParameterError("sanitize", "checks", self.checks, legal=f"a tuple of check names ({', '.join(CHECKS)})")
+            raise ParameterError("SanitizeConfig", "checks", self.checks,
+                                 legal=f"a tuple of check names ({', '.join(CHECKS)})")
         bad = [c for c in self.checks if c not in CHECKS]
         if bad:
-            raise ParameterError("sanitize", "checks", bad, legal=", ".join(CHECKS))
+            raise ParameterError("SanitizeConfig", "checks", bad, legal=", ".join(CHECKS))
         if self.mode not in ("raise", "report"):
-            raise ParameterError("sanitize", "mode", self.mode, legal="'raise' or 'report'")
+            raise ParameterError("SanitizeConfig", "mode", self.mode, legal="'raise' or 'report'")
+        # a flag is never read for its truth value (docs/decisions.md "Integer parameters"): strict="no" was strict
+        if not isinstance(self.strict, (bool, np.bool_)):
+            raise ParameterError("SanitizeConfig", "strict", self.strict, legal="True or False")
 
 
-def resolve_config(value):
+_ON = ("1", "true", "on")
+_OFF = ("0", "false", "off", "no")
+_WORDS_LEGAL = (f"a comma list of check names ({', '.join(CHECKS)}) and at most one of 'raise' / 'report', "
+                f"optionally 'strict'; {' / '.join(map(repr, _ON))} for every check; {' / '.join(map(repr, _OFF))} "
+                "or '' for off")
+
+
+def resolve_config(value, api="sanitize", parameter="sanitize"):
     """Accepted spellings: False/None (off), True / "raise", "report", "strict", a comma list of check names
-    (optionally with "report" / "strict" among them), or a SanitizeConfig."""
-    if value is None or value is False or value == "" or value == "0":
+    (optionally with "report" / "strict" among them), or a SanitizeConfig. Strings are case-blind; "1", "true", "on"
+    mean True and "0", "false", "off", "no" (alone) mean off. A refusal names the caller's API and parameter
+    (`aj.Core(sanitize=...)`, `aj.launch(sanitize=...)`, the ASCEND_JIT_SANITIZE variable)."""
+    if value is None or value is False or value == "":
         return None
     if isinstance(value, SanitizeConfig):
         return value
-    if value is True or value == "1":
+    if value is True:
         return SanitizeConfig()
     if isinstance(value, str):
         words = [w.strip().lower() for w in value.split(",") if w.strip()]
-        unknown = [w for w in words if w not in CHECKS + ("raise", "report", "strict", "1", "true", "on")]
-        if unknown:
-            raise ParameterError("sanitize", "value", value,
-                                 legal="True, 'report', 'strict', check names " + ", ".join(CHECKS))
+        if len(words) == 1 and words[0] in _OFF:
+            return None
+        unknown = [w for w in words if w not in CHECKS + ("raise", "report", "strict") + _ON]
+        if unknown or ("raise" in words and "report" in words):
+            raise ParameterError(api, parameter, value, legal=_WORDS_LEGAL,
+                                 detail=f"has unknown word(s) {', '.join(map(repr, unknown))}" if unknown
+                                 else "gives both 'raise' and 'report'")
         checks = tuple(w for w in words if w in CHECKS) or CHECKS
         return SanitizeConfig(checks=checks, mode="report" if "report" in words else "raise",
                               strict="strict" in words)
-    raise ParameterError("sanitize", "value", value, legal="True, False, 'report', 'strict', a comma list of "
-                         f"checks ({', '.join(CHECKS)}) or aj.SanitizeConfig")
+    raise ParameterError(api, parameter, value, legal="True, False, None, a string (" + _WORDS_LEGAL + ") or an "
+                         "aj.SanitizeConfig")
 
 
 class SanitizeSession:
@@ -118,7 +134,7 @@ def sanitize_session(value=True):
             my_kernel_host_code()
         print(aj.format_reports(session.reports))
     """
-    config = resolve_config(value)
+    config = resolve_config(value, "sanitize_session", "value")
     session = SanitizeSession(config)
     _sessions.append(session)
     try:
@@ -152,7 +168,7 @@ def default_config():
     """The innermost sanitize_session's configuration, else what `ASCEND_JIT_SANITIZE` asks for (None when unset)."""
     if _sessions:
         return _sessions[-1].config
-    return resolve_config(os.environ.get(ENV_VAR))
+    return resolve_config(os.environ.get(ENV_VAR), "sanitize", f"environment variable {ENV_VAR}")
 
 
 def format_reports(reports):
@@ -211,8 +227,11 @@ class Report:
         pair = f"{self.instruction}" + (f" after {self.earlier}" if self.earlier else "")
         if with_block and self.block is not None:
             pair += f" in block {self.block} of {self.block_num}"
-        return (f"[{self.check}] {self.kind}: {pair}; operand {self.operand}, {self.space} byte {self.address} "
-                f"({self.nbytes} byte{'s' if self.nbytes != 1 else ''})" + (f". Fix: {self.fix}" if self.fix else ""))
+        # the sync check's "address" is the event id it names, not a byte ("event byte 0 (0 bytes)" read as one)
+        where = (f"id {self.address}" if self.space == "event" else
+                 f"{self.space} byte {self.address} ({self.nbytes} byte{'s' if self.nbytes != 1 else ''})")
+        return f"[{self.check}] {self.kind}: {pair}; operand {self.operand}, {where}" + (
+            f". Fix: {self.fix}" if self.fix else "")
 
 
 _KERNELS_DIR = os.path.join(_PACKAGE_DIR, "kernels")
@@ -509,7 +528,8 @@ class Sanitizer:
         address = _address(acc.addrs, k)
         q = int(self.writer_pipe[address])
         earlier = self.log[int(self.writer_instr[address])]
-        fix = _fix(PIPES[q], PIPES[p]) if q != p else f"PipeBarrier({PIPES[p]}) between them"
+        fix = _fix(PIPES[q], PIPES[p]) if q != p else f"PipeBarrier({PIPES[p]}) between them" + (
+            " (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD))" if PIPES[p] == PIPE_V else "")
         self._emit(Report("race", kind, instr, acc.operand, address, count, earlier=earlier, fix=fix))
 
     def scalar_access(self, api, tensor, index, write):
@@ -616,15 +636,36 @@ class Sanitizer:
 
     def data_sync_barrier(self):
         """DataSyncBarrier<UB / ALL>: every later instruction, of any pipe, starts after the scalar pipe's earlier
-        accesses (and what the scalar pipe had waited for): each pipe learns the scalar pipe's clock."""
-        np.maximum(self.clock, self.clock[_S].copy(), out=self.clock)
+        accesses (and what the scalar pipe had waited for): each pipe learns the scalar pipe's clock. For "strict",
+        a pipe's own instructions the scalar pipe had seen complete are ordered as by a PipeBarrier of that pipe, as
+        a WaitFlag orders them (wait_flag; docs/decisions.md "Sanitizer")."""
+        scalar = self.clock[_S].copy()
+        np.maximum(self.clock, scalar, out=self.clock)
+        np.maximum(self.barrier_seq, scalar, out=self.barrier_seq)
 
-    def hand_off(self, addr, nbytes):
-        """A TQue hand-off (DeQue, AllocTensor after FreeTensor) orders every earlier access to these bytes."""
+    def enqueued(self):
+        """A TQue EnQue: the mark its DeQue's hand-off orders up to (`hand_off(..., since=mark)`)."""
+        return self, len(self.log) - 1
+
+    def hand_off(self, addr, nbytes, since=None):
+        """A TQue hand-off orders every earlier access to these bytes: AllocTensor after FreeTensor (and the Resets)
+        every access so far; a DeQue (`since`, the mark of its EnQue) only those before the EnQue. SPEC-2 10.4 wants
+        the EnQue/DeQue pair *between* the two accesses, so a write to an enqueued tensor (a second DataCopy into it,
+        a vector op on an output already enqueued) stays unordered with the consumer's access after the DeQue."""
         sl = slice(addr, addr + nbytes)
-        self.writer_pipe[sl] = -1
-        self.writer_bits[sl] = 0
-        self.writer_instr[sl] = len(self.log) - 1   # reads logged so far are before the hand-off: none counts
+        if since is None:
+            self.writer_pipe[sl] = -1
+            self.writer_bits[sl] = 0
+            self.writer_instr[sl] = len(self.log) - 1   # reads logged so far are before the hand-off: none counts
+            return
+        mark_owner, position = since
+        if mark_owner is not self:   # the core started sanitizing after the EnQue: every access it saw came later
+            return
+        writer_pipe, writer_bits, writer_instr = self.writer_pipe[sl], self.writer_bits[sl], self.writer_instr[sl]
+        before = writer_instr <= position    # last written (or handed off) before the EnQue
+        writer_pipe[before] = -1
+        writer_bits[before] = 0
+        writer_instr[before] = position      # reads before the EnQue do not count; reads after it still do
 
     # --- initialisation ------------------------------------------------------------------------------------------
     def host_write(self, addr, nbytes):
@@ -865,7 +906,9 @@ class LaunchShadow:
                 s.writer_atomic[sl] = atomic & ~own_plain
             else:
                 rb = s.reader_block[sl]
-                several = (rb >= 0) & (rb != block) & (s.reader_epoch[sl] == epoch)
+                # -2 (several blocks read it this phase) stays -2: a third reader used to overwrite it with its own
+                # index, so that reader's later write looked like a write after its own read only
+                several = ((rb >= 0) & (rb != block) | (rb == -2)) & (s.reader_epoch[sl] == epoch)
                 s.reader_block[sl] = np.where(several, -2, block)
                 s.reader_epoch[sl] = epoch
         if first is None:
@@ -877,7 +920,8 @@ class LaunchShadow:
     @staticmethod
     def _report(found, block, api, pipe, where, emit):
         kind, addr, count, other = found
-        others = f"block {other}" if other >= 0 else "several other blocks"
+        # -2: several blocks wrote (atomically) or read these bytes, the reporting one possibly among them
+        others = f"block {other}" if other >= 0 else "at least one other block"
         emit(Report("blocks", kind, Instr(api, pipe, where, -1), "GM", addr, count, space="GM",
                     fix=f"block {block} and {others} touch these bytes in the same SyncAll phase: use "
                         "SetAtomicAdd for combined writes, or a SyncAll between the write and the read"))

@@ -3,7 +3,8 @@
 Non-950 devices run the level algorithm of D52 (per-repeat extremes, saturated per repeat, then the best repeat,
 then the count form's tail); the 950 runs the per-lane algorithm of D53. tmp is validated and sized as the device
 needs it (D54) but never written: its first `minimum` elements are unspecified after the call, so leaving them as
-they were is one of the allowed outcomes (docs/decisions.md).
+they were is one of the allowed outcomes (docs/decisions.md). The sanitizer still sees them written by the vector
+pipe, as the device writes them, and uninitialised afterwards (`_sanitize`).
 """
 from functools import lru_cache
 
@@ -111,10 +112,7 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
         plan = mask_plan(api, core, d, mask, True)
         run = cached(_validate_high_dim, layout + (plan,), repeat_time, src_rep_stride)
     if run is not None and core.sanitizer is not None:  # before any state changes: a report raised leaves none
-        writes = [(("dst", dst.addr, (2 if cal_index else 1) * d.size), dst)]
-        if spec.max_min_spr:
-            writes.append((core.sanitizer.spr("MAX_MIN"), None))   # read by GetReduceRepeatMaxMinSpr (D55)
-        vector_access(core, api, reads=[(_source_footprint(api, form, core, d, src, values), src)], writes=writes)
+        _sanitize(core, api, form, d, dst, src, tmp, values, cal_index)
     if not spec.reduce_max_min_per_lane:
         core.mask_defined = False  # D31: implementation state after a non-950 ReduceMax/ReduceMin
     if run is None:
@@ -124,6 +122,29 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
     if spec.max_min_spr:  # D55: the value, and an index documented as inaccurate: all ones
         record_spr(core, d, bits, (1 << (8 * d.size)) - 1,
                    None if contiguous else "the last ReduceMax/ReduceMin was not contiguous (src_rep_stride 8)")
+
+
+def _sanitize(core, api, form, d, dst, src, tmp, values, cal_index):
+    """The sanitizer's view of one ReduceMax/ReduceMin (SPEC-2 10.4): src read; dst, the MAX/MIN register and, off
+    the 950, the first `minimum` elements of tmp written (D54: the device's level algorithm keeps its per-repeat
+    results there, so the call races other pipes' accesses of them). The emulator leaves those elements as they
+    were, one outcome of "unspecified": for the init check they are uninitialised after the call, as DataCopyPad's
+    random filler is, unless dst (which may overlap tmp) holds them (docs/decisions.md "Sanitizer")."""
+    spec = core.spec
+    out = (2 if cal_index else 1) * d.size
+    writes = [(("dst", dst.addr, out), dst)]
+    scratch = 0
+    if not spec.reduce_max_min_per_lane:   # the 950 never touches tmp (D54); counter mode is the 950's only
+        scratch = d.size * (GetReduceMaxMinTmpSize(spec, d, count=values[0], cal_index=cal_index) if form == "count"
+                            else GetReduceMaxMinTmpSize(spec, d, repeat_time=values[1], cal_index=cal_index))
+        writes.append((("sharedTmpBuffer", tmp.addr, scratch), tmp))
+    if spec.max_min_spr:
+        writes.append((core.sanitizer.spr("MAX_MIN"), None))   # read by GetReduceRepeatMaxMinSpr (D55)
+    vector_access(core, api, reads=[(_source_footprint(api, form, core, d, src, values), src)], writes=writes)
+    lo, hi = tmp.addr, tmp.addr + scratch
+    for a, b in ((lo, min(hi, dst.addr)), (max(lo, dst.addr + out), hi)):   # tmp's bytes outside dst's
+        if b > a:
+            core.sanitizer.undefine(a, b - a)
 
 
 def _counter_count(api, core, d, mask):
