@@ -644,8 +644,12 @@ _KERNELS = {"binary": _BINARY_KERNELS, "scalar": _BINARY_KERNELS, "unary": _UNAR
 _BINARY_HALF = tuple(tuple(0 if g == group else None for g in range(3)) + (None, None, None) for group in range(3))
 _BINARY_HALF_FTZ, _BINARY_FLOAT = (None, None, None, 0, None, None), (None, None, None, None, 0, None)
 _BINARY_INT = {size: (None, None, None, None, None, width) for size, width in K.INT_WIDTHS.items()}
-_HALF_CLASS, _FLOAT_CLASS = (0, None, None), (None, 0, None)
-_INT_CLASS = {size: (None, None, width) for size, width in K.INT_WIDTHS.items()}
+# The unary kernels' float classes are split by op group (K.UNARY_OP_GROUPS: four markers after the class's three),
+# so a first half Exp compiles no Ln or square-root lanes: _HALF_CLASS[group], _FLOAT_CLASS[group].
+_UNARY_GROUPS = tuple(tuple(0 if g == group else None for g in range(4)) for group in range(4))
+_HALF_CLASS = tuple((0, None, None) + groups for groups in _UNARY_GROUPS)
+_FLOAT_CLASS = tuple((None, 0, None) + groups for groups in _UNARY_GROUPS)
+_INT_CLASS = {size: (None, None, width, None, None, None, None) for size, width in K.INT_WIDTHS.items()}
 _TERNARY_HALF, _TERNARY_MIXED, _TERNARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
 _TERNARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
 _NO_CLASS = ()
@@ -667,7 +671,7 @@ def _classes(row, dtype, flags, skind):
     if row.arity == "unary":  # every half call is the half class (FTZ included)
         if not dtype.is_float:
             return _INT_CLASS[dtype.size]
-        return _HALF_CLASS if dtype.kind == _HALF_KIND else _FLOAT_CLASS
+        return (_HALF_CLASS if dtype.kind == _HALF_KIND else _FLOAT_CLASS)[K.UNARY_OP_GROUPS[row.code]]
     if not dtype.is_float:
         return _TERNARY_INT[dtype.size]
     if dtype.kind == _HALF_KIND:
@@ -888,8 +892,8 @@ def _half_lookup(row, kind, flags):
         scratch[:2 * 65536].view(np.uint16)[:] = np.arange(65536, dtype=np.uint16)
         params = np.zeros(K.N_PARAMS, np.int64)
         params[[K.P_OP, K.P_KIND, K.P_DST, K.P_SRC0, K.P_SRC1, K.P_N]] = row.code, kind, 2 * 65536, 0, -1, 65536
-        _ENTRIES((K.unary_count_kernel, _HALF_CLASS), K.unary_count_kernel, scratch, params, flags, _NO_TABLE,
-                 *_HALF_CLASS)
+        classes = _HALF_CLASS[K.UNARY_OP_GROUPS[row.code]]
+        _ENTRIES((K.unary_count_kernel, classes), K.unary_count_kernel, scratch, params, flags, _NO_TABLE, *classes)
         table = _HALF_TABLES[key] = scratch[2 * 65536:].view(np.uint16).copy()
     return table
 
