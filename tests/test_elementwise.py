@@ -1191,7 +1191,7 @@ def test_a_dtype_class_compiles_its_own_widths_only(tmp_path):
     And/Or/Adds count and high-dim forms compile the 2-byte integer lanes alone (no int8/int32/int64 view), one
     signature of each binary kernel, and a half MulAddDst compiles no float/bfloat16 decode or store. A count call
     compiles no high-dim kernel and no lane gather (the forms are kernels of their own); a half Add compiles the
-    arithmetic op group of the half class alone."""
+    arithmetic op group of the half class alone, a half Exp the Exp group of the unary float lanes alone."""
     import os
     import subprocess
     import sys
@@ -1208,18 +1208,20 @@ def test_a_dtype_class_compiles_its_own_widths_only(tmp_path):
         "h = [core.local_tensor('half', 256) for _ in range(3)]\n"
         "aj.MulAddDst(*h, 256)\n"
         "aj.Axpy(h[0], h[1], 0.5, [9, 9], 2, aj.UnaryRepeatParams())\n"
-        "ints = lambda *fs: sorted({str(sig[-1]) for f in fs for sig in f.signatures})\n"
-        "print(ints(K.binary_count_kernel, K.binary_repeat_kernel), ints(K.load_ints), ints(K.store_ints),\n"
+        "ints = lambda *fs, at=-1: sorted({str(sig[at]) for f in fs for sig in f.signatures})\n"
+        "print(ints(K.binary_count_kernel, K.binary_repeat_kernel, at=-5), ints(K.load_ints), ints(K.store_ints),\n"
         "      len(K.ternary_count_kernel.signatures), len(K.ternary_repeat_kernel.signatures),\n"
         "      len(K.load_wide.signatures), len(K.store_wide.signatures))\n"
         "aj.Add(*h, 256)\n"
-        "halves = [sig for sig in K.binary_count_kernel.signatures if str(sig[-1]) == 'none']\n"
-        "print(*(str(sig[-6:]).replace(' ', '') for sig in halves),\n"
-        "      *(str(sig[-3:]).replace(' ', '') for sig in K.half_binary_run.signatures))\n")
+        "halves = [sig for sig in K.binary_count_kernel.signatures if str(sig[-8]) != 'none']\n"
+        "print(*(str(sig[-8:]).replace(' ', '') for sig in halves),\n"
+        "      *(str(sig[-3:]).replace(' ', '') for sig in K.half_binary_run.signatures))\n"
+        "aj.Exp(h[0], h[1], 256)\n"
+        "print(*(str(sig[-4:]).replace(' ', '') for sig in K._unary_float_chunk.signatures))\n")
     env = dict(os.environ, PYTHONPATH=os.getcwd(), NUMBA_CACHE_DIR=str(tmp_path))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True).stdout
     assert out.split() == ["0", "0"] + ["['uint16']"] * 3 + ["1", "1", "0", "0"] + \
-        ["(int64,none,none,none,none,none)", "(int64,none,none)"]
+        ["(int64,none,none,none,int64,none,none,none)", "(int64,none,none)", "(none,int64,none,none)"]
 
 
 def test_modelled_results_are_identical_without_the_jit(tmp_path):

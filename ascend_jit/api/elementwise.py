@@ -635,17 +635,23 @@ _UNARY_KERNELS = (K.unary_count_kernel, K.unary_repeat_kernel)
 _TERNARY_KERNELS = (K.ternary_count_kernel, K.ternary_repeat_kernel)
 _KERNELS = {"binary": _BINARY_KERNELS, "scalar": _BINARY_KERNELS, "unary": _UNARY_KERNELS, "copy": _UNARY_KERNELS,
             "ternary": _TERNARY_KERNELS, "axpy": _TERNARY_KERNELS, "fill": (K.fill_kernel, K.fill_kernel)}
-# The kernels' dtype-class markers (jit/elementwise.py binary_count_kernel): the binary kernels' (half by op group,
-# half FTZ, float, int) classes, the unary kernels' (half, float, int) classes, the multiply-add kernels' (half,
+# The kernels' dtype-class markers (jit/elementwise.py binary_count_kernel): the binary kernels' (half, half FTZ,
+# float, int) classes and op groups, the unary kernels' (half, float, int) classes, the multiply-add kernels' (half,
 # mixed, float, int) classes; the int class's marker is the element width's (K.INT_WIDTHS), so each integer width is
 # a class of its own.
-# The binary kernels' half class is split by op group (K.HALF_OP_GROUPS), so a first half call compiles its group's
-# loops alone: _BINARY_HALF[group].
-_BINARY_HALF = tuple(tuple(0 if g == group else None for g in range(3)) + (None, None, None) for group in range(3))
-_BINARY_HALF_FTZ, _BINARY_FLOAT = (None, None, None, 0, None, None), (None, None, None, None, 0, None)
-_BINARY_INT = {size: (None, None, None, None, None, width) for size, width in K.INT_WIDTHS.items()}
-_HALF_CLASS, _FLOAT_CLASS = (0, None, None), (None, 0, None)
-_INT_CLASS = {size: (None, None, width) for size, width in K.INT_WIDTHS.items()}
+# The binary kernels take four class markers and then four op-group markers (K.BINARY_OP_GROUPS), so a first call
+# compiles its group's loops alone: _BINARY_HALF[group], ..., _BINARY_INT[size][group].
+_BINARY_GROUPS = tuple(tuple(0 if g == group else None for g in range(4)) for group in range(4))
+_BINARY_HALF, _BINARY_HALF_FTZ, _BINARY_FLOAT = (tuple((*cls, *groups) for groups in _BINARY_GROUPS) for cls in
+                                                 ((0, None, None, None), (None, 0, None, None), (None, None, 0, None)))
+_BINARY_INT = {size: tuple((None, None, None, width, *groups) for groups in _BINARY_GROUPS)
+               for size, width in K.INT_WIDTHS.items()}
+# The unary kernels' float classes are split by op group (K.UNARY_OP_GROUPS: four markers after the class's three),
+# so a first half Exp compiles no Ln or square-root lanes: _HALF_CLASS[group], _FLOAT_CLASS[group].
+_UNARY_GROUPS = tuple(tuple(0 if g == group else None for g in range(4)) for group in range(4))
+_HALF_CLASS = tuple((0, None, None) + groups for groups in _UNARY_GROUPS)
+_FLOAT_CLASS = tuple((None, 0, None) + groups for groups in _UNARY_GROUPS)
+_INT_CLASS = {size: (None, None, width, None, None, None, None) for size, width in K.INT_WIDTHS.items()}
 _TERNARY_HALF, _TERNARY_MIXED, _TERNARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
 _TERNARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
 _NO_CLASS = ()
@@ -659,15 +665,16 @@ def _classes(row, dtype, flags, skind):
     if row.bitwise or row.arity == "copy":  # bits, never values: the integer class of the element's width
         return _INT_CLASS[dtype.size]
     if row.arity in ("binary", "scalar"):
+        group = K.BINARY_OP_GROUPS[row.code]
         if not dtype.is_float:
-            return _BINARY_INT[dtype.size]
+            return _BINARY_INT[dtype.size][group]
         if dtype.kind == _HALF_KIND:
-            return _BINARY_HALF_FTZ if flags & K.FTZ else _BINARY_HALF[K.HALF_OP_GROUPS[row.code]]
-        return _BINARY_FLOAT
+            return (_BINARY_HALF_FTZ if flags & K.FTZ else _BINARY_HALF)[group]
+        return _BINARY_FLOAT[group]
     if row.arity == "unary":  # every half call is the half class (FTZ included)
         if not dtype.is_float:
             return _INT_CLASS[dtype.size]
-        return _HALF_CLASS if dtype.kind == _HALF_KIND else _FLOAT_CLASS
+        return (_HALF_CLASS if dtype.kind == _HALF_KIND else _FLOAT_CLASS)[K.UNARY_OP_GROUPS[row.code]]
     if not dtype.is_float:
         return _TERNARY_INT[dtype.size]
     if dtype.kind == _HALF_KIND:
@@ -888,8 +895,8 @@ def _half_lookup(row, kind, flags):
         scratch[:2 * 65536].view(np.uint16)[:] = np.arange(65536, dtype=np.uint16)
         params = np.zeros(K.N_PARAMS, np.int64)
         params[[K.P_OP, K.P_KIND, K.P_DST, K.P_SRC0, K.P_SRC1, K.P_N]] = row.code, kind, 2 * 65536, 0, -1, 65536
-        _ENTRIES((K.unary_count_kernel, _HALF_CLASS), K.unary_count_kernel, scratch, params, flags, _NO_TABLE,
-                 *_HALF_CLASS)
+        classes = _HALF_CLASS[K.UNARY_OP_GROUPS[row.code]]
+        _ENTRIES((K.unary_count_kernel, classes), K.unary_count_kernel, scratch, params, flags, _NO_TABLE, *classes)
         table = _HALF_TABLES[key] = scratch[2 * 65536:].view(np.uint16).copy()
     return table
 
@@ -1146,10 +1153,10 @@ def _make(row):
             if plan is not None:
                 if not plain:
                     return run(plan, core, 0)
-                # the common case (Add, Sub, Mul, Max, Min, ...): run()'s lines inline, the binary kernels' six
-                # dtype-class markers passed one by one (a starred call costs about 0.03 us more)
+                # the common case (Add, Sub, Mul, Max, Min, ...): run()'s lines inline, the binary kernels' eight
+                # class and op-group markers passed one by one (a starred call costs about 0.03 us more)
                 m = plan.classes
-                plan.run(core.ub, plan.params, core.overflow_flags, 0, m[0], m[1], m[2], m[3], m[4], m[5])
+                plan.run(core.ub, plan.params, core.overflow_flags, 0, m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7])
                 effect = plan.effect
                 if effect is not None:
                     core.mask_high, core.mask_low, restores_normal = effect
