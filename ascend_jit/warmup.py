@@ -75,25 +75,33 @@ def progress_bar(stream):
 
 # --- families whose API module belongs to another part of the code: their warmup lives here --------------------------
 def warm_elementwise(device):
-    """The element-wise engine's walks, one op per arity (binary Add, tensor-scalar Adds, unary Abs), count and
-    high-dim forms (the latter where the dtype has it), every dtype the op table gives the device; the other
-    element-wise instructions come with the "registry" row."""
-    from .api.elementwise import ABS, ADD, ADDS, Abs, Add, Adds, BinaryRepeatParams
+    """The element-wise engine's high-dim walks: every row's high-dim form on every dtype the op table gives the
+    device (a lane mask of half the lanes, so the walk is the repeat kernel: a full mask with the default strides
+    runs as the count form), and the mixed-width calls (half sources, float dst, D33) in both forms. The repeat
+    kernels have a compiled specialisation per dtype class and op group (jit/elementwise.py BINARY_OP_GROUPS,
+    UNARY_OP_GROUPS), so one op per arity would leave the other groups' walks to their first call; the count forms
+    of the one-dtype calls come with the "registry" row (each instruction's minimal example)."""
+    from .api.elementwise import _TENSORS, ENTRIES, OPS, BinaryRepeatParams, CopyRepeatParams
     from .api._common import UnaryRepeatParams
     from .core import Core
     from .devices import get_device
     name = get_device(device).name
-    core = Core(device)
-    forms = {  # op row -> (count form, high-dim form) of (dst, src, lanes)
-        ADD: (lambda d, a, n: Add(d, a, a, 512), lambda d, a, n: Add(d, a, a, n, 2, BinaryRepeatParams())),
-        ADDS: (lambda d, a, n: Adds(d, a, 1, 512), lambda d, a, n: Adds(d, a, 1, n, 2, UnaryRepeatParams())),
-        ABS: (lambda d, a, n: Abs(d, a, 512), lambda d, a, n: Abs(d, a, n, 2, UnaryRepeatParams()))}
-    for op, (count_form, high_dim_form) in forms.items():
-        for dtype in op.dtypes.get(name, ()):
-            d, a = core.local_tensor(dtype, 512), core.local_tensor(dtype, 512)
-            count_form(d, a, 256 // d.dtype.size)
-            if dtype not in op.count_only.get(name, ()):
-                high_dim_form(d, a, 256 // d.dtype.size)
+    params = {"binary": BinaryRepeatParams(), "ternary": BinaryRepeatParams(), "copy": CopyRepeatParams(1, 1, 8, 8)}
+    for row in OPS.values():
+        if row.arity in ("fill", "brcb"):  # one kernel for both forms (the registry row compiles it)
+            continue
+        entry = ENTRIES[row.name]
+        pairs = [(d, d) for d in row.dtypes.get(name, ())] + [(d, s) for s, d in (row.mixed or {}).get(name, ())]
+        for dst_dtype, src_dtype in pairs:
+            core = Core(device)
+            dst = core.local_tensor(dst_dtype, 256)
+            srcs = [core.local_tensor(src_dtype, 256) for _ in _TENSORS[row.arity][1:]]
+            scalar = (1,) if row.arity in ("scalar", "axpy") else ()
+            if dst_dtype != src_dtype:
+                entry(dst, *srcs[:1], *scalar, *srcs[1:], 64)
+            if dst_dtype not in row.count_only.get(name, ()):
+                tail = (256 // dst.dtype.size // 2, 2, params.get(row.arity, UnaryRepeatParams()))
+                entry(dst, *srcs[:1], *scalar, *srcs[1:], *tail)
 
 
 def _block_sums_vf(dst, src, count, one_repeat, repeats, dtype):

@@ -1184,6 +1184,32 @@ def test_half_binary_forms_share_one_compiled_half_run():
     assert len([sig for sig in K.half_binary_run.signatures if str(sig[-3]) != "none"]) <= 1
 
 
+def test_every_call_shape_has_its_op_group_marker():
+    """Issue 20: the binary and unary kernels run only the loops of the op group whose marker is not None
+    (jit/elementwise.py BINARY_OP_GROUPS, UNARY_OP_GROUPS), so a call whose markers named no group, or another
+    group, would leave dst unwritten or run another op. Every row (ShiftRight's rounding row too), device, dtype
+    pair and FTZ setting: one dtype class, and the row's own op group (the integer unary lanes take none)."""
+    from ascend_jit.jit import elementwise as K
+    for row in [*E.OPS.values(), E.SHIFT_RIGHT_ROUND]:
+        if row.arity not in ("binary", "scalar", "unary", "copy"):
+            continue
+        for device in aj.SUPPORTED_NAMES:
+            for name in row.dtypes.get(device, ()):
+                dtype = resolve(name)
+                for flags in (0, K.FTZ):
+                    classes = E._classes(row, dtype, flags, dtype.kind)
+                    split = 4 if row.arity in ("binary", "scalar") else 3
+                    cls, groups = classes[:split], classes[split:]
+                    assert len(groups) == 4 and sum(c is not None for c in cls) == 1, (row, name)
+                    if row.arity in ("binary", "scalar"):
+                        want = K.BINARY_OP_GROUPS[row.code]
+                    elif dtype.is_float and not row.bitwise and row.arity == "unary":
+                        want = K.UNARY_OP_GROUPS[row.code]
+                    else:  # Copy, Not and the integer unary ops: the integer lanes, no op group
+                        want = None
+                    assert [k for k, g in enumerate(groups) if g is not None] == ([] if want is None else [want])
+
+
 @pytest.mark.skipif(__import__("os").environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled")
 def test_a_dtype_class_compiles_its_own_widths_only(tmp_path):
     """Issue 20: the integer class is split by element width and the multiply-add's half class has no float path:

@@ -39,3 +39,61 @@ def test_cli_prints_seconds_per_family(capsys):
 
 def test_progress_bar_is_silent_off_a_terminal():
     assert warmup.progress_bar(io.StringIO()) is None
+
+
+_ENTRY_KEYS = """
+import sys
+from numba import typeof
+import ascend_jit as aj
+from ascend_jit import warmup
+from ascend_jit.api import elementwise as E
+from ascend_jit.api.registry import Instruction
+from ascend_jit.jit import direct
+seen = set()
+
+def record(kernel, args):  # the entry's kernel and argument types, and a stub in place of compiling it
+    seen.add((kernel.py_func.__name__,) + tuple(str(typeof(a)) for a in args))
+    return lambda *a: None
+
+direct.compiled_entry = record
+device = sys.argv[1]
+warmup.warm_elementwise(device)
+spec = aj.get_device(device)
+for inst in E.elementwise_instructions(Instruction):  # the "registry" row's element-wise instructions
+    for dtype in inst.dtypes(spec):
+        tensors, call = inst.example(aj.Core(device), dtype)
+        call(*tensors)
+warmed, seen = seen, set()
+for row in E.OPS.values():
+    if row.arity in ("fill", "brcb"):
+        continue
+    entry = E.ENTRIES[row.name]
+    pairs = [(d, d) for d in row.dtypes.get(spec.name, ())] + [(d, s) for s, d in (row.mixed or {}).get(spec.name, ())]
+    for dst_dtype, src_dtype in pairs:
+        core = aj.Core(device, bounds="ub")
+        dst = core.local_tensor(dst_dtype, 512, addr=0)
+        srcs = [core.local_tensor(src_dtype, 512, addr=65536 * k) for k in (1, 2)[:len(E._TENSORS[row.arity]) - 1]]
+        scalar = (2,) if row.arity in ("scalar", "axpy") else ()
+        lanes = 256 // dst.dtype.size
+        params = {"binary": E.BinaryRepeatParams(2, 1, 1, 16, 8, 8), "ternary": E.BinaryRepeatParams(2, 1, 1, 16, 8, 8),
+                  "copy": E.CopyRepeatParams(2, 1, 16, 8)}.get(row.arity, E.UnaryRepeatParams(2, 1, 16, 8))
+        if row.count_devices is None or spec.name in row.count_devices:
+            entry(dst, *srcs[:1], *scalar, *srcs[1:], 100)
+        if dst_dtype not in row.count_only.get(spec.name, ()):
+            entry(dst, *srcs[:1], *scalar, *srcs[1:], [2**64 - 1] * (2 if lanes == 128 else 1), 3, params)
+print(sorted(seen - warmed))
+"""
+
+
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2"])
+def test_warmup_compiles_every_elementwise_walk(device):
+    """Issue 20: after the "elementwise" and "registry" rows, a count or strided high-dim call of any element-wise
+    row and dtype (default config) finds its kernel entry warmed: the same kernel and argument types (dtype class and
+    op group markers included). Run with the compile replaced by a recording stub, so nothing compiles."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    out = subprocess.run([sys.executable, "-c", _ENTRY_KEYS, device], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["[]"]
