@@ -868,7 +868,14 @@ def _unary(api, dst, src, mask, mode):
     _same_dtype(api, dst, src, UNARY_DTYPES[api])
     words = _mask(api, "mask", mask)
     _zeroing_only(api, mode)
-    ops.unary(dst.data, src.data, words, UNARY_OPS[api], _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind))
+    ops.unary(dst.data, src.data, words, UNARY_OPS[api], _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind),
+              *_unary_groups(api))
+
+
+def _unary_groups(api):
+    """ops.unary's op-group markers (reg_ops.UNARY_OP_GROUPS) of the API: its group's float lanes compile alone."""
+    group = ops.UNARY_OP_GROUPS[UNARY_OPS[api]]
+    return tuple(0 if g == group else None for g in range(3))
 
 
 def _unary_markers(kind):
@@ -1985,7 +1992,7 @@ def _unary_plan(name):
             return None
         return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _zeroing_rule(name)),
-                *_marker_operands(_unary_markers(impl.register_kind(src))))
+                *_marker_operands(_unary_markers(impl.register_kind(src)) + _unary_groups(name)))
     return plan
 
 

@@ -116,7 +116,9 @@ _INT32 = "an integer in [-2147483648, 2147483647] (int32: docs/decisions.md \"Re
 @internal
 def _refuse_offset(api, offset):
     """element_address's refusal, a function of its own: raised inline, with its run-time value, it made every load
-    and store slower (the add/mul VF over 8320 halves 10.7 -> 20.1 us)."""
+    and store slower (the add/mul VF over 8320 halves 10.7 -> 20.1 us). `api` is the caller's literal name, so each
+    API compiles a small refusal of its own (a run-time string, `str(api)`, had compiled numba's str/repr/concat
+    machinery into the first load or store of every process: 1.8 s of a first Reg call, issue 20)."""
     raise ParameterError(api, "offset", offset, _INT32, DEVICE)
 
 
@@ -124,10 +126,9 @@ def _refuse_offset(api, offset):
 def element_address(api, h, offset):
     """The UB byte address of element `offset` of the handle's tensor. The offset is an int32 (plain Python's
     `_offset` checks the same range): a VF computes it at run time, and an int64 one could wrap `offset * size`
-    back into the tensor (offset -2**63 + 128 loaded element 128). One unsigned compare; `str(api)`: the refusal
-    has one signature whatever API's literal name it gets."""
+    back into the tensor (offset -2**63 + 128 loaded element 128). One unsigned compare."""
     if np.uint64(offset + 2147483648) > np.uint64(4294967295):
-        _refuse_offset(str(api), offset)
+        _refuse_offset(api, offset)
     return h[1] + offset * h[2]
 
 
@@ -609,8 +610,9 @@ def _ol_count_pending_stores(delta):
 
 @internal
 def _refuse_ureg(api, size):
-    """check_ureg's refusal, a function of its own with run-time arguments: one compiled signature for the four
-    APIs (their literal names and sizes had compiled it four times) and no strings built on the hot path."""
+    """check_ureg's refusal, a function of its own: no strings built on the hot path. `api` is the caller's literal
+    name (one small specialisation per API; a run-time `str(api)` compiled numba's string machinery, as
+    _refuse_offset's did) and the size a run-time value."""
     given, legal = ("UnalignRegForStore", "an aj.Reg.UnalignRegForLoad") if size == 1 else \
         ("UnalignRegForLoad", "an aj.Reg.UnalignRegForStore")
     raise ParameterError(api, "ureg", given, legal, DEVICE)
@@ -622,7 +624,7 @@ def check_ureg(api, state, size):
     size (1: UnalignRegForLoad, USTATE_SIZE: UnalignRegForStore). The other kind is refused as plain Python's type
     check refuses it; read as this kind it had been indexed past its end."""
     if state.size != size:
-        _refuse_ureg(str(api), np.int64(size))
+        _refuse_ureg(api, np.int64(size))
 
 
 @njit(cache=True)

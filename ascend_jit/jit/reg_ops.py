@@ -810,6 +810,9 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
 # kernel for the six instructions, its dtype classes pruned by markers as engine_unary's (Exp keeps its own kernel,
 # so a first Exp compiles none of these lanes).
 NEG, LOG = 48, 49  # Neg (the element-wise engine has none) and Log (DK: Ln under the C library's name)
+# The op groups of the float lanes (unary's op-group markers, one specialisation each): Abs/Relu/Neg, Ln/Log, Sqrt;
+# a first Reg Abs compiled the Ln lane's hard-case lookup too (issue 20)
+UNARY_OP_GROUPS = {ew.ABS: 0, ew.RELU: 0, NEG: 0, ew.LN: 1, LOG: 1, ew.SQRT: 2}
 
 
 @njit(cache=True, inline="always")
@@ -835,21 +838,23 @@ def _check_unary_kinds(op, dk, sk, allowed):
 
 
 @njit(cache=True, inline="always")
-def _float_unary_lanes(op, kind, x, r, n):
-    """The op's lane over decoded float32 values (the engine's lane functions, SPEC-2 4.3); the store rounds."""
-    if op == ew.ABS:
-        for j in range(n):
-            r[j] = abs_lane(x[j])
-    elif op == ew.RELU:
-        for j in range(n):
-            r[j] = relu_lane(x[j])
-    elif op == NEG:
-        for j in range(n):
-            r[j] = -x[j]
-    elif op == ew.LN or op == LOG:
+def _float_unary_lanes(op, kind, x, r, n, simple_ops, ln_ops, sqrt_op):
+    """The op's lane over decoded float32 values (the engine's lane functions, SPEC-2 4.3); the store rounds.
+    simple_ops / ln_ops / sqrt_op: the op group's marker (UNARY_OP_GROUPS; one is 0, the others None)."""
+    if simple_ops is not None:
+        if op == ew.ABS:
+            for j in range(n):
+                r[j] = abs_lane(x[j])
+        elif op == ew.RELU:
+            for j in range(n):
+                r[j] = relu_lane(x[j])
+        else:  # NEG
+            for j in range(n):
+                r[j] = -x[j]
+    if ln_ops is not None:  # LN, LOG
         for j in range(n):
             r[j] = narrow(kind, ln_lane(x[j]))
-    else:  # SQRT, INTRINSIC: no D49 domain rule (that belongs to FAST_INVERSE / PRECISION_0ULP_FTZ_FALSE)
+    if sqrt_op is not None:  # SQRT, INTRINSIC: no D49 domain rule (FAST_INVERSE / PRECISION_0ULP_FTZ_FALSE's)
         d49 = n < 0  # False typed bool (a literal would compile sqrt_lane once more, issue 20)
         for j in range(n):
             r[j] = narrow(kind, sqrt_lane(x[j], d49))
@@ -884,11 +889,13 @@ def _int_unary_lanes(dst, src, kind, op, saturate):
 
 
 @njit(cache=True)
-def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_class):
+def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_class, simple_ops, ln_ops, sqrt_op):
     """Reg Abs/Relu/Neg/Ln/Log/Sqrt: every lane into dst's scratch, then the mask
     (`merging` is False: the API refuses MERGING for these, DK RegMerge tables 2 and 5).
     half_class / float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call and a VF
-    register of a literal dtype pass their class alone, a register of a run-time dtype all three. Ln and Sqrt read
+    register of a literal dtype pass their class alone, a register of a run-time dtype all three; simple_ops /
+    ln_ops / sqrt_op: the op group's (UNARY_OP_GROUPS), from the API's name, so a first call compiles its group's
+    float lanes alone (the integer lanes are Abs/Relu/Neg's, under int_class). Ln and Sqrt read
     and write with DAZ/FTZ (their INTRINSIC default, D38); Abs, Relu and Neg keep subnormals (no config: the 950
     Memory API's flags); the half store applies the overflow mode (D35)."""
     kind = np.int64(src[H_KIND])
@@ -904,13 +911,13 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
         if kind == KIND_HALF:
             x, r = np.empty(n, np.float32), np.empty(n, np.float32)
             ew.load_halves(flags, src[:VL], zero, n, x)
-            _float_unary_lanes(op, kind, x, r, n)
+            _float_unary_lanes(op, kind, x, r, n, simple_ops, ln_ops, sqrt_op)
             ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
     if float_class is not None:
         if kind == KIND_FLOAT:
             x, r = np.empty(n, np.float32), np.empty(n, np.float32)
             ew.load_wide(kind, flags, src[:VL], zero, n, x)
-            _float_unary_lanes(op, kind, x, r, n)
+            _float_unary_lanes(op, kind, x, r, n, simple_ops, ln_ops, sqrt_op)
             ew.store_wide(kind, flags, r, dst[VL:2 * VL], zero, n)
     if int_class is not None:
         if kind > KIND_BF16:
