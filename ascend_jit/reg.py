@@ -2463,7 +2463,7 @@ def _ol_interleave(inverse):
     def typer(dst0, dst1, src0, src1, dtype):
         def impl_(dst0, dst1, src0, src1, dtype):
             mv.interleave(impl.borrow(dst0), impl.borrow(dst1), impl.words(src0), impl.words(src1),
-                          ops.interleave_group(_vf_kind(dtype)), inverse)
+                          ops.interleave_group(_vf_kind(dtype), inverse), inverse)
         return impl_
     return typer
 
@@ -2630,8 +2630,13 @@ def _convert_vf_args(api, args):
         elif kind is RegTensor:
             converted[i] = a.data
         elif kind is MaskReg:  # a mutable word array, written back after the call (D63)
-            masks.append((a, np.array(a.words, np.uint64)))
-            converted[i] = masks[-1][1]
+            # one array per MaskReg object: one passed in two positions is one register to the VF, as in plain
+            # Python (SPEC-2 11.1); two copies lost the write through the one written back first
+            words = next((w for m, w in masks if m is a), None)
+            if words is None:
+                masks.append((a, np.array(a.words, np.uint64)))
+                words = masks[-1][1]
+            converted[i] = words
         elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
             converted[i] = a.state
             plannable = plannable and kind is UnalignRegForLoad  # a given store ureg is checked after the call (D68)
@@ -2667,7 +2672,7 @@ def _planned_call(api, kinds, entry):
     if names:
         body.append(f"    {', '.join(names)}, = args")
     body += [f"    if type({n}) is not K{i}:\n        return MISS" for i, n in enumerate(names)]
-    out, write_back, memo_read, modes_set = [], [], False, False
+    out, write_back, memo_read, modes_set, mask_positions = [], [], False, False, []
     for i, (n, kind) in enumerate(zip(names, kinds)):
         if kind is LocalTensor:
             if not memo_read:  # the memo of the first tensor's core, if that core's state is the memo's
@@ -2685,9 +2690,13 @@ def _planned_call(api, kinds, entry):
             body += [f"    {n} = NAMES.get({n})", f"    if {n} is None:", "        return MISS"]
         elif kind is RegTensor:
             body.append(f"    {n} = {n}.data")
-        elif kind is MaskReg:
-            body.append(f"    w{i} = np.array({n}.words, np.uint64)")
+        elif kind is MaskReg:  # the array of an earlier position holding the same object, as _convert_vf_args
+            words = "np.array({n}.words, np.uint64)"
+            for j in reversed(mask_positions):
+                words = f"w{j} if {n} is a{j} else ({words})"
+            body.append(f"    w{i} = {words.format(n=n)}")
             write_back.append(f"    {n}.words = tuple(w{i})")
+            mask_positions.append(i)
             n = f"w{i}"
         elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
             body.append(f"    {n} = {n}.state")

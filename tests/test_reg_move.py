@@ -404,3 +404,45 @@ def test_dual_load_and_store_match_reference(width, seed, compiled):
     mem = bytearray(512)
     ref.store_dual(mem, 0, want0, want1, width)
     assert _bytes(back) == bytes(mem) == _bytes(src)[32:544]
+
+
+# --- audit16r: cases from an independent model of SPEC-2 11.6 / 11.7 -----------------------------------------------
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("store", [False, True])
+def test_data_block_copy_misaligned_address_refused_with_no_active_lane(compiled, store):
+    """SPEC-2 11.6: DATA_BLOCK_COPY's address is 32-B aligned whatever the mask (only the bounds check skips fully
+    inactive blocks, D68); with an all-zero mask a misaligned address had been accepted."""
+    core, src = _setup(2048, "uint16")
+    out = core.local_tensor("uint16", 1024)
+    with core:
+        for post in R.PostLiteral:  # POST_MODE_NORMAL: the address is offset + repeat_stride blocks
+            _unchanged(core, lambda: _run(BLOCKS, compiled, out, src, "uint16", R.MaskReg(), 3, 1, 0, post, store),
+                       aj.AlignmentError, "address")
+
+
+def test_mask_reg_passed_twice_to_a_compiled_vf_is_one_register():
+    """SPEC-2 11.1 (compiled and plain identical) and D63: a MaskReg given in two argument positions is one
+    register; compiled, each position had its own copy and the write through dst was lost to the other copy's
+    write-back (Move(d0, d0, m) left d0 unchanged). Both the first call and the planned later calls."""
+    core = aj.Core("ascend950")
+    m = R.MaskReg([0xF0F0, 0, 0, 2**63])
+    for compiled in (True, True, False):
+        d0, d1 = R.MaskReg([2**64 - 1] * 4), R.MaskReg([2**64 - 1] * 4)
+        with core:
+            _run(MASK_OPS, compiled, d0, d1, d0, d1, m, 4, R.HighLowPart.LOWEST, "uint8")  # Move(d0, d0, m)
+        assert d0.words == m.words and d1.bits() == 2**256 - 1
+    a, b = R.MaskReg(_words(0x0F)), R.MaskReg(_words(0x3C))
+    with core:  # Interleave(a, b, a, b): the sources are read before either destination is written (D64)
+        MASK_OPS(a, b, a, b, m, 8, R.HighLowPart.LOWEST, "uint8")
+    assert (a.bits(), b.bits()) == ref.interleave(0x0F, 0x3C, 1)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_deinterleave_b64_refusal_names_deinterleave(compiled):
+    """SPEC-2 11.7 (b8/b16/b32 only) and 1.8: the refusal names the API called; compiled DeInterleave had named
+    Interleave."""
+    core = aj.Core("ascend950")
+    regs = [R.MaskReg() for _ in range(5)]
+    with core:
+        with pytest.raises(aj.ParameterError, match="^DeInterleave: .*dtype"):
+            _run(MASK_OPS, compiled, *regs, 9, R.HighLowPart.LOWEST, "int64")
