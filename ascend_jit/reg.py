@@ -522,6 +522,28 @@ def _ceil_division(num1, num2):
     return quotient if (dividend >= 0) == (num2 > 0) else -quotient
 
 
+_NOT_GIVEN = object()  # a parameter left out, where None is a value of its own (Duplicate, the load/store forms)
+
+
+def _not_taken(api, form, **given):
+    """SPEC-2 11.6, 1.8: an argument of another form of LoadAlign/StoreAlign (a DATA_BLOCK_COPY `mask=` or
+    `repeat_stride=` on a single load, a `dist=` or `post_update_stride=` on DATA_BLOCK_COPY, ...) is a ParameterError:
+    it had been ignored, so the call ran another form than the one asked for (an unmasked load, an offset that did
+    not advance). None is no argument (decisions.md "Reg API": the DIST_NORM form takes None for these)."""
+    for name, value in given.items():
+        if value is not None and value is not _NOT_GIVEN:
+            raise ParameterError(api, name, value, legal=f"not given: the {form} form does not take it (SPEC-2 11.6)",
+                                 device=DEVICE)
+
+
+def _block_arguments(api, data_block_stride, repeat_stride, post_mode):
+    """The DATA_BLOCK_COPY strides and post mode (left out: 0 and POST_MODE_NORMAL; None is refused, as any
+    non-integer)."""
+    return (_count(api, "data_block_stride", data_block_stride),
+            _count(api, "repeat_stride", 0 if repeat_stride is _NOT_GIVEN else repeat_stride),
+            _code(api, "post_mode", PostLiteral.POST_MODE_NORMAL if post_mode is _NOT_GIVEN else post_mode, PostLiteral))
+
+
 def _pick_offset(api, positional, keyword):
     """The offset of a load/store: positional or `offset=` (SPEC-2 1.1: every parameter also by name), not both."""
     if keyword is None:
@@ -532,7 +554,7 @@ def _pick_offset(api, positional, keyword):
 
 
 def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-              mask=None, repeat_stride=0, post_mode=PostLiteral.POST_MODE_NORMAL, offset=None):
+              mask=None, repeat_stride=_NOT_GIVEN, post_mode=_NOT_GIVEN, offset=None):
     """LoadAlign in all its SPEC-2 11.6 forms (`offset` positional or by name in each):
 
         LoadAlign(reg, tensor, offset=0, dist=LoadDist.DIST_NORM)            # returns offset + post_update_stride
@@ -543,6 +565,8 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
     api = "LoadAlign"
     step = _step(api, post_update_stride)
     if isinstance(src, RegTensor):  # dual load: (reg0, reg1, tensor, offset)
+        _not_taken(api, "dual (DIST_DINTLV)", data_block_stride=data_block_stride, mask=mask,
+                   repeat_stride=repeat_stride, post_mode=post_mode)
         tensor, offset = _arg2, _pick_offset(api, _arg3, offset)
         h = tensor_handle(api, tensor)
         d = mv.L_DINTLV_B16 if dist is None else _code(api, "dist", dist, LoadDist)
@@ -556,6 +580,8 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
                              "(SPEC-2 11.6)", device=DEVICE)
     offset = _pick_offset(api, _arg2, offset)
     if isinstance(dst, MaskReg):
+        _not_taken(api, "MaskReg", data_block_stride=data_block_stride, mask=mask, repeat_stride=repeat_stride,
+                   post_mode=post_mode)
         h = tensor_handle(api, src)
         off = _offset(api, offset)
         result = []
@@ -567,8 +593,8 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
         return result[0]
     h = tensor_handle(api, src)
     if data_block_stride is not None:
-        blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
-                           _count(api, "repeat_stride", repeat_stride), _code(api, "post_mode", post_mode, PostLiteral))
+        _not_taken(api, "DATA_BLOCK_COPY", dist=dist, post_update_stride=post_update_stride)
+        blk, rep_, post = _block_arguments(api, data_block_stride, repeat_stride, post_mode)
         undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
         result = mv.load_blocks(_reg(api, "reg", dst), h, _offset(api, offset), blk, _mask(api, "mask", mask), rep_,
                                 post)
@@ -576,6 +602,7 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
             reg_access(api, src, "load_blocks", _offset(api, offset), blk, _mask(api, "mask", mask), rep_, post,
                        dst.dtype.size, undo=undo)
         return result
+    _not_taken(api, "single-register", mask=mask, repeat_stride=repeat_stride, post_mode=post_mode)
     d = _code(api, "dist", 0 if dist is None else dist, LoadDist)
     undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
     result = (mv.load_norm_entry(_reg(api, "reg", dst), h, _offset(api, offset), step) if d == mv.L_NORM else
@@ -586,8 +613,7 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
 
 
 def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-               data_block_stride=None, mask=None, repeat_stride=0, post_mode=PostLiteral.POST_MODE_NORMAL,
-               offset=None):
+               data_block_stride=None, mask=None, repeat_stride=_NOT_GIVEN, post_mode=_NOT_GIVEN, offset=None):
     """StoreAlign in all its SPEC-2 11.6 forms (`offset` positional or by name in each; `mask=` by name too):
 
         StoreAlign(tensor, reg, mask, offset=0, dist=StoreDist.DIST_NORM)       # returns offset + post_update_stride
@@ -598,8 +624,11 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
     step = _step(api, post_update_stride)
     h = tensor_handle(api, tensor)
     if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset); the mask is ignored
-        if _arg3 is not None:
-            _mask(api, "mask", _arg3)
+        _not_taken(api, "dual (DIST_INTLV)", data_block_stride=data_block_stride, repeat_stride=repeat_stride,
+                   post_mode=post_mode)
+        for value in (_arg3, mask):  # positional or mask=: ignored by INTLV, but a MaskReg (SPEC-2 11.6 signature)
+            if value is not None:
+                _mask(api, "mask", value)
         off = _offset(api, _pick_offset(api, _arg4, offset))
         d = mv.S_INTLV_B16 if dist is None else _code(api, "dist", dist, StoreDist)
         undo = reg_undo(tensor, ub=True) if SANITIZING else None
@@ -611,6 +640,8 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
         raise ParameterError(api, "arguments", _arg4, legal="(tensor, reg, mask, offset) or (tensor, reg0, reg1, "
                              "mask, offset) (SPEC-2 11.6)", device=DEVICE)
     if isinstance(src, MaskReg):  # (tensor, mask_reg, offset)
+        _not_taken(api, "MaskReg", data_block_stride=data_block_stride, mask=mask, repeat_stride=repeat_stride,
+                   post_mode=post_mode)
         d = _code(api, "dist", 0 if dist is None else dist, MaskDist)
         undo = reg_undo(tensor, ub=True) if SANITIZING else None  # a report puts back what the call changed
         off = _offset(api, _pick_offset(api, second, offset))  # (tensor, mask_reg, offset) or offset=
@@ -619,8 +650,8 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
             reg_access(api, tensor, "store_mask", off, d, undo=undo)
         return result
     if data_block_stride is not None:  # (tensor, reg, offset, data_block_stride=, mask=)
-        blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
-                           _count(api, "repeat_stride", repeat_stride), _code(api, "post_mode", post_mode, PostLiteral))
+        _not_taken(api, "DATA_BLOCK_COPY", dist=dist, post_update_stride=post_update_stride)
+        blk, rep_, post = _block_arguments(api, data_block_stride, repeat_stride, post_mode)
         undo = reg_undo(tensor, ub=True) if SANITIZING else None
         off = _offset(api, _pick_offset(api, second, offset))  # (tensor, reg, offset) or offset=
         result = mv.store_blocks(h, _reg(api, "reg", src), off, blk, _mask(api, "mask", mask), rep_, post)
@@ -628,6 +659,7 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
             reg_access(api, tensor, "store_blocks", off, blk, _mask(api, "mask", mask), rep_, post, src.dtype.size,
                        undo=undo)
         return result
+    _not_taken(api, "single-register", repeat_stride=repeat_stride, post_mode=post_mode)
     if second is not None and mask is not None:
         raise ParameterError(api, "mask", mask, legal="given once: positionally or as mask=", device=DEVICE)
     words = _mask(api, "mask", second if mask is None else mask)
@@ -968,9 +1000,6 @@ def LocalMemBar(before=MemType.VEC_ALL, after=MemType.VEC_ALL):
 
 
 _ALL_LANES = (np.uint64(2**64 - 1),) * 4
-
-
-_NOT_GIVEN = object()
 
 
 def Duplicate(dst, scalar=_NOT_GIVEN, mask=None, mode=MaskMergeMode.ZEROING, src_reg=_NOT_GIVEN):
@@ -1517,6 +1546,10 @@ def _absent(t):
     return t is None or isinstance(t, (types.NoneType, types.Omitted))
 
 
+def _absent_all(*tys):
+    return all(_absent(t) for t in tys)
+
+
 def _integers(*tys):
     """Every type an integer (or the argument left out): an overload that passes its offsets on as np.int64 values
     types only these, so a float offset stays a typing error (the VF runs plain, which refuses it) rather than
@@ -1676,10 +1709,17 @@ def _ol_offset_of(positional, keyword):
 
 @overload(LoadAlign)
 def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-                   mask=None, repeat_stride=0, post_mode=0, offset=None):
+                   mask=None, repeat_stride=None, post_mode=None, offset=None):
+    # an argument of another form (SPEC-2 11.6): no implementation, so the VF runs plain, whose _not_taken refuses it
+    # (repeat_stride and post_mode default to None here, so a left-out one is told from a given 0)
+    other_form = (_is_reg_type(src) or _is_mask_type(dst)) and not _absent_all(data_block_stride, mask, repeat_stride,
+                                                                              post_mode)
+    if other_form or not _absent(data_block_stride) and not _absent_all(dist, post_update_stride) or \
+            not _absent_all(mask, repeat_stride, post_mode) and _absent(data_block_stride):
+        return None
     if _is_reg_type(src):  # dual load: (reg0, reg1, tensor, offset)
         def dual(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-                 mask=None, repeat_stride=0, post_mode=0, offset=None):
+                 mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.load_dual(impl.borrow(dst), impl.borrow(src), impl.borrow(_arg2), _offset_of(_arg3, offset),
                                 _LOAD_DUAL_DIST(dist), _or_default(post_update_stride, 0))
         return dual
@@ -1687,7 +1727,7 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
         return None  # no such form (a typing error naming LoadAlign)
     if _is_mask_type(dst):
         def load_mask(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-                      mask=None, repeat_stride=0, post_mode=0, offset=None):
+                      mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.load_mask(dst, impl.borrow(src), _offset_of(_arg2, offset), _LOAD_MASK_DIST(dist),
                                 _or_default(post_update_stride, 0))
         return load_mask
@@ -1696,7 +1736,7 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
             return None  # plain Python refuses None for them here; the readers would take it as left out
 
         def blocks(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-                   mask=None, repeat_stride=0, post_mode=0, offset=None):
+                   mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.load_blocks(impl.borrow(dst), impl.borrow(src), _offset_of(_arg2, offset), data_block_stride,
                                   impl.words(mask),
                                   _or_default(repeat_stride, 0), _LOAD_POST_MODE(post_mode))
@@ -1706,7 +1746,7 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
         return None                                              # (_load_norm_plan)
 
     def single(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-               mask=None, repeat_stride=0, post_mode=0, offset=None):
+               mask=None, repeat_stride=None, post_mode=None, offset=None):
         return mv.load(impl.borrow(dst), impl.borrow(src), _offset_of(_arg2, offset), _LOAD_DIST(dist),
                        _or_default(post_update_stride, 0))
     return single
@@ -1714,10 +1754,17 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
 
 @overload(StoreAlign)
 def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+                    data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
+    # an argument of another form (SPEC-2 11.6): no implementation, so the VF runs plain, whose _not_taken refuses it
+    if _is_reg_type(second) and not all(_absent(t) or _is_mask_type(t) for t in (_arg3, mask)) or \
+            _is_mask_type(src) and not _absent(mask) or \
+            not _absent(data_block_stride) and (_is_reg_type(second) or _is_mask_type(src) or
+                                                not _absent_all(dist, post_update_stride)) or \
+            _absent(data_block_stride) and not _absent_all(repeat_stride, post_mode):
+        return None
     if _is_reg_type(second):  # dual store: (tensor, reg0, reg1, mask, offset); INTLV ignores the mask
         def dual(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-                 data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+                 data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.store_dual(impl.borrow(tensor), impl.borrow(src), impl.borrow(second), _offset_of(_arg4, offset),
                                  _STORE_DUAL_DIST(dist), _or_default(post_update_stride, 0))
         return dual
@@ -1725,7 +1772,7 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
         return None  # no such form (a typing error naming StoreAlign)
     if _is_mask_type(src):
         def store_mask(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-                       data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+                       data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.store_mask(impl.borrow(tensor), impl.words(src), _offset_of(second, offset),
                                  _STORE_MASK_DIST(dist), _or_default(post_update_stride, 0))
         return store_mask
@@ -1734,7 +1781,7 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
             return None  # plain Python refuses None for them here; the readers would take it as left out
 
         def blocks(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-                   data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+                   data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.store_blocks(impl.borrow(tensor), impl.borrow(src), _offset_of(second, offset), data_block_stride,
                                    impl.words(mask),
                                    _or_default(repeat_stride, 0), _STORE_POST_MODE(post_mode))
@@ -1744,7 +1791,7 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
         return None  # DIST_NORM, the hot case: one call of store_norm (_store_norm_plan)
 
     def single(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-               data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+               data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
         return mv.store(impl.borrow(tensor), impl.borrow(src), impl.words(_mask_of(second, mask)),
                         _offset_of(_arg3, offset), _STORE_DIST(dist), _or_default(post_update_stride, 0))
     return single

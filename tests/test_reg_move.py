@@ -446,3 +446,49 @@ def test_deinterleave_b64_refusal_names_deinterleave(compiled):
     with core:
         with pytest.raises(aj.ParameterError, match="^DeInterleave: .*dtype"):
             _run(MASK_OPS, compiled, *regs, 9, R.HighLowPart.LOWEST, "int64")
+
+
+def _load_block_with_step(reg, src, mask):
+    return R.LoadAlign(reg, src, 0, data_block_stride=1, mask=mask, post_update_stride=16)
+
+
+def _store_with_repeat_stride(out, reg, mask):
+    return R.StoreAlign(out, reg, mask, 0, repeat_stride=1)
+
+
+def _dual_store_int_mask(out, reg, mask):
+    return R.StoreAlign(out, reg, reg, 0)  # the mask slot holds 0, not a MaskReg
+
+
+OTHER_FORM_VFS = [R.simd_vf(f) for f in (_load_block_with_step, _store_with_repeat_stride, _dual_store_int_mask)]
+
+
+def test_arguments_of_another_load_store_form_are_refused():
+    """SPEC-2 11.6 / 1.8: an argument the chosen form does not take (a DATA_BLOCK_COPY mask= / repeat_stride= /
+    post_mode= elsewhere, dist= / post_update_stride= on DATA_BLOCK_COPY) is a ParameterError naming it, compiled as
+    plain; each had been ignored, so the call ran another form (an unmasked load; an offset that did not advance)."""
+    core, src = _setup(2048, "uint16")
+    reg, reg1, mask, m = R.RegTensor("uint16"), R.RegTensor("uint16"), R.CreateMask("uint16"), R.MaskReg()
+    blk = dict(data_block_stride=1, mask=mask)
+    calls = [("mask", lambda: R.LoadAlign(reg, src, 0, mask=mask)),
+             ("repeat_stride", lambda: R.LoadAlign(reg, src, 0, repeat_stride=0)),
+             ("post_mode", lambda: R.LoadAlign(reg, src, 0, post_mode=R.PostLiteral.POST_MODE_UPDATE)),
+             ("dist", lambda: R.LoadAlign(reg, src, 0, dist=R.LoadDist.DIST_NORM, **blk)),
+             ("post_update_stride", lambda: R.LoadAlign(reg, src, 0, post_update_stride=16, **blk)),
+             ("data_block_stride", lambda: R.LoadAlign(reg, reg1, src, 0, data_block_stride=1)),
+             ("mask", lambda: R.LoadAlign(m, src, 0, mask=mask)),
+             ("repeat_stride", lambda: R.StoreAlign(src, reg, mask, 0, repeat_stride=1)),
+             ("post_update_stride", lambda: R.StoreAlign(src, reg, 0, post_update_stride=16, **blk)),
+             ("dist", lambda: R.StoreAlign(src, reg, 0, dist=R.StoreDist.DIST_NORM, **blk)),
+             ("mask", lambda: R.StoreAlign(src, m, 0, mask=mask)),
+             ("post_mode", lambda: R.StoreAlign(src, reg, reg1, mask, 0, post_mode=0))]
+    with core:
+        for name, call in calls:
+            _unchanged(core, call, aj.ParameterError, f"parameter '{name}'.*form does not take it")
+        for vf, args, match in zip(OTHER_FORM_VFS, ((reg, src, mask), (src, reg, mask), (src, reg, mask)),
+                                   ("form does not take it",) * 2 + ("'mask' = 'int'",)):
+            for compiled in (True, False):  # the dual store's mask operand: compiled code had not checked it
+                _unchanged(core, lambda: _run(vf, compiled, *args), aj.ParameterError, match)
+        # None is no argument (the DIST_NORM form takes it, decisions.md "Reg API"); the block form's defaults hold
+        assert R.LoadAlign(reg, src, 32, repeat_stride=None, post_mode=None) == 32
+        assert R.LoadAlign(reg, src, 0, data_block_stride=1, mask=mask) == 0
