@@ -1285,6 +1285,12 @@ def DeInterleave(dst0, dst1, src0, src1, dtype):
     _interleave("DeInterleave", dst0, dst1, src0, src1, dtype, True)
 
 
+@njit(cache=True)  # called by plain Store and by compiled code: one refusal
+def _refuse_store_count(count):
+    """Store's count outside the register's lanes (SPEC-2 11.6), plain and compiled alike."""
+    raise ParameterError("Store", "count", count, _STORE_LANES, DEVICE)
+
+
 def _ureg(api, name, u, cls):
     if not isinstance(u, cls):
         raise ParameterError(api, name, type(u).__name__, legal=f"an aj.Reg.{cls.__name__}", device=DEVICE)
@@ -1347,10 +1353,19 @@ def StoreUnAlignPost(tensor, ureg, offset=0, post_update_stride=0):
                                  _offset(api, offset), _step(api, post_update_stride))
 
 
+_STORE_LANES = "0 .. VL / sizeof(T) lanes (SPEC-2 11.6)"
+
+
 def Store(tensor, reg, offset=0, count=None):
-    """StoreUnAlign + StoreUnAlignPost: `count` lanes (None: the whole register) to any byte address."""
+    """StoreUnAlign + StoreUnAlignPost: `count` lanes (None: the whole register) to any byte address. The register
+    and the count are Store's own arguments, so their refusals name Store and `count` (they had named StoreUnAlign's
+    post_update_stride, or been an AttributeError for a MaskReg)."""
     ureg = UnalignRegForStore()
-    n = impl.VL // reg.dtype.size if count is None else count
+    _reg("Store", "reg", reg)
+    lanes = impl.VL // reg.dtype.size
+    n = lanes if count is None else as_int("Store", DEVICE, "count", count, -INT32_MAX - 1, INT32_MAX)
+    if not 0 <= n <= lanes:
+        _refuse_store_count(np.int64(n))
     StoreUnAlign(tensor, reg, ureg, offset, n)
     StoreUnAlignPost(tensor, ureg, offset)
 
@@ -1717,6 +1732,8 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
     if other_form or not _absent(data_block_stride) and not _absent_all(dist, post_update_stride) or \
             not _absent_all(mask, repeat_stride, post_mode) and _absent(data_block_stride):
         return None
+    if not (_is_reg_type(dst) or _is_mask_type(dst)):
+        return None  # an unaligned register's array read as a register's: past its end (plain Python refuses it)
     if _is_reg_type(src):  # dual load: (reg0, reg1, tensor, offset)
         def dual(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
                  mask=None, repeat_stride=None, post_mode=None, offset=None):
@@ -1762,6 +1779,8 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
                                                 not _absent_all(dist, post_update_stride)) or \
             _absent(data_block_stride) and not _absent_all(repeat_stride, post_mode):
         return None
+    if not (_is_reg_type(src) or _is_mask_type(src)):
+        return None  # an unaligned register's array read as a register's: past its end (plain Python refuses it)
     if _is_reg_type(second):  # dual store: (tensor, reg0, reg1, mask, offset); INTLV ignores the mask
         def dual(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                  data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
@@ -2268,8 +2287,8 @@ def _ol_load_unalign_pre(ureg, tensor, offset=0):
 
 @overload(LoadUnAlign)
 def _ol_load_unalign(reg, ureg, tensor, offset=0, post_update_stride=None):
-    if not _integers(offset, post_update_stride):
-        return None
+    if not (_integers(offset, post_update_stride) and _is_reg_type(reg)):
+        return None  # another register's array would be written past its end: plain Python refuses it
     has_step = not _absent(post_update_stride)
     # np.int64() and bool(): run-time values, not literals (a default offset 0 or the has_step constant typed as a
     # literal compiled load_unalign once more per combination: four specialisations, 1.8 s of the suite; issue 20)
@@ -2280,8 +2299,8 @@ def _ol_load_unalign(reg, ureg, tensor, offset=0, post_update_stride=None):
 
 @overload(Load)
 def _ol_load(reg, tensor, offset=0):
-    if not _integers(offset):
-        return None
+    if not (_integers(offset) and _is_reg_type(reg)):
+        return None  # another register's array would be written past its end: plain Python refuses it
     def load(reg, tensor, offset=0):
         ureg = np.full(1, -1, np.int64)
         h = impl.borrow(tensor)
@@ -2296,8 +2315,8 @@ def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride=None):
         def missing(tensor, reg, ureg, offset, post_update_stride=None):
             raise ParameterError("StoreUnAlign", "post_update_stride", "missing", _STORE_COUNT, DEVICE)
         return missing
-    if not _integers(offset, post_update_stride):
-        return None
+    if not (_integers(offset, post_update_stride) and _is_reg_type(reg)):
+        return None  # another register's array would be read past its end: plain Python refuses it
     return lambda tensor, reg, ureg, offset, post_update_stride=None: mv.store_unalign(
         impl.borrow(tensor), impl.borrow(reg), ureg, np.int64(offset), np.int64(post_update_stride))
 
@@ -2312,11 +2331,14 @@ def _ol_store_unalign_post(tensor, ureg, offset=0, post_update_stride=0):
 
 @overload(Store)
 def _ol_store(tensor, reg, offset=0, count=None):
-    if not _integers(offset, count):
-        return None
+    if not (_integers(offset, count) and _is_reg_type(reg)):
+        return None  # another register's array had been read past its end (a crash): plain Python refuses it
     def store(tensor, reg, offset=0, count=None):
         ureg = np.zeros(mv.USTATE_SIZE, np.int64)
-        n = _or_default(count, impl.VL // kind_size(reg[impl.H_KIND]))
+        lanes = impl.VL // kind_size(reg[impl.H_KIND])
+        n = _or_default(count, lanes)
+        if n < 0 or n > lanes:
+            _refuse_store_count(np.int64(n))
         h = impl.borrow(tensor)
         mv.store_unalign(h, impl.borrow(reg), ureg, np.int64(offset), np.int64(n))  # run-time values, as above
         mv.store_unalign_post(h, ureg, np.int64(offset), np.int64(0))

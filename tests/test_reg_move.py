@@ -492,3 +492,45 @@ def test_arguments_of_another_load_store_form_are_refused():
         # None is no argument (the DIST_NORM form takes it, decisions.md "Reg API"); the block form's defaults hold
         assert R.LoadAlign(reg, src, 32, repeat_stride=None, post_mode=None) == 32
         assert R.LoadAlign(reg, src, 0, data_block_stride=1, mask=mask) == 0
+
+
+def _store_lanes(out, reg, count):
+    R.Store(out, reg, 0, count)
+
+
+def _load_brc(src, reg):
+    R.LoadAlign(reg, src, 0, dist=R.LoadDist.DIST_BRC_B16)
+
+
+def _load_any(src, reg):
+    R.Load(reg, src, 0)
+
+
+KIND_VFS = [R.simd_vf(f) for f in (_store_lanes, _load_brc, _load_any)]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_loads_and_stores_refuse_other_register_kinds(compiled):
+    """SPEC-2 11.1 (plain and compiled identical), 1.8: a MaskReg or unaligned register where a RegTensor is read or
+    written is a ParameterError naming the call and `reg`. Compiled code had read or written their (shorter) arrays
+    as a register's 256 bytes: Store(t, MaskReg) crashed the process, LoadAlign into an UnalignRegForLoad crashed,
+    Load into a MaskReg overwrote memory past its four words; plain Store raised AttributeError. Store's count is
+    Store's own argument: refused naming it (it named StoreUnAlign's post_update_stride)."""
+    core, src = _setup(2048, "uint16")
+    out = core.local_tensor("uint16", 256)
+    store, load_brc, load_any = KIND_VFS
+    with core:
+        for other in (R.MaskReg(), R.UnalignRegForLoad(), R.UnalignRegForStore()):
+            name = type(other).__name__
+            _unchanged(core, lambda: _run(store, compiled, out, other, 3), aj.ParameterError,
+                       f"^Store: parameter 'reg' = '{name}'")
+            if name != "MaskReg":  # a MaskReg first is LoadAlign's MaskReg form
+                _unchanged(core, lambda: _run(load_brc, compiled, src, other), aj.ParameterError,
+                           f"^LoadAlign: parameter 'reg' = '{name}'")
+            _unchanged(core, lambda: _run(load_any, compiled, src, other), aj.ParameterError,
+                       f"^LoadUnAlign: parameter 'reg' = '{name}'")
+        reg = R.RegTensor("uint16")
+        for count in (129, -1):
+            _unchanged(core, lambda: _run(store, compiled, out, reg, count), aj.ParameterError,
+                       f"^Store: parameter 'count' = {count} ")
+        _run(store, compiled, out, reg, 128)  # every lane is a legal count
