@@ -1584,6 +1584,12 @@ def _is_reg_type(t):
     return isinstance(t, types.Array) and t.dtype == types.uint8
 
 
+def _is_mask_array(t):
+    """A MaskReg a compiled operation writes: its word array (an UnalignReg's int64 state array or a data register
+    is none; written as four words, they had been overrun or silently changed where plain Python refuses)."""
+    return isinstance(t, types.Array) and t.dtype == types.uint64
+
+
 @overload(RegTensor, prefer_literal=True)
 def _ol_regtensor(dtype):
     # a dtype named by a literal gives a register typed with its kind (jit/reg.py KindRegister): the Reg calls on it
@@ -2399,6 +2405,8 @@ def _ol_logic(op, unary, name=None):
                 def refuse(dst, src, mask=None):
                     raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
                 return refuse
+            if not _is_mask_array(dst):
+                return None  # plain Python refuses it (_write_mask)
             if name is not None and _absent(mask):  # Not's mask is required (plain Python refuses None), Move's not
                 def no_mask(dst, src, mask=None):
                     raise ParameterError(name, "mask", "NoneType", "an aj.Reg.MaskReg", DEVICE)
@@ -2412,6 +2420,8 @@ def _ol_logic(op, unary, name=None):
                 def refuse(dst, src0, src1, mask):
                     raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
                 return refuse
+            if not _is_mask_array(dst):
+                return None  # plain Python refuses it (_write_mask)
             return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1),
                                                                impl.words(mask), np.int64(op))
     return typer  # np.int64(op): a run-time value; the literal op compiled mask_logic once per op (issue 20)
@@ -2424,8 +2434,12 @@ overload(Xor)(_ol_logic(mv.LOGIC_XOR, False, "Xor"))
 def _ol_select(dst, src0, src1, mask):
     """Select on MaskRegs (SPEC-2 11.7) or on data registers (DK R/比较与选择/Select.md), by dst's type."""
     if _is_reg_type(dst):
+        if not (_is_reg_type(src0) and _is_reg_type(src1)):
+            return None  # a MaskReg's words read as a register's bytes: plain Python refuses it
         return lambda dst, src0, src1, mask: ops.select(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1),
                                                         impl.words(mask))
+    if not _is_mask_array(dst):
+        return None  # plain Python refuses it (_write_mask)
     return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1), impl.words(mask),
                                                        np.int64(mv.LOGIC_SELECT))
 
@@ -2489,8 +2503,8 @@ def _ol_move(dst, src, mask=None, mode=None):
         if _absent(mode):
             return lambda dst, src, mask=None, mode=None: Copy(dst, src, mask)
         return lambda dst, src, mask=None, mode=None: Copy(dst, src, mask, mode)
-    if not _absent(mode):
-        return None
+    if not _absent(mode) or not _is_mask_array(dst):
+        return None  # plain Python refuses them
     return lambda dst, src, mask=None, mode=None: mv.mask_logic(dst, impl.words(src), impl.words(src),
                                                                 _words_or_all(mask), np.int64(mv.LOGIC_MOVE))
 
@@ -2530,6 +2544,9 @@ overload(UnPack)(_ol_pack_unpack("UnPack", mv.unpack))
 
 def _ol_interleave(inverse):
     def typer(dst0, dst1, src0, src1, dtype):
+        if not (_is_mask_array(dst0) and _is_mask_array(dst1)):
+            return None  # plain Python refuses them (_interleave)
+
         def impl_(dst0, dst1, src0, src1, dtype):
             mv.interleave(impl.borrow(dst0), impl.borrow(dst1), impl.words(src0), impl.words(src1),
                           ops.interleave_group(_vf_kind(dtype), inverse), inverse)

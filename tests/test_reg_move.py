@@ -534,3 +534,27 @@ def test_loads_and_stores_refuse_other_register_kinds(compiled):
             _unchanged(core, lambda: _run(store, compiled, out, reg, count), aj.ParameterError,
                        f"^Store: parameter 'count' = {count} ")
         _run(store, compiled, out, reg, 128)  # every lane is a legal count
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_mask_operations_refuse_other_register_kinds_as_destinations(compiled):
+    """SPEC-2 11.1, 11.7: a MaskReg operation's destination is a MaskReg (plain Python's ParameterError naming it).
+    Compiled code had written the four words into an UnalignRegForLoad's one-word state (past its end) or a
+    UnalignRegForStore's, and Interleave into a data register; Select with a data-register dst read MaskRegs' words
+    as register bytes (an UnsupportedDTypeError of garbage kinds)."""
+    core = aj.Core("ascend950")
+    with core:
+        for op, name in ((0, "And"), (3, "Not"), (4, "Move"), (5, "Select"), (8, "Interleave"), (9, "DeInterleave")):
+            for other in (R.UnalignRegForLoad(), R.UnalignRegForStore()):
+                before = other.state.copy()
+                with pytest.raises(aj.ParameterError, match=f"^{name}: parameter 'dst0?' = '{type(other).__name__}'"):
+                    _run(MASK_OPS, compiled, other, R.MaskReg(), R.MaskReg(), R.MaskReg(), R.MaskReg(), op,
+                         R.HighLowPart.LOWEST, "half")
+                assert np.array_equal(before, other.state)
+        reg = R.RegTensor("half")
+        with pytest.raises(aj.ParameterError, match="^Interleave: parameter 'dst0' = 'RegTensor'"):
+            _run(MASK_OPS, compiled, reg, R.MaskReg(), R.MaskReg(), R.MaskReg(), R.MaskReg(), 8,
+                 R.HighLowPart.LOWEST, "half")
+        with pytest.raises(aj.ParameterError, match="^Select: parameter 'src0' = 'MaskReg'"):
+            _run(MASK_OPS, compiled, reg, R.MaskReg(), R.MaskReg(), R.MaskReg(), R.MaskReg(), 5,
+                 R.HighLowPart.LOWEST, "half")
