@@ -1584,6 +1584,13 @@ def _is_reg_type(t):
     return isinstance(t, types.Array) and t.dtype == types.uint8
 
 
+def _is_ureg_type(t):
+    """An unaligned register in compiled code: an int64 state array (check_ureg tells the two kinds apart by size);
+    a MaskReg or data register there runs the VF plain, whose refusal names its type (compiled code had named the
+    other unaligned kind)."""
+    return isinstance(t, types.Array) and t.dtype == types.int64
+
+
 def _is_mask_array(t):
     """A MaskReg a compiled operation writes: its word array (an UnalignReg's int64 state array or a data register
     is none; written as four words, they had been overrun or silently changed where plain Python refuses)."""
@@ -2286,14 +2293,14 @@ def _ol_ureg_store():
 
 @overload(LoadUnAlignPre)
 def _ol_load_unalign_pre(ureg, tensor, offset=0):
-    if not _integers(offset):
+    if not (_integers(offset) and _is_ureg_type(ureg)):
         return None
     return lambda ureg, tensor, offset=0: mv.load_unalign_pre(ureg, impl.borrow(tensor), np.int64(offset))
 
 
 @overload(LoadUnAlign)
 def _ol_load_unalign(reg, ureg, tensor, offset=0, post_update_stride=None):
-    if not (_integers(offset, post_update_stride) and _is_reg_type(reg)):
+    if not (_integers(offset, post_update_stride) and _is_reg_type(reg) and _is_ureg_type(ureg)):
         return None  # another register's array would be written past its end: plain Python refuses it
     has_step = not _absent(post_update_stride)
     # np.int64() and bool(): run-time values, not literals (a default offset 0 or the has_step constant typed as a
@@ -2321,7 +2328,7 @@ def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride=None):
         def missing(tensor, reg, ureg, offset, post_update_stride=None):
             raise ParameterError("StoreUnAlign", "post_update_stride", "missing", _STORE_COUNT, DEVICE)
         return missing
-    if not (_integers(offset, post_update_stride) and _is_reg_type(reg)):
+    if not (_integers(offset, post_update_stride) and _is_reg_type(reg) and _is_ureg_type(ureg)):
         return None  # another register's array would be read past its end: plain Python refuses it
     return lambda tensor, reg, ureg, offset, post_update_stride=None: mv.store_unalign(
         impl.borrow(tensor), impl.borrow(reg), ureg, np.int64(offset), np.int64(post_update_stride))
@@ -2329,7 +2336,7 @@ def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride=None):
 
 @overload(StoreUnAlignPost)
 def _ol_store_unalign_post(tensor, ureg, offset=0, post_update_stride=0):
-    if not _integers(offset, post_update_stride):
+    if not (_integers(offset, post_update_stride) and _is_ureg_type(ureg)):
         return None
     return lambda tensor, ureg, offset=0, post_update_stride=0: mv.store_unalign_post(
         impl.borrow(tensor), ureg, np.int64(offset), np.int64(_or_default(post_update_stride, 0)))

@@ -558,3 +558,21 @@ def test_mask_operations_refuse_other_register_kinds_as_destinations(compiled):
         with pytest.raises(aj.ParameterError, match="^Select: parameter 'src0' = 'MaskReg'"):
             _run(MASK_OPS, compiled, reg, R.MaskReg(), R.MaskReg(), R.MaskReg(), R.MaskReg(), 5,
                  R.HighLowPart.LOWEST, "half")
+
+
+def _unaligned_pre(src, ureg):
+    R.LoadUnAlignPre(ureg, src, 0)
+
+
+UREG_VF = R.simd_vf(_unaligned_pre)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_unaligned_register_slot_refusal_names_the_type_given(compiled):
+    """SPEC-2 1.8: the refusal names the value given; compiled code, telling the unaligned kinds apart by their
+    state's size, had called a MaskReg or a data register in the ureg slot 'UnalignRegForStore'."""
+    core, src = _setup(1024, "uint16")
+    with core:
+        for other in (R.MaskReg(), R.RegTensor("uint16"), R.UnalignRegForStore()):
+            with pytest.raises(aj.ParameterError, match=f"^LoadUnAlignPre: parameter 'ureg' = '{type(other).__name__}'"):
+                _run(UREG_VF, compiled, src, other)
