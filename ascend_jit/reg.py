@@ -522,6 +522,28 @@ def _ceil_division(num1, num2):
     return quotient if (dividend >= 0) == (num2 > 0) else -quotient
 
 
+_NOT_GIVEN = object()  # a parameter left out, where None is a value of its own (Duplicate, the load/store forms)
+
+
+def _not_taken(api, form, **given):
+    """SPEC-2 11.6, 1.8: an argument of another form of LoadAlign/StoreAlign (a DATA_BLOCK_COPY `mask=` or
+    `repeat_stride=` on a single load, a `dist=` or `post_update_stride=` on DATA_BLOCK_COPY, ...) is a ParameterError:
+    it had been ignored, so the call ran another form than the one asked for (an unmasked load, an offset that did
+    not advance). None is no argument (decisions.md "Reg API": the DIST_NORM form takes None for these)."""
+    for name, value in given.items():
+        if value is not None and value is not _NOT_GIVEN:
+            raise ParameterError(api, name, value, legal=f"not given: the {form} form does not take it (SPEC-2 11.6)",
+                                 device=DEVICE)
+
+
+def _block_arguments(api, data_block_stride, repeat_stride, post_mode):
+    """The DATA_BLOCK_COPY strides and post mode (left out: 0 and POST_MODE_NORMAL; None is refused, as any
+    non-integer)."""
+    return (_count(api, "data_block_stride", data_block_stride),
+            _count(api, "repeat_stride", 0 if repeat_stride is _NOT_GIVEN else repeat_stride),
+            _code(api, "post_mode", PostLiteral.POST_MODE_NORMAL if post_mode is _NOT_GIVEN else post_mode, PostLiteral))
+
+
 def _pick_offset(api, positional, keyword):
     """The offset of a load/store: positional or `offset=` (SPEC-2 1.1: every parameter also by name), not both."""
     if keyword is None:
@@ -532,7 +554,7 @@ def _pick_offset(api, positional, keyword):
 
 
 def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-              mask=None, repeat_stride=0, post_mode=PostLiteral.POST_MODE_NORMAL, offset=None):
+              mask=None, repeat_stride=_NOT_GIVEN, post_mode=_NOT_GIVEN, offset=None):
     """LoadAlign in all its SPEC-2 11.6 forms (`offset` positional or by name in each):
 
         LoadAlign(reg, tensor, offset=0, dist=LoadDist.DIST_NORM)            # returns offset + post_update_stride
@@ -543,6 +565,8 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
     api = "LoadAlign"
     step = _step(api, post_update_stride)
     if isinstance(src, RegTensor):  # dual load: (reg0, reg1, tensor, offset)
+        _not_taken(api, "dual (DIST_DINTLV)", data_block_stride=data_block_stride, mask=mask,
+                   repeat_stride=repeat_stride, post_mode=post_mode)
         tensor, offset = _arg2, _pick_offset(api, _arg3, offset)
         h = tensor_handle(api, tensor)
         d = mv.L_DINTLV_B16 if dist is None else _code(api, "dist", dist, LoadDist)
@@ -556,6 +580,8 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
                              "(SPEC-2 11.6)", device=DEVICE)
     offset = _pick_offset(api, _arg2, offset)
     if isinstance(dst, MaskReg):
+        _not_taken(api, "MaskReg", data_block_stride=data_block_stride, mask=mask, repeat_stride=repeat_stride,
+                   post_mode=post_mode)
         h = tensor_handle(api, src)
         off = _offset(api, offset)
         result = []
@@ -567,8 +593,8 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
         return result[0]
     h = tensor_handle(api, src)
     if data_block_stride is not None:
-        blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
-                           _count(api, "repeat_stride", repeat_stride), _code(api, "post_mode", post_mode, PostLiteral))
+        _not_taken(api, "DATA_BLOCK_COPY", dist=dist, post_update_stride=post_update_stride)
+        blk, rep_, post = _block_arguments(api, data_block_stride, repeat_stride, post_mode)
         undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
         result = mv.load_blocks(_reg(api, "reg", dst), h, _offset(api, offset), blk, _mask(api, "mask", mask), rep_,
                                 post)
@@ -576,6 +602,7 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
             reg_access(api, src, "load_blocks", _offset(api, offset), blk, _mask(api, "mask", mask), rep_, post,
                        dst.dtype.size, undo=undo)
         return result
+    _not_taken(api, "single-register", mask=mask, repeat_stride=repeat_stride, post_mode=post_mode)
     d = _code(api, "dist", 0 if dist is None else dist, LoadDist)
     undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
     result = (mv.load_norm_entry(_reg(api, "reg", dst), h, _offset(api, offset), step) if d == mv.L_NORM else
@@ -586,8 +613,7 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
 
 
 def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-               data_block_stride=None, mask=None, repeat_stride=0, post_mode=PostLiteral.POST_MODE_NORMAL,
-               offset=None):
+               data_block_stride=None, mask=None, repeat_stride=_NOT_GIVEN, post_mode=_NOT_GIVEN, offset=None):
     """StoreAlign in all its SPEC-2 11.6 forms (`offset` positional or by name in each; `mask=` by name too):
 
         StoreAlign(tensor, reg, mask, offset=0, dist=StoreDist.DIST_NORM)       # returns offset + post_update_stride
@@ -598,8 +624,11 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
     step = _step(api, post_update_stride)
     h = tensor_handle(api, tensor)
     if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset); the mask is ignored
-        if _arg3 is not None:
-            _mask(api, "mask", _arg3)
+        _not_taken(api, "dual (DIST_INTLV)", data_block_stride=data_block_stride, repeat_stride=repeat_stride,
+                   post_mode=post_mode)
+        for value in (_arg3, mask):  # positional or mask=: ignored by INTLV, but a MaskReg (SPEC-2 11.6 signature)
+            if value is not None:
+                _mask(api, "mask", value)
         off = _offset(api, _pick_offset(api, _arg4, offset))
         d = mv.S_INTLV_B16 if dist is None else _code(api, "dist", dist, StoreDist)
         undo = reg_undo(tensor, ub=True) if SANITIZING else None
@@ -611,6 +640,8 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
         raise ParameterError(api, "arguments", _arg4, legal="(tensor, reg, mask, offset) or (tensor, reg0, reg1, "
                              "mask, offset) (SPEC-2 11.6)", device=DEVICE)
     if isinstance(src, MaskReg):  # (tensor, mask_reg, offset)
+        _not_taken(api, "MaskReg", data_block_stride=data_block_stride, mask=mask, repeat_stride=repeat_stride,
+                   post_mode=post_mode)
         d = _code(api, "dist", 0 if dist is None else dist, MaskDist)
         undo = reg_undo(tensor, ub=True) if SANITIZING else None  # a report puts back what the call changed
         off = _offset(api, _pick_offset(api, second, offset))  # (tensor, mask_reg, offset) or offset=
@@ -619,8 +650,8 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
             reg_access(api, tensor, "store_mask", off, d, undo=undo)
         return result
     if data_block_stride is not None:  # (tensor, reg, offset, data_block_stride=, mask=)
-        blk, rep_, post = (_count(api, "data_block_stride", data_block_stride),
-                           _count(api, "repeat_stride", repeat_stride), _code(api, "post_mode", post_mode, PostLiteral))
+        _not_taken(api, "DATA_BLOCK_COPY", dist=dist, post_update_stride=post_update_stride)
+        blk, rep_, post = _block_arguments(api, data_block_stride, repeat_stride, post_mode)
         undo = reg_undo(tensor, ub=True) if SANITIZING else None
         off = _offset(api, _pick_offset(api, second, offset))  # (tensor, reg, offset) or offset=
         result = mv.store_blocks(h, _reg(api, "reg", src), off, blk, _mask(api, "mask", mask), rep_, post)
@@ -628,6 +659,7 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
             reg_access(api, tensor, "store_blocks", off, blk, _mask(api, "mask", mask), rep_, post, src.dtype.size,
                        undo=undo)
         return result
+    _not_taken(api, "single-register", repeat_stride=repeat_stride, post_mode=post_mode)
     if second is not None and mask is not None:
         raise ParameterError(api, "mask", mask, legal="given once: positionally or as mask=", device=DEVICE)
     words = _mask(api, "mask", second if mask is None else mask)
@@ -977,9 +1009,6 @@ def LocalMemBar(before=MemType.VEC_ALL, after=MemType.VEC_ALL):
 _ALL_LANES = (np.uint64(2**64 - 1),) * 4
 
 
-_NOT_GIVEN = object()
-
-
 def Duplicate(dst, scalar=_NOT_GIVEN, mask=None, mode=MaskMergeMode.ZEROING, src_reg=_NOT_GIVEN):
     """Duplicate(dst, scalar[, mask, mode]) or Duplicate(dst, src_reg, mask, mode): lane 0 of src_reg (SPEC-2 11.3).
     The scalar is converted by SPEC-2 D29. The second argument is `scalar=` or `src_reg=` by name (SPEC-2 1.1)."""
@@ -1263,6 +1292,12 @@ def DeInterleave(dst0, dst1, src0, src1, dtype):
     _interleave("DeInterleave", dst0, dst1, src0, src1, dtype, True)
 
 
+@njit(cache=True)  # called by plain Store and by compiled code: one refusal
+def _refuse_store_count(count):
+    """Store's count outside the register's lanes (SPEC-2 11.6), plain and compiled alike."""
+    raise ParameterError("Store", "count", count, _STORE_LANES, DEVICE)
+
+
 def _ureg(api, name, u, cls):
     if not isinstance(u, cls):
         raise ParameterError(api, name, type(u).__name__, legal=f"an aj.Reg.{cls.__name__}", device=DEVICE)
@@ -1325,10 +1360,19 @@ def StoreUnAlignPost(tensor, ureg, offset=0, post_update_stride=0):
                                  _offset(api, offset), _step(api, post_update_stride))
 
 
+_STORE_LANES = "0 .. VL / sizeof(T) lanes (SPEC-2 11.6)"
+
+
 def Store(tensor, reg, offset=0, count=None):
-    """StoreUnAlign + StoreUnAlignPost: `count` lanes (None: the whole register) to any byte address."""
+    """StoreUnAlign + StoreUnAlignPost: `count` lanes (None: the whole register) to any byte address. The register
+    and the count are Store's own arguments, so their refusals name Store and `count` (they had named StoreUnAlign's
+    post_update_stride, or been an AttributeError for a MaskReg)."""
     ureg = UnalignRegForStore()
-    n = impl.VL // reg.dtype.size if count is None else count
+    _reg("Store", "reg", reg)
+    lanes = impl.VL // reg.dtype.size
+    n = lanes if count is None else as_int("Store", DEVICE, "count", count, -INT32_MAX - 1, INT32_MAX)
+    if not 0 <= n <= lanes:
+        _refuse_store_count(np.int64(n))
     StoreUnAlign(tensor, reg, ureg, offset, n)
     StoreUnAlignPost(tensor, ureg, offset)
 
@@ -1524,6 +1568,10 @@ def _absent(t):
     return t is None or isinstance(t, (types.NoneType, types.Omitted))
 
 
+def _absent_all(*tys):
+    return all(_absent(t) for t in tys)
+
+
 def _integers(*tys):
     """Every type an integer (or the argument left out): an overload that passes its offsets on as np.int64 values
     types only these, so a float offset stays a typing error (the VF runs plain, which refuses it) rather than
@@ -1541,6 +1589,19 @@ def _is_mask_type(t):
 
 def _is_reg_type(t):
     return isinstance(t, types.Array) and t.dtype == types.uint8
+
+
+def _is_ureg_type(t):
+    """An unaligned register in compiled code: an int64 state array (check_ureg tells the two kinds apart by size);
+    a MaskReg or data register there runs the VF plain, whose refusal names its type (compiled code had named the
+    other unaligned kind)."""
+    return isinstance(t, types.Array) and t.dtype == types.int64
+
+
+def _is_mask_array(t):
+    """A MaskReg a compiled operation writes: its word array (an UnalignReg's int64 state array or a data register
+    is none; written as four words, they had been overrun or silently changed where plain Python refuses)."""
+    return isinstance(t, types.Array) and t.dtype == types.uint64
 
 
 @overload(RegTensor, prefer_literal=True)
@@ -1683,10 +1744,19 @@ def _ol_offset_of(positional, keyword):
 
 @overload(LoadAlign)
 def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-                   mask=None, repeat_stride=0, post_mode=0, offset=None):
+                   mask=None, repeat_stride=None, post_mode=None, offset=None):
+    # an argument of another form (SPEC-2 11.6): no implementation, so the VF runs plain, whose _not_taken refuses it
+    # (repeat_stride and post_mode default to None here, so a left-out one is told from a given 0)
+    other_form = (_is_reg_type(src) or _is_mask_type(dst)) and not _absent_all(data_block_stride, mask, repeat_stride,
+                                                                              post_mode)
+    if other_form or not _absent(data_block_stride) and not _absent_all(dist, post_update_stride) or \
+            not _absent_all(mask, repeat_stride, post_mode) and _absent(data_block_stride):
+        return None
+    if not (_is_reg_type(dst) or _is_mask_type(dst)):
+        return None  # an unaligned register's array read as a register's: past its end (plain Python refuses it)
     if _is_reg_type(src):  # dual load: (reg0, reg1, tensor, offset)
         def dual(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-                 mask=None, repeat_stride=0, post_mode=0, offset=None):
+                 mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.load_dual(impl.borrow(dst), impl.borrow(src), impl.borrow(_arg2), _offset_of(_arg3, offset),
                                 _LOAD_DUAL_DIST(dist), _or_default(post_update_stride, 0))
         return dual
@@ -1694,7 +1764,7 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
         return None  # no such form (a typing error naming LoadAlign)
     if _is_mask_type(dst):
         def load_mask(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-                      mask=None, repeat_stride=0, post_mode=0, offset=None):
+                      mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.load_mask(dst, impl.borrow(src), _offset_of(_arg2, offset), _LOAD_MASK_DIST(dist),
                                 _or_default(post_update_stride, 0))
         return load_mask
@@ -1703,7 +1773,7 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
             return None  # plain Python refuses None for them here; the readers would take it as left out
 
         def blocks(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-                   mask=None, repeat_stride=0, post_mode=0, offset=None):
+                   mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.load_blocks(impl.borrow(dst), impl.borrow(src), _offset_of(_arg2, offset), data_block_stride,
                                   impl.words(mask),
                                   _or_default(repeat_stride, 0), _LOAD_POST_MODE(post_mode))
@@ -1713,7 +1783,7 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
         return None                                              # (_load_norm_plan)
 
     def single(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-               mask=None, repeat_stride=0, post_mode=0, offset=None):
+               mask=None, repeat_stride=None, post_mode=None, offset=None):
         return mv.load(impl.borrow(dst), impl.borrow(src), _offset_of(_arg2, offset), _LOAD_DIST(dist),
                        _or_default(post_update_stride, 0))
     return single
@@ -1721,10 +1791,19 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
 
 @overload(StoreAlign)
 def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-                    data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+                    data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
+    # an argument of another form (SPEC-2 11.6): no implementation, so the VF runs plain, whose _not_taken refuses it
+    if _is_reg_type(second) and not all(_absent(t) or _is_mask_type(t) for t in (_arg3, mask)) or \
+            _is_mask_type(src) and not _absent(mask) or \
+            not _absent(data_block_stride) and (_is_reg_type(second) or _is_mask_type(src) or
+                                                not _absent_all(dist, post_update_stride)) or \
+            _absent(data_block_stride) and not _absent_all(repeat_stride, post_mode):
+        return None
+    if not (_is_reg_type(src) or _is_mask_type(src)):
+        return None  # an unaligned register's array read as a register's: past its end (plain Python refuses it)
     if _is_reg_type(second):  # dual store: (tensor, reg0, reg1, mask, offset); INTLV ignores the mask
         def dual(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-                 data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+                 data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.store_dual(impl.borrow(tensor), impl.borrow(src), impl.borrow(second), _offset_of(_arg4, offset),
                                  _STORE_DUAL_DIST(dist), _or_default(post_update_stride, 0))
         return dual
@@ -1732,7 +1811,7 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
         return None  # no such form (a typing error naming StoreAlign)
     if _is_mask_type(src):
         def store_mask(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-                       data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+                       data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.store_mask(impl.borrow(tensor), impl.words(src), _offset_of(second, offset),
                                  _STORE_MASK_DIST(dist), _or_default(post_update_stride, 0))
         return store_mask
@@ -1741,7 +1820,7 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
             return None  # plain Python refuses None for them here; the readers would take it as left out
 
         def blocks(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-                   data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+                   data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.store_blocks(impl.borrow(tensor), impl.borrow(src), _offset_of(second, offset), data_block_stride,
                                    impl.words(mask),
                                    _or_default(repeat_stride, 0), _STORE_POST_MODE(post_mode))
@@ -1751,7 +1830,7 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
         return None  # DIST_NORM, the hot case: one call of store_norm (_store_norm_plan)
 
     def single(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-               data_block_stride=None, mask=None, repeat_stride=0, post_mode=0, offset=None):
+               data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
         return mv.store(impl.borrow(tensor), impl.borrow(src), impl.words(_mask_of(second, mask)),
                         _offset_of(_arg3, offset), _STORE_DIST(dist), _or_default(post_update_stride, 0))
     return single
@@ -2221,15 +2300,15 @@ def _ol_ureg_store():
 
 @overload(LoadUnAlignPre)
 def _ol_load_unalign_pre(ureg, tensor, offset=0):
-    if not _integers(offset):
+    if not (_integers(offset) and _is_ureg_type(ureg)):
         return None
     return lambda ureg, tensor, offset=0: mv.load_unalign_pre(ureg, impl.borrow(tensor), np.int64(offset))
 
 
 @overload(LoadUnAlign)
 def _ol_load_unalign(reg, ureg, tensor, offset=0, post_update_stride=None):
-    if not _integers(offset, post_update_stride):
-        return None
+    if not (_integers(offset, post_update_stride) and _is_reg_type(reg) and _is_ureg_type(ureg)):
+        return None  # another register's array would be written past its end: plain Python refuses it
     has_step = not _absent(post_update_stride)
     # np.int64() and bool(): run-time values, not literals (a default offset 0 or the has_step constant typed as a
     # literal compiled load_unalign once more per combination: four specialisations, 1.8 s of the suite; issue 20)
@@ -2240,8 +2319,8 @@ def _ol_load_unalign(reg, ureg, tensor, offset=0, post_update_stride=None):
 
 @overload(Load)
 def _ol_load(reg, tensor, offset=0):
-    if not _integers(offset):
-        return None
+    if not (_integers(offset) and _is_reg_type(reg)):
+        return None  # another register's array would be written past its end: plain Python refuses it
     def load(reg, tensor, offset=0):
         ureg = np.full(1, -1, np.int64)
         h = impl.borrow(tensor)
@@ -2256,15 +2335,15 @@ def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride=None):
         def missing(tensor, reg, ureg, offset, post_update_stride=None):
             raise ParameterError("StoreUnAlign", "post_update_stride", "missing", _STORE_COUNT, DEVICE)
         return missing
-    if not _integers(offset, post_update_stride):
-        return None
+    if not (_integers(offset, post_update_stride) and _is_reg_type(reg) and _is_ureg_type(ureg)):
+        return None  # another register's array would be read past its end: plain Python refuses it
     return lambda tensor, reg, ureg, offset, post_update_stride=None: mv.store_unalign(
         impl.borrow(tensor), impl.borrow(reg), ureg, np.int64(offset), np.int64(post_update_stride))
 
 
 @overload(StoreUnAlignPost)
 def _ol_store_unalign_post(tensor, ureg, offset=0, post_update_stride=0):
-    if not _integers(offset, post_update_stride):
+    if not (_integers(offset, post_update_stride) and _is_ureg_type(ureg)):
         return None
     return lambda tensor, ureg, offset=0, post_update_stride=0: mv.store_unalign_post(
         impl.borrow(tensor), ureg, np.int64(offset), np.int64(_or_default(post_update_stride, 0)))
@@ -2272,11 +2351,14 @@ def _ol_store_unalign_post(tensor, ureg, offset=0, post_update_stride=0):
 
 @overload(Store)
 def _ol_store(tensor, reg, offset=0, count=None):
-    if not _integers(offset, count):
-        return None
+    if not (_integers(offset, count) and _is_reg_type(reg)):
+        return None  # another register's array had been read past its end (a crash): plain Python refuses it
     def store(tensor, reg, offset=0, count=None):
         ureg = np.zeros(mv.USTATE_SIZE, np.int64)
-        n = _or_default(count, impl.VL // kind_size(reg[impl.H_KIND]))
+        lanes = impl.VL // kind_size(reg[impl.H_KIND])
+        n = _or_default(count, lanes)
+        if n < 0 or n > lanes:
+            _refuse_store_count(np.int64(n))
         h = impl.borrow(tensor)
         mv.store_unalign(h, impl.borrow(reg), ureg, np.int64(offset), np.int64(n))  # run-time values, as above
         mv.store_unalign_post(h, ureg, np.int64(offset), np.int64(0))
@@ -2337,6 +2419,8 @@ def _ol_logic(op, unary, name=None):
                 def refuse(dst, src, mask=None):
                     raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
                 return refuse
+            if not _is_mask_array(dst):
+                return None  # plain Python refuses it (_write_mask)
             if name is not None and _absent(mask):  # Not's mask is required (plain Python refuses None), Move's not
                 def no_mask(dst, src, mask=None):
                     raise ParameterError(name, "mask", "NoneType", "an aj.Reg.MaskReg", DEVICE)
@@ -2350,6 +2434,8 @@ def _ol_logic(op, unary, name=None):
                 def refuse(dst, src0, src1, mask):
                     raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
                 return refuse
+            if not _is_mask_array(dst):
+                return None  # plain Python refuses it (_write_mask)
             return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1),
                                                                impl.words(mask), np.int64(op))
     return typer  # np.int64(op): a run-time value; the literal op compiled mask_logic once per op (issue 20)
@@ -2362,8 +2448,12 @@ overload(Xor)(_ol_logic(mv.LOGIC_XOR, False, "Xor"))
 def _ol_select(dst, src0, src1, mask):
     """Select on MaskRegs (SPEC-2 11.7) or on data registers (DK R/比较与选择/Select.md), by dst's type."""
     if _is_reg_type(dst):
+        if not (_is_reg_type(src0) and _is_reg_type(src1)):
+            return None  # a MaskReg's words read as a register's bytes: plain Python refuses it
         return lambda dst, src0, src1, mask: ops.select(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1),
                                                         impl.words(mask))
+    if not _is_mask_array(dst):
+        return None  # plain Python refuses it (_write_mask)
     return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1), impl.words(mask),
                                                        np.int64(mv.LOGIC_SELECT))
 
@@ -2427,8 +2517,8 @@ def _ol_move(dst, src, mask=None, mode=None):
         if _absent(mode):
             return lambda dst, src, mask=None, mode=None: Copy(dst, src, mask)
         return lambda dst, src, mask=None, mode=None: Copy(dst, src, mask, mode)
-    if not _absent(mode):
-        return None
+    if not _absent(mode) or not _is_mask_array(dst):
+        return None  # plain Python refuses them
     return lambda dst, src, mask=None, mode=None: mv.mask_logic(dst, impl.words(src), impl.words(src),
                                                                 _words_or_all(mask), np.int64(mv.LOGIC_MOVE))
 
@@ -2468,9 +2558,12 @@ overload(UnPack)(_ol_pack_unpack("UnPack", mv.unpack))
 
 def _ol_interleave(inverse):
     def typer(dst0, dst1, src0, src1, dtype):
+        if not (_is_mask_array(dst0) and _is_mask_array(dst1)):
+            return None  # plain Python refuses them (_interleave)
+
         def impl_(dst0, dst1, src0, src1, dtype):
             mv.interleave(impl.borrow(dst0), impl.borrow(dst1), impl.words(src0), impl.words(src1),
-                          ops.interleave_group(_vf_kind(dtype)), inverse)
+                          ops.interleave_group(_vf_kind(dtype), inverse), inverse)
         return impl_
     return typer
 
@@ -2637,8 +2730,13 @@ def _convert_vf_args(api, args):
         elif kind is RegTensor:
             converted[i] = a.data
         elif kind is MaskReg:  # a mutable word array, written back after the call (D63)
-            masks.append((a, np.array(a.words, np.uint64)))
-            converted[i] = masks[-1][1]
+            # one array per MaskReg object: one passed in two positions is one register to the VF, as in plain
+            # Python (SPEC-2 11.1); two copies lost the write through the one written back first
+            words = next((w for m, w in masks if m is a), None)
+            if words is None:
+                masks.append((a, np.array(a.words, np.uint64)))
+                words = masks[-1][1]
+            converted[i] = words
         elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
             converted[i] = a.state
             plannable = plannable and kind is UnalignRegForLoad  # a given store ureg is checked after the call (D68)
@@ -2674,7 +2772,7 @@ def _planned_call(api, kinds, entry):
     if names:
         body.append(f"    {', '.join(names)}, = args")
     body += [f"    if type({n}) is not K{i}:\n        return MISS" for i, n in enumerate(names)]
-    out, write_back, memo_read, modes_set = [], [], False, False
+    out, write_back, memo_read, modes_set, mask_positions = [], [], False, False, []
     for i, (n, kind) in enumerate(zip(names, kinds)):
         if kind is LocalTensor:
             if not memo_read:  # the memo of the first tensor's core, if that core's state is the memo's
@@ -2692,9 +2790,13 @@ def _planned_call(api, kinds, entry):
             body += [f"    {n} = NAMES.get({n})", f"    if {n} is None:", "        return MISS"]
         elif kind is RegTensor:
             body.append(f"    {n} = {n}.data")
-        elif kind is MaskReg:
-            body.append(f"    w{i} = np.array({n}.words, np.uint64)")
+        elif kind is MaskReg:  # the array of an earlier position holding the same object, as _convert_vf_args
+            words = "np.array({n}.words, np.uint64)"
+            for j in reversed(mask_positions):
+                words = f"w{j} if {n} is a{j} else ({words})"
+            body.append(f"    w{i} = {words.format(n=n)}")
             write_back.append(f"    {n}.words = tuple(w{i})")
+            mask_positions.append(i)
             n = f"w{i}"
         elif kind is UnalignRegForLoad or kind is UnalignRegForStore:
             body.append(f"    {n} = {n}.state")

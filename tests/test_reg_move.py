@@ -404,3 +404,189 @@ def test_dual_load_and_store_match_reference(width, seed, compiled):
     mem = bytearray(512)
     ref.store_dual(mem, 0, want0, want1, width)
     assert _bytes(back) == bytes(mem) == _bytes(src)[32:544]
+
+
+# --- audit16r: cases from an independent model of SPEC-2 11.6 / 11.7 -----------------------------------------------
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("store", [False, True])
+def test_data_block_copy_misaligned_address_refused_with_no_active_lane(compiled, store):
+    """SPEC-2 11.6: DATA_BLOCK_COPY's address is 32-B aligned whatever the mask (only the bounds check skips fully
+    inactive blocks, D68); with an all-zero mask a misaligned address had been accepted."""
+    core, src = _setup(2048, "uint16")
+    out = core.local_tensor("uint16", 1024)
+    with core:
+        for post in R.PostLiteral:  # POST_MODE_NORMAL: the address is offset + repeat_stride blocks
+            _unchanged(core, lambda: _run(BLOCKS, compiled, out, src, "uint16", R.MaskReg(), 3, 1, 0, post, store),
+                       aj.AlignmentError, "address")
+
+
+def test_mask_reg_passed_twice_to_a_compiled_vf_is_one_register():
+    """SPEC-2 11.1 (compiled and plain identical) and D63: a MaskReg given in two argument positions is one
+    register; compiled, each position had its own copy and the write through dst was lost to the other copy's
+    write-back (Move(d0, d0, m) left d0 unchanged). Both the first call and the planned later calls."""
+    core = aj.Core("ascend950")
+    m = R.MaskReg([0xF0F0, 0, 0, 2**63])
+    for compiled in (True, True, False):
+        d0, d1 = R.MaskReg([2**64 - 1] * 4), R.MaskReg([2**64 - 1] * 4)
+        with core:
+            _run(MASK_OPS, compiled, d0, d1, d0, d1, m, 4, R.HighLowPart.LOWEST, "uint8")  # Move(d0, d0, m)
+        assert d0.words == m.words and d1.bits() == 2**256 - 1
+    a, b = R.MaskReg(_words(0x0F)), R.MaskReg(_words(0x3C))
+    with core:  # Interleave(a, b, a, b): the sources are read before either destination is written (D64)
+        MASK_OPS(a, b, a, b, m, 8, R.HighLowPart.LOWEST, "uint8")
+    assert (a.bits(), b.bits()) == ref.interleave(0x0F, 0x3C, 1)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_deinterleave_b64_refusal_names_deinterleave(compiled):
+    """SPEC-2 11.7 (b8/b16/b32 only) and 1.8: the refusal names the API called; compiled DeInterleave had named
+    Interleave."""
+    core = aj.Core("ascend950")
+    regs = [R.MaskReg() for _ in range(5)]
+    with core:
+        with pytest.raises(aj.ParameterError, match="^DeInterleave: .*dtype"):
+            _run(MASK_OPS, compiled, *regs, 9, R.HighLowPart.LOWEST, "int64")
+
+
+def _load_block_with_step(reg, src, mask):
+    return R.LoadAlign(reg, src, 0, data_block_stride=1, mask=mask, post_update_stride=16)
+
+
+def _store_with_repeat_stride(out, reg, mask):
+    return R.StoreAlign(out, reg, mask, 0, repeat_stride=1)
+
+
+def _dual_store_int_mask(out, reg, mask):
+    return R.StoreAlign(out, reg, reg, 0)  # the mask slot holds 0, not a MaskReg
+
+
+OTHER_FORM_VFS = [R.simd_vf(f) for f in (_load_block_with_step, _store_with_repeat_stride, _dual_store_int_mask)]
+
+
+def test_arguments_of_another_load_store_form_are_refused():
+    """SPEC-2 11.6 / 1.8: an argument the chosen form does not take (a DATA_BLOCK_COPY mask= / repeat_stride= /
+    post_mode= elsewhere, dist= / post_update_stride= on DATA_BLOCK_COPY) is a ParameterError naming it, compiled as
+    plain; each had been ignored, so the call ran another form (an unmasked load; an offset that did not advance)."""
+    core, src = _setup(2048, "uint16")
+    reg, reg1, mask, m = R.RegTensor("uint16"), R.RegTensor("uint16"), R.CreateMask("uint16"), R.MaskReg()
+    blk = dict(data_block_stride=1, mask=mask)
+    calls = [("mask", lambda: R.LoadAlign(reg, src, 0, mask=mask)),
+             ("repeat_stride", lambda: R.LoadAlign(reg, src, 0, repeat_stride=0)),
+             ("post_mode", lambda: R.LoadAlign(reg, src, 0, post_mode=R.PostLiteral.POST_MODE_UPDATE)),
+             ("dist", lambda: R.LoadAlign(reg, src, 0, dist=R.LoadDist.DIST_NORM, **blk)),
+             ("post_update_stride", lambda: R.LoadAlign(reg, src, 0, post_update_stride=16, **blk)),
+             ("data_block_stride", lambda: R.LoadAlign(reg, reg1, src, 0, data_block_stride=1)),
+             ("mask", lambda: R.LoadAlign(m, src, 0, mask=mask)),
+             ("repeat_stride", lambda: R.StoreAlign(src, reg, mask, 0, repeat_stride=1)),
+             ("post_update_stride", lambda: R.StoreAlign(src, reg, 0, post_update_stride=16, **blk)),
+             ("dist", lambda: R.StoreAlign(src, reg, 0, dist=R.StoreDist.DIST_NORM, **blk)),
+             ("mask", lambda: R.StoreAlign(src, m, 0, mask=mask)),
+             ("post_mode", lambda: R.StoreAlign(src, reg, reg1, mask, 0, post_mode=0))]
+    with core:
+        for name, call in calls:
+            _unchanged(core, call, aj.ParameterError, f"parameter '{name}'.*form does not take it")
+        for vf, args, match in zip(OTHER_FORM_VFS, ((reg, src, mask), (src, reg, mask), (src, reg, mask)),
+                                   ("form does not take it",) * 2 + ("'mask' = 'int'",)):
+            for compiled in (True, False):  # the dual store's mask operand: compiled code had not checked it
+                _unchanged(core, lambda: _run(vf, compiled, *args), aj.ParameterError, match)
+        # None is no argument (the DIST_NORM form takes it, decisions.md "Reg API"); the block form's defaults hold
+        assert R.LoadAlign(reg, src, 32, repeat_stride=None, post_mode=None) == 32
+        assert R.LoadAlign(reg, src, 0, data_block_stride=1, mask=mask) == 0
+
+
+def _store_lanes(out, reg, count):
+    R.Store(out, reg, 0, count)
+
+
+def _load_brc(src, reg):
+    R.LoadAlign(reg, src, 0, dist=R.LoadDist.DIST_BRC_B16)
+
+
+def _load_any(src, reg):
+    R.Load(reg, src, 0)
+
+
+KIND_VFS = [R.simd_vf(f) for f in (_store_lanes, _load_brc, _load_any)]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_loads_and_stores_refuse_other_register_kinds(compiled):
+    """SPEC-2 11.1 (plain and compiled identical), 1.8: a MaskReg or unaligned register where a RegTensor is read or
+    written is a ParameterError naming the call and `reg`. Compiled code had read or written their (shorter) arrays
+    as a register's 256 bytes: Store(t, MaskReg) crashed the process, LoadAlign into an UnalignRegForLoad crashed,
+    Load into a MaskReg overwrote memory past its four words; plain Store raised AttributeError. Store's count is
+    Store's own argument: refused naming it (it named StoreUnAlign's post_update_stride)."""
+    core, src = _setup(2048, "uint16")
+    out = core.local_tensor("uint16", 256)
+    store, load_brc, load_any = KIND_VFS
+    with core:
+        for other in (R.MaskReg(), R.UnalignRegForLoad(), R.UnalignRegForStore()):
+            name = type(other).__name__
+            _unchanged(core, lambda: _run(store, compiled, out, other, 3), aj.ParameterError,
+                       f"^Store: parameter 'reg' = '{name}'")
+            if name != "MaskReg":  # a MaskReg first is LoadAlign's MaskReg form
+                _unchanged(core, lambda: _run(load_brc, compiled, src, other), aj.ParameterError,
+                           f"^LoadAlign: parameter 'reg' = '{name}'")
+            _unchanged(core, lambda: _run(load_any, compiled, src, other), aj.ParameterError,
+                       f"^LoadUnAlign: parameter 'reg' = '{name}'")
+        reg = R.RegTensor("uint16")
+        for count in (129, -1):
+            _unchanged(core, lambda: _run(store, compiled, out, reg, count), aj.ParameterError,
+                       f"^Store: parameter 'count' = {count} ")
+        _run(store, compiled, out, reg, 128)  # every lane is a legal count
+
+
+def _mask_and_into(dst, m):
+    R.And(dst, m, m, m)
+
+
+def _mask_interleave_into(dst, m):
+    R.Interleave(dst, m, m, m, "half")
+
+
+def _mask_select_into(dst, m):
+    R.Select(dst, m, m, m)
+
+
+MASK_DST_VFS = [R.simd_vf(f) for f in (_mask_and_into, _mask_interleave_into, _mask_select_into)]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_mask_operations_refuse_other_register_kinds_as_destinations(compiled):
+    """SPEC-2 11.1, 11.7: a MaskReg operation's destination is a MaskReg (plain Python's ParameterError naming it).
+    Compiled code had written the four words into an UnalignRegForLoad's one-word state (past its end: "free():
+    invalid pointer") or an UnalignRegForStore's, and Interleave into a data register; Select with a data-register
+    dst read MaskRegs' words as register bytes (an UnsupportedDTypeError of garbage kinds). Small VFs: a typing
+    failure is not cached across processes."""
+    core = aj.Core("ascend950")
+    and_into, interleave_into, select_into = MASK_DST_VFS
+    with core:
+        for vf, name in ((and_into, "And"), (interleave_into, "Interleave"), (select_into, "Select")):
+            for other in (R.UnalignRegForLoad(), R.UnalignRegForStore()):
+                before = other.state.copy()
+                with pytest.raises(aj.ParameterError, match=f"^{name}: parameter 'dst0?' = '{type(other).__name__}'"):
+                    _run(vf, compiled, other, R.MaskReg())
+                assert np.array_equal(before, other.state)
+        reg = R.RegTensor("half")
+        with pytest.raises(aj.ParameterError, match="^Interleave: parameter 'dst0' = 'RegTensor'"):
+            _run(interleave_into, compiled, reg, R.MaskReg())
+        with pytest.raises(aj.ParameterError, match="^Select: parameter 'src0' = 'MaskReg'"):
+            _run(select_into, compiled, reg, R.MaskReg())
+
+
+def _unaligned_pre(src, ureg):
+    R.LoadUnAlignPre(ureg, src, 0)
+
+
+UREG_VF = R.simd_vf(_unaligned_pre)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_unaligned_register_slot_refusal_names_the_type_given(compiled):
+    """SPEC-2 1.8: the refusal names the value given; compiled code, telling the unaligned kinds apart by their
+    state's size, had called a MaskReg or a data register in the ureg slot 'UnalignRegForStore'."""
+    core, src = _setup(1024, "uint16")
+    with core:
+        for other in (R.MaskReg(), R.RegTensor("uint16"), R.UnalignRegForStore()):
+            with pytest.raises(aj.ParameterError, match=f"^LoadUnAlignPre: parameter 'ureg' = '{type(other).__name__}'"):
+                _run(UREG_VF, compiled, src, other)

@@ -259,8 +259,14 @@ def _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode):
     # POST_MODE_UPDATE reads at offset and returns offset + step
     step = repeat_stride * 32 // h[2]
     if post_mode == POST_UPDATE:
-        return element_address(api, h, offset), offset + step
-    return element_address(api, h, offset + step), offset
+        addr, new_offset = element_address(api, h, offset), offset + step
+    else:
+        addr, new_offset = element_address(api, h, offset + step), offset
+    # SPEC-2 11.6 "address 32-B aligned" whatever the mask: a malformed address operand, as StoreAlign DIST_NORM
+    # with no active lane (decisions.md "Reg API"); only the bounds check skips fully inactive blocks (D68)
+    if addr % 32 != 0:
+        _misaligned(api, "address", addr, 32)
+    return addr, new_offset
 
 
 @njit(cache=True)

@@ -372,10 +372,13 @@ def scalar_bits(api, kind, fvalue, ivalue, is_float_arg):
 
 
 @internal
-def interleave_group(kind):
-    """Mask bits per element of a b8/b16/b32 type (Interleave / DeInterleave, D64)."""
+def interleave_group(kind, inverse):
+    """Mask bits per element of a b8/b16/b32 type (Interleave / DeInterleave, D64). The refusal names the API
+    called (`inverse`: DeInterleave), as plain Python's does; one flag, not a literal name, so one signature."""
     size = kind_size(kind)
     if size == 8:
+        if inverse:
+            raise ParameterError("DeInterleave", "kind", kind, "a b8, b16 or b32 type (SPEC-2 11.7)", DEVICE)
         raise ParameterError("Interleave", "kind", kind, "a b8, b16 or b32 type (SPEC-2 11.7)", DEVICE)
     return size
 
