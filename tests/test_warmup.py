@@ -14,7 +14,26 @@ def test_every_family_resolves_to_a_function():
         assert callable(warmup.warmup_function(family))
 
 
+def test_warmup_steps_through_every_family_on_every_device_in_order(monkeypatch):
+    """The orchestration alone (no compile): each family's function runs once per device, family by family, with
+    the progress steps and a seconds entry per family. The real compile of every family is the slow test below;
+    the default suite runs warmup's element-wise entries with the compile stubbed (test_warmup_compiles_every_
+    elementwise_walk) and two small families for real (test_cli_prints_seconds_per_family)."""
+    calls, steps = [], []
+    monkeypatch.setattr(warmup, "warmup_function", lambda family: lambda device: calls.append((family, device)))
+    devices = ["atlas-a2", "ascend950", "910"]
+    seconds = warmup.run_warmup(devices=devices, progress=lambda done, total, label: steps.append((done, total, label)))
+    assert calls == [(f, aj.get_device(d).name) for f in warmup.FAMILIES for d in devices]
+    assert list(seconds) == list(warmup.FAMILIES) and all(s >= 0 for s in seconds.values())
+    total = 3 * len(warmup.FAMILIES)
+    assert [s[0] for s in steps] == list(range(total + 1)) and steps[0][2] == "elementwise on atlas-a2"
+    assert steps[-1] == (total, total, "done")
+
+
+@pytest.mark.slow
 def test_warmup_runs_every_family_and_reports_seconds():
+    """Every family compiled for real on three devices (several minutes on an empty cache: a compile sweep, run
+    with `-m slow`)."""
     steps = []
     seconds = warmup.run_warmup(devices=["atlas-a2", "ascend950", "910"],
                                 progress=lambda done, total, label: steps.append((done, total, label)))
