@@ -224,6 +224,15 @@ class AngleV2Int:
         aj.DataCopy(xLocal, self.xGm[coreOffset], aj.DataCopyParams(1, self.blockLenIn, 0, 0))
         self.inQueue.EnQue(xLocal)
 
+    def _pair_sum_into(self, result):
+        """The common tail of the int16 and int64 conversions off dav_2201 (both branches of the original run it):
+        Duplicate zeros under maskDup910, PairReduceSum the half pairs, Cast the sums into result."""
+        aj.Duplicate(self.halfTensorDouble, np.float16(0.0), self.maskDup910, self.repeatTimes,
+                     self.dupDstBlockStride, self.dupDstRepeatStride)
+        aj.PairReduceSum(self.halfTensor, self.halfTensorDouble, 1, self.pairReduceSumCount, 1, 1,
+                         self.pairReduceSumRepStride)
+        aj.Cast(result, self.halfTensor, aj.RoundMode.CAST_NONE, self.mask, self.repeatTimes, self.CastHighParams)
+
     def Cast2Float(self, input, result):
         if self.xType == "int8":
             aj.Cast(self.halfTensor, input, aj.RoundMode.CAST_NONE, self.maskInt8, self.repeatTimesInt8,
@@ -235,12 +244,7 @@ class AngleV2Int:
             else:
                 aj.Cast(self.halfTensorDouble, input.ReinterpretCast("int8"), aj.RoundMode.CAST_NONE,
                         self.mask * COEFFICENT, self.repeatTimes, self.CastHighParams)
-                aj.Duplicate(self.halfTensorDouble, np.float16(0.0), self.maskDup910, self.repeatTimes,
-                             self.dupDstBlockStride, self.dupDstRepeatStride)
-                aj.PairReduceSum(self.halfTensor, self.halfTensorDouble, 1, self.pairReduceSumCount, 1, 1,
-                                 self.pairReduceSumRepStride)
-                aj.Cast(result, self.halfTensor, aj.RoundMode.CAST_NONE, self.mask, self.repeatTimes,
-                        self.CastHighParams)
+                self._pair_sum_into(result)
         elif self.xType == "int32":
             aj.Cast(result, input, aj.RoundMode.CAST_NONE, self.mask, self.repeatTimes, self.CastKeepParams)
         else:
@@ -252,12 +256,7 @@ class AngleV2Int:
                         self.repeatTimes * COEFFICENT, self.CastKeepParams)
                 aj.Cast(self.halfTensorDouble, self.castTensor, aj.RoundMode.CAST_NONE, self.mask,
                         self.repeatTimes * COEFFICENT, self.CastDownParams)
-                aj.Duplicate(self.halfTensorDouble, np.float16(0.0), self.maskDup910, self.repeatTimes,
-                             self.dupDstBlockStride, self.dupDstRepeatStride)
-                aj.PairReduceSum(self.halfTensor, self.halfTensorDouble, 1, self.pairReduceSumCount, 1, 1,
-                                 self.pairReduceSumRepStride)
-                aj.Cast(result, self.halfTensor, aj.RoundMode.CAST_NONE, self.mask, self.repeatTimes,
-                        self.CastHighParams)
+                self._pair_sum_into(result)
 
     def Compute(self):
         input = self.inQueue.DeQue(self.xType)
