@@ -850,7 +850,13 @@ def LeakyRelu(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
 
 def _ternary(api, dst, src0, src1_data, mask, mode, kind):
     ops.ternary(dst.data, src0.data, src1_data, _mask(api, "mask", mask), TERNARY_OPS[api], _TERNARY_KINDS[api], False,
-                *_binary_markers(kind))
+                *_binary_markers(kind), *_ternary_groups(api))
+
+
+def _ternary_groups(api):
+    """ops.ternary's op-group markers (reg_ops.TERNARY_OP_GROUPS) of the API: its group's float lanes compile alone."""
+    group = ops.TERNARY_OP_GROUPS[TERNARY_OPS[api]]
+    return tuple(0 if g == group else None for g in range(2))
 
 
 def _ternary_checks(api, dst, src0, src1, mask, mode):
@@ -2146,7 +2152,7 @@ def _ternary_plan(name):
             return None
         return ((impl.ARG, 0), (impl.ARG, 1), second, (impl.WORDS, 3), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed), (impl.ENUM, 4, False, _zeroing_rule(name)),
-                *_marker_operands(_binary_markers(impl.register_kind(src0))))
+                *_marker_operands(_binary_markers(impl.register_kind(src0)) + _ternary_groups(name)))
     return plan
 
 

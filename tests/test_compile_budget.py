@@ -164,3 +164,38 @@ def test_a_reg_kernel_compiles_once_for_masks_from_every_source():
     words = types.UniTuple(types.uint64, 4)
     for kernel, position in ((reg_ops.binary, 3), (reg_ops.reduce, 2), (reg_move.store_norm, 2)):
         assert kernel.signatures and {sig[position] for sig in kernel.signatures} == {words}, kernel.py_func.__name__
+
+
+@pytest.mark.parametrize("api", ["MulAddDst", "MulDstAdd", "Axpy", "AbsSub", "Abs", "Relu", "Neg", "Ln", "Log", "Sqrt"])
+def test_a_reg_unary_or_ternary_call_names_its_op_group_alone(api, monkeypatch):
+    """The Reg unary and ternary kernels compile their float lanes per op group (reg_ops.UNARY_OP_GROUPS,
+    TERNARY_OP_GROUPS): a plain call and a VF call's plan pass the group marker 0 for the API's group and None for
+    the others. A marker of another group would run no lane at all (the call's results stay unwritten); all of them
+    0 would compile every group's lanes into each first call."""
+    from numba.core import types
+
+    from ascend_jit import reg as reg_module
+    from ascend_jit.jit import reg as jit_reg
+    from ascend_jit.jit import reg_ops
+
+    R = aj.Reg
+    ternary = api in reg_module.TERNARY_OPS
+    kernel, groups_of = ("ternary", reg_ops.TERNARY_OP_GROUPS) if ternary else ("unary", reg_ops.UNARY_OP_GROUPS)
+    code = (reg_module.TERNARY_OPS if ternary else reg_module.UNARY_OPS)[api]
+    want = tuple(0 if g == groups_of[code] else None for g in range(len(set(groups_of.values()))))
+    calls = []
+    monkeypatch.setattr(reg_ops, kernel, lambda *args: calls.append(args))
+    dtype = "float" if api == "MulDstAdd" else "half"
+    core = aj.Core("ascend950")
+    with core:
+        regs = [R.RegTensor(dtype) for _ in range(3)]
+        mask = R.CreateMask(dtype)
+        third = (1.0,) if api == "Axpy" else (regs[2],) if ternary else ()
+        getattr(R, api)(regs[0], regs[1], *third, mask)
+    assert calls and calls[0][-len(want):] == want
+
+    reg, words = types.Array(types.uint8, 1, "C"), types.UniTuple(types.uint64, 4)
+    plan = (reg_module._ternary_plan if ternary else reg_module._unary_plan)(api)
+    operands = plan(reg, reg, types.float64 if api == "Axpy" else reg, words) if ternary else plan(reg, reg, words)
+    assert operands[-len(want):] == tuple((jit_reg.CONST, types.none, None) if m is None else
+                                          (jit_reg.CONST, types.int64, m) for m in want)

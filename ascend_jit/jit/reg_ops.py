@@ -1154,11 +1154,17 @@ def _check_ternary(op, dk, k0, k1, allowed):
                                     "dst, src0, src1 (DK R/复合计算/AbsSub.md)", DEVICE)
 
 
+# The op groups of the float lanes (ternary's op-group markers, one specialisation each): the fused multiply-adds
+# (MulAddDst, MulDstAdd, Axpy) and AbsSub; a first AbsSub compiled the fused lane's staged roundings too (issue 20)
+TERNARY_OP_GROUPS = {ew.MUL_ADD_DST: 0, ew.FUSED_MUL_ADD: 0, ABS_SUB: 1}
+
+
 @njit(cache=True)
-def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class, int_class):
+def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class, int_class, fma_ops, abs_sub_op):
     """Reg MulAddDst / MulDstAdd / Axpy / AbsSub: every lane into dst's scratch (dst read first), then the mask
     (`merging` is False: the API refuses MERGING, DK RegMerge table 4). Class markers as engine_binary's: half,
-    wide (float, bfloat16), int."""
+    wide (float, bfloat16), int; fma_ops / abs_sub_op: the op group's marker (TERNARY_OP_GROUPS; one is 0, the
+    other None), from the API's name, so a first call compiles its group's float lanes alone."""
     kind = np.int64(src0[H_KIND])
     _check_ternary(op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
@@ -1181,13 +1187,14 @@ def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class
                     ew.load_wide(kind, zero, src1[:VL], zero, n, y)
                     ew.load_wide(kind, zero, dst[:VL], zero, n, c)
             fused = n > 0  # True typed bool (the 950's fused multiply-add), not a literal
-            if op == ew.MUL_ADD_DST:
-                for j in range(n):
-                    c[j] = fma_lane(kind, x[j], y[j], c[j], fused, sat)
-            elif op == ew.FUSED_MUL_ADD:
-                for j in range(n):
-                    c[j] = fma_lane(kind, c[j], x[j], y[j], fused, sat)
-            else:  # ABS_SUB: the difference rounded once (exact in float64), its magnitude; the store rounds
+            if fma_ops is not None:
+                if op == ew.MUL_ADD_DST:
+                    for j in range(n):
+                        c[j] = fma_lane(kind, x[j], y[j], c[j], fused, sat)
+                else:  # FUSED_MUL_ADD
+                    for j in range(n):
+                        c[j] = fma_lane(kind, c[j], x[j], y[j], fused, sat)
+            if abs_sub_op is not None:  # the difference rounded once (exact in float64), its magnitude; the store rounds
                 for j in range(n):
                     c[j] = abs(narrow(kind, np.float64(x[j]) - np.float64(y[j])))
             if half_class is not None:
