@@ -108,7 +108,9 @@ def test_gather_refusals():
     _refused(core, aj.OutOfBoundsError, lambda: aj.Gather(dst, src, offs, 0, 65))
     _refused(core, aj.OutOfBoundsError, lambda: aj.Gather(dst, src, offs, 0, 128, 1, 8), "src_offset")
     over = core.local_tensor("half", 64, addr=src.addr)
-    _refused(core, aj.OverlapError, lambda: aj.Gather(over, src, offs, 0, 64))
+    _refused(core, aj.OverlapError, lambda: aj.Gather(over, src, offs, 0, 64), "'dst/src'")
+    on_offsets = core.local_tensor("half", 64, addr=offs.addr)  # dst over the offsets: the pair names src_offset
+    _refused(core, aj.OverlapError, lambda: aj.Gather(on_offsets, src, offs, 0, 64), "dst/src_offset")
     i8, s8 = core.local_tensor("int8", 64), core.local_tensor("int8", 64)
     _refused(core, aj.UnsupportedDTypeError, lambda: aj.Gather(i8, s8, offs, 0, 64, 1, 8), "count")
     t910 = aj.Core("atlas-training")

@@ -205,13 +205,13 @@ def _check_offsets(api, core, dst, src, src_offset, base, offsets, dst_bytes, ac
     if bad.size:
         raise OutOfBoundsError(api, f"src_offset[{int(active[bad[0]])}]", int(off[bad[0]]), device=spec.name,
                                legal=_offset_range(src, base, size, lo_t, hi_t, core.bounds))
-    reads = np.concatenate([(addrs[:, None] + np.arange(size)).ravel(),
-                            (src_offset.addr + 4 * active[:, None] + np.arange(4)).ravel()])
     writes = (dst_bytes[:, None] + np.arange(size)).ravel()
-    common = np.intersect1d(reads, writes)
-    if common.size:
-        raise OverlapError(api, "dst/src", f"byte {int(common[0])}", device=spec.name,
-                           legal="no byte read (src elements, offsets) is written (SPEC-2 D34)")
+    for name, reads in (("dst/src", (addrs[:, None] + np.arange(size)).ravel()),
+                        ("dst/src_offset", (src_offset.addr + 4 * active[:, None] + np.arange(4)).ravel())):
+        common = np.intersect1d(reads, writes)
+        if common.size:  # the pair named by the operand whose bytes are written
+            raise OverlapError(api, name, f"byte {int(common[0])}", device=spec.name,
+                               legal="no byte read (src elements, offsets) is written (SPEC-2 D34)")
 
 
 # --- GatherMask ---------------------------------------------------------------------------------------------------
