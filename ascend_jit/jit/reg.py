@@ -498,6 +498,20 @@ class EnumRule:
             (isinstance(t, types.IntEnumMember) and t.instance_class is not self.members)
 
 
+@intrinsic
+def text(typingctx, literal):
+    """A string literal (an overload's closure constant is typed as one) as a run-time unicode value, so the
+    function it is passed to keeps its one unicode signature. str() of the literal did the same by compiling numba's
+    str/repr/concatenation machinery into the first VF of every process (1.9 s; issue 20); this is a constant."""
+    if not isinstance(literal, types.StringLiteral):
+        return None
+    value = literal.literal_value
+
+    def codegen(context, builder, sig, args):
+        return context.get_constant_generic(builder, types.unicode_type, value)
+    return types.unicode_type(literal), codegen
+
+
 @njit(cache=True)
 def checked_enum(api, name, value, foreign, lo, hi, legal):
     """A direct call's enum argument (EnumRule): its value, or a ParameterError as plain Python raises."""
