@@ -161,9 +161,11 @@ class TQue:
         _check_position("TQue", position)
         self.position, self.depth, self.pipe = position, as_int("TQue", None, "depth", depth, 1, 2**16), None
         self._buffers, self._queue = [], deque()   # the queue holds (tensor, the sanitizer's mark of its EnQue)
+        self._cursor = 0
 
     def _bind(self, pipe, buffers):
-        self.pipe, self._buffers = pipe, buffers
+        # InitBuffer's `que.value = num` zeroes the devkit's bufCursor with the rest of the queue's state word
+        self.pipe, self._buffers, self._cursor = pipe, buffers, 0
         for b in buffers:
             b.owner = self
 
@@ -187,8 +189,17 @@ class TQue:
         d = _DTYPES.get(dtype) if type(dtype) is str else None
         if d is None:
             d = resolve(dtype, "AllocTensor")
-        for buffer in self._buffers:
+        # Which buffer: the devkit's AllocBuffer (impl/basic_api/kernel_tquebind_impl.h) looks at the buffer under
+        # bufCursor, moves the cursor on (round robin) whether or not that buffer was free, and takes the first free
+        # one: a depth-2 queue alternates its buffers even when each tensor is freed before the next AllocTensor
+        # (docs/decisions.md "TQue buffer order"). A refusal below leaves the cursor where it was.
+        buffers = self._buffers
+        n = len(buffers)
+        for k in range(n):
+            i = self._cursor + k
+            buffer = buffers[i - n if i >= n else i]
             if buffer.lease is None:
+                self._cursor = i + 1 - n if i + 1 >= n else i + 1
                 lease = buffer.lease = _NEW(_Lease)
                 lease.buffer, lease.alive = buffer, True
                 core = self.pipe.core

@@ -121,6 +121,30 @@ def test_queue_lifecycle_and_misuse():
             buf.Get("half", 65)
 
 
+def test_queue_hands_out_its_buffers_round_robin():
+    """The devkit's AllocBuffer (impl/basic_api/kernel_tquebind_impl.h) starts at bufCursor and moves it on at every
+    look, so a double-buffered queue alternates its buffers although each tensor is freed before the next
+    AllocTensor (ports of ops-nn AddRmsNorm read a tensor after FreeTensor, relying on that); InitBuffer zeroes the
+    cursor; a refused AllocTensor leaves it (docs/decisions.md "TQue buffer order")."""
+    with aj.Core("a2"):
+        pipe = aj.TPipe()
+        q = aj.TQue(aj.TPosition.VECIN, 2)
+        pipe.InitBuffer(q, 3, 256)
+        addrs = []
+        for _ in range(4):
+            t = q.AllocTensor("half")
+            addrs.append(t.addr)
+            q.FreeTensor(t)
+        assert addrs == [addrs[0], addrs[0] + 256, addrs[0] + 512, addrs[0]]
+        a, b, c = (q.AllocTensor("half") for _ in range(3))      # buffers 1, 2, 0; the cursor back at 1
+        assert [t.addr for t in (a, b, c)] == [addrs[0] + 256, addrs[0] + 512, addrs[0]]
+        with pytest.raises(aj.StateError, match="in use"):
+            q.AllocTensor("half")
+        q.FreeTensor(c)
+        q.FreeTensor(b)
+        assert q.AllocTensor("half").addr == addrs[0] + 512      # from the cursor (1, busy) on, not the first free
+
+
 def test_data_copy_rules():
     core = aj.Core("a2")
     gm = aj.GlobalTensor(np.arange(64, dtype=np.float16))
