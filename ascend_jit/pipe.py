@@ -64,6 +64,10 @@ class TPipe(EventIdPool):
         if need > free:  # refuse before allocating any of the buffers
             raise OutOfBoundsError("InitBuffer", "num * len", (num, nbytes), device=self.core.device,
                                    legal=f"buffers within the {free} free UB bytes (these need {need} B)")
+        # The devkit's InitBuffer rounds len up to whole DataBlocks before it carves the buffers, and a tensor of
+        # one (AllocTensor, TBuf Get) carries that rounded length: GetSize() counts it (impl/basic_api/
+        # kernel_tpipe_impl.h, kernel_tensor_impl.h; docs/decisions.md "Buffer lengths").
+        nbytes = -(-nbytes // 32) * 32
         buffers = []
         try:
             for _ in range(num):
@@ -445,7 +449,7 @@ class TBufPool:
         core = self.pipe.core
         if core.sanitizer is not None:   # as TPipe.InitBuffer's: bytes a Reset or a shared pool hands on hold stale data
             core.sanitizer.undefine(first, num * step)
-        que_or_buf._bind(self.pipe, [_Buffer(first + i * step, nbytes) for i in range(num)])
+        que_or_buf._bind(self.pipe, [_Buffer(first + i * step, step) for i in range(num)])   # as TPipe.InitBuffer
         self._carved.append(que_or_buf)
         return True
 
