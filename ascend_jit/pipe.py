@@ -64,6 +64,10 @@ class TPipe(EventIdPool):
         if need > free:  # refuse before allocating any of the buffers
             raise OutOfBoundsError("InitBuffer", "num * len", (num, nbytes), device=self.core.device,
                                    legal=f"buffers within the {free} free UB bytes (these need {need} B)")
+        # The devkit's InitBuffer rounds len up to whole DataBlocks before it carves the buffers, and a tensor of
+        # one (AllocTensor, TBuf Get) carries that rounded length: GetSize() counts it (impl/basic_api/
+        # kernel_tpipe_impl.h, kernel_tensor_impl.h; docs/decisions.md "Buffer lengths").
+        nbytes = -(-nbytes // 32) * 32
         buffers = []
         try:
             for _ in range(num):
@@ -161,9 +165,11 @@ class TQue:
         _check_position("TQue", position)
         self.position, self.depth, self.pipe = position, as_int("TQue", None, "depth", depth, 1, 2**16), None
         self._buffers, self._queue = [], deque()   # the queue holds (tensor, the sanitizer's mark of its EnQue)
+        self._cursor = 0
 
     def _bind(self, pipe, buffers):
-        self.pipe, self._buffers = pipe, buffers
+        # InitBuffer's `que.value = num` zeroes the devkit's bufCursor with the rest of the queue's state word
+        self.pipe, self._buffers, self._cursor = pipe, buffers, 0
         for b in buffers:
             b.owner = self
 
@@ -187,8 +193,17 @@ class TQue:
         d = _DTYPES.get(dtype) if type(dtype) is str else None
         if d is None:
             d = resolve(dtype, "AllocTensor")
-        for buffer in self._buffers:
+        # Which buffer: the devkit's AllocBuffer (impl/basic_api/kernel_tquebind_impl.h) looks at the buffer under
+        # bufCursor, moves the cursor on (round robin) whether or not that buffer was free, and takes the first free
+        # one: a depth-2 queue alternates its buffers even when each tensor is freed before the next AllocTensor
+        # (docs/decisions.md "TQue buffer order"). A refusal below leaves the cursor where it was.
+        buffers = self._buffers
+        n = len(buffers)
+        for k in range(n):
+            i = self._cursor + k
+            buffer = buffers[i - n if i >= n else i]
             if buffer.lease is None:
+                self._cursor = i + 1 - n if i + 1 >= n else i + 1
                 lease = buffer.lease = _NEW(_Lease)
                 lease.buffer, lease.alive = buffer, True
                 core = self.pipe.core
@@ -434,7 +449,7 @@ class TBufPool:
         core = self.pipe.core
         if core.sanitizer is not None:   # as TPipe.InitBuffer's: bytes a Reset or a shared pool hands on hold stale data
             core.sanitizer.undefine(first, num * step)
-        que_or_buf._bind(self.pipe, [_Buffer(first + i * step, nbytes) for i in range(num)])
+        que_or_buf._bind(self.pipe, [_Buffer(first + i * step, step) for i in range(num)])   # as TPipe.InitBuffer
         self._carved.append(que_or_buf)
         return True
 

@@ -71,6 +71,10 @@ tests/test_sanitizer.py)."""
 # input blocks, big and small, the input not a whole block of the type or of 8 floats: the original's last-core move
 # back; one short tile a core on the A2/A3, 64-element tiles on the 910, the last short); masked_select_v3* 100003 (8
 # cores of 12501 or 12500 elements: a UB tile and a short one, one tile with no mask bit set, the last core's shorter);
+# nll_loss and nll_loss_none_half 301 rows (8 cores of 38 rows, the last 35: the scalar path, GetValue per row; the
+# default 1100 rows, 138 a core, takes the vector path);
+# fused_add_rms_norm 403 rows of 200 floats and fused_add_rms_norm_half 403 rows of 208 halves (8 cores of 51 rows,
+# the last 46: tiles of 38 (float) or 48 (half) rows and a short one, the Brcb's last repeat partial);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -111,4 +115,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "drop_out_v3_grad": 130003, "drop_out_v3_grad_half": 130003, "drop_out_v3_grad_bf16": 130003,
          "angle_v2_int8": 2977, "angle_v2_int16": 2993, "angle_v2_int32": 3001, "angle_v2_int64": 3001,
          "masked_select_v3": 100003, "masked_select_v3_half": 100003, "masked_select_v3_int8": 100003,
-         "masked_select_v3_int64": 100003}
+         "masked_select_v3_int64": 100003,
+         "nll_loss": 301, "nll_loss_none_half": 301, "fused_add_rms_norm": 403 * 200,
+         "fused_add_rms_norm_half": 403 * 208}

@@ -133,15 +133,19 @@ def test_mask_register_as_the_implementation_leaves_it(device, dtype):
 # --- the footprint: whole DataBlocks off the 950 ---------------------------------------------------------------------
 def test_adds_write_whole_data_blocks_off_the_950():
     """count 100 half (> 16): the device's Adds write ceil(100 / 16) * 16 = 112 elements, the last DataBlock's padding
-    included; the 950 writes exactly 100. A tensor of 100 halves (a TQue buffer of 200 bytes) is refused off the 950
-    under the tensor bounds rule (issue 11, as DataCopyPad's dummy bytes), nothing written; one of 112 (224 bytes),
-    or a bounds="ub" core, takes the 112. The sanitizer sees the 112 written (a later read of them is initialised)."""
-    for device, written, bounds, buffer in (("atlas-a2", 112, "tensor", 224), ("atlas-a2", 112, "ub", 200),
-                                            ("ascend950", 100, "tensor", 200)):
+    included; the 950 writes exactly 100. A TQue buffer of 200 bytes holds 224 and its tensor's GetSize() is 112
+    (docs/decisions.md "Buffer lengths"), so the 112 land inside it; a tensor of exactly 100 halves is refused off the
+    950 under the tensor bounds rule (issue 11, as DataCopyPad's dummy bytes), nothing written, and a bounds="ub" core
+    takes the 112. The sanitizer sees the 112 written (a later read of them is initialised)."""
+    for device, written, bounds, queued in (("atlas-a2", 112, "tensor", True), ("atlas-a2", 112, "ub", False),
+                                            ("ascend950", 100, "tensor", True)):
         with aj.Core(device, bounds=bounds, sanitize="report") as core:
-            pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECOUT, 1)
-            pipe.InitBuffer(que, 1, buffer)
-            dst = que.AllocTensor("half")
+            if queued:
+                pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECOUT, 1)
+                pipe.InitBuffer(que, 1, 200)
+                dst = que.AllocTensor("half")
+            else:
+                dst = core.local_tensor("half", 100)
             core.ub[dst.addr:dst.addr + 256] = 0xFF
             aj.ArithProgression(dst, 0, 1, 100)
             values = core.ub[dst.addr:dst.addr + 256].view(np.float16)
@@ -150,9 +154,7 @@ def test_adds_write_whole_data_blocks_off_the_950():
         # the escape hatch's writes past the tensor are the memory check's to report, by design
         assert [r.check for r in core.sanitizer.reports] == (["memory"] if bounds == "ub" else [])
     with aj.Core("atlas-a2") as core:
-        pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECOUT, 1)
-        pipe.InitBuffer(que, 1, 200)
-        dst = que.AllocTensor("half")
+        dst = core.local_tensor("half", 100)
         before = core.ub.copy()
         with pytest.raises(aj.OutOfBoundsError, match="whole 32-byte DataBlocks"):
             aj.ArithProgression(dst, 0, 1, 100)

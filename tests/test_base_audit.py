@@ -159,10 +159,10 @@ def test_local_tensor_length_and_position():
     core = aj.Core("atlas-a2")
     with core:
         pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECOUT, 1)
-        pipe.InitBuffer(que, 1, 100)
+        pipe.InitBuffer(que, 1, 100)                # rounded up to 128 bytes (decisions.md "Buffer lengths")
         t = que.AllocTensor(np.float32)
-        assert (t.GetSize(), t.GetLength(), t.GetPosition()) == (25, 100, aj.TPosition.VECOUT)
-        assert (t[5].GetLength(), t[5].GetPosition()) == (80, aj.TPosition.VECOUT)
+        assert (t.GetSize(), t.GetLength(), t.GetPosition()) == (32, 128, aj.TPosition.VECOUT)
+        assert (t[5].GetLength(), t[5].GetPosition()) == (108, aj.TPosition.VECOUT)
         assert core.local_tensor(np.float16, 7).GetPosition() is aj.TPosition.VECCALC
 
 

@@ -121,6 +121,55 @@ def test_queue_lifecycle_and_misuse():
             buf.Get("half", 65)
 
 
+def test_queue_hands_out_its_buffers_round_robin():
+    """The devkit's AllocBuffer (impl/basic_api/kernel_tquebind_impl.h) starts at bufCursor and moves it on at every
+    look, so a double-buffered queue alternates its buffers although each tensor is freed before the next
+    AllocTensor (ports of ops-nn AddRmsNorm read a tensor after FreeTensor, relying on that); InitBuffer zeroes the
+    cursor; a refused AllocTensor leaves it (docs/decisions.md "TQue buffer order")."""
+    with aj.Core("a2"):
+        pipe = aj.TPipe()
+        q = aj.TQue(aj.TPosition.VECIN, 2)
+        pipe.InitBuffer(q, 3, 256)
+        addrs = []
+        for _ in range(4):
+            t = q.AllocTensor("half")
+            addrs.append(t.addr)
+            q.FreeTensor(t)
+        assert addrs == [addrs[0], addrs[0] + 256, addrs[0] + 512, addrs[0]]
+        a, b, c = (q.AllocTensor("half") for _ in range(3))      # buffers 1, 2, 0; the cursor back at 1
+        assert [t.addr for t in (a, b, c)] == [addrs[0] + 256, addrs[0] + 512, addrs[0]]
+        with pytest.raises(aj.StateError, match="in use"):
+            q.AllocTensor("half")
+        q.FreeTensor(c)
+        q.FreeTensor(b)
+        assert q.AllocTensor("half").addr == addrs[0] + 512      # from the cursor (1, busy) on, not the first free
+
+
+def test_buffers_keep_the_length_init_buffer_rounds_up_to():
+    """The devkit's InitBuffer rounds len up to whole DataBlocks and the tensors of the buffer carry that length:
+    GetSize() counts it, and so does every bounds check (a Brcb from a 38-float rstd queue buffer may read 40;
+    FusedAddRmsNorm's merge-N kernel sizes its rstd queue rowFactor * 4 bytes) (docs/decisions.md "Buffer
+    lengths")."""
+    with aj.Core("a2"):
+        pipe = aj.TPipe()
+        q, buf = aj.TQue(aj.TPosition.VECOUT, 1), aj.TBuf(aj.TPosition.VECCALC)
+        pipe.InitBuffer(q, 1, 38 * 4)
+        pipe.InitBuffer(buf, 100)
+        rstd = q.AllocTensor("float")
+        assert rstd.GetSize() == 40 and buf.Get("half").GetSize() == 64
+        rstd[:] = np.arange(40, dtype=np.float32)
+        big = aj.TBuf(aj.TPosition.VECCALC)
+        pipe.InitBuffer(big, 40 * 32)
+        out = big.Get("float")
+        aj.Brcb(out, rstd, 5, aj.BrcbRepeatParams(1, 8))
+        assert out.numpy()[::8].tolist() == list(range(40))
+        pool = aj.TBufPool(aj.TPosition.VECCALC)
+        pipe.InitBufPool(pool, 256)
+        pq = aj.TQue(aj.TPosition.VECIN, 1)
+        pool.InitBuffer(pq, 2, 20)
+        assert pq.AllocTensor("half").GetSize() == 16
+
+
 def test_data_copy_rules():
     core = aj.Core("a2")
     gm = aj.GlobalTensor(np.arange(64, dtype=np.float16))
