@@ -232,7 +232,7 @@ class Core(SyncState):
         self.spec.require_supported("SetVectorMask")
         if names:
             args = _set_vector_mask_args(self.device, args, names)
-        dt.resolve(dtype, "SetVectorMask")
+        dt.resolve(dtype, "SetVectorMask", self.device)
         mode = as_enum("SetVectorMask", self.spec, "mode", mode, MaskMode)
         if len(args) == 1:
             length = as_int("SetVectorMask", self.spec, "len", args[0], 0, ALL_ONES)
@@ -295,7 +295,7 @@ class Core(SyncState):
                                          detail="not offered here (DK GetReduceRepeatSumSpr(ISASI).md 产品支持情况; the "
                                                 "device code asserts 'GetAccVal is not supported'): read dst[0] after "
                                                 "a V_S flag instead")
-        if dtype is not None and dt.resolve(dtype, "GetReduceRepeatSumSpr").np_dtype != self.acc_val.dtype:
+        if dtype is not None and dt.resolve(dtype, "GetReduceRepeatSumSpr", self.device).np_dtype != self.acc_val.dtype:
             raise StateError("GetReduceRepeatSumSpr", "dtype", dt.resolve(dtype).name, device=self.device,
                              legal=f"{dt.resolve(self.acc_val.dtype).name}, the dtype of the last count-form ReduceSum")
         if self.sanitizer is not None:
@@ -354,6 +354,9 @@ class Core(SyncState):
                                legal="a range no TPipe buffer or local_tensor allocation occupies")
 
     def free(self, addr):
+        from .api._common import as_int
+        # an integer: 0.0 or False had freed the allocation at 0 (equal dict keys), a list raised TypeError (audit17h)
+        addr = as_int("free", self.spec, "addr", addr)
         size = self._allocated.pop(addr, None)
         if size is None:
             raise StateError("free", "addr", addr, legal="an address core.alloc returned and not yet freed",

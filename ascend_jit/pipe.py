@@ -186,7 +186,7 @@ class TQue:
                              detail="queue has no buffers: call pipe.InitBuffer(que, num, len) first")
         d = _DTYPES.get(dtype) if type(dtype) is str else None
         if d is None:
-            d = resolve(dtype, "AllocTensor")
+            d = resolve(dtype, "AllocTensor", self.pipe.core.device)
         for buffer in self._buffers:
             if buffer.lease is None:
                 lease = buffer.lease = _NEW(_Lease)
@@ -218,7 +218,7 @@ class TQue:
         else:
             tensor = args[-1] if args else None
             dtype = _template_args("EnQue", args[:-1], self._device())
-            if dtype is not None and isinstance(tensor, LocalTensor) and resolve(dtype, "EnQue") is not tensor._dtype:
+            if dtype is not None and isinstance(tensor, LocalTensor) and resolve(dtype, "EnQue", self._device()) is not tensor._dtype:
                 raise ParameterError("EnQue", "T", dtype, legal=tensor._dtype.name, device=self._device(),
                                      detail="EnQue<..., T>'s T is the enqueued tensor's dtype")
         if type(tensor) is not LocalTensor and not isinstance(tensor, LocalTensor):
@@ -243,6 +243,9 @@ class TQue:
         if not self._queue:
             raise StateError("DeQue", legal="a queue holding an enqueued tensor",
                              detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
+        if dtype is not None and not (type(dtype) is str and dtype in _DTYPES):
+            # checked before the tensor leaves the queue: a refused DeQue keeps it queued (SPEC-2 1.5; audit17h)
+            resolve(dtype, "DeQue", self._device())
         tensor, mark = self._queue.popleft()
         if tensor._core.sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
             # no mark: the core started sanitizing after the EnQue, which then orders none of the accesses it saw
@@ -320,7 +323,7 @@ class TBuf:
         if self.pipe is None:
             raise StateError("TBuf.Get", legal="a TBuf given its buffer by pipe.InitBuffer",
                              detail="call pipe.InitBuffer(tbuf, len) first")
-        d = resolve(dtype, "TBuf.Get")
+        d = resolve(dtype, "TBuf.Get", self.pipe.core.device)
         cap = self._buffer.nbytes // d.size
         n = cap if count is None else as_int("TBuf.Get", self.pipe.core.spec, "count", count, 0)
         if n > cap:
@@ -359,7 +362,7 @@ class TBuf:
         if self.pipe is None:
             raise StateError(api, legal="a TBuf given its buffer by pipe.InitBuffer",
                              detail="call pipe.InitBuffer(tbuf, len) first")
-        spec, d = self.pipe.core.spec, resolve(dtype, api)
+        spec, d = self.pipe.core.spec, resolve(dtype, api, self.pipe.core.device)
         nbytes = self._buffer.nbytes
         offset = as_int(api, spec, "bufOffset", buf_offset, 0, nbytes)
         if offset % 32:
@@ -395,6 +398,12 @@ class TBufPool:
         api = "InitBufPool"
         if not isinstance(share, TBufPool) or share.pipe is None:
             raise ParameterError(api, "shareBuf", share, legal="an initialised aj.TBufPool", device=pipe.core.device)
+        if share.pipe.core is not pipe.core:
+            # its range is another core's UB addresses: laid over here, queue tensors carved from it alias this
+            # core's other buffers or lie past its UB (a 950 pool on an A2 pipe: heap corruption; audit17h)
+            raise ParameterError(api, "shareBuf", share, device=pipe.core.device,
+                                 legal="a TBufPool initialised on this core",
+                                 detail=f"the shared pool lies on another core (device {share.pipe.core.device})")
         if self.pipe is not None:
             raise StateError(api, "pool", self, legal="a pool not yet initialised",
                              detail="already initialised", device=pipe.core.device)
