@@ -398,12 +398,14 @@ class TBufPool:
         api = "InitBufPool"
         if not isinstance(share, TBufPool) or share.pipe is None:
             raise ParameterError(api, "shareBuf", share, legal="an initialised aj.TBufPool", device=pipe.core.device)
-        if share.pipe.core is not pipe.core:
-            # its range is another core's UB addresses: laid over here, queue tensors carved from it alias this
-            # core's other buffers or lie past its UB (a 950 pool on an A2 pipe: heap corruption; audit17h)
+        if share.pipe is not pipe:
+            # another core's pool is that core's UB addresses: queue tensors carved from it aliased this core's other
+            # buffers or lay past its UB (a 950 pool on an A2 pipe: heap corruption); another TPipe's pool is memory
+            # that pipe's Destroy hands to new owners while this pool still carves it (audit17h)
+            other = "another core" if share.pipe.core is not pipe.core else "another TPipe of this core"
             raise ParameterError(api, "shareBuf", share, device=pipe.core.device,
-                                 legal="a TBufPool initialised on this core",
-                                 detail=f"the shared pool lies on another core (device {share.pipe.core.device})")
+                                 legal="a TBufPool initialised by this TPipe (or a pool of its)",
+                                 detail=f"the shared pool belongs to {other}")
         if self.pipe is not None:
             raise StateError(api, "pool", self, legal="a pool not yet initialised",
                              detail="already initialised", device=pipe.core.device)

@@ -662,9 +662,10 @@ def test_refusals_leave_queues_and_allocations_alone(call):
     que.FreeTensor(que.DeQue("half"))
 
 
-def test_a_shared_pool_of_another_core_is_refused():
+def test_a_shared_pool_of_another_core_or_pipe_is_refused():
     """InitBufPool(pool, len, share) laid the pool over another core's range: on an A2 pipe a 950 pool's range lies
-    past the A2's UB, and a queue tensor carved from it was written past the UB (heap corruption, an abort)."""
+    past the A2's UB, and a queue tensor carved from it was written past the UB (heap corruption, an abort). A pool
+    of another TPipe of the same core kept carving that pipe's memory after its Destroy handed it to a new owner."""
     big = aj.Core("ascend950")
     big.local_tensor("uint8", 200000)
     share = aj.TBufPool()
@@ -677,7 +678,9 @@ def test_a_shared_pool_of_another_core_is_refused():
     assert pool.pipe is None and _state(core) == before
     local = aj.TBufPool()
     pipe.InitBufPool(local, 1024)
-    aj.TPipe(core).InitBufPool(aj.TBufPool(), 64, local)   # a pool of this core, by another TPipe, still shares
+    with pytest.raises(aj.ParameterError, match="another TPipe"):
+        aj.TPipe(core).InitBufPool(aj.TBufPool(), 64, local)
+    assert pipe.InitBufPool(pool, 64, local)   # this pipe's own pool is shared as before
 
 
 @pytest.mark.parametrize("call", [
