@@ -73,6 +73,7 @@ import weakref
 import numpy as np
 
 from .errors import AscendJitError, ParameterError, StateError
+from .tensor import LocalTensor
 
 SUPPORTED = hasattr(os, "memfd_create") and hasattr(os, "fork") and hasattr(socket, "send_fds")  # Linux
 POOL_SIZE = None  # worker processes of the pool; None: host cores - 1 (pool_size())
@@ -220,6 +221,11 @@ class _ArgsPickler(pickle.Pickler):
         self.shared = set()  # sids of the shared segments the arguments use
 
     def persistent_id(self, obj):
+        if type(obj) is LocalTensor or isinstance(obj, LocalTensor):
+            # it pickled (its core's whole UB copied along) and failed to unpickle in every process with an
+            # AttributeError (its fields are read-only); a worker's block could not use another core's UB anyway
+            raise TypeError("a LocalTensor lies in the UB of the core it was made on, which no block runs on: pass "
+                            "GM (a GlobalTensor or an array) and make UB tensors in the kernel")
         if not isinstance(obj, np.ndarray) or obj.size == 0:
             return None
         address = obj.__array_interface__["data"][0]

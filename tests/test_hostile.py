@@ -726,14 +726,14 @@ def test_dtype_refusals_name_the_device_outside_a_core():
     lambda: aj.gm_empty(1.5), lambda: aj.gm_empty(None), lambda: aj.gm_empty("abc"), lambda: aj.gm_empty((2, 2.0)),
     lambda: aj.gm_empty((2**32, 2**32)), lambda: aj.gm_empty((2**62,)), lambda: aj.gm_empty(4, object),
     lambda: aj.gm_empty(4, "bogus"), lambda: aj.gm_array([1, 2], "bogus"), lambda: aj.gm_array([object()]),
-    lambda: aj.gm_array([[1], [1, 2]]),
+    lambda: aj.gm_array([[1], [1, 2]]), lambda: aj.fidelity(["Add"], "atlas-a2"),
     lambda: aj.GlobalTensor(np.zeros(3, np.uint8), dtype="half"),
     lambda: aj.GlobalTensor(dtype="half").SetGlobalBuffer(np.zeros(3, object))],
     ids=["float", "None", "str", "float-dim", "int64-wrap", "2**62", "object", "bogus", "array-bogus", "array-object",
-         "ragged", "odd-bytes", "object-gm"])
+         "ragged", "fidelity-list", "odd-bytes", "object-gm"])
 def test_gm_helpers_refuse_hostile_shapes_and_dtypes(call):
     """gm_empty / gm_array raised numpy's TypeError / ValueError / OverflowError (and an int64 product of the shape
     wrapped to 0 elements); SetGlobalBuffer raised numpy's errors for an object array or a byte count the dtype does
-    not divide."""
+    not divide; aj.fidelity with a list as the API name raised TypeError (unhashable)."""
     with pytest.raises(aj.ParameterError):
         call()
