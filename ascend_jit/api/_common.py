@@ -128,8 +128,7 @@ def as_int(api, spec, name, value, lo=None, hi=None):
     outside [lo, hi] (None: unbounded). Plain ints make numpy's fixed-width wrap-around and equal-value cache keys of
     different types (2 vs 2.0) impossible downstream."""
     if type(value) is not int:
-        # an enum member is no integer either: CMPMODE.LT as a blockCount or a pad width passed as 0 (audit17h)
-        if isinstance(value, (bool, np.bool_, enum.Enum)) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             raise ParameterError(api, name, value, legal=_int_legal(lo, hi), device=getattr(spec, "name", spec),
                                  detail=f"a {type(value).__name__} is not an integer")
         value = int(value)
