@@ -104,6 +104,7 @@ class Core(SyncState):
         self._free = [(0, self.spec.ub_bytes)]  # allocator free list of (addr, bytes)
         self._allocated = {}
         self._leases = {}  # addr -> the _Lease of a local_tensor allocation there (free kills it)
+        self._owned = {}   # addr -> "TPipe" / "LocalMemAllocator": allocations only their owner releases (_release)
         self._init_sync()
         self.sanitizer = None  # a Sanitizer when sanitizing (issue 17); APIs test `core.sanitizer is not None` only
         self.sanitize = sanitize if sanitize is not None else default_sanitize_config()  # session, then env
@@ -357,6 +358,19 @@ class Core(SyncState):
         from .api._common import as_int
         # an integer: 0.0 or False had freed the allocation at 0 (equal dict keys), a list raised TypeError (audit17h)
         addr = as_int("free", self.spec, "addr", addr)
+        owner = self._owned.get(addr)
+        if owner is not None:
+            # a TPipe buffer freed here stayed in its queue (its tensors aliased the next allocation) and the pipe's
+            # Destroy then freed the new owner's allocation (audit17h; SPEC-2 1.5)
+            raise StateError("free", "addr", addr, device=self.device,
+                             legal="an address core.alloc or core.local_tensor returned",
+                             detail=f"the {owner}'s memory: {'its Destroy / Reset' if owner == 'TPipe' else 'nothing'}"
+                                    " releases it")
+        self._release(addr)
+
+    def _release(self, addr):
+        """Give the allocation at addr back to the free list (core.free, and the owners of _owned allocations)."""
+        self._owned.pop(addr, None)
         size = self._allocated.pop(addr, None)
         if size is None:
             raise StateError("free", "addr", addr, legal="an address core.alloc returned and not yet freed",

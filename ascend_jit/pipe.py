@@ -68,9 +68,10 @@ class TPipe(EventIdPool):
         try:
             for _ in range(num):
                 buffers.append(_Buffer(self.core.alloc(nbytes, "InitBuffer"), nbytes))
+                self.core._owned[buffers[-1].addr] = "TPipe"
         except OutOfBoundsError:  # fragmented free space: give back what this call took
             for b in buffers:
-                self.core.free(b.addr)
+                self.core._release(b.addr)
             raise
         self._addrs.extend(b.addr for b in buffers)
         que_or_buf._bind(self, buffers)
@@ -110,6 +111,7 @@ class TPipe(EventIdPool):
             raise StateError("InitBufPool", "pool", pool, legal="a pool not yet initialised",
                              detail="already initialised", device=self.core.device)
         addr = self.core.alloc(nbytes, "InitBufPool")
+        self.core._owned[addr] = "TPipe"
         self._addrs.append(addr)
         pool._place(self, addr, -(-nbytes // 32) * 32)
         self._bound.append(pool)
@@ -136,7 +138,7 @@ class TPipe(EventIdPool):
             bound._unbind()
         self._bound = []
         for addr in self._addrs:
-            self.core.free(addr)
+            self.core._release(addr)
         self._addrs = []
 
     def __enter__(self):

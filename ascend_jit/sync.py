@@ -394,6 +394,7 @@ class LocalMemAllocator:
                                    detail=f"needs {need} B; {ub - self.cur} B are free after address {self.cur}")
         if need:
             self.core.reserve(self.cur, need, api)
+            self.core._owned[self.cur] = "LocalMemAllocator"   # for the kernel's lifetime (DK LocalMemAllocator.md)
         tensor = LocalTensor(self.core, d, self.cur, n, position)
         self.cur += need
         return tensor

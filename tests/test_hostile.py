@@ -642,14 +642,16 @@ def _queue_with_one_tensor(core):
     lambda c, q: q.DeQue(True), lambda c, q: q.DeQue("float17"), lambda c, q: q.DeQue(1.0),
     lambda c, q: q.DeQue(aj.TPosition.VECIN, aj.TPosition.VECOUT, "float17"),
     lambda c, q: c.free(False), lambda c, q: c.free(0.0), lambda c, q: c.free([0]),
+    lambda c, q: c.free(q._buffers[1].addr),
     lambda c, q: aj.SyncAll(aj.GlobalTensor(np.zeros(8, np.int32)), c.local_tensor("int32", 8, addr=4096), True),
     lambda c, q: aj.SyncAll(aj.GlobalTensor(np.zeros(8, np.int32)), c.local_tensor("int32", 8, addr=4096), 1.0)],
     ids=["DeQue-bool", "DeQue-name", "DeQue-float", "DeQue-template", "free-False", "free-0.0", "free-list",
-         "SyncAll-True", "SyncAll-1.0"])
+         "free-queue-buffer", "SyncAll-True", "SyncAll-1.0"])
 def test_refusals_leave_queues_and_allocations_alone(call):
     """A DeQue with a bad dtype popped the tensor before refusing it (the queue lost it); core.free(False) or
-    free(0.0) freed the allocation at address 0 (equal dict keys) and free([0]) raised Python's TypeError; SyncAll
-    took True or 1.0 as used_cores."""
+    free(0.0) freed the allocation at address 0 (equal dict keys) and free([0]) raised Python's TypeError; freeing a
+    queue's buffer left it in the queue (its tensors aliased the next allocation, which the pipe's Destroy then
+    freed); SyncAll took True or 1.0 as used_cores."""
     core = aj.Core("atlas-a2")
     core.local_tensor("half", 16)   # the allocation at address 0
     pipe, que = _queue_with_one_tensor(core)
