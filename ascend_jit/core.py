@@ -104,6 +104,7 @@ class Core(SyncState):
         self._free = [(0, self.spec.ub_bytes)]  # allocator free list of (addr, bytes)
         self._allocated = {}
         self._leases = {}  # addr -> the _Lease of a local_tensor allocation there (free kills it)
+        self._owned = {}   # addr -> "TPipe" / "LocalMemAllocator": allocations only their owner releases (_release)
         self._init_sync()
         self.sanitizer = None  # a Sanitizer when sanitizing (issue 17); APIs test `core.sanitizer is not None` only
         self.sanitize = sanitize if sanitize is not None else default_sanitize_config()  # session, then env
@@ -232,7 +233,7 @@ class Core(SyncState):
         self.spec.require_supported("SetVectorMask")
         if names:
             args = _set_vector_mask_args(self.device, args, names)
-        dt.resolve(dtype, "SetVectorMask")
+        dt.resolve(dtype, "SetVectorMask", self.device)
         mode = as_enum("SetVectorMask", self.spec, "mode", mode, MaskMode)
         if len(args) == 1:
             length = as_int("SetVectorMask", self.spec, "len", args[0], 0, ALL_ONES)
@@ -295,7 +296,7 @@ class Core(SyncState):
                                          detail="not offered here (DK GetReduceRepeatSumSpr(ISASI).md 产品支持情况; the "
                                                 "device code asserts 'GetAccVal is not supported'): read dst[0] after "
                                                 "a V_S flag instead")
-        if dtype is not None and dt.resolve(dtype, "GetReduceRepeatSumSpr").np_dtype != self.acc_val.dtype:
+        if dtype is not None and dt.resolve(dtype, "GetReduceRepeatSumSpr", self.device).np_dtype != self.acc_val.dtype:
             raise StateError("GetReduceRepeatSumSpr", "dtype", dt.resolve(dtype).name, device=self.device,
                              legal=f"{dt.resolve(self.acc_val.dtype).name}, the dtype of the last count-form ReduceSum")
         if self.sanitizer is not None:
@@ -354,6 +355,22 @@ class Core(SyncState):
                                legal="a range no TPipe buffer or local_tensor allocation occupies")
 
     def free(self, addr):
+        from .api._common import as_int
+        # an integer: 0.0 or False had freed the allocation at 0 (equal dict keys), a list raised TypeError (audit17h)
+        addr = as_int("free", self.spec, "addr", addr)
+        owner = self._owned.get(addr)
+        if owner is not None:
+            # a TPipe buffer freed here stayed in its queue (its tensors aliased the next allocation) and the pipe's
+            # Destroy then freed the new owner's allocation (audit17h; SPEC-2 1.5)
+            raise StateError("free", "addr", addr, device=self.device,
+                             legal="an address core.alloc or core.local_tensor returned",
+                             detail=f"the {owner}'s memory: {'its Destroy / Reset' if owner == 'TPipe' else 'nothing'}"
+                                    " releases it")
+        self._release(addr)
+
+    def _release(self, addr):
+        """Give the allocation at addr back to the free list (core.free, and the owners of _owned allocations)."""
+        self._owned.pop(addr, None)
         size = self._allocated.pop(addr, None)
         if size is None:
             raise StateError("free", "addr", addr, legal="an address core.alloc returned and not yet freed",

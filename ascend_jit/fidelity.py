@@ -213,7 +213,7 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
     Mixed-width multiply-adds take dtype "half->float". round_mode is accepted for symmetry with Cast (every in-scope
     Cast pair and mode is BIT_EXACT)."""
     spec = get_device(device)
-    rule = FIDELITY.get((api, spec.name))
+    rule = FIDELITY.get((api, spec.name)) if isinstance(api, str) else None   # a list had raised TypeError (audit17h)
     if rule is None:
         offered = sorted({a for (a, d) in FIDELITY if d == spec.name})
         raise ParameterError("fidelity", "api", api, legal=", ".join(offered), device=spec.name,

@@ -72,9 +72,10 @@ class TPipe(EventIdPool):
         try:
             for _ in range(num):
                 buffers.append(_Buffer(self.core.alloc(nbytes, "InitBuffer"), nbytes))
+                self.core._owned[buffers[-1].addr] = "TPipe"
         except OutOfBoundsError:  # fragmented free space: give back what this call took
             for b in buffers:
-                self.core.free(b.addr)
+                self.core._release(b.addr)
             raise
         self._addrs.extend(b.addr for b in buffers)
         que_or_buf._bind(self, buffers)
@@ -114,6 +115,7 @@ class TPipe(EventIdPool):
             raise StateError("InitBufPool", "pool", pool, legal="a pool not yet initialised",
                              detail="already initialised", device=self.core.device)
         addr = self.core.alloc(nbytes, "InitBufPool")
+        self.core._owned[addr] = "TPipe"
         self._addrs.append(addr)
         pool._place(self, addr, -(-nbytes // 32) * 32)
         self._bound.append(pool)
@@ -140,7 +142,7 @@ class TPipe(EventIdPool):
             bound._unbind()
         self._bound = []
         for addr in self._addrs:
-            self.core.free(addr)
+            self.core._release(addr)
         self._addrs = []
 
     def __enter__(self):
@@ -192,7 +194,7 @@ class TQue:
                              detail="queue has no buffers: call pipe.InitBuffer(que, num, len) first")
         d = _DTYPES.get(dtype) if type(dtype) is str else None
         if d is None:
-            d = resolve(dtype, "AllocTensor")
+            d = resolve(dtype, "AllocTensor", self.pipe.core.device)
         # Which buffer: the devkit's AllocBuffer (impl/basic_api/kernel_tquebind_impl.h) looks at the buffer under
         # bufCursor, moves the cursor on (round robin) whether or not that buffer was free, and takes the first free
         # one: a depth-2 queue alternates its buffers even when each tensor is freed before the next AllocTensor
@@ -233,7 +235,7 @@ class TQue:
         else:
             tensor = args[-1] if args else None
             dtype = _template_args("EnQue", args[:-1], self._device())
-            if dtype is not None and isinstance(tensor, LocalTensor) and resolve(dtype, "EnQue") is not tensor._dtype:
+            if dtype is not None and isinstance(tensor, LocalTensor) and resolve(dtype, "EnQue", self._device()) is not tensor._dtype:
                 raise ParameterError("EnQue", "T", dtype, legal=tensor._dtype.name, device=self._device(),
                                      detail="EnQue<..., T>'s T is the enqueued tensor's dtype")
         if type(tensor) is not LocalTensor and not isinstance(tensor, LocalTensor):
@@ -258,6 +260,9 @@ class TQue:
         if not self._queue:
             raise StateError("DeQue", legal="a queue holding an enqueued tensor",
                              detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
+        if dtype is not None and not (type(dtype) is str and dtype in _DTYPES):
+            # checked before the tensor leaves the queue: a refused DeQue keeps it queued (SPEC-2 1.5; audit17h)
+            resolve(dtype, "DeQue", self._device())
         tensor, mark = self._queue.popleft()
         if tensor._core.sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
             # no mark: the core started sanitizing after the EnQue, which then orders none of the accesses it saw
@@ -335,7 +340,7 @@ class TBuf:
         if self.pipe is None:
             raise StateError("TBuf.Get", legal="a TBuf given its buffer by pipe.InitBuffer",
                              detail="call pipe.InitBuffer(tbuf, len) first")
-        d = resolve(dtype, "TBuf.Get")
+        d = resolve(dtype, "TBuf.Get", self.pipe.core.device)
         cap = self._buffer.nbytes // d.size
         n = cap if count is None else as_int("TBuf.Get", self.pipe.core.spec, "count", count, 0)
         if n > cap:
@@ -374,7 +379,7 @@ class TBuf:
         if self.pipe is None:
             raise StateError(api, legal="a TBuf given its buffer by pipe.InitBuffer",
                              detail="call pipe.InitBuffer(tbuf, len) first")
-        spec, d = self.pipe.core.spec, resolve(dtype, api)
+        spec, d = self.pipe.core.spec, resolve(dtype, api, self.pipe.core.device)
         nbytes = self._buffer.nbytes
         offset = as_int(api, spec, "bufOffset", buf_offset, 0, nbytes)
         if offset % 32:
@@ -410,6 +415,14 @@ class TBufPool:
         api = "InitBufPool"
         if not isinstance(share, TBufPool) or share.pipe is None:
             raise ParameterError(api, "shareBuf", share, legal="an initialised aj.TBufPool", device=pipe.core.device)
+        if share.pipe is not pipe:
+            # another core's pool is that core's UB addresses: queue tensors carved from it aliased this core's other
+            # buffers or lay past its UB (a 950 pool on an A2 pipe: heap corruption); another TPipe's pool is memory
+            # that pipe's Destroy hands to new owners while this pool still carves it (audit17h)
+            other = "another core" if share.pipe.core is not pipe.core else "another TPipe of this core"
+            raise ParameterError(api, "shareBuf", share, device=pipe.core.device,
+                                 legal="a TBufPool initialised by this TPipe (or a pool of its)",
+                                 detail=f"the shared pool belongs to {other}")
         if self.pipe is not None:
             raise StateError(api, "pool", self, legal="a pool not yet initialised",
                              detail="already initialised", device=pipe.core.device)

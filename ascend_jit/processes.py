@@ -56,6 +56,7 @@ import hashlib
 import io
 import itertools
 import marshal
+import math
 import mmap
 import os
 import pickle
@@ -72,12 +73,14 @@ import weakref
 import numpy as np
 
 from .errors import AscendJitError, ParameterError, StateError
+from .tensor import LocalTensor
 
 SUPPORTED = hasattr(os, "memfd_create") and hasattr(os, "fork") and hasattr(socket, "send_fds")  # Linux
 POOL_SIZE = None  # worker processes of the pool; None: host cores - 1 (pool_size())
 _ALIGN = 64       # bytes: where each private buffer starts in a launch's temporary segment
 _CHUNK = 1 << 16  # bytes per SOCK_SEQPACKET record
 _TOKEN = struct.Struct("<i")
+_MAX_OFF_T = 2**63 - 1
 
 try:
     from numpy.lib.array_utils import byte_bounds as _byte_bounds
@@ -140,14 +143,36 @@ def gm_empty(shape, dtype=np.float16):
     """A numpy array in shared memory (contents undefined): GM that `aj.launch(parallel="processes")` hands to its
     worker processes without a copy. Freed when its last view is garbage. Where the OS has no memfd_create (not
     Linux), a plain numpy array: process launches are refused there anyway."""
-    dtype = np.dtype(dtype)
-    count = int(np.prod(shape, dtype=np.int64))
-    if count < 0:
-        raise ParameterError("gm_empty", "shape", shape, legal="non-negative sizes")
+    from .api._common import as_int
+    from .tensor import known_device
+    api, device = "gm_empty", known_device()
+    kind = _plain_dtype(api, dtype, device)
+    dims = (shape,) if not isinstance(shape, (tuple, list)) else shape
+    # each size an integer (numpy raised TypeError / ValueError for 1.5, None or "abc", and its int64 product wrapped
+    # (2**32, 2**32) to 0 elements); the product in Python ints, bounded by what a host can map (audit17h)
+    dims = tuple(as_int(api, device, "shape", n, 0) for n in dims)
+    count = math.prod(dims)
+    nbytes = count * kind.itemsize
     if not SUPPORTED:
-        return np.zeros(shape, dtype)
-    _, mm = _new_segment(count * dtype.itemsize)
-    return np.frombuffer(mm, dtype, count).reshape(shape)
+        return np.zeros(dims, kind)
+    try:
+        if nbytes > _MAX_OFF_T:   # ftruncate's off_t
+            raise OSError("larger than a file offset")
+        _, mm = _new_segment(nbytes)
+    except OSError as e:   # the host cannot map it (ENOMEM): a refusal naming the size, not the OS's error
+        raise ParameterError(api, "shape", dims, device=device, detail=f"{nbytes} bytes: {e}",
+                             legal="a size this host can map as shared memory") from None
+    return np.frombuffer(mm, kind, count).reshape(dims)
+
+
+def _plain_dtype(api, dtype, device):
+    try:
+        kind = np.dtype(dtype)
+    except Exception:   # numpy's dtype parser raises TypeError, ValueError, KeyError, SyntaxError
+        kind = None
+    if kind is None or kind.hasobject:   # object references cannot live in a shared byte buffer
+        raise ParameterError(api, "dtype", dtype, legal="a numpy dtype of plain data (GM bytes)", device=device)
+    return kind
 
 
 def gm_zeros(shape, dtype=np.float16):
@@ -157,7 +182,15 @@ def gm_zeros(shape, dtype=np.float16):
 
 def gm_array(x, dtype=None):
     """A copy of x (anything np.asarray takes) in shared memory, C-contiguous, dtype kept unless given."""
-    x = np.asarray(x, dtype=dtype)
+    from .tensor import known_device
+    device = known_device()
+    if dtype is not None:
+        dtype = _plain_dtype("gm_array", dtype, device)
+    try:
+        x = np.asarray(x, dtype=dtype)
+    except (TypeError, ValueError) as e:   # a ragged list, a string as a number (audit17h)
+        raise ParameterError("gm_array", "x", type(x).__name__, device=device, detail=str(e),
+                             legal="data numpy can make an array of") from None
     out = gm_empty(x.shape, x.dtype)
     out[...] = x
     return out
@@ -188,6 +221,11 @@ class _ArgsPickler(pickle.Pickler):
         self.shared = set()  # sids of the shared segments the arguments use
 
     def persistent_id(self, obj):
+        if type(obj) is LocalTensor or isinstance(obj, LocalTensor):
+            # it pickled (its core's whole UB copied along) and failed to unpickle in every process with an
+            # AttributeError (its fields are read-only); a worker's block could not use another core's UB anyway
+            raise TypeError("a LocalTensor lies in the UB of the core it was made on, which no block runs on: pass "
+                            "GM (a GlobalTensor or an array) and make UB tensors in the kernel")
         if not isinstance(obj, np.ndarray) or obj.size == 0:
             return None
         address = obj.__array_interface__["data"][0]

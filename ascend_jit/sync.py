@@ -245,7 +245,7 @@ class SyncState:
         if dtype is None:
             raise ParameterError(api, "dtype", None, legal=", ".join(allowed) or "none on this device",
                                  device=self.device, detail="missing: the C++ template argument T is the dtype")
-        d = dt.resolve(dtype, api)
+        d = dt.resolve(dtype, api, self.device)
         if not allowed:
             raise UnsupportedDeviceError(api, "device", self.device, legal="ascend950, atlas-a3, atlas-a2",
                                          detail="not offered on this device (DK 原子操作 pages)")
@@ -381,7 +381,7 @@ class LocalMemAllocator:
             raise ParameterError(api, ", ".join(missing), None, legal="Alloc(dtype, n): the element type and count",
                                  device=self.core.device, detail="missing")
         from .api._common import as_int
-        d = dt.resolve(dtype, api)
+        d = dt.resolve(dtype, api, self.core.device)
         n = as_int(api, self.core.spec, "n", n, 0)
         position = TPosition.VECCALC if position is None else position
         if not isinstance(position, TPosition):  # before reserving: a refusal leaves the allocator alone
@@ -394,6 +394,7 @@ class LocalMemAllocator:
                                    detail=f"needs {need} B; {ub - self.cur} B are free after address {self.cur}")
         if need:
             self.core.reserve(self.cur, need, api)
+            self.core._owned[self.cur] = "LocalMemAllocator"   # for the kernel's lifetime (DK LocalMemAllocator.md)
         tensor = LocalTensor(self.core, d, self.cur, n, position)
         self.cur += need
         return tensor
@@ -745,6 +746,9 @@ def SyncAll(gm_workspace=None, ub_workspace=None, used_cores=0, *, is_aiv_only=T
                                                                                   LocalTensor)):
             if not isinstance(value, kind):
                 raise ParameterError(api, name, type(value).__name__, legal=f"a {kind.__name__}", device=core.device)
+        from .api._common import as_int
+        # an integer: True, 1.0 and np.float32(0) had passed the comparison (audit17h)
+        used_cores = as_int(api, spec, "used_cores", used_cores)
         if used_cores not in (0, core.block_num):
             raise ParameterError(api, "used_cores", used_cores, device=core.device,
                                  legal=f"0 or {core.block_num} (a sync of some of the blocks is not modelled)")

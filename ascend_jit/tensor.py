@@ -69,6 +69,11 @@ class LocalTensor(_TensorFields):
             position = rest[0] if rest else TPosition.VECCALC
             lease = rest[1] if len(rest) > 1 else lease  # a queue buffer lease; lease.alive goes False on FreeTensor
             core, d, addr, size = _checked_placement(core, d, addr, size, position)
+            if len(rest) > 2 or not (lease is None or type(lease) is _Lease):
+                # any other lease made every later use of the tensor an AttributeError (audit17h)
+                raise ParameterError("LocalTensor", "lease", lease if len(rest) <= 2 else rest[2:],
+                                     device=core.device, legal="LocalTensor(core, dtype, addr, size[, position])",
+                                     detail="the lease is the emulator's own (queue and allocator tensors)")
         for name, value in (("_core", core), ("_dtype", d), ("_addr", addr), ("_size", size), ("_position", position),
                             ("_lease", lease)):
             object.__setattr__(self, name, value)
@@ -158,6 +163,11 @@ class LocalTensor(_TensorFields):
             forget(self)
 
     def GetPhyAddr(self, offset=0):
+        """`GetPhyAddr(offset)`: the byte address of element `offset` (C++ `uint32_t offset`; None, a float or a
+        string had raised Python's TypeError or given a float address, audit17h)."""
+        if type(offset) is not int or not 0 <= offset < 2**32:
+            from .api._common import as_int
+            offset = as_int("LocalTensor.GetPhyAddr", self._core.spec, "offset", offset, 0, 2**32 - 1)
         return self.addr + offset * self.dtype.size
 
     def _view(self):
@@ -325,7 +335,7 @@ class LocalTensor(_TensorFields):
     def ReinterpretCast(self, dtype):
         d = _DTYPE_NAMES.get(dtype) if type(dtype) is str else None
         if d is None:
-            d = dt.resolve(dtype, "ReinterpretCast")
+            d = dt.resolve(dtype, "ReinterpretCast", self._core.device)
         if d is self._dtype:
             return self
         return LocalTensor._proven(self._core, d, self._addr, self._size * self._dtype.size // d.size,
@@ -349,7 +359,7 @@ def _checked_placement(core, dtype, addr, size, position):
     if not isinstance(core, Core):
         raise ParameterError("LocalTensor", "core", type(core).__name__, legal="an aj.Core")
     spec = core.spec
-    d = dt.resolve(dtype, "LocalTensor")
+    d = dt.resolve(dtype, "LocalTensor", spec.name)
     addr = as_int("LocalTensor", spec, "addr", addr, 0, spec.ub_bytes)
     size = as_int("LocalTensor", spec, "size", size, 0, spec.ub_bytes // d.size)
     if addr + size * d.size > spec.ub_bytes:
@@ -470,7 +480,9 @@ def _slice_bounds(api, tensor, key, size):
     a bound left out is 0 or size. Negative bounds do not wrap and bounds past the end do not clamp, as Python
     lists would: Ascend C offsets are unsigned and a sub-tensor past its parent is a kernel bug (OutOfBoundsError).
     The device a refusal names is the LocalTensor's, or for a GlobalTensor the current core's (known_device)."""
-    if key.step is not None and (isinstance(key.step, bool) or key.step != 1):
+    step = key.step
+    if step is not None and (isinstance(step, (bool, np.bool_)) or not isinstance(step, (int, np.integer)) or step != 1):
+        # an integer 1 only: a float, complex or numpy bool step equal to 1 was accepted (audit17h)
         raise ParameterError(api, "step", key.step, legal="1 (sub-tensors are contiguous)",
                              device=known_device(tensor))
     bounds = []
@@ -595,6 +607,14 @@ class GlobalTensor:
             dtype = getattr(self, "_declared", None) or arr.dtype
         d = dt.resolve(dtype, api)
         if arr.dtype != d.np_dtype:
+            # the bytes as T (C++'s (__gm__ T*) cast): an array of object references has no bytes to view, and a
+            # byte count T does not divide no whole number of elements (numpy's TypeError / ValueError, audit17h)
+            if arr.dtype.hasobject:
+                raise ParameterError(api, "array", f"an array of {arr.dtype}", device=known_device(),
+                                     legal="a numpy array of plain data (GM bytes), not of object references")
+            if arr.nbytes % d.size:
+                raise ParameterError(api, "array", f"{arr.nbytes} bytes", device=known_device(),
+                                     legal=f"a whole number of {d.name} elements ({d.size} bytes each)")
             arr = arr.view(np.uint8).view(d.np_dtype)
         if size is not None:
             from .api._common import as_int  # the api package imports this module
@@ -744,7 +764,9 @@ class GlobalTensor:
         return cast
 
     def GetPhyAddr(self, offset=0):
-        """The host address of element `offset` (GM addresses are host addresses here)."""
+        """The host address of element `offset` (GM addresses are host addresses here; C++ `uint64_t offset`)."""
+        from .api._common import as_int
+        offset = as_int("GlobalTensor.GetPhyAddr", known_device(), "offset", offset, 0, 2**64 - 1)
         return self.array.ctypes.data + offset * self.dtype.size
 
     def numpy(self):

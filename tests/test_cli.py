@@ -84,6 +84,15 @@ def test_user_errors_are_one_line(args, needle):
     assert len(r.stderr.strip().splitlines()) <= 3
 
 
+@pytest.mark.parametrize("body", ["KERNEL = 5\n", "KERNELS = [None]\n"])
+def test_a_kernel_file_without_kernel_specs_is_one_line(tmp_path, body):
+    """audit17h (SPEC-2 1.8): `KERNEL = 5` ended `ascend-jit run file.py` in an AttributeError traceback."""
+    path = tmp_path / "not_a_kernel.py"
+    path.write_text(body)
+    r = cli("run", str(path))
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "kernel file" in r.stderr, r.stderr
+
+
 @pytest.mark.skipif(open("/proc/sys/vm/overcommit_memory").read().strip() == "1",
                     reason="the 7 TiB input would be granted and filled, not refused")
 def test_a_size_the_host_cannot_hold_is_one_line():

@@ -626,3 +626,115 @@ def test_sanitize_config_checks_must_be_a_tuple_of_names():
     for checks in (1, "race", None):
         with pytest.raises(aj.ParameterError, match="checks"):
             aj.SanitizeConfig(checks=checks)
+
+
+# --- session 17 hostile-input audit (audit17h): SPEC-2 1.5 "a refused call writes nothing and changes no core state",
+# SPEC-2 1.8 (every refusal an AscendJitError naming API, parameter, value, legal range and device) ---------------
+def _queue_with_one_tensor(core):
+    pipe = aj.TPipe(core)
+    que = aj.TQue(aj.TPosition.VECIN, 2)
+    pipe.InitBuffer(que, 2, 512)
+    que.EnQue(que.AllocTensor("half"))
+    return pipe, que
+
+
+@pytest.mark.parametrize("call", [
+    lambda c, q: q.DeQue(True), lambda c, q: q.DeQue("float17"), lambda c, q: q.DeQue(1.0),
+    lambda c, q: q.DeQue(aj.TPosition.VECIN, aj.TPosition.VECOUT, "float17"),
+    lambda c, q: c.free(False), lambda c, q: c.free(0.0), lambda c, q: c.free([0]),
+    lambda c, q: c.free(q._buffers[1].addr),
+    lambda c, q: aj.SyncAll(aj.GlobalTensor(np.zeros(8, np.int32)), c.local_tensor("int32", 8, addr=4096), True),
+    lambda c, q: aj.SyncAll(aj.GlobalTensor(np.zeros(8, np.int32)), c.local_tensor("int32", 8, addr=4096), 1.0)],
+    ids=["DeQue-bool", "DeQue-name", "DeQue-float", "DeQue-template", "free-False", "free-0.0", "free-list",
+         "free-queue-buffer", "SyncAll-True", "SyncAll-1.0"])
+def test_refusals_leave_queues_and_allocations_alone(call):
+    """A DeQue with a bad dtype popped the tensor before refusing it (the queue lost it); core.free(False) or
+    free(0.0) freed the allocation at address 0 (equal dict keys) and free([0]) raised Python's TypeError; freeing a
+    queue's buffer left it in the queue (its tensors aliased the next allocation, which the pipe's Destroy then
+    freed); SyncAll took True or 1.0 as used_cores."""
+    core = aj.Core("atlas-a2")
+    core.local_tensor("half", 16)   # the allocation at address 0
+    pipe, que = _queue_with_one_tensor(core)
+    before = (_state(core), sorted(core._allocated.items()), len(que._queue))
+    with core:
+        with pytest.raises(aj.AscendJitError):
+            call(core, que)
+    assert (_state(core), sorted(core._allocated.items()), len(que._queue)) == before
+    que.FreeTensor(que.DeQue("half"))
+
+
+def test_a_shared_pool_of_another_core_or_pipe_is_refused():
+    """InitBufPool(pool, len, share) laid the pool over another core's range: on an A2 pipe a 950 pool's range lies
+    past the A2's UB, and a queue tensor carved from it was written past the UB (heap corruption, an abort). A pool
+    of another TPipe of the same core kept carving that pipe's memory after its Destroy handed it to a new owner."""
+    big = aj.Core("ascend950")
+    big.local_tensor("uint8", 200000)
+    share = aj.TBufPool()
+    aj.TPipe(big).InitBufPool(share, 32768)
+    core = aj.Core("atlas-a2")
+    pipe, pool = aj.TPipe(core), aj.TBufPool()
+    before = _state(core)
+    with pytest.raises(aj.ParameterError, match="another core"):
+        pipe.InitBufPool(pool, 64, share)
+    assert pool.pipe is None and _state(core) == before
+    local = aj.TBufPool()
+    pipe.InitBufPool(local, 1024)
+    with pytest.raises(aj.ParameterError, match="another TPipe"):
+        aj.TPipe(core).InitBufPool(aj.TBufPool(), 64, local)
+    assert pipe.InitBufPool(pool, 64, local)   # this pipe's own pool is shared as before
+
+
+@pytest.mark.parametrize("call", [
+    lambda c, t: t.GetPhyAddr(None), lambda c, t: t.GetPhyAddr("1"), lambda c, t: t.GetPhyAddr(1.5),
+    lambda c, t: t.GetPhyAddr(2**32), lambda c, t: aj.GlobalTensor(np.zeros(4, np.float16)).GetPhyAddr(None),
+    lambda c, t: t[0:4:1.0], lambda c, t: t[0:4:np.True_], lambda c, t: t[0:4:complex(1, 0)],
+    lambda c, t: aj.LocalTensor(c, "half", 0, 16, aj.TPosition.VECIN, "lease"),
+    lambda c, t: aj.LocalTensor(c, "half", 0, 16, aj.TPosition.VECIN, None, "extra")],
+    ids=["phy-None", "phy-str", "phy-float", "phy-2**32", "gm-phy-None", "step-1.0", "step-np.True_", "step-complex",
+         "lease-str", "extra-arg"])
+def test_tensor_methods_refuse_what_is_no_integer(call):
+    """GetPhyAddr(None) raised Python's TypeError and GetPhyAddr(1.5) gave the address 3.0; a slice step of 1.0,
+    np.True_ or 1+0j was taken as 1; a hand-made tensor with a string as its lease raised AttributeError on its
+    first use."""
+    core = aj.Core("atlas-a2")
+    t = core.local_tensor("half", 64)
+    with pytest.raises(aj.ParameterError):
+        call(core, t)
+    assert t.GetPhyAddr(np.uint8(2)) == t.addr + 4
+
+
+def test_dtype_refusals_name_the_device_outside_a_core():
+    """An unknown dtype given to a queue, a TBuf, a hand-made tensor, ReinterpretCast, SetAtomicAdd, SetVectorMask
+    or GetReduceRepeatMaxMinSpr named no device outside `with core:` although the call's core was known."""
+    core = aj.Core("atlas-a3")
+    pipe = aj.TPipe(core)
+    que, buf = aj.TQue(aj.TPosition.VECIN, 1), aj.TBuf()
+    pipe.InitBuffer(que, 1, 256)
+    pipe.InitBuffer(buf, 256)
+    t = core.local_tensor("half", 16)
+    for call in (lambda: que.AllocTensor("float17"), lambda: buf.Get("float17"),
+                 lambda: buf.GetWithOffset("float17", 16, 0), lambda: aj.LocalTensor(core, "float17", 0, 16),
+                 lambda: t.ReinterpretCast("float17"), lambda: core.SetAtomicAdd("float17"),
+                 lambda: core.SetVectorMask(5, dtype="float17"),
+                 lambda: aj.GetReduceRepeatMaxMinSpr("float17", core=core),
+                 lambda: aj.GetReduceMaxMinTmpSize("atlas-a3", "float17", count=128)):
+        with pytest.raises(aj.UnsupportedDTypeError) as e:
+            call()
+        assert e.value.device == "atlas-a3", e.value
+
+
+@pytest.mark.parametrize("call", [
+    lambda: aj.gm_empty(1.5), lambda: aj.gm_empty(None), lambda: aj.gm_empty("abc"), lambda: aj.gm_empty((2, 2.0)),
+    lambda: aj.gm_empty((2**32, 2**32)), lambda: aj.gm_empty((2**62,)), lambda: aj.gm_empty(4, object),
+    lambda: aj.gm_empty(4, "bogus"), lambda: aj.gm_array([1, 2], "bogus"), lambda: aj.gm_array([object()]),
+    lambda: aj.gm_array([[1], [1, 2]]), lambda: aj.fidelity(["Add"], "atlas-a2"),
+    lambda: aj.GlobalTensor(np.zeros(3, np.uint8), dtype="half"),
+    lambda: aj.GlobalTensor(dtype="half").SetGlobalBuffer(np.zeros(3, object))],
+    ids=["float", "None", "str", "float-dim", "int64-wrap", "2**62", "object", "bogus", "array-bogus", "array-object",
+         "ragged", "fidelity-list", "odd-bytes", "object-gm"])
+def test_gm_helpers_refuse_hostile_shapes_and_dtypes(call):
+    """gm_empty / gm_array raised numpy's TypeError / ValueError / OverflowError (and an int64 product of the shape
+    wrapped to 0 elements); SetGlobalBuffer raised numpy's errors for an object array or a byte count the dtype does
+    not divide; aj.fidelity with a list as the API name raised TypeError (unhashable)."""
+    with pytest.raises(aj.ParameterError):
+        call()

@@ -211,6 +211,9 @@ def test_refusals_before_anything_runs():
         aj.launch(lambda: None, 2, "a2", parallel="processes")
     with pytest.raises(aj.ParameterError, match="args.*picklable"):
         aj.launch(_write_block_index, 2, "a2", gm, (x for x in ()), parallel="processes")
+    # audit17h (SPEC-2 1.8): a LocalTensor pickled, then raised AttributeError unpickling in every process
+    with pytest.raises(aj.ParameterError, match="args.*LocalTensor"):
+        aj.launch(_write_block_index, 2, "a2", gm, aj.Core("a2").local_tensor("int32", 8), parallel="processes")
     with pytest.raises(aj.ParameterError, match="parallel"):
         aj.launch(_write_block_index, 2, "a2", gm, gm, parallel="threads")
     assert gm.tolist() == [0, 0]

@@ -33,7 +33,7 @@ def GetReduceMaxMinTmpSize(device, dtype, *, count=None, repeat_time=None, cal_i
     api = "GetReduceMaxMinTmpSize"
     spec = get_device(device)
     spec.require_supported(api)   # SPEC D13: the inference Vector Core is refused by every API
-    d = resolve(dtype, api)
+    d = resolve(dtype, api, spec.name)
     check_dtype(api, spec, d, spec.reduce_max_min_dtypes)   # a size for a call the device would refuse is no answer
     if (count is None) == (repeat_time is None):
         raise ParameterError(api, "count/repeat_time", (count, repeat_time),

@@ -368,7 +368,7 @@ def GetReduceRepeatMaxMinSpr(dtype, *, core=None):
     if not spec.max_min_spr:
         raise UnsupportedDeviceError(api, "device", core.device, legal="atlas-a2, atlas-a3, atlas-inference-aicore "
                                      "(SPEC-2 1.9)")
-    d = resolve(dtype, api)
+    d = resolve(dtype, api, core.device)
     check_dtype(api, spec, d, ("half", "float"))
     state = core.max_min_spr
     if state is None:

@@ -47,9 +47,12 @@ def load_file(path):
         del sys.modules[name]
         raise
     found = ([module.KERNEL] if hasattr(module, "KERNEL") else []) + list(getattr(module, "KERNELS", ()))
-    if not found:
+    from ._base import KernelSpec
+    # KERNEL = 5 (or a KERNELS entry that is no KernelSpec) had ended `ascend-jit run` in an AttributeError
+    # traceback (audit17h)
+    if not found or not all(isinstance(k, KernelSpec) for k in found):
         raise ParameterError("run", "kernel file", str(path), legal="a file defining KERNEL = KernelSpec(...) or "
-                             "KERNELS = [...]")
+                             "KERNELS = [...] (of KernelSpecs)")
     return found
 
 
