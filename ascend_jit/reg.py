@@ -1701,8 +1701,7 @@ def _enum_reader(api, name, members, legal, flag=False, lo=None, hi=None, defaul
     return read
 
 
-_MERGE_FLAG = {api: _enum_reader(api, "mode", MaskMergeMode, _MERGE_LEGAL, flag=True, hi=impl.MERGING)
-               for api in ("Add", "Sub", "Mul", "Duplicate")}
+_DUPLICATE_MERGE_FLAG = _enum_reader("Duplicate", "mode", MaskMergeMode, _MERGE_LEGAL, flag=True, hi=impl.MERGING)
 # Copy's mode (CopyImpl static_asserts MERGING): the same reader plain and compiled, so both refuse alike
 _COPY_MODE_READ = _enum_reader("Copy", "mode", MaskMergeMode, _COPY_MODE, lo=impl.MERGING, hi=impl.MERGING,
                                default=impl.MERGING)
@@ -1940,43 +1939,33 @@ def _ol_marker(value):
     return lambda value: np.int64(value)
 
 
-def _ol_binary(op):
-    _merge_flag = _MERGE_FLAG[ops._OP_NAMES[op]]  # noqa: N806 (an inline reader, as the other overloads name theirs)
+def _binary_plan(name):
+    """Add/Sub/Mul as one call of ops.binary_vf (the hot half case, else the general engine), or in the carry form
+    (a MaskReg first: carry, dst, src0, src1, mask) of ops.binary_carry; the op code an int64 value, the class
+    markers from the source register's type."""
+    code = {"Add": ops.ADD, "Sub": ops.SUB, "Mul": ops.MUL}[name]
 
-    def typer(dst, src0, src1, mask, mode=0):
-        if _is_mask_type(dst):
-            def carry(dst, src0, src1, mask, mode=0):
-                # the carry form's operands are (carry, dst, src0, src1, mask): here src0..mode
-                ops.binary_carry(dst, impl.borrow(src0), impl.borrow(src1), impl.borrow(mask), impl.words(mode),
-                                 np.int64(op))
-            return carry
-        kind = impl.register_kind(src0)
-        half_class, wide_class, int_class = _binary_markers(kind)
-        if kind is not None and kind != _HALF:  # a literal non-half dtype: no half fast path to compile
-            def known(dst, src0, src1, mask, mode=0):
-                ops.binary(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.words(mask), np.int64(op),
-                           _merge_flag(mode), _marker(half_class), _marker(wide_class),
-                           _marker(int_class))
-            return known
-
-        def plain(dst, src0, src1, mask, mode=0):
-            # the hot case (three half registers, every lane active) decided on header bytes read into scalars,
-            # then the op's own loop; anything else goes to the general engine (ops.binary)
-            d, a, b, words = impl.borrow(dst), impl.borrow(src0), impl.borrow(src1), impl.words(mask)
-            merging = _merge_flag(mode)
-            modes = ops.merged_modes(a[impl.H_CTRL], b[impl.H_CTRL])
-            if ops.half_full_case(d[impl.H_KIND], a[impl.H_KIND], b[impl.H_KIND], words, merging):
-                ops.half_full(d, a, b, modes, np.int64(op))
-            else:
-                ops.binary(d, a, b, words, np.int64(op), merging, _marker(half_class), _marker(wide_class),
-                           _marker(int_class))  # one engine for the three ops
-        return plain
-    return typer
+    def plan(dst, src0, src1, mask, mode=None):
+        if _is_mask_type(dst):  # the carry form: `mode` holds the mask
+            if not (_regs_and_mask(src0, src1, mask, mode) and _is_reg_type(src0)):
+                return None
+            return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.ARG, 3), (impl.WORDS, 4),
+                    (impl.CONST, types.int64, code))
+        if not (_regs_and_mask(dst, src0, src1, mask) and impl.enum_like(mode)):
+            return None
+        return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.WORDS, 3), (impl.CONST, types.int64, code),
+                (impl.ENUM, 4, False, _mode_rule(name)), *_marker_operands(_binary_markers(impl.register_kind(src0))))
+    return plan
 
 
-overload(Add)(_ol_binary(ops.ADD))
-overload(Sub)(_ol_binary(ops.SUB))
-overload(Mul)(_ol_binary(ops.MUL))
+def _binary_kernel(dst, src0, src1, mask, mode=None):
+    return ops.binary_carry if _is_mask_type(dst) else ops.binary_vf
+
+
+for _name in ("Add", "Sub", "Mul"):
+    impl.direct_call(globals()[_name], _binary_kernel, _binary_plan(_name))
+
+
 
 
 @functools.lru_cache(maxsize=None)
@@ -2229,7 +2218,7 @@ def _ol_local_mem_bar(before=2, after=2):
 
 @overload(Duplicate)
 def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
-    _merge_flag = _MERGE_FLAG["Duplicate"]  # noqa: N806
+    _merge_flag = _DUPLICATE_MERGE_FLAG  # noqa: N806
     if _absent(scalar) == _absent(src_reg):
         def refuse(dst, scalar=None, mask=None, mode=0, src_reg=None):
             raise ParameterError("Duplicate", "scalar", "given twice or missing", "a scalar or a source register, "

@@ -190,6 +190,19 @@ def _check_binary(dk, k0, k1, op, merging):
 
 
 @njit(cache=True)
+def binary_vf(dst, src0, src1, words, op, merging, half_class, wide_class, int_class):
+    """Add/Sub/Mul in compiled code (a direct call, reg.py): the hot case (three half registers, every lane active,
+    ZEROING, decided on header bytes) straight to its loop, anything else the general engine. One cached function for
+    the three ops (the op an int64 value), so a VF compiles no function of its own per op; a register of a literal
+    non-half dtype (half_class None) compiles no half loop."""
+    if half_class is not None:
+        if half_full_case(dst[H_KIND], src0[H_KIND], src1[H_KIND], words, merging):
+            half_full(dst, src0, src1, merged_modes(src0[H_CTRL], src1[H_CTRL]), op)
+            return
+    binary(dst, src0, src1, words, op, merging, half_class, wide_class, int_class)
+
+
+@njit(cache=True)
 def binary(dst, src0, src1, words, op, merging, half_class, wide_class, int_class):
     """Reg Add/Sub/Mul (SPEC-2 11.2): active lanes get src0 op src1; inactive lanes 0 (ZEROING) or kept (MERGING,
     Add only). Every lane is computed into dst's scratch bytes, then the mask picks the lanes that land (one masked
