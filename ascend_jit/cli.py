@@ -4,7 +4,7 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import AscendJitError
+from .errors import AscendJitError, ParameterError
 
 EPILOG = """examples:
   ascend-jit devices
@@ -39,12 +39,16 @@ def _run(args):
             print(f"{kname:26s} {k.fidelity:9s} {k.description}")
         return 0
     if name not in kernels:
-        raise AscendJitError("run", "NAME", name, legal=", ".join(kernels))
+        raise ParameterError("run", "NAME", name, legal=", ".join(kernels))
     k = kernels[name]
     device, size = k.check_call(k.devices[0] if args.device is None else args.device, args.size)  # default: first
     if args.plot and not args.compare_devices:
-        raise AscendJitError("run", "--plot", args.plot, legal="with --compare-devices",
+        raise ParameterError("run", "--plot", args.plot, legal="with --compare-devices",
                              detail="the plot shows how the outputs differ across devices")
+    for option, value in (("--sanitize-json", args.sanitize_json), ("--sanitize-checks", args.sanitize_checks)):
+        if value is not None and not args.sanitize:  # refused like --plot: silently ignored, no file appeared
+            raise ParameterError("run", option, value, legal="with --sanitize",
+                                 detail="configures the sanitized run, which only --sanitize starts")
     if args.plot:
         _require_matplotlib("run", args.plot)
     status = 0
@@ -67,7 +71,7 @@ def _require_matplotlib(verb, path):
     try:  # checked before any work, not after
         import matplotlib  # noqa: F401
     except ImportError:
-        raise AscendJitError(verb, "--plot", path, legal="matplotlib installed (pip install 'ascend-jit[plot]')",
+        raise ParameterError(verb, "--plot", path, legal="matplotlib installed (pip install 'ascend_jit[plot]')",
                              detail="needs matplotlib, which is not installed") from None
 
 
@@ -187,6 +191,9 @@ def _workers(text):
     return text if text.strip().lower() == "auto" else int(text)
 
 
+_workers.__name__ = "workers"  # argparse names a rejected value by its type's name: "invalid workers value: 'x'"
+
+
 def _sweep(args):
     from . import study, sweeps
     result = sweeps.sweep(sizes=args.sizes, dists=args.dists, dtypes=args.dtypes, devices=args.devices,
@@ -252,16 +259,19 @@ def _golden(args):
     from .devices import SUPPORTED_NAMES, get_device
     from .kernels import registry
     from .testing import check_golden, record_golden
+    record_first = f"a folder of golden files (record them first: ascend-jit golden record {args.dir})"
     if args.action == "check" and not Path(args.dir).is_dir():
-        raise AscendJitError("golden check", "dir", args.dir, detail="does not exist",
-                             legal=f"a folder of golden files (record them first: ascend-jit golden record {args.dir})")
+        raise ParameterError("golden check", "dir", args.dir, detail="does not exist", legal=record_first)
+    if args.action == "check" and not any(Path(args.dir).glob("*.npz")):  # else one "no golden" per output
+        raise ParameterError("golden check", "dir", args.dir, detail="holds no golden files", legal=record_first)
     kernels = registry()
     names = args.kernels.split(",") if args.kernels else list(kernels)
+    for name in names:  # all refused before any kernel runs or any file is written
+        if name not in kernels:
+            raise ParameterError("golden", "--kernels", name, legal=", ".join(kernels))
     devices = [get_device(d).name for d in args.devices.split(",")] if args.devices else list(SUPPORTED_NAMES)
     failures = checked = 0
     for name in names:
-        if name not in kernels:
-            raise AscendJitError("golden", "--kernels", name, legal=", ".join(kernels))
         k = kernels[name]
         for device in devices:
             if not k.supports(device):

@@ -139,3 +139,38 @@ def test_every_option_has_a_help_line():
     for verb, p in sub.choices.items():
         for action in p._actions:
             assert action.help and action.help != argparse.SUPPRESS, f"{verb} {action.option_strings or action.dest}"
+
+
+# --- session 17 regression audit: options that did nothing, and a golden folder with no goldens -------------------
+@pytest.mark.parametrize("option,value", [("--sanitize-json", "reports.json"), ("--sanitize-checks", "race")])
+def test_sanitizer_options_without_sanitize_are_refused(option, value, tmp_path, capsys):
+    from ascend_jit import cli as main_cli
+    # they were silently ignored: no sanitized run, no JSON file, exit 0 (--plot without --compare-devices is refused)
+    target = str(tmp_path / value) if option == "--sanitize-json" else value
+    assert main_cli.main(["run", "add", option, target]) == 2
+    captured = capsys.readouterr()
+    assert f"parameter '{option}'" in captured.err and "with --sanitize" in captured.err and not captured.out
+    assert not (tmp_path / "reports.json").exists()
+
+
+def test_golden_check_of_a_folder_without_goldens_says_so(tmp_path, capsys):
+    from ascend_jit import cli as main_cli
+    # it ran every kernel and printed one "no golden ... --update-goldens or record_golden" failure per output
+    assert main_cli.main(["golden", "check", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "holds no golden files" in captured.err and "ascend-jit golden record" in captured.err
+    assert not captured.out
+
+
+def test_golden_refuses_an_unknown_kernel_before_recording_any(tmp_path, capsys):
+    from ascend_jit import cli as main_cli
+    assert main_cli.main(["golden", "record", str(tmp_path), "--kernels", "add,nosuch", "--devices", "a2"]) == 2
+    assert "'--kernels' = 'nosuch'" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # add's goldens were written before the refusal
+
+
+def test_a_bad_worker_count_is_named_as_the_option(capsys):
+    from ascend_jit import cli as main_cli
+    with pytest.raises(SystemExit) as info:
+        main_cli.main(["sweep", "--workers", "abc"])
+    assert info.value.code == 2 and "invalid workers value: 'abc'" in capsys.readouterr().err
