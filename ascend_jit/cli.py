@@ -222,7 +222,15 @@ def _explain(args):
     if args.form == "count" or args.form in PATTERNS:
         kw = {"count": args.n}
     else:
-        kw = {"mask": args.mask, "repeat_time": -(-args.n // args.mask)}
+        from .dtypes import resolve
+        lanes = resolve(args.dtype).lanes_per_repeat
+        if args.mask < 1:  # n / mask repeats: mask 0 was a ZeroDivisionError traceback, a negative one a bad repeat
+            raise ParameterError("explain", "--mask", args.mask, legal=f">= 1 (a mask above {lanes} counts as {lanes}, D15)")
+        if args.n < 0:
+            raise ParameterError("explain", "--n", args.n, legal=">= 0")
+        # a mask past the lanes is clamped to them (D15), so a repeat covers min(mask, lanes) elements: with mask//lanes
+        # the float default (128 on 64 lanes) explained 192 of 300 elements
+        kw = {"mask": args.mask, "repeat_time": -(-args.n // min(args.mask, lanes))}
     result = explain_reduce_order(args.device, args.form, args.dtype, **kw)
     trees = result if args.form in GROUP_FORMS else [result]  # ReduceRepeat / ReduceDataBlock: one tree per result
     for k, order in enumerate(trees):
@@ -381,7 +389,8 @@ def build_parser():
     e.add_argument("--dtype", choices=("half", "float"), default="half",
                    help="element type (default half); refused where the reduction refuses it")
     e.add_argument("--n", type=int, required=True, help="elements (count form) or elements covered by full repeats")
-    e.add_argument("--mask", type=int, default=128, help="continuous mask for --form highdim (default 128)")
+    e.add_argument("--mask", type=int, default=128, help="continuous mask for --form highdim and the group forms "
+                   "(default 128; above the dtype's lanes, 128 half / 64 float, it is clamped to them, SPEC D15)")
     e.add_argument("--format", choices=("text", "json", "dot"), default="text",
                    help="output: an indented tree, JSON or Graphviz dot (default text)")
     e.set_defaults(fn=_explain)

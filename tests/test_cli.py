@@ -1,5 +1,6 @@
 """The ascend-jit command line, through subprocess like a user runs it."""
 import json
+import re
 import subprocess
 import sys
 
@@ -174,3 +175,23 @@ def test_a_bad_worker_count_is_named_as_the_option(capsys):
     with pytest.raises(SystemExit) as info:
         main_cli.main(["sweep", "--workers", "abc"])
     assert info.value.code == 2 and "invalid workers value: 'abc'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dtype,mask", [("float", "128"), ("half", "200")])
+def test_explain_highdim_covers_n_elements_when_the_mask_is_clamped(dtype, mask, capsys):
+    from ascend_jit import cli as main_cli
+    # a mask above the lanes counts as the lanes (D15): repeats were ceil(n / mask), so float's default mask 128 on
+    # 64 lanes explained elements 0..191 of 300, and half's mask 200 elements 0..255
+    assert main_cli.main(["explain", "--device", "a2", "--form", "highdim", "--dtype", dtype, "--n", "300",
+                          "--mask", mask, "--format", "json"]) == 0
+    tree = json.loads(capsys.readouterr().out)["tree"]
+    assert max(int(i) for i in re.findall(r"\d+", json.dumps(tree))) >= 299
+
+
+@pytest.mark.parametrize("mask", ["0", "-3"])
+def test_explain_refuses_a_mask_below_one_in_one_line(mask, capsys):
+    from ascend_jit import cli as main_cli
+    # mask 0 was a ZeroDivisionError traceback; -3 was refused as "repeat_time = -100"
+    assert main_cli.main(["explain", "--device", "a2", "--form", "highdim", "--n", "300", "--mask", mask]) == 2
+    err = capsys.readouterr().err
+    assert f"parameter '--mask' = {mask}" in err and len(err.strip().splitlines()) == 1
