@@ -174,6 +174,10 @@ def _study(args):
     from . import study
     if args.plot:
         _require_matplotlib("study", args.plot)
+    for option, path in (("--json", args.json), ("--plot", args.plot)):
+        if path and not Path(path).resolve().parent.is_dir():  # checked before the study runs, not after
+            raise ParameterError("study", option, path, legal="a file in an existing folder",
+                                 detail="its folder does not exist")
     report = study.run_study(dtype=args.dtype, n=args.n, trials=args.trials, devices=args.devices, dist=args.dist,
                              seed=args.seed, saturate=args.saturate, progress=study.progress_bar(), api=args.api)
     print(study.format_table(report))

@@ -195,3 +195,13 @@ def test_explain_refuses_a_mask_below_one_in_one_line(mask, capsys):
     assert main_cli.main(["explain", "--device", "a2", "--form", "highdim", "--n", "300", "--mask", mask]) == 2
     err = capsys.readouterr().err
     assert f"parameter '--mask' = {mask}" in err and len(err.strip().splitlines()) == 1
+
+
+def test_study_refuses_a_negative_seed_and_a_missing_output_folder_before_running(tmp_path, capsys):
+    from ascend_jit import cli as main_cli
+    # the seed was numpy's "expected non-negative integer"; a --json in a missing folder failed after the whole study
+    assert main_cli.main(["study", "--seed", "-1", "--trials", "2"]) == 2
+    assert "study: parameter 'seed' = -1" in capsys.readouterr().err
+    assert main_cli.main(["study", "--trials", "2", "--json", str(tmp_path / "no" / "s.json")]) == 2
+    captured = capsys.readouterr()
+    assert "parameter '--json'" in captured.err and "folder does not exist" in captured.err and not captured.out
