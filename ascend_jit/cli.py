@@ -51,6 +51,7 @@ def _run(args):
                                  detail="configures the sanitized run, which only --sanitize starts")
     if args.plot:
         _require_matplotlib("run", args.plot)
+    _require_folders("run", (("--plot", args.plot), ("--sanitize-json", args.sanitize_json)))
     status = 0
     if args.sanitize:
         status = _sanitized_run(k, device, size, args)
@@ -65,6 +66,14 @@ def _run(args):
             _plot_device_differences(k, size, diffs, args.plot)
             print(f"plot written to {args.plot}")
     return 1 if not ok or status else 0
+
+
+def _require_folders(verb, options):
+    """Output files' folders checked before any work: a missing one failed after the whole run."""
+    for option, path in options:
+        if path and not Path(path).resolve().parent.is_dir():
+            raise ParameterError(verb, option, path, legal="a file in an existing folder",
+                                 detail="its folder does not exist")
 
 
 def _require_matplotlib(verb, path):
@@ -174,10 +183,7 @@ def _study(args):
     from . import study
     if args.plot:
         _require_matplotlib("study", args.plot)
-    for option, path in (("--json", args.json), ("--plot", args.plot)):
-        if path and not Path(path).resolve().parent.is_dir():  # checked before the study runs, not after
-            raise ParameterError("study", option, path, legal="a file in an existing folder",
-                                 detail="its folder does not exist")
+    _require_folders("study", (("--json", args.json), ("--plot", args.plot)))
     report = study.run_study(dtype=args.dtype, n=args.n, trials=args.trials, devices=args.devices, dist=args.dist,
                              seed=args.seed, saturate=args.saturate, progress=study.progress_bar(), api=args.api)
     print(study.format_table(report))

@@ -205,3 +205,10 @@ def test_study_refuses_a_negative_seed_and_a_missing_output_folder_before_runnin
     assert main_cli.main(["study", "--trials", "2", "--json", str(tmp_path / "no" / "s.json")]) == 2
     captured = capsys.readouterr()
     assert "parameter '--json'" in captured.err and "folder does not exist" in captured.err and not captured.out
+
+
+def test_run_refuses_a_sanitizer_report_path_in_a_missing_folder_before_running(tmp_path, capsys):
+    from ascend_jit import cli as main_cli
+    assert main_cli.main(["run", "add", "--sanitize", "--sanitize-json", str(tmp_path / "no" / "r.json")]) == 2
+    captured = capsys.readouterr()
+    assert "parameter '--sanitize-json'" in captured.err and not captured.out  # was: the runs, then Errno 2
