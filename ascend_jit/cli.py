@@ -321,8 +321,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser():
-    p = _Parser(prog="ascend-jit", description="Bit-exact CPU emulator of Ascend C vector "
-                                "instructions (Add, ReduceSum, ReducePairElem, Reg ReduceDataBlock).",
+    p = _Parser(prog="ascend-jit", description="Bit-exact CPU emulator of Ascend C vector instructions (the "
+                                "element-wise family, Cast, Compare/Select, data movement, the reductions, the "
+                                "synchronisation model and the Ascend 950 Reg API; `devices --fidelity` says which "
+                                "are BIT-EXACT and which MODELLED).",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB", parser_class=_Parser)
     d = sub.add_parser("devices", help="the device table: UB size, overflow mode, ReduceSum algorithms, dtypes")
