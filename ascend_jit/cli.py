@@ -4,7 +4,7 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import AscendJitError
+from .errors import AscendJitError, ParameterError
 
 EPILOG = """examples:
   ascend-jit devices
@@ -39,14 +39,19 @@ def _run(args):
             print(f"{kname:26s} {k.fidelity:9s} {k.description}")
         return 0
     if name not in kernels:
-        raise AscendJitError("run", "NAME", name, legal=", ".join(kernels))
+        raise ParameterError("run", "NAME", name, legal=", ".join(kernels))
     k = kernels[name]
     device, size = k.check_call(k.devices[0] if args.device is None else args.device, args.size)  # default: first
     if args.plot and not args.compare_devices:
-        raise AscendJitError("run", "--plot", args.plot, legal="with --compare-devices",
+        raise ParameterError("run", "--plot", args.plot, legal="with --compare-devices",
                              detail="the plot shows how the outputs differ across devices")
+    for option, value in (("--sanitize-json", args.sanitize_json), ("--sanitize-checks", args.sanitize_checks)):
+        if value is not None and not args.sanitize:  # refused like --plot: silently ignored, no file appeared
+            raise ParameterError("run", option, value, legal="with --sanitize",
+                                 detail="configures the sanitized run, which only --sanitize starts")
     if args.plot:
         _require_matplotlib("run", args.plot)
+    _require_folders("run", (("--plot", args.plot), ("--sanitize-json", args.sanitize_json)))
     status = 0
     if args.sanitize:
         status = _sanitized_run(k, device, size, args)
@@ -63,11 +68,19 @@ def _run(args):
     return 1 if not ok or status else 0
 
 
+def _require_folders(verb, options):
+    """Output files' folders checked before any work: a missing one failed after the whole run."""
+    for option, path in options:
+        if path and not Path(path).resolve().parent.is_dir():
+            raise ParameterError(verb, option, path, legal="a file in an existing folder",
+                                 detail="its folder does not exist")
+
+
 def _require_matplotlib(verb, path):
     try:  # checked before any work, not after
         import matplotlib  # noqa: F401
     except ImportError:
-        raise AscendJitError(verb, "--plot", path, legal="matplotlib installed (pip install 'ascend-jit[plot]')",
+        raise ParameterError(verb, "--plot", path, legal="matplotlib installed (pip install 'ascend_jit[plot]')",
                              detail="needs matplotlib, which is not installed") from None
 
 
@@ -170,6 +183,7 @@ def _study(args):
     from . import study
     if args.plot:
         _require_matplotlib("study", args.plot)
+    _require_folders("study", (("--json", args.json), ("--plot", args.plot)))
     report = study.run_study(dtype=args.dtype, n=args.n, trials=args.trials, devices=args.devices, dist=args.dist,
                              seed=args.seed, saturate=args.saturate, progress=study.progress_bar(), api=args.api)
     print(study.format_table(report))
@@ -185,6 +199,9 @@ def _study(args):
 def _workers(text):
     """--workers: a count, or "auto" (sweeps.default_workers)."""
     return text if text.strip().lower() == "auto" else int(text)
+
+
+_workers.__name__ = "workers"  # argparse names a rejected value by its type's name: "invalid workers value: 'x'"
 
 
 def _sweep(args):
@@ -215,7 +232,15 @@ def _explain(args):
     if args.form == "count" or args.form in PATTERNS:
         kw = {"count": args.n}
     else:
-        kw = {"mask": args.mask, "repeat_time": -(-args.n // args.mask)}
+        from .dtypes import resolve
+        lanes = resolve(args.dtype).lanes_per_repeat
+        if args.mask < 1:  # n / mask repeats: mask 0 was a ZeroDivisionError traceback, a negative one a bad repeat
+            raise ParameterError("explain", "--mask", args.mask, legal=f">= 1 (a mask above {lanes} counts as {lanes}, D15)")
+        if args.n < 0:
+            raise ParameterError("explain", "--n", args.n, legal=">= 0")
+        # a mask past the lanes is clamped to them (D15), so a repeat covers min(mask, lanes) elements: with mask//lanes
+        # the float default (128 on 64 lanes) explained 192 of 300 elements
+        kw = {"mask": args.mask, "repeat_time": -(-args.n // min(args.mask, lanes))}
     result = explain_reduce_order(args.device, args.form, args.dtype, **kw)
     trees = result if args.form in GROUP_FORMS else [result]  # ReduceRepeat / ReduceDataBlock: one tree per result
     for k, order in enumerate(trees):
@@ -252,16 +277,19 @@ def _golden(args):
     from .devices import SUPPORTED_NAMES, get_device
     from .kernels import registry
     from .testing import check_golden, record_golden
+    record_first = f"a folder of golden files (record them first: ascend-jit golden record {args.dir})"
     if args.action == "check" and not Path(args.dir).is_dir():
-        raise AscendJitError("golden check", "dir", args.dir, detail="does not exist",
-                             legal=f"a folder of golden files (record them first: ascend-jit golden record {args.dir})")
+        raise ParameterError("golden check", "dir", args.dir, detail="does not exist", legal=record_first)
+    if args.action == "check" and not any(Path(args.dir).glob("*.npz")):  # else one "no golden" per output
+        raise ParameterError("golden check", "dir", args.dir, detail="holds no golden files", legal=record_first)
     kernels = registry()
     names = args.kernels.split(",") if args.kernels else list(kernels)
+    for name in names:  # all refused before any kernel runs or any file is written
+        if name not in kernels:
+            raise ParameterError("golden", "--kernels", name, legal=", ".join(kernels))
     devices = [get_device(d).name for d in args.devices.split(",")] if args.devices else list(SUPPORTED_NAMES)
     failures = checked = 0
     for name in names:
-        if name not in kernels:
-            raise AscendJitError("golden", "--kernels", name, legal=", ".join(kernels))
         k = kernels[name]
         for device in devices:
             if not k.supports(device):
@@ -293,8 +321,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser():
-    p = _Parser(prog="ascend-jit", description="Bit-exact CPU emulator of Ascend C vector "
-                                "instructions (Add, ReduceSum, ReducePairElem, Reg ReduceDataBlock).",
+    p = _Parser(prog="ascend-jit", description="Bit-exact CPU emulator of Ascend C vector instructions (the "
+                                "element-wise family, Cast, Compare/Select, data movement, the reductions, the "
+                                "synchronisation model and the Ascend 950 Reg API; `devices --fidelity` says which "
+                                "are BIT-EXACT and which MODELLED).",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB", parser_class=_Parser)
     d = sub.add_parser("devices", help="the device table: UB size, overflow mode, ReduceSum algorithms, dtypes")
@@ -371,7 +401,8 @@ def build_parser():
     e.add_argument("--dtype", choices=("half", "float"), default="half",
                    help="element type (default half); refused where the reduction refuses it")
     e.add_argument("--n", type=int, required=True, help="elements (count form) or elements covered by full repeats")
-    e.add_argument("--mask", type=int, default=128, help="continuous mask for --form highdim (default 128)")
+    e.add_argument("--mask", type=int, default=128, help="continuous mask for --form highdim and the group forms "
+                   "(default 128; above the dtype's lanes, 128 half / 64 float, it is clamped to them, SPEC D15)")
     e.add_argument("--format", choices=("text", "json", "dot"), default="text",
                    help="output: an indented tree, JSON or Graphviz dot (default text)")
     e.set_defaults(fn=_explain)

@@ -327,14 +327,14 @@ class ProcessLaunchState:
         self.block_dim = block_dim
 
     @staticmethod
-    def _refuse(api, core, what):
-        raise StateError(api, "parallel", "processes", device=core.device,
-                         legal="parallel=True or False",
+    def _refuse(api, core, what, legal="parallel=True or False"):
+        raise StateError(api, "parallel", "processes", device=core.device, legal=legal,
                          detail=f"{what} across blocks in host processes is not modelled; launch with parallel=True "
                                 "(blocks in threads)")
 
     def sync_all(self, core):
-        self._refuse("SyncAll", core, "a barrier")
+        # a serial launch refuses SyncAll too (it would wait for blocks not yet started): threads only
+        self._refuse("SyncAll", core, "a barrier", legal="parallel=True")
 
     def atomic_turn(self, core):
         self._refuse("DataCopy (atomic)", core, "the atomic turn order")

@@ -167,6 +167,9 @@ def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", se
             raise ParameterError("study", "n", n, legal=f"<= {limit} elements so src and tmp fit the UB", device=name)
     if trials < 1:
         raise ParameterError("study", "trials", trials, legal=">= 1")
+    # as the sweep's: numpy's own refusal of a negative seed named neither the study nor the seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError("study", "seed", seed, legal="an integer >= 0")
     np_t = d.np_dtype.type
     variants = build_variants(names, d, apis)
     runners = [v.api.make_runner(v.device, d, n, saturate) for v in variants]

@@ -1,5 +1,6 @@
 """The ascend-jit command line, through subprocess like a user runs it."""
 import json
+import re
 import subprocess
 import sys
 
@@ -148,3 +149,75 @@ def test_every_option_has_a_help_line():
     for verb, p in sub.choices.items():
         for action in p._actions:
             assert action.help and action.help != argparse.SUPPRESS, f"{verb} {action.option_strings or action.dest}"
+
+
+# --- session 17 regression audit: options that did nothing, and a golden folder with no goldens -------------------
+@pytest.mark.parametrize("option,value", [("--sanitize-json", "reports.json"), ("--sanitize-checks", "race")])
+def test_sanitizer_options_without_sanitize_are_refused(option, value, tmp_path, capsys):
+    from ascend_jit import cli as main_cli
+    # they were silently ignored: no sanitized run, no JSON file, exit 0 (--plot without --compare-devices is refused)
+    target = str(tmp_path / value) if option == "--sanitize-json" else value
+    assert main_cli.main(["run", "add", option, target]) == 2
+    captured = capsys.readouterr()
+    assert f"parameter '{option}'" in captured.err and "with --sanitize" in captured.err and not captured.out
+    assert not (tmp_path / "reports.json").exists()
+
+
+def test_golden_check_of_a_folder_without_goldens_says_so(tmp_path, capsys):
+    from ascend_jit import cli as main_cli
+    # it ran every kernel and printed one "no golden ... --update-goldens or record_golden" failure per output
+    assert main_cli.main(["golden", "check", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert "holds no golden files" in captured.err and "ascend-jit golden record" in captured.err
+    assert not captured.out
+
+
+def test_golden_refuses_an_unknown_kernel_before_recording_any(tmp_path, capsys):
+    from ascend_jit import cli as main_cli
+    assert main_cli.main(["golden", "record", str(tmp_path), "--kernels", "add,nosuch", "--devices", "a2"]) == 2
+    assert "'--kernels' = 'nosuch'" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # add's goldens were written before the refusal
+
+
+def test_a_bad_worker_count_is_named_as_the_option(capsys):
+    from ascend_jit import cli as main_cli
+    with pytest.raises(SystemExit) as info:
+        main_cli.main(["sweep", "--workers", "abc"])
+    assert info.value.code == 2 and "invalid workers value: 'abc'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dtype,mask", [("float", "128"), ("half", "200")])
+def test_explain_highdim_covers_n_elements_when_the_mask_is_clamped(dtype, mask, capsys):
+    from ascend_jit import cli as main_cli
+    # a mask above the lanes counts as the lanes (D15): repeats were ceil(n / mask), so float's default mask 128 on
+    # 64 lanes explained elements 0..191 of 300, and half's mask 200 elements 0..255
+    assert main_cli.main(["explain", "--device", "a2", "--form", "highdim", "--dtype", dtype, "--n", "300",
+                          "--mask", mask, "--format", "json"]) == 0
+    tree = json.loads(capsys.readouterr().out)["tree"]
+    assert max(int(i) for i in re.findall(r"\d+", json.dumps(tree))) >= 299
+
+
+@pytest.mark.parametrize("mask", ["0", "-3"])
+def test_explain_refuses_a_mask_below_one_in_one_line(mask, capsys):
+    from ascend_jit import cli as main_cli
+    # mask 0 was a ZeroDivisionError traceback; -3 was refused as "repeat_time = -100"
+    assert main_cli.main(["explain", "--device", "a2", "--form", "highdim", "--n", "300", "--mask", mask]) == 2
+    err = capsys.readouterr().err
+    assert f"parameter '--mask' = {mask}" in err and len(err.strip().splitlines()) == 1
+
+
+def test_study_refuses_a_negative_seed_and_a_missing_output_folder_before_running(tmp_path, capsys):
+    from ascend_jit import cli as main_cli
+    # the seed was numpy's "expected non-negative integer"; a --json in a missing folder failed after the whole study
+    assert main_cli.main(["study", "--seed", "-1", "--trials", "2"]) == 2
+    assert "study: parameter 'seed' = -1" in capsys.readouterr().err
+    assert main_cli.main(["study", "--trials", "2", "--json", str(tmp_path / "no" / "s.json")]) == 2
+    captured = capsys.readouterr()
+    assert "parameter '--json'" in captured.err and "folder does not exist" in captured.err and not captured.out
+
+
+def test_run_refuses_a_sanitizer_report_path_in_a_missing_folder_before_running(tmp_path, capsys):
+    from ascend_jit import cli as main_cli
+    assert main_cli.main(["run", "add", "--sanitize", "--sanitize-json", str(tmp_path / "no" / "r.json")]) == 2
+    captured = capsys.readouterr()
+    assert "parameter '--sanitize-json'" in captured.err and not captured.out  # was: the runs, then Errno 2

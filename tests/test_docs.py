@@ -92,6 +92,20 @@ def test_readme_snippets_run():
     assert recorder.seen[0] == "reduce_sum_8320"
 
 
+def test_every_readme_python_block_runs_in_reading_order():
+    """Each ```python block runs as printed, read top to bottom (a later block may use an earlier one's names, as a
+    reader would). The Reg VF block is left out: exec'd source has no file, so numba would compile its VF on every
+    run (seconds); the same VF is the built-in reduce_data_block kernel, which test_kernels runs. The reductions block
+    wrote WholeReduceSum's 65 sums into the usage block's 16-element dst and the sanitizer block called an undefined
+    my_kernel (session 17)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "@R.simd_vf" not in b]
+    namespace = {}
+    for i, block in enumerate(blocks):
+        exec(compile(block, f"README python block {i}", "exec"), namespace)
+    assert "sanitizer: no reports" in namespace["aj"].format_reports(namespace["session"].reports)
+
+
 def test_golden_failure_wording_matches_the_readme(tmp_path):
     import numpy as np
 

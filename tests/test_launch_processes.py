@@ -195,8 +195,9 @@ def _sync_all(gm):
 
 def test_sync_all_and_atomics_are_refused_naming_processes():
     gm = aj.gm_zeros(2, np.int32)
-    with pytest.raises(aj.StateError, match="SyncAll: parameter 'parallel' = 'processes'.*parallel=True"):
+    with pytest.raises(aj.StateError, match="SyncAll: parameter 'parallel' = 'processes'.*parallel=True") as info:
         aj.launch(_sync_all, 2, "a2", gm, parallel="processes")
+    assert "(legal: parallel=True)" in str(info.value)  # not "or False": a serial launch refuses SyncAll as well
     inputs = atomic_sum.make_inputs(8 * 256, 1)
     with pytest.raises(aj.StateError, match=r"DataCopy \(atomic\): parameter 'parallel' = 'processes'"):
         aj.launch(atomic_sum.atomic_sum_kernel, 8, "atlas-a2", inputs["x"], np.zeros(atomic_sum.OUT, np.float32),
