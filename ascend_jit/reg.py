@@ -605,7 +605,7 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
     _not_taken(api, "single-register", mask=mask, repeat_stride=repeat_stride, post_mode=post_mode)
     d = _code(api, "dist", 0 if dist is None else dist, LoadDist)
     undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
-    result = (mv.load_norm_entry(_reg(api, "reg", dst), h, _offset(api, offset), step) if d == mv.L_NORM else
+    result = (mv.load_norm(_reg(api, "reg", dst), h, _offset(api, offset), step) if d == mv.L_NORM else
               mv.load(_reg(api, "reg", dst), h, _offset(api, offset), d, step))
     if SANITIZING and src.core.sanitizer is not None:
         reg_access(api, src, "load", _offset(api, offset), d, dst.dtype.size, undo=undo)
@@ -666,7 +666,7 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
     off = _offset(api, _pick_offset(api, _arg3, offset))
     d = _code(api, "dist", 0 if dist is None else dist, StoreDist)
     undo = reg_undo(tensor, ub=True) if SANITIZING else None
-    result = (mv.store_norm_entry(h, _reg(api, "reg", src), words, off, step) if d == mv.S_NORM else
+    result = (mv.store_norm(h, _reg(api, "reg", src), words, off, step) if d == mv.S_NORM else
               mv.store(h, _reg(api, "reg", src), words, off, d, step))
     if SANITIZING and tensor.core.sanitizer is not None:
         reg_access(api, tensor, "store", off, d, src.dtype.size, words, undo=undo)

@@ -139,8 +139,11 @@ _INSIDE = "every accessed byte inside the operand's tensor (or the UB on a bound
 # LoadAlign / StoreAlign DIST_NORM, the hot cases, are small functions of their own whose checks raise directly:
 # a call of a shared checking function with string arguments, or a fall-back call with the arrays inside a
 # branch, cost a VF more per call than the 256-byte copy (numba materialises the strings and updates reference
-# counts on every call, not only when the check fails).
-@internal
+# counts on every call, not only when the check fails). They keep their CPython entries: a plain LoadAlign/StoreAlign
+# with DIST_NORM calls them as they are, and a VF's call (the same plain handle type: kernels never see the VF's
+# TensorHandle) reuses the same cached specialisation (a separate entry function linked them and optimised them
+# again: 0.46 s of a first plain Reg call; issue 20).
+@njit(cache=True)
 def load_norm(reg, h, offset, step):
     """LoadAlign DIST_NORM (SPEC-2 11.6): 256 bytes from a 32-byte aligned address inside the operand; returns
     offset + step (the post-update form)."""
@@ -154,14 +157,6 @@ def load_norm(reg, h, offset, step):
     copy_bytes(reg, 0, h[0], addr, VL)
     reg[H_CTRL] = h[3]
     return offset + step
-
-
-@njit(cache=True)
-def load_norm_entry(reg, h, offset, step):
-    """A plain LoadAlign with DIST_NORM: load_norm with a CPython entry (the same checks, in the same order, as
-    `load` makes for DIST_NORM), so a script's first LoadAlign compiles the NORM copy alone, not every
-    distribution (issue 20: 0.96 s of a first plain Reg call)."""
-    return load_norm(reg, h, offset, step)
 
 
 @njit(cache=True)
@@ -292,7 +287,7 @@ def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
     return new_offset
 
 
-@internal
+@njit(cache=True)  # with a CPython entry, as load_norm
 def store_norm(h, reg, words, offset, step):
     """StoreAlign DIST_NORM (SPEC-2 11.6, D68): the active lanes (the mask read at the register's type) to a
     32-byte aligned address; only their bytes must lie inside the operand. Returns offset + step."""
@@ -333,13 +328,6 @@ def _store_active(ub, addr, reg, words, size):
         if lane_on(words, lane * size):
             for b in range(size):
                 ub[addr + lane * size + b] = reg[lane * size + b]
-
-
-@njit(cache=True)
-def store_norm_entry(h, reg, words, offset, step):
-    """A plain StoreAlign with DIST_NORM: store_norm with a CPython entry (`store` calls it alone for DIST_NORM),
-    as load_norm_entry (issue 20: `store` compiled 1.3 s of a first plain Reg call)."""
-    return store_norm(h, reg, words, offset, step)
 
 
 @njit(cache=True)
