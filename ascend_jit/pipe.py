@@ -165,7 +165,9 @@ class TQue:
 
     def __init__(self, position=TPosition.VECIN, depth=1):
         _check_position("TQue", position)
-        self.position, self.depth, self.pipe = position, as_int("TQue", None, "depth", depth, 1, 2**16), None
+        # depth 0 is the devkit's event-per-buffer queue (impl/basic_api/kernel_tquebind_impl.h `depth == 0`):
+        # EnQue has no capacity bound and DeQue names the tensor it waits for (docs/decisions.md "Depth-0 queues")
+        self.position, self.depth, self.pipe = position, as_int("TQue", None, "depth", depth, 0, 2**16), None
         self._buffers, self._queue = [], deque()   # the queue holds (tensor, the sanitizer's mark of its EnQue)
         self._cursor = 0
 
@@ -188,7 +190,13 @@ class TQue:
     def _device(self):
         return self.pipe.core.device if self.pipe else None
 
-    def AllocTensor(self, dtype):
+    def AllocTensor(self, dtype, *out):
+        if out:
+            # C++ AllocTensor<T>(LocalTensor<T>& t) (depth 0) rebinds t; a LocalTensor here is fixed when made, so the
+            # tensor is returned, as GatherMask returns its rsvdCnt out-parameter (docs/decisions.md)
+            raise ParameterError("AllocTensor", "tensor", out[0], device=self._device(),
+                                 legal="AllocTensor(dtype) returning the tensor: t = que.AllocTensor(dtype)",
+                                 detail="the C++ out-parameter form AllocTensor<T>(t) is written t = que.AllocTensor(T)")
         if self.pipe is None:
             raise StateError("AllocTensor", legal="a queue given buffers by pipe.InitBuffer",
                              detail="queue has no buffers: call pipe.InitBuffer(que, num, len) first")
@@ -246,7 +254,7 @@ class TQue:
             raise StateError("EnQue", "tensor", tensor, device=self._device(),
                              legal="a tensor AllocTensor of this queue returned",
                              detail="not allocated by this queue (AllocTensor of this queue first)")
-        if len(self._queue) >= self.depth:
+        if self.depth and len(self._queue) >= self.depth:
             raise StateError("EnQue", "depth", self.depth, legal="fewer tensors enqueued than the queue's depth",
                              detail="queue is full", device=self._device())
         # the sanitizer's mark of the EnQue: the DeQue orders only what came before it (SPEC-2 10.4)
@@ -255,15 +263,36 @@ class TQue:
 
     def DeQue(self, *template):
         """`DeQue<T>()` is `DeQue(dtype)` (dtype optional); `DeQue<srcUserPos, dstUserPos, T>()` is
-        `DeQue(src_pos, dst_pos, dtype)`. A dtype other than the enqueued tensor's reinterprets it."""
+        `DeQue(src_pos, dst_pos, dtype)`. A dtype other than the enqueued tensor's reinterprets it. A depth-0 queue
+        takes the devkit's in-place form `DeQue<T>(LocalTensor<T>& t)` as `DeQue([dtype,] t)`: it waits for that
+        tensor's EnQue (in any order) and returns it; each form is refused on the other kind of queue, as the
+        devkit's static_asserts refuse it."""
+        in_place = bool(template) and isinstance(template[-1], LocalTensor)
+        if in_place != (self.depth == 0):
+            raise ParameterError("DeQue", "tensor", template[-1] if in_place else None, device=self._device(),
+                                 legal="DeQue([dtype,] tensor) on a depth-0 queue, DeQue([dtype]) on any other",
+                                 detail="the devkit static_asserts: in-place DeQue<LocalTensor&> only at depth 0, "
+                                        "and at depth 0 only that form")
+        if in_place:
+            target, template = template[-1], template[:-1]
         dtype = template[0] if len(template) == 1 else _template_args("DeQue", template, self._device())
-        if not self._queue:
+        if in_place:
+            index = next((i for i, (t, _) in enumerate(self._queue)
+                          if t._addr == target._addr and t._lease is target._lease), None)
+            if index is None:
+                raise StateError("DeQue", "tensor", target, device=self._device(),
+                                 legal="a tensor EnQue'd to this queue and not yet dequeued",
+                                 detail="the device would wait for an EnQue event that is never set")
+        elif not self._queue:
             raise StateError("DeQue", legal="a queue holding an enqueued tensor",
                              detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
+        else:
+            index = 0
         if dtype is not None and not (type(dtype) is str and dtype in _DTYPES):
             # checked before the tensor leaves the queue: a refused DeQue keeps it queued (SPEC-2 1.5; audit17h)
             resolve(dtype, "DeQue", self._device())
-        tensor, mark = self._queue.popleft()
+        tensor, mark = self._queue[index]
+        del self._queue[index]
         if tensor._core.sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
             # no mark: the core started sanitizing after the EnQue, which then orders none of the accesses it saw
             tensor._core.sanitizer.hand_off(tensor.addr, tensor.nbytes, since=mark or (None, -1))
@@ -289,10 +318,16 @@ class TQue:
         lease.buffer.lease = None
 
     def VacantInQue(self):
+        self._not_depth0("VacantInQue")
         return len(self._queue) < self.depth
 
     def HasTensorInQue(self):
+        self._not_depth0("HasTensorInQue")
         return bool(self._queue)
+
+    def _not_depth0(self, api):
+        if self.depth == 0:  # the devkit static_asserts it: a depth-0 queue counts no tensors
+            raise ParameterError(api, "depth", 0, legal="a queue of depth 1 or more", device=self._device())
 
 
 def _template_args(api, template, device):

@@ -145,6 +145,39 @@ def test_queue_hands_out_its_buffers_round_robin():
         assert q.AllocTensor("half").addr == addrs[0] + 512      # from the cursor (1, busy) on, not the first free
 
 
+def test_depth_zero_queue_dequeues_the_named_tensor():
+    """`TQue<VECIN, 0>` (ops-math CastV3's queues): the devkit's depth-0 queue has no capacity bound and its
+    in-place `DeQue<T>(LocalTensor<T>& t)` waits for that tensor's own EnQue event, in any order; the returning
+    DeQue, VacantInQue and HasTensorInQue are refused there, the in-place DeQue elsewhere, as the devkit's
+    static_asserts refuse them (impl/basic_api/kernel_tquebind_impl.h; docs/decisions.md "Depth-0 queues")."""
+    with aj.Core("a2"):
+        pipe = aj.TPipe()
+        q = aj.TQue(aj.TPosition.VECIN, 0)
+        pipe.InitBuffer(q, 2, 64)
+        a, b = q.AllocTensor("half"), q.AllocTensor("half")
+        a[:], b[:] = np.ones(32, np.float16), np.full(32, 2, np.float16)
+        q.EnQue(a)
+        q.EnQue(b)                                    # no depth bound
+        assert q.DeQue(b) is b and q.DeQue("half", a) is a
+        with pytest.raises(aj.StateError, match="never set"):
+            q.DeQue(a)                                # already dequeued: the device would wait forever
+        with pytest.raises(aj.ParameterError, match="depth-0"):
+            q.DeQue("half")
+        with pytest.raises(aj.ParameterError, match="depth"):
+            q.VacantInQue()
+        with pytest.raises(aj.ParameterError, match="returning"):
+            q.AllocTensor("half", a)
+        q.FreeTensor(a)
+        q.FreeTensor(b)
+        one = aj.TQue(aj.TPosition.VECOUT, 1)
+        pipe.InitBuffer(one, 1, 64)
+        t = one.AllocTensor("half")
+        one.EnQue(t)
+        with pytest.raises(aj.ParameterError, match="depth-0"):
+            one.DeQue(t)
+        assert one.DeQue("half").addr == t.addr       # the refused call left it queued
+
+
 def test_buffers_keep_the_length_init_buffer_rounds_up_to():
     """The devkit's InitBuffer rounds len up to whole DataBlocks and the tensors of the buffer carry that length:
     GetSize() counts it, and so does every bounds check (a Brcb from a 38-float rstd queue buffer may read 40;
