@@ -233,6 +233,10 @@ class Core(SyncState):
         self.spec.require_supported("SetVectorMask")
         if names:
             args = _set_vector_mask_args(self.device, args, names)
+        if args and isinstance(args[0], str):  # the C++ template order, SetVectorMask<int16_t>(len), written first
+            raise ParameterError("SetVectorMask", "len" if len(args) < 3 else "maskHigh", args[0], device=self.device,
+                                 legal=f"an integer; the dtype goes by name: SetVectorMask(len, dtype={args[0]!r}) "
+                                       f"or SetVectorMask(maskHigh, maskLow, dtype={args[0]!r})")
         dt.resolve(dtype, "SetVectorMask", self.device)
         mode = as_enum("SetVectorMask", self.spec, "mode", mode, MaskMode)
         if len(args) == 1:

@@ -738,3 +738,15 @@ def test_gm_helpers_refuse_hostile_shapes_and_dtypes(call):
     not divide; aj.fidelity with a list as the API name raised TypeError (unhashable)."""
     with pytest.raises(aj.ParameterError):
         call()
+
+
+@pytest.mark.parametrize("args", [("int16", 100), ("int16", 0, 2**16 - 1), ("half",)])
+def test_set_vector_mask_with_the_dtype_written_first_names_the_keyword(args):
+    """`SetVectorMask("int16", n)`, the C++ template order SetVectorMask<int16_t>(len) written as a first argument,
+    is refused naming the call with `dtype=` (it was a maskHigh = 'int16' range error), nothing set (SPEC-2 1.8)."""
+    core = aj.Core("atlas-a2")
+    before = (core.mask_high, core.mask_low)
+    with pytest.raises(aj.ParameterError, match=f"dtype='{args[0]}'") as info:
+        core.SetVectorMask(*args)
+    assert "'len'" in str(info.value) if len(args) < 3 else "'maskHigh'" in str(info.value)
+    assert (core.mask_high, core.mask_low) == before
