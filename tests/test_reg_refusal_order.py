@@ -54,6 +54,7 @@ def _refusal(compiled, dst_type, src_type, op, mode, scalar=1.0):
 
 @pytest.mark.parametrize("dst_type, src_type, op, mode, scalar, want", [
     ("int8", "int8", 0, 2, 1.0, ("ParameterError", "Mul", "mode")),  # Mul int8 and a mode outside the enum
+    ("half", "int8", 0, 0, 1.0, ("UnsupportedDTypeError", "Mul", "dtype")),  # src0's dtype before the dst's
     ("int8", "int8", 1, 2, 1.0, ("ParameterError", "MulAddDst", "mode")),
     ("int16", "int16", 2, -1, 1.0, ("ParameterError", "AbsSub", "mode")),
     ("int8", "int8", 1, 0, 1.0, ("UnsupportedDTypeError", "MulAddDst", "dtype")),

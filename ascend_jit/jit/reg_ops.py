@@ -179,12 +179,13 @@ def half_full_case(dst_kind, kind0, kind1, words, merging):
 
 @internal
 def _check_binary(dk, k0, k1, op, merging):
+    # src0's dtype first, as plain Python checks it before the kernel runs
+    if op == MUL and (k0 == KIND_INT8 or k0 == KIND_UINT8):
+        raise UnsupportedDTypeError("Mul", "kind", k0, "int16, uint16, half, bfloat16, int32, uint32, float, "
+                                    "int64, uint64 (SPEC-2 11.2)", DEVICE)
     if dk != k0 or dk != k1:
         raise UnsupportedDTypeError(_OP_NAMES[op], "dst/src0/src1 kinds", (dk, k0, k1),
                                     "one element type for dst, src0 and src1 (SPEC-2 11.2)", DEVICE)
-    if op == MUL and (dk == KIND_INT8 or dk == KIND_UINT8):
-        raise UnsupportedDTypeError("Mul", "kind", dk, "int16, uint16, half, bfloat16, int32, uint32, float, "
-                                    "int64, uint64 (SPEC-2 11.2)", DEVICE)
     if merging and op != ADD:
         raise ParameterError(_OP_NAMES[op], "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 D67)", DEVICE)
 
