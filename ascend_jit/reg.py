@@ -806,8 +806,8 @@ def _tensor_scalar(api, dst, src, scalar, mask, mode):
     _core_check(api)
     _same_dtype(api, dst, src, SCALAR_DTYPES[api])
     words = _mask(api, "mask", mask)
-    _zeroing_only(api, mode)
     tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, DEVICES[DEVICE], src.dtype, scalar, "scalar")))
+    _zeroing_only(api, mode)  # after the scalar, as a compiled VF (its scalar register is made first)
     kind = src.dtype.kind
     if api in ("Adds", "Muls"):
         ops.binary(dst.data, src.data, tmp, words, ops.ADD if api == "Adds" else ops.MUL, False,

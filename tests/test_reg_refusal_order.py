@@ -64,6 +64,7 @@ def _refusal(compiled, dst_type, src_type, op, mode, scalar=1.0):
     ("int8", "int8", 4, 0, 1.0, ("UnsupportedDTypeError", "Axpy", "dtype")),
     ("half", "float", 4, 0, 1.0, ("UnsupportedDTypeError", "Axpy", "dst dtype")),
     ("half", "float", 5, 0, 1.0, ("UnsupportedDTypeError", "Adds", "dst dtype")),
+    ("int32", "int32", 5, 1, 1.5, ("ParameterError", "Adds", "scalar")),  # the scalar before the mode, as Axpy
     ("uint16", "uint16", 6, 2, 3, ("ParameterError", "Arange", "order")),  # Arange: the order before the dtype,
     ("uint16", "uint16", 6, 0, True, ("UnsupportedDTypeError", "Arange", "dst dtype")),  # which comes before a
     ("int16", "int16", 6, 2, True, ("ParameterError", "Arange", "order")),  # bool scalar
