@@ -680,9 +680,10 @@ def _binary(api, op, a, b, c, d, mode):
                                                                   _reg(api, "src1", d), _mask(api, "mask", mode), op))
         return
     _reg(api, "src0", b)
+    dst, src1, words, merging = _reg(api, "dst", a), _reg(api, "src1", c), _mask(api, "mask", d), _merging(api, mode)
+    # the dtype after the mode, as a compiled VF refuses: its mode is checked before the kernel checks the dtypes
     _check_dtype(api, b.dtype.name, ARITH_DTYPES[api], "SPEC-2 11.2")
-    ops.binary(_reg(api, "dst", a), b.data, _reg(api, "src1", c), _mask(api, "mask", d), op, _merging(api, mode),
-               *_binary_markers(b.dtype.kind))
+    ops.binary(dst, b.data, src1, words, op, merging, *_binary_markers(b.dtype.kind))
 
 
 def Add(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -805,8 +806,8 @@ def _tensor_scalar(api, dst, src, scalar, mask, mode):
     _core_check(api)
     _same_dtype(api, dst, src, SCALAR_DTYPES[api])
     words = _mask(api, "mask", mask)
-    _zeroing_only(api, mode)
     tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, DEVICES[DEVICE], src.dtype, scalar, "scalar")))
+    _zeroing_only(api, mode)  # after the scalar, as a compiled VF (its scalar register is made first)
     kind = src.dtype.kind
     if api in ("Adds", "Muls"):
         ops.binary(dst.data, src.data, tmp, words, ops.ADD if api == "Adds" else ops.MUL, False,
@@ -860,15 +861,16 @@ def _ternary_groups(api):
 
 
 def _ternary_checks(api, dst, src0, src1, mask, mode):
+    """MulAddDst/MulDstAdd/AbsSub's refusals in a compiled VF's order: the operands, the mode (checked before the
+    kernel call), then the dtypes (the kernel's check)."""
     _core_check(api)
-    _same_dtype(api, dst, src0, TERNARY_DTYPES[api], "复合计算")
-    if api != "Axpy":  # Axpy's third operand is its scalar (scalar_bits checks it); the others' a register, so a
-        _reg(api, "src1", src1)  # None there is refused like any non-register (it reached src1.data)
-        if src1.dtype.name != src0.dtype.name:
-            raise UnsupportedDTypeError(api, "src1 dtype", src1.dtype.name, legal=f"{src0.dtype.name}, src0's",
-                                        device=DEVICE)
+    _reg(api, "dst", dst), _reg(api, "src", src0), _reg(api, "src1", src1)
     _mask(api, "mask", mask)
     _zeroing_only(api, mode)
+    _same_dtype(api, dst, src0, TERNARY_DTYPES[api], "复合计算")
+    if src1.dtype.name != src0.dtype.name:
+        raise UnsupportedDTypeError(api, "src1 dtype", src1.dtype.name, legal=f"{src0.dtype.name}, src0's",
+                                    device=DEVICE)
 
 
 def MulAddDst(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -889,8 +891,12 @@ def Axpy(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
     """Axpy: dst = scalar * src + dst, one rounding (DK R/复合计算/Axpy.md: half, float, int64, uint64; the scalar by
     SPEC-2 D29)."""
     api = "Axpy"
-    _ternary_checks(api, dst, src, scalar, mask, mode)
+    _core_check(api)
+    # a compiled VF's order: the dtypes and the scalar (its scalar register is made first), then the mode
+    _same_dtype(api, dst, src, TERNARY_DTYPES[api], "复合计算")
     tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, DEVICES[DEVICE], src.dtype, scalar, "scalar")))
+    _mask(api, "mask", mask)
+    _zeroing_only(api, mode)
     _ternary(api, dst, src, tmp, mask, mode, src.dtype.kind)
 
 
@@ -1058,11 +1064,12 @@ def Arange(dst, scalar, order=IndexOrder.INCREASE_ORDER):
     api = "Arange"
     _core_check(api)
     data = _reg(api, "dst", dst)
+    # the order before dst's dtype, as a compiled VF refuses (its order is read before the kernel checks the dtype)
+    if _code(api, "order", order, IndexOrder) != IndexOrder.INCREASE_ORDER:
+        raise ParameterError(api, "order", IndexOrder(order).name, legal=_DECREASE_REFUSED, device=DEVICE)
     if dst.dtype.name not in ARANGE_DTYPES:
         raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=", ".join(ARANGE_DTYPES) +
                                     " (DK R/索引操作/Arange.md)", device=DEVICE)
-    if _code(api, "order", order, IndexOrder) != IndexOrder.INCREASE_ORDER:
-        raise ParameterError(api, "order", IndexOrder(order).name, legal=_DECREASE_REFUSED, device=DEVICE)
     bits = scalar_bits(api, DEVICES[DEVICE], dst.dtype, scalar, "scalar")
     index = ops.arange_register(data, _ARANGE_KINDS)
     ops.binary(data, index, ops.broadcast_register(index, np.uint64(bits)), _ALL_LANES, ops.ADD, False,
@@ -2256,6 +2263,9 @@ def _ol_arange(dst, scalar, order=0):
     half_class, wide_class, int_class = _binary_markers(impl.register_kind(dst))
     if isinstance(scalar, types.Boolean):  # refused when called, as plain Python refuses it (an AscendJitError)
         def refuse_bool(dst, scalar, order=0):
+            # after the order and dst's dtype (arange_register checks it), as plain Python refuses
+            _ARANGE_ORDER(order)
+            ops.arange_register(impl.borrow(dst), _ARANGE_KINDS)
             raise ParameterError("Arange", "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
         return refuse_bool
     is_float = isinstance(scalar, types.Float)

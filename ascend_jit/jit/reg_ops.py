@@ -179,12 +179,13 @@ def half_full_case(dst_kind, kind0, kind1, words, merging):
 
 @internal
 def _check_binary(dk, k0, k1, op, merging):
+    # src0's dtype first, as plain Python checks it before the kernel runs
+    if op == MUL and (k0 == KIND_INT8 or k0 == KIND_UINT8):
+        raise UnsupportedDTypeError("Mul", "kind", k0, "int16, uint16, half, bfloat16, int32, uint32, float, "
+                                    "int64, uint64 (SPEC-2 11.2)", DEVICE)
     if dk != k0 or dk != k1:
         raise UnsupportedDTypeError(_OP_NAMES[op], "dst/src0/src1 kinds", (dk, k0, k1),
                                     "one element type for dst, src0 and src1 (SPEC-2 11.2)", DEVICE)
-    if op == MUL and (dk == KIND_INT8 or dk == KIND_UINT8):
-        raise UnsupportedDTypeError("Mul", "kind", dk, "int16, uint16, half, bfloat16, int32, uint32, float, "
-                                    "int64, uint64 (SPEC-2 11.2)", DEVICE)
     if merging and op != ADD:
         raise ParameterError(_OP_NAMES[op], "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 D67)", DEVICE)
 
@@ -1017,8 +1018,10 @@ def check_scalar_kinds(api_index, dk, sk, allowed):
     """The tensor-scalar form's own dtype check (the binary kernels' refusals would name Add/Mul/Max/Min), one raise
     site naming the instruction."""
     if dk != sk or not (allowed >> sk) & 1:
-        raise UnsupportedDTypeError(scalar_api(api_index), "dst/src kinds", (dk, sk), _scalar_legal(api_index),
-                                    DEVICE)
+        # the parameter plain Python's _same_dtype names: src's dtype outside the table, else dst's differing
+        ok = (allowed >> sk) & 1
+        raise UnsupportedDTypeError(scalar_api(api_index), "dst kind" if ok else "kind", dk if ok else sk,
+                                    _scalar_legal(api_index), DEVICE)
 
 
 @njit(cache=True)
@@ -1155,16 +1158,19 @@ ABS_SUB = 50  # AbsSub's op code (the engine has none)
 
 @njit(cache=True, inline="always")
 def _check_ternary(op, dk, k0, k1, allowed):
-    if dk != k0 or dk != k1 or not (allowed >> dk) & 1:
+    # the parameter plain Python names (reg.py _ternary_checks): src0's dtype outside the page's table, else dst's,
+    # else src1's differing from src0's (Axpy's dst and src: scalar_register checks them first, naming Axpy)
+    if not (allowed >> k0) & 1 or dk != k0 or k1 != k0:
+        name = "kind" if not (allowed >> k0) & 1 else ("dst kind" if dk != k0 else "src1 kind")
+        value = k0 if name == "kind" else (dk if dk != k0 else k1)
         if op == ew.MUL_ADD_DST:
-            raise UnsupportedDTypeError("MulAddDst", "dst/src kinds", (dk, k0, k1), "one type of DK "
-                                        "R/复合计算/MulAddDst.md for dst, src0, src1 (Axpy: half, float, int64, "
-                                        "uint64)", DEVICE)
+            raise UnsupportedDTypeError("MulAddDst", name, value, "one type of DK R/复合计算/MulAddDst.md for dst, "
+                                        "src0, src1", DEVICE)
         if op == ew.FUSED_MUL_ADD:
-            raise UnsupportedDTypeError("MulDstAdd", "dst/src kinds", (dk, k0, k1), "bfloat16 or float, one type "
-                                        "for dst, src0, src1 (DK R/复合计算/MulDstAdd.md)", DEVICE)
-        raise UnsupportedDTypeError("AbsSub", "dst/src kinds", (dk, k0, k1), "half, float or int64, one type for "
-                                    "dst, src0, src1 (DK R/复合计算/AbsSub.md)", DEVICE)
+            raise UnsupportedDTypeError("MulDstAdd", name, value, "bfloat16 or float, one type for dst, src0, src1 "
+                                        "(DK R/复合计算/MulDstAdd.md)", DEVICE)
+        raise UnsupportedDTypeError("AbsSub", name, value, "half, float or int64, one type for dst, src0, src1 "
+                                    "(DK R/复合计算/AbsSub.md)", DEVICE)
 
 
 # The op groups of the float lanes (ternary's op-group markers, one specialisation each): the fused multiply-adds

@@ -1,0 +1,74 @@
+"""A compiled VF and plain Python refuse a Reg call with two faults alike (SPEC-2 11.1: identical results; 1.8):
+the same error class, API and parameter. Compiled code checks an enum `mode` before the kernel checks the dtypes,
+and makes Axpy's scalar register (dtypes, then the scalar) before the mode; the kernels name the parameter plain
+Python names ('dtype', 'dst dtype', 'src1 dtype')."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.errors import AscendJitError
+
+R = aj.Reg
+
+
+def _vf(out, src, dst_type, src_type, op, mode, scalar):
+    a, d = R.RegTensor(src_type), R.RegTensor(dst_type)
+    m = R.CreateMask(src_type)
+    R.LoadAlign(a, src)
+    if op == 0:
+        R.Mul(d, a, a, m, mode)
+    elif op == 1:
+        R.MulAddDst(d, a, a, m, mode)
+    elif op == 2:
+        R.AbsSub(d, a, a, m, mode)
+    elif op == 3:
+        R.MulDstAdd(d, a, a, m, mode)
+    elif op == 4:
+        R.Axpy(d, a, scalar, m, mode)
+    else:
+        R.Adds(d, a, scalar, m, mode)
+    R.StoreAlign(out, d, R.CreateMask(dst_type))
+
+
+def _vf_arange(out, src, dst_type, src_type, op, mode, scalar):
+    d = R.RegTensor(dst_type)
+    R.Arange(d, scalar, mode)
+    R.StoreAlign(out, d, R.CreateMask(dst_type))
+
+
+VF, VF_ARANGE = R.simd_vf(_vf), R.simd_vf(_vf_arange)
+
+
+def _refusal(compiled, dst_type, src_type, op, mode, scalar=1.0):
+    with aj.Core("ascend950") as core:
+        src = core.local_tensor(src_type, 256 // np.dtype(aj.dtypes.resolve(src_type).np_dtype).itemsize)
+        out = core.local_tensor(dst_type, 256 // np.dtype(aj.dtypes.resolve(dst_type).np_dtype).itemsize)
+        ub = core.ub.copy()
+        with pytest.raises(AscendJitError) as refused:
+            vf = VF_ARANGE if op == 6 else VF
+            (vf if compiled else vf.py_func)(out, src, dst_type, src_type, op, mode, scalar)
+        assert (core.ub == ub).all()
+    e = refused.value
+    return type(e).__name__, e.api, e.parameter
+
+
+@pytest.mark.parametrize("dst_type, src_type, op, mode, scalar, want", [
+    ("int8", "int8", 0, 2, 1.0, ("ParameterError", "Mul", "mode")),  # Mul int8 and a mode outside the enum
+    ("half", "int8", 0, 0, 1.0, ("UnsupportedDTypeError", "Mul", "dtype")),  # src0's dtype before the dst's
+    ("int8", "int8", 1, 2, 1.0, ("ParameterError", "MulAddDst", "mode")),
+    ("int16", "int16", 2, -1, 1.0, ("ParameterError", "AbsSub", "mode")),
+    ("int8", "int8", 1, 0, 1.0, ("UnsupportedDTypeError", "MulAddDst", "dtype")),
+    ("half", "half", 3, 0, 1.0, ("UnsupportedDTypeError", "MulDstAdd", "dtype")),
+    ("half", "float", 1, 0, 1.0, ("UnsupportedDTypeError", "MulAddDst", "dst dtype")),
+    ("int64", "int64", 4, 1, 1.5, ("ParameterError", "Axpy", "scalar")),  # the scalar before the mode
+    ("int8", "int8", 4, 0, 1.0, ("UnsupportedDTypeError", "Axpy", "dtype")),
+    ("half", "float", 4, 0, 1.0, ("UnsupportedDTypeError", "Axpy", "dst dtype")),
+    ("half", "float", 5, 0, 1.0, ("UnsupportedDTypeError", "Adds", "dst dtype")),
+    ("int32", "int32", 5, 1, 1.5, ("ParameterError", "Adds", "scalar")),  # the scalar before the mode, as Axpy
+    ("uint16", "uint16", 6, 2, 3, ("ParameterError", "Arange", "order")),  # Arange: the order before the dtype,
+    ("uint16", "uint16", 6, 0, True, ("UnsupportedDTypeError", "Arange", "dst dtype")),  # which comes before a
+    ("int16", "int16", 6, 2, True, ("ParameterError", "Arange", "order")),  # bool scalar
+], ids=str)
+def test_compiled_and_plain_refuse_alike(dst_type, src_type, op, mode, scalar, want):
+    assert _refusal(False, dst_type, src_type, op, mode, scalar) == want
+    assert _refusal(True, dst_type, src_type, op, mode, scalar) == want
