@@ -1483,6 +1483,7 @@ _KIND_NAMES = {"half": 0, "float16": 0, "float": 1, "float32": 1, "bfloat16": 2,
 _SPELLINGS = tuple(_KIND_NAMES)
 _SPELLING_KINDS = tuple(_KIND_NAMES.values())
 _DTYPE_NAME_ARGS = {name: impl.DTypeName(i) for i, name in enumerate(_SPELLINGS)}
+impl.type_dtype_names(_SPELLINGS)
 
 
 @njit(cache=True)
@@ -1530,15 +1531,21 @@ def _vf_kind(dtype):
     return _KIND_NAMES[dtype] if isinstance(dtype, str) else int(dtype)
 
 
+def _named_kind(t):
+    """The kind a dtype's numba type names at compile time, or None: a string literal, or a VF's dtype argument
+    (typed by its spelling: jit/reg.py DTypeNameType)."""
+    if isinstance(t, impl.DTypeNameType):
+        return _SPELLING_KINDS[t.index]
+    return _KIND_NAMES.get(t.literal_value) if isinstance(t, types.StringLiteral) else None
+
+
 @overload(_vf_kind, prefer_literal=True)
 def _ol_vf_kind(dtype):
     """Compiled code names a dtype by a VF's dtype-name argument (what simd_vf passes), by a string literal in the VF
     (resolved at compile time: no string compare per call), by a string variable or by a kind code."""
-    if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
-        kind = _KIND_NAMES[dtype.literal_value]
+    kind = _named_kind(dtype)
+    if kind is not None:
         return lambda dtype: np.int64(kind)  # np.int64: a literal would compile the kernels once per dtype
-    if isinstance(dtype, impl.DTypeNameType):
-        return lambda dtype: _SPELLING_KINDS[impl.spelling_index(dtype)]
     if isinstance(dtype, types.Integer):
         return lambda dtype: dtype
     return lambda dtype: _kind_of_name(dtype)
@@ -1619,10 +1626,10 @@ def _is_mask_array(t):
 
 @overload(RegTensor, prefer_literal=True)
 def _ol_regtensor(dtype):
-    # a dtype named by a literal gives a register typed with its kind (jit/reg.py KindRegister): the Reg calls on it
-    # compile that dtype class's lanes alone (issue 20)
-    if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
-        kind = _KIND_NAMES[dtype.literal_value]
+    # a dtype named at compile time (a literal, the VF's dtype argument) gives a register typed with its kind
+    # (jit/reg.py KindRegister): the Reg calls on it compile that dtype class's lanes alone (issue 20)
+    kind = _named_kind(dtype)
+    if kind is not None:
         typed = impl.KIND_REGISTERS[kind]
         return lambda dtype: typed(impl.new_register(np.int64(kind), impl.vf_modes()))
     return lambda dtype: impl.new_register(_vf_kind(dtype), impl.vf_modes())
@@ -1669,12 +1676,13 @@ def _or_default(value, default):
 
 @overload(_or_default, inline="always")
 def _ol_or_default(value, default):
-    """An optional int argument resolved at compile time (None/omitted -> default; enum members -> their value)."""
+    """An optional int argument resolved at compile time (None/omitted -> default; enum members -> their value), an
+    int64 value: a constant or literal typed as a literal compiles the kernel it is passed to once more."""
     if _absent(value):
-        return lambda value, default: default
+        return lambda value, default: np.int64(default)
     if isinstance(value, types.IntEnumMember):
-        return lambda value, default: value.value
-    return lambda value, default: value
+        return lambda value, default: np.int64(value.value)
+    return (lambda value, default: np.int64(value)) if _signed_int(value) else (lambda value, default: value)
 
 
 def _enum_reader(api, name, members, legal, flag=False, lo=None, hi=None, default=0):
@@ -1738,6 +1746,10 @@ def _given_twice(refuse, name, value):
     return value
 
 
+def _signed_int(t):
+    return isinstance(t, types.Integer) and t.signed
+
+
 def _offset_of(positional, keyword):
     return _pick_offset("Reg", positional, keyword)
 
@@ -1746,10 +1758,17 @@ def _offset_of(positional, keyword):
 def _ol_offset_of(positional, keyword):
     """A load/store offset given positionally or as `offset=` (SPEC-2 1.1), chosen at compile time; both given is a
     ParameterError when called, as plain Python raises."""
+    # an integer offset passes on as an int64 value: the constant 0 of an omitted one, or a literal in the VF, typed
+    # as a literal compiled the load or store kernel once more (0.6-1.3 s each; issue 20); any other type passes as
+    # it is, for the kernel's refusal
     if _absent(keyword):
-        return (lambda positional, keyword: 0) if _absent(positional) else (lambda positional, keyword: positional)
+        if _absent(positional):
+            return lambda positional, keyword: np.int64(0)
+        return (lambda positional, keyword: np.int64(positional)) if _signed_int(positional) else \
+            (lambda positional, keyword: positional)
     if _absent(positional):
-        return lambda positional, keyword: keyword
+        return (lambda positional, keyword: np.int64(keyword)) if _signed_int(keyword) else \
+            (lambda positional, keyword: keyword)
 
     return lambda positional, keyword: _given_twice(True, "offset", keyword)
 
@@ -2245,12 +2264,14 @@ def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
     if isinstance(scalar, types.Float):
         def from_float(dst, scalar=None, mask=None, mode=0, src_reg=None):
             ops.duplicate_bits(impl.borrow(dst),
-                               ops.scalar_bits("Duplicate", dst[impl.H_KIND], np.float64(scalar), 0, True),
+                               ops.scalar_bits(impl.text("Duplicate"), dst[impl.H_KIND], np.float64(scalar),
+                                               np.int64(0), True),
                                _words_or_all(mask), _merge_flag(mode))
         return from_float
 
     def from_int(dst, scalar=None, mask=None, mode=0, src_reg=None):
-        ops.duplicate_bits(impl.borrow(dst), ops.scalar_bits("Duplicate", dst[impl.H_KIND], 0.0, scalar, False),
+        ops.duplicate_bits(impl.borrow(dst),
+                           ops.scalar_bits(impl.text("Duplicate"), dst[impl.H_KIND], 0.0, scalar, False),
                            _words_or_all(mask), _merge_flag(mode))
     return from_int
 
@@ -2265,7 +2286,7 @@ def _ol_arange(dst, scalar, order=0):
         def refuse_bool(dst, scalar, order=0):
             # after the order and dst's dtype (arange_register checks it), as plain Python refuses
             _ARANGE_ORDER(order)
-            ops.arange_register(impl.borrow(dst), _ARANGE_KINDS)
+            ops.arange_register(impl.borrow(dst), np.int64(_ARANGE_KINDS))
             raise ParameterError("Arange", "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
         return refuse_bool
     is_float = isinstance(scalar, types.Float)
@@ -2273,11 +2294,11 @@ def _ol_arange(dst, scalar, order=0):
     def arange(dst, scalar, order=0):
         _ARANGE_ORDER(order)
         d = impl.borrow(dst)
-        index = ops.arange_register(d, _ARANGE_KINDS)
-        bits = (ops.scalar_bits("Arange", d[impl.H_KIND], np.float64(scalar), 0, True) if is_float else
-                ops.scalar_bits("Arange", d[impl.H_KIND], 0.0, scalar, False))
-        ops.binary(d, index, ops.broadcast_register(index, bits), _words_or_all(None), np.int64(ops.ADD), False,
-                   _marker(half_class), _marker(wide_class), _marker(int_class))
+        index = ops.arange_register(d, np.int64(_ARANGE_KINDS))
+        bits = (ops.scalar_bits(impl.text("Arange"), d[impl.H_KIND], np.float64(scalar), np.int64(0), True)
+                if is_float else ops.scalar_bits(impl.text("Arange"), d[impl.H_KIND], 0.0, scalar, False))
+        ops.binary(d, index, ops.broadcast_register(index, bits), _words_or_all(None), np.int64(ops.ADD),
+                   np.bool_(False), _marker(half_class), _marker(wide_class), _marker(int_class))
     return arange
 
 
@@ -2567,8 +2588,9 @@ def _ol_interleave(inverse):
             return None  # plain Python refuses them (_interleave)
 
         def impl_(dst0, dst1, src0, src1, dtype):
+            # np.bool_: the closure's constant typed as a literal compiled both kernels once per direction
             mv.interleave(impl.borrow(dst0), impl.borrow(dst1), impl.words(src0), impl.words(src1),
-                          ops.interleave_group(_vf_kind(dtype), inverse), inverse)
+                          ops.interleave_group(_vf_kind(dtype), np.bool_(inverse)), np.bool_(inverse))
         return impl_
     return typer
 
@@ -2767,10 +2789,11 @@ def _numba_reason(error):
     return reasons[0] if reasons else lines[0]
 
 
-def _planned_call(api, kinds, entry):
+def _planned_call(api, kinds, entry, args):
     """A function of the argument tuple that checks each argument's type, converts it as _convert_vf_args would
-    and calls `entry` (numba's compiled entry point for those types); _MISS when an argument does not fit (another
-    type, a dtype name that is none, an int beyond int64, a core whose CTRL changed: the slow path handles it).
+    and calls `entry` (numba's compiled entry point for those types and args' dtype names); _MISS when an argument
+    does not fit (another type, another dtype name, an int beyond int64, a core whose CTRL changed: the slow path
+    handles it).
     Written out per tuple of types, as straight code: a loop over the arguments costs more than the VF's work."""
     names = [f"a{i}" for i in range(len(kinds))]
     body = [f"    if len(args) != {len(kinds)}:", "        return MISS"]
@@ -2791,8 +2814,8 @@ def _planned_call(api, kinds, entry):
             if not modes_set:  # SPEC-2 11.1: the registers the VF makes carry its first tensor's core's modes
                 body.append(f"    VF_MODES[0] = {n}[3]")
                 modes_set = True
-        elif kind is str:
-            body += [f"    {n} = NAMES.get({n})", f"    if {n} is None:", "        return MISS"]
+        elif kind is str:  # the name the entry was compiled for (its type is the spelling: DTypeNameType)
+            body += [f"    if {n} != {args[i]!r}:", "        return MISS", f"    {n} = NAMES[{n}]"]
         elif kind is RegTensor:
             body.append(f"    {n} = {n}.data")
         elif kind is MaskReg:  # the array of an earlier position holding the same object, as _convert_vf_args
@@ -2878,7 +2901,9 @@ def simd_vf(fn):
 
     def slow_call(args):
         kinds = tuple(map(type, args))
-        plan = plans.get(kinds)
+        # a dtype name is typed by its spelling (jit/reg.py DTypeNameType): one plan per tuple of types and names
+        key = kinds + tuple(a for a in args if type(a) is str)
+        plan = plans.get(key)
         if plan is not None:
             last[0] = plan
             result = plan(args)
@@ -2895,16 +2920,16 @@ def simd_vf(fn):
         else:
             compile_error = None
         if compile_error is not None:
-            return run_uncompiled(args, kinds, compile_error)
+            return run_uncompiled(args, kinds, key, compile_error)
         for mask, words in masks:
             mask.words = tuple(words)
         _check_store_uregs(fn.__name__, [a for a in args if type(a) is UnalignRegForStore])  # D68 (given ones)
         if plannable and plan is None:
             signature = tuple(compiled.typeof_pyval(a) for a in converted)
-            plans[kinds] = last[0] = _planned_call(fn.__name__, kinds, compiled.overloads[signature].entry_point)
+            plans[key] = last[0] = _planned_call(fn.__name__, kinds, compiled.overloads[signature].entry_point, args)
         return result
 
-    def run_uncompiled(args, kinds, compile_error):
+    def run_uncompiled(args, kinds, key, compile_error):
         # numba cannot compile the VF for these arguments (an argument or a call it has no typing for): the plain
         # run gives the user the refusal it makes (an AscendJitError, as the same VF run plain raises); a VF that
         # runs plain stays plain for these argument types, with one warning (docs/decisions.md "Reg API")
@@ -2917,7 +2942,7 @@ def simd_vf(fn):
         warnings.warn(f"ascend_jit: the VF {fn.__qualname__} runs as plain Python for arguments of types "
                       f"{[k.__name__ for k in kinds]}: numba cannot compile it ({_numba_reason(compile_error)})",
                       UncompiledVFWarning, stacklevel=4)
-        plans[kinds] = last[0] = lambda args: plain(*args) if tuple(map(type, args)) == kinds else _MISS
+        plans[key] = last[0] = lambda args: plain(*args) if tuple(map(type, args)) == kinds else _MISS
         return result
 
     parameters = inspect.signature(fn)

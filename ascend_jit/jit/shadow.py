@@ -13,6 +13,7 @@ sorted byte addresses in `addrs`. Shadow arrays (see ascend_jit/sanitizer.py San
   reader_seq[q, i]    number (in pipe q) of the last read of the byte by pipe q (0: none)
   reader_instr[q, i]  its log index: the read is since the last write (or hand-off) iff it is > writer_instr[i]
 """
+import numpy as np
 from numba import njit
 
 
@@ -66,7 +67,9 @@ def scan_read(lo, hi, addrs, init, writer_pipe, writer_seq, clock_p, p, check_in
                 count += 1
         out[0] = count
     if check_race:
-        _scan_writers(lo, hi, addrs, writer_pipe, writer_seq, clock_p, p, strict_same, barrier_p, out, 2)
+        # np.int64: a literal slot compiled the scan once per caller
+        _scan_writers(lo, hi, addrs, writer_pipe, writer_seq, clock_p, p, strict_same, barrier_p, out,
+                      np.int64(2))
 
 
 @njit(cache=True, nogil=True)
@@ -77,7 +80,8 @@ def scan_write(lo, hi, addrs, writer_pipe, writer_seq, writer_instr, reader_seq,
     (WAR)."""
     out[0], out[1] = 0, -1
     if check_waw:
-        _scan_writers(lo, hi, addrs, writer_pipe, writer_seq, clock_p, p, strict_same, barrier_p, out, 0)
+        _scan_writers(lo, hi, addrs, writer_pipe, writer_seq, clock_p, p, strict_same, barrier_p, out,
+                      np.int64(0))
     for q in range(war.shape[0]):
         war[q, 0], war[q, 1] = 0, -1
         if not (war_pipes >> q) & 1:
