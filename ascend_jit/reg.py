@@ -1483,7 +1483,6 @@ _KIND_NAMES = {"half": 0, "float16": 0, "float": 1, "float32": 1, "bfloat16": 2,
 _SPELLINGS = tuple(_KIND_NAMES)
 _SPELLING_KINDS = tuple(_KIND_NAMES.values())
 _DTYPE_NAME_ARGS = {name: impl.DTypeName(i) for i, name in enumerate(_SPELLINGS)}
-impl.type_dtype_names(_SPELLINGS)
 
 
 @njit(cache=True)
@@ -1531,21 +1530,15 @@ def _vf_kind(dtype):
     return _KIND_NAMES[dtype] if isinstance(dtype, str) else int(dtype)
 
 
-def _named_kind(t):
-    """The kind a dtype's numba type names at compile time, or None: a string literal, or a VF's dtype argument
-    (typed by its spelling: jit/reg.py DTypeNameType)."""
-    if isinstance(t, impl.DTypeNameType):
-        return _SPELLING_KINDS[t.index]
-    return _KIND_NAMES.get(t.literal_value) if isinstance(t, types.StringLiteral) else None
-
-
 @overload(_vf_kind, prefer_literal=True)
 def _ol_vf_kind(dtype):
     """Compiled code names a dtype by a VF's dtype-name argument (what simd_vf passes), by a string literal in the VF
     (resolved at compile time: no string compare per call), by a string variable or by a kind code."""
-    kind = _named_kind(dtype)
-    if kind is not None:
+    if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
+        kind = _KIND_NAMES[dtype.literal_value]
         return lambda dtype: np.int64(kind)  # np.int64: a literal would compile the kernels once per dtype
+    if isinstance(dtype, impl.DTypeNameType):
+        return lambda dtype: _SPELLING_KINDS[impl.spelling_index(dtype)]
     if isinstance(dtype, types.Integer):
         return lambda dtype: dtype
     return lambda dtype: _kind_of_name(dtype)
@@ -1626,10 +1619,10 @@ def _is_mask_array(t):
 
 @overload(RegTensor, prefer_literal=True)
 def _ol_regtensor(dtype):
-    # a dtype named at compile time (a literal, the VF's dtype argument) gives a register typed with its kind
-    # (jit/reg.py KindRegister): the Reg calls on it compile that dtype class's lanes alone (issue 20)
-    kind = _named_kind(dtype)
-    if kind is not None:
+    # a dtype named by a literal gives a register typed with its kind (jit/reg.py KindRegister): the Reg calls on it
+    # compile that dtype class's lanes alone (issue 20)
+    if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
+        kind = _KIND_NAMES[dtype.literal_value]
         typed = impl.KIND_REGISTERS[kind]
         return lambda dtype: typed(impl.new_register(np.int64(kind), impl.vf_modes()))
     return lambda dtype: impl.new_register(_vf_kind(dtype), impl.vf_modes())
@@ -2789,11 +2782,10 @@ def _numba_reason(error):
     return reasons[0] if reasons else lines[0]
 
 
-def _planned_call(api, kinds, entry, args):
+def _planned_call(api, kinds, entry):
     """A function of the argument tuple that checks each argument's type, converts it as _convert_vf_args would
-    and calls `entry` (numba's compiled entry point for those types and args' dtype names); _MISS when an argument
-    does not fit (another type, another dtype name, an int beyond int64, a core whose CTRL changed: the slow path
-    handles it).
+    and calls `entry` (numba's compiled entry point for those types); _MISS when an argument does not fit (another
+    type, a dtype name that is none, an int beyond int64, a core whose CTRL changed: the slow path handles it).
     Written out per tuple of types, as straight code: a loop over the arguments costs more than the VF's work."""
     names = [f"a{i}" for i in range(len(kinds))]
     body = [f"    if len(args) != {len(kinds)}:", "        return MISS"]
@@ -2814,8 +2806,8 @@ def _planned_call(api, kinds, entry, args):
             if not modes_set:  # SPEC-2 11.1: the registers the VF makes carry its first tensor's core's modes
                 body.append(f"    VF_MODES[0] = {n}[3]")
                 modes_set = True
-        elif kind is str:  # the name the entry was compiled for (its type is the spelling: DTypeNameType)
-            body += [f"    if {n} != {args[i]!r}:", "        return MISS", f"    {n} = NAMES[{n}]"]
+        elif kind is str:
+            body += [f"    {n} = NAMES.get({n})", f"    if {n} is None:", "        return MISS"]
         elif kind is RegTensor:
             body.append(f"    {n} = {n}.data")
         elif kind is MaskReg:  # the array of an earlier position holding the same object, as _convert_vf_args
@@ -2901,9 +2893,7 @@ def simd_vf(fn):
 
     def slow_call(args):
         kinds = tuple(map(type, args))
-        # a dtype name is typed by its spelling (jit/reg.py DTypeNameType): one plan per tuple of types and names
-        key = kinds + tuple(a for a in args if type(a) is str)
-        plan = plans.get(key)
+        plan = plans.get(kinds)
         if plan is not None:
             last[0] = plan
             result = plan(args)
@@ -2920,16 +2910,16 @@ def simd_vf(fn):
         else:
             compile_error = None
         if compile_error is not None:
-            return run_uncompiled(args, kinds, key, compile_error)
+            return run_uncompiled(args, kinds, compile_error)
         for mask, words in masks:
             mask.words = tuple(words)
         _check_store_uregs(fn.__name__, [a for a in args if type(a) is UnalignRegForStore])  # D68 (given ones)
         if plannable and plan is None:
             signature = tuple(compiled.typeof_pyval(a) for a in converted)
-            plans[key] = last[0] = _planned_call(fn.__name__, kinds, compiled.overloads[signature].entry_point, args)
+            plans[kinds] = last[0] = _planned_call(fn.__name__, kinds, compiled.overloads[signature].entry_point)
         return result
 
-    def run_uncompiled(args, kinds, key, compile_error):
+    def run_uncompiled(args, kinds, compile_error):
         # numba cannot compile the VF for these arguments (an argument or a call it has no typing for): the plain
         # run gives the user the refusal it makes (an AscendJitError, as the same VF run plain raises); a VF that
         # runs plain stays plain for these argument types, with one warning (docs/decisions.md "Reg API")
@@ -2942,7 +2932,7 @@ def simd_vf(fn):
         warnings.warn(f"ascend_jit: the VF {fn.__qualname__} runs as plain Python for arguments of types "
                       f"{[k.__name__ for k in kinds]}: numba cannot compile it ({_numba_reason(compile_error)})",
                       UncompiledVFWarning, stacklevel=4)
-        plans[key] = last[0] = lambda args: plain(*args) if tuple(map(type, args)) == kinds else _MISS
+        plans[kinds] = last[0] = lambda args: plain(*args) if tuple(map(type, args)) == kinds else _MISS
         return result
 
     parameters = inspect.signature(fn)

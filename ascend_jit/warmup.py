@@ -114,9 +114,19 @@ def _block_sums_vf(dst, src, count, one_repeat, repeats, dtype):
         R.StoreAlign(dst, dst_reg, mask, i * one_repeat)
 
 
+def _add_vf(dst, src, dtype):
+    """Add in a VF: its kernel (reg_ops.binary_vf) is the VF path's alone, compiled per dtype class."""
+    reg = R.RegTensor(dtype)
+    mask = R.CreateMask(dtype)
+    R.LoadAlign(reg, src, 0)
+    R.Add(reg, reg, reg, mask)
+    R.StoreAlign(dst, reg, mask, 0)
+
+
 def warm_reg(device):
     """The Reg API (Ascend 950 only), half and float: a VF compiled with simd_vf, and the same calls in plain
-    Python (they run the library's compiled implementations)."""
+    Python (they run the library's compiled implementations); Add in a VF for each dtype class (plain Reg calls
+    compile the other kernels a VF's calls reach: the registry family)."""
     from .core import Core
     from .devices import get_device
     if get_device(device).name != R.DEVICE:
@@ -128,6 +138,11 @@ def warm_reg(device):
         with core:
             R.simd_vf(_block_sums_vf)(dst, src, 2 * lanes, lanes, 2, dtype)
             _block_sums_vf(dst, src, 2 * lanes, lanes, 2, dtype)
+    add_vf = R.simd_vf(_add_vf)
+    for dtype in ("half", "float", "int32"):
+        src, dst = core.local_tensor(dtype, 128), core.local_tensor(dtype, 128)
+        with core:
+            add_vf(dst, src, dtype)
 
 
 def warm_study(device):

@@ -201,37 +201,50 @@ def test_a_reg_unary_or_ternary_call_names_its_op_group_alone(api, monkeypatch):
                                           (jit_reg.CONST, types.int64, m) for m in want)
 
 
-_DTYPE_ARGUMENT_VF = """
-def vf(dst, a, n, T):
-    x = R.RegTensor(T)
-    mask, n = R.UpdateMask(T, n)
-    R.LoadAlign(x, a, 0)
-    R.Add(x, x, x, mask)
-    R.StoreAlign(dst, x, mask, 0)
+_LITERAL_ARGUMENTS_VF = """
+def vf(dst, src):
+    x, y = R.RegTensor("half"), R.RegTensor("half")
+    m = R.CreateMask("half")
+    R.DataCopy(x, src, dist=R.LoadDist.DIST_BRC_B16)
+    R.Duplicate(y, 1.5)
+    R.Add(x, x, y, m)
+    R.Muls(y, y, 2.0, m)
+    R.Muls(y, y, 0.5, m)
+    R.DataCopy(dst, x, m, dist=R.StoreDist.DIST_NORM_B16)
+    R.Arange(y, 3)
+    R.StoreAlign(dst, y, m, 128)
+    low, high = R.MaskReg(), R.MaskReg()
+    R.Interleave(low, high, m, R.MaskReg(), "half")
 """
 
 
-def test_a_vf_compiles_once_per_dtype_name_and_types_its_registers_by_it():
-    """A VF's dtype argument is typed by its spelling (jit/reg.py DTypeNameType): the VF compiles once per name it is
-    called with, and a register made from the argument carries its kind, so the VF's Reg calls compile that dtype
-    class's lanes alone. With one type for every name, a new VF taking its dtype as an argument compiled every
-    class's lanes (15 s against 8 s, issue 20). The calls alternate names: each runs the entry compiled for its own."""
-    from ascend_jit import reg as reg_module
-    from ascend_jit.jit import reg as jit_reg
+def test_constants_in_a_vf_reach_the_kernels_as_run_time_values():
+    """The constants the Reg overloads pass on (an omitted offset's 0, Duplicate's and Arange's API names, the
+    unused integer of a float scalar, Arange's flag and dtype set, Interleave's direction) reach the kernels as
+    int64 / bool / unicode values. scalar_bits needs its float/int flag as a literal (it picks the path), and numba,
+    typing a call again with literals, then passed every constant of the call as a literal too: each compiled a
+    kernel once more (0.4-1.3 s each, issue 20)."""
+    from numba.core import types
+
+    from ascend_jit.jit import reg_move, reg_ops
     namespace = {"R": aj.Reg}
-    exec(_DTYPE_ARGUMENT_VF, namespace)  # noqa: S102 (the test's own source): compiled in this process
+    exec(_LITERAL_ARGUMENTS_VF, namespace)  # noqa: S102 (the test's own source): compiled in this process
     vf = aj.Reg.simd_vf(namespace["vf"])
     core = aj.Core("ascend950", sanitize=False)  # a VF on a sanitizing core runs uncompiled
-    for dtype, lanes in (("half", 128), ("float", 64), ("half", 128), ("float", 64), ("int32", 64)):
-        out, a = core.local_tensor(dtype, lanes), core.local_tensor(dtype, lanes)
-        a[:] = np.arange(lanes) - 7
-        out[:] = 0
-        with core:
-            vf(out, a, 50, dtype)
-        assert np.array_equal(out.numpy()[:50], 2 * (np.arange(50) - 7)), dtype
-        assert not out.numpy()[50:].any(), dtype
-    signatures = vf.compiled.signatures
-    assert sorted(sig[-1].spelling for sig in signatures) == ["float", "half", "int32"]
-    for sig in signatures:
-        register = vf.compiled.overloads[sig].type_annotation.typemap["x"]
-        assert jit_reg.register_kind(register) == reg_module._KIND_NAMES[sig[-1].spelling]
+    dst, src = core.local_tensor("half", 256), core.local_tensor("half", 128)
+    src[:] = np.full(128, 2.0, np.float16)
+    with core:
+        vf(dst, src)
+    got = dst.numpy().astype(np.float64)
+    assert np.array_equal(got[:128], np.full(128, 3.5)) and np.array_equal(got[128:], np.arange(128) + 3.0)
+    assert vf.compiled.signatures
+
+    def literals(sig, allowed=()):
+        return [t for t in sig if isinstance(t, types.Literal) and not isinstance(t, allowed)]
+    for kernel in (reg_move.load, reg_move.store, reg_move.store_norm, reg_ops.binary, reg_ops.arange_register,
+                   reg_move.interleave, reg_ops.interleave_group, reg_ops.scalar_int_bits):
+        for sig in kernel.signatures:
+            assert not literals(sig), (kernel.py_func.__name__, sig)
+    assert reg_ops.scalar_bits.signatures
+    for sig in reg_ops.scalar_bits.signatures:
+        assert not literals(sig, types.BooleanLiteral), sig

@@ -168,37 +168,32 @@ KIND_REGISTERS = tuple(_kind_register(kind) for kind in range(11))  # KIND_HALF 
 # --- dtype names passed to a compiled VF --------------------------------------------------------------------------
 class DTypeName(int):
     """A dtype name as simd_vf hands it to a compiled VF: the int index of its spelling in reg.py's table (numba
-    unboxes an int far faster than a string), of a class of its own so that numba types it a DTypeNameType, not
-    int64."""
+    unboxes an int far faster than a string), of a class of its own so that numba types it DTYPE_NAME, not int64."""
     __slots__ = ()
 
 
 class DTypeNameType(types.Type):
-    """The numba type of a VF's dtype-name argument, one per spelling: a VF compiles once per dtype name it is
-    called with, and its registers and masks know their kind at compile time (reg.py _ol_regtensor, _vf_kind), so
-    the Reg calls on them compile that dtype class's lanes alone, as a literal name in the VF does (issue 20: with
-    one type for every name, a VF taking its dtype as an argument compiled every class's lanes). It compares with a
-    string by spelling (`T == "half"`, as the same VF run as plain Python compares its str: reg.py's eq/ne
-    overloads) and converts to an integer where one is expected."""
+    """The numba type of a VF's dtype-name argument. It compares with a string by spelling (`T == "half"`, as the
+    same VF run as plain Python compares its str: reg.py's eq/ne overloads), converts to an integer where one is
+    expected, and reaches the kernels as an int64 kind (reg.py _vf_kind), so no kernel compiles for it."""
 
-    def __init__(self, index, spelling):
-        self.index, self.spelling = index, spelling
-        super().__init__(f"dtype_name({spelling!r})")
+    def __init__(self):
+        super().__init__("dtype_name")
 
     def can_convert_to(self, typingctx, other):
         return Conversion.safe if isinstance(other, types.Integer) else None
 
 
-def type_dtype_names(spellings):
-    """numba types a DTypeName by its spelling: spellings[i] for DTypeName(i) (reg.py's table of dtype names)."""
-    named = tuple(DTypeNameType(i, spelling) for i, spelling in enumerate(spellings))
-    typeof_impl.register(DTypeName)(lambda value, c: named[value])
+DTYPE_NAME = DTypeNameType()
 
 
 @register_default(DTypeNameType)
 class _DTypeNameModel(models.PrimitiveModel):
     def __init__(self, dmm, fe_type):
         super().__init__(dmm, fe_type, ir.IntType(64))
+
+
+typeof_impl.register(DTypeName)(lambda value, c: DTYPE_NAME)
 
 
 @unbox(DTypeNameType)

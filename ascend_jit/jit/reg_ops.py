@@ -988,7 +988,7 @@ def _ol_scalar_pattern(index, kind, scalar):
                                  DEVICE)
         return refuse
     if isinstance(scalar, types.Float):
-        return lambda index, kind, scalar: scalar_bits(scalar_api(index), kind, np.float64(scalar), 0, True)
+        return lambda index, kind, scalar: scalar_bits(scalar_api(index), kind, np.float64(scalar), np.int64(0), True)
     return lambda index, kind, scalar: scalar_bits(scalar_api(index), kind, 0.0, scalar, False)
 
 
