@@ -75,6 +75,8 @@ tests/test_sanitizer.py)."""
 # default 1100 rows, 138 a core, takes the vector path);
 # fused_add_rms_norm 403 rows of 200 floats and fused_add_rms_norm_half 403 rows of 208 halves (8 cores of 51 rows,
 # the last 46: tiles of 38 (float) or 48 (half) rows and a short one, the Brcb's last repeat partial);
+# population_count 300003 (8 cores of 37504 int16, two tiles each (31744 and 5760), the last core 37475: a DataCopyPad
+# of a non-32-byte length) and population_count_uint16 1001 (single-buffered: 8 cores of 128, the last 105);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -117,4 +119,4 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "masked_select_v3": 100003, "masked_select_v3_half": 100003, "masked_select_v3_int8": 100003,
          "masked_select_v3_int64": 100003,
          "nll_loss": 301, "nll_loss_none_half": 301, "fused_add_rms_norm": 403 * 200,
-         "fused_add_rms_norm_half": 403 * 208}
+         "fused_add_rms_norm_half": 403 * 208, "population_count": 300003, "population_count_uint16": 1001}
