@@ -79,6 +79,9 @@ tests/test_sanitizer.py)."""
 # of a non-32-byte length) and population_count_uint16 1001 (single-buffered: 8 cores of 128, the last 105);
 # square_sum_all 20011 (4 cores of 5003 or 5002 floats from unaligned GM starts: a 4096 tile and a short one whose
 # last vector is partial; core 0's merge of 32 floats takes its tail-vector path, the deviation's zeroed lanes);
+# non_finite_check 300007 (five tensors, the largest over three cores and in several UB chunks, the one-element
+# last tensor's DataCopyPad with rightPadding), non_finite_check_half 30011 and non_finite_check_bf16 20011 (one
+# chunk a piece, unaligned tensor ends);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -122,4 +125,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "masked_select_v3_int64": 100003,
          "nll_loss": 301, "nll_loss_none_half": 301, "fused_add_rms_norm": 403 * 200,
          "fused_add_rms_norm_half": 403 * 208, "population_count": 300003, "population_count_uint16": 1001,
-         "square_sum_all": 20011}
+         "square_sum_all": 20011, "non_finite_check": 300007, "non_finite_check_half": 30011,
+         "non_finite_check_bf16": 20011}

@@ -46,7 +46,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "angle_v2_int8", "angle_v2_int16", "angle_v2_int32", "angle_v2_int64", "masked_select_v3",
             "masked_select_v3_half", "masked_select_v3_int8", "masked_select_v3_int64", "nll_loss",
             "nll_loss_none_half", "fused_add_rms_norm", "fused_add_rms_norm_half", "population_count",
-            "population_count_uint16", "square_sum_all"} <= \
+            "population_count_uint16", "square_sum_all", "non_finite_check", "non_finite_check_half",
+            "non_finite_check_bf16"} <= \
         set(GALLERY)
 
 
