@@ -242,7 +242,8 @@ KERNELS = [
     KernelSpec("gcd_int32", "Gcd over int32 (experimental): per 4096-element tile Cast to float, Abs, ReduceMax "
                "guards, 32 rounds of Maxs/Div/Cast CAST_FLOOR/Mul/Sub with count-form Compares/Compare + Select "
                "fixing the remainder, Mins gate; a tile past 2**20 and the scalar path by GM GetValue/SetValue; "
-               "16-element core ranges", make_inputs, run, expected, default_size=65536, devices=("atlas-a3", "atlas-a2"),
+               "16-element core ranges", make_inputs, run, expected, default_size=65536,
+               devices=("atlas-a3", "atlas-a2"),
                size_rule="below 65536 (scalar path), or core ranges of whole 64-element blocks (8 cores: a multiple "
                          "of 512 up to 4Mi)", size_ok=_size_ok,
                source="hicann/ops-math@c4193324 experimental/math/gcd/op_kernel/detail/gcd_kernel_int32.h"),

@@ -325,8 +325,8 @@ def _size_ok(n):
 KERNELS = [
     KernelSpec("square_sum_all", "SquareSumAll, 950 RegBase: per tile a VF of LoadAlign, Mul, Add into 64 lanes, "
                "Reduce SUM of the accumulator and of the UpdateMask'd tail, a running sum by DIST_BRC_B32 load and "
-               "DIST_FIRST_ELEMENT_B32 store; unaligned core starts, per-core sums through GM workspace slots, SyncAll, "
-               "core 0's strided padded DataCopyPad and merge VF", make_inputs, run, expected, default_size=100000,
-               devices=("ascend950",), size_rule="1 to 16Mi elements", size_ok=_size_ok,
+               "DIST_FIRST_ELEMENT_B32 store; unaligned core starts, per-core sums through GM workspace slots, "
+               "SyncAll, core 0's strided padded DataCopyPad and merge VF", make_inputs, run, expected,
+               default_size=100000, devices=("ascend950",), size_rule="1 to 16Mi elements", size_ok=_size_ok,
                source="hicann/ops-math@c4193324 math/square_sum_all/op_kernel/arch35/square_sum_all.h"),
 ]

@@ -84,6 +84,7 @@ tests/test_sanitizer.py)."""
 # chunk a piece, unaligned tensor ends);
 # gcd_int32 66048 (8 cores of 8256: two 4096 tiles and a 64-element one, core 0's second tile the scalar
 # fallback; tests/test_gcd.py runs it sanitized);
+# reg_unalign_reduce_max 9 rows of 255 (cores of 4, 4 and 1 rows: the one-row core's padding a single lane);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -128,4 +129,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "nll_loss": 301, "nll_loss_none_half": 301, "fused_add_rms_norm": 403 * 200,
          "fused_add_rms_norm_half": 403 * 208, "population_count": 300003, "population_count_uint16": 1001,
          "square_sum_all": 20011, "non_finite_check": 300007, "non_finite_check_half": 30011,
-         "non_finite_check_bf16": 20011, "gcd_int32": 66048}
+         "non_finite_check_bf16": 20011, "gcd_int32": 66048,
+         "reg_unalign_reduce_max": 9 * 255}
