@@ -75,6 +75,16 @@ tests/test_sanitizer.py)."""
 # default 1100 rows, 138 a core, takes the vector path);
 # fused_add_rms_norm 403 rows of 200 floats and fused_add_rms_norm_half 403 rows of 208 halves (8 cores of 51 rows,
 # the last 46: tiles of 38 (float) or 48 (half) rows and a short one, the Brcb's last repeat partial);
+# population_count 300003 (8 cores of 37504 int16, two tiles each (31744 and 5760), the last core 37475: a DataCopyPad
+# of a non-32-byte length) and population_count_uint16 1001 (single-buffered: 8 cores of 128, the last 105);
+# square_sum_all 20011 (4 cores of 5003 or 5002 floats from unaligned GM starts: a 4096 tile and a short one whose
+# last vector is partial; core 0's merge of 32 floats takes its tail-vector path, the deviation's zeroed lanes);
+# non_finite_check 300007 (five tensors, the largest over three cores and in several UB chunks, the one-element
+# last tensor's DataCopyPad with rightPadding), non_finite_check_half 30011 and non_finite_check_bf16 20011 (one
+# chunk a piece, unaligned tensor ends);
+# gcd_int32 66048 (8 cores of 8256: two 4096 tiles and a 64-element one, core 0's second tile the scalar
+# fallback; tests/test_gcd.py runs it sanitized);
+# reg_unalign_reduce_max 9 rows of 255 (cores of 4, 4 and 1 rows: the one-row core's padding a single lane);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -117,4 +127,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "masked_select_v3": 100003, "masked_select_v3_half": 100003, "masked_select_v3_int8": 100003,
          "masked_select_v3_int64": 100003,
          "nll_loss": 301, "nll_loss_none_half": 301, "fused_add_rms_norm": 403 * 200,
-         "fused_add_rms_norm_half": 403 * 208}
+         "fused_add_rms_norm_half": 403 * 208, "population_count": 300003, "population_count_uint16": 1001,
+         "square_sum_all": 20011, "non_finite_check": 300007, "non_finite_check_half": 30011,
+         "non_finite_check_bf16": 20011, "gcd_int32": 66048,
+         "reg_unalign_reduce_max": 9 * 255}

@@ -276,6 +276,12 @@ NOT = _op("Not", "unary", K.NOT, _table(("int8", "uint8", "int16", "uint16", "ha
                                         ("int16", "uint16"), t910=("int16", "uint16")), _table(_8_64), R.not_high_dim,
           bitwise=True)
 
+# Ands, Ors (not in the SPECs: the devkit pages M/逻辑计算/Ands.md, Ors.md; docs/decisions.md "Ands, Ors"): And / Or
+# of each element with the scalar, on the 950 alone; int16/uint16 in every form, int64/uint64 in the count form only.
+# The binary kernel's bit group with the scalar broadcast, as ShiftLeft's.
+ANDS = _op("Ands", "scalar", K.AND, _table(("int16", "uint16") + _64), _table(_64), R.and_)
+ORS = _op("Ors", "scalar", K.OR, ANDS.dtypes, ANDS.count_only, R.or_)
+
 _UNSET = object()
 # Rows whose kernel flags are the two overflow modes only (no config, CTRL[53] applies, no 950 multiply-add fusion):
 # _run_count computes them inline.
@@ -1038,6 +1044,10 @@ def _doc(row):
                 + ("arithmetic, the sign replicated" if row.code != K.SHIFT_LEFT else "the sign bit kept") +
                 f"); forms {_FORMS[row.arity]}. The amount: [0, 16] for 16-bit and [0, 32] for 32-bit types off the "
                 "950, >= 0 on the 950 (past the width: 0). docs/decisions.md \"ShiftLeft, ShiftRight, Not\".")
+    if row in (ANDS, ORS):
+        text = (f"{row.name}: each element {'and' if row is ANDS else 'or'}'ed with the scalar (the scalar after the "
+                f"tensor; 950 only); forms {_FORMS[row.arity]}, int64/uint64 in the count form only. "
+                "docs/decisions.md \"Ands, Ors\".")
     if row.code == K.NOT:
         text = (f"Not: every bit of each element inverted (half and float too, on the 950); forms {_FORMS[row.arity]}"
                 ". docs/decisions.md \"ShiftLeft, ShiftRight, Not\".")
@@ -1543,6 +1553,7 @@ Abs, Relu, Exp, Ln, Sqrt, Rsqrt, Reciprocal = (_make(r) for r in (ABS, RELU, EXP
 MulAddDst, FusedMulAdd, Axpy = _make(MUL_ADD_DST), _make(FUSED_MUL_ADD), _make(AXPY)
 Copy = _make(COPY)
 ShiftLeft, Not = _make(SHIFT_LEFT), _make(NOT)
+Ands, Ors = _make(ANDS), _make(ORS)
 _shift_right, _shift_right_round = _make(SHIFT_RIGHT), _make(SHIFT_RIGHT_ROUND)
 
 
@@ -1584,7 +1595,7 @@ ENTRIES = {"Add": Add, "Sub": Sub, "Mul": Mul, "Div": Div, "Max": Max, "Min": Mi
            "LeakyRelu": LeakyRelu, "Abs": Abs, "Relu": Relu, "Exp": Exp, "Ln": Ln, "Sqrt": Sqrt, "Rsqrt": Rsqrt,
            "Reciprocal": Reciprocal, "MulAddDst": MulAddDst, "FusedMulAdd": FusedMulAdd, "Axpy": Axpy,
            "Duplicate": Duplicate, "Brcb": Brcb, "Copy": Copy, "ShiftLeft": ShiftLeft, "ShiftRight": ShiftRight,
-           "Not": Not}
+           "Not": Not, "Ands": Ands, "Ors": Ors}
 
 
 def elementwise_instructions(Instruction):
@@ -1606,6 +1617,8 @@ def elementwise_instructions(Instruction):
             return tensors, lambda *t: entry(*t, 64)
         return make
 
+    # home: the device of the device-independent checks; the 950 for the rows only it offers (Ands, Ors)
     return tuple(Instruction(row.name, ENTRIES[row.name], lambda spec, row=row: row.dtypes.get(spec.name, ()),
-                             row.reference, example(row), lambda spec, row=row: bool(row.dtypes.get(spec.name)))
+                             row.reference, example(row), lambda spec, row=row: bool(row.dtypes.get(spec.name)),
+                             home=A2 if row.dtypes[A2] else D950)
                  for row in OPS.values())
