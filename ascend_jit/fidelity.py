@@ -11,7 +11,7 @@ from types import MappingProxyType
 
 from .devices import get_device
 from .dtypes import resolve
-from .errors import ParameterError, UnsupportedDTypeError
+from .errors import ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 
 
 class Fidelity(enum.Enum):
@@ -228,6 +228,10 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
         if offered and name not in offered:   # the instruction refuses the dtype there: no fidelity to report
             raise UnsupportedDTypeError("fidelity", "dtype", name, legal=", ".join(offered), device=spec.name,
                                         detail=f"{api} does not take this dtype on this device")
+    algo = getattr(getattr(config, "algo", config), "name", config)
+    if config is not None and algo != "INTRINSIC" and spec.name != D950:   # refused by the call itself (D48)
+        raise UnsupportedDeviceError("fidelity", "config", algo, legal="the default (INTRINSIC) off the 950",
+                                     device=spec.name, detail="algorithm configs exist on the 950 only (SPEC-2 D48)")
     if getattr(round_mode, "name", round_mode) == "CAST_HYBRID":   # refused by Memory and Reg Cast (SPEC-2 14, D28)
         raise UnsupportedDTypeError("fidelity", "round_mode", "CAST_HYBRID", legal="the Cast round modes of SPEC-2 7.2",
                                     device=spec.name, detail="CAST_HYBRID serves the fp8/hifloat8 types (SPEC-2 D28)")

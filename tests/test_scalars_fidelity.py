@@ -156,3 +156,15 @@ def test_fidelity_of_a_dtype_the_device_refuses_is_refused(api, device, dtype):
     dtypes and the device (it used to answer MODELLED / BIT-EXACT for a call that cannot run)."""
     with pytest.raises(aj.UnsupportedDTypeError, match=f"'{dtype}'.*{device}"):
         aj.fidelity(api, device, dtype)
+
+
+@pytest.mark.parametrize("api,config", [("Div", aj.DivConfig(aj.DivAlgo.DIFF_COMPENSATION)),
+                                        ("Div", "PRECISION_1ULP_FTZ_TRUE"), ("Sqrt", aj.SqrtAlgo.FAST_INVERSE)])
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-inference-aicore"])
+def test_fidelity_of_an_algorithm_config_off_the_950_is_refused(api, config, device):
+    """An algorithm config other than INTRINSIC off the 950 has no fidelity, as the call refuses it (D48): the same
+    UnsupportedDeviceError naming it and the device (it answered MODELLED for a call that cannot run; audit18e).
+    INTRINSIC, the default, is every device's."""
+    with pytest.raises(aj.UnsupportedDeviceError, match=f"'config'.*950 only.*{device}"):
+        aj.fidelity(api, device, "float", config)
+    assert aj.fidelity(api, device, "float", getattr(aj, f"{api}Algo").INTRINSIC) is aj.Fidelity.MODELLED

@@ -237,7 +237,9 @@ def plan_mask(api, core, dtype, mask, is_set_mask):
     if mask is MASK_PLACEHOLDER:
         raise ParameterError(api, "mask", mask, legal="a real mask when is_set_mask=True", device=core.device)
     if isinstance(mask, (list, tuple, np.ndarray)):
-        words = mask_words(api, core, dtype, mask)
+        # counter mode: the count is mask[0] (SPEC-2 1.4) and mask[1] is ignored for every width; SPEC 2.1's
+        # layout rules (mask[1] = 0 and 32-bit words for 32- and 64-bit types) are the normal mode's bit masks
+        words = mask_words(api, core, dtype, mask, layout=not core.counter_mode)
         if core.counter_mode:
             count = counter_count(api, core, dtype, "mask[0] (counter-mode count)", words[0])
             return MaskPlan(full_lo, full_hi, counter=count, bit_mode=True)
@@ -252,16 +254,17 @@ def plan_mask(api, core, dtype, mask, is_set_mask):
     return MaskPlan(lo, hi)
 
 
-def mask_words(api, core, dtype, mask):
-    """A bit-mode mask (list, tuple or 1-d array of 1 or 2 words, SPEC 2.1) as a tuple of Python ints."""
-    max_words = 2 if dtype.size <= 2 else 1
+def mask_words(api, core, dtype, mask, layout=True):
+    """A bit-mode mask (list, tuple or 1-d array of 1 or 2 words, SPEC 2.1) as a tuple of Python ints; without
+    `layout`, any two 64-bit words (a counter-mode count and the word it ignores)."""
+    max_words = 2 if dtype.size <= 2 or not layout else 1
     legal = "a list of 1 or 2 integer 64-bit words" + ("" if max_words == 2 else
                                                         f" (mask[1] = 0 for {dtype.size * 8}-bit types, SPEC 2.1)")
     if isinstance(mask, np.ndarray) and mask.ndim != 1:
         raise ParameterError(api, "mask", mask, legal=f"{legal} (a 1-d array, not {mask.ndim}-d)", device=core.device)
     if not 1 <= len(mask) <= 2:
         raise ParameterError(api, "mask", mask, legal=legal, device=core.device)
-    word_max = UINT64_MAX if dtype.size < 8 else (1 << 32) - 1
+    word_max = UINT64_MAX if dtype.size < 8 or not layout else (1 << 32) - 1
     words = tuple(as_int(api, core.spec, f"mask[{i}]", w, 0, word_max) for i, w in enumerate(mask))
     if len(words) == 2 and max_words == 1 and words[1] != 0:
         raise ParameterError(api, "mask[1]", words[1], legal=f"0 for {dtype.size * 8}-bit types (SPEC 2.1)",

@@ -153,7 +153,7 @@ def _counter_count(api, core, d, mask):
     if mask is MASK_PLACEHOLDER:
         raise ParameterError(api, "mask", mask, legal="the element count (D53)", device=core.device)
     if isinstance(mask, (list, tuple, np.ndarray)):
-        count = mask_words(api, core, d, mask)[0]
+        count = mask_words(api, core, d, mask, layout=False)[0]  # counter mode: mask[1] ignored
     else:
         count = as_int(api, core.spec, "mask (counter-mode count)", mask, 0, UINT64_MAX)
     return count & 0xFFFFFFFF

@@ -386,7 +386,7 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
         if mask is MASK_PLACEHOLDER:
             raise ParameterError(API, "mask", mask, legal="the element count (D23)", device=core.device)
         if isinstance(mask, (list, tuple, np.ndarray)):
-            count = mask_words(API, core, d, mask)[0]
+            count = mask_words(API, core, d, mask, layout=False)[0]  # counter mode: mask[1] ignored
         else:
             count = as_int(API, spec, "mask (counter-mode count)", mask, 0, UINT64_MAX)
         count &= 0xFFFFFFFF  # D23: the low 32 bits
