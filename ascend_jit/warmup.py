@@ -123,10 +123,30 @@ def _add_vf(dst, src, dtype):
     R.StoreAlign(dst, reg, mask, 0)
 
 
+def _moves_vf(dst, src):
+    """The loads and stores of forms other than DIST_NORM (a dist, two registers, data blocks, unaligned, a MaskReg)
+    and a MaskReg Interleave: their kernels take the dtype at run time, so half compiles them for every dtype."""
+    a, b, every, m = R.RegTensor("half"), R.RegTensor("half"), R.CreateMask("half"), R.MaskReg()
+    R.LoadAlign(a, src, 0, dist=R.LoadDist.DIST_BRC_B16)
+    R.StoreAlign(dst, a, every, 0, dist=R.StoreDist.DIST_NORM_B16)
+    R.LoadAlign(a, b, src, 0, dist=R.LoadDist.DIST_DINTLV_B16)
+    R.StoreAlign(dst, a, b, every, 0, dist=R.StoreDist.DIST_INTLV_B16)
+    R.LoadAlign(a, src, 0, data_block_stride=1, mask=every)
+    R.StoreAlign(dst, a, 0, data_block_stride=1, mask=every)
+    load_state, store_state = R.UnalignRegForLoad(), R.UnalignRegForStore()
+    R.LoadUnAlignPre(load_state, src, 1)
+    R.LoadUnAlign(a, load_state, src, 1)
+    R.StoreUnAlignPost(dst, store_state, R.StoreUnAlign(dst, a, store_state, 1, 100))
+    R.LoadAlign(m, src, 0)
+    R.StoreAlign(dst, m, 0)
+    R.Interleave(m, every, every, m, "half")
+
+
 def warm_reg(device):
     """The Reg API (Ascend 950 only), half and float: a VF compiled with simd_vf, and the same calls in plain
-    Python (they run the library's compiled implementations); Add in a VF for each dtype class (plain Reg calls
-    compile the other kernels a VF's calls reach: the registry family)."""
+    Python (they run the library's compiled implementations); the other load and store forms in a VF, and Add in a
+    VF for each dtype class (its kernel is the VF path's own; plain Reg calls compile the other kernels a VF's calls
+    reach: the registry family)."""
     from .core import Core
     from .devices import get_device
     if get_device(device).name != R.DEVICE:
@@ -138,6 +158,9 @@ def warm_reg(device):
         with core:
             R.simd_vf(_block_sums_vf)(dst, src, 2 * lanes, lanes, 2, dtype)
             _block_sums_vf(dst, src, 2 * lanes, lanes, 2, dtype)
+    src, dst = core.local_tensor("half", 1024), core.local_tensor("half", 1024)
+    with core:
+        R.simd_vf(_moves_vf)(dst, src)
     add_vf = R.simd_vf(_add_vf)
     for dtype in ("half", "float", "int32"):
         src, dst = core.local_tensor(dtype, 128), core.local_tensor(dtype, 128)
