@@ -49,7 +49,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "population_count_uint16", "square_sum_all", "non_finite_check", "non_finite_check_half",
             "non_finite_check_bf16", "gcd_int32", "reg_unalign_copy", "reg_unalign_reduce_max", "sigmoid_regbase",
             "sigmoid_regbase_half", "sigmoid_regbase_bf16", "index_fill_d", "index_fill_d_half",
-            "index_fill_d_bf16", "quantize", "quantize_half", "quantize_per_channel_bf16"} <= \
+            "index_fill_d_bf16", "quantize", "quantize_half", "quantize_per_channel_bf16", "shrink",
+            "shrink_half"} <= \
         set(GALLERY)
 
 
