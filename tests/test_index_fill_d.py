@@ -15,8 +15,8 @@ def _module():
 
 
 @pytest.mark.parametrize("dtype, n, want", [
-    # 256-byte blocks (1563; 23438) over min(8, ceil(n / 1024)) cores, big cores first; tiles of UB / bufferNum / 256 blocks *
-    # typeLength / DATA_NUM; one buffer while the whole input's buffers fit 8 UBs
+    # 256-byte blocks (1563; 23438) over min(8, ceil(n / 1024)) cores, big cores first; tiles of UB / bufferNum /
+    # 256 blocks * typeLength / DATA_NUM; one buffer while the whole input's buffers fit 8 UBs
     ("float", 100000, (8, 1, dict(smallCoreDataNum=12480, bigCoreDataNum=12544, tileDataNum=15104, tailBlockNum=3,
                                   finalSmallTileNum=1, finalBigTileNum=1))),
     ("bfloat16", 3000000, (8, 0, dict(smallCoreDataNum=374912, bigCoreDataNum=375040, tileDataNum=8832,
