@@ -92,6 +92,8 @@ tests/test_sanitizer.py)."""
 # over 6 cores of 3 rows, a tile a row);
 # shrink and shrink_half 100003 (8 cores of 12501 from unaligned GM starts, the last 12496: float tiles of 10240 and
 # a short one, half one tile; each core's last tile compared over lanes past its copy, the deviation's zeroes);
+# data_format_dim_map 130560 (8 cores of 16320: two UB tiles of 7680 (950) or 5952 (A2/A3) and a short one, whole
+# 64-element groups: D44) and data_format_dim_map_int64 31232 (8 cores of 3904, one tile each);
 # reg_unalign_reduce_max 9 rows of 255 (cores of 4, 4 and 1 rows: the one-row core's padding a single lane);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
@@ -141,4 +143,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "reg_unalign_reduce_max": 9 * 255, "sigmoid_regbase": 130003, "sigmoid_regbase_half": 130003,
          "sigmoid_regbase_bf16": 130003, "index_fill_d": 300003, "index_fill_d_half": 300003,
          "index_fill_d_bf16": 300003, "quantize": 300007, "quantize_half": 300007,
-         "quantize_per_channel_bf16": 18 * 1001, "shrink": 100003, "shrink_half": 100003}
+         "quantize_per_channel_bf16": 18 * 1001, "shrink": 100003, "shrink_half": 100003,
+         "data_format_dim_map": 130560, "data_format_dim_map_int64": 31232}
