@@ -29,6 +29,7 @@ from .api.compare import CMPMODE, SELMODE, Compare, Compares, CompareScalar, Sel
 from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, DataCopyPadParams, PaddingMode
 from .api.arith_progression import Arange, ArithProgression
 from .api.create_vec_index import CreateVecIndex
+from .api.truncate import Truncate
 from .api.elementwise import Ands, Copy, CopyRepeatParams, Not, Ors, ShiftLeft, ShiftRight
 from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatParams, Brcb, BrcbRepeatParams, Div,
                               DivAlgo, DivConfig, Duplicate, Exp, ExpAlgo, ExpConfig, FusedMulAdd, LeakyRelu, Ln,
@@ -102,6 +103,8 @@ __all__ = [
     "Copy", "CopyRepeatParams", "ShiftLeft", "ShiftRight", "Not", "ArithProgression", "Arange", "CreateVecIndex",
     # porting surface (session 18): the 950's tensor-scalar And / Or (docs/decisions.md "Ands, Ors")
     "Ands", "Ors",
+    # porting surface (session 18, port18b): the 950's Memory-API Truncate (docs/decisions.md "Truncate")
+    "Truncate",
     "DeviceSpec", "GetBlockIdx", "GetBlockNum", "GetCtrlSpr", "GetReduceRepeatSumSpr", "GetReduceSumTmpSize",
     "GetSaturationFlag", "GlobalTensor", "LocalTensor", "MASK_PLACEHOLDER", "MaskMode", "OutOfBoundsError",
     # porting surface (session 7): GlobalTensor.SetL2CacheHint's enums, AscendC::ToFloat

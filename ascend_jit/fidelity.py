@@ -114,6 +114,9 @@ _row(("ShiftLeft", "ShiftRight"), (D950, A3, A2, B310), BIT_EXACT,
 _row(("Not",), ALL_DEVICES, BIT_EXACT, note="bit inversion; the devkit Not page")
 _row(("Ands", "Ors"), (D950,), BIT_EXACT,
      note="bit operations; the devkit Ands/Ors pages, docs/decisions.md \"Ands, Ors\"")
+_row(("Truncate",), (D950,), BIT_EXACT,
+     note="rounding to an integral value of the same type, exact; the devkit Truncate(ISASI) page, "
+          "docs/decisions.md \"Truncate\"")
 _row(("ArithProgression", "Arange"), (D950, A3, A2, P310), BIT_EXACT,
      note="the devkit implementation's order: float32 scalar arithmetic (product then sum, no contraction: assumed), "
           "then Adds (A2/A3/310P) or Muls/Adds/Add (950) of the emulator's own instructions; docs/decisions.md "

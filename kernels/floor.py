@@ -15,9 +15,10 @@ The advanced API (mirror-cann/asc-devkit @ 82b89a15f26329511fc7fbc807d5132a1f9b4
 impl/adv_api/detail/math/floor/): the kernel calls `Floor(dst, src, calCount)` on float tensors only; the A2/A3
 build (floor_v220_impl.h) and the 310B build (floor_v300_impl.h) implement that overload as one count-form
 `Cast<float, float>(dst, src, CAST_FLOOR, calCount)` (`floor_api` below). The 950 build (floor_3510_impl.h) calls
-the Memory API Truncate<T, CAST_FLOOR>, which the emulator does not offer (SPEC-2 14 lists no Truncate), and the 310P
-build (floor_v200_impl.h) goes through float -> int32 CAST_FLOOR, a pair the 310P's Cast table lacks (SPEC-2 7.2;
-its kernel's DataCopyPad is not offered there either, SPEC-2 1.9): the port runs on the A2, A3 and 310B.
+the Memory API Truncate<T, CAST_FLOOR> (offered since session 18, docs/decisions.md "Truncate"; before it the port left
+the 950 out), and the 310P build (floor_v200_impl.h) goes through float -> int32 CAST_FLOOR, a pair the 310P's Cast
+table lacks (SPEC-2 7.2; its kernel's DataCopyPad is not offered there either, SPEC-2 1.9): the port runs on the 950,
+A2, A3 and 310B.
 
 Deviations: the core count is at most the launch's 8 (GetCoreNum would give the device's). The last core copies in
 and out whole 512-byte blocks (the tiling counts the input in them), up to 511 bytes past the input: the host pads
@@ -38,7 +39,7 @@ UB_DATA_NUM_FLOAT = 4
 UB_DATA_NUM_OTHER = 6
 MIN_ELEM_PER_CORE = 512
 CORE_NUM = 8
-DEVICES = ("atlas-a3", "atlas-a2", "atlas-200i-500-a2")
+DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2")
 TYPE_SIZE = {"float": 4, "half": 2, "bfloat16": 2}
 
 
@@ -58,8 +59,12 @@ def tiling(device, total, dtype):
 
 
 def floor_api(dst, src, calCount):
-    """AscendC::Floor(dst, src, calCount) for float tensors on the A2/A3 (v220) and 310B (v300) builds."""
-    aj.Cast(dst, src, aj.RoundMode.CAST_FLOOR, calCount)
+    """AscendC::Floor(dst, src, calCount) for float tensors: the A2/A3 (v220) and 310B (v300) builds' count-form
+    Cast float -> float, the 950 build's (3510) Memory-API Truncate<float, CAST_FLOOR>."""
+    if aj.current_core().device == "ascend950":
+        aj.Truncate(dst, src, aj.RoundMode.CAST_FLOOR, calCount)
+    else:
+        aj.Cast(dst, src, aj.RoundMode.CAST_FLOOR, calCount)
 
 
 class KernelFloor:

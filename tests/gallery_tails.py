@@ -84,6 +84,16 @@ tests/test_sanitizer.py)."""
 # chunk a piece, unaligned tensor ends);
 # gcd_int32 66048 (8 cores of 8256: two 4096 tiles and a 64-element one, core 0's second tile the scalar
 # fallback; tests/test_gcd.py runs it sanitized);
+# sigmoid_regbase* 130003 (8 cores of 16256 elements, the last 16211: float in two tiles, of 15872 and 384 or 339,
+# the 16-bit types in one; the last no multiple of a vector; kept small: the sanitized tail runs in the default suite); index_fill_d* 300003 (8 cores of 256-byte blocks, big
+# and small, double-buffered float tiles of 7552 on the A2: 5 a core, the last short; GM padded to whole blocks);
+# quantize and quantize_half 300007 (8 cores of 37501 elements from unaligned GM starts, the last 37500: UB tiles of
+# 8960 (float) or 11264 (half) on the A2, the last short) and quantize_per_channel_bf16 18 * 1001 (18 rows of 1001
+# over 6 cores of 3 rows, a tile a row);
+# shrink and shrink_half 100003 (8 cores of 12501 from unaligned GM starts, the last 12496: float tiles of 10240 and
+# a short one, half one tile; each core's last tile compared over lanes past its copy, the deviation's zeroes);
+# data_format_dim_map 130560 (8 cores of 16320: two UB tiles of 7680 (950) or 5952 (A2/A3) and a short one, whole
+# 64-element groups: D44) and data_format_dim_map_int64 31232 (8 cores of 3904, one tile each);
 # reg_unalign_reduce_max 9 rows of 255 (cores of 4, 4 and 1 rows: the one-row core's padding a single lane);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
@@ -130,4 +140,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "fused_add_rms_norm_half": 403 * 208, "population_count": 300003, "population_count_uint16": 1001,
          "square_sum_all": 20011, "non_finite_check": 300007, "non_finite_check_half": 30011,
          "non_finite_check_bf16": 20011, "gcd_int32": 66048,
-         "reg_unalign_reduce_max": 9 * 255}
+         "reg_unalign_reduce_max": 9 * 255, "sigmoid_regbase": 130003, "sigmoid_regbase_half": 130003,
+         "sigmoid_regbase_bf16": 130003, "index_fill_d": 300003, "index_fill_d_half": 300003,
+         "index_fill_d_bf16": 300003, "quantize": 300007, "quantize_half": 300007,
+         "quantize_per_channel_bf16": 18 * 1001, "shrink": 100003, "shrink_half": 100003,
+         "data_format_dim_map": 130560, "data_format_dim_map_int64": 31232}

@@ -47,7 +47,10 @@ def test_the_gallery_is_found_from_the_checkout():
             "masked_select_v3_half", "masked_select_v3_int8", "masked_select_v3_int64", "nll_loss",
             "nll_loss_none_half", "fused_add_rms_norm", "fused_add_rms_norm_half", "population_count",
             "population_count_uint16", "square_sum_all", "non_finite_check", "non_finite_check_half",
-            "non_finite_check_bf16", "gcd_int32", "reg_unalign_copy", "reg_unalign_reduce_max"} <= \
+            "non_finite_check_bf16", "gcd_int32", "reg_unalign_copy", "reg_unalign_reduce_max", "sigmoid_regbase",
+            "sigmoid_regbase_half", "sigmoid_regbase_bf16", "index_fill_d", "index_fill_d_half",
+            "index_fill_d_bf16", "quantize", "quantize_half", "quantize_per_channel_bf16", "shrink",
+            "shrink_half", "data_format_dim_map", "data_format_dim_map_int64"} <= \
         set(GALLERY)
 
 

@@ -750,3 +750,24 @@ def test_set_vector_mask_with_the_dtype_written_first_names_the_keyword(args):
         core.SetVectorMask(*args)
     assert "'len'" in str(info.value) if len(args) < 3 else "'maskHigh'" in str(info.value)
     assert (core.mask_high, core.mask_low) == before
+
+
+def test_data_copy_pad_ext_params_with_the_type_written_first_names_the_defaults_call():
+    """`aj.DataCopyPadExtParams("float")`, the C++ `DataCopyPadExtParams<float>` with its template argument written
+    as the first field (port18b, porting ops-nn Sigmoid), is refused at the DataCopyPad naming
+    `aj.DataCopyPadExtParams()` (it said only that isPad must be True or False), nothing copied (SPEC-2 1.8)."""
+    x = np.arange(64, dtype=np.float32)
+
+    def kernel(x):
+        g = aj.GlobalTensor()
+        g.SetGlobalBuffer(x)
+        pipe, que = aj.TPipe(), aj.TQue(aj.QuePosition.VECIN, 1)
+        pipe.InitBuffer(que, 1, 256)
+        t = que.AllocTensor("float")
+        aj.Duplicate(t, np.float32(7), 64)
+        aj.PipeBarrier(aj.PIPE_ALL)
+        with pytest.raises(aj.ParameterError, match=r"aj\.DataCopyPadExtParams\(\) for DataCopyPadExtParams<float>"):
+            aj.DataCopyPad(t, g, aj.DataCopyExtParams(1, 100, 0, 0, 0), aj.DataCopyPadExtParams("float"))
+        assert (t.numpy() == 7).all()
+        que.FreeTensor(t)
+    aj.launch(kernel, 1, "atlas-a2", x)

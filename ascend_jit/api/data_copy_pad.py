@@ -329,7 +329,12 @@ def _plan_gm_to_ub(spec, d, gd, addr, size, bounds, copy_params, pad_params, mod
                                  legal="aj.DataCopyPadExtParams or 4 values (isPad, leftPadding, rightPadding, "
                                        "paddingValue)")
     if not isinstance(pad_params.isPad, (bool, np.bool_)):
-        raise ParameterError(API, "isPad", pad_params.isPad, legal="True or False", device=spec.name)
+        # a dtype name first is C++'s DataCopyPadExtParams<T> with T written as an argument: name the Python form
+        how = ""
+        if isinstance(pad_params.isPad, str):
+            how = (f"; the template's T is the tensors' type, not an argument: aj.DataCopyPadExtParams() for "
+                   f"DataCopyPadExtParams<{pad_params.isPad}> with its defaults")
+        raise ParameterError(API, "isPad", pad_params.isPad, legal="True or False" + how, device=spec.name)
     left = check_range(API, spec, "leftPadding", pad_params.leftPadding, 0, 32 // s)
     right = check_range(API, spec, "rightPadding", pad_params.rightPadding, 0, 32 // s)
     value = scalar_bits(API, spec, d, pad_params.paddingValue, "paddingValue")

@@ -24,6 +24,7 @@ from ..reference import reg as reference_reg
 from .arith_progression import DTYPES as ARITH_PROGRESSION_DTYPES, ArithProgression
 from .cast import Cast, RoundMode
 from .create_vec_index import DTYPES as CREATE_VEC_INDEX_DTYPES, CreateVecIndex
+from .truncate import Truncate
 from .compare import CMPMODE, SELMODE, Compare, Compares, Select
 from .elementwise import Add, Adds, BinaryRepeatParams, Copy, CopyRepeatParams, elementwise_instructions
 from .data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams
@@ -149,6 +150,11 @@ def _cast_example(core, dtype):
     dst_name, modes = next(((b, m) for (a, b), m in pairs.items() if a == dtype), ("float", ("CAST_NONE",)))
     tensors = core.local_tensor(dst_name, 64), core.local_tensor(dtype, 64)
     return tensors, lambda dst, src: Cast(dst, src, RoundMode[modes[0]], 64)
+
+
+def _truncate_example(core, dtype):
+    tensors = core.local_tensor(dtype, 64), core.local_tensor(dtype, 64)
+    return tensors, lambda dst, src: Truncate(dst, src, RoundMode.CAST_FLOOR, 64)
 
 
 def _compare_example(core, dtype):
@@ -442,5 +448,8 @@ INSTRUCTIONS = (
     Instruction("CreateVecIndex", CreateVecIndex, lambda spec: CREATE_VEC_INDEX_DTYPES.get(spec.name, ()),
                 reference_create_vec_index.create_vec_index, _create_vec_index_example,
                 offered=lambda spec: spec.name in CREATE_VEC_INDEX_DTYPES),
+    # the reference is Cast's with the source type as the destination (api/truncate.py)
+    Instruction("Truncate", Truncate, lambda spec: ("half", "float", "bfloat16"), reference_convert.cast_count,
+                _truncate_example, offered=lambda spec: spec.name == "ascend950", home="ascend950"),
 ) + tuple(replace(i, forms=_ELEMENTWISE_FORMS.get(i.name, ())) for i in elementwise_instructions(Instruction)) + \
     REG_INSTRUCTIONS
