@@ -139,7 +139,7 @@ def _moves_vf(dst, src):
     R.StoreUnAlignPost(dst, store_state, R.StoreUnAlign(dst, a, store_state, 1, 100))
     R.LoadAlign(m, src, 0)
     R.StoreAlign(dst, m, 0)
-    R.Interleave(m, every, every, m, "half")
+    R.Interleave(m, R.MaskReg(), every, m, "half")
 
 
 def warm_reg(device):
