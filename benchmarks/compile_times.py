@@ -106,7 +106,8 @@ from ascend_jit.api.registry import INSTRUCTIONS
 cases = []
 for inst in INSTRUCTIONS:
     for device in ("atlas-a2", "ascend950"):
-        dtypes = inst.dtypes(aj.get_device(device))
+        spec = aj.get_device(device)
+        dtypes = inst.dtypes(spec) if inst.offered(spec) else ()
         if dtypes:
             dtype = "half" if "half" in dtypes else dtypes[0]
             cases.append((inst.name, device, dtype))

@@ -21,6 +21,15 @@ def _unchanged(core, before):
     assert np.array_equal(after[0], before[0]) and after[1:] == before[1:]
 
 
+def test_an_instruction_offers_dtypes_exactly_where_it_is_offered():
+    """`dtypes(spec)` is empty exactly on the devices that do not offer the instruction: what walks the registry by
+    its dtypes (benchmarks/compile_times.py picks each instruction's first device with dtypes, aj.fidelity reads
+    them) took Truncate on atlas-a2 and RepeatReduceSum on the 310B as offered there."""
+    wrong = [(inst.name, device) for inst in INSTRUCTIONS for device in aj.SUPPORTED_NAMES
+             if bool(inst.dtypes(aj.get_device(device))) != bool(inst.offered(aj.get_device(device)))]
+    assert not wrong
+
+
 @pytest.mark.ascend_sanitize(checks="race,memory,blocks,sync", reason="calls every instruction on a fresh core's "
                              "never-written operands: it checks which dtypes are offered, not data")
 @pytest.mark.parametrize("inst", INSTRUCTIONS, ids=IDS)

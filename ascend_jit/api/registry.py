@@ -413,7 +413,8 @@ INSTRUCTIONS = (
                 reference_reductions.reduce_repeat, _repeat_example(WholeReduceMax)),
     Instruction("WholeReduceMin", WholeReduceMin, lambda spec: spec.reduce_repeat_max_min_dtypes,
                 reference_reductions.reduce_repeat, _repeat_example(WholeReduceMin)),
-    Instruction("RepeatReduceSum", RepeatReduceSum, lambda spec: _pairs_src(spec.reduce_repeat_sum_pairs),
+    Instruction("RepeatReduceSum", RepeatReduceSum,
+                lambda spec: _pairs_src(spec.reduce_repeat_sum_pairs) if spec.repeat_reduce_sum_offered else (),
                 reference_reductions.reduce_repeat,
                 _repeat_example(RepeatReduceSum, old_order=True, sum_dst=True, dst_blk=True),
                 lambda spec: spec.repeat_reduce_sum_offered),
@@ -449,7 +450,8 @@ INSTRUCTIONS = (
                 reference_create_vec_index.create_vec_index, _create_vec_index_example,
                 offered=lambda spec: spec.name in CREATE_VEC_INDEX_DTYPES),
     # the reference is Cast's with the source type as the destination (api/truncate.py)
-    Instruction("Truncate", Truncate, lambda spec: ("half", "float", "bfloat16"), reference_convert.cast_count,
+    Instruction("Truncate", Truncate, lambda spec: ("half", "float", "bfloat16") if spec.name == "ascend950" else (),
+                reference_convert.cast_count,
                 _truncate_example, offered=lambda spec: spec.name == "ascend950", home="ascend950"),
 ) + tuple(replace(i, forms=_ELEMENTWISE_FORMS.get(i.name, ())) for i in elementwise_instructions(Instruction)) + \
     REG_INSTRUCTIONS
