@@ -122,12 +122,26 @@ def _refuse_offset(api, offset):
     raise ParameterError(api, "offset", offset, _INT32, DEVICE)
 
 
+def _outside_int32(offset):
+    raise NotImplementedError  # compiled only (its overload)
+
+
+@overload(_outside_int32, inline="always")
+def _ol_outside_int32(offset):
+    """One unsigned compare for each offset type. An unsigned offset (a VF's np.uint32/uint64 argument) is compared
+    as it is: adding 2**31 to uint64 2**64 - 64 wrapped it into range, and the offset, -64 as an address, loaded
+    another tensor's elements on a bounds="ub" core where plain Python refuses it."""
+    if isinstance(offset, types.Integer) and not offset.signed:
+        return lambda offset: np.uint64(offset) > np.uint64(2147483647)
+    return lambda offset: np.uint64(offset + 2147483648) > np.uint64(4294967295)
+
+
 @njit(cache=True, inline="always")
 def element_address(api, h, offset):
     """The UB byte address of element `offset` of the handle's tensor. The offset is an int32 (plain Python's
     `_offset` checks the same range): a VF computes it at run time, and an int64 one could wrap `offset * size`
     back into the tensor (offset -2**63 + 128 loaded element 128). One unsigned compare."""
-    if np.uint64(offset + 2147483648) > np.uint64(4294967295):
+    if _outside_int32(offset):
         _refuse_offset(api, offset)
     return h[1] + offset * h[2]
 
