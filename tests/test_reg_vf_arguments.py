@@ -355,3 +355,48 @@ def test_a_huge_unsigned_offset_is_refused_compiled_as_plain(vf, off):
     assert str(int(off)) in str(refusals[1])
     assert any(f"'offset' = {v} " in str(refusals[0]) for v in (int(off), min(int(off), 2**63 - 1)))
     assert np.array_equal(ubs[0], ubs[1])
+
+
+@R.simd_vf
+def _load_stepped(dst, src, step):
+    full = R.CreateMask("float")
+    r = R.RegTensor("float")
+    R.LoadAlign(r, src, 0, post_update_stride=step)  # the returned offset unused: the step alone must be refused
+    R.StoreAlign(dst, r, full, 0)
+
+
+@R.simd_vf
+def _load_dist_stepped(dst, src, step):
+    full = R.CreateMask("float")
+    r = R.RegTensor("float")
+    R.LoadAlign(r, src, 0, dist=R.LoadDist.DIST_NORM, post_update_stride=step)
+    R.StoreAlign(dst, r, full, 0)
+
+
+@R.simd_vf
+def _store_stepped(dst, src, step):
+    full = R.CreateMask("float")
+    r = R.RegTensor("float")
+    R.LoadAlign(r, src, 0)
+    R.StoreAlign(dst, r, full, 0, post_update_stride=step)
+
+
+@pytest.mark.parametrize("vf", [_load_stepped, _load_dist_stepped, _store_stepped])
+@pytest.mark.parametrize("step", [2**40, np.uint64(2**64 - 64), np.uint64(2**63 + 64), True])
+def test_a_post_update_stride_past_int32_is_refused_compiled_as_plain(vf, step):
+    """plain Python's _step refuses a post_update_stride outside int32 (or a bool) before anything runs; compiled,
+    the load or store had run and returned offset + step (2**40, or uint64 2**64 - 64 wrapped to -64), or a bool had
+    been an AlignmentError of 4 bytes."""
+    ubs = []
+    for compiled in (True, False):
+        core = aj.Core(D950, bounds="ub")
+        src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        src[:] = np.arange(64, dtype=np.float32)
+        with pytest.raises(aj.ParameterError, match="'post_update_stride'"):
+            if compiled:
+                vf(dst, src, step)
+            else:
+                with core:
+                    vf.py_func(dst, src, step)
+        ubs.append(core.ub.copy())
+    assert np.array_equal(ubs[0], ubs[1])
