@@ -400,3 +400,40 @@ def test_a_post_update_stride_past_int32_is_refused_compiled_as_plain(vf, step):
                     vf.py_func(dst, src, step)
         ubs.append(core.ub.copy())
     assert np.array_equal(ubs[0], ubs[1])
+
+
+@R.simd_vf
+def _unaligned_load_at(dst, src, off):
+    full = R.CreateMask("float")
+    r = R.RegTensor("float")
+    R.Load(r, src, off)
+    R.StoreAlign(dst, r, full, 0)
+
+
+@R.simd_vf
+def _unaligned_store_at(dst, src, off):
+    r = R.RegTensor("float")
+    R.LoadAlign(r, src, 0)
+    R.Store(dst, r, off)
+
+
+@pytest.mark.parametrize("vf", [_unaligned_load_at, _unaligned_store_at])
+@pytest.mark.parametrize("off", [np.uint64(2**64 - 64), np.uint64(2**63 + 8)])
+def test_an_unaligned_access_at_a_huge_unsigned_offset_is_refused_compiled(vf, off):
+    """Load/Store (LoadUnAlign/StoreUnAlign): np.int64() had wrapped uint64 2**64 - 64 to -64, so a compiled Load
+    read the 64 floats before the tensor (another tensor's, on a bounds="ub" core); plain Python refuses it."""
+    ubs = []
+    for compiled in (True, False):
+        core = aj.Core(D950, bounds="ub")
+        before, src = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        dst = core.local_tensor("float", 64)
+        before[:] = 1000
+        src[:] = 1
+        with pytest.raises(aj.ParameterError, match="'offset'"):
+            if compiled:
+                vf(dst, src, off)
+            else:
+                with core:
+                    vf.py_func(dst, src, off)
+        ubs.append(core.ub.copy())
+    assert np.array_equal(ubs[0], ubs[1])
