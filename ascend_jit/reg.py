@@ -1743,6 +1743,20 @@ def _signed_int(t):
     return isinstance(t, types.Integer) and t.signed
 
 
+def _int64(value):
+    raise NotImplementedError  # compiled only (its overload)
+
+
+@overload(_int64, inline="always")
+def _ol_int64(value):
+    """An int argument as the int64 a kernel takes: a uint64 above 2**63 - 1 as 2**63 - 1, which the kernel's int32
+    check refuses as plain Python refuses the value (np.int64() wrapped 2**64 - 64 to -64: Load read the 64 elements
+    before the tensor, another tensor's on a bounds="ub" core)."""
+    if isinstance(value, types.Integer) and not value.signed and value.bitwidth == 64:
+        return lambda value: np.int64(min(value, np.uint64(2**63 - 1)))
+    return lambda value: np.int64(value)
+
+
 def _offset_of(positional, keyword):
     return _pick_offset("Reg", positional, keyword)
 
@@ -2321,7 +2335,7 @@ def _ol_ureg_store():
 def _ol_load_unalign_pre(ureg, tensor, offset=0):
     if not (_integers(offset) and _is_ureg_type(ureg)):
         return None
-    return lambda ureg, tensor, offset=0: mv.load_unalign_pre(ureg, impl.borrow(tensor), np.int64(offset))
+    return lambda ureg, tensor, offset=0: mv.load_unalign_pre(ureg, impl.borrow(tensor), _int64(offset))
 
 
 @overload(LoadUnAlign)
@@ -2332,7 +2346,7 @@ def _ol_load_unalign(reg, ureg, tensor, offset=0, post_update_stride=None):
     # np.int64() and bool(): run-time values, not literals (a default offset 0 or the has_step constant typed as a
     # literal compiled load_unalign once more per combination: four specialisations, 1.8 s of the suite; issue 20)
     return lambda reg, ureg, tensor, offset=0, post_update_stride=None: mv.load_unalign(
-        impl.borrow(reg), ureg, impl.borrow(tensor), np.int64(offset), np.int64(_or_default(post_update_stride, 0)),
+        impl.borrow(reg), ureg, impl.borrow(tensor), _int64(offset), _int64(_or_default(post_update_stride, 0)),
         bool(has_step))
 
 
@@ -2343,8 +2357,8 @@ def _ol_load(reg, tensor, offset=0):
     def load(reg, tensor, offset=0):
         ureg = np.full(1, -1, np.int64)
         h = impl.borrow(tensor)
-        mv.load_unalign_pre(ureg, h, np.int64(offset))
-        mv.load_unalign(impl.borrow(reg), ureg, h, np.int64(offset), np.int64(0), bool(False))  # as LoadUnAlign's
+        mv.load_unalign_pre(ureg, h, _int64(offset))
+        mv.load_unalign(impl.borrow(reg), ureg, h, _int64(offset), np.int64(0), bool(False))  # as LoadUnAlign's
     return load
 
 
@@ -2357,7 +2371,7 @@ def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride=None):
     if not (_integers(offset, post_update_stride) and _is_reg_type(reg) and _is_ureg_type(ureg)):
         return None  # another register's array would be read past its end: plain Python refuses it
     return lambda tensor, reg, ureg, offset, post_update_stride=None: mv.store_unalign(
-        impl.borrow(tensor), impl.borrow(reg), ureg, np.int64(offset), np.int64(post_update_stride))
+        impl.borrow(tensor), impl.borrow(reg), ureg, _int64(offset), _int64(post_update_stride))
 
 
 @overload(StoreUnAlignPost)
@@ -2365,7 +2379,7 @@ def _ol_store_unalign_post(tensor, ureg, offset=0, post_update_stride=0):
     if not (_integers(offset, post_update_stride) and _is_ureg_type(ureg)):
         return None
     return lambda tensor, ureg, offset=0, post_update_stride=0: mv.store_unalign_post(
-        impl.borrow(tensor), ureg, np.int64(offset), np.int64(_or_default(post_update_stride, 0)))
+        impl.borrow(tensor), ureg, _int64(offset), _int64(_or_default(post_update_stride, 0)))
 
 
 @overload(Store)
@@ -2379,8 +2393,8 @@ def _ol_store(tensor, reg, offset=0, count=None):
         if n < 0 or n > lanes:
             _refuse_store_count(np.int64(n))
         h = impl.borrow(tensor)
-        mv.store_unalign(h, impl.borrow(reg), ureg, np.int64(offset), np.int64(n))  # run-time values, as above
-        mv.store_unalign_post(h, ureg, np.int64(offset), np.int64(0))
+        mv.store_unalign(h, impl.borrow(reg), ureg, _int64(offset), np.int64(n))  # run-time values, as above
+        mv.store_unalign_post(h, ureg, _int64(offset), np.int64(0))
     return store
 
 

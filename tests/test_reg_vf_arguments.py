@@ -303,3 +303,137 @@ def test_ceil_division_divides_as_cpp():
     assert aj.VECTOR_REG_WIDTH == aj.GetVecLen() == 256
     with pytest.raises(aj.ParameterError, match="num1"):
         aj.CeilDivision(1.5, 2)
+
+
+@R.simd_vf
+def _load_at(dst, src, off):
+    full = R.CreateMask("float")
+    r = R.RegTensor("float")
+    R.LoadAlign(r, src, off)
+    R.StoreAlign(dst, r, full, 0)
+
+
+@R.simd_vf
+def _store_at(dst, src, off):
+    full = R.CreateMask("float")
+    r = R.RegTensor("float")
+    R.LoadAlign(r, src, 0)
+    R.StoreAlign(dst, r, full, offset=off)
+
+
+@R.simd_vf
+def _load_dist_at(dst, src, off):
+    full = R.CreateMask("float")
+    r = R.RegTensor("float")
+    R.LoadAlign(r, src, off, dist=R.LoadDist.DIST_NORM)  # the general load kernel, not load_norm's direct call
+    R.StoreAlign(dst, r, full, 0)
+
+
+@pytest.mark.parametrize("vf", [_load_at, _store_at, _load_dist_at])
+@pytest.mark.parametrize("off", [np.uint64(2**64 - 64), np.uint64(2**64 - 1), np.uint64(2**63 + 8),
+                                 np.uint32(2**31)])
+def test_a_huge_unsigned_offset_is_refused_compiled_as_plain(vf, off):
+    """An unsigned offset past int32 is plain Python's ParameterError naming its value (decisions.md "Reg API"), not
+    an offset wrapped negative: uint64 2**64 - 64 had passed the int32 check compiled and, on a bounds="ub" core,
+    loaded the 64 floats before the tensor (another tensor's data). A uint64 above 2**63 - 1 reaches a direct call's
+    int64 kernel as 2**63 - 1, the value its refusal names (the general kernel names the value)."""
+    refusals, ubs = [], []
+    for compiled in (True, False):
+        core = aj.Core(D950, bounds="ub")
+        before, src = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        dst = core.local_tensor("float", 64)
+        before[:] = np.arange(64, dtype=np.float32) + 1000
+        src[:] = np.arange(64, dtype=np.float32)
+        with pytest.raises(aj.ParameterError, match="offset") as e:
+            if compiled:
+                vf(dst, src, off)
+            else:
+                with core:
+                    vf.py_func(dst, src, off)
+        refusals.append(e.value)
+        ubs.append(core.ub.copy())
+    assert str(int(off)) in str(refusals[1])
+    assert any(f"'offset' = {v} " in str(refusals[0]) for v in (int(off), min(int(off), 2**63 - 1)))
+    assert np.array_equal(ubs[0], ubs[1])
+
+
+@R.simd_vf
+def _load_stepped(dst, src, step):
+    full = R.CreateMask("float")
+    r = R.RegTensor("float")
+    R.LoadAlign(r, src, 0, post_update_stride=step)  # the returned offset unused: the step alone must be refused
+    R.StoreAlign(dst, r, full, 0)
+
+
+@R.simd_vf
+def _load_dist_stepped(dst, src, step):
+    full = R.CreateMask("float")
+    r = R.RegTensor("float")
+    R.LoadAlign(r, src, 0, dist=R.LoadDist.DIST_NORM, post_update_stride=step)
+    R.StoreAlign(dst, r, full, 0)
+
+
+@R.simd_vf
+def _store_stepped(dst, src, step):
+    full = R.CreateMask("float")
+    r = R.RegTensor("float")
+    R.LoadAlign(r, src, 0)
+    R.StoreAlign(dst, r, full, 0, post_update_stride=step)
+
+
+@pytest.mark.parametrize("vf", [_load_stepped, _load_dist_stepped, _store_stepped])
+@pytest.mark.parametrize("step", [2**40, np.uint64(2**64 - 64), np.uint64(2**63 + 64), True])
+def test_a_post_update_stride_past_int32_is_refused_compiled_as_plain(vf, step):
+    """plain Python's _step refuses a post_update_stride outside int32 (or a bool) before anything runs; compiled,
+    the load or store had run and returned offset + step (2**40, or uint64 2**64 - 64 wrapped to -64), or a bool had
+    been an AlignmentError of 4 bytes."""
+    ubs = []
+    for compiled in (True, False):
+        core = aj.Core(D950, bounds="ub")
+        src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        src[:] = np.arange(64, dtype=np.float32)
+        with pytest.raises(aj.ParameterError, match="'post_update_stride'"):
+            if compiled:
+                vf(dst, src, step)
+            else:
+                with core:
+                    vf.py_func(dst, src, step)
+        ubs.append(core.ub.copy())
+    assert np.array_equal(ubs[0], ubs[1])
+
+
+@R.simd_vf
+def _unaligned_load_at(dst, src, off):
+    full = R.CreateMask("float")
+    r = R.RegTensor("float")
+    R.Load(r, src, off)
+    R.StoreAlign(dst, r, full, 0)
+
+
+@R.simd_vf
+def _unaligned_store_at(dst, src, off):
+    r = R.RegTensor("float")
+    R.LoadAlign(r, src, 0)
+    R.Store(dst, r, off)
+
+
+@pytest.mark.parametrize("vf", [_unaligned_load_at, _unaligned_store_at])
+@pytest.mark.parametrize("off", [np.uint64(2**64 - 64), np.uint64(2**63 + 8)])
+def test_an_unaligned_access_at_a_huge_unsigned_offset_is_refused_compiled(vf, off):
+    """Load/Store (LoadUnAlign/StoreUnAlign): np.int64() had wrapped uint64 2**64 - 64 to -64, so a compiled Load
+    read the 64 floats before the tensor (another tensor's, on a bounds="ub" core); plain Python refuses it."""
+    ubs = []
+    for compiled in (True, False):
+        core = aj.Core(D950, bounds="ub")
+        before, src = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        dst = core.local_tensor("float", 64)
+        before[:] = 1000
+        src[:] = 1
+        with pytest.raises(aj.ParameterError, match="'offset'"):
+            if compiled:
+                vf(dst, src, off)
+            else:
+                with core:
+                    vf.py_func(dst, src, off)
+        ubs.append(core.ub.copy())
+    assert np.array_equal(ubs[0], ubs[1])

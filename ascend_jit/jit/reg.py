@@ -595,19 +595,29 @@ def _operand_values(context, builder, sig, args, operands, made):
         elif op[0] == ENUM:
             rule = op[3]
             v = _checked(context, builder, rule, sig.args[op[1]],
-                         context.cast(builder, args[op[1]], sig.args[op[1]], types.int64))
+                         _as_int64(context, builder, args[op[1]], sig.args[op[1]]))
             values.append(builder.icmp_signed("==", v, context.get_constant(types.int64, 1)) if rule.flag else v)
         elif op[0] == FIELD:
             field_type = sig.args[op[1]][op[2]]
-            v = context.cast(builder, builder.extract_value(args[op[1]], op[2]), field_type, types.int64)
+            v = _as_int64(context, builder, builder.extract_value(args[op[1]], op[2]), field_type)
             rule = op[4] if len(op) > 4 else None
             values.append(v if rule is None or not rule.foreign(field_type) else
                           _checked(context, builder, rule, field_type, v))
         else:
-            v = context.cast(builder, args[op[1]], sig.args[op[1]], types.int64)
+            v = _as_int64(context, builder, args[op[1]], sig.args[op[1]])
             values.append(v if op[0] == INT else
                           builder.icmp_signed("==", v, context.get_constant(types.int64, 1)))
     return values
+
+
+def _as_int64(context, builder, value, from_type):
+    """An int operand as the int64 its kernel takes. A uint64 above 2**63 - 1 becomes 2**63 - 1, which every int
+    parameter's range check refuses as plain Python refuses the value: cast, it wrapped negative, and an offset of
+    np.uint64(2**64 - 64) loaded the 64 elements before the tensor (another tensor's, on a bounds="ub" core)."""
+    if isinstance(from_type, types.Integer) and not from_type.signed and from_type.bitwidth == 64:
+        top = context.get_constant(types.int64, 2**63 - 1)
+        return builder.select(builder.icmp_unsigned(">", value, top), top, value)
+    return context.cast(builder, value, from_type, types.int64)
 
 
 def _checked(context, builder, rule, arg_type, value):

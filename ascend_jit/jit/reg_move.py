@@ -82,6 +82,8 @@ def _check_width(api, kind, width):
 
 @njit(cache=True, inline="always")
 def _check_step(api, step, esize, align):
+    if _outside_int32(step):
+        _refuse_step(api, step)
     if (step * esize) % align != 0:
         _misaligned(api, "post_update_stride (bytes)", step * esize, align)
 
@@ -122,12 +124,35 @@ def _refuse_offset(api, offset):
     raise ParameterError(api, "offset", offset, _INT32, DEVICE)
 
 
+def _outside_int32(offset):
+    raise NotImplementedError  # compiled only (its overload)
+
+
+@overload(_outside_int32, inline="always")
+def _ol_outside_int32(offset):
+    """One unsigned compare for each offset type. An unsigned offset (a VF's np.uint32/uint64 argument) is compared
+    as it is: adding 2**31 to uint64 2**64 - 64 wrapped it into range, and the offset, -64 as an address, loaded
+    another tensor's elements on a bounds="ub" core where plain Python refuses it."""
+    if isinstance(offset, types.Boolean):
+        return lambda offset: True  # plain Python's as_int refuses a bool (the step's compiled reader passes it on)
+    if isinstance(offset, types.Integer) and not offset.signed:
+        return lambda offset: np.uint64(offset) > np.uint64(2147483647)
+    return lambda offset: np.uint64(offset + 2147483648) > np.uint64(4294967295)
+
+
+@internal
+def _refuse_step(api, step):
+    """A post_update_stride outside int32, refused as plain Python's _step refuses it: unchecked, a compiled load
+    had run and returned offset + step (2**40, or a wrapped uint64 2**64 - 64 as -64) where plain Python refuses."""
+    raise ParameterError(api, "post_update_stride", step, _INT32, DEVICE)
+
+
 @njit(cache=True, inline="always")
 def element_address(api, h, offset):
     """The UB byte address of element `offset` of the handle's tensor. The offset is an int32 (plain Python's
     `_offset` checks the same range): a VF computes it at run time, and an int64 one could wrap `offset * size`
     back into the tensor (offset -2**63 + 128 loaded element 128). One unsigned compare."""
-    if np.uint64(offset + 2147483648) > np.uint64(4294967295):
+    if _outside_int32(offset):
         _refuse_offset(api, offset)
     return h[1] + offset * h[2]
 
@@ -147,6 +172,8 @@ _INSIDE = "every accessed byte inside the operand's tensor (or the UB on a bound
 def load_norm(reg, h, offset, step):
     """LoadAlign DIST_NORM (SPEC-2 11.6): 256 bytes from a 32-byte aligned address inside the operand; returns
     offset + step (the post-update form)."""
+    if _outside_int32(step):  # first, as plain Python's _step
+        _refuse_step("LoadAlign", step)
     addr = element_address("LoadAlign", h, offset)
     if addr % 32 != 0:
         raise AlignmentError("LoadAlign", "address", addr, _ALIGN_32, DEVICE)
@@ -291,6 +318,8 @@ def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
 def store_norm(h, reg, words, offset, step):
     """StoreAlign DIST_NORM (SPEC-2 11.6, D68): the active lanes (the mask read at the register's type) to a
     32-byte aligned address; only their bytes must lie inside the operand. Returns offset + step."""
+    if _outside_int32(step):  # first, as plain Python's _step
+        _refuse_step("StoreAlign", step)
     addr = element_address("StoreAlign", h, offset)
     if addr % 32 != 0:
         raise AlignmentError("StoreAlign", "address", addr, _ALIGN_32, DEVICE)
