@@ -125,7 +125,9 @@ def _refuse_offset(api, offset):
 
 
 def _outside_int32(offset):
-    raise NotImplementedError  # compiled only (its overload)
+    """Whether an offset or step lies outside int32 (a bool always): the kernels run as this Python with the JIT off
+    (NUMBA_DISABLE_JIT), compiled as the overload below."""
+    return isinstance(offset, (bool, np.bool_)) or not -2147483648 <= int(offset) <= 2147483647
 
 
 @overload(_outside_int32, inline="always")
