@@ -50,6 +50,16 @@ def continuous_mask_words(length):
     return 0, (1 << length) - 1
 
 
+def set_mask_words(length, lanes):
+    """The (high, low) words a continuous-mask call writes to the mask register: AscendCUtils::SetMask<T>(len) takes
+    the length as given, not clamped (SPEC 1.5): 64 gives the low word, the type's own lanes per repeat or 128 and
+    more give all ones, and a float call with mask 100 leaves lanes 0..99 set for a later 16-bit call that reads the
+    register (D22). The call itself computes on the clamped mask (D15)."""
+    if length != 64 and length == lanes:
+        return ALL_ONES, ALL_ONES
+    return continuous_mask_words(length)
+
+
 def count_call_effect(spec, last_mask_len):
     """What a count-form call leaves in the mask register (SPEC 2.6, D22): None when the device leaves it untouched,
     else (high word, low word, whether the call also restores Normal mode). last_mask_len: the lanes of the call's

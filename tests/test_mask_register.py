@@ -115,3 +115,20 @@ def test_counter_mode_bit_mask_records_the_count():
         core.SetMaskCount()
         aj.Add(z, x, y, [300, 7], 1, aj.BinaryRepeatParams())
         assert (core.mask_high, core.mask_low, core.counter_mode) == (0, 300, True)
+
+
+@pytest.mark.parametrize("mask, lanes", [(100, 100), (200, 128), (64, 64), (30, 30)])
+def test_a_continuous_mask_above_a_float_repeat_is_recorded_unclamped(mask, lanes):
+    """SPEC 1.5: the call computes on its clamped mask (D15, 64 float lanes), but AscendCUtils::SetMask<float>(len)
+    writes the register from the length as given (len >= 128: all ones), so a later half call reading the register
+    (D22) selects `lanes` lanes (audit19)."""
+    core = aj.Core("atlas-a2")
+    with core:
+        fd, fa, fb = (core.local_tensor("float", 64) for _ in range(3))
+        fa[:], fb[:], fd[:] = np.ones(64, np.float32), np.ones(64, np.float32), 0
+        aj.Add(fd, fa, fb, mask, 1, aj.BinaryRepeatParams())
+        assert (fd.numpy() == 2).sum() == min(mask, 64)
+        hd, ha, hb = (core.local_tensor("half", 128) for _ in range(3))
+        ha[:], hb[:], hd[:] = np.ones(128, np.float16), np.ones(128, np.float16), 0
+        aj.Add(hd, ha, hb, aj.MASK_PLACEHOLDER, 1, aj.BinaryRepeatParams(), is_set_mask=False)
+    np.testing.assert_array_equal(hd.numpy(), np.where(np.arange(128) < lanes, 2, 0).astype(np.float16))

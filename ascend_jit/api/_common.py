@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..core import continuous_mask_words
+from ..core import continuous_mask_words, set_mask_words
 from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterError, StateError,
                       UnsupportedDTypeError)
 from ..tensor import LocalTensor, refuse_operand
@@ -204,6 +204,7 @@ class MaskPlan:
     counter: int = -1          # >= 0: counter mode with this element count
     from_register: bool = False
     bit_mode: bool = False
+    register: tuple = None     # a continuous mask's (high, low) register words, unclamped (SPEC 1.5); None otherwise
 
     @property
     def empty(self):
@@ -251,7 +252,7 @@ def plan_mask(api, core, dtype, mask, is_set_mask):
     if core.counter_mode:
         return MaskPlan(full_lo, full_hi, counter=counter_count(api, core, dtype, "mask (counter-mode count)", mask))
     hi, lo = continuous_mask_words(min(mask, lanes))  # D15: clamp to the per-repeat maximum
-    return MaskPlan(lo, hi)
+    return MaskPlan(lo, hi, register=set_mask_words(mask, lanes))
 
 
 def mask_words(api, core, dtype, mask, layout=True):
@@ -316,7 +317,9 @@ def recorded_mask(spec, plan):
     of the device and the plan, so memoised call plans compute it once."""
     if plan.from_register or (spec.mask_zero_refused and not plan.bit_mode):
         return None
-    return (0, plan.counter) if plan.counter >= 0 else (plan.hi, plan.lo)
+    if plan.counter >= 0:
+        return 0, plan.counter
+    return plan.register or (plan.hi, plan.lo)  # SPEC 1.5: SetMask(len) gets the unclamped length
 
 
 def record_mask(core, plan, dtype, mask):
