@@ -231,7 +231,7 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
         if offered and name not in offered:   # the instruction refuses the dtype there: no fidelity to report
             raise UnsupportedDTypeError("fidelity", "dtype", name, legal=", ".join(offered), device=spec.name,
                                         detail=f"{api} does not take this dtype on this device")
-    algo = getattr(getattr(config, "algo", config), "name", config)
+    algo = _config_name(api, config, spec.name)
     if config is not None and algo != "INTRINSIC" and spec.name != D950:   # refused by the call itself (D48)
         raise UnsupportedDeviceError("fidelity", "config", algo, legal="the default (INTRINSIC) off the 950",
                                      device=spec.name, detail="algorithm configs exist on the 950 only (SPEC-2 D48)")
@@ -239,6 +239,29 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
         raise UnsupportedDTypeError("fidelity", "round_mode", "CAST_HYBRID", legal="the Cast round modes of SPEC-2 7.2",
                                     device=spec.name, detail="CAST_HYBRID serves the fp8/hifloat8 types (SPEC-2 D28)")
     return rule.level(dtype, config, round_mode)
+
+
+def _config_name(api, config, device):
+    """The algorithm name of a `config` the instruction's call accepts, or ParameterError as the call refuses it: a
+    member (or its name) of the instruction's own algo enum, the aj.*Config holding one, for Reg.Div also an
+    aj.Reg.DivSpecificMode; no config at all for an instruction without one (SPEC-2 D48, D69: the level of a call
+    shape that can run). A junk value on the 950 had answered the default level (review18)."""
+    if config is None:
+        return None
+    from .api.elementwise import OPS, DivAlgo   # at call time, as the registry below: api modules import widely
+    row = OPS.get(api)
+    algos = DivAlgo if api == "Reg.Div" else \
+        type(row.config().algo) if row is not None and row.config is not None else None
+    obj = getattr(config, "algo", config)   # a DivConfig/ExpConfig/... or a DivSpecificMode holds the algo
+    if api == "Reg.Div" and type(obj) is int and not isinstance(obj, bool) and obj in set(DivAlgo):
+        obj = DivAlgo(obj)   # DivSpecificMode's algo field takes the value as Reg.Div's mode does (0..5)
+    if algos is not None and (type(obj) is algos or (type(obj) is str and obj in algos.__members__)):
+        return obj if type(obj) is str else obj.name
+    legal = "no config for this instruction" if algos is None else \
+        f"an aj.{algos.__name__} member or its name" + (", or an aj.Reg.DivSpecificMode" if api == "Reg.Div" else
+                                                        f", or aj.{algos.__name__.replace('Algo', 'Config')}(...)")
+    raise ParameterError("fidelity", "config", config, legal=legal, device=device,
+                         detail=f"{api} takes no such config (SPEC-2 D48)")
 
 
 def table_rows():

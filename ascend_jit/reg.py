@@ -1701,6 +1701,13 @@ def _enum_reader(api, name, members, legal, flag=False, lo=None, hi=None, defaul
         # impl.text(), bool(), np.int64(): run-time values, so checked_enum has the one signature the direct calls
         # use (_checked); the closure's constants typed as literals compiled it once per API and enum (15 in the
         # test suite, 0.1 s each; issue 20)
+        if impl.is_uint64(value):
+            # compared and named as the unsigned value it is: np.int64() wrapped 2**64 - 1 to -1 (review18)
+            if flag:
+                return lambda value: impl.checked_enum_unsigned(impl.text(api), impl.text(name), value, bool(foreign),
+                                                                np.int64(lo), np.int64(hi), impl.text(legal)) == 1
+            return lambda value: impl.checked_enum_unsigned(impl.text(api), impl.text(name), value, bool(foreign),
+                                                            np.int64(lo), np.int64(hi), impl.text(legal))
         if flag:
             return lambda value: impl.checked_enum(impl.text(api), impl.text(name), np.int64(_or_default(value, 0)),
                                                    bool(foreign), np.int64(lo), np.int64(hi), impl.text(legal)) == 1
@@ -1898,7 +1905,9 @@ def _load_norm_plan(dst, src, _arg2=None, _arg3=None, dist=None, post_update_str
             not (_absent(_arg2) or _absent(offset)) or \
             not (impl.int_like(_arg2) and impl.int_like(offset) and impl.int_like(post_update_stride)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.INT, 2 if _absent(offset) else 10, 0), (impl.INT, 5, 0)
+    return (impl.ARG, 0), (impl.ARG, 1), \
+        (impl.INT, 2 if _absent(offset) else 10, 0, "LoadAlign", "offset", mv._INT32), \
+        (impl.INT, 5, 0, "LoadAlign", "post_update_stride", mv._INT32)
 
 
 def _store_norm_plan(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
@@ -1913,8 +1922,9 @@ def _store_norm_plan(tensor, src, second=None, _arg3=None, _arg4=None, dist=None
             (words == 2 and not _absent(mask)) or not (_absent(_arg3) or _absent(offset)) or \
             not (impl.int_like(_arg3) and impl.int_like(offset) and impl.int_like(post_update_stride)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, words), (impl.INT, 3 if _absent(offset) else 11, 0), \
-        (impl.INT, 6, 0)
+    return (impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, words), \
+        (impl.INT, 3 if _absent(offset) else 11, 0, "StoreAlign", "offset", mv._INT32), \
+        (impl.INT, 6, 0, "StoreAlign", "post_update_stride", mv._INT32)
 
 
 # the DIST_NORM form ignores repeat_stride and post_mode, plain and compiled: None for them is no refusal there
@@ -2244,9 +2254,20 @@ _PAIR_ZEROING_ONLY = impl.EnumRule("PairReduceElem", "mode", MaskMergeMode, impl
 impl.direct_call(PairReduceElem, impl.reduce_data_block, _pair_reduce_plan)
 
 
+_MEM_BEFORE = _enum_reader("LocalMemBar", "before", MemType, "an aj.Reg.MemType (VEC_STORE, VEC_LOAD, VEC_ALL)",
+                           default=MemType.VEC_ALL)
+_MEM_AFTER = _enum_reader("LocalMemBar", "after", MemType, "an aj.Reg.MemType (VEC_STORE, VEC_LOAD, VEC_ALL)",
+                          default=MemType.VEC_ALL)
+
+
 @overload(LocalMemBar)
 def _ol_local_mem_bar(before=2, after=2):
-    return lambda before=2, after=2: None
+    # both read as plain Python's as_enum reads them: compiled, any value (99, a uint64, another enum's member) had
+    # been accepted where the plain call refuses it
+    def bar(before=2, after=2):
+        _MEM_BEFORE(before)
+        _MEM_AFTER(after)
+    return bar
 
 
 @overload(Duplicate)

@@ -168,3 +168,13 @@ def test_fidelity_of_an_algorithm_config_off_the_950_is_refused(api, config, dev
     with pytest.raises(aj.UnsupportedDeviceError, match=f"'config'.*950 only.*{device}"):
         aj.fidelity(api, device, "float", config)
     assert aj.fidelity(api, device, "float", getattr(aj, f"{api}Algo").INTRINSIC) is aj.Fidelity.MODELLED
+
+
+@pytest.mark.parametrize("api,config", [("Div", "junk"), ("Div", 12345), ("Div", aj.SqrtAlgo.FAST_INVERSE),
+                                        ("Add", "INTRINSIC"), ("Reg.Div", aj.Reg.DivSpecificMode(0, True, 99))])
+def test_fidelity_of_a_junk_config_on_the_950_is_refused(api, config):
+    """A config the call itself refuses (not a member or name of the instruction's algo enum, another instruction's
+    algo, any config for an instruction without one) has no fidelity on the 950 either: ParameterError naming it,
+    as the call's (D48, D69; it answered the default level there, review18)."""
+    with pytest.raises(aj.ParameterError, match="'config'.*ascend950"):
+        aj.fidelity(api, "ascend950", "float", config)

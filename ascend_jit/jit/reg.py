@@ -473,9 +473,10 @@ def borrow(typingctx, value):
 ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL, WORDS = 0, 1, 2, 3, 4, 5, 6, 7  # plan operands: (ARG, i) argument i,
 # borrowed; (WORDS, i) argument i, a MaskReg an instruction reads, as its four words (MASK_WORDS, _mask_words);
 # (CONST, numba type, value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when
-# absent; (IS_ONE, i) the bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of the tuple
-# argument i (a CastTrait) as an int64, `default` when the argument is absent (an optional fifth item, an EnumRule,
-# refuses a field that is another enum's member); (ENUM, i, default, rule) argument i checked by `rule` (an EnumRule) as
+# absent (optional api, name, legal after it: a uint64 value above 2**63 - 1 is refused naming it, _as_int64 and
+# _refuse_huge_unsigned); (IS_ONE, i) the bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of
+# the tuple argument i (a CastTrait) as an int64, `default` when the argument is absent (an optional fifth item, an
+# EnumRule, refuses a field that is another enum's member, and checks a uint64 one); (ENUM, i, default, rule) argument i checked by `rule` (an EnumRule) as
 # plain Python's as_enum checks it (SPEC-2 1.8): the int64 value, or with rule.flag the bool "value == 1" (MaskMergeMode
 # MERGING); `default` (an int64, or the flag's False) when absent; (CALL, fn, operands) the result of the jitted fn on
 # those operands (a register it makes is released after the kernel call): a tensor-scalar instruction's scalar register,
@@ -520,6 +521,21 @@ def checked_enum(api, name, value, foreign, lo, hi, legal):
     return value
 
 
+@njit(cache=True)
+def checked_enum_unsigned(api, name, value, foreign, lo, hi, legal):
+    """checked_enum for a uint64 argument, compared and named as the unsigned value it is: np.int64() had wrapped
+    2**64 - 1 to -1 (and 2**63 + k to a negative value) and the direct calls' clamp named 2**63 - 1, another value
+    than the one passed (plain Python names the value). Compiled only for a VF that passes a uint64 enum."""
+    if foreign or value < np.uint64(lo) or value > np.uint64(hi):
+        raise ParameterError(api, name, value, legal, "ascend950")
+    return np.int64(value)
+
+
+def is_uint64(t):
+    """Whether numba type t is a 64-bit unsigned integer (the one integer type np.int64() does not hold exactly)."""
+    return isinstance(t, types.Integer) and not t.signed and t.bitwidth == 64
+
+
 def direct_call(fn, kernel, plan, takes_none=()):
     """Compile `fn(args...)` in compiled code as `kernel(operands...)`. plan(*argument types) -> the operands (see
     ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn). kernel: a
@@ -560,6 +576,7 @@ def direct_call(fn, kernel, plan, takes_none=()):
         operands = plan(*sig.args)
         made = []
         values = _operand_values(context, builder, sig, args, operands, made)
+        _refuse_huge_unsigned(context, builder, sig, args, operands)
         fnty = types.Dispatcher(pick(*sig.args))
         kernel_sig = fnty.get_call_type(context.typing_context,
                                         _operand_types(operands, sig.args, context.typing_context), {})
@@ -594,20 +611,46 @@ def _operand_values(context, builder, sig, args, operands, made):
                           context.get_constant(types.int64, op[3] if op[0] == FIELD else op[2]))
         elif op[0] == ENUM:
             rule = op[3]
-            v = _checked(context, builder, rule, sig.args[op[1]],
-                         _as_int64(context, builder, args[op[1]], sig.args[op[1]]))
+            v = _checked(context, builder, rule, sig.args[op[1]], args[op[1]])
             values.append(builder.icmp_signed("==", v, context.get_constant(types.int64, 1)) if rule.flag else v)
         elif op[0] == FIELD:
             field_type = sig.args[op[1]][op[2]]
-            v = _as_int64(context, builder, builder.extract_value(args[op[1]], op[2]), field_type)
+            raw = builder.extract_value(args[op[1]], op[2])
             rule = op[4] if len(op) > 4 else None
-            values.append(v if rule is None or not rule.foreign(field_type) else
-                          _checked(context, builder, rule, field_type, v))
+            # a uint64 field is checked here, as the value it is (the kernel's own check would see 2**63 - 1)
+            values.append(_as_int64(context, builder, raw, field_type)
+                          if rule is None or not (rule.foreign(field_type) or is_uint64(field_type)) else
+                          _checked(context, builder, rule, field_type, raw))
         else:
             v = _as_int64(context, builder, args[op[1]], sig.args[op[1]])
             values.append(v if op[0] == INT else
                           builder.icmp_signed("==", v, context.get_constant(types.int64, 1)))
     return values
+
+
+@njit(cache=True)
+def refuse_unsigned(api, name, value, legal):
+    """The refusal of a uint64 int operand above 2**63 - 1, naming the value passed (the kernel, given 2**63 - 1,
+    named that). Compiled once, for the first VF that passes a uint64 offset or step."""
+    raise ParameterError(api, name, value, legal, "ascend950")
+
+
+def _refuse_huge_unsigned(context, builder, sig, args, operands):
+    """Before the kernel call: an (INT, i, default, api, name, legal) operand given as a uint64 above 2**63 - 1 is
+    refused naming its value, as plain Python names it (_as_int64 hands the kernel 2**63 - 1, which it refuses as
+    outside int32 but names as 2**63 - 1). Emitted only for uint64 arguments, a compile-time choice: an int64 offset
+    gets no extra code. The step before the offset, as the kernels and plain Python's _step check them."""
+    checks = [op for op in operands if op[0] == INT and len(op) > 3 and op[1] < len(args) and
+              is_uint64(sig.args[op[1]])]
+    for op in sorted(checks, key=lambda op: op[4] != "post_update_stride"):
+        value = args[op[1]]
+        huge = builder.icmp_unsigned(">", value, context.get_constant(types.uint64, 2**63 - 1))
+        with builder.if_then(huge, likely=False):
+            text = [context.get_constant_generic(builder, types.unicode_type, t) for t in (op[3], op[4], op[5])]
+            refuse_sig = types.none(types.unicode_type, types.unicode_type, types.uint64, types.unicode_type)
+            refuser = types.Dispatcher(refuse_unsigned)
+            refuser.get_call_type(context.typing_context, refuse_sig.args, {})
+            context.get_function(refuser, refuse_sig)(builder, [text[0], text[1], value, text[2]])
 
 
 def _as_int64(context, builder, value, from_type):
@@ -621,11 +664,15 @@ def _as_int64(context, builder, value, from_type):
 
 
 def _checked(context, builder, rule, arg_type, value):
-    """Lower a call of checked_enum: `value` (an int64) as `rule` accepts it, else its ParameterError."""
+    """Lower a call of checked_enum: `value` (of arg_type) as `rule` accepts it, as an int64, else its
+    ParameterError naming the value (a uint64 one through checked_enum_unsigned, unwrapped)."""
     text = [context.get_constant_generic(builder, types.unicode_type, t) for t in (rule.api, rule.name, rule.legal)]
-    check_sig = types.int64(types.unicode_type, types.unicode_type, types.int64, types.boolean, types.int64,
+    unsigned = is_uint64(arg_type)
+    value_type = types.uint64 if unsigned else types.int64
+    value = value if unsigned else _as_int64(context, builder, value, arg_type)
+    check_sig = types.int64(types.unicode_type, types.unicode_type, value_type, types.boolean, types.int64,
                             types.int64, types.unicode_type)
-    checker = types.Dispatcher(checked_enum)
+    checker = types.Dispatcher(checked_enum_unsigned if unsigned else checked_enum)
     checker.get_call_type(context.typing_context, check_sig.args, {})
     return context.get_function(checker, check_sig)(builder, [
         text[0], text[1], value, context.get_constant(types.boolean, rule.foreign(arg_type)),
