@@ -94,6 +94,11 @@ tests/test_sanitizer.py)."""
 # a short one, half one tile; each core's last tile compared over lanes past its copy, the deviation's zeroes);
 # data_format_dim_map 130560 (8 cores of 16320: two UB tiles of 7680 (950) or 5952 (A2/A3) and a short one, whole
 # 64-element groups: D44) and data_format_dim_map_int64 31232 (8 cores of 3904, one tile each);
+# sign_bits_unpack 300011 bytes (8 cores of 37504 or 37568, two buffers: 15 tiles of 2368 bytes and a short one on the
+# A2) and sign_bits_unpack_half 30011 (8 cores, 5 of them one 64-byte block more, one buffer, a tile each);
+# sign_bits_pack 300003 floats (8 cores, three tiles each, the last core's last tile 611 floats copied by DataCopyPad
+# with 5 padding floats and compared as 640: the deviation's -1s) and sign_bits_pack_half 100003 (2 cores, two tiles
+# each, the last 24739 halves padded by 13 and compared as 24832);
 # reg_unalign_reduce_max 9 rows of 255 (cores of 4, 4 and 1 rows: the one-row core's padding a single lane);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
@@ -144,4 +149,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "sigmoid_regbase_bf16": 130003, "index_fill_d": 300003, "index_fill_d_half": 300003,
          "index_fill_d_bf16": 300003, "quantize": 300007, "quantize_half": 300007,
          "quantize_per_channel_bf16": 18 * 1001, "shrink": 100003, "shrink_half": 100003,
-         "data_format_dim_map": 130560, "data_format_dim_map_int64": 31232}
+         "data_format_dim_map": 130560, "data_format_dim_map_int64": 31232,
+         "sign_bits_unpack": 300011, "sign_bits_unpack_half": 30011, "sign_bits_pack": 300003,
+         "sign_bits_pack_half": 100003}
