@@ -99,6 +99,9 @@ tests/test_sanitizer.py)."""
 # sign_bits_pack 300003 floats (8 cores, three tiles each, the last core's last tile 611 floats copied by DataCopyPad
 # with 5 padding floats and compared as 640: the deviation's -1s) and sign_bits_pack_half 100003 (2 cores, two tiles
 # each, the last 24739 halves padded by 13 and compared as 24832);
+# cross_entropy_loss 13 rows (5 cores of 2 rows, 3 of 1: front and tail cores), cross_entropy_loss_none_smoothing 37
+# rows (5 cores of 5 rows, 3 of 4; the ignored row on core 0) and cross_entropy_loss_sum_big_c 9 rows of 50000 (one
+# core of 2 rows, 7 of 1);
 # reg_unalign_reduce_max 9 rows of 255 (cores of 4, 4 and 1 rows: the one-row core's padding a single lane);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
@@ -151,4 +154,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "quantize_per_channel_bf16": 18 * 1001, "shrink": 100003, "shrink_half": 100003,
          "data_format_dim_map": 130560, "data_format_dim_map_int64": 31232,
          "sign_bits_unpack": 300011, "sign_bits_unpack_half": 30011, "sign_bits_pack": 300003,
-         "sign_bits_pack_half": 100003}
+         "sign_bits_pack_half": 100003, "cross_entropy_loss": 13 * 13192,
+         "cross_entropy_loss_none_smoothing": 37 * 1000, "cross_entropy_loss_sum_big_c": 9 * 50000}
