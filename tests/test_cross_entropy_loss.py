@@ -45,9 +45,10 @@ def test_the_original_smoothing_sum_writes_through_an_empty_tensor(monkeypatch):
 
 
 def test_without_the_ports_flags_the_sanitizer_reports_the_scalar_races(monkeypatch):
-    """With them the port runs clean under the sanitizer. The original orders none of its scalar-unit UB accesses against the vector pipe (-FLT_MAX before the Max
-    folds, the row maximum and the Log result read back, ...): the results agree (the emulator runs in program
-    order) and the sanitizer reports the races."""
+    """With its flags the port runs clean under the sanitizer. The original orders none of its scalar-unit UB
+    accesses against the vector pipe (-FLT_MAX before the Max folds, the row maximum and the Log result read back,
+    ...): without the flags the results agree (the emulator runs in program order) and the sanitizer reports the
+    races."""
     k, m = _kernel("cross_entropy_loss_none_smoothing")
     inputs = k.make_inputs(3 * 1000, 2)
     with aj.sanitize_session("report") as session:
