@@ -94,6 +94,20 @@ tests/test_sanitizer.py)."""
 # a short one, half one tile; each core's last tile compared over lanes past its copy, the deviation's zeroes);
 # data_format_dim_map 130560 (8 cores of 16320: two UB tiles of 7680 (950) or 5952 (A2/A3) and a short one, whole
 # 64-element groups: D44) and data_format_dim_map_int64 31232 (8 cores of 3904, one tile each);
+# sign_bits_unpack 300011 bytes (8 cores of 37504 or 37568, two buffers: 15 tiles of 2368 bytes and a short one on the
+# A2) and sign_bits_unpack_half 30011 (8 cores, 5 of them one 64-byte block more, one buffer, a tile each);
+# sign_bits_pack 300003 floats (8 cores, three tiles each, the last core's last tile 611 floats copied by DataCopyPad
+# with 5 padding floats and compared as 640: the deviation's -1s) and sign_bits_pack_half 100003 (2 cores, two tiles
+# each, the last 24739 halves padded by 13 and compared as 24832);
+# cross_entropy_loss 13 rows (5 cores of 2 rows, 3 of 1: front and tail cores), cross_entropy_loss_none_smoothing 37
+# rows (5 cores of 5 rows, 3 of 4; the ignored row on core 0) and cross_entropy_loss_sum_big_c 9 rows of 50000 (one
+# core of 2 rows, 7 of 1);
+# diag_part 1001 x 1001 (126 sub-blocks of 8 over 8 cores, 6 of them 16 and 2 15, the last sub-block one element),
+# diag_part_half 99 x 99 (7 cores of one 16-element sub-block, the last 3 elements: rows of 6 bytes padded to 32)
+# and diag_part_int32 5 x 5 (one core, one short sub-block);
+# relu_v2 300003 floats (8 cores of 37504, tiles of 9376 through the four-buffer TQueBind, the last core short) and
+# relu_v2_int8 300003 (tiles of 16384 and a short one); relu_v2_int64 1544 (3 cores of 448 by Gather, a last core of
+# 200 by the scalar unit);
 # reg_unalign_reduce_max 9 rows of 255 (cores of 4, 4 and 1 rows: the one-row core's padding a single lane);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
@@ -144,4 +158,9 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "sigmoid_regbase_bf16": 130003, "index_fill_d": 300003, "index_fill_d_half": 300003,
          "index_fill_d_bf16": 300003, "quantize": 300007, "quantize_half": 300007,
          "quantize_per_channel_bf16": 18 * 1001, "shrink": 100003, "shrink_half": 100003,
-         "data_format_dim_map": 130560, "data_format_dim_map_int64": 31232}
+         "data_format_dim_map": 130560, "data_format_dim_map_int64": 31232,
+         "sign_bits_unpack": 300011, "sign_bits_unpack_half": 30011, "sign_bits_pack": 300003,
+         "sign_bits_pack_half": 100003, "cross_entropy_loss": 13 * 13192,
+         "cross_entropy_loss_none_smoothing": 37 * 1000, "cross_entropy_loss_sum_big_c": 9 * 50000,
+         "diag_part": 1001 * 1001, "diag_part_half": 99 * 99, "diag_part_int32": 5 * 5,
+         "relu_v2": 300003, "relu_v2_int8": 300003, "relu_v2_int64": 1544}

@@ -50,7 +50,10 @@ def test_the_gallery_is_found_from_the_checkout():
             "non_finite_check_bf16", "gcd_int32", "reg_unalign_copy", "reg_unalign_reduce_max", "sigmoid_regbase",
             "sigmoid_regbase_half", "sigmoid_regbase_bf16", "index_fill_d", "index_fill_d_half",
             "index_fill_d_bf16", "quantize", "quantize_half", "quantize_per_channel_bf16", "shrink",
-            "shrink_half", "data_format_dim_map", "data_format_dim_map_int64"} <= \
+            "shrink_half", "data_format_dim_map", "data_format_dim_map_int64", "sign_bits_unpack",
+            "sign_bits_unpack_half", "sign_bits_pack", "sign_bits_pack_half", "cross_entropy_loss",
+            "cross_entropy_loss_none_smoothing", "cross_entropy_loss_sum_big_c", "diag_part", "diag_part_half",
+            "diag_part_int32", "relu_v2", "relu_v2_int8", "relu_v2_int64"} <= \
         set(GALLERY)
 
 

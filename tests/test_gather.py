@@ -94,6 +94,26 @@ def _refused(core, error, call, *words):
         assert w in str(info.value)
 
 
+def test_gather_overlap_check_at_the_edges_of_the_read_range():
+    """The overlap check skips its byte intersection when the read and written byte ranges are disjoint (port19: it
+    was most of a large Gather's time): a dst starting on the byte after the last one read, or ending on the byte
+    before the first, is accepted; one whose first element is the last one read is refused."""
+    core = aj.Core("atlas-a2")
+    src = core.local_tensor("half", 256)
+    src[:] = np.arange(256).astype(np.float16)
+    offs = core.local_tensor("uint32", 16)
+    offs[:] = np.append(np.arange(15) * 4, 62).astype(np.uint32)   # src bytes up to 63: elements 0, 2, ..., 28, 31
+    after = core.local_tensor("half", 16, addr=src.addr + 64)       # writes from byte 64 on
+    aj.Gather(after, src, offs, 0, 16)
+    assert after.numpy().tolist() == list(range(0, 30, 2)) + [31]
+    offs[:] = (96 + np.arange(16) * 2).astype(np.uint32)          # elements 48..63: reads from byte 96 on
+    aj.Gather(after, src, offs, 0, 16)                             # writes bytes [64, 96)
+    assert after.numpy().tolist() == list(range(48, 64))
+    offs[:] = np.append(np.arange(15) * 2, 32).astype(np.uint32)   # elements 0..14 and 16: bytes 32-33 last
+    last = core.local_tensor("half", 16, addr=src.addr + 32)        # its first element is the last one read
+    _refused(core, aj.OverlapError, lambda: aj.Gather(last, src, offs, 0, 16), "'dst/src'", "byte 32")
+
+
 def test_gather_refusals():
     core = aj.Core("ascend950")
     src, dst = core.local_tensor("half", 128), core.local_tensor("half", 64)
