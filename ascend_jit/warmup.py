@@ -29,10 +29,18 @@ def warmup_function(family):
     return getattr(importlib.import_module(module), name)
 
 
-def run_warmup(devices=None, families=None, progress=None, cpu=None):
+# single-process CPU seconds per family on every device (session 18, idle): only the order in which `jobs` worker
+# processes take the families, the longest first, so that the last one to finish started early
+_SECONDS = {"registry": 78, "elementwise": 52, "reg": 26, "reduce_sum": 15}
+
+
+def run_warmup(devices=None, families=None, progress=None, cpu=None, jobs=1):
     """Warm `families` (default all) on `devices` (default every supported one); returns {family: seconds}.
-    progress(done, total, label) is called before each step and once at the end. A dict `cpu` receives the CPU
-    seconds per family (the steadier figure on a shared machine, where the wall time follows the neighbours)."""
+    progress(done, total, label) is called before each step (with jobs > 1: as it starts, `done` the steps started
+    before it) and once at the end. A dict `cpu` receives the CPU
+    seconds per family (the steadier figure on a shared machine, where the wall time follows the neighbours).
+    jobs > 1 warms whole families in that many worker processes at once (one family's devices share its kernels, so
+    a family stays in one process); the seconds are then each family's own, in its worker."""
     from .devices import SUPPORTED_NAMES, get_device
     from .errors import ParameterError
     devices = [get_device(d).name for d in (devices or SUPPORTED_NAMES)]
@@ -40,23 +48,77 @@ def run_warmup(devices=None, families=None, progress=None, cpu=None):
     for f in families:
         if f not in FAMILIES:
             raise ParameterError("warmup", "family", f, legal=", ".join(FAMILIES))
-    from .sanitizer import sanitize_session
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= jobs <= 64:
+        raise ParameterError("warmup", "jobs", jobs, legal="an integer in [1, 64] (worker processes)")
+    if jobs > 1 and len(families) > 1:
+        return _run_parallel(devices, families, int(jobs), progress, cpu)
     steps = [(f, d) for f in families for d in devices]
     seconds = dict.fromkeys(families, 0.0)
     for i, (family, device) in enumerate(steps):
         if progress:
             progress(i, len(steps), f"{family} on {device}")
-        t0, c0 = time.perf_counter(), time.process_time()
-        # warmup compiles; its calls on never-written operands are not a kernel, and a sanitizing core would run
-        # the Reg VFs uncompiled (issue 17): its cores never sanitize, whatever session or ASCEND_JIT_SANITIZE says
-        with sanitize_session(False):
-            warmup_function(family)(device)
-        seconds[family] += time.perf_counter() - t0
+        wall, used = _warm_step(family, device)
+        seconds[family] += wall
         if cpu is not None:
-            cpu[family] = cpu.get(family, 0.0) + time.process_time() - c0
+            cpu[family] = cpu.get(family, 0.0) + used
     if progress:
         progress(len(steps), len(steps), "done")
     return seconds
+
+
+def _warm_step(family, device):
+    """One family on one device; returns (wall, CPU) seconds."""
+    from .sanitizer import sanitize_session
+    t0, c0 = time.perf_counter(), time.process_time()
+    # warmup compiles; its calls on never-written operands are not a kernel, and a sanitizing core would run the Reg
+    # VFs uncompiled (issue 17): its cores never sanitize, whatever session or ASCEND_JIT_SANITIZE says
+    with sanitize_session(False):
+        warmup_function(family)(device)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def _warm_family(family, devices, events):
+    """A worker process's task: `family` on every device, each step announced on the `events` queue."""
+    wall = used = 0.0
+    for device in devices:
+        events.put(f"{family} on {device}")
+        w, c = _warm_step(family, device)
+        wall, used = wall + w, used + c
+    return family, wall, used
+
+
+def _run_parallel(devices, families, jobs, progress, cpu):
+    """run_warmup's families in `jobs` spawned worker processes (numba's cache takes concurrent writers: each entry
+    is written to a temporary file and renamed; tests/test_cache_location.py). Fresh interpreters, not forks: the
+    parent may already hold compiled code and numba's threads."""
+    import multiprocessing
+    import queue
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    context = multiprocessing.get_context("spawn")
+    total, started = len(families) * len(devices), 0
+    seconds = {}
+    with context.Manager() as manager, ProcessPoolExecutor(min(jobs, len(families)), mp_context=context) as pool:
+        events = manager.Queue()
+        pending = {pool.submit(_warm_family, f, devices, events)
+                   for f in sorted(families, key=lambda f: -_SECONDS.get(f, 0))}
+        while pending:
+            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            for future in done:
+                family, wall, used = future.result()   # a worker's exception is raised here
+                seconds[family] = wall
+                if cpu is not None:
+                    cpu[family] = cpu.get(family, 0.0) + used
+            try:
+                while True:
+                    label = events.get_nowait()
+                    if progress:
+                        progress(started, total, label)
+                    started += 1
+            except queue.Empty:
+                pass
+    if progress:
+        progress(total, total, "done")
+    return {f: seconds[f] for f in families}
 
 
 def progress_bar(stream):

@@ -66,6 +66,26 @@ def test_cli_prints_seconds_per_family(capsys):
     assert main(["warmup", "--families", "nope"]) == 2
 
 
+def test_jobs_warm_whole_families_in_worker_processes():
+    """--jobs: each family runs in a spawned worker process, all its devices there; every step is announced once,
+    seconds and CPU seconds come back per family in the caller's order, the last progress call is "done"."""
+    steps, cpu = [], {}
+    seconds = warmup.run_warmup(devices=["atlas-a2", "910"], families=["study", "reduce_pair"], cpu=cpu, jobs=2,
+                                progress=lambda done, total, label: steps.append((done, total, label)))
+    assert list(seconds) == ["study", "reduce_pair"] and set(cpu) == {"study", "reduce_pair"}
+    assert all(s > 0 for s in seconds.values())
+    assert sorted(s[2] for s in steps[:-1]) == sorted(f"{f} on {d}" for f in ("study", "reduce_pair")
+                                                      for d in ("atlas-a2", "atlas-training"))
+    assert [s[0] for s in steps] == [0, 1, 2, 3, 4] and steps[-1] == (4, 4, "done")
+
+
+@pytest.mark.parametrize("jobs", [0, 65, True, 1.5, "2"])
+def test_bad_jobs_are_refused_before_any_work(jobs):
+    with pytest.raises(aj.ParameterError, match="jobs"):
+        warmup.run_warmup(families=["study"], jobs=jobs)
+    assert main(["warmup", "--jobs", "0", "--families", "study"]) == 2
+
+
 def test_progress_bar_is_silent_off_a_terminal():
     assert warmup.progress_bar(io.StringIO()) is None
 
