@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.child_processes(seconds=30)
+pytestmark = pytest.mark.child_processes(seconds=45)
 
 
 def cli(*args):

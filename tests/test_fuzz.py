@@ -6,7 +6,7 @@ from fuzz_checks import check, plan
 
 from ascend_jit import fuzz
 
-pytestmark = pytest.mark.child_processes(seconds=25)
+pytestmark = pytest.mark.child_processes(seconds=15)
 
 
 def test_every_registered_instruction_and_state_api_is_fuzzed():

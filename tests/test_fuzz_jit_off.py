@@ -6,7 +6,7 @@ from fuzz_checks import check, plan
 
 from ascend_jit import fuzz
 
-pytestmark = pytest.mark.child_processes(seconds=50)
+pytestmark = pytest.mark.child_processes(seconds=40)
 
 
 def test_jit_off_gives_the_same_verdicts_and_bits():
