@@ -72,3 +72,40 @@ def _refusal(compiled, dst_type, src_type, op, mode, scalar=1.0):
 def test_compiled_and_plain_refuse_alike(dst_type, src_type, op, mode, scalar, want):
     assert _refusal(False, dst_type, src_type, op, mode, scalar) == want
     assert _refusal(True, dst_type, src_type, op, mode, scalar) == want
+
+
+def _vf_block_copy(t, dtype, block_stride, repeat_stride, store):
+    r = R.RegTensor(dtype)
+    if store:
+        R.StoreAlign(t, r, 0, data_block_stride=block_stride, mask=R.CreateMask(dtype), repeat_stride=repeat_stride)
+    else:
+        R.LoadAlign(r, t, 0, data_block_stride=block_stride, mask=R.CreateMask(dtype), repeat_stride=repeat_stride)
+
+
+VF_BLOCK_COPY = R.simd_vf(_vf_block_copy)
+
+
+@pytest.mark.parametrize("store", [False, True])
+@pytest.mark.parametrize("dtype, block_stride, repeat_stride, parameter", [
+    ("half", 1, -8, "repeat_stride"),             # compiled code had named 'data_block_stride/repeat_stride', '>= 0'
+    ("half", -1, 2**31 - 1, "data_block_stride"),
+    ("int64", -1, 0, "data_block_stride"),        # the stride before the b64 register (compiled had checked it first)
+    ("int64", 0, 2**31, "repeat_stride"),
+])
+def test_block_copy_strides_are_refused_alike(dtype, block_stride, repeat_stride, parameter, store):
+    """DATA_BLOCK_COPY strides (SPEC-2 11.6; int32, decisions.md "Reg API"): the compiled VF names the parameter,
+    value and range plain Python names, and checks them before the register's element size, as plain Python does
+    (SPEC-2 11.1: identical results; 1.8)."""
+    refusals = []
+    for compiled in (False, True):
+        with aj.Core("ascend950") as core:
+            t = core.local_tensor("uint8", 1024)
+            ub = core.ub.copy()
+            with pytest.raises(AscendJitError) as refused:
+                (VF_BLOCK_COPY if compiled else VF_BLOCK_COPY.py_func)(t, dtype, block_stride, repeat_stride, store)
+            assert (core.ub == ub).all()
+        refusals.append((type(refused.value).__name__, str(refused.value)))
+    assert refusals[0] == refusals[1]
+    assert refusals[0][0] == "ParameterError" and f"parameter '{parameter}'" in refusals[0][1]
+    assert "[0, 2147483647]" in refusals[0][1]
+

@@ -270,15 +270,21 @@ def _block_active(words, size, blk):
 
 
 @njit(cache=True, inline="always")
-def _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode):
-    if block_stride < 0 or repeat_stride < 0:
-        raise ParameterError(api, "data_block_stride/repeat_stride", min(block_stride, repeat_stride), ">= 0",
-                             DEVICE)
-    if block_stride > 2147483647 or repeat_stride > 2147483647:  # int32 as in plain Python: no address wraps
-        raise ParameterError(api, "data_block_stride/repeat_stride", max(block_stride, repeat_stride),
-                             "an integer in [0, 2147483647]", DEVICE)
+def _block_copy_arguments(api, block_stride, repeat_stride, post_mode):
+    """The DATA_BLOCK_COPY strides and post mode, checked before the register's element size as plain Python's
+    _block_arguments checks them before calling load_blocks/store_blocks (SPEC-2 11.1: the same first refusal)."""
+    # int32 as in plain Python (no address wraps), named and ranged as plain Python's _block_arguments names them,
+    # data_block_stride first
+    if block_stride < 0 or block_stride > 2147483647:
+        raise ParameterError(api, "data_block_stride", block_stride, "an integer in [0, 2147483647]", DEVICE)
+    if repeat_stride < 0 or repeat_stride > 2147483647:
+        raise ParameterError(api, "repeat_stride", repeat_stride, "an integer in [0, 2147483647]", DEVICE)
     if post_mode != POST_NORMAL and post_mode != POST_UPDATE:
         raise ParameterError(api, "post_mode", post_mode, "a PostLiteral: POST_MODE_NORMAL or POST_MODE_UPDATE", DEVICE)
+
+
+@njit(cache=True, inline="always")
+def _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode):
     # SPEC-2 11.6: POST_MODE_NORMAL reads at offset + step and leaves the offset as it was (returned unchanged);
     # POST_MODE_UPDATE reads at offset and returns offset + step
     step = repeat_stride * 32 // h[2]
@@ -298,6 +304,7 @@ def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
     """DATA_BLOCK_COPY load (SPEC-2 11.6, D68): block b from address + b*block_stride*32 when any of its lanes is
     active, else zeros (not read, not bounds-checked). Returns the updated offset (POST_MODE_UPDATE)."""
     api = "LoadAlign"
+    _block_copy_arguments(api, block_stride, repeat_stride, post_mode)
     size = kind_size(reg[H_KIND])
     if size == 8:
         raise UnsupportedDTypeError(api, "register element size", 8, "b8, b16 or b32 (DATA_BLOCK_COPY)", DEVICE)
@@ -422,6 +429,7 @@ def store_dual(h, reg0, reg1, offset, dist, step):
 def store_blocks(h, reg, offset, block_stride, words, repeat_stride, post_mode):
     """DATA_BLOCK_COPY store (SPEC-2 11.6, D68): the active lanes of each block with any active lane."""
     api = "StoreAlign"
+    _block_copy_arguments(api, block_stride, repeat_stride, post_mode)
     size = kind_size(reg[H_KIND])
     if size == 8:
         raise UnsupportedDTypeError(api, "register element size", 8, "b8, b16 or b32 (DATA_BLOCK_COPY)", DEVICE)
