@@ -109,3 +109,44 @@ def test_block_copy_strides_are_refused_alike(dtype, block_stride, repeat_stride
     assert refusals[0][0] == "ParameterError" and f"parameter '{parameter}'" in refusals[0][1]
     assert "[0, 2147483647]" in refusals[0][1]
 
+
+def _vf_int32_ranges(t, form, offset, dist, stride, dtype):
+    r, r1, m = R.RegTensor(dtype), R.RegTensor(dtype), R.MaskReg()
+    if form == 0:
+        return R.LoadAlign(r, t, offset, dist=dist, post_update_stride=stride)
+    elif form == 1:
+        return R.LoadAlign(r, r1, t, offset, dist=dist, post_update_stride=stride)
+    elif form == 2:
+        return R.StoreAlign(t, r, R.CreateMask(dtype), offset, dist=dist, post_update_stride=stride)
+    elif form == 3:
+        return R.LoadAlign(m, t, offset, dist=dist, post_update_stride=stride)
+    return R.StoreAlign(t, m, offset, dist=dist, post_update_stride=stride)
+
+
+VF_INT32_RANGES = R.simd_vf(_vf_int32_ranges)
+
+
+@pytest.mark.parametrize("form, offset, dist, stride, dtype, parameter", [
+    (3, 0, R.MaskDist.DIST_NORM, 2**40, "half", "post_update_stride"),   # compiled had run it, returning 2**40
+    (4, 0, R.MaskDist.DIST_NORM, -2**31 - 32, "half", "post_update_stride"),
+    (0, 2**31, R.LoadDist.DIST_BRC_B16, 0, "int8", "offset"),  # compiled had named the B16 width first
+    (0, 0, R.LoadDist.DIST_US_B16, 2**31, "int8", "post_update_stride"),
+    (1, 2**31, R.LoadDist.DIST_DINTLV_B32, 0, "half", "offset"),
+    (2, -2**31 - 1, R.StoreDist.DIST_NORM, 0, "half", "offset"),  # compiled named another legal range
+    (2, 0, R.StoreDist.DIST_PACK4_B32, 2**31, "int64", "post_update_stride"),
+])
+def test_int32_offsets_and_strides_are_refused_alike(form, offset, dist, stride, dtype, parameter):
+    """Load/store offsets and post_update_strides are int32 (decisions.md "Reg API"): a compiled VF refuses one
+    outside with plain Python's class, parameter, value and legal range, and before the distribution and register
+    checks, as plain Python checks them first (SPEC-2 11.1: identical results; 1.8); the UB is unchanged."""
+    refusals = []
+    for compiled in (False, True):
+        with aj.Core("ascend950") as core:
+            t = core.local_tensor("uint8", 4096)
+            ub = core.ub.copy()
+            with pytest.raises(AscendJitError) as refused:
+                (VF_INT32_RANGES if compiled else VF_INT32_RANGES.py_func)(t, form, offset, dist, stride, dtype)
+            assert (core.ub == ub).all()
+        refusals.append((type(refused.value).__name__, str(refused.value)))
+    assert refusals[0] == refusals[1]
+    assert refusals[0][0] == "ParameterError" and f"parameter '{parameter}'" in refusals[0][1]
