@@ -150,3 +150,43 @@ def test_int32_offsets_and_strides_are_refused_alike(form, offset, dist, stride,
         refusals.append((type(refused.value).__name__, str(refused.value)))
     assert refusals[0] == refusals[1]
     assert refusals[0][0] == "ParameterError" and f"parameter '{parameter}'" in refusals[0][1]
+
+
+def _vf_unaligned_ranges(t, form, offset, n):
+    r, ul, us = R.RegTensor("half"), R.UnalignRegForLoad(), R.UnalignRegForStore()
+    if form == 0:
+        R.LoadUnAlignPre(ul, t, 0)
+        return R.LoadUnAlign(r, ul, t, offset, n)
+    elif form == 1:
+        return R.StoreUnAlignPost(t, us, offset, n)
+    elif form == 2:
+        return R.StoreUnAlign(t, r, us, offset, n)
+    R.Store(t, r, offset, n)
+    return 0
+
+
+VF_UNALIGNED_RANGES = R.simd_vf(_vf_unaligned_ranges)
+
+
+@pytest.mark.parametrize("form, offset, n, parameter", [
+    (0, 0, 2**40, "post_update_stride"),       # compiled LoadUnAlign had returned 2**40
+    (1, 0, 2**31, "post_update_stride"),       # compiled StoreUnAlignPost had returned 2**31
+    (1, -2**31 - 1, 0, "offset"),
+    (2, 2**31, 300, "offset"),                 # the offset before the count's lanes, as plain Python
+    (2, 0, 2**40, "post_update_stride"),       # the count's int32 range before its lanes
+    (3, 0, 2**31, "count"),
+])
+def test_unaligned_int32_ranges_are_refused_alike(form, offset, n, parameter):
+    """LoadUnAlign, StoreUnAlign, StoreUnAlignPost and Store refuse an offset or stride/count outside int32 compiled
+    as plain Python does: class, parameter, value and legal range (SPEC-2 11.1, 11.6; decisions.md "Reg API")."""
+    refusals = []
+    for compiled in (False, True):
+        with aj.Core("ascend950") as core:
+            t = core.local_tensor("half", 2048)
+            ub = core.ub.copy()
+            with pytest.raises(AscendJitError) as refused:
+                (VF_UNALIGNED_RANGES if compiled else VF_UNALIGNED_RANGES.py_func)(t, form, offset, n)
+            assert (core.ub == ub).all()
+        refusals.append((type(refused.value).__name__, str(refused.value)))
+    assert refusals[0] == refusals[1]
+    assert refusals[0][0] == "ParameterError" and f"parameter '{parameter}'" in refusals[0][1]

@@ -704,6 +704,8 @@ def load_unalign(reg, state, h, offset, step, has_step):
     api = "LoadUnAlign"
     check_ureg(api, state, 1)
     addr = element_address(api, h, offset)
+    if _outside_int32(step):  # after the offset, as plain Python's _offset and _step run (SPEC-2 11.1)
+        _refuse_step(api, step)
     if addr != state[0]:
         raise StateError(api, "address", addr, "the address LoadUnAlignPre (or the previous LoadUnAlign) set "
                          "(SPEC-2 11.6, D68)", DEVICE)
@@ -726,6 +728,12 @@ def store_unalign(h, reg, state, offset, count):
     at A); every byte below the last 32-byte boundary is written now, the rest stays pending. Returns offset+count."""
     api = "StoreUnAlign"
     check_ureg(api, state, USTATE_SIZE)
+    # plain Python's order (SPEC-2 11.1: the same refusal compiled and plain): the count as an int32, the offset,
+    # then the count as lanes
+    if _outside_int32(count):
+        _refuse_step(api, count)
+    if _outside_int32(offset):
+        _refuse_offset(api, offset)
     size = kind_size(reg[H_KIND])
     if count < 0 or count > VL // size:
         raise ParameterError(api, "post_update_stride", count, "0 .. VL / sizeof(T) lanes (SPEC-2 11.6)", DEVICE)
@@ -758,6 +766,11 @@ def store_unalign(h, reg, state, offset, count):
 def store_unalign_post(h, state, offset, step):
     """StoreUnAlignPost: writes the pending run and empties the register; returns offset + step."""
     check_ureg("StoreUnAlignPost", state, USTATE_SIZE)
+    # int32 as plain Python's _offset and _step check them: unchecked, a compiled call returned offset + 2**31
+    if _outside_int32(offset):
+        _refuse_offset("StoreUnAlignPost", offset)
+    if _outside_int32(step):
+        _refuse_step("StoreUnAlignPost", step)
     ub = h[0]
     for i in range(state[1]):
         ub[state[0] + i] = state[2 + i]
