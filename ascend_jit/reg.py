@@ -1307,7 +1307,10 @@ def DeInterleave(dst0, dst1, src0, src1, dtype):
 
 @njit(cache=True)  # called by plain Store and by compiled code: one refusal
 def _refuse_store_count(count):
-    """Store's count outside the register's lanes (SPEC-2 11.6), plain and compiled alike."""
+    """Store's count outside the register's lanes (SPEC-2 11.6), plain and compiled alike; one outside int32 is
+    refused with plain Python's as_int range, which plain Store checks first (compiled code named the lanes)."""
+    if count < -2147483648 or count > 2147483647:
+        raise ParameterError("Store", "count", count, "an integer in [-2147483648, 2147483647]", DEVICE)
     raise ParameterError("Store", "count", count, _STORE_LANES, DEVICE)
 
 

@@ -72,3 +72,121 @@ def _refusal(compiled, dst_type, src_type, op, mode, scalar=1.0):
 def test_compiled_and_plain_refuse_alike(dst_type, src_type, op, mode, scalar, want):
     assert _refusal(False, dst_type, src_type, op, mode, scalar) == want
     assert _refusal(True, dst_type, src_type, op, mode, scalar) == want
+
+
+def _vf_block_copy(t, dtype, block_stride, repeat_stride, store):
+    r = R.RegTensor(dtype)
+    if store:
+        R.StoreAlign(t, r, 0, data_block_stride=block_stride, mask=R.CreateMask(dtype), repeat_stride=repeat_stride)
+    else:
+        R.LoadAlign(r, t, 0, data_block_stride=block_stride, mask=R.CreateMask(dtype), repeat_stride=repeat_stride)
+
+
+VF_BLOCK_COPY = R.simd_vf(_vf_block_copy)
+
+
+@pytest.mark.parametrize("store", [False, True])
+@pytest.mark.parametrize("dtype, block_stride, repeat_stride, parameter", [
+    ("half", 1, -8, "repeat_stride"),             # compiled code had named 'data_block_stride/repeat_stride', '>= 0'
+    ("half", -1, 2**31 - 1, "data_block_stride"),
+    ("int64", -1, 0, "data_block_stride"),        # the stride before the b64 register (compiled had checked it first)
+    ("int64", 0, 2**31, "repeat_stride"),
+])
+def test_block_copy_strides_are_refused_alike(dtype, block_stride, repeat_stride, parameter, store):
+    """DATA_BLOCK_COPY strides (SPEC-2 11.6; int32, decisions.md "Reg API"): the compiled VF names the parameter,
+    value and range plain Python names, and checks them before the register's element size, as plain Python does
+    (SPEC-2 11.1: identical results; 1.8)."""
+    refusals = []
+    for compiled in (False, True):
+        with aj.Core("ascend950") as core:
+            t = core.local_tensor("uint8", 1024)
+            ub = core.ub.copy()
+            with pytest.raises(AscendJitError) as refused:
+                (VF_BLOCK_COPY if compiled else VF_BLOCK_COPY.py_func)(t, dtype, block_stride, repeat_stride, store)
+            assert (core.ub == ub).all()
+        refusals.append((type(refused.value).__name__, str(refused.value)))
+    assert refusals[0] == refusals[1]
+    assert refusals[0][0] == "ParameterError" and f"parameter '{parameter}'" in refusals[0][1]
+    assert "[0, 2147483647]" in refusals[0][1]
+
+
+def _vf_int32_ranges(t, form, offset, dist, stride, dtype):
+    r, r1, m = R.RegTensor(dtype), R.RegTensor(dtype), R.MaskReg()
+    if form == 0:
+        return R.LoadAlign(r, t, offset, dist=dist, post_update_stride=stride)
+    elif form == 1:
+        return R.LoadAlign(r, r1, t, offset, dist=dist, post_update_stride=stride)
+    elif form == 2:
+        return R.StoreAlign(t, r, R.CreateMask(dtype), offset, dist=dist, post_update_stride=stride)
+    elif form == 3:
+        return R.LoadAlign(m, t, offset, dist=dist, post_update_stride=stride)
+    return R.StoreAlign(t, m, offset, dist=dist, post_update_stride=stride)
+
+
+VF_INT32_RANGES = R.simd_vf(_vf_int32_ranges)
+
+
+@pytest.mark.parametrize("form, offset, dist, stride, dtype, parameter", [
+    (3, 0, R.MaskDist.DIST_NORM, 2**40, "half", "post_update_stride"),   # compiled had run it, returning 2**40
+    (4, 0, R.MaskDist.DIST_NORM, -2**31 - 32, "half", "post_update_stride"),
+    (0, 2**31, R.LoadDist.DIST_BRC_B16, 0, "int8", "offset"),  # compiled had named the B16 width first
+    (0, 0, R.LoadDist.DIST_US_B16, 2**31, "int8", "post_update_stride"),
+    (1, 2**31, R.LoadDist.DIST_DINTLV_B32, 0, "half", "offset"),
+    (2, -2**31 - 1, R.StoreDist.DIST_NORM, 0, "half", "offset"),  # compiled named another legal range
+    (2, 0, R.StoreDist.DIST_PACK4_B32, 2**31, "int64", "post_update_stride"),
+])
+def test_int32_offsets_and_strides_are_refused_alike(form, offset, dist, stride, dtype, parameter):
+    """Load/store offsets and post_update_strides are int32 (decisions.md "Reg API"): a compiled VF refuses one
+    outside with plain Python's class, parameter, value and legal range, and before the distribution and register
+    checks, as plain Python checks them first (SPEC-2 11.1: identical results; 1.8); the UB is unchanged."""
+    refusals = []
+    for compiled in (False, True):
+        with aj.Core("ascend950") as core:
+            t = core.local_tensor("uint8", 4096)
+            ub = core.ub.copy()
+            with pytest.raises(AscendJitError) as refused:
+                (VF_INT32_RANGES if compiled else VF_INT32_RANGES.py_func)(t, form, offset, dist, stride, dtype)
+            assert (core.ub == ub).all()
+        refusals.append((type(refused.value).__name__, str(refused.value)))
+    assert refusals[0] == refusals[1]
+    assert refusals[0][0] == "ParameterError" and f"parameter '{parameter}'" in refusals[0][1]
+
+
+def _vf_unaligned_ranges(t, form, offset, n):
+    r, ul, us = R.RegTensor("half"), R.UnalignRegForLoad(), R.UnalignRegForStore()
+    if form == 0:
+        R.LoadUnAlignPre(ul, t, 0)
+        return R.LoadUnAlign(r, ul, t, offset, n)
+    elif form == 1:
+        return R.StoreUnAlignPost(t, us, offset, n)
+    elif form == 2:
+        return R.StoreUnAlign(t, r, us, offset, n)
+    R.Store(t, r, offset, n)
+    return 0
+
+
+VF_UNALIGNED_RANGES = R.simd_vf(_vf_unaligned_ranges)
+
+
+@pytest.mark.parametrize("form, offset, n, parameter", [
+    (0, 0, 2**40, "post_update_stride"),       # compiled LoadUnAlign had returned 2**40
+    (1, 0, 2**31, "post_update_stride"),       # compiled StoreUnAlignPost had returned 2**31
+    (1, -2**31 - 1, 0, "offset"),
+    (2, 2**31, 300, "offset"),                 # the offset before the count's lanes, as plain Python
+    (2, 0, 2**40, "post_update_stride"),       # the count's int32 range before its lanes
+    (3, 0, 2**31, "count"),
+])
+def test_unaligned_int32_ranges_are_refused_alike(form, offset, n, parameter):
+    """LoadUnAlign, StoreUnAlign, StoreUnAlignPost and Store refuse an offset or stride/count outside int32 compiled
+    as plain Python does: class, parameter, value and legal range (SPEC-2 11.1, 11.6; decisions.md "Reg API")."""
+    refusals = []
+    for compiled in (False, True):
+        with aj.Core("ascend950") as core:
+            t = core.local_tensor("half", 2048)
+            ub = core.ub.copy()
+            with pytest.raises(AscendJitError) as refused:
+                (VF_UNALIGNED_RANGES if compiled else VF_UNALIGNED_RANGES.py_func)(t, form, offset, n)
+            assert (core.ub == ub).all()
+        refusals.append((type(refused.value).__name__, str(refused.value)))
+    assert refusals[0] == refusals[1]
+    assert refusals[0][0] == "ParameterError" and f"parameter '{parameter}'" in refusals[0][1]

@@ -112,7 +112,9 @@ def _ol_copy_bytes(dst, dst_start, src, src_start, n):
     return lambda dst, dst_start, src, src_start, n: _memmove(dst, dst_start, src, src_start, n)
 
 
-_INT32 = "an integer in [-2147483648, 2147483647] (int32: docs/decisions.md \"Reg API\")"
+# the words of plain Python's _offset and _step (as_int), so a compiled VF refuses an offset or a post_update_stride
+# outside int32 (decisions.md "Reg API") with the message plain Python gives (SPEC-2 11.1)
+_INT32 = "an integer in [-2147483648, 2147483647]"
 
 
 @internal
@@ -192,6 +194,10 @@ def load_norm(reg, h, offset, step):
 def load(reg, h, offset, dist, step):
     """LoadAlign(reg, tensor, offset, dist) (SPEC-2 11.6); returns offset + step (the post-update form)."""
     api = "LoadAlign"
+    if _outside_int32(step):  # first, as plain Python's _step (SPEC-2 11.1: the same refusal compiled and plain)
+        _refuse_step(api, step)
+    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the dist and register checks
+        _refuse_offset(api, offset)
     if dist < 0 or dist >= L_DINTLV_B8:
         raise ParameterError(api, "dist", dist, "a single-register LoadDist (DINTLV needs two registers)", DEVICE)
     w = _check_width(api, reg[H_KIND], LOAD_WIDTH[dist])
@@ -243,6 +249,10 @@ def load(reg, h, offset, dist, step):
 def load_dual(reg0, reg1, h, offset, dist, step):
     """LoadAlign(reg0, reg1, tensor, offset, DIST_DINTLV_Bn): even elements to reg0, odd to reg1."""
     api = "LoadAlign"
+    if _outside_int32(step):  # first, as plain Python's _step
+        _refuse_step(api, step)
+    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the dist and register checks
+        _refuse_offset(api, offset)
     if dist < L_DINTLV_B8 or dist > L_DINTLV_B32:
         raise ParameterError(api, "dist", dist, "DIST_DINTLV_B8/B16/B32 for a dual load (SPEC-2 11.6)", DEVICE)
     w = _check_width(api, reg0[H_KIND], LOAD_WIDTH[dist])
@@ -270,15 +280,21 @@ def _block_active(words, size, blk):
 
 
 @njit(cache=True, inline="always")
-def _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode):
-    if block_stride < 0 or repeat_stride < 0:
-        raise ParameterError(api, "data_block_stride/repeat_stride", min(block_stride, repeat_stride), ">= 0",
-                             DEVICE)
-    if block_stride > 2147483647 or repeat_stride > 2147483647:  # int32 as in plain Python: no address wraps
-        raise ParameterError(api, "data_block_stride/repeat_stride", max(block_stride, repeat_stride),
-                             "an integer in [0, 2147483647]", DEVICE)
+def _block_copy_arguments(api, block_stride, repeat_stride, post_mode):
+    """The DATA_BLOCK_COPY strides and post mode, checked before the register's element size as plain Python's
+    _block_arguments checks them before calling load_blocks/store_blocks (SPEC-2 11.1: the same first refusal)."""
+    # int32 as in plain Python (no address wraps), named and ranged as plain Python's _block_arguments names them,
+    # data_block_stride first (SPEC-2 11.1: the same refusal compiled and plain)
+    if block_stride < 0 or block_stride > 2147483647:
+        raise ParameterError(api, "data_block_stride", block_stride, "an integer in [0, 2147483647]", DEVICE)
+    if repeat_stride < 0 or repeat_stride > 2147483647:
+        raise ParameterError(api, "repeat_stride", repeat_stride, "an integer in [0, 2147483647]", DEVICE)
     if post_mode != POST_NORMAL and post_mode != POST_UPDATE:
         raise ParameterError(api, "post_mode", post_mode, "a PostLiteral: POST_MODE_NORMAL or POST_MODE_UPDATE", DEVICE)
+
+
+@njit(cache=True, inline="always")
+def _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode):
     # SPEC-2 11.6: POST_MODE_NORMAL reads at offset + step and leaves the offset as it was (returned unchanged);
     # POST_MODE_UPDATE reads at offset and returns offset + step
     step = repeat_stride * 32 // h[2]
@@ -298,6 +314,9 @@ def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
     """DATA_BLOCK_COPY load (SPEC-2 11.6, D68): block b from address + b*block_stride*32 when any of its lanes is
     active, else zeros (not read, not bounds-checked). Returns the updated offset (POST_MODE_UPDATE)."""
     api = "LoadAlign"
+    _block_copy_arguments(api, block_stride, repeat_stride, post_mode)
+    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the register's size
+        _refuse_offset(api, offset)
     size = kind_size(reg[H_KIND])
     if size == 8:
         raise UnsupportedDTypeError(api, "register element size", 8, "b8, b16 or b32 (DATA_BLOCK_COPY)", DEVICE)
@@ -365,6 +384,10 @@ def _store_active(ub, addr, reg, words, size):
 def store(h, reg, words, offset, dist, step):
     """StoreAlign(tensor, reg, mask, offset, dist) (SPEC-2 11.6, D68); returns offset + step."""
     api = "StoreAlign"
+    if _outside_int32(step):  # first, as plain Python's _step
+        _refuse_step(api, step)
+    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the dist and register checks
+        _refuse_offset(api, offset)
     if dist < 0 or dist >= S_INTLV_B8:
         raise ParameterError(api, "dist", dist, "a single-register StoreDist (INTLV needs two registers)", DEVICE)
     w = STORE_WIDTH[dist]
@@ -403,6 +426,10 @@ def store_dual(h, reg0, reg1, offset, dist, step):
     """StoreAlign(tensor, reg0, reg1, mask, offset, DIST_INTLV_Bn): element 2i = reg0 lane i, 2i+1 = reg1 lane i;
     the mask is ignored (SPEC-2 11.6)."""
     api = "StoreAlign"
+    if _outside_int32(step):  # first, as plain Python's _step
+        _refuse_step(api, step)
+    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the dist and register checks
+        _refuse_offset(api, offset)
     if dist < S_INTLV_B8 or dist > S_INTLV_B32:
         raise ParameterError(api, "dist", dist, "DIST_INTLV_B8/B16/B32 for a dual store (SPEC-2 11.6)", DEVICE)
     w = _check_width(api, reg0[H_KIND], STORE_WIDTH[dist])
@@ -422,6 +449,9 @@ def store_dual(h, reg0, reg1, offset, dist, step):
 def store_blocks(h, reg, offset, block_stride, words, repeat_stride, post_mode):
     """DATA_BLOCK_COPY store (SPEC-2 11.6, D68): the active lanes of each block with any active lane."""
     api = "StoreAlign"
+    _block_copy_arguments(api, block_stride, repeat_stride, post_mode)
+    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the register's size
+        _refuse_offset(api, offset)
     size = kind_size(reg[H_KIND])
     if size == 8:
         raise UnsupportedDTypeError(api, "register element size", 8, "b8, b16 or b32 (DATA_BLOCK_COPY)", DEVICE)
@@ -468,6 +498,10 @@ def load_mask(out, h, offset, dist, step):
     """LoadAlign(mask_reg, tensor, offset, MaskDist) (SPEC-2 11.6): NORM 32 bytes, US 16 bytes with every bit
     doubled, DS 64 bytes keeping every other bit. `step` is in bytes (doc); returns the updated offset."""
     api = "LoadAlign"
+    if _outside_int32(step):  # first, as plain Python's _step (unchecked, a 2**40 stride moved the offset)
+        _refuse_step(api, step)
+    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the dist and register checks
+        _refuse_offset(api, offset)
     if dist == MD_NORM:
         nbytes, align = 32, 32
     elif dist == MD_US:
@@ -501,6 +535,10 @@ def _check_mask_step(api, step, esize, align):
 def store_mask(h, words, offset, dist, step):
     """StoreAlign(tensor, mask_reg, offset, MaskDist): NORM 32 bytes, PACK 16 bytes of the even bits."""
     api = "StoreAlign"
+    if _outside_int32(step):  # first, as plain Python's _step
+        _refuse_step(api, step)
+    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the dist and register checks
+        _refuse_offset(api, offset)
     if dist == MD_NORM:
         nbytes, align = 32, 32
     elif dist == MD_PACK:
@@ -666,6 +704,8 @@ def load_unalign(reg, state, h, offset, step, has_step):
     api = "LoadUnAlign"
     check_ureg(api, state, 1)
     addr = element_address(api, h, offset)
+    if _outside_int32(step):  # after the offset, as plain Python's _offset and _step run (SPEC-2 11.1)
+        _refuse_step(api, step)
     if addr != state[0]:
         raise StateError(api, "address", addr, "the address LoadUnAlignPre (or the previous LoadUnAlign) set "
                          "(SPEC-2 11.6, D68)", DEVICE)
@@ -688,6 +728,12 @@ def store_unalign(h, reg, state, offset, count):
     at A); every byte below the last 32-byte boundary is written now, the rest stays pending. Returns offset+count."""
     api = "StoreUnAlign"
     check_ureg(api, state, USTATE_SIZE)
+    # plain Python's order (SPEC-2 11.1: the same refusal compiled and plain): the count as an int32, the offset,
+    # then the count as lanes
+    if _outside_int32(count):
+        _refuse_step(api, count)
+    if _outside_int32(offset):
+        _refuse_offset(api, offset)
     size = kind_size(reg[H_KIND])
     if count < 0 or count > VL // size:
         raise ParameterError(api, "post_update_stride", count, "0 .. VL / sizeof(T) lanes (SPEC-2 11.6)", DEVICE)
@@ -720,6 +766,11 @@ def store_unalign(h, reg, state, offset, count):
 def store_unalign_post(h, state, offset, step):
     """StoreUnAlignPost: writes the pending run and empties the register; returns offset + step."""
     check_ureg("StoreUnAlignPost", state, USTATE_SIZE)
+    # int32 as plain Python's _offset and _step check them: unchecked, a compiled call returned offset + 2**31
+    if _outside_int32(offset):
+        _refuse_offset("StoreUnAlignPost", offset)
+    if _outside_int32(step):
+        _refuse_step("StoreUnAlignPost", step)
     ub = h[0]
     for i in range(state[1]):
         ub[state[0] + i] = state[2 + i]
