@@ -1543,7 +1543,9 @@ def _ol_vf_kind(dtype):
     if isinstance(dtype, impl.DTypeNameType):
         return lambda dtype: _SPELLING_KINDS[impl.spelling_index(dtype)]
     if isinstance(dtype, types.Integer):
-        return lambda dtype: dtype
+        # no such call: an int is no dtype name (plain Python refuses it with UnsupportedDTypeError), and compiled
+        # it had run as a kind code (RegTensor(3) a uint8 register); the VF runs plain and refuses it (audit19r)
+        return None
     return lambda dtype: _kind_of_name(dtype)
 
 

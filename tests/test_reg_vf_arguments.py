@@ -482,3 +482,38 @@ def test_an_enum_argument_out_of_range_is_refused_compiled_naming_its_value(vf, 
         assert f"= {int(v)} " in str(e.value).replace(f"np.uint64({int(v)})", str(int(v)))
         ubs.append(core.ub.copy())
     assert np.array_equal(ubs[0], ubs[1])
+
+
+@R.simd_vf
+def _int_dtype_vf(dst, which, n):
+    # `which` picks the Reg call that gets the int 3 where a dtype name belongs
+    if which == 0:
+        R.RegTensor(3)
+    elif which == 1:
+        R.UpdateMask(3, n)
+    elif which == 2:
+        R.CreateMask(3)
+    elif which == 3:
+        R.MoveMask(3)
+    else:
+        R.Interleave(R.MaskReg(), R.MaskReg(), R.CreateMask("half"), R.CreateMask("half"), 3)
+    R.StoreAlign(dst, R.RegTensor("int32"), R.CreateMask("int32"), 0)
+
+
+@pytest.mark.parametrize("which", range(5))
+def test_an_int_where_a_dtype_name_belongs_is_refused_compiled_as_plain(which):
+    """Compiled, an int dtype had run as a kind code (RegTensor(3) a uint8 register, UpdateMask(3, n) uint8 lanes)
+    where plain Python refuses it (UnsupportedDTypeError, SPEC-2 11.1, D28; audit19r): the VF now has no typing for
+    it, so it runs plain and refuses the same, writing nothing."""
+    core = aj.Core(D950)
+    dst = core.local_tensor("int32", 64)
+    dst[:] = np.full(64, 7, np.int32)
+    core.SetVectorMask(0, 2**64 - 1)
+    errors = []
+    with core:
+        for run in (_int_dtype_vf.py_func, _int_dtype_vf):
+            with pytest.raises(aj.UnsupportedDTypeError) as refused:
+                run(dst, which, 10)
+            errors.append(str(refused.value))
+    assert errors[0] == errors[1] and "= 3" in errors[0]
+    assert (dst.numpy() == 7).all()
