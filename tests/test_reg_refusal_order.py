@@ -190,3 +190,26 @@ def test_unaligned_int32_ranges_are_refused_alike(form, offset, n, parameter):
         refusals.append((type(refused.value).__name__, str(refused.value)))
     assert refusals[0] == refusals[1]
     assert refusals[0][0] == "ParameterError" and f"parameter '{parameter}'" in refusals[0][1]
+
+
+@R.simd_vf
+def _pair_vf(out, src, dst_type, src_type):
+    a, d = R.RegTensor(src_type), R.RegTensor(dst_type)
+    R.LoadAlign(a, src)
+    R.PairReduceElem(d, a, R.CreateMask(src_type))
+    R.StoreAlign(out, d, R.CreateMask(dst_type))
+
+
+@pytest.mark.parametrize("dst_type, src_type", [("int16", "int16"), ("float", "half"), ("half", "float")])
+def test_pair_reduce_elem_dtypes_are_refused_compiled_in_plain_words(dst_type, src_type):
+    """SPEC 7.6 / SPEC-2 11.1: the kernel checked dst and src as one pair ('dstReg/srcReg dtypes') where plain Python
+    names the source's dtype first, then dst's (audit19r); both runs now give the same message."""
+    core = aj.Core("ascend950")
+    src, out = core.local_tensor("half", 128), core.local_tensor("half", 128)
+    messages = []
+    with core:
+        for run in (_pair_vf.py_func, _pair_vf):
+            with pytest.raises(aj.UnsupportedDTypeError) as refused:
+                run(out, src, dst_type, src_type)
+            messages.append(str(refused.value))
+    assert messages[0] == messages[1], messages

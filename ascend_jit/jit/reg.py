@@ -908,9 +908,14 @@ def store_align(ub, addr, reg, words):
 @internal
 def _check_pair(op, dst_kind, src_kind):
     if op == PAIR:
-        if dst_kind != src_kind or (src_kind != KIND_HALF and src_kind != KIND_FLOAT):
-            raise UnsupportedDTypeError("PairReduceElem", "dstReg/srcReg kinds", (dst_kind, src_kind),
-                                        "half or float, the same for dst and src (SPEC 7.6)", "ascend950")
+        # plain Python's checks, order and words (reg.py PairReduceElem): the source's dtype, then dst's (audit19r:
+        # compiled named both as one pair); two constant texts, as numba would compile string formatting
+        if src_kind != KIND_HALF and src_kind != KIND_FLOAT:
+            raise UnsupportedDTypeError("PairReduceElem", "kind", src_kind, "half, float (SPEC 7.6)", "ascend950")
+        if dst_kind != src_kind:
+            raise UnsupportedDTypeError("PairReduceElem", "dst kind", dst_kind,
+                                        "half, the source's (SPEC 7.6)" if src_kind == KIND_HALF else
+                                        "float, the source's (SPEC 7.6)", "ascend950")
         return
     if op == SUM:
         ok = ((dst_kind == src_kind and (src_kind == KIND_HALF or src_kind == KIND_FLOAT or src_kind == KIND_INT32 or
