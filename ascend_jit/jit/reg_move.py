@@ -82,8 +82,6 @@ def _check_width(api, kind, width):
 
 @njit(cache=True, inline="always")
 def _check_step(api, step, esize, align):
-    if _outside_int32(step):
-        _refuse_step(api, step)
     if (step * esize) % align != 0:
         _misaligned(api, "post_update_stride (bytes)", step * esize, align)
 
@@ -152,6 +150,16 @@ def _refuse_step(api, step):
 
 
 @njit(cache=True, inline="always")
+def _check_step_then_offset(api, offset, step):
+    """post_update_stride, then offset, each an int32, in plain Python's order (its _step, then _offset) and before
+    the dist and register checks, so a compiled VF refuses first what plain Python refuses first (SPEC-2 11.1)."""
+    if _outside_int32(step):
+        _refuse_step(api, step)
+    if _outside_int32(offset):
+        _refuse_offset(api, offset)
+
+
+@njit(cache=True, inline="always")
 def element_address(api, h, offset):
     """The UB byte address of element `offset` of the handle's tensor. The offset is an int32 (plain Python's
     `_offset` checks the same range): a VF computes it at run time, and an int64 one could wrap `offset * size`
@@ -194,10 +202,7 @@ def load_norm(reg, h, offset, step):
 def load(reg, h, offset, dist, step):
     """LoadAlign(reg, tensor, offset, dist) (SPEC-2 11.6); returns offset + step (the post-update form)."""
     api = "LoadAlign"
-    if _outside_int32(step):  # first, as plain Python's _step (SPEC-2 11.1: the same refusal compiled and plain)
-        _refuse_step(api, step)
-    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the dist and register checks
-        _refuse_offset(api, offset)
+    _check_step_then_offset(api, offset, step)
     if dist < 0 or dist >= L_DINTLV_B8:
         raise ParameterError(api, "dist", dist, "a single-register LoadDist (DINTLV needs two registers)", DEVICE)
     w = _check_width(api, reg[H_KIND], LOAD_WIDTH[dist])
@@ -249,10 +254,7 @@ def load(reg, h, offset, dist, step):
 def load_dual(reg0, reg1, h, offset, dist, step):
     """LoadAlign(reg0, reg1, tensor, offset, DIST_DINTLV_Bn): even elements to reg0, odd to reg1."""
     api = "LoadAlign"
-    if _outside_int32(step):  # first, as plain Python's _step
-        _refuse_step(api, step)
-    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the dist and register checks
-        _refuse_offset(api, offset)
+    _check_step_then_offset(api, offset, step)
     if dist < L_DINTLV_B8 or dist > L_DINTLV_B32:
         raise ParameterError(api, "dist", dist, "DIST_DINTLV_B8/B16/B32 for a dual load (SPEC-2 11.6)", DEVICE)
     w = _check_width(api, reg0[H_KIND], LOAD_WIDTH[dist])
@@ -384,10 +386,7 @@ def _store_active(ub, addr, reg, words, size):
 def store(h, reg, words, offset, dist, step):
     """StoreAlign(tensor, reg, mask, offset, dist) (SPEC-2 11.6, D68); returns offset + step."""
     api = "StoreAlign"
-    if _outside_int32(step):  # first, as plain Python's _step
-        _refuse_step(api, step)
-    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the dist and register checks
-        _refuse_offset(api, offset)
+    _check_step_then_offset(api, offset, step)
     if dist < 0 or dist >= S_INTLV_B8:
         raise ParameterError(api, "dist", dist, "a single-register StoreDist (INTLV needs two registers)", DEVICE)
     w = STORE_WIDTH[dist]
@@ -426,10 +425,7 @@ def store_dual(h, reg0, reg1, offset, dist, step):
     """StoreAlign(tensor, reg0, reg1, mask, offset, DIST_INTLV_Bn): element 2i = reg0 lane i, 2i+1 = reg1 lane i;
     the mask is ignored (SPEC-2 11.6)."""
     api = "StoreAlign"
-    if _outside_int32(step):  # first, as plain Python's _step
-        _refuse_step(api, step)
-    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the dist and register checks
-        _refuse_offset(api, offset)
+    _check_step_then_offset(api, offset, step)
     if dist < S_INTLV_B8 or dist > S_INTLV_B32:
         raise ParameterError(api, "dist", dist, "DIST_INTLV_B8/B16/B32 for a dual store (SPEC-2 11.6)", DEVICE)
     w = _check_width(api, reg0[H_KIND], STORE_WIDTH[dist])
@@ -498,10 +494,7 @@ def load_mask(out, h, offset, dist, step):
     """LoadAlign(mask_reg, tensor, offset, MaskDist) (SPEC-2 11.6): NORM 32 bytes, US 16 bytes with every bit
     doubled, DS 64 bytes keeping every other bit. `step` is in bytes (doc); returns the updated offset."""
     api = "LoadAlign"
-    if _outside_int32(step):  # first, as plain Python's _step (unchecked, a 2**40 stride moved the offset)
-        _refuse_step(api, step)
-    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the dist and register checks
-        _refuse_offset(api, offset)
+    _check_step_then_offset(api, offset, step)
     if dist == MD_NORM:
         nbytes, align = 32, 32
     elif dist == MD_US:
@@ -535,10 +528,7 @@ def _check_mask_step(api, step, esize, align):
 def store_mask(h, words, offset, dist, step):
     """StoreAlign(tensor, mask_reg, offset, MaskDist): NORM 32 bytes, PACK 16 bytes of the even bits."""
     api = "StoreAlign"
-    if _outside_int32(step):  # first, as plain Python's _step
-        _refuse_step(api, step)
-    if _outside_int32(offset):  # then the offset, as plain Python's _offset, before the dist and register checks
-        _refuse_offset(api, offset)
+    _check_step_then_offset(api, offset, step)
     if dist == MD_NORM:
         nbytes, align = 32, 32
     elif dist == MD_PACK:
