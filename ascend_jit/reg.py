@@ -1474,9 +1474,10 @@ def _forward_old_name(target, positional, keywords, required):
 # VF (inline="always" compiles the implementation anyway, then again inside every VF). The kernels take the op code
 # and dtype kind as int64 values, not literals, so Add, Sub and Mul (every dtype) share one compiled kernel, and they
 # read lanes through the register's bytes instead of typed views (a view per dtype is a compiled specialisation each).
-# A register made from a literal dtype (`RegTensor("half")`) is typed with its kind (jit/reg.py KindRegister): the
-# plans and overloads then pass its kernel that dtype class's marker alone, as a plain call does (issue 20), and hand
-# the kernel the plain array type; a register of a run-time dtype compiles every class, the kind picked at run time.
+# A register made from a literal dtype (`RegTensor("half")`) or from a VF's dtype argument (whose type carries its
+# kind: jit/reg.py DTypeNameType) is typed with its kind (jit/reg.py KindRegister): the plans and overloads then pass
+# its kernel that dtype class's marker alone, as a plain call does (issue 20), and hand the kernel the plain array
+# type; a register from a name of no known kind compiles every class, the kind picked at run time.
 _KIND_NAMES = {"half": 0, "float16": 0, "float": 1, "float32": 1, "bfloat16": 2, "int8": 3, "uint8": 4, "int16": 5,
                "uint16": 6, "int32": 7, "uint32": 8, "int64": 9, "uint64": 10}
 
@@ -1485,7 +1486,7 @@ _KIND_NAMES = {"half": 0, "float16": 0, "float": 1, "float32": 1, "bfloat16": 2,
 # compares it by spelling as its plain run compares the str; the kernels get the kind (_SPELLING_KINDS).
 _SPELLINGS = tuple(_KIND_NAMES)
 _SPELLING_KINDS = tuple(_KIND_NAMES.values())
-_DTYPE_NAME_ARGS = {name: impl.DTypeName(i) for i, name in enumerate(_SPELLINGS)}
+_DTYPE_NAME_ARGS = {name: impl.dtype_name(i, _SPELLING_KINDS[i]) for i, name in enumerate(_SPELLINGS)}
 
 
 @njit(cache=True)
@@ -1541,6 +1542,9 @@ def _ol_vf_kind(dtype):
         kind = _KIND_NAMES[dtype.literal_value]
         return lambda dtype: np.int64(kind)  # np.int64: a literal would compile the kernels once per dtype
     if isinstance(dtype, impl.DTypeNameType):
+        if dtype.kind is not None:  # the kind its type carries (a value: see the literal's case)
+            kind = dtype.kind
+            return lambda dtype: np.int64(kind)
         return lambda dtype: _SPELLING_KINDS[impl.spelling_index(dtype)]
     if isinstance(dtype, types.Integer):
         # no such call: an int is no dtype name (plain Python refuses it with UnsupportedDTypeError), and compiled
@@ -1626,8 +1630,12 @@ def _is_mask_array(t):
 def _ol_regtensor(dtype):
     # a dtype named by a literal gives a register typed with its kind (jit/reg.py KindRegister): the Reg calls on it
     # compile that dtype class's lanes alone (issue 20)
+    kind = None
     if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
         kind = _KIND_NAMES[dtype.literal_value]
+    elif isinstance(dtype, impl.DTypeNameType):  # a VF's dtype-name argument: its type carries the kind
+        kind = dtype.kind
+    if kind is not None:
         typed = impl.KIND_REGISTERS[kind]
         return lambda dtype: typed(impl.new_register(np.int64(kind), impl.vf_modes()))
     return lambda dtype: impl.new_register(_vf_kind(dtype), impl.vf_modes())
@@ -2822,10 +2830,11 @@ def _numba_reason(error):
     return reasons[0] if reasons else lines[0]
 
 
-def _planned_call(api, kinds, entry):
+def _planned_call(api, kinds, key, entry):
     """A function of the argument tuple that checks each argument's type, converts it as _convert_vf_args would
-    and calls `entry` (numba's compiled entry point for those types); _MISS when an argument does not fit (another
-    type, a dtype name that is none, an int beyond int64, a core whose CTRL changed: the slow path handles it).
+    and calls `entry` (numba's compiled entry point for those types; `key` holds a dtype name's DTypeName class in
+    its str's place); _MISS when an argument does not fit (another type, a dtype name that is none or of another
+    kind, an int beyond int64, a core whose CTRL changed: the slow path handles it).
     Written out per tuple of types, as straight code: a loop over the arguments costs more than the VF's work."""
     names = [f"a{i}" for i in range(len(kinds))]
     body = [f"    if len(args) != {len(kinds)}:", "        return MISS"]
@@ -2847,7 +2856,7 @@ def _planned_call(api, kinds, entry):
                 body.append(f"    VF_MODES[0] = {n}[3]")
                 modes_set = True
         elif kind is str:
-            body += [f"    {n} = NAMES.get({n})", f"    if {n} is None:", "        return MISS"]
+            body += [f"    {n} = NAMES.get({n})", f"    if type({n}) is not D{i}:", "        return MISS"]
         elif kind is RegTensor:
             body.append(f"    {n} = {n}.data")
         elif kind is MaskReg:  # the array of an earlier position holding the same object, as _convert_vf_args
@@ -2872,7 +2881,7 @@ def _planned_call(api, kinds, entry):
     namespace = {"MISS": _MISS, "NAMES": _DTYPE_NAME_ARGS, "HANDLE": tensor_handle, "API": api, "ENTRY": entry,
                  "VF_MODES": impl.VF_MODES, "CURRENT_MODES": _vf_current_modes,
                  "INT64_MIN": _INT64_MIN, "INT64_MAX": _INT64_MAX, "np": np,
-                 **{f"K{i}": kind for i, kind in enumerate(kinds)}}
+                 **{f"K{i}": kind for i, kind in enumerate(kinds)}, **{f"D{i}": k for i, k in enumerate(key)}}
     exec("def planned(args):\n" + "\n".join(body), namespace)  # noqa: S102 (our own generated source)
     return namespace["planned"]
 
@@ -2933,7 +2942,10 @@ def simd_vf(fn):
 
     def slow_call(args):
         kinds = tuple(map(type, args))
-        plan = plans.get(kinds)
+        # a plan per tuple of types, a dtype name's type being its kind's (the VF compiled per kind: DTypeNameType)
+        key = kinds if str not in kinds else tuple(type(_DTYPE_NAME_ARGS.get(a, a)) if k is str else k
+                                                   for a, k in zip(args, kinds))
+        plan = plans.get(key)
         if plan is not None:
             last[0] = plan
             result = plan(args)
@@ -2950,16 +2962,16 @@ def simd_vf(fn):
         else:
             compile_error = None
         if compile_error is not None:
-            return run_uncompiled(args, kinds, compile_error)
+            return run_uncompiled(args, kinds, key, compile_error)
         for mask, words in masks:
             mask.words = tuple(words)
         _check_store_uregs(fn.__name__, [a for a in args if type(a) is UnalignRegForStore])  # D68 (given ones)
         if plannable and plan is None:
             signature = tuple(compiled.typeof_pyval(a) for a in converted)
-            plans[kinds] = last[0] = _planned_call(fn.__name__, kinds, compiled.overloads[signature].entry_point)
+            plans[key] = last[0] = _planned_call(fn.__name__, kinds, key, compiled.overloads[signature].entry_point)
         return result
 
-    def run_uncompiled(args, kinds, compile_error):
+    def run_uncompiled(args, kinds, key, compile_error):
         # numba cannot compile the VF for these arguments (an argument or a call it has no typing for): the plain
         # run gives the user the refusal it makes (an AscendJitError, as the same VF run plain raises); a VF that
         # runs plain stays plain for these argument types, with one warning (docs/decisions.md "Reg API")
@@ -2972,7 +2984,7 @@ def simd_vf(fn):
         warnings.warn(f"ascend_jit: the VF {fn.__qualname__} runs as plain Python for arguments of types "
                       f"{[k.__name__ for k in kinds]}: numba cannot compile it ({_numba_reason(compile_error)})",
                       UncompiledVFWarning, stacklevel=4)
-        plans[kinds] = last[0] = lambda args: plain(*args) if tuple(map(type, args)) == kinds else _MISS
+        plans[key] = last[0] = lambda args: plain(*args) if tuple(map(type, args)) == kinds else _MISS
         return result
 
     parameters = inspect.signature(fn)

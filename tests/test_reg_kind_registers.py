@@ -1,8 +1,10 @@
-"""Registers made from a literal dtype (`RegTensor("half")`) are typed with their kind inside a VF (jit/reg.py
-KindRegister), so each Reg call compiles only its dtype class (issue 20). These tests prove that this changes no bit:
-the same VF body with literal dtypes and with run-time dtypes (a VF argument: plain registers, every class compiled)
-gives the same bytes for every op on half, float and int32 with a partial mask, and refuses the same traits; and that
-a half VF on an empty cache compiles none of the other classes."""
+"""Registers made from a literal dtype (`RegTensor("half")`) or from a VF's dtype-name argument (whose numba type
+carries its kind: jit/reg.py DTypeNameType) are typed with their kind inside a VF (jit/reg.py KindRegister), so each
+Reg call compiles only its dtype class (issue 20). These tests prove that this changes no bit: the same VF body with
+literal dtypes, with dtype arguments and with a name of unknown kind (a variable holding names of two kinds: plain
+registers, every class compiled) gives the same bytes for every op on half, float and int32 with a partial mask, and
+refuses the same traits; that a half VF on an empty cache compiles none of the other classes; and that a VF called
+with names of two kinds runs each kind's compiled code (never the other kind's)."""
 import os
 import subprocess
 import sys
@@ -68,12 +70,18 @@ _EXTRA = {  # Exp (floats) and the Cast whose pair the dtype is part of
     R.StoreAlign(out, rc, R.CreateMask({{c}}), 12 * lanes)
 """}
 OTHER = {"half": "float", "float": "half", "int32": "float"}
+KIND = {"half": 0, "float": 1, "int32": 7}  # reg.py's kind codes, which a register's and a name's type carry
 
 
-def _vf(dtype, literal):
+def _vf(dtype, names):
+    """The VF of _BODY for `dtype`, its dtypes named by "literal"s, by its "argument"s T and C, or by U, T or C
+    whichever n's sign picks ("unified": typed as a name of no known kind, as T and C are of two kinds)."""
     size = np.dtype({"half": np.float16}.get(dtype, dtype)).itemsize
-    t, c = (f'"{dtype}"', f'"{OTHER[dtype]}"') if literal else ("T", "C")
+    t, c = {"literal": (f'"{dtype}"', f'"{OTHER[dtype]}"'), "argument": ("T", "C"), "unified": ("U", "C")}[names]
     source = _BODY.format(t=t, c=c, size=size, extra=_EXTRA[dtype].format(c=c))
+    if names == "unified":
+        source = source.replace("def vf(out, a, b, prev, n, T, C):\n",
+                                "def vf(out, a, b, prev, n, T, C):\n    U = T if n >= 0 else C\n")
     namespace = {"R": R, "aj": aj}
     exec(textwrap.dedent(source), namespace)  # noqa: S102 (the test's own source)
     return R.simd_vf(namespace["vf"])
@@ -99,12 +107,19 @@ def test_literal_dtype_registers_give_the_run_time_dtype_bits(dtype):
     if dtype == "int32":
         b[:] = np.where(b.numpy() == 0, 3, b.numpy())
     outs = []
-    for literal in (True, False):
+    for names in ("literal", "argument", "unified"):
+        vf = _vf(dtype, names)
         out = core.local_tensor(dtype, 13 * lanes)
         with core:
-            _vf(dtype, literal)(out, a, b, prev, lanes - 7, dtype, OTHER[dtype])
+            vf(out, a, b, prev, lanes - 7, dtype, OTHER[dtype])
         outs.append(out.numpy().view(np.uint8))
+        if names != "literal":  # U: a name of no known kind, making plain registers (every class's kernels)
+            typemap = vf.compiled.overloads[vf.compiled.signatures[0]].type_annotation.typemap
+            assert str(typemap["T"]) == f"dtype_name(kind={KIND[dtype]})"
+            assert str(typemap["ra"]) == ("array(uint8, 1d, C)" if names == "unified" else
+                                          f"RegTensor(kind={KIND[dtype]})")
     assert np.array_equal(outs[0], outs[1])
+    assert np.array_equal(outs[0], outs[2])
     assert outs[0][:256].any()  # the VF ran
 
 
@@ -132,20 +147,21 @@ def cast_vf(out, a, S, D):
     assert (out.numpy() == 7).all()
 
 
-def test_a_literal_half_vf_compiles_its_own_class_only(tmp_path):
-    """Issue 20: in a fresh process on an empty cache, a VF of half registers named by literals (Add, Max, Exp,
-    Reduce, ReduceDataBlock, a widening Cast and the default CreateMask) compiles each kernel with the half class's
-    marker alone: no wide-float or integer lanes, no float decode/store of the element-wise engine, no general Cast
-    kernel or conversion and no CreateMask patterns. Fails if a plan passes every marker again."""
+def test_a_half_vf_compiles_its_own_class_only(tmp_path):
+    """Issue 20: in a fresh process on an empty cache, a VF of half registers named by literals and by its dtype
+    argument (Add, Max, Exp, Reduce, ReduceDataBlock, a widening Cast and the default CreateMask) compiles each
+    kernel with the half class's marker alone: no wide-float or integer lanes, no float decode/store of the
+    element-wise engine, no general Cast kernel or conversion and no CreateMask patterns. Fails if a plan passes
+    every marker again, or if a dtype argument's kind stops reaching its registers."""
     (tmp_path / "half_vf.py").write_text(textwrap.dedent(f"""
         import ascend_jit as aj
         R = aj.Reg
 
 
         @R.simd_vf
-        def half_vf(dst, src):
-            a, b, w = R.RegTensor("half"), R.RegTensor("half"), R.RegTensor("float")
-            m = R.CreateMask("half")
+        def half_vf(dst, src, T):
+            a, b, w = R.RegTensor(T), R.RegTensor("half"), R.RegTensor("float")
+            m = R.CreateMask(T)
             R.LoadAlign(a, src, 0)
             R.Add(b, a, a, m)
             R.Max(b, b, a, m)
@@ -161,7 +177,7 @@ def test_a_literal_half_vf_compiles_its_own_class_only(tmp_path):
         from ascend_jit.jit import convert, elementwise as ew, reg as impl, reg_cast, reg_ops as ops
         core = aj.Core("ascend950")
         with core:
-            half_vf(core.local_tensor("half", 128), core.local_tensor("half", 128))
+            half_vf(core.local_tensor("half", 128), core.local_tensor("half", 128), "half")
         markers = lambda f, n: sorted({" ".join(str(t) for t in sig[-n:]) for sig in f.signatures})
         print(markers(ops.binary, 3), markers(ops.engine_binary, 4), markers(ops.engine_unary, 2),
               markers(ops.reduce, 2), markers(impl.reduce_data_block, 2), sep="|")
@@ -200,3 +216,40 @@ def test_a_variable_holding_registers_of_two_kinds_compiles_and_checks_kinds_at_
     assert np.array_equal(out.numpy().view(np.uint16), want.numpy().view(np.uint16))
     with core, pytest.raises(aj.UnsupportedDTypeError, match="Max"):
         vf(out, src, True)
+
+
+def _kind_by_spelling(out, a, T):
+    r = R.RegTensor(T)
+    m = R.CreateMask(T)
+    R.LoadAlign(r, a, 0)
+    if T == "float16":  # the spelling, as plain Python compares the str: half and float16 share one compiled VF
+        R.Sub(r, r, r, m)
+    else:
+        R.Add(r, r, r, m)
+    R.StoreAlign(out, r, m, 0)
+
+
+def test_a_vf_called_with_names_of_two_kinds_runs_each_kinds_code():
+    """The VF compiles once per kind of its dtype argument (half and float16 share one kind) and a later call takes
+    the compiled code of its own kind: a call's fast path (its plan) for half tensors and "half" must not run for
+    float tensors and "float", whose Python argument types are the same."""
+    vf = R.simd_vf(_kind_by_spelling)
+    core = aj.Core(D950)
+    tensors = {}
+    for dtype in ("half", "float"):
+        a = core.local_tensor(dtype, 128)
+        a[:] = np.arange(128) - 50.25
+        tensors[dtype] = a
+    runs = 0
+    for _ in range(2):
+        for name, dtype in (("half", "half"), ("float", "float"), ("float16", "half"), ("float32", "float")):
+            a = tensors[dtype]
+            out, want = core.local_tensor(dtype, a.size), core.local_tensor(dtype, a.size)
+            with core:
+                vf(out, a, name)
+                vf.py_func(want, a, name)
+            assert np.array_equal(out.numpy().view(np.uint8), want.numpy().view(np.uint8)), (name, dtype)
+            assert out.numpy().any() == (name != "float16")  # Sub for "float16" alone
+            runs += 1
+    assert runs == 8
+    assert sorted(str(sig[-1]) for sig in vf.compiled.signatures) == ["dtype_name(kind=0)", "dtype_name(kind=1)"]

@@ -108,12 +108,15 @@ _load16, _store16, _load32, _store32 = _lane_load(16), _lane_store(16), _lane_lo
 
 
 class KindRegister(types.Array):
-    """The numba type of a register whose element kind a VF names by a literal (`RegTensor("half")`): the same
+    """The numba type of a register whose element kind a VF names by a literal (`RegTensor("half")`) or by its
+    dtype argument (`RegTensor(T)`): the same
     uint8 array, with the kind known when the VF compiles, so a Reg call can pass its kernel the class marker of
     that kind alone and numba compiles no other class's lanes (issue 20: a half Max VF compiles the fused half
     lanes, not the wide float and integer ones). Kernels never see this type: `plain_type` is what they are typed
     with (borrow and direct_call hand them the plain array), so every kind shares their compiled specialisations.
-    A register of a run-time dtype (a VF's dtype argument) stays a plain array: every class compiles, as before."""
+    A VF's dtype argument makes these too (its DTypeNameType carries the kind); a register from a name of no known
+    kind (a variable holding names of two kinds) stays a plain array: every class compiles, the kind read at run
+    time."""
 
     def __init__(self, kind):
         self.kind = kind
@@ -168,23 +171,50 @@ KIND_REGISTERS = tuple(_kind_register(kind) for kind in range(11))  # KIND_HALF 
 # --- dtype names passed to a compiled VF --------------------------------------------------------------------------
 class DTypeName(int):
     """A dtype name as simd_vf hands it to a compiled VF: the int index of its spelling in reg.py's table (numba
-    unboxes an int far faster than a string), of a class of its own so that numba types it DTYPE_NAME, not int64."""
+    unboxes an int far faster than a string), of a class of its own so that numba types it as a DTypeNameType, not
+    int64. Made by `dtype_name`, as an instance of the subclass of its element kind (the class attribute `kind`)."""
     __slots__ = ()
+    kind = None
+
+
+# one subclass per element kind: numba types a name by its class, and the kind travels with it (DTypeNameType)
+_DTYPE_NAME_CLASSES = tuple(type(f"DTypeName{kind}", (DTypeName,), {"__slots__": (), "kind": kind})
+                            for kind in range(11))  # KIND_HALF ... KIND_UINT64
+
+
+def dtype_name(spelling, kind):
+    """The VF argument for the dtype name of spelling index `spelling`, whose element kind is `kind`."""
+    return _DTYPE_NAME_CLASSES[kind](spelling)
 
 
 class DTypeNameType(types.Type):
-    """The numba type of a VF's dtype-name argument. It compares with a string by spelling (`T == "half"`, as the
-    same VF run as plain Python compares its str: reg.py's eq/ne overloads), converts to an integer where one is
-    expected, and reaches the kernels as an int64 kind (reg.py _vf_kind), so no kernel compiles for it."""
+    """The numba type of a VF's dtype-name argument, carrying its element kind: a VF compiles once per kind it is
+    called with, and the registers it makes from the name (`RegTensor(T)`) are KindRegisters, so its Reg calls
+    compile that dtype class's lanes alone, as with a literal name (issue 20: a VF taking its dtype as an argument
+    compiled every class's lanes of every kernel it calls, 13 s for a first Add/Mul/Exp VF against 7.6 s with a
+    literal). A variable holding names of two kinds unifies to kind None (every class, the kind read at run time).
+    It compares with a string by spelling (`T == "half"`, as the same VF run as plain Python compares its str:
+    reg.py's eq/ne overloads), converts to an integer where one is expected, and reaches the kernels as an int64
+    kind (reg.py _vf_kind), so no kernel compiles for the name itself."""
 
-    def __init__(self):
-        super().__init__("dtype_name")
+    def __init__(self, kind):
+        self.kind = kind
+        super().__init__("dtype_name" if kind is None else f"dtype_name(kind={kind})")
 
     def can_convert_to(self, typingctx, other):
-        return Conversion.safe if isinstance(other, types.Integer) else None
+        if isinstance(other, types.Integer):
+            return Conversion.safe
+        if isinstance(other, DTypeNameType) and other.kind is None:
+            return Conversion.safe
+        return None
+
+    def unify(self, typingctx, other):
+        if isinstance(other, DTypeNameType) and other.kind != self.kind:
+            return DTYPE_NAME_TYPES[-1]
+        return None
 
 
-DTYPE_NAME = DTypeNameType()
+DTYPE_NAME_TYPES = tuple(DTypeNameType(kind) for kind in range(11)) + (DTypeNameType(None),)
 
 
 @register_default(DTypeNameType)
@@ -193,7 +223,7 @@ class _DTypeNameModel(models.PrimitiveModel):
         super().__init__(dmm, fe_type, ir.IntType(64))
 
 
-typeof_impl.register(DTypeName)(lambda value, c: DTYPE_NAME)
+typeof_impl.register(DTypeName)(lambda value, c: DTYPE_NAME_TYPES[value.kind])
 
 
 @unbox(DTypeNameType)
@@ -209,6 +239,12 @@ def _box_dtype_name(typ, value, c):
 @lower_cast(DTypeNameType, types.Integer)
 def _dtype_name_to_int(context, builder, fromty, toty, value):
     return context.cast(builder, value, types.int64, toty)
+
+
+@lower_cast(DTypeNameType, DTypeNameType)
+def _dtype_name_to_any_kind(context, builder, fromty, toty, value):
+    """A name of a known kind where a variable holds names of several: the same spelling index."""
+    return value
 
 
 @intrinsic
