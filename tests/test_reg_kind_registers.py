@@ -107,7 +107,8 @@ def test_literal_dtype_registers_give_the_run_time_dtype_bits(dtype):
     if dtype == "int32":
         b[:] = np.where(b.numpy() == 0, 3, b.numpy())
     outs = []
-    for names in ("literal", "argument", "unified"):
+    # the kind-less name compiles every class's kernels once (half's run); its other dtypes would add VF bodies only
+    for names in ("literal", "argument", "unified") if dtype == "half" else ("literal", "argument"):
         vf = _vf(dtype, names)
         out = core.local_tensor(dtype, 13 * lanes)
         with core:
@@ -118,8 +119,7 @@ def test_literal_dtype_registers_give_the_run_time_dtype_bits(dtype):
             assert str(typemap["T"]) == f"dtype_name(kind={KIND[dtype]})"
             assert str(typemap["ra"]) == ("array(uint8, 1d, C)" if names == "unified" else
                                           f"RegTensor(kind={KIND[dtype]})")
-    assert np.array_equal(outs[0], outs[1])
-    assert np.array_equal(outs[0], outs[2])
+    assert all(np.array_equal(outs[0], other) for other in outs[1:])
     assert outs[0][:256].any()  # the VF ran
 
 
