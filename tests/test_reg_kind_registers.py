@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -253,3 +254,36 @@ def test_a_vf_called_with_names_of_two_kinds_runs_each_kinds_code():
             runs += 1
     assert runs == 8
     assert sorted(str(sig[-1]) for sig in vf.compiled.signatures) == ["dtype_name(kind=0)", "dtype_name(kind=1)"]
+
+
+def _names_in_a_loop(out, a, T, C):
+    halves = 0
+    for t in (T, C):  # a tuple of names of two kinds, iterated as names of no known kind
+        if t == "half":
+            halves += 1
+    names = [T, C]  # a list of them: one element type, the kind-less name
+    r = R.RegTensor(names[0])
+    m = R.CreateMask(T)
+    R.LoadAlign(r, a, 0)
+    R.Adds(r, r, halves, m)
+    R.StoreAlign(out, r, m, 0)
+
+
+def test_dtype_names_of_two_kinds_in_a_tuple_loop_and_a_list_compile():
+    """Names of two kinds still compile where numba needs one element type (a `for` over their tuple, a list):
+    they are the kind-less name there (jit/reg.py _IterNamesOfKinds, DTypeNameType.unify), with the bits of the
+    plain run; no UncompiledVFWarning."""
+    vf = R.simd_vf(_names_in_a_loop)
+    core = aj.Core(D950)
+    a = core.local_tensor("half", 128)
+    a[:] = np.arange(128) - 60.5
+    for other in ("float", "half", "int32"):
+        out, want = core.local_tensor("half", 128), core.local_tensor("half", 128)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", aj.UncompiledVFWarning)
+            with core:
+                vf(out, a, "half", other)
+        with core:
+            vf.py_func(want, a, "half", other)
+        assert np.array_equal(out.numpy().view(np.uint16), want.numpy().view(np.uint16)), other
+    assert len(vf.compiled.signatures) == 3

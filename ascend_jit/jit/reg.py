@@ -247,6 +247,30 @@ def _dtype_name_to_any_kind(context, builder, fromty, toty, value):
     return value
 
 
+def _names_of_kinds(tup):
+    """Whether `tup` is a tuple of dtype names of several kinds (a tuple of one kind is a UniTuple, iterable)."""
+    return isinstance(tup, types.Tuple) and all(isinstance(t, DTypeNameType) for t in tup.types)
+
+
+@infer
+class _IterNamesOfKinds(AbstractTemplate):
+    """`for t in (T, C)` over dtype names of two kinds iterates them as names of no known kind (their tuple is
+    heterogeneous, which numba does not iterate; the names of one DTypeNameType before kinds were typed were)."""
+    key = "getiter"
+
+    def generic(self, args, kws):
+        if len(args) == 1 and not kws and _names_of_kinds(args[0]):
+            return signature(types.UniTupleIter(types.UniTuple(DTYPE_NAME_TYPES[-1], len(args[0]))), args[0])
+        return None
+
+
+@lower_builtin("getiter", types.Tuple)
+def _iter_names_of_kinds(context, builder, sig, args):
+    names = sig.return_type.container
+    value = context.cast(builder, args[0], sig.args[0], names)
+    return context.get_function("getiter", signature(sig.return_type, names))(builder, (value,))
+
+
 @intrinsic
 def spelling_index(typingctx, name):
     """The spelling index a DTypeName holds (the same 64 bits, typed int64)."""
