@@ -2830,6 +2830,14 @@ def _numba_reason(error):
     return reasons[0] if reasons else lines[0]
 
 
+def _plan_key(args, kinds):
+    """The key of a VF call's plan: the tuple of its arguments' Python types (`kinds`), a dtype name's DTypeName
+    class in its str's place (the VF compiles per kind: jit/reg.py DTypeNameType)."""
+    if str not in kinds:
+        return kinds
+    return tuple(type(_DTYPE_NAME_ARGS.get(a, a)) if k is str else k for a, k in zip(args, kinds))
+
+
 def _planned_call(api, kinds, key, entry):
     """A function of the argument tuple that checks each argument's type, converts it as _convert_vf_args would
     and calls `entry` (numba's compiled entry point for those types; `key` holds a dtype name's DTypeName class in
@@ -2942,9 +2950,7 @@ def simd_vf(fn):
 
     def slow_call(args):
         kinds = tuple(map(type, args))
-        # a plan per tuple of types, a dtype name's type being its kind's (the VF compiled per kind: DTypeNameType)
-        key = kinds if str not in kinds else tuple(type(_DTYPE_NAME_ARGS.get(a, a)) if k is str else k
-                                                   for a, k in zip(args, kinds))
+        key = _plan_key(args, kinds)
         plan = plans.get(key)
         if plan is not None:
             last[0] = plan
@@ -2984,7 +2990,9 @@ def simd_vf(fn):
         warnings.warn(f"ascend_jit: the VF {fn.__qualname__} runs as plain Python for arguments of types "
                       f"{[k.__name__ for k in kinds]}: numba cannot compile it ({_numba_reason(compile_error)})",
                       UncompiledVFWarning, stacklevel=4)
-        plans[key] = last[0] = lambda args: plain(*args) if tuple(map(type, args)) == kinds else _MISS
+        # checked by key, not by Python types alone: the VF may compile for another kind of the same spelling type
+        # (registers of two known kinds that Copy refuses, say), so this plan must not run a call of that kind plain
+        plans[key] = last[0] = lambda args: plain(*args) if _plan_key(args, tuple(map(type, args))) == key else _MISS
         return result
 
     parameters = inspect.signature(fn)
