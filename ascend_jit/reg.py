@@ -2946,7 +2946,7 @@ def simd_vf(fn):
     # and runs the compiled VF. The first call with a tuple of argument types writes a straight-line converter for
     # that tuple which ends in the entry point numba compiled for it (_planned_call), so later calls skip both the
     # generic conversion loop and numba's dispatcher: together they cost more than the loop of a typical VF.
-    plans, last = {}, [_no_plan]
+    plans, last, warned = {}, [_no_plan], set()
 
     def slow_call(args):
         kinds = tuple(map(type, args))
@@ -2987,9 +2987,11 @@ def simd_vf(fn):
             raise
         except Exception:
             raise compile_error from None
-        warnings.warn(f"ascend_jit: the VF {fn.__qualname__} runs as plain Python for arguments of types "
-                      f"{[k.__name__ for k in kinds]}: numba cannot compile it ({_numba_reason(compile_error)})",
-                      UncompiledVFWarning, stacklevel=4)
+        if kinds not in warned:  # one warning per tuple of Python types, not per dtype name's kind of it
+            warned.add(kinds)
+            warnings.warn(f"ascend_jit: the VF {fn.__qualname__} runs as plain Python for arguments of types "
+                          f"{[k.__name__ for k in kinds]}: numba cannot compile it ({_numba_reason(compile_error)})",
+                          UncompiledVFWarning, stacklevel=4)
         # checked by key, not by Python types alone: the VF may compile for another kind of the same spelling type
         # (registers of two known kinds that Copy refuses, say), so this plan must not run a call of that kind plain
         plans[key] = last[0] = lambda args: plain(*args) if _plan_key(args, tuple(map(type, args))) == key else _MISS

@@ -347,10 +347,11 @@ def _copy_when_half(out, a, T):
 def test_a_vf_that_runs_plain_for_one_kind_compiles_for_another():
     """A VF numba cannot compile for "float" (it runs plain, with an UncompiledVFWarning) compiles when called
     with "half": the plain run's plan, kept for the float kind, must not take the half call (it had checked the
-    Python types alone, str for both, and so ran every later call plain)."""
+    Python types alone, str for both, and so ran every later call plain). An int32 call runs plain too, without a
+    second warning for the same Python argument types (one per tuple of types, as before names carried kinds)."""
     vf = R.simd_vf(_copy_when_half)
     core = aj.Core(D950)
-    for dtype in ("float", "half", "half"):
+    for dtype in ("float", "half", "int32", "half", "int32"):
         a = core.local_tensor(dtype, 128)
         a[:] = np.arange(128) - 60.5
         out, want = core.local_tensor(dtype, 128), core.local_tensor(dtype, 128)
