@@ -1579,6 +1579,10 @@ def _dtype_name_eq(a, b):
         if swap:
             return lambda a, b: impl.spelling_index(b) == _spelling_of_name(a)
         return lambda a, b: impl.spelling_index(a) == _spelling_of_name(b)
+    if isinstance(b, (types.Number, types.Boolean, types.NoneType, types.Omitted)):
+        # a str never equals a number (`"half" == 0` is False plain): numba had compared the spelling index,
+        # which the name converts to as an integer, so `T == 0` was True for "half" compiled (session 20 review)
+        return lambda a, b: False
     return None
 
 

@@ -553,3 +553,29 @@ def test_a_dtype_spelling_compiled_code_does_not_know_is_read_as_plain_python_re
     assert (plain_error is None) == (name not in ("float64", "foo", "halfs"))
     if plain_error is not None:
         assert plain_error[0] is aj.UnsupportedDTypeError and plain_error[1].startswith("UpdateMask:")
+
+
+@R.simd_vf
+def _name_against_numbers(out, T):
+    full = R.CreateMask("half")
+    r = R.RegTensor("half")
+    k = 0
+    if T == 0:  # the spelling index of "half"
+        k += 1
+    if 1 != T:  # the spelling index of "float16"
+        k += 2
+    if T == 0.0:
+        k += 4
+    if T == False:  # noqa: E712 (the comparison under test)
+        k += 8
+    R.Duplicate(r, k, full)
+    R.StoreAlign(out, r, full, 0)
+
+
+@pytest.mark.parametrize("t", ["half", "float16", "float"])
+def test_a_dtype_name_never_equals_a_number(t):
+    """A dtype name is a str in the plain run, unequal to every number; compiled it had converted to its spelling
+    index where numba's integer comparison took it, so `T == 0` was True for "half"."""
+    compiled, plain = _both(_name_against_numbers, lambda core: (core.local_tensor("half", HALF_LANES), t))
+    assert np.array_equal(compiled, plain)
+    assert compiled[:2].view(np.float16)[0] == 2.0

@@ -194,16 +194,17 @@ class DTypeNameType(types.Type):
     compiled every class's lanes of every kernel it calls, 13 s for a first Add/Mul/Exp VF against 7.6 s with a
     literal). A variable holding names of two kinds unifies to kind None (every class, the kind read at run time).
     It compares with a string by spelling (`T == "half"`, as the same VF run as plain Python compares its str:
-    reg.py's eq/ne overloads), converts to an integer where one is expected, and reaches the kernels as an int64
-    kind (reg.py _vf_kind), so no kernel compiles for the name itself."""
+    reg.py's eq/ne overloads; a number it never equals, as a str), is no integer (`T + 1` does not compile, as it
+    raises plain), and reaches the kernels as an int64 kind (reg.py _vf_kind), so no kernel compiles for the name
+    itself."""
 
     def __init__(self, kind):
         self.kind = kind
         super().__init__("dtype_name" if kind is None else f"dtype_name(kind={kind})")
 
     def can_convert_to(self, typingctx, other):
-        if isinstance(other, types.Integer):
-            return Conversion.safe
+        # no conversion to an integer (the name is a str in the plain run): numba's int templates took `T == 0`
+        # and `T + 1` as the spelling index, True and a number compiled where plain Python says False and raises
         if isinstance(other, DTypeNameType) and other.kind is None:
             return Conversion.safe
         return None
