@@ -39,7 +39,7 @@ from .api._scalar import scalar_bits
 from .api.elementwise import DivAlgo
 from .core import current_core
 from .devices import DEVICES
-from .dtypes import ALL, resolve
+from .dtypes import ALL, _d28_name, resolve
 from .enums import RoundMode
 from .errors import (AscendJitError, ParameterError, StateError, UncompiledVFWarning, UnsupportedDeviceError,
                      UnsupportedDTypeError)
@@ -1521,36 +1521,42 @@ def _spelling_of_name(name):
     return -1
 
 
+_DTYPE_LEGAL = ", ".join(d.name for d in ALL)  # dtypes.resolve's legal list
+
+
 @njit(cache=True)
-def _kind_of_name(name):
+def _kind_of_name(name, api):
+    """The kind of a dtype-name string; a string that names none is plain Python's refusal (dtypes.resolve's
+    UnsupportedDTypeError naming the API; simd_vf runs a VF plain for the other spellings plain Python reads)."""
     spelling = _spelling_of_name(name)
     if spelling < 0:
-        raise ParameterError("RegTensor", "dtype", name, "a dtype name (half, float, bfloat16, int8 ... uint64)",
-                             DEVICE)
+        raise UnsupportedDTypeError(api, "dtype", name, _DTYPE_LEGAL, DEVICE)
     return _SPELLING_KINDS[spelling]
 
 
-def _vf_kind(dtype):
+def _vf_kind(dtype, api="RegTensor"):
     return _KIND_NAMES[dtype] if isinstance(dtype, str) else int(dtype)
 
 
 @overload(_vf_kind, prefer_literal=True)
-def _ol_vf_kind(dtype):
+def _ol_vf_kind(dtype, api="RegTensor"):
     """Compiled code names a dtype by a VF's dtype-name argument (what simd_vf passes), by a string literal in the VF
-    (resolved at compile time: no string compare per call), by a string variable or by a kind code."""
+    (resolved at compile time: no string compare per call), by a string variable or by a kind code. `api`: the Reg
+    call a string that names no dtype is refused for, as plain Python names it (a literal)."""
     if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
         kind = _KIND_NAMES[dtype.literal_value]
-        return lambda dtype: np.int64(kind)  # np.int64: a literal would compile the kernels once per dtype
-    if isinstance(dtype, impl.DTypeNameType):
+        return lambda dtype, api="RegTensor": np.int64(kind)  # np.int64: a literal would compile the kernels once
+    if isinstance(dtype, impl.DTypeNameType):                 # per dtype
         if dtype.kind is not None:  # the kind its type carries (a value: see the literal's case)
             kind = dtype.kind
-            return lambda dtype: np.int64(kind)
-        return lambda dtype: _SPELLING_KINDS[impl.spelling_index(dtype)]
+            return lambda dtype, api="RegTensor": np.int64(kind)
+        return lambda dtype, api="RegTensor": _SPELLING_KINDS[impl.spelling_index(dtype)]
     if isinstance(dtype, types.Integer):
         # no such call: an int is no dtype name (plain Python refuses it with UnsupportedDTypeError), and compiled
         # it had run as a kind code (RegTensor(3) a uint8 register); the VF runs plain and refuses it (audit19r)
         return None
-    return lambda dtype: _kind_of_name(dtype)
+    name = api.literal_value if isinstance(api, types.StringLiteral) else "RegTensor"
+    return lambda dtype, api="RegTensor": _kind_of_name(dtype, name)
 
 
 def _dtype_name_eq(a, b):
@@ -1573,6 +1579,10 @@ def _dtype_name_eq(a, b):
         if swap:
             return lambda a, b: impl.spelling_index(b) == _spelling_of_name(a)
         return lambda a, b: impl.spelling_index(a) == _spelling_of_name(b)
+    if isinstance(b, (types.Number, types.Boolean, types.NoneType, types.Omitted)):
+        # a str never equals a number (`"half" == 0` is False plain): numba had compared the spelling index,
+        # which the name converts to as an integer, so `T == 0` was True for "half" compiled (session 20 review)
+        return lambda a, b: False
     return None
 
 
@@ -1650,7 +1660,7 @@ def _ol_maskreg():
 def _ol_update_mask(dtype, n):
     if not isinstance(n, types.Integer):  # a float count is no such call: the VF runs plain and refuses it, as
         return None                        # plain Python's as_int does (it ran with the float truncated)
-    return lambda dtype, n: impl.update_mask(_vf_kind(dtype), n)
+    return lambda dtype, n: impl.update_mask(_vf_kind(dtype, "UpdateMask"), n)
 
 
 @overload(CreateMask, prefer_literal=True)
@@ -1659,9 +1669,9 @@ def _ol_create_mask(dtype, pattern=0):
         return None                          # omitted default ALL
     if isinstance(pattern, int) or _absent(pattern):  # omitted (the Python default arrives): ALL, the common case,
         # every lane, without compiling create_mask's patterns (issue 20)
-        return lambda dtype, pattern=0: impl.all_lanes_mask(_vf_kind(dtype))
+        return lambda dtype, pattern=0: impl.all_lanes_mask(_vf_kind(dtype, "CreateMask"))
     # the pattern as an int64 value: a literal default or an enum member would each compile create_mask again
-    return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype), _PATTERN(pattern))
+    return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype, "CreateMask"), _PATTERN(pattern))
 
 
 @overload(GetVecLen)
@@ -2624,6 +2634,8 @@ overload(UnPack)(_ol_pack_unpack("UnPack", mv.unpack))
 
 
 def _ol_interleave(inverse):
+    api = "DeInterleave" if inverse else "Interleave"
+
     def typer(dst0, dst1, src0, src1, dtype):
         if not (_is_mask_array(dst0) and _is_mask_array(dst1)):
             return None  # plain Python refuses them (_interleave)
@@ -2631,7 +2643,7 @@ def _ol_interleave(inverse):
         def impl_(dst0, dst1, src0, src1, dtype):
             # np.bool_: the closure's constant typed as a literal compiled both kernels once per direction
             mv.interleave(impl.borrow(dst0), impl.borrow(dst1), impl.words(src0), impl.words(src1),
-                          ops.interleave_group(_vf_kind(dtype), np.bool_(inverse)), np.bool_(inverse))
+                          ops.interleave_group(_vf_kind(dtype, api), np.bool_(inverse)), np.bool_(inverse))
         return impl_
     return typer
 
@@ -2643,7 +2655,7 @@ overload(DeInterleave, prefer_literal=True)(_ol_interleave(True))
 @overload(MoveMask, prefer_literal=True)
 def _ol_move_mask(dtype):
     """MoveMask in a compiled VF reads the register simd_vf passes in (jit/reg_move.py MOVE_MASK_STATE)."""
-    return lambda dtype: mv.move_mask_in_vf(_vf_kind(dtype))
+    return lambda dtype: mv.move_mask_in_vf(_vf_kind(dtype, "MoveMask"))
 
 
 def _uses(fn, name):
@@ -2767,15 +2779,33 @@ def _no_plan(args):
 _REGISTER_ARRAY_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint64), np.dtype(np.int64))
 
 
+@functools.lru_cache(maxsize=256)
+def _other_dtype_spelling(name):
+    """Whether plain Python's dtypes.resolve reads `name` (none of _KIND_NAMES) as a dtype or names it an
+    out-of-scope type (SPEC-2 D28, its own refusal): the VF runs plain for it. Any other string stays a string in
+    compiled code (a VF may compare it), refused as a dtype as plain Python refuses it (_kind_of_name)."""
+    try:
+        resolve(name)
+    except AscendJitError:
+        return _d28_name(name) is not None
+    return True
+
+
 def _runs_plain(args):
     """Whether a VF call's arguments hold values numba cannot pass on: a NaN's payload (bits a float does not carry,
     D29), an int no 64-bit type holds, an array compiled code would take for a register (_REGISTER_ARRAY_DTYPES).
     The plain run takes them as plain Python does (SPEC-2 11.1: identical results; a Reg call refuses the array).
+    A string plain Python reads as a dtype that is none of the 13 spellings compiled code knows runs plain too
+    (_other_dtype_spelling: "HALF", "int32_t", "f2" are half and int32 registers in plain Python; compiled code
+    refused them).
     One loop that tests the cheap type first: it runs on every call no plan takes (a given UnalignRegForStore)."""
     for a in args:
         kind = type(a)
         if kind is int:
             if not _INT64_MIN <= a <= UINT64_MAX:
+                return True
+        elif isinstance(a, str):
+            if a not in _KIND_NAMES and _other_dtype_spelling(a):
                 return True
         elif kind in _PAYLOAD_NAN_SCALARS:
             if a != a:
@@ -2828,6 +2858,14 @@ def _numba_reason(error):
     lines = [line.strip() for line in re.sub(r"\x1b\[[0-9;]*m", "", str(error)).splitlines()]
     reasons = [line for line in lines if line and not line.startswith(("Failed in", "During:"))]
     return reasons[0] if reasons else lines[0]
+
+
+def _plan_key(args, kinds):
+    """The key of a VF call's plan: the tuple of its arguments' Python types (`kinds`), a dtype name's DTypeName
+    class in its str's place (the VF compiles per kind: jit/reg.py DTypeNameType)."""
+    if str not in kinds:
+        return kinds
+    return tuple(type(_DTYPE_NAME_ARGS.get(a, a)) if k is str else k for a, k in zip(args, kinds))
 
 
 def _planned_call(api, kinds, key, entry):
@@ -2938,13 +2976,11 @@ def simd_vf(fn):
     # and runs the compiled VF. The first call with a tuple of argument types writes a straight-line converter for
     # that tuple which ends in the entry point numba compiled for it (_planned_call), so later calls skip both the
     # generic conversion loop and numba's dispatcher: together they cost more than the loop of a typical VF.
-    plans, last = {}, [_no_plan]
+    plans, last, warned = {}, [_no_plan], set()
 
     def slow_call(args):
         kinds = tuple(map(type, args))
-        # a plan per tuple of types, a dtype name's type being its kind's (the VF compiled per kind: DTypeNameType)
-        key = kinds if str not in kinds else tuple(type(_DTYPE_NAME_ARGS.get(a, a)) if k is str else k
-                                                   for a, k in zip(args, kinds))
+        key = _plan_key(args, kinds)
         plan = plans.get(key)
         if plan is not None:
             last[0] = plan
@@ -2981,10 +3017,14 @@ def simd_vf(fn):
             raise
         except Exception:
             raise compile_error from None
-        warnings.warn(f"ascend_jit: the VF {fn.__qualname__} runs as plain Python for arguments of types "
-                      f"{[k.__name__ for k in kinds]}: numba cannot compile it ({_numba_reason(compile_error)})",
-                      UncompiledVFWarning, stacklevel=4)
-        plans[key] = last[0] = lambda args: plain(*args) if tuple(map(type, args)) == kinds else _MISS
+        if kinds not in warned:  # one warning per tuple of Python types, not per dtype name's kind of it
+            warned.add(kinds)
+            warnings.warn(f"ascend_jit: the VF {fn.__qualname__} runs as plain Python for arguments of types "
+                          f"{[k.__name__ for k in kinds]}: numba cannot compile it ({_numba_reason(compile_error)})",
+                          UncompiledVFWarning, stacklevel=4)
+        # checked by key, not by Python types alone: the VF may compile for another kind of the same spelling type
+        # (registers of two known kinds that Copy refuses, say), so this plan must not run a call of that kind plain
+        plans[key] = last[0] = lambda args: plain(*args) if _plan_key(args, tuple(map(type, args))) == key else _MISS
         return result
 
     parameters = inspect.signature(fn)

@@ -271,7 +271,7 @@ def _names_in_a_loop(out, a, T, C):
 
 def test_dtype_names_of_two_kinds_in_a_tuple_loop_and_a_list_compile():
     """Names of two kinds still compile where numba needs one element type (a `for` over their tuple, a list):
-    they are the kind-less name there (jit/reg.py _IterNamesOfKinds, DTypeNameType.unify), with the bits of the
+    they are the kind-less name there (jit/reg.py _OfOneKind, DTypeNameType.unify), with the bits of the
     plain run; no UncompiledVFWarning."""
     vf = R.simd_vf(_names_in_a_loop)
     core = aj.Core(D950)
@@ -287,3 +287,80 @@ def test_dtype_names_of_two_kinds_in_a_tuple_loop_and_a_list_compile():
             vf.py_func(want, a, "half", other)
         assert np.array_equal(out.numpy().view(np.uint16), want.numpy().view(np.uint16)), other
     assert len(vf.compiled.signatures) == 3
+
+
+def _tuples_of_two_kinds(out, a, T, C, i):
+    adds = 0
+    for j, t in enumerate((T, C)):  # enumerate and zip over names of two kinds
+        if t == "half":
+            adds += j + 1
+    for t, k in zip((T, C), (4, 8)):
+        if t == "float":
+            adds += k
+    names = (T, C)
+    if C in names:  # `in` over them
+        adds += 16
+    if T in (C, C):  # `in` over names of one kind against a name of another
+        adds += 32
+    regs = (R.RegTensor(names[i]), R.RegTensor(C))  # a run-time index; registers of two kinds in a tuple
+    m = R.CreateMask(T)
+    R.LoadAlign(regs[0], a, 0)
+    for r in regs:  # iterated as plain registers
+        R.Duplicate(r, 1, m)
+    R.LoadAlign(regs[i], a, 0)  # indexed at run time
+    R.Adds(regs[i], regs[i], adds, m)
+    R.StoreAlign(out, regs[i], m, 0)
+
+
+def test_tuples_of_names_or_registers_of_two_kinds_compile():
+    """A tuple of dtype names of two kinds, or of registers of two kinds, is heterogeneous now that their types
+    carry kinds; numba iterates, enumerates, zips, indexes at run time and searches (`in`) only tuples of one
+    type, which these had been before (one dtype-name type, plain registers). They compile as the tuple of the
+    kind-less type (jit/reg.py _OfOneKind), with the plain run's bits and no UncompiledVFWarning (they had run
+    plain, with one)."""
+    vf = R.simd_vf(_tuples_of_two_kinds)
+    core = aj.Core(D950)
+    a = core.local_tensor("half", 128)
+    a[:] = np.arange(128) - 60.5
+    for other in ("float", "half", "int32"):
+        out, want = core.local_tensor("half", 128), core.local_tensor("half", 128)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", aj.UncompiledVFWarning)
+            with core:
+                vf(out, a, "half", other, 0)
+        with core:
+            vf.py_func(want, a, "half", other, 0)
+        assert np.array_equal(out.numpy().view(np.uint16), want.numpy().view(np.uint16)), other
+    assert len(vf.compiled.signatures) == 3
+
+
+def _copy_when_half(out, a, T):
+    r, h = R.RegTensor(T), R.RegTensor("half")
+    m = R.CreateMask(T)
+    R.LoadAlign(r, a, 0)
+    if T == "half":  # a float r: Copy of registers of two known kinds has no typing, the VF runs plain
+        R.Copy(h, r, m)
+        R.Adds(r, h, 1, m)
+    R.StoreAlign(out, r, m, 0)
+
+
+def test_a_vf_that_runs_plain_for_one_kind_compiles_for_another():
+    """A VF numba cannot compile for "float" (it runs plain, with an UncompiledVFWarning) compiles when called
+    with "half": the plain run's plan, kept for the float kind, must not take the half call (it had checked the
+    Python types alone, str for both, and so ran every later call plain). An int32 call runs plain too, without a
+    second warning for the same Python argument types (one per tuple of types, as before names carried kinds)."""
+    vf = R.simd_vf(_copy_when_half)
+    core = aj.Core(D950)
+    for dtype in ("float", "half", "int32", "half", "int32"):
+        a = core.local_tensor(dtype, 128)
+        a[:] = np.arange(128) - 60.5
+        out, want = core.local_tensor(dtype, 128), core.local_tensor(dtype, 128)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with core:
+                vf(out, a, dtype)
+        assert [w.category for w in caught] == ([aj.UncompiledVFWarning] if dtype == "float" else [])
+        with core:
+            vf.py_func(want, a, dtype)
+        assert np.array_equal(out.numpy().view(np.uint8), want.numpy().view(np.uint8)), dtype
+    assert [str(sig[-1]) for sig in vf.compiled.signatures] == ["dtype_name(kind=0)"]

@@ -517,3 +517,65 @@ def test_an_int_where_a_dtype_name_belongs_is_refused_compiled_as_plain(which):
             errors.append(str(refused.value))
     assert errors[0] == errors[1] and "= 3" in errors[0]
     assert (dst.numpy() == 7).all()
+
+
+@R.simd_vf
+def _named_by(out, src, T):
+    m, n = R.UpdateMask(T, 100)
+    r = R.RegTensor(T)
+    R.LoadAlign(r, src, 0)
+    R.StoreAlign(out, r, R.CreateMask(T), 0)
+    R.StoreAlign(out, r, m, R.GetVecLen() // 2)
+
+
+@pytest.mark.parametrize("name, dtype", [("HALF", "half"), ("int32_t", "int32"), ("Float", "float"), ("f2", "half"),
+                                         ("float64", "half"), ("foo", "half"), ("halfs", "half")])
+def test_a_dtype_spelling_compiled_code_does_not_know_is_read_as_plain_python_reads_it(name, dtype):
+    """Plain Python reads a dtype name with dtypes.resolve (any case, C names, numpy codes): the VF runs plain for
+    such a spelling (compiled code had refused "HALF" or "int32_t", which plain Python takes as half and int32). A
+    string that names no dtype is plain Python's refusal, UnsupportedDTypeError naming the API (compiled code had
+    raised a ParameterError naming RegTensor); float64 is D28's."""
+    results = []
+    for compiled in (True, False):
+        core = aj.Core(D950)
+        src, out = core.local_tensor(dtype, 256), core.local_tensor(dtype, 256)
+        src[:] = np.arange(256) % 100
+        with core:
+            try:
+                (_named_by if compiled else _named_by.py_func)(out, src, name)
+                error = None
+            except aj.AscendJitError as e:
+                error = (type(e), str(e))
+        results.append((core.ub.copy(), error))
+    (compiled_ub, compiled_error), (plain_ub, plain_error) = results
+    assert compiled_error == plain_error
+    assert np.array_equal(compiled_ub, plain_ub)
+    assert (plain_error is None) == (name not in ("float64", "foo", "halfs"))
+    if plain_error is not None:
+        assert plain_error[0] is aj.UnsupportedDTypeError and plain_error[1].startswith("UpdateMask:")
+
+
+@R.simd_vf
+def _name_against_numbers(out, T):
+    full = R.CreateMask("half")
+    r = R.RegTensor("half")
+    k = 0
+    if T == 0:  # the spelling index of "half"
+        k += 1
+    if 1 != T:  # the spelling index of "float16"
+        k += 2
+    if T == 0.0:
+        k += 4
+    if T == False:  # noqa: E712 (the comparison under test)
+        k += 8
+    R.Duplicate(r, k, full)
+    R.StoreAlign(out, r, full, 0)
+
+
+@pytest.mark.parametrize("t", ["half", "float16", "float"])
+def test_a_dtype_name_never_equals_a_number(t):
+    """A dtype name is a str in the plain run, unequal to every number; compiled it had converted to its spelling
+    index where numba's integer comparison took it, so `T == 0` was True for "half"."""
+    compiled, plain = _both(_name_against_numbers, lambda core: (core.local_tensor("half", HALF_LANES), t))
+    assert np.array_equal(compiled, plain)
+    assert compiled[:2].view(np.float16)[0] == 2.0

@@ -194,16 +194,17 @@ class DTypeNameType(types.Type):
     compiled every class's lanes of every kernel it calls, 13 s for a first Add/Mul/Exp VF against 7.6 s with a
     literal). A variable holding names of two kinds unifies to kind None (every class, the kind read at run time).
     It compares with a string by spelling (`T == "half"`, as the same VF run as plain Python compares its str:
-    reg.py's eq/ne overloads), converts to an integer where one is expected, and reaches the kernels as an int64
-    kind (reg.py _vf_kind), so no kernel compiles for the name itself."""
+    reg.py's eq/ne overloads; a number it never equals, as a str), is no integer (`T + 1` does not compile, as it
+    raises plain), and reaches the kernels as an int64 kind (reg.py _vf_kind), so no kernel compiles for the name
+    itself."""
 
     def __init__(self, kind):
         self.kind = kind
         super().__init__("dtype_name" if kind is None else f"dtype_name(kind={kind})")
 
     def can_convert_to(self, typingctx, other):
-        if isinstance(other, types.Integer):
-            return Conversion.safe
+        # no conversion to an integer (the name is a str in the plain run): numba's int templates took `T == 0`
+        # and `T + 1` as the spelling index, True and a number compiled where plain Python says False and raises
         if isinstance(other, DTypeNameType) and other.kind is None:
             return Conversion.safe
         return None
@@ -247,28 +248,43 @@ def _dtype_name_to_any_kind(context, builder, fromty, toty, value):
     return value
 
 
-def _names_of_kinds(tup):
-    """Whether `tup` is a tuple of dtype names of several kinds (a tuple of one kind is a UniTuple, iterable)."""
-    return isinstance(tup, types.Tuple) and all(isinstance(t, DTypeNameType) for t in tup.types)
+def _of_one_kind(context, t):
+    """The UniTuple numba iterates and indexes in place of `t` when `t` is a tuple of dtype names of several kinds
+    (as names of no known kind) or of registers of several kinds (KindRegisters of two kinds, or one and a plain
+    register: as plain registers); None for any other type. Such tuples are heterogeneous, which numba neither
+    iterates nor indexes at run time, and enumerates or zips neither; before kinds were typed they were tuples of
+    one type (one DTypeNameType, plain registers) and compiled."""
+    if not isinstance(t, types.Tuple) or not t.types:
+        return None
+    if all(isinstance(e, DTypeNameType) for e in t.types):
+        return types.UniTuple(DTYPE_NAME_TYPES[-1], len(t))
+    if any(isinstance(e, KindRegister) for e in t.types) and \
+            all(isinstance(e, types.Array) and e.dtype == types.uint8 and e.ndim == 1 for e in t.types):
+        unified = context.unify_types(*t.types)
+        if isinstance(unified, types.Array) and not isinstance(unified, KindRegister):
+            return types.UniTuple(unified, len(t))
+    return None
 
 
-@infer
-class _IterNamesOfKinds(AbstractTemplate):
-    """`for t in (T, C)` over dtype names of two kinds iterates them as names of no known kind (their tuple is
-    heterogeneous, which numba does not iterate; the names of one DTypeNameType before kinds were typed were)."""
-    key = "getiter"
+class _OfOneKind(AbstractTemplate):
+    """`for t in (T, C)`, `enumerate`/`zip` over such a tuple, `(T, C)[i]` and `T in (C, D)` with names (or
+    registers) of several kinds: the call typed as on the tuple of one element type (_of_one_kind), which the
+    lowering casts the tuple to (numba casts every argument to its signature's type), so numba's own tuple
+    implementations run."""
 
     def generic(self, args, kws):
-        if len(args) == 1 and not kws and _names_of_kinds(args[0]):
-            return signature(types.UniTupleIter(types.UniTuple(DTYPE_NAME_TYPES[-1], len(args[0]))), args[0])
-        return None
+        one = tuple(_of_one_kind(self.context, a) or a for a in args)
+        if one == tuple(args):
+            return None
+        return self.context.resolve_function_type(self.key, one, kws)
 
 
-@lower_builtin("getiter", types.Tuple)
-def _iter_names_of_kinds(context, builder, sig, args):
-    names = sig.return_type.container
-    value = context.cast(builder, args[0], sig.args[0], names)
-    return context.get_function("getiter", signature(sig.return_type, names))(builder, (value,))
+for _key in ("getiter", operator.getitem, operator.contains, enumerate, zip):
+    _template = type("_OfOneKind", (_OfOneKind,), {"key": _key})
+    if isinstance(_key, str):
+        infer(_template)
+    else:
+        infer_global(_key)(_template)
 
 
 @intrinsic
