@@ -11,6 +11,7 @@ class AscendJitError(Exception):
 
     def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
         parameter, value = _named_kinds(parameter, value)
+        legal = _named_legal(legal)
         if device is None and parameter == "device" and isinstance(value, str):
             # "not offered on this device" (SPEC-2 1.9) refusals give the call's device as the value: it is also the
             # device the message names, inside `with core:` or not (audit16m)
@@ -50,6 +51,24 @@ def _named_kinds(parameter, value):
     if parameter.endswith("kinds"):
         return stem + "dtypes", names
     return stem + "dtype", names[0]
+
+
+def _named_legal(legal):
+    """A legal range a compiled kernel gives as a tuple of kind codes and texts, naming other operands' dtypes as
+    plain Python does ("half, the source's (...)", "int32 for a int16 source (...)"): each code's dtype name and
+    each text, in order."""
+    if not (isinstance(legal, tuple) and legal and any(isinstance(p, str) for p in legal)):
+        return legal
+    from .dtypes import ALL  # dtypes imports this module
+    parts = []
+    for part in legal:
+        if isinstance(part, str):
+            parts.append(part)
+        elif isinstance(part, int) and not isinstance(part, bool) and 0 <= part < len(ALL):
+            parts.append(ALL[part].name)
+        else:
+            return legal
+    return "".join(parts)
 
 
 class ParameterError(AscendJitError, ValueError):

@@ -65,22 +65,15 @@ REDUCE_EXTREME_DTYPES = ("int16", "uint16", "half", "int32", "uint32", "float", 
 # Max, Min, Div, Exp: not in SPEC-2 11; the 950 Memory-API instruction's dtypes and numerics (docs/decisions.md)
 ENGINE_OPS = {"Max": ops.ew.MAX, "Min": ops.ew.MIN, "Div": ops.ew.DIV, "Exp": ops.ew.EXP,
               "LeakyRelu": ops.ew.LEAKY_RELU, "Prelu": ops.PRELU}
-ENGINE_DTYPES = {"Max": REGISTER_DTYPES, "Min": REGISTER_DTYPES,
-                 "Div": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
-                 "Exp": ("half", "float"), "LeakyRelu": ("half", "float"), "Prelu": ("half", "float")}
+ENGINE_DTYPES = ops.ENGINE_DTYPES  # with the refusal texts a compiled VF gives in plain Python's words
 _ENGINE_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in ENGINE_DTYPES.items()}
 # Adds, Muls, Maxs, Mins and the unary Abs, Relu, Neg, Ln, Log, Sqrt: not in SPEC-2 11; the devkit's Reg pages
 # (DK `R/基础算术/*.md` 数据类型, complex types D28) and the 950 Memory-API numerics (docs/decisions.md "Reg API")
-SCALAR_DTYPES = {"Adds": REGISTER_DTYPES, "Maxs": REGISTER_DTYPES, "Mins": REGISTER_DTYPES,
-                 "Muls": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
-                 "LeakyRelu": ("half", "float")}
+SCALAR_DTYPES = ops.SCALAR_DTYPES
 _SCALAR_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in SCALAR_DTYPES.items()}
 UNARY_OPS = {"Abs": ops.ew.ABS, "Relu": ops.ew.RELU, "Neg": ops.NEG, "Ln": ops.ew.LN, "Log": ops.LOG,
              "Sqrt": ops.ew.SQRT}
-UNARY_DTYPES = {"Abs": ("int8", "int16", "half", "int32", "float", "int64"),
-                "Relu": ("half", "int32", "float", "int64"),
-                "Neg": ("int8", "int16", "half", "int32", "float", "int64"), "Ln": ("half", "float"),
-                "Log": ("half", "float"), "Sqrt": ("half", "float")}
+UNARY_DTYPES = ops.UNARY_DTYPES
 _UNARY_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in UNARY_DTYPES.items()}
 _INTEGERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
 SHIFT_OPS = {"ShiftLefts": ops.SHIFT_LEFT, "ShiftRights": ops.SHIFT_RIGHT}

@@ -213,3 +213,40 @@ def test_pair_reduce_elem_dtypes_are_refused_compiled_in_plain_words(dst_type, s
                 run(out, src, dst_type, src_type)
             messages.append(str(refused.value))
     assert messages[0] == messages[1], messages
+
+
+_ONE_OP = {  # one VF per family whose dtype refusal a compiled kernel words itself
+    "Abs": "R.Abs(d, a, m)", "Exp": "R.Exp(d, a, m)", "Div": "R.Div(d, a, a, m)", "Mul": "R.Mul(d, a, a, m)",
+    "Muls": "R.Muls(d, a, 2, m)", "Adds": "R.Adds(d, a, 2, m)", "ReduceSum": "R.ReduceSum(d, a, m)",
+    "ReduceMax": "R.Reduce(d, a, m, R.ReduceType.MAX)"}
+
+
+def _one_op_vf(op):
+    namespace = {"R": R}
+    exec(f"def vf(out, src, T, D):\n    a, d = R.RegTensor(T), R.RegTensor(D)\n    m = R.CreateMask(T)\n"  # noqa: S102
+         f"    R.LoadAlign(a, src)\n    {_ONE_OP[op]}\n", namespace)
+    return namespace["vf"]
+
+
+@pytest.mark.parametrize("op, src_type, dst_type", [
+    ("Abs", "uint16", "uint16"), ("Abs", "half", "float"), ("Exp", "int32", "int32"), ("Div", "uint8", "uint8"),
+    ("Mul", "int8", "int8"), ("Muls", "bfloat16", "bfloat16"), ("Muls", "int32", "int16"), ("Adds", "half", "float"),
+    ("ReduceSum", "int8", "int8"), ("ReduceSum", "int16", "int16"), ("ReduceSum", "half", "float"),
+    ("ReduceMax", "uint8", "uint8")], ids=str)
+def test_compiled_and_plain_refuse_a_dtype_in_the_same_words(op, src_type, dst_type):
+    """The whole message too (parameter, value, legal range): the kernels' refusals of the unary, engine,
+    tensor-scalar, Mul and Reduce dtypes word them as plain Python does (the review of session 20 found 64 of
+    these pairs worded apart: 'dst/src dtypes' = ('int32', ...) against 'dtype' = 'int32', other legal lists)."""
+    plain = _one_op_vf(op)
+    words = []
+    for vf in (R.simd_vf(plain), plain):
+        with aj.Core("ascend950") as core:
+            src = core.local_tensor(src_type, 256)
+            out = core.local_tensor(src_type, 256)
+            ub = core.ub.copy()
+            with pytest.raises(AscendJitError) as refused:
+                vf(out, src, src_type, dst_type)
+            assert (core.ub == ub).all()
+        words.append((type(refused.value), str(refused.value)))
+    assert words[0] == words[1]
+

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from ..dtypes import ALL
 from ..errors import ParameterError, UnsupportedDTypeError
 from . import elementwise as ew
 from .lanes import (abs_lane, div_lane, exp_float_run, exp_lane, fma_lane, int_abs_lane, int_div_lane, int_max_lane,
@@ -181,8 +182,8 @@ def half_full_case(dst_kind, kind0, kind1, words, merging):
 def _check_binary(dk, k0, k1, op, merging):
     # src0's dtype first, as plain Python checks it before the kernel runs
     if op == MUL and (k0 == KIND_INT8 or k0 == KIND_UINT8):
-        raise UnsupportedDTypeError("Mul", "kind", k0, "int16, uint16, half, bfloat16, int32, uint32, float, "
-                                    "int64, uint64 (SPEC-2 11.2)", DEVICE)
+        raise UnsupportedDTypeError("Mul", "kind", k0, "half, float, bfloat16, int16, uint16, int32, uint32, int64, "
+                                    "uint64 (SPEC-2 11.2)", DEVICE)  # plain Python's list (reg.py ARITH_DTYPES)
     if dk != k0 or dk != k1:
         raise UnsupportedDTypeError(_OP_NAMES[op], "dst/src0/src1 kinds", (dk, k0, k1),
                                     "one element type for dst, src0 and src1 (SPEC-2 11.2)", DEVICE)
@@ -400,13 +401,22 @@ def interleave_group(kind, inverse):
 # --- Reduce --------------------------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _check_reduce(op, dk, sk):
+    # plain Python's order and words (reg.py Reduce): the source's dtype against the op's table, then SUM's dst
+    # dtype against the one its source sums into; MAX/MIN with another dst dtype is this kernel's refusal in both
+    sk_ok = sk == KIND_HALF or sk == KIND_FLOAT or sk == KIND_INT16 or sk == KIND_UINT16 or sk == KIND_INT32 or \
+        sk == KIND_UINT32 or sk == KIND_INT64 or sk == KIND_UINT64
+    if not sk_ok:
+        if op == SUM:
+            raise UnsupportedDTypeError("Reduce", "kind", sk, "half, float, int16, uint16, int32, uint32, int64, "
+                                        "uint64 (SPEC-2 11.4)", DEVICE)
+        raise UnsupportedDTypeError("Reduce", "kind", sk, "int16, uint16, half, int32, uint32, float, int64, uint64 "
+                                    "(SPEC-2 11.4)", DEVICE)
     if op == SUM:
-        ok = (dk == sk and (sk == KIND_HALF or sk == KIND_FLOAT or sk == KIND_INT32 or sk == KIND_UINT32 or
-                            sk == KIND_INT64 or sk == KIND_UINT64)) or \
-             (dk == KIND_INT32 and sk == KIND_INT16) or (dk == KIND_UINT32 and sk == KIND_UINT16)
-    else:
-        ok = dk == sk and (sk == KIND_HALF or sk == KIND_FLOAT or sk == KIND_INT16 or sk == KIND_UINT16 or
-                           sk == KIND_INT32 or sk == KIND_UINT32 or sk == KIND_INT64 or sk == KIND_UINT64)
+        sums_into = KIND_INT32 if sk == KIND_INT16 else (KIND_UINT32 if sk == KIND_UINT16 else sk)
+        if dk != sums_into:  # the legal range names both dtypes, as kind codes (errors.py _named_legal)
+            raise UnsupportedDTypeError("Reduce", "dst kind", dk, (sums_into, " for a ", sk, " source (SPEC-2 11.4)"),
+                                        DEVICE)
+    ok = op == SUM or dk == sk
     if not ok:
         raise UnsupportedDTypeError("Reduce", "dst/src kinds", (dk, sk),
                                     "SUM: half, float, int32<-int16|int32, uint32<-uint16|uint32, int64, uint64; "
@@ -654,9 +664,39 @@ def _merge_lanes(dst, words, size, merging):
             dst[i] = 0
 
 
+# The dtype tables of the engine's Reg ops (reg.py _engine checks dst, then each source, against them) and the legal
+# range plain Python names, indexed as ENGINE_APIS, so a compiled VF refuses a dtype in plain Python's words (the
+# names picked from tuples by index: a string built or compared at run time compiles numba's unicode functions)
+ENGINE_DTYPES = {"Max": tuple(d.name for d in ALL), "Min": tuple(d.name for d in ALL),
+                 "Div": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
+                 "Exp": ("half", "float"), "LeakyRelu": ("half", "float"), "Prelu": ("half", "float")}
+ENGINE_APIS = ("Max", "Min", "Div", "LeakyRelu", "Prelu", "Exp")
+_ENGINE_LEGAL = tuple(f"{', '.join(ENGINE_DTYPES[api])} (the 950 Memory-API table; docs/decisions.md)"
+                      for api in ENGINE_APIS)
+
+
+@njit(cache=True, inline="always")
+def _engine_api_index(ew_op):
+    if ew_op == ew.MAX:
+        return 0
+    if ew_op == ew.MIN:
+        return 1
+    if ew_op == ew.DIV or ew_op == DIV_SUBNORMALS:
+        return 2
+    if ew_op == ew.LEAKY_RELU:
+        return 3
+    if ew_op == PRELU:
+        return 4
+    return 5  # EXP
+
+
 @njit(cache=True, inline="always")
 def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
-    if dk != k0 or dk != k1 or not (allowed >> dk) & 1:
+    for k in (dk, k0, k1):  # plain Python's order: dst, then the sources, each against the op's table
+        if not (allowed >> k) & 1:
+            api = _engine_api_index(ew_op)
+            raise UnsupportedDTypeError(ENGINE_APIS[api], "kind", k, _ENGINE_LEGAL[api], DEVICE)
+    if dk != k0 or dk != k1:  # types of the table that differ: plain Python's kernel call raises this too
         if ew_op == ew.MAX:
             raise UnsupportedDTypeError("Max", "dst/src kinds", (dk, k0, k1), "one type of the 950 Max table "
                                         "(SPEC-2 2.2)", DEVICE)
@@ -832,26 +872,26 @@ NEG, LOG = 48, 49  # Neg (the element-wise engine has none) and Log (DK: Ln unde
 UNARY_OP_GROUPS = {ew.ABS: 0, ew.RELU: 0, NEG: 0, ew.LN: 1, LOG: 1, ew.SQRT: 2}
 
 
+# The unary ops' dtype tables (DK R/基础算术/<op>.md) and plain Python's refusal texts (reg.py _same_dtype: the
+# source's dtype against the table, then dst's against the source's), indexed as UNARY_APIS
+UNARY_DTYPES = {"Abs": ("int8", "int16", "half", "int32", "float", "int64"),
+                "Relu": ("half", "int32", "float", "int64"),
+                "Neg": ("int8", "int16", "half", "int32", "float", "int64"), "Ln": ("half", "float"),
+                "Log": ("half", "float"), "Sqrt": ("half", "float")}
+UNARY_APIS = ("Abs", "Relu", "Neg", "Ln", "Log", "Sqrt")
+_UNARY_LEGAL = tuple(f"{', '.join(UNARY_DTYPES[api])} (DK R/基础算术/{api}.md)" for api in UNARY_APIS)
+_UNARY_SOURCE = tuple(f", the source's (DK R/基础算术/{api}.md)" for api in UNARY_APIS)  # after the source's dtype
+
+
 @njit(cache=True, inline="always")
 def _check_unary_kinds(op, dk, sk, allowed):
     if dk != sk or not (allowed >> sk) & 1:
-        if op == ew.ABS:
-            raise UnsupportedDTypeError("Abs", "dst/src kinds", (dk, sk), "one of int8, int16, half, int32, float, "
-                                        "int64 for dst and src (DK R/基础算术/Abs.md)", DEVICE)
-        if op == ew.RELU:
-            raise UnsupportedDTypeError("Relu", "dst/src kinds", (dk, sk), "one of half, int32, float, int64 for dst "
-                                        "and src (DK R/基础算术/Relu.md)", DEVICE)
-        if op == NEG:
-            raise UnsupportedDTypeError("Neg", "dst/src kinds", (dk, sk), "one of int8, int16, half, int32, float, "
-                                        "int64 for dst and src (DK R/基础算术/Neg.md)", DEVICE)
-        if op == ew.LN:
-            raise UnsupportedDTypeError("Ln", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
-                                        "(DK R/基础算术/Ln.md)", DEVICE)
-        if op == LOG:
-            raise UnsupportedDTypeError("Log", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
-                                        "(DK R/基础算术/Log.md)", DEVICE)
-        raise UnsupportedDTypeError("Sqrt", "dst/src kinds", (dk, sk), "half or float, the same for dst and src "
-                                    "(DK R/基础算术/Sqrt.md)", DEVICE)
+        api = 0 if op == ew.ABS else (1 if op == ew.RELU else (2 if op == NEG else (3 if op == ew.LN else (
+            4 if op == LOG else 5))))
+        if not (allowed >> sk) & 1:
+            raise UnsupportedDTypeError(UNARY_APIS[api], "kind", sk, _UNARY_LEGAL[api], DEVICE)
+        # the legal range names the source's dtype, given as its kind code (errors.py _named_legal)
+        raise UnsupportedDTypeError(UNARY_APIS[api], "dst kind", dk, (sk, _UNARY_SOURCE[api]), DEVICE)
 
 
 @njit(cache=True, inline="always")
@@ -952,6 +992,14 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
 # operand), no kernel of their own.
 SCALAR_OPS = ("Adds", "Muls", "Maxs", "Mins", "LeakyRelu")
 AXPY = 5  # scalar_register's index for Axpy (after SCALAR_OPS)
+# the tensor-scalar ops' dtype tables (DK R/基础算术/<op>.md) and plain Python's refusal texts (reg.py _same_dtype),
+# indexed as SCALAR_OPS
+SCALAR_DTYPES = {"Adds": tuple(d.name for d in ALL), "Maxs": tuple(d.name for d in ALL),
+                 "Mins": tuple(d.name for d in ALL),
+                 "Muls": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
+                 "LeakyRelu": ("half", "float")}
+_SCALAR_LEGAL = tuple(f"{', '.join(SCALAR_DTYPES[api])} (DK R/基础算术/{api}.md)" for api in SCALAR_OPS)
+_SCALAR_SOURCE = tuple(f", the source's (DK R/基础算术/{api}.md)" for api in SCALAR_OPS)  # after the source's dtype
 
 
 @internal
@@ -1002,26 +1050,20 @@ def scalar_register(index, allowed, dst, src, scalar):
 
 
 @internal
-def _scalar_legal(index):
-    """The dtypes of tensor-scalar instruction `index` (its devkit page), for its refusal."""
-    if index == 1:
-        return "one type of DK R/基础算术/Muls.md for dst and src (no int8, uint8, bfloat16)"
-    if index == 4:
-        return "half or float, the same for dst and src (DK R/基础算术/LeakyRelu.md)"
-    if index == AXPY:
-        return "half, float, int64 or uint64, the same for dst and src (DK R/复合计算/Axpy.md)"
-    return "one type of DK R/基础算术/Adds.md (Maxs.md, Mins.md) for dst and src (no complex, D28)"
-
-
-@internal
 def check_scalar_kinds(api_index, dk, sk, allowed):
-    """The tensor-scalar form's own dtype check (the binary kernels' refusals would name Add/Mul/Max/Min), one raise
-    site naming the instruction."""
+    """The tensor-scalar form's own dtype check (the binary kernels' refusals would name Add/Mul/Max/Min), naming
+    the instruction, the parameter and the legal range as plain Python's _same_dtype does: src's dtype outside the
+    table, else dst's differing from src's (Axpy: its page's types, the same for dst and src)."""
     if dk != sk or not (allowed >> sk) & 1:
-        # the parameter plain Python's _same_dtype names: src's dtype outside the table, else dst's differing
         ok = (allowed >> sk) & 1
-        raise UnsupportedDTypeError(scalar_api(api_index), "dst kind" if ok else "kind", dk if ok else sk,
-                                    _scalar_legal(api_index), DEVICE)
+        if api_index == AXPY:
+            raise UnsupportedDTypeError("Axpy", "dst kind" if ok else "kind", dk if ok else sk,
+                                        "half, float, int64 or uint64, the same for dst and src "
+                                        "(DK R/复合计算/Axpy.md)", DEVICE)
+        if not ok:
+            raise UnsupportedDTypeError(SCALAR_OPS[api_index], "kind", sk, _SCALAR_LEGAL[api_index], DEVICE)
+        # the legal range names the source's dtype, given as its kind code (errors.py _named_legal)
+        raise UnsupportedDTypeError(SCALAR_OPS[api_index], "dst kind", dk, (sk, _SCALAR_SOURCE[api_index]), DEVICE)
 
 
 @njit(cache=True)
