@@ -273,7 +273,13 @@ def test_dtype_names_of_two_kinds_in_a_tuple_loop_and_a_list_compile():
     """Names of two kinds still compile where numba needs one element type (a `for` over their tuple, a list):
     they are the kind-less name there (jit/reg.py _OfOneKind, DTypeNameType.unify), with the bits of the
     plain run; no UncompiledVFWarning."""
-    vf = R.simd_vf(_names_in_a_loop)
+    _compiled_as_plain_with_a_second_name_of_each_kind(_names_in_a_loop)
+
+
+def _compiled_as_plain_with_a_second_name_of_each_kind(fn, *extra):
+    """fn(out, a, "half", other, *extra) compiled, for a float, half and int32 `other`: the plain run's bits, no
+    UncompiledVFWarning, one compiled VF per kind of `other`."""
+    vf = R.simd_vf(fn)
     core = aj.Core(D950)
     a = core.local_tensor("half", 128)
     a[:] = np.arange(128) - 60.5
@@ -282,9 +288,9 @@ def test_dtype_names_of_two_kinds_in_a_tuple_loop_and_a_list_compile():
         with warnings.catch_warnings():
             warnings.simplefilter("error", aj.UncompiledVFWarning)
             with core:
-                vf(out, a, "half", other)
+                vf(out, a, "half", other, *extra)
         with core:
-            vf.py_func(want, a, "half", other)
+            vf.py_func(want, a, "half", other, *extra)
         assert np.array_equal(out.numpy().view(np.uint16), want.numpy().view(np.uint16)), other
     assert len(vf.compiled.signatures) == 3
 
@@ -318,20 +324,7 @@ def test_tuples_of_names_or_registers_of_two_kinds_compile():
     type, which these had been before (one dtype-name type, plain registers). They compile as the tuple of the
     kind-less type (jit/reg.py _OfOneKind), with the plain run's bits and no UncompiledVFWarning (they had run
     plain, with one)."""
-    vf = R.simd_vf(_tuples_of_two_kinds)
-    core = aj.Core(D950)
-    a = core.local_tensor("half", 128)
-    a[:] = np.arange(128) - 60.5
-    for other in ("float", "half", "int32"):
-        out, want = core.local_tensor("half", 128), core.local_tensor("half", 128)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", aj.UncompiledVFWarning)
-            with core:
-                vf(out, a, "half", other, 0)
-        with core:
-            vf.py_func(want, a, "half", other, 0)
-        assert np.array_equal(out.numpy().view(np.uint16), want.numpy().view(np.uint16)), other
-    assert len(vf.compiled.signatures) == 3
+    _compiled_as_plain_with_a_second_name_of_each_kind(_tuples_of_two_kinds, 0)
 
 
 def _copy_when_half(out, a, T):
