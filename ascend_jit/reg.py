@@ -81,9 +81,7 @@ SHIFT_DTYPES = {"ShiftLefts": _INTEGERS, "ShiftRights": _INTEGERS}  # DK R/逻�
 _SHIFT_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in SHIFT_DTYPES.items()}
 TERNARY_OPS = {"MulAddDst": ops.ew.MUL_ADD_DST, "MulDstAdd": ops.ew.FUSED_MUL_ADD, "AbsSub": ops.ABS_SUB,
                "Axpy": ops.ew.MUL_ADD_DST}
-TERNARY_DTYPES = {"MulAddDst": ("int16", "uint16", "half", "bfloat16", "int32", "uint32", "float", "int64", "uint64"),
-                  "MulDstAdd": ("bfloat16", "float"), "AbsSub": ("half", "float", "int64"),
-                  "Axpy": ("half", "float", "int64", "uint64")}  # DK R/复合计算/*.md (MulDstAdd half -> float: no)
+TERNARY_DTYPES = ops.TERNARY_DTYPES
 _TERNARY_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in TERNARY_DTYPES.items()}
 _NAME_OF_KIND = {d.kind: d.name for d in ALL}
 CAST_PAIRS = tuple((_NAME_OF_KIND[a], _NAME_OF_KIND[b]) for a, b in cv.PAIRS)

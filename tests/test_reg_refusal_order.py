@@ -218,7 +218,8 @@ def test_pair_reduce_elem_dtypes_are_refused_compiled_in_plain_words(dst_type, s
 _ONE_OP = {  # one VF per family whose dtype refusal a compiled kernel words itself
     "Abs": "R.Abs(d, a, m)", "Exp": "R.Exp(d, a, m)", "Div": "R.Div(d, a, a, m)", "Mul": "R.Mul(d, a, a, m)",
     "Muls": "R.Muls(d, a, 2, m)", "Adds": "R.Adds(d, a, 2, m)", "ReduceSum": "R.ReduceSum(d, a, m)",
-    "ReduceMax": "R.Reduce(d, a, m, R.ReduceType.MAX)"}
+    "ReduceMax": "R.Reduce(d, a, m, R.ReduceType.MAX)", "MulAddDst": "R.MulAddDst(d, a, a, m)",
+    "Axpy": "R.Axpy(d, a, 2, m)", "AbsSub": "R.AbsSub(a, a, d, m)"}  # AbsSub: D's register as src1
 
 
 def _one_op_vf(op):
@@ -232,10 +233,11 @@ def _one_op_vf(op):
     ("Abs", "uint16", "uint16"), ("Abs", "half", "float"), ("Exp", "int32", "int32"), ("Div", "uint8", "uint8"),
     ("Mul", "int8", "int8"), ("Muls", "bfloat16", "bfloat16"), ("Muls", "int32", "int16"), ("Adds", "half", "float"),
     ("ReduceSum", "int8", "int8"), ("ReduceSum", "int16", "int16"), ("ReduceSum", "half", "float"),
-    ("ReduceMax", "uint8", "uint8")], ids=str)
+    ("ReduceMax", "uint8", "uint8"), ("MulAddDst", "int8", "int8"), ("MulAddDst", "half", "float"),
+    ("Axpy", "int32", "int16"), ("Axpy", "uint8", "uint8"), ("AbsSub", "half", "float")], ids=str)
 def test_compiled_and_plain_refuse_a_dtype_in_the_same_words(op, src_type, dst_type):
     """The whole message too (parameter, value, legal range): the kernels' refusals of the unary, engine,
-    tensor-scalar, Mul and Reduce dtypes word them as plain Python does (the review of session 20 found 64 of
+    tensor-scalar, ternary, Mul and Reduce dtypes word them as plain Python does (the review of session 20 found 64 of
     these pairs worded apart: 'dst/src dtypes' = ('int32', ...) against 'dtype' = 'int32', other legal lists)."""
     plain = _one_op_vf(op)
     words = []

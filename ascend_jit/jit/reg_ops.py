@@ -1056,10 +1056,10 @@ def check_scalar_kinds(api_index, dk, sk, allowed):
     table, else dst's differing from src's (Axpy: its page's types, the same for dst and src)."""
     if dk != sk or not (allowed >> sk) & 1:
         ok = (allowed >> sk) & 1
-        if api_index == AXPY:
-            raise UnsupportedDTypeError("Axpy", "dst kind" if ok else "kind", dk if ok else sk,
-                                        "half, float, int64 or uint64, the same for dst and src "
-                                        "(DK R/复合计算/Axpy.md)", DEVICE)
+        if api_index == AXPY:  # plain Python's _ternary_checks words (Axpy is TERNARY_APIS[3])
+            if not ok:
+                raise UnsupportedDTypeError("Axpy", "kind", sk, _TERNARY_LEGAL[3], DEVICE)
+            raise UnsupportedDTypeError("Axpy", "dst kind", dk, (sk, _TERNARY_SOURCE[3]), DEVICE)
         if not ok:
             raise UnsupportedDTypeError(SCALAR_OPS[api_index], "kind", sk, _SCALAR_LEGAL[api_index], DEVICE)
         # the legal range names the source's dtype, given as its kind code (errors.py _named_legal)
@@ -1198,27 +1198,28 @@ def shift_amount(left, amount):
 ABS_SUB = 50  # AbsSub's op code (the engine has none)
 
 
-_TERNARY_PARAMETERS = ("kind", "dst kind", "src1 kind")
+# The ternary ops' dtype tables (DK R/复合计算/*.md; MulDstAdd's half -> float form is not offered) and plain
+# Python's refusal texts (reg.py _ternary_checks: src0's dtype against the table, dst's against src0's, then src1's),
+# indexed as TERNARY_APIS (Axpy's dst and src: scalar_register checks them first, naming Axpy)
+TERNARY_DTYPES = {"MulAddDst": ("int16", "uint16", "half", "bfloat16", "int32", "uint32", "float", "int64", "uint64"),
+                  "MulDstAdd": ("bfloat16", "float"), "AbsSub": ("half", "float", "int64"),
+                  "Axpy": ("half", "float", "int64", "uint64")}
+TERNARY_APIS = ("MulAddDst", "MulDstAdd", "AbsSub", "Axpy")
+_TERNARY_LEGAL = tuple(f"{', '.join(TERNARY_DTYPES[api])} (DK R/复合计算/{api}.md)" for api in TERNARY_APIS)
+_TERNARY_SOURCE = tuple(f", the source's (DK R/复合计算/{api}.md)" for api in TERNARY_APIS)
 
 
 @njit(cache=True, inline="always")
 def _check_ternary(op, dk, k0, k1, allowed):
-    # the parameter plain Python names (reg.py _ternary_checks): src0's dtype outside the page's table, else dst's,
-    # else src1's differing from src0's (Axpy's dst and src: scalar_register checks them first, naming Axpy)
+    # plain Python's order and words; the API and texts picked from tuples by index (comparing or building strings
+    # at run time compiled numba's unicode functions with every specialisation: 1.8 s of a first Axpy's 7 s)
     if not (allowed >> k0) & 1 or dk != k0 or k1 != k0:
-        # the parameter by its index in _TERNARY_PARAMETERS: comparing the names as strings at run time compiled
-        # numba's unicode equality with every specialisation (1.8 s of a first Axpy's 7 s; issue 20)
-        which = 0 if not (allowed >> k0) & 1 else (1 if dk != k0 else 2)
-        name = _TERNARY_PARAMETERS[which]
-        value = k0 if which == 0 else (dk if which == 1 else k1)
-        if op == ew.MUL_ADD_DST:
-            raise UnsupportedDTypeError("MulAddDst", name, value, "one type of DK R/复合计算/MulAddDst.md for dst, "
-                                        "src0, src1", DEVICE)
-        if op == ew.FUSED_MUL_ADD:
-            raise UnsupportedDTypeError("MulDstAdd", name, value, "bfloat16 or float, one type for dst, src0, src1 "
-                                        "(DK R/复合计算/MulDstAdd.md)", DEVICE)
-        raise UnsupportedDTypeError("AbsSub", name, value, "half, float or int64, one type for dst, src0, src1 "
-                                    "(DK R/复合计算/AbsSub.md)", DEVICE)
+        api = 0 if op == ew.MUL_ADD_DST else (1 if op == ew.FUSED_MUL_ADD else 2)
+        if not (allowed >> k0) & 1:
+            raise UnsupportedDTypeError(TERNARY_APIS[api], "kind", k0, _TERNARY_LEGAL[api], DEVICE)
+        if dk != k0:  # the legal range names src0's dtype, as its kind code (errors.py _named_legal)
+            raise UnsupportedDTypeError(TERNARY_APIS[api], "dst kind", dk, (k0, _TERNARY_SOURCE[api]), DEVICE)
+        raise UnsupportedDTypeError(TERNARY_APIS[api], "src1 kind", k1, (k0, ", src0's"), DEVICE)
 
 
 # The op groups of the float lanes (ternary's op-group markers, one specialisation each): the fused multiply-adds
