@@ -1706,6 +1706,7 @@ def _enum_reader(api, name, members, legal, flag=False, lo=None, hi=None, defaul
         if not lo <= v <= hi:
             raise ParameterError(api, name, value, legal=legal, device=DEVICE)
         return v == 1 if flag else v
+    read.rule = rule  # a direct call's ENUM operand checks the argument by the same rule
 
     @overload(read, inline="always")
     def _ol_read(value):
@@ -1804,6 +1805,9 @@ def _ol_offset_of(positional, keyword):
 @overload(LoadAlign)
 def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
                    mask=None, repeat_stride=None, post_mode=None, offset=None):
+    if _load_form(dst, src, _arg2, _arg3, dist, post_update_stride, data_block_stride, mask, repeat_stride,
+                  post_mode, offset) is not None:
+        return None  # a direct call of the form's kernel (_load_form)
     # an argument of another form (SPEC-2 11.6): no implementation, so the VF runs plain, whose _not_taken refuses it
     # (repeat_stride and post_mode default to None here, so a left-out one is told from a given 0)
     other_form = (_is_reg_type(src) or _is_mask_type(dst)) and not _absent_all(data_block_stride, mask, repeat_stride,
@@ -1838,9 +1842,6 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
                                   _or_default(repeat_stride, 0), _LOAD_POST_MODE(post_mode))
         return blocks
 
-    if _absent(dist) and (_absent(_arg2) or _absent(offset)):  # DIST_NORM, the hot case: one call of load_norm
-        return None                                              # (_load_norm_plan)
-
     def single(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
                mask=None, repeat_stride=None, post_mode=None, offset=None):
         return mv.load(impl.borrow(dst), impl.borrow(src), _offset_of(_arg2, offset), _LOAD_DIST(dist),
@@ -1851,6 +1852,9 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
 @overload(StoreAlign)
 def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                     data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
+    if _store_form(tensor, src, second, _arg3, _arg4, dist, post_update_stride, data_block_stride, mask,
+                   repeat_stride, post_mode, offset) is not None:
+        return None  # a direct call of the form's kernel (_store_form)
     # an argument of another form (SPEC-2 11.6): no implementation, so the VF runs plain, whose _not_taken refuses it
     if _is_reg_type(second) and not all(_absent(t) or _is_mask_type(t) for t in (_arg3, mask)) or \
             _is_mask_type(src) and not _absent(mask) or \
@@ -1885,9 +1889,6 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
                                    _or_default(repeat_stride, 0), _STORE_POST_MODE(post_mode))
         return blocks
 
-    if _absent(dist) and (_absent(_arg3) or _absent(offset)) and (_absent(second) or _absent(mask)):
-        return None  # DIST_NORM, the hot case: one call of store_norm (_store_norm_plan)
-
     def single(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
         return mv.store(impl.borrow(tensor), impl.borrow(src), impl.words(_mask_of(second, mask)),
@@ -1910,40 +1911,130 @@ def _ol_mask_of(positional, keyword):
     return lambda positional, keyword: _given_twice(True, "mask", keyword)
 
 
-def _load_norm_plan(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
-                    mask=None, repeat_stride=None, post_mode=None, offset=None):
-    """LoadAlign(reg, tensor[, offset][, post_update_stride=]) with DIST_NORM (no dist given; the offset positional
-    or `offset=`), the hot case: one call of load_norm. Every other form is _ol_load_align's."""
-    if not (_is_reg_type(dst) and isinstance(src, impl.TensorHandle)) or _is_reg_type(src) or \
-            not all(_absent(t) for t in (_arg3, dist, data_block_stride, mask, repeat_stride, post_mode)) or \
-            not (_absent(_arg2) or _absent(offset)) or \
-            not (impl.int_like(_arg2) and impl.int_like(offset) and impl.int_like(post_update_stride)):
+def _offset_operand(api, positional_index, positional, keyword):
+    """The INT operand of a load/store offset given positionally (argument positional_index) or as `offset=` (index
+    10 of LoadAlign, 11 of StoreAlign), or None when it is given twice (the overload's _offset_of refuses it when
+    called) or is no int (the overload passes it on for the kernel's refusal)."""
+    if not (_absent(positional) or _absent(keyword)) or not (impl.int_like(positional) and impl.int_like(keyword)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), \
-        (impl.INT, 2 if _absent(offset) else 10, 0, "LoadAlign", "offset", mv._INT32), \
-        (impl.INT, 5, 0, "LoadAlign", "post_update_stride", mv._INT32)
+    index = positional_index if _absent(keyword) else {"LoadAlign": 10, "StoreAlign": 11}[api]
+    return impl.INT, index, 0, api, "offset", mv._INT32
 
 
-def _store_norm_plan(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
-                     data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
-    """StoreAlign(tensor, reg, mask[, offset][, post_update_stride=]) with DIST_NORM (no dist given; the mask
-    positional or `mask=`, the offset positional or `offset=`): one call of store_norm. Every other form is
-    _ol_store_align's."""
-    words = 8 if _absent(second) else 2
-    if not (isinstance(tensor, impl.TensorHandle) and _is_reg_type(src)) or \
-            not (_absent(second) or _is_mask_type(second)) or not _is_mask_type((mask, second)[words == 2]) or \
-            not all(_absent(t) for t in (_arg4, dist, data_block_stride, repeat_stride, post_mode)) or \
-            (words == 2 and not _absent(mask)) or not (_absent(_arg3) or _absent(offset)) or \
-            not (impl.int_like(_arg3) and impl.int_like(offset) and impl.int_like(post_update_stride)):
+def _load_form(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
+               mask=None, repeat_stride=None, post_mode=None, offset=None):
+    """LoadAlign's forms (SPEC-2 11.6) as direct calls of their kernel: (kernel, plan operands), or None for a call
+    the overload _ol_load_align compiles (an offset given twice or not an int, an argument of a type the kernel
+    refuses) or that no form takes. Typed straight to the kernel call, a form compiles nothing of its own: as
+    overload closures, the forms compiled once per register kind and argument types in every process (issue 20:
+    41 s CPU of the cold test suite for LoadAlign and StoreAlign)."""
+    step = impl.INT, 5, 0, "LoadAlign", "post_update_stride", mv._INT32
+    if not (isinstance(src, impl.TensorHandle) or _is_reg_type(src) and isinstance(_arg2, impl.TensorHandle)) or \
+            not (impl.int_like(post_update_stride) and impl.enum_like(dist)):
         return None
-    return (impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, words), \
-        (impl.INT, 3 if _absent(offset) else 11, 0, "StoreAlign", "offset", mv._INT32), \
-        (impl.INT, 6, 0, "StoreAlign", "post_update_stride", mv._INT32)
+    if _is_reg_type(src):  # dual: (reg0, reg1, tensor, offset, dist)
+        off = _offset_operand("LoadAlign", 3, _arg3, offset)
+        if not _is_reg_type(dst) or off is None or not _absent_all(data_block_stride, mask, repeat_stride, post_mode):
+            return None
+        return mv.load_dual, ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), off,
+                              (impl.ENUM, 4, mv.L_DINTLV_B16, _LOAD_DUAL_DIST.rule), step)
+    off = _offset_operand("LoadAlign", 2, _arg2, offset)
+    if off is None or not _absent(_arg3):
+        return None
+    if _is_mask_array(dst):  # (mask_reg, tensor, offset, MaskDist)
+        if not _absent_all(data_block_stride, mask, repeat_stride, post_mode):
+            return None
+        return mv.load_mask, ((impl.ARG, 0), (impl.ARG, 1), off, (impl.ENUM, 4, 0, _LOAD_MASK_DIST.rule), step)
+    if not _is_reg_type(dst):
+        return None
+    if not _absent(data_block_stride):  # DATA_BLOCK_COPY: (reg, tensor, offset, data_block_stride=, mask=, ...)
+        if not (_absent_all(dist, post_update_stride) and _is_mask_type(mask) and
+                impl.int_like(data_block_stride) and impl.int_like(repeat_stride) and impl.enum_like(post_mode)):
+            return None
+        return mv.load_blocks, ((impl.ARG, 0), (impl.ARG, 1), off, _BLOCK_STRIDE_OPERAND("LoadAlign", 6),
+                                (impl.WORDS, 7), _REPEAT_STRIDE_OPERAND("LoadAlign", 8),
+                                (impl.ENUM, 9, 0, _LOAD_POST_MODE.rule))
+    if not _absent_all(mask, repeat_stride, post_mode):
+        return None
+    if _absent(dist):  # DIST_NORM, the hot case
+        return mv.load_norm, ((impl.ARG, 0), (impl.ARG, 1), off, step)
+    return mv.load, ((impl.ARG, 0), (impl.ARG, 1), off, (impl.ENUM, 4, 0, _LOAD_DIST.rule), step)
 
 
-# the DIST_NORM form ignores repeat_stride and post_mode, plain and compiled: None for them is no refusal there
-impl.direct_call(LoadAlign, mv.load_norm, _load_norm_plan, takes_none=("repeat_stride", "post_mode"))
-impl.direct_call(StoreAlign, mv.store_norm, _store_norm_plan, takes_none=("repeat_stride", "post_mode"))
+def _store_form(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
+                data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
+    """StoreAlign's forms (SPEC-2 11.6) as direct calls of their kernel, as _load_form's LoadAlign: (kernel, plan
+    operands), or None for a call the overload _ol_store_align compiles or no form takes."""
+    step = impl.INT, 6, 0, "StoreAlign", "post_update_stride", mv._INT32
+    if not isinstance(tensor, impl.TensorHandle) or not (impl.int_like(post_update_stride) and impl.enum_like(dist)):
+        return None
+    if _is_reg_type(second):  # dual: (tensor, reg0, reg1, mask, offset, dist); INTLV ignores the mask
+        off = _offset_operand("StoreAlign", 4, _arg4, offset)
+        if not _is_reg_type(src) or off is None or not _absent_all(data_block_stride, repeat_stride, post_mode) or \
+                not all(_absent(t) or _is_mask_type(t) for t in (_arg3, mask)):
+            return None
+        return mv.store_dual, ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), off,
+                               (impl.ENUM, 5, mv.S_INTLV_B16, _STORE_DUAL_DIST.rule), step)
+    if not _absent(_arg4):
+        return None
+    if _is_mask_type(src):  # (tensor, mask_reg, offset, MaskDist)
+        off = _offset_operand("StoreAlign", 2, second, offset)
+        if off is None or not _absent_all(_arg3, data_block_stride, mask, repeat_stride, post_mode):
+            return None
+        return mv.store_mask, ((impl.ARG, 0), (impl.WORDS, 1), off, (impl.ENUM, 5, 0, _STORE_MASK_DIST.rule), step)
+    if not _is_reg_type(src):
+        return None
+    if not _absent(data_block_stride):  # DATA_BLOCK_COPY: (tensor, reg, offset, data_block_stride=, mask=, ...)
+        off = _offset_operand("StoreAlign", 2, second, offset)
+        if off is None or not (_absent_all(_arg3, dist, post_update_stride) and _is_mask_type(mask) and
+                               impl.int_like(data_block_stride) and impl.int_like(repeat_stride) and
+                               impl.enum_like(post_mode)):
+            return None
+        return mv.store_blocks, ((impl.ARG, 0), (impl.ARG, 1), off, _BLOCK_STRIDE_OPERAND("StoreAlign", 7),
+                                 (impl.WORDS, 8), _REPEAT_STRIDE_OPERAND("StoreAlign", 9),
+                                 (impl.ENUM, 10, 0, _STORE_POST_MODE.rule))
+    # single register: (tensor, reg, mask, offset, dist), the mask positional or `mask=` (not both)
+    off = _offset_operand("StoreAlign", 3, _arg3, offset)
+    mask_index = 8 if _absent(second) else 2
+    if off is None or not _absent_all(repeat_stride, post_mode) or not (_absent(second) or _absent(mask)) or \
+            not _is_mask_type((mask, second)[mask_index == 2]):
+        return None
+    if _absent(dist):  # DIST_NORM, the hot case
+        return mv.store_norm, ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, mask_index), off, step)
+    return mv.store, ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, mask_index), off,
+                      (impl.ENUM, 5, 0, _STORE_DIST.rule), step)
+
+
+def _stride_operand(name):
+    """The INT operand of a DATA_BLOCK_COPY stride (left out: 0), ranged and named as the kernels check it
+    (reg_move._block_copy_arguments)."""
+    return lambda api, index: (impl.INT, index, 0, api, name, "an integer in [0, 2147483647]")
+
+
+_BLOCK_STRIDE_OPERAND, _REPEAT_STRIDE_OPERAND = _stride_operand("data_block_stride"), _stride_operand("repeat_stride")
+
+
+def _direct_forms(fn, form, takes_none):
+    """Register fn's forms (form(*argument types) -> (kernel, operands) or None) as one direct call."""
+    def kernel(*arg_types):
+        return form(*arg_types)[0]
+
+    def plan(*arg_types):
+        found = form(*arg_types)
+        return None if found is None else found[1]
+    kernel.__signature__ = plan.__signature__ = inspect.signature(form)
+    impl.direct_call(fn, kernel, plan, takes_none=takes_none)
+
+
+def _ignores_block_arguments(*arg_types):
+    """The parameters of a load/store form that plain Python ignores given as None: repeat_stride and post_mode
+    outside DATA_BLOCK_COPY (its _block_arguments refuses None for them; the other forms' _not_taken skips None)."""
+    data_block_stride = arg_types[6 if len(arg_types) == 11 else 7]
+    return ("repeat_stride", "post_mode") if _absent(data_block_stride) else ()
+
+
+_direct_forms(LoadAlign, _load_form, _ignores_block_arguments)
+_direct_forms(StoreAlign, _store_form, _ignores_block_arguments)
 
 
 def _old_name_call(alias, target, n_positional, n_slots, arg_types, required):
@@ -1959,10 +2050,31 @@ def _old_name_call(alias, target, n_positional, n_slots, arg_types, required):
     return namespace["forward"]
 
 
+def _data_copy_form(dst, src, _arg2=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
+                    data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
+    """DataCopy, LoadAlign's and StoreAlign's earlier name, as their forms' direct calls: StoreAlign's parameters
+    are DataCopy's; LoadAlign's lack `_arg4`, so its operands' argument indexes from `dist` on move up one. None: the
+    overload _ol_data_copy's call (it forwards to the new name) or no form."""
+    if _is_reg_type(dst) or _is_mask_type(dst):
+        found = None if not _absent(_arg4) else _load_form(dst, src, _arg2, _arg3, dist, post_update_stride,
+                                                            data_block_stride, mask, repeat_stride, post_mode, offset)
+        return None if found is None else (found[0], tuple(
+            op[:1] + (op[1] + 1,) + op[2:] if op[1] >= 4 else op for op in found[1]))
+    return _store_form(dst, src, _arg2, _arg3, _arg4, dist, post_update_stride, data_block_stride, mask,
+                       repeat_stride, post_mode, offset)
+
+
+# DataCopy's repeat_stride and post_mode default to None (plain DataCopy passes on the ones given): None is no
+# refusal there
+_direct_forms(DataCopy, _data_copy_form, ())
+
+
 @overload(DataCopy)
 def _ol_data_copy(dst, src, _arg2=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                   data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
     arg_types = dict(locals())
+    if _data_copy_form(**arg_types) is not None:
+        return None  # a direct call of the form's kernel
     if _is_reg_type(dst) or _is_mask_type(dst):
         return None if not _absent(_arg4) else _old_name_call(DataCopy, LoadAlign, 4, 5, arg_types, 2)
     return _old_name_call(DataCopy, StoreAlign, 5, 5, arg_types, 2)
@@ -2284,8 +2396,33 @@ def _ol_local_mem_bar(before=2, after=2):
     return bar
 
 
+def _duplicate_form(dst, scalar=None, mask=None, mode=None, src_reg=None):
+    """Duplicate (SPEC-2 11.3) as a direct call: lane 0 of a register (duplicate_lane0), or a number converted
+    (D29; scalar_bits_of, before the mode as plain Python converts it) into every active lane (duplicate_bits).
+    None: a call the overload _ol_duplicate compiles (the scalar given twice or missing, a bool) or no form.
+    As an overload closure it compiled once per register kind, scalar type and mask type in every process (issue
+    20: 12.8 s CPU of the cold test suite)."""
+    if _absent(scalar) == _absent(src_reg) or not _is_reg_type(dst) or not impl.enum_like(mode) or \
+            not (_absent(mask) or _is_mask_type(mask)):
+        return None
+    words = (impl.CONST, impl.MASK_WORDS, (2**64 - 1,) * 4) if _absent(mask) else (impl.WORDS, 2)
+    merging = impl.ENUM, 3, False, _DUPLICATE_MERGE_FLAG.rule
+    source = 1 if _absent(src_reg) else 4
+    if _is_reg_type((scalar, src_reg)[source == 4]):
+        return ops.duplicate_lane0, ((impl.ARG, 0), (impl.ARG, source), words, merging)
+    if source == 4 or isinstance(scalar, types.Boolean) or not isinstance(scalar, types.Number):
+        return None
+    bits = impl.CALL, ops.scalar_bits_of, ((impl.CONST, types.int64, ops.DUPLICATE), (impl.ARG, 0), (impl.ARG, 1))
+    return ops.duplicate_bits, ((impl.ARG, 0), bits, words, merging)
+
+
+_direct_forms(Duplicate, _duplicate_form, ())
+
+
 @overload(Duplicate)
 def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
+    if _duplicate_form(dst, scalar, mask, None if isinstance(mode, int) else mode, src_reg) is not None:
+        return None  # a direct call (_duplicate_form)
     _merge_flag = _DUPLICATE_MERGE_FLAG  # noqa: N806
     if _absent(scalar) == _absent(src_reg):
         def refuse(dst, scalar=None, mask=None, mode=0, src_reg=None):

@@ -616,12 +616,14 @@ def direct_call(fn, kernel, plan, takes_none=()):
     """Compile `fn(args...)` in compiled code as `kernel(operands...)`. plan(*argument types) -> the operands (see
     ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn). kernel: a
     jitted function, or a function of the argument types (as plan's) that picks one. takes_none: parameters with a
-    default other than None that plain fn accepts None for in the form plan compiles (it ignores them there)."""
+    default other than None that plain fn accepts None for in the form plan compiles (it ignores them there), or a
+    function of the argument types (as plan's) giving them for the call's form."""
     pysig = inspect.signature(plan)
     pick = (lambda *arg_types: kernel) if isinstance(kernel, Dispatcher) else kernel
+    none_taken = takes_none if callable(takes_none) else (lambda *arg_types: takes_none)
     # fn's optional parameters whose default is not None (mode, trait, reduce_type, ...)
     valued = {name for name, p in inspect.signature(fn).parameters.items()
-              if p.default is not inspect.Parameter.empty and p.default is not None} - set(takes_none)
+              if p.default is not inspect.Parameter.empty and p.default is not None}
 
     def generic(self, args, kws):
         # keywords and omitted arguments folded by plan's parameters (absent ones typed None), so a call may name
@@ -630,12 +632,13 @@ def direct_call(fn, kernel, plan, takes_none=()):
             bound = pysig.bind(*args, **kws)
         except TypeError:
             return None
-        if any(name in valued and isinstance(t, types.NoneType) for name, t in bound.arguments.items()):
+        given_none = {name for name, t in bound.arguments.items() if name in valued and isinstance(t, types.NoneType)}
+        bound.apply_defaults()
+        full = tuple(types.none if a is None else a for a in bound.args)
+        if given_none - set(none_taken(*full)):
             # an explicit None there (`mode=None`) is no compiled call: the VF runs plain, which refuses it; folded
             # as the absent argument it had run with the default
             return None
-        bound.apply_defaults()
-        full = tuple(types.none if a is None else a for a in bound.args)
         operands = plan(*full)
         if operands is None:
             return None
@@ -711,14 +714,18 @@ def refuse_unsigned(api, name, value, legal):
     raise ParameterError(api, name, value, legal, "ascend950")
 
 
+# plain Python's order: the step (_step) first, then DATA_BLOCK_COPY's strides (_block_arguments), then the offset
+_HUGE_CHECK_ORDER = {"post_update_stride": 0, "data_block_stride": 1, "repeat_stride": 2}
+
+
 def _refuse_huge_unsigned(context, builder, sig, args, operands):
     """Before the kernel call: an (INT, i, default, api, name, legal) operand given as a uint64 above 2**63 - 1 is
     refused naming its value, as plain Python names it (_as_int64 hands the kernel 2**63 - 1, which it refuses as
     outside int32 but names as 2**63 - 1). Emitted only for uint64 arguments, a compile-time choice: an int64 offset
-    gets no extra code. The step before the offset, as the kernels and plain Python's _step check them."""
+    gets no extra code. In plain Python's order (_HUGE_CHECK_ORDER)."""
     checks = [op for op in operands if op[0] == INT and len(op) > 3 and op[1] < len(args) and
               is_uint64(sig.args[op[1]])]
-    for op in sorted(checks, key=lambda op: op[4] != "post_update_stride"):
+    for op in sorted(checks, key=lambda op: _HUGE_CHECK_ORDER.get(op[4], len(_HUGE_CHECK_ORDER))):
         value = args[op[1]]
         huge = builder.icmp_unsigned(">", value, context.get_constant(types.uint64, 2**63 - 1))
         with builder.if_then(huge, likely=False):

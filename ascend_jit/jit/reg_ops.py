@@ -992,6 +992,7 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
 # operand), no kernel of their own.
 SCALAR_OPS = ("Adds", "Muls", "Maxs", "Mins", "LeakyRelu")
 AXPY = 5  # scalar_register's index for Axpy (after SCALAR_OPS)
+DUPLICATE = 6  # scalar_bits_of's index for Duplicate
 # the tensor-scalar ops' dtype tables (DK R/基础算术/<op>.md) and plain Python's refusal texts (reg.py _same_dtype),
 # indexed as SCALAR_OPS
 SCALAR_DTYPES = {"Adds": tuple(d.name for d in ALL), "Maxs": tuple(d.name for d in ALL),
@@ -1011,6 +1012,8 @@ def scalar_api(index):
         return "Muls"
     if index == AXPY:
         return "Axpy"
+    if index == DUPLICATE:
+        return "Duplicate"
     if index == 4:
         return "LeakyRelu"
     return "Maxs" if index == 2 else "Mins"
@@ -1038,6 +1041,12 @@ def _ol_scalar_pattern(index, kind, scalar):
     if isinstance(scalar, types.Float):
         return lambda index, kind, scalar: scalar_bits(scalar_api(index), kind, np.float64(scalar), np.int64(0), True)
     return lambda index, kind, scalar: scalar_bits(scalar_api(index), kind, 0.0, scalar, False)
+
+
+@njit(cache=True)
+def scalar_bits_of(index, reg, scalar):
+    """The bit pattern of a VF's scalar in reg's kind (D29), refusals naming instruction `index` (scalar_api)."""
+    return scalar_pattern(index, reg[H_KIND], scalar)
 
 
 @njit(cache=True)
