@@ -203,6 +203,11 @@ def test_h19_get_reduce_repeat_max_min_spr():
         aj.ReduceRepeat(dst, src, 128, 1, 1, 2, 8, reduce_type=MAX)
         with pytest.raises(aj.StateError, match="contiguous"):
             aj.GetReduceRepeatMaxMinSpr("half")
+        core.SetMaskCount()                   # D55: a counter-mode call leaves nothing to read (spec2-audit)
+        aj.ReduceRepeat(dst, src, 200, 2, 1, 1, 8, reduce_type=MAX)
+        core.SetMaskNorm()
+        with pytest.raises(aj.StateError, match="counter mode"):
+            aj.GetReduceRepeatMaxMinSpr("half")
         tmp = core.local_tensor("half", 64)
         aj.ReduceMax(dst, src, tmp, 256, True)
         aj.PipeBarrier(aj.PIPE_ALL)
