@@ -203,6 +203,11 @@ def test_h19_get_reduce_repeat_max_min_spr():
         aj.ReduceRepeat(dst, src, 128, 1, 1, 2, 8, reduce_type=MAX)
         with pytest.raises(aj.StateError, match="contiguous"):
             aj.GetReduceRepeatMaxMinSpr("half")
+        core.SetMaskCount()                   # D55: a counter-mode call leaves nothing to read (spec2-audit)
+        aj.ReduceRepeat(dst, src, 200, 2, 1, 1, 8, reduce_type=MAX)
+        core.SetMaskNorm()
+        with pytest.raises(aj.StateError, match="counter mode"):
+            aj.GetReduceRepeatMaxMinSpr("half")
         tmp = core.local_tensor("half", 64)
         aj.ReduceMax(dst, src, tmp, 256, True)
         aj.PipeBarrier(aj.PIPE_ALL)
@@ -322,6 +327,30 @@ def test_r5_950_and_h5():
     core.SetCtrlSpr(48, 48, 1)           # INF/NaN mode: ReduceMin's per-lane min(+65504 seed, -inf) is -inf (8.3.3)
     aj.ReduceMin(dst, src, src, 256, True)
     assert u16(dst)[:2].tolist() == [0xFC00, 0]
+
+
+def test_950_counter_mode_high_dim_reads_strided_repeats_and_indexes_by_v():
+    """SPEC-2 8.3.3 / D53 (spec2-audit): a 950 high-dim ReduceMax in counter mode processes `count` (the mask
+    argument) elements as the count form, except that repeat r is read at r * src_rep_stride blocks while the index
+    still advances by V per repeat. count V + 40 with src_rep_stride 16 (2V elements): repeat 1 reads src[2V ..
+    2V + 39], so its lane 10 (= 9) wins with index V + 10 (an index of src offsets would be 2V + 10); src[V + 5] = 20
+    lies in the gap between the strided repeats and src[2V + 50] = 30 is lane 50 of repeat 1, past the count. The
+    half path without saturation has a kernel of its own; saturation mode and float take the lane walk: all three."""
+    core = aj.Core("ascend950")
+    for dtype, lanes in (("half", 128), ("float", 64)):
+        x = np.zeros(1024, np.float16 if dtype == "half" else np.float32)
+        x[[2 * lanes + 10, lanes + 5, 2 * lanes + 50]] = [9, 20, 30]
+        src, dst = core.local_tensor(dtype, 1024), core.local_tensor(dtype, 16)
+        src[:] = x
+        for saturating in ((False, True) if dtype == "half" else (False,)):
+            core.SetCtrlSpr(48, 48, 0 if saturating else 1)
+            core.SetMaskCount()
+            aj.ReduceMax(dst, src, src, lanes + 40, 7, 16, True)   # repeat_time 7 is ignored in counter mode
+            core.SetMaskNorm()
+            got = dst.numpy()
+            index = got.view(np.uint16 if dtype == "half" else np.uint32)[1]
+            assert (got[0], index) == (9, lanes + 10), (dtype, saturating, got[0], index)
+        core.SetCtrlSpr(48, 48, 1)
 
 
 def test_r6_layout_and_index_conventions(device):
