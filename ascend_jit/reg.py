@@ -1627,18 +1627,73 @@ def _is_mask_array(t):
     return isinstance(t, types.Array) and t.dtype == types.uint64
 
 
+def _direct_forms(fn, form, takes_none):
+    """Register fn's forms as one direct call: form(*argument types) -> (kernel, operands[, the call's type when it
+    is not the kernel's return type]) or None."""
+    def kernel(*arg_types):
+        return form(*arg_types)[0]
+
+    def plan(*arg_types):
+        found = form(*arg_types)
+        return None if found is None else found[1]
+
+    def returns(*arg_types):
+        found = form(*arg_types)
+        return found[2] if found is not None and len(found) == 3 else None
+    kernel.__signature__ = plan.__signature__ = returns.__signature__ = inspect.signature(form)
+    impl.direct_call(fn, kernel, plan, takes_none=takes_none, returns=returns)
+
+
+def _known_kind(dtype):
+    """The element kind a VF's dtype argument names at compile time (a literal spelling, or a dtype-name argument
+    whose type carries its kind), else None (a name read at run time)."""
+    if isinstance(dtype, types.StringLiteral):
+        return _KIND_NAMES.get(dtype.literal_value)
+    return dtype.kind if isinstance(dtype, impl.DTypeNameType) else None
+
+
+def _update_mask_form(dtype, n):
+    """UpdateMask of a kind known at compile time as a direct call of update_mask (the kind a constant, n an int64):
+    as an overload closure it compiled once per kind in every process (issue 20). None: the overload's call."""
+    kind = _known_kind(dtype)
+    if kind is None or not isinstance(n, types.Integer):
+        return None
+    return impl.update_mask, ((impl.CONST, types.int64, kind),
+                              (impl.INT, 1, 0, "UpdateMask", "n", "an integer in [0, 4294967295]"))
+
+
+def _create_mask_form(dtype, pattern=None):
+    """CreateMask of a kind known at compile time as a direct call: every lane (all_lanes_mask) when the pattern is
+    left out, else create_mask with the pattern checked as an enum. None: the overload's call."""
+    kind = _known_kind(dtype)
+    if kind is None or not impl.enum_like(pattern):
+        return None
+    if _absent(pattern):
+        return impl.all_lanes_mask, ((impl.CONST, types.int64, kind),)
+    return impl.create_mask, ((impl.CONST, types.int64, kind), (impl.ENUM, 1, 0, _PATTERN.rule))
+
+
+def _register_form(dtype):
+    """RegTensor of a kind known at compile time as a direct call of new_vf_register, typed as a KindRegister of that
+    kind (its Reg calls compile that dtype class's lanes alone, jit/reg.py KindRegister). None: the overload's call
+    (a name read at run time). As an overload closure it compiled once per kind in every process (issue 20)."""
+    kind = _known_kind(dtype)
+    if kind is None:
+        return None
+    return impl.new_vf_register, ((impl.CONST, types.int64, kind),), impl.KindRegister(kind)
+
+
+# registered before the overloads, so numba tries them first: the overloads would take a literal dtype typed as a
+# str (numba tries that before the literal) and read its kind at run time
+_direct_forms(UpdateMask, _update_mask_form, ())
+_direct_forms(CreateMask, _create_mask_form, ())
+_direct_forms(RegTensor, _register_form, ())
+
+
 @overload(RegTensor, prefer_literal=True)
 def _ol_regtensor(dtype):
-    # a dtype named by a literal gives a register typed with its kind (jit/reg.py KindRegister): the Reg calls on it
-    # compile that dtype class's lanes alone (issue 20)
-    kind = None
-    if isinstance(dtype, types.StringLiteral) and dtype.literal_value in _KIND_NAMES:
-        kind = _KIND_NAMES[dtype.literal_value]
-    elif isinstance(dtype, impl.DTypeNameType):  # a VF's dtype-name argument: its type carries the kind
-        kind = dtype.kind
-    if kind is not None:
-        typed = impl.KIND_REGISTERS[kind]
-        return lambda dtype: typed(impl.new_register(np.int64(kind), impl.vf_modes()))
+    # a name read at run time (a dtype-name argument of no known kind, a str variable, a literal naming no dtype:
+    # refused when called): a plain register; a kind known at compile time is _register_form's direct call
     return lambda dtype: impl.new_register(_vf_kind(dtype), impl.vf_modes())
 
 
@@ -2012,18 +2067,6 @@ def _stride_operand(name):
 
 
 _BLOCK_STRIDE_OPERAND, _REPEAT_STRIDE_OPERAND = _stride_operand("data_block_stride"), _stride_operand("repeat_stride")
-
-
-def _direct_forms(fn, form, takes_none):
-    """Register fn's forms (form(*argument types) -> (kernel, operands) or None) as one direct call."""
-    def kernel(*arg_types):
-        return form(*arg_types)[0]
-
-    def plan(*arg_types):
-        found = form(*arg_types)
-        return None if found is None else found[1]
-    kernel.__signature__ = plan.__signature__ = inspect.signature(form)
-    impl.direct_call(fn, kernel, plan, takes_none=takes_none)
 
 
 def _ignores_block_arguments(*arg_types):

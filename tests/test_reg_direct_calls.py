@@ -1,8 +1,9 @@
-"""LoadAlign, StoreAlign, their earlier name DataCopy and Duplicate compile in a VF as direct calls of their kernels
-(reg.py _load_form, _store_form, _data_copy_form, _duplicate_form), not as overload closures that numba compiled once
-per register kind and argument types in every process (issue 20: 60 s CPU of the cold test suite). These tests
-prove that every form gives the bytes plain Python gives over the whole UB, for three dtype classes, and that a
-fresh process compiles none of those closures for them."""
+"""LoadAlign, StoreAlign, their earlier name DataCopy, Duplicate, and RegTensor / UpdateMask / CreateMask of a kind
+known when the VF compiles, compile in a VF as direct calls of their kernels (reg.py _load_form, _store_form,
+_data_copy_form, _duplicate_form, _register_form, _update_mask_form, _create_mask_form), not as overload closures
+that numba compiled once per register kind and argument types in every process (issue 20: about 70 s CPU of the
+cold test suite). These tests prove that every form gives the bytes plain Python gives over the whole UB, for three
+dtype classes, and that a fresh process compiles none of those closures for them."""
 import inspect
 import os
 import subprocess
@@ -70,10 +71,11 @@ def test_every_form_gives_the_plain_bytes(dtype, x):
 
 def test_a_fresh_process_compiles_no_overload_closure_for_them(tmp_path):
     """Fails if a form stops being a direct call: its overload closure (_ol_load_align, _ol_store_align,
-    _ol_data_copy's forward, _ol_duplicate) compiles again."""
+    _ol_data_copy's forward, _ol_duplicate, _ol_regtensor, _ol_update_mask, _ol_create_mask) compiles again."""
     (tmp_path / "forms_vf.py").write_text("import ascend_jit as aj\nR = aj.Reg\n\n\n" + inspect.getsource(_forms_vf))
     script = """
-import numpy as np
+import sys
+
 from numba.core import event
 import ascend_jit as aj
 from forms_vf import _forms_vf
@@ -95,12 +97,13 @@ for dtype, x in (("half", 2.5), ("int32", 7)):
     with core:
         vf(core.local_tensor(dtype, 1024), core.local_tensor(dtype, 1024), core.local_tensor("uint8", 64), x, dtype)
 print(compiled.count("_forms_vf"))
-print(" ".join(sorted({n for n in compiled if n.startswith(("_ol_load_align", "_ol_store_align", "_ol_duplicate"))
-                       or n == "forward"})))
+print(" ".join(sorted({n for n in compiled if n.startswith(tuple(sys.argv[1:])) or n == "forward"})))
 """
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.getcwd(), str(tmp_path)]))
     env.pop("NUMBA_DISABLE_JIT", None)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True,
-                         cwd=tmp_path).stdout.splitlines()
+    closures = ("_ol_load_align", "_ol_store_align", "_ol_duplicate", "_ol_regtensor", "_ol_update_mask",
+                "_ol_create_mask")
+    out = subprocess.run([sys.executable, "-c", script, *closures], capture_output=True, text=True, env=env,
+                         check=True, cwd=tmp_path).stdout.splitlines()
     assert out[0] == "2"  # the VF compiled in this process, once per kind: the listener saw its compiles
     assert out[1:] == [""]

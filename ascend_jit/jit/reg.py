@@ -154,20 +154,6 @@ def register_kind(t):
     return t.kind if isinstance(t, KindRegister) else None
 
 
-def _kind_register(kind):
-    @intrinsic
-    def typed(typingctx, reg):
-        """A new register (a plain uint8 array) as a KindRegister of `kind`: the same value, a new reference."""
-        def codegen(context, builder, sig, args):
-            context.nrt.incref(builder, sig.args[0], args[0])
-            return args[0]
-        return KindRegister(kind)(reg), codegen
-    return typed
-
-
-KIND_REGISTERS = tuple(_kind_register(kind) for kind in range(11))  # KIND_HALF ... KIND_UINT64
-
-
 # --- dtype names passed to a compiled VF --------------------------------------------------------------------------
 class DTypeName(int):
     """A dtype name as simd_vf hands it to a compiled VF: the int index of its spelling in reg.py's table (numba
@@ -612,12 +598,14 @@ def is_uint64(t):
     return isinstance(t, types.Integer) and not t.signed and t.bitwidth == 64
 
 
-def direct_call(fn, kernel, plan, takes_none=()):
+def direct_call(fn, kernel, plan, takes_none=(), returns=None):
     """Compile `fn(args...)` in compiled code as `kernel(operands...)`. plan(*argument types) -> the operands (see
     ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn). kernel: a
     jitted function, or a function of the argument types (as plan's) that picks one. takes_none: parameters with a
     default other than None that plain fn accepts None for in the form plan compiles (it ignores them there), or a
-    function of the argument types (as plan's) giving them for the call's form."""
+    function of the argument types (as plan's) giving them for the call's form. returns: None, or a function of the
+    argument types giving the call's type in place of the kernel's return type, a type of the same data model (a
+    KindRegister for the plain register array a kernel makes)."""
     pysig = inspect.signature(plan)
     pick = (lambda *arg_types: kernel) if isinstance(kernel, Dispatcher) else kernel
     none_taken = takes_none if callable(takes_none) else (lambda *arg_types: takes_none)
@@ -644,7 +632,10 @@ def direct_call(fn, kernel, plan, takes_none=()):
             return None
         kernel_sig = self.context.resolve_function_type(types.Dispatcher(pick(*full)),
                                                         _operand_types(operands, full, self.context), {})
-        return None if kernel_sig is None else signature(kernel_sig.return_type, *full).replace(pysig=pysig)
+        if kernel_sig is None:
+            return None
+        return_type = (returns and returns(*full)) or kernel_sig.return_type
+        return signature(return_type, *full).replace(pysig=pysig)
 
     template = type(f"Direct_{fn.__name__}", (AbstractTemplate,), {"key": fn, "generic": generic})
     infer(template)
@@ -859,6 +850,12 @@ def _read_vf_modes(typingctx):
 
 def vf_modes():
     return VF_MODES[0]
+
+
+@njit(cache=True)
+def new_vf_register(kind):
+    """RegTensor(T) in a VF: a zeroed register of element kind `kind` with the modes of the core the VF runs on."""
+    return new_register(kind, vf_modes())
 
 
 @overload(vf_modes, inline="always")
