@@ -1804,7 +1804,8 @@ _LOAD_POST_MODE = _enum_reader("LoadAlign", "post_mode", PostLiteral, "an aj.Reg
 _STORE_POST_MODE = _enum_reader("StoreAlign", "post_mode", PostLiteral, "an aj.Reg.PostLiteral (SPEC-2 11.6)")
 _PATTERN = _enum_reader("CreateMask", "pattern", MaskPattern, "an aj.Reg.MaskPattern (SPEC 7.2)")
 # INCREASE_ORDER only, as plain Arange: `order != 0` named any other value (2, 1.0, "x") DECREASE_ORDER
-_ARANGE_ORDER = _enum_reader("Arange", "order", IndexOrder, _DECREASE_REFUSED, hi=IndexOrder.INCREASE_ORDER)
+_ARANGE_ORDER = impl.EnumRule("Arange", "order", IndexOrder, IndexOrder.INCREASE_ORDER, IndexOrder.INCREASE_ORDER,
+                              _DECREASE_REFUSED)
 
 
 @njit(cache=True)
@@ -2136,19 +2137,6 @@ def _binary_markers(kind):
         return 0, 0, 0
     wide = kind in (_FLOAT, _BF16)
     return (0 if kind == _HALF else None), (0 if wide else None), (None if kind == _HALF or wide else 0)
-
-
-def _marker(value):
-    return value
-
-
-@overload(_marker, inline="always")
-def _ol_marker(value):
-    """A class marker held by an overload's closure: None stays None, an int becomes an int64 value (a literal would
-    compile the kernel once more)."""
-    if _absent(value):
-        return lambda value: None
-    return lambda value: np.int64(value)
 
 
 def _binary_plan(name):
@@ -2498,30 +2486,20 @@ def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
     return from_int
 
 
-@overload(Arange)
-def _ol_arange(dst, scalar, order=0):
-    """Arange in a VF: the index register, the scalar converted (D29) and broadcast, one call of Add's engine."""
-    if not _is_reg_type(dst):
+def _arange_form(dst, scalar, order=None):
+    """Arange in a VF as a direct call of ops.arange (the index register, the scalar converted by D29 and broadcast,
+    one call of Add's engine): the order checked first, then dst's dtype and the scalar, as plain Python checks
+    them. A bool scalar is refused when called, as plain Python refuses it (an AscendJitError), a float one for an
+    integer register by the conversion. As an overload closure it compiled once per register kind and scalar type
+    in every process (issue 20)."""
+    if not _is_reg_type(dst) or not isinstance(scalar, (types.Number, types.Boolean)) or not impl.enum_like(order):
         return None  # a typing error naming Arange
-    half_class, wide_class, int_class = _binary_markers(impl.register_kind(dst))
-    if isinstance(scalar, types.Boolean):  # refused when called, as plain Python refuses it (an AscendJitError)
-        def refuse_bool(dst, scalar, order=0):
-            # after the order and dst's dtype (arange_register checks it), as plain Python refuses
-            _ARANGE_ORDER(order)
-            ops.arange_register(impl.borrow(dst), np.int64(_ARANGE_KINDS))
-            raise ParameterError("Arange", "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
-        return refuse_bool
-    is_float = isinstance(scalar, types.Float)
+    return ops.arange, ((impl.CHECK, (impl.ENUM, 2, 0, _ARANGE_ORDER)), (impl.ARG, 0),
+                        (impl.CONST, types.int64, _ARANGE_KINDS), (impl.ARG, 1),
+                        *_marker_operands(_binary_markers(impl.register_kind(dst))))
 
-    def arange(dst, scalar, order=0):
-        _ARANGE_ORDER(order)
-        d = impl.borrow(dst)
-        index = ops.arange_register(d, np.int64(_ARANGE_KINDS))
-        bits = (ops.scalar_bits(impl.text("Arange"), d[impl.H_KIND], np.float64(scalar), np.int64(0), True)
-                if is_float else ops.scalar_bits(impl.text("Arange"), d[impl.H_KIND], 0.0, scalar, False))
-        ops.binary(d, index, ops.broadcast_register(index, bits), _words_or_all(None), np.int64(ops.ADD),
-                   np.bool_(False), _marker(half_class), _marker(wide_class), _marker(int_class))
-    return arange
+
+_direct_forms(Arange, _arange_form, ())
 
 
 def _either(first, second):

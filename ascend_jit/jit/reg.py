@@ -532,17 +532,21 @@ def borrow(typingctx, value):
 # numba optimises it again (0.3-0.6 s per op for the big kernels, then once more in the VF). A Reg call registered
 # with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
 # lowers any call of a jitted function): the VF links the kernel's module once.
-ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL, WORDS = 0, 1, 2, 3, 4, 5, 6, 7  # plan operands: (ARG, i) argument i,
-# borrowed; (WORDS, i) argument i, a MaskReg an instruction reads, as its four words (MASK_WORDS, _mask_words);
-# (CONST, numba type, value); (INT, i, default) argument i (an int or IntEnum member) as an int64, `default` when
-# absent (optional api, name, legal after it: a uint64 value above 2**63 - 1 is refused naming it, _as_int64 and
-# _refuse_huge_unsigned); (IS_ONE, i) the bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of
-# the tuple argument i (a CastTrait) as an int64, `default` when the argument is absent (an optional fifth item, an
-# EnumRule, refuses a field that is another enum's member, and checks a uint64 one); (ENUM, i, default, rule) argument i checked by `rule` (an EnumRule) as
-# plain Python's as_enum checks it (SPEC-2 1.8): the int64 value, or with rule.flag the bool "value == 1" (MaskMergeMode
-# MERGING); `default` (an int64, or the flag's False) when absent; (CALL, fn, operands) the result of the jitted fn on
-# those operands (a register it makes is released after the kernel call): a tensor-scalar instruction's scalar register,
-# made by a small kernel beside the big one the VF calls directly.
+ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL, WORDS, CHECK = range(9)
+# plan operands: (ARG, i) argument i, borrowed; (WORDS, i) argument i, a MaskReg an instruction reads, as its four
+# words (MASK_WORDS, _mask_words); (CONST, numba type, value); (INT, i, default) argument i (an int or
+# IntEnum member) as an int64, `default` when absent (optional api, name, legal after it: a uint64
+# value above 2**63 - 1 is refused naming it, _as_int64 and _refuse_huge_unsigned); (IS_ONE, i) the
+# bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of the tuple argument i (a
+# CastTrait) as an int64, `default` when the argument is absent (an optional fifth item, an EnumRule,
+# refuses a field that is another enum's member, and checks a uint64 one); (ENUM, i, default, rule)
+# argument i checked by `rule` (an EnumRule) as plain Python's as_enum checks it (SPEC-2 1.8): the
+# int64 value, or with rule.flag the bool "value == 1" (MaskMergeMode MERGING); `default` (an int64,
+# or the flag's False) when absent; (CALL, fn, operands) the result of the jitted fn on those operands
+# (a register it makes is released after the kernel call): a tensor-scalar instruction's scalar
+# register, made by a small kernel beside the big one the VF calls directly; (CHECK, operand) the
+# operand evaluated, with its refusal, in its place among the others, and not passed (an argument the
+# kernel does not take: Arange's order, whose one legal value is the kernel's only behaviour).
 
 
 class EnumRule:
@@ -660,7 +664,9 @@ def _operand_values(context, builder, sig, args, operands, made):
     """The LLVM values of a plan's operands; `made` collects the arrays CALL operands returned (to release)."""
     values = []
     for op in operands:
-        if op[0] == ARG:
+        if op[0] == CHECK:
+            _operand_values(context, builder, sig, args, (op[1],), made)
+        elif op[0] == ARG:
             values.append(_borrowed(context, builder, sig.args[op[1]], args[op[1]]))
         elif op[0] == WORDS:
             values.append(_mask_words(context, builder, sig.args[op[1]], args[op[1]]))
@@ -767,7 +773,7 @@ def _operand_types(operands, args, typing_context):
             return typing_context.resolve_function_type(types.Dispatcher(op[1]),
                                                         _operand_types(op[2], args, typing_context), {}).return_type
         return kinds[op[0]]
-    return tuple(one(op) for op in operands)
+    return tuple(one(op) for op in operands if op[0] != CHECK)
 
 
 def int_like(t):

@@ -992,7 +992,7 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
 # operand), no kernel of their own.
 SCALAR_OPS = ("Adds", "Muls", "Maxs", "Mins", "LeakyRelu")
 AXPY = 5  # scalar_register's index for Axpy (after SCALAR_OPS)
-DUPLICATE = 6  # scalar_bits_of's index for Duplicate
+DUPLICATE, ARANGE = 6, 7  # scalar_bits_of's and arange's indexes for Duplicate and Arange
 # the tensor-scalar ops' dtype tables (DK R/基础算术/<op>.md) and plain Python's refusal texts (reg.py _same_dtype),
 # indexed as SCALAR_OPS
 SCALAR_DTYPES = {"Adds": tuple(d.name for d in ALL), "Maxs": tuple(d.name for d in ALL),
@@ -1014,6 +1014,8 @@ def scalar_api(index):
         return "Axpy"
     if index == DUPLICATE:
         return "Duplicate"
+    if index == ARANGE:
+        return "Arange"
     if index == 4:
         return "LeakyRelu"
     return "Maxs" if index == 2 else "Mins"
@@ -1086,6 +1088,18 @@ def broadcast_register(src, bits):
         for k in range(size):
             tmp[j * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))
     return tmp
+
+
+@njit(cache=True)
+def arange(dst, allowed, scalar, half_class, wide_class, int_class):
+    """Reg Arange in a VF (DK R/索引操作/Arange.md): dst's kind checked against `allowed` (arange_register), then
+    lane j = j + the scalar (converted by D29, refusals naming Arange) by Add's engine on every lane; the class
+    markers as binary's."""
+    index = arange_register(dst, allowed)
+    every_lane = (np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF),
+                  np.uint64(0xFFFFFFFFFFFFFFFF))
+    binary(dst, index, broadcast_register(index, scalar_pattern(ARANGE, index[H_KIND], scalar)), every_lane, ADD,
+           False, half_class, wide_class, int_class)
 
 
 @njit(cache=True)
