@@ -1296,15 +1296,6 @@ def DeInterleave(dst0, dst1, src0, src1, dtype):
     _interleave("DeInterleave", dst0, dst1, src0, src1, dtype, True)
 
 
-@njit(cache=True)  # called by plain Store and by compiled code: one refusal
-def _refuse_store_count(count):
-    """Store's count outside the register's lanes (SPEC-2 11.6), plain and compiled alike; one outside int32 is
-    refused with plain Python's as_int range, which plain Store checks first (compiled code named the lanes)."""
-    if count < -2147483648 or count > 2147483647:
-        raise ParameterError("Store", "count", count, "an integer in [-2147483648, 2147483647]", DEVICE)
-    raise ParameterError("Store", "count", count, _STORE_LANES, DEVICE)
-
-
 def _ureg(api, name, u, cls):
     if not isinstance(u, cls):
         raise ParameterError(api, name, type(u).__name__, legal=f"an aj.Reg.{cls.__name__}", device=DEVICE)
@@ -1367,9 +1358,6 @@ def StoreUnAlignPost(tensor, ureg, offset=0, post_update_stride=0):
                                  _offset(api, offset), _step(api, post_update_stride))
 
 
-_STORE_LANES = "0 .. VL / sizeof(T) lanes (SPEC-2 11.6)"
-
-
 def Store(tensor, reg, offset=0, count=None):
     """StoreUnAlign + StoreUnAlignPost: `count` lanes (None: the whole register) to any byte address. The register
     and the count are Store's own arguments, so their refusals name Store and `count` (they had named StoreUnAlign's
@@ -1379,7 +1367,7 @@ def Store(tensor, reg, offset=0, count=None):
     lanes = impl.VL // reg.dtype.size
     n = lanes if count is None else as_int("Store", DEVICE, "count", count, -INT32_MAX - 1, INT32_MAX)
     if not 0 <= n <= lanes:
-        _refuse_store_count(np.int64(n))
+        mv.refuse_store_count(np.int64(n))
     StoreUnAlign(tensor, reg, ureg, offset, n)
     StoreUnAlignPost(tensor, ureg, offset)
 
@@ -2411,20 +2399,21 @@ _PAIR_ZEROING_ONLY = impl.EnumRule("PairReduceElem", "mode", MaskMergeMode, impl
 impl.direct_call(PairReduceElem, impl.reduce_data_block, _pair_reduce_plan)
 
 
-_MEM_BEFORE = _enum_reader("LocalMemBar", "before", MemType, "an aj.Reg.MemType (VEC_STORE, VEC_LOAD, VEC_ALL)",
-                           default=MemType.VEC_ALL)
-_MEM_AFTER = _enum_reader("LocalMemBar", "after", MemType, "an aj.Reg.MemType (VEC_STORE, VEC_LOAD, VEC_ALL)",
-                          default=MemType.VEC_ALL)
+_MEM_BEFORE, _MEM_AFTER = (impl.EnumRule("LocalMemBar", name, MemType, min(MemType), max(MemType),
+                                         "an aj.Reg.MemType (VEC_STORE, VEC_LOAD, VEC_ALL)")
+                            for name in ("before", "after"))
 
 
-@overload(LocalMemBar)
-def _ol_local_mem_bar(before=2, after=2):
-    # both read as plain Python's as_enum reads them: compiled, any value (99, a uint64, another enum's member) had
-    # been accepted where the plain call refuses it
-    def bar(before=2, after=2):
-        _MEM_BEFORE(before)
-        _MEM_AFTER(after)
-    return bar
+def _barrier_form(before=None, after=None):
+    """LocalMemBar in a VF: its two MemTypes checked as plain Python's as_enum checks them, then impl.barrier (every
+    barrier already holds: the emulator runs a VF's instructions one after another)."""
+    if not (impl.enum_like(before) and impl.enum_like(after)):
+        return None
+    return impl.barrier, ((impl.CHECK, (impl.ENUM, 0, MemType.VEC_ALL, _MEM_BEFORE)),
+                          (impl.CHECK, (impl.ENUM, 1, MemType.VEC_ALL, _MEM_AFTER)))
+
+
+_direct_forms(LocalMemBar, _barrier_form, ())
 
 
 def _duplicate_form(dst, scalar=None, mask=None, mode=None, src_reg=None):
@@ -2575,20 +2564,16 @@ def _ol_store_unalign_post(tensor, ureg, offset=0, post_update_stride=0):
         impl.borrow(tensor), ureg, _int64(offset), _int64(_or_default(post_update_stride, 0)))
 
 
-@overload(Store)
-def _ol_store(tensor, reg, offset=0, count=None):
-    if not (_integers(offset, count) and _is_reg_type(reg)):
-        return None  # another register's array had been read past its end (a crash): plain Python refuses it
-    def store(tensor, reg, offset=0, count=None):
-        ureg = np.zeros(mv.USTATE_SIZE, np.int64)
-        lanes = impl.VL // kind_size(reg[impl.H_KIND])
-        n = _or_default(count, lanes)
-        if n < 0 or n > lanes:
-            _refuse_store_count(np.int64(n))
-        h = impl.borrow(tensor)
-        mv.store_unalign(h, impl.borrow(reg), ureg, _int64(offset), np.int64(n))  # run-time values, as above
-        mv.store_unalign_post(h, ureg, _int64(offset), np.int64(0))
-    return store
+def _store_lanes_form(tensor, reg, offset=None, count=None):
+    """Store in a VF as a direct call of mv.store_lanes (StoreUnAlign then StoreUnAlignPost, as plain Store calls
+    them); None for an argument plain Python refuses (another register's array had been read past its end)."""
+    if not (isinstance(tensor, impl.TensorHandle) and _is_reg_type(reg) and _integers(offset, count)):
+        return None
+    return mv.store_lanes, ((impl.ARG, 0), (impl.ARG, 1), (impl.INT, 2, 0),
+                            (impl.INT, 3, 0, "Store", "count", mv._INT32), (impl.CONST, types.boolean, _absent(count)))
+
+
+_direct_forms(Store, _store_lanes_form, ())
 
 
 def _words_or_all(mask):

@@ -859,6 +859,12 @@ def vf_modes():
 
 
 @njit(cache=True)
+def barrier():
+    """LocalMemBar in a VF (its direct call checks the MemTypes): every barrier already holds, the emulator running a
+    VF's instructions one after another."""
+
+
+@njit(cache=True)
 def new_vf_register(kind):
     """RegTensor(T) in a VF: a zeroed register of element kind `kind` with the modes of the core the VF runs on."""
     return new_register(kind, vf_modes())

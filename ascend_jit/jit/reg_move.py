@@ -752,6 +752,31 @@ def store_unalign(h, reg, state, offset, count):
     return offset + count
 
 
+STORE_LANES = "0 .. VL / sizeof(T) lanes (SPEC-2 11.6)"
+
+
+@njit(cache=True)  # called by plain Store and by compiled code: one refusal
+def refuse_store_count(count):
+    """Store's count outside the register's lanes (SPEC-2 11.6), plain and compiled alike; one outside int32 is
+    refused with plain Python's as_int range, which plain Store checks first (compiled code named the lanes)."""
+    if count < -2147483648 or count > 2147483647:
+        raise ParameterError("Store", "count", count, _INT32, DEVICE)
+    raise ParameterError("Store", "count", count, STORE_LANES, DEVICE)
+
+
+@njit(cache=True)
+def store_lanes(h, reg, offset, count, whole):
+    """Reg Store(tensor, reg, offset[, count]) in a VF: StoreUnAlign of `count` lanes (`whole`: every lane of the
+    register's kind) to any byte address, then StoreUnAlignPost, as plain Store calls them."""
+    lanes = VL // kind_size(reg[H_KIND])
+    n = lanes if whole else count
+    if n < 0 or n > lanes:
+        refuse_store_count(n)
+    state = np.zeros(USTATE_SIZE, np.int64)
+    store_unalign(h, reg, state, offset, n)
+    store_unalign_post(h, state, offset, 0)
+
+
 @njit(cache=True)
 def store_unalign_post(h, state, offset, step):
     """StoreUnAlignPost: writes the pending run and empties the register; returns offset + step."""
