@@ -2082,6 +2082,9 @@ def _old_name_call(alias, target, n_positional, n_slots, arg_types, required):
     return namespace["forward"]
 
 
+_ARGUMENT_OPERANDS = (impl.ARG, impl.INT, impl.IS_ONE, impl.FIELD, impl.ENUM, impl.WORDS)  # (kind, argument index, ...)
+
+
 def _data_copy_form(dst, src, _arg2=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                     data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
     """DataCopy, LoadAlign's and StoreAlign's earlier name, as their forms' direct calls: StoreAlign's parameters
@@ -2091,7 +2094,7 @@ def _data_copy_form(dst, src, _arg2=None, _arg3=None, _arg4=None, dist=None, pos
         found = None if not _absent(_arg4) else _load_form(dst, src, _arg2, _arg3, dist, post_update_stride,
                                                             data_block_stride, mask, repeat_stride, post_mode, offset)
         return None if found is None else (found[0], tuple(
-            op[:1] + (op[1] + 1,) + op[2:] if op[1] >= 4 else op for op in found[1]))
+            op[:1] + (op[1] + 1,) + op[2:] if op[0] in _ARGUMENT_OPERANDS and op[1] >= 4 else op for op in found[1]))
     return _store_form(dst, src, _arg2, _arg3, _arg4, dist, post_update_stride, data_block_stride, mask,
                        repeat_stride, post_mode, offset)
 
