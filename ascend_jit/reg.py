@@ -1811,6 +1811,17 @@ def _enum_reader(api, name, members, legal, flag=False, lo=None, hi=None, defaul
         # test suite, 0.1 s each; issue 20)
         t_api, t_name, t_legal, t_member_legal, t_value_name = rule.texts()
         bits, named = rule.member_bits, rule.value_name is not None
+        if isinstance(value, types.Float):  # never a member: refused naming the float, as plain Python's as_enum
+            def refuse_float(value):
+                impl.refuse_enum_float(impl.text(t_api), impl.text(t_name), np.float64(value),
+                                       impl.text(t_member_legal))
+                return False
+
+            def refuse_float_value(value):
+                impl.refuse_enum_float(impl.text(t_api), impl.text(t_name), np.float64(value),
+                                       impl.text(t_member_legal))
+                return np.int64(0)
+            return refuse_float if flag else refuse_float_value
         if impl.is_uint64(value):
             # compared and named as the unsigned value it is: np.int64() wrapped 2**64 - 1 to -1 (review18)
             if flag:

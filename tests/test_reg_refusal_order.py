@@ -276,7 +276,8 @@ def _one_op_vf(op):
     ("Cast", "half", "int64", 0),                # ('half', 'int64') against 'half -> int64'
     ("Cast layoutMode", "half", "int64", 9),     # the pair before the field, as plain Python
     ("Cast satMode", "float", "half", 9),        # compiled named the pair's layoutMode row, not satMode's members
-    ("Pack part", "half", "half", 5), ("UnPack part", "half", "half", True),
+    ("Pack part", "half", "half", 5), ("UnPack part", "half", "half", True),  # part = 1 against True
+    ("Pack part", "half", "half", 0.5), ("Copy mode", "half", "half", 1.0),  # = 0 / 1 against the float given
     ("CreateMask pattern", "half", "half", 99),
     ("CreateMask pattern", "half", "half", 14),  # MaskPattern has no 14: the kernel had named 'a MaskPattern (0-13 ...
     ("Copy mode", "half", "half", 7), ("Arange order", "int16", "int16", 1),  # order = 1 against 'DECREASE_ORDER'

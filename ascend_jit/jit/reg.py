@@ -621,6 +621,14 @@ def checked_enum(api, name, value, foreign, lo, hi, legal, members, member_legal
 
 
 @njit(cache=True)
+def refuse_enum_float(api, name, value, legal):
+    """The refusal of a float given to an enum reader (reg.py _enum_reader), naming the float as plain Python's
+    as_enum does (converted to int64 for checked_enum it had been named 1 for 1.5). Compiled only for a VF that passes
+    a float there. (A direct call given a float enum has no plan: its VF runs plain.)"""
+    raise ParameterError(api, name, value, legal, "ascend950")
+
+
+@njit(cache=True)
 def checked_enum_unsigned(api, name, value, foreign, lo, hi, legal, members, member_legal, named, value_name):
     """checked_enum for a uint64 argument, compared and named as the unsigned value it is: np.int64() had wrapped
     2**64 - 1 to -1 (and 2**63 + k to a negative value) and the direct calls' clamp named 2**63 - 1, another value
