@@ -1563,16 +1563,29 @@ def _literal_kind(literal, api):
 
 def _raiser(refusal, takes_api=True):
     """An implementation that raises `refusal` (resolve's AscendJitError, made at compile time) as plain Python
-    raises it; its parameters _ol_vf_kind's (dtype, api) or, takes_api False, RegTensor's (dtype)."""
-    cls, name, parameter, value, legal = type(refusal), refusal.api, refusal.parameter, refusal.value, refusal.legal
+    raises it; its parameters _ol_vf_kind's (dtype, api), returning a kind, or (takes_api False) RegTensor's (dtype),
+    returning a register: typed as the call it replaces, so the code around it types (a function that only raised
+    typed as None, and numba took the call's non-literal form, whose refusal has no D28 detail)."""
+    name, value, legal = refusal.api, refusal.value, refusal.legal
     detail = "no emulator dtype for it (SPEC-2 D28)" if _d28_name(value) else ""
 
     def refuse(dtype, api="RegTensor"):
-        raise cls(name, parameter, value, legal, DEVICE, detail)
+        return _refuse_dtype_literal(np.int64(1), impl.text(name), impl.text(value), impl.text(legal),
+                                     impl.text(detail))
 
-    def refuse_dtype(dtype):
-        raise cls(name, parameter, value, legal, DEVICE, detail)
-    return refuse if takes_api else refuse_dtype
+    def refuse_register(dtype):
+        return impl.new_register(_refuse_dtype_literal(np.int64(1), impl.text(name), impl.text(value),
+                                                       impl.text(legal), impl.text(detail)), impl.vf_modes())
+    return refuse if takes_api else refuse_register
+
+
+@njit(cache=True)
+def _refuse_dtype_literal(refuse, api, value, legal, detail):
+    """resolve's refusal of a dtype literal in a VF's code (`refuse`: a run-time 1, so the kind this returns after it
+    types the call; compiled only for a VF that spells a dtype resolve refuses)."""
+    if refuse != 0:
+        raise UnsupportedDTypeError(api, "dtype", value, legal, DEVICE, detail)
+    return np.int64(0)
 
 
 def _dtype_name_eq(a, b):

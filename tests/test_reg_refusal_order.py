@@ -237,7 +237,9 @@ _ONE_OP = {  # one VF per family whose refusal a compiled kernel or enum check w
     "Pack part": "R.Pack(mm, m, x)", "UnPack part": "R.UnPack(mm, m, x)", "CreateMask pattern": "R.CreateMask(T, x)",
     "Copy mode": "R.Copy(d, a, m, x)", "Arange order": "R.Arange(a, 1, x)", "LocalMemBar": "R.LocalMemBar(x, 2)",
     "LoadAlign dist": "R.LoadAlign(a, src, 0, dist=x)", "StoreAlign dist": "R.StoreAlign(out, a, m, 0, dist=x)",
-    "RegTensor": "R.RegTensor('complex64')"}
+    "RegTensor": "R.RegTensor('complex64')", "UpdateMask": "R.UpdateMask('int4', 3)",
+    "Interleave": "R.Interleave(mm, mm, m, m, 'complex64')",
+    "other spellings": "R.Duplicate(R.RegTensor('HALF'), x, R.CreateMask('int16_t'))"}
 
 
 def _one_op_vf(op):
@@ -283,7 +285,9 @@ def _one_op_vf(op):
     ("Copy mode", "half", "half", 7), ("Arange order", "int16", "int16", 1),  # order = 1 against 'DECREASE_ORDER'
     ("Arange order", "int16", "int16", 5), ("LocalMemBar", "half", "half", 99),
     ("LoadAlign dist", "half", "half", 99), ("StoreAlign dist", "half", "half", 99),
-    ("RegTensor", "half", "half", 0)], ids=str)  # compiled gave no "no emulator dtype for it (SPEC-2 D28)"
+    ("RegTensor", "half", "half", 0),            # compiled gave no "no emulator dtype for it (SPEC-2 D28)"
+    ("UpdateMask", "half", "half", 0), ("Interleave", "half", "half", 0),
+    ("other spellings", "half", "half", True)], ids=str)  # a bool for a half register ('HALF': compiled had refused it)
 def test_compiled_and_plain_refuse_a_dtype_in_the_same_words(op, src_type, dst_type, x):
     """The whole message too (parameter, value, legal range): the kernels' refusals of the unary, engine,
     tensor-scalar, ternary, Mul and Reduce dtypes word them as plain Python does (the review of session 20 found 64 of
