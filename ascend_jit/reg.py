@@ -75,9 +75,8 @@ UNARY_OPS = {"Abs": ops.ew.ABS, "Relu": ops.ew.RELU, "Neg": ops.NEG, "Ln": ops.e
              "Sqrt": ops.ew.SQRT}
 UNARY_DTYPES = ops.UNARY_DTYPES
 _UNARY_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in UNARY_DTYPES.items()}
-_INTEGERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
 SHIFT_OPS = {"ShiftLefts": ops.SHIFT_LEFT, "ShiftRights": ops.SHIFT_RIGHT}
-SHIFT_DTYPES = {"ShiftLefts": _INTEGERS, "ShiftRights": _INTEGERS}  # DK R/逻辑计算 (bool: D28)
+SHIFT_DTYPES = ops.SHIFT_DTYPES  # DK R/逻辑计算 (bool: D28); with the texts a compiled VF refuses in
 _SHIFT_KINDS = {name: sum(1 << resolve(d).kind for d in names) for name, names in SHIFT_DTYPES.items()}
 TERNARY_OPS = {"MulAddDst": ops.ew.MUL_ADD_DST, "MulDstAdd": ops.ew.FUSED_MUL_ADD, "AbsSub": ops.ABS_SUB,
                "Axpy": ops.ew.MUL_ADD_DST}
@@ -695,13 +694,16 @@ def Mul(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
 def _engine(api, dst, srcs, mask, mode):
     _core_check(api)
     regs = [_reg(api, "dst", dst)] + [_reg(api, f"src{i}" if len(srcs) > 1 else "src", s) for i, s in enumerate(srcs)]
+    words = _mask(api, "mask", mask)
+    div_mode = api == "Div" and isinstance(mode, tuple)
+    if not div_mode:  # a MaskMergeMode before the dtypes, as a compiled VF checks it before the kernel's dtype check
+        op, merging = ENGINE_OPS[api], _merging(api, mode)
+        if merging and api == "Prelu":
+            _zeroing_only(api, mode)
     for r in (dst, *srcs):
         _check_dtype(api, r.dtype.name, ENGINE_DTYPES[api], "the 950 Memory-API table; docs/decisions.md")
-    words = _mask(api, "mask", mask)
-    op, merging = _div_mode(regs[1], mode) if api == "Div" and isinstance(mode, tuple) else \
-        (ENGINE_OPS[api], _merging(api, mode))
-    if merging and api == "Prelu":
-        _zeroing_only(api, mode)
+    if div_mode:  # after the dtypes: compiled div_mode_op checks the fields of a type Div takes only
+        op, merging = _div_mode(regs[1], mode)
     markers = _engine_markers(api, srcs[0].dtype.kind)
     if len(srcs) == 2:
         ops.engine_binary(regs[0], regs[1], regs[2], words, op, _ENGINE_KINDS[api], merging, *markers)
@@ -900,9 +902,10 @@ def AbsSub(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
 
 def _unary(api, dst, src, mask, mode):
     _core_check(api)
-    _same_dtype(api, dst, src, UNARY_DTYPES[api])
+    _reg(api, "dst", dst), _reg(api, "src", src)
     words = _mask(api, "mask", mask)
-    _zeroing_only(api, mode)
+    _zeroing_only(api, mode)  # before the dtypes, as a compiled VF checks the mode before the kernel's dtype check
+    _same_dtype(api, dst, src, UNARY_DTYPES[api])
     ops.unary(dst.data, src.data, words, UNARY_OPS[api], _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind),
               *_unary_groups(api))
 
@@ -961,8 +964,10 @@ def _select_registers(dst, src0, src1, mask):
     _core_check(api)
     _reg(api, "src0", src0), _reg(api, "src1", src1)
     if not (dst.dtype.name == src0.dtype.name == src1.dtype.name):
-        raise UnsupportedDTypeError(api, "dtypes", f"{dst.dtype.name}, {src0.dtype.name}, {src1.dtype.name}",
-                                    legal="one element type for dstReg, srcReg0, srcReg1 (DK R/比较与选择/Select.md)",
+        # the three dtypes as a tuple, as Add's and Max's refusals name theirs: the words a compiled VF gives (its
+        # kernel names kind codes, errors.py _named_kinds; SPEC-2 11.1), where this had named them as one string
+        raise UnsupportedDTypeError(api, "dstReg/srcReg0/srcReg1 dtypes",
+                                    (dst.dtype.name, src0.dtype.name, src1.dtype.name), legal=ops.SELECT_LEGAL,
                                     device=DEVICE)
     ops.select(dst.data, src0.data, src1.data, _mask(api, "mask", mask))
 
@@ -1071,9 +1076,10 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
     """Reduce (SPEC-2 11.4, D66): SUM into lane 0; MAX/MIN value in lane 0, first index in lane 1. ZEROING only."""
     api = "Reduce"
     _core_check(api)
+    # a compiled VF's order: the reduce type, the mode (both checked before the kernel call), MERGING (the kernel)
+    reduce_type = _code(api, "reduce_type", reduce_type, ReduceType)
     if _merging(api, mode):
         raise ParameterError(api, "mode", "MERGING", legal="MaskMergeMode.ZEROING (SPEC-2 11.4)", device=DEVICE)
-    reduce_type = _code(api, "reduce_type", reduce_type, ReduceType)
     _reg(api, "src", src), _reg(api, "dst", dst)
     if reduce_type == ReduceType.SUM:
         _check_dtype(api, src.dtype.name, tuple(REDUCE_SUM_DST), "SPEC-2 11.4")
@@ -1102,12 +1108,12 @@ def PairReduceElem(dst, src, mask, mode=MaskMergeMode.ZEROING):
     api = "PairReduceElem"
     _core_check(api)
     _reg(api, "dst", dst), _reg(api, "src", src)
+    if _merging(api, mode):  # before the dtypes, as a compiled VF checks the mode before the kernel's dtype check
+        raise ParameterError(api, "mode", "MERGING", legal="MaskMergeMode.ZEROING (SPEC 7.4)", device=DEVICE)
     _check_dtype(api, src.dtype.name, ("half", "float"), "SPEC 7.6")
     if dst.dtype.name != src.dtype.name:
         raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
                                     "(SPEC 7.6)", device=DEVICE)
-    if _merging(api, mode):
-        raise ParameterError(api, "mode", "MERGING", legal="MaskMergeMode.ZEROING (SPEC 7.4)", device=DEVICE)
     impl.reduce_data_block(dst.data, src.data, _mask(api, "mask", mask), impl.PAIR, impl.ZEROING,
                            *_class_markers(src.dtype.kind))
 
@@ -1130,7 +1136,7 @@ def Cast(dst, src, mask, trait=CastTrait()):
     _reg(api, "dst", dst), _reg(api, "src", src)
     if (src.dtype.name, dst.dtype.name) not in CAST_PAIRS:
         raise UnsupportedDTypeError(api, "src/dst dtypes", f"{src.dtype.name} -> {dst.dtype.name}",
-                                    legal="a pair of SPEC-2 11.5", device=DEVICE)
+                                    legal=cv.PAIR_LEGAL, device=DEVICE)  # a compiled VF's words too (_check_trait)
     # the exact widenings to float alone compile only their loop (issue 20); every other pair the general conversion
     fields = _trait(trait)
     widening = src.dtype.name in ("half", "bfloat16") and dst.dtype.name == "float" and \
@@ -1199,9 +1205,11 @@ def _shift(api, dst, src, scalar, mask, mode):
         raise ParameterError(api, "scalar", scalar, legal="an int16 shift amount >= 0 (a negative one is undefined, "
                              "DK R/逻辑计算)", device=DEVICE)
     _core_check(api)
-    _same_dtype(api, dst, src, SHIFT_DTYPES[api], "逻辑计算")
+    _reg(api, "dst", dst), _reg(api, "src", src)
     words = _mask(api, "mask", mask)
+    # the mode before the dtypes, as a compiled VF refuses: its mode is checked before the kernel checks the dtypes
     _zeroing_only(api, mode)
+    _same_dtype(api, dst, src, SHIFT_DTYPES[api], "逻辑计算")
     ops.shift(dst.data, src.data, words, SHIFT_OPS[api], _SHIFT_KINDS[api], int(scalar), False)
 
 
@@ -1535,7 +1543,49 @@ def _ol_vf_kind(dtype, api="RegTensor"):
         # it had run as a kind code (RegTensor(3) a uint8 register); the VF runs plain and refuses it (audit19r)
         return None
     name = api.literal_value if isinstance(api, types.StringLiteral) else "RegTensor"
+    if isinstance(dtype, types.StringLiteral):  # another spelling in the VF's code: read as plain Python reads it
+        kind = _literal_kind(dtype.literal_value, name)
+        if isinstance(kind, AscendJitError):
+            return _raiser(kind)
+        return lambda dtype, api="RegTensor": np.int64(kind)
     return lambda dtype, api="RegTensor": _kind_of_name(dtype, name)
+
+
+def _literal_kind(literal, api):
+    """The kind of a dtype spelled by a string literal in a VF's code as plain Python's dtypes.resolve reads it
+    ("HALF", "int32_t": compiled code had refused them), or resolve's refusal (naming SPEC-2 D28's types so: compiled
+    code had left that out)."""
+    try:
+        return resolve(literal, api).kind
+    except AscendJitError as refusal:
+        return refusal
+
+
+def _raiser(refusal, takes_api=True):
+    """An implementation that raises `refusal` (resolve's AscendJitError, made at compile time) as plain Python
+    raises it; its parameters _ol_vf_kind's (dtype, api), returning a kind, or (takes_api False) RegTensor's (dtype),
+    returning a register: typed as the call it replaces, so the code around it types (a function that only raised
+    typed as None, and numba took the call's non-literal form, whose refusal has no D28 detail)."""
+    name, value, legal = refusal.api, refusal.value, refusal.legal
+    detail = "no emulator dtype for it (SPEC-2 D28)" if _d28_name(value) else ""
+
+    def refuse(dtype, api="RegTensor"):
+        return _refuse_dtype_literal(np.int64(1), impl.text(name), impl.text(value), impl.text(legal),
+                                     impl.text(detail))
+
+    def refuse_register(dtype):
+        return impl.new_register(_refuse_dtype_literal(np.int64(1), impl.text(name), impl.text(value),
+                                                       impl.text(legal), impl.text(detail)), impl.vf_modes())
+    return refuse if takes_api else refuse_register
+
+
+@njit(cache=True)
+def _refuse_dtype_literal(refuse, api, value, legal, detail):
+    """resolve's refusal of a dtype literal in a VF's code (`refuse`: a run-time 1, so the kind this returns after it
+    types the call; compiled only for a VF that spells a dtype resolve refuses)."""
+    if refuse != 0:
+        raise UnsupportedDTypeError(api, "dtype", value, legal, DEVICE, detail)
+    return np.int64(0)
 
 
 def _dtype_name_eq(a, b):
@@ -1682,6 +1732,11 @@ _direct_forms(RegTensor, _register_form, ())
 def _ol_regtensor(dtype):
     # a name read at run time (a dtype-name argument of no known kind, a str variable, a literal naming no dtype:
     # refused when called): a plain register; a kind known at compile time is _register_form's direct call
+    if isinstance(dtype, types.StringLiteral):  # another spelling: as plain Python reads it, or its refusal
+        kind = _literal_kind(dtype.literal_value, "RegTensor")
+        if isinstance(kind, AscendJitError):
+            return _raiser(kind, takes_api=False)
+        return lambda dtype: impl.new_register(np.int64(kind), impl.vf_modes())
     return lambda dtype: impl.new_register(_vf_kind(dtype), impl.vf_modes())
 
 
@@ -1735,19 +1790,27 @@ def _ol_or_default(value, default):
     return (lambda value, default: np.int64(value)) if _signed_int(value) else (lambda value, default: value)
 
 
-def _enum_reader(api, name, members, legal, flag=False, lo=None, hi=None, default=0):
+def _enum_reader(api, name, members, legal, flag=False, lo=None, hi=None, default=0, **texts):
     """An inline function of a VF's enum argument: absent -> its default (0, or False for a flag); a member of
     `members` or an int in [lo, hi] (default: the members' values) -> the int64 value (flag: "value == 1"); anything
     else (another enum's member, a bool, an int out of range) a ParameterError naming api and name when called, as
-    plain Python's as_enum raises (SPEC-2 1.8; a member of another enum was read as its value)."""
+    plain Python's as_enum raises (SPEC-2 1.8; a member of another enum was read as its value): not a member with
+    as_enum's list of members, a member outside [lo, hi] with `legal` (impl.EnumRule; `texts`: its member_legal,
+    member_values, value_name). Plain Python calls the same function, so both refuse in the same words."""
     values = [int(m) for m in members]
     lo, hi = min(values) if lo is None else lo, max(values) if hi is None else hi
-    rule = impl.EnumRule(api, name, members, lo, hi, legal, flag)
+    rule = impl.EnumRule(api, name, members, lo, hi, legal, flag, **texts)
 
     def read(value):
-        v = int(as_enum(api, DEVICE, name, value, members))
+        try:
+            v = int(as_enum(api, DEVICE, name, value, members))
+        except ParameterError:
+            v = None
+        if v is None or not (rule.member_bits >> v) & 1:
+            raise ParameterError(api, name, value, legal=rule.member_legal, device=DEVICE) from None
         if not lo <= v <= hi:
-            raise ParameterError(api, name, value, legal=legal, device=DEVICE)
+            raise ParameterError(api, name, value if rule.value_name is None else rule.value_name, legal=legal,
+                                 device=DEVICE)
         return v == 1 if flag else v
     read.rule = rule  # a direct call's ENUM operand checks the argument by the same rule
 
@@ -1755,26 +1818,48 @@ def _enum_reader(api, name, members, legal, flag=False, lo=None, hi=None, defaul
     def _ol_read(value):
         if _absent(value):
             return (lambda value: False) if flag else (lambda value: np.int64(default))
-        foreign = rule.foreign(value)  # a run-time argument of impl.checked_enum: the code after it stays typed
+        foreign = rule.foreign_code(value)  # a run-time argument of impl.checked_enum: the code after it stays typed
         # impl.text(), bool(), np.int64(): run-time values, so checked_enum has the one signature the direct calls
         # use (_checked); the closure's constants typed as literals compiled it once per API and enum (15 in the
         # test suite, 0.1 s each; issue 20)
+        t_api, t_name, t_legal, t_member_legal, t_value_name = rule.texts()
+        bits, named = rule.member_bits, rule.value_name is not None
+        if isinstance(value, types.Float):  # never a member: refused naming the float, as plain Python's as_enum
+            def refuse_float(value):
+                impl.refuse_enum_float(impl.text(t_api), impl.text(t_name), np.float64(value),
+                                       impl.text(t_member_legal))
+                return False
+
+            def refuse_float_value(value):
+                impl.refuse_enum_float(impl.text(t_api), impl.text(t_name), np.float64(value),
+                                       impl.text(t_member_legal))
+                return np.int64(0)
+            return refuse_float if flag else refuse_float_value
         if impl.is_uint64(value):
             # compared and named as the unsigned value it is: np.int64() wrapped 2**64 - 1 to -1 (review18)
             if flag:
-                return lambda value: impl.checked_enum_unsigned(impl.text(api), impl.text(name), value, bool(foreign),
-                                                                np.int64(lo), np.int64(hi), impl.text(legal)) == 1
-            return lambda value: impl.checked_enum_unsigned(impl.text(api), impl.text(name), value, bool(foreign),
-                                                            np.int64(lo), np.int64(hi), impl.text(legal))
+                return lambda value: impl.checked_enum_unsigned(
+                    impl.text(t_api), impl.text(t_name), value, np.int64(foreign), np.int64(lo), np.int64(hi),
+                    impl.text(t_legal), np.int64(bits), impl.text(t_member_legal), bool(named),
+                    impl.text(t_value_name)) == 1
+            return lambda value: impl.checked_enum_unsigned(
+                impl.text(t_api), impl.text(t_name), value, np.int64(foreign), np.int64(lo), np.int64(hi),
+                impl.text(t_legal), np.int64(bits), impl.text(t_member_legal), bool(named), impl.text(t_value_name))
         if flag:
-            return lambda value: impl.checked_enum(impl.text(api), impl.text(name), np.int64(_or_default(value, 0)),
-                                                   bool(foreign), np.int64(lo), np.int64(hi), impl.text(legal)) == 1
-        return lambda value: impl.checked_enum(impl.text(api), impl.text(name), np.int64(_or_default(value, 0)),
-                                               bool(foreign), np.int64(lo), np.int64(hi), impl.text(legal))
+            return lambda value: impl.checked_enum(
+                impl.text(t_api), impl.text(t_name), np.int64(_or_default(value, 0)), np.int64(foreign), np.int64(lo),
+                np.int64(hi), impl.text(t_legal), np.int64(bits), impl.text(t_member_legal), bool(named),
+                impl.text(t_value_name)) == 1
+        return lambda value: impl.checked_enum(
+            impl.text(t_api), impl.text(t_name), np.int64(_or_default(value, 0)), np.int64(foreign), np.int64(lo),
+            np.int64(hi), impl.text(t_legal), np.int64(bits), impl.text(t_member_legal), bool(named),
+            impl.text(t_value_name))
     return read
 
 
-_DUPLICATE_MERGE_FLAG = _enum_reader("Duplicate", "mode", MaskMergeMode, _MERGE_LEGAL, flag=True, hi=impl.MERGING)
+# _merging's words: UNKNOWN (a CastTrait value) is refused as a value that is no mode
+_DUPLICATE_MERGE_FLAG = _enum_reader("Duplicate", "mode", MaskMergeMode, _MERGE_LEGAL, flag=True, hi=impl.MERGING,
+                                     member_legal=_MERGE_LEGAL, member_values=(impl.ZEROING, impl.MERGING))
 # Copy's mode (CopyImpl static_asserts MERGING): the same reader plain and compiled, so both refuse alike
 _COPY_MODE_READ = _enum_reader("Copy", "mode", MaskMergeMode, _COPY_MODE, lo=impl.MERGING, hi=impl.MERGING,
                                default=impl.MERGING)
@@ -1793,7 +1878,7 @@ _STORE_POST_MODE = _enum_reader("StoreAlign", "post_mode", PostLiteral, "an aj.R
 _PATTERN = _enum_reader("CreateMask", "pattern", MaskPattern, "an aj.Reg.MaskPattern (SPEC 7.2)")
 # INCREASE_ORDER only, as plain Arange: `order != 0` named any other value (2, 1.0, "x") DECREASE_ORDER
 _ARANGE_ORDER = impl.EnumRule("Arange", "order", IndexOrder, IndexOrder.INCREASE_ORDER, IndexOrder.INCREASE_ORDER,
-                              _DECREASE_REFUSED)
+                              _DECREASE_REFUSED, value_name=IndexOrder.DECREASE_ORDER.name)  # as plain Arange names it
 
 
 @njit(cache=True)
@@ -2163,18 +2248,18 @@ for _name in ("Add", "Sub", "Mul"):
 def _mode_rule(api):
     """A direct call's `mode` (SPEC-2 11.1, 1.8): ZEROING or MERGING (the kernel refuses MERGING where the API does),
     anything else a ParameterError naming the API, as plain Python's _merging raises."""
-    return impl.EnumRule(api, "mode", MaskMergeMode, impl.ZEROING, impl.MERGING,
-                         "MaskMergeMode.ZEROING or MaskMergeMode.MERGING (SPEC-2 11.1)", flag=True)
+    return impl.EnumRule(api, "mode", MaskMergeMode, impl.ZEROING, impl.MERGING, _MERGE_LEGAL, flag=True,
+                         member_legal=_MERGE_LEGAL, member_values=(impl.ZEROING, impl.MERGING))
 
 
 @functools.lru_cache(maxsize=None)
 def _reduce_type_rule(api):
-    return impl.EnumRule(api, "reduce_type", ReduceType, ops.SUM, ops.MIN,
-                         "aj.Reg.ReduceType.SUM, MAX or MIN (SPEC-2 11.4)")
+    return impl.EnumRule(api, "reduce_type", ReduceType, ops.SUM, ops.MIN, None)  # as_enum's list of members
 
 
-_ZEROING_ONLY = impl.EnumRule("ReduceDataBlock", "mode", MaskMergeMode, impl.ZEROING, impl.ZEROING,
-                              "MaskMergeMode.ZEROING (SPEC 7.4)")
+# any member: the kernel refuses MERGING and UNKNOWN in its words, as for plain ReduceDataBlock (as_enum, then it)
+_ZEROING_ONLY = impl.EnumRule("ReduceDataBlock", "mode", MaskMergeMode, impl.ZEROING, int(MaskMergeMode.UNKNOWN),
+                              None)
 
 
 def _marker_operands(markers):
@@ -2222,9 +2307,10 @@ class _BoolRule(impl.EnumRule):
 
 # a field of another enum (or a bool where an enum is expected) is refused as plain Python's _div_mode refuses it;
 # the values div_mode_op checks
-_DIV_MODE_RULES = (impl.EnumRule("Div", "mode.mrgMode", MaskMergeMode, 0, 1, "MaskMergeMode.ZEROING or MERGING"),
+# (as_enum's list of members; mrgMode's UNKNOWN div_mode_op refuses, as for plain Div)
+_DIV_MODE_RULES = (impl.EnumRule("Div", "mode.mrgMode", MaskMergeMode, 0, 2, None),
                    _BoolRule("Div", "mode.precisionMode", None, 0, 1, "True or False"),
-                   impl.EnumRule("Div", "mode.algo", DivAlgo, 0, 5, "an aj.DivAlgo member or value (0..5)"))
+                   impl.EnumRule("Div", "mode.algo", DivAlgo, 0, 5, None))
 
 
 def _is_div_mode_type(t):
@@ -2244,7 +2330,8 @@ impl.direct_call(Prelu, ops.engine_binary, _engine_plan("Prelu"))
 def _zeroing_rule(api):
     """A direct call's `mode` where only ZEROING exists (DK RegMerge table 2): MERGING a ParameterError."""
     return impl.EnumRule(api, "mode", MaskMergeMode, impl.ZEROING, impl.ZEROING,
-                         "MaskMergeMode.ZEROING (DK Reg MergeMode table 2)", flag=True)
+                         "MaskMergeMode.ZEROING (DK Reg MergeMode table 2)", flag=True, member_legal=_MERGE_LEGAL,
+                         member_values=(impl.ZEROING, impl.MERGING), value_name="MERGING")  # _zeroing_only's words
 
 
 def _unary_plan(name):
@@ -2398,7 +2485,8 @@ def _pair_reduce_plan(dst, src, mask, mode=None):
 
 
 _PAIR_ZEROING_ONLY = impl.EnumRule("PairReduceElem", "mode", MaskMergeMode, impl.ZEROING, impl.ZEROING,
-                                   "MaskMergeMode.ZEROING (SPEC 7.4)")
+                                   "MaskMergeMode.ZEROING (SPEC 7.4)", member_legal=_MERGE_LEGAL,
+                                   member_values=(impl.ZEROING, impl.MERGING), value_name="MERGING")  # as _merging
 impl.direct_call(PairReduceElem, impl.reduce_data_block, _pair_reduce_plan)
 
 
@@ -2460,8 +2548,8 @@ def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
     if not _absent(src_reg):
         return None  # src_reg= is a register (a typing error naming Duplicate)
     if isinstance(scalar, types.Boolean):  # refused when called, as plain Python refuses it (an AscendJitError)
-        def refuse_bool(dst, scalar=None, mask=None, mode=0, src_reg=None):
-            raise ParameterError("Duplicate", "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
+        def refuse_bool(dst, scalar=None, mask=None, mode=0, src_reg=None):  # plain Python's words (D29)
+            raise ParameterError("Duplicate", "scalar", scalar, ops.BOOL_LEGAL[dst[impl.H_KIND]], DEVICE)
         return refuse_bool
     if isinstance(scalar, types.Float):
         def from_float(dst, scalar=None, mask=None, mode=0, src_reg=None):
@@ -2601,7 +2689,7 @@ def _cast_kernel(dst, src, mask, trait=None):
 
 # the CastTrait fields' enums: a field that is another enum's member is refused (SPEC-2 11.5, 1.8), as plain Python's
 # _trait refuses it; the values themselves the kernel checks against the pair's row (DK Cast.md tables 6-9)
-_TRAIT_RULES = tuple(impl.EnumRule("Cast", f"trait.{name}", cls, 0, 0, f"a {cls.__name__} member or value")
+_TRAIT_RULES = tuple(impl.EnumRule("Cast", f"trait.{name}", cls, min(cls), max(cls), None)
                      for name, cls in zip(CastTrait._fields, (RegLayout, SatMode, MaskMergeMode, RoundMode)))
 
 

@@ -215,30 +215,85 @@ def test_pair_reduce_elem_dtypes_are_refused_compiled_in_plain_words(dst_type, s
     assert messages[0] == messages[1], messages
 
 
-_ONE_OP = {  # one VF per family whose dtype refusal a compiled kernel words itself
+_ONE_OP = {  # one VF per family whose refusal a compiled kernel or enum check words itself; x: the VF's argument
     "Abs": "R.Abs(d, a, m)", "Exp": "R.Exp(d, a, m)", "Div": "R.Div(d, a, a, m)", "Mul": "R.Mul(d, a, a, m)",
     "Muls": "R.Muls(d, a, 2, m)", "Adds": "R.Adds(d, a, 2, m)", "ReduceSum": "R.ReduceSum(d, a, m)",
     "ReduceMax": "R.Reduce(d, a, m, R.ReduceType.MAX)", "MulAddDst": "R.MulAddDst(d, a, a, m)",
-    "Axpy": "R.Axpy(d, a, 2, m)", "AbsSub": "R.AbsSub(a, a, d, m)"}  # AbsSub: D's register as src1
+    "Axpy": "R.Axpy(d, a, 2, m)", "AbsSub": "R.AbsSub(a, a, d, m)",  # AbsSub: D's register as src1
+    "ShiftLefts": "R.ShiftLefts(d, a, 1, m, x)", "ShiftRights": "R.ShiftRights(d, a, 1, m, x)",
+    "Abs mode": "R.Abs(d, a, m, x)", "Exp mode": "R.Exp(d, a, m, x)", "Prelu mode": "R.Prelu(d, a, a, m, x)",
+    "Muls mode": "R.Muls(d, a, 2, m, x)", "MulAddDst mode": "R.MulAddDst(d, a, a, m, x)",
+    "Div algo": "R.Div(d, a, a, m, R.DivSpecificMode(R.MaskMergeMode.ZEROING, False, x))",
+    "Div mrgMode": "R.Div(d, a, a, m, R.DivSpecificMode(x, False, 0))",
+    "Muls scalar": "R.Muls(d, a, x, m)", "Duplicate": "R.Duplicate(a, x)", "Arange scalar": "R.Arange(a, x)",
+    "Reduce type": "R.Reduce(d, a, m, x)", "Reduce type and mode": "R.Reduce(d, a, m, x, x)",
+    "ReduceDataBlock mode": "R.ReduceDataBlock(d, a, m, R.ReduceType.SUM, x)",
+    "PairReduceElem mode": "R.PairReduceElem(d, a, m, x)", "Select": "R.Select(d, a, a, m)",
+    "Cast": "R.Cast(d, a, m)",
+    "Cast layoutMode": "R.Cast(d, a, m, R.CastTrait(x, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING, "
+                       "aj.RoundMode.CAST_RINT))",
+    "Cast satMode": "R.Cast(d, a, m, R.CastTrait(R.RegLayout.ZERO, x, R.MaskMergeMode.ZEROING, "
+                    "aj.RoundMode.CAST_RINT))",
+    "Pack part": "R.Pack(mm, m, x)", "UnPack part": "R.UnPack(mm, m, x)", "CreateMask pattern": "R.CreateMask(T, x)",
+    "Copy mode": "R.Copy(d, a, m, x)", "Arange order": "R.Arange(a, 1, x)", "LocalMemBar": "R.LocalMemBar(x, 2)",
+    "LoadAlign dist": "R.LoadAlign(a, src, 0, dist=x)", "StoreAlign dist": "R.StoreAlign(out, a, m, 0, dist=x)",
+    "RegTensor": "R.RegTensor('complex64')", "UpdateMask": "R.UpdateMask('int4', 3)",
+    "Interleave": "R.Interleave(mm, mm, m, m, 'complex64')",
+    "other spellings": "R.Duplicate(R.RegTensor('HALF'), x, R.CreateMask('int16_t'))"}
 
 
 def _one_op_vf(op):
-    namespace = {"R": R}
-    exec(f"def vf(out, src, T, D):\n    a, d = R.RegTensor(T), R.RegTensor(D)\n    m = R.CreateMask(T)\n"  # noqa: S102
-         f"    R.LoadAlign(a, src)\n    {_ONE_OP[op]}\n", namespace)
+    namespace = {"R": R, "aj": aj}
+    exec(f"def vf(out, src, T, D, x):\n    a, d = R.RegTensor(T), R.RegTensor(D)\n"  # noqa: S102
+         f"    m = R.CreateMask(T)\n    mm = R.MaskReg()\n    R.LoadAlign(a, src)\n    {_ONE_OP[op]}\n", namespace)
     return namespace["vf"]
 
 
-@pytest.mark.parametrize("op, src_type, dst_type", [
-    ("Abs", "uint16", "uint16"), ("Abs", "half", "float"), ("Exp", "int32", "int32"), ("Div", "uint8", "uint8"),
-    ("Mul", "int8", "int8"), ("Muls", "bfloat16", "bfloat16"), ("Muls", "int32", "int16"), ("Adds", "half", "float"),
-    ("ReduceSum", "int8", "int8"), ("ReduceSum", "int16", "int16"), ("ReduceSum", "half", "float"),
-    ("ReduceMax", "uint8", "uint8"), ("MulAddDst", "int8", "int8"), ("MulAddDst", "half", "float"),
-    ("Axpy", "int32", "int16"), ("Axpy", "uint8", "uint8"), ("AbsSub", "half", "float")], ids=str)
-def test_compiled_and_plain_refuse_a_dtype_in_the_same_words(op, src_type, dst_type):
+@pytest.mark.parametrize("op, src_type, dst_type, x", [
+    ("Abs", "uint16", "uint16", 0), ("Abs", "half", "float", 0), ("Exp", "int32", "int32", 0),
+    ("Div", "uint8", "uint8", 0), ("Mul", "int8", "int8", 0), ("Muls", "bfloat16", "bfloat16", 0),
+    ("Muls", "int32", "int16", 0), ("Adds", "half", "float", 0), ("ReduceSum", "int8", "int8", 0),
+    ("ReduceSum", "int16", "int16", 0), ("ReduceSum", "half", "float", 0), ("ReduceMax", "uint8", "uint8", 0),
+    ("MulAddDst", "int8", "int8", 0), ("MulAddDst", "half", "float", 0), ("Axpy", "int32", "int16", 0),
+    ("Axpy", "uint8", "uint8", 0), ("AbsSub", "half", "float", 0),
+    # session 21's audit of the other Reg instructions: each row was worded apart (or refused another fault) before
+    ("ShiftLefts", "half", "half", 0),           # 'dst/src dtypes' = ('half', 'half') against 'dtype' = 'half'
+    ("ShiftRights", "uint8", "int8", 0),         # against 'dst dtype' = 'int8' (legal: uint8, the source's ...)
+    ("ShiftLefts", "int16", "int16", 1),         # mode = 1 against 'MERGING'
+    ("ShiftRights", "half", "half", 7),          # plain named the dtype first; the ZEROING-only text for 7
+    ("Abs mode", "uint16", "uint16", 7),         # plain named the dtype first
+    ("Abs mode", "half", "half", 1), ("Abs mode", "half", "half", True),  # mode = 1 against 'MERGING' / True
+    ("Exp mode", "int32", "int32", 7), ("Prelu mode", "int16", "int16", 1), ("Muls mode", "half", "half", 1),
+    ("MulAddDst mode", "half", "half", 1),
+    ("Div algo", "half", "half", 99),            # 'an aj.DivAlgo member or value (0..5)' against as_enum's list
+    ("Div mrgMode", "half", "half", 7),
+    ("Muls scalar", "int16", "int16", 1.5),      # 'an integer for an integer register' against D29's words
+    ("Duplicate", "int16", "int16", 1.5), ("Duplicate", "int16", "int16", True),  # 'a bool' against True
+    ("Arange scalar", "int16", "int16", True),
+    ("Reduce type", "float", "float", 7),        # 'aj.Reg.ReduceType.SUM, MAX or MIN' against as_enum's list
+    ("Reduce type and mode", "float", "float", 7),  # plain named the mode first
+    ("ReduceDataBlock mode", "half", "half", 1),  # '(SPEC 7.4)' against the kernel's '(MERGING is not supported)'
+    ("PairReduceElem mode", "int16", "int16", 1),  # plain named the dtype first
+    ("Select", "half", "float", 0),              # 'dtypes' = 'float, half, half' against a tuple, another legal text
+    ("Cast", "half", "int64", 0),                # ('half', 'int64') against 'half -> int64'
+    ("Cast layoutMode", "half", "int64", 9),     # the pair before the field, as plain Python
+    ("Cast satMode", "float", "half", 9),        # compiled named the pair's layoutMode row, not satMode's members
+    ("Pack part", "half", "half", 5), ("UnPack part", "half", "half", True),  # part = 1 against True
+    ("Pack part", "half", "half", 0.5), ("Copy mode", "half", "half", 1.0),  # = 0 / 1 against the float given
+    ("CreateMask pattern", "half", "half", 99),
+    ("CreateMask pattern", "half", "half", 14),  # MaskPattern has no 14: the kernel had named 'a MaskPattern (0-13 ...
+    ("Copy mode", "half", "half", 7), ("Arange order", "int16", "int16", 1),  # order = 1 against 'DECREASE_ORDER'
+    ("Arange order", "int16", "int16", 5), ("LocalMemBar", "half", "half", 99),
+    ("LoadAlign dist", "half", "half", 99), ("StoreAlign dist", "half", "half", 99),
+    ("RegTensor", "half", "half", 0),            # compiled gave no "no emulator dtype for it (SPEC-2 D28)"
+    ("UpdateMask", "half", "half", 0), ("Interleave", "half", "half", 0),
+    ("other spellings", "half", "half", True)], ids=str)  # a bool for a half register ('HALF': compiled had refused it)
+def test_compiled_and_plain_refuse_a_dtype_in_the_same_words(op, src_type, dst_type, x):
     """The whole message too (parameter, value, legal range): the kernels' refusals of the unary, engine,
     tensor-scalar, ternary, Mul and Reduce dtypes word them as plain Python does (the review of session 20 found 64 of
-    these pairs worded apart: 'dst/src dtypes' = ('int32', ...) against 'dtype' = 'int32', other legal lists)."""
+    these pairs worded apart: 'dst/src dtypes' = ('int32', ...) against 'dtype' = 'int32', other legal lists); and
+    (session 21) the shifts', Select's, Cast's, the scalars' (D29), the modes' and every other enum argument's (a
+    compiled enum check names as_enum's list of members, then the instruction's own range), in plain Python's order."""
     plain = _one_op_vf(op)
     words = []
     for vf in (R.simd_vf(plain), plain):
@@ -247,8 +302,7 @@ def test_compiled_and_plain_refuse_a_dtype_in_the_same_words(op, src_type, dst_t
             out = core.local_tensor(src_type, 256)
             ub = core.ub.copy()
             with pytest.raises(AscendJitError) as refused:
-                vf(out, src, src_type, dst_type)
+                vf(out, src, src_type, dst_type, x)
             assert (core.ub == ub).all()
         words.append((type(refused.value), str(refused.value)))
     assert words[0] == words[1]
-

@@ -169,9 +169,14 @@ def as_enum(api, spec, name, value, enum_cls, members=None):
             pass
     legal = tuple(enum_cls) if members is None else tuple(members)
     if member is None or member not in legal:
-        raise ParameterError(api, name, value, device=getattr(spec, "name", spec),
-                             legal=", ".join(f"{enum_cls.__name__}.{m.name} ({m.value})" for m in legal))
+        raise ParameterError(api, name, value, device=getattr(spec, "name", spec), legal=enum_legal(enum_cls, legal))
     return member
+
+
+def enum_legal(enum_cls, members=None):
+    """as_enum's legal range: the members with their values (compiled VFs' enum checks name the same text,
+    jit/reg.py EnumRule)."""
+    return ", ".join(f"{enum_cls.__name__}.{m.name} ({m.value})" for m in (enum_cls if members is None else members))
 
 
 def check_range(api, spec, name, value, lo, hi):

@@ -550,19 +550,44 @@ ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL, WORDS, CHECK = range(9)
 
 
 class EnumRule:
-    """How a direct call checks an enum argument: a member of `members` (an IntEnum) or one of the integer values in
-    [lo, hi], else a ParameterError naming `api` and `name` (a member of another enum is refused even when its value
-    is in range: the Memory-API ReduceType where the Reg one is expected). flag: the operand is "value == 1"."""
+    """How a direct call checks an enum argument, in plain Python's two steps (SPEC-2 1.1, 11.1: the same refusal):
+    a member of `members` (an IntEnum; `member_values`, when given, the values the parameter's reader takes at all)
+    else a ParameterError with `member_legal` (default: as_enum's list of the members and their values), a member of
+    another enum, a bool or a float refused so too (the Memory-API ReduceType where the Reg one is expected); then an
+    integer value in [lo, hi], else a ParameterError with `legal`, naming the value, or `value_name` when given (the
+    member's name, as plain Python's _zeroing_only names 'MERGING'). flag: the operand is "value == 1"."""
 
-    def __init__(self, api, name, members, lo, hi, legal, flag=False):
+    def __init__(self, api, name, members, lo, hi, legal, flag=False, member_legal=None, member_values=None,
+                 value_name=None):
+        from ..api._common import enum_legal  # api._common imports jit modules
         self.api, self.name, self.members, self.lo, self.hi, self.legal, self.flag = \
             api, name, members, lo, hi, legal, flag
+        if member_values is None:
+            member_values = range(lo, hi + 1) if members is None else tuple(int(m) for m in members)
+        assert all(0 <= v < 63 for v in member_values)  # a bit each in an int64 (_checked)
+        self.member_bits = sum(1 << v for v in set(member_values))
+        self.member_legal = member_legal if member_legal is not None else \
+            (legal if members is None else enum_legal(members))
+        self.value_name = value_name
+        if legal is None:  # a rule over every member: no value passes the first step and fails the second
+            self.legal = self.member_legal
 
     def foreign(self, t):
         """Whether numba type t can never be a legal value (another enum's member, a bool, a float: plain Python's
         as_enum refuses 1.0 as it refuses True; compiled code had truncated it to a member's value)."""
         return isinstance(t, (types.Boolean, types.Float)) or \
             (isinstance(t, types.IntEnumMember) and t.instance_class is not self.members)
+
+    def foreign_code(self, t):
+        """checked_enum's `foreign`: 0 (a type that may be legal), 1 (one that never is), 2 (a bool, which the
+        refusal names as the bool it is, as plain Python's does: True, not 1)."""
+        if not self.foreign(t):
+            return 0
+        return 2 if isinstance(t, types.Boolean) else 1
+
+    def texts(self):
+        """(api, name, legal, member_legal, value_name or ""): checked_enum's texts."""
+        return self.api, self.name, self.legal, self.member_legal, self.value_name or ""
 
 
 @intrinsic
@@ -580,19 +605,39 @@ def text(typingctx, literal):
 
 
 @njit(cache=True)
-def checked_enum(api, name, value, foreign, lo, hi, legal):
-    """A direct call's enum argument (EnumRule): its value, or a ParameterError as plain Python raises."""
-    if foreign or value < lo or value > hi:
+def checked_enum(api, name, value, foreign, lo, hi, legal, members, member_legal, named, value_name):
+    """A direct call's enum argument (EnumRule): its value, or the ParameterError plain Python raises: not a member
+    (`members`: a bit per value; `foreign`: EnumRule.foreign_code) with member_legal, then outside [lo, hi] with
+    legal, naming value_name when `named` (a flag, not a comparison of strings at run time)."""
+    if foreign == 2:
+        raise ParameterError(api, name, value != 0, member_legal, "ascend950")
+    if foreign != 0 or value < 0 or value > 62 or not (members >> value) & 1:
+        raise ParameterError(api, name, value, member_legal, "ascend950")
+    if value < lo or value > hi:
+        if named:
+            raise ParameterError(api, name, value_name, legal, "ascend950")
         raise ParameterError(api, name, value, legal, "ascend950")
     return value
 
 
 @njit(cache=True)
-def checked_enum_unsigned(api, name, value, foreign, lo, hi, legal):
+def refuse_enum_float(api, name, value, legal):
+    """The refusal of a float given to an enum reader (reg.py _enum_reader), naming the float as plain Python's
+    as_enum does (converted to int64 for checked_enum it had been named 1 for 1.5). Compiled only for a VF that passes
+    a float there. (A direct call given a float enum has no plan: its VF runs plain.)"""
+    raise ParameterError(api, name, value, legal, "ascend950")
+
+
+@njit(cache=True)
+def checked_enum_unsigned(api, name, value, foreign, lo, hi, legal, members, member_legal, named, value_name):
     """checked_enum for a uint64 argument, compared and named as the unsigned value it is: np.int64() had wrapped
     2**64 - 1 to -1 (and 2**63 + k to a negative value) and the direct calls' clamp named 2**63 - 1, another value
     than the one passed (plain Python names the value). Compiled only for a VF that passes a uint64 enum."""
-    if foreign or value < np.uint64(lo) or value > np.uint64(hi):
+    if foreign != 0 or value > np.uint64(62) or not (members >> np.int64(value)) & 1:
+        raise ParameterError(api, name, value, member_legal, "ascend950")
+    if value < np.uint64(lo) or value > np.uint64(hi):
+        if named:
+            raise ParameterError(api, name, value_name, legal, "ascend950")
         raise ParameterError(api, name, value, legal, "ascend950")
     return np.int64(value)
 
@@ -746,17 +791,21 @@ def _as_int64(context, builder, value, from_type):
 def _checked(context, builder, rule, arg_type, value):
     """Lower a call of checked_enum: `value` (of arg_type) as `rule` accepts it, as an int64, else its
     ParameterError naming the value (a uint64 one through checked_enum_unsigned, unwrapped)."""
-    text = [context.get_constant_generic(builder, types.unicode_type, t) for t in (rule.api, rule.name, rule.legal)]
+    api, name, legal, member_legal, value_name = [context.get_constant_generic(builder, types.unicode_type, t)
+                                                  for t in rule.texts()]
     unsigned = is_uint64(arg_type)
     value_type = types.uint64 if unsigned else types.int64
     value = value if unsigned else _as_int64(context, builder, value, arg_type)
-    check_sig = types.int64(types.unicode_type, types.unicode_type, value_type, types.boolean, types.int64,
-                            types.int64, types.unicode_type)
+    check_sig = types.int64(types.unicode_type, types.unicode_type, value_type, types.int64, types.int64,
+                            types.int64, types.unicode_type, types.int64, types.unicode_type, types.boolean,
+                            types.unicode_type)
     checker = types.Dispatcher(checked_enum_unsigned if unsigned else checked_enum)
     checker.get_call_type(context.typing_context, check_sig.args, {})
     return context.get_function(checker, check_sig)(builder, [
-        text[0], text[1], value, context.get_constant(types.boolean, rule.foreign(arg_type)),
-        context.get_constant(types.int64, rule.lo), context.get_constant(types.int64, rule.hi), text[2]])
+        api, name, value, context.get_constant(types.int64, rule.foreign_code(arg_type)),
+        context.get_constant(types.int64, rule.lo), context.get_constant(types.int64, rule.hi), legal,
+        context.get_constant(types.int64, rule.member_bits), member_legal,
+        context.get_constant(types.boolean, rule.value_name is not None), value_name])
 
 
 def _operand_types(operands, args, typing_context):

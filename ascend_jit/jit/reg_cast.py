@@ -75,6 +75,17 @@ def _field_legal(field, mask):
 
 LEGAL_LAYOUT, LEGAL_SAT, LEGAL_ROUND = (tuple(_field_legal(field, TRAITS[s, d, field]) for s in range(11)
                                               for d in range(11)) for field in range(3))
+# plain Python's words (reg.py Cast and _trait, SPEC-2 11.1: a compiled VF refuses in the same words), picked by index:
+# a pair that is not a Reg Cast pair, named "src -> dst" (index src kind * 11 + dst kind); a trait field that is no
+# member of its enum, with as_enum's list of the members and their values (index: the field, CastTrait's order)
+_KIND_NAMES = ("half", "float", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+PAIR_TEXT = tuple(f"{_KIND_NAMES[s]} -> {_KIND_NAMES[d]}" for s in range(11) for d in range(11))
+PAIR_LEGAL = "a pair of SPEC-2 11.5"
+_TRAIT_ENUMS = _FIELD_NAMES[:2] + (("MaskMergeMode", ("ZEROING", "MERGING", "UNKNOWN")), _FIELD_NAMES[2])
+TRAIT_FIELDS = ("trait.layoutMode", "trait.satMode", "trait.mrgMode", "trait.roundMode")
+TRAIT_MEMBERS = tuple(", ".join(f"{enum_name}.{name} ({value})" for value, name in enumerate(names))
+                      for enum_name, names in _TRAIT_ENUMS)
+TRAIT_TOP = tuple(len(names) - 1 for _, names in _TRAIT_ENUMS)  # each enum's values are 0..TOP
 
 
 @njit(cache=True, inline="always")
@@ -92,8 +103,11 @@ def _check_trait(sk, dk, layout, sat, mrg, rnd):
         return
     row = TRAITS[sk, dk]
     if row[0] == 0:
-        raise UnsupportedDTypeError("Cast", "src/dst kinds", (sk, dk), "a pair of SPEC-2 11.5 (DK Cast.md tables "
-                                    "3, 6-9)", DEVICE)
+        raise UnsupportedDTypeError("Cast", "src/dst dtypes", PAIR_TEXT[sk * 11 + dk], PAIR_LEGAL, DEVICE)
+    fields = (layout, sat, mrg, rnd)
+    for k in range(4):  # plain Python's _trait: each field a member of its enum, before the pair's row
+        if fields[k] < 0 or fields[k] > TRAIT_TOP[k]:
+            raise ParameterError("Cast", TRAIT_FIELDS[k], fields[k], TRAIT_MEMBERS[k], DEVICE)
     if rnd == HYBRID:  # SPEC-2 14 / D28: the fp8/hifloat8 round mode is out of scope, as in the Memory Cast
         raise UnsupportedDTypeError("Cast", "trait.roundMode", rnd, "a RoundMode the pair's row of DK Cast.md "
                                     "tables 6-9 lists (CAST_HYBRID serves the fp8/hifloat8 types, out of scope: "

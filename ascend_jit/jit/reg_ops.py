@@ -338,6 +338,13 @@ _INT_SCALAR_LEGAL = ("", "", "",  # (half, float, bfloat16: no integer range)
                      "[0, 18446744073709551615] for uint64 (no implicit wrap, SPEC-2 D29)")
 
 
+# plain Python's D29 refusals of a float for an integer register and of a bool (api/_scalar.py scalar_bits), by the
+# register's kind: a compiled VF names the same legal range, picked by index (no text built at run time)
+INT_FLOAT_LEGAL = tuple(f"an integer in the range of {d.name} (SPEC-2 D29: floats and other types are refused for "
+                        "integer operands)" for d in ALL)
+BOOL_LEGAL = tuple(f"a {d.name} value (bool is refused, SPEC-2 D29)" for d in ALL)
+
+
 @internal
 def scalar_int_bits(api, kind, v):
     """D29 for an integer register: the value must lie in the type's range (no implicit wrap); its bit pattern."""
@@ -382,7 +389,7 @@ def scalar_bits(api, kind, fvalue, ivalue, is_float_arg):
     if kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16:
         return scalar_float_bits(kind, fvalue if is_float_arg else _int_to_f64_odd(ivalue))
     if is_float_arg:
-        raise ParameterError(api, "scalar", fvalue, "an integer for an integer register (SPEC-2 D29)", DEVICE)
+        raise ParameterError(api, "scalar", fvalue, INT_FLOAT_LEGAL[kind], DEVICE)
     return scalar_int_bits(api, kind, ivalue)
 
 
@@ -609,6 +616,14 @@ def div_path(precision, algo):
     return 0
 
 
+# as_enum's words for a DivSpecificMode field that is no member of its enum (api/_common.py enum_legal), so a compiled
+# VF, whose fields reach this function unchecked, refuses as plain Python's _div_mode does
+_MRG_MEMBERS = "MaskMergeMode.ZEROING (0), MaskMergeMode.MERGING (1), MaskMergeMode.UNKNOWN (2)"
+_ALGO_MEMBERS = ", ".join(f"DivAlgo.{name} ({value})" for value, name in enumerate(
+    ("INTRINSIC", "DIFF_COMPENSATION", "PRECISION_1ULP_FTZ_TRUE", "PRECISION_0ULP_FTZ_TRUE", "PRECISION_0ULP_FTZ_FALSE",
+     "PRECISION_1ULP_FTZ_FALSE")))
+
+
 @njit(cache=True)
 def div_mode_op(src, allowed, mrg, precision, algo):
     """Reg Div's DivSpecificMode{mrgMode, precisionMode, algo} checked against src's type (DK
@@ -617,12 +632,14 @@ def div_mode_op(src, allowed, mrg, precision, algo):
     D38) or DIV_SUBNORMALS. Plain Python runs this function's Python (reg.py _div_mode), so both paths refuse alike."""
     kind = np.int64(src[H_KIND])
     if (allowed >> kind) & 1:
-        if mrg < 0 or mrg > 1:
+        if mrg < 0 or mrg > 2:  # no MaskMergeMode: plain Python's as_enum words (reg.py _div_mode)
+            raise ParameterError("Div", "mode.mrgMode", mrg, _MRG_MEMBERS, DEVICE)
+        if mrg == 2:
             raise ParameterError("Div", "mode.mrgMode", mrg, "MaskMergeMode.ZEROING (0) or MERGING (1)", DEVICE)
         if precision < 0 or precision > 1:
             raise ParameterError("Div", "mode.precisionMode", precision, "True or False", DEVICE)
         if algo < 0 or algo > 5:
-            raise ParameterError("Div", "mode.algo", algo, "an aj.DivAlgo member or value (0..5)", DEVICE)
+            raise ParameterError("Div", "mode.algo", algo, _ALGO_MEMBERS, DEVICE)
         if precision == 1 and kind != KIND_FLOAT:
             raise ParameterError("Div", "mode.precisionMode", precision, "False for every type but float (DK "
                                  "R/基础算术/Div.md: precisionMode serves float)", DEVICE)
@@ -1025,7 +1042,7 @@ def scalar_pattern(index, kind, scalar):
     """The scalar's bit pattern in a `kind` register (D29), refusals naming tensor-scalar instruction `index` (as
     plain Python; compiled code takes the overload below)."""
     if isinstance(scalar, (bool, np.bool_)):
-        raise ParameterError(scalar_api(index), "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)", DEVICE)
+        raise ParameterError(scalar_api(index), "scalar", scalar, BOOL_LEGAL[kind], DEVICE)
     if isinstance(scalar, (float, np.floating)):
         return scalar_bits(scalar_api(index), kind, np.float64(scalar), 0, True)
     return scalar_bits(scalar_api(index), kind, 0.0, scalar, False)
@@ -1036,9 +1053,8 @@ def _ol_scalar_pattern(index, kind, scalar):
     """The float and the int paths of scalar_bits chosen by the scalar's type, with a literal flag: a first call
     compiles its own path only (issue 20), as Duplicate's compiled calls do."""
     if isinstance(scalar, types.Boolean):  # refused as plain Python refuses it (SPEC-2 D29)
-        def refuse(index, kind, scalar):
-            raise ParameterError(scalar_api(index), "scalar", "a bool", "a number (bool is refused, SPEC-2 D29)",
-                                 DEVICE)
+        def refuse(index, kind, scalar):  # plain Python's words (api/_scalar.py), the dtype by the kind
+            raise ParameterError(scalar_api(index), "scalar", scalar, BOOL_LEGAL[kind], DEVICE)
         return refuse
     if isinstance(scalar, types.Float):
         return lambda index, kind, scalar: scalar_bits(scalar_api(index), kind, np.float64(scalar), np.int64(0), True)
@@ -1127,6 +1143,9 @@ def arange_register(dst, allowed):
 # --- Select on data registers (DK R/比较与选择/Select.md) -----------------------------------------------------------
 # Select copies lane j of src0 where the lowest mask bit of lane j is set, else of src1 (bits, no arithmetic).
 # (Reg Compare/Compares are not offered: SPEC-2 14.)
+SELECT_LEGAL = "one element type for dstReg, srcReg0, srcReg1 (DK R/比较与选择/Select.md)"  # plain Select's too
+
+
 @njit(cache=True)
 def select(dst, src0, src1, words):
     """Reg Select on data registers: lane j of src0 where the mask's bit of lane j is set, else of src1 (dst may be
@@ -1134,7 +1153,7 @@ def select(dst, src0, src1, words):
     k = np.int64(dst[H_KIND])
     if k != src0[H_KIND] or k != src1[H_KIND]:
         raise UnsupportedDTypeError("Select", "dstReg/srcReg0/srcReg1 kinds", (k, src0[H_KIND], src1[H_KIND]),
-                                    "one element type for all three (DK R/比较与选择/Select.md)", DEVICE)
+                                    SELECT_LEGAL, DEVICE)
     size = kind_size(k)
     for i in range(VL):
         dst[VL + i] = src0[i] if lane_on(words, i - i % size) else src1[i]
@@ -1149,16 +1168,23 @@ def select(dst, src0, src1, words):
 # = 1101010101010100); an amount of the lane width or more gives 0, and for ShiftRights of a negative signed lane -1
 # (the pages' constraints). (Reg And/Or/Xor/Not on data registers are not offered: SPEC-2 14.)
 SHIFT_LEFT, SHIFT_RIGHT = range(2)
+# the shifts' dtype table (DK R/逻辑计算/*.md; bool: D28) and plain Python's refusal texts (reg.py _same_dtype: the
+# source's dtype against the table, then dst's against the source's), indexed by the op code (SHIFT_LEFT, SHIFT_RIGHT)
+_INTEGERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+SHIFT_DTYPES = {"ShiftLefts": _INTEGERS, "ShiftRights": _INTEGERS}
+SHIFT_APIS = ("ShiftLefts", "ShiftRights")
+_SHIFT_LEGAL = tuple(f"{', '.join(SHIFT_DTYPES[api])} (DK R/逻辑计算/{api}.md)" for api in SHIFT_APIS)
+_SHIFT_SOURCE = tuple(f", the source's (DK R/逻辑计算/{api}.md)" for api in SHIFT_APIS)
 
 
 @njit(cache=True, inline="always")
 def _check_shift(op, dk, sk, allowed):
+    # plain Python's order and words, the texts picked by the op code (no strings compared at run time)
     if dk != sk or not (allowed >> sk) & 1:
-        if op == SHIFT_LEFT:
-            raise UnsupportedDTypeError("ShiftLefts", "dst/src kinds", (dk, sk), "one integer type for dst and src "
-                                        "(DK R/逻辑计算/ShiftLefts.md)", DEVICE)
-        raise UnsupportedDTypeError("ShiftRights", "dst/src kinds", (dk, sk), "one integer type for dst and src "
-                                    "(DK R/逻辑计算/ShiftRights.md)", DEVICE)
+        if not (allowed >> sk) & 1:
+            raise UnsupportedDTypeError(SHIFT_APIS[op], "kind", sk, _SHIFT_LEGAL[op], DEVICE)
+        # the legal range names the source's dtype, given as its kind code (errors.py _named_legal)
+        raise UnsupportedDTypeError(SHIFT_APIS[op], "dst kind", dk, (sk, _SHIFT_SOURCE[op]), DEVICE)
 
 
 @njit(cache=True, inline="always")
