@@ -2516,7 +2516,7 @@ def _duplicate_form(dst, scalar=None, mask=None, mode=None, src_reg=None):
     if _absent(scalar) == _absent(src_reg) or not _is_reg_type(dst) or not impl.enum_like(mode) or \
             not (_absent(mask) or _is_mask_type(mask)):
         return None
-    words = (impl.CONST, impl.MASK_WORDS, (2**64 - 1,) * 4) if _absent(mask) else (impl.WORDS, 2)
+    words = (impl.CONST, impl.MASK_WORDS, _ALL_LANES) if _absent(mask) else (impl.WORDS, 2)
     merging = impl.ENUM, 3, False, _DUPLICATE_MERGE_FLAG.rule
     source = 1 if _absent(src_reg) else 4
     if _is_reg_type((scalar, src_reg)[source == 4]):
