@@ -712,6 +712,19 @@ def _engine(api, dst, srcs, mask, mode):
 
 
 _HALF, _FLOAT, _BF16 = (resolve(d).kind for d in ("half", "float", "bfloat16"))
+_ALL_KINDS = tuple(d.kind for d in ALL)
+
+
+def _vf_markers(markers, register_type, *leading):
+    """The class markers `markers(*leading, kind)` (0: compile that class; None: not) for a VF's source register of
+    numba type `register_type`: its kind's when the type names one; when it names a class of kinds (a dtype-name
+    argument's, jit/reg.py DTypeNameType), every marker any of them sets (the kernel picks by the kind at run time);
+    markers(*leading, None) for a plain register (a kind known only at run time)."""
+    kinds = impl.register_kinds(register_type)
+    if kinds is None:
+        return markers(*leading, None)
+    each = [markers(*leading, kind) for kind in kinds]
+    return tuple(None if all(m[i] is None for m in each) else 0 for i in range(len(each[0])))
 
 
 def _engine_markers(api, kind):
@@ -1462,9 +1475,10 @@ def _forward_old_name(target, positional, keywords, required):
 # and dtype kind as int64 values, not literals, so Add, Sub and Mul (every dtype) share one compiled kernel, and they
 # read lanes through the register's bytes instead of typed views (a view per dtype is a compiled specialisation each).
 # A register made from a literal dtype (`RegTensor("half")`) or from a VF's dtype argument (whose type carries its
-# kind: jit/reg.py DTypeNameType) is typed with its kind (jit/reg.py KindRegister): the plans and overloads then pass
-# its kernel that dtype class's marker alone, as a plain call does (issue 20), and hand the kernel the plain array
-# type; a register from a name of no known kind compiles every class, the kind picked at run time.
+# dtype class: jit/reg.py DTypeNameType) is typed with its kinds (jit/reg.py KindRegister): the plans and overloads
+# then pass its kernel that dtype class's markers alone, as a plain call does (issue 20; _vf_markers), and hand the
+# kernel the plain array type; a register from a name of no known class compiles every class, the kind picked at run
+# time.
 _KIND_NAMES = {"half": 0, "float16": 0, "float": 1, "float32": 1, "bfloat16": 2, "int8": 3, "uint8": 4, "int16": 5,
                "uint16": 6, "int32": 7, "uint32": 8, "int64": 9, "uint64": 10}
 
@@ -1534,8 +1548,8 @@ def _ol_vf_kind(dtype, api="RegTensor"):
         kind = _KIND_NAMES[dtype.literal_value]
         return lambda dtype, api="RegTensor": np.int64(kind)  # np.int64: a literal would compile the kernels once
     if isinstance(dtype, impl.DTypeNameType):                 # per dtype
-        if dtype.kind is not None:  # the kind its type carries (a value: see the literal's case)
-            kind = dtype.kind
+        if dtype.kinds is not None and len(dtype.kinds) == 1:  # the kind its type names (a value: see the literal's
+            kind = dtype.kinds[0]                                  # case); a class of several: read at run time
             return lambda dtype, api="RegTensor": np.int64(kind)
         return lambda dtype, api="RegTensor": _SPELLING_KINDS[impl.spelling_index(dtype)]
     if isinstance(dtype, types.Integer):
@@ -1682,43 +1696,67 @@ def _direct_forms(fn, form, takes_none):
     impl.direct_call(fn, kernel, plan, takes_none=takes_none, returns=returns)
 
 
-def _known_kind(dtype):
-    """The element kind a VF's dtype argument names at compile time (a literal spelling, or a dtype-name argument
-    whose type carries its kind), else None (a name read at run time)."""
+def _known_kinds(dtype):
+    """The element kinds a VF's dtype argument may name, known at compile time: one for a literal spelling, its
+    class's for a dtype-name argument (jit/reg.py DTypeNameType); else None (a name read at run time)."""
     if isinstance(dtype, types.StringLiteral):
-        return _KIND_NAMES.get(dtype.literal_value)
-    return dtype.kind if isinstance(dtype, impl.DTypeNameType) else None
+        kind = _KIND_NAMES.get(dtype.literal_value)
+        return None if kind is None else (kind,)
+    return dtype.kinds if isinstance(dtype, impl.DTypeNameType) else None
+
+
+_SPELLING_KIND_TABLE = np.array(_SPELLING_KINDS, np.int64)
+
+
+@njit(cache=True)
+def _spelling_kind(spelling):
+    """The element kind of the dtype name of spelling index `spelling` (a dtype-name argument of a class of
+    several kinds names its kind at run time)."""
+    return _SPELLING_KIND_TABLE[spelling]
+
+
+def _kind_operand(dtype, position):
+    """The operand handing a kernel the element kind of the dtype name at argument `position`: a constant for a
+    kind known at compile time, the name's kind read at run time for a dtype-name argument of a class of several
+    (_spelling_kind), None for a name known only at run time (the overload's call)."""
+    kinds = _known_kinds(dtype)
+    if kinds is None:
+        return None
+    if len(kinds) == 1:
+        return impl.CONST, types.int64, kinds[0]
+    return impl.CALL, _spelling_kind, ((impl.INT, position, 0),)
 
 
 def _update_mask_form(dtype, n):
-    """UpdateMask of a kind known at compile time as a direct call of update_mask (the kind a constant, n an int64):
-    as an overload closure it compiled once per kind in every process (issue 20). None: the overload's call."""
-    kind = _known_kind(dtype)
+    """UpdateMask of a kind known at compile time, or of a dtype-name argument's class, as a direct call of
+    update_mask (the kind an int64 value, n an int64): as an overload closure it compiled once per kind in every
+    process (issue 20). None: the overload's call."""
+    kind = _kind_operand(dtype, 0)
     if kind is None or not isinstance(n, types.Integer):
         return None
-    return impl.update_mask, ((impl.CONST, types.int64, kind),
-                              (impl.INT, 1, 0, "UpdateMask", "n", "an integer in [0, 4294967295]"))
+    return impl.update_mask, (kind, (impl.INT, 1, 0, "UpdateMask", "n", "an integer in [0, 4294967295]"))
 
 
 def _create_mask_form(dtype, pattern=None):
-    """CreateMask of a kind known at compile time as a direct call: every lane (all_lanes_mask) when the pattern is
-    left out, else create_mask with the pattern checked as an enum. None: the overload's call."""
-    kind = _known_kind(dtype)
+    """CreateMask of a kind known at compile time (or a class) as a direct call: every lane (all_lanes_mask) when the
+    pattern is left out, else create_mask with the pattern checked as an enum. None: the overload's call."""
+    kind = _kind_operand(dtype, 0)
     if kind is None or not impl.enum_like(pattern):
         return None
     if _absent(pattern):
-        return impl.all_lanes_mask, ((impl.CONST, types.int64, kind),)
-    return impl.create_mask, ((impl.CONST, types.int64, kind), (impl.ENUM, 1, 0, _PATTERN.rule))
+        return impl.all_lanes_mask, (kind,)
+    return impl.create_mask, (kind, (impl.ENUM, 1, 0, _PATTERN.rule))
 
 
 def _register_form(dtype):
-    """RegTensor of a kind known at compile time as a direct call of new_vf_register, typed as a KindRegister of that
-    kind (its Reg calls compile that dtype class's lanes alone, jit/reg.py KindRegister). None: the overload's call
-    (a name read at run time). As an overload closure it compiled once per kind in every process (issue 20)."""
-    kind = _known_kind(dtype)
+    """RegTensor of a kind known at compile time, or of a dtype-name argument's class, as a direct call of
+    new_vf_register, typed as a KindRegister of those kinds (its Reg calls compile that dtype class's lanes alone,
+    jit/reg.py KindRegister). None: the overload's call (a name read at run time). As an overload closure it
+    compiled once per kind in every process (issue 20)."""
+    kind = _kind_operand(dtype, 0)
     if kind is None:
         return None
-    return impl.new_vf_register, ((impl.CONST, types.int64, kind),), impl.KindRegister(kind)
+    return impl.new_vf_register, (kind,), impl.KindRegister(_known_kinds(dtype))
 
 
 # registered before the overloads, so numba tries them first: the overloads would take a literal dtype typed as a
@@ -2230,7 +2268,7 @@ def _binary_plan(name):
         if not (_regs_and_mask(dst, src0, src1, mask) and impl.enum_like(mode)):
             return None
         return ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.WORDS, 3), (impl.CONST, types.int64, code),
-                (impl.ENUM, 4, False, _mode_rule(name)), *_marker_operands(_binary_markers(impl.register_kind(src0))))
+                (impl.ENUM, 4, False, _mode_rule(name)), *_marker_operands(_vf_markers(_binary_markers, src0)))
     return plan
 
 
@@ -2268,7 +2306,7 @@ def _marker_operands(markers):
 
 def _engine_plan(name):
     # the op code and dtype set as int64 values, not literals: one compiled engine for Max, Min and Div; the class
-    # markers from the source register's type (_engine_markers: its kind when a literal dtype made it, else None)
+    # markers from the source register's type (_vf_markers: its kinds' markers)
     code, allowed = ENGINE_OPS[name], _ENGINE_KINDS[name]
     if name == "Exp":
         def plan(dst, src, mask, mode=None):
@@ -2276,13 +2314,13 @@ def _engine_plan(name):
                 return None
             return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.CONST, types.int64, code),
                     (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _mode_rule(name)),
-                    *_marker_operands(_engine_markers(name, impl.register_kind(src))))
+                    *_marker_operands(_vf_markers(_engine_markers, src, name)))
         return plan
 
     def plan(dst, src0, src1, mask, mode=None):
         if not (_is_reg_type(dst) and _is_reg_type(src0) and _is_reg_type(src1) and _is_mask_type(mask)):
             return None
-        markers = _marker_operands(_engine_markers(name, impl.register_kind(src0)))
+        markers = _marker_operands(_vf_markers(_engine_markers, src0, name))
         head = ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.WORDS, 3))
         if name == "Div" and _is_div_mode_type(mode):
             # the op and the merge flag from the DivSpecificMode's fields at run time (div_mode_op checks them): the
@@ -2344,7 +2382,7 @@ def _unary_plan(name):
             return None
         return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _zeroing_rule(name)),
-                *_marker_operands(_unary_markers(impl.register_kind(src)) + _unary_groups(name)))
+                *_marker_operands(_vf_markers(_unary_markers, src) + _unary_groups(name)))
     return plan
 
 
@@ -2366,13 +2404,12 @@ def _tensor_scalar_plan(name):
                                                       (impl.ARG, 1), (impl.ARG, 2)))
         head = ((impl.ARG, 0), (impl.ARG, 1), broadcast, (impl.WORDS, 3))
         mode_operand = (impl.ENUM, 4, False, _zeroing_rule(name))
-        kind = impl.register_kind(src)
         if name in ("Adds", "Muls"):
             return head + ((impl.CONST, types.int64, ops.ADD if name == "Adds" else ops.MUL), mode_operand,
-                           *_marker_operands(_binary_markers(kind)))
+                           *_marker_operands(_vf_markers(_binary_markers, src)))
         engine = _SCALAR_ENGINE[name]
         return head + ((impl.CONST, types.int64, ENGINE_OPS[engine]), (impl.CONST, types.int64, _ENGINE_KINDS[engine]),
-                       mode_operand, *_marker_operands(_engine_markers(engine, kind)))
+                       mode_operand, *_marker_operands(_vf_markers(_engine_markers, src, engine)))
     return plan
 
 
@@ -2419,7 +2456,7 @@ def _ternary_plan(name):
             return None
         return ((impl.ARG, 0), (impl.ARG, 1), second, (impl.WORDS, 3), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed), (impl.ENUM, 4, False, _zeroing_rule(name)),
-                *_marker_operands(_binary_markers(impl.register_kind(src0)) + _ternary_groups(name)))
+                *_marker_operands(_vf_markers(_binary_markers, src0) + _ternary_groups(name)))
     return plan
 
 
@@ -2441,7 +2478,7 @@ def _class_markers(kind):
 
 
 def _reduce_markers(src):
-    return _marker_operands(_class_markers(impl.register_kind(src)))
+    return _marker_operands(_vf_markers(_class_markers, src))
 
 
 def _reduce_plan(dst, src, mask, reduce_type=None, mode=None):
@@ -2576,7 +2613,7 @@ def _arange_form(dst, scalar, order=None):
         return None  # a typing error naming Arange
     return ops.arange, ((impl.CHECK, (impl.ENUM, 2, 0, _ARANGE_ORDER)), (impl.ARG, 0),
                         (impl.CONST, types.int64, _ARANGE_KINDS), (impl.ARG, 1),
-                        *_marker_operands(_binary_markers(impl.register_kind(dst))))
+                        *_marker_operands(_vf_markers(_binary_markers, dst)))
 
 
 _direct_forms(Arange, _arange_form, ())
@@ -2702,8 +2739,9 @@ def _cast_plan(dst, src, mask, trait=None):
         (impl.FIELD, 3, k, default, rule) for k, (default, rule) in enumerate(zip((0, 0, 2, 8), _TRAIT_RULES)))
     if _cast_kernel(dst, src, mask, trait) is cv.cast_widening:
         return operands
-    known = impl.register_kind(src) is not None and impl.register_kind(dst) is not None
-    return operands + _marker_operands((None if known else 0,))
+    src_kinds, dst_kinds = impl.register_kinds(src) or _ALL_KINDS, impl.register_kinds(dst) or _ALL_KINDS
+    may_widen = _FLOAT in dst_kinds and (_HALF in src_kinds or _BF16 in src_kinds)
+    return operands + _marker_operands((0 if may_widen else None,))
 
 
 impl.direct_call(Cast, _cast_kernel, _cast_plan)
@@ -2776,12 +2814,12 @@ overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
 
 @overload(Copy)
 def _ol_copy(dst, src, mask=None, mode=impl.MERGING):
-    """Copy in a compiled VF. Operands plain Python refuses by their types (a MaskReg, registers of two known kinds)
-    type no implementation: the VF reruns plain, which refuses them (simd_vf run_uncompiled). The mode is read as
+    """Copy in a compiled VF. Operands plain Python refuses by their types (a MaskReg, registers of two known kinds, or
+    classes, that share none) type no implementation: the VF reruns plain, which refuses them (simd_vf run_uncompiled). The mode is read as
     plain Python reads it (_COPY_MODE_READ); registers of two run-time kinds are refused naming Copy (ops.select
     would name Select)."""
-    kinds = impl.register_kind(dst), impl.register_kind(src)
-    if not (_is_reg_type(dst) and _is_reg_type(src)) or (None not in kinds and kinds[0] != kinds[1]) or \
+    kinds = impl.register_kinds(dst), impl.register_kinds(src)
+    if not (_is_reg_type(dst) and _is_reg_type(src)) or (None not in kinds and not set(kinds[0]) & set(kinds[1])) or \
             isinstance(mode, types.NoneType):  # mode=None: plain Python refuses it; the reader takes it as absent
         return None
 
@@ -3087,7 +3125,8 @@ def _numba_reason(error):
 
 def _plan_key(args, kinds):
     """The key of a VF call's plan: the tuple of its arguments' Python types (`kinds`), a dtype name's DTypeName
-    class in its str's place (the VF compiles per kind: jit/reg.py DTypeNameType)."""
+    class in its str's place (a plan per kind; the VF compiles per dtype class, jit/reg.py DTypeNameType, so
+    the plans of one class's kinds call one entry)."""
     if str not in kinds:
         return kinds
     return tuple(type(_DTYPE_NAME_ARGS.get(a, a)) if k is str else k for a, k in zip(args, kinds))

@@ -1,6 +1,6 @@
 """Registers made from a literal dtype (`RegTensor("half")`) or from a VF's dtype-name argument (whose numba type
-carries its kind: jit/reg.py DTypeNameType) are typed with their kind inside a VF (jit/reg.py KindRegister), so each
-Reg call compiles only its dtype class (issue 20). These tests prove that this changes no bit: the same VF body with
+carries its dtype class: jit/reg.py DTypeNameType) are typed with their kinds inside a VF (jit/reg.py KindRegister),
+so each Reg call compiles only its dtype class, and a VF compiles once per class of its dtype arguments (issue 20). These tests prove that this changes no bit: the same VF body with
 literal dtypes, with dtype arguments and with a name of unknown kind (a variable holding names of two kinds: plain
 registers, every class compiled) gives the same bytes for every op on half, float and int32 with a partial mask, and
 refuses the same traits; that a half VF on an empty cache compiles none of the other classes; and that a VF called
@@ -71,7 +71,9 @@ _EXTRA = {  # Exp (floats) and the Cast whose pair the dtype is part of
     R.StoreAlign(out, rc, R.CreateMask({{c}}), 12 * lanes)
 """}
 OTHER = {"half": "float", "float": "half", "int32": "float"}
-KIND = {"half": 0, "float": 1, "int32": 7}  # reg.py's kind codes, which a register's and a name's type carry
+# the kinds a dtype-name argument's type and the registers made from it carry: its dtype class (jit/reg.py
+# DTYPE_CLASSES), one kind for half
+CLASS = {"half": "kind=0", "float": "kinds=1,2", "int32": "kinds=3,4,5,6,7,8,9,10"}
 
 
 def _vf(dtype, names):
@@ -117,9 +119,9 @@ def test_literal_dtype_registers_give_the_run_time_dtype_bits(dtype):
         outs.append(out.numpy().view(np.uint8))
         if names != "literal":  # U: a name of no known kind, making plain registers (every class's kernels)
             typemap = vf.compiled.overloads[vf.compiled.signatures[0]].type_annotation.typemap
-            assert str(typemap["T"]) == f"dtype_name(kind={KIND[dtype]})"
+            assert str(typemap["T"]) == f"dtype_name({CLASS[dtype]})"
             assert str(typemap["ra"]) == ("array(uint8, 1d, C)" if names == "unified" else
-                                          f"RegTensor(kind={KIND[dtype]})")
+                                          f"RegTensor({CLASS[dtype]})")
     assert all(np.array_equal(outs[0], other) for other in outs[1:])
     assert outs[0][:256].any()  # the VF ran
 
@@ -231,9 +233,9 @@ def _kind_by_spelling(out, a, T):
 
 
 def test_a_vf_called_with_names_of_two_kinds_runs_each_kinds_code():
-    """The VF compiles once per kind of its dtype argument (half and float16 share one kind) and a later call takes
-    the compiled code of its own kind: a call's fast path (its plan) for half tensors and "half" must not run for
-    float tensors and "float", whose Python argument types are the same."""
+    """The VF compiles once per dtype class of its dtype argument (half and float16 share one kind) and a later call
+    takes the compiled code of its own class: a call's fast path (its plan) for half tensors and "half" must not run
+    for float tensors and "float", whose Python argument types are the same."""
     vf = R.simd_vf(_kind_by_spelling)
     core = aj.Core(D950)
     tensors = {}
@@ -253,7 +255,7 @@ def test_a_vf_called_with_names_of_two_kinds_runs_each_kinds_code():
             assert out.numpy().any() == (name != "float16")  # Sub for "float16" alone
             runs += 1
     assert runs == 8
-    assert sorted(str(sig[-1]) for sig in vf.compiled.signatures) == ["dtype_name(kind=0)", "dtype_name(kind=1)"]
+    assert sorted(str(sig[-1]) for sig in vf.compiled.signatures) == ["dtype_name(kind=0)", "dtype_name(kinds=1,2)"]
 
 
 def _names_in_a_loop(out, a, T, C):
@@ -357,3 +359,42 @@ def test_a_vf_that_runs_plain_for_one_kind_compiles_for_another():
             vf.py_func(want, a, dtype)
         assert np.array_equal(out.numpy().view(np.uint8), want.numpy().view(np.uint8)), dtype
     assert [str(sig[-1]) for sig in vf.compiled.signatures] == ["dtype_name(kind=0)"]
+
+
+def _one_class(out, a, b, T, n):
+    x, y, z = R.RegTensor(T), R.RegTensor(T), R.RegTensor(T)
+    m, _ = R.UpdateMask(T, n)
+    full = R.CreateMask(T)
+    R.LoadAlign(x, a, 0)
+    R.LoadAlign(y, b, 0)
+    R.Add(z, x, y, m)
+    R.Sub(y, z, x, full)
+    R.Copy(x, y, m)
+    R.StoreAlign(out, x, full, 0)
+
+
+@pytest.mark.parametrize("dtypes", [("float", "bfloat16"),
+                                    ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")])
+def test_names_of_one_class_share_one_compiled_vf_and_keep_each_kinds_bits(dtypes):
+    """Issue 20: a VF called with the dtype names of one class (float and bfloat16; the eight integers) compiles
+    once, not once per kind, and each kind's run gives the plain run's bytes: the kinds its registers, masks and
+    lane counts take are read from the name at run time (reg.py _kind_operand, _vf_kind), never the first call's."""
+    vf = R.simd_vf(_one_class)
+    core = aj.Core(D950)
+    rng = np.random.default_rng(len(dtypes))
+    for dtype in dtypes + dtypes[:1]:  # the first again: its plan after the others'
+        lanes = 256 // aj.dtypes.resolve(dtype).size
+        a, b, out, want = (core.local_tensor(dtype, lanes) for _ in range(4))
+        raw = rng.integers(0, 256, (2, lanes * aj.dtypes.resolve(dtype).size), dtype=np.uint8)
+        if dtype in ("float", "bfloat16"):  # finite operands: the bits, not NaN payloads, are compared
+            raw = (rng.standard_normal((2, lanes)) * 100).astype(np.float32)
+            raw = raw.view(np.uint32) >> 16 << 16 if dtype == "bfloat16" else raw.view(np.uint32)
+            raw = (raw >> 16).astype(np.uint16).view(np.uint8) if dtype == "bfloat16" else raw.view(np.uint8)
+        element = a.numpy().dtype
+        a[:], b[:] = raw[0].ravel().view(element), raw[1].ravel().view(element)
+        with core:
+            vf(out, a, b, dtype, lanes - 3)
+            vf.py_func(want, a, b, dtype, lanes - 3)
+        assert np.array_equal(out.numpy().view(np.uint8), want.numpy().view(np.uint8)), dtype
+        assert out.numpy().view(np.uint8).any(), dtype
+    assert len(vf.compiled.signatures) == 1

@@ -107,29 +107,39 @@ def _lane_store(width):
 _load16, _store16, _load32, _store32 = _lane_load(16), _lane_store(16), _lane_load(32), _lane_store(32)
 
 
-class KindRegister(types.Array):
-    """The numba type of a register whose element kind a VF names by a literal (`RegTensor("half")`) or by its
-    dtype argument (`RegTensor(T)`): the same
-    uint8 array, with the kind known when the VF compiles, so a Reg call can pass its kernel the class marker of
-    that kind alone and numba compiles no other class's lanes (issue 20: a half Max VF compiles the fused half
-    lanes, not the wide float and integer ones). Kernels never see this type: `plain_type` is what they are typed
-    with (borrow and direct_call hand them the plain array), so every kind shares their compiled specialisations.
-    A VF's dtype argument makes these too (its DTypeNameType carries the kind); a register from a name of no known
-    kind (a variable holding names of two kinds) stays a plain array: every class compiles, the kind read at run
-    time."""
+# The dtype classes a VF is typed by (issue 20): the lane families the Reg kernels compile apart (reg.py's class
+# markers): half; float and bfloat16 (the float32 lanes); the eight integers. A VF called with a dtype-name argument
+# compiles once per class, not once per kind: within a class the kernels read the kind at run time.
+DTYPE_CLASSES = ((0,), (1, 2), tuple(range(3, 11)))  # KIND_HALF; KIND_FLOAT, KIND_BF16; KIND_INT8 ... KIND_UINT64
+CLASS_OF_KIND = tuple(next(c for c in DTYPE_CLASSES if kind in c) for kind in range(11))
 
-    def __init__(self, kind):
-        self.kind = kind
-        super().__init__(types.uint8, 1, "C", name=f"RegTensor(kind={kind})")
+
+def _kinds_text(kinds):
+    return f"kind={kinds[0]}" if len(kinds) == 1 else f"kinds={','.join(map(str, kinds))}"
+
+
+class KindRegister(types.Array):
+    """The numba type of a register whose element kind a VF names at compile time, exactly by a literal
+    (`RegTensor("half")`: kinds (0,)) or up to its class by a dtype-name argument (`RegTensor(T)`: the kinds of T's
+    class, DTYPE_CLASSES): the same uint8 array, with its possible kinds known when the VF compiles, so a Reg call
+    passes its kernel the class markers of those kinds alone and numba compiles no other class's lanes (issue 20: a
+    half Max VF compiles the fused half lanes, not the wide float and integer ones). Kernels never see this type:
+    `plain_type` is what they are typed with (borrow and direct_call hand them the plain array), so every kind shares
+    their compiled specialisations. A register from a name of no known class (a variable holding names of two
+    classes) stays a plain array: every class compiles, the kind read at run time."""
+
+    def __init__(self, kinds):
+        self.kinds = tuple(kinds)
+        super().__init__(types.uint8, 1, "C", name=f"RegTensor({_kinds_text(self.kinds)})")
 
     @property
     def key(self):
-        return super().key + (self.kind,)
+        return super().key + (self.kinds,)
 
     @property
     def mangling_args(self):
         name, args = super().mangling_args
-        return name, args + [self.kind]
+        return name, args + list(self.kinds)
 
 
 register_default(KindRegister)(models.ArrayModel)
@@ -137,7 +147,7 @@ register_default(KindRegister)(models.ArrayModel)
 
 @lower_cast(KindRegister, types.Array)
 def _kind_register_to_array(context, builder, fromty, toty, val):
-    """A variable holding registers of two kinds is typed as the plain array (Array.unify): the same value."""
+    """A variable holding registers of two kind sets is typed as the plain array (Array.unify): the same value."""
     return val
 
 
@@ -149,9 +159,16 @@ def plain_type(t):
     return HANDLE if isinstance(t, TensorHandle) else t
 
 
+def register_kinds(t):
+    """The element kinds a register of type t may hold (a KindRegister's), or None (a plain array: any, read at run
+    time)."""
+    return t.kinds if isinstance(t, KindRegister) else None
+
+
 def register_kind(t):
-    """The element kind a register type carries, or None (a plain array: known only at run time)."""
-    return t.kind if isinstance(t, KindRegister) else None
+    """The element kind a register type names exactly, or None (a class of kinds, or a plain array)."""
+    kinds = register_kinds(t)
+    return kinds[0] if kinds is not None and len(kinds) == 1 else None
 
 
 # --- dtype names passed to a compiled VF --------------------------------------------------------------------------
@@ -174,34 +191,36 @@ def dtype_name(spelling, kind):
 
 
 class DTypeNameType(types.Type):
-    """The numba type of a VF's dtype-name argument, carrying its element kind: a VF compiles once per kind it is
-    called with, and the registers it makes from the name (`RegTensor(T)`) are KindRegisters, so its Reg calls
-    compile that dtype class's lanes alone, as with a literal name (issue 20: a VF taking its dtype as an argument
-    compiled every class's lanes of every kernel it calls, 13 s for a first Add/Mul/Exp VF against 7.6 s with a
-    literal). A variable holding names of two kinds unifies to kind None (every class, the kind read at run time).
-    It compares with a string by spelling (`T == "half"`, as the same VF run as plain Python compares its str:
-    reg.py's eq/ne overloads; a number it never equals, as a str), is no integer (`T + 1` does not compile, as it
-    raises plain), and reaches the kernels as an int64 kind (reg.py _vf_kind), so no kernel compiles for the name
-    itself."""
+    """The numba type of a VF's dtype-name argument, carrying its dtype class (DTYPE_CLASSES: the kinds it may name):
+    a VF compiles once per class it is called with, not once per kind (issue 20: a VF tested on eleven dtypes
+    compiled eleven times), and the registers it makes from the name (`RegTensor(T)`) are KindRegisters of those
+    kinds, so its Reg calls compile that class's lanes alone, as with a literal name (a VF taking its dtype as an
+    argument had compiled every class's lanes of every kernel it calls, 13 s for a first Add/Mul/Exp VF against
+    7.6 s with a literal). The exact kind is read from the name at run time where the class has several (reg.py
+    _vf_kind). A variable holding names of two classes unifies to kinds None (every class). It compares with a
+    string by spelling (`T == "half"`, as the same VF run as plain Python compares its str: reg.py's eq/ne
+    overloads; a number it never equals, as a str), is no integer (`T + 1` does not compile, as it raises plain),
+    and reaches the kernels as an int64 kind, so no kernel compiles for the name itself."""
 
-    def __init__(self, kind):
-        self.kind = kind
-        super().__init__("dtype_name" if kind is None else f"dtype_name(kind={kind})")
+    def __init__(self, kinds):
+        self.kinds = kinds
+        super().__init__("dtype_name" if kinds is None else f"dtype_name({_kinds_text(kinds)})")
 
     def can_convert_to(self, typingctx, other):
         # no conversion to an integer (the name is a str in the plain run): numba's int templates took `T == 0`
         # and `T + 1` as the spelling index, True and a number compiled where plain Python says False and raises
-        if isinstance(other, DTypeNameType) and other.kind is None:
+        if isinstance(other, DTypeNameType) and other.kinds is None:
             return Conversion.safe
         return None
 
     def unify(self, typingctx, other):
-        if isinstance(other, DTypeNameType) and other.kind != self.kind:
-            return DTYPE_NAME_TYPES[-1]
+        if isinstance(other, DTypeNameType) and other.kinds != self.kinds:
+            return ANY_DTYPE_NAME
         return None
 
 
-DTYPE_NAME_TYPES = tuple(DTypeNameType(kind) for kind in range(11)) + (DTypeNameType(None),)
+DTYPE_NAME_OF_CLASS = {kinds: DTypeNameType(kinds) for kinds in DTYPE_CLASSES}
+ANY_DTYPE_NAME = DTypeNameType(None)
 
 
 @register_default(DTypeNameType)
@@ -210,7 +229,7 @@ class _DTypeNameModel(models.PrimitiveModel):
         super().__init__(dmm, fe_type, ir.IntType(64))
 
 
-typeof_impl.register(DTypeName)(lambda value, c: DTYPE_NAME_TYPES[value.kind])
+typeof_impl.register(DTypeName)(lambda value, c: DTYPE_NAME_OF_CLASS[CLASS_OF_KIND[value.kind]])
 
 
 @unbox(DTypeNameType)
@@ -235,15 +254,15 @@ def _dtype_name_to_any_kind(context, builder, fromty, toty, value):
 
 
 def _of_one_kind(context, t):
-    """The UniTuple numba iterates and indexes in place of `t` when `t` is a tuple of dtype names of several kinds
-    (as names of no known kind) or of registers of several kinds (KindRegisters of two kinds, or one and a plain
+    """The UniTuple numba iterates and indexes in place of `t` when `t` is a tuple of dtype names of several classes
+    (as names of no known class) or of registers of several kinds (KindRegisters of two kind sets, or one and a plain
     register: as plain registers); None for any other type. Such tuples are heterogeneous, which numba neither
     iterates nor indexes at run time, and enumerates or zips neither; before kinds were typed they were tuples of
     one type (one DTypeNameType, plain registers) and compiled."""
     if not isinstance(t, types.Tuple) or not t.types:
         return None
     if all(isinstance(e, DTypeNameType) for e in t.types):
-        return types.UniTuple(DTYPE_NAME_TYPES[-1], len(t))
+        return types.UniTuple(ANY_DTYPE_NAME, len(t))
     if any(isinstance(e, KindRegister) for e in t.types) and \
             all(isinstance(e, types.Array) and e.dtype == types.uint8 and e.ndim == 1 for e in t.types):
         unified = context.unify_types(*t.types)
