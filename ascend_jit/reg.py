@@ -2814,10 +2814,10 @@ overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
 
 @overload(Copy)
 def _ol_copy(dst, src, mask=None, mode=impl.MERGING):
-    """Copy in a compiled VF. Operands plain Python refuses by their types (a MaskReg, registers of two known kinds, or
-    classes, that share none) type no implementation: the VF reruns plain, which refuses them (simd_vf run_uncompiled). The mode is read as
-    plain Python reads it (_COPY_MODE_READ); registers of two run-time kinds are refused naming Copy (ops.select
-    would name Select)."""
+    """Copy in a compiled VF. Operands plain Python refuses by their types (a MaskReg, registers whose possible kinds
+    share none) type no implementation: the VF reruns plain, which refuses them (simd_vf run_uncompiled). The mode is
+    read as plain Python reads it (_COPY_MODE_READ); registers of two kinds of one class, or of run-time kinds, are
+    refused here in plain Python's words (ops.select would name Select)."""
     kinds = impl.register_kinds(dst), impl.register_kinds(src)
     if not (_is_reg_type(dst) and _is_reg_type(src)) or (None not in kinds and not set(kinds[0]) & set(kinds[1])) or \
             isinstance(mode, types.NoneType):  # mode=None: plain Python refuses it; the reader takes it as absent
@@ -2825,9 +2825,11 @@ def _ol_copy(dst, src, mask=None, mode=impl.MERGING):
 
     def copy(dst, src, mask=None, mode=impl.MERGING):
         if dst[impl.H_KIND] != src[impl.H_KIND]:  # plain Python's order: the types, then the mode
-            # "kind": the error names the dtype (errors._named_kinds), the parameter plain Python's refusal names
-            raise UnsupportedDTypeError("Copy", "dst kind", np.int64(dst[impl.H_KIND]), "the source's (CopyImpl "
-                                        "takes one register type U)", DEVICE)
+            # "kind" and the kind code in the legal range: the error names both dtypes as plain Python's refusal
+            # does (errors._named_kinds, _named_legal)
+            raise UnsupportedDTypeError("Copy", "dst kind", np.int64(dst[impl.H_KIND]),
+                                        (np.int64(src[impl.H_KIND]), ", the source's (CopyImpl takes one register "
+                                         "type U)"), DEVICE)
         _COPY_MODE_READ(mode)
         ops.select(impl.borrow(dst), impl.borrow(src), impl.borrow(dst), _words_or_all(mask))
     return copy

@@ -1,10 +1,11 @@
 """Registers made from a literal dtype (`RegTensor("half")`) or from a VF's dtype-name argument (whose numba type
 carries its dtype class: jit/reg.py DTypeNameType) are typed with their kinds inside a VF (jit/reg.py KindRegister),
-so each Reg call compiles only its dtype class, and a VF compiles once per class of its dtype arguments (issue 20). These tests prove that this changes no bit: the same VF body with
-literal dtypes, with dtype arguments and with a name of unknown kind (a variable holding names of two kinds: plain
-registers, every class compiled) gives the same bytes for every op on half, float and int32 with a partial mask, and
-refuses the same traits; that a half VF on an empty cache compiles none of the other classes; and that a VF called
-with names of two kinds runs each kind's compiled code (never the other kind's)."""
+so each Reg call compiles only its dtype class, and a VF compiles once per class of its dtype arguments (issue 20).
+These tests prove that this changes no bit: the same VF body with literal dtypes, with dtype arguments and with a
+name of unknown kind (a variable holding names of two kinds: plain registers, every class compiled) gives the same
+bytes for every op on half, float and int32 with a partial mask, and refuses the same traits; that a half VF on an
+empty cache compiles none of the other classes; that a VF called with names of two kinds runs each kind's compiled
+code (never the other kind's); and that kinds of one class sharing a compiled VF are refused in plain words."""
 import os
 import subprocess
 import sys
@@ -398,3 +399,48 @@ def test_names_of_one_class_share_one_compiled_vf_and_keep_each_kinds_bits(dtype
         assert np.array_equal(out.numpy().view(np.uint8), want.numpy().view(np.uint8)), dtype
         assert out.numpy().view(np.uint8).any(), dtype
     assert len(vf.compiled.signatures) == 1
+
+
+def _copy_across(out, a, T, D, move):
+    x, z = R.RegTensor(T), R.RegTensor(D)
+    R.LoadAlign(x, a)
+    if move:
+        R.Move(z, x)
+    else:
+        R.Copy(z, x)
+    R.StoreAlign(out, z, R.CreateMask(D))
+
+
+@pytest.mark.parametrize("src, dst, move", [("float", "bfloat16", False), ("bfloat16", "float", True),
+                                            ("int8", "uint8", False), ("int32", "uint32", True),
+                                            ("uint16", "int64", False)])
+def test_copy_between_two_kinds_of_one_class_is_refused_in_plain_words(src, dst, move):
+    """Registers of two kinds of one class now type one compiled Copy/Move (issue 20), which refuses at run time:
+    the same error and words as plain Python, the source's dtype named in the legal range (review of session 24
+    found the run-time text without it), and the UB unchanged."""
+    vf = R.simd_vf(_copy_across)
+    refusals = []
+    for run in (vf, vf.py_func):
+        core = aj.Core(D950)
+        a, out = core.local_tensor(src, 256 // aj.dtypes.resolve(src).size), core.local_tensor(dst, 16)
+        ub = core.ub.copy()
+        with core, pytest.raises(aj.UnsupportedDTypeError) as refused:
+            run(out, a, src, dst, move)
+        assert (core.ub == ub).all()
+        refusals.append(str(refused.value))
+    assert refusals[0] == refusals[1]
+    assert f"legal: {src}, the source's" in refusals[0]
+
+
+def _returns_names(out, T, D):
+    return T, (D, 1)
+
+
+def test_a_vf_returns_a_dtype_name_as_the_str_its_plain_run_returns():
+    """A dtype name reaches a compiled VF as its spelling index; returned, it is the str again (jit/reg.py
+    _box_dtype_name), as the plain run returns it, for every spelling of a class and alone or in a tuple."""
+    vf = R.simd_vf(_returns_names)
+    with aj.Core(D950) as core:
+        out = core.local_tensor("half", 16)
+        for names in (("float", "int16"), ("bfloat16", "uint64"), ("HALF", "int8_t"), ("float32", "half")):
+            assert vf(out, *names) == _returns_names(out, *names) == (names[0], (names[1], 1))

@@ -239,7 +239,15 @@ def _unbox_dtype_name(typ, obj, c):
 
 @box(DTypeNameType)
 def _box_dtype_name(typ, value, c):
-    return c.box(types.int64, value)
+    """A name a VF returns (`return T`, `return x, T`) is the str its plain run returns: the spelling at the index."""
+    from ..reg import _SPELLINGS  # reg.py holds the spellings and imports this module
+    spellings = c.pyapi.unserialize(c.pyapi.serialize_object(_SPELLINGS))
+    getitem = cgutils.get_or_insert_function(
+        c.builder.module, ir.FunctionType(c.pyapi.pyobj, [c.pyapi.pyobj, c.pyapi.py_ssize_t]), "PyTuple_GetItem")
+    name = c.builder.call(getitem, [spellings, value])  # a borrowed reference, kept alive by the tuple
+    c.pyapi.incref(name)
+    c.pyapi.decref(spellings)
+    return name
 
 
 @lower_cast(DTypeNameType, types.Integer)
