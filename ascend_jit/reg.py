@@ -1027,9 +1027,6 @@ def LocalMemBar(before=MemType.VEC_ALL, after=MemType.VEC_ALL):
             core.sanitizer.pipe_barrier("PIPE_V")
 
 
-_ALL_LANES = (np.uint64(2**64 - 1),) * 4
-
-
 def Duplicate(dst, scalar=_NOT_GIVEN, mask=None, mode=MaskMergeMode.ZEROING, src_reg=_NOT_GIVEN):
     """Duplicate(dst, scalar[, mask, mode]) or Duplicate(dst, src_reg, mask, mode): lane 0 of src_reg (SPEC-2 11.3).
     The scalar is converted by SPEC-2 D29. The second argument is `scalar=` or `src_reg=` by name (SPEC-2 1.1)."""
@@ -1043,7 +1040,7 @@ def Duplicate(dst, scalar=_NOT_GIVEN, mask=None, mode=MaskMergeMode.ZEROING, src
     if src_reg is not _NOT_GIVEN:
         _reg(api, "src_reg", src_reg)
         value = src_reg
-    words = _ALL_LANES if mask is None else _mask(api, "mask", mask)
+    words = impl.ALL_LANES if mask is None else _mask(api, "mask", mask)
     data = _reg(api, "dst", dst)
     if isinstance(value, RegTensor):
         ops.duplicate_lane0(data, value.data, words, _merging(api, mode))
@@ -1081,7 +1078,7 @@ def Arange(dst, scalar, order=IndexOrder.INCREASE_ORDER):
                                     " (DK R/索引操作/Arange.md)", device=DEVICE)
     bits = scalar_bits(api, DEVICES[DEVICE], dst.dtype, scalar, "scalar")
     index = ops.arange_register(data, _ARANGE_KINDS)
-    ops.binary(data, index, ops.broadcast_register(index, np.uint64(bits)), _ALL_LANES, ops.ADD, False,
+    ops.binary(data, index, ops.broadcast_register(index, np.uint64(bits)), impl.ALL_LANES, ops.ADD, False,
                *_binary_markers(dst.dtype.kind))
 
 
@@ -1250,7 +1247,7 @@ def Copy(dst, src, mask=None, mode=MaskMergeMode.MERGING):
         raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
                                     "(CopyImpl takes one register type U)", device=DEVICE)
     _COPY_MODE_READ(mode)
-    ops.select(dst.data, src.data, dst.data, _ALL_LANES if mask is None else _mask(api, "mask", mask))
+    ops.select(dst.data, src.data, dst.data, impl.ALL_LANES if mask is None else _mask(api, "mask", mask))
 
 
 _MASK_MOVE_MODE = ("not given: the MaskReg Move has no mode (asc-devkit kernel_reg_compute_maskreg_intf.h declares "
@@ -1266,7 +1263,8 @@ def Move(dst, src, mask=None, mode=None):
     if mode is not None:  # not ignored: a MaskReg Move given a mode is a port of something else
         raise ParameterError("Move", "mode", mode, legal=_MASK_MOVE_MODE, device=DEVICE)
     words = _mask("Move", "src", src)
-    _logic("Move", mv.LOGIC_MOVE, dst, words, words, _ALL_LANES if mask is None else _mask("Move", "mask", mask))
+    selected = impl.ALL_LANES if mask is None else _mask("Move", "mask", mask)
+    _logic("Move", mv.LOGIC_MOVE, dst, words, words, selected)
 
 
 def Select(dst, src0, src1, mask):
@@ -2553,7 +2551,7 @@ def _duplicate_form(dst, scalar=None, mask=None, mode=None, src_reg=None):
     if _absent(scalar) == _absent(src_reg) or not _is_reg_type(dst) or not impl.enum_like(mode) or \
             not (_absent(mask) or _is_mask_type(mask)):
         return None
-    words = (impl.CONST, impl.MASK_WORDS, _ALL_LANES) if _absent(mask) else (impl.WORDS, 2)
+    words = (impl.CONST, impl.MASK_WORDS, impl.ALL_LANES) if _absent(mask) else (impl.WORDS, 2)
     merging = impl.ENUM, 3, False, _DUPLICATE_MERGE_FLAG.rule
     source = 1 if _absent(src_reg) else 4
     if _is_reg_type((scalar, src_reg)[source == 4]):
@@ -2705,14 +2703,13 @@ _direct_forms(Store, _store_lanes_form, ())
 
 
 def _words_or_all(mask):
-    return _ALL_LANES if mask is None else mask
+    return impl.ALL_LANES if mask is None else mask
 
 
 @overload(_words_or_all)
 def _ol_words_or_all(mask):
     if _absent(mask):
-        return lambda mask: (np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF),
-                             np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF))
+        return lambda mask: impl.ALL_LANES
     return lambda mask: impl.words(mask)
 
 

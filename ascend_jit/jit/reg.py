@@ -516,6 +516,7 @@ def _lower_handle_address(context, builder, sig, args):
 
 
 MASK_WORDS = types.UniTuple(types.uint64, 4)
+ALL_LANES = (np.uint64(2**64 - 1),) * 4  # the mask words selecting every lane (a mask left out, Arange's lanes)
 
 
 def _mask_words(context, builder, ty, value):

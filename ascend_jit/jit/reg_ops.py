@@ -25,8 +25,8 @@ from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KI
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
                        round_half)
-from .reg import (H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, REG_BYTES, VL, int_range, internal, lane_on, set_u16,
-                  set_u32, u16_at, u32_at)
+from .reg import (ALL_LANES, H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, REG_BYTES, VL, int_range, internal,
+                  lane_on, set_u16, set_u32, u16_at, u32_at)
 from .reg_move import copy_bytes
 
 ADD, SUB, MUL = 0, 1, 2
@@ -1112,10 +1112,8 @@ def arange(dst, allowed, scalar, half_class, wide_class, int_class):
     lane j = j + the scalar (converted by D29, refusals naming Arange) by Add's engine on every lane; the class
     markers as binary's."""
     index = arange_register(dst, allowed)
-    every_lane = (np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0xFFFFFFFFFFFFFFFF),
-                  np.uint64(0xFFFFFFFFFFFFFFFF))
     # the op and the flag as run-time values: literals would compile binary once more (0.4-1.3 s)
-    binary(dst, index, broadcast_register(index, scalar_pattern(ARANGE, index[H_KIND], scalar)), every_lane,
+    binary(dst, index, broadcast_register(index, scalar_pattern(ARANGE, index[H_KIND], scalar)), ALL_LANES,
            np.int64(ADD), np.bool_(False), half_class, wide_class, int_class)
 
 
