@@ -1983,6 +1983,8 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
     if not (_is_reg_type(dst) or _is_mask_type(dst)):
         return None  # an unaligned register's array read as a register's: past its end (plain Python refuses it)
     if _is_reg_type(src):  # dual load: (reg0, reg1, tensor, offset)
+        if not _is_reg_type(dst):
+            return None  # a MaskReg's words written as a register's 264 bytes: past their end (plain refuses it)
         def dual(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
                  mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.load_dual(impl.borrow(dst), impl.borrow(src), impl.borrow(_arg2), _offset_of(_arg3, offset),
@@ -2030,6 +2032,8 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
     if not (_is_reg_type(src) or _is_mask_type(src)):
         return None  # an unaligned register's array read as a register's: past its end (plain Python refuses it)
     if _is_reg_type(second):  # dual store: (tensor, reg0, reg1, mask, offset); INTLV ignores the mask
+        if not _is_reg_type(src):
+            return None  # a MaskReg's words read as a register's 264 bytes: past their end (plain refuses it)
         def dual(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
                  data_block_stride=None, mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.store_dual(impl.borrow(tensor), impl.borrow(src), impl.borrow(second), _offset_of(_arg4, offset),
@@ -2570,6 +2574,8 @@ def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
     if _duplicate_form(dst, scalar, mask, None if isinstance(mode, int) else mode, src_reg) is not None:
         return None  # a direct call (_duplicate_form)
     _merge_flag = _DUPLICATE_MERGE_FLAG  # noqa: N806
+    if not _is_reg_type(dst):
+        return None  # a MaskReg's or UnalignReg's array written as a register's 264 bytes (plain Python refuses it)
     if _absent(scalar) == _absent(src_reg):
         def refuse(dst, scalar=None, mask=None, mode=0, src_reg=None):
             raise ParameterError("Duplicate", "scalar", "given twice or missing", "a scalar or a source register, "

@@ -76,10 +76,30 @@ def _store_blocks(t, r, m, post_mode, repeat_stride):
     R.StoreAlign(t, r, 0, data_block_stride=1, mask=m, post_mode=post_mode, repeat_stride=repeat_stride)
 
 
+def _load_dual_into_mask(t):
+    R.LoadAlign(R.MaskReg(), R.RegTensor("half"), t, 0)
+
+
+def _store_dual_from_mask(t):
+    R.StoreAlign(t, R.MaskReg(), R.RegTensor("half"), R.CreateMask("half"), 0)
+
+
+def _duplicate_into(t, which):
+    if which == 0:
+        R.Duplicate(R.MaskReg(), 1)
+    elif which == 1:
+        R.Duplicate(R.MaskReg(), src_reg=R.RegTensor("half"))
+    elif which == 2:
+        R.Duplicate(R.UnalignRegForLoad(), 1)
+    else:
+        R.Duplicate(R.UnalignRegForStore(), 1.5, R.CreateMask("half"), R.MaskMergeMode.MERGING)
+
+
 VFS = {f.__name__: R.simd_vf(f) for f in (_data_copy_two, _data_copy_unalign_three, _store_unalign,
                                           _store_unalign_post, _load_unalign, _load_dist, _mask_unpack, _mask_not,
                                           _copy, _copy_two, _div, _load_post_mode, _store_post_mode,
-                                          _load_blocks, _store_blocks)}
+                                          _load_blocks, _store_blocks, _load_dual_into_mask, _store_dual_from_mask,
+                                          _duplicate_into)}
 
 
 def _state(core, args):
@@ -255,3 +275,19 @@ def test_none_for_a_block_copy_keyword_is_refused_compiled(name, none):
         return (r, t) + (R.MaskReg((5, 6, 7, 8)), post_mode, repeat_stride) if name == "_load_blocks" else \
             (t, r, R.MaskReg((5, 6, 7, 8)), post_mode, repeat_stride)
     _refused(name, make, aj.ParameterError, api, none)
+
+
+@pytest.mark.parametrize("case", ["load dual", "store dual", "duplicate scalar", "duplicate src_reg",
+                                  "duplicate load ureg", "duplicate store ureg"])
+def test_a_mask_or_unaligned_register_is_no_data_register_of_a_dual_load_store_or_duplicate(case):
+    # compiled code wrote or read a register's 264 bytes over a MaskReg's four words or an UnalignReg's state (the
+    # dual LoadAlign/StoreAlign and Duplicate overloads took any register-like array; session-24 hunt): heap
+    # corruption, a crash or a garbage refusal, where plain Python refuses the operand's type
+    tensor = lambda core: core.local_tensor("half", 1024)  # noqa: E731
+    if case == "load dual":
+        _refused("_load_dual_into_mask", lambda core: (tensor(core),), aj.ParameterError, "LoadAlign", "reg0")
+    elif case == "store dual":
+        _refused("_store_dual_from_mask", lambda core: (tensor(core),), aj.ParameterError, "StoreAlign", "reg0")
+    else:
+        which = ["duplicate scalar", "duplicate src_reg", "duplicate load ureg", "duplicate store ureg"].index(case)
+        _refused("_duplicate_into", lambda core: (tensor(core), which), aj.ParameterError, "Duplicate", "dst")
