@@ -34,7 +34,7 @@ from numba.core.caching import FunctionCache
 from numba.core.errors import NumbaError
 from numba.extending import overload
 
-from .api._common import INT32_MAX, UINT64_MAX, as_enum, as_int
+from .api._common import INT32_MAX, UINT64_MAX, _int_legal, as_enum, as_int
 from .api._scalar import scalar_bits
 from .api.elementwise import DivAlgo
 from .core import current_core
@@ -1804,11 +1804,27 @@ def _ol_get_vec_len():
     return lambda: impl.VL
 
 
+_CEIL_DIVISION_LEGAL = _int_legal(-2**63, 2**63 - 1)
+
+
+@njit(cache=True)
+def _ceil_division_operand(name, value):
+    """A CeilDivision operand as int64, a value above 2**63 - 1 refused in plain Python's words (as_int); np.int64
+    had wrapped it (CeilDivision(7, np.uint64(2**64 - 1)) gave -5; session-24 hunt)."""
+    if value > np.uint64(2**63 - 1):
+        raise ParameterError("CeilDivision", name, value, _CEIL_DIVISION_LEGAL, None)
+    return np.int64(value)
+
+
 @overload(CeilDivision)
 def _ol_ceil_division(num1, num2):
-    if isinstance(num1, types.Integer) and isinstance(num2, types.Integer):
-        return lambda num1, num2: _ceil_division(np.int64(num1), np.int64(num2))
-    return None
+    if not (isinstance(num1, types.Integer) and isinstance(num2, types.Integer)):
+        return None
+    if impl.is_uint64(num1) or impl.is_uint64(num2):  # a uint64 above 2**63 - 1 is refused as plain Python refuses it
+        def checked(num1, num2):
+            return _ceil_division(_ceil_division_operand("num1", num1), _ceil_division_operand("num2", num2))
+        return checked
+    return lambda num1, num2: _ceil_division(np.int64(num1), np.int64(num2))
 
 
 def _or_default(value, default):
@@ -1926,6 +1942,13 @@ def _given_twice(refuse, name, value):
     return value
 
 
+def _float_or_bool(*argument_types):
+    """Whether an offset, step or stride argument is a float or a bool: a load/store overload then types no
+    implementation, so the VF runs plain, which refuses it in its words (the kernels had taken a float as its value
+    and a bool as 1, running where plain Python refuses; session-24 hunt)."""
+    return any(isinstance(t, (types.Float, types.Boolean)) for t in argument_types)
+
+
 def _signed_int(t):
     return isinstance(t, types.Integer) and t.signed
 
@@ -1973,6 +1996,8 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
     if _load_form(dst, src, _arg2, _arg3, dist, post_update_stride, data_block_stride, mask, repeat_stride,
                   post_mode, offset) is not None:
         return None  # a direct call of the form's kernel (_load_form)
+    if _float_or_bool(_arg2, _arg3, offset, post_update_stride, data_block_stride, repeat_stride):
+        return None  # plain Python refuses it ("a float/bool is not an integer"); the kernels would take it
     # an argument of another form (SPEC-2 11.6): no implementation, so the VF runs plain, whose _not_taken refuses it
     # (repeat_stride and post_mode default to None here, so a left-out one is told from a given 0)
     other_form = (_is_reg_type(src) or _is_mask_type(dst)) and not _absent_all(data_block_stride, mask, repeat_stride,
@@ -2022,6 +2047,8 @@ def _ol_store_align(tensor, src, second=None, _arg3=None, _arg4=None, dist=None,
     if _store_form(tensor, src, second, _arg3, _arg4, dist, post_update_stride, data_block_stride, mask,
                    repeat_stride, post_mode, offset) is not None:
         return None  # a direct call of the form's kernel (_store_form)
+    if _float_or_bool(second, _arg3, _arg4, offset, post_update_stride, data_block_stride, repeat_stride):
+        return None  # plain Python refuses it ("a float/bool is not an integer"); the kernels would take it
     # an argument of another form (SPEC-2 11.6): no implementation, so the VF runs plain, whose _not_taken refuses it
     if _is_reg_type(second) and not all(_absent(t) or _is_mask_type(t) for t in (_arg3, mask)) or \
             _is_mask_type(src) and not _absent(mask) or \

@@ -291,3 +291,83 @@ def test_a_mask_or_unaligned_register_is_no_data_register_of_a_dual_load_store_o
     else:
         which = ["duplicate scalar", "duplicate src_reg", "duplicate load ureg", "duplicate store ureg"].index(case)
         _refused("_duplicate_into", lambda core: (tensor(core), which), aj.ParameterError, "Duplicate", "dst")
+
+
+def _dual_load_at(out, src, off):
+    a, b = R.RegTensor("half"), R.RegTensor("half")
+    R.LoadAlign(a, b, src, off)
+    R.StoreAlign(out, a, R.CreateMask("half"), 0)
+
+
+def _load_stepping(out, src, step):
+    r = R.RegTensor("half")
+    step = R.LoadAlign(r, src, 0, post_update_stride=step)
+    R.StoreAlign(out, r, R.CreateMask("half"), 0)
+    return step
+
+
+def _mask_load_stepping(out, src, step):
+    return R.LoadAlign(R.MaskReg(), src, 0, post_update_stride=step)
+
+
+def _store_stepping(out, src, step):
+    return R.StoreAlign(out, R.RegTensor("half"), R.CreateMask("half"), 0, post_update_stride=step)
+
+
+def _load_blocks_strided(out, src, block_stride, repeat_stride):
+    r = R.RegTensor("half")
+    R.LoadAlign(r, src, 0, data_block_stride=block_stride, mask=R.CreateMask("half"), repeat_stride=repeat_stride)
+    R.StoreAlign(out, r, R.CreateMask("half"), 0)
+
+
+def _store_blocks_strided(out, src, block_stride, repeat_stride):
+    R.StoreAlign(out, R.RegTensor("half"), 0, data_block_stride=block_stride, mask=R.CreateMask("half"),
+                 repeat_stride=repeat_stride)
+
+
+def _ceil_division(out, src, a, b):
+    return R.CeilDivision(a, b)
+
+
+_AS_PLAIN = {f.__name__: R.simd_vf(f) for f in (_dual_load_at, _load_stepping, _mask_load_stepping, _store_stepping,
+                                                _load_blocks_strided, _store_blocks_strided, _ceil_division)}
+
+
+def _as_plain(name, *args):
+    """The VF compiled and plain on fresh cores with the same bytes: the same result or refusal (class and words) and
+    the same UB."""
+    outcomes = []
+    for run in (_AS_PLAIN[name], _AS_PLAIN[name].py_func):
+        core = aj.Core("ascend950")
+        core.ub[:] = np.arange(core.ub.size) % 251 + 1
+        out, src = core.local_tensor("half", 512), core.local_tensor("half", 512, addr=1024)
+        with core:
+            try:
+                outcome = ("returned", run(out, src, *args))
+            except aj.AscendJitError as refused:
+                outcome = (type(refused).__name__, str(refused))
+        outcomes.append((outcome, core.ub.tobytes()))
+    assert outcomes[0] == outcomes[1]
+    return outcomes[0][0]
+
+
+@pytest.mark.parametrize("value", [16.0, np.float32(16.0), True], ids=["float", "float32", "bool"])
+@pytest.mark.parametrize("name, position", [("_dual_load_at", 0), ("_load_stepping", 0), ("_mask_load_stepping", 0),
+                                            ("_store_stepping", 0), ("_load_blocks_strided", 0),
+                                            ("_load_blocks_strided", 1), ("_store_blocks_strided", 0),
+                                            ("_store_blocks_strided", 1)])
+def test_a_float_or_bool_offset_step_or_stride_is_refused_compiled_as_plain(name, position, value):
+    # the load/store overloads passed a float on as its value and a bool as 1 (the kernels took them): compiled code
+    # ran and wrote where plain Python refuses "a float is not an integer" (session-24 hunt)
+    args = [1, 0][:2 if "blocks" in name else 1]
+    args[position] = value
+    assert _as_plain(name, *args)[0] == "ParameterError"
+
+
+@pytest.mark.parametrize("a, b, want", [(7, np.uint64(2**64 - 1), "ParameterError"),
+                                        (np.uint64(2**63), 3, "ParameterError"), (np.uint64(10), np.uint64(3), 4),
+                                        (np.uint64(2**63 - 1), np.int8(-2), -(2**62 - 2))])
+def test_ceil_division_refuses_a_uint64_beyond_int64_compiled_as_plain(a, b, want):
+    # np.int64 had wrapped it: CeilDivision(7, np.uint64(2**64 - 1)) gave -5 compiled
+    outcome = _as_plain("_ceil_division", a, b)
+    assert (outcome[0] if isinstance(want, str) else outcome[1]) == want
