@@ -371,3 +371,38 @@ def test_ceil_division_refuses_a_uint64_beyond_int64_compiled_as_plain(a, b, wan
     # np.int64 had wrapped it: CeilDivision(7, np.uint64(2**64 - 1)) gave -5 compiled
     outcome = _as_plain("_ceil_division", a, b)
     assert (outcome[0] if isinstance(want, str) else outcome[1]) == want
+
+
+def _own_array_as(t, case):
+    register, words = np.zeros(8, np.uint8), np.zeros(1, np.uint64)
+    if case == 0:
+        R.LoadAlign(register, t, 0)
+    elif case == 1:
+        R.Duplicate(register, 1)
+    elif case == 2:
+        R.Add(register, register, register, R.CreateMask("half"))
+    elif case == 3:
+        R.StoreAlign(t, register, R.CreateMask("half"), 0)
+    elif case == 4:
+        R.LoadAlign(words, t, 0)
+    else:
+        r = R.RegTensor("half")
+        R.Add(r, r, r, words)
+
+
+_OWN_ARRAY_AS = R.simd_vf(_own_array_as)
+
+
+@pytest.mark.parametrize("case", range(6), ids=["LoadAlign", "Duplicate", "Add", "StoreAlign", "mask LoadAlign",
+                                                "Add mask"])
+def test_a_numpy_array_the_vf_made_is_no_register_compiled(case):
+    # numba types it as a register of a run-time kind (a plain uint8 array) or a MaskReg's words (uint64): the kernels
+    # had read and written 264 bytes / four words of an 8-byte array (heap corruption; session-24 hunt). Refused
+    # before any kernel runs, in the compiled code's own words (docs/decisions.md), the UB unchanged
+    for run in (_OWN_ARRAY_AS, _own_array_as):
+        core = aj.Core("ascend950")
+        t = core.local_tensor("half", 1024)
+        before = core.ub.copy()
+        with core, pytest.raises(aj.ParameterError, match="ndarray"):
+            run(t, case)
+        assert (core.ub == before).all()

@@ -308,18 +308,34 @@ def spelling_index(typingctx, name):
     return None
 
 
-def _borrowed(context, builder, ty, value):
+def _borrowed(context, builder, ty, value, register=True):
     if isinstance(ty, TensorHandle):  # the kernels' handle: its first HANDLE fields, the UB array borrowed
-        return context.make_tuple(builder, HANDLE, [_borrowed(context, builder, t, builder.extract_value(value, i))
-                                                    for i, t in enumerate(HANDLE)])
+        return context.make_tuple(builder, HANDLE, [_borrowed(context, builder, t, builder.extract_value(value, i),
+                                                              register=False) for i, t in enumerate(HANDLE)])
     if isinstance(ty, types.Array):
         array = context.make_array(ty)(context, builder, value)
+        if register:
+            _refuse_no_register(context, builder, ty, array)
         array.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
         return array._getvalue()
     if isinstance(ty, types.BaseTuple):
         for i, item in enumerate(ty):
             value = builder.insert_value(value, _borrowed(context, builder, item, builder.extract_value(value, i)), i)
     return value
+
+
+def _refuse_no_register(context, builder, ty, array):
+    """A data register typed as a plain uint8 array (a register of a run-time kind) or a MaskReg's word array whose
+    size is not a register's: a numpy array the VF made itself (`np.zeros(8, np.uint8)`), which plain Python refuses
+    by its type and compiled code cannot tell from a register by its numba type. Refused before any kernel reads or
+    writes REG_BYTES (four words) of it (session-24 hunt: heap corruption). A KindRegister is always a register."""
+    if isinstance(ty, KindRegister) or ty.ndim != 1 or ty.dtype not in (types.uint8, types.uint64):
+        return
+    size, kind = (REG_BYTES, "RegTensor") if ty.dtype == types.uint8 else (4, "MaskReg")
+    wrong = builder.icmp_signed("!=", array.nitems, context.get_constant(types.intp, size))
+    with cgutils.if_unlikely(builder, wrong):
+        context.call_conv.return_user_exc(builder, ParameterError, (
+            "Reg", "register", "ndarray", f"an aj.Reg.{kind} (a numpy array the VF made is none)", "ascend950"))
 
 
 # --- tensors in compiled VFs ---------------------------------------------------------------------------------------
@@ -526,6 +542,7 @@ def _mask_words(context, builder, ty, value):
     if isinstance(ty, types.UniTuple):
         return value
     array = context.make_array(ty)(context, builder, value)
+    _refuse_no_register(context, builder, ty, array)
     return context.make_tuple(builder, MASK_WORDS, [builder.load(cgutils.get_item_pointer(
         context, builder, ty, array, [context.get_constant(types.intp, k)])) for k in range(4)])
 
