@@ -318,9 +318,10 @@ def _borrowed(context, builder, ty, value, register=True):
             _refuse_no_register(context, builder, ty, array)
         array.meminfo = context.get_constant_null(types.MemInfoPointer(types.voidptr))
         return array._getvalue()
-    if isinstance(ty, types.BaseTuple):
+    if isinstance(ty, types.BaseTuple):  # a handle's fields (its UB array is no register) or a tuple of registers
         for i, item in enumerate(ty):
-            value = builder.insert_value(value, _borrowed(context, builder, item, builder.extract_value(value, i)), i)
+            value = builder.insert_value(value, _borrowed(context, builder, item, builder.extract_value(value, i),
+                                                          register=False), i)
     return value
 
 
@@ -412,7 +413,7 @@ def _narrow(typingctx, h, first, lo, hi, count):
     `t[i]` taking a reference cost two atomic updates, a third of a LoadAlign."""
     def codegen(context, builder, sig, args):
         value = builder.insert_value(args[0], _borrowed(context, builder, HANDLE[0],
-                                                        builder.extract_value(args[0], 0)), 0)
+                                                        builder.extract_value(args[0], 0), register=False), 0)
         for field, v in zip((1, 4, 5, 6), args[1:]):
             value = builder.insert_value(value, v, field)
         return value
