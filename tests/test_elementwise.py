@@ -280,10 +280,13 @@ def test_doc_examples_relu_leaky_relu_div_config():
         aj.Relu(d, s, 128, 4, aj.UnaryRepeatParams(1, 1, 8, 8))
         assert list(d.numpy()[:4].view(np.uint16)) == [0x46F0, 0, 0, int(np.float16(1.971).view(np.uint16))]
         if "LeakyRelu" in [n for n in E.OPS if E.OPS[n].dtypes.get(device)]:
-            s[:] = np.array([-287, 246, -438, 177, 596, -950, -293, 322] * 64, np.float16)
+            x = np.array([-287, 246, -438, 177, 596, -950, -293, 322] * 64, np.float16)
+            x[511] = -900  # E-14's last element
+            s[:] = x
             aj.LeakyRelu(d, s, 0.001, 128, 4, (1, 1, 8, 8))
             assert list(d.numpy()[:8].view(np.uint16)) == [0xB498, 0x5BB0, 0xB703, 0x5988, 0x60A8, 0xBB9A, 0xB4B1,
                                                              0x5D08]
+            assert d.numpy()[511:].view(np.uint16).tolist() == [0xBB34]
     core = aj.Core("ascend950")
     d, a, b = (core.local_tensor("half", 512) for _ in range(3))
     a[:] = np.arange(1, 513)

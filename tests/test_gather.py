@@ -325,13 +325,14 @@ def test_gather_doc_example_every_form(device):
 @pytest.mark.parametrize("device", OFFERING)
 def test_gather_mask_doc_example(device):
     """DK GatherMask.md built-in example: src0 = 1..256 (32-bit), pattern 2, normal mode, {1, 4, 8, 0}, in place:
-    dst = 2, 4, ..., 256 and rsvdCnt 128."""
+    dst = 2, 4, ..., 256 and rsvdCnt 128; dst[128..255] keep 129 ... 256 (SPEC-2 E-18, D58)."""
     core = aj.Core(device)
     for dtype in ("uint32", "float"):
         src = core.local_tensor(dtype, 256)
         src[:] = np.arange(1, 257)
         assert aj.GatherMask(src, src, 2, False, 0, aj.GatherMaskParams(1, 4, 8, 0)) == 128
         assert np.array_equal(src.numpy()[:128], np.arange(2, 257, 2))
+        assert np.array_equal(src.numpy()[128:], np.arange(129, 257))
 
 
 @pytest.mark.parametrize("device", ["ascend950", "atlas-a2"])

@@ -246,6 +246,7 @@ def test_r3_reduce_data_block(device):
 
 
 R4_BLOCK = [(SUM, [1] * 15 + [NAN], NAN, 14.0), (SUM, [1] * 15 + [INF], INF, 65504), (SUM, [-65504] * 16, -INF, -65504),
+            (SUM, [65504] * 16, INF, 65504),  # SPEC.md Tables 33-35, the Memory API's row
             (MAX, [1] * 15 + [-INF], 1.0, 1.0), (MAX, [NAN] * 16, NAN, 0.0), (MIN, [NAN] * 16, NAN, 0.0),
             (MAX, [INF, -INF] * 8, INF, 65504), (MIN, [INF, -INF] * 8, -INF, -65504)]
 
@@ -365,6 +366,15 @@ def test_r6_layout_and_index_conventions(device):
     assert u16(dst)[:3].tolist() == [np.float16(0.9985).view(np.uint16), 114, 0x5555]
     aj.ReduceMin(dst, src, tmp, 512, False)
     assert u16(dst)[:2].tolist() == [np.float16(0.001).view(np.uint16), 114]  # index slot untouched without cal_index
+    aj.ReduceMin(dst, src, tmp, 128, 4, 8, True)  # R-6's ReduceMin, 4 repeats: [value, index 353 (0x0161)]
+    assert u16(dst)[:3].tolist() == [np.float16(0.001).view(np.uint16), 0x0161, 0x5555]
+    y = rng.uniform(0.01, 0.99, 288).astype(np.float16)   # R-6's count 288: a full repeat, then a 32-element tail
+    y[232], y[72] = 0.999, 0.00393
+    src288, tmp288 = _half_src(core, y), core.local_tensor("half", 64)
+    aj.ReduceMax(dst, src288, tmp288, 288, True)
+    assert u16(dst)[:2].tolist() == [np.float16(0.999).view(np.uint16), 0x00E8]
+    aj.ReduceMin(dst, src288, tmp288, 288, True)
+    assert u16(dst)[:2].tolist() == [np.float16(0.00393).view(np.uint16), 0x0048]
     if "float" not in core.spec.reduce_max_min_dtypes:
         return
     f = core.local_tensor("float", 64)
