@@ -1162,7 +1162,7 @@ def _float_lane(reg, j, is_half):
     return half_bits_to_f32(u16_at(reg, j)) if is_half else f32_from_bits(u32_at(reg, j))
 
 
-@njit(cache=True, inline="always")
+@internal
 def _combine(x, y, op, is_half, sat):
     """One node of a block tree: SUM rounds to half (with the overflow mode) for half registers; MAX / MIN of
     halves are halves already."""
