@@ -71,6 +71,16 @@ def _d28_name(dtype):
     return name if name.startswith(_D28_PREFIXES) else None
 
 
+def _d28_detail(dtype):
+    """The refusal's detail for a SPEC-2 D28 type: bool data is uint8's bytes (one byte, 0 or 1), so say so."""
+    name = _d28_name(dtype)
+    if name is None:
+        return None
+    if name.startswith("bool"):
+        return "no emulator dtype for it (SPEC-2 D28): use \"uint8\", the same bytes (host array.view(np.uint8))"
+    return "no emulator dtype for it (SPEC-2 D28)"
+
+
 def resolve(dtype, api="dtype", device=None):
     """Accept a DType, a name ('half', 'float16', 'int32_t', ...) or anything numpy accepts as a dtype. An unknown
     dtype is an UnsupportedDTypeError naming the API (and the device when given); SPEC-2 D28's types say so."""
@@ -87,7 +97,7 @@ def resolve(dtype, api="dtype", device=None):
     except (TypeError, ValueError):   # ValueError: an object whose `.dtype` numpy cannot read (a tensor, say)
         found = None
     if found is None:
-        detail = "no emulator dtype for it (SPEC-2 D28)" if _d28_name(dtype) else None
+        detail = _d28_detail(dtype)
         raise UnsupportedDTypeError(api, "dtype", dtype, legal=", ".join(d.name for d in ALL), device=device,
                                     detail=detail)
     return found

@@ -39,7 +39,7 @@ from .api._scalar import scalar_bits
 from .api.elementwise import DivAlgo
 from .core import current_core
 from .devices import DEVICES
-from .dtypes import ALL, _d28_name, resolve
+from .dtypes import ALL, _d28_detail, _d28_name, resolve
 from .enums import RoundMode
 from .errors import (AscendJitError, ParameterError, StateError, UncompiledVFWarning, UnsupportedDeviceError,
                      UnsupportedDTypeError)
@@ -1579,7 +1579,7 @@ def _raiser(refusal, takes_api=True):
     returning a register: typed as the call it replaces, so the code around it types (a function that only raised
     typed as None, and numba took the call's non-literal form, whose refusal has no D28 detail)."""
     name, value, legal = refusal.api, refusal.value, refusal.legal
-    detail = "no emulator dtype for it (SPEC-2 D28)" if _d28_name(value) else ""
+    detail = _d28_detail(value) or ""
 
     def refuse(dtype, api="RegTensor"):
         return _refuse_dtype_literal(np.int64(1), impl.text(name), impl.text(value), impl.text(legal),

@@ -823,3 +823,44 @@ def test_global_tensor_keeps_the_dtype_it_was_declared_with():
     assert (gm.dtype.name, gm.GetSize()) == ("half", 16)
     assert aj.GlobalTensor(np.zeros(8, np.float32)).dtype.name == "float"
     assert aj.GlobalTensor().SetGlobalBuffer(np.zeros(8, np.int32)).dtype.name == "int32"
+
+
+# --- session 25, port6 / port7: the refusals of two literal-port mistakes say what to write instead --------------------
+def test_a_tensor_expression_rebound_as_a_name_is_refused_with_the_assignment_to_write():
+    """C++ `cLocal = aLocal + bLocal;` ported literally rebinds the name to the unevaluated expression; the next
+    instruction that takes it names the mistake and `c[:] = a + b`, as dst or as a source, and writes nothing."""
+    core = aj.Core("atlas-a2")
+    with core:
+        a, b, c = (core.local_tensor("half", 64) for _ in range(3))
+        a[:], b[:], c[:] = 1, 2, 7
+        before = core.ub.copy()
+        for call in (lambda e: aj.Div(c, e, b, 64), lambda e: aj.Add(e, a, b, 64), lambda e: aj.Exp(c, a < b, 64)):
+            with pytest.raises(aj.ParameterError, match=r"unassigned tensor expression: C\+\+ `c = a \+ b;` is "
+                                                        r"`c\[:\] = a \+ b` here"):
+                call(a + b)
+        assert np.array_equal(core.ub, before)
+
+
+@pytest.mark.parametrize("dtype", ["bool", np.bool_])
+def test_bool_data_is_refused_naming_uint8_as_the_same_bytes(dtype):
+    core = aj.Core("ascend950")
+    with pytest.raises(aj.UnsupportedDTypeError, match=r"no emulator dtype for it \(SPEC-2 D28\): use \"uint8\", "
+                                                       r"the same bytes"):
+        core.local_tensor(dtype, 32)
+    with pytest.raises(aj.UnsupportedDTypeError, match=r"\(SPEC-2 D28\)$|\(SPEC-2 D28\) \("):
+        core.local_tensor("float64", 32)
+
+
+def test_an_in_place_reduce_sum_is_refused_naming_the_tmp_buffer_as_the_place_to_reduce_into():
+    """`ReduceSum<float>(t, t, t, n)` (MseLoss-style kernels): dst over src is refused, nothing written, and the
+    message says where the sum may go; reduced into the tmp buffer itself, the call runs."""
+    core = aj.Core("atlas-a2")
+    t, tmp = core.local_tensor("float", 256), core.local_tensor("float", 64)
+    t[:] = 1
+    before = core.ub.copy()
+    with pytest.raises(aj.OverlapError, match="dst may share sharedTmpBuffer's bytes, not src's: reduce into the tmp "
+                                              "buffer or another one"):
+        aj.ReduceSum(t, t, t, 256)
+    assert np.array_equal(core.ub, before)
+    aj.ReduceSum(tmp, t, tmp, 256)
+    assert tmp.numpy()[0] == 256

@@ -57,6 +57,10 @@ def _not_a_tensor_hint(value):
         return "is host data: copy it into a LocalTensor first (t[:] = array)"
     if isinstance(value, (int, float, np.generic)):
         return "is a scalar: pass the LocalTensor itself (t[i] is the sub-tensor at offset i)"
+    from ..tensor import _BinaryExpr, _CompareExpr
+    if isinstance(value, (_BinaryExpr, _CompareExpr)):
+        # a literal port of C++ `c = a + b` rebinds the Python name to the unevaluated expression (SPEC-2 1.1)
+        return "is an unassigned tensor expression: C++ `c = a + b;` is `c[:] = a + b` here"
     return None
 
 

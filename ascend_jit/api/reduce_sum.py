@@ -198,6 +198,11 @@ def _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_s
     _check_bounds(spec, bounds, _dst_operand(d, dst_addr), dst_addr, dst_size, d)
 
 
+# a kernel's in-place `ReduceSum(t, t, t, n)` (ported kernels use it; the devkit's ReduceSum page allows only dst over
+# sharedTmpBuffer): say what to write instead
+_IN_PLACE_HINT = "; dst may share sharedTmpBuffer's bytes, not src's: reduce into the tmp buffer or another one"
+
+
 def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need, written):
     """tmp holds the minimum `need` (D11, D18); src overlaps neither dst[0] nor the `written` tmp entries
     (_tmp_written), on the exact bytes src's repeats read (decisions.md "Overlap"): a dst or tmp in the unread gaps
@@ -212,7 +217,7 @@ def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need,
         if hit is not None:
             raise OverlapError(API, f"src/{name}", f"{name} bytes [{ext[0]}, {ext[1]})", device=spec.name,
                                legal="disjoint from the bytes src's repeats read (SPEC 4.5, 8.2)",
-                               detail=f"src repeat {hit[0]} reads byte {hit[1]}")
+                               detail=f"src repeat {hit[0]} reads byte {hit[1]}" + _IN_PLACE_HINT * (name == "dst"))
 
 
 _ENTRIES = EntryTable()
