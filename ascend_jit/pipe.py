@@ -790,7 +790,7 @@ def _copy_with_state(api, core, dst, src, runs):
     if core.sanitizer is not None:
         if core.atomic is not None and isinstance(dst, GlobalTensor):
             check_atomic_dtype(api, core, dst)   # a refusal first: a refused copy is no access (issue 17)
-        core.sanitizer.copy_access(api, dst, src, runs, atomic=isinstance(dst, GlobalTensor) and core.atomic is not None)
+        core.sanitizer.copy_access(api, dst, src, runs, atomic=core.atomic if isinstance(dst, GlobalTensor) else None)
     src_bytes = src.core.ub[src.addr:src.addr + src.nbytes] if isinstance(src, LocalTensor) else _gm_bytes(src)
     dst_bytes = dst.core.ub[dst.addr:dst.addr + dst.nbytes] if isinstance(dst, LocalTensor) else _gm_bytes(dst)
     if isinstance(src, LocalTensor) and isinstance(dst, GlobalTensor) and src.core.atomic is not None:

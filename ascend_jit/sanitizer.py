@@ -16,7 +16,8 @@ One switch, five checks. Off by default; when off, every API pays one `core.sani
   the access records carry only active lanes).
 - memory: on `bounds="ub"` cores, accesses outside the operand's tensor are reported (such cores are not refused
   them); GM accesses outside a GlobalTensor.
-- blocks: two blocks of one launch writing the same GM bytes without atomics, or one block reading GM bytes another
+- blocks: two blocks of one launch writing the same GM bytes other than atomically with one operation (an atomic
+  Add and an atomic Max do not combine in either order), or one block reading GM bytes another
   block writes, without a SyncAll between them.
 - sync: at the end of a launch, flags set and never waited, event ids allocated and never released.
 
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import dtypes
 from .errors import ParameterError, SanitizerError, SanitizerWarning
 from .jit import shadow
 
@@ -537,10 +539,12 @@ class Sanitizer:
         size = tensor.dtype.size
         self.instruction(api, PIPE_S, [Access.of_run("tensor", tensor.addr + index * size, size, write, tensor)])
 
-    def copy_access(self, api, dst, src, runs, atomic=False):
+    def copy_access(self, api, dst, src, runs, atomic=None):
         """DataCopy / DataCopyPad: runs of (src byte offset, dst byte offset, bytes). GM -> UB is PIPE_MTE2, UB -> GM
-        PIPE_MTE3, UB -> UB PIPE_V; GM sides go to the launch's cross-block shadow."""
+        PIPE_MTE3, UB -> UB PIPE_V; GM sides go to the launch's cross-block shadow. `atomic`: the core's atomic mode
+        of a UB -> GM copy ((operation, dtype), core.atomic), None for a plain copy."""
         from .tensor import LocalTensor
+        atomic = _atomic_code(atomic)
         ub_dst, ub_src = isinstance(dst, LocalTensor), isinstance(src, LocalTensor)
         pipe = PIPE_V if ub_dst and ub_src else (PIPE_MTE2 if ub_dst else PIPE_MTE3)
         accesses = []
@@ -567,13 +571,14 @@ class Sanitizer:
         cross-block check (GM is not in the UB shadow, so "race" has nothing to check)."""
         if self.gm_shadow is not None and self.enabled("blocks"):
             self.gm_shadow.gm_access(self.core.block_idx, api, PIPE_S, array, index * array.itemsize,
-                                     array.itemsize, write, False, self._emit)
+                                     array.itemsize, write, 0, self._emit)
 
     def _check_mte3_destination(self, api, gm, runs, atomic):
         """"strict" (SPEC-2 10.4, the devkit's PipeBarrier example): two UB -> GM copies whose GM destinations
         overlap need a PipeBarrier<PIPE_MTE3> (or PIPE_ALL) between them, as MTE2 copies into overlapping UB do
         (those are checked on the UB shadow). GM bytes are kept as runs (root array, [lo, hi), own-pipe clock value,
-        log index) of the copies not yet ordered by a barrier; two atomic copies combine and need no order. Returns
+        log index) of the copies not yet ordered by a barrier; two atomic copies of one operation combine and need no
+        order (an Add and a Max do not: their order changes the result). Returns
         this copy's runs on the GM root, recorded once the instruction is."""
         root, base = _root_and_offset(gm.array)
         ours = [(base + d, base + d + n) for _, d, n in runs if n > 0]
@@ -581,7 +586,7 @@ class Sanitizer:
         kept = [w for w in self._mte3_writes if w[3] > self.barrier_seq[p]]   # older ones are ordered by a barrier
         self._mte3_writes = kept
         for w_root, lo, hi, seq, log_index, w_atomic in kept:
-            if w_root is not root or (atomic and w_atomic):
+            if w_root is not root or (atomic and w_atomic == atomic):
                 continue
             for a, b in ours:
                 if a < hi and lo < b:
@@ -805,14 +810,15 @@ class _GmShadow:
     workspace pays for the bytes its blocks access, not for the whole array (a 16 MiB workspace took 280 MB)."""
     writer_block: np.ndarray      # last writer block (-1: none; -2: several blocks' atomic writes, which combine)
     writer_epoch: np.ndarray
-    writer_atomic: np.ndarray     # every write of the phase atomic (a block's own plain write keeps it False)
+    writer_atomic: np.ndarray     # the atomic operation's code (_atomic_code) if every write of the phase was
+                                  # atomic, else 0 (a block's own plain write keeps it 0)
     reader_block: np.ndarray      # last reader block (-2: several blocks)
     reader_epoch: np.ndarray
 
     @classmethod
     def new(cls):
         n = GM_PAGE_BYTES
-        return cls(np.full(n, -1, np.int32), np.zeros(n, np.int32), np.zeros(n, np.bool_), np.full(n, -1, np.int32),
+        return cls(np.full(n, -1, np.int32), np.zeros(n, np.int32), np.zeros(n, np.int8), np.full(n, -1, np.int32),
                    np.zeros(n, np.int32))
 
 
@@ -882,8 +888,10 @@ class LaunchShadow:
         for s, sl, base in self._pages(root, lo, lo + nbytes):
             wb, we = s.writer_block[sl], s.writer_epoch[sl]
             other_writer = (wb != -1) & (wb != block) & (we == epoch)
+            # atomic writes of one operation (and dtype) combine in any order; an Add and a Max of one byte do not
+            combines = (s.writer_atomic[sl] == atomic) & (atomic != 0)
             if write:
-                clash = other_writer & ~(s.writer_atomic[sl] & atomic)
+                clash = other_writer & ~combines
                 rb, re_ = s.reader_block[sl], s.reader_epoch[sl]
                 bad = clash | ((rb != -1) & (rb != block) & (re_ == epoch))
                 writes_clash = writes_clash or bool(clash.any())
@@ -897,13 +905,13 @@ class LaunchShadow:
             if write:
                 # another block's atomic write stays known under this one: a block that reads after its own atomic
                 # add must still see that other blocks added (the last writer alone would hide them)
-                several = other_writer & s.writer_atomic[sl] & atomic
+                several = other_writer & combines
                 # a block's atomic write over its own plain write of this phase leaves the byte plainly written: the
                 # plain write still races another block's atomic one (a workspace filled and maxed into by core 0)
-                own_plain = (wb == block) & (we == epoch) & ~s.writer_atomic[sl]
+                own_plain = (wb == block) & (we == epoch) & (s.writer_atomic[sl] == 0)
                 s.writer_block[sl] = np.where(several, -2, block)
                 s.writer_epoch[sl] = epoch
-                s.writer_atomic[sl] = atomic & ~own_plain
+                s.writer_atomic[sl] = np.where(own_plain, 0, atomic)
             else:
                 rb = s.reader_block[sl]
                 # -2 (several blocks read it this phase) stays -2: a third reader used to overwrite it with its own
@@ -924,7 +932,19 @@ class LaunchShadow:
         others = f"block {other}" if other >= 0 else "at least one other block"
         emit(Report("blocks", kind, Instr(api, pipe, where, -1), "GM", addr, count, space="GM",
                     fix=f"block {block} and {others} touch these bytes in the same SyncAll phase: use "
-                        "SetAtomicAdd for combined writes, or a SyncAll between the write and the read"))
+                        "SetAtomicAdd for combined writes (one atomic operation: an Add and a Max do not combine), "
+                        "or a SyncAll between them"))
+
+
+# copy-outs under one atomic mode (operation, dtype) combine in any order, so the "blocks" and "race" checks let
+# them overlap; the shadow keeps the mode as a small code (0: a plain write)
+_ATOMIC_CODES = {(op, d.name): code for code, (op, d) in
+                 enumerate(((op, d) for op in ("add", "max", "min") for d in dtypes.ALL), start=1)}
+
+
+def _atomic_code(atomic):
+    """The code of core.atomic ((operation, DType) or None)."""
+    return 0 if atomic is None else _ATOMIC_CODES[atomic[0], atomic[1].name]
 
 
 def _root_and_offset(array):

@@ -267,3 +267,54 @@ def test_init_global_memory_racing_other_blocks_atomic_max_is_reported(sync_afte
     assert work.tolist() == [3.0] * 8
     kinds = {(r.check, r.kind) for r in session.reports}
     assert kinds == (set() if sync_after_init else {("blocks", "two blocks write the same GM bytes")})
+
+
+def _add_or_max_into(acc, second_op, sync_between):
+    """Block 0 adds 3 into acc atomically, block 1 combines 2 into it with `second_op`, a SyncAll between or not."""
+    block = aj.GetBlockIdx()
+    g = aj.GlobalTensor()
+    g.SetGlobalBuffer(acc, 8)
+    t = aj.LocalMemAllocator().Alloc("float", 8)
+    t[:] = np.full(8, 3.0 if block == 0 else 2.0, np.float32)
+    if sync_between and block == 1:
+        aj.SyncAll()
+    (aj.SetAtomicAdd if block == 0 else second_op)("float")
+    aj.DataCopy(g, t, 8)
+    aj.SetAtomicNone()
+    if sync_between and block == 0:
+        aj.SyncAll()
+
+
+@pytest.mark.parametrize("second_op, sync_between, reported", [
+    (aj.SetAtomicMax, False, True),   # 1 + 3 then max 2 is 4, max 2 then + 3 is 5: the order matters
+    (aj.SetAtomicMax, True, False),   # the report's fix: a SyncAll between them
+    (aj.SetAtomicAdd, False, False),  # two adds combine in either order
+])
+def test_two_blocks_atomic_writes_of_different_operations_are_a_race(second_op, sync_between, reported):
+    """Session-25 sanitizer audit: two blocks' atomic copy-outs into the same GM bytes in one SyncAll phase combine
+    only under one atomic operation; an Add and a Max were taken as combining and not reported."""
+    acc = np.ones(8, np.float32)
+    with aj.sanitize_session("report") as session:
+        aj.launch(_add_or_max_into, 2, DEVICE, acc, second_op, sync_between)   # report mode: replayed in order
+    assert [(r.check, r.kind) for r in session.reports] == (
+        [("blocks", "two blocks write the same GM bytes")] if reported else [])
+    assert acc.tolist() == [6.0 if second_op is aj.SetAtomicAdd else 4.0] * 8
+
+
+def test_strict_one_core_atomic_add_then_max_over_the_same_gm_needs_a_mte3_barrier():
+    """"strict": overlapping UB -> GM copies need PipeBarrier<PIPE_MTE3> unless both are atomic with one operation."""
+    gm = np.ones(16, np.float32)
+    with aj.Core(DEVICE, sanitize="report,strict") as core:
+        t = aj.LocalMemAllocator().Alloc("float", 8)
+        t[:] = 3
+        g = aj.GlobalTensor(gm)
+        for second in (aj.SetAtomicAdd, aj.SetAtomicMax):
+            aj.SetAtomicAdd("float")
+            aj.DataCopy(g, t, 8)
+            second("float")
+            aj.DataCopy(g, t, 8)
+            aj.SetAtomicNone()
+            aj.PipeBarrier(aj.PIPE_MTE3)
+    reports = core.sanitizer.reports
+    assert [(r.check, r.kind) for r in reports] == [("race", "WAW")]
+    assert reports[0].instruction.api == "DataCopy" and reports[0].address == 0 and reports[0].nbytes == 32

@@ -464,7 +464,7 @@ def _ub_to_gm(dst, src, copy_params, mode):
         if core.atomic is not None:
             check_atomic_dtype(API, core, dst)   # a refusal first: a refused copy is no access (issue 17)
         core.sanitizer.copy_access(API, dst, src, [(k * src_step, k * dst_step, block_len) for k in range(count)],
-                                   atomic=core.atomic is not None)
+                                   atomic=core.atomic)
     if core.atomic is not None:   # SetAtomicAdd/Max/Min: the one UB -> GM combine path (pipe.atomic_copy)
         runs = [(k * src_step, k * dst_step, block_len) for k in range(count)]
         atomic_copy(API, core, dst, dst._bytes[dst._at:], core.ub[src._addr:], runs)
