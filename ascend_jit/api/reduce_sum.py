@@ -217,7 +217,7 @@ def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need,
         if hit is not None:
             raise OverlapError(API, f"src/{name}", f"{name} bytes [{ext[0]}, {ext[1]})", device=spec.name,
                                legal="disjoint from the bytes src's repeats read (SPEC 4.5, 8.2)",
-                               detail=f"src repeat {hit[0]} reads byte {hit[1]}" + _IN_PLACE_HINT * (name == "dst"))
+                               detail=f"src repeat {hit[0]} reads byte {hit[1]}" + (_IN_PLACE_HINT if name == "dst" else ""))
 
 
 _ENTRIES = EntryTable()
