@@ -3,22 +3,51 @@
 The kind code is what the @njit kernels branch on (outside their inner loops); it is an int so that one compiled
 kernel serves every dtype without per-call recompilation.
 """
-from dataclasses import dataclass
+import sys
 
-import ml_dtypes
 import numpy as np
 
 from .errors import UnsupportedDTypeError
 
 
-@dataclass(frozen=True, eq=False)  # singletons: identity equality and a cheap hash
+def loaded_bfloat16():
+    """ml_dtypes' bfloat16 scalar type if ml_dtypes is imported, else None. A value, array or dtype can be a
+    bfloat16 one only once ml_dtypes is imported, so a check for one needs no import of its own."""
+    module = sys.modules.get("ml_dtypes")
+    return None if module is None else module.bfloat16
+
+
+def _bfloat16_np_dtype():
+    # Imported on first use, not with ascend_jit: ml_dtypes 0.7 takes about 1.1 s to import (it registers the casts
+    # of its 21 types at once; 0.6 took 0.05 s), and most processes (the CLI, children, integer or half work) never
+    # touch a bfloat16 numpy value. The kernels work on the bits and never need it (docs/decisions.md "bfloat16
+    # through ml_dtypes, imported when first needed").
+    import ml_dtypes
+    return np.dtype(ml_dtypes.bfloat16)
+
+
 class DType:
-    name: str
-    size: int  # bytes
-    np_dtype: np.dtype
-    kind: int  # kernel kind code, see jit/numerics.py KIND_*
-    is_float: bool
-    is_signed: bool
+    """One element type; the instances below are singletons (identity equality, a cheap hash) and immutable."""
+
+    __slots__ = ("name", "size", "_np_dtype", "kind", "is_float", "is_signed")
+
+    def __init__(self, name, size, np_dtype, kind, is_float, is_signed):
+        for field, value in (("name", name), ("size", size), ("_np_dtype", np_dtype), ("kind", kind),
+                             ("is_float", is_float), ("is_signed", is_signed)):
+            object.__setattr__(self, field, value)   # size in bytes; kind: kernel kind code, jit/numerics.py KIND_*
+
+    def __setattr__(self, field, value):
+        raise AttributeError(f"DType {self.name} is immutable")
+
+    def __reduce__(self):   # pickled (to a worker process, say) by name: unpickles to the same singleton
+        return _by_name, (self.name,)
+
+    @property
+    def np_dtype(self):
+        """The numpy dtype of the host arrays (bfloat16: ml_dtypes', imported here on first use)."""
+        if self._np_dtype is None:
+            object.__setattr__(self, "_np_dtype", _bfloat16_np_dtype())
+        return self._np_dtype
 
     @property
     def lanes_per_repeat(self):
@@ -37,7 +66,7 @@ class DType:
 # Kind codes: the kernels' numerics switch. Keep in step with jit/numerics.py.
 HALF = DType("half", 2, np.dtype(np.float16), 0, True, True)
 FLOAT = DType("float", 4, np.dtype(np.float32), 1, True, True)
-BFLOAT16 = DType("bfloat16", 2, np.dtype(ml_dtypes.bfloat16), 2, True, True)
+BFLOAT16 = DType("bfloat16", 2, None, 2, True, True)   # np_dtype on first use
 INT8 = DType("int8", 1, np.dtype(np.int8), 3, False, True)
 UINT8 = DType("uint8", 1, np.dtype(np.uint8), 4, False, False)
 INT16 = DType("int16", 2, np.dtype(np.int16), 5, False, True)
@@ -49,10 +78,30 @@ UINT64 = DType("uint64", 8, np.dtype(np.uint64), 10, False, False)
 
 ALL = (HALF, FLOAT, BFLOAT16, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64)
 BY_NAME = {d.name: d for d in ALL}
+
+
+def _by_name(name):
+    return BY_NAME[name]
 _ALIASES = {"float16": HALF, "fp16": HALF, "float32": FLOAT, "fp32": FLOAT, "bf16": BFLOAT16,
             "int16_t": INT16, "int32_t": INT32, "uint16_t": UINT16, "uint32_t": UINT32, "int8_t": INT8,
             "uint8_t": UINT8, "int64_t": INT64, "uint64_t": UINT64, "bfloat16_t": BFLOAT16}
-_BY_NP = {d.np_dtype: d for d in ALL}
+_BY_NP = {d.np_dtype: d for d in ALL if d is not BFLOAT16}
+
+
+def numpy_dtype(dtype):
+    """np.dtype(dtype), where the name "bfloat16" is ml_dtypes' (imported here if no one has yet; numpy knows the
+    name only once it is)."""
+    if isinstance(dtype, str) and dtype == "bfloat16":
+        return BFLOAT16.np_dtype
+    return np.dtype(dtype)
+
+
+def from_np_dtype(np_dtype):
+    """The DType whose host arrays have this numpy dtype, or None."""
+    found = _BY_NP.get(np_dtype)
+    if found is None and loaded_bfloat16() is not None and np_dtype == BFLOAT16.np_dtype:
+        return BFLOAT16
+    return found
 
 
 # SPEC-2 D28: element types with no emulator dtype (names as the docs and numpy / ml_dtypes spell them)
@@ -93,7 +142,7 @@ def resolve(dtype, api="dtype", device=None):
         if key in _ALIASES:
             return _ALIASES[key]
     try:
-        found = _BY_NP.get(np.dtype(dtype))
+        found = from_np_dtype(np.dtype(dtype))
     except (TypeError, ValueError):   # ValueError: an object whose `.dtype` numpy cannot read (a tensor, say)
         found = None
     if found is None:

@@ -72,6 +72,7 @@ import weakref
 
 import numpy as np
 
+from .dtypes import numpy_dtype
 from .errors import AscendJitError, ParameterError, StateError
 from .tensor import LocalTensor
 
@@ -167,7 +168,7 @@ def gm_empty(shape, dtype=np.float16):
 
 def _plain_dtype(api, dtype, device):
     try:
-        kind = np.dtype(dtype)
+        kind = numpy_dtype(dtype)
     except Exception:   # numpy's dtype parser raises TypeError, ValueError, KeyError, SyntaxError
         kind = None
     if kind is None or kind.hasobject:   # object references cannot live in a shared byte buffer

@@ -26,7 +26,6 @@ import typing
 import warnings
 from types import ModuleType
 
-import ml_dtypes
 import numba
 import numpy as np
 from numba import njit, types
@@ -39,7 +38,7 @@ from .api._scalar import scalar_bits
 from .api.elementwise import DivAlgo
 from .core import current_core
 from .devices import DEVICES
-from .dtypes import ALL, _d28_detail, _d28_name, resolve
+from .dtypes import ALL, _d28_detail, _d28_name, loaded_bfloat16, resolve
 from .enums import RoundMode
 from .errors import (AscendJitError, ParameterError, StateError, UncompiledVFWarning, UnsupportedDeviceError,
                      UnsupportedDTypeError)
@@ -3055,11 +3054,17 @@ def _implementation_stamp():
 _INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
 # numpy scalars numba has no Reg overloads for (GetValue of a half or bfloat16 tensor returns one): passed to a
 # compiled VF as Python floats, the same value; a NaN, whose payload a float does not keep, runs the VF plain
-# (docs/decisions.md "Reg API")
-_NARROW_FLOAT_SCALARS = (np.float16, ml_dtypes.bfloat16)
+# (docs/decisions.md "Reg API"). ml_dtypes' bfloat16 only once ml_dtypes is imported: no value is one before.
+def _narrow_float_scalars():
+    bfloat16 = loaded_bfloat16()
+    return (np.float16,) if bfloat16 is None else (np.float16, bfloat16)
+
+
 # numba passes a np.float32 on as a float too, and the compiled scalar conversion writes its NaN as the canonical
 # one: a float32 NaN runs the VF plain as well, which keeps the payload D29 asks for a float register
-_PAYLOAD_NAN_SCALARS = (*_NARROW_FLOAT_SCALARS, np.float32)
+def _payload_nan_scalars():
+    return (*_narrow_float_scalars(), np.float32)
+
 _MISS = object()  # what a planned call returns when its arguments do not fit its plan
 
 
@@ -3094,6 +3099,7 @@ def _runs_plain(args):
     (_other_dtype_spelling: "HALF", "int32_t", "f2" are half and int32 registers in plain Python; compiled code
     refused them).
     One loop that tests the cheap type first: it runs on every call no plan takes (a given UnalignRegForStore)."""
+    payload_nan_scalars = _payload_nan_scalars()
     for a in args:
         kind = type(a)
         if kind is int:
@@ -3102,7 +3108,7 @@ def _runs_plain(args):
         elif isinstance(a, str):
             if a not in _KIND_NAMES and _other_dtype_spelling(a):
                 return True
-        elif kind in _PAYLOAD_NAN_SCALARS:
+        elif kind in payload_nan_scalars:
             if a != a:
                 return True
         elif isinstance(a, np.ndarray) and a.dtype in _REGISTER_ARRAY_DTYPES:
@@ -3114,6 +3120,7 @@ def _convert_vf_args(api, args):
     """The generic conversion of a VF call's arguments: (converted list, [(MaskReg, word array)], whether the call
     may get a plan: every argument's numba type follows from its Python type)."""
     converted, masks, tensors, plannable = list(args), [], [], True
+    narrow_float_scalars = _narrow_float_scalars()
     for i, a in enumerate(args):
         kind = type(a)
         if kind is LocalTensor:
@@ -3139,7 +3146,7 @@ def _convert_vf_args(api, args):
         elif kind is int and a > _INT64_MAX:  # typed uint64 outright: numba would pass it to an int64 VF and overflow
             converted[i] = np.uint64(a)
             plannable = False
-        elif kind in _NARROW_FLOAT_SCALARS:
+        elif kind in narrow_float_scalars:
             converted[i] = float(a)
         elif not (kind is bool or kind is float or kind is int):
             plannable = False
@@ -3176,6 +3183,7 @@ def _planned_call(api, kinds, key, entry):
         body.append(f"    {', '.join(names)}, = args")
     body += [f"    if type({n}) is not K{i}:\n        return MISS" for i, n in enumerate(names)]
     out, write_back, memo_read, modes_set, mask_positions = [], [], False, False, []
+    narrow_float_scalars = _narrow_float_scalars()
     for i, (n, kind) in enumerate(zip(names, kinds)):
         if kind is LocalTensor:
             if not memo_read:  # the memo of the first tensor's core, if that core's state is the memo's
@@ -3205,7 +3213,7 @@ def _planned_call(api, kinds, key, entry):
             body.append(f"    {n} = {n}.state")
         elif kind is int:
             body += [f"    if not INT64_MIN <= {n} <= INT64_MAX:", "        return MISS"]
-        elif kind in _NARROW_FLOAT_SCALARS:
+        elif kind in narrow_float_scalars:
             body += [f"    if {n} != {n}:", "        return MISS", f"    {n} = float({n})"]  # a NaN: slow_call
         out.append(n)
     if not modes_set:

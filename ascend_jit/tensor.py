@@ -502,15 +502,12 @@ def _slice_bounds(api, tensor, key, size):
     return bounds
 
 
-_EMULATOR_NP_DTYPES = frozenset(d.np_dtype for d in dt.ALL)
-
-
 def _host_copy_in(view, value, api, dtype, device=None):
     """`t[a:b] = x`: a scalar fills, an array of exactly the sub-tensor's length is copied (numpy's conversion).
     Only real numbers (bool, integer, float arrays or scalars) are data: None became NaN, a complex array lost its
     imaginary part and a string raised numpy's ValueError."""
     data = np.asarray(value)
-    if data.dtype.kind not in "biuf" and data.dtype not in _EMULATOR_NP_DTYPES:  # ml_dtypes' bfloat16 is kind "V"
+    if data.dtype.kind not in "biuf" and dt.from_np_dtype(data.dtype) is None:  # ml_dtypes' bfloat16 is kind "V"
         raise ParameterError(api, "value", value if data.ndim == 0 else f"an array of {data.dtype}", device=device,
                              legal="real numbers: a bool, integer or float array or scalar")
     if data.ndim == 0:

@@ -4,11 +4,10 @@ import json
 import os
 from pathlib import Path
 
-import ml_dtypes
 import numpy as np
 
 from . import __version__
-from .dtypes import resolve
+from .dtypes import BFLOAT16, from_np_dtype, resolve
 
 GOLDEN_FORMAT = 1
 # SPEC decisions a golden of a reduction depends on (stored with every golden so a changed decision is visible).
@@ -22,7 +21,7 @@ def _bits(a):
 
 
 def _is_float(a):
-    return a.dtype.kind == "f" or a.dtype == ml_dtypes.bfloat16
+    return a.dtype.kind == "f" or from_np_dtype(a.dtype) is BFLOAT16
 
 
 def _ordered(a):

@@ -113,6 +113,31 @@ def test_import_compiles_nothing():
     assert int(r.stdout) >= 10
 
 
+def test_import_leaves_ml_dtypes_until_bfloat16_is_used_on_the_host():
+    """ml_dtypes 0.7 takes about a second to import: the package imports it when a bfloat16 numpy value is first
+    needed (docs/decisions.md "bfloat16 through ml_dtypes, imported when first needed"). bfloat16 work on the core
+    needs no numpy bfloat16; a host view of it, a bfloat16 GM array by name and ToFloat's refusal of a non-bfloat16
+    value all work with or without ml_dtypes imported. Fails if a module imports ml_dtypes at import time again."""
+    code = ("import sys, pickle, numpy as np, ascend_jit as aj\n"
+            "loaded = lambda: 'ml_dtypes' in sys.modules\n"
+            "print(loaded())\n"
+            "core = aj.Core('ascend950')\n"
+            "t = core.local_tensor('bfloat16', 16)\n"
+            "t.ReinterpretCast('uint16')[:] = 0x4040\n"
+            "try:\n"
+            "    aj.ToFloat(np.float16(1))\n"
+            "except aj.ParameterError:\n"
+            "    print(loaded(), 'refused')\n"
+            "print(pickle.loads(pickle.dumps(aj.dtypes.BFLOAT16)) is aj.dtypes.BFLOAT16, loaded())\n"
+            "aj.Adds(t, t, 1.0, 16)\n"
+            "print(t.numpy().dtype, float(t.numpy()[0]), loaded())\n"
+            "print(aj.gm_array((2,), 'bfloat16').dtype, aj.ToFloat(t.GetValue(0)))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["False", "False", "refused", "True", "False", "bfloat16", "4.0", "True",
+                                "bfloat16", "4.0"]
+
+
 def test_every_registered_form_same_bits_across_threads():
     """Registry-driven, so new instructions are covered as they land: each form's example on 4 threads at once (one
     core each) gives the bytes of the same call run alone."""

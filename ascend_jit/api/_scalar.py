@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..dtypes import loaded_bfloat16
 from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..tensor import LocalTensor
 
@@ -143,7 +144,8 @@ def _f32_odd_to_bf16(bits):
 def ToFloat(value):
     """`AscendC::ToFloat(bfloat16_t)`: the scalar unit's bfloat16 -> float conversion, exact (a bfloat16 is a float
     with its low 16 bits zero). Takes a bfloat16 scalar as GetValue returns it (an ml_dtypes.bfloat16)."""
-    if getattr(value, "dtype", None) != np.dtype("bfloat16") or np.ndim(value) != 0:
+    bfloat16 = loaded_bfloat16()   # None: ml_dtypes is not imported, so value is no bfloat16
+    if bfloat16 is None or getattr(value, "dtype", None) != np.dtype(bfloat16) or np.ndim(value) != 0:
         raise ParameterError("ToFloat", "value", value, legal="a bfloat16 scalar (e.g. from a bfloat16 tensor's "
                              "GetValue)")
     return np.float32(value)

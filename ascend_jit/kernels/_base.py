@@ -7,10 +7,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
-import ml_dtypes
 import numpy as np
 
 from ..devices import SUPPORTED_NAMES, get_device
+from ..dtypes import BFLOAT16, from_np_dtype
 from ..errors import ParameterError, UnsupportedDeviceError
 from ..testing import mismatch_report
 
@@ -100,7 +100,8 @@ def within_tolerance(actual, expected, rtol):
 
 def _float_info(dtype):
     """finfo of a float output type (bfloat16 through ml_dtypes, which numpy's finfo refuses), else None."""
-    if dtype == ml_dtypes.bfloat16:
+    if from_np_dtype(np.dtype(dtype)) is BFLOAT16:
+        import ml_dtypes   # loaded already: dtype is its bfloat16
         return ml_dtypes.finfo(dtype)
     return np.finfo(dtype) if dtype.kind == "f" else None
 

@@ -5,16 +5,12 @@ holds every half, bfloat16, float and integer of up to 32 bits; int64 sources ar
 between the two destination values that bracket it (its neighbours in the destination type), and the overflow,
 saturation and special-value rules are applied in the order SPEC-2 7.3 lists them.
 """
-import ml_dtypes
 import numpy as np
 
 from .model import lane_address
-from .numerics import INT_RANGE, NAN_BITS, SIZES
+from .numerics import INT_RANGE, NAN_BITS, NP_TYPES as _NP, SIZES
 
 FLOATS = ("half", "float", "bfloat16")
-_NP = {"half": np.float16, "float": np.float32, "bfloat16": ml_dtypes.bfloat16, "int8": np.int8, "uint8": np.uint8,
-       "int16": np.int16, "uint16": np.uint16, "int32": np.int32, "uint32": np.uint32, "int64": np.int64,
-       "uint64": np.uint64}
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _SIGN = {"half": 0x8000, "float": 0x80000000, "bfloat16": 0x8000}
 _INF = {"half": 0x7C00, "float": 0x7F800000, "bfloat16": 0x7F80}

@@ -5,18 +5,40 @@ significand for half; for float32 the float64 sum rounded to float32 is correct 
 is `round_T(x + y)` with one rounding, then the overflow mode.
 """
 import math
+from collections.abc import Mapping
 
-import ml_dtypes
 import numpy as np
 
 NAN_BITS = {"half": 0x7E00, "float": 0x7FC00000, "bfloat16": 0x7FC0}
 INT_RANGE = {"int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-2**15, 2**15 - 1), "uint16": (0, 2**16 - 1),
              "int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-2**63, 2**63 - 1),
              "uint64": (0, 2**64 - 1)}
-NP_TYPES = {"half": np.float16, "float": np.float32, "bfloat16": ml_dtypes.bfloat16, "int8": np.int8, "uint8": np.uint8,
-            "int16": np.int16, "uint16": np.uint16, "int32": np.int32, "uint32": np.uint32, "int64": np.int64,
-            "uint64": np.uint64}
-SIZES = {name: np.dtype(t).itemsize for name, t in NP_TYPES.items()}
+
+
+class _ScalarTypes(Mapping):
+    """Element type name -> numpy scalar type. bfloat16's is ml_dtypes', imported at its first look-up rather than
+    with the package (ml_dtypes 0.7 takes about 1.1 s to import; docs/decisions.md "bfloat16 through ml_dtypes,
+    imported when first needed")."""
+
+    _NUMPY = {"half": np.float16, "float": np.float32, "int8": np.int8, "uint8": np.uint8, "int16": np.int16,
+              "uint16": np.uint16, "int32": np.int32, "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64}
+
+    def __getitem__(self, name):
+        if name == "bfloat16":
+            import ml_dtypes
+            return ml_dtypes.bfloat16
+        return self._NUMPY[name]
+
+    def __iter__(self):
+        yield from ("half", "float", "bfloat16", *list(self._NUMPY)[2:])
+
+    def __len__(self):
+        return len(self._NUMPY) + 1
+
+
+NP_TYPES = _ScalarTypes()
+SIZES = {"half": 2, "float": 4, "bfloat16": 2, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
+         "int64": 8, "uint64": 8}
 HALF_MAX = 65504.0
 
 
