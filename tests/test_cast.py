@@ -48,7 +48,18 @@ def _ref_table(src, dst, mode, truncate, saturate, key):
     return ref.convert(src, dst, mode, _GRIDS[key], truncate, saturate)
 
 
-_GRIDS = {}
+class _Grids(dict):
+    """Source bit patterns by grid name. The float32 and integer grids are built at their first use, not when
+    pytest collects this file (numpy's unique over them takes about a second in every collecting process)."""
+
+    def __missing__(self, key):
+        if key not in _LAZY_GRIDS:
+            raise KeyError(key)
+        _build_lazy_grids(self)
+        return dict.__getitem__(self, key)
+
+
+_GRIDS = _Grids()
 
 
 def expected(device, setting, src, dst, mode, key):
@@ -119,16 +130,20 @@ def _float32_grids():
     return clean(half_grid), clean(bf16_grid), clean(np.array(around, np.int64))
 
 
-_GRIDS["f32-half"], _GRIDS["f32-bf16"], _GRIDS["f32-int"] = _float32_grids()
-_rng = np.random.default_rng(14)
-_GRIDS["i32"] = np.unique(np.concatenate([
-    _rng.integers(0, 2**32, 4000), np.arange(-4100, 4100) & 0xFFFFFFFF,
-    np.array([v + k for v in (2**15, 2**16, 2**24, 2**25, 2**31, 2**32 - 2**15, 2**32 - 2**24, 2**32 - 2**31)
-              for k in range(-3, 4)]) & 0xFFFFFFFF]).astype(np.uint64))
-_GRIDS["i64"] = np.unique(np.concatenate([
-    _rng.integers(0, 2**63, 2000, dtype=np.uint64), np.arange(-3000, 3000).astype(np.int64).view(np.uint64),
-    np.array([(v + k) % 2**64 for v in (2**31, 2**35 + 2**12 + 2**11, 2**40 + 2**16, 2**63, 2**64 - 2**31,
-                                         2**64 - 2**40 - 2**16) for k in range(-3, 4)], np.uint64)]))
+_LAZY_GRIDS = ("f32-half", "f32-bf16", "f32-int", "i32", "i64")
+
+
+def _build_lazy_grids(grids):
+    grids["f32-half"], grids["f32-bf16"], grids["f32-int"] = _float32_grids()
+    rng = np.random.default_rng(14)
+    grids["i32"] = np.unique(np.concatenate([
+        rng.integers(0, 2**32, 4000), np.arange(-4100, 4100) & 0xFFFFFFFF,
+        np.array([v + k for v in (2**15, 2**16, 2**24, 2**25, 2**31, 2**32 - 2**15, 2**32 - 2**24, 2**32 - 2**31)
+                  for k in range(-3, 4)]) & 0xFFFFFFFF]).astype(np.uint64))
+    grids["i64"] = np.unique(np.concatenate([
+        rng.integers(0, 2**63, 2000, dtype=np.uint64), np.arange(-3000, 3000).astype(np.int64).view(np.uint64),
+        np.array([(v + k) % 2**64 for v in (2**31, 2**35 + 2**12 + 2**11, 2**40 + 2**16, 2**63, 2**64 - 2**31,
+                                             2**64 - 2**40 - 2**16) for k in range(-3, 4)], np.uint64)]))
 
 
 def grid_of(src, dst):
