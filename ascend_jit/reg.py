@@ -3218,8 +3218,11 @@ def _planned_call(api, kinds, key, entry):
         out.append(n)
     if not modes_set:
         body.append("    VF_MODES[0] = CURRENT_MODES(API)")
-    body.append(f"    result = ENTRY({', '.join(out)})")
-    body += write_back + ["    return result"]
+    if write_back:  # also when the VF raises: its MaskRegs hold what it wrote first, as plain Python's do
+        body += ["    try:", f"        result = ENTRY({', '.join(out)})", "    finally:",
+                 *("    " + line for line in write_back), "    return result"]
+    else:
+        body += [f"    result = ENTRY({', '.join(out)})", "    return result"]
     namespace = {"MISS": _MISS, "NAMES": _DTYPE_NAME_ARGS, "HANDLE": tensor_handle, "API": api, "ENTRY": entry,
                  "VF_MODES": impl.VF_MODES, "CURRENT_MODES": _vf_current_modes,
                  "INT64_MIN": _INT64_MIN, "INT64_MAX": _INT64_MAX, "np": np,
@@ -3297,8 +3300,12 @@ def simd_vf(fn):
         impl.VF_MODES[0] = _vf_core_modes(fn.__name__, args)  # SPEC-2 11.1: the modes of the registers it makes
         try:
             result = compiled(*converted)
-        except NumbaError as error:
+        except NumbaError as error:  # typing: nothing ran
             compile_error = error
+        except BaseException:  # a refusal inside the VF: its MaskRegs hold what it wrote first, as plain Python's do
+            for mask, words in masks:
+                mask.words = tuple(words)
+            raise
         else:
             compile_error = None
         if compile_error is not None:

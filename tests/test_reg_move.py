@@ -90,6 +90,12 @@ def _vf_unaligned(out, src, T, load_offset, store_offset, count):
     return R.GetVecLen()
 
 
+@R.simd_vf
+def MASK_LOAD_STORE(out, src, mask):
+    R.LoadAlign(mask, src, 0)
+    R.StoreAlign(out, mask, 0)
+
+
 LOAD, LOAD_DUAL, STORE, STORE_DUAL, BLOCKS, MASK_IO, MASK_OPS, UNALIGNED = (R.simd_vf(f) for f in (
     _vf_load, _vf_load_dual, _vf_store, _vf_store_dual, _vf_blocks, _vf_mask_io, _vf_mask_ops, _vf_unaligned))
 
@@ -435,6 +441,23 @@ def test_mask_reg_passed_twice_to_a_compiled_vf_is_one_register():
     with core:  # Interleave(a, b, a, b): the sources are read before either destination is written (D64)
         MASK_OPS(a, b, a, b, m, 8, R.HighLowPart.LOWEST, "uint8")
     assert (a.bits(), b.bits()) == ref.interleave(0x0F, 0x3C, 1)
+
+
+def test_a_mask_reg_argument_keeps_what_the_vf_wrote_before_it_raised():
+    """SPEC-2 11.1 (compiled and plain identical) and D63: a VF that loads a MaskReg argument and then makes a
+    refused store leaves the loaded bits in the MaskReg, as plain Python's in-place write does; compiled, the words
+    were written back only when the VF returned. The first (generic) call path and a planned later call."""
+    core, src = _setup(256, "uint8", 3)
+    bits = ref.mask_load("DIST_NORM", _bytes(src), 0)
+    out, short = core.local_tensor("uint8", 32), core.local_tensor("uint8", 16)
+    for compiled, runs_first in ((True, False), (True, True), (True, True), (False, False)):
+        with core:
+            if runs_first:  # a returning call first: the next one takes the plan it made (every argument plannable)
+                _run(MASK_LOAD_STORE, compiled, out, src, R.MaskReg())
+            mask = R.MaskReg()
+            with pytest.raises(aj.AscendJitError):
+                _run(MASK_LOAD_STORE, compiled, short, src, mask)
+        assert mask.bits() == bits, compiled
 
 
 @pytest.mark.parametrize("compiled", [True, False])
