@@ -39,6 +39,9 @@ class DType:
     def __setattr__(self, field, value):
         raise AttributeError(f"DType {self.name} is immutable")
 
+    def __delattr__(self, field):
+        raise AttributeError(f"DType {self.name} is immutable")
+
     def __reduce__(self):   # pickled (to a worker process, say) by name: unpickles to the same singleton
         return _by_name, (self.name,)
 

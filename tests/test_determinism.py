@@ -5,6 +5,7 @@ import sys
 import threading
 
 import numpy as np
+import pytest
 
 import ascend_jit as aj
 
@@ -136,6 +137,18 @@ def test_import_leaves_ml_dtypes_until_bfloat16_is_used_on_the_host():
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["False", "False", "refused", "True", "False", "bfloat16", "4.0", "True",
                                 "bfloat16", "4.0"]
+
+
+def test_dtypes_are_immutable_singletons_through_pickle_and_copy():
+    import copy
+    import pickle
+    for d in aj.dtypes.ALL:
+        assert pickle.loads(pickle.dumps(d)) is d and copy.deepcopy(d) is d and copy.copy(d) is d
+        with pytest.raises(AttributeError, match="immutable"):
+            d.kind = 0
+        with pytest.raises(AttributeError, match="immutable"):
+            del d.size
+    assert [d.size for d in aj.dtypes.ALL] == [2, 4, 2, 1, 1, 2, 2, 4, 4, 8, 8]
 
 
 def test_every_registered_form_same_bits_across_threads():
