@@ -38,7 +38,7 @@ from .api._scalar import scalar_bits
 from .api.elementwise import DivAlgo
 from .core import current_core
 from .devices import DEVICES
-from .dtypes import ALL, _d28_detail, _d28_name, loaded_bfloat16, resolve
+from .dtypes import ALL, DType, _d28_detail, _d28_name, loaded_bfloat16, resolve
 from .enums import RoundMode
 from .errors import (AscendJitError, ParameterError, StateError, UncompiledVFWarning, UnsupportedDeviceError,
                      UnsupportedDTypeError)
@@ -3155,6 +3155,13 @@ def _convert_vf_args(api, args):
     return converted, masks, plannable
 
 
+def _is_dtype_object(value):
+    """A numpy dtype, a numpy scalar type or an emulator DType: plain Python takes one as a VF's dtype argument (the
+    Reg calls resolve it), compiled code takes dtype names only, so the call runs plain (SPEC-2 11.1: identical
+    results; a name would differ where the VF compares its argument)."""
+    return isinstance(value, (np.dtype, DType)) or (isinstance(value, type) and issubclass(value, np.generic))
+
+
 def _numba_reason(error):
     """The line of a numba compile error that says what failed (its first line only names the pipeline step)."""
     lines = [line.strip() for line in re.sub(r"\x1b\[[0-9;]*m", "", str(error)).splitlines()]
@@ -3296,6 +3303,10 @@ def simd_vf(fn):
                 return result
         if _runs_plain(args):
             return plain(*args)
+        dtype_object = next((a for a in args if _is_dtype_object(a)), None)
+        if dtype_object is not None:
+            return run_uncompiled(args, kinds, key, TypeError(
+                f"a dtype given as {dtype_object!r}: compiled, a VF takes a dtype by its name, e.g. \"half\""))
         converted, masks, plannable = _convert_vf_args(fn.__name__, args)
         impl.VF_MODES[0] = _vf_core_modes(fn.__name__, args)  # SPEC-2 11.1: the modes of the registers it makes
         try:

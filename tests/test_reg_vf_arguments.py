@@ -80,6 +80,22 @@ def test_a_numpy_half_or_bfloat16_scalar_is_the_same_scalar_compiled(scalar):
     assert np.array_equal(compiled, plain)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.dtype(np.float16), aj.dtypes.HALF, ml_dtypes.bfloat16,
+                                   np.dtype(np.int32)])
+def test_a_dtype_object_argument_runs_the_vf_plain_with_one_warning(dtype):
+    """Plain Python's Reg calls take a numpy dtype, a numpy scalar type or an emulator DType for a dtype; compiled
+    code takes dtype names (it refused these at typing). Such a call runs plain, so compiled and plain agree where
+    the VF compares its argument with a name too, with one UncompiledVFWarning saying how to run compiled."""
+    name = aj.dtypes.resolve(dtype).name
+    for vf, make_args in ((_dtype_compares, lambda core: (core.local_tensor("half", 5 * HALF_LANES), dtype, "half",
+                                                          "halfs")),
+                          (_fill, lambda core: (core.local_tensor(name, HALF_LANES), 3, dtype))):
+        fresh = R.simd_vf(vf.py_func)  # the warning is once per VF and tuple of argument types
+        with pytest.warns(aj.UncompiledVFWarning, match="takes a dtype by its name"):
+            compiled, plain = _both(fresh, make_args)
+        assert np.array_equal(compiled, plain) and compiled[:256].any()
+
+
 @R.simd_vf
 def _fill(dst, scalar, T):
     full = R.CreateMask(T)
