@@ -101,6 +101,12 @@ def test_same_bits_across_threads():
     assert results == [expected] * 4
 
 
+def _stdout_of_new_process(code):
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
 def test_import_compiles_nothing():
     """Importing the package leaves every kernel uncompiled (cache loading happens on first call)."""
     code = ("import ascend_jit, numba\n"
@@ -109,9 +115,7 @@ def test_import_compiles_nothing():
             "d = [f for m in mods for f in vars(m).values() if isinstance(f, numba.core.registry.CPUDispatcher)]\n"
             "assert d and all(not f.signatures for f in d), [f.__name__ for f in d if f.signatures]\n"
             "print(len(d))")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert int(r.stdout) >= 10
+    assert int(_stdout_of_new_process(code)) >= 10
 
 
 def test_import_leaves_ml_dtypes_until_bfloat16_is_used_on_the_host():
@@ -133,10 +137,8 @@ def test_import_leaves_ml_dtypes_until_bfloat16_is_used_on_the_host():
             "aj.Adds(t, t, 1.0, 16)\n"
             "print(t.numpy().dtype, float(t.numpy()[0]), loaded())\n"
             "print(aj.gm_array((2,), 'bfloat16').dtype, aj.ToFloat(t.GetValue(0)))\n")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["False", "False", "refused", "True", "False", "bfloat16", "4.0", "True",
-                                "bfloat16", "4.0"]
+    assert _stdout_of_new_process(code).split() == ["False", "False", "refused", "True", "False", "bfloat16", "4.0",
+                                                    "True", "bfloat16", "4.0"]
 
 
 def test_dtypes_are_immutable_singletons_through_pickle_and_copy():
