@@ -81,14 +81,14 @@ UINT64 = DType("uint64", 8, np.dtype(np.uint64), 10, False, False)
 
 ALL = (HALF, FLOAT, BFLOAT16, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, UINT64)
 BY_NAME = {d.name: d for d in ALL}
-
-
-def _by_name(name):
-    return BY_NAME[name]
 _ALIASES = {"float16": HALF, "fp16": HALF, "float32": FLOAT, "fp32": FLOAT, "bf16": BFLOAT16,
             "int16_t": INT16, "int32_t": INT32, "uint16_t": UINT16, "uint32_t": UINT32, "int8_t": INT8,
             "uint8_t": UINT8, "int64_t": INT64, "uint64_t": UINT64, "bfloat16_t": BFLOAT16}
 _BY_NP = {d.np_dtype: d for d in ALL if d is not BFLOAT16}
+
+
+def _by_name(name):   # DType.__reduce__: a pickled DType is its name
+    return BY_NAME[name]
 
 
 def numpy_dtype(dtype):

@@ -3311,18 +3311,15 @@ def simd_vf(fn):
         impl.VF_MODES[0] = _vf_core_modes(fn.__name__, args)  # SPEC-2 11.1: the modes of the registers it makes
         try:
             result = compiled(*converted)
-        except NumbaError as error:  # typing: nothing ran
+        except NumbaError as error:  # typing: nothing ran (the words written back below are the MaskRegs' own)
             compile_error = error
-        except BaseException:  # a refusal inside the VF: its MaskRegs hold what it wrote first, as plain Python's do
-            for mask, words in masks:
-                mask.words = tuple(words)
-            raise
         else:
             compile_error = None
+        finally:  # also when the VF raises: its MaskRegs hold what it wrote first, as plain Python's do
+            for mask, words in masks:
+                mask.words = tuple(words)
         if compile_error is not None:
             return run_uncompiled(args, kinds, key, compile_error)
-        for mask, words in masks:
-            mask.words = tuple(words)
         _check_store_uregs(fn.__name__, [a for a in args if type(a) is UnalignRegForStore])  # D68 (given ones)
         if plannable and plan is None:
             signature = tuple(compiled.typeof_pyval(a) for a in converted)

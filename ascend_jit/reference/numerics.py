@@ -13,6 +13,8 @@ NAN_BITS = {"half": 0x7E00, "float": 0x7FC00000, "bfloat16": 0x7FC0}
 INT_RANGE = {"int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-2**15, 2**15 - 1), "uint16": (0, 2**16 - 1),
              "int32": (-2**31, 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-2**63, 2**63 - 1),
              "uint64": (0, 2**64 - 1)}
+SIZES = {"half": 2, "float": 4, "bfloat16": 2, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
+         "int64": 8, "uint64": 8}
 
 
 class _ScalarTypes(Mapping):
@@ -29,16 +31,14 @@ class _ScalarTypes(Mapping):
             return ml_dtypes.bfloat16
         return self._NUMPY[name]
 
-    def __iter__(self):
-        yield from ("half", "float", "bfloat16", *list(self._NUMPY)[2:])
+    def __iter__(self):   # every element type, as SIZES names them
+        return iter(SIZES)
 
     def __len__(self):
-        return len(self._NUMPY) + 1
+        return len(SIZES)
 
 
 NP_TYPES = _ScalarTypes()
-SIZES = {"half": 2, "float": 4, "bfloat16": 2, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
-         "int64": 8, "uint64": 8}
 HALF_MAX = 65504.0
 
 
