@@ -1309,7 +1309,8 @@ def test_a_dtype_class_compiles_its_own_widths_only(tmp_path):
 
 
 def test_modelled_results_are_identical_without_the_jit(tmp_path):
-    """The same input gives the same bits with NUMBA_DISABLE_JIT=1 (another process)."""
+    """The same input gives the same bits with NUMBA_DISABLE_JIT=1 (another process): the compiled half
+    transcendentals read their lookup table, the plain ones compute the call's elements (the path that made it)."""
     import os
     import subprocess
     import sys
@@ -1337,11 +1338,16 @@ def test_modelled_results_are_identical_without_the_jit(tmp_path):
         "    t[:] = rng.integers(info.min, info.max, 96, dtype=dtype, endpoint=True)\n"
         "    for op in (aj.Div, aj.Max, aj.And):\n"
         "        op(d, s, t, 96); out.append(d.numpy().tobytes().hex())\n"
-        "print(','.join(out))\n")
+        "print(','.join(out))\n"
+        "from ascend_jit.api import elementwise\n"
+        "print(len(elementwise._HALF_TABLES))\n")
     env = dict(os.environ, PYTHONPATH=os.getcwd())
     runs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=dict(env, **extra),
-                           check=True).stdout for extra in ({}, {"NUMBA_DISABLE_JIT": "1"})]
-    assert runs[0] == runs[1] and runs[0].count(",") == 33
+                           check=True).stdout.split() for extra in ({}, {"NUMBA_DISABLE_JIT": "1"})]
+    assert runs[0][0] == runs[1][0] and runs[0][0].count(",") == 33
+    # compiled, the half transcendentals read a table of all 65536 results; without the JIT each call computes its
+    # own elements (65536 plain-Python evaluations per op and flags cost about a second)
+    assert int(runs[0][1]) > 0 and runs[1][1] == "0"
 
 
 # --- fidelity as data (D69) ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
+import numba
 import numpy as np
 
 from ..core import CTRL_COUNTER_MODE, continuous_mask_words, count_call_effect
@@ -890,8 +891,10 @@ _TABLE_OPS = (K.EXP, K.LN, K.SQRT, K.RSQRT, K.RECIPROCAL)
 def _half_lookup(row, kind, flags):
     """The lookup table of a half transcendental: the bits the kernel stores for each of the 65536 half inputs under
     these flags, computed once per op and flags by the same compiled kernel (so the lookup is bit-identical to the
-    computation, and no second kernel has to compile)."""
-    if kind != _HALF_KIND or row.code not in _TABLE_OPS:
+    computation, and no second kernel has to compile). Under NUMBA_DISABLE_JIT none: the kernel's direct path, which
+    made the table, computes the same bits for the call's own elements, where the table would cost 65536 plain-Python
+    evaluations (about a second) per op and flags."""
+    if kind != _HALF_KIND or row.code not in _TABLE_OPS or numba.config.DISABLE_JIT:
         return _NO_TABLE
     key = (row.code, flags)
     table = _HALF_TABLES.get(key)
