@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
-import numba
 import numpy as np
+from numba.core import config
 
 from ..core import CTRL_COUNTER_MODE, continuous_mask_words, count_call_effect
 from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDeviceError,
@@ -894,7 +894,7 @@ def _half_lookup(row, kind, flags):
     computation, and no second kernel has to compile). Under NUMBA_DISABLE_JIT none: the kernel's direct path, which
     made the table, computes the same bits for the call's own elements, where the table would cost 65536 plain-Python
     evaluations (about a second) per op and flags."""
-    if kind != _HALF_KIND or row.code not in _TABLE_OPS or numba.config.DISABLE_JIT:
+    if kind != _HALF_KIND or row.code not in _TABLE_OPS or config.DISABLE_JIT:
         return _NO_TABLE
     key = (row.code, flags)
     table = _HALF_TABLES.get(key)
