@@ -153,3 +153,171 @@ def test_one_file_imported_under_two_module_names_keeps_two_cache_entries(tmp_pa
     assert run("gallery_loader_user_vf") == ["0", "1", "True"]   # another name: compiled, not the first's entry
     assert run("user_vf") == ["1", "0", "True"]
     assert run("gallery_loader_user_vf") == ["1", "0", "True"]
+
+
+# --- kernels called through a pointer of the caller's own (jit/reg.py KernelBinding) --------------------------------
+_ADD_EXP_VF = ("def vf(dst, src):\n    a, b = R.RegTensor('half'), R.RegTensor('half')\n"
+               "    m = R.CreateMask('half')\n    R.LoadAlign(a, src, 0)\n    R.Add(b, a, a, m)\n    R.Exp(b, b, m)\n"
+               "    R.StoreAlign(dst, b, m, 0)\n")
+
+
+def _run_add_exp(fn):
+    import numpy as np
+
+    import ascend_jit as aj
+    core = aj.Core("ascend950")
+    src, dst = core.local_tensor("half", 128), core.local_tensor("half", 128)
+    src[:] = np.linspace(-3, 3, 128).astype(np.float16)
+    with core:
+        fn(dst, src)
+    return dst.numpy().view(np.uint16).copy()
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_a_vf_module_holds_pointers_to_the_kernels_it_calls_not_their_code():
+    """Issue 20: numba optimised and generated every linked kernel again inside each VF (nine tenths of its module).
+    The VF's module now defines only the kernels small enough to link (jit/reg.py INLINED_KERNEL_INSTRUCTIONS): it
+    holds a pointer per other kernel, which its first run fills through the resolver; the VF computes what plain
+    Python does."""
+    import ascend_jit as aj
+    from ascend_jit.jit import reg as impl
+    namespace = {"R": aj.Reg}
+    exec(_ADD_EXP_VF, namespace)  # noqa: S102 - no source file: compiled here, so its module can be read
+    compiled = reg.simd_vf(namespace["vf"])
+    assert (_run_add_exp(compiled) == _run_add_exp(namespace["vf"])).all()
+    (result,) = compiled.compiled.overloads.values()
+    module = result.library._final_module
+    kernels = {f.name: sum(len(list(block.instructions)) for block in f.blocks) for f in module.functions
+               if not f.is_declaration and f.name.startswith("_ZN10ascend_jit3jit")}
+    assert all(size <= impl.INLINED_KERNEL_INSTRUCTIONS for size in kernels.values()), kernels
+    pointers = [g.name for g in module.global_variables if g.name.startswith("ascend_jit.kernel.")]
+    assert len(pointers) >= 3, pointers   # the store, the Add and Exp kernels at least
+    assert [f.name for f in module.functions if f.name == impl.RESOLVE_KERNEL_SYMBOL]
+
+
+class _Function:
+    def __init__(self, name, is_declaration=False):
+        self.name, self.is_declaration = name, is_declaration
+
+
+class _Library:
+    def __init__(self, name, *functions):
+        self.name, self._final_module, self.runs = name, type("Module", (), {"functions": functions}), 0
+
+
+@pytest.mark.parametrize("library, runs", [
+    (_Library("reduce_data_block", _Function("_ZN10ascend_jit3jit3reg17reduce_data_blockB3v31E5Array")), 2),
+    (_Library("engine_binary", _Function("_ZN10ascend_jit3jit7reg_ops13engine_binaryB2v1Ex")), 2),
+    (_Library("store_norm", _Function("_ZN10ascend_jit3jit8reg_move10store_normB3v58Ex")), 2),
+    # a VF that links a Reg kernel, a kernel of another family, a user's function of a kernel's name, a declaration
+    (_Library("vf", _Function("_ZN7user_vf2vfB2v1Ex"), _Function("_ZN10ascend_jit3jit3reg17reduce_data_blockB3v31E")),
+     1),
+    (_Library("half_binary_run", _Function("_ZN10ascend_jit3jit11elementwise15half_binary_runB3v1Ex")), 1),
+    (_Library("store_norm", _Function("_ZN7user_vf10store_normB2v1Ex")), 1),
+    (_Library("load", _Function("_ZN10ascend_jit3jit8reg_move9load_normB3v12Ex")), 1),
+    (_Library("store_norm", _Function("_ZN10ascend_jit3jit8reg_move10store_normB3v58Ex", is_declaration=True)), 1)])
+def test_the_reg_kernels_alone_are_optimised_twice(library, runs):
+    """A kernel called through its pointer is not optimised again inside each VF, so it is optimised twice when it
+    compiles (jit/reg.py REG_KERNEL_MODULES); every other library keeps numba's one run."""
+    from ascend_jit.jit import reg as impl
+
+    def count(lib):
+        lib.runs += 1
+    impl._optimise_reg_kernels_twice(count)(library)
+    assert library.runs == runs
+
+
+def test_numba_runs_the_reg_kernels_second_optimisation():
+    from numba.core.codegen import CPUCodeLibrary
+
+    from ascend_jit.jit import reg as impl  # noqa: F401 - installs it
+    assert CPUCodeLibrary._optimize_final_module.ascend_jit_reg_kernels_twice
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_a_kernel_that_cannot_be_bound_is_a_runtime_error_not_a_crash(monkeypatch):
+    """The resolver cannot raise through the C callback: it warns with the error and the compiled call raises."""
+    import ascend_jit as aj
+    from ascend_jit.jit import reg as impl
+
+    def refuse(binding):
+        raise RuntimeError("cached by another implementation")
+    monkeypatch.setattr(impl, "_KERNEL_ADDRESSES", {})
+    monkeypatch.setattr(impl.KernelBinding, "address", refuse)
+    namespace = {"R": aj.Reg}
+    exec(_ADD_EXP_VF, namespace)  # noqa: S102 - a new module: its pointers are null until its first run
+    with pytest.warns(RuntimeWarning, match="cached by another implementation"), \
+            pytest.raises(RuntimeError, match="could not be bound"):
+        _run_add_exp(reg.simd_vf(namespace["vf"]))
+
+
+HELPER_MODULE = textwrap.dedent('''
+    import numba
+    import ascend_jit as aj
+    R = aj.Reg
+
+    @numba.njit(cache=True)
+    def add_into(dst, src, mask):   # a numba function of the user's own, cached by numba itself
+        R.Add(dst, src, src, mask)
+
+    def first(dst, src):
+        a, d = R.RegTensor("half"), R.RegTensor("half")
+        m = R.CreateMask("half")
+        R.LoadAlign(a, src, 0)
+        add_into(d, a, m)
+        R.StoreAlign(dst, d, m, 0)
+
+    def second(dst, src):
+        a, d = R.RegTensor("half"), R.RegTensor("half")
+        m = R.CreateMask("half")
+        R.LoadAlign(a, src, 0)
+        add_into(d, a, m)
+        add_into(d, d, m)
+        R.StoreAlign(dst, d, m, 0)
+
+    FIRST, SECOND = R.simd_vf(first), R.simd_vf(second)
+''')
+
+HELPER_RUN = textwrap.dedent('''
+    import numpy as np
+    import ascend_jit as aj
+    import helper_vf
+    core = aj.Core("ascend950")
+    src, dst = core.local_tensor("half", 128), core.local_tensor("half", 128)
+    src[:] = np.arange(128)
+    with core:
+        helper_vf.VF(dst, src)
+    stats = helper_vf.VF.compiled.stats
+    print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()), int(dst.numpy()[3]))
+''')
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_a_cached_vf_runs_the_kernel_calls_of_a_function_numba_loaded_for_it(tmp_path):
+    """A VF that calls a numba function of the user's own which numba loaded from its cache holds that function's
+    code, kernel calls included: a third process loads the VF and runs them (a call that needed a step at load
+    time, which the loaded function's library no longer lists, had crashed there)."""
+    (tmp_path / "helper_vf.py").write_text(HELPER_MODULE)
+    assert _run(tmp_path, HELPER_RUN.replace("helper_vf.VF", "helper_vf.FIRST")) == ["0", "1", "6"]   # 3 + 3
+    second = HELPER_RUN.replace("helper_vf.VF", "helper_vf.SECOND")
+    assert _run(tmp_path, second) == ["0", "1", "12"]   # add_into loaded from numba's cache, the VF compiled
+    assert _run(tmp_path, second) == ["1", "0", "12"]   # the VF loaded
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_a_kernel_binding_refuses_code_of_another_implementation_or_return_type(monkeypatch):
+    """A cached call of a kernel is bound only to the code it was compiled against: another return type or another
+    ascend_jit implementation is refused (a VF's cache key holds the implementation stamp, so only code cached by
+    numba's own cache can meet either)."""
+    from numba import types
+
+    from ascend_jit.jit import numerics
+    from ascend_jit.jit import reg as impl
+    binding = impl.KernelBinding(numerics.__name__, "kind_size", (types.int64,), types.float64)
+    with pytest.raises(RuntimeError, match="returns int64, cached code calling it expects float64"):
+        binding.address()
+    binding = impl.KernelBinding(numerics.__name__, "kind_size", (types.int64,), types.int64)
+    assert binding.address()
+    monkeypatch.setattr(binding, "stamp", "another implementation")
+    with pytest.raises(RuntimeError, match="another ascend_jit implementation"):
+        binding.address()

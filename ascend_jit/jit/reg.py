@@ -11,16 +11,23 @@ Unlike the Memory-API kernels, these functions check their own arguments: a user
 time, so no Python layer can prove them in advance. Every check runs before anything is written.
 """
 import array
+import ctypes
 import functools
+import hashlib
+import importlib
 import inspect
 import operator
+import pickle
+import warnings
 
 import numpy as np
 from llvmlite import binding as llvm_binding
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
+from numba.core.codegen import CPUCodeLibrary
 from numba.core.datamodel import models, register_default
+from numba.core.imputils import fix_returning_optional, impl_ret_new_ref
 from numba.core.registry import CPUDispatcher as Dispatcher
 from numba.core.typeconv import Conversion
 from numba.core.typing.templates import (AbstractTemplate, AttributeTemplate, bound_function, infer,
@@ -693,6 +700,163 @@ def is_uint64(t):
     return isinstance(t, types.Integer) and not t.signed and t.bitwidth == 64
 
 
+class KernelBinding:
+    """A cached kernel that compiled Reg calls reach through a pointer of their own, filled on the call's first run.
+
+    Linking the kernel's module into the caller, as numba does for a call of a jitted function, made numba optimise
+    and generate every linked kernel's code again inside each VF: nine tenths of a VF's module and most of its
+    compile (issue 20). The caller's module instead holds, per kernel, a pointer (null in a new process, whether the
+    code was just compiled or loaded from a cache) and this binding, pickled; the first run of the call asks
+    `resolve_kernel` for the kernel's address, which compiles or loads the kernel for these argument types. So a
+    module that holds such a call, cached on its own or linked into another function, runs in any process without
+    a step of its own at load time. A VF's cache key hashes ascend_jit's sources (reg.py `_implementation_stamp`),
+    so a cached VF never calls another version's kernel; code cached by numba's own cache (`@njit(cache=True)` of
+    the user's that calls the Reg API) is checked against the stamp here."""
+
+    def __init__(self, module, qualname, argtypes, restype):
+        self.module, self.qualname, self.argtypes, self.restype = module, qualname, tuple(argtypes), restype
+        self.stamp = implementation_stamp()
+
+    def address(self):
+        """Compile or load the kernel for these argument types: the address of its compiled entry."""
+        if self.stamp != implementation_stamp():
+            raise RuntimeError(f"ascend_jit: cached code calling {self.module}.{self.qualname} was compiled by "
+                               "another ascend_jit implementation: clear the numba cache (NUMBA_CACHE_DIR)")
+        dispatcher = functools.reduce(getattr, self.qualname.split("."), importlib.import_module(self.module))
+        dispatcher.compile(self.argtypes)
+        cres = dispatcher.overloads[self.argtypes]
+        if cres.signature.return_type != self.restype:  # the caller would read another type's value
+            raise RuntimeError(f"ascend_jit: kernel {self.module}.{self.qualname}{self.argtypes} returns "
+                               f"{cres.signature.return_type}, cached code calling it expects {self.restype}: "
+                               "clear the numba cache (NUMBA_CACHE_DIR)")
+        return cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+
+
+@functools.lru_cache(maxsize=None)
+def implementation_stamp():
+    """reg.py `_implementation_stamp`, once per process (reg.py imports this module)."""
+    from ..reg import _implementation_stamp
+    return _implementation_stamp()
+
+
+_KERNEL_ADDRESSES = {}  # a pickled KernelBinding (hex) -> its kernel's address, once per process
+
+
+@ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_char_p)
+def resolve_kernel(pickled_binding):
+    """Called by compiled code on a kernel call's first run: the kernel's address, or 0 after a warning naming the
+    error (the call then raises RuntimeError; an exception cannot cross this C callback)."""
+    address = _KERNEL_ADDRESSES.get(pickled_binding)
+    if address is None:
+        try:
+            address = pickle.loads(bytes.fromhex(pickled_binding.decode())).address()  # noqa: S301 (our own code's)
+        except Exception as e:  # noqa: BLE001 - reported, then raised by the compiled caller
+            warnings.warn(f"ascend_jit: a compiled call could not bind its kernel: {type(e).__name__}: {e}",
+                          RuntimeWarning, stacklevel=1)
+            return 0
+        _KERNEL_ADDRESSES[pickled_binding] = address
+    return address
+
+
+RESOLVE_KERNEL_SYMBOL = "ascend_jit_resolve_kernel"
+llvm_binding.add_symbol(RESOLVE_KERNEL_SYMBOL, ctypes.cast(resolve_kernel, ctypes.c_void_p).value)
+
+
+# The Reg API's kernels are optimised twice when they compile: numba's module optimisation runs a second time on
+# each one's library. Linked into a VF, as numba links any callee, a kernel was optimised again there, and that
+# second run is what vectorises most of its lane loops (ReduceDataBlock's module: 336 vector instructions after
+# numba's one run, 1,462 after a second). Called through its pointer with one run, the 65-iteration ReduceDataBlock
+# VF took 21-28 us against 17-20 us linked. The second run is paid once, when the kernel compiles, and is cached
+# with it, where linking paid it again inside every VF (docs/decisions.md "Kernels called through a pointer").
+REG_KERNEL_MODULES = ("ascend_jit.jit.reg", "ascend_jit.jit.reg_ops", "ascend_jit.jit.reg_move",
+                      "ascend_jit.jit.reg_cast")
+
+
+def _reg_kernel_symbols(qualname):
+    """The mangled-name prefixes a Reg kernel named `qualname` has in any of REG_KERNEL_MODULES (numba's Itanium
+    mangling: each name part preceded by its length, so `load` never matches `load_norm`)."""
+    return tuple("_ZN" + "".join(f"{len(part)}{part}" for part in module.split(".") + qualname.split("."))
+                 for module in REG_KERNEL_MODULES)
+
+
+def _optimise_reg_kernels_twice(optimise):
+    @functools.wraps(optimise)
+    def optimise_final_module(library):
+        optimise(library)
+        symbols = _reg_kernel_symbols(library.name)  # a library is named after the function it compiles
+        if any(f.name.startswith(symbols) for f in library._final_module.functions if not f.is_declaration):
+            optimise(library)
+    optimise_final_module.ascend_jit_reg_kernels_twice = True
+    return optimise_final_module
+
+
+# numba's private method: a numba without it keeps its one run (the same bits, slower VF loops)
+_OPTIMISE = getattr(CPUCodeLibrary, "_optimize_final_module", None)
+if _OPTIMISE is not None and not getattr(_OPTIMISE, "ascend_jit_reg_kernels_twice", False):
+    CPUCodeLibrary._optimize_final_module = _optimise_reg_kernels_twice(_OPTIMISE)
+
+
+# A kernel of at most this many LLVM instructions (with the functions its module links) is linked into its caller
+# as numba links any jitted function: inlined, a VF loop's per-iteration UpdateMask, new register and plain load
+# cost no call (UpdateMask about 4 ns a call linked, 11-14 ns called; BENCHMARKS.md "Session 27") and add little to
+# the VF's compile; the larger ones (the engines, reductions, Cast, the distributing loads and stores: 1,000-2,000
+# instructions each) are called through the pointer.
+INLINED_KERNEL_INSTRUCTIONS = 500
+_INLINED = {}  # a kernel's compile result -> whether calls link it
+
+
+def _inlined(cres):
+    """Whether calls link this compiled kernel (small enough to inline) rather than call it through a pointer."""
+    inlined = _INLINED.get(cres.library)
+    if inlined is None:
+        module = cres.library._get_module_for_linking()  # what numba links into the caller
+        size = sum(1 for f in module.functions for block in f.blocks for _ in block.instructions)
+        inlined = _INLINED[cres.library] = size <= INLINED_KERNEL_INSTRUCTIONS
+    return inlined
+
+
+def call_kernel(context, builder, fnty, kernel_sig, values):
+    """Lower a call of the jitted kernel `fnty.dispatcher` with the compiled signature kernel_sig: through its
+    KernelBinding's pointer when the kernel is a module-level function (its status checked and propagated as numba
+    does for a jitted function), else numba's own call, which links the kernel's module."""
+    dispatcher = fnty.dispatcher
+    py_func = dispatcher.py_func
+    try:
+        found = functools.reduce(getattr, py_func.__qualname__.split("."), importlib.import_module(py_func.__module__))
+    except (ImportError, AttributeError):
+        found = None
+    dispatcher.compile(kernel_sig.args)  # typing compiled it; the call's types are exactly the compiled ones
+    cres = dispatcher.overloads[tuple(kernel_sig.args)]
+    if found is not dispatcher or _inlined(cres):
+        return context.get_function(fnty, kernel_sig)(builder, values)
+    restype, argtypes = cres.signature.return_type, cres.signature.args
+    binding = KernelBinding(py_func.__module__, py_func.__qualname__, argtypes, restype)
+    pickled = pickle.dumps(binding, protocol=4).hex()
+    module = builder.module
+    name = f"ascend_jit.kernel.{py_func.__qualname__}.{hashlib.sha1(pickled.encode()).hexdigest()}"
+    try:
+        slot = module.get_global(name)
+    except KeyError:
+        slot = ir.GlobalVariable(module, cgutils.voidptr_t, name)
+        slot.linkage = "internal"
+        slot.initializer = cgutils.voidptr_t(None)
+    with cgutils.if_unlikely(builder, cgutils.is_null(builder, builder.load(slot))):
+        resolver = cgutils.get_or_insert_function(module, ir.FunctionType(cgutils.voidptr_t, [cgutils.voidptr_t]),
+                                                  RESOLVE_KERNEL_SYMBOL)
+        address = builder.call(resolver, [context.insert_const_string(module, pickled)])
+        with cgutils.if_unlikely(builder, cgutils.is_null(builder, address)):
+            context.call_conv.return_user_exc(builder, RuntimeError, (
+                f"ascend_jit: kernel {py_func.__qualname__} could not be bound (the warning above says why)",))
+        builder.store(address, slot)
+    function_type = context.call_conv.get_function_type(restype, argtypes)
+    callee = builder.bitcast(builder.load(slot), function_type.as_pointer())
+    status, retval = context.call_conv.call_function(builder, callee, restype, argtypes, values)
+    with cgutils.if_unlikely(builder, status.is_error):
+        context.call_conv.return_status_propagate(builder, status)
+    retval = fix_returning_optional(context, builder, kernel_sig, status, retval)
+    return impl_ret_new_ref(context, builder, restype, retval)
+
+
 def direct_call(fn, kernel, plan, takes_none=(), returns=None):
     """Compile `fn(args...)` in compiled code as `kernel(operands...)`. plan(*argument types) -> the operands (see
     ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn). kernel: a
@@ -745,7 +909,7 @@ def direct_call(fn, kernel, plan, takes_none=(), returns=None):
         fnty = types.Dispatcher(pick(*sig.args))
         kernel_sig = fnty.get_call_type(context.typing_context,
                                         _operand_types(operands, sig.args, context.typing_context), {})
-        result = context.get_function(fnty, kernel_sig)(builder, values)
+        result = call_kernel(context, builder, fnty, kernel_sig, values)
         for made_type, value in made:
             context.nrt.decref(builder, made_type, value)
         return result
@@ -768,7 +932,7 @@ def _operand_values(context, builder, sig, args, operands, made):
             fnty = types.Dispatcher(op[1])
             call_sig = fnty.get_call_type(context.typing_context,
                                           _operand_types(op[2], sig.args, context.typing_context), {})
-            value = context.get_function(fnty, call_sig)(builder, inner)
+            value = call_kernel(context, builder, fnty, call_sig, inner)
             if isinstance(call_sig.return_type, types.Array):
                 made.append((call_sig.return_type, value))
             values.append(value)

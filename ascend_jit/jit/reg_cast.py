@@ -6,6 +6,9 @@ slot; every destination lane not written is 0 (ZEROING).
 
 The trait table (which layouts, saturation modes and round modes a pair accepts) is DK `R/类型转换/Cast.md` tables
 6-9, stored as bit sets per (src kind, dst kind).
+
+Like every Reg kernel module (jit/reg.py REG_KERNEL_MODULES), its kernels are optimised twice when they compile,
+and compiled VFs call the larger ones through pointers (docs/decisions.md "Kernels called through a pointer").
 """
 import numpy as np
 from numba import njit

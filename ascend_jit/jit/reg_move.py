@@ -6,6 +6,9 @@ byte range the operand may touch (its tensor, or the whole UB on a `bounds="ub"`
 rule). A VF computes addresses at run time, so each function checks alignment and bounds itself, before writing.
 One table per direction gives each distribution's lane width (0: the register's own), bytes and alignment; one
 lane map gives the element each register lane comes from (loads) or the position it goes to (stores).
+
+Like every Reg kernel module (jit/reg.py REG_KERNEL_MODULES), its kernels are optimised twice when they compile,
+and compiled VFs call the larger ones through pointers (docs/decisions.md "Kernels called through a pointer").
 """
 import numpy as np
 from llvmlite import binding as llvm_binding

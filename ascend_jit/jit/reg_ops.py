@@ -9,6 +9,9 @@ binary engine serves Add/Sub/Mul with the op code as an argument; lane numerics 
 rounded once from the float32 result (exact for Mul; correct for Add/Sub since float32 has 24 >= 2*11+2 bits) and
 then saturated when the half overflow mode says so, bfloat16 is computed in float32 and rounded (SPEC-2 1.6), int16
 and int32 clamp when integer saturation is on, every other integer wraps, and 64-bit lanes wrap modulo 2**64.
+
+Like every Reg kernel module (jit/reg.py REG_KERNEL_MODULES), its kernels are optimised twice when they compile,
+and compiled VFs call the larger ones through pointers (docs/decisions.md "Kernels called through a pointer").
 """
 import numpy as np
 from numba import njit, types
