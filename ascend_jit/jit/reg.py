@@ -817,8 +817,9 @@ def _inlined(cres):
 
 def call_kernel(context, builder, fnty, kernel_sig, values):
     """Lower a call of the jitted kernel `fnty.dispatcher` with the compiled signature kernel_sig: through its
-    KernelBinding's pointer when the kernel is a module-level function (its status checked and propagated as numba
-    does for a jitted function), else numba's own call, which links the kernel's module."""
+    KernelBinding's pointer when the kernel is a module-level function of REG_KERNEL_MODULES, optimised twice, over
+    INLINED_KERNEL_INSTRUCTIONS (its status checked and propagated as numba does for a jitted function), else
+    numba's own call, which links the kernel's module and optimises it again in the caller."""
     dispatcher = fnty.dispatcher
     py_func = dispatcher.py_func
     try:
@@ -827,7 +828,7 @@ def call_kernel(context, builder, fnty, kernel_sig, values):
         found = None
     dispatcher.compile(kernel_sig.args)  # typing compiled it; the call's types are exactly the compiled ones
     cres = dispatcher.overloads[tuple(kernel_sig.args)]
-    if found is not dispatcher or _inlined(cres):
+    if found is not dispatcher or py_func.__module__ not in REG_KERNEL_MODULES or _inlined(cres):
         return context.get_function(fnty, kernel_sig)(builder, values)
     restype, argtypes = cres.signature.return_type, cres.signature.args
     binding = KernelBinding(py_func.__module__, py_func.__qualname__, argtypes, restype)
