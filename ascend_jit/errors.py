@@ -10,6 +10,7 @@ class AscendJitError(Exception):
     """Base class of every error ascend_jit raises on purpose."""
 
     def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
+        value, legal = _table_row(value), _table_row(legal)
         parameter, value = _named_kinds(parameter, value)
         legal = _named_legal(legal)
         if device is None and parameter == "device" and isinstance(value, str):
@@ -32,6 +33,25 @@ class AscendJitError(Exception):
         if device is not None:
             parts.append(f"on device {device}")
         super().__init__(" ".join(parts))
+
+
+# Texts a compiled kernel names by row. A kernel indexing a tuple of many strings at run time compiles one branch and
+# one constant per string (Reg Cast's four tables of 121 pair rows cost its first call 2 s, issue 20); it raises with
+# (table name, row) as the value or the legal range instead, and the refusal is worded here from the table.
+ROW_TABLES = {}
+
+
+def row_table(name, texts):
+    """Register `texts` under `name` for kernels raising with (name, row); returns the name."""
+    ROW_TABLES[name] = tuple(texts)
+    return name
+
+
+def _table_row(x):
+    if (isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and x[0] in ROW_TABLES
+            and isinstance(x[1], int) and 0 <= x[1] < len(ROW_TABLES[x[0]])):
+        return ROW_TABLES[x[0]][x[1]]
+    return x
 
 
 def _named_kinds(parameter, value):

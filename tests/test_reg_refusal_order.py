@@ -234,6 +234,7 @@ _ONE_OP = {  # one VF per family whose refusal a compiled kernel or enum check w
                        "aj.RoundMode.CAST_RINT))",
     "Cast satMode": "R.Cast(d, a, m, R.CastTrait(R.RegLayout.ZERO, x, R.MaskMergeMode.ZEROING, "
                     "aj.RoundMode.CAST_RINT))",
+    "Cast roundMode": "R.Cast(d, a, m, R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING, x))",
     "Pack part": "R.Pack(mm, m, x)", "UnPack part": "R.UnPack(mm, m, x)", "CreateMask pattern": "R.CreateMask(T, x)",
     "Copy mode": "R.Copy(d, a, m, x)", "Arange order": "R.Arange(a, 1, x)", "LocalMemBar": "R.LocalMemBar(x, 2)",
     "LoadAlign dist": "R.LoadAlign(a, src, 0, dist=x)", "StoreAlign dist": "R.StoreAlign(out, a, m, 0, dist=x)",
@@ -278,6 +279,9 @@ def _one_op_vf(op):
     ("Cast", "half", "int64", 0),                # ('half', 'int64') against 'half -> int64'
     ("Cast layoutMode", "half", "int64", 9),     # the pair before the field, as plain Python
     ("Cast satMode", "float", "half", 9),        # compiled named the pair's layoutMode row, not satMode's members
+    # members of their enums outside the pair's row: the legal range is the pair's row (errors.py ROW_TABLES)
+    ("Cast layoutMode", "half", "float", 3), ("Cast satMode", "half", "float", 1),
+    ("Cast roundMode", "half", "float", int(aj.RoundMode.CAST_RINT)),
     ("Pack part", "half", "half", 5), ("UnPack part", "half", "half", True),  # part = 1 against True
     ("Pack part", "half", "half", 0.5), ("Copy mode", "half", "half", 1.0),  # = 0 / 1 against the float given
     ("CreateMask pattern", "half", "half", 99),

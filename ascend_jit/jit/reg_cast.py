@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ..enums import RoundMode
-from ..errors import ParameterError, UnsupportedDTypeError
+from ..errors import ParameterError, UnsupportedDTypeError, row_table
 from .convert import convert_bits
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64, KIND_UINT8,
                        KIND_UINT16, KIND_UINT32, bf16_bits_to_f32, float_store_bits, half_bits_to_f32, kind_size)
@@ -76,13 +76,15 @@ def _field_legal(field, mask):
     return f"{members}: the pair's row of DK Cast.md tables 6-9 (SPEC-2 11.5)"
 
 
-LEGAL_LAYOUT, LEGAL_SAT, LEGAL_ROUND = (tuple(_field_legal(field, TRAITS[s, d, field]) for s in range(11)
-                                              for d in range(11)) for field in range(3))
+# Raised as (table, row): errors.py ROW_TABLES (a run-time index into 121 strings compiled a branch for each)
+LEGAL_LAYOUT, LEGAL_SAT, LEGAL_ROUND = (row_table(f"Reg Cast legal {name} by pair", (
+    _field_legal(field, TRAITS[s, d, field]) for s in range(11) for d in range(11)))
+    for field, name in enumerate(("layoutMode", "satMode", "roundMode")))
 # plain Python's words (reg.py Cast and _trait, SPEC-2 11.1: a compiled VF refuses in the same words), picked by index:
 # a pair that is not a Reg Cast pair, named "src -> dst" (index src kind * 11 + dst kind); a trait field that is no
 # member of its enum, with as_enum's list of the members and their values (index: the field, CastTrait's order)
 _KIND_NAMES = ("half", "float", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
-PAIR_TEXT = tuple(f"{_KIND_NAMES[s]} -> {_KIND_NAMES[d]}" for s in range(11) for d in range(11))
+PAIR_TEXT = row_table("Reg Cast pair", (f"{_KIND_NAMES[s]} -> {_KIND_NAMES[d]}" for s in range(11) for d in range(11)))
 PAIR_LEGAL = "a pair of SPEC-2 11.5"
 _TRAIT_ENUMS = _FIELD_NAMES[:2] + (("MaskMergeMode", ("ZEROING", "MERGING", "UNKNOWN")), _FIELD_NAMES[2])
 TRAIT_FIELDS = ("trait.layoutMode", "trait.satMode", "trait.mrgMode", "trait.roundMode")
@@ -106,7 +108,7 @@ def _check_trait(sk, dk, layout, sat, mrg, rnd):
         return
     row = TRAITS[sk, dk]
     if row[0] == 0:
-        raise UnsupportedDTypeError("Cast", "src/dst dtypes", PAIR_TEXT[sk * 11 + dk], PAIR_LEGAL, DEVICE)
+        raise UnsupportedDTypeError("Cast", "src/dst dtypes", (PAIR_TEXT, sk * 11 + dk), PAIR_LEGAL, DEVICE)
     fields = (layout, sat, mrg, rnd)
     for k in range(4):  # plain Python's _trait: each field a member of its enum, before the pair's row
         if fields[k] < 0 or fields[k] > TRAIT_TOP[k]:
@@ -117,13 +119,13 @@ def _check_trait(sk, dk, layout, sat, mrg, rnd):
                                     "SPEC-2 D28)", DEVICE)
     pair = sk * 11 + dk
     if layout < 0 or layout > 4 or not (row[0] >> layout) & 1:
-        raise ParameterError("Cast", "trait.layoutMode", layout, LEGAL_LAYOUT[pair], DEVICE)
+        raise ParameterError("Cast", "trait.layoutMode", layout, (LEGAL_LAYOUT, pair), DEVICE)
     if sat < 0 or sat > 2 or not (row[1] >> sat) & 1:
-        raise ParameterError("Cast", "trait.satMode", sat, LEGAL_SAT[pair], DEVICE)
+        raise ParameterError("Cast", "trait.satMode", sat, (LEGAL_SAT, pair), DEVICE)
     if mrg == MERGING or mrg < 0 or mrg > 2:
         raise ParameterError("Cast", "trait.mrgMode", mrg, "MaskMergeMode.ZEROING or UNKNOWN (SPEC-2 11.5)", DEVICE)
     if rnd < 0 or rnd > 8 or not (row[2] >> rnd) & 1:  # CAST_NONE is not a Reg round mode
-        raise ParameterError("Cast", "trait.roundMode", rnd, LEGAL_ROUND[pair], DEVICE)
+        raise ParameterError("Cast", "trait.roundMode", rnd, (LEGAL_ROUND, pair), DEVICE)
 
 
 @njit(cache=True, inline="always")
