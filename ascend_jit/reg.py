@@ -191,12 +191,17 @@ class HighLowPart(enum.IntEnum):
     HIGHEST = 1
 
 
+# A register made in Python runs the kernel's own source as Python: a first plain Reg call compiled new_register and
+# numba's np.zeros, 0.5 s of it, for three numpy statements (issue 20); VFs keep the compiled kernel
+_NEW_REGISTER = getattr(impl.new_register, "py_func", impl.new_register)
+
+
 class RegTensor:
     """A 256-byte vector register of one element type (SPEC 7.1): 256/sizeof(T) lanes."""
 
     def __init__(self, dtype):
         self.dtype = resolve(dtype, "RegTensor")
-        self.data = impl.new_register(self.dtype.kind, _creation_modes())
+        self.data = _NEW_REGISTER(self.dtype.kind, _creation_modes())
 
     def numpy(self):
         """The register's lanes as a host array."""
