@@ -8,6 +8,7 @@ Gather/scatter move the bytes of whole elements, so they are dtype-agnostic.
 import numpy as np
 from numba import njit
 
+from .numerics import internal
 from .reg_move import copy_bytes
 
 
@@ -18,7 +19,7 @@ def lane_active(lo, hi, j):
     return (hi >> (j - 64)) & 1
 
 
-@njit(cache=True)
+@internal
 def active_lanes(lo, hi, lanes):
     """Indices of the active lanes (bit j of the 128-bit mask, SPEC 2.1) among the first `lanes` lanes."""
     out = np.empty(lanes, np.int64)

@@ -10,7 +10,7 @@ from numba import njit
 from .addressing import active_lanes, copy_lanes
 from .ubview import ub_as
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT64,
-                       KIND_UINT8, bf16_bits_to_f32, f32_from_bits, half_bits_to_f32, kind_size)
+                       KIND_UINT8, bf16_bits_to_f32, f32_from_bits, half_bits_to_f32, internal, kind_size)
 
 # aj.CMPMODE values
 CMP_LT, CMP_GT, CMP_EQ, CMP_LE, CMP_GE, CMP_NE = 0, 1, 2, 3, 4, 5
@@ -26,7 +26,7 @@ def _le(raw, at, n):
     return v
 
 
-@njit(cache=True)
+@internal
 def _widen(kind, raw, n, out):
     """out[:n] = exact values of the n packed elements of `raw` (every kind but int64/uint64)."""
     if kind == KIND_HALF:
@@ -61,7 +61,7 @@ def _widen(kind, raw, n, out):
 TOP_BIT = np.int64(-(1 << 63))
 
 
-@njit(cache=True)
+@internal
 def _widen64(unsigned, raw, n, out):
     """out[:n] = the n packed 64-bit integers as int64, uint64 with the top bit flipped: the flip maps the unsigned
     order onto the signed one (and keeps equality), so one comparison loop serves both."""
@@ -87,13 +87,13 @@ def _cmp(mode, ne_nan, x, y):
     return x != y
 
 
-@njit(cache=True)
+@internal
 def _cmp_values(mode, ne_nan, a, b, b_step, n, out):
     for i in range(n):
         out[i] = _cmp(mode, ne_nan, a[i], b[i * b_step])
 
 
-@njit(cache=True)
+@internal
 def compare_run(kind, mode, ne_nan, a, b, b_step, n, fa, fb, out):
     """out[:n] = 1/0 for a[i] cmp b[i * b_step] on packed element bytes (b_step 0: Compares' scalar). fa, fb:
     float64 scratch of at least n (and 1) elements."""

@@ -14,7 +14,7 @@ from .addressing import active_lanes, copy_lanes
 from .ubview import ub_as
 from .numerics import (BF16_NAN, FLOAT_NAN_BITS, HALF_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, bf16_bits_to_f32,
                        f32_to_bf16_bits, f32_to_half_bits, float_store_bits, half_bits_to_f32, half_store_bits,
-                       kind_size, round_half)
+                       internal, kind_size, round_half)
 
 # aj.RoundMode values (CAST_NONE arrives as CAST_RINT: SPEC-2 D45)
 MODE_RINT, MODE_FLOOR, MODE_CEIL, MODE_ROUND, MODE_TRUNC, MODE_ODD = 1, 2, 3, 4, 5, 6
@@ -31,7 +31,7 @@ def _is_float(kind):
     return kind <= KIND_BF16
 
 
-@njit(cache=True)
+@internal
 def _bit_length(m):
     n = 0
     for step in (32, 16, 8, 4, 2, 1):
@@ -57,7 +57,7 @@ def _round_up(mode, neg, odd, rem, half):
     return False  # TRUNC, and ODD (which forces the LSB instead)
 
 
-@njit(cache=True)
+@internal
 def _to_float_bits(neg, m, e, mb, eb, mode):
     """+-m * 2**e (m > 0) rounded to the format with mb significand and eb exponent field bits; overflow per D45."""
     bias = (1 << (eb - 1)) - 1
@@ -88,7 +88,7 @@ def _to_float_bits(neg, m, e, mb, eb, mode):
     return out
 
 
-@njit(cache=True)
+@internal
 def _round_integral(neg, m, e, mode):
     """(magnitude rounded to an integer, truncated to 64 bits; True when the true magnitude is >= 2**64)."""
     if e >= 0:

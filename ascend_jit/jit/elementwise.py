@@ -30,7 +30,7 @@ from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush
                     unsigned_bias)
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT64,
                        bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits, half_bits_to_f32,
-                       half_rne_bits, half_store_bits, kind_size, round_half)
+                       half_rne_bits, half_store_bits, internal, kind_size, round_half)
 from .ubview import int_lanes, ub_as
 
 # Op codes (the op table in api/elementwise.py names them).
@@ -61,7 +61,7 @@ N_PARAMS = 17
 
 
 # --- decode / store ------------------------------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def load_halves(flags, raw, off, m, out):
     """Half elements off..off+m of a packed run -> float32 (exact); DAZ when flags has FTZ. The half classes
     compile this decode alone (issue 20)."""
@@ -90,7 +90,7 @@ def load_wide(kind, flags, raw, off, m, out):
             out[i] = flush(kind, out[i])
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def store_halves(flags, r, raw, off, m):
     """Round float32 results to half once (RNE), FTZ when asked (D38), then the half overflow mode (D35); NaN as the
     canonical pattern. The half classes compile this store alone (issue 20)."""
@@ -154,7 +154,7 @@ def store_ints(kind, r, raw, off, m, width):
         v[i] = r[i]
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def _fill_float(kind, flags, bits, out, m):
     """A broadcast scalar operand (given as its bit pattern) decoded into every lane of the chunk."""
     if kind == KIND_HALF:
@@ -169,7 +169,7 @@ def _fill_float(kind, flags, bits, out, m):
         out[i] = v
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def _fill_int(kind, bits, out, m):
     """A broadcast integer scalar (its bit pattern, as a signed 64-bit value) as the value of `kind` in every lane."""
     v = int_stage(kind, np.int64(bits), m < 0)  # (m < 0: False typed bool, not a literal: one int_stage, issue 20)
@@ -185,7 +185,7 @@ BINARY_OP_GROUPS = {ADD: 0, SUB: 0, MUL: 0, DIV: 0, MAX: 1, MIN: 1, ADD_RELU: 2,
                     AND: 3, OR: 3, SHIFT_LEFT: 3, SHIFT_RIGHT: 3, SHIFT_RIGHT_ROUND: 3}
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def _binary_float_chunk(op, kind, flags, x, y, r, m, arith_ops, extreme_ops, relu_ops):
     """arith_ops / extreme_ops / relu_ops: the op group's marker (BINARY_OP_GROUPS; one is 0, the others None)."""
     sat = (flags & SAT_HALF) != 0
@@ -221,14 +221,14 @@ def _binary_float_chunk(op, kind, flags, x, y, r, m, arith_ops, extreme_ops, rel
                 r[i] = leaky_relu_lane(x[i], y[i])
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def _int_stage_pass(kind, r, m, saturate):
     """D35 over a chunk of exact integer results: wrap, or clamp int16/int32 when saturation is on."""
     for i in range(m):
         r[i] = int_stage(kind, r[i], saturate)
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def _binary_int_chunk(op, kind, flags, x, y, r, m, arith_ops, extreme_ops, relu_ops, bit_ops):
     """Exact int64 results, then one wrap/clamp pass (Div never saturates, D48; And/Or/Max/Min cannot overflow).
     arith_ops / extreme_ops / relu_ops / bit_ops: the op group's marker (BINARY_OP_GROUPS), as _binary_float_chunk's."""
@@ -541,7 +541,7 @@ def _unary_float_chunk(op, kind, flags, x, r, m, float_class, simple_ops, exp_op
                 r[i] = narrow(kind, reciprocal_lane(x[i]))
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def _unary_int_chunk(op, kind, flags, x, r, m):
     sat = (flags & SAT_INT) != 0
     if op == ABS:
@@ -635,14 +635,14 @@ def unary_repeat_kernel(ub, p, flags, table, half_class, float_class, int_class,
 
 
 # --- ternary (multiply-add) ---------------------------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def _axpy_bf16_lane(s, x, c):
     """950 Axpy bfloat16 (D40): Mul then Add, each rounded to float32 then to bfloat16."""
     p = bf16_bits_to_f32(f32_to_bf16_bits(s * x))
     return p + c
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def _fma_chunk(op, dkind, flags, x, y, c, m, mixed_class, float_class):
     """The multiply-add of one chunk of decoded operands (x, y: the sources, or y the Axpy scalar; c: dst), into c.
     mixed_class / float_class: ternary_count_kernel's markers; the mixed loop and the bfloat16 Axpy compile only in

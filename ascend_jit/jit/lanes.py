@@ -24,8 +24,8 @@ import numpy as np
 from numba import njit
 
 from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_INT64, KIND_UINT64,
-                       bf16_bits_to_f32, f32_bits, f32_from_bits, f32_to_bf16_bits, f64_bits, f64_from_bits, kind_size,
-                       round_half)
+                       bf16_bits_to_f32, f32_bits, f32_from_bits, f32_to_bf16_bits, f64_bits, f64_from_bits, internal,
+                       kind_size, round_half)
 
 F32_MAX = np.float32(3.4028234663852886e38)
 HALF_MIN_NORMAL = np.float32(2.0 ** -14)
@@ -35,7 +35,7 @@ _OVERFLOW_MIDPOINT = 2.0 ** 128 - 2.0 ** 103  # float32 MAX + half an ulp: RNE o
 
 
 # --- roundings -----------------------------------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def to_f32_odd(x):
     """float64 -> float32 rounded to odd (exact values unchanged; overflow to MAX): a later RNE to a type with at
     most 22 significant bits then rounds the original value once."""
@@ -48,7 +48,7 @@ def to_f32_odd(x):
     return f32_from_bits(b | np.uint32(1))
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def sum_to_f32_odd(s, err):
     """to_f32_odd of the exact s + err, where s = RN64(exact) and err the exact remainder (|err| <= ulp64(s)/2)."""
     r = to_f32_odd(s)
@@ -60,7 +60,7 @@ def sum_to_f32_odd(s, err):
     return f32_from_bits((b - np.uint32(1)) | np.uint32(1))
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def sum_to_f32_rne(s, err):
     """RN_float32 of the exact s + err (s = RN64(exact)): RNE of s, except when s is a float32 tie, where err
     decides the direction."""
@@ -80,7 +80,7 @@ def sum_to_f32_rne(s, err):
     return r
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def two_sum(a, b):
     """Knuth's TwoSum: s = RN64(a + b) and the exact error a + b - s."""
     s = a + b
@@ -99,7 +99,7 @@ def narrow(kind, x):
     return to_f32_odd(x)
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def stage_round(kind, x, sat_half):
     """Round a float32 to the stage type (half: RNE + overflow mode, SPEC-2 D35; bfloat16: RNE; float: as is)."""
     if kind == KIND_HALF:
@@ -123,7 +123,7 @@ def signbit(x):
     return math.copysign(1.0, x) < 0
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def int_stage(kind, v, saturate):
     """SPEC-2 D35: wrap the exact integer to the type, or clamp it when saturation is on (int16/int32 only). The
     type's facts are arithmetic on its width, not a branch per type: a loop over this lane compiles one body
@@ -140,28 +140,28 @@ def int_stage(kind, v, saturate):
 
 
 # --- binary and tensor-scalar lanes (SPEC-2 2.3, 3.3, 6.3) ----------------------------------------------------------
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def add_lane(x, y):
     return x + y
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def sub_lane(x, y):
     return x - y
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def mul_lane(x, y):
     return x * y
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def div_lane(x, y):
     """IEEE division (D48): x/+-0 = +-inf by the XOR sign, 0/0 = NaN, x/+-inf = +-0, inf/inf = NaN."""
     return x / y
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def max_lane(x, y):
     """D41: NaN if either is NaN; max(-0, +0) = +0 in either order. Non-short-circuit operators and selects, so
     the loops calling it vectorise."""
@@ -170,7 +170,7 @@ def max_lane(x, y):
     return x + y if (x != x) | (y != y) else r
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def min_lane(x, y):
     """D41: NaN if either is NaN; min(-0, +0) = -0 in either order (selects, as max_lane)."""
     pick_x = (x < y) | ((x == y) & (math.copysign(1.0, x) < 0))
@@ -178,7 +178,7 @@ def min_lane(x, y):
     return x + y if (x != x) | (y != y) else r
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def relu_lane(x):
     """D41: max(+0, x): Relu(-0) = +0, Relu(NaN) = NaN."""
     if x > 0 or x != x:
@@ -186,30 +186,30 @@ def relu_lane(x):
     return np.float32(0.0)
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def leaky_relu_lane(x, s):
     """D42: the multiply path iff the sign bit of x is set."""
     return s * x if signbit(x) else x
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def int_max_lane(x, y):
     return max(x, y)
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def int_min_lane(x, y):
     return min(x, y)
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def unsigned_bias(kind):
     """What uint64 bit patterns held in int64 are xor-ed with to compare as signed values in their unsigned order
     (the sign bit flipped); 0 for every other kind."""
     return np.int64(-9223372036854775808) if kind == KIND_UINT64 else np.int64(0)
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def int_div_lane(x, y):
     """D48 (950): truncated quotient; x/0 = all ones; MIN/-1 = MIN (the negation wraps in the stage)."""
     if y == 0:
@@ -222,7 +222,7 @@ def int_div_lane(x, y):
     return q
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def uint64_div_lane(x, y):
     """D48 for uint64 (on the unsigned values): x/0 = MAX."""
     if y == 0:
@@ -230,7 +230,7 @@ def uint64_div_lane(x, y):
     return x // y
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def shift_lane(x, s, bits, signed, right, rounding):
     """ShiftLeft / ShiftRight (devkit M/逻辑计算/ShiftLeft.md, ShiftRight.md) of the int64 value x of a `bits`-wide
     lane by s >= 0 (one lane function for both, a single compile unit, issue 20). Left: unsigned lanes shift
@@ -254,7 +254,7 @@ def shift_lane(x, s, bits, signed, right, rounding):
 
 
 # --- unary lanes (SPEC-2 4.3): float64 results, special values of the 4.3 table ------------------------------------
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def abs_lane(x):
     return abs(x)
 
@@ -403,7 +403,7 @@ def ln_lane(x):
     return hard_case_or(x, math.log(np.float64(x)), _LN_HARD_X, _LN_HARD_Y)
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def sqrt_lane(x, d49):
     """+-0 -> +-0, x < 0 or NaN -> NaN, +inf -> +inf; D49: finite x > 2**126 -> +0."""
     if x != x or x < 0:
@@ -415,7 +415,7 @@ def sqrt_lane(x, d49):
     return math.sqrt(np.float64(x))
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def rsqrt_special(x, d49):
     """The 4.3 table (and D49) for Rsqrt; NaN-free finite positive inputs return -1 (compute them)."""
     if x != x or x < 0:
@@ -466,23 +466,23 @@ def settle_rsqrt(v, y):
     return f64_from_bits(mid_bits + 1 if below_one > 0 else mid_bits - 1)
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def reciprocal_lane(x):
     """+-0 -> +-inf, +-inf -> +-0, NaN -> NaN, else 1/x (one basic operation: float64 then the store's rounding)."""
     return 1.0 / np.float64(x) if x != 0 else math.copysign(math.inf, x)
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def int_abs_lane(x):
     return -x if x < 0 else x
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def int_relu_lane(x):
     return x if x > 0 else 0
 
 
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def int_reciprocal_lane(kind, x):
     """950 int64/uint64 Reciprocal = Div(1, x) under D48."""
     if x == 1:
@@ -495,7 +495,7 @@ def int_reciprocal_lane(kind, x):
 
 
 # --- multiply-add lanes (SPEC-2 6.3, D39) ---------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy")
+@internal(error_model="numpy")
 def fma_lane(kind, a, b, c, fused, sat_half):
     """a*b + c rounded once to `kind` (returned as the float32 the store rounds). fused: the 950's fma; otherwise
     D39: an overflowing or NaN product first becomes +-inf/NaN (INF/NaN mode) or +-MAX/+0 (saturation)."""

@@ -4,7 +4,7 @@ import numpy as np
 from numba import njit
 
 from .addressing import lane_active, lane_offset
-from .numerics import KIND_HALF, half_bits_to_f32, half_store_bits, kind_size, round_half
+from .numerics import KIND_HALF, half_bits_to_f32, half_store_bits, internal, kind_size, round_half
 from .ubview import ub_as
 from .values import combine, load, store
 
@@ -44,7 +44,7 @@ def pair_kernel(ub, kind, sat, zero_both, dst, src, src_blk, src_rep, dst_rep, r
                 store(ub, obase + p * size, kind, witness)
 
 
-@njit(cache=True)
+@internal
 def _half_pairs_run(ub, dst, src, npairs, sat):
     u16 = ub_as(ub, np.uint16)  # src and dst are 32-byte aligned (the API's checks)
     h, o = u16[src >> 1:(src >> 1) + 2 * npairs], u16[dst >> 1:(dst >> 1) + npairs]

@@ -20,8 +20,7 @@ from numba import njit, types
 from numba.extending import overload
 
 from .addressing import lane_active
-from .numerics import (KIND_HALF, float_store_bits, half_bits_to_f32, half_store_bits, kind_size,
-                       round_half)
+from .numerics import KIND_HALF, float_store_bits, half_bits_to_f32, half_store_bits, internal, kind_size, round_half
 from .ubview import ub_as
 from .values import combine, load, store
 
@@ -65,7 +64,7 @@ def _ol_pair_level(a, b, half, kind, sat):
     return impl_int
 
 
-@njit(cache=True, nogil=True)
+@internal(nogil=True)
 def _halve(buf, scratch, width, lanes, kind, sat):
     """Adjacent-pair tree over each group of `lanes` values of buf[:width]; returns the array holding the
     width // lanes results at its front."""
@@ -79,7 +78,7 @@ def _halve(buf, scratch, width, lanes, kind, sat):
     return a
 
 
-@njit(cache=True, nogil=True)
+@internal(nogil=True)
 def group_tree(vals, n, lanes, kind, sat, witness):
     """tree(vals[g*lanes : g*lanes+lanes]) for g < ceil(n/lanes), the last group padded with +0 (D2)."""
     groups = (n + lanes - 1) // lanes
@@ -245,7 +244,7 @@ def _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness):
     return group_tree(vals, vals.size, lanes, kind, sat, witness)[0]
 
 
-@njit(cache=True, nogil=True)
+@internal(nogil=True)
 def _combine_rows(a, b, n, kind, sat):
     """a[k] = a[k] (+) b[k] for k < n: one VADD of the 950's count form, in place (the lanes are independent)."""
     for k in range(n):

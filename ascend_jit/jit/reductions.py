@@ -16,7 +16,8 @@ import numpy as np
 from numba import njit
 
 from .addressing import lane_active
-from .numerics import KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, KIND_UINT64, kind_size
+from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, KIND_UINT64, internal,
+                       kind_size)
 from .reduce import _halve, _load_run, store_run
 from .ubview import ub_as
 from .values import load, store
@@ -124,7 +125,7 @@ def _half_key32(s, flip):
     return np.int32(1 << 20) if (s & np.int32(0x7FFF)) > np.int32(0x7C00) else key
 
 
-@njit(cache=True)
+@internal
 def gather_keys(v, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys):
     """keys[i*L + j] = directed key of lane j of repeat i (SPEC 1.2 addressing), LOSER for masked lanes;
     last_lanes >= 0: the last repeat has only its first last_lanes lanes (counter mode)."""
@@ -404,7 +405,7 @@ def max_min_levels_kernel(ub, sat, p):
     return best_raw
 
 
-@njit(cache=True)
+@internal
 def _per_lane_half_count(h16, op, src, rep_bytes, nrep, count, seed):
     """_per_lane for halves without saturation, lanes active by count and indices advancing by V (the count form
     and counter mode): (directed key of the value, index), in two vectorised passes instead of the lane walk.

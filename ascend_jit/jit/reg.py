@@ -38,12 +38,8 @@ from ..errors import AlignmentError, AscendJitError, OutOfBoundsError, Parameter
 from ..tensor import _index_value
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
                        KIND_UINT32, f32_bits, f32_from_bits, float_store_bits, half_bits_to_f32, half_store_bits,
-                       kind_size, round_half)
+                       internal, kind_size, round_half)
 
-# Kernels only compiled code calls (the helpers of the kernels the Reg API's Python functions call): numba builds a
-# CPython wrapper and a C-callable wrapper for every compiled function and optimises them with it, about a tenth of
-# the compile of a first VF on an empty cache (issue 20); these need neither.
-internal = functools.partial(njit, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 VL = 256
 SCRATCH = 2 * VL     # bytes VL..2*VL: float32 scratch of the reductions (no allocation per call)

@@ -16,6 +16,8 @@ sorted byte addresses in `addrs`. Shadow arrays (see ascend_jit/sanitizer.py San
 import numpy as np
 from numba import njit
 
+from .numerics import internal
+
 
 @njit(cache=True, inline="always")
 def _byte(lo, addrs, k):
@@ -38,7 +40,7 @@ def _unordered(wp, ws, clock_p, p, strict_same, barrier_p):
     return strict_same and ws > barrier_p
 
 
-@njit(cache=True, nogil=True)
+@internal(nogil=True)
 def _scan_writers(lo, hi, addrs, writer_pipe, writer_seq, clock_p, p, strict_same, barrier_p, out, at):
     """out[at], out[at + 1] = (bytes whose last write pipe p is not ordered after, index of the first)."""
     count = 0
