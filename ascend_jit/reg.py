@@ -2621,7 +2621,8 @@ def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
         return None  # src_reg= is a register (a typing error naming Duplicate)
     if isinstance(scalar, types.Boolean):  # refused when called, as plain Python refuses it (an AscendJitError)
         def refuse_bool(dst, scalar=None, mask=None, mode=0, src_reg=None):  # plain Python's words (D29)
-            raise ParameterError("Duplicate", "scalar", scalar, ops.BOOL_LEGAL[dst[impl.H_KIND]], DEVICE)
+            raise ParameterError("Duplicate", "scalar", scalar, (ops.BOOL_LEGAL, np.int64(dst[impl.H_KIND])),
+                                 DEVICE)
         return refuse_bool
     if isinstance(scalar, types.Float):
         def from_float(dst, scalar=None, mask=None, mode=0, src_reg=None):

@@ -270,6 +270,7 @@ def _one_op_vf(op):
     ("Div mrgMode", "half", "half", 7),
     ("Muls scalar", "int16", "int16", 1.5),      # 'an integer for an integer register' against D29's words
     ("Duplicate", "int16", "int16", 1.5), ("Duplicate", "int16", "int16", True),  # 'a bool' against True
+    ("Duplicate", "int8", "int8", 300), ("Muls scalar", "int16", "int16", -40000),  # the range's row (ROW_TABLES)
     ("Arange scalar", "int16", "int16", True),
     ("Reduce type", "float", "float", 7),        # 'aj.Reg.ReduceType.SUM, MAX or MIN' against as_enum's list
     ("Reduce type and mode", "float", "float", 7),  # plain named the mode first

@@ -18,7 +18,7 @@ from numba import njit, types
 from numba.extending import overload
 
 from ..dtypes import ALL
-from ..errors import ParameterError, UnsupportedDTypeError
+from ..errors import ParameterError, UnsupportedDTypeError, row_table
 from . import elementwise as ew
 from .lanes import (abs_lane, div_lane, exp_float_run, exp_lane, fma_lane, int_abs_lane, int_div_lane, int_max_lane,
                     int_min_lane, int_relu_lane, int_stage, leaky_relu_lane, ln_lane, max_lane, min_lane, narrow,
@@ -328,24 +328,28 @@ def scalar_float_bits(kind, x):
     return np.uint64(f32_to_bf16_bits(f))
 
 
-# D29's legal range of an integer register's scalar, by kind (the plain-Python refusal's text): a constant tuple, so
-# the compiled refusal names the numbers without formatting them at run time
-_INT_SCALAR_LEGAL = ("", "", "",  # (half, float, bfloat16: no integer range)
-                     "[-128, 127] for int8 (no implicit wrap, SPEC-2 D29)",
-                     "[0, 255] for uint8 (no implicit wrap, SPEC-2 D29)",
-                     "[-32768, 32767] for int16 (no implicit wrap, SPEC-2 D29)",
-                     "[0, 65535] for uint16 (no implicit wrap, SPEC-2 D29)",
-                     "[-2147483648, 2147483647] for int32 (no implicit wrap, SPEC-2 D29)",
-                     "[0, 4294967295] for uint32 (no implicit wrap, SPEC-2 D29)",
-                     "[-9223372036854775808, 9223372036854775807] for int64 (no implicit wrap, SPEC-2 D29)",
-                     "[0, 18446744073709551615] for uint64 (no implicit wrap, SPEC-2 D29)")
+# D29's legal range of an integer register's scalar, by kind (the plain-Python refusal's text): raised as (table,
+# kind), so the compiled refusal names the numbers without formatting or picking strings at run time (errors.py
+# ROW_TABLES)
+_INT_SCALAR_LEGAL = row_table("Reg integer scalar range by kind", (
+    "", "", "",  # (half, float, bfloat16: no integer range)
+    "[-128, 127] for int8 (no implicit wrap, SPEC-2 D29)",
+    "[0, 255] for uint8 (no implicit wrap, SPEC-2 D29)",
+    "[-32768, 32767] for int16 (no implicit wrap, SPEC-2 D29)",
+    "[0, 65535] for uint16 (no implicit wrap, SPEC-2 D29)",
+    "[-2147483648, 2147483647] for int32 (no implicit wrap, SPEC-2 D29)",
+    "[0, 4294967295] for uint32 (no implicit wrap, SPEC-2 D29)",
+    "[-9223372036854775808, 9223372036854775807] for int64 (no implicit wrap, SPEC-2 D29)",
+    "[0, 18446744073709551615] for uint64 (no implicit wrap, SPEC-2 D29)"))
 
 
 # plain Python's D29 refusals of a float for an integer register and of a bool (api/_scalar.py scalar_bits), by the
-# register's kind: a compiled VF names the same legal range, picked by index (no text built at run time)
-INT_FLOAT_LEGAL = tuple(f"an integer in the range of {d.name} (SPEC-2 D29: floats and other types are refused for "
-                        "integer operands)" for d in ALL)
-BOOL_LEGAL = tuple(f"a {d.name} value (bool is refused, SPEC-2 D29)" for d in ALL)
+# register's kind: a compiled VF names the same legal range, raised as (table, kind) as above
+INT_FLOAT_LEGAL = row_table("Reg float scalar for an integer register by kind", (
+    f"an integer in the range of {d.name} (SPEC-2 D29: floats and other types are refused for integer operands)"
+    for d in ALL))
+BOOL_LEGAL = row_table("Reg bool scalar by kind", (f"a {d.name} value (bool is refused, SPEC-2 D29)"
+                                                   for d in ALL))
 
 
 @internal
@@ -353,17 +357,17 @@ def scalar_int_bits(api, kind, v):
     """D29 for an integer register: the value must lie in the type's range (no implicit wrap); its bit pattern."""
     if kind == KIND_INT64 or kind == KIND_UINT64:
         if kind == KIND_UINT64 and v < 0:
-            raise ParameterError(api, "scalar", v, _INT_SCALAR_LEGAL[kind], DEVICE)
+            raise ParameterError(api, "scalar", v, (_INT_SCALAR_LEGAL, kind), DEVICE)
         if v < 0:  # two's complement of a negative int64, without a signed-to-unsigned cast
             return np.uint64(v + 9223372036854775807 + 1) + np.uint64(9223372036854775808)
         # a VF argument in [2**63, 2**64) arrives as uint64: past int64's range (compared as uint64, exactly: a mixed
         # int64/uint64 comparison is a float64 one, where 2**63 equals INT64_MAX)
         if kind == KIND_INT64 and np.uint64(v) > np.uint64(9223372036854775807):
-            raise ParameterError(api, "scalar", v, _INT_SCALAR_LEGAL[kind], DEVICE)
+            raise ParameterError(api, "scalar", v, (_INT_SCALAR_LEGAL, kind), DEVICE)
         return np.uint64(v)
     lo, hi = int_range(kind)
     if v < lo or v > hi:
-        raise ParameterError(api, "scalar", v, _INT_SCALAR_LEGAL[kind], DEVICE)
+        raise ParameterError(api, "scalar", v, (_INT_SCALAR_LEGAL, kind), DEVICE)
     return np.uint64(v & ((1 << (8 * kind_size(kind))) - 1))
 
 
@@ -392,7 +396,7 @@ def scalar_bits(api, kind, fvalue, ivalue, is_float_arg):
     if kind == KIND_HALF or kind == KIND_FLOAT or kind == KIND_BF16:
         return scalar_float_bits(kind, fvalue if is_float_arg else _int_to_f64_odd(ivalue))
     if is_float_arg:
-        raise ParameterError(api, "scalar", fvalue, INT_FLOAT_LEGAL[kind], DEVICE)
+        raise ParameterError(api, "scalar", fvalue, (INT_FLOAT_LEGAL, kind), DEVICE)
     return scalar_int_bits(api, kind, ivalue)
 
 
@@ -1045,7 +1049,7 @@ def scalar_pattern(index, kind, scalar):
     """The scalar's bit pattern in a `kind` register (D29), refusals naming tensor-scalar instruction `index` (as
     plain Python; compiled code takes the overload below)."""
     if isinstance(scalar, (bool, np.bool_)):
-        raise ParameterError(scalar_api(index), "scalar", scalar, BOOL_LEGAL[kind], DEVICE)
+        raise ParameterError(scalar_api(index), "scalar", scalar, (BOOL_LEGAL, kind), DEVICE)
     if isinstance(scalar, (float, np.floating)):
         return scalar_bits(scalar_api(index), kind, np.float64(scalar), 0, True)
     return scalar_bits(scalar_api(index), kind, 0.0, scalar, False)
@@ -1057,7 +1061,7 @@ def _ol_scalar_pattern(index, kind, scalar):
     compiles its own path only (issue 20), as Duplicate's compiled calls do."""
     if isinstance(scalar, types.Boolean):  # refused as plain Python refuses it (SPEC-2 D29)
         def refuse(index, kind, scalar):  # plain Python's words (api/_scalar.py), the dtype by the kind
-            raise ParameterError(scalar_api(index), "scalar", scalar, BOOL_LEGAL[kind], DEVICE)
+            raise ParameterError(scalar_api(index), "scalar", scalar, (BOOL_LEGAL, kind), DEVICE)
         return refuse
     if isinstance(scalar, types.Float):
         return lambda index, kind, scalar: scalar_bits(scalar_api(index), kind, np.float64(scalar), np.int64(0), True)
