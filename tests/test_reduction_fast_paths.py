@@ -1,6 +1,6 @@
 """The reductions' direct paths against the reference model, byte for byte over the whole UB: float MAX/MIN of
-whole, contiguous-block repeats and DataBlocks (jit/reductions.py group_extreme_kernel scans the UB's int32 keys
-without the int64 gather), and SUM under a mask of the first lanes (group_sum_kernel decodes the prefix of each
+whole, contiguous-block repeats and DataBlocks (jit/reductions.py group_extreme_float_rows_kernel scans the UB's
+int32 keys without the int64 gather), and SUM under a mask of the first lanes (group_sum_kernel decodes the prefix of each
 contiguous repeat in one run). The values come from a pool of specials (NaNs of both signs and several payloads,
 +-0, +-inf, the extremes, subnormals) and repeated values, so ties, the first NaN lane and -0 against +0 (D41, D50)
 are exercised on every draw; src_rep_stride 0 and dst overlapping its own later repeats are drawn too."""

@@ -14,7 +14,9 @@ from ..core import continuous_mask_words
 from ..devices import get_device
 from ..dtypes import resolve
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
-from ..jit.reductions import ALGO_LEVELS, ALGO_PER_LANE, MAX_MIN_KERNELS, OP_MAX, OP_MIN
+from ..jit.reductions import (ALGO_LEVELS, ALGO_LEVELS_HALF_RUNS, ALGO_PER_LANE, ALGO_PER_LANE_HALF_COUNT,
+                              MAX_MIN_KERNELS, OP_MAX, OP_MIN)
+from ..jit.ubview import INT_WIDTHS
 from ..sanitizer import vector_access
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, Runs, as_flag, as_int, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch, mask_words, operands,
@@ -117,8 +119,9 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
         core.mask_defined = False  # D31: implementation state after a non-950 ReduceMax/ReduceMin
     if run is None:
         return
-    plan, kernel, contiguous = run
-    bits = kernel(core.ub, core.half_saturating, plan)
+    plan, kernels, contiguous = run
+    sat = core.half_saturating
+    bits = kernels[1 if sat else 0](core.ub, sat, plan, INT_WIDTHS[d.size])
     if spec.max_min_spr:  # D55: the value, and an index documented as inaccurate: all ones
         record_spr(core, d, bits, (1 << (8 * d.size)) - 1,
                    None if contiguous else "the last ReduceMax/ReduceMin was not contiguous (src_rep_stride 8)")
@@ -176,10 +179,14 @@ def _source_footprint(api, form, core, d, src, values):
 
 
 def _plan(api, d, cal_index, dst_addr, src_addr, algo, rep_bytes, step, nrep, lo, hi, n, contiguous):
-    """The kernel's call plan (jit/reductions.py P_* fields), the algorithm's entry kernel and whether the call was
-    contiguous (D55)."""
+    """The kernel's call plan (jit/reductions.py P_* fields), the algorithm's kernels (MAX_MIN_KERNELS: without and
+    with half saturation) and whether the call was contiguous (D55)."""
     op = OP_MAX if api == "ReduceMax" else OP_MIN
     seed = _SEEDS[d.name][0 if op == OP_MAX else 1]
+    if algo == ALGO_LEVELS and d.name == "half" and lo == -1 and hi == -1:
+        algo = ALGO_LEVELS_HALF_RUNS  # the same algorithm on whole rows: no lane gather to compile (issue 20)
+    if algo == ALGO_PER_LANE and d.name == "half" and n >= 0:
+        algo = ALGO_PER_LANE_HALF_COUNT  # lanes active by count: two vectorised passes unless half saturates
     return np.array([algo, d.kind, op, cal_index, dst_addr, src_addr, rep_bytes, step, nrep, lo, hi, n, seed],
                     np.int64), MAX_MIN_KERNELS[algo], contiguous
 
@@ -234,10 +241,6 @@ def _validate_count(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_addr,
         v = lanes if d.size < 8 else 64
         return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_PER_LANE, v * d.size, v, -(-count // v), -1, -1,
                      count, True)
-    if count < lanes:
-        hi, lo = continuous_mask_words(count)
-        return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_LEVELS, 256, lanes, 1, as_signed64(lo),
-                     as_signed64(hi), 0, True)
     return _plan(api, d, cal_index, dst_addr, src_addr, ALGO_LEVELS, 256, lanes, count // lanes, -1, -1,
                  count % lanes, True)
 

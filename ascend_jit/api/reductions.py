@@ -17,7 +17,7 @@ from ..core import current_core
 from ..dtypes import DType, resolve
 from ..errors import ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..jit.direct import EntryTable
-from ..jit.reductions import group_extreme_kernel, group_sum_kernel
+from ..jit.reductions import group_classes, group_extreme_float_rows_kernel, group_extreme_kernel, group_sum_kernel
 from ..order import ReduceOrder
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor
@@ -257,13 +257,17 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
         head = (d.kind, dst.dtype.kind)
         tail = (group, dst.addr, dst_rep_bytes, src.addr, int(src_blk_stride), src_rep_bytes, repeats, lo, hi, last,
                 fill, _FLOAT_SUM if float_sum else _INT_SUM)
-        kernel, spr = group_sum_kernel, None
+        kernel, spr, entry_key = group_sum_kernel, None, (group_sum_kernel, type(tail[-1]))
     else:
         float_sum = True   # the extremes take the core's flag as it is
         head = (d.kind,)
+        classes = group_classes(d.kind, d.size)
         tail = (int(rt), group, order_code, dst.addr, dst_rep_bytes, src.addr, int(src_blk_stride), src_rep_bytes,
-                repeats, lo, hi, last, fill, fill_raw)
-        kernel, spr = group_extreme_kernel, None
+                repeats, lo, hi, last, fill, fill_raw, *classes)
+        # floats with every lane (64: the low mask word) of contiguous blocks, not in counter mode: the row scan
+        rows = d.name == "float" and lo == -1 and src_blk_stride == 1 and last < 0
+        kernel = group_extreme_float_rows_kernel if rows else group_extreme_kernel
+        spr, entry_key = None, (kernel, *classes)
         if family == REPEAT and spec.max_min_spr:
             refusal = None
             if plan.counter >= 0:
@@ -272,7 +276,7 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
                 refusal = "the last ReduceRepeat MAX/MIN was not contiguous (src_blk_stride 1, src_rep_stride 8)"
             spr = (d, refusal)
     args = (core.ub, *head, core.half_saturating and float_sum, *tail)
-    run = _ENTRIES.get((kernel, type(tail[-1])), kernel, args)
+    run = _ENTRIES.get(entry_key, kernel, args)
     result = run(*args)
     if spr is not None:
         record_spr(core, d, *result, spr[1])

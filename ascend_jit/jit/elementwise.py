@@ -31,7 +31,7 @@ from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT64,
                        bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits, half_bits_to_f32,
                        half_rne_bits, half_store_bits, internal, kind_size, round_half)
-from .ubview import int_lanes, ub_as
+from .ubview import INT_WIDTHS, int_lanes, ub_as
 
 # Op codes (the op table in api/elementwise.py names them).
 ADD, SUB, MUL, DIV, MAX, MIN, AND, OR, ADD_RELU, SUB_RELU, LEAKY_RELU = range(11)
@@ -125,11 +125,8 @@ def store_wide(kind, flags, r, raw, off, m):
             v[i] = f32_to_bf16_bits(r[i])
 
 
-# The integer class marker (binary_count_kernel's int_class): its *type* is the element width, as the unsigned
-# integer of that width, so each width compiles its own lane view alone (issue 20: a first int16 And compiled all
-# eight integer views); the value is the width in bytes, so the API's entry keys of the widths differ
-# (np.uint16(0) == np.uint32(0)).
-INT_WIDTHS = {1: np.uint8(1), 2: np.uint16(2), 4: np.uint32(4), 8: np.uint64(8)}
+# binary_count_kernel's int_class is the element width's marker (ubview.INT_WIDTHS), so each width compiles its
+# own lane view alone (issue 20: a first int16 And compiled all eight integer views).
 
 
 @njit(cache=True, error_model="numpy")

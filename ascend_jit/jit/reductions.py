@@ -1,7 +1,9 @@
 """Kernels of the reduction family (SPEC-2 8): ReduceRepeat and ReduceDataBlock share one group walk (a group is a
 whole repeat, or one 32-byte DataBlock of it); ReduceMax/ReduceMin run the D52 level algorithm or the 950's D53
-per-lane algorithm. Reduce type, dtype kind, output order and device facts are integer arguments: one compiled
-kernel per entry point serves every device and dtype.
+per-lane algorithm. Reduce type, dtype kind, output order and device facts are integer arguments; MAX/MIN compile
+once per element width (a width marker, ubview.INT_WIDTHS; the group kernels keep half apart, group_classes), SUM
+once per arithmetic, and the vectorised paths of whole rows of halves or floats are kernels of their own that the
+API chooses (issue 20: a first call compiles one width's code and one path).
 
 SUM reuses the ReduceSum trees (jit/reduce.py): the repeats' lanes are gathered (masked lanes +0, SPEC D2) and the
 buffer is halved log2(group) times, which is exactly one adjacent-pair tree per group (SPEC 4.1).
@@ -19,7 +21,7 @@ from .addressing import lane_active
 from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, KIND_UINT64, internal,
                        kind_size)
 from .reduce import _halve, _load_run, store_run
-from .ubview import ub_as
+from .ubview import INT_WIDTHS, int_lanes, ub_as
 from .values import load, store
 
 OP_SUM, OP_MAX, OP_MIN = 0, 1, 2                                # aj.ReduceType values
@@ -30,35 +32,41 @@ LOSER = np.int64(-(1 << 63))
 
 # --- raw bits, order keys, outputs ---------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def views(ub):
-    """Typed views of the whole UB (every UB size is a multiple of 8 bytes): element reads without slicing."""
-    return ub_as(ub, np.int16), ub_as(ub, np.uint16), ub_as(ub, np.int32), ub_as(ub, np.uint32), ub_as(ub, np.int64)
+def _shift(kind):
+    """log2 of the element size of kind: an element's index in the lanes is its byte address >> this."""
+    size = kind_size(kind)
+    return 1 if size == 2 else (2 if size == 4 else 3)
 
 
 @njit(cache=True, inline="always")
-def _raw(v, addr, kind):
-    """The element at byte addr as an int64: sign-extended bits (half, float, signed ints), zero-extended
-    (uint16, uint32), the 64 bits (int64, uint64). Every element address is a multiple of its size (SPEC 8.2)."""
-    if kind == KIND_HALF or kind == KIND_INT16:
-        return np.int64(v[0][addr >> 1])
-    if kind == KIND_UINT16:
-        return np.int64(v[1][addr >> 1])
-    if kind == KIND_FLOAT or kind == KIND_INT32:
-        return np.int64(v[2][addr >> 2])
-    if kind == KIND_UINT32:
-        return np.int64(v[3][addr >> 2])
-    return v[4][addr >> 3]
+def _raw(lanes, addr, kind):
+    """The element at byte addr as an int64, read from the UB's lanes of its width (int_lanes): sign-extended bits
+    (half, float, signed ints), zero-extended (uint16, uint32), the 64 bits (int64, uint64). Every element address
+    is a multiple of its size (SPEC 8.2)."""
+    shift = _shift(kind)
+    raw = np.int64(lanes[addr >> shift])
+    if shift < 3 and (kind == KIND_HALF or kind == KIND_INT16 or kind == KIND_FLOAT or kind == KIND_INT32):
+        bias = np.int64(1) << ((8 << shift) - 1)
+        raw = (raw ^ bias) - bias
+    return raw
+
+
+@internal
+def _put(lanes, addr, shift, raw):
+    """The low 1 << shift bytes of raw (little-endian) at byte addr, a multiple of them, through the UB's lanes of
+    that width."""
+    if shift < 3:
+        raw &= (np.int64(1) << (8 << shift)) - 1
+    lanes[addr >> shift] = raw
 
 
 @njit(cache=True, inline="always")
-def _put(v, addr, nbytes, raw):
-    """The low nbytes of raw, little-endian, at byte addr (addr a multiple of nbytes)."""
-    if nbytes == 2:
-        v[1][addr >> 1] = np.uint16(raw & 0xFFFF)
-    elif nbytes == 4:
-        v[3][addr >> 2] = np.uint32(raw & 0xFFFFFFFF)
-    else:
-        v[4][addr >> 3] = raw
+def _put_index32(lanes, addr, shift, index):
+    """A 32-bit index (ORDER_ONLY_INDEX, D27) at byte addr through lanes of 2 or 4 bytes: the low lane holds it
+    (an index is below 2**16), a high 16-bit lane 0."""
+    lanes[addr >> shift] = index
+    if shift == 1:
+        lanes[(addr >> shift) + 1] = 0
 
 
 @njit(cache=True, inline="always")
@@ -86,7 +94,7 @@ def directed_key(raw, kind, op):
     return ~key if op == OP_MIN else key
 
 
-@njit(cache=True, inline="always")
+@internal
 def raw_of_key(t, kind, op, sat):
     """The bits written for directed key t: D35 saturation of half results (NaN -> +0, +-inf -> +-65504) and the
     canonical NaN (decisions.md)."""
@@ -126,38 +134,42 @@ def _half_key32(s, flip):
 
 
 @internal
-def gather_keys(v, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys):
+def gather_keys(ub, lanes_view, half_class, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys):
     """keys[i*L + j] = directed key of lane j of repeat i (SPEC 1.2 addressing), LOSER for masked lanes;
-    last_lanes >= 0: the last repeat has only its first last_lanes lanes (counter mode)."""
+    last_lanes >= 0: the last repeat has only its first last_lanes lanes (counter mode). lanes_view: the UB's lanes
+    of the element width (int_lanes); half_class: 0 for half elements, else None (the half-only path is compiled for
+    half alone)."""
     size = kind_size(kind)
     lanes = 256 // size
     epb = 32 // size
-    full = last_lanes < 0 and blk == 1
-    for j in range(lanes):
-        if not lane_active(lo, hi, j):
-            full = False
-    if full and kind == KIND_HALF:  # whole contiguous repeats: a branch-free loop per repeat (over a row slice:
-        flip = np.int32(-1) if op == OP_MIN else np.int32(0)  # numba vectorises no `h[e + j]`, see _max_half_run)
-        for i in range(nrep):
-            e = (src + i * rep_bytes) >> 1
-            row = v[0][e:e + lanes]
-            out = keys[i * lanes:(i + 1) * lanes]
-            for j in range(lanes):
-                k = _half_key32(np.int32(row[j]), flip)
-                out[j] = NAN_KEY if k == (1 << 20) else np.int64(k)
-        return
+    if half_class is not None:
+        full = last_lanes < 0 and blk == 1
+        for j in range(lanes):
+            if not lane_active(lo, hi, j):
+                full = False
+        if full:  # whole contiguous repeats: a branch-free loop per repeat (over a row slice: numba vectorises no
+            h16 = ub_as(ub, np.int16)  # `h[e + j]`, see _max_half_run)
+            flip = np.int32(-1) if op == OP_MIN else np.int32(0)
+            for i in range(nrep):
+                e = (src + i * rep_bytes) >> 1
+                row = h16[e:e + lanes]
+                out = keys[i * lanes:(i + 1) * lanes]
+                for j in range(lanes):
+                    k = _half_key32(np.int32(row[j]), flip)
+                    out[j] = NAN_KEY if k == (1 << 20) else np.int64(k)
+            return
     for i in range(nrep):
         base = src + i * rep_bytes
         n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
         for j in range(lanes):
             if j < n and lane_active(lo, hi, j):
-                keys[i * lanes + j] = directed_key(_raw(v, base + (j // epb) * blk * 32 + (j % epb) * size, kind),
-                                                   kind, op)
+                keys[i * lanes + j] = directed_key(
+                    _raw(lanes_view, base + (j // epb) * blk * 32 + (j % epb) * size, kind), kind, op)
             else:
                 keys[i * lanes + j] = LOSER
 
 
-@njit(cache=True, inline="always")
+@internal
 def _best(keys, off, n):
     """(largest key, its first position) of keys[off:off+n]: ties -> smallest position (D50)."""
     m = LOSER
@@ -221,61 +233,89 @@ def _group_active(lo, hi, n, g, group):
     return False
 
 
-@njit(cache=True, nogil=True)
-def group_extreme_kernel(ub, kind, sat, op, group, order, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
-                         last_lanes, fill, fill_raw):
-    """MAX/MIN of every group of `group` lanes (a repeat: ReduceRepeat; a DataBlock: ReduceDataBlock). Group g of
+@internal
+def _write_groups(lanes_view, kind, sat, op, group, order, dst, dst_rep_bytes, nrep, fill, fill_raw, group_best):
+    """Writes each group's result: group_best[0, i*G + g] is the best directed key of group g of repeat i (G groups
+    per repeat; LOSER: every lane of the group masked), group_best[1, ...] its position in the group. Group g of
     repeat i writes at dst + i*dst_rep_bytes + g*sizeof(T) in the layout `order` (D27, SPEC-2 8.1); a fully masked
     group writes fill_raw (then SAT) when `fill`, else nothing (8.2, D51). Returns the written bits and the element
     ordinal i*L + j of the best element over every repeat (D55)."""
     size = kind_size(kind)
+    shift = _shift(kind)
     lanes = 256 // size
-    # floats with every lane of contiguous blocks (WholeReduceMax/Min's common call): each group's keys scanned in
-    # int32 straight from the UB, vectorised; the same keys, ties and NaN as the int64 gather below
-    direct = kind == KIND_FLOAT and blk == 1 and last_lanes < 0
-    for j in range(lanes):
-        if not lane_active(lo, hi, j):
-            direct = False
     per_repeat = lanes // group
-    keys = np.empty(0 if direct else nrep * lanes, np.int64)
-    group_best = np.empty((2, nrep * per_repeat if direct else 0), np.int64)  # every group's key and lane
-    v = views(ub)
-    if direct:  # (every group read before any is written, as the gather)
-        flip = np.int32(-1) if op == OP_MIN else np.int32(0)
-        for i in range(nrep):
-            for g in range(per_repeat):
-                e = ((src + i * rep_bytes) >> 2) + g * group
-                group_best[0, i * per_repeat + g], group_best[1, i * per_repeat + g] = _best_float_run(
-                    v[2][e:e + group], flip)
-    else:
-        gather_keys(v, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys)
     best_t, best_at = LOSER, np.int64(-1)
     for i in range(nrep):
         for g in range(per_repeat):
             addr = dst + i * dst_rep_bytes + g * size
-            if direct:
-                m, j = group_best[0, i * per_repeat + g], group_best[1, i * per_repeat + g]
-            else:
-                m, j = _best(keys, i * lanes + g * group, group)
+            m, j = group_best[0, i * per_repeat + g], group_best[1, i * per_repeat + g]
             if m == LOSER:  # every lane of the group masked (ReduceDataBlock only)
                 if fill:
-                    _put(v, addr, size, raw_of_key(directed_key(fill_raw, kind, op), kind, op, sat))
+                    _put(lanes_view, addr, shift, raw_of_key(directed_key(fill_raw, kind, op), kind, op, sat))
                 continue
             lane = g * group + j
             if m > best_t:
                 best_t, best_at = m, i * lanes + lane
             value = raw_of_key(m, kind, op, sat)
             if order == VALUE_INDEX:
-                _put(v, addr, size, value)
-                _put(v, addr + size, size, lane)
+                _put(lanes_view, addr, shift, value)
+                _put(lanes_view, addr + size, shift, lane)
             elif order == INDEX_VALUE:
-                _put(v, addr, size, lane)
-                _put(v, addr + size, size, value)
+                _put(lanes_view, addr, shift, lane)
+                _put(lanes_view, addr + size, shift, value)
             elif order == ONLY_VALUE:
-                _put(v, addr, size, value)
+                _put(lanes_view, addr, shift, value)
             else:
-                _put(v, addr, 4, lane)
+                _put_index32(lanes_view, addr, shift, lane)
     return raw_of_key(best_t, kind, op, sat), best_at
+
+
+@njit(cache=True, nogil=True)
+def group_extreme_kernel(ub, kind, sat, op, group, order, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
+                         last_lanes, fill, fill_raw, width, half_class):
+    """MAX/MIN of every group of `group` lanes (a repeat: ReduceRepeat; a DataBlock: ReduceDataBlock), written by
+    _write_groups (layout `order`, fill_raw for a fully masked group when `fill`), which gives the return value.
+    width, half_class: the dtype class (group_classes): one specialisation per element width and half apart from
+    the 16-bit integers, so each first call compiles one width's lanes and half alone its whole-repeat path (issue
+    20: one kernel for every kind cost 4-5 s a first call)."""
+    lanes = 256 // kind_size(kind)
+    per_repeat = lanes // group
+    keys = np.empty(nrep * lanes, np.int64)
+    gather_keys(ub, int_lanes(ub, width), half_class, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys)
+    group_best = np.empty((2, nrep * per_repeat), np.int64)
+    for i in range(nrep):
+        for g in range(per_repeat):
+            group_best[0, i * per_repeat + g], group_best[1, i * per_repeat + g] = _best(keys, i * lanes + g * group,
+                                                                                         group)
+    return _write_groups(int_lanes(ub, width), kind, sat, op, group, order, dst, dst_rep_bytes, nrep, fill, fill_raw,
+                         group_best)
+
+
+@njit(cache=True, nogil=True)
+def group_extreme_float_rows_kernel(ub, kind, sat, op, group, order, dst, dst_rep_bytes, src, blk, rep_bytes, nrep,
+                                    lo, hi, last_lanes, fill, fill_raw, width, half_class):
+    """group_extreme_kernel for floats with every lane of contiguous blocks active (WholeReduceMax/Min's common
+    call; the API chooses it): each group's keys scanned in int32 straight from the UB, vectorised, with the same
+    keys, ties and NaN as the int64 gather. A kernel of its own, so neither call compiles the other's scan (issue
+    20). Same arguments (blk is 1, last_lanes < 0 and the mask full here)."""
+    lanes = 64
+    per_repeat = lanes // group
+    group_best = np.empty((2, nrep * per_repeat), np.int64)
+    i32 = ub_as(ub, np.int32)
+    flip = np.int32(-1) if op == OP_MIN else np.int32(0)
+    for i in range(nrep):  # every group read before any is written
+        for g in range(per_repeat):
+            e = ((src + i * rep_bytes) >> 2) + g * group
+            group_best[0, i * per_repeat + g], group_best[1, i * per_repeat + g] = _best_float_run(i32[e:e + group],
+                                                                                                   flip)
+    return _write_groups(int_lanes(ub, width), kind, sat, op, group, order, dst, dst_rep_bytes, nrep, fill, fill_raw,
+                         group_best)
+
+
+def group_classes(kind, size):
+    """The dtype-class markers (width, half_class) of the group MAX/MIN kernels for an element of kernel kind `kind`
+    and `size` bytes: the width marker (ubview.INT_WIDTHS), 0 for half else None."""
+    return INT_WIDTHS[size], (0 if kind == KIND_HALF else None)
 
 
 @njit(cache=True, nogil=True)
@@ -349,59 +389,74 @@ def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src
 # instead of thirteen keeps numba's dispatch cheap)
 (P_ALGO, P_KIND, P_OP, P_CAL_INDEX, P_DST, P_SRC, P_REP_BYTES, P_STEP, P_NREP, P_LO, P_HI, P_N, P_SEED,
  P_FIELDS) = range(14)
-ALGO_LEVELS, ALGO_PER_LANE = 0, 1
+ALGO_LEVELS, ALGO_PER_LANE, ALGO_LEVELS_HALF_RUNS, ALGO_PER_LANE_HALF_COUNT = 0, 1, 2, 3
 
 
 # One entry kernel per algorithm, both taking (ub, sat, plan) as ReduceSum's take one argument list (jit/reduce.py):
 # a call compiles its own device's algorithm only (issue 20). Each returns the written value bits.
 @njit(cache=True, nogil=True)
-def max_min_levels_kernel(ub, sat, p):
+def max_min_levels_kernel(ub, sat, p, width):
     """Non-950 algorithm (SPEC-2 8.3.2, D52) with the call plan p (P_* fields): per repeat (value, lane) with D50
     and the value saturated; the best repeat (ties -> earliest); index = r*step + lane. tail >= 0 (count form): the
-    `tail` elements after the nrep full repeats are compared last and win only strictly."""
+    `tail` elements after the nrep full repeats are compared last and win only strictly. width: the element width's
+    marker (ubview.INT_WIDTHS): one specialisation per width."""
     kind, op, cal_index, dst, src = p[P_KIND], p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC]
     rep_bytes, step, nrep, lo, hi, tail = p[P_REP_BYTES], p[P_STEP], p[P_NREP], p[P_LO], p[P_HI], p[P_N]
     size = kind_size(kind)
+    shift = _shift(kind)
     lanes = 256 // size
-    v = views(ub)
+    lanes_view = int_lanes(ub, width)
     one, none = np.int64(1), np.int64(-1)  # int64 values, not literals: one gather_keys signature (issue 20)
     best_t, best_raw, index = LOSER, np.int64(0), np.int64(0)
-    if kind == KIND_HALF and lo == -1 and hi == -1:
-        # whole contiguous repeats (the count form): the per-repeat maxima in one vectorised pass, the lane of the
-        # winning repeat only (the other repeats' lanes never reach dst)
-        h16 = ub_as(ub, np.int16)
-        flip = np.int32(-1) if op == OP_MIN else np.int32(0)
-        best_r, best_m = 0, np.int32(0)
-        for r in range(nrep):
-            e = (src + r * rep_bytes) >> 1
-            m32 = _max_half_run(h16[e:e + lanes], flip)
-            m = NAN_KEY if m32 == (1 << 20) else np.int64(m32)
-            raw = raw_of_key(m, kind, op, sat)   # written to tmp: saturation applies per repeat
-            t = directed_key(raw, kind, op)
-            if t > best_t:
-                best_t, best_raw, best_r, best_m = t, raw, r, m32
-        e = (src + best_r * rep_bytes) >> 1
-        index = best_r * step + _find_half_run(h16[e:e + lanes], flip, best_m)
-    else:
-        keys = np.empty(nrep * lanes, np.int64)
-        gather_keys(v, kind, op, src, one, rep_bytes, nrep, lo, hi, none, keys)
-        for r in range(nrep):
-            m, j = _best(keys, r * lanes, lanes)
-            raw = raw_of_key(m, kind, op, sat)   # written to tmp: saturation applies per repeat
-            t = directed_key(raw, kind, op)
-            if t > best_t:
-                best_t, best_raw, index = t, raw, r * step + j
+    keys = np.empty(nrep * lanes, np.int64)
+    gather_keys(ub, lanes_view, None, kind, op, src, one, rep_bytes, nrep, lo, hi, none, keys)
+    for r in range(nrep):
+        m, j = _best(keys, r * lanes, lanes)
+        raw = raw_of_key(m, kind, op, sat)   # written to tmp: saturation applies per repeat
+        t = directed_key(raw, kind, op)
+        if t > best_t:
+            best_t, best_raw, index = t, raw, r * step + j
     if tail > 0:
         tkeys = np.empty(lanes, np.int64)
-        gather_keys(v, kind, op, src + nrep * lanes * size, one, np.int64(256), one, none, none, tail, tkeys)
+        gather_keys(ub, lanes_view, None, kind, op, src + nrep * lanes * size, one, np.int64(256), one, none, none,
+                    tail, tkeys)
         m, j = _best(tkeys, 0, lanes)
         raw = raw_of_key(m, kind, op, sat)
         t = directed_key(raw, kind, op)
         if t > best_t:
             best_raw, index = raw, nrep * lanes + j
-    _put(v, dst, size, best_raw)
+    _put(lanes_view, dst, shift, best_raw)
     if cal_index:
-        _put(v, dst + size, size, index)
+        _put(lanes_view, dst + size, shift, index)
+    return best_raw
+
+
+@njit(cache=True, nogil=True)
+def max_min_half_runs_kernel(ub, sat, p, width):
+    """max_min_levels_kernel for halves with every lane active (the count form, an unmasked high-dim call): each
+    repeat's extreme in one vectorised scan of its row (_max_half_run), then the lane of the winning repeat only
+    (the other repeats' lanes never reach dst). A kernel of its own, so such a call compiles no lane gather (issue
+    20). The count form's tail is repeat nrep, shorter (its rep_bytes is 256 and its step L, so r*step and
+    src + r*rep_bytes hold for it too); it wins only strictly, as every repeat after the first."""
+    op, cal_index, dst, src = p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC]
+    rep_bytes, step, nrep, tail = p[P_REP_BYTES], p[P_STEP], p[P_NREP], p[P_N]
+    h16 = ub_as(ub, np.int16)
+    flip = np.int32(-1) if op == OP_MIN else np.int32(0)
+    best_t, best_raw, best_r, best_m = LOSER, np.int64(0), 0, np.int32(0)
+    for r in range(nrep + (1 if tail > 0 else 0)):
+        e = (src + r * rep_bytes) >> 1
+        m32 = _max_half_run(h16[e:e + (128 if r < nrep else tail)], flip)
+        m = NAN_KEY if m32 == (1 << 20) else np.int64(m32)
+        raw = raw_of_key(m, KIND_HALF, op, sat)   # written to tmp: saturation applies per repeat
+        t = directed_key(raw, KIND_HALF, op)
+        if t > best_t:
+            best_t, best_raw, best_r, best_m = t, raw, r, m32
+    e = (src + best_r * rep_bytes) >> 1
+    index = best_r * step + _find_half_run(h16[e:e + (128 if best_r < nrep else tail)], flip, best_m)
+    lanes_view = int_lanes(ub, width)
+    _put(lanes_view, dst, 1, best_raw)
+    if cal_index:
+        _put(lanes_view, dst + 2, 1, index)
     return best_raw
 
 
@@ -450,19 +505,20 @@ def _per_lane_half_count(h16, op, src, rep_bytes, nrep, count, seed):
 
 
 @njit(cache=True, nogil=True)
-def max_min_per_lane_kernel(ub, sat, p):
+def max_min_per_lane_kernel(ub, sat, p, width):
     """950 algorithm (SPEC-2 8.3.3, D53) with the call plan p (P_* fields): one accumulator per lane seeded with
     the seed, updated by one SAT(ext) per repeat, its index moved when the value changes (IEEE !=); then the extreme
     over the lanes P and the smallest index among the lanes holding it (IEEE ==), 0xFFFE / 0xFFFFFFFE when there is
     none (a NaN result). count >= 0: lane j of repeat r is active iff r*V + j < count and P is every lane; else the
     mask (lo, hi) selects the active lanes and P. Repeat r is read at src + r*rep_bytes; indices advance by `step`
-    per repeat."""
+    per repeat. width: the element width's marker (ubview.INT_WIDTHS): one specialisation per width."""
     kind, op, cal_index, dst, src = p[P_KIND], p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC]
     rep_bytes, step, nrep, lo, hi, count = p[P_REP_BYTES], p[P_STEP], p[P_NREP], p[P_LO], p[P_HI], p[P_N]
     seed_raw = p[P_SEED]
     size = kind_size(kind)
+    shift = _shift(kind)
     lanes = 256 // size if size < 8 else 64  # 64-bit types: two registers of 32 lanes
-    v = views(ub)
+    lanes_view = int_lanes(ub, width)
     seed = directed_key(seed_raw, kind, op)
     acc = np.empty(lanes, np.int64)
     idx = np.empty(lanes, np.int64)
@@ -471,18 +527,11 @@ def max_min_per_lane_kernel(ub, sat, p):
         idx[j] = j
     exact = not (sat and kind == KIND_HALF)  # no saturation: SAT is the identity on keys
     is_float = kind == KIND_HALF or kind == KIND_FLOAT
-    if kind == KIND_HALF and exact and count >= 0:
-        vkey, index = _per_lane_half_count(ub_as(ub, np.int16), op, src, rep_bytes, nrep, count, seed)
-        value = raw_of_key(vkey, kind, op, sat)
-        _put(v, dst, size, value)
-        if cal_index:
-            _put(v, dst + size, size, index)
-        return value
     for r in range(nrep):
         base = src + r * rep_bytes
         for j in range(lanes):
             if (r * lanes + j < count) if count >= 0 else lane_active(lo, hi, j):
-                x = directed_key(_raw(v, base + j * size, kind), kind, op)
+                x = directed_key(_raw(lanes_view, base + j * size, kind), kind, op)
                 if exact:
                     # new = max(acc, x) differs from acc (IEEE) iff x wins, unless acc = -0/+0 and x the other zero
                     # (directed keys -1 and 0); a NaN lane's index never matters (its value matches nothing)
@@ -508,10 +557,30 @@ def max_min_per_lane_kernel(ub, sat, p):
                 index = idx[j]
     if index < 0:
         index = np.int64(0xFFFE) if size == 2 else np.int64(0xFFFFFFFE)
-    _put(v, dst, size, value)
+    _put(lanes_view, dst, shift, value)
     if cal_index:
-        _put(v, dst + size, size, index)
+        _put(lanes_view, dst + size, shift, index)
     return value
 
 
-MAX_MIN_KERNELS = {ALGO_LEVELS: max_min_levels_kernel, ALGO_PER_LANE: max_min_per_lane_kernel}
+@njit(cache=True, nogil=True)
+def max_min_per_lane_half_count_kernel(ub, sat, p, width):
+    """max_min_per_lane_kernel for halves without saturation whose lanes are active by count (the count form,
+    counter mode): _per_lane_half_count's two vectorised passes instead of the lane walk. A kernel of its own, chosen
+    per call (saturation is the core's state), so such a call compiles no lane walk (issue 20). Same arguments."""
+    op, cal_index, dst, src = p[P_OP], p[P_CAL_INDEX] != 0, p[P_DST], p[P_SRC]
+    rep_bytes, nrep, count = p[P_REP_BYTES], p[P_NREP], p[P_N]
+    seed = directed_key(p[P_SEED], KIND_HALF, op)
+    vkey, index = _per_lane_half_count(ub_as(ub, np.int16), op, src, rep_bytes, nrep, count, seed)
+    value = raw_of_key(vkey, KIND_HALF, op, sat)
+    lanes_view = int_lanes(ub, width)
+    _put(lanes_view, dst, 1, value)
+    if cal_index:
+        _put(lanes_view, dst + 2, 1, index)
+    return value
+
+
+# each algorithm's kernels without and with half saturation (the core's state when the call runs)
+MAX_MIN_KERNELS = {ALGO_LEVELS: (max_min_levels_kernel,) * 2, ALGO_PER_LANE: (max_min_per_lane_kernel,) * 2,
+                   ALGO_LEVELS_HALF_RUNS: (max_min_half_runs_kernel,) * 2,
+                   ALGO_PER_LANE_HALF_COUNT: (max_min_per_lane_half_count_kernel, max_min_per_lane_kernel)}

@@ -48,6 +48,12 @@ def _ol_ub_as(ub, dtype):
     return lambda ub, dtype: _reinterpret(ub, dtype)
 
 
+# The width markers (int_lanes' `width`): a marker's *type* is the element width, as the unsigned integer of that
+# width, so a kernel taking one compiles one width's lane view and code alone (issue 20: a first int16 And compiled
+# all eight integer views); the value is the width in bytes, so the API's entry keys of the widths differ
+# (np.uint16(0) == np.uint32(0)).
+INT_WIDTHS = {1: np.uint8(1), 2: np.uint16(2), 4: np.uint32(4), 8: np.uint64(8)}
+
 # The lane type of each width marker's type: the unsigned integers of 1, 2 and 4 bytes, and int64 for 8 bytes (the
 # 64-bit lanes hold the bit pattern in an int64, as the kernels' int64 buffers do).
 _LANES = {np.dtype(np.uint8): np.uint8, np.dtype(np.uint16): np.uint16, np.dtype(np.uint32): np.uint32,
