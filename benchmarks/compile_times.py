@@ -6,6 +6,8 @@
     python benchmarks/compile_times.py --only none --suite                # the default suite alone
     python benchmarks/compile_times.py --no-families --only "Reduce,Cast,Compare,Select,DataCopyPad,Gather,Reg VF"
                                                       # every instruction outside the element-wise family
+    python benchmarks/compile_times.py --no-families --only ReduceMax --root /work/main --against /work/base
+                                                      # the same cases on two checkouts, alternating
 
 Every measurement runs in a fresh Python process with NUMBA_NUM_THREADS=1. "cold": NUMBA_CACHE_DIR is a new empty
 directory; "warm": a second process with the same directory. A first call is timed alone (tensors are made before
@@ -22,6 +24,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -64,6 +67,9 @@ EXTRA_CASES = [
     ("ReduceSum high-dim", "ascend950", "half", REDUCE_SETUP, "aj.ReduceSum(dst, src, tmp, 128, 4, 8)"),
     ("ReduceSum count", "ascend950", "int32", REDUCE_SETUP, "aj.ReduceSum(dst, src, tmp, 1000)"),
     ("ReduceSum count", "ascend950", "int64", REDUCE_SETUP, "aj.ReduceSum(dst, src, tmp, 300)"),
+    ("ReduceMax count", "ascend950", "half", REDUCE_SETUP, "aj.ReduceMax(dst, src, tmp, 1000, True)"),
+    ("ReduceMax count", "atlas-a2", "float", REDUCE_SETUP, "aj.ReduceMax(dst, src, tmp, 1000, True)"),
+    ("WholeReduceMax high-dim", "atlas-a2", "float", REDUCE_SETUP, "aj.WholeReduceMax(dst, src, 64, 4, 1, 1, 8)"),
     ("Add high-dim", "atlas-a2", "half",
      "core = aj.Core({device!r})\na, b, c = (core.local_tensor({dtype!r}, 512) for _ in range(3))\n",
      "aj.Add(c, a, b, 128, 4, aj.BinaryRepeatParams())"),
@@ -177,6 +183,22 @@ def suite(root):
     return out
 
 
+def against(base, root, todo, rounds):
+    """Each case's cold first call on `base` and `root`, alternating which goes first, `rounds` times: CPU medians."""
+    lines = [f"| first call | device, dtype | {base.name} cold CPU | {root.name} cold CPU |", "|---|---|---|---|"]
+    for case in todo:
+        cpu = {base: [], root: []}
+        for r in range(rounds):
+            for checkout in ((base, root) if r % 2 == 0 else (root, base)):
+                with tempfile.TemporaryDirectory(prefix="aj-numba-cache-") as cache_dir:
+                    cpu[checkout].append(_child(checkout, cache_dir, case)["cpu"])
+        lines.append(f"| {case['name']} | {case['device']}, {case['dtype']} | {statistics.median(cpu[base]):.2f} s | "
+                     f"{statistics.median(cpu[root]):.2f} s |")
+        print(lines[-1], file=sys.stderr, flush=True)
+    print("\n".join(lines))
+    return 0
+
+
 def table(results):
     lines = ["| first call | device, dtype | cold wall | cold CPU | specialisations (package / all) | warm wall | "
              "warm CPU |", "|---|---|---|---|---|---|---|"]
@@ -197,6 +219,9 @@ def main(argv=None):
     p.add_argument("--exclude", help="comma-separated substrings: skip the cases whose name contains one")
     p.add_argument("--suite", action="store_true", help="also the default test suite, cold then warm")
     p.add_argument("--json", help="write every figure as JSON")
+    p.add_argument("--against", help="another checkout: each case's cold first call on both, alternating (the "
+                   "machine's phases hit both alike), --rounds times; prints the CPU medians")
+    p.add_argument("--rounds", type=int, default=2, help="rounds of --against (default 2)")
     args = p.parse_args(argv)
     root = Path(args.root).resolve()
     todo = cases(root, not args.no_families)
@@ -204,6 +229,8 @@ def main(argv=None):
         todo = [c for c in todo if any(s in c["name"] for s in args.only.split(","))]
     if args.exclude:
         todo = [c for c in todo if not any(s in c["name"] for s in args.exclude.split(","))]
+    if args.against:
+        return against(Path(args.against).resolve(), root, todo, args.rounds)
     results = []
     for case in todo:
         results.append(measure(root, case))
