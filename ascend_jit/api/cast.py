@@ -5,7 +5,7 @@ from functools import lru_cache
 from ..core import continuous_mask_words, count_call_effect
 from ..enums import RoundMode
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDTypeError
-from ..jit.convert import cast_contiguous, cast_strided
+from ..jit.convert import cast_strided, count_kernel
 from ..jit.direct import EntryTable
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor, known_device
@@ -31,10 +31,12 @@ def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, r
         if key is not None:
             call = _COUNT_CALLS.get(key)
             if call is not None:
-                run, s, d, mode, n, effect = call
+                kernels, s, d, mode, n, effect = call
                 core = dst._core
                 truncate, saturate = _flags(core, s, d)
-                run(core.ub, s.kind, d.kind, mode, truncate, saturate, dst._addr, src._addr, n)
+                args = (core.ub, s.kind, d.kind, mode, truncate, saturate, dst._addr, src._addr, n)
+                kernel = kernels[saturate]
+                _ENTRIES.get(kernel, kernel, args)(*args)
                 if effect is not None:
                     core._apply_mask_effect(effect)
                 return
@@ -91,7 +93,8 @@ def _flags(core, s, d):
 
 # --- count form ---------------------------------------------------------------------------------------------------
 _ENTRIES = EntryTable()
-_COUNT_CALLS = {}   # the count form's validated call shapes (_count_key) -> (entry, s, d, mode, count, mask effect)
+_COUNT_CALLS = {}   # the count form's validated call shapes (_count_key) -> ((kernel without, with saturation), s,
+#                     d, mode, count, mask effect)
 _COUNT_CALLS_MAX = 8192
 
 
@@ -124,8 +127,8 @@ def cast_count(dst, src, round_mode, count, fast_key=None):
                       writes=[(("dst", dst.addr, count * d.size), dst)])
     truncate, saturate = _flags(core, s, d)
     args = (core.ub, s.kind, d.kind, mode, truncate, saturate, dst.addr, src.addr, count)
-    run = _ENTRIES.get(cast_contiguous, cast_contiguous, args)
-    run(*args)
+    kernel = count_kernel(s.kind, d.kind, mode, saturate)
+    _ENTRIES.get(kernel, kernel, args)(*args)
     lanes = 256 // max(s.size, d.size)
     effect = count_call_effect(core.spec, count % lanes or lanes)
     if effect is not None:
@@ -133,7 +136,8 @@ def cast_count(dst, src, round_mode, count, fast_key=None):
     if fast_key is not None:
         if len(_COUNT_CALLS) >= _COUNT_CALLS_MAX:
             _COUNT_CALLS.clear()
-        _COUNT_CALLS[fast_key] = (run, s, d, mode, count, effect)
+        _COUNT_CALLS[fast_key] = (tuple(count_kernel(s.kind, d.kind, mode, sat) for sat in (False, True)), s, d, mode,
+                                  count, effect)
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
@@ -179,7 +183,8 @@ def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask):
     truncate, saturate = _flags(core, s, d)
     if contiguous:
         n = (repeat - 1) * wide.lanes_per_repeat + (last if last >= 0 else wide.lanes_per_repeat)
-        cast_contiguous(core.ub, s.kind, d.kind, mode, truncate, saturate, dst.addr, src.addr, n)
+        count_kernel(s.kind, d.kind, mode, saturate)(core.ub, s.kind, d.kind, mode, truncate, saturate, dst.addr,
+                                                     src.addr, n)
         return
     cast_strided(core.ub, s.kind, d.kind, mode, truncate, saturate, dst.addr, src.addr, p.dstBlkStride,
                  p.srcBlkStride, p.dstRepStride, p.srcRepStride, repeat, as_signed64(plan.lo), as_signed64(plan.hi),

@@ -5,7 +5,8 @@ every source type (floats from their fields, integers with e = 0). Rounding to a
 then one integer routine on the discarded tail (SPEC-2 7.3, D45): RINT ties to even, FLOOR, CEIL, ROUND ties away
 from zero, TRUNC, ODD sticky. The overflow rules arrive as two flags the API layer derives per pair (D45, D46):
 `trunc` (integer destinations keep the low bits) and `sat` (half/bf16 destinations map +-inf to +-MAX and NaN to +0).
-The common widenings and float->half/bf16 RINT take vectorised fast paths with the same bits.
+The common widenings and float->half/bf16 RINT take vectorised loops with the same bits (vector_run); the count
+form compiles them as a kernel of their own.
 """
 import numpy as np
 from numba import njit
@@ -218,37 +219,77 @@ def _floor_half_run(sk, dk, mode, sv, dv, bits, sat, n):
                 dv[i] = np.uint16(convert_bits(sk, dk, mode, n < 0, sat, _U64(bits[i])))
 
 
-@njit(cache=True)
-def convert_run(sk, dk, mode, trunc, sat, d, s, n):
-    """d[:n] = convert(s[:n]) on packed byte arrays (dst and src never overlap unless of one size, D34)."""
-    if sk == KIND_HALF and dk == KIND_FLOAT:  # exact widenings: vectorised
+@njit(cache=True, inline="always")
+def vector_pair(sk, dk, mode, sat):
+    """Whether the pair and mode take one of vector_run's vectorised loops (the API asks through `.py_func` to pick
+    the count form's kernel, so both sides name the same pairs)."""
+    if dk == KIND_FLOAT:
+        return sk == KIND_HALF or sk == KIND_BF16  # exact widenings
+    if sk == KIND_FLOAT and mode == MODE_RINT:
+        return dk == KIND_HALF or (dk == KIND_BF16 and not sat)
+    return False
+
+
+@internal
+def vector_run(sk, dk, sat, d, s, n):
+    """d[:n] = convert(s[:n]) for a vector_pair: one vectorised loop, the same bits as convert_bits."""
+    if dk == KIND_FLOAT:
         sv, dv = ub_as(s, np.uint16), ub_as(d, np.uint32)
-        for i in range(n):
-            dv[i] = float_store_bits(half_bits_to_f32(sv[i]))
-    elif sk == KIND_BF16 and dk == KIND_FLOAT:
-        sv, dv = ub_as(s, np.uint16), ub_as(d, np.uint32)
-        for i in range(n):
-            dv[i] = float_store_bits(bf16_bits_to_f32(sv[i]))
-    elif sk == KIND_FLOAT and dk == KIND_HALF and mode == MODE_RINT:  # RNE: the hardware conversion
+        if sk == KIND_HALF:
+            for i in range(n):
+                dv[i] = float_store_bits(half_bits_to_f32(sv[i]))
+        else:
+            for i in range(n):
+                dv[i] = float_store_bits(bf16_bits_to_f32(sv[i]))
+    else:
         sv, dv = ub_as(s, np.float32), ub_as(d, np.uint16)
-        for i in range(n):
-            dv[i] = half_store_bits(round_half(sv[i], sat))
-    elif sk == KIND_FLOAT and dk == KIND_HALF and mode == MODE_FLOOR:  # softmax's final cast: see _floor_half_run
+        if dk == KIND_HALF:  # RNE: the hardware conversion
+            for i in range(n):
+                dv[i] = half_store_bits(round_half(sv[i], sat))
+        else:
+            for i in range(n):
+                dv[i] = f32_to_bf16_bits(sv[i])
+
+
+@internal
+def scalar_run(sk, dk, mode, trunc, sat, d, s, n):
+    """d[:n] = convert(s[:n]) for every pair element by element through convert_bits, float -> half CAST_FLOOR
+    through _floor_half_run."""
+    if sk == KIND_FLOAT and dk == KIND_HALF and mode == MODE_FLOOR:  # softmax's final cast: see _floor_half_run
         _floor_half_run(sk, dk, mode, ub_as(s, np.float32), ub_as(d, np.uint16), ub_as(s, np.uint32), sat, n)
-    elif sk == KIND_FLOAT and dk == KIND_BF16 and mode == MODE_RINT and not sat:
-        sv, dv = ub_as(s, np.float32), ub_as(d, np.uint16)
-        for i in range(n):
-            dv[i] = f32_to_bf16_bits(sv[i])
     else:
         ss, ds = kind_size(sk), kind_size(dk)
         for i in range(n):
             _store(d, ds, i, convert_bits(sk, dk, mode, trunc, sat, _load(s, ss, i)))
 
 
+@njit(cache=True)
+def convert_run(sk, dk, mode, trunc, sat, d, s, n):
+    """d[:n] = convert(s[:n]) on packed byte arrays (dst and src never overlap unless of one size, D34)."""
+    if vector_pair(sk, dk, mode, sat):
+        vector_run(sk, dk, sat, d, s, n)
+    else:
+        scalar_run(sk, dk, mode, trunc, sat, d, s, n)
+
+
+# The count form's two kernels (the API picks one with vector_pair): a first Cast compiles either the vectorised
+# loops or the element routine, not both (issue 20: together 3.3 s of a first half -> float Cast). Either gives the
+# same bits for every pair; the choice is speed.
 @njit(cache=True, nogil=True)
 def cast_contiguous(ub, sk, dk, mode, trunc, sat, dst, src, n):
-    """The count form (and default-stride high-dim calls): n consecutive elements."""
-    convert_run(sk, dk, mode, trunc, sat, ub[dst:dst + n * kind_size(dk)], ub[src:src + n * kind_size(sk)], n)
+    """The count form (and default-stride high-dim calls): n consecutive elements, element by element."""
+    scalar_run(sk, dk, mode, trunc, sat, ub[dst:dst + n * kind_size(dk)], ub[src:src + n * kind_size(sk)], n)
+
+
+@njit(cache=True, nogil=True)
+def cast_contiguous_vector(ub, sk, dk, mode, trunc, sat, dst, src, n):
+    """cast_contiguous for a vector_pair: one vectorised loop."""
+    vector_run(sk, dk, sat, ub[dst:dst + n * kind_size(dk)], ub[src:src + n * kind_size(sk)], n)
+
+
+def count_kernel(sk, dk, mode, sat):
+    """The count form's kernel for the pair, mode and saturation flag."""
+    return cast_contiguous_vector if vector_pair.py_func(sk, dk, mode, sat) else cast_contiguous
 
 
 @njit(cache=True, nogil=True)
