@@ -648,16 +648,23 @@ _KERNELS = {"binary": _BINARY_KERNELS, "scalar": _BINARY_KERNELS, "unary": _UNAR
 # a class of its own.
 # The binary kernels take four class markers and then four op-group markers (K.BINARY_OP_GROUPS), so a first call
 # compiles its group's loops alone: _BINARY_HALF[group], ..., _BINARY_INT[size][group].
-_GROUPS = tuple(tuple(0 if g == group else None for g in range(4)) for group in range(4))  # group k: marker k is 0
+def _group_markers(count):
+    """The op-group markers of `count` groups, per group: group k's tuple has 0 at k and None elsewhere."""
+    return tuple(tuple(0 if g == group else None for g in range(count)) for group in range(count))
+
+
+_GROUPS = _group_markers(len(set(K.BINARY_OP_GROUPS.values())))
 _BINARY_HALF, _BINARY_HALF_FTZ, _BINARY_FLOAT = (tuple((*cls, *groups) for groups in _GROUPS) for cls in
                                                  ((0, None, None, None), (None, 0, None, None), (None, None, 0, None)))
 _BINARY_INT = {size: tuple((None, None, None, width, *groups) for groups in _GROUPS)
                for size, width in K.INT_WIDTHS.items()}
-# The unary kernels' float classes are split by op group (K.UNARY_OP_GROUPS: four markers after the class's three),
-# so a first half Exp compiles no Ln or square-root lanes: _HALF_CLASS[group], _FLOAT_CLASS[group].
-_HALF_CLASS = tuple((0, None, None) + groups for groups in _GROUPS)
-_FLOAT_CLASS = tuple((None, 0, None) + groups for groups in _GROUPS)
-_INT_CLASS = {size: (None, None, width, None, None, None, None) for size, width in K.INT_WIDTHS.items()}
+# The unary kernels' float classes are split by op group (K.UNARY_OP_GROUPS: six markers after the class's three),
+# so a first half Exp compiles no Ln or square-root lanes, a first Sqrt no Rsqrt or Reciprocal lanes:
+# _HALF_CLASS[group], _FLOAT_CLASS[group].
+_UNARY_GROUPS = _group_markers(len(set(K.UNARY_OP_GROUPS.values())))
+_HALF_CLASS = tuple((0, None, None) + groups for groups in _UNARY_GROUPS)
+_FLOAT_CLASS = tuple((None, 0, None) + groups for groups in _UNARY_GROUPS)
+_INT_CLASS = {size: (None, None, width) + (None,) * len(_UNARY_GROUPS) for size, width in K.INT_WIDTHS.items()}
 _TERNARY_HALF, _TERNARY_MIXED, _TERNARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
 _TERNARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
 _NO_CLASS = ()
