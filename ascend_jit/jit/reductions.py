@@ -61,6 +61,14 @@ def _put(lanes, addr, shift, raw):
 
 
 @njit(cache=True, inline="always")
+def _put_result(lanes, dst, shift, value, cal_index, index):
+    """ReduceMax/ReduceMin's dst: the value, and with cal_index the index in the element after it (SPEC-2 8.3)."""
+    _put(lanes, dst, shift, value)
+    if cal_index:
+        _put(lanes, dst + (1 << shift), shift, index)
+
+
+@njit(cache=True, inline="always")
 def _put_index32(lanes, addr, shift, index):
     """A 32-bit index (ORDER_ONLY_INDEX, D27) at byte addr through lanes of 2 or 4 bytes: the low lane holds it
     (an index is below 2**16), a high 16-bit lane 0."""
@@ -425,9 +433,7 @@ def max_min_levels_kernel(ub, sat, p, width):
         t = directed_key(raw, kind, op)
         if t > best_t:
             best_raw, index = raw, nrep * lanes + j
-    _put(lanes_view, dst, shift, best_raw)
-    if cal_index:
-        _put(lanes_view, dst + size, shift, index)
+    _put_result(lanes_view, dst, shift, best_raw, cal_index, index)
     return best_raw
 
 
@@ -454,9 +460,7 @@ def max_min_half_runs_kernel(ub, sat, p, width):
     e = (src + best_r * rep_bytes) >> 1
     index = best_r * step + _find_half_run(h16[e:e + (128 if best_r < nrep else tail)], flip, best_m)
     lanes_view = int_lanes(ub, width)
-    _put(lanes_view, dst, 1, best_raw)
-    if cal_index:
-        _put(lanes_view, dst + 2, 1, index)
+    _put_result(lanes_view, dst, 1, best_raw, cal_index, index)
     return best_raw
 
 
@@ -557,9 +561,7 @@ def max_min_per_lane_kernel(ub, sat, p, width):
                 index = idx[j]
     if index < 0:
         index = np.int64(0xFFFE) if size == 2 else np.int64(0xFFFFFFFE)
-    _put(lanes_view, dst, shift, value)
-    if cal_index:
-        _put(lanes_view, dst + size, shift, index)
+    _put_result(lanes_view, dst, shift, value, cal_index, index)
     return value
 
 
@@ -574,9 +576,7 @@ def max_min_per_lane_half_count_kernel(ub, sat, p, width):
     vkey, index = _per_lane_half_count(ub_as(ub, np.int16), op, src, rep_bytes, nrep, count, seed)
     value = raw_of_key(vkey, KIND_HALF, op, sat)
     lanes_view = int_lanes(ub, width)
-    _put(lanes_view, dst, 1, value)
-    if cal_index:
-        _put(lanes_view, dst + 2, 1, index)
+    _put_result(lanes_view, dst, 1, value, cal_index, index)
     return value
 
 
