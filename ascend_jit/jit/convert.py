@@ -221,8 +221,8 @@ def _floor_half_run(sk, dk, mode, sv, dv, bits, sat, n):
 
 @njit(cache=True, inline="always")
 def vector_pair(sk, dk, mode, sat):
-    """Whether the pair and mode take one of vector_run's vectorised loops (the API asks through `.py_func` to pick
-    the count form's kernel, so both sides name the same pairs)."""
+    """Whether the pair and mode take one of vector_run's vectorised loops (the API asks the plain function,
+    count_kernel, to pick the count form's kernel, so both sides name the same pairs)."""
     if dk == KIND_FLOAT:
         return sk == KIND_HALF or sk == KIND_BF16  # exact widenings
     if sk == KIND_FLOAT and mode == MODE_RINT:
@@ -287,9 +287,12 @@ def cast_contiguous_vector(ub, sk, dk, mode, trunc, sat, dst, src, n):
     vector_run(sk, dk, sat, ub[dst:dst + n * kind_size(dk)], ub[src:src + n * kind_size(sk)], n)
 
 
+_VECTOR_PAIR = getattr(vector_pair, "py_func", vector_pair)  # plain Python (vector_pair itself without the JIT)
+
+
 def count_kernel(sk, dk, mode, sat):
     """The count form's kernel for the pair, mode and saturation flag."""
-    return cast_contiguous_vector if vector_pair.py_func(sk, dk, mode, sat) else cast_contiguous
+    return cast_contiguous_vector if _VECTOR_PAIR(sk, dk, mode, sat) else cast_contiguous
 
 
 @njit(cache=True, nogil=True)
