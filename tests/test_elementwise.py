@@ -1244,9 +1244,10 @@ def test_half_binary_forms_share_one_compiled_half_run():
 
 def test_every_call_shape_has_its_op_group_marker():
     """Issue 20: the binary and unary kernels run only the loops of the op group whose marker is not None
-    (jit/elementwise.py BINARY_OP_GROUPS, UNARY_OP_GROUPS), so a call whose markers named no group, or another
+    (jit/elementwise.py BINARY_OP_GROUPS, unary_op_group), so a call whose markers named no group, or another
     group, would leave dst unwritten or run another op. Every row (ShiftRight's rounding row too), device, dtype
-    pair and FTZ setting: one dtype class, and the row's own op group (the integer unary lanes take none)."""
+    pair and FTZ / Rsqrt-through-Div setting: one dtype class, and the row's own op group (the integer unary lanes
+    take none)."""
     from ascend_jit.jit import elementwise as K
     for row in [*E.OPS.values(), E.SHIFT_RIGHT_ROUND]:
         if row.arity not in ("binary", "scalar", "unary", "copy"):
@@ -1254,17 +1255,16 @@ def test_every_call_shape_has_its_op_group_marker():
         for device in aj.SUPPORTED_NAMES:
             for name in row.dtypes.get(device, ()):
                 dtype = resolve(name)
-                for flags in (0, K.FTZ):
+                for flags in (0, K.FTZ, K.RSQRT_VIA_DIV):
                     classes = E._classes(row, dtype, flags, dtype.kind)
                     split = 4 if row.arity in ("binary", "scalar") else 3
                     cls, groups = classes[:split], classes[split:]
-                    table = K.BINARY_OP_GROUPS if row.arity in ("binary", "scalar") else K.UNARY_OP_GROUPS
-                    assert len(groups) == len(set(table.values())) and sum(c is not None for c in cls) == 1, \
-                        (row, name)
+                    count = len(set(K.BINARY_OP_GROUPS.values())) if split == 4 else K.UNARY_GROUP_COUNT
+                    assert len(groups) == count and sum(c is not None for c in cls) == 1, (row, name)
                     if row.arity in ("binary", "scalar"):
                         want = K.BINARY_OP_GROUPS[row.code]
                     elif dtype.is_float and not row.bitwise and row.arity == "unary":
-                        want = K.UNARY_OP_GROUPS[row.code]
+                        want = K.unary_op_group(row.code, flags)  # (the 950's INTRINSIC Rsqrt: its Div group)
                     else:  # Copy, Not and the integer unary ops: the integer lanes, no op group
                         want = None
                     assert [k for k, g in enumerate(groups) if g is not None] == ([] if want is None else [want])
@@ -1303,11 +1303,11 @@ def test_a_dtype_class_compiles_its_own_widths_only(tmp_path):
         "print(*(str(sig[-8:]).replace(' ', '') for sig in halves),\n"
         "      *(str(sig[-3:]).replace(' ', '') for sig in K.half_binary_run.signatures))\n"
         "aj.Exp(h[0], h[1], 256)\n"
-        "print(*(str(sig[-6:]).replace(' ', '') for sig in K._unary_float_chunk.signatures))\n")
+        "print(*(str(sig[-7:]).replace(' ', '') for sig in K._unary_float_chunk.signatures))\n")
     env = dict(os.environ, PYTHONPATH=os.getcwd(), NUMBA_CACHE_DIR=str(tmp_path))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True).stdout
     assert out.split() == ["0", "0"] + ["['uint16']"] * 3 + ["1", "1", "0", "0"] + \
-        ["(int64,none,none,none,int64,none,none,none)", "(int64,none,none)", "(none,int64,none,none,none,none)"]
+        ["(int64,none,none,none,int64,none,none,none)", "(int64,none,none)", "(none,int64,none,none,none,none,none)"]
 
 
 def test_modelled_results_are_identical_without_the_jit(tmp_path):

@@ -658,10 +658,10 @@ _BINARY_HALF, _BINARY_HALF_FTZ, _BINARY_FLOAT = (tuple((*cls, *groups) for group
                                                  ((0, None, None, None), (None, 0, None, None), (None, None, 0, None)))
 _BINARY_INT = {size: tuple((None, None, None, width, *groups) for groups in _GROUPS)
                for size, width in K.INT_WIDTHS.items()}
-# The unary kernels' float classes are split by op group (K.UNARY_OP_GROUPS: six markers after the class's three),
-# so a first half Exp compiles no Ln or square-root lanes, a first Sqrt no Rsqrt or Reciprocal lanes:
-# _HALF_CLASS[group], _FLOAT_CLASS[group].
-_UNARY_GROUPS = _group_markers(len(set(K.UNARY_OP_GROUPS.values())))
+# The unary kernels' float classes are split by op group (K.unary_op_group: seven markers after the class's three),
+# so a first half Exp compiles no Ln or square-root lanes, a first Sqrt no Rsqrt or Reciprocal lanes, an Rsqrt only
+# the path its flags take: _HALF_CLASS[group], _FLOAT_CLASS[group].
+_UNARY_GROUPS = _group_markers(K.UNARY_GROUP_COUNT)
 _HALF_CLASS = tuple((0, None, None) + groups for groups in _UNARY_GROUPS)
 _FLOAT_CLASS = tuple((None, 0, None) + groups for groups in _UNARY_GROUPS)
 _INT_CLASS = {size: (None, None, width) + (None,) * len(_UNARY_GROUPS) for size, width in K.INT_WIDTHS.items()}
@@ -687,7 +687,7 @@ def _classes(row, dtype, flags, skind):
     if row.arity == "unary":  # every half call is the half class (FTZ included)
         if not dtype.is_float:
             return _INT_CLASS[dtype.size]
-        return (_HALF_CLASS if dtype.kind == _HALF_KIND else _FLOAT_CLASS)[K.UNARY_OP_GROUPS[row.code]]
+        return (_HALF_CLASS if dtype.kind == _HALF_KIND else _FLOAT_CLASS)[K.unary_op_group(row.code, flags)]
     if not dtype.is_float:
         return _TERNARY_INT[dtype.size]
     if dtype.kind == _HALF_KIND:
@@ -910,7 +910,7 @@ def _half_lookup(row, kind, flags):
         scratch[:2 * 65536].view(np.uint16)[:] = np.arange(65536, dtype=np.uint16)
         params = np.zeros(K.N_PARAMS, np.int64)
         params[[K.P_OP, K.P_KIND, K.P_DST, K.P_SRC0, K.P_SRC1, K.P_N]] = row.code, kind, 2 * 65536, 0, -1, 65536
-        classes = _HALF_CLASS[K.UNARY_OP_GROUPS[row.code]]
+        classes = _HALF_CLASS[K.unary_op_group(row.code, flags)]
         _ENTRIES((K.unary_count_kernel, classes), K.unary_count_kernel, scratch, params, flags, _NO_TABLE, *classes)
         table = _HALF_TABLES[key] = scratch[2 * 65536:].view(np.uint16).copy()
     return table

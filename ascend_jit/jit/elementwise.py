@@ -489,14 +489,21 @@ def binary_repeat_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, 
 # The op groups of the unary float classes (the unary kernels' op-group markers, one specialisation each): a first
 # half Exp compiled the Ln, Sqrt, Rsqrt and Reciprocal lanes too, a first Sqrt the other two roots' (issue 20).
 UNARY_OP_GROUPS = {ABS: 0, RELU: 0, EXP: 1, LN: 2, SQRT: 3, RSQRT: 4, RECIPROCAL: 5}
+RSQRT_VIA_DIV_GROUP = 6  # the 950's INTRINSIC Rsqrt (flag RSQRT_VIA_DIV): a group of its own, see unary_op_group
+UNARY_GROUP_COUNT = 7
+
+
+def unary_op_group(op, flags):
+    """The op group of a unary float call with kernel flags `flags` (the marker the API passes)."""
+    return RSQRT_VIA_DIV_GROUP if op == RSQRT and flags & RSQRT_VIA_DIV else UNARY_OP_GROUPS[op]
 
 
 @njit(cache=True, error_model="numpy")
 def _unary_float_chunk(op, kind, flags, x, r, m, float_class, simple_ops, exp_op, ln_op, sqrt_op, rsqrt_op,
-                       reciprocal_op):
+                       reciprocal_op, rsqrt_div_op):
     """float_class: None in the half class, which never takes the float-only vectorised Exp (pruned, issue 20).
-    simple_ops ... reciprocal_op: the op group's marker (UNARY_OP_GROUPS; one is 0, the others None): Abs and Relu,
-    Exp, Ln, Sqrt, Rsqrt, Reciprocal; only that group's lanes compile."""
+    simple_ops ... rsqrt_div_op: the op group's marker (unary_op_group; one is 0, the others None): Abs and Relu,
+    Exp, Ln, Sqrt, Rsqrt, Reciprocal, the 950's Rsqrt through Div; only that group's lanes compile."""
     if simple_ops is not None:
         if op == ABS:
             for i in range(m):
@@ -521,19 +528,18 @@ def _unary_float_chunk(op, kind, flags, x, r, m, float_class, simple_ops, exp_op
         for i in range(m):
             r[i] = narrow(kind, sqrt_lane(x[i], d49))
     if rsqrt_op is not None:
-        if flags & RSQRT_VIA_DIV:  # D40/D75: Div(1, Sqrt(x)) for finite x > 0, each stage rounded (and flushed)
-            off = flags < 0  # False typed bool (a literal would compile the lanes a second time, issue 20)
-            for i in range(m):
-                s = rsqrt_special(x[i], off)
-                if s != -1.0:
-                    r[i] = s
-                else:
-                    root = flush(kind, stage_round(kind, narrow(kind, sqrt_lane(x[i], off)), off))
-                    r[i] = narrow(kind, 1.0 / np.float64(root))
-        else:
-            d49 = (flags & SQRT_D49) != 0
-            for i in range(m):
-                r[i] = narrow(kind, rsqrt_lane(x[i], d49))
+        d49 = (flags & SQRT_D49) != 0
+        for i in range(m):
+            r[i] = narrow(kind, rsqrt_lane(x[i], d49))
+    if rsqrt_div_op is not None:  # D40/D75: Div(1, Sqrt(x)) for finite x > 0, each stage rounded (and flushed)
+        off = flags < 0  # False typed bool (a literal would compile the lanes a second time, issue 20)
+        for i in range(m):
+            s = rsqrt_special(x[i], off)
+            if s != -1.0:
+                r[i] = s
+            else:
+                root = flush(kind, stage_round(kind, narrow(kind, sqrt_lane(x[i], off)), off))
+                r[i] = narrow(kind, 1.0 / np.float64(root))
     if reciprocal_op is not None:
         for i in range(m):
             r[i] = narrow(kind, reciprocal_lane(x[i]))
@@ -556,7 +562,7 @@ def _unary_int_chunk(op, kind, flags, x, r, m):
 
 @njit(cache=True, error_model="numpy")
 def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class, int_class, simple_ops, exp_op,
-              ln_op, sqrt_op, rsqrt_op, reciprocal_op):
+              ln_op, sqrt_op, rsqrt_op, reciprocal_op, rsqrt_div_op):
     """table: for half transcendentals, the stored bits of every half input under these flags (the API computes it
     once per op and flags with this kernel, issue 13: one lookup per element); else empty. half_class /
     float_class / int_class: see unary_count_kernel."""
@@ -580,12 +586,12 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
         if half_class is not None:
             load_halves(flags, a, c0, m, fs[0])
             _unary_float_chunk(op, kind, flags, fs[0], fs[1], m, float_class, simple_ops, exp_op, ln_op, sqrt_op,
-                               rsqrt_op, reciprocal_op)
+                               rsqrt_op, reciprocal_op, rsqrt_div_op)
             store_halves(flags, fs[1], d, c0, m)
         if float_class is not None:
             load_wide(kind, flags, a, c0, m, fs[0])
             _unary_float_chunk(op, kind, flags, fs[0], fs[1], m, float_class, simple_ops, exp_op, ln_op, sqrt_op,
-                               rsqrt_op, reciprocal_op)
+                               rsqrt_op, reciprocal_op, rsqrt_div_op)
             store_wide(kind, flags, fs[1], d, c0, m)
         if int_class is not None:
             load_ints(kind, a, c0, m, ints[0], int_class)
@@ -595,26 +601,26 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def unary_count_kernel(ub, p, flags, table, half_class, float_class, int_class, simple_ops, exp_op, ln_op, sqrt_op,
-                       rsqrt_op, reciprocal_op):
+                       rsqrt_op, reciprocal_op, rsqrt_div_op):
     """The count form of the unary instructions (p[P_N] >= 0 consecutive elements; p: the call shape's parameters,
     P_*, no P_SRC1); the high-dim walk is unary_repeat_kernel (same arguments), as binary_count_kernel's.
     half_class / float_class / int_class: the dtype class as binary_count_kernel's (no FTZ class of its own): the
     half class is every half call (FTZ included): the table lookup and the half-only decode/store that computes the
     tables, without the float/bfloat16 paths or the float-only vectorised Exp, so the first half Exp compiles only
     what half needs (issue 20); the float class is float and bfloat16; the int class one element width
-    (INT_WIDTHS). simple_ops ... reciprocal_op: the float classes' op group (UNARY_OP_GROUPS; all None in
+    (INT_WIDTHS). simple_ops ... rsqrt_div_op: the float classes' op group (unary_op_group; all None in
     the int classes), so a first half or float call compiles its group's lanes alone. table: see unary_run."""
     op, kind, n, dst, src = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0]
     fs = np.empty((2, CHUNK if int_class is None and table.size == 0 else 0), np.float32)  # (lookups: none)
     ints = np.empty((2, CHUNK if int_class is not None else 0), np.int64)
     nb = n * kind_size(kind)
     unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, fs, ints, table, half_class, float_class,
-              int_class, simple_ops, exp_op, ln_op, sqrt_op, rsqrt_op, reciprocal_op)
+              int_class, simple_ops, exp_op, ln_op, sqrt_op, rsqrt_op, reciprocal_op, rsqrt_div_op)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def unary_repeat_kernel(ub, p, flags, table, half_class, float_class, int_class, simple_ops, exp_op, ln_op,
-                        sqrt_op, rsqrt_op, reciprocal_op):
+                        sqrt_op, rsqrt_op, reciprocal_op, rsqrt_div_op):
     """The high-dim form of the unary instructions (p[P_N] < 0): per repeat gather the active lanes, compute,
     scatter (counter mode as binary_repeat_kernel's). Arguments as unary_count_kernel's."""
     op, kind, dst, src = p[P_OP], p[P_KIND], p[P_DST], p[P_SRC0]
@@ -631,7 +637,7 @@ def unary_repeat_kernel(ub, p, flags, table, half_class, float_class, int_class,
         m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
         copy_lanes(ub, src + i * p[P_S0REP] * 32, p[P_S0BLK], lanes, m, size, a, gather)
         unary_run(op, kind, flags, d, a, m, fs, ints, table, half_class, float_class, int_class, simple_ops, exp_op,
-                  ln_op, sqrt_op, rsqrt_op, reciprocal_op)
+                  ln_op, sqrt_op, rsqrt_op, reciprocal_op, rsqrt_div_op)
         copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, size, d, scatter)
 
 
