@@ -507,7 +507,7 @@ def CeilDivision(num1, num2):
     return int(_ceil_division(num1, num2))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _ceil_division(num1, num2):
     if num2 == 0:
         return 0
@@ -1492,7 +1492,7 @@ _SPELLING_KINDS = tuple(_KIND_NAMES.values())
 _DTYPE_NAME_ARGS = {name: impl.dtype_name(i, _SPELLING_KINDS[i]) for i, name in enumerate(_SPELLINGS)}
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _spelling_of_name(name):
     """The index of a dtype name in _SPELLINGS, -1 for a string that is none."""
     if name == "half":
@@ -1527,7 +1527,7 @@ def _spelling_of_name(name):
 _DTYPE_LEGAL = ", ".join(d.name for d in ALL)  # dtypes.resolve's legal list
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _kind_of_name(name, api):
     """The kind of a dtype-name string; a string that names none is plain Python's refusal (dtypes.resolve's
     UnsupportedDTypeError naming the API; simd_vf runs a VF plain for the other spellings plain Python reads)."""
@@ -1595,7 +1595,7 @@ def _raiser(refusal, takes_api=True):
     return refuse if takes_api else refuse_register
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _refuse_dtype_literal(refuse, api, value, legal, detail):
     """resolve's refusal of a dtype literal in a VF's code (`refuse`: a run-time 1, so the kind this returns after it
     types the call; compiled only for a VF that spells a dtype resolve refuses)."""
@@ -1710,7 +1710,7 @@ def _known_kinds(dtype):
 _SPELLING_KIND_TABLE = np.array(_SPELLING_KINDS, np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _spelling_kind(spelling):
     """The element kind of the dtype name of spelling index `spelling` (a dtype-name argument of a class of
     several kinds names its kind at run time)."""
@@ -1811,7 +1811,7 @@ def _ol_get_vec_len():
 _CEIL_DIVISION_LEGAL = _int_legal(-2**63, 2**63 - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _ceil_division_operand(name, value):
     """A CeilDivision operand as int64, a value above 2**63 - 1 refused in plain Python's words (as_int); np.int64
     had wrapped it (CeilDivision(7, np.uint64(2**64 - 1)) gave -5; session-24 hunt)."""
@@ -1937,7 +1937,7 @@ _ARANGE_ORDER = impl.EnumRule("Arange", "order", IndexOrder, IndexOrder.INCREASE
                               _DECREASE_REFUSED, value_name=IndexOrder.DECREASE_ORDER.name)  # as plain Arange names it
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _given_twice(refuse, name, value):
     """A ParameterError for an argument given positionally and by name (the flag is a run-time value, so the call
     keeps value's type for the code around it)."""
@@ -3282,7 +3282,7 @@ def simd_vf(fn):
     if numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the VF runs as plain Python on the objects themselves
         plain.py_func = plain
         return plain
-    compiled = njit(fn)
+    compiled = njit(fn, no_cfunc_wrapper=True)  # called from Python only (as the package's kernels)
     # numba's cached code names the VF's module, which a later process imports by name to rebuild the VF's globals:
     # a module that is not registered under its name (a file exec'd by hand) would fail there, so it compiles per
     # process instead

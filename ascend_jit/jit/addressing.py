@@ -39,7 +39,7 @@ def lane_offset(j, size, blk_stride):
     return (at >> 5) * blk_stride * 32 + (at & 31)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def copy_lanes(ub, base, blk, lanes, n, size, buf, to_ub):
     """Move the elements of lanes[:n] of the repeat at byte `base` between the UB and buf (uint8, packed in lane
     order): gather (to_ub False) or scatter (to_ub True), byte by byte: one compiled signature for every element

@@ -39,7 +39,7 @@ def _int_op(op, g, u, lo, hi, saturate):
     return (s - lo) % (hi - lo + 1) + lo
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def atomic_combine(gm, ub, n, kind, op, sat_half, sat_int):
     """gm[:n] = gm[:n] (op) ub[:n] on packed byte runs of element kind `kind`."""
     if kind == KIND_HALF:

@@ -121,7 +121,7 @@ def _pack(flags, nbytes, ub, at):
 CHUNK = 2048  # elements per pass of the count form (a multiple of every L)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def compare_contiguous(ub, kind, mode, ne_nan, dst, src0, bbuf, src1, b_step, n):
     """The count form: n elements (whole repeats) of src0 vs those at bbuf[src1:] (bbuf is the UB, or Compares'
     scalar bytes with b_step 0)."""
@@ -138,7 +138,7 @@ def compare_contiguous(ub, kind, mode, ne_nan, dst, src0, bbuf, src1, b_step, n)
         _pack(flags, c // 8, ub, dst + c0 // 8)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def compare_strided(ub, kind, mode, ne_nan, dst, src0, bbuf, src1, b_scalar, s0blk, s1blk, s0rep, s1rep, repeat,
                     mask_lo, mask_hi, last_lanes):
     """High-dim form: repeat i compares its active lanes and writes L/8 bytes at dst + i*L/8; inactive lanes give
@@ -178,7 +178,7 @@ def _select_elems(dv, av, bv, b_step, ub, sel, bit0, mode0_lanes, n):
             dv[i] = bv[i * b_step]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def select_contiguous(ub, size, dst, sel, src0, bbuf, src1, b_step, mode0_lanes, n):
     """The count form: element k takes src0 where selMask bit k (mode 0: bit k mod L) is 1, else the element at
     bbuf[src1:] (the UB, or the scalar's bytes with b_step 0). Bit copies through an unsigned view (D59)."""
@@ -198,7 +198,7 @@ def select_contiguous(ub, size, dst, sel, src0, bbuf, src1, b_step, mode0_lanes,
         _select_elems(d, a, b, b_step, ub, sel, 0, mode0_lanes, n)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def select_strided(ub, size, dst, sel, src0, bbuf, src1, b_scalar, mode0, dblk, s0blk, s1blk, drep, s0rep, s1rep, repeat,
                    mask_lo, mask_hi, last_lanes):
     """High-dim form: lane j of repeat i uses selMask bit j (mode 0) or i*L + j (modes 1, 2); lanes outside the mask

@@ -110,7 +110,7 @@ def _round_integral(neg, m, e, mode):
     return kept, False
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def convert_bits(sk, dk, mode, trunc, sat, bits):
     """The bit pattern (uint64) of one element `bits` of kind sk converted to kind dk (SPEC-2 7.3)."""
     nan = False
@@ -263,7 +263,7 @@ def scalar_run(sk, dk, mode, trunc, sat, d, s, n):
             _store(d, ds, i, convert_bits(sk, dk, mode, trunc, sat, _load(s, ss, i)))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def convert_run(sk, dk, mode, trunc, sat, d, s, n):
     """d[:n] = convert(s[:n]) on packed byte arrays (dst and src never overlap unless of one size, D34)."""
     if vector_pair(sk, dk, mode, sat):
@@ -275,13 +275,13 @@ def convert_run(sk, dk, mode, trunc, sat, d, s, n):
 # The count form's two kernels (the API picks one with vector_pair): a first Cast compiles either the vectorised
 # loops or the element routine, not both (issue 20: together 3.3 s of a first half -> float Cast). Either gives the
 # same bits for every pair; the choice is speed.
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def cast_contiguous(ub, sk, dk, mode, trunc, sat, dst, src, n):
     """The count form (and default-stride high-dim calls): n consecutive elements, element by element."""
     scalar_run(sk, dk, mode, trunc, sat, ub[dst:dst + n * kind_size(dk)], ub[src:src + n * kind_size(sk)], n)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def cast_contiguous_vector(ub, sk, dk, mode, trunc, sat, dst, src, n):
     """cast_contiguous for a vector_pair: one vectorised loop."""
     vector_run(sk, dk, sat, ub[dst:dst + n * kind_size(dk)], ub[src:src + n * kind_size(sk)], n)
@@ -295,7 +295,7 @@ def count_kernel(sk, dk, mode, sat):
     return cast_contiguous_vector if _VECTOR_PAIR(sk, dk, mode, sat) else cast_contiguous
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def cast_strided(ub, sk, dk, mode, trunc, sat, dst, src, dblk, sblk, drep, srep, repeat, mask_lo, mask_hi,
                  last_lanes):
     """The high-dim form (SPEC-2 D33): L = lanes of the wider type; each operand's lane j addressed with its own

@@ -74,7 +74,7 @@ def load_halves(flags, raw, off, m, out):
             out[i] = flush(half, out[i])
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def load_wide(kind, flags, raw, off, m, out):
     """load_halves for float and bfloat16 elements (the float classes compile only this)."""
     if kind == KIND_FLOAT:
@@ -108,7 +108,7 @@ def store_halves(flags, r, raw, off, m):
             v[i] = half_rne_bits(r[i])
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def store_wide(kind, flags, r, raw, off, m):
     """store_halves for float and bfloat16 elements (the float classes compile only this)."""
     if kind == KIND_FLOAT:
@@ -129,7 +129,7 @@ def store_wide(kind, flags, r, raw, off, m):
 # own lane view alone (issue 20: a first int16 And compiled all eight integer views).
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def load_ints(kind, raw, off, m, out, width):
     """Elements off..off+m of a packed run of integers of kind `kind` -> int64 (uint64: its bit pattern); `width`:
     a marker of the element width (INT_WIDTHS). The lanes are unsigned (8 bytes: int64); a signed narrower kind is
@@ -142,7 +142,7 @@ def load_ints(kind, raw, off, m, out, width):
         out[i] = (np.int64(v[i]) ^ bias) - bias
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def store_ints(kind, r, raw, off, m, width):
     """Store int64 results already wrapped or clamped to the type (int_stage): their low bytes, through the lanes
     of the width marker `width` (load_ints)."""
@@ -282,7 +282,7 @@ def _binary_int_chunk(op, kind, flags, x, y, r, m, arith_ops, extreme_ops, relu_
             r[i] = int_relu_lane(r[i])
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place, arith, extreme, relu):
     """The common case (half, no FTZ) fused into one pass over runs of half bits in one uint16 array `hv` (the UB's
     view, or the gathered lanes of one repeat): dst, src0, src1 start at elements d0, a0, b0 (b0 < 0: the broadcast
@@ -363,7 +363,7 @@ def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place, arith, 
                 hv[d0 + c0 + i] = o[i]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_class, float_class, int_class, arith_ops,
                extreme_ops, relu_ops, bit_ops):
     """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`. half_ftz_class /
@@ -402,7 +402,7 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_clas
             store_ints(kind, ints[2], d, c0, m, int_class)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
 def binary_count_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_class, int_class, arith_ops,
                         extreme_ops, relu_ops, bit_ops):
     """The count form of the binary and tensor-scalar instructions: p[P_N] >= 0 consecutive elements (the stride,
@@ -447,7 +447,7 @@ def binary_count_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, f
                    int_class, arith_ops, extreme_ops, relu_ops, bit_ops)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
 def binary_repeat_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_class, int_class, arith_ops,
                          extreme_ops, relu_ops, bit_ops):
     """The high-dim form of the binary and tensor-scalar instructions (p[P_N] < 0): per repeat gather the active
@@ -498,7 +498,7 @@ def unary_op_group(op, flags):
     return RSQRT_VIA_DIV_GROUP if op == RSQRT and flags & RSQRT_VIA_DIV else UNARY_OP_GROUPS[op]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def _unary_float_chunk(op, kind, flags, x, r, m, float_class, simple_ops, exp_op, ln_op, sqrt_op, rsqrt_op,
                        reciprocal_op, rsqrt_div_op):
     """float_class: None in the half class, which never takes the float-only vectorised Exp (pruned, issue 20).
@@ -560,7 +560,7 @@ def _unary_int_chunk(op, kind, flags, x, r, m):
             r[i] = int_reciprocal_lane(kind, x[i])
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class, int_class, simple_ops, exp_op,
               ln_op, sqrt_op, rsqrt_op, reciprocal_op, rsqrt_div_op):
     """table: for half transcendentals, the stored bits of every half input under these flags (the API computes it
@@ -599,7 +599,7 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
             store_ints(kind, ints[1], d, c0, m, int_class)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
 def unary_count_kernel(ub, p, flags, table, half_class, float_class, int_class, simple_ops, exp_op, ln_op, sqrt_op,
                        rsqrt_op, reciprocal_op, rsqrt_div_op):
     """The count form of the unary instructions (p[P_N] >= 0 consecutive elements; p: the call shape's parameters,
@@ -618,7 +618,7 @@ def unary_count_kernel(ub, p, flags, table, half_class, float_class, int_class, 
               int_class, simple_ops, exp_op, ln_op, sqrt_op, rsqrt_op, reciprocal_op, rsqrt_div_op)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
 def unary_repeat_kernel(ub, p, flags, table, half_class, float_class, int_class, simple_ops, exp_op, ln_op,
                         sqrt_op, rsqrt_op, reciprocal_op, rsqrt_div_op):
     """The high-dim form of the unary instructions (p[P_N] < 0): per repeat gather the active lanes, compute,
@@ -673,7 +673,7 @@ def _fma_chunk(op, dkind, flags, x, y, c, m, mixed_class, float_class):
         c[i] = fma_lane(dkind, x[i], y[i], c[i], fused, sat)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints, half_class, mixed_class, float_class,
                 int_class):
     """MulAddDst d = a*b + d; FusedMulAdd d = a*d + b; Axpy d = scalar*a + d (b unused). Sources of kind skind,
@@ -730,7 +730,7 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints, half
             store_ints(dkind, ci, d, c0, m, int_class)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
 def ternary_count_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, float_class, int_class):
     """The count form of the multiply-adds (p[P_N] >= 0 consecutive elements; p: the call shape's parameters, P_*;
     p[P_SKIND] is the sources' kind); the high-dim walk is ternary_repeat_kernel (same arguments), as
@@ -748,7 +748,7 @@ def ternary_count_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, flo
                 fs, ints, half_class, mixed_class, float_class, int_class)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
 def ternary_repeat_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, float_class, int_class):
     """The high-dim form of the multiply-adds (p[P_N] < 0): per repeat gather the active lanes of the sources and of
     dst (which they read), compute, scatter (counter mode as binary_repeat_kernel's). Lanes count by the wider type
@@ -777,7 +777,7 @@ def ternary_repeat_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, fl
 
 
 # --- fill (Duplicate, Brcb: bit copies, SPEC-2 5) ------------------------------------------------------------------------
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
 def fill_kernel(ub, p, bits):
     """Duplicate: elements of kind p[P_KIND] receive the bit pattern `bits` (its low bytes). p[P_N] >= 0: the count
     form, n consecutive elements, stored through a view of the element width; else high-dim (as
@@ -814,7 +814,7 @@ def fill_kernel(ub, p, bits):
         copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, size, d, scatter)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
 def brcb(ub, size, dst, src, dblk, drep, repeat):
     """Block (i, j) at dst + (i*drep + j*dblk)*32 is filled with src[8i + j] (SPEC-2 5.2). The element's bytes
     repeated to 8 (size is a power of two) are stored as four uint64 words: dst is 32-byte aligned (the API checks

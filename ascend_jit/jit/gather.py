@@ -9,7 +9,7 @@ def _copy(ub, to, frm, size):
         ub[to + b] = ub[frm + b]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def gather(ub, size, dst, src, offsets, lanes, lanes_per_repeat, dst_rep_bytes, repeat, last_lanes):
     """Active lane j (in `lanes`) of repeat i: dst + i*dst_rep_bytes + j*size <- src + offset[i*L' + j] (offsets:
     uint32 words at byte address `offsets`; src already includes srcBaseAddr). The count form is one repeat whose
@@ -36,7 +36,7 @@ def builtin_bit(pattern, e):
     return e % 4 == pattern - 3
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def gather_mask(ub, size, dst, src, blk, rep, user, pattern_addr, pattern, pattern_rep_bytes, outer, elems,
                 last_elems):
     """Element e of outer repeat i sits at src + i*rep*32 + (e // epb)*blk*32 + (e % epb)*size; it is kept when

@@ -91,7 +91,7 @@ def two_sum(a, b):
     return s, err
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def narrow(kind, x):
     """A float64 result -> the float32 the store rounds to `kind` (RNE for float, odd for half/bfloat16)."""
     if kind == KIND_FLOAT:
@@ -109,7 +109,7 @@ def stage_round(kind, x, sat_half):
     return bf16_bits_to_f32(f32_to_bf16_bits(x))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def flush(kind, x):
     """SPEC-2 D38: a subnormal of the element type becomes a zero of the same sign."""
     tiny = F32_MIN_NORMAL if kind == KIND_FLOAT else (HALF_MIN_NORMAL if kind == KIND_HALF else F32_MIN_NORMAL)
@@ -118,7 +118,7 @@ def flush(kind, x):
     return x
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def signbit(x):
     return math.copysign(1.0, x) < 0
 
@@ -287,7 +287,7 @@ def near_f32_midpoint(y, guard):
     return abs((f64_bits(y) & ((1 << 29) - 1)) - (1 << 28)) <= guard
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def hard_case_or(x, y, hard_x, hard_y):
     """y, the double of f(x) from the C library, or x's correctly rounded float32 when y is near a float32 midpoint
     and x is one of the tabled inputs hard_x (see above)."""
@@ -303,7 +303,7 @@ _EXP_HARD_X = np.array([0x377EFF81, 0xB3000000, 0xBAE0E25C, 0xBBF0EDF1, 0xC16912
 _EXP_HARD_Y = np.array([0x3F800080, 0x3F800000, 0x3F7F8FA7, 0x3F7E1FE9, 0x34FD331B], np.uint32)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def exp_lane(x):
     if x != x:
         return np.float64(x)
@@ -364,7 +364,7 @@ def _exp_near_tie(v):
     return (not inside) or abs(low - (1 << 28)) <= _EXP_GUARD
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def exp_float_run(x, r, m):
     """r[i] = narrow(KIND_FLOAT, exp_lane(x[i])) for i < m."""
     near_ties = 0
@@ -392,7 +392,7 @@ _LN_HARD_Y = np.array([
     0x4230FEE2, 0x42437434, 0x4254D1F9, 0x42595E46, 0x4259700E, 0x427D2D35, 0x42845A89, 0x42A1FFB7], np.uint32)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def ln_lane(x):
     if x != x or x < 0:
         return math.nan
@@ -443,7 +443,7 @@ def rsqrt_special(x, d49):
 # y(4x) = y(x)/2 exactly and subnormal inputs have a normal one's significand, so [1, 4) shows every input): one
 # input class lies within 4 double ulps of a midpoint, x = 0x403A18E3 (2.907769) times 4**k, 1.41 ulps below it
 # (y is 1 ulp below, so even the plain double rounded correctly); the next is 11 ulps away.
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def rsqrt_lane(x, d49):
     """Correctly rounded 1/sqrt(x) (D37; the composed 950 INTRINSIC form is handled by the caller, D40/D75)."""
     s = rsqrt_special(x, d49)
@@ -452,7 +452,7 @@ def rsqrt_lane(x, d49):
     return settle_rsqrt(np.float64(x), 1.0 / math.sqrt(np.float64(x)))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def settle_rsqrt(v, y):
     """y, a double within 2 ulps of v**-0.5 (v a positive float32 value), or, when y lies near a float32 rounding
     midpoint, the double next to that midpoint on the exact value's side (see above)."""

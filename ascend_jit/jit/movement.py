@@ -11,7 +11,7 @@ def _fill(ub, at, nbytes, pattern, size, first_of_block, src, block_start):
         ub[at + k] = src[block_start + k % size] if first_of_block else pattern[k % size]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def pad_gm_to_ub(ub, gm, src, params, pattern):
     """params = (dst, count, block_len, src_step, dst_step, left, tail, last_tail, size, first_of_block), fixed by
     the proven call shape. Block k: `left` pad bytes, block_len data bytes from gm[src + k*src_step], then `tail`
@@ -28,7 +28,7 @@ def pad_gm_to_ub(ub, gm, src, params, pattern):
         _fill(ub, d0 + left + block_len, last_tail if k == count - 1 else tail, pattern, size, first_of_block, gm, s0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def pad_ub_to_gm(gm, ub, dst, params):
     """params = (src, count, block_len, src_step, dst_step), fixed by the proven call shape. Block k: block_len
     bytes of ub[src + k*src_step] to gm[dst + k*dst_step]; the UB dummy bytes are dropped."""
@@ -37,7 +37,7 @@ def pad_ub_to_gm(gm, ub, dst, params):
         copy_bytes(gm, dst + k * dst_step, ub, src + k * src_step, block_len)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def copy_runs(dst, dst_at, src, src_at, count, run_bytes, src_step, dst_step):
     """DataCopy: run k moves run_bytes bytes from src[src_at + k*src_step] to dst[dst_at + k*dst_step] (uint8
     arrays: the UB or a GM buffer's bytes), each run as one memmove (UB -> UB runs may overlap)."""

@@ -19,6 +19,9 @@ from numba.extending import intrinsic, overload
 # Kernels only compiled code calls (the lanes, the engines' loads and stores, the Reg kernels' helpers): numba builds
 # a CPython wrapper and a C-callable wrapper for every compiled function and optimises them with it, about a tenth of
 # the compile of a first VF on an empty cache and 0.03-0.07 s of each lane function's (issue 20); these need neither.
+# The entry kernels (`@njit(cache=True, no_cfunc_wrapper=True, ...)`, and every VF) keep their CPython wrapper and
+# drop the C-callable one: nothing takes a kernel's address as a C function (the Reg kernels called through a pointer
+# use the native entry, jit/reg.py KernelBinding), and building it cost a first call about 0.025 s per entry.
 internal = functools.partial(njit, cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 # Kernel kind codes (keep in step with dtypes.py).

@@ -15,7 +15,7 @@ def _add(x, y, kind, sat):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def sequential_sum(vals, kind, sat):
     """((x0 + x1) + x2) + ... with one rounding per add."""
     acc = vals[0]
@@ -24,7 +24,7 @@ def sequential_sum(vals, kind, sat):
     return acc
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def pairwise_sum(vals, kind, sat):
     """Adjacent-pair tree over exactly n values (an odd element is carried up a level unchanged)."""
     level = vals.copy()
@@ -40,7 +40,7 @@ def pairwise_sum(vals, kind, sat):
     return level[0]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def wide_sum(vals, kind, sat):
     """A wider accumulator (float32 for half, float64 for float) rounded to the type once at the end: the
     alternative reading of the A2/A3 count form that D1 keeps as a study option only."""
@@ -55,7 +55,7 @@ def wide_sum(vals, kind, sat):
     return np.float32(acc)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def exponent_bucket_sums(bits, man_bits, exp_mask, weights, absolute):
     """Exact integer partial sums of sum_i x_i * w_i, one per exponent. bits: the IEEE patterns of half (uint16;
     man_bits 10, exp_mask 0x1F) or float (uint32; 23, 0xFF) values; weights int64 in [0, 2**24] (an empty array

@@ -9,7 +9,7 @@ from .ubview import ub_as
 from .values import combine, load, store
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def pair_kernel(ub, kind, sat, zero_both, dst, src, src_blk, src_rep, dst_rep, repeat, mask_lo, mask_hi, last_lanes):
     """dst_rep is in 128-byte units (one halved repeat, SPEC 1.2); last_lanes >= 0 is counter mode."""
     size = kind_size(kind)

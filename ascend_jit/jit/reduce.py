@@ -255,7 +255,7 @@ def _combine_rows(a, b, n, kind, sat):
 # (ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness): n is the count (count forms, counter
 # mode) or the repeat count (high-dim forms); witness is float32 0 (half/float) or int64 0 (integers).
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def sum_tree_seq(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
     """A2/A3 count form: a tree per repeat, then the repeat results added in order (SPEC 4.2, D1)."""
     lanes = 256 // kind_size(kind)
@@ -269,13 +269,13 @@ def sum_tree_seq(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, w
     return acc
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def sum_tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
     """Non-950 high-dim form (SPEC 4.2, 4.3): n repeats >= 1."""
     return _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, np.int64(-1), witness)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def sum_tree_tree_tail(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
     """910/310P/310B count form (SPEC 4.3): the whole repeats as a high-dim call, the tail as another, then the
     two results added (the tail last)."""
@@ -307,7 +307,7 @@ def sum_tree_tree_tail(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask
     return res
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def sum_vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
     """950 count form of one repeat or more than four (SPEC 4.4 table; audit 3): one tree, or 2 or 3 tree levels."""
     lanes = 256 // kind_size(kind)
@@ -319,7 +319,7 @@ def sum_vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, 
     return res
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def sum_vadd_merge(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
     """950 count form of 2 to 4 repeats (SPEC 4.4 table; audit 3): VADD merges of the repeats, then one tree. Its own
     entry (chosen by the count when the call is validated), so a call compiles only the path it takes (issue 20)."""
@@ -347,7 +347,7 @@ def sum_vadd_merge(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi,
     return res
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def sum_950_normal(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
     """950 normal-mode high-dim form (SPEC 4.4): n repeats >= 1 (D7)."""
     lanes = 256 // kind_size(kind)
@@ -357,7 +357,7 @@ def sum_950_normal(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi,
     return res
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def sum_int64(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
     """950 int64/uint64 count form: integer addition modulo 2**64 is associative, so any order gives these bits."""
     v, e = ub_as(ub, np.int64), src >> 3

@@ -278,7 +278,7 @@ def _write_groups(lanes_view, kind, sat, op, group, order, dst, dst_rep_bytes, n
     return raw_of_key(best_t, kind, op, sat), best_at
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def group_extreme_kernel(ub, kind, sat, op, group, order, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
                          last_lanes, fill, fill_raw, width, half_class):
     """MAX/MIN of every group of `group` lanes (a repeat: ReduceRepeat; a DataBlock: ReduceDataBlock), written by
@@ -299,7 +299,7 @@ def group_extreme_kernel(ub, kind, sat, op, group, order, dst, dst_rep_bytes, sr
                          group_best)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def group_extreme_float_rows_kernel(ub, kind, sat, op, group, order, dst, dst_rep_bytes, src, blk, rep_bytes, nrep,
                                     lo, hi, last_lanes, fill, fill_raw, width, half_class):
     """group_extreme_kernel for floats with every lane of contiguous blocks active (WholeReduceMax/Min's common
@@ -326,7 +326,7 @@ def group_classes(kind, size):
     return INT_WIDTHS[size], (0 if kind == KIND_HALF else None)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
                      last_lanes, fill, witness):
     """SUM of every group of `group` lanes (a repeat: ReduceRepeat; a DataBlock: ReduceDataBlock): the SPEC 4.1 tree
@@ -402,7 +402,7 @@ ALGO_LEVELS, ALGO_PER_LANE, ALGO_LEVELS_HALF_RUNS, ALGO_PER_LANE_HALF_COUNT = 0,
 
 # One entry kernel per algorithm, both taking (ub, sat, plan) as ReduceSum's take one argument list (jit/reduce.py):
 # a call compiles its own device's algorithm only (issue 20). Each returns the written value bits.
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def max_min_levels_kernel(ub, sat, p, width):
     """Non-950 algorithm (SPEC-2 8.3.2, D52) with the call plan p (P_* fields): per repeat (value, lane) with D50
     and the value saturated; the best repeat (ties -> earliest); index = r*step + lane. tail >= 0 (count form): the
@@ -437,7 +437,7 @@ def max_min_levels_kernel(ub, sat, p, width):
     return best_raw
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def max_min_half_runs_kernel(ub, sat, p, width):
     """max_min_levels_kernel for halves with every lane active (the count form, an unmasked high-dim call): each
     repeat's extreme in one vectorised scan of its row (_max_half_run), then the lane of the winning repeat only
@@ -508,7 +508,7 @@ def _per_lane_half_count(h16, op, src, rep_bytes, nrep, count, seed):
     return np.int64(m), index  # the maximum is some element (it is not the seed): index >= 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def max_min_per_lane_kernel(ub, sat, p, width):
     """950 algorithm (SPEC-2 8.3.3, D53) with the call plan p (P_* fields): one accumulator per lane seeded with
     the seed, updated by one SAT(ext) per repeat, its index moved when the value changes (IEEE !=); then the extreme
@@ -565,7 +565,7 @@ def max_min_per_lane_kernel(ub, sat, p, width):
     return value
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def max_min_per_lane_half_count_kernel(ub, sat, p, width):
     """max_min_per_lane_kernel for halves without saturation whose lanes are active by count (the count form,
     counter mode): _per_lane_half_count's two vectorised passes instead of the lane walk. A kernel of its own, chosen

@@ -16,6 +16,7 @@ import functools
 import hashlib
 import importlib
 import inspect
+import itertools
 import operator
 import pickle
 import warnings
@@ -653,7 +654,7 @@ def text(typingctx, literal):
     return types.unicode_type(literal), codegen
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def checked_enum(api, name, value, foreign, lo, hi, legal, members, member_legal, named, value_name):
     """A direct call's enum argument (EnumRule): its value, or the ParameterError plain Python raises: not a member
     (`members`: a bit per value; `foreign`: EnumRule.foreign_code) with member_legal, then outside [lo, hi] with
@@ -669,7 +670,7 @@ def checked_enum(api, name, value, foreign, lo, hi, legal, members, member_legal
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def refuse_enum_float(api, name, value, legal):
     """The refusal of a float given to an enum reader (reg.py _enum_reader), naming the float as plain Python's
     as_enum does (converted to int64 for checked_enum it had been named 1 for 1.5). Compiled only for a VF that passes
@@ -677,7 +678,7 @@ def refuse_enum_float(api, name, value, legal):
     raise ParameterError(api, name, value, legal, "ascend950")
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def checked_enum_unsigned(api, name, value, foreign, lo, hi, legal, members, member_legal, named, value_name):
     """checked_enum for a uint64 argument, compared and named as the unsigned value it is: np.int64() had wrapped
     2**64 - 1 to -1 (and 2**63 + k to a negative value) and the direct calls' clamp named 2**63 - 1, another value
@@ -806,7 +807,10 @@ def _inlined(cres):
     inlined = _INLINED.get(cres.library)
     if inlined is None:
         module = cres.library._get_module_for_linking()  # what numba links into the caller
-        size = sum(1 for f in module.functions for block in f.blocks for _ in block.instructions)
+        # counted up to one past the limit: each instruction is a call into LLVM, and walking all of a large
+        # engine's 2,000 cost a new VF about 0.1 s over its kernels, once per process
+        instructions = (i for f in module.functions for block in f.blocks for i in block.instructions)
+        size = sum(1 for _ in itertools.islice(instructions, INLINED_KERNEL_INSTRUCTIONS + 1))
         inlined = _INLINED[cres.library] = size <= INLINED_KERNEL_INSTRUCTIONS
     return inlined
 
@@ -956,7 +960,7 @@ def _operand_values(context, builder, sig, args, operands, made):
     return values
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def refuse_unsigned(api, name, value, legal):
     """The refusal of a uint64 int operand above 2**63 - 1, naming the value passed (the kernel, given 2**63 - 1,
     named that). Compiled once, for the first VF that passes a uint64 offset or step."""
@@ -1075,7 +1079,7 @@ def _ol_set_u32(reg, j, v):
     return lambda reg, j, v: _store32(reg, 4 * j, np.uint32(v))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_register(kind, modes):
     """A zeroed register of element kind `kind` carrying the overflow modes `modes` (an H_CTRL byte: those of the
     core the VF runs on, SPEC-2 11.1; 0 = not known, the 950's power-on modes)."""
@@ -1114,13 +1118,13 @@ def vf_modes():
     return VF_MODES[0]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def barrier():
     """LocalMemBar in a VF (its direct call checks the MemTypes): every barrier already holds, the emulator running a
     VF's instructions one after another."""
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_vf_register(kind):
     """RegTensor(T) in a VF: a zeroed register of element kind `kind` with the modes of the core the VF runs on."""
     return new_register(kind, vf_modes())
@@ -1163,7 +1167,7 @@ def all_lanes_mask(kind):
     return lanes_mask(kind, VL // kind_size(kind))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def create_mask(kind, pattern):
     """CreateMask<T, pattern> (docs/decisions.md: VLk beyond the lane count sets every lane; M3/M4 set the lanes
     whose index is a multiple of 3/4). One lanes_mask call and the M3/M4 words in scalars (no array): a smaller
@@ -1356,7 +1360,7 @@ def int_range(kind):
     return 0, 4294967295
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def reduce_data_block(dst, src, words, op, mode, float_class, int_class):
     """ReduceDataBlock<op> (SPEC 7.5; D3, D20, D25): per 32-byte block b, the result in dst lane b.
 

@@ -149,7 +149,7 @@ def convert(sk, dk, bits, mode, sat_int, sat_float):
     return convert_bits(sk, dk, RINT if mode == ROUND_UNKNOWN else mode, trunc, sat, bits)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def cast(dst, src, words, layout, sat_mode, mrg, rnd, widening):
     """Reg Cast (SPEC-2 11.5, D65): the mask selects source lanes; layout k picks sub-lane k of each wide slot.
     The hot case (half/bfloat16 -> float with a trait the pair accepts, decided on ints) first, in its own loop.
@@ -164,7 +164,7 @@ def cast(dst, src, words, layout, sat_mode, mrg, rnd, widening):
     _cast_general(dst, src, words, layout, sat_mode, mrg, rnd)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def cast_widening(dst, src, words, layout, sat_mode, mrg, rnd):
     """Reg Cast of a pair the caller knows is half/bfloat16 -> float (a plain call, or a VF's registers of literal
     dtypes): the widening loop alone, none of the general conversion compiled (issue 20); a trait the pair refuses

@@ -183,7 +183,7 @@ _INSIDE = "every accessed byte inside the operand's tensor (or the UB on a bound
 # with DIST_NORM calls them as they are, and a VF's call (the same plain handle type: kernels never see the VF's
 # TensorHandle) reuses the same cached specialisation (a separate entry function linked them and optimised them
 # again: 0.46 s of a first plain Reg call; issue 20).
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def load_norm(reg, h, offset, step):
     """LoadAlign DIST_NORM (SPEC-2 11.6): 256 bytes from a 32-byte aligned address inside the operand; returns
     offset + step (the post-update form)."""
@@ -201,7 +201,7 @@ def load_norm(reg, h, offset, step):
     return offset + step
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def load(reg, h, offset, dist, step):
     """LoadAlign(reg, tensor, offset, dist) (SPEC-2 11.6); returns offset + step (the post-update form)."""
     api = "LoadAlign"
@@ -253,7 +253,7 @@ def load(reg, h, offset, dist, step):
     return offset + step
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def load_dual(reg0, reg1, h, offset, dist, step):
     """LoadAlign(reg0, reg1, tensor, offset, DIST_DINTLV_Bn): even elements to reg0, odd to reg1."""
     api = "LoadAlign"
@@ -314,7 +314,7 @@ def _block_copy_address(api, h, offset, block_stride, repeat_stride, post_mode):
     return addr, new_offset
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
     """DATA_BLOCK_COPY load (SPEC-2 11.6, D68): block b from address + b*block_stride*32 when any of its lanes is
     active, else zeros (not read, not bounds-checked). Returns the updated offset (POST_MODE_UPDATE)."""
@@ -340,7 +340,7 @@ def load_blocks(reg, h, offset, block_stride, words, repeat_stride, post_mode):
     return new_offset
 
 
-@njit(cache=True)  # with a CPython entry, as load_norm
+@njit(cache=True, no_cfunc_wrapper=True)  # with a CPython entry, as load_norm
 def store_norm(h, reg, words, offset, step):
     """StoreAlign DIST_NORM (SPEC-2 11.6, D68): the active lanes (the mask read at the register's type) to a
     32-byte aligned address; only their bytes must lie inside the operand. Returns offset + step."""
@@ -385,7 +385,7 @@ def _store_active(ub, addr, reg, words, size):
                 ub[addr + lane * size + b] = reg[lane * size + b]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def store(h, reg, words, offset, dist, step):
     """StoreAlign(tensor, reg, mask, offset, dist) (SPEC-2 11.6, D68); returns offset + step."""
     api = "StoreAlign"
@@ -423,7 +423,7 @@ def store(h, reg, words, offset, dist, step):
     return offset + step
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def store_dual(h, reg0, reg1, offset, dist, step):
     """StoreAlign(tensor, reg0, reg1, mask, offset, DIST_INTLV_Bn): element 2i = reg0 lane i, 2i+1 = reg1 lane i;
     the mask is ignored (SPEC-2 11.6)."""
@@ -444,7 +444,7 @@ def store_dual(h, reg0, reg1, offset, dist, step):
     return offset + step
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def store_blocks(h, reg, offset, block_stride, words, repeat_stride, post_mode):
     """DATA_BLOCK_COPY store (SPEC-2 11.6, D68): the active lanes of each block with any active lane."""
     api = "StoreAlign"
@@ -492,7 +492,7 @@ def _set_bits(out, bits):
         out[w] = word
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def load_mask(out, h, offset, dist, step):
     """LoadAlign(mask_reg, tensor, offset, MaskDist) (SPEC-2 11.6): NORM 32 bytes, US 16 bytes with every bit
     doubled, DS 64 bytes keeping every other bit. `step` is in bytes (doc); returns the updated offset."""
@@ -527,7 +527,7 @@ def _check_mask_step(api, step, esize, align):
         _misaligned(api, "post_update_stride", step, align)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def store_mask(h, words, offset, dist, step):
     """StoreAlign(tensor, mask_reg, offset, MaskDist): NORM 32 bytes, PACK 16 bytes of the even bits."""
     api = "StoreAlign"
@@ -555,7 +555,7 @@ def store_mask(h, words, offset, dist, step):
 LOGIC_AND, LOGIC_OR, LOGIC_XOR, LOGIC_NOT, LOGIC_MOVE, LOGIC_SELECT = 0, 1, 2, 3, 4, 5
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def mask_logic(out, a, b, m, op):
     """And/Or/Xor/Not/Move (then ANDed with the mask m) and Select (m ? a : b), on all 256 bits (D64)."""
     for w in range(4):
@@ -574,7 +574,7 @@ def mask_logic(out, a, b, m, op):
         out[w] = r
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def pack(out, src, highest):
     """Pack (D64): dst bit k = src bit 2k (k < 128) in the lower (LOWEST) or upper (HIGHEST) half, the other 0."""
     bits = np.zeros(VL, np.uint8)
@@ -584,7 +584,7 @@ def pack(out, src, highest):
     _set_bits(out, bits)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def unpack(out, src, highest):
     """UnPack (D64): src bits 0..127 (LOWEST) or 128..255 (HIGHEST); dst bit 2k = that bit k, bit 2k+1 = 0."""
     bits = np.zeros(VL, np.uint8)
@@ -594,7 +594,7 @@ def unpack(out, src, highest):
     _set_bits(out, bits)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def interleave(out0, out1, src0, src1, group, inverse):
     """Interleave<T> / DeInterleave<T> (D64) in g-bit groups (g = 1, 2, 4 for b8, b16, b32)."""
     n = VL // group
@@ -617,7 +617,7 @@ def copy_words(out, words):
         out[w] = words[w]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def move_mask(kind, lo, hi):
     """MoveMask<T> (SPEC-2 11.7): b16 lane i <- mask-register bit i (i < 128), b32 lane i <- MASK0 bit i (i < 64)."""
     size = kind_size(kind)
@@ -683,14 +683,14 @@ def check_ureg(api, state, size):
         _refuse_ureg(api, np.int64(size))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def load_unalign_pre(state, h, offset):
     """LoadUnAlignPre: the expected address of the next LoadUnAlign becomes (tensor, offset)."""
     check_ureg("LoadUnAlignPre", state, 1)
     state[0] = element_address("LoadUnAlignPre", h, offset)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def load_unalign(reg, state, h, offset, step, has_step):
     """LoadUnAlign: VL bytes from an address equal to the expected one (StateError otherwise: the hardware would
     splice stale bytes); the 32-byte blocks around them must lie in the operand's range. Returns the new offset."""
@@ -715,7 +715,7 @@ def load_unalign(reg, state, h, offset, step, has_step):
     return offset + advance
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def store_unalign(h, reg, state, offset, count):
     """StoreUnAlign: lanes 0..count-1 of reg as bytes at A = (tensor, offset), after the pending run (which must end
     at A); every byte below the last 32-byte boundary is written now, the rest stays pending. Returns offset+count."""
@@ -758,7 +758,7 @@ def store_unalign(h, reg, state, offset, count):
 STORE_LANES = "0 .. VL / sizeof(T) lanes (SPEC-2 11.6)"
 
 
-@njit(cache=True)  # called by plain Store and by compiled code: one refusal
+@njit(cache=True, no_cfunc_wrapper=True)  # called by plain Store and by compiled code: one refusal
 def refuse_store_count(count):
     """Store's count outside the register's lanes (SPEC-2 11.6), plain and compiled alike; one outside int32 is
     refused with plain Python's as_int range, which plain Store checks first (compiled code named the lanes)."""
@@ -767,7 +767,7 @@ def refuse_store_count(count):
     raise ParameterError("Store", "count", count, STORE_LANES, DEVICE)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def store_lanes(h, reg, offset, count, whole):
     """Reg Store(tensor, reg, offset[, count]) in a VF: StoreUnAlign of `count` lanes (`whole`: every lane of the
     register's kind) to any byte address, then StoreUnAlignPost, as plain Store calls them."""
@@ -780,7 +780,7 @@ def store_lanes(h, reg, offset, count, whole):
     store_unalign_post(h, state, offset, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def store_unalign_post(h, state, offset, step):
     """StoreUnAlignPost: writes the pending run and empties the register; returns offset + step."""
     check_ureg("StoreUnAlignPost", state, USTATE_SIZE)
@@ -818,7 +818,7 @@ def _move_mask_word(typingctx, i):
     return types.uint64(types.int64), codegen
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def move_mask_in_vf(kind):
     """MoveMask<T> in a compiled VF: the refusals of the plain call (SPEC-2 11.7: no current core, a non-950 core,
     an undefined register, counter mode), then move_mask of the register simd_vf passed in."""

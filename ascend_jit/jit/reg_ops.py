@@ -194,7 +194,7 @@ def _check_binary(dk, k0, k1, op, merging):
         raise ParameterError(_OP_NAMES[op], "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 D67)", DEVICE)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def binary_vf(dst, src0, src1, words, op, merging, half_class, wide_class, int_class):
     """Add/Sub/Mul in compiled code (a direct call, reg.py): the hot case (three half registers, every lane active,
     ZEROING, decided on header bytes) straight to its loop, anything else the general engine. One cached function for
@@ -207,7 +207,7 @@ def binary_vf(dst, src0, src1, words, op, merging, half_class, wide_class, int_c
     binary(dst, src0, src1, words, op, merging, half_class, wide_class, int_class)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def binary(dst, src0, src1, words, op, merging, half_class, wide_class, int_class):
     """Reg Add/Sub/Mul (SPEC-2 11.2): active lanes get src0 op src1; inactive lanes 0 (ZEROING) or kept (MERGING,
     Add only). Every lane is computed into dst's scratch bytes, then the mask picks the lanes that land (one masked
@@ -247,7 +247,7 @@ def binary(dst, src0, src1, words, op, merging, half_class, wide_class, int_clas
     dst[H_CTRL] = modes
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def binary_carry(carry, dst, src0, src1, words, op):
     """Add/Sub carry forms, int32/uint32 (SPEC-2 11.2, D67): modular results; carry bit 4k of lane k is the carry
     out of x + y (Add) or "no borrow", x >= y unsigned (Sub); inactive lanes give dst 0 and carry 0."""
@@ -274,7 +274,7 @@ def binary_carry(carry, dst, src0, src1, words, op):
     dst[H_CTRL] = merged_modes(src0[H_CTRL], src1[H_CTRL])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def duplicate_bits(dst, bits, words, merging):
     """Duplicate of a scalar already converted to the register's bit pattern (SPEC-2 11.3, D29)."""
     size = kind_size(dst[H_KIND])
@@ -287,7 +287,7 @@ def duplicate_bits(dst, bits, words, merging):
                 dst[j * size + k] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def duplicate_lane0(dst, src, words, merging):
     """Duplicate of lane 0 of src (HighLowPart LOWEST, SPEC-2 11.3)."""
     if dst[H_KIND] != src[H_KIND]:
@@ -488,7 +488,7 @@ def _put(dst, lane, size, bits):
         dst[lane * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def reduce(dst, src, words, op, merging, float_class, int_class):
     """Reg Reduce (SPEC-2 11.4, D66): SUM by the adjacent-pair tree over all lanes (inactive lanes +0) into lane 0;
     MAX/MIN value into lane 0 and the first index attaining it into lane 1; every other lane 0. ZEROING only.
@@ -608,7 +608,7 @@ ALGO_INTRINSIC, ALGO_DIFF_COMPENSATION, ALGO_1ULP_FTZ_TRUE, ALGO_0ULP_FTZ_TRUE, 
 DIV_PATH_NAMES = ("INTRINSIC", "PRECISION_0ULP_FTZ_TRUE", "PRECISION_0ULP_FTZ_FALSE", "PRECISION_1ULP_FTZ_FALSE")
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def div_path(precision, algo):
     """DivImpl's dispatch for a legal (precisionMode, algo): an index of DIV_PATH_NAMES. precisionMode routes every
     algorithm but PRECISION_0ULP_FTZ_FALSE to DivPrecisionImpl (PRECISION_1ULP_FTZ_FALSE too, which then flushes:
@@ -631,7 +631,7 @@ _ALGO_MEMBERS = ", ".join(f"DivAlgo.{name} ({value})" for value, name in enumera
      "PRECISION_1ULP_FTZ_FALSE")))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def div_mode_op(src, allowed, mrg, precision, algo):
     """Reg Div's DivSpecificMode{mrgMode, precisionMode, algo} checked against src's type (DK
     R/基础算术/Div.md 数据类型 and DivImpl's static_asserts; a type Div does not take is left unchecked to
@@ -662,7 +662,7 @@ def div_mode_op(src, allowed, mrg, precision, algo):
     return DIV_SUBNORMALS if path >= 2 else ew.DIV
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def div_mode_merging(mrg):
     """Whether DivSpecificMode.mrgMode is MERGING (div_mode_op checked its range)."""
     return mrg == 1
@@ -793,7 +793,7 @@ def _int_engine_lanes(dst, a, b, kind, ew_op):
         set_int_lane(dst, n + j, size, r)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, halves_class, wide_class, int_class):
     """Reg Max/Min/Div: the element-wise engine's lanes over all lanes into dst's scratch, then the mask.
     half_class, halves_class, wide_class, int_class: dtype-class markers (as jit/elementwise.py binary_count_kernel's: 0
@@ -853,7 +853,7 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
     dst[H_CTRL] = modes
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_class):
     """Reg Exp: as engine_binary, one source: the engine's float decode, Exp lanes and store of the register's width
     (unary_run's float path for Exp alone: a first Reg Exp compiles none of the engine's other unary ops, issue
@@ -969,7 +969,7 @@ def _int_unary_lanes(dst, src, kind, op, saturate):
         set_int_lane(dst, n + j, size, int_stage(kind, r, saturate))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_class, simple_ops, ln_ops, sqrt_op):
     """Reg Abs/Relu/Neg/Ln/Log/Sqrt: every lane into dst's scratch, then the mask
     (`merging` is False: the API refuses MERGING for these, DK RegMerge tables 2 and 5).
@@ -1068,13 +1068,13 @@ def _ol_scalar_pattern(index, kind, scalar):
     return lambda index, kind, scalar: scalar_bits(scalar_api(index), kind, 0.0, scalar, False)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def scalar_bits_of(index, reg, scalar):
     """The bit pattern of a VF's scalar in reg's kind (D29), refusals naming instruction `index` (scalar_api)."""
     return scalar_pattern(index, reg[H_KIND], scalar)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def scalar_register(index, allowed, dst, src, scalar):
     """The second source of tensor-scalar instruction `index` (SCALAR_OPS, or AXPY) in a VF:
     dst's and src's kinds checked (naming the instruction), the scalar converted (D29) and duplicated into a
@@ -1100,7 +1100,7 @@ def check_scalar_kinds(api_index, dk, sk, allowed):
         raise UnsupportedDTypeError(SCALAR_OPS[api_index], "dst kind", dk, (sk, _SCALAR_SOURCE[api_index]), DEVICE)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def broadcast_register(src, bits):
     """A register of src's kind and overflow modes with every lane = the scalar's bit pattern."""
     tmp = np.zeros(REG_BYTES, np.uint8)
@@ -1113,7 +1113,7 @@ def broadcast_register(src, bits):
     return tmp
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def arange(dst, allowed, scalar, half_class, wide_class, int_class):
     """Reg Arange in a VF (DK R/索引操作/Arange.md): dst's kind checked against `allowed` (arange_register), then
     lane j = j + the scalar (converted by D29, refusals naming Arange) by Add's engine on every lane; the class
@@ -1124,7 +1124,7 @@ def arange(dst, allowed, scalar, half_class, wide_class, int_class):
            np.int64(ADD), np.bool_(False), half_class, wide_class, int_class)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def arange_register(dst, allowed):
     """The index register of Reg Arange (DK R/索引操作/Arange.md): dst's kind and overflow modes, lane j = j (an
     integer lane j mod 2**bits, the wrap the page describes; a float lane the exact j: j < 128). dst's kind must be in
@@ -1151,7 +1151,7 @@ def arange_register(dst, allowed):
 SELECT_LEGAL = "one element type for dstReg, srcReg0, srcReg1 (DK R/比较与选择/Select.md)"  # plain Select's too
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def select(dst, src0, src1, words):
     """Reg Select on data registers: lane j of src0 where the mask's bit of lane j is set, else of src1 (dst may be
     either source: the lanes are assembled in dst's scratch first)."""
@@ -1219,7 +1219,7 @@ def _shifted(b, amount, width, signed, left):
     return (r | (ones ^ (ones >> s))) & ones if negative else r
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def shift(dst, src, words, op, allowed, amount, merging):
     """Reg ShiftLefts/ShiftRights by `amount`: every lane into dst's scratch, then the mask (`merging` is False: the
     API refuses MERGING)."""
@@ -1235,7 +1235,7 @@ def shift(dst, src, words, op, allowed, amount, merging):
     dst[H_CTRL] = src[H_CTRL]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def shift_amount(left, amount):
     """A shift's scalar in a VF: an int16 value (the pages' scalarValue type) that is not negative (a negative
     amount is undefined on the device: refused)."""
@@ -1282,7 +1282,7 @@ def _check_ternary(op, dk, k0, k1, allowed):
 TERNARY_OP_GROUPS = {ew.MUL_ADD_DST: 0, ew.FUSED_MUL_ADD: 0, ABS_SUB: 1}
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class, int_class, fma_ops, abs_sub_op):
     """Reg MulAddDst / MulDstAdd / Axpy / AbsSub: every lane into dst's scratch (dst read first), then the mask
     (`merging` is False: the API refuses MERGING, DK RegMerge table 4). Class markers as engine_binary's: half,

@@ -54,7 +54,7 @@ def _scan_writers(lo, hi, addrs, writer_pipe, writer_seq, clock_p, p, strict_sam
     out[at] = count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def scan_read(lo, hi, addrs, init, writer_pipe, writer_seq, clock_p, p, check_init, check_race, strict_same,
               barrier_p, out):
     """A read by pipe p. out[0:2] = (uninitialised bytes, index of the first), out[2:4] = (bytes whose last write
@@ -74,7 +74,7 @@ def scan_read(lo, hi, addrs, init, writer_pipe, writer_seq, clock_p, p, check_in
                       np.int64(2))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def scan_write(lo, hi, addrs, writer_pipe, writer_seq, writer_instr, reader_seq, reader_instr, clock_p, p,
                check_waw, war_pipes, strict_same, barrier_p, out, war):
     """A write by pipe p. out[0:2] = (bytes whose last write p is not ordered after, index of the first) (WAW, when
@@ -100,7 +100,7 @@ def scan_write(lo, hi, addrs, writer_pipe, writer_seq, writer_instr, reader_seq,
         war[q, 0] = count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def record_read(lo, hi, addrs, reader_seq, reader_instr, p, seq, instr):
     if addrs.size == 0:   # a run: plain fills (memset-like loops)
         reader_seq[p, lo:hi] = seq
@@ -111,7 +111,7 @@ def record_read(lo, hi, addrs, reader_seq, reader_instr, p, seq, instr):
         reader_instr[p, i] = instr
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def record_write(lo, hi, addrs, init, writer_pipe, writer_bits, writer_seq, writer_instr, p, seq, instr):
     if addrs.size == 0:
         init[lo:hi] = True
