@@ -227,17 +227,33 @@ _FLOAT_WITNESS, _INT_WITNESS = np.float32(0.0), np.int64(0)  # the kernels' valu
 _UB_WITNESS = np.zeros(0, np.uint8)  # a UB's numba type: every core's UB is a C-contiguous uint8 vector
 
 
-def _entry(d, algo):
-    """The compiled entry of `algo` for d's value type (compiled on first use), and the value-type witness."""
+# The algorithms whose first level (jit/reduce.py level1) walks masked or strided repeats when its `strided` marker
+# is 0; the others take the marker as None always (no second specialisation of a kernel that never walks)
+_WALKING = frozenset({ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_TREE, ALG_950_NORMAL})
+
+
+def _strided(d, rep_bytes, lo, hi):
+    """Whether a call's repeats may be masked or apart: a lane inactive, or a repeat stride other than 8 blocks.
+    Calls whose repeats are whole and back to back (every count form) compile no walk (issue 20)."""
+    full_hi, full_lo = continuous_mask_words(d.lanes_per_repeat)
+    return rep_bytes != 256 or (lo & full_lo) != full_lo or (hi & full_hi) != full_hi
+
+
+def _entry(d, algo, strided):
+    """The compiled entry of `algo` for d's value type and walk (compiled on first use), the value-type witness and
+    level1's marker (0: masked or strided repeats, None: whole repeats back to back)."""
     witness = _FLOAT_WITNESS if d.is_float else _INT_WITNESS
-    return _ENTRIES.get((algo, d.is_float), KERNELS[algo], (_UB_WITNESS, d.kind, False, 0, 0, 0, 0, 0, 0, 0,
-                                                          witness)), witness
+    marker = 0 if strided and algo in _WALKING else None
+    return _ENTRIES.get((algo, d.is_float, marker is None), KERNELS[algo], (_UB_WITNESS, d.kind, False, 0, 0, 0, 0, 0,
+                                                                           0, 0, witness, marker)), witness, marker
 
 
-def _run(core, d, algo, dst, src, tmp, rep_bytes, n, lo=-1, hi=-1):
-    """One compiled call (the algorithm's entry for the value type, no numba dispatch); returns dst[0]'s value."""
-    entry, witness = _entry(d, algo)
-    return entry(core.ub, d.kind, core.half_saturating, dst.addr, src.addr, tmp.addr, rep_bytes, n, lo, hi, witness)
+def _run(core, d, algo, dst, src, tmp, rep_bytes, n):
+    """One compiled call with every lane active (the algorithm's entry for the value type, no numba dispatch);
+    returns dst[0]'s value."""
+    entry, witness, marker = _entry(d, algo, rep_bytes != 256)
+    return entry(core.ub, d.kind, core.half_saturating, dst.addr, src.addr, tmp.addr, rep_bytes, n, -1, -1, witness,
+                 marker)
 
 
 # --- memoised calls (issue 21) --------------------------------------------------------------------------------------
@@ -264,17 +280,17 @@ def _remember(memo, key, call):
 
 class _CountCall:
     """One validated count-form call shape."""
-    __slots__ = ("entry", "kind", "dst", "src", "tmp", "count", "witness", "acc_type", "after")
+    __slots__ = ("entry", "kind", "dst", "src", "tmp", "count", "witness", "marker", "acc_type", "after")
 
     def __init__(self, d, algo, after, dst_addr, src_addr, tmp_addr, count):
-        self.entry, self.witness = _entry(d, algo)
+        self.entry, self.witness, self.marker = _entry(d, algo, False)  # count forms: whole repeats back to back
         self.kind, self.dst, self.src, self.tmp, self.count = d.kind, dst_addr, src_addr, tmp_addr, count
         self.acc_type = d.np_dtype.type if d.is_float else None
         self.after = after
 
     def run(self, core, is_set_mask=True):
         value = self.entry(core.ub, self.kind, core.half_saturating, self.dst, self.src, self.tmp, 256, self.count, -1,
-                           -1, self.witness)
+                           -1, self.witness, self.marker)
         if self.acc_type is not None:  # GetReduceRepeatSumSpr: the count form's scalar side result (SPEC 4.2 ACC_VAL,
             # 4.4 accVal): dst[0] as stored, a scalar of T (NaN: canonical, +)
             core.acc_val = self.acc_type(value) if value == value else self.acc_type(math.nan)
@@ -287,12 +303,14 @@ class _CountCall:
 
 class _HighDimCall:
     """One validated normal-mode high-dim call shape."""
-    __slots__ = ("entry", "kind", "dst", "src", "tmp", "rep_bytes", "repeats", "lo", "hi", "witness", "is_950",
-                 "mask_words", "zero_dst", "dst_bytes")
+    __slots__ = ("entry", "kind", "dst", "src", "tmp", "rep_bytes", "repeats", "lo", "hi", "witness", "marker",
+                 "is_950", "mask_words", "zero_dst", "dst_bytes")
 
     def __init__(self, d, is_950, plan, dst_addr, src_addr, tmp_addr, rep_bytes, repeats, zero_dst):
         runs = repeats > 0 and not plan.empty
-        self.entry, self.witness = _entry(d, ALG_950_NORMAL if is_950 else ALG_TREE_TREE) if runs else (None, None)
+        self.entry, self.witness, self.marker = (
+            _entry(d, ALG_950_NORMAL if is_950 else ALG_TREE_TREE, _strided(d, rep_bytes, plan.lo, plan.hi)) if runs
+            else (None, None, None))
         self.kind, self.dst, self.src, self.tmp, self.dst_bytes = d.kind, dst_addr, src_addr, tmp_addr, d.size
         self.rep_bytes, self.repeats, self.lo, self.hi = rep_bytes, repeats, as_signed64(plan.lo), as_signed64(plan.hi)
         self.is_950 = is_950
@@ -304,7 +322,7 @@ class _HighDimCall:
             core.mask_defined = False  # D22: implementation state after a non-950 high-dim ReduceSum
         if self.entry is not None:  # core state (the mask register) changes only after the kernel ran
             self.entry(core.ub, self.kind, core.half_saturating, self.dst, self.src, self.tmp, self.rep_bytes,
-                       self.repeats, self.lo, self.hi, self.witness)
+                       self.repeats, self.lo, self.hi, self.witness, self.marker)
         elif self.zero_dst:
             core.ub[self.dst:self.dst + self.dst_bytes] = 0  # D14 / audit 2: the 310B writes +0 to dst[0]
         if self.mask_words is not None:
@@ -490,7 +508,9 @@ def warmup(device):
         if dtype in spec.reduce_sum_count_only_dtypes:
             continue
         ReduceSum(dst, src, tmp, lanes, 2, 8)
+        ReduceSum(dst, src, tmp, lanes - 1, 2, 8)  # a lane masked: the first level's repeat walk (_strided)
         if spec.reduce_sum_highdim_algorithm == TREE_TREE_950:
             core.SetMaskCount()
             ReduceSum(dst, src, tmp, 2 * lanes, 1, 8)
+            ReduceSum(dst, src, tmp, 5 * lanes + 1, 1, 9)  # repeats 9 blocks apart: the walk of the tree kernel
             core.SetMaskNorm()

@@ -11,8 +11,9 @@ dst with sharedTmpBuffer ends in the device's final state.
 
 Compile cost (issue 20): each algorithm is its own entry kernel with one shared argument list, so a call compiles
 its device's algorithm only; device facts and element kinds are int64/bool arguments; the value type is the one
-specialisation (float32 or int64: the arithmetic differs). Helpers are always called with int64 values, never
-with integer literals, because numba compiles a literal argument as a signature of its own.
+specialisation (float32 or int64: the arithmetic differs), and a marker (`strided`, level1) keeps the masked or
+strided repeat walk out of the calls whose repeats are whole and back to back. Helpers are always called with int64
+values, never with integer literals, because numba compiles a literal argument as a signature of its own.
 Each entry returns the value it stored to dst[0] (the count form's ACC_VAL side result, SPEC 4.2).
 """
 import numpy as np
@@ -132,9 +133,12 @@ def _ol_load_run(ub, u16, f32, base, n, kind, witness, row, at):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, witness):
+def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, witness, strided):
     """tree of repeat i (lanes at src + i*rep_bytes + j*size, blkStride 1) for i < nrep, masked lanes +0;
-    last_lanes >= 0 limits the last repeat to its first last_lanes lanes (count forms, counter mode)."""
+    last_lanes >= 0 limits the last repeat to its first last_lanes lanes (count forms, counter mode).
+    strided: 0 when the repeats may be masked or apart (the per-repeat walk is compiled), None when the caller has
+    proved them whole and back to back (rep_bytes 256, every lane active: the count forms): the walk is then not
+    compiled, about 0.8 s of a first count-form call (issue 20)."""
     size = kind_size(kind)
     lanes = 256 // size
     out = np.empty(nrep, type(witness))
@@ -154,33 +158,36 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
     zero = np.int64(0)
     for c0 in range(0, nrep, chunk):
         nc = min(chunk, nrep - c0)
-        if full and rep_bytes == 256:  # whole repeats back to back: one decode run for the chunk
+        walked = False
+        if strided is not None:
+            if not (full and rep_bytes == 256):
+                for r in range(nc):
+                    i = c0 + r
+                    n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
+                    row = r * lanes
+                    # one decode run from the first to the last active lane (inside the footprint the API proved),
+                    # +0 outside it, and a select for inactive lanes inside it: vectorised, no per-lane walk
+                    last = min(last_active, n - 1)
+                    if last >= first:
+                        _load_run(ub, u16, f32, src + i * rep_bytes + first * size, last - first + 1, kind, witness,
+                                  buf, row + first)
+                    urow = np.uint64(row)  # unsigned indices: no wraparound test, so the loops vectorise
+                    for j in range(min(first, lanes)):
+                        buf[urow + np.uint64(j)] = witness
+                    for j in range(max(last + 1, 0), lanes):
+                        buf[urow + np.uint64(j)] = witness
+                    if holes:
+                        for j in range(first, min(last + 1, 64)):
+                            k = np.uint64(j)
+                            buf[urow + k] = buf[urow + k] if (mask_lo >> j) & 1 else witness
+                        for j in range(max(first, 64), last + 1):
+                            k = np.uint64(j)
+                            buf[urow + k] = buf[urow + k] if (mask_hi >> (j - 64)) & 1 else witness
+                walked = True
+        if not walked:  # whole repeats back to back: one decode run for the chunk
             n = min(nc * lanes, total - c0 * lanes)
             _load_run(ub, u16, f32, src + c0 * 256, n, kind, witness, buf, zero)
             buf[n:nc * lanes] = witness
-        else:
-            for r in range(nc):
-                i = c0 + r
-                n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
-                row = r * lanes
-                # one decode run from the first to the last active lane (inside the footprint the API proved), +0
-                # outside it, and a select for inactive lanes inside it: vectorised, no per-lane walk
-                last = min(last_active, n - 1)
-                if last >= first:
-                    _load_run(ub, u16, f32, src + i * rep_bytes + first * size, last - first + 1, kind, witness,
-                              buf, row + first)
-                urow = np.uint64(row)  # unsigned indices: no wraparound test, so the loops vectorise
-                for j in range(min(first, lanes)):
-                    buf[urow + np.uint64(j)] = witness
-                for j in range(max(last + 1, 0), lanes):
-                    buf[urow + np.uint64(j)] = witness
-                if holes:
-                    for j in range(first, min(last + 1, 64)):
-                        k = np.uint64(j)
-                        buf[urow + k] = buf[urow + k] if (mask_lo >> j) & 1 else witness
-                    for j in range(max(first, 64), last + 1):
-                        k = np.uint64(j)
-                        buf[urow + k] = buf[urow + k] if (mask_hi >> (j - 64)) & 1 else witness
         res = _halve(buf, scratch, nc * lanes, lanes, kind, sat)
         for r in range(nc):
             out[c0 + r] = res[r]
@@ -218,10 +225,10 @@ def _ol_store_run(ub, addr, kind, vals, n):
 
 # --- the algorithms' shared pieces --------------------------------------------------------------------------------
 @njit(cache=True, nogil=True, inline="always")
-def _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, nrep, lo, hi, last, witness):
+def _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, nrep, lo, hi, last, witness, strided):
     """Non-950 high-dim algorithm (SPEC 4.2 steps 1-3; audit 1b): writes tmp as the device does, returns dst."""
     lanes = 256 // kind_size(kind)
-    vals = level1(ub, kind, sat, src, rep_bytes, nrep, lo, hi, last, witness)
+    vals = level1(ub, kind, sat, src, rep_bytes, nrep, lo, hi, last, witness, strided)
     store_run(ub, tmp, kind, vals, nrep)
     if nrep == 1:
         res = vals[0]
@@ -252,16 +259,17 @@ def _combine_rows(a, b, n, kind, sat):
 
 
 # --- entry kernels: one per algorithm, one argument list ---------------------------------------------------------
-# (ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness): n is the count (count forms, counter
-# mode) or the repeat count (high-dim forms); witness is float32 0 (half/float) or int64 0 (integers).
+# (ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness, strided): n is the count (count forms,
+# counter mode) or the repeat count (high-dim forms); witness is float32 0 (half/float) or int64 0 (integers);
+# strided is level1's marker (None: whole repeats back to back; the kernels without level1 ignore it).
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True)
-def sum_tree_seq(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+def sum_tree_seq(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness, strided):
     """A2/A3 count form: a tree per repeat, then the repeat results added in order (SPEC 4.2, D1)."""
     lanes = 256 // kind_size(kind)
     nrep = (n + lanes - 1) // lanes
     full = np.int64(-1)
-    vals = level1(ub, kind, sat, src, np.int64(256), nrep, full, full, n - (nrep - 1) * lanes, witness)
+    vals = level1(ub, kind, sat, src, np.int64(256), nrep, full, full, n - (nrep - 1) * lanes, witness, strided)
     acc = vals[0]
     for r in range(1, nrep):
         acc = combine(acc, vals[r], kind, sat)  # D1: rounded to T after every repeat
@@ -270,13 +278,13 @@ def sum_tree_seq(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, w
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True)
-def sum_tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+def sum_tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness, strided):
     """Non-950 high-dim form (SPEC 4.2, 4.3): n repeats >= 1."""
-    return _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, np.int64(-1), witness)
+    return _tree_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, np.int64(-1), witness, strided)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True)
-def sum_tree_tree_tail(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+def sum_tree_tree_tail(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness, strided):
     """910/310P/310B count form (SPEC 4.3): the whole repeats as a high-dim call, the tail as another, then the
     two results added (the tail last)."""
     size = kind_size(kind)
@@ -290,7 +298,8 @@ def sum_tree_tree_tail(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask
     for k in range(parts):
         is_body = k == 0 and body_repeats > 0
         res = _tree_tree(ub, kind, sat, dst, src if is_body else src + body_repeats * 256, tmp, whole,
-                         body_repeats if is_body else np.int64(1), full, full, full if is_body else tail, witness)
+                         body_repeats if is_body else np.int64(1), full, full, full if is_body else tail, witness,
+                         strided)
         if is_body:
             body = res
         else:
@@ -308,19 +317,19 @@ def sum_tree_tree_tail(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True)
-def sum_vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+def sum_vadd_tree(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness, strided):
     """950 count form of one repeat or more than four (SPEC 4.4 table; audit 3): one tree, or 2 or 3 tree levels."""
     lanes = 256 // kind_size(kind)
     full = np.int64(-1)
     nrep = (n + lanes - 1) // lanes
-    vals = level1(ub, kind, sat, src, rep_bytes, nrep, full, full, n - (nrep - 1) * lanes, witness)
+    vals = level1(ub, kind, sat, src, rep_bytes, nrep, full, full, n - (nrep - 1) * lanes, witness, strided)
     res = vals[0] if nrep == 1 else _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness)
     store(ub, dst, kind, res)
     return res
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True)
-def sum_vadd_merge(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+def sum_vadd_merge(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness, strided):
     """950 count form of 2 to 4 repeats (SPEC 4.4 table; audit 3): VADD merges of the repeats, then one tree. Its own
     entry (chosen by the count when the call is validated), so a call compiles only the path it takes (issue 20)."""
     lanes = 256 // kind_size(kind)
@@ -348,17 +357,17 @@ def sum_vadd_merge(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi,
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True)
-def sum_950_normal(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+def sum_950_normal(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness, strided):
     """950 normal-mode high-dim form (SPEC 4.4): n repeats >= 1 (D7)."""
     lanes = 256 // kind_size(kind)
-    vals = level1(ub, kind, sat, src, rep_bytes, n, mask_lo, mask_hi, np.int64(-1), witness)
+    vals = level1(ub, kind, sat, src, rep_bytes, n, mask_lo, mask_hi, np.int64(-1), witness, strided)
     res = vals[0] if n <= 1 else _upper_levels_950(ub, kind, sat, tmp, vals, lanes, witness)
     store(ub, dst, kind, res)
     return res
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True)
-def sum_int64(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness):
+def sum_int64(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi, witness, strided):
     """950 int64/uint64 count form: integer addition modulo 2**64 is associative, so any order gives these bits."""
     v, e = ub_as(ub, np.int64), src >> 3
     acc = witness
