@@ -10,7 +10,7 @@ class AscendJitError(Exception):
     """Base class of every error ascend_jit raises on purpose."""
 
     def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
-        value, legal = _table_row(value), _table_row(legal)
+        api, value, legal = _table_row(api), _table_row(value), _table_row(legal)
         parameter, value = _named_kinds(parameter, value)
         legal = _named_legal(legal)
         if device is None and parameter == "device" and isinstance(value, str):
@@ -36,8 +36,9 @@ class AscendJitError(Exception):
 
 
 # Texts a compiled kernel names by row. A kernel indexing a tuple of many strings at run time compiles one branch and
-# one constant per string (Reg Cast's four tables of 121 pair rows cost its first call 2 s, issue 20); it raises with
-# (table name, row) as the value or the legal range instead, and the refusal is worded here from the table.
+# one constant per string (Reg Cast's four tables of 121 pair rows cost its first call 2 s, issue 20; a Reg unary's
+# six API names and legal ranges 0.25 s); it raises with (table name, row) as the API, the value, the legal range or
+# a text of a legal tuple instead, and the refusal is worded here from the table.
 ROW_TABLES = {}
 
 
@@ -74,14 +75,17 @@ def _named_kinds(parameter, value):
 
 
 def _named_legal(legal):
-    """A legal range a compiled kernel gives as a tuple of kind codes and texts, naming other operands' dtypes as
-    plain Python does ("half, the source's (...)", "int32 for a int16 source (...)"): each code's dtype name and
-    each text, in order."""
-    if not (isinstance(legal, tuple) and legal and any(isinstance(p, str) for p in legal)):
+    """A legal range a compiled kernel gives as a tuple of kind codes and texts (or row-table rows), naming other
+    operands' dtypes as plain Python does ("half, the source's (...)", "int32 for a int16 source (...)"): each code's
+    dtype name and each text, in order."""
+    if not (isinstance(legal, tuple) and legal):
+        return legal
+    texts = tuple(map(_table_row, legal))
+    if not any(isinstance(p, str) for p in texts):
         return legal
     from .dtypes import ALL  # dtypes imports this module
     parts = []
-    for part in legal:
+    for part in texts:
         if isinstance(part, str):
             parts.append(part)
         elif isinstance(part, int) and not isinstance(part, bool) and 0 <= part < len(ALL):

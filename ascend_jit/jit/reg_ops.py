@@ -34,7 +34,7 @@ from .reg_move import copy_bytes
 
 ADD, SUB, MUL = 0, 1, 2
 SUM, MAX, MIN = 0, 1, 2
-_OP_NAMES = ("Add", "Sub", "Mul")
+_OP_NAMES = row_table("Reg Add/Sub/Mul API", ("Add", "Sub", "Mul"))  # by op (a row table, errors.py)
 DEVICE = "ascend950"
 
 
@@ -188,10 +188,10 @@ def _check_binary(dk, k0, k1, op, merging):
         raise UnsupportedDTypeError("Mul", "kind", k0, "half, float, bfloat16, int16, uint16, int32, uint32, int64, "
                                     "uint64 (SPEC-2 11.2)", DEVICE)  # plain Python's list (reg.py ARITH_DTYPES)
     if dk != k0 or dk != k1:
-        raise UnsupportedDTypeError(_OP_NAMES[op], "dst/src0/src1 kinds", (dk, k0, k1),
+        raise UnsupportedDTypeError((_OP_NAMES, op), "dst/src0/src1 kinds", (dk, k0, k1),
                                     "one element type for dst, src0 and src1 (SPEC-2 11.2)", DEVICE)
     if merging and op != ADD:
-        raise ParameterError(_OP_NAMES[op], "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 D67)", DEVICE)
+        raise ParameterError((_OP_NAMES, op), "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 D67)", DEVICE)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -253,7 +253,7 @@ def binary_carry(carry, dst, src0, src1, words, op):
     out of x + y (Add) or "no borrow", x >= y unsigned (Sub); inactive lanes give dst 0 and carry 0."""
     kind = np.int64(src0[H_KIND])
     if not (kind == KIND_INT32 or kind == KIND_UINT32) or dst[H_KIND] != kind or src1[H_KIND] != kind:
-        raise UnsupportedDTypeError(_OP_NAMES[op], "dst/src0/src1 kinds", (dst[H_KIND], kind, src1[H_KIND]),
+        raise UnsupportedDTypeError((_OP_NAMES, op), "dst/src0/src1 kinds", (dst[H_KIND], kind, src1[H_KIND]),
                                     "int32 or uint32, the same for all three (carry form, SPEC-2 11.2)", DEVICE)
     d, a, b = ub_as(dst[:VL], np.uint32), ub_as(src0[:VL], np.uint32), ub_as(src1[:VL], np.uint32)
     out = np.zeros(4, np.uint64)
@@ -695,8 +695,9 @@ ENGINE_DTYPES = {"Max": tuple(d.name for d in ALL), "Min": tuple(d.name for d in
                  "Div": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
                  "Exp": ("half", "float"), "LeakyRelu": ("half", "float"), "Prelu": ("half", "float")}
 ENGINE_APIS = ("Max", "Min", "Div", "LeakyRelu", "Prelu", "Exp")
-_ENGINE_LEGAL = tuple(f"{', '.join(ENGINE_DTYPES[api])} (the 950 Memory-API table; docs/decisions.md)"
-                      for api in ENGINE_APIS)
+_ENGINE_API = row_table("Reg engine API", ENGINE_APIS)
+_ENGINE_LEGAL = row_table("Reg engine legal", (f"{', '.join(ENGINE_DTYPES[api])} (the 950 Memory-API table; "
+                                               "docs/decisions.md)" for api in ENGINE_APIS))
 
 
 @njit(cache=True, inline="always")
@@ -719,7 +720,7 @@ def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
     for k in (dk, k0, k1):  # plain Python's order: dst, then the sources, each against the op's table
         if not (allowed >> k) & 1:
             api = _engine_api_index(ew_op)
-            raise UnsupportedDTypeError(ENGINE_APIS[api], "kind", k, _ENGINE_LEGAL[api], DEVICE)
+            raise UnsupportedDTypeError((_ENGINE_API, api), "kind", k, (_ENGINE_LEGAL, api), DEVICE)
     if dk != k0 or dk != k1:  # types of the table that differ: plain Python's kernel call raises this too
         if ew_op == ew.MAX:
             raise UnsupportedDTypeError("Max", "dst/src kinds", (dk, k0, k1), "one type of the 950 Max table "
@@ -903,8 +904,12 @@ UNARY_DTYPES = {"Abs": ("int8", "int16", "half", "int32", "float", "int64"),
                 "Neg": ("int8", "int16", "half", "int32", "float", "int64"), "Ln": ("half", "float"),
                 "Log": ("half", "float"), "Sqrt": ("half", "float")}
 UNARY_APIS = ("Abs", "Relu", "Neg", "Ln", "Log", "Sqrt")
-_UNARY_LEGAL = tuple(f"{', '.join(UNARY_DTYPES[api])} (DK R/基础算术/{api}.md)" for api in UNARY_APIS)
-_UNARY_SOURCE = tuple(f", the source's (DK R/基础算术/{api}.md)" for api in UNARY_APIS)  # after the source's dtype
+# (row tables, errors.py: the kernels raise with rows, not strings picked at run time)
+_UNARY_API = row_table("Reg unary API", UNARY_APIS)
+_UNARY_LEGAL = row_table("Reg unary legal", (f"{', '.join(UNARY_DTYPES[api])} (DK R/基础算术/{api}.md)"
+                                             for api in UNARY_APIS))
+_UNARY_SOURCE = row_table("Reg unary source", (f", the source's (DK R/基础算术/{api}.md)"  # after the source's dtype
+                                               for api in UNARY_APIS))
 
 
 @njit(cache=True, inline="always")
@@ -913,9 +918,9 @@ def _check_unary_kinds(op, dk, sk, allowed):
         api = 0 if op == ew.ABS else (1 if op == ew.RELU else (2 if op == NEG else (3 if op == ew.LN else (
             4 if op == LOG else 5))))
         if not (allowed >> sk) & 1:
-            raise UnsupportedDTypeError(UNARY_APIS[api], "kind", sk, _UNARY_LEGAL[api], DEVICE)
+            raise UnsupportedDTypeError((_UNARY_API, api), "kind", sk, (_UNARY_LEGAL, api), DEVICE)
         # the legal range names the source's dtype, given as its kind code (errors.py _named_legal)
-        raise UnsupportedDTypeError(UNARY_APIS[api], "dst kind", dk, (sk, _UNARY_SOURCE[api]), DEVICE)
+        raise UnsupportedDTypeError((_UNARY_API, api), "dst kind", dk, (sk, (_UNARY_SOURCE, api)), DEVICE)
 
 
 @njit(cache=True, inline="always")
@@ -1023,8 +1028,11 @@ SCALAR_DTYPES = {"Adds": tuple(d.name for d in ALL), "Maxs": tuple(d.name for d 
                  "Mins": tuple(d.name for d in ALL),
                  "Muls": ("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
                  "LeakyRelu": ("half", "float")}
-_SCALAR_LEGAL = tuple(f"{', '.join(SCALAR_DTYPES[api])} (DK R/基础算术/{api}.md)" for api in SCALAR_OPS)
-_SCALAR_SOURCE = tuple(f", the source's (DK R/基础算术/{api}.md)" for api in SCALAR_OPS)  # after the source's dtype
+_SCALAR_API = row_table("Reg tensor-scalar API", SCALAR_OPS)
+_SCALAR_LEGAL = row_table("Reg tensor-scalar legal", (f"{', '.join(SCALAR_DTYPES[api])} (DK R/基础算术/{api}.md)"
+                                                      for api in SCALAR_OPS))
+_SCALAR_SOURCE = row_table("Reg tensor-scalar source", (f", the source's (DK R/基础算术/{api}.md)"  # after its dtype
+                                                        for api in SCALAR_OPS))
 
 
 @internal
@@ -1092,12 +1100,13 @@ def check_scalar_kinds(api_index, dk, sk, allowed):
         ok = (allowed >> sk) & 1
         if api_index == AXPY:  # plain Python's _ternary_checks words (Axpy is TERNARY_APIS[3])
             if not ok:
-                raise UnsupportedDTypeError("Axpy", "kind", sk, _TERNARY_LEGAL[3], DEVICE)
-            raise UnsupportedDTypeError("Axpy", "dst kind", dk, (sk, _TERNARY_SOURCE[3]), DEVICE)
+                raise UnsupportedDTypeError("Axpy", "kind", sk, (_TERNARY_LEGAL, 3), DEVICE)
+            raise UnsupportedDTypeError("Axpy", "dst kind", dk, (sk, (_TERNARY_SOURCE, 3)), DEVICE)
         if not ok:
-            raise UnsupportedDTypeError(SCALAR_OPS[api_index], "kind", sk, _SCALAR_LEGAL[api_index], DEVICE)
+            raise UnsupportedDTypeError((_SCALAR_API, api_index), "kind", sk, (_SCALAR_LEGAL, api_index), DEVICE)
         # the legal range names the source's dtype, given as its kind code (errors.py _named_legal)
-        raise UnsupportedDTypeError(SCALAR_OPS[api_index], "dst kind", dk, (sk, _SCALAR_SOURCE[api_index]), DEVICE)
+        raise UnsupportedDTypeError((_SCALAR_API, api_index), "dst kind", dk, (sk, (_SCALAR_SOURCE, api_index)),
+                                    DEVICE)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -1178,8 +1187,10 @@ SHIFT_LEFT, SHIFT_RIGHT = range(2)
 _INTEGERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
 SHIFT_DTYPES = {"ShiftLefts": _INTEGERS, "ShiftRights": _INTEGERS}
 SHIFT_APIS = ("ShiftLefts", "ShiftRights")
-_SHIFT_LEGAL = tuple(f"{', '.join(SHIFT_DTYPES[api])} (DK R/逻辑计算/{api}.md)" for api in SHIFT_APIS)
-_SHIFT_SOURCE = tuple(f", the source's (DK R/逻辑计算/{api}.md)" for api in SHIFT_APIS)
+_SHIFT_API = row_table("Reg shift API", SHIFT_APIS)
+_SHIFT_LEGAL = row_table("Reg shift legal", (f"{', '.join(SHIFT_DTYPES[api])} (DK R/逻辑计算/{api}.md)"
+                                             for api in SHIFT_APIS))
+_SHIFT_SOURCE = row_table("Reg shift source", (f", the source's (DK R/逻辑计算/{api}.md)" for api in SHIFT_APIS))
 
 
 @njit(cache=True, inline="always")
@@ -1187,9 +1198,9 @@ def _check_shift(op, dk, sk, allowed):
     # plain Python's order and words, the texts picked by the op code (no strings compared at run time)
     if dk != sk or not (allowed >> sk) & 1:
         if not (allowed >> sk) & 1:
-            raise UnsupportedDTypeError(SHIFT_APIS[op], "kind", sk, _SHIFT_LEGAL[op], DEVICE)
+            raise UnsupportedDTypeError((_SHIFT_API, op), "kind", sk, (_SHIFT_LEGAL, op), DEVICE)
         # the legal range names the source's dtype, given as its kind code (errors.py _named_legal)
-        raise UnsupportedDTypeError(SHIFT_APIS[op], "dst kind", dk, (sk, _SHIFT_SOURCE[op]), DEVICE)
+        raise UnsupportedDTypeError((_SHIFT_API, op), "dst kind", dk, (sk, (_SHIFT_SOURCE, op)), DEVICE)
 
 
 @njit(cache=True, inline="always")
@@ -1260,8 +1271,10 @@ TERNARY_DTYPES = {"MulAddDst": ("int16", "uint16", "half", "bfloat16", "int32", 
                   "MulDstAdd": ("bfloat16", "float"), "AbsSub": ("half", "float", "int64"),
                   "Axpy": ("half", "float", "int64", "uint64")}
 TERNARY_APIS = ("MulAddDst", "MulDstAdd", "AbsSub", "Axpy")
-_TERNARY_LEGAL = tuple(f"{', '.join(TERNARY_DTYPES[api])} (DK R/复合计算/{api}.md)" for api in TERNARY_APIS)
-_TERNARY_SOURCE = tuple(f", the source's (DK R/复合计算/{api}.md)" for api in TERNARY_APIS)
+_TERNARY_API = row_table("Reg ternary API", TERNARY_APIS)
+_TERNARY_LEGAL = row_table("Reg ternary legal", (f"{', '.join(TERNARY_DTYPES[api])} (DK R/复合计算/{api}.md)"
+                                                 for api in TERNARY_APIS))
+_TERNARY_SOURCE = row_table("Reg ternary source", (f", the source's (DK R/复合计算/{api}.md)" for api in TERNARY_APIS))
 
 
 @njit(cache=True, inline="always")
@@ -1271,10 +1284,10 @@ def _check_ternary(op, dk, k0, k1, allowed):
     if not (allowed >> k0) & 1 or dk != k0 or k1 != k0:
         api = 0 if op == ew.MUL_ADD_DST else (1 if op == ew.FUSED_MUL_ADD else 2)
         if not (allowed >> k0) & 1:
-            raise UnsupportedDTypeError(TERNARY_APIS[api], "kind", k0, _TERNARY_LEGAL[api], DEVICE)
+            raise UnsupportedDTypeError((_TERNARY_API, api), "kind", k0, (_TERNARY_LEGAL, api), DEVICE)
         if dk != k0:  # the legal range names src0's dtype, as its kind code (errors.py _named_legal)
-            raise UnsupportedDTypeError(TERNARY_APIS[api], "dst kind", dk, (k0, _TERNARY_SOURCE[api]), DEVICE)
-        raise UnsupportedDTypeError(TERNARY_APIS[api], "src1 kind", k1, (k0, ", src0's"), DEVICE)
+            raise UnsupportedDTypeError((_TERNARY_API, api), "dst kind", dk, (k0, (_TERNARY_SOURCE, api)), DEVICE)
+        raise UnsupportedDTypeError((_TERNARY_API, api), "src1 kind", k1, (k0, ", src0's"), DEVICE)
 
 
 # The op groups of the float lanes (ternary's op-group markers, one specialisation each): the fused multiply-adds
