@@ -18,6 +18,7 @@ FAMILIES = {
     "elementwise": "ascend_jit.warmup:warm_elementwise",
     "reduce_sum": "ascend_jit.api.reduce_sum:warmup",
     "reduce_pair": "ascend_jit.api.reduce_pair:warmup",
+    "group_reductions": "ascend_jit.warmup:warm_group_reductions",
     "reg": "ascend_jit.warmup:warm_reg",
     "study": "ascend_jit.warmup:warm_study",
     "registry": "ascend_jit.warmup:warm_registry",
@@ -237,6 +238,21 @@ def warm_study(device):
     vals = np.ones(4, np.float32)
     for order in (sequential_sum, pairwise_sum, wide_sum):
         order(vals, KIND_HALF, False)
+
+
+def warm_group_reductions(device):
+    """The group reductions' masked calls: the registry row's examples (every lane, contiguous) compile the SUM
+    kernel without its repeat walk (jit/reductions.py group_sum_kernel, `strided`) and float MAX/MIN's row scan
+    only; a lane masked compiles the rest (WholeReduceSum/Max share their kernels with the other group reductions)."""
+    from .api.registry import INSTRUCTIONS
+    from .core import Core
+    from .devices import get_device
+    spec = get_device(device)
+    for inst in INSTRUCTIONS:
+        if inst.name in ("WholeReduceSum", "WholeReduceMax") and inst.offered(spec):
+            for dtype in inst.dtypes(spec):
+                (dst, src), _ = inst.example(Core(device), dtype)
+                inst.entry(dst, src, src.dtype.lanes_per_repeat - 1, 1, 1, 1, 8)
 
 
 def warm_registry(device):

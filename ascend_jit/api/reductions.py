@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core import current_core
+from ..core import continuous_mask_words, current_core
 from ..dtypes import DType, resolve
 from ..errors import ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..jit.direct import EntryTable
@@ -255,9 +255,16 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
     if rt is ReduceType.SUM:
         float_sum = d.is_float
         head = (d.kind, dst.dtype.kind)
+        # whole and contiguous (every lane, blkStride 1, one type, repeats back to back, no counter-mode tail, the
+        # groups written back to back): the kernel's walk and per-group store are not compiled (strided None)
+        full_hi, full_lo = continuous_mask_words(d.lanes_per_repeat)
+        whole = (plan.lo & full_lo == full_lo and plan.hi & full_hi == full_hi and int(src_blk_stride) == 1 and
+                 d.kind == dst.dtype.kind and src_rep_bytes == 256 and last < 0 and
+                 dst_rep_bytes == d.lanes_per_repeat // group * dst.dtype.size)
+        witness = _FLOAT_SUM if float_sum else _INT_SUM
         tail = (group, dst.addr, dst_rep_bytes, src.addr, int(src_blk_stride), src_rep_bytes, repeats, lo, hi, last,
-                fill, _FLOAT_SUM if float_sum else _INT_SUM)
-        kernel, spr, entry_key = group_sum_kernel, None, (group_sum_kernel, type(tail[-1]))
+                fill, witness, None if whole else 0)
+        kernel, spr, entry_key = group_sum_kernel, None, (group_sum_kernel, type(witness), whole)
     else:
         float_sum = True   # the extremes take the core's flag as it is
         head = (d.kind,)

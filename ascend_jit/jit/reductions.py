@@ -328,12 +328,14 @@ def group_classes(kind, size):
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True)
 def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src, blk, rep_bytes, nrep, lo, hi,
-                     last_lanes, fill, witness):
+                     last_lanes, fill, witness, strided):
     """SUM of every group of `group` lanes (a repeat: ReduceRepeat; a DataBlock: ReduceDataBlock): the SPEC 4.1 tree
     per group. witness float32 0 (half / float: SAT(RN) per add) or int64 0 (the 950's integer SUM: int32 <- int16 /
     int32, uint32 <- uint16 / uint32, lanes widened, adds wrap modulo 2**32, D50): the one specialisation, because
     the arithmetic differs. Group g of repeat i is written at dst + i*dst_rep_bytes + g*sizeof(dst); a fully masked
-    DataBlock writes +0 when `fill` (SPEC-2 8.2)."""
+    DataBlock writes +0 when `fill` (SPEC-2 8.2). strided: 0, or None when the API has proved the call whole and
+    contiguous (every lane, blkStride 1, src and dst of one type, repeats back to back, no counter-mode tail, every
+    group written back to back): the per-repeat walk and the per-group store are then not compiled (issue 20)."""
     size = kind_size(src_kind)
     out_size = kind_size(dst_kind)
     lanes = 256 // size
@@ -347,49 +349,51 @@ def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src
     # one gather for every group size (not ReduceSum's level1 for whole repeats: compiling both cost 2 s, issue 20)
     buf = np.empty(nrep * lanes, type(witness))
     u16, f32 = ub_as(ub, np.uint16), ub_as(ub, np.float32)  # the whole-UB views _load_run decodes through
-    contiguous = every_lane and blk == 1 and same and rep_bytes == 256
+    contiguous = strided is None or (every_lane and blk == 1 and same and rep_bytes == 256)
     if contiguous:  # repeats back to back: one vectorised decode of every element that takes part
         total = nrep * lanes if last_lanes < 0 else (nrep - 1) * lanes + last_lanes
         _load_run(ub, u16, f32, src, total, src_kind, witness, buf, np.int64(0))
         for k in range(total, nrep * lanes):
             buf[k] = witness
-    prefix = 0  # the active lanes are exactly the first `prefix` (a continuous mask or low mask bits), else -1
-    while prefix < lanes and lane_active(lo, hi, prefix):
-        prefix += 1
-    for j in range(prefix, lanes):
-        if lane_active(lo, hi, j):
-            prefix = -1
-    for i in range(0 if contiguous else nrep):
-        base = src + i * rep_bytes
-        n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
-        if every_lane and n == lanes and blk == 1 and same:  # a whole contiguous repeat: one vectorised decode
-            _load_run(ub, u16, f32, base, lanes, src_kind, witness, buf, i * lanes)
-            continue
-        if prefix > 0 and blk == 1 and same:  # the first lanes of a contiguous repeat: one vectorised decode
-            m = min(prefix, n)
-            _load_run(ub, u16, f32, base, m, src_kind, witness, buf, i * lanes)
-            for j in range(m, lanes):
-                buf[i * lanes + j] = witness
-            continue
-        for j in range(lanes):
-            if j < n and lane_active(lo, hi, j):
-                buf[i * lanes + j] = load(ub, base + (j // epb) * blk * 32 + (j % epb) * size, src_kind, witness)
-            else:
-                buf[i * lanes + j] = witness
+    if strided is not None:
+        prefix = 0  # the active lanes are exactly the first `prefix` (a continuous mask or low mask bits), else -1
+        while prefix < lanes and lane_active(lo, hi, prefix):
+            prefix += 1
+        for j in range(prefix, lanes):
+            if lane_active(lo, hi, j):
+                prefix = -1
+        for i in range(0 if contiguous else nrep):
+            base = src + i * rep_bytes
+            n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
+            if every_lane and n == lanes and blk == 1 and same:  # a whole contiguous repeat: one vectorised decode
+                _load_run(ub, u16, f32, base, lanes, src_kind, witness, buf, i * lanes)
+                continue
+            if prefix > 0 and blk == 1 and same:  # the first lanes of a contiguous repeat: one vectorised decode
+                m = min(prefix, n)
+                _load_run(ub, u16, f32, base, m, src_kind, witness, buf, i * lanes)
+                for j in range(m, lanes):
+                    buf[i * lanes + j] = witness
+                continue
+            for j in range(lanes):
+                if j < n and lane_active(lo, hi, j):
+                    buf[i * lanes + j] = load(ub, base + (j // epb) * blk * 32 + (j % epb) * size, src_kind, witness)
+                else:
+                    buf[i * lanes + j] = witness
     scratch = np.empty(nrep * lanes // 2 + 1, type(witness))
     res = _halve(buf, scratch, nrep * lanes, group, dst_kind, sat)
     per_repeat = lanes // group
-    if full and dst_rep_bytes == per_repeat * out_size:  # every group written, back to back
+    if strided is None or (full and dst_rep_bytes == per_repeat * out_size):  # every group written, back to back
         store_run(ub, dst, dst_kind, res, nrep * per_repeat)
         return
-    for i in range(nrep):
-        n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
-        for g in range(per_repeat):
-            addr = dst + i * dst_rep_bytes + g * out_size
-            if per_repeat == 1 or _group_active(lo, hi, n, g, group):
-                store(ub, addr, dst_kind, res[i * per_repeat + g])
-            elif fill:  # a fully masked DataBlock on the 310B / 950: +0 (SPEC-2 8.2)
-                store(ub, addr, dst_kind, witness)
+    if strided is not None:
+        for i in range(nrep):
+            n = lanes if (last_lanes < 0 or i < nrep - 1) else last_lanes
+            for g in range(per_repeat):
+                addr = dst + i * dst_rep_bytes + g * out_size
+                if per_repeat == 1 or _group_active(lo, hi, n, g, group):
+                    store(ub, addr, dst_kind, res[i * per_repeat + g])
+                elif fill:  # a fully masked DataBlock on the 310B / 950: +0 (SPEC-2 8.2)
+                    store(ub, addr, dst_kind, witness)
 
 
 # --- ReduceMax / ReduceMin -------------------------------------------------------------------------------------------
