@@ -3,8 +3,8 @@
 Half arithmetic works on uint16 bits: decode to float32 (exact), one float32 add (the correctly rounded half result
 survives the double rounding because float32 has 24 >= 2*11+2 significand bits), round to half with RNE, then the
 overflow mode. The conversions are LLVM `fpext`/`fptrunc` on `half`, which x86 F16C and AArch64 execute natively and
-which LLVM vectorises. Each helper is a plain Python function (numpy, used when NUMBA_DISABLE_JIT=1) with an
-`@overload` giving numba the intrinsic, so both paths produce the same bits.
+which LLVM vectorises. Each helper is a plain Python function (numpy, used when NUMBA_DISABLE_JIT=1) whose compiled
+form is that instruction (jit/lowered.py), so both paths produce the same bits.
 
 NaN results are stored as one canonical quiet NaN per type (docs/decisions.md): the hardware's NaN payload is not
 public and SPEC 5.2 says its sign is not distinguished.
@@ -14,7 +14,8 @@ import functools
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic, overload
+
+from .lowered import lowered
 
 # Kernels only compiled code calls (the lanes, the engines' loads and stores, the Reg kernels' helpers): numba builds
 # a CPython wrapper and a C-callable wrapper for every compiled function and optimises them with it, about a tenth of
@@ -69,66 +70,22 @@ def f64_from_bits(u):
     return np.array(u, np.int64).view(np.float64)[()]
 
 
-# --- the same, as LLVM intrinsics for compiled code ------------------------------------------------------------
-@intrinsic
-def _h2f(typingctx, h):
-    def codegen(context, builder, sig, args):
-        return builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType())
-    return types.float32(types.uint16), codegen
+# --- the same, as LLVM instructions in compiled code (jit/lowered.py: no compiled function per helper) -----------
+lowered(half_bits_to_f32, (types.uint16,), types.float32,
+        lambda context, builder, sig, args: builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType()))
+lowered(f32_to_half_bits, (types.float32,), types.uint16,
+        lambda context, builder, sig, args: builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16)))
 
 
-@intrinsic
-def _f2h(typingctx, f):
-    def codegen(context, builder, sig, args):
-        return builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16))
-    return types.uint16(types.float32), codegen
+def _bitcast(to_ir):
+    """Codegen reinterpreting the argument's bits as the LLVM type `to_ir` (one bitcast, no conversion)."""
+    return lambda context, builder, sig, args: builder.bitcast(args[0], to_ir)
 
 
-def _bitcast(name, from_type, to_type, to_ir):
-    """An intrinsic that reinterprets a `from_type` value's bits as `to_type` (one LLVM bitcast, no conversion),
-    named `name` (numba knows an intrinsic by its function's name)."""
-    def bitcast(typingctx, v):
-        def codegen(context, builder, sig, args):
-            return builder.bitcast(args[0], to_ir)
-        return to_type(from_type), codegen
-    bitcast.__name__ = bitcast.__qualname__ = name
-    return intrinsic(bitcast)
-
-
-_f32_bits = _bitcast("_f32_bits", types.float32, types.uint32, ir.IntType(32))
-_f32_from_bits = _bitcast("_f32_from_bits", types.uint32, types.float32, ir.FloatType())
-_f64_bits = _bitcast("_f64_bits", types.float64, types.int64, ir.IntType(64))
-_f64_from_bits = _bitcast("_f64_from_bits", types.int64, types.float64, ir.DoubleType())
-
-
-@overload(half_bits_to_f32)
-def _ol_h2f(h):
-    return lambda h: _h2f(np.uint16(h))
-
-
-@overload(f32_to_half_bits)
-def _ol_f2h(f):
-    return lambda f: _f2h(np.float32(f))
-
-
-@overload(f32_bits)
-def _ol_f32_bits(f):
-    return lambda f: _f32_bits(np.float32(f))
-
-
-@overload(f32_from_bits)
-def _ol_f32_from_bits(u):
-    return lambda u: _f32_from_bits(np.uint32(u))
-
-
-@overload(f64_bits)
-def _ol_f64_bits(f):
-    return lambda f: _f64_bits(np.float64(f))
-
-
-@overload(f64_from_bits)
-def _ol_f64_from_bits(u):
-    return lambda u: _f64_from_bits(np.int64(u))
+lowered(f32_bits, (types.float32,), types.uint32, _bitcast(ir.IntType(32)))
+lowered(f32_from_bits, (types.uint32,), types.float32, _bitcast(ir.FloatType()))
+lowered(f64_bits, (types.float64,), types.int64, _bitcast(ir.IntType(64)))
+lowered(f64_from_bits, (types.int64,), types.float64, _bitcast(ir.DoubleType()))
 
 
 @njit(cache=True, inline="always")

@@ -40,6 +40,7 @@ from ..tensor import _index_value
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
                        KIND_UINT32, f32_bits, f32_from_bits, float_store_bits, half_bits_to_f32, half_store_bits,
                        internal, kind_size, round_half)
+from .lowered import lowered, uint8_vector
 
 
 VL = 256
@@ -84,31 +85,25 @@ def u16_at_byte(buf, byte):
     return np.uint16(int(buf[byte]) | (int(buf[byte + 1]) << 8))
 
 
-def _lane_pointer(context, builder, array_type, array, byte, width):
-    data = context.make_array(array_type)(context, builder, array).data
-    return builder.bitcast(builder.gep(data, [byte]), ir.IntType(width).as_pointer())
-
-
-def _lane_load(width):
-    @intrinsic
-    def load(typingctx, buf, byte):
-        def codegen(context, builder, sig, args):
-            return builder.load(_lane_pointer(context, builder, sig.args[0], args[0], args[1], width), align=1)
-        return getattr(types, f"uint{width}")(buf, types.intp), codegen
-    return load
-
-
-def _lane_store(width):
-    @intrinsic
-    def store(typingctx, buf, byte, v):
-        def codegen(context, builder, sig, args):
-            builder.store(args[2], _lane_pointer(context, builder, sig.args[0], args[0], args[1], width), align=1)
+def _lane_access(width, scale, store):
+    """Codegen of a load (args: buffer, index) or store (args: buffer, index, value) of a `width`-bit lane at byte
+    `scale` * index of a uint8 array, through a typed pointer at any alignment (jit/lowered.py)."""
+    def codegen(context, builder, sig, args):
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        byte = builder.mul(args[1], ir.Constant(args[1].type, scale))
+        pointer = builder.bitcast(builder.gep(data, [byte]), ir.IntType(width).as_pointer())
+        if store:
+            builder.store(args[2], pointer, align=1)
             return context.get_dummy_value()
-        return types.none(buf, types.intp, getattr(types, f"uint{width}")), codegen
-    return store
+        return builder.load(pointer, align=1)
+    return codegen
 
 
-_load16, _store16, _load32, _store32 = _lane_load(16), _lane_store(16), _lane_load(32), _lane_store(32)
+lowered(u16_at, (uint8_vector, types.intp), types.uint16, _lane_access(16, 2, False))
+lowered(u16_at_byte, (uint8_vector, types.intp), types.uint16, _lane_access(16, 1, False))
+lowered(set_u16, (uint8_vector, types.intp, types.uint16), types.none, _lane_access(16, 2, True))
+lowered(u32_at, (uint8_vector, types.intp), types.uint32, _lane_access(32, 4, False))
+lowered(set_u32, (uint8_vector, types.intp, types.uint32), types.none, _lane_access(32, 4, True))
 
 
 # The dtype classes a VF is typed by (issue 20): the lane families the Reg kernels compile apart (reg.py's class
@@ -1054,31 +1049,6 @@ def ints_like(t, n):
         all(isinstance(f, (types.Integer, types.IntEnumMember)) for f in t))
 
 
-@overload(u16_at)
-def _ol_u16_at(reg, j):
-    return lambda reg, j: _load16(reg, 2 * j)
-
-
-@overload(u16_at_byte)
-def _ol_u16_at_byte(buf, byte):
-    return lambda buf, byte: _load16(buf, byte)
-
-
-@overload(set_u16)
-def _ol_set_u16(reg, j, v):
-    return lambda reg, j, v: _store16(reg, 2 * j, np.uint16(v))
-
-
-@overload(u32_at)
-def _ol_u32_at(reg, j):
-    return lambda reg, j: _load32(reg, 4 * j)
-
-
-@overload(set_u32)
-def _ol_set_u32(reg, j, v):
-    return lambda reg, j, v: _store32(reg, 4 * j, np.uint32(v))
-
-
 @njit(cache=True, no_cfunc_wrapper=True)
 def new_register(kind, modes):
     """A zeroed register of element kind `kind` carrying the overflow modes `modes` (an H_CTRL byte: those of the
@@ -1107,15 +1077,12 @@ _VF_MODES_SYMBOL = "ascend_jit_vf_modes"
 llvm_binding.add_symbol(_VF_MODES_SYMBOL, VF_MODES.buffer_info()[0])
 
 
-@intrinsic
-def _read_vf_modes(typingctx):
-    def codegen(context, builder, sig, args):
-        return builder.load(external_global(builder.module, _VF_MODES_SYMBOL, ir.IntType(64)))
-    return types.int64(), codegen
-
-
 def vf_modes():
     return VF_MODES[0]
+
+
+lowered(vf_modes, (), types.int64, lambda context, builder, sig, args:
+        builder.load(external_global(builder.module, _VF_MODES_SYMBOL, ir.IntType(64))))
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -1128,11 +1095,6 @@ def barrier():
 def new_vf_register(kind):
     """RegTensor(T) in a VF: a zeroed register of element kind `kind` with the modes of the core the VF runs on."""
     return new_register(kind, vf_modes())
-
-
-@overload(vf_modes, inline="always")
-def _ol_vf_modes():
-    return lambda: _read_vf_modes()
 
 
 @internal

@@ -19,6 +19,7 @@ from numba.extending import intrinsic, overload
 
 from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
+from .lowered import lowered, uint8_vector
 from .numerics import kind_size
 from .reg import H_CTRL, H_KIND, VL, external_global, internal, lane_on, set_u32, u16_at_byte
 
@@ -94,23 +95,17 @@ def copy_bytes(dst, dst_start, src, src_start, n):
     dst[dst_start:dst_start + n] = src[src_start:src_start + n]
 
 
-@intrinsic
-def _memmove(typingctx, dst, dst_start, src, src_start, n):
-    """llvm.memmove between two uint8 arrays: no slice or view objects (their reference counting dominated the
-    hot loads and stores)."""
-    def codegen(context, builder, sig, args):
-        d = context.make_array(sig.args[0])(context, builder, args[0])
-        s = context.make_array(sig.args[2])(context, builder, args[2])
-        dptr = builder.gep(d.data, [args[1]])
-        sptr = builder.gep(s.data, [args[3]])
-        cgutils.raw_memmove(builder, dptr, sptr, args[4], context.get_constant(types.intp, 1))
-        return context.get_dummy_value()
-    return types.none(dst, types.intp, src, types.intp, types.intp), codegen
+def _memmove(context, builder, sig, args):
+    """copy_bytes compiled: llvm.memmove between two uint8 arrays, no slice or view objects (their reference
+    counting dominated the hot loads and stores)."""
+    d = context.make_array(sig.args[0])(context, builder, args[0])
+    s = context.make_array(sig.args[2])(context, builder, args[2])
+    cgutils.raw_memmove(builder, builder.gep(d.data, [args[1]]), builder.gep(s.data, [args[3]]), args[4],
+                        context.get_constant(types.intp, 1))
+    return context.get_dummy_value()
 
 
-@overload(copy_bytes)
-def _ol_copy_bytes(dst, dst_start, src, src_start, n):
-    return lambda dst, dst_start, src, src_start, n: _memmove(dst, dst_start, src, src_start, n)
+lowered(copy_bytes, (uint8_vector, types.intp, uint8_vector, types.intp, types.intp), types.none, _memmove)
 
 
 # the words of plain Python's _offset and _step (as_int), so a compiled VF refuses an offset or a post_update_stride
@@ -129,20 +124,28 @@ def _refuse_offset(api, offset):
 
 def _outside_int32(offset):
     """Whether an offset or step lies outside int32 (a bool always): the kernels run as this Python with the JIT off
-    (NUMBA_DISABLE_JIT), compiled as the overload below."""
+    (NUMBA_DISABLE_JIT), compiled as _outside_int32_codegen below."""
     return isinstance(offset, (bool, np.bool_)) or not -2147483648 <= int(offset) <= 2147483647
 
 
-@overload(_outside_int32, inline="always")
-def _ol_outside_int32(offset):
-    """One unsigned compare for each offset type. An unsigned offset (a VF's np.uint32/uint64 argument) is compared
-    as it is: adding 2**31 to uint64 2**64 - 64 wrapped it into range, and the offset, -64 as an address, loaded
-    another tensor's elements on a bounds="ub" core where plain Python refuses it."""
-    if isinstance(offset, types.Boolean):
-        return lambda offset: True  # plain Python's as_int refuses a bool (the step's compiled reader passes it on)
-    if isinstance(offset, types.Integer) and not offset.signed:
-        return lambda offset: np.uint64(offset) > np.uint64(2147483647)
-    return lambda offset: np.uint64(offset + 2147483648) > np.uint64(4294967295)
+def _outside_int32_codegen(context, builder, sig, args):
+    """_outside_int32 compiled, one unsigned compare for each offset type. An unsigned offset (a VF's
+    np.uint32/uint64 argument) is compared as it is: adding 2**31 to uint64 2**64 - 64 wrapped it into range, and
+    the offset, -64 as an address, loaded another tensor's elements on a bounds="ub" core where plain Python refuses
+    it. A bool is outside (plain Python's as_int refuses it; the step's compiled reader passes it on)."""
+    offset_type = sig.args[0]
+    if isinstance(offset_type, types.Boolean):
+        return context.get_constant(types.boolean, True)
+    i64 = ir.IntType(64)
+    if isinstance(offset_type, types.Integer) and not offset_type.signed:
+        return builder.icmp_unsigned(">", context.cast(builder, args[0], offset_type, types.uint64),
+                                     ir.Constant(i64, 2147483647))
+    shifted = builder.add(context.cast(builder, args[0], offset_type, types.int64), ir.Constant(i64, 2147483648))
+    return builder.icmp_unsigned(">", shifted, ir.Constant(i64, 4294967295))
+
+
+lowered(_outside_int32, (lambda t: isinstance(t, (types.Integer, types.Boolean)),), types.boolean,
+        _outside_int32_codegen)
 
 
 @internal
@@ -646,22 +649,17 @@ _PENDING_SYMBOL = "ascend_jit_pending_unaligned_stores"
 llvm_binding.add_symbol(_PENDING_SYMBOL, PENDING_STORES.ctypes.data)
 
 
-@intrinsic
-def _add_pending_stores(typingctx, delta):
-    def codegen(context, builder, sig, args):
-        counter = external_global(builder.module, _PENDING_SYMBOL, ir.IntType(64))
-        builder.store(builder.add(builder.load(counter), args[0]), counter)
-        return context.get_dummy_value()
-    return types.void(types.int64), codegen
-
-
 def count_pending_stores(delta):
     PENDING_STORES[0] += delta
 
 
-@overload(count_pending_stores, inline="always")
-def _ol_count_pending_stores(delta):
-    return lambda delta: _add_pending_stores(delta)
+def _add_pending_stores(context, builder, sig, args):
+    counter = external_global(builder.module, _PENDING_SYMBOL, ir.IntType(64))
+    builder.store(builder.add(builder.load(counter), args[0]), counter)
+    return context.get_dummy_value()
+
+
+lowered(count_pending_stores, (types.int64,), types.none, _add_pending_stores)
 
 
 @internal

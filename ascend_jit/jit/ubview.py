@@ -15,8 +15,10 @@ import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core.imputils import impl_ret_borrowed
-from numba.extending import intrinsic, overload
+from numba.np import numpy_support
 from numba.np.arrayobj import make_array, populate_array
+
+from .lowered import c_uint8_vector, lowered
 
 
 def ub_as(ub, dtype):
@@ -24,15 +26,11 @@ def ub_as(ub, dtype):
     return ub.view(dtype)
 
 
-@intrinsic
-def _reinterpret(typingctx, ub, dtype):
-    if not (isinstance(ub, types.Array) and ub.ndim == 1 and ub.layout == "C" and ub.dtype == types.uint8
-            and isinstance(dtype, types.NumberClass)):
-        return None
-    target = dtype.instance_type
-    sig = types.Array(target, 1, "C", readonly=not ub.mutable)(ub, dtype)
-
+def _reinterpret(target_of):
+    """Codegen of the UB (args[0], a C-contiguous uint8 vector) as a vector of the numba type
+    `target_of(sig)`: the same data, element size changed, the result borrowing the UB's reference."""
     def codegen(context, builder, sig, args):
+        target = target_of(sig)
         src = make_array(sig.args[0])(context, builder, args[0])
         out = make_array(sig.return_type)(context, builder)
         intp = context.get_value_type(types.intp)
@@ -40,12 +38,15 @@ def _reinterpret(typingctx, ub, dtype):
         populate_array(out, data=builder.bitcast(src.data, out.data.type), shape=[builder.udiv(src.nitems, size)],
                        strides=[size], itemsize=size, meminfo=src.meminfo, parent=src.parent)
         return impl_ret_borrowed(context, builder, sig.return_type, out._getvalue())
-    return sig, codegen
+    return codegen
 
 
-@overload(ub_as)
-def _ol_ub_as(ub, dtype):
-    return lambda ub, dtype: _reinterpret(ub, dtype)
+def _vector_of(ub, target):
+    return types.Array(target, 1, "C", readonly=not ub.mutable)
+
+
+lowered(ub_as, (c_uint8_vector, lambda t: isinstance(t, types.NumberClass)),
+        lambda ub, dtype: _vector_of(ub, dtype.instance_type), _reinterpret(lambda sig: sig.args[1].instance_type))
 
 
 # The width markers (int_lanes' `width`): a marker's *type* is the element width, as the unsigned integer of that
@@ -67,9 +68,10 @@ def int_lanes(raw, width):
     return raw.view(_LANES[np.asarray(width).dtype])
 
 
-@overload(int_lanes)
-def _ol_int_lanes(raw, width):
-    if isinstance(width, types.Integer) and not width.signed:
-        target = _LANES[np.dtype(str(width))]
-        return lambda raw, width: _reinterpret(raw, target)
-    return None
+def _lane_type(width):
+    """The numba lane type of a width marker's numba type."""
+    return numpy_support.from_dtype(np.dtype(_LANES[np.dtype(str(width))]))
+
+
+lowered(int_lanes, (c_uint8_vector, lambda t: isinstance(t, types.Integer) and not t.signed),
+        lambda raw, width: _vector_of(raw, _lane_type(width)), _reinterpret(lambda sig: _lane_type(sig.args[1])))
