@@ -46,10 +46,10 @@ from .jit import reg as impl
 from .jit import reg_cast as cv
 from .jit import reg_move as mv
 from .jit import reg_ops as ops
-from .jit.numerics import kind_size
 from .launch import PARALLEL_LAUNCHES
 from .sanitizer import SANITIZING, reg_access, reg_undo
 from .tensor import SIZE_CHANGE_HOOKS, LocalTensor
+from .jit.lowered import smaller, zeroed_array
 
 DEVICE = "ascend950"
 
@@ -1782,7 +1782,7 @@ def _ol_regtensor(dtype):
 
 @overload(MaskReg)
 def _ol_maskreg():
-    return lambda: np.zeros(4, np.uint64)
+    return lambda: zeroed_array(4, np.uint64)
 
 
 @overload(UpdateMask, prefer_literal=True)
@@ -1967,7 +1967,7 @@ def _ol_int64(value):
     check refuses as plain Python refuses the value (np.int64() wrapped 2**64 - 64 to -64: Load read the 64 elements
     before the tensor, another tensor's on a bounds="ub" core)."""
     if isinstance(value, types.Integer) and not value.signed and value.bitwidth == 64:
-        return lambda value: np.int64(min(value, np.uint64(2**63 - 1)))
+        return lambda value: np.int64(smaller(value, np.uint64(2**63 - 1)))
     return lambda value: np.int64(value)
 
 
@@ -2674,7 +2674,7 @@ def _ol_ureg_load():
 
 @overload(UnalignRegForStore)
 def _ol_ureg_store():
-    return lambda: np.zeros(mv.USTATE_SIZE, np.int64)
+    return lambda: zeroed_array(mv.USTATE_SIZE, np.int64)
 
 
 @overload(LoadUnAlignPre)

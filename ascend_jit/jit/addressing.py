@@ -10,6 +10,7 @@ from numba import njit
 
 from .numerics import internal
 from .reg_move import copy_bytes
+from .lowered import empty_array, smaller
 
 
 @njit(cache=True, inline="always")
@@ -22,9 +23,9 @@ def lane_active(lo, hi, j):
 @internal
 def active_lanes(lo, hi, lanes):
     """Indices of the active lanes (bit j of the 128-bit mask, SPEC 2.1) among the first `lanes` lanes."""
-    out = np.empty(lanes, np.int64)
+    out = empty_array(lanes, np.int64)
     n = 0
-    for j in range(min(lanes, 128)):
+    for j in range(smaller(lanes, 128)):
         if lane_active(lo, hi, j):
             out[n] = j
             n += 1

@@ -11,6 +11,7 @@ from numba import njit
 from .ubview import ub_as
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, bf16_bits_to_f32,
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_store_bits, round_half)
+from .lowered import larger, smaller
 
 OP_ADD, OP_MAX, OP_MIN = 0, 1, 2
 ATOMIC_OPS = {"add": OP_ADD, "max": OP_MAX, "min": OP_MIN}
@@ -30,12 +31,12 @@ def _float_op(op, g, u):
 @njit(cache=True, inline="always")
 def _int_op(op, g, u, lo, hi, saturate):
     if op == OP_MAX:
-        return max(g, u)
+        return larger(g, u)
     if op == OP_MIN:
-        return min(g, u)
+        return smaller(g, u)
     s = g + u
     if saturate:
-        return min(max(s, lo), hi)
+        return smaller(larger(s, lo), hi)
     return (s - lo) % (hi - lo + 1) + lo
 
 

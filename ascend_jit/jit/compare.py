@@ -11,6 +11,7 @@ from .addressing import active_lanes, copy_lanes
 from .ubview import ub_as
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT64,
                        KIND_UINT8, bf16_bits_to_f32, f32_from_bits, half_bits_to_f32, internal, kind_size)
+from .lowered import empty_array, larger, smaller, zeroed_array
 
 # aj.CMPMODE values
 CMP_LT, CMP_GT, CMP_EQ, CMP_LE, CMP_GE, CMP_NE = 0, 1, 2, 3, 4, 5
@@ -98,7 +99,7 @@ def compare_run(kind, mode, ne_nan, a, b, b_step, n, fa, fb, out):
     """out[:n] = 1/0 for a[i] cmp b[i * b_step] on packed element bytes (b_step 0: Compares' scalar). fa, fb:
     float64 scratch of at least n (and 1) elements."""
     if kind == KIND_INT64 or kind == KIND_UINT64:
-        ia, ib = np.empty(n, np.int64), np.empty(max(n, 1), np.int64)
+        ia, ib = empty_array(n, np.int64), empty_array(larger(n, 1), np.int64)
         _widen64(kind == KIND_UINT64, a, n, ia)
         _widen64(kind == KIND_UINT64, b, n if b_step else 1, ib)
         _cmp_values(mode, ne_nan, ia, ib, b_step, n, out)
@@ -126,12 +127,12 @@ def compare_contiguous(ub, kind, mode, ne_nan, dst, src0, bbuf, src1, b_step, n)
     """The count form: n elements (whole repeats) of src0 vs those at bbuf[src1:] (bbuf is the UB, or Compares'
     scalar bytes with b_step 0)."""
     size = kind_size(kind)
-    m = min(n, CHUNK)
-    fa = np.empty(m, np.float64)
-    fb = np.empty(m, np.float64)
-    flags = np.empty(m, np.uint8)
+    m = smaller(n, CHUNK)
+    fa = empty_array(m, np.float64)
+    fb = empty_array(m, np.float64)
+    flags = empty_array(m, np.uint8)
     for c0 in range(0, n, CHUNK):
-        c = min(CHUNK, n - c0)
+        c = smaller(CHUNK, n - c0)
         b0 = src1 + c0 * size * b_step
         compare_run(kind, mode, ne_nan, ub[src0 + c0 * size:src0 + (c0 + c) * size],
                     bbuf[b0:b0 + (c if b_step else 1) * size], b_step, c, fa, fb, flags)
@@ -146,14 +147,14 @@ def compare_strided(ub, kind, mode, ne_nan, dst, src0, bbuf, src1, b_scalar, s0b
     size = kind_size(kind)
     L = 256 // size
     lanes = active_lanes(mask_lo, mask_hi, L)
-    a = np.empty(256, np.uint8)
-    b = np.empty(256, np.uint8)
-    fa = np.empty(L, np.float64)
-    fb = np.empty(L, np.float64)
-    res = np.empty(L, np.uint8)
-    flags = np.zeros(L, np.uint8)
+    a = empty_array(256, np.uint8)
+    b = empty_array(256, np.uint8)
+    fa = empty_array(L, np.float64)
+    fb = empty_array(L, np.float64)
+    res = empty_array(L, np.uint8)
+    flags = zeroed_array(L, np.uint8)
     for i in range(repeat):
-        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else min(last_lanes, lanes.size)
+        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else smaller(last_lanes, lanes.size)
         copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, n, size, a, bool(False))
         if b_scalar:
             b[:size] = bbuf[src1:src1 + size]
@@ -205,12 +206,12 @@ def select_strided(ub, size, dst, sel, src0, bbuf, src1, b_scalar, mode0, dblk, 
     keep dst (D59). Every source is read before dst is written (register semantics)."""
     L = 256 // size
     lanes = active_lanes(mask_lo, mask_hi, L)
-    a = np.empty(256, np.uint8)
-    b = np.empty(256, np.uint8)
-    d = np.empty(256, np.uint8)
-    picks = np.empty(L, np.uint8)
+    a = empty_array(256, np.uint8)
+    b = empty_array(256, np.uint8)
+    d = empty_array(256, np.uint8)
+    picks = empty_array(L, np.uint8)
     for i in range(repeat):
-        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else min(last_lanes, lanes.size)
+        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else smaller(last_lanes, lanes.size)
         copy_lanes(ub, src0 + i * s0rep * 32, s0blk, lanes, n, size, a, bool(False))
         if b_scalar:
             for t in range(n):

@@ -16,6 +16,7 @@ from .ubview import ub_as
 from .numerics import (BF16_NAN, FLOAT_NAN_BITS, HALF_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, bf16_bits_to_f32,
                        f32_to_bf16_bits, f32_to_half_bits, float_store_bits, half_bits_to_f32, half_store_bits,
                        internal, kind_size, round_half)
+from .lowered import empty_array, larger, smaller
 
 # aj.RoundMode values (CAST_NONE arrives as CAST_RINT: SPEC-2 D45)
 MODE_RINT, MODE_FLOOR, MODE_CEIL, MODE_ROUND, MODE_TRUNC, MODE_ODD = 1, 2, 3, 4, 5, 6
@@ -64,7 +65,7 @@ def _to_float_bits(neg, m, e, mb, eb, mode):
     bias = (1 << (eb - 1)) - 1
     emin = 1 - bias
     top = e + _bit_length(m) - 1
-    q = max(top, emin) - mb            # exponent of the result's last significand bit
+    q = larger(top, emin) - mb            # exponent of the result's last significand bit
     shift = q - e
     if shift <= 0:
         kept = m << _U64(-shift)
@@ -79,7 +80,7 @@ def _to_float_bits(neg, m, e, mb, eb, mode):
             kept += _U64(1)
         elif mode == MODE_ODD and rem != _U64(0):
             kept |= _U64(1)
-    out = (_U64(max(top, emin) - emin) << _U64(mb)) + kept  # a carry into the exponent field is the right answer
+    out = (_U64(larger(top, emin) - emin) << _U64(mb)) + kept  # a carry into the exponent field is the right answer
     inf_bits = _U64((1 << eb) - 1) << _U64(mb)
     if out >= inf_bits:  # D45: directed rounding decides between +-inf and +-MAX
         away = mode == MODE_RINT or mode == MODE_ROUND or (mode == MODE_FLOOR and neg) or (mode == MODE_CEIL and not neg)
@@ -301,11 +302,11 @@ def cast_strided(ub, sk, dk, mode, trunc, sat, dst, src, dblk, sblk, drep, srep,
     """The high-dim form (SPEC-2 D33): L = lanes of the wider type; each operand's lane j addressed with its own
     element size and strides. Per repeat: gather the active source lanes, convert, scatter."""
     ss, ds = kind_size(sk), kind_size(dk)
-    lanes = active_lanes(mask_lo, mask_hi, 256 // max(ss, ds))
-    a = np.empty(256, np.uint8)
-    d = np.empty(256, np.uint8)
+    lanes = active_lanes(mask_lo, mask_hi, 256 // larger(ss, ds))
+    a = empty_array(256, np.uint8)
+    d = empty_array(256, np.uint8)
     for i in range(repeat):
-        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else min(last_lanes, lanes.size)
+        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else smaller(last_lanes, lanes.size)
         copy_lanes(ub, src + i * srep * 32, sblk, lanes, n, ss, a, bool(False))
         convert_run(sk, dk, mode, trunc, sat, d, a, n)
         copy_lanes(ub, dst + i * drep * 32, dblk, lanes, n, ds, d, bool(True))

@@ -32,6 +32,7 @@ from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32,
                        bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits, half_bits_to_f32,
                        half_rne_bits, half_store_bits, internal, kind_size, round_half)
 from .ubview import INT_WIDTHS, int_lanes, ub_as
+from .lowered import empty_array, larger, smaller
 
 # Op codes (the op table in api/elementwise.py names them).
 ADD, SUB, MUL, DIV, MAX, MIN, AND, OR, ADD_RELU, SUB_RELU, LEAKY_RELU = range(11)
@@ -297,10 +298,10 @@ def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place, arith, 
     scalar = b0 < 0
     s = half_bits_to_f32(np.uint16(scalar_bits))
     sat = (flags & SAT_HALF) != 0
-    step = CHUNK if in_place else max(m, 1)
-    tmp = np.empty(CHUNK if in_place else 0, np.uint16)
+    step = CHUNK if in_place else larger(m, 1)
+    tmp = empty_array(CHUNK if in_place else 0, np.uint16)
     for c0 in range(0, m, step):
-        k = min(step, m - c0)
+        k = smaller(step, m - c0)
         x = hv[a0 + c0:a0 + c0 + k]
         y = x if scalar else hv[b0 + c0:b0 + c0 + k]
         o = tmp[:k] if in_place else hv[d0 + c0:d0 + c0 + k]
@@ -372,7 +373,7 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_clas
     scalar = b.size == 0
     if half_ftz_class is not None:  # the float32 chunk path on half elements (decode and store of half only)
         for c0 in range(0, n, CHUNK):
-            m = min(CHUNK, n - c0)
+            m = smaller(CHUNK, n - c0)
             load_halves(flags, a, c0, m, fs[0])
             if scalar:
                 _fill_float(kind, flags, scalar_bits, fs[1], m)
@@ -382,7 +383,7 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_clas
             store_halves(flags, fs[2], d, c0, m)
     if float_class is not None:  # the same path on float and bfloat16 elements
         for c0 in range(0, n, CHUNK):
-            m = min(CHUNK, n - c0)
+            m = smaller(CHUNK, n - c0)
             load_wide(kind, flags, a, c0, m, fs[0])
             if scalar:
                 _fill_float(kind, flags, scalar_bits, fs[1], m)
@@ -392,7 +393,7 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_clas
             store_wide(kind, flags, fs[2], d, c0, m)
     if int_class is not None:
         for c0 in range(0, n, CHUNK):
-            m = min(CHUNK, n - c0)
+            m = smaller(CHUNK, n - c0)
             load_ints(kind, a, c0, m, ints[0], int_class)
             if scalar:
                 _fill_int(kind, scalar_bits, ints[1], m)
@@ -435,15 +436,15 @@ def binary_count_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, f
                         extreme_ops, relu_ops)
     if half_ftz_class is not None:
         binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
-                   np.empty((3, CHUNK), np.float32), np.empty((3, 0), np.int64), half_ftz_class, float_class,
+                   empty_array((3, CHUNK), np.float32), empty_array((3, 0), np.int64), half_ftz_class, float_class,
                    int_class, arith_ops, extreme_ops, relu_ops, bit_ops)
     if float_class is not None:
         binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
-                   np.empty((3, CHUNK), np.float32), np.empty((3, 0), np.int64), half_ftz_class, float_class,
+                   empty_array((3, CHUNK), np.float32), empty_array((3, 0), np.int64), half_ftz_class, float_class,
                    int_class, arith_ops, extreme_ops, relu_ops, bit_ops)
     if int_class is not None:
         binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
-                   np.empty((3, 0), np.float32), np.empty((3, CHUNK), np.int64), half_ftz_class, float_class,
+                   empty_array((3, 0), np.float32), empty_array((3, CHUNK), np.int64), half_ftz_class, float_class,
                    int_class, arith_ops, extreme_ops, relu_ops, bit_ops)
 
 
@@ -455,13 +456,13 @@ def binary_repeat_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, 
     only its first last_lanes lanes (SPEC 2.6). Arguments and dtype classes as binary_count_kernel's."""
     op, kind, dst, src0, src1 = p[P_OP], p[P_KIND], p[P_DST], p[P_SRC0], p[P_SRC1]
     size = kind_size(kind)
-    fs = np.empty((3, CHUNK if half_class is None and int_class is None else 0), np.float32)  # the class's scratch
-    ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
+    fs = empty_array((3, CHUNK if half_class is None and int_class is None else 0), np.float32)  # the class's scratch
+    ints = empty_array((3, CHUNK if int_class is not None else 0), np.int64)
     repeat, last_lanes = p[P_REPEAT], p[P_LAST]
     lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // size)
     gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
     scatter = not gather
-    g = np.empty(768, np.uint8)  # the register: a, b, d lanes at bytes 0, 256, 512 (one array, half_binary_run)
+    g = empty_array(768, np.uint8)  # the register: a, b, d lanes at bytes 0, 256, 512 (one array, half_binary_run)
     g16 = ub_as(g, np.uint16)
     at_a = flags & 0  # typed int64 offsets, not literals (a literal would compile half_binary_run twice, issue 20)
     at_b, at_d = at_a + 128 if src1 >= 0 else at_a - 1, at_a + 256
@@ -582,7 +583,7 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
             cv[i] = ~av[i]
         return
     for c0 in range(0, n, CHUNK):
-        m = min(CHUNK, n - c0)
+        m = smaller(CHUNK, n - c0)
         if half_class is not None:
             load_halves(flags, a, c0, m, fs[0])
             _unary_float_chunk(op, kind, flags, fs[0], fs[1], m, float_class, simple_ops, exp_op, ln_op, sqrt_op,
@@ -611,8 +612,8 @@ def unary_count_kernel(ub, p, flags, table, half_class, float_class, int_class, 
     (INT_WIDTHS). simple_ops ... rsqrt_div_op: the float classes' op group (unary_op_group; all None in
     the int classes), so a first half or float call compiles its group's lanes alone. table: see unary_run."""
     op, kind, n, dst, src = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0]
-    fs = np.empty((2, CHUNK if int_class is None and table.size == 0 else 0), np.float32)  # (lookups: none)
-    ints = np.empty((2, CHUNK if int_class is not None else 0), np.int64)
+    fs = empty_array((2, CHUNK if int_class is None and table.size == 0 else 0), np.float32)  # (lookups: none)
+    ints = empty_array((2, CHUNK if int_class is not None else 0), np.int64)
     nb = n * kind_size(kind)
     unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, fs, ints, table, half_class, float_class,
               int_class, simple_ops, exp_op, ln_op, sqrt_op, rsqrt_op, reciprocal_op, rsqrt_div_op)
@@ -625,12 +626,12 @@ def unary_repeat_kernel(ub, p, flags, table, half_class, float_class, int_class,
     scatter (counter mode as binary_repeat_kernel's). Arguments as unary_count_kernel's."""
     op, kind, dst, src = p[P_OP], p[P_KIND], p[P_DST], p[P_SRC0]
     size = kind_size(kind)
-    fs = np.empty((2, CHUNK if int_class is None and table.size == 0 else 0), np.float32)  # (lookups: none)
-    ints = np.empty((2, CHUNK if int_class is not None else 0), np.int64)
+    fs = empty_array((2, CHUNK if int_class is None and table.size == 0 else 0), np.float32)  # (lookups: none)
+    ints = empty_array((2, CHUNK if int_class is not None else 0), np.int64)
     repeat, last_lanes = p[P_REPEAT], p[P_LAST]
     lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // size)
-    a = np.empty(256, np.uint8)
-    d = np.empty(256, np.uint8)
+    a = empty_array(256, np.uint8)
+    d = empty_array(256, np.uint8)
     gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
     scatter = not gather
     for i in range(repeat):
@@ -684,7 +685,7 @@ def ternary_run(op, dkind, skind, flags, d, a, b, scalar_bits, n, fs, ints, half
     off = flags < 0     # False typed bool, for the same reason
     x, y, c = fs[0], fs[1], fs[2]
     for c0 in range(0, n, CHUNK):
-        m = min(CHUNK, n - c0)
+        m = smaller(CHUNK, n - c0)
         if half_class is not None:  # (see binary_count_kernel)
             load_halves(plain, a, c0, m, x)
             if op == AXPY:
@@ -740,8 +741,8 @@ def ternary_count_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, flo
     its own element size."""
     op, dkind, skind, n = p[P_OP], p[P_KIND], p[P_SKIND], p[P_N]
     dst, src0, src1 = p[P_DST], p[P_SRC0], p[P_SRC1]
-    fs = np.empty((3, CHUNK if int_class is None else 0), np.float32)
-    ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
+    fs = empty_array((3, CHUNK if int_class is None else 0), np.float32)
+    ints = empty_array((3, CHUNK if int_class is not None else 0), np.int64)
     ns = n * kind_size(skind)
     b = ub[src1:src1 + ns] if src1 >= 0 else ub[0:0]
     ternary_run(op, dkind, skind, flags, ub[dst:dst + n * kind_size(dkind)], ub[src0:src0 + ns], b, scalar_bits, n,
@@ -756,13 +757,13 @@ def ternary_repeat_kernel(ub, p, flags, scalar_bits, half_class, mixed_class, fl
     op, dkind, skind = p[P_OP], p[P_KIND], p[P_SKIND]
     dst, src0, src1 = p[P_DST], p[P_SRC0], p[P_SRC1]
     dsize, ssize = kind_size(dkind), kind_size(skind)
-    fs = np.empty((3, CHUNK if int_class is None else 0), np.float32)
-    ints = np.empty((3, CHUNK if int_class is not None else 0), np.int64)
+    fs = empty_array((3, CHUNK if int_class is None else 0), np.float32)
+    ints = empty_array((3, CHUNK if int_class is not None else 0), np.int64)
     repeat, last_lanes = p[P_REPEAT], p[P_LAST]
     lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // dsize)
-    a = np.empty(256, np.uint8)
-    b = np.empty(256 if src1 >= 0 else 0, np.uint8)
-    d = np.empty(256, np.uint8)
+    a = empty_array(256, np.uint8)
+    b = empty_array(256 if src1 >= 0 else 0, np.uint8)
+    d = empty_array(256, np.uint8)
     gather = flags < 0  # False, but typed bool: a literal would compile copy_lanes twice (issue 20)
     scatter = not gather
     for i in range(repeat):
@@ -804,7 +805,7 @@ def fill_kernel(ub, p, bits):
         return
     repeat, last_lanes = p[P_REPEAT], p[P_LAST]
     lanes = active_lanes(p[P_MASK_LO], p[P_MASK_HI], 256 // size)
-    d = np.empty(256, np.uint8)
+    d = empty_array(256, np.uint8)
     for k in range(256 // size):
         for j in range(size):
             d[k * size + j] = (bits >> (8 * j)) & 0xFF  # the element's bytes, little-endian

@@ -2,6 +2,8 @@
 element width, addresses proven by the API layer."""
 from numba import njit
 
+from .lowered import smaller
+
 
 @njit(cache=True, inline="always")
 def _copy(ub, to, frm, size):
@@ -15,7 +17,7 @@ def gather(ub, size, dst, src, offsets, lanes, lanes_per_repeat, dst_rep_bytes, 
     uint32 words at byte address `offsets`; src already includes srcBaseAddr). The count form is one repeat whose
     lanes are 0..count-1. Lanes outside the mask neither read nor write (D57)."""
     for i in range(repeat):
-        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else min(last_lanes, lanes.size)
+        n = lanes.size if (last_lanes < 0 or i < repeat - 1) else smaller(last_lanes, lanes.size)
         for t in range(n):
             j = lanes[t]
             at = offsets + 4 * (i * lanes_per_repeat + j)

@@ -26,6 +26,7 @@ from numba import njit
 from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT8, KIND_INT64, KIND_UINT64,
                        bf16_bits_to_f32, f32_bits, f32_from_bits, f32_to_bf16_bits, f64_bits, f64_from_bits, internal,
                        kind_size, round_half)
+from .lowered import larger, smaller
 
 F32_MAX = np.float32(3.4028234663852886e38)
 HALF_MIN_NORMAL = np.float32(2.0 ** -14)
@@ -134,7 +135,7 @@ def int_stage(kind, v, saturate):
     top = np.int64(1) << (bits - 1)
     if kind == KIND_INT8 or kind == KIND_INT16 or kind == KIND_INT32:
         if saturate and bits > 8:
-            return min(max(v, -top), top - 1)
+            return smaller(larger(v, -top), top - 1)
         return ((v + top) & (2 * top - 1)) - top
     return v & (2 * top - 1)
 
@@ -194,12 +195,12 @@ def leaky_relu_lane(x, s):
 
 @internal(error_model="numpy")
 def int_max_lane(x, y):
-    return max(x, y)
+    return larger(x, y)
 
 
 @internal(error_model="numpy")
 def int_min_lane(x, y):
-    return min(x, y)
+    return smaller(x, y)
 
 
 @internal(error_model="numpy")
@@ -238,7 +239,7 @@ def shift_lane(x, s, bits, signed, right, rounding):
     1101010101010100); s >= bits gives 0. Right: signed lanes shift arithmetically (the sign replicated: -1 or 0 once
     s reaches the width), unsigned lanes logically (a uint64 lane's x is its bit pattern); `rounding` (roundEn, signed
     int16/int32) adds bit s-1 of x: x / 2**s rounded half up (the page's 17 >> 5 = 1). docs/decisions.md."""
-    t = min(s, np.int64(63))
+    t = smaller(s, np.int64(63))
     if right and signed:
         r = x >> t
         return r + ((x >> (t - 1)) & 1) if rounding and t > 0 else r

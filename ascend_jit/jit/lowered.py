@@ -9,10 +9,16 @@ codegen's instructions in the caller, the way numba lowers its own builtins, wit
 own. The plain Python function stays what Python and NUMBA_DISABLE_JIT run, so both paths give the same bits.
 """
 import inspect
+import operator
 
+import numpy as np
 from numba import types
-from numba.core.imputils import lower_builtin
+from numba.core import cgutils
+from numba.core.imputils import impl_ret_new_ref, lower_builtin
+from numba.core.registry import cpu_target
+from numba.cpython.builtins import do_minmax
 from numba.extending import type_callable
+from numba.np.arrayobj import _empty_nd_impl, _parse_shape
 
 
 def uint8_vector(t):
@@ -57,3 +63,73 @@ def lowered(pyfunc, params, result, codegen):
         return codegen(context, builder, sig, converted)
 
     return pyfunc
+
+
+# --- new arrays without numba's np.empty / np.zeros overloads ----------------------------------------------------
+# np.zeros compiles four functions of numba's own per (shape type, dtype) in every process with no cache yet
+# (np.zeros, np.empty, the allocation and the zero fill: 0.4 s of a first VF's call, session 33 profile); these are
+# the same allocation (numba's _empty_nd_impl, a C-contiguous array with its own meminfo) and the same memset,
+# emitted in the caller. `shape` is an int or a tuple of ints, `dtype` a numpy scalar type (np.uint8,
+# type(witness)) or an array's dtype.
+def empty_array(shape, dtype):
+    return np.empty(shape, dtype)
+
+
+def zeroed_array(shape, dtype):
+    return np.zeros(shape, dtype)
+
+
+def _shape(t):
+    return isinstance(t, types.Integer) or (isinstance(t, types.UniTuple) and isinstance(t.dtype, types.Integer))
+
+
+def _dtype(t):
+    return isinstance(t, (types.NumberClass, types.DType))
+
+
+def _array_type(shape, dtype):
+    element = dtype.instance_type if isinstance(dtype, types.NumberClass) else dtype.dtype
+    return types.Array(element, len(shape) if isinstance(shape, types.BaseTuple) else 1, "C")
+
+
+def _allocate(zero):
+    def codegen(context, builder, sig, args):
+        extents = _parse_shape(context, builder, sig.args[0], args[0])  # refuses a negative extent, as np.empty
+        array = _empty_nd_impl(context, builder, sig.return_type, extents)
+        if zero:
+            cgutils.memset(builder, array.data, builder.mul(array.itemsize, array.nitems), 0)
+        return impl_ret_new_ref(context, builder, sig.return_type, array._getvalue())
+    return codegen
+
+
+lowered(empty_array, (_shape, _dtype), _array_type, _allocate(False))
+lowered(zeroed_array, (_shape, _dtype), _array_type, _allocate(True))
+
+
+# --- min and max of two numbers without numba's builtin overloads ------------------------------------------------
+# numba's min/max compile an implementation of their own per argument signature (0.05 s each, every process with no
+# cache yet). `smaller(a, b)` and `larger(a, b)` are Python's min(a, b) and max(a, b) (the first argument unless
+# the second compares less / greater, so a NaN first argument is kept), typed and emitted as numba's builtins type
+# and emit them (the arguments' unified type, numba.cpython.builtins.do_minmax).
+def smaller(a, b):
+    return min(a, b)
+
+
+def larger(a, b):
+    return max(a, b)
+
+
+def _number(t):
+    return isinstance(t, types.Number)
+
+
+def _unified(a, b):
+    return cpu_target.typing_context.unify_types(a, b)
+
+
+def _min_max(compare):
+    return lambda context, builder, sig, args: do_minmax(context, builder, list(sig.args), args, compare)
+
+
+lowered(smaller, (_number, _number), _unified, _min_max(operator.lt))
+lowered(larger, (_number, _number), _unified, _min_max(operator.gt))

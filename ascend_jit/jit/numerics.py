@@ -15,7 +15,7 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types
 
-from .lowered import lowered
+from .lowered import larger, lowered, smaller
 
 # Kernels only compiled code calls (the lanes, the engines' loads and stores, the Reg kernels' helpers): numba builds
 # a CPython wrapper and a C-callable wrapper for every compiled function and optimises them with it, about a tenth of
@@ -102,7 +102,7 @@ def round_half(x, saturate):
     r = half_bits_to_f32(f32_to_half_bits(x))
     if saturate:
         r = np.float32(0.0) if r != r else r
-        r = min(max(r, -HALF_MAX), HALF_MAX)
+        r = smaller(larger(r, -HALF_MAX), HALF_MAX)
     return r
 
 

@@ -5,6 +5,7 @@ import numpy as np
 from numba import njit
 
 from .numerics import KIND_HALF, round_half
+from .lowered import zeroed_array
 
 
 @njit(cache=True, inline="always")
@@ -64,8 +65,8 @@ def exponent_bucket_sums(bits, man_bits, exp_mask, weights, absolute):
     x_i * w_i = m_i * w_i * 2**(e_i - bias - man_bits). Each product (< 2**48) is split into 32-bit halves
     accumulated separately: no int64 overflows for up to 2**24 elements. lo[exp_mask] counts the infinities and
     NaNs (they are not summed). Integer adds are associative: the result does not depend on any order."""
-    lo = np.zeros(exp_mask + 1, np.int64)
-    hi = np.zeros(exp_mask + 1, np.int64)
+    lo = zeroed_array(exp_mask + 1, np.int64)
+    hi = zeroed_array(exp_mask + 1, np.int64)
     weighted = weights.size > 0
     man_mask = (1 << man_bits) - 1
     sign_shift = man_bits + (8 if exp_mask == 0xFF else 5)

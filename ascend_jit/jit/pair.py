@@ -7,6 +7,7 @@ from .addressing import lane_active, lane_offset
 from .numerics import KIND_HALF, half_bits_to_f32, half_store_bits, internal, kind_size, round_half
 from .ubview import ub_as
 from .values import combine, load, store
+from .lowered import empty_array, zeroed_array
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True)
@@ -16,9 +17,9 @@ def pair_kernel(ub, kind, sat, zero_both, dst, src, src_blk, src_rep, dst_rep, r
     lanes = 256 // size
     pairs = lanes // 2
     witness = np.float32(0.0)
-    vals = np.empty(lanes, np.float32)
-    act = np.zeros(lanes, np.bool_)
-    out = np.empty(pairs, np.float32)
+    vals = empty_array(lanes, np.float32)
+    act = zeroed_array(lanes, np.bool_)
+    out = empty_array(pairs, np.float32)
     full = True
     for j in range(lanes):
         if not lane_active(mask_lo, mask_hi, j):

@@ -24,6 +24,7 @@ from .addressing import lane_active
 from .numerics import KIND_HALF, float_store_bits, half_bits_to_f32, half_store_bits, internal, kind_size, round_half
 from .ubview import ub_as
 from .values import combine, load, store
+from .lowered import empty_array, larger, smaller
 
 ALG_TREE_SEQ = 0        # A2/A3 count form (SPEC 4.2, D1)
 ALG_TREE_TREE = 1       # non-950 high-dim form, repeat >= 1 (SPEC 4.2, 4.3)
@@ -83,14 +84,14 @@ def _halve(buf, scratch, width, lanes, kind, sat):
 def group_tree(vals, n, lanes, kind, sat, witness):
     """tree(vals[g*lanes : g*lanes+lanes]) for g < ceil(n/lanes), the last group padded with +0 (D2)."""
     groups = (n + lanes - 1) // lanes
-    buf = np.empty(groups * lanes, vals.dtype)
+    buf = empty_array(groups * lanes, vals.dtype)
     for i in range(n):  # element loops, not slice assignment: numba's shape-checked copy costs seconds to compile
         buf[i] = vals[i]
     for i in range(n, groups * lanes):
         buf[i] = witness
-    scratch = np.empty(groups * lanes // 2 + 1, vals.dtype)
+    scratch = empty_array(groups * lanes // 2 + 1, vals.dtype)
     res = _halve(buf, scratch, groups * lanes, lanes, kind, sat)
-    out = np.empty(groups, vals.dtype)
+    out = empty_array(groups, vals.dtype)
     for g in range(groups):
         out[g] = res[g]
     return out
@@ -141,15 +142,15 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
     compiled, about 0.8 s of a first count-form call (issue 20)."""
     size = kind_size(kind)
     lanes = 256 // size
-    out = np.empty(nrep, type(witness))
-    chunk = min(CHUNK_REPEATS, nrep)
-    buf = np.empty(chunk * lanes, type(witness))
-    scratch = np.empty(chunk * lanes // 2, type(witness))
+    out = empty_array(nrep, type(witness))
+    chunk = smaller(CHUNK_REPEATS, nrep)
+    buf = empty_array(chunk * lanes, type(witness))
+    scratch = empty_array(chunk * lanes // 2, type(witness))
     u16, f32 = ub_as(ub, np.uint16), ub_as(ub, np.float32)
     first, last_active, active = lanes, -1, 0  # the first and last active lane, and how many
     for j in range(lanes):
         if lane_active(mask_lo, mask_hi, j):
-            first = min(first, j)
+            first = smaller(first, j)
             last_active = j
             active += 1
     full = active == lanes
@@ -157,7 +158,7 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
     total = nrep * lanes if last_lanes < 0 else (nrep - 1) * lanes + last_lanes  # elements that take part
     zero = np.int64(0)
     for c0 in range(0, nrep, chunk):
-        nc = min(chunk, nrep - c0)
+        nc = smaller(chunk, nrep - c0)
         walked = False
         if strided is not None:
             if not (full and rep_bytes == 256):
@@ -167,25 +168,25 @@ def level1(ub, kind, sat, src, rep_bytes, nrep, mask_lo, mask_hi, last_lanes, wi
                     row = r * lanes
                     # one decode run from the first to the last active lane (inside the footprint the API proved),
                     # +0 outside it, and a select for inactive lanes inside it: vectorised, no per-lane walk
-                    last = min(last_active, n - 1)
+                    last = smaller(last_active, n - 1)
                     if last >= first:
                         _load_run(ub, u16, f32, src + i * rep_bytes + first * size, last - first + 1, kind, witness,
                                   buf, row + first)
                     urow = np.uint64(row)  # unsigned indices: no wraparound test, so the loops vectorise
-                    for j in range(min(first, lanes)):
+                    for j in range(smaller(first, lanes)):
                         buf[urow + np.uint64(j)] = witness
-                    for j in range(max(last + 1, 0), lanes):
+                    for j in range(larger(last + 1, 0), lanes):
                         buf[urow + np.uint64(j)] = witness
                     if holes:
-                        for j in range(first, min(last + 1, 64)):
+                        for j in range(first, smaller(last + 1, 64)):
                             k = np.uint64(j)
                             buf[urow + k] = buf[urow + k] if (mask_lo >> j) & 1 else witness
-                        for j in range(max(first, 64), last + 1):
+                        for j in range(larger(first, 64), last + 1):
                             k = np.uint64(j)
                             buf[urow + k] = buf[urow + k] if (mask_hi >> (j - 64)) & 1 else witness
                 walked = True
         if not walked:  # whole repeats back to back: one decode run for the chunk
-            n = min(nc * lanes, total - c0 * lanes)
+            n = smaller(nc * lanes, total - c0 * lanes)
             _load_run(ub, u16, f32, src + c0 * 256, n, kind, witness, buf, zero)
             buf[n:nc * lanes] = witness
         res = _halve(buf, scratch, nc * lanes, lanes, kind, sat)
@@ -308,7 +309,7 @@ def sum_tree_tree_tail(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask
         return body if tail == 0 else t
     store(ub, tmp, kind, body)
     store(ub, tmp + size, kind, t)
-    pair = np.empty(2, type(witness))
+    pair = empty_array(2, type(witness))
     pair[0], pair[1] = body, t
     res = group_tree(pair, np.int64(2), lanes, kind, sat, witness)[0]  # tail added last (SPEC 4.3)
     store(ub, tmp, kind, res)
@@ -335,7 +336,7 @@ def sum_vadd_merge(ub, kind, sat, dst, src, tmp, rep_bytes, n, mask_lo, mask_hi,
     lanes = 256 // kind_size(kind)
     nrep = (n + lanes - 1) // lanes
     part = n - (nrep - 1) * lanes  # lanes of the last repeat that take part (MERGING add)
-    regs = np.empty(4 * lanes, type(witness))  # only the loaded lanes are ever read
+    regs = empty_array(4 * lanes, type(witness))  # only the loaded lanes are ever read
     u16, f32 = ub_as(ub, np.uint16), ub_as(ub, np.float32)
     for r in range(nrep):
         # the device loads whole repeats, but only the first `part` lanes of the last one are ever used:

@@ -18,11 +18,11 @@ import numpy as np
 from numba import njit
 
 from .addressing import lane_active
-from .numerics import (KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT16, KIND_UINT32, KIND_UINT64, internal,
-                       kind_size)
+from .numerics import KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_UINT64, internal, kind_size
 from .reduce import _halve, _load_run, store_run
 from .ubview import INT_WIDTHS, int_lanes, ub_as
 from .values import load, store
+from .lowered import empty_array, larger, smaller
 
 OP_SUM, OP_MAX, OP_MIN = 0, 1, 2                                # aj.ReduceType values
 VALUE_INDEX, INDEX_VALUE, ONLY_VALUE, ONLY_INDEX = 0, 1, 2, 3   # aj.ReduceOrder values (D27)
@@ -182,7 +182,7 @@ def _best(keys, off, n):
     """(largest key, its first position) of keys[off:off+n]: ties -> smallest position (D50)."""
     m = LOSER
     for k in range(n):
-        m = max(m, keys[off + k])
+        m = larger(m, keys[off + k])
     j = 0
     while j < n - 1 and keys[off + j] != m:
         j += 1
@@ -195,7 +195,7 @@ def _max_half_run(row, flip):
     slices indexed from 0: numba cannot drop its negative-index check on `h[e + k]`, which stops vectorisation.)"""
     m = np.int32(-(1 << 30))
     for k in range(row.size):
-        m = max(m, _half_key32(np.int32(row[k]), flip))
+        m = larger(m, _half_key32(np.int32(row[k]), flip))
     return m
 
 
@@ -225,10 +225,10 @@ def _best_float_run(row, flip):
     (NAN_KEY for a NaN) and its first position (D50)."""
     m = np.int32(-(1 << 31))
     for k in range(row.size):
-        m = max(m, _float_key32(row[k], flip))
+        m = larger(m, _float_key32(row[k], flip))
     j = row.size
     for k in range(row.size):  # the first position of m, as a min (vectorised; a search loop is not)
-        j = min(j, k if _float_key32(row[k], flip) == m else row.size)
+        j = smaller(j, k if _float_key32(row[k], flip) == m else row.size)
     return (NAN_KEY if m == _FLOAT_NAN_KEY32 else np.int64(m)), j
 
 
@@ -288,9 +288,9 @@ def group_extreme_kernel(ub, kind, sat, op, group, order, dst, dst_rep_bytes, sr
     20: one kernel for every kind cost 4-5 s a first call)."""
     lanes = 256 // kind_size(kind)
     per_repeat = lanes // group
-    keys = np.empty(nrep * lanes, np.int64)
+    keys = empty_array(nrep * lanes, np.int64)
     gather_keys(ub, int_lanes(ub, width), half_class, kind, op, src, blk, rep_bytes, nrep, lo, hi, last_lanes, keys)
-    group_best = np.empty((2, nrep * per_repeat), np.int64)
+    group_best = empty_array((2, nrep * per_repeat), np.int64)
     for i in range(nrep):
         for g in range(per_repeat):
             group_best[0, i * per_repeat + g], group_best[1, i * per_repeat + g] = _best(keys, i * lanes + g * group,
@@ -308,7 +308,7 @@ def group_extreme_float_rows_kernel(ub, kind, sat, op, group, order, dst, dst_re
     20). Same arguments (blk is 1, last_lanes < 0 and the mask full here)."""
     lanes = 64
     per_repeat = lanes // group
-    group_best = np.empty((2, nrep * per_repeat), np.int64)
+    group_best = empty_array((2, nrep * per_repeat), np.int64)
     i32 = ub_as(ub, np.int32)
     flip = np.int32(-1) if op == OP_MIN else np.int32(0)
     for i in range(nrep):  # every group read before any is written
@@ -347,7 +347,7 @@ def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src
     full = every_lane and last_lanes < 0
     same = src_kind == dst_kind
     # one gather for every group size (not ReduceSum's level1 for whole repeats: compiling both cost 2 s, issue 20)
-    buf = np.empty(nrep * lanes, type(witness))
+    buf = empty_array(nrep * lanes, type(witness))
     u16, f32 = ub_as(ub, np.uint16), ub_as(ub, np.float32)  # the whole-UB views _load_run decodes through
     contiguous = strided is None or (every_lane and blk == 1 and same and rep_bytes == 256)
     if contiguous:  # repeats back to back: one vectorised decode of every element that takes part
@@ -369,7 +369,7 @@ def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src
                 _load_run(ub, u16, f32, base, lanes, src_kind, witness, buf, i * lanes)
                 continue
             if prefix > 0 and blk == 1 and same:  # the first lanes of a contiguous repeat: one vectorised decode
-                m = min(prefix, n)
+                m = smaller(prefix, n)
                 _load_run(ub, u16, f32, base, m, src_kind, witness, buf, i * lanes)
                 for j in range(m, lanes):
                     buf[i * lanes + j] = witness
@@ -379,7 +379,7 @@ def group_sum_kernel(ub, src_kind, dst_kind, sat, group, dst, dst_rep_bytes, src
                     buf[i * lanes + j] = load(ub, base + (j // epb) * blk * 32 + (j % epb) * size, src_kind, witness)
                 else:
                     buf[i * lanes + j] = witness
-    scratch = np.empty(nrep * lanes // 2 + 1, type(witness))
+    scratch = empty_array(nrep * lanes // 2 + 1, type(witness))
     res = _halve(buf, scratch, nrep * lanes, group, dst_kind, sat)
     per_repeat = lanes // group
     if strided is None or (full and dst_rep_bytes == per_repeat * out_size):  # every group written, back to back
@@ -420,7 +420,7 @@ def max_min_levels_kernel(ub, sat, p, width):
     lanes_view = int_lanes(ub, width)
     one, none = np.int64(1), np.int64(-1)  # int64 values, not literals: one gather_keys signature (issue 20)
     best_t, best_raw, index = LOSER, np.int64(0), np.int64(0)
-    keys = np.empty(nrep * lanes, np.int64)
+    keys = empty_array(nrep * lanes, np.int64)
     gather_keys(ub, lanes_view, None, kind, op, src, one, rep_bytes, nrep, lo, hi, none, keys)
     for r in range(nrep):
         m, j = _best(keys, r * lanes, lanes)
@@ -429,7 +429,7 @@ def max_min_levels_kernel(ub, sat, p, width):
         if t > best_t:
             best_t, best_raw, index = t, raw, r * step + j
     if tail > 0:
-        tkeys = np.empty(lanes, np.int64)
+        tkeys = empty_array(lanes, np.int64)
         gather_keys(ub, lanes_view, None, kind, op, src + nrep * lanes * size, one, np.int64(256), one, none, none,
                     tail, tkeys)
         m, j = _best(tkeys, 0, lanes)
@@ -480,17 +480,17 @@ def _per_lane_half_count(h16, op, src, rep_bytes, nrep, count, seed):
     flip = np.int32(-1) if op == OP_MIN else np.int32(0)
     # element loops rather than np.full / ndarray.max / np.arange here and in max_min_per_lane_kernel: each numpy
     # routine is a library compile of its own (about 0.6 s together, issue 20)
-    acc = np.empty(lanes, np.int32)
+    acc = empty_array(lanes, np.int32)
     for j in range(lanes):
         acc[j] = np.int32(seed)  # seeds are finite: |key| < 2**15
     for r in range(nrep):
         e = (src + r * rep_bytes) >> 1
-        row = h16[e:e + min(lanes, count - r * lanes)]
+        row = h16[e:e + smaller(lanes, count - r * lanes)]
         for j in range(row.size):
-            acc[j] = max(acc[j], _half_key32(np.int32(row[j]), flip))
+            acc[j] = larger(acc[j], _half_key32(np.int32(row[j]), flip))
     m = acc[0]
     for j in range(1, lanes):
-        m = max(m, acc[j])
+        m = larger(m, acc[j])
     if m == (1 << 20):
         return NAN_KEY, np.int64(0xFFFE)
     zero = m == 0 or m == -1  # IEEE: -0 == +0 (directed keys -1 and 0)
@@ -528,8 +528,8 @@ def max_min_per_lane_kernel(ub, sat, p, width):
     lanes = 256 // size if size < 8 else 64  # 64-bit types: two registers of 32 lanes
     lanes_view = int_lanes(ub, width)
     seed = directed_key(seed_raw, kind, op)
-    acc = np.empty(lanes, np.int64)
-    idx = np.empty(lanes, np.int64)
+    acc = empty_array(lanes, np.int64)
+    idx = empty_array(lanes, np.int64)
     for j in range(lanes):
         acc[j] = seed
         idx[j] = j
@@ -548,14 +548,14 @@ def max_min_per_lane_kernel(ub, sat, p, width):
                             idx[j] = r * step + j
                         acc[j] = x
                     continue
-                new = directed_key(raw_of_key(max(acc[j], x), kind, op, sat), kind, op)
+                new = directed_key(raw_of_key(larger(acc[j], x), kind, op, sat), kind, op)
                 if not _ieee_equal(new, acc[j], kind):
                     idx[j] = r * step + j
                 acc[j] = new
     best = LOSER
     for j in range(lanes):
         if count >= 0 or lane_active(lo, hi, j):
-            best = max(best, acc[j])
+            best = larger(best, acc[j])
     value = raw_of_key(best, kind, op, sat)
     vkey = directed_key(value, kind, op)
     index = np.int64(-1)

@@ -33,14 +33,14 @@ from numba.core.registry import CPUDispatcher as Dispatcher
 from numba.core.typeconv import Conversion
 from numba.core.typing.templates import (AbstractTemplate, AttributeTemplate, bound_function, infer,
                                          infer_getattr, infer_global, signature)
-from numba.extending import NativeValue, box, intrinsic, lower_builtin, lower_cast, overload, typeof_impl, unbox
+from numba.extending import NativeValue, box, intrinsic, lower_builtin, lower_cast, typeof_impl, unbox
 
 from ..errors import AlignmentError, AscendJitError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
 from ..tensor import _index_value
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
                        KIND_UINT32, f32_bits, f32_from_bits, float_store_bits, half_bits_to_f32, half_store_bits,
                        internal, kind_size, round_half)
-from .lowered import lowered, uint8_vector
+from .lowered import empty_array, larger, lowered, smaller, uint8_vector, zeroed_array
 
 
 VL = 256
@@ -1053,7 +1053,7 @@ def ints_like(t, n):
 def new_register(kind, modes):
     """A zeroed register of element kind `kind` carrying the overflow modes `modes` (an H_CTRL byte: those of the
     core the VF runs on, SPEC-2 11.1; 0 = not known, the 950's power-on modes)."""
-    reg = np.zeros(REG_BYTES, np.uint8)
+    reg = zeroed_array(REG_BYTES, np.uint8)
     reg[H_KIND] = kind
     reg[H_CTRL] = modes
     return reg
@@ -1108,9 +1108,9 @@ def _low_bits(nbits):
 @internal
 def lanes_mask(kind, active):
     """Words of a MaskReg whose lowest `active` lanes of a `kind` element are set (all bits of each lane)."""
-    nbytes = min(active, VL // kind_size(kind)) * kind_size(kind)
-    return (_low_bits(min(max(nbytes, 0), 64)), _low_bits(min(max(nbytes - 64, 0), 64)),
-            _low_bits(min(max(nbytes - 128, 0), 64)), _low_bits(min(max(nbytes - 192, 0), 64)))
+    nbytes = smaller(active, VL // kind_size(kind)) * kind_size(kind)
+    return (_low_bits(smaller(larger(nbytes, 0), 64)), _low_bits(smaller(larger(nbytes - 64, 0), 64)),
+            _low_bits(smaller(larger(nbytes - 128, 0), 64)), _low_bits(smaller(larger(nbytes - 192, 0), 64)))
 
 
 @njit(cache=True, inline="always")
@@ -1119,7 +1119,7 @@ def update_mask(kind, n):
     if n < 0 or n > 4294967295:  # a uint32 (plain Python checks it too)
         raise ParameterError("UpdateMask", "n", n, "an integer in [0, 4294967295]", "ascend950")
     lanes = VL // kind_size(kind)
-    words = lanes_mask(kind, min(n, lanes))
+    words = lanes_mask(kind, smaller(n, lanes))
     return words, (0 if n < lanes else n - lanes)
 
 
@@ -1206,7 +1206,7 @@ def store_align(ub, addr, reg, words):
         if word == 0:
             continue
         base = w * 64
-        n = min(64, ub.size - addr - base)  # bytes of this word inside the UB (active ones were checked)
+        n = smaller(64, ub.size - addr - base)  # bytes of this word inside the UB (active ones were checked)
         out = ub[addr + base:addr + base + n]
         part = reg[base:base + n]
         if word == np.uint64(0xFFFFFFFFFFFFFFFF):
@@ -1303,7 +1303,7 @@ def _int_combine(acc, v, op):
     """SUM is exact (wrapped to the dst width when stored, SPEC 7.5, D25); MAX / MIN."""
     if op == SUM:
         return acc + v
-    return max(acc, v) if op == MAX else min(acc, v)
+    return larger(acc, v) if op == MAX else smaller(acc, v)
 
 
 @internal
@@ -1366,7 +1366,7 @@ def reduce_data_block(dst, src, words, op, mode, float_class, int_class):
     if int_class is not None and not is_float:
         lo, hi = int_range(sk)
         init = np.int64(0) if op == SUM else (np.int64(lo) if op == MAX else np.int64(hi))
-        results = np.empty(8, np.int64)
+        results = empty_array(8, np.int64)
         for blk in range(8):
             results[blk] = init
         shift = 4 if ssize == 2 else 3  # lane j lies in block j // (32 / size)
@@ -1387,7 +1387,7 @@ def reduce_data_block(dst, src, words, op, mode, float_class, int_class):
 def _final(v, sk, sat):
     """D20 on a half block result: NaN -> +0, +-inf -> +-65504 (also the fully masked identities)."""
     if sk == KIND_HALF and sat:
-        return np.float32(0.0) if v != v else min(max(v, -HALF_MAX), HALF_MAX)
+        return np.float32(0.0) if v != v else smaller(larger(v, -HALF_MAX), HALF_MAX)
     return v
 
 

@@ -20,6 +20,7 @@ from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, 
                        KIND_UINT16, KIND_UINT32, bf16_bits_to_f32, float_store_bits, half_bits_to_f32, kind_size)
 from .reg import H_CTRL, H_KIND, M_CAST_TRUNC, M_HALF_SAT, M_TRAIT_SAT, VL, internal, lane_on, set_u32, u16_at_byte
 from .reg_move import copy_bytes
+from .lowered import larger
 
 DEVICE = "ascend950"
 # RegLayout, SatMode and RoundMode codes (aj.Reg.RegLayout / SatMode, aj.RoundMode)
@@ -188,7 +189,7 @@ def _cast_general(dst, src, words, layout, sat_mode, mrg, rnd):
         sat_int = (modes & M_CAST_TRUNC) == 0
         sat_float = (modes & M_HALF_SAT) != 0
     ss, ds = kind_size(sk), kind_size(dk)
-    k = max(layout - LAYOUT_ZERO, 0)
+    k = larger(layout - LAYOUT_ZERO, 0)
     for i in range(VL, 2 * VL):  # results are assembled in dst's scratch bytes (dst may be src)
         dst[i] = 0
     if ds >= ss:  # widening or same width: dst lane j <- src lane r*j + k

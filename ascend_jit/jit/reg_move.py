@@ -15,11 +15,11 @@ from llvmlite import binding as llvm_binding
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic
 
 from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
-from .lowered import lowered, uint8_vector
+from .lowered import empty_array, larger, lowered, uint8_vector, zeroed_array
 from .numerics import kind_size
 from .reg import H_CTRL, H_KIND, VL, external_global, internal, lane_on, set_u32, u16_at_byte
 
@@ -377,7 +377,7 @@ def active_span(words, size):
             if first < 0:
                 first = lane * size
             last = lane * size + size
-    return max(first, 0), max(last, 0)
+    return larger(first, 0), larger(last, 0)
 
 
 @njit(cache=True, inline="always")  # store_norm's alone: no level of its own (issue 20)
@@ -416,7 +416,7 @@ def store(h, reg, words, offset, dist, step):
             if first < 0:
                 first = lane * out_bytes
             last = lane * out_bytes + out_bytes
-    _check_place(api, h[4], h[5], addr, STORE_ALIGN[dist], addr + max(first, 0), addr + max(last, 0))
+    _check_place(api, h[4], h[5], addr, STORE_ALIGN[dist], addr + larger(first, 0), addr + larger(last, 0))
     _check_step(api, step, h[2], STORE_ALIGN[dist])
     ub = h[0]
     for lane in range(lanes):
@@ -513,7 +513,7 @@ def load_mask(out, h, offset, dist, step):
     _check_place(api, h[4], h[5], addr, align, addr, addr + nbytes)
     _check_mask_step(api, step, h[2], align)
     src = h[0][addr:addr + nbytes]
-    bits = np.zeros(VL, np.uint8)
+    bits = zeroed_array(VL, np.uint8)
     for i in range(VL):
         k = i if dist == MD_NORM else (i // 2 if dist == MD_US else 2 * i)
         bits[i] = (src[k >> 3] >> (k & 7)) & 1
@@ -580,7 +580,7 @@ def mask_logic(out, a, b, m, op):
 @njit(cache=True, no_cfunc_wrapper=True)
 def pack(out, src, highest):
     """Pack (D64): dst bit k = src bit 2k (k < 128) in the lower (LOWEST) or upper (HIGHEST) half, the other 0."""
-    bits = np.zeros(VL, np.uint8)
+    bits = zeroed_array(VL, np.uint8)
     base = 128 if highest else 0
     for k in range(128):
         bits[base + k] = _bit(src, 2 * k)
@@ -590,7 +590,7 @@ def pack(out, src, highest):
 @njit(cache=True, no_cfunc_wrapper=True)
 def unpack(out, src, highest):
     """UnPack (D64): src bits 0..127 (LOWEST) or 128..255 (HIGHEST); dst bit 2k = that bit k, bit 2k+1 = 0."""
-    bits = np.zeros(VL, np.uint8)
+    bits = zeroed_array(VL, np.uint8)
     base = 128 if highest else 0
     for k in range(128):
         bits[2 * k] = _bit(src, base + k)
@@ -601,7 +601,7 @@ def unpack(out, src, highest):
 def interleave(out0, out1, src0, src1, group, inverse):
     """Interleave<T> / DeInterleave<T> (D64) in g-bit groups (g = 1, 2, 4 for b8, b16, b32)."""
     n = VL // group
-    bits = np.zeros(2 * VL, np.uint8)
+    bits = zeroed_array(2 * VL, np.uint8)
     for s in range(2 * n):  # s: position in the output sequence dst0 || dst1
         if inverse:  # even groups of src0 || src1 to dst0, odd to dst1
             src_group = 2 * s if s < n else 2 * (s - n) + 1
@@ -626,13 +626,13 @@ def move_mask(kind, lo, hi):
     size = kind_size(kind)
     if size != 2 and size != 4:
         raise UnsupportedDTypeError("MoveMask", "kind", kind, "a 16- or 32-bit type (SPEC-2 11.7)", DEVICE)
-    bits = np.zeros(VL, np.uint8)
+    bits = zeroed_array(VL, np.uint8)
     for i in range(VL // size):
         reg = lo if i < 64 else hi
         on = (reg >> np.uint64(i & 63)) & np.uint64(1)
         for b in range(size):
             bits[i * size + b] = on
-    out = np.zeros(4, np.uint64)
+    out = zeroed_array(4, np.uint64)
     _set_bits(out, bits)
     return (out[0], out[1], out[2], out[3])
 
@@ -736,8 +736,8 @@ def store_unalign(h, reg, state, offset, count):
     _check_place(api, h[4], h[5], addr, 1, addr, addr + count * size)
     start = state[0] if pending > 0 else addr
     end = addr + count * size
-    cut = max(start, end - end % 32)
-    run = np.empty(end - start, np.uint8)
+    cut = larger(start, end - end % 32)
+    run = empty_array(end - start, np.uint8)
     for i in range(pending):
         run[i] = state[2 + i]
     for i in range(count * size):
@@ -773,7 +773,7 @@ def store_lanes(h, reg, offset, count, whole):
     n = lanes if whole else count
     if n < 0 or n > lanes:
         refuse_store_count(n)
-    state = np.zeros(USTATE_SIZE, np.int64)
+    state = zeroed_array(USTATE_SIZE, np.int64)
     store_unalign(h, reg, state, offset, n)
     store_unalign_post(h, state, offset, 0)
 

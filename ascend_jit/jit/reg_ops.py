@@ -31,6 +31,7 @@ from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KI
 from .reg import (ALL_LANES, H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, REG_BYTES, VL, int_range, internal,
                   lane_on, set_u16, set_u32, u16_at, u32_at)
 from .reg_move import copy_bytes
+from .lowered import empty_array, larger, smaller, zeroed_array
 
 ADD, SUB, MUL = 0, 1, 2
 SUM, MAX, MIN = 0, 1, 2
@@ -51,7 +52,7 @@ def wrap_or_clamp(v, lo, hi, clamp):
     """An exact integer result in the lane type: clamped (int16/int32 with saturation on) or two's-complement
     wrapped, written out so compiled and plain-Python runs agree (SPEC-2 D35)."""
     if clamp:
-        return min(max(v, lo), hi)
+        return smaller(larger(v, lo), hi)
     return (v - lo) % (hi - lo + 1) + lo
 
 
@@ -256,7 +257,7 @@ def binary_carry(carry, dst, src0, src1, words, op):
         raise UnsupportedDTypeError((_OP_NAMES, op), "dst/src0/src1 kinds", (dst[H_KIND], kind, src1[H_KIND]),
                                     "int32 or uint32, the same for all three (carry form, SPEC-2 11.2)", DEVICE)
     d, a, b = ub_as(dst[:VL], np.uint32), ub_as(src0[:VL], np.uint32), ub_as(src1[:VL], np.uint32)
-    out = np.zeros(4, np.uint64)
+    out = zeroed_array(4, np.uint64)
     for j in range(64):
         if lane_on(words, 4 * j):
             x, y = np.int64(a[j]), np.int64(b[j])
@@ -526,7 +527,7 @@ def reduce(dst, src, words, op, merging, float_class, int_class):
 def _reduce_floats(src, words, op, sk, ssize, lanes, sat):
     """(value bits, index) of a half/float Reduce."""
     index = 0
-    vals = np.empty(lanes, np.float32)  # lanes read through the register's bytes (no view per type)
+    vals = empty_array(lanes, np.float32)  # lanes read through the register's bytes (no view per type)
     if sk == KIND_HALF:
         for j in range(lanes):
             vals[j] = half_bits_to_f32(u16_at(src, j))
@@ -564,7 +565,7 @@ def _reduce_ints(src, words, op, sk, ssize, lanes):
                 acc += u64_at(src, j)
         value_bits = acc
     else:  # integer lanes as int64 values (uint64: their bit patterns), read through the register's bytes
-        vals_i = np.empty(lanes, np.int64)
+        vals_i = empty_array(lanes, np.int64)
         if ssize == 8:
             lo = np.int64(-9223372036854775807 - 1) if sk == KIND_INT64 else np.int64(0)
             hi = np.int64(9223372036854775807) if sk == KIND_INT64 else np.int64(-1)  # uint64: all ones
@@ -820,7 +821,7 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
             fused = True
     if halves_class is not None or wide_class is not None:  # the engine's float path (binary_run) for Reg's ops
         if not fused and kind <= KIND_BF16:
-            x, y, r = np.empty(n, np.float32), np.empty(n, np.float32), np.empty(n, np.float32)
+            x, y, r = empty_array(n, np.float32), empty_array(n, np.float32), empty_array(n, np.float32)
             if halves_class is not None:
                 if kind == KIND_HALF:
                     ew.load_halves(flags, src0[:VL], zero, n, x)
@@ -868,7 +869,7 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
     n = VL // size
     flags = _engine_flags(modes, ew_op)
     zero = n - n  # as in engine_binary
-    x, r = np.empty(n, np.float32), np.empty(n, np.float32)
+    x, r = empty_array(n, np.float32), empty_array(n, np.float32)
     if half_class is not None:
         if kind == KIND_HALF:
             ew.load_halves(flags, src[:VL], zero, n, x)
@@ -995,13 +996,13 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
     zero = n - n  # the engine's run offset as an int64 value (as engine_binary)
     if half_class is not None:
         if kind == KIND_HALF:
-            x, r = np.empty(n, np.float32), np.empty(n, np.float32)
+            x, r = empty_array(n, np.float32), empty_array(n, np.float32)
             ew.load_halves(flags, src[:VL], zero, n, x)
             _float_unary_lanes(op, kind, x, r, n, simple_ops, ln_ops, sqrt_op)
             ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
     if float_class is not None:
         if kind == KIND_FLOAT:
-            x, r = np.empty(n, np.float32), np.empty(n, np.float32)
+            x, r = empty_array(n, np.float32), empty_array(n, np.float32)
             ew.load_wide(kind, flags, src[:VL], zero, n, x)
             _float_unary_lanes(op, kind, x, r, n, simple_ops, ln_ops, sqrt_op)
             ew.store_wide(kind, flags, r, dst[VL:2 * VL], zero, n)
@@ -1112,7 +1113,7 @@ def check_scalar_kinds(api_index, dk, sk, allowed):
 @njit(cache=True, no_cfunc_wrapper=True)
 def broadcast_register(src, bits):
     """A register of src's kind and overflow modes with every lane = the scalar's bit pattern."""
-    tmp = np.zeros(REG_BYTES, np.uint8)
+    tmp = zeroed_array(REG_BYTES, np.uint8)
     tmp[H_KIND] = src[H_KIND]
     tmp[H_CTRL] = src[H_CTRL]
     size = kind_size(src[H_KIND])
@@ -1142,7 +1143,7 @@ def arange_register(dst, allowed):
     if not (allowed >> kind) & 1:
         raise UnsupportedDTypeError("Arange", "dst kind", kind, "int8, int16, int32, half, float, int64 "
                                     "(DK R/索引操作/Arange.md)", DEVICE)
-    tmp = np.zeros(REG_BYTES, np.uint8)
+    tmp = zeroed_array(REG_BYTES, np.uint8)
     tmp[H_KIND] = dst[H_KIND]
     tmp[H_CTRL] = dst[H_CTRL]
     size = kind_size(kind)
@@ -1311,7 +1312,7 @@ def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class
     zero = n - n  # the engine's run offset as an int64 value (as engine_binary)
     if half_class is not None or wide_class is not None:
         if kind <= KIND_BF16:
-            x, y, c = np.empty(n, np.float32), np.empty(n, np.float32), np.empty(n, np.float32)
+            x, y, c = empty_array(n, np.float32), empty_array(n, np.float32), empty_array(n, np.float32)
             if half_class is not None:
                 if kind == KIND_HALF:
                     ew.load_halves(zero, src0[:VL], zero, n, x)
