@@ -1,0 +1,160 @@
+"""The helpers compiled through jit/lowered.py: each compiled call gives what its plain Python function (the
+NUMBA_DISABLE_JIT path) gives, bit for bit, over edge values of every argument type the kernels pass."""
+import itertools
+
+import numpy as np
+import pytest
+from numba import njit
+
+from ascend_jit.jit import lowered as lw
+from ascend_jit.jit import numerics as nm
+from ascend_jit.jit import reg as rk
+from ascend_jit.jit import reg_move as mv
+from ascend_jit.jit import ubview
+
+
+def _bits(x):
+    """A scalar's type and bit pattern (-0.0 and 0.0 differ, NaN equals NaN)."""
+    x = np.asarray(x)
+    return x.dtype, x.tobytes()
+
+
+@njit
+def _smaller(a, b):
+    return lw.smaller(a, b)
+
+
+@njit
+def _larger(a, b):
+    return lw.larger(a, b)
+
+
+FLOATS32 = [np.float32(v) for v in (np.nan, -np.inf, -65504.0, -1.5, -0.0, 0.0, 1e-45, 2.5, np.inf)]
+FLOATS64 = [np.float64(v) for v in (np.nan, -0.0, 0.0, 3.25, -7.0)]
+INTS = [np.int64(-2**63), np.int64(-1), np.int64(0), np.int64(63), np.int64(2**63 - 1), np.int32(-5), np.int32(7),
+        np.uint32(4294967295), np.uint8(200), np.uint64(2**64 - 1)]
+
+
+@pytest.mark.parametrize("a, b", list(itertools.product(FLOATS32, FLOATS32)) +
+                         list(itertools.product(FLOATS64, FLOATS32)) + list(itertools.product(INTS, INTS)))
+def test_smaller_and_larger_are_pythons_min_and_max_as_numba_types_them(a, b):
+    """The first argument unless the second compares less (greater): a NaN first argument is kept, min(-0.0, 0.0)
+    is -0.0; the result has numba's unified type of the two (numba's builtin min/max, which they replace)."""
+    for compiled, builtin in ((_smaller, min), (_larger, max)):
+        got = compiled(a, b)
+        want = njit(lambda x, y: builtin(x, y))(a, b)  # noqa: B023 (called at once)
+        assert _bits(got) == _bits(want)
+        if np.asarray(a).dtype == np.asarray(b).dtype:  # numba returns a float32 as a Python float: compare as one
+            plain = builtin(a, b)
+            assert _bits(np.asarray(got).astype(np.asarray(plain).dtype)) == _bits(plain)
+
+
+@njit
+def _new_arrays(n, witness):
+    return lw.zeroed_array(n, np.uint8), lw.empty_array((2, n), np.float32), lw.zeroed_array(np.uint32(n), type(witness))
+
+
+def test_new_arrays_have_the_shape_dtype_and_zeros_numpy_gives():
+    zeros, empty, typed = _new_arrays(5, np.int64(1))
+    assert zeros.dtype == np.uint8 and zeros.shape == (5,) and not zeros.any() and zeros.flags.c_contiguous
+    assert empty.dtype == np.float32 and empty.shape == (2, 5)
+    assert typed.dtype == np.int64 and typed.shape == (5,) and not typed.any()
+    plain = lw.zeroed_array(5, np.uint8), lw.empty_array((2, 5), np.float32)
+    assert plain[0].dtype == zeros.dtype and plain[1].shape == empty.shape
+
+
+def test_a_negative_extent_is_numpys_error_compiled_and_plain():
+    with pytest.raises(ValueError, match="negative dimensions"):
+        _new_arrays(-1, np.int64(1))
+    with pytest.raises(ValueError, match="negative dimensions"):
+        lw.zeroed_array(-1, np.uint8)
+
+
+@njit
+def _conversions(h, f, u, d, i):
+    return (nm.half_bits_to_f32(h), nm.f32_to_half_bits(f), nm.f32_bits(f), nm.f32_from_bits(u), nm.f64_bits(d),
+            nm.f64_from_bits(i))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bit_conversions_compiled_equal_plain(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(64):
+        h = np.uint16(rng.integers(0, 2**16))
+        u = np.uint32(rng.integers(0, 2**32))
+        f = np.array(u, np.uint32).view(np.float32)[()]
+        i = np.int64(rng.integers(-2**63, 2**63 - 1))
+        d = np.array(i, np.int64).view(np.float64)[()]
+        got = _conversions(h, f, u, d, i)
+        want = (nm.half_bits_to_f32(h), nm.f32_to_half_bits(f), nm.f32_bits(f), nm.f32_from_bits(u),
+                nm.f64_bits(d), nm.f64_from_bits(i))
+        for g, w in zip(got, want):  # numba returns a float32 as a Python float: compared in the plain result's type
+            w = np.asarray(w)
+            g = np.asarray(g).astype(w.dtype)
+            if w.dtype.kind == "f" and np.isnan(w):  # a NaN's payload may be quieted by the float conversion
+                assert np.isnan(g)
+            else:
+                assert _bits(g) == _bits(w)
+
+
+@njit
+def _lanes(reg, j, v16, v32):
+    rk.set_u16(reg, j, v16)
+    a = rk.u16_at(reg, j)
+    b = rk.u16_at_byte(reg, 2 * j + 1)
+    rk.set_u32(reg, j + 1, v32)
+    return a, b, rk.u32_at(reg, j + 1)
+
+
+def test_register_lane_access_compiled_equals_plain():
+    for j, v16, v32 in ((0, 0xBEEF, 0x12345678), (5, 1, 0xFFFFFFFF), (np.uint64(3), 0x8000, 0)):
+        compiled, plain = np.zeros(64, np.uint8), np.zeros(64, np.uint8)
+        got = _lanes(compiled, j, np.uint16(v16), np.uint32(v32))
+        rk.set_u16(plain, j, v16)
+        want = rk.u16_at(plain, j), rk.u16_at_byte(plain, 2 * j + 1), None
+        rk.set_u32(plain, j + 1, v32)
+        want = want[:2] + (rk.u32_at(plain, j + 1),)
+        assert [int(x) for x in got] == [int(x) for x in want]
+        assert compiled.tobytes() == plain.tobytes()
+
+
+@njit
+def _copy(dst, d0, src, s0, n):
+    mv.copy_bytes(dst, d0, src, s0, n)
+
+
+def test_copy_bytes_compiled_equals_plain_overlapping_too():
+    src = np.arange(64, dtype=np.uint8)
+    for d0, s0, n in ((0, 0, 64), (3, 10, 20), (8, 4, 30), (4, 8, 30)):
+        compiled, plain = src.copy(), src.copy()
+        _copy(compiled, d0, compiled, s0, n)
+        mv.copy_bytes(plain, d0, plain, s0, n)
+        assert compiled.tobytes() == plain.tobytes()
+
+
+@njit
+def _outside(offset):
+    return mv._outside_int32(offset)
+
+
+@pytest.mark.parametrize("offset", [np.int64(-2**31 - 1), np.int64(-2**31), np.int64(2**31 - 1), np.int64(2**31),
+                                    np.int64(-2**63), np.int64(2**63 - 1), np.int32(-2**31), np.uint32(2**31 - 1),
+                                    np.uint32(2**31), np.uint64(2**64 - 64), np.int16(-1), True, False])
+def test_the_int32_offset_check_compiled_equals_plain(offset):
+    assert _outside(offset) is mv._outside_int32(offset)
+
+
+@njit
+def _views(ub, width):
+    return ubview.ub_as(ub, np.float32), ubview.int_lanes(ub, width)
+
+
+@pytest.mark.parametrize("width", list(ubview.INT_WIDTHS.values()))
+def test_ub_views_compiled_equal_plain(width):
+    ub = np.arange(64, dtype=np.uint8)
+    floats, ints = _views(ub, width)
+    assert floats.tobytes() == ubview.ub_as(ub, np.float32).tobytes() and floats.dtype == np.float32
+    want = ubview.int_lanes(ub, width)
+    assert ints.dtype == want.dtype and ints.tobytes() == want.tobytes()
+    ints[0] = 0  # a view of the UB, not a copy
+    assert not ub[:ints.itemsize].any()
