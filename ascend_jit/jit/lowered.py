@@ -70,7 +70,8 @@ def lowered(pyfunc, params, result, codegen):
 # (np.zeros, np.empty, the allocation and the zero fill: 0.4 s of a first VF's call, session 33 profile); these are
 # the same allocation (numba's _empty_nd_impl, a C-contiguous array with its own meminfo) and the same memset,
 # emitted in the caller. `shape` is an int or a tuple of ints, `dtype` a numpy scalar type (np.uint8,
-# type(witness)) or an array's dtype.
+# type(witness)) or an array's dtype. _parse_shape and _empty_nd_impl are numba's own (private) code generators for
+# np.empty; tests/test_lowered.py pins what the kernels rely on.
 def empty_array(shape, dtype):
     return np.empty(shape, dtype)
 
@@ -109,8 +110,8 @@ lowered(zeroed_array, (_shape, _dtype), _array_type, _allocate(True))
 # --- min and max of two numbers without numba's builtin overloads ------------------------------------------------
 # numba's min/max compile an implementation of their own per argument signature (0.05 s each, every process with no
 # cache yet). `smaller(a, b)` and `larger(a, b)` are Python's min(a, b) and max(a, b) (the first argument unless
-# the second compares less / greater, so a NaN first argument is kept), typed and emitted as numba's builtins type
-# and emit them (the arguments' unified type, numba.cpython.builtins.do_minmax).
+# the second compares less / greater, so a NaN first argument is kept), typed and emitted exactly as numba's
+# builtins are: the arguments' unified type, numba.cpython.builtins.do_minmax.
 def smaller(a, b):
     return min(a, b)
 
