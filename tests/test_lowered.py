@@ -29,24 +29,46 @@ def _larger(a, b):
     return lw.larger(a, b)
 
 
-FLOATS32 = [np.float32(v) for v in (np.nan, -np.inf, -65504.0, -1.5, -0.0, 0.0, 1e-45, 2.5, np.inf)]
-FLOATS64 = [np.float64(v) for v in (np.nan, -0.0, 0.0, 3.25, -7.0)]
-INTS = [np.int64(-2**63), np.int64(-1), np.int64(0), np.int64(63), np.int64(2**63 - 1), np.int32(-5), np.int32(7),
-        np.uint32(4294967295), np.uint8(200), np.uint64(2**64 - 1)]
+@njit
+def _builtin_min(a, b):
+    return min(a, b)
 
 
-@pytest.mark.parametrize("a, b", list(itertools.product(FLOATS32, FLOATS32)) +
-                         list(itertools.product(FLOATS64, FLOATS32)) + list(itertools.product(INTS, INTS)))
-def test_smaller_and_larger_are_pythons_min_and_max_as_numba_types_them(a, b):
+@njit
+def _builtin_max(a, b):
+    return max(a, b)
+
+
+_FLOATS = (np.nan, -np.inf, -65504.0, -1.5, -0.0, 0.0, 1e-45, 2.5, np.inf)
+_INTS = (-2**63, -2**31, -5, -1, 0, 1, 63, 200, 2**31 - 1, 2**32 - 1, 2**63 - 1, 2**64 - 1)
+
+
+def _values(dtype):
+    """Edge values of a numpy scalar type: its floats, or the ints it holds."""
+    if np.dtype(dtype).kind == "f":
+        return [dtype(v) for v in _FLOATS]
+    info = np.iinfo(dtype)
+    return [dtype(v) for v in _INTS if info.min <= v <= info.max]
+
+
+# one compiled signature per pair of types (each pair compiles four functions): the kernels' pairs and the unifying
+# ones (uint64 with int64 is float64 in numba, as for the builtins)
+TYPE_PAIRS = [(np.float32, np.float32), (np.float64, np.float32), (np.float64, np.float64), (np.int64, np.int64),
+              (np.int32, np.int64), (np.uint32, np.int64), (np.uint64, np.uint64), (np.uint8, np.int32),
+              (np.uint64, np.int64)]
+
+
+@pytest.mark.parametrize("ta, tb", TYPE_PAIRS, ids=lambda t: np.dtype(t).name)
+def test_smaller_and_larger_are_pythons_min_and_max_as_numba_types_them(ta, tb):
     """The first argument unless the second compares less (greater): a NaN first argument is kept, min(-0.0, 0.0)
     is -0.0; the result has numba's unified type of the two (numba's builtin min/max, which they replace)."""
-    for compiled, builtin in ((_smaller, min), (_larger, max)):
-        got = compiled(a, b)
-        want = njit(lambda x, y: builtin(x, y))(a, b)  # noqa: B023 (called at once)
-        assert _bits(got) == _bits(want)
-        if np.asarray(a).dtype == np.asarray(b).dtype:  # numba returns a float32 as a Python float: compare as one
-            plain = builtin(a, b)
-            assert _bits(np.asarray(got).astype(np.asarray(plain).dtype)) == _bits(plain)
+    for a, b in itertools.product(_values(ta), _values(tb)):
+        for compiled, builtin, plain in ((_smaller, _builtin_min, min), (_larger, _builtin_max, max)):
+            got = compiled(a, b)
+            assert _bits(got) == _bits(builtin(a, b))
+            if ta is tb:  # numba returns a float32 as a Python float: compared in the plain result's type
+                want = plain(a, b)
+                assert _bits(np.asarray(got).astype(np.asarray(want).dtype)) == _bits(want)
 
 
 @njit
