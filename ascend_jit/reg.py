@@ -2677,23 +2677,28 @@ def _ol_ureg_store():
     return lambda: zeroed_array(mv.USTATE_SIZE, np.int64)
 
 
-@overload(LoadUnAlignPre)
-def _ol_load_unalign_pre(ureg, tensor, offset=0):
-    if not (_integers(offset) and _is_ureg_type(ureg)):
+# The unaligned moves in a VF are direct calls of their kernels (issue 20: as overloads each compiled a closure of its
+# own per signature, 0.26-0.38 s, in every VF's first process). Operands that plain Python refuses by their types
+# (another register's array, which the kernel would index past its end; a float offset) type no call: the VF runs
+# plain, which refuses them. Offsets and steps reach the kernels as int64 values (INT operands), a uint64 above
+# 2**63 - 1 as 2**63 - 1, which the kernels' int32 check refuses.
+def _load_unalign_pre_form(ureg, tensor, offset=None):
+    if not (_integers(offset) and _is_ureg_type(ureg) and isinstance(tensor, impl.TensorHandle)):
         return None
-    return lambda ureg, tensor, offset=0: mv.load_unalign_pre(ureg, impl.borrow(tensor), _int64(offset))
+    return mv.load_unalign_pre, ((impl.ARG, 0), (impl.ARG, 1), (impl.INT, 2, 0))
 
 
-@overload(LoadUnAlign)
-def _ol_load_unalign(reg, ureg, tensor, offset=0, post_update_stride=None):
-    if not (_integers(offset, post_update_stride) and _is_reg_type(reg) and _is_ureg_type(ureg)):
-        return None  # another register's array would be written past its end: plain Python refuses it
-    has_step = not _absent(post_update_stride)
-    # np.int64() and bool(): run-time values, not literals (a default offset 0 or the has_step constant typed as a
-    # literal compiled load_unalign once more per combination: four specialisations, 1.8 s of the suite; issue 20)
-    return lambda reg, ureg, tensor, offset=0, post_update_stride=None: mv.load_unalign(
-        impl.borrow(reg), ureg, impl.borrow(tensor), _int64(offset), _int64(_or_default(post_update_stride, 0)),
-        bool(has_step))
+def _load_unalign_form(reg, ureg, tensor, offset=None, post_update_stride=None):
+    if not (_integers(offset, post_update_stride) and _is_reg_type(reg) and _is_ureg_type(ureg) and
+            isinstance(tensor, impl.TensorHandle)):
+        return None
+    # has_step a run-time bool, not a literal (typed as one it compiled load_unalign once more per value, issue 20)
+    return mv.load_unalign, ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, 0), (impl.INT, 4, 0),
+                             (impl.CONST, types.boolean, not _absent(post_update_stride)))
+
+
+_direct_forms(LoadUnAlignPre, _load_unalign_pre_form, ())
+_direct_forms(LoadUnAlign, _load_unalign_form, ())
 
 
 @overload(Load)
@@ -2708,24 +2713,29 @@ def _ol_load(reg, tensor, offset=0):
     return load
 
 
-@overload(StoreUnAlign)
-def _ol_store_unalign(tensor, reg, ureg, offset, post_update_stride=None):
+@njit(cache=True, no_cfunc_wrapper=True)
+def _refuse_missing_count():
+    """StoreUnAlign without its count (post_update_stride), refused as plain Python refuses it."""
+    raise ParameterError("StoreUnAlign", "post_update_stride", "missing", _STORE_COUNT, DEVICE)
+
+
+def _store_unalign_form(tensor, reg, ureg, offset, post_update_stride=None):
     if _absent(post_update_stride):
-        def missing(tensor, reg, ureg, offset, post_update_stride=None):
-            raise ParameterError("StoreUnAlign", "post_update_stride", "missing", _STORE_COUNT, DEVICE)
-        return missing
-    if not (_integers(offset, post_update_stride) and _is_reg_type(reg) and _is_ureg_type(ureg)):
-        return None  # another register's array would be read past its end: plain Python refuses it
-    return lambda tensor, reg, ureg, offset, post_update_stride=None: mv.store_unalign(
-        impl.borrow(tensor), impl.borrow(reg), ureg, _int64(offset), _int64(post_update_stride))
-
-
-@overload(StoreUnAlignPost)
-def _ol_store_unalign_post(tensor, ureg, offset=0, post_update_stride=0):
-    if not (_integers(offset, post_update_stride) and _is_ureg_type(ureg)):
+        return _refuse_missing_count, ()
+    if not (_integers(offset, post_update_stride) and _is_reg_type(reg) and _is_ureg_type(ureg) and
+            isinstance(tensor, impl.TensorHandle)):
         return None
-    return lambda tensor, ureg, offset=0, post_update_stride=0: mv.store_unalign_post(
-        impl.borrow(tensor), ureg, _int64(offset), _int64(_or_default(post_update_stride, 0)))
+    return mv.store_unalign, ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.INT, 3, 0), (impl.INT, 4, 0))
+
+
+def _store_unalign_post_form(tensor, ureg, offset=None, post_update_stride=None):
+    if not (_integers(offset, post_update_stride) and _is_ureg_type(ureg) and isinstance(tensor, impl.TensorHandle)):
+        return None
+    return mv.store_unalign_post, ((impl.ARG, 0), (impl.ARG, 1), (impl.INT, 2, 0), (impl.INT, 3, 0))
+
+
+_direct_forms(StoreUnAlign, _store_unalign_form, ())
+_direct_forms(StoreUnAlignPost, _store_unalign_post_form, ("post_update_stride",))  # None: no step, as plain
 
 
 def _store_lanes_form(tensor, reg, offset=None, count=None):
