@@ -2701,16 +2701,13 @@ _direct_forms(LoadUnAlignPre, _load_unalign_pre_form, ())
 _direct_forms(LoadUnAlign, _load_unalign_form, ())
 
 
-@overload(Load)
-def _ol_load(reg, tensor, offset=0):
-    if not (_integers(offset) and _is_reg_type(reg)):
-        return None  # another register's array would be written past its end: plain Python refuses it
-    def load(reg, tensor, offset=0):
-        ureg = np.full(1, -1, np.int64)
-        h = impl.borrow(tensor)
-        mv.load_unalign_pre(ureg, h, _int64(offset))
-        mv.load_unalign(impl.borrow(reg), ureg, h, _int64(offset), np.int64(0), bool(False))  # as LoadUnAlign's
-    return load
+def _load_lanes_form(reg, tensor, offset=None):
+    if not (_integers(offset) and _is_reg_type(reg) and isinstance(tensor, impl.TensorHandle)):
+        return None
+    return mv.load_lanes, ((impl.ARG, 0), (impl.ARG, 1), (impl.INT, 2, 0))
+
+
+_direct_forms(Load, _load_lanes_form, ())
 
 
 @njit(cache=True, no_cfunc_wrapper=True)

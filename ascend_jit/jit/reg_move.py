@@ -766,6 +766,15 @@ def refuse_store_count(count):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
+def load_lanes(reg, h, offset):
+    """Reg Load(reg, tensor, offset) in a VF: LoadUnAlignPre, then LoadUnAlign with no step, as plain Load calls
+    them."""
+    state = zeroed_array(1, np.int64)
+    load_unalign_pre(state, h, offset)
+    load_unalign(reg, state, h, offset, np.int64(0), bool(False))
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
 def store_lanes(h, reg, offset, count, whole):
     """Reg Store(tensor, reg, offset[, count]) in a VF: StoreUnAlign of `count` lanes (`whole`: every lane of the
     register's kind) to any byte address, then StoreUnAlignPost, as plain Store calls them."""
