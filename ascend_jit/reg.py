@@ -2826,18 +2826,20 @@ def _ol_logic(op, unary, name=None):
 overload(And)(_ol_logic(mv.LOGIC_AND, False, "And"))
 overload(Or)(_ol_logic(mv.LOGIC_OR, False, "Or"))
 overload(Xor)(_ol_logic(mv.LOGIC_XOR, False, "Xor"))
-@overload(Select)
-def _ol_select(dst, src0, src1, mask):
-    """Select on MaskRegs (SPEC-2 11.7) or on data registers (DK R/比较与选择/Select.md), by dst's type."""
+def _select_form(dst, src0, src1, mask):
+    """Select on MaskRegs (SPEC-2 11.7) or on data registers (DK R/比较与选择/Select.md), by dst's type: a direct
+    call of its kernel (as an overload, a closure compiled per signature in every VF's process, issue 20)."""
     if _is_reg_type(dst):
-        if not (_is_reg_type(src0) and _is_reg_type(src1)):
+        if not (_is_reg_type(src0) and _is_reg_type(src1) and _is_mask_type(mask)):
             return None  # a MaskReg's words read as a register's bytes: plain Python refuses it
-        return lambda dst, src0, src1, mask: ops.select(impl.borrow(dst), impl.borrow(src0), impl.borrow(src1),
-                                                        impl.words(mask))
-    if not _is_mask_array(dst):
-        return None  # plain Python refuses it (_write_mask)
-    return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1), impl.words(mask),
-                                                       np.int64(mv.LOGIC_SELECT))
+        return ops.select, ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.WORDS, 3))
+    if not (_is_mask_array(dst) and _is_mask_type(src0) and _is_mask_type(src1) and _is_mask_type(mask)):
+        return None  # plain Python refuses it (_write_mask, _mask)
+    return mv.mask_logic, ((impl.ARG, 0), (impl.WORDS, 1), (impl.WORDS, 2), (impl.WORDS, 3),
+                           (impl.CONST, types.int64, mv.LOGIC_SELECT))
+
+
+_direct_forms(Select, _select_form, ())
 
 
 @overload(MaskSel)
