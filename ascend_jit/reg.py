@@ -49,7 +49,7 @@ from .jit import reg_ops as ops
 from .launch import PARALLEL_LAUNCHES
 from .sanitizer import SANITIZING, reg_access, reg_undo
 from .tensor import SIZE_CHANGE_HOOKS, LocalTensor
-from .jit.lowered import smaller, zeroed_array
+from .jit.lowered import zeroed_array
 
 DEVICE = "ascend950"
 
@@ -1955,20 +1955,6 @@ def _float_or_bool(*argument_types):
 
 def _signed_int(t):
     return isinstance(t, types.Integer) and t.signed
-
-
-def _int64(value):
-    raise NotImplementedError  # compiled only (its overload)
-
-
-@overload(_int64, inline="always")
-def _ol_int64(value):
-    """An int argument as the int64 a kernel takes: a uint64 above 2**63 - 1 as 2**63 - 1, which the kernel's int32
-    check refuses as plain Python refuses the value (np.int64() wrapped 2**64 - 64 to -64: Load read the 64 elements
-    before the tensor, another tensor's on a bounds="ub" core)."""
-    if isinstance(value, types.Integer) and not value.signed and value.bitwidth == 64:
-        return lambda value: np.int64(smaller(value, np.uint64(2**63 - 1)))
-    return lambda value: np.int64(value)
 
 
 def _offset_of(positional, keyword):
