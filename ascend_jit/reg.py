@@ -31,7 +31,8 @@ import numpy as np
 from numba import njit, types
 from numba.core.caching import FunctionCache
 from numba.core.errors import NumbaError
-from numba.extending import overload
+from numba.core.typing.templates import AbstractTemplate, infer_global, signature
+from numba.extending import lower_builtin, overload
 
 from .api._common import INT32_MAX, UINT64_MAX, _int_legal, as_enum, as_int
 from .api._scalar import scalar_bits
@@ -49,7 +50,7 @@ from .jit import reg_ops as ops
 from .launch import PARALLEL_LAUNCHES
 from .sanitizer import SANITIZING, reg_access, reg_undo
 from .tensor import SIZE_CHANGE_HOOKS, LocalTensor
-from .jit.lowered import zeroed_array
+from .jit.lowered import lowered
 
 DEVICE = "ascend950"
 
@@ -1604,37 +1605,73 @@ def _refuse_dtype_literal(refuse, api, value, legal, detail):
     return np.int64(0)
 
 
+# `==` and `!=` between a VF's dtype-name argument and a string literal, another name or a number compile to one
+# comparison emitted in place (numba's low-level API: a typing template and its lowering), as `T == "half"` compares
+# the strs in the VF's plain run: spellings equal or not, a number never equal to a str (numba had compared the
+# spelling index as an integer: `T == 0` True for "half" compiled, session 20 review). As an overload each literal
+# compiled a closure of its own in every VF's process (31 in the test suite; issue 20). A name against a run-time
+# str is the overload below (the str's spelling is looked up at run time).
+_NEVER_A_STR = (types.Number, types.Boolean, types.NoneType, types.Omitted)
+
+
+def _name_comparison(a, b):
+    """Whether `a == b` (or `!=`) is a compiled comparison of a dtype name: a DTypeNameType against a string
+    literal, another name or a number, either way round."""
+    if not isinstance(b, impl.DTypeNameType):
+        a, b = b, a
+    if not isinstance(b, impl.DTypeNameType):
+        return False
+    return isinstance(a, (impl.DTypeNameType, types.StringLiteral) + _NEVER_A_STR)
+
+
+def _spelling_operand(context, t, value):
+    """The LLVM spelling index of one side of a dtype-name comparison: the name's own, a literal's (-1 for a string
+    that spells no dtype), or None for a number, which no str equals."""
+    if isinstance(t, impl.DTypeNameType):
+        return value
+    if isinstance(t, types.StringLiteral):
+        spelling = t.literal_value
+        return context.get_constant(types.int64, _SPELLINGS.index(spelling) if spelling in _SPELLINGS else -1)
+    return None
+
+
+def _lower_name_comparison(equal):
+    def lower(context, builder, sig, args):
+        a, b = (_spelling_operand(context, t, v) for t, v in zip(sig.args, args))
+        if a is None or b is None:
+            return context.get_constant(types.boolean, not equal)
+        return builder.icmp_signed("==" if equal else "!=", a, b)
+    return lower
+
+
+for _op in (operator.eq, operator.ne):
+    infer_global(_op)(type(f"_DTypeName{_op.__name__.title()}", (AbstractTemplate,), {
+        "key": _op, "prefer_literal": True,
+        "generic": lambda self, args, kws: (signature(types.boolean, *args) if not kws and len(args) == 2 and
+                                            _name_comparison(*args) else None)}))
+    for _other in (impl.DTypeNameType, types.StringLiteral) + _NEVER_A_STR:
+        lower_builtin(_op, impl.DTypeNameType, _other)(_lower_name_comparison(_op is operator.eq))
+        lower_builtin(_op, _other, impl.DTypeNameType)(_lower_name_comparison(_op is operator.eq))
+
+
 def _dtype_name_eq(a, b):
-    """`==` between a VF's dtype-name argument and a string (or another such argument) compares spellings, as the
-    VF's plain run compares the strs it was given (numba would otherwise call an int and a str never equal)."""
+    """`==` between a VF's dtype-name argument and a run-time str compares spellings (the str's looked up when
+    called), as the VF's plain run compares the strs it was given."""
     if isinstance(b, impl.DTypeNameType) and not isinstance(a, impl.DTypeNameType):
         a, b, swap = b, a, True
     else:
         swap = False
-    if not isinstance(a, impl.DTypeNameType):
+    if not (isinstance(a, impl.DTypeNameType) and isinstance(b, types.UnicodeType)):
         return None
-    if isinstance(b, impl.DTypeNameType):
-        return lambda a, b: impl.spelling_index(a) == impl.spelling_index(b)
-    if isinstance(b, types.StringLiteral):
-        spelling = _SPELLINGS.index(b.literal_value) if b.literal_value in _SPELLINGS else -1
-        if swap:
-            return lambda a, b: impl.spelling_index(b) == spelling
-        return lambda a, b: impl.spelling_index(a) == spelling
-    if isinstance(b, types.UnicodeType):
-        if swap:
-            return lambda a, b: impl.spelling_index(b) == _spelling_of_name(a)
-        return lambda a, b: impl.spelling_index(a) == _spelling_of_name(b)
-    if isinstance(b, (types.Number, types.Boolean, types.NoneType, types.Omitted)):
-        # a str never equals a number (`"half" == 0` is False plain): numba had compared the spelling index,
-        # which the name converts to as an integer, so `T == 0` was True for "half" compiled (session 20 review)
-        return lambda a, b: False
-    return None
+    if swap:
+        return lambda a, b: impl.spelling_index(b) == _spelling_of_name(a)
+    return lambda a, b: impl.spelling_index(a) == _spelling_of_name(b)
 
 
-overload(operator.eq, prefer_literal=True)(_dtype_name_eq)
+overload(operator.eq)(_dtype_name_eq)
 
 
-@overload(operator.ne, prefer_literal=True)
+@overload(operator.ne)
 def _dtype_name_ne(a, b):
     if _dtype_name_eq(a, b) is not None:
         return lambda a, b: not a == b
@@ -1780,9 +1817,13 @@ def _ol_regtensor(dtype):
     return lambda dtype: impl.new_register(_vf_kind(dtype), impl.vf_modes())
 
 
-@overload(MaskReg)
-def _ol_maskreg():
-    return lambda: zeroed_array(4, np.uint64)
+def _mask_register_form():
+    """MaskReg() in a VF: a direct call of new_mask_register (as an overload closure it compiled in every VF's
+    process, with numba's array allocator; issue 20). MaskReg(words) has no compiled form: the VF runs plain."""
+    return impl.new_mask_register, ()
+
+
+_direct_forms(MaskReg, _mask_register_form, ())
 
 
 @overload(UpdateMask, prefer_literal=True)
@@ -1803,9 +1844,8 @@ def _ol_create_mask(dtype, pattern=0):
     return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype, "CreateMask"), _PATTERN(pattern))
 
 
-@overload(GetVecLen)
-def _ol_get_vec_len():
-    return lambda: impl.VL
+# GetVecLen in a VF: the constant VL emitted in place (an overload closure compiled in every VF's process, issue 20)
+lowered(GetVecLen, (), types.int64, lambda context, builder, sig, args: context.get_constant(types.int64, impl.VL))
 
 
 _CEIL_DIVISION_LEGAL = _int_legal(-2**63, 2**63 - 1)
@@ -2653,14 +2693,10 @@ def _ol_either(first, second):
     return lambda first, second: second
 
 
-@overload(UnalignRegForLoad)
-def _ol_ureg_load():
-    return lambda: np.full(1, -1, np.int64)
-
-
-@overload(UnalignRegForStore)
-def _ol_ureg_store():
-    return lambda: zeroed_array(mv.USTATE_SIZE, np.int64)
+# UnalignRegForLoad() / UnalignRegForStore() in a VF: direct calls of the kernels that make their states (as overload
+# closures each compiled in every VF's process, with numba's allocation code; issue 20)
+_direct_forms(UnalignRegForLoad, lambda: (mv.new_load_state, ()), ())
+_direct_forms(UnalignRegForStore, lambda: (mv.new_store_state, ()), ())
 
 
 # The unaligned moves in a VF are direct calls of their kernels (issue 20: as overloads each compiled a closure of its
@@ -2842,27 +2878,34 @@ def _ol_mask_sel(dst, src0, src1, mask):
 overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
 
 
-@overload(Copy)
-def _ol_copy(dst, src, mask=None, mode=impl.MERGING):
-    """Copy in a compiled VF. Operands plain Python refuses by their types (a MaskReg, registers whose possible kinds
-    share none) type no implementation: the VF reruns plain, which refuses them (simd_vf run_uncompiled). The mode is
-    read as plain Python reads it (_COPY_MODE_READ); registers of two kinds of one class, or of run-time kinds, are
-    refused here in plain Python's words (ops.select would name Select)."""
+@njit(cache=True, no_cfunc_wrapper=True)
+def _check_copy_kinds(dst, src):
+    """Copy's first check in a VF, before its mode (plain Python's order: the types, then the mode): one register
+    type. The kind and its code as the refusal's value and legal text: the error names both dtypes as plain Python's
+    refusal does (errors._named_kinds, _named_legal); ops.select would name Select."""
+    if dst[impl.H_KIND] != src[impl.H_KIND]:
+        raise UnsupportedDTypeError("Copy", "dst kind", np.int64(dst[impl.H_KIND]),
+                                    (np.int64(src[impl.H_KIND]), ", the source's (CopyImpl takes one register type "
+                                     "U)"), DEVICE)
+
+
+def _copy_form(dst, src, mask=None, mode=None):
+    """Copy in a compiled VF as a direct call of ops.select(dst, src, dst, mask) after its two checks, in plain
+    Python's order (CHECK operands): the register kinds (_check_copy_kinds), then the mode (_COPY_MODE_READ's rule).
+    As an overload closure it compiled once per mask and mode type in every VF's process (17 in the test suite, 0.4 s
+    each; issue 20). None, so the VF runs plain and refuses in plain Python's words: a MaskReg operand, registers
+    whose possible kinds share none, a float mode (as_enum names the float)."""
     kinds = impl.register_kinds(dst), impl.register_kinds(src)
     if not (_is_reg_type(dst) and _is_reg_type(src)) or (None not in kinds and not set(kinds[0]) & set(kinds[1])) or \
-            isinstance(mode, types.NoneType):  # mode=None: plain Python refuses it; the reader takes it as absent
+            not impl.enum_like(mode) or not (_absent(mask) or _is_mask_type(mask)):
         return None
+    words = (impl.CONST, impl.MASK_WORDS, impl.ALL_LANES) if _absent(mask) else (impl.WORDS, 2)
+    return ops.select, ((impl.CHECK, (impl.CALL, _check_copy_kinds, ((impl.ARG, 0), (impl.ARG, 1)))),
+                        (impl.CHECK, (impl.ENUM, 3, impl.MERGING, _COPY_MODE_READ.rule)),
+                        (impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 0), words)
 
-    def copy(dst, src, mask=None, mode=impl.MERGING):
-        if dst[impl.H_KIND] != src[impl.H_KIND]:  # plain Python's order: the types, then the mode
-            # "kind" and the kind code in the legal range: the error names both dtypes as plain Python's refusal
-            # does (errors._named_kinds, _named_legal)
-            raise UnsupportedDTypeError("Copy", "dst kind", np.int64(dst[impl.H_KIND]),
-                                        (np.int64(src[impl.H_KIND]), ", the source's (CopyImpl takes one register "
-                                         "type U)"), DEVICE)
-        _COPY_MODE_READ(mode)
-        ops.select(impl.borrow(dst), impl.borrow(src), impl.borrow(dst), _words_or_all(mask))
-    return copy
+
+_direct_forms(Copy, _copy_form, ())
 
 
 def _python_type_name(t):

@@ -1097,6 +1097,13 @@ def new_vf_register(kind):
     return new_register(kind, vf_modes())
 
 
+@njit(cache=True, no_cfunc_wrapper=True)
+def new_mask_register():
+    """MaskReg() in a VF: four zero words (no lane active), allocated here so that a VF allocates no array itself
+    (an allocation in the VF compiled numba's array allocator in every process, issue 20)."""
+    return zeroed_array(4, np.uint64)
+
+
 @internal
 def _low_bits(nbits):
     """The lowest nbits (0..64) of a uint64 word."""

@@ -640,6 +640,21 @@ def move_mask(kind, lo, hi):
 
 # --- unaligned loads and stores: the functional model of SPEC-2 11.6 / D68 -----------------------------------------
 USTATE_SIZE = 2 + 32  # UnalignRegForStore: pending address, pending length, up to 32 pending bytes
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def new_load_state():
+    """UnalignRegForLoad() in a VF: the state of no LoadUnAlignPre yet (-1), allocated here, not in the VF (an
+    allocation there compiled numba's np.full and array allocator in every VF's process, issue 20)."""
+    state = empty_array(1, np.int64)
+    state[0] = -1
+    return state
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def new_store_state():
+    """UnalignRegForStore() in a VF: nothing pending (new_load_state's reason)."""
+    return zeroed_array(USTATE_SIZE, np.int64)
 # How many UnalignRegForStore states hold pending bytes, over the process (SPEC-2 11.6, D68: a VF must not end with
 # one): simd_vf compares it before and after a compiled call of a VF that makes UnalignRegForStore objects, which
 # it cannot otherwise see. Compiled code updates it through an external symbol (as MOVE_MASK_STATE below), so the
