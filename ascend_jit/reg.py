@@ -2811,11 +2811,33 @@ def _cast_plan(dst, src, mask, trait=None):
 impl.direct_call(Cast, _cast_kernel, _cast_plan)
 
 
-def _ol_logic(op, unary, name=None):
-    """A MaskReg operation (SPEC-2 11.7); for And/Or/Xor/Not (`name` given) a data register operand is refused when
-    called, as plain Python's _not_offered refuses it (SPEC-2 14)."""
+def _mask_logic_form(op, unary, mask_required=True):
+    """A MaskReg operation (SPEC-2 11.7) on MaskReg operands as a direct call of mv.mask_logic (the op an int64
+    constant: one compiled kernel for every op). As overload closures they compiled once per operation and operand
+    types in every VF's process (issue 20). None for any other operands: the overload (_ol_logic) refuses a data
+    register in plain Python's words, and a call it types neither runs the VF plain, which refuses it."""
+    op_operand = impl.CONST, types.int64, op
+    if unary:
+        def form(dst, src, mask=None):
+            if not (_is_mask_array(dst) and _is_mask_type(src)) or (mask_required and _absent(mask)) or \
+                    not (_absent(mask) or _is_mask_type(mask)):
+                return None
+            words = (impl.CONST, impl.MASK_WORDS, impl.ALL_LANES) if _absent(mask) else (impl.WORDS, 2)
+            return mv.mask_logic, ((impl.ARG, 0), (impl.WORDS, 1), (impl.WORDS, 1), words, op_operand)
+        return form
+
+    def form(dst, src0, src1, mask):
+        if not (_is_mask_array(dst) and _is_mask_type(src0) and _is_mask_type(src1) and _is_mask_type(mask)):
+            return None
+        return mv.mask_logic, ((impl.ARG, 0), (impl.WORDS, 1), (impl.WORDS, 2), (impl.WORDS, 3), op_operand)
+    return form
+
+
+def _ol_logic(name, unary):
+    """And/Or/Xor/Not given a data register, or Not without its mask: refused when called, in plain Python's words
+    (_not_offered, SPEC-2 14; Not's mask is required). MaskReg operands are _mask_logic_form's direct call."""
     def register_operand(operands):
-        return next((param for param, t in operands if name is not None and _is_reg_type(t)), None)
+        return next((param for param, t in operands if _is_reg_type(t)), None)
     if unary:
         def typer(dst, src, mask=None):
             param = register_operand((("dst", dst), ("src", src)))
@@ -2823,31 +2845,29 @@ def _ol_logic(op, unary, name=None):
                 def refuse(dst, src, mask=None):
                     raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
                 return refuse
-            if not _is_mask_array(dst):
-                return None  # plain Python refuses it (_write_mask)
-            if name is not None and _absent(mask):  # Not's mask is required (plain Python refuses None), Move's not
+            if _is_mask_array(dst) and _absent(mask):
                 def no_mask(dst, src, mask=None):
                     raise ParameterError(name, "mask", "NoneType", "an aj.Reg.MaskReg", DEVICE)
                 return no_mask
-            return lambda dst, src, mask=None: mv.mask_logic(dst, impl.words(src), impl.words(src),
-                                                             _words_or_all(mask), np.int64(op))
-    else:
-        def typer(dst, src0, src1, mask):
-            param = register_operand((("dst", dst), ("src0", src0), ("src1", src1)))
-            if param is not None:
-                def refuse(dst, src0, src1, mask):
-                    raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
-                return refuse
-            if not _is_mask_array(dst):
-                return None  # plain Python refuses it (_write_mask)
-            return lambda dst, src0, src1, mask: mv.mask_logic(dst, impl.words(src0), impl.words(src1),
-                                                               impl.words(mask), np.int64(op))
-    return typer  # np.int64(op): a run-time value; the literal op compiled mask_logic once per op (issue 20)
+            return None
+        return typer
+
+    def typer(dst, src0, src1, mask):
+        param = register_operand((("dst", dst), ("src0", src0), ("src1", src1)))
+        if param is None:
+            return None
+
+        def refuse(dst, src0, src1, mask):
+            raise ParameterError(name, param, "an aj.Reg.RegTensor", _NOT_OFFERED, DEVICE)
+        return refuse
+    return typer
 
 
-overload(And)(_ol_logic(mv.LOGIC_AND, False, "And"))
-overload(Or)(_ol_logic(mv.LOGIC_OR, False, "Or"))
-overload(Xor)(_ol_logic(mv.LOGIC_XOR, False, "Xor"))
+for _name, _op in (("And", mv.LOGIC_AND), ("Or", mv.LOGIC_OR), ("Xor", mv.LOGIC_XOR)):
+    _direct_forms(globals()[_name], _mask_logic_form(_op, False), ())
+    overload(globals()[_name])(_ol_logic(_name, False))
+_direct_forms(Not, _mask_logic_form(mv.LOGIC_NOT, True), ())
+overload(Not)(_ol_logic("Not", True))
 def _select_form(dst, src0, src1, mask):
     """Select on MaskRegs (SPEC-2 11.7) or on data registers (DK R/比较与选择/Select.md), by dst's type: a direct
     call of its kernel (as an overload, a closure compiled per signature in every VF's process, issue 20)."""
@@ -2864,18 +2884,19 @@ def _select_form(dst, src0, src1, mask):
 _direct_forms(Select, _select_form, ())
 
 
+_direct_forms(MaskSel, _mask_logic_form(mv.LOGIC_SELECT, False), ())  # the MaskReg Select, as plain MaskSel
+
+
 @overload(MaskSel)
 def _ol_mask_sel(dst, src0, src1, mask):
-    """MaskSel in a compiled VF: the MaskReg Select; a data register operand is refused when called, as in Python."""
+    """MaskSel given a data register: refused when called, as in Python (MaskRegs: the direct call above)."""
     param = next((p for p, t in (("dst", dst), ("src0", src0), ("src1", src1)) if _is_reg_type(t)), None)
-    if param is not None:
-        def refuse(dst, src0, src1, mask):
-            raise ParameterError("MaskSel", param, "an aj.Reg.RegTensor", _MASK_SEL_OPERANDS, DEVICE)
-        return refuse
-    return lambda dst, src0, src1, mask: Select(dst, src0, src1, mask)  # the MaskReg Select, as plain MaskSel
+    if param is None:
+        return None
 
-
-overload(Not)(_ol_logic(mv.LOGIC_NOT, True, "Not"))
+    def refuse(dst, src0, src1, mask):
+        raise ParameterError("MaskSel", param, "an aj.Reg.RegTensor", _MASK_SEL_OPERANDS, DEVICE)
+    return refuse
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -2924,18 +2945,19 @@ def _python_type_name(t):
     return str(t)
 
 
-@overload(Move)
-def _ol_move(dst, src, mask=None, mode=None):
-    """Move on data registers is Copy; on MaskRegs the MaskReg move (SPEC-2 11.7), which takes no mode (given one,
-    no implementation: the plain rerun refuses it)."""
+_MASK_MOVE_FORM = _mask_logic_form(mv.LOGIC_MOVE, True, mask_required=False)
+
+
+def _move_form(dst, src, mask=None, mode=None):
+    """Move on data registers is Copy (_copy_form: the mode MERGING when not given); on MaskRegs the MaskReg move
+    (SPEC-2 11.7), which takes no mode (given one, no call: the VF runs plain, which refuses it). Direct calls, as
+    Copy's and the MaskReg operations' (issue 20)."""
     if _is_reg_type(dst):
-        if _absent(mode):
-            return lambda dst, src, mask=None, mode=None: Copy(dst, src, mask)
-        return lambda dst, src, mask=None, mode=None: Copy(dst, src, mask, mode)
-    if not _absent(mode) or not _is_mask_array(dst):
-        return None  # plain Python refuses them
-    return lambda dst, src, mask=None, mode=None: mv.mask_logic(dst, impl.words(src), impl.words(src),
-                                                                _words_or_all(mask), np.int64(mv.LOGIC_MOVE))
+        return _copy_form(dst, src, mask, mode)
+    return _MASK_MOVE_FORM(dst, src, mask) if _absent(mode) else None
+
+
+_direct_forms(Move, _move_form, ())
 
 
 def _not_a_mask(operands):
@@ -2945,38 +2967,78 @@ def _not_a_mask(operands):
     return next(((p, _python_type_name(t)) for p, t in operands if not _is_mask_type(t)), None)
 
 
-def _ol_pack_unpack(api, kernel):
+def _pack_form(api, kernel):
+    """Pack/UnPack on MaskRegs as a direct call of its kernel, the part read by _HIGHEST_PART's rule (a flag: "part
+    is HIGHEST"); as overload closures they compiled per part type in every VF's process (issue 20). None for any
+    other operands: _ol_pack_unpack refuses them in plain Python's words."""
+    rule = _HIGHEST_PART[api].rule
+
+    def form(dst, src, part=None):
+        if not (_is_mask_array(dst) and _is_mask_type(src) and impl.enum_like(part)):
+            return None
+        return kernel, ((impl.ARG, 0), (impl.WORDS, 1), (impl.ENUM, 2, False, rule))
+    return form
+
+
+def _ol_pack_unpack(api):
+    """Pack/UnPack given an operand that is no MaskReg: refused when called, in plain Python's order (src, the part,
+    then dst); a float part refused as plain Python's as_enum refuses it."""
     highest = _HIGHEST_PART[api]
+    form = _pack_form(api, None)
 
     def typer(dst, src, part=0):
         if isinstance(part, types.NoneType):  # part=None: plain Python refuses it; the reader takes it as absent
             return None
-        refused = _not_a_mask((("src", src), ("dst", dst)))  # plain Python's order: src, the part, then dst
-        if refused is not None:
-            param, value = refused
-            if param == "dst":
-                def refuse_dst(dst, src, part=0):
+        if form(dst, src, None if isinstance(part, int) else part) is not None:
+            return None  # the direct call
+        refused = _not_a_mask((("src", src), ("dst", dst)))
+        if refused is None:
+            if isinstance(part, types.Float) and _is_mask_array(dst):
+                def refuse_part(dst, src, part=0):
                     highest(part)
-                    raise ParameterError(api, param, value, "an aj.Reg.MaskReg", DEVICE)
-                return refuse_dst
-
-            def refuse(dst, src, part=0):
+                return refuse_part
+            return None
+        param, value = refused
+        if param == "dst":
+            def refuse_dst(dst, src, part=0):
+                highest(part)
                 raise ParameterError(api, param, value, "an aj.Reg.MaskReg", DEVICE)
-            return refuse
-        return lambda dst, src, part=0: kernel(impl.borrow(dst), impl.words(src), highest(part))
+            return refuse_dst
+
+        def refuse(dst, src, part=0):
+            raise ParameterError(api, param, value, "an aj.Reg.MaskReg", DEVICE)
+        return refuse
     return typer
 
 
-overload(Pack)(_ol_pack_unpack("Pack", mv.pack))
-overload(UnPack)(_ol_pack_unpack("UnPack", mv.unpack))
+for _name, _kernel in (("Pack", mv.pack), ("UnPack", mv.unpack)):
+    _direct_forms(globals()[_name], _pack_form(_name, _kernel), ())
+    overload(globals()[_name])(_ol_pack_unpack(_name))
+
+
+def _interleave_form(inverse):
+    """Interleave/DeInterleave of a dtype known when the VF compiles (a literal or a dtype-name argument's class) as
+    a direct call of mv.interleave, the group size from interleave_group (which refuses a b64 type naming the API);
+    as overload closures they compiled per dtype in every VF's process (issue 20). None: the overload (a name read at
+    run time), or no call (operands plain Python refuses: the VF runs plain)."""
+    def form(dst0, dst1, src0, src1, dtype):
+        kind = _kind_operand(dtype, 4)
+        if kind is None or not (_is_mask_array(dst0) and _is_mask_array(dst1) and _is_mask_type(src0) and
+                                _is_mask_type(src1)):
+            return None
+        flag = impl.CONST, types.boolean, inverse
+        return mv.interleave, ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.WORDS, 3),
+                               (impl.CALL, ops.interleave_group, (kind, flag)), flag)
+    return form
 
 
 def _ol_interleave(inverse):
     api = "DeInterleave" if inverse else "Interleave"
+    form = _interleave_form(inverse)
 
     def typer(dst0, dst1, src0, src1, dtype):
-        if not (_is_mask_array(dst0) and _is_mask_array(dst1)):
-            return None  # plain Python refuses them (_interleave)
+        if form(dst0, dst1, src0, src1, dtype) is not None or not (_is_mask_array(dst0) and _is_mask_array(dst1)):
+            return None  # the direct call, or plain Python refuses them (_interleave)
 
         def impl_(dst0, dst1, src0, src1, dtype):
             # np.bool_: the closure's constant typed as a literal compiled both kernels once per direction
@@ -2986,13 +3048,27 @@ def _ol_interleave(inverse):
     return typer
 
 
-overload(Interleave, prefer_literal=True)(_ol_interleave(False))
-overload(DeInterleave, prefer_literal=True)(_ol_interleave(True))
+for _name, _inverse in (("Interleave", False), ("DeInterleave", True)):
+    _direct_forms(globals()[_name], _interleave_form(_inverse), ())
+    overload(globals()[_name], prefer_literal=True)(_ol_interleave(_inverse))
+
+
+def _move_mask_form(dtype):
+    """MoveMask of a dtype known when the VF compiles as a direct call (as an overload closure it compiled per dtype
+    in every VF's process, issue 20); None: the overload (a name read at run time)."""
+    kind = _kind_operand(dtype, 0)
+    return None if kind is None else (mv.move_mask_in_vf, (kind,))
+
+
+_direct_forms(MoveMask, _move_mask_form, ())
 
 
 @overload(MoveMask, prefer_literal=True)
 def _ol_move_mask(dtype):
-    """MoveMask in a compiled VF reads the register simd_vf passes in (jit/reg_move.py MOVE_MASK_STATE)."""
+    """MoveMask in a compiled VF reads the register simd_vf passes in (jit/reg_move.py MOVE_MASK_STATE); a dtype known
+    when the VF compiles is _move_mask_form's direct call."""
+    if _move_mask_form(dtype) is not None:
+        return None
     return lambda dtype: mv.move_mask_in_vf(_vf_kind(dtype, "MoveMask"))
 
 

@@ -1,7 +1,9 @@
-"""LoadAlign, StoreAlign, their earlier name DataCopy, Duplicate, Arange, Store, LocalMemBar, Select, Copy, and
+"""LoadAlign, StoreAlign, their earlier name DataCopy, Duplicate, Arange, Store, LocalMemBar, Select, Copy, Move,
+the MaskReg operations (And, Or, Xor, Not, MaskSel, Pack, UnPack, Interleave, DeInterleave), MaskReg(), and
 RegTensor / UpdateMask / CreateMask of a kind known when the VF compiles, compile in a VF as direct calls of their
 kernels (reg.py _load_form, _store_form, _data_copy_form, _duplicate_form, _arange_form, _store_lanes_form,
-_barrier_form, _select_form, _copy_form, _register_form, _update_mask_form, _create_mask_form), not as overload closures that numba compiled once per
+_barrier_form, _select_form, _copy_form, _move_form, _mask_logic_form, _pack_form, _interleave_form,
+_mask_register_form, _register_form, _update_mask_form, _create_mask_form), not as overload closures that numba compiled once per
 register kind and argument types in every process (issue 20: about 80 s CPU of the cold test suite). These tests
 prove that every form gives the bytes plain Python gives over the whole UB, for three dtype classes, and that a
 fresh process compiles none of those closures for them."""
@@ -60,6 +62,20 @@ def _forms_vf(out, src, bits, x, T):
     R.Copy(b, a, part)
     R.Copy(c, b, chosen, R.MaskMergeMode.MERGING)
     R.StoreAlign(out, c, full, 12 * lanes)
+    m2, m3 = R.MaskReg(), R.MaskReg()  # the MaskReg operations, their result a Copy's mask
+    R.And(m2, part, chosen, mask)
+    R.Or(m3, m2, mask, full)
+    R.Xor(m2, m3, part, full)
+    R.Not(m3, m2, chosen)
+    R.Move(m2, m3)
+    R.Move(m3, m2, part)
+    R.MaskSel(m2, m3, mask, part)
+    R.Pack(m3, m2)
+    R.UnPack(m2, m3, R.HighLowPart.HIGHEST)
+    R.Interleave(m3, m2, m2, mask, T)
+    R.DeInterleave(m2, m3, m3, part, T)
+    R.Move(a, c, m2)
+    R.StoreAlign(out, a, full, 13 * lanes)
 
 
 FORMS_VF = R.simd_vf(_forms_vf)
@@ -70,7 +86,7 @@ def test_every_form_gives_the_plain_bytes(dtype, x):
     runs = []
     for vf in (FORMS_VF, FORMS_VF.py_func):
         core = aj.Core("ascend950")
-        src, out = core.local_tensor(dtype, 1024), core.local_tensor(dtype, 13 * 64 * 4 // np.dtype(
+        src, out = core.local_tensor(dtype, 1024), core.local_tensor(dtype, 14 * 64 * 4 // np.dtype(
             aj.dtypes.resolve(dtype).np_dtype).itemsize)
         bits = core.local_tensor("uint8", 64)
         src[:] = (np.arange(1024) % 97 - 40).astype(src.numpy().dtype)
