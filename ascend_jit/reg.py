@@ -1860,15 +1860,30 @@ def _ceil_division_operand(name, value):
     return np.int64(value)
 
 
+def _ceil_division_form(num1, num2):
+    """CeilDivision of two integers of at most 63 value bits as a direct call of _ceil_division on int64 values (as
+    an overload closure it compiled per argument types in every VF's process, issue 20); a uint64 operand is the
+    overload's, which refuses a value above 2**63 - 1 in plain Python's words."""
+    if not (isinstance(num1, types.Integer) and isinstance(num2, types.Integer)) or \
+            impl.is_uint64(num1) or impl.is_uint64(num2):
+        return None
+    return _ceil_division, ((impl.INT, 0, 0), (impl.INT, 1, 0))
+
+
+_direct_forms(CeilDivision, _ceil_division_form, ())
+
+
 @overload(CeilDivision)
 def _ol_ceil_division(num1, num2):
-    if not (isinstance(num1, types.Integer) and isinstance(num2, types.Integer)):
+    """CeilDivision with a uint64 operand: a value above 2**63 - 1 is refused as plain Python refuses it (the other
+    integers are _ceil_division_form's direct call)."""
+    if not (isinstance(num1, types.Integer) and isinstance(num2, types.Integer)) or \
+            _ceil_division_form(num1, num2) is not None:
         return None
-    if impl.is_uint64(num1) or impl.is_uint64(num2):  # a uint64 above 2**63 - 1 is refused as plain Python refuses it
-        def checked(num1, num2):
-            return _ceil_division(_ceil_division_operand("num1", num1), _ceil_division_operand("num2", num2))
-        return checked
-    return lambda num1, num2: _ceil_division(np.int64(num1), np.int64(num2))
+
+    def checked(num1, num2):
+        return _ceil_division(_ceil_division_operand("num1", num1), _ceil_division_operand("num2", num2))
+    return checked
 
 
 def _or_default(value, default):

@@ -1,12 +1,12 @@
 """LoadAlign, StoreAlign, their earlier name DataCopy, Duplicate, Arange, Store, LocalMemBar, Select, Copy, Move,
-the MaskReg operations (And, Or, Xor, Not, MaskSel, Pack, UnPack, Interleave, DeInterleave), MaskReg(), and
-RegTensor / UpdateMask / CreateMask of a kind known when the VF compiles, compile in a VF as direct calls of their
-kernels (reg.py _load_form, _store_form, _data_copy_form, _duplicate_form, _arange_form, _store_lanes_form,
-_barrier_form, _select_form, _copy_form, _move_form, _mask_logic_form, _pack_form, _interleave_form,
-_mask_register_form, _register_form, _update_mask_form, _create_mask_form), not as overload closures that numba compiled once per
-register kind and argument types in every process (issue 20: about 80 s CPU of the cold test suite). These tests
-prove that every form gives the bytes plain Python gives over the whole UB, for three dtype classes, and that a
-fresh process compiles none of those closures for them."""
+the MaskReg operations (And, Or, Xor, Not, MaskSel, Pack, UnPack, Interleave, DeInterleave), MaskReg(),
+CeilDivision, and RegTensor / UpdateMask / CreateMask of a kind known when the VF compiles, compile in a VF as
+direct calls of their kernels (reg.py _load_form, _store_form, _data_copy_form, _duplicate_form, _arange_form,
+_store_lanes_form, _barrier_form, _select_form, _copy_form, _move_form, _mask_logic_form, _pack_form,
+_interleave_form, _mask_register_form, _ceil_division_form, _register_form, _update_mask_form, _create_mask_form),
+not as overload closures that numba compiled once per register kind and argument types in every process (issue 20:
+about 80 s CPU of the cold test suite). These tests prove that every form gives the bytes plain Python gives over
+the whole UB, for three dtype classes, and that a fresh process compiles none of those closures for them."""
 import inspect
 import os
 import subprocess
@@ -53,7 +53,7 @@ def _forms_vf(out, src, bits, x, T):
     R.Arange(c, x)
     R.StoreAlign(out, c, full, 9 * lanes)
     R.LocalMemBar(R.MemType.VEC_STORE, R.MemType.VEC_LOAD)
-    R.Store(out, c, 10 * lanes + 3, 5)
+    R.Store(out, c, 10 * lanes + 3, R.CeilDivision(-33, -7))  # 5: (-33 - 7 - 1) / -7, truncated as in C++
     R.Store(out, b, 11 * lanes)
     chosen = R.MaskReg()
     R.Select(chosen, part, full, mask)  # the MaskReg Select: part's bits where mask's are set, full's elsewhere
