@@ -2883,6 +2883,8 @@ for _name, _op in (("And", mv.LOGIC_AND), ("Or", mv.LOGIC_OR), ("Xor", mv.LOGIC_
     overload(globals()[_name])(_ol_logic(_name, False))
 _direct_forms(Not, _mask_logic_form(mv.LOGIC_NOT, True), ())
 overload(Not)(_ol_logic("Not", True))
+
+
 def _select_form(dst, src0, src1, mask):
     """Select on MaskRegs (SPEC-2 11.7) or on data registers (DK R/比较与选择/Select.md), by dst's type: a direct
     call of its kernel (as an overload, a closure compiled per signature in every VF's process, issue 20)."""
