@@ -60,6 +60,23 @@ NEW_VF_SETUP = ("import importlib, os, sys, tempfile, uuid\n"
                 f"open(os.path.join(vf_dir, vf_name + '.py'), 'w').write({NEW_VF_SOURCE!r})\n"
                 "sys.path.insert(0, vf_dir)\nvf = importlib.import_module(vf_name).vf\n"
                 "core = aj.Core({device!r})\na, b, out = (core.local_tensor({dtype!r}, 256) for _ in range(3))\n")
+
+
+def _forms_vf_source():
+    """tests/test_reg_direct_calls.py's VF of every direct-call form (about 45 Reg calls), as module source: the
+    same text for both checkouts of --against, read from this one."""
+    import ast
+    text = (HERE.parent / "tests" / "test_reg_direct_calls.py").read_text()
+    node = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == "_forms_vf")
+    return "import ascend_jit as aj\nR = aj.Reg\n\n\n" + ast.get_source_segment(text, node) + "\n"
+
+
+FORMS_VF_SETUP = ("import importlib, os, sys, tempfile, uuid\n"
+                  "vf_dir, vf_name = tempfile.mkdtemp(), 'vf_' + uuid.uuid4().hex[:12]\n"
+                  f"open(os.path.join(vf_dir, vf_name + '.py'), 'w').write({_forms_vf_source()!r})\n"
+                  "sys.path.insert(0, vf_dir)\nvf = aj.Reg.simd_vf(importlib.import_module(vf_name)._forms_vf)\n"
+                  "core = aj.Core({device!r})\nsrc, out = core.local_tensor({dtype!r}, 1024), "
+                  "core.local_tensor({dtype!r}, 1024)\nbits = core.local_tensor('uint8', 64)\n")
 EXTRA_CASES = [
     ("ReduceSum high-dim", "atlas-a2", "half", REDUCE_SETUP, "aj.ReduceSum(dst, src, tmp, 128, 4, 8)"),
     ("ReduceSum count", "atlas-training", "half", REDUCE_SETUP, "aj.ReduceSum(dst, src, tmp, 1000)"),
@@ -76,6 +93,8 @@ EXTRA_CASES = [
     ("Reg VF (simd_vf)", "ascend950", "half", VF_SETUP, "seed.run({device!r}, inputs)"),
     ("a new Reg VF: Add, Mul, Exp (warm: the library cached, the VF new)", "ascend950", "half", NEW_VF_SETUP,
      "with core:\n    vf(out, a, b, 200, 'half')"),
+    ("a new Reg VF of every direct-call form (warm: the library cached, the VF new)", "ascend950", "half",
+     FORMS_VF_SETUP, "with core:\n    vf(out, src, bits, 2.5, 'half')"),
 ]
 
 DRIVER = r"""
