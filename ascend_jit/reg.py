@@ -2997,11 +2997,11 @@ def _pack_form(api, kernel):
     return form
 
 
-def _ol_pack_unpack(api):
+def _ol_pack_unpack(api, kernel):
     """Pack/UnPack given an operand that is no MaskReg: refused when called, in plain Python's order (src, the part,
     then dst); a float part refused as plain Python's as_enum refuses it."""
     highest = _HIGHEST_PART[api]
-    form = _pack_form(api, None)
+    form = _pack_form(api, kernel)
 
     def typer(dst, src, part=0):
         if isinstance(part, types.NoneType):  # part=None: plain Python refuses it; the reader takes it as absent
@@ -3030,7 +3030,7 @@ def _ol_pack_unpack(api):
 
 for _name, _kernel in (("Pack", mv.pack), ("UnPack", mv.unpack)):
     _direct_forms(globals()[_name], _pack_form(_name, _kernel), ())
-    overload(globals()[_name])(_ol_pack_unpack(_name))
+    overload(globals()[_name])(_ol_pack_unpack(_name, _kernel))
 
 
 def _interleave_form(inverse):

@@ -35,7 +35,7 @@ from numba.core.typing.templates import (AbstractTemplate, AttributeTemplate, bo
                                          infer_getattr, infer_global, signature)
 from numba.extending import NativeValue, box, intrinsic, lower_builtin, lower_cast, typeof_impl, unbox
 
-from ..errors import AlignmentError, AscendJitError, OutOfBoundsError, ParameterError, UnsupportedDTypeError
+from ..errors import AscendJitError, ParameterError, UnsupportedDTypeError
 from ..tensor import _index_value
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
                        KIND_UINT32, f32_bits, f32_from_bits, float_store_bits, half_bits_to_f32, half_store_bits,
@@ -1177,53 +1177,6 @@ def create_mask(kind, pattern):
 @njit(cache=True, inline="always")
 def lane_on(words, byte_index):
     return (words[byte_index >> 6] >> np.uint64(byte_index & 63)) & np.uint64(1)
-
-
-@njit(cache=True, inline="always")
-def load_align(reg, ub, addr, modes):
-    """LoadAlign (DIST_NORM, SPEC 7.3): 256 bytes from a 32-byte aligned UB address."""
-    if addr % 32 != 0:
-        raise AlignmentError("LoadAlign", "address", addr, "a multiple of 32 bytes (SPEC 7.3)", "ascend950")
-    if addr < 0 or addr + VL > ub.size:
-        raise OutOfBoundsError("LoadAlign", "address", addr, "addr + 256 inside the UB", "ascend950")
-    src = ub[addr:addr + VL]
-    for i in range(VL):
-        reg[i] = src[i]
-    reg[H_CTRL] = modes
-
-
-@njit(cache=True, inline="always")
-def store_align(ub, addr, reg, words):
-    """StoreAlign (SPEC 7.3): only the active lanes are written (the mask read with the register's type)."""
-    if addr % 32 != 0:
-        raise AlignmentError("StoreAlign", "address", addr, "a multiple of 32 bytes (SPEC 7.3)", "ascend950")
-    size = kind_size(reg[H_KIND])
-    last = -1
-    for w in range(3, -1, -1):  # highest active byte: from the highest non-zero mask word
-        if words[w] != 0:
-            bit = 63
-            while not (words[w] >> np.uint64(bit)) & np.uint64(1):
-                bit -= 1
-            last = w * 64 + bit - (w * 64 + bit) % size + size - 1
-            break
-    if last >= 0 and (addr < 0 or addr + last >= ub.size):
-        raise OutOfBoundsError("StoreAlign", "address", addr, "every active lane inside the UB", "ascend950")
-    for w in range(4):  # 64 register bytes per mask word: whole-word fast paths
-        word = words[w]
-        if word == 0:
-            continue
-        base = w * 64
-        n = smaller(64, ub.size - addr - base)  # bytes of this word inside the UB (active ones were checked)
-        out = ub[addr + base:addr + base + n]
-        part = reg[base:base + n]
-        if word == np.uint64(0xFFFFFFFFFFFFFFFF):
-            for i in range(n):
-                out[i] = part[i]
-        else:
-            for i in range(0, n, size):
-                if (word >> np.uint64(i)) & np.uint64(1):
-                    for b in range(size):
-                        out[i + b] = part[i + b]
 
 
 @internal

@@ -614,12 +614,6 @@ def interleave(out0, out1, src0, src1, group, inverse):
     _set_bits(out1, bits[VL:])
 
 
-@internal
-def copy_words(out, words):
-    for w in range(4):
-        out[w] = words[w]
-
-
 @njit(cache=True, no_cfunc_wrapper=True)
 def move_mask(kind, lo, hi):
     """MoveMask<T> (SPEC-2 11.7): b16 lane i <- mask-register bit i (i < 128), b32 lane i <- MASK0 bit i (i < 64)."""
@@ -635,7 +629,6 @@ def move_mask(kind, lo, hi):
     out = zeroed_array(4, np.uint64)
     _set_bits(out, bits)
     return (out[0], out[1], out[2], out[3])
-
 
 
 # --- unaligned loads and stores: the functional model of SPEC-2 11.6 / D68 -----------------------------------------
