@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 from numba import njit
 
+from ascend_jit.jit import addressing as ad
 from ascend_jit.jit import lowered as lw
 from ascend_jit.jit import numerics as nm
 from ascend_jit.jit import reg as rk
 from ascend_jit.jit import reg_move as mv
+from ascend_jit.jit import reg_ops as ro
 from ascend_jit.jit import ubview
 
 
@@ -180,3 +182,83 @@ def test_ub_views_compiled_equal_plain(width):
     assert ints.dtype == want.dtype and ints.tobytes() == want.tobytes()
     ints[0] = 0  # a view of the UB, not a copy
     assert not ub[:ints.itemsize].any()
+
+
+# --- the helpers lowered in session 35 (kind_size, the rounding and stored-bit helpers, mask bits, integer lanes) --
+@njit
+def _rounding(bits, sat):
+    x = nm.f32_from_bits(bits)  # from the bits: unboxing a float32 argument would quiet a signalling NaN
+    return (nm.f32_bits(nm.round_half(x, sat)), nm.half_store_bits(x), nm.half_rne_bits(x), nm.float_store_bits(x),
+            nm.f32_to_bf16_bits(x))
+
+
+_F32_EDGES = np.array([0.0, -0.0, 1.0, -1.0, 65504.0, 65519.99, 65520.0, -65520.0, 1e-8, -6e-8, 2.98e-8, 1.5, 3e38,
+                       np.inf, -np.inf, np.nan, 1.00390625, 1.0039062, 1.0117188, 5.96e-8, -3.4028235e38],
+                      np.float32)
+
+
+@pytest.mark.parametrize("sat", [False, True])
+def test_rounding_and_stored_bits_compiled_equal_plain(sat):
+    bits = np.concatenate([_F32_EDGES.view(np.uint32), np.array([0x7FC00001, 0xFFC00000, 0x7F800001, 0x00000001,
+                                                                  0x80000001, 0x477FF000, 0x477FEFFF, 0x3F808000,
+                                                                  0x3F818000, 0x3F817FFF], np.uint32)])
+    for b, x in zip(bits, bits.view(np.float32)):
+        with np.errstate(over="ignore", invalid="ignore"):
+            want = [nm.f32_bits(nm.round_half(x, sat)), nm.half_store_bits(x), nm.half_rne_bits(x),
+                    nm.float_store_bits(x), nm.f32_to_bf16_bits(x)]
+        got = [np.asarray(v, np.asarray(w).dtype) for v, w in zip(_rounding(b, sat), want)]  # boxed as Python ints
+        if x != x and not sat:  # a NaN's payload through half differs (LLVM's fptrunc quiets it; numpy keeps a
+            got[0] = want[0] = np.uint32(0x7FC00000)  # signalling one); it never reaches the UB: stores canonicalise
+        assert [_bits(v) for v in got] == [_bits(v) for v in want]
+
+
+@njit
+def _sizes_and_bf16(kind, h):
+    return nm.kind_size(kind), nm.bf16_bits_to_f32(h)
+
+
+def test_kind_size_and_bf16_decode_compiled_equal_plain():
+    for kind in range(11):
+        for h in (np.uint16(0), np.uint16(0x8000), np.uint16(0x7F80), np.uint16(0x3F80)):
+            got, want = _sizes_and_bf16(kind, h), (nm.kind_size(kind), nm.bf16_bits_to_f32(h))
+            # numba boxes a float32 result as a Python float (exact for these non-NaN values): compare in the plain type
+            got = [np.asarray(v, np.asarray(w).dtype) for v, w in zip(got, want)]
+            assert [_bits(v) for v in got] == [_bits(v) for v in want]
+
+
+@njit
+def _mask_bits(words, array_words, lo, hi, i):
+    return rk.lane_on(words, i), rk.lane_on(array_words, i), ad.lane_active(lo, hi, i % 128)
+
+
+def test_mask_bits_compiled_equal_plain():
+    words = (np.uint64(0x8000000000000001), np.uint64(0x0123456789ABCDEF), np.uint64(0), np.uint64(2**64 - 1))
+    lo, hi = np.int64(-0x7FFFFFFFFFFFFFFF), np.int64(0x00F0F0F0F0F0F0F0)
+    for i in range(256):
+        got = _mask_bits(words, np.array(words, np.uint64), lo, hi, i)
+        want = rk.lane_on(words, i), rk.lane_on(np.array(words, np.uint64), i), ad.lane_active(lo, hi, i % 128)
+        assert [int(v) for v in got] == [int(v) for v in want]
+
+
+@njit
+def _int_lanes(reg, j, size, signed, v):
+    before = ro.int_lane(reg, j, size, signed)
+    ro.set_int_lane(reg, j + 1, size, v)
+    ro.set_u64(reg, 8, np.uint64(v))
+    return before, ro.int_lane(reg, j + 1, size, signed), ro.u64_at(reg, 8), ro.i64_at(reg, 8)
+
+
+def test_integer_lanes_compiled_equal_plain():
+    rng = np.random.default_rng(35)
+    for size in (1, 2, 4):
+        for signed in (False, True):
+            for v in (0, -1, 127, 128, -129, 0x7FFF, 0x8000, -0x8001, 0x7FFFFFFF, -0x80000000, 2**40 + 5, -2**63):
+                start = rng.integers(0, 256, 96, dtype=np.uint8)
+                compiled, plain = start.copy(), start.copy()
+                got = _int_lanes(compiled, 3, size, signed, np.int64(v))
+                before = ro.int_lane(plain, 3, size, signed)
+                ro.set_int_lane(plain, 4, size, np.int64(v))
+                ro.set_u64(plain, 8, np.uint64(v & (2**64 - 1)))
+                want = before, ro.int_lane(plain, 4, size, signed), ro.u64_at(plain, 8), ro.i64_at(plain, 8)
+                assert [int(x) for x in got] == [int(x) for x in want]
+                assert compiled.tobytes() == plain.tobytes()

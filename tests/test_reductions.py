@@ -224,6 +224,28 @@ def test_h19_get_reduce_repeat_max_min_spr():
         aj.GetReduceRepeatMaxMinSpr("half", core=aj.Core("950"))
 
 
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-a3", "310p"])
+def test_d55_register_after_reduce_max_holds_the_written_value_in_saturation_mode(device):
+    """A NaN in one repeat (x[3]) and 2.0 in another (x[130]), saturation mode: ReduceRepeat's register holds the
+    overall extreme then saturated (+0: the NaN), ReduceMax's the value it wrote (2.0): its last vcmax runs over the
+    per-repeat results already saturated (SPEC-2 8.3.2; docs/decisions.md "GetReduceRepeatMaxMinSpr")."""
+    core = aj.Core(device)
+    assert set_sat_mode(core, True)
+    x = np.ones(256, np.float16)
+    x[3], x[130] = np.nan, 2
+    src, dst, tmp = _half_src(core, x), core.local_tensor("half", 16), core.local_tensor("half", 64)
+    with core:
+        for call, want in ((lambda: aj.ReduceRepeat(dst, src, 128, 2, 1, 1, 8, reduce_type=MAX), 0x0000),
+                           (lambda: aj.ReduceMax(dst, src, tmp, 256), 0x4000),
+                           (lambda: aj.ReduceMax(dst, src, tmp, 128, 2, 8), 0x4000)):
+            call()
+            aj.PipeBarrier(aj.PIPE_ALL)
+            got = aj.GetReduceRepeatMaxMinSpr("half")
+            value = got[0] if isinstance(got, tuple) else got
+            assert np.asarray(value, np.float16).view(np.uint16) == want
+        assert dst.numpy()[:1].view(np.uint16)[0] == 0x4000  # ReduceMax's written value
+
+
 # --- ReduceDataBlock (R-3, R-4, D51) -----------------------------------------------------------------------------------
 def test_r3_reduce_data_block(device):
     core = aj.Core(device)

@@ -311,12 +311,12 @@ def test_a_kernel_binding_refuses_code_of_another_implementation_or_return_type(
     numba's own cache can meet either)."""
     from numba import types
 
-    from ascend_jit.jit import numerics
+    from ascend_jit.jit import lanes
     from ascend_jit.jit import reg as impl
-    binding = impl.KernelBinding(numerics.__name__, "kind_size", (types.int64,), types.float64)
+    binding = impl.KernelBinding(lanes.__name__, "int_stage", (types.int64, types.int64, types.boolean), types.float64)
     with pytest.raises(RuntimeError, match="returns int64, cached code calling it expects float64"):
         binding.address()
-    binding = impl.KernelBinding(numerics.__name__, "kind_size", (types.int64,), types.int64)
+    binding = impl.KernelBinding(lanes.__name__, "int_stage", (types.int64, types.int64, types.boolean), types.int64)
     assert binding.address()
     monkeypatch.setattr(binding, "stamp", "another implementation")
     with pytest.raises(RuntimeError, match="another ascend_jit implementation"):

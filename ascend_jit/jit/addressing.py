@@ -6,18 +6,31 @@ Masks arrive as two int64 words (the uint64 words reinterpreted, so one compiled
 Gather/scatter move the bytes of whole elements, so they are dtype-agnostic.
 """
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
 
 from .numerics import internal
 from .reg_move import copy_bytes
-from .lowered import empty_array, smaller
+from .lowered import empty_array, lowered, smaller
 
 
-@njit(cache=True, inline="always")
 def lane_active(lo, hi, j):
+    """Bit j (0..127) of the mask whose words are lo (bits 0-63) and hi (bits 64-127), as 0 or 1."""
     if j < 64:
         return (lo >> j) & 1
     return (hi >> (j - 64)) & 1
+
+
+def _lane_active_codegen(context, builder, sig, args):
+    """lane_active in the caller (jit/lowered.py; issue 20: an inline="always" body at fourteen call sites): the
+    word by a select, then the bit (j < 128)."""
+    lo, hi, j = args
+    i64 = ir.IntType(64)
+    word = builder.select(builder.icmp_signed("<", j, ir.Constant(i64, 64)), lo, hi)
+    return builder.and_(builder.lshr(word, builder.and_(j, ir.Constant(i64, 63))), ir.Constant(i64, 1))
+
+
+lowered(lane_active, (types.int64, types.int64, types.int64), types.int64, _lane_active_codegen)
 
 
 @internal

@@ -88,17 +88,18 @@ lowered(f64_bits, (types.float64,), types.int64, _bitcast(ir.IntType(64)))
 lowered(f64_from_bits, (types.int64,), types.float64, _bitcast(ir.DoubleType()))
 
 
-@njit(cache=True, inline="always")
+# --- element sizes, rounding with the overflow modes and the stored bits (SPEC 5.2, D6, D20) ------------------------
+# Plain Python functions whose compiled form is a few LLVM instructions in the caller (jit/lowered.py), as the
+# conversions above: each was an inline="always" jitted function whose body numba inlined, typed and lowered again
+# at every call site (kind_size has some eighty), a share of every kernel's first compile (issue 20).
 def kind_size(kind):
     """Bytes of one element of kernel kind `kind`."""
     return _KIND_SIZES[kind]
 
 
-# --- rounding with the overflow modes (SPEC 5.2, D6, D20) ------------------------------------------------------
-@njit(cache=True, inline="always")
 def round_half(x, saturate):
     """float32 -> value of the nearest half (RNE), then saturation mode: inf -> +-65504, NaN -> +0.
-    Written as selects (no branches) so the loops that call it vectorise."""
+    Compiled as selects (no branches) so the loops that call it vectorise."""
     r = half_bits_to_f32(f32_to_half_bits(x))
     if saturate:
         r = np.float32(0.0) if r != r else r
@@ -106,7 +107,6 @@ def round_half(x, saturate):
     return r
 
 
-@njit(cache=True, inline="always")
 def half_store_bits(x):
     """Bits stored for a float32 that already holds a half value; NaN becomes the canonical quiet NaN.
     (A select, not a branch, so store loops vectorise.)"""
@@ -114,7 +114,6 @@ def half_store_bits(x):
     return HALF_NAN if x != x else bits
 
 
-@njit(cache=True, inline="always")
 def half_rne_bits(x):
     """Bits stored for a float32 rounded to half (RNE, overflow to inf): half_store_bits(round_half(x, False)) with
     one conversion instead of three (issue 21); NaN becomes the canonical quiet NaN. A select, so loops vectorise."""
@@ -122,18 +121,15 @@ def half_rne_bits(x):
     return HALF_NAN if x != x else bits
 
 
-@njit(cache=True, inline="always")
 def float_store_bits(x):
     bits = f32_bits(x)
     return FLOAT_NAN_BITS if x != x else bits
 
 
-@njit(cache=True, inline="always")
 def bf16_bits_to_f32(h):
     return f32_from_bits(np.uint32(h) << np.uint32(16))
 
 
-@njit(cache=True, inline="always")
 def f32_to_bf16_bits(x):
     """Round a float32 to bfloat16, ties to even (SPEC 5.1: bf16 Add = round-to-bf16 of the fp32 add)."""
     if x != x:
@@ -141,3 +137,61 @@ def f32_to_bf16_bits(x):
     u = f32_bits(x)
     rounded = u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))
     return np.uint16(rounded >> np.uint32(16))
+
+
+_I16, _I32, _I64 = ir.IntType(16), ir.IntType(32), ir.IntType(64)
+# kind_size as arithmetic: log2 of each kind's size in two bits of one constant (no table in the module)
+_LOG2_SIZES = sum(int(size).bit_length() - 1 << 2 * kind for kind, size in enumerate(_KIND_SIZES))
+
+
+def _kind_size_codegen(context, builder, sig, args):
+    shift = builder.and_(builder.shl(args[0], ir.Constant(_I64, 1)), ir.Constant(_I64, 63))
+    log2 = builder.and_(builder.lshr(ir.Constant(_I64, _LOG2_SIZES), shift), ir.Constant(_I64, 3))
+    return builder.shl(ir.Constant(_I64, 1), log2)
+
+
+def _is_nan(builder, x):
+    return builder.fcmp_unordered("uno", x, x)
+
+
+def _half_bits(builder, x):
+    return builder.bitcast(builder.fptrunc(x, ir.HalfType()), _I16)
+
+
+def _round_half_codegen(context, builder, sig, args):
+    x, saturate = args
+    f32 = ir.FloatType()
+    r = builder.fpext(builder.fptrunc(x, ir.HalfType()), f32)
+    zeroed = builder.select(_is_nan(builder, r), ir.Constant(f32, 0.0), r)
+    low, high = ir.Constant(f32, -float(HALF_MAX)), ir.Constant(f32, float(HALF_MAX))
+    # larger(r, -HALF_MAX) then smaller(., HALF_MAX), as Python's max and min order a pair (r is not NaN here)
+    raised = builder.select(builder.fcmp_ordered(">", low, zeroed), low, zeroed)
+    clamped = builder.select(builder.fcmp_ordered("<", high, raised), high, raised)
+    return builder.select(saturate, clamped, r)
+
+
+def _nan_select(bits, nan):
+    """Codegen of `nan if x != x else bits(x)` for a float32 x."""
+    def codegen(context, builder, sig, args):
+        value = bits(builder, args[0])
+        return builder.select(_is_nan(builder, args[0]), ir.Constant(value.type, int(nan)), value)
+    return codegen
+
+
+def _bf16_rne(builder, x):
+    u = builder.bitcast(x, _I32)
+    odd = builder.and_(builder.lshr(u, ir.Constant(_I32, 16)), ir.Constant(_I32, 1))
+    rounded = builder.add(builder.add(u, ir.Constant(_I32, 0x7FFF)), odd)
+    return builder.trunc(builder.lshr(rounded, ir.Constant(_I32, 16)), _I16)
+
+
+lowered(kind_size, (types.int64,), types.int64, _kind_size_codegen)
+lowered(round_half, (types.float32, types.boolean), types.float32, _round_half_codegen)
+lowered(half_store_bits, (types.float32,), types.uint16, _nan_select(_half_bits, HALF_NAN))
+lowered(half_rne_bits, (types.float32,), types.uint16, _nan_select(_half_bits, HALF_NAN))
+lowered(float_store_bits, (types.float32,), types.uint32,
+        _nan_select(lambda builder, x: builder.bitcast(x, _I32), FLOAT_NAN_BITS))
+lowered(bf16_bits_to_f32, (types.uint32,), types.float32,
+        lambda context, builder, sig, args: builder.bitcast(builder.shl(args[0], ir.Constant(_I32, 16)),
+                                                            ir.FloatType()))
+lowered(f32_to_bf16_bits, (types.float32,), types.uint16, _nan_select(_bf16_rne, BF16_NAN))

@@ -85,7 +85,7 @@ def u16_at_byte(buf, byte):
     return np.uint16(int(buf[byte]) | (int(buf[byte + 1]) << 8))
 
 
-def _lane_access(width, scale, store):
+def lane_access(width, scale, store):
     """Codegen of a load (args: buffer, index) or store (args: buffer, index, value) of a `width`-bit lane at byte
     `scale` * index of a uint8 array, through a typed pointer at any alignment (jit/lowered.py)."""
     def codegen(context, builder, sig, args):
@@ -99,11 +99,11 @@ def _lane_access(width, scale, store):
     return codegen
 
 
-lowered(u16_at, (uint8_vector, types.intp), types.uint16, _lane_access(16, 2, False))
-lowered(u16_at_byte, (uint8_vector, types.intp), types.uint16, _lane_access(16, 1, False))
-lowered(set_u16, (uint8_vector, types.intp, types.uint16), types.none, _lane_access(16, 2, True))
-lowered(u32_at, (uint8_vector, types.intp), types.uint32, _lane_access(32, 4, False))
-lowered(set_u32, (uint8_vector, types.intp, types.uint32), types.none, _lane_access(32, 4, True))
+lowered(u16_at, (uint8_vector, types.intp), types.uint16, lane_access(16, 2, False))
+lowered(u16_at_byte, (uint8_vector, types.intp), types.uint16, lane_access(16, 1, False))
+lowered(set_u16, (uint8_vector, types.intp, types.uint16), types.none, lane_access(16, 2, True))
+lowered(u32_at, (uint8_vector, types.intp), types.uint32, lane_access(32, 4, False))
+lowered(set_u32, (uint8_vector, types.intp, types.uint32), types.none, lane_access(32, 4, True))
 
 
 # The dtype classes a VF is typed by (issue 20): the lane families the Reg kernels compile apart (reg.py's class
@@ -1174,9 +1174,34 @@ def create_mask(kind, pattern):
     return lanes_mask(kind, active)
 
 
-@njit(cache=True, inline="always")
 def lane_on(words, byte_index):
+    """Bit `byte_index` of a MaskReg's four words: whether the lane starting at that byte is active (SPEC-2 D64)."""
     return (words[byte_index >> 6] >> np.uint64(byte_index & 63)) & np.uint64(1)
+
+
+def _lane_on_codegen(context, builder, sig, args):
+    """lane_on in the caller (jit/lowered.py): the word through a pointer (into the tuple's slot or the array's
+    data), then the bit. It was an inline="always" function whose tuple index numba lowers as a switch over the four
+    words at each of its two dozen call sites (issue 20)."""
+    words, byte = args
+    i64 = ir.IntType(64)
+    index = builder.ashr(byte, ir.Constant(i64, 6))
+    if isinstance(sig.args[0], types.Array):
+        pointer = builder.gep(context.make_array(sig.args[0])(context, builder, words).data, [index])
+    else:
+        pointer = builder.gep(cgutils.alloca_once_value(builder, words), [ir.Constant(ir.IntType(32), 0), index])
+    return builder.and_(builder.lshr(builder.load(pointer), builder.and_(byte, ir.Constant(i64, 63))),
+                        ir.Constant(i64, 1))
+
+
+def _words_type(t):
+    """A MaskReg's four words: the register's tuple, or a uint64 array (the mask kernels' operands)."""
+    if isinstance(t, types.UniTuple):
+        return t.dtype == types.uint64 and t.count == 4
+    return isinstance(t, types.Array) and t.dtype == types.uint64 and t.ndim == 1
+
+
+lowered(lane_on, (_words_type, types.int64), types.uint64, _lane_on_codegen)
 
 
 @internal

@@ -479,11 +479,6 @@ def store_blocks(h, reg, offset, block_stride, words, repeat_stride, post_mode):
 
 
 # --- MaskReg loads and stores -----------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def _bit(words, i):
-    return (words[i >> 6] >> np.uint64(i & 63)) & np.uint64(1)
-
-
 @internal
 def _set_bits(out, bits):
     """out[0..3] <- the 256 bits of `bits` (a uint8 0/1 array)."""
@@ -549,7 +544,7 @@ def store_mask(h, words, offset, dist, step):
         v = 0
         for k in range(8):
             i = 8 * byte + k if dist == MD_NORM else 2 * (8 * byte + k)
-            v |= np.int64(_bit(words, i)) << k
+            v |= np.int64(lane_on(words, i)) << k
         ub[addr + byte] = v
     return offset + step // h[2]
 
@@ -583,7 +578,7 @@ def pack(out, src, highest):
     bits = zeroed_array(VL, np.uint8)
     base = 128 if highest else 0
     for k in range(128):
-        bits[base + k] = _bit(src, 2 * k)
+        bits[base + k] = lane_on(src, 2 * k)
     _set_bits(out, bits)
 
 
@@ -593,7 +588,7 @@ def unpack(out, src, highest):
     bits = zeroed_array(VL, np.uint8)
     base = 128 if highest else 0
     for k in range(128):
-        bits[2 * k] = _bit(src, base + k)
+        bits[2 * k] = lane_on(src, base + k)
     _set_bits(out, bits)
 
 
@@ -609,7 +604,7 @@ def interleave(out0, out1, src0, src1, group, inverse):
             src_group = (s // 2) if s % 2 == 0 else n + s // 2
         for b in range(group):
             i = src_group * group + b
-            bits[s * group + b] = _bit(src0, i) if i < VL else _bit(src1, i - VL)
+            bits[s * group + b] = lane_on(src0, i) if i < VL else lane_on(src1, i - VL)
     _set_bits(out0, bits[:VL])
     _set_bits(out1, bits[VL:])
 

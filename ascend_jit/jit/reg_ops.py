@@ -14,7 +14,9 @@ Like every Reg kernel module (jit/reg.py REG_KERNEL_MODULES), its kernels are op
 and compiled VFs call the larger ones through pointers (docs/decisions.md "Kernels called through a pointer").
 """
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import overload
 
 from ..dtypes import ALL
@@ -29,9 +31,9 @@ from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KI
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
                        round_half)
 from .reg import (ALL_LANES, H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, REG_BYTES, VL, int_range, internal,
-                  lane_on, set_u16, set_u32, u16_at, u32_at)
+                  lane_access, lane_on, set_u16, set_u32, u16_at, u32_at)
 from .reg_move import copy_bytes
-from .lowered import empty_array, larger, smaller, zeroed_array
+from .lowered import empty_array, larger, lowered, smaller, uint8_vector, zeroed_array
 
 ADD, SUB, MUL = 0, 1, 2
 SUM, MAX, MIN = 0, 1, 2
@@ -66,7 +68,6 @@ def _arith_lane(x, y, op):
     return x * y
 
 
-@njit(cache=True, inline="always")
 def int_lane(reg, j, size, signed):
     """Lane j of a 1-, 2- or 4-byte integer register as an int64 (sign-extended when signed), read through its
     bytes: a typed view per integer type would be a compiled specialisation each (compile time, issue 20)."""
@@ -84,7 +85,6 @@ def int_lane(reg, j, size, signed):
     return v
 
 
-@njit(cache=True, inline="always")
 def set_int_lane(reg, j, size, v):
     """Lane j of a 1-, 2- or 4-byte integer register = the low bytes of v (two's complement)."""
     if size == 1:
@@ -95,12 +95,47 @@ def set_int_lane(reg, j, size, v):
         set_u32(reg, j, np.uint32(v & 0xFFFFFFFF))
 
 
-@njit(cache=True, inline="always")
+def _int_lane_access(store):
+    """Codegen of int_lane (args: register, j, size, signed) or set_int_lane (register, j, size, value): a branch
+    per lane width, each one load or store through a typed pointer (jit/lowered.py). They were inline="always"
+    functions whose three-way body numba inlined, typed and lowered again at each of a dozen call sites (issue
+    20)."""
+    def codegen(context, builder, sig, args):
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        j, size = args[1], args[2]
+        i64 = ir.IntType(64)
+        result = None if store else cgutils.alloca_once(builder, i64)
+
+        def access(width):
+            pointer = builder.bitcast(builder.gep(data, [builder.mul(j, ir.Constant(i64, width // 8))]),
+                                      ir.IntType(width).as_pointer())
+            if store:
+                builder.store(builder.trunc(args[3], ir.IntType(width)), pointer, align=1)
+            else:
+                v = builder.load(pointer, align=1)
+                builder.store(builder.select(args[3], builder.sext(v, i64), builder.zext(v, i64)), result)
+
+        with builder.if_else(builder.icmp_signed("==", size, ir.Constant(i64, 1))) as (one, wider):
+            with one:
+                access(8)
+            with wider:
+                with builder.if_else(builder.icmp_signed("==", size, ir.Constant(i64, 2))) as (two, four):
+                    with two:
+                        access(16)
+                    with four:
+                        access(32)
+        return context.get_dummy_value() if store else builder.load(result)
+    return codegen
+
+
+lowered(int_lane, (uint8_vector, types.int64, types.int64, types.boolean), types.int64, _int_lane_access(False))
+lowered(set_int_lane, (uint8_vector, types.int64, types.int64, types.int64), types.none, _int_lane_access(True))
+
+
 def u64_at(reg, j):
     return np.uint64(u32_at(reg, 2 * j)) | (np.uint64(u32_at(reg, 2 * j + 1)) << np.uint64(32))
 
 
-@njit(cache=True, inline="always")
 def i64_at(reg, j):
     """Lane j of an int64 register, from its two 32-bit halves (no uint64 -> int64 cast: plain Python refuses it
     for patterns >= 2**63)."""
@@ -108,10 +143,15 @@ def i64_at(reg, j):
     return (high - ((high >> 31) << 32)) * 4294967296 + np.int64(u32_at(reg, 2 * j))
 
 
-@njit(cache=True, inline="always")
 def set_u64(reg, j, v):
     set_u32(reg, 2 * j, np.uint32(v & np.uint64(0xFFFFFFFF)))
     set_u32(reg, 2 * j + 1, np.uint32(v >> np.uint64(32)))
+
+
+# compiled: one 64-bit load or store, as jit/reg.py's 16- and 32-bit lanes (issue 20)
+lowered(u64_at, (uint8_vector, types.intp), types.uint64, lane_access(64, 8, False))
+lowered(i64_at, (uint8_vector, types.intp), types.int64, lane_access(64, 8, False))
+lowered(set_u64, (uint8_vector, types.intp, types.uint64), types.none, lane_access(64, 8, True))
 
 
 @njit(cache=True, inline="always")
