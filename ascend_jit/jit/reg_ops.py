@@ -454,7 +454,7 @@ def interleave_group(kind, inverse):
 
 
 # --- Reduce --------------------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@internal  # a function of its own, not inlined: compiled once for every dtype class of reduce (issue 20)
 def _check_reduce(op, dk, sk):
     # plain Python's order and words (reg.py Reduce): the source's dtype against the op's table, then SUM's dst
     # dtype against the one its source sums into; MAX/MIN with another dst dtype is this kernel's refusal in both
@@ -756,7 +756,7 @@ def _engine_api_index(ew_op):
     return 5  # EXP
 
 
-@njit(cache=True, inline="always")
+@internal  # not inlined: its raise sites compiled once for engine_binary's and engine_unary's classes (issue 20)
 def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
     for k in (dk, k0, k1):  # plain Python's order: dst, then the sources, each against the op's table
         if not (allowed >> k) & 1:
@@ -953,7 +953,7 @@ _UNARY_SOURCE = row_table("Reg unary source", (f", the source's (DK R/基础算�
                                                for api in UNARY_APIS))
 
 
-@njit(cache=True, inline="always")
+@internal  # not inlined: compiled once for every dtype class and op group of unary (issue 20)
 def _check_unary_kinds(op, dk, sk, allowed):
     if dk != sk or not (allowed >> sk) & 1:
         api = 0 if op == ew.ABS else (1 if op == ew.RELU else (2 if op == NEG else (3 if op == ew.LN else (
