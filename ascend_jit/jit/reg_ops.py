@@ -756,30 +756,26 @@ def _engine_api_index(ew_op):
     return 5  # EXP
 
 
-@internal  # not inlined: its raise sites compiled once for engine_binary's and engine_unary's classes (issue 20)
+# the legal range of a call whose dtypes are each in the op's table but differ, indexed as ENGINE_APIS
+_ENGINE_ONE_TYPE = row_table("Reg engine one type", (
+    "one type of the 950 Max table (SPEC-2 2.2)", "one type of the 950 Min table (SPEC-2 2.2)",
+    "one type of the 950 Div table (SPEC-2 2.2)",
+    "half or float, the same for dst and src (DK R/基础算术/LeakyRelu.md)",
+    "half or float, one type for dst, src0 and src1 (DK R/基础算术/Prelu.md)",
+    "half or float, the same for dst and src (SPEC-2 4.2)"))
+
+
+# Not inlined: compiled once for engine_binary's and engine_unary's classes; two raise sites, the API and the legal
+# range picked by row (a raise of run-time values compiles about 60 ms of code per site, issue 20)
+@internal
 def _check_engine_kinds(ew_op, dk, k0, k1, allowed):
+    api = _engine_api_index(ew_op)
     for k in (dk, k0, k1):  # plain Python's order: dst, then the sources, each against the op's table
         if not (allowed >> k) & 1:
-            api = _engine_api_index(ew_op)
             raise UnsupportedDTypeError((_ENGINE_API, api), "kind", k, (_ENGINE_LEGAL, api), DEVICE)
     if dk != k0 or dk != k1:  # types of the table that differ: plain Python's kernel call raises this too
-        if ew_op == ew.MAX:
-            raise UnsupportedDTypeError("Max", "dst/src kinds", (dk, k0, k1), "one type of the 950 Max table "
-                                        "(SPEC-2 2.2)", DEVICE)
-        if ew_op == ew.MIN:
-            raise UnsupportedDTypeError("Min", "dst/src kinds", (dk, k0, k1), "one type of the 950 Min table "
-                                        "(SPEC-2 2.2)", DEVICE)
-        if ew_op == ew.DIV or ew_op == DIV_SUBNORMALS:
-            raise UnsupportedDTypeError("Div", "dst/src kinds", (dk, k0, k1), "one type of the 950 Div table "
-                                        "(SPEC-2 2.2)", DEVICE)
-        if ew_op == ew.LEAKY_RELU:
-            raise UnsupportedDTypeError("LeakyRelu", "dst/src kinds", (dk, k0, k1), "half or float, the same for "
-                                        "dst and src (DK R/基础算术/LeakyRelu.md)", DEVICE)
-        if ew_op == PRELU:
-            raise UnsupportedDTypeError("Prelu", "dst/src kinds", (dk, k0, k1), "half or float, one type for dst, "
-                                        "src0 and src1 (DK R/基础算术/Prelu.md)", DEVICE)
-        raise UnsupportedDTypeError("Exp", "dst/src kinds", (dk, k0, k1), "half or float, the same for dst and src "
-                                    "(SPEC-2 4.2)", DEVICE)
+        raise UnsupportedDTypeError((_ENGINE_API, api), "dst/src kinds", (dk, k0, k1), (_ENGINE_ONE_TYPE, api),
+                                    DEVICE)
 
 
 @internal
