@@ -73,8 +73,18 @@ def f64_from_bits(u):
 # --- the same, as LLVM instructions in compiled code (jit/lowered.py: no compiled function per helper) -----------
 lowered(half_bits_to_f32, (types.uint16,), types.float32,
         lambda context, builder, sig, args: builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType()))
+
+
+_I16, _I32, _I64 = ir.IntType(16), ir.IntType(32), ir.IntType(64)
+
+
+def _half_bits(builder, x):
+    """The bits of float32 x rounded to half (RNE: LLVM's fptrunc)."""
+    return builder.bitcast(builder.fptrunc(x, ir.HalfType()), _I16)
+
+
 lowered(f32_to_half_bits, (types.float32,), types.uint16,
-        lambda context, builder, sig, args: builder.bitcast(builder.fptrunc(args[0], ir.HalfType()), ir.IntType(16)))
+        lambda context, builder, sig, args: _half_bits(builder, args[0]))
 
 
 def _bitcast(to_ir):
@@ -139,7 +149,6 @@ def f32_to_bf16_bits(x):
     return np.uint16(rounded >> np.uint32(16))
 
 
-_I16, _I32, _I64 = ir.IntType(16), ir.IntType(32), ir.IntType(64)
 # kind_size as arithmetic: log2 of each kind's size in two bits of one constant (no table in the module)
 _LOG2_SIZES = sum(int(size).bit_length() - 1 << 2 * kind for kind, size in enumerate(_KIND_SIZES))
 
@@ -152,10 +161,6 @@ def _kind_size_codegen(context, builder, sig, args):
 
 def _is_nan(builder, x):
     return builder.fcmp_unordered("uno", x, x)
-
-
-def _half_bits(builder, x):
-    return builder.bitcast(builder.fptrunc(x, ir.HalfType()), _I16)
 
 
 def _round_half_codegen(context, builder, sig, args):
