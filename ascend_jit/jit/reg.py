@@ -1195,10 +1195,11 @@ def _lane_on_codegen(context, builder, sig, args):
 
 
 def _words_type(t):
-    """A MaskReg's four words: the register's tuple, or a uint64 array (the mask kernels' operands)."""
+    """A MaskReg's four words: the register's tuple, or a contiguous uint64 array (the codegen reads its data
+    pointer; a strided view is a typing error, not a wrong bit)."""
     if isinstance(t, types.UniTuple):
         return t.dtype == types.uint64 and t.count == 4
-    return isinstance(t, types.Array) and t.dtype == types.uint64 and t.ndim == 1
+    return isinstance(t, types.Array) and t.dtype == types.uint64 and t.ndim == 1 and t.layout == "C"
 
 
 lowered(lane_on, (_words_type, types.int64), types.uint64, _lane_on_codegen)

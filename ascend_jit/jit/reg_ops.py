@@ -97,9 +97,9 @@ def set_int_lane(reg, j, size, v):
 
 def _int_lane_access(store):
     """Codegen of int_lane (args: register, j, size, signed) or set_int_lane (register, j, size, value): a branch
-    per lane width, each one load or store through a typed pointer (jit/lowered.py). They were inline="always"
-    functions whose three-way body numba inlined, typed and lowered again at each of a dozen call sites (issue
-    20)."""
+    per lane width, each one load or store through a typed pointer into the register's bytes (contiguous, as for
+    every lane access of jit/reg.py). They were inline="always" functions whose three-way body numba inlined, typed
+    and lowered again at each of a dozen call sites (issue 20)."""
     def codegen(context, builder, sig, args):
         data = context.make_array(sig.args[0])(context, builder, args[0]).data
         j, size = args[1], args[2]
