@@ -101,18 +101,16 @@ def _int_lane_access(store):
     every lane access of jit/reg.py). They were inline="always" functions whose three-way body numba inlined, typed
     and lowered again at each of a dozen call sites (issue 20)."""
     def codegen(context, builder, sig, args):
-        data = context.make_array(sig.args[0])(context, builder, args[0]).data
-        j, size = args[1], args[2]
+        register, j, size = args[:3]
         i64 = ir.IntType(64)
         result = None if store else cgutils.alloca_once(builder, i64)
 
-        def access(width):
-            pointer = builder.bitcast(builder.gep(data, [builder.mul(j, ir.Constant(i64, width // 8))]),
-                                      ir.IntType(width).as_pointer())
+        def access(width):  # jit/reg.py's typed lane access of that width
             if store:
-                builder.store(builder.trunc(args[3], ir.IntType(width)), pointer, align=1)
+                lane_access(width, width // 8, True)(context, builder, sig,
+                                                     (register, j, builder.trunc(args[3], ir.IntType(width))))
             else:
-                v = builder.load(pointer, align=1)
+                v = lane_access(width, width // 8, False)(context, builder, sig, (register, j))
                 builder.store(builder.select(args[3], builder.sext(v, i64), builder.zext(v, i64)), result)
 
         with builder.if_else(builder.icmp_signed("==", size, ir.Constant(i64, 1))) as (one, wider):
