@@ -956,3 +956,18 @@ def test_duplicate_counter_mode_zero_parameters_and_brcb_refusals(device):
         with pytest.raises(aj.ParameterError):
             aj.Brcb(dst, src, 256, (1, 8))
     assert np.array_equal(core.ub, want)
+
+
+def test_the_inference_vector_core_refuses_every_api_here():
+    """SPEC D13 / SPEC-2 0.1: the inference Vector Core is refused by every API (UnsupportedDeviceError)."""
+    core = aj.Core("atlas-inference-vectorcore")
+    h, f = core.local_tensor("half", 256), core.local_tensor("float", 256)
+    gm = aj.GlobalTensor(np.zeros(64, np.float16))
+    calls = [lambda: aj.Cast(f, h, R.CAST_NONE, 64), lambda: aj.Cast(f, h, R.CAST_NONE, 64, 1, (1, 1, 8, 4)),
+             lambda: aj.Duplicate(h, 1.0, 16), lambda: aj.Duplicate(h, 1.0, 16, 1, 1, 8),
+             lambda: aj.Brcb(h, core.local_tensor("half", 16), 1, (1, 8)),
+             lambda: aj.DataCopyPad(h, gm, (1, 32, 0, 0, 0), (False, 0, 0, 0)),
+             lambda: aj.DataCopyPad(gm, h, (1, 32, 0, 0, 0)), lambda: core.SetPadValue(1.0, "half")]
+    for call in calls:
+        with pytest.raises(aj.UnsupportedDeviceError):
+            call()
