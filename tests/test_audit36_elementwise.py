@@ -554,6 +554,7 @@ CASES = [
     ("Axpy", "ascend950", "float", True, False, "half"), ("Axpy", "atlas-a3", "half", True, False),
     ("And", "atlas-inference-aicore", "uint16", True, False), ("Or", "atlas-200i-500-a2", "int16", False, False),
     ("Max", "atlas-training", "float", True, False), ("Sub", "atlas-training", "int32", True, False),
+    ("Div", "ascend950", "int16", False, True), ("Div", "ascend950", "uint16", False, False),
 ]
 
 
@@ -1529,3 +1530,96 @@ def test_modelled_illustrations_and_unclamped_register():
     model_highdim(expect, fnh, 128, (_addr(d), 2, 1, 8), [(_addr(a), 2, 1, 8), (_addr(b), 2, 1, 8)], 100, 2)
     aj.Add(d, a, b, aj.MASK_PLACEHOLDER, 2, aj.BinaryRepeatParams(), is_set_mask=False)
     assert (core.ub == expect).all()
+
+
+@pytest.mark.parametrize("device", ALL_DEVICES)
+def test_counter_mode_register_after_high_dim_calls(device):
+    """SPEC-2 D31 + decisions.md 'Counter-mode high-dim calls and the register': the count goes to the register
+    (continuous or bit form) where the device's high-dim calls write it; the 950 writes it for bit-form calls only;
+    the 310B's SPEC-2 calls leave it alone. A later is_set_mask=False call in counter mode uses it as its count."""
+    for form in ("cont", "bits"):
+        core, (d, a, b) = _setup(device, "half", 1024)
+        core.SetMaskCount()
+        core.SetVectorMask(77)
+        if form == "cont":
+            aj.Sub(d, a, b, 150, 1, aj.BinaryRepeatParams())
+        else:
+            aj.Sub(d, a, b, [150, 0], 1, aj.BinaryRepeatParams())
+        untouched = device == "atlas-200i-500-a2" or (device == "ascend950" and form == "cont")
+        n = 77 if untouched else 150
+        fill(core, np.random.default_rng(1), "half", _addr(a), 1024)
+        core.ub_written_by_host()
+        expect = core.ub.copy()
+        fn = lane_fn("Mul", "half", env_for("Mul", device, "half", core.half_saturating, False))
+        model_highdim(expect, fn, 128, (_addr(d), 2, 1, 8), [(_addr(a), 2, 1, 8), (_addr(b), 2, 1, 8)], n, 0,
+                      counter=True)
+        aj.Mul(d, a, b, aj.MASK_PLACEHOLDER, 1, aj.BinaryRepeatParams(), is_set_mask=False)
+        core.SetMaskNorm()
+        assert (core.ub == expect).all(), (device, form)
+
+
+@pytest.mark.parametrize("dt", ["half", "float"])
+def test_overlap_across_repeats_and_long_in_place_runs(dt):
+    """SPEC 8.2: a later repeat may write what an earlier one read (dst one repeat below src0), not read what an
+    earlier one wrote; in-place count forms over many elements (decisions.md: chunked in-place half runs)."""
+    core, (d, a, b) = _setup("atlas-a2", dt, 8192)
+    ds = SIZE[dt]
+    L = 256 // ds
+    rng = np.random.default_rng(12)
+    fill(core, rng, dt, _addr(a), 8192)
+    fill(core, rng, dt, _addr(b), 8192)
+    core.ub_written_by_host()
+    env = env_for("Sub", "atlas-a2", dt, False, False)
+    fn = lane_fn("Sub", dt, env)
+    expect = core.ub.copy()
+    model_highdim(expect, fn, L, (_addr(a), ds, 1, 8), [(_addr(a) + 256, ds, 1, 8), (_addr(b), ds, 1, 8)], L, 5)
+    aj.Sub(a, a[L], b, L, 5, aj.BinaryRepeatParams())
+    assert (core.ub == expect).all()
+    before = core.ub.copy()
+    with pytest.raises(aj.OverlapError):
+        aj.Sub(a[L], a, b, L, 5, aj.BinaryRepeatParams())
+    assert (core.ub == before).all()
+    for op, dst_is in (("Sub", 0), ("Mul", 1), ("AddRelu", 1), ("Div", 0)):
+        n = 5000
+        expect = core.ub.copy()
+        srcs = [(_addr(a), ds), (_addr(b), ds)]
+        model_count(expect, lane_fn(op, dt, env), n, srcs[dst_is], srcs)
+        getattr(aj, op)((a, b)[dst_is], a, b, n)
+        assert (core.ub == expect).all(), op
+    expect = core.ub.copy()
+    model_count(expect, lane_fn("Exp", dt, env), n, (_addr(a), ds), [(_addr(a), ds)])
+    aj.Exp(a, a, n)
+    assert (core.ub == expect).all()
+    expect = core.ub.copy()
+    model_count(expect, lane_fn("MulAddDst", dt, env), n, (_addr(a), ds), [(_addr(a), ds), (_addr(a), ds)],
+                dst_read=True)
+    aj.MulAddDst(a, a, a, n)
+    assert (core.ub == expect).all()
+
+
+def test_hardware_probes_h6_h20():
+    """SPEC-2 0.4 H-6 (950 DAZ: Ln float of 0x00000001 -> -inf, of 0x00800000 ~ -87.34; Sqrt of 0x00000004 -> +0)
+    and H-20 (950 Reciprocal float of -2^127 -> -0 by FTZ); the A2 keeps subnormals (D8)."""
+    assert lib_one("Ln", "ascend950", "float", 0x00000001) == 0xFF800000 == model_one("Ln", "ascend950", "float", 1)
+    got = lib_one("Ln", "ascend950", "float", 0x00800000)
+    assert got == model_one("Ln", "ascend950", "float", 0x00800000) and abs(decode(got, "float") + 87.3365) < 1e-3
+    assert lib_one("Sqrt", "ascend950", "float", 4) == 0 == model_one("Sqrt", "ascend950", "float", 4)
+    assert lib_one("Reciprocal", "ascend950", "float", 0xFF000000) == 0x80000000 == \
+        model_one("Reciprocal", "ascend950", "float", 0xFF000000)
+    assert lib_one("Reciprocal", "atlas-a2", "float", 0xFF000000) == 0x80400000 == \
+        model_one("Reciprocal", "atlas-a2", "float", 0xFF000000)
+    assert lib_one("Sqrt", "atlas-a2", "float", 4) == model_one("Sqrt", "atlas-a2", "float", 4) != 0
+
+
+def test_undefined_register_refuses_is_set_mask_false():
+    """SPEC D22 / SPEC-2 D31: after a non-950 high-dim ReduceSum the register is undefined; an element-wise call
+    with is_set_mask=False is then refused (StateError) and writes nothing."""
+    core, (d, a, b) = _setup("atlas-a2", "half", 1024)
+    tmp = core.local_tensor("half", 128)
+    aj.ReduceSum(d, a, tmp, 128, 2, 8)
+    before = core.ub.copy()
+    with pytest.raises(aj.StateError):
+        aj.Sub(d, a, b, aj.MASK_PLACEHOLDER, 1, aj.BinaryRepeatParams(), is_set_mask=False)
+    assert (core.ub == before).all()
+    core.ResetMask()
+    aj.Sub(d, a, b, aj.MASK_PLACEHOLDER, 1, aj.BinaryRepeatParams(), is_set_mask=False)
