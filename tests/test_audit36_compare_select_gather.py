@@ -1436,3 +1436,106 @@ def test_refused_calls_change_no_core_state(device):
             assert (core.counter_mode, core.mask_high, core.mask_low, core.mask_defined) == state, (counter, n)
             core.SetMaskNorm()
             core.ResetMask()
+
+
+def test_parameter_range_and_alignment_refusals():
+    """SPEC-2 1.2 / 1.5 / 1.8: dstBlkStride 0 (any API with one), repeat_time 256, dst_rep_stride 65536, negative
+    or 2**32 base / counts, misaligned operands: refused (ParameterError / AlignmentError), nothing written."""
+    core, _ = fresh(A2, 3643)
+    h = lambda x, n=512: tensor(core, "half", x, n)
+    u8 = lambda x, n=64: tensor(core, "uint8", x, n)
+    o = tensor(core, "uint32", 4096, 256)
+    write_elems(core, 4096, "uint32", [0] * 256)
+    P, A = aj.ParameterError, aj.AlignmentError
+    cases = [
+        (P, lambda: aj.Compare(u8(0), h(8192), h(16384), C.LT, 128, 1, aj.BinaryRepeatParams(0, 1, 1, 8, 8, 8))),
+        (P, lambda: aj.Compares(u8(0), h(8192), np.float16(0), C.LT, 128, 1, aj.UnaryRepeatParams(0, 1, 8, 8))),
+        (P, lambda: aj.Compare(u8(0), h(8192), h(16384), C.LT, 128, 256, aj.BinaryRepeatParams())),
+        (P, lambda: aj.Select(h(32768), u8(1024), h(8192), h(16384), S.VSEL_CMPMASK_SPR, 128, 1,
+                              aj.BinaryRepeatParams(0, 1, 1, 8, 8, 8))),
+        (P, lambda: aj.Select(h(32768), u8(1024), h(8192), h(16384), S.VSEL_CMPMASK_SPR, -1)),
+        (P, lambda: aj.Select(h(32768), u8(1024), h(8192), h(16384), S.VSEL_CMPMASK_SPR, -5, 1,
+                              aj.BinaryRepeatParams())),
+        (P, lambda: aj.Gather(h(32768), h(8192), o, 0, 128, 256, 8)),
+        (P, lambda: aj.Gather(h(32768), h(8192), o, 0, 128, 1, 65536)),
+        (P, lambda: aj.Gather(h(32768), h(8192), o, -2, 128)),
+        (P, lambda: aj.Gather(h(32768), h(8192), o, 2**32, 128)),
+        (P, lambda: aj.GatherMask(h(32768), h(8192), 1, False, 0, aj.GatherMaskParams(256, 1, 8, 8))),
+        (P, lambda: aj.GatherMask(h(32768), h(8192), 1, False, 0, aj.GatherMaskParams(1, 1, 65536, 8))),
+        (P, lambda: aj.GatherMask(h(32768), h(8192), 1, False, 0, aj.GatherMaskParams(1, 1, 8, 256))),
+        (P, lambda: aj.GatherMask(h(32768), h(8192), 0, False, 0, aj.GatherMaskParams(1, 1, 8, 8))),
+        (A, lambda: aj.Compare(u8(16), h(8192), h(16384), C.LT, 128)),
+        (A, lambda: aj.Compare(u8(0), h(8192 + 16), h(16384), C.LT, 128)),
+        (A, lambda: aj.Select(h(32768 + 2), u8(1024), h(8192), h(16384), S.VSEL_CMPMASK_SPR, 128)),
+        (A, lambda: aj.Select(h(32768), u8(1024 + 8), h(8192), h(16384), S.VSEL_CMPMASK_SPR, 128)),
+        (A, lambda: aj.Gather(h(32768), h(8192), tensor(core, "uint32", 4100, 128), 0, 128)),
+        (A, lambda: aj.Gather(h(32768), h(8192), o, 1, 128)),
+        (A, lambda: aj.GatherMask(h(32768 + 4), h(8192), 1, False, 0, aj.GatherMaskParams(1, 1, 8, 8))),
+        (A, lambda: aj.GatherMask(h(32768), h(8192), tensor(core, "uint16", 1040, 8), False, 0,
+                                  aj.GatherMaskParams(1, 1, 8, 8))),
+    ]
+    before = core.ub.copy()
+    for n, (err, call) in enumerate(cases):
+        with pytest.raises(err):
+            call()
+        assert np.array_equal(core.ub, before), n
+
+
+@pytest.mark.parametrize("device", (A2, A950, B310, T910))
+def test_count_forms_while_in_counter_mode(device):
+    """Count forms use their count whatever the core's mode (SPEC 2.6 / D22: A2/A3 count calls return to Normal
+    mode with an all-ones mask; the 950 and 310B leave mode and register alone)."""
+    core, rng = fresh(device, 3644)
+    a, b, m, o, d = 16384, 49152, 1024, 4096, 81920
+    edge_pair(core, rng, "half", a, b, 1024)
+    write_elems(core, o, "uint32", [2 * int(k) for k in rng.integers(0, 1000, 300)])
+    H = lambda x: tensor(core, "half", x, 1024)   # noqa: E731
+    calls = [("Select", lambda w: model_select_count(w, "half", 0, d, m, a, b, 0, 300),
+              lambda: aj.Select(H(d), tensor(core, "uint8", m, 64), H(a), H(b), S.VSEL_CMPMASK_SPR, 300)),
+             ("Compare", lambda w: model_compare_count(w, device, "half", "GT", 0, a, b, None, 384),
+              lambda: aj.Compare(tensor(core, "uint8", 0, 64), H(a), H(b), C.GT, 384))]
+    if GATHER_T[device]:
+        calls.append(("Gather", lambda w: model_gather_count(w, "half", d, a, o, 0, 300),
+                      lambda: aj.Gather(H(d), H(a), tensor(core, "uint32", o, 300), 0, 300)))
+    for name, model, call in calls:
+        core.SetMaskCount()
+        core.SetVectorMask(17)
+        want = core.ub.copy()
+        model(want)
+        call()
+        assert np.array_equal(core.ub, want), name
+        if device in (A950, B310):
+            assert (core.counter_mode, core.mask_low) == (True, 17), name
+        elif device == A2 and name != "Compare":
+            assert (core.counter_mode, core.mask_high, core.mask_low) == (False, ONES, ONES), name
+        core.SetMaskNorm()
+        core.ResetMask()
+
+
+def test_operator_forms_more():
+    """SPEC-2 9.4 operators: every comparison operator, the 950's 8/64-bit types, A2's int32 `==` only, counts that
+    do not fill whole 256-B blocks refused."""
+    core, rng = fresh(A950, 3645)
+    ops = {"LT": lambda x, y: x < y, "GT": lambda x, y: x > y, "LE": lambda x, y: x <= y, "GE": lambda x, y: x >= y,
+           "EQ": lambda x, y: x == y, "NE": lambda x, y: x != y}
+    for t in ("int8", "uint64", "bfloat16"):
+        n = 512 // SZ[t]
+        edge_pair(core, rng, t, 8192, 16384, n)
+        for name, op in ops.items():
+            want = core.ub.copy()
+            model_compare_count(want, A950, t, name, 0, 8192, 16384, None, n)
+            tensor(core, "uint8", 0, n // 8)[:] = op(tensor(core, t, 8192, n), tensor(core, t, 16384, n))
+            assert np.array_equal(core.ub, want), (t, name)
+    core, rng = fresh(A2, 3646)
+    edge_pair(core, rng, "int32", 8192, 16384, 64)
+    x, y = tensor(core, "int32", 8192, 64), tensor(core, "int32", 16384, 64)
+    want = core.ub.copy()
+    model_compare_count(want, A2, "int32", "EQ", 0, 8192, 16384, None, 64)
+    tensor(core, "uint8", 0, 8)[:] = x == y
+    assert np.array_equal(core.ub, want)
+    with pytest.raises(aj.UnsupportedDTypeError):
+        tensor(core, "uint8", 0, 8)[:] = x < y
+    with pytest.raises(aj.ParameterError):
+        tensor(core, "uint8", 0, 8)[:] = tensor(core, "float", 8192, 72) < tensor(core, "float", 16384, 72)
+    assert np.array_equal(core.ub, want)
+
