@@ -1539,3 +1539,43 @@ def test_operator_forms_more():
         tensor(core, "uint8", 0, 8)[:] = tensor(core, "float", 8192, 72) < tensor(core, "float", 16384, 72)
     assert np.array_equal(core.ub, want)
 
+
+@pytest.mark.parametrize("device", (A950, A2, B310, P310))
+def test_gather_mask_dst_in_the_unread_gaps_is_legal(device):
+    """SPEC-2 1.5 "Overlap: D34 (checked on exact byte sets)" and decisions.md ("GatherMask over its own user
+    pattern", "Overlap (SPEC 8.2)"): a dst lying in the blocks src0BlockStride skips, or between the rows of a user
+    pattern spaced by src1RepeatStride, shares no byte with what the call reads: accepted, and the result is the
+    model's. A dst meeting one read byte stays an OverlapError."""
+    core, rng = fresh(device, 3647)
+    a, p = 16384, 1024
+    write_elems(core, a, "half", edge_bits(rng, "half", 4096))
+    write_elems(core, p, "uint8", [0x01] * 16 + [0] * 112 + [0x11] * 16)   # pattern rows at p and p + 128
+    cases = [  # (dst, pattern, reduce_mode, mask, params, legal)
+        (a + 32, 3, False, 0, (3, 1, 24, 8), True),                  # blocks at a + 96k: dst [a+32, a+96)
+        (a + 32, 3, False, 0, (5, 2, 40, 8), True),                  # blocks at a + 160k: dst [a+32, a+160)
+        (a + 3 * 256 + 32, 3, True, 40, (3, 2, 12, 8), True),        # configuration 1/2 with gaps
+        (a + 64, 3, False, 0, (3, 1, 24, 8), False),                 # dst [a+64, a+128) meets block 1 at a+96
+        (p + 32, ("user", p), False, 0, (1, 2, 8, 4), True),         # between the pattern rows
+        (p + 96, ("user", p), False, 0, (1, 2, 8, 4), False),        # dst meets row 1 at p + 128
+    ]
+    for n_c, (d, pattern, reduce_mode, mask, params, legal) in enumerate(cases):
+        reads = []
+        want = core.ub.copy()
+        n = model_gather_mask(want, device, "half", d, a, pattern, reduce_mode, mask, params, reads)
+        read_bytes = {x + k for x in reads for k in range(2)}
+        if isinstance(pattern, tuple):
+            rows = [(p + i * params[3] * 32, p + i * params[3] * 32 + 16) for i in range(params[1])]
+            read_bytes |= {x for lo, hi in rows for x in range(lo, hi)}
+        meets = any(d <= x < d + 2 * n for x in read_bytes)
+        assert meets != legal, n_c    # the case table itself
+        arg = tensor(core, "uint16", p, 72) if isinstance(pattern, tuple) else pattern
+        call = lambda: aj.GatherMask(tensor(core, "half", d, n), tensor(core, "half", a), arg,  # noqa: E731
+                                     reduce_mode, mask, aj.GatherMaskParams(*params))
+        if legal:
+            assert call() == n and np.array_equal(core.ub, want), n_c
+        else:
+            before = core.ub.copy()
+            with pytest.raises(aj.OverlapError):
+                call()
+            assert np.array_equal(core.ub, before), n_c
+        core.ResetMask()

@@ -286,15 +286,16 @@ def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params, *
                                    legal="in place, the elements kept by repeats 0..i-1 end at or before outer "
                                          "repeat i's first src0 byte (SPEC 8.2, SPEC-2 D34); at most L elements "
                                          "per outer repeat, or a separate dst")
+    # D34 on exact byte sets (SPEC-2 1.5): a dst in the blocks src0BlockStride skips, or between the user pattern's
+    # rows, shares no byte with what the call reads
     if kept and src_ext is not None and dst.addr != src0.addr and dst.addr < src_ext[1] and \
-            src_ext[0] < dst.addr + kept * size:
+            src_ext[0] < dst.addr + kept * size and \
+            _src0_meets(src0.addr, size, blk, rep, outer, elems, last, dst.addr, dst.addr + kept * size):
         raise OverlapError(api, "dst/src0", f"dst at {dst.addr}", device=spec.name,
                            legal="dst at src0's address with src0BlockStride 1 and src0RepeatStride 8, or no overlap "
                                  "(SPEC-2 D34)")
     if user and kept:
-        p_lo = src1_pattern.addr
-        p_hi = p_lo + max((outer - 2) * prs + -(-elems // 8) if outer > 1 else 0, (outer - 1) * prs + -(-last // 8))
-        if dst.addr < p_hi and p_lo < dst.addr + kept * size:
+        if _pattern_meets(src1_pattern.addr, prs, outer, elems, last, dst.addr, dst.addr + kept * size):
             raise OverlapError(api, "dst/src1_pattern", f"dst at {dst.addr}", device=spec.name,
                                legal="no overlap with the user pattern (SPEC-2 D34)")
     if core.sanitizer is not None and outer:
@@ -305,6 +306,46 @@ def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params, *
         core.SetMaskNorm()       # D31: GatherMask forces Normal mode
     core.mask_defined = False    # D31: and leaves the mask register undefined
     return done
+
+
+def _progression_meets(start, step, count, length, lo, hi):
+    """Whether a byte range [start + j*step, start + j*step + length), j in [0, count), meets [lo, hi) (step >= 0;
+    closed form: the first range that ends past lo is the only candidate)."""
+    if count <= 0 or length <= 0 or lo >= hi:
+        return False
+    if step == 0:
+        return start < hi and start + length > lo
+    j = max(0, (lo - length - start) // step + 1)
+    return j < count and start + j * step < hi
+
+
+def _src0_meets(src_addr, size, blk, rep, outer, elems, last, lo, hi):
+    """Whether the src0 bytes a GatherMask reads meet [lo, hi) (D58: outer repeat i's elements in DataBlocks
+    src0BlockStride apart from src_addr + i*rep*32, `elems` each, the last repeat `last`)."""
+    epb = 32 // size
+    for first, count, n in ((0, outer - 1, elems), (outer - 1, 1, last)):
+        full, tail = divmod(n, epb)
+        if count <= 0 or n <= 0:
+            continue
+        if count <= full + 1:   # few repeats: each one's blocks are a progression
+            for i in range(first, first + count):
+                b = src_addr + i * rep * 32
+                if _progression_meets(b, blk * 32, full, 32, lo, hi) or \
+                        _progression_meets(b + full * blk * 32, 0, 1 if tail else 0, tail * size, lo, hi):
+                    return True
+        else:                   # few blocks: block k of every repeat is a progression
+            for k in range(full + (1 if tail else 0)):
+                if _progression_meets(src_addr + first * rep * 32 + k * blk * 32, rep * 32, count,
+                                      32 if k < full else tail * size, lo, hi):
+                    return True
+    return False
+
+
+def _pattern_meets(paddr, prs, outer, elems, last, lo, hi):
+    """Whether the user pattern bytes a GatherMask reads meet [lo, hi): outer repeat i's bits from paddr + i*prs
+    (prs in bytes), ceil(elems/8) bytes, the last repeat's ceil(last/8) (D58)."""
+    return _progression_meets(paddr, prs, outer - 1, -(-elems // 8), lo, hi) or \
+        _progression_meets(paddr + (outer - 1) * prs, 0, 1, -(-last // 8), lo, hi)
 
 
 def _sanitize_gather_mask(core, dst, src0, pattern, user, outer, elems, last, blk, rep, prs, kept):
