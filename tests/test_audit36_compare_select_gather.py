@@ -1579,3 +1579,44 @@ def test_gather_mask_dst_in_the_unread_gaps_is_legal(device):
                 call()
             assert np.array_equal(core.ub, before), n_c
         core.ResetMask()
+
+
+@pytest.mark.parametrize("device", (A950, A2, B310))
+def test_allowed_overlaps_on_exact_byte_sets(device):
+    """SPEC 8.2 / D34 on exact byte sets (SPEC-2 1.5): a later repeat's dst over an earlier repeat's source, a dst in
+    the blocks a source's block stride skips, a selMask in a later repeat's dst rows (950 int8) are legal, and the
+    result is the one of reading every source first (the model)."""
+    core, rng = fresh(device, 3648)
+    a, b = 16384, 32768
+    edge_pair(core, rng, "half", a, b, 4096)
+    H = lambda x: tensor(core, "half", x)   # noqa: E731
+    cases = [
+        # Compare count: repeat i's bits at a - 32 + 16i, inside src0 repeat <= i - 2
+        (lambda w: model_compare_count(w, device, "half", "LT", a - 32, a, b, None, 4096),
+         lambda: aj.Compare(tensor(core, "uint8", a - 32), H(a), H(b), C.LT, 4096)),
+        # Compare high-dim: bits in the blocks srcBlkStride 2 skips (repeat stride 16: a + 32 + 16i stays in block 1)
+        (lambda w: model_compare_hd(w, device, "half", "GE", a + 32, a, b, None, 128, 2, 2, 16, 1, 8, False),
+         lambda: aj.Compare(tensor(core, "uint8", a + 32), H(a), H(b), C.GE, 128, 2,
+                            aj.BinaryRepeatParams(1, 2, 1, 8, 16, 8))),
+        # Select count: dst = src0 - 256 (repeat i + 1 writes src0's repeat i)
+        (lambda w: model_select_count(w, "half", 0, a - 256, 1024, a, b, 0, 1024),
+         lambda: aj.Select(H(a - 256), tensor(core, "uint8", 1024), H(a), H(b), S.VSEL_CMPMASK_SPR, 1024)),
+        # Select high-dim: dst in the odd blocks, src0 in the even ones
+        (lambda w: model_select_hd(w, "half", 2, a + 32, a + 1536, a, b, 0, [ONES, ONES], 2,
+                                   (2, 2, 1, 16, 16, 8), False),
+         lambda: aj.Select(H(a + 32), tensor(core, "uint8", a + 1536), H(a), H(b), S.VSEL_TENSOR_TENSOR_MODE,
+                           [ONES, ONES], 2, aj.BinaryRepeatParams(2, 2, 1, 16, 16, 8))),
+    ]
+    for n, (model, call) in enumerate(cases):
+        want = core.ub.copy()
+        model(want)
+        call()
+        assert np.array_equal(core.ub, want), n
+    if device == A950:   # int8 count, mode 2: repeat 0's selMask bytes in dst's repeat 1 row, repeat 1's past dst
+        d = 49152
+        edge_pair(core, rng, "int8", a, b, 512)
+        want = core.ub.copy()
+        model_select_count(want, "int8", 2, d, d + 480, a, b, 0, 512)
+        aj.Select(tensor(core, "int8", d), tensor(core, "uint8", d + 480), tensor(core, "int8", a),
+                  tensor(core, "int8", b), S.VSEL_TENSOR_TENSOR_MODE, 512)
+        assert np.array_equal(core.ub, want)
