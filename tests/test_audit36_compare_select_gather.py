@@ -1196,7 +1196,8 @@ def test_gather_mask_tensor_bounds_exact(device):
     core, rng = fresh(device, 3638, bounds="tensor")
     a, d = 16384, 1024
     write_elems(core, a, "half", edge_bits(rng, "half", 8192))
-    for reduce_mode, mask, params in ((True, 300, (2, 2, 40, 8)), (False, 0, (3, 2, 20, 8)), (True, 5, (1, 3, 1, 8))):
+    for reduce_mode, mask, params in ((True, 300, (2, 2, 40, 8)), (False, 0, (3, 2, 20, 8)), (True, 5, (1, 3, 1, 8)),
+                                      (True, 17, (0, 1, 8, 8)), (True, 40, (0, 2, 0, 8))):
         reads = []
         want = core.ub.copy()
         n = model_gather_mask(want, device, "half", d, a, 1, reduce_mode, mask, params, reads)

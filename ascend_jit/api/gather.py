@@ -430,7 +430,10 @@ def _validate_gather_mask(spec, d, s, pdtype, paddr, psize, pattern, addr, src_a
     if outer == 0:
         return 0, elems, last, blk, rep, prs, None
     epb = 32 // d.size
-    span = lambda n: (((n - 1) // epb) * blk * 32 + ((n - 1) % epb) * d.size + d.size) if n else 0  # noqa: E731
+    # the far byte of n elements: the last one's, except with src0BlockStride 0, where every DataBlock is the first
+    # and n > 32/sizeof(T) elements reach its end whatever the last one's position in it
+    span = lambda n: (((n - 1) // epb) * blk * 32 + ((n - 1) % epb) * d.size + d.size if blk else  # noqa: E731
+                      min(n, epb) * d.size) if n else 0
     # the far byte: the last outer repeat handles `last` elements, the others `elems` (310P's total count: fewer)
     src_end = src_addr + max((outer - 2) * rep * 32 + span(elems) if outer > 1 else 0,
                              (outer - 1) * rep * 32 + span(last))
