@@ -569,8 +569,8 @@ def test_gather_high_dim_masks_counter(device):
     UB), counter mode; 8-bit T on the 310B: 4 blocks (128 lanes) per repeat."""
     core, rng = fresh(device, 3610)
     ub = UB[device]
-    types = [t for t in GATHER_T[device] if not (device == A950 and t in _CNT950)]
-    types = sorted(set(types) & {"int8", "half", "float", "uint16", "bfloat16"})
+    types = [t for t in GATHER_T[device] if not (device == A950 and SZ[t] == 1)]   # 9.2: 950 8-bit count only
+    types = sorted(set(types) & {"int8", "half", "float", "uint16", "bfloat16", "int64"})
     for t in types:
         s = SZ[t]
         lanes = gather_lanes(device, t)
@@ -1235,7 +1235,8 @@ def test_seeded_random_sweep(device, n_iter=int(__import__("os").environ.get("AU
     for it in range(n_iter):
         for api in ("Compare", "Compares", "Select", "Gather"):
             offered = {"Compare": COMPARE_T, "Compares": COMPARES_T, "Select": SELECT_T, "Gather": GATHER_T}[api]
-            types = [t for t in offered[device] if not (device == A950 and t in _CNT950)]
+            types = [t for t in offered[device] if not (device == A950 and t in _CNT950) or
+                     (api == "Gather" and SZ[t] == 8)]   # 9.2: the 950's 64-bit Gather has the high-dim form
             if not types:
                 continue
             t = types[int(rng.integers(0, len(types)))]
@@ -1379,7 +1380,23 @@ def test_dtype_tables_every_type(device):
             "Gather": (GATHER_T, lambda: aj.Gather(T(d), T(a), tensor(core, "uint32", o, 256), 0, n)),
             "GatherMask": (GMASK_T, lambda: aj.GatherMask(T(d), T(a), 1, False, 0, aj.GatherMaskParams(1, 1, 8, 8))),
         }
+        hd = {  # SPEC-2 9.2/9.4/9.5: the 950's ¹ types have the count form only (Gather: its 8-bit ones)
+            "Compare": (lambda: aj.Compare(tensor(core, "uint8", 0, 32), T(a), T(b), C.EQ, 16, 1,
+                                           aj.BinaryRepeatParams()), t in _CNT950),
+            "Compares": (lambda: aj.Compares(tensor(core, "uint8", 0, 32), T(a), 0, C.EQ, 16, 1,
+                                             aj.UnaryRepeatParams()), t in _CNT950),
+            "Select": (lambda: aj.Select(T(d), tensor(core, "uint8", m, 32), T(a), T(b), S.VSEL_CMPMASK_SPR, 16, 1,
+                                         aj.BinaryRepeatParams()), t in _CNT950),
+            "Gather": (lambda: aj.Gather(T(d), T(a), tensor(core, "uint32", o, 256), 0, 16, 1, 8), s == 1),
+        }
         for api, (table, call) in calls.items():
+            if api in hd and device == A950 and t in table[device]:
+                hd_call, count_only = hd[api]
+                if count_only:
+                    with pytest.raises(aj.UnsupportedDTypeError):
+                        hd_call()
+                else:
+                    hd_call()
             if not table[device]:
                 with pytest.raises(aj.UnsupportedDeviceError):
                     call()
@@ -1621,3 +1638,33 @@ def test_allowed_overlaps_on_exact_byte_sets(device):
         aj.Select(tensor(core, "int8", d), tensor(core, "uint8", d + 480), tensor(core, "int8", a),
                   tensor(core, "int8", b), S.VSEL_TENSOR_TENSOR_MODE, 512)
         assert np.array_equal(core.ub, want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_undefined_mask_register_refuses_is_set_mask_false(device):
+    """D31 (D22 mechanism): after GatherMask (every device) or Compare/Compares on A2/A3/310P/910, an
+    is_set_mask=False call before SetVectorMask/ResetMask is a StateError that writes nothing; after ResetMask it
+    runs."""
+    core, rng = fresh(device, 3649)
+    a, b, m, d = 16384, 32768, 1024, 49152
+    edge_pair(core, rng, "half", a, b, 1024)
+    H = lambda x: tensor(core, "half", x, 1024)   # noqa: E731
+    sel = lambda: aj.Select(H(d), tensor(core, "uint8", m, 64), H(a), H(b), S.VSEL_CMPMASK_SPR,  # noqa: E731
+                            aj.MASK_PLACEHOLDER, 2, aj.BinaryRepeatParams(), is_set_mask=False)
+    setters = [lambda: aj.Compare(tensor(core, "uint8", 0, 64), H(a), H(b), C.LT, 128, 1, aj.BinaryRepeatParams())]
+    if GMASK_T[device]:
+        setters.append(lambda: aj.GatherMask(H(d + 4096), H(a), 1, False, 0, aj.GatherMaskParams(1, 1, 8, 8)))
+    for n, setter in enumerate(setters):
+        core.ResetMask()
+        setter()
+        undefined = n == 1 or device not in MASK_EFFECTIVE
+        before = core.ub.copy()
+        if undefined:
+            with pytest.raises(aj.StateError):
+                sel()
+            assert np.array_equal(core.ub, before)
+            core.ResetMask()
+        want = core.ub.copy()
+        model_select_hd(want, "half", 0, d, m, a, b, 0, [core.mask_low, core.mask_high], 2, (1, 1, 1, 8, 8, 8), False)
+        sel()
+        assert np.array_equal(core.ub, want), n
