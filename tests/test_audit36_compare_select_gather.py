@@ -1668,3 +1668,38 @@ def test_undefined_mask_register_refuses_is_set_mask_false(device):
         model_select_hd(want, "half", 0, d, m, a, b, 0, [core.mask_low, core.mask_high], 2, (1, 1, 1, 8, 8, 8), False)
         sel()
         assert np.array_equal(core.ub, want), n
+
+
+@pytest.mark.parametrize("device", (A950, A2))
+def test_source_tensor_bounds_follow_the_active_lanes(device):
+    """Tensor bounds (README, SPEC-2 1.5) on the bytes read: with a bit mask of lane 0 only, 2 repeats of float,
+    src0 needs 65 elements (A2/A3 compute every lane: 128); Compares and Select alike."""
+    core, rng = fresh(device, 3650, bounds="tensor")
+    a, b = 8192, 16384
+    edge_pair(core, rng, "float", a, b, 256)
+    need = 65 if device == A950 else 128
+    F = lambda x, n: tensor(core, "float", x, n)   # noqa: E731
+    for n in (need, need - 1):
+        want = core.ub.copy()
+        model_compare_hd(want, device, "float", "NE", 0, a, None, 1.0, [1], 2, 1, 8, 0, 0, False)
+        call = lambda: aj.Compares(tensor(core, "uint8", 0, 16), F(a, n), np.float32(1), C.NE, [1], 2,  # noqa: E731
+                                   aj.UnaryRepeatParams())
+        if n == need:
+            call()
+            assert np.array_equal(core.ub, want)
+        else:
+            with pytest.raises(aj.OutOfBoundsError):
+                call()
+            assert np.array_equal(core.ub, want)
+    for n in (65, 64):
+        want = core.ub.copy()
+        model_select_hd(want, "float", 2, 32768, 1024, a, b, 0, [1], 2, (1, 1, 1, 8, 8, 8), False)
+        call = lambda: aj.Select(F(32768, 65), tensor(core, "uint8", 1024, 9), F(a, n), F(b, 65),  # noqa: E731
+                                 S.VSEL_TENSOR_TENSOR_MODE, [1], 2, aj.BinaryRepeatParams())
+        if n == 65:
+            call()
+            assert np.array_equal(core.ub, want)
+        else:
+            with pytest.raises(aj.OutOfBoundsError):
+                call()
+            assert np.array_equal(core.ub, want)
