@@ -695,7 +695,7 @@ def test_data_copy_pad_both_directions(device):
                            (1, 32, 0, 0, 0), (False, 0, 0, 0))
 
 
-# --- Cast: the mask register, counter mode with is_set_mask=False, zero parameters (SPEC-2 1.4, D22, D30, D31) ----
+# --- Cast: the mask register, counter mode with is_set_mask=False, zero parameters (SPEC-2 1.4, D30, D31; SPEC D22) ----
 def _fill(core, rng):
     core.ub[:] = rng.integers(0, 256, core.ub.size, dtype=np.uint8)
     core.ub_written_by_host()

@@ -1601,7 +1601,7 @@ def test_gather_mask_dst_in_the_unread_gaps_is_legal(device):
 
 @pytest.mark.parametrize("device", (A950, A2, B310))
 def test_allowed_overlaps_on_exact_byte_sets(device):
-    """SPEC 8.2 / D34 on exact byte sets (SPEC-2 1.5): a later repeat's dst over an earlier repeat's source, a dst in
+    """SPEC 8.2, SPEC-2 D34 on exact byte sets (SPEC-2 1.5): a later repeat's dst over an earlier repeat's source, a dst in
     the blocks a source's block stride skips, a selMask in a later repeat's dst rows (950 int8) are legal, and the
     result is the one of reading every source first (the model)."""
     core, rng = fresh(device, 3648)

@@ -684,7 +684,7 @@ def test_random_calls_match_the_model(case):
 # ---------------------------------------------------------------------------------------------------------------
 # golden vectors (SPEC 9 Add table; SPEC-2 12.1 / 12.2) and the decisions' probes; each asserted against the SPEC's
 # printed value AND the model above (so the model is checked too)
-DEVICE_MODES = {  # SPEC 12.0: MemBV INF/NaN column on A2/A3/310B, sat column on A2/A3/310P/910; RegBV on the 950
+DEVICE_MODES = {  # SPEC-2 12.0: MemBV INF/NaN column on A2/A3/310B, sat column on A2/A3/310P/910; RegBV on the 950
     "atlas-a2": (False, True), "atlas-a3": (False, True), "ascend950": (False, True),
     "atlas-200i-500-a2": (False,), "atlas-inference-aicore": (True,), "atlas-training": (True,)}
 
@@ -1121,7 +1121,7 @@ def test_vector_core_is_refused():
 
 @pytest.mark.parametrize("device,dt", [("atlas-a2", "half"), ("ascend950", "float"), ("atlas-training", "int32")])
 def test_src1_accumulate_exception_and_in_place(device, dt):
-    """SPEC 8.2 / D34: dst over src1 with src1RepStride 0 (the accumulation pattern) for Sub/Mul/Max/Min;
+    """SPEC 8.2, SPEC-2 D34: dst over src1 with src1RepStride 0 (the accumulation pattern) for Sub/Mul/Max/Min;
     in-place count forms; what is refused."""
     core, (d, a, b) = _setup(device, dt, 1024)
     ds = SIZE[dt]
