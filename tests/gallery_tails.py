@@ -110,6 +110,8 @@ tests/test_sanitizer.py)."""
 # 200 by the scalar unit);
 # softplus* 200003 (past the single-buffer threshold: double-buffered tiles, 8 cores of 32-byte blocks, big and
 # small, several tiles a core and a short last one);
+# mish* 100003 (8 cores of 32-byte blocks, big and small: float two tiles a core, the 16-bit types one; each
+# core's last tile compared over lanes past its count, the deviation's zeroes);
 # reg_unalign_reduce_max 9 rows of 255 (cores of 4, 4 and 1 rows: the one-row core's padding a single lane);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
@@ -166,4 +168,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "cross_entropy_loss_none_smoothing": 37 * 1000, "cross_entropy_loss_sum_big_c": 9 * 50000,
          "diag_part": 1001 * 1001, "diag_part_half": 99 * 99, "diag_part_int32": 5 * 5,
          "relu_v2": 300003, "relu_v2_int8": 300003, "relu_v2_int64": 1544,
-         "softplus": 200003, "softplus_half": 200003, "softplus_bf16": 200003}
+         "softplus": 200003, "softplus_half": 200003, "softplus_bf16": 200003,
+         "mish": 100003, "mish_half": 100003, "mish_bf16": 100003}
