@@ -112,6 +112,9 @@ tests/test_sanitizer.py)."""
 # small, several tiles a core and a short last one);
 # mish* 100003 (8 cores of 32-byte blocks, big and small: float two tiles a core, the 16-bit types one; each
 # core's last tile compared over lanes past its count, the deviation's zeroes);
+# soft_margin_loss and soft_margin_loss_half 100003 (8 cores of 12501 from unaligned GM starts, the last 12496: UB
+# tiles of 6144 (float) or 8192 (half) on the A2 and a short one by DataCopyPad), soft_margin_loss_mean 100003 and
+# soft_margin_loss_sum_half 50003 (one core: 19 tiles of 5440 floats or 8 of 7008 halves, the last short);
 # reg_unalign_reduce_max 9 rows of 255 (cores of 4, 4 and 1 rows: the one-row core's padding a single lane);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
@@ -169,4 +172,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "diag_part": 1001 * 1001, "diag_part_half": 99 * 99, "diag_part_int32": 5 * 5,
          "relu_v2": 300003, "relu_v2_int8": 300003, "relu_v2_int64": 1544,
          "softplus": 200003, "softplus_half": 200003, "softplus_bf16": 200003,
-         "mish": 100003, "mish_half": 100003, "mish_bf16": 100003}
+         "mish": 100003, "mish_half": 100003, "mish_bf16": 100003,
+         "soft_margin_loss": 100003, "soft_margin_loss_mean": 100003, "soft_margin_loss_half": 100003,
+         "soft_margin_loss_sum_half": 50003}
