@@ -115,6 +115,9 @@ tests/test_sanitizer.py)."""
 # soft_margin_loss and soft_margin_loss_half 100003 (8 cores of 12501 from unaligned GM starts, the last 12496: UB
 # tiles of 6144 (float) or 8192 (half) on the A2 and a short one by DataCopyPad), soft_margin_loss_mean 100003 and
 # soft_margin_loss_sum_half 50003 (one core: 19 tiles of 5440 floats or 8 of 7008 halves, the last short);
+# group_norm 13 x 16 x 64 (52 groups over 8 cores, 4 of them 7), group_norm_half 3 x 32 x 48 (24 groups, 3 a core),
+# group_norm_bf16_big_group 3 x 8 x 1024 (6 cores of one 4096-element group: tiles of 3072 and 1024 on the A2, a
+# channel boundary inside the first) and group_norm_single 9 x 16 x 1 (144 one-element groups, 18 a core);
 # reg_unalign_reduce_max 9 rows of 255 (cores of 4, 4 and 1 rows: the one-row core's padding a single lane);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
@@ -174,4 +177,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "softplus": 200003, "softplus_half": 200003, "softplus_bf16": 200003,
          "mish": 100003, "mish_half": 100003, "mish_bf16": 100003,
          "soft_margin_loss": 100003, "soft_margin_loss_mean": 100003, "soft_margin_loss_half": 100003,
-         "soft_margin_loss_sum_half": 50003}
+         "soft_margin_loss_sum_half": 50003, "group_norm": 13 * 1024, "group_norm_half": 3 * 1536,
+         "group_norm_bf16_big_group": 3 * 8192, "group_norm_single": 9 * 16}

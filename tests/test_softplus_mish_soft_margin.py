@@ -129,3 +129,46 @@ def test_soft_margin_loss_half_none_as_written_computes_the_loss_of_another_targ
     assert np.max(np.abs(got - loss(t * x)) / loss(t * x)) > 1.0
     other = loss(np.log1p(np.exp(-np.abs(t * x))) * x)
     assert np.max(np.abs(got - other) / other) < 1e-3
+
+
+# kernels/group_norm.py (ops-nn experimental GroupNorm)
+
+def test_group_norm_tiling_follows_the_host_formulas():
+    m = _module("group_norm")
+    fields = lambda raw: np.frombuffer(raw.tobytes(), m.GroupNormTilingData)[0]
+    # 3 x 8 x 1024, 2 groups of 4096: 6 cores of one group; tiles of 196608 / 2 / 4 / 8 = 3072 floats (general)
+    block_dim, key, raw = m.tiling("atlas-a2", (3, 8, 1024), 2)
+    t = fields(raw)
+    assert (block_dim, key, int(t["tileLength"]), int(t["groupPerCore"]), int(t["groupTailCore"])) == \
+        (6, m.GROUP_NORM_SCH_GENERAL, 3072, 1, 0)
+    # 13 x 16 x 64, 4 groups: 52 groups over 8 cores (4 of them 7), the tile one group (small-group schedule)
+    block_dim, key, raw = m.tiling("atlas-a2", (13, 16, 64), 4)
+    t = fields(raw)
+    assert (block_dim, key, int(t["tileLength"]), int(t["groupPerCore"]), int(t["groupTailCore"])) == \
+        (8, m.GROUP_NORM_SCH_SMALL_GROUP, 256, 6, 4)
+    assert t["invElementsPerGroup"] == np.float32(1.0) / np.float32(256)
+
+
+@pytest.mark.parametrize("name, size", [("group_norm", 2048), ("group_norm_half", 1536),
+                                        ("group_norm_bf16_big_group", 8192), ("group_norm_single", 144)])
+def test_group_norm_original_scalar_and_copy_out_accesses_race(monkeypatch, name, size):
+    k, m = _spec_and_module(name)
+    inputs = k.make_inputs(size, 1)
+    want = k.run("atlas-a2", inputs)
+    monkeypatch.setattr(m, "_flag_pair", lambda event: None)
+    with aj.sanitize_session("report") as session:
+        got = k.run("atlas-a2", inputs)
+    assert all(got[key].tobytes() == want[key].tobytes() for key in want)
+    assert session.reports and {r.check for r in session.reports} == {"race"}
+
+
+def test_group_norm_half_original_scalar_float_buffer_overwrites_the_tile(monkeypatch):
+    """LoadScalarAsFloat Casts gamma, then beta, into xFloatBuf[0] while it holds the tile being normalised: each
+    group's first element comes out as (beta - mean) * scale + beta."""
+    k, m = _spec_and_module("group_norm_half")
+    inputs = k.make_inputs(1536, 0)
+    want = k.expected("atlas-a2", inputs)["y"]
+    monkeypatch.setattr(m, "ORIGINAL_SCALAR_FLOAT_BUFFER", True)
+    y = k.run("atlas-a2", inputs)["y"]
+    differ = np.argwhere(y != want)
+    assert [tuple(i) for i in differ] == [(0, 4 * g, 0) for g in range(8)]
