@@ -1,9 +1,10 @@
-"""kernels/softplus.py, kernels/mish.py and kernels/soft_margin_loss.py (ops-nn experimental Softplus, Mish,
-SoftMarginLoss): the host tilings as written, the outputs against the chains staged through the reference model
-(each instruction rounded once: the emulator's Exp / Ln / Div are the correctly rounded model), and each port's
-deviations: without them the sanitizer reports what the original does (Mish's rounded compare reading lanes nothing
-wrote; SoftMarginLoss's unordered GetValue / SetValue and its stale copy-out bytes), and SoftMarginLoss's half
-"none" sequence as written computes another function."""
+"""The session-36 ports (port36d) of ops-nn experimental kernels: kernels/softplus.py, kernels/mish.py,
+kernels/soft_margin_loss.py and kernels/group_norm.py. The host tilings as written, the MODELLED outputs against the
+chains staged through the reference model (each instruction rounded once: the emulator's Exp / Ln / Div are the
+correctly rounded model), and each port's deviations: without them the sanitizer reports what the original does
+(Mish's rounded compare reading lanes nothing wrote; SoftMarginLoss's and GroupNorm's unordered scalar and copy-out
+accesses), and the originals' sequences that compute something else (SoftMarginLoss's half "none" path,
+GroupNorm's 16-bit scalar float buffer) reproduce their values."""
 import inspect
 
 import ml_dtypes
