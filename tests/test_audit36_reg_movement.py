@@ -170,9 +170,26 @@ def VF_MOVE(kind, r0, r1, m, t, off, dist, step, use_step):
         if use_step:
             return R.StoreAlign(t, r0, m, off, dist=dist, post_update_stride=step)
         return R.StoreAlign(t, r0, m, off, dist=dist)
+    if kind == 3:
+        if use_step:
+            return R.StoreAlign(t, r0, r1, m, off, dist=dist, post_update_stride=step)
+        return R.StoreAlign(t, r0, r1, m, off, dist=dist)
+    # the forms' default distributions left out (DIST_NORM; the dual forms' DINTLV_B16 / INTLV_B16)
+    if kind == 4:
+        if use_step:
+            return R.LoadAlign(r0, t, off, post_update_stride=step)
+        return R.LoadAlign(r0, t, off)
+    if kind == 5:
+        if use_step:
+            return R.LoadAlign(r0, r1, t, off, post_update_stride=step)
+        return R.LoadAlign(r0, r1, t, off)
+    if kind == 6:
+        if use_step:
+            return R.StoreAlign(t, r0, m, off, post_update_stride=step)
+        return R.StoreAlign(t, r0, m, off)
     if use_step:
-        return R.StoreAlign(t, r0, r1, m, off, dist=dist, post_update_stride=step)
-    return R.StoreAlign(t, r0, r1, m, off, dist=dist)
+        return R.StoreAlign(t, r0, r1, m, off, post_update_stride=step)
+    return R.StoreAlign(t, r0, r1, m, off)
 
 
 @R.simd_vf
@@ -191,13 +208,17 @@ def VF_MASK_IO(store, mr, t, off, dist, step):
 
 def plain_move(kind, r0, r1, m, t, off, dist, step, use_step):
     kw = {"post_update_stride": step} if use_step else {}
+    if kind >= 4:
+        kind -= 4
+    else:
+        kw["dist"] = dist
     if kind == 0:
-        return R.LoadAlign(r0, t, off, dist=dist, **kw)
+        return R.LoadAlign(r0, t, off, **kw)
     if kind == 1:
-        return R.LoadAlign(r0, r1, t, off, dist=dist, **kw)
+        return R.LoadAlign(r0, r1, t, off, **kw)
     if kind == 2:
-        return R.StoreAlign(t, r0, m, off, dist=dist, **kw)
-    return R.StoreAlign(t, r0, r1, m, off, dist=dist, **kw)
+        return R.StoreAlign(t, r0, m, off, **kw)
+    return R.StoreAlign(t, r0, r1, m, off, **kw)
 
 
 def _tensor_at(rng, s, nbytes, at_end):
@@ -266,7 +287,7 @@ def gen_move_case(rng, store):
         else:
             fault = "none"
     return dict(dist=dist, dual=dual, store=store, T=T, t_addr=t_addr, n=nbytes // s, off=off, step=step,
-                use_step=use_step, fault=fault, dts=dts, align=align)
+                use_step=use_step, fault=fault, dts=dts, align=align, implicit=bool(rng.random() < 0.5))
 
 
 def gen_mask(rng, size):
@@ -339,6 +360,8 @@ def run_move(case, ub0, i0, i1, m, compiled):
     r0, r1 = new_reg(T, i0), new_reg(T, i1)
     enum = R.StoreDist if case["store"] else R.LoadDist
     kind = 2 * case["store"] + case["dual"]
+    if case["dist"] in ("DIST_NORM", "DIST_DINTLV_B16", "DIST_INTLV_B16") and case["implicit"]:
+        kind += 4  # the default distribution, not passed
     mr = R.MaskReg(words(m))
     fn = VF_MOVE if compiled else plain_move
     with core:
@@ -1124,3 +1147,93 @@ def test_registers_and_masks_made_inside_a_vf(T):
             diff = np.flatnonzero(core.ub != want)
             assert diff.size == 0, f"{what}: UB differs at {diff[:8] - tout}"
             assert got == want_n, what
+
+
+# ---- targeted corners ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("compiled", [False, True])
+def test_block_copy_partial_block_at_the_tensor_end(compiled):
+    """A store block whose active lanes lie in the tensor writes them although its inactive lanes pass the end (the
+    model: every byte written lies in the tensor); a load block with one active lane is read whole (SPEC 7.3), so
+    the same block refuses the load."""
+    rng = np.random.default_rng(3612)
+    ub0 = _random_ub(rng)
+    i0 = rng.integers(0, 256, VL, dtype=np.uint8)
+    m = ((1 << 256) - 1) >> 32 | (0x5555 << 224)  # blocks 0..6 whole, block 7: lanes 112..119 (its first 16 B)
+    base = dict(T="uint16", bs=1, rs=0, pm=1, t_addr=UB_SIZE - 256, n=120, off=0)  # ends 16 B into block 7
+    for store in (True, False):
+        case = dict(base, store=store)
+        want = model_blocks(case, ub0, i0, m)
+        got = run_blocks(case, ub0, i0, m, compiled)
+        check_outcome(got[0], got[1], want[0], want[1], got[2], want[2], f"store={store}")
+        assert (got[3] == want[3]).all()
+    assert want[1] is BOUNDS_E
+
+
+@R.simd_vf
+def VF_MOVE_MASK(d, T):
+    R.Move(d, R.MoveMask(T))
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_move_mask_needs_a_defined_mask_register_in_normal_mode(compiled):
+    fn = VF_MOVE_MASK if compiled else VF_MOVE_MASK.py_func
+    core = aj.Core("ascend950")
+    d = R.MaskReg((1, 2, 3, 4))
+    with core:
+        core.SetVectorMask(2**64 - 1, 1 << 63, dtype="half")
+        fn(d, "int16")
+        assert mbits(d) == (3 << 126) | (((1 << 128) - 1) << 128)
+        fn(d, "uint32")
+        assert mbits(d) == 0xF << 252
+        core.mask_defined = False  # as D31 leaves it after e.g. GatherMask
+        with pytest.raises(STATE_E):
+            fn(d, "half")
+        assert mbits(d) == 0xF << 252
+        core.SetVectorMask(0, 5, dtype="half")
+        core.SetMaskCount()
+        with pytest.raises(STATE_E):
+            fn(d, "half")
+        assert mbits(d) == 0xF << 252
+        with pytest.raises((PARAM_E, DTYPE_E)):
+            core.SetMaskNorm()
+            fn(d, "int8")
+        assert mbits(d) == 0xF << 252
+
+
+@R.simd_vf
+def VF_STORE_UNALIGN(t, r, us, off, n):
+    return R.StoreUnAlign(t, r, us, off, n)
+
+
+@R.simd_vf
+def VF_STORE_UNALIGN_POST(t, us, off):
+    return R.StoreUnAlignPost(t, us, off)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_an_unalign_store_register_argument_left_pending_is_refused(compiled):
+    """SPEC-2 11.6: a VF that ends with bytes pending in an UnalignRegForStore (an argument too) is a StateError;
+    the bytes written before stay; a later VF flushes the pending run."""
+    rng = np.random.default_rng(3613)
+    ub0 = _random_ub(rng)
+    core = new_core(ub0)
+    t = core.local_tensor("half", 100, addr=UB_SIZE - 200)
+    r = new_reg("half", rng.integers(0, 256, VL, dtype=np.uint8))
+    us = R.UnalignRegForStore()
+    run, post = ((VF_STORE_UNALIGN, VF_STORE_UNALIGN_POST) if compiled else
+                 (VF_STORE_UNALIGN.py_func, VF_STORE_UNALIGN_POST.py_func))
+    with core:
+        with pytest.raises(STATE_E):
+            run(t, r, us, 3, 30)  # tensor bytes 6..66: written up to the UB's 32-B grid, the rest pending
+        a = UB_SIZE - 200
+        cut = (a + 66) // 32 * 32 - a
+        assert 6 < cut < 66
+        want = ub0.copy()
+        want[a + 6:a + cut] = reg_bytes(r)[:cut - 6]
+        assert (core.ub == want).all()
+        assert post(t, us, 33) == 33
+        want[a + cut:a + 66] = reg_bytes(r)[cut - 6:60]
+        assert (core.ub == want).all()
+        assert run(t, r, us, 84, 16) == 100  # ends at the UB's end: nothing pending
+        want[UB_SIZE - 32:] = reg_bytes(r)[:32]
+        assert (core.ub == want).all()
