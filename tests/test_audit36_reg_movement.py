@@ -1237,3 +1237,27 @@ def test_an_unalign_store_register_argument_left_pending_is_refused(compiled):
         assert run(t, r, us, 84, 16) == 100  # ends at the UB's end: nothing pending
         want[UB_SIZE - 32:] = reg_bytes(r)[:32]
         assert (core.ub == want).all()
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_store_unalign_count_outside_the_lanes_is_refused_unchanged(compiled):
+    """StoreUnAlign's run is lanes 0..n-1 (SPEC-2 11.6): n outside 0..VL/sizeof(T) is a ParameterError that writes
+    nothing and leaves the pending run as it was."""
+    rng = np.random.default_rng(3614)
+    ub0 = _random_ub(rng)
+    core = new_core(ub0)
+    t = core.local_tensor("float", 200, addr=4096)
+    r = new_reg("float", rng.integers(0, 256, VL, dtype=np.uint8))
+    run, post = ((VF_STORE_UNALIGN, VF_STORE_UNALIGN_POST) if compiled else
+                 (VF_STORE_UNALIGN.py_func, VF_STORE_UNALIGN_POST.py_func))
+    with core:
+        us = R.UnalignRegForStore()
+        for n in (65, -1):
+            with pytest.raises(PARAM_E):
+                run(t, r, us, 1, n)
+            assert (core.ub == ub0).all()
+        assert run(t, r, us, 8, 64) == 72  # the whole register, ending on the 32-B grid: nothing pending
+        assert post(t, us, 72) == 72
+    want = ub0.copy()
+    want[4128:4384] = reg_bytes(r)
+    assert (core.ub == want).all()
