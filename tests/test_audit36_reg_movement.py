@@ -3,8 +3,6 @@
 shared with ascend_jit.reference or ascend_jit.jit). Every case runs as plain-Python calls and inside a compiled
 `@aj.Reg.simd_vf` VF; both must equal the model on the WHOLE UB (byte for byte), every register lane, every MaskReg
 bit and the returned offsets, and a refused call must leave the UB, the registers and the MaskRegs unchanged."""
-import warnings
-
 import numpy as np
 import pytest
 
@@ -144,13 +142,6 @@ def check_outcome(got, err, want, want_err, ub, ub_want, what):
         assert err in ok, f"{what}: {err} not in {ok} (returned {got})"
     diff = np.flatnonzero(ub != ub_want)
     assert diff.size == 0, f"{what}: UB differs at {diff[:8]} (got {ub[diff[:8]]}, model {ub_want[diff[:8]]})"
-
-
-def run_both(body, what):
-    """body(compiled) -> (returned, error, state...) ; the two paths must agree."""
-    plain, comp = body(False), body(True)
-    assert plain[1] == comp[1], f"{what}: plain refused {plain[1]}, compiled {comp[1]}"
-    return plain, comp
 
 
 # ===================================================================================================================
@@ -436,7 +427,7 @@ def gen_block_case(rng):
 
 
 def model_blocks(case, ub0, r, m):
-    T, s = case["T"], SIZES[case["T"]]
+    s = SIZES[case["T"]]
     ub = ub0.copy()
     if s == 8:  # "Types b8/b16/b32"
         return None, DTYPE_E, ub, r
@@ -503,7 +494,6 @@ def test_data_block_copy_against_model():
         i0 = rng.integers(0, 256, VL, dtype=np.uint8)
         m = gen_mask(rng, SIZES[case["T"]])
         if rng.random() < 0.3:  # whole blocks off: the skipped blocks may lie past the tensor
-            s = SIZES[case["T"]]
             keep = [b for b in range(8) if rng.random() < 0.5]
             m &= sum(((1 << 32) - 1) << (32 * b) for b in keep)
         want = model_blocks(case, ub0, i0, m)
