@@ -408,7 +408,7 @@ def test_loads_and_stores_at_the_ub_end_on_a_ub_bounds_core():
     _check_moves(True, 70, 3609, ub_rule=True)
 
 
-# ---- DATA_BLOCK_COPY (SPEC-2 11.6, SPEC 7.3, D68) ------------------------------------------------------------------
+# ---- DATA_BLOCK_COPY (SPEC-2 11.6, D68; SPEC 7.3) ------------------------------------------------------------------
 def gen_block_case(rng):
     T = str(rng.choice(BY_SIZE[1] + BY_SIZE[2] + BY_SIZE[4] + (BY_SIZE[8] if rng.random() < 0.1 else [])))
     s = SIZES[T]
