@@ -21,8 +21,8 @@ Ln in counter mode).
 Deviations (also in docs/decisions.md "Kernel gallery"): the reduce path reads the ReduceSum result with GetValue
 with no V -> S ordering, and copies out what SetValue stored with no S -> MTE3 ordering (the sanitizer's RAW race
 reports, tested without the deviation); the port adds FetchEventID'd flag pairs there. It reduces each tile in
-place, ReduceSum(lossLocal, lossLocal, reduceTmp, n): an OverlapError ("Reductions in place: still refused"), so
-the port reduces into reduceTmp (dst may share sharedTmpBuffer, SPEC 4.5) and reads the sum there. Its one-element
+place, ReduceSum(lossLocal, lossLocal, reduceTmp, n), as written (the count form's full overlap, docs/decisions.md
+"Reductions in place"), and reads the sum from lossLocal. Its one-element
 output's GlobalTensor window is widened to the 32-byte copy-out that writes it, whose 28 (30) bytes past the sum
 the original copies from UB nothing wrote (the sanitizer's uninitialised read): the port zeroes them by SetValue
 first. The original's half "none" path calls ComputeLossCore twice, the second time on the first call's results
@@ -255,11 +255,9 @@ class SoftMarginLossReduce:
             aj.Cast(castLocal, selfLocal, aj.RoundMode.CAST_NONE, currentNum)
             aj.Cast(txLocal, targetLocal, aj.RoundMode.CAST_NONE, currentNum)
             ComputeLossCore(lossLocal, txLocal, castLocal, castLocal, txLocal, currentNum)
-        # deviation: the original reduces in place, ReduceSum<float>(lossLocal, lossLocal, reduceTmp, n), an
-        # OverlapError here (docs/decisions.md "Reductions in place: still refused"); dst may share the tmp buffer
-        aj.ReduceSum(reduceTmp, lossLocal, reduceTmp, currentNum)
+        aj.ReduceSum(lossLocal, lossLocal, reduceTmp, currentNum)
         _flag_pair(aj.HardEvent.V_S)                             # deviation: V -> S before GetValue
-        localSum = np.float32(localSum + reduceTmp.GetValue(0))
+        localSum = np.float32(localSum + lossLocal.GetValue(0))
         _flag_pair(aj.HardEvent.S_V)                             # deviation: the next tile's vector writes after it
         self.selfQueue.FreeTensor(selfLocal)
         self.targetQueue.FreeTensor(targetLocal)

@@ -531,3 +531,28 @@ def test_count_form_register_count_refusal_names_the_register(device, register_c
     assert f"parameter 'mask register (counter-mode count)' = {register_count}" in message
     assert "[1, 98304]" in message and device in message
     assert (core.ub == before).all() and core.counter_mode and core.mask_low == register_count
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["half", "float", "int32", "int64"])
+def test_count_form_in_place_equals_the_out_of_place_sum(device, dtype):
+    """`ReduceSum(t, t, tmp, n)`: dst at src's address is the full overlap SPEC 3.3 allows a count API (SPEC 4.5);
+    every algorithm writes dst[0] once, after its last read of src, so t[0] gets the sum of the original t, bit for
+    bit the out-of-place call's, and the rest of t is unchanged (decisions.md "Reductions in place")."""
+    rng = np.random.default_rng(zlib_seed := sum(map(ord, device + dtype)))
+    npdt = np.dtype({"half": np.float16, "float": np.float32}.get(dtype, dtype))
+    for count in (1, 129, 1000, 2049, 8320):
+        core = aj.Core(device)
+        src, copy = core.local_tensor(dtype, 8320), core.local_tensor(dtype, 8320)
+        dst, tmp = core.local_tensor(dtype, 16), core.local_tensor(dtype, 512)
+        values = ((rng.standard_normal(8320) * 1000).astype(npdt) if npdt.kind == "f"
+                  else rng.integers(-10 ** 6, 10 ** 6, 8320).astype(npdt))
+        src[:] = values
+        copy[:] = values
+        try:
+            aj.ReduceSum(dst, src, tmp, count)
+        except aj.UnsupportedDTypeError:
+            pytest.skip(f"{dtype} ReduceSum is not offered on {device} (SPEC 4.5)")
+        aj.ReduceSum(copy, copy, tmp, count)
+        assert copy.numpy()[:1].tobytes() == dst.numpy()[:1].tobytes(), (count, zlib_seed)
+        assert copy.numpy()[1:].tobytes() == values[1:].tobytes()
