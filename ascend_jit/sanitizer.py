@@ -493,7 +493,7 @@ class Sanitizer:
                               int(out[0]), fix="write these bytes first (DataCopy, Duplicate, a host copy) or read "
                                                "only lanes an earlier instruction wrote"))
         if out[2]:
-            self._writer_report(instr, p, acc, "RAW", int(out[2]), int(out[3]))
+            self._writer_reports(instr, p, acc, "RAW", strict_same)
 
     def _check_write(self, instr, p, acc, run):
         if not self.enabled("race"):
@@ -517,22 +517,31 @@ class Sanitizer:
                           self.reader_instr, self.clock[p], p, check_waw, sum(1 << q for q in war_pipes), strict_same,
                           self.barrier_seq[p], out, war)
         if out[0]:
-            self._writer_report(instr, p, acc, "WAW", int(out[0]), int(out[1]))
+            self._writer_reports(instr, p, acc, "WAW", strict_same)
         for q in range(len(PIPES)):
             if war[q, 0]:
-                address = _address(acc.addrs, int(war[q, 1]))
-                earlier = self.log[int(self.reader_instr[q, address])]
-                self._emit(Report("race", "WAR", instr, acc.operand, address, int(war[q, 0]), earlier=earlier,
-                                  fix=_fix(PIPES[q], PIPES[p])))
+                addrs = _addresses(acc.addrs)
+                readers = self.reader_instr[q, addrs]
+                conflict = (self.reader_seq[q, addrs] > self.clock[p, q]) & (readers > self.writer_instr[addrs])
+                for log_index, address, count in _pairs(addrs, readers, conflict):
+                    self._emit(Report("race", "WAR", instr, acc.operand, address, count, earlier=self.log[log_index],
+                                      fix=_fix(PIPES[q], PIPES[p])))
 
-    def _writer_report(self, instr, p, acc, kind, count, k):
-        """RAW / WAW: the first conflicting byte's last writer is the earlier instruction."""
-        address = _address(acc.addrs, k)
-        q = int(self.writer_pipe[address])
-        earlier = self.log[int(self.writer_instr[address])]
-        fix = _fix(PIPES[q], PIPES[p]) if q != p else f"PipeBarrier({PIPES[p]}) between them" + (
-            " (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD))" if PIPES[p] == PIPE_V else "")
-        self._emit(Report("race", kind, instr, acc.operand, address, count, earlier=earlier, fix=fix))
+    def _writer_reports(self, instr, p, acc, kind, strict_same):
+        """RAW / WAW: one report per unordered pair (SPEC-2 10.4), i.e. per earlier writing instruction, with the
+        first byte and the number of bytes this instruction conflicts with that one on (the compiled scan only
+        counts; this breakdown runs when it found a conflict)."""
+        addrs = _addresses(acc.addrs)
+        wp, ws = self.writer_pipe[addrs].astype(np.int64), self.writer_seq[addrs]
+        other = self.clock[p][np.maximum(wp, 0)] < ws
+        same = (ws > self.barrier_seq[p]) if strict_same else np.zeros(addrs.size, np.bool_)
+        conflict = (wp >= 0) & np.where(wp != p, other, same)
+        for log_index, address, count in _pairs(addrs, self.writer_instr[addrs], conflict):
+            q = int(self.writer_pipe[address])
+            fix = _fix(PIPES[q], PIPES[p]) if q != p else f"PipeBarrier({PIPES[p]}) between them" + (
+                " (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD))" if PIPES[p] == PIPE_V
+                else "")
+            self._emit(Report("race", kind, instr, acc.operand, address, count, earlier=self.log[log_index], fix=fix))
 
     def scalar_access(self, api, tensor, index, write):
         """GetValue / SetValue: one element through the scalar pipe (SPEC-2 10.4)."""
@@ -680,6 +689,14 @@ class Sanitizer:
     def undefine(self, addr, nbytes):
         """A buffer handed out, or bytes an instruction leaves undefined: uninitialised from now on."""
         self.initialised[addr:addr + nbytes] = False
+
+
+def _pairs(addrs, earlier, conflict):
+    """The conflicting bytes of one operand grouped by the earlier instruction (its log index in `earlier`, per
+    byte), in the order of each group's first byte: (log index, first address, byte count) per unordered pair."""
+    addrs, earlier = addrs[conflict], earlier[conflict]
+    indices, first, counts = np.unique(earlier, return_index=True, return_counts=True)
+    return [(int(indices[j]), int(addrs[first[j]]), int(counts[j])) for j in np.argsort(first, kind="stable")]
 
 
 def _runs_bytes(base, runs):

@@ -366,6 +366,48 @@ def test_partial_overlap_reports_only_the_conflicting_bytes_and_init_the_rest():
                                   ("init", "uninitialised read", "Add", "PIPE_V", None, None, addr + 128, 128)])
 
 
+def test_one_report_per_unordered_pair():
+    """10.4: "an unordered pair raises StateError naming both instructions, the byte address and the kind"; a
+    report's byte count is that pair's. An Add reading bytes a copy-in wrote (0..127, MTE2) and one a SetValue wrote
+    (byte 200, S) conflicts with two instructions of two pipes, each needing its own flag (MTE2_V, S_V): two reports.
+    The detector gave one, "after DataCopy ... (130 bytes)", with the SetValue's 2 bytes counted against the copy and
+    the S -> V pair unnamed. Likewise two earlier instructions of one pipe (two readers before a copy-in, two
+    copy-ins before a vector read) are two pairs, each with its own bytes."""
+    def two_writers(core):
+        x, z = _tiles(N, N)
+        _host(x)
+        aj.DataCopy(x, _gm(), 64)
+        x.SetValue(100, 1.0)
+        aj.Add(z, x, x, N)
+        return x.addr
+    got, x = _run(two_writers)
+    assert got == [("race", "RAW", "Add", "PIPE_V", "DataCopy", "PIPE_MTE2", x, 128),
+                   ("race", "RAW", "Add", "PIPE_V", "SetValue", "PIPE_S", x + 200, 2)]
+    with pytest.raises(aj.SanitizerError, match=r"UB byte 0 \(128 bytes\)"):     # raise mode: the first pair
+        _run(two_writers, sanitize=True)
+
+    def two_readers(core):
+        x, z, w = _tiles(N, N, N)
+        _host(x)
+        aj.Add(z, x, x, 64)
+        aj.Mul(w, x[64:], x[64:], 64)
+        aj.DataCopy(x, _gm(), N)
+        return x.addr
+    got, x = _run(two_readers)
+    assert got == [("race", "WAR", "DataCopy", "PIPE_MTE2", "Add", "PIPE_V", x, 128),
+                   ("race", "WAR", "DataCopy", "PIPE_MTE2", "Mul", "PIPE_V", x + 128, 128)]
+
+    def two_copy_ins(core):
+        x, = _tiles(N)
+        aj.DataCopy(x, _gm(), 64)
+        aj.DataCopy(x[64:], _gm(), 64)
+        aj.Duplicate(x, 0.0, N)                       # WAW with both
+        return x.addr
+    got, x = _run(two_copy_ins)
+    assert got == [("race", "WAW", "Duplicate", "PIPE_V", "DataCopy", "PIPE_MTE2", x, 128),
+                   ("race", "WAW", "Duplicate", "PIPE_V", "DataCopy", "PIPE_MTE2", x + 128, 128)]
+
+
 def test_two_reader_pipes_need_both_orderings_before_the_write():
     """10.4: a write conflicts with *any* reader since the last write in another pipe. x is read by the vector
     pipe and by MTE3; ordering only MTE3 -> MTE2 leaves the vector read unordered with the copy-in."""
