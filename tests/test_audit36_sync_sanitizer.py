@@ -5,6 +5,12 @@ PipeBarrier, TQue hand-offs, SyncAll and atomics across blocks). Every expectati
 (and the project choices of docs/decisions.md "Sanitizer" where the SPEC is silent or the project deviates, marked
 so), not from the implementation: the exact set of reports (check, kind, later instruction and pipe, earlier
 instruction and pipe, UB byte, byte count) or the exact refusal."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -1066,3 +1072,75 @@ def test_results_identical_with_and_without_the_sanitizer():
         assert bool(session.reports) == (sanitize == "report")     # the racy variants report, values unchanged
         outs.append((y1.view(np.uint16).tolist(), y2.view(np.uint16).tolist()))
     assert outs[0] == outs[1] == outs[2]
+
+
+# =================================================================================================================
+# the README's entry points: `ascend-jit run FILE --sanitize` and `pytest --ascend-sanitize`
+# =================================================================================================================
+_KERNEL_FILE = """
+import numpy as np
+import ascend_jit as aj
+from ascend_jit.kernels._base import KernelSpec
+
+
+def kernel(x, y):
+    xg, yg = aj.GlobalTensor(), aj.GlobalTensor()
+    xg.SetGlobalBuffer(x, 128)
+    yg.SetGlobalBuffer(y, 128)
+    alloc = aj.LocalMemAllocator()
+    t, u = alloc.Alloc("half", 128), alloc.Alloc("half", 128)
+    aj.DataCopy(t, xg, 128)
+    aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
+    aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+    aj.Adds(u, t, 1.0, 128)
+    if FLAGGED:
+        aj.SetFlag(0, event=aj.HardEvent.V_MTE3)
+        aj.WaitFlag(0, event=aj.HardEvent.V_MTE3)
+    aj.DataCopy(yg, u, 128)
+
+
+def test_kernel():
+    x, y = np.ones(128, np.float16), np.zeros(128, np.float16)
+    aj.launch(kernel, 1, "atlas-a2", x, y)
+    assert (y == 2).all()
+
+
+def run(device, inputs):
+    y = np.zeros(128, np.float16)
+    aj.launch(kernel, 1, device, inputs["x"], y)
+    return {"y": y}
+
+
+KERNEL = KernelSpec("audit36_copy_out", "Adds then a copy-out", lambda n, s: {"x": np.ones(128, np.float16)}, run,
+                    lambda d, i: {"y": i["x"] + np.float16(1)}, default_size=128)
+"""
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _subprocess(args, cwd):
+    env = dict(os.environ, PYTHONPATH=_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("ASCEND_JIT_SANITIZE", None)
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("flagged", [False, True])
+def test_cli_run_sanitize_and_pytest_option(tmp_path, flagged):
+    path = tmp_path / "test_audit36_kernel.py"
+    path.write_text(f"FLAGGED = {flagged}\n" + textwrap.dedent(_KERNEL_FILE))
+    report = tmp_path / "reports.json"
+    done = _subprocess(["-m", "ascend_jit.cli", "run", str(path), "--device", "atlas-a2", "--sanitize",
+                        "--sanitize-json", str(report)], tmp_path)
+    assert "PASS" in done.stdout                               # the values are right either way
+    got = json.loads(report.read_text())
+    if flagged:
+        assert done.returncode == 0 and got == []
+    else:
+        assert done.returncode == 1
+        assert [(r["check"], r["kind"], r["instruction"].split(" at ")[0], r["earlier"].split(" at ")[0],
+                 r["address"], r["bytes"], r["block"]) for r in got] == [
+            ("race", "RAW", "DataCopy [PIPE_MTE3]", "Adds [PIPE_V]", 256, 256, 0)]
+        assert "HardEvent.V_MTE3" in got[0]["fix"]
+    done = _subprocess(["-m", "pytest", "-q", "-p", "no:cacheprovider", "--ascend-sanitize", str(path)], tmp_path)
+    assert (done.returncode == 0) == flagged, done.stdout[-2000:]
+    if not flagged:
+        assert "SanitizerError" in done.stdout and "RAW" in done.stdout
