@@ -414,6 +414,116 @@ def test_one_report_per_unordered_pair():
                    ("race", "WAW", "Duplicate", "PIPE_V", "DataCopy", "PIPE_MTE2", x + 128, 128)]
 
 
+# An independent reference for the pair reports: random multi-byte programs over one 16-byte buffer (S and V read
+# or write, MTE2 writes, MTE3 reads), with SetFlag/WaitFlag between random pipe pairs, PipeBarrier<PIPE_ALL>, pipe
+# barriers that order nothing across pipes, and AllocTensor hand-offs. Ordering is reachability in the graph whose
+# edges are each pipe's own program order (its accesses, the SetFlags it sources, the WaitFlags it blocks on), a
+# SetFlag to its WaitFlag, and PIPE_ALL to and from everything; the project's two readings of 10.4 are applied as
+# docs/decisions.md "Sanitizer" says (chains order transitively; a scalar read never starts a WAR). Every unordered
+# (later, earlier, kind) pair must be one report with its first byte and byte count; of several reads of a byte by
+# one pipe since its last write the last is named (a pipe runs in order: whatever orders it orders the earlier ones).
+_PIPES4 = ("PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3")
+
+
+def _random_pairs_program(rng, n):
+    prog, pending = [], set()
+    for _ in range(n):
+        r = rng.random()
+        if r < 0.5:
+            pipe = rng.choice(_PIPES4)
+            write = {"PIPE_MTE2": True, "PIPE_MTE3": False}.get(pipe, rng.random() < 0.5)
+            start = rng.randrange(16)
+            prog.append(("access", pipe, start, rng.randrange(1, 17 - start), write))
+        elif r < 0.72:
+            src, dst = rng.sample(_PIPES4, 2)
+            if (src, dst) not in pending:
+                pending.add((src, dst))
+                prog.append(("set", src, dst))
+        elif r < 0.92 and pending:
+            key = rng.choice(sorted(pending))
+            pending.remove(key)
+            prog.append(("wait",) + key)
+        elif r < 0.94:
+            prog.append(("all",))
+        elif r < 0.97:
+            prog.append(("barrier", rng.choice(_PIPES4[1:])))
+        else:
+            prog.append(("alloc",))
+    return prog
+
+
+def _engine_pairs(prog):
+    from ascend_jit import sanitizer
+    core = aj.Core(A2, sanitize=sanitizer.SanitizeConfig(mode="report", checks=("race",)))
+    s, found = core.sanitizer, []
+    for k, event in enumerate(prog):
+        if event[0] == "access":
+            _, pipe, start, nbytes, write = event
+            before = len(s.reports)
+            s.instruction(str(k), pipe, [sanitizer.Access.of_run("x", start, nbytes, write)], where=str(k))
+            found += [(k, int(r.earlier.api), r.kind, r.address, r.nbytes) for r in s.reports[before:]]
+        elif event[0] == "set":
+            s.set_flag(event[1], event[2], 0)
+        elif event[0] == "wait":
+            s.wait_flag(event[1], event[2], 0)
+        elif event[0] == "all":
+            s.pipe_barrier("PIPE_ALL")
+        elif event[0] == "barrier":
+            s.pipe_barrier(event[1])
+        else:
+            s.hand_off(0, 16)
+    return sorted(found)
+
+
+def _reference_pairs(prog):
+    def stream(event):   # the pipe whose in-order stream an event belongs to
+        return {"access": 1, "set": 1, "wait": 2}.get(event[0]) and event[{"access": 1, "set": 1, "wait": 2}[event[0]]]
+    n = len(prog)
+    succ = [set() for _ in range(n)]
+    for j, later in enumerate(prog):
+        for i in range(j):
+            earlier = prog[i]
+            if "all" in (earlier[0], later[0]) or (stream(earlier) and stream(earlier) == stream(later)):
+                succ[i].add(j)
+        if later[0] == "wait":
+            succ[max(i for i in range(j) if prog[i][0] == "set" and prog[i][1:] == later[1:])].add(j)
+    reach = [set() for _ in range(n)]
+    for i in reversed(range(n)):
+        for j in succ[i]:
+            reach[i] |= {j} | reach[j]
+    pairs, last_write, readers = {}, [None] * 16, [[] for _ in range(16)]
+    for j, event in enumerate(prog):
+        if event[0] == "alloc":
+            last_write, readers = [None] * 16, [[] for _ in range(16)]
+            continue
+        if event[0] != "access":
+            continue
+        _, pipe, start, nbytes, write = event
+        for b in range(start, start + nbytes):
+            w = last_write[b]
+            if w is not None and prog[w][1] != pipe and j not in reach[w]:
+                pairs.setdefault((j, w, "WAW" if write else "RAW"), []).append(b)
+            if write:   # a pipe's reads are in order: its last read since the write is the one to order (and name)
+                for q in set(_PIPES4) - {pipe, "PIPE_S"}:
+                    r = max((r for r in readers[b] if prog[r][1] == q), default=None)
+                    if r is not None and j not in reach[r]:
+                        pairs.setdefault((j, r, "WAR"), []).append(b)
+        for b in range(start, start + nbytes):
+            if write:
+                last_write[b], readers[b] = j, []
+            else:
+                readers[b].append(j)
+    return sorted((j, i, kind, min(bs), len(set(bs))) for (j, i, kind), bs in pairs.items())
+
+
+def test_pair_reports_agree_with_a_reachability_reference_on_random_programs():
+    import random
+    for seed in range(250):
+        rng = random.Random(seed)
+        prog = _random_pairs_program(rng, rng.randrange(4, 36))
+        assert _engine_pairs(prog) == _reference_pairs(prog), (seed, prog)
+
+
 def test_two_reader_pipes_need_both_orderings_before_the_write():
     """10.4: a write conflicts with *any* reader since the last write in another pipe. x is read by the vector
     pipe and by MTE3; ordering only MTE3 -> MTE2 leaves the vector read unordered with the copy-in."""
