@@ -1153,6 +1153,32 @@ def test_blocks_gm_scalar_accesses():
     assert session.reports == []
 
 
+def _rows(y, pad):
+    """Block b writes a row of 10 halves at GM element 10*b: DataCopyPad writes exactly blockLen bytes (9.1), a
+    32-byte DataCopy writes 16 halves, 6 of them the next block's."""
+    b = aj.GetBlockIdx()
+    t = aj.LocalMemAllocator().Alloc(H, 16)
+    _host(t, float(b))
+    g = aj.GlobalTensor()
+    g.SetGlobalBuffer(y[10 * b:], 16)
+    if pad:
+        aj.DataCopyPad(g, t, aj.DataCopyExtParams(1, 20, 0, 0, 0))
+    else:
+        aj.DataCopy(g, t, 16)
+
+
+def test_blocks_adjacent_rows_padded_and_overlapping():
+    y = np.zeros(48, np.float16)
+    with aj.sanitize_session("report") as session:
+        aj.launch(_rows, 3, A2, y, True)
+    assert session.reports == [] and y[:30].tolist() == [0.0] * 10 + [1.0] * 10 + [2.0] * 10
+    with aj.sanitize_session("report") as session:
+        aj.launch(_rows, 3, A2, np.zeros(48, np.float16), False)
+    assert [(r.check, r.kind, r.block, r.address, r.nbytes) for r in session.reports] == [
+        ("blocks", "two blocks write the same GM bytes", 1, 20, 12),
+        ("blocks", "two blocks write the same GM bytes", 2, 40, 12)]
+
+
 def test_blocks_atomic_adds_combine_and_a_read_back_needs_syncall():
     x = np.arange(32, dtype=np.float32)
     # without SyncAll, "report" mode replays in (phase, block, program order) and reports the access it sees
