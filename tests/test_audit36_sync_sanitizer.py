@@ -684,9 +684,22 @@ def test_same_pipe_pairs_default_and_strict():
 TILES = 4
 
 
-def _double_buffer(x, y, drop_free_flags=False, drop_final_waits=False):
+def _double_buffer(x, y, drop_free_flags=False, drop_final_waits=False, tquesync=False):
     """The devkit pattern: the buffers' "free" flags (V_MTE2 for the inputs, MTE3_V for the outputs) are set once
-    before the loop (pre-armed), waited before each reuse, set again after each use and consumed after the loop."""
+    before the loop (pre-armed), waited before each reuse, set again after each use and consumed after the loop.
+    `tquesync`: the same flags as TQueSync<src, dst> objects (the 310B form, 10.1)."""
+    if tquesync:
+        class _Flags:   # aj.SetFlag / aj.WaitFlag spelled with TQueSync, same (event_id, event=) calls
+            @staticmethod
+            def SetFlag(event_id, event):
+                aj.TQueSync(*event.pipes).SetFlag(event_id)
+
+            @staticmethod
+            def WaitFlag(event_id, event):
+                aj.TQueSync(*event.pipes).WaitFlag(event_id)
+        flags = _Flags
+    else:
+        flags = aj
     xg, yg = aj.GlobalTensor(), aj.GlobalTensor()
     xg.SetGlobalBuffer(x, x.size)
     yg.SetGlobalBuffer(y, y.size)
@@ -695,28 +708,28 @@ def _double_buffer(x, y, drop_free_flags=False, drop_final_waits=False):
     outs = [alloc.Alloc(H, N) for _ in range(2)]
     for b in range(2):
         if not drop_free_flags:
-            aj.SetFlag(b, event=aj.HardEvent.V_MTE2)
-        aj.SetFlag(b, event=aj.HardEvent.MTE3_V)
+            flags.SetFlag(b, event=aj.HardEvent.V_MTE2)
+        flags.SetFlag(b, event=aj.HardEvent.MTE3_V)
     for i in range(TILES):
         b = i % 2
         if not drop_free_flags:
-            aj.WaitFlag(b, event=aj.HardEvent.V_MTE2)
+            flags.WaitFlag(b, event=aj.HardEvent.V_MTE2)
         aj.DataCopy(ins[b], xg[i * N:], N)
-        aj.SetFlag(b, event=aj.HardEvent.MTE2_V)
-        aj.WaitFlag(b, event=aj.HardEvent.MTE2_V)
-        aj.WaitFlag(b, event=aj.HardEvent.MTE3_V)
+        flags.SetFlag(b, event=aj.HardEvent.MTE2_V)
+        flags.WaitFlag(b, event=aj.HardEvent.MTE2_V)
+        flags.WaitFlag(b, event=aj.HardEvent.MTE3_V)
         aj.Adds(outs[b], ins[b], 1.0, N)
         if not drop_free_flags:
-            aj.SetFlag(b, event=aj.HardEvent.V_MTE2)
-        aj.SetFlag(b, event=aj.HardEvent.V_MTE3)
-        aj.WaitFlag(b, event=aj.HardEvent.V_MTE3)
+            flags.SetFlag(b, event=aj.HardEvent.V_MTE2)
+        flags.SetFlag(b, event=aj.HardEvent.V_MTE3)
+        flags.WaitFlag(b, event=aj.HardEvent.V_MTE3)
         aj.DataCopy(yg[i * N:], outs[b], N)
-        aj.SetFlag(b, event=aj.HardEvent.MTE3_V)
+        flags.SetFlag(b, event=aj.HardEvent.MTE3_V)
     if not drop_final_waits:
         for b in range(2):
             if not drop_free_flags:
-                aj.WaitFlag(b, event=aj.HardEvent.V_MTE2)
-            aj.WaitFlag(b, event=aj.HardEvent.MTE3_V)
+                flags.WaitFlag(b, event=aj.HardEvent.V_MTE2)
+            flags.WaitFlag(b, event=aj.HardEvent.MTE3_V)
     return [t.addr for t in ins]
 
 
@@ -725,10 +738,11 @@ def _x():
 
 
 @pytest.mark.parametrize("sanitize", ["report", "strict"])
-def test_flagged_double_buffer_is_clean_and_exact(sanitize):
+@pytest.mark.parametrize("device, tquesync", [(A2, False), (A2, True), ("atlas-200i-500-a2", True)])
+def test_flagged_double_buffer_is_clean_and_exact(sanitize, device, tquesync):
     x, y = _x(), np.zeros(TILES * N, np.float16)
     with aj.sanitize_session(sanitize) as session:
-        aj.launch(_double_buffer, 1, A2, x, y)
+        aj.launch(_double_buffer, 1, device, x, y, tquesync=tquesync)
     assert session.reports == []
     assert np.array_equal(y, x + np.float16(1))
 
