@@ -29,13 +29,15 @@ and for none: Muls (-1, or 1 - ls and the smoothing term's ls / C, Add) and a co
 sums DataCopyPad'ed into 4-byte slots of a GM workspace (GetUserWorkspace), SyncAll<true>, and core 0 DataCopies the
 192 slots, WholeReduceSums them, divides (mean) on the scalar unit and SetValues the loss into GM.
 
-Not runnable as written (docs/decisions.md "Reductions in place: still refused"): every multi-stage reduction
-reduces in place: `BlockReduceMax(work, work, 16, ...)`, `BlockReduceSum(work, work, 8, ...)`, core 0's
-`WholeReduceSum(sync, sync, usedCoreNum, ...)`, and GetSmoothingLossSum's `GetReduceSum(s, s, ...)` (the work area is
-its own source): each writes a repeat's result inside that repeat's 256-byte source, which SPEC 8.2 / SPEC-2 D34
-refuse (OverlapError; tests/test_cross_entropy_loss.py shows it). Deviation 1: the port gives every second stage a
-separate 128-float "pong" area at the end of the TBuf (the tiling reserves its 512 bytes) and reduces into it:
-work -> pong -> work, the workspace sums into pong, the smoothing sum through the work area.
+Every multi-stage reduction of the original reduces in place: `BlockReduceMax(work, work, 16, ...)`,
+`BlockReduceSum(work, work, 8, ...)`, core 0's `WholeReduceSum(sync, sync, usedCoreNum, ...)`, and
+GetSmoothingLossSum's `GetReduceSum(s, s, ...)` (the work area is its own source): each writes a repeat's result at
+the start of that repeat's 256-byte source or inside an earlier repeat's. Written when the emulator refused that
+(SPEC 8.2's "100% or not at all" within a repeat), deviation 1 gives every second stage a separate 128-float "pong"
+area at the end of the TBuf (the tiling reserves its 512 bytes) and reduces into it: work -> pong -> work, the
+workspace sums into pong, the smoothing sum through the work area. Since session 36 the in-place forms run
+(docs/decisions.md "Reductions in place"), and the original's work-area stages give the port's bytes
+(tests/test_cross_entropy_loss.py); the port keeps its pong area.
 
 Deviation 2: the original orders none of its scalar-unit accesses to the UB against the vector pipe: the -FLT_MAX
 the scalar unit stores before the Max folds, the maximum and the Log result it reads straight after them, the

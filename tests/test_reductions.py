@@ -824,3 +824,43 @@ def test_audit_d5_block_sum_with_an_infinity_memory_and_reg(saturating):
         aj.Reg.ReduceDataBlock(reg_dst, reg_src, aj.Reg.CreateMask("half"), aj.Reg.ReduceType.SUM)
     assert reg_dst.numpy()[:8].view(np.uint16).tolist() == want.view(np.uint16).tolist()
     assert (reg_dst.numpy()[8:] == 0).all()   # SPEC D3
+
+
+_IN_PLACE_CALLS = {  # (API, call with dst, src; repeats of 256 bytes, dstRepStride 1, srcBlkStride 1, srcRepStride 8)
+    "WholeReduceSum": lambda d, s, n, m: aj.WholeReduceSum(d, s, m, n, 1, 1, 8),
+    "WholeReduceMax": lambda d, s, n, m: aj.WholeReduceMax(d, s, m, n, 1, 1, 8),
+    "WholeReduceMin": lambda d, s, n, m: aj.WholeReduceMin(d, s, m, n, 1, 1, 8),
+    "BlockReduceSum": lambda d, s, n, m: aj.BlockReduceSum(d, s, n, m, 1, 1, 8),
+    "BlockReduceMax": lambda d, s, n, m: aj.BlockReduceMax(d, s, n, m, 1, 1, 8),
+    "BlockReduceMin": lambda d, s, n, m: aj.BlockReduceMin(d, s, n, m, 1, 1, 8),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("api", sorted(_IN_PLACE_CALLS))
+def test_a_repeat_reduction_in_place_equals_the_out_of_place_call(device, api):
+    """`WholeReduceMax(x, x, ...)`, `BlockReduceSum(w, w, ...)` (ops-nn DynamicQuant, CrossEntropyLoss): repeat i's
+    result starts at repeat i's own first source byte or lands in an earlier repeat's source, and each repeat reads
+    its source before writing (decisions.md "Reductions in place"): x ends as a copy of x reduced out of place into
+    a third tensor holding x's values would. A result elsewhere inside a source a later repeat reads is refused."""
+    call = _IN_PLACE_CALLS[api]
+    rng = np.random.default_rng(sum(map(ord, device + api)))
+    for dtype in ("half", "float"):
+        for repeats, mask in ((1, 128 if dtype == "half" else 64), (37, 100 if dtype == "half" else 50), (130, 64)):
+            core = aj.Core(device)
+            n = repeats * 256 // (2 if dtype == "half" else 4)
+            x, src, out = (core.local_tensor(dtype, n) for _ in range(3))
+            values = (rng.standard_normal(n) * 100).astype(np.float16 if dtype == "half" else np.float32)
+            for t in (x, src, out):
+                t[:] = values
+            try:
+                call(out, src, repeats, mask)
+            except aj.UnsupportedDTypeError:
+                continue  # not offered for this dtype on this device (SPEC-2 1.9)
+            call(x, x, repeats, mask)
+            assert x.numpy().tobytes() == out.numpy().tobytes(), (dtype, repeats)
+            if repeats > 1:
+                before = core.ub.copy()
+                with pytest.raises(aj.OverlapError):
+                    call(x[n // 2], x, repeats, mask)  # results inside sources later repeats read
+                assert np.array_equal(core.ub, before)

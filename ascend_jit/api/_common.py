@@ -559,14 +559,17 @@ def check_overlap(api, spec, dst, src, dst_ext, src_ext, src_may_accumulate=Fals
     check_repeat_overlap(api, spec, dst.name, src.name, dst.bytes_per_repeat(), src.bytes_per_repeat(), same)
 
 
-def check_repeat_overlap(api, spec, dst_name, src_name, d_per, s_per, same=False):
+def check_repeat_overlap(api, spec, dst_name, src_name, d_per, s_per, same=False, starts=None):
     """SPEC 8.2 on exact per-repeat byte sets (lists of sorted unique address arrays): within repeat i dst and src
     overlap 100% or not at all (skipped when `same`: identical operands), and no byte written by a repeat is read by
-    a later one. Operands of other shapes (Compare's bit output, Select's selMask) use it directly (SPEC-2 D34)."""
+    a later one. Operands of other shapes (Compare's bit output, Select's selMask) use it directly (SPEC-2 D34).
+    starts: a reduction in place (check_runs_overlap): repeat i's result may lie in its own source when it starts at
+    starts[i], the repeat's first byte."""
     if not same:
         for i in range(min(len(d_per), len(s_per))):
             common = np.intersect1d(d_per[i], s_per[i], assume_unique=True)
-            if common.size and not (common.size == d_per[i].size == s_per[i].size):
+            at_start = starts is not None and d_per[i].size and d_per[i][0] == starts[i]
+            if common.size and not (common.size == d_per[i].size == s_per[i].size) and not at_start:
                 raise OverlapError(api, f"{dst_name}/{src_name}", f"repeat {i}", device=spec.name,
                                    legal="100% overlap or none within a repeat (SPEC 8.2)",
                                    detail="the operands partially overlap")
@@ -663,12 +666,16 @@ class Runs:
         return [np.arange(self.base + i * self.step, self.base + i * self.step + self.width) for i in range(self.repeat)]
 
 
-def check_runs_overlap(api, spec, dst, src, dst_ext, src_ext):
+def check_runs_overlap(api, spec, dst, src, dst_ext, src_ext, in_place=False):
     """SPEC 8.2 / SPEC-2 D34 between a Runs output and an Operand (or Runs) source: within a repeat the byte sets
-    are equal or disjoint, and no byte written by a repeat is read by a later one."""
+    are equal or disjoint, and no byte written by a repeat is read by a later one. in_place: a repeat reduction whose
+    dst starts where src does (`WholeReduceMax(x, x, ...)`, `BlockReduceSum(w, w, ...)`): a repeat's result that
+    starts at the first byte of that repeat's source is the in-place form, legal (decisions.md "Reductions in place");
+    a result anywhere else inside a source, or read by a later repeat, is not."""
     if dst_ext is None or src_ext is None or dst_ext[1] <= src_ext[0] or src_ext[1] <= dst_ext[0]:
         return
-    check_repeat_overlap(api, spec, dst.name, src.name, dst.bytes_per_repeat(), src.bytes_per_repeat())
+    starts = [src.base + i * src.rep * 32 for i in range(src.repeat)] if in_place else None
+    check_repeat_overlap(api, spec, dst.name, src.name, dst.bytes_per_repeat(), src.bytes_per_repeat(), starts=starts)
 
 
 def check_run_bounds(api, spec, bounds, run, tensor):

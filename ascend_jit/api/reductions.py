@@ -171,7 +171,7 @@ def _validate(api, family, spec, bounds, d, dd, src_addr, src_size, dst_addr, ds
     dst_ext = check_inside_ub(api, spec, dst_runs)
     check_tensor_bounds(api, facts, src_op, Shape(src_addr, src_size, d), src_ext)
     check_tensor_bounds(api, facts, dst_runs, Shape(dst_addr, dst_size, dd), dst_ext)
-    check_runs_overlap(api, spec, dst_runs, src_op, dst_ext, src_ext)
+    check_runs_overlap(api, spec, dst_runs, src_op, dst_ext, src_ext, in_place=dst_addr == src_addr)
     fill_raw = 0 if (fills is None or rt is ReduceType.SUM) else fills[(d.name, rt)]
     order_code = int(order) if family == REPEAT and rt is not ReduceType.SUM else int(ReduceOrder.ORDER_ONLY_VALUE)
     return repeats, last, dst_rep_stride * unit, group, fills is not None, fill_raw, order_code, (src_op, dst_runs)
