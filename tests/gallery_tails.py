@@ -99,6 +99,9 @@ tests/test_sanitizer.py)."""
 # sign_bits_pack 300003 floats (8 cores, three tiles each, the last core's last tile 611 floats copied by DataCopyPad
 # with 5 padding floats and compared as 640: the deviation's -1s) and sign_bits_pack_half 100003 (2 cores, two tiles
 # each, the last 24739 halves padded by 13 and compared as 24832);
+# dynamic_quant 427 rows of 700 (8 cores of 54 or 53 rows: two 25-row UB tiles and a 4- or 3-row remainder),
+# dynamic_quant_bf16 13 rows of 1001 (5 cores of 2 rows, 3 of 1) and dynamic_quant_smooth_half 9 rows of 77 (one core
+# of 2 rows);
 # cross_entropy_loss 13 rows (5 cores of 2 rows, 3 of 1: front and tail cores), cross_entropy_loss_none_smoothing 37
 # rows (5 cores of 5 rows, 3 of 4; the ignored row on core 0) and cross_entropy_loss_sum_big_c 9 rows of 50000 (one
 # core of 2 rows, 7 of 1);
@@ -178,4 +181,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "mish": 100003, "mish_half": 100003, "mish_bf16": 100003,
          "soft_margin_loss": 100003, "soft_margin_loss_mean": 100003, "soft_margin_loss_half": 100003,
          "soft_margin_loss_sum_half": 50003, "group_norm": 13 * 1024, "group_norm_half": 3 * 1536,
-         "group_norm_bf16_big_group": 3 * 8192, "group_norm_single": 9 * 16}
+         "group_norm_bf16_big_group": 3 * 8192, "group_norm_single": 9 * 16,
+         "dynamic_quant": 427 * 700, "dynamic_quant_bf16": 13 * 1001, "dynamic_quant_smooth_half": 9 * 77}

@@ -56,7 +56,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "diag_part_int32", "relu_v2", "relu_v2_int8", "relu_v2_int64", "softplus", "softplus_half",
             "softplus_bf16", "mish", "mish_half", "mish_bf16", "soft_margin_loss", "soft_margin_loss_mean",
             "soft_margin_loss_half", "soft_margin_loss_sum_half", "group_norm", "group_norm_half",
-            "group_norm_bf16_big_group", "group_norm_single"} <= \
+            "group_norm_bf16_big_group", "group_norm_single", "dynamic_quant", "dynamic_quant_bf16",
+            "dynamic_quant_smooth_half"} <= \
         set(GALLERY)
 
 

@@ -275,7 +275,8 @@ def test_every_example_kernel_runs_clean_under_the_sanitizer(name):
 _TAIL_DEVIATIONS = ("ge_glu_vreduce", "greater_equal", "sigmoid", "hard_swish_grad", "huber_loss", "log_softmax_grad",
                     "right_shift", "is_pos_inf", "real_", "l2_loss", "relu_grad", "approximate_equal",
                     "is_close", "relu6_d", "drop_out_v3_grad", "angle_v2", "square_sum_all",
-                    "reg_unalign", "shrink", "sign_bits_pack", "mish", "soft_margin_loss", "group_norm")
+                    "reg_unalign", "shrink", "sign_bits_pack", "mish", "soft_margin_loss", "group_norm",
+                    "dynamic_quant")
 
 
 def _tail_cases():
