@@ -258,7 +258,7 @@ class DynamicQuantDbOpt(DynamicQuantBase):
         aj.PipeBarrier(aj.PIPE_V)
 
     def InitAndSetBuffer(self, x, smooth_scales, y, scale):
-        td, X = self.td, self.xDtype
+        td = self.td
         self.inGm, self.smoothGm = aj.GlobalTensor(), aj.GlobalTensor()
         self.outGm, self.scaleGm = aj.GlobalTensor(), aj.GlobalTensor()
         if td.hasSmooth:
