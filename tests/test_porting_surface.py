@@ -851,7 +851,7 @@ def test_bool_data_is_refused_naming_uint8_as_the_same_bytes(dtype):
         core.local_tensor("float64", 32)
 
 
-def test_an_in_place_count_form_reduce_sum_runs_and_a_dst_elsewhere_in_src_is_refused():
+def test_an_in_place_reduce_sum_runs_and_a_dst_elsewhere_in_src_is_refused():
     """`ReduceSum<float>(t, t, t, n)` (MseLoss- and SoftMarginLoss-style kernels): a dst at src's own address is the
     full overlap SPEC 3.3 allows a count API; the sum lands in t[0] and the rest of t is unchanged. The A2 writes no
     tmp, so tmp over src is legal there; the 950 writes tmp entries past four repeats, which src must not hold
@@ -863,8 +863,8 @@ def test_an_in_place_count_form_reduce_sum_runs_and_a_dst_elsewhere_in_src_is_re
     aj.ReduceSum(t, t, t, 256)
     assert t.numpy()[0] == 256 and np.all(t.numpy()[1:] == 1)
     before = core.ub.copy()
-    with pytest.raises(aj.OverlapError, match="dst may share sharedTmpBuffer's bytes, or in the count form src's "
-                                              "first element \\(the same address\\), not other bytes of src"):
+    with pytest.raises(aj.OverlapError, match="dst may share sharedTmpBuffer's bytes, or src's first element "
+                                              "\\(the same address\\), not other bytes of src"):
         aj.ReduceSum(t[8], t, tmp, 256)
     assert np.array_equal(core.ub, before)
     core = aj.Core("ascend950")

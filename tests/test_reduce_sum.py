@@ -535,10 +535,11 @@ def test_count_form_register_count_refusal_names_the_register(device, register_c
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", ["half", "float", "int32", "int64"])
-def test_count_form_in_place_equals_the_out_of_place_sum(device, dtype):
-    """`ReduceSum(t, t, tmp, n)`: dst at src's address is the full overlap SPEC 3.3 allows a count API (SPEC 4.5);
-    every algorithm writes dst[0] once, after its last read of src, so t[0] gets the sum of the original t, bit for
-    bit the out-of-place call's, and the rest of t is unchanged (decisions.md "Reductions in place")."""
+def test_in_place_equals_the_out_of_place_sum(device, dtype):
+    """`ReduceSum(t, t, tmp, n)` and the high-dim `ReduceSum(t, t, tmp, mask, repeats, 8)`: dst at src's address is
+    the full overlap SPEC 3.3 allows a count API (SPEC 4.5); every algorithm writes dst[0] once, after its last read
+    of src, so t[0] gets the sum of the original t, bit for bit the out-of-place call's, and the rest of t is
+    unchanged (decisions.md "Reductions in place")."""
     rng = np.random.default_rng(seed := sum(map(ord, device + dtype)))
     npdt = np.dtype({"half": np.float16, "float": np.float32}.get(dtype, dtype))
     for count in (1, 129, 1000, 2049, 8320):
@@ -555,4 +556,13 @@ def test_count_form_in_place_equals_the_out_of_place_sum(device, dtype):
             pytest.skip(f"{dtype} ReduceSum is not offered on {device} (SPEC 4.5)")
         aj.ReduceSum(copy, copy, tmp, count)
         assert copy.numpy()[:1].tobytes() == dst.numpy()[:1].tobytes(), (count, seed)
+        assert copy.numpy()[1:].tobytes() == values[1:].tobytes()
+        repeats, mask = min(count // 128 + 1, 8320 * npdt.itemsize // 256), 100 if count % 2 else 256 // npdt.itemsize
+        copy[:] = values
+        try:
+            aj.ReduceSum(dst, src, tmp, mask, repeats, 8)
+        except aj.UnsupportedDTypeError:
+            continue  # the high-dim form takes half and float (SPEC 4.5)
+        aj.ReduceSum(copy, copy, tmp, mask, repeats, 8)
+        assert copy.numpy()[:1].tobytes() == dst.numpy()[:1].tobytes(), ("high-dim", repeats, mask, seed)
         assert copy.numpy()[1:].tobytes() == values[1:].tobytes()

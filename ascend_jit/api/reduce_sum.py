@@ -198,32 +198,32 @@ def _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_s
     _check_bounds(spec, bounds, _dst_operand(d, dst_addr), dst_addr, dst_size, d)
 
 
-# a high-dim `ReduceSum(t, t, tmp, ...)` or a dst inside src at another address: say what to write instead
-_IN_PLACE_HINT = ("; dst may share sharedTmpBuffer's bytes, or in the count form src's first element (the same "
-                  "address), not other bytes of src: reduce into the tmp buffer or another one")
+# a dst inside src at another address than src's: say what to write instead
+_IN_PLACE_HINT = ("; dst may share sharedTmpBuffer's bytes, or src's first element (the same address), not other "
+                  "bytes of src: reduce into the tmp buffer or another one")
 
 
-def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need, written, count_form=False):
+def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need, written):
     """tmp holds the minimum `need` (D11, D18); src overlaps neither dst[0] nor the `written` tmp entries
     (_tmp_written), on the exact bytes src's repeats read (decisions.md "Overlap"): a dst or tmp in the unread gaps
     of a strided src is legal, and so is a tmp over src where the algorithm writes no tmp (SPEC 4.2, 4.4).
-    count_form: a dst at src's own address is the full overlap SPEC 3.3 allows a count API (SPEC 4.5: "otherwise
-    the general overlap rule applies"), `ReduceSum(t, t, tmp, n)` as ported kernels write it; every algorithm
-    writes dst[0] once, after its last read of src (decisions.md "Reductions in place")."""
+    A dst at src's own address is the full overlap SPEC 3.3 allows a count API (SPEC 4.5: "otherwise the general
+    overlap rule applies"; in the high-dim form dst starts at its repeat's first byte, as the repeat reductions' in
+    place form), `ReduceSum(t, t, tmp, n)` as ported kernels write it; every algorithm writes dst[0] once, after
+    its last read of src (decisions.md "Reductions in place")."""
     if tmp_size < need:
         raise ParameterError(API, "sharedTmpBuffer.GetSize()", tmp_size, legal=f">= {need} elements", device=spec.name,
                              detail=f"too small: the algorithm needs {need} elements (D11, D18)")
     dst_ext = (dst_addr, dst_addr + d.size)
     tmp_ext = (tmp_addr, tmp_addr + written * d.size)
     for name, ext in (("dst", dst_ext), ("sharedTmpBuffer", tmp_ext)):
-        if name == "dst" and count_form and dst_addr == src_op.base:
+        if name == "dst" and dst_addr == src_op.base:
             continue
         hit = first_touch(src_op, *ext)
         if hit is not None:
             raise OverlapError(API, f"src/{name}", f"{name} bytes [{ext[0]}, {ext[1]})", device=spec.name,
                                legal="disjoint from the bytes src's repeats read" +
-                                     (", or at src's address (SPEC 3.3, 4.5)" if count_form and name == "dst" else
-                                      " (SPEC 4.5, 8.2)"),
+                                     (", or at src's address (SPEC 3.3, 4.5)" if name == "dst" else " (SPEC 4.5, 8.2)"),
                                detail=f"src repeat {hit[0]} reads byte {hit[1]}" + (_IN_PLACE_HINT if name == "dst" else ""))
 
 
@@ -393,7 +393,7 @@ def _validate_count(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_
     src_op = Operand("src", src_addr, d.size, full_lo, full_hi, -(-count // lanes), 1, 8, count % lanes or lanes)
     _check_bounds(spec, "tensor", src_op, src_addr, src_size, d)  # count forms: never past src (decisions.md)
     _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, _tmp_minimum(spec, d, count=count),
-                            _tmp_written(spec, d, count=count), count_form=True)
+                            _tmp_written(spec, d, count=count))
     algo = spec.reduce_sum_count_algorithm
     after = {TREE_SEQ: AFTER_COUNT_MASK, TREE_TREE_TAIL: AFTER_UNDEFINED}.get(algo, AFTER_NOTHING)
     if spec.count_mask_effect == COUNT_UNTOUCHED:
