@@ -2327,11 +2327,14 @@ def _binary_markers(kind):
     return (0 if kind == _HALF else None), (0 if wide else None), (None if kind == _HALF or wide else 0)
 
 
+_BINARY_CODES = {"Add": ops.ADD, "Sub": ops.SUB, "Mul": ops.MUL}
+
+
 def _binary_plan(name):
-    """Add/Sub/Mul as one call of ops.binary_vf (the hot half case, else the general engine), or in the carry form
-    (a MaskReg first: carry, dst, src0, src1, mask) of ops.binary_carry; the op code an int64 value, the class
+    """Add/Sub/Mul as one call of ops.binary (after _binary_hot's hot path for half registers), or in the carry
+    form (a MaskReg first: carry, dst, src0, src1, mask) of ops.binary_carry; the op code an int64 value, the class
     markers from the source register's type."""
-    code = {"Add": ops.ADD, "Sub": ops.SUB, "Mul": ops.MUL}[name]
+    code = _BINARY_CODES[name]
 
     def plan(dst, src0, src1, mask, mode=None):
         if _is_mask_type(dst):  # the carry form: `mode` holds the mask
@@ -2347,11 +2350,26 @@ def _binary_plan(name):
 
 
 def _binary_kernel(dst, src0, src1, mask, mode=None):
-    return ops.binary_carry if _is_mask_type(dst) else ops.binary_vf
+    return ops.binary_carry if _is_mask_type(dst) else ops.binary
+
+
+def _binary_hot(name):
+    """Add/Sub/Mul's hot path when the source register may be half: ops.half_binary_hot on the registers' data
+    pointers (three half registers, every lane active, ZEROING: 12 ns a call in the add-mul VF against 36 ns for
+    the engine's, whose array arguments cost twelve reference-count calls; BENCHMARKS.md "Session 37"); one cached
+    kernel for the three ops, the op an int64 value."""
+    code = _BINARY_CODES[name]
+
+    def hot(dst, src0, src1, mask, mode=None):
+        if _is_mask_type(dst) or _vf_markers(_binary_markers, src0)[0] is None:
+            return None
+        return ops.half_binary_hot, ((impl.DATA, 0), (impl.DATA, 1), (impl.DATA, 2), (impl.WORDS, 3),
+                                     (impl.CONST, types.int64, code), (impl.ENUM, 4, False, _mode_rule(name)))
+    return hot
 
 
 for _name in ("Add", "Sub", "Mul"):
-    impl.direct_call(globals()[_name], _binary_kernel, _binary_plan(_name))
+    impl.direct_call(globals()[_name], _binary_kernel, _binary_plan(_name), hot=_binary_hot(_name))
 
 
 

@@ -178,7 +178,7 @@ def _block_sums_vf(dst, src, count, one_repeat, repeats, dtype):
 
 
 def _add_vf(dst, src, dtype):
-    """Add in a VF: its kernel (reg_ops.binary_vf) is the VF path's alone, compiled per dtype class."""
+    """Add in a VF: its hot-path kernel (reg_ops.half_binary_hot) is the VF path's alone."""
     reg = R.RegTensor(dtype)
     mask = R.CreateMask(dtype)
     R.LoadAlign(reg, src, 0)

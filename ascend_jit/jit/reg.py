@@ -85,11 +85,40 @@ def u16_at_byte(buf, byte):
     return np.uint16(int(buf[byte]) | (int(buf[byte + 1]) << 8))
 
 
+def u8_at(reg, k):
+    return reg[k]
+
+
+def set_u8(reg, k, v):
+    reg[k] = np.uint8(v)
+
+
+def data_of(reg):
+    """A register's data pointer (compiled; plain Python: the register itself, which every accessor here takes)."""
+    return reg
+
+
+# A kernel that takes a register as an array pays numba's reference-count calls on it: two per array it is handed,
+# null-owner calls for a VF's borrowed registers, but calls, twelve of them around one 128-lane half Add, which cost
+# more than its lanes. A kernel that takes the registers' data pointers (data_of, a DATA plan operand) takes no
+# array at all; these accessors read and write through either.
+def bytes_like(t):
+    """A uint8 array or a register's data pointer."""
+    return uint8_vector(t) or t == types.voidptr
+
+
+def byte_address(context, builder, ty, value):
+    """The address of byte 0 of a uint8 array or data pointer (bytes_like) of numba type ty."""
+    if isinstance(ty, types.Array):
+        return context.make_array(ty)(context, builder, value).data
+    return value
+
+
 def lane_access(width, scale, store):
     """Codegen of a load (args: buffer, index) or store (args: buffer, index, value) of a `width`-bit lane at byte
-    `scale` * index of a uint8 array, through a typed pointer at any alignment (jit/lowered.py)."""
+    `scale` * index of a uint8 array or data pointer, through a typed pointer at any alignment (jit/lowered.py)."""
     def codegen(context, builder, sig, args):
-        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        data = byte_address(context, builder, sig.args[0], args[0])
         byte = builder.mul(args[1], ir.Constant(args[1].type, scale))
         pointer = builder.bitcast(builder.gep(data, [byte]), ir.IntType(width).as_pointer())
         if store:
@@ -99,11 +128,15 @@ def lane_access(width, scale, store):
     return codegen
 
 
-lowered(u16_at, (uint8_vector, types.intp), types.uint16, lane_access(16, 2, False))
-lowered(u16_at_byte, (uint8_vector, types.intp), types.uint16, lane_access(16, 1, False))
-lowered(set_u16, (uint8_vector, types.intp, types.uint16), types.none, lane_access(16, 2, True))
-lowered(u32_at, (uint8_vector, types.intp), types.uint32, lane_access(32, 4, False))
-lowered(set_u32, (uint8_vector, types.intp, types.uint32), types.none, lane_access(32, 4, True))
+lowered(u8_at, (bytes_like, types.intp), types.uint8, lane_access(8, 1, False))
+lowered(set_u8, (bytes_like, types.intp, types.uint8), types.none, lane_access(8, 1, True))
+lowered(u16_at, (bytes_like, types.intp), types.uint16, lane_access(16, 2, False))
+lowered(u16_at_byte, (bytes_like, types.intp), types.uint16, lane_access(16, 1, False))
+lowered(set_u16, (bytes_like, types.intp, types.uint16), types.none, lane_access(16, 2, True))
+lowered(u32_at, (bytes_like, types.intp), types.uint32, lane_access(32, 4, False))
+lowered(set_u32, (bytes_like, types.intp, types.uint32), types.none, lane_access(32, 4, True))
+lowered(data_of, (uint8_vector,), types.voidptr,
+        lambda context, builder, sig, args: byte_address(context, builder, sig.args[0], args[0]))
 
 
 # The dtype classes a VF is typed by (issue 20): the lane families the Reg kernels compile apart (reg.py's class
@@ -577,8 +610,8 @@ def borrow(typingctx, value):
 # numba optimises it again (0.3-0.6 s per op for the big kernels, then once more in the VF). A Reg call registered
 # with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
 # lowers any call of a jitted function): the VF links the kernel's module once.
-ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL, WORDS, CHECK = range(9)
-# plan operands: (ARG, i) argument i, borrowed; (WORDS, i) argument i, a MaskReg an instruction reads, as its four
+ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL, WORDS, CHECK, DATA = range(10)
+# plan operands: (ARG, i) argument i, borrowed; (DATA, i) argument i, a register, as its data pointer (data_of); (WORDS, i) argument i, a MaskReg an instruction reads, as its four
 # words (MASK_WORDS, _mask_words); (CONST, numba type, value); (INT, i, default) argument i (an int or
 # IntEnum member) as an int64, `default` when absent (optional api, name, legal after it: a uint64
 # value above 2**63 - 1 is refused naming it, _as_int64 and _refuse_huge_unsigned); (IS_ONE, i) the
@@ -853,14 +886,17 @@ def call_kernel(context, builder, fnty, kernel_sig, values):
     return impl_ret_new_ref(context, builder, restype, retval)
 
 
-def direct_call(fn, kernel, plan, takes_none=(), returns=None):
+def direct_call(fn, kernel, plan, takes_none=(), returns=None, hot=None):
     """Compile `fn(args...)` in compiled code as `kernel(operands...)`. plan(*argument types) -> the operands (see
     ARG, CONST, IS_ONE) or None when these argument types are not this call (a typing error names fn). kernel: a
     jitted function, or a function of the argument types (as plan's) that picks one. takes_none: parameters with a
     default other than None that plain fn accepts None for in the form plan compiles (it ignores them there), or a
     function of the argument types (as plan's) giving them for the call's form. returns: None, or a function of the
     argument types giving the call's type in place of the kernel's return type, a type of the same data model (a
-    KindRegister for the plain register array a kernel makes)."""
+    KindRegister for the plain register array a kernel makes). hot: None, or a function of the argument types giving
+    None or (hot_kernel, hot_operands): a small kernel the call runs first, which returns True when it did the whole
+    call (the common case, on data pointers: no reference counting), else False, and then the kernel runs as
+    usual; only for a kernel that returns nothing."""
     pysig = inspect.signature(plan)
     pick = (lambda *arg_types: kernel) if isinstance(kernel, Dispatcher) else kernel
     none_taken = takes_none if callable(takes_none) else (lambda *arg_types: takes_none)
@@ -902,13 +938,27 @@ def direct_call(fn, kernel, plan, takes_none=(), returns=None):
         made = []
         values = _operand_values(context, builder, sig, args, operands, made)
         _refuse_huge_unsigned(context, builder, sig, args, operands)
-        fnty = types.Dispatcher(pick(*sig.args))
-        kernel_sig = fnty.get_call_type(context.typing_context,
-                                        _operand_types(operands, sig.args, context.typing_context), {})
-        result = call_kernel(context, builder, fnty, kernel_sig, values)
+        kernel = pick(*sig.args)
+        kernel_sig = _kernel_signature(context, kernel, operands, sig.args)
+        fast = hot and hot(*sig.args)
+        if fast:
+            hot_kernel, hot_operands = fast
+            done = call_kernel(context, builder, types.Dispatcher(hot_kernel),
+                               _kernel_signature(context, hot_kernel, hot_operands, sig.args),
+                               _operand_values(context, builder, sig, args, hot_operands, made))
+            with builder.if_then(builder.not_(done), likely=False):
+                call_kernel(context, builder, types.Dispatcher(kernel), kernel_sig, values)
+            result = context.get_dummy_value()
+        else:
+            result = call_kernel(context, builder, types.Dispatcher(kernel), kernel_sig, values)
         for made_type, value in made:
             context.nrt.decref(builder, made_type, value)
         return result
+
+
+def _kernel_signature(context, kernel, operands, arg_types):
+    return types.Dispatcher(kernel).get_call_type(context.typing_context,
+                                                  _operand_types(operands, arg_types, context.typing_context), {})
 
 
 def _operand_values(context, builder, sig, args, operands, made):
@@ -921,14 +971,14 @@ def _operand_values(context, builder, sig, args, operands, made):
             values.append(_borrowed(context, builder, sig.args[op[1]], args[op[1]]))
         elif op[0] == WORDS:
             values.append(_mask_words(context, builder, sig.args[op[1]], args[op[1]]))
+        elif op[0] == DATA:
+            values.append(byte_address(context, builder, sig.args[op[1]], args[op[1]]))
         elif op[0] == CONST:
             values.append(context.get_constant_generic(builder, op[1], op[2]))
         elif op[0] == CALL:
             inner = _operand_values(context, builder, sig, args, op[2], made)
-            fnty = types.Dispatcher(op[1])
-            call_sig = fnty.get_call_type(context.typing_context,
-                                          _operand_types(op[2], sig.args, context.typing_context), {})
-            value = call_kernel(context, builder, fnty, call_sig, inner)
+            call_sig = _kernel_signature(context, op[1], op[2], sig.args)
+            value = call_kernel(context, builder, types.Dispatcher(op[1]), call_sig, inner)
             if isinstance(call_sig.return_type, types.Array):
                 made.append((call_sig.return_type, value))
             values.append(value)
@@ -1015,7 +1065,7 @@ def _checked(context, builder, rule, arg_type, value):
 
 
 def _operand_types(operands, args, typing_context):
-    kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64, WORDS: MASK_WORDS}
+    kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64, WORDS: MASK_WORDS, DATA: types.voidptr}
 
     def one(op):
         if op[0] == ARG:

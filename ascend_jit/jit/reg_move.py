@@ -19,9 +19,10 @@ from numba.extending import intrinsic
 
 from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
-from .lowered import empty_array, larger, lowered, uint8_vector, zeroed_array
+from .lowered import empty_array, larger, lowered, zeroed_array
 from .numerics import kind_size
-from .reg import H_CTRL, H_KIND, VL, external_global, internal, lane_on, set_u32, u16_at_byte
+from .reg import (H_CTRL, H_KIND, VL, byte_address, bytes_like, external_global, internal, lane_on, set_u32,
+                  u16_at_byte)
 
 DEVICE = "ascend950"
 
@@ -91,21 +92,22 @@ def _check_step(api, step, esize, align):
 
 
 def copy_bytes(dst, dst_start, src, src_start, n):
-    """dst[dst_start:+n] = src[src_start:+n] for uint8 arrays (plain Python: NUMBA_DISABLE_JIT)."""
+    """dst[dst_start:+n] = src[src_start:+n] for uint8 arrays or registers' data pointers (plain Python:
+    NUMBA_DISABLE_JIT)."""
     dst[dst_start:dst_start + n] = src[src_start:src_start + n]
 
 
 def _memmove(context, builder, sig, args):
-    """copy_bytes compiled: llvm.memmove between two uint8 arrays, no slice or view objects (their reference
-    counting dominated the hot loads and stores)."""
-    d = context.make_array(sig.args[0])(context, builder, args[0])
-    s = context.make_array(sig.args[2])(context, builder, args[2])
-    cgutils.raw_memmove(builder, builder.gep(d.data, [args[1]]), builder.gep(s.data, [args[3]]), args[4],
+    """copy_bytes compiled: llvm.memmove between two uint8 arrays or data pointers, no slice or view objects (their
+    reference counting dominated the hot loads and stores)."""
+    d = byte_address(context, builder, sig.args[0], args[0])
+    s = byte_address(context, builder, sig.args[2], args[2])
+    cgutils.raw_memmove(builder, builder.gep(d, [args[1]]), builder.gep(s, [args[3]]), args[4],
                         context.get_constant(types.intp, 1))
     return context.get_dummy_value()
 
 
-lowered(copy_bytes, (uint8_vector, types.intp, uint8_vector, types.intp, types.intp), types.none, _memmove)
+lowered(copy_bytes, (bytes_like, types.intp, bytes_like, types.intp, types.intp), types.none, _memmove)
 
 
 # the words of plain Python's _offset and _step (as_int), so a compiled VF refuses an offset or a post_update_stride

@@ -31,7 +31,7 @@ from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KI
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
                        round_half)
 from .reg import (ALL_LANES, H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, REG_BYTES, VL, int_range, internal,
-                  lane_access, lane_on, set_u16, set_u32, u16_at, u32_at)
+                  data_of, lane_access, lane_on, set_u8, set_u16, set_u32, u8_at, u16_at, u32_at)
 from .reg_move import copy_bytes
 from .lowered import empty_array, larger, lowered, smaller, uint8_vector, zeroed_array
 
@@ -164,17 +164,17 @@ def all_active(words):
 # for the three ops (the op chosen outside the loops): one compile serves Add, Sub and Mul.
 @internal
 def _half_add_bits(x, y):
-    return half_store_bits(round_half(half_bits_to_f32(x) + half_bits_to_f32(y), False))
+    return half_rne_bits(half_bits_to_f32(x) + half_bits_to_f32(y))
 
 
 @internal
 def _half_sub_bits(x, y):
-    return half_store_bits(round_half(half_bits_to_f32(x) - half_bits_to_f32(y), False))
+    return half_rne_bits(half_bits_to_f32(x) - half_bits_to_f32(y))
 
 
 @internal
 def _half_mul_bits(x, y):
-    return half_store_bits(round_half(half_bits_to_f32(x) * half_bits_to_f32(y), False))
+    return half_rne_bits(half_bits_to_f32(x) * half_bits_to_f32(y))
 
 
 @internal
@@ -189,7 +189,7 @@ def _saturated_bits(h):
 @internal
 def _half_lanes(dst, a, b, modes, op):
     """Every lane of a half Add/Sub/Mul into dst's scratch bytes (lanes 128..255), saturated when `modes` says so:
-    dst may then be a source (Add(r, r, s)) and LLVM still proves the loops free of overlap."""
+    dst may then be a source (Add(r, r, s)). dst, a, b: the registers' data pointers (data_of)."""
     if op == ADD:
         for j in range(128):
             set_u16(dst, 128 + j, _half_add_bits(u16_at(a, j), u16_at(b, j)))
@@ -204,20 +204,18 @@ def _half_lanes(dst, a, b, modes, op):
             set_u16(dst, j, _saturated_bits(u16_at(dst, j)))
 
 
-@internal
-def half_full(dst, a, b, modes, op):
-    """The common case, every lane of three half registers active; `modes` is the result's H_CTRL byte
-    (merged_modes)."""
-    _half_lanes(dst, a, b, modes, op)
+@njit(cache=True, no_cfunc_wrapper=True)
+def half_binary_hot(dst, src0, src1, words, op, merging):
+    """Add/Sub/Mul's hot case in a VF, on the registers' data pointers: three half registers, every lane active,
+    ZEROING (from the header bytes): done, True; anything else False (the VF then calls binary)."""
+    if (merging or u8_at(dst, H_KIND) != KIND_HALF or u8_at(src0, H_KIND) != KIND_HALF or
+            u8_at(src1, H_KIND) != KIND_HALF or not all_active(words)):
+        return False
+    modes = merged_modes(u8_at(src0, H_CTRL), u8_at(src1, H_CTRL))
+    _half_lanes(dst, src0, src1, modes, op)
     copy_bytes(dst, 0, dst, VL, VL)
-    dst[H_CTRL] = modes
-
-
-@internal
-def half_full_case(dst_kind, kind0, kind1, words, merging):
-    """Add/Sub/Mul's hot case: three half registers, every lane active, ZEROING (from the header bytes)."""
-    return (not merging and dst_kind == KIND_HALF and kind0 == KIND_HALF and kind1 == KIND_HALF and
-            all_active(words))
+    set_u8(dst, H_CTRL, modes)
+    return True
 
 
 @internal
@@ -231,19 +229,6 @@ def _check_binary(dk, k0, k1, op, merging):
                                     "one element type for dst, src0 and src1 (SPEC-2 11.2)", DEVICE)
     if merging and op != ADD:
         raise ParameterError((_OP_NAMES, op), "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 D67)", DEVICE)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def binary_vf(dst, src0, src1, words, op, merging, half_class, wide_class, int_class):
-    """Add/Sub/Mul in compiled code (a direct call, reg.py): the hot case (three half registers, every lane active,
-    ZEROING, decided on header bytes) straight to its loop, anything else the general engine. One cached function for
-    the three ops (the op an int64 value), so a VF compiles no function of its own per op; a register of a literal
-    non-half dtype (half_class None) compiles no half loop."""
-    if half_class is not None:
-        if half_full_case(dst[H_KIND], src0[H_KIND], src1[H_KIND], words, merging):
-            half_full(dst, src0, src1, merged_modes(src0[H_CTRL], src1[H_CTRL]), op)
-            return
-    binary(dst, src0, src1, words, op, merging, half_class, wide_class, int_class)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -261,7 +246,7 @@ def binary(dst, src0, src1, words, op, merging, half_class, wide_class, int_clas
     size = kind_size(kind)
     if half_class is not None:
         if kind == KIND_HALF:
-            _half_lanes(dst, src0, src1, modes, op)
+            _half_lanes(data_of(dst), data_of(src0), data_of(src1), modes, op)
     if wide_class is not None:
         if kind == KIND_FLOAT:
             for j in range(64):
