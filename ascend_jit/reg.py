@@ -1718,11 +1718,22 @@ def _is_mask_array(t):
     return isinstance(t, types.Array) and t.dtype == types.uint64
 
 
+# Form kernels with a hot path (jit/reg.py direct_call's `hot`): the hot kernel takes the form's operands with its
+# ARG operands as DATA operands (data pointers: no reference counting in a VF's loop), does the common case and says
+# so, else the kernel runs. StoreAlign DIST_NORM: 16 -> 5 ns a call in the add-mul VF (BENCHMARKS.md "Session 37").
+_HOT_KERNELS = {mv.store_norm: mv.store_norm_hot}
+
+
 def _direct_forms(fn, form, takes_none):
     """Register fn's forms as one direct call: form(*argument types) -> (kernel, operands[, the call's type when it
-    is not the kernel's return type]) or None."""
+    is not the kernel's return type]) or None; a form whose kernel is in _HOT_KERNELS runs its hot kernel first."""
     def kernel(*arg_types):
         return form(*arg_types)[0]
+
+    def hot(*arg_types):
+        found = form(*arg_types)
+        hot_kernel = _HOT_KERNELS.get(found[0]) if found is not None else None
+        return hot_kernel and (hot_kernel, tuple((impl.DATA, op[1]) if op[0] == impl.ARG else op for op in found[1]))
 
     def plan(*arg_types):
         found = form(*arg_types)
@@ -1731,8 +1742,8 @@ def _direct_forms(fn, form, takes_none):
     def returns(*arg_types):
         found = form(*arg_types)
         return found[2] if found is not None and len(found) == 3 else None
-    kernel.__signature__ = plan.__signature__ = returns.__signature__ = inspect.signature(form)
-    impl.direct_call(fn, kernel, plan, takes_none=takes_none, returns=returns)
+    kernel.__signature__ = plan.__signature__ = returns.__signature__ = hot.__signature__ = inspect.signature(form)
+    impl.direct_call(fn, kernel, plan, takes_none=takes_none, returns=returns, hot=hot)
 
 
 def _known_kinds(dtype):

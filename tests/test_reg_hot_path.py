@@ -103,3 +103,52 @@ def test_the_hot_path_and_its_fallback_give_the_plain_bytes(seed, saturate):
     if saturate:  # SPEC-2 D35: +-inf -> +-65504 and NaN -> +0, so every full-mask result is finite
         finite = (out_bits[:12 * LANES] & 0x7C00) != 0x7C00
         assert finite.all()
+
+
+def _store_vf(out, src, offset, step, count):
+    """StoreAlign DIST_NORM with every lane active (its hot path) and its post-update offset, `count` times, then once
+    with a partial mask (store_norm itself)."""
+    x = R.RegTensor("half")
+    full = R.CreateMask("half")
+    R.LoadAlign(x, src, 0)
+    for _ in range(count):
+        offset = R.StoreAlign(out, x, full, offset, post_update_stride=step)
+    R.StoreAlign(out, x, R.UpdateMask("half", 5)[0], offset)
+    return offset
+
+
+STORE_VF = R.simd_vf(_store_vf)
+
+
+@pytest.mark.parametrize("offset, step, count", [(0, 128, 3), (16, 0, 2), (256, -128, 2), (48, 16, 4)])
+def test_the_store_hot_path_gives_the_plain_bytes_and_offset(offset, step, count):
+    bits = _half_bits(np.random.default_rng(offset + step), LANES)
+    runs, results = [], []
+    for vf in (STORE_VF, STORE_VF.py_func):
+        core = aj.Core("ascend950")
+        src, out = core.local_tensor("half", LANES), core.local_tensor("half", 6 * LANES)
+        src[:] = bits.view(np.float16)
+        with core:
+            results.append(vf(out, src, offset, step, count))
+        runs.append(core.ub.copy())
+    assert np.array_equal(runs[0], runs[1])
+    assert results[0] == results[1] == offset + count * step
+
+
+@pytest.mark.parametrize("offset, step, error", [
+    (8, 0, aj.errors.AlignmentError),            # 16 bytes: not 32-byte aligned
+    (6 * LANES - 64, 0, aj.errors.OutOfBoundsError),  # the last 128 bytes of 256 outside the tensor
+    (-16, 0, aj.errors.OutOfBoundsError),         # before the tensor
+    (0, 8, aj.errors.AlignmentError),             # a step of 16 bytes
+    (2 ** 31, 0, aj.errors.ParameterError),       # an offset outside int32
+])
+def test_the_store_hot_path_leaves_refusals_to_store_norm(offset, step, error):
+    """What the hot path declines, store_norm refuses: the same error as plain Python, the UB unchanged."""
+    for vf in (STORE_VF, STORE_VF.py_func):
+        core = aj.Core("ascend950")
+        src, out = core.local_tensor("half", LANES), core.local_tensor("half", 6 * LANES)
+        src[:] = np.arange(LANES, dtype=np.float16)
+        before = core.ub.copy()
+        with core, pytest.raises(error):
+            vf(out, src, offset, step, 1)
+        assert np.array_equal(core.ub, before)

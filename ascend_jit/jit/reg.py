@@ -611,7 +611,8 @@ def borrow(typingctx, value):
 # with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
 # lowers any call of a jitted function): the VF links the kernel's module once.
 ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL, WORDS, CHECK, DATA = range(10)
-# plan operands: (ARG, i) argument i, borrowed; (DATA, i) argument i, a register, as its data pointer (data_of); (WORDS, i) argument i, a MaskReg an instruction reads, as its four
+# plan operands: (ARG, i) argument i, borrowed; (DATA, i) argument i, a register as its data pointer (data_of)
+# or a tensor as its POINTER_HANDLE; (WORDS, i) argument i, a MaskReg an instruction reads, as its four
 # words (MASK_WORDS, _mask_words); (CONST, numba type, value); (INT, i, default) argument i (an int or
 # IntEnum member) as an int64, `default` when absent (optional api, name, legal after it: a uint64
 # value above 2**63 - 1 is refused naming it, _as_int64 and _refuse_huge_unsigned); (IS_ONE, i) the
@@ -894,9 +895,9 @@ def direct_call(fn, kernel, plan, takes_none=(), returns=None, hot=None):
     function of the argument types (as plan's) giving them for the call's form. returns: None, or a function of the
     argument types giving the call's type in place of the kernel's return type, a type of the same data model (a
     KindRegister for the plain register array a kernel makes). hot: None, or a function of the argument types giving
-    None or (hot_kernel, hot_operands): a small kernel the call runs first, which returns True when it did the whole
-    call (the common case, on data pointers: no reference counting), else False, and then the kernel runs as
-    usual; only for a kernel that returns nothing."""
+    None or (hot_kernel, hot_operands): a small kernel the call runs first on DATA operands (no array, so no
+    reference counting), which does the common case and says so: it returns True (False: the kernel then runs as
+    usual), or (True, the kernel's result) / (False, anything) for a kernel that returns a value."""
     pysig = inspect.signature(plan)
     pick = (lambda *arg_types: kernel) if isinstance(kernel, Dispatcher) else kernel
     none_taken = takes_none if callable(takes_none) else (lambda *arg_types: takes_none)
@@ -942,18 +943,32 @@ def direct_call(fn, kernel, plan, takes_none=(), returns=None, hot=None):
         kernel_sig = _kernel_signature(context, kernel, operands, sig.args)
         fast = hot and hot(*sig.args)
         if fast:
-            hot_kernel, hot_operands = fast
-            done = call_kernel(context, builder, types.Dispatcher(hot_kernel),
-                               _kernel_signature(context, hot_kernel, hot_operands, sig.args),
-                               _operand_values(context, builder, sig, args, hot_operands, made))
-            with builder.if_then(builder.not_(done), likely=False):
-                call_kernel(context, builder, types.Dispatcher(kernel), kernel_sig, values)
-            result = context.get_dummy_value()
+            result = _hot_then_kernel(context, builder, fast, sig, args, made,
+                                      lambda: call_kernel(context, builder, types.Dispatcher(kernel), kernel_sig,
+                                                          values), kernel_sig.return_type)
         else:
             result = call_kernel(context, builder, types.Dispatcher(kernel), kernel_sig, values)
         for made_type, value in made:
             context.nrt.decref(builder, made_type, value)
         return result
+
+
+def _hot_then_kernel(context, builder, fast, sig, args, made, call_main, restype):
+    """A direct call's hot kernel, then its kernel when the hot one declines (direct_call's `hot`): the hot kernel
+    returns whether it did the call (a kernel returning nothing) or (done, the kernel's result)."""
+    hot_kernel, hot_operands = fast
+    hot_sig = _kernel_signature(context, hot_kernel, hot_operands, sig.args)
+    value = call_kernel(context, builder, types.Dispatcher(hot_kernel), hot_sig,
+                        _operand_values(context, builder, sig, args, hot_operands, made))
+    if isinstance(restype, types.NoneType):
+        with builder.if_then(builder.not_(value), likely=False):
+            call_main()
+        return context.get_dummy_value()
+    assert hot_sig.return_type == types.Tuple((types.boolean, restype)), (hot_kernel, hot_sig, restype)
+    slot = cgutils.alloca_once_value(builder, builder.extract_value(value, 1))
+    with builder.if_then(builder.not_(builder.extract_value(value, 0)), likely=False):
+        builder.store(call_main(), slot)
+    return builder.load(slot)
 
 
 def _kernel_signature(context, kernel, operands, arg_types):
@@ -972,7 +987,7 @@ def _operand_values(context, builder, sig, args, operands, made):
         elif op[0] == WORDS:
             values.append(_mask_words(context, builder, sig.args[op[1]], args[op[1]]))
         elif op[0] == DATA:
-            values.append(byte_address(context, builder, sig.args[op[1]], args[op[1]]))
+            values.append(_data_value(context, builder, sig.args[op[1]], args[op[1]]))
         elif op[0] == CONST:
             values.append(context.get_constant_generic(builder, op[1], op[2]))
         elif op[0] == CALL:
@@ -1064,12 +1079,27 @@ def _checked(context, builder, rule, arg_type, value):
         context.get_constant(types.boolean, rule.value_name is not None), value_name])
 
 
+# A DATA operand of a tensor: the kernels' HANDLE with the UB's data pointer in place of the UB array.
+POINTER_HANDLE = types.Tuple((types.voidptr,) + tuple(HANDLE)[1:])
+
+
+def _data_value(context, builder, ty, value):
+    """A DATA operand's value: a register's data pointer, or a tensor's POINTER_HANDLE."""
+    if isinstance(ty, TensorHandle):
+        fields = [builder.extract_value(value, i) for i in range(len(HANDLE))]
+        fields[0] = byte_address(context, builder, HANDLE[0], fields[0])
+        return context.make_tuple(builder, POINTER_HANDLE, fields)
+    return byte_address(context, builder, ty, value)
+
+
 def _operand_types(operands, args, typing_context):
-    kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64, WORDS: MASK_WORDS, DATA: types.voidptr}
+    kinds = {INT: types.int64, IS_ONE: types.boolean, FIELD: types.int64, WORDS: MASK_WORDS}
 
     def one(op):
         if op[0] == ARG:
             return plain_type(args[op[1]])
+        if op[0] == DATA:
+            return POINTER_HANDLE if isinstance(args[op[1]], TensorHandle) else types.voidptr
         if op[0] == CONST:
             return op[1]
         if op[0] == ENUM:

@@ -370,6 +370,22 @@ def store_norm(h, reg, words, offset, step):
     return offset + step
 
 
+@njit(cache=True, no_cfunc_wrapper=True)
+def store_norm_hot(h, reg, words, offset, step):
+    """store_norm's hot case in a VF, on data pointers (h a POINTER_HANDLE, reg a register's data pointer; jit/reg.py
+    direct_call's `hot`): every lane active, offset and step in int32, the address 32-byte aligned and its 256 bytes
+    inside the operand, the step's bytes a multiple of 32: the copy, (True, offset + step); anything else (False, 0),
+    and store_norm then runs (and refuses what it refuses)."""
+    if (_outside_int32(step) or _outside_int32(offset) or
+            not (words[0] == ALL and words[1] == ALL and words[2] == ALL and words[3] == ALL)):
+        return False, np.int64(0)
+    addr = h[1] + offset * h[2]
+    if addr % 32 != 0 or addr < h[4] or addr + VL > h[5] or (step * h[2]) % 32 != 0:
+        return False, np.int64(0)
+    copy_bytes(h[0], addr, reg, 0, VL)
+    return True, offset + step
+
+
 @njit(cache=True, inline="always")  # store_norm's alone: no level of its own (issue 20)
 def active_span(words, size):
     """[first byte, end byte) of the active lanes of a size-byte type; (0, 0) when none is active."""
