@@ -17,6 +17,19 @@ def add_mul_vf(dst, a, b, c, count, repeats):
         R.StoreAlign(dst, ra, mask, i * 128)
 
 
+def float_add_div_vf(dst, a, b, count, repeats):
+    """dst = (a + b) / b over `count` floats, 64 per iteration: two Reg calls of the general engines (float
+    registers take no hot path), each merging its results by the mask."""
+    ra, rb = R.RegTensor("float"), R.RegTensor("float")
+    for i in range(repeats):
+        mask, count = R.UpdateMask("float", count)
+        R.LoadAlign(ra, a, i * 64)
+        R.LoadAlign(rb, b, i * 64)
+        R.Add(ra, ra, rb, mask)
+        R.Div(ra, ra, rb, mask)
+        R.StoreAlign(dst, ra, mask, i * 64)
+
+
 def cast_vf(dst, src, count, repeats):
     """dst (float) = src (half), 64 per iteration: DIST_UNPACK_B16 load, Cast layout ZERO (the devkit's pattern)."""
     rs, rd = R.RegTensor("half"), R.RegTensor("float")
@@ -31,4 +44,5 @@ def cast_vf(dst, src, count, repeats):
 
 
 ADD_MUL = R.simd_vf(add_mul_vf)
+FLOAT_ADD_DIV = R.simd_vf(float_add_div_vf)
 CAST = R.simd_vf(cast_vf)

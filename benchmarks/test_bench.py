@@ -145,6 +145,29 @@ def test_reg_add_mul_8320_np_float32(benchmark, rng):
     benchmark(add_mul)
 
 
+@pytest.mark.benchmark(group="reg-float-add-div-8320")
+def test_reg_float_add_div_vf_8320_emu(benchmark, rng):
+    from reg_vfs import FLOAT_ADD_DIV
+    core = aj.Core("ascend950")
+    dst, a, b = (core.local_tensor("float", N) for _ in range(3))
+    a[:] = rng.standard_normal(N).astype(np.float32)
+    b[:] = (rng.standard_normal(N) + 4).astype(np.float32)
+    with core:
+        benchmark(FLOAT_ADD_DIV, dst, a, b, N, N // 64)
+
+
+@pytest.mark.benchmark(group="reg-float-add-div-8320")
+def test_reg_float_add_div_8320_np_float32(benchmark, rng):
+    a = rng.standard_normal(N).astype(np.float32)
+    b = (rng.standard_normal(N) + 4).astype(np.float32)
+    out = np.empty_like(a)
+
+    def add_div():
+        np.add(a, b, out=out)
+        np.divide(out, b, out=out)
+    benchmark(add_div)
+
+
 @pytest.mark.benchmark(group="reg-cast-8320")
 def test_reg_cast_half_to_float_vf_8320_emu(benchmark, rng):
     from reg_vfs import CAST

@@ -704,7 +704,11 @@ def _engine_flags(modes, ew_op):
 
 @njit(cache=True, inline="always")
 def _merge_lanes(dst, words, size, merging):
-    """dst lanes <- the scratch results where the mask is set; elsewhere 0 (ZEROING) or unchanged (MERGING)."""
+    """dst lanes <- the scratch results where the mask is set; elsewhere 0 (ZEROING) or unchanged (MERGING). Every
+    lane active (the usual mask): one copy."""
+    if all_active(words):
+        copy_bytes(dst, 0, dst, VL, VL)
+        return
     for i in range(VL):
         if lane_on(words, i - i % size):
             dst[i] = dst[VL + i]
