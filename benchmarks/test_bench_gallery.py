@@ -1,6 +1,6 @@
-"""The gallery's speed targets (issue 18): softmax over a 1024 x 1024 half matrix and RMSNorm over 1024 rows of 4096
-halves, end to end through the kernel on one core (one block), each next to its numpy float32 formula on the same
-data in the same run.
+"""The gallery's speed targets (issue 18): softmax over a 1024 x 1024 half matrix (the Memory-API kernel on two
+devices, and the Reg API one on the 950) and RMSNorm over 1024 rows of 4096 halves, end to end through the kernel on
+one core (one block), each next to its numpy float32 formula on the same data in the same run.
 
     python -m pytest benchmarks/test_bench_gallery.py --benchmark-enable --benchmark-timer=time.process_time
     python -m pytest benchmarks/test_bench_gallery.py --benchmark-enable        # wall clock
@@ -33,6 +33,14 @@ def rms_inputs():
 def test_softmax_1024x1024_emu(benchmark, device, softmax_inputs):
     k = KERNELS["softmax"]
     out = benchmark(k.run, device, softmax_inputs)
+    assert out["y"].shape == (SOFTMAX_ROWS, SOFTMAX_COLS)
+
+
+@pytest.mark.benchmark(group="softmax-1024x1024", min_rounds=3, warmup=True)
+def test_softmax_reg_1024x1024_emu(benchmark, softmax_inputs):
+    """The Reg API softmax (one VF per tile of 8 rows, float lanes: Cast, Max, Sub, Exp, Add, Div) on the same rows."""
+    k = KERNELS["softmax_reg"]
+    out = benchmark(k.run, "ascend950", softmax_inputs)
     assert out["y"].shape == (SOFTMAX_ROWS, SOFTMAX_COLS)
 
 
