@@ -95,6 +95,74 @@ def test_a_negative_extent_is_numpys_error_compiled_and_plain():
 
 
 @njit
+def _scratch_sums(n, rounds):
+    """Two scratch arrays filled and read in a loop: each is its own stack slot, reused by every round."""
+    total = 0.0
+    for k in range(rounds):
+        x, y = lw.scratch_array(128, np.float32), lw.scratch_array(128, np.float32)
+        for i in range(n):
+            x[i] = np.float32(i + k)
+            y[i] = x[i] * np.float32(2)
+        for i in range(n):
+            total += y[i] - x[i]
+    return total, x.shape, y.itemsize, x.flags.c_contiguous
+
+
+def test_a_scratch_array_has_its_literal_length_and_holds_what_is_written():
+    total, shape, itemsize, contiguous = _scratch_sums(100, 7)
+    assert total == sum(i + k for k in range(7) for i in range(100))
+    assert shape == (128,) and itemsize == 4 and contiguous
+    plain = lw.scratch_array(128, np.float32)
+    assert plain.shape == (128,) and plain.dtype == np.float32
+
+
+def test_a_scratch_array_of_a_run_time_length_is_a_typing_error():
+    @njit
+    def run_time(n):
+        return lw.scratch_array(n, np.float32)
+    with pytest.raises(Exception, match="scratch_array"):
+        run_time(8)
+
+
+@njit
+def _through_pointers(reg, j, v):
+    p = rk.data_of(reg)
+    rk.set_u16(p, j, v)
+    rk.set_u8(p, 2 * j + 5, rk.u8_at(p, 2 * j) ^ np.uint8(0xFF))
+    mv.copy_bytes(p, 32, p, 2 * j, 4)
+    return rk.u16_at(p, j), rk.u32_at(p, 8)
+
+
+def test_the_lane_accessors_take_a_data_pointer_as_they_take_the_array():
+    for j, v in ((0, 0xBEEF), (3, 0x1234), (7, 0xFFFF)):
+        compiled, plain = np.arange(64, dtype=np.uint8), np.arange(64, dtype=np.uint8)
+        got = _through_pointers(compiled, j, np.uint16(v))
+        p = rk.data_of(plain)  # plain Python: the register itself
+        rk.set_u16(p, j, v)
+        rk.set_u8(p, 2 * j + 5, rk.u8_at(p, 2 * j) ^ np.uint8(0xFF))
+        mv.copy_bytes(p, 32, p, 2 * j, 4)
+        assert [int(x) for x in got] == [int(rk.u16_at(p, j)), int(rk.u32_at(p, 8))]
+        assert compiled.tobytes() == plain.tobytes()
+
+
+@njit
+def _lanes_on(words):
+    bits = np.zeros(256, np.uint8)
+    for i in range(256):
+        bits[i] = rk.lane_on(words, i)
+    return bits
+
+
+def test_lane_on_reads_every_bit_of_the_four_words():
+    rng = np.random.default_rng(37)
+    for _ in range(4):
+        words = tuple(np.uint64(w) for w in rng.integers(0, 2**63, 4, dtype=np.uint64) * np.uint64(2) + np.uint64(1))
+        want = np.array([(int(words[i >> 6]) >> (i & 63)) & 1 for i in range(256)], np.uint8)
+        assert np.array_equal(_lanes_on(words), want)
+        assert np.array_equal(_lanes_on(np.array(words, np.uint64)), want)
+
+
+@njit
 def _conversions(h, f, u, d, i):
     return (nm.half_bits_to_f32(h), nm.f32_to_half_bits(f), nm.f32_bits(f), nm.f32_from_bits(u), nm.f64_bits(d),
             nm.f64_from_bits(i))

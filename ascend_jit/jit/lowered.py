@@ -107,6 +107,33 @@ lowered(empty_array, (_shape, _dtype), _array_type, _allocate(False))
 lowered(zeroed_array, (_shape, _dtype), _array_type, _allocate(True))
 
 
+# --- a kernel's scratch on its stack -------------------------------------------------------------------------------
+# A Reg kernel's per-call temporaries (the float32 lanes of an engine's sources and result) were np.empty arrays: an
+# allocation and a free each, about 100 ns of a 64-lane Div's 113 ns in a VF (session 37). scratch_array(length,
+# dtype) is a C-contiguous array of a literal length in the calling function's stack frame (an alloca in its entry
+# block, once however often the call runs), with no memory owner: it must not outlive the call, so a kernel uses it
+# only for temporaries it reads and writes itself or hands to callees, never returns or stores it. Its contents
+# start undefined, as np.empty's.
+def scratch_array(length, dtype):
+    return np.empty(length, dtype)
+
+
+def _scratch(context, builder, sig, args):
+    array_type = sig.return_type
+    element = context.get_data_type(array_type.dtype)
+    length = sig.args[0].literal_value
+    data = cgutils.alloca_once(builder, element, size=length)
+    intp = context.get_value_type(types.intp)
+    array = context.make_array(array_type)(context, builder)
+    context.populate_array(array, data=data, shape=[intp(length)], strides=[intp(context.get_abi_sizeof(element))],
+                           itemsize=intp(context.get_abi_sizeof(element)), meminfo=None)
+    return array._getvalue()
+
+
+lowered(scratch_array, (lambda t: isinstance(t, types.IntegerLiteral) and t.literal_value > 0, _dtype),
+        lambda length, dtype: _array_type(length, dtype), _scratch)
+
+
 # --- min and max of two numbers without numba's builtin overloads ------------------------------------------------
 # numba's min/max compile an implementation of their own per argument signature (0.05 s each, every process with no
 # cache yet). `smaller(a, b)` and `larger(a, b)` are Python's min(a, b) and max(a, b) (the first argument unless

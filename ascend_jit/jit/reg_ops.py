@@ -33,7 +33,7 @@ from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KI
 from .reg import (ALL_LANES, H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, REG_BYTES, VL, int_range, internal,
                   data_of, lane_access, lane_on, set_u8, set_u16, set_u32, u8_at, u16_at, u32_at)
 from .reg_move import copy_bytes
-from .lowered import empty_array, larger, lowered, smaller, uint8_vector, zeroed_array
+from .lowered import empty_array, larger, lowered, scratch_array, smaller, uint8_vector, zeroed_array
 
 ADD, SUB, MUL = 0, 1, 2
 SUM, MAX, MIN = 0, 1, 2
@@ -844,7 +844,7 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
             fused = True
     if halves_class is not None or wide_class is not None:  # the engine's float path (binary_run) for Reg's ops
         if not fused and kind <= KIND_BF16:
-            x, y, r = empty_array(n, np.float32), empty_array(n, np.float32), empty_array(n, np.float32)
+            x, y, r = scratch_array(128, np.float32), scratch_array(128, np.float32), scratch_array(128, np.float32)
             if halves_class is not None:
                 if kind == KIND_HALF:
                     ew.load_halves(flags, src0[:VL], zero, n, x)
@@ -892,7 +892,7 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
     n = VL // size
     flags = _engine_flags(modes, ew_op)
     zero = n - n  # as in engine_binary
-    x, r = empty_array(n, np.float32), empty_array(n, np.float32)
+    x, r = scratch_array(128, np.float32), scratch_array(128, np.float32)
     if half_class is not None:
         if kind == KIND_HALF:
             ew.load_halves(flags, src[:VL], zero, n, x)
@@ -1019,13 +1019,13 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
     zero = n - n  # the engine's run offset as an int64 value (as engine_binary)
     if half_class is not None:
         if kind == KIND_HALF:
-            x, r = empty_array(n, np.float32), empty_array(n, np.float32)
+            x, r = scratch_array(128, np.float32), scratch_array(128, np.float32)
             ew.load_halves(flags, src[:VL], zero, n, x)
             _float_unary_lanes(op, kind, x, r, n, simple_ops, ln_ops, sqrt_op)
             ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
     if float_class is not None:
         if kind == KIND_FLOAT:
-            x, r = empty_array(n, np.float32), empty_array(n, np.float32)
+            x, r = scratch_array(128, np.float32), scratch_array(128, np.float32)
             ew.load_wide(kind, flags, src[:VL], zero, n, x)
             _float_unary_lanes(op, kind, x, r, n, simple_ops, ln_ops, sqrt_op)
             ew.store_wide(kind, flags, r, dst[VL:2 * VL], zero, n)
@@ -1335,7 +1335,7 @@ def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class
     zero = n - n  # the engine's run offset as an int64 value (as engine_binary)
     if half_class is not None or wide_class is not None:
         if kind <= KIND_BF16:
-            x, y, c = empty_array(n, np.float32), empty_array(n, np.float32), empty_array(n, np.float32)
+            x, y, c = scratch_array(128, np.float32), scratch_array(128, np.float32), scratch_array(128, np.float32)
             if half_class is not None:
                 if kind == KIND_HALF:
                     ew.load_halves(zero, src0[:VL], zero, n, x)
