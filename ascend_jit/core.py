@@ -19,7 +19,8 @@ CTRL_HALF_INF_NAN = 48   # D6: CTRL[48] 1 = INF/NaN, 0 = saturating (half)
 CTRL_INT_SATURATE = 53   # D6 / audit 7: CTRL[53] 1 = int16/int32 saturate, 0 = wrap
 CTRL_COUNTER_MODE = 56   # SPEC 2.6: CTRL[56] 1 = counter mode
 CTRL_CAST_TRUNCATE = 59  # SPEC-2 D46: CTRL[59] 1 = conversions to integers keep the low bits, 0 = saturate
-CTRL_CAST_TRAIT_SAT = 60  # SPEC-2 D46: the 950's CTRL[60] (default 1); 0 = the Memory Cast always saturates
+CTRL_GLOBAL_SATURATION = 60  # SPEC 5.2, SPEC-2 D46: the 950's CTRL[60] (default 1): 1 = CTRL[48] / CTRL[59] apply;
+# 0 = per instruction: the Memory Cast saturates, Reg Cast follows its trait, arithmetic is INF/NaN
 SAT_HALF_FLAG, SAT_INT_FLAG = 1, 2  # Core.overflow_flags bits = the element-wise kernels' SAT_HALF / SAT_INT
 
 
@@ -165,14 +166,18 @@ class Core(SyncState):
     def _derive_modes(self):
         """The modes the kernels read, derived from CTRL once per change rather than on every call."""
         fixed = self.spec.half_saturating_default and not self.spec.half_saturation_switchable
-        self.half_saturating = fixed or self._bit(CTRL_HALF_INF_NAN) == 0  # D6: fixed on 910/310P, else CTRL[48]
+        # D6: fixed on 910/310P, else CTRL[48]; on the 950 only while CTRL[60] = 1 (SPEC 5.2: the global mode). With
+        # CTRL[60] = 0 each instruction sets its own saturation, and an arithmetic one has none: INF/NaN
+        # (docs/decisions.md "The 950 with CTRL[60] = 0").
+        global_mode = not self.spec.cast_ctrl60 or self._bit(CTRL_GLOBAL_SATURATION) == 1
+        self.half_saturating = fixed or (global_mode and self._bit(CTRL_HALF_INF_NAN) == 0)
         self.int_saturating = self.spec.int_saturation_switchable and self._bit(CTRL_INT_SATURATE) == 1
         self.counter_mode = self._bit(CTRL_COUNTER_MODE) == 1
         # the two overflow modes as the element-wise kernels' flag bits, read once per call by the hot path
         self.overflow_flags = (SAT_HALF_FLAG if self.half_saturating else 0) | \
             (SAT_INT_FLAG if self.int_saturating else 0)
         # SPEC-2 D46: the Memory Cast's overflow switches. CTRL[60] = 0 on the 950 forces its SAT trait.
-        forced_sat = self.spec.cast_ctrl60 and self._bit(CTRL_CAST_TRAIT_SAT) == 0
+        forced_sat = self.spec.cast_ctrl60 and self._bit(CTRL_GLOBAL_SATURATION) == 0
         self.cast_truncating = self.spec.cast_trunc_switch and self._bit(CTRL_CAST_TRUNCATE) == 1 and not forced_sat
         self.cast_half_saturating = self.half_saturating or forced_sat
 

@@ -75,18 +75,25 @@ def test_saturation_controls_d6_d21():
         a2.SetCtrlSpr(40, 41, 1)
 
 
-@pytest.mark.parametrize("ctrl48,ctrl53", [(1, 0), (0, 1)])
-def test_950_ctrl60_clear_leaves_the_arithmetic_modes_to_ctrl48_and_ctrl53(ctrl48, ctrl53):
-    """decisions.md "The 950 with CTRL[60] = 0": SPEC 5.2 makes CTRL[48] global only while CTRL[60] = 1 and names no
-    other source for non-Cast instructions, so they keep CTRL[48] / CTRL[53]; the Memory Cast alone turns SAT (D46)."""
+@pytest.mark.parametrize("ctrl48,ctrl53", [(1, 0), (0, 1), (0, 0), (1, 1)])
+def test_950_ctrl60_clear_makes_half_arithmetic_inf_nan_and_leaves_ctrl53(ctrl48, ctrl53):
+    """decisions.md "The 950 with CTRL[60] = 0": SPEC 5.2 (and DK SetCtrlSpr table 3) makes CTRL[48] effective only
+    while CTRL[60] = 1; with CTRL[60] = 0 each instruction sets its own saturation and an arithmetic one has none, so
+    half results are INF/NaN whatever CTRL[48] says; CTRL[53] (no such condition) still clamps int16/int32; the
+    Memory Cast turns SAT (D46). With CTRL[60] = 1 again, CTRL[48] decides."""
     core = aj.Core("ascend950")
     core.SetCtrlSpr(60, 60, 0)
     core.SetCtrlSpr(48, 48, ctrl48)
     core.SetCtrlSpr(53, 53, ctrl53)
+    assert not core.half_saturating
     h, hd = core.local_tensor("half", 16), core.local_tensor("half", 16)
     h[:] = np.full(16, 65504, np.float16)
     aj.Add(hd, h, h, 16)
+    assert hd.numpy().view(np.uint16)[0] == 0x7C00
+    core.SetCtrlSpr(60, 60, 1)
+    aj.Add(hd, h, h, 16)
     assert hd.numpy().view(np.uint16)[0] == (0x7C00 if ctrl48 else 0x7BFF)
+    core.SetCtrlSpr(60, 60, 0)
     i, idst = core.local_tensor("int16", 16), core.local_tensor("int16", 16)
     i[:] = np.full(16, 32767, np.int16)
     aj.Add(idst, i, i, 16)
