@@ -49,7 +49,8 @@ HEADER = 8
 REG_BYTES = SCRATCH + HEADER
 H_KIND, H_CTRL = SCRATCH, SCRATCH + 1
 # Overflow modes a register carries in its H_CTRL byte (taken from the core of the tensor it was loaded from and
-# inherited by results; docs/decisions.md "Reg API"): CTRL[48]=0, CTRL[53]=1, CTRL[59]=1, CTRL[60]=0, and "known".
+# inherited by results; docs/decisions.md "Reg API"): half saturation in effect (CTRL[48]=0 while CTRL[60]=1),
+# CTRL[53]=1, CTRL[59]=1, CTRL[60]=0, and "known".
 M_HALF_SAT, M_INT_SAT, M_CAST_TRUNC, M_TRAIT_SAT, M_KNOWN = 1, 2, 4, 8, 16
 SUM, MAX, MIN = 0, 1, 2
 PAIR = 3  # PairReduceElem (SPEC 7.6): the first level of ReduceDataBlock's SUM tree, L/2 results
