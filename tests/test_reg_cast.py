@@ -299,3 +299,51 @@ def test_cast_matches_reference(case, seed, words, trunc, sat_half, trait_decide
     lanes = ref.cast_lanes(S, D, values, active, max(layout - 1, 0), RM(rnd).name, sat_int, sat_float)
     want = b"".join(rnum.encode(D, v) if v is not None else bytes(aj.dtypes.resolve(D).size) for v in lanes)
     assert got.tobytes() == want
+
+
+def _float_edges(rng):
+    """Float32 bit patterns at float -> half's edges: every exponent from below half's subnormals to past its range,
+    with the mantissas of the ties (a half ulp, at every subnormal and normal scale), their neighbours, random ones;
+    +-0, +-inf, quiet and signalling NaNs of both signs."""
+    out = [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFBFFFFF]
+    for e in range(96, 160):  # 2**-31 .. 2**32: half's subnormals start at 2**-24, its overflow at 65520
+        for shift in range(0, 24):
+            tie = 1 << shift
+            out += [(e << 23) | m for m in (tie, tie - 1, tie + 1, 3 * tie & 0x7FFFFF)]
+        out += [(e << 23) | int(m) for m in rng.integers(0, 1 << 23, 16)]
+    bits = np.array(out, np.uint32)
+    return np.concatenate([bits, bits | np.uint32(0x80000000)])
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("sat_half, trait_decides, sat_mode", [
+    (True, False, R.SatMode.SAT), (False, False, R.SatMode.SAT), (False, True, R.SatMode.SAT),
+    (True, True, R.SatMode.NO_SAT)])
+def test_float_to_half_rint_takes_the_vector_lane_with_convert_bits_bits(compiled, sat_half, trait_decides, sat_mode):
+    """The float -> half RINT Reg Cast (reg_cast.cast_narrow_to_half, the hardware conversion) against the
+    shared conversion routine lane by lane, over float -> half's edges, in both layouts, with a partial mask (its
+    inactive lanes 0), in every saturation setting (the global CTRL[48], or the trait's satMode with CTRL[60] = 0)."""
+    from ascend_jit.jit.convert import convert_bits
+    from ascend_jit.jit.numerics import KIND_FLOAT, KIND_HALF
+    bits = _float_edges(np.random.default_rng(11))
+    sat = (sat_mode == R.SatMode.SAT) if trait_decides else sat_half
+    want_all = np.array([convert_bits(KIND_FLOAT, KIND_HALF, reg_cast.RINT, False, sat, np.uint64(b)) for b in bits],
+                        np.uint16)
+    core = _core(sat_half=sat_half, trait_decides=trait_decides)
+    mask_lanes = 61
+    for start in range(0, len(bits), 64):
+        chunk = np.zeros(64, np.uint32)
+        n = min(64, len(bits) - start)
+        chunk[:n] = bits[start:start + n]
+        for layout in (R.RegLayout.ZERO, R.RegLayout.ONE):
+            with core:
+                mask = R.UpdateMask("float", mask_lanes)[0]
+            trait = R.CastTrait(layout, sat_mode, R.MaskMergeMode.ZEROING, RM.CAST_RINT)
+            got = _cast("float", "half", chunk.tobytes(), trait, mask=mask, core=core, compiled=compiled)
+            want = np.zeros(128, np.uint16)
+            k = 0 if layout == R.RegLayout.ZERO else 1
+            lanes = np.arange(mask_lanes)
+            want[2 * lanes + k] = np.array([convert_bits(KIND_FLOAT, KIND_HALF, reg_cast.RINT, False, sat,
+                                                         np.uint64(b)) for b in chunk[:mask_lanes]], np.uint16)
+            assert np.array_equal(got, want), (start, layout)
+    assert want_all.size == bits.size
