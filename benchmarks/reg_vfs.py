@@ -43,6 +43,19 @@ def cast_vf(dst, src, count, repeats):
         R.StoreAlign(dst, rd, mask, i * 64)
 
 
+def cast_down_vf(dst, src, count, repeats):
+    """dst (half) = src (float) rounded to nearest, 64 per iteration: Cast float->half CAST_RINT with layout ZERO,
+    stored by DIST_PACK_B32 (the store pattern after a float computation, as the gallery's Reg softmax)."""
+    rs, rd = R.RegTensor("float"), R.RegTensor("half")
+    trait = R.CastTrait(R.RegLayout.ZERO, R.SatMode.NO_SAT, R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_RINT)
+    for i in range(repeats):
+        mask, count = R.UpdateMask("float", count)
+        R.LoadAlign(rs, src, i * 64)
+        R.Cast(rd, rs, mask, trait)
+        R.StoreAlign(dst, rd, mask, i * 64, dist=R.StoreDist.DIST_PACK_B32)
+
+
 ADD_MUL = R.simd_vf(add_mul_vf)
 FLOAT_ADD_DIV = R.simd_vf(float_add_div_vf)
 CAST = R.simd_vf(cast_vf)
+CAST_DOWN = R.simd_vf(cast_down_vf)

@@ -184,6 +184,22 @@ def test_reg_cast_8320_np_astype(benchmark, rng):
     benchmark(x.astype, np.float32)
 
 
+@pytest.mark.benchmark(group="reg-cast-down-8320")
+def test_reg_cast_float_to_half_vf_8320_emu(benchmark, rng):
+    from reg_vfs import CAST_DOWN
+    core = aj.Core("ascend950")
+    src, dst = core.local_tensor("float", N), core.local_tensor("half", N)
+    src[:] = (rng.standard_normal(N) * 100).astype(np.float32)
+    with core:
+        benchmark(CAST_DOWN, dst, src, N, N // 64)
+
+
+@pytest.mark.benchmark(group="reg-cast-down-8320")
+def test_reg_cast_down_8320_np_astype(benchmark, rng):
+    x = (rng.standard_normal(N) * 100).astype(np.float32)
+    benchmark(x.astype, np.float16)
+
+
 # --- Cast, Compare + Select, DataCopyPad (issue 14) -------------------------------------------------------------
 @pytest.mark.benchmark(group="cast-h2f-8320")
 def test_cast_half_to_float_8320_emu(benchmark, a2, rng):
