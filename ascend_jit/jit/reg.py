@@ -569,6 +569,13 @@ MASK_WORDS = types.UniTuple(types.uint64, 4)
 ALL_LANES = (np.uint64(2**64 - 1),) * 4  # the mask words selecting every lane (a mask left out, Arange's lanes)
 
 
+@njit(cache=True, inline="always")
+def all_active(words):
+    """Whether a MaskReg's four words select every lane (the hot cases' test)."""
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
+    return words[0] == full and words[1] == full and words[2] == full and words[3] == full
+
+
 def _mask_words(context, builder, ty, value):
     """A MaskReg read as its four words by value (MASK_WORDS): a tuple (UpdateMask/CreateMask, plain Python) as it
     is, an array (MaskReg() in a VF, a MaskReg passed in) loaded. Every kernel takes a read mask as this one type, so

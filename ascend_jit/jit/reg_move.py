@@ -21,8 +21,8 @@ from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateErr
                       UnsupportedDTypeError)
 from .lowered import empty_array, larger, lowered, zeroed_array
 from .numerics import kind_size
-from .reg import (H_CTRL, H_KIND, VL, byte_address, bytes_like, external_global, internal, lane_on, set_u16,
-                  set_u32, u16_at_byte, u32_at)
+from .reg import (H_CTRL, H_KIND, VL, all_active, byte_address, bytes_like, external_global, internal, lane_on,
+                  set_u16, set_u32, u16_at_byte, u32_at)
 
 DEVICE = "ascend950"
 
@@ -354,7 +354,7 @@ def store_norm(h, reg, words, offset, step):
     addr = element_address("StoreAlign", h, offset)
     if addr % 32 != 0:
         raise AlignmentError("StoreAlign", "address", addr, _ALIGN_32, DEVICE)
-    full = words[0] == ALL and words[1] == ALL and words[2] == ALL and words[3] == ALL
+    full = all_active(words)
     size = kind_size(reg[H_KIND])
     first, last = 0, VL
     if not full:
@@ -376,8 +376,7 @@ def store_norm_hot(h, reg, words, offset, step):
     direct_call's `hot`): every lane active, offset and step in int32, the address 32-byte aligned and its 256 bytes
     inside the operand, the step's bytes a multiple of 32: the copy, (True, offset + step); anything else (False, 0),
     and store_norm then runs (and refuses what it refuses)."""
-    if (_outside_int32(step) or _outside_int32(offset) or
-            not (words[0] == ALL and words[1] == ALL and words[2] == ALL and words[3] == ALL)):
+    if _outside_int32(step) or _outside_int32(offset) or not all_active(words):
         return False, np.int64(0)
     addr = h[1] + offset * h[2]
     if addr % 32 != 0 or addr < h[4] or addr + VL > h[5] or (step * h[2]) % 32 != 0:
@@ -437,7 +436,7 @@ def store(h, reg, words, offset, dist, step):
     _check_place(api, h[4], h[5], addr, STORE_ALIGN[dist], addr + larger(first, 0), addr + larger(last, 0))
     _check_step(api, step, h[2], STORE_ALIGN[dist])
     ub = h[0]
-    if dist == S_PACK_B32 and words[0] == ALL and words[1] == ALL and words[2] == ALL and words[3] == ALL:
+    if dist == S_PACK_B32 and all_active(words):
         # DIST_PACK_B32 of every lane (the store after a float -> half Cast): the low half of each 32-bit lane as
         # typed lanes, one vectorised loop (the byte loop below cost 340 ns a call; addr is 32-byte aligned)
         for lane in range(lanes):

@@ -31,7 +31,7 @@ from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KI
                        f32_to_bf16_bits, float_store_bits, half_bits_to_f32, half_rne_bits, half_store_bits, kind_size,
                        round_half)
 from .reg import (ALL_LANES, H_CTRL, H_KIND, M_HALF_SAT, M_INT_SAT, M_KNOWN, REG_BYTES, VL, int_range, internal,
-                  data_of, lane_access, lane_on, set_u8, set_u16, set_u32, u8_at, u16_at, u32_at)
+                  all_active, data_of, lane_access, lane_on, set_u8, set_u16, set_u32, u8_at, u16_at, u32_at)
 from .reg_move import copy_bytes
 from .lowered import empty_array, larger, lowered, scratch_array, smaller, uint8_vector, zeroed_array
 
@@ -150,12 +150,6 @@ def set_u64(reg, j, v):
 lowered(u64_at, (uint8_vector, types.intp), types.uint64, lane_access(64, 8, False))
 lowered(i64_at, (uint8_vector, types.intp), types.int64, lane_access(64, 8, False))
 lowered(set_u64, (uint8_vector, types.intp, types.uint64), types.none, lane_access(64, 8, True))
-
-
-@njit(cache=True, inline="always")
-def all_active(words):
-    full = np.uint64(0xFFFFFFFFFFFFFFFF)
-    return words[0] == full and words[1] == full and words[2] == full and words[3] == full
 
 
 # The all-lanes half loops: each loop body is straight code (typed lane loads and stores around one call of a
