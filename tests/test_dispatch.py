@@ -6,7 +6,7 @@ import pytest
 
 import ascend_jit as aj
 from ascend_jit.api import _plans
-from ascend_jit.api._common import plan_mask
+from ascend_jit.api._common import as_enum, plan_mask, repeat_params, split_forms
 from ascend_jit.api.reduce_sum import _ENTRIES
 
 INF, NAN = float("inf"), float("nan")
@@ -173,3 +173,53 @@ def test_hot_path_rechecks_liveness_types_bounds_and_sanitizer(monkeypatch):
     aj.ReduceSum(dst, src, tmp, 1)
     aj.ReduceSum(dst, src, tmp, [1, 0], 1, 8)
     assert len(seen) == 2                          # memoised shapes still go through the sanitizer
+
+
+@pytest.mark.parametrize("dtype", ["half", "float", "int8"])
+def test_the_continuous_mask_memo_gives_the_plan_of_its_mask(dtype):
+    """plan_mask's memoised continuous masks (normal mode, is_set_mask True, an exact int): lanes
+    [0, min(mask, L)) active (D15), the register keeps the unclamped length (SPEC 1.5); anything else is validated
+    as before (D14: negative and over-wide masks, bools and floats refused)."""
+    core = aj.Core("atlas-a2")
+    d = core.local_tensor(dtype, 256).dtype
+    lanes = d.lanes_per_repeat
+    for mask in (0, 1, 63, 64, 65, 127, 128, 129, 255, 256, 2**63, 2**64 - 1):
+        n = min(mask, lanes)
+        want_lo, want_hi = (1 << min(n, 64)) - 1, (1 << min(max(n - 64, 0), 64)) - 1  # two 64-bit words
+        for _ in range(2):   # the second plan comes from the memo
+            plan = plan_mask("T", core, d, mask, True)
+            assert (plan.lo, plan.hi, plan.counter, plan.from_register, plan.bit_mode) == \
+                (want_lo, want_hi, -1, False, False), mask
+        assert plan_mask("T", core, d, np.uint64(mask), True) == plan   # a numpy integer: the same plan
+    for bad in (-1, 2**64, True, 1.0, np.int64(-1)):
+        with pytest.raises(aj.ParameterError, match="mask"):
+            plan_mask("T", core, d, bad, True)
+    core.SetMaskCount()   # counter mode: the mask is a count, never the memo's plan
+    assert plan_mask("T", core, d, 100, True).counter == 100
+
+
+def test_the_common_helpers_fast_paths_refuse_what_they_refused():
+    """_common's fast paths (positional values only, a member itself, repeat params of plain ints) take only calls
+    the general code accepts: a None among the high-dim values, a member outside `members`, a field out of range
+    or of another type are refused as before."""
+    assert split_forms("X", (128,), None, dict(mask=None, repeat_time=None), 3, "atlas-a2", "f") == ("count", (128,))
+    assert split_forms("X", (128, 2), None, dict(mask=None, repeat_time=None), 3, "atlas-a2", "f") == \
+        ("high", (128, 2))
+    with pytest.raises(aj.ParameterError, match="lacks repeat_time"):
+        split_forms("X", (128, None), None, dict(mask=None, repeat_time=None), 3, "atlas-a2", "f")
+    assert as_enum("X", None, "m", aj.CMPMODE.EQ, aj.CMPMODE) is aj.CMPMODE.EQ
+    with pytest.raises(aj.ParameterError, match="CMPMODE.LT"):
+        as_enum("X", None, "m", aj.CMPMODE.EQ, aj.CMPMODE, members=(aj.CMPMODE.LT,))
+    with pytest.raises(aj.ParameterError):
+        as_enum("X", None, "m", aj.SELMODE.VSEL_CMPMASK_SPR, aj.CMPMODE)   # another enum's member
+    params = aj.BinaryRepeatParams()
+    assert repeat_params("X", None, params, aj.BinaryRepeatParams) is params
+    for field, bad in (("src0RepStride", 256), ("dstBlkStride", -1), ("src1BlkStride", True)):
+        kept = getattr(params, field)
+        setattr(params, field, bad)
+        with pytest.raises(aj.ParameterError, match=field):
+            repeat_params("X", None, params, aj.BinaryRepeatParams)
+        setattr(params, field, kept)
+    params.dstRepStride = np.int64(8)
+    made = repeat_params("X", None, params, aj.BinaryRepeatParams)
+    assert made is not params and made == aj.BinaryRepeatParams() and type(made.dstRepStride) is int

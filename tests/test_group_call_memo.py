@@ -104,3 +104,31 @@ def test_remembered_calls_keep_spr_sanitizer_and_liveness():
     q.FreeTensor(t)
     with pytest.raises(aj.StateError, match="freed"):
         aj.WholeReduceSum(t, src, 64, 2, 1, 1, 8)
+
+
+def test_block_family_calls_are_remembered_and_keyed_like_repeat_calls():
+    """ReduceDataBlock and its old names pass no order (None): their calls are remembered too (4.4 -> 1.4 us a
+    call, BENCHMARKS.md "Session 38"), and each part of the key changed on its own is validated again."""
+    from ascend_jit.api import reductions
+    core = aj.Core("atlas-a2")
+    src, dst = _setup(core)
+    blocks = [sum(range(8 * k, 8 * k + 8)) for k in range(16)]
+    for _ in range(3):
+        dst[:] = 0
+        core.SetVectorMask(0, 0x1234)
+        aj.BlockReduceSum(dst, src, 2, 64, 1, 1, 8)
+        assert list(dst.numpy()) == blocks
+        assert (core.mask_high, core.mask_low) == (0, 2**64 - 1)     # D22: the call's mask in the register
+    assert any(key[0] == "BlockReduceSum" and key[-1] is None for key in reductions._GROUP_CALLS)
+    _refuses(core, lambda: aj.BlockReduceSum(dst, src, 3, 64, 1, 1, 8), aj.OutOfBoundsError, "src")
+    _refuses(core, lambda: aj.BlockReduceSum(dst, src, True, 64, 1, 1, 8), aj.ParameterError, "repeat_time")
+    _refuses(core, lambda: aj.BlockReduceSum(dst[0:8], src, 2, 64, 1, 1, 8), aj.OutOfBoundsError, "dst")
+    _refuses(core, lambda: aj.ReduceDataBlock(dst, src, 64, 2, 1, 1, 8, reduce_type=7), aj.ParameterError,
+             "reduce_type")
+    aj.BlockReduceMax(dst, src, 2, 64, 1, 1, 8)                          # another API, same arguments
+    assert list(dst.numpy()) == [8 * k + 7 for k in range(16)]
+    aj.ReduceDataBlock(dst, src, 64, 2, 1, 1, 8, reduce_type=aj.ReduceType.MIN)
+    assert list(dst.numpy()) == [8 * k for k in range(16)]
+    dst[:] = -1
+    aj.BlockReduceSum(dst, src, 2, 32, 1, 1, 8)                          # another mask: its own lanes
+    assert list(dst.numpy()) == blocks[:4] + [-1] * 4 + blocks[8:12] + [-1] * 4   # D51: masked blocks kept on A2

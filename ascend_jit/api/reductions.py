@@ -198,11 +198,12 @@ def _group_key(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_blk
                order):
     """The memo key of a group call on live LocalTensors of one core without a sanitizer whose mask, repeat and
     strides are exact ints (True, 1.0 or np.int64(1) never share an entry with 1) and whose reduce type and order are
-    ReduceType and ReduceOrder members, else None: everything _validate and mask_plan read (device, bounds rule, counter mode, each tensor's
+    ReduceType and ReduceOrder members (ReduceDataBlock's order None), else None: everything _validate and mask_plan read (device, bounds rule, counter mode, each tensor's
     dtype, address and size, the arguments)."""
     if type(dst) is not LocalTensor or type(src) is not LocalTensor or type(mask) is not int or \
             type(repeat_time) is not int or type(dst_rep_stride) is not int or type(src_blk_stride) is not int or \
-            type(src_rep_stride) is not int or type(order) is not ReduceOrder or type(reduce_type) is not ReduceType:
+            type(src_rep_stride) is not int or (order is not None and type(order) is not ReduceOrder) or \
+            type(reduce_type) is not ReduceType:
         return None
     core = dst._core
     if src._core is not core or core.sanitizer is not None or \
