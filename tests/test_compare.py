@@ -601,3 +601,78 @@ def test_compares_scalar_by_the_cxx_keyword():
                                                                                                count=128)):
         with pytest.raises(TypeError, match="src1_scalar"):
             call()
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_remembered_count_calls_take_each_calls_values_and_validate_each_key_part(device):
+    """The count forms' memo (api/compare.py _count_key): a remembered call computes from the UB and the scalar of
+    its own call and leaves the mask register as the full path does; each part of the key changed on its own is
+    validated again; the sanitizer, a freed tensor and the 950's src1Local[0] overload take the full path."""
+    from ascend_jit.api import compare as api
+    rng = np.random.default_rng(38)
+    core = aj.Core(device)
+    a, b, d = (core.local_tensor("half", 256) for _ in range(3))
+    bits = core.local_tensor("uint8", 32)
+
+    def packed(cond):
+        return np.packbits(cond, bitorder="little")
+
+    calls = {
+        "Compare": (lambda s: aj.Compare(bits, a, b, C.LT, 256), lambda x, y, s: packed(x < y), bits),
+        "Compares": (lambda s: aj.Compares(bits, a, s, C.EQ, 256), lambda x, y, s: packed(x == s), bits),
+        "Select": (lambda s: aj.Select(d, bits, a, b, S.VSEL_TENSOR_TENSOR_MODE, 256),
+                   lambda x, y, s: np.where(np.unpackbits(bits.numpy(), bitorder="little")[:256] == 1, x, y), d),
+        "Select scalar": (lambda s: aj.Select(d, bits, a, s, S.VSEL_TENSOR_SCALAR_MODE, 256),
+                          lambda x, y, s: np.where(np.unpackbits(bits.numpy(), bitorder="little")[:256] == 1, x,
+                                                   np.float16(s)), d),
+    }
+    for name, (call, want, out) in calls.items():
+        states = set()
+        for scalar in (0.5, -0.0, 0.0, 2.0):   # the first call validates, the others are remembered
+            x = rng.integers(-3, 4, 256).astype(np.float16) / np.float16(2)
+            x[:4] = (-0.0, 0.0, 0.5, 2.0)
+            y = rng.integers(-3, 4, 256).astype(np.float16) / np.float16(2)
+            a[:], b[:] = x, y
+            if name.startswith("Select"):
+                bits[:] = rng.integers(0, 256, 32).astype(np.uint8)
+            expected = want(x, y, np.float16(scalar))
+            core.SetVectorMask(0, 0x1234)
+            call(scalar)
+            got = out.numpy()
+            assert np.array_equal(got.view(np.uint8), np.asarray(expected).view(np.uint8)), (name, scalar)
+            states.add((core.mask_defined, core.mask_high, core.mask_low, core.counter_mode))
+        assert len(states) == 1, (name, states)   # the full path's register state on every remembered call
+    assert any(key[0] == "Select" for key in api._COUNT_CALLS) and any(key[0] == "Compares" for key in
+                                                                        api._COUNT_CALLS)
+    before = core.ub.copy()
+    for call, error in ((lambda: aj.Compare(bits, a, b, C.LT, 192), aj.ParameterError),       # count: blocks
+                        (lambda: aj.Compare(bits, a, b, C.LT, 512), aj.OutOfBoundsError),      # past the sources
+                        (lambda: aj.Compare(bits[0:8], a, b, C.LT, 256), aj.OutOfBoundsError),  # dst too small
+                        (lambda: aj.Compare(bits, a, b, 9, 256), aj.ParameterError),           # mode
+                        (lambda: aj.Compare(bits, a, b, C.LT, True), aj.ParameterError),       # an exact int
+                        (lambda: aj.Compares(bits, a, True, C.EQ, 256), aj.ParameterError),      # the scalar (D29)
+                        (lambda: aj.Select(d, bits, a, b, S.VSEL_TENSOR_TENSOR_MODE, 512), aj.OutOfBoundsError)):
+        with pytest.raises(error):
+            call()
+        assert np.array_equal(core.ub, before)
+    aj.Compare(bits, a, b, C.GT, 256)                                      # another mode: its own result
+    assert np.array_equal(bits.numpy(), packed(a.numpy() > b.numpy()))
+    pipe, q = aj.TPipe(core), aj.TQue(aj.TPosition.VECOUT, 1)
+    pipe.InitBuffer(q, 1, 32)
+    t = q.AllocTensor("uint8")
+    aj.Compare(t, a, b, C.LT, 256)
+    aj.Compare(t, a, b, C.LT, 256)
+    q.FreeTensor(t)
+    with pytest.raises(aj.StateError, match="freed"):
+        aj.Compare(t, a, b, C.LT, 256)
+    if device == "ascend950":   # src1Local[0]: the element read when the call runs, never remembered
+        one = core.local_tensor("half", 16)
+        for v in (1.0, -0.5):
+            one[:] = np.full(16, v, np.float16)
+            aj.Compares(bits, a, one[0], C.EQ, 256)
+            assert np.array_equal(bits.numpy(), packed(a.numpy() == np.float16(v)))
+    checked = aj.Core(device, sanitize="report")                          # the same facts on a sanitizing core
+    ca, cb = (checked.local_tensor("half", 256, addr=t.addr) for t in (a, b))
+    cbits = checked.local_tensor("uint8", 32, addr=bits.addr)
+    aj.Compare(cbits, ca, cb, C.LT, 256)                                  # sources never written: reported
+    assert any("Compare" in str(r) for r in checked.sanitizer.reports)

@@ -1,12 +1,14 @@
 """Compare, Compares (with the comparison operators) and Select (SPEC-2 9.4, 9.5, D43, D44, D59, D31, D34)."""
 import enum
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 from ..core import continuous_mask_words
 from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..jit.compare import compare_contiguous, compare_strided, select_contiguous, select_strided
+from ..jit.direct import EntryTable
 from ..tensor import LocalTensor, known_device
 from ..sanitizer import vector_access
 from ._common import as_enum, as_int, repeat_params as _repeat_params
@@ -61,16 +63,93 @@ _SELECT_FORMS = ("(dst, sel_mask, src0, src1, sel_mode, count) or (dst, sel_mask
                  "repeat_time, repeat_params)")
 
 
+# --- remembered count-form calls -------------------------------------------------------------------------------------
+# A count-form call whose shape was validated runs from a memo (as the element-wise entries' and the group
+# reductions', issue 21): Compare 3.1 -> 1.5 us and Select 4.1 -> 1.7 us a call (BENCHMARKS.md "Session 38"). The
+# key holds everything the count validators read; the first call of a shape, keywords, the sanitizer, freed
+# tensors, the 950's src1Local[0] overload and every refusal take the full path, which remembers what it ran.
+class _CountCall(NamedTuple):
+    """A validated count-form call: kernel(ub, *head, second operand's array, its byte offset, *tail); b_addr
+    None: the scalar's bits are converted on every call (D29; its value is not in the key). after_lanes: the
+    count-form mask effect's last-repeat lanes (None: none); undefine: the call leaves the register undefined
+    (D31)."""
+    kernel: object
+    head: tuple
+    tail: tuple
+    b_addr: object
+    after_lanes: object
+    undefine: bool
+
+
+_COUNT_CALLS = {}
+_COUNT_CALLS_MAX = 8192
+
+
+def _count_key(api, mode, mode_type, count, tensors, scalar):
+    """The memo key of a count-form call (exact int count, `mode` a member of mode_type, plain LocalTensors of one
+    live core without a sanitizer, a scalar that is no LocalTensor), else None."""
+    if type(count) is not int or type(mode) is not mode_type or type(scalar) is LocalTensor:
+        return None
+    core = tensors[0]._core if type(tensors[0]) is LocalTensor else None
+    if core is None or core.sanitizer is not None:
+        return None
+    key = [api, core.spec, core.bounds, mode, count]
+    for t in tensors:
+        if type(t) is not LocalTensor or t._core is not core or not (t._lease is None or t._lease.alive):
+            return None
+        key += (t._dtype, t._addr, t._size)
+    return tuple(key)
+
+
+def _remember_count_call(key, call):
+    if key is not None:
+        if len(_COUNT_CALLS) >= _COUNT_CALLS_MAX:
+            _COUNT_CALLS.clear()
+        _COUNT_CALLS[key] = call
+
+
+_ENTRIES = EntryTable()  # the count kernels' compiled entries (numba's dispatcher costs 1.0 us a call, these 0.3)
+
+
+def _count_call(kernel, head, tail, b_addr, after_lanes, undefine, ub, bbuf):
+    """A _CountCall of `kernel` through its compiled entry (the arguments' types are the kernel's alone: the UB or
+    a scalar's bytes, both C-contiguous uint8 arrays, and Python ints)."""
+    return _CountCall(_ENTRIES.get(kernel, kernel, (ub, *head, bbuf, 0, *tail)), head, tail, b_addr, after_lanes,
+                      undefine)
+
+
+def _run_count_call(call, core, bbuf, b_addr):
+    call.kernel(core.ub, *call.head, bbuf, b_addr, *call.tail)
+    if call.after_lanes is not None:
+        core._after_count_call(call.after_lanes)
+    if call.undefine:
+        core.mask_defined = False  # D31
+
+
+def _remembered(api, args, count, mask, repeat_time, repeat_params, is_set_mask, mode, mode_type, tensors,
+                scalar=None):
+    """(memo key or None, the remembered call or None) of a call given as (..., count) with no keywords."""
+    if len(args) != 1 or count is not None or mask is not None or repeat_time is not None or \
+            repeat_params is not None or is_set_mask is not None:
+        return None, None
+    key = _count_key(api, mode, mode_type, args[0], tensors, scalar)
+    return key, (None if key is None else _COUNT_CALLS.get(key))
+
+
 # --- Compare / Compares ---------------------------------------------------------------------------------------------
 def Compare(dst, src0, src1, cmp_mode, *args, count=None, mask=None, repeat_time=None, repeat_params=None,
             is_set_mask=None):
     """`Compare(dst, src0, src1, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)`: one bit
     per element into the uint8/int8 dst, LSB first (D44)."""
+    key, call = _remembered("Compare", args, count, mask, repeat_time, repeat_params, is_set_mask, cmp_mode, CMPMODE,
+                            (dst, src0, src1))
+    if call is not None:
+        return _run_count_call(call, dst._core, dst._core.ub, call.b_addr)
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
         "Compare", args, count, mask, repeat_time, repeat_params, is_set_mask, dst, _COMPARE_FORMS, 4)
     core = operands("Compare", dst, src0, src1, names=("src0", "src1"))
     return _compare(core, "Compare", dst, src0, src1, None, cmp_mode, is_count, count, mask, repeat_time,
-                    repeat_params, is_set_mask)
+                    repeat_params, is_set_mask, memo_key=key)
 
 
 _MISSING = object()
@@ -88,12 +167,17 @@ def Compares(dst, src0, scalar=_MISSING, cmp_mode=_MISSING, *args, count=None, m
         scalar = src1_scalar
     if cmp_mode is _MISSING:
         raise TypeError("Compares() missing required argument: 'cmp_mode'")
+    key, call = _remembered("Compares", args, count, mask, repeat_time, repeat_params, is_set_mask, cmp_mode,
+                            CMPMODE, (dst, src0), scalar)
+    if call is not None:
+        core = dst._core
+        return _run_count_call(call, core, *_second_operand("Compares", core.spec, core, src0._dtype, None, scalar))
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
         "Compares", args, count, mask, repeat_time, repeat_params, is_set_mask, dst, _COMPARES_FORMS, 4)
     core = operands("Compares", dst, src0, names=("src0",))
     scalar, scalar_tensor = element_scalar("Compares", core, src0.dtype, scalar)
     return _compare(core, "Compares", dst, src0, None, scalar, cmp_mode, is_count, count, mask, repeat_time,
-                    repeat_params, is_set_mask, scalar_tensor)
+                    repeat_params, is_set_mask, scalar_tensor, memo_key=key)
 
 
 CompareScalar = Compares  # the older name of Compares (SPEC-2 9.4 "Compares (= CompareScalar)")
@@ -119,7 +203,7 @@ def _scalar_read(scalar_tensor, dtype, name="scalar"):
 
 
 def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask, repeat_time, params,
-             is_set_mask, scalar_tensor=None):
+             is_set_mask, scalar_tensor=None, memo_key=None):
     spec = core.spec
     s = src0.dtype
     cmp_mode = as_enum(api, spec, "cmp_mode", cmp_mode, CMPMODE)  # a member before the cache key (issue 12)
@@ -138,12 +222,13 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
                 reads.append((("src1", src1.addr, count * s.size), src1))
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count // 8), dst)])
         if count:
-            compare_contiguous(core.ub, s.kind, int(mode), spec.compare_ne_nan, dst.addr, src0.addr, bbuf, b_addr,
-                               0 if src1 is None else 1, count)
-            if not spec.compare_mask_ignored:
-                core._after_count_call(s.lanes_per_repeat)
-        if spec.compare_mask_ignored and count:
-            core.mask_defined = False  # D31: A2/A3/310P/910 leave the register undefined
+            call = _count_call(compare_contiguous, (s.kind, int(mode), int(spec.compare_ne_nan), dst.addr, src0.addr),
+                               (0 if src1 is None else 1, count), None if src1 is None else b_addr,
+                               None if spec.compare_mask_ignored else s.lanes_per_repeat,
+                               spec.compare_mask_ignored, core.ub, bbuf)  # D31: A2/A3/310P/910: register undefined
+            _run_count_call(call, core, bbuf, b_addr)
+            if scalar_tensor is None:
+                _remember_count_call(memo_key, call)
         return
     plan = plan_mask(api, core, s, mask, is_set_mask)
     repeat_time = as_int(api, spec, "repeat_time", repeat_time)
@@ -293,6 +378,15 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     """`Select(dst, sel_mask, src0, src1, sel_mode, count)` or `(..., sel_mode, mask, repeat_time, repeat_params)`:
     selMask bit 1 takes src0, 0 takes src1 (a tensor, or a scalar in mode 1); D59."""
     api = "Select"
+    tensor_src1 = type(src1) is LocalTensor and sel_mode is not SELMODE.VSEL_TENSOR_SCALAR_MODE
+    memo_key, call = _remembered(api, args, count, mask, repeat_time, repeat_params, is_set_mask, sel_mode, SELMODE,
+                                 (dst, sel_mask, src0, src1) if tensor_src1 else (dst, sel_mask, src0),
+                                 None if tensor_src1 else src1)
+    if call is not None:
+        core = dst._core
+        if tensor_src1:
+            return _run_count_call(call, core, core.ub, call.b_addr)
+        return _run_count_call(call, core, *_second_operand(api, core.spec, core, dst._dtype, None, src1))
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(api, args, count, mask, repeat_time,
                                                                              repeat_params, is_set_mask, dst,
                                                                              _SELECT_FORMS, 5)
@@ -328,9 +422,13 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
             if s1 is not None:
                 reads.append((("src1", src1.addr, count * d.size), src1))
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count * d.size), dst)])
-        select_contiguous(core.ub, d.size, dst.addr, sel_mask.addr, src0.addr, bbuf, b_addr, 0 if s1 is None else 1,
-                          d.lanes_per_repeat if mode == SELMODE.VSEL_CMPMASK_SPR else 0, count)
-        core._after_count_call(count % d.lanes_per_repeat or d.lanes_per_repeat)
+        call = _count_call(select_contiguous, (d.size, dst.addr, sel_mask.addr, src0.addr),
+                           (0 if s1 is None else 1, d.lanes_per_repeat if mode == SELMODE.VSEL_CMPMASK_SPR else 0,
+                            count), None if s1 is None else b_addr, count % d.lanes_per_repeat or d.lanes_per_repeat,
+                           False, core.ub, bbuf)
+        _run_count_call(call, core, bbuf, b_addr)
+        if scalar_tensor is None:
+            _remember_count_call(memo_key, call)
         return
     plan = plan_mask(api, core, d, mask, is_set_mask)
     repeat_time = as_int(api, spec, "repeat_time", repeat_time)  # plain ints before the cache key (issue 12)
