@@ -178,3 +178,27 @@ def test_fidelity_of_a_junk_config_on_the_950_is_refused(api, config):
     as the call's (D48, D69; it answered the default level there, review18)."""
     with pytest.raises(aj.ParameterError, match="'config'.*ascend950"):
         aj.fidelity(api, "ascend950", "float", config)
+
+
+@pytest.mark.parametrize("dtype", [dt.HALF, dt.FLOAT])
+def test_float_scalars_round_as_numpys_cast_at_every_boundary(dtype):
+    """D29's half and float scalars (converted by CPython's IEEE packing) equal numpy's one rounding of the double,
+    bit for bit, at every finite value of the type (half: all of them; float: 2**16 drawn), its neighbouring doubles,
+    the midpoints between neighbours and theirs (the ties), and past the largest finite value (overflow to inf)."""
+    rng = np.random.default_rng(29)
+    if dtype is dt.HALF:
+        values = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float64)
+    else:
+        values = rng.integers(0, 1 << 32, 1 << 16, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        values = values.astype(np.float64)
+    values = np.unique(values[np.isfinite(values)])
+    largest = float(np.finfo(dtype.np_dtype).max)
+    beyond = largest + float(np.spacing(dtype.np_dtype.type(largest)))   # the next step, 2**16 or 2**128
+    values = np.concatenate([values, [largest, (largest + beyond) / 2, beyond, 1e300, 5e-324]])
+    mids = (values[:-1] + values[1:]) / 2
+    edges = np.concatenate([values, mids, -values, -mids])
+    edges = np.concatenate([edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf)])
+    with np.errstate(over="ignore"):
+        want = edges.astype(dtype.np_dtype).view(np.uint16 if dtype is dt.HALF else np.uint32)
+    got = [scalar_bits("Adds", SPEC, dtype, x) for x in edges.tolist()]
+    assert np.array_equal(np.array(got, np.uint64), want.astype(np.uint64))

@@ -26,7 +26,7 @@ def scalar_bits(api, spec, dtype, value, name="scalar"):
         raise ParameterError(api, name, value, legal=f"a {dtype.name} value (bool is refused, SPEC-2 D29)",
                              device=device)
     if isinstance(value, np.generic) and value.dtype == dtype.np_dtype:
-        return int(np.asarray(value).view(_UINT[dtype.size]))  # D29: the exact dtype is used bit for bit
+        return int.from_bytes(value.tobytes(), "little")  # D29: the exact dtype is used bit for bit
     if dtype.is_float:
         exact = _as_exact_real(api, device, dtype, value, name)
         return _round_to_float_bits(dtype.name, exact)
@@ -77,12 +77,28 @@ def _round_to_float_bits(name, x):
         x = _int_to_double_round_odd(x)
     elif isinstance(x, Fraction):
         x = _fraction_to_double_round_odd(x)
-    with np.errstate(over="ignore"):
-        if name == "half":
-            return int(np.array(np.float64(x)).astype(np.float16).view(np.uint16))  # numpy rounds double->half once
-        if name == "float":
-            return int(np.array(np.float64(x)).astype(np.float32).view(np.uint32))
+    if name == "half":
+        return _packed_bits(_HALF_PACKING, x, 0x7C00, 0x8000)
+    if name == "float":
+        return _packed_bits(_FLOAT_PACKING, x, 0x7F800000, 0x80000000)
     return _f32_odd_to_bf16(_double_to_f32_round_odd(x))
+
+
+# CPython's IEEE packing of a double (struct's 'e' and 'f' formats, PyFloat_Pack2 / PyFloat_Pack4) rounds once to
+# nearest even and keeps subnormals, as numpy's double -> half / float casts do, at 0.26 us against numpy's 2.3 us
+# a scalar; past the largest finite value it raises OverflowError where D29 wants +-inf.
+_HALF_PACKING = (struct.Struct("<e"), struct.Struct("<H"))
+_FLOAT_PACKING = (struct.Struct("<f"), struct.Struct("<I"))
+
+
+def _packed_bits(packing, x, inf_bits, sign_bit):
+    """The bits of the double x (not NaN) rounded once to nearest even into the packing's type; overflow to
+    +-inf (D29)."""
+    packer, reader = packing
+    try:
+        return reader.unpack(packer.pack(x))[0]
+    except OverflowError:
+        return inf_bits | (sign_bit if x < 0 else 0)
 
 
 def _int_to_double_round_odd(n):
