@@ -79,7 +79,7 @@ _current = threading.local()
 def current_core(api="current_core"):
     core = getattr(_current, "stack", None)
     if not core:
-        raise StateError(api, legal="inside `with core:` (a current core)",
+        raise StateError(api, "core", None, legal="inside `with core:` (a current core)",
                          detail="no current core: use `with core:` or call the method on a Core")
     return core[-1]
 

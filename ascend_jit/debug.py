@@ -140,7 +140,7 @@ def ascendc_assert(expr, fmt=None, *args):
         raise ParameterError(api, "expr", expr, device=core.device, legal="a scalar condition (a C++ expression)",
                              detail=str(exc)) from None
     if failed:
-        raise StateError(api, device=core.device, legal="a true expr",
+        raise StateError(api, "expr", expr, device=core.device, legal="a true expr",
                          detail=f"[ASSERT] Assertion failed. {message}".rstrip())
 
 
@@ -148,7 +148,7 @@ def Trap():
     """`Trap()` (DK 调试接口/异常检测/Trap.md): the AI Core stops; here a StateError ends the kernel (its block in
     an aj.launch). 950, A2, A3, 310P."""
     core = _device("Trap", _TRAP_DEVICES, "调试接口/异常检测/Trap.md")
-    raise StateError("Trap", device=core.device, legal="no Trap() in a kernel that should finish",
+    raise StateError("Trap", "kernel", "Trap()", device=core.device, legal="no Trap() in a kernel that should finish",
                      detail="the kernel called Trap(): the AI Core stops")
 
 

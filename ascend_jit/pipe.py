@@ -198,7 +198,7 @@ class TQue:
                                  legal="AllocTensor(dtype) returning the tensor: t = que.AllocTensor(dtype)",
                                  detail="the C++ out-parameter form AllocTensor<T>(t) is written t = que.AllocTensor(T)")
         if self.pipe is None:
-            raise StateError("AllocTensor", legal="a queue given buffers by pipe.InitBuffer",
+            raise StateError("AllocTensor", "que", "no buffers", legal="a queue given buffers by pipe.InitBuffer",
                              detail="queue has no buffers: call pipe.InitBuffer(que, num, len) first")
         d = _DTYPES.get(dtype) if type(dtype) is str else None
         if d is None:
@@ -284,7 +284,7 @@ class TQue:
                                  legal="a tensor EnQue'd to this queue and not yet dequeued",
                                  detail="the device would wait for an EnQue event that is never set")
         elif not self._queue:
-            raise StateError("DeQue", legal="a queue holding an enqueued tensor",
+            raise StateError("DeQue", "que", "empty", legal="a queue holding an enqueued tensor",
                              detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
         else:
             index = 0
@@ -373,7 +373,7 @@ class TBuf:
 
     def Get(self, dtype, count=None):
         if self.pipe is None:
-            raise StateError("TBuf.Get", legal="a TBuf given its buffer by pipe.InitBuffer",
+            raise StateError("TBuf.Get", "tbuf", "no buffer", legal="a TBuf given its buffer by pipe.InitBuffer",
                              detail="call pipe.InitBuffer(tbuf, len) first")
         d = resolve(dtype, "TBuf.Get", self.pipe.core.device)
         cap = self._buffer.nbytes // d.size
@@ -399,7 +399,7 @@ class TBuf:
 
     def _own(self, api, tensor):
         if self.pipe is None:
-            raise StateError(api, legal="a TBuf given its buffer by pipe.InitBuffer",
+            raise StateError(api, "tbuf", "no buffer", legal="a TBuf given its buffer by pipe.InitBuffer",
                              detail="call pipe.InitBuffer(tbuf, len) first")
         start, end = self._buffer.addr, self._buffer.addr + self._buffer.nbytes
         if not isinstance(tensor, LocalTensor) or not start <= tensor.addr < end:
@@ -412,7 +412,7 @@ class TBuf:
         32-byte aligned and size * sizeof(T) + offset inside the InitBuffer length (DK TBuf/GetWithOffset.md)."""
         api = "TBuf.GetWithOffset"
         if self.pipe is None:
-            raise StateError(api, legal="a TBuf given its buffer by pipe.InitBuffer",
+            raise StateError(api, "tbuf", "no buffer", legal="a TBuf given its buffer by pipe.InitBuffer",
                              detail="call pipe.InitBuffer(tbuf, len) first")
         spec, d = self.pipe.core.spec, resolve(dtype, api, self.pipe.core.device)
         nbytes = self._buffer.nbytes

@@ -362,7 +362,7 @@ class LocalMemAllocator:
         core = current_core("LocalMemAllocator")
         core.spec.require_supported("LocalMemAllocator")
         if core.local_mem_allocator is not None:
-            raise StateError("LocalMemAllocator", device=core.device,
+            raise StateError("LocalMemAllocator", "core", "has a LocalMemAllocator", device=core.device,
                              legal="one LocalMemAllocator per core",
                              detail="this core already has one (one LocalMemAllocator per memory for the kernel's "
                                     "lifetime, DK LocalMemAllocator.md)")
@@ -468,7 +468,7 @@ def GetTPipePtr():
     """The current core's TPipe (the last one created on it)."""
     core = _core("GetTPipePtr")
     if core.tpipe is None:
-        raise StateError("GetTPipePtr", device=core.device, legal="a core with a TPipe",
+        raise StateError("GetTPipePtr", "core", "no TPipe", device=core.device, legal="a core with a TPipe",
                          detail="no TPipe on this core: create aj.TPipe() first")
     return core.tpipe
 
@@ -660,7 +660,8 @@ def GetSysWorkSpacePtr():
     core = _core(api)
     _reserved_workspace(api, core.device, "GetSysWorkSpacePtr")
     if core.sys_workspace is None:
-        raise StateError(api, device=core.device, legal="after aj.SetSysWorkspace(workspace)",
+        raise StateError(api, "system workspace", None, device=core.device,
+                         legal="after aj.SetSysWorkspace(workspace)",
                          detail="no system workspace: call aj.SetSysWorkspace(workspace) "
                                                          "first (the device would return nullptr)")
     return core.sys_workspace

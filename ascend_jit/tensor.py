@@ -625,7 +625,7 @@ class GlobalTensor:
 
     def _require_buffer(self, api):
         if self._root is None:
-            raise StateError(api, legal="a GlobalTensor with a buffer (SetGlobalBuffer)",
+            raise StateError(api, "buffer", None, legal="a GlobalTensor with a buffer (SetGlobalBuffer)",
                              detail="the GlobalTensor has no buffer: call SetGlobalBuffer(array) first")
 
     @property

@@ -107,7 +107,7 @@ def _stack_buffer(api, core, why):
     devkit's PopStackBuffer: GetQueueEndAddress up to the UB's end address)."""
     spec = core.spec
     if core.tpipe is None:
-        raise StateError(api, device=spec.name, legal="a core with a TPipe",
+        raise StateError(api, "core", "no TPipe", device=spec.name, legal="a core with a TPipe",
                          detail=f"no TPipe on this core: {why} (create aj.TPipe())")
     stack = next(((a, s) for a, s in core._free if a + s == spec.ub_bytes), None)
     if stack is None:
