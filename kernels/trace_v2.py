@@ -25,8 +25,9 @@ the original's sequences and shows them):
   fill order": they repeat the block's first element), not the diagonal. The original is right only when every core
   gets one element (its example: a 40 x 40 matrix on 40 or more cores). The port sizes the input queue to
   matrixOrder blocks and compacts the blocks' first elements in place before the ReduceSum, with
-  `WholeReduceSum(xLocal, xLocal, 1, repeat, 1, 1, 1)` (mask 1: the sum of one element is the element; repeat i
-  writes element i after reading block i; at most 255 repeats a call), so the original's ReduceSum runs unchanged.
+  `WholeReduceSum(xLocal, xLocal, 1, repeat, 1, 1, 1)` (mask 1: the sum of one element is the element, but for a
+  -0, which the masked lanes' +0 (SPEC D2) turns into +0; repeat i writes element i after reading block i; at most
+  255 repeats a call), so the original's ReduceSum runs unchanged.
   `ORIGINAL_LAYOUT = True` runs the original's queue size and contiguous ReduceSum.
 - The original's atomic `DataCopy(yGm, yLocal, 32)` adds 32 elements of a buffer whose ReduceSum wrote one into a
   one-element GM tensor: 31 unwritten lanes (and, for a short queue buffer, bytes past it) added past y. The port adds
