@@ -122,6 +122,11 @@ tests/test_sanitizer.py)."""
 # group_norm_bf16_big_group 3 x 8 x 1024 (6 cores of one 4096-element group: tiles of 3072 and 1024 on the A2, a
 # channel boundary inside the first) and group_norm_single 9 x 16 x 1 (144 one-element groups, 18 a core);
 # reg_unalign_reduce_max 9 rows of 255 (cores of 4, 4 and 1 rows: the one-row core's padding a single lane);
+# trace_v2 and trace_v2_half 13 x 18 (5 cores of 2 diagonal elements, 3 of 1); logical_and 450003 (past the
+# single-buffer threshold: 8 cores of 56256 or 56224, two 24576-byte tiles widened in two parts and a short one
+# widened into the TBuf's second half); bincount 4099 (8 cores of 513 or 512 elements, all read from GM by
+# GetValue: no whole 4096 tile), bincount_int64 3001 (one core, no whole tile) and bincount_large_bins 7 (7 cores,
+# core 0 alone scattering into GM);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -182,4 +187,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "soft_margin_loss": 100003, "soft_margin_loss_mean": 100003, "soft_margin_loss_half": 100003,
          "soft_margin_loss_sum_half": 50003, "group_norm": 13 * 1024, "group_norm_half": 3 * 1536,
          "group_norm_bf16_big_group": 3 * 8192, "group_norm_single": 9 * 16,
-         "dynamic_quant": 427 * 700, "dynamic_quant_bf16": 13 * 1001, "dynamic_quant_smooth_half": 9 * 77}
+         "dynamic_quant": 427 * 700, "dynamic_quant_bf16": 13 * 1001, "dynamic_quant_smooth_half": 9 * 77,
+         "trace_v2": 13, "trace_v2_half": 13, "logical_and": 450003, "bincount": 4099, "bincount_int64": 3001,
+         "bincount_large_bins": 7}

@@ -57,7 +57,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "softplus_bf16", "mish", "mish_half", "mish_bf16", "soft_margin_loss", "soft_margin_loss_mean",
             "soft_margin_loss_half", "soft_margin_loss_sum_half", "group_norm", "group_norm_half",
             "group_norm_bf16_big_group", "group_norm_single", "dynamic_quant", "dynamic_quant_bf16",
-            "dynamic_quant_smooth_half"} <= \
+            "dynamic_quant_smooth_half", "trace_v2", "trace_v2_half", "logical_and", "bincount", "bincount_int64",
+            "bincount_large_bins"} <= \
         set(GALLERY)
 
 
