@@ -314,6 +314,12 @@ class TQue:
             raise StateError("FreeTensor", "tensor", tensor, legal="a tensor allocated and not yet freed",
                              detail="double free (or a tensor freed earlier)",
                              device=self._device())
+        if any(t._lease is lease for t, _ in self._queue):
+            # the devkit's state machine takes a buffer ENQUE -> DEQUE -> FREE: freeing it while queued hands its
+            # buffer to the next AllocTensor while a DeQue is still to return it (docs/decisions.md "TQue")
+            raise StateError("FreeTensor", "tensor", tensor, legal="a tensor allocated and not enqueued, or dequeued",
+                             detail="the tensor is enqueued and not yet dequeued: DeQue it first",
+                             device=self._device())
         lease.alive = False
         lease.buffer.lease = None
 
@@ -324,6 +330,22 @@ class TQue:
     def HasTensorInQue(self):
         self._not_depth0("HasTensorInQue")
         return bool(self._queue)
+
+    def GetTensorCountInQue(self):
+        """The number of tensors enqueued and not yet dequeued (DK TQue GetTensorCountInQue; not at depth 0)."""
+        self._not_depth0("GetTensorCountInQue")
+        return len(self._queue)
+
+    def HasIdleBuffer(self):
+        """Whether a buffer is free for AllocTensor (DK TQue HasIdleBuffer: allocated buffers < num; not at depth
+        0); False for a queue InitBuffer gave no buffers."""
+        self._not_depth0("HasIdleBuffer")
+        return any(buffer.lease is None for buffer in self._buffers)
+
+    def FreeAllEvent(self):
+        """DK TQue FreeAllEvent (not at depth 0): releases the events the queue's buffers hold at the end of a
+        kernel. The emulator's queue keeps its order as state, not as events, so there is nothing to release."""
+        self._not_depth0("FreeAllEvent")
 
     def _not_depth0(self, api):
         if self.depth == 0:  # the devkit static_asserts it: a depth-0 queue counts no tensors
@@ -371,15 +393,21 @@ class TBuf:
             lease.alive = False
         self.pipe, self._buffer, self._leases = None, None, []
 
-    def Get(self, dtype, count=None):
+    def Get(self, dtype, len=None, *, count=None):
+        """`Get<T>()` / `Get<T>(len)`: the buffer as a tensor of T, all of it or its first `len` elements (also
+        `count=`, this method's keyword before session 38)."""
+        if count is not None:
+            if len is not None:
+                raise TypeError("TBuf.Get() got the element count twice (len and count)")
+            len = count
         if self.pipe is None:
             raise StateError("TBuf.Get", "tbuf", "no buffer", legal="a TBuf given its buffer by pipe.InitBuffer",
                              detail="call pipe.InitBuffer(tbuf, len) first")
         d = resolve(dtype, "TBuf.Get", self.pipe.core.device)
         cap = self._buffer.nbytes // d.size
-        n = cap if count is None else as_int("TBuf.Get", self.pipe.core.spec, "count", count, 0)
+        n = cap if len is None else as_int("TBuf.Get", self.pipe.core.spec, "len", len, 0)
         if n > cap:
-            raise OutOfBoundsError("TBuf.Get", "count", n, legal=f"[0, {cap}]", device=self.pipe.core.device)
+            raise OutOfBoundsError("TBuf.Get", "len", n, legal=f"[0, {cap}]", device=self.pipe.core.device)
         return LocalTensor._proven(self.pipe.core, d, self._buffer.addr, n, self.position, self._leases[-1])
 
     # TBuf inherits TQueBind's queue calls; the devkit's kernel_tbuf_impl.h makes AllocTensor and DeQue its Get and

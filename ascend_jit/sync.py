@@ -44,7 +44,7 @@ _PIPE_BY_SHORT_NAME = {"S": PIPE_S, "V": PIPE_V, "M": PIPE_M, "MTE1": PIPE_MTE1,
 _HARD_EVENTS = ("MTE2_MTE1 MTE1_MTE2 MTE1_M M_MTE1 MTE2_V V_MTE2 MTE3_V V_MTE3 M_V V_M V_V MTE3_MTE1 MTE1_MTE3 MTE1_V "
                 "MTE2_M M_MTE2 V_MTE1 M_FIX FIX_M MTE3_MTE2 MTE2_MTE3 S_V V_S S_MTE2 MTE2_S S_MTE3 MTE3_S MTE2_FIX "
                 "FIX_MTE2 FIX_S M_S FIX_MTE3 MTE1_FIX FIX_MTE1 FIX_FIX").split()
-HardEvent = enum.Enum("HardEvent", [(name, i) for i, name in enumerate(_HARD_EVENTS)])
+HardEvent = enum.IntEnum("HardEvent", [(name, i) for i, name in enumerate(_HARD_EVENTS)])  # SPEC-2 1.1: IntEnum
 HardEvent.__doc__ = "Ascend C HardEvent: a (source pipe, destination pipe) pair, `event.pipes`."
 HardEvent.pipes = property(lambda self: tuple(_PIPE_BY_SHORT_NAME[p] for p in self.name.split("_")))
 _EVENT_BY_PIPES = {e.pipes: e for e in HardEvent}

@@ -556,6 +556,8 @@ class GlobalTensor:
     __slots__ = ("_root", "_owner", "_bytes", "dtype", "_start", "_size", "_at", "_nbytes", "_array", "_declared")
 
     def __init__(self, array=None, dtype=None):
+        if dtype is None and isinstance(array, (str, type, np.dtype, dt.DType)):
+            array, dtype = None, array  # GlobalTensor<T> with T positional, as TQue's AllocTensor(T) takes it
         self._set_buffer(None, None)
         # GlobalTensor<T>: T is checked now (a typo was dropped silently) and kept, so a later SetGlobalBuffer(array)
         # views the array's bytes as T, as C++'s (__gm__ T*) cast does, whatever numpy dtype the array has

@@ -3,7 +3,9 @@ port4 and port5), each with its regression: parameter structs set field by field
 Compares/Select overload taking the scalar as a LocalTensor element (`src1Local[0]`), the older DataCopyPad
 prototype (DataCopyParams + DataCopyPadParams), Compare's operator form on 32-B aligned sources; ToBfloat16,
 TPosition.LCM, InitBuffer again on the same pipe and GlobalTensor's operator(); EnQue/DeQue with their C++ template
-arguments, TBuf's queue calls and a brace-list DataCopyPadParams beside a DataCopyParams."""
+arguments, TBuf's queue calls and a brace-list DataCopyPadParams beside a DataCopyParams; session 38 (port38,
+audit38): GlobalTensor<T> with T positional, TQue's GetTensorCountInQue / HasIdleBuffer / FreeAllEvent, TBuf::Get's
+`len`, FreeTensor of a tensor still enqueued, the bounds hint inside a launch, HardEvent an IntEnum."""
 import numpy as np
 import pytest
 
@@ -874,3 +876,95 @@ def test_an_in_place_reduce_sum_runs_and_a_dst_elsewhere_in_src_is_refused():
     with pytest.raises(aj.OverlapError, match="src/sharedTmpBuffer"):  # tmp written past 4 repeats (SPEC 4.5)
         aj.ReduceSum(t, t, t, 1024)
     assert np.array_equal(core.ub, before)
+
+
+# --- session 38 (port38: ops-math TraceV2, LogicalAnd, Bincount; audit38) ------------------------------------------
+def test_global_tensor_takes_its_template_type_positionally():
+    """`GlobalTensor<int8_t> x1Gm;` is `aj.GlobalTensor("int8")` (as TQue's AllocTensor takes T); the later
+    SetGlobalBuffer views the array's bytes as T."""
+    for t in ("int8", np.int8, np.dtype(np.int8)):
+        g = aj.GlobalTensor(t)
+        g.SetGlobalBuffer(np.arange(8, dtype=np.uint8))
+        assert g.dtype.name == "int8" and g.GetSize() == 8
+    with pytest.raises(aj.ParameterError, match="numpy array"):   # host data is still no buffer
+        aj.GlobalTensor([1, 2, 3])
+
+
+def test_tque_counts_its_tensors_and_buffers():
+    """DK TQue GetTensorCountInQue (tensors enqueued), HasIdleBuffer (a free buffer for AllocTensor) and
+    FreeAllEvent; each refused on a depth-0 queue, as the devkit's static_asserts refuse it."""
+    core = aj.Core("atlas-a2")
+    pipe, q = aj.TPipe(core), aj.TQue(aj.TPosition.VECIN, 2)
+    assert not q.HasIdleBuffer() and q.GetTensorCountInQue() == 0   # no buffers yet
+    pipe.InitBuffer(q, 2, 64)
+    assert q.HasIdleBuffer()
+    a = q.AllocTensor("half")
+    assert q.HasIdleBuffer()
+    b = q.AllocTensor("half")
+    assert not q.HasIdleBuffer()
+    q.EnQue(a)
+    q.EnQue(b)
+    assert q.GetTensorCountInQue() == 2
+    q.FreeTensor(q.DeQue("half"))
+    assert q.GetTensorCountInQue() == 1 and q.HasIdleBuffer()
+    q.FreeAllEvent()
+    zero = aj.TQue(aj.TPosition.VECIN, 0)
+    for method in ("GetTensorCountInQue", "HasIdleBuffer", "FreeAllEvent"):
+        with pytest.raises(aj.ParameterError, match=f"{method}: parameter 'depth' = 0"):
+            getattr(zero, method)()
+
+
+def test_free_tensor_of_an_enqueued_tensor_is_refused_and_changes_nothing():
+    """The devkit's buffer goes ENQUE -> DEQUE -> FREE: a FreeTensor between EnQue and DeQue had freed the buffer
+    while the queue still held it (its DeQue then returned a dead handle). Refused; the tensor stays queued."""
+    core = aj.Core("atlas-a2")
+    pipe, q = aj.TPipe(core), aj.TQue(aj.TPosition.VECIN, 1)
+    pipe.InitBuffer(q, 1, 64)
+    t = q.AllocTensor("half")
+    t[:] = np.arange(32, dtype=np.float16)
+    q.EnQue(t)
+    with pytest.raises(aj.StateError, match="FreeTensor: parameter 'tensor'.*enqueued and not yet dequeued"):
+        q.FreeTensor(t)
+    assert not q.HasIdleBuffer() and q.GetTensorCountInQue() == 1
+    u = q.DeQue("half")
+    assert np.array_equal(u.numpy(), np.arange(32, dtype=np.float16))   # alive, its data kept
+    q.FreeTensor(u)
+    assert q.HasIdleBuffer()
+
+
+def test_tbuf_get_takes_len_by_its_cpp_name():
+    """`Get<T>(uint32_t len)`: `len=` (SPEC-2 1.1: every parameter by its C++ name), positional, or `count=`."""
+    core = aj.Core("atlas-a2")
+    pipe, buf = aj.TPipe(core), aj.TBuf(aj.TPosition.VECCALC)
+    pipe.InitBuffer(buf, 64)
+    assert buf.Get("float", len=8).size == buf.Get("float", 8).size == buf.Get("float", count=8).size == 8
+    assert buf.Get("float").size == 16
+    with pytest.raises(aj.OutOfBoundsError, match="parameter 'len' = 17"):
+        buf.Get("float", 17)
+    with pytest.raises(TypeError, match="twice"):
+        buf.Get("float", 8, count=8)
+
+
+def test_the_bounds_hint_names_the_launch_switch():
+    """A stride past a tensor inside aj.launch: the refusal names aj.launch's bounds="ub" (the user makes no core
+    there), as well as the Core's."""
+    def kernel(gm):
+        pipe = aj.TPipe()
+        q = aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(q, 1, 32)
+        t = q.AllocTensor("float")
+        aj.DataCopyPad(t, gm, aj.DataCopyExtParams(2, 4, 32, 0, 0), aj.DataCopyPadExtParams(False, 0, 0, 0))
+    with pytest.raises(aj.OutOfBoundsError, match=r'aj\.launch\(\.\.\., bounds="ub"\)'):
+        aj.launch(kernel, 1, "atlas-a2", aj.GlobalTensor(np.zeros(64, np.float32)), parallel=False)
+
+
+def test_hard_event_members_are_ints_and_no_event_id():
+    """SPEC-2 1.1: aj.HardEvent is an IntEnum (its values the devkit's, MTE2_MTE1 = 0 ...); a member is still no
+    event id (an integer parameter refuses enum members)."""
+    assert isinstance(aj.HardEvent.MTE2_V, int) and int(aj.HardEvent.MTE2_MTE1) == 0
+    core = aj.Core("atlas-a2")
+    with core:
+        aj.SetFlag(1, event=int(aj.HardEvent.MTE2_V))   # the integer value names the member
+        aj.WaitFlag(1, event=aj.HardEvent.MTE2_V)
+        with pytest.raises(aj.ParameterError, match="event_id"):
+            aj.SetFlag(aj.HardEvent.MTE1_MTE2, event=aj.HardEvent.MTE2_V)   # MTE1_MTE2 == 1, but no id

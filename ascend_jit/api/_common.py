@@ -135,11 +135,11 @@ UINT64_MAX = (1 << 64) - 1
 def as_int(api, spec, name, value, lo=None, hi=None):
     """An integer parameter as a Python int, checked once at the API boundary, before any arithmetic or memoisation
     (decisions.md "Integer parameters"): Python ints and numpy integers of every width are accepted and give the same
-    result; bool (Python or numpy), floats (even integral ones), strings and None are refused, as is any value
-    outside [lo, hi] (None: unbounded). Plain ints make numpy's fixed-width wrap-around and equal-value cache keys of
+    result; bool (Python or numpy), enum members (an IntEnum's too: a member names a choice, not a number), floats
+    (even integral ones), strings and None are refused, as is any value outside [lo, hi] (None: unbounded). Plain ints make numpy's fixed-width wrap-around and equal-value cache keys of
     different types (2 vs 2.0) impossible downstream."""
     if type(value) is not int:
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, (bool, np.bool_, enum.Enum)) or not isinstance(value, (int, np.integer)):
             raise ParameterError(api, name, value, legal=_int_legal(lo, hi), device=getattr(spec, "name", spec),
                                  detail=f"a {type(value).__name__} is not an integer")
         value = int(value)
@@ -528,7 +528,8 @@ def check_tensor_bounds(api, core, op, tensor, ext=None):
         first, where = _first_byte_from(op, repeat, hi), f"repeat {repeat}"
     raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=core.device,
                            legal=f"inside {op.name}'s tensor [{lo}, {hi}) ({tensor.size} x {tensor.dtype.name}); "
-                                 "make the core with bounds=\"ub\" to allow strides past a tensor",
+                                 "make the core with bounds=\"ub\" (aj.launch(..., bounds=\"ub\") for a launch's cores) to allow "
+                                 "strides past a tensor",
                            detail=f"byte {first} lies outside {op.name}, reached by {where}")
 
 

@@ -105,7 +105,8 @@ def _validate(dst, first_value, diff_value, count):
                                legal=f"inside dst's tensor [0, {dst.size}) ({dst.size} x {dtype.name}): off the 950 "
                                      f"the device's Adds write whole 32-byte DataBlocks, {written} elements for "
                                      f"count {count}; size dst in whole DataBlocks, or make the core with "
-                                     f'bounds="ub" to allow writes past a tensor')
+                                     f'bounds="ub" (aj.launch(..., bounds="ub") for a launch\'s cores) to allow writes '
+                                     "past a tensor")
     if spec.name != D950 and count > block and core.counter_mode:
         raise StateError(API, "mask mode", "counter", device=spec.name,
                          legal="Normal mask mode (SetMaskNorm)",

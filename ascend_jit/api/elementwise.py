@@ -866,8 +866,8 @@ def _copy_counter_plan(row, spec, bounds, key, mask_plan, repeat_time, params):
             reaching = 0 if shift == 0 else min(repeat - 1, max(0, -(-(f.addr + f.nbytes - ext0[1] + 1) // shift)))
             raise OutOfBoundsError(api, f.name, f"bytes [{ext0[0]}, {end})", device=spec.name,
                                    legal=f"inside {f.name}'s tensor [{f.addr}, {f.addr + f.nbytes}) ({f.size} x "
-                                         f"{f.dtype.name}); make the core with bounds=\"ub\" to allow strides past a "
-                                         "tensor",
+                                         f"{f.dtype.name}); make the core with bounds=\"ub\" (aj.launch(..., "
+                                         "bounds=\"ub\") for a launch's cores) to allow strides past a tensor",
                                    detail=f"repeat {reaching} ends at byte {ext0[1] + reaching * shift}")
         firsts.append(first)
         shifts.append(shift)
@@ -1481,7 +1481,8 @@ def _validate_brcb(spec, bounds, key, repeat_time, params):
     if bounds == "tensor" and end > dst.addr + dst.nbytes:
         raise OutOfBoundsError(api, "dst", f"bytes [{first}, {end})", device=spec.name,
                                legal=f"inside dst's tensor [{dst.addr}, {dst.addr + dst.nbytes}); make the core with "
-                                     "bounds=\"ub\" to allow strides past a tensor")
+                                     "bounds=\"ub\" (aj.launch(..., bounds=\"ub\") for a launch's cores) to allow "
+                                     "strides past a tensor")
     src_end = src.addr + 8 * repeat * src.dtype.size
     if np.any((starts < src_end) & (starts + 32 > src.addr)):
         raise OverlapError(api, "dst/src", "overlapping bytes", device=spec.name,
