@@ -394,3 +394,33 @@ def test_gather_mask_in_place_refuses_a_later_repeat_reading_packed_output(devic
     n = aj.GatherMask(src, src, pattern, True, 128, (1, 2, 8, 0))     # both repeats drop their element 0
     want = np.concatenate([np.arange(1, 128), np.arange(129, 256)]).astype(np.float16)
     assert n == 254 and np.array_equal(src.numpy()[:254], want)
+
+
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2"])
+def test_gather_offset_checks_name_the_first_offset_each_check_refuses_in_their_order(device):
+    """D57's checks of the used offsets (one compiled pass since session 38): the device's range first (the 950's
+    2**17 - 1 for 16-bit types), then alignment, then bounds, each naming the first offset that fails it, whatever
+    offsets fail the later checks before it; offsets past the count or in masked-off lanes are never checked."""
+    core = aj.Core(device)
+    src, dst = core.local_tensor("half", 128), core.local_tensor("half", 64)
+    offs = core.local_tensor("uint32", 64)
+    base = np.arange(64, dtype=np.uint32) * 2
+    cases = [({40: 2**17, 7: 3, 5: 1000}, aj.ParameterError, "src_offset[40]")] if device == "ascend950" else []
+    cases += [({40: 3, 9: 1000, 50: 5}, aj.AlignmentError, "src_offset[40]"),
+              ({33: 1000, 60: 1002}, aj.OutOfBoundsError, "src_offset[33]")]
+    for faults, error, name in cases:
+        o = base.copy()
+        for i, v in faults.items():
+            o[i] = v
+        offs[:] = o
+        _refused(core, error, lambda: aj.Gather(dst, src, offs, 0, 64), name)
+        offs[:] = np.where(np.arange(64) < min(faults), o, base)   # the same offsets past the count: no refusal
+        aj.Gather(dst, src, offs, 0, min(faults))
+    o = base.copy()
+    o[3] = 3                                                        # lane 3 masked off: its offset unused
+    offs[:] = o
+    aj.Gather(dst, src, offs, 0, [0xFFFFFFFFFFFFFFF7, 0], 1, 8)
+    o[4] = 5
+    offs[:] = o
+    _refused(core, aj.AlignmentError, lambda: aj.Gather(dst, src, offs, 0, [0xFFFFFFFFFFFFFFF7, 0], 1, 8),
+             "src_offset[4]")

@@ -1,8 +1,9 @@
 """Gather and GatherMask kernels (SPEC-2 9.2, 9.3, D57, D58): element copies through an unsigned view of the
 element width, addresses proven by the API layer."""
+import numpy as np
 from numba import njit
 
-from .lowered import smaller
+from .lowered import larger, smaller
 
 
 @njit(cache=True, inline="always")
@@ -24,6 +25,33 @@ def gather(ub, size, dst, src, offsets, lanes, lanes_per_repeat, dst_rep_bytes, 
             # int() first: uint8 shifts stay uint8 (and overflow) under NUMBA_DISABLE_JIT (issue 12, defect 11)
             off = int(ub[at]) | (int(ub[at + 1]) << 8) | (int(ub[at + 2]) << 16) | (int(ub[at + 3]) << 24)
             _copy(ub, dst + i * dst_rep_bytes + j * size, src + off, size)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
+def offset_faults(offsets, limit, start, size, lo, hi, dst_bytes, active):
+    """Gather's checks of its used offsets (D57) in one pass: the first index over `limit` (-1: none; limit < 0:
+    unlimited), the first whose element at start + offset is not `size`-aligned, the first whose element leaves
+    [lo, hi); and the byte ranges the overlap check needs: the lowest and highest element address read, dst element
+    address written and offset index used."""
+    over = misaligned = outside = -1
+    read_lo, read_hi = hi, lo
+    for i in range(offsets.size):
+        o = np.int64(offsets[i])
+        a = start + o
+        if over < 0 and 0 <= limit < o:
+            over = i
+        if misaligned < 0 and a % size != 0:
+            misaligned = i
+        if outside < 0 and (a < lo or a + size > hi):
+            outside = i
+        read_lo, read_hi = smaller(read_lo, a), larger(read_hi, a)
+    write_lo, write_hi = dst_bytes[0], dst_bytes[0]
+    for i in range(dst_bytes.size):
+        write_lo, write_hi = smaller(write_lo, dst_bytes[i]), larger(write_hi, dst_bytes[i])
+    used_lo, used_hi = active[0], active[0]
+    for i in range(active.size):
+        used_lo, used_hi = smaller(used_lo, active[i]), larger(used_hi, active[i])
+    return over, misaligned, outside, read_lo, read_hi, write_lo, write_hi, used_lo, used_hi
 
 
 @njit(cache=True, inline="always")
