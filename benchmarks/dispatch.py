@@ -1,6 +1,7 @@
-"""Per-call cost of ReduceSum and ReducePairElem against numpy, in interleaved rounds (issue 21). Run by hand:
+"""Per-call cost of ReduceSum and ReducePairElem against numpy, in interleaved rounds (issue 21), and one call of
+each instruction family with numpy's add of as many elements beside it (session 38). Run by hand:
 
-    python benchmarks/dispatch.py [--rounds 200] [--json out/dispatch.json]
+    python benchmarks/dispatch.py [--rounds 200] [--only GROUP-SUBSTRING] [--json out/dispatch.json]
 
 Every case runs `number` calls per round and the rounds are interleaved (case A, B, C, A, B, C, ...), so a slow
 phase of a shared machine hits every case alike and the ratios inside a group hold even when absolute times drift.
@@ -77,11 +78,61 @@ def build_cases():
         s, d, t = half_data(core, 8320, rng), core.local_tensor("half", 16), core.local_tensor("half", 128)
         cases.append(("ReduceSum count 8320", f"ReduceSum {device}", lambda s=s, d=d, t=t: aj.ReduceSum(d, s, t, 8320),
                       200, "np.sum float32 (8320)"))
-    return cases
+    return cases + family_cases(rng)
 
 
-def run(rounds):
-    cases = build_cases()
+FAMILY = "one call of each family, 128 lanes (atlas-a2)"
+
+
+def family_cases(rng):
+    """A remembered call (the same tensors and arguments as the call before) of each family's common forms, the
+    sizes a tiled kernel's per-tile calls have; the baseline numpy's float32 add of 128 elements."""
+    core = aj.Core("atlas-a2")
+    d, a, b, tmp = (half_data(core, 256, rng) for _ in range(4))
+    f = core.local_tensor("float", 256)
+    bits = core.local_tensor("uint8", 256)
+    bits[:] = rng.integers(0, 256, 256).astype(np.uint8)
+    offsets = core.local_tensor("uint32", 256)
+    offsets[:] = (rng.integers(0, 256, 256) * 2).astype(np.uint32)
+    gm = aj.GlobalTensor(np.zeros(4096, np.float16))
+    pipe, que = aj.TPipe(core), aj.TQue(aj.TPosition.VECIN, 1)
+    pipe.InitBuffer(que, 1, 512)
+    bp, up, h = aj.BinaryRepeatParams(), aj.UnaryRepeatParams(), np.float16(0.5)
+    cast_params = aj.UnaryRepeatParams(1, 1, 8, 4)
+    x, y, out = (rng.standard_normal(128).astype(np.float32) for _ in range(3))
+    base = "np.add float32 (128)"
+
+    def que_round():
+        t = que.AllocTensor("half")
+        que.EnQue(t)
+        que.FreeTensor(que.DeQue("half"))
+    calls = {
+        "Add count": lambda: aj.Add(d, a, b, 128),
+        "Add high-dim": lambda: aj.Add(d, a, b, 128, 1, bp),
+        "Adds high-dim": lambda: aj.Adds(d, a, h, 128, 1, up),
+        "Duplicate count": lambda: aj.Duplicate(d, h, 128),
+        "Duplicate high-dim": lambda: aj.Duplicate(d, h, 128, 1, 1, 8),
+        "Cast half->float count": lambda: aj.Cast(f, a, aj.RoundMode.CAST_NONE, 128),
+        "Cast half->float high-dim": lambda: aj.Cast(f, a, aj.RoundMode.CAST_NONE, 64, 1, cast_params),
+        "Compare count": lambda: aj.Compare(bits, a, b, aj.CMPMODE.LT, 128),
+        "Compare high-dim": lambda: aj.Compare(bits, a, b, aj.CMPMODE.LT, 128, 1, bp),
+        "Compares count": lambda: aj.Compares(bits, a, h, aj.CMPMODE.LT, 128),
+        "Select count": lambda: aj.Select(d, bits, a, b, aj.SELMODE.VSEL_TENSOR_TENSOR_MODE, 128),
+        "Select scalar count": lambda: aj.Select(d, bits, a, h, aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 128),
+        "WholeReduceSum": lambda: aj.WholeReduceSum(d, a, 128, 1, 1, 1, 8),
+        "BlockReduceSum": lambda: aj.BlockReduceSum(d, a, 1, 128, 1, 1, 8),
+        "ReduceSum count": lambda: aj.ReduceSum(d, a, tmp, 128),
+        "ReduceMax count": lambda: aj.ReduceMax(d, a, tmp, 128),
+        "Gather count": lambda: aj.Gather(d, a, offsets, 0, 128),
+        "DataCopy GM -> UB": lambda: aj.DataCopy(d, gm, 128),
+        "TQue round (Alloc, EnQue, DeQue, Free)": que_round,
+    }
+    return [(FAMILY, base, lambda: np.add(x, y, out=out), 400, None)] + \
+        [(FAMILY, name, fn, 400, base) for name, fn in calls.items()]
+
+
+def run(rounds, only=None):
+    cases = [c for c in build_cases() if only is None or only in c[0]]
     for _, _, fn, _, _ in cases:
         fn()  # compile / load, fill the validation caches
     samples = {name: [] for _, name, _, _, _ in cases}
@@ -115,9 +166,10 @@ def table(rows, rounds):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--rounds", type=int, default=200)
+    p.add_argument("--only", help="run the groups whose name contains this text")
     p.add_argument("--json")
     args = p.parse_args(argv)
-    rows = run(args.rounds)
+    rows = run(args.rounds, args.only)
     print(table(rows, args.rounds))
     if args.json:
         with open(args.json, "w") as f:

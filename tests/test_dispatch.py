@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ascend_jit.api import _plans
+from ascend_jit.api import _common
 from ascend_jit.api._common import as_enum, plan_mask, repeat_params, split_forms
 from ascend_jit.api.reduce_sum import _ENTRIES
 
@@ -70,7 +70,22 @@ def test_plan_memo_matches_plan_mask(mask, counter):
         except aj.ParameterError as e:
             return type(e)
     for _ in range(2):  # the second call comes from the memo
-        assert outcome(_plans.cached_plan) == outcome(plan_mask)
+        assert outcome(plan_mask) == outcome(_common._plan_mask)
+
+
+def test_plan_memo_keys_on_the_device_a_count_is_bounded_by():
+    """A counter-mode count is bounded by the device's UB: one the 950 takes is refused on the A2 whatever the memo
+    holds (the memo had keyed on dtype, mask and mode alone)."""
+    count = 120000                                   # halves: <= 253952 / 2 on the 950, > 196608 / 2 on the A2
+    for device, ok in (("ascend950", True), ("atlas-a2", False), ("ascend950", True)):
+        core = aj.Core(device)
+        core.SetMaskCount()
+        d = core.local_tensor("half", 16).dtype
+        if ok:
+            assert plan_mask("T", core, d, count, True).counter == count
+        else:
+            with pytest.raises(aj.ParameterError, match="counter-mode count"):
+                plan_mask("T", core, d, count, True)
 
 
 def test_plan_memo_never_stores_a_refusal_and_keys_on_type():
@@ -78,12 +93,12 @@ def test_plan_memo_never_stores_a_refusal_and_keys_on_type():
     d = core.local_tensor("half", 16).dtype
     for _ in range(2):
         with pytest.raises(aj.ParameterError):
-            _plans.cached_plan("T", core, d, -1, True)
+            plan_mask("T", core, d, -1, True)
     with pytest.raises(aj.ParameterError):
-        _plans.cached_plan("T", core, d, True, True)   # bool is not an int mask, whatever the cache holds
-    _plans.cached_plan("T", core, d, 1, True)
+        plan_mask("T", core, d, True, True)   # bool is not an int mask, whatever the cache holds
+    plan_mask("T", core, d, 1, True)
     with pytest.raises(aj.ParameterError):
-        _plans.cached_plan("T", core, d, 1.0, True)     # equal to the cached 1, still refused
+        plan_mask("T", core, d, 1.0, True)     # equal to the cached 1, still refused
 
 
 def test_one_compiled_entry_per_algorithm_and_value_type():

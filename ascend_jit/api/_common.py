@@ -250,13 +250,36 @@ class MaskPlan:
         return rem if rem else lanes
 
 
+_PLANS = {}   # plan_mask's memo: (dtype, mask as an int or a tuple of int words, counter mode, device) -> MaskPlan
+_MAX_PLANS = 4096
+
+
 def plan_mask(api, core, dtype, mask, is_set_mask):
     """Resolve an API's mask argument (or the mask register when is_set_mask is False) to a MaskPlan of Python ints.
     Counter-mode counts are bounded by the UB (decisions.md "Counter-mode counts"), so no footprint proof or kernel
-    loop ever runs more repeats than the UB holds."""
+    loop ever runs more repeats than the UB holds. With is_set_mask True and a mask of plain ints (an int, or a list
+    or tuple of int words) the plan depends only on the dtype, the mask, the counter mode and the device (its UB
+    bounds a count), so a plan made is reused (issue 21: kernels pass the same masks again and again; 0.2 against
+    1.9 us); a refused mask is never stored (it raises every time) and any other mask is planned every time."""
+    if is_set_mask is True:
+        if type(mask) is int:
+            key = (dtype, mask, core.counter_mode, core.spec)
+        elif type(mask) in (list, tuple) and all(type(w) is int for w in mask):
+            key = (dtype, tuple(mask), core.counter_mode, core.spec)
+        else:
+            return _plan_mask(api, core, dtype, mask, is_set_mask)
+        plan = _PLANS.get(key)
+        if plan is None:
+            plan = _plan_mask(api, core, dtype, mask, is_set_mask)
+            if len(_PLANS) >= _MAX_PLANS:
+                _PLANS.clear()
+            _PLANS[key] = plan
+        return plan
+    return _plan_mask(api, core, dtype, mask, is_set_mask)
+
+
+def _plan_mask(api, core, dtype, mask, is_set_mask):
     lanes = dtype.lanes_per_repeat
-    if is_set_mask is True and type(mask) is int and 0 <= mask <= UINT64_MAX and not core.counter_mode:
-        return _continuous_plan(lanes, mask)  # the common call: the last lines below, memoised
     full_hi, full_lo = continuous_mask_words(lanes)
     if not as_flag(api, core.spec, "is_set_mask", is_set_mask):
         if mask is not MASK_PLACEHOLDER:
@@ -282,12 +305,6 @@ def plan_mask(api, core, dtype, mask, is_set_mask):
     mask = as_int(api, core.spec, "mask", mask, 0, UINT64_MAX)  # D14: negative masks are refused
     if core.counter_mode:
         return MaskPlan(full_lo, full_hi, counter=counter_count(api, core, dtype, "mask (counter-mode count)", mask))
-    return _continuous_plan(lanes, mask)
-
-
-@lru_cache(maxsize=4096)
-def _continuous_plan(lanes, mask):
-    """A continuous mask's plan in normal mode, `mask` an int in [0, 2**64 - 1] (MaskPlan is immutable)."""
     hi, lo = continuous_mask_words(min(mask, lanes))  # D15: clamp to the per-repeat maximum
     return MaskPlan(lo, hi, register=set_mask_words(mask, lanes))
 

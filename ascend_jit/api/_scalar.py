@@ -21,6 +21,8 @@ _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 def scalar_bits(api, spec, dtype, value, name="scalar"):
     """The operand-dtype bit pattern (a Python int, unsigned) of a scalar argument, per D29."""
+    if type(value) is dtype.np_dtype.type:  # the common call: a numpy scalar of exactly the operand type
+        return int.from_bytes(value.tobytes(), "little")  # D29: used bit for bit
     device = spec.name if spec is not None else None
     if isinstance(value, (bool, np.bool_)):
         raise ParameterError(api, name, value, legal=f"a {dtype.name} value (bool is refused, SPEC-2 D29)",

@@ -7,9 +7,8 @@ from ..jit.direct import EntryTable
 from ..jit.pair import pair_kernel
 from ..sanitizer import vector_access
 from ._common import (Operand, as_enum, as_signed64, check_align, check_dtype, check_inside_ub, check_overlap, check_range,
-                      operands, record_mask, refuse_empty_mask_on_950)
+                      operands, plan_mask, record_mask, refuse_empty_mask_on_950)
 from ._facts import check_operand_bounds
-from ._plans import cached_plan
 
 API = "ReducePairElem"
 
@@ -52,7 +51,7 @@ def _reduce_pair(api, dst, src, mask, repeat_time, dst_rep_stride, src_blk_strid
         raise ParameterError(api, "reduce_type", reduce_type, legal="ReduceType.SUM (the only one offered)",
                              device=core.device)
     d = src.dtype
-    plan = cached_plan(api, core, d, mask, is_set_mask)
+    plan = plan_mask(api, core, d, mask, is_set_mask)
     key = (api, core.spec, core.bounds, d, dst.dtype, dst.addr, src.addr, dst.size, src.size, plan, repeat_time,
            dst_rep_stride, src_blk_stride, src_rep_stride)
     try:

@@ -15,9 +15,8 @@ from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align, check_dtype,
-                      check_range, first_touch, mask_words, operands, split_forms)
+                      check_range, first_touch, mask_words, operands, plan_mask, split_forms)
 from ._facts import check_operand_bounds
-from ._plans import cached_plan
 
 API = "ReduceSum"
 INT32_MAX = 2**31 - 1
@@ -429,7 +428,7 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
                       count=count)
         _run(core, d, _vadd_algo(count, d.lanes_per_repeat), dst, src, tmp, rep_bytes, count)
         return
-    plan = cached_plan(API, core, d, mask, True)
+    plan = plan_mask(API, core, d, mask, True)
     call = _cached(_validate_high_dim, *layout, plan, repeat_time, src_rep_stride)
     if core.sanitizer is not None:
         if call.entry is not None:
