@@ -132,3 +132,42 @@ def test_block_family_calls_are_remembered_and_keyed_like_repeat_calls():
     dst[:] = -1
     aj.BlockReduceSum(dst, src, 2, 32, 1, 1, 8)                          # another mask: its own lanes
     assert list(dst.numpy()) == blocks[:4] + [-1] * 4 + blocks[8:12] + [-1] * 4   # D51: masked blocks kept on A2
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_reduce_max_min_count_calls_are_remembered_with_their_effects(device):
+    """ReduceMax/ReduceMin's count form (api/reduce_max_min.py _count_key): a remembered call reduces its own data,
+    writes the index when cal_index is given (keyword or trailing bool), leaves the mask register and the SPR as
+    the full path does (D31, D55); each part of the key changed on its own is validated again."""
+    from ascend_jit.api import reduce_max_min
+    rng = np.random.default_rng(38)
+    core = aj.Core(device)
+    src, dst, tmp = core.local_tensor("half", 256), core.local_tensor("half", 16), core.local_tensor("half", 512)
+    with core:
+        for call, want_index in ((lambda: aj.ReduceMax(dst, src, tmp, 200), False),
+                                 (lambda: aj.ReduceMax(dst, src, tmp, 200, True), True),
+                                 (lambda: aj.ReduceMax(dst, src, tmp, 200, cal_index=True), True)):
+            for _ in range(3):   # the first call validates, the others are remembered
+                x = rng.standard_normal(256).astype(np.float16)
+                src[:] = x
+                core.SetVectorMask(0, 0x1234)
+                call()
+                best = int(np.argmax(x[:200]))
+                assert dst.numpy()[0] == x[best]
+                if want_index:
+                    assert dst.numpy()[1:2].view(np.uint16)[0] == best
+                assert core.mask_defined == (device == "ascend950")   # D31: undefined off the 950
+                if device == "atlas-a2":                              # D55: the SPR holds this call's value
+                    aj.PipeBarrier(aj.PIPE_ALL)
+                    assert aj.GetReduceRepeatMaxMinSpr("half")[0] == x[best]
+        assert any(key[-1] == 200 for key in reduce_max_min._COUNT_CALLS)
+        aj.ReduceMin(dst, src, tmp, 200)                                  # another op, same arguments
+        assert dst.numpy()[0] == src.numpy()[:200].min()
+    before = core.ub.copy()
+    for call, error in ((lambda: aj.ReduceMax(dst, src, tmp, 300), aj.OutOfBoundsError),        # past src
+                        (lambda: aj.ReduceMax(dst[0:1], src, tmp, 200, True), aj.OutOfBoundsError),  # no index
+                        (lambda: aj.ReduceMax(dst, src, tmp, 200, 1), aj.ParameterError),       # cal_index 1
+                        (lambda: aj.ReduceMax(dst, src, tmp, True), aj.ParameterError)):        # an exact int
+        with pytest.raises(error):
+            call()
+        assert np.array_equal(core.ub, before)
