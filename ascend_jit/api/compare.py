@@ -14,7 +14,8 @@ from ..sanitizer import vector_access
 from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
-                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, mask_lane_indices, operands,
+                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, mask_lane_indices, memo_core,
+                      memo_facts, operands,
                       plan_mask, record_mask, refuse_empty_mask_on_950, split_forms, unary_repeat_params)
 from ._scalar import element_scalar, scalar_bits
 from .elementwise import BinaryRepeatParams
@@ -90,15 +91,8 @@ def _count_key(api, mode, mode_type, count, tensors, scalar):
     live core without a sanitizer, a scalar that is no LocalTensor), else None."""
     if type(count) is not int or type(mode) is not mode_type or type(scalar) is LocalTensor:
         return None
-    core = tensors[0]._core if type(tensors[0]) is LocalTensor else None
-    if core is None or core.sanitizer is not None:
-        return None
-    key = [api, core.spec, core.bounds, mode, count]
-    for t in tensors:
-        if type(t) is not LocalTensor or t._core is not core or not (t._lease is None or t._lease.alive):
-            return None
-        key += (t._dtype, t._addr, t._size)
-    return tuple(key)
+    core = memo_core(*tensors)
+    return None if core is None else (api, core.spec, core.bounds, mode, count, *memo_facts(*tensors))
 
 
 def _remember_count_call(key, call):

@@ -18,10 +18,9 @@ from ..jit.reductions import (ALGO_LEVELS, ALGO_LEVELS_HALF_RUNS, ALGO_PER_LANE,
                               MAX_MIN_KERNELS, OP_MAX, OP_MIN)
 from ..jit.ubview import INT_WIDTHS
 from ..sanitizer import vector_access
-from ..tensor import LocalTensor
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, Runs, as_flag, as_int, as_signed64, check_align,
-                      check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch, mask_words, operands,
-                      split_forms)
+                      check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch, mask_words,
+                      memo_core, memo_facts, operands, split_forms)
 from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, mask_plan, record_spr
 
 INT32_MAX = 2**31 - 1
@@ -110,16 +109,8 @@ def _count_key(op, dst, src, tmp, args, cal_index, kw):
         cal_index = False
     elif type(cal_index) is not bool:
         return None
-    if type(dst) is not LocalTensor or type(src) is not LocalTensor or type(tmp) is not LocalTensor:
-        return None
-    core = dst._core
-    if src._core is not core or tmp._core is not core or core.sanitizer is not None:
-        return None
-    for t in (dst, src, tmp):
-        if t._lease is not None and not t._lease.alive:
-            return None
-    return (op, core.spec, core.bounds, src._dtype, dst._dtype, tmp._dtype, dst._addr, dst._size, src._addr,
-            src._size, tmp._addr, tmp._size, cal_index, args[0])
+    core = memo_core(dst, src, tmp)
+    return None if core is None else (op, core.spec, core.bounds, cal_index, args[0], *memo_facts(dst, src, tmp))
 
 
 def _reduce(op, dst, src, tmp, args, cal_index, kw):
