@@ -186,14 +186,15 @@ def test_float_scalars_round_as_numpys_cast_at_every_boundary(dtype):
     bit for bit, at every finite value of the type (half: all of them; float: 2**16 drawn), its neighbouring doubles,
     the midpoints between neighbours and theirs (the ties), and past the largest finite value (overflow to inf)."""
     rng = np.random.default_rng(29)
-    if dtype is dt.HALF:
-        values = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float64)
-    else:
-        values = rng.integers(0, 1 << 32, 1 << 16, dtype=np.uint64).astype(np.uint32).view(np.float32)
-        values = values.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):   # the NaN patterns, and the spacing past the largest value
+        if dtype is dt.HALF:
+            values = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float64)
+        else:
+            values = rng.integers(0, 1 << 32, 1 << 16, dtype=np.uint64).astype(np.uint32).view(np.float32)
+            values = values.astype(np.float64)
+        largest = float(np.finfo(dtype.np_dtype).max)
+        beyond = largest + float(np.spacing(dtype.np_dtype.type(largest)))   # the next step, 2**16 or 2**128
     values = np.unique(values[np.isfinite(values)])
-    largest = float(np.finfo(dtype.np_dtype).max)
-    beyond = largest + float(np.spacing(dtype.np_dtype.type(largest)))   # the next step, 2**16 or 2**128
     values = np.concatenate([values, [largest, (largest + beyond) / 2, beyond, 1e300, 5e-324]])
     mids = (values[:-1] + values[1:]) / 2
     edges = np.concatenate([values, mids, -values, -mids])
