@@ -127,6 +127,8 @@ tests/test_sanitizer.py)."""
 # widened into the TBuf's second half); bincount 4099 (8 cores of 513 or 512 elements, all read from GM by
 # GetValue: no whole 4096 tile), bincount_int64 3001 (one core, no whole tile) and bincount_large_bins 7 (7 cores,
 # core 0 alone scattering into GM);
+# reg_align_* 1280 halves (5 vector pairs: scenario 4's five DATA_BLOCK_COPY steps, the others 10 or 20 steps),
+# reg_interleave 384 (3 steps), reg_pack 192 (3 steps of 64), reg_merge_mode 456 (7 vectors and an 8-lane tail);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -189,4 +191,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "group_norm_bf16_big_group": 3 * 8192, "group_norm_single": 9 * 16,
          "dynamic_quant": 427 * 700, "dynamic_quant_bf16": 13 * 1001, "dynamic_quant_smooth_half": 9 * 77,
          "trace_v2": 13, "trace_v2_half": 13, "logical_and": 450003, "bincount": 4099, "bincount_int64": 3001,
-         "bincount_large_bins": 7}
+         "bincount_large_bins": 7, "reg_align_post_update": 1280, "reg_align_addr_reg": 1280,
+         "reg_align_data_block": 1280, "reg_align_broadcast": 1280, "reg_align_upsample": 1280,
+         "reg_interleave": 384, "reg_pack": 192, "reg_merge_mode": 456}

@@ -58,7 +58,8 @@ def test_the_gallery_is_found_from_the_checkout():
             "soft_margin_loss_half", "soft_margin_loss_sum_half", "group_norm", "group_norm_half",
             "group_norm_bf16_big_group", "group_norm_single", "dynamic_quant", "dynamic_quant_bf16",
             "dynamic_quant_smooth_half", "trace_v2", "trace_v2_half", "logical_and", "bincount", "bincount_int64",
-            "bincount_large_bins"} <= \
+            "bincount_large_bins", "reg_align_post_update", "reg_align_addr_reg", "reg_align_data_block",
+            "reg_align_broadcast", "reg_align_upsample", "reg_interleave", "reg_pack", "reg_merge_mode"} <= \
         set(GALLERY)
 
 

@@ -245,7 +245,9 @@ def test_out_of_tensor_access_reported_on_ub_bounds_cores():
 
 
 # the gallery's Reg-API ports: their VFs run uncompiled on a sanitizing core, a path of its own
-_REG_PORTS = ("gelu_reg", "reduce_block", "muls_reg", "abs_reg", "select_reg", "softmax_reg")
+_REG_PORTS = ("gelu_reg", "reduce_block", "muls_reg", "abs_reg", "select_reg", "softmax_reg", "reg_align_post_update",
+              "reg_align_addr_reg", "reg_align_data_block", "reg_align_broadcast", "reg_align_upsample",
+              "reg_interleave", "reg_pack", "reg_merge_mode")
 
 
 def _example_cases():
@@ -276,7 +278,7 @@ _TAIL_DEVIATIONS = ("ge_glu_vreduce", "greater_equal", "sigmoid", "hard_swish_gr
                     "right_shift", "is_pos_inf", "real_", "l2_loss", "relu_grad", "approximate_equal",
                     "is_close", "relu6_d", "drop_out_v3_grad", "angle_v2", "square_sum_all",
                     "reg_unalign", "shrink", "sign_bits_pack", "mish", "soft_margin_loss", "group_norm",
-                    "dynamic_quant")
+                    "dynamic_quant", "reg_merge_mode")
 
 
 def _tail_cases():
