@@ -54,9 +54,9 @@ from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
 from .debug import PRINTF, DumpTensor, Trap, ascendc_assert, printf
 from .tiling import (GET_TILING_DATA, GET_TILING_DATA_MEMBER, GET_TILING_DATA_PTR_WITH_STRUCT,
                      GET_TILING_DATA_WITH_STRUCT, REGISTER_TILING_DEFAULT)
-from .errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, ReadOnlyError,
-                     SanitizerError, SanitizerWarning, StateError, UncompiledVFWarning, UnsupportedDeviceError,
-                     UnsupportedDTypeError)
+from .errors import (AlignmentError, AscendJitError, NotOfferedError, OutOfBoundsError, OverlapError, ParameterError,
+                     ReadOnlyError, SanitizerError, SanitizerWarning, StateError, UncompiledVFWarning,
+                     UnsupportedDeviceError, UnsupportedDTypeError)
 from .fidelity import FIDELITY, Fidelity, FidelityRule, fidelity
 from .sanitizer import SanitizeConfig, format_reports, sanitize_session
 from .launch import launch
@@ -111,7 +111,7 @@ __all__ = [
     "CacheMode", "CacheRwMode", "ToFloat",
     # porting surface (session 9): AscendC::ToBfloat16
     "ToBfloat16",
-    "OverlapError", "ParameterError", "ReadOnlyError", "ReduceOrder", "ReducePairElem", "PairReduceSum", "ReduceSum", "ReduceType",
+    "OverlapError", "ParameterError", "NotOfferedError", "ReadOnlyError", "ReduceOrder", "ReducePairElem", "PairReduceSum", "ReduceSum", "ReduceType",
     "Reg", "ResetMask",
     "SUPPORTED_NAMES", "SaturationMode", "SetCtrlSpr", "SetMaskCount", "SetMaskNorm", "SetSaturationFlag",
     "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "QuePosition", "TQue", "TQueBind", "TBufPool", "UnsupportedDTypeError",

@@ -31,9 +31,16 @@ def _devices(args):
 
 def _run(args):
     from .kernels import load_file, registry
+    note = None
     if args.name and args.name.endswith(".py"):   # `ascend-jit run path/to/my_kernel.py`: any file defining a KERNEL
         specs = load_file(args.name)
-        kernels, name = {k.name: k for k in specs}, specs[0].name
+        kernels, name = {k.name: k for k in specs}, args.kernel or specs[0].name
+        if len(specs) > 1 and args.kernel is None:  # said, not silent: the file's other kernels had gone unnoticed
+            note = (f"{args.name} defines {len(specs)} kernels; running the first, {name} (the others: "
+                    f"{', '.join(k.name for k in specs[1:])}; pick one with --kernel NAME)")
+    elif args.kernel is not None:
+        raise ParameterError("run", "--kernel", args.kernel, legal="with a .py file NAME",
+                             detail="picks one of a file's kernels; a registered kernel is run by its name")
     else:
         kernels, name = registry(), args.name
     if args.list or not name:
@@ -41,7 +48,9 @@ def _run(args):
             print(f"{kname:26s} {k.fidelity:9s} {k.description}")
         return 0
     if name not in kernels:
-        raise ParameterError("run", "NAME", name, legal=", ".join(kernels))
+        raise ParameterError("run", "--kernel" if args.kernel else "NAME", name, legal=", ".join(kernels))
+    if note:
+        print(note)
     k = kernels[name]
     device, size = k.check_call(k.devices[0] if args.device is None else args.device, args.size)  # default: first
     if args.plot and not args.compare_devices:
@@ -339,7 +348,9 @@ def build_parser():
     r = sub.add_parser("run", help="run an example kernel, check it bit for bit, report the emulation speed")
     r.add_argument("name", help="kernel name (see `ascend-jit run --list`) or a .py file defining a KERNEL",
                    nargs="?")
-    r.add_argument("--list", action="store_true", help="list the kernels")
+    r.add_argument("--list", action="store_true", help="list the kernels (of the file, with a .py NAME)")
+    r.add_argument("--kernel", metavar="KERNEL", help="with a .py file NAME: which of its kernels to run (default: "
+                   "the first it defines)")
     r.add_argument("--device", default=None, help="device name or alias (default: the kernel's first supported "
                    "device)")
     r.add_argument("--size", type=int, default=None, help="elements (default: the kernel's own)")

@@ -127,6 +127,11 @@ class ReadOnlyError(AscendJitError, AttributeError):
     """An attempt to change a read-only attribute (a LocalTensor's placement, size, dtype or core)."""
 
 
+class NotOfferedError(AscendJitError, AttributeError):
+    """A devkit name the emulator does not offer (SPEC-2 14), looked up on `aj.Reg`: the message says why and what
+    to use instead. An AttributeError too, so `hasattr(aj.Reg, name)` stays False."""
+
+
 class SanitizerError(StateError):
     """The sanitizer found a race, an uninitialised read, an out-of-tensor access or a cross-block GM conflict.
     `.report` holds the structured report (check, kind, instructions, operand, address, bytes, fix)."""

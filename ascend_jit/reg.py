@@ -37,12 +37,13 @@ from numba.extending import lower_builtin, overload
 from .api._common import INT32_MAX, UINT64_MAX, _int_legal, as_enum, as_int
 from .api._scalar import scalar_bits
 from .api.elementwise import DivAlgo
+from .api.utils import AlignUp, ConstCeil, DivCeil
 from .core import current_core
 from .devices import DEVICES
 from .dtypes import ALL, DType, _d28_detail, _d28_name, loaded_bfloat16, resolve
 from .enums import RoundMode
-from .errors import (AscendJitError, ParameterError, StateError, UncompiledVFWarning, UnsupportedDeviceError,
-                     UnsupportedDTypeError)
+from .errors import (AscendJitError, NotOfferedError, ParameterError, StateError, UncompiledVFWarning,
+                     UnsupportedDeviceError, UnsupportedDTypeError)
 from .jit import reg as impl
 from .jit import reg_cast as cv
 from .jit import reg_move as mv
@@ -352,18 +353,32 @@ def _reg(api, name, r):
     return r.data
 
 
+# The MaskReg operations whose devkit pages have data-register forms too (Reg矢量计算/数据重排, 数据压缩), which
+# are not offered (SPEC-2 14: not in the brief): the refusal says so and names the stores that do the same
+_DATA_REGISTER_FORMS = {"Interleave": "a DIST_INTLV_B16/B32 StoreAlign of two registers", "DeInterleave":
+                        "a DIST_DINTLV_B16/B32 LoadAlign into two registers", "Pack": "a DIST_PACK_B32 StoreAlign",
+                        "UnPack": "a DIST_UNPACK_B16 LoadAlign"}
+
+
+def _mask_legal(api, m):
+    if isinstance(m, RegTensor) and api in _DATA_REGISTER_FORMS:
+        return (f"an aj.Reg.MaskReg: {api} of data registers is not offered (SPEC-2 14); "
+                f"{_DATA_REGISTER_FORMS[api]} moves the lanes so")
+    return "an aj.Reg.MaskReg"
+
+
 def _mask(api, name, m):
     if isinstance(m, MaskReg):
         return m.words
     if isinstance(m, (tuple, np.ndarray)) and len(m) == 4 and all(type(w) is np.uint64 for w in m):
         return tuple(m)   # a MaskReg's words, as compiled VFs take them (a sanitized VF runs uncompiled, issue 17)
-    raise ParameterError(api, name, type(m).__name__, legal="an aj.Reg.MaskReg", device=DEVICE)
+    raise ParameterError(api, name, type(m).__name__, legal=_mask_legal(api, m), device=DEVICE)
 
 
 def _write_mask(api, name, m, compute):
     """Run `compute(out)` into a fresh word array, then store it in MaskReg m (D63: in place)."""
     if not isinstance(m, MaskReg):
-        raise ParameterError(api, name, type(m).__name__, legal="an aj.Reg.MaskReg", device=DEVICE)
+        raise ParameterError(api, name, type(m).__name__, legal=_mask_legal(api, m), device=DEVICE)
     out = np.zeros(4, np.uint64)
     compute(out)
     m.words = tuple(out)
@@ -1000,6 +1015,12 @@ def ReduceMax(dst, src, mask, mode=MaskMergeMode.ZEROING):
     """`Reg::ReduceMax(dst, src, mask)` = Reduce(dst, src, mask, MAX) (SPEC-2 11.4): the value in lane 0, its
     first index in lane 1."""
     Reduce(dst, src, mask, ReduceType.MAX, mode)
+
+
+def ReduceMin(dst, src, mask, mode=MaskMergeMode.ZEROING):
+    """`Reg::ReduceMin(dst, src, mask)` = Reduce(dst, src, mask, MIN) (SPEC-2 11.4): the value in lane 0, its
+    first index in lane 1."""
+    Reduce(dst, src, mask, ReduceType.MIN, mode)
 
 
 def ReduceSum(dst, src, mask, mode=MaskMergeMode.ZEROING):
@@ -1884,6 +1905,34 @@ def _ceil_division_form(num1, num2):
 _direct_forms(CeilDivision, _ceil_division_form, ())
 
 
+# AscendC's DivCeil / ConstCeil / AlignUp (api/utils.py) in a VF, as kernels size their loops with them: plain
+# Python's uint32_t arithmetic and refusals, one cached kernel for the three
+_U32_A_LEGAL, _U32_B_LEGAL = _int_legal(0, 2**32 - 1), _int_legal(1, 2**32 - 1)
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def _uint32_ceil(api, a, b, align):
+    if a < 0 or a > 0xFFFFFFFF:
+        raise ParameterError(api, "a", a, _U32_A_LEGAL, None)
+    if b < 1 or b > 0xFFFFFFFF:
+        raise ParameterError(api, "b", b, _U32_B_LEGAL, None)
+    quotient = ((a + b - 1) & 0xFFFFFFFF) // b
+    return (quotient * b) & 0xFFFFFFFF if align else quotient
+
+
+def _uint32_ceil_form(api, align):
+    def form(a, b):
+        if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+            return None   # a bool or float runs the VF plain, which refuses it (as_int)
+        return _uint32_ceil, ((impl.CONST, types.unicode_type, api), (impl.INT, 0, 0, api, "a", _U32_A_LEGAL),
+                              (impl.INT, 1, 0, api, "b", _U32_B_LEGAL), (impl.CONST, types.boolean, align))
+    return form
+
+
+for _fn, _align in ((DivCeil, False), (ConstCeil, False), (AlignUp, True)):
+    _direct_forms(_fn, _uint32_ceil_form(_fn.__name__, _align), ())
+
+
 @overload(CeilDivision)
 def _ol_ceil_division(num1, num2):
     """CeilDivision with a uint64 operand: a value above 2**63 - 1 is refused as plain Python refuses it (the other
@@ -2593,7 +2642,7 @@ def _reduce_plan(dst, src, mask, reduce_type=None, mode=None):
 
 
 def _reduce_as(op):
-    """ReduceMax / ReduceSum(dst, src, mask[, mode]) = Reduce with MAX / SUM."""
+    """ReduceMax / ReduceMin / ReduceSum(dst, src, mask[, mode]) = Reduce with MAX / MIN / SUM."""
     def plan(dst, src, mask, mode=None):
         if not (_regs_and_mask(dst, src, mask) and impl.enum_like(mode)):
             return None
@@ -2612,6 +2661,7 @@ def _reduce_data_block_plan(dst_reg, src_reg, mask, reduce_type=None, mode=None)
 
 impl.direct_call(Reduce, ops.reduce, _reduce_plan)
 impl.direct_call(ReduceMax, ops.reduce, _reduce_as(ops.MAX))
+impl.direct_call(ReduceMin, ops.reduce, _reduce_as(ops.MIN))
 impl.direct_call(ReduceSum, ops.reduce, _reduce_as(ops.SUM))
 impl.direct_call(ReduceDataBlock, impl.reduce_data_block, _reduce_data_block_plan)
 
@@ -3566,3 +3616,30 @@ def simd_vf(fn):
     call.cached = isinstance(compiled._cache, _VFCache)
     return call
 
+
+
+# --- devkit names the emulator does not offer (SPEC-2 14) -------------------------------------------------------------
+# Looked up on aj.Reg (kernels ported from ops-nn / ops-math arch35 sources use them), they are a NotOfferedError
+# saying why and what to use, not a bare AttributeError (reg38 counted their uses in those sources).
+_NOT_OFFERED_HERE = "not offered (SPEC-2 14: not in the brief's Reg API list)"
+_NOT_OFFERED_NAMES = {
+    **dict.fromkeys(("Compare", "Compares", "CompareScalar"), f"{_NOT_OFFERED_HERE}; compare with the Memory API's "
+                    "Compare/Compares outside the VF, or build lanes with Max/Min and Select"),
+    **dict.fromkeys(("CreateAddrReg", "AddrReg"), "AddrReg forms are written with the loads' and stores' `offset` "
+                    "(SPEC-2 14, D68)"),
+    "RegTraitNumOne": "RegTensor(dtype) is the one-register tensor (the devkit's default trait): leave the trait out",
+    "RegTraitNumTwo": f"two-register b64 tensors are {_NOT_OFFERED_HERE}",
+    **dict.fromkeys(("Gather", "GatherB", "Scatter", "DataCopyGather", "DataCopyScatter"), _NOT_OFFERED_HERE),
+    "UnalignReg": "the older unaligned register is UnalignRegForLoad or UnalignRegForStore here (SPEC-2 11.6)",
+    **dict.fromkeys(("Histograms", "FusedMulDstAdd", "Mull", "Truncate", "AddC", "SubC", "MaskGenWithRegTensor"),
+                    _NOT_OFFERED_HERE),
+    **dict.fromkeys(("SqrtSpecificMode", "ExpSpecificMode", "LogSpecificMode"), f"{_NOT_OFFERED_HERE}: Sqrt, Exp "
+                    "and Ln take no mode here (their MODELLED results are correctly rounded, SPEC-2 0.3)"),
+}
+
+
+def __getattr__(name):
+    reason = _NOT_OFFERED_NAMES.get(name)
+    if reason is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise NotOfferedError(f"Reg.{name}", "name", name, legal=reason, device=DEVICE)

@@ -20,12 +20,10 @@ The expectation here is exact: lane 0 = max(y) (2.0, or max(x) when no padding l
 first-argmax lane index of the per-vector Reduces as uint32 bits (Max compares positive subnormals as their
 patterns; Reg Max keeps subnormals, SPEC-2 D41), lanes 2..7 = 0.
 
-Deviations: the example's own `DivCeil` helper is `aj.CeilDivision` inside the VFs: `aj.DivCeil` (the devkit
-helper of the same meaning, README "Porting") does not compile in a VF, which then runs as plain Python with an
-UncompiledVFWarning (a porting gap, docs/reg38 report). The padding lanes of x (past totalLength), which the last
-step's whole-vector LoadAlign reads but its UpdateMask keeps out of the Max, are zeroed by a Memory-API Duplicate
-before the copy-in (uninitialised on the device: an uninitialised read for the sanitizer; harmless there). Sizes: the example's 200; any multiple of 8 up to 8192 runs
-(paddedLength = whole 64-float vectors; DataCopy needs whole 32-byte blocks). Devices: ascend950 only.
+Deviations: the padding lanes of x (past totalLength), which the last step's whole-vector LoadAlign reads but its
+UpdateMask keeps out of the Max, are zeroed by a Memory-API Duplicate before the copy-in (uninitialised on the
+device: an uninitialised read for the sanitizer; harmless there). Sizes: the example's 200; any multiple of 8 up to
+8192 runs (paddedLength = whole 64-float vectors; DataCopy needs whole 32-byte blocks). Devices: ascend950 only.
 Fidelity: BIT-EXACT (Duplicate, Max, Reduce MAX: SPEC-2 0.3).
 """
 import numpy as np
@@ -40,7 +38,7 @@ def max_merge_mode_vf(dstAddr, src0Addr, src1Addr, count, oneRepeatSize):
     """MaxMergeModeVF<float>."""
     src0Reg, src1Reg, dstReg = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
     allMask = R.CreateMask("float", R.MaskPattern.ALL)
-    repeatTimes = aj.CeilDivision(count, oneRepeatSize)      # the example's DivCeil (docstring)
+    repeatTimes = aj.DivCeil(count, oneRepeatSize)
     s0 = s1 = 0
     for i in range(repeatTimes):
         R.Duplicate(dstReg, 2.0)
@@ -58,7 +56,7 @@ def reduce_max_vf(dstAddr, srcAddr, count, oneRepeatSize):
     R.LoadAlign(accReg, srcAddr)
     R.Reduce(dstReg, accReg, mask, reduce_type=R.ReduceType.MAX)
     R.Max(accReg, dstReg, dstReg, mask)
-    repeatTimes = aj.CeilDivision(count, oneRepeatSize)
+    repeatTimes = aj.DivCeil(count, oneRepeatSize)
     for i in range(1, repeatTimes):
         R.LoadAlign(srcReg, srcAddr[i * oneRepeatSize])
         R.Reduce(dstReg, srcReg, mask, reduce_type=R.ReduceType.MAX)

@@ -221,3 +221,23 @@ def test_run_refuses_a_sanitizer_report_path_in_a_missing_folder_before_running(
     assert main_cli.main(["run", "add", "--sanitize", "--sanitize-json", str(tmp_path / "no" / "r.json")]) == 2
     captured = capsys.readouterr()
     assert "parameter '--sanitize-json'" in captured.err and not captured.out  # was: the runs, then Errno 2
+
+
+def test_run_of_a_file_with_several_kernels_says_so_and_takes_kernel(tmp_path, capsys):
+    """reg38: `ascend-jit run file.py` ran the first of the file's KERNELS without a word; it now says which it
+    ran and what else the file defines, and --kernel NAME picks one (refused without a file, or naming none)."""
+    from ascend_jit import cli as main_cli
+    path = tmp_path / "two.py"
+    path.write_text("from ascend_jit.kernels import registry\n_r = registry()\n"
+                    "KERNELS = [_r['add_custom'], _r['leaky_relu']]\n")
+    assert main_cli.main(["run", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "defines 2 kernels; running the first, add_custom (the others: leaky_relu" in out
+    assert "add_custom on" in out and "PASS" in out
+    assert main_cli.main(["run", str(path), "--kernel", "leaky_relu"]) == 0
+    out = capsys.readouterr().out
+    assert "defines" not in out and "leaky_relu on" in out and "PASS" in out
+    assert main_cli.main(["run", str(path), "--kernel", "nosuch"]) == 2
+    assert "'--kernel' = 'nosuch'" in capsys.readouterr().err
+    assert main_cli.main(["run", "add_custom", "--kernel", "add_custom"]) == 2
+    assert "with a .py file NAME" in capsys.readouterr().err

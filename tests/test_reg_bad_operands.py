@@ -329,8 +329,13 @@ def _ceil_division(out, src, a, b):
     return R.CeilDivision(a, b)
 
 
+def _uint32_ceils(out, src, a, b):
+    return aj.DivCeil(a, b), aj.ConstCeil(a, b), aj.AlignUp(a, b)
+
+
 _AS_PLAIN = {f.__name__: R.simd_vf(f) for f in (_dual_load_at, _load_stepping, _mask_load_stepping, _store_stepping,
-                                                _load_blocks_strided, _store_blocks_strided, _ceil_division)}
+                                                _load_blocks_strided, _store_blocks_strided, _ceil_division,
+                                                _uint32_ceils)}
 
 
 def _as_plain(name, *args):
@@ -370,6 +375,19 @@ def test_a_float_or_bool_offset_step_or_stride_is_refused_compiled_as_plain(name
 def test_ceil_division_refuses_a_uint64_beyond_int64_compiled_as_plain(a, b, want):
     # np.int64 had wrapped it: CeilDivision(7, np.uint64(2**64 - 1)) gave -5 compiled
     outcome = _as_plain("_ceil_division", a, b)
+    assert (outcome[0] if isinstance(want, str) else outcome[1]) == want
+
+
+@pytest.mark.parametrize("a, b, want", [(130, 64, (3, 3, 192)), (0, 1, (0, 0, 0)), (0xFFFFFFFF, 2, (0, 0, 0)),
+                                        (0xFFFFFFE0, 0x20, (0x7FFFFFF, 0x7FFFFFF, 0xFFFFFFE0)),
+                                        (np.uint32(7), np.int8(2), (4, 4, 8)), (-1, 3, "ParameterError"),
+                                        (5, 0, "ParameterError"), (2**32, 1, "ParameterError"),
+                                        (np.uint64(2**63), 3, "ParameterError")])
+def test_div_ceil_const_ceil_align_up_in_a_vf_compiled_as_plain(a, b, want):
+    """AscendC's DivCeil / ConstCeil / AlignUp in a VF (reg38: devkit mergemode's VFs size loops with DivCeil; the
+    VF had run plain): uint32_t arithmetic, the sum and AlignUp's product wrapping modulo 2**32, operands outside
+    [0, 2**32 - 1] and a zero divisor refused, compiled as plain."""
+    outcome = _as_plain("_uint32_ceils", a, b)
     assert (outcome[0] if isinstance(want, str) else outcome[1]) == want
 
 

@@ -103,18 +103,43 @@ def test_integer_lanes_of_every_width_are_the_memory_api_instruction(dtype, comp
         assert np.array_equal(dst.numpy().view(np.uint8), mem.numpy().view(np.uint8)), op
 
 
-def test_reduce_max_and_reduce_sum_are_reduce():
+@R.simd_vf
+def _short_reduces(out, t):
+    """ReduceMax, ReduceMin, ReduceSum of t's 64 floats, then Reduce with MAX, MIN, SUM: six results of two lanes."""
+    src, r = R.RegTensor("float"), R.RegTensor("float")
+    mask = R.CreateMask("float")
+    R.LoadAlign(src, t, 0)
+    R.ReduceMax(r, src, mask)
+    R.StoreAlign(out, r, R.CreateMask("float", R.MaskPattern.VL2), 0)
+    R.ReduceMin(r, src, mask)
+    R.StoreAlign(out, r, R.CreateMask("float", R.MaskPattern.VL2), 8)
+    R.ReduceSum(r, src, mask)
+    R.StoreAlign(out, r, R.CreateMask("float", R.MaskPattern.VL2), 16)
+    R.Reduce(r, src, mask, R.ReduceType.MAX)
+    R.StoreAlign(out, r, R.CreateMask("float", R.MaskPattern.VL2), 24)
+    R.Reduce(r, src, mask, R.ReduceType.MIN)
+    R.StoreAlign(out, r, R.CreateMask("float", R.MaskPattern.VL2), 32)
+    R.Reduce(r, src, mask, R.ReduceType.SUM)
+    R.StoreAlign(out, r, R.CreateMask("float", R.MaskPattern.VL2), 40)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_reduce_max_min_and_sum_are_reduce(compiled):
+    """ReduceMax / ReduceMin (reg38: ops-nn arch35 kernels call it; it was missing) / ReduceSum are Reduce with
+    MAX / MIN / SUM, compiled and plain: the value in lane 0, the first index in lane 1."""
     core = aj.Core(D950)
-    t = core.local_tensor("float", 64)
-    t[:] = np.arange(64, dtype=np.float32) - 20
+    t, out = core.local_tensor("float", 64), core.local_tensor("float", 64)
+    x = np.arange(64, dtype=np.float32) - 20
+    x[[7, 40]] = 99.0
+    x[[3, 50]] = -30.0
+    t[:] = x
     with core:
-        src, a, b = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
-        R.LoadAlign(src, t, 0)
-        for short, rtype in ((R.ReduceMax, R.ReduceType.MAX), (R.ReduceSum, R.ReduceType.SUM)):
-            short(a, src, R.CreateMask("float"))
-            R.Reduce(b, src, R.CreateMask("float"), rtype)
-            assert np.array_equal(a.numpy().view(np.uint32), b.numpy().view(np.uint32))
-    assert a.numpy()[0] == np.float32(sum(range(64)) - 20 * 64)
+        (_short_reduces if compiled else _short_reduces.py_func)(out, t)
+    got = out.numpy()[:48].reshape(6, 8)[:, :2]
+    assert np.array_equal(got[:3].view(np.uint32), got[3:].view(np.uint32))
+    assert got[0, 0] == 99 and got[0, 1:2].view(np.uint32)[0] == 7
+    assert got[1, 0] == -30 and got[1, 1:2].view(np.uint32)[0] == 3
+    assert got[2, 0] == np.float32(x.sum())
 
 
 def test_refusals_leave_the_registers_unchanged():

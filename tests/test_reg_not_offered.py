@@ -74,3 +74,30 @@ def test_the_mask_forms_still_work(compiled):
         with core:
             (COMPILED if compiled else PLAIN)[name](d, R.MaskReg(_words(a)), R.MaskReg(_words(b)), R.MaskReg(_words(m)))
         assert d.bits() == ref.mask_logic(name.lower(), a, b, m), name
+
+
+@pytest.mark.parametrize("name", ["Compare", "CompareScalar", "CreateAddrReg", "RegTraitNumOne", "RegTraitNumTwo",
+                                  "Gather", "UnalignReg", "Histograms", "Mull", "Truncate", "SqrtSpecificMode"])
+def test_devkit_names_not_offered_say_why(name):
+    """reg38: names ops-nn / ops-math arch35 kernels use that aj.Reg does not offer (SPEC-2 14) are a
+    NotOfferedError naming the API, the name and what to use instead (an AttributeError too: hasattr stays False);
+    any other missing name is a plain AttributeError."""
+    assert not hasattr(R, name)
+    with pytest.raises(aj.NotOfferedError, match=rf"Reg\.{name}: parameter 'name' = '{name}' \(legal: .*\) on "
+                       "device ascend950"):
+        getattr(R, name)
+    with pytest.raises(AttributeError) as info:
+        R.NoSuchName
+    assert not isinstance(info.value, aj.AscendJitError)
+
+
+@pytest.mark.parametrize("api, call", [("Pack", lambda m, r: R.Pack(m, r)), ("UnPack", lambda m, r: R.UnPack(m, r)),
+                                       ("Interleave", lambda m, r: R.Interleave(m, m, r, r, "uint16")),
+                                       ("DeInterleave", lambda m, r: R.DeInterleave(r, r, m, m, "uint16"))])
+def test_data_register_relayouts_are_refused_naming_the_store_that_does_it(api, call):
+    """reg38 (devkit data_relayout.asc): Pack / UnPack / Interleave / DeInterleave of data registers are not
+    offered; the refusal says so and names the load or store that moves the lanes (plain Python: a compiled VF
+    with them runs plain and refuses alike)."""
+    with aj.Core(D950):
+        with pytest.raises(aj.ParameterError, match=f"{api} of data registers is not offered .SPEC-2 14.; a DIST_"):
+            call(R.MaskReg(), R.RegTensor("uint16"))
