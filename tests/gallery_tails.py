@@ -126,7 +126,10 @@ tests/test_sanitizer.py)."""
 # single-buffer threshold: 8 cores of 56256 or 56224, two 24576-byte tiles widened in two parts and a short one
 # widened into the TBuf's second half); bincount 4099 (8 cores of 513 or 512 elements, all read from GM by
 # GetValue: no whole 4096 tile), bincount_int64 3001 (one core, no whole tile) and bincount_large_bins 7 (7 cores,
-# core 0 alone scattering into GM);
+# core 0 alone scattering into GM); logit* 20011 (3 cores of 6671 or 6670: one tile each, not a whole number of
+# 64-float repeats); linear_index and linear_index_int64 3001 (8 cores of 376, the last 369), linear_index_dim0 7007
+# and linear_index_dim1_int64 91 (3 cores of 31, the last 29: a piece of 8-element groups and a short last group);
+# avg_pool3d_grad* 30011 (a plane longer than a UB part: two chunks a plane, the second short);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -189,4 +192,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "group_norm_bf16_big_group": 3 * 8192, "group_norm_single": 9 * 16,
          "dynamic_quant": 427 * 700, "dynamic_quant_bf16": 13 * 1001, "dynamic_quant_smooth_half": 9 * 77,
          "trace_v2": 13, "trace_v2_half": 13, "logical_and": 450003, "bincount": 4099, "bincount_int64": 3001,
-         "bincount_large_bins": 7}
+         "bincount_large_bins": 7,
+         "logit": 20011, "logit_half": 20011, "logit_bf16": 20011,
+         "linear_index": 3001, "linear_index_int64": 3001, "linear_index_dim0": 7 * 1001,
+         "linear_index_dim1_int64": 7 * 13,
+         "avg_pool3d_grad": 30011, "avg_pool3d_grad_half": 30011, "avg_pool3d_grad_bf16_disjoint": 30011}
