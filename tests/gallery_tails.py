@@ -129,6 +129,10 @@ tests/test_sanitizer.py)."""
 # core 0 alone scattering into GM);
 # reg_align_* 1280 halves (5 vector pairs: scenario 4's five DATA_BLOCK_COPY steps, the others 10 or 20 steps),
 # reg_interleave 384 (3 steps), reg_pack 192 (3 steps of 64), reg_merge_mode 456 (7 vectors and an 8-lane tail);
+# logit* 20011 (3 cores of 6671 or 6670: one tile each, not a whole number of 64-float repeats); linear_index and
+# linear_index_int64 3001 (8 cores of 376, the last 369), linear_index_dim0 7007 and linear_index_dim1_int64 91
+# (3 cores of 31, the last 29: a piece of 8-element groups and a short last group);
+# avg_pool3d_grad* 30011 (a plane longer than a UB part: two chunks a plane, the second short);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -193,4 +197,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "trace_v2": 13, "trace_v2_half": 13, "logical_and": 450003, "bincount": 4099, "bincount_int64": 3001,
          "bincount_large_bins": 7, "reg_align_post_update": 1280, "reg_align_addr_reg": 1280,
          "reg_align_data_block": 1280, "reg_align_broadcast": 1280, "reg_align_upsample": 1280,
-         "reg_interleave": 384, "reg_pack": 192, "reg_merge_mode": 456}
+         "reg_interleave": 384, "reg_pack": 192, "reg_merge_mode": 456,
+         "logit": 20011, "logit_half": 20011, "logit_bf16": 20011,
+         "linear_index": 3001, "linear_index_int64": 3001, "linear_index_dim0": 7 * 1001,
+         "linear_index_dim1_int64": 7 * 13,
+         "avg_pool3d_grad": 30011, "avg_pool3d_grad_half": 30011, "avg_pool3d_grad_bf16_disjoint": 30011}

@@ -59,7 +59,10 @@ def test_the_gallery_is_found_from_the_checkout():
             "group_norm_bf16_big_group", "group_norm_single", "dynamic_quant", "dynamic_quant_bf16",
             "dynamic_quant_smooth_half", "trace_v2", "trace_v2_half", "logical_and", "bincount", "bincount_int64",
             "bincount_large_bins", "reg_align_post_update", "reg_align_addr_reg", "reg_align_data_block",
-            "reg_align_broadcast", "reg_align_upsample", "reg_interleave", "reg_pack", "reg_merge_mode"} <= \
+            "reg_align_broadcast", "reg_align_upsample", "reg_interleave", "reg_pack", "reg_merge_mode",
+            "logit", "logit_half", "logit_bf16", "linear_index", "linear_index_int64",
+            "linear_index_dim0", "linear_index_dim1_int64", "avg_pool3d_grad", "avg_pool3d_grad_half",
+            "avg_pool3d_grad_bf16_disjoint"} <= \
         set(GALLERY)
 
 
