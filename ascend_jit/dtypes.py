@@ -83,7 +83,13 @@ ALL = (HALF, FLOAT, BFLOAT16, INT8, UINT8, INT16, UINT16, INT32, UINT32, INT64, 
 BY_NAME = {d.name: d for d in ALL}
 _ALIASES = {"float16": HALF, "fp16": HALF, "float32": FLOAT, "fp32": FLOAT, "bf16": BFLOAT16,
             "int16_t": INT16, "int32_t": INT32, "uint16_t": UINT16, "uint32_t": UINT32, "int8_t": INT8,
-            "uint8_t": UINT8, "int64_t": INT64, "uint64_t": UINT64, "bfloat16_t": BFLOAT16}
+            "uint8_t": UINT8, "int64_t": INT64, "uint64_t": UINT64, "bfloat16_t": BFLOAT16,
+            # the C++ fundamental types kernels write as T (`Get<int>()`, `GlobalTensor<int>`): their widths on the
+            # AI Core, not numpy's reading of the same words ("int" is numpy's int64; nn38). Plain `char`, whose
+            # signedness the C++ standard leaves to the compiler, is not among them.
+            "int": INT32, "signed int": INT32, "unsigned int": UINT32, "unsigned": UINT32, "short": INT16,
+            "signed short": INT16, "unsigned short": UINT16, "signed char": INT8, "unsigned char": UINT8,
+            "long long": INT64, "signed long long": INT64, "unsigned long long": UINT64}
 _BY_NP = {d.np_dtype: d for d in ALL if d is not BFLOAT16}
 
 
@@ -149,7 +155,8 @@ def resolve(dtype, api="dtype", device=None):
     except (TypeError, ValueError):   # ValueError: an object whose `.dtype` numpy cannot read (a tensor, say)
         found = None
     if found is None:
-        detail = _d28_detail(dtype)
+        detail = _d28_detail(dtype) if dtype != "char" else (
+            "C++ leaves plain char's signedness to the compiler: write int8_t (signed char) or uint8_t (unsigned char)")
         raise UnsupportedDTypeError(api, "dtype", dtype, legal=", ".join(d.name for d in ALL), device=device,
                                     detail=detail)
     return found

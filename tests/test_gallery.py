@@ -308,6 +308,18 @@ def test_within_tolerance_reports_bfloat16_and_integer_outputs_without_nan():
     assert not ok and "OUT OF TOLERANCE" in line
 
 
+def test_within_tolerance_matches_infinities_and_nans_alike():
+    """nn38: a MODELLED output whose formula gives inf or NaN matched nothing (inf - inf is NaN); the same infinity
+    and a NaN against a NaN match, anything else against them does not, and the relative-error figure stays finite."""
+    from ascend_jit.kernels._base import within_tolerance
+    inf, nan = np.inf, np.nan
+    ok, line = within_tolerance(np.array([inf, -inf, nan, 1.0], np.float32), np.array([inf, -inf, nan, 1.0]), 1e-3)
+    assert ok and "nan" not in line
+    for got, want in ((inf, -inf), (nan, 1.0), (1.0, nan), (65504.0, inf), (inf, 1.0)):
+        ok, line = within_tolerance(np.array([got], np.float16), np.array([want]), 1e-3)
+        assert not ok and "OUT OF TOLERANCE" in line, (got, want)
+
+
 @pytest.mark.parametrize("name", ["angle_v2_int8", "angle_v2_int16", "angle_v2_int64"])
 def test_angle_v2_910_sequence_runs_clean_under_the_sanitizer(name):
     """The 910 build converts int16 / int64 through the high byte or word (bit-mask Duplicate, PairReduceSum) and

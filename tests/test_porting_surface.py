@@ -968,3 +968,22 @@ def test_hard_event_members_are_ints_and_no_event_id():
         aj.WaitFlag(1, event=aj.HardEvent.MTE2_V)
         with pytest.raises(aj.ParameterError, match="event_id"):
             aj.SetFlag(aj.HardEvent.MTE1_MTE2, event=aj.HardEvent.MTE2_V)   # MTE1_MTE2 == 1, but no id
+
+
+def test_cpp_fundamental_type_names_have_their_ai_core_widths():
+    """nn38 (ops-nn linear_index.h: `Get<int>()`, `GlobalTensor<int>`): "int" had been numpy's int64, so a TBuf's
+    Get("int") held half the elements and a GlobalTensor over an int32 array was refused. The C++ names are their
+    AI Core widths; plain char, whose signedness is the compiler's, is refused naming the two that are not."""
+    core = aj.Core("atlas-a2")
+    pipe, buf = aj.TPipe(core), aj.TBuf(aj.TPosition.VECCALC)
+    pipe.InitBuffer(buf, 32)
+    assert buf.Get("int").size == 8 and buf.Get("int").dtype.name == "int32"
+    g = aj.GlobalTensor(dtype="int")
+    g.SetGlobalBuffer(np.arange(8, dtype=np.int32))
+    assert g.GetSize() == 8 and g.GetValue(7) == 7
+    for name, want in (("unsigned int", "uint32"), ("short", "int16"), ("unsigned short", "uint16"),
+                       ("signed char", "int8"), ("unsigned char", "uint8"), ("long long", "int64"),
+                       ("unsigned long long", "uint64"), ("int32_t", "int32")):
+        assert aj.IsSameType(name, want), name
+    with pytest.raises(aj.UnsupportedDTypeError, match="int8_t .signed char. or uint8_t"):
+        buf.Get("char")

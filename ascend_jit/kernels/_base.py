@@ -80,7 +80,9 @@ class KernelSpec:
 
 def within_tolerance(actual, expected, rtol):
     """(ok, description) for a MODELLED output against a float64 formula: |a - e| <= rtol * |e| + tiny, where tiny
-    is the output type's smallest subnormal (a result that underflows to zero is within one ulp of it)."""
+    is the output type's smallest subnormal (a result that underflows to zero is within one ulp of it); an
+    infinity matches the same infinity and a NaN a NaN (nn38: a kernel whose formula gives them had to keep them
+    out of its inputs)."""
     a = np.asarray(actual)
     e = np.asarray(expected, dtype=np.float64)
     info = _float_info(a.dtype)
@@ -88,8 +90,9 @@ def within_tolerance(actual, expected, rtol):
     with np.errstate(invalid="ignore", over="ignore"):
         af = a.astype(np.float64)
         err = np.abs(af - e)
-        bad = ~(err <= rtol * np.abs(e) + tiny)
-        normal = np.abs(e) >= (float(info.tiny) if info else np.finfo(np.float64).tiny)
+        # an infinite expectation's bound is infinite too: only the same infinity matches it
+        bad = ~((np.isfinite(e) & (err <= rtol * np.abs(e) + tiny)) | (af == e) | (np.isnan(af) & np.isnan(e)))
+        normal = np.isfinite(e) & (np.abs(e) >= (float(info.tiny) if info else np.finfo(np.float64).tiny))
         rel = float(np.max(err[normal] / np.abs(e[normal]))) if normal.any() else 0.0
     if bad.any():
         i = int(np.flatnonzero(bad.reshape(-1))[0])
