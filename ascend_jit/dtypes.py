@@ -155,7 +155,7 @@ def resolve(dtype, api="dtype", device=None):
     except (TypeError, ValueError):   # ValueError: an object whose `.dtype` numpy cannot read (a tensor, say)
         found = None
     if found is None:
-        detail = _d28_detail(dtype) if dtype != "char" else (
+        detail = _d28_detail(dtype) if not (isinstance(dtype, str) and dtype.lower() == "char") else (
             "C++ leaves plain char's signedness to the compiler: write int8_t (signed char) or uint8_t (unsigned char)")
         raise UnsupportedDTypeError(api, "dtype", dtype, legal=", ".join(d.name for d in ALL), device=device,
                                     detail=detail)

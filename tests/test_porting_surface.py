@@ -6,6 +6,7 @@ TPosition.LCM, InitBuffer again on the same pipe and GlobalTensor's operator(); 
 arguments, TBuf's queue calls and a brace-list DataCopyPadParams beside a DataCopyParams; session 38 (port38,
 audit38): GlobalTensor<T> with T positional, TQue's GetTensorCountInQue / HasIdleBuffer / FreeAllEvent, TBuf::Get's
 `len`, FreeTensor of a tensor still enqueued, the bounds hint inside a launch, HardEvent an IntEnum."""
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -175,7 +176,7 @@ def test_launch_passes_its_bounds_rule_to_every_block():
 
 # --- AscendC::ToFloat(bfloat16_t) -------------------------------------------------------------------------------------
 def test_to_float_widens_a_bfloat16_scalar_exactly():
-    bf16 = np.dtype("bfloat16")
+    bf16 = np.dtype(ml_dtypes.bfloat16)   # (numpy knows the name only once ml_dtypes is imported)
     bits = np.array([0x3FC0, 0x0001, 0xFF80, 0x7F7F, 0x8000], np.uint16)   # 1.5, a subnormal, -inf, MAX, -0
     for b in bits:
         value = aj.GlobalTensor(np.array([b], np.uint16).view(bf16)).GetValue(0)
@@ -189,7 +190,7 @@ def test_to_float_widens_a_bfloat16_scalar_exactly():
 def test_to_bfloat16_rounds_a_float_scalar_once_to_nearest_even():
     """`paddingValue = ToBfloat16(0)`, `outGm(i) = ToBfloat16(0.f)` (ops-nn BatchNormGradV3 and kin): ToFloat's
     inverse, one RNE rounding as SPEC-2 D29 rounds every float scalar; the result is SetValue's bfloat16 exactly."""
-    bf16 = np.dtype("bfloat16")
+    bf16 = np.dtype(ml_dtypes.bfloat16)   # (numpy knows the name only once ml_dtypes is imported)
     cases = [(0.0, 0x0000), (-0.0, 0x8000), (3.0, 0x4040), (1 + 3 / 256, 0x3F82), (1 + 1 / 256, 0x3F80),
              (np.float32(1 + 5 / 256), 0x3F82), (1e39, 0x7F80), (-1e39, 0xFF80), (float("nan"), 0x7FC0),
              (np.float32(2 ** -133), 0x0001), (7, 0x40E0)]
