@@ -314,7 +314,7 @@ class TQue:
             raise StateError("FreeTensor", "tensor", tensor, legal="a tensor allocated and not yet freed",
                              detail="double free (or a tensor freed earlier)",
                              device=self._device())
-        if any(t._lease is lease for t, _ in self._queue):
+        if self._queue and any(t._lease is lease for t, _ in self._queue):  # (most frees find the queue empty)
             # the devkit's state machine takes a buffer ENQUE -> DEQUE -> FREE: freeing it while queued hands its
             # buffer to the next AllocTensor while a DeQue is still to return it (docs/decisions.md "TQue")
             raise StateError("FreeTensor", "tensor", tensor, legal="a tensor allocated and not enqueued, or dequeued",

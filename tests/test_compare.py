@@ -642,8 +642,8 @@ def test_remembered_count_calls_take_each_calls_values_and_validate_each_key_par
             assert np.array_equal(got.view(np.uint8), np.asarray(expected).view(np.uint8)), (name, scalar)
             states.add((core.mask_defined, core.mask_high, core.mask_low, core.counter_mode))
         assert len(states) == 1, (name, states)   # the full path's register state on every remembered call
-    assert any(key[0] == "Select" for key in api._COUNT_CALLS) and any(key[0] == "Compares" for key in
-                                                                        api._COUNT_CALLS)
+    assert any(key[2] == "Select" for key in api._COUNT_CALLS) and any(key[2] == "Compares" for key in
+                                                                        api._COUNT_CALLS)   # (device, bounds, api, ...)
     before = core.ub.copy()
     for call, error in ((lambda: aj.Compare(bits, a, b, C.LT, 192), aj.ParameterError),       # count: blocks
                         (lambda: aj.Compare(bits, a, b, C.LT, 512), aj.OutOfBoundsError),      # past the sources

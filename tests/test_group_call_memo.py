@@ -160,7 +160,7 @@ def test_reduce_max_min_count_calls_are_remembered_with_their_effects(device):
                 if device == "atlas-a2":                              # D55: the SPR holds this call's value
                     aj.PipeBarrier(aj.PIPE_ALL)
                     assert aj.GetReduceRepeatMaxMinSpr("half")[0] == x[best]
-        assert any(key[4] == 200 for key in reduce_max_min._COUNT_CALLS)   # (op, device, bounds, cal_index, count, ...)
+        assert any(key[4] == 200 for key in reduce_max_min._COUNT_CALLS)   # (device, bounds, op, cal_index, count, ...)
         aj.ReduceMin(dst, src, tmp, 200)                                  # another op, same arguments
         assert dst.numpy()[0] == src.numpy()[:200].min()
     before = core.ub.copy()

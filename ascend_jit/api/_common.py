@@ -65,25 +65,23 @@ def _not_a_tensor_hint(value):
     return None
 
 
-def memo_core(*tensors):
-    """The core of a call a memo of validated call shapes may serve (issue 21): every operand a plain LocalTensor of
-    one core without a sanitizer, none freed; else None (the call then takes its full path, which validates and
-    reports as usual). The memos key on the operands' facts (memo_facts) beside the call's own arguments."""
+def memo_key(head, tensors):
+    """The key of a call a memo of validated call shapes may serve (issue 21): `head` (the call's own arguments,
+    exactly typed) and each operand's dtype, address and size, when every operand is a plain LocalTensor of one core
+    without a sanitizer, none freed; else None (the call then takes its full path, which validates and reports as
+    usual)."""
     first = tensors[0]
     if type(first) is not LocalTensor:
         return None
     core = first._core
     if core.sanitizer is not None:
         return None
+    key = [core.spec, core.bounds, *head]
     for t in tensors:
         if type(t) is not LocalTensor or t._core is not core or (t._lease is not None and not t._lease.alive):
             return None
-    return core
-
-
-def memo_facts(*tensors):
-    """The facts a validation reads of each operand: dtype, address and size (a LocalTensor's are read-only)."""
-    return tuple(fact for t in tensors for fact in (t._dtype, t._addr, t._size))
+        key += (t._dtype, t._addr, t._size)
+    return tuple(key)
 
 
 def split_forms(api, args, kw_count, high_kw, n_before, device, forms):

@@ -14,9 +14,8 @@ from ..sanitizer import vector_access
 from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
-                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, mask_lane_indices, memo_core,
-                      memo_facts, operands,
-                      plan_mask, record_mask, refuse_empty_mask_on_950, split_forms, unary_repeat_params)
+                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, mask_lane_indices, memo_key,
+                      operands, plan_mask, record_mask, refuse_empty_mask_on_950, split_forms, unary_repeat_params)
 from ._scalar import element_scalar, scalar_bits
 from .elementwise import BinaryRepeatParams
 
@@ -91,8 +90,7 @@ def _count_key(api, mode, mode_type, count, tensors, scalar):
     live core without a sanitizer, a scalar that is no LocalTensor), else None."""
     if type(count) is not int or type(mode) is not mode_type or type(scalar) is LocalTensor:
         return None
-    core = memo_core(*tensors)
-    return None if core is None else (api, core.spec, core.bounds, mode, count, *memo_facts(*tensors))
+    return memo_key((api, mode, count), tensors)
 
 
 def _remember_count_call(key, call):

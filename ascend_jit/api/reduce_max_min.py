@@ -20,7 +20,7 @@ from ..jit.ubview import INT_WIDTHS
 from ..sanitizer import vector_access
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, Runs, as_flag, as_int, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch, mask_words,
-                      memo_core, memo_facts, operands, split_forms)
+                      memo_key, operands, split_forms)
 from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, mask_plan, record_spr
 
 INT32_MAX = 2**31 - 1
@@ -109,8 +109,7 @@ def _count_key(op, dst, src, tmp, args, cal_index, kw):
         cal_index = False
     elif type(cal_index) is not bool:
         return None
-    core = memo_core(dst, src, tmp)
-    return None if core is None else (op, core.spec, core.bounds, cal_index, args[0], *memo_facts(dst, src, tmp))
+    return memo_key((op, cal_index, args[0]), (dst, src, tmp))
 
 
 def _reduce(op, dst, src, tmp, args, cal_index, kw):
