@@ -107,7 +107,7 @@ def test_remembered_calls_keep_spr_sanitizer_and_liveness():
 
 
 def test_block_family_calls_are_remembered_and_keyed_like_repeat_calls():
-    """ReduceDataBlock and its old names pass no order (None): their calls are remembered too (4.4 -> 1.4 us a
+    """ReduceDataBlock and its old names pass no order (None): their calls are remembered too (5.3 -> 1.4 us a
     call, BENCHMARKS.md "Session 38"), and each part of the key changed on its own is validated again."""
     from ascend_jit.api import reductions
     core = aj.Core("atlas-a2")

@@ -65,7 +65,7 @@ _SELECT_FORMS = ("(dst, sel_mask, src0, src1, sel_mode, count) or (dst, sel_mask
 
 # --- remembered count-form calls -------------------------------------------------------------------------------------
 # A count-form call whose shape was validated runs from a memo (as the element-wise entries' and the group
-# reductions', issue 21): Compare 3.1 -> 1.5 us and Select 4.1 -> 1.7 us a call (BENCHMARKS.md "Session 38"). The
+# reductions', issue 21): Compare 4.8 -> 2.1 us and Select 5.6 -> 2.5 us a call (BENCHMARKS.md "Session 38"). The
 # key holds everything the count validators read; the first call of a shape, keywords, the sanitizer, freed
 # tensors, the 950's src1Local[0] overload and every refusal take the full path, which remembers what it ran.
 class _CountCall(NamedTuple):

@@ -99,7 +99,7 @@ _COUNT_CALLS_MAX = 8192
 def _count_key(op, dst, src, tmp, args, cal_index, kw):
     """The memo key of a count-form call `(dst, src, tmp, count[, cal_index])` with an exact int count and a bool
     cal_index (or none), on plain LocalTensors of one live core without a sanitizer, else None: everything the
-    count validation reads (issue 21, as ReduceSum's; 3.4 -> 1.4 us a call, BENCHMARKS.md "Session 38")."""
+    count validation reads (issue 21, as ReduceSum's; 3.8 -> 2.3 us a call, BENCHMARKS.md "Session 38")."""
     if len(args) == 2 and type(args[1]) is bool and cal_index is None:
         cal_index, args = args[1], args[:1]
     if len(args) != 1 or type(args[0]) is not int or kw["count"] is not None or kw["mask"] is not None or \
