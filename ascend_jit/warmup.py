@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from . import reg as R
+from .api.utils import AlignUp, ConstCeil, DivCeil
 
 FAMILIES = {
     "elementwise": "ascend_jit.warmup:warm_elementwise",
@@ -205,6 +206,14 @@ def _moves_vf(dst, src):
     R.Interleave(m, R.MaskReg(), every, m, "half")
 
 
+def _sizes_vf(dst, src, count):
+    """DivCeil / ConstCeil / AlignUp sizing a VF's loop: their kernel (reg.py _uint32_ceil) is the VF path's alone."""
+    a, every = R.RegTensor("half"), R.CreateMask("half")
+    for i in range(DivCeil(count, 128) + ConstCeil(count, 128) - AlignUp(count, 128) // 128):
+        R.LoadAlign(a, src, i * 128)
+        R.StoreAlign(dst, a, every, i * 128)
+
+
 def warm_reg(device):
     """The Reg API (Ascend 950 only), half and float: a VF compiled with simd_vf, and the same calls in plain
     Python (they run the library's compiled implementations); the other load and store forms in a VF, and Add in a
@@ -224,6 +233,7 @@ def warm_reg(device):
     src, dst = core.local_tensor("half", 1024), core.local_tensor("half", 1024)
     with core:
         R.simd_vf(_moves_vf)(dst, src)
+        R.simd_vf(_sizes_vf)(dst, src, 256)
     add_vf = R.simd_vf(_add_vf)
     for dtype in ("half", "float", "int32"):
         src, dst = core.local_tensor(dtype, 128), core.local_tensor(dtype, 128)
