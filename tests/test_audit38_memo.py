@@ -217,6 +217,10 @@ CHANGES = {
     "saturation": lambda core, ts: (_saturation(core) or core, ts),
     "int_saturation": lambda core, ts: ((_toggle_bit(core, 53) if 53 in core.spec.ctrl_spr_bits
                                          else pytest.skip("no CTRL[53]")) or core, ts),
+    "ctrl59": lambda core, ts: ((_toggle_bit(core, 59) if 59 in core.spec.ctrl_spr_bits
+                                 else pytest.skip("no CTRL[59]")) or core, ts),
+    "ctrl60": lambda core, ts: ((_toggle_bit(core, 60) if 60 in core.spec.ctrl_spr_bits
+                                 else pytest.skip("no CTRL[60]")) or core, ts),
     "device": lambda core, ts: _other_core(core, ts, _PARTNER[core.device], core.bounds),
     "bounds_ub": lambda core, ts: _other_core(core, ts, core.device, "ub"),
     "bounds_tensor": lambda core, ts: _other_core(core, ts, core.device, "tensor"),
@@ -1088,3 +1092,110 @@ def test_fresh_process_reference(tmp_path):
     assert all(m["outcome"] == ["ok"] for m in mine), [m["outcome"] for m in mine]
     for case, m, t in zip(cases, mine, theirs):
         assert m == t, (case["device"], case["call"], {k: (m[k], t[k]) for k in m if m[k] != t[k] and k != "ub"})
+
+
+@pytest.mark.parametrize("api", ["Cast", "Exp", "Adds", "Div", "WholeReduceSum", "BlockReduceMax", "ReduceSum",
+                                 "ReduceMax"])
+@pytest.mark.parametrize("change", ("ctrl59", "ctrl60", "int_saturation"))
+def test_ctrl_bits_between_calls(api, change):
+    """The 950's CTRL[60] (global saturation mode), CTRL[59] (Cast truncation) and CTRL[53], set between two calls
+    of a remembered shape (the 950 and the A2 where offered)."""
+    table = dict(_EW)
+    table["WholeReduceSum"] = (lambda dt: group_setup(dt, 32), _GROUP_CALLS["WholeReduceSum"])
+    table["BlockReduceMax"] = (lambda dt: group_setup(dt, 32), _GROUP_CALLS["BlockReduceMax"])
+    table["ReduceSum"] = (lambda dt: reduce_setup(dt), _RSUM)
+    table["ReduceMax"] = (lambda dt: reduce_setup(dt), lambda c, d, s, t: aj.ReduceMax(d, s, t, 200, True))
+    setup, call = table[api]
+
+    def data(core):
+        ts = setup("half")(core)
+        for t in ts[1:]:
+            big(t, 3)
+        return ts
+    for device in (D950, A2):
+        if change == "ctrl60" and device == A2:
+            continue
+        run_change(device, data, call, change)
+
+
+# --- random sequences: every call remembered-or-not against every call on the full path ------------------------------
+def _pool(core):
+    """Tensors at fixed addresses and a pool of calls over them (legal and refused ones)."""
+    h = [T(core, "half", 0, 256, 1), T(core, "half", 1024, 256, 2), T(core, "half", 2048, 256, 3)]
+    f = [T(core, "float", 4096, 256, 4), T(core, "float", 6144, 256, 5)]
+    u8 = T(core, "uint8", 8192, 64, 6)
+    small = T(core, "half", 8448, 32, 0)
+    tmp = T(core, "half", 8704, 256, 0)
+    sc = [0.5, -0.0, np.float16(2.0), np.float32(-3.5), 7, math.nan, True, np.int64(1), 70000.0]
+    calls = [
+        lambda r: aj.Compare(u8, h[0], h[1], CMP(int(r.integers(6))), 256),
+        lambda r: aj.Compare(u8, f[0], f[1], CMP.GE, int(r.choice([64, 128, 256, 100]))),
+        lambda r: aj.Compares(u8, h[int(r.integers(3))], sc[int(r.integers(len(sc)))], CMP.LT, 256),
+        lambda r: aj.Select(h[2], u8, h[0], sc[int(r.integers(len(sc)))], SEL.VSEL_TENSOR_SCALAR_MODE, 200),
+        lambda r: aj.Select(f[1], u8, f[0], f[1], SEL(int(r.integers(3))), 128),
+        lambda r: aj.ReduceMax(small, h[int(r.integers(3))], tmp, int(r.choice([200, 256, 1])), bool(r.integers(2))),
+        lambda r: aj.ReduceMin(small, h[1], tmp, 256, cal_index=True),
+        lambda r: aj.WholeReduceSum(small, h[int(r.integers(3))], int(r.choice([128, 64, 3])), 2, 1, 1, 8),
+        lambda r: aj.WholeReduceMax(small, h[0], 128, 2, 1, 1, 8, ORDER(int(r.integers(4)))),
+        lambda r: aj.BlockReduceSum(small, h[2], 2, int(r.choice([128, 16])), 1, 1, 8),
+        lambda r: aj.BlockReduceMin(small, h[1], 1, 128, 1, 1, 8),
+        lambda r: aj.ReduceSum(small, h[0], tmp, int(r.choice([200, 256]))),
+        lambda r: aj.ReduceSum(small, h[1], tmp, 128, 2, 8),
+        lambda r: aj.Add(h[2], h[0], h[1], 256),
+        lambda r: aj.Adds(h[2], h[2], sc[int(r.integers(len(sc)))], 200),
+        lambda r: aj.Muls(h[1], h[0], 3.0, int(r.choice([128, 5])), 2, aj.UnaryRepeatParams()),
+        lambda r: aj.Exp(h[2], h[0], 256),
+        lambda r: aj.Duplicate(h[int(r.integers(3))], sc[int(r.integers(len(sc)))], 100),
+        lambda r: aj.Cast(f[0], h[0], aj.RoundMode.CAST_NONE, 256),
+        lambda r: aj.Cast(h[2], f[1], aj.RoundMode(int(r.integers(1, 4))), 256),
+    ]
+    tensors = h + f + [u8, small, tmp]
+
+    def change(r):
+        k = int(r.integers(9))
+        if k <= 2:
+            bump(tensors[int(r.integers(len(tensors)))], int(r.integers(1000)))
+        elif k == 3:
+            (core.SetMaskCount if r.integers(2) else core.SetMaskNorm)()
+        elif k == 4:
+            core.SetVectorMask(int(r.integers(0, 300)))
+        elif k == 5 and core.spec.ctrl_spr_bits:
+            _toggle_bit(core, int(r.choice(core.spec.ctrl_spr_bits)))
+        elif k == 6:
+            big(h[int(r.integers(3))], int(r.integers(100)))
+    return calls, change
+
+
+@pytest.mark.parametrize("device", (A2, D950, B310, P310))
+@pytest.mark.parametrize("seed", range(4))
+def test_random_sequences(device, seed):
+    """150 steps of random calls and state changes: the run with memos against the run whose memos are cleared
+    before every call, compared after every step (outcome, UB, state)."""
+    trajectories = []
+    for reference in (False, True):
+        clear_memos()
+        core = aj.Core(device, sanitize=False)
+        calls, change = _pool(core)
+        r = np.random.default_rng(seed)
+        steps = []
+        for step in range(150):
+            if r.integers(3) == 0:
+                change(r)
+            call = calls[int(r.integers(len(calls)))]
+            if reference:
+                clear_memos()
+            with np.errstate(all="ignore"):
+                try:
+                    call(r)
+                    outcome = ("ok",)
+                except Exception as e:  # noqa: BLE001
+                    outcome = (type(e).__name__, str(e))
+            steps.append((outcome, core.ub.tobytes(), state(core)))
+        trajectories.append(steps)
+    oks = 0
+    for i, (a, b) in enumerate(zip(*trajectories)):
+        assert a[0] == b[0], (i, a[0], b[0])
+        assert a[1] == b[1], (i, "UB")
+        assert a[2] == b[2], (i, {k: (a[2][k], b[2][k]) for k in a[2] if a[2][k] != b[2][k]})
+        oks += a[0] == ("ok",)
+    assert oks >= 40, oks   # many steps ran a call
