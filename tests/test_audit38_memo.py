@@ -1120,39 +1120,50 @@ def test_ctrl_bits_between_calls(api, change):
 
 # --- random sequences: every call remembered-or-not against every call on the full path ------------------------------
 def _pool(core):
-    """Tensors at fixed addresses and a pool of calls over them (legal and refused ones)."""
+    """Tensors at fixed addresses and a pool of calls over them (legal and refused ones, in several spellings)."""
     h = [T(core, "half", 0, 256, 1), T(core, "half", 1024, 256, 2), T(core, "half", 2048, 256, 3)]
     f = [T(core, "float", 4096, 256, 4), T(core, "float", 6144, 256, 5)]
     u8 = T(core, "uint8", 8192, 64, 6)
     small = T(core, "half", 8448, 32, 0)
     tmp = T(core, "half", 8704, 256, 0)
-    sc = [0.5, -0.0, np.float16(2.0), np.float32(-3.5), 7, math.nan, True, np.int64(1), 70000.0]
+    var = T(core, "half", 10240, 256, 7)   # SetSize changes this one between calls
+    sc = [0.5, -0.0, np.float16(2.0), np.float32(-3.5), 7, math.nan, True, np.int64(1), 70000.0, _NAN16]
+    pick = lambda r, xs: xs[int(r.integers(len(xs)))]   # noqa: E731
     calls = [
         lambda r: aj.Compare(u8, h[0], h[1], CMP(int(r.integers(6))), 256),
         lambda r: aj.Compare(u8, f[0], f[1], CMP.GE, int(r.choice([64, 128, 256, 100]))),
-        lambda r: aj.Compares(u8, h[int(r.integers(3))], sc[int(r.integers(len(sc)))], CMP.LT, 256),
-        lambda r: aj.Select(h[2], u8, h[0], sc[int(r.integers(len(sc)))], SEL.VSEL_TENSOR_SCALAR_MODE, 200),
+        lambda r: aj.Compare(u8, var, h[1], CMP.EQ, 256),
+        lambda r: aj.Compare(u8, h[0][int(r.choice([0, 16, 128]))], h[1], CMP.NE, count=128),
+        lambda r: aj.Compare(u8, h[0].ReinterpretCast("int16"), h[1].ReinterpretCast("int16"), CMP.GT, 256),
+        lambda r: aj.Compares(u8, pick(r, h + [var]), pick(r, sc), CMP.LT, 256),
+        lambda r: aj.Compares(u8, f[0], pick(r, sc), pick(r, [CMP.EQ, 2, np.int8(4)]), 128),
+        lambda r: aj.Select(h[2], u8, h[0], pick(r, sc), SEL.VSEL_TENSOR_SCALAR_MODE, 200),
         lambda r: aj.Select(f[1], u8, f[0], f[1], SEL(int(r.integers(3))), 128),
-        lambda r: aj.ReduceMax(small, h[int(r.integers(3))], tmp, int(r.choice([200, 256, 1])), bool(r.integers(2))),
-        lambda r: aj.ReduceMin(small, h[1], tmp, 256, cal_index=True),
-        lambda r: aj.WholeReduceSum(small, h[int(r.integers(3))], int(r.choice([128, 64, 3])), 2, 1, 1, 8),
+        lambda r: aj.Select(var, u8, h[0], h[1], SEL.VSEL_TENSOR_TENSOR_MODE, pick(r, [256, 64, np.int32(64)])),
+        lambda r: aj.ReduceMax(small, pick(r, h + [var]), tmp, int(r.choice([200, 256, 1])), bool(r.integers(2))),
+        lambda r: aj.ReduceMin(small, h[1], tmp, 256, cal_index=pick(r, [True, False, np.True_])),
+        lambda r: aj.ReduceMax(small, h[2], tmp, 128, 2, 8, True),
+        lambda r: aj.WholeReduceSum(small, pick(r, h + [var]), int(r.choice([128, 64, 3])), 2, 1, 1, 8),
         lambda r: aj.WholeReduceMax(small, h[0], 128, 2, 1, 1, 8, ORDER(int(r.integers(4)))),
+        lambda r: aj.ReduceRepeat(small, f[0], pick(r, [64, [2**64 - 1], 7]), 2, 1, 1, 8,
+                                  reduce_type=pick(r, [RT.SUM, RT.MIN, 1])),
         lambda r: aj.BlockReduceSum(small, h[2], 2, int(r.choice([128, 16])), 1, 1, 8),
-        lambda r: aj.BlockReduceMin(small, h[1], 1, 128, 1, 1, 8),
-        lambda r: aj.ReduceSum(small, h[0], tmp, int(r.choice([200, 256]))),
+        lambda r: aj.BlockReduceMin(small, var, 1, 128, 1, 1, 8),
+        lambda r: aj.ReduceDataBlock(small, h[1], 128, 2, 1, 1, 8, reduce_type=RT.MAX),
+        lambda r: aj.ReduceSum(small, pick(r, h + [var]), tmp, int(r.choice([200, 256]))),
         lambda r: aj.ReduceSum(small, h[1], tmp, 128, 2, 8),
-        lambda r: aj.Add(h[2], h[0], h[1], 256),
-        lambda r: aj.Adds(h[2], h[2], sc[int(r.integers(len(sc)))], 200),
+        lambda r: aj.Add(h[2], h[0], pick(r, [h[1], var]), 256),
+        lambda r: aj.Adds(h[2], h[2], pick(r, sc), 200),
         lambda r: aj.Muls(h[1], h[0], 3.0, int(r.choice([128, 5])), 2, aj.UnaryRepeatParams()),
-        lambda r: aj.Exp(h[2], h[0], 256),
-        lambda r: aj.Duplicate(h[int(r.integers(3))], sc[int(r.integers(len(sc)))], 100),
+        lambda r: aj.Exp(h[2], pick(r, [h[0], var]), 256),
+        lambda r: aj.Duplicate(pick(r, h + [var]), pick(r, sc), 100),
         lambda r: aj.Cast(f[0], h[0], aj.RoundMode.CAST_NONE, 256),
         lambda r: aj.Cast(h[2], f[1], aj.RoundMode(int(r.integers(1, 4))), 256),
     ]
-    tensors = h + f + [u8, small, tmp]
+    tensors = h + f + [u8, small, tmp, var]
 
     def change(r):
-        k = int(r.integers(9))
+        k = int(r.integers(11))
         if k <= 2:
             bump(tensors[int(r.integers(len(tensors)))], int(r.integers(1000)))
         elif k == 3:
@@ -1163,22 +1174,31 @@ def _pool(core):
             _toggle_bit(core, int(r.choice(core.spec.ctrl_spr_bits)))
         elif k == 6:
             big(h[int(r.integers(3))], int(r.integers(100)))
+        elif k == 7:
+            var.SetSize(int(r.choice([256, 64, 128])))
+        elif k == 8:
+            core.sanitize = "report" if r.integers(3) == 0 else False
+            if core.sanitizer is not None:
+                core.ub_written_by_host()
     return calls, change
 
 
-@pytest.mark.parametrize("device", (A2, D950, B310, P310))
+@pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
 @pytest.mark.parametrize("seed", range(4))
 def test_random_sequences(device, seed):
-    """150 steps of random calls and state changes: the run with memos against the run whose memos are cleared
-    before every call, compared after every step (outcome, UB, state)."""
+    """250 steps of random calls and state changes (data, modes, mask register, CTRL bits, SetSize, the sanitizer
+    on and off) on a core and a core of another device with tensors at the same addresses: the run with memos
+    against the run whose memos are cleared before every call, compared after every step (outcome, UB, state)."""
     trajectories = []
     for reference in (False, True):
         clear_memos()
-        core = aj.Core(device, sanitize=False)
-        calls, change = _pool(core)
+        cores = [aj.Core(device, sanitize=False), aj.Core(_PARTNER[device], sanitize=False)]
+        pools = [_pool(c) for c in cores]
         r = np.random.default_rng(seed)
         steps = []
-        for step in range(150):
+        for step in range(250):
+            k = int(r.integers(4) == 0)   # mostly the first core; the same shapes on a core of another device
+            calls, change = pools[k]
             if r.integers(3) == 0:
                 change(r)
             call = calls[int(r.integers(len(calls)))]
@@ -1190,7 +1210,7 @@ def test_random_sequences(device, seed):
                     outcome = ("ok",)
                 except Exception as e:  # noqa: BLE001
                     outcome = (type(e).__name__, str(e))
-            steps.append((outcome, core.ub.tobytes(), state(core)))
+            steps.append((outcome, cores[k].ub.tobytes(), state(cores[k])))
         trajectories.append(steps)
     oks = 0
     for i, (a, b) in enumerate(zip(*trajectories)):
