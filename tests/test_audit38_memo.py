@@ -1219,3 +1219,47 @@ def test_random_sequences(device, seed):
         assert a[2] == b[2], (i, {k: (a[2][k], b[2][k]) for k in a[2] if a[2][k] != b[2][k]})
         oks += a[0] == ("ok",)
     assert oks >= 40, oks   # many steps ran a call
+
+
+# --- D29's short paths against the general conversion ----------------------------------------------------------------
+@pytest.mark.parametrize("name", ["half", "float", "bfloat16"])
+def test_d29_short_paths_match_the_general_conversion(name):
+    """Every half (and a float / bfloat16 sample) as an exact-type numpy scalar (the short paths: _scalar's and the
+    element-wise _exact_bits), as a Python float and as a float64: the same bits, or the canonical NaN for a NaN
+    that is not of the operand type; against numpy's (ml_dtypes') own cast for the doubles."""
+    d = _dt(name)
+    r = np.random.default_rng(3)
+    if name == "half":
+        patterns = np.arange(65536, dtype=np.uint16)
+    elif name == "float":
+        patterns = np.concatenate([r.integers(0, 2**32, 20000, dtype=np.uint64).astype(np.uint32),
+                                   np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00001, 1, 0x7F7FFFFF],
+                                            np.uint32)])
+    else:
+        patterns = r.integers(0, 2**16, 5000, dtype=np.uint64).astype(np.uint16)
+    values = patterns.view(d.np_dtype)
+    canonical = {"half": 0x7E00, "float": 0x7FC00000, "bfloat16": 0x7FC0}[name]
+    bad = []
+    with np.errstate(all="ignore"):
+        for bits, v in zip(patterns.tolist(), values):
+            got = SC.scalar_bits("t", None, d, v)
+            ew = EW._exact_bits(d, v) & ((1 << (8 * d.size)) - 1)
+            x = float(v)
+            via_double = SC.scalar_bits("t", None, d, x)
+            via_f64 = SC.scalar_bits("t", None, d, np.float64(x))
+            want_double = canonical if x != x else bits
+            if got != bits or ew != bits or via_double != want_double or via_f64 != want_double:
+                bad.append((hex(bits), hex(got), hex(ew), hex(via_double), hex(via_f64)))
+            if len(bad) > 5:
+                break
+    assert not bad, bad
+    # doubles between the representable values: one RNE rounding, as numpy's cast
+    with np.errstate(all="ignore"):
+        finite = values.astype(np.float64)
+        finite = finite[np.isfinite(finite)][:3000]
+        xs = np.concatenate([r.standard_normal(3000) * np.exp(r.uniform(-30, 12, 3000)),
+                             finite * (1 + r.choice([-1.0, 1.0], finite.size) * 2.0**-12)])
+        want = xs.astype(d.np_dtype).view(np.uint16 if d.size == 2 else np.uint32).tolist()
+        got = [SC.scalar_bits("t", None, d, float(x)) for x in xs]
+    mism = [(x, hex(a), hex(b)) for x, a, b in zip(xs, got, want) if a != b and not (x != x)]
+    assert not mism, mism[:5]
