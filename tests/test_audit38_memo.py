@@ -1263,3 +1263,37 @@ def test_d29_short_paths_match_the_general_conversion(name):
         got = [SC.scalar_bits("t", None, d, float(x)) for x in xs]
     mism = [(x, hex(a), hex(b)) for x, a, b in zip(xs, got, want) if a != b and not (x != x)]
     assert not mism, mism[:5]
+
+
+# --- the element-wise high-dim memo keeps the first call's repeat-params object --------------------------------------
+@pytest.mark.xfail(strict=True, reason=(
+    "elementwise._memoised_plan (_HIGH_DIM_PLANS, keyed on the params' field values) hands back the repeat-params "
+    "object of the call that was validated first; the caller may have changed its fields since (C++ style), and "
+    "_run_high_dim computes the sanitizer's footprint from that object's strides, not the call's: a real "
+    "uninitialised read is missed (or a spurious one reported) while the kernel runs the call's own strides"))
+@pytest.mark.parametrize("api", ["Add", "Muls"])
+@pytest.mark.parametrize("direction", ["missed_report", "spurious_report"])
+def test_elementwise_high_dim_params_object_and_the_sanitizer(api, direction):
+    cls, field = (aj.BinaryRepeatParams, "src0RepStride") if api == "Add" else (aj.UnaryRepeatParams,
+                                                                                 "srcRepStride")
+    wide, narrow = 16, 8
+    first_value, later_value = (wide, narrow) if direction == "missed_report" else (narrow, wide)
+
+    def call_of(P):
+        if api == "Add":
+            return lambda c, d, a, b: aj.Add(d, a, b, 128, 2, P)
+        return lambda c, d, a, b: aj.Muls(d, a, 2.0, 128, 2, P)
+
+    def case(core, ctx):
+        d, a, b = T(core, "half", 8192, 256), T(core, "half", 0, 512), T(core, "half", 4096, 256)
+        P1 = cls(**{field: first_value})
+        call_of(P1)(core, d, a, b)             # remembered: the plan of `first_value`, and the object P1
+        setattr(P1, field, later_value)        # the caller reuses its struct
+        core.sanitize = "report"
+        a[0:256][:] = np.ones(256, np.float16)   # host writes: bytes [0, 512) of a and b initialised
+        b[:] = np.ones(256, np.float16)
+        P2 = cls(**{field: first_value})      # a new struct with the remembered values
+        ctx.second(core, [d, a, b], lambda c, d, a, b: (call_of(P2)(c, d, a, b), len(c.sanitizer.reports))[1])
+    out = check(case, A2, fresh=False)
+    # the full path: with stride 16, repeat 1 reads a's uninitialised bytes [512, 768): one report; with 8, none
+    assert out == ("ok", "1" if first_value == wide else "0"), out
