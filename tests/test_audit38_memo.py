@@ -848,16 +848,12 @@ def _params_cases():
 
 @pytest.mark.parametrize("how", ("valid", "out_of_range", "same_hash"))
 @pytest.mark.parametrize("api", ["Compare", "Compares", "Select", "Cast", "Add", "Muls", "GatherMask"])
-def test_mutated_repeat_params(api, how, request):
+def test_mutated_repeat_params(api, how):
     """C++ code sets fields of one struct between calls; the same Python object passed again must be read
     afresh. A field changed to a value of equal hash (n + 2**61 - 1) is a refusal on the full path."""
     cls, field, setup, call_of = _params_cases()[api]
-    if how == "same_hash":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "the validators' lru_caches (Compare/Select/Cast/GatherMask high-dim, element-wise _validate_high_dim) "
-            "key on the caller's mutable repeat-params object (repeat_params / unary_repeat_params return it as "
-            "is): mutated to a field value of equal hash, the same object hits the cached validation and the "
-            "kernel runs the unvalidated stride")))
+    # ("same_hash" failed until session 38: the validators' caches keyed on the caller's mutable object, which a
+    # change of equal hash hit; _common.canonical_params)
     # GatherMask's struct: (src0BlockStride, repeatTimes, src0RepeatStride, src1RepeatStride)
     P = cls(1, 2, 8, 8) if cls is aj.GatherMaskParams else cls()
 
@@ -883,16 +879,6 @@ def _keyword_case(device, setup, first, second):
 
 _DUP = lambda c, d, a: aj.Duplicate(d, 1.0, 200)   # noqa: E731
 _RSUM = lambda c, d, s, t: aj.ReduceSum(d, s, t, 200)   # noqa: E731
-_KEYWORD_BUGS = {
-    ("Duplicate", "scalar_value"): "Duplicate's remembered count form (_DUPLICATE_RECENT / _DUPLICATE_COUNTS) ignores "
-                                   "scalar_value=, src=, repeat_time=, dst_block_stride=, dst_repeat_stride=: the "
-                                   "full path refuses the call (scalar given twice / high-dim form lacking values)",
-    ("ReduceSum", "repeat_time"): "ReduceSum's count memo (_COUNT_CALLS hot path) does not test repeat_time= / "
-                                  "src_rep_stride=: the full path refuses (high-dim form lacks a value) or, with "
-                                  "both, runs the high-dim form",
-}
-
-
 @pytest.mark.parametrize("api,kw", [
     ("Duplicate", dict(scalar_value=3.0)), ("Duplicate", dict(src=None)), ("Duplicate", dict(repeat_time=1)),
     ("Duplicate", dict(dst_block_stride=1)), ("Duplicate", dict(dst_repeat_stride=8)),
@@ -905,14 +891,10 @@ _KEYWORD_BUGS = {
     ("ReduceMax", dict(src_rep_stride=8)), ("ReduceMax", dict(repeat_time=1, src_rep_stride=8)),
     ("Cast", dict(repeat_params=aj.UnaryRepeatParams())), ("Cast", dict(is_set_mask=True)),
 ])
-def test_keywords_beside_a_remembered_count(api, kw, request):
+def test_keywords_beside_a_remembered_count(api, kw):
     """The positional count of a remembered shape, plus a keyword the count form does not take: the full path
     refuses (or runs another form); the memo must not run the count form regardless."""
-    bug = next((why for (a, k), why in _KEYWORD_BUGS.items() if a == api and
-                (api == "Duplicate" and not {"is_set_mask", "mask"} & set(kw) or
-                 api == "ReduceSum" and {"repeat_time", "src_rep_stride"} & set(kw))), None)
-    if bug:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=bug))
+    # (Duplicate's and ReduceSum's memos ran the count form beside these keywords until session 38)
     if api == "Duplicate":
         setup, first, second = unary_setup("half"), _DUP, lambda c, d, a: aj.Duplicate(d, 2.0, 200, **kw)
     elif api == "ReduceSum":
@@ -1265,12 +1247,7 @@ def test_d29_short_paths_match_the_general_conversion(name):
     assert not mism, mism[:5]
 
 
-# --- the element-wise high-dim memo keeps the first call's repeat-params object --------------------------------------
-@pytest.mark.xfail(strict=True, reason=(
-    "elementwise._memoised_plan (_HIGH_DIM_PLANS, keyed on the params' field values) hands back the repeat-params "
-    "object of the call that was validated first; the caller may have changed its fields since (C++ style), and "
-    "_run_high_dim computes the sanitizer's footprint from that object's strides, not the call's: a real "
-    "uninitialised read is missed (or a spurious one reported) while the kernel runs the call's own strides"))
+# --- the element-wise high-dim memo kept the first call's repeat-params object (until session 38) --------------------------------------
 @pytest.mark.parametrize("api", ["Add", "Muls"])
 @pytest.mark.parametrize("direction", ["missed_report", "spurious_report"])
 def test_elementwise_high_dim_params_object_and_the_sanitizer(api, direction):

@@ -228,7 +228,9 @@ def test_the_common_helpers_fast_paths_refuse_what_they_refused():
     with pytest.raises(aj.ParameterError):
         as_enum("X", None, "m", aj.SELMODE.VSEL_CMPMASK_SPR, aj.CMPMODE)   # another enum's member
     params = aj.BinaryRepeatParams()
-    assert repeat_params("X", None, params, aj.BinaryRepeatParams) is params
+    made = repeat_params("X", None, params, aj.BinaryRepeatParams)   # one object per value, never the caller's
+    assert made == params and made is not params and repeat_params("X", None, (1, 1, 1, 8, 8, 8),
+                                                                   aj.BinaryRepeatParams) is made
     for field, bad in (("src0RepStride", 256), ("dstBlkStride", -1), ("src1BlkStride", True)):
         kept = getattr(params, field)
         setattr(params, field, bad)

@@ -229,19 +229,45 @@ def repeat_params(api, spec, params, cls, hi=255):
     so equal values of other types never reach a cache."""
     fields, values_of = _fields_and_getter(cls)
     if isinstance(params, (tuple, list)) and len(params) == len(fields):
-        values = params
+        values = tuple(params)
     elif isinstance(params, cls):
         values = values_of(params)
     else:
         raise ParameterError(api, "repeat_params", params, device=getattr(spec, "name", spec),
                              legal=f"aj.{cls.__name__} or {len(fields)} integers ({', '.join(fields)})")
-    if isinstance(params, cls):
-        for v in values:
-            if type(v) is not int or v < 0 or (hi is not None and v > hi):
-                break
-        else:
-            return params  # already plain ints in range: no new object on the hot path
-    return cls(*(as_int(api, spec, f, v, 0, hi) for f, v in zip(fields, values)))
+    for v in values:
+        if type(v) is not int or v < 0 or (hi is not None and v > hi):
+            values = tuple(as_int(api, spec, f, v, 0, hi) for f, v in zip(fields, values))  # refuses, or plain ints
+            break
+    return canonical_params(values, cls)
+
+
+_PARAMS = {}   # canonical_params' objects by (class, field values)
+
+
+def canonical_params(params, cls):
+    """The one object of `cls` holding params' field values (a `cls` object or its brace-list tuple) when they are
+    all plain non-negative ints, else params itself (for a validator to refuse in its own order). Never the
+    caller's object: the parameter structs are mutable (C++ sets fields of a default-made struct), and validation
+    caches and memos keyed on the caller's object had kept its old checks and strides after the caller changed a
+    field (audit38m: a change keeping the hash passed unvalidated; the sanitizer saw the first call's strides)."""
+    fields, values_of = _fields_and_getter(cls)
+    if isinstance(params, (tuple, list)) and len(params) == len(fields):
+        values = tuple(params)
+    elif isinstance(params, cls):
+        values = values_of(params)
+    else:
+        return params
+    for v in values:
+        if type(v) is not int or v < 0:
+            return params
+    key = (cls, values)
+    made = _PARAMS.get(key)
+    if made is None:
+        if len(_PARAMS) >= _MAX_PLANS:
+            _PARAMS.clear()
+        made = _PARAMS[key] = cls(*values)
+    return made
 
 
 @dataclass(frozen=True)

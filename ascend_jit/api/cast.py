@@ -9,8 +9,8 @@ from ..jit.convert import cast_strided, count_kernel
 from ..jit.direct import EntryTable
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor, known_device
-from ._common import (BoundsRule, Operand, TensorExtent, as_enum, as_signed64, check_align,
-                      check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
+from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_enum, as_signed64, canonical_params,
+                      check_align, check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
                       check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
                       refuse_empty_mask_on_950, split_forms, unary_repeat_params)
 
@@ -167,6 +167,7 @@ def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask):
     except ParameterError:
         _check_pair(core.spec, s, d, round_mode)  # SPEC-2 1.8: a pair the device lacks is refused as such first
         raise
+    params = canonical_params(params, UnaryRepeatParams)  # the values, not the caller's mutable object (audit38m)
     key = (core.spec, d, s, round_mode, dst.addr, src.addr, dst.size, src.size, core.bounds, plan, repeat_time,
            params)
     try:

@@ -1364,7 +1364,10 @@ def Duplicate(dst, scalar=_UNSET, *args, count=None, mask=None, repeat_time=None
     row = DUPLICATE
     key = None
     if len(args) == 1 and count is None and mask is None and is_set_mask is _UNSET and type(dst) is LocalTensor \
-            and type(args[0]) is int and type(scalar) is not LocalTensor:  # the fast path of _make's entries
+            and type(args[0]) is int and type(scalar) is not LocalTensor and scalar_value is _UNSET and src is _UNSET \
+            and repeat_time is None and dst_block_stride is None and dst_repeat_stride is None:
+        # the fast path of _make's entries; any other keyword takes the full path, which refuses what it must (a
+        # scalar given twice, a high-dim value beside a count: the memo had run such calls, audit38m)
         core = dst._core
         if core.sanitizer is None and (dst._lease is None or dst._lease.alive):
             last = _DUPLICATE_RECENT

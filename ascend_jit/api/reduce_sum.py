@@ -114,7 +114,8 @@ def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, 
         if (core.sanitizer is None and src._core is core and shared_tmp_buffer._core is core
                 and (dst._lease is None or dst._lease.alive) and (src._lease is None or src._lease.alive)
                 and (shared_tmp_buffer._lease is None or shared_tmp_buffer._lease.alive)):
-            if len(args) == 1 and count is None and mask is None and is_set_mask is True and type(args[0]) is int:
+            if len(args) == 1 and count is None and mask is None and repeat_time is None and src_rep_stride is None \
+                    and is_set_mask is True and type(args[0]) is int:  # (a high-dim keyword: the full path, audit38m)
                 call = _COUNT_CALLS.get((core.spec, core.bounds, src._dtype, dst._dtype, shared_tmp_buffer._dtype,
                                          dst._addr, src._addr, shared_tmp_buffer._addr, dst._size, src._size,
                                          shared_tmp_buffer._size, args[0]))
