@@ -223,16 +223,21 @@ def _fields_and_getter(cls):
     return fields, (getter if len(fields) > 1 else lambda params: (getter(params),))
 
 
+def _params_values(params, cls):
+    """(cls's field names, params' field values as a tuple), params a cls object or its brace list (a tuple or list
+    of the fields in order); the values None for anything else."""
+    fields, values_of = _fields_and_getter(cls)
+    if isinstance(params, (tuple, list)) and len(params) == len(fields):
+        return fields, tuple(params)
+    return fields, (values_of(params) if isinstance(params, cls) else None)
+
+
 def repeat_params(api, spec, params, cls, hi=255):
     """A repeat-parameter dataclass (or the seed's brace list as a tuple/list of its fields, in order) with every
     field a Python int in [0, hi] (SPEC 1.3: uint8 fields; hi=None: >= 0, the validator checks each field's range),
     so equal values of other types never reach a cache."""
-    fields, values_of = _fields_and_getter(cls)
-    if isinstance(params, (tuple, list)) and len(params) == len(fields):
-        values = tuple(params)
-    elif isinstance(params, cls):
-        values = values_of(params)
-    else:
+    fields, values = _params_values(params, cls)
+    if values is None:
         raise ParameterError(api, "repeat_params", params, device=getattr(spec, "name", spec),
                              legal=f"aj.{cls.__name__} or {len(fields)} integers ({', '.join(fields)})")
     for v in values:
@@ -251,12 +256,8 @@ def canonical_params(params, cls):
     caller's object: the parameter structs are mutable (C++ sets fields of a default-made struct), and validation
     caches and memos keyed on the caller's object had kept its old checks and strides after the caller changed a
     field (audit38m: a change keeping the hash passed unvalidated; the sanitizer saw the first call's strides)."""
-    fields, values_of = _fields_and_getter(cls)
-    if isinstance(params, (tuple, list)) and len(params) == len(fields):
-        values = tuple(params)
-    elif isinstance(params, cls):
-        values = values_of(params)
-    else:
+    values = _params_values(params, cls)[1]
+    if values is None:
         return params
     for v in values:
         if type(v) is not int or v < 0:
