@@ -148,7 +148,8 @@ def GET_TILING_DATA(tiling):
     struct registered in the calling module, read from the tiling bytes. None registered there is a StateError."""
     module = _caller_module()
     if module not in _DEFAULT:
-        raise StateError("GET_TILING_DATA", "TilingData", None, legal="after aj.REGISTER_TILING_DEFAULT(TilingData) in the kernel's module",
+        raise StateError("GET_TILING_DATA", "TilingData", None,
+                         legal="after aj.REGISTER_TILING_DEFAULT(TilingData) in the kernel's module",
                          detail=f"no TilingData registered in module {module!r}: call "
                                                    "aj.REGISTER_TILING_DEFAULT(TilingData) in the kernel's module "
                                                    "first (file scope in C++)")

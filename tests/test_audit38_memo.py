@@ -36,7 +36,7 @@ ORDER = aj.ReduceOrder
 
 # --- the harness --------------------------------------------------------------------------------------------------
 _MODULES = (CM, SC, CA, C, EW, G, RM, RS, R)
-_DICTS = (C._COUNT_CALLS, C._SCALAR_BYTES, RM._COUNT_CALLS, R._GROUP_CALLS, R._PLANS, CM._PLANS, RS._COUNT_CALLS,
+_DICTS = (C._COUNT_CALLS, C._SCALAR_BYTES, RM._COUNT_CALLS, R._GROUP_CALLS, CM._PLANS, CM._PARAMS, RS._COUNT_CALLS,
           RS._HIGH_DIM_CALLS, EW._HIGH_DIM_PLANS, EW._DUPLICATE_COUNTS, CA._COUNT_CALLS)
 
 

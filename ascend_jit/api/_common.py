@@ -65,6 +65,15 @@ def _not_a_tensor_hint(value):
     return None
 
 
+def remember(memo, key, value, limit):
+    """Keep `value` under `key` in one of the memos of validated calls, plans or objects, emptied when it holds
+    `limit` entries (a bound on memory for programs that make ever new call shapes; refusals are never stored)."""
+    if len(memo) >= limit:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
 def memo_key(head, tensors):
     """The key of a call a memo of validated call shapes may serve (issue 21): `head` (the call's own arguments,
     exactly typed) and each operand's dtype, address and size, when every operand is a plain LocalTensor of one core
@@ -155,8 +164,9 @@ def as_int(api, spec, name, value, lo=None, hi=None):
     """An integer parameter as a Python int, checked once at the API boundary, before any arithmetic or memoisation
     (decisions.md "Integer parameters"): Python ints and numpy integers of every width are accepted and give the same
     result; bool (Python or numpy), enum members (an IntEnum's too: a member names a choice, not a number), floats
-    (even integral ones), strings and None are refused, as is any value outside [lo, hi] (None: unbounded). Plain ints make numpy's fixed-width wrap-around and equal-value cache keys of
-    different types (2 vs 2.0) impossible downstream."""
+    (even integral ones), strings and None are refused, as is any value outside [lo, hi] (None: unbounded). Plain
+    ints make numpy's fixed-width wrap-around and equal-value cache keys of different types (2 vs 2.0) impossible
+    downstream."""
     if type(value) is not int:
         if isinstance(value, (bool, np.bool_, enum.Enum)) or not isinstance(value, (int, np.integer)):
             raise ParameterError(api, name, value, legal=_int_legal(lo, hi), device=getattr(spec, "name", spec),
@@ -264,11 +274,7 @@ def canonical_params(params, cls):
             return params
     key = (cls, values)
     made = _PARAMS.get(key)
-    if made is None:
-        if len(_PARAMS) >= _MAX_PLANS:
-            _PARAMS.clear()
-        made = _PARAMS[key] = cls(*values)
-    return made
+    return made if made is not None else remember(_PARAMS, key, cls(*values), _MAX_PLANS)
 
 
 @dataclass(frozen=True)
@@ -315,12 +321,8 @@ def plan_mask(api, core, dtype, mask, is_set_mask):
         else:
             return _plan_mask(api, core, dtype, mask, is_set_mask)
         plan = _PLANS.get(key)
-        if plan is None:
-            plan = _plan_mask(api, core, dtype, mask, is_set_mask)
-            if len(_PLANS) >= _MAX_PLANS:
-                _PLANS.clear()
-            _PLANS[key] = plan
-        return plan
+        return plan if plan is not None else remember(_PLANS, key, _plan_mask(api, core, dtype, mask, is_set_mask),
+                                                      _MAX_PLANS)
     return _plan_mask(api, core, dtype, mask, is_set_mask)
 
 
@@ -591,8 +593,8 @@ def check_tensor_bounds(api, core, op, tensor, ext=None):
         first, where = _first_byte_from(op, repeat, hi), f"repeat {repeat}"
     raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=core.device,
                            legal=f"inside {op.name}'s tensor [{lo}, {hi}) ({tensor.size} x {tensor.dtype.name}); "
-                                 "make the core with bounds=\"ub\" (aj.launch(..., bounds=\"ub\") for a launch's cores) to allow "
-                                 "strides past a tensor",
+                                 "make the core with bounds=\"ub\" (aj.launch(..., bounds=\"ub\") for a launch's "
+                                 "cores) to allow strides past a tensor",
                            detail=f"byte {first} lies outside {op.name}, reached by {where}")
 
 

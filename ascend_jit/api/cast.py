@@ -12,7 +12,7 @@ from ..tensor import LocalTensor, known_device
 from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_enum, as_signed64, canonical_params,
                       check_align, check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
                       check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
-                      refuse_empty_mask_on_950, split_forms, unary_repeat_params)
+                      refuse_empty_mask_on_950, remember, split_forms, unary_repeat_params)
 
 API = "Cast"
 
@@ -134,10 +134,8 @@ def cast_count(dst, src, round_mode, count, fast_key=None):
     if effect is not None:
         core._apply_mask_effect(effect)
     if fast_key is not None:
-        if len(_COUNT_CALLS) >= _COUNT_CALLS_MAX:
-            _COUNT_CALLS.clear()
-        _COUNT_CALLS[fast_key] = (tuple(count_kernel(s.kind, d.kind, mode, sat) for sat in (False, True)), s, d, mode,
-                                  count, effect)
+        remember(_COUNT_CALLS, fast_key, (tuple(count_kernel(s.kind, d.kind, mode, sat) for sat in (False, True)), s,
+                                          d, mode, count, effect), _COUNT_CALLS_MAX)
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments

@@ -15,7 +15,8 @@ from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
                       check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, mask_lane_indices, memo_key,
-                      operands, plan_mask, record_mask, refuse_empty_mask_on_950, split_forms, unary_repeat_params)
+                      operands, plan_mask, record_mask, refuse_empty_mask_on_950, remember, split_forms,
+                      unary_repeat_params)
 from ._scalar import element_scalar, scalar_bits
 from .elementwise import BinaryRepeatParams
 
@@ -91,13 +92,6 @@ def _count_key(api, mode, mode_type, count, tensors, scalar):
     if type(count) is not int or type(mode) is not mode_type or type(scalar) is LocalTensor:
         return None
     return memo_key((api, mode, count), tensors)
-
-
-def _remember_count_call(key, call):
-    if key is not None:
-        if len(_COUNT_CALLS) >= _COUNT_CALLS_MAX:
-            _COUNT_CALLS.clear()
-        _COUNT_CALLS[key] = call
 
 
 _ENTRIES = EntryTable()  # the count kernels' compiled entries (numba's dispatcher costs 1.0 us a call, these 0.3)
@@ -219,8 +213,8 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
                                None if spec.compare_mask_ignored else s.lanes_per_repeat,
                                spec.compare_mask_ignored, core.ub, bbuf)  # D31: A2/A3/310P/910: register undefined
             _run_count_call(call, core, bbuf, b_addr)
-            if scalar_tensor is None:
-                _remember_count_call(memo_key, call)
+            if scalar_tensor is None and memo_key is not None:
+                remember(_COUNT_CALLS, memo_key, call, _COUNT_CALLS_MAX)
         return
     plan = plan_mask(api, core, s, mask, is_set_mask)
     repeat_time = as_int(api, spec, "repeat_time", repeat_time)
@@ -264,12 +258,9 @@ def _second_operand(api, spec, core, dtype, src1, scalar):
     if src1 is not None:
         return core.ub, src1.addr
     bits = scalar_bits(api, spec, dtype, scalar, "scalar")
-    key = (dtype.size, bits)
-    held = _SCALAR_BYTES.get(key)
+    held = _SCALAR_BYTES.get((dtype.size, bits))
     if held is None:
-        if len(_SCALAR_BYTES) >= 4096:
-            _SCALAR_BYTES.clear()
-        held = _SCALAR_BYTES[key] = np.array([bits], _UINT[dtype.size]).view(np.uint8)
+        held = remember(_SCALAR_BYTES, (dtype.size, bits), np.array([bits], _UINT[dtype.size]).view(np.uint8), 4096)
     return held, 0
 
 
@@ -429,8 +420,8 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
                             count), None if s1 is None else b_addr, count % d.lanes_per_repeat or d.lanes_per_repeat,
                            False, core.ub, bbuf)
         _run_count_call(call, core, bbuf, b_addr)
-        if scalar_tensor is None:
-            _remember_count_call(memo_key, call)
+        if scalar_tensor is None and memo_key is not None:
+            remember(_COUNT_CALLS, memo_key, call, _COUNT_CALLS_MAX)
         return
     plan = plan_mask(api, core, d, mask, is_set_mask)
     repeat_time = as_int(api, spec, "repeat_time", repeat_time)  # plain ints before the cache key (issue 12)

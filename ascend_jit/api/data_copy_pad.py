@@ -12,7 +12,7 @@ from ..jit.direct import EntryTable
 from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
 from ..pipe import DataCopyParams, atomic_copy, check_atomic_dtype
 from ..tensor import GlobalTensor, LocalTensor, known_device, refuse_operand
-from ._common import Runs, TensorExtent, as_enum, check_dtype, check_range, check_run_bounds
+from ._common import Runs, TensorExtent, as_enum, check_dtype, check_range, check_run_bounds, remember
 from ._scalar import scalar_bits
 
 API = "DataCopyPad"
@@ -286,10 +286,7 @@ def _prove(plan_fn, key, shape, gm):
     except AscendJitError:
         plan_fn(*shape, gm._nbytes)
         raise
-    if len(_PLANS) >= _PLANS_MAX:
-        _PLANS.clear()
-    _PLANS[key] = plan
-    return plan
+    return remember(_PLANS, key, plan, _PLANS_MAX)
 
 
 def _with_entry(plan, ub_addr):

@@ -26,7 +26,7 @@ from ..jit.direct import EntryTable, PreparedCall
 from ..reference import elementwise as R
 from ..tensor import SIZE_CHANGE_HOOKS, LocalTensor
 from ..sanitizer import vector_access
-from ._common import as_flag, as_int, repeat_params as _repeat_params, split_forms
+from ._common import as_flag, as_int, remember, repeat_params as _repeat_params, split_forms
 from ._common import (MaskPlan, Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub,
                       check_overlap, check_range, check_repeat_overlap, check_tensor_bounds, operands, plan_mask,
                       recorded_mask, refuse_empty_mask_on_950, register_count, require_defined_mask)
@@ -949,9 +949,7 @@ def _memoised_plan(key, validate):
     if hit is None:
         hit = validate()
         if key is not None:
-            if len(_HIGH_DIM_PLANS) >= _HIGH_DIM_PLANS_MAX:
-                _HIGH_DIM_PLANS.clear()
-            _HIGH_DIM_PLANS[key] = hit
+            remember(_HIGH_DIM_PLANS, key, hit, _HIGH_DIM_PLANS_MAX)
     return hit
 
 
@@ -1073,9 +1071,7 @@ def _doc(row):
 def _remember(memo, key, plan):
     """Keep a validated call shape's plan for the fast path (never a NOP: those take the full path)."""
     if key is not None and not plan.nop:
-        if len(memo) >= _FAST_MAX:
-            memo.clear()
-        memo[key] = plan
+        remember(memo, key, plan, _FAST_MAX)
 
 
 def _make(row):
@@ -1542,9 +1538,7 @@ def Brcb(dst, src, repeat_time, repeat_params=None):
         args = (dst.dtype.size, dst.addr, src.addr, params.dstBlkStride, params.dstRepStride, repeat)
         _ENTRIES((K.brcb,), K.brcb, core.ub, *args)
         if key is not None:
-            if len(_BRCB_CALLS) >= _FAST_MAX:
-                _BRCB_CALLS.clear()
-            _BRCB_CALLS[key] = args
+            remember(_BRCB_CALLS, key, args, _FAST_MAX)
 
 
 def evaluate_operator(symbol, dst, src0, src1):

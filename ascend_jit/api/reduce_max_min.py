@@ -20,8 +20,8 @@ from ..jit.ubview import INT_WIDTHS
 from ..sanitizer import vector_access
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, Runs, as_flag, as_int, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch, mask_words,
-                      memo_key, operands, split_forms)
-from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, mask_plan, record_spr
+                      memo_key, operands, plan_mask, remember, split_forms)
+from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, record_spr
 
 INT32_MAX = 2**31 - 1
 # D53 seeds (raw, sign-extended bits): MAX starts from the finite lowest value, MIN from the finite highest.
@@ -136,15 +136,13 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
         run = cached(_validate_counter, layout, count, repeat_time, src_rep_stride)
     else:
         mask, repeat_time, src_rep_stride = values
-        plan = mask_plan(api, core, d, mask, True)
+        plan = plan_mask(api, core, d, mask, True)
         run = cached(_validate_high_dim, layout + (plan,), repeat_time, src_rep_stride)
     if run is not None and core.sanitizer is not None:  # before any state changes: a report raised leaves none
         _sanitize(core, api, form, d, dst, src, tmp, values, cal_index)
     _run(core, run, d)
     if run is not None and key is not None and form == "count":
-        if len(_COUNT_CALLS) >= _COUNT_CALLS_MAX:
-            _COUNT_CALLS.clear()
-        _COUNT_CALLS[key] = (run, d)
+        remember(_COUNT_CALLS, key, (run, d), _COUNT_CALLS_MAX)
 
 
 def _run(core, run, d):
@@ -209,7 +207,7 @@ def _source_footprint(api, form, core, d, src, values):
         count = _counter_count(api, core, d, mask)
         return Operand("src", src.addr, d.size, full_lo, full_hi, -(-count // lanes), 1, int(src_rep_stride),
                        count % lanes or lanes)
-    plan = mask_plan("sanitizer", core, d, mask, True)
+    plan = plan_mask("sanitizer", core, d, mask, True)
     return Operand("src", src.addr, d.size, plan.lo, plan.hi, int(repeat_time), 1, int(src_rep_stride))
 
 

@@ -15,7 +15,7 @@ from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align, check_dtype,
-                      check_range, first_touch, mask_words, operands, plan_mask, split_forms)
+                      check_range, first_touch, mask_words, operands, plan_mask, remember, split_forms)
 from ._facts import check_operand_bounds
 
 API = "ReduceSum"
@@ -279,12 +279,6 @@ def _layout(core, dst, src, tmp):
             src._size, tmp._size)
 
 
-def _remember(memo, key, call):
-    if len(memo) >= _MAX_CALLS:
-        memo.clear()
-    memo[key] = call
-
-
 class _CountCall:
     """One validated count-form call shape."""
     __slots__ = ("entry", "kind", "dst", "src", "tmp", "count", "witness", "marker", "acc_type", "after")
@@ -378,7 +372,7 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
     if core.sanitizer is not None:
         _sanitize(core, spec, d, dst, src, tmp, ("src", src.addr, call.count * d.size), count=call.count, acc_val=True)
     elif is_set_mask:
-        _remember(_COUNT_CALLS, (*layout, count), call)
+        remember(_COUNT_CALLS, (*layout, count), call, _MAX_CALLS)
     call.run(core, is_set_mask)
 
 
@@ -438,7 +432,7 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
     else:
         words = _mask_key(mask)
         if words is not None and type(repeat_time) is int and type(src_rep_stride) is int:
-            _remember(_HIGH_DIM_CALLS, (*layout, words, repeat_time, src_rep_stride), call)
+            remember(_HIGH_DIM_CALLS, (*layout, words, repeat_time, src_rep_stride), call, _MAX_CALLS)
     call.run(core)
 
 

@@ -22,7 +22,7 @@ from ..order import ReduceOrder
 from ..sanitizer import vector_access
 from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_enum, as_flag, as_signed64, check_align, check_dtype, check_inside_ub,
                       check_range, check_runs_overlap, check_tensor_bounds, operands, plan_mask, record_mask,
-                      recorded_mask)
+                      recorded_mask, remember)
 from ..tensor import LocalTensor
 from .reduce_pair import ReduceType
 
@@ -74,25 +74,6 @@ def reduce_type_of(api, spec, value):
     """A ReduceType member or its int value; never a float, bool, string or a member of another enum such as
     aj.Reg.ReduceType (decisions.md "Integer parameters", issue 12)."""
     return as_enum(api, spec, "reduce_type", value, ReduceType)
-
-
-_PLANS = {}
-
-
-def mask_plan(api, core, dtype, mask, is_set_mask):
-    """plan_mask, memoised for the common case of an int mask given with is_set_mask: the plan then depends only on
-    the device, the mode, the dtype and the mask (SPEC 2.2, decisions.md counter mode), and a miss asks plan_mask
-    with the real core."""
-    if not (is_set_mask and type(mask) is int):
-        return plan_mask(api, core, dtype, mask, is_set_mask)
-    key = (api, core.spec, core.counter_mode, dtype, mask)
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = plan_mask(api, core, dtype, mask, True)
-        if len(_PLANS) > 4096:
-            _PLANS.clear()
-        _PLANS[key] = plan
-    return plan
 
 
 def check_mask_not_empty(api, spec, plan):
@@ -198,8 +179,8 @@ def _group_key(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_blk
                order):
     """The memo key of a group call on live LocalTensors of one core without a sanitizer whose mask, repeat and
     strides are exact ints (True, 1.0 or np.int64(1) never share an entry with 1) and whose reduce type and order are
-    ReduceType and ReduceOrder members (ReduceDataBlock's order None), else None: everything _validate and mask_plan read (device, bounds rule, counter mode, each tensor's
-    dtype, address and size, the arguments)."""
+    ReduceType and ReduceOrder members (ReduceDataBlock's order None), else None: everything _validate and
+    plan_mask read (device, bounds rule, counter mode, each tensor's dtype, address and size, the arguments)."""
     # written out, not memo_key: this is every remembered group call's path, and a shared helper's calls cost about
     # a third of it (1.6 against 2.5 us a WholeReduceSum)
     if type(dst) is not LocalTensor or type(src) is not LocalTensor or type(mask) is not int or \
@@ -239,7 +220,7 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
     spec, d = core.spec, src.dtype
     is_set_mask = as_flag(api, spec, "is_set_mask", is_set_mask)  # a template flag: True/False only (issue 12)
     rt = reduce_type_of(api, spec, reduce_type)
-    plan = mask_plan(api, core, d, mask, is_set_mask)
+    plan = plan_mask(api, core, d, mask, is_set_mask)  # (memoised there for int masks)
     call = cached(_validate, (api, family, spec, core.bounds, d, dst.dtype, src.addr, src.size, dst.addr, dst.size,
                               plan), repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, rt, order)
     if call is not None and core.sanitizer is not None:  # before any state changes: a report raised leaves none
@@ -291,10 +272,9 @@ def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_bl
     if spr is not None:
         record_spr(core, d, *result, spr[1])
     if key is not None:
-        if len(_GROUP_CALLS) >= _GROUP_CALLS_MAX:
-            _GROUP_CALLS.clear()
-        _GROUP_CALLS[key] = _GroupCall(run, head, tail, recorded_mask(spec, plan) if
-                                       spec.high_dim_writes_mask_register else None, float_sum, spr)
+        remember(_GROUP_CALLS, key, _GroupCall(run, head, tail, recorded_mask(spec, plan) if
+                                               spec.high_dim_writes_mask_register else None, float_sum, spr),
+                 _GROUP_CALLS_MAX)
 
 
 # --- ReduceRepeat and its old names (SPEC-2 8.1) --------------------------------------------------------------------
