@@ -28,11 +28,29 @@ class AscendJitError(Exception):
             parts.append(f"parameter '{parameter}' = {value!r}")
         if detail:
             parts.append(detail)
+        if detail is None or BRACE_SET_HINT not in detail:
+            hint = brace_set_hint(value)
+            if hint:
+                parts.append(hint)
         if legal is not None:
             parts.append(f"(legal: {legal})")
         if device is not None:
             parts.append(f"on device {device}")
         super().__init__(" ".join(parts))
+
+
+BRACE_SET_HINT = ("a Python set: C++'s brace list {a, b, ...} copied as it is; write it as a tuple (a, b, ...) "
+                  "(a set keeps neither the order nor repeated values)")
+
+
+def brace_set_hint(*values):
+    """The hint for a refused value that is (or holds) a Python set, else None: `{1, 1, 1, 8, 8, 8}` ported from
+    C++ is a set of two ints here, and `{false, 0, 0, 0}` a set of one."""
+    for v in values:
+        if isinstance(v, (set, frozenset)) or isinstance(v, (tuple, list)) and \
+                any(isinstance(x, (set, frozenset)) for x in v):
+            return BRACE_SET_HINT
+    return None
 
 
 # Texts a compiled kernel names by row. A kernel indexing a tuple of many strings at run time compiles one branch and

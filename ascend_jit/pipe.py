@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .api._common import INT32_MAX, as_int
+from .api._common import INT32_MAX, as_int, as_uint16_field
 from .core import Core, current_core
 from .dtypes import ALL as ALL_DTYPES, resolve
 from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
@@ -170,6 +170,8 @@ class TQue:
         self.position, self.depth, self.pipe = position, as_int("TQue", None, "depth", depth, 0, 2**16), None
         self._buffers, self._queue = [], deque()   # the queue holds (tensor, the sanitizer's mark of its EnQue)
         self._cursor = 0
+        ends = _QUE_ENDS.get(position)
+        self._pipes = _queue_pipes(*ends) if ends else None
 
     def _bind(self, pipe, buffers):
         # InitBuffer's `que.value = num` zeroes the devkit's bufCursor with the rest of the queue's state word
@@ -218,7 +220,10 @@ class TQue:
                 lease.buffer, lease.alive = buffer, True
                 core = self.pipe.core
                 if core.sanitizer is not None:  # FreeTensor .. AllocTensor orders the buffer's users; stale data
-                    core.sanitizer.hand_off(buffer.addr, buffer.nbytes)
+                    if core.sanitizer.config.strict and self._pipes is not None:   # the buffer's free event only
+                        core.sanitizer.wait_flag(*self._pipes[1], ("free", buffer))
+                    else:
+                        core.sanitizer.hand_off(buffer.addr, buffer.nbytes)
                     core.sanitizer.undefine(buffer.addr, buffer.nbytes)
                 # InitBuffer placed the buffer inside the UB: no placement checks on this hot path
                 t = _NEW(_Unsealed)  # LocalTensor._proven inlined
@@ -257,8 +262,18 @@ class TQue:
         if self.depth and len(self._queue) >= self.depth:
             raise StateError("EnQue", "depth", self.depth, legal="fewer tensors enqueued than the queue's depth",
                              detail="queue is full", device=self._device())
-        # the sanitizer's mark of the EnQue: the DeQue orders only what came before it (SPEC-2 10.4)
-        self._queue.append((tensor, tensor._core.sanitizer.enqueued() if tensor._core.sanitizer is not None else None))
+        # the sanitizer's mark of the EnQue: the DeQue orders only what came before it (SPEC-2 10.4); "strict": the
+        # event of the queue's (or the call's user) positions, set now and waited for by the DeQue
+        sanitizer = tensor._core.sanitizer
+        mark = None
+        if sanitizer is not None:
+            pipes = self._pipes if len(args) < 3 else _queue_pipes(*_template_positions(args[:-1]))
+            if sanitizer.config.strict and pipes is not None:
+                mark = ("strict", pipes[0], tensor._lease.buffer)
+                sanitizer.set_flag(*mark[1], mark)
+            else:
+                mark = sanitizer.enqueued()
+        self._queue.append((tensor, mark))
         return True
 
     def DeQue(self, *template):
@@ -293,9 +308,13 @@ class TQue:
             resolve(dtype, "DeQue", self._device())
         tensor, mark = self._queue[index]
         del self._queue[index]
-        if tensor._core.sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
-            # no mark: the core started sanitizing after the EnQue, which then orders none of the accesses it saw
-            tensor._core.sanitizer.hand_off(tensor.addr, tensor.nbytes, since=mark or (None, -1))
+        sanitizer = tensor._core.sanitizer
+        if sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
+            if mark is not None and mark[0] == "strict":
+                sanitizer.wait_flag(*mark[1], mark)
+            else:
+                # no mark: the core started sanitizing after the EnQue, which then orders none of the accesses it saw
+                sanitizer.hand_off(tensor.addr, tensor.nbytes, since=mark or (None, -1))
         if dtype is None or (type(dtype) is str and _DTYPES.get(dtype) is tensor._dtype):
             return tensor
         return tensor.ReinterpretCast(dtype)
@@ -321,6 +340,9 @@ class TQue:
                              detail="the tensor is enqueued and not yet dequeued: DeQue it first",
                              device=self._device())
         lease.alive = False
+        core = tensor._core
+        if core.sanitizer is not None and core.sanitizer.config.strict and self._pipes is not None:
+            core.sanitizer.set_flag(*self._pipes[1], ("free", lease.buffer))   # AllocTensor of the buffer waits
         lease.buffer.lease = None
 
     def VacantInQue(self):
@@ -352,6 +374,30 @@ class TQue:
             raise ParameterError(api, "depth", 0, legal="a queue of depth 1 or more", device=self._device())
 
 
+def _queue_pipes(src, dst):
+    """(EnQue -> DeQue event, FreeTensor -> AllocTensor event) of tensors moving from position src to dst, as pipe
+    names: the devkit's GetQueEvt of their memories (impl/basic_api/kernel_event.h: GM -> UB MTE2_V / V_MTE2, UB ->
+    GM V_MTE3 / MTE3_V, UB -> UB MTE2_MTE3 / MTE3_MTE2). The sanitizer's "strict" mode orders a hand-off by these
+    pairs only (docs/decisions.md "Strict queue hand-offs"); None where the devkit defines no event (TQue<VECCALC>)."""
+    gm_src, gm_dst = src is TPosition.GM, dst is TPosition.GM
+    if gm_src and gm_dst:
+        return None
+    if gm_src:
+        return ("PIPE_MTE2", "PIPE_V"), ("PIPE_V", "PIPE_MTE2")
+    if gm_dst:
+        return ("PIPE_V", "PIPE_MTE3"), ("PIPE_MTE3", "PIPE_V")
+    return ("PIPE_MTE2", "PIPE_MTE3"), ("PIPE_MTE3", "PIPE_MTE2")
+
+
+# TQue<pos> is TQueBind<GetBufferLogicPos(pos, true), GetBufferLogicPos(pos, false)> (DK kernel_event.h)
+_QUE_ENDS = {TPosition.VECIN: (TPosition.GM, TPosition.VECIN), TPosition.VECOUT: (TPosition.VECOUT, TPosition.GM)}
+
+
+def _template_positions(template):
+    """The user positions of EnQue / DeQue's `<srcUserPos, dstUserPos[, T]>`, else None (checked by _template_args)."""
+    return tuple(template[:2]) if len(template) in (2, 3) and isinstance(template[0], TPosition) else None
+
+
 def _template_args(api, template, device):
     """EnQue / DeQue's C++ template arguments `<T>` or `<srcUserPos, dstUserPos[, T]>`: the dtype (None without
     one). The two positions must be TPositions, so a misplaced argument is refused, not taken silently."""
@@ -374,6 +420,8 @@ class TQueBind(TQue):
         super().__init__(src, depth)
         _check_position("TQueBind", dst)
         self.dst_position = dst
+        if dst is not src:
+            self._pipes = _queue_pipes(src, dst)
 
 
 class TBuf:
@@ -641,9 +689,9 @@ def _validate(api, dst, src, count_or_params, core):
     if isinstance(count_or_params, DataCopyParams):
         p = count_or_params
         # devkit CheckDataCopyParams: blockCount is 12 bits and at least 1; the rest are uint16 (decisions.md)
-        count, length, src_gap, dst_gap = (as_int(api, device, name, v, lo, hi) for name, v, lo, hi in (
-            ("blockCount", p.blockCount, 1, 4095), ("blockLen", p.blockLen, 1, 65535),
-            ("srcStride", p.srcStride, 0, 65535), ("dstStride", p.dstStride, 0, 65535)))
+        count = as_int(api, device, "blockCount", p.blockCount, 1, 4095)
+        length, src_gap, dst_gap = (as_uint16_field(api, device, name, v, lo) for name, v, lo in (
+            ("blockLen", p.blockLen, 1), ("srcStride", p.srcStride, 0), ("dstStride", p.dstStride, 0)))
         runs = tuple((i * (length + src_gap) * 32, i * (length + dst_gap) * 32, length * 32) for i in range(count))
     else:
         count = as_int(api, device, "count", count_or_params, 0, INT32_MAX)

@@ -440,6 +440,28 @@ def WaitFlag(*args, event=None, event_id=_ABSENT):
     _core("WaitFlag").WaitFlag(*args, event=event, event_id=event_id)
 
 
+def pipe_barrier(pipe):
+    """The CCE intrinsic `pipe_barrier(PIPE_V)` that older kernels call beside Ascend C's API: PipeBarrier<pipe>()
+    (docs/decisions.md "The CCE sync intrinsics")."""
+    _core("pipe_barrier").PipeBarrier(pipe)
+
+
+def set_flag(pipe, tpipe, event_id):
+    """The CCE intrinsic `set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0)`: the flag (pipe, tpipe, id) := 1, the flag
+    SetFlag<HardEvent::V_MTE3>(id) and TQueSync<PIPE_V, PIPE_MTE3>::SetFlag(id) set (SPEC-2 10.3), on every device
+    TQueSync runs on (docs/decisions.md "The CCE sync intrinsics")."""
+    core = _current_core("set_flag")
+    core._set_flag("set_flag", _check_pipe("set_flag", core.spec, "pipe", pipe, allow_all=False),
+                   _check_pipe("set_flag", core.spec, "tpipe", tpipe, allow_all=False), event_id)
+
+
+def wait_flag(pipe, tpipe, event_id):
+    """The CCE intrinsic `wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0)`: WaitFlag<HardEvent::V_MTE3>(id)'s wait."""
+    core = _current_core("wait_flag")
+    core._wait_flag("wait_flag", _check_pipe("wait_flag", core.spec, "pipe", pipe, allow_all=False),
+                    _check_pipe("wait_flag", core.spec, "tpipe", tpipe, allow_all=False), event_id)
+
+
 def InitSocState():
     _core("InitSocState").InitSocState()
 
@@ -517,6 +539,27 @@ def GetDataBlockSizeInBytes():
                                      legal="every device but atlas-200i-500-a2",
                                      detail="not offered here (DK GetDataBlockSizeInBytes.md)")
     return 32
+
+
+def _ub_size_query(api):
+    device = _core(api).device
+    if device != "ascend950":
+        raise UnsupportedDeviceError(api, "device", device, legal="ascend950",
+                                     detail=f"not offered here (DK 工具接口/系统资源与变量/{api}.md); a host tiling reads "
+                                            "aj.get_device(device).ub_bytes")
+    return _core(api).spec.ub_bytes
+
+
+def GetUBSizeInBytes():
+    """`GetUBSizeInBytes()` (DK 工具接口/系统资源与变量/GetUBSizeInBytes.md): the UB's bytes, the 950's constant
+    248 KiB (SPEC "UB sizes used by the emulator"). The 950 only (the page's product list)."""
+    return _ub_size_query("GetUBSizeInBytes")
+
+
+def GetRuntimeUBSize():
+    """`GetRuntimeUBSize()` (DK 工具接口/系统资源与变量/GetRuntimeUBSize.md): the UB's bytes at run time, 248 KiB
+    outside a SIMD/SIMT mixed kernel (the emulator runs no SIMT code). The 950 only."""
+    return _ub_size_query("GetRuntimeUBSize")
 
 
 # The system workspace the devkit reserves at the start of the kernel's workspace (DK

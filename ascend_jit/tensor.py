@@ -49,8 +49,9 @@ class LocalTensor(_TensorFields):
     b - a elements; elements are read and written with `GetValue(i)` / `SetValue(i, v)`; `t[:] = x` copies host
     data in, `t.numpy()` copies it out. A tensor handed back to its queue (FreeTensor) refuses further use.
 
-    `aj.LocalTensor(aj.TPosition.VECCALC, addr, length, dtype="half")` places a tensor explicitly on the current
-    core's UB (Ascend C `LocalTensor<T>(TPosition pos, uint32_t addr, uint32_t tileSize)`; addr in bytes)."""
+    `aj.LocalTensor(aj.TPosition.VECCALC, addr, length, dtype="half")` (or "half" positional after the length)
+    places a tensor explicitly on the current core's UB (Ascend C `LocalTensor<T>(TPosition pos, uint32_t addr,
+    uint32_t tileSize)`; addr in bytes)."""
 
     __slots__ = ()
 
@@ -59,6 +60,12 @@ class LocalTensor(_TensorFields):
         Placement and size are checked here and read-only afterwards (issue 12: a hand-made tensor past the UB end, or
         one whose size was changed later, would let a kernel write outside the UB)."""
         if args and isinstance(args[0], TPosition):
+            if len(args) == 4 and dtype is None:  # T positional after the length, as GlobalTensor(T) takes it
+                args, dtype = args[:3], args[3]
+            if len(args) > 3:
+                raise ParameterError("LocalTensor", "arguments", args[3:], legal="LocalTensor(TPosition, addr, "
+                                     "length, dtype) (the C++ template argument T is the dtype)",
+                                     detail=f"got {len(args)} positional arguments and dtype={dtype!r}")
             core, d, addr, size, position = self._place(*args, dtype=dtype)
         else:
             if len(args) < 4:
@@ -100,8 +107,8 @@ class LocalTensor(_TensorFields):
         missing = [name for name, v in (("addr", addr), ("length", length), ("dtype", dtype)) if v is None]
         if missing:
             raise ParameterError(api, ", ".join(missing), None, device=core.device,
-                                 legal="LocalTensor(TPosition, addr, length, dtype=...) (the C++ template argument "
-                                       "T is the dtype keyword)", detail="missing")
+                                 legal="LocalTensor(TPosition, addr, length, dtype) (the C++ template argument "
+                                       "T is the dtype, positional or keyword)", detail="missing")
         return (*_checked_placement(core, dtype, addr, length, position), position)
 
     # The public names read the slots themselves (the slot descriptors under a second name: a read costs what an

@@ -8,8 +8,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import dtypes as dt
 from ..core import continuous_mask_words, set_mask_words
-from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterError, StateError,
+from ..errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, StateError,
                       UnsupportedDTypeError)
 from ..tensor import LocalTensor, refuse_operand
 
@@ -31,7 +32,7 @@ def operands(api, dst, *srcs, names=None):
     """The core of the operands, after checking they are live LocalTensors of one core (per call: cheap).
     `names`: the sources' parameter names for error messages."""
     if type(dst) is not LocalTensor:
-        refuse_operand(api, "dst", dst, "a LocalTensor", srcs, _not_a_tensor_hint(dst))
+        refuse_operand(api, "dst", dst, "a LocalTensor", srcs, _not_a_tensor_hint(dst, api))
     core = dst._core  # the read-only slot behind .core (this runs on every call of every instruction)
     if dst._lease is not None:
         dst.check_alive(api)
@@ -42,7 +43,7 @@ def operands(api, dst, *srcs, names=None):
                 raise ParameterError(api, name, t, legal="a LocalTensor of the same Core as dst", device=core.device,
                                      detail="belongs to another core")
             raise ParameterError(api, name, type(t).__name__, legal="a LocalTensor of the same Core as dst",
-                                 device=core.device, detail=_not_a_tensor_hint(t))
+                                 device=core.device, detail=_not_a_tensor_hint(t, api))
         if t._lease is not None:
             t.check_alive(api)
     if not core.spec.supported:
@@ -50,7 +51,7 @@ def operands(api, dst, *srcs, names=None):
     return core
 
 
-def _not_a_tensor_hint(value):
+def _not_a_tensor_hint(value, api):
     """Why a value is not a tensor, in the words of the usual porting mistake."""
     if value is None:
         return "missing"
@@ -58,11 +59,24 @@ def _not_a_tensor_hint(value):
         return "is host data: copy it into a LocalTensor first (t[:] = array)"
     if isinstance(value, (int, float, np.generic)):
         return "is a scalar: pass the LocalTensor itself (t[i] is the sub-tensor at offset i)"
+    if _names_a_dtype(value):
+        return (f"is the dtype {value!r}: C++'s template argument <T> is not written here, the tensors carry it "
+                f"(`{api}<float>(dst, ...)` is aj.{api}(dst, ...))")
     from ..tensor import _BinaryExpr, _CompareExpr
     if isinstance(value, (_BinaryExpr, _CompareExpr)):
         # a literal port of C++ `c = a + b` rebinds the Python name to the unevaluated expression (SPEC-2 1.1)
         return "is an unassigned tensor expression: C++ `c = a + b;` is `c[:] = a + b` here"
     return None
+
+
+def _names_a_dtype(value):
+    if not isinstance(value, (str, type, np.dtype, dt.DType)):
+        return False
+    try:
+        dt.resolve(value, "operand")
+    except AscendJitError:
+        return False
+    return True
 
 
 def remember(memo, key, value, limit):
@@ -175,6 +189,16 @@ def as_int(api, spec, name, value, lo=None, hi=None):
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         raise ParameterError(api, name, value, legal=_int_legal(lo, hi), device=getattr(spec, "name", spec))
     return value
+
+
+def as_uint16_field(api, spec, name, value, lo=0):
+    """A uint16_t struct field (DataCopyParams' blockLen and strides): as_int in [lo, 65535], and a larger integer
+    refused with the value C++'s narrowing would have stored without a word (a port's byte count of 94976 is 29440
+    there)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, enum.Enum)) and int(value) > 65535:
+        raise ParameterError(api, name, int(value), legal=_int_legal(lo, 65535), device=getattr(spec, "name", spec),
+                             detail=f"a uint16_t field: C++ would store {int(value) & 0xFFFF}")
+    return as_int(api, spec, name, value, lo, 65535)
 
 
 def _int_legal(lo, hi):

@@ -458,7 +458,9 @@ def _check_select_types(spec, d, m, s0, s1, sel_mode, count_form, scalar_src1):
             raise UnsupportedDTypeError(api, f"{name}.dtype", t.name, legal=f"{d.name} (as dst)", device=spec.name)
     if m.name not in ("uint8", "uint16", "uint32", "uint64"):
         raise UnsupportedDTypeError(api, "sel_mask.dtype", m.name, legal="uint8, uint16, uint32 or uint64",
-                                    device=spec.name)
+                                    device=spec.name, detail=f"a Compare result held as {m.name} is passed as "
+                                    f"sel_mask.ReinterpretCast('u{m.name}') (the same bits)" if m.name.startswith("int")
+                                    else None)
     if not count_form and d.name in spec.memory_count_only_dtypes:
         raise UnsupportedDTypeError(api, "dtype", d.name, device=spec.name, legal=", ".join(
             n for n in spec.select_dtypes if n not in spec.memory_count_only_dtypes),

@@ -6,13 +6,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import (AlignmentError, AscendJitError, OutOfBoundsError, ParameterError, StateError,
+from ..errors import (AlignmentError, AscendJitError, brace_set_hint, OutOfBoundsError, ParameterError, StateError,
                       UnsupportedDeviceError, UnsupportedDTypeError)
 from ..jit.direct import EntryTable
 from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
 from ..pipe import DataCopyParams, atomic_copy, check_atomic_dtype
 from ..tensor import GlobalTensor, LocalTensor, known_device, refuse_operand
-from ._common import Runs, TensorExtent, as_enum, check_dtype, check_range, check_run_bounds, remember
+from ._common import (Runs, TensorExtent, as_enum, as_uint16_field, check_dtype, check_range, check_run_bounds,
+                      remember)
 from ._scalar import scalar_bits
 
 API = "DataCopyPad"
@@ -195,10 +196,11 @@ def _from_older_structs(dst, src, copy_params, pad_params):
     if type(copy_params) is not DataCopyParams or (pad_params is not None and type(pad_params) is not DataCopyPadParams):
         raise ParameterError(API, "copy_params, pad_params", (type(copy_params).__name__, type(pad_params).__name__),
                              device=device, legal="DataCopyParams with DataCopyPadParams (the older prototype) or "
-                             "DataCopyExtParams with DataCopyPadExtParams")
+                             "DataCopyExtParams with DataCopyPadExtParams",
+                             detail=brace_set_hint(copy_params, pad_params))
     p = copy_params
     for name, value in (("blockLen", p.blockLen), ("srcStride", p.srcStride), ("dstStride", p.dstStride)):
-        check_range(API, device, f"DataCopyParams.{name}", value, 0, 65535)   # uint16_t fields
+        as_uint16_field(API, device, f"DataCopyParams.{name}", value)
     ext = DataCopyExtParams(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0)
     if pad_params is None:
         return ext, None
