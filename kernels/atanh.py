@@ -25,6 +25,11 @@ of 512 (it reads past x and writes past y on the device); the port's host pads b
 bytes, as logical_and pads to 32, and returns the first n elements (tests/test_port39s_kernels.py shows the writes
 landing in y's padding).
 
+Same-pipe order: the original puts no PipeBarrier<PIPE_V> between its dependent vector instructions (Muls then
+Adds on the input slot, Adds / Div / Ln / Muls on the output slot); the port keeps that. The gallery's sanitizer
+mode does not check vector-after-vector order; `aj.sanitize_session("strict")` reports the first such RAW (Adds
+after Muls).
+
 Devices: the original is built for the A2 (ascend910b); the port runs on the 950, A3 and A2 (the 950's UB is larger:
 its tiles are too). The 310P has no bfloat16 and no Cast float -> int16 CAST_ROUND (SPEC-2 7.2); int32 -> float
 CAST_NONE is not on the 950's Cast table (SPEC-2 D72), so atanh over int32 runs on the A2 / A3 only.

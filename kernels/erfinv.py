@@ -29,6 +29,10 @@ What it computes: erf(x), not erfinv(x). P / Q is the classic rational approxima
 Deviations: the core count is the launch's 8 (GetCoreNumAiv would give the device's). The template's DT_X is float,
 the one type the tiling key offers.
 
+Same-pipe order: the original puts no PipeBarrier<PIPE_V> between its dependent vector instructions; the port keeps
+that (the gallery's sanitizer mode does not check vector-after-vector order; "strict" reports the first RAW, Min
+after the Duplicate of its bound).
+
 Devices: the original is built for the A2 (ascend910b); the port runs on the 950, A3, A2 and 310B. DataCopyPad is not
 offered on the 310P and 910 (SPEC-2 1.9).
 

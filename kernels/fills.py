@@ -21,8 +21,9 @@ bits; key 0 when the big share fits the 49152-word tile, else key 1).
 
 Deviations:
 - Synchronisation (ORIGINAL_SYNC): `pipe_barrier(PIPE_V)` orders the vector pipe against itself only; the DataCopy
-  that follows runs on MTE3 and reads the stamp the Duplicate is writing (the devkit's SetFlag/WaitFlag page: a V
-  result read by MTE3 needs a V_MTE3 flag). The sanitizer reports that race (tests/test_port39s_kernels.py); the
+  that follows runs on MTE3 and reads the stamp the Duplicate is writing (SPEC-2 10.1, after DK
+  `SYNC/PipeBarrier(ISASI).md`: PipeBarrier<pipe> orders that pipe's own instructions; another pipe waits on a
+  SetFlag/WaitFlag, here V_MTE3). The sanitizer reports that race (tests/test_port39s_kernels.py); the
   port keeps the barrier and adds `SetFlag/WaitFlag<HardEvent::V_MTE3>(EVENT_ID0)` after it. `ORIGINAL_SYNC = True`
   runs the barrier alone. The C++ `pipe_barrier(PIPE_V)` (the older intrinsic name) is spelled
   `aj.PipeBarrier(aj.PIPE_V)`: ascend_jit has no `pipe_barrier`.

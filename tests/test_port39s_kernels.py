@@ -173,3 +173,14 @@ def test_fills_unpadded_output_is_refused_where_the_original_writes_past_y():
     with pytest.raises(aj.OutOfBoundsError, match="SetGlobalBuffer"):
         aj.launch(m.fills, block_dim, "atlas-a2", np.zeros(n, np.float32), np.zeros(n, np.int32),
                   np.zeros(ws, np.uint8), raw, key)
+
+
+@pytest.mark.parametrize("name, pattern", [("atanh", r"Adds \[PIPE_V\].*after Muls \[PIPE_V\]"),
+                                           ("erfinv", r"Min \[PIPE_V\].*after Duplicate \[PIPE_V\]")])
+def test_the_originals_have_no_vector_barriers_strict_mode_says_so(name, pattern):
+    """Neither original puts PipeBarrier<PIPE_V> between dependent vector instructions (the ports keep that): the
+    default sanitizer mode passes them, "strict" stops at the first same-pipe RAW."""
+    k, _ = _spec_and_module(name)
+    with pytest.raises(aj.SanitizerError, match=pattern):
+        with aj.sanitize_session("strict"):
+            k.run("atlas-a2", k.make_inputs(1001, 1))
