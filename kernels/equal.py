@@ -38,7 +38,8 @@ Deviations:
 
 Devices: the operator's one config is the A2 (ascend910b); the port runs on the A3, A2, 310B and 310P (the float,
 half and int8 sequences; the int32 one on the A3 and A2, the only devices whose Compare takes int32, EQ only, SPEC-2
-9.4). The 950 refuses Cast half -> int8 CAST_NONE (SPEC-2 7.2, D72) and the 910 offers no Mins.
+9.4). The 950 refuses Cast half -> int8 CAST_NONE (SPEC-2 7.2, D72), which every sequence ends with, and the 910
+the tiling macros (GET_TILING_DATA_WITH_STRUCT, DK Kernel-Tiling pages).
 
 Fidelity: BIT-EXACT (Sub, Abs, Mins, Muls, Duplicate, Compare, Select and Cast are BIT-EXACT, SPEC-2 0.3): checked
 bit for bit against numpy's x1 == x2 as int8 over finite inputs (the half sequence is equality for finite halves:

@@ -273,3 +273,20 @@ def test_pdist_original_p0_compare_reads_lanes_past_the_chunk(monkeypatch):
     reports = _reports(run)
     assert reports and {(r.check, r.instruction.api) for r in reports} == {("init", "Compares")}
     assert y.tobytes() == k.expected("atlas-a2", inputs)["y"].tobytes()
+
+
+def test_reflection_pad1d_v2_original_scalar_accesses_pass_the_sanitizer_through_the_queue_hand_off(monkeypatch):
+    """The original's GetValue after the VECIN DeQue and SetValue before the VECOUT EnQue have no flag for the
+    scalar unit (the device's hand-offs are MTE2_V / V_MTE3 pairs); the sanitizer counts a TQue hand-off as ordering
+    every pipe (SPEC-2 10.4) and reports nothing. This pins that known gap (docs/decisions.md, ReduceMaxV2 note): a
+    sanitizer that models the hand-off's pipes would report MTE2 -> S and S -> MTE3 races here."""
+    k, m = _spec_and_module("reflection_pad1d_v2")
+    inputs = k.make_inputs(37 * 9, 1)
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    y = None
+
+    def run():
+        nonlocal y
+        y = k.run("atlas-a2", inputs)["y"]
+    assert _reports(run) == []
+    assert y.tobytes() == k.expected("atlas-a2", inputs)["y"].tobytes()
