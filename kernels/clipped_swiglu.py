@@ -33,6 +33,11 @@ Not portable as written (kept, refused, tested): for half / bfloat16, a UB step 
 pairs makes the Cast of the b half (front / back) or of the pairs (interleaved) write its float result over the
 16-bit source it is still reading (ahead of it, so the device's in-order repeats get the right values); D34 refuses
 it (OverlapError). The gallery's 16-bit cases stay below that.
+Kept and reported: for float x in front / back halves of short rows whose half (dimH floats) is not a multiple of
+16 floats, a step's count is batches * dimH rounded to 16 (the tiling's 16-bit sizing) while DataCopyPad lays the
+batches out at dimH rounded to 8 floats; the compute runs over lanes past the last batch that nothing wrote (their
+results are never copied out; the device reads stale UB), which the sanitizer's init check reports (tested). The
+gallery's shapes have dimH a multiple of 16.
 
 Devices: A2 and A3 (configs ascend910b, ascend910_93; the 950 runs the arch35 kernel).
 

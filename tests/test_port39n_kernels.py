@@ -137,6 +137,17 @@ def test_clipped_swiglu_paths_match_the_float64_formula_and_are_clean(shape, dty
     assert np.all(np.abs(got - want) <= tol * np.abs(want) + tiny), np.max(np.abs(got - want))
 
 
+def test_clipped_swiglu_float_short_halves_not_16_floats_read_unwritten_lanes():
+    """dimH 4 floats: the step counts 16 floats a batch, DataCopyPad lays batches 8 floats apart; y stays right."""
+    m = _module("clipped_swiglu")
+    x = (np.random.default_rng(1).standard_normal((10, 8)) * 4).astype(np.float32)
+    with aj.sanitize_session("report") as session:
+        y = m.clipped_swiglu_host("atlas-a2", x, interleaved=False)
+    assert {(r.check, r.instruction.api) for r in session.reports} == {("init", "Copy")}
+    want = m.reference(x, interleaved=False)
+    assert np.all(np.abs(y - want) <= 1e-5 * np.abs(want) + 1e-30)
+
+
 def test_clipped_swiglu_16_bit_steps_past_half_the_ub_are_refused_as_written():
     """Long rows of half: the b half's Cast writes floats from byte 21632 over the half source at 32448 (D34)."""
     m = _module("clipped_swiglu")
