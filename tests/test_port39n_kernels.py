@@ -52,6 +52,21 @@ def test_rms_norm_quant_small_rows_and_310p_scalar_tails_are_bit_exact_and_clean
     assert y.min() >= -128 and y.max() <= 127 and np.any(y != 0)
 
 
+@pytest.mark.parametrize("name", ["rms_norm_quant", "rms_norm_quant_bf16", "rms_norm_quant_slice"])
+def test_rms_norm_quant_is_within_one_step_of_the_float64_formula(name):
+    """Independent of the port's expectation: round(clamp((x / rms * gamma + beta) / scale + offset))."""
+    k = registry()[name]
+    inputs = k.make_inputs(k.default_size, 3)
+    y = k.run("atlas-a2", inputs)["y"].astype(np.int32)
+    x, g = inputs["x"].astype(np.float64), inputs["gamma"].astype(np.float64)
+    v = x / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-6) * g
+    if "beta" in inputs:
+        v = v + inputs["beta"].astype(np.float64)
+    v = v / inputs["scale"].astype(np.float64)[0] + inputs["offset"][0]
+    d = np.abs(y - np.clip(np.rint(v), -128, 127))
+    assert d.max() <= 1 and (d > 0).mean() < 0.03
+
+
 def test_rms_norm_quant_quant_min_env_gives_minus_127(monkeypatch):
     m = _module("rms_norm_quant")
     monkeypatch.setenv("ASDOPS_QUANT_MIN_NEG_127", "1")
@@ -189,7 +204,7 @@ def test_dynamic_block_quant_tiling_spreads_tail_rows_over_cores():
 
 @pytest.mark.parametrize("shape, dtype, min_scale", [
     ((1, 300), "bfloat16", 0.0), ((3, 5, 200), "half", 0.0), ((19, 256), "half", 2.0), ((9, 2000), "bfloat16", 0.0),
-    ((70, 128), "half", 0.0)])
+    ((70, 128), "half", 0.0), ((17, 160), "half", 0.0)])
 def test_dynamic_block_quant_shapes_are_bit_exact_and_clean(shape, dtype, min_scale):
     m = _module("dynamic_block_quant")
     rng = np.random.default_rng(shape[-1])
