@@ -248,10 +248,15 @@ class Core(SyncState):
         self.spec.require_supported("SetVectorMask")
         if names:
             args = _set_vector_mask_args(self.device, args, names)
-        if args and isinstance(args[0], str):  # the C++ template order, SetVectorMask<int16_t>(len), written first
-            raise ParameterError("SetVectorMask", "len" if len(args) < 3 else "maskHigh", args[0], device=self.device,
-                                 legal=f"an integer; the dtype goes by name: SetVectorMask(len, dtype={args[0]!r}) "
-                                       f"or SetVectorMask(maskHigh, maskLow, dtype={args[0]!r})")
+        written = next((a for a in (args[:1] + args[-1:]) if isinstance(a, str)), None) if args else None
+        if written is not None:  # the C++ template argument, SetVectorMask<int16_t>(len), written first or last
+            if args[0] is written:
+                name = "len" if len(args) <= 2 else "maskHigh"
+            else:
+                name = "len" if len(args) == 1 else "maskLow"
+            raise ParameterError("SetVectorMask", name, written, device=self.device,
+                                 legal=f"an integer; the dtype goes by name: SetVectorMask(len, dtype={written!r}) "
+                                       f"or SetVectorMask(maskHigh, maskLow, dtype={written!r})")
         dt.resolve(dtype, "SetVectorMask", self.device)
         mode = as_enum("SetVectorMask", self.spec, "mode", mode, MaskMode)
         if len(args) == 1:

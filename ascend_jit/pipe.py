@@ -220,7 +220,7 @@ class TQue:
                 lease.buffer, lease.alive = buffer, True
                 core = self.pipe.core
                 if core.sanitizer is not None:  # FreeTensor .. AllocTensor orders the buffer's users; stale data
-                    if core.sanitizer.config.strict and self._pipes is not None:   # the buffer's free event only
+                    if core.sanitizer.config.device_sync and self._pipes is not None:   # the buffer's free event only
                         core.sanitizer.wait_flag(*self._pipes[1], ("free", buffer))
                     else:
                         core.sanitizer.hand_off(buffer.addr, buffer.nbytes)
@@ -262,14 +262,14 @@ class TQue:
         if self.depth and len(self._queue) >= self.depth:
             raise StateError("EnQue", "depth", self.depth, legal="fewer tensors enqueued than the queue's depth",
                              detail="queue is full", device=self._device())
-        # the sanitizer's mark of the EnQue: the DeQue orders only what came before it (SPEC-2 10.4); "strict": the
-        # event of the queue's (or the call's user) positions, set now and waited for by the DeQue
+        # the sanitizer's mark of the EnQue: the DeQue orders only what came before it (SPEC-2 10.4); "device-sync":
+        # the event of the queue's (or the call's user) positions, set now and waited for by the DeQue
         sanitizer = tensor._core.sanitizer
         mark = None
         if sanitizer is not None:
             pipes = self._pipes if len(args) < 3 else _queue_pipes(*_template_positions(args[:-1]))
-            if sanitizer.config.strict and pipes is not None:
-                mark = ("strict", pipes[0], tensor._lease.buffer)
+            if sanitizer.config.device_sync and pipes is not None:
+                mark = ("device", pipes[0], tensor._lease.buffer)
                 sanitizer.set_flag(*mark[1], mark)
             else:
                 mark = sanitizer.enqueued()
@@ -310,7 +310,7 @@ class TQue:
         del self._queue[index]
         sanitizer = tensor._core.sanitizer
         if sanitizer is not None:  # EnQue .. DeQue is a synchronisation (SPEC-2 10.4)
-            if mark is not None and mark[0] == "strict":
+            if mark is not None and mark[0] == "device":
                 sanitizer.wait_flag(*mark[1], mark)
             else:
                 # no mark: the core started sanitizing after the EnQue, which then orders none of the accesses it saw
@@ -341,7 +341,7 @@ class TQue:
                              device=self._device())
         lease.alive = False
         core = tensor._core
-        if core.sanitizer is not None and core.sanitizer.config.strict and self._pipes is not None:
+        if core.sanitizer is not None and core.sanitizer.config.device_sync and self._pipes is not None:
             core.sanitizer.set_flag(*self._pipes[1], ("free", lease.buffer))   # AllocTensor of the buffer waits
         lease.buffer.lease = None
 
@@ -377,8 +377,8 @@ class TQue:
 def _queue_pipes(src, dst):
     """(EnQue -> DeQue event, FreeTensor -> AllocTensor event) of tensors moving from position src to dst, as pipe
     names: the devkit's GetQueEvt of their memories (impl/basic_api/kernel_event.h: GM -> UB MTE2_V / V_MTE2, UB ->
-    GM V_MTE3 / MTE3_V, UB -> UB MTE2_MTE3 / MTE3_MTE2). The sanitizer's "strict" mode orders a hand-off by these
-    pairs only (docs/decisions.md "Strict queue hand-offs"); None where the devkit defines no event (TQue<VECCALC>)."""
+    GM V_MTE3 / MTE3_V, UB -> UB MTE2_MTE3 / MTE3_MTE2). The sanitizer's "device-sync" option orders a hand-off by
+    these pairs only (docs/decisions.md "The device's synchronisation"); None where the devkit defines no event (TQue<VECCALC>)."""
     gm_src, gm_dst = src is TPosition.GM, dst is TPosition.GM
     if gm_src and gm_dst:
         return None

@@ -10,6 +10,9 @@ One switch, five checks. Off by default; when off, every API pays one `core.sani
   "DataSyncBarrier"). Ordering is tracked with one vector clock per pipe: SetFlag snapshots the source pipe's clock,
   WaitFlag merges it into the destination pipe's clock, so chains (MTE2 -> V -> MTE3) order transitively.
   "strict" adds same-pipe PIPE_V read-after-write and overlapping MTE2/MTE3 destinations without a PipeBarrier.
+  "device-sync" orders by what the device's synchronisation does where it differs from SPEC-2 10.4's model: a queue
+  hand-off orders only its event's pipe pair, and a WaitFlag on the scalar pipe orders every later instruction
+  (docs/decisions.md "The device's synchronisation").
 - init: a shadow bit per UB byte. Uninitialised at core creation, when a queue/buffer/allocator hands out a range,
   and where an instruction leaves bytes undefined; host writes and instruction writes initialise exactly the bytes
   written; reading an uninitialised byte through an active lane is reported (masked-off lanes are not reads, since
@@ -58,10 +61,12 @@ SPR_BYTES = 8
 
 @dataclass(frozen=True)
 class SanitizeConfig:
-    """`aj.Core(device, sanitize=aj.SanitizeConfig(checks=("race", "init"), mode="report", strict=False))`."""
+    """`aj.Core(device, sanitize=aj.SanitizeConfig(checks=("race", "init"), mode="report", strict=False,
+    device_sync=False))`."""
     checks: tuple = CHECKS
     mode: str = "raise"      # "raise": the first report raises SanitizerError; "report": collect them
     strict: bool = False
+    device_sync: bool = False   # the device's queue events and scalar waits instead of SPEC-2 10.4's orderings
 
     def __post_init__(self):
         if not isinstance(self.checks, (tuple, list)):  # a string was checked letter by letter, an int raised TypeError
@@ -73,20 +78,21 @@ class SanitizeConfig:
         if self.mode not in ("raise", "report"):
             raise ParameterError("SanitizeConfig", "mode", self.mode, legal="'raise' or 'report'")
         # a flag is never read for its truth value (docs/decisions.md "Integer parameters"): strict="no" was strict
-        if not isinstance(self.strict, (bool, np.bool_)):
-            raise ParameterError("SanitizeConfig", "strict", self.strict, legal="True or False")
+        for name in ("strict", "device_sync"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ParameterError("SanitizeConfig", name, getattr(self, name), legal="True or False")
 
 
 _ON = ("1", "true", "on")
 _OFF = ("0", "false", "off", "no")
 _WORDS_LEGAL = (f"a comma list of check names ({', '.join(CHECKS)}) and at most one of 'raise' / 'report', "
-                f"optionally 'strict'; {' / '.join(map(repr, _ON))} for every check; {' / '.join(map(repr, _OFF))} "
+                f"optionally 'strict' and 'device-sync'; {' / '.join(map(repr, _ON))} for every check; {' / '.join(map(repr, _OFF))} "
                 "or '' for off")
 
 
 def resolve_config(value, api="sanitize", parameter="sanitize"):
     """Accepted spellings: False/None (off), True / "raise", "report", "strict", a comma list of check names
-    (optionally with "report" / "strict" among them), or a SanitizeConfig. Strings are case-blind; "1", "true", "on"
+    (optionally with "report" / "strict" / "device-sync" among them), or a SanitizeConfig. Strings are case-blind; "1", "true", "on"
     mean True and "0", "false", "off", "no" (alone) mean off. A refusal names the caller's API and parameter
     (`aj.Core(sanitize=...)`, `aj.launch(sanitize=...)`, the ASCEND_JIT_SANITIZE variable)."""
     if value is None or value is False or value == "":
@@ -99,14 +105,14 @@ def resolve_config(value, api="sanitize", parameter="sanitize"):
         words = [w.strip().lower() for w in value.split(",") if w.strip()]
         if len(words) == 1 and words[0] in _OFF:
             return None
-        unknown = [w for w in words if w not in CHECKS + ("raise", "report", "strict") + _ON]
+        unknown = [w for w in words if w not in CHECKS + ("raise", "report", "strict", "device-sync") + _ON]
         if unknown or ("raise" in words and "report" in words):
             raise ParameterError(api, parameter, value, legal=_WORDS_LEGAL,
                                  detail=f"has unknown word(s) {', '.join(map(repr, unknown))}" if unknown
                                  else "gives both 'raise' and 'report'")
         checks = tuple(w for w in words if w in CHECKS) or CHECKS
         return SanitizeConfig(checks=checks, mode="report" if "report" in words else "raise",
-                              strict="strict" in words)
+                              strict="strict" in words, device_sync="device-sync" in words)
     raise ParameterError(api, parameter, value, legal="True, False, None, a string (" + _WORDS_LEGAL + ") or an "
                          "aj.SanitizeConfig")
 
@@ -638,6 +644,8 @@ class Sanitizer:
             # the source pipe saw d's instructions up to snapshot[d] complete before it set the flag, so for "strict"
             # they are as ordered as by a PipeBarrier<d> (MTE2 -> V -> MTE2, V -> S -> V chains; docs/decisions.md)
             self.barrier_seq[d] = max(self.barrier_seq[d], snapshot[d])
+            if d == _S and self.config.device_sync:   # the scalar unit issues every later instruction after its
+                self.data_sync_barrier()   # wait returns (docs/decisions.md "The device's synchronisation")
 
     def pipe_barrier(self, pipe):
         if pipe == "PIPE_ALL":

@@ -666,19 +666,30 @@ def KERNEL_TASK_TYPE_DEFAULT(value):
 _SPLIT_CORE_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")
 
 
-def ASCEND_IS_AIV():
-    """`ASCEND_IS_AIV` (`g_coreType == AIV`; impl/utils/sys_macros.h): True on the split-core devices (950, A2, A3),
-    whose vector cores run every aj.launch; False on the others, whose g_coreType is MIX. A call here: the macro's
-    value depends on the device."""
-    core = _core("ASCEND_IS_AIV")
-    core.spec.require_supported("ASCEND_IS_AIV")
-    return core.device in _SPLIT_CORE_DEVICES
+class _CoreTypeMacro:
+    """A `g_coreType` test macro, usable as C++ writes it (`if (ASCEND_IS_AIV) {...}`: `if aj.ASCEND_IS_AIV:`) or
+    called (`aj.ASCEND_IS_AIV()`); both read the current core. As a plain function the first form was always true,
+    and a literal port of `if ASCEND_IS_AIC { return; }` returned before doing anything (port39n)."""
+
+    def __init__(self, name, test):
+        self._name, self._test = name, test
+
+    def __call__(self):
+        core = _core(self._name)
+        core.spec.require_supported(self._name)
+        return self._test(core.device)
+
+    __bool__ = __call__
+
+    def __repr__(self):
+        return f"aj.{self._name}"
 
 
-def ASCEND_IS_AIC():
-    """`ASCEND_IS_AIC` (`g_coreType == AIC`): False on every device (no launch here runs a cube core)."""
-    _core("ASCEND_IS_AIC").spec.require_supported("ASCEND_IS_AIC")
-    return False
+# `ASCEND_IS_AIV` (`g_coreType == AIV`; impl/utils/sys_macros.h): True on the split-core devices (950, A2, A3), whose
+# vector cores run every aj.launch; False on the others, whose g_coreType is MIX. `ASCEND_IS_AIC` (`g_coreType ==
+# AIC`): False on every device (no launch here runs a cube core).
+ASCEND_IS_AIV = _CoreTypeMacro("ASCEND_IS_AIV", lambda device: device in _SPLIT_CORE_DEVICES)
+ASCEND_IS_AIC = _CoreTypeMacro("ASCEND_IS_AIC", lambda device: False)
 
 
 def SetSysWorkspace(workspace):

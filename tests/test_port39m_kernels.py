@@ -275,18 +275,26 @@ def test_pdist_original_p0_compare_reads_lanes_past_the_chunk(monkeypatch):
     assert y.tobytes() == k.expected("atlas-a2", inputs)["y"].tobytes()
 
 
-def test_reflection_pad1d_v2_original_scalar_accesses_pass_the_sanitizer_through_the_queue_hand_off(monkeypatch):
+def test_reflection_pad1d_v2_original_scalar_accesses_race_under_device_sync_hand_offs(monkeypatch):
     """The original's GetValue after the VECIN DeQue and SetValue before the VECOUT EnQue have no flag for the
-    scalar unit (the device's hand-offs are MTE2_V / V_MTE3 pairs); the sanitizer counts a TQue hand-off as ordering
-    every pipe (SPEC-2 10.4) and reports nothing. This pins that known gap (docs/decisions.md, ReduceMaxV2 note): a
-    sanitizer that models the hand-off's pipes would report MTE2 -> S and S -> MTE3 races here."""
+    scalar unit (the device's hand-offs are MTE2_V / V_MTE3 pairs). The default sanitizer counts a TQue hand-off as
+    ordering every pipe (SPEC-2 10.4) and reports nothing; "device-sync" orders the hand-off's own pipes only
+    (docs/decisions.md "The device's synchronisation") and reports the MTE2 -> S and S -> MTE3 races the port's flags
+    remove."""
     k, m = _spec_and_module("reflection_pad1d_v2")
     inputs = k.make_inputs(37 * 9, 1)
-    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
     y = None
 
     def run():
         nonlocal y
         y = k.run("atlas-a2", inputs)["y"]
+
+    def device_races():
+        with aj.sanitize_session("device-sync,report") as session:
+            run()
+        return {(r.earlier.pipe, r.instruction.pipe) for r in session.reports if r.check == "race"}
+    assert device_races() & {("PIPE_MTE2", "PIPE_S"), ("PIPE_S", "PIPE_MTE3")} == set()
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
     assert _reports(run) == []
     assert y.tobytes() == k.expected("atlas-a2", inputs)["y"].tobytes()
+    assert {("PIPE_MTE2", "PIPE_S"), ("PIPE_S", "PIPE_MTE3")} <= device_races()

@@ -1,8 +1,9 @@
 """Session 39: what the port39 probes found (docs/decisions.md "What the session-39 ports found") and the scalar hot
 paths: SetValue's numpy conversions give the bits of SPEC-2 D29's rule, the CCE sync intrinsics and the 950's UB
 size queries, C++ call shapes (a positional LocalTensor dtype, a template argument written first, a brace list
-copied as a set, a uint16 field a port overflows), and the sanitizer's "strict" queue hand-offs, which order only
-the pipe pair of the devkit's queue events."""
+copied as a set, a uint16 field a port overflows), and the sanitizer's "device-sync" option, under which a queue
+hand-off orders only the pipe pair of the devkit's queue event and a wait on the scalar pipe orders every later
+instruction."""
 import math
 import struct
 
@@ -203,7 +204,7 @@ def test_select_with_an_int8_mask_names_the_reinterpretation():
         aj.Select(t, m.ReinterpretCast("uint8"), t, 1.0, aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 64)
 
 
-# --- the sanitizer's "strict" queue hand-offs ----------------------------------------------------------------------
+# --- the sanitizer's "device-sync" option ------------------------------------------------------------------------
 
 def _tile(core, q_in, q_out, g, y, scalar_read=False, scalar_write=False):
     t = q_in.AllocTensor("float")
@@ -238,27 +239,27 @@ def _run_tiles(mode, tiles):
     return [(r.kind, r.earlier.pipe, r.instruction.pipe) for r in core.sanitizer.reports]
 
 
-def test_strict_queue_hand_offs_order_their_pipe_pairs_across_tiles():
+def test_device_sync_queue_hand_offs_order_their_pipe_pairs_across_tiles():
     """VECIN's MTE2 -> V, VECOUT's V -> MTE3, and the free events (V -> MTE2, MTE3 -> V) that let the next tile's
     copy-in and vector write reuse the buffers: three tiles without a report in either mode."""
     assert _run_tiles("report", [{}] * 3) == []
-    assert _run_tiles("strict,report", [{}] * 3) == []
+    assert _run_tiles("device-sync,report", [{}] * 3) == []
 
 
-def test_strict_queue_hand_offs_leave_the_scalar_unit_unordered():
+def test_device_sync_queue_hand_offs_leave_the_scalar_unit_unordered():
     """The device's VECIN DeQue waits on MTE2_V: a GetValue after it races the copy-in (and a SetValue before a
     VECOUT EnQue races the copy-out), which the default mode's SPEC-2 10.4 hand-off orders."""
     assert _run_tiles("report", [{"scalar_read": True}]) == []
-    assert _run_tiles("strict,report", [{"scalar_read": True}]) == [("RAW", "PIPE_MTE2", "PIPE_S")]
-    got = _run_tiles("strict,report", [{"scalar_write": True}])
+    assert _run_tiles("device-sync,report", [{"scalar_read": True}]) == [("RAW", "PIPE_MTE2", "PIPE_S")]
+    got = _run_tiles("device-sync,report", [{"scalar_write": True}])
     assert ("RAW", "PIPE_S", "PIPE_MTE3") in got
 
 
-def test_strict_bind_queue_orders_mte2_to_mte3_only():
+def test_device_sync_bind_queue_orders_mte2_to_mte3_only():
     """TQueBind<VECIN, VECOUT>: the devkit's UB -> UB event is MTE2_MTE3, so a vector op on the dequeued tensor is
-    unordered with its copy-in under "strict"; the copy-out is ordered."""
+    unordered with its copy-in under "device-sync"; the copy-out is ordered."""
     reports = {}
-    for mode in ("report", "strict,report"):
+    for mode in ("report", "device-sync,report"):
         core = aj.Core("atlas-a2", sanitize=mode)
         with core:
             pipe = aj.TPipe()
@@ -276,5 +277,44 @@ def test_strict_bind_queue_orders_mte2_to_mte3_only():
             q.FreeTensor(t)
         reports[mode] = [(r.kind, r.earlier.pipe, r.instruction.pipe) for r in core.sanitizer.reports]
     assert ("RAW", "PIPE_MTE2", "PIPE_V") not in reports["report"]
-    assert ("RAW", "PIPE_MTE2", "PIPE_V") in reports["strict,report"]
-    assert all(pair[1:] != ("PIPE_MTE2", "PIPE_MTE3") for pair in reports["strict,report"])
+    assert ("RAW", "PIPE_MTE2", "PIPE_V") in reports["device-sync,report"]
+    assert all(pair[1:] != ("PIPE_MTE2", "PIPE_MTE3") for pair in reports["device-sync,report"])
+
+
+def test_device_sync_is_an_option_beside_strict():
+    config = aj.SanitizeConfig(device_sync=True)
+    assert (config.strict, config.device_sync) == (False, True)
+    with aj.Core("atlas-a2", sanitize="strict,device-sync,report") as core:
+        assert (core.sanitize.strict, core.sanitize.device_sync, core.sanitize.mode) == (True, True, "report")
+    with pytest.raises(ParameterError, match="device_sync"):
+        aj.SanitizeConfig(device_sync="yes")
+    with pytest.raises(ParameterError, match="device-sync"):
+        aj.Core("atlas-a2", sanitize="report,devicesync")
+
+
+def test_core_type_macros_read_as_cpp_writes_them():
+    """`if ASCEND_IS_AIC { return; }` ported literally: the macro is false on every device here, so the kernel runs
+    on (a plain function object had always been true, and the kernel silently did nothing)."""
+    def kernel(y):
+        if aj.ASCEND_IS_AIC:
+            return
+        if not aj.ASCEND_IS_AIV:
+            return
+        g = aj.GlobalTensor("float")
+        g.SetGlobalBuffer(y)
+        g.SetValue(aj.GetBlockIdx(), 1.0)
+    y = np.zeros(2, np.float32)
+    aj.launch(kernel, 2, "atlas-a2", y)
+    assert y.tolist() == [1.0, 1.0]
+    with aj.Core("atlas-inference-aicore"):
+        assert not aj.ASCEND_IS_AIV and aj.ASCEND_IS_AIV() is False and aj.ASCEND_IS_AIC() is False
+    with pytest.raises(StateError, match="ASCEND_IS_AIV"):
+        bool(aj.ASCEND_IS_AIV)             # outside a core, as the call form
+
+
+@pytest.mark.parametrize("args, name", [(("float", 64), "len"), ((64, "float"), "maskLow"),
+                                        (("float", 0, 64), "maskHigh"), ((0, 64, "float"), "maskLow")])
+def test_set_vector_mask_names_a_template_dtype_first_or_last(args, name):
+    with aj.Core("atlas-a2"):
+        with pytest.raises(ParameterError, match=f"'{name}' = 'float'.*SetVectorMask\\(len, dtype='float'\\)"):
+            aj.SetVectorMask(*args)
