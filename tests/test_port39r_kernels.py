@@ -1,0 +1,219 @@
+"""Session 39's Reg ports (kernels/ascend_quant.py, kernels/foreach_non_finite_check_and_unscale.py): each against an
+independent numpy expectation written here (not the kernel's own `expected`), compiled (the suite makes
+UncompiledVFWarning an error, so a VF falling back to plain Python fails) and plain; the gaps the ports worked
+around, pinned as what ascend_jit does today."""
+import inspect
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.kernels import registry
+
+R = aj.Reg
+D950 = "ascend950"
+
+
+def _module(name):
+    return inspect.getmodule(registry()[name].run)
+
+
+def _bits(a):
+    return a.view(np.uint8).tobytes()
+
+
+# ---- ascend_quant: y = int8(round(x * scale + offset)), saturated
+
+def _quant_want(x, scale, offset, mode, sqrt_mode=False):
+    """float32 x * s (+ offset): one RNE each; the mode's rounding; clamp to int8 with NaN 0 (the saturating Casts)."""
+    s = np.float32(scale) * np.float32(scale) if sqrt_mode else np.float32(scale)
+    out = np.empty(x.size, np.int8)
+    for i, v in enumerate(x.astype(np.float32).tolist()):
+        v = float(np.float32(v) * s)
+        if offset != 0:
+            v = float(np.float32(v) + np.float32(offset))
+        if v != v:
+            out[i] = 0
+            continue
+        r = {"Round": np.rint, "Floor": np.floor, "Ceil": np.ceil, "Trunc": np.trunc}[mode](v)
+        out[i] = int(min(127, max(-128, r)))
+    return out
+
+
+def _quant_x(n, seed, dtype):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-4, 4, n).astype(np.float32)
+    x[:12] = [np.nan, np.inf, -np.inf, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, 6e4, -6e4, 3.0][:min(n, 12)]
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("mode", ["Round", "Floor", "Ceil", "Trunc"])
+@pytest.mark.parametrize("n, scale, offset", [(7, 1.0, 0.0), (1000, 40.0, -0.5), (70001, 33.3, 2.25)])
+def test_ascend_quant_bit_exact(dtype, mode, n, scale, offset):
+    m = _module("ascend_quant")
+    x = _quant_x(n, n, dtype)
+    got = m.run_quant(D950, {"x": x}, scale=scale, offset=offset, round_mode=mode)["y"]
+    assert np.array_equal(got, _quant_want(x, scale, offset, mode))
+
+
+def test_ascend_quant_sqrt_mode_and_plain_vf_agree():
+    m = _module("ascend_quant")
+    x = _quant_x(777, 3, np.float16)
+    want = _quant_want(x, 6.5, 1.0, "Round", sqrt_mode=True)
+    for vf in (m.ASCEND_QUANT_VF, m.ascend_quant_vf):
+        got = m.run_quant(D950, {"x": x}, scale=6.5, offset=1.0, sqrt_mode=True, vf=vf)["y"]
+        assert np.array_equal(got, want)
+
+
+def test_ascend_quant_tiling_cores_and_tails():
+    """AscendQuantRegbase::CalcTiling: 256-byte lines over the cores, the tail core takes the rest."""
+    m = _module("ascend_quant")
+    for n, dtype, cores, factor, tail in [(1, "float", 1, 64, 1), (130, "float", 3, 64, 2),
+                                          (100000, "float", 8, 12544, 12192), (100000, "half", 8, 12544, 12192)]:
+        _, _, _, raw = m.tiling(D950, n, dtype, 1.0, 0.0)
+        t = raw.view(m.AscendQuantTilingData)[0]
+        assert (t["numCore"], t["blockFactor"], t["blockTailFactor"]) == (cores, factor, tail)
+        assert t["baseLen"] % (256 // m.TYPE_SIZE[dtype]) == 0
+
+
+def _quant_vf_on(core, x, scale, offset, mode_key, offset_zero):
+    m = _module("ascend_quant")
+    n = x.size
+    xt = core.local_tensor("float", -(-n // 64) * 64)
+    padded = np.zeros(xt.GetSize(), np.float32)
+    padded[:n] = x
+    xt[:] = padded
+    yt = core.local_tensor("int8", -(-n // 64) * 64)
+    m.ASCEND_QUANT_VF(yt, xt, n, np.float32(scale), np.float32(offset), "float", m.CAST_ROUND[mode_key], offset_zero)
+    return yt.numpy()[:n].copy()
+
+
+def test_ascend_quant_vf_saturates_by_ctrl_60_not_by_its_no_sat_traits():
+    """SPEC-2 11.5 / D46: CTRL[60] = 1 (the 950's default, which the entry keeps for int8) ignores the traits'
+    NO_SAT and saturates by CTRL[59] = 0; with CTRL[60] = 0 NO_SAT keeps the low bits at float -> int16 and at
+    half -> int8 (the port's int16 -> half trait is UNKNOWN, the pair's only legal value here, and cannot overflow)."""
+    m = _module("ascend_quant")
+    x = np.array([300.0, -300.0, 70000.0, 127.0, -129.0, 1000.5, 40000.0, np.nan], np.float32)
+    core = aj.Core(D950)
+    with core:
+        assert aj.GetCtrlSpr(60, 60) == 1
+        sat = _quant_vf_on(core, x, 1.0, 0.0, m.TPL_ROUND_MODE_ROUND, m.TPL_OFFSET_ZERO)
+        aj.SetCtrlSpr(60, 60, 0)
+        low = _quant_vf_on(core, x, 1.0, 0.0, m.TPL_ROUND_MODE_ROUND, m.TPL_OFFSET_ZERO)
+    assert sat.tolist() == [127, -128, 127, 127, -128, 127, 127, 0]
+    r = np.rint(x[:-1]).astype(np.int64)
+    i16 = (r + 32768) % 65536 - 32768                          # NO_SAT float -> int16: the low 16 bits
+    h = i16.astype(np.float16).astype(np.int64)                 # int16 -> half, RNE (exact below 2049)
+    want = (h + 128) % 256 - 128                                 # NO_SAT half -> int8: the low 8 bits
+    assert low[:-1].tolist() == want.tolist() and low[-1] == 0
+    assert low.tolist()[:3] == [44, -44, 112]                   # 70000 -> 4464 -> 0x70
+
+
+def test_int16_to_half_cast_refuses_the_no_sat_trait_the_devkit_ignores():
+    """The gap ascend_quant works around. ops-nn's AscendQuantBase::CAST_TRAIT_INT16_TO_HALF is {UNKNOWN, NO_SAT,
+    ZEROING, round}; the devkit's Cast page (R/类型转换/Cast.md, the int16_t -> half row) lists SatMode::UNKNOWN only,
+    and SPEC-2 11.5 refuses anything else, but the devkit's 950 implementation
+    (impl/basic_api/reg_compute/dav_3510/kernel_reg_compute_vec_vconv_impl.h, CastImpl: Tuple<half, int16_t> is a
+    `rndMergeCast`, vcvt with the round mode alone) never reads satMode for this pair, so the original compiles and
+    runs. ascend_jit refuses it; the port passes UNKNOWN (the same bits)."""
+    core = aj.Core(D950)
+    with core:
+        src, dst = R.RegTensor("int16"), R.RegTensor("half")
+        R.Duplicate(src, np.int16(3000))
+        mask = R.CreateMask("int16")
+        with pytest.raises(aj.ParameterError, match="satMode"):
+            R.Cast(dst, src, mask, R.CastTrait(R.RegLayout.UNKNOWN, R.SatMode.NO_SAT, R.MaskMergeMode.ZEROING,
+                                               aj.RoundMode.CAST_RINT))
+        R.Cast(dst, src, mask, R.CastTrait(R.RegLayout.UNKNOWN, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING,
+                                           aj.RoundMode.CAST_RINT))
+
+
+# ---- foreach_non_finite_check_and_unscale
+
+FNC = "foreach_non_finite_check_and_unscale"
+_NPT = {"float": np.float32, "half": np.float16, "bfloat16": ml_dtypes.bfloat16}
+
+
+def _fnc_inputs(counts, dtype, seed, special=None, where=None):
+    rng = np.random.default_rng(seed)
+    out = {}
+    for k, n in enumerate(counts):
+        g = (rng.standard_normal(n) * 100).astype(_NPT[dtype])
+        g[::17] = _NPT[dtype](-0.0)
+        out[f"g{k}"] = g
+    if special is not None:
+        out[f"g{where[0]}"][where[1]] = special
+    out["inv_scale"] = np.array([0.125 * 3], np.float32)
+    return out
+
+
+def _fnc_want_values(m, inputs):
+    """x * inv_scale in float32, RNE to T; a -0 that lies in the last 64-lane vector of its VF call is +0 first
+    (Adds(x, x, 0)); the VF calls are taken from the kernel's own tiling (the cores' ranges cut into chunks)."""
+    grads = [inputs[k] for k in sorted(k for k in inputs if k.startswith("g"))]
+    inv = np.float32(inputs["inv_scale"][0])
+    chunk = m._max_data_count(grads[0].dtype)
+    want = []
+    for k, g in enumerate(grads):
+        x = g.astype(np.float32)
+        plus = np.zeros(g.size, bool)
+        for start, count in m._vf_spans(k, grads, chunk):
+            plus[start + (count - 1) // 64 * 64:start + count] = True
+        x = np.where(plus & (x == 0), np.float32(0.0), x)
+        with np.errstate(invalid="ignore", over="ignore"):
+            y = (x * inv).astype(g.dtype)
+        y[np.isnan(y.astype(np.float32))] = np.float32(np.nan)
+        want.append(y)
+    return want
+
+
+@pytest.mark.parametrize("dtype", ["float", "half", "bfloat16"])
+@pytest.mark.parametrize("counts, special, where", [
+    ([5], None, None), ([1, 70, 130, 3], np.inf, (2, 129)), ([20000, 7, 45000, 65], np.nan, (0, 19999)),
+    ([3000, 3001], -np.inf, (1, 0))])
+def test_foreach_unscale_bit_exact(dtype, counts, special, where):
+    m = _module(FNC)
+    inputs = _fnc_inputs(counts, dtype, sum(counts), special, where)
+    for vf in (m.UNSCALE_VF, m.unscale_vf):
+        got = m.run_unscale(D950, inputs, vf=vf)
+        for k, want in enumerate(_fnc_want_values(m, inputs)):
+            assert _bits(got[f"g{k}"]) == _bits(want), (k, vf)
+        assert got["found_inf"][0] == (0.0 if special is None else 1.0)
+
+
+def test_foreach_unscale_minus_zero_quirk_and_found_inf_kept():
+    """-0 in a VF call's last vector comes out +0, elsewhere -0 (the original's Adds before Muls); a found_inf of 1.0
+    on entry stays 1.0 over finite data (the kernel only writes 1.0)."""
+    m = _module(FNC)
+    g = np.full(2000, -0.0, np.float32)
+    g[1::2] = 1.0
+    got = m.run_unscale(D950, {"g0": g, "inv_scale": np.array([2.0], np.float32)}, found_inf=1.0)
+    y = got["g0"]
+    # 250 DataBlocks over 8 cores: core 0 takes 32 (256 floats, one VF call of 4 vectors), so its first 192
+    # elements are in earlier vectors and its last 64 in the last one
+    assert np.signbit(y[0:192:2]).all() and not np.signbit(y[192:256:2]).any() and (y[1::2] == 2.0).all()
+    assert got["found_inf"][0] == 1.0
+
+
+def test_foreach_unscale_reads_past_its_min_max_tbufs():
+    """The original DataCopies a whole vector (256 bytes) from each 32-byte min / max TBuf: on a default
+    (bounds="tensor") core ascend_jit refuses it, naming the bounds="ub" rule the port launches with; the sanitizer
+    then reports exactly those two loads per VF call (the other uninitialised tails are zeroed by the port)."""
+    m = _module(FNC)
+    inputs = _fnc_inputs([300, 17], "float", 1)
+    grads = [inputs["g0"].copy(), inputs["g1"].copy()]
+    block_dim, key, raw = m.tiling(D950, [300, 17], "float")
+    ws = np.zeros(aj.GetLibApiWorkSpaceSize(D950) + 32, np.uint8)
+    with pytest.raises(aj.OutOfBoundsError, match='bounds="ub"'):
+        aj.launch(m.foreach_non_finite_check_and_unscale, block_dim, D950, grads, np.zeros(1, np.float32),
+                  inputs["inv_scale"], ws, raw, key, "float")
+    with aj.sanitize_session("report") as session:
+        m.run_unscale(D950, inputs)
+    lines = inspect.getsource(m.unscale_vf).splitlines()
+    first = inspect.getsourcelines(m.unscale_vf)[1]
+    loads = {f"{m.__file__.rsplit('/', 1)[1]}:{first + i}" for i, s in enumerate(lines)
+             if "R.DataCopy(last" in s}
+    assert session.reports and {r.instruction.where for r in session.reports} == loads
+    assert {r.check for r in session.reports} == {"init", "memory"}
