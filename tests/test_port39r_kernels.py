@@ -130,6 +130,26 @@ def test_int16_to_half_cast_refuses_the_no_sat_trait_the_devkit_ignores():
                                            aj.RoundMode.CAST_RINT))
 
 
+@pytest.mark.parametrize("src, dst, trait, field, kernel", [
+    ("int16", "half", ("UNKNOWN", "NO_SAT", "CAST_RINT"), "satMode", "quant/ascend_quant (CAST_TRAIT_INT16_TO_HALF)"),
+    ("half", "float", ("ZERO", "NO_SAT", "UNKNOWN"), "satMode", "activation/glu_grad (castToFloatEven)"),
+    ("bfloat16", "float", ("ONE", "NO_SAT", "UNKNOWN"), "satMode", "activation/glu_grad (castToFloatOdd)"),
+    ("int32", "float", ("ZERO", "SAT", "CAST_RINT"), "layoutMode", "index/inplace_index_add (castTraitInt32ToFp32)")])
+def test_cast_traits_real_kernels_use_are_refused_though_the_devkit_ignores_the_field(src, dst, trait, field, kernel):
+    """Pinned gap (ops-nn @ e5c3fa93 arch35 kernels named in the parameters): the devkit's 950 CastImpl
+    (kernel_reg_compute_vec_vconv_impl.h) picks the vcvt form by the type pair and passes only the fields that form
+    takes: <half, int16_t> and <float, int32_t> are rndMergeCast (round mode only), <float, half> and
+    <float, bfloat16_t> layoutMerge (layout only); the other fields are never read, so these kernels compile. SPEC-2
+    11.5 validates every field against the Cast page's table rows, so ascend_jit refuses them."""
+    core = aj.Core(D950)
+    layout, sat, rnd = trait
+    with core:
+        a, b = R.RegTensor(src), R.RegTensor(dst)
+        with pytest.raises(aj.ParameterError, match=field):
+            R.Cast(b, a, R.CreateMask("float"), R.CastTrait(getattr(R.RegLayout, layout), getattr(R.SatMode, sat),
+                                                             R.MaskMergeMode.ZEROING, getattr(aj.RoundMode, rnd)))
+
+
 # ---- foreach_non_finite_check_and_unscale
 
 FNC = "foreach_non_finite_check_and_unscale"
@@ -217,3 +237,68 @@ def test_foreach_unscale_reads_past_its_min_max_tbufs():
              if "R.DataCopy(last" in s}
     assert session.reports and {r.instruction.where for r in session.reports} == loads
     assert {r.check for r in session.reports} == {"init", "memory"}
+
+
+# ---- ascend_anti_quant: y = TOut((x + offset) * scale [* scale]) from int8
+
+def _anti_want(x, out, scale, offset, sqrt_mode):
+    """Per element in float32: x exact, + offset (RNE), * scale (RNE), again * scale in sqrt mode; RNE to out."""
+    s, o = np.float32(scale), np.float32(offset)
+    vals = []
+    for v in x.tolist():
+        r = np.float32(np.float32(v) + o) * s
+        if sqrt_mode:
+            r = np.float32(r) * s
+        vals.append(np.float32(r))
+    with np.errstate(over="ignore"):
+        return np.array(vals, np.float32).astype(out)
+
+
+@pytest.mark.parametrize("out", ["half", "float"])
+@pytest.mark.parametrize("n, scale, offset, sqrt_mode", [(1, 0.5, 0.0, False), (129, 0.0371, -3.0, False),
+                                                         (5000, 1.7, 0.25, True), (300001, 913.0, 1.0, False)])
+def test_ascend_anti_quant_bit_exact(out, n, scale, offset, sqrt_mode):
+    """913 * 128: past the half range, so the half build writes inf (INF/NaN mode: CTRL[60] = 1 leaves NO_SAT to
+    CTRL[48]); the sqrt mode multiplies twice in the kernel (the host does not fold scale * scale)."""
+    m = _module("ascend_anti_quant")
+    x = np.random.default_rng(n).integers(-128, 128, n).astype(np.int8)
+    x[:min(n, 3)] = np.array([127, -128, 0], np.int8)[:min(n, 3)]
+    want = _anti_want(x, np.float16 if out == "half" else np.float32, scale, offset, sqrt_mode)
+    vfs = (m.ANTI_QUANT_VF, m.anti_quant_vf) if n < 10000 else (m.ANTI_QUANT_VF,)
+    for vf in vfs:
+        got = m.run_anti_quant(D950, {"x": x}, out, scale=scale, offset=offset, sqrt_mode=sqrt_mode, vf=vf)["y"]
+        assert _bits(got) == _bits(want)
+    if out == "half" and scale == 913.0:
+        assert np.isinf(got[0]) and np.isinf(got[1])
+
+
+def test_ascend_anti_quant_tiling():
+    """CalcCoreSlice / CalcUbLoopTail: 128-element core slices; a zero tail means a full last chunk."""
+    m = _module("ascend_anti_quant")
+    for n, out, blocks, former, ub, loops in [(1, "half", 1, 128, 128, (1, 0, 1, 1)),
+                                              (1000, "float", 8, 128, 128, (1, 0, 1, 104)),
+                                              (4 << 20, "half", 8, 524288, 41984, (13, 20480, 13, 20480))]:
+        block_dim, _, raw = m.tiling(D950, n, out, 1.0, 0.0)
+        bt = raw.view(m.AscendAntiQuantTilingData)[0]["baseTiling"]
+        assert (block_dim, bt["blockFormer"], bt["ubFormer"]) == (blocks, former, ub)
+        assert (bt["ubLoopOfFormerBlock"], bt["ubTailOfFormerBlock"], bt["ubLoopOfTailBlock"],
+                bt["ubTailOfTailBlock"]) == loops
+
+
+def test_unpack4_b8_and_two_zero_layout_casts_keep_element_order():
+    """The VF's lane path on its own: DIST_UNPACK4_B8 (element i -> byte lane 4i), int8 -> half ZERO (even byte
+    lanes), half -> float ZERO (even half lanes): float lane i is element i."""
+    core = aj.Core(D950)
+    z = R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING, aj.RoundMode.UNKNOWN)
+    with core:
+        t = core.local_tensor("int8", 64)
+        vals = np.arange(-32, 32, dtype=np.int8)[::-1].copy()
+        t[:] = vals
+        b, h, f = R.RegTensor("int8"), R.RegTensor("half"), R.RegTensor("float")
+        R.DataCopy(b, t, dist=R.LoadDist.DIST_UNPACK4_B8)
+        m = R.CreateMask("float")
+        R.Cast(h, b, m, z)
+        R.Cast(f, h, m, z)
+        out = core.local_tensor("float", 64)
+        R.StoreAlign(out, f, m)
+        assert out.numpy().tolist() == vals.astype(np.float32).tolist()
