@@ -302,3 +302,78 @@ def test_unpack4_b8_and_two_zero_layout_casts_keep_element_order():
         out = core.local_tensor("float", 64)
         R.StoreAlign(out, f, m)
         assert out.numpy().tolist() == vals.astype(np.float32).tolist()
+
+
+# ---- glu_grad: [grad * sig(b) | grad * sig(b) * (1 - sig(b)) * a]
+
+def _glu_want(inputs):
+    """The VF's float32 steps, each rounded once (Exp: RN of the exact exponential, the MODELLED rule; Div: RN,
+    DivPrecisionImpl), then RNE to the element type."""
+    self_, grad = inputs["self"], inputs["grad_out"]
+    ny = grad.shape[1]
+    a, b, g = (v.astype(np.float32) for v in (self_[:, :ny], self_[:, ny:], grad))
+    one = np.float32(1.0)
+    e = np.exp(-b.astype(np.float64)).astype(np.float32)
+    sig = one / (e + one)
+    grad_a = g * sig
+    grad_b = (((one - sig) * sig) * a) * g
+    return np.concatenate([grad_a, grad_b], axis=1).astype(self_.dtype)
+
+
+@pytest.mark.parametrize("dtype, rows, ny", [("float", 3, 64), ("float", 37, 13), ("half", 21, 37), ("half", 300, 128),
+                                             ("bfloat16", 9, 160), ("bfloat16", 1000, 7)])
+def test_glu_grad_against_float32_steps(dtype, rows, ny):
+    """Bit for bit against the float32 step model (16-bit types: even and odd lanes computed apart and joined by an
+    exact Add, SPEC-2 D65), compiled and plain; rows of 2 x 13 / 37 / 7 take the DataCopyPad path."""
+    m = _module("glu_grad")
+    rng = np.random.default_rng(rows * ny)
+    np_t = {"float": np.float32, "half": np.float16, "bfloat16": ml_dtypes.bfloat16}[dtype]
+    inputs = {"self": rng.uniform(-4, 4, (rows, 2 * ny)).astype(np_t),
+              "grad_out": rng.uniform(-2, 2, (rows, ny)).astype(np_t)}
+    want = _glu_want(inputs)
+    vfs = (m.GLU_GRAD_VF, m.glu_grad_vf) if rows * ny < 5000 else (m.GLU_GRAD_VF,)
+    for vf in vfs:
+        assert _bits(m.run_glu_grad(D950, inputs, vf=vf)["out"]) == _bits(want)
+
+
+def test_glu_grad_tiling_chunks():
+    """GetTilingDataSmall: group rows a chunk from the common buffer, the cores' loops and tails."""
+    m = _module("glu_grad")
+    assert m.common_buffer_size(D950, "float") == (253952 - 8192) // 40
+    assert m.common_buffer_size(D950, "half") == (253952 - 8192) // 56 * 2
+    _, _, raw = m.tiling(D950, 781, 64, "float")
+    t = raw.view(m.GluGradTilingData)[0]
+    assert (t["group"], t["numPerCore"], t["realCoreNum"], t["loopNum"], t["nLastTailGroup"], t["tailLoopNum"],
+            t["lastTailGroup"]) == (96, 98, 8, 1, 2, 0, 95)
+    with pytest.raises(aj.ParameterError, match="big-shape"):
+        m.tiling(D950, 2, 7000, "float")
+
+
+def test_div_specific_mode_with_its_default_algo_does_not_compile_in_a_vf():
+    """The gap glu_grad works around. `static constexpr DivSpecificMode m = {ZEROING, true};` (ops-nn GluGrad, the
+    devkit Div page's example form) ports as R.DivSpecificMode(ZEROING, True); made inside a VF it does not compile
+    (numba has no NamedTuple constructor with defaults there), so the VF runs as plain Python with an
+    UncompiledVFWarning whose text ends 'found for signature:)', naming no argument types. The three-field form and
+    a module-level mode compile. Pinned: the suite makes the warning an error."""
+    def vf(dst, src):
+        mode = R.DivSpecificMode(R.MaskMergeMode.ZEROING, True)
+        a, one = R.RegTensor("float"), R.RegTensor("float")
+        m = R.CreateMask("float")
+        R.LoadAlign(a, src)
+        R.Duplicate(one, np.float32(1.0))
+        R.Div(a, one, a, m, mode)
+        R.StoreAlign(dst, a, m)
+    core = aj.Core(D950)
+    with core:
+        src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        src[:] = np.arange(1, 65, dtype=np.float32)
+        with pytest.raises(aj.UncompiledVFWarning, match="Div"):
+            R.simd_vf(vf)(dst, src)
+
+
+def test_kernel_type_mix_vector_core_is_refused_on_the_950():
+    """glu_grad.cpp's entry sets KERNEL_TYPE_MIX_VECTOR_CORE in the 950 build too; the devkit page (设置Kernel类型.md,
+    kernel type constraints) lists it for the Atlas inference products only, and ascend_jit follows the page."""
+    with aj.Core(D950):
+        with pytest.raises(aj.ParameterError, match="KERNEL_TYPE_AIV_ONLY"):
+            aj.KERNEL_TASK_TYPE_DEFAULT(aj.KERNEL_TYPE_MIX_VECTOR_CORE)
