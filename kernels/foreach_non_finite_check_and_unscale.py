@@ -32,7 +32,12 @@ instruction writes them). Only lane 0 of the ReduceMax / ReduceMin results and o
 stored, so the bytes never matter on the device; the sanitizer reports each such load as an uninitialised read
 (tests/test_port39r_kernels.py pins the reports; `ascend-jit run --sanitize` therefore lists them).
 
-Deviations: the core count is the launch's 8 (the platform's in the original). The tensor list is a Python list
+Deviations: the core count is the launch's 8 (the platform's in the original). The VF loads whole vectors
+(256 bytes; 128 for the 16-bit unpacking load), so a chunk's last vector reads past the chunk's DataBlocks and, when
+scaledGradsUbSize is no multiple of 256 bytes, past the queue buffer into the next one (lanes outside the
+UpdateMask: harmless on the device); the port rounds the copy-in and copy-out buffers up to 256 bytes (the chunks
+stay scaledGradsUbSize) and zeroes the elements past the chunk by a Duplicate before the copy-in, so the sanitizer
+reports only the min / max loads above. The tensor list is a Python list
 of GM arrays (docs/decisions.md "Kernel utilities": the original reads a pointer table at the GM address,
 `GetTensorAddr`). found_inf is an in/out GM float; the kernel only ever writes 1.0 to it.
 
@@ -208,8 +213,11 @@ class ForeachNonFiniteCheckAndUnscaleNDRegbase:
         self.copyOutQueue_ = aj.TQue(aj.QuePosition.VECOUT, BUFFER_NUM)
         self.tempValQueue_ = aj.TQue(aj.QuePosition.VECOUT, BUFFER_NUM)
         self.maxBuf_, self.minBuf_ = aj.TBuf(aj.TPosition.VECCALC), aj.TBuf(aj.TPosition.VECCALC)
-        self.pipe_.InitBuffer(self.copyInQueue_, BUFFER_NUM, self.scaledGradsUbSize_)
-        self.pipe_.InitBuffer(self.copyOutQueue_, BUFFER_NUM, self.scaledGradsUbSize_)
+        # deviation: the two data queues' buffers rounded up to whole vectors (docstring)
+        bufBytes = aj.AlignUp(self.scaledGradsUbSize_, VF_LANES * 4)
+        self.bufElems_ = bufBytes // _SIZE[T]
+        self.pipe_.InitBuffer(self.copyInQueue_, BUFFER_NUM, bufBytes)
+        self.pipe_.InitBuffer(self.copyOutQueue_, BUFFER_NUM, bufBytes)
         self.pipe_.InitBuffer(self.tempValQueue_, BUFFER_NUM, self.reduceTempValUbSize_)
         self.pipe_.InitBuffer(self.maxBuf_, TEM_BUFFER_REMAIN)
         self.pipe_.InitBuffer(self.minBuf_, TEM_BUFFER_REMAIN)
@@ -264,7 +272,7 @@ class ForeachNonFiniteCheckAndUnscaleNDRegbase:
         T = self.T
         copyInLT = self.copyInQueue_.AllocTensor(T)
         copied = aj.CeilDivision(dataCount, self.perBlockCount_) * self.perBlockCount_
-        loaded = min(aj.CeilDivision(copied, VF_LANES) * VF_LANES, self.maxDataCount_)
+        loaded = min(aj.CeilDivision(copied, VF_LANES) * VF_LANES, self.bufElems_)
         if loaded > copied:
             # not in the original (docstring): the last vector's lanes past the copy, inside the buffer
             aj.Duplicate(copyInLT[copied], _NP[T](0), loaded - copied)

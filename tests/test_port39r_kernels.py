@@ -220,7 +220,8 @@ def test_foreach_unscale_minus_zero_quirk_and_found_inf_kept():
 def test_foreach_unscale_reads_past_its_min_max_tbufs():
     """The original DataCopies a whole vector (256 bytes) from each 32-byte min / max TBuf: on a default
     (bounds="tensor") core ascend_jit refuses it, naming the bounds="ub" rule the port launches with; the sanitizer
-    then reports exactly those two loads per VF call (the other uninitialised tails are zeroed by the port)."""
+    then reports exactly those two loads per VF call (the port zeroes the chunks' tails and rounds its data buffers
+    up to whole vectors, so no other load reports, full chunks included)."""
     m = _module(FNC)
     inputs = _fnc_inputs([300, 17], "float", 1)
     grads = [inputs["g0"].copy(), inputs["g1"].copy()]
@@ -231,6 +232,7 @@ def test_foreach_unscale_reads_past_its_min_max_tbufs():
                   inputs["inv_scale"], ws, raw, key, "float")
     with aj.sanitize_session("report") as session:
         m.run_unscale(D950, inputs)
+        m.run_unscale(D950, _fnc_inputs([130000, 17], "float", 2))    # full chunks: the rounded-up buffers
     lines = inspect.getsource(m.unscale_vf).splitlines()
     first = inspect.getsourcelines(m.unscale_vf)[1]
     loads = {f"{m.__file__.rsplit('/', 1)[1]}:{first + i}" for i, s in enumerate(lines)
@@ -377,3 +379,25 @@ def test_kernel_type_mix_vector_core_is_refused_on_the_950():
     with aj.Core(D950):
         with pytest.raises(aj.ParameterError, match="KERNEL_TYPE_AIV_ONLY"):
             aj.KERNEL_TASK_TYPE_DEFAULT(aj.KERNEL_TYPE_MIX_VECTOR_CORE)
+
+
+def test_a_keyword_mode_with_a_skipped_field_in_a_vf_raises_numba_internals():
+    """R.DivSpecificMode(precisionMode=True) (mrgMode and algo left to their defaults) works in plain Python; in a
+    compiled VF numba's NamedTuple typer fails an internal `assert not bound.kwargs`, and the bare AssertionError
+    escapes simd_vf (only NumbaErrors fall back to plain Python with an UncompiledVFWarning). Pinned as today's
+    behaviour: a user sees a numba traceback instead of the warning or an AscendJitError."""
+    def vf(dst, src):
+        mode = R.DivSpecificMode(precisionMode=True)
+        a = R.RegTensor("float")
+        m = R.CreateMask("float")
+        R.LoadAlign(a, src)
+        R.Div(a, a, a, m, mode)
+        R.StoreAlign(dst, a, m)
+    core = aj.Core(D950)
+    with core:
+        src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        src[:] = np.arange(1, 65, dtype=np.float32)
+        vf(dst, src)                                       # plain Python: fine
+        assert (dst.numpy() == 1.0).all()
+        with pytest.raises(AssertionError):
+            R.simd_vf(vf)(dst, src)
