@@ -30,9 +30,12 @@ entry keeps for int8) the traits' SatMode is not read and CTRL[59] = 0 saturates
 2049 in magnitude (above, it rounds by the mode, staying beyond the int8 range), half -> int8 clamps to
 [-128, 127]. tests/test_port39r_kernels.py also runs the VF with CTRL[60] = 0, where NO_SAT keeps the low bits.
 
-Deviations: the core count is the launch's 8 (GetCoreNumAiv in the original). Only int8 outputs: int4 packs
-through a `(RegTensor<uint32_t>&)` reinterpretation and an int4x2 Cast, fp8 / hifloat8 are no emulator dtypes
-(SPEC-2 D28). sqrt_mode (scale squared on the host) is the tiling's. At a short tile only (as
+Deviations: the core count is the launch's 8 (GetCoreNumAiv in the original). The int16 -> half trait passes
+SatMode UNKNOWN for the original's NO_SAT: the devkit's Cast page lists UNKNOWN only for that pair and ascend_jit
+(SPEC-2 11.5) refuses anything else, while the devkit's 950 CastImpl never reads satMode there (a `rndMergeCast`:
+vcvt with the round mode alone), so the bits are the same; tests/test_port39r_kernels.py pins the refusal. Only
+int8 outputs: int4 packs through a `(RegTensor<uint32_t>&)` reinterpretation and an int4x2 Cast, fp8 / hifloat8
+are no emulator dtypes (SPEC-2 D28). sqrt_mode (scale squared on the host) is the tiling's. At a short tile only (as
 kernels/sigmoid_regbase.py): the VF loads whole vectors, so the last one reads past the DataCopyPad's 32-byte
 blocks, inside the queue buffer (baseLen is whole cache lines); those lanes are kept out of every instruction and
 the store by UpdateMask, harmless on the device and an uninitialised read for the sanitizer: the port zeroes them
@@ -104,7 +107,7 @@ def ascend_quant_vf(outLocalAddr, xLocalAddr, dataCount, ATTR_SCALE, ATTR_OFFSET
     vregX = R.RegTensor(T)
     vregFloatX, vregFloatY, vregTmp1 = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
     vregInt16Y, vregHalfY, vregY = R.RegTensor("int16"), R.RegTensor("half"), R.RegTensor("int8")
-    mask4Int4 = R.CreateMask("float", R.MaskPattern.H)      # the int4 branch's store mask (not ported)
+    # (the original also makes mask4Int4 = CreateMask<float, H>, the int4 branch's store mask: not ported)
     mask = R.CreateMask("float")
     count = dataCount
     vfLoopNum = (dataCount + VL - 1) // VL
@@ -199,7 +202,8 @@ class AscendQuantPerTensorRegbase:
         if loaded > copied:
             # not in the original (docstring): the last vector's lanes past the copy, past its bytes
             aj.Duplicate(xLocal[copied], _NP[T](0), loaded - copied)
-        aj.DataCopyPad(xLocal, self.xGm_[xInOffset], self.GetXInCopyParams(xLen), aj.DataCopyPadExtParams(False, 0, 0, 0))
+        padParams = aj.DataCopyPadExtParams(False, 0, 0, 0)
+        aj.DataCopyPad(xLocal, self.xGm_[xInOffset], self.GetXInCopyParams(xLen), padParams)
         self.inQueueX_.EnQue(T, xLocal)
 
     def Compute(self, dataCount):

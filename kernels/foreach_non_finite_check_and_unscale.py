@@ -446,8 +446,8 @@ _SOURCE = ("hicann/ops-nn@e5c3fa93 foreach/foreach_non_finite_check_and_unscale/
 KERNELS = [
     KernelSpec("foreach_non_finite_check_and_unscale", "ops-nn ForeachNonFiniteCheckAndUnscale over a float tensor "
                "list, 950 regbase: a VF of UpdateMask loads, Max / Min, Muls by inv_scale, the last vector's Adds 0, "
-               "ReduceMax / ReduceMin into running values stored DIST_FIRST_ELEMENT_B32 under VL1; found_inf by GetValue "
-               "and GM SetValue", _make_inputs("float"), _run, _expected, default_size=100000,
+               "ReduceMax / ReduceMin into running values stored DIST_FIRST_ELEMENT_B32 under VL1; found_inf by "
+               "GetValue and GM SetValue", _make_inputs("float"), _run, _expected, default_size=100000,
                devices=("ascend950",), size_rule="5 to 4Mi elements", size_ok=_size_ok, source=_SOURCE),
     KernelSpec("foreach_non_finite_check_and_unscale_half_inf", "the same over halves with an inf (DIST_UNPACK_B16 + "
                "Cast in, Cast CAST_RINT + DIST_PACK_B32 out; found_inf 1)", _make_inputs("half", np.inf), _run,

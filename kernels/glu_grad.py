@@ -27,18 +27,18 @@ hicann/ops-nn @ e5c3fa9327ea95ba26d06227e746923580d10921, activation/glu_grad:
 
 Deviations: the core count is the launch's 8 (the compile info's totalCoreNum). The entry's
 KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_VECTOR_CORE) is left out: the devkit page (设置Kernel类型.md, kernel type
-constraints) lists it for the Atlas inference products only, not the 950, and ascend_jit refuses it there. The UB is the emulator's 248 KiB
-(its 8 KB reservation already out, D70), from which the host takes 8 KB again. Only the small-shape path
-(ny <= commonBufferSize, the size rule keeps to it); GluGradBigShape is not ported. The three Casts to float carry
-SatMode NO_SAT in the original, which ascend_jit refuses for half / bfloat16 -> float (SPEC-2 11.5; the devkit's
-950 CastImpl never reads satMode for these pairs): the port passes UNKNOWN, the same bits
+constraints) lists it for the Atlas inference products only, not the 950, and ascend_jit refuses it there. The UB is
+the emulator's 248 KiB (its 8 KB reservation already out, D70), from which the host takes 8 KB again. Only the
+small-shape path (ny <= commonBufferSize, the size rule keeps to it); GluGradBigShape is not ported. The three Casts
+to float carry SatMode NO_SAT in the original, which ascend_jit refuses for half / bfloat16 -> float (SPEC-2 11.5;
+the devkit's 950 CastImpl never reads satMode for these pairs): the port passes UNKNOWN, the same bits
 (tests/test_port39r_kernels.py pins the refusal). The Div mode `{ZEROING, true}` is written with its default algo
 (INTRINSIC) spelled out: `R.DivSpecificMode(ZEROING, True)` made inside a VF does not compile (the VF would run as
-plain Python; the test file pins it). Buffer sizes: the VF loads whole vectors (256 bytes), so the
-last vector of a chunk reads past the chunk's elements and, when the buffer is no multiple of 256 bytes, past the
-buffer; the port rounds each buffer up to 256 bytes and zeroes the elements past the chunk by a Duplicate before
-the copy-in (lanes the UpdateMask keeps out of the Add and the stores; harmless on the device, uninitialised or
-out-of-tensor reads for the sanitizer).
+plain Python; the test file pins it). Buffer sizes: the VF loads whole vectors (256 bytes), so the last vector of a
+chunk reads past the chunk's elements and, when the buffer is no multiple of 256 bytes, past the buffer; the port
+rounds each buffer up to 256 bytes and zeroes the elements past the chunk by a Duplicate before the copy-in (lanes
+the UpdateMask keeps out of the Add and the stores; harmless on the device, uninitialised or out-of-tensor reads for
+the sanitizer).
 
 Fidelity: MODELLED (Exp: the exact result rounded once; the Div is DivPrecisionImpl, RN). The expectation is the
 float64 formula: float within 6e-6 relative (1 - sig(b) loses bits to cancellation: b is drawn from [-4, 4], where
