@@ -148,3 +148,9 @@ __all__ = [
     "FULL_MASK", "B8_BYTE_SIZE", "B16_BYTE_SIZE", "B32_BYTE_SIZE", "B64_BYTE_SIZE", "B16_DATA_NUM_PER_BLOCK",
     "B32_DATA_NUM_PER_BLOCK", "B16_DATA_NUM_PER_REPEAT", "B32_DATA_NUM_PER_REPEAT", "ONE_BLK_HALF_NUM",
     "ONE_BLK_FLOAT_NUM", "BRCB_BROADCAST_NUMBER", "VECTOR_REG_WIDTH_2XVL", "BLOCK_CUBE"]
+
+# devkit names the emulator does not offer: a NotOfferedError saying why (api/registry.py NOT_OFFERED)
+from .api.registry import NOT_OFFERED as _NOT_OFFERED  # noqa: E402
+from .errors import not_offered_lookup as _not_offered_lookup  # noqa: E402
+
+__getattr__ = _not_offered_lookup(__name__, "", _NOT_OFFERED)

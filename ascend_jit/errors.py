@@ -146,8 +146,19 @@ class ReadOnlyError(AscendJitError, AttributeError):
 
 
 class NotOfferedError(AscendJitError, AttributeError):
-    """A devkit name the emulator does not offer (SPEC-2 14), looked up on `aj.Reg`: the message says why and what
-    to use instead. An AttributeError too, so `hasattr(aj.Reg, name)` stays False."""
+    """A devkit name the emulator does not offer (SPEC-2 14), looked up on `aj` or `aj.Reg`: the message says why
+    and what to use instead. An AttributeError too, so `hasattr(aj.Reg, name)` stays False."""
+
+
+def not_offered_lookup(module, prefix, reasons, device=None):
+    """A module `__getattr__` for the devkit names in `reasons` (name -> why, and what to use): a NotOfferedError
+    naming `prefix + name`; any other missing name Python's AttributeError."""
+    def __getattr__(name):
+        reason = reasons.get(name)
+        if reason is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        raise NotOfferedError(f"{prefix}{name}", "name", name, legal=reason, device=device)
+    return __getattr__
 
 
 class SanitizerError(StateError):

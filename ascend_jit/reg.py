@@ -42,8 +42,8 @@ from .core import current_core
 from .devices import DEVICES
 from .dtypes import ALL, DType, _d28_detail, _d28_name, loaded_bfloat16, resolve
 from .enums import RoundMode
-from .errors import (AscendJitError, NotOfferedError, ParameterError, StateError, UncompiledVFWarning,
-                     UnsupportedDeviceError, UnsupportedDTypeError)
+from .errors import (AscendJitError, ParameterError, StateError, UncompiledVFWarning,
+                     UnsupportedDeviceError, UnsupportedDTypeError, not_offered_lookup)
 from .jit import reg as impl
 from .jit import reg_cast as cv
 from .jit import reg_move as mv
@@ -2504,8 +2504,9 @@ _DIV_MODE_RULES = (impl.EnumRule("Div", "mode.mrgMode", MaskMergeMode, 0, 2, Non
 
 
 def _is_div_mode_type(t):
-    """A DivSpecificMode in compiled code: a 3-tuple of ints, enum members or bools (the rules check which)."""
-    return isinstance(t, types.BaseTuple) and len(t) == 3 and \
+    """A DivSpecificMode in compiled code: a 3-tuple of ints, enum members or bools (the rules check which), or a
+    DivSpecificMode with its trailing fields left to their defaults (`{ZEROING, true}`: every default is 0)."""
+    return isinstance(t, types.BaseTuple) and impl.short_named_tuple(t, 3, DivSpecificMode) and \
         all(isinstance(f, (types.Integer, types.IntEnumMember, types.Boolean)) for f in t)
 
 
@@ -2891,7 +2892,7 @@ _TRAIT_RULES = tuple(impl.EnumRule("Cast", f"trait.{name}", cls, min(cls), max(c
 def _cast_plan(dst, src, mask, trait=None):
     """Cast as one call of a Reg Cast kernel (_cast_kernel): the trait's four fields as ints (an absent trait: every
     field UNKNOWN, SPEC-2 11.5); cast's widening marker None when literal dtypes name another pair."""
-    if not (_regs_and_mask(dst, src, mask) and impl.ints_like(trait, 4)):
+    if not (_regs_and_mask(dst, src, mask) and impl.ints_like(trait, 4, CastTrait)):
         return None
     operands = ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2)) + tuple(
         (impl.FIELD, 3, k, default, rule) for k, (default, rule) in enumerate(zip((0, 0, 2, 8), _TRAIT_RULES)))
@@ -3380,9 +3381,18 @@ def _is_dtype_object(value):
 
 def _numba_reason(error):
     """The line of a numba compile error that says what failed (its first line only names the pipeline step)."""
+    if not isinstance(error, NumbaError):   # numba's typing failed outside its own error types
+        text = f"{type(error).__name__} in numba's typing{': ' + str(error) if str(error) else ''}"
+        # numba folds a NamedTuple's keyword arguments only when every earlier field is given (an assert)
+        return text + ("; a Reg struct built with keywords (DivSpecificMode(precisionMode=True)) compiles written "
+                       "with its fields in order" if isinstance(error, AssertionError) else "")
     lines = [line.strip() for line in re.sub(r"\x1b\[[0-9;]*m", "", str(error)).splitlines()]
     reasons = [line for line in lines if line and not line.startswith(("Failed in", "During:"))]
-    return reasons[0] if reasons else lines[0]
+    if not reasons:
+        return lines[0] if lines else type(error).__name__
+    if reasons[0].endswith(":") and len(reasons) > 1:   # "No implementation of ... found for signature:" says which
+        return f"{reasons[0]} {reasons[1]}"              # call on the next line (">>> Div(..., DivSpecificMode(...))")
+    return reasons[0]
 
 
 def _plan_key(args, kinds):
@@ -3452,6 +3462,14 @@ def _planned_call(api, kinds, key, entry):
                  **{f"K{i}": kind for i, kind in enumerate(kinds)}, **{f"D{i}": k for i, k in enumerate(key)}}
     exec("def planned(args):\n" + "\n".join(body), namespace)  # noqa: S102 (our own generated source)
     return namespace["planned"]
+
+
+def _compiled_for(compiled, converted):
+    """Whether numba holds compiled code of the VF for these (converted) arguments."""
+    try:
+        return tuple(compiled.typeof_pyval(a) for a in converted) in compiled.overloads
+    except Exception:   # an argument numba cannot type: nothing was compiled for it
+        return False
 
 
 class _VFCache(FunctionCache):
@@ -3529,6 +3547,10 @@ def simd_vf(fn):
             result = compiled(*converted)
         except NumbaError as error:  # typing: nothing ran (the words written back below are the MaskRegs' own)
             compile_error = error
+        except Exception as error:
+            if _compiled_for(compiled, converted):
+                raise   # the compiled VF's own refusal
+            compile_error = error   # numba's typing failed otherwise (an AssertionError for a NamedTuple keyword)
         else:
             compile_error = None
         finally:  # also when the VF raises: its MaskRegs hold what it wrote first, as plain Python's do
@@ -3638,8 +3660,4 @@ _NOT_OFFERED_NAMES = {
 }
 
 
-def __getattr__(name):
-    reason = _NOT_OFFERED_NAMES.get(name)
-    if reason is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    raise NotOfferedError(f"Reg.{name}", "name", name, legal=reason, device=DEVICE)
+__getattr__ = not_offered_lookup(__name__, "Reg.", _NOT_OFFERED_NAMES, DEVICE)

@@ -351,26 +351,34 @@ def test_glu_grad_tiling_chunks():
         m.tiling(D950, 2, 7000, "float")
 
 
-def test_div_specific_mode_with_its_default_algo_does_not_compile_in_a_vf():
-    """The gap glu_grad works around. `static constexpr DivSpecificMode m = {ZEROING, true};` (ops-nn GluGrad, the
-    devkit Div page's example form) ports as R.DivSpecificMode(ZEROING, True); made inside a VF it does not compile
-    (numba has no NamedTuple constructor with defaults there), so the VF runs as plain Python with an
-    UncompiledVFWarning whose text ends 'found for signature:)', naming no argument types. The three-field form and
-    a module-level mode compile. Pinned: the suite makes the warning an error."""
-    def vf(dst, src):
-        mode = R.DivSpecificMode(R.MaskMergeMode.ZEROING, True)
+def test_div_specific_mode_with_its_default_algo_compiles_in_a_vf():
+    """`static constexpr DivSpecificMode m = {ZEROING, true};` (ops-nn GluGrad, the devkit Div page's example form)
+    ports as R.DivSpecificMode(ZEROING, True); numba types it as a tuple of the two given fields, and the Div plan
+    gives the third its default (the suite makes an UncompiledVFWarning an error), with the three-field form's bits."""
+    def reciprocal(dst, src, mode):
         a, one = R.RegTensor("float"), R.RegTensor("float")
         m = R.CreateMask("float")
         R.LoadAlign(a, src)
         R.Duplicate(one, np.float32(1.0))
         R.Div(a, one, a, m, mode)
         R.StoreAlign(dst, a, m)
+
+    def short(dst, src):
+        reciprocal(dst, src, R.DivSpecificMode(R.MaskMergeMode.ZEROING, True))
+
+    def whole(dst, src):
+        reciprocal(dst, src, R.DivSpecificMode(R.MaskMergeMode.ZEROING, True, aj.DivAlgo.INTRINSIC))
+    reciprocal = R.simd_callee(reciprocal)
     core = aj.Core(D950)
     with core:
-        src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
-        src[:] = np.arange(1, 65, dtype=np.float32)
-        with pytest.raises(aj.UncompiledVFWarning, match="Div"):
+        src = core.local_tensor("float", 64)
+        src[:] = np.arange(1, 65, dtype=np.float32) * np.float32(0.37)
+        out = []
+        for vf in (short, whole):
+            dst = core.local_tensor("float", 64)
             R.simd_vf(vf)(dst, src)
+            out.append(dst.numpy().tobytes())
+        assert out[0] == out[1]
 
 
 def test_kernel_type_mix_vector_core_is_refused_on_the_950():
@@ -381,11 +389,10 @@ def test_kernel_type_mix_vector_core_is_refused_on_the_950():
             aj.KERNEL_TASK_TYPE_DEFAULT(aj.KERNEL_TYPE_MIX_VECTOR_CORE)
 
 
-def test_a_keyword_mode_with_a_skipped_field_in_a_vf_raises_numba_internals():
+def test_a_keyword_mode_with_a_skipped_field_in_a_vf_runs_plain_with_a_warning():
     """R.DivSpecificMode(precisionMode=True) (mrgMode and algo left to their defaults) works in plain Python; in a
-    compiled VF numba's NamedTuple typer fails an internal `assert not bound.kwargs`, and the bare AssertionError
-    escapes simd_vf (only NumbaErrors fall back to plain Python with an UncompiledVFWarning). Pinned as today's
-    behaviour: a user sees a numba traceback instead of the warning or an AscendJitError."""
+    compiled VF numba's NamedTuple typer fails an internal `assert not bound.kwargs`: the VF runs as plain Python,
+    with the UncompiledVFWarning saying how to write the struct so that it compiles."""
     def vf(dst, src):
         mode = R.DivSpecificMode(precisionMode=True)
         a = R.RegTensor("float")
@@ -399,5 +406,7 @@ def test_a_keyword_mode_with_a_skipped_field_in_a_vf_raises_numba_internals():
         src[:] = np.arange(1, 65, dtype=np.float32)
         vf(dst, src)                                       # plain Python: fine
         assert (dst.numpy() == 1.0).all()
-        with pytest.raises(AssertionError):
+        dst[:] = np.zeros(64, np.float32)
+        with pytest.warns(aj.UncompiledVFWarning, match="fields in order"):
             R.simd_vf(vf)(dst, src)
+        assert (dst.numpy() == 1.0).all()

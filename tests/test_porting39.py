@@ -318,3 +318,36 @@ def test_set_vector_mask_names_a_template_dtype_first_or_last(args, name):
     with aj.Core("atlas-a2"):
         with pytest.raises(ParameterError, match=f"'{name}' = 'float'.*SetVectorMask\\(len, dtype='float'\\)"):
             aj.SetVectorMask(*args)
+
+
+@pytest.mark.parametrize("name", ["Interleave", "DeInterleave", "SetCmpMask", "CastDequant", "Neg", "Subs",
+                                  "SetLoopModePara", "CrossCoreSetFlag"])
+def test_memory_api_names_not_offered_say_why(name):
+    """A devkit name the emulator does not offer is a NotOfferedError (an AttributeError too) saying why and what to
+    use, as on aj.Reg; hasattr stays False and any other missing name is Python's AttributeError."""
+    with pytest.raises(aj.NotOfferedError, match=f"^{name}: parameter 'name' = '{name}' .*not offered"):
+        getattr(aj, name)
+    assert not hasattr(aj, name)
+    with pytest.raises(AttributeError) as info:
+        aj.NoSuchInstruction
+    assert type(info.value) is AttributeError
+
+
+def test_a_vf_numba_cannot_type_runs_plain_with_the_reason():
+    """numba's typing may fail outside its own error types (an AssertionError for a NamedTuple built with a keyword
+    after a skipped field): the VF runs as plain Python with an UncompiledVFWarning saying so, not a traceback."""
+    @aj.Reg.simd_vf
+    def reciprocal(dst, src):
+        a, one = aj.Reg.RegTensor("float"), aj.Reg.RegTensor("float")
+        m = aj.Reg.CreateMask("float")
+        aj.Reg.LoadAlign(a, src)
+        aj.Reg.Duplicate(one, np.float32(1.0))
+        aj.Reg.Div(a, one, a, m, aj.Reg.DivSpecificMode(precisionMode=True))
+        aj.Reg.StoreAlign(dst, a, m)
+    core = aj.Core("ascend950")
+    with core:
+        src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        src[:] = np.full(64, 4.0, np.float32)
+        with pytest.warns(aj.UncompiledVFWarning, match="AssertionError in numba's typing.*fields in order"):
+            reciprocal(dst, src)
+        assert (dst.numpy() == np.float32(0.25)).all()

@@ -284,6 +284,8 @@ def test_a_refused_cast_trait_names_the_values_the_pair_allows(trait, field, leg
         R.Cast(R.RegTensor("int8"), R.RegTensor("half"), R.CreateMask("half"), trait=R.CastTrait(*trait))
     message = str(refusal.value)
     assert field in message and f"legal: {legal}:" in message and "ascend950" in message
+    refused = {"trait.layoutMode": trait[0], "trait.satMode": trait[1], "trait.roundMode": trait[3]}[field]
+    assert f"{field}' = '{type(refused).__name__}.{refused.name}'" in message   # the member, not its value
 
 
 @pytest.mark.parametrize("scalar", [40000, True])

@@ -455,3 +455,27 @@ INSTRUCTIONS = (
                 _truncate_example, offered=lambda spec: spec.name == "ascend950", home="ascend950"),
 ) + tuple(replace(i, forms=_ELEMENTWISE_FORMS.get(i.name, ())) for i in elementwise_instructions(Instruction)) + \
     REG_INSTRUCTIONS
+
+
+# --- devkit Memory-API names the emulator does not offer (SPEC-2 14) ------------------------------------------------
+# Looked up on `aj`, a NotOfferedError saying why and what to use (port39r met Interleave in some sixteen arch35
+# files), not a bare AttributeError; `aj.Reg` has its own table (reg.py).
+_OUT_OF_BRIEF = "not offered (SPEC-2 14: not in the brief)"
+NOT_OFFERED = {
+    **dict.fromkeys(("Interleave", "DeInterleave"), "not offered (the 950's Memory-API pages are outside the brief); "
+                    "inside a VF a DIST_DINTLV_B16/B32 aj.Reg.LoadAlign into two registers de-interleaves and a "
+                    "DIST_INTLV_B16/B32 aj.Reg.StoreAlign of two registers interleaves"),
+    **dict.fromkeys(("SetCmpMask", "GetCmpMask"), "not offered (SPEC-2 14, D59: the CMPMASK register's layout after "
+                    "Compare is not documented per device); Select takes its selMask as a tensor here"),
+    **dict.fromkeys(("CastDequant", "SetDeqScale"), "not offered (SPEC-2 14, D47: the dequantisation scale's format "
+                    "and rounding are undocumented)"),
+    **dict.fromkeys(("MulAddRelu", "AddReluCast", "SubReluCast", "MulCast", "Mull", "Prelu", "BilinearInterpolation"),
+                    _OUT_OF_BRIEF),
+    "Neg": f"{_OUT_OF_BRIEF}; aj.Muls(dst, src, -1.0, count) negates a float lane exactly",
+    **dict.fromkeys(("Subs", "Divs"), "not offered (SPEC-2 14: the 950's flexible-scalar variants are outside the "
+                    "brief); Adds and Muls take the scalar"),
+    **dict.fromkeys(("SetLoopModePara", "ResetLoopModePara"), "not offered (SPEC-2 14: DataCopyPad's 950 loop mode is "
+                    "outside the brief); copy each loop's rows with its own DataCopyPad"),
+    **dict.fromkeys(("CrossCoreSetFlag", "CrossCoreWaitFlag"), "not offered (SPEC-2 14: cross-core flags are not "
+                    "modelled); aj.SyncAll orders the blocks of a launch"),
+}

@@ -625,7 +625,7 @@ ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL, WORDS, CHECK, DATA = range(10)
 # IntEnum member) as an int64, `default` when absent (optional api, name, legal after it: a uint64
 # value above 2**63 - 1 is refused naming it, _as_int64 and _refuse_huge_unsigned); (IS_ONE, i) the
 # bool "argument i == 1", False when absent; (FIELD, i, k, default) field k of the tuple argument i (a
-# CastTrait) as an int64, `default` when the argument is absent (an optional fifth item, an EnumRule,
+# CastTrait) as an int64, `default` when the argument or the field is absent (an optional fifth item, an EnumRule,
 # refuses a field that is another enum's member, and checks a uint64 one); (ENUM, i, default, rule)
 # argument i checked by `rule` (an EnumRule) as plain Python's as_enum checks it (SPEC-2 1.8): the
 # int64 value, or with rule.flag the bool "value == 1" (MaskMergeMode MERGING); `default` (an int64,
@@ -1005,7 +1005,8 @@ def _operand_values(context, builder, sig, args, operands, made):
             if isinstance(call_sig.return_type, types.Array):
                 made.append((call_sig.return_type, value))
             values.append(value)
-        elif op[1] >= len(args) or isinstance(sig.args[op[1]], (types.NoneType, types.Omitted)):
+        elif op[1] >= len(args) or isinstance(sig.args[op[1]], (types.NoneType, types.Omitted)) or (
+                op[0] == FIELD and op[2] >= len(sig.args[op[1]])):  # a NamedTuple's field left to its default
             flag = op[0] == IS_ONE or (op[0] == ENUM and op[3].flag)
             values.append(context.get_constant(types.boolean, False) if flag else
                           context.get_constant(types.int64, op[3] if op[0] == FIELD else op[2]))
@@ -1130,11 +1131,18 @@ def enum_like(t):
     return int_like(t) or isinstance(t, types.Boolean)
 
 
-def ints_like(t, n):
-    """An optional tuple argument of n int fields (a CastTrait): absent, or a tuple of ints / IntEnum members."""
+def ints_like(t, n, cls=None):
+    """An optional tuple argument of n int fields (a CastTrait): absent, or a tuple of ints / IntEnum members; a
+    NamedTuple of `cls` built with its trailing fields left out (numba types `CastTrait(ZERO, SAT)` as a tuple of
+    the two given: FIELD operands give the others their defaults)."""
     return t is None or isinstance(t, (types.NoneType, types.Omitted)) or (
-        isinstance(t, types.BaseTuple) and len(t) == n and
+        isinstance(t, types.BaseTuple) and short_named_tuple(t, n, cls) and
         all(isinstance(f, (types.Integer, types.IntEnumMember)) for f in t))
+
+
+def short_named_tuple(t, n, cls):
+    """Whether tuple type t holds n fields, or is a NamedTuple of cls with at most n (its defaults for the rest)."""
+    return len(t) == n or (cls is not None and getattr(t, "instance_class", None) is cls and len(t) < n)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)

@@ -83,6 +83,9 @@ def _field_legal(field, mask):
 LEGAL_LAYOUT, LEGAL_SAT, LEGAL_ROUND = (row_table(f"Reg Cast legal {name} by pair", (
     _field_legal(field, TRAITS[s, d, field]) for s in range(11) for d in range(11)))
     for field, name in enumerate(("layoutMode", "satMode", "roundMode")))
+# A refused field's value by member name (a port reads `SatMode.NO_SAT`, not 2)
+VALUE_LAYOUT, VALUE_SAT, VALUE_ROUND = (row_table(f"Reg Cast {enum_name} members", (
+    f"{enum_name}.{name}" for name in names)) for enum_name, names in _FIELD_NAMES)
 # plain Python's words (reg.py Cast and _trait, SPEC-2 11.1: a compiled VF refuses in the same words), picked by index:
 # a pair that is not a Reg Cast pair, named "src -> dst" (index src kind * 11 + dst kind); a trait field that is no
 # member of its enum, with as_enum's list of the members and their values (index: the field, CastTrait's order)
@@ -122,13 +125,13 @@ def _check_trait(sk, dk, layout, sat, mrg, rnd):
                                     "SPEC-2 D28)", DEVICE)
     pair = sk * 11 + dk
     if layout < 0 or layout > 4 or not (row[0] >> layout) & 1:
-        raise ParameterError("Cast", "trait.layoutMode", layout, (LEGAL_LAYOUT, pair), DEVICE)
+        raise ParameterError("Cast", "trait.layoutMode", (VALUE_LAYOUT, layout), (LEGAL_LAYOUT, pair), DEVICE)
     if sat < 0 or sat > 2 or not (row[1] >> sat) & 1:
-        raise ParameterError("Cast", "trait.satMode", sat, (LEGAL_SAT, pair), DEVICE)
+        raise ParameterError("Cast", "trait.satMode", (VALUE_SAT, sat), (LEGAL_SAT, pair), DEVICE)
     if mrg == MERGING or mrg < 0 or mrg > 2:
         raise ParameterError("Cast", "trait.mrgMode", mrg, "MaskMergeMode.ZEROING or UNKNOWN (SPEC-2 11.5)", DEVICE)
     if rnd < 0 or rnd > 8 or not (row[2] >> rnd) & 1:  # CAST_NONE is not a Reg round mode
-        raise ParameterError("Cast", "trait.roundMode", rnd, (LEGAL_ROUND, pair), DEVICE)
+        raise ParameterError("Cast", "trait.roundMode", (VALUE_ROUND, rnd), (LEGAL_ROUND, pair), DEVICE)
 
 
 @njit(cache=True, inline="always")

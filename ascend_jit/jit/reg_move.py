@@ -69,7 +69,7 @@ def _check_place(api, lo, hi, addr, align, start, stop):
         _misaligned(api, "address", addr, align)
     if stop > start and (start < lo or stop > hi):
         raise OutOfBoundsError(api, "address", start, "every accessed byte inside the operand's tensor (or the UB "
-                               "on a bounds=\"ub\" core; SPEC-2 11.6)", DEVICE)
+                               "on a core made with bounds=\"ub\": aj.launch(..., bounds=\"ub\"); SPEC-2 11.6)", DEVICE)
 
 
 @njit(cache=True, inline="always")
@@ -178,7 +178,8 @@ def element_address(api, h, offset):
 
 
 _ALIGN_32 = "a multiple of 32 bytes (SPEC-2 11.6)"
-_INSIDE = "every accessed byte inside the operand's tensor (or the UB on a bounds=\"ub\" core; SPEC-2 11.6)"
+_INSIDE = ("every accessed byte inside the operand's tensor (or the UB on a core made with bounds=\"ub\": "
+           "aj.launch(..., bounds=\"ub\"); SPEC-2 11.6)")
 
 
 # LoadAlign / StoreAlign DIST_NORM, the hot cases, are small functions of their own whose checks raise directly:
