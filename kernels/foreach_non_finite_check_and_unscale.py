@@ -25,14 +25,16 @@ hicann/ops-nn @ e5c3fa9327ea95ba26d06227e746923580d10921, foreach/foreach_non_fi
   DataBlocks, one core per DataBlock up to the cores (at most 80), `AssignDataToEachCore`, `DivideUbMemory`,
   `GetReduceRetValSize`; the RegbaseTilingData struct).
 
-Two quirks of the original, kept: the last vector's `Adds(x, x, 0)` also runs before its Muls, so a -0 there is
-unscaled to +0 (every other vector keeps -0 * s = -0); and the running min / max are loaded by a whole-vector
-DataCopy from their 32-byte TBufs: lanes 8..63 read the 224 UB bytes past the buffer (past the pipe's buffers: no
-instruction writes them). Only lane 0 of the ReduceMax / ReduceMin results and of the running values is used and
-stored, so the bytes never matter on the device; the sanitizer reports each such load as an uninitialised read
-(tests/test_port39r_kernels.py pins the reports; `ascend-jit run --sanitize` therefore lists them).
+A quirk of the original, kept: the last vector's `Adds(x, x, 0)` also runs before its Muls, so a -0 there is
+unscaled to +0 (every other vector keeps -0 * s = -0).
 
-Deviations: the core count is the launch's 8 (the platform's in the original). The VF loads whole vectors
+Deviations: the core count is the launch's 8 (the platform's in the original). The original loads the running min /
+max by a whole-vector DataCopy from their 32-byte TBufs: lanes 8..63 read the 224 UB bytes past the buffer (past the
+pipe's buffers: no instruction writes them), which a default core refuses (it needs `aj.launch(..., bounds="ub")`)
+and the sanitizer reports as reads outside the tensor of uninitialised bytes. Only lane 0 of those loads, of the
+Max / Min with the reduced vectors and of the stores is used, so the port loads lane 0 broadcast
+(DIST_BRC_B32): the same stored values, no byte past the TBufs (`ORIGINAL_MIN_MAX_LOADS = True` runs the original's
+loads, with bounds="ub"; tests/test_port39r_kernels.py pins its reports). The VF loads whole vectors
 (256 bytes; 128 for the 16-bit unpacking load), so a chunk's last vector reads past the chunk's DataBlocks and, when
 scaledGradsUbSize is no multiple of 256 bytes, past the queue buffer into the next one (lanes outside the
 UpdateMask: harmless on the device); the port rounds the copy-in and copy-out buffers up to 256 bytes (the chunks
@@ -52,6 +54,7 @@ from ascend_jit.kernels._base import KernelSpec
 
 R = aj.Reg
 CORE_NUM = 8                          # deviation: the launch's cores (the platform's in the original)
+ORIGINAL_MIN_MAX_LOADS = False        # True: the original's whole-vector loads of the running min / max
 MAX_TENSOR_COUNT = 256
 MAX_CORE_COUNT_REGBASE = 80
 BYTE_BLOCK = 32
@@ -158,8 +161,9 @@ def store_one_tensor_for_dtype_t(output, src, preg, offset, T):
         R.DataCopy(output[offset], y16, preg, dist=R.StoreDist.DIST_PACK_B32)
 
 
-def unscale_vf(inUbAddr, outUbAddr, minUbAddr, maxUbAddr, repeatTimes, sreg, invScaleVal, dataCountPerLoop, T):
-    """Compute's __VEC_SCOPE__."""
+def unscale_vf(inUbAddr, outUbAddr, minUbAddr, maxUbAddr, repeatTimes, sreg, invScaleVal, dataCountPerLoop, T,
+               whole_vector_loads):
+    """Compute's __VEC_SCOPE__ (whole_vector_loads: ORIGINAL_MIN_MAX_LOADS)."""
     vmin, vmax, x, y = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
     lastMin, lastMax = R.RegTensor("float"), R.RegTensor("float")
     pregMain = R.CreateMask("float", R.MaskPattern.ALL)
@@ -180,8 +184,12 @@ def unscale_vf(inUbAddr, outUbAddr, minUbAddr, maxUbAddr, repeatTimes, sreg, inv
     R.Min(vmin, vmin, x, pregMain)
     R.Muls(y, x, invScaleVal, maskReg)
     store_one_tensor_for_dtype_t(outUbAddr, y, maskReg, (repeatTimes - 1) * dataCountPerLoop, T)
-    R.DataCopy(lastMin, minUbAddr)
-    R.DataCopy(lastMax, maxUbAddr)
+    if whole_vector_loads:   # the original: whole vectors from the 32-byte TBufs (lanes 8..63 past them)
+        R.DataCopy(lastMin, minUbAddr)
+        R.DataCopy(lastMax, maxUbAddr)
+    else:                    # deviation: lane 0 broadcast, the one lane the Max / Min results store
+        R.DataCopy(lastMin, minUbAddr, dist=R.LoadDist.DIST_BRC_B32)
+        R.DataCopy(lastMax, maxUbAddr, dist=R.LoadDist.DIST_BRC_B32)
     R.ReduceMax(vmax, vmax, pregMain)
     R.ReduceMin(vmin, vmin, pregMain)
     R.Max(lastMax, lastMax, vmax, pregMain)
@@ -291,7 +299,7 @@ class ForeachNonFiniteCheckAndUnscaleNDRegbase:
         dataCountPerLoop = aj.GetVecLen() // 4
         repeatTimes = aj.CeilDivision(dataCount, dataCountPerLoop)
         R.asc_vf_call(self.vf, computeInLT, computeOutLT, self.minLocal_, self.maxLocal_, repeatTimes, dataCount,
-                      np.float32(self.invScaleVal_), dataCountPerLoop, T)
+                      np.float32(self.invScaleVal_), dataCountPerLoop, T, ORIGINAL_MIN_MAX_LOADS)
         self.copyOutQueue_.EnQue(T, computeOutLT)
         self.copyInQueue_.FreeTensor(computeInLT)
 
@@ -372,7 +380,7 @@ def run_unscale(device, inputs, vf=UNSCALE_VF, found_inf=0.0):
     block_dim, key, tiling_bytes = tiling(device, [g.size for g in grads], T)
     workspace = np.zeros(aj.GetLibApiWorkSpaceSize(device) + 32, np.uint8)
     aj.launch(foreach_non_finite_check_and_unscale, block_dim, device, grads, found, inputs["inv_scale"].copy(),
-              workspace, tiling_bytes, key, T, vf, bounds="ub")
+              workspace, tiling_bytes, key, T, vf, bounds="ub" if ORIGINAL_MIN_MAX_LOADS else "tensor")
     out = {f"g{k}": g for k, g in enumerate(grads)}
     out["found_inf"] = found
     return out

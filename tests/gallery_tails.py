@@ -133,6 +133,12 @@ tests/test_sanitizer.py)."""
 # linear_index_int64 3001 (8 cores of 376, the last 369), linear_index_dim0 7007 and linear_index_dim1_int64 91
 # (3 cores of 31, the last 29: a piece of 8-element groups and a short last group);
 # avg_pool3d_grad* 30011 (a plane longer than a UB part: two chunks a plane, the second short);
+# atanh 300007, atanh_half 5, atanh_bf16 1001 and fills* 5 to 100000 (whole 512-byte blocks over the cores and a
+# short last one; GM padded to 512 bytes), erfinv 17 (one core, a DataCopyPad of 68 bytes); equal* 4099 (big and
+# small cores, compare counts rounded up to 256 bytes); reflection_pad1d_v2 37 rows of 9 (rows split over the cores
+# with a remainder), pdist 6 x 100 and pdist_p0 3 x 130 (pairs dealt in blocks of 8, one partial); rms_norm_quant
+# 9000 (one row a core and a tail row), clipped_swiglu 3 x 384 (rows over the cores, the last short),
+# dynamic_block_quant 9000 (one row a core and a tail row whose column blocks spread over the cores);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -201,4 +207,9 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "logit": 20011, "logit_half": 20011, "logit_bf16": 20011,
          "linear_index": 3001, "linear_index_int64": 3001, "linear_index_dim0": 7 * 1001,
          "linear_index_dim1_int64": 7 * 13,
-         "avg_pool3d_grad": 30011, "avg_pool3d_grad_half": 30011, "avg_pool3d_grad_bf16_disjoint": 30011}
+         "avg_pool3d_grad": 30011, "avg_pool3d_grad_half": 30011, "avg_pool3d_grad_bf16_disjoint": 30011,
+         "atanh": 300007, "atanh_half": 5, "atanh_bf16": 1001, "erfinv": 17, "fills": 5, "fills_half": 1001,
+         "fills_bf16": 3, "fills_int8": 100000,
+         "equal": 4099, "equal_half": 4099, "equal_int32": 4099, "equal_int8": 4099, "equal_uint32": 4099,
+         "reflection_pad1d_v2": 37 * 9, "pdist": 6 * 100, "pdist_p0": 3 * 130,
+         "rms_norm_quant": 9000, "clipped_swiglu": 3 * 384, "dynamic_block_quant": 9000}

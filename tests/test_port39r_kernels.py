@@ -217,13 +217,19 @@ def test_foreach_unscale_minus_zero_quirk_and_found_inf_kept():
     assert got["found_inf"][0] == 1.0
 
 
-def test_foreach_unscale_reads_past_its_min_max_tbufs():
+def test_foreach_unscale_reads_past_its_min_max_tbufs(monkeypatch):
     """The original DataCopies a whole vector (256 bytes) from each 32-byte min / max TBuf: on a default
-    (bounds="tensor") core ascend_jit refuses it, naming the bounds="ub" rule the port launches with; the sanitizer
-    then reports exactly those two loads per VF call (the port zeroes the chunks' tails and rounds its data buffers
-    up to whole vectors, so no other load reports, full chunks included)."""
+    (bounds="tensor") core ascend_jit refuses it, naming the bounds="ub" rule; the sanitizer then reports exactly
+    those two loads per VF call (the port zeroes the chunks' tails and rounds its data buffers up to whole vectors, so
+    no other load reports, full chunks included). The port's broadcast loads of lane 0 store the same values and
+    report nothing."""
     m = _module(FNC)
     inputs = _fnc_inputs([300, 17], "float", 1)
+    big = _fnc_inputs([130000, 17], "float", 2)                 # full chunks: the rounded-up buffers
+    with aj.sanitize_session("report") as session:
+        port = [m.run_unscale(D950, inputs), m.run_unscale(D950, big)]
+    assert session.reports == []
+    monkeypatch.setattr(m, "ORIGINAL_MIN_MAX_LOADS", True)
     grads = [inputs["g0"].copy(), inputs["g1"].copy()]
     block_dim, key, raw = m.tiling(D950, [300, 17], "float")
     ws = np.zeros(aj.GetLibApiWorkSpaceSize(D950) + 32, np.uint8)
@@ -231,12 +237,13 @@ def test_foreach_unscale_reads_past_its_min_max_tbufs():
         aj.launch(m.foreach_non_finite_check_and_unscale, block_dim, D950, grads, np.zeros(1, np.float32),
                   inputs["inv_scale"], ws, raw, key, "float")
     with aj.sanitize_session("report") as session:
-        m.run_unscale(D950, inputs)
-        m.run_unscale(D950, _fnc_inputs([130000, 17], "float", 2))    # full chunks: the rounded-up buffers
+        original = [m.run_unscale(D950, inputs), m.run_unscale(D950, big)]
+    for a, b in zip(port, original):
+        assert all(a[k].tobytes() == b[k].tobytes() for k in a)
     lines = inspect.getsource(m.unscale_vf).splitlines()
     first = inspect.getsourcelines(m.unscale_vf)[1]
     loads = {f"{m.__file__.rsplit('/', 1)[1]}:{first + i}" for i, s in enumerate(lines)
-             if "R.DataCopy(last" in s}
+             if "R.DataCopy(last" in s and "DIST_BRC" not in s}
     assert session.reports and {r.instruction.where for r in session.reports} == loads
     assert {r.check for r in session.reports} == {"init", "memory"}
 
