@@ -210,6 +210,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "avg_pool3d_grad": 30011, "avg_pool3d_grad_half": 30011, "avg_pool3d_grad_bf16_disjoint": 30011,
          "atanh": 300007, "atanh_half": 5, "atanh_bf16": 1001, "erfinv": 17, "fills": 5, "fills_half": 1001,
          "fills_bf16": 3, "fills_int8": 100000,
-         "equal": 4099, "equal_half": 4099, "equal_int32": 4099, "equal_int8": 4099, "equal_uint32": 4099,
+         "equal": 4099, "equal_half": 4099, "equal_int32": 4099, "equal_int8": 4099,
          "reflection_pad1d_v2": 37 * 9, "pdist": 6 * 100, "pdist_p0": 3 * 130,
          "rms_norm_quant": 9000, "clipped_swiglu": 3 * 384, "dynamic_block_quant": 9000}

@@ -1,18 +1,12 @@
 """The DynamicQuant port (port36g, kernels/dynamic_quant.py): the host tiling's key choice, the original's in-place
 ReduceMaxInplace (Max folds with dst = src1, WholeReduceMax(t, t, ...)) on a core directly, the keys not ported, and
 the port's one deviation: without its zeroes the sanitizer reports the Muls' reads of pad lanes nothing wrote."""
-import inspect
 
 import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ascend_jit.kernels import registry
-
-
-def _spec_and_module(name):
-    m = inspect.getmodule(registry()[name].run)
-    return next(k for k in m.KERNELS if k.name == name), m
+from ported import spec_and_module as _spec_and_module
 
 
 def test_tiling_sends_short_or_unaligned_rows_to_the_double_buffered_kernel():

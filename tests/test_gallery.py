@@ -7,6 +7,7 @@ import pytest
 import ascend_jit as aj
 from ascend_jit.kernels import gallery_dir, registry
 from gallery_tails import TAILS
+from ported import module as _module
 
 GALLERY = {name: k for name, k in registry().items() if k.source}
 BIG = 16 * 1024 * 1024
@@ -130,11 +131,6 @@ def test_sasum_runs_its_small_vector_tilings(size):
     the 5 left over on core 3 (its CopyInPad tile of 13 floats padded to 16)."""
     ok, lines, _, _ = GALLERY["sasum"].execute("atlas-a2", size, 2)
     assert ok, "\n".join(lines)
-
-
-def _module(name):
-    import inspect
-    return inspect.getmodule(GALLERY[name].run)
 
 
 @pytest.mark.parametrize("dtype, c", [("float", 1), ("float", 4099), ("half", 16), ("half", 129), ("bfloat16", 300)])

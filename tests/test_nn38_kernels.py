@@ -1,19 +1,13 @@
 """The session-38 ports of ops-nn kernels (nn38): kernels/logit.py, kernels/linear_index.py and
 kernels/avg_pool3d_grad.py. Each against an expectation computed with numpy alone, on two devices; the host tilings'
 choices; and each deviation: the original's sequence run and refused or reported as the port's docstring says."""
-import inspect
 
 import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ascend_jit.kernels import registry
 from ascend_jit.kernels._base import within_tolerance
-
-
-def _spec_and_module(name):
-    k = registry()[name]
-    return k, inspect.getmodule(k.run)
+from ported import spec_and_module as _spec_and_module
 
 
 def _fields(raw, struct):

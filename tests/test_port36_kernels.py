@@ -5,7 +5,6 @@ correctly rounded model), and each port's deviations: without them the sanitizer
 (Mish's rounded compare reading lanes nothing wrote; SoftMarginLoss's and GroupNorm's unordered scalar and copy-out
 accesses), and the originals' sequences that compute something else (SoftMarginLoss's half "none" path,
 GroupNorm's 16-bit scalar float buffer) reproduce their values."""
-import inspect
 
 import ml_dtypes
 import numpy as np
@@ -14,10 +13,7 @@ import pytest
 import ascend_jit as aj
 from ascend_jit.kernels import registry
 from ascend_jit.reference import elementwise as ref
-
-
-def _module(name):
-    return inspect.getmodule(registry()[name].run)
+from ported import module as _module
 
 
 def _spec_and_module(name):

@@ -1,20 +1,14 @@
 """The session-38 ports (port38) of ops-math experimental kernels: kernels/trace_v2.py, kernels/logical_and.py and
 kernels/bincount.py. Each against an expectation computed with numpy alone, on two devices; the host tilings'
 choices; and each deviation: the original's sequence run and refused or reported as the port's docstring says."""
-import inspect
 
 import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ascend_jit.kernels import registry
+from ported import spec_and_module as _spec_and_module
 
 DEVICES = ["atlas-a2", "ascend950"]
-
-
-def _spec_and_module(name):
-    k = registry()[name]
-    return k, inspect.getmodule(k.run)
 
 
 def _fields(raw, struct):

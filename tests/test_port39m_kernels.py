@@ -1,18 +1,12 @@
 """The session-39 ports (port39m) of ops-math experimental kernels: kernels/equal.py, kernels/reflection_pad1d_v2.py
 and kernels/pdist.py. Each against an expectation computed with numpy alone, on two devices; the host tilings'
 choices; and each deviation: the original's sequence run and refused or reported as the port's docstring says."""
-import inspect
 
 import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ascend_jit.kernels import registry
-
-
-def _spec_and_module(name):
-    k = registry()[name]
-    return k, inspect.getmodule(k.run)
+from ported import spec_and_module as _spec_and_module
 
 
 def _reports(run):

@@ -2,7 +2,6 @@
 (activation) and kernels/dynamic_block_quant.py (quant). Each against an expectation computed with numpy alone; the
 host tilings' choices; each deviation's reason (the original's sequence run and refused or reported); and the
 sanitizer on shapes the gallery's defaults do not reach."""
-import inspect
 
 import ml_dtypes
 import numpy as np
@@ -10,10 +9,7 @@ import pytest
 
 import ascend_jit as aj
 from ascend_jit.kernels import registry
-
-
-def _module(name):
-    return inspect.getmodule(registry()[name].run)
+from ported import module as _module
 
 
 def _fields(raw, struct):

@@ -9,14 +9,10 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ascend_jit.kernels import registry
+from ported import module as _module
 
 R = aj.Reg
 D950 = "ascend950"
-
-
-def _module(name):
-    return inspect.getmodule(registry()[name].run)
 
 
 def _bits(a):

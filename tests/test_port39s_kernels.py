@@ -1,22 +1,16 @@
 """The session-39 ports (port39s) of three hicann/cann-ops-competitions submissions: kernels/atanh.py, kernels/erfinv.py
 and kernels/fills.py. Each against an expectation computed with numpy alone, on two devices and at tail sizes; the
 host tilings' choices; and each deviation: the original's sequence run and reported, or its effect shown."""
-import inspect
 
 import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ascend_jit.kernels import registry
+from ported import spec_and_module as _spec_and_module
 
 DEVICES = ["atlas-a2", "ascend950"]
 TAIL_SIZES = {"atanh": 300007, "atanh_half": 5, "atanh_bf16": 1001, "erfinv": 17, "fills": 5,
               "fills_half": 1001, "fills_bf16": 3, "fills_int8": 100000}
-
-
-def _spec_and_module(name):
-    k = registry()[name]
-    return k, inspect.getmodule(k.run)
 
 
 def _fields(raw, struct):

@@ -2,20 +2,15 @@
 independent numpy expectation written here (not the kernel's own `expected`), compiled (the suite makes
 UncompiledVFWarning an error, so a VF falling back to plain Python fails) and plain; the gaps the ports worked
 around, pinned as what ascend_jit does today."""
-import inspect
 
 import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ascend_jit.kernels import registry
+from ported import module as _module
 
 R = aj.Reg
 D950 = "ascend950"
-
-
-def _module(name):
-    return inspect.getmodule(registry()[name].run)
 
 
 def _bits(a):

@@ -1,16 +1,12 @@
 """kernels/sign_bits_pack.py and kernels/sign_bits_unpack.py (ops-math SignBitsPack / SignBitsUnpack): what the
 originals do at the edges, kept by the ports, and the pack port's one deviation."""
-import inspect
 
 import numpy as np
 import pytest
 
 import ascend_jit as aj
 from ascend_jit.kernels import registry
-
-
-def _module(name):
-    return inspect.getmodule(registry()[name].run)
+from ported import module as _module
 
 
 def test_pack_round_trips_through_unpack():
