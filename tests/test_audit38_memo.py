@@ -37,7 +37,7 @@ ORDER = aj.ReduceOrder
 # --- the harness --------------------------------------------------------------------------------------------------
 _MODULES = (CM, SC, CA, C, EW, G, RM, RS, R)
 _DICTS = (C._COUNT_CALLS, C._SCALAR_BYTES, RM._COUNT_CALLS, R._GROUP_CALLS, CM._PLANS, CM._PARAMS, RS._COUNT_CALLS,
-          RS._HIGH_DIM_CALLS, EW._HIGH_DIM_PLANS, EW._DUPLICATE_COUNTS, CA._COUNT_CALLS)
+          RS._HIGH_DIM_CALLS, EW._HIGH_DIM_PLANS, EW._DUPLICATE_COUNTS, CA._COUNT_CALLS, CA._HIGH_DIM_CALLS)
 
 
 def clear_memos():
@@ -1141,6 +1141,10 @@ def _pool(core):
         lambda r: aj.Duplicate(pick(r, h + [var]), pick(r, sc), 100),
         lambda r: aj.Cast(f[0], h[0], aj.RoundMode.CAST_NONE, 256),
         lambda r: aj.Cast(h[2], f[1], aj.RoundMode(int(r.integers(1, 4))), 256),
+        lambda r: aj.Cast(f[0], pick(r, h + [var]), aj.RoundMode.CAST_NONE, pick(r, [64, 17, [0, 2**64 - 1]]),
+                          int(r.choice([1, 2, 0])), pick(r, [aj.UnaryRepeatParams(1, 1, 8, 4), (1, 1, 8, 4),
+                                                            aj.UnaryRepeatParams(2, 1, 16, 4)])),
+        lambda r: aj.Cast(h[2], f[1], aj.RoundMode.CAST_RINT, 64, 2, aj.UnaryRepeatParams(1, 1, 4, 8)),
     ]
     tensors = h + f + [u8, small, tmp, var]
 

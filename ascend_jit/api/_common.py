@@ -107,6 +107,26 @@ def memo_key(head, tensors):
     return tuple(key)
 
 
+def high_dim_memo_key(head, tensors, mask, repeat_time, params, cls):
+    """memo_key of a high-dim call given as (..., mask, repeat_time, repeat_params) positionally: the mask an int or
+    a tuple/list of int words, repeat_time an int, params a `cls` object or its brace list of int fields (the values
+    in the key, never the caller's mutable struct); the core's counter mode with them (the mask plan reads it). None
+    for anything else, which takes the full path."""
+    if type(repeat_time) is not int or type(tensors[0]) is not LocalTensor:
+        return None
+    if type(mask) is not int:
+        if type(mask) not in (list, tuple) or any(type(w) is not int for w in mask):
+            return None
+        mask = tuple(mask)
+    values = _params_values(params, cls)[1]
+    if values is None:
+        return None
+    for v in values:
+        if type(v) is not int:
+            return None
+    return memo_key((*head, tensors[0]._core.counter_mode, mask, repeat_time, values), tensors)
+
+
 def split_forms(api, args, kw_count, high_kw, n_before, device, forms):
     """(form, values) from a call's positional tail and its form keywords (SPEC-2 1.1: every parameter is also a
     keyword): one value or `count=` -> ("count", (count,)); the high-dim values (high_kw: their names and keyword

@@ -11,7 +11,7 @@ from ..sanitizer import vector_access
 from ..tensor import LocalTensor, known_device
 from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_enum, as_signed64, canonical_params,
                       check_align, check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
-                      check_tensor_bounds, high_dim_is_set_mask, operands, plan_mask, record_mask,
+                      check_tensor_bounds, high_dim_is_set_mask, high_dim_memo_key, operands, plan_mask, recorded_mask,
                       refuse_empty_mask_on_950, remember, split_forms, unary_repeat_params)
 
 API = "Cast"
@@ -41,6 +41,13 @@ def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, r
                     core._apply_mask_effect(effect)
                 return
         return cast_count(dst, src, round_mode, args[0], key)
+    if len(args) == 3 and count is None and mask is None and repeat_time is None and repeat_params is None and \
+            is_set_mask is None and type(round_mode) is RoundMode:
+        key = high_dim_memo_key((API, round_mode), (dst, src), *args, UnaryRepeatParams)
+        shape = _HIGH_DIM_CALLS.get(key) if key is not None else None
+        if shape is not None:
+            return _run_high_dim(dst._core, shape)
+        return cast_high_dim(dst, src, round_mode, *args, True, key)
     form, values = split_forms(API, args, count, dict(mask=mask, repeat_time=repeat_time, repeat_params=repeat_params),
                                3, known_device(dst, src),
                                "(dst, src, round_mode, count) or (dst, src, round_mode, mask, repeat_time, "
@@ -156,7 +163,34 @@ def _validate_count(spec, d, s, round_mode, addr, src_addr, size, src_size, coun
 
 
 # --- high-dim forms -----------------------------------------------------------------------------------------------
-def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask):
+_HIGH_DIM_CALLS = {}   # high_dim_memo_key -> the validated _HighDimCall of that call shape
+_HIGH_DIM_CALLS_MAX = 8192
+
+
+class _HighDimCall:
+    """What a validated high-dim call runs: the mask-register effect it leaves (a count_call_effect-form tuple, or
+    None: SPEC-2 D22, D31), None for a NOP (repeat 0 / mask 0, D30), else the conversion: dtypes, mode code, and the
+    count kernels (without, with saturation) over n elements of one contiguous run, or the strided walk's repeats,
+    last-repeat lanes, strides and mask words."""
+    __slots__ = ("effect", "s", "d", "mode", "kernels", "n", "strided", "dst_addr", "src_addr")
+
+    def __init__(self, spec, plan, s, d, mode, repeat, last, contiguous, p, dst_addr, src_addr):
+        words = recorded_mask(spec, plan) if spec.high_dim_writes_mask_register else None
+        self.effect = None if words is None else (*words, False)
+        self.s, self.d, self.mode, self.dst_addr, self.src_addr = s, d, mode, dst_addr, src_addr
+        self.kernels = self.strided = None
+        if repeat == 0 or plan.empty:
+            self.mode = None
+        elif contiguous:
+            lanes = (s if s.size >= d.size else d).lanes_per_repeat
+            self.n = (repeat - 1) * lanes + (last if last >= 0 else lanes)
+            self.kernels = tuple(count_kernel(s.kind, d.kind, mode, saturate) for saturate in (False, True))
+        else:
+            self.strided = (p.dstBlkStride, p.srcBlkStride, p.dstRepStride, p.srcRepStride, repeat,
+                            as_signed64(plan.lo), as_signed64(plan.hi), last)
+
+
+def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask, memo_key=None):
     core = operands(API, dst, src)
     s, d = src.dtype, dst.dtype
     wide = s if s.size >= d.size else d
@@ -172,22 +206,30 @@ def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask):
         mode, repeat, last, contiguous, p, ops = _validate_high_dim(*key)
     except TypeError:
         mode, repeat, last, contiguous, p, ops = _validate_high_dim.__wrapped__(*key)
-    nop = repeat == 0 or plan.empty
-    if core.sanitizer is not None and not nop:  # before any state changes: a report raised leaves none
-        vector_access(core, API, reads=[(ops[1], src)], writes=[(ops[0], dst)])
-    if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
-        record_mask(core, plan, wide, mask)
-    if nop:
-        return  # D30: repeat 0 / mask 0 writes nothing
-    truncate, saturate = _flags(core, s, d)
-    if contiguous:
-        n = (repeat - 1) * wide.lanes_per_repeat + (last if last >= 0 else wide.lanes_per_repeat)
-        count_kernel(s.kind, d.kind, mode, saturate)(core.ub, s.kind, d.kind, mode, truncate, saturate, dst.addr,
-                                                     src.addr, n)
+    if core.sanitizer is not None and not (repeat == 0 or plan.empty):  # before any state changes: a report raised
+        vector_access(core, API, reads=[(ops[1], src)], writes=[(ops[0], dst)])  # leaves none
+    shape = _HighDimCall(core.spec, plan, s, d, mode, repeat, last, contiguous, p, dst.addr, src.addr)
+    _run_high_dim(core, shape)
+    if memo_key is not None and is_set_mask is True:
+        remember(_HIGH_DIM_CALLS, memo_key, shape, _HIGH_DIM_CALLS_MAX)
+
+
+def _run_high_dim(core, shape):
+    """A validated high-dim call's effects: the mask register it leaves, then the conversion under the core's
+    current CTRL switches (D46)."""
+    if shape.effect is not None:
+        core._apply_mask_effect(shape.effect)
+    if shape.mode is None:
         return
-    cast_strided(core.ub, s.kind, d.kind, mode, truncate, saturate, dst.addr, src.addr, p.dstBlkStride,
-                 p.srcBlkStride, p.dstRepStride, p.srcRepStride, repeat, as_signed64(plan.lo), as_signed64(plan.hi),
-                 last)
+    s, d = shape.s, shape.d
+    truncate, saturate = _flags(core, s, d)
+    if shape.kernels is not None:
+        kernel = shape.kernels[saturate]
+        args = (core.ub, s.kind, d.kind, shape.mode, truncate, saturate, shape.dst_addr, shape.src_addr, shape.n)
+        _ENTRIES.get(kernel, kernel, args)(*args)
+        return
+    cast_strided(core.ub, s.kind, d.kind, shape.mode, truncate, saturate, shape.dst_addr, shape.src_addr,
+                 *shape.strided)
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
