@@ -5,7 +5,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core import continuous_mask_words
+from ..core import continuous_mask_words, count_call_effect
 from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..jit.compare import compare_contiguous, compare_strided, select_contiguous, select_strided
 from ..jit.direct import EntryTable
@@ -14,9 +14,9 @@ from ..sanitizer import vector_access
 from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
-                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, mask_lane_indices, memo_key,
-                      operands, plan_mask, record_mask, refuse_empty_mask_on_950, remember, split_forms,
-                      unary_repeat_params)
+                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, high_dim_memo_key,
+                      mask_lane_indices, memo_key, operands, plan_mask, record_mask, recorded_mask,
+                      refuse_empty_mask_on_950, remember, split_forms, unary_repeat_params)
 from ._scalar import element_scalar, scalar_bits
 from .elementwise import BinaryRepeatParams
 
@@ -64,21 +64,22 @@ _SELECT_FORMS = ("(dst, sel_mask, src0, src1, sel_mode, count) or (dst, sel_mask
                  "repeat_time, repeat_params)")
 
 
-# --- remembered count-form calls -------------------------------------------------------------------------------------
-# A count-form call whose shape was validated runs from a memo (as the element-wise entries' and the group
-# reductions', issue 21): Compare 4.8 -> 2.1 us and Select 5.6 -> 2.5 us a call (BENCHMARKS.md "Session 38"). The
-# key holds everything the count validators read; the first call of a shape, keywords, the sanitizer, freed
-# tensors, the 950's src1Local[0] overload and every refusal take the full path, which remembers what it ran.
-class _CountCall(NamedTuple):
-    """A validated count-form call: kernel(ub, *head, second operand's array, its byte offset, *tail); b_addr
-    None: the scalar's bits are converted on every call (D29; its value is not in the key). after_lanes: the
-    count-form mask effect's last-repeat lanes (None: none); undefine: the call leaves the register undefined
-    (D31)."""
+# --- remembered calls ------------------------------------------------------------------------------------------------
+# A call whose shape was validated runs from a memo (as the element-wise entries' and the group reductions', issue
+# 21): the count forms of Compare (4.8 -> 2.1 us), Compares and Select (5.6 -> 2.5 us a call; BENCHMARKS.md "Session
+# 38"), and the high-dim forms of Compare and Compares given positionally (session 39). The key holds everything the
+# validators read; the first call of a shape, keywords, the sanitizer, freed tensors, the 950's src1Local[0]
+# overload and every refusal take the full path, which remembers what it ran.
+class _RememberedCall(NamedTuple):
+    """A validated call: kernel(ub, *head, second operand's array, its byte offset, *tail) (kernel None: a NOP,
+    D30); b_addr None: the scalar's bits are converted on every call (D29; its value is not in the key). effect: what
+    the call leaves in the mask register (count_call_effect's form; None: nothing); undefine: the call leaves the
+    register undefined (D31)."""
     kernel: object
     head: tuple
     tail: tuple
     b_addr: object
-    after_lanes: object
+    effect: object
     undefine: bool
 
 
@@ -97,28 +98,35 @@ def _count_key(api, mode, mode_type, count, tensors, scalar):
 _ENTRIES = EntryTable()  # the count kernels' compiled entries (numba's dispatcher costs 1.0 us a call, these 0.3)
 
 
-def _count_call(kernel, head, tail, b_addr, after_lanes, undefine, ub, bbuf):
-    """A _CountCall of `kernel` through its compiled entry (the arguments' types are the kernel's alone: the UB or
-    a scalar's bytes, both C-contiguous uint8 arrays, and Python ints)."""
-    return _CountCall(_ENTRIES.get(kernel, kernel, (ub, *head, bbuf, 0, *tail)), head, tail, b_addr, after_lanes,
-                      undefine)
+def _remembered_call(kernel, head, tail, b_addr, effect, undefine, ub, bbuf):
+    """A _RememberedCall of `kernel` through its compiled entry (the arguments' types are the kernel's alone: the UB
+    or a scalar's bytes, both C-contiguous uint8 arrays, and Python ints and bools)."""
+    entry = None if kernel is None else _ENTRIES.get(kernel, kernel, (ub, *head, bbuf, 0, *tail))
+    return _RememberedCall(entry, head, tail, b_addr, effect, undefine)
 
 
-def _run_count_call(call, core, bbuf, b_addr):
-    call.kernel(core.ub, *call.head, bbuf, b_addr, *call.tail)
-    if call.after_lanes is not None:
-        core._after_count_call(call.after_lanes)
+def _run_remembered(call, core, bbuf, b_addr):
+    if call.kernel is not None:
+        call.kernel(core.ub, *call.head, bbuf, b_addr, *call.tail)
+    if call.effect is not None:
+        core._apply_mask_effect(call.effect)
     if call.undefine:
         core.mask_defined = False  # D31
 
 
 def _remembered(api, args, count, mask, repeat_time, repeat_params, is_set_mask, mode, mode_type, tensors,
-                scalar=None):
-    """(memo key or None, the remembered call or None) of a call given as (..., count) with no keywords."""
-    if len(args) != 1 or count is not None or mask is not None or repeat_time is not None or \
-            repeat_params is not None or is_set_mask is not None:
+                scalar=None, params_cls=None):
+    """(memo key or None, the remembered call or None) of a call given as (..., count) or, with `params_cls` (its
+    high-dim forms are remembered), (..., mask, repeat_time, repeat_params) positionally, with no keywords."""
+    if count is not None or mask is not None or repeat_time is not None or repeat_params is not None or \
+            is_set_mask is not None:
         return None, None
-    key = _count_key(api, mode, mode_type, args[0], tensors, scalar)
+    if len(args) == 1:
+        key = _count_key(api, mode, mode_type, args[0], tensors, scalar)
+    elif len(args) == 3 and params_cls is not None and type(mode) is mode_type and type(scalar) is not LocalTensor:
+        key = high_dim_memo_key((api, mode), tensors, *args, params_cls)
+    else:
+        return None, None
     return key, (None if key is None else _COUNT_CALLS.get(key))
 
 
@@ -128,9 +136,9 @@ def Compare(dst, src0, src1, cmp_mode, *args, count=None, mask=None, repeat_time
     """`Compare(dst, src0, src1, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)`: one bit
     per element into the uint8/int8 dst, LSB first (D44)."""
     key, call = _remembered("Compare", args, count, mask, repeat_time, repeat_params, is_set_mask, cmp_mode, CMPMODE,
-                            (dst, src0, src1))
+                            (dst, src0, src1), params_cls=BinaryRepeatParams)
     if call is not None:
-        return _run_count_call(call, dst._core, dst._core.ub, call.b_addr)
+        return _run_remembered(call, dst._core, dst._core.ub, call.b_addr)
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
         "Compare", args, count, mask, repeat_time, repeat_params, is_set_mask, dst, _COMPARE_FORMS, 4)
     core = operands("Compare", dst, src0, src1, names=("src0", "src1"))
@@ -154,10 +162,10 @@ def Compares(dst, src0, scalar=_MISSING, cmp_mode=_MISSING, *args, count=None, m
     if cmp_mode is _MISSING:
         raise TypeError("Compares() missing required argument: 'cmp_mode'")
     key, call = _remembered("Compares", args, count, mask, repeat_time, repeat_params, is_set_mask, cmp_mode,
-                            CMPMODE, (dst, src0), scalar)
+                            CMPMODE, (dst, src0), scalar, UnaryRepeatParams)
     if call is not None:
         core = dst._core
-        return _run_count_call(call, core, *_second_operand("Compares", core.spec, core, src0._dtype, None, scalar))
+        return _run_remembered(call, core, *_second_operand("Compares", core.spec, core, src0._dtype, None, scalar))
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
         "Compares", args, count, mask, repeat_time, repeat_params, is_set_mask, dst, _COMPARES_FORMS, 4)
     core = operands("Compares", dst, src0, names=("src0",))
@@ -208,11 +216,11 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
                 reads.append((("src1", src1.addr, count * s.size), src1))
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count // 8), dst)])
         if count:
-            call = _count_call(compare_contiguous, (s.kind, int(mode), int(spec.compare_ne_nan), dst.addr, src0.addr),
+            call = _remembered_call(compare_contiguous, (s.kind, int(mode), int(spec.compare_ne_nan), dst.addr, src0.addr),
                                (0 if src1 is None else 1, count), None if src1 is None else b_addr,
-                               None if spec.compare_mask_ignored else s.lanes_per_repeat,
+                               None if spec.compare_mask_ignored else count_call_effect(spec, s.lanes_per_repeat),
                                spec.compare_mask_ignored, core.ub, bbuf)  # D31: A2/A3/310P/910: register undefined
-            _run_count_call(call, core, bbuf, b_addr)
+            _run_remembered(call, core, bbuf, b_addr)
             if scalar_tensor is None and memo_key is not None:
                 remember(_COUNT_CALLS, memo_key, call, _COUNT_CALLS_MAX)
         return
@@ -243,14 +251,17 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
         if src1 is not None:
             reads.append((Operand("src1", src1.addr, s.size, lo, hi, repeat, s1blk, s1rep, last), src1))
         vector_access(core, api, reads=reads, writes=[(Runs("dst", dst.addr, lanes // 8, lanes // 8, repeat), dst)])
-    if spec.compare_mask_ignored:
-        core.mask_defined = False  # D31
-    elif spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
-        record_mask(core, plan, s, mask)
-    if nop:
-        return
-    compare_strided(core.ub, s.kind, int(mode), spec.compare_ne_nan, dst.addr, src0.addr, bbuf, b_addr,
-                    src1 is None, s0blk, s1blk, s0rep, s1rep, repeat, as_signed64(lo), as_signed64(hi), last)
+    # D31: the register undefined on A2/A3/310P/910, the call's own mask left elsewhere but on the 310B
+    words = recorded_mask(spec, plan) if spec.high_dim_writes_mask_register and not spec.compare_mask_ignored \
+        else None
+    call = _remembered_call(None if nop else compare_strided,
+                            (s.kind, int(mode), spec.compare_ne_nan, dst.addr, src0.addr),
+                            (src1 is None, s0blk, s1blk, s0rep, s1rep, repeat, as_signed64(lo), as_signed64(hi), last),
+                            None if src1 is None else b_addr, None if words is None else (*words, False),
+                            spec.compare_mask_ignored, core.ub, bbuf)
+    _run_remembered(call, core, bbuf, b_addr)
+    if scalar_tensor is None and memo_key is not None and is_set_mask is True:
+        remember(_COUNT_CALLS, memo_key, call, _COUNT_CALLS_MAX)
 
 
 def _second_operand(api, spec, core, dtype, src1, scalar):
@@ -378,8 +389,8 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     if call is not None:
         core = dst._core
         if tensor_src1:
-            return _run_count_call(call, core, core.ub, call.b_addr)
-        return _run_count_call(call, core, *_second_operand(api, core.spec, core, dst._dtype, None, src1))
+            return _run_remembered(call, core, core.ub, call.b_addr)
+        return _run_remembered(call, core, *_second_operand(api, core.spec, core, dst._dtype, None, src1))
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(api, args, count, mask, repeat_time,
                                                                              repeat_params, is_set_mask, dst,
                                                                              _SELECT_FORMS, 5)
@@ -415,11 +426,12 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
             if s1 is not None:
                 reads.append((("src1", src1.addr, count * d.size), src1))
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count * d.size), dst)])
-        call = _count_call(select_contiguous, (d.size, dst.addr, sel_mask.addr, src0.addr),
+        call = _remembered_call(select_contiguous, (d.size, dst.addr, sel_mask.addr, src0.addr),
                            (0 if s1 is None else 1, d.lanes_per_repeat if mode == SELMODE.VSEL_CMPMASK_SPR else 0,
-                            count), None if s1 is None else b_addr, count % d.lanes_per_repeat or d.lanes_per_repeat,
+                            count), None if s1 is None else b_addr,
+                           count_call_effect(spec, count % d.lanes_per_repeat or d.lanes_per_repeat),
                            False, core.ub, bbuf)
-        _run_count_call(call, core, bbuf, b_addr)
+        _run_remembered(call, core, bbuf, b_addr)
         if scalar_tensor is None and memo_key is not None:
             remember(_COUNT_CALLS, memo_key, call, _COUNT_CALLS_MAX)
         return
