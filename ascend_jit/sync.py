@@ -542,12 +542,12 @@ def GetDataBlockSizeInBytes():
 
 
 def _ub_size_query(api):
-    device = _core(api).device
-    if device != "ascend950":
-        raise UnsupportedDeviceError(api, "device", device, legal="ascend950",
+    spec = _core(api).spec
+    if spec.name != "ascend950":
+        raise UnsupportedDeviceError(api, "device", spec.name, legal="ascend950",
                                      detail=f"not offered here (DK 工具接口/系统资源与变量/{api}.md); a host tiling reads "
                                             "aj.get_device(device).ub_bytes")
-    return _core(api).spec.ub_bytes
+    return spec.ub_bytes
 
 
 def GetUBSizeInBytes():

@@ -16,7 +16,6 @@ from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, U
 from ..tensor import LocalTensor
 
 _CANONICAL_NAN = {"half": 0x7E00, "float": 0x7FC00000, "bfloat16": 0x7FC0}
-_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def scalar_bits(api, spec, dtype, value, name="scalar"):
