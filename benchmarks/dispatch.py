@@ -1,5 +1,6 @@
-"""Per-call cost of ReduceSum and ReducePairElem against numpy, in interleaved rounds (issue 21), and one call of
-each instruction family with numpy's add of as many elements beside it (session 38). Run by hand:
+"""Per-call cost of ReduceSum and ReducePairElem against numpy, in interleaved rounds (issue 21), one call of each
+instruction family with numpy's add of as many elements beside it (session 38), and one element read or written by
+GetValue / SetValue beside numpy's element access (session 39). Run by hand:
 
     python benchmarks/dispatch.py [--rounds 200] [--only GROUP-SUBSTRING] [--json out/dispatch.json]
 
@@ -78,7 +79,7 @@ def build_cases():
         s, d, t = half_data(core, 8320, rng), core.local_tensor("half", 16), core.local_tensor("half", 128)
         cases.append(("ReduceSum count 8320", f"ReduceSum {device}", lambda s=s, d=d, t=t: aj.ReduceSum(d, s, t, 8320),
                       200, "np.sum float32 (8320)"))
-    return cases + family_cases(rng)
+    return cases + family_cases(rng) + scalar_access_cases(rng)
 
 
 FAMILY = "one call of each family, 128 lanes (atlas-a2)"
@@ -129,6 +130,35 @@ def family_cases(rng):
     }
     return [(FAMILY, base, lambda: np.add(x, y, out=out), 400, None)] + \
         [(FAMILY, name, fn, 400, base) for name, fn in calls.items()]
+
+
+SCALAR = "one element by the scalar unit (atlas-a2)"
+
+
+def scalar_access_cases(rng):
+    """GetValue / SetValue, the per-element calls of kernels that walk a row by the scalar unit (session 39): on a
+    LocalTensor and a GlobalTensor, with a numpy scalar of the dtype and with a Python float or int (SPEC-2 D29's
+    conversion); numpy's own element read and write beside them."""
+    core = aj.Core("atlas-a2")
+    t, h = core.local_tensor("float", 256), core.local_tensor("half", 256)
+    g = aj.GlobalTensor(np.zeros(256, np.float32))
+    a = rng.standard_normal(256).astype(np.float32)
+    v = np.float32(2.5)
+
+    def write():
+        a[5] = v
+    with core:
+        calls = {
+            "LocalTensor.GetValue": lambda: t.GetValue(5),
+            "LocalTensor.SetValue (np.float32)": lambda: t.SetValue(5, v),
+            "LocalTensor.SetValue (Python float)": lambda: t.SetValue(5, 2.5),
+            "LocalTensor.SetValue (Python int)": lambda: t.SetValue(5, 3),
+            "LocalTensor.SetValue half (Python float)": lambda: h.SetValue(5, 2.5),
+            "GlobalTensor.GetValue": lambda: g.GetValue(5),
+            "GlobalTensor.SetValue (Python float)": lambda: g.SetValue(5, 2.5),
+        }
+    return [(SCALAR, "numpy a[5]", lambda: a[5], 2000, None), (SCALAR, "numpy a[5] = v", write, 2000, None)] + \
+        [(SCALAR, name, fn, 2000, "numpy a[5]" if "Get" in name else "numpy a[5] = v") for name, fn in calls.items()]
 
 
 def run(rounds, only=None):
