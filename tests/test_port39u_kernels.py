@@ -1,5 +1,5 @@
 """Session 39u's devkit-example ports (kernels/ctrl_spr.py, get_ub_size.py, copy_ub2ub.py, gm_by_pass_dcache.py,
-reg_auxscalar.py, reg_load_store_mask.py): each against an expectation written here from the example's
+reg_auxscalar.py, reg_load_store_mask.py, reg_subnormal.py): each against an expectation written here from the example's
 scripts/gen_data.py (not the kernel's own `expected`), the VFs compiled (the suite makes UncompiledVFWarning an
 error), the ports' deviations against the originals, and the library gaps they work around pinned as what
 ascend_jit does today (update these when the library gains the names)."""
@@ -220,7 +220,8 @@ def test_reg_mask_select_original_create_mask_runs_uncompiled():
 
 @pytest.mark.parametrize("name, size", [("ctrl_spr", 256), ("get_ub_size", 100000), ("get_ub_size_runtime", 126976),
                                         ("copy_ub2ub_counter", 18), ("gm_by_pass_dcache", 1024),
-                                        ("reg_auxscalar", 512), ("reg_mask_copy", 1024), ("reg_mask_select", 256)])
+                                        ("reg_auxscalar", 512), ("reg_mask_copy", 1024), ("reg_mask_select", 256),
+                                        ("reg_subnormal", 1024), ("reg_subnormal_ftz", 1024)])
 def test_ports_run_sanitizer_clean(name, size):
     k = _kernel(name)
     device = k.devices[0]
@@ -230,3 +231,39 @@ def test_ports_run_sanitizer_clean(name, size):
     want = k.expected(device, k.make_inputs(size, 0))
     for key in want:
         assert _bits(outputs[key]) == _bits(want[key])
+
+
+# ---- reg_subnormal
+
+def _gen_data_subnormal(size=1024):
+    xs = [2.0 ** -126, 2.0 ** -125, 2.0 ** -130, 2.0 ** -130, 2.0 ** -140]
+    ys = [4.0, 2.0 ** -127, 2.0, 2.0 ** -20, 2.0 ** -145]
+    reps = -(-size // 5)
+    x = np.tile(xs, reps)[:size].astype(np.float32)
+    y = np.tile(ys, reps)[:size].astype(np.float32)
+    return x, y, (x.astype(np.float64) / y.astype(np.float64)).astype(np.float32)
+
+
+def test_reg_subnormal_ftz_false_equals_the_golden_bit_for_bit():
+    """Scenario 1's check: the outputs' bits are the golden's (2^-128, 4, 2^-131, 2^-110, 32: subnormals kept)."""
+    x, y, golden = _gen_data_subnormal()
+    z = _kernel("reg_subnormal").run(D950, {"x": x, "y": y})["z"]
+    assert _bits(z) == _bits(golden)
+
+
+def test_reg_subnormal_ftz_true_differs_from_the_golden_in_each_case():
+    """Scenario 2's check (every one of the first five differs), and the values SPEC-2 D38's DAZ/FTZ gives:
+    2^-128 flushed to 0; 2^-125 / (2^-127 read as 0) = inf; (2^-130 read as 0) / 2 = 0; 0 / 2^-20 = 0; 0 / 0 = NaN."""
+    x, y, golden = _gen_data_subnormal()
+    z = _kernel("reg_subnormal_ftz").run(D950, {"x": x, "y": y})["z"]
+    assert (z[:5].view(np.uint32) != golden[:5].view(np.uint32)).all()
+    assert z[:4].tolist() == [0.0, np.inf, 0.0, 0.0] and np.isnan(z[4])
+    assert _bits(z[5:10]) == _bits(z[:5])
+
+
+@pytest.mark.parametrize("name", ["reg_subnormal", "reg_subnormal_ftz"])
+def test_reg_subnormal_random_operands_match_the_model_bit_for_bit(name):
+    m = _module(name)
+    inputs = m.make_inputs(4096, 9)
+    z = _kernel(name).run(D950, inputs)["z"]
+    assert _bits(z) == _bits(m.quotient(inputs["x"], inputs["y"], ftz=name.endswith("ftz")))
