@@ -1,5 +1,5 @@
 """Session 39u's devkit-example ports (kernels/ctrl_spr.py, get_ub_size.py, copy_ub2ub.py, gm_by_pass_dcache.py,
-reg_auxscalar.py, reg_load_store_mask.py, reg_subnormal.py): each against an expectation written here from the example's
+reg_auxscalar.py, reg_load_store_mask.py, reg_subnormal.py, reg_sync.py): each against an expectation written here from the example's
 scripts/gen_data.py (not the kernel's own `expected`), the VFs compiled (the suite makes UncompiledVFWarning an
 error), the ports' deviations against the originals, and the library gaps they work around pinned as what
 ascend_jit does today (update these when the library gains the names)."""
@@ -222,6 +222,7 @@ def test_reg_mask_select_original_create_mask_runs_uncompiled():
                                         ("copy_ub2ub_counter", 18), ("gm_by_pass_dcache", 1024),
                                         ("reg_auxscalar", 512), ("reg_mask_copy", 1024), ("reg_mask_select", 256),
                                         ("reg_subnormal", 1024), ("reg_subnormal_ftz", 1024)])
+# (reg_sync_* are MODELLED: their sanitizer runs are in the reg_sync tests below)
 def test_ports_run_sanitizer_clean(name, size):
     k = _kernel(name)
     device = k.devices[0]
@@ -267,3 +268,45 @@ def test_reg_subnormal_random_operands_match_the_model_bit_for_bit(name):
     inputs = m.make_inputs(4096, 9)
     z = _kernel(name).run(D950, inputs)["z"]
     assert _bits(z) == _bits(m.quotient(inputs["x"], inputs["y"], ftz=name.endswith("ftz")))
+
+
+# ---- reg_sync
+
+@pytest.mark.parametrize("size", [1024, 64, 16384])
+def test_reg_sync_exp_and_softmax_within_the_goldens_tolerance(size):
+    """gen_data.py's goldens, to the example's own check (1e-4 absolute or relative), and near the float64 formula."""
+    from ascend_jit.kernels._base import within_tolerance
+    x = np.random.default_rng(size).standard_normal(size).astype(np.float32)
+    z1 = _kernel("reg_sync_exp").run(D950, {"x": x})["z"]
+    ok, line = within_tolerance(z1, np.exp(x.astype(np.float64)), 2e-6)
+    assert ok, line
+    e = np.exp(x.astype(np.float64) - x.max())
+    z2 = _kernel("reg_sync_softmax").run(D950, {"x": x})["z"]
+    ok, line = within_tolerance(z2, e / e.sum(), 1e-5)
+    assert ok, line
+
+
+def test_reg_sync_local_mem_bar_is_what_strict_checks():
+    """Scenario 2 with its LocalMemBar<VEC_STORE, VEC_LOAD> runs clean under "strict"; without it the same bytes,
+    and "strict" reports the tmp tile's store-to-load RAW inside the VF, naming the barrier as the fix (the default
+    checks report nothing either way: one pipe)."""
+    k = _kernel("reg_sync_softmax")
+    inputs = k.make_inputs(1024, 0)
+    runs = {}
+    for bar in (True, False):
+        for cfg in ("report", "report,strict"):
+            with aj.sanitize_session(cfg) as session:
+                runs[bar, cfg] = (k.run(D950, inputs, bar=bar)["z"], session.reports)
+    assert not runs[True, "report"][1] and not runs[True, "report,strict"][1] and not runs[False, "report"][1]
+    reports = runs[False, "report,strict"][1]
+    assert len(reports) == 16                                 # 16 steps of 64 floats of the tmp tile
+    assert all(r.check == "race" and r.kind == "RAW" for r in reports)
+    assert "LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD)" in str(reports[0])
+    assert _bits(runs[False, "report"][0]) == _bits(runs[True, "report"][0])
+
+
+def test_reg_sync_exp_in_place_is_strict_clean():
+    k = _kernel("reg_sync_exp")
+    with aj.sanitize_session("report,strict") as session:
+        k.run(D950, k.make_inputs(1024, 0))
+    assert not session.reports, aj.format_reports(session.reports)
