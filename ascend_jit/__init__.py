@@ -39,8 +39,8 @@ from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatPa
 from .api.gather import Gather, GatherMask, GatherMaskParams
 from .api.init_global_memory import InitGlobalMemory, InitOutput, PopStackBuffer
 from .api.utils import (AlignUp, ConstCeil, CountBitsCntSameAsSignBit, CountLeadingZero, DivCeil, GetBitCount,
-                        GetSFFValue, GetUintDivMagicAndShift, IsSameType, NumericLimits, ScalarCountLeadingZero,
-                        ScalarGetCountOfValue, ScalarGetSFFValue)
+                        GetSFFValue, GetUintDivMagicAndShift, IsSameType, NumericLimits, ReadGmByPassDCache,
+                        ScalarCountLeadingZero, ScalarGetCountOfValue, ScalarGetSFFValue, WriteGmByPassDCache)
 from .api.reduce_pair import PairReduceSum, ReducePairElem, ReduceType
 from .api.reduce_max_min import GetReduceMaxMinTmpSize, ReduceMax, ReduceMin
 from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
@@ -48,8 +48,8 @@ from .api.reductions import (BlockReduceMax, BlockReduceMin, BlockReduceSum, Get
                              GetReduceRepeatMaxMinSpr, ReduceDataBlock, ReduceRepeat, RepeatReduceSum, WholeReduceMax,
                              WholeReduceMin, WholeReduceSum)
 from .core import (Core, GetBlockIdx, GetBlockNum, GetCtrlSpr, GetReduceRepeatSumSpr, GetSaturationFlag, MaskMode,
-                   ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetPadValue, SetSaturationFlag,
-                   SetVectorMask, current_core)
+                   ResetCtrlSpr, ResetMask, SaturationMode, SetCtrlSpr, SetMaskCount, SetMaskNorm, SetPadValue,
+                   SetSaturationFlag, SetVectorMask, current_core)
 from .devices import DEVICES, SUPPORTED_NAMES, DeviceSpec, get_device
 from .debug import PRINTF, DumpTensor, Trap, ascendc_assert, printf
 from .tiling import (GET_TILING_DATA, GET_TILING_DATA_MEMBER, GET_TILING_DATA_PTR_WITH_STRUCT,
@@ -141,6 +141,8 @@ __all__ = [
     "printf", "PRINTF", "DumpTensor", "ascendc_assert", "Trap",
     # session 39 (port39s): the 950's UB size queries, the CCE sync intrinsics older kernels call
     "GetUBSizeInBytes", "GetRuntimeUBSize", "pipe_barrier", "set_flag", "wait_flag",
+    # session 39 (port39u): CTRL bits back to their defaults, GM scalar access bypassing the data cache
+    "ResetCtrlSpr", "ReadGmByPassDCache", "WriteGmByPassDCache",
     "REGISTER_TILING_DEFAULT", "GET_TILING_DATA", "GET_TILING_DATA_WITH_STRUCT", "GET_TILING_DATA_PTR_WITH_STRUCT",
     "GET_TILING_DATA_MEMBER",
     "ONE_BLK_SIZE", "ONE_BLOCK_SIZE", "DEFAULT_BLK_NUM", "DEFAULT_BLK_STRIDE", "DEFAULT_REPEAT_STRIDE",

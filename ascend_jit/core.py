@@ -16,6 +16,7 @@ from .sync import SyncState
 
 ALL_ONES = (1 << 64) - 1
 CTRL_HALF_INF_NAN = 48   # D6: CTRL[48] 1 = INF/NaN, 0 = saturating (half)
+_CTRL_SPR_DEFAULTS = 0x1000000000000008  # the 950's CTRL defaults (DK SetCtrlSpr(ISASI).md 表3, ResetCtrlSprImpl)
 CTRL_INT_SATURATE = 53   # D6 / audit 7: CTRL[53] 1 = int16/int32 saturate, 0 = wrap
 CTRL_COUNTER_MODE = 56   # SPEC 2.6: CTRL[56] 1 = counter mode
 CTRL_CAST_TRUNCATE = 59  # SPEC-2 D46: CTRL[59] 1 = conversions to integers keep the low bits, 0 = saturate
@@ -214,19 +215,38 @@ class Core(SyncState):
     def SetCtrlSpr(self, start_bit, end_bit, value):
         """`SetCtrlSpr<start, end>(value)` for the bits the SPECs name: 48 (half INF/NaN), 53 (int saturation),
         59 (conversion truncation, A2/A3/950) and 60 (the 950's Cast trait saturation), SPEC-2 D46."""
-        self.spec.require_supported("SetCtrlSpr")
+        bit = self._ctrl_spr_bit("SetCtrlSpr", start_bit, end_bit)
+        from .api._common import as_int
+        self._set_bit(bit, as_int("SetCtrlSpr", self.spec, "value", value, 0, 1))
+
+    def ResetCtrlSpr(self, start_bit, end_bit):
+        """`ResetCtrlSpr<startBit, endBit>()` (the 950; DK 特殊寄存器访问/ResetCtrlSpr(ISASI).md): the bit back to
+        its default, the page's table (CTRL[48], [53], [59] 0, CTRL[60] 1; the 0x1000000000000008 of the devkit's
+        ResetCtrlSprImpl), for the bits SetCtrlSpr writes. CTRL[48]'s default is 0, saturating, where the 950's
+        kernel entry keeps the power-on 1 (SPEC D6): after ResetCtrlSpr<48, 48>, half results saturate."""
+        if self.device != "ascend950":
+            raise UnsupportedDeviceError("ResetCtrlSpr", "device", self.device, legal="ascend950",
+                                         detail="not offered here (DK ResetCtrlSpr(ISASI).md)")
+        bit = self._ctrl_spr_bit("ResetCtrlSpr", start_bit, end_bit)
+        self._set_bit(bit, (_CTRL_SPR_DEFAULTS >> bit) & 1)
+
+    def _ctrl_spr_bit(self, api, start_bit, end_bit):
+        """The one CTRL bit [start_bit, end_bit] names, among those the device's SetCtrlSpr writes (SPEC-2 D46)."""
+        self.spec.require_supported(api)
         bits = self.spec.ctrl_spr_bits
         if not bits:
-            raise UnsupportedDeviceError("SetCtrlSpr", "device", self.device, legal="atlas-a2, atlas-a3, ascend950",
+            raise UnsupportedDeviceError(api, "device", self.device, legal="atlas-a2, atlas-a3, ascend950",
                                          detail="the overflow mode of this device cannot be switched (D4, D6)")
         from .api._common import as_int
-        start_bit = as_int("SetCtrlSpr", self.spec, "startBit", start_bit, 0, 63)
-        end_bit = as_int("SetCtrlSpr", self.spec, "endBit", end_bit, 0, 63)
-        value = as_int("SetCtrlSpr", self.spec, "value", value, 0, 1)
+        start_bit = as_int(api, self.spec, "startBit", start_bit, 0, 63)
+        end_bit = as_int(api, self.spec, "endBit", end_bit, 0, 63)
         if start_bit != end_bit or start_bit not in bits:
-            raise ParameterError("SetCtrlSpr", "bits", (start_bit, end_bit), legal=f"a single bit in {bits}",
-                                 device=self.device)
-        self._set_bit(start_bit, value)
+            atomic = 6 <= start_bit <= 10 and 6 <= end_bit <= 10
+            raise ParameterError(api, "bits", (start_bit, end_bit), legal=f"a single bit in {bits}",
+                                 device=self.device, detail="CTRL[8:6] and [10:9] are the DataCopy atomics: "
+                                 "aj.SetAtomicAdd / SetAtomicMax / SetAtomicMin / SetAtomicNone set them"
+                                 if atomic else None)
+        return start_bit
 
     def GetCtrlSpr(self, start_bit, end_bit):
         """`GetCtrlSpr<startBit, endBit>()`: the CTRL bits [start, end], on the devices that offer SetCtrlSpr (950,
@@ -460,6 +480,7 @@ SetMaskNorm = _state_call("SetMaskNorm")
 SetSaturationFlag = _state_call("SetSaturationFlag")
 GetSaturationFlag = _state_call("GetSaturationFlag")
 SetCtrlSpr = _state_call("SetCtrlSpr")
+ResetCtrlSpr = _state_call("ResetCtrlSpr")
 GetCtrlSpr = _state_call("GetCtrlSpr")
 GetReduceRepeatSumSpr = _state_call("GetReduceRepeatSumSpr")
 SetPadValue = _state_call("SetPadValue")

@@ -15,10 +15,6 @@ INF/NaN, non-saturating); GetCtrlSpr<48, 48>() Duplicated into ctrl[0:4]; Adds(d
 DataCopy dst out; ResetCtrlSpr<48, 48>() and ResetCtrlSpr<60, 60>(); GetCtrlSpr<48, 48>() Duplicated into
 ctrl[4:8]; V_MTE3 flag; DataCopy ctrl out; PipeBarrier<PIPE_ALL>.
 
-Deviation (library gap, reported): ascend_jit has no ResetCtrlSpr (`aj.ResetCtrlSpr` is an AttributeError, not
-even a NotOfferedError). The port writes the defaultCtrl bits with SetCtrlSpr instead (`reset_ctrl_spr` below:
-bit 48 -> 0, bit 60 -> 1, as ResetCtrlSprImpl does); `RESET_CTRL_SPR` picks `aj.ResetCtrlSpr` the day it exists.
-
 Sizes: the example's 256 halves (the first half 0, 1, 2, ..., the second +inf); any multiple of 32 halves up to
 32768 runs. Devices: ascend950 only (ResetCtrlSpr and CTRL[60] are 950-only, DK ResetCtrlSpr(ISASI).md).
 Fidelity: BIT-EXACT (Adds half: fp32 add then RNE, INF/NaN mode while CTRL[48] = 1; SPEC-2 0.3; the CTRL reads
@@ -30,16 +26,6 @@ import ascend_jit as aj
 from ascend_jit.kernels._base import KernelSpec
 
 CTRL_SIZE = 8
-DEFAULT_CTRL = 0x1000000000000008   # ResetCtrlSprImpl's defaultCtrl (dav_3510)
-
-
-def reset_ctrl_spr(start_bit, end_bit):
-    """ResetCtrlSpr<start, end>() in the SetCtrlSpr the library offers: the bits of defaultCtrl written back."""
-    for bit in range(start_bit, end_bit + 1):
-        aj.SetCtrlSpr(bit, bit, (DEFAULT_CTRL >> bit) & 1)
-
-
-RESET_CTRL_SPR = getattr(aj, "ResetCtrlSpr", reset_ctrl_spr)
 
 
 class KernelCtrlSpr:
@@ -68,8 +54,8 @@ class KernelCtrlSpr:
         aj.SetFlag(0, event=aj.HardEvent.V_MTE3)
         aj.WaitFlag(0, event=aj.HardEvent.V_MTE3)
         aj.DataCopy(self.dstSatGlobal, dstLocal, self.dataSize)
-        RESET_CTRL_SPR(48, 48)
-        RESET_CTRL_SPR(60, 60)
+        aj.ResetCtrlSpr(48, 48)
+        aj.ResetCtrlSpr(60, 60)
         valueCtrlAfterReset = aj.GetCtrlSpr(48, 48)
         aj.Duplicate(ctrlLocal[CTRL_SIZE // 2], np.int64(valueCtrlAfterReset), CTRL_SIZE // 2)
         aj.SetFlag(0, event=aj.HardEvent.V_MTE3)
@@ -113,7 +99,7 @@ def expected(device, inputs):
 
 KERNEL = KernelSpec(
     "ctrl_spr", "devkit ctrl_spr example: SetCtrlSpr / GetCtrlSpr / ResetCtrlSpr of CTRL[48] and CTRL[60] around a "
-    "half Adds (ResetCtrlSpr written with SetCtrlSpr: not offered)", make_inputs, run, expected, default_size=256,
+    "half Adds", make_inputs, run, expected, default_size=256,
     devices=("ascend950",), size_rule="a multiple of 32 halves, at most 32768",
     size_ok=lambda n: 0 < n <= 32768 and n % 32 == 0,
     source="mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/03_basic_api/09_utils/ctrl_spr/ctrl_spr.asc")

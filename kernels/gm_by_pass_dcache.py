@@ -11,13 +11,8 @@ DataSyncBarrier(ISASI).md.
 The kernel: value = ReadGmByPassDCache<int32_t>(src.GetPhyAddr()); DataSyncBarrier<MemDsbT::DDR>();
 WriteGmByPassDCache<int32_t>(dst.GetPhyAddr(), value + ADD_VALUE); PipeBarrier<PIPE_ALL>.
 
-Deviation (library gap, reported): ascend_jit has no ReadGmByPassDCache / WriteGmByPassDCache (`aj.
-ReadGmByPassDCache` is a plain AttributeError). The port reads and writes element 0 with GlobalTensor.GetValue /
-SetValue, the scalar unit's GM access, which in the emulator has no data cache in front of it either
-(DataCacheCleanAndInvalid's docstring: "no cache between"), so the values are those of the bypassing calls;
-`read_gm_by_pass_dcache` / `write_gm_by_pass_dcache` below switch to the library's names the day they exist (they
-take the GlobalTensor and an element index where C++ takes a `__gm__ T*`). `value + ADD_VALUE` wraps as int32 (the
-input spans the whole int32 range; C++ signed overflow, two's complement on the device).
+`value + ADD_VALUE` wraps as int32 (the input spans the whole int32 range; C++ signed overflow, two's complement on
+the device).
 
 Sizes: the example's 1024 int32 (only element 0 is read and written; the other dst elements stay the host's
 zeros, as the golden has them); any size of 8 or more runs. Devices: the pages' 950, A3, A2.
@@ -32,21 +27,6 @@ ADD_VALUE = 100
 DATA_SIZE = 1024
 
 
-def read_gm_by_pass_dcache(gm, index=0):
-    """ReadGmByPassDCache<T>(gm address of element `index`): GetValue until the library offers the call."""
-    if hasattr(aj, "ReadGmByPassDCache"):
-        return aj.ReadGmByPassDCache(gm[index] if index else gm)
-    return gm.GetValue(index)
-
-
-def write_gm_by_pass_dcache(gm, value, index=0):
-    """WriteGmByPassDCache<T>(gm address of element `index`, value): SetValue until the library offers it."""
-    if hasattr(aj, "WriteGmByPassDCache"):
-        aj.WriteGmByPassDCache(gm[index] if index else gm, value)
-    else:
-        gm.SetValue(index, value)
-
-
 class KernelGmByPassDcache:
     """KernelGmByPassDcache<int32_t>."""
 
@@ -56,9 +36,9 @@ class KernelGmByPassDcache:
         self.dstGlobal.SetGlobalBuffer(dstGm)
 
     def Process(self):
-        value = read_gm_by_pass_dcache(self.srcGlobal)
+        value = aj.ReadGmByPassDCache(self.srcGlobal)   # C++ src.GetPhyAddr(): element 0
         aj.DataSyncBarrier(aj.MemDsbT.DDR)           # wait for the GM read before the GM write
-        write_gm_by_pass_dcache(self.dstGlobal, _int32_add(value, ADD_VALUE))
+        aj.WriteGmByPassDCache(self.dstGlobal, _int32_add(value, ADD_VALUE))
 
 
 def _int32_add(a, b):
@@ -100,7 +80,7 @@ def expected(device, inputs):
 
 KERNEL = KernelSpec(
     "gm_by_pass_dcache", "devkit gm_by_pass_dcache example: one int32 read from GM, DataSyncBarrier<DDR>, written "
-    "back + 100 (Read/WriteGmByPassDCache as GetValue/SetValue: not offered)", make_inputs, run, expected,
+    "back + 100", make_inputs, run, expected,
     default_size=DATA_SIZE, devices=("ascend950", "atlas-a3", "atlas-a2"), size_rule="at least 8 int32",
     size_ok=lambda n: n >= 8,
     source="mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/03_basic_api/09_utils/gm_by_pass_dcache/"

@@ -44,22 +44,18 @@ def test_ctrl_spr_matches_gen_data_goldens(size):
     assert _bits(out["sat"]) == _bits(want)
 
 
-def test_reset_ctrl_spr_is_not_offered_and_the_port_writes_the_default_bits():
-    """Gap: no aj.ResetCtrlSpr (a plain AttributeError, not a NotOfferedError). The port's stand-in puts back
-    ResetCtrlSprImpl's defaultCtrl bits (0x1000000000000008: bit 48 = 0, bit 60 = 1); afterwards the 950 is in
-    the saturating half mode (SPEC D6 / decisions.md: CTRL[48] = 0 with CTRL[60] = 1), 65504 + 65504 = 65504."""
-    with pytest.raises(AttributeError) as e:
-        aj.ResetCtrlSpr
-    assert not isinstance(e.value, aj.NotOfferedError)
-    m = _module("ctrl_spr")
+def test_reset_ctrl_spr_puts_back_the_default_bits():
+    """aj.ResetCtrlSpr puts back ResetCtrlSprImpl's defaultCtrl bits (0x1000000000000008: bit 48 = 0, bit 60 = 1);
+    afterwards the 950 is in the saturating half mode (SPEC D6 / decisions.md: CTRL[48] = 0 with CTRL[60] = 1),
+    65504 + 65504 = 65504. Off the 950 it is not offered (DK ResetCtrlSpr(ISASI).md)."""
     seen = {}
 
     def kernel(x, y):
         aj.InitSocState()
         aj.SetCtrlSpr(60, 60, 0)
         aj.SetCtrlSpr(48, 48, 1)
-        m.reset_ctrl_spr(48, 48)
-        m.reset_ctrl_spr(60, 60)
+        aj.ResetCtrlSpr(48, 48)
+        aj.ResetCtrlSpr(60, 60)
         seen["48"], seen["60"] = aj.GetCtrlSpr(48, 48), aj.GetCtrlSpr(60, 60)
         a = aj.LocalMemAllocator()
         xl, yl = a.Alloc("half", 16), a.Alloc("half", 16)
@@ -73,6 +69,8 @@ def test_reset_ctrl_spr_is_not_offered_and_the_port_writes_the_default_bits():
     aj.launch(kernel, 1, D950, x, y)
     assert seen == {"48": 0, "60": 1}
     assert (y == np.float16(65504)).all()
+    with aj.Core("atlas-a2"), pytest.raises(aj.UnsupportedDeviceError, match="ResetCtrlSpr"):
+        aj.ResetCtrlSpr(48, 48)
 
 
 # ---- get_ub_size
@@ -142,12 +140,23 @@ def test_gm_by_pass_dcache_writes_x0_plus_100(device, seed):
         assert z[0] < 0
 
 
-@pytest.mark.parametrize("name", ["ReadGmByPassDCache", "WriteGmByPassDCache"])
-def test_gm_by_pass_dcache_calls_are_not_offered(name):
-    """Gap: neither scalar GM call exists (a plain AttributeError, no NotOfferedError pointing anywhere)."""
-    with pytest.raises(AttributeError) as e:
-        getattr(aj, name)
-    assert not isinstance(e.value, aj.NotOfferedError)
+def test_gm_by_pass_dcache_calls():
+    """ReadGmByPassDCache / WriteGmByPassDCache: element 0 of a GlobalTensor (C++ `(__gm__ T*)gm + k` is `g[k]`),
+    integer types on the 950, A3 and A2 (DK 标量计算/ReadGmByPassDCache(ISASI).md)."""
+    g = aj.GlobalTensor("int16")
+    g.SetGlobalBuffer(np.arange(8, dtype=np.int16))
+    with aj.Core("atlas-a2"):
+        assert aj.ReadGmByPassDCache(g[3]) == 3
+        aj.WriteGmByPassDCache(g[5], -7)
+        assert g.GetValue(5) == -7
+        with pytest.raises(aj.ParameterError, match="WriteGmByPassDCache: parameter 'value' = 40000"):
+            aj.WriteGmByPassDCache(g, 40000)
+        with pytest.raises(aj.UnsupportedDTypeError, match="ReadGmByPassDCache"):
+            aj.ReadGmByPassDCache(aj.GlobalTensor(np.zeros(2, np.float32)))
+        with pytest.raises(aj.ParameterError, match="a GlobalTensor"):
+            aj.ReadGmByPassDCache(np.zeros(2, np.int16))
+    with aj.Core("atlas-inference-aicore"), pytest.raises(aj.UnsupportedDeviceError, match="ReadGmByPassDCache"):
+        aj.ReadGmByPassDCache(g)
 
 
 # ---- reg_auxscalar

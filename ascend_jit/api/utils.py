@@ -13,6 +13,7 @@ import numpy as np
 from ..dtypes import resolve
 from ..errors import ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 from ._common import as_int
+from ._scalar import scalar_value
 
 _U32_MAX, _U64_MAX = 2**32 - 1, 2**64 - 1
 # the product lists of 标量计算/GetBitCount.md, CountLeadingZero.md, GetSFFValue.md, CountBitsCntSameAsSignBit.md
@@ -233,3 +234,39 @@ class NumericLimits:
 
     def DeNormMin(self, dst=None, count=None):
         return self._member("DeNormMin", dst, count)
+
+
+# --- GM scalar access bypassing the data cache (DK 标量计算/ReadGmByPassDCache(ISASI).md, WriteGmByPassDCache) ------
+_DCACHE_BYPASS_DEVICES = ("ascend950", "atlas-a3", "atlas-a2")   # the pages' product lists
+_DCACHE_BYPASS_DTYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+
+
+def _bypass_address(api, addr):
+    """The GlobalTensor whose element 0 is `addr` (C++ `(__gm__ T*)gm + k` is `g[k]` here), on the pages' devices
+    and integer types. The emulator has no data cache: the access is the scalar unit's GetValue / SetValue of that
+    element (the sanitizer's cross-block GM check sees it as one)."""
+    from ..core import current_core
+    from ..tensor import GlobalTensor
+    device = current_core(api).device
+    if device not in _DCACHE_BYPASS_DEVICES:
+        raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_DCACHE_BYPASS_DEVICES),
+                                     detail=f"not offered here (DK 标量计算/{api}(ISASI).md)")
+    if not isinstance(addr, GlobalTensor):
+        raise ParameterError(api, "addr", type(addr).__name__, device=device,
+                             legal="a GlobalTensor: C++'s (__gm__ T*)gm + k is g[k] (a GlobalTensor of T over gm)")
+    if addr.dtype is None or addr.dtype.name not in _DCACHE_BYPASS_DTYPES:
+        raise UnsupportedDTypeError(api, "dtype", getattr(addr.dtype, "name", None), device=device,
+                                    legal=", ".join(_DCACHE_BYPASS_DTYPES))
+    return addr
+
+
+def ReadGmByPassDCache(addr):
+    """`ReadGmByPassDCache<T>(addr)`: the integer at GM address `addr` (a GlobalTensor's element 0)."""
+    return _bypass_address("ReadGmByPassDCache", addr).GetValue(0)
+
+
+def WriteGmByPassDCache(addr, value):
+    """`WriteGmByPassDCache<T>(addr, value)`: `value` (SPEC-2 D29: an integer in T's range) at GM address `addr`."""
+    api = "WriteGmByPassDCache"
+    addr = _bypass_address(api, addr)
+    addr.SetValue(0, scalar_value(api, None, addr.dtype, value, "value"))
