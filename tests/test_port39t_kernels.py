@@ -215,3 +215,107 @@ def test_cast_v3_is_sanitizer_clean_with_tails(name):
     out = {}
     assert _reports(lambda: out.update(k.run("atlas-inference-aicore", inputs))) == []
     assert out["y"].tobytes() == k.expected("atlas-inference-aicore", inputs)["y"].tobytes()
+
+
+# kernels/lp_norm_v3.py
+
+def _core_shares(m, n, dtype):
+    """(start, count) of each core's share from the tiling (big cores first)."""
+    dim, _, raw, _ = m.tiling("atlas-a2", (n,), dtype, np.inf, -1)
+    t = np.frombuffer(raw.tobytes(), m.LpNormV3TilingData)[0]
+    shares, start = [], 0
+    for b in range(dim):
+        count = int(t["bigCoreDataNum"] if b < int(t["tailBlockNum"]) else t["smallCoreDataNum"])
+        shares.append((start, count))
+        start += count
+    return shares
+
+
+def test_lp_norm_v3_tiling_tiles_cores_and_workspace():
+    _, m = _spec_and_module("lp_norm_v3")
+    dim, mode, raw, work = m.tiling("atlas-a2", (312, 64), "float", np.inf, -1)
+    t = np.frombuffer(raw.tobytes(), m.LpNormV3TilingData)[0]
+    # 196608 / 2 / 32 / 10 = 307 blocks a tile (2456 floats); 2496 blocks over 8 cores: 312 each
+    assert (dim, mode, work, int(t["tileDataNum"]), int(t["smallCoreDataNum"]), int(t["tailBlockNum"])) == \
+        (8, 0, 16, 2456, 2496, 0)
+    assert (int(t["finalSmallTileNum"]), int(t["smallTailDataNum"])) == (2, 40)
+    dim, mode, raw, work = m.tiling("atlas-a2", (10, 48), "half", -np.inf, 0)
+    t = np.frombuffer(raw.tobytes(), m.LpNormV3TilingData)[0]
+    assert (dim, mode, work, int(t["rows"]), int(t["cols"]), float(t["p"])) == (1, 1, 160, 10, 48, -np.inf)
+    assert m.tiling("atlas-a2", (10, 40), "float", np.inf, 1)[1:4:2] == (2, 640)
+
+
+@pytest.mark.parametrize("shape, dtype, p, axis", [
+    ((313, 64), "float", -np.inf, -1), ((157, 32), "half", np.inf, -1), ((130, 48), "float", np.inf, 0),
+    ((64, 40), "half", -np.inf, 1), ((1, 8), "float", np.inf, 1), ((16, 1), "half", -np.inf, 0)])
+def test_lp_norm_v3_infinity_norms_are_bit_exact(shape, dtype, p, axis):
+    _, m = _spec_and_module("lp_norm_v3")
+    rng = np.random.default_rng(sum(shape))
+    x = (rng.standard_normal(shape) * 4).astype(m._NP[dtype])
+    y = m.run_lp_norm("atlas-a2", x, p, axis)
+    with np.errstate(over="ignore"):
+        assert y.tobytes() == m.reference(x, p, axis).tobytes()
+
+
+def test_lp_norm_v3_finite_p_is_not_ported():
+    _, m = _spec_and_module("lp_norm_v3")
+    with pytest.raises(NotImplementedError, match="Power"):
+        m.run_lp_norm("atlas-a2", np.ones((4, 8), np.float32), 2.0, -1)
+
+
+def test_lp_norm_v3_deviation_1_original_atomic_add_sums_the_cores_maxima(monkeypatch):
+    """SetAtomicMax then SetAtomicAdd: the slot receives sum over cores of (core max + eps)."""
+    k, m = _spec_and_module("lp_norm_v3")
+    inputs = k.make_inputs(20000, 3)
+    x = inputs["x"]
+    monkeypatch.setattr(m, "ORIGINAL_ATOMIC_ADD", True)
+    y = k.run("atlas-a2", inputs)["y"]
+    flat = np.abs(x.reshape(-1))
+    parts = [np.float32(flat[s:s + c].max()) + m.EPSILON for s, c in _core_shares(m, x.size, "float")]
+    assert len(parts) == 8
+    total = np.float32(0)
+    for v in parts:                       # blocks commit in block order (aj.launch atomic_order="block")
+        total = np.float32(total + v)
+    assert y.tobytes() == (x / total).astype(np.float32).tobytes()
+    assert not np.array_equal(y, k.expected("atlas-a2", inputs)["y"])
+
+
+def test_lp_norm_v3_deviation_2_original_tmp_base_in_bytes_overruns(monkeypatch):
+    k, m = _spec_and_module("lp_norm_v3_max_cols")
+    monkeypatch.setattr(m, "ORIGINAL_BASE_BYTES", True)
+    monkeypatch.setattr(m, "ORIGINAL_BASE_GAPS", True)
+    with pytest.raises(aj.OutOfBoundsError, match="SetValue|DataCopy"):
+        k.run("atlas-a2", k.make_inputs(400, 1))
+
+
+@pytest.mark.parametrize("flag, checks, apis", [
+    ("ORIGINAL_BASE_GAPS", {("init", "DataCopy")}, None),
+    ("ORIGINAL_SYNC", {("race", "GetValue"), ("race", "SetValue"), ("race", "DataCopy")}, None)])
+def test_lp_norm_v3_deviations_3_4_original_reports_with_the_same_outputs(monkeypatch, flag, checks, apis):
+    k, m = _spec_and_module("lp_norm_v3_max_cols")
+    inputs = k.make_inputs(4000, 2)
+    monkeypatch.setattr(m, flag, True)
+    out = {}
+    reports = _reports(lambda: out.update(k.run("atlas-a2", inputs)))
+    assert {(r.check, r.instruction.api) for r in reports} == checks
+    assert out["y"].tobytes() == k.expected("atlas-a2", inputs)["y"].tobytes()
+
+
+def test_lp_norm_v3_deviation_5_min_norm_over_a_zeroed_workspace_is_zero():
+    """Without the host's +inf, SetAtomicMin takes the workspace's 0: every norm 0, y = x / 0."""
+    _, m = _spec_and_module("lp_norm_v3")
+    x = np.arange(1, 65, dtype=np.float32).reshape(8, 8)
+    with np.errstate(divide="ignore"):
+        y = m.run_lp_norm("atlas-a2", x, -np.inf, 0, workspace_fill=0.0)
+    assert np.isposinf(y).all()
+    assert np.array_equal(m.run_lp_norm("atlas-a2", x, -np.inf, 0), m.reference(x, -np.inf, 0))
+
+
+@pytest.mark.parametrize("name", ["lp_norm_v3", "lp_norm_v3_min_rows_half", "lp_norm_v3_max_cols"])
+def test_lp_norm_v3_is_sanitizer_clean_over_several_cores_and_tiles(name):
+    k, _ = _spec_and_module(name)
+    inputs = k.make_inputs({"lp_norm_v3": 20000, "lp_norm_v3_min_rows_half": 42000}.get(name, 22000), 5)
+    out = {}
+    assert _reports(lambda: out.update(k.run("atlas-a3", inputs))) == []
+    with np.errstate(over="ignore"):
+        assert out["y"].tobytes() == k.expected("atlas-a3", inputs)["y"].tobytes()
