@@ -36,7 +36,7 @@ from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatPa
                               LnAlgo, LnConfig, Max, Maxs, Min, Mins, Mul, MulAddDst, Muls, Or, Reciprocal,
                               ReciprocalAlgo, ReciprocalConfig, Relu, Rsqrt, RsqrtAlgo, RsqrtConfig, Sqrt, SqrtAlgo,
                               SqrtConfig, Sub, SubRelu)
-from .api.gather import Gather, GatherMask, GatherMaskParams
+from .api.gather import Gather, GatherMask, GatherMaskParams, GetGatherMaskRemainCount
 from .api.init_global_memory import InitGlobalMemory, InitOutput, PopStackBuffer
 from .api.utils import (AlignUp, ConstCeil, CountBitsCntSameAsSignBit, CountLeadingZero, DivCeil, GetBitCount,
                         GetSFFValue, GetUintDivMagicAndShift, IsSameType, NumericLimits, ReadGmByPassDCache,
@@ -143,6 +143,8 @@ __all__ = [
     "GetUBSizeInBytes", "GetRuntimeUBSize", "pipe_barrier", "set_flag", "wait_flag",
     # session 39 (port39u): CTRL bits back to their defaults, GM scalar access bypassing the data cache
     "ResetCtrlSpr", "ReadGmByPassDCache", "WriteGmByPassDCache",
+    # session 39 (port39t): the RSVD_CNT register GatherMask writes
+    "GetGatherMaskRemainCount",
     "REGISTER_TILING_DEFAULT", "GET_TILING_DATA", "GET_TILING_DATA_WITH_STRUCT", "GET_TILING_DATA_PTR_WITH_STRUCT",
     "GET_TILING_DATA_MEMBER",
     "ONE_BLK_SIZE", "ONE_BLOCK_SIZE", "DEFAULT_BLK_NUM", "DEFAULT_BLK_STRIDE", "DEFAULT_REPEAT_STRIDE",

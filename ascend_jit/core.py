@@ -110,6 +110,7 @@ class Core(SyncState):
         self.mask_defined = True
         self.acc_val = np.float16(0)  # GetReduceRepeatSumSpr (SPEC 4.2 ACC_VAL, 4.4 accVal), a scalar of its dtype
         self.max_min_spr = None     # GetReduceRepeatMaxMinSpr state (SPEC-2 D55), api/reductions.py record_spr
+        self.rsvd_cnt = None        # the count the last GatherMask kept (GetGatherMaskRemainCount; api/gather.py)
         self.block_idx = 0
         self.block_num = 1
         self.pad_value = None       # SPEC-2 9.1: (dtype, element bits) stored by SetPadValue

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .api._common import INT32_MAX, as_int, as_uint16_field
+from .api._common import INT32_MAX, as_int, as_uint16_field, refuse_template_argument
 from .core import Core, current_core
 from .dtypes import ALL as ALL_DTYPES, resolve
 from .errors import AlignmentError, OutOfBoundsError, ParameterError, StateError
@@ -738,7 +738,7 @@ _GM_TO_UB, _UB_TO_GM, _UB_TO_UB = 0, 1, 2
 _COPY = EntryTable()  # one key: every argument's type is fixed (uint8 arrays, Python ints)
 
 
-def DataCopy(dst, src, count_or_params=None, *, count=None, repeat_params=None):
+def DataCopy(dst, src, count_or_params=None, *more, count=None, repeat_params=None):
     """GM -> UB, UB -> GM or UB -> UB (one core): `DataCopy(dst, src, count)` or `DataCopy(dst, src,
     DataCopyParams(...))` (or its brace list: 4 values blockCount, blockLen, srcStride, dstStride); the third
     argument may also be given by its C++ name in snake case, `count=` or `repeat_params=` (SPEC-2 1.1). UB -> GM
@@ -750,6 +750,9 @@ def DataCopy(dst, src, count_or_params=None, *, count=None, repeat_params=None):
     GM byte of the proven shape is compared with the GM tensor's size on every call, and a GM destination's
     writability too. A proven shape goes straight to one compiled copy (jit/movement.py copy_runs, GIL released)
     through its machine-code entry (jit/direct.py), kept in the plan."""
+    if more:   # DataCopy<T>(dst, src, n) with T written first is refused naming it; else Python's own TypeError
+        refuse_template_argument("DataCopy", dst)
+        raise TypeError(f"DataCopy() takes from 2 to 3 positional arguments but {3 + len(more)} were given")
     if count is not None or repeat_params is not None:
         count_or_params = _keyword_argument(count_or_params, count, repeat_params)
     if type(count_or_params) is int:

@@ -54,8 +54,9 @@ _SHORT = {PIPE_S: "S", PIPE_V: "V", PIPE_MTE2: "MTE2", PIPE_MTE3: "MTE3"}
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 # Special registers written by the vector pipe and read by the scalar pipe (SPEC-2 10.4: the GetReduce*Spr reads are
-# PIPE_S): ACC_VAL (the count-form ReduceSum's side result) and the ReduceRepeat/ReduceMax MAX/MIN value and index.
-SPRS = ("ACC_VAL", "MAX_MIN")
+# PIPE_S): ACC_VAL (the count-form ReduceSum's side result), the ReduceRepeat/ReduceMax MAX/MIN value and index, and
+# GatherMask's RSVD_CNT (GetGatherMaskRemainCount).
+SPRS = ("ACC_VAL", "MAX_MIN", "RSVD_CNT")
 SPR_BYTES = 8
 
 
@@ -394,7 +395,8 @@ class Sanitizer:
         return (name, self.ub_bytes + SPRS.index(name) * SPR_BYTES, SPR_BYTES)
 
     def spr_read(self, api, name):
-        """GetReduceRepeatSumSpr / GetReduceRepeatMaxMinSpr: a scalar-pipe read of a register the vector pipe writes."""
+        """GetReduceRepeatSumSpr / GetReduceRepeatMaxMinSpr / GetGatherMaskRemainCount: a scalar-pipe read of a
+        register the vector pipe writes."""
         self.instruction(api, PIPE_S, [Access.of_run(name, self.spr(name)[1], SPR_BYTES, False)])
 
     def _space(self, address):
@@ -531,7 +533,7 @@ class Sanitizer:
                 conflict = (self.reader_seq[q, addrs] > self.clock[p, q]) & (readers > self.writer_instr[addrs])
                 for log_index, address, count in _pairs(addrs, readers, conflict):
                     self._emit(Report("race", "WAR", instr, acc.operand, address, count, earlier=self.log[log_index],
-                                      fix=_fix(PIPES[q], PIPES[p])))
+                                      fix=_fix(PIPES[q], PIPES[p], self.config.device_sync)))
 
     def _writer_reports(self, instr, p, acc, kind, strict_same):
         """RAW / WAW: one report per unordered pair (SPEC-2 10.4), i.e. per earlier writing instruction, with the
@@ -544,7 +546,8 @@ class Sanitizer:
         conflict = (wp >= 0) & np.where(wp != p, other, same)
         for log_index, address, count in _pairs(addrs, self.writer_instr[addrs], conflict):
             q = int(self.writer_pipe[address])
-            fix = _fix(PIPES[q], PIPES[p]) if q != p else f"PipeBarrier({PIPES[p]}) between them" + (
+            fix = _fix(PIPES[q], PIPES[p], self.config.device_sync) if q != p else \
+                f"PipeBarrier({PIPES[p]}) between them" + (
                 " (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD))" if PIPES[p] == PIPE_V
                 else "")
             self._emit(Report("race", kind, instr, acc.operand, address, count, earlier=self.log[log_index], fix=fix))
@@ -715,10 +718,16 @@ def _runs_bytes(base, runs):
     return compact(np.unique(np.concatenate([np.arange(base + off, base + off + n, dtype=np.int64) for off, n in runs])))
 
 
-def _fix(earlier_pipe, later_pipe):
+# the pipe pairs a queue hand-off's own event orders under "device-sync" (pipe.py _queue_pipes)
+_QUEUE_EVENT_PAIRS = {(PIPE_MTE2, PIPE_V), (PIPE_V, PIPE_MTE2), (PIPE_V, PIPE_MTE3), (PIPE_MTE3, PIPE_V),
+                      (PIPE_MTE2, PIPE_MTE3), (PIPE_MTE3, PIPE_MTE2)}
+
+
+def _fix(earlier_pipe, later_pipe, device_sync=False):
     event = f"{_SHORT[earlier_pipe]}_{_SHORT[later_pipe]}"
-    return (f"SetFlag/WaitFlag with aj.HardEvent.{event} between them (or PipeBarrier(PIPE_ALL), or a TQue "
-            "EnQue/DeQue hand-off)")
+    queue = "" if device_sync and (earlier_pipe, later_pipe) not in _QUEUE_EVENT_PAIRS else \
+        ", or a TQue EnQue/DeQue hand-off"
+    return f"SetFlag/WaitFlag with aj.HardEvent.{event} between them (or PipeBarrier(PIPE_ALL){queue})"
 
 
 # --- the Reg API (ascend950, SPEC-2 11.6) --------------------------------------------------------------------------

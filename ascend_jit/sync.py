@@ -125,11 +125,15 @@ class SyncState:
 
     def PipeBarrier(self, pipe):
         """`PipeBarrier<pipe>()`: orders the pipe's instructions; PIPE_S is refused (SPEC-2 10.1, D62)."""
+        self._pipe_barrier("PipeBarrier", pipe)
+
+    def _pipe_barrier(self, api, pipe):
+        """PipeBarrier, its refusals naming `api` (the CCE intrinsic pipe_barrier's own name)."""
         if type(pipe) is not Pipe or pipe is PIPE_S or not self.spec.supported:  # PipeBarrier<PIPE_V> skips them
-            self.spec.require_supported("PipeBarrier")  # SPEC D13: the inference Vector Core offers no API
-            pipe = _check_pipe("PipeBarrier", self.spec, "pipe", pipe)
+            self.spec.require_supported(api)  # SPEC D13: the inference Vector Core offers no API
+            pipe = _check_pipe(api, self.spec, "pipe", pipe)
             if pipe is PIPE_S:
-                raise ParameterError("PipeBarrier", "pipe", pipe.name, legal="any pipe but PIPE_S (SPEC-2 D62)",
+                raise ParameterError(api, "pipe", pipe.name, legal="any pipe but PIPE_S (SPEC-2 D62)",
                                      device=self.device)
         if self.sanitizer is not None:
             self.sanitizer.pipe_barrier(pipe.name)
@@ -409,7 +413,7 @@ def _core(api):
 
 def PipeBarrier(pipe):
     """`PipeBarrier<pipe>()` on the current core."""
-    _core("PipeBarrier").PipeBarrier(pipe)
+    _core("PipeBarrier")._pipe_barrier("PipeBarrier", pipe)
 
 
 class MemDsbT(enum.IntEnum):
@@ -443,7 +447,7 @@ def WaitFlag(*args, event=None, event_id=_ABSENT):
 def pipe_barrier(pipe):
     """The CCE intrinsic `pipe_barrier(PIPE_V)` that older kernels call beside Ascend C's API: PipeBarrier<pipe>()
     (docs/decisions.md "The CCE sync intrinsics")."""
-    _core("pipe_barrier").PipeBarrier(pipe)
+    _core("pipe_barrier")._pipe_barrier("pipe_barrier", pipe)
 
 
 def set_flag(pipe, tpipe, event_id):

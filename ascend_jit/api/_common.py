@@ -12,7 +12,7 @@ from .. import dtypes as dt
 from ..core import continuous_mask_words, set_mask_words
 from ..errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, StateError,
                       UnsupportedDTypeError)
-from ..tensor import LocalTensor, refuse_operand
+from ..tensor import LocalTensor, known_device, refuse_operand
 
 
 class _MaskPlaceholder:
@@ -67,6 +67,14 @@ def _not_a_tensor_hint(value, api):
         # a literal port of C++ `c = a + b` rebinds the Python name to the unevaluated expression (SPEC-2 1.1)
         return "is an unassigned tensor expression: C++ `c = a + b;` is `c[:] = a + b` here"
     return None
+
+
+def refuse_template_argument(api, value):
+    """C++'s template argument written as the first argument (`Cast<half, float>(dst, ...)` ported as
+    aj.Cast("half", dst, ...)): refused naming it, before the form's checks read every argument one place off."""
+    if _names_a_dtype(value):
+        raise ParameterError(api, "dst", type(value).__name__, legal="a LocalTensor or GlobalTensor",
+                             device=known_device(), detail=_not_a_tensor_hint(value, api))
 
 
 def _names_a_dtype(value):

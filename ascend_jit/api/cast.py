@@ -12,7 +12,7 @@ from ..tensor import LocalTensor, known_device
 from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_enum, as_signed64, canonical_params,
                       check_align, check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
                       check_tensor_bounds, high_dim_is_set_mask, high_dim_memo_key, operands, plan_mask, recorded_mask,
-                      refuse_empty_mask_on_950, remember, split_forms, unary_repeat_params)
+                      refuse_empty_mask_on_950, refuse_template_argument, remember, split_forms, unary_repeat_params)
 
 API = "Cast"
 
@@ -25,6 +25,8 @@ def Cast(dst, src, round_mode, *args, count=None, mask=None, repeat_time=None, r
     LocalTensors of one core without a sanitizer, whose shape an earlier call validated, runs its remembered kernel
     call; everything else (the first call of a shape, keywords, NOPs, the sanitizer, freed tensors, every refusal)
     takes the full path, which remembers what it validated."""
+    if type(dst) is not LocalTensor:
+        refuse_template_argument(API, dst)
     if len(args) == 1 and count is None and mask is None and repeat_time is None and repeat_params is None and \
             is_set_mask is None:
         key = _count_key(dst, src, round_mode, args[0])

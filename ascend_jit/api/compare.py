@@ -16,7 +16,8 @@ from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
                       check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, high_dim_memo_key,
                       mask_lane_indices, memo_key, operands, plan_mask, record_mask, recorded_mask,
-                      refuse_empty_mask_on_950, remember, split_forms, unary_repeat_params)
+                      refuse_empty_mask_on_950, refuse_template_argument, remember, split_forms,
+                      unary_repeat_params)
 from ._scalar import element_scalar, scalar_bits
 from .elementwise import BinaryRepeatParams
 
@@ -135,6 +136,8 @@ def Compare(dst, src0, src1, cmp_mode, *args, count=None, mask=None, repeat_time
             is_set_mask=None):
     """`Compare(dst, src0, src1, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)`: one bit
     per element into the uint8/int8 dst, LSB first (D44)."""
+    if type(dst) is not LocalTensor:
+        refuse_template_argument("Compare", dst)
     key, call = _remembered("Compare", args, count, mask, repeat_time, repeat_params, is_set_mask, cmp_mode, CMPMODE,
                             (dst, src0, src1), params_cls=BinaryRepeatParams)
     if call is not None:
@@ -154,6 +157,8 @@ def Compares(dst, src0, scalar=_MISSING, cmp_mode=_MISSING, *args, count=None, m
     """`Compares(dst, src0, scalar, cmp_mode, count)` or `(..., cmp_mode, mask, repeat_time, repeat_params)` with
     UnaryRepeatParams; the scalar is converted to src0's dtype once (D29). `src1_scalar=` is the keyword of the C++
     name (src1Scalar, SPEC-2 1.1) for the scalar."""
+    if type(dst) is not LocalTensor:
+        refuse_template_argument("Compares", dst)
     if src1_scalar is not _MISSING or scalar is _MISSING:
         if scalar is not _MISSING or src1_scalar is _MISSING:
             raise TypeError("Compares() takes the scalar once: scalar (positional or keyword) or src1_scalar (the "
@@ -382,6 +387,8 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     """`Select(dst, sel_mask, src0, src1, sel_mode, count)` or `(..., sel_mode, mask, repeat_time, repeat_params)`:
     selMask bit 1 takes src0, 0 takes src1 (a tensor, or a scalar in mode 1); D59."""
     api = "Select"
+    if type(dst) is not LocalTensor:
+        refuse_template_argument(api, dst)
     tensor_src1 = type(src1) is LocalTensor and sel_mode is not SELMODE.VSEL_TENSOR_SCALAR_MODE
     memo_key, call = _remembered(api, args, count, mask, repeat_time, repeat_params, is_set_mask, sel_mode, SELMODE,
                                  (dst, sel_mask, src0, src1) if tensor_src1 else (dst, sel_mask, src0),

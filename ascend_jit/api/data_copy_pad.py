@@ -13,7 +13,7 @@ from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
 from ..pipe import DataCopyParams, atomic_copy, check_atomic_dtype
 from ..tensor import GlobalTensor, LocalTensor, known_device, refuse_operand
 from ._common import (Runs, TensorExtent, as_enum, as_uint16_field, check_dtype, check_range, check_run_bounds,
-                      remember)
+                      refuse_template_argument, remember)
 from ._scalar import scalar_bits
 
 API = "DataCopyPad"
@@ -146,7 +146,7 @@ _PLANS_MAX = 4096    # distinct call shapes remembered (cleared when full)
 _MISSING = object()
 
 
-def DataCopyPad(dst, src, copy_params=_MISSING, pad_params=None, *, mode=PaddingMode.Normal,
+def DataCopyPad(dst, src, copy_params=_MISSING, pad_params=None, *more, mode=PaddingMode.Normal,
                 data_copy_params=_MISSING):
     """`DataCopyPad(dst_local, src_global, copy_params, pad_params)` (GM -> UB) or
     `DataCopyPad(dst_global, src_local, copy_params)` (UB -> GM); the first argument's type picks the direction.
@@ -156,6 +156,10 @@ def DataCopyPad(dst, src, copy_params=_MISSING, pad_params=None, *, mode=Padding
     parameter structs with their fields' types, mode, the SetPadValue state); GM sizes stay out of the key and the
     proven shape's far GM byte is compared with the GM tensor's size on every call, a GM destination's
     writability too. The copy is one compiled call (jit/movement.py, GIL released) through its entry."""
+    if type(dst) is not LocalTensor and type(dst) is not GlobalTensor:
+        refuse_template_argument(API, dst)
+    if more:
+        raise TypeError(f"DataCopyPad() takes from 2 to 4 positional arguments but {4 + len(more)} were given")
     if data_copy_params is not _MISSING or copy_params is _MISSING:
         if copy_params is not _MISSING or data_copy_params is _MISSING:
             raise TypeError("DataCopyPad() takes the copy parameters once: copy_params (positional or keyword) or "

@@ -10,8 +10,9 @@ from functools import lru_cache
 import numpy as np
 
 from .. import dtypes as dt
-from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterError, UnsupportedDeviceError,
-                      UnsupportedDTypeError)
+from ..core import current_core
+from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError,
+                      UnsupportedDeviceError)
 from ..jit.gather import offset_faults, gather, gather_mask
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor
@@ -308,7 +309,31 @@ def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params, *
     if core.counter_mode:
         core.SetMaskNorm()       # D31: GatherMask forces Normal mode
     core.mask_defined = False    # D31: and leaves the mask register undefined
+    core.rsvd_cnt = done         # the RSVD_CNT register GetGatherMaskRemainCount reads
     return done
+
+
+# get_rsvd_cnt() in the A2/A3 (dav_c220) and 310P (dav_m200) builds of GetGatherMaskRemainCountImpl; the others assert
+_RSVD_CNT_DEVICES = ("atlas-a3", "atlas-a2", "atlas-inference-aicore")
+
+
+def GetGatherMaskRemainCount():
+    """`GetGatherMaskRemainCount()` (DK impl/basic_api/kernel_operator_vec_gather_mask_intf_impl.h; no devkit page):
+    the scalar unit's read of the RSVD_CNT register the last GatherMask on this core wrote, the count of elements it
+    kept (GatherMask's return value here). A2/A3 and the 310P; refused elsewhere, where the devkit asserts, and
+    before any GatherMask (the register is undefined; docs/decisions.md "GetGatherMaskRemainCount")."""
+    api = "GetGatherMaskRemainCount"
+    core = current_core(api)
+    if core.device not in _RSVD_CNT_DEVICES:
+        raise UnsupportedDeviceError(api, "device", core.device, legal=", ".join(_RSVD_CNT_DEVICES),
+                                     detail="not offered here (the devkit's build asserts): use GatherMask's returned "
+                                            "count")
+    if core.rsvd_cnt is None:
+        raise StateError(api, "RSVD_CNT", None, device=core.device, legal="after a GatherMask on this core",
+                         detail="no GatherMask ran on this core: the register is undefined")
+    if core.sanitizer is not None:
+        core.sanitizer.spr_read(api, "RSVD_CNT")
+    return core.rsvd_cnt
 
 
 def _progression_meets(start, step, count, length, lo, hi):
@@ -371,7 +396,8 @@ def _sanitize_gather_mask(core, dst, src0, pattern, user, outer, elems, last, bl
     reads = [(("src0", _element_bytes(np.concatenate(starts), size)), src0)]
     if user:
         reads.append((("src1_pattern", np.unique(np.concatenate(pattern_bytes))), pattern))
-    vector_access(core, "GatherMask", reads=reads, writes=[(("dst", dst.addr, kept * size), dst)])
+    vector_access(core, "GatherMask", reads=reads, writes=[(("dst", dst.addr, kept * size), dst),
+                                                          (core.sanitizer.spr("RSVD_CNT"), None)])
 
 
 def _builtin_keep(pattern, n):

@@ -83,9 +83,6 @@ def _field_legal(field, mask):
 LEGAL_LAYOUT, LEGAL_SAT, LEGAL_ROUND = (row_table(f"Reg Cast legal {name} by pair", (
     _field_legal(field, TRAITS[s, d, field]) for s in range(11) for d in range(11)))
     for field, name in enumerate(("layoutMode", "satMode", "roundMode")))
-# A refused field's value by member name (a port reads `SatMode.NO_SAT`, not 2)
-VALUE_LAYOUT, VALUE_SAT, VALUE_ROUND = (row_table(f"Reg Cast {enum_name} members", (
-    f"{enum_name}.{name}" for name in names)) for enum_name, names in _FIELD_NAMES)
 # plain Python's words (reg.py Cast and _trait, SPEC-2 11.1: a compiled VF refuses in the same words), picked by index:
 # a pair that is not a Reg Cast pair, named "src -> dst" (index src kind * 11 + dst kind); a trait field that is no
 # member of its enum, with as_enum's list of the members and their values (index: the field, CastTrait's order)
@@ -93,6 +90,9 @@ _KIND_NAMES = ("half", "float", "bfloat16", "int8", "uint8", "int16", "uint16", 
 PAIR_TEXT = row_table("Reg Cast pair", (f"{_KIND_NAMES[s]} -> {_KIND_NAMES[d]}" for s in range(11) for d in range(11)))
 PAIR_LEGAL = "a pair of SPEC-2 11.5"
 _TRAIT_ENUMS = _FIELD_NAMES[:2] + (("MaskMergeMode", ("ZEROING", "MERGING", "UNKNOWN")), _FIELD_NAMES[2])
+# A refused field's value by member name (a port reads `SatMode.NO_SAT`, not 2)
+VALUE_LAYOUT, VALUE_SAT, VALUE_MRG, VALUE_ROUND = (row_table(f"Reg Cast {enum_name} members", (
+    f"{enum_name}.{name}" for name in names)) for enum_name, names in _TRAIT_ENUMS)
 TRAIT_FIELDS = ("trait.layoutMode", "trait.satMode", "trait.mrgMode", "trait.roundMode")
 TRAIT_MEMBERS = tuple(", ".join(f"{enum_name}.{name} ({value})" for value, name in enumerate(names))
                       for enum_name, names in _TRAIT_ENUMS)
@@ -129,7 +129,8 @@ def _check_trait(sk, dk, layout, sat, mrg, rnd):
     if sat < 0 or sat > 2 or not (row[1] >> sat) & 1:
         raise ParameterError("Cast", "trait.satMode", (VALUE_SAT, sat), (LEGAL_SAT, pair), DEVICE)
     if mrg == MERGING or mrg < 0 or mrg > 2:
-        raise ParameterError("Cast", "trait.mrgMode", mrg, "MaskMergeMode.ZEROING or UNKNOWN (SPEC-2 11.5)", DEVICE)
+        raise ParameterError("Cast", "trait.mrgMode", (VALUE_MRG, mrg), "MaskMergeMode.ZEROING or UNKNOWN (SPEC-2 11.5)",
+                             DEVICE)
     if rnd < 0 or rnd > 8 or not (row[2] >> rnd) & 1:  # CAST_NONE is not a Reg round mode
         raise ParameterError("Cast", "trait.roundMode", (VALUE_ROUND, rnd), (LEGAL_ROUND, pair), DEVICE)
 
