@@ -1,0 +1,607 @@
+"""Audit 39 (session 39's changes, 54997f9..HEAD): independent models of SPEC-2 D29 (scalar conversion), SPEC-2 10
+(flags, barriers, the intrinsics) and 10.4 (the sanitizer, with docs/decisions.md "The device's synchronisation"),
+and the refusal contract (SPEC-2 1.5). Every expectation is derived from the SPEC / decisions text with a model
+written here (fractions.Fraction rounding, a happens-before graph), never from the implementation. Only the public
+API `import ascend_jit as aj` is used."""
+import math
+import random
+import struct
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+pytestmark = pytest.mark.ascend_sanitize(checks="", reason="each test sets its own sanitizer mode")
+
+A2, A950 = "atlas-a2", "ascend950"
+
+# --- an independent model of D29: one RNE rounding of the exact value -------------------------------------------
+
+FORMATS = {"half": (5, 10), "bfloat16": (8, 7), "float": (8, 23)}
+CANONICAL_NAN = {"half": 0x7E00, "bfloat16": 0x7FC0, "float": 0x7FC00000}
+UINT = {"half": np.uint16, "bfloat16": np.uint16, "float": np.uint32}
+
+
+def rne_bits(x, fmt):
+    """The bits of the exact value x (int, float or Fraction) rounded once to nearest even in `fmt`, gradual
+    underflow, overflow to inf, NaN canonical."""
+    ebits, mbits = FORMATS[fmt]
+    width = 1 + ebits + mbits
+    if isinstance(x, float) and math.isnan(x):
+        return CANONICAL_NAN[fmt]
+    if isinstance(x, float) and math.isinf(x):
+        return ((1 << (width - 1)) if x < 0 else 0) | (((1 << ebits) - 1) << mbits)
+    sign = 1 if (x < 0 or (isinstance(x, float) and x == 0 and math.copysign(1, x) < 0)) else 0
+    ax = abs(Fraction(x))
+    s = sign << (width - 1)
+    if ax == 0:
+        return s
+    bias = (1 << (ebits - 1)) - 1
+    emin, emax = 1 - bias, bias
+    e = ax.numerator.bit_length() - ax.denominator.bit_length()
+    if Fraction(2) ** e > ax:
+        e -= 1
+    if Fraction(2) ** (e + 1) <= ax:
+        e += 1
+    e = max(e, emin)
+    q = ax / Fraction(2) ** (e - mbits)
+    n = q.numerator // q.denominator
+    rem = q - n
+    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and n % 2 == 1):
+        n += 1
+    if n == 1 << (mbits + 1):
+        n >>= 1
+        e += 1
+    if e > emax:
+        return s | (((1 << ebits) - 1) << mbits)
+    if n < (1 << mbits):           # subnormal (or zero after rounding)
+        return s | n
+    return s | ((e + bias) << mbits) | (n - (1 << mbits))
+
+
+def bits_value(b, fmt):
+    """Exact value of finite bits (a Fraction) or None for inf/NaN."""
+    ebits, mbits = FORMATS[fmt]
+    width = 1 + ebits + mbits
+    sign = -1 if b >> (width - 1) else 1
+    ef = (b >> mbits) & ((1 << ebits) - 1)
+    m = b & ((1 << mbits) - 1)
+    bias = (1 << (ebits - 1)) - 1
+    if ef == (1 << ebits) - 1:
+        return None
+    if ef == 0:
+        return sign * Fraction(m) * Fraction(2) ** (1 - bias - mbits)
+    return sign * Fraction((1 << mbits) + m) * Fraction(2) ** (ef - bias - mbits)
+
+
+def test_model_sanity():
+    assert rne_bits(1.0, "half") == 0x3C00 and rne_bits(65504.0, "half") == 0x7BFF
+    assert rne_bits(65520.0, "half") == 0x7C00 and rne_bits(65519.99, "half") == 0x7BFF
+    assert rne_bits(2.0 ** -24, "half") == 1 and rne_bits(2.0 ** -25, "half") == 0
+    assert rne_bits(1 + 2 ** -8 + 2 ** -40, "bfloat16") == 0x3F81      # decisions.md "SetValue" example
+    assert rne_bits(-0.0, "float") == 0x80000000
+    for fmt in FORMATS:
+        for b in (0x0001, 0x0400, 0x3C00, 0x1234):
+            assert rne_bits(bits_value(b, fmt), fmt) == b
+
+
+def _edge_values(fmt, step=1):
+    """Every finite positive value's midpoint with its successor, just below and above it (doubles), and edges."""
+    ebits, mbits = FORMATS[fmt]
+    top = ((1 << ebits) - 1) << mbits
+    vals = []
+    for b in range(0, top, step):
+        v, w = bits_value(b, fmt), bits_value(b + 1, fmt)
+        mid = float((v + w) / 2) if w is not None else float(v + (v - bits_value(b - 1, fmt)) / 2)
+        assert Fraction(mid) == ((v + w) / 2 if w is not None else Fraction(mid))
+        vals += [float(v), mid, math.nextafter(mid, 0), math.nextafter(mid, math.inf)]
+    vals += [float("inf"), float("nan"), 1e308, 5e-324, 1e-300, -0.0, 0.0]
+    return vals + [-v for v in vals]
+
+
+def _set_values_local(device, dtype, values, via="local"):
+    n = 1024
+    out = []
+    with aj.Core(device) as core:
+        t = core.local_tensor(dtype, n)
+        g = aj.GlobalTensor(dtype)
+        g.SetGlobalBuffer(np.zeros(n, dtype=t.numpy().dtype))
+        for start in range(0, len(values), n):
+            chunk = values[start:start + n]
+            for i, v in enumerate(chunk):
+                (t if via == "local" else g).SetValue(i, v)
+            arr = (t.numpy() if via == "local" else np.asarray(g.array))[:len(chunk)]
+            out += [int(x) for x in np.asarray(arr).view(UINT[dtype])]
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["half", "bfloat16"])
+@pytest.mark.parametrize("via", ["local", "global"])
+def test_d29_every_midpoint_16bit(dtype, via):
+    values = _edge_values(dtype)
+    got = _set_values_local(A2, dtype, values, via)
+    bad = [(v, hex(g), hex(rne_bits(v, dtype))) for v, g in zip(values, got) if g != rne_bits(v, dtype)]
+    assert not bad[:10], f"{len(bad)} disagreements"
+
+
+@pytest.mark.parametrize("via", ["local", "global"])
+def test_d29_float32_random_and_edges(via):
+    rng = random.Random(39)
+    values = []
+    for _ in range(3000):   # midpoints between random neighbouring floats, every exponent (subnormals too)
+        b = rng.randrange(0, 0x7F7FFFFF)
+        v, w = bits_value(b, "float"), bits_value(b + 1, "float")
+        mid = float((v + w) / 2)
+        values += [mid, math.nextafter(mid, 0), math.nextafter(mid, 1e300), rng.uniform(-1e38, 1e38),
+                   rng.uniform(-1, 1) * 2.0 ** rng.randrange(-160, 130)]
+    fmax = float(bits_value(0x7F7FFFFF, "float"))
+    half_ulp = 2.0 ** 103
+    values += [fmax, fmax + half_ulp, math.nextafter(fmax + half_ulp, 0), math.nextafter(fmax + half_ulp, 1e309),
+               2.0 ** -149, 2.0 ** -150, math.nextafter(2.0 ** -150, 1), 3 * 2.0 ** -151, float("nan"), float("inf"),
+               2.0 ** 128, 1e39]
+    values += [-v for v in values]
+    got = _set_values_local(A2, "float", values, via)
+    bad = [(v, hex(g), hex(rne_bits(v, "float"))) for v, g in zip(values, got) if g != rne_bits(v, "float")]
+    assert not bad[:10], f"{len(bad)} disagreements"
+
+
+@pytest.mark.parametrize("dtype", ["half", "bfloat16", "float"])
+def test_d29_python_ints_into_float_tensors(dtype):
+    rng = random.Random(7)
+    values = [0, 1, -1, 65504, 65519, 65520, 65536, 2 ** 24 + 1, 2 ** 53, 2 ** 53 + 1, -(2 ** 53) - 1, 2 ** 60 + 1,
+              2 ** 64 - 1, 2 ** 127 + 2 ** 103, 2 ** 128 - 2 ** 103, 2 ** 128 - 2 ** 103 - 1, 2 ** 128, 10 ** 40,
+              -(10 ** 40), 2 ** 1100]
+    values += [rng.randrange(-2 ** 70, 2 ** 70) for _ in range(300)]
+    values += [(2 ** 24 + 2 * k + 1) << rng.randrange(0, 40) for k in range(100)]   # float midpoints, big
+    values += [(2 ** 53 + 2 * k + 1) for k in range(50)] + [2 ** 54 + 2, 2 ** 54 + 6]
+    for via in ("local", "global"):
+        got = _set_values_local(A2, dtype, values, via)
+        bad = [(v, hex(g), hex(rne_bits(v, dtype))) for v, g in zip(values, got) if g != rne_bits(v, dtype)]
+        assert not bad[:10], f"{via}: {len(bad)} disagreements"
+
+
+def test_d29_numpy_floats_of_another_width():
+    """D29: a numpy float of another width is rounded once from its own exact value."""
+    rng = np.random.default_rng(3)
+    f32 = rng.standard_normal(500).astype(np.float32) * np.float32(2.0) ** rng.integers(-30, 20, 500).astype(np.float32)
+    f64 = rng.standard_normal(500) * 2.0 ** rng.integers(-30, 20, 500)
+    cases = [("half", list(f32) + list(f64) + [np.float32(1.0004883)]), ("bfloat16", list(f32) + list(f64)),
+             ("float", list(f64) + [np.float16(1.5), np.float16(2 ** -24)])]
+    for dtype, values in cases:
+        got = _set_values_local(A2, dtype, values)
+        want = [rne_bits(float(v), dtype) for v in values]
+        bad = [(v, hex(g), hex(w)) for v, g, w in zip(values, got, want) if g != w]
+        assert not bad[:10], f"{dtype}: {len(bad)}"
+
+
+INT_RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767), "uint16": (0, 65535),
+              "int32": (-2 ** 31, 2 ** 31 - 1), "uint32": (0, 2 ** 32 - 1), "int64": (-2 ** 63, 2 ** 63 - 1),
+              "uint64": (0, 2 ** 64 - 1)}
+
+
+@pytest.mark.parametrize("dtype", list(INT_RANGES))
+@pytest.mark.parametrize("via", ["local", "global"])
+def test_d29_integers_range_checked_and_state_unchanged(dtype, via):
+    lo, hi = INT_RANGES[dtype]
+    npd = np.dtype(dtype if dtype != "float" else "float32")
+    with aj.Core(A2) as core:
+        t = core.local_tensor(dtype, 8)
+        g = aj.GlobalTensor(dtype)
+        g.SetGlobalBuffer(np.zeros(8, npd))
+        target = t if via == "local" else g
+        for i, v in enumerate((lo, hi, 0, 1, np.int64(max(lo, -5)), np.uint8(7))):
+            target.SetValue(i, v)
+        arr = t.numpy() if via == "local" else np.asarray(g.array)
+        assert [int(x) for x in arr[:6]] == [lo, hi, 0, 1, max(lo, -5), 7]
+        before = arr.copy()
+        for bad in (lo - 1, hi + 1, 2 ** 64, -(2 ** 64), True, False, np.bool_(True), 1.0, 0.5, float("nan"),
+                    np.float32(1.0), "1", None, Fraction(1, 1) if False else 1.5):
+            with pytest.raises(aj.AscendJitError) as e:
+                target.SetValue(0, bad)
+            assert "SetValue" in str(e.value)
+            after = t.numpy() if via == "local" else np.asarray(g.array)
+            assert np.array_equal(after, before), bad
+        if lo < 0:
+            with pytest.raises(aj.ParameterError, match=str(lo - 1)):
+                target.SetValue(0, lo - 1)
+
+
+@pytest.mark.parametrize("dtype", ["half", "bfloat16", "float"])
+def test_d29_bool_refused_for_float_tensors(dtype):
+    with aj.Core(A2) as core:
+        t = core.local_tensor(dtype, 8)
+        t.SetValue(0, 2.0)
+        before = t.numpy().view(UINT[dtype]).copy()
+        for bad in (True, False, np.bool_(False)):
+            with pytest.raises(aj.ParameterError):
+                t.SetValue(0, bad)
+            with pytest.raises(aj.ParameterError):
+                aj.Duplicate(t, bad, 8)
+        assert np.array_equal(t.numpy().view(UINT[dtype]), before)
+
+
+def _dup_bits(device, dtype, values, api="Duplicate"):
+    n = 256 // (2 if dtype != "float" else 4) * 1
+    out = []
+    with aj.Core(device) as core:
+        d = core.local_tensor(dtype, n)
+        s = core.local_tensor(dtype, n)
+        one = {"half": np.float16(1), "float": np.float32(1)}.get(dtype)
+        zero = {"half": np.float16(0), "float": np.float32(0)}.get(dtype)
+        for v in values:
+            if api == "Duplicate":
+                aj.Duplicate(d, v, n)
+            elif api == "Muls":
+                aj.Duplicate(s, one, n)
+                aj.Muls(d, s, v, n)
+            elif api == "Adds":
+                aj.Duplicate(s, zero, n)
+                aj.Adds(d, s, v, n)
+            arr = d.numpy().view(UINT[dtype])
+            assert len(set(arr.tolist())) == 1
+            out.append(int(arr[0]))
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["half", "bfloat16", "float"])
+def test_d29_duplicate_scalar_same_conversion(dtype):
+    rng = random.Random(11)
+    values = _edge_values(dtype, step=97) if dtype != "float" else []
+    if dtype == "float":
+        for _ in range(400):
+            b = rng.randrange(0, 0x7F7FFFFF)
+            v, w = bits_value(b, "float"), bits_value(b + 1, "float")
+            mid = float((v + w) / 2)
+            values += [mid, math.nextafter(mid, 0), math.nextafter(mid, 1e300)]
+        values += [2.0 ** -150, 3 * 2.0 ** -151, 1e39, float("nan"), -float("nan")]
+    values += [2 ** 60 + 1, 65520, 65519, -(2 ** 70) - 1, np.float32(1.0004883), np.float64(1 + 2 ** -8 + 2 ** -40)]
+    got = _dup_bits(A2, dtype, values)
+    want = [rne_bits(float(v) if isinstance(v, np.floating) else v, dtype) for v in values]
+    bad = [(v, hex(g), hex(w)) for v, g, w in zip(values, got, want) if g != w]
+    assert not bad[:10], f"{len(bad)}"
+
+
+@pytest.mark.parametrize("api", ["Muls", "Adds"])
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_d29_adds_muls_scalar_same_conversion(api, dtype):
+    """x * 1 and x + 0 are exact, so the result is the converted scalar (normal values, NaN canonical, inf)."""
+    rng = random.Random(5)
+    ebits, mbits = FORMATS[dtype]
+    values = []
+    for _ in range(150):
+        b = rng.randrange(1 << mbits, ((1 << ebits) - 2) << mbits)   # normal values only (no FTZ question)
+        v, w = bits_value(b, dtype), bits_value(b + 1, dtype)
+        mid = float((v + w) / 2)
+        values += [mid, math.nextafter(mid, 0), math.nextafter(mid, 1e300), -mid]
+    values += [float("inf"), -float("inf"), float("nan"), 2 ** 40 + 1, 65520.0 if dtype == "half" else 1e39]
+    got = _dup_bits(A2, dtype, values, api)
+    want = [rne_bits(v, dtype) for v in values]
+    bad = [(v, hex(g), hex(w)) for v, g, w in zip(values, got, want) if g != w]
+    assert not bad[:10], f"{len(bad)}"
+
+
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_d29_compares_scalar_same_conversion(dtype):
+    """Compares EQ of a tensor holding q against a scalar s: true iff D29(s) == q."""
+    n = 256 // (2 if dtype == "half" else 4)
+    rng = random.Random(9)
+    ebits, mbits = FORMATS[dtype]
+    npt = {"half": np.float16, "float": np.float32}[dtype]
+    with aj.Core(A2) as core:
+        src = core.local_tensor(dtype, n)
+        dst = core.local_tensor("uint8", 32)
+        for _ in range(120):
+            b = rng.randrange(1, ((1 << ebits) - 2) << mbits)
+            v, w = bits_value(b, dtype), bits_value(b + 1, dtype)
+            mid = float((v + w) / 2)
+            for s in (mid, math.nextafter(mid, 0), math.nextafter(mid, 1e300)):
+                q = rne_bits(s, dtype)
+                stored = np.array([q], UINT[dtype]).view(npt)[0]
+                aj.Duplicate(src, stored, n)
+                aj.Compares(dst, src, s, aj.CMPMODE.EQ, n)
+                bits = np.unpackbits(dst.numpy()[:n // 8], bitorder="little")
+                assert bits.all(), (s, hex(q))
+                other = np.array([b if q == b + 1 else b + 1], UINT[dtype]).view(npt)[0]
+                aj.Duplicate(src, other, n)
+                aj.Compares(dst, src, s, aj.CMPMODE.EQ, n)
+                assert not np.unpackbits(dst.numpy()[:n // 8]).any(), s
+
+
+# --- an independent happens-before model of SPEC-2 10.4 and decisions.md "The device's synchronisation" ------------
+# Four 16-float tiles: A of a TQue<VECIN>, B of a TQue<VECOUT>, C of a TQueBind<VECIN, VECOUT>, D of a TBuf. Each tile
+# is two regions (element 0, which GetValue / SetValue touch, and the rest). Ordering is reachability in a graph whose
+# nodes are the program's events on their pipes (accesses; SetFlag on its source pipe, WaitFlag on its destination
+# pipe; PipeBarrier<P> on P; PipeBarrier<PIPE_ALL> on every pipe), with edges along each pipe's program order and
+# from each SetFlag to its WaitFlag. Queue hand-offs: by default SPEC-2 10.4 (a DeQue orders, for the tensor's bytes,
+# every access before its EnQue with every access after it; an AllocTensor orders every earlier access of the buffer);
+# "device-sync": the devkit's GetQueEvt pair as a SetFlag at EnQue / WaitFlag at DeQue (free: SetFlag at FreeTensor,
+# WaitFlag at the next AllocTensor), and a WaitFlag whose destination is PIPE_S orders every later event of every
+# pipe. Reported: per later access and region, RAW / WAW against the last write, WAR against each other pipe's (not
+# PIPE_S's) last read since the last write (decisions.md "Sanitizer": a scalar read never starts a WAR); "strict"
+# adds same-pipe PIPE_V RAW and PIPE_MTE2 WAW unless a path with a barrier or a flag joins them.
+
+PIPES = ("PIPE_S", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3")
+QUEUE_PAIRS = {"A": (("PIPE_MTE2", "PIPE_V"), ("PIPE_V", "PIPE_MTE2")),
+               "B": (("PIPE_V", "PIPE_MTE3"), ("PIPE_MTE3", "PIPE_V")),
+               "C": (("PIPE_MTE2", "PIPE_MTE3"), ("PIPE_MTE3", "PIPE_MTE2"))}
+FLAG_PAIRS = [(s, d) for s in PIPES for d in PIPES if s != d]
+EV_NAME = {"PIPE_S": "S", "PIPE_V": "V", "PIPE_MTE2": "MTE2", "PIPE_MTE3": "MTE3"}
+
+
+def _random_program(rng, n_ops, flag_weight=1.0):
+    state = {"A": "free", "B": "free", "C": "free"}
+    live = {"D"}
+    prog, pending, user_pos = [], [], {}
+    for _ in range(n_ops):
+        r = rng.random()
+        q = rng.choice("ABC")
+        if r < 0.22:
+            if state[q] == "free":
+                prog.append(("alloc", q)); state[q] = "alloc"; live.add(q)
+            elif state[q] == "alloc" and rng.random() < 0.7:
+                up = rng.random() < 0.3
+                prog.append(("enque", q, up)); state[q] = "enq"; live.discard(q); user_pos[q] = up
+            elif state[q] == "enq":
+                prog.append(("deque", q, user_pos[q])); state[q] = "deq"; live.add(q)
+            else:
+                prog.append(("free", q)); state[q] = "free"; live.discard(q)
+            continue
+        if r < 0.22 + 0.14 * flag_weight:
+            free_ids = [(s, d, i) for s, d in FLAG_PAIRS for i in range(2) if (s, d, i) not in pending]
+            s, d, i = rng.choice(free_ids)
+            pending.append((s, d, i))
+            prog.append(("set", s, d, i, rng.random() < 0.5))
+            continue
+        if r < 0.22 + 0.24 * flag_weight and pending:
+            s, d, i = pending.pop(rng.randrange(len(pending)))
+            prog.append(("wait", s, d, i, rng.random() < 0.5))
+            continue
+        if r < 0.50:
+            prog.append(("barrier", rng.choice(["PIPE_ALL", "PIPE_V", "PIPE_MTE2", "PIPE_MTE3"]), rng.random() < 0.5))
+            continue
+        tiles = sorted(live)
+        kind = rng.choice(["in", "out", "adds", "adds", "get", "sv"])
+        x, y = rng.choice(tiles), rng.choice(tiles)
+        prog.append((kind, x, y))
+    for s, d, i in pending:
+        prog.append(("wait", s, d, i, rng.random() < 0.5))
+    return prog
+
+
+def _run_program(prog, strict, device_sync):
+    config = aj.SanitizeConfig(checks=("race",), mode="report", strict=strict, device_sync=device_sync)
+    n_out = sum(1 for op in prog if op[0] == "out")
+    with aj.Core(A2, sanitize=config) as core:
+        pipe = aj.TPipe()
+        qs = {"A": aj.TQue(aj.TPosition.VECIN, 1), "B": aj.TQue(aj.TPosition.VECOUT, 1),
+              "C": aj.TQueBind(aj.TPosition.VECIN, aj.TPosition.VECOUT, 1)}
+        for q in qs.values():
+            pipe.InitBuffer(q, 1, 64)
+        tbuf = aj.TBuf(aj.TPosition.VECCALC)
+        pipe.InitBuffer(tbuf, 64)
+        tiles = {"D": tbuf.Get("float")}
+        g = aj.GlobalTensor("float")
+        g.SetGlobalBuffer(np.ones(16, np.float32))
+        y = aj.GlobalTensor("float")
+        y.SetGlobalBuffer(np.zeros(16 * max(n_out, 1), np.float32))
+        outs = 0
+        for op in prog:
+            k = op[0]
+            if k == "alloc":
+                tiles[op[1]] = qs[op[1]].AllocTensor("float")
+            elif k == "enque":
+                if op[2]:
+                    qs[op[1]].EnQue(aj.TPosition.VECIN, aj.TPosition.VECOUT, tiles[op[1]])
+                else:
+                    qs[op[1]].EnQue(tiles[op[1]])
+            elif k == "deque":
+                tiles[op[1]] = (qs[op[1]].DeQue(aj.TPosition.VECIN, aj.TPosition.VECOUT, "float") if op[2]
+                                else qs[op[1]].DeQue("float"))
+            elif k == "free":
+                qs[op[1]].FreeTensor(tiles[op[1]])
+            elif k == "set":
+                _, s, d, i, intrinsic = op
+                if intrinsic:
+                    aj.set_flag(getattr(aj, s), getattr(aj, d), i)
+                else:
+                    aj.SetFlag(i, event=getattr(aj.HardEvent, f"{EV_NAME[s]}_{EV_NAME[d]}"))
+            elif k == "wait":
+                _, s, d, i, intrinsic = op
+                if intrinsic:
+                    aj.wait_flag(getattr(aj, s), getattr(aj, d), i)
+                else:
+                    aj.WaitFlag(i, event=getattr(aj.HardEvent, f"{EV_NAME[s]}_{EV_NAME[d]}"))
+            elif k == "barrier":
+                (aj.pipe_barrier if op[2] else aj.PipeBarrier)(getattr(aj, op[1]))
+            elif k == "in":
+                aj.DataCopy(tiles[op[1]], g, 16)
+            elif k == "out":
+                aj.DataCopy(y[16 * outs], tiles[op[1]], 16)
+                outs += 1
+            elif k == "adds":
+                aj.Adds(tiles[op[2]], tiles[op[1]], 1.0, 16)
+            elif k == "get":
+                tiles[op[1]].GetValue(0)
+            elif k == "sv":
+                tiles[op[1]].SetValue(0, 2.0)
+        reports = {(r.instruction.seq, r.earlier.seq, r.kind) for r in core.sanitizer.reports}
+    return reports
+
+
+def _model(prog, strict, device_sync):
+    preds = []                 # preds[n]: [(earlier node, is a synchronisation edge)]
+    last_on = {p: None for p in PIPES}
+    extra = {p: [] for p in PIPES}   # device-sync: a PIPE_S wait precedes the next event of every pipe
+    barrier_nodes = set()
+    anc, anc_sync = [], []
+
+    def node(pipes, barrier=False, flag_src=None):
+        n = len(preds)
+        ps = []
+        for p in pipes:
+            if last_on[p] is not None:
+                ps.append((last_on[p], barrier or last_on[p] in barrier_nodes))
+            ps += [(e, True) for e in extra[p]]
+            extra[p] = []
+            last_on[p] = n
+        if flag_src is not None:
+            ps.append((flag_src, True))
+        preds.append(ps)
+        if barrier:
+            barrier_nodes.add(n)
+        a, s = set(), set()
+        for p, sync_edge in ps:
+            a |= anc[p] | {p}
+            s |= anc_sync[p]
+            if sync_edge:
+                s |= anc[p] | {p}
+        anc.append(a)
+        anc_sync.append(s)
+        return n
+
+    flag_nodes = {}
+
+    def set_flag(s, d, key):
+        flag_nodes[key] = node((s,))
+
+    def wait_flag(s, d, key):
+        n = node((d,), flag_src=flag_nodes.pop(key, None))
+        if device_sync and d == "PIPE_S":
+            for p in PIPES:
+                if p != "PIPE_S":
+                    extra[p].append(n)
+
+    access_node, access_pipe = [], []
+    region_state, handoff_mark, expected = {}, {}, set()
+
+    def st_of(reg):
+        return region_state.setdefault(reg, {"w": None, "reads": {}, "h": -1})
+
+    idx = 0
+    for op in prog:
+        k = op[0]
+        if k == "alloc":
+            q = op[1]
+            if device_sync:
+                wait_flag(*QUEUE_PAIRS[q][1], ("free", q))
+            else:
+                for r in (0, 1):
+                    st_of((q, r))["h"] = idx - 1
+        elif k == "enque":
+            q = op[1]
+            if device_sync:
+                handoff_mark[q] = QUEUE_PAIRS["C" if op[2] else q][0]
+                set_flag(*handoff_mark[q], ("q", q))
+            else:
+                handoff_mark[q] = idx - 1
+        elif k == "deque":
+            q = op[1]
+            if device_sync:
+                wait_flag(*handoff_mark[q], ("q", q))
+            else:
+                for r in (0, 1):
+                    st = st_of((q, r))
+                    st["h"] = max(st["h"], handoff_mark[q])
+        elif k == "free":
+            if device_sync:
+                set_flag(*QUEUE_PAIRS[op[1]][1], ("free", op[1]))
+        elif k == "set":
+            set_flag(op[1], op[2], ("u", op[1], op[2], op[3]))
+        elif k == "wait":
+            wait_flag(op[1], op[2], ("u", op[1], op[2], op[3]))
+        elif k == "barrier":
+            node(PIPES if op[1] == "PIPE_ALL" else (op[1],), barrier=True)
+        else:
+            accs = {"in": [("PIPE_MTE2", op[1], True)], "out": [("PIPE_MTE3", op[1], False)],
+                    "adds": [("PIPE_V", op[1], False), ("PIPE_V", op[2], True)],
+                    "get": [("PIPE_S", op[1], False)], "sv": [("PIPE_S", op[1], True)]}[k]
+            pipe = accs[0][0]
+            n = node((pipe,))
+            access_node.append(n)
+            access_pipe.append(pipe)
+            regs = (0,) if k in ("get", "sv") else (0, 1)
+            for write in (False, True):
+                for _, tile, w in accs:
+                    if w != write:
+                        continue
+                    for r in regs:
+                        st = st_of((tile, r))
+                        lw = st["w"] if st["w"] is not None and st["w"] > st["h"] else None
+                        if lw is not None:
+                            same = access_pipe[lw] == pipe
+                            kind = "WAW" if write else "RAW"
+                            strict_same = strict and same and (pipe == "PIPE_V" if kind == "RAW"
+                                                               else pipe in ("PIPE_MTE2", "PIPE_MTE3"))
+                            if (not same and access_node[lw] not in anc[n]) or \
+                                    (strict_same and access_node[lw] not in anc_sync[n]):
+                                expected.add((idx, lw, kind))
+                        if write:
+                            for qp, rd in st["reads"].items():
+                                if qp in (pipe, "PIPE_S") or rd <= st["h"]:
+                                    continue
+                                if access_node[rd] not in anc[n]:
+                                    expected.add((idx, rd, "WAR"))
+            for _, tile, w in accs:
+                for r in regs:
+                    st = st_of((tile, r))
+                    if w:
+                        st["w"], st["reads"] = idx, {}
+                    else:
+                        st["reads"][pipe] = idx
+            idx += 1
+    return expected
+
+
+MODES = [(False, False), (True, False), (False, True), (True, True)]
+
+
+@pytest.mark.parametrize("strict,device_sync", MODES, ids=["default", "strict", "device-sync", "strict+device-sync"])
+def test_sanitizer_random_programs_match_happens_before_model(strict, device_sync):
+    rng = random.Random(390 + 2 * strict + device_sync)
+    mismatches = []
+    for trial in range(240):
+        prog = _random_program(rng, rng.randrange(10, 45), flag_weight=1.0 if trial % 2 else 1.9)
+        got = _run_program(prog, strict, device_sync)
+        want = _model(prog, strict, device_sync)
+        if got != want:
+            mismatches.append((trial, prog, sorted(got - want), sorted(want - got)))
+    assert not mismatches, mismatches[:2]
+
+
+def _dsync_kernel(core, scalar_pipe_first):
+    alloc = aj.LocalMemAllocator()
+    t = alloc.Alloc("float", 16)
+    g = aj.GlobalTensor("float")
+    g.SetGlobalBuffer(np.ones(16, np.float32))
+    y = aj.GlobalTensor("float")
+    y.SetGlobalBuffer(np.zeros(16, np.float32))
+    if scalar_pipe_first:
+        aj.DataCopy(t, g, 16)                       # 0 MTE2 write
+        aj.DataCopy(y, t, 16)                       # 1 MTE3 read (S knows nothing of it)
+    aj.Duplicate(t, np.float32(1), 16)              # V write
+    aj.SetFlag(0, event=aj.HardEvent.V_S)
+    aj.WaitFlag(0, event=aj.HardEvent.V_S)
+    t.GetValue(3)
+    aj.DataCopy(t, g, 16)                           # MTE2 write after the scalar wait
+
+
+def _kinds(core):
+    return sorted((r.kind, r.earlier.pipe, r.instruction.pipe) for r in core.sanitizer.reports)
+
+
+def test_device_sync_scalar_wait_orders_later_instructions_only_after_what_s_knows():
+    """decisions.md "The device's synchronisation": a WaitFlag into PIPE_S orders every later instruction
+    (default / strict: SPEC-2 10.4 orders only PIPE_S). What the scalar unit had not waited for stays unordered."""
+    for mode, want in (("report", [("WAW", "PIPE_V", "PIPE_MTE2")]), ("strict,report", [("WAW", "PIPE_V", "PIPE_MTE2")]),
+                       ("device-sync,report", []), ("strict,device-sync,report", [])):
+        with aj.Core(A2, sanitize=mode) as core:
+            _dsync_kernel(core, False)
+        assert _kinds(core) == want, mode
+    base = [("RAW", "PIPE_MTE2", "PIPE_MTE3"), ("WAR", "PIPE_MTE3", "PIPE_V"), ("WAW", "PIPE_MTE2", "PIPE_V")]
+    for mode, want in (("report", sorted(base + [("WAW", "PIPE_V", "PIPE_MTE2")])), ("device-sync,report", base)):
+        with aj.Core(A2, sanitize=mode) as core:
+            _dsync_kernel(core, True)
+        assert _kinds(core) == want, mode   # the copy-out the scalar unit never waited for stays unordered
