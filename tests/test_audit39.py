@@ -867,3 +867,307 @@ def test_missing_names_stay_attribute_errors():
             getattr(mod, "NoSuchThing39")
         assert type(e.value) is AttributeError
     assert callable(aj.Reg.Interleave)     # the Reg register op of that name is offered
+
+
+# --- refusals: AscendJitError naming API, parameter, value, legal range and device; nothing changed -------------
+
+def _refusal_state(core, gms):
+    return (core.ub.copy(), [np.asarray(g.array).copy() for g in gms], list(core.pending_flags()),
+            (core.mask_high, core.mask_low))
+
+
+def _assert_refusal(core, gms, fn, exc, api, param, value, device=A2, extra=()):
+    before = _refusal_state(core, gms)
+    with pytest.raises(exc) as e:
+        fn()
+    text = str(e.value)
+    assert isinstance(e.value, aj.AscendJitError)
+    assert text.startswith(api), text
+    assert f"'{param}'" in text and value in text and "legal" in text and device in text, text
+    for want in extra:
+        assert want in text, (want, text)
+    after = _refusal_state(core, gms)
+    assert np.array_equal(before[0], after[0]) and all(np.array_equal(a, b) for a, b in zip(before[1], after[1]))
+    assert before[2:] == after[2:]
+    return text
+
+
+def _setup(core):
+    d, a, b = (core.local_tensor("float", 64) for _ in range(3))
+    for t in (d, a, b):
+        t[:] = np.arange(64, dtype=np.float32)
+    g = aj.GlobalTensor("float")
+    g.SetGlobalBuffer(np.arange(4096, dtype=np.float32))
+    m8 = core.local_tensor("int8", 32)
+    m8[:] = np.zeros(32, np.int8)
+    return d, a, b, g, m8
+
+
+@pytest.mark.parametrize("api", ["Add", "Adds", "Duplicate", "Exp", "ReduceSum", "Mul", "Abs"])
+def test_template_dtype_written_first(api):
+    with aj.Core(A2) as core:
+        d, a, b, g, m8 = _setup(core)
+        args = {"Add": (d, a, b, 64), "Mul": (d, a, b, 64), "Adds": (d, a, 1.0, 64), "Duplicate": (d, 1.0, 64),
+                "Exp": (d, a, 64), "Abs": (d, a, 64), "ReduceSum": (d, a, b, 64)}[api]
+        _assert_refusal(core, [g], lambda: getattr(aj, api)("float", *args), aj.ParameterError, api, "dst", "float",
+                        extra=(f"{api}<float>(dst, ...)", f"aj.{api}(dst, ...)"))
+
+
+@pytest.mark.xfail(strict=True, reason="docs/decisions.md 'What the session-39 ports found', C++ call shapes: a "
+                   "template argument written as the first argument is refused naming the dtype and the call without "
+                   "it; Cast/Compares/Select refuse it as a missing high-dim repeat_params and DataCopy/DataCopyPad "
+                   "raise Python's bare TypeError (not an AscendJitError)")
+@pytest.mark.parametrize("api", ["Cast", "Compares", "Select", "DataCopy", "DataCopyPad"])
+def test_template_dtype_written_first_other_apis(api):
+    with aj.Core(A2) as core:
+        d, a, b, g, m8 = _setup(core)
+        u8 = m8.ReinterpretCast("uint8")
+        args = {"Cast": (d, a, aj.RoundMode.CAST_NONE, 64), "Compares": (u8, a, 1.0, aj.CMPMODE.EQ, 64),
+                "Select": (d, u8, a, 1.0, aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 64), "DataCopy": (d, g, 64),
+                "DataCopyPad": (d, g, aj.DataCopyExtParams(1, 32, 0, 0, 0), aj.DataCopyPadExtParams(False, 0, 0, 0))
+                }[api]
+        before = _refusal_state(core, [g])
+        with pytest.raises(aj.AscendJitError) as e:
+            getattr(aj, api)("float", *args)
+        assert "'float'" in str(e.value) and f"aj.{api}(" in str(e.value), str(e.value)
+        assert np.array_equal(before[0], core.ub)
+
+
+def test_brace_sets_are_named():
+    with aj.Core(A2) as core:
+        d, a, b, g, m8 = _setup(core)
+        hint = "a Python set"
+        _assert_refusal(core, [g], lambda: aj.Add(d, a, b, 64, 1, {1, 1, 1, 8, 8, 8}), aj.ParameterError, "Add",
+                        "repeat_params", "{", extra=(hint, "tuple"))
+        _assert_refusal(core, [g], lambda: aj.DataCopyPad(d, g, {1, 32, 0, 0}, {False, 0, 0, 0}), aj.ParameterError,
+                        "DataCopyPad", "copy_params", "{", extra=(hint,))
+        _assert_refusal(core, [g], lambda: aj.DataCopyPad(d, g, aj.DataCopyExtParams(1, 32, 0, 0, 0),
+                                                          {False, 0, 0, 0}),
+                        aj.ParameterError, "DataCopyPad", "pad_params", "{False}", extra=(hint,))
+        _assert_refusal(core, [g], lambda: aj.DataCopyPad(d, g, aj.DataCopyParams(1, 32, 0, 0), {False, 0, 0, 0}),
+                        aj.ParameterError, "DataCopyPad", "copy_params, pad_params", "set", extra=(hint,))
+        _assert_refusal(core, [g], lambda: aj.DataCopy(d, g, {1, 2, 0, 0}), aj.ParameterError, "DataCopy", "count",
+                        "{", extra=(hint,))
+        _assert_refusal(core, [g], lambda: aj.DataCopy(g, d, {1, 2, 0, 0}), aj.ParameterError, "DataCopy", "count",
+                        "{", extra=(hint,))
+
+
+@pytest.mark.parametrize("field, value", [("blockLen", 65536), ("blockLen", 70000), ("srcStride", 65536),
+                                          ("srcStride", 94976), ("dstStride", 2 ** 20 + 5), ("blockLen", 2 ** 40 + 3)])
+@pytest.mark.parametrize("direction", ["in", "out", "pad_in"])
+def test_uint16_fields_past_65535(field, value, direction):
+    with aj.Core(A2) as core:
+        d, a, b, g, m8 = _setup(core)
+        kw = {"blockCount": 1, "blockLen": 1, "srcStride": 0, "dstStride": 0}
+        kw[field] = value
+        p = aj.DataCopyParams(kw["blockCount"], kw["blockLen"], kw["srcStride"], kw["dstStride"])
+        fn = {"in": lambda: aj.DataCopy(d, g, p), "out": lambda: aj.DataCopy(g, d, p),
+              "pad_in": lambda: aj.DataCopyPad(d, g, p, aj.DataCopyPadParams(False, 0, 0, 0))}[direction]
+        api = "DataCopyPad" if direction == "pad_in" else "DataCopy"
+        param = f"DataCopyParams.{field}" if direction == "pad_in" else field
+        lo = 1 if field == "blockLen" and direction != "pad_in" else 0
+        _assert_refusal(core, [g], fn, aj.ParameterError, api, param, str(value),
+                        extra=(f"C++ would store {value & 0xFFFF}", f"[{lo}, 65535]"))
+        for ok in (65535, np.uint16(65535)):   # the edge itself is legal (a run past the UB is another refusal)
+            kw2 = dict(kw)
+            kw2[field] = ok
+            p2 = aj.DataCopyParams(kw2["blockCount"], kw2["blockLen"], kw2["srcStride"], kw2["dstStride"])
+            try:
+                aj.DataCopy(d, g, p2)
+            except aj.AscendJitError as e:
+                assert "uint16" not in str(e) and "65535]" not in str(e), str(e)
+
+
+def test_select_int8_mask_and_set_vector_mask_trailing_dtype():
+    with aj.Core(A2) as core:
+        d, a, b, g, m8 = _setup(core)
+        _assert_refusal(core, [g], lambda: aj.Select(d, m8, a, 1.0, aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 64),
+                        aj.UnsupportedDTypeError, "Select", "sel_mask.dtype", "int8",
+                        extra=("ReinterpretCast('uint8')", "uint8, uint16, uint32 or uint64"))
+        aj.SetVectorMask(0, 0xFFFF)
+        for args, param in (((128, "half"), "maskLow"), ((0, 128, "half"), "maskLow"), (("half", 128), "len"),
+                            (("half", 0, 128), "maskHigh"), (("half",), "len"), ((64, "float"), "maskLow")):
+            _assert_refusal(core, [g], lambda: aj.SetVectorMask(*args), aj.ParameterError, "SetVectorMask", param,
+                            repr(args[0] if isinstance(args[0], str) else args[-1]), extra=("dtype=",))
+        assert (core.mask_high, core.mask_low) == (0, 0xFFFF)
+
+
+def test_reg_cast_trait_refusal_names_members_plain_and_compiled():
+    R = aj.Reg
+
+    def vf(dst, src):
+        a, h = R.RegTensor("int16"), R.RegTensor("half")
+        m = R.CreateMask("int16")
+        R.LoadAlign(a, src)
+        R.Cast(h, a, m, R.CastTrait(R.RegLayout.UNKNOWN, R.SatMode.NO_SAT, R.MaskMergeMode.ZEROING,
+                                    aj.RoundMode.CAST_RINT))
+        R.StoreAlign(dst, h, m)
+    with aj.Core(A950) as core:
+        src = core.local_tensor("int16", 128)
+        src[:] = np.arange(128, dtype=np.int16)
+        dst = core.local_tensor("half", 128)
+        dst[:] = np.full(128, 7, np.float16)
+        for run in (vf, R.simd_vf(vf)):
+            before = core.ub.copy()
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", aj.UncompiledVFWarning)
+                with pytest.raises(aj.ParameterError) as e:
+                    run(dst, src)
+            text = str(e.value)
+            assert text.startswith("Cast") and "'trait.satMode' = 'SatMode.NO_SAT'" in text, text
+            assert "SatMode.UNKNOWN" in text and "ascend950" in text and "legal" in text
+            assert np.array_equal(core.ub, before)
+
+
+# --- Reg VFs: DivSpecificMode / CastTrait with trailing fields left out -------------------------------------------
+
+R = aj.Reg
+_ZE, _ME = R.MaskMergeMode.ZEROING, R.MaskMergeMode.MERGING
+# each VF is made from source (the struct written inline, as a port writes it): numba compiles the call itself
+DIV_FORMS = [  # (short form, the same struct written in full)
+    ("R.DivSpecificMode()", "R.DivSpecificMode(_ZE, False, aj.DivAlgo.INTRINSIC)"),
+    ("R.DivSpecificMode(_ME)", "R.DivSpecificMode(_ME, False, aj.DivAlgo.INTRINSIC)"),
+    ("R.DivSpecificMode(_ZE, True)", "R.DivSpecificMode(_ZE, True, aj.DivAlgo.INTRINSIC)"),
+    ("R.DivSpecificMode(_ME, True)", "R.DivSpecificMode(_ME, True, aj.DivAlgo.INTRINSIC)"),
+]
+
+
+def _div_inputs(core):
+    rng = np.random.default_rng(39)
+    x = rng.standard_normal(64).astype(np.float32) * np.float32(1e3)
+    y = rng.standard_normal(64).astype(np.float32)
+    x[:6] = [0.0, 1.0, np.inf, np.nan, 1e-40, -3.0]
+    y[:6] = [0.0, 0.0, 2.0, 1.0, 3.0, 1e-39]
+    ts = [core.local_tensor("float", 64) for _ in range(4)]
+    ts[0][:] = x
+    ts[1][:] = y
+    ts[2][:] = np.full(64, 9.0, np.float32)   # the dst register's previous lanes (MERGING keeps them)
+    return ts
+
+
+def _vf_from_source(body, **names):
+    scope = {"R": R, "aj": aj, "np": np, "_ZE": _ZE, "_ME": _ME, **names}
+    exec(body, scope)
+    return scope["vf"]
+
+
+def _make_div_vf(expr):
+    return _vf_from_source(f"""
+def vf(dst, xs, ys, prev):
+    a, b, o = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
+    m, n = R.UpdateMask("float", 37)
+    R.LoadAlign(a, xs)
+    R.LoadAlign(b, ys)
+    R.LoadAlign(o, prev)
+    R.Div(o, a, b, m, {expr})
+    R.StoreAlign(dst, o, R.CreateMask("float"))
+""")
+
+
+@pytest.mark.parametrize("k", range(len(DIV_FORMS)))
+def test_div_specific_mode_short_forms_compile_with_full_form_bits(k):
+    short, full = DIV_FORMS[k]
+    short_vf, full_vf = _make_div_vf(short), _make_div_vf(full)
+    with aj.Core(A950) as core:
+        xs, ys, prev, dst = _div_inputs(core)
+        results = []
+        for fn in (full_vf, short_vf):
+            dst[:] = np.zeros(64, np.float32)
+            fn(dst, xs, ys, prev)                              # plain Python
+            results.append(dst.numpy().view(np.uint32).copy())
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", aj.UncompiledVFWarning)
+            for fn in (short_vf, full_vf):
+                dst[:] = np.zeros(64, np.float32)
+                R.simd_vf(fn)(dst, xs, ys, prev)
+                results.append(dst.numpy().view(np.uint32).copy())
+    assert all(np.array_equal(results[0], r) for r in results[1:])
+    if "_ME" in full:
+        assert (results[0][37:] == np.float32(9.0).view(np.uint32)).all()
+    else:
+        assert (results[0][37:] == 0).all()
+
+
+@pytest.mark.parametrize("expr", ["R.DivSpecificMode(precisionMode=True)",
+                                  "R.DivSpecificMode(algo=aj.DivAlgo.INTRINSIC)",
+                                  "R.DivSpecificMode(_ME, algo=aj.DivAlgo.INTRINSIC)"])
+def test_div_specific_mode_keyword_after_skipped_field_falls_back(expr):
+    vf = _make_div_vf(expr)
+    with aj.Core(A950) as core:
+        xs, ys, prev, dst = _div_inputs(core)
+        vf(dst, xs, ys, prev)
+        want = dst.numpy().view(np.uint32).copy()
+        dst[:] = np.zeros(64, np.float32)
+        with pytest.warns(aj.UncompiledVFWarning) as record:
+            R.simd_vf(vf)(dst, xs, ys, prev)
+        assert any("fields in order" in str(w.message) for w in record), [str(w.message) for w in record]
+        assert np.array_equal(dst.numpy().view(np.uint32), want)
+
+
+CAST_FORMS = [  # (src dtype, short form, full form)
+    ("half", "R.CastTrait(R.RegLayout.ZERO)",
+     "R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, R.MaskMergeMode.UNKNOWN, aj.RoundMode.UNKNOWN)"),
+    ("half", "R.CastTrait(R.RegLayout.ONE, R.SatMode.UNKNOWN)",
+     "R.CastTrait(R.RegLayout.ONE, R.SatMode.UNKNOWN, R.MaskMergeMode.UNKNOWN, aj.RoundMode.UNKNOWN)"),
+    ("bfloat16", "R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, _ZE)",
+     "R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, _ZE, aj.RoundMode.UNKNOWN)"),
+    ("bfloat16", "R.CastTrait(R.RegLayout.ONE)",
+     "R.CastTrait(R.RegLayout.ONE, R.SatMode.UNKNOWN, R.MaskMergeMode.UNKNOWN, aj.RoundMode.UNKNOWN)"),
+]
+
+
+def _make_cast_vf(src_dtype, expr):
+    return _vf_from_source(f"""
+def vf(dst, src, prev):
+    a, f = R.RegTensor("{src_dtype}"), R.RegTensor("float")
+    m, n = R.UpdateMask("float", 45)
+    R.LoadAlign(a, src)
+    R.LoadAlign(f, prev)
+    R.Cast(f, a, m, {expr})
+    R.StoreAlign(dst, f, R.CreateMask("float"))
+""")
+
+
+@pytest.mark.parametrize("k", range(len(CAST_FORMS)))
+def test_cast_trait_short_forms_compile_with_full_form_bits(k):
+    src_dtype, short, full = CAST_FORMS[k]
+    short_vf, full_vf = _make_cast_vf(src_dtype, short), _make_cast_vf(src_dtype, full)
+    with aj.Core(A950) as core:
+        src = core.local_tensor(src_dtype, 128)
+        vals = np.random.default_rng(k).standard_normal(128).astype(np.float32)
+        vals[:4] = [np.inf, np.nan, -0.0, 1e-38]
+        src[:] = vals.astype(src.numpy().dtype)
+        prev = core.local_tensor("float", 64)
+        prev[:] = np.full(64, 5.0, np.float32)
+        dst = core.local_tensor("float", 64)
+        results = []
+        for fn in (full_vf, short_vf):
+            dst[:] = np.zeros(64, np.float32)
+            fn(dst, src, prev)
+            results.append(dst.numpy().view(np.uint32).copy())
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", aj.UncompiledVFWarning)
+            for fn in (short_vf, full_vf):
+                dst[:] = np.zeros(64, np.float32)
+                R.simd_vf(fn)(dst, src, prev)
+                results.append(dst.numpy().view(np.uint32).copy())
+    assert all(np.array_equal(results[0], r) for r in results[1:])
+    lane = 0 if "ZERO" in full else 1
+    want = vals.astype(src.numpy().dtype).astype(np.float32)[lane::2][:45]
+    assert np.array_equal(results[0][:45], want.view(np.uint32))
+
+
+def test_cast_trait_keyword_after_skipped_field_falls_back():
+    vf = _make_cast_vf("half", "R.CastTrait(R.RegLayout.ONE, mrgMode=_ZE)")
+    with aj.Core(A950) as core:
+        src = core.local_tensor("half", 128)
+        src[:] = np.arange(128, dtype=np.float16)
+        prev = core.local_tensor("float", 64)
+        prev[:] = np.full(64, 5.0, np.float32)
+        dst = core.local_tensor("float", 64)
+        vf(dst, src, prev)
+        want = dst.numpy().copy()
+        dst[:] = np.zeros(64, np.float32)
+        with pytest.warns(aj.UncompiledVFWarning, match="fields in order"):
+            R.simd_vf(vf)(dst, src, prev)
+        assert np.array_equal(dst.numpy(), want)
