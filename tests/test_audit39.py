@@ -1171,3 +1171,99 @@ def test_cast_trait_keyword_after_skipped_field_falls_back():
         with pytest.warns(aj.UncompiledVFWarning, match="fields in order"):
             R.simd_vf(vf)(dst, src, prev)
         assert np.array_equal(dst.numpy(), want)
+
+
+# --- more D29 edges ----------------------------------------------------------------------------------------------
+
+def test_d29_exact_dtype_numpy_scalars_bit_for_bit():
+    """A numpy scalar of exactly the operand dtype is used bit for bit (NaN payloads and signs kept)."""
+    with aj.Core(A2) as core:
+        t16, t32, tbf = core.local_tensor("half", 16), core.local_tensor("float", 16), core.local_tensor("bfloat16", 16)
+        bf = t16.numpy().dtype if False else tbf.numpy().dtype
+        g16 = aj.GlobalTensor("half")
+        g16.SetGlobalBuffer(np.zeros(16, np.float16))
+        cases = [(t16, np.uint16, np.float16, [0x7C01, 0xFE00, 0x7E01, 0x0001, 0x8000]),
+                 (g16, np.uint16, np.float16, [0x7C01, 0xFFFF]),
+                 (t32, np.uint32, np.float32, [0x7F800001, 0xFFC00001, 0x80000001]),
+                 (tbf, np.uint16, bf, [0x7F81, 0xFFC1, 0x0001])]
+        for t, u, npt, patterns in cases:
+            for i, b in enumerate(patterns):
+                t.SetValue(i, np.array([b], u).view(npt)[0])
+            arr = t.numpy() if hasattr(t, "numpy") else np.asarray(t.array)
+            assert [int(x) for x in arr.view(u)[:len(patterns)]] == patterns
+        for b in (0x7C01, 0xFE00):
+            aj.Duplicate(t16, np.array([b], np.uint16).view(np.float16)[0], 16)
+            assert (t16.numpy().view(np.uint16) == b).all()
+
+
+def test_d29_other_width_numpy_floats_16bit():
+    """np.float16 into bfloat16 / float, a bfloat16 scalar into half: one rounding of the exact value."""
+    with aj.Core(A2) as core:
+        tbf = core.local_tensor("bfloat16", 16)
+        bf = tbf.numpy().dtype.type
+        halves = np.arange(0, 0x7C00, 37, dtype=np.uint16).view(np.float16)
+        got_bf, got_f = [], []
+        tf = core.local_tensor("float", 16)
+        for h in halves:
+            tbf.SetValue(0, h)
+            tf.SetValue(0, h)
+            got_bf.append(int(tbf.numpy().view(np.uint16)[0]))
+            got_f.append(int(tf.numpy().view(np.uint32)[0]))
+        assert got_bf == [rne_bits(float(h), "bfloat16") for h in halves]
+        assert got_f == [rne_bits(float(h), "float") for h in halves]
+        th = core.local_tensor("half", 16)
+        bfs = np.arange(0, 0x7F80, 41, dtype=np.uint16).view(bf)
+        got_h = []
+        for v in bfs:
+            th.SetValue(0, v)
+            got_h.append(int(th.numpy().view(np.uint16)[0]))
+        assert got_h == [rne_bits(float(v), "half") for v in bfs]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32"])
+def test_d29_integer_scalars_of_duplicate_adds_compares(dtype):
+    lo, hi = INT_RANGES[dtype]
+    n = 256 // np.dtype(dtype).itemsize
+    with aj.Core(A2) as core:
+        t = core.local_tensor(dtype, n)
+        for v in (lo, hi, np.int64(lo), np.uint64(hi)):
+            try:
+                aj.Duplicate(t, v, n)
+            except aj.UnsupportedDTypeError:
+                pytest.skip(f"Duplicate {dtype} not offered")
+            assert (t.numpy() == int(v)).all()
+        before = t.numpy().copy()
+        for bad in (lo - 1, hi + 1, True, 1.0, np.float32(2)):
+            with pytest.raises(aj.ParameterError) as e:
+                aj.Duplicate(t, bad, n)
+            assert "Duplicate" in str(e.value) and "atlas-a2" in str(e.value)
+            assert np.array_equal(t.numpy(), before)
+
+
+def test_device_sync_veccalc_queue_keeps_the_spec_hand_off():
+    """decisions.md: TQue<VECCALC>, for which the devkit defines no event, keeps SPEC-2 10.4's hand-off."""
+    for mode in ("report", "device-sync,report", "strict,device-sync,report"):
+        with aj.Core(A2, sanitize=mode) as core:
+            pipe = aj.TPipe()
+            q = aj.TQue(aj.TPosition.VECCALC, 1)
+            pipe.InitBuffer(q, 1, 64)
+            t = q.AllocTensor("float")
+            aj.Duplicate(t, np.float32(2), 16)
+            q.EnQue(t)
+            t = q.DeQue("float")
+            t.GetValue(0)
+            t.SetValue(1, 3.0)
+            q.FreeTensor(t)
+            t = q.AllocTensor("float")
+            aj.Duplicate(t, np.float32(2), 16)
+        assert _kinds(core) == [], mode
+
+
+def test_readme_half_constant_row():
+    """README porting table: C++ `(half)1.0004883f` rounds twice; a Python float given to a half operand once."""
+    with aj.Core(A2) as core:
+        t = core.local_tensor("half", 16)
+        t.SetValue(0, 1.0004883)
+        t.SetValue(1, np.float16(np.float32(1.0004883)))
+        bits = t.numpy().view(np.uint16)[:2].tolist()
+    assert bits == [rne_bits(1.0004883, "half"), rne_bits(float(np.float32(1.0004883)), "half")] == [0x3C01, 0x3C00]
