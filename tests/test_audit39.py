@@ -1267,3 +1267,49 @@ def test_readme_half_constant_row():
         t.SetValue(1, np.float16(np.float32(1.0004883)))
         bits = t.numpy().view(np.uint16)[:2].tolist()
     assert bits == [rne_bits(1.0004883, "half"), rne_bits(float(np.float32(1.0004883)), "half")] == [0x3C01, 0x3C00]
+
+
+def test_device_sync_enque_user_positions_pick_the_pair():
+    """decisions.md: EnQue's user positions pick the devkit's pair: a TQue<VECIN> tensor enqueued as
+    <VECOUT, GM> hands off V -> MTE3, so the copy-in is unordered with both the vector op and the copy-out."""
+    def run(mode, positions):
+        with aj.Core(A2, sanitize=mode) as core:
+            pipe = aj.TPipe()
+            q = aj.TQue(aj.TPosition.VECIN, 1)
+            pipe.InitBuffer(q, 1, 64)
+            g = aj.GlobalTensor("float")
+            g.SetGlobalBuffer(np.ones(16, np.float32))
+            y = aj.GlobalTensor("float")
+            y.SetGlobalBuffer(np.zeros(16, np.float32))
+            t = q.AllocTensor("float")
+            aj.DataCopy(t, g, 16)
+            q.EnQue(*positions, t)
+            t = q.DeQue(*positions, "float")
+            aj.Adds(t, t, 1.0, 16)
+            aj.DataCopy(y, t, 16)
+            q.FreeTensor(t)
+        return _kinds(core)
+    vo = (aj.TPosition.VECOUT, aj.TPosition.GM)
+    vm = [("RAW", "PIPE_V", "PIPE_MTE3")]          # the Adds and the copy-out: no hand-off between them
+    assert run("report", vo) == run("report", ()) == run("device-sync,report", ()) == vm
+    assert run("device-sync,report", vo) == sorted([("RAW", "PIPE_MTE2", "PIPE_V"), ("RAW", "PIPE_V", "PIPE_MTE3")])
+
+
+@pytest.mark.xfail(strict=True, reason="docs/decisions.md 'The device's synchronisation': under device-sync a queue "
+                   "hand-off orders only its event's pipe pair, yet the MTE2 -> S report of a GetValue after a VECIN "
+                   "DeQue still proposes 'a TQue EnQue/DeQue hand-off' as the fix (the very hand-off it had)")
+def test_device_sync_fix_text_does_not_propose_the_hand_off_it_saw():
+    with aj.Core(A2, sanitize="device-sync,report") as core:
+        pipe = aj.TPipe()
+        q = aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(q, 1, 64)
+        g = aj.GlobalTensor("float")
+        g.SetGlobalBuffer(np.ones(16, np.float32))
+        t = q.AllocTensor("float")
+        aj.DataCopy(t, g, 16)
+        q.EnQue(t)
+        t = q.DeQue("float")
+        t.GetValue(0)
+        q.FreeTensor(t)
+    (report,) = core.sanitizer.reports
+    assert "MTE2_S" in report.fix and "EnQue/DeQue" not in report.fix, report.fix
