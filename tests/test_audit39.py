@@ -1314,3 +1314,36 @@ def test_device_sync_fix_text_does_not_propose_the_hand_off_it_saw():
         q.FreeTensor(t)
     (report,) = core.sanitizer.reports
     assert "MTE2_S" in report.fix and "EnQue/DeQue" not in report.fix, report.fix
+
+
+@pytest.mark.parametrize("dtype", ["half", "bfloat16", "float"])
+def test_d29_reg_duplicate_scalar_compiled_and_plain(dtype):
+    """Reg Duplicate's scalar (D29's row lists it) in a compiled VF and in plain Python: the same one rounding."""
+    vf = _vf_from_source(f"""
+def vf(dst, s):
+    r = R.RegTensor("{dtype}")
+    R.Duplicate(r, s)
+    R.StoreAlign(dst, r, R.CreateMask("{dtype}"))
+""")
+    values = _edge_values(dtype, step=251) if dtype != "float" else []
+    rng = random.Random(21)
+    for _ in range(300 if dtype == "float" else 0):
+        b = rng.randrange(0, 0x7F7FFFFF)
+        v, w = bits_value(b, "float"), bits_value(b + 1, "float")
+        mid = float((v + w) / 2)
+        values += [mid, math.nextafter(mid, 0), math.nextafter(mid, 1e300)]
+    values += [2 ** 60 + 1, 65520, -3, 1e39, -float("nan")]
+    n = 256 // (4 if dtype == "float" else 2)
+    with aj.Core(A950) as core:
+        dst = core.local_tensor(dtype, n)
+        compiled = R.simd_vf(vf)
+        for run in (vf, compiled):
+            got = []
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", aj.UncompiledVFWarning)
+                for v in values:
+                    run(dst, v)
+                    got.append(int(dst.numpy().view(UINT[dtype])[n - 1]))
+            want = [rne_bits(v, dtype) for v in values]
+            bad = [(v, hex(g), hex(w)) for v, g, w in zip(values, got, want) if g != w]
+            assert not bad[:10], (run, len(bad))
