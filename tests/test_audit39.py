@@ -1347,3 +1347,45 @@ def vf(dst, s):
             want = [rne_bits(v, dtype) for v in values]
             bad = [(v, hex(g), hex(w)) for v, g, w in zip(values, got, want) if g != w]
             assert not bad[:10], (run, len(bad))
+
+
+def _cast_refusal_text(run_compiled, expr, s="half", d="float"):
+    vf = _vf_from_source(f"""
+def vf(dst, src):
+    a, f = R.RegTensor("{s}"), R.RegTensor("{d}")
+    m = R.CreateMask("float")
+    R.LoadAlign(a, src)
+    R.Cast(f, a, m, {expr})
+    R.StoreAlign(dst, f, m)
+""")
+    with aj.Core(A950) as core:
+        src = core.local_tensor(s, 256 // np.dtype({"half": "float16", "int32": "int32", "float": "float32"}[s]).itemsize)
+        src[:] = np.zeros(src.GetSize(), src.numpy().dtype)
+        dst = core.local_tensor(d, 128)
+        dst[:] = np.zeros(128, dst.numpy().dtype)
+        before = core.ub.copy()
+        with pytest.raises(aj.ParameterError) as e:
+            (R.simd_vf(vf) if run_compiled else vf)(dst, src)
+        assert np.array_equal(core.ub, before)
+    return str(e.value)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_reg_cast_trait_refusals_name_layout_and_round_members(compiled):
+    t = _cast_refusal_text(compiled, "R.CastTrait(R.RegLayout.ZERO, R.SatMode.SAT, _ZE, aj.RoundMode.CAST_RINT)",
+                           "int32", "float")
+    assert "'trait.layoutMode' = 'RegLayout.ZERO'" in t and "RegLayout.UNKNOWN" in t
+    t = _cast_refusal_text(compiled, "R.CastTrait(R.RegLayout.ZERO, R.SatMode.NO_SAT, _ZE, aj.RoundMode.UNKNOWN)",
+                           "float", "half")
+    assert "'trait.roundMode' = 'RoundMode.UNKNOWN'" in t and "RoundMode.CAST_RINT" in t
+    t = _cast_refusal_text(compiled, "R.CastTrait(R.RegLayout.TWO)")
+    assert "'trait.layoutMode' = 'RegLayout.TWO'" in t and "RegLayout.ZERO or RegLayout.ONE" in t
+
+
+@pytest.mark.xfail(strict=True, reason="docs/decisions.md 'Cast traits a real kernel passes and SPEC-2 11.5 refuses': "
+                   "Cast trait refusals name the member refused; a MERGING mrgMode is still named by its int "
+                   "(\"'trait.mrgMode' = 1\")")
+@pytest.mark.parametrize("compiled", [False, True])
+def test_reg_cast_trait_refusal_names_mrg_mode_member(compiled):
+    t = _cast_refusal_text(compiled, "R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, _ME, aj.RoundMode.UNKNOWN)")
+    assert "'trait.mrgMode' = 'MaskMergeMode.MERGING'" in t, t
