@@ -1389,3 +1389,67 @@ def test_reg_cast_trait_refusals_name_layout_and_round_members(compiled):
 def test_reg_cast_trait_refusal_names_mrg_mode_member(compiled):
     t = _cast_refusal_text(compiled, "R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, _ME, aj.RoundMode.UNKNOWN)")
     assert "'trait.mrgMode' = 'MaskMergeMode.MERGING'" in t, t
+
+
+def test_keyword_struct_in_a_callee_falls_back_whole_vf():
+    @R.simd_callee
+    def recip(a, one, m):
+        R.Div(a, one, a, m, R.DivSpecificMode(precisionMode=True))
+
+    @R.simd_vf
+    def vf(dst, src):
+        a, one = R.RegTensor("float"), R.RegTensor("float")
+        m = R.CreateMask("float")
+        R.LoadAlign(a, src)
+        R.Duplicate(one, np.float32(1.0))
+        recip(a, one, m)
+        R.StoreAlign(dst, a, m)
+    with aj.Core(A950) as core:
+        src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        src[:] = np.full(64, 4.0, np.float32)
+        with pytest.warns(aj.UncompiledVFWarning, match="fields in order"):
+            vf(dst, src)
+        assert (dst.numpy() == np.float32(0.25)).all()
+
+
+@pytest.mark.parametrize("scalar_read", [False, True])
+def test_device_sync_double_buffered_queue(scalar_read):
+    """A depth-2 VECIN queue with two buffers over five tiles: each buffer's free event (V -> MTE2) is waited by its
+    own next AllocTensor; a GetValue after each DeQue races that tile's copy-in under device-sync only."""
+    def run(mode):
+        with aj.Core(A2, sanitize=mode) as core:
+            pipe = aj.TPipe()
+            q = aj.TQue(aj.TPosition.VECIN, 2)
+            pipe.InitBuffer(q, 2, 64)
+            tb = aj.TBuf(aj.TPosition.VECCALC)
+            pipe.InitBuffer(tb, 64)
+            acc = tb.Get("float")
+            aj.Duplicate(acc, np.float32(0), 16)
+            g = aj.GlobalTensor("float")
+            g.SetGlobalBuffer(np.ones(80, np.float32))
+            held = []
+            for i in range(5):
+                t = q.AllocTensor("float")
+                aj.DataCopy(t, g[16 * i], 16)
+                q.EnQue(t)
+                if i % 2 == 0 and i < 4:
+                    continue          # two tiles in flight
+                while q.GetTensorCountInQue():
+                    t = q.DeQue("float")
+                    if scalar_read:
+                        t.GetValue(0)
+                    aj.Add(acc, acc, t, 16)
+                    q.FreeTensor(t)
+        return _kinds(core)
+    assert run("report") == []
+    assert run("device-sync,report") == ([("RAW", "PIPE_MTE2", "PIPE_S")] * 5 if scalar_read else [])
+
+
+def test_public_names_resolve_and_not_offered_names_are_absent():
+    for name in aj.__all__:
+        getattr(aj, name)        # no exported name is one of the NotOfferedError names
+    for name in ("pipe_barrier", "set_flag", "wait_flag", "GetUBSizeInBytes", "GetRuntimeUBSize"):
+        assert name in aj.__all__
+    namespace = {}
+    exec("from ascend_jit import *", namespace)
+    assert callable(namespace["set_flag"])
