@@ -1453,3 +1453,19 @@ def test_public_names_resolve_and_not_offered_names_are_absent():
     namespace = {}
     exec("from ascend_jit import *", namespace)
     assert callable(namespace["set_flag"])
+
+
+def test_d29_other_width_nan_payloads_become_canonical():
+    with aj.Core(A2) as core:
+        for dtype, others in (("half", [np.array([0xFFC00001], np.uint32).view(np.float32)[0],
+                                        np.array([0x7FF0000000000001], np.uint64).view(np.float64)[0]]),
+                              ("float", [np.array([0xFC01], np.uint16).view(np.float16)[0],
+                                         np.array([0xFFF8000000000001], np.uint64).view(np.float64)[0]]),
+                              ("bfloat16", [np.array([0x7C01], np.uint16).view(np.float16)[0],
+                                            np.array([0xFF800001], np.uint32).view(np.float32)[0]])):
+            t = core.local_tensor(dtype, 16)
+            for v in others:
+                t.SetValue(0, v)
+                assert int(t.numpy().view(UINT[dtype])[0]) == CANONICAL_NAN[dtype], (dtype, v)
+                aj.Duplicate(t, v, 256 // (4 if dtype == "float" else 2) if t.GetSize() >= 128 else 16)
+                assert int(t.numpy().view(UINT[dtype])[0]) == CANONICAL_NAN[dtype], (dtype, v)
