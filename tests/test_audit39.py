@@ -759,8 +759,6 @@ def test_intrinsics_on_the_devices_tquesync_runs_on():
             assert core.pending_flags() == []
 
 
-@pytest.mark.xfail(strict=True, reason="docs/decisions.md 'The CCE sync intrinsics': PIPE_S refused as a barrier's "
-                   "pipe (SPEC-2 D62) 'each refusal naming the intrinsic'; aj.pipe_barrier's refusals name PipeBarrier")
 def test_pipe_barrier_refusal_names_the_intrinsic():
     with aj.Core(A2):
         with pytest.raises(aj.ParameterError) as e:
@@ -913,10 +911,6 @@ def test_template_dtype_written_first(api):
                         extra=(f"{api}<float>(dst, ...)", f"aj.{api}(dst, ...)"))
 
 
-@pytest.mark.xfail(strict=True, reason="docs/decisions.md 'What the session-39 ports found', C++ call shapes: a "
-                   "template argument written as the first argument is refused naming the dtype and the call without "
-                   "it; Cast/Compares/Select refuse it as a missing high-dim repeat_params and DataCopy/DataCopyPad "
-                   "raise Python's bare TypeError (not an AscendJitError)")
 @pytest.mark.parametrize("api", ["Cast", "Compares", "Select", "DataCopy", "DataCopyPad"])
 def test_template_dtype_written_first_other_apis(api):
     with aj.Core(A2) as core:
@@ -1296,9 +1290,6 @@ def test_device_sync_enque_user_positions_pick_the_pair():
                                                     ("RAW", "PIPE_V", "PIPE_MTE3")])
 
 
-@pytest.mark.xfail(strict=True, reason="docs/decisions.md 'The device's synchronisation': under device-sync a queue "
-                   "hand-off orders only its event's pipe pair, yet the MTE2 -> S report of a GetValue after a VECIN "
-                   "DeQue still proposes 'a TQue EnQue/DeQue hand-off' as the fix (the very hand-off it had)")
 def test_device_sync_fix_text_does_not_propose_the_hand_off_it_saw():
     with aj.Core(A2, sanitize="device-sync,report") as core:
         pipe = aj.TPipe()
@@ -1382,9 +1373,6 @@ def test_reg_cast_trait_refusals_name_layout_and_round_members(compiled):
     assert "'trait.layoutMode' = 'RegLayout.TWO'" in t and "RegLayout.ZERO or RegLayout.ONE" in t
 
 
-@pytest.mark.xfail(strict=True, reason="docs/decisions.md 'Cast traits a real kernel passes and SPEC-2 11.5 refuses': "
-                   "Cast trait refusals name the member refused; a MERGING mrgMode is still named by its int "
-                   "(\"'trait.mrgMode' = 1\")")
 @pytest.mark.parametrize("compiled", [False, True])
 def test_reg_cast_trait_refusal_names_mrg_mode_member(compiled):
     t = _cast_refusal_text(compiled, "R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, _ME, aj.RoundMode.UNKNOWN)")
