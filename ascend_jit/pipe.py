@@ -698,7 +698,10 @@ def _validate(api, dst, src, count_or_params, core):
         esize = src.dtype.size
         if (count * esize) % 32:
             raise AlignmentError(api, "count", count, legal=f"count * {esize} B a multiple of 32 B "
-                                 "(DataCopy moves whole DataBlocks; pad the data)", device=device)
+                                 "(DataCopy moves whole DataBlocks; pad the data)", device=device,
+                                 detail=f"the device rounds it down to {count * esize // 32 * 32 // esize} without a "
+                                        "word (the devkit's DataCopyCheck), dropping the tail; DataCopyPad copies "
+                                        "any length")
         runs = ((0, 0, count * esize),)
     for side, t, index in (("dst", dst, 1), ("src", src, 0)):
         if isinstance(t, LocalTensor):

@@ -138,7 +138,11 @@ tests/test_sanitizer.py)."""
 # small cores, compare counts rounded up to 256 bytes); reflection_pad1d_v2 37 rows of 9 (rows split over the cores
 # with a remainder), pdist 6 x 100 and pdist_p0 3 x 130 (pairs dealt in blocks of 8, one partial); rms_norm_quant
 # 9000 (one row a core and a tail row), clipped_swiglu 3 x 384 (rows over the cores, the last short),
-# dynamic_block_quant 9000 (one row a core and a tail row whose column blocks spread over the cores);
+# dynamic_block_quant 9000 (one row a core and a tail row whose column blocks spread over the cores); index_check*
+# 20011 and 3001 (several UB batches a core, a short last one), cast_v3* 20011 (a big tail core, a GM SetValue tail),
+# lp_norm_v3 20032 and its row / column variants 4848 and 4040 (per-core norms over uneven shares); get_ub_size*
+# 100000 (a 63488-half tile and a 36512 tail), copy_ub2ub 192 and its row forms 7 rows, reg_auxscalar 2048,
+# reg_mask_copy 288, reg_mask_select 64 (a tail vector each);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -212,4 +216,9 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "fills_bf16": 3, "fills_int8": 100000,
          "equal": 4099, "equal_half": 4099, "equal_int32": 4099, "equal_int8": 4099,
          "reflection_pad1d_v2": 37 * 9, "pdist": 6 * 100, "pdist_p0": 3 * 130,
-         "rms_norm_quant": 9000, "clipped_swiglu": 3 * 384, "dynamic_block_quant": 9000}
+         "rms_norm_quant": 9000, "clipped_swiglu": 3 * 384, "dynamic_block_quant": 9000,
+         "index_check": 20011, "index_check_int64": 20011, "index_check_out_of_range": 3001, "cast_v3": 20011,
+         "cast_v3_half_uint8": 20011, "cast_v3_half_int8": 20011, "cast_v3_half_bool": 20011, "lp_norm_v3": 20032,
+         "lp_norm_v3_min_rows_half": 4848, "lp_norm_v3_max_cols": 4040,
+         "get_ub_size": 100000, "get_ub_size_runtime": 100000, "copy_ub2ub": 192, "copy_ub2ub_rows": 7,
+         "copy_ub2ub_counter": 7, "reg_auxscalar": 2048, "reg_mask_copy": 288, "reg_mask_select": 64}

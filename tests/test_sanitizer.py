@@ -247,7 +247,10 @@ def test_out_of_tensor_access_reported_on_ub_bounds_cores():
 # the gallery's Reg-API ports: their VFs run uncompiled on a sanitizing core, a path of its own
 _REG_PORTS = ("gelu_reg", "reduce_block", "muls_reg", "abs_reg", "select_reg", "softmax_reg", "reg_align_post_update",
               "reg_align_addr_reg", "reg_align_data_block", "reg_align_broadcast", "reg_align_upsample",
-              "reg_interleave", "reg_pack", "reg_merge_mode")
+              "reg_interleave", "reg_pack", "reg_merge_mode", "ascend_quant", "ascend_quant_half", "ascend_anti_quant",
+              "ascend_anti_quant_float", "foreach_non_finite_check_and_unscale", "glu_grad", "reg_auxscalar",
+              "reg_mask_copy", "reg_mask_select", "reg_subnormal", "reg_subnormal_ftz", "reg_sync_exp",
+              "reg_sync_softmax")
 
 
 def _example_cases():
