@@ -5,7 +5,6 @@ written here (fractions.Fraction rounding, a happens-before graph), never from t
 API `import ascend_jit as aj` is used."""
 import math
 import random
-import struct
 import warnings
 from fractions import Fraction
 
@@ -1415,7 +1414,6 @@ def test_device_sync_double_buffered_queue(scalar_read):
             aj.Duplicate(acc, np.float32(0), 16)
             g = aj.GlobalTensor("float")
             g.SetGlobalBuffer(np.ones(80, np.float32))
-            held = []
             for i in range(5):
                 t = q.AllocTensor("float")
                 aj.DataCopy(t, g[16 * i], 16)

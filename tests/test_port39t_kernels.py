@@ -3,18 +3,11 @@ Cast int64 -> int32, ShiftRight, ascendc_assert) and kernels/cast_v3.py (ops-mat
 the 310P's reduce-mode configuration, counter-mode And with isSetMask false, CompareScalar / Select, a DataCopy and
 GM SetValue copy-out). Each against numpy; the host tilings; each deviation's reason (the original's call run and
 refused or reported); the sanitizer on shapes the defaults do not reach."""
-import inspect
-
 import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ascend_jit.kernels import registry
-
-
-def _spec_and_module(name):
-    k = registry()[name]
-    return k, inspect.getmodule(k.run)
+from ported import spec_and_module as _spec_and_module
 
 
 def _reports(run):
