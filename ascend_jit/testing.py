@@ -107,7 +107,9 @@ def record_golden(name, array, directory, device=None, metadata=None):
     """Write `name.npz` in `directory`: the raw bits, the dtype name and shape, and metadata (device, dtype,
     ascend_jit version, the SPEC decisions results depend on). Portable: plain npz, no pickle."""
     a = np.ascontiguousarray(array)
-    meta = {"format": GOLDEN_FORMAT, "dtype": resolve(a.dtype).name, "shape": list(a.shape), "device": device,
+    # a bool output (a ported kernel's mask, one byte an element) is kept by its bytes under its own name
+    dtype_name = "bool" if a.dtype == np.bool_ else resolve(a.dtype).name
+    meta = {"format": GOLDEN_FORMAT, "dtype": dtype_name, "shape": list(a.shape), "device": device,
             "ascend_jit": __version__, "spec_decisions": list(DECISIONS)}
     meta.update(metadata or {})
     path = _golden_path(name, directory)
@@ -120,8 +122,8 @@ def load_golden(name, directory):
     """(array, metadata) of a recorded golden."""
     with np.load(_golden_path(name, directory), allow_pickle=False) as z:
         meta = json.loads(z["meta"].tobytes().decode())
-        d = resolve(meta["dtype"])
-        return z["bits"].view(d.np_dtype).reshape(meta["shape"]), meta
+        np_dtype = np.dtype(np.bool_) if meta["dtype"] == "bool" else resolve(meta["dtype"]).np_dtype
+        return z["bits"].view(np_dtype).reshape(meta["shape"]), meta
 
 
 def check_golden(name, array, directory, nan_equal=False):

@@ -351,3 +351,15 @@ def test_a_vf_numba_cannot_type_runs_plain_with_the_reason():
         with pytest.warns(aj.UncompiledVFWarning, match="AssertionError in numba's typing.*fields in order"):
             reciprocal(dst, src)
         assert (dst.numpy() == np.float32(0.25)).all()
+
+
+def test_goldens_record_and_check_bool_outputs(tmp_path):
+    """A ported kernel's bool output (CastV3's half -> bool) is kept by its bytes under its own dtype name."""
+    from ascend_jit.testing import check_golden, load_golden, record_golden
+    y = np.array([True, False, True, True])
+    record_golden("mask", y, tmp_path)
+    back, meta = load_golden("mask", tmp_path)
+    assert back.dtype == np.bool_ and meta["dtype"] == "bool" and np.array_equal(back, y)
+    check_golden("mask", y, tmp_path)
+    with pytest.raises(AssertionError, match="1 of 4 elements differ"):
+        check_golden("mask", np.array([True, True, True, True]), tmp_path)

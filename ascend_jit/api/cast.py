@@ -171,9 +171,9 @@ _HIGH_DIM_CALLS_MAX = 8192
 
 class _HighDimCall:
     """What a validated high-dim call runs: the mask-register effect it leaves (a count_call_effect-form tuple, or
-    None: SPEC-2 D22, D31), None for a NOP (repeat 0 / mask 0, D30), else the conversion: dtypes, mode code, and the
-    count kernels (without, with saturation) over n elements of one contiguous run, or the strided walk's repeats,
-    last-repeat lanes, strides and mask words."""
+    None: SPEC D22, SPEC-2 D31), a mode None for a NOP (repeat 0 / mask 0, D30), else the conversion: dtypes, mode
+    code, and the count kernels (without, with saturation) over n elements of one contiguous run, or the strided
+    walk's repeats, last-repeat lanes, strides and mask words."""
     __slots__ = ("effect", "s", "d", "mode", "kernels", "n", "strided", "dst_addr", "src_addr")
 
     def __init__(self, spec, plan, s, d, mode, repeat, last, contiguous, p, dst_addr, src_addr):

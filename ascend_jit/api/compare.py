@@ -221,10 +221,11 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
                 reads.append((("src1", src1.addr, count * s.size), src1))
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count // 8), dst)])
         if count:
-            call = _remembered_call(compare_contiguous, (s.kind, int(mode), int(spec.compare_ne_nan), dst.addr, src0.addr),
-                               (0 if src1 is None else 1, count), None if src1 is None else b_addr,
-                               None if spec.compare_mask_ignored else count_call_effect(spec, s.lanes_per_repeat),
-                               spec.compare_mask_ignored, core.ub, bbuf)  # D31: A2/A3/310P/910: register undefined
+            call = _remembered_call(compare_contiguous,
+                                    (s.kind, int(mode), int(spec.compare_ne_nan), dst.addr, src0.addr),
+                                    (0 if src1 is None else 1, count), None if src1 is None else b_addr,
+                                    None if spec.compare_mask_ignored else count_call_effect(spec, s.lanes_per_repeat),
+                                    spec.compare_mask_ignored, core.ub, bbuf)  # D31: A2/A3/310P/910: undefined
             _run_remembered(call, core, bbuf, b_addr)
             if scalar_tensor is None and memo_key is not None:
                 remember(_COUNT_CALLS, memo_key, call, _COUNT_CALLS_MAX)
@@ -434,10 +435,10 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
                 reads.append((("src1", src1.addr, count * d.size), src1))
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count * d.size), dst)])
         call = _remembered_call(select_contiguous, (d.size, dst.addr, sel_mask.addr, src0.addr),
-                           (0 if s1 is None else 1, d.lanes_per_repeat if mode == SELMODE.VSEL_CMPMASK_SPR else 0,
-                            count), None if s1 is None else b_addr,
-                           count_call_effect(spec, count % d.lanes_per_repeat or d.lanes_per_repeat),
-                           False, core.ub, bbuf)
+                                (0 if s1 is None else 1, d.lanes_per_repeat if mode == SELMODE.VSEL_CMPMASK_SPR else 0,
+                                 count), None if s1 is None else b_addr,
+                                count_call_effect(spec, count % d.lanes_per_repeat or d.lanes_per_repeat),
+                                False, core.ub, bbuf)
         _run_remembered(call, core, bbuf, b_addr)
         if scalar_tensor is None and memo_key is not None:
             remember(_COUNT_CALLS, memo_key, call, _COUNT_CALLS_MAX)
