@@ -15,7 +15,7 @@ from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
                       check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, high_dim_memo_key,
-                      mask_lane_indices, memo_key, operands, plan_mask, record_mask, recorded_mask,
+                      mask_lane_indices, memo_key, operands, plan_mask, recorded_mask,
                       refuse_empty_mask_on_950, refuse_template_argument, remember, split_forms,
                       unary_repeat_params)
 from ._scalar import element_scalar, scalar_bits
@@ -393,7 +393,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     tensor_src1 = type(src1) is LocalTensor and sel_mode is not SELMODE.VSEL_TENSOR_SCALAR_MODE
     memo_key, call = _remembered(api, args, count, mask, repeat_time, repeat_params, is_set_mask, sel_mode, SELMODE,
                                  (dst, sel_mask, src0, src1) if tensor_src1 else (dst, sel_mask, src0),
-                                 None if tensor_src1 else src1)
+                                 None if tensor_src1 else src1, BinaryRepeatParams)
     if call is not None:
         core = dst._core
         if tensor_src1:
@@ -461,13 +461,16 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
                  (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
         reads += _scalar_read(scalar_tensor, d, "src1")
         vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)])
-    if core.spec.high_dim_writes_mask_register:  # SPEC-2 D31: the 310B leaves it untouched
-        record_mask(core, plan, d, mask)
-    if nop:
-        return
-    select_strided(core.ub, d.size, dst.addr, sel_mask.addr, src0.addr, bbuf, b_addr, s1 is None,
-                   mode == SELMODE.VSEL_CMPMASK_SPR, p.dstBlkStride, p.src0BlkStride, p.src1BlkStride, p.dstRepStride,
-                   p.src0RepStride, p.src1RepStride, repeat, as_signed64(plan.lo), as_signed64(plan.hi), last)
+    words = recorded_mask(spec, plan) if spec.high_dim_writes_mask_register else None  # SPEC-2 D31: not the 310B
+    call = _remembered_call(None if nop else select_strided, (d.size, dst.addr, sel_mask.addr, src0.addr),
+                            (s1 is None, mode == SELMODE.VSEL_CMPMASK_SPR, p.dstBlkStride, p.src0BlkStride,
+                             p.src1BlkStride, p.dstRepStride, p.src0RepStride, p.src1RepStride, repeat,
+                             as_signed64(plan.lo), as_signed64(plan.hi), last),
+                            None if s1 is None else b_addr, None if words is None else (*words, False), False,
+                            core.ub, bbuf)
+    _run_remembered(call, core, bbuf, b_addr)
+    if scalar_tensor is None and memo_key is not None and is_set_mask is True:
+        remember(_COUNT_CALLS, memo_key, call, _COUNT_CALLS_MAX)
 
 
 def _check_select_types(spec, d, m, s0, s1, sel_mode, count_form, scalar_src1):
@@ -479,8 +482,8 @@ def _check_select_types(spec, d, m, s0, s1, sel_mode, count_form, scalar_src1):
     if m.name not in ("uint8", "uint16", "uint32", "uint64"):
         raise UnsupportedDTypeError(api, "sel_mask.dtype", m.name, legal="uint8, uint16, uint32 or uint64",
                                     device=spec.name, detail=f"a Compare result held as {m.name} is passed as "
-                                    f"sel_mask.ReinterpretCast('u{m.name}') (the same bits)" if m.name.startswith("int")
-                                    else None)
+                                    f"sel_mask.ReinterpretCast('u{m.name}') (the same bits)"
+                                    if m.name.startswith("int") else None)
     if not count_form and d.name in spec.memory_count_only_dtypes:
         raise UnsupportedDTypeError(api, "dtype", d.name, device=spec.name, legal=", ".join(
             n for n in spec.select_dtypes if n not in spec.memory_count_only_dtypes),
