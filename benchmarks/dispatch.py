@@ -120,6 +120,8 @@ def family_cases(rng):
         "Compares count": lambda: aj.Compares(bits, a, h, aj.CMPMODE.LT, 128),
         "Select count": lambda: aj.Select(d, bits, a, b, aj.SELMODE.VSEL_TENSOR_TENSOR_MODE, 128),
         "Select scalar count": lambda: aj.Select(d, bits, a, h, aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 128),
+        "Select high-dim": lambda: aj.Select(d, bits, a, b, aj.SELMODE.VSEL_TENSOR_TENSOR_MODE, 128, 1, bp),
+        "Select scalar high-dim": lambda: aj.Select(d, bits, a, h, aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 128, 1, bp),
         "WholeReduceSum": lambda: aj.WholeReduceSum(d, a, 128, 1, 1, 1, 8),
         "BlockReduceSum": lambda: aj.BlockReduceSum(d, a, 1, 128, 1, 1, 8),
         "ReduceSum count": lambda: aj.ReduceSum(d, a, tmp, 128),
