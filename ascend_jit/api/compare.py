@@ -68,7 +68,7 @@ _SELECT_FORMS = ("(dst, sel_mask, src0, src1, sel_mode, count) or (dst, sel_mask
 # --- remembered calls ------------------------------------------------------------------------------------------------
 # A call whose shape was validated runs from a memo (as the element-wise entries' and the group reductions', issue
 # 21): the count forms of Compare (4.8 -> 2.1 us), Compares and Select (5.6 -> 2.5 us a call; BENCHMARKS.md "Session
-# 38"), and the high-dim forms of Compare and Compares given positionally (session 39). The key holds everything the
+# 38"), and the high-dim forms of all three given positionally (session 39). The key holds everything the
 # validators read; the first call of a shape, keywords, the sanitizer, freed tensors, the 950's src1Local[0]
 # overload and every refusal take the full path, which remembers what it ran.
 class _RememberedCall(NamedTuple):
