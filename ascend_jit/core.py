@@ -16,7 +16,6 @@ from .sync import SyncState
 
 ALL_ONES = (1 << 64) - 1
 CTRL_HALF_INF_NAN = 48   # D6: CTRL[48] 1 = INF/NaN, 0 = saturating (half)
-_CTRL_SPR_DEFAULTS = 0x1000000000000008  # the 950's CTRL defaults (DK SetCtrlSpr(ISASI).md 表3, ResetCtrlSprImpl)
 CTRL_INT_SATURATE = 53   # D6 / audit 7: CTRL[53] 1 = int16/int32 saturate, 0 = wrap
 CTRL_COUNTER_MODE = 56   # SPEC 2.6: CTRL[56] 1 = counter mode
 CTRL_CAST_TRUNCATE = 59  # SPEC-2 D46: CTRL[59] 1 = conversions to integers keep the low bits, 0 = saturate
@@ -229,7 +228,7 @@ class Core(SyncState):
             raise UnsupportedDeviceError("ResetCtrlSpr", "device", self.device, legal="ascend950",
                                          detail="not offered here (DK ResetCtrlSpr(ISASI).md)")
         bit = self._ctrl_spr_bit("ResetCtrlSpr", start_bit, end_bit)
-        self._set_bit(bit, (_CTRL_SPR_DEFAULTS >> bit) & 1)
+        self._set_bit(bit, (self.spec.init_soc_ctrl[0] >> bit) & 1)   # the 950's defaultCtrl, InitSocState's value
 
     def _ctrl_spr_bit(self, api, start_bit, end_bit):
         """The one CTRL bit [start_bit, end_bit] names, among those the device's SetCtrlSpr writes (SPEC-2 D46)."""

@@ -115,6 +115,13 @@ def memo_key(head, tensors):
     return tuple(key)
 
 
+def memo_mask_words(mask):
+    """A bit-mode mask (a list or tuple of int words) as a memo key's tuple, else None (not remembered)."""
+    if type(mask) not in (list, tuple) or any(type(w) is not int for w in mask):
+        return None
+    return tuple(mask)
+
+
 def high_dim_memo_key(head, tensors, mask, repeat_time, params, cls):
     """memo_key of a high-dim call given as (..., mask, repeat_time, repeat_params) positionally: the mask an int or
     a tuple/list of int words, repeat_time an int, params a `cls` object or its brace list of int fields (the values
@@ -123,9 +130,9 @@ def high_dim_memo_key(head, tensors, mask, repeat_time, params, cls):
     if type(repeat_time) is not int or type(tensors[0]) is not LocalTensor:
         return None
     if type(mask) is not int:
-        if type(mask) not in (list, tuple) or any(type(w) is not int for w in mask):
+        mask = memo_mask_words(mask)
+        if mask is None:
             return None
-        mask = tuple(mask)
     values = _params_values(params, cls)[1]
     if values is None:
         return None

@@ -26,7 +26,7 @@ from ..jit.direct import EntryTable, PreparedCall
 from ..reference import elementwise as R
 from ..tensor import SIZE_CHANGE_HOOKS, LocalTensor
 from ..sanitizer import vector_access
-from ._common import as_flag, as_int, remember, repeat_params as _repeat_params, split_forms
+from ._common import as_flag, as_int, memo_mask_words, remember, repeat_params as _repeat_params, split_forms
 from ._common import (MaskPlan, Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub,
                       check_overlap, check_range, check_repeat_overlap, check_tensor_bounds, operands, plan_mask,
                       recorded_mask, refuse_empty_mask_on_950, register_count, require_defined_mask)
@@ -933,9 +933,9 @@ def _high_dim_key(row, core, tensors, mask, repeat_time, strides, is_set_mask):
     if is_set_mask is not True or type(repeat_time) is not int:
         return None
     if type(mask) is not int:
-        if type(mask) not in (list, tuple) or any(type(w) is not int for w in mask):
+        mask = memo_mask_words(mask)
+        if mask is None:
             return None
-        mask = tuple(mask)
     for v in strides:
         if type(v) is not int:
             return None
