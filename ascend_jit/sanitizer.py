@@ -180,20 +180,56 @@ def default_config():
     return resolve_config(os.environ.get(ENV_VAR), "sanitize", f"environment variable {ENV_VAR}")
 
 
-def format_reports(reports):
-    """A summary table (one line per report, then counts per check) for the CLI and test failures."""
+def format_reports(reports, group=True):
+    """A summary table for the CLI and test failures: one line per report, then counts per check. group (default):
+    reports that differ only in their block, bytes or the loop iteration that made them (the same check, kind,
+    instructions with their file:line, operand and fix) print once, the first of them, followed by how many there
+    are, their blocks and their first bytes; a race in a loop of a 48-block launch is one line, not thousands."""
     if not reports:
         return "sanitizer: no reports"
     for r in reports:
         if not isinstance(r, Report):
             raise ParameterError("format_reports", "reports", type(r).__name__,
                                  legal="a list of sanitizer Reports (core.sanitizer.reports, session.reports)")
-    lines = [str(r) for r in reports]
+    groups = {}
+    for r in reports:
+        groups.setdefault(r.group_key() if group else len(groups), []).append(r)
+    lines = []
+    for members in groups.values():
+        lines.append(str(members[0]))
+        if len(members) > 1:
+            lines.append(_group_summary(members))
     counts = {}
     for r in reports:
         counts[r.check] = counts.get(r.check, 0) + 1
-    lines.append("sanitizer: " + ", ".join(f"{n} {c}" for c, n in sorted(counts.items())))
-    return "\n".join(lines)
+    summary = ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
+    if len(groups) < len(reports):
+        summary += f" ({len(groups)} distinct)"
+    return "\n".join(lines + ["sanitizer: " + summary])
+
+
+def _ranges(values):
+    """Sorted distinct integers as "0-7, 9" (runs of consecutive values joined)."""
+    runs = []
+    for value in sorted(set(values)):
+        if runs and value == runs[-1][1] + 1:
+            runs[-1][1] = value
+        else:
+            runs.append([value, value])
+    return ", ".join(f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in runs)
+
+
+def _group_summary(members):
+    """The line under a group's first report: how many, in which blocks, at which first bytes."""
+    parts = [f"{len(members)} reports of this hazard in all"]
+    blocks = [r.block for r in members if r.block is not None]
+    if blocks:
+        parts.append(f"block{'s' if len(set(blocks)) > 1 else ''} {_ranges(blocks)}")
+    addresses = sorted({r.address for r in members})
+    noun = "ids" if members[0].space == "event" else f"first {members[0].space} bytes"
+    parts.append(f"{noun} {', '.join(map(str, addresses))}" if len(addresses) <= 4 else
+                 f"{noun} {addresses[0]} to {addresses[-1]} ({len(addresses)} distinct)")
+    return "    ... " + "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -230,6 +266,13 @@ class Report:
 
     def __str__(self):
         return self.text(with_block=True)
+
+    def group_key(self):
+        """What a report shares with the same hazard met again (another block, another loop iteration or bytes):
+        format_reports prints such reports once."""
+        def line(instr):
+            return (instr.api, instr.pipe, instr.where) if instr is not None else None
+        return (self.check, self.kind, line(self.instruction), line(self.earlier), self.operand, self.space, self.fix)
 
     def text(self, with_block):
         """The report as a line; without the block for a SanitizerError, whose message the launch prefixes with it."""

@@ -481,3 +481,38 @@ def test_format_reports_refuses_what_is_not_a_report():
     with pytest.raises(aj.ParameterError, match="format_reports"):
         aj.format_reports([1])
     assert aj.format_reports([]) == "sanitizer: no reports"
+
+
+def _looped_race(x, y):
+    """Each block copies in, adds and copies out four times with no hand-off: two races an iteration."""
+    xg, yg = aj.GlobalTensor(), aj.GlobalTensor()
+    xg.SetGlobalBuffer(x[512 * aj.GetBlockIdx():], 512)
+    yg.SetGlobalBuffer(y[512 * aj.GetBlockIdx():], 512)
+    alloc = aj.LocalMemAllocator()
+    t, u = alloc.Alloc(H, 128), alloc.Alloc(H, 128)
+    for i in range(4):
+        aj.DataCopy(t, xg[128 * i:], 128)
+        aj.Add(u, t, t, 128)
+        aj.DataCopy(yg[128 * i:], u, 128)
+        aj.PipeBarrier(aj.PIPE_ALL)
+
+
+def test_format_reports_prints_a_repeated_hazard_once():
+    """The same two races met in every iteration of every block: format_reports prints each once with how many there
+    are, their blocks and first bytes; group=False prints every report; the counts are of every report."""
+    x, y = np.ones(6 * 512, np.float16), np.zeros(6 * 512, np.float16)
+    with aj.sanitize_session("report") as session:
+        aj.launch(_looped_race, 6, DEVICE, x, y)
+    reports = session.reports
+    assert len(reports) == 48 and {r.block for r in reports} == set(range(6))
+    lines = aj.format_reports(reports).splitlines()
+    assert len(lines) == 5
+    assert lines[0] == str(reports[0]) and "Add [PIPE_V]" in lines[0] and "MTE2" in lines[0]
+    assert lines[1] == "    ... 24 reports of this hazard in all; blocks 0-5; first UB bytes 0"
+    assert "DataCopy [PIPE_MTE3]" in lines[2] and lines[3].endswith("blocks 0-5; first UB bytes 256")
+    assert lines[4] == "sanitizer: 48 race (2 distinct)"
+    every = aj.format_reports(reports, group=False).splitlines()
+    assert every[:-1] == [str(r) for r in reports] and every[-1] == "sanitizer: 48 race"
+    one_block = [r for r in reports if r.block == 3]
+    assert aj.format_reports(one_block).splitlines()[1] == "    ... 4 reports of this hazard in all; block 3; " \
+                                                            "first UB bytes 0"
