@@ -1,6 +1,7 @@
 """Per-call cost of ReduceSum and ReducePairElem against numpy, in interleaved rounds (issue 21), one call of each
-instruction family with numpy's add of as many elements beside it (session 38), and one element read or written by
-GetValue / SetValue beside numpy's element access (session 39). Run by hand:
+instruction family with numpy's add of as many elements beside it (session 38), one element read or written by
+GetValue / SetValue beside numpy's element access (session 39), and launches of an empty kernel (session 40). Run by
+hand:
 
     python benchmarks/dispatch.py [--rounds 200] [--only GROUP-SUBSTRING] [--json out/dispatch.json]
 
@@ -79,7 +80,7 @@ def build_cases():
         s, d, t = half_data(core, 8320, rng), core.local_tensor("half", 16), core.local_tensor("half", 128)
         cases.append(("ReduceSum count 8320", f"ReduceSum {device}", lambda s=s, d=d, t=t: aj.ReduceSum(d, s, t, 8320),
                       200, "np.sum float32 (8320)"))
-    return cases + family_cases(rng) + scalar_access_cases(rng)
+    return cases + family_cases(rng) + scalar_access_cases(rng) + launch_cases()
 
 
 FAMILY = "one call of each family, 128 lanes (atlas-a2)"
@@ -161,6 +162,27 @@ def scalar_access_cases(rng):
         }
     return [(SCALAR, "numpy a[5]", lambda: a[5], 2000, None), (SCALAR, "numpy a[5] = v", write, 2000, None)] + \
         [(SCALAR, name, fn, 2000, "numpy a[5]" if "Get" in name else "numpy a[5] = v") for name, fn in calls.items()]
+
+
+LAUNCH = "aj.launch of a kernel that returns at once (atlas-a2)"
+
+
+def _returns_at_once(x):
+    return None
+
+
+def launch_cases():
+    """What a launch costs before its kernel's first instruction (session 40): the blocks' cores, their threads, the
+    end-of-kernel checks; 1, 8 and 48 blocks, in block threads and one after another. Baseline: one block."""
+    x = np.zeros(16, np.float32)
+    base = "1 block"
+    cases = [(LAUNCH, base, lambda: aj.launch(_returns_at_once, 1, "atlas-a2", x), 20, None)]
+    for blocks in (8, 48):
+        for parallel in (True, False):
+            cases.append((LAUNCH, f"{blocks} blocks, {'block threads' if parallel else 'one after another'}",
+                          lambda b=blocks, p=parallel: aj.launch(_returns_at_once, b, "atlas-a2", x, parallel=p),
+                          20, base))
+    return cases
 
 
 def run(rounds, only=None):

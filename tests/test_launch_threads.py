@@ -173,3 +173,32 @@ def test_threaded_blocks_calling_vfs_never_see_another_blocks_state(block):
         launch_module.LAUNCH_SWITCH_INTERVAL = old
         sys.setswitchinterval(saved)
     assert wrong == []
+
+
+def _dirty_every_byte_and_return_a_tensor(keep):
+    core = aj.current_core()
+    seen = int(core.ub.max())  # what the block's fresh UB held: zeros, recycled or not
+    core.ub[:] = 0xA5
+    t = aj.LocalMemAllocator().Alloc("half", 16)
+    return (seen, t) if keep else (seen, None)
+
+
+def test_a_collected_core_gives_its_ub_back_zeroed_and_a_reachable_one_keeps_it():
+    """Cores' UBs are recycled (core.UB_POOL: a 48-block launch no longer page-faults 48 fresh UBs), always zeroed
+    again, and never while anything can still reach them: a kept LocalTensor, or a numpy view of the UB."""
+    import gc
+    pool = importlib.import_module("ascend_jit.core").UB_POOL
+    results = aj.launch(_dirty_every_byte_and_return_a_tensor, 8, "a2", False)
+    gc.collect()
+    assert pool.held >= 8 * 196608 or pool.held == pool.MAX_BYTES // 196608 * 196608
+    again = aj.launch(_dirty_every_byte_and_return_a_tensor, 8, "a2", True)
+    assert [seen for seen, _ in results + again] == [0] * 16  # every UB handed out zeroed
+    kept = [t for _, t in again]
+    view = aj.Core("a2").ub  # a UB reachable only through a numpy array
+    view[:] = 7
+    gc.collect()
+    for _ in range(3):
+        aj.launch(_dirty_every_byte_and_return_a_tensor, 8, "a2", False)
+        gc.collect()
+    assert all(np.all(t.numpy().view(np.uint16) == 0xA5A5) for t in kept)  # the kept tensors' UBs untouched
+    assert np.all(view == 7)
