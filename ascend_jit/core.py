@@ -7,7 +7,6 @@ import enum
 import os
 import sys
 import threading
-import weakref
 
 import numpy as np
 
@@ -79,19 +78,12 @@ def count_call_effect(spec, last_mask_len):
 _current = threading.local()
 
 
-class _FinalizerProbe:
-    """An object to collect that holds a UB as a Core does (its finalizer runs before its attributes are cleared)."""
-
-    def __init__(self, ub):
-        self.ub = ub
-
-
 class _UnifiedBufferPool:
     """The UB arrays of cores that are gone, zeroed again for new ones. A fresh np.zeros UB page-faults as its kernel
     first touches it, and with many cores alive at once (a 48-block launch) the allocator maps each anew: about 55 us
-    a core, 3 ms of a 48-block launch's 3.2 ms when its kernel does nothing. A recycled array costs one memset.
-    A core's UB comes back when the core is collected, unless a numpy view of it (`tensor.numpy()`, `core.ub[...]`)
-    is still alive: then it is left to numpy, as before."""
+    a core, 3 ms of a 48-block launch's 3.5 ms when its kernel does nothing. A recycled array costs one memset.
+    A core's UB comes back when the core is collected (Core.__del__), unless a numpy view of it (`tensor.numpy()`,
+    `core.ub[...]`) is still alive: then it is left to numpy, as before."""
 
     MAX_BYTES = 48 << 20  # at most this much held: 256 A2 UBs, 192 of the 310P's (a 48-block launch four times)
 
@@ -100,17 +92,7 @@ class _UnifiedBufferPool:
         self.free = {}  # UB size in bytes -> arrays
         self.held = 0
         self.unreachable_references = None
-        self._measure_unreachable_references()
-
-    def _measure_unreachable_references(self):
-        """sys.getrefcount, inside recycle() called by weakref.finalize, of an array only its dying owner and the
-        finalizer hold (the owner's attribute, the finalizer's argument tuples, the call, getrefcount's argument).
-        Measured through recycle() itself, not assumed, so no Python version can make a still-referenced UB look
-        free."""
-        array = np.zeros(1, np.uint8)
-        owner = _FinalizerProbe(array)
-        weakref.finalize(owner, self.recycle, array)
-        del array, owner  # the owner's last reference: recycle() runs now and records the count
+        _UnreachableProbe(np.zeros(1, np.uint8), self)  # collected at once: its __del__ sets the count
 
     def take(self, nbytes):
         with self.lock:
@@ -123,8 +105,11 @@ class _UnifiedBufferPool:
         ub.fill(0)
         return ub
 
-    def recycle(self, ub):
-        """weakref.finalize's callback for a collected core: keep its UB unless something still refers to it."""
+    def recycle(self, owner):
+        """A collected core's __del__: keep its UB unless something still refers to it."""
+        ub = owner.__dict__.get("ub")  # (None when the core's __init__ refused its arguments)
+        if ub is None:
+            return
         references = sys.getrefcount(ub)
         if self.unreachable_references is None:  # the measurement's own call
             self.unreachable_references = references
@@ -139,6 +124,19 @@ class _UnifiedBufferPool:
     def after_fork(self):
         """A forked child keeps its own copy of the arrays; only the lock must be new."""
         self.lock = threading.RLock()
+
+
+class _UnreachableProbe:
+    """Holds an array as a Core holds its UB, and dies as a Core does: recycle() called from its __del__ sees the
+    interpreter's own references to an array nothing else holds (the instance's attribute, recycle()'s local,
+    getrefcount's argument). Measured through the same path, not assumed, so no Python version can make a
+    still-referenced UB look free."""
+
+    def __init__(self, ub, pool):
+        self.ub, self.pool = ub, pool
+
+    def __del__(self):
+        self.pool.recycle(self)
 
 
 UB_POOL = _UnifiedBufferPool()
@@ -169,7 +167,6 @@ class Core(SyncState):
         self.bounds = bounds
         self.device = self.spec.name
         self.ub = UB_POOL.take(self.spec.ub_bytes)
-        weakref.finalize(self, UB_POOL.recycle, self.ub).atexit = False
         self.ctrl = 0 if self.spec.half_saturating_default else 1 << CTRL_HALF_INF_NAN
         if self.spec.init_soc_ctrl:  # the kernel-entry CTRL (InitSocState) is what a kernel starts with
             value, keep = self.spec.init_soc_ctrl
@@ -191,6 +188,9 @@ class Core(SyncState):
         self._init_sync()
         self.sanitizer = None  # a Sanitizer when sanitizing (issue 17); APIs test `core.sanitizer is not None` only
         self.sanitize = sanitize if sanitize is not None else default_sanitize_config()  # session, then env
+
+    def __del__(self):
+        UB_POOL.recycle(self)
 
     @property
     def sanitize(self):
