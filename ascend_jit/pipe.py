@@ -713,8 +713,17 @@ def _validate(api, dst, src, count_or_params, core):
             limit = t._nbytes
         far = runs[-1][index] + runs[-1][2]  # the last run ends furthest (offsets grow with the run index)
         if far > limit:
-            raise OutOfBoundsError(api, side, t, legal=f"at most {limit} bytes (the copy needs {far})", device=device)
+            legal = f"at most {limit} bytes (the copy needs {far})"
+            if not isinstance(t, LocalTensor):
+                legal += GM_WINDOW
+            raise OutOfBoundsError(api, side, t, legal=legal, device=device)
     return runs
+
+
+# Why a copy past a GlobalTensor is refused although the device does not check it
+GM_WINDOW = (": the window SetGlobalBuffer (or a sub-tensor) gave it, which the device does not check and the "
+             'emulator does (docs/decisions.md "Scaffolding"); a kernel that copies past it on purpose, inside the '
+             "allocation, widens the window to what it touches")
 
 
 def _count_key(count_or_params):

@@ -364,6 +364,10 @@ def _mask_legal(api, m):
     if isinstance(m, RegTensor) and api in _DATA_REGISTER_FORMS:
         return (f"an aj.Reg.MaskReg: {api} of data registers is not offered (SPEC-2 14); "
                 f"{_DATA_REGISTER_FORMS[api]} moves the lanes so")
+    if isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], MaskReg):
+        # C++ `MaskReg m = UpdateMask<T>(n);` decrements n in place; Python returns it beside the mask
+        return ("an aj.Reg.MaskReg, not UpdateMask's (mask, count left) pair: unpack it, "
+                "`mask, n = R.UpdateMask(T, n)` (the C++ call decrements n in place)")
     return "an aj.Reg.MaskReg"
 
 

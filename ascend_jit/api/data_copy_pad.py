@@ -10,7 +10,7 @@ from ..errors import (AlignmentError, AscendJitError, brace_set_hint, OutOfBound
                       UnsupportedDeviceError, UnsupportedDTypeError)
 from ..jit.direct import EntryTable
 from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
-from ..pipe import DataCopyParams, atomic_copy, check_atomic_dtype
+from ..pipe import GM_WINDOW, DataCopyParams, atomic_copy, check_atomic_dtype
 from ..tensor import GlobalTensor, LocalTensor, known_device, refuse_operand
 from ._common import (Runs, TensorExtent, as_enum, as_uint16_field, check_dtype, check_range, check_run_bounds,
                       refuse_template_argument, remember)
@@ -316,7 +316,7 @@ _BYTES = np.zeros(1, np.uint8)  # the type of the UB and of a GM buffer's bytes,
 def _refuse_gm_end(core, side, gm_end, gm):
     """The proven call shape's far GM byte lies past this call's GlobalTensor (its size is not part of the key)."""
     raise OutOfBoundsError(API, side, f"GM bytes [0, {gm_end})", device=core.device,
-                           legal=f"inside the GlobalTensor's {gm._nbytes} bytes")
+                           legal=f"inside the GlobalTensor's {gm._nbytes} bytes{GM_WINDOW}")
 
 
 def _plan_gm_to_ub(spec, d, gd, addr, size, bounds, copy_params, pad_params, mode, pad_value, gm_nbytes=None):
@@ -496,6 +496,6 @@ def _plan_ub_to_gm(spec, d, gd, addr, size, bounds, copy_params, mode, gm_nbytes
     gm_end = (count - 1) * dst_step + block_len
     if gm_nbytes is not None and gm_end > gm_nbytes:
         raise OutOfBoundsError(API, "dst", f"GM bytes [0, {gm_end})", device=spec.name,
-                               legal=f"inside the GlobalTensor's {gm_nbytes} bytes")
+                               legal=f"inside the GlobalTensor's {gm_nbytes} bytes{GM_WINDOW}")
     check_run_bounds(API, spec, bounds, Runs("src", addr, block_len, src_step, count), TensorExtent(addr, size, d))
     return count, block_len, src_step, dst_step, gm_end
