@@ -478,9 +478,12 @@ NOT_OFFERED = {
                     "outside the brief); copy each loop's rows with its own DataCopyPad"),
     **dict.fromkeys(("CrossCoreSetFlag", "CrossCoreWaitFlag"), "not offered (SPEC-2 14: cross-core flags are not "
                     "modelled); aj.SyncAll orders the blocks of a launch"),
-    **dict.fromkeys(("Power", "Sin", "Cos", "Tanh", "Erf", "SoftMax", "Sort", "MrgSort", "Transpose"), "an advanced "
+    **dict.fromkeys(("Power", "Sin", "Cos", "Tanh", "Erf", "SoftMax", "Sort"), "an advanced "
                     "(高阶) API, built by the devkit from basic instructions: not offered; write its basic "
                     "instructions (the gallery's ports do, e.g. kernels/softmax.py)"),
+    # basic instructions of the devkit's Memory-API pages that SPEC-2 does not specify (数据排布转换, 排序组合)
+    **dict.fromkeys(("Transpose", "TransDataTo5HD", "MrgSort", "MrgSort4", "Sort32", "RpSort16", "ProposalConcat",
+                     "ProposalExtract", "VectorPadding"), _OUT_OF_BRIEF),
     "AscendCUtils": "not offered: its SetMask is aj.SetVectorMask, its GetRsvdCnt GatherMask's returned count (or "
                     "aj.GetGatherMaskRemainCount on A2/A3/310P)",
 }
