@@ -105,12 +105,12 @@ class _UnifiedBufferPool:
         ub.fill(0)
         return ub
 
-    def recycle(self, owner):
+    def recycle(self, owner, _getrefcount=sys.getrefcount):
         """A collected core's __del__: keep its UB unless something still refers to it."""
         ub = owner.__dict__.get("ub")  # (None when the core's __init__ refused its arguments)
         if ub is None:
             return
-        references = sys.getrefcount(ub)
+        references = _getrefcount(ub)
         if self.unreachable_references is None:  # the measurement's own call
             self.unreachable_references = references
             return
@@ -189,8 +189,8 @@ class Core(SyncState):
         self.sanitizer = None  # a Sanitizer when sanitizing (issue 17); APIs test `core.sanitizer is not None` only
         self.sanitize = sanitize if sanitize is not None else default_sanitize_config()  # session, then env
 
-    def __del__(self):
-        UB_POOL.recycle(self)
+    def __del__(self, _recycle=UB_POOL.recycle):  # (bound now: at interpreter exit the module's globals are None)
+        _recycle(self)
 
     @property
     def sanitize(self):
