@@ -25,12 +25,22 @@ hicann/ops-nn @ e5c3fa9327ea95ba26d06227e746923580d10921, norm/deep_norm:
   (3 RU(D) + 64 / bytes) * rowWork, plus 3 RU(D) * 4 / bytes * rowWork for the 16-bit types), at most 255;
   ave_str = float(1.0 / D), eps and alpha as uint32 bit patterns; the tiling key bits).
 
-Deviations: the core count is the launch's 8 (GetCoreNumAiv in the original).
+The 310P build (`__CCE_AICORE__` 200, the non-220 branches) is ported too: CopyInXGX a DataCopy a row of D rounded
+up to 32 bytes (reading into the next row, past the last one at the end), beta and gamma likewise, and CopyOut a
+DataCopy of each row's whole blocks, then (D not whole blocks) an MTE3_S flag, the scalar unit moving the row's last
+32 bytes to its start, an S_MTE3 flag and a DataCopy of them to the row's end. That branch copies neither mean nor
+rstd out (they keep what GM held), and writes no row at all when D is under a block (its loop breaks).
 
-Not ported: the other tiling keys (D > 500: the per-row ReduceSum / GetAccVal kernels), and the 310P build
-(`__CCE_AICORE__` 200: DataCopy rows rounded up and a scalar tail copy; its CopyOut writes neither mean nor rstd).
+Deviations: the core count is the launch's 8 (GetCoreNumAiv in the original). On the 310P the DataCopy reads go
+up to a block past the windows SetGlobalBuffer gave x, gx (the core's rows), beta and gamma (D); the device does
+not check a window, the emulator does (docs/decisions.md "Scaffolding": a GlobalTensor stays inside its window), so
+the port widens those windows by the rounding; `ORIGINAL_GM_WINDOWS = True` keeps the original's sizes and shows
+the refusal. The host pads GM by that rounding (a device allocation is so rounded).
 
-Devices: A2 and A3 (op_host/config/ascend910b, ascend910_93: the DataCopyPad build).
+Not ported: the other tiling keys (D > 500: the per-row ReduceSum / GetAccVal kernels).
+
+Devices: A2 and A3 (op_host/config/ascend910b, ascend910_93: the DataCopyPad build), and the 310P (ascend310p:
+half and float; bfloat16 is not built there).
 
 Fidelity: MODELLED (Axpy, Sqrt and Div on the A2/A3: SPEC-2 D37, D39); the rest BIT-EXACT. The expectation replays
 the sequence in numpy: Axpy as one rounding of the exact x * alpha + gx (D39), the high-dim Add's eight running float32
@@ -57,7 +67,9 @@ SHORT_LIMIT, LIMIT_LAST_DIM, FP16_LIMIT, FP32_LIMIT = 500, 4096, 15360, 8192
 MAX_REPEAT = 255
 CORE_NUM = 8                          # deviation: the launch's cores (GetCoreNumAiv in the original)
 ALPHA, EPSILON = 0.3, 1e-6            # the op's attribute defaults
-DEVICES = ("atlas-a3", "atlas-a2")
+ORIGINAL_GM_WINDOWS = False
+DEVICES = {"float": ("atlas-a3", "atlas-a2", "atlas-inference-aicore"),
+           "half": ("atlas-a3", "atlas-a2", "atlas-inference-aicore"), "bfloat16": ("atlas-a3", "atlas-a2")}
 TYPE_SIZE = {"float": 4, "half": 2, "bfloat16": 2}
 _NP = {"float": np.float32, "half": np.float16, "bfloat16": ml_dtypes.bfloat16}
 
@@ -110,6 +122,11 @@ def tiling(device, rows, cols, dtype, alpha=ALPHA, eps=EPSILON):
            + (LIMIT_LAST_DIM < cols) * TILING_BEYOND_LIMIT_OFFSET + (dtype == "float") * TILING_ISFP32_OFFSET
            + (dtype == "half") * TILING_ISFP16_OFFSET)
     return key, num_core, t.view(np.uint8).copy()
+
+
+def _is_220():
+    """The DataCopyPad build (`__CCE_AICORE__ == 220`: the A2 / A3); the 310P takes the DataCopy branches."""
+    return aj.get_device(aj.current_core().device).arch == 2201
 
 
 def _as_float(bits):
@@ -176,10 +193,12 @@ class KernelDeepNorm:
         D, rw = self.num_last_dim, self.row_work
         self.x_gm, self.gx_gm, self.beta_gm, self.gamma_gm, self.z_gm = (aj.GlobalTensor(T) for _ in range(5))
         self.mean_gm, self.rstd_gm = aj.GlobalTensor("float"), aj.GlobalTensor("float")
-        self.x_gm.SetGlobalBuffer(x[block_idx * self.gm_offset_:], rw * D)
-        self.gx_gm.SetGlobalBuffer(gx[block_idx * self.gm_offset_:], rw * D)
-        self.beta_gm.SetGlobalBuffer(beta, D)
-        self.gamma_gm.SetGlobalBuffer(gamma, D)
+        # deviation (310P): the windows widened by the DataCopy rounding the reads take past them
+        extra = 0 if _is_220() or ORIGINAL_GM_WINDOWS else self.ROUND_UP(D) - D
+        self.x_gm.SetGlobalBuffer(x[block_idx * self.gm_offset_:], rw * D + extra)
+        self.gx_gm.SetGlobalBuffer(gx[block_idx * self.gm_offset_:], rw * D + extra)
+        self.beta_gm.SetGlobalBuffer(beta, D + extra)
+        self.gamma_gm.SetGlobalBuffer(gamma, D + extra)
         self.mean_gm.SetGlobalBuffer(mean[block_idx * self.gm_offset2_:], rw)
         self.rstd_gm.SetGlobalBuffer(rstd[block_idx * self.gm_offset2_:], rw)
         self.z_gm.SetGlobalBuffer(z[block_idx * self.gm_offset_:], rw * D)
@@ -226,6 +245,14 @@ class KernelDeepNorm:
         T = self.T
         x_local, gx_local = self.x_que.AllocTensor(T), self.gx_que.AllocTensor(T)
         offset = proc_id * self.row_step * self.num_last_dim
+        if not _is_220():
+            for idx in range(repeatTimes):
+                ru = self.ROUND_UP(length)
+                aj.DataCopy(x_local[idx * ru], self.x_gm[offset + idx * length], ru)
+                aj.DataCopy(gx_local[idx * ru], self.gx_gm[offset + idx * length], ru)
+            self.x_que.EnQue(x_local)
+            self.gx_que.EnQue(gx_local)
+            return
         temp = aj.DataCopyPadParams()
         temp.isPad = True
         temp.paddingValue = 0
@@ -243,6 +270,12 @@ class KernelDeepNorm:
     def CopyInBetaGamma(self, length):
         T = self.T
         beta_local, gamma_local = self.beta_que.AllocTensor(T), self.gamma_que.AllocTensor(T)
+        if not _is_220():
+            aj.DataCopy(beta_local, self.beta_gm, self.ROUND_UP(length))
+            aj.DataCopy(gamma_local, self.gamma_gm, self.ROUND_UP(length))
+            self.beta_que.EnQue(beta_local)
+            self.gamma_que.EnQue(gamma_local)
+            return
         temp = aj.DataCopyPadParams()
         copyParams = aj.DataCopyParams()
         copyParams.blockLen = length * self.databyte
@@ -370,6 +403,12 @@ class KernelDeepNorm:
         z = self.z_que.DeQue(self.T)
         mean, rstd = self.mean_que_fp32.DeQue("float"), self.rstd_que_fp32.DeQue("float")
         offset = proc_id * self.row_step * self.num_last_dim
+        if not _is_220():
+            self._copy_out_rows(z, offset, repeatTimes, length)
+            self.z_que.FreeTensor(z)
+            self.mean_que_fp32.FreeTensor(mean)
+            self.rstd_que_fp32.FreeTensor(rstd)
+            return
         offset2 = proc_id * self.row_step
         copyParams = aj.DataCopyParams()
         copyParams.blockLen = repeatTimes * 4
@@ -385,6 +424,28 @@ class KernelDeepNorm:
         self.z_que.FreeTensor(z)
         self.mean_que_fp32.FreeTensor(mean)
         self.rstd_que_fp32.FreeTensor(rstd)
+
+    def _copy_out_rows(self, z, offset, repeatTimes, length):
+        """CopyOut's non-220 branch: per row the whole 32-byte blocks by DataCopy, then (a row not whole blocks) the
+        row's last 32 bytes moved by the scalar unit to the row's start and copied to the row's end; mean and rstd
+        are not copied out (nor is anything when a row is shorter than a block: the loop breaks)."""
+        blockNum, tail = divmod(length, self.blockNumEl)
+        blkLength = blockNum * self.blockNumEl
+        ru = self.ROUND_UP(length)
+        for idx in range(repeatTimes):
+            curOffset = offset + idx * length
+            if blockNum == 0:
+                break
+            aj.DataCopy(self.z_gm[curOffset], z[idx * ru], blkLength)
+            if tail != 0:
+                aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_S)
+                aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE3_S)
+                for i in range(self.blockNumEl):
+                    tensorValue = z.GetValue(idx * ru + length - self.blockNumEl + i)
+                    z.SetValue(idx * ru + i, tensorValue)
+                aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.S_MTE3)
+                aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.S_MTE3)
+                aj.DataCopy(self.z_gm[curOffset + length - self.blockNumEl], z[idx * ru], self.blockNumEl)
 
 
 aj.REGISTER_TILING_DEFAULT(DeepNormTilingData)
@@ -417,8 +478,12 @@ def run_deep_norm(device, inputs, alpha=ALPHA, eps=EPSILON):
     mean, rstd = np.zeros(rows, np.float32), np.zeros(rows, np.float32)
     y = np.zeros(x.size, x.dtype)
     workspace = np.zeros(32, np.uint8)           # the tiling asks for 1 byte; the kernel reads none
-    aj.launch(deep_norm, block_dim, device, x.reshape(-1), inputs["gx"].reshape(-1), inputs["beta"], inputs["gamma"],
-              mean, rstd, y, workspace, tiling_bytes, key)
+    # the 310P's DataCopy rows (and beta / gamma) read up to a 32-byte block past the row: GM padded so that the
+    # last row's read stays inside (a device allocation is so rounded; the bytes never reach an output)
+    pad = -(-cols * x.itemsize // 32) * 32 // x.itemsize - cols
+    flat = [np.concatenate([a.reshape(-1), np.zeros(pad, x.dtype)]) for a in
+            (x, inputs["gx"], inputs["beta"], inputs["gamma"])]
+    aj.launch(deep_norm, block_dim, device, *flat, mean, rstd, y, workspace, tiling_bytes, key)
     return {"mean": mean, "rstd": rstd, "y": y.reshape(x.shape)}
 
 
@@ -457,7 +522,9 @@ def _row_sums(v):
     return _pair8(acc)
 
 
-def expected_deep_norm(inputs, alpha=ALPHA, eps=EPSILON):
+def expected_deep_norm(inputs, alpha=ALPHA, eps=EPSILON, device="atlas-a2"):
+    """The sequence's results; on the 310P (the non-220 build) mean and rstd stay as the host left them (zeros) and
+    rows shorter than a 32-byte block are not written either."""
     x, gx = inputs["x"].astype(np.float32), inputs["gx"].astype(np.float32)
     gamma, beta = inputs["gamma"].astype(np.float32), inputs["beta"].astype(np.float32)
     cols = x.shape[1]
@@ -469,7 +536,12 @@ def expected_deep_norm(inputs, alpha=ALPHA, eps=EPSILON):
     rstd = (np.float32(1) / np.sqrt((var + np.float32(eps)).astype(np.float32))).astype(np.float32)
     y = (d * rstd[:, None]).astype(np.float32)
     y = ((y * gamma).astype(np.float32) + beta).astype(np.float32)
-    return {"mean": mean, "rstd": rstd, "y": y.astype(inputs["x"].dtype)}
+    y = y.astype(inputs["x"].dtype)
+    if aj.get_device(device).arch != 2201:
+        mean, rstd = np.zeros_like(mean), np.zeros_like(rstd)
+        if cols * y.itemsize < 32:
+            y = np.zeros_like(y)
+    return {"mean": mean, "rstd": rstd, "y": y}
 
 
 # name -> (dtype, D)
@@ -495,7 +567,7 @@ def _run(device, inputs):
 
 
 def _expected(device, inputs):
-    return expected_deep_norm(inputs)
+    return expected_deep_norm(inputs, device=device)
 
 
 def _size_ok(name):
@@ -509,7 +581,7 @@ _SOURCE = "hicann/ops-nn@e5c3fa93 norm/deep_norm/op_kernel/deep_norm.cpp"
 def _spec(name, rows, description):
     dtype, cols = CASES[name]
     return KernelSpec(name, description, _make_inputs(name), _run, _expected, default_size=rows * cols,
-                      devices=DEVICES, size_rule=f"a multiple of {cols} (rows of {cols}), up to 4Mi elements",
+                      devices=DEVICES[dtype], size_rule=f"a multiple of {cols} (rows of {cols}), up to 4Mi elements",
                       size_ok=_size_ok(name), source=_SOURCE)
 
 

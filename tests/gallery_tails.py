@@ -147,8 +147,8 @@ tests/test_sanitizer.py)."""
 # UB-filling tiles, the last core's last tile short of a whole vector: its zeroed load lanes); cross_v2, cross_v2_bf16,
 # cross_v2_uint8 6 x 3001 (tiles of a component's run dealt over the cores, each component's last tile short) and
 # cross_v2_one_step* 15009 (5003 vectors in tiles of 624 (uint8: 512), the last of 11 or 395); deep_norm 1003 rows
-# and deep_norm_half 1003 rows (8 cores of 126, tiles of 63; the last core 121: 63 + 58) and deep_norm_bf16 263 rows
-# (8 cores of 33, tiles of 16: 16 + 16 + 1; the last core 32);
+# and deep_norm_half 1003 rows (8 cores of 126, tiles of 63; the last core 121: 63 + 58; on the 310P rows of 100 halves
+# end in a scalar-moved block) and deep_norm_bf16 263 rows (8 cores of 33, tiles of 16: 16 + 16 + 1; the last core 32);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
