@@ -143,6 +143,12 @@ tests/test_sanitizer.py)."""
 # lp_norm_v3 20032 and its row / column variants 4848 and 4040 (per-core norms over uneven shares); get_ub_size*
 # 100000 (a 63488-half tile and a 36512 tail), copy_ub2ub 192 and its row forms 7 rows, reg_auxscalar 2048,
 # reg_mask_copy 288, reg_mask_select 64 (a tail vector each);
+# apply_adagrad, apply_adagrad_half 100003 and apply_adagrad_bf16_no_update 30011 (8 cores of 512-element multiples,
+# UB-filling tiles, the last core's last tile short of a whole vector: its zeroed load lanes); cross_v2, cross_v2_bf16,
+# cross_v2_uint8 6 x 3001 (tiles of a component's run dealt over the cores, each component's last tile short) and
+# cross_v2_one_step* 15009 (5003 vectors in tiles of 624 (uint8: 512), the last of 11 or 395); deep_norm 1003 rows
+# and deep_norm_half 1003 rows (8 cores of 126, tiles of 63; the last core 121: 63 + 58; on the 310P rows of 100 halves
+# end in a scalar-moved block) and deep_norm_bf16 263 rows (8 cores of 33, tiles of 16: 16 + 16 + 1; the last core 32);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -221,4 +227,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "cast_v3_half_uint8": 20011, "cast_v3_half_int8": 20011, "cast_v3_half_bool": 20011, "lp_norm_v3": 20032,
          "lp_norm_v3_min_rows_half": 4848, "lp_norm_v3_max_cols": 4040,
          "get_ub_size": 100000, "get_ub_size_runtime": 100000, "copy_ub2ub": 192, "copy_ub2ub_rows": 7,
-         "copy_ub2ub_counter": 7, "reg_auxscalar": 2048, "reg_mask_copy": 288, "reg_mask_select": 64}
+         "copy_ub2ub_counter": 7, "reg_auxscalar": 2048, "reg_mask_copy": 288, "reg_mask_select": 64,
+         "apply_adagrad": 100003, "apply_adagrad_half": 100003, "apply_adagrad_bf16_no_update": 30011,
+         "cross_v2": 6 * 3001, "cross_v2_bf16": 6 * 3001, "cross_v2_uint8": 6 * 3001, "cross_v2_one_step": 15009,
+         "cross_v2_one_step_half": 15009, "cross_v2_one_step_int16": 15009, "cross_v2_one_step_uint8": 15009,
+         "deep_norm": 1003 * 200, "deep_norm_half": 1003 * 100, "deep_norm_bf16": 263 * 333}
