@@ -143,6 +143,13 @@ tests/test_sanitizer.py)."""
 # lp_norm_v3 20032 and its row / column variants 4848 and 4040 (per-core norms over uneven shares); get_ub_size*
 # 100000 (a 63488-half tile and a 36512 tail), copy_ub2ub 192 and its row forms 7 rows, reg_auxscalar 2048,
 # reg_mask_copy 288, reg_mask_select 64 (a tail vector each);
+# rsqrt 200003, rsqrt_bf16 200003, rsqrt_int32 200003, rsqrt_half and rsqrt_int8 300003, rsqrt_int16 and
+# rsqrt_uint8 400003 and rsqrt_bool 800003 (past the single-buffer threshold: double-buffered tiles, 8 cores of
+# 32-byte blocks, big and small, two or three full tiles a core and a short one); reduce_min_v2 901 rows of 100 and
+# reduce_min_v2_axis0 301 rows of 300 (8 cores of 32-byte blocks, 4096-float tiles: two full and a short one, the last
+# core's last block past the input), reduce_min_v2_axis1_half 1501 rows of 48 (an 8192-half tile and a short one a
+# core); logdet 13 matrices of 16 x 16 (8 cores, 5 of them a second matrix) and logdet_blocked 2 matrices of 210 x 210
+# (one core, the GM workspace slot reused);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -221,4 +228,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "cast_v3_half_uint8": 20011, "cast_v3_half_int8": 20011, "cast_v3_half_bool": 20011, "lp_norm_v3": 20032,
          "lp_norm_v3_min_rows_half": 4848, "lp_norm_v3_max_cols": 4040,
          "get_ub_size": 100000, "get_ub_size_runtime": 100000, "copy_ub2ub": 192, "copy_ub2ub_rows": 7,
-         "copy_ub2ub_counter": 7, "reg_auxscalar": 2048, "reg_mask_copy": 288, "reg_mask_select": 64}
+         "copy_ub2ub_counter": 7, "reg_auxscalar": 2048, "reg_mask_copy": 288, "reg_mask_select": 64,
+         "rsqrt": 200003, "rsqrt_half": 300003, "rsqrt_bf16": 200003, "rsqrt_int32": 200003, "rsqrt_int16": 400003,
+         "rsqrt_int8": 300003, "rsqrt_uint8": 400003, "rsqrt_bool": 800003, "reduce_min_v2": 901 * 100,
+         "reduce_min_v2_axis0": 301 * 300, "reduce_min_v2_axis1_half": 1501 * 48, "logdet": 13 * 256,
+         "logdet_blocked": 2 * 210 * 210}
