@@ -149,6 +149,13 @@ tests/test_sanitizer.py)."""
 # cross_v2_one_step* 15009 (5003 vectors in tiles of 624 (uint8: 512), the last of 11 or 395); deep_norm 1003 rows
 # and deep_norm_half 1003 rows (8 cores of 126, tiles of 63; the last core 121: 63 + 58; on the 310P rows of 100 halves
 # end in a scalar-moved block) and deep_norm_bf16 263 rows (8 cores of 33, tiles of 16: 16 + 16 + 1; the last core 32);
+# rsqrt 200003, rsqrt_bf16 200003, rsqrt_int32 200003, rsqrt_half and rsqrt_int8 300003, rsqrt_int16 and
+# rsqrt_uint8 400003 and rsqrt_bool 800003 (past the single-buffer threshold: double-buffered tiles, 8 cores of
+# 32-byte blocks, big and small, two or three full tiles a core and a short one); reduce_min_v2 901 rows of 100 and
+# reduce_min_v2_axis0 301 rows of 300 (8 cores of 32-byte blocks, 4096-float tiles: two full and a short one, the last
+# core's last block past the input), reduce_min_v2_axis1_half 1501 rows of 48 (an 8192-half tile and a short one a
+# core); logdet 13 matrices of 16 x 16 (8 cores, 5 of them a second matrix) and logdet_blocked 2 matrices of 210 x 210
+# (one core, the GM workspace slot reused);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -231,4 +238,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "apply_adagrad": 100003, "apply_adagrad_half": 100003, "apply_adagrad_bf16_no_update": 30011,
          "cross_v2": 6 * 3001, "cross_v2_bf16": 6 * 3001, "cross_v2_uint8": 6 * 3001, "cross_v2_one_step": 15009,
          "cross_v2_one_step_half": 15009, "cross_v2_one_step_int16": 15009, "cross_v2_one_step_uint8": 15009,
-         "deep_norm": 1003 * 200, "deep_norm_half": 1003 * 100, "deep_norm_bf16": 263 * 333}
+         "deep_norm": 1003 * 200, "deep_norm_half": 1003 * 100, "deep_norm_bf16": 263 * 333,
+         "rsqrt": 200003, "rsqrt_half": 300003, "rsqrt_bf16": 200003, "rsqrt_int32": 200003, "rsqrt_int16": 400003,
+         "rsqrt_int8": 300003, "rsqrt_uint8": 400003, "rsqrt_bool": 800003, "reduce_min_v2": 901 * 100,
+         "reduce_min_v2_axis0": 301 * 300, "reduce_min_v2_axis1_half": 1501 * 48, "logdet": 13 * 256,
+         "logdet_blocked": 2 * 210 * 210}
