@@ -72,7 +72,7 @@ from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_
                    SetAtomicMax, SetAtomicMin, SetAtomicNone, SetFlag, SyncAll, TQueSync, WaitFlag)
 from .sync import (ASCEND_IS_AIC, ASCEND_IS_AIV, KERNEL_TASK_TYPE_DEFAULT, GetDataBlockSizeInBytes, GetSubBlockNum,
                    GetSysWorkSpacePtr, GetTaskRatio, GetTaskRation, KernelMetaType, SetSysWorkspace)
-from .sync import GetRuntimeUBSize, GetUBSizeInBytes, pipe_barrier, set_flag, wait_flag
+from .sync import Barrier, GetRuntimeUBSize, GetUBSizeInBytes, pipe_barrier, set_flag, wait_flag
 from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, QuePosition, TPosition
 
 # C++ spells KernelMetaType's members unscoped: KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY)
@@ -145,6 +145,8 @@ __all__ = [
     "ResetCtrlSpr", "ReadGmByPassDCache", "WriteGmByPassDCache",
     # session 39 (port39t): the RSVD_CNT register GatherMask writes
     "GetGatherMaskRemainCount",
+    # session 40 (port40pa): the compiler barrier
+    "Barrier",
     "REGISTER_TILING_DEFAULT", "GET_TILING_DATA", "GET_TILING_DATA_WITH_STRUCT", "GET_TILING_DATA_PTR_WITH_STRUCT",
     "GET_TILING_DATA_MEMBER",
     "ONE_BLK_SIZE", "ONE_BLOCK_SIZE", "DEFAULT_BLK_NUM", "DEFAULT_BLK_STRIDE", "DEFAULT_REPEAT_STRIDE",

@@ -428,10 +428,24 @@ class Sanitizer:
         self.reports = []
         self.session = _sessions[-1] if _sessions else None
         self._reported = set()    # the current instruction's reports (duplicates from aliased operands dropped)
+        self.composite = None     # the API whose own instructions these are (InitGlobalMemory's Duplicate, ...)
         self.gm_shadow = None   # the launch's LaunchShadow (check "blocks"), set by aj.launch
         self._mte3_writes = []  # "strict": UB -> GM destinations no PipeBarrier<PIPE_MTE3> has ordered yet
         if not SANITIZING:
             SANITIZING.append(True)
+
+    @contextmanager
+    def inside(self, api):
+        """The instructions of a composite API (InitGlobalMemory's Duplicate and copies) are reported as
+        "InitGlobalMemory: Duplicate", at the kernel's line that called it."""
+        outer, self.composite = self.composite, api
+        try:
+            yield
+        finally:
+            self.composite = outer
+
+    def _named(self, api):
+        return api if self.composite is None else f"{self.composite}: {api}"
 
     def spr(self, name):
         """The pseudo byte range of a special register: a footprint (name, start, nbytes) for vector_access."""
@@ -474,7 +488,7 @@ class Sanitizer:
         per-byte walks are compiled (jit/shadow.py): one pass per operand to check, one to record."""
         p = _PIPE_INDEX[pipe]
         seq = int(self.clock[p, p]) + 1
-        instr = Instr(api, pipe, where or user_location(), len(self.log))
+        instr = Instr(self._named(api), pipe, where or user_location(), len(self.log))
         self._reported = set()
         runs = [(acc, _run_args(acc.addrs)) for acc in accesses if _count(acc.addrs)]
         for acc, _ in runs:
@@ -624,15 +638,15 @@ class Sanitizer:
             if gm is not None:
                 for s, d, n in runs:
                     offset = d if write else s
-                    self.gm_shadow.gm_access(self.core.block_idx, api, pipe, gm.array, offset, n, write, atomic,
-                                             self._emit, instr.where)
+                    self.gm_shadow.gm_access(self.core.block_idx, instr.api, pipe, gm.array, offset, n, write,
+                                             atomic, self._emit, instr.where)
 
     def gm_scalar_access(self, api, array, index, write):
         """GlobalTensor GetValue / SetValue: element `index` of GM `array` through the scalar unit, for the
         cross-block check (GM is not in the UB shadow, so "race" has nothing to check)."""
         if self.gm_shadow is not None and self.enabled("blocks"):
-            self.gm_shadow.gm_access(self.core.block_idx, api, PIPE_S, array, index * array.itemsize,
-                                     array.itemsize, write, 0, self._emit)
+            self.gm_shadow.gm_access(self.core.block_idx, self._named(api), PIPE_S, array,
+                                     index * array.itemsize, array.itemsize, write, 0, self._emit)
 
     def _check_mte3_destination(self, api, gm, runs, atomic):
         """"strict" (SPEC-2 10.4, the devkit's PipeBarrier example): two UB -> GM copies whose GM destinations
@@ -652,7 +666,7 @@ class Sanitizer:
             for a, b in ours:
                 if a < hi and lo < b:
                     first = max(a, lo)
-                    instr = Instr(api, PIPE_MTE3, user_location(), len(self.log))
+                    instr = Instr(self._named(api), PIPE_MTE3, user_location(), len(self.log))
                     self._emit(Report("race", "WAW", instr, "dst", first, min(b, hi) - first,
                                       earlier=self.log[log_index], space="GM",
                                       fix="PipeBarrier(PIPE_MTE3) between them (their GM destinations overlap)"))

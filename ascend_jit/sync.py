@@ -466,6 +466,12 @@ def wait_flag(pipe, tpipe, event_id):
                     _check_pipe("wait_flag", core.spec, "tpipe", tpipe, allow_all=False), event_id)
 
 
+def Barrier():
+    """AscendC::Barrier() (the devkit's kfc_comm.h; called by some kernels, e.g. ops-math's reduce_prod_v2): an empty
+    `asm volatile` statement that stops the compiler moving memory accesses across it. It issues no instruction and
+    orders no pipe, so it changes nothing here, and the sanitizer counts no ordering from it."""
+
+
 def InitSocState():
     _core("InitSocState").InitSocState()
 

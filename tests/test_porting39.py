@@ -364,31 +364,3 @@ def test_goldens_record_and_check_bool_outputs(tmp_path):
     with pytest.raises(AssertionError, match="1 of 4 elements differ"):
         check_golden("mask", np.array([True, True, True, True]), tmp_path)
 
-
-def test_update_mask_pair_passed_as_a_mask_says_to_unpack_it():
-    """C++ `MaskReg m = UpdateMask<T>(n);` ported literally hands the (mask, count left) pair on: the refusal says to
-    unpack it (session 40's port probe)."""
-    R = aj.Reg
-    core = aj.Core("ascend950")
-    with core:
-        x = core.local_tensor("float", 64)
-        x[:] = np.arange(64, dtype=np.float32)
-        a, b = R.RegTensor("float"), R.RegTensor("float")
-        R.LoadAlign(a, x, 0)
-        with pytest.raises(aj.ParameterError, match=r"UpdateMask's \(mask, count left\) pair: unpack it, `mask, n = "):
-            R.Add(b, a, a, R.UpdateMask("float", 10))
-
-
-def test_a_copy_past_a_global_tensor_window_says_where_the_window_comes_from():
-    """The window SetGlobalBuffer gave is checked though the device does not check it: DataCopy and DataCopyPad say
-    so and what a kernel that copies past it on purpose does (session 40's port probe)."""
-    core = aj.Core("atlas-a2")
-    with core:
-        g = aj.GlobalTensor("half")
-        g.SetGlobalBuffer(np.zeros(112, np.float16), 100)
-        t = core.local_tensor("half", 112)
-        with pytest.raises(aj.OutOfBoundsError, match=r"the copy needs 224\): the window SetGlobalBuffer .* does not "
-                                                      r"check and the emulator does"):
-            aj.DataCopy(t, g, 112)
-        with pytest.raises(aj.OutOfBoundsError, match=r"GlobalTensor's 200 bytes: the window SetGlobalBuffer"):
-            aj.DataCopyPad(g, t, aj.DataCopyExtParams(1, 224, 0, 0, 0))

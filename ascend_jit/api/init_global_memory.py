@@ -11,6 +11,8 @@ no DataCopyPad, copies whole DataBlocks by DataCopy and writes each run's last e
 GlobalTensor::SetValue on the scalar unit. This is that sequence composed from the package's own calls, so values,
 bounds, refusals and the sanitizer's view are theirs; the stack buffer is taken out of the free UB for the call and
 given back (its bytes keep the value, as the device's do)."""
+import contextlib
+
 from ..errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..dtypes import resolve
 from ..tensor import GlobalTensor
@@ -78,26 +80,30 @@ def _fill(api, devices, dtypes_of, gm_workspace_addr, size, value, barrier):
                                              "call uses")
     core.reserve(addr, nbytes, api)
     try:
-        pop_size = min(nbytes // dtype.size, MAX_REPEAT_TIMES * MAX_REPEAT_LEN // dtype.size)
-        pop_buffer = core.local_tensor(dtype, pop_size, addr=addr)
-        rounds, tail = divmod(size, pop_size)
-        round_size = pop_size if rounds else 0
-        Duplicate(pop_buffer, value, pop_size)
-        event_id = core.tpipe.FetchEventID(HardEvent.V_MTE3)
-        SetFlag(event_id, event=HardEvent.V_MTE3)
-        WaitFlag(event_id, event=HardEvent.V_MTE3)
-        runs = [(i * round_size, round_size) for i in range(rounds)] + ([(rounds * round_size, tail)] if tail else [])
-        for offset, count in runs:
-            if spec.name != _DATA_COPY_ONLY:
-                DataCopyPad(gm_workspace_addr[offset], pop_buffer, DataCopyExtParams(1, count * dtype.size, 0, 0, 0))
-                continue
-            aligned = count * dtype.size // ONE_BLK_SIZE
-            if aligned:     # a run shorter than a DataBlock has no DataCopy (blockLen 0 moves nothing)
-                DataCopy(gm_workspace_addr[offset], pop_buffer, DataCopyParams(1, aligned, 0, 0))
-            for i in range(offset + aligned * ONE_BLK_SIZE // dtype.size, offset + count):
-                gm_workspace_addr.SetValue(i, value)
-        if barrier:
-            PipeBarrier(PIPE_MTE3)
+        # the sanitizer names its instructions "InitGlobalMemory: Duplicate", ... at the kernel's line
+        with core.sanitizer.inside(api) if core.sanitizer is not None else contextlib.nullcontext():
+            pop_size = min(nbytes // dtype.size, MAX_REPEAT_TIMES * MAX_REPEAT_LEN // dtype.size)
+            pop_buffer = core.local_tensor(dtype, pop_size, addr=addr)
+            rounds, tail = divmod(size, pop_size)
+            round_size = pop_size if rounds else 0
+            Duplicate(pop_buffer, value, pop_size)
+            event_id = core.tpipe.FetchEventID(HardEvent.V_MTE3)
+            SetFlag(event_id, event=HardEvent.V_MTE3)
+            WaitFlag(event_id, event=HardEvent.V_MTE3)
+            runs = [(i * round_size, round_size) for i in range(rounds)]
+            runs += [(rounds * round_size, tail)] if tail else []
+            for offset, count in runs:
+                if spec.name != _DATA_COPY_ONLY:
+                    DataCopyPad(gm_workspace_addr[offset], pop_buffer,
+                                DataCopyExtParams(1, count * dtype.size, 0, 0, 0))
+                    continue
+                aligned = count * dtype.size // ONE_BLK_SIZE
+                if aligned:     # a run shorter than a DataBlock has no DataCopy (blockLen 0 moves nothing)
+                    DataCopy(gm_workspace_addr[offset], pop_buffer, DataCopyParams(1, aligned, 0, 0))
+                for i in range(offset + aligned * ONE_BLK_SIZE // dtype.size, offset + count):
+                    gm_workspace_addr.SetValue(i, value)
+            if barrier:
+                PipeBarrier(PIPE_MTE3)
     finally:
         core.free(addr)
 

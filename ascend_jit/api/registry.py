@@ -478,9 +478,24 @@ NOT_OFFERED = {
                     "outside the brief); copy each loop's rows with its own DataCopyPad"),
     **dict.fromkeys(("CrossCoreSetFlag", "CrossCoreWaitFlag"), "not offered (SPEC-2 14: cross-core flags are not "
                     "modelled); aj.SyncAll orders the blocks of a launch"),
-    **dict.fromkeys(("Power", "Sin", "Cos", "Tanh", "Erf", "SoftMax", "Sort"), "an advanced "
-                    "(高阶) API, built by the devkit from basic instructions: not offered; write its basic "
-                    "instructions (the gallery's ports do, e.g. kernels/softmax.py)"),
+    # the devkit's advanced (高阶API) pages, its math, activation, normalisation, quantisation, reduction, sort and
+    # tensor-transform folders; those also basic instructions here (Exp, Axpy, ReduceSum, ...) are found before this
+    **dict.fromkeys((
+        "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor",
+        "Ceil", "Clamp", "ClampMax", "ClampMin", "Cos", "Cosh", "CumSum", "Digamma", "Erf", "Erfc", "Floor", "Fma",
+        "Fmod", "Frac", "Hypot", "IsFinite", "IsInf", "IsNan", "Lgamma", "Log", "LogicalAnd", "LogicalAnds",
+        "LogicalNot", "LogicalOr", "LogicalOrs", "LogicalXor", "Power", "Rint", "Round", "Sign", "Sin", "SinCos",
+        "Sinh", "Tan", "Tanh", "Trunc", "Where", "Xor",
+        "AdjustSoftMaxRes", "FasterGelu", "FasterGeluV2", "GeGLU", "Gelu", "LogSoftMax", "ReGlu", "Sigmoid", "Silu",
+        "SimpleSoftMax", "SoftMax", "SoftmaxFlash", "SoftmaxFlashV2", "SoftmaxFlashV3", "SoftmaxGrad",
+        "SoftmaxGradFront", "SwiGLU", "Swish",
+        "BatchNorm", "DeepNorm", "GroupNorm", "LayerNorm", "LayerNormGrad", "LayerNormGradBeta", "Normalize",
+        "RmsNorm", "WelfordFinalize", "WelfordUpdate", "DropOut", "AntiQuantize", "AscendAntiQuant", "AscendDequant",
+        "AscendQuant", "Dequantize", "Quantize", "Mean", "ReduceAll", "ReduceAny", "ReduceMean", "ReduceProd",
+        "ReduceXorSum", "Sum", "Concat", "Extract", "GetSortLen", "GetSortOffset", "Sort", "TopK", "Broadcast",
+        "Pad", "UnPad", "TransData", "Fill", "PhiloxRandom"),
+        "an advanced (高阶) API, built by the devkit from basic instructions: not offered; write its basic "
+        "instructions (the gallery's ports do, e.g. kernels/softmax.py)"),
     # basic instructions of the devkit's Memory-API pages that SPEC-2 does not specify (数据排布转换, 排序组合)
     **dict.fromkeys(("Transpose", "TransDataTo5HD", "MrgSort", "MrgSort4", "Sort32", "RpSort16", "ProposalConcat",
                      "ProposalExtract", "VectorPadding"), _OUT_OF_BRIEF),
