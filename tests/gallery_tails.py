@@ -142,7 +142,9 @@ tests/test_sanitizer.py)."""
 # 20011 and 3001 (several UB batches a core, a short last one), cast_v3* 20011 (a big tail core, a GM SetValue tail),
 # lp_norm_v3 20032 and its row / column variants 4848 and 4040 (per-core norms over uneven shares); get_ub_size*
 # 100000 (a 63488-half tile and a 36512 tail), copy_ub2ub 192 and its row forms 7 rows, reg_auxscalar 2048,
-# reg_mask_copy 288, reg_mask_select 64 (a tail vector each);
+# reg_mask_copy 288, reg_mask_select 64 (a tail vector each); atomic_add_copy and atomic_max_copy 4000 halves a block
+# (untiled: one larger tile), reg_cast_widen and reg_cast_narrow 320 (5 vectors), reg_pair_reduce 576 (9 vectors),
+# create_vec_index 4000 (31 repeats of 128 int16 and a 32-element tail of CreateVecIndex's Adds);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -221,4 +223,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "cast_v3_half_uint8": 20011, "cast_v3_half_int8": 20011, "cast_v3_half_bool": 20011, "lp_norm_v3": 20032,
          "lp_norm_v3_min_rows_half": 4848, "lp_norm_v3_max_cols": 4040,
          "get_ub_size": 100000, "get_ub_size_runtime": 100000, "copy_ub2ub": 192, "copy_ub2ub_rows": 7,
-         "copy_ub2ub_counter": 7, "reg_auxscalar": 2048, "reg_mask_copy": 288, "reg_mask_select": 64}
+         "copy_ub2ub_counter": 7, "reg_auxscalar": 2048, "reg_mask_copy": 288, "reg_mask_select": 64,
+         "atomic_add_copy": 4000, "atomic_max_copy": 4000, "reg_cast_widen": 320, "reg_cast_narrow": 320,
+         "reg_pair_reduce": 576, "create_vec_index": 4000}
