@@ -155,7 +155,9 @@ tests/test_sanitizer.py)."""
 # reduce_min_v2_axis0 301 rows of 300 (8 cores of 32-byte blocks, 4096-float tiles: two full and a short one, the last
 # core's last block past the input), reduce_min_v2_axis1_half 1501 rows of 48 (an 8192-half tile and a short one a
 # core); logdet 13 matrices of 16 x 16 (8 cores, 5 of them a second matrix) and logdet_blocked 2 matrices of 210 x 210
-# (one core, the GM workspace slot reused);
+# (one core, the GM workspace slot reused); atomic_add_copy and atomic_max_copy 4000 halves a block
+# (untiled: one larger tile), reg_cast_widen and reg_cast_narrow 320 (5 vectors), reg_pair_reduce 576 (9 vectors),
+# create_vec_index 4000 (31 repeats of 128 int16 and a 32-element tail of CreateVecIndex's Adds);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -242,4 +244,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "rsqrt": 200003, "rsqrt_half": 300003, "rsqrt_bf16": 200003, "rsqrt_int32": 200003, "rsqrt_int16": 400003,
          "rsqrt_int8": 300003, "rsqrt_uint8": 400003, "rsqrt_bool": 800003, "reduce_min_v2": 901 * 100,
          "reduce_min_v2_axis0": 301 * 300, "reduce_min_v2_axis1_half": 1501 * 48, "logdet": 13 * 256,
-         "logdet_blocked": 2 * 210 * 210}
+         "logdet_blocked": 2 * 210 * 210,
+         "atomic_add_copy": 4000, "atomic_max_copy": 4000, "reg_cast_widen": 320, "reg_cast_narrow": 320,
+         "reg_pair_reduce": 576, "create_vec_index": 4000}
