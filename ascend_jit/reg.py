@@ -3661,6 +3661,10 @@ _NOT_OFFERED_NAMES = {
                     _NOT_OFFERED_HERE),
     **dict.fromkeys(("SqrtSpecificMode", "ExpSpecificMode", "LogSpecificMode"), f"{_NOT_OFFERED_HERE}: Sqrt, Exp "
                     "and Ln take no mode here (their MODELLED results are correctly rounded, SPEC-2 0.3)"),
+    # the squeeze example's register forms (SPEC-2 14: AR-register / Squeeze StoreUnAlign variants)
+    **dict.fromkeys(("Squeeze", "ClearSpr", "SpecialPurposeReg"), _NOT_OFFERED_HERE),
+    "PairReduce": "PairReduceElem's template argument has one value, PairReduce::SUM, which is what "
+                  "aj.Reg.PairReduceElem(dst, src, mask) computes: leave the argument out",
 }
 
 

@@ -184,7 +184,8 @@ def format_reports(reports, group=True):
     """A summary table for the CLI and test failures: one line per report, then counts per check. group (default):
     reports that differ only in their block, bytes or the loop iteration that made them (the same check, kind,
     instructions with their file:line, operand and fix) print once, the first of them, followed by how many there
-    are, their blocks and their first bytes; a race in a loop of a 48-block launch is one line, not thousands."""
+    are, their blocks and their first bytes; a race in a loop of a 48-block launch is one line, not thousands. (A
+    blocks report's fix names its pair of blocks; the group's first report names the first pair.)"""
     if not reports:
         return "sanitizer: no reports"
     for r in reports:
@@ -204,7 +205,7 @@ def format_reports(reports, group=True):
         counts[r.check] = counts.get(r.check, 0) + 1
     summary = ", ".join(f"{n} {c}" for c, n in sorted(counts.items()))
     if len(groups) < len(reports):
-        summary += f" ({len(groups)} distinct)"
+        summary += f"; {len(groups)} distinct hazard{'s' if len(groups) > 1 else ''}"
     return "\n".join(lines + ["sanitizer: " + summary])
 
 
@@ -272,7 +273,9 @@ class Report:
         format_reports prints such reports once."""
         def line(instr):
             return (instr.api, instr.pipe, instr.where) if instr is not None else None
-        return (self.check, self.kind, line(self.instruction), line(self.earlier), self.operand, self.space, self.fix)
+        # a blocks report's fix names its pair of blocks: the same hazard in other blocks names others
+        fix = self.fix if self.check != "blocks" else None
+        return (self.check, self.kind, line(self.instruction), line(self.earlier), self.operand, self.space, fix)
 
     def text(self, with_block):
         """The report as a line; without the block for a SanitizerError, whose message the launch prefixes with it."""

@@ -255,11 +255,13 @@ def test_create_vec_index_original_sync_races_on_the_a2_family(device, raced):
         assert "WAW: CreateVecIndex [PIPE_S]" in text and "after Duplicate [PIPE_V]" in text and "V_S" in text
 
 
-def test_format_reports_distinct_count_spans_every_check():
-    """Pinned as it is: the summary's "(N distinct)" counts the groups of all checks but follows the last check's
-    count, so 7 block reports and one race hazard met 8 times read "7 blocks, 8 race (8 distinct)"."""
+def test_format_reports_groups_the_blocks_reports_and_counts_distinct_hazards_over_every_check():
+    """The original's 7 blocks reports (each block against the one before: their fixes name different pairs) are one
+    hazard, as the race met in all 8 blocks is: two lines and a summary of 2 distinct hazards."""
     reports = _sanitized_original("atlas-a2", True, True)
-    assert aj.format_reports(reports).splitlines()[-1] == "sanitizer: 7 blocks, 8 race (8 distinct)"
+    lines = aj.format_reports(reports).splitlines()
+    assert lines[-1] == "sanitizer: 7 blocks, 8 race; 2 distinct hazards"
+    assert len(lines) == 5 and sum(line.startswith("    ... ") for line in lines) == 2
 
 
 # ---- all four: sanitizer-clean ports, and the refusals met on the way

@@ -82,3 +82,11 @@ def test_sanitizer_names_a_composite_api_for_its_own_instructions():
         aj.launch(_init_then_read_unsynchronised, 2, "atlas-a2", y)
     names = {r.instruction.api for r in session.reports} | {r.earlier.api for r in session.reports if r.earlier}
     assert names == {"InitGlobalMemory: DataCopyPad"}, names
+
+
+@pytest.mark.parametrize("name, why", [("Squeeze", "not in the brief's Reg API list"),
+                                       ("ClearSpr", "not in the brief's Reg API list"),
+                                       ("PairReduce", r"PairReduce::SUM, which is what aj.Reg.PairReduceElem")])
+def test_reg_names_of_the_devkit_examples_are_not_offered_with_a_reason(name, why):
+    with pytest.raises(aj.NotOfferedError, match=why):
+        getattr(aj.Reg, name)

@@ -510,7 +510,7 @@ def test_format_reports_prints_a_repeated_hazard_once():
     assert lines[0] == str(reports[0]) and "Add [PIPE_V]" in lines[0] and "MTE2" in lines[0]
     assert lines[1] == "    ... 24 reports of this hazard in all; blocks 0-5; first UB bytes 0"
     assert "DataCopy [PIPE_MTE3]" in lines[2] and lines[3].endswith("blocks 0-5; first UB bytes 256")
-    assert lines[4] == "sanitizer: 48 race (2 distinct)"
+    assert lines[4] == "sanitizer: 48 race; 2 distinct hazards"
     every = aj.format_reports(reports, group=False).splitlines()
     assert every[:-1] == [str(r) for r in reports] and every[-1] == "sanitizer: 48 race"
     one_block = [r for r in reports if r.block == 3]
