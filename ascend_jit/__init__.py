@@ -29,6 +29,7 @@ from .api.compare import CMPMODE, SELMODE, Compare, Compares, CompareScalar, Sel
 from .api.data_copy_pad import DataCopyExtParams, DataCopyPad, DataCopyPadExtParams, DataCopyPadParams, PaddingMode
 from .api.arith_progression import Arange, ArithProgression
 from .api.create_vec_index import CreateVecIndex
+from .api.transpose import Transpose, TransposeParamsExt, TransposeType
 from .api.truncate import Truncate
 from .api.elementwise import Ands, Copy, CopyRepeatParams, Not, Ors, ShiftLeft, ShiftRight
 from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatParams, Brcb, BrcbRepeatParams, Div,
@@ -145,8 +146,8 @@ __all__ = [
     "ResetCtrlSpr", "ReadGmByPassDCache", "WriteGmByPassDCache",
     # session 39 (port39t): the RSVD_CNT register GatherMask writes
     "GetGatherMaskRemainCount",
-    # session 40 (port40pa): the compiler barrier
-    "Barrier",
+    # session 40 (port40pa): the compiler barrier; the basic API's Transpose (docs/decisions.md "Transpose")
+    "Barrier", "Transpose", "TransposeParamsExt", "TransposeType",
     "REGISTER_TILING_DEFAULT", "GET_TILING_DATA", "GET_TILING_DATA_WITH_STRUCT", "GET_TILING_DATA_PTR_WITH_STRUCT",
     "GET_TILING_DATA_MEMBER",
     "ONE_BLK_SIZE", "ONE_BLOCK_SIZE", "DEFAULT_BLK_NUM", "DEFAULT_BLK_STRIDE", "DEFAULT_REPEAT_STRIDE",

@@ -156,6 +156,8 @@ _row(("Cast",), ALL_DEVICES, BIT_EXACT)
 _row(("Compare", "Select"), ALL_DEVICES, BIT_EXACT)
 _row(("Compares", "Gather", "GatherMask"), NOT_910, BIT_EXACT)
 _row(("DataCopyPad",), (D950, A3, A2, B310), BIT_EXACT, note="the poison bytes of D56 are not claimed")
+_row(("Transpose",), ALL_DEVICES, BIT_EXACT, note="whole elements moved; the format conversions' tmp bytes are not "
+     "claimed (docs/decisions.md \"Transpose\")")
 _row(("ReduceDataBlock", "WholeReduceSum", "BlockReduceSum", "BlockReduceMax", "BlockReduceMin"), ALL_DEVICES,
      BIT_EXACT)
 _row(("ReduceRepeat", "WholeReduceMax", "WholeReduceMin"), ALL_DEVICES, BIT_EXACT,

@@ -21,9 +21,11 @@ from ..sync import PIPE_ALL
 from ..tensor import GlobalTensor
 from ..reference import reductions as reference_reductions
 from ..reference import reg as reference_reg
+from ..reference import transpose as reference_transpose
 from .arith_progression import DTYPES as ARITH_PROGRESSION_DTYPES, ArithProgression
 from .cast import Cast, RoundMode
 from .create_vec_index import DTYPES as CREATE_VEC_INDEX_DTYPES, CreateVecIndex
+from .transpose import BASIC_DTYPES as TRANSPOSE_DTYPES, Transpose, TransposeParamsExt, TransposeType
 from .truncate import Truncate
 from .compare import CMPMODE, SELMODE, Compare, Compares, Select
 from .elementwise import Add, Adds, BinaryRepeatParams, Copy, CopyRepeatParams, elementwise_instructions
@@ -205,6 +207,20 @@ def _create_vec_index_example(core, dtype):
 def _arith_progression_example(core, dtype):
     """64 elements: the scalar part, then the block Adds (A2/A3/310P) or the register chain (950)."""
     return (core.local_tensor(dtype, 64),), lambda dst: ArithProgression(dst, 1, 2, 64)
+
+
+def _transpose_example(core, dtype):
+    """One 16 x 16 block, in place (the page allows src and dst the same)."""
+    t = core.local_tensor(dtype, 256)
+    return (t, t), lambda dst, src: Transpose(dst, src)
+
+
+def _transpose_format_example(core, dtype):
+    """[1, 3, 4, 8] NCHW -> NHWC through a tmp buffer of the page's minimum (16-bit types; others the 16x16's dtype
+    refusal): 96 elements, h * w * 2 = 64 bytes."""
+    tensors = core.local_tensor(dtype, 96), core.local_tensor(dtype, 96), core.local_tensor("uint8", 2560)
+    return tensors, lambda dst, src, tmp: Transpose(dst, src, tmp, TransposeParamsExt(
+        1, 3, 4, 8, TransposeType.TRANSPOSE_NCHW2NHWC))
 
 
 def _gather_mask_example(core, dtype):
@@ -449,6 +465,8 @@ INSTRUCTIONS = (
     Instruction("CreateVecIndex", CreateVecIndex, lambda spec: CREATE_VEC_INDEX_DTYPES.get(spec.name, ()),
                 reference_create_vec_index.create_vec_index, _create_vec_index_example,
                 offered=lambda spec: spec.name in CREATE_VEC_INDEX_DTYPES),
+    Instruction("Transpose", Transpose, lambda spec: TRANSPOSE_DTYPES.get(spec.name, ()),
+                reference_transpose.transpose_16x16, _transpose_example, forms=(_transpose_format_example,)),
     # the reference is Cast's with the source type as the destination (api/truncate.py)
     Instruction("Truncate", Truncate, lambda spec: ("half", "float", "bfloat16") if spec.name == "ascend950" else (),
                 reference_convert.cast_count,
@@ -497,7 +515,7 @@ NOT_OFFERED = {
         "an advanced (高阶) API, built by the devkit from basic instructions: not offered; write its basic "
         "instructions (the gallery's ports do, e.g. kernels/softmax.py)"),
     # basic instructions of the devkit's Memory-API pages that SPEC-2 does not specify (数据排布转换, 排序组合)
-    **dict.fromkeys(("Transpose", "TransDataTo5HD", "MrgSort", "MrgSort4", "Sort32", "RpSort16", "ProposalConcat",
+    **dict.fromkeys(("TransDataTo5HD", "MrgSort", "MrgSort4", "Sort32", "RpSort16", "ProposalConcat",
                      "ProposalExtract", "VectorPadding"), _OUT_OF_BRIEF),
     "AscendCUtils": "not offered: its SetMask is aj.SetVectorMask, its GetRsvdCnt GatherMask's returned count (or "
                     "aj.GetGatherMaskRemainCount on A2/A3/310P)",
