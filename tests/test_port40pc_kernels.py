@@ -282,16 +282,12 @@ def test_ports_run_sanitizer_clean(name, size, device):
 
 
 def test_refusals_met_by_the_examples_not_ported():
-    """Pinned as they are (gaps reported): the basic-API Transpose / MrgSort of the devkit's 03_basic_api examples
-    are refused as advanced APIs; TransDataTo5HD, Sort32, Reg Squeeze, ClearSpr and the PairReduce enum are plain
-    AttributeErrors; Reg Compare / Gather / Histograms are NotOfferedError (SPEC-2 14)."""
-    for name in ("Transpose", "MrgSort"):
-        with pytest.raises(aj.NotOfferedError, match=r"an advanced \(高阶\) API"):
-            getattr(aj, name)
-    for mod, name in ((aj, "TransDataTo5HD"), (aj, "Sort32"), (R, "Squeeze"), (R, "ClearSpr"), (R, "PairReduce")):
-        with pytest.raises(AttributeError) as info:
+    """The names of the devkit's 03_basic_api / Reg examples the emulator does not offer are NotOfferedErrors saying
+    why (reported by this probe and fixed): MrgSort, TransDataTo5HD, Sort32 outside the brief, Reg Squeeze, ClearSpr
+    and the PairReduce enum too; Reg Compare / Gather / Histograms as before (SPEC-2 14). Transpose is offered."""
+    for mod, name in ((aj, "MrgSort"), (aj, "TransDataTo5HD"), (aj, "Sort32"), (R, "Squeeze"), (R, "ClearSpr"),
+                      (R, "PairReduce"), (R, "Compare"), (R, "Compares"), (R, "Gather"), (R, "Histograms"),
+                      (R, "Truncate"), (R, "MaskGenWithRegTensor")):
+        with pytest.raises(aj.NotOfferedError, match="SPEC-2 14|PairReduce::SUM"):
             getattr(mod, name)
-        assert not isinstance(info.value, aj.NotOfferedError), name
-    for name in ("Compare", "Compares", "Gather", "Histograms", "Truncate", "MaskGenWithRegTensor"):
-        with pytest.raises(aj.NotOfferedError, match="SPEC-2 14"):
-            getattr(R, name)
+    assert callable(aj.Transpose)
