@@ -186,3 +186,29 @@ def test_sanitizer_sees_the_vector_read_write_and_the_tmp_scratch():
         aj.Add(dst, dst, core.local_tensor("half", 128, addr=tmp.addr), 128)  # tmp: written (unspecified), not uninit
     kinds = [(r.check, r.kind, r.instruction.api, r.operand) for r in core.sanitizer.reports]
     assert kinds == [("race", "RAW", "Transpose", "src")], kinds
+
+
+def test_nchw2nhwc_channels_past_255_refused_where_the_devkit_counts_them_in_a_byte():
+    """The devkit's A2/A3/950 NCHW2NHWC repeats its TransDataTo5HD cSize times in a uint8_t: 256 channels would
+    transpose as none (port40pd's replay). The 310P's path and NHWC2NCHW take the page's 4095."""
+    for device, refused in (("atlas-a2", True), ("ascend950", True), ("atlas-inference-aicore", False)):
+        core = aj.Core(device)
+        with core:
+            src, dst = core.local_tensor("uint16", 4096), core.local_tensor("uint16", 4096)
+            tmp = core.local_tensor("uint8", 32 if device == "atlas-inference-aicore" else 258 * 512)
+            params = aj.TransposeParamsExt(1, 256, 1, 16, NCHW)
+            if refused:
+                with pytest.raises(aj.ParameterError, match=r"cSize' = 256 .*uint8_t repeatTimes: 256 wraps to 0.*\[0, 255\]"):
+                    aj.Transpose(dst, src, tmp, params)
+                continue
+            src[:] = np.arange(4096, dtype=np.uint16)
+            aj.Transpose(dst, src, tmp, params)
+            assert np.array_equal(dst.numpy(), np.arange(4096, dtype=np.uint16).reshape(256, 16).T.ravel())
+
+
+def test_the_950_builds_other_layouts_are_refused():
+    core = aj.Core("ascend950")
+    with core:
+        a, b, tmp = core.local_tensor("half", 256), core.local_tensor("half", 256), core.local_tensor("uint8", 32)
+        with pytest.raises(aj.ParameterError, match="the 950 build's layout of other APIs"):
+            aj.Transpose(a, b, tmp, aj.TransposeParamsExt(1, 1, 16, 16, T.TRANSPOSE_ND2ND_021))

@@ -45,6 +45,11 @@ class TransposeType(enum.IntEnum):
     TRANSPOSE_ND2ND_B16 = 10
     TRANSPOSE_NCHW2NHWC = 11
     TRANSPOSE_NHWC2NCHW = 12
+    # the 950 build's own (kernel_struct_transpose.h, __NPU_ARCH__ 3510): other APIs' layouts, no basic Transpose
+    TRANSPOSE_ND2ND_021 = 13
+    TRANSPOSE_ND2ND_102 = 14
+    TRANSPOSE_ND2ND_210 = 15
+    TRANSPOSE_ND2NZ_WITH_INTLV = 16
 
 
 _IMPLEMENTED = (TransposeType.TRANSPOSE_TYPE_NONE, TransposeType.TRANSPOSE_ND2ND_B16, TransposeType.TRANSPOSE_NCHW2NHWC,
@@ -97,7 +102,8 @@ def Transpose(dst, src, shared_tmp_buffer=None, transpose_params=None):
     if kind not in _IMPLEMENTED:
         raise ParameterError(API, "transposeParams.transposeType", kind.name, device=spec.name,
                              legal=", ".join(t.name for t in _IMPLEMENTED),
-                             detail="the page marks it 当前不支持 (not supported yet)")
+                             detail="the page marks it 当前不支持 (not supported yet)" if kind < 13 else
+                             "the 950 build's layout of other APIs: the basic Transpose writes nothing for it")
     n, c, h, w = (as_uint16_field(API, spec, f"transposeParams.{f}", getattr(p, f))
                   for f in ("nSize", "cSize", "hSize", "wSize"))
     if shared_tmp_buffer.dtype.name != "uint8":
@@ -171,6 +177,13 @@ def _format(core, dst, src, tmp, kind, n, c, h, w):
     _check_dtype(spec, dst, src, _offered(spec, _FORMAT_ENHANCED, form))
     size = dst.dtype.size
     c = as_int(API, spec, "transposeParams.cSize", c, 0, 4095)
+    if kind == TransposeType.TRANSPOSE_NCHW2NHWC and c > 255 and spec.name != P310:
+        # the page allows 4095, but the devkit's A2/A3/950 implementation (GetTransposeParamCal) passes cSize as
+        # TransDataTo5HDParams.repeatTimes, a uint8_t: 256 repeats nothing, 257 only the first channel
+        raise ParameterError(API, "transposeParams.cSize", c, device=spec.name,
+                             legal="[0, 255] for TRANSPOSE_NCHW2NHWC here (the page says 4095)",
+                             detail=f"(the devkit's implementation counts the channels in a uint8_t repeatTimes: "
+                                    f"{c} wraps to {c % 256}, and its result is not the transpose)")
     if h * w > 4095 or (h * w * size) % 32:
         raise ParameterError(API, "transposeParams.hSize * wSize", h * w, device=spec.name,
                              legal=f"[0, 4095], and hSize * wSize * sizeof(T) = {h * w * size} a multiple of 32 bytes")
