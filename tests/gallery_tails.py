@@ -158,6 +158,7 @@ tests/test_sanitizer.py)."""
 # (one core, the GM workspace slot reused); atomic_add_copy and atomic_max_copy 4000 halves a block
 # (untiled: one larger tile), reg_cast_widen and reg_cast_narrow 320 (5 vectors), reg_pair_reduce 576 (9 vectors),
 # create_vec_index 4000 (31 repeats of 128 int16 and a 32-element tail of CreateVecIndex's Adds);
+# transpose 1280 (five 16 x 16 matrices, one launch each) and transpose_nchw2nhwc 336 (N = 7 images of [3, 2, 8]);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -246,4 +247,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "reduce_min_v2_axis0": 301 * 300, "reduce_min_v2_axis1_half": 1501 * 48, "logdet": 13 * 256,
          "logdet_blocked": 2 * 210 * 210,
          "atomic_add_copy": 4000, "atomic_max_copy": 4000, "reg_cast_widen": 320, "reg_cast_narrow": 320,
-         "reg_pair_reduce": 576, "create_vec_index": 4000}
+         "reg_pair_reduce": 576, "create_vec_index": 4000,
+         "transpose": 1280, "transpose_nchw2nhwc": 336}
