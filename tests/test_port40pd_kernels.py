@@ -311,17 +311,19 @@ def test_tmp_minimum_matches_what_the_devkit_touches(size, kind):
 # ---- where the devkit and ascend_jit part (pinned as ascend_jit does today)
 
 @pytest.mark.parametrize("size, c, hw", [(2, 256, 16), (2, 257, 16), (4, 256, 8)])
-def test_gap_nchw2nhwc_csize_from_256_is_garbage_on_the_devkit(size, c, hw):
-    """GAP: Transpose4DImpl sets TransDataTo5HDParams.repeatTimes (uint8_t) = cSize, so from cSize 256 the broadcast
+def test_nchw2nhwc_csize_from_256_is_garbage_on_the_devkit_and_refused(size, c, hw):
+    """Transpose4DImpl sets TransDataTo5HDParams.repeatTimes (uint8_t) = cSize, so from cSize 256 the broadcast
     covers cSize % 256 channels and the rest of dst is stale tmp bytes; the page allows cSize up to 4095 and these fit
-    the A2's UB (half: 8 KiB + 8 KiB + 132 KiB tmp). ascend_jit gives numpy's transpose."""
+    the A2's UB (half: 8 KiB + 8 KiB + 132 KiB tmp). Reported by this probe: ascend_jit now refuses cSize > 255."""
     x = _random(size, c * hw, c)
     want = _numpy(x, 1, c, 1, hw, NCHW)
     got, _, _ = devkit_transpose(x, 1, c, 1, hw, NCHW)
     assert _bits(got) != _bits(want)
     below = _random(size, 255 * hw, 1)                                       # the control: cSize 255 is right
     assert _bits(devkit_transpose(below, 1, 255, 1, hw, NCHW)[0]) == _bits(_numpy(below, 1, 255, 1, hw, NCHW))
-    assert _bits(_aj("atlas-a2", x, 1, c, 1, hw, NCHW)) == _bits(want)       # today: no refusal, the ideal result
+    assert _bits(_aj("atlas-a2", below, 1, 255, 1, hw, NCHW)) == _bits(_numpy(below, 1, 255, 1, hw, NCHW))
+    with pytest.raises(aj.ParameterError, match=r"cSize' = 25[67] .*uint8_t repeatTimes"):
+        _aj("atlas-a2", x, 1, c, 1, hw, NCHW)
 
 
 def test_gap_nhwc2nchw_csize_from_256_is_right_on_the_devkit():
@@ -373,11 +375,12 @@ def test_nd2nd_b16_other_than_16_x_16_is_a_no_op_on_the_devkit_and_refused_here(
             aj.Transpose(dst, src, tmp, aj.TransposeParamsExt(0, 0, h, w, T.TRANSPOSE_ND2ND_B16))
 
 
-def test_the_950s_extra_transpose_types_are_not_in_the_enum():
+def test_the_950s_extra_transpose_types_are_in_the_enum_and_refused():
     """kernel_struct_transpose.h adds TRANSPOSE_ND2ND_021 / _102 / _210 and TRANSPOSE_ND2NZ_WITH_INTLV (13..16) on
-    __NPU_ARCH__ 3510; the basic Transpose's dispatch ignores them (nothing written). ascend_jit's enum stops at 12."""
-    assert max(T) == T.TRANSPOSE_NHWC2NCHW == 12
-    assert not hasattr(T, "TRANSPOSE_ND2ND_021")
+    __NPU_ARCH__ 3510; the basic Transpose's dispatch ignores them (nothing written). Reported by this probe: the
+    enum has them, and Transpose refuses them as it refuses the page's unsupported types."""
+    assert [int(T[n]) for n in ("TRANSPOSE_ND2ND_021", "TRANSPOSE_ND2ND_102", "TRANSPOSE_ND2ND_210",
+                                "TRANSPOSE_ND2NZ_WITH_INTLV")] == [13, 14, 15, 16]
 
 
 def test_310p_tmp_may_be_src_itself():
