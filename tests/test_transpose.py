@@ -134,7 +134,7 @@ def _refusals(core):
     short = core.local_tensor("half", 255)
     p = aj.TransposeParamsExt
     return [
-        (lambda: aj.Transpose(part, a), aj.OverlapError, r"\(100% overlap\) or disjoint"),
+        (lambda: aj.Transpose(part, a), aj.OverlapError, r"the same address \(100% overlap\) or disjoint"),
         (lambda: aj.Transpose(odd, a), aj.AlignmentError, "dst address"),
         (lambda: aj.Transpose(short, a), aj.OutOfBoundsError, r"256 elements.*<= dst.GetSize\(\) = 255"),
         (lambda: aj.Transpose(a, core.local_tensor("float", 256)), aj.UnsupportedDTypeError, "src.dtype"),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..sanitizer import vector_access
-from ._common import as_enum, as_int, as_uint16_field, check_align, check_same_dtype, operands
+from ._common import as_enum, as_int, as_uint16_field, check_align, check_count_overlap, check_same_dtype, operands
 
 API = "Transpose"
 _PAGE = "devkit 基础API/Memory矢量计算/数据排布转换/Transpose.md"
@@ -147,13 +147,11 @@ def _check_extent(core, name, tensor, elements):
                                device=core.device)
 
 
-def _disjoint_or_same(spec, a_name, a, a_bytes, b_name, b, b_bytes, same_allowed):
-    if a.addr == b.addr and same_allowed and a_bytes == b_bytes:
-        return
+def _disjoint(spec, a_name, a, a_bytes, b_name, b, b_bytes):
+    """The format conversions' operands share no byte (the page: no reuse of src and dst)."""
     if a.addr < b.addr + b_bytes and b.addr < a.addr + a_bytes:
         raise OverlapError(API, f"{a_name}/{b_name}", f"{a_name} at {a.addr}, {b_name} at {b.addr}", device=spec.name,
-                           legal="the same address (100% overlap) or disjoint ranges" if same_allowed
-                           else "disjoint ranges (the page: no reuse of src and dst for the format conversions)")
+                           legal="disjoint ranges (the page: no reuse of src and dst for the format conversions)")
 
 
 def _block_16x16(core, dst, src, table, form):
@@ -163,7 +161,7 @@ def _block_16x16(core, dst, src, table, form):
     check_align(API, spec, "src", src.addr, 32)
     _check_extent(core, "dst", dst, 256)
     _check_extent(core, "src", src, 256)
-    _disjoint_or_same(spec, "dst", dst, 512, "src", src, 512, same_allowed=True)
+    check_count_overlap(API, spec, "src", dst.addr, src.addr, 512)  # the page allows src and dst the same
     if core.sanitizer is not None:
         vector_access(core, API, reads=[(("src", src.addr, 512), src)], writes=[(("dst", dst.addr, 512), dst)])
     dtype = dst.dtype.np_dtype
@@ -199,10 +197,10 @@ def _format(core, dst, src, tmp, kind, n, c, h, w):
         raise ParameterError(API, "sharedTmpBuffer.GetSize()", tmp.nbytes, device=spec.name,
                              legal=f">= {need} bytes for cSize {c} ({_PAGE}: sharedTmpBuffer所需的内存)")
     nbytes = elements * size
-    _disjoint_or_same(spec, "dst", dst, nbytes, "src", src, nbytes, same_allowed=False)
+    _disjoint(spec, "dst", dst, nbytes, "src", src, nbytes)
     if need:
-        _disjoint_or_same(spec, "sharedTmpBuffer", tmp, need, "src", src, nbytes, same_allowed=False)
-        _disjoint_or_same(spec, "sharedTmpBuffer", tmp, need, "dst", dst, nbytes, same_allowed=False)
+        _disjoint(spec, "sharedTmpBuffer", tmp, need, "src", src, nbytes)
+        _disjoint(spec, "sharedTmpBuffer", tmp, need, "dst", dst, nbytes)
     if core.sanitizer is not None:
         writes = [(("dst", dst.addr, nbytes), dst)] + ([(("sharedTmpBuffer", tmp.addr, need), tmp)] if need else [])
         vector_access(core, API, reads=[(("src", src.addr, nbytes), src)], writes=writes)
