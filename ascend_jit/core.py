@@ -7,6 +7,7 @@ import enum
 import os
 import sys
 import threading
+import weakref
 
 import numpy as np
 
@@ -82,31 +83,38 @@ class _UnifiedBufferPool:
     """The UB arrays of cores that are gone, zeroed again for new ones. A fresh np.zeros UB page-faults as its kernel
     first touches it, and with many cores alive at once (a 48-block launch) the allocator maps each anew: about 55 us
     a core, 3 ms of a 48-block launch's 3.5 ms when its kernel does nothing. A recycled array costs one memset.
-    A core's UB comes back when the core is collected (Core.__del__), unless a numpy view of it (`tensor.numpy()`,
-    `core.ub[...]`) is still alive: then it is left to numpy, as before."""
+    A core's UB comes back when the core is collected (Core.__del__), unless a numpy view of it (`core.ub[...]`, a
+    tensor's view) is still alive, or the array is not one the pool would make (user code replaced `core.ub` by a
+    view of its own memory or a read-only dump): then it is left to numpy, as before. It is handed out again only
+    once its core is freed: a core a finaliser brings back to life (or gc.DEBUG_SAVEALL keeps) keeps its UB."""
 
     MAX_BYTES = 48 << 20  # at most this much held: 256 A2 UBs, 192 of the 310P's (a 48-block launch four times)
 
     def __init__(self):
         self.lock = threading.RLock()  # (re-entered when a collection inside recycle() finalizes another core)
-        self.free = {}  # UB size in bytes -> arrays
+        self.free = {}  # UB size in bytes -> [(weak reference to the core that had it, array)]
         self.held = 0
         self.unreachable_references = None
         _UnreachableProbe(np.zeros(1, np.uint8), self)  # collected at once: its __del__ sets the count
 
     def take(self, nbytes):
+        ub = None
         with self.lock:
-            arrays = self.free.get(nbytes)
-            ub = arrays.pop() if arrays else None
-            if ub is not None:
-                self.held -= nbytes
+            waiting = self.free.get(nbytes, ())
+            for i in range(len(waiting) - 1, -1, -1):
+                if waiting[i][0]() is None:  # its core is freed, not brought back to life by a finaliser
+                    ub = waiting.pop(i)[1]
+                    self.held -= nbytes
+                    break
         if ub is None:
             return np.zeros(nbytes, dtype=np.uint8)
         ub.fill(0)
         return ub
 
-    def recycle(self, owner, _getrefcount=sys.getrefcount):
-        """A collected core's __del__: keep its UB unless something still refers to it."""
+    def recycle(self, owner, _getrefcount=sys.getrefcount, _weakref=weakref.ref):
+        """A collected core's __del__: keep its UB unless something still refers to it. Kept beside a weak
+        reference to the core, made here: a core that a finaliser brings back to life, or gc.DEBUG_SAVEALL keeps,
+        outlives its __del__, and its UB is handed out only once the core is freed."""
         ub = owner.__dict__.get("ub")  # (None when the core's __init__ refused its arguments)
         if ub is None:
             return
@@ -114,16 +122,22 @@ class _UnifiedBufferPool:
         if self.unreachable_references is None:  # the measurement's own call
             self.unreachable_references = references
             return
-        if references != self.unreachable_references:
+        if references != self.unreachable_references or not _pool_made(ub):
             return
         with self.lock:
             if self.held + ub.nbytes <= self.MAX_BYTES:
-                self.free.setdefault(ub.nbytes, []).append(ub)
+                self.free.setdefault(ub.nbytes, []).append((_weakref(owner), ub))
                 self.held += ub.nbytes
 
     def after_fork(self):
         """A forked child keeps its own copy of the arrays; only the lock must be new."""
         self.lock = threading.RLock()
+
+
+def _pool_made(ub):
+    """An array as take() makes them: owning its memory, writeable, C-contiguous uint8."""
+    return (type(ub) is np.ndarray and ub.base is None and ub.dtype == np.uint8 and ub.flags.writeable
+            and ub.flags.c_contiguous)
 
 
 class _UnreachableProbe:

@@ -183,9 +183,9 @@ def default_config():
 def format_reports(reports, group=True):
     """A summary table for the CLI and test failures: one line per report, then counts per check. group (default):
     reports that differ only in their block, bytes or the loop iteration that made them (the same check, kind,
-    instructions with their file:line, operand and fix) print once, the first of them, followed by how many there
-    are, their blocks and their first bytes; a race in a loop of a 48-block launch is one line, not thousands. (A
-    blocks report's fix names its pair of blocks; the group's first report names the first pair.)"""
+    instructions with their file:line and operand) print once, the first of them with its fix, followed by how many
+    there are, their blocks and their first bytes; a race in a loop of a 48-block launch is one line, not thousands.
+    """
     if not reports:
         return "sanitizer: no reports"
     for r in reports:
@@ -273,9 +273,9 @@ class Report:
         format_reports prints such reports once."""
         def line(instr):
             return (instr.api, instr.pipe, instr.where) if instr is not None else None
-        # a blocks report's fix names its pair of blocks: the same hazard in other blocks names others
-        fix = self.fix if self.check != "blocks" else None
-        return (self.check, self.kind, line(self.instruction), line(self.earlier), self.operand, self.space, fix)
+        # not the fix: it can name what differs between iterations (a blocks report's pair of blocks, a memory
+        # report's tile extent), and the same instructions and operand are the same hazard
+        return (self.check, self.kind, line(self.instruction), line(self.earlier), self.operand, self.space)
 
     def text(self, with_block):
         """The report as a line; without the block for a SanitizerError, whose message the launch prefixes with it."""

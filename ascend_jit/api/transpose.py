@@ -184,7 +184,8 @@ def _format(core, dst, src, tmp, kind, n, c, h, w):
                                     f"{c} wraps to {c % 256}, and its result is not the transpose)")
     if h * w > 4095 or (h * w * size) % 32:
         raise ParameterError(API, "transposeParams.hSize * wSize", h * w, device=spec.name,
-                             legal=f"[0, 4095], and hSize * wSize * sizeof(T) = {h * w * size} a multiple of 32 bytes")
+                             legal=f"[0, 4095], with hSize * wSize * sizeof(T) a multiple of 32 bytes (here "
+                                   f"{h * w * size})")
     for name, t in (("dst", dst), ("src", src), ("sharedTmpBuffer", tmp)):
         check_align(API, spec, name, t.addr, 32)
     elements = n * c * h * w
