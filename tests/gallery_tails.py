@@ -159,6 +159,15 @@ tests/test_sanitizer.py)."""
 # (untiled: one larger tile), reg_cast_widen and reg_cast_narrow 320 (5 vectors), reg_pair_reduce 576 (9 vectors),
 # create_vec_index 4000 (31 repeats of 128 int16 and a 32-element tail of CreateVecIndex's Adds);
 # transpose 1280 (five 16 x 16 matrices, one launch each) and transpose_nchw2nhwc 336 (N = 7 images of [3, 2, 8]);
+# softmax_v2 101 rows of 1000 floats (8 cores of 13 rows, the last 10: tiles of 12 rows and a 1-row tail),
+# softmax_v2_half 3001 rows of 100 (376 a core: two 188-row tiles, the last core 369: 188 + 181),
+# softmax_v2_bf16 1001 rows of 37 and softmax_v2_half_to_float 13 rows of 9000 (one-row tiles, 2 a core, the last 1);
+# in_infer_v2 2 planes of 30011 (each plane's R over 4 cores: 7503 elements, one short tile with a partial vector),
+# in_infer_v2_half 6 planes of 40003 (a 30208-half tile and a 9795 one) and in_infer_v2_many_planes 600 planes of 101;
+# triu 5003 planes of 8 x 8 (21 groups of 239 planes, the last 223, over 8 cores: 3 or 2 groups a core, double
+# buffered), tril_half 1001 planes of 11 x 11, tril_int8 3001 of 16 x 16, triu_int64 1001 of 5 x 6, triu_medium 37
+# planes of 40 x 70 (13 groups of 3, the last 1), tril_medium_half 19 of 100 x 30 (7 groups of 3, the last 1),
+# triu_all_zero / tril_all_input 6000 planes of 9 x 5 (8 cores of 33750 elements: a UB-filling chunk and a short one);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -248,4 +257,9 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "logdet_blocked": 2 * 210 * 210,
          "atomic_add_copy": 4000, "atomic_max_copy": 4000, "reg_cast_widen": 320, "reg_cast_narrow": 320,
          "reg_pair_reduce": 576, "create_vec_index": 4000,
-         "transpose": 1280, "transpose_nchw2nhwc": 336}
+         "transpose": 1280, "transpose_nchw2nhwc": 336,
+         "softmax_v2": 101 * 1000, "softmax_v2_half": 3001 * 100, "softmax_v2_bf16": 1001 * 37,
+         "softmax_v2_half_to_float": 13 * 9000, "in_infer_v2": 2 * 30011, "in_infer_v2_half": 6 * 40003,
+         "in_infer_v2_many_planes": 600 * 101, "triu": 5003 * 64, "tril_half": 1001 * 121, "tril_int8": 3001 * 256,
+         "triu_int64": 1001 * 30, "triu_medium": 37 * 2800, "tril_medium_half": 19 * 3000,
+         "triu_all_zero": 6000 * 45, "tril_all_input": 6000 * 45}
