@@ -3663,6 +3663,11 @@ _NOT_OFFERED_NAMES = {
                     "and Ln take no mode here (their MODELLED results are correctly rounded, SPEC-2 0.3)"),
     # the squeeze example's register forms (SPEC-2 14: AR-register / Squeeze StoreUnAlign variants)
     **dict.fromkeys(("Squeeze", "ClearSpr", "SpecialPurposeReg"), _NOT_OFFERED_HERE),
+    # the arch35 sources' register-amount shifts and data-block max (port40pe)
+    **dict.fromkeys(("ShiftLeft", "ShiftRight"), f"{_NOT_OFFERED_HERE}; the Memory API's ShiftLeft / ShiftRight "
+                    "shift a tensor outside the VF"),
+    **{f"Reduce{op.title()}WithDataBlock": f"the devkit's ReduceDataBlock<ReduceType::{op}> under another name: "
+       f"write aj.Reg.ReduceDataBlock(dst, src, mask, aj.Reg.ReduceType.{op})" for op in ("SUM", "MAX", "MIN")},
     "PairReduce": "PairReduceElem's template argument has one value, PairReduce::SUM, which is what "
                   "aj.Reg.PairReduceElem(dst, src, mask) computes: leave the argument out",
 }

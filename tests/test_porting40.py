@@ -90,3 +90,12 @@ def test_sanitizer_names_a_composite_api_for_its_own_instructions():
 def test_reg_names_of_the_devkit_examples_are_not_offered_with_a_reason(name, why):
     with pytest.raises(aj.NotOfferedError, match=why):
         getattr(aj.Reg, name)
+
+
+@pytest.mark.parametrize("name, why", [("ShiftRight", "the Memory API's ShiftLeft / ShiftRight"),
+                                       ("ReduceMaxWithDataBlock", r"aj.Reg.ReduceDataBlock\(dst, src, mask, "
+                                                                  r"aj.Reg.ReduceType.MAX\)"),
+                                       ("ReduceSumWithDataBlock", r"ReduceType.SUM")])
+def test_reg_names_of_the_arch35_sources_say_what_to_write(name, why):
+    with pytest.raises(aj.NotOfferedError, match=why):
+        getattr(aj.Reg, name)
