@@ -3,7 +3,6 @@ API kernel), kernels/cross_v2.py (loss) and kernels/deep_norm.py (norm, the D <=
 expectation computed with numpy alone; the host tilings' choices; each deviation's reason (the original's sequence
 run and reported); the sanitizer on shapes the gallery's defaults do not reach."""
 
-import ml_dtypes
 import numpy as np
 import pytest
 

@@ -198,7 +198,8 @@ def test_nchw2nhwc_channels_past_255_refused_where_the_devkit_counts_them_in_a_b
             tmp = core.local_tensor("uint8", 32 if device == "atlas-inference-aicore" else 258 * 512)
             params = aj.TransposeParamsExt(1, 256, 1, 16, NCHW)
             if refused:
-                with pytest.raises(aj.ParameterError, match=r"cSize' = 256 .*uint8_t repeatTimes: 256 wraps to 0.*\[0, 255\]"):
+                with pytest.raises(aj.ParameterError,
+                                   match=r"cSize' = 256 .*uint8_t repeatTimes: 256 wraps to 0.*\[0, 255\]"):
                     aj.Transpose(dst, src, tmp, params)
                 continue
             src[:] = np.arange(4096, dtype=np.uint16)
