@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes as dt
 from ..core import continuous_mask_words, set_mask_words
 from ..errors import (AlignmentError, AscendJitError, OutOfBoundsError, OverlapError, ParameterError, StateError,
-                      UnsupportedDTypeError)
+                      UnsupportedDeviceError, UnsupportedDTypeError)
 from ..tensor import LocalTensor, known_device, refuse_operand
 
 
@@ -191,6 +191,17 @@ def check_dtype(api, spec, dtype, allowed, detail=None):
     if dtype.name not in allowed:
         raise UnsupportedDTypeError(api, "dtype", dtype.name, legal=", ".join(allowed), device=spec.name,
                                     detail=detail)
+
+
+def check_offered(api, spec, dtype, dtypes, page):
+    """The device and the dtype on a devkit page's table `dtypes` (device name -> dtype names), for the instructions
+    SPEC-2 leaves to their pages (ArithProgression, CreateVecIndex, Transpose): the device first, then the dtype."""
+    offered = dtypes.get(spec.name)
+    if not offered:
+        raise UnsupportedDeviceError(api, "device", spec.name, legal=", ".join(dtypes),
+                                     detail=f"the device does not offer it ({page}, 产品支持情况)")
+    if dtype.name not in offered:
+        raise UnsupportedDTypeError(api, "dtype", dtype.name, legal=", ".join(offered), device=spec.name)
 
 
 def check_same_dtype(api, spec, ref, **tensors):

@@ -20,11 +20,11 @@ Both are compositions of instructions the emulator already has, run through the 
 """
 import numpy as np
 
-from ..errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
+from ..errors import OutOfBoundsError, ParameterError, StateError
 from ..sanitizer import PIPE_S, PIPE_V, Access, vector_access
 from ..tensor import LocalTensor
 from . import elementwise as E
-from ._common import UnaryRepeatParams, as_int, check_align, operands
+from ._common import UnaryRepeatParams, as_int, check_align, check_offered, operands
 from ._scalar import scalar_value
 
 API = "ArithProgression"
@@ -70,15 +70,8 @@ def offered_fill(api, dst, dtypes, page):
     """(core, spec, dtype) of a fill's dst when its device and dtype are on the page's table `dtypes` (device name
     -> dtype names); the first refusals ArithProgression and CreateVecIndex share."""
     core = operands(api, dst)
-    spec = core.spec
-    offered = dtypes.get(spec.name)
-    if not offered:
-        raise UnsupportedDeviceError(api, "device", spec.name, legal=", ".join(dtypes),
-                                     detail=f"the device does not offer it ({page}, 产品支持情况)")
-    dtype = dst.dtype
-    if dtype.name not in offered:
-        raise UnsupportedDTypeError(api, "dtype", dtype.name, legal=", ".join(offered), device=spec.name)
-    return core, spec, dtype
+    check_offered(api, core.spec, dst.dtype, dtypes, page)
+    return core, core.spec, dst.dtype
 
 
 def _validate(dst, first_value, diff_value, count):

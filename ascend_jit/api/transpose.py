@@ -13,9 +13,10 @@ scratch, unspecified: the emulator leaves them as they were, and the sanitizer c
 import enum
 from dataclasses import dataclass
 
-from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
+from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDTypeError
 from ..sanitizer import vector_access
-from ._common import as_enum, as_int, as_uint16_field, check_align, check_count_overlap, check_same_dtype, operands
+from ._common import (as_enum, as_int, as_uint16_field, check_align, check_count_overlap, check_offered,
+                      check_same_dtype, operands)
 
 API = "Transpose"
 _PAGE = "devkit 基础API/Memory矢量计算/数据排布转换/Transpose.md"
@@ -121,18 +122,9 @@ def Transpose(dst, src, shared_tmp_buffer=None, transpose_params=None):
     _format(core, dst, src, shared_tmp_buffer, kind, n, c, h, w)
 
 
-def _offered(spec, table, form):
-    dtypes = table.get(spec.name)
-    if dtypes is None:
-        raise UnsupportedDeviceError(API, "device", spec.name, legal=", ".join(table),
-                                     detail=f"the device does not offer {form} ({_PAGE}, 数据类型)")
-    return dtypes
-
-
-def _check_dtype(spec, dst, src, dtypes):
+def _check_dtype(spec, dst, src, table, form):
     check_same_dtype(API, spec, dst, src=src)
-    if dst.dtype.name not in dtypes:
-        raise UnsupportedDTypeError(API, "dtype", dst.dtype.name, legal=", ".join(dtypes), device=spec.name)
+    check_offered(API, spec, dst.dtype, table, f"{_PAGE}, {form}")
 
 
 def _check_extent(core, name, tensor, elements):
@@ -156,7 +148,7 @@ def _disjoint(spec, a_name, a, a_bytes, b_name, b, b_bytes):
 
 def _block_16x16(core, dst, src, table, form):
     spec = core.spec
-    _check_dtype(spec, dst, src, _offered(spec, table, form))
+    _check_dtype(spec, dst, src, table, form)
     check_align(API, spec, "dst", dst.addr, 32)
     check_align(API, spec, "src", src.addr, 32)
     _check_extent(core, "dst", dst, 256)
@@ -172,7 +164,7 @@ def _block_16x16(core, dst, src, table, form):
 def _format(core, dst, src, tmp, kind, n, c, h, w):
     spec = core.spec
     form = f"增强转置 {kind.name}"
-    _check_dtype(spec, dst, src, _offered(spec, _FORMAT_ENHANCED, form))
+    _check_dtype(spec, dst, src, _FORMAT_ENHANCED, form)
     size = dst.dtype.size
     c = as_int(API, spec, "transposeParams.cSize", c, 0, 4095)
     if kind == TransposeType.TRANSPOSE_NCHW2NHWC and c > 255 and spec.name != P310:
