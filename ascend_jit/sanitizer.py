@@ -297,11 +297,28 @@ def user_location():
     the package's own example kernels)."""
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_PACKAGE_DIR + os.sep) or path.startswith(_KERNELS_DIR + os.sep):
-            return f"{os.path.basename(path)}:{frame.f_lineno}"
+        base = _user_file_base(frame.f_code.co_filename)
+        if base:
+            return f"{base}:{frame.f_lineno}"
         frame = frame.f_back
     return "?"
+
+
+_USER_FILE_BASES = {}  # absolute co_filename -> its basename, or "" for the emulator's own files
+
+
+def _user_file_base(filename):
+    """The basename of a user's file, "" for the emulator's own. Every instruction under the sanitizer walks the
+    stack (a scalar-unit loop makes hundreds of thousands), so an absolute path is classified once: abspath and its
+    normpath were most of the sanitizer's cost in scalar loops. A relative one depends on the working directory."""
+    base = _USER_FILE_BASES.get(filename)
+    if base is None:
+        path = os.path.abspath(filename)
+        user = not path.startswith(_PACKAGE_DIR + os.sep) or path.startswith(_KERNELS_DIR + os.sep)
+        base = os.path.basename(path) if user else ""
+        if os.path.isabs(filename):
+            _USER_FILE_BASES[filename] = base
+    return base
 
 
 # --- byte sets ------------------------------------------------------------------------------------------------------
@@ -505,12 +522,19 @@ class Sanitizer:
         # every check passed (or was collected): record
         self.clock[p, p] = seq
         self.log.append(instr)
-        for acc, (lo, hi, addrs) in runs:
+        # numpy's slice and index-array stores: as fast as a compiled loop on long operands, and no dispatch on the
+        # scalar unit's one-element accesses
+        for acc, _ in runs:
+            where = acc.addrs
             if acc.write:
-                shadow.record_write(lo, hi, addrs, self.initialised, self.writer_pipe, self.writer_bits,
-                                    self.writer_seq, self.writer_instr, p, seq, instr.seq)
+                self.initialised[where] = True
+                self.writer_pipe[where] = p
+                self.writer_bits[where] = 1 << p
+                self.writer_seq[where] = seq
+                self.writer_instr[where] = instr.seq
             else:
-                shadow.record_read(lo, hi, addrs, self.reader_seq, self.reader_instr, p, seq, instr.seq)
+                self.reader_seq[p, where] = seq
+                self.reader_instr[p, where] = instr.seq
         return instr
 
     def _check_memory(self, instr, acc):

@@ -4,7 +4,7 @@
     python benchmarks/sanitizer_cost.py --off     # the sanitizer off only: compare two trees via PYTHONPATH
 
 Cases: the count-form Add and ReduceSum on 8320 halves (A2; 10 calls per round, 40 rounds per --rounds, on a core
-whose UB was written once) and the tiled GM ReduceSum of `--size` halves end to end (ascend_jit.kernels.
+whose UB was written once), a scalar-unit GetValue and SetValue (100 calls per round; session 41) and the tiled GM ReduceSum of `--size` halves end to end (ascend_jit.kernels.
 tiled_reduce_sum, 16 Mi by default; one call per round), each with the sanitizer off (the default) and on (every
 check, report mode). The rounds are interleaved (off, on, off, on, ...) in one process, so a slow phase of the shared
 machine hits both alike; reported per case: the fastest and the median time per call, and on / off from the fastest
@@ -50,6 +50,11 @@ def build_cases(size):
         dst, src, tmp = _half(core, 16, rng), _half(core, N, rng), _half(core, 128, rng)
         cases.append((f"ReduceSum, {N} halves, count form (A2)", mode,
                       lambda dst=dst, src=src, tmp=tmp: aj.ReduceSum(dst, src, tmp, N), 10))
+        core = _core(sanitize)
+        t = core.local_tensor("float", 256)
+        t[:] = np.ones(256, np.float32)
+        cases.append(("GetValue then SetValue, one float each (the scalar unit)", mode,
+                      lambda t=t: t.SetValue(5, t.GetValue(7)), 100))
     inputs = tiled.make_inputs(size, 1)
 
     def run_tiled(sanitize):

@@ -1,7 +1,8 @@
 """The sanitizer's per-byte shadow walks (issue 17, SPEC-2 10.4): compiled passes that check an operand (init bits,
-the last writer against the accessing pipe's vector clock, the readers since that write) and record it. For a
-contiguous run the sanitizer first asks numpy's vectorised reductions whether a check can fail at all (the common
-answer is no) and walks only the checks that can; address arrays (strided operands) are walked directly.
+the last writer against the accessing pipe's vector clock, the readers since that write). The sanitizer records an
+operand with numpy's slice and index-array stores. For a contiguous run it first asks numpy's vectorised reductions
+whether a check can fail at all (the common answer is no) and walks only the checks that can; address arrays
+(strided operands) are walked directly.
 
 A footprint reaches these functions as `(lo, hi, addrs)`: the contiguous run [lo, hi) when `addrs` is empty, else the
 sorted byte addresses in `addrs`. Shadow arrays (see ascend_jit/sanitizer.py Sanitizer):
@@ -99,30 +100,3 @@ def scan_write(lo, hi, addrs, writer_pipe, writer_seq, writer_instr, reader_seq,
                 count += 1
         war[q, 0] = count
 
-
-@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
-def record_read(lo, hi, addrs, reader_seq, reader_instr, p, seq, instr):
-    if addrs.size == 0:   # a run: plain fills (memset-like loops)
-        reader_seq[p, lo:hi] = seq
-        reader_instr[p, lo:hi] = instr
-        return
-    for i in addrs:
-        reader_seq[p, i] = seq
-        reader_instr[p, i] = instr
-
-
-@njit(cache=True, no_cfunc_wrapper=True, nogil=True)
-def record_write(lo, hi, addrs, init, writer_pipe, writer_bits, writer_seq, writer_instr, p, seq, instr):
-    if addrs.size == 0:
-        init[lo:hi] = True
-        writer_pipe[lo:hi] = p
-        writer_bits[lo:hi] = 1 << p
-        writer_seq[lo:hi] = seq
-        writer_instr[lo:hi] = instr
-        return
-    for i in addrs:
-        init[i] = True
-        writer_pipe[i] = p
-        writer_bits[i] = 1 << p
-        writer_seq[i] = seq
-        writer_instr[i] = instr
