@@ -10,8 +10,8 @@ from ascend_jit.kernels import registry
 
 
 def _kernel(name):
-    """The kernel and its module, from one registry() call (each call loads the gallery's files afresh: a class
-    patched in one load's module is not the class another load's kernel runs)."""
+    """The kernel and its module, from one registry() call (an edited file is loaded afresh: a class patched in one
+    load's module is not the class another load's kernel runs)."""
     k = registry()[name]
     return k, inspect.getmodule(k.run)
 

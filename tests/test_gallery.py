@@ -262,6 +262,32 @@ def test_a_kernel_file_is_an_importable_module_under_a_stable_name():
     assert inspect.getmodule(again.run).__name__ == module.__name__
 
 
+def test_a_kernel_file_is_run_again_only_when_it_changed(tmp_path):
+    """registry() runs every gallery file: a file unchanged since it was loaded gives its specs and module again (a
+    second registry() call was about a second), an edited one runs afresh, and one whose module left sys.modules too."""
+    import inspect
+    import os
+    import sys
+
+    from ascend_jit.kernels import load_file
+    path = tmp_path / "counted.py"
+    source = (
+        "import numpy as np\nfrom ascend_jit.kernels._base import KernelSpec\n"
+        "KERNEL = KernelSpec('counted', 'y = x', lambda n, s: {'x': np.zeros(n)}, lambda d, i: {'y': i['x']},\n"
+        "                    lambda d, i: {'y': i['x']}, default_size={size}, source='a test')\n")
+    path.write_text(source.replace("{size}", "8"))
+    [first] = load_file(path)
+    [again] = load_file(path)
+    assert again is first and registry()["softmax"] is registry()["softmax"]
+    path.write_text(source.replace("{size}", "16"))           # one byte longer, and a later modification time
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    [edited] = load_file(path)
+    assert edited is not first and edited.default_size == 16
+    del sys.modules[edited.run.__module__]
+    [reloaded] = load_file(path)
+    assert reloaded is not edited and sys.modules[reloaded.run.__module__] is inspect.getmodule(reloaded.run)
+
+
 def test_modelled_kernels_state_a_tolerance_and_bit_exact_ones_do_not():
     assert GALLERY["softmax"].fidelity == "MODELLED" and GALLERY["softmax"].tolerance
     assert GALLERY["rmsnorm"].fidelity == "BIT-EXACT" and GALLERY["layernorm"].fidelity == "BIT-EXACT"

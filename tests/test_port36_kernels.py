@@ -17,7 +17,7 @@ from ported import module as _module
 
 
 def _spec_and_module(name):
-    """The kernel's spec from the module a monkeypatch reaches (registry() loads the files again on each call)."""
+    """The kernel's spec from the module a monkeypatch reaches (the module of a registry() call's spec)."""
     m = _module(name)
     return next(k for k in m.KERNELS if k.name == name), m
 

@@ -30,14 +30,26 @@ def gallery_dir(start=None):
     return None
 
 
+# resolved path -> ((st_mtime_ns, st_size), module, its KernelSpecs): the files load_file has run in this process
+_LOADED = {}
+
+
 def load_file(path):
-    """The KernelSpecs a Python file defines (KERNEL and/or KERNELS), imported under a private module name."""
+    """The KernelSpecs a Python file defines (KERNEL and/or KERNELS), imported under a private module name. A file
+    unchanged since this process last ran it (same modification time and size, its module still registered) gives
+    the same specs and module again: a registry() call runs every gallery file, about a second for a gallery of 150
+    files, and tests and notebooks call it again and again; an edited file is run afresh."""
     path = Path(path).resolve()
     if not path.is_file():
         raise ParameterError("run", "kernel file", str(path), legal="an existing .py file defining KERNEL")
     # a name stable across processes and registered in sys.modules: numba's on-disk cache of a VF defined in the file
     # (@aj.Reg.simd_vf) records the module by name and imports it again when a later process loads the VF
     name = f"ascend_jit_user_kernel_{path.stem}_{hashlib.sha256(str(path).encode()).hexdigest()[:16]}"
+    status = path.stat()
+    stamp = (status.st_mtime_ns, status.st_size)
+    loaded = _LOADED.get(path)
+    if loaded is not None and loaded[0] == stamp and sys.modules.get(name) is loaded[1]:
+        return list(loaded[2])
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -53,7 +65,8 @@ def load_file(path):
     if not found or not all(isinstance(k, KernelSpec) for k in found):
         raise ParameterError("run", "kernel file", str(path), legal="a file defining KERNEL = KernelSpec(...) or "
                              "KERNELS = [...] (of KernelSpecs)")
-    return found
+    _LOADED[path] = (stamp, module, found)
+    return list(found)
 
 
 def registry(start=None):
