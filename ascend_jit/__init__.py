@@ -14,7 +14,7 @@ lock_cache_saves()  # processes compiling into one cache at once keep every entr
 
 from . import reg as Reg
 from . import reg as MicroAPI   # the devkit's `namespace MicroAPI = Reg;` (impl/basic_api/kernel_macros.h)
-from .reg import VECTOR_REG_WIDTH, CeilDivision, GetVecLen
+from .reg import VECTOR_REG_WIDTH, CeilDivision, GetVecLen, sizeof
 from .constants import (B8_BYTE_SIZE, B16_BYTE_SIZE, B16_DATA_NUM_PER_BLOCK, B16_DATA_NUM_PER_REPEAT, B32_BYTE_SIZE,
                         B32_DATA_NUM_PER_BLOCK, B32_DATA_NUM_PER_REPEAT, B64_BYTE_SIZE, BLOCK_CUBE,
                         BRCB_BROADCAST_NUMBER, DEFAULT_BLK_NUM, DEFAULT_BLK_STRIDE, DEFAULT_REPEAT_STRIDE, FULL_MASK,
@@ -85,7 +85,7 @@ from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, QuePositi
 TEventID = event_t = int
 
 __all__ = [
-    "CacheLocationWarning", "UncompiledVFWarning", "CeilDivision", "GetVecLen", "VECTOR_REG_WIDTH",
+    "CacheLocationWarning", "UncompiledVFWarning", "CeilDivision", "GetVecLen", "VECTOR_REG_WIDTH", "sizeof",
     "Abs", "AddRelu", "Adds", "And", "Axpy", "Brcb", "BrcbRepeatParams", "Div", "DivAlgo", "DivConfig", "Duplicate",
     "Exp", "ExpAlgo", "ExpConfig", "FIDELITY", "Fidelity", "FidelityRule", "FusedMulAdd", "LeakyRelu", "Ln", "LnAlgo",
     "LnConfig", "Max", "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal", "ReciprocalAlgo",

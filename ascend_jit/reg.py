@@ -518,6 +518,13 @@ def GetVecLen():
 VECTOR_REG_WIDTH = impl.VL  # AscendC::VECTOR_REG_WIDTH: the bytes of a vector register (256 on the 950)
 
 
+def sizeof(dtype):
+    """C++'s `sizeof(T)` of an element type: 2 for "half", 4 for "float" or "int32_t", 8 for "int64", ...; a name, a
+    numpy or ml_dtypes dtype or an aj dtype, as every API takes them. In a `@simd_vf` too, where T is the VF's
+    dtype-name argument, compiled. (numpy's np.dtype("float").itemsize is 8: numpy reads "float" as float64.)"""
+    return resolve(dtype, "sizeof").size
+
+
 def CeilDivision(num1, num2):
     """AscendC::CeilDivision(num1, num2): (num1 + num2 - 1) / num2 in C++ integer division (truncating toward
     zero), 0 when num2 is 0, as kernels size their loops (`CeilDivision(count, vl)`); plain and inside a VF."""
@@ -1878,6 +1885,15 @@ def _ol_create_mask(dtype, pattern=0):
         return lambda dtype, pattern=0: impl.all_lanes_mask(_vf_kind(dtype, "CreateMask"))
     # the pattern as an int64 value: a literal default or an enum member would each compile create_mask again
     return lambda dtype, pattern=0: impl.create_mask(_vf_kind(dtype, "CreateMask"), _PATTERN(pattern))
+
+
+@overload(sizeof, prefer_literal=True)
+def _ol_sizeof(dtype):
+    """A VF's dtype-name argument or a literal name: the element bytes of its kind (a constant where the type names
+    one kind). Anything else types no call, so the VF runs plain and says why, as plain Python does."""
+    if isinstance(dtype, (impl.DTypeNameType, types.StringLiteral)):
+        return lambda dtype: impl.kind_size(_vf_kind(dtype, "sizeof"))
+    return None
 
 
 # GetVecLen in a VF: the constant VL emitted in place (an overload closure compiled in every VF's process, issue 20)
@@ -3395,7 +3411,9 @@ def _numba_reason(error):
     if not reasons:
         return lines[0] if lines else type(error).__name__
     if reasons[0].endswith(":") and len(reasons) > 1:   # "No implementation of ... found for signature:" says which
-        return f"{reasons[0]} {reasons[1]}"              # call on the next line (">>> Div(..., DivSpecificMode(...))")
+        reason = f"{reasons[0]} {reasons[1]}"             # call on the next line (">>> Div(..., DivSpecificMode(...))")
+        # C++'s sizeof(T) ported as numpy's np.dtype(T).itemsize: say what compiles
+        return reason + ("; for C++'s sizeof(T) write aj.sizeof(T)" if "dtype(dtype_name" in reasons[1] else "")
     return reasons[0]
 
 
