@@ -790,6 +790,8 @@ def _pairs(addrs, earlier, conflict):
     """The conflicting bytes of one operand grouped by the earlier instruction (its log index in `earlier`, per
     byte), in the order of each group's first byte: (log index, first address, byte count) per unordered pair."""
     addrs, earlier = addrs[conflict], earlier[conflict]
+    if earlier.size and earlier[0] == earlier[-1] and (earlier == earlier[0]).all():   # the common case: one pair
+        return [(int(earlier[0]), int(addrs[0]), int(earlier.size))]
     indices, first, counts = np.unique(earlier, return_index=True, return_counts=True)
     return [(int(indices[j]), int(addrs[first[j]]), int(counts[j])) for j in np.argsort(first, kind="stable")]
 
