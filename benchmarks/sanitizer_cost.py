@@ -4,12 +4,13 @@
     python benchmarks/sanitizer_cost.py --off     # the sanitizer off only: compare two trees via PYTHONPATH
 
 Cases: the count-form Add and ReduceSum on 8320 halves (A2; 10 calls per round, 40 rounds per --rounds, on a core
-whose UB was written once), a scalar-unit GetValue and SetValue (100 calls per round; session 41) and the tiled GM ReduceSum of `--size` halves end to end (ascend_jit.kernels.
-tiled_reduce_sum, 16 Mi by default; one call per round), each with the sanitizer off (the default) and on (every
-check, report mode). The rounds are interleaved (off, on, off, on, ...) in one process, so a slow phase of the shared
-machine hits both alike; reported per case: the fastest and the median time per call, and on / off from the fastest
-rounds (noise on a shared machine only ever adds time, so the fastest round is the steadiest estimate; rounds of the
-short cases stay well under a scheduler time slice, so a preemption cannot hide in every one of them).
+whose UB was written once), a scalar-unit GetValue and SetValue (100 calls per round; session 41) and the tiled GM
+ReduceSum of `--size` halves end to end (ascend_jit.kernels.tiled_reduce_sum, 16 Mi by default; one call per round),
+each with the sanitizer off (the default) and on (every check, report mode). The rounds are interleaved (off, on,
+off, on, ...) in one process, so a slow phase of the shared machine hits both alike; reported per case: the fastest
+and the median time per call, and on / off from the fastest rounds (noise on a shared machine only ever adds time, so
+the fastest round is the steadiest estimate; rounds of the short cases stay well under a scheduler time slice, so a
+preemption cannot hide in every one of them).
 """
 import argparse
 import json
