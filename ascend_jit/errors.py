@@ -23,6 +23,7 @@ class AscendJitError(Exception):
             from .tensor import known_device  # tensor imports this module
             device = known_device()
         self.api, self.parameter, self.value, self.legal, self.device = api, parameter, value, legal, device
+        self.detail = detail   # a compiled VF raises the same refusal again from these fields (reg.py _raiser)
         parts = [f"{api}:"]
         if parameter is not None:
             parts.append(f"parameter '{parameter}' = {value!r}")

@@ -40,7 +40,7 @@ from .api.elementwise import DivAlgo
 from .api.utils import AlignUp, ConstCeil, DivCeil
 from .core import current_core
 from .devices import DEVICES
-from .dtypes import ALL, DType, _d28_detail, _d28_name, loaded_bfloat16, resolve
+from .dtypes import ALL, DType, _d28_name, loaded_bfloat16, resolve
 from .enums import RoundMode
 from .errors import (AscendJitError, ParameterError, StateError, UncompiledVFWarning,
                      UnsupportedDeviceError, UnsupportedDTypeError, not_offered_lookup)
@@ -1616,7 +1616,7 @@ def _raiser(refusal, takes_api=True):
     returning a register: typed as the call it replaces, so the code around it types (a function that only raised
     typed as None, and numba took the call's non-literal form, whose refusal has no D28 detail)."""
     name, value, legal = refusal.api, refusal.value, refusal.legal
-    detail = _d28_detail(value) or ""
+    detail = refusal.detail or ""   # resolve's own words (D28's, plain char's signedness, ...)
 
     def refuse(dtype, api="RegTensor"):
         return _refuse_dtype_literal(np.int64(1), impl.text(name), impl.text(value), impl.text(legal),

@@ -158,8 +158,6 @@ def test_vf_sizeof_compiles_for_names_of_two_kinds_and_literals_and_refuses_d28_
 def test_pairs_fast_path_equals_the_grouped_path():
     """sanitizer._pairs: the one-earlier-instruction shortcut gives the np.unique grouping's (log index, first
     address, byte count) list, in first-byte order, for one group, several groups and none."""
-    import numpy as np
-
     from ascend_jit.sanitizer import _pairs
 
     def grouped(addrs, earlier, conflict):

@@ -30,23 +30,23 @@ def gallery_dir(start=None):
     return None
 
 
-# resolved path -> ((st_mtime_ns, st_size), module, its KernelSpecs): the files load_file has run in this process
+# resolved path -> (sha256 of its bytes, module, its KernelSpecs): the files load_file has run in this process
 _LOADED = {}
 
 
 def load_file(path):
     """The KernelSpecs a Python file defines (KERNEL and/or KERNELS), imported under a private module name. A file
-    unchanged since this process last ran it (same modification time and size, its module still registered) gives
-    the same specs and module again: a registry() call runs every gallery file, about a second for a gallery of 150
-    files, and tests and notebooks call it again and again; an edited file is run afresh."""
+    whose bytes are those this process last ran (its module still registered) gives the same specs and module again:
+    a registry() call runs every gallery file, about a second for a gallery of 150 files, and tests and notebooks
+    call it again and again; an edited file is run afresh. The bytes, not the modification time and size: a same-size
+    edit within one timestamp tick, or a copy that keeps the time (cp -p, rsync -t), moves neither (audit41)."""
     path = Path(path).resolve()
     if not path.is_file():
         raise ParameterError("run", "kernel file", str(path), legal="an existing .py file defining KERNEL")
     # a name stable across processes and registered in sys.modules: numba's on-disk cache of a VF defined in the file
     # (@aj.Reg.simd_vf) records the module by name and imports it again when a later process loads the VF
     name = f"ascend_jit_user_kernel_{path.stem}_{hashlib.sha256(str(path).encode()).hexdigest()[:16]}"
-    status = path.stat()
-    stamp = (status.st_mtime_ns, status.st_size)
+    stamp = hashlib.sha256(path.read_bytes()).digest()   # 150 files: a few milliseconds
     loaded = _LOADED.get(path)
     if loaded is not None and loaded[0] == stamp and sys.modules.get(name) is loaded[1]:
         return list(loaded[2])
@@ -56,7 +56,8 @@ def load_file(path):
     try:
         spec.loader.exec_module(module)
     except BaseException:
-        del sys.modules[name]
+        if sys.modules.get(name) is module:   # another thread loading the same file may have removed or replaced it
+            del sys.modules[name]
         raise
     found = ([module.KERNEL] if hasattr(module, "KERNEL") else []) + list(getattr(module, "KERNELS", ()))
     from ._base import KernelSpec
