@@ -111,10 +111,12 @@ class _UnifiedBufferPool:
         ub.fill(0)
         return ub
 
-    def recycle(self, owner, _getrefcount=sys.getrefcount, _weakref=weakref.ref):
+    def recycle(self, owner, _getrefcount=sys.getrefcount, _weakref=weakref.ref, _finalizing=sys.is_finalizing):
         """A collected core's __del__: keep its UB unless something still refers to it. Kept beside a weak
         reference to the core, made here: a core that a finaliser brings back to life, or gc.DEBUG_SAVEALL keeps,
         outlives its __del__, and its UB is handed out only once the core is freed."""
+        if _finalizing():   # interpreter exit: this module's globals (numpy, _pool_made) may already be None, and
+            return          # nothing will take a UB again ("Exception ignored in Core.__del__" in a CI log)
         ub = owner.__dict__.get("ub")  # (None when the core's __init__ refused its arguments)
         if ub is None:
             return
