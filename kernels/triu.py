@@ -224,6 +224,17 @@ def tiny_vf(srcAddr, dstAddr, maskUbAddr, repeatTimes, T):
 TINY_VF = R.simd_vf(tiny_vf)
 
 
+def _split_cores(kernel, t, pipeIn):
+    """The split kernels' common Init prologue: the pipe, the block and the cores' shares; False for an idle block."""
+    kernel.pipe_ = pipeIn
+    kernel.blockIdx_ = aj.GetBlockIdx()
+    kernel.usedCoreNum_ = int(t.usedCoreNum)
+    if kernel.blockIdx_ >= kernel.usedCoreNum_:
+        return False
+    kernel.normalCoreProcessNum_, kernel.tailCoreProcessNum_ = int(t.normalCoreProcessNum), int(t.tailCoreProcessNum)
+    return True
+
+
 class SplitTinyShape:
     """SplitTinyShape<T>."""
 
@@ -232,13 +243,9 @@ class SplitTinyShape:
 
     def Init(self, x, y, tilingDataPtr, pipeIn):
         T, s = self.T, _BYTES[self.T]
-        self.pipe_ = pipeIn
-        self.blockIdx_ = aj.GetBlockIdx()
         t = tilingDataPtr
-        self.usedCoreNum_ = int(t.usedCoreNum)
-        if self.blockIdx_ >= self.usedCoreNum_:
+        if not _split_cores(self, t, pipeIn):
             return
-        self.normalCoreProcessNum_, self.tailCoreProcessNum_ = int(t.normalCoreProcessNum), int(t.tailCoreProcessNum)
         self.highOuter_, self.highInner_, self.highTail_ = int(t.highOuter), int(t.highInner), int(t.highTail)
         self.planeArea_ = int(t.planeArea)
         self.copyInParam_, self.copyOutParam_ = aj.DataCopyExtParams(), aj.DataCopyExtParams()
@@ -361,13 +368,9 @@ class SplitMediumShape:
 
     def Init(self, x, y, tilingDataPtr, pipeIn):
         T, s = self.T, _BYTES[self.T]
-        self.pipe_ = pipeIn
-        self.blockIdx_ = aj.GetBlockIdx()
         t = tilingDataPtr
-        self.usedCoreNum_ = int(t.usedCoreNum)
-        if self.blockIdx_ >= self.usedCoreNum_:
+        if not _split_cores(self, t, pipeIn):
             return
-        self.normalCoreProcessNum_, self.tailCoreProcessNum_ = int(t.normalCoreProcessNum), int(t.tailCoreProcessNum)
         self.highInner_, self.highOuter_, self.highTail_ = int(t.highInner), int(t.highOuter), int(t.highTail)
         self.col_, self.row_ = int(t.col), int(t.row)
         self.planeArea_ = self.row_ * self.col_ * self.highInner_
