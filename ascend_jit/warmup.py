@@ -142,9 +142,9 @@ def warm_elementwise(device):
     """The element-wise engine's high-dim walks: every row's high-dim form on every dtype the op table gives the
     device (a lane mask of half the lanes, so the walk is the repeat kernel: a full mask with the default strides
     runs as the count form), and the mixed-width calls (half sources, float dst, D33) in both forms. The repeat
-    kernels have a compiled specialisation per dtype class and op group (jit/elementwise.py BINARY_OP_GROUPS,
-    UNARY_OP_GROUPS), so one op per arity would leave the other groups' walks to their first call; the count forms
-    of the one-dtype calls come with the "registry" row (each instruction's minimal example)."""
+    kernels have a compiled specialisation per dtype class (every op of a class shares it), so the later rows of a
+    class cost a call each, no compile; the count forms of the one-dtype calls come with the "registry" row (each
+    instruction's minimal example)."""
     from .api.elementwise import _TENSORS, ENTRIES, OPS, BinaryRepeatParams, CopyRepeatParams
     from .api._common import UnaryRepeatParams
     from .core import Core

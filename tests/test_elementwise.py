@@ -1226,10 +1226,9 @@ def test_950_one_ulp_modes_within_one_ulp(name, dtype):
 
 @pytest.mark.skipif(__import__("os").environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled")
 def test_half_binary_forms_share_one_compiled_half_run():
-    """Issue 20: the count and high-dim forms of the half binary and tensor-scalar instructions of one op group run
-    one compiled half_binary_run (a literal argument at one call site would compile a second specialisation). A
-    kernel loaded from the numba cache compiles no helper (0 signatures); a cold cache, as in CI, compiles exactly one
-    for the arithmetic group (other tests in this process may have compiled the other groups')."""
+    """Issue 20: the count and high-dim forms of every half binary and tensor-scalar instruction run one compiled
+    half_binary_run (a literal argument at one call site would compile a second specialisation). A kernel loaded
+    from the numba cache compiles no helper (0 signatures); a cold cache, as in CI, compiles exactly one."""
     from ascend_jit.jit import elementwise as K
     core = aj.Core("atlas-a2")
     d, a, b = (core.local_tensor("half", 512) for _ in range(3))
@@ -1239,15 +1238,17 @@ def test_half_binary_forms_share_one_compiled_half_run():
     aj.Adds(d, a, 1.5, 256)
     aj.Muls(d, a, 1.5, [7, 7], 2, aj.UnaryRepeatParams())
     aj.Add(d, d, b, 256)  # in place
-    assert len([sig for sig in K.half_binary_run.signatures if str(sig[-3]) != "none"]) <= 1
+    aj.Max(d, a, b, 256)
+    aj.Mins(d, a, 0.5, [7, 7], 2, aj.UnaryRepeatParams())
+    aj.LeakyRelu(d, a, 0.5, 256)
+    assert len(K.half_binary_run.signatures) <= 1
 
 
-def test_every_call_shape_has_its_op_group_marker():
-    """Issue 20: the binary and unary kernels run only the loops of the op group whose marker is not None
-    (jit/elementwise.py BINARY_OP_GROUPS, unary_op_group), so a call whose markers named no group, or another
-    group, would leave dst unwritten or run another op. Every row (ShiftRight's rounding row too), device, dtype
-    pair and FTZ / Rsqrt-through-Div setting: one dtype class, and the row's own op group (the integer unary lanes
-    take none)."""
+def test_every_call_shape_has_one_dtype_class_marker():
+    """Issue 20: the binary and unary kernels run only the code of the dtype class whose marker is not None, so a
+    call whose markers named no class would leave dst unwritten, and two classes would run twice. Every row
+    (ShiftRight's rounding row too), device, dtype pair and FTZ / Rsqrt-through-Div setting: exactly one class, and
+    no marker beyond the kernel's classes (every op of a class shares its specialisation)."""
     from ascend_jit.jit import elementwise as K
     for row in [*E.OPS.values(), E.SHIFT_RIGHT_ROUND]:
         if row.arity not in ("binary", "scalar", "unary", "copy"):
@@ -1257,17 +1258,8 @@ def test_every_call_shape_has_its_op_group_marker():
                 dtype = resolve(name)
                 for flags in (0, K.FTZ, K.RSQRT_VIA_DIV):
                     classes = E._classes(row, dtype, flags, dtype.kind)
-                    split = 4 if row.arity in ("binary", "scalar") else 3
-                    cls, groups = classes[:split], classes[split:]
-                    count = len(set(K.BINARY_OP_GROUPS.values())) if split == 4 else K.UNARY_GROUP_COUNT
-                    assert len(groups) == count and sum(c is not None for c in cls) == 1, (row, name)
-                    if row.arity in ("binary", "scalar"):
-                        want = K.BINARY_OP_GROUPS[row.code]
-                    elif dtype.is_float and not row.bitwise and row.arity == "unary":
-                        want = K.unary_op_group(row.code, flags)  # (the 950's INTRINSIC Rsqrt: its Div group)
-                    else:  # Copy, Not and the integer unary ops: the integer lanes, no op group
-                        want = None
-                    assert [k for k, g in enumerate(groups) if g is not None] == ([] if want is None else [want])
+                    assert len(classes) == (4 if row.arity in ("binary", "scalar") else 3), (row, name)
+                    assert sum(c is not None for c in classes) == 1, (row, name)
 
 
 @pytest.mark.skipif(__import__("os").environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled")
@@ -1277,7 +1269,8 @@ def test_a_dtype_class_compiles_its_own_widths_only(tmp_path):
     And/Or/Adds count and high-dim forms compile the 2-byte integer lanes alone (no int8/int32/int64 view), one
     signature of each binary kernel, and a half MulAddDst compiles no float/bfloat16 decode or store. A count call
     compiles no high-dim kernel and no lane gather (the forms are kernels of their own); a half Add compiles the
-    arithmetic op group of the half class alone, a half Exp the Exp group of the unary float lanes alone."""
+    half class alone (one signature of the count kernel and of half_binary_run), a half Exp the unary float lanes
+    of the half class alone (float_class None: no float-only vectorised Exp)."""
     import os
     import subprocess
     import sys
@@ -1295,19 +1288,18 @@ def test_a_dtype_class_compiles_its_own_widths_only(tmp_path):
         "aj.MulAddDst(*h, 256)\n"
         "aj.Axpy(h[0], h[1], 0.5, [9, 9], 2, aj.UnaryRepeatParams())\n"
         "ints = lambda *fs, at=-1: sorted({str(sig[at]) for f in fs for sig in f.signatures})\n"
-        "print(ints(K.binary_count_kernel, K.binary_repeat_kernel, at=-5), ints(K.load_ints), ints(K.store_ints),\n"
+        "print(ints(K.binary_count_kernel, K.binary_repeat_kernel), ints(K.load_ints), ints(K.store_ints),\n"
         "      len(K.ternary_count_kernel.signatures), len(K.ternary_repeat_kernel.signatures),\n"
         "      len(K.load_wide.signatures), len(K.store_wide.signatures))\n"
         "aj.Add(*h, 256)\n"
-        "halves = [sig for sig in K.binary_count_kernel.signatures if str(sig[-8]) != 'none']\n"
-        "print(*(str(sig[-8:]).replace(' ', '') for sig in halves),\n"
-        "      *(str(sig[-3:]).replace(' ', '') for sig in K.half_binary_run.signatures))\n"
+        "halves = [sig for sig in K.binary_count_kernel.signatures if str(sig[-4]) != 'none']\n"
+        "print(*(str(sig[-4:]).replace(' ', '') for sig in halves), len(K.half_binary_run.signatures))\n"
         "aj.Exp(h[0], h[1], 256)\n"
-        "print(*(str(sig[-7:]).replace(' ', '') for sig in K._unary_float_chunk.signatures))\n")
+        "print(*(str(sig[-1]) for sig in K._unary_float_chunk.signatures))\n")
     env = dict(os.environ, PYTHONPATH=os.getcwd(), NUMBA_CACHE_DIR=str(tmp_path))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True).stdout
     assert out.split() == ["0", "0"] + ["['uint16']"] * 3 + ["1", "1", "0", "0"] + \
-        ["(int64,none,none,none,int64,none,none,none)", "(int64,none,none)", "(none,int64,none,none,none,none,none)"]
+        ["(int64,none,none,none)", "1", "none"]
 
 
 def test_modelled_results_are_identical_without_the_jit(tmp_path):

@@ -132,9 +132,8 @@ def add_run(kind, sat_half, sat_int, out, a, b, n):
     classes = ((0, None, None) if kind == K.KIND_HALF else (None, 0, None) if kind in (K.KIND_FLOAT, K.KIND_BF16)
                else (None, None, K.INT_WIDTHS[out.size // n]))  # the kernels' dtype-class markers (half: the chunk
     # path on halves; an integer kind: its element width's marker)
-    groups = tuple(0 if g == K.BINARY_OP_GROUPS[K.ADD] else None for g in range(4))  # Add's op group's marker alone
     K.binary_run(K.ADD, kind, flags, out, a, b, 0, n, np.empty((3, K.CHUNK), np.float32),
-                 np.empty((3, K.CHUNK), np.int64), *classes, *groups)
+                 np.empty((3, K.CHUNK), np.int64), *classes)
 
 
 def test_half_add_against_reference_and_numpy_pairs():

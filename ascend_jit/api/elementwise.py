@@ -643,28 +643,13 @@ _TERNARY_KERNELS = (K.ternary_count_kernel, K.ternary_repeat_kernel)
 _KERNELS = {"binary": _BINARY_KERNELS, "scalar": _BINARY_KERNELS, "unary": _UNARY_KERNELS, "copy": _UNARY_KERNELS,
             "ternary": _TERNARY_KERNELS, "axpy": _TERNARY_KERNELS, "fill": (K.fill_kernel, K.fill_kernel)}
 # The kernels' dtype-class markers (jit/elementwise.py binary_count_kernel): the binary kernels' (half, half FTZ,
-# float, int) classes and op groups, the unary kernels' (half, float, int) classes, the multiply-add kernels' (half,
-# mixed, float, int) classes; the int class's marker is the element width's (K.INT_WIDTHS), so each integer width is
-# a class of its own.
-# The binary kernels take four class markers and then four op-group markers (K.BINARY_OP_GROUPS), so a first call
-# compiles its group's loops alone: _BINARY_HALF[group], ..., _BINARY_INT[size][group].
-def _group_markers(count):
-    """The op-group markers of `count` groups, per group: group k's tuple has 0 at k and None elsewhere."""
-    return tuple(tuple(0 if g == group else None for g in range(count)) for group in range(count))
-
-
-_GROUPS = _group_markers(len(set(K.BINARY_OP_GROUPS.values())))
-_BINARY_HALF, _BINARY_HALF_FTZ, _BINARY_FLOAT = (tuple((*cls, *groups) for groups in _GROUPS) for cls in
-                                                 ((0, None, None, None), (None, 0, None, None), (None, None, 0, None)))
-_BINARY_INT = {size: tuple((None, None, None, width, *groups) for groups in _GROUPS)
-               for size, width in K.INT_WIDTHS.items()}
-# The unary kernels' float classes are split by op group (K.unary_op_group: seven markers after the class's three),
-# so a first half Exp compiles no Ln or square-root lanes, a first Sqrt no Rsqrt or Reciprocal lanes, an Rsqrt only
-# the path its flags take: _HALF_CLASS[group], _FLOAT_CLASS[group].
-_UNARY_GROUPS = _group_markers(K.UNARY_GROUP_COUNT)
-_HALF_CLASS = tuple((0, None, None) + groups for groups in _UNARY_GROUPS)
-_FLOAT_CLASS = tuple((None, 0, None) + groups for groups in _UNARY_GROUPS)
-_INT_CLASS = {size: (None, None, width) + (None,) * len(_UNARY_GROUPS) for size, width in K.INT_WIDTHS.items()}
+# float, int) classes, the unary kernels' (half, float, int) classes, the multiply-add kernels' (half, mixed, float,
+# int) classes; the int class's marker is the element width's (K.INT_WIDTHS), so each integer width is a class of
+# its own. Every op of a class shares its specialisation (jit/elementwise.py, the binary section's comment).
+_BINARY_HALF, _BINARY_HALF_FTZ, _BINARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
+_BINARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
+_HALF_CLASS, _FLOAT_CLASS = (0, None, None), (None, 0, None)
+_INT_CLASS = {size: (None, None, width) for size, width in K.INT_WIDTHS.items()}
 _TERNARY_HALF, _TERNARY_MIXED, _TERNARY_FLOAT = (0, None, None, None), (None, 0, None, None), (None, None, 0, None)
 _TERNARY_INT = {size: (None, None, None, width) for size, width in K.INT_WIDTHS.items()}
 _NO_CLASS = ()
@@ -678,16 +663,15 @@ def _classes(row, dtype, flags, skind):
     if row.bitwise or row.arity == "copy":  # bits, never values: the integer class of the element's width
         return _INT_CLASS[dtype.size]
     if row.arity in ("binary", "scalar"):
-        group = K.BINARY_OP_GROUPS[row.code]
         if not dtype.is_float:
-            return _BINARY_INT[dtype.size][group]
+            return _BINARY_INT[dtype.size]
         if dtype.kind == _HALF_KIND:
-            return (_BINARY_HALF_FTZ if flags & K.FTZ else _BINARY_HALF)[group]
-        return _BINARY_FLOAT[group]
+            return _BINARY_HALF_FTZ if flags & K.FTZ else _BINARY_HALF
+        return _BINARY_FLOAT
     if row.arity == "unary":  # every half call is the half class (FTZ included)
         if not dtype.is_float:
             return _INT_CLASS[dtype.size]
-        return (_HALF_CLASS if dtype.kind == _HALF_KIND else _FLOAT_CLASS)[K.unary_op_group(row.code, flags)]
+        return _HALF_CLASS if dtype.kind == _HALF_KIND else _FLOAT_CLASS
     if not dtype.is_float:
         return _TERNARY_INT[dtype.size]
     if dtype.kind == _HALF_KIND:
@@ -910,7 +894,7 @@ def _half_lookup(row, kind, flags):
         scratch[:2 * 65536].view(np.uint16)[:] = np.arange(65536, dtype=np.uint16)
         params = np.zeros(K.N_PARAMS, np.int64)
         params[[K.P_OP, K.P_KIND, K.P_DST, K.P_SRC0, K.P_SRC1, K.P_N]] = row.code, kind, 2 * 65536, 0, -1, 65536
-        classes = _HALF_CLASS[K.unary_op_group(row.code, flags)]
+        classes = _HALF_CLASS
         _ENTRIES((K.unary_count_kernel, classes), K.unary_count_kernel, scratch, params, flags, _NO_TABLE, *classes)
         table = _HALF_TABLES[key] = scratch[2 * 65536:].view(np.uint16).copy()
     return table
@@ -1168,10 +1152,10 @@ def _make(row):
             if plan is not None:
                 if not plain:
                     return run(plan, core, 0)
-                # the common case (Add, Sub, Mul, Max, Min, ...): run()'s lines inline, the binary kernels' eight
-                # class and op-group markers passed one by one (a starred call costs about 0.03 us more)
+                # the common case (Add, Sub, Mul, Max, Min, ...): run()'s lines inline, the binary kernels' four
+                # class markers passed one by one (a starred call costs about 0.03 us more)
                 m = plan.classes
-                plan.run(core.ub, plan.params, core.overflow_flags, 0, m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7])
+                plan.run(core.ub, plan.params, core.overflow_flags, 0, m[0], m[1], m[2], m[3])
                 effect = plan.effect
                 if effect is not None:
                     core.mask_high, core.mask_low, restores_normal = effect

@@ -176,47 +176,42 @@ def _fill_int(kind, bits, out, m):
 
 
 # --- binary / tensor-scalar -----------------------------------------------------------------------------------------
-# The op groups of the binary kernels (their op-group markers: one specialisation per dtype class and group, so a
-# first call compiles its group's loops alone; a first half Add compiled fourteen, issue 20): arithmetic, extremes,
-# Relu forms, bit operations (the integer classes only).
-BINARY_OP_GROUPS = {ADD: 0, SUB: 0, MUL: 0, DIV: 0, MAX: 1, MIN: 1, ADD_RELU: 2, SUB_RELU: 2, LEAKY_RELU: 2,
-                    AND: 3, OR: 3, SHIFT_LEFT: 3, SHIFT_RIGHT: 3, SHIFT_RIGHT_ROUND: 3}
+# Every binary op of a dtype class compiles into one specialisation: the op picks its loop at run time, outside the
+# loops (a branch per element would keep the compiler from vectorising them). Splitting the class by op group made
+# each first call about 0.6 s cheaper and every class's ops together about twice as dear (issue 20, session 42:
+# the count form of half, float and int16 11.2 -> 6.3 s; a first half Add 1.3 -> 1.9 s).
 
 
 @internal(error_model="numpy")
-def _binary_float_chunk(op, kind, flags, x, y, r, m, arith_ops, extreme_ops, relu_ops):
-    """arith_ops / extreme_ops / relu_ops: the op group's marker (BINARY_OP_GROUPS; one is 0, the others None)."""
+def _binary_float_chunk(op, kind, flags, x, y, r, m):
     sat = (flags & SAT_HALF) != 0
-    if arith_ops is not None:
-        if op == ADD:
-            for i in range(m):
-                r[i] = add_lane(x[i], y[i])
-        elif op == SUB:
-            for i in range(m):
-                r[i] = sub_lane(x[i], y[i])
-        elif op == MUL:
-            for i in range(m):
-                r[i] = mul_lane(x[i], y[i])
-        else:  # DIV
-            for i in range(m):
-                r[i] = div_lane(x[i], y[i])
-    if extreme_ops is not None:
-        if op == MAX:
-            for i in range(m):
-                r[i] = max_lane(x[i], y[i])
-        else:  # MIN
-            for i in range(m):
-                r[i] = min_lane(x[i], y[i])
-    if relu_ops is not None:
-        if op == ADD_RELU:
-            for i in range(m):
-                r[i] = relu_lane(stage_round(kind, add_lane(x[i], y[i]), sat))
-        elif op == SUB_RELU:
-            for i in range(m):
-                r[i] = relu_lane(stage_round(kind, sub_lane(x[i], y[i]), sat))
-        else:  # LEAKY_RELU: y is the scalar
-            for i in range(m):
-                r[i] = leaky_relu_lane(x[i], y[i])
+    if op == ADD:
+        for i in range(m):
+            r[i] = add_lane(x[i], y[i])
+    elif op == SUB:
+        for i in range(m):
+            r[i] = sub_lane(x[i], y[i])
+    elif op == MUL:
+        for i in range(m):
+            r[i] = mul_lane(x[i], y[i])
+    elif op == DIV:
+        for i in range(m):
+            r[i] = div_lane(x[i], y[i])
+    elif op == MAX:
+        for i in range(m):
+            r[i] = max_lane(x[i], y[i])
+    elif op == MIN:
+        for i in range(m):
+            r[i] = min_lane(x[i], y[i])
+    elif op == ADD_RELU:
+        for i in range(m):
+            r[i] = relu_lane(stage_round(kind, add_lane(x[i], y[i]), sat))
+    elif op == SUB_RELU:
+        for i in range(m):
+            r[i] = relu_lane(stage_round(kind, sub_lane(x[i], y[i]), sat))
+    else:  # LEAKY_RELU: y is the scalar
+        for i in range(m):
+            r[i] = leaky_relu_lane(x[i], y[i])
 
 
 @internal(error_model="numpy")
@@ -227,64 +222,54 @@ def _int_stage_pass(kind, r, m, saturate):
 
 
 @internal(error_model="numpy")
-def _binary_int_chunk(op, kind, flags, x, y, r, m, arith_ops, extreme_ops, relu_ops, bit_ops):
-    """Exact int64 results, then one wrap/clamp pass (Div never saturates, D48; And/Or/Max/Min cannot overflow).
-    arith_ops / extreme_ops / relu_ops / bit_ops: the op group's marker (BINARY_OP_GROUPS), as _binary_float_chunk's."""
+def _binary_int_chunk(op, kind, flags, x, y, r, m):
+    """Exact int64 results, then one wrap/clamp pass (Div never saturates, D48; And/Or/Max/Min cannot overflow)."""
     sat = (flags & SAT_INT) != 0
-    if arith_ops is not None:
-        if op == ADD:
+    b = unsigned_bias(kind)  # Max / Min: uint64 bit patterns compare as unsigned with the sign bit flipped
+    relu = op == ADD_RELU or op == SUB_RELU  # stage 1 exact here, wrapped or clamped below, then Relu
+    if op == ADD or op == ADD_RELU:
+        for i in range(m):
+            r[i] = x[i] + y[i]
+    elif op == SUB or op == SUB_RELU:
+        for i in range(m):
+            r[i] = x[i] - y[i]
+    elif op == MUL:
+        for i in range(m):
+            r[i] = x[i] * y[i]
+    elif op == DIV:
+        if kind == KIND_UINT64:  # on the unsigned values of the bit patterns (the casts keep the bits)
             for i in range(m):
-                r[i] = x[i] + y[i]
-        elif op == SUB:
+                r[i] = np.int64(uint64_div_lane(np.uint64(x[i]), np.uint64(y[i])))
+        else:
             for i in range(m):
-                r[i] = x[i] - y[i]
-        elif op == MUL:
-            for i in range(m):
-                r[i] = x[i] * y[i]
-        else:  # DIV
-            if kind == KIND_UINT64:  # on the unsigned values of the bit patterns (the casts keep the bits)
-                for i in range(m):
-                    r[i] = np.int64(uint64_div_lane(np.uint64(x[i]), np.uint64(y[i])))
-            else:
-                for i in range(m):
-                    r[i] = int_div_lane(x[i], y[i])
-            sat = False
-    if extreme_ops is not None:  # uint64 bit patterns compare as unsigned with the sign bit flipped (unsigned_bias)
-        b = unsigned_bias(kind)
-        if op == MAX:
-            for i in range(m):
-                r[i] = int_max_lane(x[i] ^ b, y[i] ^ b) ^ b
-        else:  # MIN
-            for i in range(m):
-                r[i] = int_min_lane(x[i] ^ b, y[i] ^ b) ^ b
-    if relu_ops is not None:  # AddRelu / SubRelu: stage 1 exact here, wrapped or clamped below, then Relu
-        if op == ADD_RELU:
-            for i in range(m):
-                r[i] = x[i] + y[i]
-        else:  # SUB_RELU
-            for i in range(m):
-                r[i] = x[i] - y[i]
-    if bit_ops is not None:
-        if op == AND:
-            for i in range(m):
-                r[i] = x[i] & y[i]
-        elif op == OR:
-            for i in range(m):
-                r[i] = x[i] | y[i]
-        else:  # SHIFT_LEFT, SHIFT_RIGHT, SHIFT_RIGHT_ROUND; y: the amount (>= 0, range-checked by the API); exact
-            bits = 8 * kind_size(kind)
-            signed = kind == KIND_INT8 or kind == KIND_INT16 or kind == KIND_INT32 or kind == KIND_INT64
-            right, rounding = op != SHIFT_LEFT, op == SHIFT_RIGHT_ROUND
-            for i in range(m):
-                r[i] = shift_lane(x[i], y[i], bits, signed, right, rounding)
+                r[i] = int_div_lane(x[i], y[i])
+        sat = False
+    elif op == MAX:
+        for i in range(m):
+            r[i] = int_max_lane(x[i] ^ b, y[i] ^ b) ^ b
+    elif op == MIN:
+        for i in range(m):
+            r[i] = int_min_lane(x[i] ^ b, y[i] ^ b) ^ b
+    elif op == AND:
+        for i in range(m):
+            r[i] = x[i] & y[i]
+    elif op == OR:
+        for i in range(m):
+            r[i] = x[i] | y[i]
+    else:  # SHIFT_LEFT, SHIFT_RIGHT, SHIFT_RIGHT_ROUND; y: the amount (>= 0, range-checked by the API); exact
+        bits = 8 * kind_size(kind)
+        signed = kind == KIND_INT8 or kind == KIND_INT16 or kind == KIND_INT32 or kind == KIND_INT64
+        right, rounding = op != SHIFT_LEFT, op == SHIFT_RIGHT_ROUND
+        for i in range(m):
+            r[i] = shift_lane(x[i], y[i], bits, signed, right, rounding)
     _int_stage_pass(kind, r, m, sat)
-    if relu_ops is not None and kind != KIND_UINT64:  # stage 2 (SPEC-2 6.3); uint64 Relu is identity
+    if relu and kind != KIND_UINT64:  # stage 2 (SPEC-2 6.3); uint64 Relu is identity
         for i in range(m):
             r[i] = int_relu_lane(r[i])
 
 
 @njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
-def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place, arith, extreme, relu):
+def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place):
     """The common case (half, no FTZ) fused into one pass over runs of half bits in one uint16 array `hv` (the UB's
     view, or the gathered lanes of one repeat): dst, src0, src1 start at elements d0, a0, b0 (b0 < 0: the broadcast
     scalar, decoded once). One array rather than three slices: each array argument costs a compiled call about 30 ns
@@ -293,8 +278,7 @@ def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place, arith, 
     +-65504, NaN -> +0). An in-place call (in_place: dst shares bytes with a source) computes chunks into a scratch
     first: the compiler does not vectorise a loop whose store may alias its loads (65536 in-place halves: 14x
     slower). Each op (and the scalar and tensor forms of Add/Mul/Max/Min) has a loop of its own, not an op switch
-    inside one loop: a branch per element keeps the compiler from vectorising the pass. arith / extreme / relu: the
-    op group's marker (BINARY_OP_GROUPS; one is 0, the others None), so a call compiles its group's loops alone."""
+    inside one loop: a branch per element keeps the compiler from vectorising the pass."""
     scalar = b0 < 0
     s = half_bits_to_f32(np.uint16(scalar_bits))
     sat = (flags & SAT_HALF) != 0
@@ -305,54 +289,51 @@ def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place, arith, 
         x = hv[a0 + c0:a0 + c0 + k]
         y = x if scalar else hv[b0 + c0:b0 + c0 + k]
         o = tmp[:k] if in_place else hv[d0 + c0:d0 + c0 + k]
-        if arith is not None:  # Add, Sub, Mul, Div
-            if op == ADD:
-                if scalar:
-                    for i in range(k):
-                        o[i] = half_rne_bits(add_lane(half_bits_to_f32(x[i]), s))
-                else:
-                    for i in range(k):
-                        o[i] = half_rne_bits(add_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
-            elif op == SUB:
+        if op == ADD:
+            if scalar:
                 for i in range(k):
-                    o[i] = half_rne_bits(sub_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
-            elif op == MUL:
-                if scalar:
-                    for i in range(k):
-                        o[i] = half_rne_bits(mul_lane(half_bits_to_f32(x[i]), s))
-                else:
-                    for i in range(k):
-                        o[i] = half_rne_bits(mul_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
-            else:  # DIV
+                    o[i] = half_rne_bits(add_lane(half_bits_to_f32(x[i]), s))
+            else:
                 for i in range(k):
-                    o[i] = half_rne_bits(div_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
-        if extreme is not None:  # Max, Min
-            if op == MAX:
-                if scalar:
-                    for i in range(k):
-                        o[i] = half_rne_bits(max_lane(half_bits_to_f32(x[i]), s))
-                else:
-                    for i in range(k):
-                        o[i] = half_rne_bits(max_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
-            else:  # MIN
-                if scalar:
-                    for i in range(k):
-                        o[i] = half_rne_bits(min_lane(half_bits_to_f32(x[i]), s))
-                else:
-                    for i in range(k):
-                        o[i] = half_rne_bits(min_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
-        if relu is not None:  # AddRelu, SubRelu, LeakyRelu
-            if op == ADD_RELU:  # stage 1 rounded to half, then Relu; saturating stage 1 = the bit pass below (6.3)
+                    o[i] = half_rne_bits(add_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == SUB:
+            for i in range(k):
+                o[i] = half_rne_bits(sub_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == MUL:
+            if scalar:
                 for i in range(k):
-                    r = round_half(add_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])), False)
-                    o[i] = half_rne_bits(relu_lane(r))
-            elif op == SUB_RELU:
+                    o[i] = half_rne_bits(mul_lane(half_bits_to_f32(x[i]), s))
+            else:
                 for i in range(k):
-                    r = round_half(sub_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])), False)
-                    o[i] = half_rne_bits(relu_lane(r))
-            else:  # LEAKY_RELU (always the scalar form)
+                    o[i] = half_rne_bits(mul_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == DIV:
+            for i in range(k):
+                o[i] = half_rne_bits(div_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == MAX:
+            if scalar:
                 for i in range(k):
-                    o[i] = half_rne_bits(leaky_relu_lane(half_bits_to_f32(x[i]), s))
+                    o[i] = half_rne_bits(max_lane(half_bits_to_f32(x[i]), s))
+            else:
+                for i in range(k):
+                    o[i] = half_rne_bits(max_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == MIN:
+            if scalar:
+                for i in range(k):
+                    o[i] = half_rne_bits(min_lane(half_bits_to_f32(x[i]), s))
+            else:
+                for i in range(k):
+                    o[i] = half_rne_bits(min_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])))
+        elif op == ADD_RELU:  # stage 1 rounded to half, then Relu; saturating stage 1 = the bit pass below (6.3)
+            for i in range(k):
+                r = round_half(add_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])), False)
+                o[i] = half_rne_bits(relu_lane(r))
+        elif op == SUB_RELU:
+            for i in range(k):
+                r = round_half(sub_lane(half_bits_to_f32(x[i]), half_bits_to_f32(y[i])), False)
+                o[i] = half_rne_bits(relu_lane(r))
+        else:  # LEAKY_RELU (always the scalar form)
+            for i in range(k):
+                o[i] = half_rne_bits(leaky_relu_lane(half_bits_to_f32(x[i]), s))
         if sat:
             for i in range(k):
                 h = o[i]
@@ -365,8 +346,7 @@ def half_binary_run(op, flags, hv, d0, a0, b0, scalar_bits, m, in_place, arith, 
 
 
 @njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
-def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_class, float_class, int_class, arith_ops,
-               extreme_ops, relu_ops, bit_ops):
+def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_class, float_class, int_class):
     """d[:n] = op(a[:n], b[:n]) on packed byte runs; b empty: the broadcast scalar `scalar_bits`. half_ftz_class /
     float_class / int_class: see binary_count_kernel (half without FTZ takes half_binary_run, the kernel's half
     class)."""
@@ -379,7 +359,7 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_clas
                 _fill_float(kind, flags, scalar_bits, fs[1], m)
             else:
                 load_halves(flags, b, c0, m, fs[1])
-            _binary_float_chunk(op, kind, flags, fs[0], fs[1], fs[2], m, arith_ops, extreme_ops, relu_ops)
+            _binary_float_chunk(op, kind, flags, fs[0], fs[1], fs[2], m)
             store_halves(flags, fs[2], d, c0, m)
     if float_class is not None:  # the same path on float and bfloat16 elements
         for c0 in range(0, n, CHUNK):
@@ -389,7 +369,7 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_clas
                 _fill_float(kind, flags, scalar_bits, fs[1], m)
             else:
                 load_wide(kind, flags, b, c0, m, fs[1])
-            _binary_float_chunk(op, kind, flags, fs[0], fs[1], fs[2], m, arith_ops, extreme_ops, relu_ops)
+            _binary_float_chunk(op, kind, flags, fs[0], fs[1], fs[2], m)
             store_wide(kind, flags, fs[2], d, c0, m)
     if int_class is not None:
         for c0 in range(0, n, CHUNK):
@@ -399,24 +379,22 @@ def binary_run(op, kind, flags, d, a, b, scalar_bits, n, fs, ints, half_ftz_clas
                 _fill_int(kind, scalar_bits, ints[1], m)
             else:
                 load_ints(kind, b, c0, m, ints[1], int_class)
-            _binary_int_chunk(op, kind, flags, ints[0], ints[1], ints[2], m, arith_ops, extreme_ops, relu_ops, bit_ops)
+            _binary_int_chunk(op, kind, flags, ints[0], ints[1], ints[2], m)
             store_ints(kind, ints[2], d, c0, m, int_class)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
-def binary_count_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_class, int_class, arith_ops,
-                        extreme_ops, relu_ops, bit_ops):
+def binary_count_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_class, int_class):
     """The count form of the binary and tensor-scalar instructions: p[P_N] >= 0 consecutive elements (the stride,
     repeat and mask parameters are unused; a contiguous high-dim call runs here too). p: the call shape's parameters
     (P_*); p[P_SRC1] < 0 means the broadcast scalar `scalar_bits`. The high-dim walk is binary_repeat_kernel, a
     kernel of its own chosen when the call shape is validated, so a first count call compiles no mask walk or lane
     gather (issue 20; both take the same arguments).
     half_class, half_ftz_class, float_class, int_class: exactly one is not None (0; the int class: its element
-    width's marker, INT_WIDTHS), the others None: the dtype class; arith_ops, extreme_ops, relu_ops, bit_ops: the same
-    for the op group (BINARY_OP_GROUPS: Add/Sub/Mul/Div, Max/Min, the Relu forms, And/Or/shifts). The two are the
-    specialisations kept on purpose (issue 20: compile only what the call needs). numba removes the code under `if
-    int_class is not None` when int_class is None (decided from the argument type before compiling), so a float call
-    compiles no integer code and the reverse, and an Add none of the other groups' loops. The half class is half
+    width's marker, INT_WIDTHS), the others None: the dtype class, the specialisation kept on purpose (issue 20:
+    compile only what the call needs). numba removes the code under `if int_class is not None` when int_class is
+    None (decided from the argument type before compiling), so a float call compiles no integer code and the
+    reverse. Every op of the class compiles together (see _binary_float_chunk's section). The half class is half
     without FTZ (every half call but the 950's FTZ configs): one fused pass per run (half_binary_run) and no float32
     chunk path; the half FTZ class takes the float32 chunk path with the half decode/store alone, the float class the
     same path with the float and bfloat16 decode/store alone, each integer width the int64 chunk path with that
@@ -432,25 +410,23 @@ def binary_count_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, f
         u16 = ub_as(ub, np.uint16)
         e0, e1, e2 = dst // 2, src0 // 2, src1 // 2
         in_place = (dst < src0 + nb and src0 < dst + nb) or (src1 >= 0 and dst < src1 + nb and src1 < dst + nb)
-        half_binary_run(op, flags, u16, e0, e1, e2 if src1 >= 0 else -1, scalar_bits, n, in_place, arith_ops,
-                        extreme_ops, relu_ops)
+        half_binary_run(op, flags, u16, e0, e1, e2 if src1 >= 0 else -1, scalar_bits, n, in_place)
     if half_ftz_class is not None:
         binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
                    empty_array((3, CHUNK), np.float32), empty_array((3, 0), np.int64), half_ftz_class, float_class,
-                   int_class, arith_ops, extreme_ops, relu_ops, bit_ops)
+                   int_class)
     if float_class is not None:
         binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
                    empty_array((3, CHUNK), np.float32), empty_array((3, 0), np.int64), half_ftz_class, float_class,
-                   int_class, arith_ops, extreme_ops, relu_ops, bit_ops)
+                   int_class)
     if int_class is not None:
         binary_run(op, kind, flags, ub[dst:dst + nb], ub[src0:src0 + nb], b, scalar_bits, n,
                    empty_array((3, 0), np.float32), empty_array((3, CHUNK), np.int64), half_ftz_class, float_class,
-                   int_class, arith_ops, extreme_ops, relu_ops, bit_ops)
+                   int_class)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
-def binary_repeat_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_class, int_class, arith_ops,
-                         extreme_ops, relu_ops, bit_ops):
+def binary_repeat_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, float_class, int_class):
     """The high-dim form of the binary and tensor-scalar instructions (p[P_N] < 0): per repeat gather the active
     lanes of the sources (the register), compute, scatter; p[P_LAST] >= 0 is counter mode: the last repeat takes
     only its first last_lanes lanes (SPEC 2.6). Arguments and dtype classes as binary_count_kernel's."""
@@ -473,46 +449,32 @@ def binary_repeat_kernel(ub, p, flags, scalar_bits, half_class, half_ftz_class, 
         if src1 >= 0:
             copy_lanes(ub, src1 + i * p[P_S1REP] * 32, p[P_S1BLK], lanes, m, size, b, gather)
         if half_class is not None:
-            half_binary_run(op, flags, g16, at_d, at_a, at_b, scalar_bits, m, gather, arith_ops, extreme_ops, relu_ops)
+            half_binary_run(op, flags, g16, at_d, at_a, at_b, scalar_bits, m, gather)
         if half_ftz_class is not None:
-            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, half_ftz_class, float_class, int_class,
-                       arith_ops, extreme_ops, relu_ops, bit_ops)
+            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, half_ftz_class, float_class, int_class)
         if float_class is not None:
-            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, half_ftz_class, float_class, int_class,
-                       arith_ops, extreme_ops, relu_ops, bit_ops)
+            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, half_ftz_class, float_class, int_class)
         if int_class is not None:
-            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, half_ftz_class, float_class, int_class,
-                       arith_ops, extreme_ops, relu_ops, bit_ops)
+            binary_run(op, kind, flags, d, a, b, scalar_bits, m, fs, ints, half_ftz_class, float_class, int_class)
         copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, size, d, scatter)
 
 
 # --- unary ------------------------------------------------------------------------------------------------------------
-# The op groups of the unary float classes (the unary kernels' op-group markers, one specialisation each): a first
-# half Exp compiled the Ln, Sqrt, Rsqrt and Reciprocal lanes too, a first Sqrt the other two roots' (issue 20).
-UNARY_OP_GROUPS = {ABS: 0, RELU: 0, EXP: 1, LN: 2, SQRT: 3, RSQRT: 4, RECIPROCAL: 5}
-RSQRT_VIA_DIV_GROUP = 6  # the 950's INTRINSIC Rsqrt (flag RSQRT_VIA_DIV): a group of its own, see unary_op_group
-UNARY_GROUP_COUNT = 7
-
-
-def unary_op_group(op, flags):
-    """The op group of a unary float call with kernel flags `flags` (the marker the API passes)."""
-    return RSQRT_VIA_DIV_GROUP if op == RSQRT and flags & RSQRT_VIA_DIV else UNARY_OP_GROUPS[op]
+# Every unary op of a float class compiles into one specialisation, as the binary ones (see _binary_float_chunk's
+# section): split by op group, all seven groups of half and float took 11.5 s to compile where they take 4.5 s
+# together; a first half Exp 1.8 -> 2.5 s (issue 20, session 42).
 
 
 @njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
-def _unary_float_chunk(op, kind, flags, x, r, m, float_class, simple_ops, exp_op, ln_op, sqrt_op, rsqrt_op,
-                       reciprocal_op, rsqrt_div_op):
-    """float_class: None in the half class, which never takes the float-only vectorised Exp (pruned, issue 20).
-    simple_ops ... rsqrt_div_op: the op group's marker (unary_op_group; one is 0, the others None): Abs and Relu,
-    Exp, Ln, Sqrt, Rsqrt, Reciprocal, the 950's Rsqrt through Div; only that group's lanes compile."""
-    if simple_ops is not None:
-        if op == ABS:
-            for i in range(m):
-                r[i] = abs_lane(x[i])
-        else:  # RELU
-            for i in range(m):
-                r[i] = relu_lane(x[i])
-    if exp_op is not None:
+def _unary_float_chunk(op, kind, flags, x, r, m, float_class):
+    """float_class: None in the half class, which never takes the float-only vectorised Exp (pruned, issue 20)."""
+    if op == ABS:
+        for i in range(m):
+            r[i] = abs_lane(x[i])
+    elif op == RELU:
+        for i in range(m):
+            r[i] = relu_lane(x[i])
+    elif op == EXP:
         fast = False
         if float_class is not None:
             fast = kind == KIND_FLOAT
@@ -521,18 +483,19 @@ def _unary_float_chunk(op, kind, flags, x, r, m, float_class, simple_ops, exp_op
         if not fast:
             for i in range(m):
                 r[i] = narrow(kind, exp_lane(x[i]))
-    if ln_op is not None:
+    elif op == LN:
         for i in range(m):
             r[i] = narrow(kind, ln_lane(x[i]))
-    if sqrt_op is not None:
+    elif op == SQRT:
         d49 = (flags & SQRT_D49) != 0
         for i in range(m):
             r[i] = narrow(kind, sqrt_lane(x[i], d49))
-    if rsqrt_op is not None:
+    elif op == RSQRT and (flags & RSQRT_VIA_DIV) == 0:
         d49 = (flags & SQRT_D49) != 0
         for i in range(m):
             r[i] = narrow(kind, rsqrt_lane(x[i], d49))
-    if rsqrt_div_op is not None:  # D40/D75: Div(1, Sqrt(x)) for finite x > 0, each stage rounded (and flushed)
+    elif op == RSQRT:  # the 950's INTRINSIC Rsqrt (RSQRT_VIA_DIV), D40/D75: Div(1, Sqrt(x)) for finite x > 0, each
+        # stage rounded (and flushed)
         off = flags < 0  # False typed bool (a literal would compile the lanes a second time, issue 20)
         for i in range(m):
             s = rsqrt_special(x[i], off)
@@ -541,7 +504,7 @@ def _unary_float_chunk(op, kind, flags, x, r, m, float_class, simple_ops, exp_op
             else:
                 root = flush(kind, stage_round(kind, narrow(kind, sqrt_lane(x[i], off)), off))
                 r[i] = narrow(kind, 1.0 / np.float64(root))
-    if reciprocal_op is not None:
+    else:  # RECIPROCAL
         for i in range(m):
             r[i] = narrow(kind, reciprocal_lane(x[i]))
 
@@ -562,8 +525,7 @@ def _unary_int_chunk(op, kind, flags, x, r, m):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
-def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class, int_class, simple_ops, exp_op,
-              ln_op, sqrt_op, rsqrt_op, reciprocal_op, rsqrt_div_op):
+def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class, int_class):
     """table: for half transcendentals, the stored bits of every half input under these flags (the API computes it
     once per op and flags with this kernel, issue 13: one lookup per element); else empty. half_class /
     float_class / int_class: see unary_count_kernel."""
@@ -586,13 +548,11 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
         m = smaller(CHUNK, n - c0)
         if half_class is not None:
             load_halves(flags, a, c0, m, fs[0])
-            _unary_float_chunk(op, kind, flags, fs[0], fs[1], m, float_class, simple_ops, exp_op, ln_op, sqrt_op,
-                               rsqrt_op, reciprocal_op, rsqrt_div_op)
+            _unary_float_chunk(op, kind, flags, fs[0], fs[1], m, float_class)
             store_halves(flags, fs[1], d, c0, m)
         if float_class is not None:
             load_wide(kind, flags, a, c0, m, fs[0])
-            _unary_float_chunk(op, kind, flags, fs[0], fs[1], m, float_class, simple_ops, exp_op, ln_op, sqrt_op,
-                               rsqrt_op, reciprocal_op, rsqrt_div_op)
+            _unary_float_chunk(op, kind, flags, fs[0], fs[1], m, float_class)
             store_wide(kind, flags, fs[1], d, c0, m)
         if int_class is not None:
             load_ints(kind, a, c0, m, ints[0], int_class)
@@ -601,27 +561,24 @@ def unary_run(op, kind, flags, d, a, n, fs, ints, table, half_class, float_class
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
-def unary_count_kernel(ub, p, flags, table, half_class, float_class, int_class, simple_ops, exp_op, ln_op, sqrt_op,
-                       rsqrt_op, reciprocal_op, rsqrt_div_op):
+def unary_count_kernel(ub, p, flags, table, half_class, float_class, int_class):
     """The count form of the unary instructions (p[P_N] >= 0 consecutive elements; p: the call shape's parameters,
     P_*, no P_SRC1); the high-dim walk is unary_repeat_kernel (same arguments), as binary_count_kernel's.
     half_class / float_class / int_class: the dtype class as binary_count_kernel's (no FTZ class of its own): the
     half class is every half call (FTZ included): the table lookup and the half-only decode/store that computes the
     tables, without the float/bfloat16 paths or the float-only vectorised Exp, so the first half Exp compiles only
     what half needs (issue 20); the float class is float and bfloat16; the int class one element width
-    (INT_WIDTHS). simple_ops ... rsqrt_div_op: the float classes' op group (unary_op_group; all None in
-    the int classes), so a first half or float call compiles its group's lanes alone. table: see unary_run."""
+    (INT_WIDTHS); every op of a class compiles together. table: see unary_run."""
     op, kind, n, dst, src = p[P_OP], p[P_KIND], p[P_N], p[P_DST], p[P_SRC0]
     fs = empty_array((2, CHUNK if int_class is None and table.size == 0 else 0), np.float32)  # (lookups: none)
     ints = empty_array((2, CHUNK if int_class is not None else 0), np.int64)
     nb = n * kind_size(kind)
     unary_run(op, kind, flags, ub[dst:dst + nb], ub[src:src + nb], n, fs, ints, table, half_class, float_class,
-              int_class, simple_ops, exp_op, ln_op, sqrt_op, rsqrt_op, reciprocal_op, rsqrt_div_op)
+              int_class)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, nogil=True, error_model="numpy")
-def unary_repeat_kernel(ub, p, flags, table, half_class, float_class, int_class, simple_ops, exp_op, ln_op,
-                        sqrt_op, rsqrt_op, reciprocal_op, rsqrt_div_op):
+def unary_repeat_kernel(ub, p, flags, table, half_class, float_class, int_class):
     """The high-dim form of the unary instructions (p[P_N] < 0): per repeat gather the active lanes, compute,
     scatter (counter mode as binary_repeat_kernel's). Arguments as unary_count_kernel's."""
     op, kind, dst, src = p[P_OP], p[P_KIND], p[P_DST], p[P_SRC0]
@@ -637,8 +594,7 @@ def unary_repeat_kernel(ub, p, flags, table, half_class, float_class, int_class,
     for i in range(repeat):
         m = lanes.size if (last_lanes < 0 or i < repeat - 1) else last_lanes
         copy_lanes(ub, src + i * p[P_S0REP] * 32, p[P_S0BLK], lanes, m, size, a, gather)
-        unary_run(op, kind, flags, d, a, m, fs, ints, table, half_class, float_class, int_class, simple_ops, exp_op,
-                  ln_op, sqrt_op, rsqrt_op, reciprocal_op, rsqrt_div_op)
+        unary_run(op, kind, flags, d, a, m, fs, ints, table, half_class, float_class, int_class)
         copy_lanes(ub, dst + i * p[P_DREP] * 32, p[P_DBLK], lanes, m, size, d, scatter)
 
 
