@@ -30,6 +30,7 @@ import numba
 import numpy as np
 from numba import njit, types
 from numba.core.caching import FunctionCache
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.errors import NumbaError
 from numba.core.typing.templates import AbstractTemplate, infer_global, signature
 from numba.extending import lower_builtin, overload
@@ -1727,8 +1728,8 @@ def _integers(*tys):
 
 
 def _is_mask_type(t):
-    """A MaskReg in compiled code: four uint64 words (a tuple from UpdateMask/CreateMask or an array from
-    MaskReg())."""
+    """A MaskReg in compiled code: four uint64 words (a tuple from UpdateMask/CreateMask/MoveMask or an array from
+    MaskReg(), a MaskReg passed in, or those three in a VF compiled with impl.MASK_ARRAYS)."""
     return (isinstance(t, types.UniTuple) and t.dtype == types.uint64 and t.count == 4) or \
         (isinstance(t, types.Array) and t.dtype == types.uint64)
 
@@ -1811,23 +1812,28 @@ def _kind_operand(dtype, position):
 
 def _update_mask_form(dtype, n):
     """UpdateMask of a kind known at compile time, or of a dtype-name argument's class, as a direct call of
-    update_mask (the kind an int64 value, n an int64): as an overload closure it compiled once per kind in every
+    update_mask (the kind an int64 value, n an int64; the mask's words a tuple, or with impl.MASK_ARRAYS a word
+    array as MaskReg()'s, update_mask_register): as an overload closure it compiled once per kind in every
     process (issue 20). None: the overload's call."""
     kind = _kind_operand(dtype, 0)
     if kind is None or not isinstance(n, types.Integer):
         return None
-    return impl.update_mask, (kind, (impl.INT, 1, 0, "UpdateMask", "n", "an integer in [0, 4294967295]"))
+    kernel = impl.update_mask_register if impl.MASK_ARRAYS[0] else impl.update_mask
+    return kernel, (kind, (impl.INT, 1, 0, "UpdateMask", "n", "an integer in [0, 4294967295]"))
 
 
 def _create_mask_form(dtype, pattern=None):
     """CreateMask of a kind known at compile time (or a class) as a direct call: every lane (all_lanes_mask) when the
-    pattern is left out, else create_mask with the pattern checked as an enum. None: the overload's call."""
+    pattern is left out, else create_mask with the pattern checked as an enum (with impl.MASK_ARRAYS their
+    *_register forms: a word array as MaskReg()'s, which a later LoadAlign, Not, And, ... may write into). None: the
+    overload's call."""
     kind = _kind_operand(dtype, 0)
     if kind is None or not impl.enum_like(pattern):
         return None
+    arrays = impl.MASK_ARRAYS[0]
     if _absent(pattern):
-        return impl.all_lanes_mask, (kind,)
-    return impl.create_mask, (kind, (impl.ENUM, 1, 0, _PATTERN.rule))
+        return impl.all_lanes_register if arrays else impl.all_lanes_mask, (kind,)
+    return impl.create_mask_register if arrays else impl.create_mask, (kind, (impl.ENUM, 1, 0, _PATTERN.rule))
 
 
 def _register_form(dtype):
@@ -3172,9 +3178,10 @@ for _name, _inverse in (("Interleave", False), ("DeInterleave", True)):
 
 def _move_mask_form(dtype):
     """MoveMask of a dtype known when the VF compiles as a direct call (as an overload closure it compiled per dtype
-    in every VF's process, issue 20); None: the overload (a name read at run time)."""
+    in every VF's process, issue 20); None: the overload (a name read at run time). The words a tuple, or with
+    impl.MASK_ARRAYS a word array (move_mask_register), as UpdateMask's (_update_mask_form)."""
     kind = _kind_operand(dtype, 0)
-    return None if kind is None else (mv.move_mask_in_vf, (kind,))
+    return None if kind is None else (mv.move_mask_register if impl.MASK_ARRAYS[0] else mv.move_mask_in_vf, (kind,))
 
 
 _direct_forms(MoveMask, _move_mask_form, ())
@@ -3518,6 +3525,39 @@ VF_STATE_LOCK = threading.RLock()
 _UNLOCKED = contextlib.nullcontext()
 
 
+def _vf_dispatcher(fn):
+    """numba's dispatcher of a VF, with the VF cache when it can have one."""
+    compiled = njit(fn, no_cfunc_wrapper=True)  # called from Python only (as the package's kernels)
+    # numba's cached code names the VF's module, which a later process imports by name to rebuild the VF's globals:
+    # a module that is not registered under its name (a file exec'd by hand) would fail there, so it compiles per
+    # process instead
+    if sys.modules.get(fn.__module__) is not None:
+        try:
+            compiled._cache = _VFCache(fn)
+        except RuntimeError:  # numba finds no place for the cache (no source file): compile per process
+            pass
+    return compiled
+
+
+def _compile_with_mask_arrays(dispatcher, converted):
+    """Compile a VF for these arguments with its UpdateMask / CreateMask / MoveMask masks made as word arrays, the
+    type of MaskReg() (jit/reg.py MASK_ARRAYS): for a VF that writes into such a mask, which as a tuple it cannot.
+    Under numba's compiler lock, so that no other compile types those calls so. The result is cached as the VF's
+    code for these argument types: a later process loads it on the VF's first call, compiling neither form. None, or
+    the error when numba cannot compile it (the plain run's reason, run_uncompiled)."""
+    try:
+        signature = tuple(dispatcher.typeof_pyval(a) for a in converted)
+        with global_compiler_lock:
+            impl.MASK_ARRAYS[0] = True
+            try:
+                dispatcher.compile(signature)
+            finally:
+                impl.MASK_ARRAYS[0] = False
+    except Exception as error:  # noqa: BLE001 - numba's typing error, or another failure of its typing
+        return error
+    return None
+
+
 def simd_vf(fn):
     """Compile a VF function (a `__simd_vf__` body written with aj.Reg calls) with numba.
 
@@ -3532,15 +3572,10 @@ def simd_vf(fn):
     if numba.config.DISABLE_JIT:  # NUMBA_DISABLE_JIT=1: the VF runs as plain Python on the objects themselves
         plain.py_func = plain
         return plain
-    compiled = njit(fn, no_cfunc_wrapper=True)  # called from Python only (as the package's kernels)
-    # numba's cached code names the VF's module, which a later process imports by name to rebuild the VF's globals:
-    # a module that is not registered under its name (a file exec'd by hand) would fail there, so it compiles per
-    # process instead
-    if sys.modules.get(fn.__module__) is not None:
-        try:
-            compiled._cache = _VFCache(fn)
-        except RuntimeError:  # numba finds no place for the cache (no source file): compile per process
-            pass
+    compiled = _vf_dispatcher(fn)
+    # the VF compiled with its UpdateMask / CreateMask / MoveMask masks made as word arrays, made when it does not
+    # type with them as tuples (_compile_with_mask_arrays); then tried first
+    arrays = [None] if any(_uses(fn, name) for name in ("UpdateMask", "CreateMask", "MoveMask")) else []
 
     # A call converts its arguments (tensors to UB handles, dtype names to kind codes, registers to their arrays)
     # and runs the compiled VF. The first call with a tuple of argument types writes a straight-line converter for
@@ -3565,26 +3600,43 @@ def simd_vf(fn):
                 f"a dtype given as {dtype_object!r}: compiled, a VF takes a dtype by its name, e.g. \"half\""))
         converted, masks, plannable = _convert_vf_args(fn.__name__, args)
         impl.VF_MODES[0] = _vf_core_modes(fn.__name__, args)  # SPEC-2 11.1: the modes of the registers it makes
-        try:
-            result = compiled(*converted)
-        except NumbaError as error:  # typing: nothing ran (the words written back below are the MaskRegs' own)
-            compile_error = error
-        except Exception as error:
-            if _compiled_for(compiled, converted):
-                raise   # the compiled VF's own refusal
-            compile_error = error   # numba's typing failed otherwise (an AssertionError for a NamedTuple keyword)
+        result = None
+        if arrays and arrays[0] is not None:  # the VF needed its masks as arrays: so for these arguments too
+            runner = arrays[0]
+            compile_error = _compile_with_mask_arrays(runner, converted)
         else:
-            compile_error = None
-        finally:  # also when the VF raises: its MaskRegs hold what it wrote first, as plain Python's do
-            for mask, words in masks:
-                mask.words = tuple(words)
+            runner, compile_error = compiled, None
+        if compile_error is None:
+            result, compile_error = run_compiled(runner, converted, masks)
+        if compile_error is not None and arrays and runner is compiled:
+            # masks made as tuples may be what does not type (a destination, a MaskReg() variable assigned one)
+            runner = arrays[0] = _vf_dispatcher(fn)
+            compile_error = _compile_with_mask_arrays(runner, converted)
+            if compile_error is None:
+                result, compile_error = run_compiled(runner, converted, masks)
+            else:
+                arrays[0] = None
         if compile_error is not None:
             return run_uncompiled(args, kinds, key, compile_error)
         _check_store_uregs(fn.__name__, [a for a in args if type(a) is UnalignRegForStore])  # D68 (given ones)
         if plannable and plan is None:
-            signature = tuple(compiled.typeof_pyval(a) for a in converted)
-            plans[key] = last[0] = _planned_call(fn.__name__, kinds, key, compiled.overloads[signature].entry_point)
+            signature = tuple(runner.typeof_pyval(a) for a in converted)
+            plans[key] = last[0] = _planned_call(fn.__name__, kinds, key, runner.overloads[signature].entry_point)
         return result
+
+    def run_compiled(runner, converted, masks):
+        """(the VF's result, None), or (None, the error) when numba cannot compile it for these arguments."""
+        try:
+            return runner(*converted), None
+        except NumbaError as error:  # typing: nothing ran (the words written back below are the MaskRegs' own)
+            return None, error
+        except Exception as error:
+            if _compiled_for(runner, converted):
+                raise   # the compiled VF's own refusal
+            return None, error  # numba's typing failed otherwise (an AssertionError for a NamedTuple keyword)
+        finally:  # also when the VF raises: its MaskRegs hold what it wrote first, as plain Python's do
+            for mask, words in masks:
+                mask.words = tuple(words)
 
     def run_uncompiled(args, kinds, key, compile_error):
         # numba cannot compile the VF for these arguments (an argument or a call it has no typing for): the plain

@@ -18,11 +18,12 @@ tiles; three DataCopys in; MTE2_V; the VF (CreateMask<float>() then per step thr
 a POST_MODE_UPDATE store); V_MTE3; DataCopy z out; PipeBarrier<PIPE_ALL>. (The gallery's select_reg ports the
 devkit's Reg select example, whose VF is scenario 2's but for the CreateMask of the selection register.)
 
-Deviation (library gap, reported): scenario 2's VF makes its selection register as C++ does, `MaskReg mask =
-CreateMask<T>()`, and then LoadAligns into it; in a `@aj.Reg.simd_vf` VF a CreateMask result cannot be a LoadAlign
-destination (numba: no LoadAlign for UniTuple(uint64 x 4)), so the whole VF ran as plain Python with an
-UncompiledVFWarning. The port makes the register with `R.MaskReg()` (the first load overwrites it either way: same
-result); `ORIGINAL_CREATE_MASK = True` (or `run_select(..., original=True)`) runs the original, uncompiled.
+Deviation (a library gap when ported, closed in session 42): scenario 2's VF makes its selection register as C++
+does, `MaskReg mask = CreateMask<T>()`, and then LoadAligns into it; in a `@aj.Reg.simd_vf` VF a CreateMask result
+could not be a LoadAlign destination (numba: no LoadAlign for UniTuple(uint64 x 4)), so the whole VF ran as plain
+Python with an UncompiledVFWarning. The port makes the register with `R.MaskReg()` (the first load overwrites it
+either way: same result); `ORIGINAL_CREATE_MASK = True` (or `run_select(..., original=True)`) runs the original,
+which now compiles too (docs/decisions.md "Reg MaskRegs made in a VF").
 
 Sizes: scenario 1 the example's 1024 bytes (the VF touches the first 288; any multiple of 32 from 288 to 65536
 runs; seeds other than 0 draw the 32 mask bytes at random); scenario 2 the example's 256 floats (any multiple of 64
@@ -49,7 +50,7 @@ def copy_vf(dstAddr, srcAddr, repeatTimes, oneRepeatSize):
 
 
 def select_vf_original(xAddr, yAddr, maskAddr, zAddr, repeatTimes, oneRepeatSize, maskRepeatSize):
-    """SelectVF<float> as written: `MaskReg mask = CreateMask<T>()`, then loaded into (runs plain, docstring)."""
+    """SelectVF<float> as written: `MaskReg mask = CreateMask<T>()`, then loaded into (docstring)."""
     xReg, yReg, zReg = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
     mask = R.CreateMask("float")
     storeMask = R.CreateMask("float", R.MaskPattern.ALL)
@@ -78,7 +79,7 @@ def select_vf(xAddr, yAddr, maskAddr, zAddr, repeatTimes, oneRepeatSize, maskRep
 
 COPY_VF = R.simd_vf(copy_vf)
 SELECT_VF = R.simd_vf(select_vf)
-SELECT_VF_ORIGINAL = R.simd_vf(select_vf_original)     # runs plain, UncompiledVFWarning (docstring)
+SELECT_VF_ORIGINAL = R.simd_vf(select_vf_original)     # its masks compiled as word arrays (docstring)
 ORIGINAL_CREATE_MASK = False
 
 

@@ -578,8 +578,9 @@ def all_active(words):
 
 def _mask_words(context, builder, ty, value):
     """A MaskReg read as its four words by value (MASK_WORDS): a tuple (UpdateMask/CreateMask, plain Python) as it
-    is, an array (MaskReg() in a VF, a MaskReg passed in) loaded. Every kernel takes a read mask as this one type, so
-    a VF mixing both sources compiles each kernel once, as plain Python's calls do (issue 20)."""
+    is, an array (MaskReg() in a VF, a MaskReg passed in, UpdateMask/CreateMask in a VF compiled with MASK_ARRAYS)
+    loaded. Every kernel takes a read mask as this one type, so a VF mixing both sources compiles each kernel once,
+    as plain Python's calls do (issue 20)."""
     if isinstance(ty, types.UniTuple):
         return value
     array = context.make_array(ty)(context, builder, value)
@@ -1268,6 +1269,42 @@ def create_mask(kind, pattern):
     else:
         raise ParameterError("CreateMask", "pattern", pattern, "a MaskPattern (0-13 or 15)", "ascend950")
     return lanes_mask(kind, active)
+
+
+# UpdateMask / CreateMask / MoveMask in a VF make their four words a tuple: a value LLVM keeps in registers, no
+# allocation. A tuple cannot be written, so a VF that makes such a mask an operation's destination (LoadAlign, Not,
+# And, Select, Pack, ... write into it, D63), or assigns it to a MaskReg() variable in a loop, does not type. simd_vf
+# then compiles it again with MASK_ARRAYS[0] set: these calls make a new MaskReg word array, the type MaskReg()
+# makes and a MaskReg passed in has. Arrays in every VF cost each UpdateMask an allocation (the benchmark VF loops
+# 10-25 % slower; docs/decisions.md "Reg MaskRegs made in a VF").
+MASK_ARRAYS = [False]
+
+
+@njit(cache=True, inline="always")
+def mask_register_of(words):
+    """A new MaskReg word array holding four words (a tuple)."""
+    out = empty_array(4, np.uint64)
+    out[0], out[1], out[2], out[3] = words[0], words[1], words[2], words[3]
+    return out
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def update_mask_register(kind, n):
+    """UpdateMask in a VF: (update_mask's words as a MaskReg word array, n - VL_T or 0)."""
+    words, rest = update_mask(kind, n)
+    return mask_register_of(words), rest
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def all_lanes_register(kind):
+    """CreateMask<T> (pattern ALL) in a VF, as a MaskReg word array."""
+    return mask_register_of(all_lanes_mask(kind))
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def create_mask_register(kind, pattern):
+    """CreateMask<T, pattern> in a VF, as a MaskReg word array."""
+    return mask_register_of(create_mask(kind, pattern))
 
 
 def lane_on(words, byte_index):

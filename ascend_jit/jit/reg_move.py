@@ -22,7 +22,7 @@ from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateErr
 from .lowered import empty_array, larger, lowered, zeroed_array
 from .numerics import kind_size
 from .reg import (H_CTRL, H_KIND, VL, all_active, byte_address, bytes_like, external_global, internal, lane_on,
-                  set_u16, set_u32, u16_at_byte, u32_at)
+                  mask_register_of, set_u16, set_u32, u16_at_byte, u32_at)
 
 DEVICE = "ascend950"
 
@@ -872,3 +872,9 @@ def move_mask_in_vf(kind):
                          "R.MoveMask called in the @simd_vf function's own body or an @R.simd_callee defined before "
                          "it (simd_vf then passes the core's register in), or the VF's py_func (SPEC-2 11.7)", DEVICE)
     return move_mask(kind, _move_mask_word(1), _move_mask_word(2))
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def move_mask_register(kind):
+    """move_mask_in_vf's words as a MaskReg word array (a VF compiled with jit/reg.py MASK_ARRAYS)."""
+    return mask_register_of(move_mask_in_vf(kind))
