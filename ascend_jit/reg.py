@@ -889,13 +889,7 @@ def LeakyRelu(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
 
 def _ternary(api, dst, src0, src1_data, mask, mode, kind):
     ops.ternary(dst.data, src0.data, src1_data, _mask(api, "mask", mask), TERNARY_OPS[api], _TERNARY_KINDS[api], False,
-                *_binary_markers(kind), *_ternary_groups(api))
-
-
-def _ternary_groups(api):
-    """ops.ternary's op-group markers (reg_ops.TERNARY_OP_GROUPS) of the API: its group's float lanes compile alone."""
-    group = ops.TERNARY_OP_GROUPS[TERNARY_OPS[api]]
-    return tuple(0 if g == group else None for g in range(2))
+                *_binary_markers(kind))
 
 
 def _ternary_checks(api, dst, src0, src1, mask, mode):
@@ -951,14 +945,7 @@ def _unary(api, dst, src, mask, mode):
     words = _mask(api, "mask", mask)
     _zeroing_only(api, mode)  # before the dtypes, as a compiled VF checks the mode before the kernel's dtype check
     _same_dtype(api, dst, src, UNARY_DTYPES[api])
-    ops.unary(dst.data, src.data, words, UNARY_OPS[api], _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind),
-              *_unary_groups(api))
-
-
-def _unary_groups(api):
-    """ops.unary's op-group markers (reg_ops.UNARY_OP_GROUPS) of the API: its group's float lanes compile alone."""
-    group = ops.UNARY_OP_GROUPS[UNARY_OPS[api]]
-    return tuple(0 if g == group else None for g in range(3))
+    ops.unary(dst.data, src.data, words, UNARY_OPS[api], _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind))
 
 
 def _unary_markers(kind):
@@ -2561,7 +2548,7 @@ def _unary_plan(name):
             return None
         return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _zeroing_rule(name)),
-                *_marker_operands(_vf_markers(_unary_markers, src) + _unary_groups(name)))
+                *_marker_operands(_vf_markers(_unary_markers, src)))
     return plan
 
 
@@ -2635,7 +2622,7 @@ def _ternary_plan(name):
             return None
         return ((impl.ARG, 0), (impl.ARG, 1), second, (impl.WORDS, 3), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed), (impl.ENUM, 4, False, _zeroing_rule(name)),
-                *_marker_operands(_vf_markers(_binary_markers, src0) + _ternary_groups(name)))
+                *_marker_operands(_vf_markers(_binary_markers, src0)))
     return plan
 
 

@@ -910,9 +910,6 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
 # kernel for the six instructions, its dtype classes pruned by markers as engine_unary's (Exp keeps its own kernel,
 # so a first Exp compiles none of these lanes).
 NEG, LOG = 48, 49  # Neg (the element-wise engine has none) and Log (DK: Ln under the C library's name)
-# The op groups of the float lanes (unary's op-group markers, one specialisation each): Abs/Relu/Neg, Ln/Log, Sqrt;
-# a first Reg Abs compiled the Ln lane's hard-case lookup too (issue 20)
-UNARY_OP_GROUPS = {ew.ABS: 0, ew.RELU: 0, NEG: 0, ew.LN: 1, LOG: 1, ew.SQRT: 2}
 
 
 # The unary ops' dtype tables (DK R/基础算术/<op>.md) and plain Python's refusal texts (reg.py _same_dtype: the
@@ -930,7 +927,7 @@ _UNARY_SOURCE = row_table("Reg unary source", (f", the source's (DK R/基础算�
                                                for api in UNARY_APIS))
 
 
-@internal  # not inlined: compiled once for every dtype class and op group of unary (issue 20)
+@internal  # not inlined: compiled once for every dtype class of unary (issue 20)
 def _check_unary_kinds(op, dk, sk, allowed):
     if dk != sk or not (allowed >> sk) & 1:
         api = 0 if op == ew.ABS else (1 if op == ew.RELU else (2 if op == NEG else (3 if op == ew.LN else (
@@ -942,23 +939,22 @@ def _check_unary_kinds(op, dk, sk, allowed):
 
 
 @njit(cache=True, inline="always")
-def _float_unary_lanes(op, kind, x, r, n, simple_ops, ln_ops, sqrt_op):
-    """The op's lane over decoded float32 values (the engine's lane functions, SPEC-2 4.3); the store rounds.
-    simple_ops / ln_ops / sqrt_op: the op group's marker (UNARY_OP_GROUPS; one is 0, the others None)."""
-    if simple_ops is not None:
-        if op == ew.ABS:
-            for j in range(n):
-                r[j] = abs_lane(x[j])
-        elif op == ew.RELU:
-            for j in range(n):
-                r[j] = relu_lane(x[j])
-        else:  # NEG
-            for j in range(n):
-                r[j] = -x[j]
-    if ln_ops is not None:  # LN, LOG
+def _float_unary_lanes(op, kind, x, r, n):
+    """The op's lane over decoded float32 values (the engine's lane functions, SPEC-2 4.3); the store rounds. Every
+    op of a dtype class compiles together, as the element-wise engine's (jit/elementwise.py, the binary section)."""
+    if op == ew.ABS:
+        for j in range(n):
+            r[j] = abs_lane(x[j])
+    elif op == ew.RELU:
+        for j in range(n):
+            r[j] = relu_lane(x[j])
+    elif op == NEG:
+        for j in range(n):
+            r[j] = -x[j]
+    elif op == ew.LN or op == LOG:
         for j in range(n):
             r[j] = narrow(kind, ln_lane(x[j]))
-    if sqrt_op is not None:  # SQRT, INTRINSIC: no D49 domain rule (FAST_INVERSE / PRECISION_0ULP_FTZ_FALSE's)
+    else:  # SQRT, INTRINSIC: no D49 domain rule (FAST_INVERSE / PRECISION_0ULP_FTZ_FALSE's)
         d49 = n < 0  # False typed bool (a literal would compile sqrt_lane once more, issue 20)
         for j in range(n):
             r[j] = narrow(kind, sqrt_lane(x[j], d49))
@@ -993,13 +989,12 @@ def _int_unary_lanes(dst, src, kind, op, saturate):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_class, simple_ops, ln_ops, sqrt_op):
+def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_class):
     """Reg Abs/Relu/Neg/Ln/Log/Sqrt: every lane into dst's scratch, then the mask
     (`merging` is False: the API refuses MERGING for these, DK RegMerge tables 2 and 5).
     half_class / float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call and a VF
-    register of a literal dtype pass their class alone, a register of a run-time dtype all three; simple_ops /
-    ln_ops / sqrt_op: the op group's (UNARY_OP_GROUPS), from the API's name, so a first call compiles its group's
-    float lanes alone (the integer lanes are Abs/Relu/Neg's, under int_class). Ln and Sqrt read
+    register of a literal dtype pass their class alone, a register of a run-time dtype all three (the integer lanes
+    are Abs/Relu/Neg's, under int_class). Ln and Sqrt read
     and write with DAZ/FTZ (their INTRINSIC default, D38); Abs, Relu and Neg keep subnormals (no config: the 950
     Memory API's flags); the half store applies the overflow mode (D35)."""
     kind = np.int64(src[H_KIND])
@@ -1015,13 +1010,13 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
         if kind == KIND_HALF:
             x, r = scratch_array(128, np.float32), scratch_array(128, np.float32)
             ew.load_halves(flags, src[:VL], zero, n, x)
-            _float_unary_lanes(op, kind, x, r, n, simple_ops, ln_ops, sqrt_op)
+            _float_unary_lanes(op, kind, x, r, n)
             ew.store_halves(flags, r, dst[VL:2 * VL], zero, n)
     if float_class is not None:
         if kind == KIND_FLOAT:
             x, r = scratch_array(128, np.float32), scratch_array(128, np.float32)
             ew.load_wide(kind, flags, src[:VL], zero, n, x)
-            _float_unary_lanes(op, kind, x, r, n, simple_ops, ln_ops, sqrt_op)
+            _float_unary_lanes(op, kind, x, r, n)
             ew.store_wide(kind, flags, r, dst[VL:2 * VL], zero, n)
     if int_class is not None:
         if kind > KIND_BF16:
@@ -1308,17 +1303,11 @@ def _check_ternary(op, dk, k0, k1, allowed):
         raise UnsupportedDTypeError((_TERNARY_API, api), "src1 kind", k1, (k0, ", src0's"), DEVICE)
 
 
-# The op groups of the float lanes (ternary's op-group markers, one specialisation each): the fused multiply-adds
-# (MulAddDst, MulDstAdd, Axpy) and AbsSub; a first AbsSub compiled the fused lane's staged roundings too (issue 20)
-TERNARY_OP_GROUPS = {ew.MUL_ADD_DST: 0, ew.FUSED_MUL_ADD: 0, ABS_SUB: 1}
-
-
 @njit(cache=True, no_cfunc_wrapper=True)
-def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class, int_class, fma_ops, abs_sub_op):
+def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class, int_class):
     """Reg MulAddDst / MulDstAdd / Axpy / AbsSub: every lane into dst's scratch (dst read first), then the mask
     (`merging` is False: the API refuses MERGING, DK RegMerge table 4). Class markers as engine_binary's: half,
-    wide (float, bfloat16), int; fma_ops / abs_sub_op: the op group's marker (TERNARY_OP_GROUPS; one is 0, the
-    other None), from the API's name, so a first call compiles its group's float lanes alone."""
+    wide (float, bfloat16), int; every op of a class compiles together (_float_unary_lanes)."""
     kind = np.int64(src0[H_KIND])
     _check_ternary(op, np.int64(dst[H_KIND]), kind, np.int64(src1[H_KIND]), allowed)
     modes = merged_modes(src0[H_CTRL], src1[H_CTRL])
@@ -1341,14 +1330,13 @@ def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class
                     ew.load_wide(kind, zero, src1[:VL], zero, n, y)
                     ew.load_wide(kind, zero, dst[:VL], zero, n, c)
             fused = n > 0  # True typed bool (the 950's fused multiply-add), not a literal
-            if fma_ops is not None:
-                if op == ew.MUL_ADD_DST:
-                    for j in range(n):
-                        c[j] = fma_lane(kind, x[j], y[j], c[j], fused, sat)
-                else:  # FUSED_MUL_ADD
-                    for j in range(n):
-                        c[j] = fma_lane(kind, c[j], x[j], y[j], fused, sat)
-            if abs_sub_op is not None:  # the difference rounded once (exact in float64), its magnitude; the store rounds
+            if op == ew.MUL_ADD_DST:
+                for j in range(n):
+                    c[j] = fma_lane(kind, x[j], y[j], c[j], fused, sat)
+            elif op == ew.FUSED_MUL_ADD:
+                for j in range(n):
+                    c[j] = fma_lane(kind, c[j], x[j], y[j], fused, sat)
+            else:  # ABS_SUB: the difference rounded once (exact in float64), its magnitude; the store rounds
                 for j in range(n):
                     c[j] = abs(narrow(kind, np.float64(x[j]) - np.float64(y[j])))
             if half_class is not None:
