@@ -137,8 +137,8 @@ print(sorted(seen - warmed))
 @pytest.mark.parametrize("device", ["ascend950", "atlas-a2"])
 def test_warmup_compiles_every_elementwise_walk(device):
     """Issue 20: after the "elementwise" and "registry" rows, a count or strided high-dim call of any element-wise
-    row and dtype (default config) finds its kernel entry warmed: the same kernel and argument types (dtype class and
-    op group markers included). Run with the compile replaced by a recording stub, so nothing compiles."""
+    row and dtype (default config) finds its kernel entry warmed: the same kernel and argument types (dtype class
+    markers included). Run with the compile replaced by a recording stub, so nothing compiles."""
     import os
     import subprocess
     import sys

@@ -1,6 +1,6 @@
 """The element-wise engine's kernels (SPEC-2 sections 2-6): two kernels per arity, the count form (*_count_kernel)
 and the high-dim walk (*_repeat_kernel), the op code, element kind, addresses, count, strides and mask in one int64
-parameter array (P_*), so one compiled kernel per form, dtype class and op group (marker arguments, see
+parameter array (P_*), so one compiled kernel per form and dtype class (marker arguments, see
 binary_count_kernel) serves every instruction, dtype and device of its arity (issue 20), and a call unboxes two
 arrays and a few values (issue 21).
 
