@@ -3534,6 +3534,8 @@ def _compile_with_mask_arrays(dispatcher, converted):
     the error when numba cannot compile it (the plain run's reason, run_uncompiled)."""
     try:
         signature = tuple(dispatcher.typeof_pyval(a) for a in converted)
+        if signature in dispatcher.overloads:  # compiled (or loaded from the cache) by an earlier call
+            return None
         with global_compiler_lock:
             impl.MASK_ARRAYS[0] = True
             try:
