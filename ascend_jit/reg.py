@@ -16,7 +16,6 @@ import enum
 import functools
 import hashlib
 import inspect
-import marshal
 import operator
 import pathlib
 import re
@@ -24,7 +23,7 @@ import sys
 import threading
 import typing
 import warnings
-from types import ModuleType
+from types import CodeType, ModuleType
 
 import numba
 import numpy as np
@@ -3184,10 +3183,16 @@ def _ol_move_mask(dtype):
 
 
 def _uses(fn, name):
-    """Whether a VF's code (a function nested in it, or a simd_callee it reaches) names `name` (MoveMask: simd_vf
-    then passes the core's vector mask register in on every call; UnalignRegForStore: simd_vf checks that none it
-    made ends pending)."""
-    return any(name in _code_names(f.__code__) for f in (fn, *_callees(fn)))
+    """Whether a VF's code (a function nested in it, or a simd_callee it reaches) uses this module's `name`, by that
+    name or any other that reaches it (`CM = R.CreateMask` at module level, a closure cell) (MoveMask: simd_vf then
+    passes the core's vector mask register in on every call; UnalignRegForStore: simd_vf checks that none it made
+    ends pending; the mask makers: simd_vf may compile the VF with their masks as word arrays)."""
+    target = globals()[name]
+    for f in (fn, *_callees(fn)):
+        names, values = _reached(f)
+        if name in names or any(v is target for v in values):
+            return True
+    return False
 
 
 def simd_callee(fn):
@@ -3213,15 +3218,21 @@ def _callees(fn):
     found, todo = {}, [fn]
     while todo:
         f = todo.pop()
-        names = _code_names(f.__code__)
-        values = [f.__globals__.get(n) for n in names]
-        values += [getattr(v, n, None) for v in values if isinstance(v, ModuleType) for n in names]
-        values += [_cell_value(c) for c in f.__closure__ or ()]
-        for v in values:
+        for v in _reached(f)[1]:
             if getattr(v, "__simd_callee__", False) is True and v not in found and v is not fn:
                 found[v] = None
                 todo.append(v)
     return list(found)
+
+
+def _reached(f):
+    """The names f's code uses, and the objects they reach: its globals, those names' attributes of the modules among
+    them (`R.UpdateMask`), and its closure's cells."""
+    names = _code_names(f.__code__)
+    values = [f.__globals__.get(n) for n in names]
+    values += [getattr(v, n, None) for v in values if isinstance(v, ModuleType) for n in names]
+    values += [_cell_value(c) for c in f.__closure__ or ()]
+    return names, values
 
 
 def _code_names(code):
@@ -3236,6 +3247,24 @@ def _cell_value(cell):
         return None
 
 
+def _code_fingerprint(code):
+    """What a code object computes, as a value equal in every process that compiles the same source: marshal's bytes
+    are not (it marks an object that has other references at the moment it writes, so a callee numba had compiled
+    once more, as the mask-array retry does, gave other bytes, and a set constant's order follows the process's
+    string hash seed): the bytecode, names, flags and constants, nested code objects in turn, sets sorted."""
+    def constant(c):
+        if isinstance(c, CodeType):
+            return _code_fingerprint(c)
+        if isinstance(c, tuple):
+            return tuple(constant(x) for x in c)
+        if isinstance(c, frozenset):
+            return "frozenset", tuple(sorted(repr(constant(x)) for x in c))
+        return type(c).__name__, repr(c)
+    return (code.co_code, getattr(code, "co_exceptiontable", b""), code.co_names, code.co_varnames,
+            code.co_freevars, code.co_cellvars, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
+            code.co_flags, tuple(constant(c) for c in code.co_consts))
+
+
 def _callee_stamp(fn):
     """What a cached VF's machine code depends on beyond its own source: every callee's code, defaults and source
     file state (numba's cache checks the VF's file alone, so an edited callee in another module would be missed)."""
@@ -3244,7 +3273,7 @@ def _callee_stamp(fn):
         path = pathlib.Path(callee.__code__.co_filename)
         stat = path.stat() if path.is_file() else None
         parts.append((callee.__module__, callee.__qualname__, repr(callee.__defaults__),
-                      hashlib.sha256(marshal.dumps(callee.__code__)).hexdigest(),
+                      hashlib.sha256(repr(_code_fingerprint(callee.__code__)).encode()).hexdigest(),
                       (stat.st_mtime_ns, stat.st_size) if stat else None))
     return tuple(parts)
 
