@@ -543,10 +543,11 @@ print(json.dumps(report))
 '''
 
 
-@pytest.mark.skipif(NO_JIT, reason="with the JIT disabled every VF runs plain")
-def test_a_later_process_loads_the_array_form_without_compiling(tmp_path):
-    module = f"audit43_cached_vf_{os.getpid()}"
-    (tmp_path / f"{module}.py").write_text(textwrap.dedent(_CACHE_MODULE))
+def _processes(tmp_path, name, source):
+    """A function running _CACHE_RUNNER on a module of `source` in a new process (the same NUMBA_CACHE_DIR) for the
+    dtypes it is given, returning the runner's JSON report."""
+    module = f"{name}_{os.getpid()}"
+    (tmp_path / f"{module}.py").write_text(textwrap.dedent(source))
     (tmp_path / "runner.py").write_text(_CACHE_RUNNER.format(module=module))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([ROOT, str(tmp_path), env.get("PYTHONPATH", "")])
@@ -556,7 +557,12 @@ def test_a_later_process_loads_the_array_form_without_compiling(tmp_path):
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr[-3000:]
         return json.loads(done.stdout.strip().splitlines()[-1])
+    return process
 
+
+@pytest.mark.skipif(NO_JIT, reason="with the JIT disabled every VF runs plain")
+def test_a_later_process_loads_the_array_form_without_compiling(tmp_path):
+    process = _processes(tmp_path, "audit43_cached_vf", _CACHE_MODULE)
     first = process("half", "float")
     assert first["cached"] and first["equal"] == [True, True] and first["warnings"] == 0
     assert first["compiles"] >= 2  # it did compile here (the failed tuple typing and the array form)
@@ -592,18 +598,7 @@ def test_found_callee_vf_compiles_again_in_every_process(tmp_path):
     than once): the stamp computed before the VF's first compile in a process differed from the one computed when the
     array form was saved (after numba had compiled the callee twice), so the lookup missed in every later process.
     The key now hashes reg._code_fingerprint, the same in every process."""
-    module = f"audit43_callee_vf_{os.getpid()}"
-    (tmp_path / f"{module}.py").write_text(textwrap.dedent(_CALLEE_MODULE))
-    (tmp_path / "runner.py").write_text(_CACHE_RUNNER.format(module=module))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([ROOT, str(tmp_path), env.get("PYTHONPATH", "")])
-
-    def process(*dtypes):
-        done = subprocess.run([sys.executable, str(tmp_path / "runner.py"), *dtypes], env=env, cwd=str(tmp_path),
-                              capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, done.stderr[-3000:]
-        return json.loads(done.stdout.strip().splitlines()[-1])
-
+    process = _processes(tmp_path, "audit43_callee_vf", _CALLEE_MODULE)
     first = process("half")
     assert first["cached"] and first["equal"] == [True] and first["warnings"] == 0
     second = process("half")
