@@ -11,7 +11,8 @@ directory in the temporary directory, or turns caching off if even that fails. E
 then quietly caches elsewhere).
 
 `lock_cache_saves()` makes numba's cache saves whole when several processes compile into one cache at once (the
-test suite's workers, a Dask sweep's workers, CI jobs sharing a cached NUMBA_CACHE_DIR).
+test suite's workers, a Dask sweep's workers, CI jobs sharing a cached NUMBA_CACHE_DIR), and a save that fails
+(the directory made read-only or the disk filled after import) one CacheLocationWarning, not an error of the call.
 """
 import atexit
 import os
@@ -91,7 +92,8 @@ def lock_cache_saves():
     other process's machine code, which a later process then loads for the wrong argument types (docs/decisions.md
     "Running the tests on every core"). An exclusive lock on a file beside the index, held from reading the index
     to writing the data, makes each save whole. POSIX only (fcntl); elsewhere, and should numba's class change,
-    saves stay numba's own."""
+    saves stay numba's own. A save that fails warns instead (_warn_on_failed_saves, on every platform)."""
+    _warn_on_failed_saves()
     try:
         import fcntl
         from numba.core.caching import IndexDataCacheFile
@@ -115,6 +117,37 @@ def lock_cache_saves():
 
     save.locked_across_processes = True
     IndexDataCacheFile.save = save
+
+
+_UNSAVED_DIRECTORIES = set()
+
+
+def _warn_on_failed_saves():
+    """numba's save of a compiled function (`Cache.save_overload`: it checks the directory by writing a temporary
+    file, then writes the index and the data) raises the OSError of a cache directory made read-only, or of a full
+    disk, after import, and that fails the call that compiled the kernel or VF. The code runs uncached instead, with
+    one CacheLocationWarning per directory (issue 20: an unwritable cache never fails a run); numba's load already
+    skips an index entry whose data file is missing, so a save that stopped half way is compiled again."""
+    from numba.core.caching import Cache
+    unguarded = Cache.save_overload
+    if getattr(unguarded, "warns_on_failure", False):
+        return
+
+    def save_overload(self, sig, data):
+        try:
+            return unguarded(self, sig, data)
+        except OSError as error:
+            directory = getattr(self, "_cache_path", None) or "?"
+            if directory not in _UNSAVED_DIRECTORIES:
+                _UNSAVED_DIRECTORIES.add(directory)
+                warnings.warn(f"ascend_jit: numba could not save compiled code to its cache in {directory} "
+                              f"({error}); it runs uncached and compiles again in the next process. Set "
+                              "NUMBA_CACHE_DIR to a writable directory to cache it (see README, 'The numba cache').",
+                              CacheLocationWarning, stacklevel=2)
+            return None
+
+    save_overload.warns_on_failure = True
+    Cache.save_overload = save_overload
 
 
 def ensure_cache_location():

@@ -3227,10 +3227,18 @@ def _callees(fn):
 
 def _reached(f):
     """The names f's code uses, and the objects they reach: its globals, those names' attributes of the modules among
-    them (`R.UpdateMask`), and its closure's cells."""
+    them, of the modules among those and so on (`R.UpdateMask`, `package.module.helper`), and its closure's cells."""
     names = _code_names(f.__code__)
     values = [f.__globals__.get(n) for n in names]
-    values += [getattr(v, n, None) for v in values if isinstance(v, ModuleType) for n in names]
+    modules, seen = [v for v in values if isinstance(v, ModuleType)], set()
+    while modules:
+        module = modules.pop()
+        if id(module) in seen:
+            continue
+        seen.add(id(module))
+        found = [getattr(module, n, None) for n in names]
+        values += found
+        modules += [v for v in found if isinstance(v, ModuleType)]
     values += [_cell_value(c) for c in f.__closure__ or ()]
     return names, values
 
@@ -3266,16 +3274,25 @@ def _code_fingerprint(code):
 
 
 def _callee_stamp(fn):
-    """What a cached VF's machine code depends on beyond its own source: every callee's code, defaults and source
-    file state (numba's cache checks the VF's file alone, so an edited callee in another module would be missed)."""
-    parts = []
-    for callee in sorted(_callees(fn), key=lambda f: (str(f.__module__), f.__qualname__)):
-        path = pathlib.Path(callee.__code__.co_filename)
-        stat = path.stat() if path.is_file() else None
+    """What a cached VF's machine code depends on beyond numba's check of its own file (modification time and size):
+    its file's bytes, and every callee's code, defaults and source file's bytes. Bytes, not the file's time and
+    size, which a same-size edit within one timestamp tick (or a copy that keeps the time) leaves as they were: a
+    module constant a callee reads is frozen into the VF's code. In a fixed order (the callees of one qualname, a
+    factory's, are found in the order of a set of names, which follows the process's string hash seed)."""
+    parts = [(fn.__module__, fn.__qualname__, _file_digest(fn.__code__.co_filename))]
+    for callee in _callees(fn):
         parts.append((callee.__module__, callee.__qualname__, repr(callee.__defaults__),
                       hashlib.sha256(repr(_code_fingerprint(callee.__code__)).encode()).hexdigest(),
-                      (stat.st_mtime_ns, stat.st_size) if stat else None))
-    return tuple(parts)
+                      _file_digest(callee.__code__.co_filename)))
+    return parts[0], tuple(sorted(parts[1:], key=repr))
+
+
+def _file_digest(filename):
+    """The SHA-256 of a source file's bytes (None: no file to read, as for code made by exec)."""
+    try:
+        return hashlib.sha256(pathlib.Path(filename).read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _pass_mask_register():
