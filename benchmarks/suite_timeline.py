@@ -66,8 +66,9 @@ def summarise(rows_by_worker, wall):
 
 
 def report(run, against=None, top=30):
-    lines = [f"pytest wall {run['wall']:.1f} s" + (f"; the other run {against['wall']:.1f} s, "
-                                                    f"{against['wall'] / run['wall']:.2f}x this one" if against else "")]
+    lines = [f"pytest wall {run['wall']:.1f} s"]
+    if against:
+        lines[0] += f"; the other run {against['wall']:.1f} s, {against['wall'] / run['wall']:.2f}x this one"
     end = max(w["last"] for w in run["workers"].values())
     for name, w in run["workers"].items():
         lines.append(f"  {name}: {w['tests']} tests, busy {w['busy']:.1f} s, first test at {w['first']:.1f} s, "
