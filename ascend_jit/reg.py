@@ -3182,15 +3182,15 @@ def _ol_move_mask(dtype):
     return lambda dtype: mv.move_mask_in_vf(_vf_kind(dtype, "MoveMask"))
 
 
-def _uses(fn, name):
-    """Whether a VF's code (a function nested in it, or a simd_callee it reaches) uses this module's `name`, by that
-    name or any other that reaches it (`CM = R.CreateMask` at module level, a closure cell) (MoveMask: simd_vf then
-    passes the core's vector mask register in on every call; UnalignRegForStore: simd_vf checks that none it made
-    ends pending; the mask makers: simd_vf may compile the VF with their masks as word arrays)."""
-    target = globals()[name]
+def _uses(fn, *names):
+    """Whether a VF's code (a function nested in it, or a simd_callee it reaches) uses any of this module's `names`,
+    by that name or any other that reaches it (`CM = R.CreateMask` at module level, a closure cell) (MoveMask:
+    simd_vf then passes the core's vector mask register in on every call; UnalignRegForStore: simd_vf checks that
+    none it made ends pending; the mask makers: simd_vf may compile the VF with their masks as word arrays)."""
+    targets = [globals()[name] for name in names]
     for f in (fn, *_callees(fn)):
-        names, values = _reached(f)
-        if name in names or any(v is target for v in values):
+        used, values = _reached(f)
+        if not used.isdisjoint(names) or any(v is t for v in values for t in targets):
             return True
     return False
 
@@ -3610,7 +3610,7 @@ def simd_vf(fn):
     compiled = _vf_dispatcher(fn)
     # the VF compiled with its UpdateMask / CreateMask / MoveMask masks made as word arrays, made when it does not
     # type with them as tuples (_compile_with_mask_arrays); then tried first
-    arrays = [None] if any(_uses(fn, name) for name in ("UpdateMask", "CreateMask", "MoveMask")) else []
+    arrays = [None] if _uses(fn, "UpdateMask", "CreateMask", "MoveMask") else []
 
     # A call converts its arguments (tensors to UB handles, dtype names to kind codes, registers to their arrays)
     # and runs the compiled VF. The first call with a tuple of argument types writes a straight-line converter for
