@@ -33,6 +33,7 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.errors import NumbaError
 from numba.core.typing.templates import AbstractTemplate, infer_global, signature
 from numba.extending import lower_builtin, overload
+from numba.np import numpy_support
 
 from .api._common import INT32_MAX, UINT64_MAX, _int_legal, as_enum, as_int
 from .api._scalar import scalar_bits
@@ -1574,6 +1575,9 @@ def _ol_vf_kind(dtype, api="RegTensor"):
             kind = dtype.kinds[0]                                  # case); a class of several: read at run time
             return lambda dtype, api="RegTensor": np.int64(kind)
         return lambda dtype, api="RegTensor": _SPELLING_KINDS[impl.spelling_index(dtype)]
+    if isinstance(dtype, (types.NumberClass, types.DType)):  # np.float16 in the VF's code, resolved at compile time
+        kind = _numpy_type_kind(dtype)
+        return None if kind is None else (lambda dtype, api="RegTensor": np.int64(kind))
     if isinstance(dtype, types.Integer):
         # no such call: an int is no dtype name (plain Python refuses it with UnsupportedDTypeError), and compiled
         # it had run as a kind code (RegTensor(3) a uint8 register); the VF runs plain and refuses it (audit19r)
@@ -1766,12 +1770,33 @@ def _direct_forms(fn, form, takes_none):
 
 
 def _known_kinds(dtype):
-    """The element kinds a VF's dtype argument may name, known at compile time: one for a literal spelling, its
-    class's for a dtype-name argument (jit/reg.py DTypeNameType); else None (a name read at run time)."""
+    """The element kinds a VF's dtype argument may name, known at compile time: one for a literal spelling or a numpy
+    type in the VF's code (_numpy_type_kind), its class's for a dtype-name argument (jit/reg.py DTypeNameType); else
+    None (a name read at run time)."""
     if isinstance(dtype, types.StringLiteral):
         kind = _KIND_NAMES.get(dtype.literal_value)
         return None if kind is None else (kind,)
+    kind = _numpy_type_kind(dtype)
+    if kind is not None:
+        return (kind,)
     return dtype.kinds if isinstance(dtype, impl.DTypeNameType) else None
+
+
+def _numpy_type_kind(dtype):
+    """The element kind of a numpy scalar type or dtype named in a VF's code (`R.RegTensor(np.float16)`,
+    `np.dtype("int32")`), as plain Python's dtypes.resolve reads it (DESIGN.md 2 writes dtypes as numpy types; SPEC-2
+    11.1: the same call compiled and plain). None for any other type, and for a numpy type resolve refuses: the call
+    then types as no form, so the VF runs plain and refuses it in plain Python's words."""
+    if isinstance(dtype, types.NumberClass):
+        scalar = dtype.instance_type
+    elif isinstance(dtype, types.DType):
+        scalar = dtype.dtype
+    else:
+        return None
+    try:
+        return resolve(numpy_support.as_dtype(scalar)).kind
+    except (AscendJitError, NumbaError):
+        return None
 
 
 _SPELLING_KIND_TABLE = np.array(_SPELLING_KINDS, np.int64)
@@ -1883,7 +1908,7 @@ def _ol_create_mask(dtype, pattern=0):
 def _ol_sizeof(dtype):
     """A VF's dtype-name argument or a literal name: the element bytes of its kind (a constant where the type names
     one kind). Anything else types no call, so the VF runs plain and says why, as plain Python does."""
-    if isinstance(dtype, (impl.DTypeNameType, types.StringLiteral)):
+    if isinstance(dtype, (impl.DTypeNameType, types.StringLiteral)) or _numpy_type_kind(dtype) is not None:
         return lambda dtype: impl.kind_size(_vf_kind(dtype, "sizeof"))
     return None
 

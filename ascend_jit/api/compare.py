@@ -270,11 +270,12 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
         remember(_COUNT_CALLS, memo_key, call, _COUNT_CALLS_MAX)
 
 
-def _second_operand(api, spec, core, dtype, src1, scalar):
-    """(array, byte offset) holding src1: the UB, or Compares'/Select's scalar converted once (D29)."""
+def _second_operand(api, spec, core, dtype, src1, scalar, name="scalar"):
+    """(array, byte offset) holding src1: the UB, or Compares'/Select's scalar converted once (D29); a refusal names
+    the scalar's parameter, `name` (Select's is src1)."""
     if src1 is not None:
         return core.ub, src1.addr
-    bits = scalar_bits(api, spec, dtype, scalar, "scalar")
+    bits = scalar_bits(api, spec, dtype, scalar, name)
     held = _SCALAR_BYTES.get((dtype.size, bits))
     if held is None:
         held = remember(_SCALAR_BYTES, (dtype.size, bits), np.array([bits], _UINT[dtype.size]).view(np.uint8), 4096)
@@ -398,7 +399,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         core = dst._core
         if tensor_src1:
             return _run_remembered(call, core, core.ub, call.b_addr)
-        return _run_remembered(call, core, *_second_operand(api, core.spec, core, dst._dtype, None, src1))
+        return _run_remembered(call, core, *_second_operand(api, core.spec, core, dst._dtype, None, src1, "src1"))
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(api, args, count, mask, repeat_time,
                                                                              repeat_params, is_set_mask, dst,
                                                                              _SELECT_FORMS, 5)
@@ -426,7 +427,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
             mode = _validate_select_count.__wrapped__(*key)
         if count == 0:
             return
-        bbuf, b_addr = _second_operand(api, spec, core, d, s1, src1)
+        bbuf, b_addr = _second_operand(api, spec, core, d, s1, src1, "src1")
         if core.sanitizer is not None:
             nsel = _sel_bytes(mode, d.lanes_per_repeat, 0, count)
             reads = [(("sel_mask", sel_mask.addr, nsel), sel_mask), (("src0", src0.addr, count * d.size), src0)]
@@ -451,7 +452,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         mode, repeat, last, p = _validate_select_high_dim(*key)
     except TypeError:
         mode, repeat, last, p = _validate_select_high_dim.__wrapped__(*key)
-    bbuf, b_addr = _second_operand(api, spec, core, d, s1, src1)
+    bbuf, b_addr = _second_operand(api, spec, core, d, s1, src1, "src1")
     nop = repeat == 0 or plan.empty
     if core.sanitizer is not None and not nop:  # before any state changes: a report raised leaves none
         def strided(name, t):

@@ -465,6 +465,8 @@ _STRIDE_FIELDS = {_DuplicateStrides: (("dst", "dstBlkStride", "dstRepStride", 65
                   CopyRepeatParams: (("dst", "dstStride", "dstRepeatSize", 65535),
                                      ("src", "srcStride", "srcRepeatSize", 65535))}
 _REPEAT_STRIDE_MAX = {CopyRepeatParams: 4095}  # the Copy page's 表4; every other struct's repeat strides: uint8
+# a refusal names the parameter the call was given: Duplicate's strides are its own keywords, not a struct's fields
+_STRIDE_PARAMETERS = {_DuplicateStrides: {"dstBlkStride": "dst_block_stride", "dstRepStride": "dst_repeat_stride"}}
 
 
 def _check_strides(api, spec, params, strides):
@@ -472,13 +474,14 @@ def _check_strides(api, spec, params, strides):
     operand name -> (block stride, repeat stride)."""
     fields = _STRIDE_FIELDS[type(params)]
     rep_max = _REPEAT_STRIDE_MAX.get(type(params), 255)
+    parameter = _STRIDE_PARAMETERS.get(type(params), {})
     for name, blk_f, rep_f, blk_max in fields:
-        blk = check_range(api, spec, blk_f, getattr(params, blk_f), 0, blk_max)
-        rep = check_range(api, spec, rep_f, getattr(params, rep_f), 0, rep_max)
+        blk = check_range(api, spec, parameter.get(blk_f, blk_f), getattr(params, blk_f), 0, blk_max)
+        rep = check_range(api, spec, parameter.get(rep_f, rep_f), getattr(params, rep_f), 0, rep_max)
         strides[name] = (blk, rep)
     if strides["dst"][0] == 0:  # SPEC 1.2, D10; SPEC-2 D61
-        raise ParameterError(api, fields[0][1], 0, legal="[1, ...] (0 is undefined behaviour, SPEC 1.2, D10)",
-                             device=spec.name)
+        raise ParameterError(api, parameter.get(fields[0][1], fields[0][1]), 0,
+                             legal="[1, ...] (0 is undefined behaviour, SPEC 1.2, D10)", device=spec.name)
 
 
 @lru_cache(maxsize=8192)
