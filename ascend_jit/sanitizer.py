@@ -21,7 +21,8 @@ One switch, five checks. Off by default; when off, every API pays one `core.sani
   them); GM accesses outside a GlobalTensor.
 - blocks: two blocks of one launch writing the same GM bytes other than atomically with one operation (an atomic
   Add and an atomic Max do not combine in either order), or one block reading GM bytes another
-  block writes, without a SyncAll between them.
+  block writes, without a SyncAll between them; and a block reaching another core's UB through a LocalTensor of
+  that core (a tensor shared through Python state: on the device each block addresses only its own UB).
 - sync: at the end of a launch, flags set and never waited, event ids allocated and never released.
 
 Reports name the check, the kind, both instructions (API, pipe, the user's file:line), the operand, the first byte
@@ -338,6 +339,18 @@ def _count(a):
     return a.stop - a.start if isinstance(a, slice) else a.size
 
 
+_CURRENT = []  # core.py's thread-local of `with core:` stacks, fetched on first use (core.py imports this module)
+
+
+def _thread_core():
+    """The core of the innermost `with core:` of this thread (an aj.launch block runs inside its own), or None."""
+    if not _CURRENT:
+        from .core import _current
+        _CURRENT.append(_current)
+    stack = getattr(_CURRENT[0], "stack", None)
+    return stack[-1] if stack else None
+
+
 def _address(a, k):
     """The k-th byte address of a footprint (a slice or an address array)."""
     return a.start + k if isinstance(a, slice) else int(a[k])
@@ -511,6 +524,9 @@ class Sanitizer:
         instr = Instr(self._named(api), pipe, where or user_location(), len(self.log))
         self._reported = set()
         runs = [(acc, _run_args(acc.addrs)) for acc in accesses if _count(acc.addrs)]
+        running = _thread_core()
+        if running is not self.core and running is not None and running.launch is not None and runs:
+            self._another_blocks_ub(instr, runs[0][0], running)
         for acc, _ in runs:
             self._check_memory(instr, acc)
         for acc, run in runs:
@@ -536,6 +552,22 @@ class Sanitizer:
                 self.reader_seq[p, where] = seq
                 self.reader_instr[p, where] = instr.seq
         return instr
+
+    def _another_blocks_ub(self, instr, acc, running):
+        """An aj.launch block (`running`, the core of its `with core:`) reaching this core's UB through a tensor of
+        this core (a LocalTensor a Python port kept in a module-level cache the blocks' threads share): a vector core
+        addresses only its own UB, so on the device the same address is the block's own bytes. Reported by the
+        accessing block's sanitizer (check "blocks"), before anything is written; without a sanitizer such a
+        tensor is not refused (docs/decisions.md "Left as they are")."""
+        reporter = running.sanitizer if running.sanitizer is not None else self
+        if not reporter.enabled("blocks"):
+            return
+        owner = (f"block {self.core.block_idx} of this launch" if self.core.launch is running.launch else
+                 "a core outside this launch" if self.core.launch is None else "a block of another launch")
+        reporter._emit(Report("blocks", "another core's UB", instr, acc.operand, _address(acc.addrs, 0),
+                              _count(acc.addrs), fix=f"{acc.operand} is a LocalTensor of {owner}; a block reaches "
+                              "only its own core's UB: allocate the tensor in this block (its own TPipe / "
+                              "local_tensor), not once for all blocks"))
 
     def _check_memory(self, instr, acc):
         t = acc.tensor
