@@ -2,14 +2,19 @@
 order-independent inputs that separate logic bugs from accumulation-order effects."""
 import json
 import os
+import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from . import __version__
 from .dtypes import BFLOAT16, from_np_dtype, resolve
+from .errors import AscendJitError
 
 GOLDEN_FORMAT = 1
+# a golden's own fields: user metadata may not replace them (a "dtype" or "shape" key made the golden unreadable)
+GOLDEN_FIELDS = ("format", "dtype", "shape", "device", "ascend_jit", "spec_decisions")
 # SPEC decisions a golden of a reduction depends on (stored with every golden so a changed decision is visible).
 DECISIONS = ("D1", "D2", "D6", "D8", "D11", "D12", "D14", "D17", "D20", "D22", "D23", "D26")
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -33,8 +38,9 @@ def _ordered(a):
 
 def ulp_diff(a, b):
     """Distance in units in the last place between two float arrays of the same dtype (half, float, bfloat16):
-    how many representable values lie between them (+1). 0 means identical bits; -0 vs +0 is 1; NaN against
-    anything that is not NaN is reported as the int64 maximum."""
+    how many representable values lie between them (+1). 0 means the same value; -0 vs +0 is 1; NaN against
+    anything that is not NaN is reported as the int64 maximum, and two NaNs are 0 apart whatever their payloads
+    (bit_mismatches tells payloads apart; mismatch_report names such an element "NaN payload changed")."""
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype != b.dtype or resolve(a.dtype).name not in _ULP_TYPES:
         raise TypeError(f"ulp_diff needs two arrays of one of {_ULP_TYPES}, got {a.dtype} and {b.dtype}")
@@ -71,16 +77,25 @@ def mismatch_report(actual, expected, nan_equal=False, max_items=10):
     if bad.size == 0:
         return ""
     size = a.dtype.itemsize
-    ulps = ulp_diff(a[bad], e[bad]) if _is_float(a) and resolve(a.dtype).name in _ULP_TYPES else None
+    ulps = nan_pairs = None
+    if _is_float(a) and resolve(a.dtype).name in _ULP_TYPES:
+        ulps = ulp_diff(a[bad], e[bad])
+        # two NaNs of other payloads differ in their bits but are 0 ulp apart: named as what changed
+        nan_pairs = np.isnan(a[bad].astype(np.float32)) & np.isnan(e[bad].astype(np.float32))
     lines = [f"{bad.size} of {a.size} elements differ in their bits"]
     for k, i in enumerate(bad[:max_items]):
-        moved = f"moved by {ulps[k]} ulp" if ulps is not None else "differs"
+        moved = "differs" if ulps is None else "NaN payload changed" if nan_pairs[k] else f"moved by {ulps[k]} ulp"
         lines.append(f"  element {i} {moved}: actual {_decimal(a[i])} ({_hex(_bits(a)[i], size)}), "
                      f"expected {_decimal(e[i])} ({_hex(_bits(e)[i], size)})")
     if bad.size > max_items:
         lines.append(f"  ... and {bad.size - max_items} more")
     if ulps is not None:
-        lines.append(f"max ulp difference: {int(ulps.max())}")
+        moved = ulps[~nan_pairs]
+        payloads = int(nan_pairs.sum())
+        summary = [f"max ulp difference: {int(moved.max())}"] if moved.size else []
+        if payloads:
+            summary.append(f"{payloads} NaN payload{'s' if payloads != 1 else ''} changed")
+        lines.append("; ".join(summary))
     return "\n".join(lines)
 
 
@@ -103,31 +118,73 @@ def _golden_path(name, directory):
     return Path(directory) / f"{name}.npz"
 
 
+class GoldenFileError(ValueError):
+    """A golden file that cannot be read as one (damaged, truncated, written by another format or tool): names the
+    golden, its file and what is wrong, never numpy's or zipfile's internal error."""
+
+
 def record_golden(name, array, directory, device=None, metadata=None):
-    """Write `name.npz` in `directory`: the raw bits, the dtype name and shape, and metadata (device, dtype,
-    ascend_jit version, the SPEC decisions results depend on). Portable: plain npz, no pickle."""
-    a = np.ascontiguousarray(array)
+    """Write `name.npz` in `directory`: the raw bits, the dtype name and shape (a 0-d array or numpy scalar keeps its
+    shape ()), and metadata (device, dtype, ascend_jit version, the SPEC decisions results depend on, and the
+    caller's `metadata`, whose keys may not be one of GOLDEN_FIELDS). Portable: plain npz, no pickle. The file is
+    written beside its final name and renamed onto it, so a reader (another process checking it) sees the old golden
+    or the new one, never half of one."""
+    a = np.asarray(array)
     # a bool output (a ported kernel's mask, one byte an element) is kept by its bytes under its own name
     dtype_name = "bool" if a.dtype == np.bool_ else resolve(a.dtype).name
+    clash = sorted(set(metadata or {}) & set(GOLDEN_FIELDS))
+    if clash:
+        raise ValueError(f"golden {name!r}: metadata key {clash[0]!r} is one of the golden's own fields "
+                         f"{GOLDEN_FIELDS}; name it differently (e.g. 'input_{clash[0]}')")
     meta = {"format": GOLDEN_FORMAT, "dtype": dtype_name, "shape": list(a.shape), "device": device,
             "ascend_jit": __version__, "spec_decisions": list(DECISIONS)}
     meta.update(metadata or {})
     path = _golden_path(name, directory)
     os.makedirs(path.parent, exist_ok=True)
-    np.savez(path, bits=_bits(a.reshape(-1)), meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as f:
+            np.savez(f, bits=_bits(np.ascontiguousarray(a.reshape(-1))),
+                     meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
     return path
 
 
 def load_golden(name, directory):
-    """(array, metadata) of a recorded golden."""
-    with np.load(_golden_path(name, directory), allow_pickle=False) as z:
-        meta = json.loads(z["meta"].tobytes().decode())
+    """(array, metadata) of a recorded golden; GoldenFileError naming it when the file is no readable golden of
+    this format."""
+    path = _golden_path(name, directory)
+
+    def damaged(problem):
+        return GoldenFileError(f"golden {name!r} ({path}) {problem}: record it again (pytest --update-goldens, "
+                               "record_golden or ascend-jit golden record)")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(z["meta"].tobytes().decode())
+            bits = z["bits"]
+    except (FileNotFoundError, PermissionError):
+        raise
+    except (zipfile.BadZipFile, EOFError, KeyError, OSError, ValueError) as err:
+        # numpy reads a file that is no zip as a pickle it refuses to load: say what the file is instead
+        raise damaged(f"is damaged or no golden file ({type(err).__name__}: "
+                      f"{'not an npz archive' if 'pickle' in str(err) else err})") from None
+    if not isinstance(meta, dict) or meta.get("format") != GOLDEN_FORMAT:
+        found = meta.get("format") if isinstance(meta, dict) else None
+        raise damaged(f"has format {found!r}, and this ascend_jit {__version__} reads format {GOLDEN_FORMAT}")
+    try:
         np_dtype = np.dtype(np.bool_) if meta["dtype"] == "bool" else resolve(meta["dtype"]).np_dtype
-        return z["bits"].view(np_dtype).reshape(meta["shape"]), meta
+        return bits.view(np_dtype).reshape(meta["shape"]), meta
+    except (KeyError, TypeError, ValueError, AscendJitError) as err:
+        raise damaged(f"has unreadable contents ({type(err).__name__}: {err})") from None
 
 
 def check_golden(name, array, directory, nan_equal=False):
-    """Assert `array` equals the golden bit for bit; the AssertionError carries the ulp report."""
+    """Assert `array` equals the golden bit for bit; the AssertionError carries the ulp report, and says so when the
+    golden was recorded under other SPEC decisions than this version's (DECISIONS) or by another ascend_jit."""
     path = _golden_path(name, directory)
     if not path.exists():
         raise AssertionError(f"no golden {path} (record it with --update-goldens or record_golden)")
@@ -135,8 +192,12 @@ def check_golden(name, array, directory, nan_equal=False):
     try:
         assert_bit_equal(np.asarray(array), expected, nan_equal)
     except AssertionError as err:
+        recorded = meta.get("spec_decisions")
+        decisions = "" if recorded == list(DECISIONS) else (
+            f"\nrecorded under the SPEC decisions {', '.join(map(str, recorded or []))}; this version's results "
+            f"depend on {', '.join(DECISIONS)}: a changed decision can explain the difference")
         raise AssertionError(f"golden {name!r} ({meta.get('device')}, {meta['dtype']}, recorded by ascend_jit "
-                             f"{meta['ascend_jit']}):\n{err}") from None
+                             f"{meta.get('ascend_jit')}):\n{err}{decisions}") from None
 
 
 # --- order-independent inputs -------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ Every accepted form is compared byte for byte against an independent numpy model
 SPEC text (SPEC 1.2 addressing, SPEC 2 masks; nothing of ascend_jit's internals is imported). The inputs are small
 integers so that every floating result is exact, which keeps the model free of rounding questions: the point is
 the coverage of the call shapes, not numerics depth.
+Tests named test_found_* failed on the code audited (bdd1357) and pass since session 44 fixed the
+defects (docs/decisions.md names each).
 """
 import numpy as np
 import ml_dtypes
