@@ -36,14 +36,25 @@ def _ordered(a):
     return np.where(bits & sign, -(bits & (sign - 1)) - 1, bits)
 
 
+def _ulp_type(np_dtype):
+    """The emulator's name of a half / float / bfloat16 numpy dtype, else None (float64 and the integers)."""
+    try:
+        name = resolve(np_dtype).name
+    except AscendJitError:
+        return None
+    return name if name in _ULP_TYPES else None
+
+
 def ulp_diff(a, b):
     """Distance in units in the last place between two float arrays of the same dtype (half, float, bfloat16):
     how many representable values lie between them (+1). 0 means the same value; -0 vs +0 is 1; NaN against
     anything that is not NaN is reported as the int64 maximum, and two NaNs are 0 apart whatever their payloads
     (bit_mismatches tells payloads apart; mismatch_report names such an element "NaN payload changed")."""
     a, b = np.asarray(a), np.asarray(b)
-    if a.dtype != b.dtype or resolve(a.dtype).name not in _ULP_TYPES:
+    if a.dtype != b.dtype or _ulp_type(a.dtype) is None:
         raise TypeError(f"ulp_diff needs two arrays of one of {_ULP_TYPES}, got {a.dtype} and {b.dtype}")
+    if a.shape != b.shape:  # not broadcast: one value against many is no element-wise distance
+        raise ValueError(f"ulp_diff needs two arrays of one shape, got {a.shape} and {b.shape}")
     a, b = np.atleast_1d(a), np.atleast_1d(b)
     d = np.abs(_ordered(a) - _ordered(b))
     an, bn = np.isnan(a.astype(np.float32)), np.isnan(b.astype(np.float32))
@@ -78,13 +89,16 @@ def mismatch_report(actual, expected, nan_equal=False, max_items=10):
         return ""
     size = a.dtype.itemsize
     ulps = nan_pairs = None
-    if _is_float(a) and resolve(a.dtype).name in _ULP_TYPES:
+    if _ulp_type(a.dtype) is not None:
         ulps = ulp_diff(a[bad], e[bad])
         # two NaNs of other payloads differ in their bits but are 0 ulp apart: named as what changed
         nan_pairs = np.isnan(a[bad].astype(np.float32)) & np.isnan(e[bad].astype(np.float32))
     lines = [f"{bad.size} of {a.size} elements differ in their bits"]
     for k, i in enumerate(bad[:max_items]):
-        moved = "differs" if ulps is None else "NaN payload changed" if nan_pairs[k] else f"moved by {ulps[k]} ulp"
+        if ulps is not None:
+            moved = "NaN payload changed" if nan_pairs[k] else f"moved by {ulps[k]} ulp"
+        else:  # integers by their difference; a float64 (no emulator dtype, no ulp here) or bool only as differing
+            moved = f"differs by {int(a[i]) - int(e[i]):+d}" if a.dtype.kind in "iu" else "differs"
         lines.append(f"  element {i} {moved}: actual {_decimal(a[i])} ({_hex(_bits(a)[i], size)}), "
                      f"expected {_decimal(e[i])} ({_hex(_bits(e)[i], size)})")
     if bad.size > max_items:

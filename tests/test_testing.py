@@ -20,6 +20,17 @@ def test_ulp_diff():
     assert T.ulp_diff(b, b).tolist() == [0, 0]
     with pytest.raises(TypeError):
         T.ulp_diff(np.int16([1]), np.int16([1]))
+    with pytest.raises(ValueError, match="one shape"):   # not broadcast (audit 44g)
+        T.ulp_diff(np.float16([1, 2, 3]), np.float16([1]))
+
+
+def test_reports_of_types_without_ulps():
+    """float64 (no emulator dtype) differs as an AssertionError like any other dtype, not resolve's TypeError; the
+    integers also by their signed difference (audit 44g)."""
+    with pytest.raises(AssertionError, match=r"element 1 differs: actual 2\.0"):
+        T.assert_bit_equal(np.float64([1, 2]), np.float64([1, 3]))
+    with pytest.raises(AssertionError, match=r"element 0 differs by -3: actual 4 \(0x0004\), expected 7"):
+        T.assert_bit_equal(np.int16([4]), np.int16([7]))
 
 
 def test_assert_bit_equal_reports():
