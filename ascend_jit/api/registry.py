@@ -517,6 +517,12 @@ NOT_OFFERED = {
     # basic instructions of the devkit's Memory-API pages that SPEC-2 does not specify (数据排布转换, 排序组合)
     **dict.fromkeys(("TransDataTo5HD", "MrgSort", "MrgSort4", "Sort32", "RpSort16", "ProposalConcat",
                      "ProposalExtract", "VectorPadding"), _OUT_OF_BRIEF),
+    **dict.fromkeys(("AtomicAdd", "AtomicMax", "AtomicMin", "AtomicCas", "AtomicExch"),
+                    "not offered (the scalar unit's atomics on one GM element are not in the brief); "
+                    "aj.SetAtomicAdd / SetAtomicMax / SetAtomicMin, a DataCopyPad of the element from a LocalTensor, "
+                    "then aj.SetAtomicNone do an atomic update of it"),
+    "ScalarCast": "not offered (a scalar-unit conversion outside the brief); convert the host value with numpy "
+                  "(np.float16(np.float32(v)) rounds to nearest even, as CAST_RINT) or Cast a one-element tensor",
     "AscendCUtils": "not offered: its SetMask is aj.SetVectorMask, its GetRsvdCnt GatherMask's returned count (or "
                     "aj.GetGatherMaskRemainCount on A2/A3/310P)",
 }
