@@ -597,3 +597,53 @@ def test_a_dtype_name_never_equals_a_number(t):
     compiled, plain = _both(_name_against_numbers, lambda core: (core.local_tensor("half", HALF_LANES), t))
     assert np.array_equal(compiled, plain)
     assert compiled[:2].view(np.float16)[0] == 2.0
+
+
+@R.simd_vf
+def _numpy_types_in_the_body(out, src):
+    m, n = R.UpdateMask(np.float32, 40)
+    r = R.RegTensor(np.dtype("float32"))
+    R.LoadAlign(r, src, 0)
+    R.Muls(r, r, 2.0, R.CreateMask(np.float32))
+    R.StoreAlign(out, r, m, 0)
+    return R.sizeof(np.int16) + R.sizeof(np.dtype("float32"))
+
+
+@R.simd_vf
+def _refused_numpy_type_in_the_body(out):
+    r = R.RegTensor(np.float64)
+    R.StoreAlign(out, r, R.CreateMask("float"), 0)
+
+
+@R.simd_vf
+def _ml_dtypes_bfloat16_in_the_body(out):
+    r = R.RegTensor(ml_dtypes.bfloat16)
+    R.Duplicate(r, 1.0, R.CreateMask("bfloat16"))
+    R.StoreAlign(out, r, R.CreateMask("bfloat16"), 0)
+
+
+def test_numpy_types_in_a_vfs_code_compile_as_plain_python_reads_them():
+    """A numpy scalar type or dtype written in the VF's own code (np.float32, np.dtype("float32")) is a constant
+    kind, resolved at compile time as plain Python's dtypes.resolve reads it (audit 44: compiled code had refused it
+    with UnsupportedDTypeError). np.float64 is resolve's refusal both ways; ml_dtypes.bfloat16 is a global numba
+    cannot type, so that VF runs plain with one UncompiledVFWarning and the plain bytes."""
+    def make(core):
+        src, out = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        src[:] = np.arange(64)
+        return out, src
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", aj.UncompiledVFWarning)
+        compiled_ub, plain_ub = _both(_numpy_types_in_the_body, make)
+        core = aj.Core(D950)
+        assert _numpy_types_in_the_body(*make(core)) == 6
+    assert np.array_equal(compiled_ub, plain_ub)
+    errors = []
+    for run in (_refused_numpy_type_in_the_body, _refused_numpy_type_in_the_body.py_func):
+        core = aj.Core(D950)
+        with core, pytest.raises(aj.UnsupportedDTypeError) as info:
+            run(core.local_tensor("float", 64))
+        errors.append(str(info.value))
+    assert errors[0] == errors[1] and "float64" in errors[0]
+    with pytest.warns(aj.UncompiledVFWarning, match="bfloat16"):
+        compiled_ub, plain_ub = _both(_ml_dtypes_bfloat16_in_the_body, lambda core: (core.local_tensor("bfloat16", 128),))
+    assert np.array_equal(compiled_ub, plain_ub)
