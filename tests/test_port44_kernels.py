@@ -266,9 +266,10 @@ def test_fused_mul_addn_l2loss_core_zero_clears_y2_before_the_sync(monkeypatch):
 def test_fused_mul_addn_l2loss_scalar_gm_atomic_add_is_not_offered():
     """Porting friction (deviation 2): the original adds each core's partial by the scalar `AtomicAdd<float>(__gm__
     float*, float)` (DK SIMD-API 基础API 原子操作 AtomicAdd.md, 950 only). Neither SPEC-2 nor decisions.md names it;
-    `aj.AtomicAdd` is Python's AttributeError (not a NotOfferedError saying what to use). The port's SetAtomicAdd +
-    DataCopyPad of one float gives the same y2: 0 + p0 + p1 + ... in block order."""
-    assert not hasattr(aj, "AtomicAdd")
+    `aj.AtomicAdd` was Python's bare AttributeError, and is now a NotOfferedError naming what to write instead. The
+    port's SetAtomicAdd + DataCopyPad of one float gives the same y2: 0 + p0 + p1 + ... in block order."""
+    with pytest.raises(aj.NotOfferedError, match="SetAtomicAdd"):
+        aj.AtomicAdd  # noqa: B018 (the lookup is the test)
     k, m = _spec_and_module("fused_mul_addn_l2loss")
     inputs = k.make_inputs(3001, 2)
     out = k.run("ascend950", inputs)

@@ -645,5 +645,6 @@ def test_numpy_types_in_a_vfs_code_compile_as_plain_python_reads_them():
         errors.append(str(info.value))
     assert errors[0] == errors[1] and "float64" in errors[0]
     with pytest.warns(aj.UncompiledVFWarning, match="bfloat16"):
-        compiled_ub, plain_ub = _both(_ml_dtypes_bfloat16_in_the_body, lambda core: (core.local_tensor("bfloat16", 128),))
+        compiled_ub, plain_ub = _both(_ml_dtypes_bfloat16_in_the_body,
+                                      lambda core: (core.local_tensor("bfloat16", 128),))
     assert np.array_equal(compiled_ub, plain_ub)
