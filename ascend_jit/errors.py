@@ -11,6 +11,8 @@ class AscendJitError(Exception):
 
     def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
         api, value, legal = _table_row(api), _table_row(value), _table_row(legal)
+        if isinstance(detail, tuple) and detail[:1] == (OUTSIDE,):
+            detail, legal = _outside_detail(detail, legal)
         parameter, value = _named_kinds(parameter, value)
         legal = _named_legal(legal)
         if device is None and parameter == "device" and isinstance(value, str):
@@ -52,6 +54,23 @@ def brace_set_hint(*values):
                 any(isinstance(x, (set, frozenset)) for x in v):
             return BRACE_SET_HINT
     return None
+
+
+# A compiled Reg load or store refusing bytes outside its operand raises with (OUTSIDE, start, stop, lo, hi, ub) as the
+# detail (compiled code formats no strings: issue 20), worded here as the Memory API words it (docs/decisions.md
+# "Tensor bounds"): the bytes the access covers, the first one outside, and the range it must stay in.
+OUTSIDE = "outside"
+
+
+def _outside_detail(detail, legal):
+    """(detail, legal) of an OUTSIDE refusal: the range named as the operand's tensor, or as the UB where the allowed
+    range is the whole UB (a core made with bounds="ub"), whose legal text then does not advise bounds="ub"."""
+    _, start, stop, lo, hi, ub_bytes = detail
+    first = start if start < lo else max(start, hi)
+    whole_ub = lo == 0 and hi == ub_bytes
+    where = f"the UB [0, {ub_bytes})" if whole_ub else f"the operand's tensor [{lo}, {hi})"
+    text = f"accesses bytes [{start}, {stop}): byte {first} lies outside {where}"
+    return text, ("every accessed byte inside the UB (SPEC-2 11.6)" if whole_ub else legal)
 
 
 # Texts a compiled kernel names by row. A kernel indexing a tuple of many strings at run time compiles one branch and

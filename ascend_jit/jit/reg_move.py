@@ -17,7 +17,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ..errors import (AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError,
+from ..devices import get_device
+from ..errors import (OUTSIDE, AlignmentError, OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
 from .lowered import empty_array, larger, lowered, zeroed_array
 from .numerics import kind_size
@@ -25,6 +26,7 @@ from .reg import (H_CTRL, H_KIND, VL, all_active, byte_address, bytes_like, exte
                   mask_register_of, set_u16, set_u32, u16_at_byte, u32_at)
 
 DEVICE = "ascend950"
+UB_BYTES = get_device(DEVICE).ub_bytes  # an OUTSIDE refusal names the UB, not the tensor, when that is its range
 
 # LoadDist codes (aj.Reg.LoadDist) and their (lane width, bytes read, alignment) (SPEC-2 11.6 table)
 L_NORM, L_BRC_B8, L_BRC_B16, L_BRC_B32, L_US_B8, L_US_B16, L_DS_B8, L_DS_B16 = 0, 1, 2, 3, 4, 5, 6, 7
@@ -68,8 +70,7 @@ def _check_place(api, lo, hi, addr, align, start, stop):
     if addr % align != 0:
         _misaligned(api, "address", addr, align)
     if stop > start and (start < lo or stop > hi):
-        raise OutOfBoundsError(api, "address", start, "every accessed byte inside the operand's tensor (or the UB "
-                               "on a core made with bounds=\"ub\": aj.launch(..., bounds=\"ub\"); SPEC-2 11.6)", DEVICE)
+        raise OutOfBoundsError(api, "address", start, _INSIDE, DEVICE, (OUTSIDE, start, stop, lo, hi, UB_BYTES))
 
 
 @njit(cache=True, inline="always")
@@ -199,7 +200,8 @@ def load_norm(reg, h, offset, step):
     if addr % 32 != 0:
         raise AlignmentError("LoadAlign", "address", addr, _ALIGN_32, DEVICE)
     if addr < h[4] or addr + VL > h[5]:
-        raise OutOfBoundsError("LoadAlign", "address", addr, _INSIDE, DEVICE)
+        raise OutOfBoundsError("LoadAlign", "address", addr, _INSIDE, DEVICE, (OUTSIDE, addr, addr + VL, h[4], h[5],
+                                                                               UB_BYTES))
     if (step * h[2]) % 32 != 0:
         raise AlignmentError("LoadAlign", "post_update_stride (bytes)", step * h[2], _ALIGN_32, DEVICE)
     copy_bytes(reg, 0, h[0], addr, VL)
@@ -361,7 +363,8 @@ def store_norm(h, reg, words, offset, step):
     if not full:
         first, last = active_span(words, size)
     if last > first and (addr + first < h[4] or addr + last > h[5]):
-        raise OutOfBoundsError("StoreAlign", "address", addr + first, _INSIDE, DEVICE)
+        raise OutOfBoundsError("StoreAlign", "address", addr + first, _INSIDE, DEVICE,
+                               (OUTSIDE, addr + first, addr + last, h[4], h[5], UB_BYTES))
     if (step * h[2]) % 32 != 0:
         raise AlignmentError("StoreAlign", "post_update_stride (bytes)", step * h[2], _ALIGN_32, DEVICE)
     if full:  # every lane written: one straight copy
