@@ -43,15 +43,38 @@ def draw_inputs(rng, n, dist, np_t):
 
 
 def ulp_of(value, np_t):
-    """Spacing of the type at |value| (the smallest subnormal at 0)."""
-    v = np_t(min(abs(value), float(np.finfo(np_t).max)))
-    return float(np.spacing(v))
+    """The ulp of the type at |value| (ulps_of for one value)."""
+    return float(ulps_of(np.array([value], np.float64), np_t)[0])
 
 
 def ulps_of(values, np_t):
-    """ulp_of for an array of float64 values."""
-    v = np.minimum(np.abs(np.asarray(values, np.float64)), float(np.finfo(np_t).max)).astype(np_t)
-    return np.spacing(v).astype(np.float64)
+    """The ulp of type np_t in the binade holding each |value| (float64 values, e.g. exact sums): the smallest
+    subnormal below the normals, and past the largest finite value the largest binade's ulp. Taken from the value's
+    own exponent, not from the value rounded to the type: rounding an exact sum just below a power of two up to it
+    doubled its ulp and halved every error there, and np.spacing of the largest half (a sum past 65504) is inf, which
+    reported a saturated 65504 as exact (audit 44s)."""
+    info = np.finfo(np_t)
+    digits = info.nmant + 1
+    magnitude = np.abs(np.asarray(values, np.float64))
+    _, exponent = np.frexp(magnitude)  # magnitude = m * 2**exponent, 0.5 <= m < 1: its binade is 2**(exponent - 1)
+    binade = np.where(np.isinf(magnitude), info.maxexp - 1,   # frexp gives 0, 0 and inf, 0: named here
+                      np.where(magnitude == 0, info.minexp, np.clip(exponent - 1, info.minexp, info.maxexp - 1)))
+    ulp = np.ldexp(1.0, (binade - digits + 1).astype(np.int64))
+    return np.where(np.isnan(magnitude), np.nan, ulp)
+
+
+def percentile(values, q):
+    """np.percentile's linear interpolation of the order statistics, with an infinite one kept infinite: numpy's
+    a + (b - a) * t is NaN (and a RuntimeWarning) where b is inf, as a sweep's half sums past 65504 give."""
+    values = np.asarray(values, np.float64)
+    with np.errstate(invalid="ignore"):
+        result = float(np.percentile(values, q))
+    if math.isnan(result) and not np.isnan(values).any():
+        ordered = np.sort(values)
+        position = q / 100 * (ordered.size - 1)
+        k = int(math.floor(position))
+        result = float(ordered[k]) if position == k or ordered[k] == ordered[k + 1] else math.inf
+    return result
 
 
 _UNWEIGHTED = np.zeros(0, np.int64)
@@ -102,7 +125,7 @@ def error_measures(results, exact, np_t):
     zero sum, 0 for none); results broadcast against exact."""
     with np.errstate(all="ignore"):
         ulp = ulps_of(exact, np_t)
-        abs_err = np.abs(results - exact)
+        abs_err = np.where(results == exact, 0.0, np.abs(results - exact))  # an infinite sum met exactly: no error
         ulp_err = abs_err / ulp
         rel_err = np.where(exact != 0, abs_err / np.abs(exact), np.where(abs_err == 0, 0, np.inf))
     return abs_err, ulp_err, rel_err, ulp
@@ -157,16 +180,23 @@ def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", se
     apis = parse_apis(api)
     if d.name not in UNIT_ROUNDOFF:
         raise ParameterError("study", "dtype", d.name, legal="half, float")
-    names = SUPPORTED_NAMES if devices in ("all", None) else tuple(get_device(x).name for x in devices.split(","))
-    if not isinstance(n, int) or n < 2:
-        raise ParameterError("study", "n", n, legal=">= 2")
+    # aliases of one device ("a2,910B") name it once: repeated, its variants had repeated and their ulp_errors collapsed
+    names = SUPPORTED_NAMES if devices in ("all", None) else \
+        tuple(dict.fromkeys(get_device(x).name for x in devices.split(",")))
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise ParameterError("study", "n", n, legal="an integer >= 2")
+    n = int(n)
     for name in names:
         get_device(name).require_supported("study")
         limit = get_device(name).ub_bytes // (2 * d.size) - 4096
         if n > limit:
             raise ParameterError("study", "n", n, legal=f"<= {limit} elements so src and tmp fit the UB", device=name)
-    if trials < 1:
-        raise ParameterError("study", "trials", trials, legal=">= 1")
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise ParameterError("study", "trials", trials, legal="an integer >= 1")
+    trials = int(trials)
+    if not isinstance(saturate, (bool, np.bool_)):  # a truthy "no" had run the devices saturating
+        raise ParameterError("study", "saturate", saturate, legal="True or False")
+    saturate = bool(saturate)
     # as the sweep's: numpy's own refusal of a negative seed named neither the study nor the seed
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError("study", "seed", seed, legal="an integer >= 0")
@@ -218,12 +248,12 @@ def _summarise(variants, results, bits, exact, bound, np_t, params):
         e = ulp_err[:, k]
         summary.append({"variant": v.label, "kind": v.kind, "device": v.device if v.api.per_device else None,
                         "form": v.form,
-                        "ulp_mean": float(np.mean(e)), "ulp_p50": float(np.percentile(e, 50)),
-                        "ulp_p90": float(np.percentile(e, 90)), "ulp_p99": float(np.percentile(e, 99)),
+                        "ulp_mean": float(np.mean(e)), "ulp_p50": percentile(e, 50),
+                        "ulp_p90": percentile(e, 90), "ulp_p99": percentile(e, 99),
                         "ulp_max": float(np.max(e)), "rel_mean": float(np.mean(rel_err[:, k])),
-                        "rel_p50": float(np.percentile(rel_err[:, k], 50)),
-                        "rel_p90": float(np.percentile(rel_err[:, k], 90)),
-                        "rel_p99": float(np.percentile(rel_err[:, k], 99)),
+                        "rel_p50": percentile(rel_err[:, k], 50),
+                        "rel_p90": percentile(rel_err[:, k], 90),
+                        "rel_p99": percentile(rel_err[:, k], 99),
                         "rel_max": float(np.max(rel_err[:, k])), "bound_ulp_mean": float(np.mean(bound_ulp[:, k])),
                         "exact_fraction": float(np.mean(abs_err[:, k] == 0))})
     dev = [k for k, v in enumerate(variants) if v.kind == "device"]

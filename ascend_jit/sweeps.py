@@ -17,6 +17,7 @@ import json
 import os
 import re
 import threading
+import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ import numpy as np
 from .devices import SUPPORTED_NAMES, get_device
 from .dtypes import resolve
 from .errors import ParameterError
-from .study import DISTRIBUTIONS, UNIT_ROUNDOFF, draw_inputs, error_measures, exact_sum, order_bound
+from .study import DISTRIBUTIONS, UNIT_ROUNDOFF, draw_inputs, error_measures, exact_sum, order_bound, percentile
 from .summing import NO_DEVICE, SUMMING_APIS, get_api
 
 API = "sweep"
@@ -296,16 +297,21 @@ def _run_on_dask(client, todo, seed, finished):
     threads = sum(client.nthreads().values()) or 1
     units = iter(batches(todo, threads))
     by_key = {}
+    # a key of this call's own: named by the unit's first task and length alone, two sweeps sharing a scheduler had
+    # been handed each other's rows, and a retry on the same client the first attempt's failure (audit 44s)
+    run = uuid.uuid4().hex[:16]
 
     def submit(unit):
-        future = client.submit(run_batch, unit, seed, key=f"ascend-jit-sweep-{seed}-{unit[0].key}+{len(unit)}",
+        future = client.submit(run_batch, unit, seed, key=f"ascend-jit-sweep-{seed}-{run}-{unit[0].key}+{len(unit)}",
                                pure=False)
         by_key[future.key] = unit
         return future
 
     window = 2 * threads + 2  # every thread has its next unit queued, so none waits for a round trip
     first = [submit(u) for _, u in zip(range(window), units)]  # range first: zip drops nothing
-    queue = as_completed(first, with_results=True)  # results arrive with the completions (no extra round trip)
+    # results arrive with the completions (no extra round trip); the client's own loop, not the process's default
+    # client's: a second sweep's client closing (or none made default) had left this one waiting forever (audit 44s)
+    queue = as_completed(first, loop=client.loop, with_results=True)
     try:
         for future, results in queue:
             for task, rows in zip(by_key.pop(future.key), results):
@@ -401,7 +407,9 @@ def sweep(sizes="128,8320", dists="normal", dtypes="half", devices="all", apis="
             if client is None:
                 if workers is not None:
                     own_cluster = local_cluster(distributed, workers)
-                own_client = client = distributed.Client(own_cluster if own_cluster is not None else scheduler)
+                # not made the process's default client: a sweep leaves the caller's own default as it was
+                own_client = client = distributed.Client(own_cluster if own_cluster is not None else scheduler,
+                                                         set_as_default=False)
             _run_on_dask(client, todo, grid.seed, finished)
         finally:
             if own_client is not None:
@@ -457,7 +465,7 @@ def summarise_group(group, trials):
             values = group[column][sel]
             row[f"{column}_mean"] = float(np.mean(values))
             for p in PERCENTILES:
-                row[f"{column}_p{p:g}"] = float(np.percentile(values, p))
+                row[f"{column}_p{p:g}"] = percentile(values, p)
             row[f"{column}_max"] = float(np.max(values))
         row["bound_ulp_mean"] = float(np.mean(group["bound_ulp"][sel]))
         row["bound_ulp_max"] = float(np.max(group["bound_ulp"][sel]))
