@@ -311,10 +311,18 @@ def _run_on_dask(client, todo, seed, finished):
     first = [submit(u) for _, u in zip(range(window), units)]  # range first: zip drops nothing
     # results arrive with the completions (no extra round trip); the client's own loop, not the process's default
     # client's: a second sweep's client closing (or none made default) had left this one waiting forever (audit 44s)
-    queue = as_completed(first, loop=client.loop, with_results=True)
+    queue = as_completed(first, loop=client.loop, with_results=True, raise_errors=False)
     try:
         for future, results in queue:
-            for task, rows in zip(by_key.pop(future.key), results):
+            unit = by_key.pop(future.key)
+            if future.status != "finished":  # the worker's error, named by the grid point it ran (audit 44s)
+                point = f"ascend_jit sweep: the unit of {len(unit)} task(s) from {unit[0].key}"
+                if future.status == "error":
+                    _, error, traceback = results
+                    error.add_note(f"{point} raised this on a Dask worker")
+                    raise error.with_traceback(traceback)
+                raise RuntimeError(f"{point} ended {future.status} on the Dask scheduler")
+            for task, rows in zip(unit, results):
                 finished(task, rows)
             future.release()
             nxt = next(units, None)

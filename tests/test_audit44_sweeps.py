@@ -507,11 +507,14 @@ def test_a_point_that_raises_on_a_worker_propagates_and_a_rerun_completes(small,
     with distributed.Client(cluster) as client:
         client.run(exec, _FAIL_AT_1024, {})
         try:
-            with pytest.raises(RuntimeError, match="audit: failure at .*1024"):
+            with pytest.raises(RuntimeError, match="audit: failure at .*1024") as raised:
                 _in_thread(lambda: aj.sweep(out=tmp_path, client=client, **SMALL), 120)
         finally:
             client.run(exec, _RESTORE, {})
     assert not (tmp_path / "summary.csv").exists() and not (tmp_path / "table.csv").exists()
+    # the error names the grid point whose unit raised (session 44: it had come back as the worker's bare error)
+    notes = getattr(raised.value, "__notes__", [])
+    assert any("ascend_jit sweep: the unit of" in n and ".1024." in n for n in notes), notes
     stored = len(list((tmp_path / "tasks").glob("*.npy")))
     with distributed.Client(cluster) as client:
         resumed = _in_thread(lambda: aj.sweep(out=tmp_path, client=client, **SMALL), 120)
