@@ -210,13 +210,14 @@ class _Store:
         manifest = self.root / "sweep.json"
         if manifest.exists():
             found = json.loads(manifest.read_text())
-            if found.get("format") != FORMAT or found.get("seed") != seed:
+            # a folder with no finished task pins no seed (a sweep that stopped before its first result: an
+            # unreachable --scheduler had left one that refused every other seed, audit 44s)
+            if (found.get("format") != FORMAT or found.get("seed") != seed) and any(self.tasks.glob("*.npy")):
                 raise ParameterError(API, "out", str(out), detail=f"holds a sweep with {found} (this one: format "
                                      f"{FORMAT}, seed {seed}); finished tasks are only reused for the same seed",
                                      legal="another folder, or the same seed")
         self.tasks.mkdir(parents=True, exist_ok=True)
-        if not manifest.exists():
-            manifest.write_text(json.dumps({"format": FORMAT, "seed": seed}))
+        manifest.write_text(json.dumps({"format": FORMAT, "seed": seed}))
 
     def done(self):
         return {p.name[:-4] for p in self.tasks.glob("*.npy")}

@@ -843,3 +843,18 @@ def test_explained_count_tree_reproduces_overflowing_sums_in_both_modes(device):
         if spec.half_saturation_switchable or spec.half_saturating_default:
             aj.ReduceSum(dst, src, tmp, n)
             assert dst.numpy()[:1].tobytes() == np.float16(tree.evaluate(x, saturate=True)).tobytes(), n
+
+
+def test_a_folder_without_finished_tasks_pins_no_seed(tmp_path):
+    """A sweep that stopped before its first result (an unreachable --scheduler) leaves OUT/sweep.json; a rerun into
+    that folder with another seed runs (it had been refused, though nothing was computed), while a folder that holds
+    finished tasks still refuses another seed (session 44)."""
+    out = tmp_path / "out"
+    (out / "tasks").mkdir(parents=True)
+    (out / "sweep.json").write_text(json.dumps({"format": 1, "seed": 99}))
+    grid = dict(sizes="128", dists="normal", dtypes="half", devices="atlas-a2", apis="reduce-sum-count", trials=2,
+                plots=False, table_format="csv")
+    aj.sweep(out=out, seed=5, **grid)
+    assert json.loads((out / "sweep.json").read_text())["seed"] == 5
+    with pytest.raises(aj.ParameterError, match="finished tasks are only reused for the same seed"):
+        aj.sweep(out=out, seed=6, **grid)
