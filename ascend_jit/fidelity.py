@@ -154,7 +154,7 @@ _row(("FusedMulAdd",), (A3, A2, B310, P310), MODELLED, note="D39")
 _row(("Axpy",), (A3, A2, B310, P310, T910), MODELLED, _MIXED, note="D39")
 _row(("Cast",), ALL_DEVICES, BIT_EXACT)
 _row(("Compare", "Select"), ALL_DEVICES, BIT_EXACT)
-_row(("Compares", "Gather", "GatherMask"), NOT_910, BIT_EXACT)
+_row(("Compares", "CompareScalar", "Gather", "GatherMask"), NOT_910, BIT_EXACT)  # CompareScalar: its old name (9.4)
 _row(("DataCopyPad",), (D950, A3, A2, B310), BIT_EXACT, note="the poison bytes of D56 are not claimed")
 _row(("Transpose",), ALL_DEVICES, BIT_EXACT, note="whole elements moved; the format conversions' tmp bytes are not "
      "claimed (docs/decisions.md \"Transpose\")")
@@ -188,8 +188,8 @@ _row(("SetFlag", "WaitFlag"), (D950, A3, A2, P310, T910), BIT_EXACT, note="no va
 _row(("DataSyncBarrier",), (D950, A3, A2, B310), BIT_EXACT, note="no values involved (docs/decisions.md "
      "\"DataSyncBarrier\")")
 # Not in SPEC-2 11 (docs/decisions.md "Reg API"): the 950 Memory-API instruction's numerics on a register
-_row(("Reg.Max", "Reg.Min", "Reg.ReduceMax", "Reg.ReduceSum", "Reg.LocalMemBar"), (D950,), BIT_EXACT,
-     note="Max/Min as the 950 Memory-API Max/Min (D41); ReduceMax/ReduceSum = Reduce MAX/SUM")
+_row(("Reg.Max", "Reg.Min", "Reg.ReduceMax", "Reg.ReduceMin", "Reg.ReduceSum", "Reg.LocalMemBar"), (D950,), BIT_EXACT,
+     note="Max/Min as the 950 Memory-API Max/Min (D41); ReduceMax/ReduceMin/ReduceSum = Reduce MAX/MIN/SUM")
 _row(("Reg.Div",), (D950,), MODELLED,
      Condition(BIT_EXACT, dtypes=("float",), configs=("PRECISION_0ULP_FTZ_TRUE",)),
      note="the 950 Memory-API Div of the code the mode runs (D37, D38, D48): BIT-EXACT for float where it runs "
@@ -233,6 +233,13 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
         if offered and name not in offered:   # the instruction refuses the dtype there: no fidelity to report
             raise UnsupportedDTypeError("fidelity", "dtype", name, legal=", ".join(offered), device=spec.name,
                                         detail=f"{api} does not take this dtype on this device")
+    elif name is not None:   # a mixed shape "src->dst": one the call takes there (D33), as for a plain dtype
+        from .api.elementwise import OPS
+        row = OPS.get(api)
+        pairs = tuple(f"{a}->{b}" for a, b in ((row.mixed or {}).get(spec.name, ()) if row is not None else ()))
+        if name not in pairs:
+            raise UnsupportedDTypeError("fidelity", "dtype", name, legal=", ".join(pairs) or "no mixed shape",
+                                        device=spec.name, detail=f"{api} does not take this shape on this device")
     algo = _config_name(api, config, spec.name)
     if config is not None and algo != "INTRINSIC" and spec.name != D950:   # refused by the call itself (D48)
         raise UnsupportedDeviceError("fidelity", "config", algo, legal="the default (INTRINSIC) off the 950",
@@ -254,6 +261,9 @@ def _config_name(api, config, device):
     row = OPS.get(api)
     algos = DivAlgo if api == "Reg.Div" else \
         type(row.config().algo) if row is not None and row.config is not None else None
+    from .reg import MaskMergeMode
+    if api == "Reg.Div" and type(config) is MaskMergeMode:   # R.Div(..., mode) takes one: the default algorithm
+        return None                                           # (docs/decisions.md "Reg Div modes")
     obj = getattr(config, "algo", config)   # a DivConfig/ExpConfig/... or a DivSpecificMode holds the algo
     if api == "Reg.Div" and type(obj) is int and not isinstance(obj, bool) and obj in set(DivAlgo):
         obj = DivAlgo(obj)   # DivSpecificMode's algo field takes the value as Reg.Div's mode does (0..5)
