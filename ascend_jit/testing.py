@@ -2,7 +2,7 @@
 order-independent inputs that separate logic bugs from accumulation-order effects."""
 import json
 import os
-import tempfile
+import uuid
 import zipfile
 from pathlib import Path
 
@@ -155,9 +155,11 @@ def record_golden(name, array, directory, device=None, metadata=None):
     meta.update(metadata or {})
     path = _golden_path(name, directory)
     os.makedirs(path.parent, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    # a name of this writer's own beside the golden (opened as any file, so the umask sets its mode: mkstemp's 0600
+    # would have left goldens unreadable to the other users of a shared checkout)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
     try:
-        with os.fdopen(handle, "wb") as f:
+        with open(temporary, "xb") as f:
             np.savez(f, bits=_bits(np.ascontiguousarray(a.reshape(-1))),
                      meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
         os.replace(temporary, path)

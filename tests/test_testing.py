@@ -122,3 +122,13 @@ def test_pytest_plugin_golden_fixture(tmp_path):
     assert (tmp_path / "goldens" / "reduce_sum_8320.npz").exists()
     again = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path)
     assert again.returncode == 0, again.stdout
+
+
+def test_a_golden_file_has_the_mode_of_any_new_file(tmp_path):
+    """A golden is written beside its name and renamed onto it (audit 44g); the file still gets the mode the umask
+    gives any new file (a mkstemp temporary would have been 0600, unreadable to the other users of a checkout)."""
+    path = T.record_golden("mode", np.arange(3, dtype=np.float16), tmp_path)
+    probe = tmp_path / "probe"
+    probe.write_bytes(b"")
+    assert (path.stat().st_mode & 0o777) == (probe.stat().st_mode & 0o777)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mode.npz", "probe"]   # no temporary left behind
