@@ -244,6 +244,8 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
     if config is not None and algo != "INTRINSIC" and spec.name != D950:   # refused by the call itself (D48)
         raise UnsupportedDeviceError("fidelity", "config", algo, legal="the default (INTRINSIC) off the 950",
                                      device=spec.name, detail="algorithm configs exist on the 950 only (SPEC-2 D48)")
+    if algo is not None and name is not None and "->" not in name:
+        _refuse_config_the_call_refuses(api, spec, name, algo, config)
     if getattr(round_mode, "name", round_mode) == "CAST_HYBRID":   # refused by Memory and Reg Cast (SPEC-2 14, D28)
         raise UnsupportedDTypeError("fidelity", "round_mode", "CAST_HYBRID", legal="the Cast round modes of SPEC-2 7.2",
                                     device=spec.name, detail="CAST_HYBRID serves the fp8/hifloat8 types (SPEC-2 D28)")
@@ -274,6 +276,27 @@ def _config_name(api, config, device):
                                                         f", or aj.{algos.__name__.replace('Algo', 'Config')}(...)")
     raise ParameterError("fidelity", "config", config, legal=legal, device=device,
                          detail=f"{api} takes no such config (SPEC-2 D48)")
+
+
+def _refuse_config_the_call_refuses(api, spec, dtype_name, algo, config):
+    """An algorithm the call refuses for this dtype (DIFF_COMPENSATION on half, ...) is refused here in the call's words
+    (api/elementwise.py _config_flags), as a dtype the instruction does not take is: a call shape that cannot run has
+    no level (D69). Reg.Div's algorithms take the dtypes the Memory-API Div's do (jit/reg_ops.py div_mode_op; DK
+    R/基础算术/Div.md), and its precisionMode serves float only."""
+    from .api.elementwise import OPS, _config_flags   # at call time, as _config_name
+    row = OPS.get("Div" if api == "Reg.Div" else api)
+    if row is None or row.config is None:
+        return
+    dtype = resolve(dtype_name)
+    if api == "Reg.Div" and getattr(config, "precisionMode", False) and dtype.name != "float":
+        raise ParameterError("fidelity", "config", config, legal="precisionMode False for every type but float",
+                             device=spec.name, detail="Reg.Div refuses this mode for " + dtype.name)
+    algos = type(row.config().algo)
+    try:
+        _config_flags(row, spec, dtype, algos[algo])
+    except ParameterError as refusal:
+        raise ParameterError("fidelity", "config", algo, legal=refusal.legal, device=spec.name,
+                             detail=f"{api} refuses this algorithm for {dtype.name}") from None
 
 
 def table_rows():

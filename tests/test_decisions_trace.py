@@ -103,9 +103,9 @@ CONDITIONS = [
     ("Div", D950, "float", "DIFF_COMPENSATION", BIT), ("Div", D950, "float", "PRECISION_0ULP_FTZ_TRUE", BIT),
     ("Div", D950, "float", "PRECISION_0ULP_FTZ_FALSE", BIT), ("Div", D950, "float", "INTRINSIC", MOD),
     ("Div", D950, "float", "PRECISION_1ULP_FTZ_TRUE", MOD), ("Div", D950, "float", "PRECISION_1ULP_FTZ_FALSE", MOD),
-    ("Div", D950, "half", "DIFF_COMPENSATION", MOD), ("Div", D950, "int32", None, MOD), ("Div", A2, "float", None, MOD),
+    ("Div", D950, "int32", None, MOD), ("Div", A2, "float", None, MOD),
     ("Sqrt", D950, "float", "FAST_INVERSE", BIT), ("Sqrt", D950, "float", "PRECISION_0ULP_FTZ_FALSE", BIT),
-    ("Sqrt", D950, "float", "INTRINSIC", MOD), ("Sqrt", D950, "half", "FAST_INVERSE", MOD),
+    ("Sqrt", D950, "float", "INTRINSIC", MOD), ("Sqrt", D950, "half", "PRECISION_1ULP_FTZ_TRUE", MOD),
     ("Rsqrt", D950, "float", "FAST_INVERSE", MOD), ("Rsqrt", D950, "float", "PRECISION_0ULP_FTZ_FALSE", MOD),
     ("Exp", D950, "float", None, MOD), ("Ln", B310, "half", None, MOD),
     *[(api, D950, t, None, BIT) for api in ("MulAddDst", "FusedMulAdd", "Axpy") for t in ("half", "float")],
@@ -126,6 +126,18 @@ CONDITIONS = [
                          ids=[f"{c[0]}-{c[1]}-{c[2]}-{c[3]}" for c in CONDITIONS])
 def test_fidelity_conditions_of_the_table_cells(api, device, dtype, config, want):
     assert aj.fidelity(api, device, dtype, config) is want
+
+
+@pytest.mark.parametrize("api, dtype, config", [
+    ("Div", "half", "DIFF_COMPENSATION"), ("Sqrt", "half", "FAST_INVERSE"), ("Div", "int32", "PRECISION_0ULP_FTZ_TRUE"),
+    ("Reg.Div", "half", aj.DivAlgo.PRECISION_0ULP_FTZ_FALSE), ("Reg.Div", "int16", aj.DivAlgo.PRECISION_1ULP_FTZ_FALSE),
+    ("Reg.Div", "half", aj.Reg.DivSpecificMode(precisionMode=True))])
+def test_fidelity_refuses_an_algorithm_the_call_refuses_for_the_dtype(api, dtype, config):
+    """A call shape that cannot run has no level (D69): the algorithm the call refuses for this dtype (SPEC-2 2.3, 4.3
+    float-only algorithms; Reg.Div's precisionMode, float only) is refused as the call refuses it."""
+    with pytest.raises(aj.ParameterError, match="'config'") as refusal:
+        aj.fidelity(api, D950, dtype, config)
+    assert refusal.value.api == "fidelity" and refusal.value.device == D950 and dtype in str(refusal.value)
 
 
 def test_fidelity_availability_is_the_instructions_availability():

@@ -109,7 +109,8 @@ def test_scalar_refusals_are_parameter_errors(dtype, value):
 def test_fidelity_table_follows_spec2():
     assert fidelity("Add", "atlas-a2") is Fidelity.BIT_EXACT
     assert fidelity("Div", "ascend950", "float", "DIFF_COMPENSATION") is Fidelity.BIT_EXACT
-    assert fidelity("Div", "ascend950", "half", "DIFF_COMPENSATION") is Fidelity.MODELLED
+    with pytest.raises(ParameterError, match="refuses this algorithm for half"):   # the call refuses it (D69)
+        fidelity("Div", "ascend950", "half", "DIFF_COMPENSATION")
     assert fidelity("Div", "ascend950", "float", "INTRINSIC") is Fidelity.MODELLED
     assert fidelity("Sqrt", "950", "float", "FAST_INVERSE") is Fidelity.BIT_EXACT
     assert fidelity("Exp", "910") is Fidelity.MODELLED
@@ -144,7 +145,7 @@ def test_fidelity_has_a_row_per_spec2_name_and_reads_dtype_aliases():
             (device != "atlas-200i-500-a2") == (("WaitFlag", device) in FIDELITY)
     for spelling in ("float32", np.float32, np.dtype(np.float32)):
         assert fidelity("Div", "ascend950", spelling, "DIFF_COMPENSATION") is Fidelity.BIT_EXACT, spelling
-    assert fidelity("Sqrt", "ascend950", np.float16, "FAST_INVERSE") is Fidelity.MODELLED
+    assert fidelity("Sqrt", "ascend950", np.float16, "PRECISION_1ULP_FTZ_TRUE") is Fidelity.MODELLED
     assert fidelity("FusedMulAdd", "ascend950", "bfloat16") is Fidelity.MODELLED
     assert fidelity("MulAddDst", "ascend950", "half") is Fidelity.BIT_EXACT
 
