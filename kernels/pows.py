@@ -32,7 +32,9 @@ refuses the field (ParameterError), so a float input whose core share reaches 16
 all) is refused there; half and bfloat16 tiles (13824) and the 310P's count-form DataCopy are not affected.
 
 Devices: the A2 / A3 (DataCopyPad) and the 310P (DataCopy; half and float only, as the entry's 200-class build).
-The original's other configurations (910, kirin) are not in the emulator's device list or not ported.
+The original's 910 configuration is not ported: GET_TILING_DATA is refused there
+(UnsupportedDeviceError: the devkit's Kernel-Tiling pages do not list the 910); the kirin ones are no emulated
+device.
 
 Fidelity: Cast, Duplicate and Mul BIT-EXACT; Div and Sqrt MODELLED (SPEC-2 D37: the exact result rounded once),
 so the expectation is numpy's float32 chain (IEEE division and square root round once) rounded to the type by RNE;

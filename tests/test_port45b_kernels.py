@@ -322,7 +322,8 @@ def test_select_v3_is_where_bit_for_bit(device, dtype):
 def test_select_v3_original_right_padding_writes_past_bs_queue_buffer():
     """Deviation (2)'s reason: with the original's rightPadding 2 on a full tile (4096 bytes of b) the padded row is
     32 bytes longer than b's queue buffer: refused on a tensor-bounds core (SPEC-2 9.1 / D56); on a bounds="ub"
-    core it runs (into the queue's other buffer, free at that point) and gives the port's results."""
+    core it runs (into the queue's other buffer, free at that point; the sanitizer reports the access outside the
+    tensor) and gives the port's results."""
     _, m = _spec_and_module("select_v3")
     n = 40000
     x = np.arange(n, dtype=np.float32)
@@ -332,8 +333,9 @@ def test_select_v3_original_right_padding_writes_past_bs_queue_buffer():
         m.run_select_v3("atlas-a2", x, y, b, original_padding=True)
     blocks, tiling_bytes = m.tiling("atlas-a2", n, "float")
     z = np.zeros(n, np.float32)
-    aj.launch(m.select_v3, blocks, "atlas-a2", x, y, b, z, np.zeros(32, np.uint8), tiling_bytes, 0, True,
-              bounds="ub")
+    reports = _reports(lambda: aj.launch(m.select_v3, blocks, "atlas-a2", x, y, b, z, np.zeros(32, np.uint8),
+                                         tiling_bytes, 0, True, bounds="ub"))
+    assert reports and {r.check for r in reports} == {"memory"} and "DataCopyPad" in str(reports[0])
     assert np.array_equal(z, m.run_select_v3("atlas-a2", x, y, b)) and np.array_equal(z, np.where(b != 0, x, y))
 
 
