@@ -142,6 +142,21 @@ def test_smooth_l1_loss_v2_is_the_formula_within_rounding():
     assert _same(l1, np.abs(p[:999] - lab[:999]))
 
 
+def test_smooth_l1_loss_v2_specials():
+    """NaN passes Abs, Mins (a NaN operand gives NaN, D41) and the rest; inf - inf is NaN; an infinite difference
+    gives min(inf, sigma) = sigma, so 0.5 * sigma + inf = inf; -0 - +0 gives a loss of +0."""
+    _, m = _spec_and_module("smooth_l1_loss_v2")
+    p = np.tile(np.array([np.nan, np.inf, np.inf, -0.0, 0.25, -3.0, 1.0, 2.0], np.float32), 20)
+    lab = np.tile(np.array([0.0, np.inf, 1.0, 0.0, 0.0, 0.0, np.nan, 2.0], np.float32), 20)
+    for dtype in (np.float32, np.float16, BF16):
+        out = m.run_smooth_l1_loss_v2("atlas-a3", p.astype(dtype), lab.astype(dtype), 1.0, "none")
+        want = m.smooth_l1_loss_v2_model("atlas-a3", p.astype(dtype), lab.astype(dtype), 1.0, "none")
+        assert _same(out, want), dtype
+        f = out.astype(np.float32)[:8]
+        assert np.isnan(f[[0, 1, 6]]).all() and f[2] == np.inf and _bits(np.float32(f[3])) == 0
+        assert f[4] == np.float32(0.5 * 0.25 * 0.25) and f[5] == 2.5 and f[7] == 0.0
+
+
 def test_smooth_l1_loss_v2_bfloat16_sum_by_the_kernels_bit_level_rounding():
     """StoreReductionResult's FromFloatValue: RNE by adding 0x7FFF + lsb (ties to even, as ml_dtypes), infinities
     truncated, a NaN kept quiet (bit 0x0040 set). A NaN input makes the sum NaN; a huge one overflows to +inf."""
@@ -234,7 +249,7 @@ def test_apply_adam_w_tiling_buffers_tiles_and_the_16_bit_ub_count():
 @pytest.mark.parametrize("dtype, amsgrad", [(np.float16, False), (BF16, False), (BF16, True)])
 def test_apply_adam_w_original_16_bit_tiling_overflows_the_ub(dtype, amsgrad):
     """Deviation 2: with the original's ubDataNumber the float TBuf's InitBuffer runs past the UB; the emulator
-    refuses it (OutOfBoundsError naming InitBuffer), before any GM byte changes."""
+    refuses it (OutOfBoundsError naming InitBuffer)."""
     _, m = _spec_and_module("apply_adam_w")
     x = np.full(301, 0.5, dtype)
     with pytest.raises(aj.OutOfBoundsError, match="InitBuffer"):
