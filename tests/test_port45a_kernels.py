@@ -77,6 +77,20 @@ def test_elu_v2_specials_and_the_formula():
         assert np.allclose(out, want, rtol=rtol, atol=0), dtype
 
 
+def test_elu_v2_last_core_reads_whole_blocks_past_the_input():
+    """The deviation's reason: the tiling hands out whole 256-byte blocks, so the last core's GlobalTensor runs past
+    an input that is not a whole number of blocks; unpadded, SetGlobalBuffer refuses it (OutOfBoundsError) before
+    anything is copied. Padded (the port), the padding's lanes are computed and never returned."""
+    _, m = _spec_and_module("elu_v2")
+    x = np.linspace(-2, 2, 1000).astype(np.float32)             # 15.6 blocks of 64 floats
+    used, t = m.tiling("atlas-a2", x.size, "float")
+    y = np.zeros_like(x)
+    with pytest.raises(aj.OutOfBoundsError, match="SetGlobalBuffer"):
+        aj.launch(m.elu_v2, used, "atlas-a2", x, y, None, t, "float")
+    assert not y.any()
+    assert _same(m.run_elu_v2("atlas-a2", x), m.elu_v2_model(x))
+
+
 def test_elu_v2_default_sizes_run_clean_under_the_sanitizer():
     for name in ("elu_v2", "elu_v2_half", "elu_v2_bf16"):
         k, _ = _spec_and_module(name)
@@ -192,7 +206,8 @@ def test_smooth_l1_loss_v2_original_scalar_tail_races_and_the_ports_flags():
             outs[original] = m.run_smooth_l1_loss_v2("atlas-a2", p, lab, 1.0, reduction, original_sync=original)
         original = _reports(lambda: run(True))
         assert original and {r.check for r in original} == {"race"}, reduction
-        assert {(r.instruction.api, r.earlier.api) for r in original} >= {("Sub", "SetValue")}
+        pairs = {(r.instruction.api, r.earlier.api) for r in original}
+        assert pairs >= {("Sub", "SetValue")} | ({("GetValue", "Add")} if reduction == "none" else set()), pairs
         assert _reports(lambda: run(False)) == []
         assert _same(outs[True], outs[False])
     # a multiple of 8 a core: no scalar loop, nothing to report either way
@@ -210,7 +225,8 @@ def test_smooth_l1_loss_v2_core_zero_reads_the_slots_only_after_the_sync_all(mon
     assert _reports(lambda: m.run_smooth_l1_loss_v2("atlas-a2", p, lab, 1.0, "sum")) == []
     monkeypatch.setattr(aj, "SyncAll", lambda: None)
     reports = _reports(lambda: m.run_smooth_l1_loss_v2("atlas-a2", p, lab, 1.0, "sum"))
-    assert reports and {(r.check, r.kind) for r in reports} == {("blocks", "a block reads GM bytes another block writes")}
+    kinds = {(r.check, r.kind) for r in reports}
+    assert reports and kinds == {("blocks", "a block reads GM bytes another block writes")}, kinds
     assert {r.block for r in reports} == set(range(1, 8))
 
 
@@ -292,7 +308,8 @@ def test_apply_adam_w_is_the_formula_within_rounding():
         m_new = s["beta1"] * f(mm) + (1 - s["beta1"]) * g
         v_new = s["beta2"] * f(v) + (1 - s["beta2"]) * g * g
         den = np.sqrt(np.maximum(f(mgn), v_new) / (1 - s["beta2_power"] * s["beta2"])) + s["epsilon"]
-        var_new = f(var) * (1 - s["lr"] * s["weight_decay"]) + s["lr"] / (s["beta1_power"] * s["beta1"] - 1) * m_new / den
+        step = s["lr"] / (s["beta1_power"] * s["beta1"] - 1)
+        var_new = f(var) * (1 - s["lr"] * s["weight_decay"]) + step * m_new / den
         for o, w in zip(out, (var_new, m_new, v_new)):
             assert np.allclose(o, w, rtol=rtol, atol=1e-6 if dtype == np.float32 else 1e-3 * rtol), dtype
 
@@ -300,7 +317,7 @@ def test_apply_adam_w_is_the_formula_within_rounding():
 def test_apply_adam_w_half_scalars_are_read_as_halves():
     """The scalars are tensors of the op's type: half epsilon 1e-8 is 0 (below half's smallest subnormal), so an
     element with m = v = grad = 0 divides 0 by 0 and var comes out NaN, where the float kernel keeps var * (1 - lr *
-    wd). beta2 = 0.999 is 0.99902344 in half."""
+    wd)."""
     _, m = _spec_and_module("apply_adam_w")
     for dtype in (np.float16, np.float32):
         z = np.zeros(64, dtype)
@@ -311,8 +328,6 @@ def test_apply_adam_w_half_scalars_are_read_as_halves():
         else:
             assert out_var[0] == np.float32(2.0 * np.float32(1 - np.float32(np.float32(1e-3) * np.float32(1e-2))))
         assert not out_m.any() and not out_v.any()
-    k = m.KernelApplyAdamW("half", 1)
-    assert np.float16(0.999) == np.float16(0.99902344) and np.float16(1e-8) == 0 and k.T == "half"
 
 
 def test_apply_adam_w_scalar_cast_reads_lanes_init_never_set():
