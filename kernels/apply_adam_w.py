@@ -31,6 +31,10 @@ Deviations:
    tile does not fit, the port's tiling counts the units the kernel takes (14, or 15 with amsgrad).
 3. The 16-bit scalar Cast converts 16 elements of which Init set 7 (`zero_tail=True`): the other 9 are uninitialised
    UB (harmless: never read back), an uninitialised read for the sanitizer; the port SetValues them to 0 first.
+4. The 16-bit tile forms `mgnLocal = gradLocal[processDataNum]` with or without amsgrad. Without it the bind queue's
+   buffer holds 4 tiles, so at a full tile that view starts at the buffer's end: legal C++ (an empty view, never
+   used), an OutOfBoundsError here (decisions.md "Indexing": an index at or past the end is refused). The port forms
+   it only with amsgrad (`original_views=True` runs the original's form).
 
 Devices: the original is built for the ascend910b (the A2/A3 config); the port runs on the A3 and A2.
 
@@ -103,8 +107,8 @@ def tiling(device, total, dtype, amsgrad=False, maximize=False, original_ub=Fals
 class KernelApplyAdamW:
     """`KernelApplyAdamW<T, BUFFER_NUM>`."""
 
-    def __init__(self, T, BUFFER_NUM, zero_tail=True):
-        self.T, self.BUFFER_NUM, self.zero_tail = T, BUFFER_NUM, zero_tail
+    def __init__(self, T, BUFFER_NUM, zero_tail=True, original_views=False):
+        self.T, self.BUFFER_NUM, self.zero_tail, self.original_views = T, BUFFER_NUM, zero_tail, original_views
 
     def Init(self, var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, epsilon, grad,
              max_grad_norm, var_out, m_out, v_out, tilingData, pipeIn):
@@ -239,7 +243,8 @@ class KernelApplyAdamW:
         vLocal = mLocal[n]
         varLocal = vLocal[n]
         gradLocal = varLocal[n]
-        mgnLocal = gradLocal[n]                    # only used with amsgrad (the fifth tile)
+        # deviation 4: the original forms this view without amsgrad too, one past the 4-tile buffer at a full tile
+        mgnLocal = gradLocal[n] if self.amsgrad or self.original_views else None
         varLocalFp = self.tmpBuf.Get("float")
         mLocalFp = varLocalFp[n]
         gradLocalFp = mLocalFp[n]
@@ -302,11 +307,11 @@ class KernelApplyAdamW:
 
 
 def apply_adam_w(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, epsilon, grad, max_grad_norm,
-                 var_out, m_out, v_out, workspace, tilingData, dtype, buffer_num, zero_tail=True):
+                 var_out, m_out, v_out, workspace, tilingData, dtype, buffer_num, zero_tail=True, original_views=False):
     """The kernel entry (apply_adam_w.cpp): KERNEL_TYPE_AIV_ONLY, a caller-made TPipe, BUFFER_NUM by the key."""
     aj.KERNEL_TASK_TYPE_DEFAULT(aj.KERNEL_TYPE_AIV_ONLY)
     pipe = aj.TPipe()
-    op = KernelApplyAdamW(dtype, buffer_num, zero_tail)
+    op = KernelApplyAdamW(dtype, buffer_num, zero_tail, original_views)
     op.Init(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, epsilon, grad, max_grad_norm,
             var_out, m_out, v_out, tilingData, pipe)
     op.Process()
@@ -317,7 +322,7 @@ def _dtype_name(arr):
 
 
 def run_apply_adam_w(device, var, m, v, grad, scalars, max_grad_norm=None, maximize=False, zero_tail=True,
-                     original_ub=False):
+                     original_ub=False, original_views=False):
     """(var_out, m_out, v_out); scalars maps SCALARS' names to values; amsgrad when max_grad_norm is given."""
     dtype = _dtype_name(var)
     amsgrad = max_grad_norm is not None
@@ -333,7 +338,7 @@ def run_apply_adam_w(device, var, m, v, grad, scalars, max_grad_norm=None, maxim
     scalar_gms = [np.full(SCALAR_LEN, scalars[k], var.dtype) for k in SCALARS]
     outs = [np.zeros(n, var.dtype) for _ in range(3)]
     aj.launch(apply_adam_w, core_num, device, *tensors, *scalar_gms, gm(grad),
-              gm(max_grad_norm) if amsgrad else None, *outs, None, t, dtype, buffer_num, zero_tail)
+              gm(max_grad_norm) if amsgrad else None, *outs, None, t, dtype, buffer_num, zero_tail, original_views)
     return tuple(o[:var.size] for o in outs)
 
 

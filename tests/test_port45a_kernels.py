@@ -284,10 +284,14 @@ def _adam_inputs(dtype, n, seed, amsgrad):
 @pytest.mark.parametrize("device", A2_A3)
 @pytest.mark.parametrize("dtype, n, amsgrad, maximize", [
     (np.float32, 100003, False, False), (np.float32, 5001, True, True), (np.float16, 77, False, False),
-    (np.float16, 30001, True, False), (BF16, 20001, False, True), (BF16, 3001, True, False)])
+    (np.float16, 30001, True, False), (BF16, 20001, False, True), (BF16, 3001, True, False),
+    (np.float16, 70001, False, True)])
 def test_apply_adam_w_is_the_numpy_model(device, dtype, n, amsgrad, maximize):
-    """var, m and v bit for bit: double-buffered tiles (100003 floats), big and small cores, short tails."""
+    """var, m and v bit for bit: double-buffered tiles (100003 floats, 70001 halves), big and small cores, short
+    tails."""
     _, m = _spec_and_module("apply_adam_w")
+    if n == 70001:
+        assert m.tiling(device, n, "half")[1] == 2
     var, mm, v, grad, mgn = _adam_inputs(dtype, n, n, amsgrad)
     scalars = dict(m.DEFAULT_SCALARS, lr=0.01, weight_decay=0.1)
     out = m.run_apply_adam_w(device, var, mm, v, grad, scalars, mgn, maximize)
@@ -328,6 +332,22 @@ def test_apply_adam_w_half_scalars_are_read_as_halves():
         else:
             assert out_var[0] == np.float32(2.0 * np.float32(1 - np.float32(np.float32(1e-3) * np.float32(1e-2))))
         assert not out_m.any() and not out_v.any()
+
+
+@pytest.mark.parametrize("n", [70001, 60001])
+def test_apply_adam_w_original_view_past_the_buffer_is_refused_at_a_full_tile(n):
+    """Deviation 4: without amsgrad the 16-bit tile still forms mgnLocal = gradLocal[processDataNum], which at a full
+    tile starts at the 4-tile buffer's end (double-buffered 70001 halves; single-buffered 60001, 7500 a core over a
+    7008-half tile): OutOfBoundsError from LocalTensor[] (decisions.md "Indexing"). A short tile is below the end
+    (the form runs), and the port's view, formed only with amsgrad, runs every size."""
+    _, m = _spec_and_module("apply_adam_w")
+    var, mm, v, grad, _ = _adam_inputs(np.float16, n, 3, False)
+    with pytest.raises(aj.OutOfBoundsError, match=r"LocalTensor\[\]"):
+        m.run_apply_adam_w("atlas-a2", var, mm, v, grad, m.DEFAULT_SCALARS, original_views=True)
+    short = m.run_apply_adam_w("atlas-a2", var[:999], mm[:999], v[:999], grad[:999], m.DEFAULT_SCALARS,
+                               original_views=True)
+    want = m.apply_adam_w_model(var[:999], mm[:999], v[:999], grad[:999], m.DEFAULT_SCALARS)
+    assert all(_same(o, w) for o, w in zip(short, want))
 
 
 def test_apply_adam_w_scalar_cast_reads_lanes_init_never_set():
