@@ -25,10 +25,11 @@ hicann/ops-nn @ e5c3fa9327ea95ba26d06227e746923580d10921, experimental/loss/smoo
   space, then 8 floats a core).
 
 Deviations: the core count is at most the launch's 8 (GetCoreNumAiv in the original; DecideLaunchCoreNum asks for 12
-or 16 on some sizes). One sync fix, `original_sync=False` (True runs the original's sequence): the float kernel's UB ->
-UB conversion moves the elements past the last whole 8 by scalar SetValue between vector instructions with no flag,
-a V -> S read of diff (the "none" output copy) and an S -> V read of the written elements (Sub reads them): the
-sanitizer reports both (SPEC-2 10.4; on the device the scalar unit and the vector pipe do race there). The port
+or 16 on some sizes); GM is padded to 32 bytes, as device allocations are (the copies move exact bytes). One sync
+fix, `original_sync=False` (True runs the original's sequence): the float kernel's UB -> UB conversion moves the
+elements past the last whole 8 by scalar SetValue between vector instructions with no flag, a V -> S read of diff
+(the "none" output copy) and an S -> V read of the written elements (Sub reads them): the sanitizer reports both
+(SPEC-2 10.4; on the device the scalar unit and the vector pipe do race there). The port
 puts a V_S pair before and an S_V pair after each such loop; the values are the same.
 
 Devices: the original is built for the ascend910b (the A2/A3 config); the port runs on the A3 and A2.
