@@ -15,6 +15,13 @@ A2_UB = 196608          # README device table
 A950_UB = 253952
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _close_process_pool():
+    """Process launches fork a pool of workers: shut it down with the module."""
+    yield
+    aj.close_block_processes()
+
+
 def _rand_bytes(n, seed=0):
     return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8)
 
@@ -192,7 +199,7 @@ def test_syncall_refused_in_a_serial_launch_and_in_processes():
     aj.close_block_processes()
 
 
-def test_hard_syncall_not_on_310p_and_not_outside_a_launch():
+def test_hard_syncall_not_on_310p():
     core = aj.Core("atlas-inference-aicore")
     with core:
         _refused(aj.UnsupportedDeviceError, "SyncAll", "atlas-inference-aicore", lambda: aj.SyncAll(), core.ub)
@@ -1277,7 +1284,7 @@ def test_launch_modes_agree_on_a_gm_view_argument():
         assert np.array_equal(out, expect)
 
 
-def test_queue_fifo_order_and_soft_syncall():
+def test_queue_fifo_order():
     core = aj.Core("atlas-a2")
     with core:
         pipe = aj.TPipe()
@@ -1395,3 +1402,31 @@ def test_random_copy_sequences_against_the_model(device, seed):
             aj.SetAtomicNone()
             assert np.array_equal(core.ub, ub), (kind, dtype)
             assert np.array_equal(x.view(np.uint8), xb), (kind, dtype, atomic)
+
+
+def _utility_kernel():
+    aj.printf("v %d\n", aj.GetBlockIdx())
+    return aj.GetSubBlockIdx(), aj.GetTaskRation(), aj.GetSubBlockNum(), aj.GetDataBlockSizeInBytes()
+
+
+def test_block_utilities_and_printf_prefix(capsys):
+    assert aj.launch(_utility_kernel, 2, "atlas-a2", parallel=False) == [(0, 1, 1, 32)] * 2   # vector-only launches
+    assert capsys.readouterr().out.splitlines() == ["[AIV Block 0/2] v 0", "[AIV Block 1/2] v 1"]
+    with pytest.raises(aj.StateError):
+        aj.GetBlockIdx()                                  # no current core
+
+
+def test_sys_workspace_records_the_first_array_only():
+    reserve = aj.GetLibApiWorkSpaceSize("atlas-a2")
+    w1, w2 = np.zeros(reserve + 64, np.uint8), np.zeros(reserve + 64, np.uint8)
+    with aj.Core("atlas-a2"):
+        with pytest.raises(aj.StateError):
+            aj.GetSysWorkSpacePtr()                       # the device would return nullptr
+        with pytest.raises(aj.ParameterError):
+            aj.SetSysWorkspace(None)
+        aj.SetSysWorkspace(w1)
+        aj.SetSysWorkspace(w2)                            # the devkit's `if (g_sysWorkspaceReserved == nullptr)`
+        assert aj.GetSysWorkSpacePtr() is w1
+        wf = np.zeros(reserve // 4 + 10, np.float32)      # the view keeps the array's dtype
+        user = aj.GetUserWorkspace(wf)
+        assert user.dtype == np.float32 and user.size == 10 and np.shares_memory(user, wf)
