@@ -1430,3 +1430,34 @@ def test_sys_workspace_records_the_first_array_only():
         wf = np.zeros(reserve // 4 + 10, np.float32)      # the view keeps the array's dtype
         user = aj.GetUserWorkspace(wf)
         assert user.dtype == np.float32 and user.size == 10 and np.shares_memory(user, wf)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "float", "half", "bfloat16"])
+def test_atomic_max_min_every_type_on_the_950(dtype):
+    import ml_dtypes
+    npt = {"bfloat16": ml_dtypes.bfloat16, **_NPT}[dtype]
+    n = 32 // np.dtype(npt).itemsize
+    r = np.random.default_rng(len(dtype))
+    if np.dtype(npt).kind == "i":
+        info = np.iinfo(npt)
+        a = r.integers(info.min, info.max, n, endpoint=True).astype(npt)
+        b = r.integers(info.min, info.max, n, endpoint=True).astype(npt)
+        b[:2] = a[:2]
+    else:
+        a = (r.standard_normal(n) * 100).astype(np.float32).astype(npt)
+        b = (r.standard_normal(n) * 100).astype(np.float32).astype(npt)
+        b[:2] = a[:2]
+    for kind, fn in (("Max", np.maximum), ("Min", np.minimum)):
+        gm = a.copy()
+        _atomic_copy(aj.Core("ascend950"), dtype, gm, b.copy(), kind=kind)
+        assert np.array_equal(gm.view(np.uint8), fn(a, b).view(np.uint8)), kind
+
+
+def test_atomic_half_add_saturates_after_ctrl48_is_cleared():
+    for device in ("ascend950", "atlas-a2"):
+        core = aj.Core(device)
+        with core:
+            aj.SetCtrlSpr(48, 48, 0)          # SPEC 5.2: CTRL[48] = 0 is the saturation mode
+        gm = np.full(16, 65504, np.float16)
+        _atomic_copy(core, "half", gm, np.full(16, 65504, np.float16))
+        assert (gm == 65504).all()
