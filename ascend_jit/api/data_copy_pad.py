@@ -392,7 +392,10 @@ def _plan_gm_to_ub(spec, d, gd, addr, size, bounds, copy_params, pad_params, mod
         raise OutOfBoundsError(API, "src", f"GM bytes [0, {gm_end})", device=spec.name,
                                legal="inside the GlobalTensor" + (f"'s {gm_nbytes} bytes" if gm_nbytes is not None
                                                                   else " (a negative srcStride reaches before it)"))
-    check_run_bounds(API, spec, bounds, Runs("dst", addr, ub_end - addr, 0, 1), TensorExtent(addr, size, d))
+    # Normal mode: one run of `padded` bytes per block, so an overrun names the block that reaches it (README
+    # "Tensor bounds"); the packed Compact region is one run
+    runs = Runs("dst", addr, ub_end - addr, 0, 1) if compact else Runs("dst", addr, padded, dst_step, count)
+    check_run_bounds(API, spec, bounds, runs, TensorExtent(addr, size, d))
     pattern.setflags(write=False)
     return count, block_len, src_step, dst_step, left_b, tail, last_tail, pattern, first, gm_end, random_fill
 

@@ -67,7 +67,10 @@ def _fill(api, devices, dtypes_of, gm_workspace_addr, size, value, barrier):
     if spec.name not in devices:
         raise UnsupportedDeviceError(api, "device", spec.name, legal=", ".join(devices),
                                      detail="the devkit builds it for " + ", ".join(devices) + " only")
-    if not isinstance(gm_workspace_addr, GlobalTensor) or gm_workspace_addr.GetSize() <= 0:
+    # a GlobalTensor with no buffer is the devkit's own check (docs/decisions.md "InitGlobalMemory": ParameterError),
+    # not GetSize()'s StateError
+    if not isinstance(gm_workspace_addr, GlobalTensor) or gm_workspace_addr.array is None \
+            or gm_workspace_addr.GetSize() <= 0:
         raise ParameterError(api, "gmWorkspaceAddr", type(gm_workspace_addr).__name__, device=spec.name,
                              legal="a GlobalTensor with a buffer of at least one element")
     dtype = gm_workspace_addr.dtype
