@@ -46,6 +46,28 @@ def test_python_values_convert_as_every_scalar_operand():
     assert (g[:300] == np.float16(0.1)).all()
 
 
+@pytest.mark.parametrize("dtype, value", [(np.int16, 70000), (np.float32, True), (np.int32, 1.5)])
+def test_a_value_the_type_cannot_hold_is_refused_in_its_own_name(dtype, value):
+    """Session 45 (audit 45m): the refusal names InitGlobalMemory's `value`, not the inner Duplicate's scalar, and
+    nothing is written (the GM and the UB unchanged)."""
+    seen = {}
+
+    def kernel(g):
+        pipe = aj.TPipe()
+        gt = aj.GlobalTensor()
+        gt.SetGlobalBuffer(g, 16)
+        ub = pipe.core.ub.copy()
+        with pytest.raises(aj.ParameterError) as refusal:
+            aj.InitGlobalMemory(gt, 16, value)
+        seen["error"], seen["ub_same"] = refusal.value, np.array_equal(pipe.core.ub, ub)
+
+    g = np.full(16, 7, dtype)
+    aj.launch(kernel, 1, "atlas-a2", g)
+    error = seen["error"]
+    assert (error.api, error.parameter, error.device) == ("InitGlobalMemory", "value", "atlas-a2")
+    assert seen["ub_same"] and (g == 7).all()
+
+
 def test_a_small_stack_buffer_takes_more_runs():
     """The run is min(stack buffer, 255 repeats): a pipe that leaves 1 KB of UB free fills by 1 KB copies."""
     ub = aj.get_device("atlas-a2").ub_bytes

@@ -17,6 +17,7 @@ from ..errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDe
 from ..dtypes import resolve
 from ..tensor import GlobalTensor
 from ._common import as_int
+from ._scalar import scalar_bits
 
 API = "InitGlobalMemory"
 # the builds the devkit header compiles it for: __NPU_ARCH__ 2201 (A2, A3), 3510 (950), 2002 (310P)
@@ -79,6 +80,7 @@ def _fill(api, devices, dtypes_of, gm_workspace_addr, size, value, barrier):
         raise UnsupportedDTypeError(api, "T", dtype.name, legal=", ".join(dtypes), device=spec.name)
     size = as_int(api, spec, "size", size, 0, gm_workspace_addr.GetSize())
     gm_workspace_addr._require_writable(api, "gmWorkspaceAddr")   # before the Duplicate: a refused call writes nothing (README)
+    scalar_bits(api, spec, dtype, value, "value")   # refused in the caller's API's words, not the inner Duplicate's
     addr, nbytes = _stack_buffer(api, core, "its event ids and the stack buffer after its buffers are what the "
                                              "call uses")
     core.reserve(addr, nbytes, api)
