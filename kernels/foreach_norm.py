@@ -30,7 +30,11 @@ hicann/ops-nn @ e5c3fa9327ea95ba26d06227e746923580d10921:
   workspace 16 MiB + (80 + 256) floats; the ForeachReduceTilingDataRegbase struct).
 
 Quirks of the original, kept: p is truncated, so 1.5 computes the 1-norm and 3 the 2-norm; a NaN or -inf p (C++
-leaves the (int) cast undefined) computes the 2-norm here.
+leaves the (int) cast undefined) computes the 2-norm here. A list of empty tensors only: the tiling's
+maxTensorNumPerCore is 0, so the output queue's InitBuffer asks for 0 bytes (and OutputZero would then write past
+it); ascend_jit refuses that InitBuffer (ParameterError, len in [1, UB]). An empty tensor among others: its stage-1
+slot is never computed but is copied to the workspace with the core's other slots (the sanitizer's uninitialised
+read; stage 2 writes 0 for it without reading that partial).
 
 Deviations: 8 cores and Python lists of GM arrays, as kernels/foreach_lerp_scalar.py. Stage 1's VF loads whole
 vectors with no mask, so a chunk's last vector reads queue bytes past the copy (uninitialised: the sanitizer

@@ -295,6 +295,8 @@ def test_norm_empty_tensors_output_zero_and_their_slot_is_never_written():
         out = m.run_norm(D950, xs, 2.0)
     assert all(_same(a, b) for a, b in zip(out, m.norm_model(xs, 2.0)))
     assert out[1][0] == 0 and out[3][0] == 0
+    with pytest.raises(aj.ParameterError, match="InitBuffer"):     # only empty tensors: a 0-byte output buffer
+        m.run_norm(D950, [np.zeros(0, np.float16)] * 3, 2.0)
     assert {r.check for r in session.reports} == {"init"}
     lines, first = inspect.getsourcelines(m.ForeachNormNDRegbase.Process)
     at = next(i for i, s in enumerate(lines) if "aj.DataCopyPad(self.workTensorGM_" in s)
