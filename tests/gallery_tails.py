@@ -168,6 +168,10 @@ tests/test_sanitizer.py)."""
 # buffered), tril_half 1001 planes of 11 x 11, tril_int8 3001 of 16 x 16, triu_int64 1001 of 5 x 6, triu_medium 37
 # planes of 40 x 70 (13 groups of 3, the last 1), tril_medium_half 19 of 100 x 30 (7 groups of 3, the last 1),
 # triu_all_zero / tril_all_input 6000 planes of 9 x 5 (8 cores of 33750 elements: a UB-filling chunk and a short one);
+# foreach_lerp_scalar and _half 200003 (8 cores of 25000: two whole-vector chunks of 10560 floats and a short one,
+# halves one chunk and a short), _bf16 100003; foreach_addcmul_scalar and its half / bf16 / int32 entries 100003 (a
+# 7936-element chunk and a short one a core); foreach_norm 300003 floats (37500 a core: a 31680-float chunk and a
+# short one, the second through the DIST_BRC_B32 slot load), foreach_norm_half_l1 200003, foreach_norm_bf16_inf 100003;
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -262,4 +266,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "softmax_v2_half_to_float": 13 * 9000, "in_infer_v2": 2 * 30011, "in_infer_v2_half": 6 * 40003,
          "in_infer_v2_many_planes": 600 * 101, "triu": 5003 * 64, "tril_half": 1001 * 121, "tril_int8": 3001 * 256,
          "triu_int64": 1001 * 30, "triu_medium": 37 * 2800, "tril_medium_half": 19 * 3000,
-         "triu_all_zero": 6000 * 45, "tril_all_input": 6000 * 45}
+         "triu_all_zero": 6000 * 45, "tril_all_input": 6000 * 45,
+         "foreach_lerp_scalar": 200003, "foreach_lerp_scalar_half": 200003, "foreach_lerp_scalar_bf16": 100003,
+         "foreach_addcmul_scalar": 100003, "foreach_addcmul_scalar_half": 100003,
+         "foreach_addcmul_scalar_bf16": 100003, "foreach_addcmul_scalar_int32": 100003, "foreach_norm": 300003,
+         "foreach_norm_half_l1": 200003, "foreach_norm_bf16_inf": 100003}
