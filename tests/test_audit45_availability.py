@@ -2405,3 +2405,48 @@ def test_public_surface_names():
     assert list(R.RegLayout.__members__) == ["UNKNOWN", "ZERO", "ONE", "TWO", "THREE"]
     assert list(R.SatMode.__members__) == ["UNKNOWN", "SAT", "NO_SAT"]
     assert list(R.HighLowPart.__members__) == ["LOWEST", "HIGHEST"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_mask_zero_per_device(device):
+    """SPEC-2 D30 / SPEC D14: mask 0 is refused on the 950 (ParameterError) for every high-dim API; on the 310B it
+    is refused for ReduceRepeat, ReduceDataBlock, ReduceMax, ReduceMin and a NOP for the element-wise and
+    data-movement APIs; on A2/A3/310P/910 a NOP everywhere (nothing written)."""
+    core = aj.Core(device)
+    d, a, b = (core.local_tensor("half", 256) for _ in range(3))
+    f32, u8, off = core.local_tensor("float", 64), core.local_tensor("uint8", 32), core.local_tensor("uint32", 128)
+    put(d, [7] * 256)
+    put(a, [1] * 256)
+    calls = {
+        "Sub": lambda: aj.Sub(d, a, b, 0, 1, aj.BinaryRepeatParams()),
+        "Sub bits": lambda: aj.Sub(d, a, b, [0, 0], 1, aj.BinaryRepeatParams()),
+        "Adds": lambda: aj.Adds(d, a, 1, 0, 1, aj.UnaryRepeatParams()),
+        "Exp": lambda: aj.Exp(d, a, 0, 1, aj.UnaryRepeatParams()),
+        "Duplicate": lambda: aj.Duplicate(d, 1, 0, 1, 1, 8),
+        "Cast": lambda: aj.Cast(f32, a, aj.RoundMode.CAST_NONE, 0, 1, aj.UnaryRepeatParams(1, 1, 8, 4)),
+        "Select": lambda: aj.Select(d, u8, a, b, aj.SELMODE.VSEL_CMPMASK_SPR, 0, 1, aj.BinaryRepeatParams()),
+        "ReduceRepeat": lambda: aj.ReduceRepeat(d, a, 0, 1, 1, 1, 8, reduce_type=aj.ReduceType.SUM),
+        "ReduceDataBlock": lambda: aj.ReduceDataBlock(d, a, 0, 1, 1, 1, 8, reduce_type=aj.ReduceType.MAX),
+        "ReduceMax": lambda: aj.ReduceMax(d, a, b, 0, 1, 8),
+        "ReduceMin": lambda: aj.ReduceMin(d, a, b, 0, 1, 8),
+    }
+    if device != T:
+        calls["Gather"] = lambda: aj.Gather(d, a, off, 0, 0, 1, 8)
+    for name, call in calls.items():
+        refuses = device == D950 or (device == B and name in ("ReduceRepeat", "ReduceDataBlock", "ReduceMax",
+                                                                "ReduceMin"))
+        if refuses:
+            refused(core, aj.ParameterError, call)
+            continue
+        before = core.ub.tobytes()
+        with core:
+            call()
+        assert core.ub.tobytes() == before, name
+
+
+def test_fidelity_is_read_only_data():
+    """SPEC-2 D69: aj.FIDELITY is a read-only mapping of (api, device) to a FidelityRule with its default level."""
+    with pytest.raises(TypeError):
+        aj.FIDELITY[("Add", A2)] = None
+    assert aj.FIDELITY[("Add", A2)].default is aj.Fidelity.BIT_EXACT
+    assert {m.name for m in aj.Fidelity} == {"BIT_EXACT", "MODELLED"}
