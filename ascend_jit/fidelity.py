@@ -220,6 +220,8 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
     Mixed-width multiply-adds take dtype "half->float". round_mode is accepted for symmetry with Cast (every in-scope
     Cast pair and mode is BIT_EXACT)."""
     spec = get_device(device)
+    spec.require_supported("fidelity")   # the Vector Core offers no instruction (SPEC D13, SPEC-2 1.8): its refusal
+    #                                      had been a ParameterError with an empty legal range (audit45)
     rule = FIDELITY.get((api, spec.name)) if isinstance(api, str) else None   # a list had raised TypeError (audit17h)
     if rule is None:
         offered = sorted({a for (a, d) in FIDELITY if d == spec.name})
