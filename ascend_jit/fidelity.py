@@ -220,8 +220,9 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
     Mixed-width multiply-adds take dtype "half->float". round_mode is accepted for symmetry with Cast (every in-scope
     Cast pair and mode is BIT_EXACT)."""
     spec = get_device(device)
-    spec.require_supported("fidelity")   # the Vector Core offers no instruction (SPEC D13, SPEC-2 1.8): its refusal
-    #                                      had been a ParameterError with an empty legal range (audit45)
+    # the Vector Core offers no instruction (SPEC D13, SPEC-2 1.8): its refusal had been a ParameterError with an
+    # empty legal range (audit 45a)
+    spec.require_supported("fidelity")
     rule = FIDELITY.get((api, spec.name)) if isinstance(api, str) else None   # a list had raised TypeError (audit17h)
     if rule is None:
         offered = sorted({a for (a, d) in FIDELITY if d == spec.name})
@@ -239,6 +240,10 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
         from .api.elementwise import OPS
         row = OPS.get(api)
         pairs = tuple(f"{a}->{b}" for a, b in ((row.mixed or {}).get(spec.name, ()) if row is not None else ()))
+        if api in ("Cast", "Reg.Cast"):   # a Cast pair of the device's table (SPEC-2 7.2, 11.5), either direction
+            from .reg import CAST_PAIRS
+            pairs = tuple(f"{a}->{b}" for a, b in (spec.cast_pairs if api == "Cast" else CAST_PAIRS))
+            name = "->".join(resolve(side.strip()).name for side in name.split("->", 1))
         if name not in pairs:
             raise UnsupportedDTypeError("fidelity", "dtype", name, legal=", ".join(pairs) or "no mixed shape",
                                         device=spec.name, detail=f"{api} does not take this shape on this device")

@@ -140,6 +140,17 @@ def test_fidelity_refuses_an_algorithm_the_call_refuses_for_the_dtype(api, dtype
     assert refusal.value.api == "fidelity" and refusal.value.device == D950 and dtype in str(refusal.value)
 
 
+def test_fidelity_of_a_cast_pair_is_its_tables():
+    """Audit 45a: a Cast pair "src->dst" (any dtype spelling) is answered where the device's table has it (SPEC-2 7.2;
+    Reg.Cast 11.5) and refused where it does not; it had been refused as "no mixed shape" everywhere."""
+    assert aj.fidelity("Cast", A2, "half->float") is BIT and aj.fidelity("Cast", A2, "float32->float16") is BIT
+    assert aj.fidelity("Reg.Cast", D950, "float->half") is BIT
+    for api, device, pair in (("Cast", A2, "int64->uint8"), ("Reg.Cast", D950, "int64->uint8")):
+        with pytest.raises(aj.UnsupportedDTypeError, match="half->float") as refusal:
+            aj.fidelity(api, device, pair)
+        assert refusal.value.api == "fidelity" and refusal.value.device == device
+
+
 def test_fidelity_availability_is_the_instructions_availability():
     """An instruction (Memory or Reg API) has a FIDELITY entry on a device iff the device offers it (SPEC-2 0.3 last
     paragraph, 1.9): the registry's `offered` and the table cannot drift apart."""
