@@ -1322,7 +1322,8 @@ def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
     _core_check(api)
     size = resolve(dtype, api).size
     if size not in (1, 2, 4):
-        raise ParameterError(api, "dtype", dtype, legal="a b8, b16 or b32 type (SPEC-2 11.7)", device=DEVICE)
+        # a dtype outside the instruction's table (SPEC-2 1.8 row 2), as MoveMask's b64 refusal (audit 45a)
+        raise UnsupportedDTypeError(api, "dtype", dtype, legal="a b8, b16 or b32 type (SPEC-2 11.7)", device=DEVICE)
     a, b = _mask(api, "src0", src0), _mask(api, "src1", src1)
     _mask(api, "dst0", dst0), _mask(api, "dst1", dst1)
     out0, out1 = np.zeros(4, np.uint64), np.zeros(4, np.uint64)

@@ -1162,7 +1162,7 @@ REFUSALS = [
      "scalar"),
     ("R.Duplicate(r, 1.0, m, src_reg=q)", aj.ParameterError, "Duplicate", "scalar"),
     ("i = R.RegTensor('int8'); R.Duplicate(i, 300)", aj.ParameterError, "Duplicate", "scalar"),
-    ("R.Interleave(k, k, m, m, 'int64')", aj.ParameterError, "Interleave", "dtype"),
+    ("R.Interleave(k, k, m, m, 'int64')", aj.UnsupportedDTypeError, "Interleave", "dtype"),
     ("R.Pack(k, m, 5)", aj.ParameterError, "Pack", "part"),
     ("mm, n = R.UpdateMask('half', -1)", aj.ParameterError, "UpdateMask", "n"),
     ("mm, n = R.UpdateMask('float64', 3)", aj.UnsupportedDTypeError, "UpdateMask", "dtype"),

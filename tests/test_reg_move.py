@@ -462,12 +462,12 @@ def test_a_mask_reg_argument_keeps_what_the_vf_wrote_before_it_raised():
 
 @pytest.mark.parametrize("compiled", [True, False])
 def test_deinterleave_b64_refusal_names_deinterleave(compiled):
-    """SPEC-2 11.7 (b8/b16/b32 only) and 1.8: the refusal names the API called; compiled DeInterleave had named
-    Interleave."""
+    """SPEC-2 11.7 (b8/b16/b32 only) and 1.8 (a dtype outside the table: UnsupportedDTypeError, audit 45a): the
+    refusal names the API called; compiled DeInterleave had named Interleave."""
     core = aj.Core("ascend950")
     regs = [R.MaskReg() for _ in range(5)]
     with core:
-        with pytest.raises(aj.ParameterError, match="^DeInterleave: .*dtype"):
+        with pytest.raises(aj.UnsupportedDTypeError, match="^DeInterleave: .*dtype"):
             _run(MASK_OPS, compiled, *regs, 9, R.HighLowPart.LOWEST, "int64")
 
 

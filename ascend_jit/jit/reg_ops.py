@@ -425,8 +425,8 @@ def interleave_group(kind, inverse):
     size = kind_size(kind)
     if size == 8:
         if inverse:
-            raise ParameterError("DeInterleave", "kind", kind, "a b8, b16 or b32 type (SPEC-2 11.7)", DEVICE)
-        raise ParameterError("Interleave", "kind", kind, "a b8, b16 or b32 type (SPEC-2 11.7)", DEVICE)
+            raise UnsupportedDTypeError("DeInterleave", "kind", kind, "a b8, b16 or b32 type (SPEC-2 11.7)", DEVICE)
+        raise UnsupportedDTypeError("Interleave", "kind", kind, "a b8, b16 or b32 type (SPEC-2 11.7)", DEVICE)
     return size
 
 
