@@ -388,7 +388,8 @@ def test_brcb_refusals():
                       (lambda: aj.Brcb(dst, src, 2, (1, 16)), aj.OutOfBoundsError),        # past dst's tensor
                       (lambda: aj.Brcb(dst, core.local_tensor("half", 8, addr=dst.addr), 1, (1, 8)),
                        aj.OverlapError),                                                    # D34
-                      (lambda: aj.Brcb(dst, src, 256, (1, 8)), aj.ParameterError)):
+                      (lambda: aj.Brcb(dst, src, 256, (1, 8)), aj.ParameterError),
+                      (lambda: aj.Brcb(dst, src, 2), aj.ParameterError)):    # no default (SPEC-2 5.2, audit 45a)
         with pytest.raises(err, match="Brcb"):
             call()
         assert np.array_equal(core.ub, before)

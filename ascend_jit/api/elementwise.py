@@ -1511,9 +1511,9 @@ def Brcb(dst, src, repeat_time, repeat_params=None):
             return _ENTRIES((K.brcb,), K.brcb, dst._core.ub, *args)
     core = operands(BRCB.name, dst, src)
     _require_offered(BRCB, core.spec)
-    params = BrcbRepeatParams() if repeat_params is None else repeat_params
-    # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator
-    params = _repeat_params(BRCB.name, core.spec, params, BrcbRepeatParams, hi=None)
+    # plain ints before the cache key (issue 12); the C++ brace list may come as a tuple; ranges: the validator.
+    # No default: the devkit's prototype has none (SPEC-2 5.2), as the other high-dim forms' repeat_params (audit 45a)
+    params = _repeat_params(BRCB.name, core.spec, repeat_params, BrcbRepeatParams, hi=None)
     repeat_time = as_int(BRCB.name, core.spec, "repeat_time", repeat_time)
     repeat = _validate(_validate_brcb, core.spec, core.bounds, _key((dst, src)), repeat_time, params)
     if repeat and core.sanitizer is not None:
