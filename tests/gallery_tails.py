@@ -172,6 +172,10 @@ tests/test_sanitizer.py)."""
 # halves one chunk and a short), _bf16 100003; foreach_addcmul_scalar and its half / bf16 / int32 entries 100003 (a
 # 7936-element chunk and a short one a core); foreach_norm 300003 floats (37500 a core: a 31680-float chunk and a
 # short one, the second through the DIST_BRC_B32 slot load), foreach_norm_half_l1 200003, foreach_norm_bf16_inf 100003;
+# floor_div and its int32 / int8 / uint8 / half / bf16 entries 100003 (8 cores of 32-byte blocks, big and small, 2-3
+# tiles a core, the last short); onehot 61 indices (8 cores of one 8-index block, the last core's block past the
+# input); maximum_v2 and its int32 / half entries 100003, maximum_v2_int16 / _bf16 / _int8 200003 (2 tiles a core; the
+# bf16 and int8 tiles longer than the original's TBufs hold);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -270,4 +274,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "foreach_lerp_scalar": 200003, "foreach_lerp_scalar_half": 200003, "foreach_lerp_scalar_bf16": 100003,
          "foreach_addcmul_scalar": 100003, "foreach_addcmul_scalar_half": 100003,
          "foreach_addcmul_scalar_bf16": 100003, "foreach_addcmul_scalar_int32": 100003, "foreach_norm": 300003,
-         "foreach_norm_half_l1": 200003, "foreach_norm_bf16_inf": 100003}
+         "foreach_norm_half_l1": 200003, "foreach_norm_bf16_inf": 100003,
+         "floor_div": 100003, "floor_div_int32": 100003, "floor_div_int8": 100003, "floor_div_uint8": 100003,
+         "floor_div_half": 100003, "floor_div_bf16": 100003, "onehot": 61, "onehot_depth64": 61,
+         "maximum_v2": 100003, "maximum_v2_int32": 100003, "maximum_v2_int16": 200003, "maximum_v2_half": 100003,
+         "maximum_v2_bf16": 200003, "maximum_v2_int8": 200003}
