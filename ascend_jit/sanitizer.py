@@ -649,7 +649,8 @@ class Sanitizer:
                 conflict = (self.reader_seq[q, addrs] > self.clock[p, q]) & (readers > self.writer_instr[addrs])
                 for log_index, address, count in _pairs(addrs, readers, conflict):
                     self._emit(Report("race", "WAR", instr, acc.operand, address, count, earlier=self.log[log_index],
-                                      fix=_fix(PIPES[q], PIPES[p], self.config.device_sync)))
+                                      fix=_fix(PIPES[q], PIPES[p], self.config.device_sync,
+                                               self.core.spec.isasi_flags)))
 
     def _writer_reports(self, instr, p, acc, kind, strict_same):
         """RAW / WAW: one report per unordered pair (SPEC-2 10.4), i.e. per earlier writing instruction, with the
@@ -662,7 +663,7 @@ class Sanitizer:
         conflict = (wp >= 0) & np.where(wp != p, other, same)
         for log_index, address, count in _pairs(addrs, self.writer_instr[addrs], conflict):
             q = int(self.writer_pipe[address])
-            fix = _fix(PIPES[q], PIPES[p], self.config.device_sync) if q != p else \
+            fix = _fix(PIPES[q], PIPES[p], self.config.device_sync, self.core.spec.isasi_flags) if q != p else \
                 f"PipeBarrier({PIPES[p]}) between them" + (
                 " (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD))" if PIPES[p] == PIPE_V
                 else "")
@@ -841,11 +842,15 @@ _QUEUE_EVENT_PAIRS = {(PIPE_MTE2, PIPE_V), (PIPE_V, PIPE_MTE2), (PIPE_V, PIPE_MT
                       (PIPE_MTE2, PIPE_MTE3), (PIPE_MTE3, PIPE_MTE2)}
 
 
-def _fix(earlier_pipe, later_pipe, device_sync=False):
+def _fix(earlier_pipe, later_pipe, device_sync=False, isasi=True):
+    """The flag pair that orders the two pipes: the ISASI SetFlag/WaitFlag's HardEvent, or, on a device that does not
+    offer it (D62: the 310B), the TQueSync of the same two pipes (SPEC-2 10.1: the same hardware flags)."""
     event = f"{_SHORT[earlier_pipe]}_{_SHORT[later_pipe]}"
     queue = "" if device_sync and (earlier_pipe, later_pipe) not in _QUEUE_EVENT_PAIRS else \
         ", or a TQue EnQue/DeQue hand-off"
-    return f"SetFlag/WaitFlag with aj.HardEvent.{event} between them (or PipeBarrier(PIPE_ALL){queue})"
+    flags = f"SetFlag/WaitFlag with aj.HardEvent.{event}" if isasi else \
+        f"aj.TQueSync({earlier_pipe}, {later_pipe}).SetFlag/WaitFlag"
+    return f"{flags} between them (or PipeBarrier(PIPE_ALL){queue})"
 
 
 # --- the Reg API (ascend950, SPEC-2 11.6) --------------------------------------------------------------------------

@@ -1062,3 +1062,24 @@ def test_a_reported_call_in_raise_mode_changes_nothing():
         aj.Duplicate(x, 1.0, N)
         return (x,)
     check(A2, written, lambda x: aj.DataCopy(aj.GlobalTensor(out), x, N), gm=out)       # RAW copy-out
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# defects found by this audit
+# ---------------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("make, device, event, wrong", [p for p in PAIRS if p[1] == A2], ids=PAIR_IDS[:11])
+def test_found_310b_race_fix_names_tquesync(make, device, event, wrong):
+    """D62: the ISASI SetFlag/WaitFlag is refused on the 310B (UnsupportedDeviceError naming TQueSync); README: a
+    report names its fix. The race report's fix named `SetFlag/WaitFlag with aj.HardEvent.<E>` there too, a call the
+    device refuses; it must name the TQueSync of the same two pipes (SPEC-2 10.1: the same flags, named by pipes),
+    which orders the pair (test_310b_and_910_order_the_pair_by_tquesync_and_their_own_ids). The A2 keeps the event."""
+    src, dst = _pipes(event)
+    with aj.Core(B310, sanitize="report") as core:
+        make(lambda: None)[0](core)
+    [rep] = core.sanitizer.reports
+    assert f"TQueSync({src}, {dst})" in rep.fix and "HardEvent" not in rep.fix
+    assert "PipeBarrier(PIPE_ALL)" in rep.fix
+    with aj.Core(A2, sanitize="report") as core:
+        make(lambda: None)[0](core)
+    [rep] = core.sanitizer.reports
+    assert f"aj.HardEvent.{event}" in rep.fix
