@@ -989,6 +989,7 @@ class LaunchShadow:
     ends (`replay`), in the order (SyncAll phase, block, program order): the same kernel gives the same reports, in
     number, access and address, whatever the timing; a kernel's reports can be pinned in CI."""
     config: SanitizeConfig
+    has_sync_all: bool = True   # the device offers a SyncAll form (the 310B offers none: the fix must not name it)
     lock: threading.Lock = field(default_factory=threading.Lock)
     arrays: dict = field(default_factory=dict)
     epochs: dict = field(default_factory=dict)     # block index -> SyncAlls passed
@@ -1082,15 +1083,16 @@ class LaunchShadow:
         kind = "two blocks write the same GM bytes" if writes_clash else "a block reads GM bytes another block writes"
         return (kind, first[0], count, first[1])
 
-    @staticmethod
-    def _report(found, block, api, pipe, where, emit):
+    def _report(self, found, block, api, pipe, where, emit):
         kind, addr, count, other = found
         # -2: several blocks wrote (atomically) or read these bytes, the reporting one possibly among them
         others = f"block {other}" if other >= 0 else "at least one other block"
+        order = "a SyncAll between them" if self.has_sync_all else \
+            "separate launches (this device offers no SyncAll)"
         emit(Report("blocks", kind, Instr(api, pipe, where, -1), "GM", addr, count, space="GM",
                     fix=f"block {block} and {others} touch these bytes in the same SyncAll phase: use "
                         "SetAtomicAdd for combined writes (one atomic operation: an Add and a Max do not combine), "
-                        "or a SyncAll between them"))
+                        f"or {order}"))
 
 
 # copy-outs under one atomic mode (operation, dtype) combine in any order, so the "blocks" and "race" checks let

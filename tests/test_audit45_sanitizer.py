@@ -611,6 +611,12 @@ def test_what_initialises_and_what_does_not():
         aj.Adds(z, x, 1.0, 16)
     assert _run(host) == []
 
+    def host_slices(core):            # a host copy initialises the bytes of its slice only
+        x, z = _tiles(16, 16)
+        x[4:][:4] = np.ones(4, np.float16)
+        aj.Adds(z, x, 1.0, 16)
+    assert _run(host_slices) == _init("Adds", "V", 0, 24)
+
     def raw_ub(core, declared):       # raw core.ub writes bypass the tensor API unless declared
         x, z = _tiles(16, 16)
         core.ub[x.addr:x.addr + 32] = 0
@@ -838,6 +844,24 @@ def test_blocks_check(case, alias, expected):
     assert {r.check for r in session.reports} <= {"blocks"}
     assert [(r.kind, r.block, r.instruction.api, r.instruction.pipe, r.address, r.nbytes)
             for r in session.reports] == expected
+
+
+def _interleaved_rows(y, gap):
+    b = aj.GetBlockIdx()
+    t = aj.LocalMemAllocator().Alloc("float", 32)
+    aj.Duplicate(t, float(b + 1), 32)
+    _flag("V_MTE3")
+    aj.DataCopyPad(_gmv(y, 8 * b, 64), t, aj.DataCopyExtParams(4, 32, 0, gap, 0))   # 4 rows of 32 B, gap B apart
+
+
+def test_blocks_strided_rows_conflict_only_where_they_overlap():
+    # block b's rows start at 32b + (32 + gap)k: a 32-byte gap interleaves the blocks; 28 overlaps 4 bytes per row
+    for gap, expected in ((32, []), (28, [(1, 60, 4), (1, 120, 4), (1, 180, 4)])):
+        y = np.zeros(80, np.float32)
+        with aj.sanitize_session("report") as session:
+            aj.launch(_interleaved_rows, 2, A2, y, gap)
+        assert [(r.block, r.address, r.nbytes) for r in session.reports] == expected
+        assert {r.kind for r in session.reports} <= {"two blocks write the same GM bytes"}
 
 
 def _atomics(x, acc, ops, dtypes):
@@ -1083,3 +1107,25 @@ def test_found_310b_race_fix_names_tquesync(make, device, event, wrong):
         make(lambda: None)[0](core)
     [rep] = core.sanitizer.reports
     assert f"aj.HardEvent.{event}" in rep.fix
+
+
+def _two_writers_310b(y):
+    t = aj.LocalMemAllocator().Alloc("float", 8)
+    aj.Duplicate(t, 1.0, 8)
+    _tqs("PIPE_V", "PIPE_MTE3")
+    aj.DataCopy(_gmv(y, 0, 8), t, 8)
+
+
+def test_found_blocks_fix_names_no_syncall_where_the_device_has_none():
+    """The "blocks" report's fix offered "or a SyncAll between them" on the 310B too, which offers neither SyncAll
+    form (SyncAll is refused there: UnsupportedDeviceError), the same fault as the flag fix above. There the fix
+    names what remains: one atomic operation, or separate launches. The A2's fix keeps its SyncAll."""
+    with aj.Core(B310), pytest.raises(aj.UnsupportedDeviceError):
+        aj.SyncAll()
+    for device, syncall in ((B310, False), (A2, True)):
+        with aj.sanitize_session("report") as session:
+            aj.launch(_two_writers_310b, 2, device, np.zeros(8, np.float32))
+        [rep] = session.reports
+        assert rep.check == "blocks" and "SetAtomicAdd" in rep.fix
+        assert ("a SyncAll between them" in rep.fix) == syncall
+        assert ("separate launches" in rep.fix) == (not syncall)
