@@ -1091,7 +1091,10 @@ def test_a_reported_call_in_raise_mode_changes_nothing():
 # ---------------------------------------------------------------------------------------------------------------------
 # defects found by this audit
 # ---------------------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("make, device, event, wrong", [p for p in PAIRS if p[1] == A2], ids=PAIR_IDS[:11])
+A2_PAIRS = [p for p in PAIRS if p[1] == A2]
+
+
+@pytest.mark.parametrize("make, device, event, wrong", A2_PAIRS, ids=[m.__name__.strip("_") for m, *_ in A2_PAIRS])
 def test_found_310b_race_fix_names_tquesync(make, device, event, wrong):
     """D62: the ISASI SetFlag/WaitFlag is refused on the 310B (UnsupportedDeviceError naming TQueSync); README: a
     report names its fix. The race report's fix named `SetFlag/WaitFlag with aj.HardEvent.<E>` there too, a call the
