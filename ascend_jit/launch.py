@@ -336,7 +336,8 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
                                  "the sanitizer is on")
         from .processes import launch_in_processes
         return launch_in_processes(kernel, block_dim, Core(device).device, args, kwargs)
-    shadow = LaunchShadow(config) if config is not None and "blocks" in config.checks else None
+    shadow = LaunchShadow(config, has_sync_all=spec.sync_all_hard or spec.sync_all_soft) \
+        if config is not None and "blocks" in config.checks else None
     state = LaunchState(block_dim, order, concurrent, shadow, cores=host_cores())
     cores = [Core(device, bounds=bounds, sanitize=config if config is not None else False) for _ in range(block_dim)]
     for i, core in enumerate(cores):

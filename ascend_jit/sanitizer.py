@@ -649,7 +649,8 @@ class Sanitizer:
                 conflict = (self.reader_seq[q, addrs] > self.clock[p, q]) & (readers > self.writer_instr[addrs])
                 for log_index, address, count in _pairs(addrs, readers, conflict):
                     self._emit(Report("race", "WAR", instr, acc.operand, address, count, earlier=self.log[log_index],
-                                      fix=_fix(PIPES[q], PIPES[p], self.config.device_sync)))
+                                      fix=_fix(PIPES[q], PIPES[p], self.config.device_sync,
+                                               self.core.spec.isasi_flags)))
 
     def _writer_reports(self, instr, p, acc, kind, strict_same):
         """RAW / WAW: one report per unordered pair (SPEC-2 10.4), i.e. per earlier writing instruction, with the
@@ -662,7 +663,7 @@ class Sanitizer:
         conflict = (wp >= 0) & np.where(wp != p, other, same)
         for log_index, address, count in _pairs(addrs, self.writer_instr[addrs], conflict):
             q = int(self.writer_pipe[address])
-            fix = _fix(PIPES[q], PIPES[p], self.config.device_sync) if q != p else \
+            fix = _fix(PIPES[q], PIPES[p], self.config.device_sync, self.core.spec.isasi_flags) if q != p else \
                 f"PipeBarrier({PIPES[p]}) between them" + (
                 " (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD))" if PIPES[p] == PIPE_V
                 else "")
@@ -841,11 +842,15 @@ _QUEUE_EVENT_PAIRS = {(PIPE_MTE2, PIPE_V), (PIPE_V, PIPE_MTE2), (PIPE_V, PIPE_MT
                       (PIPE_MTE2, PIPE_MTE3), (PIPE_MTE3, PIPE_MTE2)}
 
 
-def _fix(earlier_pipe, later_pipe, device_sync=False):
+def _fix(earlier_pipe, later_pipe, device_sync=False, isasi=True):
+    """The flag pair that orders the two pipes: the ISASI SetFlag/WaitFlag's HardEvent, or, on a device that does not
+    offer it (D62: the 310B), the TQueSync of the same two pipes (SPEC-2 10.1: the same hardware flags)."""
     event = f"{_SHORT[earlier_pipe]}_{_SHORT[later_pipe]}"
     queue = "" if device_sync and (earlier_pipe, later_pipe) not in _QUEUE_EVENT_PAIRS else \
         ", or a TQue EnQue/DeQue hand-off"
-    return f"SetFlag/WaitFlag with aj.HardEvent.{event} between them (or PipeBarrier(PIPE_ALL){queue})"
+    flags = f"SetFlag/WaitFlag with aj.HardEvent.{event}" if isasi else \
+        f"aj.TQueSync({earlier_pipe}, {later_pipe}).SetFlag/WaitFlag"
+    return f"{flags} between them (or PipeBarrier(PIPE_ALL){queue})"
 
 
 # --- the Reg API (ascend950, SPEC-2 11.6) --------------------------------------------------------------------------
@@ -984,6 +989,7 @@ class LaunchShadow:
     ends (`replay`), in the order (SyncAll phase, block, program order): the same kernel gives the same reports, in
     number, access and address, whatever the timing; a kernel's reports can be pinned in CI."""
     config: SanitizeConfig
+    has_sync_all: bool = True   # the device offers a SyncAll form (the 310B offers none: the fix must not name it)
     lock: threading.Lock = field(default_factory=threading.Lock)
     arrays: dict = field(default_factory=dict)
     epochs: dict = field(default_factory=dict)     # block index -> SyncAlls passed
@@ -1077,15 +1083,16 @@ class LaunchShadow:
         kind = "two blocks write the same GM bytes" if writes_clash else "a block reads GM bytes another block writes"
         return (kind, first[0], count, first[1])
 
-    @staticmethod
-    def _report(found, block, api, pipe, where, emit):
+    def _report(self, found, block, api, pipe, where, emit):
         kind, addr, count, other = found
         # -2: several blocks wrote (atomically) or read these bytes, the reporting one possibly among them
         others = f"block {other}" if other >= 0 else "at least one other block"
+        order = "a SyncAll between them" if self.has_sync_all else \
+            "separate launches (this device offers no SyncAll)"
         emit(Report("blocks", kind, Instr(api, pipe, where, -1), "GM", addr, count, space="GM",
                     fix=f"block {block} and {others} touch these bytes in the same SyncAll phase: use "
                         "SetAtomicAdd for combined writes (one atomic operation: an Add and a Max do not combine), "
-                        "or a SyncAll between them"))
+                        f"or {order}"))
 
 
 # copy-outs under one atomic mode (operation, dtype) combine in any order, so the "blocks" and "race" checks let
