@@ -289,6 +289,10 @@ class TQueSync:
         spec = stack[-1].spec if stack else None
         self.src = _check_pipe("TQueSync", spec, "src_pipe", src_pipe, allow_all=False)
         self.dst = _check_pipe("TQueSync", spec, "dst_pipe", dst_pipe, allow_all=False)
+        if self.dst == self.src:   # no flag orders a pipe after itself (audit 45s)
+            raise ParameterError("TQueSync", "dst_pipe", dst_pipe, device=spec.name if spec is not None else None,
+                                 legal="a pipe other than src_pipe: the devkit static_asserts src != dst "
+                                       "(impl/basic_api/kernel_tquesync_impl.h); PipeBarrier orders one pipe")
 
     def SetFlag(self, event_id):
         _current_core("TQueSync.SetFlag")._set_flag("TQueSync.SetFlag", self.src, self.dst, event_id)

@@ -217,6 +217,10 @@ def test_flag_model_and_every_refusal(device):
                 aj.PipeBarrier(bad)
         with pytest.raises(aj.ParameterError, match="PIPE_S"):
             aj.PipeBarrier(1)
+        for pipe in (aj.PIPE_S, aj.PIPE_V, aj.PIPE_MTE2):   # the devkit static_asserts src != dst (audit 45s)
+            with pytest.raises(aj.ParameterError, match="dst_pipe.*other than src_pipe") as refusal:
+                aj.TQueSync(pipe, pipe)
+            assert refusal.value.device == core.spec.name
         sync = aj.TQueSync(aj.PIPE_MTE2, aj.PIPE_V)  # every device, 310B included
         sync.SetFlag(aj.EVENT_ID1)
         with pytest.raises(aj.StateError, match="already set"):
