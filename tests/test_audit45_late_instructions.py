@@ -188,7 +188,8 @@ def test_shift_refusals():
         d, s = core.local_tensor(dtype, 128), core.local_tensor(dtype, 128)
         _fill(core, 1)
         for op in ("ShiftLeft", "ShiftRight"):
-            _refused(core, aj.ParameterError, op, "scalar", lambda: getattr(aj, op)(d, s, np.dtype(dtype).type(bad), 64))
+            _refused(core, aj.ParameterError, op, "scalar",
+                     lambda: getattr(aj, op)(d, s, np.dtype(dtype).type(bad), 64))
             _refused(core, aj.ParameterError, op, "scalar", lambda: getattr(aj, op)(d, s, np.dtype(dtype).type(-1)
                                                                                    if dtype[0] == "i" else 1.5, 64))
     for device in (P310, T910):
@@ -384,8 +385,8 @@ def test_copy_refusals():
         _refused(core, aj.UnsupportedDTypeError, "Copy", None,
                  lambda: aj.Copy(d, s, 32, 1, aj.CopyRepeatParams(1, 1, 8, 8)))
     d, s = core.local_tensor("float", 4096), core.local_tensor("float", 4096)
-    for cp, name in (((0, 1, 8, 8), "dstStride"), ((1, 1, 4096, 8), "dstRepeatSize"), ((1, 1, 8, 4096), "srcRepeatSize"),
-                     ((1, 65536, 8, 8), "srcStride")):
+    for cp, name in (((0, 1, 8, 8), "dstStride"), ((1, 1, 4096, 8), "dstRepeatSize"),
+                     ((1, 1, 8, 4096), "srcRepeatSize"), ((1, 65536, 8, 8), "srcStride")):
         with pytest.raises(aj.ParameterError, match=name):
             aj.Copy(d, s, 64, 1, aj.CopyRepeatParams(*cp))
     _refused(core, aj.AlignmentError, "Copy", None, lambda: aj.Copy(d[1:], s, 32, 1, aj.CopyRepeatParams(1, 1, 8, 8)))
@@ -465,6 +466,11 @@ def test_truncate_in_place_and_refusals():
     t[:] = np.linspace(-4, 4, 256)
     aj.Truncate(t, t, aj.RoundMode.CAST_FLOOR, 256)
     assert np.array_equal(t.numpy(), np.floor(np.linspace(-4, 4, 256).astype(np.float16)) + 0.0)
+    short, out = core.local_tensor("half", 100), core.local_tensor("half", 100)   # only count elements are read
+    short[:] = np.linspace(-9.5, 9.5, 100)
+    aj.Truncate(out, short, aj.RoundMode.CAST_ROUND, 100)
+    x = np.linspace(-9.5, 9.5, 100).astype(np.float16).astype(np.float64)
+    assert np.array_equal(out.numpy(), (np.sign(x) * np.floor(np.abs(x) + 0.5) + 0.0).astype(np.float16))
     f, i = core.local_tensor("float", 128), core.local_tensor("int32", 128)
     _refused(core, aj.UnsupportedDTypeError, "Truncate", None, lambda: aj.Truncate(i, i, aj.RoundMode.CAST_RINT, 8))
     _refused(core, aj.UnsupportedDTypeError, "Truncate", None, lambda: aj.Truncate(f, t, aj.RoundMode.CAST_RINT, 8))
@@ -480,10 +486,11 @@ def test_truncate_in_place_and_refusals():
         _refused(c, aj.UnsupportedDeviceError, "Truncate", None, lambda: aj.Truncate(h, h, aj.RoundMode.CAST_RINT, 8))
 
 
-# --- ArithProgression / Arange (decisions "ArithProgression") ----------------------------------------------------------
+# --- ArithProgression / Arange (decisions "ArithProgression") ---------------------------------------------------------
 def _rn(x, dtype):
-    """x (a float64 holding an exact value) rounded once, RNE, to dtype; returned as float64."""
-    return float(np.float16(x)) if dtype == "half" else float(np.float32(x))
+    """x (a float64 holding an exact value) rounded once, RNE, to dtype (overflow: +-inf); returned as float64."""
+    with np.errstate(over="ignore"):
+        return float(np.float16(x)) if dtype == "half" else float(np.float32(x))
 
 
 def _f32(x):
@@ -512,7 +519,6 @@ def _arith_model(device, dtype, first, diff, count, half_sat=False, int_sat=Fals
     """The expected elements and how many the call writes. Integers: Python ints, the scalar unit's wrapped, the
     Adds' per D35; floats per the implementation's order (decisions "ArithProgression")."""
     size = SIZE[dtype]
-    bits = 8 * size
     integer = dtype.startswith("int")
     wrap = _stage(dtype)
     stage = _stage(dtype, half_sat, int_sat)
@@ -624,7 +630,7 @@ def test_arith_progression_footprint_and_refusals():
         _refused(c, aj.UnsupportedDeviceError, "ArithProgression", None, lambda: aj.ArithProgression(x, 0.0, 1.0, 8))
 
 
-# --- CreateVecIndex (decisions "CreateVecIndex") -----------------------------------------------------------------------
+# --- CreateVecIndex (decisions "CreateVecIndex") ----------------------------------------------------------------------
 CVI = {D950: ["int8", "int16", "half", "int32", "float", "int64"], A3: ["int16", "half", "int32", "float"],
        A2: ["int16", "half", "int32", "float"], B310: ["int16", "half", "int32", "float"],
        P310: ["int16", "half", "int32", "float"]}
@@ -732,7 +738,8 @@ def test_arith_progression_and_create_vec_index_overflow_modes(device, half_sat,
     if device in ARITH:
         cases += [("arith", "half", 65000.0, 100.0, 300), ("arith", "int16", 32000, 100, 300),
                   ("arith", "int32", 2**31 - 5000, 3, 3000), ("arith", "half", -65504.0, 2.0, 9)]
-    cases += [("cvi", "int16", 32700, None, 300), ("cvi", "half", 65000.0, None, 2000), ("cvi", "half", 65504.0, None, 40),
+    cases += [("cvi", "int16", 32700, None, 300), ("cvi", "half", 65000.0, None, 2000),
+              ("cvi", "half", 65504.0, None, 40),
               ("cvi", "int32", 2**31 - 200, None, 300)]
     for kind, dtype, first, diff, count in cases:
         if kind == "cvi" and device == P310 and dtype == "int32":
@@ -755,7 +762,7 @@ def test_arith_progression_and_create_vec_index_overflow_modes(device, half_sat,
         _ub_equal(core, want)
 
 
-# --- GetReduceRepeatMaxMinSpr (SPEC-2 8.4, D55) -------------------------------------------------------------------------
+# --- GetReduceRepeatMaxMinSpr (SPEC-2 8.4, D55) ----------------------------------------------------------------------
 @st.composite
 def _spr_case(draw):
     device = draw(st.sampled_from([A2, A3, P310]))
@@ -976,7 +983,7 @@ def test_transpose_refusals_and_none():
             aj.Transpose(cd, cs, ct, P(1, 2, 1, 16, TT.TRANSPOSE_NCHW2NHWC))
 
 
-# --- Reg Arange and the Reg scalar shifts (decisions "Reg Arange", "Reg API"), plain and in a compiled VF ----------------
+# --- Reg Arange and the Reg scalar shifts (decisions "Reg Arange", "Reg API"), plain and in a compiled VF -------------
 R = aj.Reg
 REG_INT = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
 
@@ -1112,7 +1119,8 @@ def test_reg_arange_refusals():
         r = R.RegTensor("int16")
         R.Duplicate(r, 9)
         for call, cls in ((lambda: R.Arange(r, 0, order=R.IndexOrder.DECREASE_ORDER), aj.ParameterError),
-                          (lambda: R.Arange(r, 40000), aj.ParameterError), (lambda: R.Arange(r, 1.5), aj.ParameterError),
+                          (lambda: R.Arange(r, 40000), aj.ParameterError),
+                          (lambda: R.Arange(r, 1.5), aj.ParameterError),
                           (lambda: R.Arange(R.RegTensor("uint16"), 0), aj.UnsupportedDTypeError),
                           (lambda: R.Arange(R.RegTensor("bfloat16"), 0), aj.UnsupportedDTypeError)):
             with pytest.raises(cls, match="Arange"):
@@ -1314,3 +1322,30 @@ def test_sanitizer_orders_mte2_before_the_vector_read(name):
             assert reports == ([] if ordered else [(name, "RAW")]), reports
             results.append(d.numpy().copy())
     assert np.array_equal(results[0].view(np.uint8), results[1].view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "int64"])
+def test_reg_shifts_with_pattern_masks(dtype):
+    """Plain Reg shifts under CreateMask patterns (decisions "Reg API": M3 / M4 the lanes whose index is a multiple
+    of 3 / 4, H the low half, Q the low quarter, ALLF none): ZEROING writes 0 to every other lane."""
+    core = aj.Core(D950)
+    size = SIZE[dtype]
+    lanes = 256 // size
+    a = core.local_tensor(dtype, lanes)
+    raw = np.random.default_rng(9).integers(0, 256, 256, dtype=np.uint8)
+    core.ub[a.addr:a.addr + 256] = raw
+    signed = dtype.startswith("int")
+    pats = {"M3": lambda j: j % 3 == 0, "M4": lambda j: j % 4 == 0, "H": lambda j: j < lanes // 2,
+            "Q": lambda j: j < lanes // 4, "ALLF": lambda j: False, "VL3": lambda j: j < 3}
+    with core:
+        src, dst = R.RegTensor(dtype), R.RegTensor(dtype)
+        R.LoadAlign(src, a, 0)
+        for pat, on in pats.items():
+            for op in ("ShiftLeft", "ShiftRight"):
+                getattr(R, op + "s")(dst, src, 3, R.CreateMask(dtype, getattr(R.MaskPattern, pat)))
+                want = np.zeros(256, np.uint8)
+                for j in range(lanes):
+                    if on(j):
+                        v = _shift_model(_ival(raw[j * size:(j + 1) * size], size, signed), 8 * size, signed, op, 3)
+                        _put(want, j * size, v, size)
+                assert np.array_equal(dst.numpy().view(np.uint8), want), (pat, op)
