@@ -310,11 +310,13 @@ def _golden(args):
     if args.action == "check" and not any(Path(args.dir).glob("*.npz")):  # else one "no golden" per output
         raise ParameterError("golden check", "dir", args.dir, detail="holds no golden files", legal=record_first)
     kernels = registry()
-    names = args.kernels.split(",") if args.kernels else list(kernels)
+    # `is not None`: an empty --kernels / --devices had meant every kernel / device, the longest run there is (audit45)
+    names = args.kernels.split(",") if args.kernels is not None else list(kernels)
     for name in names:  # all refused before any kernel runs or any file is written
         if name not in kernels:
             raise ParameterError("golden", "--kernels", name, legal=", ".join(kernels))
-    devices = [get_device(d).name for d in args.devices.split(",")] if args.devices else list(SUPPORTED_NAMES)
+    devices = ([get_device(d).name for d in args.devices.split(",")] if args.devices is not None
+               else list(SUPPORTED_NAMES))
     pairs = [(name, device) for name in names for device in devices if kernels[name].supports(device)]
     if not pairs:  # else "recorded goldens" (or "0 passed, 0 failed"), exit 0, with nothing pinned
         raise ParameterError(f"golden {args.action}", "--devices", ",".join(devices),

@@ -109,3 +109,12 @@ def test_found_readme_gallery_table_names_every_gallery_kernel():
     names = _readme_gallery_names()
     assert not names - set(kernels), "README rows naming no kernel"
     assert not set(kernels) - built_in - names, "gallery kernels in no README row"
+
+
+@pytest.mark.parametrize("option,words", [("--kernels", "parameter '--kernels' = ''"),
+                                          ("--devices", "parameter 'device' = ''")])
+def test_found_golden_refuses_an_empty_kernel_or_device_list(option, words, tmp_path, capsys):
+    # an empty value read as "all": `golden record DIR --kernels ""` recorded every kernel on every device
+    assert cli.main(["golden", "record", str(tmp_path), option, ""]) == 2
+    assert words in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
