@@ -30,8 +30,10 @@ def _devices(args):
 
 
 def _run(args):
-    from .kernels import load_file, registry
+    from .kernels import gallery_dir, load_file, registry
     note = None
+    if args.seed < 0:  # study and sweep refuse it by name; run said numpy's "expected non-negative integer" (audit45)
+        raise ParameterError("run", "--seed", args.seed, legal="an integer >= 0")
     if args.name and args.name.endswith(".py"):   # `ascend-jit run path/to/my_kernel.py`: any file defining a KERNEL
         specs = load_file(args.name)
         kernels, name = {k.name: k for k in specs}, args.kernel or specs[0].name
@@ -48,7 +50,13 @@ def _run(args):
             print(f"{kname:26s} {k.fidelity:9s} {k.description}")
         return 0
     if name not in kernels:
-        raise ParameterError("run", "--kernel" if args.kernel else "NAME", name, legal=", ".join(kernels))
+        # outside a checkout only the built-in kernels exist: the README's `ascend-jit run add_custom` then listed them
+        # with no word of the gallery (audit45)
+        where = None if args.name.endswith(".py") or gallery_dir() is not None else (
+            "is no built-in kernel, and no gallery was found: the gallery's kernels (a checkout's kernels/ folder) "
+            "are found from the current directory, so run ascend-jit inside the checkout")
+        raise ParameterError("run", "--kernel" if args.kernel else "NAME", name, legal=", ".join(kernels),
+                             detail=where)
     if note:
         print(note)
     k = kernels[name]
@@ -85,6 +93,9 @@ def _require_folders(verb, options):
         if path and not Path(path).resolve().parent.is_dir():
             raise ParameterError(verb, option, path, legal="a file in an existing folder",
                                  detail="its folder does not exist")
+        if path and Path(path).is_dir():  # else "[Errno 21] Is a directory" after the whole study or run (audit45)
+            raise ParameterError(verb, option, path, legal="a file in an existing folder",
+                                 detail="is a folder, not a file")
 
 
 def _require_matplotlib(verb, path):
@@ -246,7 +257,8 @@ def _explain(args):
         from .dtypes import resolve
         lanes = resolve(args.dtype).lanes_per_repeat
         if args.mask < 1:  # n / mask repeats: mask 0 was a ZeroDivisionError traceback, a negative one a bad repeat
-            raise ParameterError("explain", "--mask", args.mask, legal=f">= 1 (a mask above {lanes} counts as {lanes}, D15)")
+            raise ParameterError("explain", "--mask", args.mask,
+                                 legal=f">= 1 (a mask above {lanes} counts as {lanes}, D15)")
         if args.n < 0:
             raise ParameterError("explain", "--n", args.n, legal=">= 0")
         # a mask past the lanes is clamped to them (D15), so a repeat covers min(mask, lanes) elements: with mask//lanes
@@ -268,8 +280,9 @@ def _warmup(args):
     from numba.core import config
 
     from .warmup import FAMILIES, progress_bar, run_warmup
-    devices = args.devices.split(",") if args.devices else None
-    families = args.families.split(",") if args.families else None
+    # `is not None`: an empty value (--devices "") had warmed every device, where study and sweep refuse it (audit45)
+    devices = args.devices.split(",") if args.devices is not None else None
+    families = args.families.split(",") if args.families is not None else None
     cpu = {}
     start = time.perf_counter()
     seconds = run_warmup(devices, families, progress_bar(sys.stderr), cpu, jobs=args.jobs)
@@ -297,11 +310,13 @@ def _golden(args):
     if args.action == "check" and not any(Path(args.dir).glob("*.npz")):  # else one "no golden" per output
         raise ParameterError("golden check", "dir", args.dir, detail="holds no golden files", legal=record_first)
     kernels = registry()
-    names = args.kernels.split(",") if args.kernels else list(kernels)
+    # `is not None`: an empty --kernels / --devices had meant every kernel / device, the longest run there is (audit45)
+    names = args.kernels.split(",") if args.kernels is not None else list(kernels)
     for name in names:  # all refused before any kernel runs or any file is written
         if name not in kernels:
             raise ParameterError("golden", "--kernels", name, legal=", ".join(kernels))
-    devices = [get_device(d).name for d in args.devices.split(",")] if args.devices else list(SUPPORTED_NAMES)
+    devices = ([get_device(d).name for d in args.devices.split(",")] if args.devices is not None
+               else list(SUPPORTED_NAMES))
     pairs = [(name, device) for name in names for device in devices if kernels[name].supports(device)]
     if not pairs:  # else "recorded goldens" (or "0 passed, 0 failed"), exit 0, with nothing pinned
         raise ParameterError(f"golden {args.action}", "--devices", ",".join(devices),
@@ -318,6 +333,12 @@ def _golden(args):
                 record_golden(golden_name, np.asarray(value), args.dir, device=device, metadata={"kernel": name})
             else:
                 checked += 1
+                if not (Path(args.dir) / f"{golden_name}.npz").exists():
+                    # check_golden's hint names pytest's --update-goldens, no option of this command (audit45)
+                    failures += 1
+                    print(f"FAIL {golden_name}\nno golden {Path(args.dir) / (golden_name + '.npz')} (record it with "
+                          f"ascend-jit golden record {args.dir} --kernels {name} --devices {device})")
+                    continue
                 try:
                     check_golden(golden_name, np.asarray(value), args.dir)
                 except (AssertionError, GoldenFileError) as err:  # a damaged golden fails, and the rest run

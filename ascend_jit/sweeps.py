@@ -333,6 +333,9 @@ def _run_on_dask(client, todo, seed, finished):
         client.cancel(list(queue.futures))
 
 
+MAX_LOCAL_WORKERS = 64   # a local cluster's largest size (or the machine's cores, if more): sweep's workers
+
+
 def default_workers():
     """The cores this process may run on: `workers="auto"` starts that many."""
     try:
@@ -379,9 +382,13 @@ def sweep(sizes="128,8320", dists="normal", dtypes="half", devices="all", apis="
         raise ParameterError(API, "workers/scheduler/client", (workers, scheduler, client), legal="at most one")
     if isinstance(workers, str) and workers.strip().lower() == "auto":
         workers = default_workers()
+    # a local cluster is processes on this machine: --workers 9999 had started processes until the descriptors ran
+    # out, flooding tracebacks without ending (audit45); as warmup's --jobs, at most 64 (or this machine's cores)
+    most = max(MAX_LOCAL_WORKERS, default_workers())
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
-                                or workers < 1):
-        raise ParameterError(API, "workers", workers, legal=">= 1, or \"auto\" (every core of this machine)")
+                                or not 1 <= workers <= most):
+        raise ParameterError(API, "workers", workers, legal=f"1 .. {most} local worker processes, or \"auto\" (every "
+                             "core of this machine); a larger cluster: start it and pass --scheduler")
     if cdf_size is not None and parse_size(cdf_size, "cdf_size") not in grid.sizes:
         raise ParameterError(API, "cdf_size", cdf_size, legal="one of the sizes " + ", ".join(map(str, grid.sizes)))
     distributed = _distributed("workers" if workers is not None else "scheduler",
