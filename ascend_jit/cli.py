@@ -251,10 +251,14 @@ def _explain(args):
         if args.dtype not in spec.reduce_sum_dtypes:  # explain what ReduceSum runs, refuse what it refuses
             raise UnsupportedDTypeError("ReduceSum", "dtype", args.dtype, legal=", ".join(spec.reduce_sum_dtypes),
                                         device=spec.name)
+    from .dtypes import resolve
+    most = spec.ub_bytes // resolve(args.dtype).size
+    if args.n > most:   # a tree of 1e8 leaves took minutes and gigabytes to print (audit 45r); no call reduces more
+        raise ParameterError("explain", "--n", args.n, device=spec.name,
+                             legal=f"at most {most}: the {args.dtype} elements this device's UB holds")
     if args.form == "count" or args.form in PATTERNS:
         kw = {"count": args.n}
     else:
-        from .dtypes import resolve
         lanes = resolve(args.dtype).lanes_per_repeat
         if args.mask < 1:  # n / mask repeats: mask 0 was a ZeroDivisionError traceback, a negative one a bad repeat
             raise ParameterError("explain", "--mask", args.mask,

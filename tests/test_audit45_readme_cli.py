@@ -118,3 +118,13 @@ def test_found_golden_refuses_an_empty_kernel_or_device_list(option, words, tmp_
     assert cli.main(["golden", "record", str(tmp_path), option, ""]) == 2
     assert words in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("form, dtype, n", [("count", "half", 98305), ("highdim", "float", 10**8)])
+def test_explain_refuses_more_elements_than_the_ub_holds(form, dtype, n, capsys):
+    # a tree of 1e8 leaves had run for minutes and gigabytes (audit 45r's open question); no call reduces more than
+    # the UB holds (atlas-a2: 196608 bytes)
+    assert cli.main(["explain", "--device", "A2", "--form", form, "--dtype", dtype, "--n", str(n)]) == 2
+    captured = capsys.readouterr()
+    assert "parameter '--n'" in captured.err and f"at most {196608 // (2 if dtype == 'half' else 4)}" in captured.err
+    assert not captured.out
