@@ -555,6 +555,37 @@ def test_reg_cast_refusals_leave_ub(src, dst, trait, error, match):
     _refused(src, dst, trait, error, match)
 
 
+@pytest.mark.parametrize("src,dst", sorted(EXACT) + [("int16", "int32"), ("uint8", "uint32"), ("int8", "int16")])
+def test_reg_cast_exact_widenings_refuse_a_round_mode(src, dst):
+    """SPEC-2 11.5: exact widening pairs take roundMode UNKNOWN only."""
+    trait = R.CastTrait(reg_layouts(src, dst)[0], _reg_sat_modes(src, dst)[0], R.MaskMergeMode.ZEROING,
+                        RM.CAST_RINT)
+    _refused(src, dst, trait, aj.ParameterError, "roundMode")
+
+
+@pytest.mark.parametrize("field,value", [("roundMode", RM.UNKNOWN), ("layoutMode", R.RegLayout.UNKNOWN),
+                                         ("satMode", R.SatMode.UNKNOWN), ("layoutMode", R.RegLayout.THREE)])
+def test_reg_cast_half_to_int8_row(field, value):
+    """SPEC-2 11.5's example row: half -> int8 takes layout ZERO/ONE, SAT/NO_SAT, RINT/ROUND/FLOOR/CEIL/TRUNC."""
+    trait = R.CastTrait(Z, R.SatMode.SAT, R.MaskMergeMode.ZEROING, RM.CAST_RINT)._replace(**{field: value})
+    _refused("half", "int8", trait, aj.ParameterError, field)
+
+
+def test_reg_cast_trait_as_integer_values():
+    """decisions.md (Reg enum arguments): a CastTrait field may be its integer value; same bits as the members."""
+    pats = np.arange(0, 65536, 97, dtype=np.uint64)[:512]
+    a = reg_cast("half", "int8", pats, R.RegLayout.ONE, R.SatMode.NO_SAT, "CEIL", _reg_core(0, 0, 0),
+                 compiled=True)[0]
+    core = _reg_core(0, 0, 0)
+    s = core.local_tensor("half", 512)
+    o = core.local_tensor("int8", 1024)
+    s[:] = pats.astype(np.uint16).view(np.float16)
+    trait = R.CastTrait(2, 2, 0, 3)  # ONE, NO_SAT, ZEROING, CAST_CEIL
+    with core:
+        VF(o, s, "half", "int8", 4, 128, 256, R.MaskReg([2**64 - 1] * 4), trait)
+    assert np.array_equal(o.numpy().view(np.uint8), a)
+
+
 @pytest.mark.parametrize("field,value", [("layoutMode", 7), ("satMode", 3), ("mrgMode", 5), ("roundMode", 9),
                                          ("layoutMode", -1), ("satMode", True)])
 def test_reg_cast_trait_fields_out_of_range(field, value):
@@ -668,3 +699,46 @@ def test_memory_cast_power_on_modes(device):
         aj.Cast(h, f, RM.CAST_ODD, 3)
     sat = device in (P310, T910)
     assert h.numpy().view(np.uint16)[:3].tolist() == ([0x7BFF, 0, 0xFBFF] if sat else [0x7BFF, 0x7E00, 0xFC00])
+
+
+@pytest.mark.parametrize("device", [A950, A2, B310, P310, T910])
+def test_memory_cast_high_dim_every_pair(device):
+    """D33 on every pair of the device's table (first and last listed mode): lanes of the wider type, each operand
+    at its own block/repeat strides, only the active lanes written (SPEC-2 1.7)."""
+    rng = np.random.default_rng(11)
+    failures = []
+    core = make_core(device, settings(device)[-1][1])
+    sat_int, sat_float = settings(device)[-1][2:]
+    s_buf = core.local_tensor("uint8", 2048)
+    d_buf = core.local_tensor("uint8", 2048)
+    for (src, dst), cells in TABLE.items():
+        modes = modes_on(device, (src, dst))
+        if not modes:
+            continue
+        lanes = 256 // max(SIZE[src], SIZE[dst])
+        s, d = s_buf.ReinterpretCast(src), d_buf.ReinterpretCast(dst)
+        for mode in {modes[0], modes[-1]}:
+            raw = rng.integers(0, 256, 2048, dtype=np.uint8)
+            if src in ("half", "float"):  # moderate finite values in every other element
+                v = raw.view(UINT[SIZE[src]])
+                v[::2] = rng.normal(0, 100, v.size).astype(np.float16 if src == "half" else np.float32).view(
+                    UINT[SIZE[src]])[::2]
+            s_buf[:] = raw
+            d_buf[:] = rng.integers(0, 256, 2048, dtype=np.uint8)
+            mask = int(rng.integers(1, lanes + 1))
+            params = (int(rng.integers(1, 3)), int(rng.integers(1, 3)), 16, 16)
+            before = core.ub.copy()
+            with core:
+                aj.Cast(d, s, _mode_member(mode), mask, 3, aj.UnaryRepeatParams(*params))
+            d71 = device == A950 and (src, dst) == ("half", "bfloat16")
+            want = _hd_model(before, s, d, mode, mask, 3, params, sat_int, sat_float, d71, device)
+            if not np.array_equal(core.ub, want):
+                failures.append((src, dst, mode, mask, params))
+    assert not failures, failures
+
+
+def test_cast_fidelity_rows():
+    """SPEC-2 0.3: Cast (every in-scope pair and mode) and the Reg Cast are BIT-EXACT on every device offering them."""
+    for device in (A950, A2, A3, B310, P310, T910):
+        assert aj.fidelity("Cast", device) == aj.Fidelity.BIT_EXACT
+    assert aj.fidelity("Reg.Cast", A950) == aj.Fidelity.BIT_EXACT
