@@ -742,3 +742,22 @@ def test_cast_fidelity_rows():
     for device in (A950, A2, A3, B310, P310, T910):
         assert aj.fidelity("Cast", device) == aj.Fidelity.BIT_EXACT
     assert aj.fidelity("Reg.Cast", A950) == aj.Fidelity.BIT_EXACT
+
+
+@pytest.mark.parametrize("device", [A950, A2, P310])
+def test_memory_cast_normal_mode_mask_register(device):
+    """SPEC D22 / SPEC-2 1.4: with is_set_mask=False a Normal-mode Cast uses the mask register as a bit mask of
+    wider-type lanes (D33); half -> int8 (16-bit lanes) reads both words."""
+    core = make_core(device, {})
+    s = core.local_tensor("half", 512)
+    d = core.local_tensor("int8", 1024)
+    s[:] = np.linspace(-130.4, 130.6, 512).astype(np.float16)
+    d[:] = np.full(1024, 0x33, np.uint8).view(np.int8)
+    before = core.ub.copy()
+    words = [0x0123456789ABCDEF, 0x8000000000000001]
+    with core:
+        core.SetVectorMask(words[1], words[0])
+        aj.Cast(d, s, RM.CAST_ROUND, aj.MASK_PLACEHOLDER, 2, aj.UnaryRepeatParams(1, 1, 4, 8),
+                is_set_mask=False)
+    want = _hd_model(before, s, d, "ROUND", words, 2, (1, 1, 4, 8), True, True, False, device)
+    assert np.array_equal(core.ub, want)
