@@ -68,6 +68,7 @@ def test_group_norm_swish_tiling_keys_and_core_split():
     ((9, 4, 1000), 2, True),        # 2000 (31 repeats + 16), 18 groups: 3 a core, the last core none
     ((5, 6, 7), 3, True),           # H x W = 7: ComputeMulLoop, channels from unaligned GM starts
     ((4, 10, 13), 5, False),        # ComputeMulLoop without swish, 20 groups of 26
+    ((1, 8, 601), 1, True),         # ComputeMulLoop over a 4808-float group (the BlockReduceSum + small split)
 ])
 def test_group_norm_swish_is_the_numpy_model(device, shape, groups, swish):
     _, m = _spec_and_module("group_norm_swish")
@@ -247,6 +248,20 @@ def test_log_softmax_v2_the_formula():
         want = xf - mx - np.log(np.exp(xf - mx).sum(axis=1, keepdims=True))
         y = m.run_log_softmax_v2("atlas-a2", x).astype(np.float64)
         assert np.allclose(y, want, rtol=tol, atol=tol * 8), dtype
+
+
+@pytest.mark.parametrize("dtype, big", [(np.float32, 1e30), (np.float16, 60000)])
+def test_log_softmax_v2_specials(dtype, big):
+    """A NaN or +inf in a row makes the row NaN (WholeReduceMax's NaN, D50; inf - inf); an all -inf row is NaN; a
+    lone -inf lane gives -inf; a huge lane leaves the others at about -big; equal lanes give -ln(n)."""
+    _, m = _spec_and_module("log_softmax_v2")
+    x = np.random.default_rng(0).normal(0, 2, (6, 200)).astype(dtype)
+    x[0, 5], x[1, 7], x[2, :], x[3, 9], x[4, 199], x[5, :] = np.nan, np.inf, -np.inf, -np.inf, big, 0
+    with np.errstate(all="ignore"):
+        y = m.run_log_softmax_v2("atlas-a2", x)
+        assert _same(y, m.log_softmax_v2_model(x))
+    assert np.isnan(y[:3]).all() and y[3, 9] == -np.inf and not np.isnan(y[3:]).any()
+    assert y[4, 199] == 0 and y[5, 0] == dtype(-np.log(np.float32(200)))
 
 
 def test_log_softmax_v2_the_originals_forms(monkeypatch):
