@@ -12,3 +12,24 @@ def spec_and_module(name):
 
 def module(name):
     return spec_and_module(name)[1]
+
+
+def sanitizer_reports(run, mode="report"):
+    """The reports a sanitizer session in `mode` collects while `run()` runs."""
+    import ascend_jit as aj
+    with aj.sanitize_session(mode) as session:
+        run()
+    return session.reports
+
+
+def bits(a):
+    """An array's elements as unsigned integers of their width: the bit patterns to compare."""
+    import numpy as np
+    return np.ascontiguousarray(a).view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize])
+
+
+def same_bits(out, want):
+    """Bit for bit, a NaN against a NaN counted equal (the emulator stores its canonical NaN, a model numpy's)."""
+    import numpy as np
+    o, w = out.astype(np.float64), want.astype(np.float64)
+    return bool(np.all((np.isnan(o) & np.isnan(w)) | (bits(out) == bits(want))))

@@ -6,13 +6,7 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ported import spec_and_module as _spec_and_module
-
-
-def _reports(run):
-    with aj.sanitize_session("report") as session:
-        run()
-    return session.reports
+from ported import sanitizer_reports as _reports, spec_and_module as _spec_and_module
 
 
 # kernels/equal.py

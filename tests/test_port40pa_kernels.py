@@ -9,15 +9,9 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ported import spec_and_module as _spec_and_module
+from ported import sanitizer_reports as _reports, spec_and_module as _spec_and_module
 
 DEVICES = ["atlas-a2", "atlas-a3"]
-
-
-def _reports(run, mode="report"):
-    with aj.sanitize_session(mode) as session:
-        run()
-    return session.reports
 
 
 # kernels/rsqrt.py

@@ -13,29 +13,12 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ported import spec_and_module as _spec_and_module
+from ported import sanitizer_reports as _reports, bits as _bits, same_bits as _same, spec_and_module as _spec_and_module
 
 R = aj.Reg
 BF16 = ml_dtypes.bfloat16
 D950 = "ascend950"
 P310 = "atlas-inference-aicore"
-
-
-def _reports(run):
-    with aj.sanitize_session("report") as session:
-        run()
-    return session.reports
-
-
-def _bits(a):
-    return np.ascontiguousarray(a).view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize])
-
-
-def _same(out, want):
-    """Bit for bit, NaNs compared as NaNs (the emulator stores the canonical NaN)."""
-    o, w = out.astype(np.float64), want.astype(np.float64)
-    nan = np.isnan(o) & np.isnan(w)
-    return bool(np.all(nan | (_bits(out) == _bits(want))))
 
 
 def _ints(dtype, n, seed):

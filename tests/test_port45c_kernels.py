@@ -13,20 +13,10 @@ import pytest
 
 import ascend_jit as aj
 from ported import module as _module
+from ported import bits as _bits, same_bits as _same
 
 BF16 = ml_dtypes.bfloat16
 D950 = "ascend950"
-
-
-def _bits(a):
-    return np.ascontiguousarray(a).view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize])
-
-
-def _same(out, want):
-    """Bit for bit, NaNs compared as NaNs (the emulator stores the canonical NaN)."""
-    o, w = out.astype(np.float64), want.astype(np.float64)
-    nan = np.isnan(o) & np.isnan(w)
-    return bool(np.all(nan | (_bits(out) == _bits(want))))
 
 
 def _covered(m, t, counts, blocks):

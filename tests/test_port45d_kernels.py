@@ -12,20 +12,10 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ported import spec_and_module as _spec_and_module
+from ported import sanitizer_reports as _reports, bits as _bits, spec_and_module as _spec_and_module
 
 A2_A3 = ["atlas-a2", "atlas-a3"]
 BF16 = ml_dtypes.bfloat16
-
-
-def _reports(run, mode="report"):
-    with aj.sanitize_session(mode) as session:
-        run()
-    return session.reports
-
-
-def _bits(a):
-    return np.ascontiguousarray(a).view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize])
 
 
 def _same(out, want):
