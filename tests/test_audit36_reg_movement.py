@@ -680,8 +680,8 @@ def model_mask_op(op, d0, d1, a, b, m, part, T, pattern, n, core_mask):
     s = SIZES[T]
     lanes = VL // s
     if op in ("Interleave", "DeInterleave"):
-        if s == 8:
-            return n, PARAM_E, d0, d1
+        if s == 8:   # b8/b16/b32 only (SPEC-2 11.7): a dtype outside the table, 1.8 row 2 (audit 45a)
+            return n, DTYPE_E, d0, d1
         ga, gb = groups(a, s), groups(b, s)
         if op == "Interleave":
             seq = [v for pair in zip(ga, gb) for v in pair]

@@ -445,7 +445,7 @@ T33_35 = [  # (id, op, block bits, INF, sat)
     ("sum-all-max", "SUM", [MAX] * 16, PINF, MAX),
     ("sum-15ones-nan", "SUM", _block(NAN), NAN, hbits(14)),
     ("sum-15ones-nan-l15", "SUM", _block(NAN, lane=15), NAN, hbits(14)),
-    ("sum-15ones-inf", "SUM", _block(PINF), PINF, MAX),      # the doc's 65344: SPEC D5 / D36, model 65504
+    ("sum-15ones-inf", "SUM", _block(PINF), PINF, MAX),      # the doc's 65344: SPEC D5 / SPEC-2 D36, model 65504
     ("sum-15ones-ninf", "SUM", _block(NINF), NINF, MIN),
     ("sum-all-min", "SUM", [MIN] * 16, NINF, MIN),
     ("max-all-nan", "MAX", [NAN] * 16, NAN, PZ),

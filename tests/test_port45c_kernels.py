@@ -173,7 +173,7 @@ def test_addcmul_is_the_numpy_model_bit_for_bit(dtype, scalar):
 
 
 def test_addcmul_int32_wraps_and_float_is_fused():
-    """int32: products and sums wrap (CTRL[53] 0 at kernel entry, SPEC D35 / SPEC 5: truncation); float: the Axpy
+    """int32: products and sums wrap (CTRL[53] 0 at kernel entry, SPEC-2 D35 / SPEC 5: truncation); float: the Axpy
     rounds value * p + x once (differs from an unfused chain on some elements, never from the fused model); against
     float64 x + v t1 t2 within two float roundings."""
     m = _module(ADDC)
