@@ -191,7 +191,6 @@ class PowTensorScalarInteger:
         self.T1, self.zero_tail = T1, zero_tail
 
     def Init(self, base, exponent, pow_, tilingData, pipeIn):
-        T1 = self.T1
         self.cBlockIdx = aj.GetBlockIdx()
         self.tilingData = tilingData
         self.pipe = pipeIn
