@@ -214,6 +214,7 @@ def test_tail_sizes_are_legal_and_not_defaults():
         assert GALLERY[name].size_ok(size) and size != GALLERY[name].default_size, name
 
 
+@pytest.mark.slow   # every kernel on every device twice more (29 s warm); test_cli.py keeps a golden round trip
 def test_golden_record_and_check_cover_every_gallery_kernel_on_every_device(tmp_path, capsys):
     from ascend_jit.cli import main
     names = ",".join(sorted(GALLERY))
