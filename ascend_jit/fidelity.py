@@ -9,7 +9,7 @@ import enum
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from .devices import get_device
+from .devices import NAMES, get_device
 from .dtypes import resolve
 from .errors import ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 
@@ -225,9 +225,13 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
     spec.require_supported("fidelity")
     rule = FIDELITY.get((api, spec.name)) if isinstance(api, str) else None   # a list had raised TypeError (audit17h)
     if rule is None:
+        elsewhere = [n for n in NAMES if (api, n) in FIDELITY] if isinstance(api, str) else []
+        if elsewhere:   # offered on other devices: the call's own refusal (SPEC-2 1.8 row 1), not an unknown name
+            raise UnsupportedDeviceError("fidelity", "device", spec.name, legal=", ".join(elsewhere),
+                                         device=spec.name, detail=f"the device does not offer {api} (SPEC-2 1.9)")
         offered = sorted({a for (a, d) in FIDELITY if d == spec.name})
         raise ParameterError("fidelity", "api", api, legal=", ".join(offered), device=spec.name,
-                             detail="the device does not offer this instruction (SPEC-2 1.9)")
+                             detail="no instruction of this name (SPEC-2 0.3)")
     name = _dtype_name(dtype)
     if name is not None and "->" not in name:
         from .api.registry import INSTRUCTIONS   # at call time: the registry imports every API module

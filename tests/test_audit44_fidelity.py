@@ -776,7 +776,7 @@ def test_fidelity_matches_spec2_0_3(api, device, dtype, config, level):
 def test_fidelity_has_no_row_where_the_device_does_not_offer_the_api():
     for api, device in ABSENT:
         assert (api, device) not in aj.FIDELITY, (api, device)
-        with pytest.raises(aj.ParameterError):
+        with pytest.raises(aj.UnsupportedDeviceError, match=f"does not offer {api}"):   # SPEC-2 1.8 row 1
             aj.fidelity(api, device)
 
 

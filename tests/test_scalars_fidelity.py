@@ -121,8 +121,10 @@ def test_fidelity_table_follows_spec2():
     assert fidelity("MulAddDst", "atlas-a2", ("half", "half")) is Fidelity.MODELLED
     assert ("Maxs", "atlas-training") not in FIDELITY            # SPEC-2 1.9: not offered on the 910
     assert ("Reg.Add", "atlas-a2") not in FIDELITY
-    with pytest.raises(ParameterError, match="does not offer"):
+    with pytest.raises(aj.UnsupportedDeviceError, match="does not offer Brcb"):   # as the call (SPEC-2 1.8)
         fidelity("Brcb", "atlas-200i-500-a2")
+    with pytest.raises(ParameterError, match="no instruction of this name"):
+        fidelity("Brcbs", "atlas-a2")
     with pytest.raises(TypeError):
         FIDELITY[("Add", "x")] = None                          # read-only
     rows = dict(table_rows())
