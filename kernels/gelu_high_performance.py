@@ -11,6 +11,21 @@ mirror-cann/asc-devkit @ 82b89a15f26329511fc7fbc807d5132a1f9b4ba7, examples/01_s
 - scenarios 1 and 2 (`gelu_hp_reg`): GeluVfBasic, the same eight operations on registers under UpdateMask, a
   vector of 64 floats a step. Scenario 2 is scenario 1 with `#pragma unroll 6` on the loop: the same instructions in
   the same order, so the same bits (the emulator has no unrolling to model).
+The same file ports gelu_eltwise_high_performance/gelu_eltwise.asc (`KernelGeluEltwise`, SCENARIO_NUM 0..3;
+gen_data.py's golden exp(-0.5 * (gelu + 1)**2 + 2)): the GELU chain followed by Adds(COEFF_C = 1), Mul(y, y),
+Muls(COEFF_D = -0.5), Adds(COEFF_E = 2), Exp, in the same tiling:
+- case 0 (`gelu_eltwise_vl32`): GeluEltwiseBasic with the 128-byte baseline, a CreateMask<float, VL32>() mask and
+  steps of 32 floats: each LoadAlign still reads a whole 256-byte register, so the last step of a full tile reads
+  128 bytes past it, into the next LocalTensor (xPong, or yPing) on the device, which the next tile's DataCopyPad
+  may be writing meanwhile: the lanes are masked off, so the values do not depend on them. Deviation: the port puts
+  32 floats of zeros (one Duplicate) after each x tile, so those loads stay inside their tensor and read defined
+  bytes; `_run(10, original_layout=True)` runs the original's layout on a `bounds="ub"` launch (the tests: the
+  same bits, and the sanitizer's memory, init and WAR-race reports on those 128 bytes);
+- case 1 (`gelu_eltwise`): GeluEltwiseBasic under UpdateMask, 64 floats a step;
+- cases 2 and 3 (`gelu_eltwise_split`): GeluEltwiseLoopSplit, the GELU loop storing y, then a second loop loading y
+  back for the element-wise tail (case 3 adds `#pragma unroll 6` to both loops: the same instructions).
+Every case computes the same chain per element, so all give the same bits (the tests check it).
+
 Each block: InitSocState; its GM window at (blockIdx % mIndex) * singleCoreM rows, (blockIdx / mIndex) *
 singleCoreN columns, the last row and column blocks shorter; LocalTensor<VECCALC>s at the fixed UB addresses of x
 ping / pong and y ping / pong; per tile of tileLen / singleCoreN rows: WaitFlag V_MTE2, DataCopyPad of the rows
@@ -37,8 +52,11 @@ COEFF_A = np.float32(0.044715)
 COEFF_B = np.float32(-1.595769)
 TOTAL_N, SINGLE_CORE_M, SINGLE_CORE_N = 512, 8, 256
 TILE_LEN = 2 * SINGLE_CORE_N
+COEFF_C, COEFF_D, COEFF_E = np.float32(1), np.float32(-0.5), np.float32(2)
 SOURCE = ("mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/05_best_practices/02_reg_compute/"
           "gelu_high_performance/gelu.asc")
+SOURCE_ELTWISE = ("mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/05_best_practices/02_reg_compute/"
+                  "gelu_eltwise_high_performance/gelu_eltwise.asc")
 
 
 @R.simd_vf
@@ -59,13 +77,69 @@ def GeluVfBasic(xAddr, yAddr, n, loopNum):
         R.StoreAlign(yAddr, yReg, mask, i * oneRepeatSize)
 
 
+@R.simd_vf
+def GeluEltwiseBasic(xAddr, yAddr, n, loopNum, oneRepeatSize, vl32):
+    """gelu_eltwise.asc's GeluEltwiseBasic: `vl32` is its `scenarioNum == 0` (a fixed VL32 mask, 32-float steps)."""
+    mask = R.CreateMask("float", R.MaskPattern.VL32)
+    xReg, yReg = R.RegTensor("float"), R.RegTensor("float")
+    for i in range(loopNum):
+        if not vl32:
+            mask, n = R.UpdateMask("float", n)
+        R.LoadAlign(xReg, xAddr, i * oneRepeatSize)
+        R.Mul(yReg, xReg, xReg, mask)
+        R.Mul(yReg, yReg, xReg, mask)
+        R.Muls(yReg, yReg, COEFF_A, mask)
+        R.Add(yReg, xReg, yReg, mask)
+        R.Muls(yReg, yReg, COEFF_B, mask)
+        R.Exp(yReg, yReg, mask)
+        R.Adds(yReg, yReg, np.float32(1.0), mask)
+        R.Div(yReg, xReg, yReg, mask)
+        R.Adds(yReg, yReg, COEFF_C, mask)
+        R.Mul(yReg, yReg, yReg, mask)
+        R.Muls(yReg, yReg, COEFF_D, mask)
+        R.Adds(yReg, yReg, COEFF_E, mask)
+        R.Exp(yReg, yReg, mask)
+        R.StoreAlign(yAddr, yReg, mask, i * oneRepeatSize)
+
+
+@R.simd_vf
+def GeluEltwiseLoopSplit(xAddr, yAddr, n, loopNum, oneRepeatSize):
+    xReg, yReg = R.RegTensor("float"), R.RegTensor("float")
+    n2 = n
+    for i in range(loopNum):
+        mask, n = R.UpdateMask("float", n)
+        R.LoadAlign(xReg, xAddr, i * oneRepeatSize)
+        R.Mul(yReg, xReg, xReg, mask)
+        R.Mul(yReg, yReg, xReg, mask)
+        R.Muls(yReg, yReg, COEFF_A, mask)
+        R.Add(yReg, xReg, yReg, mask)
+        R.Muls(yReg, yReg, COEFF_B, mask)
+        R.Exp(yReg, yReg, mask)
+        R.Adds(yReg, yReg, np.float32(1.0), mask)
+        R.Div(yReg, xReg, yReg, mask)
+        R.StoreAlign(yAddr, yReg, mask, i * oneRepeatSize)
+    for i in range(loopNum):
+        mask, n2 = R.UpdateMask("float", n2)
+        R.LoadAlign(yReg, yAddr, i * oneRepeatSize)
+        R.Adds(yReg, yReg, COEFF_C, mask)
+        R.Mul(yReg, yReg, yReg, mask)
+        R.Muls(yReg, yReg, COEFF_D, mask)
+        R.Adds(yReg, yReg, COEFF_E, mask)
+        R.Exp(yReg, yReg, mask)
+        R.StoreAlign(yAddr, yReg, mask, i * oneRepeatSize)
+
+
 class KernelGelu:
-    def __init__(self, totalM, totalN, singleCoreM, singleCoreN, tileLen, scenarioNum):
+    def __init__(self, totalM, totalN, singleCoreM, singleCoreN, tileLen, scenarioNum, original_layout=False):
         self.totalM, self.totalN, self.singleCoreM, self.singleCoreN = totalM, totalN, singleCoreM, singleCoreN
         self.tileLen, self.scenarioNum = tileLen, scenarioNum
+        # gelu_eltwise case 0 only: 32 floats of zeros after each x tile, which its whole-register loads read past
+        # a full tile (the port's deviation; the original reads the next LocalTensor's bytes there)
+        self.slack = 32 if scenarioNum == 10 and not original_layout else 0
+        xLen = tileLen + self.slack
         self.xAddrPing = 0
-        self.xAddrPong = tileLen * 4
-        self.yAddrPing = self.xAddrPong + tileLen * 4
+        self.xAddrPong = xLen * 4
+        self.yAddrPing = self.xAddrPong + xLen * 4
         self.yAddrPong = self.yAddrPing + tileLen * 4
 
     def Init(self, x, y):
@@ -111,11 +185,26 @@ class KernelGelu:
         loopNum = aj.DivCeil(n, oneRepeatSize)
         R.asc_vf_call(GeluVfBasic, xLocal, yLocal, n, loopNum)
 
+    def GeluEltwiseRegBaseCompute(self, xLocal, yLocal, n):
+        """gelu_eltwise.asc's compute: scenarioNum 10..13 here stand for its cases 0..3."""
+        case = self.scenarioNum - 10
+        oneRepeatSize = aj.GetVecLen() // 4
+        if case == 0:
+            oneRepeatSize = 128 // 4
+        loopNum = aj.DivCeil(n, oneRepeatSize)
+        if case in (0, 1):
+            R.asc_vf_call(GeluEltwiseBasic, xLocal, yLocal, n, loopNum, oneRepeatSize, case == 0)
+        else:
+            R.asc_vf_call(GeluEltwiseLoopSplit, xLocal, yLocal, n, loopNum, oneRepeatSize)
+
     def Process(self):
-        xPing = aj.LocalTensor(aj.TPosition.VECCALC, self.xAddrPing, self.tileLen, "float")
+        xPing = aj.LocalTensor(aj.TPosition.VECCALC, self.xAddrPing, self.tileLen + self.slack, "float")
         yPing = aj.LocalTensor(aj.TPosition.VECCALC, self.yAddrPing, self.tileLen, "float")
-        xPong = aj.LocalTensor(aj.TPosition.VECCALC, self.xAddrPong, self.tileLen, "float")
+        xPong = aj.LocalTensor(aj.TPosition.VECCALC, self.xAddrPong, self.tileLen + self.slack, "float")
         yPong = aj.LocalTensor(aj.TPosition.VECCALC, self.yAddrPong, self.tileLen, "float")
+        if self.slack:
+            aj.Duplicate(xPing[self.tileLen], np.float32(0), self.slack)
+            aj.Duplicate(xPong[self.tileLen], np.float32(0), self.slack)
         tileRow = self.tileLen // self.singleCoreN
         loopNum = (self.actualSingleCoreM + tileRow - 1) // tileRow
         tailRow = self.actualSingleCoreM - (loopNum - 1) * tileRow
@@ -140,8 +229,10 @@ class KernelGelu:
             aj.WaitFlag(eventID, event=aj.HardEvent.MTE3_V)
             if self.scenarioNum == 0:
                 self.GeluCompute(xLocal, yLocal, copyRows * self.singleCoreN)
-            else:
+            elif self.scenarioNum < 10:
                 self.GeluRegBaseCompute(xLocal, yLocal, copyRows * self.singleCoreN)
+            else:
+                self.GeluEltwiseRegBaseCompute(xLocal, yLocal, copyRows * self.singleCoreN)
             aj.SetFlag(eventID, event=aj.HardEvent.V_MTE2)
             aj.SetFlag(eventID, event=aj.HardEvent.V_MTE3)
             aj.WaitFlag(eventID, event=aj.HardEvent.V_MTE3)
@@ -155,8 +246,8 @@ class KernelGelu:
         aj.WaitFlag(aj.EVENT_ID1, event=aj.HardEvent.MTE3_V)
 
 
-def gelu_custom(x, y, totalM, totalN, singleCoreM, singleCoreN, tileLen, scenarioNum):
-    op = KernelGelu(totalM, totalN, singleCoreM, singleCoreN, tileLen, scenarioNum)
+def gelu_custom(x, y, totalM, totalN, singleCoreM, singleCoreN, tileLen, scenarioNum, original_layout=False):
+    op = KernelGelu(totalM, totalN, singleCoreM, singleCoreN, tileLen, scenarioNum, original_layout)
     op.Init(x, y)
     op.Process()
     aj.PipeBarrier(aj.PIPE_ALL)
@@ -175,13 +266,13 @@ def make_inputs(size, seed):
     return {"x": x}
 
 
-def _run(scenario):
+def _run(scenario, original_layout=False):
     def run(device, inputs):
         x = inputs["x"]
         y = np.zeros_like(x)
         totalM = x.size // TOTAL_N
         aj.launch(gelu_custom, num_blocks(totalM), device, x, y, totalM, TOTAL_N, SINGLE_CORE_M, SINGLE_CORE_N,
-                  TILE_LEN, scenario)
+                  TILE_LEN, scenario, original_layout, bounds="ub" if original_layout else "tensor")
         return {"y": y}
     return run
 
@@ -208,8 +299,24 @@ def gelu_model(x):
     return y
 
 
+def gelu_eltwise_model(x):
+    """gelu_model's result, then Adds 1, Mul by itself, Muls -0.5, Adds 2 in float32 and Exp (D37, D38)."""
+    with np.errstate(all="ignore"):
+        y = gelu_model(x) + COEFF_C
+        y = y * y
+        y = y * COEFF_D
+        y = y + COEFF_E
+        y = _ftz(np.exp(_ftz(y).astype(np.float64)).astype(np.float32))
+    y[np.isnan(y)] = np.float32(np.nan)
+    return y
+
+
 def expected(device, inputs):
     return {"y": gelu_model(inputs["x"])}
+
+
+def expected_eltwise(device, inputs):
+    return {"y": gelu_eltwise_model(inputs["x"])}
 
 
 def golden(x):
@@ -219,10 +326,20 @@ def golden(x):
         return (x64 / (1 + np.exp(-1.595769 * (x64 + 0.044715 * x64 ** 3)))).astype(np.float32)
 
 
+def golden_eltwise(x):
+    """gelu_eltwise's gen_data.py: exp(-0.5 * (gelu + 1) ** 2 + 2) in float32 numpy."""
+    with np.errstate(all="ignore"):
+        g = golden(x)
+        return np.exp(np.float32(-0.5) * (g + 1) * (g + 1) + 2).astype(np.float32)
+
+
 def _spec(name, scenario, description):
-    return KernelSpec(name, description, make_inputs, _run(scenario), expected, default_size=20 * TOTAL_N,
+    eltwise = scenario >= 10
+    return KernelSpec(name, description, make_inputs, _run(scenario), expected_eltwise if eltwise else expected,
+                      default_size=20 * TOTAL_N,
                       devices=("ascend950",), size_rule=f"whole rows of {TOTAL_N} floats, at most 512 rows",
-                      size_ok=lambda n: 0 < n <= 512 * TOTAL_N and n % TOTAL_N == 0, source=SOURCE)
+                      size_ok=lambda n: 0 < n <= 512 * TOTAL_N and n % TOTAL_N == 0,
+                      source=SOURCE_ELTWISE if eltwise else SOURCE)
 
 
 KERNELS = [
@@ -230,4 +347,10 @@ KERNELS = [
           "Adds, Div between PipeBarrier<PIPE_V>; core blocks of rows x columns, ping-pong tiles on pre-armed flags)"),
     _spec("gelu_hp_reg", 1, "devkit best-practice GELU, scenarios 1-2 (the same chain in one Reg VF under "
           "UpdateMask; scenario 2 only unrolls the loop)"),
+    _spec("gelu_eltwise_vl32", 10, "devkit best-practice GELU + element-wise, case 0 (one Reg VF, a VL32 mask and "
+          "128-byte steps: whole-register loads past the tile, bounds=\"ub\")"),
+    _spec("gelu_eltwise", 11, "devkit best-practice GELU + element-wise, case 1 (GELU, Adds, Mul, Muls, Adds, Exp in "
+          "one Reg VF under UpdateMask)"),
+    _spec("gelu_eltwise_split", 12, "devkit best-practice GELU + element-wise, cases 2-3 (two loops in the VF: GELU "
+          "stored, then loaded back for the tail; case 3 only unrolls them)"),
 ]

@@ -18,8 +18,9 @@ Each kernel: InitSocState, a LocalMemAllocator's tiles, the examples' flags and 
 `asc_vf_call<VF>(addr, ...)` is the `@aj.Reg.simd_vf` VF called on the tensor (an address `addr + i * n` is the
 offset argument of LoadAlign / StoreAlign, or the sub-tensor `t[i * n]`).
 
-Sizes: the examples' sizes are the defaults. add_reg_intro takes any multiple of 4 * 8 floats up to 4 * 16384 (the
-UpdateMask tail masks the last vector); mul_reg a multiple of 4 * 64 up to 4 * 8192; duplicate_reg, arange_reg and
+Sizes: the examples' sizes are the defaults. add_reg_intro takes any multiple of 4 * 64 floats up to 4 * 16384 (its
+LoadAlign reads whole registers: a block's tile that is not whole vectors would be read past, which the emulator's
+tensor bounds refuse); mul_reg a multiple of 4 * 64 up to 4 * 8192; duplicate_reg, arange_reg and
 reduce_sum_reg a multiple of 64 up to 8192 (their whole-vector loops; reduce_sum_reg's output stays 8 floats).
 Fidelity: BIT-EXACT (Add, Mul, Duplicate exact lane ops; Arange of small integers exact; Reduce SUM in SPEC-2 11.4's
 tree, reproduced by the reference model). The examples' goldens (x + x, x * y, 3.14, 0..255, sum(x) within 1e-4) are
@@ -287,7 +288,7 @@ def _spec(name, description, make_inputs, run, expected, default, unit, limit, p
 
 KERNELS = [
     _spec("add_reg_intro", "devkit introductory Reg add (4 blocks: a VF adding a tile to itself in place under "
-          "UpdateMask)", _ones, run_add, expected_add, 256 * 256, 32, 4 * 16384,
+          "UpdateMask)", _ones, run_add, expected_add, 256 * 256, 256, 4 * 16384,
           "00_introduction/04_reg_compute/add/add.asc"),
     _spec("mul_reg", "devkit Reg mul example (4 blocks of 256 floats: Mul under CreateMask ALL in a VF)",
           _uniform(1, 2, ("x", "y")), run_mul, expected_mul, 1024, 256, 4 * 8192,
