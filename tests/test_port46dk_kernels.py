@@ -5,7 +5,8 @@ kernels/tensor_allocation.py (scenarios 1-4), kernels/gm_flag_examples.py (data_
 kernels/scatter_compat.py (the compatibility guide's scatter, A2/A3 branch), kernels/gelu_high_performance.py (the
 best-practice GELU, Memory-API and Reg scenarios, and GELU + element-wise, cases 0-3), kernels/reg_trait_div.py
 (the Reg trait example, scenario 1: int64 Div), kernels/hello_world.py, and the scenario added to
-kernels/element_wise_examples.py (element_wise_logic scenario 4, ShiftRight).
+kernels/element_wise_examples.py (element_wise_logic scenario 4, ShiftRight) and kernels/reg_load_store_align.py
+(scenario 1, per-step offsets).
 
 Each port against its numpy model bit for bit on every device the example names, against the example's own golden
 (gen_data.py or the host code's check), clean under the sanitizer; the branches left out are refused as
@@ -24,7 +25,7 @@ NEW = ["add_intro", "add_tpipe_tque", "add_reg_intro", "mul_reg", "duplicate_reg
        "sync_all", "tmp_buffer", "atomic_deterministic", "tensor_allocation_1", "tensor_allocation_2",
        "tensor_allocation_3", "tensor_allocation_4", "data_sync_barrier", "gm_by_dcache", "shift_right_uint16",
        "scatter_compat", "gelu_hp_memory", "gelu_hp_reg", "reg_trait_div_int64", "gelu_eltwise_vl32", "gelu_eltwise",
-       "gelu_eltwise_split", "hello_world"]
+       "gelu_eltwise_split", "hello_world", "reg_align_offset"]
 
 
 def _run(name, device, size=None, seed=0):
@@ -262,3 +263,11 @@ def test_hello_world_prints_the_readmes_lines():
     """The quickstart README's expected output: eight lines, one a core, in block order."""
     out = _run("hello_world", "atlas-a2")[2]["stdout"].tobytes().decode()
     assert out.splitlines() == [f"[AIV Block {i}/8] Hello World!!!" for i in range(8)]
+
+
+def test_reg_align_offset_gives_gen_data_golden():
+    """gen_data.py scenario 1: z = x + y for 1021 elements, the last 3 zeros (the Duplicate before the VF)."""
+    _, inputs, out = _run("reg_align_offset", "ascend950")
+    want = inputs["x"] + inputs["y"]
+    want[-3:] = 0
+    assert np.array_equal(out["z"], want) and not out["z"][-3:].any()
