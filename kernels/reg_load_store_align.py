@@ -115,8 +115,8 @@ def copy_in_upsample_vf(zAddr, xAddr, yAddr, oneRepeatSize, repeatTimes, T):
         R.StoreAlign(zAddr[i * oneRepeatSize], zReg, mask)
 
 
-PLAIN = {1: copy_with_offset_vf, 2: copy_with_post_update_vf, 3: copy_with_addr_reg_vf, 4: copy_data_block_vf, 5: copy_in_broadcast_vf,
-         6: copy_in_upsample_vf}
+PLAIN = {1: copy_with_offset_vf, 2: copy_with_post_update_vf, 3: copy_with_addr_reg_vf, 4: copy_data_block_vf,
+         5: copy_in_broadcast_vf, 6: copy_in_upsample_vf}
 COMPILED = {k: R.simd_vf(f) for k, f in PLAIN.items()}
 
 
