@@ -1,5 +1,8 @@
-"""The devkit example `reg_load_store_align` (Ascend 950): z = x + y over half with five ways of addressing the
-aligned Reg loads and stores, scenarios 2 to 6 of the example (one KernelSpec each):
+"""The devkit example `reg_load_store_align` (Ascend 950): z = x + y over half with six ways of addressing the
+aligned Reg loads and stores, scenarios 1 to 6 of the example (one KernelSpec each):
+- 1 `offset` (added in session 46dk's audit, docs/devkit_examples.md): LoadAlign / StoreAlign at the offset
+  i * oneRepeatSize per step under UpdateMask of outputLength - 3, after a Memory-API Duplicate of zeros over z:
+  the last 3 results stay 0, as gen_data.py's golden says;
 - 2 `post_update`: LoadAlign / StoreAlign with POST_MODE_UPDATE (the address advances a vector per call), an
   UpdateMask per step;
 - 3 `addr_reg`: the loads and stores addressed by an AddrReg `CreateAddrReg<T>(i, oneRepeatSize)`, i.e. element
@@ -16,9 +19,9 @@ UB -> GM, PipeBarrier<PIPE_ALL>.
 
 Source: mirror-cann/asc-devkit @ 82b89a15f26329511fc7fbc807d5132a1f9b4ba7, examples/01_simd_cpp_api/03_basic_api/
 00_data_movement/reg_load_store_align/ld_st_reg_align.asc (`CopyWithPostUpdateVF`, `CopyWithAddrRegVF`,
-`CopyDataBlock`, `CopyInBroadcastVF`, `CopyInUpsampleVF`, `Kernel<half>`, SCENARIO_NUM 2..6) and
-scripts/gen_data.py (the goldens: x = y = arange(1024) as half). Scenario 1 (`CopyWithOffsetVF`, offsets computed
-per step) is the addressing kernels/gelu_reg.py already ports and is left out to keep the compile cost down.
+`CopyDataBlock`, `CopyInBroadcastVF`, `CopyInUpsampleVF`, `CopyWithOffsetVF`, `Kernel<half>`, SCENARIO_NUM 1..6) and
+scripts/gen_data.py (the goldens: x = y = arange(1024) as half). Scenario 1 (`CopyWithOffsetVF`) had been left out
+(its addressing is kernels/gelu_reg.py's); its 1021-of-1024 UpdateMask and the Duplicate before it are its own.
 
 Deviations: the AddrReg form as an offset (above); sizes other than the example's 1024 halves are accepted (any
 multiple of 256 halves up to 16384: scenario 4 runs half of DivCeil(n, 128) steps, so the input must be whole
@@ -33,6 +36,17 @@ import ascend_jit as aj
 from ascend_jit.kernels._base import KernelSpec
 
 R = aj.Reg
+
+
+def copy_with_offset_vf(zAddr, xAddr, yAddr, oneRepeatSize, repeatTimes, calculateLength, T):
+    """CopyWithOffsetVF: the offset i * oneRepeatSize per step; UpdateMask of calculateLength."""
+    xReg, yReg, zReg = R.RegTensor(T), R.RegTensor(T), R.RegTensor(T)
+    for i in range(repeatTimes):
+        mask, calculateLength = R.UpdateMask(T, calculateLength)
+        R.LoadAlign(xReg, xAddr, i * oneRepeatSize)
+        R.LoadAlign(yReg, yAddr, i * oneRepeatSize)
+        R.Add(zReg, xReg, yReg, mask)
+        R.StoreAlign(zAddr, zReg, mask, i * oneRepeatSize)
 
 
 def copy_with_post_update_vf(zAddr, xAddr, yAddr, oneRepeatSize, repeatTimes, outputLength, T):
@@ -101,8 +115,8 @@ def copy_in_upsample_vf(zAddr, xAddr, yAddr, oneRepeatSize, repeatTimes, T):
         R.StoreAlign(zAddr[i * oneRepeatSize], zReg, mask)
 
 
-PLAIN = {2: copy_with_post_update_vf, 3: copy_with_addr_reg_vf, 4: copy_data_block_vf, 5: copy_in_broadcast_vf,
-         6: copy_in_upsample_vf}
+PLAIN = {1: copy_with_offset_vf, 2: copy_with_post_update_vf, 3: copy_with_addr_reg_vf, 4: copy_data_block_vf,
+         5: copy_in_broadcast_vf, 6: copy_in_upsample_vf}
 COMPILED = {k: R.simd_vf(f) for k, f in PLAIN.items()}
 
 
@@ -131,7 +145,10 @@ def ld_st_reg_align_kernel(x, y, z, inputLength, scenarioNum, vfs):
     oneRepeatSize = aj.GetVecLen() // 2
     repeatTimes = aj.DivCeil(inputLength, oneRepeatSize)
     vf = vfs[scenarioNum]
-    if scenarioNum in (2, 3):
+    if scenarioNum == 1:   # 1021 of 1024: the last 3 results are the Duplicate's zeros
+        aj.Duplicate(zLocal, np.float16(0), outputLength)
+        R.asc_vf_call(vf, zLocal, xLocal, yLocal, oneRepeatSize, repeatTimes, outputLength - 3, T)
+    elif scenarioNum in (2, 3):
         R.asc_vf_call(vf, zLocal, xLocal, yLocal, oneRepeatSize, repeatTimes, outputLength, T)
     elif scenarioNum == 4:
         R.asc_vf_call(vf, zLocal, xLocal, yLocal, oneRepeatSize, repeatTimes // 2, outputLength, 2, T)
@@ -166,7 +183,9 @@ def run_scenario(scenario, device, inputs, compiled=True):
 def expected_scenario(scenario, inputs):
     """gen_data.py's goldens, for any size."""
     z = inputs["x"] + inputs["y"]                          # float16 + float16: one RNE rounding, as the Add
-    if scenario == 4:
+    if scenario == 1:
+        z[-3:] = 0                                         # outside the UpdateMask: the Duplicate's zeros
+    elif scenario == 4:
         z = z.reshape(-1, 32)[:, :16].ravel()              # every other DataBlock of 16 halves
     elif scenario == 5:
         z = np.repeat(z[::128], 128)                       # each 128-lane step's first element in every lane
@@ -178,6 +197,8 @@ def expected_scenario(scenario, inputs):
 _SOURCE = ("mirror-cann/asc-devkit@82b89a15 examples/01_simd_cpp_api/03_basic_api/00_data_movement/"
            "reg_load_store_align/ld_st_reg_align.asc")
 _DESCRIPTIONS = {
+    1: ("reg_align_offset", "devkit reg_load_store_align, scenario 1: z = x + y at per-step offsets under UpdateMask "
+        "of all but the last 3 (zeros from a Duplicate)"),
     2: ("reg_align_post_update", "devkit reg_load_store_align, scenario 2: z = x + y by POST_MODE_UPDATE LoadAlign / "
         "StoreAlign and UpdateMask"),
     3: ("reg_align_addr_reg", "devkit reg_load_store_align, scenario 3: z = x + y addressed by an AddrReg "
@@ -200,4 +221,4 @@ def _spec(scenario):
                       size_ok=lambda n: 0 < n <= 16384 and n % 256 == 0, source=_SOURCE)
 
 
-KERNELS = [_spec(s) for s in (2, 3, 4, 5, 6)]
+KERNELS = [_spec(s) for s in (1, 2, 3, 4, 5, 6)]

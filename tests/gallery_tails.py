@@ -176,6 +176,10 @@ tests/test_sanitizer.py)."""
 # tiles a core, the last short); onehot 61 indices (8 cores of one 8-index block, the last core's block past the
 # input); maximum_v2 and its int32 / half entries 100003, maximum_v2_int16 / _bf16 / _int8 200003 (2 tiles a core; the
 # bf16 and int8 tiles longer than the original's TBufs hold);
+# add_intro 8 * 512 floats; add_reg_intro 4 * 960 (15 vectors a block);
+# sync_all 8 * 24; tmp_buffer 1008; tensor_allocation_1 and reg_trait_div_int64 320; scatter_compat 496 (a random
+# permutation at seed 1); gelu_hp_memory / gelu_hp_reg 21 rows (a 5-row last row block, a one-row last tile);
+# reg_align_offset 1280 (ten steps, the last 3 of the tenth masked off);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -278,4 +282,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "floor_div": 100003, "floor_div_int32": 100003, "floor_div_int8": 100003, "floor_div_uint8": 100003,
          "floor_div_half": 100003, "floor_div_bf16": 100003, "onehot": 61, "onehot_depth64": 61,
          "maximum_v2": 100003, "maximum_v2_int32": 100003, "maximum_v2_int16": 200003, "maximum_v2_half": 100003,
-         "maximum_v2_bf16": 200003, "maximum_v2_int8": 200003}
+         "maximum_v2_bf16": 200003, "maximum_v2_int8": 200003,
+         "add_intro": 8 * 512, "add_reg_intro": 4 * 960, "sync_all": 8 * 24, "tmp_buffer": 1008,
+         "tensor_allocation_1": 320, "reg_trait_div_int64": 320, "scatter_compat": 496,
+         "gelu_hp_memory": 21 * 512, "gelu_hp_reg": 21 * 512, "reg_align_offset": 1280}

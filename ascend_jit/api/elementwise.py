@@ -1288,6 +1288,22 @@ def _make(row):
     return entry
 
 
+_TENSOR_SCALAR_OTHERS = ("a tensor element as the scalar is offered by LeakyRelu, Compares and Select on the 950 "
+                         "only; the flexible scalar position variants of Adds/Muls/Maxs/Mins are not offered "
+                         "(SPEC-2 14)")
+# The devkit's element_wise_logic example (audit46dk) calls ShiftLeft with a tensor of per-element amounts and Ors
+# with the scalar first as src0Local[0]: the refusal names those forms rather than Adds' (docs/decisions.md
+# "ShiftLeft, ShiftRight, Not", "Ands, Ors").
+_SHIFT_TENSOR = ("the amount is one scalar: the 950's tensor form (per-element amounts in a LocalTensor, "
+                 "ShiftLeft(dst, src0, src1, count)) and a tensor element as the amount are not offered "
+                 "(docs/decisions.md \"ShiftLeft, ShiftRight, Not\")")
+_ANDS_ORS_TENSOR = ("the scalar is a value after the tensor: the 950's flexible scalar position forms (the scalar "
+                    "first, or a tensor element such as src0Local[0]) are not offered (SPEC-2 14; docs/decisions.md "
+                    "\"Ands, Ors\")")
+_TENSOR_SCALAR_REFUSAL = {"ShiftLeft": _SHIFT_TENSOR, "ShiftRight": _SHIFT_TENSOR, "Ands": _ANDS_ORS_TENSOR,
+                          "Ors": _ANDS_ORS_TENSOR}
+
+
 def _single_point_scalar(row, dst, src, tensor):
     """The 950's LeakyRelu with the scalar given as a one-element LocalTensor (`src1Local[0]`;
     _scalar.element_scalar): its value, read by the vector unit when the instruction runs (the sanitizer sees the
@@ -1297,9 +1313,7 @@ def _single_point_scalar(row, dst, src, tensor):
     core = operands(row.name, dst, src)
     if row is not LEAKY_RELU:
         raise ParameterError(row.name, "scalar", "a LocalTensor", legal=f"a scalar value of {src.dtype.name}",
-                             device=core.device, detail="a tensor element as the scalar is offered by LeakyRelu, "
-                             "Compares and Select on the 950 only; the flexible scalar position variants of "
-                             "Adds/Muls/Maxs/Mins are not offered (SPEC-2 14)")
+                             device=core.device, detail=_TENSOR_SCALAR_REFUSAL.get(row.name, _TENSOR_SCALAR_OTHERS))
     value, tensor = element_scalar(row.name, core, src.dtype, tensor)
     if core.sanitizer is not None:
         vector_access(core, row.name, reads=[(("scalar", tensor.addr, src.dtype.size), tensor)])
