@@ -1,0 +1,309 @@
+"""The session-46m ports of ops-math Memory-API kernels (A2 / A3): kernels/truncate_div.py (TruncateDiv: mixed input
+types through Casts and a UB -> UB DataCopy, DataCopyPad with DataCopyExtParams, Div, Mins / Maxs, the advanced Ceil
+as counter-mode high-dim Casts over a PopStackBuffer'd chunk size and Floor as a count-form Cast; int64 on the scalar
+unit), kernels/dot_v2.py (DotV2: InitGlobalMemory, SyncAll, per-tile Mul and count-form ReduceSum, the scalar
+unit's accumulation, SetAtomicAdd of one 32-byte block) and kernels/accumulate_nv2.py (AccumulateNv2: a tensor list,
+one TQueBind tile carved by operator[] and ReinterpretCast to the wider type, FetchEventID'd flag pairs). Each
+against its numpy model bit for bit on both devices, against a float64 formula within the types' rounding, the host
+tilings, tails, and each deviation's reason (the original's form run and reported by the sanitizer or refused)."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ported import sanitizer_reports as _reports, bits as _bits, same_bits as _same, spec_and_module as _spec_and_module
+
+A2_A3 = ["atlas-a2", "atlas-a3"]
+BF16 = ml_dtypes.bfloat16
+
+
+# kernels/truncate_div.py
+
+def test_truncate_div_tiling_cores_of_64_and_tiles_by_bytes_per_element():
+    _, m = _spec_and_module("truncate_div")
+    # 100003 elements: 8 cores of ceil(100003 / 8) = 12501 rounded up to 12544; (196608 - 8192) / 26 bytes = 7246
+    # float elements rounded down to 64: 7232
+    cores, t = m.tiling("atlas-a2", 100003, "float", "float")
+    assert cores == 8 and t["coreLength"] == 12544 and t["tileLength"] == 7232
+    # int8: 1 + 1 + 1 + 12 + 2 = 17 bytes an element: 11083 -> 11072; 3000 elements: 3 cores of 1024, the last 952
+    assert m.tiling("atlas-a2", 100003, "int8", "int8")[1]["tileLength"] == 11072
+    assert m.tiling("atlas-a2", 3000, "half", "float")[:1] == (3,) and \
+        m.tiling("atlas-a2", 3000, "half", "float")[1]["coreLength"] == 1024
+    # a core's work smaller than a tile: the tile is the core's length; below 1024 elements one core
+    assert m.tiling("atlas-a2", 1000, "int32", "int32") == (1, dict(coreNum=1, totalLength=1000, coreLength=1024,
+                                                                     tileLength=1024))
+    # 8 cores but the rounding to 64 leaves the last empty: coreNum again = ceil(total / coreLength)
+    assert m.tiling("atlas-a2", 8 * 1024 + 8, "float", "float")[0] == 8
+    assert m.tiling("atlas-a2", 7 * 64 + 1, "float", "float")[0] == 1
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("x1, x2, n", [
+    (np.float32, np.float32, 100003), (np.float16, np.float32, 3001), (np.float32, np.float16, 999),
+    (np.float32, np.int32, 20011), (np.int32, np.float32, 77), (np.int32, np.int32, 50003),
+    (np.float16, np.float16, 30001), (BF16, BF16, 1), (np.uint8, np.uint8, 40003), (np.int8, np.int8, 70001),
+    (np.int16, np.int16, 9000), (np.int64, np.int64, 2049)])
+def test_truncate_div_is_the_numpy_model(device, x1, x2, n):
+    """Every combination of the tiling, several tiles a core (100003 floats: two tiles a core, the last short;
+    70001 int8), a short single core, one element."""
+    _, m = _spec_and_module("truncate_div")
+    names = {np.dtype(v): k for k, v in m._NP.items()}
+    inputs = m._make_inputs(names[np.dtype(x1)], names[np.dtype(x2)])(n, n)
+    out = m.run_truncate_div(device, inputs["x1"], inputs["x2"])
+    want = m.truncate_div_model(inputs["x1"], inputs["x2"])
+    assert out.dtype == want.dtype and _same(out, want)
+
+
+def test_truncate_div_is_the_formula_within_rounding():
+    """Against float64 trunc(x1 / x2): exact for 8- and 16-bit integers, for int32 within 2**24 and wherever float
+    division cannot cross an integer (|q| not within float rounding of one); half / bf16 within their rounding."""
+    _, m = _spec_and_module("truncate_div")
+    a = np.arange(-128, 128)
+    x8, y8 = np.repeat(a, 256).astype(np.int8), np.tile(a, 256).astype(np.int8)
+    keep = (y8 != 0) & ~((x8 == -128) & (y8 == -1))
+    out = m.run_truncate_div("atlas-a2", x8[keep], y8[keep])
+    assert np.array_equal(out, np.trunc(x8[keep] / y8[keep].astype(np.float64)).astype(np.int8))
+    rng = np.random.default_rng(1)
+    x = rng.integers(-2 ** 24, 2 ** 24, 5000).astype(np.int32)
+    y = (rng.integers(1, 5000, 5000) * rng.choice([-1, 1], 5000)).astype(np.int32)
+    assert np.array_equal(m.run_truncate_div("atlas-a3", x, y), (np.abs(x) // np.abs(y) * np.sign(x) * np.sign(y)))
+    xf = rng.uniform(-1e4, 1e4, 20000).astype(np.float32)
+    yf = rng.uniform(0.5, 30, 20000).astype(np.float32) * rng.choice([-1, 1], 20000).astype(np.float32)
+    q = xf.astype(np.float64) / yf
+    far = np.abs(q - np.rint(q)) > 1e-5 * np.maximum(1, np.abs(q))
+    assert np.array_equal(m.run_truncate_div("atlas-a2", xf, yf)[far], np.trunc(q[far]).astype(np.float32))
+    for dtype, rtol in ((np.float16, 2 ** -11), (BF16, 2 ** -8)):
+        out = m.run_truncate_div("atlas-a2", xf.astype(dtype), yf.astype(dtype)).astype(np.float64)
+        want = np.trunc(xf.astype(dtype).astype(np.float64) / yf.astype(dtype).astype(np.float64))
+        assert np.all(np.abs(out - want) <= rtol * np.abs(want) + 1), dtype
+
+
+def test_truncate_div_specials_signed_zeros_and_saturation():
+    """0 divisors: +-inf, NaN in float (NaN -> 0 and +-inf -> MAX / MIN for integers, D45); a zero quotient is +0
+    (ceil(-0.5) = -0 rounds to +0 by SPEC-2 7.3 step 5, min(-0, +0) = -0 by D41, and -0 + +0 = +0);
+    -128 / -1 saturates to 127 (through half, CAST_RINT); int32 MIN / -1 to MAX; int64 0 for a zero divisor."""
+    _, m = _spec_and_module("truncate_div")
+    x = np.array([1.0, -1.0, 0.0, -0.5, -0.0, 7.0, -7.0, np.inf, np.nan, 2.5], np.float32)
+    y = np.array([0.0, 0.0, 0.0, 1.0, 3.0, -2.0, 2.0, 2.0, 1.0, -np.inf], np.float32)
+    out = m.run_truncate_div("atlas-a2", x, y)
+    assert _same(out, m.truncate_div_model(x, y))
+    assert out[0] == np.inf and out[1] == -np.inf and np.isnan(out[2]) and np.isnan(out[8])
+    assert _bits(out[[3, 4, 9]]).tolist() == [0, 0, 0] and out[5] == -3.0 and out[6] == -3.0 and out[7] == np.inf
+    x8, y8 = np.array([1, -1, 0, -128, 127, -7], np.int8), np.array([0, 0, 0, -1, -1, 2], np.int8)
+    assert m.run_truncate_div("atlas-a3", x8, y8).tolist() == [127, -128, 0, 127, -127, -3]
+    x32 = np.array([-2 ** 31, 5, 0, -7], np.int32)
+    y32 = np.array([-1, 0, 0, 2], np.int32)
+    assert m.run_truncate_div("atlas-a2", x32, y32).tolist() == [2 ** 31 - 1, 2 ** 31 - 1, 0, -3]
+    x64 = np.array([2 ** 62 + 1, -7, 7, 5, -2 ** 63], np.int64)
+    y64 = np.array([3, 2, -2, 0, -1], np.int64)
+    assert m.run_truncate_div("atlas-a2", x64, y64).tolist() == [(2 ** 62 + 1) // 3, -3, -3, 0, -2 ** 63]
+
+
+def test_truncate_div_ceil_runs_in_stack_buffer_chunks():
+    """The advanced Ceil's chunk: the stack buffer past the TPipe's buffers / 4, rounded down to 32 floats: a
+    7232-float tile on the A2 leaves 188416 - 7232 * 26 bytes (and the 8192 reserve) for it, so each full tile's
+    Ceil runs in more than one counter-mode chunk and a tail; every chunk's lanes are ceiled (model above)."""
+    _, m = _spec_and_module("truncate_div")
+    core = aj.Core("atlas-a2")
+    with core:
+        pipe = aj.TPipe()
+        buf = aj.TBuf(aj.TPosition.VECCALC)
+        pipe.InitBuffer(buf, 7232 * 26)
+        ok, stack = aj.PopStackBuffer("uint8", aj.TPosition.LCM)
+    split = stack.GetSize() // 4 // 32 * 32
+    assert ok and 0 < split < 7232 and 7232 % split
+    x = np.linspace(-5000.0, 5000.0, 7232 * 3).astype(np.float32)
+    y = np.full(x.size, 7.0, np.float32)
+    out = m.run_truncate_div("atlas-a2", x, y)
+    assert _same(out, m.truncate_div_model(x, y))
+
+
+def test_truncate_div_original_reads_lanes_past_the_copy():
+    """The deviation's reason: the original converts clen = len rounded up to 64 lanes where DataCopyPad wrote len
+    elements (rounded to 32 bytes): on a buffer's first use the rest is uninitialised (the sanitizer's init reports,
+    one per input); the port's Duplicate'd zeros leave no report and the same outputs."""
+    _, m = _spec_and_module("truncate_div")
+    x = np.linspace(-9, 9, 1001).astype(np.float32)
+    y = np.full(1001, 2.0, np.float32)
+    outs = {}
+
+    def run(zero_tail):
+        outs[zero_tail] = m.run_truncate_div("atlas-a2", x, y, zero_tail=zero_tail)
+    original = _reports(lambda: run(False))
+    assert original and {(r.check, r.instruction.api) for r in original} == {("init", "DataCopy")}
+    assert len(original) == 2
+    assert _reports(lambda: run(True)) == []
+    assert _same(outs[True], outs[False])
+
+
+def test_truncate_div_default_sizes_run_clean_under_the_sanitizer():
+    for name in ("truncate_div", "truncate_div_half_float", "truncate_div_int8", "truncate_div_int64"):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run("atlas-a2", k.make_inputs(3001, 0))) == [], name
+    k, _ = _spec_and_module("truncate_div_bf16")
+    assert _reports(lambda: k.run("atlas-a3", k.make_inputs(20001, 0)), "device-sync") == []
+
+
+# kernels/dot_v2.py
+
+def test_dot_v2_tiling_32_byte_blocks_and_tiles_of_a_tenth_of_the_ub():
+    _, m = _spec_and_module("dot_v2")
+    # 196608 / 32 / 2 / 5 = 614 blocks: 4912 floats, 9824 halves; 100003 floats = 12501 blocks, 5 big cores
+    cores, t = m.tiling("atlas-a2", 100003, "float")
+    assert cores == 8 and t["tileDataNum"] == 4912 and t["workGmSize"] == 8
+    assert (t["tailBlockNum"], t["bigCoreDataNum"], t["smallCoreDataNum"]) == (5, 12504, 12496)
+    assert (t["finalBigTileNum"], t["bigTailDataNum"]) == (3, 12504 - 2 * 4912)
+    cores, t = m.tiling("atlas-a2", 50, "half")                 # 4 blocks: 4 cores of one block
+    assert cores == 4 and t["smallCoreDataNum"] == 16 and t["workGmSize"] == 16 and t["finalSmallTileNum"] == 1
+    tiles = m.core_tiles(100003, "float", *m.tiling("atlas-a2", 100003, "float")[::-1])
+    assert sum(n for core in tiles for _, n in core) == 100008 and tiles[7][-1][0] + tiles[7][-1][1] == 100008
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("dtype, n", [(np.float32, 100003), (np.float32, 7), (np.float16, 50003),
+                                      (np.float16, 1), (np.float32, 39297)])
+def test_dot_v2_is_the_numpy_model(device, dtype, n):
+    """Per tile the device's count-form ReduceSum tree, the scalar accumulation, the atomic adds in block order:
+    several tiles a core, big and small cores, one short block, one element."""
+    _, m = _spec_and_module("dot_v2")
+    rng = np.random.default_rng(n)
+    x, y = rng.uniform(-2, 2, n).astype(dtype), rng.uniform(-2, 2, n).astype(dtype)
+    out = m.run_dot_v2(device, x, y)
+    assert out.dtype == dtype and _same(out, m.dot_v2_model(device, x, y))
+
+
+def test_dot_v2_is_the_formula_within_rounding():
+    """Against the float64 dot product: float within a few float roundings of the sum of |x * y|; half within
+    the half roundings of the per-tile sums and the additions of the tile and core partials."""
+    _, m = _spec_and_module("dot_v2")
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal(60000).astype(np.float32), rng.standard_normal(60000).astype(np.float32)
+    want = np.dot(x.astype(np.float64), y.astype(np.float64))
+    scale = np.abs(x.astype(np.float64) * y).sum()
+    assert abs(float(m.run_dot_v2("atlas-a2", x, y)[0]) - want) <= 2e-6 * scale
+    xh, yh = rng.uniform(0, 1, 3000).astype(np.float16), rng.uniform(0, 1, 3000).astype(np.float16)
+    want = np.dot(xh.astype(np.float64), yh.astype(np.float64))
+    assert abs(float(m.run_dot_v2("atlas-a3", xh, yh)[0]) - want) <= 2 ** -7 * want
+    # every product an integer: the sum is exact in every order
+    xi, yi = rng.integers(-8, 8, 30000).astype(np.float32), rng.integers(-8, 8, 30000).astype(np.float32)
+    assert m.run_dot_v2("atlas-a2", xi, yi)[0] == np.dot(xi.astype(np.int64), yi.astype(np.int64))
+
+
+def test_dot_v2_clears_a_stale_workspace_and_sums_in_block_order():
+    """Core 0's InitGlobalMemory clears the workspace the cores add into (stale 7.0 in run_dot_v2, 1e9 here) before
+    the first SyncAll: the result does not depend on it, and the workspace ends holding the sum."""
+    _, m = _spec_and_module("dot_v2")
+    x = np.ones(20001, np.float32)
+    assert m.run_dot_v2("atlas-a2", x, x)[0] == 20001.0
+    ws = np.full(8, 1e9, np.float32)
+    assert m.run_dot_v2("atlas-a2", x, x, workspace=ws)[0] == 20001.0 and ws[0] == 20001.0
+
+
+def test_dot_v2_original_scalar_reads_and_copy_race():
+    """The deviation's reason: the original's GetValues follow PipeBarrier<PIPE_V> only (V -> S RAW after ReduceSum
+    and the accumulator's Duplicate, a WAW by SetValue), and the atomic copy of the SetValue'd accumulator follows an
+    MTE2_MTE3 flag only (S -> MTE3 RAW; V -> MTE3 for its Duplicate'd lanes): the sanitizer reports them on every
+    core; the port's V_S and S_MTE3 pairs leave no report; the result is the same."""
+    _, m = _spec_and_module("dot_v2")
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal(20001).astype(np.float32), rng.standard_normal(20001).astype(np.float32)
+    outs = {}
+
+    def run(original):
+        outs[original] = m.run_dot_v2("atlas-a2", x, y, original_sync=original)
+    original = _reports(lambda: run(True))
+    pairs = {(r.instruction.api, r.earlier.api) for r in original}
+    assert {r.check for r in original} == {"race"}
+    assert pairs == {("GetValue", "ReduceSum"), ("GetValue", "Duplicate"), ("SetValue", "Duplicate"),
+                     ("DataCopy", "SetValue"), ("DataCopy", "Duplicate")}, pairs
+    assert {r.block for r in original} == set(range(8))
+    assert _reports(lambda: run(False)) == []
+    assert _same(outs[True], outs[False])
+
+
+def test_dot_v2_default_sizes_run_clean_under_the_sanitizer():
+    for name in ("dot_v2", "dot_v2_half"):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run("atlas-a3", k.make_inputs(k.default_size, 1))) == [], name
+    k, _ = _spec_and_module("dot_v2_half")
+    assert _reports(lambda: k.run("atlas-a2", k.make_inputs(30011, 1)), "device-sync") == []
+
+
+# kernels/accumulate_nv2.py
+
+def test_accumulate_nv2_tiling_blocks_and_cores():
+    _, m = _spec_and_module("accumulate_nv2")
+    # 32-bit: UB / 32 / 2 = 3072 blocks a tile (24576 floats); 100003 floats over ceil(100003 / 1024) = 98 -> 8 cores
+    cores, t = m.tiling("atlas-a2", 100003, "float", 4)
+    assert cores == 8 and t["tileDataNum"] == 24576 and t["num"] == 4
+    assert (t["tailBlockNum"], t["bigCoreDataNum"], t["smallCoreDataNum"]) == (5, 12504, 12496)
+    # 16-bit: 512-byte blocks, UB / 512 / 5 = 76 blocks (19456 halves); int8 2048 elements a core unit
+    cores, t = m.tiling("atlas-a2", 50003, "half", 5)
+    assert t["tileDataNum"] == 19456 and (t["bigCoreDataNum"], t["smallCoreDataNum"]) == (6400, 6144)
+    assert m.tiling("atlas-a2", 5000, "int8", 3)[0] == 3 and m.tiling("atlas-a2", 5000, "float", 3)[0] == 5
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("dtype, num, n", [(np.float32, 4, 100003), (np.float32, 2, 31), (np.int32, 3, 20011),
+                                           (np.float16, 5, 50003), (np.float16, 2, 1), (np.float16, 1, 777),
+                                           (np.int8, 3, 50003), (np.uint8, 4, 4097), (np.int32, 1, 30001)])
+def test_accumulate_nv2_is_the_numpy_model(device, dtype, num, n):
+    """N = 1, 2 and more tensors, every type, several cores, short tiles and single elements."""
+    _, m = _spec_and_module("accumulate_nv2")
+    names = {np.dtype(v): k for k, v in m._NP.items()}
+    inputs = m._make_inputs(names[np.dtype(dtype)], num)(n, n + num)
+    xs = m._xs(inputs)
+    out = m.run_accumulate_nv2(device, xs)
+    assert out.dtype == dtype and _same(out, m.accumulate_nv2_model(xs))
+
+
+def test_accumulate_nv2_is_the_formula_within_rounding_and_saturates_int8():
+    """float within N float roundings of the float64 sum; half summed in float, so within one half rounding of
+    it (plus the float roundings); int32 wraps; int8 sums in half exactly and saturates on the Cast back."""
+    _, m = _spec_and_module("accumulate_nv2")
+    rng = np.random.default_rng(2)
+    xs = [rng.standard_normal(20000).astype(np.float32) for _ in range(6)]
+    want = np.sum([x.astype(np.float64) for x in xs], axis=0)
+    scale = np.sum([np.abs(x.astype(np.float64)) for x in xs], axis=0)
+    assert np.all(np.abs(m.run_accumulate_nv2("atlas-a2", xs) - want) <= 6 * 2 ** -24 * scale)
+    hs = [x.astype(np.float16) for x in xs]
+    want = np.sum([h.astype(np.float64) for h in hs], axis=0)
+    out = m.run_accumulate_nv2("atlas-a3", hs).astype(np.float64)
+    assert np.all(np.abs(out - want) <= 2 ** -11 * np.abs(want) + 1e-6 * scale + 2 ** -24)
+    big = [np.full(64, 2 ** 30, np.int32)] * 3
+    assert m.run_accumulate_nv2("atlas-a2", big).tolist() == [-2 ** 30] * 64          # 3 * 2**30 wraps
+    i8 = [np.array([100, -100, 50, 127] * 16, np.int8)] * 3
+    assert m.run_accumulate_nv2("atlas-a2", i8).tolist() == [127, -128, 127, 127] * 16
+    u8 = [np.array([200, 10] * 32, np.uint8)] * 2
+    assert m.run_accumulate_nv2("atlas-a2", u8).tolist() == [255, 20] * 32
+
+
+def test_accumulate_nv2_single_tensor_adds_a_plus_zero():
+    """N = 1: Duplicate 0 and Add(y, x, 0): -0 + +0 = +0, so the copy is not bit for bit; NaN stays NaN."""
+    _, m = _spec_and_module("accumulate_nv2")
+    for dtype in (np.float32, np.float16):
+        x = np.array([-0.0, 1.5, np.nan, -np.inf] * 16, dtype)
+        out = m.run_accumulate_nv2("atlas-a2", [x])
+        assert _bits(out[:1])[0] == 0 and out[1] == 1.5 and np.isnan(out[2]) and out[3] == -np.inf
+
+
+def test_accumulate_nv2_original_widening_cast_over_its_own_source_is_refused():
+    """The deviation's reason: the original's second tensor is copied into x3Local and Cast into xCast, which covers
+    x2Local and x3Local: a half -> float (int8 -> half) Cast whose destination overlaps its source, an OverlapError
+    by SPEC-2 D34 before anything is written. The 32-bit path casts nothing and runs in both forms."""
+    _, m = _spec_and_module("accumulate_nv2")
+    for dtype in (np.float16, np.int8):
+        xs = [np.ones(3000, dtype)] * 3
+        with pytest.raises(aj.OverlapError, match="Cast"):
+            m.run_accumulate_nv2("atlas-a2", xs, original_overlap=True)
+    xs = [np.ones(3000, np.float32)] * 3                        # the 32-bit path has no Cast: both forms run
+    assert m.run_accumulate_nv2("atlas-a2", xs, original_overlap=True).tolist() == [3.0] * 3000
+
+
+def test_accumulate_nv2_default_sizes_run_clean_under_the_sanitizer():
+    for name in ("accumulate_nv2", "accumulate_nv2_half", "accumulate_nv2_int8", "accumulate_nv2_int32_single"):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run("atlas-a2", k.make_inputs(20011, 1))) == [], name
+    k, _ = _spec_and_module("accumulate_nv2_half")
+    assert _reports(lambda: k.run("atlas-a3", k.make_inputs(50003, 1)), "device-sync") == []
