@@ -307,3 +307,84 @@ def test_accumulate_nv2_default_sizes_run_clean_under_the_sanitizer():
         assert _reports(lambda: k.run("atlas-a2", k.make_inputs(20011, 1))) == [], name
     k, _ = _spec_and_module("accumulate_nv2_half")
     assert _reports(lambda: k.run("atlas-a3", k.make_inputs(50003, 1)), "device-sync") == []
+
+
+# kernels/sign.py
+
+def test_sign_tiling_tiles_of_a_fifth_of_the_ub():
+    _, m = _spec_and_module("sign")
+    # 196608 / 32 / 5 = 1228 blocks: 9824 floats, 19648 halves; bfloat16 / 9: 682 blocks, 10912 elements
+    cores, t = m.tiling("atlas-a2", 50003, "float")
+    assert cores == 8 and t["tileDataNum"] == 9824 and (t["tailBlockNum"], t["smallCoreDataNum"]) == (3, 6248)
+    assert m.tiling("atlas-a2", 50003, "bfloat16")[1]["tileDataNum"] == 10912
+    assert m.tiling("atlas-a2", 19648, "half")[0] == 1 and m.tiling("atlas-a2", 19649, "half")[0] == 8
+    cores, t = m.tiling("atlas-a2", 80000, "float")             # a full tile and a short one a core
+    assert (t["finalSmallTileNum"], t["smallTailDataNum"]) == (2, 10000 - 9824)
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("name, n", [("sign", 80000), ("sign", 77), ("sign_half", 160000), ("sign_half", 1),
+                                     ("sign_bf16", 100003), ("sign_int32", 50003), ("sign_int16", 3)])
+def test_sign_is_the_numpy_model(device, name, n):
+    """Full tiles whose Sign runs in several counter-mode chunks and a tail chunk (80000 floats: 3 chunks of 3200
+    and one of 224 a full tile; 160000 halves), short tiles, one element; zeros, -0, NaN, +-inf, subnormals."""
+    k, m = _spec_and_module(name)
+    x = k.make_inputs(n, n)["x"]
+    out = m.run_sign(device, x)
+    assert out.dtype == x.dtype and _same(out, m.sign_model(x))
+
+
+def test_sign_is_the_formula_and_zero_nan_give_plus_zero():
+    """numpy's sign wherever it is defined the same way; -0, +0 and NaN give +0 (both compares false: 1 + -1);
+    subnormals and +-inf their sign; integers clamp."""
+    _, m = _spec_and_module("sign")
+    x = np.array([-0.0, 0.0, np.nan, np.inf, -np.inf, 1e-45, -1e-45, 3.0, -2.5] * 8, np.float32)
+    for dtype in (np.float32, np.float16, BF16):
+        out = m.run_sign("atlas-a2", x.astype(dtype))
+        f = out.astype(np.float32)[:9]
+        assert _bits(out[:3]).tolist() == [0, 0, 0], dtype
+        want = [1.0, -1.0] + ([1.0, -1.0] if dtype == np.float32 else [0.0, 0.0]) + [1.0, -1.0]
+        assert f[3:].tolist() == want, dtype                # 1e-45 is 0 in half and bfloat16
+    rng = np.random.default_rng(0)
+    xf = rng.standard_normal(30000).astype(np.float32)
+    assert np.array_equal(m.run_sign("atlas-a3", xf), np.sign(xf))
+    xi = rng.integers(-2 ** 31, 2 ** 31, 30000).astype(np.int32)
+    assert np.array_equal(m.run_sign("atlas-a3", xi), np.sign(xi))
+
+
+def test_sign_original_mask_sequence_is_refused_by_d31():
+    """Deviation 2: SPEC-2 D31 leaves the mask register undefined after an A2 / A3 Compare, so the original's second
+    Compare with isSetMask false is a StateError naming D31 (the devkit's A2 Compare touches no mask register)."""
+    _, m = _spec_and_module("sign")
+    for device in A2_A3:
+        with pytest.raises(aj.StateError, match="D31"):
+            m.run_sign(device, np.linspace(-3, 3, 1001).astype(np.float32), original_mask=True)
+
+
+def test_sign_original_buffers_compare_past_the_tile():
+    """Deviation 3: with the original's buffers a full float tile's last chunk (32 floats) is compared as a whole
+    64-float repeat, 128 bytes past the input tile (OutOfBoundsError naming Compare); a short tile's repeats read
+    lanes nothing wrote (the sanitizer's init reports, src0 and src1 of both Compares); the port's longer, zeroed
+    buffers leave no report and the same outputs."""
+    _, m = _spec_and_module("sign")
+    x = np.linspace(-3, 3, 80000).astype(np.float32)
+    with pytest.raises(aj.OutOfBoundsError, match="Compare"):
+        m.run_sign("atlas-a2", x, original_buffers=True)
+    h = np.linspace(-3, 3, 1001).astype(np.float16)
+    outs = {}
+
+    def run(original):
+        outs[original] = m.run_sign("atlas-a2", h, original_buffers=original)
+    original = _reports(lambda: run(True))
+    assert {(r.check, r.instruction.api, r.operand) for r in original} == {("init", "Compare", "src0"),
+                                                                            ("init", "Compare", "src1")}
+    assert _reports(lambda: run(False)) == []
+    assert _same(outs[True], outs[False])
+
+
+def test_sign_default_sizes_run_clean_under_the_sanitizer():
+    for name in ("sign", "sign_half", "sign_bf16", "sign_int32", "sign_int16"):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run("atlas-a2", k.make_inputs(20011, 0))) == [], name
+    k, _ = _spec_and_module("sign")
+    assert _reports(lambda: k.run("atlas-a3", k.make_inputs(80000, 0)), "device-sync") == []
