@@ -191,10 +191,10 @@ def core_tiles(total, dtype, t, block_dim):
     out = []
     for core in range(block_dim):
         if core < t["tailBlockNum"]:
-            data, tiles, tail = t["bigCoreDataNum"], t["finalBigTileNum"], t["bigTailDataNum"]
+            tiles, tail = t["finalBigTileNum"], t["bigTailDataNum"]
             start = t["bigCoreDataNum"] * core
         else:
-            data, tiles, tail = t["smallCoreDataNum"], t["finalSmallTileNum"], t["smallTailDataNum"]
+            tiles, tail = t["finalSmallTileNum"], t["smallTailDataNum"]
             start = t["bigCoreDataNum"] * core - (t["bigCoreDataNum"] - t["smallCoreDataNum"]) * \
                 (core - t["tailBlockNum"])
         out.append([(start + i * t["tileDataNum"], t["tileDataNum"] if i < tiles - 1 else tail)

@@ -388,3 +388,120 @@ def test_sign_default_sizes_run_clean_under_the_sanitizer():
         assert _reports(lambda: k.run("atlas-a2", k.make_inputs(20011, 0))) == [], name
     k, _ = _spec_and_module("sign")
     assert _reports(lambda: k.run("atlas-a3", k.make_inputs(80000, 0)), "device-sync") == []
+
+
+# kernels/log_add_exp.py
+
+def test_log_add_exp_tiling_ub_factor_rows_and_strides():
+    _, m = _spec_and_module("log_add_exp")
+    # float: 196608 / 4 / 9 = 5461 -> 5456 (the original's / 8: 6144, nine buffers of it past the UB); 16-bit / 10
+    used, t = m.tiling("atlas-a2", (100003,), (100003,), "float")
+    assert used == 8 and t["ubFactor"] == 5456 and t["blockFactor"] == 12501 and t["needBroadcast"] == 0
+    assert m.tiling("atlas-a2", (10,), (10,), "float", original_ub=True)[1]["ubFactor"] == 6144
+    assert m.tiling("atlas-a2", (10,), (10,), "half")[1]["ubFactor"] == 4912
+    # (M, N) against (1, N): blockFactor rounded up to whole rows; y the row -> expandSrcIsX 0
+    used, t = m.tiling("atlas-a2", (1001, 48), (1, 48), "bfloat16")
+    assert (t["useBinaryDoubling"], t["expandSrcIsX"], t["innerSize"]) == (1, 0, 48)
+    assert t["blockFactor"] == 126 * 48 and used == 8
+    assert m.tiling("atlas-a2", (1, 48), (7, 48), "float")[1]["expandSrcIsX"] == 1
+    # the general path: (M, 1) + (1, N) and a 3-D broadcast, strides 0 along broadcast dimensions
+    _, t = m.tiling("atlas-a2", (301, 1), (1, 48), "float")
+    assert (t["useBinaryDoubling"], t["needBroadcast"]) == (0, 1)
+    assert t["xStrides"][:2] == [1, 0] and t["yStrides"][:2] == [0, 1] and t["outStrides"][:2] == [48, 1]
+    _, t = m.tiling("atlas-a2", (2, 1, 5), (3, 1), "float")
+    assert t["dimNum"] == 3 and t["xStrides"][:3] == [5, 0, 1] and t["yStrides"][:3] == [0, 1, 0]
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("dtype, xs, ys", [
+    (np.float32, (100003,), (100003,)), (np.float16, (77,), (77,)), (BF16, (30001,), (30001,)),
+    (BF16, (1001, 48), (1, 48)), (np.float32, (1, 64), (301, 64)), (np.float16, (9, 16), (1, 16)),
+    (np.float32, (301, 1), (1, 48)), (np.float16, (2, 1, 5), (3, 1)), (np.float32, (3, 7), (7,))])
+def test_log_add_exp_is_the_numpy_model(device, dtype, xs, ys):
+    """The three CopyIn paths: no broadcast (several tiles a core at 100003 floats), a (1, N) row against (M, N) on
+    either side (the row's wrapped pieces: rows of 48 over tiles of 4912 or 5456 elements), the general per-element
+    path ((M, 1) + (1, N), a 3-D broadcast, and (3, 7) + (7,), which the (1, N) path does not take: x has 2 dims,
+    y one, right-aligned to (1, 7) -> it does)."""
+    _, m = _spec_and_module("log_add_exp")
+    rng = np.random.default_rng(len(xs) + xs[0])
+    x = (rng.standard_normal(xs) * 4).astype(dtype)
+    y = (rng.standard_normal(ys) * 4).astype(dtype)
+    out = m.run_log_add_exp(device, x, y)
+    want = m.log_add_exp_model(x, y)
+    assert out.shape == want.shape and _same(out, want)
+
+
+def test_log_add_exp_is_the_formula_within_rounding_and_specials():
+    """Against numpy's float64 logaddexp: float within a few float roundings, the 16-bit types within their own
+    rounding. Specials: x = y = +-inf gives +-inf in float (the fix loop) and NaN in half / bfloat16 (no loop); +inf
+    and -inf give +inf; a NaN gives NaN; x = y gives x + ln 2."""
+    _, m = _spec_and_module("log_add_exp")
+    rng = np.random.default_rng(4)
+    x, y = (rng.standard_normal(20000) * 8).astype(np.float32), (rng.standard_normal(20000) * 8).astype(np.float32)
+    want = np.logaddexp(x.astype(np.float64), y.astype(np.float64))
+    assert np.allclose(m.run_log_add_exp("atlas-a2", x, y), want, rtol=4 * 2 ** -24, atol=2 ** -22)
+    for dtype, rtol in ((np.float16, 2 ** -11), (BF16, 2 ** -8)):
+        xd, yd = x.astype(dtype), y.astype(dtype)
+        want = np.logaddexp(xd.astype(np.float64), yd.astype(np.float64))
+        out = m.run_log_add_exp("atlas-a3", xd, yd).astype(np.float64)
+        assert np.allclose(out, want, rtol=rtol + 2 ** -20, atol=2 ** -20), dtype
+    sx = np.array([np.inf, -np.inf, np.inf, np.nan, 1.5, 0.0, -0.0, 3.0] * 8, np.float32)
+    sy = np.array([np.inf, -np.inf, -np.inf, 1.0, 1.5, -0.0, -0.0, -100.0] * 8, np.float32)
+    for dtype in (np.float32, np.float16, BF16):
+        out = m.run_log_add_exp("atlas-a2", sx.astype(dtype), sy.astype(dtype))
+        assert _same(out, m.log_add_exp_model(sx.astype(dtype), sy.astype(dtype))), dtype
+        f = out.astype(np.float32)
+        if dtype == np.float32:
+            assert f[0] == np.inf and f[1] == -np.inf
+            assert f[4] == np.float32(1.5 + np.float32(np.log(2.0))) and f[7] == 3.0
+        else:
+            assert np.isnan(f[0]) and np.isnan(f[1])
+        assert f[2] == np.inf and np.isnan(f[3])
+
+
+def test_log_add_exp_original_float_tiling_overflows_the_ub():
+    """Deviation 1: the original's ubFactor (UB / 4 / 8) for the nine float buffers Init places: the last TBuf's
+    InitBuffer is refused (OutOfBoundsError naming InitBuffer)."""
+    _, m = _spec_and_module("log_add_exp")
+    x = np.ones(100, np.float32)
+    with pytest.raises(aj.OutOfBoundsError, match="InitBuffer"):
+        m.run_log_add_exp("atlas-a2", x, x, original_ub=True)
+
+
+def test_log_add_exp_original_scalar_accesses_race():
+    """Deviation 2: the fix loop's GetValues after Max and Add with no flag (V -> S RAW on every element) and its
+    SetValues after Add (WAW) under SPEC-2 10.4; under the device's synchronisation also the general path's SetValues before Max (S -> V) and the fix
+    loop's SetValues before the copy-out (S -> MTE3, where a loop writes); the port's pairs leave neither."""
+    _, m = _spec_and_module("log_add_exp")
+    x = np.random.default_rng(1).standard_normal(1001).astype(np.float32)
+    y = x.copy()
+    x[::7], y[::7] = np.inf, np.inf
+    reports = _reports(lambda: m.run_log_add_exp("atlas-a2", x, y, original_sync=True))
+    assert {(r.check, r.instruction.api, r.earlier.api) for r in reports} == {
+        ("race", "GetValue", "Max"), ("race", "GetValue", "Add"), ("race", "SetValue", "Add")}
+    reports = _reports(lambda: m.run_log_add_exp("atlas-a2", x, y, original_sync=True), "report,device-sync")
+    assert ("SetValue", "DataCopyPad") in {(r.earlier.api, r.instruction.api) for r in reports}
+    xo = np.random.default_rng(2).standard_normal((21, 1)).astype(np.float32)
+    yo = np.random.default_rng(3).standard_normal((1, 48)).astype(np.float32)
+    reports = _reports(lambda: m.run_log_add_exp("atlas-a2", xo, yo, original_sync=True), "report,device-sync")
+    assert ("SetValue", "Max") in {(r.earlier.api, r.instruction.api) for r in reports}
+    for a, b in ((x, y), (xo, yo)):
+        assert _reports(lambda: m.run_log_add_exp("atlas-a3", a, b), "report,device-sync") == []
+
+
+def test_log_add_exp_row_path_needs_32_byte_rows():
+    """Deviation 3 (not patched): the (1, N) path DataCopyPads the row's pieces to UB addresses filled * sizeof(T)
+    bytes in; a row of 20 floats puts the second piece 80 bytes in: AlignmentError (SPEC-2 9.1), as the device's
+    DataCopyPad needs a 32-byte aligned UB address."""
+    _, m = _spec_and_module("log_add_exp")
+    x, y = np.ones((30, 20), np.float32), np.ones((1, 20), np.float32)
+    with pytest.raises(aj.AlignmentError, match="DataCopyPad"):
+        m.run_log_add_exp("atlas-a2", x, y)
+
+
+def test_log_add_exp_default_sizes_run_clean_under_the_sanitizer():
+    for name in ("log_add_exp", "log_add_exp_half", "log_add_exp_bf16_row", "log_add_exp_outer"):
+        k, _ = _spec_and_module(name)
+        inputs = k.make_inputs(48 * 41, 1)
+        assert _reports(lambda: k.run("atlas-a2", inputs)) == [], name
+        assert _reports(lambda: k.run("atlas-a3", inputs), "report,device-sync") == [], name
