@@ -470,8 +470,9 @@ def test_log_add_exp_original_float_tiling_overflows_the_ub():
 
 def test_log_add_exp_original_scalar_accesses_race():
     """Deviation 2: the fix loop's GetValues after Max and Add with no flag (V -> S RAW on every element) and its
-    SetValues after Add (WAW) under SPEC-2 10.4; under the device's synchronisation also the general path's SetValues before Max (S -> V) and the fix
-    loop's SetValues before the copy-out (S -> MTE3, where a loop writes); the port's pairs leave neither."""
+    SetValues after Add (WAW) under SPEC-2 10.4; under the device's synchronisation also the general path's
+    SetValues before Max (S -> V) and the fix loop's SetValues before the copy-out (S -> MTE3, where a loop writes);
+    the port's pairs leave neither."""
     _, m = _spec_and_module("log_add_exp")
     x = np.random.default_rng(1).standard_normal(1001).astype(np.float32)
     y = x.copy()
