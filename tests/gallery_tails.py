@@ -180,6 +180,14 @@ tests/test_sanitizer.py)."""
 # sync_all 8 * 24; tmp_buffer 1008; tensor_allocation_1 and reg_trait_div_int64 320; scatter_compat 496 (a random
 # permutation at seed 1); gelu_hp_memory / gelu_hp_reg 21 rows (a 5-row last row block, a one-row last tile);
 # reg_align_offset 1280 (ten steps, the last 3 of the tenth masked off);
+# truncate_div and its half_float / int32 / int16 / int8 / bf16 entries 100003 (8 cores of 12544 elements, the last
+# 12195: a UB tile and a short one whose 64-lane rounding passes the copy) and truncate_div_int64 2049 (3 cores of
+# 704, the last 641, on the scalar unit); dot_v2 200003 and dot_v2_half 100003 (8 cores of 32-byte blocks, big and
+# small: 6 or 2 tiles a core, the last short); accumulate_nv2 200003, its half / int8 entries 100003 and
+# accumulate_nv2_int32_single 30011 (big and small cores of 32- or 512-byte blocks, GM padded); sign* 100003 (8 cores:
+# a full tile, whose Sign runs in several counter-mode chunks and a tail chunk, and a short one); log_add_exp 60011
+# (8 cores of 7502: a 5456-float tile and a short one) and log_add_exp_half 100003,
+# log_add_exp_bf16_row 1003 rows of 48 (8 cores of 126 rows, the last 121) and log_add_exp_outer 97 rows of 48;
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -285,4 +293,11 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "maximum_v2_bf16": 200003, "maximum_v2_int8": 200003,
          "add_intro": 8 * 512, "add_reg_intro": 4 * 960, "sync_all": 8 * 24, "tmp_buffer": 1008,
          "tensor_allocation_1": 320, "reg_trait_div_int64": 320, "scatter_compat": 496,
-         "gelu_hp_memory": 21 * 512, "gelu_hp_reg": 21 * 512, "reg_align_offset": 1280}
+         "gelu_hp_memory": 21 * 512, "gelu_hp_reg": 21 * 512, "reg_align_offset": 1280,
+         "truncate_div": 100003, "truncate_div_half_float": 100003, "truncate_div_int32": 100003,
+         "truncate_div_int16": 100003, "truncate_div_int8": 100003, "truncate_div_bf16": 100003,
+         "truncate_div_int64": 2049, "dot_v2": 200003, "dot_v2_half": 100003, "accumulate_nv2": 200003,
+         "accumulate_nv2_half": 100003, "accumulate_nv2_int8": 100003, "accumulate_nv2_int32_single": 30011,
+         "sign": 100003, "sign_half": 100003, "sign_bf16": 100003, "sign_int32": 100003, "sign_int16": 100003,
+         "log_add_exp": 60011, "log_add_exp_half": 100003, "log_add_exp_bf16_row": 1003 * 48,
+         "log_add_exp_outer": 97 * 48}
