@@ -176,6 +176,12 @@ tests/test_sanitizer.py)."""
 # tiles a core, the last short); onehot 61 indices (8 cores of one 8-index block, the last core's block past the
 # input); maximum_v2 and its int32 / half entries 100003, maximum_v2_int16 / _bf16 / _int8 200003 (2 tiles a core; the
 # bf16 and int8 tiles longer than the original's TBufs hold);
+# hinge_loss 30011 and hinge_loss_half / _bf16 20011 (8 cores of 3752 or 3751 floats from unaligned GM starts, a 3272-
+# float tile and a short one; one short 16-bit tile a core); threshold_v2 100003 (8 cores of 12512, the last 12419:
+# one tile each whose 256-byte rounded compare passes the copy, zeroed first), threshold_v2_half 1000 (single-buffered
+# 128-element cores, the last 104) and threshold_v2_bf16 50003; gaussian_nll_loss 60011 (8 cores of 7502 or 7501: a
+# 4904-float tile and a short one, the workspace and SyncAll), gaussian_nll_loss_none_half 20011 and
+# gaussian_nll_loss_sum_bf16_scalar_var 3001 (the broadcast var's SetValues between V_S / S_V pairs);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -278,4 +284,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "floor_div": 100003, "floor_div_int32": 100003, "floor_div_int8": 100003, "floor_div_uint8": 100003,
          "floor_div_half": 100003, "floor_div_bf16": 100003, "onehot": 61, "onehot_depth64": 61,
          "maximum_v2": 100003, "maximum_v2_int32": 100003, "maximum_v2_int16": 200003, "maximum_v2_half": 100003,
-         "maximum_v2_bf16": 200003, "maximum_v2_int8": 200003}
+         "maximum_v2_bf16": 200003, "maximum_v2_int8": 200003,
+         "hinge_loss": 30011, "hinge_loss_half": 20011, "hinge_loss_bf16": 20011, "threshold_v2": 100003,
+         "threshold_v2_half": 1000, "threshold_v2_bf16": 50003, "gaussian_nll_loss": 60011,
+         "gaussian_nll_loss_none_half": 20011, "gaussian_nll_loss_sum_bf16_scalar_var": 3001}
