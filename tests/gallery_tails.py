@@ -182,6 +182,8 @@ tests/test_sanitizer.py)."""
 # 128-element cores, the last 104) and threshold_v2_bf16 50003; gaussian_nll_loss 60011 (8 cores of 7502 or 7501: a
 # 4904-float tile and a short one, the workspace and SyncAll), gaussian_nll_loss_none_half 20011 and
 # gaussian_nll_loss_sum_bf16_scalar_var 3001 (the broadcast var's SetValues between V_S / S_V pairs);
+# threshold_grad_v2_d and its half / bf16 / int32 / int8 / uint8 entries 300003 (8 cores of 256-byte blocks, big and
+# small, 2-6 tiles a core, the last short; GM padded to the block);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -287,4 +289,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "maximum_v2_bf16": 200003, "maximum_v2_int8": 200003,
          "hinge_loss": 30011, "hinge_loss_half": 20011, "hinge_loss_bf16": 20011, "threshold_v2": 100003,
          "threshold_v2_half": 1000, "threshold_v2_bf16": 50003, "gaussian_nll_loss": 60011,
-         "gaussian_nll_loss_none_half": 20011, "gaussian_nll_loss_sum_bf16_scalar_var": 3001}
+         "gaussian_nll_loss_none_half": 20011, "gaussian_nll_loss_sum_bf16_scalar_var": 3001,
+         "threshold_grad_v2_d": 300003, "threshold_grad_v2_d_half": 300003, "threshold_grad_v2_d_bf16": 300003,
+         "threshold_grad_v2_d_int32": 300003, "threshold_grad_v2_d_int8": 300003, "threshold_grad_v2_d_uint8": 300003}

@@ -321,3 +321,92 @@ def test_gaussian_nll_loss_runs_clean_under_the_sanitizer():
         k, _ = _spec_and_module(name)
         assert _reports(lambda: k.run("atlas-a2", k.make_inputs(n, 0))) == [], name
         assert _reports(lambda: k.run("atlas-a3", k.make_inputs(n, 0)), "device-sync") == [], name
+
+
+# kernels/threshold_grad_v2_d.py
+
+def _tgrad_tiling(m, device, n, dtype):
+    used, raw = m.tiling(device, n, dtype, 0.5)
+    t = m.ThresholdGradV2DTilingData.from_buffer_copy(raw.tobytes())
+    return used, t
+
+
+def test_threshold_grad_v2_d_tiling_256_byte_blocks_per_type():
+    _, m = _spec_and_module("threshold_grad_v2_d")
+    # 768 UB blocks of 256 bytes: / 7 = 109 (float: 6976 a tile), / 14 = 54 (int8: 13824), / 8 = 96 (int32: 6144)
+    tiles = {d: _tgrad_tiling(m, "atlas-a2", 100003, d)[1].tileDataNum for d in ("float", "half", "bfloat16",
+                                                                               "int32", "int8")}
+    assert tiles == {"float": 6976, "half": 13952, "bfloat16": 76 * 128, "int32": 6144, "int8": 13824}
+    # 100003 floats = 1563 blocks: 8 cores of 195, the first 3 one more; a core 2 tiles (109 + 86 or 87 blocks)
+    used, t = _tgrad_tiling(m, "atlas-a2", 100003, "float")
+    assert (used, t.tailBlockNum, t.smallCoreDataNum, t.bigCoreDataNum) == (8, 3, 195 * 64, 196 * 64)
+    assert (t.finalSmallTileNum, t.smallTailDataNum, t.bigTailDataNum) == (2, 86 * 64, 87 * 64)
+    # a tile holds the input: one core; whole blocks cover every element
+    used, t = _tgrad_tiling(m, "atlas-a3", 5000, "int8")
+    assert used == 1 and t.finalSmallTileNum == 1 and t.smallCoreDataNum == 5120 and t.threshold == 0.5
+    for n in (1, 64, 65, 6977, 100003):
+        used, t = _tgrad_tiling(m, "atlas-a2", n, "float")
+        covered = sum(t.bigCoreDataNum if c < t.tailBlockNum else t.smallCoreDataNum for c in range(used))
+        assert covered == -(-n // 64) * 64
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("dtype, n", [(np.float32, 30011), (np.float16, 9001), (BF16, 5003), (np.int32, 20011),
+                                      (np.int8, 120011), (np.uint8, 30011), (np.float32, 1)])
+def test_threshold_grad_v2_d_is_the_numpy_model(device, dtype, n):
+    """Several tiles a core (int8 120011: 8 cores of 15104 or 14848 elements, a 13824-element tile (past half the
+    original's float temporary) and a short one),
+    big and small cores, one element; int32 gradients past 2**24 rounded through float."""
+    _, m = _spec_and_module("threshold_grad_v2_d")
+    rng = np.random.default_rng(n)
+    if np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        g = rng.integers(info.min, int(info.max) + 1, n).astype(dtype)
+        f = rng.integers(max(info.min, -3), min(info.max, 3) + 1, n).astype(dtype)
+    else:
+        g = rng.standard_normal(n).astype(np.float32).astype(dtype)
+        f = rng.uniform(-1, 2, n).astype(np.float32).astype(dtype)
+    y = m.run_threshold_grad_v2_d(device, g, f, 0.5)
+    assert y.dtype == g.dtype and _same(y, m.threshold_grad_v2_d_model(g, f, 0.5))
+
+
+def test_threshold_grad_v2_d_specials_and_the_formula():
+    """NaN feature: 0 (D43); -0 gradient kept where selected; half rounds the threshold 0.1 to half first; int32
+    2**24 + 1 comes back as 2**24 (float's RNE, then truncation)."""
+    _, m = _spec_and_module("threshold_grad_v2_d")
+    f = np.tile(np.array([np.nan, 1.0, 0.5, np.inf, -np.inf, 2.0, 0.1, 0.0999], np.float32), 16)
+    g = np.tile(np.array([3.0, -0.0, 7.0, 5.0, 6.0, np.nan, 8.0, 9.0], np.float32), 16)
+    for dtype in (np.float32, np.float16, BF16):
+        th = 0.1 if dtype == np.float16 else 0.5
+        y = m.run_threshold_grad_v2_d("atlas-a2", g.astype(dtype), f.astype(dtype), th).astype(np.float32)[:8]
+        assert _same(y, m.threshold_grad_v2_d_model(g.astype(dtype), f.astype(dtype), th).astype(np.float32)[:8])
+        assert y[0] == 0 and _bits(y[1:2])[0] == 0x80000000 and y[3] == 5.0 and y[4] == 0 and np.isnan(y[5])
+    yh = m.run_threshold_grad_v2_d("atlas-a2", g.astype(np.float16), f.astype(np.float16), 0.1)
+    assert yh[6] == 0 and yh[2] == 7                        # half(0.1) is not > half(0.1); 0.5 > 0.1
+    gi = np.full(300, 2 ** 24 + 1, np.int32)
+    gi[1::2] = -(2 ** 31)
+    yi = m.run_threshold_grad_v2_d("atlas-a3", gi, np.ones(300, np.int32), 0.5)
+    assert yi[0] == 2 ** 24 and yi[1] == -(2 ** 31)
+    xs = np.random.default_rng(6).standard_normal(7000).astype(np.float32)
+    gs = np.random.default_rng(7).standard_normal(7000).astype(np.float32)
+    out = m.run_threshold_grad_v2_d("atlas-a3", gs, xs, -0.25).astype(np.float64)
+    assert np.array_equal(out, np.where(xs.astype(np.float64) > -0.25, gs, 0.0))
+
+
+def test_threshold_grad_v2_d_original_half_sized_float_temporary_is_refused(monkeypatch):
+    """The deviation's reason: int8 / uint8 take the second temporary (tileDataNum halves of bytes) as float; a tile
+    of more than tileDataNum / 2 elements Casts past it (OutOfBoundsError); a short one fits and matches."""
+    _, m = _spec_and_module("threshold_grad_v2_d")
+    monkeypatch.setattr(m, "ORIGINAL_TMP2", True)
+    rng = np.random.default_rng(8)
+    g, f = rng.integers(-128, 128, 110000).astype(np.int8), rng.integers(-2, 3, 110000).astype(np.int8)
+    with pytest.raises(aj.OutOfBoundsError, match="Cast"):
+        m.run_threshold_grad_v2_d("atlas-a2", g, f, 0.5)
+    assert _same(m.run_threshold_grad_v2_d("atlas-a2", g[:5000], f[:5000], 0.5),
+                 m.threshold_grad_v2_d_model(g[:5000], f[:5000], 0.5))
+
+
+def test_threshold_grad_v2_d_runs_clean_under_the_sanitizer():
+    for suffix in ("", "_half", "_bf16", "_int32", "_int8", "_uint8"):
+        k, _ = _spec_and_module("threshold_grad_v2_d" + suffix)
+        assert _reports(lambda: k.run("atlas-a2", k.make_inputs(30011, 0)), "report,device-sync") == [], suffix
