@@ -24,9 +24,10 @@ those lanes are computed from the padding's zeros and never returned; unpadded, 
 core's extent). (3) int8 / uint8: the original InitBuffers the second temporary with tileDataNum * sizeof(half)
 bytes and takes it as float (`tmpQueue2.AllocTensor<float>()`), so on a tile of more than tileDataNum / 2 elements
 its Casts to float write past the buffer: a count past the tensor, refused (OutOfBoundsError; on the device the
-writes run on into the UB the tiling's 14 parts leave free, 2 parts above the 11 the buffers use). The port gives the buffer tileDataNum *
-sizeof(float) bytes (ORIGINAL_TMP2 = True runs the original's size). Nothing else: every count is a whole number of
-256-byte blocks of the input type, so the count-form CompareScalar compares every lane (SPEC-2 D44).
+writes run on into the UB the tiling's 14 parts leave free, 2 parts above the 11 the buffers use). The port gives the
+buffer tileDataNum * sizeof(float) bytes (ORIGINAL_TMP2 = True runs the original's size). Nothing else: every count
+is a whole number of 256-byte blocks of the input type, so the count-form CompareScalar compares every lane (SPEC-2
+D44).
 
 Devices: the operator's config is the ascend910b (A2; the A3 shares its kernels): the port runs on the A3 and A2.
 

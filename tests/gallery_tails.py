@@ -183,7 +183,9 @@ tests/test_sanitizer.py)."""
 # 4904-float tile and a short one, the workspace and SyncAll), gaussian_nll_loss_none_half 20011 and
 # gaussian_nll_loss_sum_bf16_scalar_var 3001 (the broadcast var's SetValues between V_S / S_V pairs);
 # threshold_grad_v2_d and its half / bf16 / int32 / int8 / uint8 entries 300003 (8 cores of 256-byte blocks, big and
-# small, 2-6 tiles a core, the last short; GM padded to the block);
+# small, 2-6 tiles a core, the last short; GM padded to the block); foreach_div_scalar 200003 (the list's first
+# tensor of 82002 floats in 15872-float chunks over cores whose ranges end inside tensors) and foreach_div_scalar_half /
+# _bf16 40011 (short chunks whose last vector is partial);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -291,4 +293,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "threshold_v2_half": 1000, "threshold_v2_bf16": 50003, "gaussian_nll_loss": 60011,
          "gaussian_nll_loss_none_half": 20011, "gaussian_nll_loss_sum_bf16_scalar_var": 3001,
          "threshold_grad_v2_d": 300003, "threshold_grad_v2_d_half": 300003, "threshold_grad_v2_d_bf16": 300003,
-         "threshold_grad_v2_d_int32": 300003, "threshold_grad_v2_d_int8": 300003, "threshold_grad_v2_d_uint8": 300003}
+         "threshold_grad_v2_d_int32": 300003, "threshold_grad_v2_d_int8": 300003, "threshold_grad_v2_d_uint8": 300003,
+         "foreach_div_scalar": 200003, "foreach_div_scalar_half": 40011, "foreach_div_scalar_bf16": 40011}

@@ -410,3 +410,96 @@ def test_threshold_grad_v2_d_runs_clean_under_the_sanitizer():
     for suffix in ("", "_half", "_bf16", "_int32", "_int8", "_uint8"):
         k, _ = _spec_and_module("threshold_grad_v2_d" + suffix)
         assert _reports(lambda: k.run("atlas-a2", k.make_inputs(30011, 0)), "report,device-sync") == [], suffix
+
+
+# kernels/foreach_div_scalar.py
+
+def test_foreach_div_scalar_tiling_whole_vector_chunks_and_core_ranges():
+    """Unary: UB / (2 + 2 buffers) = 15872 floats or 31744 halves a chunk, whole 256-byte vectors already; the
+    cores' tensor ranges (4096-byte blocks) cover every element once, a core's range ending inside a tensor."""
+    _, m = _spec_and_module("foreach_div_scalar")
+    for dtype, chunk in (("float", 15872), ("half", 31744), ("bfloat16", 31744)):
+        blocks, key, raw = m.tiling("ascend950", [100000], dtype)
+        t = np.frombuffer(raw.tobytes(), m.ForeachSoloTilingDataRegbase)[0]
+        assert t["inputsTensorUbSize"] == chunk and chunk * m._SIZE[dtype] % 256 == 0 and blocks == 8
+        assert key == m._KEY[dtype]
+    counts = [41000, 10, 30000, 28990, 1]
+    blocks, _, raw = m.tiling("ascend950", counts, "float")
+    t = np.frombuffer(raw.tobytes(), m.ForeachSoloTilingDataRegbase)[0]
+    seen = np.zeros(sum(counts), int)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    for c in range(blocks):
+        for i in range(t["tensorStartList"][c], t["tensorEndList"][c] + 1):
+            lo = t["tensorStartOffsetList"][c] if i == t["tensorStartList"][c] else 0
+            hi = t["tensorEndOffsetList"][c] if i == t["tensorEndList"][c] else counts[i] - 1
+            seen[starts[i] + lo:starts[i] + hi + 1] += 1
+    assert blocks == 8 and (seen == 1).all()
+
+
+def test_foreach_div_scalar_reciprocal_on_the_scalar_unit():
+    """+-0 -> +-inf, +-inf -> +-0, NaN stays NaN; a float scalar's reciprocal takes one Newton step, each operation
+    rounded once (docs/decisions.md); a half scalar's is 1.0f / s alone."""
+    _, m = _spec_and_module("foreach_div_scalar")
+    assert m.reciprocal(0.0, "float") == np.inf and m.reciprocal(-0.0, "half") == -np.inf
+    assert _bits(np.array([m.reciprocal(np.inf, "float"), m.reciprocal(-np.inf, "float")])).tolist() == [
+        0, 0x80000000]
+    assert np.isnan(m.reciprocal(np.nan, "float"))
+    s = np.float32(3.0)
+    inv = np.float32(1) / s
+    assert m.reciprocal(s, "float") == np.float32(inv * np.float32(np.float32(2) - np.float32(s * inv)))
+    assert m.reciprocal(np.float16(-0.7), "half") == np.float32(1) / np.float32(np.float16(-0.7))
+    # over many scalars the refined reciprocal is within an ulp of 1 / s
+    ss = np.random.default_rng(0).uniform(0.01, 100, 2000).astype(np.float32)
+    got = np.array([m.reciprocal(v, "float") for v in ss], np.float64)
+    assert np.all(np.abs(got - 1 / ss.astype(np.float64)) <= 2 ** -23 * np.abs(1 / ss.astype(np.float64)))
+
+
+@pytest.mark.parametrize("dtype, scalar", [(np.float32, 3.0), (np.float32, -0.1), (np.float16, -0.7),
+                                           (np.float16, 7.0), (BF16, 1e-3), (BF16, -3.0)])
+def test_foreach_div_scalar_is_the_numpy_model(dtype, scalar):
+    """Lists with a tensor longer than a chunk (40001 floats: 15872 + 15872 + 8257; halves one chunk), tensors
+    shorter than a vector or a DataBlock, core ranges cut inside tensors."""
+    _, m = _spec_and_module("foreach_div_scalar")
+    rng = np.random.default_rng(int(abs(scalar) * 1000))
+    xs = [(rng.standard_normal(n) * 10).astype(dtype) for n in (40001, 3, 17, 9000, 64, 1)]
+    outs = m.run_div_scalar("ascend950", xs, scalar)
+    for x, y in zip(xs, outs):
+        assert y.dtype == x.dtype and _same(y, m.div_scalar_model(x, scalar)), x.size
+
+
+def test_foreach_div_scalar_specials_and_the_formula():
+    """Division by +-0 gives +-inf (0 * inf: NaN), by inf gives +-0; against float64 x / s within an ulp and a half
+    (the reciprocal's and the product's roundings) and the type's RNE."""
+    _, m = _spec_and_module("foreach_div_scalar")
+    x = np.tile(np.array([1.0, -2.0, 0.0, np.nan, np.inf], np.float32), 30)
+    y = m.run_div_scalar("ascend950", [x], 0.0)[0][:5]
+    assert y[0] == np.inf and y[1] == -np.inf and np.isnan(y[2:4]).all() and y[4] == np.inf
+    y = m.run_div_scalar("ascend950", [x], -np.inf)[0][:5]
+    assert _bits(y[:3]).tolist() == [0x80000000, 0, 0x80000000] and np.isnan(y[3:]).all()
+    for dtype, rtol in ((np.float32, 1.5 * 2 ** -23), (np.float16, 2 ** -11 + 2 ** -22), (BF16, 2 ** -8 + 2 ** -22)):
+        xs = (np.random.default_rng(2).standard_normal(5000) * 100).astype(dtype)
+        for s in (3.0, -0.37, 0.05):
+            sq = np.float64(np.float32(np.float16(s))) if dtype == np.float16 else np.float64(np.float32(s))
+            out = m.run_div_scalar("ascend950", [xs], s)[0].astype(np.float64)
+            want = xs.astype(np.float64) / sq
+            assert np.all(np.abs(out - want) <= rtol * np.abs(want) + 1e-30), (dtype, s)
+
+
+def test_foreach_div_scalar_whole_vector_loads_read_past_a_short_chunk(monkeypatch):
+    """The original's form (ZERO_TAIL False): the last vector's load reads input-buffer lanes no copy wrote (outside
+    the UpdateMask: the same outputs); the port's Duplicate leaves nothing to report, on the device's order too."""
+    k, m = _spec_and_module("foreach_div_scalar")
+    inputs = k.make_inputs(20011, 0)
+    monkeypatch.setattr(m, "ZERO_TAIL", False)
+    outs = {}
+    original = _reports(lambda: outs.setdefault(False, k.run("ascend950", inputs)))
+    assert original and {(r.check, r.instruction.api) for r in original} == {("init", "LoadAlign")}
+    monkeypatch.setattr(m, "ZERO_TAIL", True)
+    assert _reports(lambda: outs.setdefault(True, k.run("ascend950", inputs)), "report,device-sync") == []
+    assert all(_same(outs[True][key], outs[False][key]) for key in outs[True])
+
+
+def test_foreach_div_scalar_runs_clean_under_the_sanitizer():
+    for name in ("foreach_div_scalar_half", "foreach_div_scalar_bf16"):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run("ascend950", k.make_inputs(20011, 0)), "report,device-sync") == [], name
