@@ -295,12 +295,13 @@ def test_gaussian_nll_loss_specials():
 
 def test_gaussian_nll_loss_original_broadcast_sync_races_on_the_device(monkeypatch):
     """ORIGINAL_SYNC: the broadcast var's SetValues into the VECIN tile are ordered before its Cast only by the
-    queue (MTE2_V on the device): device-sync reports the S -> V RAW (and, the buffer recycled, the vector reads
-    before the next SetValues); the port's V_S / S_V pairs leave none. The values are the same."""
+    queue (MTE2_V on the device): device-sync reports the S -> V RAW (and, once a buffer is recycled, the V -> S WAR
+    of the previous tile's Cast: test_gaussian_nll_loss_recycled_broadcast_buffers_need_the_v_s_pair); the port's
+    V_S / S_V pairs leave none. The values are the same."""
     _, m = _spec_and_module("gaussian_nll_loss")
     rng = np.random.default_rng(4)
-    x = rng.standard_normal(12003).astype(np.float16)
-    t = rng.standard_normal(12003).astype(np.float16)
+    x = rng.standard_normal(4003).astype(np.float16)
+    t = rng.standard_normal(4003).astype(np.float16)
     v = np.array(0.75, np.float16)
     outs = {}
     monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
@@ -313,6 +314,24 @@ def test_gaussian_nll_loss_original_broadcast_sync_races_on_the_device(monkeypat
     assert _reports(lambda: outs.setdefault(False, m.run_gaussian_nll_loss("atlas-a2", x, t, v, "mean")),
                     "device-sync") == []
     assert _same(outs[True], outs[False])
+
+
+@pytest.mark.slow   # three 5456-half tiles a core, every broadcast element by SetValue under the sanitizer: ~25 s
+def test_gaussian_nll_loss_recycled_broadcast_buffers_need_the_v_s_pair(monkeypatch):
+    """From a core's third tile on, the broadcast var's SetValues write a VECIN buffer the Cast of two tiles before
+    read: the queue's free / alloc event is V_MTE2 on the device, so device-sync reports the V -> S WAR in the
+    original's form; the port's V_S pair before the SetValues leaves nothing."""
+    _, m = _spec_and_module("gaussian_nll_loss")
+    rng = np.random.default_rng(4)
+    n = 8 * (2 * 5456 + 100)
+    x, t = rng.standard_normal(n).astype(np.float16), rng.standard_normal(n).astype(np.float16)
+    v = np.array(0.75, np.float16)
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    original = _reports(lambda: m.run_gaussian_nll_loss("atlas-a2", x, t, v, "mean"), "report,device-sync")
+    assert {(r.kind, r.instruction.api, r.earlier.api) for r in original} == {
+        ("RAW", "Cast", "SetValue"), ("WAR", "SetValue", "Cast")}
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", False)
+    assert _reports(lambda: m.run_gaussian_nll_loss("atlas-a2", x, t, v, "mean"), "report,device-sync") == []
 
 
 def test_gaussian_nll_loss_runs_clean_under_the_sanitizer():
