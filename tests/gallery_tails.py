@@ -188,6 +188,16 @@ tests/test_sanitizer.py)."""
 # a full tile, whose Sign runs in several counter-mode chunks and a tail chunk, and a short one); log_add_exp 60011
 # (8 cores of 7502: a 5456-float tile and a short one) and log_add_exp_half 100003,
 # log_add_exp_bf16_row 1003 rows of 48 (8 cores of 126 rows, the last 121) and log_add_exp_outer 97 rows of 48;
+# hinge_loss 30011 and hinge_loss_half / _bf16 20011 (8 cores of 3752 or 3751 floats from unaligned GM starts, a 3272-
+# float tile and a short one; one short 16-bit tile a core); threshold_v2 100003 (8 cores of 12512, the last 12419:
+# one tile each whose 256-byte rounded compare passes the copy, zeroed first), threshold_v2_half 1000 (single-buffered
+# 128-element cores, the last 104) and threshold_v2_bf16 50003; gaussian_nll_loss 60011 (8 cores of 7502 or 7501: a
+# 4904-float tile and a short one, the workspace and SyncAll), gaussian_nll_loss_none_half 20011 and
+# gaussian_nll_loss_sum_bf16_scalar_var 3001 (the broadcast var's SetValues between V_S / S_V pairs);
+# threshold_grad_v2_d and its half / bf16 / int32 / int8 / uint8 entries 300003 (8 cores of 256-byte blocks, big and
+# small, 2-6 tiles a core, the last short; GM padded to the block); foreach_div_scalar 200003 (the list's first
+# tensor of 82002 floats in 15872-float chunks over cores whose ranges end inside tensors) and foreach_div_scalar_half /
+# _bf16 40011 (short chunks whose last vector is partial);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -300,4 +310,10 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "accumulate_nv2_half": 100003, "accumulate_nv2_int8": 100003, "accumulate_nv2_int32_single": 30011,
          "sign": 100003, "sign_half": 100003, "sign_bf16": 100003, "sign_int32": 100003, "sign_int16": 100003,
          "log_add_exp": 60011, "log_add_exp_half": 100003, "log_add_exp_bf16_row": 1003 * 48,
-         "log_add_exp_outer": 97 * 48}
+         "log_add_exp_outer": 97 * 48,
+         "hinge_loss": 30011, "hinge_loss_half": 20011, "hinge_loss_bf16": 20011, "threshold_v2": 100003,
+         "threshold_v2_half": 1000, "threshold_v2_bf16": 50003, "gaussian_nll_loss": 60011,
+         "gaussian_nll_loss_none_half": 20011, "gaussian_nll_loss_sum_bf16_scalar_var": 3001,
+         "threshold_grad_v2_d": 300003, "threshold_grad_v2_d_half": 300003, "threshold_grad_v2_d_bf16": 300003,
+         "threshold_grad_v2_d_int32": 300003, "threshold_grad_v2_d_int8": 300003, "threshold_grad_v2_d_uint8": 300003,
+         "foreach_div_scalar": 200003, "foreach_div_scalar_half": 40011, "foreach_div_scalar_bf16": 40011}
