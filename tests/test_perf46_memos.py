@@ -1,0 +1,106 @@
+"""Session 46's per-call memos (BENCHMARKS.md "Session 46"): each remembered path must compute what the full path
+computes, bit for bit, and every refusal must still come before any byte is written.
+
+- The group reductions called with is_set_mask=False and aj.MASK_PLACEHOLDER (api/reductions.py
+  _register_group_key): the register's words, the counter mode and whether the register is defined are part of
+  the key, so a call after SetVectorMask / SetMaskCount / SetMaskNorm or an undefining call is validated again.
+"""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.api import reductions
+
+PLACE = aj.MASK_PLACEHOLDER
+
+
+def _register_calls(core, src, dst):
+    """(name, call) pairs of group reductions reading the mask register."""
+    return [
+        ("BlockReduceMax", lambda: aj.BlockReduceMax(dst, src, 2, PLACE, 1, 1, 8, is_set_mask=False)),
+        ("BlockReduceSum", lambda: aj.BlockReduceSum(dst, src, 2, PLACE, 1, 1, 8, is_set_mask=False)),
+        ("WholeReduceMax", lambda: aj.WholeReduceMax(dst, src, PLACE, 2, 1, 1, 8, is_set_mask=False)),
+        ("WholeReduceSum", lambda: aj.WholeReduceSum(dst, src, PLACE, 2, 1, 1, 8, is_set_mask=False)),
+    ]
+
+
+def _run_sequence(device, dtype, settings, clear):
+    """Every register call after each register setting; with `clear`, the memo is emptied before each call (the
+    full path every time). Returns the UB after each call and the mask words."""
+    core = aj.Core(device)
+    n = 256 if dtype == "half" else 128
+    src, dst = core.local_tensor(dtype, n), core.local_tensor(dtype, 64)
+    rng = np.random.default_rng(46)
+    src[:] = (rng.standard_normal(n) * 8).astype(dtype)
+    seen = []
+    with core:
+        for counter, words in settings:
+            for _, call in _register_calls(core, src, dst):
+                if counter:
+                    aj.SetMaskCount()
+                    aj.SetVectorMask(0, words[1], dtype=dtype)
+                else:
+                    aj.SetMaskNorm()
+                    aj.SetVectorMask(*words, dtype=dtype)
+                if clear:
+                    reductions._GROUP_CALLS.clear()
+                call()
+                seen.append((core.ub.copy(), core.mask_high, core.mask_low, core.counter_mode))
+    return seen
+
+
+@pytest.mark.parametrize("device,dtype", [("atlas-a2", "float"), ("atlas-a2", "half"), ("ascend950", "float"),
+                                          ("atlas-training", "half")])
+def test_register_mask_group_calls_remembered_bit_for_bit(device, dtype):
+    """Counter-mode counts and normal-mode words that change between calls (and repeat, so the memo hits):
+    the remembered calls give the full path's UB and mask register after every call."""
+    settings = [(True, (0, 100)), (True, (0, 37)), (True, (0, 100)), (False, (0, 2**40 - 1)),
+                (False, (2**63, 0xF0F0)), (False, (0, 2**40 - 1)), (True, (0, 37))]
+    if device == "atlas-training":
+        settings = [s for s in settings if not s[0]]   # keep to the normal mode on the 910 (no counter change)
+    fast = _run_sequence(device, dtype, settings, clear=False)
+    full = _run_sequence(device, dtype, settings, clear=True)
+    assert len(fast) == len(full)
+    for i, (a, b) in enumerate(zip(fast, full)):
+        assert np.array_equal(a[0], b[0]), f"call {i}: UB differs"
+        assert a[1:] == b[1:], f"call {i}: register {a[1:]} != {b[1:]}"
+
+
+def test_register_mask_memo_still_refuses_an_undefined_register():
+    """A remembered register call, after a call that leaves the register undefined (a non-950 ReduceSum, D22), is
+    refused with nothing written, as the full path refuses it."""
+    core = aj.Core("atlas-a2")
+    src, dst = core.local_tensor("float", 128), core.local_tensor("float", 64)
+    work = core.local_tensor("float", 128)
+    src[:] = np.arange(128, dtype=np.float32)
+    with core:
+        aj.SetMaskCount()
+        aj.SetVectorMask(0, 100, dtype="float")
+        for _ in range(3):
+            aj.WholeReduceSum(dst, src, PLACE, 2, 1, 1, 8, is_set_mask=False)
+        aj.SetMaskNorm()
+        aj.ReduceSum(dst, src, work, 64, 2, 8)   # D22: the register is undefined after a high-dim one on the A2
+        assert not core.mask_defined
+        aj.SetMaskCount()
+        before = core.ub.copy()
+        with pytest.raises(aj.StateError, match="mask register"):
+            aj.WholeReduceSum(dst, src, PLACE, 2, 1, 1, 8, is_set_mask=False)
+        assert np.array_equal(core.ub, before)
+
+
+def test_register_mask_memo_keeps_counter_mode_bounds():
+    """A counter-mode count too large for the source is refused after the same shape was remembered with a
+    smaller count (the count is in the key: each new count is proven again)."""
+    core = aj.Core("atlas-a2")
+    src, dst = core.local_tensor("float", 128), core.local_tensor("float", 64)
+    src[:] = np.arange(128, dtype=np.float32)
+    with core:
+        aj.SetMaskCount()
+        aj.SetVectorMask(0, 128, dtype="float")
+        for _ in range(2):
+            aj.BlockReduceSum(dst, src, 2, PLACE, 1, 1, 8, is_set_mask=False)
+        aj.SetVectorMask(0, 129, dtype="float")
+        before = core.ub.copy()
+        with pytest.raises(aj.OutOfBoundsError):
+            aj.BlockReduceSum(dst, src, 2, PLACE, 1, 1, 8, is_set_mask=False)
+        assert np.array_equal(core.ub, before)
