@@ -104,3 +104,79 @@ def test_register_mask_memo_keeps_counter_mode_bounds():
         with pytest.raises(aj.OutOfBoundsError):
             aj.BlockReduceSum(dst, src, 2, PLACE, 1, 1, 8, is_set_mask=False)
         assert np.array_equal(core.ub, before)
+
+
+# --- SetVectorMask's fast path and the derived modes kept per (device, CTRL) (core.py) ------------------------------
+def _register(core):
+    return core.mask_high, core.mask_low, core.mask_defined
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950", "atlas-training"])
+def test_set_vector_mask_fast_path_matches_the_checked_path(device):
+    """SetVectorMask(len) and (high, low) with plain ints take the fast path; the keyword form (len=, mask_high=)
+    takes the checked one: the register ends the same for every value, dtype and mode."""
+    values = [0, 1, 63, 64, 65, 127, 128, 129, 255, 256, 2**32, 2**64 - 1]
+    for counter in (False, True):
+        fast, checked = aj.Core(device), aj.Core(device)
+        for core in (fast, checked):
+            core.SetMaskCount() if counter else core.SetMaskNorm()
+        for dtype in ("half", "float", "int16", aj.dtypes.resolve("float")):
+            for v in values:
+                fast.SetVectorMask(v, dtype=dtype)
+                checked.SetVectorMask(len=v, dtype=dtype)
+                assert _register(fast) == _register(checked), (counter, dtype, v)
+                fast.SetVectorMask(v, values[-1 - values.index(v)], dtype=dtype)
+                checked.SetVectorMask(mask_high=v, mask_low=values[-1 - values.index(v)], dtype=dtype)
+                assert _register(fast) == _register(checked), (counter, dtype, v)
+
+
+@pytest.mark.parametrize("call,error", [
+    (lambda c: c.SetVectorMask(2**64), aj.ParameterError),
+    (lambda c: c.SetVectorMask(-1), aj.ParameterError),
+    (lambda c: c.SetVectorMask(True), aj.ParameterError),
+    (lambda c: c.SetVectorMask(0, 2**64), aj.ParameterError),
+    (lambda c: c.SetVectorMask(-1, 0), aj.ParameterError),
+    (lambda c: c.SetVectorMask(64, dtype="float128"), aj.UnsupportedDTypeError),
+    (lambda c: c.SetVectorMask(64, dtype="Float"), None),          # resolve lower-cases names: accepted
+    (lambda c: c.SetVectorMask(64, mode=aj.MaskMode.COUNTER), None),
+    (lambda c: c.SetVectorMask(64, mode=5), aj.ParameterError),
+    (lambda c: c.SetVectorMask(64, 1, 2), aj.ParameterError),
+])
+def test_set_vector_mask_refusals_unchanged(call, error):
+    core = aj.Core("atlas-a2")
+    core.SetVectorMask(0, 0x1234)
+    if error is None:
+        call(core)
+        return
+    with pytest.raises(error):
+        call(core)
+    assert _register(core) == (0, 0x1234, True)   # a refused call leaves the register alone
+
+
+def test_set_vector_mask_refused_on_the_vector_core():
+    core = aj.Core("atlas-inference-vectorcore")
+    with pytest.raises(aj.UnsupportedDeviceError):
+        core.SetVectorMask(64)
+
+
+def test_derived_modes_follow_device_and_ctrl():
+    """Cores of several devices switching counter mode and the overflow bits, interleaved: after every change the
+    modes the kernels read are those computed afresh from the device and CTRL (the cache is keyed on both)."""
+    cores = [aj.Core(d) for d in ("atlas-a2", "ascend950", "atlas-training", "atlas-inference-aicore",
+                                  "atlas-200i-500-a2")]
+    names = ("half_saturating", "int_saturating", "counter_mode", "overflow_flags", "cast_truncating",
+             "cast_half_saturating")
+    rng = np.random.default_rng(46)
+    for _ in range(200):
+        core = cores[rng.integers(len(cores))]
+        step = rng.integers(4)
+        try:
+            if step == 0:
+                core.SetMaskCount()
+            elif step == 1:
+                core.SetMaskNorm()
+            else:
+                core.SetCtrlSpr(*[(48, 48), (53, 53), (59, 59), (60, 60)][rng.integers(4)], int(rng.integers(2)))
+        except aj.AscendJitError:
+            pass   # a bit or call the device does not offer
+        assert tuple(getattr(core, n) for n in names) == core._compute_modes()
