@@ -180,3 +180,39 @@ def test_derived_modes_follow_device_and_ctrl():
         except aj.AscendJitError:
             pass   # a bit or call the device does not offer
         assert tuple(getattr(core, n) for n in names) == core._compute_modes()
+
+
+# --- DataCopy's memo key of a DataCopyParams of plain ints (pipe.py _count_key) -----------------------------------
+def test_data_copy_params_key_follows_mutation_and_field_types():
+    """A DataCopyParams changed between calls is proven again (its fields are the key, not the object), fields of
+    other types equal in value key apart (True or np.int64 are refused or validated on their own), and the copies
+    equal numpy's."""
+    core = aj.Core("atlas-a2")
+    src, dst = core.local_tensor("float", 1024), core.local_tensor("float", 1024)
+    src[:] = np.arange(1024, dtype=np.float32)
+    p = aj.DataCopyParams(4, 2, 1, 3)
+    for count, length, sgap, dgap in [(4, 2, 1, 3), (4, 2, 1, 3), (2, 4, 0, 0), (4, 2, 1, 3), (8, 1, 7, 7)]:
+        p.blockCount, p.blockLen, p.srcStride, p.dstStride = count, length, sgap, dgap
+        dst[:] = np.zeros(1024, np.float32)
+        aj.DataCopy(dst, src, p)
+        want = np.zeros(1024, np.float32)
+        for i in range(count):
+            s, d = i * (length + sgap) * 8, i * (length + dgap) * 8
+            want[d:d + length * 8] = np.arange(s, s + length * 8, dtype=np.float32)
+        assert np.array_equal(dst.numpy(), want), (count, length, sgap, dgap)
+    # too long for dst once the fields grow: refused although the object was remembered, nothing written
+    p.blockCount, p.blockLen, p.srcStride, p.dstStride = 4, 32, 0, 0
+    aj.DataCopy(dst, src, p)
+    p.blockLen = 33
+    before = core.ub.copy()
+    with pytest.raises(aj.OutOfBoundsError):
+        aj.DataCopy(dst, src, p)
+    assert np.array_equal(core.ub, before)
+    p.blockLen = 32
+    p.blockCount = True   # a bool is no block count (refused) although True == 1
+    with pytest.raises(aj.ParameterError):
+        aj.DataCopy(dst, src, p)
+    assert np.array_equal(core.ub, before)
+    p.blockCount = np.int64(4)   # numpy ints compute what the plain int computes (issue 12)
+    aj.DataCopy(dst, src, p)
+    assert np.array_equal(dst.numpy()[:1024], src.numpy()[:1024])
