@@ -216,3 +216,68 @@ def test_data_copy_params_key_follows_mutation_and_field_types():
     p.blockCount = np.int64(4)   # numpy ints compute what the plain int computes (issue 12)
     aj.DataCopy(dst, src, p)
     assert np.array_equal(dst.numpy()[:1024], src.numpy()[:1024])
+
+
+# --- the module-level SetFlag / WaitFlag / PipeBarrier and FetchEventID fast paths (sync.py) -----------------------
+def test_flag_fast_path_keeps_state_and_refusals():
+    """aj.SetFlag / aj.WaitFlag in the kernels' form update the same flags as Core.SetFlag / WaitFlag; a second
+    SetFlag, a WaitFlag without SetFlag, an id out of range and the other forms are refused as before."""
+    core = aj.Core("atlas-a2")
+    ev = aj.HardEvent.V_S
+    with core:
+        aj.SetFlag(1, event=ev)
+        assert core.pending_flags() == [(aj.PIPE_V, aj.PIPE_S, 1)]
+        with pytest.raises(aj.StateError, match="already set"):
+            aj.SetFlag(1, event=ev)
+        aj.WaitFlag(1, event=ev)
+        assert core.pending_flags() == []
+        with pytest.raises(aj.StateError, match="WaitFlag without a pending SetFlag"):
+            aj.WaitFlag(1, event=ev)
+        with pytest.raises(aj.ParameterError, match="event_id"):
+            aj.SetFlag(core.spec.event_ids, event=ev)
+        with pytest.raises(aj.ParameterError, match="keyword-only"):
+            aj.SetFlag(ev, 0)
+        with pytest.raises(aj.ParameterError):
+            aj.SetFlag(0, event=5.0)
+        aj.SetFlag(event=ev, event_id=np.int64(2))   # the keyword id and numpy ints: the checked path
+        aj.WaitFlag(np.int64(2), event=int(ev))
+        assert core.pending_flags() == []
+    with aj.Core("atlas-200i-500-a2"):
+        with pytest.raises(aj.UnsupportedDeviceError, match="ISASI"):
+            aj.SetFlag(0, event=ev)
+
+
+def test_pipe_barrier_fast_path_keeps_refusals_and_sanitizer():
+    with aj.Core("atlas-a2"):
+        aj.PipeBarrier(aj.PIPE_V)
+        aj.PipeBarrier(aj.PIPE_ALL)
+        with pytest.raises(aj.ParameterError, match="PIPE_S"):
+            aj.PipeBarrier(aj.PIPE_S)
+        with pytest.raises(aj.ParameterError):
+            aj.PipeBarrier(99)
+    with aj.Core("atlas-inference-vectorcore"):
+        with pytest.raises(aj.UnsupportedDeviceError):
+            aj.PipeBarrier(aj.PIPE_V)
+    seen = []
+    core = aj.Core("atlas-a2")
+    core.sync_hooks.append(lambda c, kind, detail: seen.append((kind, detail["pipe"])))
+    with core:
+        aj.PipeBarrier(aj.PIPE_V)
+    assert seen == [("PipeBarrier", aj.PIPE_V)]   # a hook still sees the barrier
+
+
+def test_fetch_event_id_fast_path_matches_allocation_state():
+    with aj.Core("atlas-a2"):
+        pipe = aj.TPipe()
+        ev = aj.HardEvent.MTE2_V
+        assert pipe.FetchEventID(ev) == 0
+        first = pipe.AllocEventID(ev)
+        assert first == 0 and pipe.FetchEventID(ev) == 1
+        pipe.ReleaseEventID(first, ev)
+        assert pipe.FetchEventID(ev) == 0
+        with pytest.raises(aj.ParameterError):
+            pipe.FetchEventID("MTE2_V")
+    with aj.Core("atlas-200i-500-a2"):
+        pipe = aj.TPipe()
+        with pytest.raises(aj.UnsupportedDeviceError):
+            pipe.FetchEventID(aj.HardEvent.MTE2_V)
