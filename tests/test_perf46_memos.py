@@ -281,3 +281,32 @@ def test_fetch_event_id_fast_path_matches_allocation_state():
         pipe = aj.TPipe()
         with pytest.raises(aj.UnsupportedDeviceError):
             pipe.FetchEventID(aj.HardEvent.MTE2_V)
+
+
+# --- the scalar entries' inline bits of an exact numpy half / float scalar (api/elementwise.py) ---------------------
+def _edge_scalars(dtype):
+    bits = [0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00, 0x7BFF, 0x7C00, 0xFC00, 0x7E00, 0x7C01,
+            0xFE01, 0x3555] if dtype == "half" else \
+        [0, 0x80000000, 1, 0x80000001, 0x007FFFFF, 0x00800000, 0x3F800000, 0xBF800000, 0x7F7FFFFF, 0x7F800000,
+         0xFF800000, 0x7FC00000, 0x7F800001, 0xFFC00123, 0x3EAAAAAB]
+    t = np.uint16 if dtype == "half" else np.uint32
+    return [np.array([b], t).view(np.float16 if dtype == "half" else np.float32)[0] for b in bits]
+
+
+@pytest.mark.parametrize("dtype", ["half", "float"])
+@pytest.mark.parametrize("op", ["Adds", "Muls", "Maxs", "Mins", "LeakyRelu"])
+def test_exact_numpy_scalar_bits_inline_match_the_full_path(dtype, op):
+    """Every edge scalar (signed zeros, subnormals, the largest finite, infinities, NaNs with payloads) through a
+    remembered call on fresh sub-tensors (the memo of call shapes, the kernels' case) and through the keyword form
+    (the full path): the same UB bytes."""
+    core = aj.Core("atlas-a2")
+    n = 256 if dtype == "half" else 128
+    src, out_fast, out_full = (core.local_tensor(dtype, n) for _ in range(3))
+    rng = np.random.default_rng(4646)
+    src[:] = (rng.standard_normal(n) * 100).astype(dtype)
+    fn = getattr(aj, op)
+    for s in _edge_scalars(dtype):
+        fn(out_fast[0], src[0], s, n)       # a new shape the first time, remembered afterwards
+        fn(out_fast[0], src[0], s, n)
+        fn(out_full, src, s, count=n)       # a keyword: the full path on every call
+        assert np.array_equal(out_fast.numpy().view(np.uint8), out_full.numpy().view(np.uint8)), (op, s)
