@@ -310,3 +310,45 @@ def test_exact_numpy_scalar_bits_inline_match_the_full_path(dtype, op):
         fn(out_fast[0], src[0], s, n)
         fn(out_full, src, s, count=n)       # a keyword: the full path on every call
         assert np.array_equal(out_fast.numpy().view(np.uint8), out_full.numpy().view(np.uint8)), (op, s)
+
+
+# --- DataCopyPad's older structs converted once per shape (api/data_copy_pad.py _from_older_structs) -------------
+def _fields(struct):
+    if struct is None:
+        return None
+    return tuple((type(getattr(struct, f)), np.asarray(getattr(struct, f)).tobytes())
+                 for f in type(struct).__dataclass_fields__)
+
+
+def test_older_struct_conversion_remembered_per_fields_and_dtype():
+    """The remembered conversion gives the fresh conversion's Ext structs for every field set, pad struct and
+    destination dtype (the pad value's bits are the dtype's), and a field out of its C++ range is refused after a
+    neighbouring shape was remembered."""
+    from ascend_jit.api import data_copy_pad as dcp
+    core = aj.Core("atlas-a2")
+    gm = aj.GlobalTensor(np.zeros(4096, np.float32))
+    cases = [(aj.DataCopyParams(2, 64, 0, 0), None),
+             (aj.DataCopyParams(2, 64, 0, 0), aj.DataCopyPadParams(True, 1, 2, 7)),
+             (aj.DataCopyParams(1, 30, 4, 1), aj.DataCopyPadParams(1, 0, 3, 0x3C)),
+             (aj.DataCopyParams(1, 30, 4, 1), aj.DataCopyPadParams(0, 0, 3, 0x3C)),
+             (aj.DataCopyParams(3, 8, 0, 2), aj.DataCopyPadParams(False, 0, 0, 0xFF))]
+    for dtype in ("half", "float", "int16", "uint8"):
+        ub = core.local_tensor(dtype, 64)
+        for _ in range(2):   # the second round from the memo
+            for copy, pad in cases:
+                got = dcp._from_older_structs(ub, gm, copy, pad)
+                want = dcp._convert_older_structs(ub, gm, copy, pad)
+                assert [_fields(s) for s in got] == [_fields(s) for s in want], (dtype, copy, pad)
+    ub = core.local_tensor("half", 64)
+    dcp._from_older_structs(ub, gm, aj.DataCopyParams(1, 65535, 0, 0), None)
+    with pytest.raises(aj.ParameterError, match="blockLen"):
+        dcp._from_older_structs(ub, gm, aj.DataCopyParams(1, 65536, 0, 0), None)
+    dcp._from_older_structs(ub, gm, aj.DataCopyParams(1, 32, 0, 0), aj.DataCopyPadParams(True, 255, 0, 0))
+    with pytest.raises(aj.ParameterError, match="leftPadding"):
+        dcp._from_older_structs(ub, gm, aj.DataCopyParams(1, 32, 0, 0), aj.DataCopyPadParams(True, 256, 0, 0))
+    wide = aj.DataCopyPadParams(True, 0, 0, 0x3C00)
+    dcp._from_older_structs(ub, gm, aj.DataCopyParams(1, 32, 0, 0), wide)      # a half's 1.0
+    with pytest.raises(aj.ParameterError, match="paddingValue"):   # the same fields into a uint8 tile: too wide
+        dcp._from_older_structs(core.local_tensor("uint8", 64), gm, aj.DataCopyParams(1, 32, 0, 0), wide)
+    with pytest.raises(aj.ParameterError, match="paddingValue"):   # 0x10000 does not fit a half's 16 bits
+        dcp._from_older_structs(ub, gm, aj.DataCopyParams(1, 32, 0, 0), aj.DataCopyPadParams(True, 0, 0, 0x10000))
