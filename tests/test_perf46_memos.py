@@ -352,3 +352,16 @@ def test_older_struct_conversion_remembered_per_fields_and_dtype():
         dcp._from_older_structs(core.local_tensor("uint8", 64), gm, aj.DataCopyParams(1, 32, 0, 0), wide)
     with pytest.raises(aj.ParameterError, match="paddingValue"):   # 0x10000 does not fit a half's 16 bits
         dcp._from_older_structs(ub, gm, aj.DataCopyParams(1, 32, 0, 0), aj.DataCopyPadParams(True, 0, 0, 0x10000))
+
+
+def test_older_pad_struct_keys_tell_field_types_apart():
+    """DataCopyPadParams of a bool and plain ints keys by its values; an int isPad (C++ converts it) or a bool
+    padding keys typed: structs that compare equal field by field but validate differently never share a key."""
+    plain = aj.DataCopyPadParams(False, 0, 0, 0)
+    assert plain == aj.DataCopyPadParams(False, 0, 0, 0) and hash(plain) == hash(aj.DataCopyPadParams(False, 0, 0, 0))
+    assert plain != aj.DataCopyPadParams(0, 0, 0, 0)
+    assert plain != aj.DataCopyPadParams(False, 0, 0, False)
+    assert aj.DataCopyPadParams(True, 1, 2, 3) != aj.DataCopyPadParams(True, 1, 2, np.int64(3))
+    p = aj.DataCopyPadParams(False, 0, 0, 0)
+    p.rightPadding = 2            # assigning a field makes the key again
+    assert p == aj.DataCopyPadParams(False, 0, 2, 0) and p != plain

@@ -136,6 +136,12 @@ class DataCopyPadParams(_ParamStruct):
         fields = self.__dict__  # frozen: the fields are stored once, here
         fields["isPad"], fields["leftPadding"], fields["rightPadding"] = isPad, leftPadding, rightPadding
         fields["paddingValue"] = paddingValue
+        if type(isPad) is bool and type(leftPadding) is int and type(rightPadding) is int and \
+                type(paddingValue) is int:
+            # the kernels' struct (built per row, `DataCopyPadParams{false, 0, 0, 0}`): its plain values, as
+            # DataCopyPadExtParams keys them (an int isPad, which C++ converts to the bool field, keys typed)
+            fields["_key"] = (isPad, leftPadding, rightPadding, paddingValue)
+            return
         fields["_key"] = _struct_key((isPad, leftPadding, rightPadding, paddingValue))
 
 
