@@ -169,6 +169,7 @@ def current_core(api="current_core"):
 
 
 _NO_VALUE = object()  # an omitted argument (None is a value some calls take)
+_DERIVED_MODES = {}  # (DeviceSpec, CTRL) -> Core._compute_modes()
 
 
 class Core(SyncState):
@@ -252,22 +253,33 @@ class Core(SyncState):
             self._derive_modes()
 
     def _derive_modes(self):
-        """The modes the kernels read, derived from CTRL once per change rather than on every call."""
+        """The modes the kernels read, derived from CTRL once per change rather than on every call. They are a pure
+        function of the device and CTRL, kept per (device, CTRL) value: counter-mode kernels switch SetMaskCount /
+        SetMaskNorm several times a row."""
+        modes = _DERIVED_MODES.get((self.spec, self.ctrl))
+        if modes is None:
+            modes = self._compute_modes()
+            if len(_DERIVED_MODES) < 4096:
+                _DERIVED_MODES[(self.spec, self.ctrl)] = modes
+        (self.half_saturating, self.int_saturating, self.counter_mode, self.overflow_flags, self.cast_truncating,
+         self.cast_half_saturating) = modes
+
+    def _compute_modes(self):
         fixed = self.spec.half_saturating_default and not self.spec.half_saturation_switchable
         # D6: fixed on 910/310P, else CTRL[48]; on the 950 only while CTRL[60] = 1 (SPEC 5.2: the global mode). With
         # CTRL[60] = 0 each instruction sets its own saturation, and an arithmetic one has none: INF/NaN
         # (docs/decisions.md "The 950 with CTRL[60] = 0").
         global_mode = not self.spec.cast_ctrl60 or self._bit(CTRL_GLOBAL_SATURATION) == 1
-        self.half_saturating = fixed or (global_mode and self._bit(CTRL_HALF_INF_NAN) == 0)
-        self.int_saturating = self.spec.int_saturation_switchable and self._bit(CTRL_INT_SATURATE) == 1
-        self.counter_mode = self._bit(CTRL_COUNTER_MODE) == 1
+        half_saturating = fixed or (global_mode and self._bit(CTRL_HALF_INF_NAN) == 0)
+        int_saturating = self.spec.int_saturation_switchable and self._bit(CTRL_INT_SATURATE) == 1
+        counter_mode = self._bit(CTRL_COUNTER_MODE) == 1
         # the two overflow modes as the element-wise kernels' flag bits, read once per call by the hot path
-        self.overflow_flags = (SAT_HALF_FLAG if self.half_saturating else 0) | \
-            (SAT_INT_FLAG if self.int_saturating else 0)
+        overflow_flags = (SAT_HALF_FLAG if half_saturating else 0) | (SAT_INT_FLAG if int_saturating else 0)
         # SPEC-2 D46: the Memory Cast's overflow switches. CTRL[60] = 0 on the 950 forces its SAT trait.
         forced_sat = self.spec.cast_ctrl60 and self._bit(CTRL_GLOBAL_SATURATION) == 0
-        self.cast_truncating = self.spec.cast_trunc_switch and self._bit(CTRL_CAST_TRUNCATE) == 1 and not forced_sat
-        self.cast_half_saturating = self.half_saturating or forced_sat
+        cast_truncating = self.spec.cast_trunc_switch and self._bit(CTRL_CAST_TRUNCATE) == 1 and not forced_sat
+        return (half_saturating, int_saturating, counter_mode, overflow_flags, cast_truncating,
+                half_saturating or forced_sat)
 
     def SetSaturationFlag(self, enable_sat, mode=SaturationMode.FLOAT):
         """`SetSaturationFlag<mode>(enableSat)`: A2/A3 only (D21). FLOAT -> CTRL[48], INT -> CTRL[53],
@@ -351,6 +363,25 @@ class Core(SyncState):
     def SetVectorMask(self, *args, dtype="half", mode=MaskMode.NORMAL, **names):
         """`SetVectorMask(len)` (continuous; in counter mode the element count) or `SetVectorMask(high, low)`; the
         arguments may also be named as in C++ in snake case, `len=` or `mask_high=` and `mask_low=` (SPEC-2 1.1)."""
+        # The kernels' call (counter-mode kernels set the register per row): int words in range, a dtype name, the
+        # default mode, an offered device. Every check below would pass, so only the assignments run.
+        if not names and mode is MaskMode.NORMAL and self.spec.supported and \
+                (dtype in dt.BY_NAME if type(dtype) is str else type(dtype) is dt.DType):
+            if len(args) == 1:
+                length = args[0]
+                if type(length) is int and 0 <= length <= ALL_ONES:
+                    if self.counter_mode:
+                        self.mask_high, self.mask_low = 0, length
+                    else:
+                        self.mask_high, self.mask_low = continuous_mask_words(length)
+                    self.mask_defined = True
+                    return
+            elif len(args) == 2:
+                high, low = args
+                if type(high) is int and type(low) is int and 0 <= high <= ALL_ONES and 0 <= low <= ALL_ONES:
+                    self.mask_high, self.mask_low = high, low
+                    self.mask_defined = True
+                    return
         from .api._common import as_enum, as_int
         self.spec.require_supported("SetVectorMask")
         if names:

@@ -334,6 +334,10 @@ class EventIdPool:
 
     def FetchEventID(self, event):
         """The lowest free id of `event`, not occupied (for a SetFlag/WaitFlag pair used at once)."""
+        spec = self.core.spec
+        if type(event) is HardEvent and spec.tpipe_event_ids and spec.event_ids > 0 and \
+                not self.occupied.get(event):
+            return 0   # no id of the event allocated: the lowest free one (the kernels' case, per row or tile)
         self._require("FetchEventID")
         return self._lowest_free("FetchEventID", _check_hard_event("FetchEventID", self.core.spec, event))
 
@@ -417,7 +421,12 @@ def _core(api):
 
 def PipeBarrier(pipe):
     """`PipeBarrier<pipe>()` on the current core."""
-    _core("PipeBarrier")._pipe_barrier("PipeBarrier", pipe)
+    core = _core("PipeBarrier")
+    # the kernels' call with nothing to refuse or record: _pipe_barrier's checks would all pass and it would do nothing
+    if type(pipe) is Pipe and pipe is not PIPE_S and core.sanitizer is None and not core.sync_hooks and \
+            core.spec.supported:
+        return
+    core._pipe_barrier("PipeBarrier", pipe)
 
 
 class MemDsbT(enum.IntEnum):
@@ -440,12 +449,22 @@ def DataSyncBarrier(arg0):
 def SetFlag(*args, event=None, event_id=_ABSENT):
     """`SetFlag<event>(id)` on the current core: `aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.MTE2_V)` (or
     `event_id=aj.EVENT_ID0`)."""
-    _core("SetFlag").SetFlag(*args, event=event, event_id=event_id)
+    core = _core("SetFlag")
+    if len(args) == 1 and event_id is _ABSENT and type(event) is HardEvent and core.spec.isasi_flags:
+        src, dst = _PIPES_OF_EVENT[event]   # the kernels' form: Core.SetFlag's checks pass, its flag update runs
+        core._set_flag("SetFlag", src, dst, args[0])
+        return
+    core.SetFlag(*args, event=event, event_id=event_id)
 
 
 def WaitFlag(*args, event=None, event_id=_ABSENT):
     """`WaitFlag<event>(id)` on the current core."""
-    _core("WaitFlag").WaitFlag(*args, event=event, event_id=event_id)
+    core = _core("WaitFlag")
+    if len(args) == 1 and event_id is _ABSENT and type(event) is HardEvent and core.spec.isasi_flags:
+        src, dst = _PIPES_OF_EVENT[event]   # the kernels' form: Core.WaitFlag's checks pass, its flag update runs
+        core._wait_flag("WaitFlag", src, dst, args[0])
+        return
+    core.WaitFlag(*args, event=event, event_id=event_id)
 
 
 def pipe_barrier(pipe):

@@ -136,6 +136,12 @@ class DataCopyPadParams(_ParamStruct):
         fields = self.__dict__  # frozen: the fields are stored once, here
         fields["isPad"], fields["leftPadding"], fields["rightPadding"] = isPad, leftPadding, rightPadding
         fields["paddingValue"] = paddingValue
+        if type(isPad) is bool and type(leftPadding) is int and type(rightPadding) is int and \
+                type(paddingValue) is int:
+            # the kernels' struct (built per row, `DataCopyPadParams{false, 0, 0, 0}`): its plain values, as
+            # DataCopyPadExtParams keys them (an int isPad, which C++ converts to the bool field, keys typed)
+            fields["_key"] = (isPad, leftPadding, rightPadding, paddingValue)
+            return
         fields["_key"] = _struct_key((isPad, leftPadding, rightPadding, paddingValue))
 
 
@@ -181,7 +187,34 @@ def DataCopyPad(dst, src, copy_params=_MISSING, pad_params=None, *more, mode=Pad
     refuse_operand(API, "dst", dst, "a LocalTensor (GM -> UB) or a GlobalTensor (UB -> GM)", (src,))
 
 
+_OLDER = {}          # the older structs' fields (typed as below) -> the Ext structs _convert_older_structs made
+_OLDER_MAX = 4096
+
+
 def _from_older_structs(dst, src, copy_params, pad_params):
+    """_convert_older_structs, remembered for a DataCopyParams of plain ints with no pad struct or a
+    DataCopyPadParams (whose typed key it carries): the conversion reads only those fields and, GM -> UB, the
+    destination's dtype (the device only names a refusal, and refusals are never remembered), so kernels that build
+    the older structs per row convert each shape once. The Ext structs made are the emulator's own (never handed
+    back to the kernel), so sharing them is safe."""
+    if type(copy_params) is DataCopyParams and (pad_params is None or type(pad_params) is DataCopyPadParams):
+        p = copy_params
+        a, b, c, d = p.blockCount, p.blockLen, p.srcStride, p.dstStride
+        pad_key = None if pad_params is None else pad_params._key
+        if type(a) is int and type(b) is int and type(c) is int and type(d) is int and pad_key is not _UNHASHABLE \
+                and (type(dst) is LocalTensor or type(dst) is GlobalTensor):
+            key = (a, b, c, d, pad_key, dst._dtype if type(dst) is LocalTensor else None)
+            made = _OLDER.get(key)
+            if made is None:
+                made = _convert_older_structs(dst, src, copy_params, pad_params)
+                if len(_OLDER) >= _OLDER_MAX:
+                    _OLDER.clear()
+                _OLDER[key] = made
+            return made
+    return _convert_older_structs(dst, src, copy_params, pad_params)
+
+
+def _convert_older_structs(dst, src, copy_params, pad_params):
     """The older prototype `DataCopyPad(dst, src, DataCopyParams, DataCopyPadParams)` (and `(gm, ub,
     DataCopyParams)`) as the DataCopyExtParams / DataCopyPadExtParams call it equals: the same copy (blockLen in
     bytes, srcStride / dstStride in bytes on the GM side and DataBlocks on the UB side, DataCopyPad's rules), with

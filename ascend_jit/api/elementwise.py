@@ -19,6 +19,7 @@ import numpy as np
 from numba.core import config
 
 from ..core import CTRL_COUNTER_MODE, continuous_mask_words, count_call_effect
+from ..dtypes import resolve as _resolve_dtype
 from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
 from ..jit import elementwise as K
@@ -623,6 +624,12 @@ def _exact_bits(dtype, value):
     return as_signed64(int(value.view(_UINT_OF_SIZE[dtype.size])))
 
 
+# DType -> (numpy scalar type, struct pack of its bits): the float types whose exact scalars the scalar entries
+# convert inline (as _exact_bits does)
+_EXACT_FLOAT_SCALARS = {_resolve_dtype(name): (_resolve_dtype(name).np_dtype.type, _FLOAT_PACK[name].pack)
+                        for name in _FLOAT_PACK}
+
+
 @lru_cache(maxsize=1024)
 def _scalar_memo(api, spec, dtype, kind, value, sign):
     return as_signed64(scalar_bits(api, spec, dtype, value, "scalar"))
@@ -1222,7 +1229,15 @@ def _make(row):
                             key = _high_dim_key(row, core, (dst, src), a0, a1, fields(a2), True)
                             plan = highs.get(key)
             if plan is not None:
-                bits = _scalar(row, core.spec, (src if scalar_of_src else dst)._dtype, scalar)
+                d = (src if scalar_of_src else dst)._dtype
+                exact = _EXACT_FLOAT_SCALARS.get(d)
+                if exact is not None and type(scalar) is exact[0]:
+                    # a numpy half / float scalar of the operand's type (the kernels' np.float32(...) values):
+                    # _exact_bits' lines (D29: bit for bit) without its three calls; NaNs keep the general path
+                    x = float(scalar)
+                    bits = int.from_bytes(exact[1](x), "little") if x == x else _scalar(row, core.spec, d, scalar)
+                else:
+                    bits = _scalar(row, core.spec, d, scalar)
                 if a1 is _UNSET:
                     recent = (dst, src, a0, plan, scalar, bits)
                 return run(plan, core, bits)

@@ -196,26 +196,49 @@ def _group_key(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_blk
             src._addr, src._size, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, reduce_type, order)
 
 
+def _register_group_key(api, family, dst, src, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                        reduce_type, order):
+    """The memo key of a group call with is_set_mask=False and aj.MASK_PLACEHOLDER (the mask read from the
+    register, as counter-mode kernels call BlockReduceMax / WholeReduceSum row after row), else None: _group_key's
+    facts with the register's two words in the mask's place. plan_mask reads only those words, the counter mode and
+    whether the register is defined (an undefined register is refused by the full path, so it never has a key);
+    such a call leaves the register alone (recorded_mask is None for a plan from the register)."""
+    core = dst._core if type(dst) is LocalTensor else None
+    if core is None or not core.mask_defined:
+        return None
+    key = _group_key(api, family, dst, src, 0, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
+                     reduce_type, order)
+    if key is None:
+        return None
+    # the register's words in the mask's slot: a tuple, so never equal to a plain call's int mask
+    return key[:11] + (("register", core.mask_high, core.mask_low),) + key[12:]
+
+
 def _group_call(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride, reduce_type,
                 order, is_set_mask):
     """A group reduction. Fast path (issue 21, as the element-wise entries): a plain call whose shape an earlier
-    call validated runs its remembered _GroupCall; the first call of a shape, NOPs, the sanitizer, freed tensors,
-    is_set_mask=False and every refusal take the full path below, which remembers what it validated."""
+    call validated runs its remembered _GroupCall, and so does a call reading its mask from the register
+    (is_set_mask=False with aj.MASK_PLACEHOLDER) whose shape and register words an earlier call validated; the first
+    call of a shape, NOPs, the sanitizer, freed tensors and every refusal take the full path below, which
+    remembers what it validated."""
     key = None
     if is_set_mask is True:
         key = _group_key(api, family, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
                          reduce_type, order)
-        if key is not None:
-            call = _GROUP_CALLS.get(key)
-            if call is not None:
-                core = dst._core
-                if call.words is not None:
-                    core.mask_high, core.mask_low = call.words
-                    core.mask_defined = True
-                result = call.run(core.ub, *call.head, core.half_saturating and call.float_sum, *call.tail)
-                if call.spr is not None:
-                    record_spr(core, call.spr[0], *result, call.spr[1])
-                return
+    elif is_set_mask is False and mask is MASK_PLACEHOLDER:
+        key = _register_group_key(api, family, dst, src, repeat_time, dst_rep_stride, src_blk_stride,
+                                  src_rep_stride, reduce_type, order)
+    if key is not None:
+        call = _GROUP_CALLS.get(key)
+        if call is not None:
+            core = dst._core
+            if call.words is not None:
+                core.mask_high, core.mask_low = call.words
+                core.mask_defined = True
+            result = call.run(core.ub, *call.head, core.half_saturating and call.float_sum, *call.tail)
+            if call.spr is not None:
+                record_spr(core, call.spr[0], *result, call.spr[1])
+            return
     core = operands(api, dst, src)
     spec, d = core.spec, src.dtype
     is_set_mask = as_flag(api, spec, "is_set_mask", is_set_mask)  # a template flag: True/False only (issue 12)
