@@ -103,32 +103,38 @@ _REGISTER = st.tuples(
     st.sampled_from([0, 1, 2**63, ALL_ONES]))                            # high word
 
 
-def _group_run(device, dtype, steps, sanitize, clear):
-    core = aj.Core(device, sanitize=sanitize)   # before the host writes, which initialise src for the sanitizer
+def _group_run(device, dtype, steps, sanitize, clear, pass_len):
+    """The steps on two cores of the device sharing the memo, `pass_len` steps each in turn: bounds "tensor" and
+    "ub"."""
     n = 256 if dtype == "half" else 128
-    src, dst = core.local_tensor(dtype, n), core.local_tensor(dtype, 64)
-    src[:] = (np.random.default_rng(46).standard_normal(n) * 8).astype(dtype)
-    dst[:] = np.zeros(64, dtype)
+    cores = []
+    for bounds in ("tensor", "ub"):
+        core = aj.Core(device, bounds=bounds, sanitize=sanitize)   # sanitizer first: the host writes initialise src
+        src, dst = core.local_tensor(dtype, n), core.local_tensor(dtype, 64)
+        src[:] = (np.random.default_rng(46).standard_normal(n) * 8).astype(dtype)
+        dst[:] = np.zeros(64, dtype)
+        cores.append([core, src, dst, False])
     seen = []
-    undefined = False
-    with core:
-        for op, repeat, src_rep, counter, low, high in steps:
-            if op == "undefine":   # the next call finds the register undefined (D22: a non-950 ReduceSum, say)
-                undefined = True
-                continue
-            stale = None
-            if op == "free":       # the next call writes a freed destination (its lease dead), then a new one
-                core.free(dst.addr)
-                stale, dst = dst, core.local_tensor(dtype, 64)
-                op = "WholeReduceMax"
+    for i, (op, repeat, src_rep, counter, low, high) in enumerate(steps):
+        state = cores[i // pass_len % 2]
+        core, src, dst, undefined = state
+        if op == "undefine":   # the next call finds the register undefined (D22: a non-950 ReduceSum, say)
+            state[3] = True
+            continue
+        stale = None
+        if op == "free":       # the next call writes a freed destination (its lease dead), then a new one
+            core.free(dst.addr)
+            stale, state[2] = dst, core.local_tensor(dtype, 64)
+            op = "WholeReduceMax"
+        with core:
             if counter != core.counter_mode:
                 (aj.SetMaskCount if counter else aj.SetMaskNorm)()
             core.mask_high, core.mask_low, core.mask_defined = high, low, not undefined   # the register as given
-            undefined = False
+            state[3] = False
             if clear:
                 reductions._GROUP_CALLS.clear()
             got = _outcome(_group_call(op, stale if stale is not None else dst, src, repeat, src_rep))
-            seen.append((op, got, core.ub.tobytes(), _mask_state(core), repr(core.max_min_spr)))
+        seen.append((op, got, core.ub.tobytes(), _mask_state(core), repr(core.max_min_spr)))
     return seen
 
 
@@ -141,10 +147,11 @@ def test_register_group_calls_remembered_equal_the_full_path(device, dtype, sani
     """Group reductions reading the register (is_set_mask=False, MASK_PLACEHOLDER) with the memo kept (every step
     repeated, so the second half hits) against the memo cleared before each call: the same UB, register, CTRL,
     SPR state and refusal, with counts past the UB, zero words, an undefined register, a freed and reallocated
-    destination and the sanitizer on or off."""
-    steps = [op + register for op in ops for register in registers] * 2   # each shape with each register, twice
-    fast = _group_run(device, dtype, steps, sanitize, clear=False)
-    full = _group_run(device, dtype, steps, sanitize, clear=True)
+    destination, the sanitizer on or off and two cores of either bounds rule sharing the memo."""
+    one = [op + register for op in ops for register in registers]   # each shape with each register
+    steps = one * 4   # on one core, the other, then both again (from the memo)
+    fast = _group_run(device, dtype, steps, sanitize, False, len(one))
+    full = _group_run(device, dtype, steps, sanitize, True, len(one))
     assert len(fast) == len(full)
     for i, (a, b) in enumerate(zip(fast, full)):
         assert a[:2] == b[:2], f"step {i}"
@@ -171,6 +178,20 @@ def test_register_group_memo_shared_by_two_cores():
         core.free(src.addr)
         core.free(dst.addr)
     assert outs[0] == outs[1] == outs[2]
+
+
+def test_register_group_memo_keeps_the_bounds_rule_apart():
+    """A register-reading call past its source tensor, remembered on a bounds="ub" core, is still refused on a
+    bounds="tensor" core of the same device with the same addresses (decisions.md "Tensor bounds")."""
+    outs = []
+    for bounds in ("ub", "tensor", "ub", "tensor"):
+        core = aj.Core("atlas-a2", bounds=bounds)
+        dst, src = core.local_tensor("float", 64), core.local_tensor("float", 128)   # free UB past src
+        src[:] = np.arange(128, dtype=np.float32)
+        with core:
+            aj.SetVectorMask(0, 2**40 - 1, dtype="float")
+            outs.append(_outcome(lambda: aj.WholeReduceSum(dst, src, PLACE, 2, 1, 1, 16, is_set_mask=False))[0])
+    assert outs == ["ok", "OutOfBoundsError", "ok", "OutOfBoundsError"]
 
 
 # --- 3c28e32: DataCopy's DataCopyParams of four plain ints ---------------------------------------------------------
