@@ -318,6 +318,8 @@ class EventIdPool:
         self.alloc_sites = {}  # (event, id) -> the kernel's file:line of its AllocEventID, when sanitizing
 
     def _require(self, api):
+        # the Vector Core offers no instruction (SPEC D13), so no SetFlag / WaitFlag for an id to serve (review 46)
+        self.core.spec.require_supported(api)
         if not self.core.spec.tpipe_event_ids:
             raise UnsupportedDeviceError(api, "device", self.core.device, legal="every device but atlas-200i-500-a2",
                                          detail="TPipe event ids are not offered here (DK TPipe/AllocEventID.md)")
@@ -335,7 +337,7 @@ class EventIdPool:
     def FetchEventID(self, event):
         """The lowest free id of `event`, not occupied (for a SetFlag/WaitFlag pair used at once)."""
         spec = self.core.spec
-        if type(event) is HardEvent and spec.tpipe_event_ids and spec.event_ids > 0 and \
+        if type(event) is HardEvent and spec.tpipe_event_ids and spec.supported and spec.event_ids > 0 and \
                 not self.occupied.get(event):
             return 0   # no id of the event allocated: the lowest free one (the kernels' case, per row or tile)
         self._require("FetchEventID")

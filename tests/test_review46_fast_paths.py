@@ -457,3 +457,15 @@ def test_fidelity_refuses_as_the_call_is_refused():
                 assert got[0] == "UnsupportedDeviceError", (inst.name, device, got)
     assert _outcome(lambda: aj.fidelity("NoSuchOp", "atlas-a2"))[0] == "ParameterError"
     assert _outcome(lambda: aj.fidelity("Add", "atlas-inference-vectorcore"))[0] == "UnsupportedDeviceError"
+
+
+def test_found_event_ids_are_refused_on_the_vector_core():
+    """SPEC D13: the inference Vector Core offers no instruction, so no SetFlag / WaitFlag for an event id to serve;
+    TPipe's Fetch / Alloc / ReleaseEventID had handed ids out there (review 46), fast path and checked path alike."""
+    core = aj.Core("atlas-inference-vectorcore")
+    with core:
+        pipe = aj.TPipe()
+        for call in (lambda: pipe.FetchEventID(aj.HardEvent.V_MTE3), lambda: pipe.AllocEventID(aj.HardEvent.V_MTE3),
+                     lambda: pipe.ReleaseEventID(0, aj.HardEvent.V_MTE3)):
+            with pytest.raises(aj.UnsupportedDeviceError, match="Vector Core does not offer"):
+                call()
