@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ascend_jit.devices import DEVICES, SUPPORTED_NAMES
+from ascend_jit.devices import SUPPORTED_NAMES
 
 R = aj.Reg
 H = np.float16
@@ -433,8 +433,7 @@ def test_d10_undefined_behaviour_raises_before_writing(dev):
     _refused(core, lambda: aj.Add(d, a, b, -5, 1, P()), aj.ParameterError)                 # negative mask
     end = core.local_tensor("half", 16, addr=core.ub.size - 32)
     _refused(core, lambda: aj.Add(end, a, b, 128, 1, P()), aj.OutOfBoundsError)            # past the UB end
-    src, dst, tmp = a, d, core.local_tensor("half", 16)
-    _refused(core, lambda: aj.ReducePairElem(dst, src, 128, 1, 1, 1, -1), aj.ParameterError)
+    _refused(core, lambda: aj.ReducePairElem(d, a, 128, 1, 1, 1, -1), aj.ParameterError)        # srcRepStride < 0
 
 
 # ---------------------------------------------------------------- D11, D18: sharedTmpBuffer minimum
@@ -1145,3 +1144,294 @@ def test_d2_both_masked_pairs_write_plus_zero_or_nothing(dev):
     else:
         assert np.all(rest == _bits(H(9.0)))
         _only_changed(before, core, _span(d, 0, 1) | _span(d, 32, 1))
+
+
+# ---------------------------------------------------------------- D17 boundary with order-sensitive data
+def _tree_f(v, lanes=64):
+    v = list(np.asarray(v, _F)) + [_F(0.0)] * (lanes - len(v))
+    while len(v) > 1:
+        v = [_F(v[2 * k] + v[2 * k + 1]) for k in range(len(v) // 2)]
+    return v[0]
+
+
+@pytest.mark.parametrize("dev", [d for d in DEVS if d != "atlas-training"])
+def test_d17_exactly_l_squared_repeats_tree_tree(dev):
+    """SPEC D17: exactly L*L = 4096 float repeat results are accepted and reduced by the three-level tree of
+    SPEC 4.2/4.3/4.4 (repeat trees, groups of L, one last tree); srcRepStride 1 makes every repeat different."""
+    core = aj.Core(dev)
+    reps = 64 * 64
+    n = reps * 8 + 56
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal(n).astype(_F) * _F(1000.0)
+    src, dst, tmp = core.local_tensor("float", n), core.local_tensor("float", 8), core.local_tensor("float", reps)
+    src[:] = x
+    dst[:] = np.full(8, 5.0, _F)
+    before = core.ub.copy()
+    aj.ReduceSum(dst, src, tmp, 64, reps, 1)
+    idx = np.arange(reps)[:, None] * 8 + np.arange(64)[None, :]
+    level1 = [_tree_f(x[row]) for row in idx]
+    level2 = [_tree_f(level1[64 * g:64 * g + 64]) for g in range(64)]
+    want = _tree_f(level2)
+    assert dst.numpy()[0].view(np.uint32) == np.array([want], _F).view(np.uint32)[0]
+    _only_changed(before, core, _span(dst, 0, 1) | _span(tmp))
+
+
+@pytest.mark.parametrize("dev", DEVS)
+def test_d12_memory_reduce_data_block_sum(dev):
+    """SPEC D12 through the Memory ReduceDataBlock SUM (DK ReduceDataBlock.md labels the example 饱和模式):
+    35584 saturating, +inf in INF/NaN mode; only dst[0..7] written."""
+    core = aj.Core(dev)
+    sat = _saturating(core) is not None
+    src, dst = core.local_tensor("half", 128), core.local_tensor("half", 16)
+    x = np.zeros(128, H)
+    x[:4] = [60000, 60000, -30000, 100]
+    src[:] = x
+    dst[:] = np.full(16, 3.0, H)
+    before = core.ub.copy()
+    aj.ReduceDataBlock(dst, src, 128, 1, 1, 1, 8, reduce_type=aj.ReduceType.SUM)
+    got = dst.numpy()
+    assert (got[0] == H(35584.0)) if sat else np.isposinf(got[0])
+    assert np.all(got[1:8] == 0)
+    _only_changed(before, core, _span(dst, 0, 8))
+
+
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_d7_950_repeat_zero_bit_mask(dtype):
+    """SPEC D7: 950 high-dim ReduceSum with repeat 0 and a bit mask sums repeat 0 under that mask."""
+    npd = H if dtype == "half" else _F
+    lanes = 128 if dtype == "half" else 64
+    core = aj.Core("ascend950")
+    src, dst, tmp = core.local_tensor(dtype, lanes), core.local_tensor(dtype, 16), core.local_tensor(dtype, 16)
+    x = (np.arange(lanes) % 9 + 1).astype(npd)
+    src[:] = x
+    words = [0xF0F0F0F0F0F0F0F1, 0x8000000000000001 if dtype == "half" else 0]
+    act = [j for j in range(lanes) if (words[j // 64] >> (j % 64)) & 1]
+    aj.ReduceSum(dst, src, tmp, words, 0, 8)
+    assert dst.numpy()[0] == npd(x[act].astype(np.float64).sum())
+
+
+@pytest.mark.parametrize("stride", [2, 3])
+def test_d24_counter_mode_dst_rep_stride(stride):
+    """SPEC D24 with dstRepStride > 1: repeat r writes L/2 results at r * stride * L/2; the last repeat's pairs past
+    the count are 0; the gaps between repeats are untouched."""
+    core = aj.Core("ascend950")
+    src, dst = core.local_tensor("half", 384), core.local_tensor("half", 64 * stride * 3)
+    x = (np.arange(384) % 7).astype(H)
+    src[:] = x
+    dst[:] = np.full(dst.size, 9.0, H)
+    core.SetMaskCount()
+    before = core.ub.copy()
+    aj.ReducePairElem(dst, src, 300, 1, stride, 1, 8)
+    got = dst.numpy()
+    allowed = set()
+    for r in range(3):
+        base = r * stride * 64
+        want = [_add(x[128 * r + 2 * p], x[128 * r + 2 * p + 1]) if 128 * r + 2 * p < 300 else H(0) for p in range(64)]
+        assert np.array_equal(_bits(got[base:base + 64]), _bits(np.array(want, H))), r
+        allowed |= _span(dst, base, 64)
+    _only_changed(before, core, allowed)
+
+
+@pytest.mark.parametrize("dev", ["atlas-a2", "atlas-a3"])
+def test_d1_random_count_forms_match_sequential_model(dev):
+    """SPEC D1 on random data of several sizes (tails included): tree per repeat, half accumulator rounded per
+    repeat addition; D26: dst[1..] and tmp unchanged."""
+    core = aj.Core(dev)
+    rng = np.random.default_rng(1)
+    src, dst, tmp = core.local_tensor("half", 8320), core.local_tensor("half", 16), core.local_tensor("half", 16)
+    for n in (1, 129, 1000, 8320):
+        x = (rng.standard_normal(8320) * 30).astype(H)
+        src[:] = x
+        acc = None
+        for r in range(0, n, 128):
+            part = _tree(x[r:min(r + 128, n)])
+            acc = part if acc is None else _add(acc, part)
+        dst[:] = np.full(16, 5.0, H)
+        before = core.ub.copy()
+        aj.ReduceSum(dst, src, tmp, n)
+        assert _bits(dst.numpy()[0]) == _bits(acc), n
+        _only_changed(before, core, _span(dst, 0, 1))
+
+
+def _block0_mask():
+    """Half lanes 0..15 only (block 0): register bytes 0..31."""
+    return R.MaskReg((0xFFFFFFFF, 0, 0, 0))
+
+
+@pytest.mark.parametrize("sat", [False, True])
+@pytest.mark.parametrize("op,sign", [("MAX", -1.0), ("MIN", 1.0)])
+def test_d20_reg_fully_masked_blocks_and_reduce(sat, op, sign):
+    """SPEC D20 on the 950 Reg API (SPEC 7.5; SPEC-2 D66): a fully masked half MAX/MIN block of ReduceDataBlock,
+    and an all-masked Reg Reduce MAX/MIN, give the identity -inf/+inf, saturated to -65504/+65504 when CTRL[48] = 0;
+    the fully masked SUM block gives +0."""
+    core = aj.Core("ascend950")
+    if sat:
+        core.SetCtrlSpr(48, 48, 0)
+    vals = (np.arange(128) % 5).astype(H)
+    ident = H(sign * (HALF_MAX if sat else np.inf))
+    _, got = _reg_run(core, "half", vals,
+                      lambda q, r, m: R.ReduceDataBlock(q, r, _block0_mask(), getattr(R.ReduceType, op)))
+    assert got[0] == (vals[:16].max() if op == "MAX" else vals[:16].min())
+    assert np.all(_bits(got[1:8]) == _bits(ident)), got[:8]
+    _, got = _reg_run(core, "half", vals, lambda q, r, m: R.ReduceDataBlock(q, r, _block0_mask()))
+    assert got[0] == vals[:16].astype(np.float64).sum() and np.all(_bits(got[1:8]) == 0)
+    _, got = _reg_run(core, "half", vals, lambda q, r, m: R.Reduce(q, r, R.MaskReg(), getattr(R.ReduceType, op)))
+    assert _bits(got[0]) == _bits(ident), got[:2]
+
+
+@pytest.mark.parametrize("dtype", ["uint32", "int64", "uint64"])
+def test_d21_950_integer_reduce_sum_always_wraps(dtype):
+    """SPEC D21: integer ReduceSum wraps on the 950 even with CTRL[53] = 1."""
+    npd = {"uint32": np.uint32, "int64": np.int64, "uint64": np.uint64}[dtype]
+    info = np.iinfo(npd)
+    core = aj.Core("ascend950")
+    core.SetCtrlSpr(53, 53, 1)
+    n = 100
+    src, dst, tmp = core.local_tensor(dtype, n), core.local_tensor(dtype, 8), core.local_tensor(dtype, 16)
+    x = np.full(n, info.max, npd)
+    src[:] = x
+    aj.ReduceSum(dst, src, tmp, n)
+    bits = 8 * np.dtype(npd).itemsize
+    want = (n * int(info.max)) % (1 << bits)
+    assert int(dst.numpy()[0].astype(np.uint64 if bits == 64 else np.int64)) % (1 << bits) == want
+
+
+def test_d21_module_level_switches_refused():
+    """SPEC D21 through the module-level names a ported kernel calls inside `with core:`: SetSaturationFlag is
+    refused on the 950 and the 310B, SetCtrlSpr bit 48 on the 310B."""
+    for dev in ("ascend950", "atlas-200i-500-a2"):
+        core = aj.Core(dev)
+        with core:
+            with pytest.raises(aj.AscendJitError):
+                aj.SetSaturationFlag(True)
+            if dev == "atlas-200i-500-a2":
+                with pytest.raises(aj.AscendJitError):
+                    aj.SetCtrlSpr(48, 48, 0)
+        assert not core.half_saturating
+
+
+@pytest.mark.parametrize("dtype", sorted(_INT_TYPES) + ["half", "float", "bfloat16"])
+def test_d9_950_add_count_tail_every_type(dtype):
+    """SPEC D9: the 950 count Add of every listed type over 3 repeats and a tail writes exactly `count` elements."""
+    import ml_dtypes
+    npd = {"half": H, "float": _F, "bfloat16": ml_dtypes.bfloat16}.get(dtype) or _INT_TYPES[dtype]
+    size = np.dtype(npd).itemsize
+    lanes = 256 // size
+    count = 3 * lanes + 5
+    core = aj.Core("ascend950")
+    a, d = core.local_tensor(dtype, 4 * lanes), core.local_tensor(dtype, 4 * lanes)
+    av = (np.arange(4 * lanes) % 50).astype(npd)
+    a[:] = av
+    d[:] = np.zeros(4 * lanes, npd)
+    before = core.ub.copy()
+    aj.Add(d, a, a, count)
+    want = (av[:count].astype(np.float64) * 2).astype(npd)
+    assert np.array_equal(d.numpy()[:count].astype(np.float64), want.astype(np.float64))
+    _only_changed(before, core, _span(d, 0, count))
+
+
+def test_d8_bfloat16_subnormals_kept_950():
+    """SPEC D8 (SPEC-2 D35 gradual underflow) for the 950's bfloat16 Add: subnormal inputs and results kept."""
+    import ml_dtypes
+    bf = ml_dtypes.bfloat16
+    core = aj.Core("ascend950")
+    x = np.array([1, 2, 0x7F, 0x8001, 0x0040] * 26, np.uint16)[:128].view(bf)
+    a, d = core.local_tensor("bfloat16", 128), core.local_tensor("bfloat16", 128)
+    a[:] = x
+    aj.Add(d, a, a, 128)
+    want = (x.astype(np.float32) * 2).astype(bf)
+    assert np.array_equal(d.numpy().view(np.uint16), want.view(np.uint16))
+
+
+# ---------------------------------------------------------------- count-form algorithms of SPEC 4.3 / 4.4
+def _vtree(v, lanes, npd):
+    """SPEC 4.1 tree, vectorised: pad with +0 (D2) to `lanes`, add adjacent pairs level by level (RNE per add)."""
+    v = np.concatenate([np.asarray(v, npd), np.zeros(lanes - len(v), npd)])
+    while len(v) > 1:
+        v = (v[0::2].astype(np.float32) + v[1::2].astype(np.float32)).astype(npd)
+    return v[0]
+
+
+def _tree_tree(results, L, npd):
+    """Level 2 (and 3) of SPEC 4.2/4.3/4.4: groups of L per-repeat results, then one last tree."""
+    res = list(results)
+    while len(res) > 1:
+        res = [_vtree(res[g:g + L], L, npd) for g in range(0, len(res), L)]
+    return res[0]
+
+
+def _model_count(dev, x, n, npd):
+    L = 256 // np.dtype(npd).itemsize
+    blocks = [x[r:min(r + L, n)] for r in range(0, n, L)]
+    if dev in ("atlas-a2", "atlas-a3"):                                    # TREE-SEQ, SPEC 4.2 / D1
+        acc = None
+        for b in blocks:
+            p = _vtree(b, L, npd)
+            acc = p if acc is None else npd(np.float32(acc) + np.float32(p))
+        return acc
+    if dev != "ascend950":                                                 # TREE-TREE + tail, SPEC 4.3
+        R_, t = divmod(n, L)
+        if R_ == 0:
+            return _vtree(x[:n], L, npd)
+        body = _tree_tree([_vtree(b, L, npd) for b in blocks[:R_]], L, npd)
+        return body if t == 0 else npd(np.float32(body) + np.float32(_vtree(blocks[R_], L, npd)))
+    f = lambda a, b: (a.astype(np.float32) + b.astype(np.float32)).astype(npd)   # noqa: E731 (vadd)
+    full = lambda k: np.asarray(x[k * L:(k + 1) * L], npd)                       # noqa: E731
+    if n <= L:
+        return _vtree(x[:n], L, npd)
+    if n <= 4 * L:                                                         # VADD merges, SPEC 4.4 table
+        nb = -(-n // L)
+        t = np.asarray(x[(nb - 1) * L:n], npd)                             # the last (partial or full) block
+
+        def merge(a):                                                      # lanes k < len(t) add, others keep
+            v = a.copy()
+            v[:len(t)] = f(a[:len(t)], t)
+            return v
+        if nb == 2:
+            v = merge(full(0))
+        elif nb == 3:
+            v = merge(f(full(0), full(1)))
+        else:
+            v = f(f(full(0), full(1)), merge(full(2)))
+        return _vtree(v, L, npd)
+    return _tree_tree([_vtree(b, L, npd) for b in blocks], L, npd)
+
+
+_COUNTS = (1, 100, 128, 129, 200, 256, 300, 384, 385, 500, 512, 513, 1000, 2049, 8320, 16385)
+
+
+@pytest.mark.parametrize("dev", DEVS)
+def test_d7_d26_count_form_algorithms(dev):
+    """SPEC 4.2-4.4 count forms as the Ds cite them (D1 A2/A3 sequential; D7 the 950's paths; D2 +0 padding):
+    dst[0] equals the model bit for bit on random halves of many sizes, and D26/SPEC 4.3/4.4: dst[1..] unchanged."""
+    core = aj.Core(dev)
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal(16385) * 40).astype(H)
+    src, dst = core.local_tensor("half", 16385), core.local_tensor("half", 16)
+    tmp = core.local_tensor("half", 256)
+    src[:] = x
+    for n in _COUNTS:
+        dst[:] = np.full(16, 5.0, H)
+        aj.ReduceSum(dst, src, tmp, n)
+        want = _model_count(dev, x, n, H)
+        assert _bits(dst.numpy()[0]) == _bits(want), (n, dst.numpy()[0], want)
+        assert np.all(dst.numpy()[1:] == 5.0)
+
+
+@pytest.mark.parametrize("rep_stride", [8, 16, 12])
+def test_d23_counter_mode_uses_src_rep_stride(rep_stride):
+    """SPEC D23 / SPEC 4.4: the 950 counter-mode high-dim ReduceSum walks blocks of L at the user's srcRepStride
+    (the count API's 8 only for the count API), summing `mask` elements."""
+    core = aj.Core("ascend950")
+    rng = np.random.default_rng(23)
+    n = 700
+    reps = -(-n // 128)
+    total = (reps - 1) * rep_stride * 16 + 128
+    y = (rng.standard_normal(total) * 40).astype(H)
+    src, dst, tmp = core.local_tensor("half", total), core.local_tensor("half", 16), core.local_tensor("half", 64)
+    src[:] = y
+    core.SetMaskCount()
+    aj.ReduceSum(dst, src, tmp, n, 1, rep_stride)
+    gathered = np.concatenate([y[r * rep_stride * 16:r * rep_stride * 16 + 128] for r in range(reps)])
+    want = _model_count("ascend950", gathered, n, H)
+    assert _bits(dst.numpy()[0]) == _bits(want), (dst.numpy()[0], want)
