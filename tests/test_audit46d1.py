@@ -1435,3 +1435,68 @@ def test_d23_counter_mode_uses_src_rep_stride(rep_stride):
     gathered = np.concatenate([y[r * rep_stride * 16:r * rep_stride * 16 + 128] for r in range(reps)])
     want = _model_count("ascend950", gathered, n, H)
     assert _bits(dst.numpy()[0]) == _bits(want), (dst.numpy()[0], want)
+
+
+@pytest.mark.parametrize("dev", DEVS)
+def test_d10_other_families_refuse_before_writing(dev):
+    """SPEC D10 on Duplicate, Copy, Cast, Select and Compare: dstBlkStride 0, a misaligned dst, a partial overlap
+    and a footprint past the UB end raise before anything is written."""
+    core = aj.Core(dev, bounds="ub")
+    s, d = core.local_tensor("half", 512), core.local_tensor("half", 512)
+    f, m = core.local_tensor("float", 512), core.local_tensor("uint8", 256)
+    s[:] = np.ones(512, H)
+    end = core.local_tensor("half", 16, addr=core.ub.size - 32)
+    U = aj.UnaryRepeatParams
+    calls = {
+        "Duplicate dstBlkStride 0": lambda: aj.Duplicate(d, 1.0, 128, 1, 0, 8),
+        "Duplicate misaligned": lambda: aj.Duplicate(d[1], 1.0, 128, 1, 1, 8),
+        "Duplicate past the end": lambda: aj.Duplicate(end, 1.0, 128, 1, 1, 8),
+        "Copy dstStride 0": lambda: aj.Copy(d, s, 128, 1, aj.CopyRepeatParams(0, 1, 8, 8)),
+        "Cast dstBlkStride 0": lambda: aj.Cast(f, s, aj.RoundMode.CAST_NONE, 64, 1, U(0, 1, 8, 4)),
+        "Cast misaligned": lambda: aj.Cast(f[1], s, aj.RoundMode.CAST_NONE, 64, 1, U(1, 1, 8, 4)),
+        "Cast overlap": lambda: aj.Cast(f, f[8].ReinterpretCast("half"), aj.RoundMode.CAST_NONE, 64, 1,
+                                        U(1, 1, 8, 4)),
+        "Select dstBlkStride 0": lambda: aj.Select(d, m, s, s, aj.SELMODE.VSEL_CMPMASK_SPR, 128, 1,
+                                                   aj.BinaryRepeatParams(0, 1, 1, 8, 8, 8)),
+        "Compare past the end": lambda: aj.Compare(m, end, s, aj.CMPMODE.LT, 128, 1, aj.BinaryRepeatParams()),
+    }
+    for what, call in calls.items():
+        name = what.split()[0]
+        if not _instr(name).offered(core.spec):
+            continue
+        _refused(core, call)
+
+
+_PAIR_VALUES = [0.0, -0.0, 1.0, -2.5, 65504.0, -65504.0, np.inf, -np.inf, np.nan, 3e-7, 1024.0, 0.5]
+
+
+@pytest.mark.parametrize("dev", DEVS)
+def test_d19_pairs_random_masks(dev):
+    """SPEC D19 with SPEC 2.4 / 6 on random masks and special values: both lanes active -> one rounded add;
+    one active -> x + (+0); none -> unchanged (A2/A3/310P/910) or +0 (950/310B); saturation per D6/D20."""
+    rng = np.random.default_rng(19)
+    for trial in range(4):
+        core = aj.Core(dev)
+        sat = bool(trial % 2) and _saturating(core) is not None or dev in SAT_DEVICES
+        x = np.array(rng.choice(np.array(_PAIR_VALUES, dtype=np.float64), 256), H)
+        words = [int(w) for w in rng.integers(0, 2 ** 63, 2)] if trial else [2 ** 64 - 1, 0x0F0F0F0F0F0F0F0F]
+        src, dst = core.local_tensor("half", 256), core.local_tensor("half", 128)
+        src[:] = x
+        dst[:] = np.full(128, 9.0, H)
+        before = core.ub.copy()
+        aj.ReducePairElem(dst, src, words, 2, 1, 1, 8)
+        zeroing = dev in ("ascend950", "atlas-200i-500-a2")
+        want = np.full(128, 9.0, H)
+        for r in range(2):
+            for p in range(64):
+                on = [(words[(2 * p + k) // 64] >> ((2 * p + k) % 64)) & 1 for k in (0, 1)]
+                a, b = x[128 * r + 2 * p], x[128 * r + 2 * p + 1]
+                if on[0] or on[1]:
+                    want[64 * r + p] = _add(a if on[0] else 0.0, b if on[1] else 0.0, sat)
+                elif zeroing:
+                    want[64 * r + p] = H(0.0)
+        got = dst.numpy()
+        nan = np.isnan(want)
+        assert np.array_equal(_bits(got[~nan]), _bits(want[~nan])), (trial, np.nonzero(got[~nan] != want[~nan]))
+        assert np.all(np.isnan(got[nan]))
+        _only_changed(before, core, _span(dst))
