@@ -1500,3 +1500,20 @@ def test_d19_pairs_random_masks(dev):
         assert np.array_equal(_bits(got[~nan]), _bits(want[~nan])), (trial, np.nonzero(got[~nan] != want[~nan]))
         assert np.all(np.isnan(got[nan]))
         _only_changed(before, core, _span(dst))
+
+
+def test_d3_d21_refusals_keep_state():
+    """SPEC D3: Reg ReduceDataBlock is ZEROING only (MERGING refused); SPEC D21: SetSaturationFlag(False) is refused
+    on the 950 and the 310B as well, and a refusal changes neither the UB nor the overflow modes."""
+    core = aj.Core("ascend950")
+    s = core.local_tensor("half", 128)
+    s[:] = np.ones(128, H)
+    r, q = R.RegTensor("half"), R.RegTensor("half")
+    with core:
+        R.LoadAlign(r, s)
+        _refused(core, lambda: R.ReduceDataBlock(q, r, R.CreateMask("half"), R.ReduceType.SUM,
+                                                 R.MaskMergeMode.MERGING), aj.ParameterError)
+    for dev in ("ascend950", "atlas-200i-500-a2"):
+        core = aj.Core(dev)
+        _refused(core, lambda: core.SetSaturationFlag(False))
+        assert not core.half_saturating and not core.int_saturating
