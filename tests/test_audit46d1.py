@@ -698,6 +698,11 @@ _REG_SUB_OPS = {
     "Reg.Relu": (lambda q, r, m: R.Relu(q, r, m), lambda x: np.where(x > 0, x, x.dtype.type(0))),
     "Reg.Muls": (lambda q, r, m: R.Muls(q, r, 0.5, m), lambda x: x * x.dtype.type(0.5)),
     "Reg.Adds": (lambda q, r, m: R.Adds(q, r, 0.0, m), lambda x: x + x.dtype.type(0)),
+    "Reg.Maxs": (lambda q, r, m: R.Maxs(q, r, 0.0, m), lambda x: np.where(x > 0, x, x.dtype.type(0))),
+    "Reg.Mins": (lambda q, r, m: R.Mins(q, r, 0.0, m), lambda x: np.where(x < 0, x, x.dtype.type(0))),
+    "Reg.LeakyRelu": (lambda q, r, m: R.LeakyRelu(q, r, 0.5, m),
+                      lambda x: np.where(x >= 0, x, (x.astype(np.float64) * 0.5).astype(x.dtype))),
+    "Reg.Move": (lambda q, r, m: R.Move(q, r, m), lambda x: x),
 }
 
 
@@ -1517,3 +1522,37 @@ def test_d3_d21_refusals_keep_state():
         core = aj.Core(dev)
         _refused(core, lambda: core.SetSaturationFlag(False))
         assert not core.half_saturating and not core.int_saturating
+
+
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_d8_reg_reductions_and_duplicate_keep_subnormals(dtype):
+    """SPEC D8 on the 950 Reg Reduce SUM (lane 0, SPEC 7.7), PairReduceElem (lanes 0..L/2-1, SPEC 7.6) and
+    Duplicate of a subnormal scalar: subnormal sums and values are kept."""
+    npd = H if dtype == "half" else _F
+    sub = _SUB_H if dtype == "half" else _SUB_F
+    vl = 256 // np.dtype(npd).itemsize
+    core = aj.Core("ascend950")
+    x, got = _reg_run(core, dtype, np.abs(sub), lambda q, r, m: R.Reduce(q, r, m))
+    assert _bits(got[0], npd) == _bits(_vtree(x, vl, npd), npd)
+    x, got = _reg_run(core, dtype, sub, lambda q, r, m: R.PairReduceElem(q, r, m))
+    pairs = (x[0::2].astype(np.float64) + x[1::2].astype(np.float64)).astype(npd)
+    assert np.array_equal(_bits(got[:vl // 2], npd), _bits(pairs, npd))
+    tiny = float(np.abs(sub[0]))
+    _, got = _reg_run(core, dtype, sub, lambda q, r, m: R.Duplicate(q, tiny, m))
+    assert np.all(got == npd(tiny)) and np.all(got != 0)
+
+
+@pytest.mark.parametrize("dev", ["atlas-a2", "atlas-a3"])
+@pytest.mark.parametrize("how", ["flag", "ctrl"])
+def test_d12_a2_both_switches(dev, how):
+    """SPEC D12 (with D6): on A2/A3 the seed example gives 35584 whichever switch selects saturation
+    (SetSaturationFlag FLOAT or SetCtrlSpr bit 48 = 0), and +inf again after switching back."""
+    core = aj.Core(dev)
+    src, dst, tmp = core.local_tensor("half", 128), core.local_tensor("half", 16), core.local_tensor("half", 16)
+    src[:] = np.resize(np.array([60000, 60000, -30000, 100], H), 128)
+    (core.SetSaturationFlag(True) if how == "flag" else core.SetCtrlSpr(48, 48, 0))
+    aj.ReduceSum(dst, src, tmp, 4)
+    assert dst.numpy()[0] == H(35584.0)
+    (core.SetSaturationFlag(False) if how == "flag" else core.SetCtrlSpr(48, 48, 1))
+    aj.ReduceSum(dst, src, tmp, 4)
+    assert np.isposinf(dst.numpy()[0])
