@@ -1556,3 +1556,21 @@ def test_d12_a2_both_switches(dev, how):
     (core.SetSaturationFlag(False) if how == "flag" else core.SetCtrlSpr(48, 48, 1))
     aj.ReduceSum(dst, src, tmp, 4)
     assert np.isposinf(dst.numpy()[0])
+
+
+def test_d24_dst_rep_stride_zero_normal_vs_counter():
+    """SPEC D24: dstRepStride 0 is refused in counter mode (also through the old name PairReduceSum); in Normal
+    mode on the 950 it is legal and the last repeat's pairs win (SPEC 6)."""
+    core = aj.Core("ascend950")
+    src, dst = core.local_tensor("half", 256), core.local_tensor("half", 128)
+    x = (np.arange(256) % 7).astype(H)
+    src[:] = x
+    dst[:] = np.full(128, 9.0, H)
+    before = core.ub.copy()
+    aj.ReducePairElem(dst, src, 128, 2, 0, 1, 8)
+    want = np.array([_add(x[128 + 2 * p], x[129 + 2 * p]) for p in range(64)], H)
+    assert np.array_equal(_bits(dst.numpy()[:64]), _bits(want))
+    _only_changed(before, core, _span(dst, 0, 64))
+    core.SetMaskCount()
+    _refused(core, lambda: aj.ReducePairElem(dst, src, 200, 1, 0, 1, 8), aj.ParameterError)
+    _refused(core, lambda: aj.PairReduceSum(dst, src, 1, 200, 0, 1, 8), aj.ParameterError)
