@@ -1039,3 +1039,119 @@ def test_d70_950_reg_store_at_ub_end():
         before = core.ub.copy()
         R.StoreAlign(t, r, R.CreateMask("float"))
     expect_ub(core, before, t, np.full(64, 1.5, np.float32), np.float32)
+
+
+def test_d40_950_rsqrt_reciprocal_float_stages():
+    """SPEC-2 D40 / D38 / D75: 950 float Rsqrt INTRINSIC = RN(1 / RN(√x)) and Reciprocal = RN(1/x), both DAZ/FTZ:
+    subnormal x → ±inf, a subnormal reciprocal (|x| > 2^126) → ±0. Random normal floats over the whole range."""
+    rng = np.random.default_rng(40)
+    bits = rng.integers(0x00800000, 0x7F800000, 256, dtype=np.uint64).astype(np.uint32)
+    bits[:8] = [0x00000001, 0x007FFFFF, 0x7E800001, 0x7F7FFFFF, 0x00800000, 0x3F800000, 0x7E7FFFFF, 0x40000000]
+    x64 = bits.view(np.float32).astype(np.float64)
+    sub = x64 < 2.0 ** -126
+    s = np.sqrt(x64).astype(np.float32).astype(np.float64)  # RN_float(√x): double rounding innocuous for sqrt
+    rsq = (1.0 / s).astype(np.float32)                       # ... and for division (53 ≥ 2·24 + 2)
+    rsq[sub] = np.inf
+    with np.errstate(over="ignore"):
+        rec = (1.0 / x64).astype(np.float32)
+    rec[sub] = np.inf
+    rec[np.abs(rec) < np.float32(2.0 ** -126)] = 0.0
+    for name, want in (("Rsqrt", rsq), ("Reciprocal", rec)):
+        for sign in (1, -1) if name == "Reciprocal" else (1,):
+            core = make_core("ascend950")
+            src, dst = core.local_tensor("float", 256), core.local_tensor("float", 256)
+            put(src, bits | (np.uint32(0x80000000) if sign < 0 else np.uint32(0)), np.uint32)
+            before = core.ub.copy()
+            getattr(aj, name)(dst, src, 256)
+            expect_ub(core, before, dst, (want * np.float32(sign)).view(np.uint32), np.uint32)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_d51_fill_in_counter_mode(device):
+    """SPEC-2 D51 / §8.2 in counter mode: 20 halves leave blocks 2..7 of the one repeat fully masked: not written
+    on A2/A3/310P/910, filled on 310B (MAX −65504) and the 950 (MAX −inf; −65504 saturating)."""
+    for sat in ((False, True) if device == "ascend950" else (False,)):
+        core = make_core(device, sat)
+        src, dst = core.local_tensor("half", 256), core.local_tensor("half", 16)
+        put(src, np.ones(256, np.float16), np.float16)
+        core.SetMaskCount()
+        before = core.ub.copy()
+        aj.ReduceDataBlock(dst, src, 20, 1, 1, 1, 8, reduce_type=aj.ReduceType.MAX)
+        fill = _block_fill(device, "half", "MAX", sat)
+        rest = [0xA5A5] * 6 if fill is None else [hbits(fill)] * 6
+        expect_ub(core, before, dst, [0x3C00, 0x3C00] + rest, np.uint16)
+
+
+def test_d53_950_64bit_index_layout_and_16bit_limit():
+    """SPEC-2 D53 / §8.3: 950 int64/uint64 ReduceMax writes the value, a uint32 index and 4 zero bytes; 16-bit
+    types accept an index up to 65534 (count 65535) and refuse count 65536 with cal_index."""
+    for dt, npt in (("int64", np.int64), ("uint64", np.uint64)):
+        core = make_core("ascend950")
+        src, dst, tmp = core.local_tensor(dt, 100), core.local_tensor(dt, 4), core.local_tensor(dt, 4)
+        x = np.arange(100, dtype=npt)
+        x[37] = 1000
+        put(src, x, npt)
+        before = core.ub.copy()
+        aj.ReduceMax(dst, src, tmp, 100, True)
+        expect_ub(core, before, dst, [1000, 37], np.uint64)
+    core = make_core("ascend950")
+    src, dst, tmp = core.local_tensor("half", 65536), core.local_tensor("half", 16), core.local_tensor("half", 16)
+    refused(core, aj.ParameterError, lambda: aj.ReduceMax(dst, src, tmp, 65536, True))
+    x = np.zeros(65536, np.float16)
+    x[65534] = 1
+    put(src, x, np.float16)
+    before = core.ub.copy()
+    aj.ReduceMax(dst, src, tmp, 65535, True)
+    expect_ub(core, before, dst, [0x3C00, 65534], np.uint16)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_d40_half_to_float_multiply_add_one_rounding(device):
+    """SPEC-2 D40 / §6.3: MulAddDst and Axpy with half factors and a float dst = exact widening, exact product,
+    one float RNE rounding of product + dst (computed here exactly in float64: operands chosen so the sum has
+    fewer than 53 significant bits)."""
+    rng = np.random.default_rng(4040)
+    a = (rng.uniform(-32, 32, 64)).astype(np.float16)
+    b = (rng.uniform(-32, 32, 64)).astype(np.float16)
+    c = (rng.uniform(-1024, 1024, 64)).astype(np.float32)
+    for name in ("MulAddDst", "Axpy"):
+        if "half" not in dtypes_of(name, device) or (name, device) == ("MulAddDst", "atlas-200i-500-a2"):
+            continue  # §6.2: no half→float MulAddDst on the 310B
+        core = make_core(device)
+        s0, s1 = core.local_tensor("half", 64), core.local_tensor("half", 64)
+        d = core.local_tensor("float", 64)
+        put(s0, a, np.float16)
+        put(s1, b, np.float16)
+        put(d, c, np.float32)
+        before = core.ub.copy()
+        if name == "MulAddDst":
+            aj.MulAddDst(d, s0, s1, 64)
+            p = a.astype(np.float64) * b.astype(np.float64)
+        else:
+            aj.Axpy(d, s0, a[0], 64)
+            p = a.astype(np.float64) * np.float64(a[0])
+        expect_ub(core, before, d, (p + c.astype(np.float64)).astype(np.float32), np.float32)
+
+
+def _vf_mask_out(out, m_out, m_in, T):
+    R.Not(m_out, m_in, R.CreateMask(T))
+    r = R.RegTensor(T)
+    R.Duplicate(r, 1)
+    R.StoreAlign(out, r, m_out)
+
+
+VF_MASK_OUT = R.simd_vf(_vf_mask_out)
+
+
+def test_d63_compiled_vf_writes_the_maskreg_argument():
+    """SPEC-2 D63 inside a compiled VF: a MaskReg passed as an argument and written by a MaskReg operation holds
+    the result after the VF returns (as the plain run); the store under it writes exactly its lanes."""
+    core = make_core("ascend950")
+    out = core.local_tensor("half", 128)
+    m_in, m_out = R.MaskReg((0xFFFF, 0, 0, 0)), R.MaskReg()
+    before = core.ub.copy()
+    VF_MASK_OUT(out, m_out, m_in, "half")
+    assert m_out.bits() == ((1 << 256) - 1) ^ 0xFFFF and m_in.bits() == 0xFFFF
+    exp = before.copy()
+    exp[out.addr + 16:out.addr + 256] = np.ones(120, np.float16).view(np.uint8)
+    assert np.array_equal(core.ub, exp)
