@@ -1155,3 +1155,127 @@ def test_d63_compiled_vf_writes_the_maskreg_argument():
     exp = before.copy()
     exp[out.addr + 16:out.addr + 256] = np.ones(120, np.float16).view(np.uint8)
     assert np.array_equal(core.ub, exp)
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-inference-aicore", "ascend950"])
+def test_d52_d53_high_dim_half_index_limit(device):
+    """SPEC-2 D52 / §8.3: high-dim half ReduceMax with cal_index is refused when an active lane of the last repeat
+    can have an index above 65535 (non-950) / 65534 (950: index+1 kept in 16 bits); the mask counts (the highest
+    active lane decides). Index = (repeat_time−1)·srcRepStride·16 + highest lane."""
+    core = aj.Core(device, bounds="ub")
+    core.ub[:] = SENT
+    src, dst, tmp = core.local_tensor("half", 65700), core.local_tensor("half", 16), core.local_tensor("half", 64)
+    limit = 65534 if device == "ascend950" else 65535
+    for stride, mask in ((4096, 128), (4088, 128), (4089, 128), (4088, 127), (4089, 1)):
+        top = stride * 16 + mask - 1
+        call = lambda: aj.ReduceMax(dst, src, tmp, mask, 2, stride, True)  # noqa: E731
+        if top > limit:
+            refused(core, aj.ParameterError, call, match="index")
+        else:
+            call()
+
+
+def test_d53_950_counter_mode_reads_by_stride_indexes_by_v():
+    """SPEC-2 D53 / §8.3.3: 950 high-dim counter mode: repeat r is read at r·srcRepStride blocks while the index
+    advances by V per repeat (count 200, stride 16: the max at memory element 256+4 has index 128+4); elements past
+    the count (memory 256+100 = logical 228) do not take part."""
+    core = make_core("ascend950")
+    src, dst, tmp = core.local_tensor("half", 1024), core.local_tensor("half", 16), core.local_tensor("half", 16)
+    x = np.zeros(1024, np.float16)
+    x[256 + 4], x[256 + 100], x[128 + 3] = 5, 9, 7
+    put(src, x, np.float16)
+    core.SetMaskCount()
+    before = core.ub.copy()
+    aj.ReduceMax(dst, src, tmp, 200, 1, 16, True)
+    expect_ub(core, before, dst, [hbits(5), 132], np.uint16)
+
+
+def test_d66_reg_reduce_random_masks_against_model():
+    """SPEC-2 D66 / §11.4 / D41 / D50: Reg Reduce MAX/MIN over random masks and special values: masked lanes never
+    win, value through SAT, index = first active lane attaining it (first NaN lane for NaN), lanes ≥ 2 zero;
+    SUM of small integer values (exact in any order) with masked lanes +0. Both half modes."""
+    rng = np.random.default_rng(66)
+    core = make_core("ascend950")
+    with core:
+        for T in ("half", "float", "int16", "uint16", "int32", "uint32"):
+            npt = NP[T]
+            size = np.dtype(npt).itemsize
+            n, u = 256 // size, f"u{size}"
+            for sat in ((False, True) if T == "half" else (False,)):
+                core.SetCtrlSpr(48, 48, 0 if sat else 1)
+                for _ in range(6):
+                    x = _rand_src(rng, npt, n)
+                    lanes = rng.random(n) < rng.choice([0.05, 0.5, 1.0])
+                    bits = 0
+                    for j in np.nonzero(lanes)[0]:
+                        bits |= ((1 << size) - 1) << (int(j) * size)
+                    m = R.MaskReg(_words(bits))
+                    for rt, is_max in ((R.ReduceType.MAX, True), (R.ReduceType.MIN, False)):
+                        out = _reduce(T, x, m, rt)
+                        act = [j for j in range(n) if lanes[j]]
+                        if act:
+                            v, j = _extreme_d50([x[k] for k in act], is_max)
+                            want_v, want_i = _sat(v, npt, sat), act[j]
+                        else:
+                            want_v = npt(-np.inf if is_max else np.inf) if T in ("half", "float") \
+                                else npt(np.iinfo(npt).min if is_max else np.iinfo(npt).max)
+                            want_v, want_i = _sat(want_v, npt, sat), 0
+                        got = out.view(u)
+                        assert got[0] == np.array([want_v], npt).view(u)[0], (T, sat, rt, out[0], want_v)
+                        assert int(got[1]) == want_i and not got[2:].any(), (T, sat, rt)
+                    if np.dtype(npt).kind != "f":
+                        xs = (rng.integers(0, 50, n)).astype(npt)
+                        out = _reduce(T, xs, m, R.ReduceType.SUM)
+                        assert int(out[0]) == int(xs.astype(np.int64)[lanes].sum()) and not out[1:].any(), T
+
+
+def test_d52_possible_index_follows_a_bit_mask():
+    """SPEC-2 D52, docs/decisions.md "Reductions": with a bit mask the highest set lane decides whether the last
+    repeat can produce an index above 65535 (lane 0 only at stride 4096: 65536, refused; stride 4095 with lane 15:
+    65535, accepted)."""
+    core = aj.Core("atlas-a2", bounds="ub")
+    core.ub[:] = SENT
+    src, dst, tmp = core.local_tensor("half", 65700), core.local_tensor("half", 16), core.local_tensor("half", 64)
+    refused(core, aj.ParameterError, lambda: aj.ReduceMax(dst, src, tmp, [1, 0], 2, 4096, True), match="index")
+    aj.ReduceMax(dst, src, tmp, [1 << 15, 0], 2, 4095, True)
+    refused(core, aj.ParameterError, lambda: aj.ReduceMax(dst, src, tmp, [1 << 16, 0], 2, 4095, True), match="index")
+
+
+def test_d40_d49_rsqrt_fast_algorithms_high_dim_equal_count_form():
+    """SPEC-2 D40 / D49: Rsqrt FAST_INVERSE and PRECISION_1ULP_FTZ_FALSE are correctly rounded 1/√x in the high-dim
+    form too (the devkit's two roundings there are why the row is MODELLED, not a second model)."""
+    rng = np.random.default_rng(49)
+    bits = rng.integers(0x00000001, 0x7E800000, 64, dtype=np.uint64).astype(np.uint32)
+    want = [fbits(rn_rsqrt_f32(np.uint32(b).view(np.float32))) for b in bits]
+    for algo in ("FAST_INVERSE", "PRECISION_1ULP_FTZ_FALSE", "PRECISION_0ULP_FTZ_FALSE"):
+        core = make_core("ascend950")
+        src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        put(src, bits, np.uint32)
+        before = core.ub.copy()
+        aj.Rsqrt(dst, src, 64, 1, aj.UnaryRepeatParams(), config=aj.RsqrtConfig(getattr(aj.RsqrtAlgo, algo)))
+        expect_ub(core, before, dst, want, np.uint32)
+
+
+def test_d66_all_masked_reduce_saturating_half():
+    """SPEC-2 D66 with §11.4's SAT (docs/decisions.md "Reductions", audit 46 D2 reading 2): in half saturation mode an
+    all-masked Reg Reduce MAX/MIN writes −65504 / +65504 and index 0; INF/NaN mode −inf / +inf."""
+    core = make_core("ascend950")
+    with core:
+        for sat, lo, hi in ((False, 0xFC00, 0x7C00), (True, 0xFBFF, 0x7BFF)):
+            core.SetCtrlSpr(48, 48, 0 if sat else 1)
+            for rt, want in ((R.ReduceType.MAX, lo), (R.ReduceType.MIN, hi)):
+                out = _reduce("half", np.ones(128, np.float16), R.MaskReg(), rt).view(np.uint16)
+                assert out[0] == want and not out[1:].any(), (sat, rt)
+
+
+def test_d70_950_tpipe_buffers_cover_248k():
+    """SPEC-2 D70: a TPipe TBuf may take the whole 253952-byte 950 UB (no 8 KB reserved); 32 bytes more is
+    refused."""
+    core = make_core("ascend950")
+    with core:
+        buf = aj.TBuf(aj.TPosition.VECCALC)
+        aj.TPipe().InitBuffer(buf, 253952)
+        assert buf.Get("half").GetSize() == 126976 and aj.GetRuntimeUBSize() == 253952
+    core = make_core("ascend950")
+    with core:
+        refused(core, aj.ParameterError, lambda: aj.TPipe().InitBuffer(aj.TBuf(aj.TPosition.VECCALC), 253952 + 32))
