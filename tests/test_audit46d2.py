@@ -839,11 +839,12 @@ def model_non950(x, npt, is_max, sat, count=None, mask=None, repeat=None, rep_st
         R_, s = max(1, count // L), L
         lanes = range(min(count, L))
     else:
-        R_, s, lanes = repeat, rep_stride * 32 // np.dtype(npt).itemsize, range(mask)
+        R_, s = repeat, rep_stride * 32 // np.dtype(npt).itemsize
+        lanes = range(mask) if isinstance(mask, int) else mask
     reps = []
     for r in range(R_):
-        v, j = _extreme_d50([x[r * s + j] for j in lanes], is_max)
-        reps.append((_sat(v, npt, sat), j))
+        v, k = _extreme_d50([x[r * s + j] for j in lanes], is_max)
+        reps.append((_sat(v, npt, sat), lanes[k]))  # D50: the lane number, not the rank among active lanes
     best = reps[0][0]
     for v, _ in reps:
         best = _ext(best, v, is_max)
@@ -878,8 +879,8 @@ def model_950(x, npt, is_max, sat, count=None, mask=None, repeat=None, rep_strid
         P = range(V)
     else:
         step, reps = rep_stride * 32 // size, repeat
-        active = lambda r, j: j < mask  # noqa: E731
-        P = range(mask)
+        P = range(mask) if isinstance(mask, int) else mask
+        active = lambda r, j: j in P  # noqa: E731
     for r in range(reps):
         for j in range(V):
             if active(r, j):
@@ -909,7 +910,7 @@ def _rand_src(rng, npt, n):
 
 
 def _check_minmax(device, dt, npt, sat, rng, model, forms):
-    for _ in range(10):
+    for _ in range(16):
         is_max = bool(rng.integers(2))
         fn = aj.ReduceMax if is_max else aj.ReduceMin
         core = make_core(device, sat)
@@ -927,6 +928,11 @@ def _check_minmax(device, dt, npt, sat, rng, model, forms):
         else:
             mask, rep, stride = int(rng.integers(1, L + 1)), int(rng.integers(1, 4)), int(rng.choice([8, 10]))
             args, kw = (mask, rep, stride), dict(mask=mask, repeat=rep, rep_stride=stride)
+            if rng.random() < 0.5:  # a bit mask (SPEC 2.1: mask[1] only for 16-bit lanes), at least one lane
+                bits = int.from_bytes(rng.bytes(L // 8), "little") | (1 << int(rng.integers(L)))
+                words = [bits & (2**64 - 1)] + ([bits >> 64] if L == 128 else [])
+                args = (words, rep, stride)
+                kw["mask"] = [j for j in range(L) if (bits >> j) & 1]
             tmp_n = aj.GetReduceMaxMinTmpSize(device, dt, repeat_time=rep, cal_index=True)
         tmp = core.local_tensor(dt, max(tmp_n, 32 // size))
         before = core.ub.copy()
@@ -1004,6 +1010,9 @@ def test_d60_operator_forms_refused(device):
         d[:] = a | b
     refused(core, aj.UnsupportedDTypeError, and_, match="ReinterpretCast")
     refused(core, aj.UnsupportedDTypeError, or_, match="ReinterpretCast")
+    core.SetVectorMask(64)  # the mask-register form (is_set_mask=False) is refused the same way
+    refused(core, aj.UnsupportedDTypeError, lambda: aj.And(d, a, b, aj.MASK_PLACEHOLDER, 1, aj.BinaryRepeatParams(),
+                                                           is_set_mask=False), match="ReinterpretCast")
 
 
 @pytest.mark.parametrize("device", ["ascend950", "atlas-a2", "atlas-inference-aicore"])
