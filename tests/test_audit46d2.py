@@ -1288,3 +1288,41 @@ def test_d70_950_tpipe_buffers_cover_248k():
     core = make_core("ascend950")
     with core:
         refused(core, aj.ParameterError, lambda: aj.TPipe().InitBuffer(aj.TBuf(aj.TPosition.VECCALC), 253952 + 32))
+
+
+SPECIAL_X = np.array([0x0000, 0x8000, 0x7C00, 0xFC00, 0xC000, 0x7E00, 0x0001, 0x8001], np.uint16)
+SPECIAL_ROWS = {  # SPEC-2 4.3 table (D75: the D40 compositions do not apply to these inputs): +0 −0 +inf −inf −2 NaN
+    "Sqrt": [0.0, -0.0, np.inf, "nan", "nan", "nan"],
+    "Rsqrt": [np.inf, -np.inf, 0.0, "nan", "nan", "nan"],
+    "Reciprocal": [np.inf, -np.inf, 0.0, -0.0, -0.5, "nan"],
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_d40_d75_special_inputs_every_device(device):
+    """SPEC-2 D40 / D75 / §4.3 with D38 and D35: Sqrt, Rsqrt, Reciprocal half special inputs on every device and
+    half mode. Subnormal inputs: read as ±0 on the 950's default INTRINSIC algorithm (DAZ), exact elsewhere
+    (Rsqrt(2^-24) = 4096, Reciprocal(2^-24) = 2^24 → +inf); then SAT (inf → ±65504, NaN → +0)."""
+    for sat in (False, True):
+        if (sat and device not in SAT_SWITCH + SAT_FIXED) or (not sat and device in SAT_FIXED):
+            continue
+        s_on = is_sat(device, sat)
+        for name, rows in SPECIAL_ROWS.items():
+            if device == "ascend950":
+                sub = [rows[0], rows[1]]  # DAZ: the ±0 rows
+            else:
+                sub = {"Sqrt": [2.0 ** -12, "nan"], "Rsqrt": [4096.0, "nan"], "Reciprocal": [np.inf, -np.inf]}[name]
+            want = []
+            for r in rows + sub:
+                if r == "nan":
+                    want.append(0 if s_on else HALF_NAN)
+                elif s_on and np.isinf(r):
+                    want.append(hbits(65504.0 if r > 0 else -65504.0))
+                else:
+                    want.append(hbits(r))
+            core = make_core(device, sat)
+            src, dst = core.local_tensor("half", 16), core.local_tensor("half", 16)
+            put(src, np.concatenate([SPECIAL_X, SPECIAL_X]), np.uint16)
+            before = core.ub.copy()
+            getattr(aj, name)(dst, src, 16)
+            expect_ub(core, before, dst, want * 2, np.uint16)
