@@ -1326,3 +1326,28 @@ def test_d40_d75_special_inputs_every_device(device):
             before = core.ub.copy()
             getattr(aj, name)(dst, src, 16)
             expect_ub(core, before, dst, want * 2, np.uint16)
+
+
+def test_d27_enum_twins_kept_apart_and_old_spelling_warns():
+    """SPEC-2 D27 (docs/decisions.md "Reductions": D27 transition, reduction arguments): the Memory APIs take
+    aj.ReduceType (or its int), Reg Reduce takes aj.Reg.ReduceType (or its int), each refuses the twin
+    (ParameterError, nothing written); Reg Reduce is ZEROING only; the old tree spelling warns."""
+    core = make_core("ascend950")
+    src, dst = core.local_tensor("half", 128), core.local_tensor("half", 16)
+    put(src, np.arange(128, dtype=np.float16), np.float16)
+    order = aj.ReduceOrder.ORDER_VALUE_INDEX
+    refused(core, aj.ParameterError,
+            lambda: aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, order, reduce_type=R.ReduceType.MAX))
+    for rt in (aj.ReduceType.MAX, 1):
+        aj.ReduceRepeat(dst, src, 128, 1, 1, 1, 8, aj.ReduceOrder.ORDER_VALUE_INDEX, reduce_type=rt)
+        assert dst.numpy()[:2].view(np.uint16).tolist() == [hbits(127), 127]
+    with core:
+        a, o = R.RegTensor("half"), R.RegTensor("half")
+        with pytest.raises(aj.ParameterError):
+            R.Reduce(o, a, R.CreateMask("half"), aj.ReduceType.MAX)
+        with pytest.raises(aj.ParameterError):
+            R.Reduce(o, a, R.CreateMask("half"), R.ReduceType.MAX, R.MaskMergeMode.MERGING)
+        R.Reduce(o, a, R.CreateMask("half"), 1)
+    tree = aj.explain_reduce_order("atlas-a2", "count", "half", count=300)
+    with pytest.warns(DeprecationWarning, match="D27"):
+        assert isinstance(tree, aj.ReduceOrder)
