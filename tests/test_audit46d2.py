@@ -650,8 +650,12 @@ def test_d72_cast_half_to_int32_cast_none_and_mask_hi_refused(device):
     core.ub[:] = SENT
     put(src, np.arange(64, dtype=np.float16) + np.float16(0.5), np.float16)
     refused(core, aj.UnsupportedDTypeError, lambda: aj.Cast(dst, src, aj.RoundMode.CAST_NONE, 64))
-    refused(core, aj.AscendJitError,
+    refused(core, aj.ParameterError,
             lambda: aj.Cast(dst, src, aj.RoundMode.CAST_RINT, [0, 2**64 - 1], 1, aj.UnaryRepeatParams(1, 1, 8, 4)))
+    f0, f1, f2 = (core.local_tensor("float", 64) for _ in range(3))  # the same rule for every 32-bit-lane call
+    refused(core, aj.ParameterError, lambda: aj.Add(f2, f0, f1, [1, 1], 1, aj.BinaryRepeatParams()))
+    refused(core, aj.ParameterError,
+            lambda: aj.Cast(f2, src, aj.RoundMode.CAST_NONE, [0, 2**64 - 1], 1, aj.UnaryRepeatParams(1, 1, 8, 4)))
     before = core.ub.copy()
     aj.Cast(dst, src, aj.RoundMode.CAST_RINT, [2**64 - 1, 0], 1, aj.UnaryRepeatParams(1, 1, 8, 4))
     expect_ub(core, before, dst, np.rint(np.arange(64) + 0.5).astype(np.int32), np.int32)
@@ -1351,3 +1355,26 @@ def test_d27_enum_twins_kept_apart_and_old_spelling_warns():
     tree = aj.explain_reduce_order("atlas-a2", "count", "half", count=300)
     with pytest.warns(DeprecationWarning, match="D27"):
         assert isinstance(tree, aj.ReduceOrder)
+
+
+def test_d42_d63_tensor_scalar_and_sub_carry_on_950():
+    """SPEC-2 D42 with the 950's one-element-tensor scalar (README porting table): LeakyRelu(−0, NaN) = NaN,
+    (+0, NaN) = +0, (−0, −65504) = +0; SPEC-2 D63: Reg Sub's carry MaskReg is written in place (1 − 2 borrows in
+    every lane: the carry-out bit is 0, as Add's carry is 1 on a wrap)."""
+    core = make_core("ascend950")
+    src, dst, sc = (core.local_tensor("half", 16) for _ in range(3))
+    put(src, np.array([-0.0, 0.0, -1, 2] * 4, np.float16), np.float16)
+    for s, want in ((np.nan, [HALF_NAN, 0, HALF_NAN, hbits(2)]), (-65504, [0, 0, 0x7BFF, hbits(2)])):
+        put(sc, np.full(16, s, np.float16), np.float16)
+        before = core.ub.copy()
+        aj.LeakyRelu(dst, src, sc[0], 16)
+        expect_ub(core, before, dst, want * 4, np.uint16)
+    with core:
+        a, b, o = R.RegTensor("uint32"), R.RegTensor("uint32"), R.RegTensor("uint32")
+        R.Duplicate(a, np.uint32(1))
+        R.Duplicate(b, np.uint32(2))
+        carry = R.MaskReg((5, 5, 5, 5))
+        ident = id(carry)
+        R.Sub(carry, o, a, b, R.CreateMask("uint32"))
+        assert id(carry) == ident and carry.bits() == 0
+        assert o.numpy().tolist() == [2**32 - 1] * 64
