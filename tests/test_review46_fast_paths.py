@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import ascend_jit as aj
-from ascend_jit import core as core_mod
 from ascend_jit import pipe as pipe_mod
 from ascend_jit.api import data_copy_pad as dcp
 from ascend_jit.api import reductions
