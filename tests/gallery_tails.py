@@ -198,6 +198,12 @@ tests/test_sanitizer.py)."""
 # small, 2-6 tiles a core, the last short; GM padded to the block); foreach_div_scalar 200003 (the list's first
 # tensor of 82002 floats in 15872-float chunks over cores whose ranges end inside tensors) and foreach_div_scalar_half /
 # _bf16 40011 (short chunks whose last vector is partial);
+# hard_sigmoid_v2 and its half / bf16 60011 / 30011 (8 cores of 512-byte-aligned blocks, one short tile each, the
+# last core shorter) and hard_sigmoid_v2_int32 30011 (two cores: 64 KiB a core); hard_shrink 100003 and
+# hard_shrink_bf16 30011 (8 cores from unaligned GM starts, tiles not whole repeats: the lanes past zeroed) and
+# hard_shrink_half 1001 (single-buffered cores of 126 halves, the last 119); apply_rms_prop 30011 and its half / bf16
+# 20011 (8 block-aligned cores, the last short); relu_v3 30008 (4 cores of 512-element blocks, the last tile neither
+# whole repeats nor whole mask blocks), relu_v3_half 1000 (one core) and relu_v3_int32 20008;
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -316,4 +322,8 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "gaussian_nll_loss_none_half": 20011, "gaussian_nll_loss_sum_bf16_scalar_var": 3001,
          "threshold_grad_v2_d": 300003, "threshold_grad_v2_d_half": 300003, "threshold_grad_v2_d_bf16": 300003,
          "threshold_grad_v2_d_int32": 300003, "threshold_grad_v2_d_int8": 300003, "threshold_grad_v2_d_uint8": 300003,
-         "foreach_div_scalar": 200003, "foreach_div_scalar_half": 40011, "foreach_div_scalar_bf16": 40011}
+         "foreach_div_scalar": 200003, "foreach_div_scalar_half": 40011, "foreach_div_scalar_bf16": 40011,
+         "hard_sigmoid_v2": 60011, "hard_sigmoid_v2_half": 30011, "hard_sigmoid_v2_bf16": 30011,
+         "hard_sigmoid_v2_int32": 30011, "hard_shrink": 100003, "hard_shrink_half": 1001, "hard_shrink_bf16": 30011,
+         "apply_rms_prop": 30011, "apply_rms_prop_half": 20011, "apply_rms_prop_bf16": 20011, "relu_v3": 30008,
+         "relu_v3_half": 1000, "relu_v3_int32": 20008}

@@ -1,0 +1,320 @@
+"""The session-47n ports of ops-nn kernels: kernels/hard_sigmoid_v2.py (HardSigmoidV2, A2 / A3: Adds / Relu / Mins /
+Muls in place in one TQueBind<VECIN, VECOUT> tile with the positional EnQue / DeQue forms, CAST_ROUND back for the
+16-bit types, an int32 form), kernels/hard_shrink.py (HardShrink, the 950: tensor-tensor Compare GT / LT into bit
+masks against Duplicate'd lambd tensors, Select tensor-scalar then tensor-tensor), kernels/apply_rms_prop.py
+(ApplyRMSProp, the 950: Sqrt and Reciprocal, seven queues, three outputs) and kernels/relu_v3.py (ReluV3, A2 / A3:
+Relu / Maxs and the Compare GT bit mask copied to GM). Each against its numpy model bit for bit on every device it
+runs on (the MODELLED Sqrt / Reciprocal are the exact value rounded once, D37), against a float64 formula within the
+types' rounding; the host tilings; each of the original's behaviours the port changes, run in the original's form
+and refused or reported."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ported import sanitizer_reports as _reports, same_bits as _same, spec_and_module as _spec_and_module
+
+A2_A3 = ["atlas-a2", "atlas-a3"]
+BF16 = ml_dtypes.bfloat16
+
+
+# kernels/hard_sigmoid_v2.py
+
+def _hsig_tiling(m, device, n, dtype):
+    used, raw = m.tiling(device, n, dtype)
+    t = m.HardSigmoidV2TilingData.from_buffer_copy(raw.tobytes())
+    return used, (t.formerNum, t.formerLength, t.tailLength, t.tileLength)
+
+
+def test_hard_sigmoid_v2_tiling_cache_line_cores_and_ub_eighth_tiles():
+    _, m = _spec_and_module("hard_sigmoid_v2")
+    # 800012 bytes / 16 KiB -> 49 cores wanted, 8 used; ceil(200003 / 8) = 25001 rounded up to 128 floats (512 bytes)
+    assert _hsig_tiling(m, "atlas-a2", 200003, "float") == (8, (7, 25088, 24387, 24576))
+    # int32: 64 KiB a core -> 7 cores of 14336, the last 13987
+    assert _hsig_tiling(m, "atlas-a3", 100003, "int32") == (7, (6, 14336, 13987, 24576))
+    # under 16 KiB one core; the 16-bit tile is the same 24576 elements (UB / 8)
+    assert _hsig_tiling(m, "atlas-a2", 1000, "float") == (1, (0, 1024, 1000, 24576))
+    assert _hsig_tiling(m, "atlas-a2", 100003, "half") == (8, (7, 12544, 12195, 24576))
+    for n in (1, 129, 4097, 70001, 300007):
+        used, (former, length, tail, _) = _hsig_tiling(m, "atlas-a2", n, "bfloat16")
+        assert former == used - 1 and former * length + tail == n and 0 < tail <= length
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("dtype, n", [(np.float32, 60011), (np.float16, 30011), (BF16, 9001), (np.int32, 20011),
+                                      (np.float32, 3)])
+def test_hard_sigmoid_v2_is_the_numpy_model(device, dtype, n):
+    """Several cores from 512-byte aligned starts, a short last core, three elements on one core."""
+    _, m = _spec_and_module("hard_sigmoid_v2")
+    rng = np.random.default_rng(n)
+    if dtype == np.int32:
+        x = rng.integers(-20, 20, n).astype(np.int32)
+    else:
+        x = rng.uniform(-5, 5, n).astype(np.float32).astype(dtype)
+    y = m.run_hard_sigmoid_v2(device, x)
+    assert y.dtype == x.dtype and _same(y, m.hard_sigmoid_v2_model(x))
+
+
+def test_hard_sigmoid_v2_two_ub_tiles_a_core():
+    """200003 floats: 25088 a core, a 24576-float tile (the UB's eighth) and a 512-float one through the same
+    TQueBind buffers."""
+    _, m = _spec_and_module("hard_sigmoid_v2")
+    x = np.random.default_rng(3).uniform(-4, 4, 200003).astype(np.float32)
+    assert _same(m.run_hard_sigmoid_v2("atlas-a2", x), m.hard_sigmoid_v2_model(x))
+
+
+def test_hard_sigmoid_v2_specials_round_half_away_and_the_formula():
+    """NaN stays NaN (Relu, Mins: D41), +inf -> 1, -inf and -3 -> 0, 3 -> 1; the 16-bit results round half away
+    from zero (CAST_ROUND): every half / bfloat16 input whose float result is a tie gives the larger magnitude,
+    not RNE's even neighbour. Against float64 within the float chain's rounding."""
+    _, m = _spec_and_module("hard_sigmoid_v2")
+    x = np.tile(np.array([np.nan, np.inf, -np.inf, -3.0, 3.0, -0.0, 0.0, 100.0], np.float32), 5)
+    for dtype in (np.float32, np.float16, BF16):
+        y = m.run_hard_sigmoid_v2("atlas-a2", x.astype(dtype)).astype(np.float32)[:8]
+        assert np.isnan(y[0]) and y[1:].tolist() == [1.0, 0.0, 0.0, 1.0, 0.5, 0.5, 1.0], dtype
+    for dtype in (np.float16, BF16):
+        allx = np.arange(65536, dtype=np.uint16).view(dtype)
+        allx = allx[np.isfinite(allx.astype(np.float32))]
+        r = (np.clip(allx.astype(np.float32) + np.float32(3), 0, 6) * m.SCALE_VALUE).astype(np.float32)
+        ties = m.round_half_away(r, dtype).view(np.uint16) != r.astype(dtype).view(np.uint16)
+        assert ties.sum() > 10, dtype
+        xs = allx[ties]
+        y = m.run_hard_sigmoid_v2("atlas-a3", xs)
+        assert _same(y, m.round_half_away(r[ties], dtype)), dtype
+        assert np.all(np.abs(y.astype(np.float32)) > np.abs(r[ties].astype(dtype).astype(np.float32))), dtype
+    xs = np.random.default_rng(9).uniform(-4, 4, 5000).astype(np.float32)
+    out = m.run_hard_sigmoid_v2("atlas-a2", xs).astype(np.float64)
+    want = np.clip(xs.astype(np.float64) + 3.0, 0.0, 6.0) / 6.0
+    assert np.all(np.abs(out - want) <= 2 ** -22 * np.maximum(want, 2 ** -20))
+    xi = np.arange(-10, 10, dtype=np.int32)
+    assert m.run_hard_sigmoid_v2("atlas-a2", xi).tolist() == [0] * 13 + [1] * 7
+
+
+# kernels/hard_shrink.py
+
+def _shrink_tiling(m, n, dtype, lambd=0.5):
+    used, mode, is_bf16, raw = m.tiling("ascend950", n, dtype, lambd)
+    t = m.HardShrinkTilingData.from_buffer_copy(raw.tobytes())
+    return used, mode, is_bf16, t.blockFactor, t.ubFactor
+
+
+def test_hard_shrink_tiling_element_cores_and_ub_factor():
+    _, m = _spec_and_module("hard_shrink")
+    # float, double-buffered: 28 bytes an element; (253952 - 1024) * 8 / 225 = 8992 -> 8960 (64-float repeats)
+    assert _shrink_tiling(m, 300001, "float") == (8, 1, 0, 37501, 8960)
+    # half, 1024 or fewer: single-buffered, 10 bytes an element -> 24980 -> 24960 (128-half repeats)
+    assert _shrink_tiling(m, 1000, "half") == (8, 0, 0, 125, 24960)
+    # bfloat16: 2 * 2 * 2 + 4 * 4 = 24 bytes -> 10484 -> 10432; IS_BF16
+    assert _shrink_tiling(m, 100003, "bfloat16") == (8, 1, 1, 12501, 10432)
+    assert _shrink_tiling(m, 5, "float")[:1] == (5,) and _shrink_tiling(m, 1025, "half")[1] == 1
+    t = m.HardShrinkTilingData.from_buffer_copy(m.tiling("ascend950", 9, "float", 0.3)[3].tobytes())
+    assert t.lambd == np.float32(0.3) and t.totalNum == 9
+
+
+@pytest.mark.parametrize("dtype, n", [(np.float32, 40009), (np.float16, 1000), (np.float16, 30011),
+                                      (BF16, 20011), (BF16, 777), (np.float32, 1)])
+def test_hard_shrink_is_the_numpy_model(dtype, n):
+    """Double- and single-buffered runs, cores whose tile is not whole repeats, one element. The half lambd is
+    rounded (0.3 -> 0.2998...): x equal to it is not kept."""
+    _, m = _spec_and_module("hard_shrink")
+    rng = np.random.default_rng(n)
+    x = rng.uniform(-1, 1, n).astype(np.float32)
+    x[::53] = 0.3
+    x[1::53] = -0.3
+    x = x.astype(dtype)
+    x[2::53] = np.float16(0.3) if dtype == np.float16 else x[2::53]
+    y = m.run_hard_shrink("ascend950", x, 0.3)
+    assert y.dtype == x.dtype and _same(y, m.hard_shrink_model(x, 0.3))
+    if dtype == np.float16 and n > 2:
+        assert y[2] == 0 and y[0] == 0
+
+
+def test_hard_shrink_several_tiles_a_core():
+    """300001 floats: 37501 a core, four 8960-float tiles and a short one."""
+    _, m = _spec_and_module("hard_shrink")
+    x = np.random.default_rng(4).uniform(-1, 1, 300001).astype(np.float32)
+    assert _same(m.run_hard_shrink("ascend950", x, 0.5), m.hard_shrink_model(x, 0.5))
+
+
+def test_hard_shrink_specials_and_the_formula():
+    """NaN compares false both ways (D43): 0; +-inf kept; +-lambd exactly and -0 give +0; a negative lambd keeps
+    every number. Against float64: y = x where |x| > lambd."""
+    _, m = _spec_and_module("hard_shrink")
+    x = np.tile(np.array([np.nan, np.inf, -np.inf, 0.5, -0.5, -0.0, 0.75, -2.0], np.float32), 9)
+    for dtype in (np.float32, np.float16, BF16):
+        y = m.run_hard_shrink("ascend950", x.astype(dtype), 0.5)
+        f = y.astype(np.float32)[:8]
+        assert f.tolist() == [0.0, np.inf, -np.inf, 0.0, 0.0, 0.0, 0.75, -2.0], dtype
+        assert not np.signbit(f[[0, 3, 4, 5]]).any(), dtype
+        yn = m.run_hard_shrink("ascend950", x.astype(dtype), -1.0).astype(np.float32)[:8]
+        assert yn[0] == 0 and yn[1:].tolist() == x[1:8].tolist(), dtype
+    xs = np.random.default_rng(6).standard_normal(3000).astype(np.float32)
+    out = m.run_hard_shrink("ascend950", xs, 0.7).astype(np.float64)
+    assert np.array_equal(out, np.where(np.abs(xs.astype(np.float64)) > np.float64(np.float32(0.7)), xs, 0.0))
+
+
+def test_hard_shrink_rounded_compare_reads_lanes_past_the_copy_and_the_cast(monkeypatch):
+    """The original's form (ORIGINAL_TAIL): the Compares and Selects over n rounded up to a repeat read input lanes
+    (float, half) or float-temporary lanes (bfloat16) nothing wrote; the values copied out are the same."""
+    _, m = _spec_and_module("hard_shrink")
+    for dtype in (np.float32, BF16):
+        x = np.random.default_rng(1).uniform(-1, 1, 1001).astype(np.float32).astype(dtype)
+        outs = {}
+        monkeypatch.setattr(m, "ORIGINAL_TAIL", True)
+        original = _reports(lambda: outs.setdefault(True, m.run_hard_shrink("ascend950", x)))
+        want = {("init", "Compare"), ("init", "Select")}
+        assert {(r.check, r.instruction.api) for r in original} == want, dtype
+        monkeypatch.setattr(m, "ORIGINAL_TAIL", False)
+        assert _reports(lambda: outs.setdefault(False, m.run_hard_shrink("ascend950", x))) == [], dtype
+        assert _same(outs[True], outs[False])
+
+
+# kernels/apply_rms_prop.py
+
+def _rms_tiling(m, n, dtype):
+    used, raw = m.tiling("ascend950", n, dtype, 0.01, 0.9, 0.9, 1e-6)
+    return used, m.ApplyRmsPropTilingData.from_buffer_copy(raw.tobytes())
+
+
+def test_apply_rms_prop_tiling_block_aligned_cores_and_tiles():
+    _, m = _spec_and_module("apply_rms_prop")
+    # ceil(100003 / 8) = 12501 -> 12504 (8 floats); 253952 / 44 bytes -> 5768 floats a tile; 3 tiles, the last 968
+    used, t = _rms_tiling(m, 100003, "float")
+    assert (used, t.blockLength, t.lastBlockLength, t.tileLength, t.tileNum, t.lastTileLength) == (
+        8, 12504, 12475, 5768, 3, 968)
+    assert (t.lastBlockTileNum, t.lastBlockLastTileLength) == (3, 939)
+    # 16-bit: 7 * 2 + 8 * 4 = 46 bytes -> 5520; 50003 -> 6256 a core (16 halves)
+    used, t = _rms_tiling(m, 50003, "half")
+    assert (used, t.blockLength, t.tileLength, t.tileNum, t.lastTileLength) == (8, 6256, 5520, 2, 736)
+    # one short core: the tile is the block rounded up, the last tile the 7 elements
+    used, t = _rms_tiling(m, 7, "bfloat16")
+    assert (used, t.tileLength, t.lastBlockLastTileLength) == (1, 16, 7)
+    # rho1m is 1 - rho in float (host); every element covered once
+    assert t.rho1m == np.float32(1.0) - np.float32(0.9) and t.eps == np.float32(1e-6)
+    for n in (1, 9, 4097, 46145, 200003):
+        used, t = _rms_tiling(m, n, "float")
+        assert (used - 1) * t.blockLength + t.lastBlockLength == n
+        assert (t.lastBlockTileNum - 1) * t.tileLength + t.lastBlockLastTileLength == t.lastBlockLength
+
+
+def _rms_inputs(n, dtype, seed):
+    rng = np.random.default_rng(seed)
+    return [a.astype(np.float32).astype(dtype) for a in (
+        rng.uniform(-2, 2, n), rng.uniform(0, 1, n), rng.uniform(-0.5, 0.5, n), rng.standard_normal(n) * 0.3)]
+
+
+@pytest.mark.parametrize("dtype, n", [(np.float32, 100003), (np.float32, 5), (np.float16, 30011), (BF16, 12011)])
+def test_apply_rms_prop_is_the_numpy_model(dtype, n):
+    """Three tiles a core (100003 floats), a short last core, one core; all three outputs."""
+    _, m = _spec_and_module("apply_rms_prop")
+    ins = _rms_inputs(n, dtype, n)
+    outs = m.run_apply_rms_prop("ascend950", *ins)
+    for out, want in zip(outs, m.apply_rms_prop_model(*ins)):
+        assert out.dtype == ins[0].dtype and _same(out, want)
+
+
+def test_apply_rms_prop_specials_and_the_formula():
+    """ms' + eps = +0 (eps 0, grad 0, ms 0): Sqrt +0, Reciprocal +inf, inf * 0 = NaN into mom' and var'; a negative
+    ms': Sqrt NaN. Against float64 within a few float roundings (relative to the terms' size)."""
+    _, m = _spec_and_module("apply_rms_prop")
+    var = np.array([1.0, 1.0, 1.0, 2.0] * 4, np.float32)
+    ms = np.array([0.0, -4.0, 1.0, 0.25] * 4, np.float32)
+    mom = np.zeros(16, np.float32)
+    grad = np.array([0.0, 0.0, 1.0, -1.0] * 4, np.float32)
+    v, s, mo = m.run_apply_rms_prop("ascend950", var, ms, mom, grad, lr=0.5, rho=0.5, momentum=0.0, epsilon=0.0)
+    wv, ws, wm = m.apply_rms_prop_model(var, ms, mom, grad, lr=0.5, rho=0.5, momentum=0.0, epsilon=0.0)
+    assert _same(v, wv) and _same(s, ws) and _same(mo, wm)
+    assert np.isnan(mo[:2]).all() and np.isnan(v[:2]).all() and s[:2].tolist() == [0.0, -2.0]
+    assert s[2] == 1.0 and mo[2] == 0.5 and v[2] == 0.5
+    ins = _rms_inputs(4001, np.float32, 2)
+    outs = m.run_apply_rms_prop("ascend950", *ins)
+    v64, s64, m64, g64 = (a.astype(np.float64) for a in ins)
+    ws = s64 + (g64 * g64 - s64) * (1 - 0.9)
+    wm = m64 * 0.9 + 0.01 * g64 / np.sqrt(ws + 1e-6)
+    for out, want, scale in ((outs[1], ws, 1.0), (outs[2], wm, 1.0), (outs[0], v64 - wm, 2.0)):
+        assert np.all(np.abs(out.astype(np.float64) - want) <= 2 ** -20 * scale), scale
+
+
+# kernels/relu_v3.py
+
+def test_relu_v3_tiling_cores_by_data_size_and_the_last_dim_rule():
+    _, m = _spec_and_module("relu_v3")
+    assert m.tiling("atlas-a2", (1000,), "float")[0] == 1            # under 32 KiB
+    assert m.tiling("atlas-a2", (100, 104), "float")[0] == 4         # under 4 MiB: half the cores
+    assert m.tiling("atlas-a3", (2 ** 21,), "half")[0] == 8
+    assert m.ReluV3TilingData.from_buffer_copy(m.tiling("atlas-a2", (37, 24), "half")[1].tobytes()).size == 888
+    with pytest.raises(ValueError, match="multiple of 8"):
+        m.tiling("atlas-a2", (8, 13), "float")
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("dtype, shape", [(np.float32, (37, 24)), (np.float16, (7, 4288)), (np.int32, (1251, 8)),
+                                          (np.float32, (8,))])
+def test_relu_v3_is_the_numpy_model(device, dtype, shape):
+    """One core (888 elements), four cores of 512-element blocks with a short last tile (30016 halves), int32 through
+    float for the mask, 8 elements. y and the mask bytes (count / 8 of them)."""
+    _, m = _spec_and_module("relu_v3")
+    rng = np.random.default_rng(int(np.prod(shape)))
+    if dtype == np.int32:
+        x = rng.integers(-50, 50, shape).astype(np.int32)
+    else:
+        x = rng.uniform(-2, 2, shape).astype(dtype)
+    y, mask = m.run_relu_v3(device, x)
+    wy, wmask = m.relu_v3_model(x)
+    assert y.shape == x.shape and _same(y, wy) and mask.size == x.size // 8 and np.array_equal(mask, wmask)
+
+
+def test_relu_v3_several_tiles_a_core():
+    """200008 floats on 4 cores: 97-98 blocks of 512 a core, six 7680-float (30 KiB) tiles and a short one."""
+    _, m = _spec_and_module("relu_v3")
+    x = np.random.default_rng(8).standard_normal(200008).astype(np.float32)
+    y, mask = m.run_relu_v3("atlas-a2", x)
+    wy, wmask = m.relu_v3_model(x)
+    assert _same(y, wy) and np.array_equal(mask, wmask)
+
+
+def test_relu_v3_mask_bits_lsb_first_and_specials():
+    """Bit k of byte b is element 8b + k (D44); NaN > 0 is false (D43) and Relu / Maxs keep the NaN (D41); -0 gives
+    +0 and bit 0; +inf bit 1. int32 extremes keep their sign through the float conversion."""
+    _, m = _spec_and_module("relu_v3")
+    x = np.array([1.0, -1.0, 0.0, 2.0, np.nan, -0.0, np.inf, -np.inf] * 3, np.float32)
+    for dtype in (np.float32, np.float16):
+        y, mask = m.run_relu_v3("atlas-a3", x.astype(dtype))
+        assert mask.tolist() == [0b01001001] * 3, dtype
+        f = y.astype(np.float32)[:8]
+        assert np.isnan(f[4]) and f[[0, 1, 2, 3, 5, 6, 7]].tolist() == [1, 0, 0, 2, 0, np.inf, 0], dtype
+        assert not np.signbit(f[5]), dtype
+    xi = np.array([2 ** 31 - 1, -2 ** 31, 1, -1, 0, 16777217, -16777217, 5] * 2, np.int32)
+    y, mask = m.run_relu_v3("atlas-a2", xi)
+    assert y[:8].tolist() == [2 ** 31 - 1, 0, 1, 0, 0, 16777217, 0, 5] and mask.tolist() == [0b10100101] * 2
+
+
+def test_relu_v3_original_compare_over_its_zeros_is_refused(monkeypatch):
+    """The deviation's reason: the original Duplicates zeros over the mask buffer and Compares into the same bytes
+    (dst inside src1 within repeat 0): a partial overlap, refused before anything is written (SPEC 8.2, D34)."""
+    _, m = _spec_and_module("relu_v3")
+    monkeypatch.setattr(m, "ORIGINAL_COMPARE", True)
+    with pytest.raises(aj.OverlapError, match="Compare"):
+        m.run_relu_v3("atlas-a2", np.linspace(-1, 1, 64).astype(np.float32))
+
+
+def test_relu_v3_original_tail_reads_lanes_nothing_wrote(monkeypatch):
+    """The original's form (ORIGINAL_TAIL): the last tile's rounded Compare reads x lanes past the copy and the
+    rounded copy-out moves y lanes / mask bytes past the results (into the GM padding); the outputs are the same."""
+    _, m = _spec_and_module("relu_v3")
+    x = np.random.default_rng(2).uniform(-1, 1, 1000).astype(np.float16)
+    outs = {}
+    monkeypatch.setattr(m, "ORIGINAL_TAIL", True)
+    original = _reports(lambda: outs.setdefault(True, m.run_relu_v3("atlas-a2", x)))
+    assert {(r.check, r.instruction.api) for r in original} == {("init", "Compare"), ("init", "DataCopy")}
+    monkeypatch.setattr(m, "ORIGINAL_TAIL", False)
+    assert _reports(lambda: outs.setdefault(False, m.run_relu_v3("atlas-a2", x))) == []
+    assert _same(outs[True][0], outs[False][0]) and np.array_equal(outs[True][1], outs[False][1])
+
+
+def test_the_ports_run_clean_under_the_sanitizer_in_device_sync_mode():
+    for name, n in (("hard_sigmoid_v2_half", 20011), ("hard_shrink_bf16", 3001), ("apply_rms_prop_half", 3001),
+                    ("relu_v3_int32", 10008)):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run(k.devices[0], k.make_inputs(n, 0)), "device-sync") == [], name
