@@ -204,6 +204,8 @@ tests/test_sanitizer.py)."""
 # hard_shrink_half 1001 (single-buffered cores of 126 halves, the last 119); apply_rms_prop 30011 and its half / bf16
 # 20011 (8 block-aligned cores, the last short); relu_v3 30008 (4 cores of 512-element blocks, the last tile neither
 # whole repeats nor whole mask blocks), relu_v3_half 1000 (one core) and relu_v3_int32 20008;
+# transposev 3 rows (2880 floats: 8 cores of 360, one short tile each), transposev_half_4d 2 rows and transposev_int8
+# 8 rows (288 bytes: 9 blocks, one core a block more);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -326,4 +328,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "hard_sigmoid_v2": 60011, "hard_sigmoid_v2_half": 30011, "hard_sigmoid_v2_bf16": 30011,
          "hard_sigmoid_v2_int32": 30011, "hard_shrink": 100003, "hard_shrink_half": 1001, "hard_shrink_bf16": 30011,
          "apply_rms_prop": 30011, "apply_rms_prop_half": 20011, "apply_rms_prop_bf16": 20011, "relu_v3": 30008,
-         "relu_v3_half": 1000, "relu_v3_int32": 20008}
+         "relu_v3_half": 1000, "relu_v3_int32": 20008,
+         "transposev": 3 * 960, "transposev_half_4d": 2 * 1280, "transposev_int8": 8 * 36}

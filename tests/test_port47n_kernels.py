@@ -3,7 +3,9 @@ Muls in place in one TQueBind<VECIN, VECOUT> tile with the positional EnQue / De
 16-bit types, an int32 form), kernels/hard_shrink.py (HardShrink, the 950: tensor-tensor Compare GT / LT into bit
 masks against Duplicate'd lambd tensors, Select tensor-scalar then tensor-tensor), kernels/apply_rms_prop.py
 (ApplyRMSProp, the 950: Sqrt and Reciprocal, seven queues, three outputs) and kernels/relu_v3.py (ReluV3, A2 / A3:
-Relu / Maxs and the Compare GT bit mask copied to GM). Each against its numpy model bit for bit on every device it
+Relu / Maxs and the Compare GT bit mask copied to GM), and of an ops-math kernel: kernels/transposev.py (Transposev,
+A2 / A3: perm by a padded DataCopyPad, ArithProgression and an int32 / float index chain, a scalar gather). Each
+against its numpy model bit for bit on every device it
 runs on (the MODELLED Sqrt / Reciprocal are the exact value rounded once, D37), against a float64 formula within the
 types' rounding; the host tilings; each of the original's behaviours the port changes, run in the original's form
 and refused or reported."""
@@ -318,3 +320,69 @@ def test_the_ports_run_clean_under_the_sanitizer_in_device_sync_mode():
                     ("relu_v3_int32", 10008)):
         k, _ = _spec_and_module(name)
         assert _reports(lambda: k.run(k.devices[0], k.make_inputs(n, 0)), "device-sync") == [], name
+
+
+# kernels/transposev.py (ops-math)
+
+def _tv_tiling(m, shape, dtype):
+    used, raw = m.tiling("atlas-a2", shape, dtype)
+    t = m.TransposevTilingData.from_buffer_copy(raw.tobytes())
+    return used, (t.smallCoreDataNum, t.bigCoreDataNum, t.tailBlockNum, t.tileDataNum, t.finalSmallTileNum,
+                  t.smallTailDataNum)
+
+
+def test_transposev_tiling_32_byte_block_cores_and_tiles():
+    _, m = _spec_and_module("transposev")
+    # 28800 floats = 3600 blocks: 450 a core (3600 floats); (196608 - 512) / 32 / 2 / 7 = 437 blocks = 3496 floats
+    assert _tv_tiling(m, (30, 40, 24), "float") == (8, (3600, 3608, 0, 3496, 2, 104))
+    # 1152 int8 = 36 blocks: 4 a core, the first 4 cores 5; 3064 / 25 = 122 blocks = 3904 a tile
+    assert _tv_tiling(m, (32, 36), "int8") == (8, (128, 160, 4, 3904, 1, 128))
+    # fewer blocks than cores: one core a block
+    assert _tv_tiling(m, (2, 8), "half")[0] == 1
+    t = m.TransposevTilingData.from_buffer_copy(m.tiling("atlas-a3", (3, 8, 10, 16), "half")[1].tobytes())
+    assert t.dims == 4 and list(t.shape)[:5] == [3, 8, 10, 16, 0] and t.totalnumber == 3840
+
+
+def test_transposev_offset_chain_is_the_transpose_permutation():
+    """The float Div / CAST_FLOOR decomposition gives numpy's transpose indices (counts far below 2**24)."""
+    _, m = _spec_and_module("transposev")
+    for shape, perm in (((30, 40, 24), (2, 0, 1)), ((3, 5, 7, 2), (3, 0, 2, 1)), ((64, 48), (1, 0))):
+        want = np.arange(int(np.prod(shape))).reshape(shape).transpose(perm).reshape(-1)
+        assert np.array_equal(m.transposev_offsets(shape, perm), want)
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("dtype, shape, perm, perm_dtype", [
+    (np.float32, (30, 40, 24), (2, 0, 1), np.int32),       # two tiles a core: the index progression continues
+    (np.float16, (4, 6, 2, 8), (3, 2, 1, 0), np.int64),    # int64 perm (its padded copy: two 32-byte blocks)
+    (np.int8, (16, 2, 3, 4, 2, 2), (5, 0, 4, 1, 3, 2), np.int32),   # six dims: the most an int32 perm copy fits
+    (np.int64, (8, 4), (0, 1), np.int32)])                 # identity, 8-byte elements
+def test_transposev_is_numpys_transpose(device, dtype, shape, perm, perm_dtype):
+    _, m = _spec_and_module("transposev")
+    x = (np.random.default_rng(len(shape)).standard_normal(shape) * 50).astype(dtype)
+    out = m.run_transposev(device, x, perm, perm_dtype)
+    assert out.shape == x.transpose(perm).shape and _same(out, np.ascontiguousarray(x.transpose(perm)))
+    assert _same(out, m.transposev_model(x, perm))
+
+
+def test_transposev_original_forms_refused_or_reported(monkeypatch):
+    """(1) Sub(p6, p6, p6) reads a TBuf nothing wrote (init report; the values the same); (2) without the flags the
+    scalar reads race the copy and the vector writes; (3) a byte size not whole 32-byte blocks runs the last core
+    past the arrays (refused); the kept limit: an int32 perm of 7 dims pads past its 8-element tile (refused)."""
+    _, m = _spec_and_module("transposev")
+    x = np.random.default_rng(0).standard_normal((4, 5, 8)).astype(np.float32)
+    want = np.ascontiguousarray(x.transpose(1, 2, 0))
+    monkeypatch.setattr(m, "ORIGINAL_ZERO", True)
+    outs = []
+    reports = _reports(lambda: outs.append(m.run_transposev("atlas-a2", x, (1, 2, 0))))
+    assert {(r.check, r.instruction.api) for r in reports} == {("init", "Sub")} and _same(outs[0], want)
+    monkeypatch.setattr(m, "ORIGINAL_ZERO", False)
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    reports = _reports(lambda: m.run_transposev("atlas-a2", x, (1, 2, 0)))
+    assert {(r.check, r.kind, r.instruction.api) for r in reports} == {("race", "RAW", "GetValue")}
+    assert {r.earlier.api for r in reports} == {"DataCopyPad", "Add"}
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", False)
+    with pytest.raises(aj.OutOfBoundsError, match="SetGlobalBuffer"):
+        m.run_transposev("atlas-a2", np.zeros((3, 5, 7), np.float32), (2, 0, 1))
+    with pytest.raises(aj.OutOfBoundsError, match="DataCopyPad"):
+        m.run_transposev("atlas-a2", np.zeros((2,) * 7, np.float32), tuple(range(6, -1, -1)))
