@@ -3,12 +3,12 @@ Muls in place in one TQueBind<VECIN, VECOUT> tile with the positional EnQue / De
 16-bit types, an int32 form), kernels/hard_shrink.py (HardShrink, the 950: tensor-tensor Compare GT / LT into bit
 masks against Duplicate'd lambd tensors, Select tensor-scalar then tensor-tensor), kernels/apply_rms_prop.py
 (ApplyRMSProp, the 950: Sqrt and Reciprocal, seven queues, three outputs) and kernels/relu_v3.py (ReluV3, A2 / A3:
-Relu / Maxs and the Compare GT bit mask copied to GM), and of an ops-math kernel: kernels/transposev.py (Transposev,
-A2 / A3: perm by a padded DataCopyPad, ArithProgression and an int32 / float index chain, a scalar gather). Each
-against its numpy model bit for bit on every device it
-runs on (the MODELLED Sqrt / Reciprocal are the exact value rounded once, D37), against a float64 formula within the
-types' rounding; the host tilings; each of the original's behaviours the port changes, run in the original's form
-and refused or reported."""
+Relu / Maxs and the Compare GT bit mask copied to GM); and of ops-math kernels: kernels/transposev.py (Transposev,
+A2 / A3: perm by a padded DataCopyPad, ArithProgression and an int32 / float index chain, a scalar gather) and
+kernels/cosh.py (Cosh, A2 / A3: Exp in place, Reciprocal, Add, Muls between PipeBarriers). Each against its numpy
+model bit for bit on every device it runs on (the MODELLED Sqrt / Reciprocal / Exp / Div are the exact value rounded
+once, D37), against a float64 formula within the types' rounding; the host tilings; each of the original's
+behaviours the port changes, run in the original's form and refused or reported."""
 
 import ml_dtypes
 import numpy as np
@@ -386,3 +386,49 @@ def test_transposev_original_forms_refused_or_reported(monkeypatch):
         m.run_transposev("atlas-a2", np.zeros((3, 5, 7), np.float32), (2, 0, 1))
     with pytest.raises(aj.OutOfBoundsError, match="DataCopyPad"):
         m.run_transposev("atlas-a2", np.zeros((2,) * 7, np.float32), tuple(range(6, -1, -1)))
+
+
+# kernels/cosh.py (ops-math)
+
+def test_cosh_tiling_block_cores_and_ub_third_tiles():
+    _, m = _spec_and_module("cosh")
+    t = m.CoshTilingData.from_buffer_copy(m.tiling("atlas-a2", 100003, "float")[1].tobytes())
+    # 12501 blocks (the last 3 floats of one rounded up): 1562 a core, the first 5 cores 1563; 196608 / 32 / 2 / 3 =
+    # 1024 blocks = 8192 floats a tile: one full tile and 4304 / 4312
+    assert (t.smallCoreDataNum, t.bigCoreDataNum, t.tailBlockNum, t.tileDataNum) == (12496, 12504, 5, 8192)
+    assert (t.finalSmallTileNum, t.smallTailDataNum, t.bigTailDataNum) == (2, 4304, 4312)
+    assert m.tiling("atlas-a3", 7, "half")[0] == 1 and m.tiling("atlas-a3", 33, "half")[0] == 3
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("dtype, n", [(np.float32, 100003), (np.float16, 20011), (np.float32, 3)])
+def test_cosh_is_the_numpy_model(device, dtype, n):
+    """Two tiles a core and big / small cores (100003 floats), halves, a GM padded past three elements."""
+    _, m = _spec_and_module("cosh")
+    hi = 10.0 if dtype == np.float16 else 80.0
+    x = np.random.default_rng(n).uniform(-hi, hi, n).astype(dtype)
+    assert _same(m.run_cosh(device, x), m.cosh_model(x))
+
+
+def test_cosh_specials_and_the_formula():
+    """cosh(0) = 1, NaN stays NaN, +-inf -> +inf; exp overflows past 88.7 (+inf), and below -88.7 the reciprocal of
+    a tiny exp overflows too (x = -89: true cosh 2.2e38, the kernel +inf); half overflows past 11.1. Against float64
+    within a few float roundings."""
+    _, m = _spec_and_module("cosh")
+    x = np.array([0.0, np.nan, np.inf, -np.inf, 89.0, -89.0, 1.0, -1.0] * 2, np.float32)
+    z = m.run_cosh("atlas-a2", x)
+    assert _same(z, m.cosh_model(x))
+    assert z[0] == 1.0 and np.isnan(z[1]) and z[2:6].tolist() == [np.inf] * 4 and z[6] == z[7]
+    assert m.run_cosh("atlas-a3", np.array([11.5, -11.5, 2.0, 0.0] * 4, np.float16))[:2].tolist() == [np.inf] * 2
+    xs = np.random.default_rng(1).uniform(-80, 80, 5000).astype(np.float32)
+    out = m.run_cosh("atlas-a2", xs).astype(np.float64)
+    want = np.cosh(xs.astype(np.float64))
+    assert np.all(np.abs(out - want) <= 3 * 2 ** -24 * want)
+
+
+def test_cosh_int32_has_no_exp_on_the_a2():
+    """The operator lists int32 / int16 / bfloat16; Exp and Reciprocal take half and float only on the A2 / A3
+    (SPEC-2 4.2): the original's template cannot be built for them, the emulator refuses the Exp."""
+    _, m = _spec_and_module("cosh")
+    with pytest.raises(aj.UnsupportedDTypeError, match="Exp"):
+        m.run_cosh("atlas-a2", np.arange(64, dtype=np.int32))
