@@ -207,6 +207,8 @@ tests/test_sanitizer.py)."""
 # transposev 3 rows (2880 floats: 8 cores of 360, one short tile each), transposev_half_4d 2 rows and transposev_int8
 # 8 rows (288 bytes: 9 blocks, one core a block more);
 # cosh 30011 and cosh_half 20011 (8 block-split cores, big and small, one short tile each; GM padded to the block);
+# hard_shrink_grad 30011, hard_shrink_grad_half 1001 (single-buffered: the reduced ubFactor) and _bf16 20011 (8 cores
+# from unaligned GM starts, one short tile each: the lanes past the copy zeroed for the whole-buffer compute);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -331,4 +333,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "apply_rms_prop": 30011, "apply_rms_prop_half": 20011, "apply_rms_prop_bf16": 20011, "relu_v3": 30008,
          "relu_v3_half": 1000, "relu_v3_int32": 20008,
          "transposev": 3 * 960, "transposev_half_4d": 2 * 1280, "transposev_int8": 8 * 36,
-         "cosh": 30011, "cosh_half": 20011}
+         "cosh": 30011, "cosh_half": 20011,
+         "hard_shrink_grad": 30011, "hard_shrink_grad_half": 1001, "hard_shrink_grad_bf16": 20011}

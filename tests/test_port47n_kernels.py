@@ -2,13 +2,14 @@
 Muls in place in one TQueBind<VECIN, VECOUT> tile with the positional EnQue / DeQue forms, CAST_ROUND back for the
 16-bit types, an int32 form), kernels/hard_shrink.py (HardShrink, the 950: tensor-tensor Compare GT / LT into bit
 masks against Duplicate'd lambd tensors, Select tensor-scalar then tensor-tensor), kernels/apply_rms_prop.py
-(ApplyRMSProp, the 950: Sqrt and Reciprocal, seven queues, three outputs) and kernels/relu_v3.py (ReluV3, A2 / A3:
-Relu / Maxs and the Compare GT bit mask copied to GM); and of ops-math kernels: kernels/transposev.py (Transposev,
-A2 / A3: perm by a padded DataCopyPad, ArithProgression and an int32 / float index chain, a scalar gather) and
-kernels/cosh.py (Cosh, A2 / A3: Exp in place, Reciprocal, Add, Muls between PipeBarriers). Each against its numpy
-model bit for bit on every device it runs on (the MODELLED Sqrt / Reciprocal / Exp / Div are the exact value rounded
-once, D37), against a float64 formula within the types' rounding; the host tilings; each of the original's
-behaviours the port changes, run in the original's form and refused or reported."""
+(ApplyRMSProp, the 950: Sqrt and Reciprocal, seven queues, three outputs), kernels/relu_v3.py (ReluV3, A2 / A3:
+Relu / Maxs and the Compare GT bit mask copied to GM) and kernels/hard_shrink_grad.py (HardShrinkGrad, A2 / A3: Abs,
+Compare GT, tensor-tensor Select over the whole tile buffer); and of ops-math kernels: kernels/transposev.py
+(Transposev, A2 / A3: perm by a padded DataCopyPad, ArithProgression and an int32 / float index chain, a scalar
+gather) and kernels/cosh.py (Cosh, A2 / A3: Exp in place, Reciprocal, Add, Muls between PipeBarriers). Each against
+its numpy model bit for bit on every device it runs on (the MODELLED Sqrt / Reciprocal / Exp / Div are the exact
+value rounded once, D37), against a float64 formula within the types' rounding; the host tilings; each of the
+original's behaviours the port changes, run in the original's form and refused or reported."""
 
 import ml_dtypes
 import numpy as np
@@ -432,3 +433,73 @@ def test_cosh_int32_has_no_exp_on_the_a2():
     _, m = _spec_and_module("cosh")
     with pytest.raises(aj.UnsupportedDTypeError, match="Exp"):
         m.run_cosh("atlas-a2", np.arange(64, dtype=np.int32))
+
+
+# kernels/hard_shrink_grad.py
+
+def _hsg_tiling(m, device, n, dtype):
+    used, mode, raw = m.tiling(device, n, dtype, 0.5)
+    t = m.HardShrinkGradTilingData.from_buffer_copy(raw.tobytes())
+    return used, mode, t.blockFactor, t.ubFactor
+
+
+def test_hard_shrink_grad_tiling_and_the_mask_that_does_not_fit(monkeypatch):
+    """(196608 - 256) / 36 bytes (double-buffered) -> 5440; float single-buffered / 24 -> 8128; 16-bit
+    single-buffered / 30 -> 6528 in the original, whose 1024-byte mask leaves the UB: the port 6464."""
+    _, m = _spec_and_module("hard_shrink_grad")
+    assert _hsg_tiling(m, "atlas-a2", 100003, "float") == (8, 1, 12501, 5440)
+    assert _hsg_tiling(m, "atlas-a3", 5000, "bfloat16") == (8, 1, 625, 5440)
+    assert _hsg_tiling(m, "atlas-a2", 1000, "float") == (8, 0, 125, 8128)
+    assert _hsg_tiling(m, "atlas-a2", 1000, "half") == (8, 0, 125, 6464)
+    assert _hsg_tiling(m, "atlas-a2", 3, "half")[:3] == (3, 0, 1)
+    monkeypatch.setattr(m, "ORIGINAL_MASK", True)
+    assert _hsg_tiling(m, "atlas-a2", 1000, "half")[3] == 6528
+    with pytest.raises(aj.OutOfBoundsError, match="InitBuffer"):
+        m.run_hard_shrink_grad("atlas-a2", np.ones(1000, np.float16), np.ones(1000, np.float16))
+    x = np.linspace(-1, 1, 1000).astype(np.float32)
+    assert _same(m.run_hard_shrink_grad("atlas-a2", x, x), m.hard_shrink_grad_model(x, x))
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("dtype, n", [(np.float32, 40009), (np.float16, 1000), (BF16, 20011), (np.float16, 5)])
+def test_hard_shrink_grad_is_the_numpy_model(device, dtype, n):
+    """Double-buffered tiles, single-buffered 16-bit cores (the reduced ubFactor), five elements."""
+    _, m = _spec_and_module("hard_shrink_grad")
+    rng = np.random.default_rng(n)
+    x = rng.uniform(-1, 1, n).astype(np.float32)
+    x[::41] = 0.5
+    x = x.astype(dtype)
+    g = rng.standard_normal(n).astype(np.float32).astype(dtype)
+    assert _same(m.run_hard_shrink_grad(device, g, x, 0.5), m.hard_shrink_grad_model(g, x, 0.5))
+
+
+def test_hard_shrink_grad_specials_and_the_formula():
+    """|NaN| > lambd is false: 0; |+-inf| passes the grad; |x| = lambd and -0 give +0; a NaN grad passes where
+    |x| > lambd. Against float64: grad where |x| > lambd."""
+    _, m = _spec_and_module("hard_shrink_grad")
+    x = np.tile(np.array([np.nan, np.inf, -np.inf, 0.5, -0.5, -0.0, 0.75, -2.0], np.float32), 9)
+    g = np.tile(np.array([3.0, 4.0, 5.0, 6.0, 7.0, 8.0, np.nan, -1.5], np.float32), 9)
+    for dtype in (np.float32, np.float16, BF16):
+        y = m.run_hard_shrink_grad("atlas-a2", g.astype(dtype), x.astype(dtype), 0.5).astype(np.float32)[:8]
+        assert y[[0, 1, 2, 3, 4, 5, 7]].tolist() == [0.0, 4.0, 5.0, 0.0, 0.0, 0.0, -1.5] and np.isnan(y[6]), dtype
+        assert not np.signbit(y[[0, 3, 4, 5]]).any(), dtype
+    xs = np.random.default_rng(6).standard_normal(3000).astype(np.float32)
+    gs = np.random.default_rng(7).standard_normal(3000).astype(np.float32)
+    out = m.run_hard_shrink_grad("atlas-a3", gs, xs, 0.7).astype(np.float64)
+    assert np.array_equal(out, np.where(np.abs(xs.astype(np.float64)) > np.float64(np.float32(0.7)), gs, 0.0))
+
+
+def test_hard_shrink_grad_whole_buffer_compute_reads_lanes_past_the_copy(monkeypatch):
+    """The original's form (ORIGINAL_TAIL): Abs / Cast / Compare / Select over the whole ubFactor read lanes of the
+    input tiles no copy wrote; the values copied out are the same."""
+    _, m = _spec_and_module("hard_shrink_grad")
+    for dtype in (np.float32, BF16):
+        x = np.random.default_rng(1).uniform(-1, 1, 1001).astype(np.float32).astype(dtype)
+        outs = {}
+        monkeypatch.setattr(m, "ORIGINAL_TAIL", True)
+        original = _reports(lambda: outs.setdefault(True, m.run_hard_shrink_grad("atlas-a2", x, x)))
+        first = "Cast" if dtype == BF16 else "Abs"
+        assert ("init", first) in {(r.check, r.instruction.api) for r in original}, dtype
+        monkeypatch.setattr(m, "ORIGINAL_TAIL", False)
+        assert _reports(lambda: outs.setdefault(False, m.run_hard_shrink_grad("atlas-a2", x, x))) == [], dtype
+        assert _same(outs[True], outs[False])
