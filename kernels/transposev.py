@@ -19,13 +19,15 @@ Deviations: the core count is the launch's 8 (GetCoreNumAiv in the original). (1
 p6) of a TBuf nothing wrote (uninitialised at its first use: the sanitizer's init report; ORIGINAL_ZERO = True runs
 it): the port Duplicates 0 instead, the same value. (2) The scalar reads perm right after its DataCopyPad and p6 right
 after the vector writes with no synchronisation (RAW across pipes): the port adds SetFlag / WaitFlag MTE2_S after
-the perm copy and V_S before the scalar loop (ORIGINAL_SYNC = True leaves them out: the sanitizer reports the
-races). (3) Sizes: the split rounds the element count up to whole 32-byte blocks, so with a byte size not a multiple
-of 32 the last core's output range (and the source offsets it decomposes) run past the arrays' ends: refused (GM
-out of bounds, at its SetGlobalBuffer). The port takes shapes whose byte size is whole 32-byte blocks (the size
-rule; a test runs another size and shows the refusal). A limit of the original the port keeps: perm's DataCopyPad
-with two elements of right padding fills ceil((dims + 2) * sizeof(U) / 32) blocks of a tile of 8 U's, so int32 perm
-of 7 or 8 dims (int64: 7 or 8) passes the tile's end (refused: UB out of bounds; a test shows it at 7 dims).
+the perm copy, V_S before the scalar loop and S_MTE3 after it (the tile's SetValues reach the copy-out through the
+VECOUT queue, whose device event is V_MTE3: decisions.md, "Scalar writes handed over by a queue"); ORIGINAL_SYNC =
+True leaves them out (the sanitizer reports the races). (3) Sizes: the split rounds the element count up to whole
+32-byte blocks, so with a byte size not a multiple of 32 the last core's output range (and the source offsets it
+decomposes) run past the arrays' ends: refused (GM out of bounds, at its SetGlobalBuffer). The port takes shapes
+whose byte size is whole 32-byte blocks (the size rule; a test runs another size and shows the refusal). A limit of
+the original the port keeps: perm's DataCopyPad with two elements of right padding fills ceil((dims + 2) *
+sizeof(U) / 32) blocks of a tile of 8 U's, so int32 perm of 7 or 8 dims (int64: 7 or 8) passes the tile's end
+(refused: UB out of bounds; a test shows it at 7 dims).
 
 Devices: the operator's config is the ascend910b (A2; the A3 shares its kernels): the port runs on the A3 and A2.
 
@@ -168,6 +170,9 @@ class Transposev:
             aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.V_S)
         for total in range(n):
             zLocal.SetValue(total, self.xGm.GetValue(int(p6.GetValue(total))))
+        if not ORIGINAL_SYNC:
+            aj.SetFlag(aj.EVENT_ID0, event=aj.HardEvent.S_MTE3)  # deviation (2): the copy-out reads the SetValues
+            aj.WaitFlag(aj.EVENT_ID0, event=aj.HardEvent.S_MTE3)
         self.outQueueZ.EnQue(self.T, zLocal)
 
     def CopyOut(self, progress):

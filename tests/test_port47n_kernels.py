@@ -318,7 +318,8 @@ def test_relu_v3_original_tail_reads_lanes_nothing_wrote(monkeypatch):
 
 def test_the_ports_run_clean_under_the_sanitizer_in_device_sync_mode():
     for name, n in (("hard_sigmoid_v2_half", 20011), ("hard_shrink_bf16", 3001), ("apply_rms_prop_half", 3001),
-                    ("relu_v3_int32", 10008)):
+                    ("relu_v3_int32", 10008), ("transposev", 960), ("cosh_half", 3001),
+                    ("hard_shrink_grad_bf16", 3001)):
         k, _ = _spec_and_module(name)
         assert _reports(lambda: k.run(k.devices[0], k.make_inputs(n, 0)), "device-sync") == [], name
 
