@@ -209,6 +209,7 @@ tests/test_sanitizer.py)."""
 # cosh 30011 and cosh_half 20011 (8 block-split cores, big and small, one short tile each; GM padded to the block);
 # hard_shrink_grad 30011, hard_shrink_grad_half 1001 (single-buffered: the reduced ubFactor) and _bf16 20011 (8 cores
 # from unaligned GM starts, one short tile each: the lanes past the copy zeroed for the whole-buffer compute);
+# hard_sigmoid_grad_v2 30011, its half 1001 (single-buffered) and bf16 20011 (likewise);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -334,4 +335,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "relu_v3_half": 1000, "relu_v3_int32": 20008,
          "transposev": 3 * 960, "transposev_half_4d": 2 * 1280, "transposev_int8": 8 * 36,
          "cosh": 30011, "cosh_half": 20011,
-         "hard_shrink_grad": 30011, "hard_shrink_grad_half": 1001, "hard_shrink_grad_bf16": 20011}
+         "hard_shrink_grad": 30011, "hard_shrink_grad_half": 1001, "hard_shrink_grad_bf16": 20011,
+         "hard_sigmoid_grad_v2": 30011, "hard_sigmoid_grad_v2_half": 1001, "hard_sigmoid_grad_v2_bf16": 20011}

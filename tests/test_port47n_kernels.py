@@ -3,13 +3,14 @@ Muls in place in one TQueBind<VECIN, VECOUT> tile with the positional EnQue / De
 16-bit types, an int32 form), kernels/hard_shrink.py (HardShrink, the 950: tensor-tensor Compare GT / LT into bit
 masks against Duplicate'd lambd tensors, Select tensor-scalar then tensor-tensor), kernels/apply_rms_prop.py
 (ApplyRMSProp, the 950: Sqrt and Reciprocal, seven queues, three outputs), kernels/relu_v3.py (ReluV3, A2 / A3:
-Relu / Maxs and the Compare GT bit mask copied to GM) and kernels/hard_shrink_grad.py (HardShrinkGrad, A2 / A3: Abs,
-Compare GT, tensor-tensor Select over the whole tile buffer); and of ops-math kernels: kernels/transposev.py
-(Transposev, A2 / A3: perm by a padded DataCopyPad, ArithProgression and an int32 / float index chain, a scalar
-gather) and kernels/cosh.py (Cosh, A2 / A3: Exp in place, Reciprocal, Add, Muls between PipeBarriers). Each against
-its numpy model bit for bit on every device it runs on (the MODELLED Sqrt / Reciprocal / Exp / Div are the exact
-value rounded once, D37), against a float64 formula within the types' rounding; the host tilings; each of the
-original's behaviours the port changes, run in the original's form and refused or reported."""
+Relu / Maxs and the Compare GT bit mask copied to GM), kernels/hard_shrink_grad.py (HardShrinkGrad, A2 / A3: Abs,
+Compare GT, tensor-tensor Select over the whole tile buffer) and kernels/hard_sigmoid_grad_v2.py (HardSigmoidGradV2,
+A2 / A3: two Compares into bit masks, their And, Muls, tensor-scalar Select); and of ops-math kernels:
+kernels/transposev.py (Transposev, A2 / A3: perm by a padded DataCopyPad, ArithProgression and an int32 / float index
+chain, a scalar gather) and kernels/cosh.py (Cosh, A2 / A3: Exp in place, Reciprocal, Add, Muls between
+PipeBarriers). Each against its numpy model bit for bit on every device it runs on (the MODELLED Sqrt / Reciprocal /
+Exp / Div are the exact value rounded once, D37), against a float64 formula within the types' rounding; the host
+tilings; each of the original's behaviours the port changes, run in the original's form and refused or reported."""
 
 import ml_dtypes
 import numpy as np
@@ -504,3 +505,68 @@ def test_hard_shrink_grad_whole_buffer_compute_reads_lanes_past_the_copy(monkeyp
         monkeypatch.setattr(m, "ORIGINAL_TAIL", False)
         assert _reports(lambda: outs.setdefault(False, m.run_hard_shrink_grad("atlas-a2", x, x))) == [], dtype
         assert _same(outs[True], outs[False])
+
+
+# kernels/hard_sigmoid_grad_v2.py
+
+def test_hard_sigmoid_grad_v2_tiling():
+    """float double-buffered: 196608 / 25 -> 7808 (64-float repeats); half single-buffered / 7 -> 28032 (128);
+    bfloat16 double-buffered / 21 -> 9344."""
+    _, m = _spec_and_module("hard_sigmoid_grad_v2")
+
+    def t(n, dtype):
+        used, mode, raw = m.tiling("atlas-a2", n, dtype)
+        d = m.HardSigmoidGradV2TilingData.from_buffer_copy(raw.tobytes())
+        return used, mode, d.blockFactor, d.ubFactor
+    assert t(100003, "float") == (8, 1, 12501, 7808)
+    assert t(1000, "half") == (8, 0, 125, 28032)
+    assert t(50003, "bfloat16") == (8, 1, 6251, 9344)
+    assert t(3, "float")[:3] == (3, 0, 1)
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("dtype, n", [(np.float32, 40009), (np.float16, 1000), (BF16, 20011), (np.float32, 5)])
+def test_hard_sigmoid_grad_v2_is_the_numpy_model(device, dtype, n):
+    _, m = _spec_and_module("hard_sigmoid_grad_v2")
+    rng = np.random.default_rng(n)
+    x = rng.uniform(-5, 5, n).astype(np.float32)
+    x[::37] = 3.0
+    x[1::37] = -3.0
+    x = x.astype(dtype)
+    g = rng.standard_normal(n).astype(np.float32).astype(dtype)
+    assert _same(m.run_hard_sigmoid_grad_v2(device, g, x), m.hard_sigmoid_grad_v2_model(g, x))
+
+
+def test_hard_sigmoid_grad_v2_specials_and_the_formula():
+    """x = +-3, +-inf, NaN give 0 (NaN compares false, D43); inside, grad / 6 with 1/6 in the compute type (half:
+    0.1666259765625). Against float64 within one rounding of the product."""
+    _, m = _spec_and_module("hard_sigmoid_grad_v2")
+    x = np.tile(np.array([np.nan, np.inf, -np.inf, 3.0, -3.0, 2.9, -0.0, 1.0], np.float32), 9)
+    g = np.full(72, 1.0, np.float32)
+    sixth32 = np.float32(1.0) / np.float32(6.0)
+    for dtype, sixth in ((np.float32, float(sixth32)), (np.float16, 0.1666259765625), (BF16, float(BF16(sixth32)))):
+        y = m.run_hard_sigmoid_grad_v2("atlas-a2", g.astype(dtype), x.astype(dtype)).astype(np.float64)[:8]
+        assert y[:5].tolist() == [0.0] * 5 and y[5:].tolist() == [sixth] * 3, dtype
+    xs = np.random.default_rng(3).uniform(-4, 4, 3000).astype(np.float32)
+    gs = np.random.default_rng(4).standard_normal(3000).astype(np.float32)
+    out = m.run_hard_sigmoid_grad_v2("atlas-a3", gs, xs).astype(np.float64)
+    want = np.where(np.abs(xs.astype(np.float64)) < 3.0, gs.astype(np.float64) / 6.0, 0.0)
+    assert np.all(np.abs(out - want) <= 2 ** -23 * np.abs(want))
+
+
+def test_hard_sigmoid_grad_v2_original_and_and_tail(monkeypatch):
+    """(1) The original Ands the uint8 masks: the A2 / A3 And has no uint8 form (refused before anything is
+    written); (2) the whole-buffer Compares read input lanes past the copy (init reports; the same outputs)."""
+    _, m = _spec_and_module("hard_sigmoid_grad_v2")
+    monkeypatch.setattr(m, "ORIGINAL_AND", True)
+    with pytest.raises(aj.UnsupportedDTypeError, match="And"):
+        m.run_hard_sigmoid_grad_v2("atlas-a2", np.ones(64, np.float32), np.ones(64, np.float32))
+    monkeypatch.setattr(m, "ORIGINAL_AND", False)
+    x = np.random.default_rng(1).uniform(-5, 5, 1001).astype(np.float32)
+    outs = {}
+    monkeypatch.setattr(m, "ORIGINAL_TAIL", True)
+    original = _reports(lambda: outs.setdefault(True, m.run_hard_sigmoid_grad_v2("atlas-a2", x, x)))
+    assert {(r.check, r.instruction.api) for r in original} == {("init", "Compares"), ("init", "Muls")}
+    monkeypatch.setattr(m, "ORIGINAL_TAIL", False)
+    assert _reports(lambda: outs.setdefault(False, m.run_hard_sigmoid_grad_v2("atlas-a2", x, x))) == []
+    assert _same(outs[True], outs[False])
