@@ -197,7 +197,11 @@ tests/test_sanitizer.py)."""
 # threshold_grad_v2_d and its half / bf16 / int32 / int8 / uint8 entries 300003 (8 cores of 256-byte blocks, big and
 # small, 2-6 tiles a core, the last short; GM padded to the block); foreach_div_scalar 200003 (the list's first
 # tensor of 82002 floats in 15872-float chunks over cores whose ranges end inside tensors) and foreach_div_scalar_half /
-# _bf16 40011 (short chunks whose last vector is partial);
+# _bf16 40011 (short chunks whose last vector is partial); blend_face_bg_part_two and _uint8_bg 30011 (8 cores of 3752
+# or 3751 elements from unaligned GM starts: a 2048-element tile and a short one padded to 32 bytes);
+# to_absolute_b_box* 100000 (8 blocks of 12800 elements, the last 10400: two float tiles a former block, 12672 + 128;
+# reversed: core ranges cut inside the 12500-element coordinate segments); background_replace and _uint8 100003 (8
+# cores of 12500 elements, the last 12503: a 32-byte-rounded step and a backed-off 32-byte last step);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -316,4 +320,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "gaussian_nll_loss_none_half": 20011, "gaussian_nll_loss_sum_bf16_scalar_var": 3001,
          "threshold_grad_v2_d": 300003, "threshold_grad_v2_d_half": 300003, "threshold_grad_v2_d_bf16": 300003,
          "threshold_grad_v2_d_int32": 300003, "threshold_grad_v2_d_int8": 300003, "threshold_grad_v2_d_uint8": 300003,
-         "foreach_div_scalar": 200003, "foreach_div_scalar_half": 40011, "foreach_div_scalar_bf16": 40011}
+         "foreach_div_scalar": 200003, "foreach_div_scalar_half": 40011, "foreach_div_scalar_bf16": 40011,
+         "blend_face_bg_part_two": 30011, "blend_face_bg_part_two_uint8_bg": 30011,
+         "to_absolute_b_box": 100000, "to_absolute_b_box_half": 100000, "to_absolute_b_box_reversed": 100000,
+         "to_absolute_b_box_reversed_half": 100000, "background_replace": 100003, "background_replace_uint8": 100003}

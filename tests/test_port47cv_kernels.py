@@ -1,0 +1,271 @@
+"""The session-47 ports of ops-cv kernels: kernels/blend_face_bg_part_two.py (BlendFaceBgPartTwo, A2 / A3 / 950:
+Adds / Div / Muls / Adds / Mul / Mul / Add over float, a uint8 background through half; element-split cores from
+unaligned GM starts, DataCopyPad tiles padded to 32 bytes), kernels/to_absolute_b_box.py (ToAbsoluteBBox, the 950
+Memory API: a scale TBuf of a count-form and an odd-lane mask-form Duplicate, Mul per tile; the reversed layout by
+Muls per coordinate segment) and kernels/background_replace.py (BackgroundReplace, 310P: Mul / Mul / Sub / Add in
+half, uint8 pixels through Casts; the VectorScheduler's 32-byte steps with a backed-off last one). Each against its
+numpy model bit for bit on every device it runs on (the MODELLED Div is the exact quotient rounded once, D37),
+against a float64 formula within the types' rounding; the host tilings; each of the original's forms the port
+changes, run and refused."""
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ported import sanitizer_reports as _reports, bits as _bits, same_bits as _same, spec_and_module as _spec_and_module
+
+A2_A3_950 = ["atlas-a2", "atlas-a3", "ascend950"]
+P310 = "atlas-inference-aicore"
+
+
+# kernels/blend_face_bg_part_two.py
+
+def _blend_tiling(m, device, n, eps=1e-12):
+    used, raw = m.tiling(device, n, eps)
+    return used, m.BlendFaceBgPartTwoTilingData.from_buffer_copy(raw.tobytes())
+
+
+def _blend_inputs(n, seed, bg_uint8):
+    rng = np.random.default_rng(seed)
+    mask = rng.uniform(0.0, 3.0, n).astype(np.float32)
+    face = (mask * rng.uniform(0, 255, n)).astype(np.float32)
+    mx = rng.uniform(0.0, 1.0, n).astype(np.float32)
+    bg = rng.integers(0, 256, n).astype(np.uint8) if bg_uint8 else rng.uniform(0, 255, n).astype(np.float32)
+    return face, mask, mx, bg
+
+
+def test_blend_face_bg_part_two_tiling():
+    _, m = _spec_and_module("blend_face_bg_part_two")
+    # (196608 - 8192) / 56 = 3364 elements, capped at 2048; the 950's too; 100003 = 8 x 12500 + 3
+    used, t = _blend_tiling(m, "atlas-a2", 100003)
+    assert (used, t.totalElems, t.baseElems, t.pivot, t.tileSize) == (8, 100003, 12500, 3, 2048)
+    assert t.epsilon == np.float32(1e-12)
+    assert _blend_tiling(m, "ascend950", 100003)[1].tileSize == 2048
+    used, t = _blend_tiling(m, "atlas-a3", 5, 0.5)
+    assert (used, t.baseElems, t.pivot, t.epsilon) == (5, 1, 0, 0.5)
+    assert _blend_tiling(m, "atlas-a2", 0)[0] == 1
+    # every element once: the first pivot cores one more
+    for n in (1, 7, 9, 2049, 30011):
+        used, t = _blend_tiling(m, "atlas-a2", n)
+        assert sum(t.baseElems + (c < t.pivot) for c in range(used)) == n
+
+
+@pytest.mark.parametrize("device", A2_A3_950)
+@pytest.mark.parametrize("n, bg_uint8", [(30011, False), (30011, True), (5, False), (4099, True)])
+def test_blend_face_bg_part_two_is_the_numpy_model(device, n, bg_uint8):
+    """Two tiles a core (30011: 3752 or 3751 elements, 2048 and a short one from unaligned GM starts), fewer
+    elements than cores, one core's tile padded to 32 bytes (4099: 513 a core for three cores)."""
+    _, m = _spec_and_module("blend_face_bg_part_two")
+    face, mask, mx, bg = _blend_inputs(n, n, bg_uint8)
+    for eps in (1e-12, 0.25):
+        y = m.run_blend_face_bg_part_two(device, face, mask, mx, bg, eps)
+        assert y.dtype == np.float32 and _same(y, m.blend_face_bg_part_two_model(face, mask, mx, bg, eps))
+
+
+def test_blend_face_bg_part_two_specials_and_the_formula():
+    """acc_mask 0: face / 1e-12 (0 for a zero face; inf past float's range, then inf * 0 = NaN where max_mask is 0);
+    NaN propagates; an infinite acc_mask gives a zero face; max_mask 1 takes the face alone, 0 the background alone.
+    Against float64 within a few float roundings."""
+    _, m = _spec_and_module("blend_face_bg_part_two")
+    face = np.tile(np.array([0.0, 1e30, 3.0, np.nan, 6.0, 6.0, 2.0, 1.0], np.float32), 9)
+    mask = np.tile(np.array([0.0, 0.0, 0.0, 1.0, 2.0, 2.0, 4.0, np.inf], np.float32), 9)
+    mx = np.tile(np.array([1.0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.25, 1.0], np.float32), 9)
+    bg = np.tile(np.array([10, 20, 30, 40, 50, 60, 70, 80], np.uint8), 9)
+    y = m.run_blend_face_bg_part_two("atlas-a2", face, mask, mx, bg)
+    assert _same(y, m.blend_face_bg_part_two_model(face, mask, mx, bg))
+    assert y[0] == 0.0 and np.isnan(y[[1, 3]]).all()
+    assert y[2] == np.float32(np.float32(3.0 / np.float32(1e-12)) * np.float32(0.5) + np.float32(15.0))
+    assert y[4:8].tolist() == [3.0, 60.0, np.float32(0.5 * 0.25 + 70 * 0.75), 0.0]
+    face, mask, mx, bg = _blend_inputs(20011, 3, False)
+    mask += 0.1
+    for device in A2_A3_950:
+        out = m.run_blend_face_bg_part_two(device, face, mask, mx, bg).astype(np.float64)
+        f64 = [a.astype(np.float64) for a in (face, mask, mx, bg)]
+        want = f64[0] / (f64[1] + 1e-12) * f64[2] + f64[3] * (1 - f64[2])
+        assert np.all(np.abs(out - want) <= 4 * 2 ** -24 * (np.abs(want) + 255.0)), device
+
+
+def test_blend_face_bg_part_two_runs_clean_under_the_sanitizer():
+    for name in ("blend_face_bg_part_two", "blend_face_bg_part_two_uint8_bg"):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run("ascend950", k.make_inputs(4099, 0))) == [], name
+        assert _reports(lambda: k.run("atlas-a3", k.make_inputs(30011, 0)), "device-sync") == [], name
+
+
+# kernels/to_absolute_b_box.py
+
+def _box_tiling(m, shape, dtype, reversed_box=False):
+    blocks, raw, key = m.tiling("ascend950", shape, dtype, reversed_box)
+    return blocks, key, m.ToAbsoluteBBoxTilingData.from_buffer_copy(raw.tobytes())
+
+
+def test_to_absolute_b_box_tiling():
+    _, m = _spec_and_module("to_absolute_b_box")
+    # 100000 floats: ceil(3.2e6 / 32768) = 98 cores -> 8; 12500 rounded up to 12800 elements a block, 8 blocks;
+    # (253952 - 64) / 20 = 12694 -> 12672 floats a tile: 2 loops (12672 + 128), the last block 10400 in one
+    blocks, key, t = _box_tiling(m, (2, 12500, 4), "float")
+    assert (blocks, key, t.coreNum, t.blockFormer, t.blockNum, t.ubFormer) == (8, 0, 8, 12800, 8, 12672)
+    assert (t.ubLoopOfFormerBlock, t.ubTailOfFormerBlock, t.ubLoopOfTailBlock, t.ubTailOfTailBlock) == (
+        2, 128, 1, 10400)
+    assert t.num == 12500 and t.dim0 == 100000
+    # half: 25344 a tile; 2048 halves: one core of 2048 (cores by 4 KiB)
+    blocks, key, t = _box_tiling(m, (1, 4, 512), "half", True)
+    assert (blocks, key, t.ubFormer, t.blockFormer, t.num) == (1, 1, 25344, 2048, 512)
+    assert _box_tiling(m, (1, 1, 4), "float")[2].blockFormer == 512
+    for bad in ((1, 4), (2, 4, 3)):
+        with pytest.raises(ValueError):
+            m.tiling("ascend950", bad, "float")
+    with pytest.raises(ValueError):
+        m.tiling("ascend950", (2, 5, 4), "float", True)
+
+
+@pytest.mark.parametrize("dtype, shape, reversed_box, hw", [
+    (np.float32, (2, 12500, 4), False, (1, 1080, 1920, 3)), (np.float16, (3, 10001, 4), False, (1, 2049, 4097, 3)),
+    (np.float32, (3, 4, 5001), True, (2, 480, 640, 1)), (np.float16, (2, 4, 12503), True, (1, 70001, 3, 1)),
+    (np.float32, (1, 1, 4), False, (0, 7, 9, 0)), (np.float16, (1, 4, 1), True, (0, 7, 9, 0))])
+def test_to_absolute_b_box_is_the_numpy_model(dtype, shape, reversed_box, hw):
+    """Blocks of several tiles and a short last one, core ranges cut inside coordinate segments (reversed), a
+    half H / W past 2048 rounded to even and past 65504 to inf, a single box."""
+    _, m = _spec_and_module("to_absolute_b_box")
+    boxes = np.random.default_rng(shape[1]).uniform(-0.5, 1.5, shape).astype(dtype)
+    hw = np.array(hw, np.int32)
+    y = m.run_to_absolute_b_box("ascend950", boxes, hw, reversed_box)
+    assert y.dtype == boxes.dtype and y.shape == boxes.shape
+    assert _same(y, m.to_absolute_b_box_model(boxes, hw, reversed_box))
+
+
+def test_to_absolute_b_box_scales_by_coordinate_and_the_formula():
+    """[ymin, xmin, ymax, xmax] times [H, W, H, W] in either layout; NaN stays NaN, inf * 0 (a zero H) is NaN;
+    against float64 within one rounding of T."""
+    _, m = _spec_and_module("to_absolute_b_box")
+    b = np.array([[[0.5, 0.25, 1.0, np.nan]]], np.float32)
+    y = m.run_to_absolute_b_box("ascend950", b, np.array([1, 10, 100, 3], np.int32))
+    assert y[0, 0, :3].tolist() == [5.0, 25.0, 10.0] and np.isnan(y[0, 0, 3])
+    y = m.run_to_absolute_b_box("ascend950", np.array([[[np.inf], [1], [2], [3]]], np.float32),
+                                np.array([1, 0, 100, 3], np.int32), True)
+    assert np.isnan(y[0, 0, 0]) and y[0, 1:, 0].tolist() == [100.0, 0.0, 300.0]
+    assert _bits(y[0, 2:3, 0]).tolist() == [0]
+    rng = np.random.default_rng(4)
+    for dtype, rtol in ((np.float32, 2 ** -24), (np.float16, 2 ** -11)):
+        for rev in (False, True):
+            shape = (2, 4, 3001) if rev else (2, 3001, 4)
+            x = rng.uniform(0, 1, shape).astype(dtype)
+            out = m.run_to_absolute_b_box("ascend950", x, np.array([1, 720, 1280, 3], np.int32), rev)
+            s = np.array([720.0, 1280.0, 720.0, 1280.0])
+            want = x.astype(np.float64) * (s[None, :, None] if rev else s[None, None, :])
+            assert np.all(np.abs(out.astype(np.float64) - want) <= rtol * np.abs(want)), (dtype, rev)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_to_absolute_b_box_original_shape_hw_cast_is_refused(monkeypatch, dtype):
+    """The original's Casts of shape_hw: int32 -> float CAST_NONE (not in the 950's table: SPEC-2 D45 / D72) and
+    int32 -> half CAST_RINT (SPEC-2 D47: needs SetDeqScale) are refused before any box is scaled."""
+    _, m = _spec_and_module("to_absolute_b_box")
+    monkeypatch.setattr(m, "ORIGINAL_CAST", True)
+    with pytest.raises(aj.UnsupportedDTypeError, match="D72|D47"):
+        m.run_to_absolute_b_box("ascend950", np.ones((1, 8, 4), dtype), np.array([1, 2, 3, 1], np.int32))
+
+
+def test_to_absolute_b_box_original_float_mask_is_refused(monkeypatch):
+    """The original passes the odd-lane mask in both words for float too; a non-zero mask[1] for 32-bit lanes is
+    refused (SPEC 2.1). The half kernel's 128 lanes take both words: unchanged."""
+    _, m = _spec_and_module("to_absolute_b_box")
+    monkeypatch.setattr(m, "ORIGINAL_MASK", True)
+    hw = np.array([1, 3, 5, 1], np.int32)
+    with pytest.raises(aj.ParameterError, match="mask"):
+        m.run_to_absolute_b_box("ascend950", np.ones((1, 8, 4), np.float32), hw)
+    x = np.ones((1, 8, 4), np.float16)
+    assert m.run_to_absolute_b_box("ascend950", x, hw)[0, 0].tolist() == [3.0, 5.0, 3.0, 5.0]
+
+
+def test_to_absolute_b_box_runs_clean_under_the_sanitizer():
+    for name in ("to_absolute_b_box", "to_absolute_b_box_half", "to_absolute_b_box_reversed",
+                 "to_absolute_b_box_reversed_half"):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run("ascend950", k.make_inputs(40008, 0)), "report,device-sync") == [], name
+
+
+# kernels/background_replace.py
+
+def test_background_replace_scheduler_steps(monkeypatch):
+    """The VectorScheduler per core: 248 KiB / 5 = 50790 bytes -> 50784 (25392 halves) a step; / 12 -> 21152 uint8;
+    a core's count in whole steps, its tail rounded down to 32 bytes, and a last 32-byte step backed off to end at
+    its last element."""
+    _, m = _spec_and_module("background_replace")
+    steps = {}
+
+    class Recorder:
+        def CalcForAlign32(self, idx, length):
+            steps.setdefault(aj.GetBlockIdx(), []).append((idx, length))
+
+    def kernel(n, ub_var, size):
+        sch = m.VectorScheduler(n, aj.GetBlockNum(), 1, ub_var, size)
+        assert sch.dataBytesPerLoop == {5: 50784, 12: 21152}[ub_var]
+        sch.run(Recorder(), sch.dataLen)
+
+    aj.launch(kernel, 8, P310, 100003, 5, 2)
+    assert steps[0] == [(0, 12496), (12484, 16)] and steps[7] == [(0, 12496), (12487, 16)]
+    steps.clear()
+    aj.launch(kernel, 8, P310, 8 * 30000, 12, 1)
+    assert steps[3] == [(0, 21152), (21152, 8832), (29968, 32)]
+    steps.clear()
+    aj.launch(kernel, 8, P310, 100, 5, 2)                    # 12 a core < 16: core 0 takes all 100
+    assert steps == {0: [(0, 96), (84, 16)]}
+
+
+@pytest.mark.parametrize("dtype, n", [(np.float16, 100003), (np.uint8, 100003), (np.float16, 16 * 8 * 3200 + 5),
+                                      (np.uint8, 300001), (np.float16, 37), (np.uint8, 32)])
+def test_background_replace_is_the_numpy_model(dtype, n):
+    """Backed-off last steps, several UB steps a core (409605 halves: 51200 a core, 25392 x 2 and a tail), a
+    whole-core split below 32 bytes a core (37, 32)."""
+    _, m = _spec_and_module("background_replace")
+    rng = np.random.default_rng(n)
+    if dtype == np.uint8:
+        bkg, src = rng.integers(0, 256, n).astype(np.uint8), rng.integers(0, 256, n).astype(np.uint8)
+    else:
+        bkg, src = (rng.uniform(-300, 300, n).astype(np.float16) for _ in range(2))
+    mask = rng.uniform(-0.2, 1.2, n).astype(np.float16)
+    out = m.run_background_replace(P310, bkg, src, mask)
+    assert out.dtype == bkg.dtype and _same(out, m.background_replace_model(bkg, src, mask))
+
+
+def test_background_replace_specials_and_the_formula():
+    """Masks 0 and 1 give the background and the source exactly; uint8 results round to nearest even and saturate
+    (a mask past 1 or below 0: 0..255); the 310P's half stages saturate (SPEC D6, SPEC-2 D35): a NaN result becomes
+    +0 and an infinite one +-65504 at every stage. Against float64 within half's roundings."""
+    _, m = _spec_and_module("background_replace")
+    bkg = np.tile(np.array([10, 200, 255, 0, 3, 255, 100, 1], np.uint8), 8)
+    src = np.tile(np.array([20, 100, 0, 255, 4, 255, 0, 2], np.uint8), 8)
+    mask = np.tile(np.array([0, 1, 0.5, 2, 0.5, -1, 0.005, 0.25], np.float16), 8)
+    out = m.run_background_replace(P310, bkg, src, mask)
+    assert _same(out, m.background_replace_model(bkg, src, mask))
+    assert out[:8].tolist() == [10, 100, 128, 255, 4, 255, 100, 1]
+    hb = np.tile(np.array([np.nan, np.inf, 1.0, 2.0], np.float16), 8)
+    hs = np.tile(np.array([1.0, 1.0, np.inf, 5.0], np.float16), 8)
+    hm = np.tile(np.array([0.5, 0.0, 0.0, 1.0], np.float16), 8)
+    h = m.run_background_replace(P310, hb, hs, hm)
+    assert h[:4].tolist() == [0.5, 65504.0, 1.0, 5.0] and _same(h, m.background_replace_model(hb, hs, hm))
+    rng = np.random.default_rng(8)
+    b, s = (rng.uniform(0, 255, 20011).astype(np.float16) for _ in range(2))
+    mk = rng.uniform(0, 1, 20011).astype(np.float16)
+    out = m.run_background_replace(P310, b, s, mk).astype(np.float64)
+    b64, s64, m64 = (a.astype(np.float64) for a in (b, s, mk))
+    want = b64 * (1 - m64) + s64 * m64
+    assert np.all(np.abs(out - want) <= 4 * 2 ** -11 * 255.0)
+
+
+def test_background_replace_below_one_datablock_reads_past_the_gm():
+    """Fewer than 32 bytes of pixels: the original's one 32-byte step on core 0 reads past the GM tensors: the
+    emulator refuses the copy (the port's size rule asks for 32 elements)."""
+    k, m = _spec_and_module("background_replace")
+    assert not k.size_ok(31) and k.size_ok(32)
+    with pytest.raises(aj.OutOfBoundsError):
+        m.run_background_replace(P310, *(np.ones(10, np.float16) for _ in range(3)))
+    with pytest.raises(NotImplementedError):
+        m.tiling(30, 10, "half")
+
+
+def test_background_replace_runs_clean_under_the_sanitizer():
+    for name in ("background_replace", "background_replace_uint8"):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run(P310, k.make_inputs(100003, 0)), "report,device-sync") == [], name
