@@ -8,6 +8,7 @@ numpy model bit for bit on every device it runs on (the MODELLED Div is the exac
 against a float64 formula within the types' rounding; the host tilings; each of the original's forms the port
 changes, run and refused."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -269,3 +270,113 @@ def test_background_replace_runs_clean_under_the_sanitizer():
     for name in ("background_replace", "background_replace_uint8"):
         k, _ = _spec_and_module(name)
         assert _reports(lambda: k.run(P310, k.make_inputs(100003, 0)), "report,device-sync") == [], name
+
+
+# kernels/iou_v2.py
+
+def _iou_tiling(m, device, n, dtype, mode="iou"):
+    cores, key, raw = m.tiling(device, n, dtype, mode)
+    return cores, key, m.IouV2TilingData.from_buffer_copy(raw.tobytes())
+
+
+def _iou_boxes(n, seed, dtype):
+    rng = np.random.default_rng(seed)
+    b1 = np.stack([rng.uniform(0, 50, n), rng.uniform(0, 50, n), rng.uniform(0, 50, n), rng.uniform(0, 50, n)])
+    b1[2:] += b1[:2]
+    b2 = b1 + rng.uniform(-8, 8, (4, n))
+    b2[2:] = np.maximum(b2[2:], b2[:2])
+    return b1.astype(dtype), b2.astype(dtype)
+
+
+def test_iou_v2_tiling():
+    _, m = _spec_and_module("iou_v2")
+    # 1001 floats -> 1008 x 17 x 4 bytes: 17 loops of 4 KiB, tiles of 64 boxes over 16 "cores" -> capped: 8 cores
+    # of ceil(1008 / 8) = 126 -> 128 boxes
+    cores, key, t = _iou_tiling(m, "atlas-a2", 1001, "float")
+    assert (cores, key, t.tileLength, t.loopNum, t.frontCoreNum, t.gtBoxLength) == (8, 4, 128, 1, 0, 1001)
+    assert t.eps == 1.0
+    # 50007 floats past 8 x 2888 (A2): 18 tiles of 2784, 2 a core and 3 on the first 2 cores
+    cores, key, t = _iou_tiling(m, "atlas-a2", 50007, "float", "iof")
+    assert (cores, key, t.tileLength, t.loopNum, t.frontCoreNum) == (8, 14, 2784, 2, 2)
+    # the 950's larger UB: 14 tiles, one a core and 6 cores two
+    assert _iou_tiling(m, "ascend950", 50007, "float")[2].loopNum == 1
+    # below 4 KiB: one core, the whole (aligned) length a tile; keys by type
+    cores, key, t = _iou_tiling(m, "atlas-a3", 37, "half")
+    assert (cores, key, t.tileLength) == (1, 5, 48)
+    assert _iou_tiling(m, "atlas-a3", 37, "bfloat16", "iof")[1] == 16
+
+
+@pytest.mark.parametrize("device", A2_A3_950)
+@pytest.mark.parametrize("dtype, n, mode", [(np.float32, 50007, "iof"), (np.float32, 1001, "iou"),
+                                            (np.float16, 50007, "iou"), (ml_dtypes.bfloat16, 3001, "iof"),
+                                            (np.float16, 37, "iof")])
+def test_iou_v2_is_the_numpy_model(device, dtype, n, mode):
+    """Last cores of two tiles (50007 on the A2 / A3), a short last tile padded by the port's zeros, one core."""
+    _, m = _spec_and_module("iou_v2")
+    b1, b2 = _iou_boxes(n, n, dtype)
+    for eps in (1.0, 0.0):
+        out = m.run_iou_v2(device, b1, b2, mode, eps)
+        assert out.shape == (n, 1) and _same(out, m.iou_v2_model(b1, b2, mode, eps)), (mode, eps)
+
+
+def test_iou_v2_specials_and_the_formula():
+    """Identical boxes: IoU 1 (eps 0); disjoint: 0; a box inside the other: the area ratio; zero-area gtbox with eps 0:
+    IoF 0 / 0 = NaN. Against float64 within a few float roundings (and the type's RNE)."""
+    _, m = _spec_and_module("iou_v2")
+    b1 = np.array([[0, 0, 10, 10], [0, 0, 1, 1], [2, 2, 4, 4], [0, 0, 0, 0]], np.float32).T.copy()
+    b2 = np.array([[0, 0, 10, 10], [5, 5, 6, 6], [0, 0, 8, 8], [0, 0, 0, 0]], np.float32).T.copy()
+    b1, b2 = np.tile(b1, 9), np.tile(b2, 9)
+    iou = m.run_iou_v2("atlas-a2", b1, b2, "iou", 0.0)[:4, 0]
+    assert iou[:3].tolist() == [1.0, 0.0, 0.0625] and np.isnan(iou[3])
+    iof = m.run_iou_v2("atlas-a2", b1, b2, "iof", 0.0)[:4, 0]
+    assert iof[:3].tolist() == [1.0, 0.0, 0.0625] and np.isnan(iof[3])
+    for dtype, rtol in ((np.float32, 8 * 2 ** -24), (np.float16, 2 ** -11 + 8 * 2 ** -24)):
+        x, y = _iou_boxes(4001, 5, dtype)
+        for mode in ("iou", "iof"):
+            out = m.run_iou_v2("ascend950", x, y, mode, 1.0)[:, 0].astype(np.float64)
+            a, b = x.astype(np.float64), y.astype(np.float64)
+            iw = np.maximum(np.minimum(a[2], b[2]) + 1 - np.maximum(a[0], b[0]), 0)
+            ih = np.maximum(np.minimum(a[3], b[3]) + 1 - np.maximum(a[1], b[1]), 0)
+            area = lambda z: (z[2] - z[0] + 1) * (z[3] - z[1] + 1)  # noqa: E731
+            want = iw * ih / (area(b) if mode == "iof" else area(a) + area(b) - iw * ih)
+            assert np.all(np.abs(out - want) <= rtol * 64 * np.maximum(want, 2 ** -10)), (dtype, mode)
+
+
+def test_iou_v2_original_last_core_leaves_outputs_unwritten(monkeypatch):
+    """The original's form (ORIGINAL_LAST_LEN): the last core copies n % tileLength boxes in every one of its tiles,
+    so with two tiles there (50007 floats on the A2: 2784 and 2679) 105 outputs of its first tile stay as the GM
+    held them; the port's own counts write them all."""
+    _, m = _spec_and_module("iou_v2")
+    b1, b2 = _iou_boxes(50007, 1, np.float32)
+    want = m.iou_v2_model(b1, b2, "iou")
+    monkeypatch.setattr(m, "ORIGINAL_LAST_LEN", True)
+    out = m.run_iou_v2("atlas-a2", b1, b2)
+    gap = slice(44544 + 2679, 44544 + 2784)
+    assert (out[gap] == 0).all() and np.count_nonzero(want[gap]) > 50
+    keep = np.ones(50007, bool)
+    keep[gap] = False
+    assert _same(out[keep], want[keep])
+    monkeypatch.setattr(m, "ORIGINAL_LAST_LEN", False)
+    assert _same(m.run_iou_v2("atlas-a2", b1, b2), want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_iou_v2_whole_tile_compute_reads_lanes_past_the_copy(monkeypatch, dtype):
+    """The original's form (ZERO_TAIL False): the Compute over the whole tile reads, on the last core's short tile,
+    lanes no copy wrote (the buffer's first use); the outputs copied out are the same."""
+    _, m = _spec_and_module("iou_v2")
+    b1, b2 = _iou_boxes(1001, 2, dtype)
+    outs = {}
+    monkeypatch.setattr(m, "ZERO_TAIL", False)
+    original = _reports(lambda: outs.setdefault(False, m.run_iou_v2("atlas-a2", b1, b2)))
+    assert original and {r.check for r in original} == {"init"}
+    monkeypatch.setattr(m, "ZERO_TAIL", True)
+    assert _reports(lambda: outs.setdefault(True, m.run_iou_v2("atlas-a2", b1, b2)), "report,device-sync") == []
+    assert _same(outs[True], outs[False])
+
+
+def test_iou_v2_runs_clean_under_the_sanitizer():
+    for name, n, device in (("iou_v2_half", 50007, "atlas-a2"), ("iou_v2_iof", 50007, "atlas-a3"),
+                            ("iou_v2_iof_bf16", 1001, "ascend950"), ("iou_v2", 30011, "atlas-a2")):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run(device, k.make_inputs(n, 0)), "report,device-sync") == [], name
