@@ -380,3 +380,89 @@ def test_iou_v2_runs_clean_under_the_sanitizer():
                             ("iou_v2_iof_bf16", 1001, "ascend950"), ("iou_v2", 30011, "atlas-a2")):
         k, _ = _spec_and_module(name)
         assert _reports(lambda: k.run(device, k.make_inputs(n, 0)), "report,device-sync") == [], name
+
+
+# kernels/grid_unnormal.py
+
+def test_grid_unnormal_tiling():
+    _, m = _spec_and_module("grid_unnormal")
+    # (253952 - 8192) / (3 x 4 x 2 + 8) = 7680 floats a tile; half: / 20 = 12288; 100002 -> 8 cores of 12501
+    used, raw = m.tiling("ascend950", (1, 1, 50001, 2), "float", True)
+    t = m.GridUnnormalTilingData.from_buffer_copy(raw.tobytes())
+    assert (used, t.totalNum, t.perCoreNum, t.ubFactor, t.alignCorners) == (8, 100002, 12501, 7680, 1)
+    used, raw = m.tiling("ascend950", (2, 3, 1, 2), "half")
+    t = m.GridUnnormalTilingData.from_buffer_copy(raw.tobytes())
+    assert (used, t.perCoreNum, t.ubFactor, t.alignCorners) == (6, 2, 12288, 0)
+    with pytest.raises(ValueError):
+        m.tiling("ascend950", (1, 4, 3), "float")
+
+
+@pytest.mark.parametrize("dtype, n, align_corners", [(np.float32, 50001, False), (np.float32, 50001, True),
+                                                     (np.float16, 30011, True), (np.float16, 5003, False),
+                                                     (np.float32, 3, True)])
+def test_grid_unnormal_is_the_numpy_model(dtype, n, align_corners):
+    """Two tiles a core (float: 7680 and 4821), a short last vector each tile, cores of one element."""
+    _, m = _spec_and_module("grid_unnormal")
+    rng = np.random.default_rng(n)
+    grid = rng.uniform(-1.2, 1.2, (1, n, 1, 2)).astype(dtype)
+    assist = rng.integers(1, 2000, (1, n, 1, 2)).astype(dtype)
+    diff, pos = m.run_grid_unnormal("ascend950", grid, assist, align_corners)
+    want_diff, want_pos = m.grid_unnormal_model(grid, assist, align_corners)
+    assert diff.dtype == grid.dtype and pos.dtype == np.int32
+    assert _same(diff, want_diff) and np.array_equal(pos, want_pos)
+
+
+def test_grid_unnormal_specials_and_the_formula():
+    """-1 / 1 map to -0.5 / size - 0.5 (or 0 / size - 1 with align_corners); a negative position floors towards
+    -inf with diff in [0, 1); NaN: position 0 (D45), diff NaN; +inf: INT32_MAX (saturated) and diff inf; against
+    float64 within float's rounding."""
+    _, m = _spec_and_module("grid_unnormal")
+    g = np.array([-1.0, 1.0, 0.0, -1.2, np.nan, np.inf], np.float32).reshape(1, 1, 3, 2)
+    a = np.full_like(g, 10.0)
+    diff, pos = m.run_grid_unnormal("ascend950", g, a)
+    assert pos.reshape(-1).tolist() == [-1, 9, 4, -2, 0, 2 ** 31 - 1]
+    d = diff.reshape(-1)
+    assert d[:3].tolist() == [0.5, 0.5, 0.5] and abs(d[3] - 0.5) < 1e-6         # -1.2 -> -1.5 (rounded)
+    assert np.isnan(d[4]) and d[5] == np.inf and _same(diff, m.grid_unnormal_model(g, a)[0])
+    diff, pos = m.run_grid_unnormal("ascend950", g, a, True)
+    assert pos.reshape(-1)[:3].tolist() == [0, 9, 4] and diff.reshape(-1)[:3].tolist() == [0.0, 0.0, 0.5]
+    rng = np.random.default_rng(6)
+    g = rng.uniform(-1, 1, (1, 4001, 1, 2)).astype(np.float32)
+    a = rng.integers(2, 1000, g.shape).astype(np.float32)
+    for ac in (False, True):
+        diff, pos = m.run_grid_unnormal("ascend950", g, a, ac)
+        t = (g.astype(np.float64) + 1) / 2
+        p = t * (a - 1) if ac else t * a - 0.5
+        got = pos + diff.astype(np.float64)
+        assert np.all(np.abs(got - p) <= 4 * 2 ** -24 * np.maximum(np.abs(p), 1)), ac
+        assert np.all((diff >= 0) & (diff < 1))
+
+
+def test_grid_unnormal_original_cast_trait_is_refused(monkeypatch):
+    """The original's kCastI32ToF32 carries SatMode NO_SAT; the 950's int32 -> float row offers UNKNOWN only (SPEC-2
+    11.5): the Cast is refused in the VF."""
+    _, m = _spec_and_module("grid_unnormal")
+    monkeypatch.setattr(m, "ORIGINAL_TRAIT", True)
+    g = np.zeros((1, 1, 8, 2), np.float32)
+    with pytest.raises(aj.ParameterError, match="satMode"):
+        m.run_grid_unnormal("ascend950", g, g + 4)
+
+
+def test_grid_unnormal_whole_vector_loads_read_past_the_copy(monkeypatch):
+    """The original's form (ZERO_TAIL False): the last whole-vector load of a tile whose length is no multiple of 64
+    reads queue-buffer lanes no copy wrote (outside the UpdateMask: the same outputs)."""
+    k, m = _spec_and_module("grid_unnormal_half_align_corners")
+    inputs = k.make_inputs(10006, 0)
+    outs = {}
+    monkeypatch.setattr(m, "ZERO_TAIL", False)
+    original = _reports(lambda: outs.setdefault(False, k.run("ascend950", inputs)))
+    assert original and {r.check for r in original} == {"init"}
+    monkeypatch.setattr(m, "ZERO_TAIL", True)
+    assert _reports(lambda: outs.setdefault(True, k.run("ascend950", inputs)), "report,device-sync") == []
+    assert all(_same(outs[True][key], outs[False][key]) for key in outs[True])
+
+
+def test_grid_unnormal_runs_clean_under_the_sanitizer():
+    for name in ("grid_unnormal", "grid_unnormal_half_align_corners"):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run("ascend950", k.make_inputs(100002, 0)), "report,device-sync") == [], name
