@@ -465,4 +465,116 @@ def test_grid_unnormal_whole_vector_loads_read_past_the_copy(monkeypatch):
 def test_grid_unnormal_runs_clean_under_the_sanitizer():
     for name in ("grid_unnormal", "grid_unnormal_half_align_corners"):
         k, _ = _spec_and_module(name)
-        assert _reports(lambda: k.run("ascend950", k.make_inputs(100002, 0)), "report,device-sync") == [], name
+        assert _reports(lambda: k.run("ascend950", k.make_inputs(20002, 0)), "report,device-sync") == [], name
+
+
+# kernels/bounding_box_encode.py
+
+def _bbe_boxes(n, seed, dtype):
+    rng = np.random.default_rng(seed)
+    x1, y1 = rng.uniform(0, 500, n), rng.uniform(0, 500, n)
+    anchor = np.stack([x1, y1, x1 + rng.uniform(0, 120, n), y1 + rng.uniform(0, 120, n)], axis=1)
+    gt = anchor + rng.uniform(-15, 15, (n, 4))
+    gt[:, 2:] = np.maximum(gt[:, 2:], gt[:, :2])
+    return anchor.astype(dtype), gt.astype(dtype)
+
+
+def test_bounding_box_encode_tiling():
+    _, m = _spec_and_module("bounding_box_encode")
+    # 12004 floats: 12 cores by bits -> 8; 1501 -> 1536 a core, 8 cores, the last 1252; (253952 - 64) / 20 = 12694
+    # -> 12688 a tile; half: / 14 = 18134 -> 18128 (both below 65535 bytes)
+    used, raw = m.tiling("ascend950", (3001, 4), "float", (0, 0, 0, 0), (0.1, 0.1, 0.2, 0.2))
+    t = m.BoundingBoxEncodeTilingData.from_buffer_copy(raw.tobytes())
+    assert (used, t.dim0, t.blockFactor, t.ubFactor) == (8, 12004, 1536, 12688)
+    assert t.invStds0 == np.float32(1) / np.float32(0.1) and t.invStds3 == np.float32(1) / np.float32(0.2)
+    used, raw = m.tiling("ascend950", (5, 4), "half")
+    t = m.BoundingBoxEncodeTilingData.from_buffer_copy(raw.tobytes())
+    assert (used, t.blockFactor, t.ubFactor) == (1, 512, 18128)
+    for bad in (((5, 3), {}), ((5, 4), {"stds": (1, 0, 1, 1)})):
+        with pytest.raises(ValueError):
+            m.tiling("ascend950", bad[0], "float", **bad[1])
+
+
+@pytest.mark.parametrize("dtype, n, ub", [(np.float32, 3001, None), (np.float16, 3001, None), (np.float32, 700, 128),
+                                          (np.float16, 1, None)])
+def test_bounding_box_encode_is_the_numpy_model(dtype, n, ub):
+    """8 cores of 384 boxes and a short last one; several tiles a core (the tiling's ubFactor set to 128 elements:
+    the kernel reads only the fields); one box."""
+    _, m = _spec_and_module("bounding_box_encode")
+    a, g = _bbe_boxes(n, n, dtype)
+    means, stds = (0.1, -0.2, 0.0, 0.3), (0.1, 0.1, 0.2, 0.2)
+    if ub is None:
+        out = m.run_bounding_box_encode("ascend950", a, g, means, stds)
+    else:
+        used, raw = m.tiling("ascend950", a.shape, "float", means, stds)
+        t = m.BoundingBoxEncodeTilingData.from_buffer_copy(raw.tobytes())
+        t.ubFactor = ub
+        out = np.zeros(a.size, a.dtype)
+        aj.launch(m.bounding_box_encode, used, "ascend950", a.reshape(-1), g.reshape(-1), out, None,
+                  np.frombuffer(bytes(t), np.uint8).copy(), "float")
+        out = out.reshape(a.shape)
+    assert out.dtype == a.dtype and _same(out, m.bounding_box_encode_model(a, g, means, stds))
+
+
+def test_bounding_box_encode_specials_and_the_formula():
+    """A zero-width ground truth: ln 0 = -inf; a negative ratio: NaN; a NaN coordinate: NaN; a zero-width anchor
+    (pw 0): +-inf dx; a ratio below 2**-126, which the 950's Ln reads as 0 (D38): FixLnResult's software logarithm,
+    within 2 ulp of ln. Against float64 within a few float roundings; half by CAST_ROUND."""
+    _, m = _spec_and_module("bounding_box_encode")
+    a = np.array([[0, 0, 10, 10], [0, 0, 10, 10], [np.nan, 0, 1, 1], [0, 0, -1, 10], [0, 0, 2.0 ** 120, 2.0 ** 110]],
+                 np.float32)
+    g = np.array([[0, 0, -1, 10], [0, 0, -3, 10], [0, 0, 1, 1], [0, 0, 1, 1], [0, 0, -1 + 2.0 ** -24, 0]],
+                 np.float32)
+    out = m.run_bounding_box_encode("ascend950", a, g)
+    assert _same(out, m.bounding_box_encode_model(a, g))
+    assert out[0, 2] == -np.inf and np.isnan(out[1, 2]) and np.isnan(out[2, [0, 2]]).all() and out[3, 0] == np.inf
+    soft, exact = np.float64(out[4, 2]), np.log(2.0 ** -24 / 2.0 ** 120)
+    assert abs(soft - exact) <= 2 * 2 ** -23 * abs(exact)
+    for dtype, rtol in ((np.float32, 16 * 2 ** -24), (np.float16, 2 ** -11 + 16 * 2 ** -24)):
+        a, g = _bbe_boxes(2001, 4, dtype)
+        out = m.run_bounding_box_encode("ascend950", a, g, (0, 0, 0, 0), (0.1, 0.1, 0.2, 0.2)).astype(np.float64)
+        a64, g64 = a.astype(np.float64), g.astype(np.float64)
+        pw, ph = a64[:, 2] - a64[:, 0] + 1, a64[:, 3] - a64[:, 1] + 1
+        gw, gh = g64[:, 2] - g64[:, 0] + 1, g64[:, 3] - g64[:, 1] + 1
+        dx = ((g64[:, 0] + g64[:, 2]) - (a64[:, 0] + a64[:, 2])) / 2 / pw
+        dy = ((g64[:, 1] + g64[:, 3]) - (a64[:, 1] + a64[:, 3])) / 2 / ph
+        want = np.stack([dx / 0.1, dy / 0.1, np.log(gw / pw) / 0.2, np.log(gh / ph) / 0.2], axis=1)
+        # the centre differences and the widths cancel: a few ulp of the coordinates (up to ~700) over the width
+        u = 8 * 2 ** -24 * 1400
+        atol = np.stack([u / pw / 0.1, u / ph / 0.1, u / np.minimum(gw, pw) / 0.2, u / np.minimum(gh, ph) / 0.2], 1)
+        assert np.all(np.abs(out - want) <= rtol * 4 * np.abs(want) + atol + 2 ** -24), dtype
+
+
+def test_bounding_box_encode_half_rounds_ties_away_from_zero():
+    """CAST_ROUND: a float exactly between two halves goes away from zero (RNE would pick the even one)."""
+    _, m = _spec_and_module("bounding_box_encode")
+    x = np.array([1 + 2 ** -11, -(1 + 3 * 2 ** -11), 2 + 2 ** -10, 0.1], np.float32)
+    assert _bits(m._to_half_round_away(x)).tolist() == [0x3C01, 0xBC02, 0x4001, _bits(np.array([np.float16(0.1)]))[0]]
+    # through the kernel: dx = (gcx - pcx) / pw with pw 1 and a centre shift of 1 + 2**-11
+    a = np.array([[0, 0, 0, 0]], np.float16)
+    g = np.array([[1, 0, 1, 0]], np.float16)
+    assert m.run_bounding_box_encode("ascend950", a, g, (-(2.0 ** -11), 0, 0, 0))[0, 0] == np.float16(1 + 2 ** -10)
+
+
+def test_bounding_box_encode_runs_clean_under_the_sanitizer():
+    for name in ("bounding_box_encode", "bounding_box_encode_half"):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run("ascend950", k.make_inputs(2404, 0)), "report,device-sync") == [], name
+
+
+def test_bounding_box_encode_original_float_loop_races_the_copy_in(monkeypatch):
+    """The original's float path (ORIGINAL_SYNC): the first scalar loop GetValues the tiles DataCopyPad brought in
+    and SetValues [1, 1, rw, rh] over them with only the queue's MTE2 -> V order (DeQue) between: the sanitizer
+    reports the read-after-write and write-after-write races on the scalar pipe (the fix: an MTE2_S pair). The half
+    path's Casts and V_S pair order it already."""
+    k, m = _spec_and_module("bounding_box_encode")
+    inputs = k.make_inputs(1204, 0)
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    original = _reports(lambda: k.run("ascend950", inputs), "report,device-sync")
+    assert original and {(r.check, r.kind, r.instruction.api) for r in original} == {
+        ("race", "RAW", "GetValue"), ("race", "WAW", "SetValue")}
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", False)
+    assert _reports(lambda: k.run("ascend950", inputs), "report,device-sync") == []
+    half = _spec_and_module("bounding_box_encode_half")[0]
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    assert _reports(lambda: half.run("ascend950", half.make_inputs(1204, 0)), "report,device-sync") == []
