@@ -197,7 +197,16 @@ tests/test_sanitizer.py)."""
 # threshold_grad_v2_d and its half / bf16 / int32 / int8 / uint8 entries 300003 (8 cores of 256-byte blocks, big and
 # small, 2-6 tiles a core, the last short; GM padded to the block); foreach_div_scalar 200003 (the list's first
 # tensor of 82002 floats in 15872-float chunks over cores whose ranges end inside tensors) and foreach_div_scalar_half /
-# _bf16 40011 (short chunks whose last vector is partial);
+# _bf16 40011 (short chunks whose last vector is partial); blend_face_bg_part_two and _uint8_bg 30011 (8 cores of 3752
+# or 3751 elements from unaligned GM starts: a 2048-element tile and a short one padded to 32 bytes);
+# to_absolute_b_box* 100000 (8 blocks of 12800 elements, the last 10400: two float tiles a former block, 12672 + 128;
+# reversed: core ranges cut inside the 12500-element coordinate segments); background_replace and _uint8 100003 (8
+# cores of 12500 elements, the last 12503: a 32-byte-rounded step and a backed-off 32-byte last step); iou_v2 and
+# iou_v2_iof 1001 (8 cores of 128 boxes, the last 105: its tile's lanes past the copy zeroed), iou_v2_half 50007 (8
+# cores of 2288-box tiles on the A2 / A3, 3 on the first six, 2 on the last two: the last core's second short) and
+# iou_v2_iof_bf16 3001 (8 cores of 384, the last 313); grid_unnormal* 2 x 5003 (8 cores of 1251 elements, the last
+# 1249: one tile each whose last 64-lane vector is partial, its lanes past the copy zeroed); bounding_box_encode*
+# 4 x 3001 (8 cores of 1536 coordinates, the last 1252: 384 boxes a core through the scalar loops);
 # hard_sigmoid_v2 and its half / bf16 60011 / 30011 (8 cores of 512-byte-aligned blocks, one short tile each, the
 # last core shorter) and hard_sigmoid_v2_int32 30011 (two cores: 64 KiB a core); hard_shrink 100003 and
 # hard_shrink_bf16 30011 (8 cores from unaligned GM starts, tiles not whole repeats: the lanes past zeroed) and
@@ -329,6 +338,12 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "threshold_grad_v2_d": 300003, "threshold_grad_v2_d_half": 300003, "threshold_grad_v2_d_bf16": 300003,
          "threshold_grad_v2_d_int32": 300003, "threshold_grad_v2_d_int8": 300003, "threshold_grad_v2_d_uint8": 300003,
          "foreach_div_scalar": 200003, "foreach_div_scalar_half": 40011, "foreach_div_scalar_bf16": 40011,
+         "blend_face_bg_part_two": 30011, "blend_face_bg_part_two_uint8_bg": 30011,
+         "to_absolute_b_box": 100000, "to_absolute_b_box_half": 100000, "to_absolute_b_box_reversed": 100000,
+         "to_absolute_b_box_reversed_half": 100000, "background_replace": 100003, "background_replace_uint8": 100003,
+         "iou_v2": 1001, "iou_v2_half": 50007, "iou_v2_iof_bf16": 3001, "iou_v2_iof": 1001,
+         "grid_unnormal": 2 * 5003, "grid_unnormal_half_align_corners": 2 * 5003,
+         "bounding_box_encode": 4 * 3001, "bounding_box_encode_half": 4 * 3001,
          "hard_sigmoid_v2": 60011, "hard_sigmoid_v2_half": 30011, "hard_sigmoid_v2_bf16": 30011,
          "hard_sigmoid_v2_int32": 30011, "hard_shrink": 100003, "hard_shrink_half": 1001, "hard_shrink_bf16": 30011,
          "apply_rms_prop": 30011, "apply_rms_prop_half": 20011, "apply_rms_prop_bf16": 20011, "relu_v3": 30008,
