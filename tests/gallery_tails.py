@@ -198,6 +198,11 @@ tests/test_sanitizer.py)."""
 # small, 2-6 tiles a core, the last short; GM padded to the block); foreach_div_scalar 200003 (the list's first
 # tensor of 82002 floats in 15872-float chunks over cores whose ranges end inside tensors) and foreach_div_scalar_half /
 # _bf16 40011 (short chunks whose last vector is partial);
+# vf_axpy 1001 floats (15 vectors and a 41-lane UpdateMask tail; the copy rounds to 1008, the loads reach 1024, the
+# lanes between zeroed), vf_reduce_* 37 rows of 250 (4 chunks a row, the last of 58 columns); square_diff 30011 and
+# square_diff_half 20011 (8 cores of 32-byte blocks, big and small, GM padded to the block); softmax_membase 37 rows (5
+# blocks of 8 rows, the last 5: tiles of 2, 2, 1); kv_rms_norm_rope_cache 61 tokens a batch (488 rows: 8 blocks of 61,
+# tiles of 8 rows and a 5-row tail);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -316,4 +321,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "gaussian_nll_loss_none_half": 20011, "gaussian_nll_loss_sum_bf16_scalar_var": 3001,
          "threshold_grad_v2_d": 300003, "threshold_grad_v2_d_half": 300003, "threshold_grad_v2_d_bf16": 300003,
          "threshold_grad_v2_d_int32": 300003, "threshold_grad_v2_d_int8": 300003, "threshold_grad_v2_d_uint8": 300003,
-         "foreach_div_scalar": 200003, "foreach_div_scalar_half": 40011, "foreach_div_scalar_bf16": 40011}
+         "foreach_div_scalar": 200003, "foreach_div_scalar_half": 40011, "foreach_div_scalar_bf16": 40011,
+         "vf_axpy": 1001, "vf_reduce_sum_ar": 37 * 250, "vf_reduce_max_ar": 37 * 250, "vf_reduce_sum_ra": 37 * 250,
+         "vf_reduce_max_ra": 37 * 250, "square_diff": 30011, "square_diff_half": 20011, "softmax_membase": 37,
+         "kv_rms_norm_rope_cache": 61}

@@ -1,0 +1,286 @@
+"""The session-47l ports from hicann/cann-samples and hicann/cann-learning-hub: kernels/simd_vf_story.py (the SIMD VF
+story's baseline VFs on the 950: AXPY and the four [rows, 250] reductions, ReduceSum / ReduceMax along either axis),
+kernels/square_diff.py (the learning hub's SquareDiff, A2 / A3: Mul, Mul, Sub over 32-byte blocks on big / small
+cores), kernels/softmax_membase.py (the softmax story's Memory-API baseline: a row at a time, count-form ReduceMax /
+ReduceSum read on the scalar unit) and kernels/kv_rms_norm_rope_cache.py (KvRmsNormRopeCache, bfloat16 RMSNorm +
+interleaved RoPE + cache scatter). Each against its numpy model bit for bit on every device it runs on, against a
+float64 formula within rounding; the host tilings; each of the original's behaviours the port changes, run in the
+original's form and refused or reported."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ported import sanitizer_reports as _reports, same_bits as _same, spec_and_module as _spec_and_module
+
+BF16 = ml_dtypes.bfloat16
+A2_A3 = ["atlas-a2", "atlas-a3"]
+ALL3 = ["ascend950", "atlas-a3", "atlas-a2"]
+
+
+# kernels/simd_vf_story.py
+
+@pytest.mark.parametrize("n", [19500, 64, 1, 100])
+def test_vf_axpy_is_the_model_and_the_formula(n):
+    """Whole vectors, a 1-lane UpdateMask tail, a 36-lane tail; z = 2x + y rounds once after the exact 2x."""
+    _, m = _spec_and_module("vf_axpy")
+    rng = np.random.default_rng(n)
+    x = rng.uniform(-1, 1, n).astype(np.float32)
+    y = rng.uniform(-1, 1, n).astype(np.float32)
+    z = m.run_axpy(x, y)
+    assert _same(z, m.axpy_model(x, y))
+    want = 2.0 * x.astype(np.float64) + y.astype(np.float64)
+    assert np.all(np.abs(z - want) <= 2 ** -24 * np.abs(want) + 1e-45)
+
+
+def test_vf_axpy_original_loads_lanes_past_the_copy():
+    """The VF's unmasked last LoadAlign reads the 16 floats past the copy's 32-byte rounding (19500 -> 19504 of
+    19520): never written, so the sanitizer reports the reads in the original's form; the port zeroes them."""
+    _, m = _spec_and_module("vf_axpy")
+    x = np.ones(19500, np.float32)
+    reports = _reports(lambda: m.run_axpy(x, x, zero_tail=False))
+    assert reports and all("uninitialised read" in str(r) and "LoadAlign" in str(r) for r in reports)
+    assert "UB byte 78016 (64 bytes)" in str(reports[0])            # 19504 * 4, 16 floats
+    assert _reports(lambda: m.run_axpy(x, x)) == []
+
+
+@pytest.mark.parametrize("op, axis", [("sum", "ar"), ("max", "ar"), ("sum", "ra"), ("max", "ra")])
+@pytest.mark.parametrize("rows", [78, 3])
+def test_vf_reduce_is_the_model_and_the_formula(op, axis, rows):
+    _, m = _spec_and_module(f"vf_reduce_{op}_{axis}")
+    x = np.random.default_rng(rows).uniform(-1, 1, (rows, m.D1)).astype(np.float32)
+    z = m.run_reduce(x, op, axis)
+    assert z.shape == (rows if axis == "ar" else m.D1,) and _same(z, m.reduce_model(x, op, axis))
+    ax = 1 if axis == "ar" else 0
+    if op == "max":
+        assert np.array_equal(z, x.max(axis=ax))
+    else:
+        want = x.astype(np.float64).sum(axis=ax)
+        assert np.all(np.abs(z - want) <= 1e-5 * (np.abs(x).sum(axis=ax)))
+
+
+def test_vf_reduce_sum_ar_folds_chunks_then_pairs():
+    """A row's 64-column chunks fold lane by lane first: 2**24 (column 0) and -2**24 (column 64) cancel in lane 0
+    before the 1.0 of column 1 joins; a left-to-right sum would lose the 1.0 (2**24 + 1 rounds to 2**24)."""
+    _, m = _spec_and_module("vf_reduce_sum_ar")
+    x = np.zeros((2, m.D1), np.float32)
+    x[:, 0], x[:, 1], x[:, 64] = 2.0 ** 24, 1.0, -(2.0 ** 24)
+    assert m.run_reduce(x, "sum", "ar").tolist() == [1.0, 1.0]
+    seq = np.float32(0)
+    for v in x[0]:
+        seq = np.float32(seq + v)
+    assert seq == 0.0
+
+
+@pytest.mark.parametrize("axis", ["ar", "ra"])
+def test_vf_reduce_max_starts_from_minus_flt_max(axis):
+    """The accumulator starts at -3.4028235e38 (-FLT_MAX), not -inf: an all -inf row or column gives -FLT_MAX."""
+    _, m = _spec_and_module(f"vf_reduce_max_{axis}")
+    x = np.full((4, m.D1), -np.inf, np.float32)
+    x[1:, :] = np.random.default_rng(0).uniform(-1, 1, (3, m.D1))
+    if axis == "ra":
+        x[:, 7] = -np.inf
+    z = m.run_reduce(x, "max", axis)
+    assert z[0 if axis == "ar" else 7] == np.float32(-3.4028235e38) and _same(z, m.reduce_model(x, "max", axis))
+
+
+def test_vf_story_runs_clean_under_the_sanitizer():
+    for name in ("vf_axpy", "vf_reduce_sum_ar", "vf_reduce_max_ar", "vf_reduce_sum_ra", "vf_reduce_max_ra"):
+        k, _ = _spec_and_module(name)
+        inputs = k.make_inputs(k.default_size, 1)
+        assert _reports(lambda: k.run("ascend950", inputs)) == [], name
+        assert _reports(lambda: k.run("ascend950", inputs), "device-sync") == [], name
+
+
+# kernels/square_diff.py
+
+def _square_diff_tiling(m, device, n, dtype):
+    used, raw = m.tiling(device, n, dtype)
+    t = m.SquareDiffTilingData.from_buffer_copy(raw.tobytes())
+    return used, {f: getattr(t, f) for f, _ in m.SquareDiffTilingData._fields_}
+
+
+def test_square_diff_tiling_32_byte_blocks_over_big_and_small_cores():
+    _, m = _spec_and_module("square_diff")
+    # 100003 floats: 400032 bytes, 12501 blocks over 8 cores: 1562 each, 5 cores one more; 196608 / 32 / 2 / 3 =
+    # 1024 blocks a tile (8192 floats): two tiles a core
+    used, t = _square_diff_tiling(m, "atlas-a2", 100003, "float")
+    assert used == 8 and t["tailBlockNum"] == 5 and t["tileDataNum"] == 8192
+    assert (t["smallCoreDataNum"], t["finalSmallTileNum"], t["smallTailDataNum"]) == (12496, 2, 12496 - 8192)
+    assert (t["bigCoreDataNum"], t["finalBigTileNum"], t["bigTailDataNum"]) == (12504, 2, 12504 - 8192)
+    assert _square_diff_tiling(m, "atlas-a3", 100003, "half")[1]["tileDataNum"] == 16384
+    # fewer blocks than cores: one block a core; every element of the padded input covered once
+    for dtype, n in (("float", 5), ("float", 17), ("half", 33), ("half", 100003), ("float", 8192 * 8)):
+        used, t = _square_diff_tiling(m, "atlas-a2", n, dtype)
+        per_block = 32 // m.TYPE_SIZE[dtype]
+        counts = [t["bigCoreDataNum"] if c < t["tailBlockNum"] else t["smallCoreDataNum"] for c in range(used)]
+        assert sum(counts) == -(-n // per_block) * per_block
+        for count, tiles, tail in ((t["bigCoreDataNum"], t["finalBigTileNum"], t["bigTailDataNum"]),
+                                   (t["smallCoreDataNum"], t["finalSmallTileNum"], t["smallTailDataNum"])):
+            if count and count in counts:
+                assert (tiles - 1) * t["tileDataNum"] + tail == count and 0 < tail <= t["tileDataNum"]
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("dtype, n", [(np.float32, 100003), (np.float16, 70001), (np.float32, 5), (np.float16, 16)])
+def test_square_diff_is_the_numpy_model(device, dtype, n):
+    _, m = _spec_and_module("square_diff")
+    rng = np.random.default_rng(n)
+    x = rng.uniform(-100, 100, n).astype(dtype)
+    y = rng.uniform(-100, 100, n).astype(dtype)
+    z = m.run_square_diff(device, x, y)
+    assert z.dtype == x.dtype and z.size == n and _same(z, m.square_diff_model(x, y))
+
+
+def test_square_diff_is_the_formula_within_rounding_and_specials():
+    _, m = _spec_and_module("square_diff")
+    for dtype, ulp in ((np.float32, 2 ** -24), (np.float16, 2 ** -11)):
+        rng = np.random.default_rng(3)
+        x = rng.uniform(-50, 50, 4001).astype(dtype)
+        y = rng.uniform(-50, 50, 4001).astype(dtype)
+        z = m.run_square_diff("atlas-a2", x, y).astype(np.float64)
+        xs, ys = x.astype(np.float64) ** 2, y.astype(np.float64) ** 2
+        assert np.all(np.abs(z - (xs - ys)) <= ulp * (2 * (xs + ys) + np.abs(xs - ys)))
+    x = np.array([np.inf, np.inf, np.nan, 3.0, -3.0, 0.0, 1e20, 2.0], np.float32)
+    y = np.array([np.inf, 1.0, 0.0, -3.0, 4.0, -0.0, 1.0, 1e20], np.float32)
+    z = m.run_square_diff("atlas-a3", x, y)
+    assert _same(z, m.square_diff_model(x, y))
+    assert np.isnan(z[[0, 2]]).all() and z[1] == np.inf and z[3:6].tolist() == [0.0, -7.0, 0.0]
+    assert z[6] == np.inf and z[7] == -np.inf
+
+
+def test_square_diff_original_whole_blocks_pass_the_gm_end():
+    """Unpadded GM of 1001 floats: the last core's DataCopies move whole 32-byte blocks, past the end of x."""
+    _, m = _spec_and_module("square_diff")
+    x = np.ones(1001, np.float32)
+    with pytest.raises(aj.OutOfBoundsError, match="SetGlobalBuffer"):
+        m.run_square_diff("atlas-a2", x, x, pad_gm=False)
+    assert _same(m.run_square_diff("atlas-a2", x, x), np.zeros(1001, np.float32))
+
+
+def test_square_diff_runs_clean_under_the_sanitizer():
+    for name in ("square_diff", "square_diff_half"):
+        k, _ = _spec_and_module(name)
+        inputs = k.make_inputs(20011, 0)
+        assert _reports(lambda: k.run("atlas-a2", inputs)) == [], name
+        assert _reports(lambda: k.run("atlas-a3", inputs), "device-sync") == [], name
+
+
+# kernels/softmax_membase.py
+
+def test_softmax_membase_blocks_and_tiles():
+    _, m = _spec_and_module("softmax_membase")
+    assert m.block_count(256, 2048, 8, 2048) == 32 and m.block_count(37, 2048, 8, 2048) == 5
+    assert m.block_count(37, 64, 3, 64) == 13
+
+
+@pytest.mark.parametrize("device", ALL3)
+def test_softmax_membase_is_the_numpy_model(device):
+    """37 rows of 2048: five blocks, the last of 5 rows (tiles of 2, 2, 1); and 13 rows of 72 in blocks of 3 rows,
+    tiles of 2: the count-form ReduceSum tree of each device."""
+    _, m = _spec_and_module("softmax_membase")
+    rng = np.random.default_rng(7)
+    for shape, core_m in (((37, 2048), 8), ((13, 72), 3)):
+        x = rng.uniform(-3, 3, shape).astype(np.float32)
+        y = m.run_softmax_membase(device, x, singleCoreM=core_m)
+        assert _same(y, m.softmax_membase_model(device, x)), (device, shape)
+
+
+def test_softmax_membase_is_the_formula_within_rounding():
+    _, m = _spec_and_module("softmax_membase")
+    x = np.random.default_rng(1).uniform(-8, 8, (9, 2048)).astype(np.float32)
+    x[0, :5] = [80.0, 79.0, -80.0, 0.0, 80.0]                     # large values: the max shift keeps exp finite
+    y = m.run_softmax_membase("ascend950", x).astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    want = e / e.sum(axis=1, keepdims=True)
+    assert np.all(np.abs(y - want) <= 2e-6 * want + 1e-37)
+    assert np.allclose(y.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_softmax_membase_original_scalar_reads_race_the_reductions():
+    """The original reads the max and the sum from the UB after PipeBarrier<PIPE_V> only: the scalar unit is not
+    ordered after the vector pipe (two RAW reports a row); the port's V_S pairs make it clean."""
+    _, m = _spec_and_module("softmax_membase")
+    x = np.random.default_rng(2).uniform(-1, 1, (3, 64)).astype(np.float32)
+    reports = [str(r) for r in _reports(lambda: m.run_softmax_membase("ascend950", x, original_sync=True))]
+    assert reports and all("RAW: GetValue [PIPE_S]" in r and "V_S" in r for r in reports)
+    assert any("after ReduceMax" in r for r in reports) and any("after ReduceSum" in r for r in reports)
+    assert _reports(lambda: m.run_softmax_membase("ascend950", x), "device-sync") == []
+
+
+def test_softmax_membase_runs_clean_under_the_sanitizer():
+    k, _ = _spec_and_module("softmax_membase")
+    inputs = k.make_inputs(11, 0)
+    for device in ("ascend950", "atlas-a2"):
+        assert _reports(lambda: k.run(device, inputs)) == [], device
+        assert _reports(lambda: k.run(device, inputs), "device-sync") == [], device
+
+
+# kernels/kv_rms_norm_rope_cache.py
+
+def test_kv_rms_norm_rope_cache_tiling():
+    _, m = _spec_and_module("kv_rms_norm_rope_cache")
+    blocks, t = m.build_tiling(8, 128)
+    assert blocks == 8 and (int(t["blockFactor"]), int(t["ubFactor"]), int(t["cacheLength"])) == (128, 8, 128)
+    assert t["reciprocal"] == np.float32(2.0 ** -9) and t["epsilon"] == np.float32(1e-5)
+    blocks, t = m.build_tiling(1, 61)                               # 8 rows a block, the last block 5
+    assert blocks == 8 and int(t["blockFactor"]) == 8
+    blocks, t = m.build_tiling(1, 3)                                # fewer rows than cores: a row a block
+    assert blocks == 3 and int(t["ubFactor"]) == 1
+
+
+@pytest.mark.parametrize("device", ALL3)
+@pytest.mark.parametrize("batch, seq", [(8, 20), (1, 61)])
+def test_kv_rms_norm_rope_cache_is_the_numpy_model(device, batch, seq):
+    """160 rows: blocks of 20 rows in tiles of 8, 8, 4; 61 rows: blocks of 8 (the last 5); 10% of the tokens not
+    cached (index -1)."""
+    k, m = _spec_and_module("kv_rms_norm_rope_cache")
+    inputs = m.make_inputs_bs(batch, seq, seq)
+    out = m.run_kv_rms_norm_rope_cache(device, inputs)
+    want = m.kv_rms_norm_rope_cache_model(device, inputs)
+    for name in ("k_out", "v_out", "k_cache", "v_cache"):
+        assert out[name].dtype == BF16 and _same(out[name], want[name]), (device, name)
+
+
+def test_kv_rms_norm_rope_cache_is_the_formula_and_scatters_by_index():
+    """Against the sample's gen_data.py golden in float64 within bfloat16's rounding; the cache rows of tokens with
+    index -1 keep their old values, the others hold the token's outputs at its slot."""
+    _, m = _spec_and_module("kv_rms_norm_rope_cache")
+    inputs = m.make_inputs_bs(2, 40, 5, skip=0.25)
+    out = m.run_kv_rms_norm_rope_cache("ascend950", inputs)
+    kv = inputs["kv"].astype(np.float64)
+    x, r = kv[..., :m.DV], kv[..., m.DV:]
+    v = x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + 1e-5) * inputs["gamma"].astype(np.float64)
+    real, imag = r[..., 0::2], r[..., 1::2]
+    cos, sin = inputs["cos"].astype(np.float64), inputs["sin"].astype(np.float64)
+    k = np.concatenate([real, imag], -1) * cos + np.concatenate([-imag, real], -1) * sin
+    for got, want in ((out["v_out"], v), (out["k_out"], k)):
+        g = got.astype(np.float64)
+        assert np.all(np.abs(g - want) <= 2 ** -8 * np.abs(want) + 1e-5)
+    index = inputs["index"]
+    for b in range(2):
+        cached = set(index[b][index[b] >= 0].tolist())
+        for slot in range(40):
+            if slot not in cached:
+                assert _same(out["k_cache"][b, slot], inputs["k_cache"][b, slot])
+                assert _same(out["v_cache"][b, slot], inputs["v_cache"][b, slot])
+        for s in np.nonzero(index[b] >= 0)[0]:
+            assert _same(out["k_cache"][b, index[b, s]], out["k_out"][b, s])
+            assert _same(out["v_cache"][b, index[b, s]], out["v_out"][b, s])
+
+
+def test_kv_rms_norm_rope_cache_original_float_mask_high_word_is_refused():
+    """The original's {UINT64_MAX, UINT64_MAX} mask on the float Adds / Divs: SPEC 2.1 (maskHigh 0 for 32-bit)."""
+    _, m = _spec_and_module("kv_rms_norm_rope_cache")
+    inputs = m.make_inputs_bs(1, 16, 0)
+    for device in ("ascend950", "atlas-a2"):
+        with pytest.raises(aj.ParameterError, match=r"mask\[1\]"):
+            m.run_kv_rms_norm_rope_cache(device, inputs, original_mask=True)
+
+
+def test_kv_rms_norm_rope_cache_runs_clean_under_the_sanitizer():
+    k, _ = _spec_and_module("kv_rms_norm_rope_cache")
+    inputs = k.make_inputs(13, 0)
+    assert _reports(lambda: k.run("ascend950", inputs)) == []
+    assert _reports(lambda: k.run("atlas-a3", inputs), "device-sync") == []
