@@ -2,10 +2,11 @@
 story's baseline VFs on the 950: AXPY and the four [rows, 250] reductions, ReduceSum / ReduceMax along either axis),
 kernels/square_diff.py (the learning hub's SquareDiff, A2 / A3: Mul, Mul, Sub over 32-byte blocks on big / small
 cores), kernels/softmax_membase.py (the softmax story's Memory-API baseline: a row at a time, count-form ReduceMax /
-ReduceSum read on the scalar unit) and kernels/kv_rms_norm_rope_cache.py (KvRmsNormRopeCache, bfloat16 RMSNorm +
-interleaved RoPE + cache scatter). Each against its numpy model bit for bit on every device it runs on, against a
-float64 formula within rounding; the host tilings; each of the original's behaviours the port changes, run in the
-original's form and refused or reported."""
+ReduceSum read on the scalar unit), kernels/kv_rms_norm_rope_cache.py (KvRmsNormRopeCache, bfloat16 RMSNorm +
+interleaved RoPE + cache scatter) and kernels/rms_norm_quant_story.py (the RmsNormQuant story's multi-core
+Memory-API step, half in, int8 out, on the 950). Each against its numpy model bit for bit on every device it runs
+on, against a float64 formula within rounding; the host tilings; each of the original's behaviours the port
+changes, run in the original's form and refused or reported."""
 
 import ml_dtypes
 import numpy as np
@@ -284,3 +285,53 @@ def test_kv_rms_norm_rope_cache_runs_clean_under_the_sanitizer():
     inputs = k.make_inputs(13, 0)
     assert _reports(lambda: k.run("ascend950", inputs)) == []
     assert _reports(lambda: k.run("atlas-a3", inputs), "device-sync") == []
+
+
+# kernels/rms_norm_quant_story.py
+
+def test_rms_norm_quant_story_tiling():
+    _, m = _spec_and_module("rms_norm_quant_story")
+    blocks, t = m.calc_tiling(4096, 8192)                           # the sample's shape: 8 blocks of 512 rows
+    assert blocks == 8 and (int(t["blockFactor"]), int(t["blockTail"])) == (512, 512)
+    blocks, t = m.calc_tiling(37, 8192)                             # 8 blocks of 5 rows, the last 2
+    assert blocks == 8 and (int(t["blockFactor"]), int(t["blockTail"])) == (5, 2)
+    blocks, t = m.calc_tiling(3, 8192)
+    assert blocks == 3 and (int(t["blockFactor"]), int(t["blockTail"])) == (1, 1)
+
+
+@pytest.mark.parametrize("rows, scale_range", [(37, 0.5), (9, 10.0)])
+def test_rms_norm_quant_story_is_the_numpy_model(rows, scale_range):
+    """37 rows: blocks of 5 and a last block of 2; gen_data.py's scale range (up to 10) saturates part of the int8
+    output at -128 / 127."""
+    _, m = _spec_and_module("rms_norm_quant_story")
+    inputs = m.make_inputs_ar(rows, m.R_DIM, rows, scale_range=scale_range)
+    y = m.run_rms_norm_quant_story("ascend950", **inputs)
+    assert y.dtype == np.int8 and np.array_equal(y, m.rms_norm_quant_story_model("ascend950", **inputs))
+    if scale_range > 1:
+        assert ((y == 127) | (y == -128)).any()
+
+
+def test_rms_norm_quant_story_is_the_formula_within_one_step():
+    _, m = _spec_and_module("rms_norm_quant_story")
+    inputs = m.make_inputs_ar(5, m.R_DIM, 3, scale_range=0.5)
+    y = m.run_rms_norm_quant_story("ascend950", **inputs).astype(np.int64)
+    x = inputs["x"].astype(np.float64)
+    v = x / np.sqrt(np.mean(x * x, axis=1, keepdims=True) + 1e-6) * inputs["gamma"].astype(np.float64)
+    v = v * float(inputs["scale"][0]) + float(inputs["offset"][0])
+    assert np.all(np.abs(y - np.clip(v, -128, 127)) <= 1.0) and np.abs(v).max() < 127
+
+
+def test_rms_norm_quant_story_original_in_place_narrowing_cast_is_refused():
+    """Cast(rmsLocal as half, rmsLocal, CAST_NONE): overlapping source and destination of different sizes (SPEC-2
+    D34)."""
+    _, m = _spec_and_module("rms_norm_quant_story")
+    inputs = m.make_inputs_ar(2, m.R_DIM, 0)
+    with pytest.raises(aj.OverlapError, match="D34"):
+        m.run_rms_norm_quant_story("ascend950", **inputs, original_cast=True)
+
+
+def test_rms_norm_quant_story_runs_clean_under_the_sanitizer():
+    k, _ = _spec_and_module("rms_norm_quant_story")
+    inputs = k.make_inputs(11, 0)
+    assert _reports(lambda: k.run("ascend950", inputs)) == []
+    assert _reports(lambda: k.run("ascend950", inputs), "device-sync") == []
