@@ -2,11 +2,12 @@
 story's baseline VFs on the 950: AXPY and the four [rows, 250] reductions, ReduceSum / ReduceMax along either axis),
 kernels/square_diff.py (the learning hub's SquareDiff, A2 / A3: Mul, Mul, Sub over 32-byte blocks on big / small
 cores), kernels/softmax_membase.py (the softmax story's Memory-API baseline: a row at a time, count-form ReduceMax /
-ReduceSum read on the scalar unit), kernels/kv_rms_norm_rope_cache.py (KvRmsNormRopeCache, bfloat16 RMSNorm +
-interleaved RoPE + cache scatter) and kernels/rms_norm_quant_story.py (the RmsNormQuant story's multi-core
-Memory-API step, half in, int8 out, on the 950). Each against its numpy model bit for bit on every device it runs
-on, against a float64 formula within rounding; the host tilings; each of the original's behaviours the port
-changes, run in the original's form and refused or reported."""
+ReduceSum read on the scalar unit), kernels/sigmoid_custom.py (the learning hub's SigmoidCustom, A2 / A3: the
+advanced Sigmoid in counter-mode chunks of a popped stack buffer), kernels/kv_rms_norm_rope_cache.py
+(KvRmsNormRopeCache, bfloat16 RMSNorm + interleaved RoPE + cache scatter) and kernels/rms_norm_quant_story.py (the
+RmsNormQuant story's multi-core Memory-API step, half in, int8 out, on the 950). Each against its numpy model bit
+for bit on every device it runs on, against a float64 formula within rounding; the host tilings; each of the
+original's behaviours the port changes, run in the original's form and refused or reported."""
 
 import ml_dtypes
 import numpy as np
@@ -335,3 +336,53 @@ def test_rms_norm_quant_story_runs_clean_under_the_sanitizer():
     inputs = k.make_inputs(11, 0)
     assert _reports(lambda: k.run("ascend950", inputs)) == []
     assert _reports(lambda: k.run("ascend950", inputs), "device-sync") == []
+
+
+# kernels/sigmoid_custom.py
+
+def test_sigmoid_custom_tiling_leaves_the_stack_buffer_its_8_kb():
+    _, m = _spec_and_module("sigmoid_custom")
+    used, raw = m.tiling("atlas-a2", 100003, "float")
+    t = m.SigmoidCustomTilingData.from_buffer_copy(raw.tobytes())
+    # (196608 - 8192) / 32 / 2 / 2 = 1472 blocks: 11776 floats a tile; four buffers leave 8192 bytes
+    assert used == 8 and t.tileDataNum == 11776 and 4 * t.tileDataNum * 4 == 196608 - 8192
+    _, raw = m.tiling("atlas-a2", 100003, "float", original_tiling=True)
+    t = m.SigmoidCustomTilingData.from_buffer_copy(raw.tobytes())
+    assert 4 * t.tileDataNum * 4 == 196608                         # the original's: the whole UB
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("dtype, n", [(np.float32, 100003), (np.float16, 50003), (np.float32, 5)])
+def test_sigmoid_custom_is_the_numpy_model(device, dtype, n):
+    """Tiles of several 2048-float (4096-half) counter-mode chunks and a tail chunk; one block."""
+    _, m = _spec_and_module("sigmoid_custom")
+    lim = 20.0 if dtype == np.float32 else 8.0
+    x = np.random.default_rng(n).uniform(-lim, lim, n).astype(dtype)
+    y = m.run_sigmoid_custom(device, x)
+    assert y.dtype == x.dtype and _same(y, m.sigmoid_custom_model(x))
+
+
+def test_sigmoid_custom_is_the_formula_within_rounding():
+    _, m = _spec_and_module("sigmoid_custom")
+    for dtype, rtol in ((np.float32, 4e-7), (np.float16, 2e-3)):
+        x = np.random.default_rng(4).uniform(-8, 8, 3001).astype(dtype)
+        x[:4] = [0.0, -0.0, 8.0, -8.0]
+        y = m.run_sigmoid_custom("atlas-a3", x).astype(np.float64)
+        want = 1.0 / (1.0 + np.exp(-x.astype(np.float64)))
+        assert np.all(np.abs(y - want) <= rtol * want) and y[0] == 0.5 and y[1] == 0.5
+
+
+def test_sigmoid_custom_original_tiling_leaves_no_stack_buffer():
+    """The original's tiling hands the queues the whole UB: the advanced Sigmoid's PopStackBuffer finds none."""
+    _, m = _spec_and_module("sigmoid_custom")
+    x = np.zeros(1000, np.float32)
+    with pytest.raises(aj.OutOfBoundsError, match="PopStackBuffer"):
+        m.run_sigmoid_custom("atlas-a2", x, original_tiling=True)
+
+
+def test_sigmoid_custom_runs_clean_under_the_sanitizer():
+    for name in ("sigmoid_custom", "sigmoid_custom_half"):
+        k, _ = _spec_and_module(name)
+        inputs = k.make_inputs(20011, 0)
+        assert _reports(lambda: k.run("atlas-a2", inputs)) == [], name
+        assert _reports(lambda: k.run("atlas-a3", inputs), "device-sync") == [], name
