@@ -1,7 +1,8 @@
 """The session-47l ports from hicann/cann-samples and hicann/cann-learning-hub: kernels/simd_vf_story.py (the SIMD VF
 story's baseline VFs on the 950: AXPY and the four [rows, 250] reductions, ReduceSum / ReduceMax along either axis),
-kernels/square_diff.py (the learning hub's SquareDiff, A2 / A3: Mul, Mul, Sub over 32-byte blocks on big / small
-cores), kernels/softmax_membase.py (the softmax story's Memory-API baseline: a row at a time, count-form ReduceMax /
+kernels/simd_vf_broadcast.py (its broadcast adds along the head, middle and tail axes), kernels/square_diff.py (the
+learning hub's SquareDiff, A2 / A3: Mul, Mul, Sub over 32-byte blocks on big / small cores),
+kernels/softmax_membase.py (the softmax story's Memory-API baseline: a row at a time, count-form ReduceMax /
 ReduceSum read on the scalar unit), kernels/sigmoid_custom.py (the learning hub's SigmoidCustom, A2 / A3: the
 advanced Sigmoid in counter-mode chunks of a popped stack buffer), kernels/kv_rms_norm_rope_cache.py
 (KvRmsNormRopeCache, bfloat16 RMSNorm + interleaved RoPE + cache scatter) and kernels/rms_norm_quant_story.py (the
@@ -386,3 +387,46 @@ def test_sigmoid_custom_runs_clean_under_the_sanitizer():
         inputs = k.make_inputs(20011, 0)
         assert _reports(lambda: k.run("atlas-a2", inputs)) == [], name
         assert _reports(lambda: k.run("atlas-a3", inputs), "device-sync") == [], name
+
+
+# kernels/simd_vf_broadcast.py
+
+@pytest.mark.parametrize("case, rows", [("head", 17), ("mid", 8), ("tail", 17), ("distbrc", 17), ("head", 1),
+                                        ("mid", 2), ("tail", 3), ("distbrc", 9)])
+def test_vf_broadcast_is_the_model_and_the_formula(case, rows):
+    """653-float rows (10 whole vectors and a 13-lane UpdateMask tail) at a 656-float UB pitch."""
+    _, m = _spec_and_module(f"vf_broadcast_{case}")
+    inputs = m.make_case_inputs(case, rows, rows)
+    y = m.run_broadcast(case, inputs["x"], inputs["a"])
+    assert y.shape == inputs["x"].shape and _same(y, m.broadcast_model(case, inputs["x"], inputs["a"]))
+    x, a = inputs["x"].astype(np.float64), inputs["a"].astype(np.float64)
+    want = x + (a[:, None, :] if case == "mid" else a if case == "head" else a[:, None])
+    assert np.all(np.abs(y - want) <= 2 ** -24 * np.abs(want) + 1e-45)
+
+
+@pytest.mark.parametrize("case", ["head", "mid", "tail", "distbrc"])
+def test_vf_broadcast_original_whole_vector_loads_pass_the_buffers(case):
+    """Without the port's vector of slack the last row's last LoadAlign (floats 640-703 of a 656-float row) leaves
+    the x tensor (and, in the head case, a's 656 floats too): refused as out of the operand's tensor."""
+    _, m = _spec_and_module(f"vf_broadcast_{case}")
+    inputs = m.make_case_inputs(case, 3, 0)
+    with pytest.raises(aj.OutOfBoundsError, match="LoadAlign"):
+        m.run_broadcast(case, inputs["x"], inputs["a"], slack=False)
+
+
+def test_vf_broadcast_tail_original_getvalue_races_the_copy_on_the_device():
+    """GetValue right after the VECIN DeQue: the queue's MTE2_V event does not order the scalar unit."""
+    _, m = _spec_and_module("vf_broadcast_tail")
+    inputs = m.make_case_inputs("tail", 3, 0)
+    run = (lambda sync: lambda: m.run_broadcast("tail", inputs["x"], inputs["a"], original_sync=sync))
+    reports = [str(r) for r in _reports(run(True), "report,device-sync")]
+    assert len(reports) == 3 and all("RAW: GetValue [PIPE_S]" in r and "MTE2_S" in r for r in reports)
+    assert _reports(run(False), "report,device-sync") == []
+
+
+def test_vf_broadcast_runs_clean_under_the_sanitizer():
+    for case in ("head", "mid", "tail", "distbrc"):
+        k, _ = _spec_and_module(f"vf_broadcast_{case}")
+        inputs = k.make_inputs(k.default_size, 2)
+        assert _reports(lambda: k.run("ascend950", inputs)) == [], case
+        assert _reports(lambda: k.run("ascend950", inputs), "report,device-sync") == [], case
