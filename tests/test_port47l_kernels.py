@@ -1,14 +1,15 @@
 """The session-47l ports from hicann/cann-samples and hicann/cann-learning-hub: kernels/simd_vf_story.py (the SIMD VF
 story's baseline VFs on the 950: AXPY and the four [rows, 250] reductions, ReduceSum / ReduceMax along either axis),
 kernels/simd_vf_broadcast.py (its broadcast adds along the head, middle and tail axes), kernels/square_diff.py (the
-learning hub's SquareDiff, A2 / A3: Mul, Mul, Sub over 32-byte blocks on big / small cores),
-kernels/softmax_membase.py (the softmax story's Memory-API baseline: a row at a time, count-form ReduceMax /
-ReduceSum read on the scalar unit), kernels/sigmoid_custom.py (the learning hub's SigmoidCustom, A2 / A3: the
-advanced Sigmoid in counter-mode chunks of a popped stack buffer), kernels/kv_rms_norm_rope_cache.py
-(KvRmsNormRopeCache, bfloat16 RMSNorm + interleaved RoPE + cache scatter) and kernels/rms_norm_quant_story.py (the
-RmsNormQuant story's multi-core Memory-API step, half in, int8 out, on the 950). Each against its numpy model bit
-for bit on every device it runs on, against a float64 formula within rounding; the host tilings; each of the
-original's behaviours the port changes, run in the original's form and refused or reported."""
+learning hub's SquareDiff, A2 / A3: Mul, Mul, Sub over 32-byte blocks on big / small cores), kernels/rope_simd.py
+(the learning hub's RoPE over host-split pairs, A2 / A3), kernels/softmax_membase.py (the softmax story's Memory-API
+baseline: a row at a time, count-form ReduceMax / ReduceSum read on the scalar unit), kernels/sigmoid_custom.py (the
+learning hub's SigmoidCustom, A2 / A3: the advanced Sigmoid in counter-mode chunks of a popped stack buffer),
+kernels/kv_rms_norm_rope_cache.py (KvRmsNormRopeCache, bfloat16 RMSNorm + interleaved RoPE + cache scatter) and
+kernels/rms_norm_quant_story.py (the RmsNormQuant story's multi-core Memory-API step, half in, int8 out, on the
+950). Each against its numpy model bit for bit on every device it runs on, against a float64 formula within
+rounding; the host tilings; each of the original's behaviours the port changes, run in the original's form and
+refused or reported."""
 
 import ml_dtypes
 import numpy as np
@@ -432,3 +433,40 @@ def test_vf_broadcast_runs_clean_under_the_sanitizer():
         inputs = k.make_inputs(3, 2)
         assert _reports(lambda: k.run("ascend950", inputs)) == [], case
         assert _reports(lambda: k.run("ascend950", inputs), "report,device-sync") == [], case
+
+
+# kernels/rope_simd.py
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("pairs", [384, 8, 4096])
+def test_rope_simd_is_the_numpy_model(device, pairs):
+    _, m = _spec_and_module("rope_simd")
+    inputs = m.make_inputs(pairs, pairs)
+    out_even, out_odd = m.run_rope_simd(device, inputs["x_even"], inputs["x_odd"], inputs["cos"], inputs["sin"])
+    want_even, want_odd = m.rope_simd_model(inputs["x_even"], inputs["x_odd"], inputs["cos"], inputs["sin"])
+    assert _same(out_even, want_even) and _same(out_odd, want_odd)
+
+
+def test_rope_simd_rotates_the_host_split_pairs():
+    """The host splits a [12, 64] tensor's interleaved pairs; each output pair is the pair rotated by its angle
+    (within the products' and the sum's roundings), so its length is kept."""
+    _, m = _spec_and_module("rope_simd")
+    x = np.random.default_rng(9).uniform(-2, 2, (12, 64)).astype(np.float32)
+    x_even, x_odd = m.split_pairs(x)
+    assert np.array_equal(x_even, x.reshape(-1)[0::2]) and x_even.size == m.TOTAL_PAIRS
+    theta = np.linspace(-np.pi, np.pi, m.TOTAL_PAIRS)
+    cos, sin = np.cos(theta).astype(np.float32), np.sin(theta).astype(np.float32)
+    out_even, out_odd = m.run_rope_simd("atlas-a2", x_even, x_odd, cos, sin)
+    c, s = cos.astype(np.float64), sin.astype(np.float64)
+    xe, xo = x_even.astype(np.float64), x_odd.astype(np.float64)
+    bound = 2 ** -23 * (np.abs(xe) + np.abs(xo)) * 2
+    assert np.all(np.abs(out_even - (xe * c - xo * s)) <= bound)
+    assert np.all(np.abs(out_odd - (xe * s + xo * c)) <= bound)
+    assert np.allclose(np.hypot(out_even, out_odd), np.hypot(xe, xo), rtol=1e-6)
+
+
+def test_rope_simd_runs_clean_under_the_sanitizer():
+    k, _ = _spec_and_module("rope_simd")
+    inputs = k.make_inputs(384, 0)
+    assert _reports(lambda: k.run("atlas-a2", inputs)) == []
+    assert _reports(lambda: k.run("atlas-a3", inputs), "report,device-sync") == []
