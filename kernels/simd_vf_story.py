@@ -1,6 +1,6 @@
 """The cann-samples SIMD VF story's baseline VFs on the 950 (Reg API): an element-wise AXPY, z = a * x + y with
 a = 2, and the four two-dimensional reductions of an [D0, D1] float matrix, ReduceSum and ReduceMax along the last
-axis ("ar": one value a row) and along the first ("ra": one value a column).
+axis ("ar": one value a row; also the binary-fold VF) and along the first ("ra": one value a column).
 
 Ported (structure, synchronisation and instruction sequence; written in our own words) from
 hicann/cann-samples @ a934ed961db39999427f80612f6dd4c821822811, Samples/2_Performance/simd_vf_story:
@@ -17,6 +17,9 @@ hicann/cann-samples @ a934ed961db39999427f80612f6dd4c821822811, Samples/2_Perfor
   chunk's mask, StoreAlign of the chunk under the mask); the kernels (`KernelReduceSum`, `KernelReduceMax`): one
   core, the rows DataCopyPad'ed one by one to 32-byte aligned UB rows of d1Pad floats in a depth-1 TQue buffer of
   d0 * d1Pad + 64 floats, VF_REPEAT calls of the VF, the d0 or d1 results DataCopyPad'ed out;
+- reduce/src/reduce_sum_ar_binary.asc (`ReduceSumArVfBinary`, for rows of four chunks: LoadAlign of the four,
+  UpdateMask of the last chunk's columns, Add c0 + c2 under a full mask and c1 + c3 under that mask MERGING, Add
+  c0 + c1, ReduceSum, StoreUnAlign; the same kernel class);
 - include/vf_common.h (VL_B32 = 64, UB_ALIGN = 8, the case [D0, D1] = [78, 250], VF_REPEAT = 5).
 
 Sizes: the AXPY any n whose three whole-vector buffers fit the UB (the sample's 19500); the reductions D1 = 250
@@ -33,7 +36,8 @@ Devices: the sample is built for the 950 (dav-3510); the port runs there.
 
 Fidelity: BIT-EXACT (LoadAlign, StoreAlign, StoreUnAlign, Muls, Add, Max, Duplicate, ReduceSum and ReduceMax on
 float; SPEC-2 0.3). The models replay the float32 order: a * x then + y; the "ar" sum per row a 64-lane accumulator
-of the chunks in order from +0, then Reg ReduceSum's adjacent-pair tree (SPEC-2 11.4); the "ra" sum per column the
+of the chunks in order from +0 (the binary VF: (c0 + c2) + (c1 + c3)), then Reg ReduceSum's adjacent-pair tree
+(SPEC-2 11.4); the "ra" sum per column the
 rows added in order from +0; the maxima are order-free for the inputs drawn (no NaN, no signed zeros) and start
 from -FLT_MAX (a row or column of -inf gives -FLT_MAX, not -inf).
 """
@@ -216,7 +220,32 @@ def reduce_max_ra_vf(xAddr, zAddr, d0, d1, d1Pad):
         R.StoreAlign(zAddr, accReg, mask, c * VL_B32, dist=R.StoreDist.DIST_NORM)
 
 
-REDUCE_VFS = {("sum", "ar"): R.simd_vf(reduce_sum_ar_vf), ("max", "ar"): R.simd_vf(reduce_max_ar_vf),
+def reduce_sum_ar_binary_vf(xAddr, zAddr, d0, d1, d1Pad):
+    """ReduceSumArVfBinary: a row of four chunks folded pairwise at distance 128 (c0 + c2, c1 + c3 under the last
+    chunk's UpdateMask, MERGING), then c0 + c1, ReduceSum, one float appended (for 192 < d1 <= 256)."""
+    c0, c1, c2, c3 = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
+    outReg = R.RegTensor("float")
+    unalignAcc = R.UnalignRegForStore()
+    fullMask = R.CreateMask("float", R.MaskPattern.ALL)
+    dst = 0
+    for i in range(d0):
+        base = i * d1Pad
+        lastValid = d1 - 3 * VL_B32
+        R.LoadAlign(c0, xAddr, base, dist=R.LoadDist.DIST_NORM)
+        R.LoadAlign(c1, xAddr, base + VL_B32, dist=R.LoadDist.DIST_NORM)
+        R.LoadAlign(c2, xAddr, base + 2 * VL_B32, dist=R.LoadDist.DIST_NORM)
+        R.LoadAlign(c3, xAddr, base + 3 * VL_B32, dist=R.LoadDist.DIST_NORM)
+        lastMask, lastValid = R.UpdateMask("float", lastValid)
+        R.Add(c0, c0, c2, fullMask)
+        R.Add(c1, c1, c3, lastMask, R.MaskMergeMode.MERGING)
+        R.Add(c0, c0, c1, fullMask)
+        R.ReduceSum(outReg, c0, fullMask)
+        dst = R.StoreUnAlign(zAddr, outReg, unalignAcc, dst, 1)
+    R.StoreUnAlignPost(zAddr, unalignAcc, dst, 0)
+
+
+REDUCE_VFS = {("sum_binary", "ar"): R.simd_vf(reduce_sum_ar_binary_vf), ("sum", "ar"): R.simd_vf(reduce_sum_ar_vf),
+              ("max", "ar"): R.simd_vf(reduce_max_ar_vf),
               ("sum", "ra"): R.simd_vf(reduce_sum_ra_vf), ("max", "ra"): R.simd_vf(reduce_max_ra_vf)}
 
 
@@ -298,6 +327,11 @@ def reduce_model(x, op, axis):
     d0, d1 = x.shape
     if op == "max":                  # from -FLT_MAX: an all -inf row or column gives -FLT_MAX
         return np.maximum(x.max(axis=1 if axis == "ar" else 0), NEG_INF).astype(np.float32)
+    if op == "sum_binary":           # (c0 + c2) + (c1 + c3 on the last chunk's lanes)
+        c = [x[:, k * VL_B32:(k + 1) * VL_B32] for k in range(3)]
+        c3 = np.zeros((d0, VL_B32), np.float32)
+        c3[:, :d1 - 3 * VL_B32] = x[:, 3 * VL_B32:]
+        return _pair_tree((c[0] + c[2]).astype(np.float32) + (c[1] + c3).astype(np.float32))
     if axis == "ra":
         acc = np.zeros(d1, np.float32)
         for i in range(d0):
@@ -344,13 +378,16 @@ def _reduce_spec(op, axis):
     def expected(device, inputs):
         return {"z": reduce_model(inputs["x"].reshape(-1, D1), op, axis)}
     what = {"ar": "along the last axis (a row's 64-column chunks Add / Max MERGING into an accumulator, Reg "
-                  f"Reduce{op.capitalize()}, a post-updating StoreUnAlign of one float a row)",
+                  f"Reduce{op.capitalize()}, a post-updating StoreUnAlign of one float a row)" if op != "sum_binary"
+            else "along the last axis (a row's four chunks folded pairwise at distance 128, the last under its "
+                 "UpdateMask MERGING, then c0 + c1, Reg ReduceSum, StoreUnAlign)",
             "ra": "along the first axis (per 64-column chunk the rows folded by Add / Max under UpdateMask, "
                   "StoreAlign of the chunk)"}[axis]
-    return KernelSpec(f"vf_reduce_{op}_{axis}", f"cann-samples SIMD VF story: Reduce{op.capitalize()} of a "
+    return KernelSpec(f"vf_reduce_{op}_{axis}", f"cann-samples SIMD VF story: Reduce{op[:3].capitalize()} of a "
                       f"[rows, 250] float matrix {what}", _reduce_inputs, run, expected, default_size=D0 * D1,
                       devices=DEVICES, size_rule="a multiple of 250 floats (rows of 250) that fits the UB",
-                      size_ok=_reduce_size_ok, source=_SOURCE + f"reduce/src/reduce_{op}_{axis}_baseline.asc")
+                      size_ok=_reduce_size_ok, source=_SOURCE + "reduce/src/" + (
+                          f"reduce_{op}_{axis}_baseline.asc" if op != "sum_binary" else "reduce_sum_ar_binary.asc"))
 
 
 _SOURCE = "hicann/cann-samples@a934ed96 Samples/2_Performance/simd_vf_story/"
@@ -361,4 +398,5 @@ KERNELS = [
                lambda device, inputs: {"z": axpy_model(inputs["x"], inputs["y"])}, default_size=D0 * D1,
                devices=DEVICES, size_rule="three whole-vector buffers that fit the UB", size_ok=_axpy_size_ok,
                source=_SOURCE + "elemwise/src/elemwise_axpy_baseline.asc"),
-] + [_reduce_spec(op, axis) for op, axis in (("sum", "ar"), ("max", "ar"), ("sum", "ra"), ("max", "ra"))]
+] + [_reduce_spec(op, axis) for op, axis in (("sum", "ar"), ("max", "ar"), ("sum", "ra"), ("max", "ra"),
+                                             ("sum_binary", "ar"))]

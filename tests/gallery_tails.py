@@ -325,7 +325,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "threshold_grad_v2_d_int32": 300003, "threshold_grad_v2_d_int8": 300003, "threshold_grad_v2_d_uint8": 300003,
          "foreach_div_scalar": 200003, "foreach_div_scalar_half": 40011, "foreach_div_scalar_bf16": 40011,
          "vf_axpy": 1001, "vf_reduce_sum_ar": 37 * 250, "vf_reduce_max_ar": 37 * 250, "vf_reduce_sum_ra": 37 * 250,
-         "vf_reduce_max_ra": 37 * 250, "square_diff": 30011, "square_diff_half": 20011, "softmax_membase": 37,
-         "kv_rms_norm_rope_cache": 61, "rms_norm_quant_story": 37,
+         "vf_reduce_max_ra": 37 * 250, "vf_reduce_sum_binary_ar": 37 * 250, "square_diff": 30011,
+         "square_diff_half": 20011, "softmax_membase": 37, "kv_rms_norm_rope_cache": 61, "rms_norm_quant_story": 37,
          "sigmoid_custom": 30011, "sigmoid_custom_half": 20011,
          "vf_broadcast_head": 5, "vf_broadcast_mid": 5, "vf_broadcast_tail": 5, "vf_broadcast_distbrc": 5}

@@ -50,7 +50,7 @@ def test_vf_axpy_original_loads_lanes_past_the_copy():
     assert _reports(lambda: m.run_axpy(x, x)) == []
 
 
-@pytest.mark.parametrize("op, axis", [("sum", "ar"), ("max", "ar"), ("sum", "ra"), ("max", "ra")])
+@pytest.mark.parametrize("op, axis", [("sum", "ar"), ("max", "ar"), ("sum", "ra"), ("max", "ra"), ("sum_binary", "ar")])
 @pytest.mark.parametrize("rows", [78, 3])
 def test_vf_reduce_is_the_model_and_the_formula(op, axis, rows):
     _, m = _spec_and_module(f"vf_reduce_{op}_{axis}")
@@ -72,6 +72,8 @@ def test_vf_reduce_sum_ar_folds_chunks_then_pairs():
     x = np.zeros((2, m.D1), np.float32)
     x[:, 0], x[:, 1], x[:, 64] = 2.0 ** 24, 1.0, -(2.0 ** 24)
     assert m.run_reduce(x, "sum", "ar").tolist() == [1.0, 1.0]
+    # the binary VF folds (c0 + c2) + (c1 + c3) lane by lane: lane 0 cancels before the tree as well
+    assert m.run_reduce(x, "sum_binary", "ar").tolist() == [1.0, 1.0]
     seq = np.float32(0)
     for v in x[0]:
         seq = np.float32(seq + v)
@@ -92,7 +94,7 @@ def test_vf_reduce_max_starts_from_minus_flt_max(axis):
 
 def test_vf_story_runs_clean_under_the_sanitizer():
     for name, size in (("vf_axpy", 3001), ("vf_reduce_sum_ar", 2500), ("vf_reduce_max_ar", 2500),
-                       ("vf_reduce_sum_ra", 2500), ("vf_reduce_max_ra", 2500)):
+                       ("vf_reduce_sum_ra", 2500), ("vf_reduce_max_ra", 2500), ("vf_reduce_sum_binary_ar", 2500)):
         k, _ = _spec_and_module(name)
         inputs = k.make_inputs(size, 1)
         assert _reports(lambda: k.run("ascend950", inputs)) == [], name
