@@ -472,3 +472,73 @@ def test_rope_simd_runs_clean_under_the_sanitizer():
     inputs = k.make_inputs(384, 0)
     assert _reports(lambda: k.run("atlas-a2", inputs)) == []
     assert _reports(lambda: k.run("atlas-a3", inputs), "report,device-sync") == []
+
+
+# kernels/as_strided.py
+
+def _as_strided_head(m, t):
+    return np.frombuffer(t[:m.AsStridedTilingData.itemsize].tobytes(), m.AsStridedTilingData)[0]
+
+
+def test_as_strided_tiling_paths_and_the_appended_table():
+    _, m = _spec_and_module("as_strided")
+    # 100 floats: Path A; (188416 - 416) / 12 = 15666 -> 15664 elements a tile; the 20 byte offsets appended
+    block_dim, t = m.tiling(100, "float", (4, 5), (10, 1), 3)
+    h = _as_strided_head(m, t)
+    assert block_dim == 8 and (int(h["pathFlag"]), int(h["tileSize"]), int(h["offsetTableInTiling"])) == (0, 15664, 1)
+    assert list(h["dimStride"]) == [5, 1, 1, 1] and t.size == m.AsStridedTilingData.itemsize + 20 * 4
+    assert t[m.AsStridedTilingData.itemsize:].view(np.uint32)[:3].tolist() == [12, 16, 20]     # (3 + j) * 4 bytes
+    # an input past the UB budget: Path B, index table, (188416 - 32) / 6 -> 31392 elements a tile
+    h = _as_strided_head(m, m.tiling(100000, "half", (8,), (2,), 0)[1])
+    assert (int(h["pathFlag"]), int(h["tileSize"])) == (1, 31392)
+    # a table past the tiling buffer's capacity: computed on the scalar unit
+    assert int(_as_strided_head(m, m.tiling(20000, "float", (2500, 4), (1, 2), 2)[1])["offsetTableInTiling"]) == 0
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("view", [((4, 5), (10, 1), 3), ((3, 4), (-5, 7), 40), ((2, 3, 4), (30, 10, 1), 0),
+                                  ((2, 2, 2, 3), (40, -9, 5, 2), 30)])
+@pytest.mark.parametrize("path, capacity", [(None, 16384), (None, 0), (1, 16384), (1, 0)])
+def test_as_strided_is_the_numpy_model(device, view, path, capacity):
+    """Both paths, with the host's table and with the scalar unit's offsets, up to 4 dimensions, negative strides."""
+    _, m = _spec_and_module("as_strided")
+    x = np.random.default_rng(1).uniform(-9, 9, 100).astype(np.float32)
+    y = m.run_as_strided(device, x, *view, capacity=capacity, force_path=path)
+    assert _same(y, m.as_strided_model(x, *view, capacity=capacity, force_path=path))
+    size, stride, off = view
+    for i in np.ndindex(*size):                       # the formula: every index inside the input here
+        assert y[i] == x[off + sum(a * b for a, b in zip(i, stride))]
+
+
+def test_as_strided_on_the_fly_offsets_carry_on_after_a_reset():
+    """A view leaving the input: the host's table reads x[0] for each index past the end; the kernel's incremental
+    state resets to 0 and advances from there (the original's behaviour, both paths)."""
+    _, m = _spec_and_module("as_strided")
+    x = np.arange(100, dtype=np.int32)
+    for path in (None, 1):
+        table = m.run_as_strided("atlas-a2", x, (50,), (3,), 1, force_path=path)
+        fly = m.run_as_strided("atlas-a2", x, (50,), (3,), 1, capacity=0, force_path=path)
+        assert table[33:].tolist() == [0] * 17                   # 1 + 3 * 33 = 100: past the input
+        # cores of 7 elements: core 4 (28-34) resets at 33 and goes on to 3; core 5 starts at 106 -> 0, then 3, 6
+        assert fly[33:35].tolist() == [0, 3] and fly[35:38].tolist() == [0, 3, 6]
+        assert _same(fly, m.as_strided_model(x, (50,), (3,), 1, capacity=0, force_path=path))
+
+
+def test_as_strided_original_path_b_scalar_accesses_race_on_the_device():
+    """Path B's GetValue after the VECIN DeQue and SetValue before the VECOUT EnQue: the queues' events order the
+    vector pipe, not the scalar unit (12 elements: 12 MTE2 -> S reads and the copy-outs after the writes)."""
+    _, m = _spec_and_module("as_strided")
+    x = np.arange(100, dtype=np.float32)
+    run = (lambda sync: lambda: m.run_as_strided("atlas-a2", x, (3, 4), (-5, 7), 40, force_path=1,
+                                                  original_sync=sync))
+    reports = [str(r) for r in _reports(run(True), "report,device-sync")]
+    assert any("GetValue [PIPE_S]" in r and "MTE2_S" in r for r in reports)
+    assert any("DataCopyPad [PIPE_MTE3]" in r and "S_MTE3" in r for r in reports)
+    assert _reports(run(False), "report,device-sync") == []
+
+
+def test_as_strided_runs_clean_under_the_sanitizer():
+    for name in ("as_strided", "as_strided_int32", "as_strided_half"):
+        k, _ = _spec_and_module(name)
+        inputs = k.make_inputs(5001, 0)
+        assert _reports(lambda: k.run("atlas-a2", inputs), "report,device-sync") == [], name
