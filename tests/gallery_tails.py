@@ -219,6 +219,14 @@ tests/test_sanitizer.py)."""
 # hard_shrink_grad 30011, hard_shrink_grad_half 1001 (single-buffered: the reduced ubFactor) and _bf16 20011 (8 cores
 # from unaligned GM starts, one short tile each: the lanes past the copy zeroed for the whole-buffer compute);
 # hard_sigmoid_grad_v2 30011, its half 1001 (single-buffered) and bf16 20011 (likewise);
+# vf_axpy 1001 floats (15 vectors and a 41-lane UpdateMask tail; the copy rounds to 1008, the loads reach 1024, the
+# lanes between zeroed), vf_reduce_* 37 rows of 250 (4 chunks a row, the last of 58 columns); square_diff 30011 and
+# square_diff_half 20011 (8 cores of 32-byte blocks, big and small, GM padded to the block); softmax_membase 37 rows (5
+# blocks of 8 rows, the last 5: tiles of 2, 2, 1); kv_rms_norm_rope_cache 61 tokens a batch (488 rows: 8 blocks of 61,
+# tiles of 8 rows and a 5-row tail); rms_norm_quant_story 37 rows (8 blocks of 5 rows, the last of 2); sigmoid_custom
+# 30011 and sigmoid_custom_half 20011 (8 cores, big and small; a tile of counter-mode chunks and a tail chunk);
+# vf_broadcast_* 5 rows (the mid case 5 x 3) of 653 floats: 10 vectors and a 13-lane tail a row; as_strided* 5001
+# (a [625, 4] view: 8 cores of 313 output elements, the last 309; the offset table appended to the tiling);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -351,4 +359,10 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "transposev": 3 * 960, "transposev_half_4d": 2 * 1280, "transposev_int8": 8 * 36,
          "cosh": 30011, "cosh_half": 20011,
          "hard_shrink_grad": 30011, "hard_shrink_grad_half": 1001, "hard_shrink_grad_bf16": 20011,
-         "hard_sigmoid_grad_v2": 30011, "hard_sigmoid_grad_v2_half": 1001, "hard_sigmoid_grad_v2_bf16": 20011}
+         "hard_sigmoid_grad_v2": 30011, "hard_sigmoid_grad_v2_half": 1001, "hard_sigmoid_grad_v2_bf16": 20011,
+         "vf_axpy": 1001, "vf_reduce_sum_ar": 37 * 250, "vf_reduce_max_ar": 37 * 250, "vf_reduce_sum_ra": 37 * 250,
+         "vf_reduce_max_ra": 37 * 250, "vf_reduce_sum_binary_ar": 37 * 250, "square_diff": 30011,
+         "square_diff_half": 20011, "softmax_membase": 37, "kv_rms_norm_rope_cache": 61, "rms_norm_quant_story": 37,
+         "sigmoid_custom": 30011, "sigmoid_custom_half": 20011,
+         "vf_broadcast_head": 5, "vf_broadcast_mid": 5, "vf_broadcast_tail": 5, "vf_broadcast_distbrc": 5,
+         "as_strided": 5001, "as_strided_int32": 5001, "as_strided_half": 5001}
