@@ -227,6 +227,9 @@ tests/test_sanitizer.py)."""
 # 30011 and sigmoid_custom_half 20011 (8 cores, big and small; a tile of counter-mode chunks and a tail chunk);
 # vf_broadcast_* 5 rows (the mid case 5 x 3) of 653 floats: 10 vectors and a 13-lane tail a row; as_strided* 5001
 # (a [625, 4] view: 8 cores of 313 output elements, the last 309; the offset table appended to the tiling);
+# is_nan, is_nan_half and is_nan_bf16 30011 (8 cores of 3840 elements, the last 3131: a DataCopyPad tile whose
+# 128-lane Compare passes the copy, those lanes zeroed); celu and celu_alpha 30011 (8 cores of 3752 floats, the last
+# 3747 by DataCopyPad) and celu_half 30011 (8 cores of 3760 halves, the last 3691);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -365,4 +368,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "square_diff_half": 20011, "softmax_membase": 37, "kv_rms_norm_rope_cache": 61, "rms_norm_quant_story": 37,
          "sigmoid_custom": 30011, "sigmoid_custom_half": 20011,
          "vf_broadcast_head": 5, "vf_broadcast_mid": 5, "vf_broadcast_tail": 5, "vf_broadcast_distbrc": 5,
-         "as_strided": 5001, "as_strided_int32": 5001, "as_strided_half": 5001}
+         "as_strided": 5001, "as_strided_int32": 5001, "as_strided_half": 5001,
+         "is_nan": 30011, "is_nan_half": 30011, "is_nan_bf16": 30011, "celu": 30011, "celu_alpha": 30011,
+         "celu_half": 30011}

@@ -1,0 +1,211 @@
+"""The session-47c ports of hicann/cann-ops-competitions entries: kernels/is_nan.py (IsNan, A2 / A3: Compare EQ of x
+with itself over 128-rounded counts, a tensor-scalar Select of half zeros against 1.0 written over the input tile,
+Cast half -> int8 CAST_ROUND) and kernels/celu.py (Celu, A2 / A3: a benchmark-tuned host tiling, vector schedules
+single or double buffered, balanced or pipelined, and scalar-unit schedules with a hand-written exp polynomial).
+Each against its numpy model bit for bit on every device it runs on, against a float64 formula within the types'
+rounding (the polynomial within its own error); the host tilings; each of the original's behaviours the port
+changes, run in the original's form and refused or reported."""
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ported import sanitizer_reports as _reports, bits as _bits, same_bits as _same, spec_and_module as _spec_and_module
+
+A2_A3 = ["atlas-a2", "atlas-a3"]
+
+
+# kernels/is_nan.py
+
+def test_is_nan_tiling_rounds_cores_and_tiles_to_256_elements():
+    _, m = _spec_and_module("is_nan")
+    # 100003 / 8 = 12501 -> 12544 a core, 8 cores; float tiles of 12288 (two a core), half tiles the core's 12544
+    assert m.tiling(100003, "float") == (8, 1, dict(totalLength=100003, blockLength=12544, tileLength=12288,
+                                                    tileNum=2))
+    assert m.tiling(100003, "half")[2]["tileLength"] == 12544
+    assert m.tiling(100003, "bfloat16")[:2] == (8, 2)
+    # few elements: one 256-element core; 3001: 376 rounded up to 512 a core, so 6 cores, the last 441
+    assert m.tiling(5, "half") == (1, 0, dict(totalLength=5, blockLength=256, tileLength=256, tileNum=1))
+    b, _, t = m.tiling(3001, "float")
+    assert (b, t["blockLength"]) == (6, 512) and 3001 - 5 * 512 == 441
+    # the original's fallback without platform info: 40 cores
+    assert m.tiling(100003, "float", core_num=40)[0] == 40
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("name, n", [("is_nan", 3001), ("is_nan_half", 5), ("is_nan_bf16", 3001)])
+def test_is_nan_is_the_numpy_model(device, name, n):
+    """Short tiles by DataCopyPad (441 elements on the last of 6 cores, 5 on one core), the 128-rounded Compare."""
+    k, m = _spec_and_module(name)
+    x = k.make_inputs(n, n)["x"]
+    y = m.run_is_nan(device, x)
+    assert y.dtype == np.int8 and np.array_equal(y, m.is_nan_model(x))
+    assert 0 < y.sum() < n
+
+
+def test_is_nan_full_and_short_tiles_of_a_core():
+    """100003 floats: two tiles a core (a 12288 DataCopy tile, a 256 DataCopyPad one; the last core 12195)."""
+    k, m = _spec_and_module("is_nan")
+    x = k.make_inputs(100003, 4)["x"]
+    assert np.array_equal(m.run_is_nan("atlas-a2", x), np.isnan(x).astype(np.int8))
+
+
+def test_is_nan_specials_every_nan_payload_and_no_other_value():
+    """NaN of either sign and any payload -> 1; +-inf, +-0, subnormals, the largest finite -> 0 (Compare EQ of x
+    with itself is false only for NaN; bfloat16 widens exactly)."""
+    _, m = _spec_and_module("is_nan")
+    f32 = np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800001, 0x7FFFFFFF, 0x7F800000, 0xFF800000, 0,
+                    0x80000000, 1, 0x807FFFFF, 0x7F7FFFFF, 0x3F800000], np.uint32)
+    want = np.array([1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0], np.int8)
+    assert np.array_equal(m.run_is_nan("atlas-a3", np.tile(f32, 31).view(np.float32)), np.tile(want, 31))
+    h16 = np.array([0x7E00, 0xFE00, 0x7C01, 0xFC01, 0x7FFF, 0x7C00, 0xFC00, 0, 0x8000, 1, 0x83FF, 0x7BFF, 0x3C00],
+                   np.uint16)
+    assert np.array_equal(m.run_is_nan("atlas-a3", np.tile(h16, 31).view(np.float16)), np.tile(want, 31))
+    b16 = np.array([0x7FC0, 0xFFC0, 0x7F81, 0xFF81, 0x7FFF, 0x7F80, 0xFF80, 0, 0x8000, 1, 0x807F, 0x7F7F, 0x3F80],
+                   np.uint16)
+    import ml_dtypes
+    assert np.array_equal(m.run_is_nan("atlas-a3", np.tile(b16, 31).view(ml_dtypes.bfloat16)), np.tile(want, 31))
+
+
+@pytest.mark.parametrize("name", ["is_nan", "is_nan_half", "is_nan_bf16"])
+def test_is_nan_original_compares_uninitialised_lanes_of_the_short_tile(name):
+    """The original's form (zero_tail=False): Compare (bfloat16: the Cast) reads the lanes past DataCopyPad's
+    32-byte rounded bytes up to the 128-lane rounding: the sanitizer's init report on the buffer's first use; the
+    port zeroes them first: clean, the same result (those lanes are never copied out)."""
+    k, m = _spec_and_module(name)
+    x = k.make_inputs(3001, 1)["x"]
+    outs = {}
+
+    def run(zero_tail):
+        outs[zero_tail] = m.run_is_nan("atlas-a2", x, zero_tail=zero_tail)
+    original = _reports(lambda: run(False))
+    api = "Cast" if name == "is_nan_bf16" else "Compare"
+    assert original and {(r.check, r.instruction.api) for r in original} == {("init", api)}
+    assert _reports(lambda: run(True)) == []
+    assert np.array_equal(outs[True], outs[False])
+
+
+# kernels/celu.py
+
+def _celu_tiling(m, shape, dtype, alpha, device="atlas-a2", core_num=40):
+    b, mode, raw = m.tiling(device, shape, dtype, alpha, core_num)
+    t = m.CeluTilingData.from_buffer_copy(raw.tobytes())
+    return b, mode, {f: getattr(t, f) for f, _ in m.CeluTilingData._fields_}
+
+
+def test_celu_tiling_picks_the_schedule_from_the_benchmark_shapes():
+    _, m = _spec_and_module("celu")
+    # 100003 floats, alpha 1: 16 cores (the 131072 threshold), blocks of 6256, double buffered (UB 176 KiB / 16 =
+    # 11264 floats, under the 32768 limit): mode 5; alpha 0.5 single buffered: mode 1; half: mode 0
+    b, mode, t = _celu_tiling(m, (100003,), "float", 1.0)
+    assert (b, mode, t["blockFactor"], t["ubFactor"], t["reserved"]) == (16, 5, 6256, 6256, 0)
+    b, mode, t = _celu_tiling(m, (100003,), "float", 0.5)
+    assert (b, mode, t["ubFactor"]) == (16, 1, 6256)
+    assert _celu_tiling(m, (500, 1000), "float", 0.5)[:2] == (32, 1)
+    b, mode, t = _celu_tiling(m, (3000, 1000), "float", 1.0)
+    assert (b, mode, t["ubFactor"]) == (40, 5, 11264)
+    assert _celu_tiling(m, (100003,), "half", 2.0)[1] == 0
+    # one element: the scalar polynomial (alpha 1) or one-lane vector instructions; 2-16 floats: mode 12
+    assert _celu_tiling(m, (), "float", 1.0)[1] == 4
+    assert _celu_tiling(m, (1,), "float", 0.5)[1] == 2
+    b, mode, t = _celu_tiling(m, (5,), "float", 0.5)
+    assert (b, mode, t["blockFactor"], t["ubFactor"]) == (8, 12, 16, 16)
+    # the contest's 6 Mi floats, alpha 1: the pipeline on 40 cores, tiles balanced: 8192 scores best (768 tiles,
+    # 19 a core and one more for 8 of them)
+    b, mode, t = _celu_tiling(m, (3, 2097152), "float", 1.0)
+    assert (b, mode, t["ubFactor"], t["baseTileNum"], t["extraTileNum"], t["reserved"]) == (40, 7, 8192, 19, 8, 3)
+    assert t["blockFactor"] == 20 * 8192
+    # 64 Mi floats in 5 dims: single buffered and balanced (mode 3); in 4 dims pipelined (mode 7); 80 Mi and over,
+    # alpha != 1: tiles of 4096 floats
+    assert _celu_tiling(m, (2, 2, 4, 4, 1048576), "float", 1.0)[1] == 3
+    assert _celu_tiling(m, (4, 4, 4, 1048576), "float", 1.0)[1] == 7
+    b, mode, t = _celu_tiling(m, (100, 1048576), "float", 0.5)
+    assert (mode, t["ubFactor"], t["reserved"]) == (7, 4096, 3)
+    # the 8-core form never balances (balancing asks for 40 cores)
+    assert _celu_tiling(m, (3, 2097152), "float", 1.0, core_num=8)[1] == 5
+    with pytest.raises(AssertionError):
+        m.tiling("atlas-a2", (8,), "float", 0.0)
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("name, n", [("celu", 3001), ("celu_alpha", 3001), ("celu_half", 1003), ("celu", 17)])
+def test_celu_vector_schedules_are_the_numpy_model(device, name, n):
+    """8 cores of 376 floats (the last 369: DataCopyPad of an unaligned count) or 128 halves; 17 floats: 8 cores of
+    8, the third core's one element."""
+    k, _ = _spec_and_module(name)
+    inputs = k.make_inputs(n, n + 1)
+    assert _same(k.run(device, inputs)["y"], k.expected(device, inputs)["y"])
+
+
+def test_celu_against_the_formula():
+    """Within the type's rounding of max(0, x) + min(0, alpha * expm1(x / alpha)): exp rounded once, then
+    Adds -1 cancels near 0 (absolute error of one exp rounding), Muls and Add one rounding each."""
+    _, m = _spec_and_module("celu")
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-12, 6, 4001).astype(np.float32)
+    for alpha, dtype, eps in ((1.0, np.float32, 2 ** -23), (0.5, np.float32, 2 ** -23), (2.0, np.float16, 2 ** -10)):
+        xs = x.astype(dtype)
+        y = m.run_celu("atlas-a2", xs, alpha).astype(np.float64)
+        f = m.celu_formula(xs, alpha)
+        assert np.all(np.abs(y - f) <= 4 * eps * (np.abs(f) + alpha)), (alpha, dtype)
+    y = m.run_celu("atlas-a2", np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 100.0, -100.0] * 3, np.float32))
+    assert np.isnan(y[0]) and y[1:7].tolist() == [-1.0, np.inf, 0.0, 0.0, 100.0, -1.0]
+
+
+def _run_mode(m, x, mode, tb, block_dim):
+    return m.run_celu("atlas-a2", x, mode=mode, tiling_bytes=tb, block_dim=block_dim)
+
+
+@pytest.mark.parametrize("mode, alpha", [(7, 1.0), (10, 0.5), (6, 1.0), (3, 0.5), (8, 1.0)])
+def test_celu_schedules_of_the_large_shapes_on_small_inputs(mode, alpha):
+    """The tiling picks these only at 6 Mi elements and more: here by hand, 11 tiles of 64 floats over 3 cores
+    (balanced: 4, 4, 3 tiles; the pipeline copies tile i + 1 in before computing tile i); mode 8 is the
+    double-buffered schedule with depth-1 queues, 704 + 5 floats over 3 element blocks (the last short)."""
+    k, m = _spec_and_module("celu")
+    if mode == 8:
+        x = k.make_inputs(709, 3)["x"]
+        tb = m.make_tiling(709, 240, 64, alpha)
+    else:
+        x = k.make_inputs(704, 3)["x"]
+        tb = m.make_tiling(704, 0, 64, alpha, 3, 3, 3, 2)
+    y = _run_mode(m, x, mode, tb, 3)
+    assert _same(y, m.celu_model(x, alpha))
+
+
+def test_celu_scalar_schedules_are_the_float32_model_and_the_polynomial_is_close():
+    """Modes 4 (one element, alpha 1), 12 (2-16 floats), 9 (core 0 loops over all) and 11 (each core its block) on
+    the scalar unit: the float32 model bit for bit; ExpNegApprox within 1e-4 relative of exp on (-10, 0] and 0 at
+    and below -10; mode 2 (one element, alpha != 1) is the vector chain."""
+    k, m = _spec_and_module("celu")
+    for v in (-0.5, -3.0, -9.99, -10.0, -30.0, 0.0, 2.5, np.nan):
+        x = np.array([v], np.float32)
+        y = m.run_celu("atlas-a3", x, 1.0)
+        assert _same(y, m.celu_model(x, 1.0, 4)), v
+        if v == v and v <= 0:
+            assert abs(y[0] - np.expm1(v)) <= (1e-4 if v > -10 else 5e-5), v
+        assert _same(m.run_celu("atlas-a3", x, 0.5), m.celu_model(x, 0.5, 2)), v
+    x = k.make_inputs(13, 2)["x"]
+    assert _same(m.run_celu("atlas-a2", x, 0.25), m.celu_model(x, 0.25, 12))
+    x = k.make_inputs(40, 5)["x"]
+    y9 = _run_mode(m, x, 9, m.make_tiling(40, 16, 16, 0.75), 8)
+    y11 = _run_mode(m, x, 11, m.make_tiling(40, 16, 16, 0.75), 8)
+    assert _same(y9, m.celu_model(x, 0.75, 9)) and _same(y11, y9)
+    r = np.linspace(-9.99, 0, 2001).astype(np.float32)
+    e = np.array([m.exp_neg_approx(v) for v in r], np.float64)
+    assert np.all(np.abs(e / np.exp(r.astype(np.float64)) - 1) < 1e-4)
+
+
+def test_celu_original_tiny_schedule_uses_literal_count_and_alpha():
+    """Mode 12's entry passes 15 and 0.5f, not the tiling's count and alpha: on 5 floats the original reads past
+    the input (GM GetValue out of bounds: refused); on 15 floats with alpha 1 it computes alpha 0.5's function.
+    The port passes the tiling's values."""
+    k, m = _spec_and_module("celu")
+    x = k.make_inputs(5, 2)["x"]
+    with pytest.raises(aj.OutOfBoundsError):
+        m.run_celu("atlas-a2", x, 1.0, tiny_literals=True)
+    x = k.make_inputs(15, 2)["x"]
+    neg = x < 0
+    orig = m.run_celu("atlas-a2", x, 1.0, tiny_literals=True)
+    port = m.run_celu("atlas-a2", x, 1.0)
+    assert _same(orig, m.celu_model(x, 0.5, 12)) and _same(port, m.celu_model(x, 1.0, 12))
+    assert not np.array_equal(_bits(orig[neg]), _bits(port[neg]))
