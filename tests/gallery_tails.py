@@ -229,7 +229,8 @@ tests/test_sanitizer.py)."""
 # (a [625, 4] view: 8 cores of 313 output elements, the last 309; the offset table appended to the tiling);
 # is_nan, is_nan_half and is_nan_bf16 30011 (8 cores of 3840 elements, the last 3131: a DataCopyPad tile whose
 # 128-lane Compare passes the copy, those lanes zeroed); celu and celu_alpha 30011 (8 cores of 3752 floats, the last
-# 3747 by DataCopyPad) and celu_half 30011 (8 cores of 3760 halves, the last 3691);
+# 3747 by DataCopyPad) and celu_half 30011 (8 cores of 3760 halves, the last 3691); hard_swish 30011 (40 cores of
+# 752 floats by DataCopy, the last 683 by DataCopyPad);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -370,4 +371,4 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "vf_broadcast_head": 5, "vf_broadcast_mid": 5, "vf_broadcast_tail": 5, "vf_broadcast_distbrc": 5,
          "as_strided": 5001, "as_strided_int32": 5001, "as_strided_half": 5001,
          "is_nan": 30011, "is_nan_half": 30011, "is_nan_bf16": 30011, "celu": 30011, "celu_alpha": 30011,
-         "celu_half": 30011}
+         "celu_half": 30011, "hard_swish": 30011}

@@ -209,3 +209,73 @@ def test_celu_original_tiny_schedule_uses_literal_count_and_alpha():
     port = m.run_celu("atlas-a2", x, 1.0)
     assert _same(orig, m.celu_model(x, 0.5, 12)) and _same(port, m.celu_model(x, 1.0, 12))
     assert not np.array_equal(_bits(orig[neg]), _bits(port[neg]))
+
+
+# kernels/hard_swish.py
+
+def _hs_tiling(m, n, core_num=40):
+    b, mode, raw = m.tiling("atlas-a2", n, core_num)
+    t = m.HardSwishTilingData.from_buffer_copy(raw.tobytes())
+    return b, mode, (t.totalNum, t.blockFactor, t.ubFactor)
+
+
+def test_hard_swish_tiling_targets_elements_per_core():
+    _, m = _spec_and_module("hard_swish")
+    # 1 and 15 elements: their own schedules on one core; up to 1024 one core of the whole count (not rounded)
+    assert _hs_tiling(m, 1)[:2] == (1, 1) and _hs_tiling(m, 15)[:2] == (1, 2)
+    assert _hs_tiling(m, 1003) == (1, 0, (1003, 1003, 1008))
+    # 3001: 512-element targets, 6 cores of 504 (rounded up to 8), the last 481; 100003: 128-element targets, so
+    # all 40 cores, 2504 each (the last 2347), one UB tile each (UB tiles up to 12032 floats)
+    assert _hs_tiling(m, 3001) == (6, 0, (3001, 504, 504))
+    assert _hs_tiling(m, 100003) == (40, 0, (100003, 2504, 2504))
+    assert _hs_tiling(m, 2000003)[2][2] == 12032
+    # 20000: 192-element targets, 105 cores wanted, 8 in the 8-core form
+    assert _hs_tiling(m, 20000, core_num=8) == (8, 0, (20000, 2504, 2504))
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("n", [1, 15, 16, 3001])
+def test_hard_swish_is_the_numpy_model(device, n):
+    """One element on the scalar unit, 15 in the hand-placed tiles, 16 one core by DataCopy, 3001 six cores (the
+    last 481 floats by DataCopyPad)."""
+    k, m = _spec_and_module("hard_swish")
+    x = k.make_inputs(n, n + 3)["x"]
+    assert _same(m.run_hard_swish(device, x), m.hard_swish_model(x))
+
+
+def test_hard_swish_tiles_copied_in_one_ahead():
+    """2000003 floats over 8 cores: 250008 a core, 20 tiles of 12032 and a short one, each copied in before the
+    tile before it is computed (depth-2 queues)."""
+    k, m = _spec_and_module("hard_swish")
+    x = k.make_inputs(2000003, 1)["x"]
+    assert _hs_tiling(m, 2000003, core_num=8) == (8, 0, (2000003, 250008, 12032))
+    assert _same(m.run_hard_swish("atlas-a2", x, core_num=8), m.hard_swish_model(x))
+
+
+def test_hard_swish_against_the_formula_and_specials():
+    _, m = _spec_and_module("hard_swish")
+    x = np.random.default_rng(3).uniform(-8, 8, 4001).astype(np.float32)
+    y, f = m.run_hard_swish("atlas-a3", x).astype(np.float64), m.hard_swish_formula(x)
+    assert np.all(np.abs(y - f) <= 2 ** -21 * np.abs(f) + 1e-45)
+    s = np.array([np.nan, -np.inf, np.inf, -3.0, 3.0, -0.0, 6.0, -1.5] * 3, np.float32)
+    y = m.run_hard_swish("atlas-a3", s)
+    assert np.isnan(y[:2]).all() and y[2] == np.inf and y[3:5].tolist() == [0.0, 3.0]
+    assert y[6] == np.float32(np.float32(36.0) * m.SIXTH) and y[7] == np.float32(np.float32(-2.25) * m.SIXTH)
+    # the scalar path: x >= 3 returns x itself; below, left to right in float32
+    for v in (5.0, 3.0, 2.9999998, -2.0, -4.0, np.nan):
+        y = m.run_hard_swish("atlas-a3", np.array([v], np.float32))
+        assert _same(y, np.array([m.hard_swish_scalar(v)], np.float32)), v
+
+
+def test_hard_swish_original_tiny_schedule_writes_past_y():
+    """Mode 2's DataCopy writes 16 floats to the 15-float y: its GlobalTensor of 16 is refused; with y padded to
+    16 floats (a 64-byte allocation) it runs: its first 15 outputs are the port's, the 16th computed from the
+    copy's dummy lane, x[0] repeated (SPEC-2 D56)."""
+    k, m = _spec_and_module("hard_swish")
+    x = k.make_inputs(15, 9)["x"]
+    with pytest.raises(aj.OutOfBoundsError):
+        m.run_hard_swish("atlas-a2", x, tiny_original=True)
+    _, mode, tb = m.tiling("atlas-a2", 15)
+    y = np.zeros(16, np.float32)
+    aj.launch(m.hard_swish, 1, "atlas-a2", x.copy(), y, None, tb, mode, True)
+    assert _same(y[:15], m.run_hard_swish("atlas-a2", x)) and _same(y[15:], m.hard_swish_model(x[0:2])[:1])
