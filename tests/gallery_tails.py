@@ -230,7 +230,9 @@ tests/test_sanitizer.py)."""
 # is_nan, is_nan_half and is_nan_bf16 30011 (8 cores of 3840 elements, the last 3131: a DataCopyPad tile whose
 # 128-lane Compare passes the copy, those lanes zeroed); celu and celu_alpha 30011 (8 cores of 3752 floats, the last
 # 3747 by DataCopyPad) and celu_half 30011 (8 cores of 3760 halves, the last 3691); hard_swish 30011 (40 cores of
-# 752 floats by DataCopy, the last 683 by DataCopyPad);
+# 752 floats by DataCopy, the last 683 by DataCopyPad); scale 30011 (8 cores of 3752 or 3751 floats from unaligned
+# GM starts), scale_trailing_half 30000 (30 rows of 1000 over 8 cores, 6 of them 4 rows) and scale_middle_bf16
+# 9000 (9 rows of 1000: one core two rows, the scale index wrapping every 3 rows);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -371,4 +373,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "vf_broadcast_head": 5, "vf_broadcast_mid": 5, "vf_broadcast_tail": 5, "vf_broadcast_distbrc": 5,
          "as_strided": 5001, "as_strided_int32": 5001, "as_strided_half": 5001,
          "is_nan": 30011, "is_nan_half": 30011, "is_nan_bf16": 30011, "celu": 30011, "celu_alpha": 30011,
-         "celu_half": 30011, "hard_swish": 30011}
+         "celu_half": 30011, "hard_swish": 30011,
+         "scale": 30011, "scale_trailing_half": 30000, "scale_middle_bf16": 9000}

@@ -279,3 +279,65 @@ def test_hard_swish_original_tiny_schedule_writes_past_y():
     y = np.zeros(16, np.float32)
     aj.launch(m.hard_swish, 1, "atlas-a2", x.copy(), y, None, tb, mode, True)
     assert _same(y[:15], m.run_hard_swish("atlas-a2", x)) and _same(y[15:], m.hard_swish_model(x[0:2])[:1])
+
+
+# kernels/scale.py
+
+def test_scale_tiling_keys_strides_and_cores():
+    _, m = _spec_and_module("scale")
+    # key 0: x's shape; tiles of 196608 / 32 / 4 blocks (12288 floats); 100003 = 8 x 12500 + 3
+    assert m.tiling("atlas-a2", (100003,), (100003,), "float", 0, -1) == (8, 0, dict(
+        tileDataNum=12288, innerStride=1, outerStride=1, bigCoreNum=3, bigCoreProcessNum=12501,
+        smallCoreProcessNum=12500))
+    # key 1: scale over the trailing axes (rows of x.shape[:axis]); bfloat16 tiles / 10 (9824)
+    b, key, t = m.tiling("atlas-a2", (5, 7, 30), (7, 30), "bfloat16", 1, -1)
+    assert (b, key, t["tileDataNum"], t["innerStride"], t["bigCoreProcessNum"]) == (5, 1, 9824, 210, 1)
+    # key 2: scale over a middle axis; float tiles / 3 (16384), bfloat16 / 4 (24576); scale_from_blob false takes
+    # the scale's rank
+    b, key, t = m.tiling("atlas-a2", (3, 5, 1000), (5,), "float", 1, 1)
+    assert (b, key, t["tileDataNum"], t["innerStride"], t["outerStride"], t["bigCoreNum"]) == (8, 2, 16384, 1000,
+                                                                                            5, 7)
+    assert m.tiling("atlas-a2", (3, 5, 1000), (5,), "bfloat16", -2, 7, False)[2]["tileDataNum"] == 24576
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("name, n", [("scale", 3001), ("scale_trailing_half", 9000), ("scale_middle_bf16", 6000)])
+def test_scale_is_the_numpy_model(device, name, n):
+    k, _ = _spec_and_module(name)
+    inputs = k.make_inputs(n, n)
+    assert _same(k.run(device, inputs)["y"], k.expected(device, inputs)["y"])
+
+
+def test_scale_every_key_and_type_and_the_formula():
+    """Each key in each type: key 1 with rows of 30000 (2-4 tiles a row by type), key 2 with rows shorter than a
+    tile (the original's Broadcast branch, run through its per-row branch), key 0 over one and several cores;
+    within the type's rounding of x * s + b (bfloat16: two roundings)."""
+    _, m = _spec_and_module("scale")
+    rng = np.random.default_rng(11)
+    import ml_dtypes
+    cases = [((2, 30000), (30000,), 1), ((4, 3, 37), (3,), 1), ((13, 17), (13, 17), 0), ((2, 20001), (2, 20001), 0)]
+    for dt, eps in ((np.float32, 2 ** -23), (np.float16, 2 ** -10), (ml_dtypes.bfloat16, 2 ** -7)):
+        for xs, ss, axis in cases:
+            x = rng.uniform(-4, 4, xs).astype(np.float32).astype(dt)
+            s = rng.uniform(-2, 2, ss).astype(np.float32).astype(dt)
+            b = rng.uniform(-1, 1, ss).astype(np.float32).astype(dt)
+            num_axes = -1 if len(ss) + axis == len(xs) else len(ss)
+            y = m.run_scale("atlas-a2", x, s, b, axis, num_axes)
+            assert _same(y, m.scale_model(x, s, b, axis)), (dt, xs)
+            f = m.scale_formula(x, s, b, axis)
+            err = np.abs(y.astype(np.float64) - f)
+            assert np.all(err <= 2 * eps * (np.abs(x.astype(np.float64) * m._broadcast_shape(xs, s, axis)) + 1)), dt
+
+
+def test_scale_original_last_tile_of_zero_elements():
+    """When a core's count is whole tiles the original's last tile is count % tile = 0 elements: 0-byte
+    DataCopyPads and 0-count Mul / Add, NOPs (SPEC-2 D30), so that tile of y is left as it was; the port takes a
+    full tile."""
+    _, m = _spec_and_module("scale")
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(8 * 12288).astype(np.float32)
+    s, b = rng.standard_normal(x.size).astype(np.float32), np.ones(x.size, np.float32)
+    orig = m.run_scale("atlas-a2", x, s, b, 0, -1, zero_tail=True)
+    port = m.run_scale("atlas-a2", x, s, b, 0, -1)
+    assert _same(port, m.scale_model(x, s, b, 0))
+    assert np.all(orig == 0)                            # every core's one tile was its "last": nothing written
