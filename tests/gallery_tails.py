@@ -233,6 +233,8 @@ tests/test_sanitizer.py)."""
 # 752 floats by DataCopy, the last 683 by DataCopyPad); scale 30011 (8 cores of 3752 or 3751 floats from unaligned
 # GM starts), scale_trailing_half 30000 (30 rows of 1000 over 8 cores, 6 of them 4 rows) and scale_middle_bf16
 # 9000 (9 rows of 1000: one core two rows, the scale index wrapping every 3 rows);
+# gelu_v2, gelu_v2_tanh and gelu_v2_half 5000 (one core: a 4096-element tile and a 904-element one, not whole 64-lane
+# repeats: the Duplicate + Compare branch, its count rounded up to 64);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -374,4 +376,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "as_strided": 5001, "as_strided_int32": 5001, "as_strided_half": 5001,
          "is_nan": 30011, "is_nan_half": 30011, "is_nan_bf16": 30011, "celu": 30011, "celu_alpha": 30011,
          "celu_half": 30011, "hard_swish": 30011,
-         "scale": 30011, "scale_trailing_half": 30000, "scale_middle_bf16": 9000}
+         "scale": 30011, "scale_trailing_half": 30000, "scale_middle_bf16": 9000, "gelu_v2": 5000,
+         "gelu_v2_tanh": 5000, "gelu_v2_half": 5000}

@@ -341,3 +341,59 @@ def test_scale_original_last_tile_of_zero_elements():
     port = m.run_scale("atlas-a2", x, s, b, 0, -1)
     assert _same(port, m.scale_model(x, s, b, 0))
     assert np.all(orig == 0)                            # every core's one tile was its "last": nothing written
+
+
+# kernels/gelu_v2.py
+
+B310 = "atlas-200i-500-a2"
+
+
+@pytest.mark.parametrize("name, n", [("gelu_v2", 5000), ("gelu_v2_tanh", 5000), ("gelu_v2_half", 64),
+                                     ("gelu_v2", 4096), ("gelu_v2_half", 9000)])
+def test_gelu_v2_is_the_numpy_model(name, n):
+    """One core: a 4096-element tile copied in ahead of the next; the short last tile (904: not whole 64-lane
+    repeats, so Duplicate + Compare; 64: CompareScalar) by DataCopyPad with zero right padding."""
+    k, m = _spec_and_module(name)
+    inputs = k.make_inputs(n, n)
+    assert _same(k.run(B310, inputs)["y"], k.expected(B310, inputs)["y"])
+
+
+def test_gelu_v2_table_polynomial_and_the_formulas():
+    """The 64-segment table is within 1e-4 of the erf GELU over [-8, 8] (past |x| = 4.1: max(x, 0)); the tanh form
+    within float rounding of x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)); NaN stays NaN, +-inf -> inf / 0."""
+    _, m = _spec_and_module("gelu_v2")
+    x = np.linspace(-8, 8, 20001).astype(np.float32)
+    y = m.run_gelu_v2(B310, x).astype(np.float64)
+    assert np.max(np.abs(y - m.gelu_formula(x))) < 1e-4
+    assert np.array_equal(y[np.abs(x) > 4.1], np.maximum(x[np.abs(x) > 4.1], 0))
+    y = m.run_gelu_v2(B310, x, 1).astype(np.float64)
+    f = m.gelu_formula(x, 1)
+    assert np.all(np.abs(y - f) <= 2 ** -20 * np.abs(f) + 1e-6)
+    s = np.array([np.nan, np.inf, -np.inf, 0.0] * 16, np.float32)
+    y = m.run_gelu_v2(B310, s)
+    assert np.isnan(y[0]) and y[1] == np.inf and y[2] == 0 and y[3] == 0
+
+
+def test_gelu_v2_model_fma_rounds_once():
+    """_fma32 rounds a * b + c once (a float32 midpoint broken by the two-sum's error term)."""
+    _, m = _spec_and_module("gelu_v2")
+    a = np.float32(1 + 2 ** -12)                    # a * a = 1 + 2^-11 + 2^-24: a float32 midpoint
+    assert m._fma32(a, a, np.float32(0)) == np.float32(1 + 2 ** -11)                     # the tie to even
+    assert m._fma32(a, a, np.float32(2 ** -70)) == np.float32(1 + 2 ** -11 + 2 ** -23)   # just above it: up
+    assert m._fma32(a, a, np.float32(-(2 ** -70))) == np.float32(1 + 2 ** -11)
+    assert m._fma32(np.float32(3), np.float32(5), np.float32(-15)) == 0
+
+
+def test_gelu_v2_original_forms():
+    """The original's short-tile Compare of a count that is not whole 64-lane repeats is refused (SPEC-2 D44); its
+    FetchEventID / ISASI flags are not offered on the 310B; its SetValue'd tables read by Gather after
+    PipeBarrier<PIPE_V> only: the sanitizer's race report. The port's forms run clean."""
+    k, m = _spec_and_module("gelu_v2")
+    x = k.make_inputs(5000, 0)["x"]
+    with pytest.raises(aj.ParameterError):
+        m.run_gelu_v2(B310, x, orig_compare=True)
+    with pytest.raises(aj.UnsupportedDeviceError):
+        m.run_gelu_v2(B310, x, orig_flags=True)
+    reports = _reports(lambda: m.run_gelu_v2(B310, x[:4096], orig_sync=True))
+    assert reports and {(r.check, r.instruction.api) for r in reports} == {("race", "Gather")}
+    assert _reports(lambda: m.run_gelu_v2(B310, x)) == []

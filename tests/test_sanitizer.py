@@ -293,7 +293,7 @@ _TAIL_DEVIATIONS = ("ge_glu_vreduce", "greater_equal", "sigmoid", "hard_swish_gr
                     "is_close", "relu6_d", "drop_out_v3_grad", "angle_v2", "square_sum_all",
                     "reg_unalign", "shrink", "sign_bits_pack", "mish", "soft_margin_loss", "group_norm",
                     "dynamic_quant", "reg_merge_mode", "logit", "linear_index", "hard_shrink", "relu_v3",
-                    "transposev", "hard_sigmoid_grad_v2")
+                    "transposev", "hard_sigmoid_grad_v2", "is_nan", "gelu_v2")
 
 
 def _tail_cases():
