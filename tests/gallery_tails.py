@@ -235,6 +235,9 @@ tests/test_sanitizer.py)."""
 # 9000 (9 rows of 1000: one core two rows, the scale index wrapping every 3 rows);
 # gelu_v2, gelu_v2_tanh and gelu_v2_half 5000 (one core: a 4096-element tile and a 904-element one, not whole 64-lane
 # repeats: the Duplicate + Compare branch, its count rounded up to 64);
+# unpack 7800 ([13, 6, 100] floats: 8 cores of 1-2 rows, strided row tiles), unpack_gather_half 740 ([37, 4, 5]:
+# 8 cores of 4-5 rows, one slab each) and unpack_scatter_int32 30003 ([1, 3, 10001]: 6 tiles over 6 cores, the
+# 1809-element residues by DataCopyPad);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -377,4 +380,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "is_nan": 30011, "is_nan_half": 30011, "is_nan_bf16": 30011, "celu": 30011, "celu_alpha": 30011,
          "celu_half": 30011, "hard_swish": 30011,
          "scale": 30011, "scale_trailing_half": 30000, "scale_middle_bf16": 9000, "gelu_v2": 5000,
-         "gelu_v2_tanh": 5000, "gelu_v2_half": 5000}
+         "gelu_v2_tanh": 5000, "gelu_v2_half": 5000, "unpack": 7800, "unpack_gather_half": 740,
+         "unpack_scatter_int32": 30003}

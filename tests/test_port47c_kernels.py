@@ -1,10 +1,14 @@
-"""The session-47c ports of hicann/cann-ops-competitions entries: kernels/is_nan.py (IsNan, A2 / A3: Compare EQ of x
-with itself over 128-rounded counts, a tensor-scalar Select of half zeros against 1.0 written over the input tile,
-Cast half -> int8 CAST_ROUND) and kernels/celu.py (Celu, A2 / A3: a benchmark-tuned host tiling, vector schedules
-single or double buffered, balanced or pipelined, and scalar-unit schedules with a hand-written exp polynomial).
-Each against its numpy model bit for bit on every device it runs on, against a float64 formula within the types'
-rounding (the polynomial within its own error); the host tilings; each of the original's behaviours the port
-changes, run in the original's form and refused or reported."""
+"""The session-47c ports of hicann/cann-ops-competitions entries (contest code by outside kernel developers):
+kernels/is_nan.py (IsNan, A2 / A3: Compare EQ of x with itself over 128-rounded counts, a tensor-scalar Select of
+half zeros against 1.0 written over the input tile, Cast half -> int8 CAST_ROUND), kernels/celu.py (Celu, A2 / A3: a
+benchmark-tuned host tiling, vector schedules single or double buffered, balanced or pipelined, and scalar-unit
+schedules with a hand-written exp polynomial), kernels/hard_swish.py (HardSwish, A2 / A3: tiles copied in one ahead,
+a scalar one-element path, a 15-element path in hand-placed LocalTensors), kernels/scale.py (Scale, A2 / A3: three
+tiling keys by where the scale's axes sit, per-row GM GetValue scalars) and kernels/gelu_v2.py (GeluV2, 310B: a
+64-segment table polynomial by Gather and FusedMulAdd, the tanh form by Exp and Div). Each against its numpy model
+bit for bit on every device it runs on, against a float64 formula within the types' rounding (the polynomials within
+their own error); the host tilings; each of the original's behaviours the port changes, run in the original's form
+and refused or reported."""
 
 import numpy as np
 import pytest
@@ -397,3 +401,53 @@ def test_gelu_v2_original_forms():
     reports = _reports(lambda: m.run_gelu_v2(B310, x[:4096], orig_sync=True))
     assert reports and {(r.check, r.instruction.api) for r in reports} == {("race", "Gather")}
     assert _reports(lambda: m.run_gelu_v2(B310, x)) == []
+
+
+# kernels/unpack.py
+
+def test_unpack_tiling_modes_and_row_tiles():
+    _, m = _spec_and_module("unpack")
+    # L <= 2048: pack; L * size < 32: gather; rows a tile from the UB less 128 bytes over a row's bytes
+    b, t = m.tiling("atlas-a2", (167, 6, 100), "float", 1)
+    assert (b, t["pack_mode"], t["pack_tile_m"], t["tile_length"]) == (8, 1, 167, 104)
+    assert m.tiling("atlas-a2", (5000, 6, 100), "float", 1)[1]["pack_tile_m"] == (196608 - 128) // 416
+    b, t = m.tiling("atlas-a2", (5003, 4, 5), "half", 1)
+    assert (t["pack_mode"], t["pack_tile_m"]) == (2, min(5003, (196608 - 128) // (40 + 10 + 20)))
+    # rows of exactly 32 bytes (8 floats) take the strided pack
+    assert m.tiling("atlas-a2", (5000, 3, 8), "float", 1)[1]["pack_mode"] == 1
+    # L > 2048: scatter, 8192-element tiles and a residue rounded to 32 bytes; cores = min(cores, iterations)
+    b, t = m.tiling("atlas-a2", (1, 3, 10001), "int32", -2)
+    assert (b, t["pack_mode"], t["iter_per_row"], t["real_residue"], t["pad_residue"]) == (6, 0, 2, 1809, 1816)
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("name, n", [("unpack", 5400), ("unpack_gather_half", 740), ("unpack_scatter_int32", 30003)])
+def test_unpack_is_the_numpy_model(device, name, n):
+    k, _ = _spec_and_module(name)
+    inputs = k.make_inputs(n, n)
+    out, want = k.run(device, inputs), k.expected(device, inputs)
+    assert all(np.array_equal(_bits(out[q]), _bits(want[q])) for q in want)
+
+
+def test_unpack_several_row_tiles_a_core_and_other_axes():
+    """One core: 1000 rows in tiles of 472 floats (strided: 472, 472, 56) or 457 halves (gather, K = 40: 457, 457,
+    86), the flags between tiles and columns; axis 0 and a negative axis; int8 rows through the strided pack."""
+    _, m = _spec_and_module("unpack")
+    rng = np.random.default_rng(4)
+    cases = [(rng.standard_normal((1000, 2, 100)).astype(np.float32), 1),
+             (rng.standard_normal((1000, 40, 5)).astype(np.float16), 1),
+             (rng.standard_normal((3, 7, 40)).astype(np.float32), 0),
+             (rng.integers(-128, 128, (9, 5, 64), dtype=np.int64).astype(np.int8), -2)]
+    for x, axis in cases:
+        ys = m.run_unpack("atlas-a2", x, axis, core_num=1)
+        assert all(np.array_equal(y, w) for y, w in zip(ys, m.unpack_model(x, axis))), (x.dtype, x.shape)
+
+
+def test_unpack_original_slab_declaration_is_refused():
+    """The gather pack's slab as the original declares it (packed_elems): its DataCopyPad's dummy bytes up to the
+    32-byte block end land past the tensor: refused; the port's rounded declaration runs."""
+    _, m = _spec_and_module("unpack")
+    x = np.arange(4 * 5, dtype=np.float16).reshape(1, 4, 5)         # one row: a 40-byte slab
+    with pytest.raises(aj.OutOfBoundsError):
+        m.run_unpack("atlas-a2", x, 1, orig_slab=True)
+    assert all(np.array_equal(y, w) for y, w in zip(m.run_unpack("atlas-a2", x, 1), m.unpack_model(x, 1)))
