@@ -4,8 +4,9 @@ half zeros against 1.0 written over the input tile, Cast half -> int8 CAST_ROUND
 benchmark-tuned host tiling, vector schedules single or double buffered, balanced or pipelined, and scalar-unit
 schedules with a hand-written exp polynomial), kernels/hard_swish.py (HardSwish, A2 / A3: tiles copied in one ahead,
 a scalar one-element path, a 15-element path in hand-placed LocalTensors), kernels/scale.py (Scale, A2 / A3: three
-tiling keys by where the scale's axes sit, per-row GM GetValue scalars) and kernels/gelu_v2.py (GeluV2, 310B: a
-64-segment table polynomial by Gather and FusedMulAdd, the tanh form by Exp and Div). Each against its numpy model
+tiling keys by where the scale's axes sit, per-row GM GetValue scalars), kernels/gelu_v2.py (GeluV2, 310B: a
+64-segment table polynomial by Gather and FusedMulAdd, the tanh form by Exp and Div) and kernels/unpack.py (Unpack,
+A2 / A3: no TPipe, strided / gather / scatter data movement under SetFlag / WaitFlag). Each against its numpy model
 bit for bit on every device it runs on, against a float64 formula within the types' rounding (the polynomials within
 their own error); the host tilings; each of the original's behaviours the port changes, run in the original's form
 and refused or reported."""
