@@ -207,6 +207,8 @@ tests/test_sanitizer.py)."""
 # iou_v2_iof_bf16 3001 (8 cores of 384, the last 313); grid_unnormal* 2 x 5003 (8 cores of 1251 elements, the last
 # 1249: one tile each whose last 64-lane vector is partial, its lanes past the copy zeroed); bounding_box_encode*
 # 4 x 3001 (8 cores of 1536 coordinates, the last 1252: 384 boxes a core through the scalar loops);
+# iou_v2_not_aligned* 41 x 37 (37 bboxes against 41 gtboxes: 6 cores of 8 gtbox rows, the last 1 (half: 3 of 16,
+# the last 9); bbox tiles of 8 (16), the last 5 spilling and its rows past the tile's end packed);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -331,4 +333,6 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "to_absolute_b_box_reversed_half": 100000, "background_replace": 100003, "background_replace_uint8": 100003,
          "iou_v2": 1001, "iou_v2_half": 50007, "iou_v2_iof_bf16": 3001, "iou_v2_iof": 1001,
          "grid_unnormal": 2 * 5003, "grid_unnormal_half_align_corners": 2 * 5003,
-         "bounding_box_encode": 4 * 3001, "bounding_box_encode_half": 4 * 3001}
+         "bounding_box_encode": 4 * 3001, "bounding_box_encode_half": 4 * 3001,
+         "iou_v2_not_aligned": 41 * 37, "iou_v2_not_aligned_half": 41 * 37,
+         "iou_v2_not_aligned_iof_bf16": 41 * 37, "iou_v2_not_aligned_iof": 41 * 37}

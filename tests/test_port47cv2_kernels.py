@@ -1,0 +1,162 @@
+"""The second session-47 ports of ops-cv kernels: kernels/iou_v2_not_aligned.py (IouV2's non-aligned IoU / IoF modes,
+A2 / A3 / 950: every bbox against every gtbox through GatherMask, strided Adds, Brcb, Max / Min, SubRelu, Div, per-row
+DataCopyPads and a scalar-packed boundary block). Against the numpy model bit for bit on every device it runs on (the
+MODELLED Div is the exact quotient rounded once, D37), against a float64 formula within the types' rounding; the host
+tiling; each of the original's forms the port changes, run and refused or reported."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ported import sanitizer_reports as _reports, same_bits as _same, spec_and_module as _spec_and_module
+
+A2_A3_950 = ["atlas-a2", "atlas-a3", "ascend950"]
+
+
+# kernels/iou_v2_not_aligned.py
+
+def _tiling(m, device, n, gt, dtype, mode="iou"):
+    cores, key, raw = m.tiling(device, n, gt, dtype, mode)
+    return cores, key, m.IouV2TilingData.from_buffer_copy(raw.tobytes())
+
+
+def test_iou_v2_not_aligned_tiling():
+    _, m = _spec_and_module("iou_v2_not_aligned")
+    # 37 x 41 floats: n, m -> 40, 48; (48 x 40 x 9 + 88 x 8) x 4 = 71936 bytes -> 18 loops > 8 cores, 41 <= 64 x 8:
+    # tiles of ceil(48 / 8) = 6 -> 8 gtboxes over 6 cores, subTile min(8, 40) = 8
+    cores, key, t = _tiling(m, "atlas-a2", 37, 41, "float")
+    assert (cores, key, t.tileLength, t.subTileLen, t.loopNum, t.frontCoreNum) == (6, 7, 8, 8, 1, 0)
+    assert (t.bBoxLength, t.gtBoxLength, t.eps) == (37, 41, 1.0)
+    # half rounds to 16; iof / bfloat16 keys
+    cores, key, t = _tiling(m, "atlas-a3", 37, 41, "half")
+    assert (cores, key, t.tileLength, t.subTileLen) == (3, 8, 16, 16)
+    assert _tiling(m, "atlas-a3", 37, 41, "bfloat16", "iof")[1] == 19
+    assert _tiling(m, "atlas-a3", 37, 41, "float", "iof")[1] == 17
+    # below 4 KiB: one core, one tile; a bbox count below the tile: subTile = n rounded
+    cores, key, t = _tiling(m, "ascend950", 5, 3, "float")
+    assert (cores, t.tileLength, t.subTileLen) == (1, 8, 8)
+    # 1100 gtboxes past 64 x 8: 18 tiles of 64 (maxLength, the Max / Min mask), 2 a core, the first 2 cores 3
+    cores, key, t = _tiling(m, "atlas-a2", 1000, 1100, "float")
+    assert (cores, t.tileLength, t.subTileLen, t.loopNum, t.frontCoreNum) == (8, 64, 64, 2, 2)
+    # the temp-loop branch: 16 x 16 -> (16 x 16 x 9 + 32 x 8) x 4 = 10240 bytes, 3 loops: tiles of 6 -> 8, 2 cores
+    cores, key, t = _tiling(m, "atlas-a2", 16, 16, "float")
+    assert (cores, t.tileLength, t.subTileLen) == (2, 8, 8)
+    assert not m._out_of_bound(64, 1000, aj.get_device("atlas-a2").ub_bytes, False)
+    assert m._out_of_bound(64, 64, 150000, True) and not m._out_of_bound(56, 64, 150000, True)
+
+
+@pytest.mark.parametrize("device", A2_A3_950)
+@pytest.mark.parametrize("dtype, n, gt, mode", [
+    ("float", 37, 41, "iou"), ("half", 37, 41, "iof"), ("bfloat16", 70, 19, "iou"), ("float", 150, 130, "iof"),
+    ("float", 5, 3, "iou"), ("half", 129, 600, "iou")])
+def test_iou_v2_not_aligned_is_the_numpy_model(device, dtype, n, gt, mode):
+    """Short last bbox tiles whose rows spill into the next row and whose last rows go through the boundary step,
+    several bbox tiles a row (150, 129), short gtbox rows on the last core, one core, 8 cores of several tiles."""
+    _, m = _spec_and_module("iou_v2_not_aligned")
+    b, g = m.make_boxes(n, gt, n + gt, dtype)
+    for eps in (1.0, 0.0):
+        out = m.run_iou_v2_not_aligned(device, b, g, mode, eps)
+        assert out.shape == (gt, n) and out.dtype == b.dtype
+        assert _same(out, m.iou_v2_not_aligned_model(b, g, mode, eps)), (mode, eps)
+        assert np.count_nonzero(out.astype(np.float32)) > out.size // 20
+
+
+def test_iou_v2_not_aligned_boundary_step_runs(monkeypatch):
+    """The rows whose copy would pass a tile's end go through the scalar packing; 8-box tiles of 37 bboxes: the last
+    bbox tile has 5, so each gtbox tile's last row is packed after the 3 last of the row before."""
+    _, m = _spec_and_module("iou_v2_not_aligned")
+    calls = []
+    step = m.KernelIouV2NotAlignBase.CommonCopyOutBoundaryStep
+
+    def spy(self, tmpLocal, gtBoxLoop, i, num1, bBoxNotAlign, st):
+        step(self, tmpLocal, gtBoxLoop, i, num1, bBoxNotAlign, st)
+        calls.append((i, bBoxNotAlign, st["headNum"]))
+
+    monkeypatch.setattr(m.KernelIouV2NotAlignBase, "CommonCopyOutBoundaryStep", spy)
+    b, g = m.make_boxes(37, 40, 2, "float")
+    out = m.run_iou_v2_not_aligned("atlas-a2", b, g)
+    assert _same(out, m.iou_v2_not_aligned_model(b, g))
+    assert set(calls) == {(7, 5, 3)} and len(calls) == 5
+
+
+def test_iou_v2_not_aligned_specials_and_the_formula():
+    """Identical boxes: IoU 1 (eps 0); disjoint: 0; a box inside the other: the area ratio; a zero-area pair with eps
+    0: 0 / 0 = NaN. Against float64 within a few float roundings (and the type's RNE)."""
+    _, m = _spec_and_module("iou_v2_not_aligned")
+    b = np.array([[0, 0, 10, 10], [2, 2, 4, 4], [0, 0, 0, 0]], np.float32)
+    g = np.array([[0, 0, 10, 10], [20, 20, 30, 30], [0, 0, 0, 0]], np.float32)
+    iou = m.run_iou_v2_not_aligned("atlas-a2", b, g, "iou", 0.0)
+    assert iou[0, :2].tolist() == [1.0, np.float32(0.04)] and iou[1].tolist() == [0.0, 0.0, 0.0] and np.isnan(iou[2, 2])
+    iof = m.run_iou_v2_not_aligned("atlas-a2", b, g, "iof", 0.0)
+    assert iof[0, :2].tolist() == [1.0, np.float32(0.04)] and np.isnan(iof[2, 2])
+    for dtype, rtol in (("float", 8 * 2 ** -24), ("half", 2 ** -11 + 8 * 2 ** -24), ("bfloat16", 2 ** -8)):
+        x, y = m.make_boxes(77, 45, 5, dtype)
+        for mode in ("iou", "iof"):
+            out = m.run_iou_v2_not_aligned("ascend950", x, y, mode, 1.0).astype(np.float64)
+            a, c = x.astype(np.float64).T[:, None, :], y.astype(np.float64).T[:, :, None]
+            iw = np.maximum(np.minimum(a[2], c[2]) + 1 - np.maximum(a[0], c[0]), 0)
+            ih = np.maximum(np.minimum(a[3], c[3]) + 1 - np.maximum(a[1], c[1]), 0)
+            area = lambda z: (z[2] - z[0] + 1) * (z[3] - z[1] + 1)  # noqa: E731
+            want = iw * ih / (area(c) if mode == "iof" else area(a) + area(c) - iw * ih)
+            assert np.all(np.abs(out - want) <= rtol * 64 * np.maximum(want, 2 ** -10)), (dtype, mode)
+
+
+def test_iou_v2_not_aligned_original_last_core_copies_past_the_output(monkeypatch):
+    """The original's form (ORIGINAL_LAST_LEN): the last core (two gtbox tiles, 64 and 12 rows, of 1100 on the A2)
+    copies lastCoreLen = 12 rows into each and clips its rows' copies to the first tile's end, so the second tile's
+    last row copies a whole subTile past the overlap: the emulator refuses the copy. The port's counts stay inside."""
+    _, m = _spec_and_module("iou_v2_not_aligned")
+    b, g = m.make_boxes(70, 1100, 1, "float")
+    monkeypatch.setattr(m, "ORIGINAL_LAST_LEN", True)
+    with pytest.raises(aj.OutOfBoundsError, match="DataCopyPad"):
+        m.run_iou_v2_not_aligned("atlas-a2", b, g)
+    monkeypatch.setattr(m, "ORIGINAL_LAST_LEN", False)
+    assert _same(m.run_iou_v2_not_aligned("atlas-a2", b, g), m.iou_v2_not_aligned_model(b, g))
+
+
+@pytest.mark.parametrize("dtype", ["float", "half"])
+def test_iou_v2_not_aligned_short_tiles_read_lanes_past_the_copy(monkeypatch, dtype):
+    """The original's form (ZERO_TAIL False): the GatherMasks of a short tile read, on the buffer's first use, lanes
+    no copy wrote (the sanitizer's init report); the outputs copied out are the same."""
+    _, m = _spec_and_module("iou_v2_not_aligned")
+    b, g = m.make_boxes(37, 41, 3, dtype)
+    outs = {}
+    monkeypatch.setattr(m, "ZERO_TAIL", False)
+    original = _reports(lambda: outs.setdefault(False, m.run_iou_v2_not_aligned("atlas-a2", b, g)))
+    assert original and {r.check for r in original} == {"init"}
+    monkeypatch.setattr(m, "ZERO_TAIL", True)
+    assert _reports(lambda: outs.setdefault(True, m.run_iou_v2_not_aligned("atlas-a2", b, g)),
+                    "report,device-sync") == []
+    assert _same(outs[True], outs[False])
+
+
+@pytest.mark.parametrize("dtype", ["float", "bfloat16"])
+def test_iou_v2_not_aligned_original_boundary_copy_races_the_scalar_loop(monkeypatch, dtype):
+    """The original's form (ORIGINAL_SYNC): the boundary block's DataCopyPad reads the scalar loop's SetValues with
+    no S -> MTE3 order, and the next tile's Div (Cast for 16-bit types) writes over them with no S -> V order: the
+    sanitizer's RAW and WAW races; the port's S_MTE3 pair orders both."""
+    _, m = _spec_and_module("iou_v2_not_aligned")
+    b, g = m.make_boxes(37, 41, 4, dtype)
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    reports = _reports(lambda: m.run_iou_v2_not_aligned("atlas-a2", b, g), "report,device-sync")
+    found = {(r.check, r.kind) for r in reports}
+    assert found == {("race", "RAW"), ("race", "WAW")}
+    assert all("SetValue" in str(r) for r in reports)
+    assert any("DataCopyPad" in str(r) for r in reports)
+    assert any(("Div" if dtype == "float" else "Cast") in str(r) for r in reports)
+
+
+def test_iou_v2_not_aligned_runs_clean_under_the_sanitizer():
+    for name, device in (("iou_v2_not_aligned", "atlas-a3"), ("iou_v2_not_aligned_half", "ascend950"),
+                         ("iou_v2_not_aligned_iof_bf16", "atlas-a2"), ("iou_v2_not_aligned_iof", "ascend950")):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run(device, k.make_inputs(41 * 150, 0)), "report,device-sync") == [], name
+
+
+def test_iou_v2_not_aligned_gallery_inputs():
+    k, m = _spec_and_module("iou_v2_not_aligned_iof_bf16")
+    inputs = k.make_inputs(41 * 37, 0)
+    assert inputs["bboxes"].shape == (37, 4) and inputs["gtboxes"].shape == (41, 4)
+    assert inputs["bboxes"].dtype == ml_dtypes.bfloat16
+    assert k.make_inputs(7, 0)["gtboxes"].shape == (1, 4)
