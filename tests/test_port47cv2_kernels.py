@@ -1,8 +1,10 @@
 """The second session-47 ports of ops-cv kernels: kernels/iou_v2_not_aligned.py (IouV2's non-aligned IoU / IoF modes,
 A2 / A3 / 950: every bbox against every gtbox through GatherMask, strided Adds, Brcb, Max / Min, SubRelu, Div, per-row
-DataCopyPads and a scalar-packed boundary block). Against the numpy model bit for bit on every device it runs on (the
-MODELLED Div is the exact quotient rounded once, D37), against a float64 formula within the types' rounding; the host
-tiling; each of the original's forms the port changes, run and refused or reported."""
+DataCopyPads and a scalar-packed boundary block) and kernels/nms_with_mask.py (NMSWithMask, experimental, A2: greedy
+NMS on one core, GatherMask rows, a vector IoU per kept box and scalar suppression loops). Against the numpy model
+bit for bit on every device they run on (the MODELLED Div is the exact quotient rounded once, D37), against a float64
+formula within the types' rounding; the host tilings; each of the original's forms the port changes, run and refused
+or reported."""
 
 import ml_dtypes
 import numpy as np
@@ -160,3 +162,98 @@ def test_iou_v2_not_aligned_gallery_inputs():
     assert inputs["bboxes"].shape == (37, 4) and inputs["gtboxes"].shape == (41, 4)
     assert inputs["bboxes"].dtype == ml_dtypes.bfloat16
     assert k.make_inputs(7, 0)["gtboxes"].shape == (1, 4)
+
+
+# kernels/nms_with_mask.py
+
+def test_nms_with_mask_tiling():
+    _, m = _spec_and_module("nms_with_mask")
+    cores, raw = m.tiling((37, 4), 0.5, 0.25)
+    t = m.NMSWithMaskTilingData.from_buffer_copy(raw.tobytes())
+    assert (cores, t.totalLength, t.iou_threshold, t.scores_threshold) == (1, 148, 0.5, 0.25)
+    assert m.tiling((2048, 4))[0] == 1
+    for bad in ((2049, 4), (8,)):
+        with pytest.raises(ValueError):
+            m.tiling(bad)
+
+
+@pytest.mark.parametrize("n, iou_t, score_t", [(8, 0.1, 0.1), (64, 0.3, 0.1), (256, 0.1, 0.5), (520, 0.05, 0.0)])
+def test_nms_with_mask_is_the_numpy_model(n, iou_t, score_t):
+    """Clusters of overlapping boxes; the scores threshold's stop half way (0.5) or never (0); 520 boxes: GatherMasks
+    of 260 repeats split in two calls."""
+    _, m = _spec_and_module("nms_with_mask")
+    b, s = m.make_boxes(n, n)
+    out = m.run_nms_with_mask("atlas-a2", b, s, iou_t, score_t)
+    want = m.nms_with_mask_model(b, s, iou_t, score_t)
+    assert out.dtype == np.uint8 and (out == want).all()
+    assert 0 < out.sum() < n
+
+
+def test_nms_with_mask_suppression_cases_and_the_formula():
+    """A box overlapping a kept one at IoU 0.5 (>= 0.5 suppresses, 0.51 does not), a box overlapping only a
+    suppressed one kept, the scores threshold dropping the rest (but not the last box reached without the stop), one
+    box: kept by the GM SetValue path. Against a float64 greedy NMS on random boxes."""
+    _, m = _spec_and_module("nms_with_mask")
+    b = np.array([[0, 0, 10, 10], [0, 0, 10, 5], [0, 4, 10, 9], [50, 50, 60, 60], [100, 100, 101, 101],
+                  [0, 0, 10, 10], [200, 200, 210, 210], [300, 300, 310, 310]], np.float32)
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.05, 0.01], np.float32)
+    # box 1: IoU 0.5 with box 0; box 2: IoU 0.5 with box 0 too (inter 50); box 5 = box 0
+    assert m.run_nms_with_mask("atlas-a2", b, s, 0.5, 0.1).tolist() == [1, 0, 0, 1, 1, 0, 0, 0]
+    assert m.run_nms_with_mask("atlas-a2", b, s, 0.51, 0.1).tolist() == [1, 1, 1, 1, 1, 0, 0, 0]
+    assert m.run_nms_with_mask("atlas-a2", b, s, 0.5, 0.02).tolist() == [1, 0, 0, 1, 1, 0, 1, 1]
+    assert m.run_nms_with_mask("atlas-a2", b[:1], s[:1]).tolist() == [1]
+    boxes, scores = m.make_boxes(128, 3)
+    out = m.run_nms_with_mask("atlas-a2", boxes, scores, 0.3, 0.1)
+    x = boxes.astype(np.float64)
+    keep = np.ones(128, bool)
+    for i in range(127):
+        if not keep[i]:
+            continue
+        if scores[i] < np.float32(0.1):
+            keep[i:] = False
+            break
+        w = np.maximum(np.minimum(x[i, 2], x[:, 2]) - np.maximum(x[i, 0], x[:, 0]), 0)
+        h = np.maximum(np.minimum(x[i, 3], x[:, 3]) - np.maximum(x[i, 1], x[:, 1]), 0)
+        area = (x[:, 2] - x[:, 0]) * (x[:, 3] - x[:, 1])
+        iou = w * h / (area[i] + area - w * h)
+        keep[(np.arange(128) > i) & (iou >= 0.3 + 1e-5)] = False
+        assert not np.any((np.arange(128) > i) & (np.abs(iou - 0.3) < 1e-5))   # no pair at the float margin
+    assert out.astype(bool).tolist() == keep.tolist()
+
+
+def test_nms_with_mask_original_sync_races(monkeypatch):
+    """The original's form (ORIGINAL_SYNC): the scores' and boxes' GetValues after the DataCopys, the areas' and IoUs'
+    after the Mul and Div, the mask's copy-out after the SetValues: the sanitizer's read-after-write races; the same
+    mask either way."""
+    _, m = _spec_and_module("nms_with_mask")
+    b, s = m.make_boxes(64, 1)
+    outs = {}
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    reports = _reports(lambda: outs.setdefault(True, m.run_nms_with_mask("atlas-a2", b, s)), "report,device-sync")
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", False)
+    pairs = {(r.kind, str(r).split(" [")[1].split("]")[0], str(r).split("after ")[1].split(" ")[0]) for r in reports}
+    assert {("RAW", "PIPE_S", "DataCopy"), ("RAW", "PIPE_S", "Mul"), ("RAW", "PIPE_S", "Div"),
+            ("RAW", "PIPE_MTE3", "SetValue")} <= pairs
+    assert {r.check for r in reports} == {"race"}
+    assert _reports(lambda: outs.setdefault(False, m.run_nms_with_mask("atlas-a2", b, s)), "report,device-sync") == []
+    assert (outs[True] == outs[False]).all()
+
+
+def test_nms_with_mask_original_forms_refused(monkeypatch):
+    """The original's single GatherMask of n / 2 repeats: 260 for 520 boxes is refused (SPEC-2 D58); its DataCopys
+    of 4 n and n floats for a count that is no multiple of 8 boxes: refused (the device would drop the tail)."""
+    k, m = _spec_and_module("nms_with_mask")
+    monkeypatch.setattr(m, "ORIGINAL_REPEAT", True)
+    with pytest.raises(aj.ParameterError, match="repeatTimes"):
+        m.run_nms_with_mask("atlas-a2", *m.make_boxes(520, 1))
+    b, s = m.make_boxes(504, 1)               # 252 repeats: one call either way
+    assert (m.run_nms_with_mask("atlas-a2", b, s) == m.nms_with_mask_model(b, s)).all()
+    monkeypatch.setattr(m, "ORIGINAL_REPEAT", False)
+    with pytest.raises(aj.AlignmentError, match="DataCopy"):
+        m.run_nms_with_mask("atlas-a2", *m.make_boxes(37, 1))
+    assert not k.size_ok(37) and k.size_ok(40) and not k.size_ok(2056)
+
+
+def test_nms_with_mask_runs_clean_under_the_sanitizer():
+    k, _ = _spec_and_module("nms_with_mask")
+    assert _reports(lambda: k.run("atlas-a2", k.make_inputs(264, 0)), "report,device-sync") == []
