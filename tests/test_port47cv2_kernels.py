@@ -1,7 +1,8 @@
 """The second session-47 ports of ops-cv kernels: kernels/iou_v2_not_aligned.py (IouV2's non-aligned IoU / IoF modes,
 A2 / A3 / 950: every bbox against every gtbox through GatherMask, strided Adds, Brcb, Max / Min, SubRelu, Div, per-row
 DataCopyPads and a scalar-packed boundary block) and kernels/nms_with_mask.py (NMSWithMask, experimental, A2: greedy
-NMS on one core, GatherMask rows, a vector IoU per kept box and scalar suppression loops). Against the numpy model
+NMS on one core, GatherMask rows, a vector IoU per kept box and scalar suppression loops) and kernels/roi_align_v2.py
+(RoiAlignV2, experimental, A2: RoIAlign's bilinear sampling on the scalar unit). Against the numpy model
 bit for bit on every device they run on (the MODELLED Div is the exact quotient rounded once, D37), against a float64
 formula within the types' rounding; the host tilings; each of the original's forms the port changes, run and refused
 or reported."""
@@ -257,3 +258,82 @@ def test_nms_with_mask_original_forms_refused(monkeypatch):
 def test_nms_with_mask_runs_clean_under_the_sanitizer():
     k, _ = _spec_and_module("nms_with_mask")
     assert _reports(lambda: k.run("atlas-a2", k.make_inputs(264, 0)), "report,device-sync") == []
+
+
+# kernels/roi_align_v2.py
+
+def test_roi_align_v2_tiling():
+    _, m = _spec_and_module("roi_align_v2")
+    cores, raw = m.tiling((2, 3, 12, 14), (13, 5), 3, 4, 0.5, 2)
+    t = m.RoiAlignV2TilingData.from_buffer_copy(raw.tobytes())
+    assert (cores, t.baseRoisPerCore, t.bigTotalRois, t.tailRoiNum) == (8, 1, 2, 5)
+    assert (t.featureTotalSize, t.featureMapSize, t.outRoiSize, t.roiLength) == (1008, 504, 36, 5)
+    assert (t.pooledHeight, t.pooledWidth, t.spatialScale, t.samplingRatio) == (3, 4, 0.5, 2)
+    assert m.tiling((1, 1, 4, 4), (3, 5), 1, 1)[0] == 3
+    with pytest.raises(ValueError):
+        m.tiling((1, 1, 4, 4), (3, 5), 0, 1)
+
+
+@pytest.mark.parametrize("n, ph, pw, scale, ratio", [(13, 3, 4, 0.5, 0), (5, 2, 2, 0.5, 2), (9, 7, 7, 0.25, 0),
+                                                     (3, 1, 1, 1.0, 3)])
+def test_roi_align_v2_is_the_numpy_model(n, ph, pw, scale, ratio):
+    """Cores of two ROIs and of one (13: the first five two), adaptive grids, fixed ones, ROIs past the borders."""
+    _, m = _spec_and_module("roi_align_v2")
+    f, r = m.make_inputs(n, n + ph)
+    out = m.run_roi_align_v2("atlas-a2", f, r, ph, pw, scale, ratio)
+    assert out.shape == (n, 3, ph, pw) and _same(out, m.roi_align_v2_model(f, r, ph, pw, scale, ratio))
+    assert np.count_nonzero(out) > out.size // 3
+
+
+def test_roi_align_v2_samples_and_the_formula():
+    """A 1 x 1 bin of one sample on a pixel's centre reads that pixel; between two pixels their mean; a ROI more than a
+    pixel past the map gives 0; a small ROI is widened to 1 x 1. Against a float64 RoIAlign within float roundings."""
+    _, m = _spec_and_module("roi_align_v2")
+    f = np.arange(2 * 1 * 4 * 5, dtype=np.float32).reshape(2, 1, 4, 5)
+    rois = np.array([[1, 1.5, 2.5, 2.5, 3.5], [0, 1.0, 0.5, 3.0, 1.5], [0, 7, 7, 9, 9], [0, 2, 1, 2.2, 1.1]],
+                    np.float32)
+    out = m.run_roi_align_v2("atlas-a2", f, rois, 1, 1, 1.0, 1)[:, 0, 0, 0]
+    # ROI 0: sample (y 3, x 2) of batch 1 -> 20 + 17; ROI 1: (1, 2) -> 7; ROI 2 outside; ROI 3: widened, (1.5, 2.5)
+    assert out.tolist() == [37.0, 7.0, 0.0, 10.0]
+    feats, rois = m.make_inputs(17, 7)
+    out = m.run_roi_align_v2("atlas-a2", feats, rois, 3, 3, 0.5, 0).astype(np.float64)
+    x = feats.astype(np.float64)
+    for ri, roi in enumerate(rois.astype(np.float64)):
+        x1, y1, x2, y2 = roi[1:] * 0.5
+        w, h = max(x2 - x1, 1), max(y2 - y1, 1)
+        gh, gw = max(int(h / 3 + 0.99), 1), max(int(w / 3 + 0.99), 1)
+        want = np.zeros((3, 3, 3))
+        for py in range(3):
+            for px in range(3):
+                for iy in range(gh):
+                    for ix in range(gw):
+                        yy, xx = y1 + py * h / 3 + (iy + 0.5) * h / 3 / gh, x1 + px * w / 3 + (ix + 0.5) * w / 3 / gw
+                        if yy < -1 or yy > 12 or xx < -1 or xx > 14:
+                            continue
+                        yy, xx = min(max(yy, 0), 11), min(max(xx, 0), 13)
+                        y0, x0 = int(yy), int(xx)
+                        ya, xa = min(y0 + 1, 11), min(x0 + 1, 13)
+                        ly, lx = yy - y0, xx - x0
+                        fm = x[int(roi[0])]
+                        want[:, py, px] += ((1 - ly) * (1 - lx) * fm[:, y0, x0] + (1 - ly) * lx * fm[:, y0, xa]
+                                            + ly * (1 - lx) * fm[:, ya, x0] + ly * lx * fm[:, ya, xa])
+                want[:, py, px] /= gh * gw
+        assert np.all(np.abs(out[ri] - want) <= 1e-5), ri
+
+
+def test_roi_align_v2_original_sync_races(monkeypatch):
+    """The original's form (ORIGINAL_SYNC): the ROI's and the channel's GetValues after their DataCopyPads (MTE2) and
+    the output's DataCopyPad after the SetValues, with no flag between: the sanitizer's read-after-write races; the
+    same output either way."""
+    _, m = _spec_and_module("roi_align_v2")
+    f, r = m.make_inputs(11, 1)
+    outs = {}
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    reports = _reports(lambda: outs.setdefault(True, m.run_roi_align_v2("atlas-a2", f, r, 3, 4, 0.5)),
+                       "report,device-sync")
+    pairs = {(r.kind, str(r).split(" [")[1].split("]")[0], str(r).split("after ")[1].split(" ")[0]) for r in reports}
+    assert pairs == {("RAW", "PIPE_S", "DataCopyPad"), ("RAW", "PIPE_MTE3", "SetValue")}
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", False)
+    assert _reports(lambda: outs.setdefault(False, m.run_roi_align_v2("atlas-a2", f, r, 3, 4, 0.5)),
+                    "report,device-sync") == []
+    assert _same(outs[True], outs[False])
