@@ -193,7 +193,8 @@ def test_nms_with_mask_is_the_numpy_model(n, iou_t, score_t):
 def test_nms_with_mask_suppression_cases_and_the_formula():
     """A box overlapping a kept one at IoU 0.5 (>= 0.5 suppresses, 0.51 does not), a box overlapping only a
     suppressed one kept, the scores threshold dropping the rest (but not the last box reached without the stop), one
-    box: kept by the GM SetValue path. Against a float64 greedy NMS on random boxes."""
+    box: kept by the GM SetValue path; zero-area boxes (NaN IoUs) never suppressed. Against a float64 greedy NMS on
+    random boxes."""
     _, m = _spec_and_module("nms_with_mask")
     b = np.array([[0, 0, 10, 10], [0, 0, 10, 5], [0, 4, 10, 9], [50, 50, 60, 60], [100, 100, 101, 101],
                   [0, 0, 10, 10], [200, 200, 210, 210], [300, 300, 310, 310]], np.float32)
@@ -203,6 +204,8 @@ def test_nms_with_mask_suppression_cases_and_the_formula():
     assert m.run_nms_with_mask("atlas-a2", b, s, 0.51, 0.1).tolist() == [1, 1, 1, 1, 1, 0, 0, 0]
     assert m.run_nms_with_mask("atlas-a2", b, s, 0.5, 0.02).tolist() == [1, 0, 0, 1, 1, 0, 1, 1]
     assert m.run_nms_with_mask("atlas-a2", b[:1], s[:1]).tolist() == [1]
+    # identical zero-area boxes: IoU 0 / 0 = NaN, which never reaches the threshold: all kept
+    assert m.run_nms_with_mask("atlas-a2", np.full((8, 4), 5, np.float32), s + 1, 0.0, 0.1).tolist() == [1] * 8
     boxes, scores = m.make_boxes(128, 3)
     out = m.run_nms_with_mask("atlas-a2", boxes, scores, 0.3, 0.1)
     x = boxes.astype(np.float64)
