@@ -211,6 +211,7 @@ tests/test_sanitizer.py)."""
 # the last 9); bbox tiles of 8 (16), the last 5 spilling and its rows past the tile's end packed);
 # nms_with_mask 520 boxes (GatherMasks of 260 repeats split in calls of 252 and 8);
 # roi_align_v2 13 ROIs (8 cores: the first five two ROIs, the rest one);
+# stack_group_points* 37 points (1110 outputs: 70 blocks of 16, the first 6 cores 9, the last block partial);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -338,4 +339,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "bounding_box_encode": 4 * 3001, "bounding_box_encode_half": 4 * 3001,
          "iou_v2_not_aligned": 41 * 37, "iou_v2_not_aligned_half": 41 * 37,
          "iou_v2_not_aligned_iof_bf16": 41 * 37, "iou_v2_not_aligned_iof": 41 * 37,
-         "nms_with_mask": 520, "roi_align_v2": 13}
+         "nms_with_mask": 520, "roi_align_v2": 13,
+         "stack_group_points": 37, "stack_group_points_half": 37}

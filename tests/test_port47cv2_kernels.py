@@ -2,7 +2,8 @@
 A2 / A3 / 950: every bbox against every gtbox through GatherMask, strided Adds, Brcb, Max / Min, SubRelu, Div, per-row
 DataCopyPads and a scalar-packed boundary block) and kernels/nms_with_mask.py (NMSWithMask, experimental, A2: greedy
 NMS on one core, GatherMask rows, a vector IoU per kept box and scalar suppression loops) and kernels/roi_align_v2.py
-(RoiAlignV2, experimental, A2: RoIAlign's bilinear sampling on the scalar unit). Against the numpy model
+(RoiAlignV2, experimental, A2: RoIAlign's bilinear sampling on the scalar unit) and kernels/stack_group_points.py
+(StackGroupPoints, A2 / A3: a scalar gather into 16-element blocks dealt round-robin). Against the numpy model
 bit for bit on every device they run on (the MODELLED Div is the exact quotient rounded once, D37), against a float64
 formula within the types' rounding; the host tilings; each of the original's forms the port changes, run and refused
 or reported."""
@@ -340,3 +341,61 @@ def test_roi_align_v2_original_sync_races(monkeypatch):
     assert _reports(lambda: outs.setdefault(False, m.run_roi_align_v2("atlas-a2", f, r, 3, 4, 0.5)),
                     "report,device-sync") == []
     assert _same(outs[True], outs[False])
+
+
+# kernels/stack_group_points.py
+
+def test_stack_group_points_tiling():
+    _, m = _spec_and_module("stack_group_points")
+    # 37 x 5 x 6 = 1110 outputs: 70 blocks of 16, 8 a core and the first 6 cores 9; byte sizes rounded up to 32
+    cores, key, raw = m.tiling((60, 5), (37, 6), 3, "half")
+    t = m.StackGroupPointsTilingData.from_buffer_copy(raw.tobytes())
+    assert (cores, key, t.res, t.reminder, t.standard, t.actCore) == (8, 0, 8, 6, 1110, 8)
+    assert (t.featuresSize, t.indicesSize, t.fbcSize, t.ibcSize, t.outLength) == (608, 896, 32, 32, 2240)
+    cores, key, raw = m.tiling((10, 2), (3, 2), 1, "float")
+    t = m.StackGroupPointsTilingData.from_buffer_copy(raw.tobytes())
+    assert (cores, key, t.res, t.reminder) == (1, 1, 0, 1)
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "atlas-a3"])
+@pytest.mark.parametrize("points, dtype", [(64, np.float32), (37, np.float16), (3, np.float32), (200, np.float16)])
+def test_stack_group_points_is_the_numpy_model(device, points, dtype):
+    """Several blocks a core and a last partial block (37: 1110 outputs), one core (3), indices past their batch's
+    rows (0), batches of different sizes."""
+    _, m = _spec_and_module("stack_group_points")
+    f, fbc, idx, ibc = m.make_inputs(points, points, dtype)
+    out = m.run_stack_group_points(device, f, fbc, idx, ibc)
+    assert out.shape == (points, 5, 6) and out.dtype == f.dtype
+    assert _same(out, m.stack_group_points_model(f, fbc, idx, ibc))
+    assert 0 < np.count_nonzero(out == 0) < out.size // 2
+
+
+def test_stack_group_points_gathers_each_batch():
+    """Point p of batch b reads row start_b + index of the features, every channel; an index at or past the batch's
+    own end (absolute, as the kernel compares) or past the features gives 0."""
+    _, m = _spec_and_module("stack_group_points")
+    f = np.arange(10 * 3, dtype=np.float32).reshape(10, 3)
+    fbc, ibc = np.array([4, 6], np.int32), np.array([2, 1], np.int32)
+    idx = np.array([[0, 3, 4], [1, 2, 9], [0, 5, 6]], np.int32)
+    out = m.run_stack_group_points("atlas-a2", f, fbc, idx, ibc)
+    assert out[0].T.tolist() == [f[0].tolist(), f[3].tolist(), [0, 0, 0]]
+    assert out[1].T.tolist() == [f[1].tolist(), f[2].tolist(), [0, 0, 0]]
+    # batch 1 starts at row 4: index 0 -> row 4, 5 -> row 9; 6 passes n - start = 6: 0
+    assert out[2].T.tolist() == [f[4].tolist(), f[9].tolist(), [0, 0, 0]]
+
+
+def test_stack_group_points_original_forms(monkeypatch):
+    """ORIGINAL_SYNC: the SetValues over the TBuf the Duplicate writes, no V -> S order: the sanitizer's WAW race.
+    The original's last block writes 16 elements past an output of 1110 (no multiple of 16): refused unpadded."""
+    _, m = _spec_and_module("stack_group_points")
+    f, fbc, idx, ibc = m.make_inputs(37, 1)
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    reports = _reports(lambda: m.run_stack_group_points("atlas-a3", f, fbc, idx, ibc), "report,device-sync")
+    assert {(r.check, r.kind) for r in reports} == {("race", "WAW")}
+    assert all("SetValue" in str(r) and "Duplicate" in str(r) for r in reports)
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", False)
+    assert _reports(lambda: m.run_stack_group_points("atlas-a3", f, fbc, idx, ibc), "report,device-sync") == []
+    cores, key, t = m.tiling(f.shape, idx.shape, 3, "float")
+    with pytest.raises(aj.OutOfBoundsError, match="DataCopy"):
+        aj.launch(m.stack_group_points, cores, "atlas-a2", f.reshape(-1), fbc, idx.reshape(-1), ibc,
+                  np.zeros(37 * 5 * 6, np.float32), None, t, key)
