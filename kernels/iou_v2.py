@@ -31,7 +31,7 @@ pair comes before them and a V_MTE2 pair after. Past that, the original copies l
 the last core, so when the last core has two or more tiles (n beyond 16 maxLength, about 46000 float boxes on the
 A2) its earlier tiles leave outputs unwritten; the port copies each tile's own count there (ORIGINAL_LAST_LEN = True
 keeps the original's form, and tests/test_port47cv_kernels.py shows the unwritten outputs). The non-aligned modes
-(every bbox against every gtbox: Brcb, GatherMask, the 64-lane Max / Min) are not ported.
+(every bbox against every gtbox: Brcb, GatherMask, the 64-lane Max / Min) are kernels/iou_v2_not_aligned.py.
 
 Devices: the operator's configs are the ascend910b, ascend910_93 and ascend950 (and a DataCopy-only 310P build, not
 ported): the port runs on the A3, A2 and 950.

@@ -227,6 +227,11 @@ tests/test_sanitizer.py)."""
 # 30011 and sigmoid_custom_half 20011 (8 cores, big and small; a tile of counter-mode chunks and a tail chunk);
 # vf_broadcast_* 5 rows (the mid case 5 x 3) of 653 floats: 10 vectors and a 13-lane tail a row; as_strided* 5001
 # (a [625, 4] view: 8 cores of 313 output elements, the last 309; the offset table appended to the tiling);
+# iou_v2_not_aligned* 41 x 37 (37 bboxes against 41 gtboxes: 6 cores of 8 gtbox rows, the last 1 (half: 3 of 16,
+# the last 9); bbox tiles of 8 (16), the last 5 spilling and its rows past the tile's end packed);
+# nms_with_mask 520 boxes (GatherMasks of 260 repeats split in calls of 252 and 8);
+# roi_align_v2 13 ROIs (8 cores: the first five two ROIs, the rest one);
+# stack_group_points* 37 points (1110 outputs: 70 blocks of 16, the first 6 cores 9, the last block partial);
 # is_nan, is_nan_half and is_nan_bf16 30011 (8 cores of 3840 elements, the last 3131: a DataCopyPad tile whose
 # 128-lane Compare passes the copy, those lanes zeroed); celu and celu_alpha 30011 (8 cores of 3752 floats, the last
 # 3747 by DataCopyPad) and celu_half 30011 (8 cores of 3760 halves, the last 3691); hard_swish 30011 (40 cores of
@@ -377,6 +382,10 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "sigmoid_custom": 30011, "sigmoid_custom_half": 20011,
          "vf_broadcast_head": 5, "vf_broadcast_mid": 5, "vf_broadcast_tail": 5, "vf_broadcast_distbrc": 5,
          "as_strided": 5001, "as_strided_int32": 5001, "as_strided_half": 5001,
+         "iou_v2_not_aligned": 41 * 37, "iou_v2_not_aligned_half": 41 * 37,
+         "iou_v2_not_aligned_iof_bf16": 41 * 37, "iou_v2_not_aligned_iof": 41 * 37,
+         "nms_with_mask": 520, "roi_align_v2": 13,
+         "stack_group_points": 37, "stack_group_points_half": 37,
          "is_nan": 30011, "is_nan_half": 30011, "is_nan_bf16": 30011, "celu": 30011, "celu_alpha": 30011,
          "celu_half": 30011, "hard_swish": 30011,
          "scale": 30011, "scale_trailing_half": 30000, "scale_middle_bf16": 9000, "gelu_v2": 5000,
