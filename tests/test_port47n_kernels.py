@@ -296,7 +296,7 @@ def test_relu_v3_mask_bits_lsb_first_and_specials():
 
 def test_relu_v3_original_compare_over_its_zeros_is_refused(monkeypatch):
     """The deviation's reason: the original Duplicates zeros over the mask buffer and Compares into the same bytes
-    (dst inside src1 within repeat 0): a partial overlap, refused before anything is written (SPEC 8.2, D34)."""
+    (dst inside src1 within repeat 0): a partial overlap, refused before anything is written (SPEC 8.2, SPEC-2 D34)."""
     _, m = _spec_and_module("relu_v3")
     monkeypatch.setattr(m, "ORIGINAL_COMPARE", True)
     with pytest.raises(aj.OverlapError, match="Compare"):
