@@ -219,6 +219,9 @@ tests/test_sanitizer.py)."""
 # hard_shrink_grad 30011, hard_shrink_grad_half 1001 (single-buffered: the reduced ubFactor) and _bf16 20011 (8 cores
 # from unaligned GM starts, one short tile each: the lanes past the copy zeroed for the whole-buffer compute);
 # hard_sigmoid_grad_v2 30011, its half 1001 (single-buffered) and bf16 20011 (likewise);
+# bias_add 203 rows of 64 floats (8 cores of 1624: core 0 row-aligned takes the channel cache, the others FillBias
+# on the scalar unit), bias_add_half_nchw 13 images (8 cores of 1274 halves: InnerSizeAdds with scalar heads and
+# tails) and bias_add_int32_kcycle 41 rows of 300 (big and small cores from unaligned channel phases, one short tile);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -351,4 +354,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "transposev": 3 * 960, "transposev_half_4d": 2 * 1280, "transposev_int8": 8 * 36,
          "cosh": 30011, "cosh_half": 20011,
          "hard_shrink_grad": 30011, "hard_shrink_grad_half": 1001, "hard_shrink_grad_bf16": 20011,
-         "hard_sigmoid_grad_v2": 30011, "hard_sigmoid_grad_v2_half": 1001, "hard_sigmoid_grad_v2_bf16": 20011}
+         "hard_sigmoid_grad_v2": 30011, "hard_sigmoid_grad_v2_half": 1001, "hard_sigmoid_grad_v2_bf16": 20011,
+         "bias_add": 203 * 64, "bias_add_half_nchw": 13 * 784, "bias_add_int32_kcycle": 41 * 300}

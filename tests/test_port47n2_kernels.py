@@ -1,0 +1,158 @@
+"""The session-47n2 ports of larger ops-math vector operators: kernels/bias_add.py (BiasAdd, A2 / A3, the BASE
+schedule: the channel-cache path of counter-mode Copy repeats and one Add, the K-cycle path of super-cycle Adds
+against a GetValue / SetValue cache, InnerSizeAdds with scalar heads and tails around Adds, SegmentAdds, FillBias on
+the scalar unit and Add; the other schedules refused by the host code). Each path against the numpy model bit for
+bit on both devices, against a float64 formula within one rounding; the host tiling; the original's missing
+synchronisation run and reported."""
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ported import sanitizer_reports as _reports, same_bits as _same, spec_and_module as _spec_and_module
+
+A2_A3 = ["atlas-a2", "atlas-a3"]
+
+
+# kernels/bias_add.py
+
+def _ba_tiling(m, shape, dtype, fmt="NHWC", device="atlas-a2"):
+    used, raw = m.tiling(device, shape, dtype, fmt)
+    t = m.BiasAddTilingData.from_buffer_copy(raw.tobytes())
+    return used, (t.smallCoreDataNum, t.tailBlockNum, t.tileDataNum, t.biasCacheElems, t.superCycleSize,
+                  t.finalSmallTileNum, t.smallTailDataNum)
+
+
+def test_bias_add_tiling_the_base_schedule():
+    _, m = _spec_and_module("bias_add")
+    # aligned NHWC: 8 cores (a multiple of 4 dividing the rows); (196608 - 4096 - 256) / 24 -> 8008 -> 125 rows of 64
+    assert _ba_tiling(m, (1600, 64), "float") == (8, (12800, 0, 8000, 64, 0, 2, 4800))
+    # 800-byte rows: 12000 % (8 * 200) != 0, 4 cores; tile 7984 -> 39 rows
+    assert _ba_tiling(m, (60, 200), "float") == (4, (3000, 0, 7800, 200, 0, 1, 3000))
+    # the K-cycle: lcm(8, 300) = 600 channels cached; (192512 - 2400) / 24 -> 7800 (13 super-cycles)
+    assert _ba_tiling(m, (41, 300), "int32", device="atlas-a3") == (8, (1537, 4, 7800, 600, 600, 1, 1537))
+    # half C = 515: the super-cycle (16 * 515) does not fit a tile, so no K-cycle: a 528-element cache and FillBias
+    assert _ba_tiling(m, (30, 515), "half") == (8, (1931, 2, 7725, 528, 0, 1, 1931))
+    # NCHW, innerSize 64 floats (256 bytes): tiles and cores aligned to the plane, 6 cores of 640
+    assert _ba_tiling(m, (20, 3, 8, 8), "float", "NCHW") == (6, (640, 0, 3840, 0, 0, 1, 640))
+    # half NCHW, innerSize 49 (98 bytes): no alignment; 24 bytes an element -> 8016
+    assert _ba_tiling(m, (13, 16, 7, 7), "half", "NCHW") == (8, (1274, 0, 8016, 0, 0, 1, 1274))
+    assert m.layout((2, 3, 4, 5, 6), "NCDHW") == (3, 120) and m.layout((2, 3, 4, 5, 6), "NDHWC") == (6, 1)
+    assert m.layout((7,), "NCHW") == (7, 1)
+
+
+def test_bias_add_other_schedules_are_refused():
+    """TINY_NOQUEUE (1536 bytes or less), THIN_TINY_VECTOR_BROADCAST (unaligned NHWC of 255 rows or fewer) and
+    BROADCAST_UB_TILE (unaligned NHWC, C of 32 blocks or fewer) are not ported; bfloat16 has its own kernel."""
+    _, m = _spec_and_module("bias_add")
+    for shape, dtype, mode in (((8, 8), "float", "TINY_NOQUEUE"), ((100, 30), "float", "THIN_TINY_VECTOR_BROADCAST"),
+                               ((300, 30), "half", "BROADCAST_UB_TILE"), ((5000, 30), "int32", "BROADCAST_UB_TILE")):
+        with pytest.raises(aj.ParameterError, match=mode):
+            m.tiling("atlas-a2", shape, dtype)
+    with pytest.raises(aj.ParameterError, match="bfloat16"):
+        m.tiling("atlas-a2", (100, 64), "bfloat16")
+    with pytest.raises(aj.ParameterError, match="data_format"):
+        m.layout((4, 4), "NC1HWC0")
+
+
+def _path_counts(monkeypatch, m):
+    counts = {}
+    for meth in ("ComputeChannelCacheAdds", "ComputeKCycleAdds", "ComputeInnerSizeAdds", "ComputeSegmentAdds",
+                 "FillBias"):
+        orig = getattr(m.KernelBiasAdd, meth)
+
+        def wrapped(self, *a, _orig=orig, _name=meth):
+            counts[_name] = counts.get(_name, 0) + 1
+            return _orig(self, *a)
+        monkeypatch.setattr(m.KernelBiasAdd, meth, wrapped)
+    return counts
+
+
+CASES = [  # shape, dtype, format, the Compute paths the tiles take (tile counts over the 8 cores)
+    ((203, 64), np.float32, "NHWC", {"ComputeChannelCacheAdds": 1, "FillBias": 7}),   # core 0 row-aligned only
+    ((4000, 8), np.float32, "NHWC", {"ComputeChannelCacheAdds": 8}),    # 1002 rows: Copy batches of 255
+    ((60, 200), np.float32, "NHWC", {"ComputeChannelCacheAdds": 4}),    # 800-byte Copy repeats (25 blocks)
+    ((41, 300), np.int32, "NHWC", {"ComputeKCycleAdds": 8}),
+    ((30, 515), np.float16, "NHWC", {"FillBias": 8}),                   # the 528-element cache
+    ((13, 16, 7, 7), np.float16, "NCHW", {"ComputeInnerSizeAdds": 8}),  # scalar heads and tails
+    ((20, 3, 8, 8), np.float32, "NCHW", {"ComputeInnerSizeAdds": 6}),
+    ((200, 5, 2, 4), np.float32, "NCHW", {"ComputeSegmentAdds": 8}),    # innerSize 8: one Adds a plane
+    ((100, 10, 3, 3), np.float16, "NCHW", {"FillBias": 8}),             # innerSize 9: FillBias by runs
+    ((2, 6, 3, 4, 5), np.int32, "NCDHW", {"ComputeInnerSizeAdds": 8}),
+]
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("shape, dtype, fmt, paths", CASES)
+def test_bias_add_is_the_numpy_model(monkeypatch, device, shape, dtype, fmt, paths):
+    _, m = _spec_and_module("bias_add")
+    counts = _path_counts(monkeypatch, m)
+    rng = np.random.default_rng(len(shape) * 1000 + shape[-1])
+    c = m.layout(shape, fmt)[0]
+    if dtype == np.int32:
+        x = rng.integers(-2 ** 31, 2 ** 31 - 1, shape, dtype=np.int64).astype(np.int32)   # wraps some sums
+        b = rng.integers(-2 ** 30, 2 ** 30, c).astype(np.int32)
+    else:
+        x = rng.standard_normal(shape).astype(dtype)
+        b = rng.uniform(-3, 3, c).astype(dtype)
+    y = m.run_bias_add(device, x, b, fmt)
+    assert y.shape == x.shape and y.dtype == x.dtype and _same(y, m.bias_add_model(x, b, fmt))
+    assert counts == paths
+
+
+def test_bias_add_specials_and_the_formula():
+    """inf + -inf = NaN, NaN kept, -0 + -0 = -0, half overflow to inf (the scalar head's float sum rounded to half
+    too); int32 wraps. Against float64: one rounding of x + bias."""
+    _, m = _spec_and_module("bias_add")
+    x = np.zeros((13, 16, 7, 7), np.float16)
+    x[0, 0, 0, :4] = [np.inf, np.nan, -0.0, 65504.0]          # elements 0-3: the first run's scalar head
+    x[0, 1, 6, 4:] = [np.inf, np.nan, -0.0]                   # the second channel's scalar tail
+    x[0, 2, 0, 0] = x[0, 2, 3, 3] = -0.0                      # a scalar head, an Adds lane
+    b = np.full(16, -0.0, np.float16)
+    b[0], b[1] = -np.inf, np.float16(32.0)
+    y = m.run_bias_add("atlas-a2", x, b, "NCHW")
+    assert _same(y, m.bias_add_model(x, b, "NCHW"))
+    assert np.isnan(y[0, 0, 0, 0]) and np.isnan(y[0, 0, 0, 1]) and y[0, 0, 0, 2] == -np.inf
+    assert y[0, 0, 0, 3] == -np.inf and y[0, 1, 6, 4] == np.inf and np.isnan(y[0, 1, 6, 5]) and y[0, 1, 6, 6] == 32
+    assert np.signbit(y[0, 2, 0, 0]) and np.signbit(y[0, 2, 3, 3]) and not np.signbit(y[0, 3, 0, 0])
+    xi = np.full((41, 300), 2 ** 31 - 1, np.int32)
+    bi = np.arange(300, dtype=np.int32)
+    yi = m.run_bias_add("atlas-a3", xi, bi)
+    assert yi[0, 0] == 2 ** 31 - 1 and yi[5, 1] == -2 ** 31 and yi[7, 299] == -2 ** 31 + 298
+    xf = np.random.default_rng(5).standard_normal((60, 200)).astype(np.float32)
+    bf = np.random.default_rng(6).standard_normal(200).astype(np.float32)
+    out = m.run_bias_add("atlas-a2", xf, bf).astype(np.float64)
+    want = xf.astype(np.float64) + bf.astype(np.float64)
+    assert np.all(np.abs(out - want) <= 2 ** -24 * np.abs(want))
+
+
+def test_bias_add_original_synchronisation_is_reported(monkeypatch):
+    """ORIGINAL_SYNC: the cache's DataCopyPad read by the Copy and FillBias's GetValues, the SetValues read by the
+    Adds: RAW races (report mode); InnerSizeAdds' scalar accesses of the queue tiles: races in device-sync mode.
+    The values the same."""
+    k, m = _spec_and_module("bias_add")
+    x = np.random.default_rng(1).standard_normal((203, 64)).astype(np.float32)
+    b = np.random.default_rng(2).standard_normal(64).astype(np.float32)
+    xi = np.arange(41 * 300, dtype=np.int32).reshape(41, 300)
+    bi = np.arange(300, dtype=np.int32)
+    xh = np.random.default_rng(3).standard_normal((13, 16, 7, 7)).astype(np.float16)
+    bh = np.random.default_rng(4).standard_normal(16).astype(np.float16)
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    outs = []
+    reports = _reports(lambda: outs.append(m.run_bias_add("atlas-a2", x, b)))
+    assert {(r.check, r.kind, r.instruction.api, r.earlier.api) for r in reports} == {
+        ("race", "RAW", "Copy", "DataCopyPad"), ("race", "RAW", "GetValue", "DataCopyPad"),
+        ("race", "RAW", "Add", "SetValue")}
+    assert _same(outs[0], m.bias_add_model(x, b))
+    reports = _reports(lambda: m.run_bias_add("atlas-a2", xi, bi))
+    assert {(r.check, r.kind, r.instruction.api, r.earlier.api) for r in reports} == {("race", "RAW", "Add", "SetValue")}
+    with pytest.raises(aj.SanitizerError, match="MTE2_S"):
+        _reports(lambda: m.run_bias_add("atlas-a2", xh, bh, "NCHW"), "device-sync")
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", False)
+    assert _reports(lambda: m.run_bias_add("atlas-a2", xh, bh, "NCHW"), "device-sync") == []
+
+
+def test_bias_add_runs_clean_under_the_sanitizer_in_device_sync_mode():
+    for name, n in (("bias_add", 203 * 64), ("bias_add_half_nchw", 13 * 784), ("bias_add_int32_kcycle", 41 * 300)):
+        k, _ = _spec_and_module(name)
+        assert _reports(lambda: k.run(k.devices[0], k.make_inputs(n, 0)), "device-sync") == [], name
