@@ -145,7 +145,8 @@ def test_bias_add_original_synchronisation_is_reported(monkeypatch):
         ("race", "RAW", "Add", "SetValue")}
     assert _same(outs[0], m.bias_add_model(x, b))
     reports = _reports(lambda: m.run_bias_add("atlas-a2", xi, bi))
-    assert {(r.check, r.kind, r.instruction.api, r.earlier.api) for r in reports} == {("race", "RAW", "Add", "SetValue")}
+    assert {(r.check, r.kind, r.instruction.api, r.earlier.api) for r in reports} == {
+        ("race", "RAW", "Add", "SetValue")}
     with pytest.raises(aj.SanitizerError, match="MTE2_S"):
         _reports(lambda: m.run_bias_add("atlas-a2", xh, bh, "NCHW"), "device-sync")
     monkeypatch.setattr(m, "ORIGINAL_SYNC", False)
