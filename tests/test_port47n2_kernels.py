@@ -1,9 +1,11 @@
 """The session-47n2 ports of larger ops-math vector operators: kernels/bias_add.py (BiasAdd, A2 / A3, the BASE
 schedule: the channel-cache path of counter-mode Copy repeats and one Add, the K-cycle path of super-cycle Adds
 against a GetValue / SetValue cache, InnerSizeAdds with scalar heads and tails around Adds, SegmentAdds, FillBias on
-the scalar unit and Add; the other schedules refused by the host code). Each path against the numpy model bit for
-bit on both devices, against a float64 formula within one rounding; the host tiling; the original's missing
-synchronisation run and reported."""
+the scalar unit and Add; the other schedules refused by the host code) and kernels/arg_max_with_value.py
+(ArgMaxWithValue, A2 / A3, the NLAST_OUTPUT schedule: strided row blocks into fixed-address slots, per row Compare
+LE, tensor-scalar Select of the index, Max; float / bfloat16 in float, half natively). Each path against the numpy
+model bit for bit on both devices, against a float64 formula (or numpy's argmax); the host tilings and the refused
+schedules; the original's forms the port changes run and reported."""
 
 import numpy as np
 import pytest
@@ -157,3 +159,95 @@ def test_bias_add_runs_clean_under_the_sanitizer_in_device_sync_mode():
     for name, n in (("bias_add", 203 * 64), ("bias_add_half_nchw", 13 * 784), ("bias_add_int32_kcycle", 41 * 300)):
         k, _ = _spec_and_module(name)
         assert _reports(lambda: k.run(k.devices[0], k.make_inputs(n, 0)), "device-sync") == [], name
+
+
+# kernels/arg_max_with_value.py
+
+def _am_tiling(m, shape, dtype, dim=1, device="atlas-a2"):
+    used, raw = m.tiling(device, shape, dtype, dim)
+    t = m.ArgMaxWithValueTilingData.from_buffer_copy(raw.tobytes())
+    return used, (t.perCore, t.bigCores, t.innerTile, t.axisTile, t.outSize, t.tilingMode)
+
+
+def test_arg_max_with_value_tiling_nlast_output():
+    _, m = _spec_and_module("arg_max_with_value")
+    # innerTile 1024 (lastDim 1100 capped), 8192 * a + 28832 bytes <= 196608 - 16384, a <= 8192 / 1024: 8 rows a
+    # block; 3300 outputs = 413 blocks of 8: the launch-wave cap halves the grid (4 cores of 103 blocks, one 104)
+    assert _am_tiling(m, (3, 24, 1100), "float") == (4, (824, 1, 1024, 8, 3300, 12))
+    assert _am_tiling(m, (4, 24, 1100), "float", device="atlas-a3") == (8, (544, 6, 1024, 8, 4400, 12))
+    # half, axis <= 2048 (native): no cast scratch, 2560 * a + 15488 bytes: 12 rows (the working-set cap)
+    assert _am_tiling(m, (3, 40, 600), "half") == (2, (896, 1, 640, 12, 1800, 12))
+    assert _am_tiling(m, (3, 16, 700), "bfloat16", -2) == (2, (1056, 0, 768, 10, 2100, 12))
+    assert _am_tiling(m, (1, 600, 100), "float")[1][2:4] == (128, 64)
+    assert m.flatten((2, 3, 4, 5), -2) == (6, 4, 5)
+
+
+def test_arg_max_with_value_other_schedules_are_refused():
+    _, m = _spec_and_module("arg_max_with_value")
+    for shape, dim, mode in (((5, 5), 1, "LAST"), ((4, 7, 1), 1, "LAST"), ((2, 1, 9), 1, "COPY"),
+                             ((3, 4, 100), 1, "NLAST_BATCH"), ((1, 4000, 40), 1, "NLAST_SPLIT")):
+        with pytest.raises(aj.ParameterError, match=mode):
+            m.tiling("atlas-a2", shape, "float", dim)
+    with pytest.raises(aj.ParameterError, match="dtype"):
+        m.tiling("atlas-a2", (2, 3, 600), "int16", 1)
+    with pytest.raises(aj.ParameterError, match="dimension"):
+        m.flatten((2, 3), 2)
+
+
+AM_CASES = [  # shape, dtype: column tiles of 1024 and 76, several row blocks, native / cast half, bf16, firstDim 1
+    ((3, 24, 1100), np.float32), ((2, 9, 2500), np.float32), ((1, 600, 100), np.float32),
+    ((3, 40, 600), np.float16), ((2, 2100, 520), np.float16), ((3, 16, 700), "bf16")]
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("shape, dtype", AM_CASES)
+def test_arg_max_with_value_is_the_numpy_model(device, shape, dtype):
+    _, m = _spec_and_module("arg_max_with_value")
+    rng = np.random.default_rng(shape[1])
+    x = rng.standard_normal(shape).astype(np.float32)
+    x[:, ::5, ::3] = np.round(x[:, ::5, ::3])                 # ties between rows
+    x = x.astype(m._NP["bfloat16"] if dtype == "bf16" else dtype)
+    indice, values = m.run_arg_max_with_value(device, x, 1)
+    want_i, want_v = m.arg_max_with_value_model(x, 1)
+    assert indice.dtype == np.int32 and values.dtype == x.dtype and values.shape == (shape[0], shape[2])
+    assert _same(indice, want_i) and _same(values, want_v)
+    # without NaN or signed zeros: numpy's first-occurrence argmax and max
+    assert np.array_equal(indice, np.argmax(x.astype(np.float32), 1))
+    assert _same(values, np.max(x.astype(np.float32), 1).astype(x.dtype))
+
+
+def test_arg_max_with_value_specials():
+    """A NaN row makes every later row better (Compare false, Max NaN): the value NaN, the index the last row's;
+    -inf everywhere gives index 0; +0 after -0 keeps -0's index (+0 <= -0), the value +0; +inf wins and stays."""
+    _, m = _spec_and_module("arg_max_with_value")
+    for dtype in (np.float32, np.float16):
+        x = np.zeros((2, 6, 600), dtype)
+        x[0, :, 0] = [1, np.nan, 5, 0, 0, 0]
+        x[0, :, 1] = -np.inf
+        x[0, :, 2] = [-1, -0.0, 0.0, -0.0, -2, -3]
+        x[0, :, 3] = [0, 0, np.inf, 7, np.inf, 1]
+        x[1, 4, :] = 3
+        indice, values = m.run_arg_max_with_value("atlas-a2", x, 1)
+        want_i, want_v = m.arg_max_with_value_model(x, 1)
+        assert _same(indice, want_i) and _same(values, want_v), dtype
+        assert indice[0, :4].tolist() == [5, 0, 1, 2] and np.isnan(values[0, 0]) and values[0, 1] == -np.inf
+        assert values[0, 2] == 0 and not np.signbit(values[0, 2]) and values[0, 3] == np.inf
+        assert (indice[1] == 4).all() and (indice[0, 4:] == 0).all()
+
+
+def test_arg_max_with_value_unfilled_input_lanes_are_reported(monkeypatch):
+    """ORIGINAL_FILL: the loads leave each row's lanes past its copy unwritten and the Compare / Max (bfloat16: the
+    Cast) read them (init reports); the outputs the same. The port's form is clean in device-sync mode too."""
+    _, m = _spec_and_module("arg_max_with_value")
+    x = np.random.default_rng(2).standard_normal((3, 24, 1100)).astype(np.float32)
+    xb = x[:, :16, :700].astype(m._NP["bfloat16"])
+    outs = {}
+    monkeypatch.setattr(m, "ORIGINAL_FILL", True)
+    reports = _reports(lambda: outs.setdefault(True, m.run_arg_max_with_value("atlas-a2", x, 1)))
+    assert {(r.check, r.instruction.api) for r in reports} == {("init", "Compare"), ("init", "Max")}
+    reports = _reports(lambda: m.run_arg_max_with_value("atlas-a2", xb, 1))
+    assert {(r.check, r.instruction.api) for r in reports} == {("init", "Cast")}
+    monkeypatch.setattr(m, "ORIGINAL_FILL", False)
+    assert _reports(lambda: outs.setdefault(False, m.run_arg_max_with_value("atlas-a2", x, 1)), "device-sync") == []
+    assert _same(outs[True][0], outs[False][0]) and _same(outs[True][1], outs[False][1])
+    assert _reports(lambda: m.run_arg_max_with_value("atlas-a2", xb, 1), "device-sync") == []
