@@ -224,6 +224,8 @@ tests/test_sanitizer.py)."""
 # tails) and bias_add_int32_kcycle 41 rows of 300 (big and small cores from unaligned channel phases, one short tile);
 # arg_max_with_value 3 planes of (24, 1100) (4 cores of 103 or 104 output blocks, column tiles of 1024 and 76, three
 # 8-row blocks), arg_max_with_value_half 3 of (40, 600) and _bf16 3 of (16, 700) (2 cores, big and small);
+# median 3 rows of 10007 floats (3 cores, two chunks a row), median_half 13 rows of 9000 (8 cores: two rows a core,
+# the last core idle) and median_bf16 one row of 24576 (one core, three full chunks);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -359,4 +361,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "hard_sigmoid_grad_v2": 30011, "hard_sigmoid_grad_v2_half": 1001, "hard_sigmoid_grad_v2_bf16": 20011,
          "bias_add": 203 * 64, "bias_add_half_nchw": 13 * 784, "bias_add_int32_kcycle": 41 * 300,
          "arg_max_with_value": 3 * 24 * 1100, "arg_max_with_value_half": 3 * 40 * 600,
-         "arg_max_with_value_bf16": 3 * 16 * 700}
+         "arg_max_with_value_bf16": 3 * 16 * 700, "median": 3 * 10007, "median_half": 13 * 9000,
+         "median_bf16": 24576}

@@ -3,7 +3,9 @@ schedule: the channel-cache path of counter-mode Copy repeats and one Add, the K
 against a GetValue / SetValue cache, InnerSizeAdds with scalar heads and tails around Adds, SegmentAdds, FillBias on
 the scalar unit and Add; the other schedules refused by the host code) and kernels/arg_max_with_value.py
 (ArgMaxWithValue, A2 / A3, the NLAST_OUTPUT schedule: strided row blocks into fixed-address slots, per row Compare
-LE, tensor-scalar Select of the index, Max; float / bfloat16 in float, half natively). Each path against the numpy
+LE, tensor-scalar Select of the index, Max; float / bfloat16 in float, half natively) and kernels/median.py (Median,
+A2 / A3, the BIGSEL path: a resident float row, bisection by CompareScalar / Select / ReduceSum counts, the value and
+first index by ReduceMin). Each path against the numpy
 model bit for bit on both devices, against a float64 formula (or numpy's argmax); the host tilings and the refused
 schedules; the original's forms the port changes run and reported."""
 
@@ -251,3 +253,95 @@ def test_arg_max_with_value_unfilled_input_lanes_are_reported(monkeypatch):
     assert _reports(lambda: outs.setdefault(False, m.run_arg_max_with_value("atlas-a2", x, 1)), "device-sync") == []
     assert _same(outs[True][0], outs[False][0]) and _same(outs[True][1], outs[False][1])
     assert _reports(lambda: m.run_arg_max_with_value("atlas-a2", xb, 1), "device-sync") == []
+
+
+# kernels/median.py (ops-nn)
+
+def test_median_tiling_bigsel_and_the_refused_paths():
+    _, m = _spec_and_module("median")
+    cores, raw = m.tiling("atlas-a2", (13, 9000), "half")
+    t = m.MedianTilingData.from_buffer_copy(raw.tobytes())
+    assert cores == 8 and (t.batch, t.redLen, t.mid, t.nSeg, t.pad) == (13, 9000, 4499, 0, 0)
+    assert m.tiling("atlas-a3", (2, 3, 24576), "bfloat16")[0] == 6 and m.tiling("atlas-a2", (8193,), "float")[0] == 1
+    for shape, dtype, path in (((4, 8192), "float", "MAIN"), ((4, 32), "half", "SMALL"), ((2, 24577), "float", "BIG"),
+                               ((24577,), "float", "BIGSORT"), ((2, 9000), "int32", "BIG"), ((2, 100), "int64", "HEAP"),
+                               ((2, 100), "int16", "MAIN")):
+        with pytest.raises(aj.ParameterError, match=path):
+            m.tiling("atlas-a2", shape, dtype)
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("shape, dtype", [((3, 10007), np.float32), ((13, 9000), np.float16), ((1, 24576), "bf16"),
+                                          ((2, 8193), np.float32)])
+def test_median_is_the_numpy_model_and_the_lower_median(device, shape, dtype):
+    """Rows of one to three 8192-element chunks, 13 rows over 8 cores (two a core, the last core idle). The
+    bisection's value is the sorted row's element (L - 1) // 2 here, its index the first occurrence."""
+    _, m = _spec_and_module("median")
+    rng = np.random.default_rng(shape[1])
+    x = rng.standard_normal(shape).astype(np.float32)
+    x[:, ::89] = np.round(x[:, ::89] * 2) / 2                # repeated values, some at the median
+    x = x.astype(m._NP["bfloat16"] if dtype == "bf16" else dtype)
+    values, indices = m.run_median(device, x)
+    want_v, want_i = m.median_model(x)
+    assert values.dtype == x.dtype and indices.dtype == np.int32 and values.shape == shape[:-1]
+    assert _same(values, want_v) and _same(indices, want_i)
+    xf = x.astype(np.float32)
+    lower = np.sort(xf, 1)[:, (shape[1] - 1) // 2]
+    assert np.array_equal(values.astype(np.float32), lower)
+    assert indices.tolist() == [int(np.flatnonzero(xf[i] == lower[i])[0]) for i in range(shape[0])]
+
+
+def test_median_specials():
+    """A tie at the median: the first occurrence; -0 loaded by Adds 0 is +0 (half keeps it). The original's
+    bisection misses a median equal to the row's minimum (the value search takes x > lo, lo starting at the
+    minimum): a constant row gives the +3e38 fill and its first padding lane, index L. One -inf keeps lo at -inf:
+    the value is the smallest finite element, not the median; +inf and -inf make lo + hi NaN and nothing is found:
+    refused (the original's int32 conversion of 3e38 is undefined)."""
+    _, m = _spec_and_module("median")
+    x = np.random.default_rng(8).standard_normal((4, 9001)).astype(np.float32)
+    x[0, 17] = -np.inf
+    x[1, :] = 2.5
+    x[2, 100] = x[2, 7000] = np.sort(x[2])[4500]
+    x[3, :4000] = -0.0
+    values, indices = m.run_median("atlas-a2", x)
+    want_v, want_i = m.median_model(x)
+    assert _same(values, want_v) and _same(indices, want_i)
+    finite = np.where(np.isinf(x[0]), np.inf, x[0])
+    assert values[0] == finite.min() and indices[0] == np.argmin(finite) and values[0] != np.sort(x[0])[4500]
+    assert values[1] == np.float32(3e38) and indices[1] == 9001
+    assert values[2] == x[2, 100] and indices[2] == int(np.flatnonzero(x[2] == values[2])[0]) <= 100
+    assert values[3] == 0 and not np.signbit(values[3]) and indices[3] == 0
+    xh = x[3:].astype(np.float16)
+    xh[0, 4000:6000] = 0.0
+    vh, ih = m.run_median("atlas-a3", xh)
+    assert vh[0] == 0 and np.signbit(vh[0]) and ih[0] == 0             # half keeps -0 (Cast), below +0
+    x[0, 18] = np.inf
+    values, indices = m.run_median("atlas-a2", x[:1])                  # NaN bisection: the fill at lane L
+    assert values[0] == np.float32(3e38) and indices[0] == 9001
+    with pytest.raises(aj.ParameterError, match="undefined"):
+        m.run_median("atlas-a2", x[:1, :8256])                         # L = 129 * 64: no fill lane to find
+
+
+def test_median_original_forms_are_reported(monkeypatch):
+    """ORIGINAL_SYNC: GetValues after the reduces behind only a PipeBarrier<PIPE_V>, the scalar first block of
+    CreateVecIndex after the previous chunk's Select / ReduceMin: races. ORIGINAL_SLOT (half): CastOutRow reads 7
+    reduce-slot floats nothing wrote. The values the same; the port's form clean in device-sync mode."""
+    _, m = _spec_and_module("median")
+    x = np.random.default_rng(3).standard_normal((2, 9000)).astype(np.float32)
+    xh = x.astype(np.float16)
+    outs = []
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    reports = _reports(lambda: outs.append(m.run_median("atlas-a2", x)))
+    assert {(r.check, r.kind, r.instruction.api, r.earlier.api) for r in reports} == {
+        ("race", "RAW", "GetValue", "ReduceMax"), ("race", "RAW", "GetValue", "ReduceMin"),
+        ("race", "RAW", "GetValue", "ReduceSum"), ("race", "WAR", "CreateVecIndex", "ReduceMin"),
+        ("race", "WAW", "CreateVecIndex", "Select")}
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", False)
+    monkeypatch.setattr(m, "ORIGINAL_SLOT", True)
+    reports = _reports(lambda: outs.append(m.run_median("atlas-a2", xh)))
+    assert {(r.check, r.instruction.api) for r in reports} == {("init", "Cast")}
+    monkeypatch.setattr(m, "ORIGINAL_SLOT", False)
+    assert _reports(lambda: outs.append(m.run_median("atlas-a2", x)), "device-sync") == []
+    assert _reports(lambda: outs.append(m.run_median("atlas-a2", xh)), "device-sync") == []
+    assert _same(outs[0][0], outs[2][0]) and _same(outs[0][1], outs[2][1])
+    assert _same(outs[1][0], outs[3][0]) and _same(outs[1][1], outs[3][1])
