@@ -225,7 +225,9 @@ tests/test_sanitizer.py)."""
 # arg_max_with_value 3 planes of (24, 1100) (4 cores of 103 or 104 output blocks, column tiles of 1024 and 76, three
 # 8-row blocks), arg_max_with_value_half 3 of (40, 600) and _bf16 3 of (16, 700) (2 cores, big and small);
 # median 3 rows of 10007 floats (3 cores, two chunks a row), median_half 13 rows of 9000 (8 cores: two rows a core,
-# the last core idle) and median_bf16 one row of 24576 (one core, three full chunks);
+# the last core idle) and median_bf16 one row of 24576 (one core, three full chunks); median_big 3 rows of 30000
+# (3 cores, four chunks, the last 5424), median_int32 9 rows of 9000 (8 cores launched: two rows on each of cores
+# 0-3, one on core 4, the rest idle) and median_uint8 13 rows of 8500 (two chunks, the second 308 elements);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -362,4 +364,4 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "bias_add": 203 * 64, "bias_add_half_nchw": 13 * 784, "bias_add_int32_kcycle": 41 * 300,
          "arg_max_with_value": 3 * 24 * 1100, "arg_max_with_value_half": 3 * 40 * 600,
          "arg_max_with_value_bf16": 3 * 16 * 700, "median": 3 * 10007, "median_half": 13 * 9000,
-         "median_bf16": 24576}
+         "median_bf16": 24576, "median_big": 3 * 30000, "median_int32": 9 * 9000, "median_uint8": 13 * 8500}

@@ -257,15 +257,19 @@ def test_arg_max_with_value_unfilled_input_lanes_are_reported(monkeypatch):
 
 # kernels/median.py (ops-nn)
 
-def test_median_tiling_bigsel_and_the_refused_paths():
+def test_median_tiling_bigsel_big_and_the_refused_paths():
     _, m = _spec_and_module("median")
-    cores, raw = m.tiling("atlas-a2", (13, 9000), "half")
+    cores, path, raw = m.tiling("atlas-a2", (13, 9000), "half")
     t = m.MedianTilingData.from_buffer_copy(raw.tobytes())
-    assert cores == 8 and (t.batch, t.redLen, t.mid, t.nSeg, t.pad) == (13, 9000, 4499, 0, 0)
-    assert m.tiling("atlas-a3", (2, 3, 24576), "bfloat16")[0] == 6 and m.tiling("atlas-a2", (8193,), "float")[0] == 1
-    for shape, dtype, path in (((4, 8192), "float", "MAIN"), ((4, 32), "half", "SMALL"), ((2, 24577), "float", "BIG"),
-                               ((24577,), "float", "BIGSORT"), ((2, 9000), "int32", "BIG"), ((2, 100), "int64", "HEAP"),
-                               ((2, 100), "int16", "MAIN")):
+    assert (cores, path) == (8, m.MEDIAN_PATH_BIGSEL) and (t.batch, t.redLen, t.mid, t.nSeg, t.pad) == (
+        13, 9000, 4499, 0, 0)
+    assert m.tiling("atlas-a3", (2, 3, 24576), "bfloat16")[:2] == (6, m.MEDIAN_PATH_BIGSEL)
+    assert m.tiling("atlas-a2", (8193,), "float")[:2] == (1, m.MEDIAN_PATH_BIGSEL)
+    assert m.tiling("atlas-a2", (2, 24577), "float")[:2] == (2, m.MEDIAN_PATH_BIG)
+    assert m.tiling("atlas-a2", (3, 8193), "int32")[:2] == (8, m.MEDIAN_PATH_BIG)      # few integer rows: 8 cores
+    assert m.tiling("atlas-a2", (20, 9000), "uint8")[:2] == (8, m.MEDIAN_PATH_BIG)
+    for shape, dtype, path in (((4, 8192), "float", "MAIN"), ((4, 32), "half", "SMALL"), ((4, 32), "int32", "MAIN"),
+                               ((24577,), "float", "BIGSORT"), ((2, 100), "int64", "HEAP")):
         with pytest.raises(aj.ParameterError, match=path):
             m.tiling("atlas-a2", shape, dtype)
 
@@ -345,3 +349,45 @@ def test_median_original_forms_are_reported(monkeypatch):
     assert _reports(lambda: outs.append(m.run_median("atlas-a2", xh)), "device-sync") == []
     assert _same(outs[0][0], outs[2][0]) and _same(outs[0][1], outs[2][1])
     assert _same(outs[1][0], outs[3][0]) and _same(outs[1][1], outs[3][1])
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("shape, dtype", [((2, 24577), np.float32), ((3, 8193), np.int32), ((2, 8500), np.uint8),
+                                          ((1, 9000), np.int16), ((2, 24600), np.float16)])
+def test_median_big_is_the_numpy_model(device, shape, dtype):
+    """MedianBig: rows re-read in 8192-element chunks (4 for 24577: a 1-element last chunk), 40 bisection steps;
+    integer rows give the lower median exactly, float rows too once the bisection reaches the element."""
+    _, m = _spec_and_module("median")
+    rng = np.random.default_rng(shape[1])
+    if np.dtype(dtype).kind in "iu":
+        lo, hi = (0, 256) if dtype == np.uint8 else (-30000, 30000)
+        x = rng.integers(lo, hi, shape).astype(dtype)
+    else:
+        x = (rng.standard_normal(shape) * 10).astype(dtype)
+    values, indices = m.run_median(device, x)
+    want_v, want_i = m.median_model(x)
+    assert values.dtype == x.dtype and _same(values, want_v) and _same(indices, want_i)
+    xf = x.astype(np.float64)
+    lower = np.sort(xf, 1)[:, (shape[1] - 1) // 2]
+    assert np.array_equal(values.astype(np.float64), lower)
+    assert indices.tolist() == [int(np.flatnonzero(xf[i] == lower[i])[0]) for i in range(shape[0])]
+
+
+def test_median_big_original_forms_are_reported(monkeypatch):
+    """ORIGINAL_SYNC: the chunk load over the TBuf the last Adds / Cast read (WAR), GetValues behind a
+    PipeBarrier<PIPE_V> (RAW); ORIGINAL_SLOT: the integer CastOutRow reads reduce slots nothing wrote."""
+    _, m = _spec_and_module("median")
+    xi = np.random.default_rng(4).integers(-100, 100, (2, 8500)).astype(np.int32)
+    outs = []
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    reports = _reports(lambda: outs.append(m.run_median("atlas-a2", xi)))
+    kinds = {(r.check, r.kind, r.instruction.api, getattr(r.earlier, "api", None)) for r in reports}
+    assert {("race", "WAR", "DataCopyPad", "Cast"), ("race", "RAW", "GetValue", "ReduceSum"),
+            ("race", "RAW", "GetValue", "Cast")} <= kinds
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", False)
+    monkeypatch.setattr(m, "ORIGINAL_SLOT", True)
+    assert {(r.check, r.instruction.api) for r in _reports(lambda: m.run_median("atlas-a2", xi))} == {
+        ("init", "Cast")}
+    monkeypatch.setattr(m, "ORIGINAL_SLOT", False)
+    assert _reports(lambda: outs.append(m.run_median("atlas-a2", xi)), "device-sync") == []
+    assert _same(outs[0][0], outs[1][0]) and _same(outs[0][1], outs[1][1])
