@@ -1,5 +1,6 @@
 """BiasAdd from the CANN math operators: y = x + bias broadcast along the channel dimension (the last one for NHWC /
-NDHWC, the second for NCHW / NCDHW), over float, half and int32: the BASE schedule (tiling key 0) of the original.
+NDHWC, the second for NCHW / NCDHW), over float, half, int32 and bfloat16: the BASE schedule (tiling key 0) of the
+original.
 
 Ported (structure, synchronisation and instruction sequence; written in our own words) from
 hicann/ops-math @ c41933244c31e44fd496e3bb3212164f8c48c214, experimental/math/bias_add:
@@ -17,6 +18,10 @@ hicann/ops-math @ c41933244c31e44fd496e3bb3212164f8c48c214, experimental/math/bi
   (x + bias on the scalar unit, half through float), Adds of the bias over the aligned body, a scalar tail;
   SegmentAdds (channel runs that start 32-byte aligned): one Adds a run;
   else FillBias (the bias of every element set on the scalar unit into the bias TBuf) and one Add.
+  `KernelBiasAdd<bfloat16_t>`: three float TBufs of a tile, x Cast CAST_NONE, y Cast CAST_RINT back; the K-cycle
+  cache Cast to float once a tile and Added per super-cycle; channel rows Cast from the cache row by row beside one
+  Add each; innerSize over 1 (tile at least C): the bias Cast to a float cache in Init, InnerSizeAdds in float (scalar
+  head / tail, Adds body, PipeBarrier<PIPE_ALL>); else FillBias, Casts, Add;
 - op_kernel/bias_add.cpp (the entry: the tiling key picks the kernel) and op_host/bias_add_tiling.cpp
   (`TilingForBiasAdd`: UB - 4096 bytes usable, 24 (16-bit) or 6 * sizeof(T) bytes an element; a 32-byte rounded
   bias cache when C * sizeof(T) <= usable / 4; K-cycle tiles of whole super-cycles; NCHW tiles and cores aligned to
@@ -26,7 +31,7 @@ hicann/ops-math @ c41933244c31e44fd496e3bb3212164f8c48c214, experimental/math/bi
 Tiling modes ported: BASE only (SEGMENT: NCHW / NCDHW; ALIGNED: NHWC with C * sizeof(T) whole 32-byte blocks;
 UNALIGNED U2_SUPERCYCLE: the K-cycle path). Refused by the port's host code with a ParameterError naming the mode:
 TINY_NOQUEUE (x of 1536 bytes or less), THIN_TINY_VECTOR_BROADCAST and BROADCAST_UB_TILE (unaligned NHWC whose rows
-fit one GatherMask materialisation: C of 32 blocks or fewer), and bfloat16 (its own KernelBiasAdd<bfloat16_t>).
+fit one GatherMask materialisation: C of 32 blocks or fewer; bfloat16 by its float-cast forms).
 
 Deviations: the core count is the launch's 8 (GetCoreNumAiv in the original). The scalar unit reads and writes UB
 the vector and MTE pipes also use with no synchronisation (the original's PipeBarrier<PIPE_MTE2> after the cache
@@ -34,6 +39,7 @@ copy orders no other pipe): the port adds SetFlag / WaitFlag pairs MTE2_V and MT
 (the Copy and FillBias's GetValues read it), S_V after the K-cycle cache's SetValues and after FillBias (the Add
 reads them), MTE2_S before InnerSizeAdds' GetValues of the copied tile and S_MTE3 after its SetValues (the copy-out
 reads them; these two the sanitizer's device-sync mode asks for, its report mode takes the queue's hand-over);
+bfloat16: MTE2_V after the bias copies Init Casts, V_S before InnerSizeAddsBf16's GetValues of the Cast tile;
 ORIGINAL_SYNC = True leaves them out (the sanitizer reports the races). Kept as the original: ChannelCacheAdds's
 replication is Copy<T, false> in counter mode (SetVectorMask<T, COUNTER>(C), repeatTime = up to 255 rows,
 CopyRepeatParams {1, 1, C's blocks, 0}): by the Copy page's counter-mode rule (decisions.md, "Copy") the count is
@@ -41,12 +47,14 @@ each repeat's, one channel row a repeat.
 
 Devices: the operator's config is the ascend910b / ascend910_93: the port runs on the A3 and A2.
 
-Fidelity: BIT-EXACT (Add, Adds, Copy, DataCopyPad; the scalar half add in float rounded once to half is the half
-sum's one rounding, as a half sum's exact value always fits a float); int32 wraps.
+Fidelity: BIT-EXACT (Add, Adds, Copy, Cast, DataCopyPad; the scalar half add in float rounded once to half is the
+half sum's one rounding, as a half sum's exact value always fits a float; bfloat16: the float sum rounded once by
+CAST_RINT); int32 wraps.
 """
 import ctypes
 import math
 
+import ml_dtypes
 import numpy as np
 
 import ascend_jit as aj
@@ -62,8 +70,8 @@ TINY_FLOOR_BYTES = 1536
 THIN_SMALL_VECTOR_MIN_ELEMS = 90
 U1_MAX_ROWS_PER_TILE = 255
 SAFE_GATHER_BLOCKS = 32
-TYPE_SIZE = {"float": 4, "half": 2, "int32": 4}
-_NP = {"float": np.float32, "half": np.float16, "int32": np.int32}
+TYPE_SIZE = {"float": 4, "half": 2, "int32": 4, "bfloat16": 2}
+_NP = {"float": np.float32, "half": np.float16, "int32": np.int32, "bfloat16": ml_dtypes.bfloat16}
 DEVICES = ("atlas-a3", "atlas-a2")
 ORIGINAL_SYNC = False              # True: no flags around the scalar accesses (the deviation)
 
@@ -98,6 +106,25 @@ def _refused_mode(total, channel, inner, dtype, usable, core_num):
     c_aligned = _align_up(channel, align)
     c_blocks = c_aligned // align
     rows = total // channel if total % channel == 0 else 0
+    if dtype == "bfloat16":
+        thin_bf16 = (inner == 1 and rows and rows <= U1_MAX_ROWS_PER_TILE and not aligned_stride
+                     and total >= THIN_SMALL_VECTOR_MIN_ELEMS and _align_up(channel, 8) // 8 <= SAFE_GATHER_BLOCKS)
+        if total * size <= TINY_FLOOR_BYTES and not thin_bf16:
+            return None                                     # TINY's T2_BASE: the BASE kernel
+        if thin_bf16:
+            f_al = _align_up(channel, 8)
+            if (total * 2 * 2 + total * 12 + rows * f_al * 4 + _align_up(channel, 16) * 2 + f_al * 4) <= usable:
+                return "THIN_TINY_VECTOR_BROADCAST"
+        if inner == 1 and rows and not aligned_stride and _align_up(channel, 8) // 8 <= SAFE_GATHER_BLOCKS:
+            f_al, b_al = _align_up(channel, 8), _align_up(channel, 16)
+            fixed = b_al * 2 + f_al * 4
+            per_row = channel * 2 * 2 + channel * 12 + f_al * 4
+            if usable > fixed:
+                rows_per_tile = min((usable - fixed) // per_row, U1_MAX_ROWS_PER_TILE, rows)
+                if rows_per_tile and (rows_per_tile * channel * (4 + 12) + b_al * 2 + f_al * 4
+                                      + rows_per_tile * f_al * 4) <= usable:
+                    return "BROADCAST_UB_TILE"
+        return None
     thin = (inner == 1 and rows and rows <= U1_MAX_ROWS_PER_TILE and not aligned_stride
             and total >= THIN_SMALL_VECTOR_MIN_ELEMS and c_blocks <= SAFE_GATHER_BLOCKS
             and total * size * 3 + c_aligned * size + rows * c_aligned * size <= usable)
@@ -119,14 +146,13 @@ def _refused_mode(total, channel, inner, dtype, usable, core_num):
 def tiling(device, shape, dtype, data_format="NHWC"):
     """TilingForBiasAdd, the BASE schedule: (core count, tiling bytes). Other schedules are refused."""
     if dtype not in TYPE_SIZE:
-        raise aj.ParameterError("BiasAdd tiling", "dtype", dtype, legal="float, half, int32 (bfloat16's kernel "
-                                "KernelBiasAdd<bfloat16_t> is not ported)")
+        raise aj.ParameterError("BiasAdd tiling", "dtype", dtype, legal="float, half, int32, bfloat16")
     total = int(np.prod(shape, dtype=np.int64))
     channel, inner = layout(shape, data_format)
     size = TYPE_SIZE[dtype]
     align = BLOCK_SIZE // size
     usable = max(0, aj.get_device(device).ub_bytes - UB_RESERVE_SIZE)
-    budget = 24 if dtype == "half" else size * 6
+    budget = 24 if size == 2 else size * 6
     mode = _refused_mode(total, channel, inner, dtype, usable, CORE_NUM)
     if mode is not None:
         raise aj.ParameterError("BiasAdd tiling", "schedule", mode, legal="BASE (the port's only tiling mode)",
@@ -179,7 +205,8 @@ def tiling(device, shape, dtype, data_format="NHWC"):
                 if cand >= core_num // 4:
                     core_num = cand
                 break
-    while tile > align and tile * size * (2 * BUFFER_NUM + 1) + cache_bytes > usable:
+    while tile > align and tile * size * (2 * BUFFER_NUM + 1) + cache_bytes + (
+            tile * 12 if dtype == "bfloat16" else 0) > usable:
         tile = max(align, tile // 2 // align * align)
     small = total // core_num
     tail_block = total % core_num
@@ -428,13 +455,153 @@ class KernelBiasAdd:
         self.yQueue.FreeTensor(yLocal)
 
 
+class KernelBiasAddBf16(KernelBiasAdd):
+    """`KernelBiasAdd<bfloat16_t>`: everything in float through three float TBufs of a tile, Cast CAST_RINT back."""
+
+    def Init(self, x, bias, y, t):
+        T = self.T
+        coreIdx = aj.GetBlockIdx()
+        if coreIdx < t.tailBlockNum:
+            self.coreDataNum, self.tileNum, self.tailDataNum = t.bigCoreDataNum, t.finalBigTileNum, t.bigTailDataNum
+            globalStart = t.bigCoreDataNum * coreIdx
+        else:
+            self.coreDataNum, self.tileNum = t.smallCoreDataNum, t.finalSmallTileNum
+            self.tailDataNum = t.smallTailDataNum
+            globalStart = t.bigCoreDataNum * t.tailBlockNum + t.smallCoreDataNum * (coreIdx - t.tailBlockNum)
+        self.tileDataNum, self.biasCacheElems = t.tileDataNum, t.biasCacheElems
+        self.superCycleSize, self.kCycleCount = t.superCycleSize, t.kCycleCount
+        self.channelSize, self.innerSize, self.globalStart = t.channelSize, t.innerSize, globalStart
+        self.xGm, self.yGm, self.biasGm = aj.GlobalTensor(T), aj.GlobalTensor(T), aj.GlobalTensor(T)
+        self.xGm.SetGlobalBuffer(x[globalStart:], self.coreDataNum)
+        self.yGm.SetGlobalBuffer(y[globalStart:], self.coreDataNum)
+        self.biasGm.SetGlobalBuffer(bias, self.channelSize)
+        self.pipe = aj.TPipe()
+        self.xQueue = aj.TQue(aj.QuePosition.VECIN, BUFFER_NUM)
+        self.yQueue = aj.TQue(aj.QuePosition.VECOUT, BUFFER_NUM)
+        self.biasBuffer, self.xCastBuffer, self.biasCastBuffer, self.yCastBuffer, self.biasCacheBuffer = (
+            aj.TBuf(aj.QuePosition.VECCALC) for _ in range(5))
+        n = self.tileDataNum
+        self.pipe.InitBuffer(self.xQueue, BUFFER_NUM, n * 2)
+        self.pipe.InitBuffer(self.yQueue, BUFFER_NUM, n * 2)
+        self.pipe.InitBuffer(self.biasBuffer, n * 2)
+        self.pipe.InitBuffer(self.xCastBuffer, n * 4)
+        self.pipe.InitBuffer(self.biasCastBuffer, n * 4)
+        self.pipe.InitBuffer(self.yCastBuffer, n * 4)
+        if self.CanUseInnerSizeAddsBf16():
+            biasLocal = self.biasBuffer.Get(T)
+            biasFloatCache = self.biasCastBuffer.Get("float")
+            aj.DataCopyPad(biasLocal, self.biasGm[0], aj.DataCopyExtParams(1, self.channelSize * 2, 0, 0, 0),
+                           aj.DataCopyPadExtParams(False, 0, 0, _NP[T](0)))
+            aj.PipeBarrier(aj.PIPE_MTE2)
+            _sync(aj.HardEvent.MTE2_V)                    # deviation: the Cast reads the copy
+            aj.Cast(biasFloatCache, biasLocal, aj.RoundMode.CAST_NONE, self.channelSize)
+            aj.PipeBarrier(aj.PIPE_V)
+            self.biasBuffer.FreeTensor(biasLocal)
+        if self.biasCacheElems > 0:
+            self.pipe.InitBuffer(self.biasCacheBuffer, self.biasCacheElems * 2)
+            biasCache = self.biasCacheBuffer.Get(T)
+            if self.superCycleSize > 0 and self.kCycleCount > 0:
+                biasStart = globalStart % self.channelSize
+                for i in range(self.biasCacheElems):
+                    biasCache.SetValue(i, self.biasGm.GetValue((biasStart + i) % self.channelSize))
+                _sync(aj.HardEvent.S_V)                   # deviation: the Casts read the SetValues
+            else:
+                aj.DataCopyPad(biasCache, self.biasGm[0], aj.DataCopyExtParams(1, self.channelSize * 2, 0, 0, 0),
+                               aj.DataCopyPadExtParams(False, 0, 0, _NP[T](0)))
+                _sync(aj.HardEvent.MTE2_V)                # deviation: the Casts read the cache
+                _sync(aj.HardEvent.MTE2_S)                # deviation: FillBias's GetValues read it
+            aj.PipeBarrier(aj.PIPE_MTE2)
+
+    def CanUseInnerSizeAddsBf16(self):
+        return self.innerSize > 1 and self.channelSize > 0 and self.tileDataNum >= self.channelSize
+
+    def Compute(self, progress):
+        T = self.T
+        n = self.processDataNum
+        xLocal = self.xQueue.DeQue(T)
+        yLocal = self.yQueue.AllocTensor(T)
+        xCast, biasCast = self.xCastBuffer.Get("float"), self.biasCastBuffer.Get("float")
+        yCast = self.yCastBuffer.Get("float")
+        sc, cache = self.superCycleSize, self.biasCacheElems
+        if sc > 0 and cache >= sc and cache % sc == 0 and self.tileDataNum % sc == 0:
+            biasCache = self.biasCacheBuffer.Get(T)
+            aj.Cast(xCast, xLocal, aj.RoundMode.CAST_NONE, n)
+            aj.Cast(biasCast, biasCache, aj.RoundMode.CAST_NONE, cache)
+            off = 0
+            while off + cache <= n:
+                aj.Add(yCast[off], xCast[off], biasCast, cache)
+                off += cache
+            if off < n:
+                aj.Add(yCast[off], xCast[off], biasCast, n - off)
+            aj.Cast(yLocal, yCast, aj.RoundMode.CAST_RINT, n)
+        elif (self.innerSize == 1 and cache >= self.channelSize and self.channelSize > 0
+              and self.channelSize * 2 % 32 == 0 and self.tileDataNum % self.channelSize == 0
+              and self.globalStart % self.channelSize == 0):
+            self.ComputeChannelCached(xLocal, yLocal, xCast, biasCast, yCast)
+        elif self.CanUseInnerSizeAddsBf16():
+            self.ComputeInnerSizeAddsBf16(xLocal, yLocal, biasCast, xCast, yCast, progress)
+        else:
+            biasLocal = self.biasBuffer.Get(T)
+            self.FillBias(biasLocal, progress)
+            _sync(aj.HardEvent.S_V)                       # deviation: the Cast reads the SetValues
+            aj.Cast(xCast, xLocal, aj.RoundMode.CAST_NONE, n)
+            aj.Cast(biasCast, biasLocal, aj.RoundMode.CAST_NONE, n)
+            aj.Add(yCast, xCast, biasCast, n)
+            aj.Cast(yLocal, yCast, aj.RoundMode.CAST_RINT, n)
+            self.biasBuffer.FreeTensor(biasLocal)
+        self.xQueue.FreeTensor(xLocal)
+        self.yQueue.EnQue(yLocal)
+
+    def ComputeInnerSizeAddsBf16(self, xLocal, yLocal, biasFloatCache, xCast, yCast, progress):
+        align = 8
+        n = self.processDataNum
+        aj.Cast(xCast, xLocal, aj.RoundMode.CAST_NONE, n)
+        aj.PipeBarrier(aj.PIPE_V)
+        _sync(aj.HardEvent.V_S)                           # deviation: the GetValues read the Casts
+        globalIndex = self.globalStart + progress * self.tileDataNum
+        localOffset = 0
+        while localOffset < n:
+            biasIndex = (globalIndex // self.innerSize) % self.channelSize
+            runLen = min(self.innerSize - globalIndex % self.innerSize, n - localOffset)
+            biasValue = biasFloatCache.GetValue(biasIndex)
+            headLen = min((align - localOffset % align) % align, runLen)
+            for i in range(headLen):
+                yCast.SetValue(localOffset + i, np.float32(xCast.GetValue(localOffset + i) + biasValue))
+            consumed = headLen
+            bodyLen = (runLen - consumed) // align * align
+            if bodyLen > 0:
+                aj.Adds(yCast[localOffset + consumed], xCast[localOffset + consumed], biasValue, bodyLen)
+                consumed += bodyLen
+            while consumed < runLen:
+                yCast.SetValue(localOffset + consumed, np.float32(xCast.GetValue(localOffset + consumed) + biasValue))
+                consumed += 1
+            localOffset += runLen
+            globalIndex += runLen
+        aj.PipeBarrier(aj.PIPE_ALL)
+        aj.Cast(yLocal, yCast, aj.RoundMode.CAST_RINT, n)
+
+    def ComputeChannelCached(self, xLocal, yLocal, xCast, biasCast, yCast):
+        C, n = self.channelSize, self.processDataNum
+        biasCache = self.biasCacheBuffer.Get(self.T)
+        aj.Cast(xCast, xLocal, aj.RoundMode.CAST_NONE, n)
+        localOffset = 0
+        while localOffset + C <= n:
+            aj.Cast(biasCast[localOffset], biasCache[0], aj.RoundMode.CAST_NONE, C)
+            aj.Add(yCast[localOffset], xCast[localOffset], biasCast[localOffset], C)
+            localOffset += C
+        if localOffset < n:
+            aj.Cast(biasCast[localOffset], biasCache[0], aj.RoundMode.CAST_NONE, n - localOffset)
+            aj.Add(yCast[localOffset], xCast[localOffset], biasCast[localOffset], n - localOffset)
+        aj.Cast(yLocal, yCast, aj.RoundMode.CAST_RINT, n)
+
+
 aj.REGISTER_TILING_DEFAULT(BiasAddTilingData)
 
 
 def bias_add(x, bias, y, workspace, tiling_bytes, dtype):
     """The kernel entry (bias_add.cpp, schMode BIAS_ADD_TPL_SCH_MODE_BASE)."""
     tilingData = aj.GET_TILING_DATA_WITH_STRUCT(BiasAddTilingData, tiling_bytes)
-    op = KernelBiasAdd(dtype)
+    op = KernelBiasAddBf16(dtype) if dtype == "bfloat16" else KernelBiasAdd(dtype)
     op.Init(x, bias, y, tilingData)
     op.Process()
 
@@ -459,13 +626,14 @@ def bias_add_model(x, bias, data_format="NHWC"):
     b = np.repeat(np.tile(bias, x.size // (channel * inner)), inner).reshape(x.shape)
     if x.dtype == np.int32:
         return ((x.astype(np.int64) + b + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.int32)
+    # float, half (the sum of two halves is exact in float) and bfloat16 (in float, CAST_RINT back): one rounding
     with np.errstate(all="ignore"):
         return (x.astype(np.float32) + b.astype(np.float32)).astype(x.dtype)
 
 
 # the gallery's shapes: x is size // (C * inner) rows of the fixed channel block
 _GALLERY = {"bias_add": ("float", 64, 1, "NHWC"), "bias_add_half_nchw": ("half", 16, 49, "NCHW"),
-            "bias_add_int32_kcycle": ("int32", 300, 1, "NHWC")}
+            "bias_add_int32_kcycle": ("int32", 300, 1, "NHWC"), "bias_add_bf16_nchw": ("bfloat16", 16, 49, "NCHW")}
 
 
 def _shape(name, size):
@@ -517,5 +685,7 @@ KERNELS = [
         ("bias_add_half_nchw", 64 * 784, "BiasAdd, NCHW half (16, 7, 7) planes (InnerSizeAdds: a scalar head and "
          "tail in float per channel run, Adds of the bias over the 32-byte aligned body)"),
         ("bias_add_int32_kcycle", 400 * 300, "BiasAdd, NHWC int32, C = 300 (the K-cycle path: one super-cycle of "
-         "600 bias values cached by GetValue / SetValue from the core's phase, an Add per super-cycle)"))
+         "600 bias values cached by GetValue / SetValue from the core's phase, an Add per super-cycle)"),
+        ("bias_add_bf16_nchw", 64 * 784, "BiasAdd, NCHW bfloat16 (16, 7, 7) planes (KernelBiasAdd<bfloat16_t>: "
+         "the bias Cast to a float cache, x Cast to float, InnerSizeAdds in float, Cast CAST_RINT back)"))
 ]

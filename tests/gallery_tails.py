@@ -221,7 +221,8 @@ tests/test_sanitizer.py)."""
 # hard_sigmoid_grad_v2 30011, its half 1001 (single-buffered) and bf16 20011 (likewise);
 # bias_add 203 rows of 64 floats (8 cores of 1624: core 0 row-aligned takes the channel cache, the others FillBias
 # on the scalar unit), bias_add_half_nchw 13 images (8 cores of 1274 halves: InnerSizeAdds with scalar heads and
-# tails) and bias_add_int32_kcycle 41 rows of 300 (big and small cores from unaligned channel phases, one short tile);
+# tails), bias_add_int32_kcycle 41 rows of 300 (big and small cores from unaligned channel phases, one short tile) and
+# bias_add_bf16_nchw 13 images (as the half one, in float);
 # arg_max_with_value 3 planes of (24, 1100) (4 cores of 103 or 104 output blocks, column tiles of 1024 and 76, three
 # 8-row blocks), arg_max_with_value_half 3 of (40, 600) and _bf16 3 of (16, 700) (2 cores, big and small);
 # median 3 rows of 10007 floats (3 cores, two chunks a row), median_half 13 rows of 9000 (8 cores: two rows a core,
@@ -362,6 +363,7 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "hard_shrink_grad": 30011, "hard_shrink_grad_half": 1001, "hard_shrink_grad_bf16": 20011,
          "hard_sigmoid_grad_v2": 30011, "hard_sigmoid_grad_v2_half": 1001, "hard_sigmoid_grad_v2_bf16": 20011,
          "bias_add": 203 * 64, "bias_add_half_nchw": 13 * 784, "bias_add_int32_kcycle": 41 * 300,
+         "bias_add_bf16_nchw": 13 * 784,
          "arg_max_with_value": 3 * 24 * 1100, "arg_max_with_value_half": 3 * 40 * 600,
          "arg_max_with_value_bf16": 3 * 16 * 700, "median": 3 * 10007, "median_half": 13 * 9000,
          "median_bf16": 24576, "median_big": 3 * 30000, "median_int32": 9 * 9000, "median_uint8": 13 * 8500}

@@ -47,14 +47,18 @@ def test_bias_add_tiling_the_base_schedule():
 
 def test_bias_add_other_schedules_are_refused():
     """TINY_NOQUEUE (1536 bytes or less), THIN_TINY_VECTOR_BROADCAST (unaligned NHWC of 255 rows or fewer) and
-    BROADCAST_UB_TILE (unaligned NHWC, C of 32 blocks or fewer) are not ported; bfloat16 has its own kernel."""
+    BROADCAST_UB_TILE (unaligned NHWC, C of 32 blocks or fewer) are not ported; a tiny bfloat16 x takes BASE."""
     _, m = _spec_and_module("bias_add")
     for shape, dtype, mode in (((8, 8), "float", "TINY_NOQUEUE"), ((100, 30), "float", "THIN_TINY_VECTOR_BROADCAST"),
                                ((300, 30), "half", "BROADCAST_UB_TILE"), ((5000, 30), "int32", "BROADCAST_UB_TILE")):
         with pytest.raises(aj.ParameterError, match=mode):
             m.tiling("atlas-a2", shape, dtype)
-    with pytest.raises(aj.ParameterError, match="bfloat16"):
-        m.tiling("atlas-a2", (100, 64), "bfloat16")
+    for shape, mode in (((100, 30), "THIN_TINY_VECTOR_BROADCAST"), ((1000, 30), "BROADCAST_UB_TILE")):
+        with pytest.raises(aj.ParameterError, match=mode):
+            m.tiling("atlas-a2", shape, "bfloat16")
+    assert m.tiling("atlas-a2", (10, 3), "bfloat16")[0] == 8
+    with pytest.raises(aj.ParameterError, match="dtype"):
+        m.tiling("atlas-a2", (100, 64), "int16")
     with pytest.raises(aj.ParameterError, match="data_format"):
         m.layout((4, 4), "NC1HWC0")
 
@@ -102,6 +106,37 @@ def test_bias_add_is_the_numpy_model(monkeypatch, device, shape, dtype, fmt, pat
     y = m.run_bias_add(device, x, b, fmt)
     assert y.shape == x.shape and y.dtype == x.dtype and _same(y, m.bias_add_model(x, b, fmt))
     assert counts == paths
+
+
+BF16_CASES = [  # shape, format, the bf16 kernel's paths (tile counts)
+    ((203, 64), "NHWC", {"ComputeChannelCached": 1, "FillBias": 7}),
+    ((300, 64), "NHWC", {"ComputeChannelCached": 4}),
+    ((41, 300), "NHWC", {}),                                         # the K-cycle: Compute's own branch
+    ((13, 16, 7, 7), "NCHW", {"ComputeInnerSizeAddsBf16": 8}),
+    ((30, 515), "NHWC", {"FillBias": 8}),
+    ((10, 3), "NHWC", {"FillBias": 8})]                              # 60 bytes: TINY's T2_BASE
+
+
+@pytest.mark.parametrize("device", A2_A3)
+@pytest.mark.parametrize("shape, fmt, paths", BF16_CASES)
+def test_bias_add_bf16_is_the_numpy_model(monkeypatch, device, shape, fmt, paths):
+    """KernelBiasAdd<bfloat16_t>: in float, Cast CAST_RINT back (the float sum rounded once to bfloat16)."""
+    _, m = _spec_and_module("bias_add")
+    counts = {}
+    for meth in ("ComputeChannelCached", "ComputeInnerSizeAddsBf16", "FillBias"):
+        orig = getattr(m.KernelBiasAddBf16, meth)
+
+        def wrapped(self, *a, _orig=orig, _name=meth):
+            counts[_name] = counts.get(_name, 0) + 1
+            return _orig(self, *a)
+        monkeypatch.setattr(m.KernelBiasAddBf16, meth, wrapped)
+    rng = np.random.default_rng(shape[-1])
+    x = rng.standard_normal(shape).astype(np.float32).astype(m._NP["bfloat16"])
+    b = rng.uniform(-3, 3, m.layout(shape, fmt)[0]).astype(np.float32).astype(m._NP["bfloat16"])
+    y = m.run_bias_add(device, x, b, fmt)
+    assert y.dtype == x.dtype and _same(y, m.bias_add_model(x, b, fmt)) and counts == paths
+    want = (x.astype(np.float64) + m.bias_add_model(np.zeros_like(x), b, fmt).astype(np.float64))
+    assert np.all(np.abs(y.astype(np.float64) - want) <= 2 ** -8 * np.abs(want))
 
 
 def test_bias_add_specials_and_the_formula():
@@ -157,8 +192,23 @@ def test_bias_add_original_synchronisation_is_reported(monkeypatch):
     assert _reports(lambda: m.run_bias_add("atlas-a2", xh, bh, "NCHW"), "device-sync") == []
 
 
+def test_bias_add_bf16_original_synchronisation_is_reported(monkeypatch):
+    """ORIGINAL_SYNC, bfloat16: the bias copy Init Casts behind a PipeBarrier<PIPE_MTE2>, InnerSizeAddsBf16's
+    GetValues of the Cast tile behind a PipeBarrier<PIPE_V>: races; the values the same."""
+    _, m = _spec_and_module("bias_add")
+    x = np.random.default_rng(5).standard_normal((13, 16, 7, 7)).astype(m._NP["bfloat16"])
+    b = np.random.default_rng(6).standard_normal(16).astype(m._NP["bfloat16"])
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    outs = []
+    reports = _reports(lambda: outs.append(m.run_bias_add("atlas-a2", x, b, "NCHW")))
+    assert {(r.check, r.instruction.api, r.earlier.api) for r in reports} == {
+        ("race", "Cast", "DataCopyPad"), ("race", "GetValue", "Cast")}
+    assert _same(outs[0], m.bias_add_model(x, b, "NCHW"))
+
+
 def test_bias_add_runs_clean_under_the_sanitizer_in_device_sync_mode():
-    for name, n in (("bias_add", 203 * 64), ("bias_add_half_nchw", 13 * 784), ("bias_add_int32_kcycle", 41 * 300)):
+    for name, n in (("bias_add", 203 * 64), ("bias_add_half_nchw", 13 * 784), ("bias_add_int32_kcycle", 41 * 300),
+                    ("bias_add_bf16_nchw", 13 * 784)):
         k, _ = _spec_and_module(name)
         assert _reports(lambda: k.run(k.devices[0], k.make_inputs(n, 0)), "device-sync") == [], name
 
