@@ -1,5 +1,6 @@
 """ArgMaxWithValue from the CANN math operators: the maximum of x along one dimension and the index of its first
-occurrence (int32), over float, half and bfloat16: the NLAST_OUTPUT schedule (the reduced dimension not the last).
+occurrence (int32), over float, half and bfloat16: the NLAST_OUTPUT schedule (the reduced dimension not the last)
+and the COPY schedule (a reduced dimension of one element).
 
 Ported (structure, synchronisation and instruction sequence; written in our own words) from
 hicann/ops-math @ c41933244c31e44fd496e3bb3212164f8c48c214, experimental/math/arg_max_with_value:
@@ -16,14 +17,18 @@ hicann/ops-math @ c41933244c31e44fd496e3bb3212164f8c48c214, experimental/math/ar
   in float (bfloat16 rows Cast CAST_NONE, the value Cast CAST_RINT back), the int32 index selected through float
   lanes; ComputeNative (half, axis <= 2048) reduces in half, the index a half value Cast CAST_RINT to int32 at the
   end. Drain: V_MTE3, the value and index rows out by UB -> GM copies, PipeBarrier<PIPE_MTE3> and MTE3_V;
+- op_kernel/arg_max_with_value_copy.h (`ArgCopy<T, false>`: per tile of rowTile outputs the x elements by a GM -> UB
+  copy to UB address 0, MTE2_MTE3, the same bytes out as the values; a counter-mode vector_dup of n int32 zeros at
+  the next 32-byte boundary, V_MTE3, out as the indices; PipeBarrier<PIPE_MTE3>, MTE3_MTE2);
 - op_kernel/arg_max_with_value_base.h (`ArgBase`: the raw intrinsic helpers: counter-mode vector_dup / vconv /
   vmax, vcmpv in chunks of 252 repeats, vsel in VSEL_TENSOR_SCALAR_MODE with the scalar through set_cmpmask);
 - op_host/arg_max_with_value_tiling.cpp (`ArgTilingFunc`, the NLAST part: ComputeOutputSplit, innerTile = lastDim
   (at most 1024) rounded up to 128, axisTile the largest that fits the UB less 16 KiB and an 8192-element working
-  set, the 1 / 2 / 4 launch-wave cap by MaxNLastTiles).
+  set, the 1 / 2 / 4 launch-wave cap by MaxNLastTiles; COPY: under 64 KiB one core, rowTile the largest tile whose
+  input and index buffers fit).
 
-Tiling modes ported: NLAST_OUTPUT only. Refused by the port's host code with a ParameterError naming the mode: COPY
-(the axis of one element), the LAST family (the last dimension reduced: LAST_DIRECT, LAST_LONG, TINY, PACK*, SEG,
+Tiling modes ported: NLAST_OUTPUT and COPY. Refused by the port's host code with a ParameterError naming the mode: the
+LAST family (the last dimension reduced: LAST_DIRECT, LAST_LONG, TINY, PACK*, SEG,
 PIECE, SPLIT1 / SPLIT2), NLAST_BATCH / NLAST_TREE (several firstDim planes of 512 elements or fewer reduced
 together) and NLAST_SPLIT (firstDim 1, the axis split over cores and combined through the workspace); int16 and
 ArgMinWithValue (the same kernel with IS_MIN) are not offered.
@@ -36,6 +41,8 @@ copy_gm_to_ubuf_align / copy_ubuf_to_gm_align as DataCopyPad with the same block
 loads leave each row's lanes past lastDim's 32-byte block unwritten (LoadRowsNoFill: "dummy UB", never stored) and
 the Compare, Select and Max read them: the port Duplicates zeros over the two input slots once in Init (then a
 V_MTE2 pair); ORIGINAL_FILL = True leaves them uninitialised (the sanitizer's init report; the outputs the same).
+COPY's next tile Duplicates zeros over the index tile the last tile's copy-out read, ordered only MTE3 -> MTE2: the
+port adds an MTE3_V pair; ORIGINAL_SYNC = True leaves it out (the sanitizer reports the WAR race).
 
 Devices: the operator's config is the ascend910b / ascend910_93: the port runs on the A3 and A2.
 
@@ -65,6 +72,7 @@ TYPE_SIZE = {"float": 4, "half": 2, "bfloat16": 2}
 _NP = {"float": np.float32, "half": np.float16, "bfloat16": ml_dtypes.bfloat16}
 DEVICES = ("atlas-a3", "atlas-a2")
 ORIGINAL_FILL = False              # True: the input slots' lanes past each row's copy left uninitialised
+ORIGINAL_SYNC = False              # True: COPY without the MTE3_V pair between tiles
 
 
 class ArgMaxWithValueTilingData(ctypes.Structure):
@@ -73,7 +81,9 @@ class ArgMaxWithValueTilingData(ctypes.Structure):
         "innerTile", "axisTile", "apiTmpSize", "splitAxis", "axisPerCore", "nlBf", "nlIPad")]
 
 
+ARG_SCH_COPY = 0
 ARG_SCH_NLAST_OUTPUT = 12
+COPY_MULTICORE_MIN_BYTES = 65536
 
 
 def _round_up(a, b):
@@ -126,13 +136,15 @@ def tiling(device, shape, dtype, dim):
     def refuse(mode):
         raise aj.ParameterError("ArgMaxWithValue tiling", "schedule", mode, legal="NLAST_OUTPUT (the port's only "
                                 "tiling mode)", detail=f"x {tuple(shape)} {dtype} dim {dim} selects {mode}, not ported")
-    if out_size == 0 or axis <= 1:
-        refuse("COPY")
-    if last == 1:
-        refuse("LAST")
+    if out_size == 0:
+        refuse("COPY of nothing")
     used, per_core, big = _output_split(out_size, out_align, CORE_NUM)
     ub = aj.get_device(device).ub_bytes
     budget = ub - UB_MARGIN if ub > UB_MARGIN else ub
+    if axis <= 1:
+        return _copy_tiling(first, axis, last, out_size, size, out_align, used, per_core, big, budget)
+    if last == 1:
+        refuse("LAST")
     native = is_fp16 and axis <= NATIVE_AXIS_LIM
     inner_tile = _round_up(min(last, 1024), 128)
 
@@ -185,6 +197,60 @@ def tiling(device, shape, dtype, dim):
         apiTmpSize=0, splitAxis=0, axisPerCore=0, nlBf=1, nlIPad=0)
     return used, np.frombuffer(bytes(t), np.uint8).copy()
 
+
+def _copy_tiling(first, axis, last, out_size, size, out_align, used, per_core, big, budget):
+    """The COPY schedule (an axis of one element): under 64 KiB one core; rowTile the largest tile whose input and
+    zero-index buffers fit the UB less 16 KiB."""
+    if out_size * size < COPY_MULTICORE_MIN_BYTES:
+        used, per_core, big = 1, out_size, 0
+
+    def nbytes(t):
+        return _round_up(t * size, 32) + _round_up(t, 8) * 4
+    hi = max(1, min(per_core + (out_align if big else 0), budget // (size + 4)))
+    lo, row_tile = 1, 1
+    while lo <= hi:
+        mid = lo + (hi - lo) // 2
+        if nbytes(mid) <= budget:
+            row_tile, lo = mid, mid + 1
+        else:
+            hi = mid - 1
+    t = ArgMaxWithValueTilingData(
+        tilingMode=ARG_SCH_COPY, firstDim=first, axisSize=axis, lastDim=last, outSize=out_size, usedCoreNum=used,
+        perCore=per_core, bigCores=big, rowTile=row_tile, innerTile=64, axisTile=1, apiTmpSize=0, splitAxis=0,
+        axisPerCore=0, nlBf=1, nlIPad=0)
+    return used, np.frombuffer(bytes(t), np.uint8).copy()
+
+
+class ArgCopy:
+    """`ArgCopy<T, false>`: the values are x itself, the indices 0 (fixed UB addresses: the tile at 0, the index
+    tile after it)."""
+
+    def __init__(self, T):
+        self.T = T
+
+    def Init(self, x, indice, values, t):
+        ArgNLast.InitBase(self, x, indice, values, t)
+        self.tile = t.rowTile or 1
+        self.indexAddr = _round_up(self.tile * TYPE_SIZE[self.T], 32)
+
+    def Process(self):
+        T, size = self.T, TYPE_SIZE[self.T]
+        for done in range(0, self.oLen, self.tile):
+            n = min(self.oLen - done, self.tile)
+            off = self.oStart + done
+            xUb = aj.LocalTensor(aj.TPosition.VECCALC, 0, self.indexAddr // size, dtype=T)   # to the 32-byte block
+            indexUb = aj.LocalTensor(aj.TPosition.VECCALC, self.indexAddr, _round_up(self.tile, 8), dtype="int32")
+            aj.DataCopyPad(xUb, self.xGm[off], aj.DataCopyExtParams(1, n * size, 0, 0, 0),
+                           aj.DataCopyPadExtParams(False, 0, 0, _NP[T](0)))
+            _sync(aj.HardEvent.MTE2_MTE3)
+            aj.DataCopyPad(self.valuesGm[off], xUb, aj.DataCopyExtParams(1, n * size, 0, 0, 0))
+            aj.Duplicate(indexUb, np.int32(0), n)                 # counter-mode vector_dup of n zeros
+            _sync(aj.HardEvent.V_MTE3)
+            aj.DataCopyPad(self.indiceGm[off], indexUb, aj.DataCopyExtParams(1, n * 4, 0, 0, 0))
+            aj.PipeBarrier(aj.PIPE_MTE3)
+            _sync(aj.HardEvent.MTE3_MTE2)
+            if not ORIGINAL_SYNC:
+                _sync(aj.HardEvent.MTE3_V)        # deviation: the next tile's Duplicate rewrites the indices' tile
 
 def _sync(event):
     aj.SetFlag(aj.EVENT_ID0, event=event)
@@ -401,7 +467,7 @@ aj.REGISTER_TILING_DEFAULT(ArgMaxWithValueTilingData)
 def arg_max_with_value(x, indice, values, workspace, tiling_bytes, dtype):
     """The kernel entry (arg_max_with_value.cpp: RunArgWithValue<T, false, ARG_SCH_NLAST_OUTPUT, false>)."""
     t = aj.GET_TILING_DATA_WITH_STRUCT(ArgMaxWithValueTilingData, tiling_bytes)
-    op = ArgNLast(dtype)
+    op = ArgCopy(dtype) if t.tilingMode == ARG_SCH_COPY else ArgNLast(dtype)
     op.Init(x, indice, values, t)
     op.Process()
 
@@ -437,6 +503,8 @@ def arg_max_with_value_model(x, dim):
     kept where not better, else the row's; the extremum by D41's Max. float / half in their type (half's index exact
     below 2049), bfloat16 in float."""
     first, axis, last = flatten(x.shape, dim)
+    if axis == 1:                                   # COPY
+        return np.zeros(_out_shape(x.shape, dim), np.int32), x.reshape(_out_shape(x.shape, dim)).copy()
     work = np.float16 if (x.dtype == np.float16 and axis <= NATIVE_AXIS_LIM) else np.float32
     xs = x.reshape(first, axis, last).astype(work)
     cur = np.full((first, last), -np.inf, work)
@@ -451,7 +519,7 @@ def arg_max_with_value_model(x, dim):
 
 
 _GALLERY = {"arg_max_with_value": ("float", 24, 1100), "arg_max_with_value_half": ("half", 40, 600),
-            "arg_max_with_value_bf16": ("bfloat16", 16, 700)}
+            "arg_max_with_value_bf16": ("bfloat16", 16, 700), "arg_max_with_value_copy": ("float", 1, 64)}
 
 
 def _shape(name, size):
@@ -496,5 +564,7 @@ KERNELS = [
         ("arg_max_with_value_half", 4 * 40 * 600, "ArgMaxWithValue over dim 1 of (n, 40, 600) halves (the native "
          "half reduce: the index a half, Cast CAST_RINT to int32)"),
         ("arg_max_with_value_bf16", 4 * 16 * 700, "ArgMaxWithValue over dim 1 of (n, 16, 700) bfloat16 (rows Cast to "
-         "float, the value Cast CAST_RINT back)"))
+         "float, the value Cast CAST_RINT back)"),
+        ("arg_max_with_value_copy", 3000 * 64, "ArgMaxWithValue over dim 1 of (n, 1, 64) floats (COPY: x copied "
+         "through the UB as the values, Duplicate'd zeros as the indices)"))
 ]

@@ -225,6 +225,7 @@ tests/test_sanitizer.py)."""
 # bias_add_bf16_nchw 13 images (as the half one, in float);
 # arg_max_with_value 3 planes of (24, 1100) (4 cores of 103 or 104 output blocks, column tiles of 1024 and 76, three
 # 8-row blocks), arg_max_with_value_half 3 of (40, 600) and _bf16 3 of (16, 700) (2 cores, big and small);
+# arg_max_with_value_copy 16411 rows of 64 (1050304 floats: 8 cores of 16-block multiples, two tiles each);
 # median 3 rows of 10007 floats (3 cores, two chunks a row), median_half 13 rows of 9000 (8 cores: two rows a core,
 # the last core idle) and median_bf16 one row of 24576 (one core, three full chunks); median_big 3 rows of 30000
 # (3 cores, four chunks, the last 5424), median_int32 9 rows of 9000 (8 cores launched: two rows on each of cores
@@ -365,5 +366,5 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "bias_add": 203 * 64, "bias_add_half_nchw": 13 * 784, "bias_add_int32_kcycle": 41 * 300,
          "bias_add_bf16_nchw": 13 * 784,
          "arg_max_with_value": 3 * 24 * 1100, "arg_max_with_value_half": 3 * 40 * 600,
-         "arg_max_with_value_bf16": 3 * 16 * 700, "median": 3 * 10007, "median_half": 13 * 9000,
+         "arg_max_with_value_bf16": 3 * 16 * 700, "arg_max_with_value_copy": 16411 * 64, "median": 3 * 10007, "median_half": 13 * 9000,
          "median_bf16": 24576, "median_big": 3 * 30000, "median_int32": 9 * 9000, "median_uint8": 13 * 8500}

@@ -236,7 +236,7 @@ def test_arg_max_with_value_tiling_nlast_output():
 
 def test_arg_max_with_value_other_schedules_are_refused():
     _, m = _spec_and_module("arg_max_with_value")
-    for shape, dim, mode in (((5, 5), 1, "LAST"), ((4, 7, 1), 1, "LAST"), ((2, 1, 9), 1, "COPY"),
+    for shape, dim, mode in (((5, 5), 1, "LAST"), ((4, 7, 1), 1, "LAST"), ((2, 0, 9), 0, "COPY of nothing"),
                              ((3, 4, 100), 1, "NLAST_BATCH"), ((1, 4000, 40), 1, "NLAST_SPLIT")):
         with pytest.raises(aj.ParameterError, match=mode):
             m.tiling("atlas-a2", shape, "float", dim)
@@ -266,6 +266,38 @@ def test_arg_max_with_value_is_the_numpy_model(device, shape, dtype):
     # without NaN or signed zeros: numpy's first-occurrence argmax and max
     assert np.array_equal(indice, np.argmax(x.astype(np.float32), 1))
     assert _same(values, np.max(x.astype(np.float32), 1).astype(x.dtype))
+
+
+@pytest.mark.parametrize("device", A2_A3)
+def test_arg_max_with_value_copy_schedule(device):
+    """COPY (a dimension of one element): under 64 KiB one core; 60000 halves over 8 cores of 468 or 469 16-element
+    blocks; 200000 floats: 8 cores of 25000, two tiles each (22528 elements fit the UB less 16 KiB with their
+    indices). The values are x's bits, the indices 0."""
+    _, m = _spec_and_module("arg_max_with_value")
+    assert _am_tiling(m, (7, 1, 9), "float")[0] == 1
+    assert _am_tiling(m, (3000, 1, 20), "half", device=device)[:2] == (8, (7488, 6, 64, 1, 60000, 0))
+    used, raw = m.tiling(device, (200000, 1), "float", 1)
+    assert used == 8 and m.ArgMaxWithValueTilingData.from_buffer_copy(raw.tobytes()).rowTile == 22528
+    for shape, dtype in (((7, 1, 9), np.float32), ((3000, 1, 20), np.float16), ((200000, 1), np.float32)):
+        x = np.random.default_rng(1).standard_normal(shape).astype(dtype)
+        x.reshape(-1)[:3] = [np.nan, -0.0, np.inf]
+        indice, values = m.run_arg_max_with_value(device, x, 1)
+        assert (indice == 0).all() and _same(values, x.reshape(values.shape))
+    x = np.random.default_rng(2).standard_normal((200000, 1)).astype(np.float32)
+    assert _reports(lambda: m.run_arg_max_with_value(device, x, 1), "device-sync") == []
+
+
+def test_arg_max_with_value_copy_original_sync_is_reported(monkeypatch):
+    """ORIGINAL_SYNC: the second tile's Duplicate of the index zeros after the first tile's index copy-out, ordered
+    only MTE3 -> MTE2: a WAR race (the values the same)."""
+    _, m = _spec_and_module("arg_max_with_value")
+    x = np.random.default_rng(2).standard_normal((200000, 1)).astype(np.float32)
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    outs = []
+    reports = _reports(lambda: outs.append(m.run_arg_max_with_value("atlas-a2", x, 1)))
+    assert {(r.check, r.kind, r.instruction.api, r.earlier.api) for r in reports} == {
+        ("race", "WAR", "Duplicate", "DataCopyPad")}
+    assert (outs[0][0] == 0).all() and _same(outs[0][1], x[:, 0])
 
 
 def test_arg_max_with_value_specials():
