@@ -27,11 +27,11 @@ hicann/ops-math @ c41933244c31e44fd496e3bb3212164f8c48c214, experimental/math/ar
   set, the 1 / 2 / 4 launch-wave cap by MaxNLastTiles; COPY: under 64 KiB one core, rowTile the largest tile whose
   input and index buffers fit).
 
-Tiling modes ported: NLAST_OUTPUT and COPY. Refused by the port's host code with a ParameterError naming the mode: the
-LAST family (the last dimension reduced: LAST_DIRECT, LAST_LONG, TINY, PACK*, SEG,
-PIECE, SPLIT1 / SPLIT2), NLAST_BATCH / NLAST_TREE (several firstDim planes of 512 elements or fewer reduced
-together) and NLAST_SPLIT (firstDim 1, the axis split over cores and combined through the workspace); int16 and
-ArgMinWithValue (the same kernel with IS_MIN) are not offered.
+Tiling modes ported: NLAST_OUTPUT and COPY. Refused by the port's host code with a ParameterError naming the mode:
+the LAST family (the last dimension reduced: LAST_DIRECT, LAST_LONG, TINY, PACK*, SEG, PIECE, SPLIT1 / SPLIT2),
+NLAST_BATCH / NLAST_TREE (several firstDim planes of 512 elements or fewer reduced together) and NLAST_SPLIT
+(firstDim 1, the axis split over cores and combined through the workspace); int16 and ArgMinWithValue (the same
+kernel with IS_MIN) are not offered.
 
 Deviations: the core count is the launch's 8 (GetCoreNumAiv in the original). The raw intrinsics are written as the
 Ascend C calls that issue them (vector_dup / vconv / vmax in counter mode as the count forms of Duplicate / Cast /
