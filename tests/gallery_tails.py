@@ -85,7 +85,8 @@ tests/test_sanitizer.py)."""
 # gcd_int32 66048 (8 cores of 8256: two 4096 tiles and a 64-element one, core 0's second tile the scalar
 # fallback; tests/test_gcd.py runs it sanitized);
 # sigmoid_regbase* 130003 (8 cores of 16256 elements, the last 16211: float in two tiles, of 15872 and 384 or 339,
-# the 16-bit types in one; the last no multiple of a vector; kept small: the sanitized tail runs in the default suite); index_fill_d* 300003 (8 cores of 256-byte blocks, big
+# the 16-bit types in one; the last no multiple of a vector; kept small: the sanitized tail runs in the default
+# suite); index_fill_d* 300003 (8 cores of 256-byte blocks, big
 # and small, double-buffered float tiles of 7552 on the A2: 5 a core, the last short; GM padded to whole blocks);
 # quantize and quantize_half 300007 (8 cores of 37501 elements from unaligned GM starts, the last 37500: UB tiles of
 # 8960 (float) or 11264 (half) on the A2, the last short) and quantize_per_channel_bf16 18 * 1001 (18 rows of 1001
@@ -243,6 +244,17 @@ tests/test_sanitizer.py)."""
 # unpack 7800 ([13, 6, 100] floats: 8 cores of 1-2 rows, strided row tiles), unpack_gather_half 740 ([37, 4, 5]:
 # 8 cores of 4-5 rows, one slab each) and unpack_scatter_int32 30003 ([1, 3, 10001]: 6 tiles over 6 cores, the
 # 1809-element residues by DataCopyPad);
+# bias_add 203 rows of 64 floats (8 cores of 1624: core 0 row-aligned takes the channel cache, the others FillBias
+# on the scalar unit), bias_add_half_nchw 13 images (8 cores of 1274 halves: InnerSizeAdds with scalar heads and
+# tails), bias_add_int32_kcycle 41 rows of 300 (big and small cores from unaligned channel phases, one short tile) and
+# bias_add_bf16_nchw 13 images (as the half one, in float);
+# arg_max_with_value 3 planes of (24, 1100) (4 cores of 103 or 104 output blocks, column tiles of 1024 and 76, three
+# 8-row blocks), arg_max_with_value_half 3 of (40, 600) and _bf16 3 of (16, 700) (2 cores, big and small);
+# arg_max_with_value_copy 16411 rows of 64 (1050304 floats: 8 cores of 16-block multiples, two tiles each);
+# median 3 rows of 10007 floats (3 cores, two chunks a row), median_half 13 rows of 9000 (8 cores: two rows a core,
+# the last core idle) and median_bf16 one row of 24576 (one core, three full chunks); median_big 3 rows of 30000
+# (3 cores, four chunks, the last 5424), median_int32 9 rows of 9000 (8 cores launched: two rows on each of cores
+# 0-3, one on core 4, the rest idle) and median_uint8 13 rows of 8500 (two chunks, the second 308 elements);
 # the devkit examples run their fixed data (size_rule) and
 # add_custom and leaky_relu, like their originals, take only totals that split into whole tiles
 TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "syncall_sum": 131 * 64,
@@ -390,4 +402,10 @@ TAILS = {"softmax": 37 * 1024, "rmsnorm": 45 * 4096, "layernorm": 13 * 1024, "sy
          "celu_half": 30011, "hard_swish": 30011,
          "scale": 30011, "scale_trailing_half": 30000, "scale_middle_bf16": 9000, "gelu_v2": 5000,
          "gelu_v2_tanh": 5000, "gelu_v2_half": 5000, "unpack": 7800, "unpack_gather_half": 740,
-         "unpack_scatter_int32": 30003}
+         "unpack_scatter_int32": 30003,
+         "bias_add": 203 * 64, "bias_add_half_nchw": 13 * 784, "bias_add_int32_kcycle": 41 * 300,
+         "bias_add_bf16_nchw": 13 * 784,
+         "arg_max_with_value": 3 * 24 * 1100, "arg_max_with_value_half": 3 * 40 * 600,
+         "arg_max_with_value_bf16": 3 * 16 * 700, "arg_max_with_value_copy": 16411 * 64,
+         "median": 3 * 10007, "median_half": 13 * 9000,
+         "median_bf16": 24576, "median_big": 3 * 30000, "median_int32": 9 * 9000, "median_uint8": 13 * 8500}
