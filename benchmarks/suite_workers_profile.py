@@ -3,10 +3,10 @@
 `suite_compile_profile.py` runs the suite in one process; CI runs it on every core (`-n auto --dist loadfile`), where
 two workers may compile the same kernel at once, cache writes add to the compile, and the child processes that the
 CLI, plugin and cache tests start compile or load on their own. This file is a pytest plugin that each worker loads:
-a numba compile-event listener (fired only on a cache miss) records every compile (function, signature, CPU seconds
-exclusive of the compiles nested in it), and numba's cache writes and loads are timed; at the end each process writes
-its figures, with its own and its children's CPU seconds (`RUSAGE_CHILDREN`), as JSON. Not a test: run it by hand,
-cold (empty cache) and then warm (the same cache), from a checkout:
+suite_compile_profile's numba compile-event listener (fired only on a cache miss) records every compile (function,
+signature, CPU seconds exclusive of the compiles nested in it), and numba's cache writes and loads are timed; at the
+end each process writes its figures, with its own and its children's CPU seconds (`RUSAGE_CHILDREN`), as JSON. Not a
+test: run it by hand, cold (empty cache) and then warm (the same cache), from a checkout:
 
     export NUMBA_CACHE_DIR=$(mktemp -d)
     PYTHONPATH=benchmarks PROFILE_OUT=out/cold python -m pytest -q -n auto --dist loadfile -p suite_workers_profile \
@@ -19,58 +19,43 @@ import collections
 import json
 import os
 import pathlib
-import resource
 import sys
 import time
 
 import numba.core.event as numba_event
 from numba.core import caching
 
+from suite_compile_profile import CompileProfile, _children_cpu   # its compile listener; the test keys unused
 
-class _Profile(numba_event.Listener):
-    def __init__(self):
-        self.stack = []  # open compiles: [function, signature, CPU at start, nested compiles' CPU]
-        self.compiles = []  # (function, signature, CPU s exclusive of nested compiles)
-        self.cache_seconds = {"save": 0.0, "load": 0.0}
-        self.cache_calls = {"save": 0, "load": 0, "load_hit": 0}
-
-    def on_start(self, event):
-        py_func = getattr(event.data.get("dispatcher"), "py_func", None)
-        name = f"{getattr(py_func, '__module__', None)}.{getattr(py_func, '__qualname__', '?')}"
-        self.stack.append([name, str(event.data.get("args")), time.process_time(), 0.0])
-
-    def on_end(self, event):
-        name, signature, cpu_start, nested = self.stack.pop()
-        cpu = time.process_time() - cpu_start
-        if self.stack:
-            self.stack[-1][3] += cpu
-        self.compiles.append((name, signature, round(cpu - nested, 4)))
-
-    def time_cache(self, method, kind):
-        """Wrap numba's Cache.save_overload / load_overload: their CPU seconds outside any compile (a nested
-        compile's cache traffic is already inside its caller's compile seconds)."""
-        def timed(cache, *args, **kwargs):
-            start = time.process_time()
-            result = method(cache, *args, **kwargs)
-            if not self.stack:
-                self.cache_seconds[kind] += time.process_time() - start
-            self.cache_calls[kind] += 1
-            if kind == "load" and result is not None:
-                self.cache_calls["load_hit"] += 1
-            return result
-        return timed
-
-
-_PROFILE = _Profile()
+_PROFILE = CompileProfile()
 numba_event.register("numba:compile", _PROFILE)
-caching.Cache.save_overload = _PROFILE.time_cache(caching.Cache.save_overload, "save")
-caching.Cache.load_overload = _PROFILE.time_cache(caching.Cache.load_overload, "load")
+_CACHE_SECONDS = {"save": 0.0, "load": 0.0}
+_CACHE_CALLS = {"save": 0, "load": 0, "load_hit": 0}
+
+
+def _time_cache(method, kind):
+    """Wrap numba's Cache.save_overload / load_overload: their CPU seconds outside any compile (a nested compile's
+    cache traffic is already inside its caller's compile seconds)."""
+    def timed(cache, *args, **kwargs):
+        start = time.process_time()
+        result = method(cache, *args, **kwargs)
+        if not _PROFILE.stack:
+            _CACHE_SECONDS[kind] += time.process_time() - start
+        _CACHE_CALLS[kind] += 1
+        if kind == "load" and result is not None:
+            _CACHE_CALLS["load_hit"] += 1
+        return result
+    return timed
+
+
+caching.Cache.save_overload = _time_cache(caching.Cache.save_overload, "save")
+caching.Cache.load_overload = _time_cache(caching.Cache.load_overload, "load")
 
 
 def pytest_sessionfinish(session):
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    figures = dict(process_cpu=time.process_time(), children_cpu=children.ru_utime + children.ru_stime,
-                   cache_seconds=_PROFILE.cache_seconds, cache_calls=_PROFILE.cache_calls, compiles=_PROFILE.compiles)
+    compiles = [(function, signature, round(cpu, 4)) for _test, function, signature, cpu in _PROFILE.compiles]
+    figures = dict(process_cpu=time.process_time(), children_cpu=_children_cpu(), cache_seconds=_CACHE_SECONDS,
+                   cache_calls=_CACHE_CALLS, compiles=compiles)
     out = pathlib.Path(os.environ.get("PROFILE_OUT", "suite_workers_profile"))
     out.mkdir(parents=True, exist_ok=True)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "controller")
