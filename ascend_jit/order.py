@@ -11,6 +11,7 @@ a DeprecationWarning: `aj.ReduceOrder(tree, device, form, dtype, description)` b
 `aj.ReduceOrder.<method>` (the enum's metaclass forwards them).
 """
 import enum
+import functools
 import json
 import math
 import warnings
@@ -23,6 +24,9 @@ from .dtypes import resolve
 from .errors import ParameterError
 
 _ZERO = None
+_WALKS = {}      # id(tree) -> (tree, (post-order, add schedule)): ReduceTree._walks's memory
+_WALKS_KEPT = 64
+_BATCH_VALUES = 1 << 22   # evaluate_batch's node values per chunk of rows (16 MiB of float32)
 
 
 def _add(a, b):
@@ -48,8 +52,20 @@ class ReduceTree:
 
     # -- structure --------------------------------------------------------------------------------------------
     def postorder(self):
-        """Iterative post-order: ('leaf', i) / ('zero',) / ('add',) instructions for a stack machine."""
-        out, stack = [], [(self.tree, False)]
+        """Iterative post-order: ('leaf', i) / ('zero',) / ('add',) instructions for a stack machine (a tuple,
+        remembered per tree: a kernel's expectation replays one count-form tree per tile, and _count_tree hands
+        every call of one shape the same tree)."""
+        return self._walks()[0]
+
+    def _walks(self):
+        """(post-order, add schedule), computed once per tree object. The schedule numbers the nodes (0: the +0
+        lane, then leaves and adds in post-order) and groups the adds by height, so that evaluate_batch does each
+        height's adds, which depend only on lower ones, as one numpy operation."""
+        tree = self.tree
+        known = _WALKS.get(id(tree))
+        if known is not None and known[0] is tree:
+            return known[1]
+        out, stack = [], [(tree, False)]
         while stack:
             node, expanded = stack.pop()
             if node is _ZERO:
@@ -63,7 +79,28 @@ class ReduceTree:
                     stack.append((node[0], False))
             else:
                 out.append(("leaf", node))
-        return out
+        leaf_nodes, leaf_elements, adds, nodes = [], [], {}, []   # nodes: (node id, height) stack
+        count = 1
+        for op in out:
+            if op[0] == "zero":
+                nodes.append((0, 0))
+                continue
+            if op[0] == "leaf":
+                leaf_nodes.append(count)
+                leaf_elements.append(op[1])
+                nodes.append((count, 0))
+            else:
+                (b, hb), (a, ha) = nodes.pop(), nodes.pop()
+                height = max(ha, hb) + 1
+                adds.setdefault(height, []).append((count, a, b))
+                nodes.append((count, height))
+            count += 1
+        levels = [tuple(np.array(column, np.intp) for column in zip(*adds[h])) for h in sorted(adds)]
+        schedule = (count, np.array(leaf_nodes, np.intp), np.array(leaf_elements, np.intp), levels, nodes[0][0])
+        if len(_WALKS) >= _WALKS_KEPT:
+            _WALKS.clear()
+        _WALKS[id(tree)] = (tree, (tuple(out), schedule))   # the tree itself is kept too, so its id is not reused
+        return _WALKS[id(tree)][1]
 
     def leaves(self):
         return [op[1] for op in self.postorder() if op[0] == "leaf"]
@@ -115,24 +152,26 @@ class ReduceTree:
 
     def evaluate_batch(self, rows, saturate=False):
         """evaluate() for every row of a 2-D array at once (numpy arithmetic, one rounding per add): the
-        independent check of kernels that reduce many same-sized tiles."""
+        independent check of kernels that reduce many same-sized tiles. The adds of one height (_walks) run as
+        one numpy operation; each is still one float16 or float32 add of its two operands, rounded once."""
         np_t = {"half": np.float16, "float": np.float32}[self.dtype]
         rows = np.asarray(rows, np_t)
-        stack = []
-        zero = np.zeros(rows.shape[0], np_t)
+        count, leaf_nodes, leaf_elements, levels, root = self._walks()[1]
+        result = np.empty(rows.shape[0], np_t)
+        chunk = max(1, _BATCH_VALUES // count)
         with np.errstate(all="ignore"):
-            for op in self.postorder():
-                if op[0] == "leaf":
-                    stack.append(rows[:, op[1]])
-                elif op[0] == "zero":
-                    stack.append(zero)
-                else:
-                    b, a = stack.pop(), stack.pop()
-                    r = a + b  # numpy rounds half adds once (exact sum in float32, then RNE)
+            for first in range(0, rows.shape[0], chunk):
+                part = rows[first:first + chunk]
+                values = np.empty((part.shape[0], count), np_t)
+                values[:, 0] = 0
+                values[:, leaf_nodes] = part[:, leaf_elements]
+                for out, left, right in levels:
+                    r = values[:, left] + values[:, right]  # numpy rounds half adds once (exact in float32, RNE)
                     if saturate and np_t is np.float16:
                         r = np.clip(np.where(np.isnan(r), np_t(0), r), np_t(-65504), np_t(65504))
-                    stack.append(r)
-        return stack[0]
+                    values[:, out] = r
+                result[first:first + chunk] = values[:, root]
+        return result
 
     # -- output -----------------------------------------------------------------------------------------------
     def _to_lists(self):
@@ -281,24 +320,8 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
         return _explain_groups(spec, form, family, d, mask, repeat_time, src_blk_stride, src_rep_stride)
     if form == "count":
         _require_count(spec, count)
-        algo = spec.reduce_sum_count_algorithm
-        if algo == TREE_SEQ:
-            reps = [_tree(range(r * lanes, min(count, (r + 1) * lanes)), lanes) for r in range(-(-count // lanes))]
-            acc = reps[0]
-            for r in reps[1:]:
-                acc = (acc, r)
-            return ReduceTree(acc, spec.name, form, d.name, "TREE-SEQ: tree per repeat, sequential accumulation (D1)")
-        if algo == TREE_TREE_TAIL:
-            body_n, tail = divmod(count, lanes)
-            if body_n == 0:
-                tree = _tree(range(count), lanes)
-            else:
-                tree = _tree_tree([list(range(r * lanes, (r + 1) * lanes)) for r in range(body_n)], lanes)
-                if tail:
-                    tree = _tree([tree, _tree(range(body_n * lanes, count), lanes)], lanes)
-            return ReduceTree(tree, spec.name, form, d.name, "TREE-TREE over full repeats, tail added last (SPEC 4.3)")
-        return ReduceTree(_vadd_tree(count, lanes, 8 * 32 // d.size), spec.name, form, d.name,
-                           "950 software order (SPEC 4.4)")
+        tree, description = _count_tree(spec.reduce_sum_count_algorithm, count, lanes, 8 * 32 // d.size)
+        return ReduceTree(tree, spec.name, form, d.name, description)
     if form != "highdim":
         raise ParameterError("explain_reduce_order", "form", form, legal=", ".join(FORMS), device=spec.name)
     if counter_mode:
@@ -315,6 +338,28 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
         return ReduceTree(_ZERO, spec.name, form, d.name, "repeat 0: nothing is summed (D14)")
     rows = [[i * step + j if j in active else _ZERO for j in range(lanes)] for i in range(repeat)]
     return ReduceTree(_tree_tree(rows, lanes), spec.name, form, d.name, "TREE-TREE (SPEC 4.2-4.4)")
+
+
+@functools.lru_cache(maxsize=32)
+def _count_tree(algo, count, lanes, step):
+    """The ReduceSum count-form tree and its description (SPEC 4): one shared tuple per shape, so that a kernel's
+    expectation that replays it tile by tile builds it, and walks it (ReduceTree.postorder), once."""
+    if algo == TREE_SEQ:
+        reps = [_tree(range(r * lanes, min(count, (r + 1) * lanes)), lanes) for r in range(-(-count // lanes))]
+        acc = reps[0]
+        for r in reps[1:]:
+            acc = (acc, r)
+        return acc, "TREE-SEQ: tree per repeat, sequential accumulation (D1)"
+    if algo == TREE_TREE_TAIL:
+        body_n, tail = divmod(count, lanes)
+        if body_n == 0:
+            tree = _tree(range(count), lanes)
+        else:
+            tree = _tree_tree([list(range(r * lanes, (r + 1) * lanes)) for r in range(body_n)], lanes)
+            if tail:
+                tree = _tree([tree, _tree(range(body_n * lanes, count), lanes)], lanes)
+        return tree, "TREE-TREE over full repeats, tail added last (SPEC 4.3)"
+    return _vadd_tree(count, lanes, step), "950 software order (SPEC 4.4)"
 
 
 def _active_lanes(spec, mask, repeat_time, lanes):

@@ -46,6 +46,43 @@ def test_evaluate_batch_equals_evaluate():
         assert np.float16(o.evaluate(rows[r], saturate=True)).tobytes() == batch[r].tobytes()
 
 
+def _trees(device, dtype):
+    """Trees of every shape the forms build on `device`: one leaf, a +0 tree, +0 lanes inside, sequential chains."""
+    explain = lambda form, **kw: aj.explain_reduce_order(device, form, dtype, **kw)
+    trees = [explain("count", count=n) for n in (1, 2, 130, 777, 4100)]
+    trees += [explain("highdim", mask=m, repeat_time=r) for m, r in ((5, 3), (2**40 + 1, 1), (1, 0))]
+    for pattern in ("ReduceRepeat->ReduceRepeat", "BlockReduceSum->WholeReduceSum"):
+        try:
+            trees.append(explain(pattern, count=300))
+        except aj.ParameterError:   # a device without the pattern's dtype
+            pass
+    return trees
+
+
+@pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_evaluate_batch_is_evaluate_for_every_tree_shape_row_and_chunk(device, dtype, monkeypatch):
+    """The batch evaluator adds a height of the tree at a time and splits the rows into chunks that fit its value
+    budget: the same bits as evaluate() row by row, saturating or not, over sums that overflow, infinities and NaN."""
+    from ascend_jit import order
+    rng = np.random.default_rng(48)
+    np_t = {"half": np.float16, "float": np.float32}[dtype]
+    big = float(np.finfo(np_t).max) / 4
+    for tree in _trees(device, dtype):
+        width = max(tree.leaves(), default=0) + 1
+        rows = (rng.standard_normal((6, width)) * big / 8).astype(np_t)
+        rows[1, :] = big
+        rows[2, ::3], rows[3, ::5], rows[4, ::7] = np.inf, -np.inf, np.nan
+        for chunked in (False, True):
+            monkeypatch.setattr(order, "_BATCH_VALUES", 1 if chunked else 1 << 22)   # one row per chunk
+            for saturate in ((False, True) if dtype == "half" else (False,)):
+                batch = tree.evaluate_batch(rows, saturate=saturate)
+                assert batch.dtype == np_t and batch.shape == (6,)
+                for r in range(6):
+                    assert np_t(tree.evaluate(rows[r], saturate=saturate)).tobytes() == batch[r].tobytes(), \
+                        (tree.description, r, saturate)
+
+
 @pytest.mark.parametrize("kwargs,error", [
     (dict(device="a2", form="count", dtype="half", count=0), aj.ParameterError),
     (dict(device="a2", form="diagonal", dtype="half", count=5), aj.ParameterError),
