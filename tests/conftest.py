@@ -1,3 +1,5 @@
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -40,6 +42,24 @@ def set_int_sat(core, saturating):
         return not saturating
     core.SetCtrlSpr(53, 53, 1 if saturating else 0)
     return True
+
+
+@pytest.fixture
+def cli_in_process(capsys):
+    """`ascend-jit ARGS` as main(ARGS) in this process, returning a CompletedProcess: for the CLI's refusals, without
+    the second or so a child interpreter takes to start and import the package (the subprocess tests keep the
+    installed entry point covered)."""
+    from ascend_jit.cli import main
+
+    def run(*args):
+        capsys.readouterr()
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exit_:   # argparse's own refusals
+            code = exit_.code
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, out, err)
+    return run
 
 
 @pytest.fixture(params=DEVICES)

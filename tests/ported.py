@@ -1,7 +1,21 @@
 """What the gallery-port tests share: a registered kernel and the module that holds its tiling, flags and helpers."""
 import inspect
 
+import pytest
+
 from ascend_jit.kernels import registry
+
+
+def one_device_each(cases, devices):
+    """pytest parameters (*case, device) for every case on every device: case i runs on devices[i % len(devices)]
+    in the default suite and on the other devices with -m slow, so the default run still takes every case and every
+    device once (docs/decisions.md "The default suite's budget")."""
+    params = []
+    for i, case in enumerate(cases):
+        case = case if isinstance(case, tuple) else (case,)
+        params += [pytest.param(*case, device, marks=[] if k == i % len(devices) else [pytest.mark.slow])
+                   for k, device in enumerate(devices)]
+    return params
 
 
 def spec_and_module(name):

@@ -705,8 +705,7 @@ def test_cli_golden_record_check_regression_and_missing(tmp_path):
     assert r.stdout.rstrip().endswith("failed") and f"{len(names) - 1} passed" in r.stdout
 
 
-@pytest.mark.child_processes(seconds=8)
-def test_cli_golden_bad_arguments_are_one_line_exit_2_and_write_nothing(tmp_path):
+def test_cli_golden_bad_arguments_are_one_line_exit_2_and_write_nothing(tmp_path, cli_in_process):
     folder = tmp_path / "g"
     cases = [
         (("golden", "frobnicate", str(folder)), "invalid choice"),
@@ -716,16 +715,16 @@ def test_cli_golden_bad_arguments_are_one_line_exit_2_and_write_nothing(tmp_path
         (("golden", "record", str(folder), "--kernels", "add", "--devices", "a2,nodev"), "'nodev'"),
     ]
     for args, needle in cases:
-        r = cli(*args)
+        r = cli_in_process(*args)
         assert r.returncode == 2 and needle in r.stderr, (args, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
         assert not folder.exists()
     folder.mkdir()
-    r = cli("golden", "check", str(folder))
+    r = cli_in_process("golden", "check", str(folder))
     assert r.returncode == 2 and "holds no golden files" in r.stderr and "ascend-jit golden record" in r.stderr
     blocker = tmp_path / "file"
     blocker.write_text("")
-    r = cli("golden", "record", str(blocker), "--kernels", "add", "--devices", "a2")
+    r = cli_in_process("golden", "record", str(blocker), "--kernels", "add", "--devices", "a2")
     assert r.returncode == 2 and "Traceback" not in r.stderr and "file" in r.stderr
 
 

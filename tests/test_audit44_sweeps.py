@@ -624,7 +624,6 @@ def test_found_study_refuses_a_numpy_integer_n_as_out_of_its_own_range():
     assert report["params"]["n"] == 300
 
 
-@pytest.mark.child_processes(seconds=10)
 @pytest.mark.parametrize("args, parameter", [
     (("sweep", "--sizes", "-4"), "sizes"), (("sweep", "--devices", "nosuch"), "device"),
     (("sweep", "--apis", "nope"), "api"), (("sweep", "--trials", "1.5"), "trials"),
@@ -632,8 +631,8 @@ def test_found_study_refuses_a_numpy_integer_n_as_out_of_its_own_range():
     (("sweep", "--sizes", "128", "--cdf-size", "7"), "cdf_size"), (("study", "--trials", "-2"), "trials"),
     (("explain", "--device", "a2", "--n", "-3"), "count"),
     (("explain", "--device", "a2", "--n", "3", "--form", "up"), "form")])
-def test_cli_hostile_parameters_are_one_line_errors_with_exit_code_2(args, parameter, tmp_path):
-    r = cli(*args, *(("--out", tmp_path / "out") if args[0] == "sweep" else ()), timeout=60)
+def test_cli_hostile_parameters_are_one_line_errors_with_exit_code_2(args, parameter, tmp_path, cli_in_process):
+    r = cli_in_process(*args, *(("--out", tmp_path / "out") if args[0] == "sweep" else ()))
     assert r.returncode == 2, (r.returncode, r.stderr)
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "error" in lines[0] and parameter in lines[0], r.stderr

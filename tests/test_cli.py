@@ -78,8 +78,8 @@ def test_golden_record_and_check(tmp_path):
                                          (("run", "tiled_add", "--size", "-4"), "size"),
                                          (("run", "sasum", "--device", "atlas-training", "--sanitize"),
                                           "'device' = 'atlas-training' (legal: ascend950, atlas-a3, atlas-a2)")])
-def test_user_errors_are_one_line(args, needle):
-    r = cli(*args)
+def test_user_errors_are_one_line(args, needle, cli_in_process):
+    r = cli_in_process(*args)
     assert r.returncode != 0 and "Traceback" not in r.stderr
     assert needle in r.stderr
     assert len(r.stderr.strip().splitlines()) <= 3

@@ -13,7 +13,7 @@ import pytest
 import ascend_jit as aj
 from ascend_jit.kernels import registry
 from ascend_jit.reference import elementwise as ref
-from ported import module as _module
+from ported import module as _module, one_device_each
 
 
 def _spec_and_module(name):
@@ -40,9 +40,9 @@ def test_softplus_tiling_overwrites_the_float_split_and_picks_the_buffer_count()
     assert (int(t["bufferOpen"]), int(t["tileDataNum"])) == (1, 196608 // 32 // 10 * 16)
 
 
-@pytest.mark.parametrize("name, dtype", [("softplus", "float"), ("softplus_half", "half"),
-                                         ("softplus_bf16", "bfloat16")])
-@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+# each type on one device by default (3 s warm on both)
+@pytest.mark.parametrize("name, dtype, device", one_device_each(
+    [("softplus", "float"), ("softplus_half", "half"), ("softplus_bf16", "bfloat16")], ["atlas-a2", "ascend950"]))
 def test_softplus_equals_its_staged_reference_chain(name, dtype, device):
     k = registry()[name]
     inputs = k.make_inputs(5000, 7)
@@ -54,8 +54,9 @@ def test_softplus_equals_its_staged_reference_chain(name, dtype, device):
     assert k.run(device, inputs)["y"].tobytes() == _narrow(y, dtype).tobytes()
 
 
-@pytest.mark.parametrize("name, dtype", [("mish", "float"), ("mish_half", "half"), ("mish_bf16", "bfloat16")])
-@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+# each type on one device by default (5 s warm on both)
+@pytest.mark.parametrize("name, dtype, device", one_device_each(
+    [("mish", "float"), ("mish_half", "half"), ("mish_bf16", "bfloat16")], ["atlas-a2", "ascend950"]))
 def test_mish_equals_its_staged_reference_chain(name, dtype, device):
     k = registry()[name]
     inputs = k.make_inputs(5000, 7)

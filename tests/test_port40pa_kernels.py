@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ported import sanitizer_reports as _reports, spec_and_module as _spec_and_module
+from ported import one_device_each, sanitizer_reports as _reports, spec_and_module as _spec_and_module
 
 DEVICES = ["atlas-a2", "atlas-a3"]
 
@@ -116,11 +116,9 @@ _MIN_CASES = [((301, 37), -1, np.float32), ((901, 100), -1, np.float16), ((33, 3
               ((3, 5), -1, np.float32), ((1, 1), 0, np.float16)]
 
 
-# the two largest inputs (4-10 s each under two sanitizer modes) run on the A2 by default and on the A3 / 950 with
-# -m slow: a min is the same bits in any order, so the devices differ only in their UB size (the tiling)
-@pytest.mark.parametrize("shape, axes, dtype, device", [
-    pytest.param(*case, device, marks=[pytest.mark.slow] if case[0][0] * case[0][1] > 50000 and device != "atlas-a2"
-                 else []) for case in _MIN_CASES for device in DEVICES + ["ascend950"]])
+# each case on one device by default (22 s warm on all three): a min is the same bits in any order, so the devices
+# differ only in their UB size (the tiling)
+@pytest.mark.parametrize("shape, axes, dtype, device", one_device_each(_MIN_CASES, DEVICES + ["ascend950"]))
 def test_reduce_min_v2_is_numpy_min_and_runs_clean(shape, axes, dtype, device):
     """Every axis and type, inputs not whole 32-byte blocks included; infinities among them."""
     _, m = _spec_and_module("reduce_min_v2")
@@ -242,8 +240,9 @@ def test_logdet_tiling_resident_max_strategy_and_workspace():
         m.tiling("atlas-a2", 4096, 1)
 
 
-@pytest.mark.parametrize("n, batch", [(1, 9), (9, 11), (16, 13), (63, 3), (65, 2), (130, 1), (209, 1)])
-@pytest.mark.parametrize("device", DEVICES + ["ascend950"])
+# each size on one device by default (9 s warm on all three); 209 lands on the A2, BLOCKED
+@pytest.mark.parametrize("n, batch, device", one_device_each([(1, 9), (9, 11), (16, 13), (63, 3), (65, 2), (130, 1),
+                                                              (209, 1)], DEVICES + ["ascend950"]))
 def test_logdet_is_the_numpy_lu_bit_for_bit_and_close_to_slogdet(n, batch, device):
     """Positive determinants, negative ones (NaN), singular ones (-inf), pivots that move rows; FULL, and BLOCKED
     at 209 (the A2 / A3; the 950 keeps it resident); columns of more than one 64-element ReduceMax segment at 65
