@@ -26,6 +26,7 @@ from .errors import ParameterError
 _ZERO = None
 _WALKS = {}      # id(tree) -> (tree, (post-order, add schedule)): ReduceTree._walks's memory
 _WALKS_KEPT = 64
+_REMEMBERED_OPS = 1 << 18   # the largest walk remembered: a tree of 128 Ki leaves (a UB of halves is 96-128 Ki)
 _BATCH_VALUES = 1 << 22   # evaluate_batch's node values per chunk of rows (16 MiB of float32)
 
 
@@ -97,10 +98,12 @@ class ReduceTree:
             count += 1
         levels = [tuple(np.array(column, np.intp) for column in zip(*adds[h])) for h in sorted(adds)]
         schedule = (count, np.array(leaf_nodes, np.intp), np.array(leaf_elements, np.intp), levels, nodes[0][0])
-        if len(_WALKS) >= _WALKS_KEPT:
-            _WALKS.clear()
-        _WALKS[id(tree)] = (tree, (tuple(out), schedule))   # the tree itself is kept too, so its id is not reused
-        return _WALKS[id(tree)][1]
+        walks = (tuple(out), schedule)
+        if len(out) <= _REMEMBERED_OPS:   # the study's trees of millions of leaves are walked once and let go
+            if len(_WALKS) >= _WALKS_KEPT:
+                _WALKS.clear()
+            _WALKS[id(tree)] = (tree, walks)   # the tree itself is kept too, so its id is not reused
+        return walks
 
     def leaves(self):
         return [op[1] for op in self.postorder() if op[0] == "leaf"]
@@ -340,10 +343,21 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
     return ReduceTree(_tree_tree(rows, lanes), spec.name, form, d.name, "TREE-TREE (SPEC 4.2-4.4)")
 
 
-@functools.lru_cache(maxsize=32)
 def _count_tree(algo, count, lanes, step):
-    """The ReduceSum count-form tree and its description (SPEC 4): one shared tuple per shape, so that a kernel's
-    expectation that replays it tile by tile builds it, and walks it (ReduceTree.postorder), once."""
+    """The ReduceSum count-form tree and its description (SPEC 4): one shared tuple per shape up to a UB's worth of
+    elements, so that a kernel's expectation that replays it tile by tile builds it, and walks it
+    (ReduceTree.postorder), once; the study's trees of millions of leaves are built for their call only."""
+    if count <= _REMEMBERED_OPS // 2:
+        return _shared_count_tree(algo, count, lanes, step)
+    return _build_count_tree(algo, count, lanes, step)
+
+
+@functools.lru_cache(maxsize=32)
+def _shared_count_tree(algo, count, lanes, step):
+    return _build_count_tree(algo, count, lanes, step)
+
+
+def _build_count_tree(algo, count, lanes, step):
     if algo == TREE_SEQ:
         reps = [_tree(range(r * lanes, min(count, (r + 1) * lanes)), lanes) for r in range(-(-count // lanes))]
         acc = reps[0]

@@ -83,6 +83,22 @@ def test_evaluate_batch_is_evaluate_for_every_tree_shape_row_and_chunk(device, d
                         (tree.description, r, saturate)
 
 
+def test_large_trees_are_walked_for_their_call_only(monkeypatch):
+    """The walks and count-form trees of up to a UB's elements are shared (a kernel's expectation replays one per
+    tile); larger ones, the study's millions of leaves, are not kept: same bits either way."""
+    from ascend_jit import order
+    small = aj.explain_reduce_order("atlas-a2", "count", "half", count=300)
+    assert aj.explain_reduce_order("atlas-a2", "count", "half", count=300).tree is small.tree
+    assert small.postorder() is small.postorder()
+    rows = (np.random.default_rng(3).standard_normal((4, 777)) * 50).astype(np.float16)
+    want = aj.explain_reduce_order("atlas-a2", "count", "half", count=777).evaluate_batch(rows)
+    monkeypatch.setattr(order, "_REMEMBERED_OPS", 64)
+    monkeypatch.setattr(order, "_WALKS", {})
+    big = aj.explain_reduce_order("atlas-a2", "count", "half", count=777)
+    assert big.tree is not aj.explain_reduce_order("atlas-a2", "count", "half", count=777).tree
+    assert big.evaluate_batch(rows).tobytes() == want.tobytes() and order._WALKS == {}
+
+
 @pytest.mark.parametrize("kwargs,error", [
     (dict(device="a2", form="count", dtype="half", count=0), aj.ParameterError),
     (dict(device="a2", form="diagonal", dtype="half", count=5), aj.ParameterError),
