@@ -25,8 +25,8 @@ from .errors import ParameterError
 
 _ZERO = None
 _WALKS = {}      # id(tree) -> (tree, (post-order, add schedule)): ReduceTree._walks's memory
-_WALKS_KEPT = 64
-_REMEMBERED_OPS = 1 << 18   # the largest walk remembered: a tree of 128 Ki leaves (a UB of halves is 96-128 Ki)
+_WALKS_KEPT = 16
+_REMEMBERED_OPS = 1 << 16   # the largest walk remembered: a tree of 32 Ki leaves (a tile; some 100 MB at most in all)
 _BATCH_VALUES = 1 << 22   # evaluate_batch's node values per chunk of rows (16 MiB of float32)
 
 
@@ -344,15 +344,15 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
 
 
 def _count_tree(algo, count, lanes, step):
-    """The ReduceSum count-form tree and its description (SPEC 4): one shared tuple per shape up to a UB's worth of
+    """The ReduceSum count-form tree and its description (SPEC 4): one shared tuple per shape up to a tile's worth of
     elements, so that a kernel's expectation that replays it tile by tile builds it, and walks it
-    (ReduceTree.postorder), once; the study's trees of millions of leaves are built for their call only."""
+    (ReduceTree.postorder), once; the study's and sweeps' larger trees are built for their call only."""
     if count <= _REMEMBERED_OPS // 2:
         return _shared_count_tree(algo, count, lanes, step)
     return _build_count_tree(algo, count, lanes, step)
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=16)
 def _shared_count_tree(algo, count, lanes, step):
     return _build_count_tree(algo, count, lanes, step)
 

@@ -84,8 +84,8 @@ def test_evaluate_batch_is_evaluate_for_every_tree_shape_row_and_chunk(device, d
 
 
 def test_large_trees_are_walked_for_their_call_only(monkeypatch):
-    """The walks and count-form trees of up to a UB's elements are shared (a kernel's expectation replays one per
-    tile); larger ones, the study's millions of leaves, are not kept: same bits either way."""
+    """The walks and count-form trees of up to a tile's elements are shared (a kernel's expectation replays one per
+    tile); larger ones, the study's and sweeps', are not kept: same bits either way."""
     from ascend_jit import order
     small = aj.explain_reduce_order("atlas-a2", "count", "half", count=300)
     assert aj.explain_reduce_order("atlas-a2", "count", "half", count=300).tree is small.tree
