@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
+from nested_pytest import LEAN_SESSION
 
 pytestmark = pytest.mark.ascend_sanitize(checks="", reason="each test sets its own sanitizer mode")
 
@@ -1290,7 +1291,7 @@ def test_cli_run_sanitize_and_pytest_option(tmp_path, flagged):
                  r["address"], r["bytes"], r["block"]) for r in got] == [
             ("race", "RAW", "DataCopy [PIPE_MTE3]", "Adds [PIPE_V]", 256, 256, 0)]
         assert "HardEvent.V_MTE3" in got[0]["fix"]
-    done = _subprocess(["-m", "pytest", "-q", "-p", "no:cacheprovider", "--ascend-sanitize", str(path)], tmp_path)
+    done = _subprocess(["-m", "pytest", "-q", *LEAN_SESSION, "--ascend-sanitize", str(path)], tmp_path)
     assert (done.returncode == 0) == flagged, done.stdout[-2000:]
     if not flagged:
         assert "SanitizerError" in done.stdout and "RAW" in done.stdout

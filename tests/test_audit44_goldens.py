@@ -35,6 +35,7 @@ import pytest
 import ascend_jit as aj
 from ascend_jit import summing
 from ascend_jit import testing as T
+from nested_pytest import LEAN_SESSION
 
 pytest_plugins = ("pytester",)
 
@@ -510,20 +511,20 @@ def test_my_reduce(golden):
 @pytest.mark.child_processes(seconds=8)
 def test_plugin_missing_then_update_then_check_then_regression(pytester):
     pytester.makepyfile(test_user=USER_TEST.replace("SHIFT", "0"))
-    first = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    first = pytester.runpytest_subprocess(*LEAN_SESSION)
     first.assert_outcomes(failed=1)
     out = first.stdout.str()
     assert "no golden" in out and "reduce_sum_8320.npz" in out and "--update-goldens" in out
     assert not (pytester.path / "goldens").exists()
-    pytester.runpytest_subprocess("-p", "no:cacheprovider", "--update-goldens").assert_outcomes(passed=1)
+    pytester.runpytest_subprocess(*LEAN_SESSION, "--update-goldens").assert_outcomes(passed=1)
     folder = pytester.path / "goldens"
     assert sorted(p.name for p in folder.iterdir()) == ["inputs.npz", "reduce_sum_8320.npz"]
     _, meta = T.load_golden("inputs", folder)
     assert meta["device"] == "atlas-a2" and meta["kernel"] == "mine"
-    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    pytester.runpytest_subprocess(*LEAN_SESSION).assert_outcomes(passed=1)
     # a changed input: the sum moves; the report names the golden, the element and the ulps, in decimal and hex
     pytester.makepyfile(test_user=USER_TEST.replace("SHIFT", "np.float16(2.0 ** -3)"))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(*LEAN_SESSION)
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "golden 'reduce_sum_8320' (None, half, recorded by ascend_jit" in out
@@ -541,15 +542,15 @@ def test_plugin_golden_dir_ini_and_nan_equal(pytester):
             bits = np.array([0x7E00 if PAYLOAD == 0 else 0x7E01, 0x8000], np.uint16)
             golden.check("nan_out", bits.view(np.float16), nan_equal=NAN_EQUAL)
     """.replace("PAYLOAD", "0").replace("NAN_EQUAL", "False"))
-    pytester.runpytest_subprocess("-p", "no:cacheprovider", "--update-goldens").assert_outcomes(passed=1)
+    pytester.runpytest_subprocess(*LEAN_SESSION, "--update-goldens").assert_outcomes(passed=1)
     assert (pytester.path / "pinned" / "here" / "nan_out.npz").exists()
     assert not (pytester.path / "goldens").exists()
-    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    pytester.runpytest_subprocess(*LEAN_SESSION).assert_outcomes(passed=1)
     src = (pytester.path / "test_nan.py").read_text().replace("== 0 else", "== 1 else")
     (pytester.path / "test_nan.py").write_text(src)
-    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(failed=1)
+    pytester.runpytest_subprocess(*LEAN_SESSION).assert_outcomes(failed=1)
     (pytester.path / "test_nan.py").write_text(src.replace("nan_equal=False", "nan_equal=True"))
-    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    pytester.runpytest_subprocess(*LEAN_SESSION).assert_outcomes(passed=1)
 
 
 @pytest.mark.child_processes(seconds=8)
@@ -561,7 +562,7 @@ def test_plugin_hostile_name_fails_the_test_in_both_modes(pytester):
             golden.check("../outside", np.ones(2, np.float16))
     """)
     for extra in ([], ["--update-goldens"]):
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *extra)
+        result = pytester.runpytest_subprocess(*LEAN_SESSION, *extra)
         result.assert_outcomes(failed=1)
         assert "golden name '../outside'" in result.stdout.str()
     assert not (pytester.path.parent / "outside.npz").exists()

@@ -9,6 +9,7 @@ import pytest
 
 import ascend_jit as aj
 from ascend_jit import testing as T
+from nested_pytest import LEAN_SESSION
 
 
 def test_ulp_diff():
@@ -115,7 +116,7 @@ def test_pytest_plugin_golden_fixture(tmp_path):
             aj.ReduceSum(y, x, tmp, 8320)
             golden.check("reduce_sum_8320", y.numpy()[:1])
     """))
-    run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)]
+    run = [sys.executable, "-m", "pytest", "-q", *LEAN_SESSION, str(test_file)]
     first = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path)
     assert first.returncode == 1 and "no golden" in first.stdout
     subprocess.run(run + ["--update-goldens"], check=True, capture_output=True, cwd=tmp_path)
