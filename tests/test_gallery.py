@@ -10,9 +10,6 @@ from gallery_tails import TAILS
 from ported import module as _module
 
 GALLERY = {name: k for name, k in registry().items() if k.source}
-# The A3 is the A2 under another name (tests/test_devices.py checks every fact and table): its gallery pass repeats
-# the A2's and runs with -m slow (docs/decisions.md "The default suite's budget")
-DEVICES = [pytest.param(d, marks=pytest.mark.slow) if d == "atlas-a3" else d for d in aj.SUPPORTED_NAMES]
 BIG = 16 * 1024 * 1024
 
 
@@ -79,7 +76,7 @@ def test_no_two_gallery_kernels_share_a_name():
 
 
 @pytest.mark.parametrize("name", sorted(GALLERY))
-@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("device", aj.SUPPORTED_NAMES)
 def test_gallery_kernel_passes_on_every_device(name, device):
     k = GALLERY[name]
     if not k.supports(device):
