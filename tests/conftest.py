@@ -26,11 +26,12 @@ def pytest_collection_modifyitems(items):
 
 
 def _a3_twins_to_slow(items):
-    """A test case on the A3 whose twin on the A2 (the same test id with atlas-a2 for atlas-a3) is collected runs with
-    -m slow: the A3 is the A2 under another name (tests/test_devices.py checks every fact and device table), so the
-    default run would repeat the A2 case's code (docs/decisions.md "The default suite's budget"). Marked here,
-    before pytest's own hook deselects by marker."""
-    ids = {item.nodeid for item in items}
+    """A test case on the A3 runs with -m slow when its twin on the A2 (the same test id with atlas-a2 for atlas-a3)
+    runs by default (a case that `one_device_each` gives the A3 keeps its one default run): the A3 is the A2 under
+    another name (tests/test_devices.py checks every fact and device table), so the default run would repeat the A2
+    case's code (docs/decisions.md "The default suite's budget"). Marked here, before pytest's own hook deselects by
+    marker."""
+    ids = {item.nodeid for item in items if item.get_closest_marker("slow") is None}  # twins the default run takes
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
         a3 = any(isinstance(value, str) and value == "atlas-a3" for value in params.values())
