@@ -1,7 +1,9 @@
 """The device catalogue against SPEC (decisions table, sections 2.4, 2.6, 3.4, 4, 5.2, 8)."""
 import dataclasses
+import importlib
 import json
 import os
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -119,8 +121,8 @@ def test_device_table_lists_every_device():
 
 # --- the A3 is the A2 under another name ---------------------------------------------------------------------------
 # Both are arch 2201 (SPEC decisions table); the emulator holds no fact that tells them apart. The default suite leans
-# on it: the gallery runs its A3 pass with -m slow (docs/decisions.md "The default suite's budget"), so a fact that
-# ever tells them apart must fail here first.
+# on it: a test's A3 case whose A2 twin runs by default runs with -m slow (tests/conftest.py; docs/decisions.md "The
+# default suite's budget"), so a fact that ever tells them apart must fail here, in the default run.
 A2, A3 = "atlas-a2", "atlas-a3"
 
 
@@ -138,8 +140,6 @@ def _device_tables(value, where, seen):
 
 
 def _package_modules():
-    import importlib
-    import pkgutil
     names = ["ascend_jit"] + [m.name for m in pkgutil.walk_packages(aj.__path__, "ascend_jit.")]
     return [importlib.import_module(n) for n in names]
 
