@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
-from ascend_jit.devices import format_table, get_device
+from ascend_jit.devices import DeviceSpec, format_table, get_device
 
 EXPECTED = {  # name: (arch, UB bytes, half saturating by default, switchable, ReduceSum count algorithm)
     "ascend950": (3510, 253952, False, True, "vadd-tree"),
@@ -146,7 +146,7 @@ def _package_modules():
 
 def _facts(value):
     """A device spec's facts but its names (DeviceSpec compares by identity); any other value itself."""
-    if isinstance(value, type(get_device(A2))):
+    if isinstance(value, DeviceSpec):
         return [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value)
                 if f.name not in ("name", "product", "aliases")]
     return value
