@@ -125,6 +125,34 @@ def test_pytest_plugin_golden_fixture(tmp_path):
     assert again.returncode == 0, again.stdout
 
 
+def test_the_plugin_imports_the_emulator_only_for_a_test_that_uses_it(tmp_path):
+    """pytest loads the installed plugin into every session: one whose tests use neither the golden fixture nor
+    --ascend-sanitize (its options given) imports neither ascend_jit nor numba (issue 20: about a second of every
+    pytest process's start); the fixture and the option import what they need when a test uses them."""
+    (tmp_path / "conftest.py").write_text(textwrap.dedent("""
+        import sys
+        def pytest_sessionfinish(session):
+            with open("loaded.txt", "w") as out:
+                out.write(" ".join(str(name in sys.modules) for name in ("ascend_jit", "numba")))
+    """))
+    (tmp_path / "test_plain.py").write_text("def test_plain():\n    assert 1 + 1 == 2\n")
+    (tmp_path / "test_golden.py").write_text(textwrap.dedent("""
+        import numpy as np
+
+        def test_golden(golden):
+            golden.check("three", np.arange(3, dtype=np.float32))
+    """))
+    run = [sys.executable, "-m", "pytest", "-q", *LEAN_SESSION]
+    for args, loaded in ((["test_plain.py", "--ascend-sanitize-checks=race"], "False False"),
+                         (["test_plain.py", "--ascend-sanitize"], "True True"),
+                         (["test_golden.py", "--update-goldens"], "True True"),
+                         (["test_golden.py"], "True True")):
+        done = subprocess.run(run + args, capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, (args, done.stdout + done.stderr)
+        assert (tmp_path / "loaded.txt").read_text() == loaded, args
+    assert (tmp_path / "goldens" / "three.npz").exists()
+
+
 def test_a_golden_file_has_the_mode_of_any_new_file(tmp_path):
     """A golden is written beside its name and renamed onto it (audit 44g); the file still gets the mode the umask
     gives any new file (a mkstemp temporary would have been 0600, unreadable to the other users of a checkout)."""

@@ -1,4 +1,5 @@
-"""pytest plugin (entry point `ascend_jit_golden`): a `golden` fixture, `--update-goldens` and `--ascend-sanitize`.
+"""ascend_jit's pytest plugin (entry point `ascend_jit_golden`): a `golden` fixture, `--update-goldens` and
+`--ascend-sanitize`.
 
     def test_my_kernel(golden):
         out = run_my_kernel()
@@ -18,12 +19,15 @@ one, since its reports and the cross-block GM shadow would live in the worker pr
 usage error, not a check silently dropped.
 
 Tests that fill `core.ub` with numpy (bypassing the tensor API) call `core.ub_written_by_host(...)` after it.
+
+A top-level module, not a module of the ascend_jit package, and it imports the package only where a test uses it:
+pytest loads every installed plugin into every session, and importing ascend_jit (numba and every kernel module)
+costs about a second of each pytest process's start (issue 20), which a session that uses neither a golden nor
+--ascend-sanitize should not pay.
 """
 from pathlib import Path
 
 import pytest
-
-from . import testing
 
 
 def pytest_addoption(parser):
@@ -48,6 +52,7 @@ class Golden:
         self.directory, self.update = Path(directory), update
 
     def check(self, name, array, device=None, nan_equal=False, **metadata):
+        from ascend_jit import testing
         if self.update:
             testing.record_golden(name, array, self.directory, device=device, metadata=metadata)
         else:
@@ -67,7 +72,7 @@ def _ascend_sanitize(request):
     if not request.config.getoption("--ascend-sanitize"):
         yield
         return
-    from .sanitizer import CHECKS, sanitize_session
+    from ascend_jit.sanitizer import CHECKS, sanitize_session
     checks = request.config.getoption("--ascend-sanitize-checks") or ",".join(CHECKS)
     marker = request.node.get_closest_marker("ascend_sanitize")
     if marker is not None:
