@@ -241,14 +241,20 @@ def _hd_model(ub, src_t, dst_t, mode, mask, repeat, p, sat_int, sat_float, d71, 
         active = [j for j in range(lanes) if ((mask[1] << 64) | mask[0]) >> j & 1]
     else:
         active = range(min(mask, lanes))
-    for r in range(repeat):
-        for j in active:
-            sa = src_t.addr + (r * srep + (j // (32 // ss)) * sblk) * 32 + (j % (32 // ss)) * ss
-            da = dst_t.addr + (r * drep + (j // (32 // ds)) * dblk) * 32 + (j % (32 // ds)) * ds
-            bits = int.from_bytes(ub[sa:sa + ss].tobytes(), "little")
-            v = int(convert(src, dst, np.array([bits], np.uint64), mode, sat_int, sat_float, d71)[0])
-            want[da:da + ds] = np.frombuffer(v.to_bytes(ds, "little"), np.uint8)
+    lanes_at = [(src_t.addr + (r * srep + (j // (32 // ss)) * sblk) * 32 + (j % (32 // ss)) * ss,
+                 dst_t.addr + (r * drep + (j // (32 // ds)) * dblk) * 32 + (j % (32 // ds)) * ds)
+                for r in range(repeat) for j in active]
+    _write_converted(want, ub, lanes_at, src, dst, mode, sat_int, sat_float, d71)
     return want
+
+
+def _write_converted(want, ub, lanes_at, src, dst, mode, sat_int, sat_float, d71=False):
+    """want[da] = the model's conversion of the src element at ub[sa], for each (sa, da) in lanes_at in order (a
+    later lane overwrites an earlier one at the same address); the elements go through the model in one call."""
+    ss, ds = SIZE[src], SIZE[dst]
+    bits = np.array([int.from_bytes(ub[sa:sa + ss].tobytes(), "little") for sa, _ in lanes_at], np.uint64)
+    for (_, da), v in zip(lanes_at, convert(src, dst, bits, mode, sat_int, sat_float, d71)):
+        want[da:da + ds] = np.frombuffer(int(v).to_bytes(ds, "little"), np.uint8)
 
 
 HD_CASES = [(dev, src, dst, mode) for dev, src, dst, mode in [
@@ -677,12 +683,10 @@ def test_memory_cast_counter_mode(device, is_set_mask):
         aj.SetMaskNorm()
     lanes = 64
     want = before.copy()
-    for i in range(count):  # repeat i // 64, lane i % 64: src rep stride 4 blocks, dst 8 blocks: contiguous here
-        r, j = divmod(i, lanes)
-        sa, da = s.addr + r * 4 * 32 + j * 2, d.addr + r * 8 * 32 + j * 4
-        bits = int.from_bytes(before[sa:sa + 2].tobytes(), "little")
-        v = int(convert(src, dst, np.array([bits], np.uint64), mode, True, True)[0])
-        want[da:da + 4] = np.frombuffer(v.to_bytes(4, "little"), np.uint8)
+    # repeat i // 64, lane i % 64: src rep stride 4 blocks, dst 8 blocks: contiguous here
+    lanes_at = [(s.addr + (i // lanes) * 4 * 32 + (i % lanes) * 2, d.addr + (i // lanes) * 8 * 32 + (i % lanes) * 4)
+                for i in range(count)]
+    _write_converted(want, before, lanes_at, src, dst, mode, True, True)
     bad = np.nonzero(core.ub != want)[0]
     assert bad.size == 0, f"{bad.size} bytes differ, first dst byte {bad[0] - d.addr}"
 
