@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit, types
 from numba.core.caching import FunctionCache
 from numba.core.compiler_lock import global_compiler_lock
+from numba.core.dispatcher import Dispatcher
 from numba.core.errors import NumbaError
 from numba.core.typing.templates import AbstractTemplate, infer_global, signature
 from numba.extending import lower_builtin, overload
@@ -3239,13 +3240,19 @@ def simd_callee(fn):
 
 
 def _callees(fn):
-    """The simd_callee functions fn reaches: named by its code as globals (or `module.name`) or held in its closure,
-    and those their own code reaches (the VF cache key hashes them; _uses looks into them)."""
+    """The functions whose code a compiled VF holds besides its own: the simd_callee functions and the Python
+    functions of the numba-compiled helpers (`@numba.njit`, which a VF calls compiled) that fn reaches, named by its
+    code as globals (or `module.name`) or held in its closure, and those their own code reaches (the VF cache key
+    hashes them; _uses looks into them)."""
     found, todo = {}, [fn]
     while todo:
         f = todo.pop()
         for v in _reached(f)[1]:
-            if getattr(v, "__simd_callee__", False) is True and v not in found and v is not fn:
+            if isinstance(v, Dispatcher):
+                v = v.py_func
+            elif getattr(v, "__simd_callee__", False) is not True:
+                continue
+            if v not in found and v is not fn:
                 found[v] = None
                 todo.append(v)
     return list(found)

@@ -131,6 +131,61 @@ def test_a_vf_with_callees_loads_from_the_cache_until_a_callee_changes(tmp_path)
     assert _run(tmp_path, CALLER_RUN) == ["1", "0", "13"]
 
 
+NJIT_HELPERS = """
+import numba
+
+
+@numba.njit
+def offset():
+    return {step}.0
+
+
+@numba.njit
+def bump(x):
+    return x + offset()
+"""
+
+NJIT_VF = textwrap.dedent('''
+    import ascend_jit as aj
+    import njit_helpers
+    R = aj.Reg
+
+    def vf(dst, v):
+        reg = R.RegTensor("float")
+        mask = R.CreateMask("float")
+        R.Duplicate(reg, njit_helpers.bump(v), mask)
+        R.StoreAlign(dst, reg, mask)
+
+    VF = R.simd_vf(vf)
+''')
+
+NJIT_RUN = textwrap.dedent('''
+    import ascend_jit as aj
+    import njit_vf
+    core = aj.Core("ascend950")
+    dst = core.local_tensor("float", 64)
+    with core:
+        njit_vf.VF(dst, 1.0)
+    stats = njit_vf.VF.compiled.stats
+    print(sum(stats.cache_hits.values()), sum(stats.cache_misses.values()), int(dst.numpy()[0]))
+''')
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_an_edited_numba_helper_of_another_module_compiles_the_vf_again(tmp_path):
+    """A VF calls a plain `@numba.njit` helper of another module, which calls another (numba compiles both into the
+    VF; numba's own cache checks the VF's file only): after the inner helper's constant changes, the next process
+    compiles the VF again and computes the new value (session 50: it ran the old code, 2 instead of 11)."""
+    helpers = tmp_path / "njit_helpers.py"
+    helpers.write_text(NJIT_HELPERS.format(step=1))
+    (tmp_path / "njit_vf.py").write_text(NJIT_VF)
+    assert _run(tmp_path, NJIT_RUN) == ["0", "1", "2"]     # compiled and saved: 1 + 1
+    assert _run(tmp_path, NJIT_RUN) == ["1", "0", "2"]     # loaded
+    helpers.write_text(NJIT_HELPERS.format(step=10))
+    assert _run(tmp_path, NJIT_RUN) == ["0", "1", "11"]    # the helper changed: compiled again
+    assert _run(tmp_path, NJIT_RUN) == ["1", "0", "11"]
+
+
 # user_vf.py imported as the module NAME (a gallery loader's own name for a file), then the same copy and report
 RUN_AS = textwrap.dedent('''
     import importlib.util, sys
