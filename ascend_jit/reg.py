@@ -3216,8 +3216,8 @@ def _uses(fn, *names):
     none it made ends pending; the mask makers: simd_vf may compile the VF with their masks as word arrays)."""
     targets = [globals()[name] for name in names]
     for f in (fn, *_callees(fn)):
-        used, values = _reached(f)
-        if not used.isdisjoint(names) or any(v is t for v in values for t in targets):
+        used, reached = _reached(f)
+        if not used.isdisjoint(names) or any(v is t for _, v in reached for t in targets):
             return True
     return False
 
@@ -3247,7 +3247,7 @@ def _callees(fn):
     found, todo = {}, [fn]
     while todo:
         f = todo.pop()
-        for v in _reached(f)[1]:
+        for _, v in _reached(f)[1]:
             if isinstance(v, Dispatcher):
                 v = v.py_func
             elif getattr(v, "__simd_callee__", False) is not True:
@@ -3259,21 +3259,42 @@ def _callees(fn):
 
 
 def _reached(f):
-    """The names f's code uses, and the objects they reach: its globals, those names' attributes of the modules among
-    them, of the modules among those and so on (`R.UpdateMask`, `package.module.helper`), and its closure's cells."""
+    """The names f's code uses, and the (name, object) pairs they reach: its globals, those names' attributes of the
+    modules among them, of the modules among those and so on (`R.UpdateMask`, `package.module.helper`), and its
+    closure's cells (by their free variable names)."""
     names = _code_names(f.__code__)
-    values = [f.__globals__.get(n) for n in names]
-    modules, seen = [v for v in values if isinstance(v, ModuleType)], set()
+    reached = [(n, f.__globals__.get(n)) for n in names]
+    modules, seen = [v for _, v in reached if isinstance(v, ModuleType)], set()
     while modules:
         module = modules.pop()
         if id(module) in seen:
             continue
         seen.add(id(module))
-        found = [getattr(module, n, None) for n in names]
-        values += found
-        modules += [v for v in found if isinstance(v, ModuleType)]
-    values += [_cell_value(c) for c in f.__closure__ or ()]
-    return names, values
+        found = [(n, getattr(module, n, None)) for n in names]
+        reached += found
+        modules += [v for _, v in found if isinstance(v, ModuleType)]
+    reached += [(n, _cell_value(c)) for n, c in zip(f.__code__.co_freevars, f.__closure__ or ())]
+    return names, reached
+
+
+def _constants_read(f):
+    """The values numba freezes into f's machine code from outside it, as text equal in every process: the numbers,
+    strings, enum members, numpy scalars and arrays (and tuples of these) its names reach (a module constant of
+    another file, `cfg.STEP`, or one bound by `from cfg import STEP`, or computed at import from the environment),
+    by name, sorted. The files' bytes do not show them."""
+    return tuple(sorted({(n, text) for n, v in _reached(f)[1] if (text := _constant_text(v)) is not None}))
+
+
+def _constant_text(v):
+    """A constant's type and value as text (an array's dtype, shape and bytes' SHA-256), or None for other objects."""
+    if isinstance(v, tuple):
+        texts = [_constant_text(x) for x in v]
+        return None if None in texts else f"({', '.join(texts)})"
+    if isinstance(v, np.ndarray) and not v.dtype.hasobject:  # an object array's bytes are addresses
+        return f"ndarray {v.dtype.str} {v.shape} {hashlib.sha256(np.ascontiguousarray(v).tobytes()).hexdigest()}"
+    if v is None or isinstance(v, (bool, int, float, complex, str, bytes, np.generic, enum.Enum)):
+        return f"{type(v).__qualname__} {v!r}"
+    return None
 
 
 def _code_names(code):
@@ -3308,15 +3329,16 @@ def _code_fingerprint(code):
 
 def _callee_stamp(fn):
     """What a cached VF's machine code depends on beyond numba's check of its own file (modification time and size):
-    its file's bytes, and every callee's code, defaults and source file's bytes. Bytes, not the file's time and
+    its file's bytes, every callee's code, defaults and source file's bytes, and the constants each of them reads
+    from outside its code (_constants_read: numba freezes their values). Bytes, not the file's time and
     size, which a same-size edit within one timestamp tick (or a copy that keeps the time) leaves as they were: a
     module constant a callee reads is frozen into the VF's code. In a fixed order (the callees of one qualname, a
     factory's, are found in the order of a set of names, which follows the process's string hash seed)."""
-    parts = [(fn.__module__, fn.__qualname__, _file_digest(fn.__code__.co_filename))]
+    parts = [(fn.__module__, fn.__qualname__, _file_digest(fn.__code__.co_filename), _constants_read(fn))]
     for callee in _callees(fn):
         parts.append((callee.__module__, callee.__qualname__, repr(callee.__defaults__),
                       hashlib.sha256(repr(_code_fingerprint(callee.__code__)).encode()).hexdigest(),
-                      _file_digest(callee.__code__.co_filename)))
+                      _file_digest(callee.__code__.co_filename), _constants_read(callee)))
     return parts[0], tuple(sorted(parts[1:], key=repr))
 
 

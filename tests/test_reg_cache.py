@@ -186,6 +186,56 @@ def test_an_edited_numba_helper_of_another_module_compiles_the_vf_again(tmp_path
     assert _run(tmp_path, NJIT_RUN) == ["1", "0", "11"]
 
 
+CONSTANT_VFS = textwrap.dedent('''
+    import ascend_jit as aj
+    import vf_settings
+    from vf_settings import STEP
+    R = aj.Reg
+
+    def by_attribute(dst, v):
+        reg = R.RegTensor("float")
+        mask = R.CreateMask("float")
+        R.Duplicate(reg, v + vf_settings.STEP, mask)
+        R.StoreAlign(dst, reg, mask)
+
+    def by_import(dst, v):
+        reg = R.RegTensor("float")
+        mask = R.CreateMask("float")
+        R.Duplicate(reg, v + STEP, mask)
+        R.StoreAlign(dst, reg, mask)
+
+    BY_ATTRIBUTE, BY_IMPORT = R.simd_vf(by_attribute), R.simd_vf(by_import)
+''')
+
+CONSTANT_RUN = textwrap.dedent('''
+    import ascend_jit as aj
+    import constant_vfs as m
+    core = aj.Core("ascend950")
+    dst = core.local_tensor("float", 64)
+    out = []
+    for vf in (m.BY_ATTRIBUTE, m.BY_IMPORT):
+        with core:
+            vf(dst, 1.0)
+        stats = vf.compiled.stats
+        out += [sum(stats.cache_hits.values()), sum(stats.cache_misses.values()), int(dst.numpy()[0])]
+    print(*out)
+''')
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_an_edited_constant_of_another_module_compiles_the_vf_again(tmp_path):
+    """numba freezes a global's value into the VF's code: a constant of another module read as `module.NAME` or bound
+    by `from module import NAME` (the VF's file unchanged) is part of the key (session 50: both ran stale)."""
+    settings = tmp_path / "vf_settings.py"
+    settings.write_text("STEP = 1.0\n")
+    (tmp_path / "constant_vfs.py").write_text(CONSTANT_VFS)
+    assert _run(tmp_path, CONSTANT_RUN) == ["0", "1", "2"] * 2
+    assert _run(tmp_path, CONSTANT_RUN) == ["1", "0", "2"] * 2
+    settings.write_text("STEP = 5.0\n")
+    assert _run(tmp_path, CONSTANT_RUN) == ["0", "1", "6"] * 2
+    assert _run(tmp_path, CONSTANT_RUN) == ["1", "0", "6"] * 2
+
+
 # user_vf.py imported as the module NAME (a gallery loader's own name for a file), then the same copy and report
 RUN_AS = textwrap.dedent('''
     import importlib.util, sys
