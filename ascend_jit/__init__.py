@@ -7,10 +7,11 @@
 """
 __version__ = "0.1.0"
 
-from ._cache import CacheLocationWarning, ensure_cache_location, lock_cache_saves
+from ._cache import CacheLocationWarning, ensure_cache_location, lock_cache_saves, stamp_package_kernels
 
 ensure_cache_location()  # before any kernel module: a read-only install must still import (README, "The numba cache")
 lock_cache_saves()  # processes compiling into one cache at once keep every entry whole (_cache.py)
+stamp_package_kernels()  # a kernel's cached code is reused only with the sources it was compiled from (_cache.py)
 
 from . import reg as Reg
 from . import reg as MicroAPI   # the devkit's `namespace MicroAPI = Reg;` (impl/basic_api/kernel_macros.h)

@@ -10,12 +10,19 @@ directory in the temporary directory, or turns caching off if even that fails. E
 `CacheLocationWarning` naming NUMBA_CACHE_DIR; it also warns when NUMBA_CACHE_DIR is set but not writable (numba
 then quietly caches elsewhere).
 
+`stamp_package_kernels()` keys the package's own kernels also on `implementation_stamp()`, a digest of the sources
+compiled into them: numba checks a cached function's own file only, so a kernel kept the old code of a helper in
+another file after that file changed.
+
 `lock_cache_saves()` makes numba's cache saves whole when several processes compile into one cache at once (the
 test suite's workers, a Dask sweep's workers, CI jobs sharing a cached NUMBA_CACHE_DIR), and a save that fails
 (the directory made read-only or the disk filled after import) one CacheLocationWarning, not an error of the call.
 """
 import atexit
+import functools
+import hashlib
 import os
+import pathlib
 import shutil
 import stat
 import tempfile
@@ -83,6 +90,41 @@ def _disable_caching():
     """Last resort (no writable directory at all): `cache=True` becomes a no-op, so every process compiles."""
     from numba.core.dispatcher import Dispatcher
     Dispatcher.enable_caching = lambda self: None
+
+
+@functools.lru_cache(maxsize=None)
+def implementation_stamp():
+    """A digest of the sources compiled into the package's kernels and into every VF (reg.py, errors.py, jit/), once
+    per process: part of their cache keys, so cached code is never reused after ascend_jit's implementation
+    changed."""
+    root = pathlib.Path(__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted([root / "reg.py", root / "errors.py", *(root / "jit").glob("*.py")]):
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def stamp_package_kernels():
+    """numba keys a cached function on its own code and checks its own source file only (`FunctionCache._index_key`):
+    a kernel that calls a helper of another file (jit/elementwise.py's kernels call jit/lanes.py's lanes) loaded its
+    old machine code after that file changed: an edit while developing, a `git pull` or an upgrade over a kept cache
+    (session 50: an Add still added as before an edit of `add_lane`). The key of every function of the package
+    also holds `implementation_stamp()`, so any change of those sources compiles the package's kernels again;
+    functions of other modules keep numba's key. Should numba's class change, keys stay numba's own."""
+    from numba.core.caching import FunctionCache
+    unstamped = getattr(FunctionCache, "_index_key", None)
+    if unstamped is None or getattr(unstamped, "stamps_the_package", False):
+        return
+
+    def _index_key(self, sig, codegen):
+        key = unstamped(self, sig, codegen)
+        module = getattr(getattr(self, "_py_func", None), "__module__", None) or ""
+        if module.startswith(__package__ + "."):
+            return key + (implementation_stamp(),)
+        return key
+
+    _index_key.stamps_the_package = True
+    FunctionCache._index_key = _index_key
 
 
 def lock_cache_saves():

@@ -36,6 +36,7 @@ from numba.core.typing.templates import AbstractTemplate, infer_global, signatur
 from numba.extending import lower_builtin, overload
 from numba.np import numpy_support
 
+from ._cache import implementation_stamp
 from .api._common import INT32_MAX, UINT64_MAX, _int_legal, as_enum, as_int
 from .api._scalar import scalar_bits
 from .api.elementwise import DivAlgo
@@ -3373,16 +3374,6 @@ def asc_vf_call(vf, *args):
     return vf(*args)
 
 
-def _implementation_stamp():
-    """A hash of the sources compiled into every VF (this module, jit/, errors.py): part of a VF's cache key, so a
-    cached VF is never reused after ascend_jit's implementation changed (numba itself only checks the user's file)."""
-    root = pathlib.Path(__file__).parent
-    digest = hashlib.sha256()
-    for path in sorted([root / "reg.py", root / "errors.py", *(root / "jit").glob("*.py")]):
-        digest.update(path.name.encode() + path.read_bytes())
-    return digest.hexdigest()
-
-
 _INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
 # numpy scalars numba has no Reg overloads for (GetValue of a half or bfloat16 tensor returns one): passed to a
 # compiled VF as Python floats, the same value; a NaN, whose payload a float does not keep, runs the VF plain
@@ -3598,7 +3589,7 @@ class _VFCache(FunctionCache):
 
     def _index_key(self, sig, codegen):
         if _VFCache.stamp is None:
-            _VFCache.stamp = _implementation_stamp()
+            _VFCache.stamp = implementation_stamp()
         return super()._index_key(sig, codegen) + (_VFCache.stamp, _callee_stamp(self._py_func),
                                                    self._py_func.__module__)
 

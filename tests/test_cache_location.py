@@ -163,3 +163,41 @@ def test_a_cache_on_a_file_system_without_locks_still_saves(tmp_path, monkeypatc
     cache.save(("signature",), "machine code")
     assert cache.load(("signature",)) == "machine code"
     assert getattr(IndexDataCacheFile.save, "locked_across_processes", False)
+
+
+ADD_RUN = """
+import numpy as np, ascend_jit as aj
+from ascend_jit.jit import elementwise
+core = aj.Core("atlas-a2")
+d, a, b = (core.local_tensor("float", 64) for _ in range(3))
+a[:] = 1.0
+b[:] = 1.0
+aj.Add(d, a, b, 64)
+print(float(d.numpy()[0]), sum(elementwise.binary_count_kernel.stats.cache_hits.values()) > 0)
+"""
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_a_kernel_compiles_again_when_a_helper_of_another_file_changes(tmp_path):
+    """numba checks a cached kernel's own file only; the package's kernels are keyed also on its sources
+    (`_cache.implementation_stamp`). On a copy of the package: a second process loads the float Add's kernel, and
+    after an edit of jit/lanes.py's add_lane (jit/elementwise.py's kernels call it) the next process compiles the
+    kernel again and adds the new way (session 50: it loaded the old code and still gave 2.0)."""
+    package = tmp_path / "ascend_jit"
+    shutil.copytree(ROOT / "ascend_jit", package, ignore=shutil.ignore_patterns("__pycache__"))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    env.pop("NUMBA_DISABLE_JIT", None)
+
+    def run():
+        return subprocess.run([sys.executable, "-c", ADD_RUN], env=env, cwd=tmp_path, capture_output=True, text=True,
+                              check=True).stdout.split()
+
+    assert run() == ["2.0", "False"]   # compiled and saved
+    assert run() == ["2.0", "True"]    # loaded
+    lanes = package / "jit" / "lanes.py"
+    text = lanes.read_text()
+    edited = text.replace("def add_lane(x, y):\n    return x + y\n",
+                          "def add_lane(x, y):\n    return x + y + np.float32(1.0)\n")
+    assert edited != text
+    lanes.write_text(edited)
+    assert run() == ["3.0", "False"]   # compiled again, with the edited lane

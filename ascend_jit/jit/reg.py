@@ -35,6 +35,7 @@ from numba.core.typing.templates import (AbstractTemplate, AttributeTemplate, bo
                                          infer_getattr, infer_global, signature)
 from numba.extending import NativeValue, box, intrinsic, lower_builtin, lower_cast, typeof_impl, unbox
 
+from .._cache import implementation_stamp
 from ..errors import AscendJitError, ParameterError, UnsupportedDTypeError
 from ..tensor import _index_value
 from .numerics import (HALF_MAX, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_UINT8, KIND_UINT16,
@@ -744,7 +745,7 @@ class KernelBinding:
     code was just compiled or loaded from a cache) and this binding, pickled; the first run of the call asks
     `resolve_kernel` for the kernel's address, which compiles or loads the kernel for these argument types. So a
     module that holds such a call, cached on its own or linked into another function, runs in any process without
-    a step of its own at load time. A VF's cache key hashes ascend_jit's sources (reg.py `_implementation_stamp`),
+    a step of its own at load time. A VF's cache key hashes ascend_jit's sources (_cache.py `implementation_stamp`),
     so a cached VF never calls another version's kernel; code cached by numba's own cache (`@njit(cache=True)` of
     the user's that calls the Reg API) is checked against the stamp here."""
 
@@ -765,13 +766,6 @@ class KernelBinding:
                                f"{cres.signature.return_type}, cached code calling it expects {self.restype}: "
                                "clear the numba cache (NUMBA_CACHE_DIR)")
         return cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
-
-
-@functools.lru_cache(maxsize=None)
-def implementation_stamp():
-    """reg.py `_implementation_stamp`, once per process (reg.py imports this module)."""
-    from ..reg import _implementation_stamp
-    return _implementation_stamp()
 
 
 _KERNEL_ADDRESSES = {}  # a pickled KernelBinding (hex) -> its kernel's address, once per process
