@@ -121,14 +121,19 @@ CALLER_RUN = textwrap.dedent('''
 def test_a_vf_with_callees_loads_from_the_cache_until_a_callee_changes(tmp_path):
     """The callees live in another module (numba's own cache checks the VF's file only): a second process loads the
     VF; after the callees' module changes, the next process compiles it again and computes the new value."""
-    helpers = tmp_path / "porting_helpers.py"
-    helpers.write_text(CALLEES.format(step=1))
-    (tmp_path / "porting_vf.py").write_text(CALLER_MODULE)
-    assert _run(tmp_path, CALLER_RUN) == ["0", "1", "4"]   # compiled and saved: 3 + 1
-    assert _run(tmp_path, CALLER_RUN) == ["1", "0", "4"]   # loaded
-    helpers.write_text(CALLEES.format(step=10))
-    assert _run(tmp_path, CALLER_RUN) == ["0", "1", "13"]  # the callee changed: compiled again
-    assert _run(tmp_path, CALLER_RUN) == ["1", "0", "13"]
+    _compiled_again_only_after_each_edit(tmp_path, "porting_vf.py", CALLER_MODULE, "porting_helpers.py",
+                                         [(CALLEES.format(step=1), "4"), (CALLEES.format(step=10), "13")],
+                                         CALLER_RUN)  # 3 + 1, then 3 + 10
+
+
+def _compiled_again_only_after_each_edit(tmp_path, vf_file, vf_source, helper_file, versions, run, vfs=1):
+    """Writes the VF's module, then each (helper source, value) of versions in turn: the first process after each
+    compiles the VF (a cache miss) and prints the value, the next loads it (a hit) and prints the same value."""
+    (tmp_path / vf_file).write_text(vf_source)
+    for source, value in versions:
+        (tmp_path / helper_file).write_text(source)
+        assert _run(tmp_path, run) == ["0", "1", value] * vfs, source  # compiled (again) and saved
+        assert _run(tmp_path, run) == ["1", "0", value] * vfs, source  # loaded
 
 
 NJIT_HELPERS = """
@@ -176,14 +181,9 @@ def test_an_edited_numba_helper_of_another_module_compiles_the_vf_again(tmp_path
     """A VF calls a plain `@numba.njit` helper of another module, which calls another (numba compiles both into the
     VF; numba's own cache checks the VF's file only): after the inner helper's constant changes, the next process
     compiles the VF again and computes the new value (session 50: it ran the old code, 2 instead of 11)."""
-    helpers = tmp_path / "njit_helpers.py"
-    helpers.write_text(NJIT_HELPERS.format(step=1))
-    (tmp_path / "njit_vf.py").write_text(NJIT_VF)
-    assert _run(tmp_path, NJIT_RUN) == ["0", "1", "2"]     # compiled and saved: 1 + 1
-    assert _run(tmp_path, NJIT_RUN) == ["1", "0", "2"]     # loaded
-    helpers.write_text(NJIT_HELPERS.format(step=10))
-    assert _run(tmp_path, NJIT_RUN) == ["0", "1", "11"]    # the helper changed: compiled again
-    assert _run(tmp_path, NJIT_RUN) == ["1", "0", "11"]
+    _compiled_again_only_after_each_edit(tmp_path, "njit_vf.py", NJIT_VF, "njit_helpers.py",
+                                         [(NJIT_HELPERS.format(step=1), "2"), (NJIT_HELPERS.format(step=10), "11")],
+                                         NJIT_RUN)
 
 
 CONSTANT_VFS = textwrap.dedent('''
@@ -226,14 +226,8 @@ CONSTANT_RUN = textwrap.dedent('''
 def test_an_edited_constant_of_another_module_compiles_the_vf_again(tmp_path):
     """numba freezes a global's value into the VF's code: a constant of another module read as `module.NAME` or bound
     by `from module import NAME` (the VF's file unchanged) is part of the key (session 50: both ran stale)."""
-    settings = tmp_path / "vf_settings.py"
-    settings.write_text("STEP = 1.0\n")
-    (tmp_path / "constant_vfs.py").write_text(CONSTANT_VFS)
-    assert _run(tmp_path, CONSTANT_RUN) == ["0", "1", "2"] * 2
-    assert _run(tmp_path, CONSTANT_RUN) == ["1", "0", "2"] * 2
-    settings.write_text("STEP = 5.0\n")
-    assert _run(tmp_path, CONSTANT_RUN) == ["0", "1", "6"] * 2
-    assert _run(tmp_path, CONSTANT_RUN) == ["1", "0", "6"] * 2
+    _compiled_again_only_after_each_edit(tmp_path, "constant_vfs.py", CONSTANT_VFS, "vf_settings.py",
+                                         [("STEP = 1.0\n", "2"), ("STEP = 5.0\n", "6")], CONSTANT_RUN, vfs=2)
 
 
 # user_vf.py imported as the module NAME (a gallery loader's own name for a file), then the same copy and report
