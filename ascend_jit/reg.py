@@ -3585,12 +3585,9 @@ class _VFCache(FunctionCache):
     module's name: the cached code imports that module by name to rebuild the VF's globals, and numba's index is per
     source file, so one file imported under two names (`kernels.gelu_reg` and the gallery's own loader) loaded the
     other name's entry and failed with ModuleNotFoundError."""
-    stamp = None
 
     def _index_key(self, sig, codegen):
-        if _VFCache.stamp is None:
-            _VFCache.stamp = implementation_stamp()
-        return super()._index_key(sig, codegen) + (_VFCache.stamp, _callee_stamp(self._py_func),
+        return super()._index_key(sig, codegen) + (implementation_stamp(), _callee_stamp(self._py_func),
                                                    self._py_func.__module__)
 
 

@@ -58,9 +58,9 @@ def test_cache_key_holds_the_implementation_stamp(monkeypatch):
         return x
     cache = reg._VFCache(vf)
     codegen = __import__("numba").njit(vf).targetctx.codegen()
-    monkeypatch.setattr(reg._VFCache, "stamp", "one")
+    monkeypatch.setattr(reg, "implementation_stamp", lambda: "one")
     first = cache._index_key((), codegen)
-    monkeypatch.setattr(reg._VFCache, "stamp", "two")
+    monkeypatch.setattr(reg, "implementation_stamp", lambda: "two")
     assert cache._index_key((), codegen) != first  # a changed ascend_jit never reuses an old VF
 
 
