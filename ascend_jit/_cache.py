@@ -11,8 +11,8 @@ directory in the temporary directory, or turns caching off if even that fails. E
 then quietly caches elsewhere).
 
 `stamp_package_kernels()` keys the package's own kernels also on `implementation_stamp()`, a digest of the sources
-compiled into them: numba checks a cached function's own file only, so a kernel kept the old code of a helper in
-another file after that file changed.
+compiled into them (STAMPED_SOURCES): numba checks a cached function's own file only, so a kernel kept the old code
+of a helper in another file after that file changed.
 
 `lock_cache_saves()` makes numba's cache saves whole when several processes compile into one cache at once (the
 test suite's workers, a Dask sweep's workers, CI jobs sharing a cached NUMBA_CACHE_DIR), and a save that fails
@@ -92,15 +92,23 @@ def _disable_caching():
     Dispatcher.enable_caching = lambda self: None
 
 
+# The package's sources whose code or values numba compiles into its kernels and into every VF: jit/ (the kernels,
+# the Reg implementations), reg.py (the Reg overloads, typed when a VF compiles) and the modules these read at
+# compile time: errors.py (the refusals compiled code raises), enums.py, dtypes.py and devices.py (codes, sizes and
+# device facts frozen into tables, e.g. jit/reg_move.py's UB_BYTES), api/_common.py (the enum readers and legal-range
+# texts of the Reg overloads). tests/test_cache_location.py checks that every package module these import from is
+# listed here or read by plain Python only.
+STAMPED_SOURCES = ("reg.py", "errors.py", "enums.py", "dtypes.py", "devices.py", "api/_common.py", "jit/*.py")
+
+
 @functools.lru_cache(maxsize=None)
 def implementation_stamp():
-    """A digest of the sources compiled into the package's kernels and into every VF (reg.py, errors.py, jit/), once
-    per process: part of their cache keys, so cached code is never reused after ascend_jit's implementation
-    changed."""
+    """A digest of STAMPED_SOURCES, once per process: part of the cache keys of the package's kernels and of every
+    VF, so cached code is never reused after ascend_jit's implementation changed."""
     root = pathlib.Path(__file__).parent
     digest = hashlib.sha256()
-    for path in sorted([root / "reg.py", root / "errors.py", *(root / "jit").glob("*.py")]):
-        digest.update(path.name.encode() + path.read_bytes())
+    for path in sorted(path for pattern in STAMPED_SOURCES for path in root.glob(pattern)):
+        digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
     return digest.hexdigest()
 
 

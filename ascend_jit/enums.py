@@ -13,3 +13,14 @@ class RoundMode(enum.IntEnum):
     CAST_ODD = 6
     CAST_HYBRID = 7
     UNKNOWN = 8
+
+
+class DivAlgo(enum.IntEnum):
+    """The 950's Div algorithms (SPEC-2 2.3, D48): the Memory API's DivConfig and the Reg API's DivSpecificMode
+    (DK R/基础算术/Div.md) take the same codes (DK include/basic_api/reg_compute/kernel_reg_compute_utils.h)."""
+    INTRINSIC = 0
+    DIFF_COMPENSATION = 1
+    PRECISION_1ULP_FTZ_TRUE = 2
+    PRECISION_0ULP_FTZ_TRUE = 3
+    PRECISION_0ULP_FTZ_FALSE = 4
+    PRECISION_1ULP_FTZ_FALSE = 5

@@ -39,12 +39,11 @@ from numba.np import numpy_support
 from ._cache import implementation_stamp
 from .api._common import INT32_MAX, UINT64_MAX, _int_legal, as_enum, as_int
 from .api._scalar import scalar_bits
-from .api.elementwise import DivAlgo
 from .api.utils import AlignUp, ConstCeil, DivCeil
 from .core import current_core
 from .devices import DEVICES
 from .dtypes import ALL, DType, _d28_name, loaded_bfloat16, resolve
-from .enums import RoundMode
+from .enums import DivAlgo, RoundMode
 from .errors import (AscendJitError, ParameterError, StateError, UncompiledVFWarning,
                      UnsupportedDeviceError, UnsupportedDTypeError, not_offered_lookup)
 from .jit import reg as impl

@@ -1,6 +1,7 @@
 """A locked-down install (issue 12, defect 12): with NUMBA_CACHE_DIR, HOME and the package's own directories all
 unwritable, `import ascend_jit`, the CLI and a kernel call work, with one CacheLocationWarning naming
 NUMBA_CACHE_DIR; compiled kernels then live in a private temporary directory and a second process reuses them."""
+import ast
 import importlib.util
 import os
 import shutil
@@ -201,3 +202,85 @@ def test_a_kernel_compiles_again_when_a_helper_of_another_file_changes(tmp_path)
     assert edited != text
     lanes.write_text(edited)
     assert run() == ["3.0", "False"]   # compiled again, with the edited lane
+
+
+# The package modules that stamped sources import from without numba compiling what they read: each name is used by
+# plain Python only (the dispatch before a kernel or VF runs, the sanitizer's hooks, an exception built when compiled
+# code raises), so its file need not be in the cache key (_cache.STAMPED_SOURCES).
+READ_BY_PLAIN_PYTHON_ONLY = {
+    ("api/_common.py", "ascend_jit.core"): {"continuous_mask_words", "set_mask_words"},   # Memory-API validators
+    ("api/_common.py", "ascend_jit.tensor"): {"LocalTensor", "known_device", "refuse_operand", "_BinaryExpr",
+                                             "_CompareExpr"},
+    ("errors.py", "ascend_jit.tensor"): {"known_device"},      # the device an exception names, when it is raised
+    ("jit/reg.py", "ascend_jit._cache"): {"implementation_stamp"},    # the stamp itself
+    ("jit/reg.py", "ascend_jit.tensor"): {"_index_value"},     # LocalTensor[]'s refusal, built when raised
+    ("reg.py", "ascend_jit._cache"): {"implementation_stamp"},
+    ("reg.py", "ascend_jit.api._scalar"): {"scalar_bits"},     # plain Duplicate / Axpy / Arange / tensor-scalar calls
+    ("reg.py", "ascend_jit.api.utils"): {"AlignUp", "ConstCeil", "DivCeil"},   # keys of their compiled forms in reg.py
+    ("reg.py", "ascend_jit.core"): {"current_core"},           # the modes a VF call passes as arguments
+    ("reg.py", "ascend_jit.launch"): {"PARALLEL_LAUNCHES"},
+    ("reg.py", "ascend_jit.sanitizer"): {"SANITIZING", "reg_access", "reg_undo"},
+    ("reg.py", "ascend_jit.tensor"): {"SIZE_CHANGE_HOOKS", "LocalTensor"},
+}
+
+
+def _package_imports(package_dir, relative):
+    """(module, name) for each `from ... import name` of the package in a source file, at any depth."""
+    package = ".".join(["ascend_jit", *Path(relative).parts[:-1]])
+    tree = ast.parse((package_dir / relative).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("ascend_jit")):
+            base = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+            for alias in node.names:
+                yield (base if node.module else f"{base}.{alias.name}"), alias.name
+
+
+def _source_of(package_dir, module):
+    relative = Path(*module.split(".")[1:])
+    return (relative.with_suffix(".py") if (package_dir / relative.with_suffix(".py")).exists()
+            else relative / "__init__.py").as_posix()
+
+
+def test_every_module_the_stamped_sources_compile_from_is_stamped():
+    """numba freezes into a kernel the values its code reads from other files (a device's UB size, an enum's codes,
+    a refusal's legal range), and the cache key does not see those files unless they are in
+    `_cache.STAMPED_SOURCES` (session 51: jit/reg_move.py's UB_BYTES came from devices.py, outside the key). Each
+    package module a stamped source imports from is stamped itself, or on READ_BY_PLAIN_PYTHON_ONLY for exactly
+    the names it gives (a new import needs that decision)."""
+    package_dir = ROOT / "ascend_jit"
+    stamped = {path.relative_to(package_dir).as_posix()
+               for pattern in _cache.STAMPED_SOURCES for path in package_dir.glob(pattern)}
+    assert {"reg.py", "errors.py", "devices.py", "jit/reg_move.py"} <= stamped
+    unstamped = {}
+    for relative in sorted(stamped):
+        for module, name in _package_imports(package_dir, relative):
+            if _source_of(package_dir, module) not in stamped:
+                unstamped.setdefault((relative, module), set()).add(name)
+    assert unstamped == READ_BY_PLAIN_PYTHON_ONLY
+
+
+def test_the_implementation_stamp_digests_every_stamped_source(tmp_path, monkeypatch):
+    """A change of any stamped file gives another stamp; a file outside them does not."""
+    package_dir = tmp_path / "ascend_jit"
+    for pattern in _cache.STAMPED_SOURCES + ("cli.py",):
+        for path in (ROOT / "ascend_jit").glob(pattern):
+            target = package_dir / path.relative_to(ROOT / "ascend_jit")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, target)
+    monkeypatch.setattr(_cache, "__file__", str(package_dir / "_cache.py"))
+
+    def stamp():
+        _cache.implementation_stamp.cache_clear()
+        return _cache.implementation_stamp()
+    try:
+        before = stamp()
+        for relative in ("devices.py", "enums.py", "api/_common.py", "jit/lanes.py", "cli.py"):
+            path = package_dir / relative
+            text = path.read_text()
+            path.write_text(text + "\n# edited\n")
+            assert (stamp() == before) == (relative == "cli.py"), relative
+            path.write_text(text)
+        assert stamp() == before
+    finally:
+        monkeypatch.undo()
+        _cache.implementation_stamp.cache_clear()

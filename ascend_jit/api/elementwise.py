@@ -20,6 +20,7 @@ from numba.core import config
 
 from ..core import CTRL_COUNTER_MODE, continuous_mask_words, count_call_effect
 from ..dtypes import resolve as _resolve_dtype
+from ..enums import DivAlgo
 from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
 from ..jit import elementwise as K
@@ -68,16 +69,7 @@ class BrcbRepeatParams:
     dstRepStride: int = 8
 
 
-# --- 950 algorithm configs (SPEC-2 2.3, 4.3) -------------------------------------------------------------------------
-class DivAlgo(enum.IntEnum):
-    INTRINSIC = 0
-    DIFF_COMPENSATION = 1
-    PRECISION_1ULP_FTZ_TRUE = 2
-    PRECISION_0ULP_FTZ_TRUE = 3
-    PRECISION_0ULP_FTZ_FALSE = 4
-    PRECISION_1ULP_FTZ_FALSE = 5
-
-
+# --- 950 algorithm configs (SPEC-2 2.3, 4.3); DivAlgo lives in enums.py (the Reg API's Div reads it too) -----------
 class ExpAlgo(enum.IntEnum):
     INTRINSIC = 0
     PRECISION_1ULP_FTZ_TRUE = 1
