@@ -8,6 +8,7 @@
                                                       # every instruction outside the element-wise family
     python benchmarks/compile_times.py --no-families --only ReduceMax --root /work/main --against /work/base
                                                       # the same cases on two checkouts, alternating
+    python benchmarks/compile_times.py --no-families --every-device --exclude Reg   # every device offering each
 
 Every measurement runs in a fresh Python process with NUMBA_NUM_THREADS=1. "cold": NUMBA_CACHE_DIR is a new empty
 directory; "warm": a second process with the same directory. A first call is timed alone (tensors are made before
@@ -125,18 +126,20 @@ print(json.dumps({"import_s": import_s, "wall": wall, "cpu": cpu, "own": own, "a
 """
 
 REGISTRY_CASES = r"""
-import json
+import json, sys
 import ascend_jit as aj
 from ascend_jit.api.registry import INSTRUCTIONS
+every_device = sys.argv[1] == "every"
 cases = []
 for inst in INSTRUCTIONS:
-    for device in ("atlas-a2", "ascend950"):
+    for device in (aj.SUPPORTED_NAMES if every_device else ("atlas-a2", "ascend950")):
         spec = aj.get_device(device)
         dtypes = inst.dtypes(spec) if inst.offered(spec) else ()
         if dtypes:
             dtype = "half" if "half" in dtypes else dtypes[0]
             cases.append((inst.name, device, dtype))
-            break
+            if not every_device:
+                break
 print(json.dumps(cases))
 """
 
@@ -155,8 +158,9 @@ def _child(root, cache_dir, case):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def cases(root, families):
-    r = subprocess.run([sys.executable, "-c", REGISTRY_CASES], capture_output=True, text=True, cwd=root,
+def cases(root, families, every_device=False):
+    r = subprocess.run([sys.executable, "-c", REGISTRY_CASES, "every" if every_device else "first"],
+                       capture_output=True, text=True, cwd=root,
                        env=_env(root, tempfile.mkdtemp(prefix="aj-ct-")), check=True)
     out = []
     for name, device, dtype in json.loads(r.stdout):
@@ -241,9 +245,11 @@ def main(argv=None):
     p.add_argument("--against", help="another checkout: each case's cold first call on both, alternating (the "
                    "machine's phases hit both alike), --rounds times; prints the CPU medians")
     p.add_argument("--rounds", type=int, default=2, help="rounds of --against (default 2)")
+    p.add_argument("--every-device", action="store_true", help="each registered instruction on every device that "
+                   "offers it (default: its first of the A2 and the 950)")
     args = p.parse_args(argv)
     root = Path(args.root).resolve()
-    todo = cases(root, not args.no_families)
+    todo = cases(root, not args.no_families, args.every_device)
     if args.only:
         todo = [c for c in todo if any(s in c["name"] for s in args.only.split(","))]
     if args.exclude:
