@@ -11,6 +11,7 @@ from types import MappingProxyType
 
 from .devices import NAMES, get_device
 from .dtypes import resolve
+from .enums import DivAlgo
 from .errors import ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 
 
@@ -270,7 +271,7 @@ def _config_name(api, config, device):
     shape that can run). A junk value on the 950 had answered the default level (review18)."""
     if config is None:
         return None
-    from .api.elementwise import OPS, DivAlgo   # at call time, as the registry below: api modules import widely
+    from .api.elementwise import OPS   # at call time, as the registry below: api modules import widely
     row = OPS.get(api)
     algos = DivAlgo if api == "Reg.Div" else \
         type(row.config().algo) if row is not None and row.config is not None else None
