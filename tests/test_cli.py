@@ -241,3 +241,50 @@ def test_run_of_a_file_with_several_kernels_says_so_and_takes_kernel(tmp_path, c
     assert "'--kernel' = 'nosuch'" in capsys.readouterr().err
     assert main_cli.main(["run", "add_custom", "--kernel", "add_custom"]) == 2
     assert "with a .py file NAME" in capsys.readouterr().err
+
+
+DEVICE_SYNC_KERNEL = '''
+import numpy as np
+import ascend_jit as aj
+from ascend_jit.kernels._base import KernelSpec
+
+
+def make_inputs(size, seed):
+    return {"x": np.arange(size, dtype=np.float32)}
+
+
+def run(device, inputs):
+    with aj.Core(device):
+        pipe, q = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(q, 1, inputs["x"].nbytes)
+        g = aj.GlobalTensor("float")
+        g.SetGlobalBuffer(inputs["x"].copy())
+        t = q.AllocTensor("float")
+        aj.DataCopy(t, g, inputs["x"].size)
+        q.EnQue(t)
+        t = q.DeQue("float")
+        first = t.GetValue(0)   # a scalar read the queue's MTE2 -> V event does not order on the device
+        q.FreeTensor(t)
+    return {"first": np.array([first], np.float32)}
+
+
+def expected(device, inputs):
+    return {"first": inputs["x"][:1].copy()}
+
+
+KERNEL = KernelSpec("dequeued_scalar_read", "a GetValue of a dequeued VECIN tile", make_inputs, run, expected,
+                    default_size=64, devices=("atlas-a2",))
+'''
+
+
+def test_run_sanitize_checks_keeps_device_sync(tmp_path, capsys):
+    """`--sanitize-checks device-sync` was accepted and dropped (the run rebuilt the config without it), so a scalar
+    read of a dequeued tile, a race under the device's synchronisation, passed as "no reports" (session 51)."""
+    from ascend_jit import cli as main_cli
+    path = tmp_path / "dequeued_scalar_read.py"
+    path.write_text(DEVICE_SYNC_KERNEL)
+    assert main_cli.main(["run", str(path), "--sanitize"]) == 0
+    assert "no reports" in capsys.readouterr().out
+    assert main_cli.main(["run", str(path), "--sanitize", "--sanitize-checks", "race,device-sync"]) == 1
+    out = capsys.readouterr().out
+    assert "GetValue" in out and "PIPE_MTE2" in out and "PIPE_S" in out
