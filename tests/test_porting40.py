@@ -99,3 +99,14 @@ def test_reg_names_of_the_devkit_examples_are_not_offered_with_a_reason(name, wh
 def test_reg_names_of_the_arch35_sources_say_what_to_write(name, why):
     with pytest.raises(aj.NotOfferedError, match=why):
         getattr(aj.Reg, name)
+
+
+@pytest.mark.parametrize("name, why", [("GetCoreNumAiv", r"block count as a parameter, launched with aj.launch"),
+                                       ("GetCoreNum", r"the SKU's, not the device family's"),
+                                       ("GetCoreMemSize", r"aj.get_device\(device\).ub_bytes")])
+def test_host_platform_queries_say_what_to_use(name, why):
+    """A port's host tiling calls PlatformAscendC's queries first; they raised a bare AttributeError (session 51's
+    fresh ports each hard-coded a core count without a word from the emulator)."""
+    with pytest.raises(aj.NotOfferedError, match=why):
+        getattr(aj, name)
+    assert not hasattr(aj, name)
