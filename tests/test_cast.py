@@ -563,13 +563,14 @@ def test_refusals():
     odd = core.local_tensor("half", 64, addr=h.addr + 2)
     _refused(core, aj.AlignmentError, lambda: aj.Cast(f, odd, R.CAST_NONE, 64))
     over = core.local_tensor("float", 64, addr=h.addr + 64)
-    _refused(core, aj.OverlapError, lambda: aj.Cast(over, h, R.CAST_NONE, 64))
+    _refused(core, aj.OverlapError, lambda: aj.Cast(over, h, R.CAST_NONE, 64), "a copy of the source")
     # H-22: a bit mask for 32-bit lanes uses mask[0] only
     _refused(core, aj.ParameterError, lambda: aj.Cast(i32, h, R.CAST_CEIL, [0, 2**64 - 1], 1, (1, 1, 8, 4)))
     _refused(core, aj.ParameterError, lambda: aj.Cast(f, h, R.CAST_NONE, 64, 256, (1, 1, 8, 4)))
     _refused(core, aj.ParameterError, lambda: aj.Cast(f, h, R.CAST_NONE, 64, 1, (0, 1, 8, 4)))
     _refused(core, aj.OutOfBoundsError, lambda: aj.Cast(f, h, R.CAST_NONE, 64, 5, (1, 1, 8, 4)), "dst")
-    _refused(core, aj.OverlapError, lambda: aj.Cast(over, h, R.CAST_NONE, 64, 1, (1, 1, 8, 4)))
+    _refused(core, aj.OverlapError, lambda: aj.Cast(over, h, R.CAST_NONE, 64, 1, (1, 1, 8, 4)),
+             "a copy of the source")
     core950 = aj.Core("ascend950")
     a, b = core950.local_tensor("half", 128), core950.local_tensor("float", 128)
     _refused(core950, aj.ParameterError, lambda: aj.Cast(b, a, R.CAST_NONE, 0, 1, (1, 1, 8, 4)))

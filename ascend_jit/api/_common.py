@@ -795,14 +795,16 @@ def unary_repeat_params(api, spec, params):
         UnaryRepeatParams(*ints)
 
 
-def check_disjoint(api, spec, a, b, a_ext, b_ext, rule):
-    """No byte in common between two operands' exact footprints (SPEC-2 D34 "no overlap at all" rules)."""
+def check_disjoint(api, spec, a, b, a_ext, b_ext, rule, remedy=None):
+    """No byte in common between two operands' exact footprints (SPEC-2 D34 "no overlap at all" rules); `remedy`:
+    what to write instead, appended to the refusal's detail."""
     if a_ext is None or b_ext is None or a_ext[1] <= b_ext[0] or b_ext[1] <= a_ext[0]:
         return
     common = np.intersect1d(a.footprint(), b.footprint(), assume_unique=True)
     if common.size:
         raise OverlapError(api, f"{a.name}/{b.name}", f"byte {int(common[0])}", device=spec.name,
-                           legal=f"no byte in common ({rule})", detail="the operands overlap")
+                           legal=f"no byte in common ({rule})",
+                           detail="the operands overlap" + (f"; {remedy}" if remedy else ""))
 
 
 @dataclass(frozen=True)

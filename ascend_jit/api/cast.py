@@ -147,6 +147,10 @@ def cast_count(dst, src, round_mode, count, fast_key=None):
                                           d, mode, count, effect), _COUNT_CALLS_MAX)
 
 
+# what a port of an in-place widening or narrowing Cast writes instead (docs/decisions.md, AccumulateNv2, SiluMul)
+_COPY_FIRST = "Cast from a copy of the source in another buffer (a UB -> UB DataCopy), or into another buffer"
+
+
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments
 def _validate_count(spec, d, s, round_mode, addr, src_addr, size, src_size, count):
     mode = _check_pair(spec, s, d, round_mode)
@@ -160,7 +164,7 @@ def _validate_count(spec, d, s, round_mode, addr, src_addr, size, src_size, coun
     elif count and max(addr, src_addr) < min(addr + count * d.size, src_addr + count * s.size):
         raise OverlapError(API, "dst/src", f"dst at {addr}, src at {src_addr}", device=spec.name,
                            legal="disjoint ranges (SPEC-2 D34: no overlap at all between sizes)",
-                           detail=f"{count} elements of {s.name} -> {d.name} overlap")
+                           detail=f"{count} elements of {s.name} -> {d.name} overlap; {_COPY_FIRST}")
     return mode, count  # count a Python int: a numpy integer would compile the kernel again (issue 20)
 
 
@@ -255,7 +259,8 @@ def _validate_high_dim(spec, d, s, round_mode, addr, src_addr, size, src_size, b
     if s.size == d.size:
         check_overlap(API, spec, ops[0], ops[1], exts[0], exts[1])
     else:
-        check_disjoint(API, spec, ops[0], ops[1], exts[0], exts[1], "SPEC-2 D34: Cast between sizes")
+        check_disjoint(API, spec, ops[0], ops[1], exts[0], exts[1], "SPEC-2 D34: Cast between sizes",
+                       _COPY_FIRST)
     full_hi, full_lo = continuous_mask_words(lanes)
     contiguous = ((plan.lo, plan.hi) == (full_lo, full_hi) and p.dstBlkStride == 1 and p.srcBlkStride == 1
                   and p.dstRepStride * 32 == lanes * d.size and p.srcRepStride * 32 == lanes * s.size)
