@@ -526,10 +526,12 @@ NOT_OFFERED = {
     "AscendCUtils": "not offered: its SetMask is aj.SetVectorMask, its GetRsvdCnt GatherMask's returned count (or "
                     "aj.GetGatherMaskRemainCount on A2/A3/310P)",
     # the host tiling's PlatformAscendC queries (a port's tiling function calls them first)
-    **dict.fromkeys(("GetCoreNum", "GetCoreNumAic", "GetCoreNumAiv", "GetCoreNumVector", "GetSocVersion"),
+    **dict.fromkeys(("GetCoreNum", "GetCoreNumAic", "GetCoreNumAiv", "GetCoreNumVector"),
                     "not offered: the host's PlatformAscendC answers for one chip (its core count is the SKU's, not "
                     "the device family's, and the SPECs give none); a port's tiling takes the block count as a "
                     "parameter, launched with aj.launch(kernel, block_dim, device, ...) (block_dim from 1 to 65535)"),
     "GetCoreMemSize": "not offered (a host PlatformAscendC query); the UB's bytes are aj.get_device(device).ub_bytes "
                       "(aj.GetUBSizeInBytes() inside a kernel on the 950)",
+    "GetSocVersion": "not offered (a host PlatformAscendC query); the device is the name a port gives aj.Core or "
+                     "aj.launch (one of aj.SUPPORTED_NAMES); inside a kernel aj.current_core().device",
 }
