@@ -9,8 +9,9 @@ Goldens live in `goldens/` beside the test file unless the ini option `golden_di
 
 `pytest --ascend-sanitize` runs every test inside an `aj.sanitize_session`: every Core a test makes (those of
 `aj.launch` included) sanitizes, and the first report fails the test with a SanitizerError naming both instructions.
-`--ascend-sanitize-checks=race,blocks` selects checks (default: all five). A test that does on purpose what one check
-reports says so, and keeps the other checks:
+`--ascend-sanitize-checks=race,blocks` selects checks (default: all five), with `strict` and `device-sync` as in
+ASCEND_JIT_SANITIZE. A test that does on purpose what one check reports says so, and keeps the other checks (and the
+option's strict / device-sync):
 
     @pytest.mark.ascend_sanitize(checks="race,init,blocks,sync", reason="exercises the bounds=\"ub\" escape hatch")
 
@@ -37,14 +38,19 @@ def pytest_addoption(parser):
                      help="ascend_jit: sanitize every core the tests make; a report fails the test")
     parser.addoption("--ascend-sanitize-checks", default=None, metavar="CHECKS",
                      help="ascend_jit: the checks of --ascend-sanitize (comma-separated: race, init, memory, blocks, "
-                          "sync; default all)")
+                          "sync; default all), optionally with strict and device-sync")
     parser.addini("golden_dir", "ascend_jit: folder of golden files (default: goldens/ beside each test file)",
                   default="")
+
+
+_SANITIZE_CONFIG = pytest.StashKey()
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "ascend_sanitize(checks, reason): under --ascend-sanitize, the checks this test "
                                        "runs with (it does on purpose what the others report; the reason says what)")
+    if config.getoption("--ascend-sanitize"):
+        config.stash[_SANITIZE_CONFIG] = _sanitize_config(config)   # bad words: a usage error before any test
 
 
 class Golden:
@@ -72,8 +78,10 @@ def _ascend_sanitize(request):
     if not request.config.getoption("--ascend-sanitize"):
         yield
         return
+    import dataclasses
+
     from ascend_jit.sanitizer import CHECKS, sanitize_session
-    checks = request.config.getoption("--ascend-sanitize-checks") or ",".join(CHECKS)
+    config = request.config.stash[_SANITIZE_CONFIG]
     marker = request.node.get_closest_marker("ascend_sanitize")
     if marker is not None:
         if not marker.kwargs.get("reason"):
@@ -83,6 +91,27 @@ def _ascend_sanitize(request):
         if unknown:
             raise pytest.UsageError(f"{request.node.nodeid}: @pytest.mark.ascend_sanitize names unknown checks "
                                     f"{unknown} (checks: {', '.join(CHECKS)})")
-        checks = ",".join(c for c in checks.split(",") if c in chosen)
-    with sanitize_session(checks or False):
+        # the option's checks this test keeps, with the option's strict / device-sync (they had been dropped, and an
+        # option naming only those left no check here: the test ran unsanitized)
+        checks = tuple(c for c in config.checks if c in chosen)
+        config = dataclasses.replace(config, checks=checks) if checks else None
+    with sanitize_session(config or False):
         yield
+
+
+def _sanitize_config(pytest_config):
+    """--ascend-sanitize-checks read as ASCEND_JIT_SANITIZE's words (check names, strict, device-sync), raising: the
+    plugin fails a test on its first report. Bad words are a usage error."""
+    from ascend_jit.errors import ParameterError
+    from ascend_jit.sanitizer import resolve_config
+    words = pytest_config.getoption("--ascend-sanitize-checks")
+    try:
+        config = resolve_config(words or True, "pytest", "--ascend-sanitize-checks")
+    except ParameterError as refusal:
+        raise pytest.UsageError(str(refusal)) from None
+    if config is None or config.mode == "report":
+        raise pytest.UsageError(f"--ascend-sanitize-checks={words!r} " + (
+            "turns the sanitizer off: drop --ascend-sanitize instead" if config is None else
+            "asks for report mode: under --ascend-sanitize a report fails its test (mode raise), so 'report' "
+            "would hide them; use aj.sanitize_session('report') in the test to collect them"))
+    return config

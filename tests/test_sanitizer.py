@@ -365,6 +365,42 @@ def test_the_pytest_marker_keeps_the_checks_it_names_none_with_an_empty_list_and
     assert "unknown checks ['inti']" in proc.stdout
 
 
+def test_the_pytest_option_keeps_strict_and_device_sync_through_a_marker_and_refuses_report(tmp_path):
+    """`--ascend-sanitize-checks` takes ASCEND_JIT_SANITIZE's words. A marked test keeps the option's strict and
+    device-sync (session 51: the marker's filter dropped them, and an option of only those words left a marked test
+    no check, so it ran unsanitized); "report" would hide the reports that fail a test, and is a usage error."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+    (tmp_path / "test_user.py").write_text(textwrap.dedent("""
+        import pytest
+        import ascend_jit as aj
+
+        @pytest.mark.ascend_sanitize(checks="race,init", reason="two")
+        def test_marked():
+            config = aj.Core("atlas-a2").sanitizer.config
+            assert (config.checks, config.strict, config.device_sync, config.mode) == (("race", "init"), True,
+                                                                                         True, "raise")
+
+        def test_unmarked():
+            config = aj.Core("atlas-a2").sanitizer.config
+            assert (config.checks, config.strict, config.device_sync) == (aj.sanitizer.CHECKS, True, True)
+    """))
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH")) if p))
+
+    def session(words):
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ascend-sanitize",
+                               f"--ascend-sanitize-checks={words}", "test_user.py"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
+    proc = session("strict,device-sync")
+    assert "2 passed" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
+    proc = session("race,report")
+    assert proc.returncode == 4 and "asks for report mode" in proc.stderr, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
 # --- Gather / GatherMask: footprints through active lanes only -------------------------------------------------------
 def _gather_kernel(core, fixed, uninit):
     """Gather src elements by byte offsets; src is copied in by MTE2 (race unless flagged) and its upper half is never
