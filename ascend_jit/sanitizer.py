@@ -412,6 +412,15 @@ def vector_access(core, api, reads=(), writes=()):
     core.sanitizer.instruction(api, PIPE_V, accesses)
 
 
+_UNINIT_FIX = ("write these bytes first (DataCopy, Duplicate, a host copy) or read only lanes an earlier instruction "
+               "wrote")
+# A Reg load takes no mask: it reads every byte its distribution names, lanes the later operations leave out included
+# (a register shadow per lane is not modelled), so a tail past the data is reported until it is written.
+_REG_LOAD_FIX = ("a Reg load reads every byte its distribution names, whatever mask the VF applies later: write the "
+                 "bytes past the data too (e.g. Duplicate the buffer's tail once) or sanitize this kernel without "
+                 "'init'")
+
+
 @dataclass
 class Access:
     """One operand of one instruction: the exact bytes it reads or writes (active lanes only) and its tensor."""
@@ -419,6 +428,7 @@ class Access:
     write: bool
     addrs: np.ndarray
     tensor: object = None   # the LocalTensor the access goes through (memory check); None for tmp-free forms
+    uninit_fix: str = _UNINIT_FIX   # an init report's fix for a read through this access
 
     @classmethod
     def of_operand(cls, op, write, tensor=None):
@@ -614,8 +624,7 @@ class Sanitizer:
                          check_init, check_race, strict_same, self.barrier_seq[p], out)
         if out[0]:
             self._emit(Report("init", "uninitialised read", instr, acc.operand, _address(acc.addrs, int(out[1])),
-                              int(out[0]), fix="write these bytes first (DataCopy, Duplicate, a host copy) or read "
-                                               "only lanes an earlier instruction wrote"))
+                              int(out[0]), fix=acc.uninit_fix))
         if out[2]:
             self._writer_reports(instr, p, acc, "RAW", strict_same)
 
@@ -950,7 +959,7 @@ def reg_access(api, tensor, form, offset, *args, undo=None):
     if not isinstance(addrs, slice):
         addrs = compact(np.unique(addrs))
     try:
-        tensor.core.sanitizer.instruction(api, PIPE_V, [Access("tensor", write, addrs, tensor)])
+        tensor.core.sanitizer.instruction(api, PIPE_V, [Access("tensor", write, addrs, tensor, _REG_LOAD_FIX)])
     except SanitizerError:
         if undo is not None:   # "raise" mode: the refused operation leaves the UB and its registers unchanged
             undo()
