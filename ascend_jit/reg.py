@@ -3797,7 +3797,9 @@ def simd_vf(fn):
 _NOT_OFFERED_HERE = "not offered (SPEC-2 14: not in the brief's Reg API list)"
 _NOT_OFFERED_NAMES = {
     **dict.fromkeys(("Compare", "Compares", "CompareScalar"), f"{_NOT_OFFERED_HERE}; compare with the Memory API's "
-                    "Compare/Compares outside the VF, or build lanes with Max/Min and Select"),
+                    "Compare/Compares/CompareScalar before the VF (a bit per element in a uint8 tensor) and load the "
+                    "bits into a MaskReg inside it: aj.Reg.LoadAlign of a MaskReg (MaskDist.DIST_US spreads each bit "
+                    "over two, MaskUnPack once more for a 4-byte type), for Select or any masked operation"),
     **dict.fromkeys(("CreateAddrReg", "AddrReg"), "AddrReg forms are written with the loads' and stores' `offset` "
                     "(SPEC-2 14, D68)"),
     "RegTraitNumOne": "RegTensor(dtype) is the one-register tensor (the devkit's default trait): leave the trait out",

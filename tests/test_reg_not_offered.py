@@ -22,6 +22,36 @@ def test_truncate_and_compare_are_not_in_the_reg_api(name):
         aj.fidelity(f"Reg.{name}", D950, "half")
 
 
+@R.simd_vf
+def _select_by_memory_compare(dst, src, bits):
+    x, zero, out = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
+    mask = R.MaskReg()
+    R.LoadAlign(mask, bits, dist=R.MaskDist.DIST_US)   # a bit per float -> two bits
+    R.MaskUnPack(mask, mask)                            # -> four: one per byte of a float lane
+    R.LoadAlign(x, src)
+    R.Duplicate(zero, 0.0)
+    R.Select(out, x, zero, mask)
+    R.StoreAlign(dst, out, R.CreateMask("float"))
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_reg_compare_refusal_names_a_recipe_that_works(compiled):
+    """Reg.Compare / CompareScalar's refusal says what to write instead: a Memory-API compare before the VF, its
+    bits loaded into a MaskReg inside (session 51: it had said "build lanes with Max/Min and Select", which gives no
+    mask). The recipe it names, run: a float Select by x > 0."""
+    with pytest.raises(aj.NotOfferedError, match=r"Compare/Compares/CompareScalar before the VF.*"
+                                                  r"MaskDist.DIST_US.*MaskUnPack"):
+        R.CompareScalar
+    x = np.random.default_rng(51).standard_normal(64).astype(np.float32)
+    core = aj.Core(D950)
+    with core:
+        src, dst, bits = core.local_tensor("float", 64), core.local_tensor("float", 64), core.local_tensor("uint8", 32)
+        src[:] = x
+        aj.CompareScalar(bits, src, np.float32(0.0), aj.CMPMODE.GT, 64)
+        (_select_by_memory_compare if compiled else _select_by_memory_compare.py_func)(dst, src, bits)
+        assert np.array_equal(dst.numpy(), np.where(x > 0, x, np.float32(0)))
+
+
 def _and(d, a, b, m):
     R.And(d, a, b, m)
 
