@@ -352,6 +352,14 @@ def test_host_arrays_in_an_instruction_expression_are_refused():
         with pytest.raises(aj.ParameterError, match="copy host data in first"):
             c[:] = expr()
         assert _state(core) == before
+    # `x + offset`, a C++ pointer moved by elements, is named as tensor[offset] (session 51's Reg port wrote
+    # `R.LoadAlign(r, src + 64)`); another operator or a float is not pointer arithmetic
+    with pytest.raises(aj.ParameterError, match=r"write tensor\[offset\]"):
+        a + 64
+    for expr in (lambda: a * 64, lambda: a + 1.0, lambda: a + True):
+        with pytest.raises(aj.ParameterError) as info:
+            expr()
+        assert "tensor[offset]" not in str(info.value)
 
 
 # --- defect 10: smaller inconsistencies (decisions.md "Hostile input") -------------------------------------------
