@@ -203,7 +203,12 @@ _NEW_REGISTER = getattr(impl.new_register, "py_func", impl.new_register)
 class RegTensor:
     """A 256-byte vector register of one element type (SPEC 7.1): 256/sizeof(T) lanes."""
 
-    def __init__(self, dtype):
+    def __init__(self, dtype, trait=None):
+        if trait is not None:   # `RegTensor<T, RegTraitNumOne>` ported with the trait as a second argument
+            raise ParameterError("RegTensor", "trait", trait, device=DEVICE,
+                                 legal="left out: RegTensor(dtype) is the one-register tensor (the devkit's default "
+                                       "trait, RegTraitNumOne); two-register b64 tensors (RegTraitNumTwo) are not "
+                                       "offered (SPEC-2 14)")
         self.dtype = resolve(dtype, "RegTensor")
         self.data = _NEW_REGISTER(self.dtype.kind, _creation_modes())
 
@@ -567,6 +572,14 @@ def _block_arguments(api, data_block_stride, repeat_stride, post_mode):
             _code(api, "post_mode", PostLiteral.POST_MODE_NORMAL if post_mode is _NOT_GIVEN else post_mode, PostLiteral))
 
 
+def _refuse_extra_argument(api, value, forms):
+    """A positional argument past the last of `forms`: a distribution there (where a port of `LoadAlign<T, dist>`
+    puts the C++ template argument) is named as the keyword it goes by."""
+    by_name = (f"; a distribution goes by name: dist={type(value).__name__}.{value.name}"
+               if isinstance(value, (LoadDist, StoreDist, MaskDist)) else "")
+    raise ParameterError(api, "arguments", value, legal=f"{forms} (SPEC-2 11.6){by_name}", device=DEVICE)
+
+
 def _pick_offset(api, positional, keyword):
     """The offset of a load/store: positional or `offset=` (SPEC-2 1.1: every parameter also by name), not both."""
     if keyword is None:
@@ -599,8 +612,7 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
             reg_access(api, tensor, "load_dual", _offset(api, offset), undo=undo)
         return result
     if _arg3 is not None:
-        raise ParameterError(api, "arguments", _arg3, legal="(reg, tensor, offset) or (reg0, reg1, tensor, offset) "
-                             "(SPEC-2 11.6)", device=DEVICE)
+        _refuse_extra_argument(api, _arg3, "(reg, tensor, offset) or (reg0, reg1, tensor, offset)")
     offset = _pick_offset(api, _arg2, offset)
     if isinstance(dst, MaskReg):
         _not_taken(api, "MaskReg", data_block_stride=data_block_stride, mask=mask, repeat_stride=repeat_stride,
@@ -660,8 +672,7 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
             reg_access(api, tensor, "store_dual", off, undo=undo)
         return result
     if _arg4 is not None:
-        raise ParameterError(api, "arguments", _arg4, legal="(tensor, reg, mask, offset) or (tensor, reg0, reg1, "
-                             "mask, offset) (SPEC-2 11.6)", device=DEVICE)
+        _refuse_extra_argument(api, _arg4, "(tensor, reg, mask, offset) or (tensor, reg0, reg1, mask, offset)")
     if isinstance(src, MaskReg):  # (tensor, mask_reg, offset)
         _not_taken(api, "MaskReg", data_block_stride=data_block_stride, mask=mask, repeat_stride=repeat_stride,
                    post_mode=post_mode)
@@ -1437,8 +1448,7 @@ def DataCopy(dst, src, _arg2=None, _arg3=None, _arg4=None, dist=None, post_updat
                                              post_mode, offset)))
     if isinstance(dst, (RegTensor, MaskReg)):
         if _arg4 is not None:
-            raise ParameterError("LoadAlign", "arguments", _arg4, legal="(reg, tensor, offset) or (reg0, reg1, "
-                                 "tensor, offset) (SPEC-2 11.6)", device=DEVICE)
+            _refuse_extra_argument("LoadAlign", _arg4, "(reg, tensor, offset) or (reg0, reg1, tensor, offset)")
         return _forward_old_name(LoadAlign, (dst, src, _arg2, _arg3), keywords, 2)
     return _forward_old_name(StoreAlign, (dst, src, _arg2, _arg3, _arg4), keywords, 2)
 

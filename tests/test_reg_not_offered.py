@@ -131,3 +131,29 @@ def test_data_register_relayouts_are_refused_naming_the_store_that_does_it(api, 
     with aj.Core(D950):
         with pytest.raises(aj.ParameterError, match=f"{api} of data registers is not offered .SPEC-2 14.; a DIST_"):
             call(R.MaskReg(), R.RegTensor("uint16"))
+
+
+@pytest.mark.parametrize("trait", ["RegTraitNumOne", "RegTraitNumTwo", 1])
+def test_a_register_trait_given_as_an_argument_is_a_parameter_error(trait):
+    """`RegTensor<T, RegTraitNumOne>` ported as RegTensor("float", "RegTraitNumOne") raised Python's TypeError
+    (session 51's ports): it names the trait, the default it is, and RegTraitNumTwo's absence."""
+    with pytest.raises(aj.ParameterError, match=r"RegTensor: parameter 'trait' .*left out: RegTensor\(dtype\) is "
+                                                r"the one-register tensor.*RegTraitNumTwo\) are not offered"):
+        R.RegTensor("float", trait)
+
+
+def test_a_distribution_given_positionally_is_named_as_its_keyword():
+    """A port of `LoadAlign<T, dist>(reg, src, offset)` passing dist after the offset was told only the forms;
+    it is told the keyword (dist=...). Nothing is written."""
+    core = aj.Core(D950)
+    with core:
+        t, r = core.local_tensor("float", 64), R.RegTensor("float")
+        before = core.ub.copy()
+        with pytest.raises(aj.ParameterError, match=r"dist=LoadDist\.DIST_NORM\)"):
+            R.LoadAlign(r, t, 0, R.LoadDist.DIST_NORM)
+        with pytest.raises(aj.ParameterError, match=r"dist=StoreDist\.DIST_NORM_B32\)"):
+            R.StoreAlign(t, r, R.CreateMask("float"), 0, R.StoreDist.DIST_NORM_B32)
+        with pytest.raises(aj.ParameterError) as info:
+            R.LoadAlign(r, t, 0, 5)
+        assert "dist=" not in str(info.value)
+        assert np.array_equal(core.ub, before)
