@@ -81,7 +81,7 @@ def _ascend_sanitize(request):
     import dataclasses
 
     from ascend_jit.sanitizer import CHECKS, sanitize_session
-    config = request.config.stash[_SANITIZE_CONFIG]
+    sanitize = request.config.stash[_SANITIZE_CONFIG]
     marker = request.node.get_closest_marker("ascend_sanitize")
     if marker is not None:
         if not marker.kwargs.get("reason"):
@@ -93,9 +93,9 @@ def _ascend_sanitize(request):
                                     f"{unknown} (checks: {', '.join(CHECKS)})")
         # the option's checks this test keeps, with the option's strict / device-sync (they had been dropped, and an
         # option naming only those left no check here: the test ran unsanitized)
-        checks = tuple(c for c in config.checks if c in chosen)
-        config = dataclasses.replace(config, checks=checks) if checks else None
-    with sanitize_session(config or False):
+        checks = tuple(c for c in sanitize.checks if c in chosen)
+        sanitize = dataclasses.replace(sanitize, checks=checks) if checks else None
+    with sanitize_session(sanitize or False):
         yield
 
 

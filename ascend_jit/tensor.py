@@ -424,9 +424,9 @@ def refuse_host_operand(api, tensor, other):
     if not isinstance(other, LocalTensor):
         # an integer added to a tensor is C++ pointer arithmetic (`xLocal + offset`, a __ubuf__ pointer moved by
         # elements), which Ascend C's LocalTensor spells tensor[offset]
-        offset = (" (for the tensor `offset` elements further, as C++'s pointer `x + offset`, write "
-                  "tensor[offset])" if api == "operator+" and isinstance(other, (int, np.integer)) and not isinstance(other, bool)
-                  else "")
+        pointer_step = api == "operator+" and isinstance(other, (int, np.integer)) and not isinstance(other, bool)
+        offset = (" (for the tensor `offset` elements further, as C++'s pointer `x + offset`, write tensor[offset])"
+                  if pointer_step else "")
         raise ParameterError(api, "operand", type(other).__name__, device=tensor.core.device,
                              legal="a LocalTensor: copy host data in first, e.g. t = core.local_tensor(dtype, n); "
                                    "t[:] = array; then dst[:] = t + src" + offset)
