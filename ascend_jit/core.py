@@ -335,7 +335,8 @@ class Core(SyncState):
         bits = self.spec.ctrl_spr_bits
         if not bits:
             raise UnsupportedDeviceError(api, "device", self.device, legal="atlas-a2, atlas-a3, ascend950",
-                                         detail="the overflow mode of this device cannot be switched (D4, D6)")
+                                         detail="this device's overflow modes cannot be switched (half: D4, D6; "
+                                                "integer and conversion results: SPEC-2 D46)")
         from .api._common import as_int
         start_bit = as_int(api, self.spec, "startBit", start_bit, 0, 63)
         end_bit = as_int(api, self.spec, "endBit", end_bit, 0, 63)
