@@ -205,10 +205,9 @@ class RegTensor:
 
     def __init__(self, dtype, trait=None):
         if trait is not None:   # `RegTensor<T, RegTraitNumOne>` ported with the trait as a second argument
-            raise ParameterError("RegTensor", "trait", trait, device=DEVICE,
-                                 legal="left out: RegTensor(dtype) is the one-register tensor (the devkit's default "
-                                       "trait, RegTraitNumOne); two-register b64 tensors (RegTraitNumTwo) are not "
-                                       "offered (SPEC-2 14)")
+            raise ParameterError("RegTensor", "trait", trait, device=DEVICE,  # the two names' own refusals
+                                 legal=f"RegTraitNumOne: {_NOT_OFFERED_NAMES['RegTraitNumOne']}; "
+                                       f"RegTraitNumTwo: {_NOT_OFFERED_NAMES['RegTraitNumTwo']}")
         self.dtype = resolve(dtype, "RegTensor")
         self.data = _NEW_REGISTER(self.dtype.kind, _creation_modes())
 
