@@ -216,6 +216,19 @@ def check_align(api, spec, name, addr, align):
         raise AlignmentError(api, f"{name} address", addr, legal=f"a multiple of {align} bytes", device=spec.name)
 
 
+def check_count_within(api, spec, name, size, count, extra=""):
+    """A count form's count against one operand tensor's GetSize(): a count is the caller's statement of how many
+    elements the tensors hold, so a larger one is refused on every core, bounds="ub" included (docs/decisions.md
+    "Count forms"), and the refusal says so, unlike the strided footprints' ones, which bounds="ub" lifts."""
+    if count > size:
+        raise OutOfBoundsError(api, "count", count, legal=f"<= {name}.GetSize() = {size}{extra}", device=spec.name,
+                               detail=_COUNT_PAST_TENSOR)
+
+
+_COUNT_PAST_TENSOR = ('is past the tensor, refused on every core (bounds="ub" included): size the tensor\'s buffer '
+                      "(InitBuffer, local_tensor) for the count the kernel computes over")
+
+
 INT32_MAX = 2**31 - 1
 UINT64_MAX = (1 << 64) - 1
 

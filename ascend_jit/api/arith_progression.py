@@ -24,7 +24,7 @@ from ..errors import OutOfBoundsError, ParameterError, StateError
 from ..sanitizer import PIPE_S, PIPE_V, Access, vector_access
 from ..tensor import LocalTensor
 from . import elementwise as E
-from ._common import UnaryRepeatParams, as_int, check_align, check_offered, operands
+from ._common import UnaryRepeatParams, as_int, check_align, check_count_within, check_offered, operands
 from ._scalar import scalar_value
 
 API = "ArithProgression"
@@ -85,8 +85,7 @@ def _validate(dst, first_value, diff_value, count):
     if not float(diff) >= 0:  # (NaN too: the implementation asserts static_cast<float>(diffValue) >= 0)
         raise ParameterError(API, "diff_value", diff, legal=">= 0 (the page: 应大于等于0)", device=spec.name)
     check_align(API, spec, "dst", dst.addr, 32)
-    if count > dst.size:
-        raise OutOfBoundsError(API, "count", count, legal=f"<= dst.GetSize() = {dst.size}", device=spec.name)
+    check_count_within(API, spec, "dst", dst.size, count)
     block = 32 // dtype.size
     # Off the 950 the Adds write whole DataBlocks: up to the end of the DataBlock holding element count - 1, which
     # (dst 32-byte aligned, count <= GetSize()) never passes the DataBlock holding dst's last element. Past dst's

@@ -4,15 +4,16 @@ from functools import lru_cache
 
 from ..core import continuous_mask_words, count_call_effect
 from ..enums import RoundMode
-from ..errors import OutOfBoundsError, OverlapError, ParameterError, UnsupportedDTypeError
+from ..errors import OverlapError, ParameterError, UnsupportedDTypeError
 from ..jit.convert import cast_strided, count_kernel
 from ..jit.direct import EntryTable
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor, known_device
 from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_enum, as_signed64, canonical_params,
-                      check_align, check_count_overlap, check_disjoint, check_inside_ub, check_overlap, check_range,
-                      check_tensor_bounds, high_dim_is_set_mask, high_dim_memo_key, operands, plan_mask, recorded_mask,
-                      refuse_empty_mask_on_950, refuse_template_argument, remember, split_forms, unary_repeat_params)
+                      check_align, check_count_within, check_count_overlap, check_disjoint, check_inside_ub,
+                      check_overlap, check_range, check_tensor_bounds, high_dim_is_set_mask, high_dim_memo_key,
+                      operands, plan_mask, recorded_mask, refuse_empty_mask_on_950, refuse_template_argument, remember,
+                      split_forms, unary_repeat_params)
 
 API = "Cast"
 
@@ -157,8 +158,7 @@ def _validate_count(spec, d, s, round_mode, addr, src_addr, size, src_size, coun
     count = check_range(API, spec, "count", count, 0, 2**32 - 1)
     for name, a, n in (("dst", addr, size), ("src", src_addr, src_size)):
         check_align(API, spec, name, a, 32)
-        if count > n:
-            raise OutOfBoundsError(API, "count", count, legal=f"<= {name}.GetSize() = {n}", device=spec.name)
+        check_count_within(API, spec, name, n, count)
     if s.size == d.size:
         check_count_overlap(API, spec, "src", addr, src_addr, count * s.size)
     elif count and max(addr, src_addr) < min(addr + count * d.size, src_addr + count * s.size):

@@ -13,10 +13,10 @@ from ..tensor import LocalTensor, known_device
 from ..sanitizer import vector_access
 from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
-                      check_dtype, check_inside_ub, check_overlap, check_range, check_repeat_overlap, check_run_bounds,
-                      check_runs_overlap, check_tensor_bounds, high_dim_is_set_mask, high_dim_memo_key,
-                      mask_lane_indices, memo_key, operands, plan_mask, recorded_mask,
-                      refuse_empty_mask_on_950, refuse_template_argument, remember, split_forms,
+                      check_count_within, check_dtype, check_inside_ub, check_overlap, check_range,
+                      check_repeat_overlap, check_run_bounds, check_runs_overlap, check_tensor_bounds,
+                      high_dim_is_set_mask, high_dim_memo_key, mask_lane_indices, memo_key, operands, plan_mask,
+                      recorded_mask, refuse_empty_mask_on_950, refuse_template_argument, remember, split_forms,
                       unary_repeat_params)
 from ._scalar import element_scalar, scalar_bits
 from .elementwise import BinaryRepeatParams
@@ -321,8 +321,7 @@ def _validate_compare_count(api, spec, d, s, s1, cmp_mode, addr, addr0, addr1, s
     for name, a, n in [("dst", addr, size)] + sources:
         check_align(api, spec, name, a, 32)
     for name, a, n in sources:
-        if count > n:
-            raise OutOfBoundsError(api, "count", count, legal=f"<= {name}.GetSize() = {n}", device=spec.name)
+        check_count_within(api, spec, name, n, count)
     if count // 8 > size * d.size:
         raise OutOfBoundsError(api, "count", count, device=spec.name,
                                legal=f"<= 8 x dst.GetSize() = {8 * size * d.size} (one bit per element, SPEC-2 D44)")
@@ -544,8 +543,7 @@ def _validate_select_count(spec, d, m, s0, s1, sel_mode, addr, maddr, addr0, add
     for name, a, n in tensors + [("sel_mask", maddr, msize)]:
         check_align(api, spec, name, a, 32)
     for name, a, n in tensors:
-        if count > n:
-            raise OutOfBoundsError(api, "count", count, legal=f"<= {name}.GetSize() = {n}", device=spec.name)
+        check_count_within(api, spec, name, n, count)
     lanes = d.lanes_per_repeat
     nsel = _sel_bytes(mode, lanes, 0, count)
     if nsel > msize * m.size:

@@ -18,9 +18,9 @@ element-wise engine's Adds through `elementwise.composed_call`: nothing compiled
 """
 import numpy as np
 
-from ..errors import OutOfBoundsError, ParameterError
+from ..errors import ParameterError
 from ..sanitizer import PIPE_S, PIPE_V, Access, vector_access
-from ._common import as_int, check_align
+from ._common import as_int, check_align, check_count_within
 from ._scalar import scalar_value
 from .arith_progression import _block_chain, _register_chain, _scalar_base, offered_fill
 
@@ -62,8 +62,7 @@ def _validate(dst, first_value, count):
         raise ParameterError(API, "count", count, legal="[0, 2**32 - 1] (uint32_t count)", device=spec.name)
     first = scalar_value(API, spec, dtype, first_value, "first_value")
     check_align(API, spec, "dst", dst.addr, 32)
-    if count > dst.size:
-        raise OutOfBoundsError(API, "count", count, legal=f"<= dst.GetSize() = {dst.size}", device=spec.name)
+    check_count_within(API, spec, "dst", dst.size, count)
     base = None if spec.name in _REGISTER else _first_block(spec, dtype, first, min(count, 32 // dtype.size))
     return core, first, count, base
 

@@ -29,9 +29,10 @@ from ..reference import elementwise as R
 from ..tensor import SIZE_CHANGE_HOOKS, LocalTensor
 from ..sanitizer import vector_access
 from ._common import as_flag, as_int, memo_mask_words, remember, repeat_params as _repeat_params, split_forms
-from ._common import (MaskPlan, Operand, UnaryRepeatParams, as_signed64, check_align, check_count_overlap, check_inside_ub,
-                      check_overlap, check_range, check_repeat_overlap, check_tensor_bounds, operands, plan_mask,
-                      recorded_mask, refuse_empty_mask_on_950, register_count, require_defined_mask)
+from ._common import (MaskPlan, Operand, UnaryRepeatParams, as_signed64, check_align, check_count_within,
+                      check_count_overlap, check_inside_ub, check_overlap, check_range, check_repeat_overlap,
+                      check_tensor_bounds, operands, plan_mask, recorded_mask, refuse_empty_mask_on_950, register_count,
+                      require_defined_mask)
 from ._scalar import element_scalar, scalar_bits
 
 # --- parameter structs (SPEC-2 1.1) ----------------------------------------------------------------------------------
@@ -427,9 +428,9 @@ def _validate_count(row, spec, key, count):
                 raise OutOfBoundsError(api, "src", f.size, legal=">= 1 element (src[0] is broadcast)",
                                        device=spec.name)
             continue
-        if count > f.size:  # tensors lie inside the UB, so this also refuses every count past the UB end
-            raise OutOfBoundsError(api, "count", count, legal=f"<= {f.name}.GetSize() = {f.size} (the UB holds "
-                                   f"{spec.ub_bytes // f.dtype.size} elements)", device=spec.name)
+        # tensors lie inside the UB, so this also refuses every count past the UB end
+        check_count_within(api, spec, f.name, f.size, count,
+                           f" (the UB holds {spec.ub_bytes // f.dtype.size} elements)")
     d = facts[0]
     for f in facts[1:]:
         nb_src = count * f.dtype.size if row.arity != "fill" else f.dtype.size

@@ -17,7 +17,7 @@ from ..jit.gather import offset_faults, gather, gather_mask
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor
 from ._common import as_int, repeat_params
-from ._common import (Runs, TensorExtent, check_align, check_dtype, check_range, check_run_bounds,
+from ._common import (Runs, TensorExtent, check_align, check_count_within, check_dtype, check_range, check_run_bounds,
                       high_dim_is_set_mask, mask_lane_indices, operands, plan_mask, record_mask,
                       refuse_empty_mask_on_950, split_forms)
 
@@ -115,8 +115,7 @@ def _validate_gather_count(spec, d, s, o, addr, src_addr, off_addr, size, off_si
     for name, a in (("dst", addr), ("src", src_addr), ("src_offset", off_addr)):
         check_align(api, spec, name, a, 32)
     for name, n in (("dst", size), ("src_offset", off_size)):
-        if count > n:
-            raise OutOfBoundsError(api, "count", count, legal=f"<= {name}.GetSize() = {n}", device=spec.name)
+        check_count_within(api, spec, name, n, count)
     per = np.arange(count, dtype=np.int64)
     per.setflags(write=False)
     return per

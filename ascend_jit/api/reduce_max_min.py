@@ -13,14 +13,14 @@ import numpy as np
 from ..core import continuous_mask_words
 from ..devices import get_device
 from ..dtypes import resolve
-from ..errors import OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError
+from ..errors import OverlapError, ParameterError, StateError, UnsupportedDTypeError
 from ..jit.reductions import (ALGO_LEVELS, ALGO_LEVELS_HALF_RUNS, ALGO_PER_LANE, ALGO_PER_LANE_HALF_COUNT,
                               MAX_MIN_KERNELS, OP_MAX, OP_MIN)
 from ..jit.ubview import INT_WIDTHS
 from ..sanitizer import vector_access
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, Runs, as_flag, as_int, as_signed64, check_align,
-                      check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch, mask_words,
-                      memo_key, operands, plan_mask, remember, split_forms)
+                      check_count_within, check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch,
+                      mask_words, memo_key, operands, plan_mask, remember, split_forms)
 from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, record_spr
 
 INT32_MAX = 2**31 - 1
@@ -263,8 +263,7 @@ def _validate_count(api, spec, bounds, d, dd, dt_, dst_addr, dst_size, src_addr,
     facts = CoreFacts(bounds, spec.name)
     _common(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size, cal_index)
     count = check_range(api, spec, "count", count, 1, spec.ub_bytes // d.size)  # D30
-    if count > src_size:
-        raise OutOfBoundsError(api, "count", count, legal=f"<= src.GetSize() = {src_size}", device=spec.name)
+    check_count_within(api, spec, "src", src_size, count)
     need = GetReduceMaxMinTmpSize(spec, d, count=count, cal_index=cal_index)
     lanes = d.lanes_per_repeat
     full_hi, full_lo = continuous_mask_words(lanes)

@@ -14,8 +14,9 @@ from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE
                           ALG_VADD_TREE, KERNELS)
 from ..sanitizer import vector_access
 from ..tensor import LocalTensor
-from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align, check_dtype,
-                      check_range, first_touch, mask_words, operands, plan_mask, remember, split_forms)
+from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align,
+                      check_count_within, check_dtype, check_range, first_touch, mask_words, operands, plan_mask,
+                      remember, split_forms)
 from ._facts import check_operand_bounds
 
 API = "ReduceSum"
@@ -382,6 +383,7 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
 def _validate_count(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size, src_size, tmp_size, count):
     _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size)
     count = _check_count(API, spec, d, "count", count)
+    check_count_within(API, spec, "src", src_size, count)
     lanes = d.lanes_per_repeat
     full_hi, full_lo = continuous_mask_words(lanes)
     src_op = Operand("src", src_addr, d.size, full_lo, full_hi, -(-count // lanes), 1, 8, count % lanes or lanes)

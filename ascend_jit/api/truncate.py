@@ -7,10 +7,10 @@ computes, so it runs Cast's conversion kernel with the source's type as the dest
 round-to-integral rule (exact; zero results +0; infinities and NaN pass, never saturated)."""
 from ..core import count_call_effect
 from ..enums import RoundMode
-from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
+from ..errors import ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..jit.convert import cast_contiguous
 from ..sanitizer import vector_access
-from ._common import as_enum, check_align, check_count_overlap, check_range, operands
+from ._common import as_enum, check_align, check_count_within, check_count_overlap, check_range, operands
 
 API = "Truncate"
 _PAGE = "DK M/类型转换/Truncate(ISASI).md"
@@ -42,8 +42,7 @@ def Truncate(dst, src, round_mode, count):
                              detail=f"{_PAGE}: a count of 0 is not guaranteed to be a NOP")
     for name, t in (("dst", dst), ("src", src)):
         check_align(API, spec, name, t.addr, 32)
-        if count > t.size:
-            raise OutOfBoundsError(API, "count", count, legal=f"<= {name}.GetSize() = {t.size}", device=spec.name)
+        check_count_within(API, spec, name, t.size, count)
     check_count_overlap(API, spec, "src", dst.addr, src.addr, count * s.size)
     if core.sanitizer is not None:
         vector_access(core, API, reads=[(("src", src.addr, count * s.size), src)],
