@@ -467,6 +467,9 @@ class Sanitizer:
         self.clock = np.zeros((npipes, npipes), np.int64)   # clock[p][q]: what pipe p knows of pipe q's progress
         self.barrier_seq = np.zeros(npipes, np.int64)      # own-pipe clock at the last PipeBarrier<p> (strict)
         self.flag_clocks = {}
+        # the scalar pipe's clock at its latest WaitFlag: what every later instruction starts after on the device
+        # (the fix of a report "device-sync" would not make names that wait)
+        self.scalar_wait_clock = np.zeros(npipes, np.int64)
         self.log = []
         self.reports = []
         self.session = _sessions[-1] if _sessions else None
@@ -657,9 +660,9 @@ class Sanitizer:
                 readers = self.reader_instr[q, addrs]
                 conflict = (self.reader_seq[q, addrs] > self.clock[p, q]) & (readers > self.writer_instr[addrs])
                 for log_index, address, count in _pairs(addrs, readers, conflict):
+                    seq = int(self.reader_seq[q, address])
                     self._emit(Report("race", "WAR", instr, acc.operand, address, count, earlier=self.log[log_index],
-                                      fix=_fix(PIPES[q], PIPES[p], self.config.device_sync,
-                                               self.core.spec.isasi_flags)))
+                                      fix=self._cross_pipe_fix(q, p, seq)))
 
     def _writer_reports(self, instr, p, acc, kind, strict_same):
         """RAW / WAW: one report per unordered pair (SPEC-2 10.4), i.e. per earlier writing instruction, with the
@@ -672,11 +675,23 @@ class Sanitizer:
         conflict = (wp >= 0) & np.where(wp != p, other, same)
         for log_index, address, count in _pairs(addrs, self.writer_instr[addrs], conflict):
             q = int(self.writer_pipe[address])
-            fix = _fix(PIPES[q], PIPES[p], self.config.device_sync, self.core.spec.isasi_flags) if q != p else \
+            fix = self._cross_pipe_fix(q, p, int(self.writer_seq[address])) if q != p else \
                 f"PipeBarrier({PIPES[p]}) between them" + (
                 " (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD))" if PIPES[p] == PIPE_V
                 else "")
             self._emit(Report("race", kind, instr, acc.operand, address, count, earlier=self.log[log_index], fix=fix))
+
+    def _cross_pipe_fix(self, q, p, seq):
+        """The fix of an unordered pair: the earlier access (pipe q, its own-pipe clock `seq`) and one of pipe p.
+        Where a scalar WaitFlag after the earlier access orders them on the device (the scalar unit issues p's access
+        after its wait returned) but not by SPEC-2 10.4's rule (a wait whose destination is p), the fix says so and
+        names "device-sync", which accepts that ordering (port52c: `vector read; V_S; DataCopy` over the bytes)."""
+        fix = _fix(PIPES[q], PIPES[p], self.config.device_sync, self.core.spec.isasi_flags)
+        if self.scalar_wait_clock[q] >= seq:
+            fix += ("; the device orders them already (the scalar unit issues later instructions only after its "
+                    "earlier WaitFlag returned), which SPEC-2 10.4 does not count: sanitize with 'device-sync' "
+                    "to accept it")
+        return fix
 
     def scalar_access(self, api, tensor, index, write):
         """GetValue / SetValue: one element through the scalar pipe (SPEC-2 10.4)."""
@@ -773,8 +788,10 @@ class Sanitizer:
             # the source pipe saw d's instructions up to snapshot[d] complete before it set the flag, so for "strict"
             # they are as ordered as by a PipeBarrier<d> (MTE2 -> V -> MTE2, V -> S -> V chains; docs/decisions.md)
             self.barrier_seq[d] = max(self.barrier_seq[d], snapshot[d])
-            if d == _S and self.config.device_sync:   # the scalar unit issues every later instruction after its
-                self.data_sync_barrier()   # wait returns (docs/decisions.md "The device's synchronisation")
+            if d == _S:   # the scalar unit issues every later instruction after its wait returns (docs/decisions.md
+                self.scalar_wait_clock = self.clock[_S].copy()   # "The device's synchronisation")
+                if self.config.device_sync:
+                    self.data_sync_barrier()
 
     def pipe_barrier(self, pipe):
         if pipe == "PIPE_ALL":
