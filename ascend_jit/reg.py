@@ -3520,11 +3520,12 @@ def _plan_key(args, kinds):
     return tuple(type(_DTYPE_NAME_ARGS.get(a, a)) if k is str else k for a, k in zip(args, kinds))
 
 
-def _planned_call(api, kinds, key, entry):
+def _planned_call(api, kinds, key, entry, note):
     """A function of the argument tuple that checks each argument's type, converts it as _convert_vf_args would
     and calls `entry` (numba's compiled entry point for those types; `key` holds a dtype name's DTypeName class in
-    its str's place); _MISS when an argument does not fit (another type, a dtype name that is none or of another
-    kind, an int beyond int64, a core whose CTRL changed: the slow path handles it).
+    its str's place; `note` adds _note_compiled_refusal's note to a refusal it raises); _MISS when an argument does
+    not fit (another type, a dtype name that is none or of another kind, an int beyond int64, a core whose CTRL
+    changed: the slow path handles it).
     Written out per tuple of types, as straight code: a loop over the arguments costs more than the VF's work."""
     names = [f"a{i}" for i in range(len(kinds))]
     body = [f"    if len(args) != {len(kinds)}:", "        return MISS"]
@@ -3567,17 +3568,33 @@ def _planned_call(api, kinds, key, entry):
         out.append(n)
     if not modes_set:
         body.append("    VF_MODES[0] = CURRENT_MODES(API)")
+    body += ["    try:", f"        result = ENTRY({', '.join(out)})", "    except AscendJitError as error:",
+             "        NOTE(error)", "        raise"]
     if write_back:  # also when the VF raises: its MaskRegs hold what it wrote first, as plain Python's do
-        body += ["    try:", f"        result = ENTRY({', '.join(out)})", "    finally:",
-                 *("    " + line for line in write_back), "    return result"]
-    else:
-        body += [f"    result = ENTRY({', '.join(out)})", "    return result"]
+        body += ["    finally:", *("    " + line for line in write_back)]
+    body.append("    return result")
     namespace = {"MISS": _MISS, "NAMES": _DTYPE_NAME_ARGS, "HANDLE": tensor_handle, "API": api, "ENTRY": entry,
+                 "AscendJitError": AscendJitError, "NOTE": note,
                  "VF_MODES": impl.VF_MODES, "CURRENT_MODES": _vf_current_modes,
                  "INT64_MIN": _INT64_MIN, "INT64_MAX": _INT64_MAX, "np": np,
                  **{f"K{i}": kind for i, kind in enumerate(kinds)}, **{f"D{i}": k for i, k in enumerate(key)}}
-    exec("def planned(args):\n" + "\n".join(body), namespace)  # noqa: S102 (our own generated source)
+    source = compile("def planned(args):\n" + "\n".join(body), _PLANNED_FILE, "exec")
+    exec(source, namespace)  # noqa: S102 (our own generated source)
     return namespace["planned"]
+
+
+_PLANNED_FILE = "<ascend_jit planned VF call>"
+
+
+def _note_compiled_refusal(error, fn):
+    """A refusal the compiled VF raised gets a note naming the VF and how to see the refusing line: its traceback ends
+    in the library function that raised, with no frame of the VF's own (port52c: of three Casts in a VF, the
+    traceback could not tell which one was refused)."""
+    note = (f"raised inside the compiled VF {fn.__qualname__} ({fn.__code__.co_filename}:"
+            f"{fn.__code__.co_firstlineno}): {fn.__name__}.py_func(...) runs it as plain Python, whose traceback "
+            "names the VF's refusing line")
+    if note not in getattr(error, "__notes__", ()):
+        error.add_note(note)
 
 
 def _compiled_for(compiled, converted):
@@ -3668,6 +3685,7 @@ def simd_vf(fn):
     # that tuple which ends in the entry point numba compiled for it (_planned_call), so later calls skip both the
     # generic conversion loop and numba's dispatcher: together they cost more than the loop of a typical VF.
     plans, last, warned = {}, [_no_plan], set()
+    note = functools.partial(_note_compiled_refusal, fn=fn)
 
     def slow_call(args):
         kinds = tuple(map(type, args))
@@ -3707,7 +3725,8 @@ def simd_vf(fn):
         _check_store_uregs(fn.__name__, [a for a in args if type(a) is UnalignRegForStore])  # D68 (given ones)
         if plannable and plan is None:
             signature = tuple(runner.typeof_pyval(a) for a in converted)
-            plans[key] = last[0] = _planned_call(fn.__name__, kinds, key, runner.overloads[signature].entry_point)
+            plans[key] = last[0] = _planned_call(fn.__name__, kinds, key, runner.overloads[signature].entry_point,
+                                                 note)
         return result
 
     def run_compiled(runner, converted, masks):
@@ -3718,7 +3737,9 @@ def simd_vf(fn):
             return None, error
         except Exception as error:
             if _compiled_for(runner, converted):
-                raise   # the compiled VF's own refusal
+                if isinstance(error, AscendJitError):   # the compiled VF's own refusal
+                    note(error)
+                raise
             return None, error  # numba's typing failed otherwise (an AssertionError for a NamedTuple keyword)
         finally:  # also when the VF raises: its MaskRegs hold what it wrote first, as plain Python's do
             for mask, words in masks:

@@ -311,3 +311,24 @@ def test_compiled_and_plain_refuse_a_dtype_in_the_same_words(op, src_type, dst_t
             assert (core.ub == ub).all()
         words.append((type(refused.value), str(refused.value)))
     assert words[0] == words[1]
+
+
+def test_a_compiled_vfs_refusal_names_the_vf_and_how_to_see_its_line():
+    """A refusal raised inside a compiled VF has no frame of the VF's own source: it carries a note naming the VF and
+    its py_func (both the first call and the planned later ones), and a Cast trait's legal range names the pair
+    (port52c: of three Casts in a VF, neither the traceback nor "the pair's row" said which one was refused)."""
+    plain = _one_op_vf("Cast layoutMode")
+    vf = R.simd_vf(plain)
+    with aj.Core("ascend950") as core:
+        src, out = core.local_tensor("half", 256), core.local_tensor("half", 256)
+        for call in range(2):
+            with pytest.raises(AscendJitError, match="the half -> float row") as refused:
+                vf(out, src, "half", "float", 3)
+            notes = getattr(refused.value, "__notes__", [])
+            assert len(notes) == 1 and "compiled VF vf" in notes[0] and "vf.py_func(...)" in notes[0], (call, notes)
+        with pytest.raises(AscendJitError, match="the half -> float row") as refused:
+            plain(out, src, "half", "float", 3)
+        assert not getattr(refused.value, "__notes__", [])
+        with pytest.raises(AscendJitError) as refused:   # refused before the compiled code runs: no note
+            vf(aj.Core("atlas-a2").local_tensor("half", 256), src, "half", "float", 3)
+        assert not getattr(refused.value, "__notes__", [])

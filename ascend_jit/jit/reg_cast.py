@@ -73,20 +73,25 @@ _FIELD_NAMES = (("RegLayout", ("UNKNOWN", "ZERO", "ONE", "TWO", "THREE")), ("Sat
                 ("RoundMode", tuple(member.name for member in sorted(RoundMode))))
 
 
-def _field_legal(field, mask):
+_KIND_NAMES = ("half", "float", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+
+
+def _field_legal(field, s, d):
+    """The values the (src kind s, dst kind d) row allows for a trait field, the pair named: a VF of several Casts
+    says which one it refused (port52c: "the pair's row" left three Casts to tell apart)."""
     enum_name, names = _FIELD_NAMES[field]
+    mask = TRAITS[s, d, field]
     members = " or ".join(f"{enum_name}.{name}" for value, name in enumerate(names) if (mask >> value) & 1)
-    return f"{members}: the pair's row of DK Cast.md tables 6-9 (SPEC-2 11.5)"
+    return f"{members}: the {_KIND_NAMES[s]} -> {_KIND_NAMES[d]} row of DK Cast.md tables 6-9 (SPEC-2 11.5)"
 
 
 # Raised as (table, row): errors.py ROW_TABLES (a run-time index into 121 strings compiled a branch for each)
 LEGAL_LAYOUT, LEGAL_SAT, LEGAL_ROUND = (row_table(f"Reg Cast legal {name} by pair", (
-    _field_legal(field, TRAITS[s, d, field]) for s in range(11) for d in range(11)))
+    _field_legal(field, s, d) for s in range(11) for d in range(11)))
     for field, name in enumerate(("layoutMode", "satMode", "roundMode")))
 # plain Python's words (reg.py Cast and _trait, SPEC-2 11.1: a compiled VF refuses in the same words), picked by index:
 # a pair that is not a Reg Cast pair, named "src -> dst" (index src kind * 11 + dst kind); a trait field that is no
 # member of its enum, with as_enum's list of the members and their values (index: the field, CastTrait's order)
-_KIND_NAMES = ("half", "float", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
 PAIR_TEXT = row_table("Reg Cast pair", (f"{_KIND_NAMES[s]} -> {_KIND_NAMES[d]}" for s in range(11) for d in range(11)))
 PAIR_LEGAL = "a pair of SPEC-2 11.5"
 _TRAIT_ENUMS = _FIELD_NAMES[:2] + (("MaskMergeMode", ("ZEROING", "MERGING", "UNKNOWN")), _FIELD_NAMES[2])
