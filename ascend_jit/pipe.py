@@ -62,8 +62,14 @@ class TPipe(EventIdPool):
         need = num * max(32, -(-nbytes // 32) * 32)
         free = sum(size for _, size in self.core._free)
         if need > free:  # refuse before allocating any of the buffers
-            raise OutOfBoundsError("InitBuffer", "num * len", (num, nbytes), device=self.core.device,
-                                   legal=f"buffers within the {free} free UB bytes (these need {need} B)")
+            # the product and what holds the rest of the UB, the buffer named (port52a: a tuple, no queue named)
+            what = f"{type(que_or_buf).__name__}({getattr(que_or_buf.position, 'name', que_or_buf.position)})"
+            raise OutOfBoundsError("InitBuffer", "num * len", f"{num} x {nbytes} B for a {what}",
+                                   device=self.core.device,
+                                   legal=f"buffers within the {free} free UB bytes (these need {need} B; this TPipe's "
+                                         f"{len(self._addrs)} earlier buffers hold "
+                                         f"{sum(self.core._allocated.get(a, 0) for a in self._addrs)} B of the "
+                                         f"{ub} B UB)")
         # The devkit's InitBuffer rounds len up to whole DataBlocks before it carves the buffers, and a tensor of
         # one (AllocTensor, TBuf Get) carries that rounded length: GetSize() counts it (impl/basic_api/
         # kernel_tpipe_impl.h, kernel_tensor_impl.h; docs/decisions.md "Buffer lengths").

@@ -677,8 +677,8 @@ class Sanitizer:
             q = int(self.writer_pipe[address])
             fix = self._cross_pipe_fix(q, p, int(self.writer_seq[address])) if q != p else \
                 f"PipeBarrier({PIPES[p]}) between them" + (
-                " (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD))" if PIPES[p] == PIPE_V
-                else "")
+                " (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD))"
+                if PIPES[p] == PIPE_V and self.core.spec.reg_api else "")   # no Reg VF elsewhere (port52a)
             self._emit(Report("race", kind, instr, acc.operand, address, count, earlier=self.log[log_index], fix=fix))
 
     def _cross_pipe_fix(self, q, p, seq):

@@ -112,9 +112,15 @@ def test_init_buffer_refusals_name_the_free_bytes_and_leave_the_allocator():
     with core:
         pipe = aj.TPipe()
         free = list(core._free)
-        with pytest.raises(aj.OutOfBoundsError, match=r"within the 196608 free UB bytes \(these need 240128 B\)"):
+        with pytest.raises(aj.OutOfBoundsError, match=r"within the 196608 free UB bytes \(these need 240128 B;"):
             pipe.InitBuffer(aj.TQue(aj.TPosition.VECIN, 1), 4, 60001)
         assert core._free == free
+        pipe.InitBuffer(aj.TBuf(aj.TPosition.VECCALC), 100000)   # 100000 B of the UB taken, 96608 B left
+        with pytest.raises(aj.OutOfBoundsError) as refused:   # the product and what holds the UB (port52a)
+            pipe.InitBuffer(aj.TQue(aj.TPosition.VECOUT, 2), 2, 50000)
+        for words in ("'2 x 50000 B for a TQue(VECOUT)'", "96608 free UB bytes (these need 100032 B",  # DataBlocks
+                      "this TPipe's 1 earlier buffers hold 100000 B of the 196608 B UB"):
+            assert words in str(refused.value)
 
 
 def test_launch_block_dim_refusal_names_the_device():

@@ -564,3 +564,17 @@ def test_format_reports_prints_a_repeated_hazard_once():
     one_block = [r for r in reports if r.block == 3]
     assert aj.format_reports(one_block).splitlines()[1] == "    ... 4 reports of this hazard in all; block 3; " \
                                                             "first UB bytes 0"
+
+
+@pytest.mark.parametrize("device, reg_barrier", [("atlas-a2", False), ("ascend950", True)])
+def test_a_strict_vector_raw_fix_names_the_reg_barrier_only_where_the_reg_api_is(device, reg_barrier):
+    """Same-pipe vector RAW under "strict": PipeBarrier(PIPE_V), and the Reg VF's LocalMemBar only on a device with
+    the Reg API (port52a: the A2's fix named a Reg VF barrier)."""
+    with aj.Core(device, sanitize="report,strict") as core:
+        a, b = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        a[:] = np.ones(64, np.float32)
+        aj.Adds(b, a, np.float32(1), 64)
+        aj.Adds(a, b, np.float32(1), 64)
+    (report,) = core.sanitizer.reports
+    assert report.kind == "RAW" and "PipeBarrier(PIPE_V)" in report.fix
+    assert ("LocalMemBar" in report.fix) == reg_barrier
