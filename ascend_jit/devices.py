@@ -46,6 +46,14 @@ class DeviceSpec:
     reduce_sum_highdim_algorithm: str = TREE_TREE     # SPEC 4.2-4.4
     reduce_sum_highdim_repeat0: str = "nop"  # D14: "nop"; 310B "zero" (writes +0 to dst[0]); 950 "as-one" (D7)
     reduce_sum_tmp_untouched_count: bool = False  # SPEC 4.2: A2/A3 count form never touches sharedTmpBuffer
+    # The implementations' own SetFlag/WaitFlag pairs, for the sanitizer (docs/decisions.md "The implementations' own
+    # flags"): ReduceSum / ReduceMax / ReduceMin copy their result to dst with the scalar unit between V_S and S_V /
+    # S_MTE3 pairs (every device but the 950, whose Reg implementation stores it); the high-dim ReduceSum's second
+    # step has a V_S / S_V pair of its own on a repeat count with a tail (910, 310B: dav_c100 / dav_m300); the 310B's
+    # bit-mask forms write the mask words to a scratch area with the scalar unit, then S_V (dav_m300)
+    reduce_scalar_result: bool = True
+    reduce_sum_step2_flags: bool = False
+    bit_mask_scratch_flag: bool = False
     pair_both_masked_zero: bool = False  # SPEC 2.4: pair with both lanes masked is written 0 (950, 310B) or kept
     pair_dst_rep_stride_zero: bool = True  # SPEC 6: dstRepStride 0 refused on Atlas training (910)
     mask_zero_refused: bool = False  # D14: the 950 refuses mask 0; elsewhere it is a NOP
@@ -191,7 +199,7 @@ _DEVICES = (
         reduce_repeat_max_min_dtypes=("int16", "uint16", "half", "int32", "uint32", "float"),
         reduce_block_masked="fill-inf", reduce_mask_zero_refused=True,
         reduce_max_min_dtypes=("int16", "uint16", "half", "int32", "uint32", "float", "int64", "uint64"),
-        reduce_max_min_count_only_dtypes=("int64", "uint64"), reduce_max_min_per_lane=True,
+        reduce_max_min_count_only_dtypes=("int64", "uint64"), reduce_max_min_per_lane=True, reduce_scalar_result=False,
         cast_pairs=_cast_pairs(_D950), cast_trunc_switch=True, cast_ctrl60=True, compare_dtypes=_ALL_TYPES,
         compares_dtypes=_ALL_TYPES, compare_ne_nan=1, select_dtypes=_ALL_TYPES,
         memory_count_only_dtypes=("int8", "uint8", "int64", "uint64"), pad_dtypes=_ALL_TYPES, set_pad_value=True,
@@ -212,7 +220,8 @@ _DEVICES = (
         cast_pairs=_cast_pairs(_B310), compare_dtypes=_HF,
         compares_dtypes=("int16", "uint16", "half", "int32", "uint32", "float"), compare_ne_nan=1, select_dtypes=_HF,
         pad_dtypes=_ALL_TYPES[:9], gather_dtypes=("int8", "uint8", "int16", "uint16", "half", "int32", "uint32", "float"),
-        gather_offset_limited=True, gather_mask_dtypes=("int16", "uint16", "half", "int32", "uint32", "float")),
+        gather_offset_limited=True, gather_mask_dtypes=("int16", "uint16", "half", "int32", "uint32", "float"),
+        reduce_sum_step2_flags=True, bit_mask_scratch_flag=True),
     DeviceSpec(
         name="atlas-inference-aicore", product="Atlas inference AI Core (310P)", arch=2002,
         aliases=("310p", "310p-aicore", "dav-2002"), ub_bytes=262144, add_dtypes=_B16_32,
@@ -232,7 +241,7 @@ _DEVICES = (
         reduce_repeat_sum_pairs=(("half", "half"),), reduce_repeat_max_min_dtypes=("half",), reduce_repeat_orders=(0,),
         reduce_data_block_dtypes=("half",), reduce_dst_rep_stride_zero=False, reduce_max_min_dtypes=("half",),
         cast_pairs=_cast_pairs(_T910), cast_int32_half_deq_scale=False, compare_dtypes=_HF, compare_mask_ignored=True, select_dtypes=_HF,
-        select_modes=(0,)),
+        select_modes=(0,), reduce_sum_step2_flags=True),
     DeviceSpec(
         name="atlas-inference-vectorcore", product="Atlas inference Vector Core (310P)", arch=2002,
         aliases=("310p-vectorcore",), ub_bytes=262144, supported=False),

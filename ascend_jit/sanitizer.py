@@ -401,15 +401,43 @@ def footprint_bytes(footprint):
     return compact(np.unique((starts[:, None] + np.arange(footprint.width, dtype=np.int64)[None, :]).reshape(-1)))
 
 
-def vector_access(core, api, reads=(), writes=()):
+def vector_access(core, api, reads=(), writes=(), own_flags=((), ())):
     """One vector instruction (PIPE_V) through the sanitizer: reads/writes are (footprint, tensor) pairs, the
     footprints exactly those the validator proved (active lanes only, so masked-off lanes are neither reads nor
-    writes). Called only when `core.sanitizer is not None`."""
+    writes). `own_flags`: the implementation's own SetFlag/WaitFlag pairs recorded before and after the access
+    (own_flag_pairs). Called only when `core.sanitizer is not None`."""
     def name(fp):
         return fp[0] if isinstance(fp, tuple) else fp.name
     accesses = [Access(name(fp), False, footprint_bytes(fp), t) for fp, t in reads]
     accesses += [Access(name(fp), True, footprint_bytes(fp), t) for fp, t in writes]
+    before, after = own_flags
+    own_flag_pairs(core.sanitizer, api, before)
     core.sanitizer.instruction(api, PIPE_V, accesses)
+    own_flag_pairs(core.sanitizer, api, after)
+
+
+# P(V_S) -> the scalar unit's copy of the result to dst[0] -> P(S_V) -> P(S_MTE3): how the devkit's ReduceSum /
+# ReduceMax / ReduceMin end on every device but the 950 in most forms (docs/decisions.md "The implementations' own
+# flags")
+ENDS_WITH_SCALAR_RESULT = ((PIPE_V, PIPE_S), (PIPE_S, PIPE_V), (PIPE_S, PIPE_MTE3))
+
+
+def bit_mask_scratch_flags(spec, bit_mode):
+    """vector_access's own_flags of a high-dim bit-mask form on the 310B: the implementation writes the mask words to
+    a scratch area past the UB with the scalar unit, then SetFlag/WaitFlag<S_V>, then the vector instruction
+    (dav_m300: ReduceSum / ReduceMax / ReduceMin, Compare, Select, Cast); none elsewhere."""
+    return (((PIPE_S, PIPE_V),) if bit_mode and spec.bit_mask_scratch_flag else ()), ()
+
+
+def own_flag_pairs(sanitizer, api, pairs):
+    """The implementation's own SetFlag/WaitFlag pairs, each on an event of its own (FetchEventID: never one the
+    kernel holds), in order: each orders every earlier access of its source pipe before every later access of its
+    destination pipe, the kernel's included (SPEC-2 10.4), as on the device. A pair inside a call is recorded where
+    that stays true: before the call's vector access when its destination is not PIPE_V, after it when its source
+    is not PIPE_V (docs/decisions.md "The implementations' own flags")."""
+    for src, dst in pairs:
+        sanitizer.set_flag(src, dst, ("own", api))
+        sanitizer.wait_flag(src, dst, ("own", api))
 
 
 _UNINIT_FIX = ("write these bytes first (DataCopy, Duplicate, a host copy) or read only lanes an earlier instruction "

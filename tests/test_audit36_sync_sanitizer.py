@@ -603,19 +603,25 @@ def test_chains_order_transitively():
 
 
 def test_special_register_read_needs_v_s():
-    """10.4: GetReduce*Spr reads are PIPE_S; the count-form ReduceSum's ACC_VAL is written by the vector pipe."""
-    def kernel(with_flag):
+    """10.4: GetReduce*Spr reads are PIPE_S, the registers written by the vector pipe: WholeReduceMax's MAX/MIN
+    register needs the kernel's V_S; the count-form ReduceSum ends with the implementation's own V_S (and its
+    scalar copy of ACC_VAL to dst[0]: docs/decisions.md "The implementations' own flags"), which orders the read."""
+    def kernel(with_flag, reduce_sum):
         def k(core):
             x, d, w = _tiles(N, 16, N)
             _host(x)
-            aj.ReduceSum(d, x, w, N)
+            if reduce_sum:
+                aj.ReduceSum(d, x, w, N)
+            else:
+                aj.WholeReduceMax(d, x, N, 1, 1, 1, 8)
             if with_flag:
                 _flag("V_S")
-            aj.GetReduceRepeatSumSpr(H)
+            (aj.GetReduceRepeatSumSpr if reduce_sum else aj.GetReduceRepeatMaxMinSpr)(H)
         return k
-    got, _ = _run(kernel(False))
-    assert [g[:6] for g in got] == [("race", "RAW", "GetReduceRepeatSumSpr", "PIPE_S", "ReduceSum", "PIPE_V")]
-    assert _run(kernel(True))[0] == []
+    got, _ = _run(kernel(False, False))
+    assert [g[:6] for g in got] == [("race", "RAW", "GetReduceRepeatMaxMinSpr", "PIPE_S", "WholeReduceMax", "PIPE_V")]
+    assert _run(kernel(True, False))[0] == []
+    assert _run(kernel(False, True))[0] == [] and _run(kernel(True, True))[0] == []
 
 
 # =================================================================================================================
@@ -1295,3 +1301,67 @@ def test_cli_run_sanitize_and_pytest_option(tmp_path, flagged):
     assert (done.returncode == 0) == flagged, done.stdout[-2000:]
     if not flagged:
         assert "SanitizerError" in done.stdout and "RAW" in done.stdout
+
+
+# =================================================================================================================
+# the implementations' own SetFlag/WaitFlag pairs (docs/decisions.md "The implementations' own flags")
+# =================================================================================================================
+P310, T910, B310, D950 = "atlas-inference-aicore", "atlas-training", "atlas-200i-500-a2", "ascend950"
+_EVERY = (A2, P310, T910, B310, D950)
+
+
+def _reduce_then_get(call):
+    def k(core):
+        x, d, w = _tiles(130 * N, 16, 4096)
+        _host(x)
+        call(d, x, w)
+        d.GetValue(0)   # the kernel reads the result with no flag of its own
+    return k
+
+
+def _scalar_then(call, index=0):
+    def k(core):
+        x, d, w = _tiles(N, 64, 4096)
+        _host(x)
+        x.SetValue(index, 2.0)   # a scalar write the call then reads (or, for ArithProgression, overwrites)
+        call(d, x, w)
+    return k
+
+
+_OWN_CASES = [   # (what, kernel, devices where the pair is reported: the call leaves it unordered)
+    ("ReduceSum count: V_S after the vector work (A2: ACC_VAL copied to dst[0]; 950: dst[0] read back)",
+     _reduce_then_get(lambda d, x, w: aj.ReduceSum(d, x, w, 256)), ()),
+    ("ReduceSum high-dim, at most L repeats: the scalar copy of tmp[0] to dst[0]",
+     _reduce_then_get(lambda d, x, w: aj.ReduceSum(d, x, w, N, 4, 8)), (D950,)),
+    ("ReduceSum high-dim, more than L repeats: ends with a vcadd into dst (910 / 310B: a V_S before it)",
+     _reduce_then_get(lambda d, x, w: aj.ReduceSum(d, x, w, N, 130, 8)), _EVERY),
+    ("ReduceMax count with the index, one repeat: one vcmax writes dst",
+     _reduce_then_get(lambda d, x, w: aj.ReduceMax(d, x, w, 100, True)), _EVERY),
+    ("ReduceMax count without the index: the scalar copy", _reduce_then_get(lambda d, x, w: aj.ReduceMax(d, x, w, 300)),
+     (D950,)),
+    ("ReduceMin high-dim with the index, two repeats: the scalar copy of value and index",
+     _reduce_then_get(lambda d, x, w: aj.ReduceMin(d, x, w, N, 2, 8, True)), (D950,)),
+    ("ReduceSum with a bit mask: the 310B writes the words to a scratch area, then S_V",
+     _scalar_then(lambda d, x, w: aj.ReduceSum(d, x, w, [2**64 - 1, 2**64 - 1], 1, 8)), (A2, P310, T910, D950)),
+    ("ReduceSum with a continuous mask: no scratch", _scalar_then(lambda d, x, w: aj.ReduceSum(d, x, w, N, 1, 8)),
+     _EVERY),
+    ("Cast with a bit mask: the 310B's scratch and S_V too",
+     _scalar_then(lambda d, x, w: aj.Cast(w.ReinterpretCast("float"), x, aj.RoundMode.CAST_NONE, [2**64 - 1, 0], 1,
+                                          aj.UnaryRepeatParams(1, 1, 8, 4))), (A2, P310, T910, D950)),
+    ("ArithProgression past one DataBlock: the first block's SetValues, then S_V, then the Adds",
+     _scalar_then(lambda d, x, w: d.SetValue(20, 2.0) or aj.ArithProgression(d, 0.0, 1.0, 64)), (D950,)),
+]
+
+
+@pytest.mark.parametrize("device", _EVERY)
+@pytest.mark.parametrize("what, kernel, reported", _OWN_CASES, ids=[c[0].split(":")[0] for c in _OWN_CASES])
+def test_the_implementations_own_flags_order_what_they_order_on_the_device(device, what, kernel, reported):
+    """port52b: a GetValue of ReduceSum's dst straight after the call (ops-nn GroupNormSilu) was reported as a V -> S
+    race, which the devkit's own V_S inside the call orders; where the implementation has no such pair (a result
+    one vector instruction writes, the 950's Reg implementations), the kernel's own flag is still asked for."""
+    if device in (T910, B310) and "ArithProgression" in what:
+        pytest.skip("ArithProgression is not offered there")
+    got, _ = _run(kernel, device=device)
+    assert bool(got) == (device in reported), (what, got)
+    for g in got:
+        assert g[:2] == ("race", "RAW") or g[:2] == ("race", "WAW"), g

@@ -21,7 +21,7 @@ Both are compositions of instructions the emulator already has, run through the 
 import numpy as np
 
 from ..errors import OutOfBoundsError, ParameterError, StateError
-from ..sanitizer import PIPE_S, PIPE_V, Access, vector_access
+from ..sanitizer import PIPE_S, PIPE_V, Access, own_flag_pairs, vector_access
 from ..tensor import LocalTensor
 from . import elementwise as E
 from ._common import UnaryRepeatParams, as_int, check_align, check_count_within, check_offered, operands
@@ -32,7 +32,6 @@ D950, A3, A2, P310 = "ascend950", "atlas-a3", "atlas-a2", "atlas-inference-aicor
 _FOUR = ("int16", "half", "int32", "float")
 DTYPES = {D950: _FOUR + ("int64",), A3: _FOUR, A2: _FOUR, P310: _FOUR}  # the page's 支持的数据类型
 _PAGE = "devkit 高阶API/索引计算/Arange-94.md"
-_OWN_EVENT = "ArithProgression"  # the sanitizer's key for the implementation's FetchEventID events
 
 
 def _wrap(dtype, v):
@@ -115,15 +114,16 @@ def ArithProgression(dst, first_value, diff_value, count):
     if core.sanitizer is not None:  # one access for the whole call (its Adds read only what it wrote)
         if spec.name != D950 and count <= 32 // dtype.size:
             # the scalar unit's SetValue only, bracketed as ArithProgressionImpl brackets it: SetFlag/WaitFlag V_S
-            # before and S_V after (an event of the implementation's own, not one the kernel holds)
+            # before and S_V after (events of the implementation's own, not ones the kernel holds)
             sanitizer = core.sanitizer
-            sanitizer.set_flag(PIPE_V, PIPE_S, _OWN_EVENT)
-            sanitizer.wait_flag(PIPE_V, PIPE_S, _OWN_EVENT)
+            own_flag_pairs(sanitizer, API, ((PIPE_V, PIPE_S),))
             sanitizer.instruction(API, PIPE_S, [Access.of_run("dst", dst.addr, count * dtype.size, True, dst)])
-            sanitizer.set_flag(PIPE_S, PIPE_V, _OWN_EVENT)
-            sanitizer.wait_flag(PIPE_S, PIPE_V, _OWN_EVENT)
+            own_flag_pairs(sanitizer, API, ((PIPE_S, PIPE_V),))
         else:
-            vector_access(core, API, writes=[(("dst", dst.addr, written * dtype.size), dst)])
+            # past one DataBlock: the scalar unit's SetValues of the first block, S_V, then the Adds (no V_S before;
+            # the first block is recorded with the vector writes: docs/decisions.md "The implementations' own flags")
+            own = (((PIPE_S, PIPE_V),) if spec.name != D950 else (), ())
+            vector_access(core, API, writes=[(("dst", dst.addr, written * dtype.size), dst)], own_flags=own)
     if spec.name == D950:
         _register_chain(core, dst, first, diff, count)
     else:

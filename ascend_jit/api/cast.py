@@ -7,7 +7,7 @@ from ..enums import RoundMode
 from ..errors import OverlapError, ParameterError, UnsupportedDTypeError
 from ..jit.convert import cast_strided, count_kernel
 from ..jit.direct import EntryTable
-from ..sanitizer import vector_access
+from ..sanitizer import bit_mask_scratch_flags, vector_access
 from ..tensor import LocalTensor, known_device
 from ._common import (BoundsRule, Operand, TensorExtent, UnaryRepeatParams, as_enum, as_signed64, canonical_params,
                       check_align, check_count_within, check_count_overlap, check_disjoint, check_inside_ub,
@@ -213,7 +213,8 @@ def cast_high_dim(dst, src, round_mode, mask, repeat_time, params, is_set_mask, 
     except TypeError:
         mode, repeat, last, contiguous, p, ops = _validate_high_dim.__wrapped__(*key)
     if core.sanitizer is not None and not (repeat == 0 or plan.empty):  # before any state changes: a report raised
-        vector_access(core, API, reads=[(ops[1], src)], writes=[(ops[0], dst)])  # leaves none
+        vector_access(core, API, reads=[(ops[1], src)], writes=[(ops[0], dst)],  # leaves none
+                      own_flags=bit_mask_scratch_flags(core.spec, plan.bit_mode))
     shape = _HighDimCall(core.spec, plan, s, d, mode, repeat, last, contiguous, p, dst.addr, src.addr)
     _run_high_dim(core, shape)
     if memo_key is not None and is_set_mask is True:

@@ -10,7 +10,7 @@ from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, U
 from ..jit.compare import compare_contiguous, compare_strided, select_contiguous, select_strided
 from ..jit.direct import EntryTable
 from ..tensor import LocalTensor, known_device
-from ..sanitizer import vector_access
+from ..sanitizer import bit_mask_scratch_flags, vector_access
 from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_count_within, check_dtype, check_inside_ub, check_overlap, check_range,
@@ -256,7 +256,8 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
         reads += _scalar_read(scalar_tensor, s)
         if src1 is not None:
             reads.append((Operand("src1", src1.addr, s.size, lo, hi, repeat, s1blk, s1rep, last), src1))
-        vector_access(core, api, reads=reads, writes=[(Runs("dst", dst.addr, lanes // 8, lanes // 8, repeat), dst)])
+        vector_access(core, api, reads=reads, writes=[(Runs("dst", dst.addr, lanes // 8, lanes // 8, repeat), dst)],
+                      own_flags=bit_mask_scratch_flags(spec, plan.bit_mode and src1 is not None))   # not Compares
     # D31: the register undefined on A2/A3/310P/910, the call's own mask left elsewhere but on the 310B
     words = recorded_mask(spec, plan) if spec.high_dim_writes_mask_register and not spec.compare_mask_ignored \
         else None
@@ -460,7 +461,8 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         reads = [(("sel_mask", _sel_read_bytes(mode, sel_mask.addr, d.lanes_per_repeat, repeat, plan)), sel_mask),
                  (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
         reads += _scalar_read(scalar_tensor, d, "src1")
-        vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)])
+        vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)],
+                      own_flags=bit_mask_scratch_flags(spec, plan.bit_mode))
     words = recorded_mask(spec, plan) if spec.high_dim_writes_mask_register else None  # SPEC-2 D31: not the 310B
     call = _remembered_call(None if nop else select_strided, (d.size, dst.addr, sel_mask.addr, src0.addr),
                             (s1 is None, mode == SELMODE.VSEL_CMPMASK_SPR, p.dstBlkStride, p.src0BlkStride,

@@ -19,7 +19,7 @@ element-wise engine's Adds through `elementwise.composed_call`: nothing compiled
 import numpy as np
 
 from ..errors import ParameterError
-from ..sanitizer import PIPE_S, PIPE_V, Access, vector_access
+from ..sanitizer import PIPE_S, PIPE_V, Access, own_flag_pairs, vector_access
 from ._common import as_int, check_align, check_count_within
 from ._scalar import scalar_value
 from .arith_progression import _block_chain, _register_chain, _scalar_base, offered_fill
@@ -32,7 +32,6 @@ _FOUR = ("int16", "half", "int32", "float")
 DTYPES = {D950: ("int8",) + _FOUR + ("int64",), A3: _FOUR, A2: _FOUR, B310: _FOUR, P310: _FOUR}
 _REGISTER = (D950, B310)   # VF / vector-register implementations; the others build on the scalar unit's block
 _PAGE = "devkit 基础API/Memory矢量计算/数据填充/CreateVecIndex.md"
-_OWN_EVENT = "CreateVecIndex"  # the sanitizer's key for the implementation's FetchEventID S_V event
 
 
 def _first_block(spec, dtype, first, n):
@@ -86,8 +85,7 @@ def CreateVecIndex(dst, first_value, count):
         # implementation's own (no V_S before: a vector access of dst just before the call is the kernel's to order)
         if base.size:
             sanitizer.instruction(API, PIPE_S, [Access.of_run("dst", dst.addr, base.nbytes, True, dst)])
-        sanitizer.set_flag(PIPE_S, PIPE_V, _OWN_EVENT)
-        sanitizer.wait_flag(PIPE_S, PIPE_V, _OWN_EVENT)
+        own_flag_pairs(sanitizer, API, ((PIPE_S, PIPE_V),))
         if count > base.size:   # the Adds: they read only what this call wrote
             vector_access(core, API, writes=[(("dst", dst.addr + base.nbytes, (count - base.size) * size), dst)])
     _block_chain(core, dst, base, 1, count, whole_blocks=False)

@@ -17,7 +17,7 @@ from ..errors import OverlapError, ParameterError, StateError, UnsupportedDTypeE
 from ..jit.reductions import (ALGO_LEVELS, ALGO_LEVELS_HALF_RUNS, ALGO_PER_LANE, ALGO_PER_LANE_HALF_COUNT,
                               MAX_MIN_KERNELS, OP_MAX, OP_MIN)
 from ..jit.ubview import INT_WIDTHS
-from ..sanitizer import vector_access
+from ..sanitizer import ENDS_WITH_SCALAR_RESULT, bit_mask_scratch_flags, vector_access
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, Runs, as_flag, as_int, as_signed64, check_align,
                       check_count_within, check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch,
                       mask_words, memo_key, operands, plan_mask, remember, split_forms)
@@ -176,11 +176,29 @@ def _sanitize(core, api, form, d, dst, src, tmp, values, cal_index):
         writes.append((("sharedTmpBuffer", tmp.addr, scratch), tmp))
     if spec.max_min_spr:
         writes.append((core.sanitizer.spr("MAX_MIN"), None))   # read by GetReduceRepeatMaxMinSpr (D55)
-    vector_access(core, api, reads=[(_source_footprint(api, form, core, d, src, values), src)], writes=writes)
+    vector_access(core, api, reads=[(_source_footprint(api, form, core, d, src, values), src)], writes=writes,
+                  own_flags=_own_flags(spec, d, form, values, cal_index))
     lo, hi = tmp.addr, tmp.addr + scratch
     for a, b in ((lo, min(hi, dst.addr)), (max(lo, dst.addr + out), hi)):   # tmp's bytes outside dst's
         if b > a:
             core.sanitizer.undefine(a, b - a)
+
+
+def _own_flags(spec, d, form, values, cal_index):
+    """(before, after): the devkit implementation's own SetFlag/WaitFlag pairs around the call's vector work, for the
+    sanitizer (docs/decisions.md "The implementations' own flags"; vec_reduce_impl.h of each device, the count form's
+    tail step in the intf layer). Off the 950 the call ends with the scalar unit copying the result (and the index)
+    to dst between V_S and S_V / S_MTE3, except where one vcmax / vcmin writes value and index itself (calIndex with
+    one repeat, or a count of at most one repeat); the 310B's bit-mask form first writes the mask words to a scratch
+    area with the scalar unit, then S_V. The 950 has none."""
+    if not spec.reduce_scalar_result:
+        return (), ()
+    if form == "count":
+        one_instruction = cal_index and values[0] <= d.lanes_per_repeat
+        return (), (() if one_instruction else ENDS_WITH_SCALAR_RESULT)
+    mask, repeat_time = values[0], int(values[1])
+    before = bit_mask_scratch_flags(spec, isinstance(mask, (list, tuple, np.ndarray)))[0]
+    return before, (() if cal_index and repeat_time == 1 else ENDS_WITH_SCALAR_RESULT)
 
 
 def _counter_count(api, core, d, mask):

@@ -12,7 +12,7 @@ from ..errors import OverlapError, ParameterError, StateError, UnsupportedDTypeE
 from ..jit.direct import EntryTable
 from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE, ALG_TREE_TREE_TAIL, ALG_VADD_MERGE,
                           ALG_VADD_TREE, KERNELS)
-from ..sanitizer import vector_access
+from ..sanitizer import ENDS_WITH_SCALAR_RESULT, PIPE_S, PIPE_V, bit_mask_scratch_flags, vector_access
 from ..tensor import LocalTensor
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align,
                       check_count_within, check_dtype, check_range, first_touch, mask_words, operands, plan_mask,
@@ -332,17 +332,47 @@ class _HighDimCall:
             core.mask_defined = True
 
 
-def _sanitize(core, spec, d, dst, src, tmp, src_footprint, acc_val=False, **tmp_args):
+def _sanitize(core, spec, d, dst, src, tmp, src_footprint, acc_val=False, own_flags=((), ()), **tmp_args):
     """The sanitizer's view of one ReduceSum: src read, dst[0] and the tmp elements the algorithm writes
     (_tmp_written, the entries the overlap rule keeps apart from src; their contents are the algorithm's, SPEC 4),
-    and ACC_VAL for the count form (read later through GetReduceRepeatSumSpr, on the scalar pipe)."""
+    and ACC_VAL for the count form (read later through GetReduceRepeatSumSpr, on the scalar pipe); `own_flags`
+    (_own_flags) the implementation's SetFlag/WaitFlag pairs."""
     writes = [(("dst", dst.addr, d.size), dst)]
     written = _tmp_written(spec, d, **tmp_args)
     if written:
         writes.append((("sharedTmpBuffer", tmp.addr, written * d.size), tmp))
     if acc_val:
         writes.append((core.sanitizer.spr("ACC_VAL"), None))
-    vector_access(core, API, reads=[(src_footprint, src)], writes=writes)
+    vector_access(core, API, reads=[(src_footprint, src)], writes=writes, own_flags=own_flags)
+
+
+_V_S, _S_V = (PIPE_V, PIPE_S), (PIPE_S, PIPE_V)
+
+
+def _own_flags(spec, d, count=None, repeats=None, bit_mask=False):
+    """(before, after): the devkit implementation's own SetFlag/WaitFlag pairs around the call's vector work, for
+    the sanitizer (docs/decisions.md "The implementations' own flags"; vec_reduce_impl.h of each device and the count
+    form's intf layer). The count form with `count`, the normal-mode high-dim form with `repeats`; the 950's
+    counter-mode high-dim form has none."""
+    lanes = d.lanes_per_repeat
+    if not spec.reduce_scalar_result:   # the 950: V_S, then the scalar unit reads dst[0] for GetReduceRepeatSumSpr
+        return (), ((_V_S,) if count is not None and d.is_float else ())
+    if count is not None:
+        if spec.reduce_sum_count_algorithm == TREE_SEQ:   # A2 / A3: vcadd, V_S, ACC_VAL to dst[0], S_V, S_MTE3
+            return (), ENDS_WITH_SCALAR_RESULT
+        body, tail = divmod(count, lanes)   # the other version: TREE-TREE over the body, then the tail (SPEC 4.3)
+        if tail and body:
+            return (), ENDS_WITH_SCALAR_RESULT
+        body = max(body, 1)
+        return (), (ENDS_WITH_SCALAR_RESULT if body <= lanes else ()) + (_V_S,)   # then reads dst[0] (intf)
+    before = bit_mask_scratch_flags(spec, bit_mask)[0]
+    if repeats == 0:   # the empty loops, then a vcadd of no lanes into dst (D14 writes +0 on the 310B): no copy
+        return before, ()
+    if repeats <= lanes:   # one result or one level-2 group: the scalar unit copies it to dst[0]
+        return before, ENDS_WITH_SCALAR_RESULT
+    if spec.reduce_sum_step2_flags and repeats % lanes:   # the second step's tail: V_S, a scalar copy, S_V, then V
+        return before + (_V_S,), (_S_V,)
+    return before, ()
 
 
 def _cached(fn, *key):
@@ -371,7 +401,8 @@ def reduce_sum_count(dst, src, tmp, count, is_set_mask=True):
     layout = _layout(core, dst, src, tmp)
     call = _cached(_validate_count, *layout, count)
     if core.sanitizer is not None:
-        _sanitize(core, spec, d, dst, src, tmp, ("src", src.addr, call.count * d.size), count=call.count, acc_val=True)
+        _sanitize(core, spec, d, dst, src, tmp, ("src", src.addr, call.count * d.size), count=call.count, acc_val=True,
+                  own_flags=_own_flags(spec, d, count=call.count))
     elif is_set_mask:
         remember(_COUNT_CALLS, (*layout, count), call, _MAX_CALLS)
     call.run(core, is_set_mask)
@@ -430,7 +461,9 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
     if core.sanitizer is not None:
         if call.entry is not None:
             _sanitize(core, spec, d, dst, src, tmp, Operand("src", src.addr, d.size, plan.lo, plan.hi, call.repeats, 1,
-                                                            call.rep_bytes // 32), repeats=call.repeats)
+                                                            call.rep_bytes // 32), repeats=call.repeats,
+                      own_flags=_own_flags(spec, d, repeats=call.repeats,
+                                           bit_mask=isinstance(mask, (list, tuple, np.ndarray))))
     else:
         words = _mask_key(mask)
         if words is not None and type(repeat_time) is int and type(src_rep_stride) is int:
