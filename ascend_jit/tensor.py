@@ -562,6 +562,12 @@ def _owner_of(array):
     return array
 
 
+# C++'s SetGlobalBuffer((__gm__ T*)x + off, len) only records a pointer: a block past the data that never touches the
+# tensor sets one harmlessly (port52c, ops-nn DynamicQuant); here the size is checked when it is set
+_SIZE_PAST_ARRAY = ("the size is checked against the array when it is set: a block with no data of its own sets "
+                    "the buffer after its GetBlockIdx() guard, or with the elements the array holds")
+
+
 class GlobalTensor:
     """A typed window on a host numpy array (Global Memory). `GlobalTensor(array)` or `SetGlobalBuffer(array[, size])`.
     Indexed as LocalTensor: `g[i]` is the sub-tensor at offset i, `g[a:b]` a sub-tensor, elements through
@@ -638,7 +644,7 @@ class GlobalTensor:
             size = as_int(api, None, "size", size)  # 1.0 or True is no size (an OutOfBoundsError said [0, n] held it)
             if not 0 <= size <= arr.size:
                 raise OutOfBoundsError(api, "size", size, legal=f"[0, {arr.size}] (the array holds {arr.size} "
-                                       f"{d.name} elements)")
+                                       f"{d.name} elements)", detail=_SIZE_PAST_ARRAY)
             arr = arr[:size]
         self._set_buffer(arr, d)
         return self

@@ -502,7 +502,7 @@ def test_global_tensor_refusals(core):
     arr = np.zeros(64, np.float32)
     with core:
         refused(core, lambda: aj.GlobalTensor().SetGlobalBuffer(arr, 65), aj.OutOfBoundsError,
-                "SetGlobalBuffer", 65, gms=(arr,))
+                "SetGlobalBuffer", 65, "after its GetBlockIdx() guard", gms=(arr,))   # C++ only records it: port52c
         refused(core, lambda: aj.GlobalTensor().SetGlobalBuffer([1.0, 2.0]), aj.ParameterError,
                 "SetGlobalBuffer", gms=(arr,))
         g = aj.GlobalTensor(arr)
