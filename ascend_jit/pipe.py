@@ -132,9 +132,11 @@ class TPipe(EventIdPool):
         allocated from a queue is a StateError), so InitBuffer / InitBufPool start again from free UB."""
         for bound in self._bound:
             if isinstance(bound, TQue) and any(b.lease is not None for b in bound._buffers):
-                raise StateError("TPipe.Reset", "tensor", bound, device=self.core.device,
-                                 legal="every tensor of this pipe's queues freed",
-                                 detail="a tensor of this pipe's queues is still allocated (FreeTensor it first)")
+                held = [b.addr for b in bound._buffers if b.lease is not None]
+                raise StateError("TPipe.Reset", "tensor", f"the {_queue_name(bound)}'s tensor at UB byte {held[0]}",
+                                 device=self.core.device, legal="every tensor of this pipe's queues freed",
+                                 detail="a tensor of this pipe's queues is still allocated (FreeTensor it first; "
+                                        "the device asserts it in debug builds only)")
         if self.core.sanitizer is not None:   # the devkit's Reset waits on every buffer's free event
             for addr in self._addrs:
                 self.core.sanitizer.hand_off(addr, self.core._allocated[addr])
@@ -164,6 +166,12 @@ def _check_position(api, position):
         f"got {type(position).__name__}; the C++ template arguments <pos, depth> are (position, depth) here, position "
         f"first: {api}(aj.TPosition.VECIN, depth)")
     check_local_position(api, position, known_device(), detail=slip)
+
+
+def _queue_name(queue):
+    """A queue as a refusal names it: its class, position and depth (a Python repr named none of them)."""
+    position = getattr(queue.position, "name", queue.position)
+    return f"{type(queue).__name__}({position}, depth {queue.depth})"
 
 
 class TQue:
@@ -705,9 +713,9 @@ def _validate(api, dst, src, count_or_params, core):
         if (count * esize) % 32:
             raise AlignmentError(api, "count", count, legal=f"count * {esize} B a multiple of 32 B "
                                  "(DataCopy moves whole DataBlocks; pad the data)", device=device,
-                                 detail=f"the device rounds it down to {count * esize // 32 * 32 // esize} without a "
-                                        "word (the devkit's DataCopyCheck), dropping the tail; DataCopyPad copies "
-                                        "any length")
+                                 detail=f"is not whole DataBlocks: the device rounds it down to "
+                                        f"{count * esize // 32 * 32 // esize} without a word (the devkit's "
+                                        "DataCopyCheck), dropping the tail; DataCopyPad copies any length")
         runs = ((0, 0, count * esize),)
     for side, t, index in (("dst", dst, 1), ("src", src, 0)):
         if isinstance(t, LocalTensor):

@@ -82,7 +82,9 @@ def _tiling_bytes(api, tiling, size):
     device = current_core(api).device
     if device not in _DEVICES:
         raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_DEVICES),
-                                     detail="not offered here (DK Kernel-Tiling pages)")
+                                     detail="not offered here (DK Kernel-Tiling pages); read the struct from the "
+                                            "tiling's bytes instead: its ctypes class's "
+                                            "from_buffer_copy(tiling.tobytes())")
     # an object array holds pointers, not the struct's bytes (numpy refuses to view it as uint8)
     if not isinstance(tiling, np.ndarray) or not tiling.flags.c_contiguous or tiling.dtype.hasobject:
         given = type(tiling).__name__ if not isinstance(tiling, np.ndarray) else f"ndarray of dtype {tiling.dtype}"

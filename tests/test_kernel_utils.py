@@ -533,8 +533,10 @@ def test_tiling_macros_refusals():
             aj.GET_TILING_DATA_MEMBER(_Tiling, "nope", tiling)
         with pytest.raises(aj.ParameterError, match="REGISTER_TILING_DEFAULT"):
             aj.REGISTER_TILING_DEFAULT(dict)
-    with aj.Core("atlas-training"), pytest.raises(aj.UnsupportedDeviceError, match="GET_TILING_DATA"):
+    with aj.Core("atlas-training"), pytest.raises(aj.UnsupportedDeviceError, match="GET_TILING_DATA") as refused:
         aj.GET_TILING_DATA_WITH_STRUCT(_Tiling, tiling)
+    assert "from_buffer_copy(tiling.tobytes())" in str(refused.value)   # what to write instead (port52d)
+    assert _Tiling.from_buffer_copy(tiling.tobytes()).__class__ is _Tiling
 
 
 # --- hostile14: what these utilities let through before they refused it -----------------------------------------------

@@ -646,8 +646,9 @@ def test_tpipe_reset_releases_every_buffer():
         pipe.InitBuffer(q, 1, 4096)
         pipe.InitBufPool(pool, core.spec.ub_bytes - 4096)  # the UB is full
         t = q.AllocTensor("float")
-        with pytest.raises(aj.StateError, match="FreeTensor"):
+        with pytest.raises(aj.StateError, match="FreeTensor") as refused:
             pipe.Reset()
+        assert f"TQue(VECIN, depth 1)'s tensor at UB byte {t.addr}" in str(refused.value)   # not a repr (port52e)
         q.FreeTensor(t)
         pipe.Reset()
         with pytest.raises(aj.StateError):
