@@ -11,8 +11,9 @@ One switch, five checks. Off by default; when off, every API pays one `core.sani
   WaitFlag merges it into the destination pipe's clock, so chains (MTE2 -> V -> MTE3) order transitively.
   "strict" adds same-pipe PIPE_V read-after-write and overlapping MTE2/MTE3 destinations without a PipeBarrier.
   "device-sync" orders by what the device's synchronisation does where it differs from SPEC-2 10.4's model: a queue
-  hand-off orders only its event's pipe pair, and a WaitFlag on the scalar pipe orders every later instruction
-  (docs/decisions.md "The device's synchronisation").
+  hand-off orders only its event's pipe pair, a WaitFlag on the scalar pipe orders every later instruction, and the
+  devkit implementations' own pairs inside a call order (docs/decisions.md "The device's synchronisation", "The
+  implementations' own flags").
 - init: a shadow bit per UB byte. Uninitialised at core creation, when a queue/buffer/allocator hands out a range,
   and where an instruction leaves bytes undefined; host writes and instruction writes initialise exactly the bytes
   written; reading an uninitialised byte through an active lane is reported (masked-off lanes are not reads, since
@@ -404,16 +405,16 @@ def footprint_bytes(footprint):
 def vector_access(core, api, reads=(), writes=(), own_flags=((), ())):
     """One vector instruction (PIPE_V) through the sanitizer: reads/writes are (footprint, tensor) pairs, the
     footprints exactly those the validator proved (active lanes only, so masked-off lanes are neither reads nor
-    writes). `own_flags`: the implementation's own SetFlag/WaitFlag pairs recorded before and after the access
-    (own_flag_pairs). Called only when `core.sanitizer is not None`."""
+    writes). `own_flags`: the devkit implementation's own SetFlag/WaitFlag pairs before and after the access
+    (device_flag_pairs). Called only when `core.sanitizer is not None`."""
     def name(fp):
         return fp[0] if isinstance(fp, tuple) else fp.name
     accesses = [Access(name(fp), False, footprint_bytes(fp), t) for fp, t in reads]
     accesses += [Access(name(fp), True, footprint_bytes(fp), t) for fp, t in writes]
     before, after = own_flags
-    own_flag_pairs(core.sanitizer, api, before)
+    device_flag_pairs(core.sanitizer, api, before)
     core.sanitizer.instruction(api, PIPE_V, accesses)
-    own_flag_pairs(core.sanitizer, api, after)
+    device_flag_pairs(core.sanitizer, api, after)
 
 
 # P(V_S) -> the scalar unit's copy of the result to dst[0] -> P(S_V) -> P(S_MTE3): how the devkit's ReduceSum /
@@ -432,12 +433,29 @@ def bit_mask_scratch_flags(spec, bit_mode):
 def own_flag_pairs(sanitizer, api, pairs):
     """The implementation's own SetFlag/WaitFlag pairs, each on an event of its own (FetchEventID: never one the
     kernel holds), in order: each orders every earlier access of its source pipe before every later access of its
-    destination pipe, the kernel's included (SPEC-2 10.4), as on the device. A pair inside a call is recorded where
-    that stays true: before the call's vector access when its destination is not PIPE_V, after it when its source
-    is not PIPE_V (docs/decisions.md "The implementations' own flags")."""
+    destination pipe, the kernel's included (SPEC-2 10.4), as on the device. Recorded always for the calls whose
+    scalar part the sanitizer records as PIPE_S accesses (ArithProgression's one DataBlock, CreateVecIndex)."""
     for src, dst in pairs:
         sanitizer.set_flag(src, dst, ("own", api))
         sanitizer.wait_flag(src, dst, ("own", api))
+
+
+def device_flag_pairs(sanitizer, api, pairs):
+    """The devkit implementation's own pairs inside a call SPEC-2 10.4 records as one PIPE_V access (the reductions'
+    scalar copy of their result, the 310B's bit-mask scratch: docs/decisions.md "The implementations' own flags").
+    With "device-sync" they order as on the device (own_flag_pairs); by SPEC-2 10.4 they are no ordering, and a
+    report they would have ordered says so in its fix (Sanitizer._cross_pipe_fix). A pair inside a call is placed
+    where that stays true: before the call's access when its destination is not PIPE_V, after it when its source
+    is not PIPE_V."""
+    if sanitizer.config.device_sync:
+        own_flag_pairs(sanitizer, api, pairs)
+        return
+    for src, dst in pairs:
+        if src in _PIPE_INDEX and dst in _PIPE_INDEX:
+            key = (_PIPE_INDEX[src], _PIPE_INDEX[dst])
+            known = sanitizer.device_pair_clock.get(key)
+            clock = sanitizer.clock[key[0]]
+            sanitizer.device_pair_clock[key] = (clock.copy() if known is None else np.maximum(known[0], clock), api)
 
 
 _UNINIT_FIX = ("write these bytes first (DataCopy, Duplicate, a host copy) or read only lanes an earlier instruction "
@@ -498,6 +516,9 @@ class Sanitizer:
         # the scalar pipe's clock at its latest WaitFlag: what every later instruction starts after on the device
         # (the fix of a report "device-sync" would not make names that wait)
         self.scalar_wait_clock = np.zeros(npipes, np.int64)
+        # (source, destination pipe) -> (the source pipe's clock at its latest pair, the API): the devkit
+        # implementations' own pairs SPEC-2 10.4 does not count (device_flag_pairs), for the fixes
+        self.device_pair_clock = {}
         self.log = []
         self.reports = []
         self.session = _sessions[-1] if _sessions else None
@@ -715,7 +736,12 @@ class Sanitizer:
         after its wait returned) but not by SPEC-2 10.4's rule (a wait whose destination is p), the fix says so and
         names "device-sync", which accepts that ordering (port52c: `vector read; V_S; DataCopy` over the bytes)."""
         fix = _fix(PIPES[q], PIPES[p], self.config.device_sync, self.core.spec.isasi_flags)
-        if self.scalar_wait_clock[q] >= seq:
+        own = self.device_pair_clock.get((q, p))
+        if own is not None and own[0][q] >= seq:
+            fix += (f"; the device orders them already ({own[1]}'s implementation issues its own SetFlag/WaitFlag "
+                    f"{_SHORT[PIPES[q]]}_{_SHORT[PIPES[p]]} between them), which SPEC-2 10.4 does not count: sanitize "
+                    "with 'device-sync' to accept it")
+        elif self.scalar_wait_clock[q] >= seq:
             fix += ("; the device orders them already (the scalar unit issues later instructions only after its "
                     "earlier WaitFlag returned), which SPEC-2 10.4 does not count: sanitize with 'device-sync' "
                     "to accept it")

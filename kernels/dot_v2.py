@@ -17,13 +17,12 @@ hicann/ops-math @ c41933244c31e44fd496e3bb3212164f8c48c214, experimental/math/do
 
 Deviations: the core count is at most the launch's 8 (GetCoreNumAiv in the original). The last core copies whole
 32-byte blocks, up to 31 bytes past an input that does not end on one: the host pads GM to 32 bytes with zeros, as
-device allocations are (those products are +0 and add nothing but the sign of an all -0 sum). The original copies
-the SetValue'd accumulator out after an MTE2_MTE3 flag only: the scalar unit is not ordered against MTE3 (SPEC-2
-10.1, 10.4; the sanitizer's race report, `original_sync=True` runs it so and tests/test_port46m_kernels.py shows
-it), so the port adds an S_MTE3 pair before the atomic copy (a FetchEventID'd id). Its GetValues of the ReduceSum
-result and the Duplicate'd accumulator after PipeBarrier<PIPE_V> only are ordered by ReduceSum's own V_S
-(docs/decisions.md "The implementations' own flags"; the port had added a V_S pair until session 52). The workspace
-is the launch's array itself (the original asks for no
+device allocations are (those products are +0 and add nothing but the sign of an all -0 sum). The original reads
+the ReduceSum result and the Duplicate'd accumulator on the scalar unit after PipeBarrier<PIPE_V> only, and copies
+the SetValue'd accumulator out after an MTE2_MTE3 flag only: the scalar unit is ordered against neither the vector
+pipe nor MTE3 (SPEC-2 10.1, 10.4; the sanitizer's race reports, `original_sync=True` runs it so and
+tests/test_port46m_kernels.py shows them), so the port adds a V_S flag pair before the GetValues and an S_MTE3 pair
+before the atomic copy (FetchEventID'd ids). The workspace is the launch's array itself (the original asks for no
 user workspace and writes the start of the system one).
 
 Devices: the original is built for the ascend910b (A2 / A3); the port runs on the A3 and A2.
@@ -132,8 +131,12 @@ class DotV2:
         aj.Duplicate(zLocal, _NP[T](0.0), n)
         aj.Mul(xLocal, xLocal, yLocal, n)
         aj.PipeBarrier(aj.PIPE_V)
-        aj.ReduceSum(zLocal, xLocal, sharedTmpBuffer, n)   # ends with its own V_S: the GetValues below are ordered
+        aj.ReduceSum(zLocal, xLocal, sharedTmpBuffer, n)
         aj.PipeBarrier(aj.PIPE_V)
+        if not self.original_sync:                     # deviation: the vector results before the scalar reads
+            e = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_S)
+            aj.SetFlag(e, event=aj.HardEvent.V_S)
+            aj.WaitFlag(e, event=aj.HardEvent.V_S)
         val = zLocal.GetValue(0)
         accum = tmpTensor0.GetValue(0)
         tmpTensor0.SetValue(0, _NP[T](np.float32(accum) + np.float32(val)))   # static_cast<T>(float + float)

@@ -18,12 +18,11 @@ hicann/ops-nn @ e5c3fa9327ea95ba26d06227e746923580d10921, experimental/norm/grou
 - op_host/group_normalization_grad_tiling.cpp (tiles of (UB - 32) / (4 queues x 2 x size + 9 floats x 4) elements
   rounded down to 32 bytes, at most the group; tailDataNum; coreNum = min(cores, N x C), big and small cores).
 
-Deviations: (1) the original reads the bfloat16 ReadScalar's Cast result with nothing between them (V -> S), and the
-bfloat16 ReadScalar's DataCopyPad overwrites the bytes the previous one's Cast read (V -> MTE2): races the sanitizer
-reports (ORIGINAL_SYNC = True runs the original's form, tested); the port adds a FetchEventID'd V_S pair before that
-GetValue and a V_MTE2 pair before that DataCopyPad. Its GetValue of ReduceSum's result after only PipeBarrier<PIPE_V>
-is ordered by the implementation's own V_S (docs/decisions.md "The implementations' own flags"; the port had added a
-pair there too until session 52). (2) The core count
+Deviations: (1) the original reads ReduceSum's result (scalarTensor.GetValue(0)) and the bfloat16 ReadScalar's Cast
+result after only PipeBarrier<PIPE_V> / nothing (V -> S), and the bfloat16 ReadScalar's DataCopyPad overwrites the
+bytes the previous one's Cast read (V -> MTE2): races the sanitizer reports (ORIGINAL_SYNC = True runs the
+original's form, tested); the port adds a FetchEventID'd V_S pair before each of those GetValues and a V_MTE2 pair
+before that DataCopyPad. (2) The core count
 is the launch's 8 (GetCoreNum would give the device's). (3) GM is padded to 32 bytes, as device allocations are.
 (4) The bfloat16 ReadScalar copies the value into scalarBuf and Casts it to float in place (dst and src both at the
 buffer's start): the emulator refuses that Cast (OverlapError: SPEC-2 D34, "Cast between types of different sizes
@@ -230,13 +229,15 @@ class KernelGroupNormalizationGrad:
             aj.Muls(xhat, xhat, rstdValue, n)
             aj.Mul(tmp0, dyFloat, gammaFloat, n)
             aj.PipeBarrier(aj.PIPE_V)
-            aj.ReduceSum(scalarTensor, tmp0, reduceTensor, n)   # ends with its own V_S (the GetValue is ordered)
+            aj.ReduceSum(scalarTensor, tmp0, reduceTensor, n)
             aj.PipeBarrier(aj.PIPE_V)
+            _v_s()
             sumDyGamma = np.float32(sumDyGamma + np.float32(scalarTensor.GetValue(0)))
             aj.Mul(tmp1, tmp0, xhat, n)
             aj.PipeBarrier(aj.PIPE_V)
             aj.ReduceSum(scalarTensor, tmp1, reduceTensor, n)
             aj.PipeBarrier(aj.PIPE_V)
+            _v_s()
             sumDyGammaXhat = np.float32(sumDyGammaXhat + np.float32(scalarTensor.GetValue(0)))
             self.inQueueX.FreeTensor(xLocal)
             self.inQueueDY.FreeTensor(dyLocal)

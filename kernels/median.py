@@ -36,10 +36,7 @@ indicator chunk the previous chunk's Select wrote and ReduceMin read; the next r
 follow the last row's copy-out with no MTE3 -> S order; MedianBig's chunk loads overwrite the input TBuf the last
 chunk's Adds / Cast read, and its index scan GetValues the chunk behind only a PipeBarrier<PIPE_V>: the port adds
 SetFlag / WaitFlag V_S after each barrier and before each CreateVecIndex, MTE3_S before the SetValues and V_MTE2
-before each MedianBig load; ORIGINAL_SYNC = True leaves them out (the sanitizer reports the races). On the device
-the reductions' own V_S (docs/decisions.md "The implementations' own flags") already orders the reduce slots'
-GetValues and the CreateVecIndex after them: the sanitizer reports those no more, the port keeps its pairs (session
-52); MedianBig's chunk loads and its GetValues after the Cast remain races. (2) For the
+before each MedianBig load; ORIGINAL_SYNC = True leaves them out (the sanitizer reports the races). (2) For the
 non-float types the value's CastOutRow converts 8 floats of a reduce slot of which the scalar wrote one: the port
 Duplicates zeros over the 64 slots once (only element 0 is copied out either way); ORIGINAL_SLOT = True leaves them
 uninitialised (the sanitizer's init report).

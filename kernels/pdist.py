@@ -52,9 +52,7 @@ emulator says):
   (its ReduceSum's tmp, its Cast) no MTE3_V flag after that DataCopyPad. The sanitizer reports each as a race (on
   the device the scalar read can see the value before the reduction wrote it). The port adds SetFlag/WaitFlag V_S
   before each GetValue, S_V before ApplyInvP, V_MTE3 before the half DataCopyPad and MTE3_V after it;
-  `ORIGINAL_SYNC = True` leaves them out. The reductions' own V_S (docs/decisions.md "The implementations' own
-  flags") orders the GetValues and the SetValue after the Duplicate on the device already: since session 52 the
-  sanitizer reports only the others (the port keeps its V_S pairs).
+  `ORIGINAL_SYNC = True` leaves them out.
 - Uninitialised lanes. For p = 0 the CompareScalar and Select over the chunk rounded up to 64 read the float tile's
   lanes past the chunk (at a buffer's first use nothing wrote them; their results are never reduced): the sanitizer
   reports the reads. The port zeroes those lanes of the last 64-lane repeat first (a Duplicate with a bit mask: the

@@ -18,10 +18,9 @@ spreads ceil(total / coreNum) elements a core; mean and sum run on one core; the
 The advanced API's Log is written out beside the kernel as kernels/kl_div.py has it (log_common_impl.h, arch 2201:
 Ln in counter mode).
 
-Deviations (also in docs/decisions.md "Kernel gallery"): the reduce path copies out what SetValue stored with no
-S -> MTE3 ordering (the sanitizer's RAW race report, tested without the deviation); the port adds FetchEventID'd flag
-pairs there (its GetValue right after ReduceSum is ordered by the implementation's own V_S: docs/decisions.md "The
-implementations' own flags"). It reduces each tile in
+Deviations (also in docs/decisions.md "Kernel gallery"): the reduce path reads the ReduceSum result with GetValue
+with no V -> S ordering, and copies out what SetValue stored with no S -> MTE3 ordering (the sanitizer's RAW race
+reports, tested without the deviation); the port adds FetchEventID'd flag pairs there. It reduces each tile in
 place, ReduceSum(lossLocal, lossLocal, reduceTmp, n), as written (the count form's full overlap, docs/decisions.md
 "Reductions in place"), and reads the sum from lossLocal. Its one-element
 output's GlobalTensor window is widened to the 32-byte copy-out that writes it, whose 28 (30) bytes past the sum
@@ -256,7 +255,8 @@ class SoftMarginLossReduce:
             aj.Cast(castLocal, selfLocal, aj.RoundMode.CAST_NONE, currentNum)
             aj.Cast(txLocal, targetLocal, aj.RoundMode.CAST_NONE, currentNum)
             ComputeLossCore(lossLocal, txLocal, castLocal, castLocal, txLocal, currentNum)
-        aj.ReduceSum(lossLocal, lossLocal, reduceTmp, currentNum)   # ends with its own V_S: GetValue is ordered
+        aj.ReduceSum(lossLocal, lossLocal, reduceTmp, currentNum)
+        _flag_pair(aj.HardEvent.V_S)                             # deviation: V -> S before GetValue
         localSum = np.float32(localSum + lossLocal.GetValue(0))
         _flag_pair(aj.HardEvent.S_V)                             # deviation: the next tile's vector writes after it
         self.selfQueue.FreeTensor(selfLocal)

@@ -24,9 +24,8 @@ sample.
 Deviation: the original reads the maximum and the sum on the scalar unit (`*(__ubuf__ float*)reduce.GetPhyAddr()`)
 after a PipeBarrier<PIPE_V> only, which does not order the scalar unit after the vector pipe: the read races the
 ReduceMax / ReduceSum that writes the value (the sanitizer's device-sync report; `original_sync=True` runs the
-original's form, tests/test_port47l_kernels.py shows it) on the 950, whose ReduceMax has no flag of its own (its
-ReduceSum ends with a V_S, and on the A2 / A3 both do: docs/decisions.md "The implementations' own flags"). The port
-adds a V_S SetFlag / WaitFlag pair before each read; the value is read with GetValue(0).
+original's form, tests/test_port47l_kernels.py shows it). The port adds a V_S SetFlag / WaitFlag pair before each
+read; the value is read with GetValue(0).
 
 Devices: the sample is built for the 950; the Memory API it uses is on the A2 / A3 too: the port runs on the 950,
 A3 and A2 (the count-form ReduceSum sums in each device's order, SPEC 4.2 and 4.4).

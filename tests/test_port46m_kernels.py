@@ -201,11 +201,10 @@ def test_dot_v2_clears_a_stale_workspace_and_sums_in_block_order():
 
 
 def test_dot_v2_original_scalar_reads_and_copy_race():
-    """The deviation's reason: the atomic copy of the SetValue'd accumulator follows an MTE2_MTE3 flag only (S ->
-    MTE3 RAW): the sanitizer reports it on every core; the port's S_MTE3 pair leaves no report; the result is the
-    same. The original's GetValues after PipeBarrier<PIPE_V> only (after ReduceSum and the accumulator's Duplicate)
-    are ordered by ReduceSum's own V_S, its S_MTE3 the Duplicate'd lanes' copy (docs/decisions.md "The
-    implementations' own flags")."""
+    """The deviation's reason: the original's GetValues follow PipeBarrier<PIPE_V> only (V -> S RAW after ReduceSum
+    and the accumulator's Duplicate, a WAW by SetValue), and the atomic copy of the SetValue'd accumulator follows an
+    MTE2_MTE3 flag only (S -> MTE3 RAW; V -> MTE3 for its Duplicate'd lanes): the sanitizer reports them on every
+    core; the port's V_S and S_MTE3 pairs leave no report; the result is the same."""
     _, m = _spec_and_module("dot_v2")
     rng = np.random.default_rng(3)
     x, y = rng.standard_normal(20001).astype(np.float32), rng.standard_normal(20001).astype(np.float32)
@@ -216,7 +215,8 @@ def test_dot_v2_original_scalar_reads_and_copy_race():
     original = _reports(lambda: run(True))
     pairs = {(r.instruction.api, r.earlier.api) for r in original}
     assert {r.check for r in original} == {"race"}
-    assert pairs == {("DataCopy", "SetValue")}, pairs
+    assert pairs == {("GetValue", "ReduceSum"), ("GetValue", "Duplicate"), ("SetValue", "Duplicate"),
+                     ("DataCopy", "SetValue"), ("DataCopy", "Duplicate")}, pairs
     assert {r.block for r in original} == set(range(8))
     assert _reports(lambda: run(False)) == []
     assert _same(outs[True], outs[False])

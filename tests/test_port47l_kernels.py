@@ -207,14 +207,13 @@ def test_softmax_membase_is_the_formula_within_rounding():
 
 
 def test_softmax_membase_original_scalar_reads_race_the_reductions():
-    """The original reads the max and the sum from the UB after PipeBarrier<PIPE_V> only: on the 950 the scalar unit
-    is not ordered after ReduceMax (a RAW report a row), while ReduceSum ends with its own V_S and the A2's both do
-    (docs/decisions.md "The implementations' own flags"); the port's V_S pairs make it clean."""
+    """The original reads the max and the sum from the UB after PipeBarrier<PIPE_V> only: the scalar unit is not
+    ordered after the vector pipe (two RAW reports a row); the port's V_S pairs make it clean."""
     _, m = _spec_and_module("softmax_membase")
     x = np.random.default_rng(2).uniform(-1, 1, (3, 64)).astype(np.float32)
     reports = [str(r) for r in _reports(lambda: m.run_softmax_membase("ascend950", x, original_sync=True))]
-    assert reports and all("RAW: GetValue [PIPE_S]" in r and "V_S" in r and "after ReduceMax" in r for r in reports)
-    assert _reports(lambda: m.run_softmax_membase("atlas-a2", x, original_sync=True)) == []
+    assert reports and all("RAW: GetValue [PIPE_S]" in r and "V_S" in r for r in reports)
+    assert any("after ReduceMax" in r for r in reports) and any("after ReduceSum" in r for r in reports)
     assert _reports(lambda: m.run_softmax_membase("ascend950", x), "device-sync") == []
 
 

@@ -121,7 +121,8 @@ def ArithProgression(dst, first_value, diff_value, count):
             own_flag_pairs(sanitizer, API, ((PIPE_S, PIPE_V),))
         else:
             # past one DataBlock: the scalar unit's SetValues of the first block, S_V, then the Adds (no V_S before;
-            # the first block is recorded with the vector writes: docs/decisions.md "The implementations' own flags")
+            # the first block is recorded with the vector writes, the pair under "device-sync": docs/decisions.md
+            # "The implementations' own flags")
             own = (((PIPE_S, PIPE_V),) if spec.name != D950 else (), ())
             vector_access(core, API, writes=[(("dst", dst.addr, written * dtype.size), dst)], own_flags=own)
     if spec.name == D950:
