@@ -456,6 +456,9 @@ def device_flag_pairs(sanitizer, api, pairs):
             known = sanitizer.device_pair_clock.get(key)
             clock = sanitizer.clock[key[0]]
             sanitizer.device_pair_clock[key] = (clock.copy() if known is None else np.maximum(known[0], clock), api)
+            if key[1] == _S:   # a scalar wait: on the device every later instruction is issued after it
+                sanitizer.scalar_wait_clock = np.maximum(sanitizer.scalar_wait_clock,
+                                                         np.maximum(sanitizer.clock[_S], clock))
 
 
 _UNINIT_FIX = ("write these bytes first (DataCopy, Duplicate, a host copy) or read only lanes an earlier instruction "
@@ -732,9 +735,10 @@ class Sanitizer:
 
     def _cross_pipe_fix(self, q, p, seq):
         """The fix of an unordered pair: the earlier access (pipe q, its own-pipe clock `seq`) and one of pipe p.
-        Where a scalar WaitFlag after the earlier access orders them on the device (the scalar unit issues p's access
-        after its wait returned) but not by SPEC-2 10.4's rule (a wait whose destination is p), the fix says so and
-        names "device-sync", which accepts that ordering (port52c: `vector read; V_S; DataCopy` over the bytes)."""
+        Where the device orders them but SPEC-2 10.4's rule does not, the fix says so and names "device-sync", which
+        accepts that ordering: a pair q -> p an API's implementation issued between them (device_flag_pairs; port52b:
+        `ReduceSum; GetValue`), or a WaitFlag into the scalar pipe after the earlier access, after which the scalar
+        unit issues p's access (a wait whose destination is not p; port52c: `vector read; V_S; DataCopy`)."""
         fix = _fix(PIPES[q], PIPES[p], self.config.device_sync, self.core.spec.isasi_flags)
         own = self.device_pair_clock.get((q, p))
         if own is not None and own[0][q] >= seq:

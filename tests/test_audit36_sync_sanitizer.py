@@ -1376,3 +1376,21 @@ def test_the_implementations_own_flags_order_what_they_order_on_the_device(devic
         assert ("implementation issues its own SetFlag/WaitFlag" in r.fix) == (device not in reported), (what, r.fix)
     got, _ = _run(kernel, "device-sync,report", device=device)
     assert bool(got) == (device in reported), (what, got)
+
+
+def test_a_reductions_own_scalar_wait_orders_a_later_copy_in_under_device_sync():
+    """ReduceSum's own V_S is a wait of the scalar unit, which issues every later instruction after it
+    (docs/decisions.md "The device's synchronisation"): a Duplicate's bytes copied over after the ReduceSum are
+    ordered on the device; by default the WAW is reported and its fix names "device-sync"."""
+    def k(core):
+        x, y, d, w = _tiles(N, N, 16, N)
+        _host(y)
+        aj.Duplicate(x, np.float16(0), N)
+        aj.ReduceSum(d, y, w, N)
+        aj.DataCopy(x, _gm(), N)
+    with aj.Core(A2, sanitize="report") as core:
+        k(core)
+    (report,) = core.sanitizer.reports
+    assert (report.kind, report.earlier.api, report.instruction.api) == ("WAW", "Duplicate", "DataCopy")
+    assert "'device-sync'" in report.fix
+    assert _run(k, "device-sync,report")[0] == []
