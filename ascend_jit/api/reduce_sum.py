@@ -462,8 +462,7 @@ def reduce_sum_high_dim(dst, src, tmp, mask, repeat_time, src_rep_stride):
         if call.entry is not None:
             _sanitize(core, spec, d, dst, src, tmp, Operand("src", src.addr, d.size, plan.lo, plan.hi, call.repeats, 1,
                                                             call.rep_bytes // 32), repeats=call.repeats,
-                      own_flags=_own_flags(spec, d, repeats=call.repeats,
-                                           bit_mask=isinstance(mask, (list, tuple, np.ndarray))))
+                      own_flags=_own_flags(spec, d, repeats=call.repeats, bit_mask=plan.bit_mode))
     else:
         words = _mask_key(mask)
         if words is not None and type(repeat_time) is int and type(src_rep_stride) is int:
