@@ -50,10 +50,13 @@ class DeviceSpec:
     # flags"): ReduceSum / ReduceMax / ReduceMin copy their result to dst with the scalar unit between V_S and S_V /
     # S_MTE3 pairs (every device but the 950, whose Reg implementation stores it); the high-dim ReduceSum's second
     # step has a V_S / S_V pair of its own on a repeat count with a tail (910, 310B: dav_c100 / dav_m300); the 310B's
-    # bit-mask forms write the mask words to a scratch area with the scalar unit, then S_V (dav_m300)
+    # bit-mask forms write the mask words to a scratch area with the scalar unit, then S_V, as its GatherMask of 4-byte
+    # data by a pattern tensor in reduce mode does (dav_m300); the 310P's Brcb with a block stride of 2 or more fills
+    # each block from a scalar read of src (MTE2_S, V_S, MTE3_S, then S_V per block: dav_m200)
     reduce_scalar_result: bool = True
     reduce_sum_step2_flags: bool = False
     bit_mask_scratch_flag: bool = False
+    brcb_scalar_blocks: bool = False
     pair_both_masked_zero: bool = False  # SPEC 2.4: pair with both lanes masked is written 0 (950, 310B) or kept
     pair_dst_rep_stride_zero: bool = True  # SPEC 6: dstRepStride 0 refused on Atlas training (910)
     mask_zero_refused: bool = False  # D14: the 950 refuses mask 0; elsewhere it is a NOP
@@ -232,7 +235,7 @@ _DEVICES = (
         compare_mask_ignored=True, select_dtypes=_HF,
         gather_dtypes=("int16", "uint16", "half", "int32", "uint32", "float"),
         gather_mask_dtypes=("int16", "uint16", "half", "int32", "uint32", "float"), gather_mask_max_pattern=6,
-        gather_mask_total_count=True),
+        gather_mask_total_count=True, brcb_scalar_blocks=True),
     DeviceSpec(
         name="atlas-training", product="Atlas training (910)", arch=1001, aliases=("910", "dav-1001"),
         ub_bytes=262144, add_dtypes=("half", "int32", "float"), reduce_sum_dtypes=("half",), pair_dtypes=("half",),

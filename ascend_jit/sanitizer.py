@@ -426,7 +426,8 @@ ENDS_WITH_SCALAR_RESULT = ((PIPE_V, PIPE_S), (PIPE_S, PIPE_V), (PIPE_S, PIPE_MTE
 def bit_mask_scratch_flags(spec, bit_mode):
     """vector_access's own_flags of a high-dim bit-mask form on the 310B: the implementation writes the mask words to
     a scratch area past the UB with the scalar unit, then SetFlag/WaitFlag<S_V>, then the vector instruction
-    (dav_m300: ReduceSum / ReduceMax / ReduceMin, Compare, Select, Cast); none elsewhere."""
+    (dav_m300: ReduceSum / ReduceMax / ReduceMin, Compare, Select, Cast, Axpy of half into float; a GatherMask of
+    4-byte data by a pattern tensor in reduce mode has the S_V alone); none elsewhere."""
     return (((PIPE_S, PIPE_V),) if bit_mode and spec.bit_mask_scratch_flag else ()), ()
 
 

@@ -27,7 +27,7 @@ from ..jit import elementwise as K
 from ..jit.direct import EntryTable, PreparedCall
 from ..reference import elementwise as R
 from ..tensor import SIZE_CHANGE_HOOKS, LocalTensor
-from ..sanitizer import vector_access
+from ..sanitizer import PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, bit_mask_scratch_flags, vector_access
 from ._common import as_flag, as_int, memo_mask_words, remember, repeat_params as _repeat_params, split_forms
 from ._common import (MaskPlan, Operand, UnaryRepeatParams, as_signed64, check_align, check_count_within,
                       check_count_overlap, check_inside_ub, check_overlap, check_range, check_repeat_overlap,
@@ -628,10 +628,11 @@ def _scalar_memo(api, spec, dtype, kind, value, sign):
     return as_signed64(scalar_bits(api, spec, dtype, value, "scalar"))
 
 
-def _sanitize(row, core, tensors, footprint):
-    """Report one call's exact footprints to the sanitizer: footprint(k, tensor) gives operand k's."""
+def _sanitize(row, core, tensors, footprint, own_flags=((), ())):
+    """Report one call's exact footprints to the sanitizer: footprint(k, tensor) gives operand k's; `own_flags` the
+    implementation's own SetFlag/WaitFlag pairs (vector_access)."""
     reads = [(footprint(k, t), t) for k, t in enumerate(tensors) if k > 0 or row.arity in _READS_DST]
-    vector_access(core, row.name, reads=reads, writes=[(footprint(0, tensors[0]), tensors[0])])
+    vector_access(core, row.name, reads=reads, writes=[(footprint(0, tensors[0]), tensors[0])], own_flags=own_flags)
 
 
 # The kernels' arguments are normalised by validation (the uint8 UB, an int64 parameter array, Python ints, a uint16
@@ -972,8 +973,10 @@ def _run_high_dim(row, core, tensors, mask, repeat_time, params, is_set_mask, sc
     elif core.sanitizer is not None and not plan.nop:  # before any state changes: a report raised leaves none
         names = _TENSORS[row.arity]
         strides = {name: (getattr(params, blk), getattr(params, rep)) for name, blk, rep, _ in _STRIDE_FIELDS[type(params)]}
+        mixed_axpy = row is AXPY and tensors[0]._dtype is not tensors[1]._dtype   # the 310B's scratch (dav_m300)
         _sanitize(row, core, tensors, lambda k, t: Operand(names[k], t.addr, t.dtype.size, mask_plan.lo, mask_plan.hi,
-                                                           repeat, *strides[names[k]], last))
+                                                           repeat, *strides[names[k]], last),
+                  bit_mask_scratch_flags(core.spec, mask_plan.bit_mode and mixed_axpy))
     _apply(core, plan.effect)  # D22: recorded even when the call writes nothing
     if plan.nop:
         return plan  # SPEC-2 D30 / SPEC D7: repeat 0 or mask 0 writes nothing
@@ -1521,6 +1524,12 @@ def _brcb_key(dst, src, repeat_time, repeat_params):
             core.bounds)
 
 
+# The 310P's Brcb with a block stride of 2 or more (dav_m200 kernel_operator_vec_brcb_impl.h): MTE2_S, V_S and
+# MTE3_S, then per block a scalar read of src, S_V and a vector fill (docs/decisions.md "The implementations' own
+# flags"): the leading pairs before the call's access, the S_V after it
+_BRCB_SCALAR_BLOCKS = (((PIPE_MTE2, PIPE_S), (PIPE_V, PIPE_S), (PIPE_MTE3, PIPE_S)), ((PIPE_S, PIPE_V),))
+
+
 def Brcb(dst, src, repeat_time, repeat_params=None):
     """`Brcb(dst, src, repeat_time, aj.BrcbRepeatParams(dstBlkStride, dstRepStride))` (SPEC-2 5.2): block j of
     repeat i is filled with src[8i + j]; no mask. Fast path (issue 21, as _make's entries): a call shape an
@@ -1541,8 +1550,10 @@ def Brcb(dst, src, repeat_time, repeat_params=None):
     if repeat and core.sanitizer is not None:
         blocks = np.array([dst.addr + (i * params.dstRepStride + j * params.dstBlkStride) * 32
                            for i in range(repeat) for j in range(8)], np.int64)
+        scalar_blocks = core.spec.brcb_scalar_blocks and params.dstBlkStride not in (0, 1)
         vector_access(core, BRCB.name, reads=[(("src", src.addr, 8 * repeat * src.dtype.size), src)],
-                      writes=[(("dst", np.unique((blocks[:, None] + np.arange(32)).reshape(-1))), dst)])
+                      writes=[(("dst", np.unique((blocks[:, None] + np.arange(32)).reshape(-1))), dst)],
+                      own_flags=_BRCB_SCALAR_BLOCKS if scalar_blocks else ((), ()))
     if repeat:
         args = (dst.dtype.size, dst.addr, src.addr, params.dstBlkStride, params.dstRepStride, repeat)
         _ENTRIES((K.brcb,), K.brcb, core.ub, *args)

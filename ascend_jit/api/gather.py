@@ -14,7 +14,7 @@ from ..core import current_core
 from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError,
                       UnsupportedDeviceError)
 from ..jit.gather import offset_faults, gather, gather_mask
-from ..sanitizer import vector_access
+from ..sanitizer import bit_mask_scratch_flags, vector_access
 from ..tensor import LocalTensor
 from ._common import as_int, repeat_params
 from ._common import (Runs, TensorExtent, check_align, check_count_within, check_dtype, check_range, check_run_bounds,
@@ -302,7 +302,8 @@ def GatherMask(dst, src0, src1_pattern, reduce_mode, mask, gather_mask_params, *
             raise OverlapError(api, "dst/src1_pattern", f"dst at {dst.addr}", device=spec.name,
                                legal="no overlap with the user pattern (SPEC-2 D34)")
     if core.sanitizer is not None and outer:
-        _sanitize_gather_mask(core, dst, src0, src1_pattern, user, outer, elems, last, blk, rep, prs, kept)
+        _sanitize_gather_mask(core, dst, src0, src1_pattern, user, outer, elems, last, blk, rep, prs, kept,
+                              reduce_mode)
     done = gather_mask(core.ub, size, dst.addr, src0.addr, blk, rep, user, src1_pattern.addr if user else 0,
                        0 if user else int(src1_pattern), prs, outer, elems, last)
     if core.counter_mode:
@@ -375,7 +376,7 @@ def _pattern_meets(paddr, prs, outer, elems, last, lo, hi):
         _progression_meets(paddr + (outer - 1) * prs, 0, 1, -(-last // 8), lo, hi)
 
 
-def _sanitize_gather_mask(core, dst, src0, pattern, user, outer, elems, last, blk, rep, prs, kept):
+def _sanitize_gather_mask(core, dst, src0, pattern, user, outer, elems, last, blk, rep, prs, kept, reduce_mode):
     """GatherMask's footprint (D58): the pattern bytes of each repeat's elements and the src0 elements whose
     pattern bit is 1 read (an element the pattern drops is never used: not a read), the packed dst written."""
     size = dst.dtype.size
@@ -395,8 +396,11 @@ def _sanitize_gather_mask(core, dst, src0, pattern, user, outer, elems, last, bl
     reads = [(("src0", _element_bytes(np.concatenate(starts), size)), src0)]
     if user:
         reads.append((("src1_pattern", np.unique(np.concatenate(pattern_bytes))), pattern))
+    # the 310B's B32 GatherMask by a pattern tensor in reduce mode starts with S_V (dav_m300: decisions.md "The
+    # implementations' own flags")
+    scratch = bit_mask_scratch_flags(core.spec, user and reduce_mode and size == 4)
     vector_access(core, "GatherMask", reads=reads, writes=[(("dst", dst.addr, kept * size), dst),
-                                                          (core.sanitizer.spr("RSVD_CNT"), None)])
+                                                          (core.sanitizer.spr("RSVD_CNT"), None)], own_flags=scratch)
 
 
 def _builtin_keep(pattern, n):
