@@ -63,8 +63,7 @@ class TPipe(EventIdPool):
         free = sum(size for _, size in self.core._free)
         if need > free:  # refuse before allocating any of the buffers
             # the product and what holds the rest of the UB, the buffer named (port52a: a tuple, no queue named)
-            what = f"{type(que_or_buf).__name__}({getattr(que_or_buf.position, 'name', que_or_buf.position)})"
-            raise OutOfBoundsError("InitBuffer", "num * len", f"{num} x {nbytes} B for a {what}",
+            raise OutOfBoundsError("InitBuffer", "num * len", f"{num} x {nbytes} B for a {_queue_name(que_or_buf, depth=False)}",
                                    device=self.core.device,
                                    legal=f"buffers within the {free} free UB bytes (these need {need} B; this TPipe's "
                                          f"{len(self._addrs)} earlier buffers hold "
@@ -168,10 +167,12 @@ def _check_position(api, position):
     check_local_position(api, position, known_device(), detail=slip)
 
 
-def _queue_name(queue):
-    """A queue as a refusal names it: its class, position and depth (a Python repr named none of them)."""
+def _queue_name(queue, depth=True):
+    """A queue or TBuf as a refusal names it: its class, position and (`depth`) a queue's depth (a Python repr named
+    none of them)."""
     position = getattr(queue.position, "name", queue.position)
-    return f"{type(queue).__name__}({position}, depth {queue.depth})"
+    depth = f", depth {queue.depth}" if depth and isinstance(queue, TQue) else ""
+    return f"{type(queue).__name__}({position}{depth})"
 
 
 class TQue:
