@@ -620,8 +620,8 @@ class TBufPool:
             for buffer in (carved._buffers if isinstance(carved, TQue) else [carved._buffer] if isinstance(
                     carved, TBuf) else []):
                 if buffer.lease is not None:
-                    raise StateError(api, "tensor", buffer.addr, device=self.pipe.core.device,
-                                     legal="every tensor of this pool's queues freed",
+                    raise StateError(api, "tensor", f"the {_queue_name(carved)}'s tensor at UB byte {buffer.addr}",
+                                     device=self.pipe.core.device, legal="every tensor of this pool's queues freed",
                                      detail="a tensor of this pool's queues is still allocated (FreeTensor it first)")
         core = self.pipe.core
         if core.sanitizer is not None:   # the WaitFlag on every buffer's free event orders its users before reuse

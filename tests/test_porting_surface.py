@@ -625,8 +625,9 @@ def test_tbufpool_carves_in_order_and_a_shared_pool_reuses_the_range():
         assert (t1.addr - t0.addr, t0.GetSize(), b.Get("half").addr - t0.addr) == (128, 64, 256)
         with pytest.raises(aj.OutOfBoundsError):
             p1.InitBuffer(q2, 1, 1024)                     # past the pool's remaining 512 bytes
-        with pytest.raises(aj.StateError, match="FreeTensor"):
+        with pytest.raises(aj.StateError, match="FreeTensor") as refused:
             p1.Reset()                                     # a tensor still allocated
+        assert f"the TQue(VECIN, depth 2)'s tensor at UB byte {t0.addr}" in str(refused.value)   # as TPipe.Reset
         q1.FreeTensor(t0)
         q1.FreeTensor(t1)
         p1.Reset()
