@@ -2171,6 +2171,10 @@ def _ol_load_align(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stri
     if not _absent(_arg3):
         return None  # no such form (a typing error naming LoadAlign)
     if _is_mask_type(dst):
+        # a mask made as a tuple cannot be written: no implementation, so simd_vf compiles the VF again with its
+        # masks as arrays (_compile_with_mask_arrays); a closure for the tuple failed in every such VF (1.8 s CPU)
+        if not _is_mask_array(dst):
+            return None
         def load_mask(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=None, data_block_stride=None,
                       mask=None, repeat_stride=None, post_mode=None, offset=None):
             return mv.load_mask(dst, impl.borrow(src), _offset_of(_arg2, offset), _LOAD_MASK_DIST(dist),
