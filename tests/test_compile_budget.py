@@ -166,6 +166,51 @@ def test_a_reg_kernel_compiles_once_for_masks_from_every_source():
         assert kernel.signatures and {sig[position] for sig in kernel.signatures} == {words}, kernel.py_func.__name__
 
 
+_LOAD_INTO_MADE_MASK_VF = """
+def vf(out, a, bits):
+    ra = R.RegTensor("float")
+    made = R.CreateMask("float")
+    R.LoadAlign(made, bits, 0)
+    R.LoadAlign(ra, a, 0)
+    R.Add(ra, ra, ra, made)
+    R.StoreAlign(out, ra, R.CreateMask("float"), 0)
+"""
+
+
+def test_a_load_into_a_mask_made_in_the_vf_types_no_kernel_for_the_tuple():
+    """A VF that loads into a mask CreateMask made (a tuple, which nothing can write) compiles again with its masks
+    as arrays (reg.py _compile_with_mask_arrays). Its first typing must not compile LoadAlign's mask kernel for the
+    tuple: that failed in every such VF (1.8 s CPU of the cold suite, session 53)."""
+    from numba.core import event, types
+
+    attempts = []
+
+    class Listener(event.Listener):
+        def on_start(self, e):
+            dispatcher = e.data["dispatcher"]
+            if getattr(dispatcher, "py_func", None) is not None and dispatcher.py_func.__name__ == "load_mask":
+                attempts.append(e.data["args"])
+
+        def on_end(self, e):
+            pass
+
+    namespace = {"R": aj.Reg}
+    exec(_LOAD_INTO_MADE_MASK_VF, namespace)  # noqa: S102 (the test's own source)
+    vf = aj.Reg.simd_vf(namespace["vf"])
+    core = aj.Core("ascend950", sanitize=False)   # a VF on a sanitizing core runs uncompiled: nothing to type
+    out, a, bits = core.local_tensor("float", 64), core.local_tensor("float", 64), core.local_tensor("uint8", 32)
+    a[:] = np.arange(1, 65, dtype=np.float32)
+    bits[:] = np.array([0x11] * 8 + [0] * 24, np.uint8)   # float lanes: one mask bit every 4 of 256; lanes 0, 1, ...
+    with event.install_listener("numba:compile", Listener()), core:
+        vf(out, a, bits)
+    got = out.numpy()
+    active = np.zeros(64, bool)
+    active[:16] = True   # bits 0 and 4 of each byte: bit 4k of the mask is float lane k (SPEC-2 11.6 DIST_NORM)
+    assert np.array_equal(got[active], 2 * a.numpy()[active]) and not got[~active].any()   # Add ZEROING (11.1)
+    words = types.UniTuple(types.uint64, 4)
+    assert not [args for args in attempts if args and args[0] == words]
+
+
 @pytest.mark.parametrize("api", ["MulAddDst", "MulDstAdd", "Axpy", "AbsSub", "Abs", "Relu", "Neg", "Ln", "Log", "Sqrt"])
 def test_a_reg_unary_or_ternary_call_names_its_dtype_class_alone(api, monkeypatch):
     """The Reg unary and ternary kernels compile once per dtype class, every op of the class together (session 42:
