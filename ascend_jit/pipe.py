@@ -238,7 +238,7 @@ class TQue:
                     if core.sanitizer.config.device_sync and self._pipes is not None:   # the buffer's free event only
                         core.sanitizer.wait_flag(*self._pipes[1], ("free", buffer))
                     else:
-                        core.sanitizer.hand_off(buffer.addr, buffer.nbytes)
+                        core.sanitizer.allocated(buffer, buffer.addr, buffer.nbytes)
                     core.sanitizer.undefine(buffer.addr, buffer.nbytes)
                 # InitBuffer placed the buffer inside the UB: no placement checks on this hot path
                 t = _NEW(_Unsealed)  # LocalTensor._proven inlined
@@ -287,7 +287,7 @@ class TQue:
                 mark = ("device", pipes[0], tensor._lease.buffer)
                 sanitizer.set_flag(*mark[1], mark)
             else:
-                mark = sanitizer.enqueued()
+                mark = sanitizer.enqueued(pipes[0] if pipes is not None else None)
         self._queue.append((tensor, mark))
         return True
 
@@ -329,7 +329,7 @@ class TQue:
                 sanitizer.wait_flag(*mark[1], mark)
             else:
                 # no mark: the core started sanitizing after the EnQue, which then orders none of the accesses it saw
-                sanitizer.hand_off(tensor.addr, tensor.nbytes, since=mark or (None, -1))
+                sanitizer.hand_off(tensor.addr, tensor.nbytes, since=mark or (None, -1, None))
         if dtype is None or (type(dtype) is str and _DTYPES.get(dtype) is tensor._dtype):
             return tensor
         return tensor.ReinterpretCast(dtype)
@@ -356,8 +356,11 @@ class TQue:
                              device=self._device())
         lease.alive = False
         core = tensor._core
-        if core.sanitizer is not None and core.sanitizer.config.device_sync and self._pipes is not None:
-            core.sanitizer.set_flag(*self._pipes[1], ("free", lease.buffer))   # AllocTensor of the buffer waits
+        if core.sanitizer is not None and self._pipes is not None:   # AllocTensor of the buffer waits for its event
+            if core.sanitizer.config.device_sync:
+                core.sanitizer.set_flag(*self._pipes[1], ("free", lease.buffer))
+            else:   # SPEC-2 10.4: AllocTensor orders the buffer's bytes; the event only for a report's fix
+                core.sanitizer.freed(lease.buffer, self._pipes[1])
         lease.buffer.lease = None
 
     def VacantInQue(self):

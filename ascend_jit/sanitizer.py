@@ -454,9 +454,9 @@ def device_flag_pairs(sanitizer, api, pairs):
     for src, dst in pairs:
         if src in _PIPE_INDEX and dst in _PIPE_INDEX:
             key = (_PIPE_INDEX[src], _PIPE_INDEX[dst])
-            known = sanitizer.device_pair_clock.get(key)
             clock = sanitizer.clock[key[0]]
-            sanitizer.device_pair_clock[key] = (clock.copy() if known is None else np.maximum(known[0], clock), api)
+            sanitizer.device_orders(key, clock, f"{api}'s implementation issues its own SetFlag/WaitFlag "
+                                                f"{_SHORT[src]}_{_SHORT[dst]} between them")
             if key[1] == _S:   # a scalar wait: on the device every later instruction is issued after it
                 sanitizer.scalar_wait_clock = np.maximum(sanitizer.scalar_wait_clock,
                                                          np.maximum(sanitizer.clock[_S], clock))
@@ -520,9 +520,10 @@ class Sanitizer:
         # the scalar pipe's clock at its latest WaitFlag: what every later instruction starts after on the device
         # (the fix of a report "device-sync" would not make names that wait)
         self.scalar_wait_clock = np.zeros(npipes, np.int64)
-        # (source, destination pipe) -> (the source pipe's clock at its latest pair, the API): the devkit
-        # implementations' own pairs SPEC-2 10.4 does not count (device_flag_pairs), for the fixes
+        # (source, destination pipe) -> (the source pipe's clock at its latest pair, what the pair is): pairs the
+        # device has and SPEC-2 10.4 does not count (device_orders), for the fixes
         self.device_pair_clock = {}
+        self.free_events = {}     # a freed queue buffer -> its FreeTensor's event (the clock, pipe pair)
         self.log = []
         self.reports = []
         self.session = _sessions[-1] if _sessions else None
@@ -737,14 +738,15 @@ class Sanitizer:
     def _cross_pipe_fix(self, q, p, seq):
         """The fix of an unordered pair: the earlier access (pipe q, its own-pipe clock `seq`) and one of pipe p.
         Where the device orders them but SPEC-2 10.4's rule does not, the fix says so and names "device-sync", which
-        accepts that ordering: a pair q -> p an API's implementation issued between them (device_flag_pairs; port52b:
-        `ReduceSum; GetValue`), or a WaitFlag into the scalar pipe after the earlier access, after which the scalar
-        unit issues p's access (a wait whose destination is not p; port52c: `vector read; V_S; DataCopy`)."""
+        accepts that ordering: a pair q -> p between them that SPEC-2 10.4 does not count (device_orders: an API
+        implementation's own, port52b `ReduceSum; GetValue`; a TQue hand-off's event, which on the device orders
+        every earlier access of its source pipe, port53a `DataCopy a; DataCopy b; EnQue/DeQue b; Add(.., a, b)`), or
+        a WaitFlag into the scalar pipe after the earlier access, after which the scalar unit issues p's access (a
+        wait whose destination is not p; port52c: `vector read; V_S; DataCopy`)."""
         fix = _fix(PIPES[q], PIPES[p], self.config.device_sync, self.core.spec.isasi_flags)
         own = self.device_pair_clock.get((q, p))
         if own is not None and own[0][q] >= seq:
-            fix += (f"; the device orders them already ({own[1]}'s implementation issues its own SetFlag/WaitFlag "
-                    f"{_SHORT[PIPES[q]]}_{_SHORT[PIPES[p]]} between them), which SPEC-2 10.4 does not count: sanitize "
+            fix += (f"; the device orders them already ({own[1]}), which SPEC-2 10.4 does not count: sanitize "
                     "with 'device-sync' to accept it")
         elif self.scalar_wait_clock[q] >= seq:
             fix += ("; the device orders them already (the scalar unit issues later instructions only after its "
@@ -870,9 +872,44 @@ class Sanitizer:
         np.maximum(self.clock, scalar, out=self.clock)
         np.maximum(self.barrier_seq, scalar, out=self.barrier_seq)
 
-    def enqueued(self):
-        """A TQue EnQue: the mark its DeQue's hand-off orders up to (`hand_off(..., since=mark)`)."""
-        return self, len(self.log) - 1
+    def device_orders(self, key, clock, reason):
+        """A pair (source, destination pipe index) the device has between the accesses so far and later ones, which
+        SPEC-2 10.4 does not count: for the fix of a report it would have ordered (_cross_pipe_fix)."""
+        known = self.device_pair_clock.get(key)
+        self.device_pair_clock[key] = (clock.copy() if known is None else np.maximum(known[0], clock), reason)
+
+    def _queue_event(self, pipes):
+        """The clock of a queue event's source pipe now, with its pipe pair (None for no event)."""
+        if pipes is None or pipes[0] not in _PIPE_INDEX or pipes[1] not in _PIPE_INDEX:
+            return None
+        key = (_PIPE_INDEX[pipes[0]], _PIPE_INDEX[pipes[1]])
+        return key, self.clock[key[0]].copy()
+
+    def enqueued(self, pipes=None):
+        """A TQue EnQue: the mark its DeQue's hand-off orders up to (`hand_off(..., since=mark)`), with the queue's
+        EnQue -> DeQue event (`pipes`, source and destination pipe names; pipe.py _queue_pipes)."""
+        return self, len(self.log) - 1, self._queue_event(pipes)
+
+    def freed(self, buffer, pipes):
+        """A TQue FreeTensor of `buffer`: its event (`pipes`, pipe.py _queue_pipes), which the buffer's next
+        AllocTensor waits for on the device (allocated)."""
+        event = self._queue_event(pipes)
+        if event is not None:
+            self.free_events[buffer] = event
+
+    def allocated(self, buffer, addr, nbytes):
+        """A TQue AllocTensor of a buffer: a hand-off of its bytes (SPEC-2 10.4); on the device, the wait of its
+        FreeTensor's event (freed), which orders every earlier access of the event's source pipe."""
+        self.hand_off(addr, nbytes)
+        event = self.free_events.pop(buffer, None)
+        if event is not None:
+            self._device_hand_off(event, "FreeTensor/AllocTensor")
+
+    def _device_hand_off(self, event, calls):
+        (q, p), clock = event
+        self.device_orders((q, p), clock, f"the TQue {calls} between them is SetFlag/WaitFlag "
+                                          f"{_SHORT[PIPES[q]]}_{_SHORT[PIPES[p]]} on the device, which orders every "
+                                          f"earlier {PIPES[q]} access, not only its tensor's")
 
     def hand_off(self, addr, nbytes, since=None):
         """A TQue hand-off orders every earlier access to these bytes: AllocTensor after FreeTensor (and the Resets)
@@ -885,9 +922,11 @@ class Sanitizer:
             self.writer_bits[sl] = 0
             self.writer_instr[sl] = len(self.log) - 1   # reads logged so far are before the hand-off: none counts
             return
-        mark_owner, position = since
+        mark_owner, position, event = since
         if mark_owner is not self:   # the core started sanitizing after the EnQue: every access it saw came later
             return
+        if event is not None:
+            self._device_hand_off(event, "EnQue/DeQue")
         writer_pipe, writer_bits, writer_instr = self.writer_pipe[sl], self.writer_bits[sl], self.writer_instr[sl]
         before = writer_instr <= position    # last written (or handed off) before the EnQue
         writer_pipe[before] = -1

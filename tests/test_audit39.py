@@ -636,6 +636,51 @@ def test_a_pair_only_a_scalar_wait_orders_names_device_sync_in_its_fix():
     assert hinted
 
 
+def _queue_covers_another_tensor(core, by_free):
+    """Two copies in on the in-order MTE2 pipe, the second into a VECIN queue's tensor; that queue's hand-off (its
+    EnQue/DeQue, or with `by_free` a FreeTensor/AllocTensor of its buffer) stands between the first copy and the Add
+    that reads it: port53a's t_q."""
+    g = aj.GlobalTensor("half")
+    g.SetGlobalBuffer(np.ones(256, np.float16))
+    pipe, plain, que = aj.TPipe(), aj.TBuf(), aj.TQue(aj.TPosition.VECIN, 1)
+    pipe.InitBuffer(plain, 256)
+    pipe.InitBuffer(que, 1, 256)
+    a = plain.Get("half")
+    aj.DataCopy(a, g, 128)                          # MTE2 into a plain TBuf tensor
+    b = que.AllocTensor("half")
+    aj.DataCopy(b, g[128], 128)                     # MTE2 into the queue's tensor
+    if by_free:
+        aj.PipeBarrier(aj.PIPE_ALL)
+        aj.Add(a, a, a, 128)                        # V
+        que.FreeTensor(b)                           # the device: SetFlag V_MTE2 after the Add ...
+        b = que.AllocTensor("half")                 # ... WaitFlag V_MTE2
+        aj.DataCopy(a, g, 128)                      # MTE2 over the Add's bytes
+    else:
+        que.EnQue(b)                                # the device: SetFlag/WaitFlag MTE2_V after both copies
+        b = que.DeQue("half")
+        aj.Add(b, a, b, 128)                        # reads a
+
+
+@pytest.mark.parametrize("by_free", [False, True], ids=["EnQue-DeQue", "FreeTensor-AllocTensor"])
+def test_a_queue_hand_off_that_orders_another_tensor_on_the_device_names_device_sync_in_the_fix(by_free):
+    """SPEC-2 10.4: a TQue hand-off orders its own tensor's bytes, so an earlier copy into another tensor stays
+    unordered with a later access; on the device the hand-off is its event's SetFlag/WaitFlag (pipe.py
+    _queue_pipes), which orders every earlier access of the source pipe, and "device-sync" accepts it. The default
+    report says so and names 'device-sync' in its fix."""
+    fixes = {}
+    for mode in ("report", "device-sync,report"):
+        with aj.Core(A2, sanitize=mode) as core:
+            _queue_covers_another_tensor(core, by_free)
+        fixes[mode] = [(r.kind, r.earlier.pipe, r.instruction.pipe, r.fix) for r in core.sanitizer.reports]
+    assert fixes["device-sync,report"] == []
+    event = "V_MTE2" if by_free else "MTE2_V"
+    calls = "FreeTensor/AllocTensor" if by_free else "EnQue/DeQue"
+    (kind, earlier, later, fix), = fixes["report"]
+    assert (kind, earlier, later) == (("WAW", "PIPE_V", "PIPE_MTE2") if by_free else ("RAW", "PIPE_MTE2", "PIPE_V"))
+    assert f"the TQue {calls} between them is SetFlag/WaitFlag {event} on the device" in fix, fix
+    assert "sanitize with 'device-sync' to accept it" in fix, fix
+
+
 # --- GlobalTensor.GetValue: every index form, in a process that never sanitized (the fast path) and after ----------
 
 _GETVALUE_SCRIPT = r'''
