@@ -3665,6 +3665,20 @@ def _compile_with_mask_arrays(dispatcher, converted):
     return None
 
 
+def _sanitized_run(plain, args):
+    """A VF on a sanitizing core: run uncompiled, so every UB access reports (same bits: issue 16's contract), between
+    its sanitizers' VF entry and return (a VF's instructions are complete when it returns: Sanitizer.vf_returned)."""
+    sanitizers = {id(a.core.sanitizer): a.core.sanitizer for a in args
+                  if isinstance(a, LocalTensor) and a.core.sanitizer is not None}.values()
+    for sanitizer in sanitizers:
+        sanitizer.vf_entered()
+    try:
+        return plain(*args)
+    finally:
+        for sanitizer in sanitizers:
+            sanitizer.vf_left()
+
+
 def simd_vf(fn):
     """Compile a VF function (a `__simd_vf__` body written with aj.Reg calls) with numba.
 
@@ -3779,7 +3793,7 @@ def simd_vf(fn):
             bound.apply_defaults()
             args = bound.args
         if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None for a in args):
-            return plain(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
+            return _sanitized_run(plain, args)
         if PARALLEL_LAUNCHES.users:  # blocks in threads: the VF's process-wide state set and read as one step
             with VF_STATE_LOCK:
                 result = last[0](args)

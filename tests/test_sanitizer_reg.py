@@ -184,3 +184,72 @@ def test_a_raised_reg_report_leaves_the_ub_and_the_registers_as_they_were():
         with pytest.raises(SanitizerError, match="uninitialised"):
             aj.Reg.LoadAlign(mask, fresh)
         assert (reg.numpy() == before).all() and mask.words == aj.Reg.MaskReg((5, 5, 5, 5)).words
+
+
+def _vf_accumulate(x1, x2, n):
+    """x1 += x2 over n floats (ops-math AddN's VF, called VF after VF)."""
+    a, b, c = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
+    m, n = R.UpdateMask("float", n)
+    R.LoadAlign(a, x1, 0)
+    R.LoadAlign(b, x2, 0)
+    R.Add(c, a, b, m)
+    R.StoreAlign(x1, c, m, 0)
+
+
+def _vf_store_then_load(x, n):
+    """A store and a later load of the same bytes in one VF: LocalMemBar<VEC_STORE, VEC_LOAD> orders them."""
+    a = R.RegTensor("float")
+    m, n = R.UpdateMask("float", n)
+    R.LoadAlign(a, x, 0)
+    R.StoreAlign(x, a, m, 64)
+    R.LoadAlign(a, x, 64)
+    R.StoreAlign(x, a, m, 128)
+
+
+ACCUMULATE, STORE_THEN_LOAD = R.simd_vf(_vf_accumulate), R.simd_vf(_vf_store_then_load)
+
+
+def _strict_reports(mode):
+    with aj.sanitize_session(mode) as session:
+        core = aj.Core(DEVICE)
+        with core:
+            x = core.local_tensor("float", 256)
+            x[:] = np.ones(256, np.float32)
+            ACCUMULATE(x, x[64], 64)
+            ACCUMULATE(x, x[128], 64)    # VF after VF
+            aj.Adds(x, x, 1.0, 64)       # a Memory-API call after a VF
+            ACCUMULATE(x, x[128], 64)    # a VF after a Memory-API call
+            aj.Adds(x[64], x, 1.0, 64)
+            aj.Muls(x[128], x[64], 1.0, 64)   # Memory-API after Memory-API
+            STORE_THEN_LOAD(x, 64)       # inside one VF, no LocalMemBar
+    return [(r.instruction.api, r.earlier.api, r.fix) for r in session.reports]
+
+
+def test_strict_on_the_950_takes_vf_after_vf_as_ordered_only_with_device_sync():
+    """The 950 runs every Memory-API vector call as a VF (DK impl/basic_api/dav_3510 kernel_operator_vec_template_impl.h
+    __simd_vf__ VecBinaryVFImpl), and "users need not manage synchronisation between VFs" (DK
+    docs/zh/api/附录/API流水类型汇总.md): port53c's AddN, VF after VF with no PipeBarrier<PIPE_V>. SPEC-2 10.4's
+    "strict" reports those same-pipe RAW pairs, and each fix says the device orders them and names 'device-sync';
+    with "device-sync" only the pair inside one VF (LocalMemBar's) is reported."""
+    strict = _strict_reports("report,strict")
+    assert len(strict) == 7
+    *across, inside = strict
+    assert all("the device orders them already (on the 950" in fix and "'device-sync'" in fix for _, _, fix in across)
+    assert inside[:2] == ("LoadAlign", "StoreAlign") and "'device-sync'" not in inside[2]
+    assert "LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD)" in inside[2]
+    assert _strict_reports("report,strict,device-sync") == [inside]
+    assert _strict_reports("report") == []   # same-pipe pairs only under "strict"
+
+
+def test_strict_device_sync_off_the_950_still_wants_a_pipe_barrier_between_vector_calls():
+    """Elsewhere vector instructions pipeline (SPEC-2 10.4's PipeBarrier<PIPE_V>): "device-sync" changes nothing."""
+    for mode in ("report,strict", "report,strict,device-sync"):
+        with aj.sanitize_session(mode) as session:
+            core = aj.Core("atlas-a2")
+            with core:
+                x = core.local_tensor("float", 128)
+                x[:] = np.ones(128, np.float32)
+                aj.Adds(x[64], x, 1.0, 64)
+                aj.Muls(x, x[64], 1.0, 64)
+        (report,) = session.reports
+        assert report.fix == "PipeBarrier(PIPE_V) between them", mode
