@@ -3771,8 +3771,10 @@ def simd_vf(fn):
             result = plain(*args)
         except AscendJitError:
             raise
-        except Exception:
-            raise compile_error from None
+        except Exception as error:   # the VF's own Python error (port53c: range() of a float count), said as Python
+            error.add_note(f"ascend_jit: the VF {fn.__qualname__} ran as plain Python, which raised this; numba "
+                           f"cannot compile it either ({_numba_reason(compile_error)})")
+            raise
         if kinds not in warned:  # one warning per tuple of Python types, not per dtype name's kind of it
             warned.add(kinds)
             warnings.warn(f"ascend_jit: the VF {fn.__qualname__} runs as plain Python for arguments of types "

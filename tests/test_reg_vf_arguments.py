@@ -257,11 +257,29 @@ def _names_an_undefined_global(dst, src):
     R.LoadAlign(dst, src, NOT_DEFINED_ANYWHERE)  # noqa: F821 (the test's point)
 
 
-def test_a_vf_that_fails_plain_too_raises_numbas_error():
+@R.simd_vf
+def _ranges_over_a_float(dst, src, count):
+    reg = R.RegTensor("float")
+    for i in range((count + 63) // 64):
+        mask, count = R.UpdateMask("float", count)
+        R.LoadAlign(reg, src, i * 64)
+        R.StoreAlign(dst, reg, mask, i * 64)
+
+
+def test_a_vf_that_fails_plain_too_raises_its_python_error_with_numbas_reason_as_a_note():
+    """Its own code's error, at its line, as plain Python says it (port53c: numba's TypingError had leaked, colour
+    codes and all, for a float count given to range()); numba's reason is a note."""
     core = aj.Core(D950)
     src, dst = core.local_tensor("half", HALF_LANES), core.local_tensor("half", HALF_LANES)
-    with pytest.raises(TypingError):
+    with pytest.raises(NameError, match="NOT_DEFINED_ANYWHERE") as raised:
         _names_an_undefined_global(dst, src)
+    assert any("_names_an_undefined_global ran as plain Python" in note and "numba cannot compile it either" in note
+               for note in raised.value.__notes__)
+    src, dst = core.local_tensor("float", 128), core.local_tensor("float", 128)
+    src[:] = np.ones(128, np.float32)
+    with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer") as raised:
+        _ranges_over_a_float(dst, src, 200 / 2)
+    assert not isinstance(raised.value, TypingError) and "_ranges_over_a_float ran as plain" in raised.value.__notes__[0]
 
 
 def test_every_dtype_spelling_has_its_index_in_compiled_code():
