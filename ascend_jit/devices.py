@@ -74,6 +74,8 @@ class DeviceSpec:
     reduce_dst_rep_stride_zero: bool = True  # SPEC-2 8.1/8.2: dst_rep_stride 0 refused on Atlas training (910)
     high_dim_writes_mask_register: bool = True  # D31: the 310B leaves the register untouched
     reduce_max_min_dtypes: tuple = ("half", "float")  # ReduceMax/ReduceMin, 8.3
+    # why a float reduction is refused where the devkit's code has it (the 910: SPEC-2 D50, X-1), for the refusal
+    reduce_half_only_reason: str = ""
     reduce_max_min_count_only_dtypes: tuple = ()      # 950 int64/uint64
     reduce_max_min_per_lane: bool = False  # D53: the 950 per-lane algorithm (else the D52 level algorithm)
     reduce_repeat_sum_spr: bool = True  # GetReduceRepeatSumSpr: 950, A2, A3 only (DK its ISASI page, 产品支持情况)
@@ -244,7 +246,10 @@ _DEVICES = (
         reduce_repeat_sum_pairs=(("half", "half"),), reduce_repeat_max_min_dtypes=("half",), reduce_repeat_orders=(0,),
         reduce_data_block_dtypes=("half",), reduce_dst_rep_stride_zero=False, reduce_max_min_dtypes=("half",),
         cast_pairs=_cast_pairs(_T910), cast_int32_half_deq_scale=False, compare_dtypes=_HF, compare_mask_ignored=True, select_dtypes=_HF,
-        select_modes=(0,), reduce_sum_step2_flags=True),
+        select_modes=(0,), reduce_sum_step2_flags=True,
+        reduce_half_only_reason="the 910's reductions take half only (SPEC 4.5, 6, SPEC-2 8, D50, X-1: the newer "
+                                "ReduceRepeat page); the older WholeReduceSum page (DK-0610) and the devkit's dav_c100 "
+                                "code take float too, a hardware question (docs/decisions.md \"910 float reductions\")"),
     DeviceSpec(
         name="atlas-inference-vectorcore", product="Atlas inference Vector Core (310P)", arch=2002,
         aliases=("310p-vectorcore",), ub_bytes=262144, supported=False),

@@ -864,3 +864,25 @@ def test_a_repeat_reduction_in_place_equals_the_out_of_place_call(device, api):
                 with pytest.raises(aj.OverlapError):
                     call(x[n // 2], x, repeats, mask)  # results inside sources later repeats read
                 assert np.array_equal(core.ub, before)
+
+
+@pytest.mark.parametrize("api", ["ReduceSum", "WholeReduceSum", "BlockReduceMax", "ReduceMax", "ReducePairElem",
+                                 "ReduceDataBlock"])
+def test_a_910_float_reduction_refusal_says_it_is_a_decision_between_pages(api):
+    """port53b: the refusal named no reason, so a port read it as a hardware fact; the devkit's dav_c100 code and
+    the older WholeReduceSum page take float (docs/decisions.md "910 float reductions")."""
+    core = aj.Core("atlas-training")
+    src, dst, tmp = (core.local_tensor("float", 128) for _ in range(3))
+    calls = {"ReduceSum": lambda: aj.ReduceSum(dst, src, tmp, 128),
+             "WholeReduceSum": lambda: aj.WholeReduceSum(dst, src, 64, 1, 1, 1, 8),
+             "BlockReduceMax": lambda: aj.BlockReduceMax(dst, src, 1, 64, 1, 1, 8),
+             "ReduceMax": lambda: aj.ReduceMax(dst, src, tmp, 128),
+             "ReducePairElem": lambda: aj.ReducePairElem(dst, src, 64, 1, 1, 1, 8),
+             "ReduceDataBlock": lambda: aj.ReduceDataBlock(dst, src, 64, 1, 1, 1, 8, reduce_type=aj.ReduceType.SUM)}
+    with pytest.raises(aj.UnsupportedDTypeError, match=r"older WholeReduceSum page .* a hardware question") as raised:
+        calls[api]()
+    assert "SPEC-2 8, D50, X-1" in str(raised.value) and "legal: half" in str(raised.value)
+    a2 = aj.Core("atlas-a2")
+    with pytest.raises(aj.UnsupportedDTypeError) as raised:   # another refusal there names no such reason
+        aj.ReduceSum(*(a2.local_tensor("int32", 128) for _ in range(3)), 128)
+    assert "WholeReduceSum page" not in str(raised.value)

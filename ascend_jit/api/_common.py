@@ -193,6 +193,11 @@ def check_dtype(api, spec, dtype, allowed, detail=None):
                                     detail=detail)
 
 
+def check_reduction_dtype(api, spec, dtype, allowed):
+    """check_dtype for a reduction, whose float refusal on the 910 says why (DeviceSpec.reduce_half_only_reason)."""
+    check_dtype(api, spec, dtype, allowed, spec.reduce_half_only_reason if dtype.name == "float" else None)
+
+
 def check_offered(api, spec, dtype, dtypes, page):
     """The device and the dtype on a devkit page's table `dtypes` (device name -> dtype names), for the instructions
     SPEC-2 leaves to their pages (ArithProgression, CreateVecIndex, Transpose): the device first, then the dtype."""

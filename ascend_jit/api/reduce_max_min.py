@@ -19,8 +19,8 @@ from ..jit.reductions import (ALGO_LEVELS, ALGO_LEVELS_HALF_RUNS, ALGO_PER_LANE,
 from ..jit.ubview import INT_WIDTHS
 from ..sanitizer import ENDS_WITH_SCALAR_RESULT, bit_mask_scratch_flags, vector_access
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, Runs, as_flag, as_int, as_signed64, check_align,
-                      check_count_within, check_dtype, check_inside_ub, check_range, check_tensor_bounds, first_touch,
-                      mask_words, memo_key, operands, plan_mask, remember, split_forms)
+                      check_count_within, check_reduction_dtype, check_inside_ub, check_range, check_tensor_bounds,
+                      first_touch, mask_words, memo_key, operands, plan_mask, remember, split_forms)
 from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, record_spr
 
 INT32_MAX = 2**31 - 1
@@ -36,7 +36,8 @@ def GetReduceMaxMinTmpSize(device, dtype, *, count=None, repeat_time=None, cal_i
     spec = get_device(device)
     spec.require_supported(api)   # SPEC D13: the inference Vector Core is refused by every API
     d = resolve(dtype, api, spec.name)
-    check_dtype(api, spec, d, spec.reduce_max_min_dtypes)   # a size for a call the device would refuse is no answer
+    # a size for a call the device would refuse is no answer
+    check_reduction_dtype(api, spec, d, spec.reduce_max_min_dtypes)
     if (count is None) == (repeat_time is None):
         raise ParameterError(api, "count/repeat_time", (count, repeat_time),
                              legal="exactly one of count= or repeat_time=", device=spec.name)
@@ -243,7 +244,7 @@ def _plan(api, d, cal_index, dst_addr, src_addr, algo, rep_bytes, step, nrep, lo
 
 
 def _common(api, spec, facts, d, dd, dt_, dst_addr, dst_size, src_addr, src_size, tmp_addr, tmp_size, cal_index):
-    check_dtype(api, spec, d, spec.reduce_max_min_dtypes)
+    check_reduction_dtype(api, spec, d, spec.reduce_max_min_dtypes)
     for name, other in (("dst", dd), ("sharedTmpBuffer", dt_)):
         if other is not d:
             raise UnsupportedDTypeError(api, f"{name}.dtype", other.name, legal=f"{d.name} (as src)", device=spec.name)

@@ -6,8 +6,8 @@ from ..errors import ParameterError, UnsupportedDTypeError
 from ..jit.direct import EntryTable
 from ..jit.pair import pair_kernel
 from ..sanitizer import vector_access
-from ._common import (Operand, as_enum, as_signed64, check_align, check_dtype, check_inside_ub, check_overlap, check_range,
-                      operands, plan_mask, record_mask, refuse_empty_mask_on_950)
+from ._common import (Operand, as_enum, as_signed64, check_align, check_reduction_dtype, check_inside_ub, check_overlap,
+                      check_range, operands, plan_mask, record_mask, refuse_empty_mask_on_950)
 from ._facts import check_operand_bounds
 
 API = "ReducePairElem"
@@ -74,7 +74,7 @@ def _validate(api, spec, bounds, d, dd, dst_addr, src_addr, dst_size, src_size, 
               src_blk_stride, src_rep_stride):
     """Every check of one call shape, memoised (the footprint and overlap proofs are most of the cost); returns the
     kernel's arguments after the UB (as plain ints), or None for a NOP."""
-    check_dtype(api, spec, d, spec.pair_dtypes)
+    check_reduction_dtype(api, spec, d, spec.pair_dtypes)
     if dd is not d:
         raise UnsupportedDTypeError(api, "dst.dtype", dd.name, legal=f"{d.name} (as dst)", device=spec.name)
     repeat_time = check_range(api, spec, "repeat_time", repeat_time, 0, 255)

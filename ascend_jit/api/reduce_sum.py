@@ -15,8 +15,8 @@ from ..jit.reduce import (ALG_950_NORMAL, ALG_SUM64, ALG_TREE_SEQ, ALG_TREE_TREE
 from ..sanitizer import ENDS_WITH_SCALAR_RESULT, PIPE_S, PIPE_V, bit_mask_scratch_flags, vector_access
 from ..tensor import LocalTensor
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align,
-                      check_count_within, check_dtype, check_range, first_touch, mask_words, operands, plan_mask,
-                      remember, split_forms)
+                      check_count_within, check_reduction_dtype, check_range, first_touch, mask_words, operands,
+                      plan_mask, remember, split_forms)
 from ._facts import check_operand_bounds
 
 API = "ReduceSum"
@@ -51,7 +51,7 @@ def GetReduceSumTmpSize(device, dtype, count=None, repeat_time=None, counter_mod
     api = "GetReduceSumTmpSize"
     spec, d = get_device(device), resolve(dtype, api)
     spec.require_supported(api)   # SPEC D13: the inference Vector Core is refused by every API
-    check_dtype(api, spec, d, spec.reduce_sum_dtypes)
+    check_reduction_dtype(api, spec, d, spec.reduce_sum_dtypes)
     if as_flag(api, spec, "counter_mode", counter_mode) and repeat_time is not None:
         _refuse_counter_mode_off_950(api, spec)
         _check_high_dim_dtype(api, spec, d)
@@ -189,7 +189,7 @@ def _refuse_counter_mode_off_950(api, spec):
 
 
 def _common_checks(spec, bounds, d, dd, dt_, dst_addr, src_addr, tmp_addr, dst_size):
-    check_dtype(API, spec, d, spec.reduce_sum_dtypes)
+    check_reduction_dtype(API, spec, d, spec.reduce_sum_dtypes)
     for name, other in (("dst", dd), ("sharedTmpBuffer", dt_)):
         if other is not d:
             raise UnsupportedDTypeError(API, f"{name}.dtype", other.name, legal=f"{d.name} (as src)", device=spec.name)

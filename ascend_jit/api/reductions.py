@@ -20,9 +20,9 @@ from ..jit.direct import EntryTable
 from ..jit.reductions import group_classes, group_extreme_float_rows_kernel, group_extreme_kernel, group_sum_kernel
 from ..order import ReduceOrder
 from ..sanitizer import vector_access
-from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_enum, as_flag, as_signed64, check_align, check_dtype, check_inside_ub,
-                      check_range, check_runs_overlap, check_tensor_bounds, operands, plan_mask, record_mask,
-                      recorded_mask, remember)
+from ._common import (MASK_PLACEHOLDER, Operand, Runs, as_enum, as_flag, as_signed64, check_align, check_dtype,
+                      check_reduction_dtype, check_inside_ub, check_range, check_runs_overlap, check_tensor_bounds,
+                      operands, plan_mask, record_mask, recorded_mask, remember)
 from ..tensor import LocalTensor
 from .reduce_pair import ReduceType
 
@@ -96,11 +96,11 @@ def _validate(api, family, spec, bounds, d, dd, src_addr, src_size, dst_addr, ds
     if rt is ReduceType.SUM:
         pairs = (spec.reduce_repeat_sum_pairs if family == REPEAT
                  else tuple((t, t) for t in spec.reduce_data_block_dtypes))
-        check_dtype(api, spec, d, [s for s, _ in pairs])
+        check_reduction_dtype(api, spec, d, [s for s, _ in pairs])
         want = dict(pairs)[d.name]
     else:
-        check_dtype(api, spec, d, spec.reduce_repeat_max_min_dtypes if family == REPEAT
-                    else spec.reduce_data_block_dtypes)
+        check_reduction_dtype(api, spec, d, spec.reduce_repeat_max_min_dtypes if family == REPEAT
+                              else spec.reduce_data_block_dtypes)
         want = d.name
     if dd.name != want:
         raise UnsupportedDTypeError(api, "dst.dtype", dd.name, legal=f"{want} for a {d.name} source", device=spec.name)
