@@ -186,7 +186,17 @@ class LocalTensor(_TensorFields):
         return self._view().copy()
 
     def _index(self, i, api):
-        return _index_value(api, i, self.size, self.core.device)
+        return _index_value(api, i, self.size, self.core.device, self)
+
+    def _described(self):
+        """The tensor as a refusal names it: its repr, and the queue or buffer it came from (port53b: a bare index
+        left a kernel of ten buffers to guess which)."""
+        buffer = self._lease.buffer if self._lease is not None else None
+        owner = getattr(buffer, "owner", None)
+        if owner is None:
+            return f"of the tensor {self!r}"
+        from .pipe import _queue_name
+        return f"of the tensor {self!r} from a {_queue_name(owner)}"
 
     def _element(self, i, api):
         """(typed view of the UB, index of element i in it): through the core's whole-UB view of the dtype when the
@@ -235,7 +245,7 @@ class LocalTensor(_TensorFields):
 
     def _offset(self, i):
         """`t[i]`: the sub-tensor i elements in (Ascend C operator[]), as the tiled kernels' `xLocal[j * len]`."""
-        i = _index_value("LocalTensor[]", i, self.size, self.core.device)
+        i = _index_value("LocalTensor[]", i, self.size, self.core.device, self)
         return LocalTensor._proven(self._core, self._dtype, self._addr + i * self._dtype.size, self._size - i,
                                    self._position, self._lease)
 
@@ -478,18 +488,20 @@ def _set_value_scalar(api, spec, dtype, value):
 _scalar_value = None
 
 
-def _index_value(api, i, size, device=None):
+def _index_value(api, i, size, device=None, tensor=None):
     """An integer offset into a tensor of `size` elements: [0, size) (no Python wrap-around: Ascend C offsets are
     unsigned), else OutOfBoundsError. A GlobalTensor has no device (GM is host memory): its refusals name the
-    current core's, looked up only when refusing (GetValue/SetValue are per-element hot paths)."""
+    current core's, looked up only when refusing (GetValue/SetValue are per-element hot paths). A LocalTensor's
+    GetValue / SetValue refusal names the tensor (`tensor`)."""
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
         legal = "an int (the sub-tensor at that offset) or a slice" if api.endswith("[]") else \
             f"an int element index in [0, {size})"
         raise ParameterError(api, "index", i, legal=legal, device=device or known_device(),
-                             detail=f"got {type(i).__name__}")
+                             detail=f"got {type(i).__name__}" + (f", {tensor._described()}" if tensor else ""))
     i = int(i)
     if not 0 <= i < size:
-        raise OutOfBoundsError(api, "index", i, legal=f"[0, {size})", device=device or known_device())
+        raise OutOfBoundsError(api, "index", i, legal=f"[0, {size})", device=device or known_device(),
+                               detail=tensor._described() if tensor else None)
     return i
 
 

@@ -146,3 +146,23 @@ def test_a_count_past_a_tensor_is_refused_on_a_lax_core_saying_so(api):
         message = _refused(core, lambda: COUNT_FORMS[api](tensors, 65), "'count' = ", "GetSize() = ",
                            'bounds="ub" included')
     assert "make the core with" not in message
+
+
+def test_an_element_or_sub_tensor_refusal_names_the_tensor_and_its_queue():
+    """port53b: "GetValue: 'index' = 256 (legal: [0, 256))" left a kernel of ten buffers to guess which tensor."""
+    core = aj.Core("atlas-a2")
+    plain = core.local_tensor("half", 256)
+    for call in (lambda: plain.GetValue(256), lambda: plain.SetValue(-1, 1.0), lambda: plain[300]):
+        with pytest.raises(aj.OutOfBoundsError, match=r"of the tensor LocalTensor\(half, addr=0, size=256, VECCALC\) "
+                                                      r"\(legal: \[0, 256\)\)"):
+            call()
+    with pytest.raises(aj.ParameterError, match=r"got float, of the tensor LocalTensor\(half"):
+        plain.GetValue(1.5)
+
+    def kernel():
+        pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 2)
+        pipe.InitBuffer(que, 2, 512)
+        que.AllocTensor("float").GetValue(128)
+    with pytest.raises(aj.OutOfBoundsError, match=r"'index' = 128 of the tensor LocalTensor\(float, addr=\d+, "
+                                                  r"size=128, VECIN\) from a TQue\(VECIN, depth 2\)"):
+        aj.launch(kernel, 1, "atlas-a2")
