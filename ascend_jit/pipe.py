@@ -55,8 +55,9 @@ class TPipe(EventIdPool):
             raise ParameterError("InitBuffer", "que", type(que_or_buf).__name__, legal="an aj.TQue or aj.TBuf",
                                  device=self.core.device)
         ub = self.core.spec.ub_bytes
-        num = as_int("InitBuffer", self.core.spec, "num", num, 1, ub // 32)
-        nbytes = as_int("InitBuffer", self.core.spec, "len", nbytes, 1, ub)
+        buffer = f"for a {_queue_name(que_or_buf)}"   # which of a kernel's buffers (port53b)
+        num = as_int("InitBuffer", self.core.spec, "num", num, 1, ub // 32, of=buffer)
+        nbytes = as_int("InitBuffer", self.core.spec, "len", nbytes, 1, ub, of=buffer)
         if que_or_buf.pipe is not None:
             self._check_rebind(que_or_buf)
         need = num * max(32, -(-nbytes // 32) * 32)
@@ -581,8 +582,9 @@ class TBufPool:
         else:
             raise ParameterError(api, "que", type(que_or_buf).__name__, legal="an aj.TQue or aj.TBuf")
         spec = self.pipe.core.spec if self.pipe is not None else None
-        num = as_int(api, spec, "num", num, 1, 255)
-        nbytes = as_int(api, spec, "len", nbytes, 1, 2**32 - 1)
+        buffer = f"for a {_queue_name(que_or_buf)}"
+        num = as_int(api, spec, "num", num, 1, 255, of=buffer)
+        nbytes = as_int(api, spec, "len", nbytes, 1, 2**32 - 1, of=buffer)
         if que_or_buf.pipe is not None:
             raise StateError(api, "queue", que_or_buf, legal="a queue not yet initialised",
                              detail="already initialised", device=spec.name if spec else None)

@@ -238,20 +238,21 @@ INT32_MAX = 2**31 - 1
 UINT64_MAX = (1 << 64) - 1
 
 
-def as_int(api, spec, name, value, lo=None, hi=None):
+def as_int(api, spec, name, value, lo=None, hi=None, of=None):
     """An integer parameter as a Python int, checked once at the API boundary, before any arithmetic or memoisation
     (decisions.md "Integer parameters"): Python ints and numpy integers of every width are accepted and give the same
     result; bool (Python or numpy), enum members (an IntEnum's too: a member names a choice, not a number), floats
     (even integral ones), strings and None are refused, as is any value outside [lo, hi] (None: unbounded). Plain
     ints make numpy's fixed-width wrap-around and equal-value cache keys of different types (2 vs 2.0) impossible
-    downstream."""
+    downstream. `of`: what the parameter belongs to, for the refusal ("for a TQue(VECIN, depth 2)")."""
     if type(value) is not int:
         if isinstance(value, (bool, np.bool_, enum.Enum)) or not isinstance(value, (int, np.integer)):
             raise ParameterError(api, name, value, legal=_int_legal(lo, hi), device=getattr(spec, "name", spec),
-                                 detail=f"a {type(value).__name__} is not an integer")
+                                 detail=f"a {type(value).__name__} is not an integer" + (f", {of}" if of else ""))
         value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ParameterError(api, name, value, legal=_int_legal(lo, hi), device=getattr(spec, "name", spec))
+        raise ParameterError(api, name, value, legal=_int_legal(lo, hi), device=getattr(spec, "name", spec),
+                             detail=of)
     return value
 
 
