@@ -1,6 +1,8 @@
 """Ascend 950 Reg Cast (SPEC-2 11.5, 7.3; D45, D46, D65, D71): the 12.3 golden vectors on the 950, the trait
 table, the saturation switches, and property tests of every pair, layout and round mode, compiled and plain, against
 the reference."""
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -347,3 +349,19 @@ def test_float_to_half_rint_takes_the_vector_lane_with_convert_bits_bits(compile
                                                          np.uint64(b)) for b in chunk[:mask_lanes]], np.uint16)
             assert np.array_equal(got, want), (start, layout)
     assert want_all.size == bits.size
+
+
+@pytest.mark.parametrize("src, dst, mode, says", [
+    ("uint8", "half", aj.RoundMode.CAST_NONE, "an exact conversion, which rounds nothing"),
+    ("int8", "half", aj.RoundMode.CAST_RINT, "an exact conversion, which rounds nothing"),
+    ("half", "int8", aj.RoundMode.CAST_NONE, "CAST_NONE is not a Reg round mode: name the rounding, e.g. CAST_RINT")])
+def test_a_refused_round_mode_says_why_for_the_pair(src, dst, mode, says):
+    """port53d: ops-cv PasteSubImg writes CAST_NONE into its u8 -> half trait (the devkit's code reads no round mode
+    for an exact widening); SPEC-2 11.5 asks for UNKNOWN there and refuses CAST_NONE everywhere."""
+    trait = aj.Reg.CastTrait(aj.Reg.RegLayout.ZERO, aj.Reg.SatMode.UNKNOWN if dst == "half" else aj.Reg.SatMode.SAT,
+                             aj.Reg.MaskMergeMode.ZEROING, mode)
+    with aj.Core("ascend950"):
+        source, target = aj.Reg.RegTensor(src), aj.Reg.RegTensor(dst)
+        with pytest.raises(aj.ParameterError, match=re.escape(says)) as raised:
+            aj.Reg.Cast(target, source, aj.Reg.CreateMask("half"), trait)
+    assert f"the {src} -> {dst} row" in str(raised.value)

@@ -82,7 +82,12 @@ def _field_legal(field, s, d):
     enum_name, names = _FIELD_NAMES[field]
     mask = TRAITS[s, d, field]
     members = " or ".join(f"{enum_name}.{name}" for value, name in enumerate(names) if (mask >> value) & 1)
-    return f"{members}: the {_KIND_NAMES[s]} -> {_KIND_NAMES[d]} row of DK Cast.md tables 6-9 (SPEC-2 11.5)"
+    text = f"{members}: the {_KIND_NAMES[s]} -> {_KIND_NAMES[d]} row of DK Cast.md tables 6-9 (SPEC-2 11.5)"
+    if field == 2 and mask == 1 << ROUND_UNKNOWN:   # port53d: a port's CAST_NONE or CAST_RINT on u8 -> half
+        text += "; an exact conversion, which rounds nothing: the devkit's code reads no round mode for it"
+    elif field == 2 and mask & (1 << RINT):
+        text += "; CAST_NONE is not a Reg round mode: name the rounding, e.g. CAST_RINT"
+    return text
 
 
 # Raised as (table, row): errors.py ROW_TABLES (a run-time index into 121 strings compiled a branch for each)
