@@ -809,4 +809,10 @@ class GlobalTensor:
         return self.array.copy()
 
     def __repr__(self):
-        return f"GlobalTensor({self.dtype.name if self.dtype else None}, size={self.size if self.array is not None else 0})"
+        if self._root is None:
+            return f"GlobalTensor({self.dtype.name if self.dtype else None}, size=0)"
+        # a sub-tensor says where it starts: its byte counts read against the whole buffer had looked contradictory
+        # (port53d: "GM bytes [0, 212) ... inside the GlobalTensor's 208 bytes" of a 400-byte buffer's g[48])
+        where = f", from element {self._start} of {self._root.size}" if self._start or self._size < self._root.size \
+            else ""
+        return f"GlobalTensor({self.dtype.name}, size={self._size}{where})"

@@ -1,5 +1,7 @@
 """DataCopyPad and SetPadValue (SPEC-2 9.1, 12.5, D56): doc vectors, whole-UB / whole-GM property tests against the
 reference in both directions, per-device availability, refusals."""
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -321,3 +323,22 @@ def test_set_pad_value_by_the_cxx_keyword():
             with pytest.raises(TypeError, match="padding_value"):
                 call()
         assert core.pad_value[1] == 0xFFFE
+
+
+def test_a_gm_window_refusal_of_a_sub_tensor_says_where_it_starts():
+    """port53d: "GM bytes [0, 212) ... inside the GlobalTensor's 208 bytes" of a 400-byte buffer's g[48] read as a
+    contradiction; the sub-tensor now names its first element and the buffer's size."""
+    def kernel(y):
+        g = aj.GlobalTensor()
+        g.SetGlobalBuffer(y, 100)
+        pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECOUT, 1)
+        pipe.InitBuffer(que, 1, 256)
+        tile = que.AllocTensor("float")
+        with pytest.raises(aj.OutOfBoundsError, match=re.escape(
+                "'GM bytes [0, 212) of GlobalTensor(float, size=52, from element 48 of 100)'")):
+            aj.DataCopyPad(g[48], tile, aj.DataCopyExtParams(1, 53 * 4, 0, 0, 0))
+        with pytest.raises(aj.OutOfBoundsError, match=re.escape("GlobalTensor(float, size=52, from element 48 of 100) ")):
+            aj.DataCopy(g[48], tile, 64)
+        assert repr(g) == "GlobalTensor(float, size=100)"
+        que.FreeTensor(tile)
+    aj.launch(kernel, 1, "atlas-a2", np.zeros(100, np.float32))
