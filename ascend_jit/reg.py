@@ -1065,7 +1065,8 @@ def LocalMemBar(before=MemType.VEC_ALL, after=MemType.VEC_ALL):
 
 def Duplicate(dst, scalar=_NOT_GIVEN, mask=None, mode=MaskMergeMode.ZEROING, src_reg=_NOT_GIVEN):
     """Duplicate(dst, scalar[, mask, mode]) or Duplicate(dst, src_reg, mask, mode): lane 0 of src_reg (SPEC-2 11.3).
-    The scalar is converted by SPEC-2 D29. The second argument is `scalar=` or `src_reg=` by name (SPEC-2 1.1)."""
+    The scalar is converted by SPEC-2 D29. The second argument is positional (a register or a scalar, told apart by
+    its type) or by name, `scalar=` or `src_reg=` (SPEC-2 1.1)."""
     api = "Duplicate"
     _core_check(api)
     if (scalar is _NOT_GIVEN) == (src_reg is _NOT_GIVEN):
@@ -3508,6 +3509,9 @@ def _numba_reason(error):
     reasons = [line for line in lines if line and not line.startswith(("Failed in", "During:"))]
     if not reasons:
         return lines[0] if lines else type(error).__name__
+    if "yield in a closure" in reasons[0]:   # port53e: numba's words name neither the construct nor the line
+        return (f"{reasons[0].rstrip('.')}: a generator expression, e.g. `a, b = (R.RegTensor(T) for _ in "
+                "range(2))`, compiles written out as `a, b = R.RegTensor(T), R.RegTensor(T)`")
     if reasons[0].endswith(":") and len(reasons) > 1:   # "No implementation of ... found for signature:" says which
         reason = f"{reasons[0]} {reasons[1]}"             # call on the next line (">>> Div(..., DivSpecificMode(...))")
         # C++'s sizeof(T) ported as numpy's np.dtype(T).itemsize: say what compiles

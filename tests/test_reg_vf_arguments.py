@@ -666,3 +666,22 @@ def test_numpy_types_in_a_vfs_code_compile_as_plain_python_reads_them():
         compiled_ub, plain_ub = _both(_ml_dtypes_bfloat16_in_the_body,
                                       lambda core: (core.local_tensor("bfloat16", 128),))
     assert np.array_equal(compiled_ub, plain_ub)
+
+
+@R.simd_vf
+def _makes_registers_by_a_generator(dst, src):
+    a, b = (R.RegTensor("float") for _ in range(2))
+    R.LoadAlign(a, src, 0)
+    R.Add(b, a, a, R.CreateMask("float"))
+    R.StoreAlign(dst, b, R.CreateMask("float"), 0)
+
+
+def test_a_generator_expression_in_a_vf_is_named_in_the_warning():
+    """port53e: numba's "The use of yield in a closure is unsupported" named neither the construct nor the line."""
+    core = aj.Core(D950)
+    src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
+    src[:] = np.ones(64, np.float32)
+    with core, pytest.warns(aj.UncompiledVFWarning, match=r"yield in a closure is unsupported: a generator "
+                                                          r"expression, e\.g\. `a, b = \(R\.RegTensor\(T\)"):
+        _makes_registers_by_a_generator(dst, src)
+    assert (dst.numpy() == 2.0).all()
