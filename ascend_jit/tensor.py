@@ -576,8 +576,11 @@ def _owner_of(array):
 
 # C++'s SetGlobalBuffer((__gm__ T*)x + off, len) only records a pointer: a block past the data that never touches the
 # tensor sets one harmlessly (port52c, ops-nn DynamicQuant); here the size is checked when it is set
-_SIZE_PAST_ARRAY = ("the size is checked against the array when it is set: a block with no data of its own sets "
-                    "the buffer after its GetBlockIdx() guard, or with the elements the array holds")
+# port53e: a kernel declaring 8 scales per row over an array of one per row, which the device never notices
+_SIZE_PAST_ARRAY = ("the size is checked against the array when it is set (the device checks no size; past the "
+                    "array the emulator has no memory to give): a block with no data of its own sets the buffer "
+                    "after its GetBlockIdx() guard, or with the elements the array holds (a size declared larger "
+                    "than the data: clamp it to them)")
 
 
 class GlobalTensor:
