@@ -745,7 +745,7 @@ class Sanitizer:
         """The fix of a "strict" same-pipe pair whose earlier access has own-pipe clock `seq`. On the 950 a vector
         pair across two VFs (a Memory-API call is one) is ordered on the device (port53c: AddN's VF after VF), which
         SPEC-2 10.4's "strict" does not count: the fix says so and names "device-sync", which accepts it."""
-        if PIPES[p] != PIPE_V or not self.core.spec.reg_api:   # no Reg VF elsewhere (port52a)
+        if PIPES[p] != PIPE_V or not self.vf_scopes:   # no Reg VF elsewhere (port52a)
             return f"PipeBarrier({PIPES[p]}) between them"
         fix = "PipeBarrier(PIPE_V) between them (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD))"
         if seq <= self.vf_done_seq:
