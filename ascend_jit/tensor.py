@@ -245,7 +245,7 @@ class LocalTensor(_TensorFields):
 
     def _offset(self, i):
         """`t[i]`: the sub-tensor i elements in (Ascend C operator[]), as the tiled kernels' `xLocal[j * len]`."""
-        i = _index_value("LocalTensor[]", i, self.size, self.core.device, self)
+        i = _index_value("LocalTensor[]", i, self.size, self.core.device)
         return LocalTensor._proven(self._core, self._dtype, self._addr + i * self._dtype.size, self._size - i,
                                    self._position, self._lease)
 
