@@ -28,10 +28,14 @@ from types import CodeType, ModuleType
 import numba
 import numpy as np
 from numba import njit, types
+from numba.core import ir
 from numba.core.caching import FunctionCache
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_lock import global_compiler_lock
+from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.dispatcher import Dispatcher
-from numba.core.errors import NumbaError
+from numba.core.errors import NumbaError, TypingError
+from numba.core.typed_passes import NopythonTypeInference
 from numba.core.typing.templates import AbstractTemplate, infer_global, signature
 from numba.extending import lower_builtin, overload
 from numba.np import numpy_support
@@ -3634,9 +3638,46 @@ VF_STATE_LOCK = threading.RLock()
 _UNLOCKED = contextlib.nullcontext()
 
 
+@register_pass(mutates_CFG=False, analysis_only=True)
+class _RefuseFloatRange(FunctionPass):
+    """A VF's `range()` of a float fails to compile, as Python's range refuses it: numba converts the float to an
+    int (a truncation Python never makes), so a compiled VF ran `range(500 / 64)` seven times where its plain run
+    raised TypeError (port53g: a `/` written for `//`; the compiled and plain runs give the same results, issue 16).
+    The failed compile runs the VF plain, which raises Python's error (simd_vf's run_uncompiled)."""
+    _name = "ascend_jit_refuse_float_range"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        typemap = state.typemap
+        for block in state.func_ir.blocks.values():
+            for stmt in block.body:
+                value = getattr(stmt, "value", None)
+                if not (isinstance(value, ir.Expr) and value.op == "call"):
+                    continue
+                callee = typemap.get(value.func.name)
+                if isinstance(callee, types.Function) and callee.typing_key is range and \
+                        any(isinstance(typemap.get(a.name), (types.Float, types.Complex)) for a in value.args):
+                    raise TypingError("range() of a float (a loop count written with / where // was meant?)",
+                                      loc=stmt.loc)
+        return False
+
+
+class _VFCompiler(CompilerBase):
+    """numba's nopython pipeline with _RefuseFloatRange after type inference (a VF's alone)."""
+
+    def define_pipelines(self):
+        pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pipeline.add_pass_after(_RefuseFloatRange, NopythonTypeInference)
+        pipeline.finalize()
+        return [pipeline]
+
+
 def _vf_dispatcher(fn):
     """numba's dispatcher of a VF, with the VF cache when it can have one."""
-    compiled = njit(fn, no_cfunc_wrapper=True)  # called from Python only (as the package's kernels)
+    # called from Python only (as the package's kernels)
+    compiled = njit(fn, no_cfunc_wrapper=True, pipeline_class=_VFCompiler)
     # numba's cached code names the VF's module, which a later process imports by name to rebuild the VF's globals:
     # a module that is not registered under its name (a file exec'd by hand) would fail there, so it compiles per
     # process instead

@@ -685,3 +685,30 @@ def test_a_generator_expression_in_a_vf_is_named_in_the_warning():
                                                           r"expression, e\.g\. `a, b = \(R\.RegTensor\(T\)"):
         _makes_registers_by_a_generator(dst, src)
     assert (dst.numpy() == 2.0).all()
+
+
+@R.simd_vf
+def _loops_over_a_count(x, z, total, loop_num):
+    r = R.RegTensor("float")
+    for i in range(loop_num):
+        mask, total = R.UpdateMask("float", total)
+        R.LoadAlign(r, x[i * 64])
+        R.StoreAlign(z[i * 64], r, mask)
+
+
+def test_a_float_loop_count_is_refused_compiled_as_plain():
+    """port53g: numba converts range()'s float to an int, so `range(500 / 64)` ran seven times compiled (the eighth
+    vector never written, no warning) where the plain run raised TypeError; the VF's pipeline now refuses it, and
+    the call raises Python's error. An int count compiles and runs."""
+    core = aj.Core(D950)
+    x, z = core.local_tensor("float", 512), core.local_tensor("float", 512)
+    x[:] = np.arange(512, dtype=np.float32)
+    with core:
+        with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer") as raised:
+            _loops_over_a_count(x, z, 500, 500 / 64)
+        assert "range() of a float" in raised.value.__notes__[0]
+        assert not z.numpy().any()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _loops_over_a_count(x, z, 500, -(-500 // 64))
+    assert np.array_equal(z.numpy()[:500], x.numpy()[:500])
