@@ -278,10 +278,12 @@ def _run_block(kernel, args, kwargs, core, state):
         if core.sanitizer is not None:
             core.sanitizer.finish()
         if pending:
-            raise StateError("launch", "pending flags", ", ".join(map(flag_name, pending)), device=core.device,
+            raise StateError("launch", "pending flags", ", ".join(flag_name(k) + core.flag_site(k) for k in pending),
+                             device=core.device,
                              legal="none: every SetFlag waited by its WaitFlag",
                              detail="are still set when the kernel returns: each SetFlag needs its WaitFlag "
-                                    "(SPEC-2 D62)")
+                                    "(SPEC-2 D62)" + ("" if core.sanitizer is not None else
+                                                      "; a sanitized launch names the line of each SetFlag"))
     except BaseException as err:
         state.finish(block, failed=True)
         _name_block(err, block, core.block_num)

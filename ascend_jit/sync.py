@@ -18,6 +18,7 @@ import enum
 
 from . import dtypes as dt
 from .errors import OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError
+from .sanitizer import user_location
 from .tensor import GlobalTensor, LocalTensor
 
 
@@ -112,6 +113,7 @@ class SyncState:
 
     def _init_sync(self):
         self.flags = {}
+        self.flag_sites = {}   # (src, dst, event id) -> the file:line of its latest SetFlag (sanitizing)
         self.sync_hooks = []
         self.atomic = None
         self.launch = None
@@ -171,6 +173,9 @@ class SyncState:
         self.flags[key] = 1
         if self.sanitizer is not None:
             self.sanitizer.set_flag(src.name, dst.name, event_id)
+            # the kernel's line, for launch's refusal of a SetFlag never waited: a sanitizing run only (the stack
+            # walk would add a quarter to every SetFlag/WaitFlag pair of a plain run)
+            self.flag_sites[key] = user_location()
         if self.sync_hooks:
             self._sync_event(api, src=src, dst=dst, event_id=event_id)
 
@@ -228,6 +233,11 @@ class SyncState:
     def pending_flags(self):
         """The set flags, as sorted (src pipe, dst pipe, event id) keys (SPEC-2 10.3)."""
         return sorted(k for k, v in self.flags.items() if v)
+
+    def flag_site(self, key):
+        """" (set at file:line)" for a set flag a sanitizing core saw set, else ""."""
+        site = self.flag_sites.get(key)
+        return f" (set at {site})" if site else ""
 
     def InitSocState(self):
         """`InitSocState()`: the device's kernel-entry state (DK `impl/basic_api/kernel_utils_base.h`

@@ -730,3 +730,20 @@ def test_tque_sync_made_outside_a_core_acts_on_the_core_current_at_each_call():
         assert core.pending_flags() == [(aj.PIPE_MTE2, aj.PIPE_V, 0)]
         aj.TQueSync(aj.PIPE_MTE2, aj.PIPE_V).WaitFlag(0)
     assert core.pending_flags() == []
+
+
+def test_a_pending_flag_refusal_names_its_setflags_line_when_sanitizing():
+    """port53f: "pending flags 'MTE2_V id 0' are still set" named no line of a kernel of many flags. A sanitized
+    launch records each SetFlag's line (a plain one would pay a stack walk per SetFlag) and names it; a plain one
+    says how to get it."""
+    def kernel():
+        aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
+        aj.SetFlag(1, event=aj.HardEvent.V_MTE3)
+        aj.WaitFlag(1, event=aj.HardEvent.V_MTE3)
+        aj.TQueSync(aj.PIPE_S, aj.PIPE_V).SetFlag(2)
+    line = kernel.__code__.co_firstlineno
+    with pytest.raises(aj.StateError, match=re.escape(f"'S_V id 2 (set at test_sync.py:{line + 4}), MTE2_V id 0 "
+                                                      f"(set at test_sync.py:{line + 1})'")):
+        aj.launch(kernel, 1, "atlas-a2", sanitize="report")
+    with pytest.raises(aj.StateError, match=r"'S_V id 2, MTE2_V id 0' .*a sanitized launch names the line"):
+        aj.launch(kernel, 1, "atlas-a2", sanitize=False)
