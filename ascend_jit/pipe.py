@@ -703,9 +703,13 @@ def _validate(api, dst, src, count_or_params, core):
                                  legal="aj.DataCopyParams(blockCount, blockLen, srcStride, dstStride) or a tuple of "
                                        "those 4 fields")
         count_or_params = DataCopyParams(*count_or_params)
-    if src.dtype.size != dst.dtype.size:
-        raise ParameterError(api, "dtype", (src.dtype.name, dst.dtype.name), legal="src and dst of the same size",
-                             device=device)
+    if src.dtype.size != dst.dtype.size:   # which side is which, and the usual cause (port53g)
+        gm = src if isinstance(src, GlobalTensor) else dst if isinstance(dst, GlobalTensor) else None
+        raise ParameterError(api, "dtype", f"src {src.dtype.name}, dst {dst.dtype.name}",
+                             legal="src and dst of the same element size", device=device,
+                             detail=None if gm is None else
+                             "a GlobalTensor's dtype is the one it was given (GlobalTensor(\"half\"), or the host "
+                             "array's when none): give it the kernel's T")
     if isinstance(count_or_params, DataCopyParams):
         p = count_or_params
         # devkit CheckDataCopyParams: blockCount is 12 bits and at least 1; the rest are uint16 (decisions.md)

@@ -390,3 +390,19 @@ def test_count_form_keywords_and_its_ineffective_is_set_mask():
         aj.Copy(dst, src, 200, is_set_mask="yes")
     assert aj.fidelity("Copy", "atlas-a2", "half") is aj.Fidelity.BIT_EXACT
     assert ("Copy", "atlas-inference-aicore") not in aj.FIDELITY
+
+
+def test_a_datacopy_of_two_element_sizes_names_each_side_and_the_globaltensors_dtype():
+    """port53g: "'dtype' = ('float', 'half') (legal: src and dst of the same size)" said neither which side was which
+    nor that a GlobalTensor takes its host array's dtype unless given one."""
+    def kernel(x):
+        g = aj.GlobalTensor()
+        g.SetGlobalBuffer(x)
+        pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(que, 1, 256)
+        tile = que.AllocTensor("half")
+        with pytest.raises(aj.ParameterError, match=r"'dtype' = 'src float, dst half' a GlobalTensor's dtype is the "
+                                                    r"one it was given \(GlobalTensor\(\"half\"\)"):
+            aj.DataCopy(tile, g, 64)
+        que.FreeTensor(tile)
+    aj.launch(kernel, 1, "atlas-a2", np.zeros(64, np.float32))
