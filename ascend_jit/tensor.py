@@ -576,11 +576,13 @@ def _owner_of(array):
 
 # C++'s SetGlobalBuffer((__gm__ T*)x + off, len) only records a pointer: a block past the data that never touches the
 # tensor sets one harmlessly (port52c, ops-nn DynamicQuant); here the size is checked when it is set
-# port53e: a kernel declaring 8 scales per row over an array of one per row, which the device never notices
+# port53e: a kernel declaring 8 scales per row over an array of one per row, which the device never notices;
+# port53g: a tiling rounding 1000 halves up to 32-byte blocks over an unpadded host array
 _SIZE_PAST_ARRAY = ("the size is checked against the array when it is set (the device checks no size; past the "
                     "array the emulator has no memory to give): a block with no data of its own sets the buffer "
                     "after its GetBlockIdx() guard, or with the elements the array holds (a size declared larger "
-                    "than the data: clamp it to them)")
+                    "than the data: clamp it to them), or the host array is padded to what the tiling assumes "
+                    "(a tiling that rounds a length up to 32 bytes: device allocations are padded so)")
 
 
 class GlobalTensor:
