@@ -56,7 +56,7 @@ import numpy as np
 from .core import BOUNDS_RULES, Core
 from .errors import AscendJitError, ParameterError, StateError
 from .sanitizer import (LaunchShadow, default_config as default_sanitize_config, hold_launch_reports,
-                        release_launch_reports, resolve_config)
+                        release_launch_reports, resolve_config, warn_session_overridden)
 from .sync import flag_name
 
 MAX_CONCURRENT_BLOCKS = 256  # threads of one parallel launch; larger launches cannot SyncAll (StateError)
@@ -326,6 +326,8 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
              else [int(b) for b in np.random.default_rng(seed).permutation(block_dim)])
     concurrent = parallel and block_dim <= MAX_CONCURRENT_BLOCKS
     config = resolve_config(sanitize, "launch", "sanitize") if sanitize is not None else default_sanitize_config()
+    if config is None and sanitize is not None:
+        warn_session_overridden()
     if bounds not in BOUNDS_RULES:
         raise ParameterError("launch", "bounds", bounds, legal=" or ".join(map(repr, BOUNDS_RULES)), device=spec.name)
     if parallel == "processes":

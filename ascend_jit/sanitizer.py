@@ -128,6 +128,7 @@ class SanitizeSession:
         self.config = config
         self.reports = []
         self.lock = threading.Lock()
+        self.overridden = False   # an aj.launch(sanitize=False) inside it was told of (warn_session_overridden)
 
     def add(self, report):
         with self.lock:
@@ -135,6 +136,17 @@ class SanitizeSession:
 
 
 _sessions = []   # process-wide (launch runs blocks in threads; they must see the session of the launching code)
+
+
+def warn_session_overridden():
+    """An aj.launch told not to sanitize inside a session: one SanitizerWarning per session (port53b, port53c,
+    port53f: a helper's `sanitize=False` default silently made every sanitized run "no reports")."""
+    session = _sessions[-1] if _sessions else None
+    if session is not None and not session.overridden:
+        session.overridden = True
+        warnings.warn("ascend_jit: aj.launch(sanitize=False) inside aj.sanitize_session runs unsanitized (an explicit "
+                      "value wins over the session; leave it out, or pass None, to use the session's)",
+                      SanitizerWarning, stacklevel=3)
 
 
 @contextmanager

@@ -1,5 +1,7 @@
 """The sanitizer across the blocks of a launch (sanit13 black-box findings): the "blocks" check with several atomic
 writers, reports that name their block and reach a session in block order, and report mode without a session."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -319,3 +321,25 @@ def test_strict_one_core_atomic_add_then_max_over_the_same_gm_needs_a_mte3_barri
     reports = core.sanitizer.reports
     assert [(r.check, r.kind) for r in reports] == [("race", "WAW")]
     assert reports[0].instruction.api == "DataCopy" and reports[0].address == 0 and reports[0].nbytes == 32
+
+
+def test_an_explicit_sanitize_false_inside_a_session_warns_once():
+    """port53b, port53c, port53f: a port's helper defaulting to `sanitize=False` passed it on to aj.launch inside
+    aj.sanitize_session, and every run said "no reports"; the explicit value still wins, with one warning per
+    session. Left out (or None), the launch sanitizes with the session's configuration, silently."""
+    def kernel():
+        pass
+
+    with aj.sanitize_session("report"):
+        with pytest.warns(aj.SanitizerWarning, match=r"aj.launch\(sanitize=False\) inside aj.sanitize_session runs "
+                                                     r"unsanitized") as caught:
+            aj.launch(kernel, 1, "atlas-a2", sanitize=False)
+            aj.launch(kernel, 1, "atlas-a2", sanitize="off")
+        assert len(caught) == 1 and caught[0].filename == __file__
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            aj.launch(kernel, 1, "atlas-a2")
+            aj.launch(kernel, 1, "atlas-a2", sanitize=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        aj.launch(kernel, 1, "atlas-a2", sanitize=False)   # no session: nothing to override
