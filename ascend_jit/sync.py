@@ -173,8 +173,8 @@ class SyncState:
         self.flags[key] = 1
         if self.sanitizer is not None:
             self.sanitizer.set_flag(src.name, dst.name, event_id)
-            # the kernel's line, for launch's refusal of a SetFlag never waited: a sanitizing run only (the stack
-            # walk would add a quarter to every SetFlag/WaitFlag pair of a plain run)
+            # the kernel's line, for launch's refusal of a SetFlag never waited: a sanitizing run only (recording
+            # even the caller's frame made a plain SetFlag/WaitFlag pair a quarter slower, 1.28 -> 1.59 us)
             self.flag_sites[key] = user_location()
         if self.sync_hooks:
             self._sync_event(api, src=src, dst=dst, event_id=event_id)
