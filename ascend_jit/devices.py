@@ -248,9 +248,9 @@ _DEVICES = (
         cast_pairs=_cast_pairs(_T910), cast_int32_half_deq_scale=False, compare_dtypes=_HF, compare_mask_ignored=True, select_dtypes=_HF,
         select_modes=(0,), reduce_sum_step2_flags=True,
         reduce_half_only_reason="the 910's reductions take half only (SPEC 4.5, 6, SPEC-2 8, D50, X-1: the newer "
-                                "ReduceRepeat page); the older WholeReduceSum page (DK-0610) and the devkit's "
-                                "dav_c100 code take float too, a hardware question (docs/decisions.md \"910 float "
-                                "reductions\")"),
+                                "ReduceRepeat page); for the sums the older WholeReduceSum page (DK-0610) and the "
+                                "devkit's dav_c100 code take float too, a hardware question (docs/decisions.md "
+                                "\"910 float reductions\")"),
     DeviceSpec(
         name="atlas-inference-vectorcore", product="Atlas inference Vector Core (310P)", arch=2002,
         aliases=("310p-vectorcore",), ub_bytes=262144, supported=False),

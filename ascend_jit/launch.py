@@ -327,7 +327,7 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
     concurrent = parallel and block_dim <= MAX_CONCURRENT_BLOCKS
     config = resolve_config(sanitize, "launch", "sanitize") if sanitize is not None else default_sanitize_config()
     if config is None and sanitize is not None:
-        warn_session_overridden()
+        warn_session_overridden(sanitize)
     if bounds not in BOUNDS_RULES:
         raise ParameterError("launch", "bounds", bounds, legal=" or ".join(map(repr, BOUNDS_RULES)), device=spec.name)
     if parallel == "processes":

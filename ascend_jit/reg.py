@@ -325,14 +325,26 @@ def _plain_vf(fn):
         modes = _PLAIN_VF.__dict__.setdefault("modes", [])
         frames.append([a for a in (*args, *keywords.values()) if type(a) is UnalignRegForStore])
         modes.append(vf_modes)
+        # a VF's instructions are complete when it returns (Sanitizer.vf_returned): its sanitizing cores are told
+        sanitizers = _sanitizers_of(args, keywords) if SANITIZING else ()
+        for sanitizer in sanitizers:
+            sanitizer.vf_entered()
         try:
             result = fn(*args, **keywords)
         finally:
             made = frames.pop()
             modes.pop()
+            for sanitizer in sanitizers:
+                sanitizer.vf_left()
         _check_store_uregs(fn.__name__, made)
         return result
     return run
+
+
+def _sanitizers_of(args, keywords):
+    """The sanitizers of the cores a VF's LocalTensor arguments are on, each once."""
+    return {id(a._core.sanitizer): a._core.sanitizer for a in (*args, *keywords.values())
+            if isinstance(a, LocalTensor) and a._core.sanitizer is not None}.values()
 
 
 jit_lane_on = impl.lane_on  # bit test of a MaskReg for lane byte i (tests and tools)
@@ -3240,6 +3252,44 @@ def _uses(fn, *names):
     return False
 
 
+@register_pass(mutates_CFG=False, analysis_only=True)
+class _RefuseFloatRange(FunctionPass):
+    """A VF's (or simd_callee's) `range()` of a float fails to compile, as Python's range refuses it: numba converts
+    the float to an int (a truncation Python never makes), so a compiled VF ran `range(500 / 64)` seven times where
+    its plain run raised TypeError (port53g: a `/` written for `//`; the compiled and plain runs give the same
+    results, issue 16). The failed compile runs the VF plain, which raises Python's error (simd_vf's
+    run_uncompiled). numba types every branch, so a float range() in a branch never taken makes the VF run plain
+    too, with its warning."""
+    _name = "ascend_jit_refuse_float_range"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        typemap = state.typemap
+        for block in state.func_ir.blocks.values():
+            for stmt in block.body:
+                value = getattr(stmt, "value", None)
+                if not (isinstance(value, ir.Expr) and value.op == "call"):
+                    continue
+                callee = typemap.get(value.func.name)
+                if isinstance(callee, types.Function) and callee.typing_key is range and \
+                        any(isinstance(typemap.get(a.name), (types.Float, types.Complex)) for a in value.args):
+                    raise TypingError("ascend_jit refuses range() of a float in compiled code, as Python does (a "
+                                      "loop count written with / where // was meant?)", loc=stmt.loc)
+        return False
+
+
+class _VFCompiler(CompilerBase):
+    """numba's nopython pipeline with _RefuseFloatRange after type inference (VFs and their simd_callee helpers)."""
+
+    def define_pipelines(self):
+        pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pipeline.add_pass_after(_RefuseFloatRange, NopythonTypeInference)
+        pipeline.finalize()
+        return [pipeline]
+
+
 def simd_callee(fn):
     """`__simd_callee__`: a helper function a VF calls (Ascend C's `__simd_callee__`). Called from a compiled VF it
     compiles into the VF (with the argument types of that call); called from a VF running as plain Python (`py_func`,
@@ -3252,7 +3302,7 @@ def simd_callee(fn):
         def typer(*args, **kwargs):
             return fn  # numba compiles fn itself for the call's types; Python calls of fn stay Python
         typer.__signature__ = inspect.signature(fn)  # numba checks that the typer and fn take the same parameters
-        overload(fn)(typer)
+        overload(fn, jit_options={"pipeline_class": _VFCompiler})(typer)
         fn.__simd_callee__ = True
     return fn
 
@@ -3638,42 +3688,6 @@ VF_STATE_LOCK = threading.RLock()
 _UNLOCKED = contextlib.nullcontext()
 
 
-@register_pass(mutates_CFG=False, analysis_only=True)
-class _RefuseFloatRange(FunctionPass):
-    """A VF's `range()` of a float fails to compile, as Python's range refuses it: numba converts the float to an
-    int (a truncation Python never makes), so a compiled VF ran `range(500 / 64)` seven times where its plain run
-    raised TypeError (port53g: a `/` written for `//`; the compiled and plain runs give the same results, issue 16).
-    The failed compile runs the VF plain, which raises Python's error (simd_vf's run_uncompiled)."""
-    _name = "ascend_jit_refuse_float_range"
-
-    def __init__(self):
-        FunctionPass.__init__(self)
-
-    def run_pass(self, state):
-        typemap = state.typemap
-        for block in state.func_ir.blocks.values():
-            for stmt in block.body:
-                value = getattr(stmt, "value", None)
-                if not (isinstance(value, ir.Expr) and value.op == "call"):
-                    continue
-                callee = typemap.get(value.func.name)
-                if isinstance(callee, types.Function) and callee.typing_key is range and \
-                        any(isinstance(typemap.get(a.name), (types.Float, types.Complex)) for a in value.args):
-                    raise TypingError("range() of a float (a loop count written with / where // was meant?)",
-                                      loc=stmt.loc)
-        return False
-
-
-class _VFCompiler(CompilerBase):
-    """numba's nopython pipeline with _RefuseFloatRange after type inference (a VF's alone)."""
-
-    def define_pipelines(self):
-        pipeline = DefaultPassBuilder.define_nopython_pipeline(self.state)
-        pipeline.add_pass_after(_RefuseFloatRange, NopythonTypeInference)
-        pipeline.finalize()
-        return [pipeline]
-
-
 def _vf_dispatcher(fn):
     """numba's dispatcher of a VF, with the VF cache when it can have one."""
     # called from Python only (as the package's kernels)
@@ -3708,20 +3722,6 @@ def _compile_with_mask_arrays(dispatcher, converted):
     except Exception as error:  # noqa: BLE001 - numba's typing error, or another failure of its typing
         return error
     return None
-
-
-def _sanitized_run(plain, args):
-    """A VF on a sanitizing core: run uncompiled, so every UB access reports (same bits: issue 16's contract), between
-    its sanitizers' VF entry and return (a VF's instructions are complete when it returns: Sanitizer.vf_returned)."""
-    sanitizers = {id(a.core.sanitizer): a.core.sanitizer for a in args
-                  if isinstance(a, LocalTensor) and a.core.sanitizer is not None}.values()
-    for sanitizer in sanitizers:
-        sanitizer.vf_entered()
-    try:
-        return plain(*args)
-    finally:
-        for sanitizer in sanitizers:
-            sanitizer.vf_left()
 
 
 def simd_vf(fn):
@@ -3817,13 +3817,13 @@ def simd_vf(fn):
         except AscendJitError:
             raise
         except Exception as error:   # the VF's own Python error (port53c: range() of a float count), said as Python
-            error.add_note(f"ascend_jit: the VF {fn.__qualname__} ran as plain Python, which raised this; numba "
-                           f"cannot compile it either ({_numba_reason(compile_error)})")
+            error.add_note(f"ascend_jit: the VF {fn.__qualname__} ran as plain Python, which raised this; it does "
+                           f"not compile either ({_numba_reason(compile_error)})")
             raise
         if kinds not in warned:  # one warning per tuple of Python types, not per dtype name's kind of it
             warned.add(kinds)
             warnings.warn(f"ascend_jit: the VF {fn.__qualname__} runs as plain Python for arguments of types "
-                          f"{[k.__name__ for k in kinds]}: numba cannot compile it ({_numba_reason(compile_error)})",
+                          f"{[k.__name__ for k in kinds]}: it does not compile ({_numba_reason(compile_error)})",
                           UncompiledVFWarning, stacklevel=4)
         # checked by key, not by Python types alone: the VF may compile for another kind of the same spelling type
         # (registers of two known kinds that Copy refuses, say), so this plan must not run a call of that kind plain
@@ -3840,7 +3840,7 @@ def simd_vf(fn):
             bound.apply_defaults()
             args = bound.args
         if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None for a in args):
-            return _sanitized_run(plain, args)
+            return plain(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
         if PARALLEL_LAUNCHES.users:  # blocks in threads: the VF's process-wide state set and read as one step
             with VF_STATE_LOCK:
                 result = last[0](args)

@@ -138,14 +138,15 @@ class SanitizeSession:
 _sessions = []   # process-wide (launch runs blocks in threads; they must see the session of the launching code)
 
 
-def warn_session_overridden():
-    """An aj.launch told not to sanitize inside a session: one SanitizerWarning per session (port53b, port53c,
-    port53f: a helper's `sanitize=False` default silently made every sanitized run "no reports")."""
+def warn_session_overridden(value):
+    """An aj.launch told not to sanitize (`value`) inside a sanitizing session: one SanitizerWarning per session
+    (port53b, port53c, port53f: a helper's `sanitize=False` default silently made every sanitized run "no
+    reports"). A session that does not sanitize itself (sanitize_session(False)) has nothing overridden."""
     session = _sessions[-1] if _sessions else None
-    if session is not None and not session.overridden:
+    if session is not None and session.config is not None and not session.overridden:
         session.overridden = True
-        warnings.warn("ascend_jit: aj.launch(sanitize=False) inside aj.sanitize_session runs unsanitized (an explicit "
-                      "value wins over the session; leave it out, or pass None, to use the session's)",
+        warnings.warn(f"ascend_jit: aj.launch(sanitize={value!r}) inside aj.sanitize_session runs unsanitized (an "
+                      "explicit value wins over the session; leave it out, or pass None, to use the session's)",
                       SanitizerWarning, stacklevel=3)
 
 
@@ -926,7 +927,11 @@ class Sanitizer:
         """A pair (source, destination pipe index) the device has between the accesses so far and later ones, which
         SPEC-2 10.4 does not count: for the fix of a report it would have ordered (_cross_pipe_fix)."""
         known = self.device_pair_clock.get(key)
-        self.device_pair_clock[key] = (clock.copy() if known is None else np.maximum(known[0], clock), reason)
+        if known is None:
+            self.device_pair_clock[key] = clock.copy(), reason
+        else:   # the fix names the pair that orders the most (the newest, unless an older one's clock is ahead)
+            newer = clock[key[0]] >= known[0][key[0]]
+            self.device_pair_clock[key] = np.maximum(known[0], clock), reason if newer else known[1]
 
     def _queue_event(self, pipes):
         """The clock of a queue event's source pipe now, with its pipe pair (None for no event)."""

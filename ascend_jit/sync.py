@@ -171,6 +171,8 @@ class SyncState:
                              detail="is already set: a second SetFlag is undefined and a later "
                                     "PipeBarrier<PIPE_ALL> hangs (SPEC-2 D62); WaitFlag it first")
         self.flags[key] = 1
+        if self.flag_sites and self.sanitizer is None:
+            self.flag_sites.pop(key, None)   # a site a sanitizer saw earlier is not this SetFlag's
         if self.sanitizer is not None:
             self.sanitizer.set_flag(src.name, dst.name, event_id)
             # the kernel's line, for launch's refusal of a SetFlag never waited: a sanitizing run only (recording
@@ -237,7 +239,7 @@ class SyncState:
     def flag_site(self, key):
         """" (set at file:line)" for a set flag a sanitizing core saw set, else ""."""
         site = self.flag_sites.get(key)
-        return f" (set at {site})" if site else ""
+        return f" (set at {site})" if site and site != "?" else ""
 
     def InitSocState(self):
         """`InitSocState()`: the device's kernel-entry state (DK `impl/basic_api/kernel_utils_base.h`

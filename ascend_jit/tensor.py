@@ -189,8 +189,8 @@ class LocalTensor(_TensorFields):
         return _index_value(api, i, self.size, self.core.device, self)
 
     def _described(self):
-        """The tensor as a refusal names it: its repr, and the queue or buffer it came from (port53b: a bare index
-        left a kernel of ten buffers to guess which)."""
+        """The tensor as a refusal names it: its repr, and the TQue it came from (port53b: a bare index left a kernel
+        of ten buffers to guess which; a TBuf's tensor has no owner to name, its repr's address and position tell)."""
         buffer = self._lease.buffer if self._lease is not None else None
         owner = getattr(buffer, "owner", None)
         if owner is None:

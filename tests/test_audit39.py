@@ -661,6 +661,28 @@ def _queue_covers_another_tensor(core, by_free):
         aj.Add(b, a, b, 128)                        # reads a
 
 
+def test_a_copy_after_the_enque_gets_no_device_sync_note():
+    """The negative of the next test: a copy issued after the EnQue is after the device's SetFlag too, so the
+    hand-off orders it on the device neither; the report (in both modes) names no 'device-sync'."""
+    for mode in ("report", "device-sync,report"):
+        with aj.Core(A2, sanitize=mode) as core:
+            g = aj.GlobalTensor("half")
+            g.SetGlobalBuffer(np.ones(256, np.float16))
+            pipe, plain, que = aj.TPipe(), aj.TBuf(), aj.TQue(aj.TPosition.VECIN, 1)
+            pipe.InitBuffer(plain, 256)
+            pipe.InitBuffer(que, 1, 256)
+            a = plain.Get("half")
+            b = que.AllocTensor("half")
+            aj.DataCopy(b, g[128], 128)
+            que.EnQue(b)
+            aj.DataCopy(a, g, 128)                  # after the EnQue's SetFlag
+            b = que.DeQue("half")
+            aj.Add(b, a, b, 128)
+        (report,) = core.sanitizer.reports
+        assert (report.kind, report.earlier.pipe, report.instruction.pipe) == ("RAW", "PIPE_MTE2", "PIPE_V"), mode
+        assert "'device-sync'" not in report.fix, (mode, report.fix)
+
+
 @pytest.mark.parametrize("by_free", [False, True], ids=["EnQue-DeQue", "FreeTensor-AllocTensor"])
 def test_a_queue_hand_off_that_orders_another_tensor_on_the_device_names_device_sync_in_the_fix(by_free):
     """SPEC-2 10.4: a TQue hand-off orders its own tensor's bytes, so an earlier copy into another tensor stays

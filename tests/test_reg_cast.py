@@ -354,7 +354,8 @@ def test_float_to_half_rint_takes_the_vector_lane_with_convert_bits_bits(compile
 @pytest.mark.parametrize("src, dst, mode, says", [
     ("uint8", "half", aj.RoundMode.CAST_NONE, "an exact conversion, which rounds nothing"),
     ("int8", "half", aj.RoundMode.CAST_RINT, "an exact conversion, which rounds nothing"),
-    ("half", "int8", aj.RoundMode.CAST_NONE, "CAST_NONE is not a Reg round mode: name the rounding, e.g. CAST_RINT")])
+    ("half", "int8", aj.RoundMode.CAST_NONE, "CAST_NONE is not a Reg round mode: name the rounding, e.g. CAST_RINT"),
+    ("half", "int8", aj.RoundMode.CAST_ODD, "the half -> int8 row of DK Cast.md tables 6-9 (SPEC-2 11.5)) on")])
 def test_a_refused_round_mode_says_why_for_the_pair(src, dst, mode, says):
     """port53d: ops-cv PasteSubImg writes CAST_NONE into its u8 -> half trait (the devkit's code reads no round mode
     for an exact widening); SPEC-2 11.5 asks for UNKNOWN there and refuses CAST_NONE everywhere."""

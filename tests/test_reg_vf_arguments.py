@@ -273,7 +273,7 @@ def test_a_vf_that_fails_plain_too_raises_its_python_error_with_numbas_reason_as
     src, dst = core.local_tensor("half", HALF_LANES), core.local_tensor("half", HALF_LANES)
     with pytest.raises(NameError, match="NOT_DEFINED_ANYWHERE") as raised:
         _names_an_undefined_global(dst, src)
-    assert any("_names_an_undefined_global ran as plain Python" in note and "numba cannot compile it either" in note
+    assert any("_names_an_undefined_global ran as plain Python" in note and "it does not compile either" in note
                for note in raised.value.__notes__)
     src, dst = core.local_tensor("float", 128), core.local_tensor("float", 128)
     src[:] = np.ones(128, np.float32)
@@ -713,3 +713,27 @@ def test_a_float_loop_count_is_refused_compiled_as_plain():
             warnings.simplefilter("error")
             _loops_over_a_count(x, z, 500, -(-500 // 64))
     assert np.array_equal(z.numpy()[:500], x.numpy()[:500])
+
+
+@R.simd_callee
+def _copy_vectors(x, z, total, loop_num):
+    r = R.RegTensor("float")
+    for i in range(loop_num):
+        mask, total = R.UpdateMask("float", total)
+        R.LoadAlign(r, x[i * 64])
+        R.StoreAlign(z[i * 64], r, mask)
+
+
+@R.simd_vf
+def _calls_a_callee_with_a_count(x, z, total, loop_num):
+    _copy_vectors(x, z, total, loop_num)
+
+
+def test_a_float_loop_count_in_a_simd_callee_is_refused_compiled_as_plain():
+    """The review of session 53: a simd_callee compiled with numba's own pipeline, whose range() truncates a float."""
+    core = aj.Core(D950)
+    x, z = core.local_tensor("float", 512), core.local_tensor("float", 512)
+    x[:] = np.arange(512, dtype=np.float32)
+    with core, pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
+        _calls_a_callee_with_a_count(x, z, 500, 500 / 64)
+    assert not z.numpy().any()

@@ -343,3 +343,5 @@ def test_an_explicit_sanitize_false_inside_a_session_warns_once():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         aj.launch(kernel, 1, "atlas-a2", sanitize=False)   # no session: nothing to override
+        with aj.sanitize_session(False):                   # a session that does not sanitize: neither
+            aj.launch(kernel, 1, "atlas-a2", sanitize=False)

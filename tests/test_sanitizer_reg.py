@@ -253,3 +253,19 @@ def test_strict_device_sync_off_the_950_still_wants_a_pipe_barrier_between_vecto
                 aj.Muls(x, x[64], 1.0, 64)
         (report,) = session.reports
         assert report.fix == "PipeBarrier(PIPE_V) between them", mode
+
+
+def test_a_vf_run_through_py_func_keeps_its_scope():
+    """The review of session 53: the VF scope was kept only by a sanitized compiled VF's call, so `vf.py_func(...)`
+    (and NUMBA_DISABLE_JIT) took each Reg instruction for a VF's end, and "device-sync" dropped the pair inside
+    one VF. Every plain run is a VF's scope."""
+    for mode, hinted in (("report,strict", False), ("report,strict,device-sync", False)):
+        with aj.sanitize_session(mode) as session:
+            core = aj.Core(DEVICE)
+            with core:
+                x = core.local_tensor("float", 256)
+                x[:] = np.ones(256, np.float32)
+                STORE_THEN_LOAD.py_func(x, 64)
+        (report,) = session.reports
+        assert (report.instruction.api, report.earlier.api) == ("LoadAlign", "StoreAlign"), mode
+        assert ("'device-sync'" in report.fix) == hinted, (mode, report.fix)

@@ -76,16 +76,17 @@ _FIELD_NAMES = (("RegLayout", ("UNKNOWN", "ZERO", "ONE", "TWO", "THREE")), ("Sat
 _KIND_NAMES = ("half", "float", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
 
 
-def _field_legal(field, s, d):
+def _field_legal(field, s, d, cast_none=False):
     """The values the (src kind s, dst kind d) row allows for a trait field, the pair named: a VF of several Casts
-    says which one it refused (port52c: "the pair's row" left three Casts to tell apart)."""
+    says which one it refused (port52c: "the pair's row" left three Casts to tell apart). `cast_none`: the refused
+    round mode is CAST_NONE, which no Reg row lists (SPEC-2 11.5)."""
     enum_name, names = _FIELD_NAMES[field]
     mask = TRAITS[s, d, field]
     members = " or ".join(f"{enum_name}.{name}" for value, name in enumerate(names) if (mask >> value) & 1)
     text = f"{members}: the {_KIND_NAMES[s]} -> {_KIND_NAMES[d]} row of DK Cast.md tables 6-9 (SPEC-2 11.5)"
     if field == 2 and mask == 1 << ROUND_UNKNOWN:   # port53d: a port's CAST_NONE or CAST_RINT on u8 -> half
         text += "; an exact conversion, which rounds nothing: the devkit's code reads no round mode for it"
-    elif field == 2 and mask & (1 << RINT):
+    elif cast_none and mask & (1 << RINT):
         text += "; CAST_NONE is not a Reg round mode: name the rounding, e.g. CAST_RINT"
     return text
 
@@ -94,6 +95,8 @@ def _field_legal(field, s, d):
 LEGAL_LAYOUT, LEGAL_SAT, LEGAL_ROUND = (row_table(f"Reg Cast legal {name} by pair", (
     _field_legal(field, s, d) for s in range(11) for d in range(11)))
     for field, name in enumerate(("layoutMode", "satMode", "roundMode")))
+LEGAL_ROUND_FOR_NONE = row_table("Reg Cast legal roundMode by pair, CAST_NONE given", (
+    _field_legal(2, s, d, cast_none=True) for s in range(11) for d in range(11)))
 # plain Python's words (reg.py Cast and _trait, SPEC-2 11.1: a compiled VF refuses in the same words), picked by index:
 # a pair that is not a Reg Cast pair, named "src -> dst" (index src kind * 11 + dst kind); a trait field that is no
 # member of its enum, with as_enum's list of the members and their values (index: the field, CastTrait's order)
@@ -141,7 +144,9 @@ def _check_trait(sk, dk, layout, sat, mrg, rnd):
     if mrg == MERGING or mrg < 0 or mrg > 2:
         raise ParameterError("Cast", "trait.mrgMode", (VALUE_MRG, mrg), "MaskMergeMode.ZEROING or UNKNOWN (SPEC-2 11.5)",
                              DEVICE)
-    if rnd < 0 or rnd > 8 or not (row[2] >> rnd) & 1:  # CAST_NONE is not a Reg round mode
+    if rnd == 0:  # CAST_NONE is not a Reg round mode: the refusal says so
+        raise ParameterError("Cast", "trait.roundMode", (VALUE_ROUND, rnd), (LEGAL_ROUND_FOR_NONE, pair), DEVICE)
+    if rnd < 0 or rnd > 8 or not (row[2] >> rnd) & 1:
         raise ParameterError("Cast", "trait.roundMode", (VALUE_ROUND, rnd), (LEGAL_ROUND, pair), DEVICE)
 
 
