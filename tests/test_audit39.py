@@ -636,17 +636,18 @@ def test_a_pair_only_a_scalar_wait_orders_names_device_sync_in_its_fix():
     assert hinted
 
 
-def _queue_covers_another_tensor(core, by_free):
+def _queue_covers_another_tensor(core, by_free, copy_after_enque=False):
     """Two copies in on the in-order MTE2 pipe, the second into a VECIN queue's tensor; that queue's hand-off (its
     EnQue/DeQue, or with `by_free` a FreeTensor/AllocTensor of its buffer) stands between the first copy and the Add
-    that reads it: port53a's t_q."""
+    that reads it: port53a's t_q. With `copy_after_enque` the first copy comes after the EnQue instead."""
     g = aj.GlobalTensor("half")
     g.SetGlobalBuffer(np.ones(256, np.float16))
     pipe, plain, que = aj.TPipe(), aj.TBuf(), aj.TQue(aj.TPosition.VECIN, 1)
     pipe.InitBuffer(plain, 256)
     pipe.InitBuffer(que, 1, 256)
     a = plain.Get("half")
-    aj.DataCopy(a, g, 128)                          # MTE2 into a plain TBuf tensor
+    if not copy_after_enque:
+        aj.DataCopy(a, g, 128)                      # MTE2 into a plain TBuf tensor
     b = que.AllocTensor("half")
     aj.DataCopy(b, g[128], 128)                     # MTE2 into the queue's tensor
     if by_free:
@@ -657,6 +658,8 @@ def _queue_covers_another_tensor(core, by_free):
         aj.DataCopy(a, g, 128)                      # MTE2 over the Add's bytes
     else:
         que.EnQue(b)                                # the device: SetFlag/WaitFlag MTE2_V after both copies
+        if copy_after_enque:
+            aj.DataCopy(a, g, 128)                  # after the EnQue's SetFlag
         b = que.DeQue("half")
         aj.Add(b, a, b, 128)                        # reads a
 
@@ -666,18 +669,7 @@ def test_a_copy_after_the_enque_gets_no_device_sync_note():
     hand-off orders it on the device neither; the report (in both modes) names no 'device-sync'."""
     for mode in ("report", "device-sync,report"):
         with aj.Core(A2, sanitize=mode) as core:
-            g = aj.GlobalTensor("half")
-            g.SetGlobalBuffer(np.ones(256, np.float16))
-            pipe, plain, que = aj.TPipe(), aj.TBuf(), aj.TQue(aj.TPosition.VECIN, 1)
-            pipe.InitBuffer(plain, 256)
-            pipe.InitBuffer(que, 1, 256)
-            a = plain.Get("half")
-            b = que.AllocTensor("half")
-            aj.DataCopy(b, g[128], 128)
-            que.EnQue(b)
-            aj.DataCopy(a, g, 128)                  # after the EnQue's SetFlag
-            b = que.DeQue("half")
-            aj.Add(b, a, b, 128)
+            _queue_covers_another_tensor(core, False, copy_after_enque=True)
         (report,) = core.sanitizer.reports
         assert (report.kind, report.earlier.pipe, report.instruction.pipe) == ("RAW", "PIPE_MTE2", "PIPE_V"), mode
         assert "'device-sync'" not in report.fix, (mode, report.fix)
