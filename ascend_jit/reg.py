@@ -3262,7 +3262,7 @@ class _RefuseFloatRange(FunctionPass):
     too, with its warning."""
     _name = "ascend_jit_refuse_float_range"
 
-    def __init__(self):
+    def __init__(self):   # numba's CompilerPass declares __init__ abstract
         FunctionPass.__init__(self)
 
     def run_pass(self, state):
