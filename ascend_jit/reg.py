@@ -55,6 +55,7 @@ from .jit import reg_cast as cv
 from .jit import reg_move as mv
 from .jit import reg_ops as ops
 from .launch import PARALLEL_LAUNCHES
+from . import lane_shadow
 from .sanitizer import SANITIZING, reg_access, reg_undo
 from .tensor import SIZE_CHANGE_HOOKS, LocalTensor
 from .jit.lowered import lowered
@@ -206,6 +207,8 @@ _NEW_REGISTER = getattr(impl.new_register, "py_func", impl.new_register)
 
 class RegTensor:
     """A 256-byte vector register of one element type (SPEC 7.1): 256/sizeof(T) lanes."""
+    # which bytes hold values computed from uninitialised UB bytes, once a sanitizing core exists (lane_shadow.py)
+    _lane_shadow = None
 
     def __init__(self, dtype, trait=None):
         if trait is not None:   # `RegTensor<T, RegTraitNumOne>` ported with the trait as a second argument
@@ -622,9 +625,11 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
         h = tensor_handle(api, tensor)
         d = mv.L_DINTLV_B16 if dist is None else _code(api, "dist", dist, LoadDist)
         undo = reg_undo(tensor, _reg(api, "reg0", dst), src.data) if SANITIZING else None
-        result = mv.load_dual(_reg(api, "reg0", dst), src.data, h, _offset(api, offset), d, step)
-        if SANITIZING and tensor.core.sanitizer is not None:
-            reg_access(api, tensor, "load_dual", _offset(api, offset), undo=undo)
+        off = _offset(api, offset)
+        result = mv.load_dual(_reg(api, "reg0", dst), src.data, h, off, d, step)
+        if SANITIZING:
+            _loaded(api, tensor, "load_dual", off, undo=undo, registers=(dst, src),
+                    run=lambda ub, r0, r1: mv.load_dual(r0, r1, (ub, *h[1:]), off, d, step))
         return result
     if _arg3 is not None:
         _refuse_extra_argument(api, _arg3, "(reg, tensor, offset) or (reg0, reg1, tensor, offset)")
@@ -646,20 +651,39 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
         _not_taken(api, "DATA_BLOCK_COPY", dist=dist, post_update_stride=post_update_stride)
         blk, rep_, post = _block_arguments(api, data_block_stride, repeat_stride, post_mode)
         undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
-        result = mv.load_blocks(_reg(api, "reg", dst), h, _offset(api, offset), blk, _mask(api, "mask", mask), rep_,
-                                post)
-        if SANITIZING and src.core.sanitizer is not None:
-            reg_access(api, src, "load_blocks", _offset(api, offset), blk, _mask(api, "mask", mask), rep_, post,
-                       dst.dtype.size, undo=undo)
+        off, words = _offset(api, offset), _mask(api, "mask", mask)
+        result = mv.load_blocks(_reg(api, "reg", dst), h, off, blk, words, rep_, post)
+        if SANITIZING:
+            _loaded(api, src, "load_blocks", off, blk, words, rep_, post, dst.dtype.size, undo=undo, registers=(dst,),
+                    run=lambda ub, r: mv.load_blocks(r, (ub, *h[1:]), off, blk, words, rep_, post))
         return result
     _not_taken(api, "single-register", mask=mask, repeat_stride=repeat_stride, post_mode=post_mode)
     d = _code(api, "dist", 0 if dist is None else dist, LoadDist)
     undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
-    result = (mv.load_norm(_reg(api, "reg", dst), h, _offset(api, offset), step) if d == mv.L_NORM else
-              mv.load(_reg(api, "reg", dst), h, _offset(api, offset), d, step))
-    if SANITIZING and src.core.sanitizer is not None:
-        reg_access(api, src, "load", _offset(api, offset), d, dst.dtype.size, undo=undo)
+    off = _offset(api, offset)
+    result = _load_single(_reg(api, "reg", dst), h, off, d, step)
+    if SANITIZING:
+        _loaded(api, src, "load", off, d, dst.dtype.size, undo=undo, registers=(dst,),
+                run=lambda ub, r: _load_single(r, (ub, *h[1:]), off, d, step))
     return result
+
+
+def _load_single(reg, h, offset, dist, step):
+    return mv.load_norm(reg, h, offset, step) if dist == mv.L_NORM else mv.load(reg, h, offset, dist, step)
+
+
+def _store_single(h, reg, words, offset, dist, step):
+    return (mv.store_norm(h, reg, words, offset, step) if dist == mv.S_NORM else
+            mv.store(h, reg, words, offset, dist, step))
+
+
+def _loaded(api, tensor, form, offset, *args, undo, registers, run):
+    """After a Reg load into data registers, once a sanitizing core exists: the sanitizer's access (which marks the
+    lanes its uninitialised bytes feed, lane_shadow.py), or on a core without one, clean registers."""
+    if tensor.core.sanitizer is not None:
+        reg_access(api, tensor, form, offset, *args, undo=undo, registers=registers, run=run)
+    else:
+        lane_shadow.clear(*registers)
 
 
 def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post_update_stride=None,
@@ -684,7 +708,8 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
         undo = reg_undo(tensor, ub=True) if SANITIZING else None
         result = mv.store_dual(h, _reg(api, "reg0", src), second.data, off, d, step)
         if SANITIZING and tensor.core.sanitizer is not None:
-            reg_access(api, tensor, "store_dual", off, undo=undo)
+            reg_access(api, tensor, "store_dual", off, undo=undo, registers=(src, second),
+                       run=lambda ub, r0, r1: mv.store_dual((ub, *h[1:]), r0, r1, off, d, step))
         return result
     if _arg4 is not None:
         _refuse_extra_argument(api, _arg4, "(tensor, reg, mask, offset) or (tensor, reg0, reg1, mask, offset)")
@@ -703,10 +728,11 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
         blk, rep_, post = _block_arguments(api, data_block_stride, repeat_stride, post_mode)
         undo = reg_undo(tensor, ub=True) if SANITIZING else None
         off = _offset(api, _pick_offset(api, second, offset))  # (tensor, reg, offset) or offset=
-        result = mv.store_blocks(h, _reg(api, "reg", src), off, blk, _mask(api, "mask", mask), rep_, post)
+        words = _mask(api, "mask", mask)
+        result = mv.store_blocks(h, _reg(api, "reg", src), off, blk, words, rep_, post)
         if SANITIZING and tensor.core.sanitizer is not None:
-            reg_access(api, tensor, "store_blocks", off, blk, _mask(api, "mask", mask), rep_, post, src.dtype.size,
-                       undo=undo)
+            reg_access(api, tensor, "store_blocks", off, blk, words, rep_, post, src.dtype.size, undo=undo,
+                       registers=(src,), run=lambda ub, r: mv.store_blocks((ub, *h[1:]), r, off, blk, words, rep_, post))
         return result
     _not_taken(api, "single-register", repeat_stride=repeat_stride, post_mode=post_mode)
     if second is not None and mask is not None:
@@ -715,24 +741,39 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
     off = _offset(api, _pick_offset(api, _arg3, offset))
     d = _code(api, "dist", 0 if dist is None else dist, StoreDist)
     undo = reg_undo(tensor, ub=True) if SANITIZING else None
-    result = (mv.store_norm(h, _reg(api, "reg", src), words, off, step) if d == mv.S_NORM else
-              mv.store(h, _reg(api, "reg", src), words, off, d, step))
+    result = _store_single(h, _reg(api, "reg", src), words, off, d, step)
     if SANITIZING and tensor.core.sanitizer is not None:
-        reg_access(api, tensor, "store", off, d, src.dtype.size, words, undo=undo)
+        reg_access(api, tensor, "store", off, d, src.dtype.size, words, undo=undo, registers=(src,),
+                   run=lambda ub, r: _store_single((ub, *h[1:]), r, words, off, d, step))
     return result
 
 
 def _binary(api, op, a, b, c, d, mode):
     _core_check(api)
     if isinstance(a, MaskReg):  # carry form: (carry, dst, src0, src1, mask)
-        _write_mask(api, "carry", a, lambda out: ops.binary_carry(out, _reg(api, "dst", b), _reg(api, "src0", c),
-                                                                  _reg(api, "src1", d), _mask(api, "mask", mode), op))
+        dst, src0, src1, words = _reg(api, "dst", b), _reg(api, "src0", c), _reg(api, "src1", d), \
+            _mask(api, "mask", mode)
+        if SANITIZING:   # before the operation: a report leaves the carry and dst as they were
+            _carry_lanes(api, (c, d), words)
+        _write_mask(api, "carry", a, lambda out: ops.binary_carry(out, dst, src0, src1, words, op))
+        if SANITIZING:
+            lane_shadow.elementwise(b, (c, d), words, False)
         return
     _reg(api, "src0", b)
     dst, src1, words, merging = _reg(api, "dst", a), _reg(api, "src1", c), _mask(api, "mask", d), _merging(api, mode)
     # the dtype after the mode, as a compiled VF refuses: its mode is checked before the kernel checks the dtypes
     _check_dtype(api, b.dtype.name, ARITH_DTYPES[api], "SPEC-2 11.2")
     ops.binary(dst, b.data, src1, words, op, merging, *_binary_markers(b.dtype.kind))
+    if SANITIZING:
+        lane_shadow.elementwise(a, (b, c), words, merging)
+
+
+def _carry_lanes(api, srcs, words):
+    """Add/Sub's carry MaskReg computed from a lane holding a value of uninitialised bytes: reported (lane_shadow.py
+    carries no shadow for MaskRegs)."""
+    origin = lane_shadow.carry_origin(srcs, words, srcs[0].dtype.size)
+    if origin is not None:
+        origin.sanitizer.lanes_reach(origin, f"{api}'s carry")
 
 
 def Add(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -768,6 +809,8 @@ def _engine(api, dst, srcs, mask, mode):
         ops.engine_binary(regs[0], regs[1], regs[2], words, op, _ENGINE_KINDS[api], merging, *markers)
     else:
         ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, *markers)
+    if SANITIZING:
+        lane_shadow.elementwise(dst, srcs, words, merging)
 
 
 _HALF, _FLOAT, _BF16 = (resolve(d).kind for d in ("half", "float", "bfloat16"))
@@ -881,6 +924,8 @@ def _tensor_scalar(api, dst, src, scalar, mask, mode):
         name = _SCALAR_ENGINE[api]
         ops.engine_binary(dst.data, src.data, tmp, words, ENGINE_OPS[name], _ENGINE_KINDS[name], False,
                           *_engine_markers(name, kind))
+    if SANITIZING:
+        lane_shadow.elementwise(dst, (src,), words, False)
 
 
 _SCALAR_ENGINE = {"Maxs": "Max", "Mins": "Min", "LeakyRelu": "LeakyRelu"}  # the engine_binary op of each
@@ -914,9 +959,13 @@ def LeakyRelu(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
     _tensor_scalar("LeakyRelu", dst, src, scalar, mask, mode)
 
 
-def _ternary(api, dst, src0, src1_data, mask, mode, kind):
-    ops.ternary(dst.data, src0.data, src1_data, _mask(api, "mask", mask), TERNARY_OPS[api], _TERNARY_KINDS[api], False,
+def _ternary(api, dst, src0, src1_data, mask, mode, kind, read):
+    """`read`: the registers the lanes read (dst among them for MulAddDst, MulDstAdd and Axpy)."""
+    words = _mask(api, "mask", mask)
+    ops.ternary(dst.data, src0.data, src1_data, words, TERNARY_OPS[api], _TERNARY_KINDS[api], False,
                 *_binary_markers(kind))
+    if SANITIZING:
+        lane_shadow.elementwise(dst, read, words, False)
 
 
 def _ternary_checks(api, dst, src0, src1, mask, mode):
@@ -936,14 +985,14 @@ def MulAddDst(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
     """MulAddDst: dst = src0 * src1 + dst per active lane, one rounding (RegPrec: "等效于 Fma"; the 950 fused lanes),
     then SAT for half; integers D35 (DK R/复合计算/MulAddDst.md); ZEROING only."""
     _ternary_checks("MulAddDst", dst, src0, src1, mask, mode)
-    _ternary("MulAddDst", dst, src0, src1.data, mask, mode, src0.dtype.kind)
+    _ternary("MulAddDst", dst, src0, src1.data, mask, mode, src0.dtype.kind, (src0, src1, dst))
 
 
 def MulDstAdd(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
     """MulDstAdd: dst = dst * src0 + src1, one rounding (DK R/复合计算/MulDstAdd.md: bfloat16, float; the half ->
     float form is not offered)."""
     _ternary_checks("MulDstAdd", dst, src0, src1, mask, mode)
-    _ternary("MulDstAdd", dst, src0, src1.data, mask, mode, src0.dtype.kind)
+    _ternary("MulDstAdd", dst, src0, src1.data, mask, mode, src0.dtype.kind, (src0, src1, dst))
 
 
 def Axpy(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
@@ -956,14 +1005,14 @@ def Axpy(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
     tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, DEVICES[DEVICE], src.dtype, scalar, "scalar")))
     _mask(api, "mask", mask)
     _zeroing_only(api, mode)
-    _ternary(api, dst, src, tmp, mask, mode, src.dtype.kind)
+    _ternary(api, dst, src, tmp, mask, mode, src.dtype.kind, (src, dst))
 
 
 def AbsSub(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
     """AbsSub: |src0 - src1| (RegPrec: Abs(Sub(x, y)), the difference rounded once), SAT for half; int64 wraps
     (DK R/复合计算/AbsSub.md)."""
     _ternary_checks("AbsSub", dst, src0, src1, mask, mode)
-    _ternary("AbsSub", dst, src0, src1.data, mask, mode, src0.dtype.kind)
+    _ternary("AbsSub", dst, src0, src1.data, mask, mode, src0.dtype.kind, (src0, src1))
 
 
 def _unary(api, dst, src, mask, mode):
@@ -973,6 +1022,8 @@ def _unary(api, dst, src, mask, mode):
     _zeroing_only(api, mode)  # before the dtypes, as a compiled VF checks the mode before the kernel's dtype check
     _same_dtype(api, dst, src, UNARY_DTYPES[api])
     ops.unary(dst.data, src.data, words, UNARY_OPS[api], _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind))
+    if SANITIZING:
+        lane_shadow.elementwise(dst, (src,), words, False)
 
 
 def _unary_markers(kind):
@@ -1028,7 +1079,10 @@ def _select_registers(dst, src0, src1, mask):
         raise UnsupportedDTypeError(api, "dstReg/srcReg0/srcReg1 dtypes",
                                     (dst.dtype.name, src0.dtype.name, src1.dtype.name), legal=ops.SELECT_LEGAL,
                                     device=DEVICE)
-    ops.select(dst.data, src0.data, src1.data, _mask(api, "mask", mask))
+    words = _mask(api, "mask", mask)
+    ops.select(dst.data, src0.data, src1.data, words)
+    if SANITIZING:
+        lane_shadow.select(dst, src0, src1, words)
 
 
 def Prelu(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -1097,9 +1151,13 @@ def Duplicate(dst, scalar=_NOT_GIVEN, mask=None, mode=MaskMergeMode.ZEROING, src
     data = _reg(api, "dst", dst)
     if isinstance(value, RegTensor):
         ops.duplicate_lane0(data, value.data, words, _merging(api, mode))
+        if SANITIZING:
+            lane_shadow.duplicate_lane0(dst, value, words, _merging(api, mode))
     else:
         bits = scalar_bits(api, DEVICES[DEVICE], dst.dtype, value, "scalar")
         ops.duplicate_bits(data, np.uint64(bits), words, _merging(api, mode))
+        if SANITIZING:
+            lane_shadow.elementwise(dst, (), words, _merging(api, mode))
 
 
 class IndexOrder(enum.IntEnum):
@@ -1133,6 +1191,8 @@ def Arange(dst, scalar, order=IndexOrder.INCREASE_ORDER):
     index = ops.arange_register(data, _ARANGE_KINDS)
     ops.binary(data, index, ops.broadcast_register(index, np.uint64(bits)), impl.ALL_LANES, ops.ADD, False,
                *_binary_markers(dst.dtype.kind))
+    if SANITIZING:
+        lane_shadow.clear(dst)
 
 
 def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
@@ -1151,18 +1211,23 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
                                         f"for a {src.dtype.name} source (SPEC-2 11.4)", device=DEVICE)
     else:
         _check_dtype(api, src.dtype.name, REDUCE_EXTREME_DTYPES, "SPEC-2 11.4")
-    ops.reduce(dst.data, src.data, _mask(api, "mask", mask), reduce_type, False,
-               *_class_markers(src.dtype.kind))  # the source's class alone (issue 20)
+    words = _mask(api, "mask", mask)
+    ops.reduce(dst.data, src.data, words, reduce_type, False, *_class_markers(src.dtype.kind))  # the source's class
+    if SANITIZING:                                                                              # alone (issue 20)
+        lane_shadow.reduced(dst, src, words, 1, 1 if reduce_type == ReduceType.SUM else 2)
 
 
 def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
     """Per 32-byte block of src_reg, the SUM/MAX/MIN of the active lanes into dst_reg lane b (SPEC 7.5)."""
     _core_check("ReduceDataBlock")
-    impl.reduce_data_block(_reg("ReduceDataBlock", "dst_reg", dst_reg), _reg("ReduceDataBlock", "src_reg", src_reg),
-                           _mask("ReduceDataBlock", "mask", mask),
+    dst, src = _reg("ReduceDataBlock", "dst_reg", dst_reg), _reg("ReduceDataBlock", "src_reg", src_reg)
+    words = _mask("ReduceDataBlock", "mask", mask)
+    impl.reduce_data_block(dst, src, words,
                            int(as_enum("ReduceDataBlock", DEVICE, "reduce_type", reduce_type, ReduceType)),
                            int(as_enum("ReduceDataBlock", DEVICE, "mode", mode, MaskMergeMode)),
                            *_class_markers(src_reg.dtype.kind))
+    if SANITIZING:
+        lane_shadow.reduced(dst_reg, src_reg, words, 8)
 
 
 def PairReduceElem(dst, src, mask, mode=MaskMergeMode.ZEROING):
@@ -1177,8 +1242,10 @@ def PairReduceElem(dst, src, mask, mode=MaskMergeMode.ZEROING):
     if dst.dtype.name != src.dtype.name:
         raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
                                     "(SPEC 7.6)", device=DEVICE)
-    impl.reduce_data_block(dst.data, src.data, _mask(api, "mask", mask), impl.PAIR, impl.ZEROING,
-                           *_class_markers(src.dtype.kind))
+    words = _mask(api, "mask", mask)
+    impl.reduce_data_block(dst.data, src.data, words, impl.PAIR, impl.ZEROING, *_class_markers(src.dtype.kind))
+    if SANITIZING:
+        lane_shadow.reduced(dst, src, words, impl.VL // src.dtype.size // 2)
 
 
 _TRAIT_ALLOWED = getattr(cv.trait_allowed, "py_func", cv.trait_allowed)  # in Python: nothing to compile
@@ -1204,10 +1271,16 @@ def Cast(dst, src, mask, trait=CastTrait()):
     fields = _trait(trait)
     widening = src.dtype.name in ("half", "bfloat16") and dst.dtype.name == "float" and \
         _TRAIT_ALLOWED(src.dtype.kind, dst.dtype.kind, *fields)
-    if widening:
-        cv.cast_widening(dst.data, src.data, _mask(api, "mask", mask), *fields)
-    else:
-        cv.cast(dst.data, src.data, _mask(api, "mask", mask), *fields, None)
+    words = _mask(api, "mask", mask)
+
+    def convert(dst_array, src_array):
+        if widening:
+            cv.cast_widening(dst_array, src_array, words, *fields)
+        else:
+            cv.cast(dst_array, src_array, words, *fields, None)
+    convert(dst.data, src.data)
+    if SANITIZING:
+        lane_shadow.cast(dst, src, convert)
 
 
 def MoveMask(dtype):
@@ -1274,6 +1347,8 @@ def _shift(api, dst, src, scalar, mask, mode):
     _zeroing_only(api, mode)
     _same_dtype(api, dst, src, SHIFT_DTYPES[api], "逻辑计算")
     ops.shift(dst.data, src.data, words, SHIFT_OPS[api], _SHIFT_KINDS[api], int(scalar), False)
+    if SANITIZING:
+        lane_shadow.elementwise(dst, (src,), words, False)
 
 
 def ShiftLefts(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
@@ -1300,7 +1375,10 @@ def Copy(dst, src, mask=None, mode=MaskMergeMode.MERGING):
         raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
                                     "(CopyImpl takes one register type U)", device=DEVICE)
     _COPY_MODE_READ(mode)
-    ops.select(dst.data, src.data, dst.data, impl.ALL_LANES if mask is None else _mask(api, "mask", mask))
+    words = impl.ALL_LANES if mask is None else _mask(api, "mask", mask)
+    ops.select(dst.data, src.data, dst.data, words)
+    if SANITIZING:
+        lane_shadow.select(dst, src, dst, words)
 
 
 _MASK_MOVE_MODE = ("not given: the MaskReg Move has no mode (asc-devkit kernel_reg_compute_maskreg_intf.h declares "
@@ -1390,8 +1468,8 @@ def LoadUnAlign(reg, ureg, tensor, offset=0, post_update_stride=None):
     result = mv.load_unalign(_reg(api, "reg", reg), _ureg(api, "ureg", ureg, UnalignRegForLoad),
                              tensor_handle(api, tensor), _offset(api, offset), _step(api, post_update_stride),
                              post_update_stride is not None)
-    if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
-        reg_access(api, tensor, "load_unalign", _offset(api, offset), undo=undo)
+    if SANITIZING:  # issue 17: after the operation's own refusals
+        _loaded(api, tensor, "load_unalign", _offset(api, offset), undo=undo, registers=(reg,), run=None)
     return result
 
 
@@ -1420,7 +1498,8 @@ def StoreUnAlign(tensor, reg, ureg, offset, post_update_stride=None):
     result = mv.store_unalign(tensor_handle(api, tensor), _reg(api, "reg", reg),
                               _ureg(api, "ureg", ureg, UnalignRegForStore), _offset(api, offset), count)
     if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: the lanes stored (Post only flushes)
-        reg_access(api, tensor, "store_unalign", _offset(api, offset), count * reg.dtype.size, undo=undo)
+        reg_access(api, tensor, "store_unalign", _offset(api, offset), count * reg.dtype.size, undo=undo,
+                   registers=(reg,))
     return result
 
 

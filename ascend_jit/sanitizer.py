@@ -478,11 +478,15 @@ def device_flag_pairs(sanitizer, api, pairs):
 
 _UNINIT_FIX = ("write these bytes first (DataCopy, Duplicate, a host copy) or read only lanes an earlier instruction "
                "wrote")
-# A Reg load takes no mask: it reads every byte its distribution names, lanes the later operations leave out included
-# (a register shadow per lane is not modelled), so a tail past the data is reported until it is written.
-_REG_LOAD_FIX = ("a Reg load reads every byte its distribution names, whatever mask the VF applies later: write the "
-                 "bytes past the data too (e.g. Duplicate the buffer's tail once) or sanitize this kernel without "
-                 "'init'")
+# A MaskReg load reads every byte its distribution names: its bits carry no shadow (lane_shadow.py follows data
+# registers only), so the load itself is reported
+_REG_LOAD_FIX = ("a MaskReg load reads every byte its distribution names: write these bytes first (DataCopy, "
+                 "Duplicate, a host copy)")
+# A Reg load into data registers is reported where a value computed from its uninitialised bytes leaves the registers
+_LANES_REACH_FIX = ("values loaded from these bytes reach {api} at {where} through its active lanes (a Reg load reads "
+                    "every byte its distribution names; lanes that every later operation and store leave out of their "
+                    "masks are not reported): write the bytes first (e.g. Duplicate the buffer's tail once) or leave "
+                    "those lanes out of the masks")
 
 
 @dataclass
@@ -600,6 +604,14 @@ class Sanitizer:
         if self.session is not None:
             self.session.add(report)
 
+    def lanes_reach(self, origin, api):
+        """`api` (a Reg store, or Add/Sub's carry MaskReg) takes out of the registers, through an active lane, a
+        value computed from the uninitialised bytes a load of this core read (`origin`, a lane_shadow.LaneOrigin):
+        the init report of that load, made now (lane_shadow.py)."""
+        self._reported = set()
+        self._emit(Report("init", "uninitialised read", origin.instr, origin.operand, origin.address, origin.nbytes,
+                          fix=_LANES_REACH_FIX.format(api=api, where=user_location())))
+
     # --- instructions --------------------------------------------------------------------------------------------
     def instruction(self, api, pipe, accesses, where=None):
         """Check, then record, one instruction's accesses. Reads are checked before writes, so an instruction never
@@ -689,7 +701,8 @@ class Sanitizer:
         return any(self.clock[p, q] < newest for q in range(len(PIPES)) if others >> q & 1)
 
     def _check_read(self, instr, p, acc, run):
-        check_init, check_race = self.enabled("init"), self.enabled("race")
+        # a Reg load into data registers: its uninitialised bytes are followed through the lanes (lane_shadow.py)
+        check_init, check_race = self.enabled("init") and acc.uninit_fix is not None, self.enabled("race")
         strict_same = self._strict_same(p, "RAW")
         lo, hi, addrs = run
         if addrs.size == 0:   # a run: ask the vectorised reductions first
@@ -1111,7 +1124,7 @@ def reg_undo(tensor, *arrays, ub=False, mask_reg=None):
     return undo
 
 
-def reg_access(api, tensor, form, offset, *args, undo=None):
+def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=None):
     """One Reg load or store (PIPE_V) through the sanitizer, called right after the operation ran (so its own
     refusals, alignment and bounds, come first). `form` names the footprint: the bytes that feed register lanes
     (loads) or that lanes write (stores, active lanes only), at byte tensor.addr + offset * sizeof(T):
@@ -1123,17 +1136,54 @@ def reg_access(api, tensor, form, offset, *args, undo=None):
 
     StoreUnAlign reports the lanes it stores even where the hardware holds them in the UnalignReg until a later
     StoreUnAlign/StoreUnAlignPost (both are PIPE_V, so the ordering against other pipes is the same). `undo`
-    (reg_undo) restores what the operation changed when the report raises."""
+    (reg_undo) restores what the operation changed when the report raises.
+
+    `registers`, for the data-register forms: the RegTensors loaded or stored, whose lanes carry the init check
+    (lane_shadow.py): a load marks the lanes its uninitialised bytes feed instead of being reported, and a store
+    writing a marked lane reports that load. `run(ub, *register_arrays)` replays the operation on other arrays
+    (None: the unaligned forms, whose bytes map to lanes one to one)."""
+    from . import lane_shadow   # here: it imports jit/reg.py, which imports this module
     size = tensor.dtype.size
     write, addrs = _REG_FORMS[form](tensor.addr + offset * size, size, *args)
     if not isinstance(addrs, slice):
         addrs = compact(np.unique(addrs))
+    sanitizer = tensor.core.sanitizer
+    lanes_checked = bool(registers) and sanitizer.enabled("init")
+    uninitialised = None
+    if lanes_checked and not write:   # a slice (the NORM loads) asked without an index array
+        uninitialised = (np.flatnonzero(~sanitizer.initialised[addrs]) + addrs.start if isinstance(addrs, slice) else
+                         addrs[~sanitizer.initialised[addrs]])
+    fix = None if registers else _REG_LOAD_FIX
     try:
-        tensor.core.sanitizer.instruction(api, PIPE_V, [Access("tensor", write, addrs, tensor, _REG_LOAD_FIX)])
+        if lanes_checked and write:
+            origin = (lane_shadow.stored_origin(registers, run, tensor.core.ub.size) if run is not None else
+                      lane_shadow.leading_lanes_origin(registers[0], args[0]))
+            if origin is not None:
+                origin.sanitizer.lanes_reach(origin, api)
+        instr = sanitizer.instruction(api, PIPE_V, [Access("tensor", write, addrs, tensor, fix)])
     except SanitizerError:
         if undo is not None:   # "raise" mode: the refused operation leaves the UB and its registers unchanged
             undo()
         raise
+    if registers and not write:
+        if not lanes_checked:
+            lane_shadow.clear(*registers)
+        elif run is None:   # LoadUnAlign: register byte i from UB byte addr + i
+            start = tensor.addr + offset * size
+            marks = ~sanitizer.initialised[start:start + lane_shadow.VL]
+            registers[0]._lane_shadow = (lane_shadow.LaneShadow(marks, _lane_origin(sanitizer, instr, marks, start))
+                                         if marks.any() else None)
+        else:
+            origin = (_lane_origin(sanitizer, instr, None, 0, uninitialised) if uninitialised.size else None)
+            lane_shadow.loaded(registers, run, tensor.core.ub.size, uninitialised, origin)
+
+
+def _lane_origin(sanitizer, instr, marks, start, addresses=None):
+    """The LaneOrigin of a load's uninitialised bytes: `addresses`, or the marked bytes from UB byte `start`."""
+    from . import lane_shadow
+    if addresses is None:
+        addresses = start + np.nonzero(marks)[0]
+    return lane_shadow.LaneOrigin(sanitizer, instr, "tensor", int(addresses[0]), int(addresses.size))
 
 
 # --- GM across blocks -----------------------------------------------------------------------------------------------
@@ -1204,7 +1254,7 @@ class LaunchShadow:
                 return
             found = self._check_and_record(root, block, epoch, lo, nbytes, write, atomic)
         if found is not None:
-            self._report(found, block, api, pipe, where or user_location(), emit)
+            self._report(found, block, atomic, api, pipe, where or user_location(), emit)
 
     def replay(self):
         """"report" mode, at the end of the launch: check the logged accesses in (SyncAll phase, block, program
@@ -1213,11 +1263,12 @@ class LaunchShadow:
         for epoch, block, _, root, lo, nbytes, write, atomic, api, pipe, where, emit in log:
             found = self._check_and_record(root, block, epoch, lo, nbytes, write, atomic)
             if found is not None:
-                self._report(found, block, api, pipe, where, emit)
+                self._report(found, block, atomic, api, pipe, where, emit)
 
     def _check_and_record(self, root, block, epoch, lo, nbytes, write, atomic):
         """Check one access against the other blocks' accesses of its SyncAll phase, then record it; returns
-        (kind, byte, conflicting bytes, other block or -2 for several) or None. Page by page: each page's check
+        (kind, byte, conflicting bytes, other block or -2 for several, the other block's atomic code or None for a
+        read) or None. Page by page: each page's check
         reads only its own bytes, so checking and recording one page before the next sees the same state."""
         first, count, writes_clash = None, 0, False
         if nbytes <= 0:
@@ -1238,7 +1289,8 @@ class LaunchShadow:
                 count += int(bad.sum())
                 if first is None:
                     k = int(np.argmax(bad))
-                    first = (base + sl.start + k, int(wb[k]) if other_writer[k] else int(s.reader_block[sl.start + k]))
+                    first = (base + sl.start + k, int(wb[k]) if other_writer[k] else int(s.reader_block[sl.start + k]),
+                             int(s.writer_atomic[sl][k]) if other_writer[k] else None)
             if write:
                 # another block's atomic write stays known under this one: a block that reads after its own atomic
                 # add must still see that other blocks added (the last writer alone would hide them)
@@ -1260,24 +1312,38 @@ class LaunchShadow:
             return None
         # a read and a write of one byte by two blocks is the same conflict whichever ran first
         kind = "two blocks write the same GM bytes" if writes_clash else "a block reads GM bytes another block writes"
-        return (kind, first[0], count, first[1])
+        return (kind, first[0], count, *first[1:])
 
-    def _report(self, found, block, api, pipe, where, emit):
-        kind, addr, count, other = found
+    def _report(self, found, block, atomic, api, pipe, where, emit):
+        kind, addr, count, other, other_atomic = found
         # -2: several blocks wrote (atomically) or read these bytes, the reporting one possibly among them
         others = f"block {other}" if other >= 0 else "at least one other block"
         order = "a SyncAll between them" if self.has_sync_all else \
             "separate launches (this device offers no SyncAll)"
-        emit(Report("blocks", kind, Instr(api, pipe, where, -1), "GM", addr, count, space="GM",
-                    fix=f"block {block} and {others} touch these bytes in the same SyncAll phase: use "
-                        "SetAtomicAdd for combined writes (one atomic operation: an Add and a Max do not combine), "
-                        f"or {order}"))
+        if other_atomic is not None and (atomic or other_atomic) and kind.startswith("two blocks write"):
+            # one of the two writes is atomic: SetAtomicAdd is not the missing piece (port54b: an InitGlobalMemory
+            # fill by block 0, then every block's atomic add, with no SyncAll after the fill)
+            fix = (f"block {block}'s write is {_atomic_text(atomic)} and {others}'s {_atomic_text(other_atomic)} "
+                   "in the same SyncAll phase: atomic writes combine only with atomic writes of one operation and "
+                   f"dtype; order the other writes (a fill of the buffer, say) before them with {order}")
+        else:
+            fix = (f"block {block} and {others} touch these bytes in the same SyncAll phase: use SetAtomicAdd for "
+                   f"combined writes (one atomic operation: an Add and a Max do not combine), or {order}")
+        emit(Report("blocks", kind, Instr(api, pipe, where, -1), "GM", addr, count, space="GM", fix=fix))
 
 
 # copy-outs under one atomic mode (operation, dtype) combine in any order, so the "blocks" and "race" checks let
 # them overlap; the shadow keeps the mode as a small code (0: a plain write)
 _ATOMIC_CODES = {(op, d.name): code for code, (op, d) in
                  enumerate(((op, d) for op in ("add", "max", "min") for d in dtypes.ALL), start=1)}
+
+
+def _atomic_text(code):
+    """A write as the blocks check's fix names it, from its atomic code."""
+    if not code:
+        return "a plain write"
+    operation, dtype = next(key for key, value in _ATOMIC_CODES.items() if value == code)
+    return f"an atomic {operation} of {dtype}"
 
 
 def _atomic_code(atomic):

@@ -27,7 +27,8 @@ Deviations: the core count is the launch's 8 (the compile info's vectorCoreNum i
 hifloat8 / fp8 are no emulator dtypes (SPEC-2 D28). At a short chunk only (as kernels/sigmoid_regbase.py): the
 VF loads 64 bytes a step, so the last step reads past the DataCopyPad's 32-byte blocks, inside the queue buffer
 (ubFormer is a multiple of 128); those lanes are out of every instruction's mask and of the store (harmless on the
-device, an uninitialised read for the sanitizer): the port zeroes them by a Duplicate before the copy-in.
+device; an uninitialised read for the sanitizer before session 54, clean with the lane tracking): the port zeroes
+them by a Duplicate before the copy-in (kept from before, no longer needed for the init check).
 
 Fidelity: BIT-EXACT (loads, Casts, Adds, Muls, stores: SPEC-2 0.3). The expectation is numpy's float32: the int8
 exact, one RNE per Adds / Muls, RNE to half (overflow to inf: the 950's INF/NaN half mode, as CTRL[60] = 1 leaves the

@@ -38,8 +38,9 @@ int8 outputs: int4 packs through a `(RegTensor<uint32_t>&)` reinterpretation and
 are no emulator dtypes (SPEC-2 D28). sqrt_mode (scale squared on the host) is the tiling's. At a short tile only (as
 kernels/sigmoid_regbase.py): the VF loads whole vectors, so the last one reads past the DataCopyPad's 32-byte
 blocks, inside the queue buffer (baseLen is whole cache lines); those lanes are kept out of every instruction and
-the store by UpdateMask, harmless on the device and an uninitialised read for the sanitizer: the port zeroes them
-by a Duplicate before the copy-in.
+the store by UpdateMask, harmless on the device and an uninitialised read for the sanitizer before session 54 (clean
+with the lane tracking): the port zeroes them by a Duplicate before the copy-in (kept from before, no longer needed
+for the init check).
 
 Fidelity: BIT-EXACT (Muls, Adds, Reg Casts: SPEC-2 0.3). The expectation is written in numpy: float32 products and
 sums (one RNE each), the mode's rounding, clip to int8, NaN to 0.

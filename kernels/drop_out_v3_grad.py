@@ -22,8 +22,9 @@ names", "Reg MaskReg names").
 Deviations: the core count is the launch's 8 (the compile info's). At a short tile only: the VF works in steps of
 256 elements, so its last step loads grad_y vectors past what the tile's copy wrote (it ends at the tile's last
 32-byte block). ubFactor is a multiple of 256, so the reads stay in the queue buffer; on the device those lanes are
-out of the (empty or partial) UpdateMask and never stored, but the sanitizer reports every byte a Reg load reads
-(docs/decisions.md "Sanitizer"). The port zeroes those grad_y elements by a Duplicate before the copy. (The mask
+out of the (empty or partial) UpdateMask and never stored. Before session 54 the sanitizer reported every byte a Reg
+load read (docs/decisions.md "Sanitizer"); with the lane tracking the original runs clean. The port zeroes those
+grad_y elements by a Duplicate before the copy (kept from before, no longer needed for the init check). (The mask
 copy of 16 bytes past a 32-byte boundary needs nothing: DataCopyPad writes its whole last 32-byte block.)
 
 Fidelity: BIT-EXACT (the loads and stores, MaskUnPack, Select, Duplicate, Mul, Muls and Cast are BIT-EXACT,

@@ -22,11 +22,13 @@ hicann/ops-nn @ e5c3fa9327ea95ba26d06227e746923580d10921:
   inputsTensorUbSize = UB / (3 inputs x 2 buffers + 2 output buffers) elements floored to 32 bytes).
 
 Deviations: as kernels/foreach_lerp_scalar.py: 8 cores; Python lists of GM arrays for the tensor lists; the VF's
-unmasked whole-vector loads read past a chunk (the uninitialised bytes the sanitizer reports) and, as
+unmasked whole-vector loads read past a chunk (uninitialised bytes, which the sanitizer reported before session 54;
+with the lane tracking not, as their lanes never reach a store) and, as
 inputsTensorUbSize (7936 floats, 15872 halves on the 950) is no multiple of 64 lanes, a full chunk's last vector
 reads past its queue buffer (a default core refuses it): the port floors inputsTensorUbSize to whole vectors
 (`UB_ALIGN`, 7936 is already one; halves 15808) and Duplicates 0 over a short chunk's last vector before its copy-in,
-ordered by a V_MTE2 flag (`ZERO_TAIL = False` runs without, for the sanitizer's reports).
+ordered by a V_MTE2 flag (kept from before, no longer needed for the init check; `ZERO_TAIL = False` runs without
+and sanitizes clean).
 
 Fidelity: BIT-EXACT (loads, Casts, Mul, Axpy, int32 Mul / Muls / Add; SPEC-2 0.3). The model: float32 product
 t1 * t2, then the fused value * p + x (one rounding), RNE to the type; int32 products and sum in int32 (the tests keep
@@ -40,7 +42,8 @@ from ascend_jit.kernels._base import KernelSpec
 
 R = aj.Reg
 CORE_NUM = 8                      # deviation: the launch's cores (the platform's in the original)
-ZERO_TAIL = True                  # the port's Duplicate of a short chunk's last vector (docstring)
+ZERO_TAIL = True                  # the port's Duplicate of a short chunk's last vector (docstring; not needed
+                                  # since session 54's lane tracking)
 MAX_TENSOR_CONT_950 = 256
 MAX_CORE_CONT_950 = 80
 SINGLE_CORE_PROCESS_DATA = 4096   # bytes a block of AssignDataToEachCore

@@ -27,9 +27,10 @@ hicann/ops-nn @ e5c3fa9327ea95ba26d06227e746923580d10921:
 Deviations (those of kernels/foreach_lerp_scalar.py, for the same base class): the core count is the launch's 8 (the
 platform's in the original); the tensor lists are Python lists of GM arrays (the original reads a pointer table).
 The VF loads whole vectors with no mask, so a short chunk's last vector reads the queue buffer past the
-DataCopyPad's bytes (never written: the sanitizer's uninitialised reads; those lanes are outside the UpdateMask and
-reach no output): the port Duplicates 0 over the input buffer's lanes past a short chunk before its copy-in
-(`ZERO_TAIL = False` runs without it, for the sanitizer's reports). Unlike the binary and ternary kernels, the unary
+DataCopyPad's bytes (never written: the sanitizer's uninitialised reads before session 54; those lanes are outside
+the UpdateMask and reach no output, so with the lane tracking not reported): the port Duplicates 0 over the input
+buffer's lanes past a short chunk before its copy-in (kept from before, no longer needed for the init check;
+`ZERO_TAIL = False` runs without it and sanitizes clean). Unlike the binary and ternary kernels, the unary
 one's inputsTensorUbSize is whole vectors already (UB / 4 buffers: 15872 floats or 31744 16-bit elements on the 950,
 63488 bytes), so no load runs past a buffer and the tiling is the original's (32-byte floor).
 
@@ -48,7 +49,8 @@ from ascend_jit.kernels._base import KernelSpec
 
 R = aj.Reg
 CORE_NUM = 8                      # deviation: the launch's cores (the platform's in the original)
-ZERO_TAIL = True                  # the port's Duplicate of the lanes past a chunk (docstring)
+ZERO_TAIL = True                  # the port's Duplicate of the lanes past a chunk (docstring; not needed since
+                                  # session 54's lane tracking)
 MAX_TENSOR_CONT_950 = 256
 MAX_CORE_CONT_950 = 80
 SINGLE_CORE_PROCESS_DATA = 4096   # bytes a block of AssignDataToEachCore

@@ -27,13 +27,14 @@ hicann/ops-nn @ e5c3fa9327ea95ba26d06227e746923580d10921:
 Deviations: the core count is the launch's 8 (the platform's in the original). The tensor lists are Python lists
 of GM arrays (docs/decisions.md "Kernel utilities": the original reads a pointer table, `GetTensorAddr`). The VF
 loads whole vectors (256 bytes; 128 for the 16-bit unpacking load) with no mask, so a chunk's last vector reads the
-queue buffer past the DataCopyPad's bytes (never written: the sanitizer's uninitialised reads) and, as
+queue buffer past the DataCopyPad's bytes (never written: the sanitizer's uninitialised reads before session 54;
+with the lane tracking not reported, as those lanes never reach a store) and, as
 inputsTensorUbSize is no multiple of a vector (10576 floats, 21152 halves on the 950), past the buffer into the next
 one, which a default (bounds="tensor") core refuses; their lanes are outside the UpdateMask, so nothing reaches an
 output. The six buffers fill the UB, so they cannot be rounded up: the port's tiling floors inputsTensorUbSize to
 whole vectors (256 bytes, `UB_ALIGN`; the original's 32 gives 10576 floats, the port's 10560), and the port
-Duplicates 0 over the input buffers' lanes past a short chunk before its copy-in (`ZERO_TAIL = False` runs without
-that, for the sanitizer's reports: tests/test_port45c_kernels.py).
+Duplicates 0 over the input buffers' lanes past a short chunk before its copy-in (kept from before, no longer needed
+for the init check; `ZERO_TAIL = False` runs without that and sanitizes clean: tests/test_port45c_kernels.py).
 
 Fidelity: BIT-EXACT (loads, Casts, Sub, Axpy: one rounding of the exact weight * d + x, SPEC-2 0.3 and docs/decisions.md
 "Reg API"). The model: float32 difference, a fused multiply-add (TwoSum-corrected), RNE to the type.
@@ -46,7 +47,8 @@ from ascend_jit.kernels._base import KernelSpec
 
 R = aj.Reg
 CORE_NUM = 8                      # deviation: the launch's cores (the platform's in the original)
-ZERO_TAIL = True                  # the port's Duplicate of the lanes past a chunk (docstring)
+ZERO_TAIL = True                  # the port's Duplicate of the lanes past a chunk (docstring; not needed since
+                                  # session 54's lane tracking)
 MAX_TENSOR_CONT_950 = 256
 MAX_CORE_CONT_950 = 80
 SINGLE_CORE_PROCESS_DATA = 4096   # bytes a block of AssignDataToEachCore

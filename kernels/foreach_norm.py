@@ -38,14 +38,16 @@ read; stage 2 writes 0 for it without reading that partial).
 
 Deviations: 8 cores and Python lists of GM arrays, as kernels/foreach_lerp_scalar.py. Stage 1's VF loads whole
 vectors with no mask, so a chunk's last vector reads queue bytes past the copy (uninitialised: the sanitizer
-reports them; ZEROING drops their lanes) and, inputsTensorUbSize being no multiple of 64 lanes (31736 floats on the
-950 with 8 slots), past the second queue buffer into the output queue's; stage 2's VF loads a whole vector of
-partials after a copy of one 32-byte block. The port floors inputsTensorUbSize to whole vectors (`UB_ALIGN`) and
-Duplicates 0 over a short chunk's last vector (and over stage 2's first vector) before the copy-in, ordered by a
-V_MTE2 flag (`ZERO_TAIL = False` runs without). Stage 2 stores a whole vector (StoreOneTensorForDtypeT under ALL:
-256 bytes of floats, 128 of halves) into the output queue's buffer of maxTensorNumPerCore floats (32 bytes for up to
-8 slots), past it into UB no buffer holds, which a default core refuses: the port rounds that buffer up to a vector
-(`OUT_BUFFER_BYTES`; the original's size with `ROUND_OUT_BUFFER = False`, refused: tests/test_port45c_kernels.py).
+reported them before session 54; ZEROING drops their lanes, so with the lane tracking it does not) and,
+inputsTensorUbSize being no multiple of 64 lanes (31736 floats on the 950 with 8 slots), past the second queue
+buffer into the output queue's; stage 2's VF loads a whole vector of partials after a copy of one 32-byte block. The
+port floors inputsTensorUbSize to whole vectors (`UB_ALIGN`) and Duplicates 0 over a short chunk's last vector (and
+over stage 2's first vector) before the copy-in, ordered by a V_MTE2 flag (`ZERO_TAIL = False` runs without; kept
+from before, no longer needed for the init check: the original sanitizes clean, stage 2's Select dropping the lanes
+past the partials). Stage 2 stores a whole vector (StoreOneTensorForDtypeT under ALL: 256 bytes of floats, 128 of
+halves) into the output queue's buffer of maxTensorNumPerCore floats (32 bytes for up to 8 slots), past it into UB
+no buffer holds, which a default core refuses: the port rounds that buffer up to a vector (`OUT_BUFFER_BYTES`; the
+original's size with `ROUND_OUT_BUFFER = False`, refused: tests/test_port45c_kernels.py).
 
 Fidelity: BIT-EXACT (loads, Casts, Abs, Mul, Add, Max, Select, Reduce SUM's adjacent-pair tree and MAX, SPEC-2 11.4;
 Sqrt MODELLED: DAZ/FTZ then the correctly rounded root, which the model reproduces). The model: per core chunk 64
@@ -59,7 +61,8 @@ from ascend_jit.kernels._base import KernelSpec
 
 R = aj.Reg
 CORE_NUM = 8                      # deviation: the launch's cores (the platform's in the original)
-ZERO_TAIL = True                  # the port's Duplicate of a short chunk's last vector (docstring)
+ZERO_TAIL = True                  # the port's Duplicate of a short chunk's last vector (docstring; not needed since
+                                  # session 54's lane tracking)
 ROUND_OUT_BUFFER = True           # the port's whole-vector output buffer (docstring)
 MAX_TENSOR_CONT = 256
 MAX_CORE_CONT = 80

@@ -28,8 +28,10 @@ writes for float and int32; the emulator refuses a B-suffix distribution whose w
 (docs/decisions.md "A B8/B16/B32/B64 distribution requires the register's element size to equal the suffix width"),
 so the int16 instance stores with DIST_NORM (the register's own width: every active lane, the same bytes).
 (3) At a short tile the VF loads whole vectors past the DataCopyPad's 32-byte blocks (inside the queue buffer): as
-kernels/sigmoid_regbase.py, the port zeroes those elements by a Duplicate before the copy-in so the sanitizer sees
-no uninitialised read; the stored lanes are the original's.
+kernels/sigmoid_regbase.py, the port zeroes those elements by a Duplicate before the copy-in, which before session 54
+kept the sanitizer from reporting an uninitialised read; kept from before, no longer needed for the init check: with
+the lane tracking the original (zero_tail=False) runs clean (those lanes never reach a store); the stored lanes are
+the original's.
 
 Devices: the Reg API is the 950's only.
 

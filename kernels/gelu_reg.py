@@ -13,7 +13,8 @@ Sizes: the example's 256 x 32 floats (2 x 4096); any even size whose half is a m
 moves whole 32-byte blocks) and fits the 950's UB twice. Deviation, only at a size whose half is no multiple of 64
 (not the example's): the tiles are allocated rounded up to whole vectors and x's rounding lanes zeroed, because
 the VF's last full-vector LoadAlign reads them (past a tile of the exact length: an out-of-bounds read, and an
-uninitialised one for the sanitizer); UpdateMask keeps them out of every store.
+uninitialised one for the sanitizer before session 54; the zeroing is kept from before, no longer needed for the
+init check); UpdateMask keeps them out of every store.
 
 Fidelity: MODELLED (Exp and Div are MODELLED, SPEC-2 0.3); tests/test_reg_scalar_unary.py checks the port bit for
 bit against the same sequence composed from the reference model. Against the float64 formula: inputs lie in

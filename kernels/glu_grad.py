@@ -37,8 +37,8 @@ the devkit's 950 CastImpl never reads satMode for these pairs): the port passes 
 plain Python; the test file pins it). Buffer sizes: the VF loads whole vectors (256 bytes), so the last vector of a
 chunk reads past the chunk's elements and, when the buffer is no multiple of 256 bytes, past the buffer; the port
 rounds each buffer up to 256 bytes and zeroes the elements past the chunk by a Duplicate before the copy-in (lanes
-the UpdateMask keeps out of the Add and the stores; harmless on the device, uninitialised or out-of-tensor reads for
-the sanitizer).
+the UpdateMask keeps out of the Add and the stores; harmless on the device, out-of-tensor reads for the sanitizer,
+and uninitialised ones before session 54: the zeroing is kept from before, no longer needed for the init check).
 
 Fidelity: MODELLED (Exp: the exact result rounded once; the Div is DivPrecisionImpl, RN). The expectation is the
 float64 formula: float within 6e-6 relative (1 - sig(b) loses bits to cancellation: b is drawn from [-4, 4], where

@@ -32,7 +32,8 @@ Deviations:
   the port Selects the even lanes of the ZERO-layout result and the odd ones of the ONE-layout result under a
   CreateMask<uint8_t, M4> mask (bit 4k set: the even half lanes), the same bits;
 - at a short tile the VF's last loads read past the DataCopyPad's 32-byte blocks inside the queue buffer (harmless
-  on the device, uninitialised for the sanitizer): the port zeroes those elements by a Duplicate before the copy-in.
+  on the device; uninitialised for the sanitizer before session 54, clean with the lane tracking): the port zeroes
+  those elements by a Duplicate before the copy-in (kept from before, no longer needed for the init check).
 
 Devices: the arch35 build is the 950's (op_host/config/ascend950); the port runs there.
 

@@ -23,9 +23,10 @@ hicann/ops-cv @ 6ae87653464d2afb064c829e529abba2e278b0c4, image/grid_unnormal (t
 Deviations: the core count is at most the launch's 8 (GetCoreNumAiv in the original). The VF loads whole vectors (256
 bytes; 128 for the unpacking load), so a tile whose length is no multiple of 64 is read past the DataCopyPad's
 32-byte blocks, inside the queue buffers; on a buffer's first use those bytes were never written (harmless on the
-device: UpdateMask keeps the lanes out of the stores; an uninitialised read for the sanitizer). The port zeroes
-them by a Duplicate before the copy-in (ZERO_TAIL = False runs the original's form), as kernels/sigmoid_regbase.py
-does; the stored lanes are the original's. The Cast int32 -> float back from the floor: the original's trait
+device: UpdateMask keeps the lanes out of the stores; an uninitialised read for the sanitizer before session 54,
+clean with the lane tracking). The port zeroes them by a Duplicate before the copy-in (ZERO_TAIL = False runs the
+original's form), as kernels/sigmoid_regbase.py does (kept from before, no longer needed for the init check); the
+stored lanes are the original's. The Cast int32 -> float back from the floor: the original's trait
 (kCastI32ToF32) says SatMode NO_SAT, and the 950's row for the pair (DK Cast.md tables 6-9) offers UNKNOWN only, so
 the emulator refuses it (SPEC-2 11.5); the port passes UNKNOWN (an int32 never saturates in float, the value is the
 same). ORIGINAL_TRAIT = True runs the original's trait and tests/test_port47cv_kernels.py shows the refusal.
@@ -53,7 +54,8 @@ FP32_PER_LOOP = 64                 # 256-byte vector / sizeof(float)
 TYPE_SIZE = {"float": 4, "half": 2}
 _NP = {"float": np.float32, "half": np.float16}
 DEVICES = ("ascend950",)
-ZERO_TAIL = True                   # False: the original's form (the last vector's lanes past the copy unwritten)
+ZERO_TAIL = True                   # False: the original's form (the last vector's lanes past the copy unwritten;
+                                   # sanitizes clean since session 54)
 ORIGINAL_TRAIT = False             # True: the original's int32 -> float CastTrait (SatMode NO_SAT: refused)
 
 

@@ -35,8 +35,9 @@ and beta the original passes null pointers for them (never read); the port passe
 compiled VF takes LocalTensors, not None: tests/test_port40pe_kernels.py pins what None does). The VFs load whole
 vectors: PrecomputeScale 64 floats of a staging buffer whose last chunk holds fewer, ComputeTile and RegPassThrough
 a tile's last vector past the DataCopyPad's bytes (inside the buffers: harmless on the device, outside the masks),
-which the sanitizer reports as uninitialised reads; the port zeroes those bytes by a Duplicate before each copy-in
-(`ORIGINAL_UNINIT_LOADS = True` runs without).
+which the sanitizer reported as uninitialised reads before session 54; the port zeroes those bytes by a Duplicate
+before each copy-in (`ORIGINAL_UNINIT_LOADS = True` runs without), kept from before and no longer needed for the init
+check: with the lane tracking the original runs clean (those lanes never reach a store).
 
 Fidelity: MODELLED (Reg Sqrt and Reg Div in their default mode: D37, D38); the rest BIT-EXACT. The emulator's Sqrt
 and Div are the exact result rounded once (RNE), subnormals flushed, so the expectation replays the float32 chain in
@@ -50,7 +51,7 @@ from ascend_jit.kernels._base import KernelSpec
 R = aj.Reg
 ZEROING = R.MaskMergeMode.ZEROING
 CORE_NUM = 8                          # deviation: the launch's cores (GetCoreNumAiv in the original)
-ORIGINAL_UNINIT_LOADS = False
+ORIGINAL_UNINIT_LOADS = False         # True: no Duplicate of the tail lanes (sanitizes clean since session 54)
 VL = VL_FP32 = 64
 CHUNK_PLANES = 64
 DOUBLE_BUFFER = 2

@@ -35,8 +35,10 @@ Deviations:
     RegTensors): the port computes v - ((v >> 8) << 8) with ShiftRights, ShiftLefts and Sub, the same value, v AND
     255, in every lane (uint16: logical shifts; int16: floor(v / 256) * 256 is exact, so v minus it is in [0, 255]).
 (5) at a short tile the VF's last whole-vector load reads past the DataCopyPad's 32-byte blocks (inside the queue
-    buffer; its lanes are masked): the port zeroes those bytes by a Duplicate before the copy-in so that the
-    sanitizer sees no uninitialised read, as kernels/fused_mul_add_n.py does.
+    buffer; its lanes are masked): the port zeroes those bytes by a Duplicate before the copy-in, as
+    kernels/fused_mul_add_n.py does, which before session 54 kept the sanitizer from reporting an uninitialised
+    read; kept from before, no longer needed for the init check: with the lane tracking the original
+    (zero_tail=False) runs clean (those lanes never reach a store).
 
 Devices: the arch35 build is the 950's (op_host/config/ascend950); the Reg API is the 950's only.
 

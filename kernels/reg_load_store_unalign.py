@@ -16,9 +16,10 @@ gallery's size (the example's 14 rows by default; its template arguments otherwi
 
 Deviation, scenario 2 only: the last row's second LoadUnAlign reads the whole vector, past the row's 255 elements
 into the DataCopyPad's right padding, which isPad false fills with random values (SPEC-2 9.1, D56): harmless on the
-device (the UpdateMask keeps those lanes out of the MAX), an uninitialised read for the sanitizer (docs/decisions.md
-"Sanitizer"). The port zeroes the padding lanes after the copy by a Duplicate of the last DataBlock under a bit
-mask; the maxima are the example's.
+device (the UpdateMask keeps those lanes out of the MAX), an uninitialised read for the sanitizer before session 54
+(docs/decisions.md "Sanitizer"; clean with the lane tracking). The port zeroes the padding lanes after the copy by a
+Duplicate of the last DataBlock under a bit mask (kept from before, no longer needed for the init check); the maxima
+are the example's.
 
 Fidelity: BIT-EXACT (LoadUnAlign/StoreUnAlign, Duplicate, ReduceDataBlock MAX: SPEC-2 0.3). The expectations are
 the example's goldens.

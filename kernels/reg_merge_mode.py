@@ -22,8 +22,10 @@ patterns; Reg Max keeps subnormals, SPEC-2 D41), lanes 2..7 = 0.
 
 Deviations: the padding lanes of x (past totalLength), which the last step's whole-vector LoadAlign reads but its
 UpdateMask keeps out of the Max, are zeroed by a Memory-API Duplicate before the copy-in (uninitialised on the
-device: an uninitialised read for the sanitizer; harmless there). Sizes: the example's 200; any multiple of 8 up to
-8192 runs (paddedLength = whole 64-float vectors; DataCopy needs whole 32-byte blocks). Devices: ascend950 only.
+device: an uninitialised read for the sanitizer before session 54; harmless there, and clean with the lane tracking,
+as the MERGING Max keeps dstReg's 2.0 there: the zeroing is kept from before, no longer needed for the init check).
+Sizes: the example's 200; any multiple of 8 up to 8192 runs (paddedLength = whole 64-float vectors; DataCopy needs
+whole 32-byte blocks). Devices: ascend950 only.
 Fidelity: BIT-EXACT (Duplicate, Max, Reduce MAX: SPEC-2 0.3).
 """
 import numpy as np

@@ -23,8 +23,9 @@ Deviation at a short tile only: the VF loads whole vectors (GetVecLen() bytes, h
 load), so a tile whose length is no multiple of a vector is read past the DataCopyPad's 32-byte blocks. ubFormer is
 a multiple of 256 bytes, so the reads stay in the queue buffer, but a buffer's first use holds bytes nothing wrote:
 harmless on the device (UpdateMask keeps those lanes out of the compute and the store), an uninitialised read for
-the sanitizer, which checks every byte a Reg load reads (docs/decisions.md "Sanitizer"). The port zeroes those
-elements by a Duplicate before the copy-in; the stored lanes are the original's.
+the sanitizer before session 54, which checked every byte a Reg load read (docs/decisions.md "Sanitizer"); with the
+lane tracking the original runs clean. The port zeroes those elements by a Duplicate before the copy-in (kept from
+before, no longer needed for the init check); the stored lanes are the original's.
 
 Fidelity: BIT-EXACT (LoadAlign/StoreAlign, their DataCopy names, Maxs, Mins and Cast are BIT-EXACT, SPEC-2 0.3).
 The expectation is the clamp written with numpy: max(x, +0) (Maxs(-0, +0) = +0, DK R/基础算术/Maxs.md), then

@@ -24,7 +24,8 @@ Deviations: the core count is the launch's 8 (GetCoreNumAiv in the original); th
 as kernels/sigmoid_regbase.py: elemNum = ubFormer = the UB's bits over bufferDivisor rounded down to whole 64-element
 vectors, cores of at least 4 KB, blockFormer rounded up to whole vectors). At a short tile only: the VF loads whole
 vectors, past the DataCopyPad's 32-byte blocks inside the queue buffer; those lanes are outside UpdateMask (harmless
-on the device, an uninitialised read for the sanitizer); the port zeroes them by a Duplicate before the copy-in.
+on the device; an uninitialised read for the sanitizer before session 54, clean with the lane tracking); the port
+zeroes them by a Duplicate before the copy-in (kept from before, no longer needed for the init check).
 
 Devices: the op's arch35 build is the 950's (op_host/config/ascend950); the port runs there.
 

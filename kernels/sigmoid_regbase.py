@@ -25,8 +25,9 @@ public: the kernel reads only the fields, so any split of whole vectors runs the
 Deviation at a short tile only (as kernels/relu6_d.py): the VF loads whole vectors (256 bytes; 128 for the 16-bit
 unpacking load), so a tile whose length is no multiple of 64 is read past the DataCopyPad's 32-byte blocks, inside
 the queue buffer (elemNum is whole vectors). A buffer's first use holds bytes nothing wrote there: harmless on the
-device (UpdateMask keeps those lanes out of the compute and the store), an uninitialised read for the sanitizer.
-The port zeroes those elements by a Duplicate before the copy-in; the stored lanes are the original's.
+device (UpdateMask keeps those lanes out of the compute and the store), an uninitialised read for the sanitizer
+before session 54 and clean with the lane tracking. The port zeroes those elements by a Duplicate before the copy-in
+(kept from before, no longer needed for the init check); the stored lanes are the original's.
 
 Fidelity: MODELLED (Reg Exp and Div, SPEC-2 0.3, D37, D38: the exact result rounded once, DAZ/FTZ). Against a
 float64 sigmoid each element passes through an exact negation, Exp, an addition and a division, each rounded once

@@ -27,8 +27,9 @@ columns (the sample's) and size / 250 rows (the sample's 78), at most what the U
 
 Deviation (the AXPY only): the VF loads x and y as whole vectors without a mask, and the last one reaches past the
 bytes DataCopyPad wrote (n rounded up to 8 floats) into lanes never written - uninitialised on the buffers' first
-use (the sanitizer's init report; `zero_tail=False` runs the original's form, tests/test_port47l_kernels.py shows the
-report). The port Duplicates zeros over those lanes first; UpdateMask keeps them out of every store either way. The
+use (the sanitizer's init report before session 54; `zero_tail=False` runs the original's form, which with the lane
+tracking runs clean: tests/test_port47l_kernels.py). The port Duplicates zeros over those lanes first (kept from
+before, no longer needed for the init check); UpdateMask keeps them out of every store either way. The
 reductions need none: with D1 = 250 every row is 256 floats in the UB, all written by the row copies (the copy
 rounds 1000 bytes up to 1024), so every LoadAlign reads written floats.
 

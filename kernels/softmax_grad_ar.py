@@ -29,12 +29,14 @@ by priority (AR small-R, AR full load, AR recompute, ARA...); the port runs the 
 capable of (r <= 16384), including the rows the host gives to SoftmaxGradARSmallR first (priority 50 < 100:
 r <= 8 for float, r <= 16 for the 16-bit types).
 The VFs load whole vectors, so a row's last vector (and NormComputePost's vector of partials) reads past what the
-copy-in (or the StoreUnAlign) wrote: the device masks those lanes out (harmless), the sanitizer reports them as
-uninitialised reads; `ZERO_UNWRITTEN = True` (the default) zeroes the queue and TBuf buffers once after InitBuffer;
-False runs the original as is. Those loads also reach past the operand's tensor (a queue buffer of one short row;
-the TBuf's last row of partials): the hardware allows it inside the UB, the emulator's tensor-bounds rule
-(decisions.md "Tensor bounds") does not, so the launch opts out with bounds="ub"; a sanitized run still reports
-them ("access outside the tensor"), and, where the TBuf's last vector reaches UB nothing wrote, an init report.
+copy-in (or the StoreUnAlign) wrote: the device masks those lanes out (harmless); the sanitizer reported them as
+uninitialised reads before session 54, and with the lane tracking does not (those lanes never reach a store).
+`ZERO_UNWRITTEN = True` (the default; kept from before, no longer needed for the init check) zeroes the queue and
+TBuf buffers once after InitBuffer; False runs the original as is. Those loads also reach past the operand's tensor
+(a queue buffer of one short row; the TBuf's last row of partials): the hardware allows it inside the UB, the
+emulator's tensor-bounds rule (decisions.md "Tensor bounds") does not, so the launch opts out with bounds="ub"; a
+sanitized run still reports them ("access outside the tensor"; before session 54 also an init report where the
+TBuf's last vector reached UB nothing wrote).
 
 Devices: the op's arch35 build is the 950's (op_host/config/ascend950); the port runs there.
 

@@ -19,9 +19,10 @@ phases over the rows, 64 float lanes per step with `UpdateMask<float>`:
    stored by DIST_PACK_B32.
 Each block ends with `LocalMemBar` as in the original. One addition: the exp and sum tiles are zeroed once before
 the loop (the broadcasts load whole vectors of which only lane 0 was written: uninitialised reads for the
-sanitizer, harmless on the device). The devkit's later scenarios fuse Sub and Exp into `ExpSub`,
-whose precision is not documented (docs/decisions.md "Reg API"); this scenario's separate instructions have the
-950 Memory-API numerics.
+sanitizer before session 54, harmless on the device; kept from before, no longer needed for the init check: with
+the lane tracking only lane 0 reaches the Duplicate's broadcast). The devkit's later scenarios fuse Sub and Exp into
+`ExpSub`, whose precision is not documented (docs/decisions.md "Reg API"); this scenario's separate instructions
+have the 950 Memory-API numerics.
 
 Fidelity: MODELLED (Exp and Div are MODELLED, SPEC-2 0.3). The max and the subtraction are BIT-EXACT and equal the
 Memory-API softmax's (kernels/softmax.py) on the same inputs whenever a row's max is at least FLT_MIN (below it the
@@ -177,7 +178,8 @@ def softmax_kernel(x_gm, y_gm, rows, r_dim, dtype, rows_per_tile, stop_after=RUN
     exp_t = allocator.Alloc("float", tile)
     sum_t = allocator.Alloc("float", tile)
     # Not in the original: its broadcasts load a whole vector of which only lane 0 (the stored max or sum) was
-    # written; zeroing the two tiles once keeps the sanitizer's initialisation check clean (values unchanged)
+    # written; zeroing the two tiles once kept the sanitizer's initialisation check clean before session 54 (values
+    # unchanged; the lane tracking no longer needs it)
     aj.Duplicate(exp_t, 0.0, tile)
     aj.Duplicate(sum_t, 0.0, tile)
     pad = aj.DataCopyPadExtParams(True, 0, r_align - r_dim, 0)

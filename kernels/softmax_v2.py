@@ -37,10 +37,12 @@ Deviations: the core count is the launch's 8 (GetCoreNumAiv in the original); th
 ported, the host refuses shapes the other templates take. The VFs load whole vectors (64 floats, or 64 16-bit
 elements by DIST_UNPACK_B16): a row's last vector reads past the row (harmless on the device: the lanes are outside
 the masks), so the last row of a tile reads past the x buffer, and the reduce loads past the float TBuf (up to
-64 floats from the last row's start); a default core refuses reads past a tensor and the sanitizer reports the
-uninitialised bytes. The port adds that slack to the x buffers and the TBuf (the tiling's 1 KB reserve holds it),
-zeroes the TBuf once and the slack after each tile's rows by Duplicate; `ORIGINAL_WHOLE_VECTOR_LOADS = True` runs
-the original's buffer sizes with `aj.launch(..., bounds="ub")` and no zeroing. ProcessUB takes
+64 floats from the last row's start); a default core refuses reads past a tensor, and the sanitizer reported the
+uninitialised bytes before session 54 (with the lane tracking not: those lanes never reach a store). The port adds
+that slack to the x buffers and the TBuf (the tiling's 1 KB reserve holds it), zeroes the TBuf once and the slack
+after each tile's rows by Duplicate (the zeroing kept from before, no longer needed for the init check);
+`ORIGINAL_WHOLE_VECTOR_LOADS = True` runs the original's buffer sizes with `aj.launch(..., bounds="ub")` and no
+zeroing (the sanitizer then reports the reads outside the tensors only). ProcessUB takes
 `tmpLocalTensor[ubFactor * rAligned]` for the partial sums even when r <= 128 gives them no bytes: a view at the
 tensor's end, which the devkit's own `LocalTensor::operator[]` asserts against (ASCENDC_DEBUG_ASSERT(dataLen >
 offset * sizeof(T)), a debug build's check) and ascend_jit refuses (OutOfBoundsError, legal [0, size)); the port

@@ -23,8 +23,9 @@ block and the merge buffer).
 Deviations: the core count is the launch's 8 (GetCoreNumAiv in the original). The merge VF's tail vector loads whole
 64 floats of the merge buffer, past the usedCoreNum blocks the DataCopyPad writes when fewer than 8 cores run
 (the buffer is rounded up to a vector): harmless on the device (the Add's tail mask keeps those lanes out), an
-uninitialised read for the sanitizer (docs/decisions.md "Sanitizer"). The port zeroes them by a Duplicate before the
-copy (`MergeOneRegion`); the sums are the original's.
+uninitialised read for the sanitizer before session 54 (docs/decisions.md "Sanitizer"; clean with the lane tracking).
+The port zeroes them by a Duplicate before the copy (`MergeOneRegion`; kept from before, no longer needed for the
+init check); the sums are the original's.
 
 Fidelity: BIT-EXACT (Reg LoadAlign/StoreAlign, Mul, Add, Duplicate and Reduce SUM on float are BIT-EXACT, SPEC-2 0.3;
 Reduce SUM's adjacent-pair tree, SPEC-2 11.4). The expectation replays the kernel's float32 order in numpy: per core

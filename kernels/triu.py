@@ -40,10 +40,14 @@ entry takes the key. The normal template (key 2x, split_row_and_col.h: planes to
 not ported; the host refuses those shapes. The VFs load whole vectors: the tiny template each plane's VL-byte slot,
 of which the DataCopyPad writes only the plane's 32-byte blocks; the medium template a row's chunks, past the row's
 copied blocks and, on the last row, up to VL - regCount elements past the group (past the queue buffer when the
-group fills it). Those lanes are outside the masks (harmless on the device) but are uninitialised reads for the
-sanitizer (and reads past the tensor for a default core): the port gives each medium input buffer VL bytes of slack
-and, per group, Duplicates 0 over the bytes the VF loads before the copy-in, which waits for it by a V_MTE2 flag pair;
-`ORIGINAL_UNINIT_LOADS = True` runs the original's buffers with `aj.launch(..., bounds="ub")` and no zeroing.
+group fills it). Harmless on the device, those loads were uninitialised reads for the sanitizer before session 54
+(and are reads past the tensor for a default core). With the lane tracking, lanes outside the masks run clean (the
+half 100 x 30 planes); rows longer than VL (the float 40 x 70 planes) are still reported: a row's last chunk is stored
+under the full row mask, so its lanes past the copy's 32-byte blocks (to the row's VL padding) reach the output
+buffer's padding, which the copy-out skips but the sanitizer does not follow past the store. The port gives each
+medium input buffer VL bytes of slack and, per group, Duplicates 0 over the bytes the VF loads before the copy-in,
+which waits for it by a V_MTE2 flag pair; `ORIGINAL_UNINIT_LOADS = True` runs the original's buffers with
+`aj.launch(..., bounds="ub")` and no zeroing.
 The tiny template's Init writes the keep mask into its TBuf by four scalar SetValues and the first VF loads it into a
 MaskReg with no synchronisation between PIPE_S and PIPE_V: a read-after-write race (SPEC-2 10.4; the sanitizer
 reports it), which the port closes with an S_V flag pair after the SetValues (`ORIGINAL_SETVALUE_RACE = True` runs

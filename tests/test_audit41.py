@@ -188,7 +188,9 @@ def test_user_location_classifies_a_relative_frame_file_against_the_current_dire
 
 
 @pytest.mark.parametrize("stem, flag, mode, count, digest", [
-    ("foreach_non_finite_check_and_unscale", "ORIGINAL_MIN_MAX_LOADS", "strict,report", 96, "21a48644e4a9bd3b"),
+    # session 54: 72, was 96: the 24 init reports of the whole-vector min / max loads are gone (their only used lane,
+    # 0, is what DIST_FIRST_ELEMENT stores; the lanes past the TBufs never leave the registers); the rest unchanged
+    ("foreach_non_finite_check_and_unscale", "ORIGINAL_MIN_MAX_LOADS", "strict,report", 72, "1c71e89a44430c0d"),
     ("triu", "ORIGINAL_SETVALUE_RACE", "report", 32, "5f6dab6e12c47ab2"),
     ("lp_norm_v3", "ORIGINAL_SYNC", "strict,report", 20153, "e7c7e5698f5f6de4"),
     ("reduce_min_v2", "ORIGINAL_SYNC", "device-sync,report", 30024, "67151a6375f1a283")])
@@ -197,7 +199,8 @@ def test_sanitizer_reports_of_racy_originals_are_those_of_the_compiled_record_co
     """The numpy record stores and _pairs' one-pair shortcut change no report: each original's reports (check, kind,
     the instruction and the earlier one by api, pipe and log index, operand, space, address, byte count, block, in
     order) hash to what f413a9b's compiled record_read / record_write and np.unique grouping gave (memory, init,
-    RAW / WAR / WAW races of vector, scalar-unit and copy instructions; 819 gallery runs compared in the audit)."""
+    RAW / WAR / WAW races of vector, scalar-unit and copy instructions; 819 gallery runs compared in the audit), less,
+    since session 54, the init reports the lane tracking drops (ForeachNonFiniteCheckAndUnscale's min / max loads)."""
     import hashlib
     import json
 

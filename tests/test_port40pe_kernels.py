@@ -113,14 +113,14 @@ def test_softmax_v2_tiling_picks_and_refuses_templates():
 
 def test_softmax_v2_original_whole_vector_loads_read_past_the_buffers(flags):
     """Without the port's slack and zeroing (bounds="ub", the original's buffer sizes): the same bits, and the
-    sanitizer reports only the loads past the x buffer / TBuf and their uninitialised bytes."""
+    sanitizer reports only the loads past the x buffer / TBuf (and, before session 54, their uninitialised bytes:
+    the lanes now carry the init check, and those lanes never reach a store)."""
     m = _module("softmax_v2")
     flags(m, "ORIGINAL_WHOLE_VECTOR_LOADS", True)
     x = np.random.default_rng(2).uniform(-5, 5, (7, 100)).astype(np.float32)
     got, reports = _sanitized(lambda: m.run_softmax_v2(D950, {"x": x})["y"])
     assert _bits(got) == _bits(_softmax_want(x, "float"))
-    assert reports and {(r.check, r.kind) for r in reports} <= {("memory", "access outside the tensor"),
-                                                                 ("init", "uninitialised read")}
+    assert reports and {(r.check, r.kind) for r in reports} == {("memory", "access outside the tensor")}
     with pytest.raises(aj.OutOfBoundsError):                               # a default core refuses them
         aj.launch(m.softmax_v2, 7, D950, x.reshape(-1), np.zeros(700, np.float32), np.zeros(32, np.uint8),
                   m.tiling(D950, 7, 100, "float", "float")[2], 1000, "float", "float")
@@ -193,14 +193,16 @@ def test_in_infer_v2_tiling_splits_planes_and_r():
     assert np.float32(t["epsilon"]) == np.float32(1e-3)
 
 
-def test_in_infer_v2_original_whole_vector_loads_are_uninitialised_reads(flags):
+def test_in_infer_v2_original_whole_vector_loads_run_clean_through_the_lanes(flags):
+    """Session 54: the lanes carry the init check; the original's tail lanes (init reports before) stay outside
+    the VFs' UpdateMasks and never reach a store."""
     m = _module("in_infer_v2")
     flags(m, "ORIGINAL_UNINIT_LOADS", True)
     inputs = _in_infer_inputs((4, 150, 7), "float", True)
     got, reports = _sanitized(lambda: m.run_in_infer_v2(D950, inputs)["y"])
     assert _bits(got) == _bits(_in_infer_want(inputs["x"], inputs["mean"], inputs["variance"], inputs["gamma"],
                                               inputs["beta"]))
-    assert reports and {(r.check, r.kind) for r in reports} == {("init", "uninitialised read")}
+    assert reports == []
 
 
 def test_vf_given_none_for_an_unused_tensor_runs_as_plain_python():
@@ -289,12 +291,16 @@ def test_triu_original_mask_setvalues_race_the_vf_load(flags):
 
 
 def test_triu_original_whole_vector_loads_are_uninitialised_reads(flags):
+    """Still reported with session 54's lane tracking: 70-float rows are padded to 128 in the UB and the row's last
+    chunk is stored under the full row mask, so the lanes past the copy's 72 floats reach the output buffer's
+    padding (which the copy-out skips; the sanitizer reports at the store, following nothing past it)."""
     m = _module("triu")
     flags(m, "ORIGINAL_UNINIT_LOADS", True)
     x = np.random.default_rng(3).integers(-9, 9, (5, 40, 70)).astype(np.float32)
     got, reports = _sanitized(lambda: _triu_run(m, x, 3, True))
     assert _bits(got) == _bits(np.triu(x, 3))
     assert reports and {(r.check, r.kind) for r in reports} == {("init", "uninitialised read")}
+    assert all(r.nbytes == 224 and "reach StoreAlign" in r.fix for r in reports)   # floats 72..127 of a row
 
 
 def _lanes_vf(expr):

@@ -144,10 +144,11 @@ def test_fused_mul_add_n_integers_wrap_and_floats_round_twice():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int16, np.float16, ml_dtypes.bfloat16])
-def test_fused_mul_add_n_short_tails_clean_and_the_originals_loads_reported(dtype):
+def test_fused_mul_add_n_short_tails_and_the_originals_loads_clean_through_the_lanes(dtype):
     """Tails of 1, 63, 129 elements: the VF loads whole vectors, past the copy's 32-byte blocks where the tail is
     shorter (not at 63 floats / halves: 256 / 128 bytes copied, as many loaded). The port's Duplicate keeps the
-    sanitizer quiet; the original's sequence (zero_tail=False) is reported as uninitialised reads; same results."""
+    sanitizer quiet; session 54: the lanes carry the init check, and the original's sequence (zero_tail=False),
+    reported as uninitialised reads before, runs clean too (its tail lanes never reach a store); same results."""
     _, m = _spec_and_module("fused_mul_add_n")
     rng = np.random.default_rng(5)
     for n in (1, 63, 129):
@@ -159,11 +160,7 @@ def test_fused_mul_add_n_short_tails_clean_and_the_originals_loads_reported(dtyp
         def run(zero_tail):
             out[zero_tail] = m.run_fused_mul_add_n("ascend950", x1, x2, x3, zero_tail=zero_tail)
         assert _reports(lambda: run(True)) == [], (dtype, n)
-        original = _reports(lambda: run(False))
-        size = np.dtype(dtype).itemsize
-        lanes = 64 if size == 4 or dtype in (np.float16, ml_dtypes.bfloat16) else 128
-        past_copy = -(-n // lanes) * lanes > -(-n * size // 32) * 32 // size
-        assert {r.check for r in original} == ({"init"} if past_copy else set()), (dtype, n)
+        assert _reports(lambda: run(False)) == [], (dtype, n)
         aj.testing.assert_bit_equal(out[True], out[False])
         aj.testing.assert_bit_equal(out[True], m.fused_mul_add_n_model(x1, x2, x3))
 

@@ -140,16 +140,16 @@ def test_pow_integer_originals_forms_are_refused_as_the_docstring_says():
 
 
 def test_pow_integer_short_tiles_read_lanes_nothing_wrote_which_the_port_zeroes():
-    """Deviation (5): the VF's last whole-vector load reads past the DataCopyPad's blocks (the original's sequence,
-    zero_tail=False, is reported); the port's Duplicate makes them zeros; the stored results are the same."""
+    """Deviation (5): the VF's last whole-vector load reads past the DataCopyPad's blocks; the port's Duplicate makes
+    them zeros; the stored results are the same. Session 54: the lanes carry the init check, so the original's
+    sequence (zero_tail=False), reported before, runs clean too: its tail lanes never reach a store."""
     _, m = _spec_and_module("pow_tensor_scalar_int32_cube")
     x = _ints(np.int32, 1001, 3)
     ys = {}
 
     def run(zero_tail):
         ys[zero_tail] = m.run_pow(D950, x, 3, zero_tail=zero_tail)
-    original = _reports(lambda: run(False))
-    assert original and {r.check for r in original} == {"init"} and "LoadAlign" in str(original[0])
+    assert _reports(lambda: run(False)) == []
     assert _reports(lambda: run(True)) == []
     assert np.array_equal(ys[False], ys[True])
 

@@ -506,13 +506,14 @@ def test_foreach_div_scalar_specials_and_the_formula():
 
 def test_foreach_div_scalar_whole_vector_loads_read_past_a_short_chunk(monkeypatch):
     """The original's form (ZERO_TAIL False): the last vector's load reads input-buffer lanes no copy wrote (outside
-    the UpdateMask: the same outputs); the port's Duplicate leaves nothing to report, on the device's order too."""
+    the UpdateMask: the same outputs); the port's Duplicate leaves nothing to report, on the device's order too.
+    Session 54: the lanes carry the init check; the original's tail lanes never reach a store, so it (reported
+    before) runs clean as well."""
     k, m = _spec_and_module("foreach_div_scalar")
     inputs = k.make_inputs(20011, 0)
     monkeypatch.setattr(m, "ZERO_TAIL", False)
     outs = {}
-    original = _reports(lambda: outs.setdefault(False, k.run("ascend950", inputs)))
-    assert original and {(r.check, r.instruction.api) for r in original} == {("init", "LoadAlign")}
+    assert _reports(lambda: outs.setdefault(False, k.run("ascend950", inputs)), "report,device-sync") == []
     monkeypatch.setattr(m, "ZERO_TAIL", True)
     assert _reports(lambda: outs.setdefault(True, k.run("ascend950", inputs)), "report,device-sync") == []
     assert all(_same(outs[True][key], outs[False][key]) for key in outs[True])

@@ -450,13 +450,13 @@ def test_grid_unnormal_original_cast_trait_is_refused(monkeypatch):
 
 def test_grid_unnormal_whole_vector_loads_read_past_the_copy(monkeypatch):
     """The original's form (ZERO_TAIL False): the last whole-vector load of a tile whose length is no multiple of 64
-    reads queue-buffer lanes no copy wrote (outside the UpdateMask: the same outputs)."""
+    reads queue-buffer lanes no copy wrote (outside the UpdateMask: the same outputs). Session 54: the lanes carry
+    the init check; those lanes never reach a store, so the original (reported before) runs clean too."""
     k, m = _spec_and_module("grid_unnormal_half_align_corners")
     inputs = k.make_inputs(10006, 0)
     outs = {}
     monkeypatch.setattr(m, "ZERO_TAIL", False)
-    original = _reports(lambda: outs.setdefault(False, k.run("ascend950", inputs)))
-    assert original and {r.check for r in original} == {"init"}
+    assert _reports(lambda: outs.setdefault(False, k.run("ascend950", inputs)), "report,device-sync") == []
     monkeypatch.setattr(m, "ZERO_TAIL", True)
     assert _reports(lambda: outs.setdefault(True, k.run("ascend950", inputs)), "report,device-sync") == []
     assert all(_same(outs[True][key], outs[False][key]) for key in outs[True])

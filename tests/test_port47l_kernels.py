@@ -41,13 +41,14 @@ def test_vf_axpy_is_the_model_and_the_formula(n):
 
 def test_vf_axpy_original_loads_lanes_past_the_copy():
     """The VF's unmasked last LoadAlign reads the 16 floats past the copy's 32-byte rounding (1001 -> 1008 of
-    1024): never written, so the sanitizer reports the reads in the original's form; the port zeroes them."""
+    1024): never written; the port zeroes them. Session 54: the lanes carry the init check; the original's tail
+    lanes never reach a store (UpdateMask), so its form (reported before) runs clean too, with the same z."""
     _, m = _spec_and_module("vf_axpy")
     x = np.ones(1001, np.float32)
-    reports = _reports(lambda: m.run_axpy(x, x, zero_tail=False))
-    assert reports and all("uninitialised read" in str(r) and "LoadAlign" in str(r) for r in reports)
-    assert "UB byte 4032 (64 bytes)" in str(reports[0])             # 1008 * 4, 16 floats
-    assert _reports(lambda: m.run_axpy(x, x)) == []
+    z = {}
+    assert _reports(lambda: z.setdefault(False, m.run_axpy(x, x, zero_tail=False))) == []
+    assert _reports(lambda: z.setdefault(True, m.run_axpy(x, x))) == []
+    assert _same(z[False], z[True])
 
 
 @pytest.mark.parametrize("op, axis", [("sum", "ar"), ("max", "ar"), ("sum", "ra"), ("max", "ra"), ("sum_binary", "ar")])

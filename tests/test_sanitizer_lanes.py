@@ -1,0 +1,276 @@
+"""The init check through Reg register lanes (issue 17's "init"; ascend_jit/lane_shadow.py): a Reg load marks the
+register bytes its uninitialised UB bytes feed, every Reg operation carries the marks lane by lane (its mask and
+merge mode included), and the load is reported only where a marked value leaves the registers through an active lane
+of a store (or Add's carry). A whole-vector load of a tile's tail that UpdateMask keeps out of the compute and the
+store, the vendor's own pattern, sanitizes clean."""
+import zlib
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit.dtypes import resolve
+from ascend_jit.errors import SanitizerError
+from test_sanitizer_reg import LOADS, STORES
+
+R = aj.Reg
+DEVICE = "ascend950"
+
+
+def _core_with_tail(n_written, T="half", n=128, mode="report", checks=None):
+    """A sanitizing core, a tensor of n elements of which the first n_written are written by the host, and a fresh
+    output tensor."""
+    core = aj.Core(DEVICE, sanitize=aj.SanitizeConfig(mode=mode, checks=checks) if checks else mode)
+    src, out = core.local_tensor(T, n), core.local_tensor(T, n)
+    src[:n_written] = np.arange(n_written).astype(resolve(T).np_dtype)
+    return core, src, out
+
+
+def _vf_tail(out, src, count, compute_full, store_full):
+    """The vendor's tail pattern: a whole-vector load, the compute and the store under UpdateMask(count) (or the
+    full mask where asked)."""
+    mask, _ = R.UpdateMask("float", count)
+    full = R.CreateMask("float")
+    reg = R.RegTensor("float")
+    R.LoadAlign(reg, src, 0)
+    R.Muls(reg, reg, 2.0, full if compute_full else mask)
+    R.Adds(reg, reg, 1.0, full if compute_full else mask)
+    R.StoreAlign(out, reg, full if store_full else mask, 0)
+
+
+TAIL = R.simd_vf(_vf_tail)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["simd_vf", "py_func"])
+@pytest.mark.parametrize("compute_full", [False, True], ids=["masked compute", "full compute"])
+def test_a_tail_the_store_masks_off_is_clean(compiled, compute_full):
+    core, src, out = _core_with_tail(40, "float", 64)
+    with core:
+        (TAIL if compiled else _vf_tail)(out, src, 40, compute_full, False)
+    assert core.sanitizer.reports == []
+    assert np.array_equal(out.numpy()[:40], np.arange(40, dtype=np.float32) * 2 + 1)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["simd_vf", "py_func"])
+def test_a_full_store_of_lanes_from_the_tail_reports_the_load(compiled):
+    core, src, out = _core_with_tail(40, "float", 64)
+    with core:
+        (TAIL if compiled else _vf_tail)(out, src, 40, True, True)
+    [rep] = core.sanitizer.reports
+    assert (rep.check, rep.kind, rep.instruction.api, rep.operand) == ("init", "uninitialised read", "LoadAlign",
+                                                                      "tensor")
+    assert (rep.address, rep.nbytes) == (src.addr + 160, 96)   # exactly the bytes past the 40 floats written
+    line = _vf_tail.__code__.co_firstlineno
+    assert rep.instruction.where == f"test_sanitizer_lanes.py:{line + 6}"                      # the load's line
+    assert f"reach StoreAlign at test_sanitizer_lanes.py:{line + 9}" in rep.fix                # the store's
+    assert "Duplicate" in rep.fix
+
+
+def test_a_masked_zeroing_operation_cleans_the_lanes_it_leaves_out():
+    """ZEROING writes 0 to inactive lanes: a full store after a tail-masked Muls stores no loaded value."""
+    core, src, out = _core_with_tail(40, "float", 64)
+    with core:
+        _vf_tail(out, src, 40, False, True)
+    assert core.sanitizer.reports == []
+
+
+def test_raise_mode_raises_at_the_store_and_leaves_the_ub_as_it_was():
+    core, src, out = _core_with_tail(40, "float", 64, mode="raise")
+    with core:
+        reg = R.RegTensor("float")
+        R.LoadAlign(reg, src, 0)            # no report: nothing computed from the tail has left the registers
+        ub = core.ub.copy()
+        with pytest.raises(SanitizerError, match=r"uninitialised read: LoadAlign .*reach StoreAlign"):
+            R.StoreAlign(out, reg, R.CreateMask("float"), 0)
+        assert (core.ub == ub).all()
+        R.StoreAlign(out, reg, R.UpdateMask("float", 40)[0], 0)   # the written lanes alone: no report
+
+
+def _marks(reg):
+    shadow = reg._lane_shadow
+    return np.zeros(256, np.bool_) if shadow is None else shadow.uninitialised
+
+
+def _lanes(reg, size):
+    return _marks(reg).reshape(-1, size).any(axis=1)
+
+
+def _mask_of_lanes(lanes, size):
+    """A MaskReg whose bit governs exactly the given lanes of `size` bytes."""
+    bits = np.zeros(256, np.uint8)
+    bits[np.nonzero(lanes)[0] * size] = 1
+    return R.MaskReg(tuple(int(w) for w in np.packbits(bits, bitorder="little").view("<u8")))
+
+
+def test_merging_copy_keeps_the_marks_of_the_lanes_it_leaves():
+    core, src, out = _core_with_tail(40, "float", 64)
+    with core:
+        clean, reg = R.RegTensor("float"), R.RegTensor("float")
+        R.Duplicate(clean, 3.0)
+        R.LoadAlign(reg, src, 0)                          # lanes 40..63 marked
+        R.Copy(reg, clean, R.UpdateMask("float", 50)[0])  # lanes 0..49 from clean: 50..63 keep theirs
+        assert np.array_equal(np.nonzero(_lanes(reg, 4))[0], np.arange(50, 64))
+        R.Select(clean, reg, clean, R.UpdateMask("float", 55)[0])   # src0's lanes 0..54: 50..54 marked
+        assert np.array_equal(np.nonzero(_lanes(clean, 4))[0], np.arange(50, 55))
+        R.Copy(reg, clean)                                # every lane from clean
+        assert np.array_equal(np.nonzero(_lanes(reg, 4))[0], np.arange(50, 55))
+        R.StoreAlign(out, reg, R.UpdateMask("float", 50)[0], 0)
+        assert core.sanitizer.reports == []
+        R.StoreAlign(out, reg, R.UpdateMask("float", 51)[0], 0)
+        assert [r.instruction.api for r in core.sanitizer.reports] == ["LoadAlign"]
+
+
+def test_a_merging_duplicate_and_operations_of_two_sources():
+    core, src, out = _core_with_tail(40, "float", 64)
+    with core:
+        a, b = R.RegTensor("float"), R.RegTensor("float")
+        R.LoadAlign(a, src, 0)
+        R.Duplicate(b, 1.0)
+        R.Add(b, b, a, R.UpdateMask("float", 45)[0])       # lanes 40..44 read a's marked lanes; 45.. zeroed
+        assert np.array_equal(np.nonzero(_lanes(b, 4))[0], np.arange(40, 45))
+        R.Duplicate(b, 2.0, R.UpdateMask("float", 42)[0], R.MaskMergeMode.MERGING)   # 0..41 written, 42.. kept
+        assert np.array_equal(np.nonzero(_lanes(b, 4))[0], np.arange(42, 45))
+        R.Duplicate(a, a, R.CreateMask("float"))           # lane 0 of a is clean: every lane clean
+        assert a._lane_shadow is None
+        R.Axpy(b, a, 2.0, R.UpdateMask("float", 43)[0])    # reads dst too: lane 42 stays marked, 43.. zeroed
+        assert np.array_equal(np.nonzero(_lanes(b, 4))[0], [42])
+
+
+@pytest.mark.parametrize("reduce_type, out_lanes", [(R.ReduceType.SUM, 1), (R.ReduceType.MAX, 2)])
+def test_a_reduction_marks_its_result_when_an_active_lane_was_marked(reduce_type, out_lanes):
+    core, src, out = _core_with_tail(40, "float", 64)
+    with core:
+        reg, total = R.RegTensor("float"), R.RegTensor("float")
+        R.LoadAlign(reg, src, 0)
+        R.Reduce(total, reg, R.UpdateMask("float", 40)[0], reduce_type)
+        assert total._lane_shadow is None
+        R.Reduce(total, reg, R.CreateMask("float"), reduce_type)
+        assert np.array_equal(np.nonzero(_lanes(total, 4))[0], np.arange(out_lanes))
+        R.ReduceDataBlock(total, reg, R.CreateMask("float"), reduce_type)   # blocks of 8 floats: 5, 6, 7 marked
+        assert np.array_equal(np.nonzero(_lanes(total, 4))[0], [5, 6, 7])
+        R.PairReduceElem(total, reg, R.UpdateMask("float", 43)[0])         # pairs 20 and 21 read lanes 40..42
+        assert np.array_equal(np.nonzero(_lanes(total, 4))[0], [20, 21])
+        R.StoreAlign(out, total, R.UpdateMask("float", 20)[0], 0)
+        assert core.sanitizer.reports == []
+
+
+@pytest.mark.parametrize("layout", [R.RegLayout.ZERO, R.RegLayout.ONE])
+@pytest.mark.parametrize("pair", [("half", "float"), ("float", "half"), ("int16", "float"), ("float", "int32")])
+def test_cast_marks_exactly_the_lanes_converted_from_marked_ones(pair, layout):
+    """Which source lane each destination lane converts (D65's layouts) is read from the Cast of the lane numbers
+    themselves (1 .. 128, exact in every type here); the marks must name exactly the destination lanes of marked
+    active source lanes."""
+    src_t, dst_t = pair
+    ssize, dsize = resolve(src_t).size, resolve(dst_t).size
+    lanes = 256 // ssize
+    written, active = lanes * 5 // 8, lanes * 7 // 8   # lanes written..active-1 marked and active
+    narrowing = (src_t, dst_t) in (("float", "half"), ("float", "int32"))   # the rows asking a sat and round mode
+    trait = R.CastTrait(layout if ssize != dsize else R.RegLayout.UNKNOWN,
+                        R.SatMode.SAT if narrowing else R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING,
+                        aj.RoundMode.CAST_RINT if narrowing else aj.RoundMode.UNKNOWN)
+    core = aj.Core(DEVICE, sanitize="report")
+    with core:
+        index = core.local_tensor(src_t, lanes)
+        index[:] = (np.arange(lanes) + 1).astype(resolve(src_t).np_dtype)
+        src = core.local_tensor(src_t, lanes)
+        src[:written] = np.ones(written, resolve(src_t).np_dtype)
+        probe, reg, dst = R.RegTensor(src_t), R.RegTensor(src_t), R.RegTensor(dst_t)
+        mask = R.UpdateMask(src_t, active)[0]
+        R.LoadAlign(probe, index, 0)
+        R.Cast(dst, probe, mask, trait)
+        from_lane = dst.numpy().astype(np.int64) - 1        # the source lane each lane converted, or -1
+        expected = (from_lane >= written) & (from_lane < active)
+        assert expected.any()
+        R.LoadAlign(reg, src, 0)
+        R.Cast(dst, reg, mask, trait)
+    assert np.array_equal(_lanes(dst, dsize), expected)
+
+
+def test_add_carry_from_a_marked_lane_is_reported():
+    core, src, out = _core_with_tail(40, "uint32", 64)
+    with core:
+        reg, dst, carry = R.RegTensor("uint32"), R.RegTensor("uint32"), R.MaskReg()
+        R.LoadAlign(reg, src, 0)
+        R.Add(carry, dst, reg, reg, R.UpdateMask("uint32", 40)[0])
+        assert core.sanitizer.reports == []
+        R.Add(carry, dst, reg, reg, R.CreateMask("uint32"))
+        [rep] = core.sanitizer.reports
+        assert rep.instruction.api == "LoadAlign" and "reach Add's carry" in rep.fix
+
+
+def test_init_off_and_cores_without_a_sanitizer_leave_no_marks():
+    core, src, out = _core_with_tail(40, "float", 64, checks=("race",))
+    plain = aj.Core(DEVICE)
+    with core:
+        reg = R.RegTensor("float")
+        R.LoadAlign(reg, src, 0)
+        assert reg._lane_shadow is None
+        R.StoreAlign(out, reg, R.CreateMask("float"), 0)
+    assert core.sanitizer.reports == []
+    sanitized, _, _ = _core_with_tail(40, "float", 64)
+    with sanitized:
+        R.LoadAlign(reg, sanitized.local_tensor("float", 64), 0)
+        assert reg._lane_shadow is not None
+    with plain:
+        R.LoadAlign(reg, plain.local_tensor("float", 64), 0)   # every lane from a core that keeps no shadow
+        assert reg._lane_shadow is None
+
+
+def _seeded(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+@pytest.mark.parametrize("name, T, load", LOADS, ids=[n for n, _, _ in LOADS])
+def test_every_load_form_marks_exactly_the_register_bytes_uninitialised_bytes_feed(name, T, load):
+    """Each register byte's source byte is read from the data (src byte i holds i + 1, over two runs); the marks
+    must be exactly the register bytes whose source byte was never written."""
+    n = 1024
+    uninitialised = _seeded(name).random(n) < 0.08
+    fed, marks = [], None
+    for shift in (0, 8):
+        core = aj.Core(DEVICE, sanitize="report")
+        src = core.local_tensor("uint8", n)
+        core.ub[src.addr:src.addr + n] = ((np.arange(n) + 1) >> shift & 0xFF).astype(np.uint8)
+        for i in np.nonzero(~uninitialised)[0]:
+            core.ub_written_by_host(src.addr + int(i), 1)
+        regs = [R.RegTensor(T), R.RegTensor(T)]
+        load(src, *regs)
+        fed.append(np.concatenate([r.data[:256].astype(np.int64) for r in regs]))
+        marks = np.concatenate([_marks(r) for r in regs])
+        assert core.sanitizer.reports == []
+    source = (fed[0] | fed[1] << 8) - 1
+    expected = (source >= 0) & uninitialised[np.maximum(source, 0)]
+    assert expected.any() or not marks.any()
+    assert np.array_equal(marks, expected)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("name, T, store", [s for s in STORES if "MaskReg" not in s[0]],
+                         ids=[n for n, _, _ in STORES if "MaskReg" not in n])
+def test_every_store_form_reports_exactly_when_it_writes_a_marked_byte(name, T, store, seed):
+    """Register bytes 0..511 of the two registers hold their index + 1 (two runs); the store's written register
+    bytes are read from the output, and a report is due exactly when one of them is marked."""
+    uninitialised = np.zeros(512, np.bool_)
+    uninitialised[_seeded(f"{name} {seed}").choice(512, 3, replace=False)] = True
+    written, reports = np.zeros(512, np.bool_), []
+    for shift in (0, 8):
+        core = aj.Core(DEVICE, sanitize="report")
+        src, out = core.local_tensor("uint8", 512), core.local_tensor("uint8", 1024)
+        core.ub[src.addr:src.addr + 512] = ((np.arange(512) + 1) >> shift & 0xFF).astype(np.uint8)
+        for i in np.nonzero(~uninitialised)[0]:
+            core.ub_written_by_host(src.addr + int(i), 1)
+        out[:] = np.zeros(1024, np.uint8)
+        regs = [R.RegTensor(T), R.RegTensor(T)]
+        for k, r in enumerate(regs):
+            R.LoadAlign(r, src, 256 // resolve(T).size * k)
+        store(out, *regs)
+        stored = out.numpy().astype(np.int64)
+        if shift == 0:
+            low = stored
+        else:
+            index = (low | stored << 8) - 1
+            written[index[index >= 0]] = True
+        reports.append(core.sanitizer.reports)
+    due = bool((written & uninitialised).any())
+    for found in reports:
+        assert [(r.check, r.instruction.api) for r in found] == ([("init", "LoadAlign")] if due else [])
