@@ -64,7 +64,7 @@ from .sanitizer import SanitizeConfig, format_reports, sanitize_session
 from .launch import launch
 from .processes import close_block_processes, gm_array, gm_empty, gm_zeros, is_shared_gm
 from .order import ReduceOrder, ReduceTree, explain_reduce_order
-from .pipe import DataCopy, DataCopyParams, TBuf, TBufPool, TPipe, TQue, TQueBind
+from .pipe import DataCopy, DataCopyParams, TBuf, TBufPool, TPipe, TQue, TQueBind, TQueConfig
 from .sweeps import sweep
 from .sync import (EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7, PIPE_ALL,
                    PIPE_FIX, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_S, PIPE_V, CacheLine,
@@ -120,6 +120,8 @@ __all__ = [
     "SetVectorMask", "StateError", "TBuf", "TPipe", "TPosition", "QuePosition", "TQue", "TQueBind", "TBufPool", "UnsupportedDTypeError",
     "UnsupportedDeviceError", "current_core", "explain_reduce_order", "get_device", "launch", "sweep", "testing",
     "__version__",
+    # porting surface (session 54, port54a): TQue's third template argument
+    "TQueConfig",
     # multi-block launches in host processes (processes.py)
     "close_block_processes", "gm_array", "gm_empty", "gm_zeros", "is_shared_gm",
     # synchronisation and kernel boilerplate (sync.py)

@@ -58,6 +58,7 @@ class TPipe(EventIdPool):
         buffer = f"for a {_queue_name(que_or_buf)}"   # which of a kernel's buffers (port53b)
         num = as_int("InitBuffer", self.core.spec, "num", num, 1, ub // 32, of=buffer)
         nbytes = as_int("InitBuffer", self.core.spec, "len", nbytes, 1, ub, of=buffer)
+        _check_queue_config("InitBuffer", que_or_buf, num, nbytes, self.core.spec)
         if que_or_buf.pipe is not None:
             self._check_rebind(que_or_buf)
         need = num * max(32, -(-nbytes // 32) * 32)
@@ -176,11 +177,61 @@ def _queue_name(queue, depth=True):
     return f"{type(queue).__name__}({position}{depth})"
 
 
-class TQue:
-    """`TQue<pos, depth>`: AllocTensor / EnQue / DeQue / FreeTensor over the buffers InitBuffer gave it."""
+@dataclass(frozen=True)
+class TQueConfig:
+    """`TQueConfig`, TQue's third template argument (DK 资源管理/TQue/TQue简介.md): bufferLen and bufferNumber, when not
+    0, must be InitBuffer's len and num (the device sizes the queue at compile time from them); nd2nz / nz2nd are the
+    cube positions' (A1/B1, CO2) format conversions, not offered; the other fields are reserved (accepted, no
+    effect)."""
+    nd2nz: bool = False
+    nz2nd: bool = False
+    scmBlockGroup: bool = False
+    bufferLen: int = 0
+    bufferNumber: int = 0
+    consumerSize: int = 0
+    consumer: tuple = ()
+    enableStaticEvtId: bool = False
+    enableLoopQueue: bool = False
 
-    def __init__(self, position=TPosition.VECIN, depth=1):
+
+_FORMAT_CONVERSIONS = ("0 or an aj.TQueConfig without nd2nz/nz2nd: the ND <-> NZ conversions (mask bits 0 and 1, "
+                       "TQueConfig.nd2nz / nz2nd) belong to the cube positions A1/B1 and CO2, which are not offered "
+                       "(SPEC-2 14)")
+
+
+def _queue_config(api, mask):
+    """TQue's `mask` template argument: 0 or a TQueConfig (None: no sizes to check)."""
+    if isinstance(mask, TQueConfig):
+        if mask.nd2nz or mask.nz2nd:
+            raise ParameterError(api, "mask", mask, legal=_FORMAT_CONVERSIONS)
+        for name in ("bufferLen", "bufferNumber"):
+            as_int(api, None, f"mask.{name}", getattr(mask, name), 0, 2**32 - 1)
+        return mask
+    if isinstance(mask, (bool, np.bool_)) or not isinstance(mask, (int, np.integer)) or mask != 0:
+        raise ParameterError(api, "mask", mask, legal=_FORMAT_CONVERSIONS)
+    return None
+
+
+def _check_queue_config(api, queue, num, nbytes, spec):
+    """InitBuffer's num and len against the queue's TQueConfig sizes (DK TQue简介.md: 与InitBuffer时输入的参数保持一致)."""
+    config = getattr(queue, "config", None)
+    if config is None:
+        return
+    for name, given, field_name in (("num", num, "bufferNumber"), ("len", nbytes, "bufferLen")):
+        wanted = getattr(config, field_name)
+        if wanted and given != wanted:
+            raise ParameterError(api, name, given, legal=f"{wanted}, the queue's TQueConfig.{field_name} (DK "
+                                 "TQue简介.md: the two must agree; 0 there leaves the size to InitBuffer)",
+                                 device=spec.name if spec else None)
+
+
+class TQue:
+    """`TQue<pos, depth[, mask]>`: AllocTensor / EnQue / DeQue / FreeTensor over the buffers InitBuffer gave it. `mask`
+    is 0 or an aj.TQueConfig (TQueConfig)."""
+
+    def __init__(self, position=TPosition.VECIN, depth=1, mask=0):
         _check_position("TQue", position)
+        self.config = _queue_config("TQue", mask)
         # depth 0 is the devkit's event-per-buffer queue (impl/basic_api/kernel_tquebind_impl.h `depth == 0`):
         # EnQue has no capacity bound and DeQue names the tensor it waits for (docs/decisions.md "Depth-0 queues")
         self.position, self.depth, self.pipe = position, as_int("TQue", None, "depth", depth, 0, 2**16), None
@@ -435,8 +486,8 @@ class TQueBind(TQue):
     TQueBind<pos, pos, depth> (include/basic_api/kernel_tpipe.h), so it behaves as TQue: AllocTensor (tensors at
     the src position), EnQue / DeQue (a hand-off the sanitizer sees), FreeTensor."""
 
-    def __init__(self, src=TPosition.VECIN, dst=TPosition.VECOUT, depth=1):
-        super().__init__(src, depth)
+    def __init__(self, src=TPosition.VECIN, dst=TPosition.VECOUT, depth=1, mask=0):
+        super().__init__(src, depth, mask)
         _check_position("TQueBind", dst)
         self.dst_position = dst
         if dst is not src:
@@ -585,6 +636,7 @@ class TBufPool:
         buffer = f"for a {_queue_name(que_or_buf)}"
         num = as_int(api, spec, "num", num, 1, 255, of=buffer)
         nbytes = as_int(api, spec, "len", nbytes, 1, 2**32 - 1, of=buffer)
+        _check_queue_config(api, que_or_buf, num, nbytes, spec)
         if que_or_buf.pipe is not None:
             raise StateError(api, "queue", que_or_buf, legal="a queue not yet initialised",
                              detail="already initialised", device=spec.name if spec else None)
@@ -747,7 +799,8 @@ def _validate(api, dst, src, count_or_params, core):
 # Why a copy past a GlobalTensor is refused although the device does not check it
 GM_WINDOW = (": the window SetGlobalBuffer (or a sub-tensor) gave it, which the device does not check and the "
              'emulator does (docs/decisions.md "Scaffolding"); a kernel that copies past it on purpose, inside the '
-             "allocation, widens the window to what it touches")
+             "allocation, widens the window to what it touches; a window that is already the whole host array "
+             "needs the array padded, as the device pads its GM allocations to 32 bytes (port54a)")
 
 
 _INT_PARAMS = "DataCopyParams of ints"   # _count_key's marker

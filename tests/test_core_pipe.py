@@ -242,3 +242,22 @@ def test_an_init_buffer_refusal_names_the_buffer(make, args, named):
         aj.TPipe().InitBuffer(make(), *args)
     with pytest.raises(aj.ParameterError, match=re.escape(named)):
         aj.launch(kernel, 1, "atlas-a2")
+
+
+def test_tque_config_template_argument():
+    """`TQue<pos, depth, &conf>` (port54a, ops-nn MseLossGradV2): the TQueConfig's bufferLen / bufferNumber, when
+    not 0, must be InitBuffer's len and num (DK TQue简介.md); the cube positions' format conversions and any other
+    mask are refused, each an AscendJitError naming TQue's mask (a third argument was a plain TypeError)."""
+    with aj.Core("atlas-a2"):
+        pipe = aj.TPipe()
+        sized = aj.TQue(aj.TPosition.VECIN, 2, aj.TQueConfig(bufferLen=1000, bufferNumber=2))
+        pipe.InitBuffer(sized, 2, 1000)
+        assert sized.AllocTensor("half").GetSize() == 512
+        for num, nbytes, name in ((1, 1000, "num"), (2, 1024, "len")):
+            with pytest.raises(aj.ParameterError, match=f"'{name}' = {(num, nbytes)[name == 'len']} .*TQueConfig"):
+                pipe.InitBuffer(aj.TQue(aj.TPosition.VECIN, 2, aj.TQueConfig(bufferLen=1000, bufferNumber=2)), num,
+                                nbytes)
+        pipe.InitBuffer(aj.TQueBind(aj.TPosition.VECIN, aj.TPosition.VECOUT, 1, aj.TQueConfig()), 1, 64)  # 0: any
+        for mask in ({}, 1, 2, True, aj.TQueConfig(nd2nz=True), aj.TQueConfig(nz2nd=True)):
+            with pytest.raises(aj.ParameterError, match="TQue: parameter 'mask'.*cube positions"):
+                aj.TQue(aj.TPosition.VECIN, 1, mask)

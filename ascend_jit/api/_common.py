@@ -218,7 +218,12 @@ def check_same_dtype(api, spec, ref, **tensors):
 
 def check_align(api, spec, name, addr, align):
     if addr % align:
-        raise AlignmentError(api, f"{name} address", addr, legal=f"a multiple of {align} bytes", device=spec.name)
+        # the general rule, with what a port usually did (port54a: ops-nn MseLossV2's Duplicate of c[1])
+        detail = ("is not on a 32-byte DataBlock (SPEC 8.2's rule for UB operands): a sub-tensor t[k] of an aligned "
+                  "tensor is aligned when k * sizeof(T) is a multiple of 32, and one element can be written by "
+                  "SetValue" if align == 32 else None)
+        raise AlignmentError(api, f"{name} address", addr, legal=f"a multiple of {align} bytes", device=spec.name,
+                             detail=detail)
 
 
 def check_count_within(api, spec, name, size, count, extra=""):
