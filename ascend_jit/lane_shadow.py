@@ -3,10 +3,14 @@ uninitialised bytes").
 
 A Reg load takes no mask: a whole-vector LoadAlign of a tile's tail reads bytes past the data, which the vendor's
 kernels then leave out of every operation and store with UpdateMask. Those bytes are read, but nothing computed from
-them reaches memory, so reporting the load was a false report on correct kernels. Here a register carries, per byte,
+them is used, so reporting the load was a false report on correct kernels. Here a register carries, per byte,
 whether its value was computed from UB bytes no instruction had written (a `LaneShadow`, None when every byte is
-clean), and the report is made where such a value leaves the registers through an active lane: a store to the UB or
-a MaskReg computed from it (Add/Sub's carry). The report still names the load, its bytes and its line, as before.
+clean), through every Reg operation. A store writes such values into the UB as what they are: bytes that stay
+uninitialised, remembered with the store and the load (`Sanitizer.lanes_stored`), so the init report is made where
+something reads them through an active lane (a Memory-API instruction, the copy-out to GM; a Reg load marks its
+lanes again) and names the store, and in its fix the load and its bytes. A row stored whole into a padded buffer
+whose copy-out skips the padding is clean too. A MaskReg carries no marks: Add/Sub's carry computed from a marked
+active lane is reported where it is made.
 
 Only plain (uncompiled) Reg calls carry shadows; a VF on a sanitizing core runs uncompiled (docs/decisions.md "A
 compiled VF on a sanitizing core"). Every function here runs only once a sanitizing core exists (`SANITIZING`).
@@ -20,18 +24,35 @@ from .jit.reg import VL
 
 @dataclass
 class LaneOrigin:
-    """The load whose uninitialised bytes a register's shadow comes from: what the init report names."""
-    sanitizer: object
+    """A load that read uninitialised UB bytes into register lanes: what the init report names."""
+    sanitizer: object  # a weakref to the load's core's Sanitizer (ORIGINS must not keep cores alive)
     instr: object      # the load's sanitizer.Instr
     operand: str
     address: int       # its first uninitialised UB byte
     nbytes: int        # how many of the bytes it read were uninitialised
 
 
+# Every LaneOrigin made, so that a register's shadow is an int array (an index here per byte): each byte names the
+# load its value came from, a register mixing lanes of two loads included (helper-201: one origin per register named
+# the first source's load for a lane another load's bytes fed)
+ORIGINS = []
+
+
+def new_origin(*fields):
+    ORIGINS.append(LaneOrigin(*fields))
+    return len(ORIGINS) - 1
+
+
 @dataclass
 class LaneShadow:
-    uninitialised: np.ndarray   # bool per register byte (VL)
-    origin: LaneOrigin
+    origin: np.ndarray   # int32 per register byte (VL): the ORIGINS index of its load, -1 for a clean byte
+
+    def origins(self):
+        """The LaneOrigins of the marked bytes, in register order."""
+        return [ORIGINS[k] for k in dict.fromkeys(self.origin[self.origin >= 0].tolist())]
+
+
+_CLEAN = np.int32(-1)
 
 
 def _mask_bits(words):
@@ -40,20 +61,29 @@ def _mask_bits(words):
 
 
 def _lanes(reg, size):
-    """Per lane of `size` bytes: does it hold a value computed from uninitialised bytes? None: no lane does."""
+    """Per lane of `size` bytes, the ORIGINS index of the load its value came from (-1: clean). None: every lane is
+    clean."""
     shadow = reg._lane_shadow
-    return None if shadow is None else shadow.uninitialised.reshape(-1, size).any(axis=1)
+    return None if shadow is None else shadow.origin.reshape(-1, size).max(axis=1)
 
 
-def _set(reg, lanes, size, origin):
-    reg._lane_shadow = (LaneShadow(np.repeat(lanes, size), origin)
-                        if lanes is not None and lanes.any() else None)
+def _set(reg, lanes, size):
+    reg._lane_shadow = (LaneShadow(np.repeat(lanes.astype(np.int32), size)) if lanes is not None and (lanes >= 0).any()
+                        else None)
 
 
 def clear(*regs):
     """Registers every lane of which an instruction wrote from clean values (a scalar, an index, a clean load)."""
     for reg in regs:
         reg._lane_shadow = None
+
+
+def _take(lanes, source, where):
+    """lanes[i] = source[i] where `where` holds and lanes[i] is still clean (the first source marking a lane names
+    its load)."""
+    if source is not None:
+        pick = where & (lanes < 0) & (source >= 0)
+        lanes[pick] = source[pick]
 
 
 def elementwise(dst, srcs, words, merging):
@@ -65,18 +95,12 @@ def elementwise(dst, srcs, words, merging):
         return
     size = dst.dtype.size
     active = _mask_bits(words)[::size]
-    lanes, origin = np.zeros(active.size, np.bool_), None
+    lanes = np.full(active.size, _CLEAN)
     for src in srcs:
-        used = _lanes(src, size)
-        if used is not None and (used & active).any():
-            lanes |= used & active
-            origin = origin or src._lane_shadow.origin
+        _take(lanes, _lanes(src, size), active)
     if keep:
-        kept = _lanes(dst, size) & ~active
-        if kept.any():
-            lanes |= kept
-            origin = origin or dst._lane_shadow.origin
-    _set(dst, lanes, size, origin)
+        _take(lanes, _lanes(dst, size), ~active)
+    _set(dst, lanes, size)
 
 
 def select(dst, src0, src1, words):
@@ -86,25 +110,24 @@ def select(dst, src0, src1, words):
         return
     size = dst.dtype.size
     active = _mask_bits(words)[::size]
-    lanes, origin = np.zeros(active.size, np.bool_), None
-    for src, part in ((src0, active), (src1, ~active)):
-        used = _lanes(src, size)
-        if used is not None and (used & part).any():
-            lanes |= used & part
-            origin = origin or src._lane_shadow.origin
-    _set(dst, lanes, size, origin)
+    lanes = np.full(active.size, _CLEAN)
+    _take(lanes, _lanes(src0, size), active)
+    _take(lanes, _lanes(src1, size), ~active)
+    _set(dst, lanes, size)
 
 
 def duplicate_lane0(dst, src, words, merging):
     """Duplicate(dst, src_reg, mask, mode): every active lane from src's lane 0."""
     size = dst.dtype.size
     lane0 = _lanes(src, size)
-    if lane0 is None or not lane0[0]:
+    if lane0 is None or lane0[0] < 0:
         elementwise(dst, (), words, merging)
         return
     active = _mask_bits(words)[::size]
-    kept = _lanes(dst, size) if merging and dst._lane_shadow is not None else np.zeros(active.size, np.bool_)
-    _set(dst, active | (kept & ~active), size, src._lane_shadow.origin)
+    lanes = np.where(active, lane0[0], _CLEAN).astype(np.int32)
+    if merging:
+        _take(lanes, _lanes(dst, size), ~active)
+    _set(dst, lanes, size)
 
 
 def reduced(dst, src, words, groups, out_lanes=1):
@@ -115,69 +138,85 @@ def reduced(dst, src, words, groups, out_lanes=1):
     if used is None:
         dst._lane_shadow = None
         return
-    per_group = (used & _mask_bits(words)[::src.dtype.size]).reshape(groups, -1).any(axis=1)
-    lanes = np.zeros(VL // dst.dtype.size, np.bool_)
+    per_group = np.where(_mask_bits(words)[::src.dtype.size], used, _CLEAN).reshape(groups, -1).max(axis=1)
+    lanes = np.full(VL // dst.dtype.size, _CLEAN)
     lanes[:groups * out_lanes] = np.repeat(per_group, out_lanes)
-    _set(dst, lanes, dst.dtype.size, src._lane_shadow.origin)
+    _set(dst, lanes, dst.dtype.size)
 
 
-def _marked(reg, fill):
-    """A copy of reg's array whose lanes hold `fill` (bytes of one lane) where its shadow marks them, else 0; the
-    bytes past the lanes (kind and modes) as reg's."""
+def _marked(reg, fill, origin=None):
+    """A copy of reg's array whose lanes hold `fill` (bytes of one lane) where its shadow marks them (from load
+    `origin` alone, when given), else 0; the bytes past the lanes (kind and modes) as reg's."""
     out = reg.data.copy()
     out[:VL] = 0
     lanes = _lanes(reg, fill.size)
     if lanes is not None:
-        out[:VL].reshape(-1, fill.size)[lanes] = fill
+        out[:VL].reshape(-1, fill.size)[lanes >= 0 if origin is None else lanes == origin] = fill
     return out
 
 
+def _origins_in(*regs):
+    return list(dict.fromkeys(k for r in regs if r._lane_shadow is not None
+                              for k in r._lane_shadow.origin[r._lane_shadow.origin >= 0].tolist()))
+
+
 def cast(dst, src, run):
-    """Cast: the conversion itself, `run(dst_array, src_array)`, run on registers holding 1 in each marked lane and
-    0 elsewhere (dst's own marks kept where the Cast leaves its lanes): 1 converts to a nonzero value and 0 to 0
-    between every pair, so the result's nonzero lanes are exactly those computed from a marked one, however the
-    pair's layout picks and spreads its lanes."""
+    """Cast: the conversion itself, `run(dst_array, src_array)`, run once per load the marks name, on registers
+    holding 1 in that load's lanes and 0 elsewhere (dst's own kept where the Cast leaves its lanes): 1 converts to a
+    nonzero value and 0 to 0 between every pair, so the result's nonzero lanes are exactly those computed from a
+    lane of that load, however the pair's layout picks and spreads its lanes."""
     if src._lane_shadow is None and dst._lane_shadow is None:
         return
-    marked_dst = _marked(dst, np.ones(1, dst.dtype.np_dtype).view(np.uint8))
-    run(marked_dst, _marked(src, np.ones(1, src.dtype.np_dtype).view(np.uint8)))
-    lanes = marked_dst[:VL].reshape(-1, dst.dtype.size).any(axis=1)
-    shadow = src._lane_shadow or dst._lane_shadow
-    _set(dst, lanes, dst.dtype.size, shadow.origin)
+    dst_one, src_one = (np.ones(1, r.dtype.np_dtype).view(np.uint8) for r in (dst, src))
+    lanes = np.full(VL // dst.dtype.size, _CLEAN)
+    for origin in _origins_in(src, dst):
+        marked = _marked(dst, dst_one, origin)
+        run(marked, _marked(src, src_one, origin))
+        _take(lanes, np.where(marked[:VL].reshape(-1, dst.dtype.size).any(axis=1), origin, _CLEAN), True)
+    _set(dst, lanes, dst.dtype.size)
 
 
-def loaded(registers, run, ub_size, uninitialised, origin):
-    """A Reg load into `registers` that read the UB bytes `uninitialised` (an address array) before any
-    instruction wrote them: `run(ub, *register_arrays)` replays the load on an image of the UB holding 0xFF in those
-    bytes and 0 elsewhere, into copies of the registers marked 0xFF where their shadow is; a register byte that
-    comes out nonzero came from an uninitialised byte (a load moves bytes, it never makes a zero byte nonzero or
-    the reverse), so every distribution's lane mapping is the load's own."""
-    if not uninitialised.size and all(r._lane_shadow is None for r in registers):
+def loaded(registers, run, ub_size, groups):
+    """A Reg load into `registers` that read uninitialised UB bytes: `groups` [(ORIGINS index, UB addresses)].
+    `run(ub, *register_arrays)` replays the load on an image of the UB holding 0xFF in one group's bytes and 0
+    elsewhere; a register byte that comes out nonzero came from that group (a load moves bytes, it never makes a
+    zero byte nonzero or the reverse), so every distribution's lane mapping is the load's own. A replay on a zero
+    image from copies of the registers marked 0xFF finds the marked bytes a masked load leaves (DATA_BLOCK_COPY)."""
+    if not groups and all(r._lane_shadow is None for r in registers):
         return
-    image = np.zeros(ub_size, np.uint8)
-    image[uninitialised] = 0xFF
-    marked = [_marked(r, np.full(1, 0xFF, np.uint8)) for r in registers]
-    run(image, *marked)
-    for reg, array in zip(registers, marked):
-        kept = reg._lane_shadow   # lanes a masked load leaves (DATA_BLOCK_COPY) keep their marks and origin
-        _set(reg, array[:VL] != 0, 1, origin if uninitialised.size or kept is None else kept.origin)
-
-
-def stored_origin(registers, run, ub_size):
-    """The origin of the first register whose marked lanes a store writes (None: it writes none): `run(ub,
-    *register_arrays)` replays the store into a zero image from copies of the registers holding 0xFF in their marked
-    bytes and 0 elsewhere."""
-    if all(r._lane_shadow is None for r in registers):
-        return None
-    image = np.zeros(ub_size, np.uint8)
-    for i, reg in enumerate(registers):
-        if reg._lane_shadow is None:
-            continue
-        arrays = [_marked(r, np.full(1, 0xFF, np.uint8)) if r is reg else _cleared(r) for r in registers]
+    result = [np.full(VL, _CLEAN) for _ in registers]
+    for origin, addresses in groups:
+        image = np.zeros(ub_size, np.uint8)
+        image[addresses] = 0xFF
+        arrays = [_cleared(r) for r in registers]
         run(image, *arrays)
-        if image.any():
-            return reg._lane_shadow.origin
-    return None
+        for bytes_, array in zip(result, arrays):
+            bytes_[(array[:VL] != 0) & (bytes_ < 0)] = origin
+    if any(r._lane_shadow is not None for r in registers):
+        arrays = [_marked(r, np.full(1, 0xFF, np.uint8)) for r in registers]
+        run(np.zeros(ub_size, np.uint8), *arrays)
+        for reg, bytes_, array in zip(registers, result, arrays):
+            if reg._lane_shadow is not None:
+                kept = (array[:VL] != 0) & (bytes_ < 0)
+                bytes_[kept] = reg._lane_shadow.origin[kept]
+    for reg, bytes_ in zip(registers, result):
+        _set(reg, bytes_, 1)
+
+
+def stored_bytes(registers, run, ub_size):
+    """[(ORIGINS index, UB addresses)] a store writes from marked lanes, one entry per register and load: `run(ub,
+    *register_arrays)` replays the store into a zero image from copies of the registers holding 0xFF in one
+    register's bytes of one load and 0 elsewhere."""
+    found = []
+    for reg in registers:
+        for origin in _origins_in(reg):
+            image = np.zeros(ub_size, np.uint8)
+            run(image, *[_marked(r, np.full(1, 0xFF, np.uint8), origin) if r is reg else _cleared(r)
+                         for r in registers])
+            written = np.flatnonzero(image)
+            if written.size:
+                found.append((origin, written))
+    return found
 
 
 def _cleared(reg):
@@ -186,18 +225,22 @@ def _cleared(reg):
     return out
 
 
-def leading_lanes_origin(reg, nbytes):
-    """StoreUnAlign: the origin if any of the register's first `nbytes` bytes is marked (None: none is)."""
+def leading_bytes(reg, nbytes, start):
+    """StoreUnAlign of the register's first `nbytes` bytes to UB byte `start`: [(ORIGINS index, the addresses of its
+    bytes)] per load among them."""
     shadow = reg._lane_shadow
-    return shadow.origin if shadow is not None and shadow.uninitialised[:nbytes].any() else None
+    if shadow is None:
+        return []
+    first = shadow.origin[:nbytes]
+    return [(k, start + np.flatnonzero(first == k)) for k in dict.fromkeys(first[first >= 0].tolist())]
 
 
 def carry_origin(srcs, words, size):
     """Add/Sub's carry form: a MaskReg bit computed from a marked active lane takes its value out of the registers
-    (a MaskReg carries no shadow), so it is reported there."""
+    (a MaskReg carries no shadow), so it is reported there: the LaneOrigin of the first such lane."""
     active = _mask_bits(words)[::size]
     for src in srcs:
         used = _lanes(src, size)
-        if used is not None and (used & active).any():
-            return src._lane_shadow.origin
+        if used is not None and (marked := used[active & (used >= 0)]).size:
+            return ORIGINS[marked[0]]
     return None

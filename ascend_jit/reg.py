@@ -772,8 +772,9 @@ def _carry_lanes(api, srcs, words):
     """Add/Sub's carry MaskReg computed from a lane holding a value of uninitialised bytes: reported (lane_shadow.py
     carries no shadow for MaskRegs)."""
     origin = lane_shadow.carry_origin(srcs, words, srcs[0].dtype.size)
-    if origin is not None:
-        origin.sanitizer.lanes_reach(origin, f"{api}'s carry")
+    sanitizer = None if origin is None else origin.sanitizer()
+    if sanitizer is not None:
+        sanitizer.lanes_reach(origin, f"{api}'s carry")
 
 
 def Add(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -3918,8 +3919,12 @@ def simd_vf(fn):
             bound = parameters.bind(*args, **keywords)
             bound.apply_defaults()
             args = bound.args
-        if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None for a in args):
-            return plain(*args)  # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract)
+        if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None or
+                              type(a) is RegTensor and a._lane_shadow is not None for a in args):
+            # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract), and a register
+            # carrying marks of uninitialised bytes has them carried through (lane_shadow.py; a VF given registers
+            # alone, as a @simd_vf helper called from a VF, ran compiled and left them stale)
+            return plain(*args)
         if PARALLEL_LAUNCHES.users:  # blocks in threads: the VF's process-wide state set and read as one step
             with VF_STATE_LOCK:
                 result = last[0](args)

@@ -33,6 +33,7 @@ are collected in `core.sanitizer.reports` (mode "report").
 import os
 import sys
 import threading
+import weakref
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -482,7 +483,13 @@ _UNINIT_FIX = ("write these bytes first (DataCopy, Duplicate, a host copy) or re
 # registers only), so the load itself is reported
 _REG_LOAD_FIX = ("a MaskReg load reads every byte its distribution names: write these bytes first (DataCopy, "
                  "Duplicate, a host copy)")
-# A Reg load into data registers is reported where a value computed from its uninitialised bytes leaves the registers
+# A Reg store of values computed from uninitialised bytes leaves its bytes uninitialised: what reads them is reported
+_LANES_STORED_FIX = ("the store wrote values computed from UB bytes {load} read before anything wrote them (UB byte "
+                     "{address}, {nbytes} bytes; a Reg load reads every byte its distribution names, and lanes that "
+                     "no store writes, or whose stored bytes nothing reads, are not reported): write those bytes "
+                     "before the load (e.g. Duplicate the buffer's tail once), or keep these lanes out of the store's "
+                     "mask or of the reads")
+# A MaskReg carries no marks: Add/Sub's carry computed from marked lanes is reported where it is made
 _LANES_REACH_FIX = ("values loaded from these bytes reach {api} at {where} through its active lanes (a Reg load reads "
                     "every byte its distribution names; lanes that every later operation and store leave out of their "
                     "masks are not reported): write the bytes first (e.g. Duplicate the buffer's tail once) or leave "
@@ -524,6 +531,10 @@ class Sanitizer:
         # the per-byte shadow (jit/shadow.py says what each holds); int32 clocks and log indices: half the memory
         # traffic of int64, and 2**31 instructions is beyond any emulated kernel
         self.initialised = np.zeros(n, np.bool_)
+        # per UB byte a Reg store wrote from register lanes holding values of uninitialised bytes: its index in
+        # lane_stores, -1 elsewhere (lane_shadow.py; made at the first such store)
+        self.stored_from = None
+        self.lane_stores = []   # (the store's Instr, the lane_shadow.ORIGINS index of the load its values came from)
         self.writer_pipe = np.full(n, -1, np.int8)
         self.writer_bits = np.zeros(n, np.uint8)      # 1 << writer_pipe (0: none): the vectorised pre-check
         self.writer_seq = np.zeros(n, np.int32)       # the writer's own-pipe clock value
@@ -605,9 +616,9 @@ class Sanitizer:
             self.session.add(report)
 
     def lanes_reach(self, origin, api):
-        """`api` (a Reg store, or Add/Sub's carry MaskReg) takes out of the registers, through an active lane, a
-        value computed from the uninitialised bytes a load of this core read (`origin`, a lane_shadow.LaneOrigin):
-        the init report of that load, made now (lane_shadow.py)."""
+        """`api` (Add/Sub's carry MaskReg) takes out of the registers, through an active lane, a value computed from
+        the uninitialised bytes a load of this core read (`origin`, a lane_shadow.LaneOrigin): the init report of
+        that load, made now (lane_shadow.py)."""
         self._reported = set()
         self._emit(Report("init", "uninitialised read", origin.instr, origin.operand, origin.address, origin.nbytes,
                           fix=_LANES_REACH_FIX.format(api=api, where=user_location())))
@@ -714,8 +725,17 @@ class Sanitizer:
         shadow.scan_read(lo, hi, addrs, self.initialised, self.writer_pipe, self.writer_seq, self.clock[p], p,
                          check_init, check_race, strict_same, self.barrier_seq[p], out)
         if out[0]:
-            self._emit(Report("init", "uninitialised read", instr, acc.operand, _address(acc.addrs, int(out[1])),
-                              int(out[0]), fix=acc.uninit_fix))
+            first = _address(acc.addrs, int(out[1]))
+            stored = self.lane_store_at(first)
+            if stored is None:
+                self._emit(Report("init", "uninitialised read", instr, acc.operand, first, int(out[0]),
+                                  fix=acc.uninit_fix))
+            else:   # values a Reg store wrote from lanes of uninitialised bytes: the store, and the load in the fix
+                from .lane_shadow import ORIGINS
+                store, origin = stored[0], ORIGINS[stored[1]]
+                self._emit(Report("init", "uninitialised read", instr, acc.operand, first, int(out[0]), store,
+                                  fix=_LANES_STORED_FIX.format(load=origin.instr, address=origin.address,
+                                                               nbytes=origin.nbytes)))
         if out[2]:
             self._writer_reports(instr, p, acc, "RAW", strict_same)
 
@@ -1009,6 +1029,25 @@ class Sanitizer:
     def undefine(self, addr, nbytes):
         """A buffer handed out, or bytes an instruction leaves undefined: uninitialised from now on."""
         self.initialised[addr:addr + nbytes] = False
+        if self.stored_from is not None:
+            self.stored_from[addr:addr + nbytes] = -1
+
+    def lanes_stored(self, instr, addresses, origin):
+        """Reg store `instr` wrote the UB bytes `addresses` from register lanes holding values computed from the
+        uninitialised bytes of load `origin` (a lane_shadow.ORIGINS index): they stay uninitialised, remembered with
+        the store and the load for the report of whatever reads them through an active lane (lane_shadow.py)."""
+        if self.stored_from is None:
+            self.stored_from = np.full(self.initialised.size, -1, np.int32)
+        self.initialised[addresses] = False
+        self.stored_from[addresses] = len(self.lane_stores)
+        self.lane_stores.append((instr, origin))
+
+    def lane_store_at(self, address):
+        """(store Instr, lane_shadow.ORIGINS index) when uninitialised UB byte `address` was written by a Reg store
+        from marked lanes, else None."""
+        if self.stored_from is None or self.stored_from[address] < 0:
+            return None
+        return self.lane_stores[self.stored_from[address]]
 
 
 def _pairs(addrs, earlier, conflict):
@@ -1139,9 +1178,9 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
     (reg_undo) restores what the operation changed when the report raises.
 
     `registers`, for the data-register forms: the RegTensors loaded or stored, whose lanes carry the init check
-    (lane_shadow.py): a load marks the lanes its uninitialised bytes feed instead of being reported, and a store
-    writing a marked lane reports that load. `run(ub, *register_arrays)` replays the operation on other arrays
-    (None: the unaligned forms, whose bytes map to lanes one to one)."""
+    (lane_shadow.py): a load marks the lanes its uninitialised bytes feed instead of being reported, and the bytes a
+    store writes from marked lanes stay uninitialised (lanes_stored). `run(ub, *register_arrays)` replays the
+    operation on other arrays (None: the unaligned forms, whose bytes map to lanes one to one)."""
     from . import lane_shadow   # here: it imports jit/reg.py, which imports this module
     size = tensor.dtype.size
     write, addrs = _REG_FORMS[form](tensor.addr + offset * size, size, *args)
@@ -1155,35 +1194,42 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
                          addrs[~sanitizer.initialised[addrs]])
     fix = None if registers else _REG_LOAD_FIX
     try:
-        if lanes_checked and write:
-            origin = (lane_shadow.stored_origin(registers, run, tensor.core.ub.size) if run is not None else
-                      lane_shadow.leading_lanes_origin(registers[0], args[0]))
-            if origin is not None:
-                origin.sanitizer.lanes_reach(origin, api)
         instr = sanitizer.instruction(api, PIPE_V, [Access("tensor", write, addrs, tensor, fix)])
     except SanitizerError:
         if undo is not None:   # "raise" mode: the refused operation leaves the UB and its registers unchanged
             undo()
         raise
+    if lanes_checked and write:   # the bytes written from marked lanes stay uninitialised
+        start = tensor.addr + offset * size
+        for origin, addresses in (lane_shadow.stored_bytes(registers, run, tensor.core.ub.size) if run is not None
+                                  else lane_shadow.leading_bytes(registers[0], args[0], start)):
+            sanitizer.lanes_stored(instr, addresses, origin)
     if registers and not write:
         if not lanes_checked:
             lane_shadow.clear(*registers)
         elif run is None:   # LoadUnAlign: register byte i from UB byte addr + i
             start = tensor.addr + offset * size
-            marks = ~sanitizer.initialised[start:start + lane_shadow.VL]
-            registers[0]._lane_shadow = (lane_shadow.LaneShadow(marks, _lane_origin(sanitizer, instr, marks, start))
-                                         if marks.any() else None)
+            origin = np.full(lane_shadow.VL, -1, np.int32)
+            for index, addresses in _origin_groups(sanitizer, instr, start + np.flatnonzero(
+                    ~sanitizer.initialised[start:start + lane_shadow.VL])):
+                origin[addresses - start] = index
+            registers[0]._lane_shadow = lane_shadow.LaneShadow(origin) if (origin >= 0).any() else None
         else:
-            origin = (_lane_origin(sanitizer, instr, None, 0, uninitialised) if uninitialised.size else None)
-            lane_shadow.loaded(registers, run, tensor.core.ub.size, uninitialised, origin)
+            lane_shadow.loaded(registers, run, tensor.core.ub.size, _origin_groups(sanitizer, instr, uninitialised))
 
 
-def _lane_origin(sanitizer, instr, marks, start, addresses=None):
-    """The LaneOrigin of a load's uninitialised bytes: `addresses`, or the marked bytes from UB byte `start`."""
+def _origin_groups(sanitizer, instr, addresses):
+    """A load's uninitialised bytes `addresses` as [(lane_shadow.ORIGINS index, addresses)]: the bytes a Reg store
+    wrote from marked lanes keep the load their values came from; the never-written ones are this load's own."""
     from . import lane_shadow
-    if addresses is None:
-        addresses = start + np.nonzero(marks)[0]
-    return lane_shadow.LaneOrigin(sanitizer, instr, "tensor", int(addresses[0]), int(addresses.size))
+    if not addresses.size:
+        return []
+    stored = (sanitizer.stored_from[addresses] if sanitizer.stored_from is not None else
+              np.full(addresses.size, -1, np.int32))
+    own = addresses[stored < 0]
+    groups = [(lane_shadow.new_origin(weakref.ref(sanitizer), instr, "tensor", int(own[0]), int(own.size)), own)
+              ] if own.size else []
+    return groups + [(sanitizer.lane_stores[k][1], addresses[stored == k]) for k in np.unique(stored[stored >= 0])]
 
 
 # --- GM across blocks -----------------------------------------------------------------------------------------------

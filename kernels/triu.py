@@ -41,10 +41,10 @@ not ported; the host refuses those shapes. The VFs load whole vectors: the tiny 
 of which the DataCopyPad writes only the plane's 32-byte blocks; the medium template a row's chunks, past the row's
 copied blocks and, on the last row, up to VL - regCount elements past the group (past the queue buffer when the
 group fills it). Harmless on the device, those loads were uninitialised reads for the sanitizer before session 54
-(and are reads past the tensor for a default core). With the lane tracking, lanes outside the masks run clean (the
-half 100 x 30 planes); rows longer than VL (the float 40 x 70 planes) are still reported: a row's last chunk is stored
-under the full row mask, so its lanes past the copy's 32-byte blocks (to the row's VL padding) reach the output
-buffer's padding, which the copy-out skips but the sanitizer does not follow past the store. The port gives each
+(and are reads past the tensor for a default core). With the lane tracking they run clean: lanes outside the masks
+(the half 100 x 30 planes), and on rows longer than VL (the float 40 x 70 planes) the lanes of a row's last chunk past
+the copy's 32-byte blocks, which the full row mask stores into the output buffer's row padding: those bytes stay
+uninitialised and the copy-out skips them (docs/decisions.md "A Reg load's uninitialised bytes"). The port gives each
 medium input buffer VL bytes of slack and, per group, Duplicates 0 over the bytes the VF loads before the copy-in,
 which waits for it by a V_MTE2 flag pair; `ORIGINAL_UNINIT_LOADS = True` runs the original's buffers with
 `aj.launch(..., bounds="ub")` and no zeroing.

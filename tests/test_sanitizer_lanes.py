@@ -1,8 +1,10 @@
 """The init check through Reg register lanes (issue 17's "init"; ascend_jit/lane_shadow.py): a Reg load marks the
 register bytes its uninitialised UB bytes feed, every Reg operation carries the marks lane by lane (its mask and
-merge mode included), and the load is reported only where a marked value leaves the registers through an active lane
-of a store (or Add's carry). A whole-vector load of a tile's tail that UpdateMask keeps out of the compute and the
-store, the vendor's own pattern, sanitizes clean."""
+merge mode included), a store leaves the bytes it writes from marked lanes uninitialised (remembered with the store
+and the load), and the report is made where something reads those bytes through an active lane (or where Add's
+carry is computed from a marked lane). A whole-vector load of a tile's tail that UpdateMask keeps out of the compute
+and the store, the vendor's own pattern, sanitizes clean; so does a row stored whole into a padded buffer whose
+copy-out skips the padding."""
 import zlib
 
 import numpy as np
@@ -51,19 +53,35 @@ def test_a_tail_the_store_masks_off_is_clean(compiled, compute_full):
     assert np.array_equal(out.numpy()[:40], np.arange(40, dtype=np.float32) * 2 + 1)
 
 
+def _copy_out(out, n):
+    """The copy-out after the VF (V -> MTE3), as a kernel's: the UB read that meets what the store left."""
+    aj.SetFlag(0, event=aj.HardEvent.V_MTE3)
+    aj.WaitFlag(0, event=aj.HardEvent.V_MTE3)
+    gm = np.zeros(64, np.float32)
+    aj.DataCopy(aj.GlobalTensor(gm), out, n)
+    return gm
+
+
 @pytest.mark.parametrize("compiled", [True, False], ids=["simd_vf", "py_func"])
-def test_a_full_store_of_lanes_from_the_tail_reports_the_load(compiled):
+def test_a_full_store_of_the_tails_lanes_is_reported_where_its_bytes_are_read(compiled):
     core, src, out = _core_with_tail(40, "float", 64)
     with core:
         (TAIL if compiled else _vf_tail)(out, src, 40, True, True)
+        assert core.sanitizer.reports == []                  # stored: the bytes stay uninitialised, not yet read
+        written = core.sanitizer.initialised[out.addr:out.addr + 256]
+        assert written[:160].all() and not written[160:].any()
+        _copy_out(out, 40)                                   # the copy-out of the data alone: clean
+        assert core.sanitizer.reports == []
+        _copy_out(out, 64)
     [rep] = core.sanitizer.reports
-    assert (rep.check, rep.kind, rep.instruction.api, rep.operand) == ("init", "uninitialised read", "LoadAlign",
-                                                                      "tensor")
-    assert (rep.address, rep.nbytes) == (src.addr + 160, 96)   # exactly the bytes past the 40 floats written
     line = _vf_tail.__code__.co_firstlineno
-    assert rep.instruction.where == f"test_sanitizer_lanes.py:{line + 6}"                      # the load's line
-    assert f"reach StoreAlign at test_sanitizer_lanes.py:{line + 9}" in rep.fix                # the store's
-    assert "Duplicate" in rep.fix
+    assert (rep.check, rep.kind, rep.instruction.api, rep.instruction.pipe) == ("init", "uninitialised read",
+                                                                               "DataCopy", "PIPE_MTE3")
+    assert (rep.address, rep.nbytes) == (out.addr + 160, 96)   # exactly the bytes stored from the tail's lanes
+    assert (rep.earlier.api, rep.earlier.where) == ("StoreAlign", f"test_sanitizer_lanes.py:{line + 9}")
+    # the fix names the load, its line and its never-written bytes
+    assert f"LoadAlign [PIPE_V] at test_sanitizer_lanes.py:{line + 6} read" in rep.fix
+    assert f"UB byte {src.addr + 160}, 96 bytes" in rep.fix and "Duplicate" in rep.fix
 
 
 def test_a_masked_zeroing_operation_cleans_the_lanes_it_leaves_out():
@@ -71,24 +89,39 @@ def test_a_masked_zeroing_operation_cleans_the_lanes_it_leaves_out():
     core, src, out = _core_with_tail(40, "float", 64)
     with core:
         _vf_tail(out, src, 40, False, True)
+        _copy_out(out, 64)
     assert core.sanitizer.reports == []
 
 
-def test_raise_mode_raises_at_the_store_and_leaves_the_ub_as_it_was():
+def test_raise_mode_raises_at_the_read_and_leaves_everything_as_it_was():
     core, src, out = _core_with_tail(40, "float", 64, mode="raise")
     with core:
         reg = R.RegTensor("float")
         R.LoadAlign(reg, src, 0)            # no report: nothing computed from the tail has left the registers
+        R.StoreAlign(out, reg, R.CreateMask("float"), 0)   # nor has anything read the bytes it stored
         ub = core.ub.copy()
-        with pytest.raises(SanitizerError, match=r"uninitialised read: LoadAlign .*reach StoreAlign"):
-            R.StoreAlign(out, reg, R.CreateMask("float"), 0)
+        with pytest.raises(SanitizerError, match=r"uninitialised read: Adds .* after StoreAlign .*LoadAlign"):
+            aj.Adds(src, out, 1.0, 64)
         assert (core.ub == ub).all()
-        R.StoreAlign(out, reg, R.UpdateMask("float", 40)[0], 0)   # the written lanes alone: no report
+        aj.Adds(src, out, 1.0, 40)          # the written lanes alone: no report
+
+
+def test_a_reg_load_of_stored_tail_bytes_keeps_the_first_loads_origin():
+    """Bytes stored from marked lanes and loaded again mark the new register with the original load's bytes: the
+    report, wherever it comes, names the load that read never-written UB."""
+    core, src, out = _core_with_tail(40, "float", 64)
+    with core:
+        first, again = R.RegTensor("float"), R.RegTensor("float")
+        R.LoadAlign(first, src, 0)
+        R.StoreAlign(out, first, R.CreateMask("float"), 0)
+        R.LoadAlign(again, out, 0)
+        assert np.array_equal(np.nonzero(_lanes(again, 4))[0], np.arange(40, 64))
+        assert [o.address for o in again._lane_shadow.origins()] == [src.addr + 160]
 
 
 def _marks(reg):
     shadow = reg._lane_shadow
-    return np.zeros(256, np.bool_) if shadow is None else shadow.uninitialised
+    return np.zeros(256, np.bool_) if shadow is None else shadow.origin >= 0
 
 
 def _lanes(reg, size):
@@ -114,10 +147,14 @@ def test_merging_copy_keeps_the_marks_of_the_lanes_it_leaves():
         assert np.array_equal(np.nonzero(_lanes(clean, 4))[0], np.arange(50, 55))
         R.Copy(reg, clean)                                # every lane from clean
         assert np.array_equal(np.nonzero(_lanes(reg, 4))[0], np.arange(50, 55))
+        out[:] = np.zeros(64, np.float32)
         R.StoreAlign(out, reg, R.UpdateMask("float", 50)[0], 0)
+        aj.Adds(src, out, 1.0, 64)
         assert core.sanitizer.reports == []
         R.StoreAlign(out, reg, R.UpdateMask("float", 51)[0], 0)
-        assert [r.instruction.api for r in core.sanitizer.reports] == ["LoadAlign"]
+        aj.Adds(src, out, 1.0, 64)
+        assert [(r.instruction.api, r.earlier.api, r.address, r.nbytes) for r in core.sanitizer.reports] == [
+            ("Adds", "StoreAlign", out.addr + 200, 4)]          # lane 50 alone
 
 
 def test_a_merging_duplicate_and_operations_of_two_sources():
@@ -247,12 +284,13 @@ def test_every_load_form_marks_exactly_the_register_bytes_uninitialised_bytes_fe
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("name, T, store", [s for s in STORES if "MaskReg" not in s[0]],
                          ids=[n for n, _, _ in STORES if "MaskReg" not in n])
-def test_every_store_form_reports_exactly_when_it_writes_a_marked_byte(name, T, store, seed):
-    """Register bytes 0..511 of the two registers hold their index + 1 (two runs); the store's written register
-    bytes are read from the output, and a report is due exactly when one of them is marked."""
+def test_every_store_form_leaves_exactly_the_bytes_of_marked_register_bytes_uninitialised(name, T, store, seed):
+    """Register bytes 0..511 of the two registers hold their index + 1 (two runs), so each output byte names the
+    register byte it came from: the bytes left uninitialised must be exactly those from marked register bytes, and
+    nothing is reported (nothing read them)."""
     uninitialised = np.zeros(512, np.bool_)
     uninitialised[_seeded(f"{name} {seed}").choice(512, 3, replace=False)] = True
-    written, reports = np.zeros(512, np.bool_), []
+    left, stored = [], []
     for shift in (0, 8):
         core = aj.Core(DEVICE, sanitize="report")
         src, out = core.local_tensor("uint8", 512), core.local_tensor("uint8", 1024)
@@ -264,13 +302,56 @@ def test_every_store_form_reports_exactly_when_it_writes_a_marked_byte(name, T, 
         for k, r in enumerate(regs):
             R.LoadAlign(r, src, 256 // resolve(T).size * k)
         store(out, *regs)
-        stored = out.numpy().astype(np.int64)
-        if shift == 0:
-            low = stored
-        else:
-            index = (low | stored << 8) - 1
-            written[index[index >= 0]] = True
-        reports.append(core.sanitizer.reports)
-    due = bool((written & uninitialised).any())
-    for found in reports:
-        assert [(r.check, r.instruction.api) for r in found] == ([("init", "LoadAlign")] if due else [])
+        stored.append(out.numpy().astype(np.int64))
+        left.append(~core.sanitizer.initialised[out.addr:out.addr + 1024])
+        assert core.sanitizer.reports == []
+    source = (stored[0] | stored[1] << 8) - 1            # the register byte each output byte holds, or -1
+    expected = (source >= 0) & uninitialised[np.maximum(source, 0)]
+    assert expected.any() or not left[0].any()
+    for found in left:
+        assert np.array_equal(found, expected)
+
+
+def _vf_scale(dst, src, mask):
+    R.Muls(dst, src, 2.0, mask)
+
+
+def _vf_zero(dst):
+    R.Duplicate(dst, 0.0)
+
+
+SCALE, ZERO = R.simd_vf(_vf_scale), R.simd_vf(_vf_zero)
+
+
+def test_a_compiled_vf_given_marked_registers_carries_their_marks():
+    """A @simd_vf helper given registers and no tensor (helper-201: it ran compiled, so its result got no marks and
+    its arguments kept stale ones) runs uncompiled while a register it is given carries marks."""
+    core, src, out = _core_with_tail(40, "float", 64)
+    with core:
+        x, y = R.RegTensor("float"), R.RegTensor("float")
+        R.LoadAlign(x, src, 0)
+        SCALE(y, x, R.CreateMask("float"))
+        assert np.array_equal(np.nonzero(_lanes(y, 4))[0], np.arange(40, 64))
+        ZERO(x)
+        assert x._lane_shadow is None
+        SCALE(x, x, R.CreateMask("float"))       # no marks given: the compiled run, which can make none
+        assert x._lane_shadow is None and (x.numpy() == 0).all()
+
+
+def test_each_lane_names_the_load_its_value_came_from():
+    """Two loads' tails in one Add (helper-201): the bytes a store writes from y's tail lanes name y's load and
+    bytes, not x's (a register had kept one origin, its first source's)."""
+    core = aj.Core(DEVICE, sanitize="report")
+    x, y, out = (core.local_tensor("float", 64) for _ in range(3))
+    x[:40] = np.ones(40, np.float32)
+    y[:32] = np.ones(32, np.float32)
+    with core:
+        a, b, d = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
+        R.LoadAlign(a, x, 0)
+        R.LoadAlign(b, y, 0)
+        R.Add(d, a, b, R.CreateMask("float"))        # lanes 32..39 from y's tail alone, 40.. from both
+        R.StoreAlign(out, d, R.UpdateMask("float", 40)[0], 0)
+        _copy_out(out, 40)
+    [rep] = core.sanitizer.reports
+    assert (rep.address, rep.nbytes) == (out.addr + 128, 32)
+    assert f"UB byte {y.addr + 128}, 128 bytes" in rep.fix     # y's load: 32 never-written floats

@@ -58,10 +58,16 @@ def test_reg_vf_reading_a_copy_in_without_mte2_v_is_a_raw_race(compiled):
 
 
 def test_reg_load_of_bytes_never_written_is_an_uninitialised_read():
+    """The VF doubles every lane, half of them loaded from bytes never copied in, and stores them all: the copy-out
+    reads what the store wrote from those lanes (session 54: the report comes where the values are read, naming the
+    store, and the load and its bytes in the fix; lane_shadow.py)."""
     core, src, _ = _copy_in_double_copy_out(True, copied=64)
+    out = src.addr + 256   # the second buffer of the allocator
     [rep] = core.sanitizer.reports
-    assert (rep.check, rep.kind, rep.instruction.api) == ("init", "uninitialised read", "LoadAlign")
-    assert (rep.address, rep.nbytes) == (src.addr + 128, 128)             # exactly the halves never copied in
+    assert (rep.check, rep.kind, rep.instruction.api, rep.earlier.api) == ("init", "uninitialised read", "DataCopy",
+                                                                          "StoreAlign")
+    assert (rep.address, rep.nbytes) == (out + 128, 128)                  # the halves stored from those lanes
+    assert f"UB byte {src.addr + 128}, 128 bytes" in rep.fix              # exactly the halves never copied in
     # a Reg load takes no mask, so its fix says what a port can do (the generic "read only lanes an earlier
     # instruction wrote" cannot be followed by a whole-register LoadAlign; session 51's ports)
     assert "a Reg load reads every byte its distribution names" in rep.fix and "Duplicate" in rep.fix
@@ -182,10 +188,11 @@ def test_a_raised_reg_report_leaves_the_ub_and_the_registers_as_they_were():
         with pytest.raises(SanitizerError, match="uninitialised"):   # a MaskReg's bits carry no shadow
             aj.Reg.LoadAlign(mask, fresh)
         assert mask.words == aj.Reg.MaskReg((5, 5, 5, 5)).words
-        aj.Reg.LoadAlign(reg, fresh)   # a data register's lanes carry the bytes' state: reported where they are stored
+        aj.Reg.LoadAlign(reg, fresh)   # a data register's lanes carry the bytes' state (lane_shadow.py): the bytes
+        aj.Reg.StoreAlign(spare, reg, aj.Reg.CreateMask("half"))   # it stores stay uninitialised, reported when read
         ub = core.ub.copy()
-        with pytest.raises(SanitizerError, match="uninitialised read: LoadAlign"):
-            aj.Reg.StoreAlign(spare, reg, aj.Reg.CreateMask("half"))
+        with pytest.raises(SanitizerError, match="uninitialised read: Adds .* after StoreAlign"):
+            aj.Adds(fresh, spare, 1.0, 128)
         assert (core.ub == ub).all()
 
 
