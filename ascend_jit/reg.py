@@ -732,7 +732,8 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
         result = mv.store_blocks(h, _reg(api, "reg", src), off, blk, words, rep_, post)
         if SANITIZING and tensor.core.sanitizer is not None:
             reg_access(api, tensor, "store_blocks", off, blk, words, rep_, post, src.dtype.size, undo=undo,
-                       registers=(src,), run=lambda ub, r: mv.store_blocks((ub, *h[1:]), r, off, blk, words, rep_, post))
+                       registers=(src,),
+                       run=lambda ub, r: mv.store_blocks((ub, *h[1:]), r, off, blk, words, rep_, post))
         return result
     _not_taken(api, "single-register", repeat_stride=repeat_stride, post_mode=post_mode)
     if second is not None and mask is not None:
