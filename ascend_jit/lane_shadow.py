@@ -12,9 +12,12 @@ lanes again) and names the store, and in its fix the load and its bytes. A row s
 whose copy-out skips the padding is clean too. A MaskReg carries no marks: Add/Sub's carry computed from a marked
 active lane is reported where it is made.
 
-Only plain (uncompiled) Reg calls carry shadows; a VF on a sanitizing core runs uncompiled (docs/decisions.md "A
-compiled VF on a sanitizing core"). Every function here runs only once a sanitizing core exists (`SANITIZING`).
+Only plain (uncompiled) Reg calls carry shadows: a VF given a tensor of a sanitizing core, or a register carrying
+marks, runs uncompiled (docs/decisions.md "Sanitizer"). The operations follow marks once a register has been marked
+in the process (`MARKING`).
 """
+import threading
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +28,7 @@ from .jit.reg import VL
 @dataclass
 class LaneOrigin:
     """A load that read uninitialised UB bytes into register lanes: what the init report names."""
-    sanitizer: object  # a weakref to the load's core's Sanitizer (ORIGINS must not keep cores alive)
+    sanitizer: object  # a weakref to the Sanitizer of the first core it was met on (ORIGINS keeps no core alive)
     instr: object      # the load's sanitizer.Instr
     operand: str
     address: int       # its first uninitialised UB byte
@@ -33,26 +36,40 @@ class LaneOrigin:
 
 
 # Every LaneOrigin made, so that a register's shadow is an int array (an index here per byte): each byte names the
-# load its value came from, a register mixing lanes of two loads included (helper-201: one origin per register named
-# the first source's load for a lane another load's bytes fed)
+# load its value came from, a register mixing lanes of two loads included (one origin per register had named the
+# first source's load for a lane another load's bytes fed). A load met again (a loop's tail, another block or
+# launch of the kernel: the same line, operand and bytes) reuses its entry, so the list grows with a kernel's
+# distinct tail loads, not with its iterations or cores.
 ORIGINS = []
+_ORIGIN_IDS = {}   # (line, operand, first byte, count) -> ORIGINS index
+_ORIGINS_LOCK = threading.Lock()   # blocks of a launch load in threads
+# Non-empty once a register has been marked in this process: the Reg operations test it before they follow marks,
+# so a process whose sanitizing cores never load an uninitialised byte pays one list truth test per call
+MARKING = []
 
 
-def new_origin(*fields):
-    ORIGINS.append(LaneOrigin(*fields))
-    return len(ORIGINS) - 1
+def origin_index(sanitizer, instr, operand, address, nbytes):
+    """The ORIGINS index of a load's uninitialised bytes (made once per line, operand, first byte and count)."""
+    key = (instr.where, operand, address, nbytes)
+    index = _ORIGIN_IDS.get(key)
+    if index is None:
+        with _ORIGINS_LOCK:
+            ORIGINS.append(LaneOrigin(weakref.ref(sanitizer), instr, operand, address, nbytes))
+            index = _ORIGIN_IDS[key] = len(ORIGINS) - 1
+    return index
 
 
 @dataclass
 class LaneShadow:
     origin: np.ndarray   # int32 per register byte (VL): the ORIGINS index of its load, -1 for a clean byte
 
-    def origins(self):
-        """The LaneOrigins of the marked bytes, in register order."""
-        return [ORIGINS[k] for k in dict.fromkeys(self.origin[self.origin >= 0].tolist())]
-
 
 _CLEAN = np.int32(-1)
+
+
+def _origin_ids(origin):
+    """The distinct ORIGINS indices of an origin array, in order of first appearance."""
+    return list(dict.fromkeys(origin[origin >= 0].tolist()))
 
 
 def _mask_bits(words):
@@ -68,8 +85,17 @@ def _lanes(reg, size):
 
 
 def _set(reg, lanes, size):
-    reg._lane_shadow = (LaneShadow(np.repeat(lanes.astype(np.int32), size)) if lanes is not None and (lanes >= 0).any()
-                        else None)
+    if lanes is None or not (lanes >= 0).any():
+        reg._lane_shadow = None
+        return
+    reg._lane_shadow = LaneShadow(np.repeat(lanes.astype(np.int32), size))
+    if not MARKING:
+        MARKING.append(True)
+
+
+def mark(reg, origin):
+    """reg's shadow from a per-byte ORIGINS index array (-1: clean)."""
+    _set(reg, origin, 1)
 
 
 def clear(*regs):
@@ -144,6 +170,10 @@ def reduced(dst, src, words, groups, out_lanes=1):
     _set(dst, lanes, dst.dtype.size)
 
 
+_BYTE = np.full(1, 0xFF, np.uint8)   # the fill of a marked byte in the replays of loads and stores
+_NONE = -2                          # an origin no byte has: _marked of no lane
+
+
 def _marked(reg, fill, origin=None):
     """A copy of reg's array whose lanes hold `fill` (bytes of one lane) where its shadow marks them (from load
     `origin` alone, when given), else 0; the bytes past the lanes (kind and modes) as reg's."""
@@ -157,7 +187,7 @@ def _marked(reg, fill, origin=None):
 
 def _origins_in(*regs):
     return list(dict.fromkeys(k for r in regs if r._lane_shadow is not None
-                              for k in r._lane_shadow.origin[r._lane_shadow.origin >= 0].tolist()))
+                              for k in _origin_ids(r._lane_shadow.origin)))
 
 
 def cast(dst, src, run):
@@ -176,25 +206,26 @@ def cast(dst, src, run):
     _set(dst, lanes, dst.dtype.size)
 
 
-def loaded(registers, run, ub_size, groups):
+def loaded(registers, run, window, groups):
     """A Reg load into `registers` that read uninitialised UB bytes: `groups` [(ORIGINS index, UB addresses)].
-    `run(ub, *register_arrays)` replays the load on an image of the UB holding 0xFF in one group's bytes and 0
-    elsewhere; a register byte that comes out nonzero came from that group (a load moves bytes, it never makes a
-    zero byte nonzero or the reverse), so every distribution's lane mapping is the load's own. A replay on a zero
-    image from copies of the registers marked 0xFF finds the marked bytes a masked load leaves (DATA_BLOCK_COPY)."""
+    `run(handle, *register_arrays)` replays the load through `window` (lane_shadow.Window: an image of the tensor's
+    extent) holding 0xFF in one group's bytes and 0 elsewhere; a register byte that comes out nonzero came from that
+    group (a load moves bytes, it never makes a zero byte nonzero or the reverse), so every distribution's lane
+    mapping is the load's own. A replay on a zero image from copies of the registers marked 0xFF finds the marked
+    bytes a masked load leaves (DATA_BLOCK_COPY)."""
     if not groups and all(r._lane_shadow is None for r in registers):
         return
     result = [np.full(VL, _CLEAN) for _ in registers]
     for origin, addresses in groups:
-        image = np.zeros(ub_size, np.uint8)
-        image[addresses] = 0xFF
-        arrays = [_cleared(r) for r in registers]
-        run(image, *arrays)
+        image = window.image()
+        image[addresses - window.base] = 0xFF
+        arrays = [_marked(r, _BYTE, _NONE) for r in registers]
+        run(window.handle(image), *arrays)
         for bytes_, array in zip(result, arrays):
             bytes_[(array[:VL] != 0) & (bytes_ < 0)] = origin
     if any(r._lane_shadow is not None for r in registers):
-        arrays = [_marked(r, np.full(1, 0xFF, np.uint8)) for r in registers]
-        run(np.zeros(ub_size, np.uint8), *arrays)
+        arrays = [_marked(r, _BYTE) for r in registers]
+        run(window.handle(window.image()), *arrays)
         for reg, bytes_, array in zip(registers, result, arrays):
             if reg._lane_shadow is not None:
                 kept = (array[:VL] != 0) & (bytes_ < 0)
@@ -203,26 +234,41 @@ def loaded(registers, run, ub_size, groups):
         _set(reg, bytes_, 1)
 
 
-def stored_bytes(registers, run, ub_size):
-    """[(ORIGINS index, UB addresses)] a store writes from marked lanes, one entry per register and load: `run(ub,
-    *register_arrays)` replays the store into a zero image from copies of the registers holding 0xFF in one
-    register's bytes of one load and 0 elsewhere."""
+def stored_bytes(registers, run, window):
+    """[(ORIGINS index, UB addresses)] a store writes from marked lanes, one entry per register and load: `run(handle,
+    *register_arrays)` replays the store through `window` into a zero image from copies of the registers holding
+    0xFF in one register's bytes of one load and 0 elsewhere."""
     found = []
     for reg in registers:
         for origin in _origins_in(reg):
-            image = np.zeros(ub_size, np.uint8)
-            run(image, *[_marked(r, np.full(1, 0xFF, np.uint8), origin) if r is reg else _cleared(r)
-                         for r in registers])
+            image = window.image()
+            run(window.handle(image), *[_marked(r, _BYTE, origin if r is reg else _NONE) for r in registers])
             written = np.flatnonzero(image)
             if written.size:
-                found.append((origin, written))
+                found.append((origin, window.base + written))
     return found
 
 
-def _cleared(reg):
-    out = reg.data.copy()
-    out[:VL] = 0
-    return out
+@dataclass
+class Window:
+    """The UB bytes a replay touches: from the operation's element address or first byte, whichever is lower, down to
+    a 32-byte boundary (so the replayed addresses keep their alignment), to its last byte; and the handle (jit/
+    reg_move.py's) of an image of them, whose bounds are the window's: a replay costs the bytes the operation
+    touches, not the tensor's or the UB's."""
+    handle_of: tuple     # the operation's own handle (ub, byte address, element size, modes, lo, hi)
+    first: int           # the operation's element address and its footprint's span [first, end)
+    end: int
+
+    @property
+    def base(self):
+        return self.first - self.first % 32
+
+    def image(self):
+        return np.zeros(self.end - self.base, np.uint8)
+
+    def handle(self, image):
+        _, address, size, modes, _, _ = self.handle_of
+        return (image, address - self.base, size, modes, self.first - self.base, self.end - self.base)
 
 
 def leading_bytes(reg, nbytes, start):
@@ -232,7 +278,7 @@ def leading_bytes(reg, nbytes, start):
     if shadow is None:
         return []
     first = shadow.origin[:nbytes]
-    return [(k, start + np.flatnonzero(first == k)) for k in dict.fromkeys(first[first >= 0].tolist())]
+    return [(k, start + np.flatnonzero(first == k)) for k in _origin_ids(first)]
 
 
 def carry_origin(srcs, words, size):

@@ -56,6 +56,7 @@ from .jit import reg_move as mv
 from .jit import reg_ops as ops
 from .launch import PARALLEL_LAUNCHES
 from . import lane_shadow
+from .lane_shadow import MARKING
 from .sanitizer import SANITIZING, reg_access, reg_undo
 from .tensor import SIZE_CHANGE_HOOKS, LocalTensor
 from .jit.lowered import lowered
@@ -627,9 +628,9 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
         undo = reg_undo(tensor, _reg(api, "reg0", dst), src.data) if SANITIZING else None
         off = _offset(api, offset)
         result = mv.load_dual(_reg(api, "reg0", dst), src.data, h, off, d, step)
-        if SANITIZING:
+        if SANITIZING and (tensor.core.sanitizer is not None or MARKING):
             _loaded(api, tensor, "load_dual", off, undo=undo, registers=(dst, src),
-                    run=lambda ub, r0, r1: mv.load_dual(r0, r1, (ub, *h[1:]), off, d, step))
+                    run=lambda hh, r0, r1: mv.load_dual(r0, r1, hh, off, d, step), handle=h)
         return result
     if _arg3 is not None:
         _refuse_extra_argument(api, _arg3, "(reg, tensor, offset) or (reg0, reg1, tensor, offset)")
@@ -653,18 +654,18 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
         undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
         off, words = _offset(api, offset), _mask(api, "mask", mask)
         result = mv.load_blocks(_reg(api, "reg", dst), h, off, blk, words, rep_, post)
-        if SANITIZING:
+        if SANITIZING and (src.core.sanitizer is not None or MARKING):
             _loaded(api, src, "load_blocks", off, blk, words, rep_, post, dst.dtype.size, undo=undo, registers=(dst,),
-                    run=lambda ub, r: mv.load_blocks(r, (ub, *h[1:]), off, blk, words, rep_, post))
+                    run=lambda hh, r: mv.load_blocks(r, hh, off, blk, words, rep_, post), handle=h)
         return result
     _not_taken(api, "single-register", mask=mask, repeat_stride=repeat_stride, post_mode=post_mode)
     d = _code(api, "dist", 0 if dist is None else dist, LoadDist)
     undo = reg_undo(src, _reg(api, "reg", dst)) if SANITIZING else None
     off = _offset(api, offset)
     result = _load_single(_reg(api, "reg", dst), h, off, d, step)
-    if SANITIZING:
+    if SANITIZING and (src.core.sanitizer is not None or MARKING):
         _loaded(api, src, "load", off, d, dst.dtype.size, undo=undo, registers=(dst,),
-                run=lambda ub, r: _load_single(r, (ub, *h[1:]), off, d, step))
+                run=lambda hh, r: _load_single(r, hh, off, d, step), handle=h)
     return result
 
 
@@ -677,12 +678,13 @@ def _store_single(h, reg, words, offset, dist, step):
             mv.store(h, reg, words, offset, dist, step))
 
 
-def _loaded(api, tensor, form, offset, *args, undo, registers, run):
-    """After a Reg load into data registers, once a sanitizing core exists: the sanitizer's access (which marks the
-    lanes its uninitialised bytes feed, lane_shadow.py), or on a core without one, clean registers."""
+def _loaded(api, tensor, form, offset, *args, undo, registers, run, handle=None):
+    """After a Reg load into data registers from a sanitizing core, or once a register has been marked: the
+    sanitizer's access (which marks the lanes its uninitialised bytes feed, lane_shadow.py), or on a core without
+    one, clean registers."""
     if tensor.core.sanitizer is not None:
-        reg_access(api, tensor, form, offset, *args, undo=undo, registers=registers, run=run)
-    else:
+        reg_access(api, tensor, form, offset, *args, undo=undo, registers=registers, run=run, handle=handle)
+    elif MARKING:
         lane_shadow.clear(*registers)
 
 
@@ -709,7 +711,7 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
         result = mv.store_dual(h, _reg(api, "reg0", src), second.data, off, d, step)
         if SANITIZING and tensor.core.sanitizer is not None:
             reg_access(api, tensor, "store_dual", off, undo=undo, registers=(src, second),
-                       run=lambda ub, r0, r1: mv.store_dual((ub, *h[1:]), r0, r1, off, d, step))
+                       run=lambda hh, r0, r1: mv.store_dual(hh, r0, r1, off, d, step), handle=h)
         return result
     if _arg4 is not None:
         _refuse_extra_argument(api, _arg4, "(tensor, reg, mask, offset) or (tensor, reg0, reg1, mask, offset)")
@@ -733,7 +735,7 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
         if SANITIZING and tensor.core.sanitizer is not None:
             reg_access(api, tensor, "store_blocks", off, blk, words, rep_, post, src.dtype.size, undo=undo,
                        registers=(src,),
-                       run=lambda ub, r: mv.store_blocks((ub, *h[1:]), r, off, blk, words, rep_, post))
+                       run=lambda hh, r: mv.store_blocks(hh, r, off, blk, words, rep_, post), handle=h)
         return result
     _not_taken(api, "single-register", repeat_stride=repeat_stride, post_mode=post_mode)
     if second is not None and mask is not None:
@@ -745,7 +747,7 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
     result = _store_single(h, _reg(api, "reg", src), words, off, d, step)
     if SANITIZING and tensor.core.sanitizer is not None:
         reg_access(api, tensor, "store", off, d, src.dtype.size, words, undo=undo, registers=(src,),
-                   run=lambda ub, r: _store_single((ub, *h[1:]), r, words, off, d, step))
+                   run=lambda hh, r: _store_single(hh, r, words, off, d, step), handle=h)
     return result
 
 
@@ -754,10 +756,10 @@ def _binary(api, op, a, b, c, d, mode):
     if isinstance(a, MaskReg):  # carry form: (carry, dst, src0, src1, mask)
         dst, src0, src1, words = _reg(api, "dst", b), _reg(api, "src0", c), _reg(api, "src1", d), \
             _mask(api, "mask", mode)
-        if SANITIZING:   # before the operation: a report leaves the carry and dst as they were
+        if MARKING:   # before the operation: a report leaves the carry and dst as they were
             _carry_lanes(api, (c, d), words)
         _write_mask(api, "carry", a, lambda out: ops.binary_carry(out, dst, src0, src1, words, op))
-        if SANITIZING:
+        if MARKING:
             lane_shadow.elementwise(b, (c, d), words, False)
         return
     _reg(api, "src0", b)
@@ -765,7 +767,7 @@ def _binary(api, op, a, b, c, d, mode):
     # the dtype after the mode, as a compiled VF refuses: its mode is checked before the kernel checks the dtypes
     _check_dtype(api, b.dtype.name, ARITH_DTYPES[api], "SPEC-2 11.2")
     ops.binary(dst, b.data, src1, words, op, merging, *_binary_markers(b.dtype.kind))
-    if SANITIZING:
+    if MARKING:
         lane_shadow.elementwise(a, (b, c), words, merging)
 
 
@@ -773,9 +775,14 @@ def _carry_lanes(api, srcs, words):
     """Add/Sub's carry MaskReg computed from a lane holding a value of uninitialised bytes: reported (lane_shadow.py
     carries no shadow for MaskRegs)."""
     origin = lane_shadow.carry_origin(srcs, words, srcs[0].dtype.size)
-    sanitizer = None if origin is None else origin.sanitizer()
+    if origin is None:
+        return
+    try:   # the core the carry is computed on; outside `with core:` the one the load was first met on
+        sanitizer = current_core(api).sanitizer
+    except StateError:
+        sanitizer = origin.sanitizer()
     if sanitizer is not None:
-        sanitizer.lanes_reach(origin, f"{api}'s carry")
+        sanitizer.carry_from_lanes(api, origin)
 
 
 def Add(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -811,7 +818,7 @@ def _engine(api, dst, srcs, mask, mode):
         ops.engine_binary(regs[0], regs[1], regs[2], words, op, _ENGINE_KINDS[api], merging, *markers)
     else:
         ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, *markers)
-    if SANITIZING:
+    if MARKING:
         lane_shadow.elementwise(dst, srcs, words, merging)
 
 
@@ -926,7 +933,7 @@ def _tensor_scalar(api, dst, src, scalar, mask, mode):
         name = _SCALAR_ENGINE[api]
         ops.engine_binary(dst.data, src.data, tmp, words, ENGINE_OPS[name], _ENGINE_KINDS[name], False,
                           *_engine_markers(name, kind))
-    if SANITIZING:
+    if MARKING:
         lane_shadow.elementwise(dst, (src,), words, False)
 
 
@@ -966,7 +973,7 @@ def _ternary(api, dst, src0, src1_data, mask, mode, kind, read):
     words = _mask(api, "mask", mask)
     ops.ternary(dst.data, src0.data, src1_data, words, TERNARY_OPS[api], _TERNARY_KINDS[api], False,
                 *_binary_markers(kind))
-    if SANITIZING:
+    if MARKING:
         lane_shadow.elementwise(dst, read, words, False)
 
 
@@ -1024,7 +1031,7 @@ def _unary(api, dst, src, mask, mode):
     _zeroing_only(api, mode)  # before the dtypes, as a compiled VF checks the mode before the kernel's dtype check
     _same_dtype(api, dst, src, UNARY_DTYPES[api])
     ops.unary(dst.data, src.data, words, UNARY_OPS[api], _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind))
-    if SANITIZING:
+    if MARKING:
         lane_shadow.elementwise(dst, (src,), words, False)
 
 
@@ -1083,7 +1090,7 @@ def _select_registers(dst, src0, src1, mask):
                                     device=DEVICE)
     words = _mask(api, "mask", mask)
     ops.select(dst.data, src0.data, src1.data, words)
-    if SANITIZING:
+    if MARKING:
         lane_shadow.select(dst, src0, src1, words)
 
 
@@ -1153,12 +1160,12 @@ def Duplicate(dst, scalar=_NOT_GIVEN, mask=None, mode=MaskMergeMode.ZEROING, src
     data = _reg(api, "dst", dst)
     if isinstance(value, RegTensor):
         ops.duplicate_lane0(data, value.data, words, _merging(api, mode))
-        if SANITIZING:
+        if MARKING:
             lane_shadow.duplicate_lane0(dst, value, words, _merging(api, mode))
     else:
         bits = scalar_bits(api, DEVICES[DEVICE], dst.dtype, value, "scalar")
         ops.duplicate_bits(data, np.uint64(bits), words, _merging(api, mode))
-        if SANITIZING:
+        if MARKING:
             lane_shadow.elementwise(dst, (), words, _merging(api, mode))
 
 
@@ -1193,7 +1200,7 @@ def Arange(dst, scalar, order=IndexOrder.INCREASE_ORDER):
     index = ops.arange_register(data, _ARANGE_KINDS)
     ops.binary(data, index, ops.broadcast_register(index, np.uint64(bits)), impl.ALL_LANES, ops.ADD, False,
                *_binary_markers(dst.dtype.kind))
-    if SANITIZING:
+    if MARKING:
         lane_shadow.clear(dst)
 
 
@@ -1228,7 +1235,7 @@ def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=Mas
                            int(as_enum("ReduceDataBlock", DEVICE, "reduce_type", reduce_type, ReduceType)),
                            int(as_enum("ReduceDataBlock", DEVICE, "mode", mode, MaskMergeMode)),
                            *_class_markers(src_reg.dtype.kind))
-    if SANITIZING:
+    if MARKING:
         lane_shadow.reduced(dst_reg, src_reg, words, 8)
 
 
@@ -1246,7 +1253,7 @@ def PairReduceElem(dst, src, mask, mode=MaskMergeMode.ZEROING):
                                     "(SPEC 7.6)", device=DEVICE)
     words = _mask(api, "mask", mask)
     impl.reduce_data_block(dst.data, src.data, words, impl.PAIR, impl.ZEROING, *_class_markers(src.dtype.kind))
-    if SANITIZING:
+    if MARKING:
         lane_shadow.reduced(dst, src, words, impl.VL // src.dtype.size // 2)
 
 
@@ -1281,7 +1288,7 @@ def Cast(dst, src, mask, trait=CastTrait()):
         else:
             cv.cast(dst_array, src_array, words, *fields, None)
     convert(dst.data, src.data)
-    if SANITIZING:
+    if MARKING:
         lane_shadow.cast(dst, src, convert)
 
 
@@ -1349,7 +1356,7 @@ def _shift(api, dst, src, scalar, mask, mode):
     _zeroing_only(api, mode)
     _same_dtype(api, dst, src, SHIFT_DTYPES[api], "逻辑计算")
     ops.shift(dst.data, src.data, words, SHIFT_OPS[api], _SHIFT_KINDS[api], int(scalar), False)
-    if SANITIZING:
+    if MARKING:
         lane_shadow.elementwise(dst, (src,), words, False)
 
 
@@ -1379,7 +1386,7 @@ def Copy(dst, src, mask=None, mode=MaskMergeMode.MERGING):
     _COPY_MODE_READ(mode)
     words = impl.ALL_LANES if mask is None else _mask(api, "mask", mask)
     ops.select(dst.data, src.data, dst.data, words)
-    if SANITIZING:
+    if MARKING:
         lane_shadow.select(dst, src, dst, words)
 
 
@@ -1470,7 +1477,7 @@ def LoadUnAlign(reg, ureg, tensor, offset=0, post_update_stride=None):
     result = mv.load_unalign(_reg(api, "reg", reg), _ureg(api, "ureg", ureg, UnalignRegForLoad),
                              tensor_handle(api, tensor), _offset(api, offset), _step(api, post_update_stride),
                              post_update_stride is not None)
-    if SANITIZING:  # issue 17: after the operation's own refusals
+    if SANITIZING and (tensor.core.sanitizer is not None or MARKING):  # issue 17: after the operation's refusals
         _loaded(api, tensor, "load_unalign", _offset(api, offset), undo=undo, registers=(reg,), run=None)
     return result
 
@@ -3921,7 +3928,7 @@ def simd_vf(fn):
             bound.apply_defaults()
             args = bound.args
         if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None or
-                              type(a) is RegTensor and a._lane_shadow is not None for a in args):
+                              MARKING and type(a) is RegTensor and a._lane_shadow is not None for a in args):
             # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract), and a register
             # carrying marks of uninitialised bytes has them carried through (lane_shadow.py; a VF given registers
             # alone, as a @simd_vf helper called from a VF, ran compiled and left them stale)

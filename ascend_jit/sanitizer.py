@@ -33,7 +33,6 @@ are collected in `core.sanitizer.reports` (mode "report").
 import os
 import sys
 import threading
-import weakref
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -490,10 +489,10 @@ _LANES_STORED_FIX = ("the store wrote values computed from UB bytes {load} read 
                      "before the load (e.g. Duplicate the buffer's tail once), or keep these lanes out of the store's "
                      "mask or of the reads")
 # A MaskReg carries no marks: Add/Sub's carry computed from marked lanes is reported where it is made
-_LANES_REACH_FIX = ("values loaded from these bytes reach {api} at {where} through its active lanes (a Reg load reads "
-                    "every byte its distribution names; lanes that every later operation and store leave out of their "
-                    "masks are not reported): write the bytes first (e.g. Duplicate the buffer's tail once) or leave "
-                    "those lanes out of the masks")
+_CARRY_FIX = ("the carry MaskReg is computed from values {load} loaded from these never-written bytes (a Reg load "
+              "reads every byte its distribution names; a MaskReg carries no marks, so the carry is where they are "
+              "used): write the bytes before the load (e.g. Duplicate the buffer's tail once) or keep those lanes out "
+              "of the carry form's mask")
 
 
 @dataclass
@@ -504,6 +503,9 @@ class Access:
     addrs: np.ndarray
     tensor: object = None   # the LocalTensor the access goes through (memory check); None for tmp-free forms
     uninit_fix: str = _UNINIT_FIX   # an init report's fix for a read through this access
+    # a Reg load into data registers: its uninitialised bytes are followed through the lanes (lane_shadow.py), not
+    # reported here
+    through_lanes: bool = False
 
     @classmethod
     def of_operand(cls, op, write, tensor=None):
@@ -615,13 +617,15 @@ class Sanitizer:
         if self.session is not None:
             self.session.add(report)
 
-    def lanes_reach(self, origin, api):
-        """`api` (Add/Sub's carry MaskReg) takes out of the registers, through an active lane, a value computed from
-        the uninitialised bytes a load of this core read (`origin`, a lane_shadow.LaneOrigin): the init report of
-        that load, made now (lane_shadow.py)."""
+    def carry_from_lanes(self, api, origin):
+        """Add/Sub's carry form (`api`) computes its carry MaskReg, through an active lane, from a value of the
+        uninitialised bytes load `origin` (a lane_shadow.LaneOrigin) read: a MaskReg carries no marks, so this is
+        where the value is used (lane_shadow.py). The report names the carry's line, and the load as the earlier
+        instruction."""
         self._reported = set()
-        self._emit(Report("init", "uninitialised read", origin.instr, origin.operand, origin.address, origin.nbytes,
-                          fix=_LANES_REACH_FIX.format(api=api, where=user_location())))
+        self._emit(Report("init", "uninitialised read", Instr(f"{api} (carry)", PIPE_V, user_location(), -1),
+                          "src", origin.address, origin.nbytes, origin.instr,
+                          fix=_CARRY_FIX.format(load=origin.instr)))
 
     # --- instructions --------------------------------------------------------------------------------------------
     def instruction(self, api, pipe, accesses, where=None):
@@ -712,8 +716,7 @@ class Sanitizer:
         return any(self.clock[p, q] < newest for q in range(len(PIPES)) if others >> q & 1)
 
     def _check_read(self, instr, p, acc, run):
-        # a Reg load into data registers: its uninitialised bytes are followed through the lanes (lane_shadow.py)
-        check_init, check_race = self.enabled("init") and acc.uninit_fix is not None, self.enabled("race")
+        check_init, check_race = self.enabled("init") and not acc.through_lanes, self.enabled("race")
         strict_same = self._strict_same(p, "RAW")
         lo, hi, addrs = run
         if addrs.size == 0:   # a run: ask the vectorised reductions first
@@ -724,20 +727,32 @@ class Sanitizer:
         out = self._scan_out
         shadow.scan_read(lo, hi, addrs, self.initialised, self.writer_pipe, self.writer_seq, self.clock[p], p,
                          check_init, check_race, strict_same, self.barrier_seq[p], out)
-        if out[0]:
-            first = _address(acc.addrs, int(out[1]))
-            stored = self.lane_store_at(first)
-            if stored is None:
-                self._emit(Report("init", "uninitialised read", instr, acc.operand, first, int(out[0]),
-                                  fix=acc.uninit_fix))
-            else:   # values a Reg store wrote from lanes of uninitialised bytes: the store, and the load in the fix
-                from .lane_shadow import ORIGINS
-                store, origin = stored[0], ORIGINS[stored[1]]
-                self._emit(Report("init", "uninitialised read", instr, acc.operand, first, int(out[0]), store,
-                                  fix=_LANES_STORED_FIX.format(load=origin.instr, address=origin.address,
-                                                               nbytes=origin.nbytes)))
+        if out[0] and self.stored_from is None:
+            self._emit(Report("init", "uninitialised read", instr, acc.operand, _address(acc.addrs, int(out[1])),
+                              int(out[0]), fix=acc.uninit_fix))
+        elif out[0]:
+            self._uninitialised_by_writer(instr, acc)
         if out[2]:
             self._writer_reports(instr, p, acc, "RAW", strict_same)
+
+    def _uninitialised_by_writer(self, instr, acc):
+        """An init report per kind of uninitialised byte an access read: the never-written ones (acc's own fix),
+        and per Reg store the bytes it wrote from register lanes of uninitialised bytes (the store as the earlier
+        instruction, the load in the fix; lane_shadow.py)."""
+        from .lane_shadow import ORIGINS
+        read = _addresses(acc.addrs)
+        uninitialised = read[~self.initialised[read]]
+        writer = self.stored_from[uninitialised]
+        for k in dict.fromkeys(writer.tolist()):
+            part = uninitialised[writer == k]
+            if k < 0:
+                self._emit(Report("init", "uninitialised read", instr, acc.operand, int(part[0]), int(part.size),
+                                  fix=acc.uninit_fix))
+                continue
+            store, origin = self.lane_stores[k][0], ORIGINS[self.lane_stores[k][1]]
+            self._emit(Report("init", "uninitialised read", instr, acc.operand, int(part[0]), int(part.size), store,
+                              fix=_LANES_STORED_FIX.format(load=origin.instr, address=origin.address,
+                                                           nbytes=origin.nbytes)))
 
     def _check_write(self, instr, p, acc, run):
         if not self.enabled("race"):
@@ -1042,13 +1057,6 @@ class Sanitizer:
         self.stored_from[addresses] = len(self.lane_stores)
         self.lane_stores.append((instr, origin))
 
-    def lane_store_at(self, address):
-        """(store Instr, lane_shadow.ORIGINS index) when uninitialised UB byte `address` was written by a Reg store
-        from marked lanes, else None."""
-        if self.stored_from is None or self.stored_from[address] < 0:
-            return None
-        return self.lane_stores[self.stored_from[address]]
-
 
 def _pairs(addrs, earlier, conflict):
     """The conflicting bytes of one operand grouped by the earlier instruction (its log index in `earlier`, per
@@ -1163,7 +1171,7 @@ def reg_undo(tensor, *arrays, ub=False, mask_reg=None):
     return undo
 
 
-def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=None):
+def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=None, handle=None):
     """One Reg load or store (PIPE_V) through the sanitizer, called right after the operation ran (so its own
     refusals, alignment and bounds, come first). `form` names the footprint: the bytes that feed register lanes
     (loads) or that lanes write (stores, active lanes only), at byte tensor.addr + offset * sizeof(T):
@@ -1179,43 +1187,53 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
 
     `registers`, for the data-register forms: the RegTensors loaded or stored, whose lanes carry the init check
     (lane_shadow.py): a load marks the lanes its uninitialised bytes feed instead of being reported, and the bytes a
-    store writes from marked lanes stay uninitialised (lanes_stored). `run(ub, *register_arrays)` replays the
-    operation on other arrays (None: the unaligned forms, whose bytes map to lanes one to one)."""
+    store writes from marked lanes stay uninitialised (lanes_stored). `run(handle, *register_arrays)` replays the
+    operation through another handle like `handle`, the operation's (None: the unaligned forms, whose bytes map to
+    lanes one to one from the element address)."""
     from . import lane_shadow   # here: it imports jit/reg.py, which imports this module
     size = tensor.dtype.size
-    write, addrs = _REG_FORMS[form](tensor.addr + offset * size, size, *args)
+    start = tensor.addr + offset * size
+    write, addrs = _REG_FORMS[form](start, size, *args)
     if not isinstance(addrs, slice):
         addrs = compact(np.unique(addrs))
     sanitizer = tensor.core.sanitizer
     lanes_checked = bool(registers) and sanitizer.enabled("init")
     uninitialised = None
-    if lanes_checked and not write:   # a slice (the NORM loads) asked without an index array
+    if lanes_checked and not write:   # a slice (the NORM and unaligned loads) asked without an index array
         uninitialised = (np.flatnonzero(~sanitizer.initialised[addrs]) + addrs.start if isinstance(addrs, slice) else
                          addrs[~sanitizer.initialised[addrs]])
-    fix = None if registers else _REG_LOAD_FIX
+    access = Access("tensor", write, addrs, tensor, _REG_LOAD_FIX, through_lanes=bool(registers))
     try:
-        instr = sanitizer.instruction(api, PIPE_V, [Access("tensor", write, addrs, tensor, fix)])
+        instr = sanitizer.instruction(api, PIPE_V, [access])
     except SanitizerError:
         if undo is not None:   # "raise" mode: the refused operation leaves the UB and its registers unchanged
             undo()
         raise
-    if lanes_checked and write:   # the bytes written from marked lanes stay uninitialised
-        start = tensor.addr + offset * size
-        for origin, addresses in (lane_shadow.stored_bytes(registers, run, tensor.core.ub.size) if run is not None
-                                  else lane_shadow.leading_bytes(registers[0], args[0], start)):
-            sanitizer.lanes_stored(instr, addresses, origin)
-    if registers and not write:
-        if not lanes_checked:
+    if not registers:
+        return
+    if not lanes_checked:
+        if not write and lane_shadow.MARKING:
             lane_shadow.clear(*registers)
-        elif run is None:   # LoadUnAlign: register byte i from UB byte addr + i
-            start = tensor.addr + offset * size
-            origin = np.full(lane_shadow.VL, -1, np.int32)
-            for index, addresses in _origin_groups(sanitizer, instr, start + np.flatnonzero(
-                    ~sanitizer.initialised[start:start + lane_shadow.VL])):
-                origin[addresses - start] = index
-            registers[0]._lane_shadow = lane_shadow.LaneShadow(origin) if (origin >= 0).any() else None
-        else:
-            lane_shadow.loaded(registers, run, tensor.core.ub.size, _origin_groups(sanitizer, instr, uninitialised))
+        return
+    window = None
+    if run is not None:
+        # the footprint's span, from the element address (DATA_BLOCK_COPY may start before it) to at least the two
+        # registers' bytes its checks cover (a down-sampling load checks 512 bytes and reads every other element)
+        span = ((addrs.start, addrs.stop) if isinstance(addrs, slice) else (int(addrs[0]), int(addrs[-1]) + 1)
+                if _count(addrs) else (start, start))
+        window = lane_shadow.Window(handle, min(start, span[0]), min(max(span[1], start + 2 * lane_shadow.VL),
+                                                                      handle[5]))
+    if write:   # the bytes written from marked lanes stay uninitialised
+        for origin, addresses in (lane_shadow.leading_bytes(registers[0], args[0], start) if run is None else
+                                  lane_shadow.stored_bytes(registers, run, window)):
+            sanitizer.lanes_stored(instr, addresses, origin)
+    elif run is None:   # LoadUnAlign: register byte i from UB byte start + i
+        origin = np.full(lane_shadow.VL, -1, np.int32)
+        for index, addresses in _origin_groups(sanitizer, instr, uninitialised):
+            origin[addresses - start] = index
+        lane_shadow.mark(registers[0], origin)
+    else:
+        lane_shadow.loaded(registers, run, window, _origin_groups(sanitizer, instr, uninitialised))
 
 
 def _origin_groups(sanitizer, instr, addresses):
@@ -1227,7 +1245,7 @@ def _origin_groups(sanitizer, instr, addresses):
     stored = (sanitizer.stored_from[addresses] if sanitizer.stored_from is not None else
               np.full(addresses.size, -1, np.int32))
     own = addresses[stored < 0]
-    groups = [(lane_shadow.new_origin(weakref.ref(sanitizer), instr, "tensor", int(own[0]), int(own.size)), own)
+    groups = [(lane_shadow.origin_index(sanitizer, instr, "tensor", int(own[0]), int(own.size)), own)
               ] if own.size else []
     return groups + [(sanitizer.lane_stores[k][1], addresses[stored == k]) for k in np.unique(stored[stored >= 0])]
 
@@ -1384,11 +1402,14 @@ _ATOMIC_CODES = {(op, d.name): code for code, (op, d) in
                  enumerate(((op, d) for op in ("add", "max", "min") for d in dtypes.ALL), start=1)}
 
 
+_ATOMIC_MODES = {code: mode for mode, code in _ATOMIC_CODES.items()}
+
+
 def _atomic_text(code):
     """A write as the blocks check's fix names it, from its atomic code."""
     if not code:
         return "a plain write"
-    operation, dtype = next(key for key, value in _ATOMIC_CODES.items() if value == code)
+    operation, dtype = _ATOMIC_MODES[code]
     return f"an atomic {operation} of {dtype}"
 
 

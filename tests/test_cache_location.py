@@ -218,7 +218,7 @@ READ_BY_PLAIN_PYTHON_ONLY = {
     ("reg.py", "ascend_jit.api._scalar"): {"scalar_bits"},     # plain Duplicate / Axpy / Arange / tensor-scalar calls
     ("reg.py", "ascend_jit.api.utils"): {"AlignUp", "ConstCeil", "DivCeil"},   # keys of their compiled forms in reg.py
     ("reg.py", "ascend_jit.core"): {"current_core"},           # the modes a VF call passes as arguments
-    ("reg.py", "ascend_jit.lane_shadow"): {"lane_shadow"},  # the sanitizer's register marks (plain calls only)
+    ("reg.py", "ascend_jit.lane_shadow"): {"lane_shadow", "MARKING"},  # the sanitizer's register marks (plain calls)
     ("reg.py", "ascend_jit.launch"): {"PARALLEL_LAUNCHES"},
     ("reg.py", "ascend_jit.sanitizer"): {"SANITIZING", "reg_access", "reg_undo"},
     ("reg.py", "ascend_jit.tensor"): {"SIZE_CHANGE_HOOKS", "LocalTensor"},

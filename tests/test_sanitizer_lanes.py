@@ -13,6 +13,7 @@ import pytest
 import ascend_jit as aj
 from ascend_jit.dtypes import resolve
 from ascend_jit.errors import SanitizerError
+from ascend_jit.lane_shadow import ORIGINS
 from test_sanitizer_reg import LOADS, STORES
 
 R = aj.Reg
@@ -116,7 +117,8 @@ def test_a_reg_load_of_stored_tail_bytes_keeps_the_first_loads_origin():
         R.StoreAlign(out, first, R.CreateMask("float"), 0)
         R.LoadAlign(again, out, 0)
         assert np.array_equal(np.nonzero(_lanes(again, 4))[0], np.arange(40, 64))
-        assert [o.address for o in again._lane_shadow.origins()] == [src.addr + 160]
+        assert {ORIGINS[k].address for k in again._lane_shadow.origin[again._lane_shadow.origin >= 0]} == {
+            src.addr + 160}
 
 
 def _marks(reg):
@@ -232,7 +234,9 @@ def test_add_carry_from_a_marked_lane_is_reported():
         assert core.sanitizer.reports == []
         R.Add(carry, dst, reg, reg, R.CreateMask("uint32"))
         [rep] = core.sanitizer.reports
-        assert rep.instruction.api == "LoadAlign" and "reach Add's carry" in rep.fix
+        assert (rep.instruction.api, rep.earlier.api, rep.address, rep.nbytes) == ("Add (carry)", "LoadAlign",
+                                                                                   src.addr + 160, 96)
+        assert "carry MaskReg is computed from values" in rep.fix
 
 
 def test_init_off_and_cores_without_a_sanitizer_leave_no_marks():
@@ -289,7 +293,10 @@ def test_every_store_form_leaves_exactly_the_bytes_of_marked_register_bytes_unin
     register byte it came from: the bytes left uninitialised must be exactly those from marked register bytes, and
     nothing is reported (nothing read them)."""
     uninitialised = np.zeros(512, np.bool_)
-    uninitialised[_seeded(f"{name} {seed}").choice(512, 3, replace=False)] = True
+    rng = _seeded(f"{name} {seed}")
+    run = 0 if seed == 0 else int(rng.integers(0, 448))   # seed 0: the first lanes, which every form stores
+    uninitialised[run:run + 64] = True
+    uninitialised[rng.choice(512, 3, replace=False)] = True
     left, stored = [], []
     for shift in (0, 8):
         core = aj.Core(DEVICE, sanitize="report")
@@ -307,7 +314,8 @@ def test_every_store_form_leaves_exactly_the_bytes_of_marked_register_bytes_unin
         assert core.sanitizer.reports == []
     source = (stored[0] | stored[1] << 8) - 1            # the register byte each output byte holds, or -1
     expected = (source >= 0) & uninitialised[np.maximum(source, 0)]
-    assert expected.any() or not left[0].any()
+    if seed == 0 and ((source >= 0) & (source < 64)).any():   # it writes some of the first lanes, seed 0's marks
+        assert expected.any()
     for found in left:
         assert np.array_equal(found, expected)
 
@@ -324,8 +332,8 @@ SCALE, ZERO = R.simd_vf(_vf_scale), R.simd_vf(_vf_zero)
 
 
 def test_a_compiled_vf_given_marked_registers_carries_their_marks():
-    """A @simd_vf helper given registers and no tensor (helper-201: it ran compiled, so its result got no marks and
-    its arguments kept stale ones) runs uncompiled while a register it is given carries marks."""
+    """A @simd_vf helper given registers and no tensor (session 54's lane hunt: it ran compiled, so its result got
+    no marks and its arguments kept stale ones) runs uncompiled while a register it is given carries marks."""
     core, src, out = _core_with_tail(40, "float", 64)
     with core:
         x, y = R.RegTensor("float"), R.RegTensor("float")
@@ -339,8 +347,8 @@ def test_a_compiled_vf_given_marked_registers_carries_their_marks():
 
 
 def test_each_lane_names_the_load_its_value_came_from():
-    """Two loads' tails in one Add (helper-201): the bytes a store writes from y's tail lanes name y's load and
-    bytes, not x's (a register had kept one origin, its first source's)."""
+    """Two loads' tails in one Add (session 54's lane hunt): the bytes a store writes from y's tail lanes name y's
+    load and bytes, not x's (a register had kept one origin, its first source's)."""
     core = aj.Core(DEVICE, sanitize="report")
     x, y, out = (core.local_tensor("float", 64) for _ in range(3))
     x[:40] = np.ones(40, np.float32)
@@ -355,3 +363,17 @@ def test_each_lane_names_the_load_its_value_came_from():
     [rep] = core.sanitizer.reports
     assert (rep.address, rep.nbytes) == (out.addr + 128, 32)
     assert f"UB byte {y.addr + 128}, 128 bytes" in rep.fix     # y's load: 32 never-written floats
+
+
+def test_a_tail_load_met_again_shares_its_origin():
+    """A loop's tail load on core after core (the same line, operand and bytes) makes one ORIGINS entry: the list
+    grows with a kernel's distinct tail loads, not with its iterations or cores (the review's 600 entries for 200
+    loads on three cores)."""
+    before = len(ORIGINS)
+    for _ in range(3):
+        core, src, out = _core_with_tail(40, "float", 64)
+        with core:
+            reg = R.RegTensor("float")
+            for _ in range(50):
+                R.LoadAlign(reg, src, 0)
+    assert len(ORIGINS) - before <= 1
