@@ -800,7 +800,7 @@ def _validate(api, dst, src, count_or_params, core):
 GM_WINDOW = (": the window SetGlobalBuffer (or a sub-tensor) gave it, which the device does not check and the "
              'emulator does (docs/decisions.md "Scaffolding"); a kernel that copies past it on purpose, inside the '
              "allocation, widens the window to what it touches; a window that is already the whole host array "
-             "needs the array padded, as the device pads its GM allocations to 32 bytes (port54a)")
+             "needs the array padded, as the device pads its GM allocations to 32 bytes")
 
 
 _INT_PARAMS = "DataCopyParams of ints"   # _count_key's marker

@@ -680,14 +680,15 @@ def test_remembered_count_calls_take_each_calls_values_and_validate_each_key_par
 
 def test_the_cmpmask_register_forms_are_refused_as_not_offered():
     """The dst-less Compare (results into the CMPMASK register) and the Select reading it (VSEL_CMPMASK_SPR with no
-    selMask tensor), ops-math NotEqual's float path (port54b): a NotOfferedError naming the form to use, as
-    SetCmpMask's, where they had been a TypeError about is_set_mask or a refusal of a CMPMODE as src1."""
+    selMask tensor), ops-math NotEqual's float path (port54b): a ParameterError saying they are not offered and
+    naming the form to use, as SetCmpMask's refusal does, where they had been a TypeError about is_set_mask or a
+    refusal of a CMPMODE as src1."""
     with aj.Core("atlas-a2") as core:
         x1, x2, y = (core.local_tensor("float", 64) for _ in range(3))
         for call in (lambda: aj.Compare(x1, x2, aj.CMPMODE.EQ, aj.MASK_PLACEHOLDER, aj.BinaryRepeatParams(),
                                         is_set_mask=False),
                      lambda: aj.Compare(x1, x2, aj.CMPMODE.LT, 64, 1, aj.BinaryRepeatParams())):
-            with pytest.raises(aj.NotOfferedError, match=r"Compare: parameter 'dst'.*Compare\(dst, src0, src1"):
+            with pytest.raises(aj.ParameterError, match=r"Compare: parameter 'dst'.*not offered.*Compare\(dst, src0"):
                 call()
-        with pytest.raises(aj.NotOfferedError, match=r"Select: parameter 'sel_mask'.*Compare's dst tensor"):
+        with pytest.raises(aj.ParameterError, match=r"Select: parameter 'sel_mask'.*not offered.*Compare's dst tensor"):
             aj.Select(y, x1, x2, aj.SELMODE.VSEL_CMPMASK_SPR, 1, aj.BinaryRepeatParams())

@@ -219,9 +219,11 @@ def check_same_dtype(api, spec, ref, **tensors):
 def check_align(api, spec, name, addr, align):
     if addr % align:
         # the general rule, with what a port usually did (port54a: ops-nn MseLossV2's Duplicate of c[1])
-        detail = ("is not on a 32-byte DataBlock (SPEC 8.2's rule for UB operands): a sub-tensor t[k] of an aligned "
-                  "tensor is aligned when k * sizeof(T) is a multiple of 32, and one element can be written by "
-                  "SetValue" if align == 32 else None)
+        detail = None
+        if align == 32:
+            one = "written by SetValue" if name.startswith("dst") else "read by GetValue"
+            detail = ("is not on a 32-byte DataBlock (SPEC 8.2's rule for UB operands): a sub-tensor t[k] of an "
+                      f"aligned tensor is aligned when k * sizeof(T) is a multiple of 32, and one element can be {one}")
         raise AlignmentError(api, f"{name} address", addr, legal=f"a multiple of {align} bytes", device=spec.name,
                              detail=detail)
 

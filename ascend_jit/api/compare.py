@@ -6,7 +6,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core import continuous_mask_words, count_call_effect
-from ..errors import NotOfferedError, OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
+from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 from ..jit.compare import compare_contiguous, compare_strided, select_contiguous, select_strided
 from ..jit.direct import EntryTable
 from ..tensor import LocalTensor, known_device
@@ -143,8 +143,8 @@ def Compare(dst, src0, src1, cmp_mode, *args, count=None, mask=None, repeat_time
     if call is not None:
         return _run_remembered(call, dst._core, dst._core.ub, call.b_addr)
     if isinstance(src1, CMPMODE):   # Compare(src0, src1, cmpMode, mask, repeatParams): no dst
-        raise NotOfferedError("Compare", "dst", "missing (a CMPMODE third)", legal=_CMPMASK_FORM,
-                              device=known_device(dst))
+        raise ParameterError("Compare", "dst", "missing (a CMPMODE third)", legal=_CMPMASK_FORM,
+                             device=known_device(dst))
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(
         "Compare", args, count, mask, repeat_time, repeat_params, is_set_mask, dst, _COMPARE_FORMS, 4)
     core = operands("Compare", dst, src0, src1, names=("src0", "src1"))
@@ -411,8 +411,8 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
             return _run_remembered(call, core, core.ub, call.b_addr)
         return _run_remembered(call, core, *_second_operand(api, core.spec, core, dst._dtype, None, src1, "src1"))
     if isinstance(src1, SELMODE):   # Select(dst, src0, src1, VSEL_CMPMASK_SPR, ...): no selMask tensor
-        raise NotOfferedError(api, "sel_mask", "missing (a SELMODE fourth)", legal=_CMPMASK_SELECT,
-                              device=known_device(dst))
+        raise ParameterError(api, "sel_mask", "missing (a SELMODE fourth)", legal=_CMPMASK_SELECT,
+                             device=known_device(dst))
     is_count, count, mask, repeat_time, repeat_params, is_set_mask = _split(api, args, count, mask, repeat_time,
                                                                              repeat_params, is_set_mask, dst,
                                                                              _SELECT_FORMS, 5)
