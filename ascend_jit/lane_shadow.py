@@ -208,8 +208,8 @@ def cast(dst, src, run):
 
 def loaded(registers, run, window, groups):
     """A Reg load into `registers` that read uninitialised UB bytes: `groups` [(ORIGINS index, UB addresses)].
-    `run(handle, *register_arrays)` replays the load through `window` (lane_shadow.Window: an image of the tensor's
-    extent) holding 0xFF in one group's bytes and 0 elsewhere; a register byte that comes out nonzero came from that
+    `run(handle, *register_arrays)` replays the load through `window` (a Window: an image of the bytes the load
+    touches) holding 0xFF in one group's bytes and 0 elsewhere; a register byte that comes out nonzero came from that
     group (a load moves bytes, it never makes a zero byte nonzero or the reverse), so every distribution's lane
     mapping is the load's own. A replay on a zero image from copies of the registers marked 0xFF finds the marked
     bytes a masked load leaves (DATA_BLOCK_COPY)."""

@@ -208,7 +208,7 @@ _NEW_REGISTER = getattr(impl.new_register, "py_func", impl.new_register)
 
 class RegTensor:
     """A 256-byte vector register of one element type (SPEC 7.1): 256/sizeof(T) lanes."""
-    # which bytes hold values computed from uninitialised UB bytes, once a sanitizing core exists (lane_shadow.py)
+    # which bytes hold values computed from uninitialised UB bytes of a sanitizing core's loads (lane_shadow.py)
     _lane_shadow = None
 
     def __init__(self, dtype, trait=None):
@@ -1221,8 +1221,9 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
     else:
         _check_dtype(api, src.dtype.name, REDUCE_EXTREME_DTYPES, "SPEC-2 11.4")
     words = _mask(api, "mask", mask)
-    ops.reduce(dst.data, src.data, words, reduce_type, False, *_class_markers(src.dtype.kind))  # the source's class
-    if SANITIZING:                                                                              # alone (issue 20)
+    # the source's class alone (issue 20)
+    ops.reduce(dst.data, src.data, words, reduce_type, False, *_class_markers(src.dtype.kind))
+    if MARKING:
         lane_shadow.reduced(dst, src, words, 1, 1 if reduce_type == ReduceType.SUM else 2)
 
 
