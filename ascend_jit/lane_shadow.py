@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .jit.reg import VL
+from .sanitizer import _mask_bits   # bit i of a MaskReg's words governs register byte i
 
 
 @dataclass
@@ -70,11 +71,6 @@ _CLEAN = np.int32(-1)
 def _origin_ids(origin):
     """The distinct ORIGINS indices of an origin array, in order of first appearance."""
     return list(dict.fromkeys(origin[origin >= 0].tolist()))
-
-
-def _mask_bits(words):
-    """Bit i of a MaskReg's four words governs register byte i (jit/reg.py lane_on)."""
-    return np.unpackbits(np.asarray(words, "<u8").view(np.uint8), bitorder="little").astype(np.bool_)
 
 
 def _lanes(reg, size):
