@@ -46,12 +46,11 @@ def pytest_runtest_setup(item):
     (gc.freeze), so that the test's own full collections walk only what the test made.
 
     numba keeps every compiled function's typed IR, so a process that has compiled much of the library holds a heap
-    several times a warm one's, and each automatic full collection walks all of it: tests/test_gallery.py alone,
-    cold, spent 20.2 s of 178.6 s in the collector (17.1 s in 67 full collections), frozen before each test 4.8 s of
-    158.9 s (warm 48.3 -> 46.5 s); docs/decisions.md "The collector in the test processes". Only the test processes
-    do this: the library never touches a user's collector. The collection first leaves no garbage frozen; an object
-    frozen here is still freed when its last reference goes, and only a reference cycle that forms later among
-    frozen objects outlives the process. The tests that need the collector (cores in cycles, tests/test_audit40.py)
+    several times a warm one's, and each automatic full collection walks all of it (the figures: docs/decisions.md
+    "The collector in the test processes"). Only the test processes do this: the library never touches a user's
+    collector. A frozen object is still freed when its last reference goes; one that is in a reference cycle by
+    then (a module-scoped fixture's value, such as a Dask cluster) is never collected in this process, a few
+    thousand small objects in a run. The tests that need the collector (cores in cycles, tests/test_audit40.py)
     make their cycles inside the test, after the freeze."""
     gc.collect()
     gc.freeze()
