@@ -4,8 +4,9 @@
 two workers may compile the same kernel at once, cache writes add to the compile, and the child processes that the
 CLI, plugin and cache tests start compile or load on their own. This file is a pytest plugin that each worker loads:
 suite_compile_profile's numba compile-event listener (fired only on a cache miss) records every compile (function,
-signature, CPU seconds exclusive of the compiles nested in it), and numba's cache writes and loads are timed; at the
-end each process writes its figures, with its own and its children's CPU seconds (`RUSAGE_CHILDREN`), as JSON. Not a
+signature, CPU seconds exclusive of the compiles nested in it), numba's cache writes and loads are timed, and so is
+LLVM's share of the compiles (its optimisation passes and its machine-code generation); at the end each process
+writes its figures, with its own and its children's CPU seconds (`RUSAGE_CHILDREN`), as JSON. Not a
 test: run it by hand, cold (empty cache) and then warm (the same cache), from a checkout:
 
     export NUMBA_CACHE_DIR=$(mktemp -d)
@@ -23,7 +24,8 @@ import sys
 import time
 
 import numba.core.event as numba_event
-from numba.core import caching
+from llvmlite.binding import newpassmanagers
+from numba.core import caching, codegen
 
 from suite_compile_profile import CompileProfile, _children_cpu   # its compile listener; the test keys unused
 
@@ -51,11 +53,37 @@ def _time_cache(method, kind):
 caching.Cache.save_overload = _time_cache(caching.Cache.save_overload, "save")
 caching.Cache.load_overload = _time_cache(caching.Cache.load_overload, "load")
 
+# LLVM's part of the compiles: numba runs function passes on each new module, module passes on each library's final
+# module (the function with every jitted callee it links), then has LLVM generate its machine code (numba's
+# _finalize_specific, which a cache load also runs: only the seconds inside a compile count). The rest of a compile is
+# numba's own Python: typing, lowering to LLVM IR, wrappers, caching.
+_LLVM_SECONDS = {"function passes": 0.0, "module passes": 0.0, "machine code": 0.0}
+
+
+def _time_llvm(owner, name, kind):
+    method = getattr(owner, name, None)
+    if method is None:  # another numba or llvmlite: that part goes unmeasured
+        return
+
+    def timed(*args, **kwargs):
+        start = time.process_time()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            if _PROFILE.stack:
+                _LLVM_SECONDS[kind] += time.process_time() - start
+    setattr(owner, name, timed)
+
+
+_time_llvm(newpassmanagers.FunctionPassManager, "run", "function passes")
+_time_llvm(newpassmanagers.ModulePassManager, "run", "module passes")
+_time_llvm(codegen.JITCodeLibrary, "_finalize_specific", "machine code")
+
 
 def pytest_sessionfinish(session):
     compiles = [(function, signature, round(cpu, 4)) for _test, function, signature, cpu in _PROFILE.compiles]
     figures = dict(process_cpu=time.process_time(), children_cpu=_children_cpu(), cache_seconds=_CACHE_SECONDS,
-                   cache_calls=_CACHE_CALLS, compiles=compiles)
+                   cache_calls=_CACHE_CALLS, llvm_seconds=_LLVM_SECONDS, compiles=compiles)
     out = pathlib.Path(os.environ.get("PROFILE_OUT", "suite_workers_profile"))
     out.mkdir(parents=True, exist_ok=True)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "controller")
@@ -85,6 +113,8 @@ def _summarise(directory):
         print(f"  {name}: process {run['process_cpu']:.1f} s CPU, compiles {compile_cpu:.1f} s"
               f" ({len(run['compiles'])}), cache writes {cache['save']:.1f} s, loads {cache['load']:.1f} s"
               f" ({run['cache_calls']['load_hit']} hits), children {run['children_cpu']:.1f} s CPU")
+        llvm = run.get("llvm_seconds", {})
+        print(f"      LLVM {sum(llvm.values()):.1f} s of it: " + ", ".join(f"{k} {v:.1f}" for k, v in llvm.items()))
     by_category = collections.Counter()
     for name in workers:
         for function, _, cpu in runs[name]["compiles"]:
