@@ -39,7 +39,7 @@ from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatPa
                               ReciprocalAlgo, ReciprocalConfig, Relu, Rsqrt, RsqrtAlgo, RsqrtConfig, Sqrt, SqrtAlgo,
                               SqrtConfig, Sub, SubRelu)
 from .api.gather import Gather, GatherMask, GatherMaskParams, GetGatherMaskRemainCount
-from .api.init_global_memory import InitGlobalMemory, InitOutput, PopStackBuffer
+from .api.init_global_memory import Fill, InitGlobalMemory, InitOutput, PopStackBuffer
 from .api.utils import (AlignUp, ConstCeil, CountBitsCntSameAsSignBit, CountLeadingZero, DivCeil, GetBitCount,
                         GetSFFValue, GetUintDivMagicAndShift, IsSameType, NumericLimits, ReadGmByPassDCache,
                         ScalarCountLeadingZero, ScalarGetCountOfValue, ScalarGetSFFValue, WriteGmByPassDCache)
@@ -100,7 +100,7 @@ __all__ = [
     "RepeatReduceSum", "WholeReduceMax", "WholeReduceMin", "WholeReduceSum",
     "CMPMODE", "Cast", "Compare", "CompareScalar", "Compares", "DataCopyExtParams", "DataCopyPad",
     "DataCopyPadExtParams", "DataCopyPadParams", "Gather",
-    "GatherMask", "GatherMaskParams", "InitGlobalMemory", "PaddingMode", "RoundMode", "SELMODE", "Select",
+    "GatherMask", "GatherMaskParams", "InitGlobalMemory", "Fill", "PaddingMode", "RoundMode", "SELMODE", "Select",
     "SetPadValue",
     "UnaryRepeatParams",
     "Copy", "CopyRepeatParams", "ShiftLeft", "ShiftRight", "Not", "ArithProgression", "Arange", "CreateVecIndex",

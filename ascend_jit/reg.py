@@ -381,15 +381,19 @@ def _reg(api, name, r):
 
 # The MaskReg operations whose devkit pages have data-register forms too (Reg矢量计算/数据重排, 数据压缩), which
 # are not offered (SPEC-2 14: not in the brief): the refusal says so and names the stores that do the same
-_DATA_REGISTER_FORMS = {"Interleave": "a DIST_INTLV_B16/B32 StoreAlign of two registers", "DeInterleave":
-                        "a DIST_DINTLV_B16/B32 LoadAlign into two registers", "Pack": "a DIST_PACK_B32 StoreAlign",
-                        "UnPack": "a DIST_UNPACK_B16 LoadAlign"}
+# (UnPack's: the distribution's lane width is the source type's, so the widening is a Cast of that register; port56a
+# followed "a DIST_UNPACK_B16 LoadAlign" into the uint32 destination and was refused again)
+_DATA_REGISTER_FORMS = {"Interleave": "a DIST_INTLV_B16/B32 StoreAlign of two registers moves the lanes so",
+                        "DeInterleave": "a DIST_DINTLV_B16/B32 LoadAlign into two registers moves the lanes so",
+                        "Pack": "a DIST_PACK_B32 StoreAlign moves the lanes so",
+                        "UnPack": "a DIST_UNPACK_B8/B16 LoadAlign of the half UnPack takes (its UB address) into a "
+                                  "register of the narrow type puts element i in lane 2i and 0 in lane 2i+1, and a "
+                                  "Reg Cast of it to the wide type with RegLayout.ZERO widens lanes 2i (SPEC-2 D65)"}
 
 
 def _mask_legal(api, m):
     if isinstance(m, RegTensor) and api in _DATA_REGISTER_FORMS:
-        return (f"an aj.Reg.MaskReg: {api} of data registers is not offered (SPEC-2 14); "
-                f"{_DATA_REGISTER_FORMS[api]} moves the lanes so")
+        return f"an aj.Reg.MaskReg: {api} of data registers is not offered (SPEC-2 14); {_DATA_REGISTER_FORMS[api]}"
     if isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], MaskReg):
         # C++ `MaskReg m = UpdateMask<T>(n);` decrements n in place; Python returns it beside the mask
         return ("an aj.Reg.MaskReg, not UpdateMask's (mask, count left) pair: unpack it, "
@@ -3987,7 +3991,10 @@ _NOT_OFFERED_NAMES = {
     **dict.fromkeys(("Compare", "Compares", "CompareScalar"), f"{_NOT_OFFERED_HERE}; compare with the Memory API's "
                     "Compare/Compares/CompareScalar before the VF (a bit per element in a uint8 tensor) and load the "
                     "bits into a MaskReg inside it: aj.Reg.LoadAlign of a MaskReg (MaskDist.DIST_US spreads each bit "
-                    "over two, MaskUnPack once more for a 4-byte type), for Select or any masked operation"),
+                    "over two; for a 4-byte type, whose repeat i has 8 bytes of bits and a MaskReg load 16-byte "
+                    "alignment, load the pair at byte (i // 2) * 16 with DIST_US, zero the bits buffer first, and "
+                    "MaskUnPack(mask, mask, HighLowPart.HIGHEST if i is odd else LOWEST)), for Select or any masked "
+                    "operation"),
     **dict.fromkeys(("CreateAddrReg", "AddrReg"), "AddrReg forms are written with the loads' and stores' `offset` "
                     "(SPEC-2 14, D68)"),
     "RegTraitNumOne": "RegTensor(dtype) is the one-register tensor (the devkit's default trait): leave the trait out",

@@ -442,7 +442,31 @@ def refuse_host_operand(api, tensor, other):
                                    "t[:] = array; then dst[:] = t + src" + offset)
 
 
-class _BinaryExpr:
+class _UnassignedExpr:
+    """A tensor expression used as the tensor a literal port meant: C++ `save = save + result;` written as it is
+    rebinds `save` to the unevaluated expression, and the next `save(0)` or `save.GetValue(0)` had been Python's bare
+    TypeError or AttributeError about the expression class (port56a). The LocalTensor API's names and calls are
+    refused saying how to assign it: its calls and its devkit methods (GetValue, SetValue, GetSize, ...: capitalised
+    names); other lookups (numpy's probes, `getattr(x, "dtype", None)` in validation) stay AttributeErrors."""
+    __slots__ = ()
+    SECTION = "SPEC-2 1.1"
+
+    def __call__(self, *args, **kwargs):
+        raise self._unassigned("called")
+
+    def __getattr__(self, name):
+        if not name[:1].isupper() or not hasattr(LocalTensor, name):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        raise self._unassigned(f"its {name}")
+
+    def _unassigned(self, use):
+        return StateError(f"operator{self.symbol}", "result", f"an unassigned expression ({use})",
+                          legal="a LocalTensor", device=known_device(),
+                          detail=f"C++ `c = a {self.symbol} b;` is `c[:] = a {self.symbol} b` here ({self.SECTION}); "
+                                 f"`x = x {self.symbol} y` rebinds the Python name x to the expression")
+
+
+class _BinaryExpr(_UnassignedExpr):
     """`a - b` etc. on LocalTensors: evaluated only by `dst[:] = expr` (SPEC-2 1.1)."""
     __slots__ = ("symbol", "src0", "src1")
 
@@ -458,9 +482,10 @@ class _BinaryExpr:
         return f"({self.src0!r} {self.symbol} {self.src1!r})"
 
 
-class _CompareExpr:
+class _CompareExpr(_UnassignedExpr):
     """An unevaluated `src0 <op> src1` (Compare operator form, SPEC-2 9.4)."""
     __slots__ = ("src0", "src1", "symbol")
+    SECTION = "SPEC-2 9.4"
 
     def __init__(self, src0, src1, symbol):
         self.src0, self.src1, self.symbol = src0, src1, symbol

@@ -40,6 +40,34 @@ def test_fills_exactly_size_elements_over_whole_runs_and_a_tail(device, dtype, v
         assert before == after      # the stack buffer is given back
 
 
+@pytest.mark.parametrize("dtype, value", [(np.uint8, 255), (np.int8, -3), (np.int64, -(2 ** 40)),
+                                          (np.uint64, 2 ** 63 + 5)])
+def test_the_950_fills_the_types_only_its_build_takes(dtype, value):
+    """The Fill page gives the 950 eleven types (uint8, int8, bfloat16, uint64, int64 beyond the other devices'
+    six; ops-math TensorEqual fills a uint8 GlobalTensor); the A2 refuses them (docs/decisions.md
+    "InitGlobalMemory")."""
+    per_run = RUN // np.dtype(dtype).itemsize
+    for n in (1, 33, per_run + 7):
+        g, _ = _fill("ascend950", dtype, n, dtype(value))
+        assert (g[:n] == dtype(value)).all() and (g[n:] == 99).all(), (dtype, n)
+    with pytest.raises(aj.UnsupportedDTypeError, match=f"InitGlobalMemory: parameter 'T' = '{np.dtype(dtype).name}'"):
+        _fill("atlas-a2", dtype, 8, dtype(value))
+
+
+def test_the_950_fills_bfloat16():
+    import ml_dtypes
+    g = np.full(300, 7, ml_dtypes.bfloat16)
+
+    def kernel(g):
+        pipe = aj.TPipe()
+        gt = aj.GlobalTensor()
+        gt.SetGlobalBuffer(g, 290)
+        aj.InitGlobalMemory(gt, 290, -1.5)
+
+    aj.launch(kernel, 1, "ascend950", g)
+    assert (g[:290] == ml_dtypes.bfloat16(-1.5)).all() and (g[290:] == 7).all()
+
+
 def test_python_values_convert_as_every_scalar_operand():
     """The value goes through the same conversion as Duplicate's scalar (SPEC-2 D29): 0.1 rounds to the half."""
     g, _ = _fill("atlas-a2", np.float16, 300, 0.1)
@@ -161,3 +189,27 @@ def test_a_refused_call_leaves_gm_ub_and_the_free_ub_unchanged(device):
     aj.launch(kernel, 1, device, g, g8, g_ro)
     assert seen["same"] == (True, True, True)
     assert np.array_equal(g, np.arange(16, dtype=np.float32))
+
+
+def test_fill_is_init_global_memory_under_its_current_name():
+    """The devkit's Fill<T>(gmWorkspaceAddr, size, value) (DK 高阶API/张量变换/Fill-97.md) is InitGlobalMemory's
+    implementation under another name (ops-math's 950 DropOutV3 calls Fill<uint16_t> on GM); session 56 offers it,
+    refused in its own name; a LocalTensor (the cube unit's Fill) is no gmWorkspaceAddr."""
+    g = np.full(40, 9, np.uint16)
+
+    def kernel(g):
+        pipe = aj.TPipe()
+        gt = aj.GlobalTensor()
+        gt.SetGlobalBuffer(g, 33)
+        aj.Fill(gt, 33, 0)
+        with pytest.raises(aj.ParameterError, match="Fill: parameter 'size' = 34"):
+            aj.Fill(gt, 34, 0)
+        with pytest.raises(aj.ParameterError, match="Fill: parameter 'gmWorkspaceAddr' = 'LocalTensor'"):
+            aj.Fill(pipe.core.local_tensor("uint16", 16), 16, 0)
+
+    aj.launch(kernel, 1, "ascend950", g)
+    assert (g[:33] == 0).all() and (g[33:] == 9).all()
+    with pytest.raises(aj.UnsupportedDeviceError, match="Fill.*atlas-training"):
+        aj.launch(kernel, 1, "atlas-training", g)
+    with pytest.raises(aj.UnsupportedDTypeError, match="Fill: parameter 'T' = 'int8'"):
+        aj.launch(lambda g: (aj.TPipe(), aj.Fill(aj.GlobalTensor(g), 8, 1)), 1, "atlas-a2", np.zeros(8, np.int8))

@@ -6,6 +6,8 @@ TPosition.LCM, InitBuffer again on the same pipe and GlobalTensor's operator(); 
 arguments, TBuf's queue calls and a brace-list DataCopyPadParams beside a DataCopyParams; session 38 (port38,
 audit38): GlobalTensor<T> with T positional, TQue's GetTensorCountInQue / HasIdleBuffer / FreeAllEvent, TBuf::Get's
 `len`, FreeTensor of a tensor still enqueued, the bounds hint inside a launch, HardEvent an IntEnum."""
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -990,3 +992,22 @@ def test_cpp_fundamental_type_names_have_their_ai_core_widths():
         assert aj.IsSameType(name, want), name
     with pytest.raises(aj.UnsupportedDTypeError, match="int8_t .signed char. or uint8_t"):
         buf.Get("char")
+
+
+def test_a_tensor_expression_used_as_a_tensor_says_how_to_assign_it():
+    """Session 56 (port56a): C++ `save = save + result;` ported literally rebinds `save` to the unevaluated
+    expression; `save(0)` and `save.GetValue(0)` had been Python's bare TypeError / AttributeError about the
+    expression class. They are StateErrors saying `c[:] = a + b`; lookups of other names (numpy's probes,
+    validation's `getattr(x, "dtype", None)`) stay plain AttributeErrors."""
+    core = aj.Core("atlas-a2")
+    with core:
+        a, b = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        a[:] = np.zeros(64, np.float32)
+        b[:] = np.ones(64, np.float32)
+        for expression, symbol, section in ((a + b, "+", "SPEC-2 1.1"), (a < b, "<", "SPEC-2 9.4")):
+            for use in (lambda e: e(0), lambda e: e.GetValue(0), lambda e: e.SetValue(0, 1.0)):
+                with pytest.raises(aj.StateError, match=re.escape(f"C++ `c = a {symbol} b;` is `c[:] = a {symbol} b` "
+                                                                  f"here ({section})")):
+                    use(expression)
+            assert getattr(expression, "dtype", None) is None and not hasattr(expression, "__array__")
+        assert (a.numpy() == 0).all()

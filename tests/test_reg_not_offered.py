@@ -52,6 +52,42 @@ def test_the_reg_compare_refusal_names_a_recipe_that_works(compiled):
         assert np.array_equal(dst.numpy(), np.where(x > 0, x, np.float32(0)))
 
 
+@R.simd_vf
+def _select_by_memory_compare_repeat(dst, src, bits, repeat):
+    """The refusal's recipe for repeat `repeat` of 64 floats: its 8 bytes of bits are half of the 16-byte pair."""
+    x, zero, out = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
+    mask = R.MaskReg()
+    R.LoadAlign(mask, bits, (repeat // 2) * 16, dist=R.MaskDist.DIST_US)
+    R.MaskUnPack(mask, mask, R.HighLowPart.HIGHEST if repeat % 2 else R.HighLowPart.LOWEST)
+    R.LoadAlign(x, src, repeat * 64)
+    R.Duplicate(zero, 0.0)
+    R.Select(out, x, zero, mask)
+    R.StoreAlign(dst, out, R.CreateMask("float"), repeat * 64)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_reg_compare_recipe_for_every_repeat_of_a_4_byte_type(compiled):
+    """Session 56 (two ports of arch35 kernels): for float, repeat i's bits are 8 bytes and a MaskReg load needs
+    16-byte alignment, so "MaskUnPack once more" failed at repeat 1 (AlignmentError at byte 1032). The refusal now
+    says to load the pair with DIST_US and take its HIGHEST half for an odd repeat; that recipe, run over four
+    repeats (the bits buffer zeroed first: the load reads the pair whole)."""
+    with pytest.raises(aj.NotOfferedError, match=r"load the pair at byte \(i // 2\) \* 16 with DIST_US.*"
+                                                  r"MaskUnPack\(mask, mask, HighLowPart.HIGHEST if i is odd"):
+        R.Compare
+    x = np.random.default_rng(56).standard_normal(256).astype(np.float32)
+    core = aj.Core(D950)
+    with core:
+        src, dst, bits = (core.local_tensor("float", 256), core.local_tensor("float", 256),
+                          core.local_tensor("uint8", 32))
+        src[:] = x
+        bits[:] = np.zeros(32, np.uint8)
+        aj.CompareScalar(bits, src, np.float32(0.0), aj.CMPMODE.GT, 256)
+        vf = _select_by_memory_compare_repeat if compiled else _select_by_memory_compare_repeat.py_func
+        for repeat in range(4):
+            vf(dst, src, bits, repeat)
+        assert np.array_equal(dst.numpy(), np.where(x > 0, x, np.float32(0)))
+
+
 def _and(d, a, b, m):
     R.And(d, a, b, m)
 
@@ -131,6 +167,27 @@ def test_data_register_relayouts_are_refused_naming_the_store_that_does_it(api, 
     with aj.Core(D950):
         with pytest.raises(aj.ParameterError, match=f"{api} of data registers is not offered .SPEC-2 14.; a DIST_"):
             call(R.MaskReg(), R.RegTensor("uint16"))
+
+
+def test_the_data_register_unpack_refusal_names_a_recipe_that_works():
+    """Session 56 (port56a): UnPack's refusal had said "a DIST_UNPACK_B16 LoadAlign moves the lanes so", and that
+    load into the uint32 destination is refused in turn (the distribution's lane width is 2 bytes). The recipe it
+    names now, run: the half UnPack takes, loaded DIST_UNPACK_B16 into a uint16 register, then Cast to uint32 with
+    RegLayout.ZERO, is UnPack<uint32_t, uint16_t> LOWEST / HIGHEST of the register loaded whole."""
+    with aj.Core(D950) as core:
+        with pytest.raises(aj.ParameterError, match="DIST_UNPACK_B8/B16 LoadAlign of the half UnPack takes .*"
+                                                    "register of the narrow type.*RegLayout.ZERO"):
+            R.UnPack(R.RegTensor("uint32"), R.RegTensor("uint16"))
+        values = np.random.default_rng(56).integers(0, 2 ** 16, 128).astype(np.uint16)
+        src, dst = core.local_tensor("uint16", 128), core.local_tensor("uint32", 64)
+        src[:] = values
+        narrow, wide = R.RegTensor("uint16"), R.RegTensor("uint32")
+        widen = R.CastTrait(R.RegLayout.ZERO, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING, aj.RoundMode.UNKNOWN)
+        for half in (0, 1):   # LOWEST: elements 0-63, HIGHEST: 64-127
+            R.LoadAlign(narrow, src, 64 * half, dist=R.LoadDist.DIST_UNPACK_B16)
+            R.Cast(wide, narrow, R.CreateMask("uint16"), widen)
+            R.StoreAlign(dst, wide, R.CreateMask("uint32"))
+            assert np.array_equal(dst.numpy(), values[64 * half:64 * half + 64].astype(np.uint32))
 
 
 @pytest.mark.parametrize("trait", ["RegTraitNumOne", "RegTraitNumTwo", 1])

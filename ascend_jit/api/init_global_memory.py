@@ -23,16 +23,32 @@ API = "InitGlobalMemory"
 # the builds the devkit header compiles it for: __NPU_ARCH__ 2201 (A2, A3), 3510 (950), 2002 (310P)
 _DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-inference-aicore")
 _DATA_COPY_ONLY = "atlas-inference-aicore"      # the 2002 build: DataCopy + SetValue
-# CheckFuncClassInitGlobalMemory: T in half/float/uint16_t/int16_t/uint32_t/int32_t
+# T per device: the Fill page (InitGlobalMemory's current name; DK `高阶API/张量变换/Fill-97.md`, 支持的数据类型) gives
+# the 950 eleven types, the A2, A3 and 310P AI Core six; the 2201 and 2002 builds' CheckFuncClassInitGlobalMemory
+# checks those six, the 3510 build checks none (session 56, a port of ops-math TensorEqual: uint8 on the 950)
 _DTYPES = ("half", "float", "uint16", "int16", "uint32", "int32")
+_DTYPES_950 = ("uint8", "int8", "uint16", "int16", "bfloat16", "half", "uint32", "int32", "float", "uint64", "int64")
 MAX_REPEAT_TIMES, MAX_REPEAT_LEN, ONE_BLK_SIZE = 255, 256, 32
+
+
+def _dtypes(device):
+    return _DTYPES_950 if device == "ascend950" else _DTYPES
 
 
 def InitGlobalMemory(gm_workspace_addr, size, value):
     """`InitGlobalMemory<T>(gmWorkspaceAddr, size, value)`: gmWorkspaceAddr[0:size] = value (T the GlobalTensor's
     dtype; value converted as every scalar operand is, SPEC-2 D29). Needs the current core's TPipe (its event ids)
     and free UB past the pipe's buffers (the stack buffer)."""
-    _fill(API, _DEVICES, lambda device: _DTYPES, gm_workspace_addr, size, value, barrier=True)
+    _fill(API, _DEVICES, _dtypes, gm_workspace_addr, size, value, barrier=True)
+
+
+def Fill(gm_workspace_addr, size, value):
+    """`Fill<T>(gmWorkspaceAddr, size, value)`: InitGlobalMemory under its current name (DK
+    `高阶API/张量变换/Fill-97.md`; include/adv_api/utils/init_global_memory.h defines Fill as a call of the same
+    InitGlobalMemoryImpl on the same builds), refused in its own name. ops-math's 950 DropOutV3 and ops-nn's 950
+    Conv3DBackprop kernels call it on GM. The cube unit's Fill of an L0A/L0B/L1 LocalTensor (矩阵计算 ISASI) is
+    another API, outside the brief: a LocalTensor is refused as gmWorkspaceAddr (Duplicate fills the UB)."""
+    _fill("Fill", _DEVICES, _dtypes, gm_workspace_addr, size, value, barrier=True)
 
 
 # InitOutput's builds (kernel_operator_common_intf_impl.h: __NPU_ARCH__ 2201 and 3510; elsewhere its body is empty)

@@ -511,7 +511,7 @@ NOT_OFFERED = {
         "RmsNorm", "WelfordFinalize", "WelfordUpdate", "DropOut", "AntiQuantize", "AscendAntiQuant", "AscendDequant",
         "AscendQuant", "Dequantize", "Quantize", "Mean", "ReduceAll", "ReduceAny", "ReduceMean", "ReduceProd",
         "ReduceXorSum", "Sum", "Concat", "Extract", "GetSortLen", "GetSortOffset", "Sort", "TopK", "Broadcast",
-        "Pad", "UnPad", "TransData", "Fill", "PhiloxRandom"),
+        "Pad", "UnPad", "TransData", "PhiloxRandom"),
         "an advanced (高阶) API, built by the devkit from basic instructions: not offered; write its basic "
         "instructions (the gallery's ports do, e.g. kernels/softmax.py)"),
     # basic instructions of the devkit's Memory-API pages that SPEC-2 does not specify (数据排布转换, 排序组合)

@@ -179,8 +179,10 @@ def element_address(api, h, offset):
 
 
 _ALIGN_32 = "a multiple of 32 bytes (SPEC-2 11.6)"
-_INSIDE = ("every accessed byte inside the operand's tensor (or the UB on a core made with bounds=\"ub\": "
-           "aj.launch(..., bounds=\"ub\"); SPEC-2 11.6)")
+# the tensor rule is the package's (docs/decisions.md "Tensor bounds", binding since issue 11); SPEC-2 11.6 and 1.5
+# ask only for the UB (port56a: the refusal had cited SPEC-2 11.6 for it)
+_INSIDE = ("every accessed byte inside the operand's tensor (docs/decisions.md \"Tensor bounds\"; or the UB on a core "
+           "made with bounds=\"ub\": aj.launch(..., bounds=\"ub\"), SPEC-2 11.6)")
 
 
 # LoadAlign / StoreAlign DIST_NORM, the hot cases, are small functions of their own whose checks raise directly:
