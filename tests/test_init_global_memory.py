@@ -59,7 +59,7 @@ def test_the_950_fills_bfloat16():
     g = np.full(300, 7, ml_dtypes.bfloat16)
 
     def kernel(g):
-        pipe = aj.TPipe()
+        aj.TPipe()
         gt = aj.GlobalTensor()
         gt.SetGlobalBuffer(g, 290)
         aj.InitGlobalMemory(gt, 290, -1.5)
