@@ -20,7 +20,8 @@ from ..jit.ubview import INT_WIDTHS
 from ..sanitizer import ENDS_WITH_SCALAR_RESULT, bit_mask_scratch_flags, vector_access
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, Runs, as_flag, as_int, as_signed64, check_align,
                       check_count_within, check_reduction_dtype, check_inside_ub, check_range, check_tensor_bounds,
-                      first_touch, mask_words, memo_key, operands, plan_mask, remember, split_forms)
+                      first_touch, mask_words, memo_key, operands, plan_mask, refuse_advanced_reduce_form, remember,
+                      split_forms)
 from .reductions import CoreFacts, Shape, cached, check_mask_not_empty, record_spr
 
 INT32_MAX = 2**31 - 1
@@ -120,6 +121,7 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
         if found is not None:
             return _run(dst._core, *found)
     api = _api(op)
+    refuse_advanced_reduce_form(api, dst, src, tmp, args, kw)
     core = operands(api, dst, src, tmp)
     spec, d = core.spec, src.dtype
     form, values, cal_index = _parse(api, args, cal_index, kw, core.device)

@@ -16,7 +16,7 @@ from ..sanitizer import ENDS_WITH_SCALAR_RESULT, PIPE_S, PIPE_V, bit_mask_scratc
 from ..tensor import LocalTensor
 from ._common import (MASK_PLACEHOLDER, UINT64_MAX, Operand, as_flag, as_int, as_signed64, check_align,
                       check_count_within, check_reduction_dtype, check_range, first_touch, mask_words, operands,
-                      plan_mask, remember, split_forms)
+                      plan_mask, refuse_advanced_reduce_form, remember, split_forms)
 from ._facts import check_operand_bounds
 
 API = "ReduceSum"
@@ -134,6 +134,8 @@ def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, 
                     if call is not None:
                         call.run(core)
                         return
+    refuse_advanced_reduce_form(API, dst, src, shared_tmp_buffer, args, dict(count=count, mask=mask,
+                                repeat_time=repeat_time, src_rep_stride=src_rep_stride))
     if len(args) == 1 and count is None and mask is None and repeat_time is None and src_rep_stride is None:
         return reduce_sum_count(dst, src, shared_tmp_buffer, args[0], is_set_mask)
     # SPEC-2 1.1: each value positionally or by keyword, the first ones positionally and the rest by keyword too
