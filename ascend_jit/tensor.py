@@ -525,8 +525,14 @@ def _index_value(api, i, size, device=None, tensor=None):
                              detail=f"got {type(i).__name__}" + (f", {tensor._described()}" if tensor else ""))
     i = int(i)
     if not 0 <= i < size:
-        raise OutOfBoundsError(api, "index", i, legal=f"[0, {size})", device=device or known_device(),
-                               detail=tensor._described() if tensor else None)
+        detail = tensor._described() if tensor else None
+        if tensor is not None and tensor.core.bounds == "ub":
+            # port56c: a kernel's off-by-one GetValue on a bounds="ub" launch; the escape is for the vector forms'
+            # strided footprints only (decisions.md "Tensor bounds"), which the refusal had not said
+            detail += ("; bounds=\"ub\" lets the vector instructions' strided footprints leave a tensor, not "
+                       "GetValue / SetValue / [] (an index past the tensor is a kernel's off-by-one: index the "
+                       "enclosing buffer, or widen the tensor)")
+        raise OutOfBoundsError(api, "index", i, legal=f"[0, {size})", device=device or known_device(), detail=detail)
     return i
 
 

@@ -167,3 +167,18 @@ def test_an_element_refusal_names_the_tensor_and_its_queue():
     with pytest.raises(aj.OutOfBoundsError, match=r"'index' = 128 of the tensor LocalTensor\(float, addr=\d+, "
                                                   r"size=128, VECIN\) from a TQue\(VECIN, depth 2\)"):
         aj.launch(kernel, 1, "atlas-a2")
+
+
+def test_an_element_refusal_on_a_ub_bounds_core_says_the_escape_does_not_reach_it():
+    """port56c (ops-nn CrossEntropyLossGrad's off-by-one GetValue at a chunk's end, launched with bounds="ub"): the
+    refusal says that bounds="ub" covers the vector forms' strided footprints, not an element index; on a tensor
+    core it keeps its words."""
+    for bounds, noted in (("ub", True), ("tensor", False)):
+        core = aj.Core("atlas-a2", bounds=bounds)
+        with core:
+            t = core.local_tensor("float", 16)
+            for access in (lambda: t.GetValue(16), lambda: t.SetValue(16, 1.0)):
+                with pytest.raises(aj.OutOfBoundsError, match=r"'index' = 16 of the tensor") as refusal:
+                    access()
+                assert ('bounds="ub" lets the vector instructions\' strided footprints leave a tensor, not GetValue'
+                        in str(refusal.value)) is noted
