@@ -537,6 +537,11 @@ def test_tiling_macros_refusals():
         aj.GET_TILING_DATA_WITH_STRUCT(_Tiling, tiling)
     assert "from_buffer_copy(tiling.tobytes())" in str(refused.value)   # what to write instead (port52d)
     assert _Tiling.from_buffer_copy(tiling.tobytes()).__class__ is _Tiling
+    # ... and for a numpy structured dtype, which the macros take too (port56f: from_buffer_copy is no dtype's)
+    assert "np.frombuffer(tiling.tobytes(), dtype, count=1)[0]" in str(refused.value)
+    record = np.frombuffer(tiling.tobytes(), _TILING_DTYPE, count=1)[0]
+    assert all(record[name] == getattr(_Tiling.from_buffer_copy(tiling.tobytes()), name)
+               for name in _TILING_DTYPE.names)
 
 
 # --- hostile14: what these utilities let through before they refused it -----------------------------------------------
