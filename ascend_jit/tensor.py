@@ -457,13 +457,18 @@ class _UnassignedExpr:
     def __getattr__(self, name):
         if not name[:1].isupper() or not hasattr(LocalTensor, name):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        raise self._unassigned(f"its {name}")
+        raise self._unassigned(f"its {name}", _UnassignedExprAttributeError)
 
-    def _unassigned(self, use):
-        return StateError(f"operator{self.symbol}", "result", f"an unassigned expression ({use})",
-                          legal="a LocalTensor", device=known_device(),
-                          detail=f"C++ `c = a {self.symbol} b;` is `c[:] = a {self.symbol} b` here ({self.SECTION}); "
-                                 f"`x = x {self.symbol} y` rebinds the Python name x to the expression")
+    def _unassigned(self, use, error=StateError):
+        return error(f"operator{self.symbol}", "result", f"an unassigned expression ({use})",
+                     legal="a LocalTensor", device=known_device(),
+                     detail=f"C++ `c = a {self.symbol} b;` is `c[:] = a {self.symbol} b` here ({self.SECTION}); "
+                            f"`x = x {self.symbol} y` rebinds the Python name x to the expression")
+
+
+class _UnassignedExprAttributeError(StateError, AttributeError):
+    """The StateError of a devkit method looked up on a tensor expression, an AttributeError too so that
+    `hasattr(expression, "GetValue")` stays False (as NotOfferedError keeps hasattr on the package's names)."""
 
 
 class _BinaryExpr(_UnassignedExpr):
@@ -525,13 +530,15 @@ def _index_value(api, i, size, device=None, tensor=None):
                              detail=f"got {type(i).__name__}" + (f", {tensor._described()}" if tensor else ""))
     i = int(i)
     if not 0 <= i < size:
-        detail = tensor._described() if tensor else None
-        if tensor is not None and tensor.core.bounds == "ub":
-            # port56c: a kernel's off-by-one GetValue on a bounds="ub" launch; the escape is for the vector forms'
-            # strided footprints only (decisions.md "Tensor bounds"), which the refusal had not said
-            detail += ("; bounds=\"ub\" lets the vector instructions' strided footprints leave a tensor, not "
-                       "GetValue / SetValue / [] (an index past the tensor is a kernel's off-by-one: index the "
-                       "enclosing buffer, or widen the tensor)")
+        detail = None
+        if tensor is not None:   # (not its truth value: a LocalTensor's len() is its size, 0 for an empty one)
+            detail = tensor._described()
+            if tensor.core.bounds == "ub":
+                # port56c: a kernel's off-by-one GetValue on a bounds="ub" launch; the escape is for the vector
+                # forms' strided footprints only (decisions.md "Tensor bounds"), which the refusal had not said
+                detail += ("; bounds=\"ub\" lets the vector instructions' strided footprints leave a tensor, not "
+                           "an element index (an index past the tensor is a kernel's off-by-one: index the "
+                           "enclosing buffer, or widen the tensor)")
         raise OutOfBoundsError(api, "index", i, legal=f"[0, {size})", device=device or known_device(), detail=detail)
     return i
 

@@ -1010,13 +1010,14 @@ def test_a_tensor_expression_used_as_a_tensor_says_how_to_assign_it():
                                                                   f"here ({section})")):
                     use(expression)
             assert getattr(expression, "dtype", None) is None and not hasattr(expression, "__array__")
+            assert not hasattr(expression, "GetValue")   # the refusal is an AttributeError too
         assert (a.numpy() == 0).all()
 
 
 @pytest.mark.parametrize("api", ["ReduceSum", "ReduceMax", "ReduceMin"])
 def test_the_advanced_reduction_form_is_refused_naming_its_shape(api):
     """Session 56 (port56b, ops-nn arch35 L2NormalizeGrad and CrossEntropySumExpAndIndexLogit):
-    `ReduceSum<float, Pattern::Reduce::AR>(dst, src, [tmp,] srcShape, isReuse)` ported under the basic name had been
+    `ReduceSum<float, Pattern::Reduce::AR>(dst, src, [tmp,] srcShape, srcInnerPad)` ported under the basic name had been
     refused as "sharedTmpBuffer = 'list' is host data" or by its argument count, and aj.Pattern was a bare
     AttributeError. Both now name the advanced form and the basic one to write; nothing is written."""
     with pytest.raises(aj.NotOfferedError, match=r"Pattern: .*ReduceSum<T, Pattern::Reduce::AR>"):
@@ -1028,10 +1029,16 @@ def test_the_advanced_reduction_form_is_refused_naming_its_shape(api):
         tmp = core.local_tensor("float", 256)
         src[:] = np.ones(256, np.float32)
         before = core.ub.copy()
-        for args in ((dst, src, [2, 128], False), (dst, src, tmp, (2, 128), True)):
+        for args in ((dst, src, [2, 128], False), (dst, src, tmp, (2, 128), True),
+                     (dst, src, tmp, np.array([2, 128], np.uint32), np.bool_(False))):
             with pytest.raises(aj.ParameterError, match=re.escape(f"{api}: parameter 'srcShape' = [2, 128] is the "
                                                                   f"advanced {api}<T, Pattern::Reduce::...>")):
                 getattr(aj, api)(*args)
         assert np.array_equal(core.ub, before)
         getattr(aj, api)(dst, src, tmp, 256)   # the basic form still runs
         assert dst.numpy()[0] == (256 if api == "ReduceSum" else 1)
+        # a high-dim call with the mask as a list and the rest by keyword is no advanced form (ReduceMax / ReduceMin
+        # with calIndex positional after the mask: `(dst, src, tmp, [m, 0], True, repeat_time=1, ...)`)
+        tail = (True,) if api != "ReduceSum" else ()
+        getattr(aj, api)(dst, src, tmp, [2 ** 64 - 1, 0], *tail, repeat_time=1, src_rep_stride=8)
+        assert dst.numpy()[0] == (64 if api == "ReduceSum" else 1)

@@ -180,5 +180,9 @@ def test_an_element_refusal_on_a_ub_bounds_core_says_the_escape_does_not_reach_i
             for access in (lambda: t.GetValue(16), lambda: t.SetValue(16, 1.0)):
                 with pytest.raises(aj.OutOfBoundsError, match=r"'index' = 16 of the tensor") as refusal:
                     access()
-                assert ('bounds="ub" lets the vector instructions\' strided footprints leave a tensor, not GetValue'
-                        in str(refusal.value)) is noted
+                assert ('bounds="ub" lets the vector instructions\' strided footprints leave a tensor, not an '
+                        'element index' in str(refusal.value)) is noted
+            empty = t[16:16]   # a size-0 tensor (its len() is 0): refused as any other, never a TypeError
+            for access in (lambda: empty.GetValue(0), lambda: empty.SetValue(0, 1.0)):
+                with pytest.raises(aj.OutOfBoundsError, match=r"'index' = 0 of the tensor LocalTensor\(float"):
+                    access()

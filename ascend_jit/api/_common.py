@@ -71,22 +71,34 @@ def _not_a_tensor_hint(value, api):
 
 def refuse_advanced_reduce_form(api, dst, src, shared_tmp_buffer, args, keywords):
     """The devkit's advanced reduction `ReduceSum<T, Pattern::Reduce::AR>(dst, src, [sharedTmpBuffer,] srcShape,
-    isReuse)` (高阶API 归约; ReduceMax / ReduceMin alike) ported under the basic instruction's name: a shape list, then
-    a bool, where the basic forms take a tensor or a count. Refused naming srcShape and what to write instead, before
-    the basic forms' checks name the list as host data or count its arguments (port56b: two ops-nn arch35 kernels).
-    With a form's keyword given (count, mask, repeat_time, ...) the call is a basic one: `ReduceMax(dst, src, tmp,
-    [hi, lo], True, repeat_time=1, src_rep_stride=8)` is a high-dim call with calIndex."""
-    if any(value is not None for value in keywords.values()):
+    srcInnerPad)` (高阶API 归约, include/adv_api/reduce/reduce.h; ReduceMax / ReduceMin alike) ported under the basic
+    instruction's name: a shape (a list, tuple or 1-D integer array), then a bool, where the basic forms take a tensor
+    or a count. Refused naming srcShape and what to write instead, before the basic forms' checks name the list as
+    host data or count its arguments (port56b: two ops-nn arch35 kernels). With a form's keyword given (`keywords`:
+    count, mask, repeat_time, ...) the call is a basic one: `ReduceMax(dst, src, tmp, [hi, lo], True, repeat_time=1,
+    src_rep_stride=8)` is a high-dim call with calIndex. The shape test comes first: it is all a basic call pays."""
+    if len(args) == 1:
+        shape, inner_pad = shared_tmp_buffer, args[0]
+    elif len(args) == 2:
+        shape, inner_pad = args
+    else:
         return
-    shape, is_reuse = ((shared_tmp_buffer, args[0]) if len(args) == 1 else
-                       (args[0], args[1]) if len(args) == 2 else (None, None))
-    if isinstance(shape, (list, tuple)) and isinstance(is_reuse, (bool, np.bool_)) and shape \
-            and all(isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) for n in shape):
-        raise ParameterError(api, "srcShape", list(shape), device=known_device(dst, src),
-                             legal=f"a basic {api} form ({'SPEC.md 4' if api == 'ReduceSum' else 'SPEC-2 8.3'})",
-                             detail=f"is the advanced {api}<T, Pattern::Reduce::...>(dst, src, [sharedTmpBuffer,] "
-                                    "srcShape, isReuse) (高阶API 归约), which is not offered: reduce each row with "
-                                    f"the count form {api}(dst, src, tmp, count), or with a Reg VF on the 950")
+    if not isinstance(inner_pad, (bool, np.bool_)) or not _is_shape(shape) \
+            or any(value is not None for value in keywords):
+        return
+    raise ParameterError(api, "srcShape", [int(n) for n in shape], device=known_device(dst, src),
+                         legal=f"a basic {api} form ({'SPEC.md 4' if api == 'ReduceSum' else 'SPEC-2 8.3'})",
+                         detail=f"is the advanced {api}<T, Pattern::Reduce::...>(dst, src, [sharedTmpBuffer,] "
+                                "srcShape, srcInnerPad) (高阶API 归约), which is not offered: reduce each row with "
+                                f"the count form {api}(dst, src, tmp, count), or with a Reg VF on the 950")
+
+
+def _is_shape(value):
+    """A C++ `uint32_t srcShape[]` as a port writes it: a non-empty list or tuple of ints, or a 1-D integer array."""
+    if isinstance(value, np.ndarray):
+        return value.ndim == 1 and value.size > 0 and value.dtype.kind in "iu"
+    return isinstance(value, (list, tuple)) and len(value) > 0 and all(
+        isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) for n in value)
 
 
 def refuse_template_argument(api, value):

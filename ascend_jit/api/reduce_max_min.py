@@ -121,7 +121,7 @@ def _reduce(op, dst, src, tmp, args, cal_index, kw):
         if found is not None:
             return _run(dst._core, *found)
     api = _api(op)
-    refuse_advanced_reduce_form(api, dst, src, tmp, args, kw)
+    refuse_advanced_reduce_form(api, dst, src, tmp, args, kw.values())
     core = operands(api, dst, src, tmp)
     spec, d = core.spec, src.dtype
     form, values, cal_index = _parse(api, args, cal_index, kw, core.device)

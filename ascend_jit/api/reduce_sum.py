@@ -134,8 +134,7 @@ def ReduceSum(dst, src, shared_tmp_buffer, *args, is_set_mask=True, count=None, 
                     if call is not None:
                         call.run(core)
                         return
-    refuse_advanced_reduce_form(API, dst, src, shared_tmp_buffer, args, dict(count=count, mask=mask,
-                                repeat_time=repeat_time, src_rep_stride=src_rep_stride))
+    refuse_advanced_reduce_form(API, dst, src, shared_tmp_buffer, args, (count, mask, repeat_time, src_rep_stride))
     if len(args) == 1 and count is None and mask is None and repeat_time is None and src_rep_stride is None:
         return reduce_sum_count(dst, src, shared_tmp_buffer, args[0], is_set_mask)
     # SPEC-2 1.1: each value positionally or by keyword, the first ones positionally and the rest by keyword too

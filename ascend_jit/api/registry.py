@@ -514,10 +514,10 @@ NOT_OFFERED = {
         "Pad", "UnPad", "TransData", "PhiloxRandom"),
         "an advanced (高阶) API, built by the devkit from basic instructions: not offered; write its basic "
         "instructions (the gallery's ports do, e.g. kernels/softmax.py)"),
-    # the advanced reductions' template argument (ReduceSum<T, Pattern::Reduce::AR>(dst, src, tmp, srcShape, isReuse),
-    # called by ops-nn's arch35 kernels; the call itself: _common.refuse_advanced_reduce_form)
+    # the advanced reductions' template argument (ReduceSum<T, Pattern::Reduce::AR>(dst, src, tmp, srcShape,
+    # srcInnerPad), called by ops-nn's arch35 kernels; the call itself: _common.refuse_advanced_reduce_form)
     "Pattern": "the advanced (高阶) reductions' pattern (ReduceSum<T, Pattern::Reduce::AR>(dst, src, [tmp,] srcShape, "
-               "isReuse)): not offered; reduce each row with the count form aj.ReduceSum(dst, src, tmp, count) "
+               "srcInnerPad)): not offered; reduce each row with the count form aj.ReduceSum(dst, src, tmp, count) "
                "(ReduceMax / ReduceMin alike), or with a Reg VF on the 950",
     # basic instructions of the devkit's Memory-API pages that SPEC-2 does not specify (数据排布转换, 排序组合)
     **dict.fromkeys(("TransDataTo5HD", "MrgSort", "MrgSort4", "Sort32", "RpSort16", "ProposalConcat",
