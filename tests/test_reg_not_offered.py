@@ -23,36 +23,6 @@ def test_truncate_and_compare_are_not_in_the_reg_api(name):
 
 
 @R.simd_vf
-def _select_by_memory_compare(dst, src, bits):
-    x, zero, out = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
-    mask = R.MaskReg()
-    R.LoadAlign(mask, bits, dist=R.MaskDist.DIST_US)   # a bit per float -> two bits
-    R.MaskUnPack(mask, mask)                            # -> four: one per byte of a float lane
-    R.LoadAlign(x, src)
-    R.Duplicate(zero, 0.0)
-    R.Select(out, x, zero, mask)
-    R.StoreAlign(dst, out, R.CreateMask("float"))
-
-
-@pytest.mark.parametrize("compiled", [True, False])
-def test_the_reg_compare_refusal_names_a_recipe_that_works(compiled):
-    """Reg.Compare / CompareScalar's refusal says what to write instead: a Memory-API compare before the VF, its
-    bits loaded into a MaskReg inside (session 51: it had said "build lanes with Max/Min and Select", which gives no
-    mask). The recipe it names, run: a float Select by x > 0."""
-    with pytest.raises(aj.NotOfferedError, match=r"Compare/Compares/CompareScalar before the VF.*"
-                                                  r"MaskDist.DIST_US.*MaskUnPack"):
-        R.CompareScalar
-    x = np.random.default_rng(51).standard_normal(64).astype(np.float32)
-    core = aj.Core(D950)
-    with core:
-        src, dst, bits = core.local_tensor("float", 64), core.local_tensor("float", 64), core.local_tensor("uint8", 32)
-        src[:] = x
-        aj.CompareScalar(bits, src, np.float32(0.0), aj.CMPMODE.GT, 64)
-        (_select_by_memory_compare if compiled else _select_by_memory_compare.py_func)(dst, src, bits)
-        assert np.array_equal(dst.numpy(), np.where(x > 0, x, np.float32(0)))
-
-
-@R.simd_vf
 def _select_by_memory_compare_repeat(dst, src, bits, repeat):
     """The refusal's recipe for repeat `repeat` of 64 floats: its 8 bytes of bits are half of the 16-byte pair."""
     x, zero, out = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
@@ -66,14 +36,18 @@ def _select_by_memory_compare_repeat(dst, src, bits, repeat):
 
 
 @pytest.mark.parametrize("compiled", [True, False])
-def test_the_reg_compare_recipe_for_every_repeat_of_a_4_byte_type(compiled):
-    """Session 56 (two ports of arch35 kernels): for float, repeat i's bits are 8 bytes and a MaskReg load needs
-    16-byte alignment, so "MaskUnPack once more" failed at repeat 1 (AlignmentError at byte 1032). The refusal now
-    says to load the pair with DIST_US and take its HIGHEST half for an odd repeat; that recipe, run over four
-    repeats (the bits buffer zeroed first: the load reads the pair whole)."""
-    with pytest.raises(aj.NotOfferedError, match=r"load the pair at byte \(i // 2\) \* 16 with DIST_US.*"
-                                                  r"MaskUnPack\(mask, mask, HighLowPart.HIGHEST if i is odd"):
-        R.Compare
+def test_the_reg_compare_refusal_names_a_recipe_that_works(compiled):
+    """Reg.Compare / CompareScalar's refusal says what to write instead: a Memory-API compare before the VF, its
+    bits loaded into a MaskReg inside (session 51: it had said "build lanes with Max/Min and Select", which gives no
+    mask). Session 56 (two ports of arch35 kernels): for float, repeat i's bits are 8 bytes and a MaskReg load needs
+    16-byte alignment, so "MaskUnPack once more" failed at repeat 1 (AlignmentError at byte 1032); the refusal now
+    says to load the pair with DIST_US and take its HIGHEST half for an odd repeat. The recipe, run: a float Select
+    by x > 0 over four repeats (the bits buffer zeroed first: the load reads the pair whole)."""
+    for name in ("Compare", "CompareScalar"):
+        with pytest.raises(aj.NotOfferedError, match=r"Compare/Compares/CompareScalar before the VF.*MaskDist.DIST_US"
+                                                      r".*load the pair at byte \(i // 2\) \* 16 with DIST_US.*"
+                                                      r"MaskUnPack\(mask, mask, HighLowPart.HIGHEST if i is odd"):
+            getattr(R, name)
     x = np.random.default_rng(56).standard_normal(256).astype(np.float32)
     core = aj.Core(D950)
     with core:
