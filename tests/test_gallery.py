@@ -343,6 +343,31 @@ def test_within_tolerance_matches_infinities_and_nans_alike():
         assert not ok and "OUT OF TOLERANCE" in line, (got, want)
 
 
+def test_an_absolute_floor_admits_errors_near_zero_that_a_relative_bound_refuses():
+    """A normalised output near zero carries the rounding of the larger values it is the difference of: relative to
+    itself that error is large. `abs_tolerance` adds a floor to the bound; the floor alone decides near zero, the
+    relative part away from it, and the report names both."""
+    from ascend_jit.errors import ParameterError
+    from ascend_jit.kernels._base import KernelSpec, within_tolerance
+    got, want = np.array([1e-4, 1.0005], np.float32), np.array([1.5e-4, 1.0])
+    ok, line = within_tolerance(got, want, 1e-3)
+    assert not ok and "element 0" in line
+    ok, line = within_tolerance(got, want, 1e-3, 1e-4)
+    assert ok and "0.001 relative + 0.0001 absolute" in line
+    ok, line = within_tolerance(np.array([1e-4, 1.01], np.float32), want, 1e-3, 1e-4)
+    assert not ok and "element 1" in line and "+ 0.0001 absolute" in line
+
+    def run(device, inputs):
+        return {"y": got}
+
+    spec = KernelSpec("near_zero", "y", lambda n, s: {}, run, lambda d, i: {"y": want}, default_size=2,
+                      tolerance=1e-3, abs_tolerance=1e-4)
+    ok, lines, _, _ = spec.execute("atlas-a2")
+    assert ok and spec.fidelity == "MODELLED", lines
+    with pytest.raises(ParameterError, match="abs_tolerance"):
+        KernelSpec("exact", "y", lambda n, s: {}, run, lambda d, i: {"y": want}, default_size=2, abs_tolerance=1e-4)
+
+
 @pytest.mark.parametrize("name", ["angle_v2_int8", "angle_v2_int16", "angle_v2_int64"])
 def test_angle_v2_910_sequence_runs_clean_under_the_sanitizer(name):
     """The 910 build converts int16 / int64 through the high byte or word (bit-mask Duplicate, PairReduceSum) and

@@ -2,7 +2,8 @@
 
 A kernel declares its expected result: BIT-EXACT kernels (tolerance None) are checked bit for bit against an
 expectation composed from the package's reference model or an exact host replay; kernels that use MODELLED
-instructions state a relative tolerance against a float64 formula and say why in their docstring (issue 18)."""
+instructions state a relative tolerance against a float64 formula (and, where the result is a difference of larger
+values, an absolute floor) and say why in their docstring (issue 18)."""
 import time
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
@@ -35,6 +36,16 @@ class KernelSpec:
     size_ok: Callable = lambda n: n > 0
     tolerance: float = None    # None: bit for bit; else max |out - want| <= tolerance * |want| + the type's tiniest
     source: str = ""           # the public original: repository@commit path
+    # an absolute floor added to the relative bound (with tolerance): for outputs that are differences of larger
+    # values (a normalised row's elements near its mean, a gradient near zero), whose error scales with the inputs,
+    # not with the output itself; 0 keeps the bound relative
+    abs_tolerance: float = 0.0
+
+    def __post_init__(self):
+        if self.abs_tolerance and self.tolerance is None:
+            raise ParameterError(f"KernelSpec {self.name}", "abs_tolerance", self.abs_tolerance,
+                                 legal="0 for a BIT-EXACT kernel (tolerance None); give tolerance too (0.0 for an "
+                                       "absolute bound alone)")
 
     @property
     def fidelity(self):
@@ -71,22 +82,23 @@ class KernelSpec:
                 ok &= not report
                 lines.append(f"{key}: " + ("bit-exact" if not report else "MISMATCH\n" + report))
             else:
-                good, line = within_tolerance(outputs[key], value, self.tolerance)
+                good, line = within_tolerance(outputs[key], value, self.tolerance, self.abs_tolerance)
                 ok &= good
                 lines.append(f"{key}: {line}")
         return ok, lines, outputs, Speed(size / elapsed if elapsed > 0 else float("inf"),
                                          size / elapsed_cpu if elapsed_cpu > 0 else float("inf"))
 
 
-def within_tolerance(actual, expected, rtol):
-    """(ok, description) for a MODELLED output against a float64 formula: |a - e| <= rtol * |e| + tiny, where tiny
-    is the output type's smallest subnormal (a result that underflows to zero is within one ulp of it); an
-    infinity matches the same infinity and a NaN a NaN (nn38: a kernel whose formula gives them had to keep them
-    out of its inputs)."""
+def within_tolerance(actual, expected, rtol, atol=0.0):
+    """(ok, description) for a MODELLED output against a float64 formula: |a - e| <= rtol * |e| + max(atol, tiny),
+    where tiny is the output type's smallest subnormal (a result that underflows to zero is within one ulp of it)
+    and atol an absolute floor (KernelSpec.abs_tolerance; ports found relative bounds alone too tight for outputs
+    near zero that are differences of larger values); an infinity matches the same infinity and a NaN a NaN (nn38:
+    a kernel whose formula gives them had to keep them out of its inputs)."""
     a = np.asarray(actual)
     e = np.asarray(expected, dtype=np.float64)
     info = _float_info(a.dtype)
-    tiny = float(info.smallest_subnormal) if info else 0.0
+    tiny = max(float(atol), float(info.smallest_subnormal) if info else 0.0)
     with np.errstate(invalid="ignore", over="ignore"):
         af = a.astype(np.float64)
         err = np.abs(af - e)
@@ -94,11 +106,13 @@ def within_tolerance(actual, expected, rtol):
         bad = ~((np.isfinite(e) & (err <= rtol * np.abs(e) + tiny)) | (af == e) | (np.isnan(af) & np.isnan(e)))
         normal = np.isfinite(e) & (np.abs(e) >= (float(info.tiny) if info else np.finfo(np.float64).tiny))
         rel = float(np.max(err[normal] / np.abs(e[normal]))) if normal.any() else 0.0
+    floor = f" + {atol:.3g} absolute" if atol else ""
     if bad.any():
         i = int(np.flatnonzero(bad.reshape(-1))[0])
-        return False, (f"OUT OF TOLERANCE: {int(bad.sum())} of {a.size} elements beyond {rtol:.3g} relative; element "
-                       f"{i}: {af.reshape(-1)[i]!r} against {e.reshape(-1)[i]!r}")
-    return True, f"within {rtol:.3g} relative of the float64 formula (max relative error {rel:.3g} over normal values)"
+        return False, (f"OUT OF TOLERANCE: {int(bad.sum())} of {a.size} elements beyond {rtol:.3g} relative"
+                       f"{floor}; element {i}: {af.reshape(-1)[i]!r} against {e.reshape(-1)[i]!r}")
+    return True, (f"within {rtol:.3g} relative{floor} of the float64 formula (max relative error {rel:.3g} over "
+                  f"normal values)")
 
 
 def _float_info(dtype):
