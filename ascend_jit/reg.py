@@ -23,6 +23,7 @@ import sys
 import threading
 import typing
 import warnings
+import weakref
 from types import CodeType, ModuleType
 
 import numba
@@ -3529,8 +3530,19 @@ def _pass_mask_register():
         state[1], state[2], state[0] = core.mask_low, core.mask_high, mv.MM_READY
 
 
+_PLAIN_VFS = weakref.WeakKeyDictionary()   # asc_vf_call's plain functions, each run as the one VF it names
+
+
 def asc_vf_call(vf, *args):
-    """`asc_vf_call<vf>(args...)`: run a VF (compiled by simd_vf, or a plain function) with its arguments."""
+    """`asc_vf_call<vf>(args...)`: run a VF (compiled by simd_vf, or a plain function) with its arguments. A plain
+    function runs as one VF, as C++ `asc_vf_call<f>` makes f one: plain Python, with a VF's checks and, on a
+    sanitizing core, a VF's extent (port57c: called as it was, its store then load in one VF had been taken for
+    two VFs, which the device orders, and 'device-sync' hid the race LocalMemBar must close)."""
+    if inspect.isfunction(vf):
+        plain = _PLAIN_VFS.get(vf)
+        if plain is None:
+            plain = _PLAIN_VFS[vf] = _plain_vf(vf)
+        vf = plain
     return vf(*args)
 
 

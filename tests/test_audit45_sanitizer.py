@@ -1132,3 +1132,24 @@ def test_found_blocks_fix_names_no_syncall_where_the_device_has_none():
         assert rep.check == "blocks" and "SetAtomicAdd" in rep.fix
         assert ("a SyncAll between them" in rep.fix) == syncall
         assert ("separate launches" in rep.fix) == (not syncall)
+def _store_then_load(t, y):   # one VF: the load reads what the store wrote, with no LocalMemBar between them
+    r = R.RegTensor("float")
+    m = R.CreateMask("float")
+    R.Duplicate(r, 1.0, m)
+    R.StoreAlign(t, r, m)
+    R.LoadAlign(r, t)
+    R.StoreAlign(y, r, m)
+
+
+@pytest.mark.parametrize("mode", ["report,strict", "report,strict,device-sync"])
+def test_asc_vf_call_runs_a_plain_function_as_one_vf(mode):
+    """port57c (cann-samples simd_vf_constraints membar.asc calls a store then a load without LocalMemBar inside one
+    VF "not allowed"): `asc_vf_call(f, ...)` of an undecorated f makes f one VF, as C++ does, so the sanitizer's
+    VF-to-VF ordering ('device-sync') does not excuse the race inside it; the values are the VF's."""
+    core = aj.Core("ascend950", sanitize=mode)
+    t, y = core.local_tensor("float", 64), core.local_tensor("float", 64)
+    with core:
+        R.asc_vf_call(_store_then_load, t, y)
+    [report] = core.sanitizer.reports
+    assert "RAW" in str(report) and "LocalMemBar" in str(report) and "device-sync" not in str(report)
+    assert np.array_equal(y.numpy(), np.ones(64, np.float32))
