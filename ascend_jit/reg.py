@@ -1182,8 +1182,6 @@ class IndexOrder(enum.IntEnum):
 
 ARANGE_DTYPES = ("int8", "int16", "int32", "half", "float", "int64")   # DK R/索引操作/Arange.md 数据类型
 _ARANGE_KINDS = sum(1 << resolve(d).kind for d in ARANGE_DTYPES)
-_DECREASE_REFUSED = ("IndexOrder.INCREASE_ORDER (DECREASE_ORDER is not offered: the page defines it by a figure the "
-                     "mirror does not carry, docs/decisions.md \"Reg Arange\")")
 
 
 def Arange(dst, scalar, order=IndexOrder.INCREASE_ORDER):
@@ -1191,18 +1189,18 @@ def Arange(dst, scalar, order=IndexOrder.INCREASE_ORDER):
     every lane (no mask), as the engine's Add of the lane index j and the scalar (converted by SPEC-2 D29): integer
     lanes wrap past the type's range as the page says (int16/int32 clamp only under CTRL[53] saturation, as Add's,
     D35); half and float round once (MODELLED: the page documents no rounding, as CreateVecIndex on the 950,
-    docs/decisions.md "CreateVecIndex"). INCREASE_ORDER only (docs/decisions.md "Reg Arange")."""
+    docs/decisions.md "CreateVecIndex"). DECREASE_ORDER: lane j = scalarValue + (lanes - 1 - j), the scalar in the
+    last lane, but int64's lane j = scalarValue + 63 - j (docs/decisions.md "Reg Arange")."""
     api = "Arange"
     _core_check(api)
     data = _reg(api, "dst", dst)
     # the order before dst's dtype, as a compiled VF refuses (its order is read before the kernel checks the dtype)
-    if _code(api, "order", order, IndexOrder) != IndexOrder.INCREASE_ORDER:
-        raise ParameterError(api, "order", IndexOrder(order).name, legal=_DECREASE_REFUSED, device=DEVICE)
+    decrease = _code(api, "order", order, IndexOrder) == IndexOrder.DECREASE_ORDER
     if dst.dtype.name not in ARANGE_DTYPES:
         raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=", ".join(ARANGE_DTYPES) +
                                     " (DK R/索引操作/Arange.md)", device=DEVICE)
     bits = scalar_bits(api, DEVICES[DEVICE], dst.dtype, scalar, "scalar")
-    index = ops.arange_register(data, _ARANGE_KINDS)
+    index = ops.arange_register(data, _ARANGE_KINDS, decrease)
     ops.binary(data, index, ops.broadcast_register(index, np.uint64(bits)), impl.ALL_LANES, ops.ADD, False,
                *_binary_markers(dst.dtype.kind))
     if MARKING:
@@ -2206,9 +2204,9 @@ _STORE_MASK_DIST = _enum_reader("StoreAlign", "dist", MaskDist, "an aj.Reg.MaskD
 _LOAD_POST_MODE = _enum_reader("LoadAlign", "post_mode", PostLiteral, "an aj.Reg.PostLiteral (SPEC-2 11.6)")
 _STORE_POST_MODE = _enum_reader("StoreAlign", "post_mode", PostLiteral, "an aj.Reg.PostLiteral (SPEC-2 11.6)")
 _PATTERN = _enum_reader("CreateMask", "pattern", MaskPattern, "an aj.Reg.MaskPattern (SPEC 7.2)")
-# INCREASE_ORDER only, as plain Arange: `order != 0` named any other value (2, 1.0, "x") DECREASE_ORDER
-_ARANGE_ORDER = impl.EnumRule("Arange", "order", IndexOrder, IndexOrder.INCREASE_ORDER, IndexOrder.INCREASE_ORDER,
-                              _DECREASE_REFUSED, value_name=IndexOrder.DECREASE_ORDER.name)  # as plain Arange names it
+# the kernel's flag: DECREASE_ORDER (a value outside the enum refused as plain Arange refuses it)
+_ARANGE_ORDER = impl.EnumRule("Arange", "order", IndexOrder, IndexOrder.INCREASE_ORDER, IndexOrder.DECREASE_ORDER,
+                              None, flag=True)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -2931,9 +2929,8 @@ def _arange_form(dst, scalar, order=None):
     in every process (issue 20)."""
     if not _is_reg_type(dst) or not isinstance(scalar, (types.Number, types.Boolean)) or not impl.enum_like(order):
         return None  # a typing error naming Arange
-    return ops.arange, ((impl.CHECK, (impl.ENUM, 2, 0, _ARANGE_ORDER)), (impl.ARG, 0),
-                        (impl.CONST, types.int64, _ARANGE_KINDS), (impl.ARG, 1),
-                        *_marker_operands(_vf_markers(_binary_markers, dst)))
+    return ops.arange, ((impl.ARG, 0), (impl.CONST, types.int64, _ARANGE_KINDS), (impl.ENUM, 2, False, _ARANGE_ORDER),
+                        (impl.ARG, 1), *_marker_operands(_vf_markers(_binary_markers, dst)))
 
 
 _direct_forms(Arange, _arange_form, ())

@@ -1113,12 +1113,12 @@ def test_reg_arange_plain_compiled_and_modes(dtype):
 
 
 def test_reg_arange_refusals():
-    """DECREASE_ORDER (ParameterError naming the decision), dtypes off the page (UnsupportedDTypeError), a value
+    """An order outside IndexOrder (ParameterError), dtypes off the page (UnsupportedDTypeError), a value
     outside T or a fraction for an integer T (SPEC-2 D29, ParameterError), off the 950 (UnsupportedDeviceError)."""
     with aj.Core(D950):
         r = R.RegTensor("int16")
         R.Duplicate(r, 9)
-        for call, cls in ((lambda: R.Arange(r, 0, order=R.IndexOrder.DECREASE_ORDER), aj.ParameterError),
+        for call, cls in ((lambda: R.Arange(r, 0, order=2), aj.ParameterError),
                           (lambda: R.Arange(r, 40000), aj.ParameterError),
                           (lambda: R.Arange(r, 1.5), aj.ParameterError),
                           (lambda: R.Arange(R.RegTensor("uint16"), 0), aj.UnsupportedDTypeError),

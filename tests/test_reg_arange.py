@@ -1,6 +1,6 @@
 """Reg Arange (DK R/索引操作/Arange.md; docs/decisions.md "Reg Arange"; session 14, apigap14): lane j = scalar + j
 as Add's lane, against the reference model for every page dtype, compiled VF = plain Python bit for bit, and the
-refusals (DECREASE_ORDER, bool, dtypes off the page, other devices)."""
+DECREASE_ORDER (cann-samples scene7's recorded lanes), the refusals (bool, dtypes off the page, other devices)."""
 import warnings
 
 import numpy as np
@@ -15,10 +15,10 @@ SCALARS = {"int8": [0, -3, 127, -128], "int16": [5, -200, 32767], "int32": [0, 2
            "half": [0.0, 1.5, 2000.0, -0.25, 65504.0], "float": [0.0, 1.5, 16777215.0, -3.25, 3.0e38]}
 
 
-def _expected(dtype, scalar):
+def _expected(dtype, scalar, decrease=False):
     np_dtype = aj.dtypes.resolve(dtype).np_dtype
     converted = np_dtype.type(scalar)           # D29: exact for these scalars
-    lanes = ref.arange(dtype, converted.item(), LANES[dtype])
+    lanes = ref.arange(dtype, converted.item(), LANES[dtype], decrease=decrease)
     return np.array(lanes, dtype=np.float64 if dtype in ("half", "float") else object).astype(np_dtype)
 
 
@@ -66,10 +66,29 @@ def test_a_compiled_vf_gives_the_plain_bits(dtype, first):
 
 
 @R.simd_vf
-def _decreasing_vf(dst, T):
+def _decreasing_vf(dst, first, T):
     reg = R.RegTensor(T)
-    R.Arange(reg, 0, R.IndexOrder.DECREASE_ORDER)
+    R.Arange(reg, first, R.IndexOrder.DECREASE_ORDER)
     R.StoreAlign(dst, reg, R.CreateMask(T), 0)
+
+
+def test_decrease_order_ends_in_the_scalar_as_the_device_recorded():
+    """cann-samples reg_data_movement scene7 (Arange<int32_t, DECREASE_ORDER>(idx, 0), its guide's device output
+    idx[i] = 63 - i): the scalar is the last lane's and the lanes count down to it; int64's 32 lanes are the first
+    half of the 64-lane int32 sequence its devkit implementation widens (63 - j + scalar). Plain, compiled and the
+    reference model agree bit for bit, every page dtype."""
+    with aj.Core("ascend950") as core:
+        r = R.RegTensor("int32")
+        R.Arange(r, 0, order=R.IndexOrder.DECREASE_ORDER)
+        assert list(r.numpy()) == list(range(63, -1, -1))
+        for dtype, first in (("int8", -3), ("int16", 5), ("int32", 7), ("int64", 2**40), ("half", -0.25),
+                             ("float", 1.5)):
+            compiled, plain = core.local_tensor(dtype, LANES[dtype]), core.local_tensor(dtype, LANES[dtype])
+            _decreasing_vf(compiled, first, dtype)
+            _decreasing_vf.py_func(plain, first, dtype)
+            assert np.array_equal(_bits(compiled.numpy()), _bits(plain.numpy())), dtype
+            assert np.array_equal(_bits(plain.numpy()), _bits(_expected(dtype, first, decrease=True))), dtype
+        assert plain.numpy()[-1] == np.float32(1.5) and compiled.numpy()[0] == np.float32(64.5)
 
 
 @R.simd_vf
@@ -91,8 +110,8 @@ def test_refusals_plain_and_compiled():
         for dtype in ("uint16", "bfloat16", "uint32"):
             with pytest.raises(aj.UnsupportedDTypeError, match="Arange"):
                 R.Arange(R.RegTensor(dtype), 1)
-        with pytest.raises(aj.ParameterError, match="DECREASE_ORDER"):
-            R.Arange(R.RegTensor("int32"), 0, R.IndexOrder.DECREASE_ORDER)
+        with pytest.raises(aj.ParameterError, match="order"):
+            R.Arange(R.RegTensor("int32"), 0, 2)
         with pytest.raises(aj.ParameterError, match="Arange"):
             R.Arange(R.RegTensor("int32"), True)
         with pytest.raises(aj.ParameterError, match="Arange"):
@@ -103,8 +122,6 @@ def test_refusals_plain_and_compiled():
         u = core.local_tensor("uint16", 128)
         t[:] = np.zeros(64, np.int32)
         before = core.ub.copy()
-        with pytest.raises(aj.ParameterError, match="DECREASE_ORDER"):
-            _decreasing_vf(t, "int32")
         with pytest.raises(aj.ParameterError, match="Arange"):
             _bool_vf(t, "int32")
         with pytest.raises(aj.UnsupportedDTypeError, match="Arange"):
@@ -136,7 +153,7 @@ def _order_vf(dst, order):
 def test_a_compiled_vf_refuses_what_plain_refuses():
     """hostile14: an int64 scalar in [2**63, 2**64) reaches a VF as uint64 and wrapped (Arange(reg, 2**63) gave
     -2**63 + j where plain refuses it; Duplicate and the other scalar forms share scalar_int_bits); an order of 2
-    was refused as 'DECREASE_ORDER'."""
+    had been refused as 'DECREASE_ORDER', now by its value."""
     with aj.Core("ascend950") as core:
         t = core.local_tensor("int64", 32)
         t[:] = np.zeros(32, np.int64)

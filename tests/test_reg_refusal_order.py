@@ -287,7 +287,7 @@ def _one_op_vf(op):
     ("Pack part", "half", "half", 0.5), ("Copy mode", "half", "half", 1.0),  # = 0 / 1 against the float given
     ("CreateMask pattern", "half", "half", 99),
     ("CreateMask pattern", "half", "half", 14),  # MaskPattern has no 14: the kernel had named 'a MaskPattern (0-13 ...
-    ("Copy mode", "half", "half", 7), ("Arange order", "int16", "int16", 1),  # order = 1 against 'DECREASE_ORDER'
+    ("Copy mode", "half", "half", 7), ("Arange order", "int16", "int16", 2),
     ("Arange order", "int16", "int16", 5), ("LocalMemBar", "half", "half", 99),
     ("LoadAlign dist", "half", "half", 99), ("StoreAlign dist", "half", "half", 99),
     ("RegTensor", "half", "half", 0),            # compiled gave no "no emulator dtype for it (SPEC-2 D28)"

@@ -1136,21 +1136,24 @@ def broadcast_register(src, bits):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def arange(dst, allowed, scalar, half_class, wide_class, int_class):
+def arange(dst, allowed, decrease, scalar, half_class, wide_class, int_class):
     """Reg Arange in a VF (DK R/索引操作/Arange.md): dst's kind checked against `allowed` (arange_register), then
-    lane j = j + the scalar (converted by D29, refusals naming Arange) by Add's engine on every lane; the class
-    markers as binary's."""
-    index = arange_register(dst, allowed)
+    the index register (`decrease`: DECREASE_ORDER's) + the scalar (converted by D29, refusals naming Arange) by
+    Add's engine on every lane; the class markers as binary's."""
+    index = arange_register(dst, allowed, decrease)
     # the op and the flag as run-time values: literals would compile binary once more (0.4-1.3 s)
     binary(dst, index, broadcast_register(index, scalar_pattern(ARANGE, index[H_KIND], scalar)), ALL_LANES,
            np.int64(ADD), np.bool_(False), half_class, wide_class, int_class)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def arange_register(dst, allowed):
+def arange_register(dst, allowed, decrease):
     """The index register of Reg Arange (DK R/索引操作/Arange.md): dst's kind and overflow modes, lane j = j (an
-    integer lane j mod 2**bits, the wrap the page describes; a float lane the exact j: j < 128). dst's kind must be in
-    the bitmask `allowed` (the page's int8/int16/int32/half/float/int64); Arange adds its scalar to this register."""
+    integer lane j mod 2**bits, the wrap the page describes; a float lane the exact j: j < 128), or with `decrease`
+    (IndexOrder.DECREASE_ORDER) lanes - 1 - j, so that the scalar lands in the last lane (cann-samples scene7's
+    recorded output), but 63 - j for int64, whose devkit Arange is the first 32 lanes of a 64-lane int32 one
+    (kernel_reg_compute_vec_arange_impl.h; docs/decisions.md "Reg Arange"). dst's kind must be in the bitmask
+    `allowed` (the page's int8/int16/int32/half/float/int64); Arange adds its scalar to this register."""
     kind = np.int64(dst[H_KIND])
     if not (allowed >> kind) & 1:
         raise UnsupportedDTypeError("Arange", "dst kind", kind, "int8, int16, int32, half, float, int64 "
@@ -1160,8 +1163,11 @@ def arange_register(dst, allowed):
     tmp[H_CTRL] = dst[H_CTRL]
     size = kind_size(kind)
     is_float = kind == KIND_HALF or kind == KIND_FLOAT
-    for j in range(VL // size):
-        bits = scalar_float_bits(kind, np.float64(j)) if is_float else np.uint64(j)
+    lanes = VL // size
+    top = 63 if size == 8 else lanes - 1
+    for j in range(lanes):
+        index = top - j if decrease else j
+        bits = scalar_float_bits(kind, np.float64(index)) if is_float else np.uint64(index)
         for k in range(size):
             tmp[j * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))
     return tmp

@@ -322,11 +322,13 @@ def duplicate(value, active, before, merging=False):
     return [value if on else (b if merging else 0) for on, b in zip(active, before)]
 
 
-def arange(dtype, scalar, lanes, sat_half=False, sat_int=False):
+def arange(dtype, scalar, lanes, sat_half=False, sat_int=False, decrease=False):
     """The lanes of Reg Arange (DK R/索引操作/Arange.md, docs/decisions.md "Reg Arange"): lane j = j + scalar (the
     scalar already converted to dtype, SPEC-2 D29) as one Add lane: integers wrap (int16/int32 clamp under
-    saturation, D35), floats round once. Every lane is written (no mask)."""
-    return [lane_op("add", dtype, j, scalar, sat_half, sat_int) for j in range(lanes)]
+    saturation, D35), floats round once. Every lane is written (no mask). DECREASE_ORDER (`decrease`): the index
+    counts down to 0 in the last lane, from 63 for int64 (whose 32 lanes are the first half of a 64-lane one)."""
+    top = 63 if dtype == "int64" else lanes - 1
+    return [lane_op("add", dtype, top - j if decrease else j, scalar, sat_half, sat_int) for j in range(lanes)]
 
 
 def carry(op, xs, ys, active):
