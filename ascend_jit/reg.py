@@ -3998,12 +3998,12 @@ def simd_vf(fn):
 _NOT_OFFERED_HERE = "not offered (SPEC-2 14: not in the brief's Reg API list)"
 _NOT_OFFERED_NAMES = {
     **dict.fromkeys(("Compare", "Compares", "CompareScalar"), f"{_NOT_OFFERED_HERE}; compare with the Memory API's "
-                    "Compare/Compares/CompareScalar before the VF (a bit per element in a uint8 tensor) and load the "
-                    "bits into a MaskReg inside it: aj.Reg.LoadAlign of a MaskReg (MaskDist.DIST_US spreads each bit "
-                    "over two; for a 4-byte type, whose repeat i has 8 bytes of bits and a MaskReg load 16-byte "
-                    "alignment, load the pair at byte (i // 2) * 16 with DIST_US, zero the bits buffer first, and "
-                    "MaskUnPack(mask, mask, HighLowPart.HIGHEST if i is odd else LOWEST)), for Select or any masked "
-                    "operation"),
+                    "Compare/Compares/CompareScalar before the VF (a bit per element in a uint8 tensor, zeroed first) "
+                    "and load the bits into a MaskReg inside it, one bit at each lane's first byte as a Reg compare "
+                    "leaves them: for repeat i of a k-byte type, aj.Reg.LoadAlign(mask, bits, (i // k) * 32) "
+                    "(DIST_NORM: the 32 bytes holding k repeats' bits), then for k = 2 MaskUnPack(mask, mask, "
+                    "HighLowPart.HIGHEST if i is odd else LOWEST), for k = 4 twice: HIGHEST if i % 4 >= 2, then "
+                    "HIGHEST if i is odd; use it for Select or any masked operation"),
     **dict.fromkeys(("CreateAddrReg", "AddrReg"), "AddrReg forms are written with the loads' and stores' `offset` "
                     "(SPEC-2 14, D68)"),
     "RegTraitNumOne": "RegTensor(dtype) is the one-register tensor (the devkit's default trait): leave the trait out",

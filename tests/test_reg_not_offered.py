@@ -23,43 +23,55 @@ def test_truncate_and_compare_are_not_in_the_reg_api(name):
 
 
 @R.simd_vf
-def _select_by_memory_compare_repeat(dst, src, bits, repeat):
-    """The refusal's recipe for repeat `repeat` of 64 floats: its 8 bytes of bits are half of the 16-byte pair."""
-    x, zero, out = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
+def _select_by_memory_compare_repeat(dst, src, bits, zero_bits, repeat, k, T):
+    """The refusal's recipe for repeat `repeat` of a k-byte type T: the 32 bytes holding k repeats' bits, then
+    MaskUnPack by the repeat's place among them (k = 4: twice); `zero_bits` gets the mask as a MaskReg store leaves
+    it."""
+    x, zero, out = R.RegTensor(T), R.RegTensor(T), R.RegTensor(T)
     mask = R.MaskReg()
-    R.LoadAlign(mask, bits, (repeat // 2) * 16, dist=R.MaskDist.DIST_US)
+    R.LoadAlign(mask, bits, (repeat // k) * 32)
+    if k == 4:
+        R.MaskUnPack(mask, mask, R.HighLowPart.HIGHEST if repeat % 4 >= 2 else R.HighLowPart.LOWEST)
     R.MaskUnPack(mask, mask, R.HighLowPart.HIGHEST if repeat % 2 else R.HighLowPart.LOWEST)
-    R.LoadAlign(x, src, repeat * 64)
-    R.Duplicate(zero, 0.0)
+    R.LoadAlign(x, src, repeat * (256 // k))
+    R.Duplicate(zero, 0)
     R.Select(out, x, zero, mask)
-    R.StoreAlign(dst, out, R.CreateMask("float"), repeat * 64)
+    R.StoreAlign(dst, out, R.CreateMask(T), repeat * (256 // k))
+    R.StoreAlign(zero_bits, mask, 32 * repeat)
 
 
 @pytest.mark.parametrize("compiled", [True, False])
-def test_the_reg_compare_refusal_names_a_recipe_that_works(compiled):
+@pytest.mark.parametrize("dtype", ["float", "half"])
+def test_the_reg_compare_refusal_names_a_recipe_that_works(compiled, dtype):
     """Reg.Compare / CompareScalar's refusal says what to write instead: a Memory-API compare before the VF, its
     bits loaded into a MaskReg inside (session 51: it had said "build lanes with Max/Min and Select", which gives no
-    mask). Session 56 (two ports of arch35 kernels): for float, repeat i's bits are 8 bytes and a MaskReg load needs
-    16-byte alignment, so "MaskUnPack once more" failed at repeat 1 (AlignmentError at byte 1032); the refusal now
-    says to load the pair with DIST_US and take its HIGHEST half for an odd repeat. The recipe, run: a float Select
-    by x > 0 over four repeats (the bits buffer zeroed first: the load reads the pair whole)."""
+    mask). Session 56: for float, "MaskUnPack once more" failed at repeat 1 (AlignmentError). Session 57 (port57c,
+    cann-samples reg_data_movement scene9, whose device check reads a b32 Reg Compares mask as 0x11111111): the
+    DIST_US recipe gave the right lanes but two bits a lane (0x55555555); the refusal's recipe now leaves one bit at
+    each lane's first byte, as the device does. Run: Select by x > 0 over four repeats, the masks stored too."""
     for name in ("Compare", "CompareScalar"):
-        with pytest.raises(aj.NotOfferedError, match=r"Compare/Compares/CompareScalar before the VF.*MaskDist.DIST_US"
-                                                      r".*load the pair at byte \(i // 2\) \* 16 with DIST_US.*"
-                                                      r"MaskUnPack\(mask, mask, HighLowPart.HIGHEST if i is odd"):
+        with pytest.raises(aj.NotOfferedError, match=r"Compare/Compares/CompareScalar before the VF.*"
+                                                      r"LoadAlign\(mask, bits, \(i // k\) \* 32\).*for k = 4 twice"):
             getattr(R, name)
-    x = np.random.default_rng(56).standard_normal(256).astype(np.float32)
+    k = 4 if dtype == "float" else 2
+    n = 4 * 256 // k
+    npt = np.float32 if dtype == "float" else np.float16
+    x = np.random.default_rng(56).standard_normal(n).astype(npt)
     core = aj.Core(D950)
     with core:
-        src, dst, bits = (core.local_tensor("float", 256), core.local_tensor("float", 256),
-                          core.local_tensor("uint8", 32))
+        src, dst, bits, masks = (core.local_tensor(dtype, n), core.local_tensor(dtype, n),
+                                 core.local_tensor("uint8", n // 8), core.local_tensor("uint8", 4 * 32))
         src[:] = x
-        bits[:] = np.zeros(32, np.uint8)
-        aj.CompareScalar(bits, src, np.float32(0.0), aj.CMPMODE.GT, 256)
+        bits[:] = np.zeros(n // 8, np.uint8)
+        aj.CompareScalar(bits, src, npt(0.0), aj.CMPMODE.GT, n)
         vf = _select_by_memory_compare_repeat if compiled else _select_by_memory_compare_repeat.py_func
         for repeat in range(4):
-            vf(dst, src, bits, repeat)
-        assert np.array_equal(dst.numpy(), np.where(x > 0, x, np.float32(0)))
+            vf(dst, src, bits, masks, repeat, k, dtype)
+        assert np.array_equal(dst.numpy(), np.where(x > 0, x, npt(0)))
+    lane_bits = np.unpackbits(masks.numpy(), bitorder="little").reshape(4, 256)
+    want = np.zeros((4, 256), np.uint8)
+    want[:, ::k] = (x > 0).reshape(4, 256 // k)
+    assert np.array_equal(lane_bits, want)
 
 
 def _and(d, a, b, m):
