@@ -805,6 +805,11 @@ def Mul(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
     _binary("Mul", ops.MUL, dst, src0, src1, mask, mode)
 
 
+# the engine's instructions whose only mode is ZEROING (DK RegMerge table 2, SPEC-2 11.1; Exp's page and DivImpl's
+# static_assert too): MERGING a ParameterError (Max and Min merge: the table's software MERGING)
+_ZEROING_ENGINE_OPS = ("Prelu", "Div", "Exp")
+
+
 def _engine(api, dst, srcs, mask, mode):
     _core_check(api)
     regs = [_reg(api, "dst", dst)] + [_reg(api, f"src{i}" if len(srcs) > 1 else "src", s) for i, s in enumerate(srcs)]
@@ -812,7 +817,7 @@ def _engine(api, dst, srcs, mask, mode):
     div_mode = api == "Div" and isinstance(mode, tuple)
     if not div_mode:  # a MaskMergeMode before the dtypes, as a compiled VF checks it before the kernel's dtype check
         op, merging = ENGINE_OPS[api], _merging(api, mode)
-        if merging and api == "Prelu":
+        if merging and api in _ZEROING_ENGINE_OPS:
             _zeroing_only(api, mode)
     for r in (dst, *srcs):
         _check_dtype(api, r.dtype.name, ENGINE_DTYPES[api], "the 950 Memory-API table; docs/decisions.md")
@@ -897,12 +902,13 @@ def Div(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
     DAZ/FTZ, D38, D48; MODELLED) or a DivSpecificMode (DK R/基础算术/Div.md): the code DivImpl runs for it
     (jit/reg_ops.py div_path) computes as the 950 Memory-API Div of the same code, SPEC-2 2.3's Div table: RN(x / y),
     with DAZ/FTZ unless that code keeps subnormals (PRECISION_0ULP_FTZ_FALSE; PRECISION_1ULP_FTZ_FALSE without
-    precisionMode)."""
+    precisionMode). ZEROING only (DK RegMerge table 2)."""
     _engine("Div", dst, (src0, src1), mask, mode)
 
 
 def Exp(dst, src, mask, mode=MaskMergeMode.ZEROING):
-    """Exp: the 950 Memory-API Exp with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED)."""
+    """Exp: the 950 Memory-API Exp with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED). ZEROING only
+    (DK RegMerge table 2 and Exp's page: "MERGING模式当前不支持")."""
     _engine("Exp", dst, (src,), mask, mode)
 
 
@@ -2626,7 +2632,7 @@ def _engine_plan(name):
             if not (_is_reg_type(dst) and _is_reg_type(src) and _is_mask_type(mask)) or not impl.enum_like(mode):
                 return None
             return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.CONST, types.int64, code),
-                    (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _mode_rule(name)),
+                    (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _zeroing_rule(name)),
                     *_marker_operands(_vf_markers(_engine_markers, src, name)))
         return plan
 
@@ -2645,7 +2651,8 @@ def _engine_plan(name):
         if not impl.enum_like(mode):
             return None
         return head + ((impl.CONST, types.int64, code), (impl.CONST, types.int64, allowed),
-                       (impl.ENUM, 4, False, _zeroing_rule(name) if name == "Prelu" else _mode_rule(name)), *markers)
+                       (impl.ENUM, 4, False, _zeroing_rule(name) if name in _ZEROING_ENGINE_OPS else _mode_rule(name)),
+                       *markers)
     return plan
 
 

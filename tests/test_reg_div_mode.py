@@ -155,8 +155,9 @@ MERGE_VF = R.simd_vf(_merge_vf)
 @pytest.mark.parametrize("dtype,algo", [("float", A.PRECISION_0ULP_FTZ_FALSE), ("half", A.PRECISION_1ULP_FTZ_FALSE),
                                         ("int32", A.PRECISION_1ULP_FTZ_TRUE), ("uint16", A.INTRINSIC)])
 def test_mrg_mode_and_integer_types(dtype, algo):
-    """mrgMode merges as the MaskMergeMode form does (docs/decisions.md "Reg API": Div takes both modes); integers
-    take INTRINSIC and PRECISION_1ULP_FTZ_TRUE (D48 lanes)."""
+    """mrgMode ZEROING zeroes the inactive lanes; MERGING is refused as the MaskMergeMode form refuses it (DK RegMerge
+    table 2: Div is ZEROING only; DivImpl static_asserts it; session 57), nothing written; integers take INTRINSIC
+    and PRECISION_1ULP_FTZ_TRUE (D48 lanes)."""
     rng = np.random.default_rng(int(algo))
     core = aj.Core(D950)
     lanes = 256 // np.dtype({"half": np.float16, "float": np.float32}.get(dtype, dtype)).itemsize
@@ -172,14 +173,17 @@ def test_mrg_mode_and_integer_types(dtype, algo):
     prev[:] = x.numpy()[::-1].copy()
     active = lanes - 9
     conv = float if dtype in ("half", "float") else int
-    for merging in (False, True):
-        want = ref.div(dtype, [conv(v) for v in x.numpy()], [conv(v) for v in y.numpy()],
-                       [j < active for j in range(lanes)], [conv(v) for v in prev.numpy()], merging, False, algo.name)
-        want = np.asarray(want, np.float64 if conv is float else object).astype(x.numpy().dtype)
-        for vf in (MERGE_VF, MERGE_VF.py_func):
-            with core:
-                vf(dst, x, y, prev, active, R.DivSpecificMode(M if merging else Z, False, algo), dtype)
-            assert dst.numpy().tobytes() == want.tobytes(), (dtype, merging)
+    want = ref.div(dtype, [conv(v) for v in x.numpy()], [conv(v) for v in y.numpy()],
+                   [j < active for j in range(lanes)], False, algo.name)
+    want = np.asarray(want, np.float64 if conv is float else object).astype(x.numpy().dtype)
+    for vf in (MERGE_VF, MERGE_VF.py_func):
+        with core:
+            vf(dst, x, y, prev, active, R.DivSpecificMode(Z, False, algo), dtype)
+        assert dst.numpy().tobytes() == want.tobytes(), dtype
+        before = core.ub.copy()
+        with core, pytest.raises(aj.ParameterError, match="Div: parameter 'mode.mrgMode' = 'MERGING'.*table 2"):
+            vf(dst, x, y, prev, active, R.DivSpecificMode(M, False, algo), dtype)
+        assert np.array_equal(core.ub, before)
 
 
 REFUSED = [  # (dtype, mode, error class, parameter named)
@@ -260,5 +264,5 @@ def test_modes_share_the_engine_specialisation():
         before = len(reg_ops.engine_binary.signatures)
         for precision, algo in [(False, A.INTRINSIC), (True, A.INTRINSIC), (False, A.PRECISION_0ULP_FTZ_FALSE),
                                 (False, A.PRECISION_1ULP_FTZ_FALSE)]:
-            DIV_VF(dst, x, y, 64, 64, R.DivSpecificMode(M, precision, algo), "float")
+            DIV_VF(dst, x, y, 64, 64, R.DivSpecificMode(Z, precision, algo), "float")
     assert len(reg_ops.engine_binary.signatures) == before

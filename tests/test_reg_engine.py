@@ -1,6 +1,7 @@
 """Reg Max, Min, Div, Exp (docs/decisions.md "Reg API": not in SPEC-2 11; the 950 Memory-API instruction's numerics on
 a register), ReduceMax/ReduceSum and LocalMemBar: compiled, plain and the Memory API give the same bits lane for lane;
-masks select lanes (ZEROING or MERGING); refusals leave everything unchanged."""
+masks select lanes (ZEROING, or MERGING for Max and Min: Div and Exp refuse it, DK RegMerge table 2); refusals
+leave everything unchanged."""
 import numpy as np
 import pytest
 
@@ -68,6 +69,12 @@ def test_lanes_are_the_memory_api_instruction_and_the_mask_merges(op, dtype, com
             getattr(aj, op)(mem, a, b, lanes)
     want_all = mem.numpy().view(np.uint8).reshape(lanes, -1)
     for merging in (False, True):
+        if merging and op in ("Div", "Exp"):   # ZEROING only (DK RegMerge table 2): refused, nothing written
+            before = core.ub.copy()
+            with core, pytest.raises(aj.ParameterError, match=f"{op}: parameter 'mode' = 'MERGING'.*table 2"):
+                (BINARY if compiled else BINARY.py_func)(dst, a, b, prev, active, OPS.index(op), merging, dtype)
+            assert np.array_equal(core.ub, before)
+            continue
         with core:
             (BINARY if compiled else BINARY.py_func)(dst, a, b, prev, active, OPS.index(op), merging, dtype)
         got = dst.numpy().view(np.uint8).reshape(lanes, -1)

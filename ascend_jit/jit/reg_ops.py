@@ -609,7 +609,7 @@ def _reduce_ints(src, words, op, sk, ssize, lanes):
 # SPEC-2 11 has no Reg Max/Min/Div/Exp; the devkit's Reg softmax uses them (docs/decisions.md "Reg API"). They run
 # through the element-wise engine itself (jit/elementwise.py binary_run / unary_run) on the register's 256 bytes,
 # so every lane is computed exactly as the 950 Memory-API instruction with its default algorithm computes it
-# (INTRINSIC: DAZ/FTZ for Div and Exp, D38), then the mask merges the lanes (ZEROING or MERGING).
+# (INTRINSIC: DAZ/FTZ for Div and Exp, D38), then the mask merges the lanes (ZEROING; MERGING for Max and Min).
 ENGINE_NAMES = {ew.MAX: "Max", ew.MIN: "Min", ew.DIV: "Div", ew.EXP: "Exp"}
 PRELU = 47  # Reg Prelu (DK R/基础算术/Prelu.md): the LeakyRelu lane with a per-lane slope (the engine has no code)
 # Reg Div with a DivSpecificMode whose code keeps subnormals (DivAlgo PRECISION_*_FTZ_FALSE): Div's lane without
@@ -661,6 +661,9 @@ def div_mode_op(src, allowed, mrg, precision, algo):
             raise ParameterError("Div", "mode.mrgMode", mrg, _MRG_MEMBERS, DEVICE)
         if mrg == 2:
             raise ParameterError("Div", "mode.mrgMode", mrg, "MaskMergeMode.ZEROING (0) or MERGING (1)", DEVICE)
+        if mrg == 1:  # DK RegMerge table 2: Div is ZEROING only (DivImpl static_asserts it for both mode forms)
+            raise ParameterError("Div", "mode.mrgMode", "MERGING", "MaskMergeMode.ZEROING (DK Reg MergeMode table 2)",
+                                 DEVICE)
         if precision < 0 or precision > 1:
             raise ParameterError("Div", "mode.precisionMode", precision, "True or False", DEVICE)
         if algo < 0 or algo > 5:
@@ -682,7 +685,8 @@ def div_mode_op(src, allowed, mrg, precision, algo):
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def div_mode_merging(mrg):
-    """Whether DivSpecificMode.mrgMode is MERGING (div_mode_op checked its range)."""
+    """Whether DivSpecificMode.mrgMode is MERGING (div_mode_op refuses it, so False: read from the field all the same,
+    a run-time bool, so that engine_binary's specialisation is the MaskMergeMode form's)."""
     return mrg == 1
 
 

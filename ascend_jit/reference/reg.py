@@ -139,15 +139,14 @@ def div_keeps_subnormals(precision, algo):
     return algo == "PRECISION_0ULP_FTZ_FALSE" or (algo == "PRECISION_1ULP_FTZ_FALSE" and not precision)
 
 
-def div(dtype, xs, ys, active, before=None, merging=False, precision=False, algo="INTRINSIC", sat_half=False):
+def div(dtype, xs, ys, active, precision=False, algo="INTRINSIC", sat_half=False):
     """dst lanes of Reg Div: active lanes SPEC-2 2.3's 950 Div (D48: IEEE specials, RN, DAZ/FTZ unless the mode keeps
-    subnormals, then SAT for half; integers truncate, x/0 all ones), inactive 0 (ZEROING) or kept (MERGING)."""
+    subnormals, then SAT for half; integers truncate, x/0 all ones), inactive 0 (ZEROING, Div's only mode)."""
     env = ref_ew.Env("ascend950", sat_half=sat_half,
                      algo="PRECISION_0ULP_FTZ_FALSE" if div_keeps_subnormals(precision, algo) else "INTRINSIC")
     lanes = list(ref_ew.div(dtype, env, np.asarray(xs, np.float64 if is_float(dtype) else object),
                             np.asarray(ys, np.float64 if is_float(dtype) else object)))
-    before = before if before is not None else [0] * len(lanes)
-    return [r if on else (b if merging else 0) for r, on, b in zip(lanes, active, before)]
+    return [r if on else 0 for r, on in zip(lanes, active)]
 
 
 def _d41_max(x, y):
