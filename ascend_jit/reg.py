@@ -399,6 +399,9 @@ def _mask_legal(api, m):
         # C++ `MaskReg m = UpdateMask<T>(n);` decrements n in place; Python returns it beside the mask
         return ("an aj.Reg.MaskReg, not UpdateMask's (mask, count left) pair: unpack it, "
                 "`mask, n = R.UpdateMask(T, n)` (the C++ call decrements n in place)")
+    if api == "StoreAlign" and isinstance(m, (int, np.integer)):
+        # port57a wrote StoreAlign(dst, reg, offset, mask), LoadAlign(reg, src, offset)'s order
+        return "an aj.Reg.MaskReg: StoreAlign(dst, src_reg, mask, offset) takes the mask before the offset"
     return "an aj.Reg.MaskReg"
 
 
@@ -4014,7 +4017,9 @@ _NOT_OFFERED_NAMES = {
     **dict.fromkeys(("CreateAddrReg", "AddrReg"), "AddrReg forms are written with the loads' and stores' `offset` "
                     "(SPEC-2 14, D68)"),
     "RegTraitNumOne": "RegTensor(dtype) is the one-register tensor (the devkit's default trait): leave the trait out",
-    "RegTraitNumTwo": f"two-register b64 tensors are {_NOT_OFFERED_HERE}",
+    "RegTraitNumTwo": f"two-register b64 tensors are {_NOT_OFFERED_HERE}; RegTensor('int64') is the one-register "
+                      "form, 32 lanes (SPEC-2 11.1): a loop the source steps by VECTOR_REG_WIDTH_2XVL / sizeof(T) (64 "
+                      "elements) steps by 32 here, its UpdateMask counts 32 a register",
     **dict.fromkeys(("Gather", "GatherB", "Scatter", "DataCopyGather", "DataCopyScatter"), _NOT_OFFERED_HERE),
     "UnalignReg": "the older unaligned register is UnalignRegForLoad or UnalignRegForStore here (SPEC-2 11.6)",
     **dict.fromkeys(("Histograms", "FusedMulDstAdd", "Mull", "Truncate", "AddC", "SubC", "MaskGenWithRegTensor"),

@@ -200,3 +200,30 @@ def test_a_distribution_given_positionally_is_named_as_its_keyword():
             R.LoadAlign(r, t, 0, 5)
         assert "dist=" not in str(info.value)
         assert np.array_equal(core.ub, before)
+
+
+@R.simd_vf
+def _store_offset_first(dst, src):
+    r = R.RegTensor("float")
+    R.LoadAlign(r, src, 0)
+    R.StoreAlign(dst, r, 64, R.CreateMask("float"))
+
+
+def test_refusals_a_port_of_arch35_sources_met_say_what_to_write():
+    """port57a: `StoreAlign(dst, reg, offset, mask)` in LoadAlign(reg, src, offset)'s order is refused saying the mask
+    comes first (compiled too); RegTraitNumTwo's says the one-register int64 has 32 lanes, so a
+    loop stepped by the source's two-register width copies half (it had named no alternative); a Div precisionMode
+    refused for half names the value True, not 1."""
+    with aj.Core(D950) as core:
+        t = core.local_tensor("float", 128)
+        t[:] = np.zeros(128, np.float32)
+        order = r"StoreAlign: parameter 'mask' = 'int' \(legal: .*mask, offset\) takes the mask before the offset"
+        with pytest.raises(aj.ParameterError, match=order):
+            _store_offset_first.py_func(t, t)
+        with pytest.raises(aj.ParameterError, match=order):
+            _store_offset_first(t, t)
+        with pytest.raises(aj.NotOfferedError, match=r"RegTensor\('int64'\) is the one-register form, 32 lanes"):
+            R.RegTraitNumTwo
+        h = R.RegTensor("half")
+        with pytest.raises(aj.ParameterError, match="'mode.precisionMode' = 'True'"):
+            R.Div(h, h, h, R.CreateMask("half"), R.DivSpecificMode(R.MaskMergeMode.ZEROING, True))

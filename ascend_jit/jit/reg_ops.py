@@ -669,7 +669,7 @@ def div_mode_op(src, allowed, mrg, precision, algo):
         if algo < 0 or algo > 5:
             raise ParameterError("Div", "mode.algo", algo, _ALGO_MEMBERS, DEVICE)
         if precision == 1 and kind != KIND_FLOAT:
-            raise ParameterError("Div", "mode.precisionMode", precision, "False for every type but float (DK "
+            raise ParameterError("Div", "mode.precisionMode", "True", "False for every type but float (DK "
                                  "R/基础算术/Div.md: precisionMode serves float)", DEVICE)
         if (algo == ALGO_DIFF_COMPENSATION or algo == ALGO_0ULP_FTZ_TRUE or algo == ALGO_0ULP_FTZ_FALSE) and \
                 kind != KIND_FLOAT:
