@@ -4024,8 +4024,13 @@ _NOT_OFFERED_NAMES = {
     "UnalignReg": "the older unaligned register is UnalignRegForLoad or UnalignRegForStore here (SPEC-2 11.6)",
     **dict.fromkeys(("Histograms", "FusedMulDstAdd", "Mull", "Truncate", "AddC", "SubC", "MaskGenWithRegTensor"),
                     _NOT_OFFERED_HERE),
-    **dict.fromkeys(("SqrtSpecificMode", "ExpSpecificMode", "LogSpecificMode"), f"{_NOT_OFFERED_HERE}: Sqrt, Exp "
-                    "and Ln take no mode here (their MODELLED results are correctly rounded, SPEC-2 0.3)"),
+    # port57a: the old words ("take no mode here") hid that dropping an _FTZ_FALSE mode changes subnormal results
+    **dict.fromkeys(("SqrtSpecificMode", "ExpSpecificMode", "LogSpecificMode", "LnSpecificMode"),
+                    f"{_NOT_OFFERED_HERE}: Sqrt, Exp, Ln and Log take a MaskMergeMode (ZEROING) and compute the "
+                    "default algorithm, correctly rounded (MODELLED, SPEC-2 0.3) with DAZ/FTZ (D38), so where an "
+                    "_FTZ_FALSE, FAST_INVERSE or PRECISION_0ULP mode keeps subnormal inputs and results they read 0 "
+                    "here; the Memory API's Exp / Sqrt / Ln keep them with config=aj.ExpConfig(aj.ExpAlgo."
+                    "PRECISION_1ULP_FTZ_FALSE) (SqrtConfig, LnConfig) on a tensor outside the VF"),
     # the squeeze example's register forms (SPEC-2 14: AR-register / Squeeze StoreUnAlign variants)
     **dict.fromkeys(("Squeeze", "ClearSpr", "SpecialPurposeReg"), _NOT_OFFERED_HERE),
     # the arch35 sources' register-amount shifts and data-block max (port40pe)

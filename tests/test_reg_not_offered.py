@@ -212,7 +212,8 @@ def _store_offset_first(dst, src):
 def test_refusals_a_port_of_arch35_sources_met_say_what_to_write():
     """port57a: `StoreAlign(dst, reg, offset, mask)` in LoadAlign(reg, src, offset)'s order is refused saying the mask
     comes first (compiled too); RegTraitNumTwo's says the one-register int64 has 32 lanes, so a
-    loop stepped by the source's two-register width copies half (it had named no alternative); a Div precisionMode
+    loop stepped by the source's two-register width copies half (it had named no alternative); the algorithm modes'
+    refusal says the default flushes subnormals (it had said "take no mode", and a float Exp(-100) reads 0); a Div precisionMode
     refused for half names the value True, not 1."""
     with aj.Core(D950) as core:
         t = core.local_tensor("float", 128)
@@ -224,6 +225,9 @@ def test_refusals_a_port_of_arch35_sources_met_say_what_to_write():
             _store_offset_first(t, t)
         with pytest.raises(aj.NotOfferedError, match=r"RegTensor\('int64'\) is the one-register form, 32 lanes"):
             R.RegTraitNumTwo
+        for name in ("ExpSpecificMode", "SqrtSpecificMode", "LnSpecificMode"):   # not "take no mode": they read 0
+            with pytest.raises(aj.NotOfferedError, match=r"DAZ/FTZ \(D38\).*read 0 here.*ExpAlgo"):
+                getattr(R, name)
         h = R.RegTensor("half")
         with pytest.raises(aj.ParameterError, match="'mode.precisionMode' = 'True'"):
             R.Div(h, h, h, R.CreateMask("half"), R.DivSpecificMode(R.MaskMergeMode.ZEROING, True))
