@@ -211,9 +211,9 @@ def _store_offset_first(dst, src):
 
 def test_refusals_a_port_of_arch35_sources_met_say_what_to_write():
     """port57a: `StoreAlign(dst, reg, offset, mask)` in LoadAlign(reg, src, offset)'s order is refused saying the mask
-    comes first (compiled too); RegTraitNumTwo's says the one-register int64 has 32 lanes, so a
-    loop stepped by the source's two-register width copies half (it had named no alternative); the algorithm modes'
-    refusal says the default flushes subnormals (it had said "take no mode", and a float Exp(-100) reads 0); a Div precisionMode
+    comes first (compiled too); RegTraitNumTwo's says the one-register int64 has 32 lanes, so a loop stepped by the
+    source's two-register width copies half (it had named no alternative); the algorithm modes' refusal says the
+    default flushes subnormals (it had said "take no mode", and a float Exp(-100) reads 0); a Div precisionMode
     refused for half names the value True, not 1."""
     with aj.Core(D950) as core:
         t = core.local_tensor("float", 128)
