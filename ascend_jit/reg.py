@@ -4015,7 +4015,8 @@ _NOT_OFFERED_NAMES = {
                     "HighLowPart.HIGHEST if i is odd else LOWEST), for k = 4 twice: HIGHEST if i % 4 >= 2, then "
                     "HIGHEST if i is odd; use it for Select or any masked operation"),
     **dict.fromkeys(("CreateAddrReg", "AddrReg"), "AddrReg forms are written with the loads' and stores' `offset` "
-                    "(SPEC-2 14, D68)"),
+                    "(SPEC-2 14, D68): LoadAlign(reg, src, offset), and StoreAlign(dst, reg, mask, offset) with the "
+                    "offset after the mask, where C++ puts a store's AddrReg before it"),
     "RegTraitNumOne": "RegTensor(dtype) is the one-register tensor (the devkit's default trait): leave the trait out",
     "RegTraitNumTwo": f"two-register b64 tensors are {_NOT_OFFERED_HERE}; RegTensor('int64') is the one-register "
                       "form, 32 lanes (SPEC-2 11.1): a loop the source steps by VECTOR_REG_WIDTH_2XVL / sizeof(T) (64 "

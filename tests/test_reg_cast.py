@@ -245,6 +245,26 @@ def test_trait_refusals_leave_ub(trait, error):
         assert np.array_equal(before, core.ub)
 
 
+@pytest.mark.parametrize("src,dst,field,layout,sat", [
+    ("int32", "float", "layoutMode", R.RegLayout.ZERO, R.SatMode.UNKNOWN),
+    ("int32", "float", "satMode", R.RegLayout.UNKNOWN, R.SatMode.SAT),
+    ("half", "int32", "satMode", R.RegLayout.ZERO, R.SatMode.NO_SAT),
+    ("float", "int32", "layoutMode", R.RegLayout.ZERO, R.SatMode.SAT)])
+def test_a_field_the_pair_ignores_stays_refused_saying_so(src, dst, field, layout, sat):
+    """port57d: ops-nn's arch35 kernels cast int32 -> float with {ZERO, SAT} and the devkit's digamma with {ZERO,
+    NO_SAT}; the devkit's Cast of a pair whose table row lists only UNKNOWN for a field never reads that field. SPEC-2
+    11.5 refuses any other value; the refusal now says the field is not read, so UNKNOWN computes the same bits,
+    compiled and plain alike."""
+    trait = R.CastTrait(layout, sat, R.MaskMergeMode.ZEROING, RM.CAST_RINT)
+    core = _core()
+    lanes = 256 // aj.dtypes.resolve(src).size
+    x, out = core.local_tensor(src, lanes), core.local_tensor(dst, 256 // aj.dtypes.resolve(dst).size)
+    x[:] = np.arange(lanes)
+    for compiled in (True, False):
+        with core, pytest.raises(aj.ParameterError, match=rf"trait.{field}.*{src} -> {dst} row.*reads no {field}"):
+            (CAST if compiled else CAST.py_func)(out, x, src, dst, R.CreateMask(src), trait)
+
+
 def test_unsupported_pair_and_device():
     core = _core()
     with core, pytest.raises(aj.UnsupportedDTypeError, match="Cast"):

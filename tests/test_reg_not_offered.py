@@ -225,6 +225,8 @@ def test_refusals_a_port_of_arch35_sources_met_say_what_to_write():
             _store_offset_first(t, t)
         with pytest.raises(aj.NotOfferedError, match=r"RegTensor\('int64'\) is the one-register form, 32 lanes"):
             R.RegTraitNumTwo
+        with pytest.raises(aj.NotOfferedError, match=r"StoreAlign\(dst, reg, mask, offset\) with the offset after"):
+            R.CreateAddrReg   # port57d: C++ StoreAlign(dstAddr, srcReg, addrReg, mask) put the offset first
         for name in ("ExpSpecificMode", "SqrtSpecificMode", "LnSpecificMode"):   # not "take no mode": they read 0
             with pytest.raises(aj.NotOfferedError, match=r"DAZ/FTZ \(D38\).*read 0 here.*ExpAlgo"):
                 getattr(R, name)

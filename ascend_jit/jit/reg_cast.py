@@ -86,6 +86,10 @@ def _field_legal(field, s, d, cast_none=False):
     text = f"{members}: the {_KIND_NAMES[s]} -> {_KIND_NAMES[d]} row of DK Cast.md tables 6-9 (SPEC-2 11.5)"
     if field == 2 and mask == 1 << ROUND_UNKNOWN:   # port53d: a port's CAST_NONE or CAST_RINT on u8 -> half
         text += "; an exact conversion, which rounds nothing: the devkit's code reads no round mode for it"
+    elif field < 2 and mask == 1:   # port57d: ops-nn's int32 -> float {ZERO, SAT}, the devkit's digamma {ZERO, NO_SAT}
+        text += (f"; the devkit's Cast of this pair reads no {('layoutMode', 'satMode')[field]} (its CastImpl takes "
+                 "the other fields, kernel_reg_compute_vec_vconv_impl.h), so UNKNOWN gives the bits a port naming "
+                 "one computes")
     elif cast_none and mask & (1 << RINT):
         text += "; CAST_NONE is not a Reg round mode: name the rounding, e.g. CAST_RINT"
     return text
