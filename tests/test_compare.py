@@ -692,3 +692,6 @@ def test_the_cmpmask_register_forms_are_refused_as_not_offered():
                 call()
         with pytest.raises(aj.ParameterError, match=r"Select: parameter 'sel_mask'.*not offered.*Compare's dst tensor"):
             aj.Select(y, x1, x2, aj.SELMODE.VSEL_CMPMASK_SPR, 1, aj.BinaryRepeatParams())
+        # its mode as C++'s template argument, left out (port57e): had been "the count is missing"
+        with pytest.raises(aj.ParameterError, match=r"Select: parameter 'sel_mask'.*not offered.*Compare's dst tensor"):
+            aj.Select(y, x1, x2, 1, aj.BinaryRepeatParams())

@@ -99,7 +99,11 @@ def _gather_types(api, spec, d, s, o, count_form):
     if s is not d:
         raise UnsupportedDTypeError(api, "src.dtype", s.name, legal=f"{d.name} (as dst)", device=spec.name)
     if o.name != "uint32":
-        raise UnsupportedDTypeError(api, "src_offset.dtype", o.name, legal="uint32 (byte offsets)", device=spec.name)
+        # port57e: int32 offsets (a CreateVecIndex / Muls result) are the same bits for the offsets a UB holds
+        hint = "; for an int32 tensor of offsets pass src_offset.ReinterpretCast('uint32') (the same bits)" \
+            if o.name == "int32" else ""
+        raise UnsupportedDTypeError(api, "src_offset.dtype", o.name, legal=f"uint32 (byte offsets){hint}",
+                                    device=spec.name)
     if not count_form and d.name in spec.gather_count_only_dtypes:
         raise UnsupportedDTypeError(api, "dtype", d.name, device=spec.name, legal=", ".join(
             n for n in spec.gather_dtypes if n not in spec.gather_count_only_dtypes),
