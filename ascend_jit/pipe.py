@@ -65,12 +65,19 @@ class TPipe(EventIdPool):
         free = sum(size for _, size in self.core._free)
         if need > free:  # refuse before allocating any of the buffers
             # the product and what holds the rest of the UB, the buffer named (port52a: a tuple, no queue named)
+            mine = set(self._addrs)
+            other_pipes = sum(self.core._allocated.get(a, 0) for a, owner in self.core._owned.items()
+                              if owner == "TPipe" and a not in mine)
+            # port57f: C++ frees a TPipe when its scope ends (~TPipe calls Destroy); a Python `del` does not
+            others = (f"; {other_pipes} B are an earlier TPipe's, which holds them until its Destroy() (C++'s "
+                      f"~TPipe at the end of its scope: `with aj.TPipe() as pipe:` ends one so; a `del` does not)"
+                      if other_pipes else "")
             raise OutOfBoundsError("InitBuffer", "num * len", f"{num} x {nbytes} B for a {_queue_name(que_or_buf, depth=False)}",
                                    device=self.core.device,
                                    legal=f"buffers within the {free} free UB bytes (these need {need} B; this TPipe's "
                                          f"{len(self._addrs)} earlier buffers hold "
-                                         f"{sum(self.core._allocated.get(a, 0) for a in self._addrs)} B of the "
-                                         f"{ub} B UB)")
+                                         f"{sum(self.core._allocated.get(a, 0) for a in mine)} B of the "
+                                         f"{ub} B UB{others})")
         # The devkit's InitBuffer rounds len up to whole DataBlocks before it carves the buffers, and a tensor of
         # one (AllocTensor, TBuf Get) carries that rounded length: GetSize() counts it (impl/basic_api/
         # kernel_tpipe_impl.h, kernel_tensor_impl.h; docs/decisions.md "Buffer lengths").

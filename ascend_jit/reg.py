@@ -392,9 +392,16 @@ _DATA_REGISTER_FORMS = {"Interleave": "a DIST_INTLV_B16/B32 StoreAlign of two re
                                   "Reg Cast of it to the wide type with RegLayout.ZERO widens lanes 2i (SPEC-2 D65)"}
 
 
+def _data_register_legal(api):
+    """The legal text of Pack/UnPack/Interleave/DeInterleave given a data register, plain and compiled alike (port57f:
+    a compiled VF's refusal had dropped the recipe)."""
+    return (f"an aj.Reg.MaskReg: {api} of data registers is not offered (SPEC-2 11.7 has it on MaskRegs only, 14); "
+            f"{_DATA_REGISTER_FORMS[api]}")
+
+
 def _mask_legal(api, m):
     if isinstance(m, RegTensor) and api in _DATA_REGISTER_FORMS:
-        return f"an aj.Reg.MaskReg: {api} of data registers is not offered (SPEC-2 14); {_DATA_REGISTER_FORMS[api]}"
+        return _data_register_legal(api)
     if isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], MaskReg):
         # C++ `MaskReg m = UpdateMask<T>(n);` decrements n in place; Python returns it beside the mask
         return ("an aj.Reg.MaskReg, not UpdateMask's (mask, count left) pair: unpack it, "
@@ -3266,14 +3273,15 @@ def _ol_pack_unpack(api, kernel):
                 return refuse_part
             return None
         param, value = refused
+        legal = _data_register_legal(api) if value == "RegTensor" else "an aj.Reg.MaskReg"   # as _mask_legal
         if param == "dst":
             def refuse_dst(dst, src, part=0):
                 highest(part)
-                raise ParameterError(api, param, value, "an aj.Reg.MaskReg", DEVICE)
+                raise ParameterError(api, param, value, legal, DEVICE)
             return refuse_dst
 
         def refuse(dst, src, part=0):
-            raise ParameterError(api, param, value, "an aj.Reg.MaskReg", DEVICE)
+            raise ParameterError(api, param, value, legal, DEVICE)
         return refuse
     return typer
 

@@ -1390,6 +1390,11 @@ class LaunchShadow:
             fix = (f"block {block}'s write is {_atomic_text(atomic)} and {others}'s {_atomic_text(other_atomic)} "
                    "in the same SyncAll phase: atomic writes combine only with atomic writes of one operation and "
                    f"dtype; order the other writes (a fill of the buffer, say) before them with {order}")
+        elif kind.startswith("a block reads"):
+            # port57f (ops-cv Rasterizer: each block writes its share of a mask, then reads all of it): an atomic
+            # write orders nothing against a read, so SetAtomicAdd is not offered as a fix here
+            fix = (f"block {block} and {others} touch these bytes in the same SyncAll phase, one writing and the other "
+                   f"reading them: order the write before the read with {order}")
         else:
             fix = (f"block {block} and {others} touch these bytes in the same SyncAll phase: use SetAtomicAdd for "
                    f"combined writes (one atomic operation: an Add and a Max do not combine), or {order}")

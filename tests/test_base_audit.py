@@ -121,6 +121,24 @@ def test_init_buffer_refusals_name_the_free_bytes_and_leave_the_allocator():
         for words in ("'2 x 50000 B for a TQue(VECOUT)'", "96608 free UB bytes (these need 100032 B",  # DataBlocks
                       "this TPipe's 1 earlier buffers hold 100000 B of the 196608 B UB"):
             assert words in str(refused.value)
+        assert "earlier TPipe" not in str(refused.value)
+
+
+def test_init_buffer_refusal_names_an_earlier_tpipe_still_holding_the_ub():
+    """port57f (ops-cv Rasterizer: a C++ TPipe ends with its scope, ~TPipe calling Destroy, before the next takes
+    184 KiB): in Python `del` frees nothing, so the refusal names the earlier pipe's bytes and how to end it."""
+    with aj.Core("atlas-a2"):
+        first = aj.TPipe()
+        first.InitBuffer(aj.TBuf(aj.TPosition.VECCALC), 150 * 1024)
+        del first
+        second = aj.TPipe()
+        with pytest.raises(aj.OutOfBoundsError, match=r"153600 B are an earlier TPipe's, which holds them until its "
+                                                      r"Destroy\(\).*with aj.TPipe\(\) as pipe:"):
+            second.InitBuffer(aj.TBuf(aj.TPosition.VECCALC), 150 * 1024)
+    with aj.Core("atlas-a2"):
+        with aj.TPipe() as first:
+            first.InitBuffer(aj.TBuf(aj.TPosition.VECCALC), 150 * 1024)
+        aj.TPipe().InitBuffer(aj.TBuf(aj.TPosition.VECCALC), 150 * 1024)   # the block ended the first
 
 
 def test_launch_block_dim_refusal_names_the_device():

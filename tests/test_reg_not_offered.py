@@ -1,6 +1,8 @@
 """SPEC-2 14 scopes out Reg Truncate, Reg Compare (and Compares) and Reg And/Or/Xor/Not on RegTensors: the first two
 are absent from aj.Reg, the bitwise four refuse a data register with a ParameterError in plain Python and in a
 compiled VF (nothing written), and their MaskReg forms (SPEC-2 11.7, D64) keep working."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -148,11 +150,36 @@ def test_devkit_names_not_offered_say_why(name):
                                        ("DeInterleave", lambda m, r: R.DeInterleave(r, r, m, m, "uint16"))])
 def test_data_register_relayouts_are_refused_naming_the_store_that_does_it(api, call):
     """reg38 (devkit data_relayout.asc): Pack / UnPack / Interleave / DeInterleave of data registers are not
-    offered; the refusal says so and names the load or store that moves the lanes (plain Python: a compiled VF
-    with them runs plain and refuses alike)."""
-    with aj.Core(D950):
-        with pytest.raises(aj.ParameterError, match=f"{api} of data registers is not offered .SPEC-2 14.; a DIST_"):
+    offered; the refusal says so and names the load or store that moves the lanes, in a compiled VF too (port57f:
+    compiled Pack / UnPack had said only "an aj.Reg.MaskReg")."""
+    words = f"{api} of data registers is not offered .SPEC-2 11.7 has it on MaskRegs only, 14.; a DIST_"
+    with aj.Core(D950) as core:
+        with pytest.raises(aj.ParameterError, match=words):
             call(R.MaskReg(), R.RegTensor("uint16"))
+        t = core.local_tensor("uint16", 128)
+        t[:] = np.zeros(128, np.uint16)
+        with pytest.raises(aj.ParameterError, match=words), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", aj.UncompiledVFWarning)
+            _relayout_vf(t, RELAYOUTS.index(api))
+        assert not caught, [str(w.message) for w in caught]   # refused by the compiled VF, not a plain run
+
+
+RELAYOUTS = ("Pack", "UnPack", "Interleave", "DeInterleave")
+
+
+@R.simd_vf
+def _relayout_vf(t, which):
+    r, m = R.RegTensor("uint16"), R.MaskReg()
+    R.LoadAlign(r, t, 0)
+    if which == 0:
+        R.Pack(m, r)
+    elif which == 1:
+        R.UnPack(m, r)
+    elif which == 2:
+        R.Interleave(m, m, r, r, "uint16")
+    else:
+        R.DeInterleave(r, r, m, m, "uint16")
+
 
 
 def test_the_data_register_unpack_refusal_names_a_recipe_that_works():

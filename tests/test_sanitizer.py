@@ -207,11 +207,16 @@ def _read_after_other_block(gm, out, fixed):
 
 
 def test_cross_block_read_needs_syncall():
+    """The fix names SyncAll and the other block, not SetAtomicAdd, which orders no read (port57f)."""
     for fixed, expected in ((False, ["a block reads GM bytes another block writes"]), (True, [])):
         gm, out = np.zeros(8, np.float32), np.zeros(8, np.float32)
         with aj.sanitize_session("report") as session:
             aj.launch(_read_after_other_block, 2, DEVICE, gm, out, fixed)
         assert [r.kind for r in session.reports] == expected
+        if not fixed:
+            [report] = session.reports
+            assert "block 1 and block 0" in report.fix and "one writing and the other reading" in report.fix
+            assert "SyncAll" in report.fix and "SetAtomicAdd" not in report.fix, report.fix
 
 
 def _wait_before_set(fixed):
