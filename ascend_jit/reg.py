@@ -3553,7 +3553,7 @@ def asc_vf_call(vf, *args):
     function runs as one VF, as C++ `asc_vf_call<f>` makes f one: plain Python, with a VF's checks and, on a
     sanitizing core, a VF's extent (port57c: called as it was, its store then load in one VF had been taken for
     two VFs, which the device orders, and 'device-sync' hid the race LocalMemBar must close)."""
-    if inspect.isfunction(vf):
+    if inspect.isfunction(vf) and not hasattr(vf, "py_func"):   # simd_vf's callables are functions with a py_func
         plain = _PLAIN_VFS.get(vf)
         if plain is None:
             plain = _PLAIN_VFS[vf] = _plain_vf(vf)

@@ -1153,3 +1153,9 @@ def test_asc_vf_call_runs_a_plain_function_as_one_vf(mode):
     [report] = core.sanitizer.reports
     assert "RAW" in str(report) and "LocalMemBar" in str(report) and "device-sync" not in str(report)
     assert np.array_equal(y.numpy(), np.ones(64, np.float32))
+    compiled = R.simd_vf(_store_then_load)   # a simd_vf function is called as it is, not wrapped as a plain one
+    with aj.Core("ascend950") as plain_core:
+        t, y = plain_core.local_tensor("float", 64), plain_core.local_tensor("float", 64)
+        R.asc_vf_call(compiled, t, y)
+    assert compiled not in R._PLAIN_VFS and _store_then_load in R._PLAIN_VFS
+    assert np.array_equal(y.numpy(), np.ones(64, np.float32))
