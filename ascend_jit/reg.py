@@ -23,7 +23,6 @@ import sys
 import threading
 import typing
 import warnings
-import weakref
 from types import CodeType, ModuleType
 
 import numba
@@ -392,24 +391,30 @@ _DATA_REGISTER_FORMS = {"Interleave": "a DIST_INTLV_B16/B32 StoreAlign of two re
                                   "Reg Cast of it to the wide type with RegLayout.ZERO widens lanes 2i (SPEC-2 D65)"}
 
 
-def _data_register_legal(api):
-    """The legal text of Pack/UnPack/Interleave/DeInterleave given a data register, plain and compiled alike (port57f:
-    a compiled VF's refusal had dropped the recipe)."""
-    return (f"an aj.Reg.MaskReg: {api} of data registers is not offered (SPEC-2 11.7 has it on MaskRegs only, 14); "
-            f"{_DATA_REGISTER_FORMS[api]}")
-
-
-def _mask_legal(api, m):
-    if isinstance(m, RegTensor) and api in _DATA_REGISTER_FORMS:
-        return _data_register_legal(api)
-    if isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], MaskReg):
+def _mask_legal_of(api, kind):
+    """The legal text of a `mask`/MaskReg operand refused for what it is (`kind`: "data register", "UpdateMask
+    pair", "int" or None), plain and compiled alike (port57f: a compiled VF's refusal had dropped the recipes)."""
+    if kind == "data register" and api in _DATA_REGISTER_FORMS:
+        return (f"an aj.Reg.MaskReg: {api} of data registers is not offered (SPEC-2 11.7 has it on MaskRegs only, "
+                f"14); {_DATA_REGISTER_FORMS[api]}")
+    if kind == "UpdateMask pair":
         # C++ `MaskReg m = UpdateMask<T>(n);` decrements n in place; Python returns it beside the mask
         return ("an aj.Reg.MaskReg, not UpdateMask's (mask, count left) pair: unpack it, "
                 "`mask, n = R.UpdateMask(T, n)` (the C++ call decrements n in place)")
-    if api == "StoreAlign" and isinstance(m, (int, np.integer)):
+    if kind == "int" and api == "StoreAlign":
         # port57a wrote StoreAlign(dst, reg, offset, mask), LoadAlign(reg, src, offset)'s order
         return "an aj.Reg.MaskReg: StoreAlign(dst, src_reg, mask, offset) takes the mask before the offset"
     return "an aj.Reg.MaskReg"
+
+
+def _mask_legal(api, m):
+    if isinstance(m, RegTensor):
+        kind = "data register"
+    elif isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], MaskReg):
+        kind = "UpdateMask pair"
+    else:
+        kind = "int" if isinstance(m, (int, np.integer)) else None
+    return _mask_legal_of(api, kind)
 
 
 def _mask(api, name, m):
@@ -890,12 +895,12 @@ def Min(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
 # the compiled call's checks, run as Python (nothing to compile; the functions themselves under NUMBA_DISABLE_JIT)
 _DIV_MODE_OP = getattr(ops.div_mode_op, "py_func", ops.div_mode_op)
 _DIV_PATH = getattr(ops.div_path, "py_func", ops.div_path)
-_DIV_MODE_MERGING = getattr(ops.div_mode_merging, "py_func", ops.div_mode_merging)
 
 
 def _div_mode(src, mode):
-    """A DivSpecificMode: (engine op, merging). The fields' types here (SPEC-2 1.8: a member of the field's enum or
-    its value; precisionMode a bool), their ranges and the combinations the register type takes in div_mode_op."""
+    """A DivSpecificMode: (engine op, merging: False, div_mode_op refusing MERGING). The fields' types here (SPEC-2
+    1.8: a member of the field's enum or its value; precisionMode a bool), their ranges and the combinations the
+    register type takes in div_mode_op."""
     if len(mode) != 3:
         raise ParameterError("Div", "mode", mode, legal="a MaskMergeMode member or value, or an "
                              "aj.Reg.DivSpecificMode(mrgMode, precisionMode, algo)", device=DEVICE)
@@ -904,7 +909,7 @@ def _div_mode(src, mode):
         raise ParameterError("Div", "mode.precisionMode", mode[1], legal="True or False", device=DEVICE)
     algo = _code("Div", "mode.algo", mode[2], DivAlgo)
     op = _DIV_MODE_OP(src, _ENGINE_KINDS["Div"], mrg, int(mode[1]), algo)
-    return op, _DIV_MODE_MERGING(mrg)
+    return op, False
 
 
 def Div(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -1206,7 +1211,7 @@ def Arange(dst, scalar, order=IndexOrder.INCREASE_ORDER):
     lanes wrap past the type's range as the page says (int16/int32 clamp only under CTRL[53] saturation, as Add's,
     D35); half and float round once (MODELLED: the page documents no rounding, as CreateVecIndex on the 950,
     docs/decisions.md "CreateVecIndex"). DECREASE_ORDER: lane j = scalarValue + (lanes - 1 - j), the scalar in the
-    last lane, but int64's lane j = scalarValue + 63 - j (docs/decisions.md "Reg Arange")."""
+    last lane; int64 counts up in either order, as the devkit's code does (docs/decisions.md "Reg Arange")."""
     api = "Arange"
     _core_check(api)
     data = _reg(api, "dst", dst)
@@ -2652,12 +2657,11 @@ def _engine_plan(name):
         markers = _marker_operands(_vf_markers(_engine_markers, src0, name))
         head = ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.WORDS, 3))
         if name == "Div" and _is_div_mode_type(mode):
-            # the op and the merge flag from the DivSpecificMode's fields at run time (div_mode_op checks them): the
-            # same engine_binary specialisation as a MaskMergeMode call (issue 20)
+            # the op from the DivSpecificMode's fields at run time (div_mode_op checks them, MERGING refused), the
+            # merge flag a boolean False: the same engine_binary specialisation as a MaskMergeMode call (issue 20)
             fields = tuple((impl.FIELD, 4, k, 0, rule) for k, rule in enumerate(_DIV_MODE_RULES))
             return head + ((impl.CALL, ops.div_mode_op, ((impl.ARG, 1), (impl.CONST, types.int64, allowed)) + fields),
-                           (impl.CONST, types.int64, allowed),
-                           (impl.CALL, ops.div_mode_merging, (fields[0],)), *markers)
+                           (impl.CONST, types.int64, allowed), (impl.CONST, types.boolean, False), *markers)
         if not impl.enum_like(mode):
             return None
         return head + ((impl.CONST, types.int64, code), (impl.CONST, types.int64, allowed),
@@ -3273,7 +3277,9 @@ def _ol_pack_unpack(api, kernel):
                 return refuse_part
             return None
         param, value = refused
-        legal = _data_register_legal(api) if value == "RegTensor" else "an aj.Reg.MaskReg"   # as _mask_legal
+        t = src if param == "src" else dst
+        pair = isinstance(t, types.BaseTuple) and len(t) == 2 and _is_mask_type(t[0])
+        legal = _mask_legal_of(api, "data register" if _is_reg_type(t) else "UpdateMask pair" if pair else None)
         if param == "dst":
             def refuse_dst(dst, src, part=0):
                 highest(part)
@@ -3545,19 +3551,13 @@ def _pass_mask_register():
         state[1], state[2], state[0] = core.mask_low, core.mask_high, mv.MM_READY
 
 
-_PLAIN_VFS = weakref.WeakKeyDictionary()   # asc_vf_call's plain functions, each run as the one VF it names
-
-
 def asc_vf_call(vf, *args):
     """`asc_vf_call<vf>(args...)`: run a VF (compiled by simd_vf, or a plain function) with its arguments. A plain
     function runs as one VF, as C++ `asc_vf_call<f>` makes f one: plain Python, with a VF's checks and, on a
     sanitizing core, a VF's extent (port57c: called as it was, its store then load in one VF had been taken for
     two VFs, which the device orders, and 'device-sync' hid the race LocalMemBar must close)."""
     if inspect.isfunction(vf) and not hasattr(vf, "py_func"):   # simd_vf's callables are functions with a py_func
-        plain = _PLAIN_VFS.get(vf)
-        if plain is None:
-            plain = _PLAIN_VFS[vf] = _plain_vf(vf)
-        vf = plain
+        vf = _plain_vf(vf)   # made per call: a plain VF's Reg calls cost far more
     return vf(*args)
 
 

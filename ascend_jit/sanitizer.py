@@ -1394,7 +1394,7 @@ class LaunchShadow:
             # port57f (ops-cv Rasterizer: each block writes its share of a mask, then reads all of it): an atomic
             # write orders nothing against a read, so SetAtomicAdd is not offered as a fix here
             fix = (f"block {block} and {others} touch these bytes in the same SyncAll phase, one writing and the other "
-                   f"reading them: order the write before the read with {order}")
+                   f"reading them: order the write and the read with {order}")
         else:
             fix = (f"block {block} and {others} touch these bytes in the same SyncAll phase: use SetAtomicAdd for "
                    f"combined writes (one atomic operation: an Add and a Max do not combine), or {order}")

@@ -1110,8 +1110,22 @@ DIV_FORMS = [  # (short form, the same struct written in full)
     ("R.DivSpecificMode()", "R.DivSpecificMode(_ZE, False, aj.DivAlgo.INTRINSIC)"),
     ("R.DivSpecificMode(_ZE)", "R.DivSpecificMode(_ZE, False, aj.DivAlgo.INTRINSIC)"),
     ("R.DivSpecificMode(_ZE, True)", "R.DivSpecificMode(_ZE, True, aj.DivAlgo.INTRINSIC)"),
-    ("R.DivSpecificMode(_ZE, False)", "R.DivSpecificMode(_ZE, False, aj.DivAlgo.INTRINSIC)"),
+    ("R.DivSpecificMode(_ZE, False, aj.DivAlgo.PRECISION_0ULP_FTZ_FALSE)",
+     "R.DivSpecificMode(_ZE, False, aj.DivAlgo.PRECISION_0ULP_FTZ_FALSE)"),
 ]
+
+
+def test_div_specific_mode_merging_short_form_is_refused_compiled_and_plain():
+    """Div is ZEROING only (DK RegMerge table 2): `DivSpecificMode(_ME)` with its trailing fields left out is refused
+    by the compiled VF as by plain Python, nothing written (review 57: the short forms had lost their MERGING case)."""
+    vf = _make_div_vf("R.DivSpecificMode(_ME)")
+    with aj.Core(A950) as core:
+        xs, ys, prev, dst = _div_inputs(core)
+        before = core.ub.copy()
+        for run in (vf, R.simd_vf(vf)):
+            with pytest.raises(aj.ParameterError, match="Div: parameter 'mode.mrgMode' = 'MERGING'"):
+                run(dst, xs, ys, prev)
+        assert np.array_equal(core.ub, before)
 
 
 def _div_inputs(core):

@@ -1132,6 +1132,8 @@ def test_found_blocks_fix_names_no_syncall_where_the_device_has_none():
         assert rep.check == "blocks" and "SetAtomicAdd" in rep.fix
         assert ("a SyncAll between them" in rep.fix) == syncall
         assert ("separate launches" in rep.fix) == (not syncall)
+
+
 def _store_then_load(t, y):   # one VF: the load reads what the store wrote, with no LocalMemBar between them
     r = R.RegTensor("float")
     m = R.CreateMask("float")
@@ -1142,7 +1144,7 @@ def _store_then_load(t, y):   # one VF: the load reads what the store wrote, wit
 
 
 @pytest.mark.parametrize("mode", ["report,strict", "report,strict,device-sync"])
-def test_asc_vf_call_runs_a_plain_function_as_one_vf(mode):
+def test_asc_vf_call_runs_a_plain_function_as_one_vf(mode, monkeypatch):
     """port57c (cann-samples simd_vf_constraints membar.asc calls a store then a load without LocalMemBar inside one
     VF "not allowed"): `asc_vf_call(f, ...)` of an undecorated f makes f one VF, as C++ does, so the sanitizer's
     VF-to-VF ordering ('device-sync') does not excuse the race inside it; the values are the VF's."""
@@ -1154,8 +1156,11 @@ def test_asc_vf_call_runs_a_plain_function_as_one_vf(mode):
     assert "RAW" in str(report) and "LocalMemBar" in str(report) and "device-sync" not in str(report)
     assert np.array_equal(y.numpy(), np.ones(64, np.float32))
     compiled = R.simd_vf(_store_then_load)   # a simd_vf function is called as it is, not wrapped as a plain one
+    wrapped, plain_vf = [], R._plain_vf
+    monkeypatch.setattr(R, "_plain_vf", lambda fn: wrapped.append(fn) or plain_vf(fn))
     with aj.Core("ascend950") as plain_core:
         t, y = plain_core.local_tensor("float", 64), plain_core.local_tensor("float", 64)
         R.asc_vf_call(compiled, t, y)
-    assert compiled not in R._PLAIN_VFS and _store_then_load in R._PLAIN_VFS
+        R.asc_vf_call(_store_then_load, t, y)
+    assert wrapped == [_store_then_load]
     assert np.array_equal(y.numpy(), np.ones(64, np.float32))

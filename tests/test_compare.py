@@ -695,3 +695,7 @@ def test_the_cmpmask_register_forms_are_refused_as_not_offered():
         # its mode as C++'s template argument, left out (port57e): had been "the count is missing"
         with pytest.raises(aj.ParameterError, match=r"Select: parameter 'sel_mask'.*not offered.*Compare's dst tensor"):
             aj.Select(y, x1, x2, 1, aj.BinaryRepeatParams())
+        bits = core.local_tensor("uint8", 32)   # a selMask given and the mode forgotten: not taken for that form
+        with pytest.raises(aj.AscendJitError) as refused:
+            aj.Select(y, bits, x1, x2, aj.BinaryRepeatParams())
+        assert "CMPMASK" not in str(refused.value)

@@ -366,6 +366,10 @@ def test_an_absolute_floor_admits_errors_near_zero_that_a_relative_bound_refuses
     assert ok and spec.fidelity == "MODELLED", lines
     with pytest.raises(ParameterError, match="abs_tolerance"):
         KernelSpec("exact", "y", lambda n, s: {}, run, lambda d, i: {"y": want}, default_size=2, abs_tolerance=1e-4)
+    for bad in ({"tolerance": 1e-3, "abs_tolerance": -1.0}, {"tolerance": 1e-3, "abs_tolerance": float("nan")},
+                {"tolerance": -1e-3}, {"tolerance": float("inf")}, {"tolerance": True}):   # review 57
+        with pytest.raises(ParameterError, match=r"tolerance.*a finite number >= 0"):
+            KernelSpec("bad", "y", lambda n, s: {}, run, lambda d, i: {"y": want}, default_size=2, **bad)
 
 
 @pytest.mark.parametrize("name", ["angle_v2_int8", "angle_v2_int16", "angle_v2_int64"])

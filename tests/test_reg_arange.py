@@ -74,9 +74,10 @@ def _decreasing_vf(dst, first, T):
 
 def test_decrease_order_ends_in_the_scalar_as_the_device_recorded():
     """cann-samples reg_data_movement scene7 (Arange<int32_t, DECREASE_ORDER>(idx, 0), its guide's device output
-    idx[i] = 63 - i): the scalar is the last lane's and the lanes count down to it; int64's 32 lanes are the first
-    half of the 64-lane int32 sequence its devkit implementation widens (63 - j + scalar). Plain, compiled and the
-    reference model agree bit for bit, every page dtype."""
+    idx[i] = 63 - i): the scalar is the last lane's and the lanes count down to it; int64 counts up in either order,
+    as the devkit's one-register int64 Arange calls its two-register helper without the order (review 57: it had
+    taken the other branch's 63 - j + scalar). Plain, compiled and the reference model agree bit for bit, every page
+    dtype."""
     with aj.Core("ascend950") as core:
         r = R.RegTensor("int32")
         R.Arange(r, 0, order=R.IndexOrder.DECREASE_ORDER)
@@ -89,6 +90,9 @@ def test_decrease_order_ends_in_the_scalar_as_the_device_recorded():
             assert np.array_equal(_bits(compiled.numpy()), _bits(plain.numpy())), dtype
             assert np.array_equal(_bits(plain.numpy()), _bits(_expected(dtype, first, decrease=True))), dtype
         assert plain.numpy()[-1] == np.float32(1.5) and compiled.numpy()[0] == np.float32(64.5)
+        wide = core.local_tensor("int64", 32)
+        _decreasing_vf(wide, 2**40, "int64")
+        assert list(wide.numpy()) == [2**40 + j for j in range(32)]
 
 
 @R.simd_vf

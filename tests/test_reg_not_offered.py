@@ -260,3 +260,18 @@ def test_refusals_a_port_of_arch35_sources_met_say_what_to_write():
         h = R.RegTensor("half")
         with pytest.raises(aj.ParameterError, match="'mode.precisionMode' = 'True'"):
             R.Div(h, h, h, R.CreateMask("half"), R.DivSpecificMode(R.MaskMergeMode.ZEROING, True))
+
+
+def _pack_a_pair(x):
+    R.Pack(R.MaskReg(), R.UpdateMask("uint16", 5))
+
+
+def test_an_update_mask_pair_given_to_pack_is_refused_in_one_set_of_words():
+    """Review 57: the compiled refusal of Pack's operand had kept only the data-register recipe of plain Python's
+    words; an UpdateMask (mask, count) pair got "an aj.Reg.MaskReg" compiled and the unpacking advice plain."""
+    with aj.Core(D950) as core:
+        x = core.local_tensor("uint16", 128)
+        for run in (_pack_a_pair, R.simd_vf(_pack_a_pair)):
+            with pytest.raises(aj.ParameterError, match=r"Pack: parameter 'src' = 'tuple' .*not UpdateMask's "
+                                                        r"\(mask, count left\) pair: unpack it"):
+                run(x)

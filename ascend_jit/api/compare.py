@@ -413,7 +413,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
     if isinstance(src1, SELMODE):   # Select(dst, src0, src1, VSEL_CMPMASK_SPR, ...): no selMask tensor
         raise ParameterError(api, "sel_mask", "missing (a SELMODE fourth)", legal=_CMPMASK_SELECT,
                              device=known_device(dst))
-    if isinstance(sel_mode, BinaryRepeatParams) and not args:
+    if isinstance(sel_mode, BinaryRepeatParams) and not args and not isinstance(src1, LocalTensor):
         # C++ Select<T, VSEL_CMPMASK_SPR>(dst, src0, src1, repeatTime, repeatParams), its mode a template argument
         # (port57e: ops-math NotEqual), had been "the count is missing"
         raise ParameterError(api, "sel_mask", "missing (a repeat time and BinaryRepeatParams fourth and fifth)",

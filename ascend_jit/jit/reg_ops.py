@@ -683,13 +683,6 @@ def div_mode_op(src, allowed, mrg, precision, algo):
     return DIV_SUBNORMALS if path >= 2 else ew.DIV
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def div_mode_merging(mrg):
-    """Whether DivSpecificMode.mrgMode is MERGING (div_mode_op refuses it, so False: read from the field all the same,
-    a run-time bool, so that engine_binary's specialisation is the MaskMergeMode form's)."""
-    return mrg == 1
-
-
 @njit(cache=True, inline="always")
 def _engine_flags(modes, ew_op):
     flags = ew.FTZ if ew_op == ew.DIV or ew_op == ew.EXP else 0  # the 950 default algorithm (INTRINSIC, D38)
@@ -1155,9 +1148,10 @@ def arange_register(dst, allowed, decrease):
     """The index register of Reg Arange (DK R/索引操作/Arange.md): dst's kind and overflow modes, lane j = j (an
     integer lane j mod 2**bits, the wrap the page describes; a float lane the exact j: j < 128), or with `decrease`
     (IndexOrder.DECREASE_ORDER) lanes - 1 - j, so that the scalar lands in the last lane (cann-samples scene7's
-    recorded output), but 63 - j for int64, whose devkit Arange is the first 32 lanes of a 64-lane int32 one
-    (kernel_reg_compute_vec_arange_impl.h; docs/decisions.md "Reg Arange"). dst's kind must be in the bitmask
-    `allowed` (the page's int8/int16/int32/half/float/int64); Arange adds its scalar to this register."""
+    recorded output); int64 counts up in either order: the devkit's one-register int64 Arange calls its two-register
+    helper without the order (kernel_reg_compute_vec_arange_impl.h; docs/decisions.md "Reg Arange"). dst's kind
+    must be in the bitmask `allowed` (the page's int8/int16/int32/half/float/int64); Arange adds its scalar to this
+    register."""
     kind = np.int64(dst[H_KIND])
     if not (allowed >> kind) & 1:
         raise UnsupportedDTypeError("Arange", "dst kind", kind, "int8, int16, int32, half, float, int64 "
@@ -1168,9 +1162,9 @@ def arange_register(dst, allowed, decrease):
     size = kind_size(kind)
     is_float = kind == KIND_HALF or kind == KIND_FLOAT
     lanes = VL // size
-    top = 63 if size == 8 else lanes - 1
+    down = decrease and size != 8
     for j in range(lanes):
-        index = top - j if decrease else j
+        index = lanes - 1 - j if down else j
         bits = scalar_float_bits(kind, np.float64(index)) if is_float else np.uint64(index)
         for k in range(size):
             tmp[j * size + k] = np.uint8((bits >> np.uint64(8 * k)) & np.uint64(0xFF))

@@ -4,6 +4,8 @@ A kernel declares its expected result: BIT-EXACT kernels (tolerance None) are ch
 expectation composed from the package's reference model or an exact host replay; kernels that use MODELLED
 instructions state a relative tolerance against a float64 formula (and, where the result is a difference of larger
 values, an absolute floor) and say why in their docstring (issue 18)."""
+import math
+import numbers
 import time
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
@@ -42,6 +44,12 @@ class KernelSpec:
     abs_tolerance: float = 0.0
 
     def __post_init__(self):
+        for name in ("tolerance", "abs_tolerance"):
+            value = getattr(self, name)
+            number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+            if value is not None and not (number and math.isfinite(value) and value >= 0):
+                raise ParameterError(f"KernelSpec {self.name}", name, value, legal="a finite number >= 0"
+                                     + (" or None (bit for bit)" if name == "tolerance" else ""))
         if self.abs_tolerance and self.tolerance is None:
             raise ParameterError(f"KernelSpec {self.name}", "abs_tolerance", self.abs_tolerance,
                                  legal="0 for a BIT-EXACT kernel (tolerance None); give tolerance too (0.0 for an "

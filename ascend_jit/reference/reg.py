@@ -325,9 +325,9 @@ def arange(dtype, scalar, lanes, sat_half=False, sat_int=False, decrease=False):
     """The lanes of Reg Arange (DK R/索引操作/Arange.md, docs/decisions.md "Reg Arange"): lane j = j + scalar (the
     scalar already converted to dtype, SPEC-2 D29) as one Add lane: integers wrap (int16/int32 clamp under
     saturation, D35), floats round once. Every lane is written (no mask). DECREASE_ORDER (`decrease`): the index
-    counts down to 0 in the last lane, from 63 for int64 (whose 32 lanes are the first half of a 64-lane one)."""
-    top = 63 if dtype == "int64" else lanes - 1
-    return [lane_op("add", dtype, top - j if decrease else j, scalar, sat_half, sat_int) for j in range(lanes)]
+    counts down to 0 in the last lane, but not for int64, whose devkit code passes the order on to nothing."""
+    down = decrease and dtype != "int64"
+    return [lane_op("add", dtype, lanes - 1 - j if down else j, scalar, sat_half, sat_int) for j in range(lanes)]
 
 
 def carry(op, xs, ys, active):
