@@ -32,6 +32,7 @@ from .api.arith_progression import Arange, ArithProgression
 from .api.create_vec_index import CreateVecIndex
 from .api.transpose import Transpose, TransposeParamsExt, TransposeType
 from .api.truncate import Truncate
+from .enums import LogAlgo
 from .api.elementwise import Ands, Copy, CopyRepeatParams, Not, Ors, ShiftLeft, ShiftRight
 from .api.elementwise import (Abs, Add, AddRelu, Adds, And, Axpy, BinaryRepeatParams, Brcb, BrcbRepeatParams, Div,
                               DivAlgo, DivConfig, Duplicate, Exp, ExpAlgo, ExpConfig, FusedMulAdd, LeakyRelu, Ln,
@@ -89,7 +90,8 @@ __all__ = [
     "CacheLocationWarning", "UncompiledVFWarning", "CeilDivision", "GetVecLen", "VECTOR_REG_WIDTH", "sizeof",
     "Abs", "AddRelu", "Adds", "And", "Axpy", "Brcb", "BrcbRepeatParams", "Div", "DivAlgo", "DivConfig", "Duplicate",
     "Exp", "ExpAlgo", "ExpConfig", "FIDELITY", "Fidelity", "FidelityRule", "FusedMulAdd", "LeakyRelu", "Ln", "LnAlgo",
-    "LnConfig", "Max", "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal", "ReciprocalAlgo",
+    "LnConfig", "LogAlgo", "Max", "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal",
+    "ReciprocalAlgo",
     "ReciprocalConfig", "Relu", "Rsqrt", "RsqrtAlgo", "RsqrtConfig", "SanitizeConfig", "SanitizerError",
     "SanitizerWarning", "Sqrt",
     "SqrtAlgo", "SqrtConfig", "Sub", "SubRelu", "fidelity", "format_reports", "sanitize_session",

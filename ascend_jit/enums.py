@@ -24,3 +24,45 @@ class DivAlgo(enum.IntEnum):
     PRECISION_0ULP_FTZ_TRUE = 3
     PRECISION_0ULP_FTZ_FALSE = 4
     PRECISION_1ULP_FTZ_FALSE = 5
+
+
+# The 950's other algorithm enums (SPEC-2 4.3, D48): the Memory API's configs and the Reg API's SpecificModes (DK
+# R/基础算术/{Exp,Ln,Log,Sqrt}.md) take them, with the devkit's values (DK include/basic_api/reg_compute/
+# kernel_reg_compute_utils.h), so a field given as its C++ value means the same algorithm.
+class ExpAlgo(enum.IntEnum):
+    INTRINSIC = 0
+    PRECISION_1ULP_FTZ_TRUE = 1
+    PRECISION_1ULP_FTZ_FALSE = 2
+
+
+class LnAlgo(enum.IntEnum):
+    INTRINSIC = 0
+    PRECISION_1ULP_FTZ_TRUE = 1
+    PRECISION_1ULP_FTZ_FALSE = 2
+
+
+# C++ LogAlgo (Reg Log's LogSpecificMode): LnAlgo's members and values, and Reg Ln and Log each take either struct
+# (DK dav_3510 LogImpl), so one enum serves both (docs/decisions.md "Reg Exp, Ln, Log and Sqrt modes")
+LogAlgo = LnAlgo
+
+
+class SqrtAlgo(enum.IntEnum):
+    INTRINSIC = 0
+    FAST_INVERSE = 1
+    PRECISION_1ULP_FTZ_TRUE = 2
+    PRECISION_0ULP_FTZ_FALSE = 3
+    PRECISION_1ULP_FTZ_FALSE = 4
+
+
+class RsqrtAlgo(enum.IntEnum):
+    INTRINSIC = 0
+    FAST_INVERSE = 1
+    PRECISION_1ULP_FTZ_TRUE = 2
+    PRECISION_0ULP_FTZ_FALSE = 3
+    PRECISION_1ULP_FTZ_FALSE = 4
+
+
+class ReciprocalAlgo(enum.IntEnum):
+    INTRINSIC = 0
+    PRECISION_1ULP_FTZ_TRUE = 1
+    PRECISION_1ULP_FTZ_FALSE = 2

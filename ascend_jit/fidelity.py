@@ -11,7 +11,6 @@ from types import MappingProxyType
 
 from .devices import NAMES, get_device
 from .dtypes import resolve
-from .enums import DivAlgo
 from .errors import ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 
 
@@ -197,7 +196,8 @@ _row(("Reg.Div",), (D950,), MODELLED,
           "DivPrecisionImpl (precisionMode, or algo PRECISION_0ULP_FTZ_TRUE); MODELLED elsewhere, "
           "PRECISION_0ULP_FTZ_FALSE included (its code rounds subnormal results twice); docs/decisions.md "
           "\"Reg Div modes\"")
-_row(("Reg.Exp",), (D950,), MODELLED, note="the 950 Memory-API Exp, INTRINSIC (D37, D38: 1 ulp documented)")
+_row(("Reg.Exp",), (D950,), MODELLED, note="the 950 Memory-API Exp of the mode's algorithm (D37, D38: 1 ulp "
+     "documented); docs/decisions.md \"Reg Exp, Ln, Log and Sqrt modes\"")
 # The devkit's Reg pages (DK R/基础算术/*.md, docs/decisions.md "Reg API"): tensor-scalar forms on Add/Mul/Max/Min's
 # lanes (RegPrec: Adds/Muls 0 ulp), exact unary ops, and Ln/Log/Sqrt's INTRINSIC algorithm (1 ulp documented)
 _row(("Reg.Adds", "Reg.Muls", "Reg.Maxs", "Reg.Mins", "Reg.LeakyRelu", "Reg.Prelu", "Reg.Abs", "Reg.Relu",
@@ -206,8 +206,12 @@ _row(("Reg.Adds", "Reg.Muls", "Reg.Maxs", "Reg.Mins", "Reg.LeakyRelu", "Reg.Prel
           "(RegPrec: = Fma); then SAT (D35); NaN canonical")
 _row(("Reg.ShiftLefts", "Reg.ShiftRights"), (D950,), BIT_EXACT,
      note="bit operations; signed ShiftLefts keep the sign bit (the page's example)")
-_row(("Reg.Ln", "Reg.Log", "Reg.Sqrt"), (D950,), MODELLED,
-     note="the 950 Memory-API Ln/Sqrt, INTRINSIC (D37, D38: 1 ulp documented)")
+_row(("Reg.Ln", "Reg.Log"), (D950,), MODELLED,
+     note="the 950 Memory-API Ln of the mode's algorithm (D37, D38: 1 ulp documented)")
+_row(("Reg.Sqrt",), (D950,), MODELLED, Condition(BIT_EXACT, dtypes=("float",), configs=("FAST_INVERSE",)),
+     note="the 950 Memory-API Sqrt of the code the mode runs (D37, D38, D49): BIT-EXACT for float where it runs the "
+          "fast-inverse code (precisionMode, or algo PRECISION_0ULP_FTZ_FALSE); docs/decisions.md \"Reg Exp, Ln, "
+          "Log and Sqrt modes\"")
 _row(("Reg.Arange",), (D950,), MODELLED, Condition(BIT_EXACT, dtypes=("int8", "int16", "int32", "int64")),
      note="lane j = Add(j, scalar): integer lanes exact (modular), half/float one rounding, which the page does not "
           "document (as the 950's CreateVecIndex); docs/decisions.md \"Reg Arange\"")
@@ -252,7 +256,7 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
         if name not in pairs:
             raise UnsupportedDTypeError("fidelity", "dtype", name, legal=", ".join(pairs) or "no mixed shape",
                                         device=spec.name, detail=f"{api} does not take this shape on this device")
-    algo = _config_name(api, config, spec.name)
+    algo, config = _config_name(api, config, spec.name)
     if config is not None and algo != "INTRINSIC" and spec.name != D950:   # refused by the call itself (D48)
         raise UnsupportedDeviceError("fidelity", "config", algo, legal="the default (INTRINSIC) off the 950",
                                      device=spec.name, detail="algorithm configs exist on the 950 only (SPEC-2 D48)")
@@ -264,45 +268,69 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
     return rule.level(dtype, config, round_mode)
 
 
+def _specific_modes(api):
+    """(the SpecificMode structs, their algo enum) of a Reg instruction taking one (reg.py _SPECIFIC_MODES), or
+    None."""
+    from .reg import _SPECIFIC_MODES   # at call time, as the registry below: api modules import widely
+    entry = _SPECIFIC_MODES.get(api[4:]) if api.startswith("Reg.") else None
+    return None if entry is None else (entry[0], type(entry[0][0]._field_defaults["algo"]))
+
+
 def _config_name(api, config, device):
-    """The algorithm name of a `config` the instruction's call accepts, or ParameterError as the call refuses it: a
-    member (or its name) of the instruction's own algo enum, the aj.*Config holding one, for Reg.Div also an
-    aj.Reg.DivSpecificMode; no config at all for an instruction without one (SPEC-2 D48, D69: the level of a call
+    """(the algorithm name, the config) of a `config` the instruction's call accepts, or ParameterError as the call
+    refuses it: a member (or its name) of the instruction's own algo enum, the aj.*Config holding one; for a Reg
+    instruction taking a SpecificMode (Div, Exp, Ln, Log, Sqrt) also that struct, and a bare algo stands for the
+    struct of that algo with its other fields left to their defaults (the level then follows the code the struct
+    runs: its fidelity_algo); no config at all for an instruction without one (SPEC-2 D48, D69: the level of a call
     shape that can run). A junk value on the 950 had answered the default level (review18)."""
     if config is None:
-        return None
+        return None, None
     from .api.elementwise import OPS   # at call time, as the registry below: api modules import widely
-    row = OPS.get(api)
-    algos = DivAlgo if api == "Reg.Div" else \
-        type(row.config().algo) if row is not None and row.config is not None else None
     from .reg import MaskMergeMode
-    if api == "Reg.Div" and type(config) is MaskMergeMode:   # R.Div(..., mode) takes one: the default algorithm
-        return None                                           # (docs/decisions.md "Reg Div modes")
-    obj = getattr(config, "algo", config)   # a DivConfig/ExpConfig/... or a DivSpecificMode holds the algo
-    if api == "Reg.Div" and type(obj) is int and not isinstance(obj, bool) and obj in set(DivAlgo):
-        obj = DivAlgo(obj)   # DivSpecificMode's algo field takes the value as Reg.Div's mode does (0..5)
+    row = OPS.get(api)
+    modes = _specific_modes(api)
+    algos = modes[1] if modes is not None else \
+        type(row.config().algo) if row is not None and row.config is not None else None
+    if modes is not None and type(config) is MaskMergeMode:   # R.Exp(..., mode) takes one: the default algorithm
+        return None, None                                      # (docs/decisions.md "Reg Div modes")
+    if modes is not None and isinstance(config, modes[0]):
+        return _field_algo(algos, config.algo, api, config, device).name, config
+    obj = getattr(config, "algo", config)   # a DivConfig/ExpConfig/... holds the algo
+    if modes is not None and type(obj) is int and not isinstance(obj, bool) and obj in set(algos):
+        obj = algos(obj)   # a SpecificMode's algo field takes the value as the Reg call's mode does
     if algos is not None and (type(obj) is algos or (type(obj) is str and obj in algos.__members__)):
-        return obj if type(obj) is str else obj.name
+        member = algos[obj] if type(obj) is str else obj
+        return member.name, (config if modes is None else modes[0][0](algo=member))
+    structs = " or ".join(f"aj.Reg.{c.__name__}" for c in modes[0]) if modes is not None else ""
     legal = "no config for this instruction" if algos is None else \
-        f"an aj.{algos.__name__} member or its name" + (", or an aj.Reg.DivSpecificMode" if api == "Reg.Div" else
+        f"an aj.{algos.__name__} member or its name" + (f", or an {structs}" if modes is not None else
                                                         f", or aj.{algos.__name__.replace('Algo', 'Config')}(...)")
     raise ParameterError("fidelity", "config", config, legal=legal, device=device,
                          detail=f"{api} takes no such config (SPEC-2 D48)")
 
 
+def _field_algo(algos, value, api, config, device):
+    """A SpecificMode's algo field as a member of `algos` (a member or its value, as the Reg call reads it)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value not in set(algos):
+        raise ParameterError("fidelity", "config", config, legal=f"an aj.{algos.__name__} member or its value in "
+                             "the struct's algo field", device=device, detail=f"{api} takes no such config")
+    return algos(value)
+
+
 def _refuse_config_the_call_refuses(api, spec, dtype_name, algo, config):
     """An algorithm the call refuses for this dtype (DIFF_COMPENSATION on half, ...) is refused here in the call's words
     (api/elementwise.py _config_flags), as a dtype the instruction does not take is: a call shape that cannot run has
-    no level (D69). Reg.Div's algorithms take the dtypes the Memory-API Div's do (jit/reg_ops.py div_mode_op; DK
-    R/基础算术/Div.md), and its precisionMode serves float only."""
+    no level (D69). A Reg SpecificMode's algorithms take the dtypes the Memory-API instruction's do (jit/reg_ops.py
+    specific_mode_op; DK R/基础算术/{Div,Sqrt}.md; Log's are Ln's), and its precisionMode serves float only."""
     from .api.elementwise import OPS, _config_flags   # at call time, as _config_name
-    row = OPS.get("Div" if api == "Reg.Div" else api)
+    modes = _specific_modes(api)
+    row = OPS.get(api if modes is None else {"Reg.Log": "Ln"}.get(api, api[4:]))
     if row is None or row.config is None:
         return
     dtype = resolve(dtype_name)
-    if api == "Reg.Div" and getattr(config, "precisionMode", False) and dtype.name != "float":
+    if modes is not None and getattr(config, "precisionMode", False) and dtype.name != "float":
         raise ParameterError("fidelity", "config", config, legal="precisionMode False for every type but float",
-                             device=spec.name, detail="Reg.Div refuses this mode for " + dtype.name)
+                             device=spec.name, detail=f"{api} refuses this mode for " + dtype.name)
     algos = type(row.config().algo)
     try:
         _config_flags(row, spec, dtype, algos[algo])

@@ -47,7 +47,7 @@ from .api.utils import AlignUp, ConstCeil, DivCeil
 from .core import current_core
 from .devices import DEVICES
 from .dtypes import ALL, DType, _d28_name, loaded_bfloat16, resolve
-from .enums import DivAlgo, RoundMode
+from .enums import DivAlgo, ExpAlgo, LnAlgo, LogAlgo, RoundMode, SqrtAlgo
 from .errors import (AscendJitError, ParameterError, StateError, UncompiledVFWarning,
                      UnsupportedDeviceError, UnsupportedDTypeError, not_offered_lookup)
 from .jit import reg as impl
@@ -147,6 +147,62 @@ class DivSpecificMode(typing.NamedTuple):
     def fidelity_algo(self):
         """The Memory-API DivAlgo whose code this mode runs (jit/reg_ops.py div_path): aj.fidelity's key."""
         return ops.DIV_PATH_NAMES[_DIV_PATH(bool(self.precisionMode), int(self.algo))]
+
+
+# Reg Exp / Ln / Log / Sqrt's `mode` template argument instead of a MaskMergeMode (DK R/基础算术/{Exp,Ln,Log,Sqrt}.md;
+# `include/basic_api/reg_compute/kernel_reg_compute_utils.h`): each runs the code of a 950 Memory-API algorithm
+# (docs/decisions.md "Reg Exp, Ln, Log and Sqrt modes"); the algo enums are the Memory API's (aj.ExpAlgo, ...)
+class ExpSpecificMode(typing.NamedTuple):
+    """`ExpSpecificMode{mrgMode, algo}`: algo an aj.ExpAlgo; PRECISION_1ULP_FTZ_FALSE keeps subnormals."""
+    mrgMode: int = MaskMergeMode.ZEROING
+    algo: int = ExpAlgo.INTRINSIC
+
+    @property
+    def fidelity_algo(self):
+        """The Memory-API ExpAlgo whose code this mode runs (its dav_3510 ExpImpl passes the mode to Reg Exp)."""
+        return ExpAlgo(int(self.algo)).name
+
+
+class LnSpecificMode(typing.NamedTuple):
+    """`LnSpecificMode{mrgMode, algo}`: algo an aj.LnAlgo; Reg Ln and Log take it or a LogSpecificMode (DK LogImpl)."""
+    mrgMode: int = MaskMergeMode.ZEROING
+    algo: int = LnAlgo.INTRINSIC
+
+    @property
+    def fidelity_algo(self):
+        """The Memory-API LnAlgo whose code this mode runs (its dav_3510 LnImpl passes the mode to Reg Ln)."""
+        return LnAlgo(int(self.algo)).name
+
+
+class LogSpecificMode(typing.NamedTuple):
+    """`LogSpecificMode{mrgMode, algo}`: algo an aj.LogAlgo (LnAlgo's members); Reg Log and Ln take it."""
+    mrgMode: int = MaskMergeMode.ZEROING
+    algo: int = LogAlgo.INTRINSIC
+
+    @property
+    def fidelity_algo(self):
+        """The Memory-API LnAlgo whose code this mode runs (Log's code is Ln's, DK LogImpl)."""
+        return LnAlgo(int(self.algo)).name
+
+
+class SqrtSpecificMode(typing.NamedTuple):
+    """`SqrtSpecificMode{mrgMode, precisionMode, algo}`: algo an aj.SqrtAlgo; precisionMode (float only) runs the
+    fast-inverse code whatever the algo."""
+    mrgMode: int = MaskMergeMode.ZEROING
+    precisionMode: bool = False
+    algo: int = SqrtAlgo.INTRINSIC
+
+    @property
+    def fidelity_algo(self):
+        """The Memory-API SqrtAlgo whose code this mode runs (jit/reg_ops.py sqrt_path): aj.fidelity's key."""
+        return ops.SQRT_PATH_NAMES[_SQRT_PATH(bool(self.precisionMode), int(self.algo))]
+
+
+# each SpecificMode instruction: (the struct classes it takes, its jit/reg_ops.py MODE_APIS code)
+_SPECIFIC_MODES = {"Div": ((DivSpecificMode,), ops.MODE_DIV), "Exp": ((ExpSpecificMode,), ops.MODE_EXP),
+                   "Ln": ((LnSpecificMode, LogSpecificMode), ops.MODE_LN),
+                   "Log": ((LogSpecificMode, LnSpecificMode), ops.MODE_LOG),
+                   "Sqrt": ((SqrtSpecificMode,), ops.MODE_SQRT)}
 
 
 class MaskPattern(enum.IntEnum):
@@ -829,20 +885,20 @@ def _engine(api, dst, srcs, mask, mode):
     _core_check(api)
     regs = [_reg(api, "dst", dst)] + [_reg(api, f"src{i}" if len(srcs) > 1 else "src", s) for i, s in enumerate(srcs)]
     words = _mask(api, "mask", mask)
-    div_mode = api == "Div" and isinstance(mode, tuple)
-    if not div_mode:  # a MaskMergeMode before the dtypes, as a compiled VF checks it before the kernel's dtype check
+    specific = api in _SPECIFIC_MODES and isinstance(mode, tuple)
+    if not specific:  # a MaskMergeMode before the dtypes, as a compiled VF checks it before the kernel's dtype check
         op, merging = ENGINE_OPS[api], _merging(api, mode)
         if merging and api in _ZEROING_ENGINE_OPS:
             _zeroing_only(api, mode)
     for r in (dst, *srcs):
         _check_dtype(api, r.dtype.name, ENGINE_DTYPES[api], "the 950 Memory-API table; docs/decisions.md")
-    if div_mode:  # after the dtypes: compiled div_mode_op checks the fields of a type Div takes only
-        op, merging = _div_mode(regs[1], mode)
+    if specific:  # after the dtypes: compiled specific_mode_op checks the fields of a type the API takes only
+        op, merging = _specific_mode(api, regs[1], _ENGINE_KINDS[api], mode), False
     markers = _engine_markers(api, srcs[0].dtype.kind)
     if len(srcs) == 2:
         ops.engine_binary(regs[0], regs[1], regs[2], words, op, _ENGINE_KINDS[api], merging, *markers)
     else:
-        ops.engine_unary(regs[0], regs[1], words, ENGINE_OPS[api], _ENGINE_KINDS[api], merging, *markers)
+        ops.engine_unary(regs[0], regs[1], words, op, _ENGINE_KINDS[api], merging, *markers)
     if MARKING:
         lane_shadow.elementwise(dst, srcs, words, merging)
 
@@ -893,23 +949,28 @@ def Min(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
 
 
 # the compiled call's checks, run as Python (nothing to compile; the functions themselves under NUMBA_DISABLE_JIT)
-_DIV_MODE_OP = getattr(ops.div_mode_op, "py_func", ops.div_mode_op)
+_SPECIFIC_MODE_OP = getattr(ops.specific_mode_op, "py_func", ops.specific_mode_op)
 _DIV_PATH = getattr(ops.div_path, "py_func", ops.div_path)
+_SQRT_PATH = getattr(ops.sqrt_path, "py_func", ops.sqrt_path)
 
 
-def _div_mode(src, mode):
-    """A DivSpecificMode: (engine op, merging: False, div_mode_op refusing MERGING). The fields' types here (SPEC-2
-    1.8: a member of the field's enum or its value; precisionMode a bool), their ranges and the combinations the
-    register type takes in div_mode_op."""
-    if len(mode) != 3:
-        raise ParameterError("Div", "mode", mode, legal="a MaskMergeMode member or value, or an "
-                             "aj.Reg.DivSpecificMode(mrgMode, precisionMode, algo)", device=DEVICE)
-    mrg = _code("Div", "mode.mrgMode", mode[0], MaskMergeMode)
-    if not isinstance(mode[1], (bool, np.bool_)):
-        raise ParameterError("Div", "mode.precisionMode", mode[1], legal="True or False", device=DEVICE)
-    algo = _code("Div", "mode.algo", mode[2], DivAlgo)
-    op = _DIV_MODE_OP(src, _ENGINE_KINDS["Div"], mrg, int(mode[1]), algo)
-    return op, False
+def _specific_mode(api, src, allowed, mode):
+    """A SpecificMode struct of `api` (Div, Exp, Ln, Log, Sqrt): the kernel's op for the code it runs, MERGING
+    refused (specific_mode_op). The fields' types here (SPEC-2 1.8: a member of the field's enum or its value;
+    precisionMode a bool), their ranges and the combinations the register type takes in specific_mode_op."""
+    classes, code = _SPECIFIC_MODES[api]
+    fields = classes[0]._fields
+    if len(mode) != len(fields):
+        structs = " or ".join(f"aj.Reg.{c.__name__}({', '.join(fields)})" for c in classes)
+        raise ParameterError(api, "mode", mode, legal=f"a MaskMergeMode member or value, or an {structs}",
+                             device=DEVICE)
+    values = dict(zip(fields, mode))
+    mrg = _code(api, "mode.mrgMode", values["mrgMode"], MaskMergeMode)
+    precision = values.get("precisionMode", False)
+    if not isinstance(precision, (bool, np.bool_)):
+        raise ParameterError(api, "mode.precisionMode", precision, legal="True or False", device=DEVICE)
+    algo = _code(api, "mode.algo", values["algo"], type(classes[0]._field_defaults["algo"]))
+    return _SPECIFIC_MODE_OP(src, allowed, code, mrg, int(precision), algo)
 
 
 def Div(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -922,8 +983,9 @@ def Div(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
 
 
 def Exp(dst, src, mask, mode=MaskMergeMode.ZEROING):
-    """Exp: the 950 Memory-API Exp with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED). ZEROING only
-    (DK RegMerge table 2 and Exp's page: "MERGING模式当前不支持")."""
+    """Exp: the 950 Memory-API Exp (D37; MODELLED): `mode` a MaskMergeMode (the default algorithm, INTRINSIC: DAZ/FTZ,
+    D38) or an ExpSpecificMode (DK R/基础算术/Exp.md), whose algo is the Memory API's: PRECISION_1ULP_FTZ_FALSE keeps
+    subnormals. ZEROING only (DK RegMerge table 2 and Exp's page: "MERGING模式当前不支持")."""
     _engine("Exp", dst, (src,), mask, mode)
 
 
@@ -1054,9 +1116,13 @@ def _unary(api, dst, src, mask, mode):
     _core_check(api)
     _reg(api, "dst", dst), _reg(api, "src", src)
     words = _mask(api, "mask", mask)
-    _zeroing_only(api, mode)  # before the dtypes, as a compiled VF checks the mode before the kernel's dtype check
+    specific = api in _SPECIFIC_MODES and isinstance(mode, tuple)
+    if not specific:  # before the dtypes, as a compiled VF checks the mode before the kernel's dtype check
+        _zeroing_only(api, mode)
     _same_dtype(api, dst, src, UNARY_DTYPES[api])
-    ops.unary(dst.data, src.data, words, UNARY_OPS[api], _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind))
+    # a SpecificMode after the dtypes, as compiled specific_mode_op checks the fields of a type the API takes only
+    op = _specific_mode(api, src.data, _UNARY_KINDS[api], mode) if specific else UNARY_OPS[api]
+    ops.unary(dst.data, src.data, words, op, _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind))
     if MARKING:
         lane_shadow.elementwise(dst, (src,), words, False)
 
@@ -1088,18 +1154,24 @@ def Neg(dst, src, mask, mode=MaskMergeMode.ZEROING):
 
 
 def Ln(dst, src, mask, mode=MaskMergeMode.ZEROING):
-    """Ln: the 950 Memory-API Ln with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED, 1 ulp)."""
+    """Ln: the 950 Memory-API Ln (D37; MODELLED, 1 ulp): `mode` a MaskMergeMode (the default algorithm, INTRINSIC:
+    DAZ/FTZ, D38) or an LnSpecificMode or LogSpecificMode (DK R/基础算术/Ln.md, LogImpl takes either), whose
+    PRECISION_1ULP_FTZ_FALSE keeps subnormals."""
     _unary("Ln", dst, src, mask, mode)
 
 
 def Log(dst, src, mask, mode=MaskMergeMode.ZEROING):
     """Log: Ln under the C library's name (DK R/基础算术/Log.md: "与Ln接口功能等价"), so MODELLED as Ln (D37,
-    D38, D69)."""
+    D38, D69); `mode` a MaskMergeMode or a LogSpecificMode or LnSpecificMode, as Ln's."""
     _unary("Log", dst, src, mask, mode)
 
 
 def Sqrt(dst, src, mask, mode=MaskMergeMode.ZEROING):
-    """Sqrt: the 950 Memory-API Sqrt with its default algorithm (INTRINSIC: DAZ/FTZ, D37, D38; MODELLED, 1 ulp)."""
+    """Sqrt: the 950 Memory-API Sqrt: `mode` a MaskMergeMode (the default algorithm, INTRINSIC: DAZ/FTZ, D37, D38;
+    MODELLED, 1 ulp) or a SqrtSpecificMode (DK R/基础算术/Sqrt.md): the code SqrtImpl runs for it (jit/reg_ops.py
+    sqrt_path) computes as the Memory-API Sqrt of that code: the fast-inverse code (precisionMode, or algo
+    PRECISION_0ULP_FTZ_FALSE; float only) RN(sqrt(x)) with subnormals kept and D49's domain (BIT-EXACT, D49), the
+    PRECISION_1ULP_FTZ_FALSE code RN(sqrt(x)) with subnormals kept (MODELLED)."""
     _unary("Sqrt", dst, src, mask, mode)
 
 
@@ -2644,10 +2716,14 @@ def _engine_plan(name):
     code, allowed = ENGINE_OPS[name], _ENGINE_KINDS[name]
     if name == "Exp":
         def plan(dst, src, mask, mode=None):
-            if not (_is_reg_type(dst) and _is_reg_type(src) and _is_mask_type(mask)) or not impl.enum_like(mode):
+            if not (_is_reg_type(dst) and _is_reg_type(src) and _is_mask_type(mask)):
                 return None
-            return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.CONST, types.int64, code),
-                    (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _zeroing_rule(name)),
+            op = _specific_mode_operand(name, 1, 3, mode, allowed)
+            if op is None and not impl.enum_like(mode):
+                return None
+            return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), op or (impl.CONST, types.int64, code),
+                    (impl.CONST, types.int64, allowed),
+                    (impl.CONST, types.boolean, False) if op else (impl.ENUM, 3, False, _zeroing_rule(name)),
                     *_marker_operands(_vf_markers(_engine_markers, src, name)))
         return plan
 
@@ -2656,12 +2732,9 @@ def _engine_plan(name):
             return None
         markers = _marker_operands(_vf_markers(_engine_markers, src0, name))
         head = ((impl.ARG, 0), (impl.ARG, 1), (impl.ARG, 2), (impl.WORDS, 3))
-        if name == "Div" and _is_div_mode_type(mode):
-            # the op from the DivSpecificMode's fields at run time (div_mode_op checks them, MERGING refused), the
-            # merge flag a boolean False: the same engine_binary specialisation as a MaskMergeMode call (issue 20)
-            fields = tuple((impl.FIELD, 4, k, 0, rule) for k, rule in enumerate(_DIV_MODE_RULES))
-            return head + ((impl.CALL, ops.div_mode_op, ((impl.ARG, 1), (impl.CONST, types.int64, allowed)) + fields),
-                           (impl.CONST, types.int64, allowed), (impl.CONST, types.boolean, False), *markers)
+        op = _specific_mode_operand(name, 1, 4, mode, allowed) if name == "Div" else None
+        if op is not None:  # the merge flag a boolean False: the MaskMergeMode call's specialisation (issue 20)
+            return head + (op, (impl.CONST, types.int64, allowed), (impl.CONST, types.boolean, False), *markers)
         if not impl.enum_like(mode):
             return None
         return head + ((impl.CONST, types.int64, code), (impl.CONST, types.int64, allowed),
@@ -2671,25 +2744,42 @@ def _engine_plan(name):
 
 
 class _BoolRule(impl.EnumRule):
-    """DivSpecificMode.precisionMode in a direct call: a bool (plain Python's rule); any other type refused."""
+    """A SpecificMode's precisionMode in a direct call: a bool (plain Python's rule); any other type refused."""
 
     def foreign(self, t):
         return not isinstance(t, types.Boolean)
 
 
-# a field of another enum (or a bool where an enum is expected) is refused as plain Python's _div_mode refuses it;
-# the values div_mode_op checks
-# (as_enum's list of members; mrgMode's UNKNOWN div_mode_op refuses, as for plain Div)
-_DIV_MODE_RULES = (impl.EnumRule("Div", "mode.mrgMode", MaskMergeMode, 0, 2, None),
-                   _BoolRule("Div", "mode.precisionMode", None, 0, 1, "True or False"),
-                   impl.EnumRule("Div", "mode.algo", DivAlgo, 0, 5, None))
+@functools.lru_cache(maxsize=None)
+def _specific_mode_rules(api):
+    """The direct call's rules for the fields of `api`'s SpecificMode (reg.py _SPECIFIC_MODES), by field name: a field
+    of another enum (or a bool where an enum is expected) is refused as plain Python's _specific_mode refuses it; the
+    values specific_mode_op checks (as_enum's list of members; mrgMode's UNKNOWN it refuses, as for plain calls)."""
+    classes, _ = _SPECIFIC_MODES[api]
+    algos = type(classes[0]._field_defaults["algo"])
+    return {"mrgMode": impl.EnumRule(api, "mode.mrgMode", MaskMergeMode, 0, 2, None),
+            "precisionMode": _BoolRule(api, "mode.precisionMode", None, 0, 1, "True or False"),
+            "algo": impl.EnumRule(api, "mode.algo", algos, 0, max(algos), None)}
 
 
-def _is_div_mode_type(t):
-    """A DivSpecificMode in compiled code: a 3-tuple of ints, enum members or bools (the rules check which), or a
-    DivSpecificMode with its trailing fields left to their defaults (`{ZEROING, true}`: every default is 0)."""
-    return isinstance(t, types.BaseTuple) and impl.short_named_tuple(t, 3, DivSpecificMode) and \
-        all(isinstance(f, (types.Integer, types.IntEnumMember, types.Boolean)) for f in t)
+def _specific_mode_operand(api, src_arg, mode_arg, mode_type, allowed):
+    """The kernel's op as a plan operand when argument `mode_arg` (numba type `mode_type`) is a SpecificMode of `api`:
+    a call of ops.specific_mode_op on its fields, read at run time (checked there, MERGING refused; a field left to
+    its default, and Exp/Ln/Log's missing precisionMode, is 0), so every mode value shares the kernel's
+    specialisation (issue 20); None for any other type. A tuple of the struct's length, or a NamedTuple of one of the
+    API's structs with trailing fields left out, of ints, enum members or bools (the rules check which)."""
+    classes, code = _SPECIFIC_MODES[api]
+    fields = classes[0]._fields
+    if not (isinstance(mode_type, types.BaseTuple) and
+            any(impl.short_named_tuple(mode_type, len(fields), c) for c in classes) and
+            all(isinstance(f, (types.Integer, types.IntEnumMember, types.Boolean)) for f in mode_type)):
+        return None
+    rules = _specific_mode_rules(api)
+    operands = {name: (impl.FIELD, mode_arg, k, 0, rules[name]) for k, name in enumerate(fields)}
+    zero = (impl.CONST, types.int64, 0)
+    return (impl.CALL, ops.specific_mode_op, ((impl.ARG, src_arg), (impl.CONST, types.int64, allowed),
+                                              (impl.CONST, types.int64, code), operands["mrgMode"],
+                                              operands.get("precisionMode", zero), operands["algo"]))
 
 
 impl.direct_call(Max, ops.engine_binary, _engine_plan("Max"))
@@ -2713,10 +2803,14 @@ def _unary_plan(name):
     code, allowed = UNARY_OPS[name], _UNARY_KINDS[name]
 
     def plan(dst, src, mask, mode=None):
-        if not (_regs_and_mask(dst, src, mask) and impl.enum_like(mode)):
+        if not _regs_and_mask(dst, src, mask):
             return None
-        return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), (impl.CONST, types.int64, code),
-                (impl.CONST, types.int64, allowed), (impl.ENUM, 3, False, _zeroing_rule(name)),
+        op = _specific_mode_operand(name, 1, 3, mode, allowed) if name in _SPECIFIC_MODES else None
+        if op is None and not impl.enum_like(mode):
+            return None
+        return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 2), op or (impl.CONST, types.int64, code),
+                (impl.CONST, types.int64, allowed),
+                (impl.CONST, types.boolean, False) if op else (impl.ENUM, 3, False, _zeroing_rule(name)),
                 *_marker_operands(_vf_markers(_unary_markers, src)))
     return plan
 
@@ -4033,13 +4127,6 @@ _NOT_OFFERED_NAMES = {
     "UnalignReg": "the older unaligned register is UnalignRegForLoad or UnalignRegForStore here (SPEC-2 11.6)",
     **dict.fromkeys(("Histograms", "FusedMulDstAdd", "Mull", "Truncate", "AddC", "SubC", "MaskGenWithRegTensor"),
                     _NOT_OFFERED_HERE),
-    # port57a: the old words ("take no mode here") hid that dropping an _FTZ_FALSE mode changes subnormal results
-    **dict.fromkeys(("SqrtSpecificMode", "ExpSpecificMode", "LogSpecificMode", "LnSpecificMode"),
-                    f"{_NOT_OFFERED_HERE}: Sqrt, Exp, Ln and Log take a MaskMergeMode (ZEROING) and compute the "
-                    "default algorithm, correctly rounded (MODELLED, SPEC-2 0.3) with DAZ/FTZ (D38), so where an "
-                    "_FTZ_FALSE, FAST_INVERSE or PRECISION_0ULP mode keeps subnormal inputs and results they read 0 "
-                    "here; the Memory API's Exp / Sqrt / Ln keep them with config=aj.ExpConfig(aj.ExpAlgo."
-                    "PRECISION_1ULP_FTZ_FALSE) (SqrtConfig, LnConfig) on a tensor outside the VF"),
     # the squeeze example's register forms (SPEC-2 14: AR-register / Squeeze StoreUnAlign variants)
     **dict.fromkeys(("Squeeze", "ClearSpr", "SpecialPurposeReg"), _NOT_OFFERED_HERE),
     # the arch35 sources' register-amount shifts and data-block max (port40pe)

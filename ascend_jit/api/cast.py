@@ -148,8 +148,10 @@ def cast_count(dst, src, round_mode, count, fast_key=None):
                                           d, mode, count, effect), _COUNT_CALLS_MAX)
 
 
-# what a port of an in-place widening or narrowing Cast writes instead (docs/decisions.md, AccumulateNv2, SiluMul)
-_COPY_FIRST = "Cast from a copy of the source in another buffer (a UB -> UB DataCopy), or into another buffer"
+# what a port of an in-place widening or narrowing Cast writes instead (docs/decisions.md, AccumulateNv2, SiluMul;
+# port58a: SquaredRelu's one buffer held the whole UB, so no other buffer was free)
+_COPY_FIRST = ("Cast from a copy of the source in another buffer (a UB -> UB DataCopy), or into another buffer; "
+               "where no UB is free, halve the tile so both fit")
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments

@@ -20,7 +20,7 @@ from numba.core import config
 
 from ..core import CTRL_COUNTER_MODE, continuous_mask_words, count_call_effect
 from ..dtypes import resolve as _resolve_dtype
-from ..enums import DivAlgo
+from ..enums import DivAlgo, ExpAlgo, LnAlgo, ReciprocalAlgo, RsqrtAlgo, SqrtAlgo
 from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
 from ..jit import elementwise as K
@@ -70,41 +70,7 @@ class BrcbRepeatParams:
     dstRepStride: int = 8
 
 
-# --- 950 algorithm configs (SPEC-2 2.3, 4.3); DivAlgo lives in enums.py (the Reg API's Div reads it too) -----------
-class ExpAlgo(enum.IntEnum):
-    INTRINSIC = 0
-    PRECISION_1ULP_FTZ_TRUE = 1
-    PRECISION_1ULP_FTZ_FALSE = 2
-
-
-class LnAlgo(enum.IntEnum):
-    INTRINSIC = 0
-    PRECISION_1ULP_FTZ_TRUE = 1
-    PRECISION_1ULP_FTZ_FALSE = 2
-
-
-class SqrtAlgo(enum.IntEnum):
-    INTRINSIC = 0
-    PRECISION_1ULP_FTZ_TRUE = 1
-    FAST_INVERSE = 2
-    PRECISION_0ULP_FTZ_FALSE = 3
-    PRECISION_1ULP_FTZ_FALSE = 4
-
-
-class RsqrtAlgo(enum.IntEnum):
-    INTRINSIC = 0
-    PRECISION_1ULP_FTZ_TRUE = 1
-    FAST_INVERSE = 2
-    PRECISION_0ULP_FTZ_FALSE = 3
-    PRECISION_1ULP_FTZ_FALSE = 4
-
-
-class ReciprocalAlgo(enum.IntEnum):
-    INTRINSIC = 0
-    PRECISION_1ULP_FTZ_TRUE = 1
-    PRECISION_1ULP_FTZ_FALSE = 2
-
-
+# --- 950 algorithm configs (SPEC-2 2.3, 4.3); the algorithm enums live in enums.py (the Reg API reads them too) --
 @dataclass(frozen=True)
 class DivConfig:
     algo: DivAlgo = DivAlgo.INTRINSIC

@@ -20,6 +20,7 @@ from numba.core import cgutils
 from numba.extending import overload
 
 from ..dtypes import ALL
+from ..enums import DivAlgo, ExpAlgo, LnAlgo, LogAlgo, SqrtAlgo
 from ..errors import ParameterError, UnsupportedDTypeError, row_table
 from . import elementwise as ew
 from .lanes import (abs_lane, div_lane, exp_float_run, exp_lane, fma_lane, int_abs_lane, int_div_lane, int_max_lane,
@@ -615,6 +616,9 @@ PRELU = 47  # Reg Prelu (DK R/基础算术/Prelu.md): the LeakyRelu lane with a 
 # Reg Div with a DivSpecificMode whose code keeps subnormals (DivAlgo PRECISION_*_FTZ_FALSE): Div's lane without
 # D38's DAZ/FTZ, as the Memory-API Div of those algorithms computes it (SPEC-2 2.3 Div table)
 DIV_SUBNORMALS = 48
+# Reg Exp / Ln / Log / Sqrt with a SpecificMode whose code keeps subnormals (the PRECISION_1ULP_FTZ_FALSE code, and
+# Sqrt's fast-inverse code with D49's domain): the lanes of the Memory-API instruction of that algorithm
+EXP_SUBNORMALS, LN_SUBNORMALS, LOG_SUBNORMALS, SQRT_SUBNORMALS, SQRT_FAST_INVERSE = range(50, 55)
 
 # DivAlgo's values (DK include/basic_api/reg_compute/kernel_reg_compute_utils.h; aj.DivAlgo)
 ALGO_INTRINSIC, ALGO_DIFF_COMPENSATION, ALGO_1ULP_FTZ_TRUE, ALGO_0ULP_FTZ_TRUE, ALGO_0ULP_FTZ_FALSE, \
@@ -641,46 +645,95 @@ def div_path(precision, algo):
     return 0
 
 
-# as_enum's words for a DivSpecificMode field that is no member of its enum (api/_common.py enum_legal), so a compiled
-# VF, whose fields reach this function unchecked, refuses as plain Python's _div_mode does
-_MRG_MEMBERS = "MaskMergeMode.ZEROING (0), MaskMergeMode.MERGING (1), MaskMergeMode.UNKNOWN (2)"
-_ALGO_MEMBERS = ", ".join(f"DivAlgo.{name} ({value})" for value, name in enumerate(
-    ("INTRINSIC", "DIFF_COMPENSATION", "PRECISION_1ULP_FTZ_TRUE", "PRECISION_0ULP_FTZ_TRUE", "PRECISION_0ULP_FTZ_FALSE",
-     "PRECISION_1ULP_FTZ_FALSE")))
+# SqrtAlgo's values (aj.SqrtAlgo, the devkit's) and the code Reg Sqrt runs for a legal SqrtSpecificMode (DK
+# dav_3510 kernel_reg_compute_vec_unary_impl.h SqrtImpl), named by the Memory-API algorithm running the same code
+# (its dav_3510 SqrtImpl passes these modes to Reg Sqrt): vsqrt (INTRINSIC), SqrtFastInverseImpl (FAST_INVERSE:
+# precisionMode, or algo PRECISION_0ULP_FTZ_FALSE), the scaled vsqrt of PRECISION_1ULP_FTZ_FALSE
+SQRT_FAST_INVERSE_ALGO, SQRT_0ULP_FTZ_FALSE, SQRT_1ULP_FTZ_FALSE = 1, 3, 4
+SQRT_PATH_NAMES = ("INTRINSIC", "FAST_INVERSE", "PRECISION_1ULP_FTZ_FALSE")
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def div_mode_op(src, allowed, mrg, precision, algo):
-    """Reg Div's DivSpecificMode{mrgMode, precisionMode, algo} checked against src's type (DK
-    R/基础算术/Div.md 数据类型 and DivImpl's static_asserts; a type Div does not take is left unchecked to
-    engine_binary's UnsupportedDTypeError, as the plain call checks the dtype first); the engine op: DIV (DAZ/FTZ,
-    D38) or DIV_SUBNORMALS. Plain Python runs this function's Python (reg.py _div_mode), so both paths refuse alike."""
+def sqrt_path(precision, algo):
+    """SqrtImpl's dispatch for a legal (precisionMode, algo): an index of SQRT_PATH_NAMES. precisionMode runs the
+    fast-inverse code whatever the algo; without it algo FAST_INVERSE runs plain vsqrt (the code, not the page, which
+    names FAST_INVERSE the fast-inverse algorithm: the Memory API's FAST_INVERSE passes precisionMode = true)."""
+    if precision != 0 or algo == SQRT_0ULP_FTZ_FALSE:
+        return 1
+    if algo == SQRT_1ULP_FTZ_FALSE:
+        return 2
+    return 0
+
+
+# The Reg instructions taking a SpecificMode struct (DK include/basic_api/reg_compute/kernel_reg_compute_utils.h):
+# rows of the refusal texts, indexed by the api code specific_mode_op takes
+MODE_APIS = ("Div", "Exp", "Ln", "Log", "Sqrt")
+MODE_DIV, MODE_EXP, MODE_LN, MODE_LOG, MODE_SQRT = range(5)
+_MODE_ALGO_ENUMS = (DivAlgo, ExpAlgo, LnAlgo, LogAlgo, SqrtAlgo)
+_MODE_ALGO_MAX = tuple(int(max(e)) for e in _MODE_ALGO_ENUMS)  # each enum's values run 0..max
+_MODE_API = row_table("Reg mode API", MODE_APIS)
+# as_enum's words for a field that is no member of its enum (api/_common.py enum_legal), so a compiled VF, whose
+# fields reach specific_mode_op unchecked, refuses as plain Python's _specific_mode does
+_MRG_MEMBERS = "MaskMergeMode.ZEROING (0), MaskMergeMode.MERGING (1), MaskMergeMode.UNKNOWN (2)"
+_MODE_ALGOS = row_table("Reg mode algos", (", ".join(f"{e.__name__}.{m.name} ({m.value})" for m in e)
+                                           for e in _MODE_ALGO_ENUMS))
+_MODE_PRECISION = row_table("Reg mode precision", (
+    f"False for every type but float (DK R/基础算术/{api}.md: precisionMode serves float)" for api in MODE_APIS))
+_MODE_FLOAT_ALGOS = row_table("Reg mode float algos", (
+    "INTRINSIC (0) or PRECISION_1ULP_FTZ_TRUE (2), or for half PRECISION_1ULP_FTZ_FALSE (5): DIFF_COMPENSATION (1) "
+    "and PRECISION_0ULP_* (3, 4) are float only (DK R/基础算术/Div.md 数据类型)", "", "", "",
+    "INTRINSIC (0), PRECISION_1ULP_FTZ_TRUE (2) or PRECISION_1ULP_FTZ_FALSE (4): FAST_INVERSE (1) and "
+    "PRECISION_0ULP_FTZ_FALSE (3) are float only (DK R/基础算术/Sqrt.md)"))
+
+
+@njit(cache=True, inline="always")
+def _float_only_algo(api, algo):
+    """The algorithms a mode takes for float alone (DK R/基础算术/Div.md 数据类型, Sqrt.md's algo list)."""
+    if api == MODE_DIV:
+        return algo == ALGO_DIFF_COMPENSATION or algo == ALGO_0ULP_FTZ_TRUE or algo == ALGO_0ULP_FTZ_FALSE
+    return api == MODE_SQRT and (algo == SQRT_FAST_INVERSE_ALGO or algo == SQRT_0ULP_FTZ_FALSE)
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def specific_mode_op(src, allowed, api, mrg, precision, algo):
+    """A Reg SpecificMode{mrgMode, precisionMode, algo} (Exp, Ln and Log have no precisionMode: 0) of the MODE_APIS
+    instruction `api`, checked against src's type (DK R/基础算术/<api>.md 数据类型 and the Impl static_asserts; a
+    type the instruction does not take is left unchecked to its kernel's UnsupportedDTypeError, as the plain call
+    checks the dtype first); returns the kernel's op: the default algorithm's (DAZ/FTZ, D38) or the one of the code
+    the mode runs (div_path, sqrt_path; PRECISION_1ULP_FTZ_FALSE keeps subnormals). Plain Python runs this function's
+    Python (reg.py _specific_mode), so both paths refuse alike."""
     kind = np.int64(src[H_KIND])
     if (allowed >> kind) & 1:
-        if mrg < 0 or mrg > 2:  # no MaskMergeMode: plain Python's as_enum words (reg.py _div_mode)
-            raise ParameterError("Div", "mode.mrgMode", mrg, _MRG_MEMBERS, DEVICE)
+        if mrg < 0 or mrg > 2:  # no MaskMergeMode: plain Python's as_enum words (reg.py _specific_mode)
+            raise ParameterError((_MODE_API, api), "mode.mrgMode", mrg, _MRG_MEMBERS, DEVICE)
         if mrg == 2:
-            raise ParameterError("Div", "mode.mrgMode", mrg, "MaskMergeMode.ZEROING (0) or MERGING (1)", DEVICE)
-        if mrg == 1:  # DK RegMerge table 2: Div is ZEROING only (DivImpl static_asserts it for both mode forms)
-            raise ParameterError("Div", "mode.mrgMode", "MERGING", "MaskMergeMode.ZEROING (DK Reg MergeMode table 2)",
+            raise ParameterError((_MODE_API, api), "mode.mrgMode", mrg, "MaskMergeMode.ZEROING (0) or MERGING (1)",
                                  DEVICE)
+        if mrg == 1:  # DK RegMerge table 2: ZEROING only (each Impl static_asserts it for both mode forms)
+            raise ParameterError((_MODE_API, api), "mode.mrgMode", "MERGING",
+                                 "MaskMergeMode.ZEROING (DK Reg MergeMode table 2)", DEVICE)
         if precision < 0 or precision > 1:
-            raise ParameterError("Div", "mode.precisionMode", precision, "True or False", DEVICE)
-        if algo < 0 or algo > 5:
-            raise ParameterError("Div", "mode.algo", algo, _ALGO_MEMBERS, DEVICE)
+            raise ParameterError((_MODE_API, api), "mode.precisionMode", precision, "True or False", DEVICE)
+        if algo < 0 or algo > _MODE_ALGO_MAX[api]:
+            raise ParameterError((_MODE_API, api), "mode.algo", algo, (_MODE_ALGOS, api), DEVICE)
         if precision == 1 and kind != KIND_FLOAT:
-            raise ParameterError("Div", "mode.precisionMode", "True", "False for every type but float (DK "
-                                 "R/基础算术/Div.md: precisionMode serves float)", DEVICE)
-        if (algo == ALGO_DIFF_COMPENSATION or algo == ALGO_0ULP_FTZ_TRUE or algo == ALGO_0ULP_FTZ_FALSE) and \
-                kind != KIND_FLOAT:
-            raise ParameterError("Div", "mode.algo", algo, "INTRINSIC (0) or PRECISION_1ULP_FTZ_TRUE (2), or for half "
-                                 "PRECISION_1ULP_FTZ_FALSE (5): DIFF_COMPENSATION (1) and PRECISION_0ULP_* (3, 4) "
-                                 "are float only (DK R/基础算术/Div.md 数据类型)", DEVICE)
-        if algo == ALGO_1ULP_FTZ_FALSE and kind != KIND_FLOAT and kind != KIND_HALF:
+            raise ParameterError((_MODE_API, api), "mode.precisionMode", "True", (_MODE_PRECISION, api), DEVICE)
+        if _float_only_algo(api, algo) and kind != KIND_FLOAT:
+            raise ParameterError((_MODE_API, api), "mode.algo", algo, (_MODE_FLOAT_ALGOS, api), DEVICE)
+        if api == MODE_DIV and algo == ALGO_1ULP_FTZ_FALSE and kind != KIND_FLOAT and kind != KIND_HALF:
             raise ParameterError("Div", "mode.algo", algo, "INTRINSIC (0) or PRECISION_1ULP_FTZ_TRUE (2) for an "
                                  "integer type (DK R/基础算术/Div.md 数据类型)", DEVICE)
-    path = div_path(precision, algo)
-    return DIV_SUBNORMALS if path >= 2 else ew.DIV
+    if api == MODE_DIV:
+        return DIV_SUBNORMALS if div_path(precision, algo) >= 2 else ew.DIV
+    if api == MODE_SQRT:
+        path = sqrt_path(precision, algo)
+        return SQRT_FAST_INVERSE if path == 1 else (SQRT_SUBNORMALS if path == 2 else ew.SQRT)
+    keep = algo == 2  # ExpAlgo / LnAlgo PRECISION_1ULP_FTZ_FALSE: the only code of the three keeping subnormals
+    if api == MODE_EXP:
+        return EXP_SUBNORMALS if keep else ew.EXP
+    if api == MODE_LN:
+        return LN_SUBNORMALS if keep else ew.LN
+    return LOG_SUBNORMALS if keep else LOG
 
 
 @njit(cache=True, inline="always")
@@ -873,8 +926,9 @@ def engine_binary(dst, src0, src1, words, ew_op, allowed, merging, half_class, h
 def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_class):
     """Reg Exp: as engine_binary, one source: the engine's float decode, Exp lanes and store of the register's width
     (unary_run's float path for Exp alone: a first Reg Exp compiles none of the engine's other unary ops, issue
-    20). half_class / float_class: markers as engine_binary's; a plain-Python call or a VF register of a literal dtype
-    passes one (Exp: half or float, checked first), a register of a run-time dtype both (the class then from the
+    20), with DAZ/FTZ for ew.EXP (the default algorithm, D38), none for EXP_SUBNORMALS (an ExpSpecificMode's
+    PRECISION_1ULP_FTZ_FALSE). half_class / float_class: markers as engine_binary's; a plain-Python call or a VF
+    register of a literal dtype passes one (Exp: half or float, checked first), a register of a run-time dtype both (the class then from the
     kind)."""
     kind = np.int64(src[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, kind, allowed)
@@ -927,8 +981,8 @@ _UNARY_SOURCE = row_table("Reg unary source", (f", the source's (DK R/基础算�
 @internal  # not inlined: compiled once for every dtype class of unary (issue 20)
 def _check_unary_kinds(op, dk, sk, allowed):
     if dk != sk or not (allowed >> sk) & 1:
-        api = 0 if op == ew.ABS else (1 if op == ew.RELU else (2 if op == NEG else (3 if op == ew.LN else (
-            4 if op == LOG else 5))))
+        api = 0 if op == ew.ABS else (1 if op == ew.RELU else (2 if op == NEG else (
+            3 if op == ew.LN or op == LN_SUBNORMALS else (4 if op == LOG or op == LOG_SUBNORMALS else 5))))
         if not (allowed >> sk) & 1:
             raise UnsupportedDTypeError((_UNARY_API, api), "kind", sk, (_UNARY_LEGAL, api), DEVICE)
         # the legal range names the source's dtype, given as its kind code (errors.py _named_legal)
@@ -948,11 +1002,11 @@ def _float_unary_lanes(op, kind, x, r, n):
     elif op == NEG:
         for j in range(n):
             r[j] = -x[j]
-    elif op == ew.LN or op == LOG:
+    elif op == ew.LN or op == LOG or op == LN_SUBNORMALS or op == LOG_SUBNORMALS:
         for j in range(n):
             r[j] = narrow(kind, ln_lane(x[j]))
-    else:  # SQRT, INTRINSIC: no D49 domain rule (FAST_INVERSE / PRECISION_0ULP_FTZ_FALSE's)
-        d49 = n < 0  # False typed bool (a literal would compile sqrt_lane once more, issue 20)
+    else:  # SQRT and SQRT_SUBNORMALS: no D49 domain rule; SQRT_FAST_INVERSE (FAST_INVERSE's code) has it
+        d49 = op == SQRT_FAST_INVERSE  # a run-time bool (a literal would compile sqrt_lane once more, issue 20)
         for j in range(n):
             r[j] = narrow(kind, sqrt_lane(x[j], d49))
 
@@ -991,9 +1045,10 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
     (`merging` is False: the API refuses MERGING for these, DK RegMerge tables 2 and 5).
     half_class / float_class / int_class: dtype-class markers (0 or None, as engine_binary's): a plain call and a VF
     register of a literal dtype pass their class alone, a register of a run-time dtype all three (the integer lanes
-    are Abs/Relu/Neg's, under int_class). Ln and Sqrt read
-    and write with DAZ/FTZ (their INTRINSIC default, D38); Abs, Relu and Neg keep subnormals (no config: the 950
-    Memory API's flags); the half store applies the overflow mode (D35)."""
+    are Abs/Relu/Neg's, under int_class). Ln, Log and Sqrt read and write with DAZ/FTZ (their INTRINSIC default,
+    D38) unless `op` is the code of a SpecificMode keeping subnormals (specific_mode_op: LN_SUBNORMALS,
+    LOG_SUBNORMALS, SQRT_SUBNORMALS, SQRT_FAST_INVERSE with D49's domain); Abs, Relu and Neg keep subnormals (no
+    config: the 950 Memory API's flags); the half store applies the overflow mode (D35)."""
     kind = np.int64(src[H_KIND])
     _check_unary_kinds(op, np.int64(dst[H_KIND]), kind, allowed)
     modes = src[H_CTRL]

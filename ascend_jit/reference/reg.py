@@ -149,6 +149,27 @@ def div(dtype, xs, ys, active, precision=False, algo="INTRINSIC", sat_half=False
     return [r if on else 0 for r, on in zip(lanes, active)]
 
 
+# --- Reg Exp / Ln / Log / Sqrt with a SpecificMode (DK R/基础算术/{Exp,Ln,Log,Sqrt}.md; docs/decisions.md "Reg Exp, Ln,
+# Log and Sqrt modes") ------------------------------------------------------------------------------------------------
+def mode_algorithm(api, precision, algo):
+    """The 950 Memory-API algorithm whose code a Reg SpecificMode{precisionMode, algo} runs (DK
+    `impl/basic_api/reg_compute/dav_3510/kernel_reg_compute_vec_unary_impl.h`): Sqrt's fast-inverse code for
+    precisionMode or PRECISION_0ULP_FTZ_FALSE (SqrtFastInverseImpl), the subnormal-scaling code of
+    PRECISION_1ULP_FTZ_FALSE, else the one instruction (vexp, vln, vsqrt) with DAZ/FTZ. algo: the algo's name."""
+    if api == "Sqrt" and (precision or algo == "PRECISION_0ULP_FTZ_FALSE"):
+        return "FAST_INVERSE"
+    return "PRECISION_1ULP_FTZ_FALSE" if algo == "PRECISION_1ULP_FTZ_FALSE" else "INTRINSIC"
+
+
+def specific_mode(api, dtype, xs, active, precision=False, algo="INTRINSIC", sat_half=False):
+    """dst lanes of Reg Exp / Ln / Log / Sqrt with a SpecificMode: active lanes the 950 Memory-API instruction of the
+    algorithm the mode's code is (SPEC-2 4.3: the documented specials, RN of the exact function, DAZ/FTZ unless the
+    algorithm keeps subnormals, D49's domain for the fast-inverse Sqrt, then SAT for half), inactive 0 (ZEROING)."""
+    env = ref_ew.Env("ascend950", sat_half=sat_half, algo=mode_algorithm(api, precision, algo))
+    lanes = list(ref_ew.transcendental("Ln" if api == "Log" else api, dtype, env, np.asarray(xs, np.float64)))
+    return [r if on else 0 for r, on in zip(lanes, active)]
+
+
 def _d41_max(x, y):
     """max under D41: NaN wins, -0 < +0 (Maxs(-0, +0) = +0, DK R/基础算术/Maxs.md)."""
     if math.isnan(x) or math.isnan(y):
