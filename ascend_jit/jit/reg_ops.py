@@ -928,8 +928,8 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
     (unary_run's float path for Exp alone: a first Reg Exp compiles none of the engine's other unary ops, issue
     20), with DAZ/FTZ for ew.EXP (the default algorithm, D38), none for EXP_SUBNORMALS (an ExpSpecificMode's
     PRECISION_1ULP_FTZ_FALSE). half_class / float_class: markers as engine_binary's; a plain-Python call or a VF
-    register of a literal dtype passes one (Exp: half or float, checked first), a register of a run-time dtype both (the class then from the
-    kind)."""
+    register of a literal dtype passes one (Exp: half or float, checked first), a register of a run-time dtype both
+    (the class then from the kind)."""
     kind = np.int64(src[H_KIND])
     _check_engine_kinds(ew_op, np.int64(dst[H_KIND]), kind, kind, allowed)
     modes = src[H_CTRL]
