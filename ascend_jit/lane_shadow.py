@@ -10,7 +10,8 @@ uninitialised, remembered with the store and the load (`Sanitizer.lanes_stored`)
 something reads them through an active lane (a Memory-API instruction, the copy-out to GM; a Reg load marks its
 lanes again) and names the store, and in its fix the load and its bytes. A row stored whole into a padded buffer
 whose copy-out skips the padding is clean too. A MaskReg carries no marks: Add/Sub's carry computed from a marked
-active lane is reported where it is made.
+active lane is reported where it is made. A RegTensor made in a sanitizing core's code starts with every byte marked
+(`fresh`): the hardware leaves a register's lanes undefined until an instruction writes them.
 
 Only plain (uncompiled) Reg calls carry shadows: a VF given a tensor of a sanitizing core, or a register carrying
 marks, runs uncompiled (docs/decisions.md "Sanitizer"). The operations follow marks once a register has been marked
@@ -28,12 +29,14 @@ from .sanitizer import _mask_bits   # bit i of a MaskReg's words governs registe
 
 @dataclass
 class LaneOrigin:
-    """A load that read uninitialised UB bytes into register lanes: what the init report names."""
+    """A load that read uninitialised UB bytes into register lanes, or a register made and never written: what the
+    init report names."""
     sanitizer: object  # a weakref to the Sanitizer of the first core it was met on (ORIGINS keeps no core alive)
-    instr: object      # the load's sanitizer.Instr
+    instr: object      # the load's sanitizer.Instr; a fresh register's: "RegTensor" at the line that made it
     operand: str
-    address: int       # its first uninitialised UB byte
-    nbytes: int        # how many of the bytes it read were uninitialised
+    address: int       # its first uninitialised UB byte (a fresh register: -1)
+    nbytes: int        # how many of the bytes it read were uninitialised (a fresh register: VL)
+    register: bool = False   # a RegTensor's lanes that no instruction wrote (`fresh`), not a load's
 
 
 # Every LaneOrigin made, so that a register's shadow is an int array (an index here per byte): each byte names the
@@ -49,15 +52,25 @@ _ORIGINS_LOCK = threading.Lock()   # blocks of a launch load in threads
 MARKING = []
 
 
-def origin_index(sanitizer, instr, operand, address, nbytes):
-    """The ORIGINS index of a load's uninitialised bytes (made once per line, operand, first byte and count)."""
+def origin_index(sanitizer, instr, operand, address, nbytes, register=False):
+    """The ORIGINS index of a load's uninitialised bytes (made once per line, operand, first byte and count), or of
+    the lanes of registers made at one line (`register`)."""
     key = (instr.where, operand, address, nbytes)
     index = _ORIGIN_IDS.get(key)
     if index is None:
         with _ORIGINS_LOCK:
-            ORIGINS.append(LaneOrigin(weakref.ref(sanitizer), instr, operand, address, nbytes))
+            ORIGINS.append(LaneOrigin(weakref.ref(sanitizer), instr, operand, address, nbytes, register))
             index = _ORIGIN_IDS[key] = len(ORIGINS) - 1
     return index
+
+
+def fresh(reg, sanitizer, instr):
+    """A RegTensor made in a sanitizing core's code (`instr`: "RegTensor" at the line that made it): every lane is
+    undefined until an instruction writes it, as the hardware's registers hold whatever was last there (the
+    emulator's start at 0), so its bytes are marked as a load's uninitialised ones are and followed the same way: a
+    MERGING operation, a masked Copy or a partial write keeps the marks of the lanes it leaves, and the init report
+    is made where something reads them after a store."""
+    mark(reg, np.full(VL, origin_index(sanitizer, instr, "register", -1, VL, register=True), np.int32))
 
 
 @dataclass

@@ -57,7 +57,7 @@ from .jit import reg_ops as ops
 from .launch import PARALLEL_LAUNCHES
 from . import lane_shadow
 from .lane_shadow import MARKING
-from .sanitizer import SANITIZING, reg_access, reg_undo
+from .sanitizer import PIPE_V, SANITIZING, Instr, reg_access, reg_undo, user_location
 from .tensor import SIZE_CHANGE_HOOKS, LocalTensor
 from .jit.lowered import lowered
 
@@ -274,6 +274,10 @@ class RegTensor:
                                        f"RegTraitNumTwo: {_NOT_OFFERED_NAMES['RegTraitNumTwo']}")
         self.dtype = resolve(dtype, "RegTensor")
         self.data = _NEW_REGISTER(self.dtype.kind, _creation_modes())
+        if SANITIZING:
+            sanitizer = _creation_sanitizer()
+            if sanitizer is not None:   # its lanes undefined until written (lane_shadow.fresh)
+                lane_shadow.fresh(self, sanitizer, Instr("RegTensor", PIPE_V, user_location(), -1))
 
     def numpy(self):
         """The register's lanes as a host array."""
@@ -370,6 +374,20 @@ def _creation_modes():
     return modes[-1] if modes else _current_core_modes()
 
 
+def _creation_sanitizer():
+    """The sanitizer following a new register's lanes: its VF's core's (running as plain Python), else the current
+    core's; None when that core does not sanitize, or not the init check."""
+    stack = getattr(_PLAIN_VF, "sanitizers", None)
+    if stack:
+        sanitizer = stack[-1]
+    else:
+        try:
+            sanitizer = current_core("RegTensor").sanitizer
+        except StateError:
+            return None
+    return sanitizer if sanitizer is not None and sanitizer.enabled("init") else None
+
+
 def _plain_vf(fn):
     """fn run as plain Python (py_func, a sanitizing core, NUMBA_DISABLE_JIT) with D68's end-of-VF check over the
     UnalignRegForStore objects it made or was given; the registers it makes carry its core's modes (SPEC-2 11.1)."""
@@ -389,11 +407,14 @@ def _plain_vf(fn):
         sanitizers = _sanitizers_of(args, keywords) if SANITIZING else ()
         for sanitizer in sanitizers:
             sanitizer.vf_entered()
+        made_by = _PLAIN_VF.__dict__.setdefault("sanitizers", [])   # the registers it makes (_creation_sanitizer)
+        made_by.append(next(iter(sanitizers), None))
         try:
             result = fn(*args, **keywords)
         finally:
             made = frames.pop()
             modes.pop()
+            made_by.pop()
             for sanitizer in sanitizers:
                 sanitizer.vf_left()
         _check_store_uregs(fn.__name__, made)

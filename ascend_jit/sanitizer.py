@@ -488,11 +488,19 @@ _LANES_STORED_FIX = ("the store wrote values computed from UB bytes {load} read 
                      "no store writes, or whose stored bytes nothing reads, are not reported): write those bytes "
                      "before the load (e.g. Duplicate the buffer's tail once), or keep these lanes out of the store's "
                      "mask or of the reads")
+# the same for the lanes of a register no instruction had written (lane_shadow.fresh)
+_REGISTER_STORED_FIX = ("the store wrote lanes of a register made at {made} that no instruction had written (the "
+                        "hardware leaves a register's lanes undefined until written: a MERGING operation, a masked "
+                        "Copy or a partial write keeps them): write every lane first (e.g. Duplicate(reg, 0) or a "
+                        "full load), use ZEROING, or keep these lanes out of the store's mask or of the reads")
 # A MaskReg carries no marks: Add/Sub's carry computed from marked lanes is reported where it is made
 _CARRY_FIX = ("the carry MaskReg is computed from values {load} loaded from these never-written bytes (a Reg load "
               "reads every byte its distribution names; a MaskReg carries no marks, so the carry is where they are "
               "used): write the bytes before the load (e.g. Duplicate the buffer's tail once) or keep those lanes out "
               "of the carry form's mask")
+_CARRY_REGISTER_FIX = ("the carry MaskReg is computed from lanes of a register made at {made} that no instruction had "
+                       "written (undefined on the hardware): write every lane first (e.g. Duplicate(reg, 0)) or keep "
+                       "those lanes out of the carry form's mask")
 
 
 @dataclass
@@ -623,9 +631,15 @@ class Sanitizer:
         where the value is used (lane_shadow.py). The report names the carry's line, and the load as the earlier
         instruction."""
         self._reported = set()
-        self._emit(Report("init", "uninitialised read", Instr(f"{api} (carry)", PIPE_V, user_location(), -1),
-                          "src", origin.address, origin.nbytes, origin.instr,
-                          fix=_CARRY_FIX.format(load=origin.instr)))
+        if origin.register:   # a fresh register's lanes (lane_shadow.fresh): the register, not UB bytes
+            report = Report("init", "uninitialised read", Instr(f"{api} (carry)", PIPE_V, user_location(), -1),
+                            "src", 0, origin.nbytes, origin.instr, fix=_CARRY_REGISTER_FIX.format(
+                                made=origin.instr.where), space="register")
+        else:
+            report = Report("init", "uninitialised read", Instr(f"{api} (carry)", PIPE_V, user_location(), -1),
+                            "src", origin.address, origin.nbytes, origin.instr,
+                            fix=_CARRY_FIX.format(load=origin.instr))
+        self._emit(report)
 
     # --- instructions --------------------------------------------------------------------------------------------
     def instruction(self, api, pipe, accesses, where=None):
@@ -750,9 +764,10 @@ class Sanitizer:
                                   fix=acc.uninit_fix))
                 continue
             store, origin = self.lane_stores[k][0], ORIGINS[self.lane_stores[k][1]]
+            fix = _REGISTER_STORED_FIX.format(made=origin.instr.where) if origin.register else \
+                _LANES_STORED_FIX.format(load=origin.instr, address=origin.address, nbytes=origin.nbytes)
             self._emit(Report("init", "uninitialised read", instr, acc.operand, int(part[0]), int(part.size), store,
-                              fix=_LANES_STORED_FIX.format(load=origin.instr, address=origin.address,
-                                                           nbytes=origin.nbytes)))
+                              fix=fix))
 
     def _check_write(self, instr, p, acc, run):
         if not self.enabled("race"):

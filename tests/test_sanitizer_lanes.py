@@ -368,7 +368,7 @@ def test_each_lane_names_the_load_its_value_came_from():
 def test_a_tail_load_met_again_shares_its_origin():
     """A loop's tail load on core after core (the same line, operand and bytes) makes one ORIGINS entry: the list
     grows with a kernel's distinct tail loads, not with its iterations or cores (the review's 600 entries for 200
-    loads on three cores)."""
+    loads on three cores); the register made at one line is one entry more (lane_shadow.fresh)."""
     before = len(ORIGINS)
     for _ in range(3):
         core, src, out = _core_with_tail(40, "float", 64)
@@ -376,4 +376,78 @@ def test_a_tail_load_met_again_shares_its_origin():
             reg = R.RegTensor("float")
             for _ in range(50):
                 R.LoadAlign(reg, src, 0)
-    assert len(ORIGINS) - before <= 1
+    assert len(ORIGINS) - before <= 2
+
+
+def _vf_partial(out, src, lanes, init):
+    """An accumulator made fresh, `init` written whole first or not, then a MERGING Copy of `lanes` lanes into it
+    and a store of every lane."""
+    reg, acc = R.RegTensor("float"), R.RegTensor("float")
+    if init:
+        R.Duplicate(acc, 0.0)
+    R.LoadAlign(reg, src, 0)
+    R.Copy(acc, reg, R.UpdateMask("float", lanes)[0])
+    R.StoreAlign(out, acc, R.CreateMask("float"), 0)
+
+
+PARTIAL = R.simd_vf(_vf_partial)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["simd_vf", "py_func"])
+def test_a_fresh_registers_unwritten_lanes_are_reported_where_their_stored_bytes_are_read(compiled):
+    """The hardware leaves a register's lanes undefined until written (the emulator's start at 0): a MERGING Copy
+    into a fresh register keeps lanes 40..63 undefined, the store writes them, and the Memory-API read of those bytes
+    is the init report, naming the store and the line that made the register; written whole first, it is clean."""
+    for init in (False, True):
+        core, src, out = _core_with_tail(64, "float", 64)
+        with core:
+            (PARTIAL if compiled else _vf_partial)(out, src, 40, init)
+            aj.Adds(src, out, 1.0, 64)
+        if init:
+            assert core.sanitizer.reports == []
+            continue
+        [rep] = core.sanitizer.reports
+        assert (rep.check, rep.instruction.api, rep.earlier.api, rep.address, rep.nbytes) == (
+            "init", "Adds", "StoreAlign", out.addr + 160, 96)
+        made = _vf_partial.__code__.co_firstlineno + 3
+        assert f"register made at test_sanitizer_lanes.py:{made} that no instruction had written" in rep.fix
+        assert "Duplicate(reg, 0)" in rep.fix
+
+
+def test_a_fresh_register_written_by_each_kind_of_operation_is_clean():
+    """Operations that write every lane clear a fresh register's marks: a full load, Duplicate, a ZEROING operation
+    under a partial mask (the lanes it leaves are 0), a reduction, Arange, Cast; the marks stay where MERGING or a
+    partial write leaves lanes, and a register made on a core without the init check carries none."""
+    core, src, out = _core_with_tail(64, "float", 64)
+    with core:
+        loaded, duplicated, zeroed, reduced, ranged = (R.RegTensor("float") for _ in range(5))
+        cast, kept = R.RegTensor("half"), R.RegTensor("float")
+        assert all(_lanes(r, 4).all() for r in (loaded, duplicated, zeroed, reduced, ranged, kept))
+        R.LoadAlign(loaded, src, 0)
+        R.Duplicate(duplicated, 1.0)
+        R.Adds(zeroed, loaded, 1.0, R.UpdateMask("float", 10)[0])
+        R.Reduce(reduced, loaded, R.CreateMask("float"), R.ReduceType.SUM)
+        R.Arange(ranged, 0.0)
+        R.Cast(cast, loaded, R.CreateMask("float"), R.CastTrait(R.RegLayout.ZERO, R.SatMode.NO_SAT,
+                                                                 R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_RINT))
+        assert all(r._lane_shadow is None for r in (loaded, duplicated, zeroed, reduced, ranged, cast))
+        R.Duplicate(kept, 2.0, R.UpdateMask("float", 20)[0], R.MaskMergeMode.MERGING)
+        assert np.array_equal(np.nonzero(_lanes(kept, 4))[0], np.arange(20, 64))
+    quiet, _, _ = _core_with_tail(64, "float", 64, checks=("race",))
+    with quiet:
+        assert R.RegTensor("float")._lane_shadow is None
+    assert R.RegTensor("float")._lane_shadow is None   # no current core
+
+
+def test_add_carry_from_a_fresh_registers_lane_is_reported_at_the_register():
+    core, src, out = _core_with_tail(64, "uint32", 64)
+    with core:
+        reg, dst, carry = R.RegTensor("uint32"), R.RegTensor("uint32"), R.MaskReg()
+        R.LoadAlign(reg, src, 0)
+        R.Add(carry, dst, reg, reg, R.CreateMask("uint32"))
+        assert core.sanitizer.reports == []
+        fresh = R.RegTensor("uint32")
+        R.Add(carry, dst, reg, fresh, R.UpdateMask("uint32", 3)[0])
+        [rep] = core.sanitizer.reports
+        assert (rep.instruction.api, rep.earlier.api, rep.space) == ("Add (carry)", "RegTensor", "register")
+        assert "lanes of a register made at test_sanitizer_lanes.py:" in rep.fix
