@@ -165,6 +165,11 @@ def test_subnormals_kept_or_flushed_as_the_code_runs():
     assert set(lane("float", "Sqrt", 0x00000001, R.SqrtSpecificMode(Z, False, S.FAST_INVERSE))) == {0}
     assert set(lane("float", "Sqrt", 0x7E800001, R.SqrtSpecificMode(Z, True))) == {0}  # D49: x > 2**126 reads +0
     assert set(lane("float", "Sqrt", 0x7E800001, R.SqrtSpecificMode())) == {0x5F000000}
+    # DK Reg Sqrt.md table 3: the fast-inverse code's 0x1FF7402B for 0x00776672; the page gives PRECISION_1ULP_FTZ_FALSE
+    # 0x1FF7402C (one ulp above RN, within its documented 1 ulp), where the MODELLED lane is RN (decisions.md)
+    for mode in (R.SqrtSpecificMode(Z, True), R.SqrtSpecificMode(Z, False, S.PRECISION_0ULP_FTZ_FALSE),
+                 R.SqrtSpecificMode(Z, False, S.PRECISION_1ULP_FTZ_FALSE)):
+        assert set(lane("float", "Sqrt", 0x00776672, mode)) == {0x1FF7402B}
 
 
 REFUSED = [  # (api, dtype, mode, error class, parameter named)
