@@ -518,20 +518,24 @@ def _set_value_scalar(api, spec, dtype, value):
 _scalar_value = None
 
 
-def _index_value(api, i, size, device=None, tensor=None, end=False):
+def _index_value(api, i, size, device=None, tensor=None):
     """An integer offset into a tensor of `size` elements: [0, size) (no Python wrap-around: Ascend C offsets are
-    unsigned), [0, size] for a view that may start at the end (`end`: GlobalTensor's operator[]), else
-    OutOfBoundsError. A GlobalTensor has no device (GM is host memory): its refusals name the current core's, looked
-    up only when refusing (GetValue/SetValue are per-element hot paths). A LocalTensor's GetValue / SetValue refusal
-    names the tensor (`tensor`)."""
+    unsigned), else OutOfBoundsError. A GlobalTensor has no device (GM is host memory): its refusals name the
+    current core's, looked up only when refusing (GetValue/SetValue are per-element hot paths). A LocalTensor's
+    GetValue / SetValue refusal names the tensor (`tensor`)."""
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
         legal = "an int (the sub-tensor at that offset) or a slice" if api.endswith("[]") else \
             f"an int element index in [0, {size})"
         raise ParameterError(api, "index", i, legal=legal, device=device or known_device(),
                              detail=f"got {type(i).__name__}" + (f", {tensor._described()}" if tensor else ""))
     i = int(i)
-    if not 0 <= i < size + end:
+    if not 0 <= i < size:
         detail = None
+        if i == size and api.endswith("[]"):
+            # port58c: ops-cv UpsampleNearest3d forms gm[size] for a block with no tail rows and copies nothing
+            # from it; the index rule stays (decisions.md "Indexing"), the slice is the empty view
+            detail = (f"an index leaves at least one element; the empty view at the end is the slice [{size}:] "
+                      f"(decisions.md \"Indexing\")")
         if tensor is not None:   # (not its truth value: a LocalTensor's len() is its size, 0 for an empty one)
             detail = tensor._described()
             if tensor.core.bounds == "ub":
@@ -540,8 +544,7 @@ def _index_value(api, i, size, device=None, tensor=None, end=False):
                 detail += ("; bounds=\"ub\" lets the vector instructions' strided footprints leave a tensor, not "
                            "an element index (an index past the tensor is a kernel's off-by-one: index the "
                            "enclosing buffer, or widen the tensor)")
-        raise OutOfBoundsError(api, "index", i, legal=f"[0, {size}]" if end else f"[0, {size})",
-                               device=device or known_device(), detail=detail)
+        raise OutOfBoundsError(api, "index", i, legal=f"[0, {size})", device=device or known_device(), detail=detail)
     return i
 
 
@@ -739,9 +742,7 @@ class GlobalTensor:
         return sub
 
     def __getitem__(self, key):
-        # g[offset], the kernels' hot path (_sub inlined); offset == size is the empty view at the end, which the
-        # devkit's GlobalTensor::operator[] makes without a check (decisions.md "Indexing": LocalTensor's asserts)
-        if type(key) is int and 0 <= key <= self._size:
+        if type(key) is int and 0 <= key < self._size:  # g[offset], the kernels' hot path (_sub inlined)
             sub = _NEW(GlobalTensor)
             d = self.dtype
             sub._root, sub._owner, sub._bytes, sub.dtype, sub._array = self._root, self._owner, self._bytes, d, None
@@ -754,7 +755,7 @@ class GlobalTensor:
         if isinstance(key, slice):
             start, stop = _slice_bounds("GlobalTensor[]", self, key, self._size)
             return self._sub(start, stop - start)
-        start = _index_value("GlobalTensor[]", key, self._size, end=True)
+        start = _index_value("GlobalTensor[]", key, self._size)
         return self._sub(start, self._size - start)
 
     def __setitem__(self, key, value):

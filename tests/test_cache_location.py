@@ -220,7 +220,8 @@ READ_BY_PLAIN_PYTHON_ONLY = {
     ("reg.py", "ascend_jit.core"): {"current_core"},           # the modes a VF call passes as arguments
     ("reg.py", "ascend_jit.lane_shadow"): {"lane_shadow", "MARKING"},  # the sanitizer's register marks (plain calls)
     ("reg.py", "ascend_jit.launch"): {"PARALLEL_LAUNCHES"},
-    ("reg.py", "ascend_jit.sanitizer"): {"SANITIZING", "reg_access", "reg_undo"},
+    # plain calls' accesses, and a fresh register's marks made where a sanitizing core's code makes it
+    ("reg.py", "ascend_jit.sanitizer"): {"SANITIZING", "reg_access", "reg_undo", "Instr", "PIPE_V", "user_location"},
     ("reg.py", "ascend_jit.tensor"): {"SIZE_CHANGE_HOOKS", "LocalTensor"},
 }
 
