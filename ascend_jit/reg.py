@@ -3801,6 +3801,10 @@ def _numba_reason(error):
     if "yield in a closure" in reasons[0]:   # port53e: numba's words name neither the construct nor the line
         return (f"{reasons[0].rstrip('.')}: a generator expression, e.g. `a, b = (R.RegTensor(T) for _ in "
                 "range(2))`, compiles written out as `a, b = R.RegTensor(T), R.RegTensor(T)`")
+    if "Untyped global name" in reasons[0] and "<class 'function'>" in reasons[0]:
+        # port58e: a plain helper function (a ceil_div) called in a VF: say what compiles
+        return (f"{reasons[0].rstrip('.')}: a function a VF calls compiles with it when decorated @aj.Reg.simd_callee "
+                "(C++'s __simd_callee__), or is one of the package's (aj.CeilDivision, aj.DivCeil, aj.AlignUp, ...)")
     if reasons[0].endswith(":") and len(reasons) > 1:   # "No implementation of ... found for signature:" says which
         reason = f"{reasons[0]} {reasons[1]}"             # call on the next line (">>> Div(..., DivSpecificMode(...))")
         # C++'s sizeof(T) ported as numpy's np.dtype(T).itemsize: say what compiles

@@ -389,3 +389,29 @@ def test_a_callee_calling_move_mask():
         return (core.local_tensor("uint8", 64, addr=0),)
     ub, result, _ = _same_both_ways(MOVE_MASK, make)
     assert result is None
+
+
+def _ceil_div(a, b):
+    return (a + b - 1) // b
+
+
+def _vf_calling_a_plain_helper(dst, src, n):
+    reg = R.RegTensor("float")
+    for i in range(_ceil_div(n, 64)):
+        mask, n = R.UpdateMask("float", n)
+        R.LoadAlign(reg, src, i * 64)
+        R.StoreAlign(dst, reg, mask, i * 64)
+
+
+PLAIN_HELPER = R.simd_vf(_vf_calling_a_plain_helper)
+
+
+def test_a_plain_helper_function_in_a_vf_names_simd_callee():
+    """Port 58e: a VF calling an undecorated Python function runs plain (the same bytes), and the warning says what
+    compiles: @aj.Reg.simd_callee, or the package's own CeilDivision / DivCeil / AlignUp."""
+    core = aj.Core("ascend950")
+    src, dst = core.local_tensor("float", 128), core.local_tensor("float", 128)
+    src[:] = np.arange(128, dtype=np.float32)
+    with core, pytest.warns(aj.UncompiledVFWarning, match=r"_ceil_div.*@aj\.Reg\.simd_callee.*aj\.CeilDivision"):
+        PLAIN_HELPER(dst, src, 100)
+    assert np.array_equal(dst.numpy()[:100], np.arange(100, dtype=np.float32))
