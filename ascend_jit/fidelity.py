@@ -49,7 +49,7 @@ class FidelityRule:
 
     def level(self, dtype=None, config=None, round_mode=None):
         name = _dtype_name(dtype)
-        # a Reg DivSpecificMode names the Memory-API algorithm whose code it runs (precisionMode reroutes its algo)
+        # a Reg SpecificMode names the Memory-API algorithm whose code it runs (precisionMode reroutes its algo)
         algo = getattr(config, "fidelity_algo", None) or getattr(config, "algo", config)
         algo = getattr(algo, "name", algo)
         for c in self.conditions:
@@ -208,7 +208,8 @@ _row(("Reg.ShiftLefts", "Reg.ShiftRights"), (D950,), BIT_EXACT,
      note="bit operations; signed ShiftLefts keep the sign bit (the page's example)")
 _row(("Reg.Ln", "Reg.Log"), (D950,), MODELLED,
      note="the 950 Memory-API Ln of the mode's algorithm (D37, D38: 1 ulp documented)")
-_row(("Reg.Sqrt",), (D950,), MODELLED, Condition(BIT_EXACT, dtypes=("float",), configs=("FAST_INVERSE",)),
+_row(("Reg.Sqrt",), (D950,), MODELLED,
+     Condition(BIT_EXACT, dtypes=("float",), configs=("PRECISION_0ULP_FTZ_FALSE",)),
      note="the 950 Memory-API Sqrt of the code the mode runs (D37, D38, D49): BIT-EXACT for float where it runs the "
           "fast-inverse code (precisionMode, or algo PRECISION_0ULP_FTZ_FALSE); docs/decisions.md \"Reg Exp, Ln, "
           "Log and Sqrt modes\"")
@@ -278,59 +279,83 @@ def _specific_modes(api):
 
 def _config_name(api, config, device):
     """(the algorithm name, the config) of a `config` the instruction's call accepts, or ParameterError as the call
-    refuses it: a member (or its name) of the instruction's own algo enum, the aj.*Config holding one; for a Reg
-    instruction taking a SpecificMode (Div, Exp, Ln, Log, Sqrt) also that struct, and a bare algo stands for the
-    struct of that algo with its other fields left to their defaults (the level then follows the code the struct
-    runs: its fidelity_algo); no config at all for an instruction without one (SPEC-2 D48, D69: the level of a call
-    shape that can run). A junk value on the 950 had answered the default level (review18)."""
+    refuses it: a member (or its name) of the instruction's own algo enum, or the aj.*Config holding one (a Reg
+    instruction taking a SpecificMode: _mode_config); no config at all for an instruction without one (SPEC-2 D48,
+    D69: the level of a call shape that can run). A junk value on the 950 had answered the default level
+    (review18)."""
     if config is None:
         return None, None
-    from .api.elementwise import OPS   # at call time, as the registry below: api modules import widely
-    from .reg import MaskMergeMode
-    row = OPS.get(api)
     modes = _specific_modes(api)
-    algos = modes[1] if modes is not None else \
-        type(row.config().algo) if row is not None and row.config is not None else None
-    if modes is not None and type(config) is MaskMergeMode:   # R.Exp(..., mode) takes one: the default algorithm
-        return None, None                                      # (docs/decisions.md "Reg Div modes")
-    if modes is not None and isinstance(config, modes[0]):
-        return _field_algo(algos, config.algo, api, config, device).name, config
+    if modes is not None:
+        return _mode_config(api, modes, config, device)
+    from .api.elementwise import OPS   # at call time, as the registry below: api modules import widely
+    row = OPS.get(api)
+    algos = type(row.config().algo) if row is not None and row.config is not None else None
     obj = getattr(config, "algo", config)   # a DivConfig/ExpConfig/... holds the algo
-    if modes is not None and type(obj) is int and not isinstance(obj, bool) and obj in set(algos):
-        obj = algos(obj)   # a SpecificMode's algo field takes the value as the Reg call's mode does
     if algos is not None and (type(obj) is algos or (type(obj) is str and obj in algos.__members__)):
-        member = algos[obj] if type(obj) is str else obj
-        return member.name, (config if modes is None else modes[0][0](algo=member))
-    structs = " or ".join(f"aj.Reg.{c.__name__}" for c in modes[0]) if modes is not None else ""
+        return (obj if type(obj) is str else obj.name), config
     legal = "no config for this instruction" if algos is None else \
-        f"an aj.{algos.__name__} member or its name" + (f", or an {structs}" if modes is not None else
-                                                        f", or aj.{algos.__name__.replace('Algo', 'Config')}(...)")
+        f"an aj.{algos.__name__} member or its name, or aj.{algos.__name__.replace('Algo', 'Config')}(...)"
     raise ParameterError("fidelity", "config", config, legal=legal, device=device,
                          detail=f"{api} takes no such config (SPEC-2 D48)")
 
 
-def _field_algo(algos, value, api, config, device):
-    """A SpecificMode's algo field as a member of `algos` (a member or its value, as the Reg call reads it)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value not in set(algos):
-        raise ParameterError("fidelity", "config", config, legal=f"an aj.{algos.__name__} member or its value in "
-                             "the struct's algo field", device=device, detail=f"{api} takes no such config")
-    return algos(value)
+def _mode_config(api, modes, config, device):
+    """(the algorithm name, the SpecificMode) of a Reg instruction taking one (Div, Exp, Ln, Log, Sqrt): a
+    MaskMergeMode (ZEROING, the default algorithm: no config), the API's struct or a plain tuple of its fields, or a
+    bare algo (a member, its name or value, or an aj.*Config holding one) standing for the struct of that algo with
+    its other fields left to their defaults; each checked by the call's own rules (reg.py specific_mode_check, here
+    on a float register: a dtype's own in _refuse_config_the_call_refuses), so a mode the call refuses has no level.
+    The level then follows the code the struct runs (its fidelity_algo)."""
+    from .reg import MaskMergeMode   # at call time, as _specific_modes
+    classes, algos = modes
+    if type(config) is MaskMergeMode:
+        if config != MaskMergeMode.ZEROING:   # MERGING and UNKNOWN: every one of these calls refuses them
+            raise ParameterError("fidelity", "config", config, legal="MaskMergeMode.ZEROING (DK Reg MergeMode table 2)",
+                                 device=device, detail=f"{api} refuses this mode")
+        return None, None
+    struct = config
+    if not isinstance(config, tuple):
+        obj = getattr(config, "algo", config)
+        if type(obj) is str and obj in algos.__members__:
+            obj = algos[obj]
+        if isinstance(obj, bool) or not (type(obj) is algos or (type(obj) is int and obj in set(algos))):
+            structs = " or ".join(f"aj.Reg.{c.__name__}" for c in classes)
+            raise ParameterError("fidelity", "config", config, device=device,
+                                 legal=f"an aj.{algos.__name__} member, its name or value, or an {structs}",
+                                 detail=f"{api} takes no such config (SPEC-2 D48)")
+        struct = classes[0](algo=algos(obj))
+    _checked_mode(api, "float", struct, device)
+    if type(struct) is tuple:   # a plain tuple of the fields, as the call takes it
+        struct = classes[0](*struct)
+    return algos(int(struct.algo)).name, struct
+
+
+def _checked_mode(api, dtype_name, mode, device):
+    """reg.py specific_mode_check's refusal of `mode` on registers of `dtype_name`, as aj.fidelity's."""
+    from .reg import specific_mode_check
+    try:
+        specific_mode_check(api[4:], dtype_name, mode)
+    except ParameterError as refusal:
+        raise ParameterError("fidelity", "config", mode, legal=refusal.legal, device=device,
+                             detail=f"{api} refuses this mode for {dtype_name} ({refusal.parameter} = "
+                                    f"{refusal.value!r})") from None
 
 
 def _refuse_config_the_call_refuses(api, spec, dtype_name, algo, config):
     """An algorithm the call refuses for this dtype (DIFF_COMPENSATION on half, ...) is refused here in the call's words
     (api/elementwise.py _config_flags), as a dtype the instruction does not take is: a call shape that cannot run has
-    no level (D69). A Reg SpecificMode's algorithms take the dtypes the Memory-API instruction's do (jit/reg_ops.py
-    specific_mode_op; DK R/基础算术/{Div,Sqrt}.md; Log's are Ln's), and its precisionMode serves float only."""
+    no level (D69). A Reg SpecificMode (Div, Exp, Ln, Log, Sqrt) is checked by the call's own rules on that dtype
+    (jit/reg_ops.py specific_mode_op: the algorithms the pages give float alone, precisionMode for float)."""
+    if _specific_modes(api) is not None:
+        if config is not None:
+            _checked_mode(api, dtype_name, config, spec.name)
+        return
     from .api.elementwise import OPS, _config_flags   # at call time, as _config_name
-    modes = _specific_modes(api)
-    row = OPS.get(api if modes is None else {"Reg.Log": "Ln"}.get(api, api[4:]))
+    row = OPS.get(api)
     if row is None or row.config is None:
         return
     dtype = resolve(dtype_name)
-    if modes is not None and getattr(config, "precisionMode", False) and dtype.name != "float":
-        raise ParameterError("fidelity", "config", config, legal="precisionMode False for every type but float",
-                             device=spec.name, detail=f"{api} refuses this mode for " + dtype.name)
     algos = type(row.config().algo)
     try:
         _config_flags(row, spec, dtype, algos[algo])

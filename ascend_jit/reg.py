@@ -375,12 +375,12 @@ def _creation_modes():
 
 
 def _creation_sanitizer():
-    """The sanitizer following a new register's lanes: its VF's core's (running as plain Python), else the current
-    core's; None when that core does not sanitize, or not the init check."""
-    stack = getattr(_PLAIN_VF, "sanitizers", None)
-    if stack:
-        sanitizer = stack[-1]
-    else:
+    """The sanitizer following a new register's lanes: its VF's core's (running as plain Python: the innermost VF
+    given a tensor of a sanitizing core), else the current core's; None when that core does not sanitize, or not the
+    init check."""
+    # the innermost VF given a tensor names the core (a nested VF of registers alone runs on its caller's)
+    sanitizer = next((s for s in reversed(getattr(_PLAIN_VF, "sanitizers", ())) if s is not None), None)
+    if sanitizer is None:
         try:
             sanitizer = current_core("RegTensor").sanitizer
         except StateError:
@@ -981,7 +981,9 @@ def _specific_mode(api, src, allowed, mode):
     precisionMode a bool), their ranges and the combinations the register type takes in specific_mode_op."""
     classes, code = _SPECIFIC_MODES[api]
     fields = classes[0]._fields
-    if len(mode) != len(fields):
+    # the API's own structs, or a plain tuple of their fields (each Impl static_asserts the struct's type: another
+    # instruction's struct of the same length is refused, not read field by field)
+    if (type(mode) not in classes and type(mode) is not tuple) or len(mode) != len(fields):
         structs = " or ".join(f"aj.Reg.{c.__name__}({', '.join(fields)})" for c in classes)
         raise ParameterError(api, "mode", mode, legal=f"a MaskMergeMode member or value, or an {structs}",
                              device=DEVICE)
@@ -992,6 +994,14 @@ def _specific_mode(api, src, allowed, mode):
         raise ParameterError(api, "mode.precisionMode", precision, legal="True or False", device=DEVICE)
     algo = _code(api, "mode.algo", values["algo"], type(classes[0]._field_defaults["algo"]))
     return _SPECIFIC_MODE_OP(src, allowed, code, mrg, int(precision), algo)
+
+
+def specific_mode_check(api, dtype, mode):
+    """What a call of `api` (Div, Exp, Ln, Log, Sqrt) with a SpecificMode `mode` (its own struct or a plain tuple
+    of the fields) on registers of `dtype` refuses, as the call refuses it (ParameterError; a dtype the API does not
+    take left to the caller): aj.fidelity's check of a mode, so that a mode the call refuses has no level."""
+    allowed = _ENGINE_KINDS[api] if api in ENGINE_OPS else _UNARY_KINDS[api]
+    _specific_mode(api, _NEW_REGISTER(resolve(dtype).kind, 0), allowed, mode)
 
 
 def Div(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -1138,11 +1148,15 @@ def _unary(api, dst, src, mask, mode):
     _reg(api, "dst", dst), _reg(api, "src", src)
     words = _mask(api, "mask", mask)
     specific = api in _SPECIFIC_MODES and isinstance(mode, tuple)
-    if not specific:  # before the dtypes, as a compiled VF checks the mode before the kernel's dtype check
+    if specific:
+        # as compiled: specific_mode_op checks the fields against the source's type (one the API takes), then the
+        # kernel checks dst's against it
+        _check_dtype(api, src.dtype.name, UNARY_DTYPES[api], f"DK R/基础算术/{api}.md")
+        op = _specific_mode(api, src.data, _UNARY_KINDS[api], mode)
+    else:  # before the dtypes, as a compiled VF checks the mode before the kernel's dtype check
         _zeroing_only(api, mode)
+        op = UNARY_OPS[api]
     _same_dtype(api, dst, src, UNARY_DTYPES[api])
-    # a SpecificMode after the dtypes, as compiled specific_mode_op checks the fields of a type the API takes only
-    op = _specific_mode(api, src.data, _UNARY_KINDS[api], mode) if specific else UNARY_OPS[api]
     ops.unary(dst.data, src.data, words, op, _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind))
     if MARKING:
         lane_shadow.elementwise(dst, (src,), words, False)
@@ -2791,7 +2805,8 @@ def _specific_mode_operand(api, src_arg, mode_arg, mode_type, allowed):
     API's structs with trailing fields left out, of ints, enum members or bools (the rules check which)."""
     classes, code = _SPECIFIC_MODES[api]
     fields = classes[0]._fields
-    if not (isinstance(mode_type, types.BaseTuple) and
+    struct = getattr(mode_type, "instance_class", None)   # a NamedTuple's class: the API's own structs only
+    if not (isinstance(mode_type, types.BaseTuple) and (struct is None or struct in classes) and
             any(impl.short_named_tuple(mode_type, len(fields), c) for c in classes) and
             all(isinstance(f, (types.Integer, types.IntEnumMember, types.Boolean)) for f in mode_type)):
         return None
@@ -4078,11 +4093,13 @@ def simd_vf(fn):
             bound = parameters.bind(*args, **keywords)
             bound.apply_defaults()
             args = bound.args
-        if SANITIZING and any(isinstance(a, LocalTensor) and a.core.sanitizer is not None or
-                              MARKING and type(a) is RegTensor and a._lane_shadow is not None for a in args):
+        if SANITIZING and (any(isinstance(a, LocalTensor) and a.core.sanitizer is not None or
+                               MARKING and type(a) is RegTensor and a._lane_shadow is not None for a in args) or
+                           any(s is not None for s in getattr(_PLAIN_VF, "sanitizers", ()))):
             # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract), and a register
             # carrying marks of uninitialised bytes has them carried through (lane_shadow.py; a VF given registers
-            # alone, as a @simd_vf helper called from a VF, ran compiled and left them stale)
+            # alone, as a @simd_vf helper called from a VF, ran compiled and left them stale); a VF called from
+            # one running uncompiled on a sanitizing core too, so the registers it makes are followed (review 58)
             return plain(*args)
         if PARALLEL_LAUNCHES.users:  # blocks in threads: the VF's process-wide state set and read as one step
             with VF_STATE_LOCK:

@@ -160,6 +160,9 @@ def test_subnormals_kept_or_flushed_as_the_code_runs():
     assert set(lane("half", "Ln", 0x0001, R.LnSpecificMode(Z, L.PRECISION_1ULP_FTZ_TRUE))) == {0xFC00}   # -inf
     assert set(lane("half", "Exp", 0xCA00, keep_exp)) == {0x0067}           # RN(e**-12) = 103 * 2**-24
     assert set(lane("half", "Exp", 0xCA00, R.ExpSpecificMode())) == {0x0000}
+    # DK Reg Exp.md table 3's rows that are RN (its other two are not: decisions.md)
+    assert set(lane("half", "Exp", 0xCC29, keep_exp)) == {0x0001}          # -16.640625
+    assert set(lane("float", "Exp", 0xC2CE8ED0, keep_exp)) == {0x00000001}  # -103.2789306640625
     assert set(lane("half", "Sqrt", 0x0001, R.SqrtSpecificMode(Z, False, S.PRECISION_1ULP_FTZ_FALSE))) == {0x0C00}
     assert set(lane("float", "Sqrt", 0x00000001, R.SqrtSpecificMode(Z, True))) == {0x1A3504F3}  # RN(2**-74.5)
     assert set(lane("float", "Sqrt", 0x00000001, R.SqrtSpecificMode(Z, False, S.FAST_INVERSE))) == {0}
@@ -185,6 +188,10 @@ REFUSED = [  # (api, dtype, mode, error class, parameter named)
     ("Sqrt", "float", R.SqrtSpecificMode(Z, 1), aj.ParameterError, "mode.precisionMode"),
     ("Exp", "float", R.ExpSpecificMode(Z, S.FAST_INVERSE), aj.ParameterError, "Exp: parameter 'mode.algo'"),
     ("Ln", "float", R.LnSpecificMode(E.INTRINSIC), aj.ParameterError, "mode.mrgMode"),
+    # another instruction's struct of the same length (each Impl static_asserts the struct's type; review 58)
+    ("Exp", "float", R.LnSpecificMode(Z, L.PRECISION_1ULP_FTZ_FALSE), aj.ParameterError, "Exp: parameter 'mode' ="),
+    ("Exp", "half", R.LogSpecificMode(), aj.ParameterError, "Exp: parameter 'mode' ="),
+    ("Sqrt", "float", R.DivSpecificMode(Z, True, 0), aj.ParameterError, "Sqrt: parameter 'mode' ="),
 ]
 
 
@@ -201,6 +208,29 @@ def test_refusals_name_the_field_and_change_nothing(api, dtype, mode, error, nam
                                                      *_modes(api, mode), dtype)
     assert "ascend950" in str(info.value)
     assert np.array_equal(core.ub, before)
+
+
+def _sqrt_mixed(dst, src, mode):
+    R.Sqrt(dst, src, R.CreateMask("float"), mode)
+
+
+SQRT_MIXED = R.simd_vf(_sqrt_mixed)
+
+
+def test_a_struct_of_another_instruction_and_mixed_dtypes_refuse_alike_both_ways():
+    """Review 58: Div refuses a SqrtSpecificMode (both three fields long) plain and compiled; a half dst with a float
+    source and a mode the call refuses names the mode both ways (the mode is checked against the source's type,
+    then the kernel checks dst's)."""
+    core = aj.Core(D950)
+    with core:
+        f, h = R.RegTensor("float"), R.RegTensor("half")
+        for vf in (SQRT_MIXED, SQRT_MIXED.py_func):
+            with pytest.raises(aj.ParameterError, match="Sqrt: parameter 'mode.mrgMode' = 'MERGING'"):
+                vf(h, f, R.SqrtSpecificMode(M))
+            with pytest.raises(aj.UnsupportedDTypeError, match="Sqrt: parameter 'dst"):
+                vf(h, f, R.SqrtSpecificMode(Z, True))
+        with pytest.raises(aj.ParameterError, match="Div: parameter 'mode' ="):
+            R.Div(f, f, f, R.CreateMask("float"), R.SqrtSpecificMode(Z, False, 2))
 
 
 def test_a_type_the_instruction_does_not_take_is_named_first():
@@ -233,9 +263,22 @@ def test_fidelity_follows_the_code_the_mode_runs():
     assert level("Reg.Exp", "half", R.ExpSpecificMode(Z, E.PRECISION_1ULP_FTZ_FALSE)) == aj.Fidelity.MODELLED
     assert level("Reg.Log", "float", R.LnSpecificMode(Z, L.PRECISION_1ULP_FTZ_FALSE)) == aj.Fidelity.MODELLED
     assert level("Reg.Ln", "float", Z) == aj.Fidelity.MODELLED
+    assert level("Reg.Sqrt", "float", (Z, True, 0)) == aj.Fidelity.BIT_EXACT   # a plain tuple, as the call takes
+    # the table agrees with aj.fidelity for every algorithm given bare (review 58: it had keyed the code's name)
+    for algo in S:
+        assert aj.FIDELITY[("Reg.Sqrt", D950)].level("float", R.SqrtSpecificMode(algo=algo)) == \
+            level("Reg.Sqrt", "float", algo), algo
+    # every mode the call refuses has no level (review 58: MERGING, a non-bool precisionMode, another enum's
+    # member or another instruction's struct had answered one)
     for api, dtype, mode in (("Reg.Sqrt", "half", R.SqrtSpecificMode(Z, True)),
                              ("Reg.Sqrt", "half", R.SqrtSpecificMode(Z, False, S.FAST_INVERSE)),
-                             ("Reg.Exp", "half", S.FAST_INVERSE), ("Reg.Exp", "float", R.ExpSpecificMode(Z, 7))):
+                             ("Reg.Exp", "half", S.FAST_INVERSE), ("Reg.Exp", "float", R.ExpSpecificMode(Z, 7)),
+                             ("Reg.Sqrt", "float", R.SqrtSpecificMode(M, True)),
+                             ("Reg.Sqrt", "float", R.SqrtSpecificMode(Z, 1, 0)),
+                             ("Reg.Sqrt", "float", R.SqrtSpecificMode(Z, True, aj.DivAlgo.INTRINSIC)),
+                             ("Reg.Exp", "float", M), ("Reg.Div", "float", R.MaskMergeMode.UNKNOWN),
+                             ("Reg.Exp", "float", R.LnSpecificMode(Z, 2)),
+                             ("Reg.Div", "float", R.SqrtSpecificMode(Z, False, 2))):
         with pytest.raises(aj.ParameterError, match="config"):
             level(api, dtype, mode)
 

@@ -439,6 +439,34 @@ def test_a_fresh_register_written_by_each_kind_of_operation_is_clean():
     assert R.RegTensor("float")._lane_shadow is None   # no current core
 
 
+@R.simd_vf
+def _nested_partial(dst, src):
+    """A VF of registers alone, called from one given the tensors: a register it makes runs on its caller's core."""
+    tmp = R.RegTensor("float")
+    R.Copy(tmp, src, R.UpdateMask("float", 40)[0])
+    R.Copy(dst, tmp)
+
+
+def _vf_calls_nested(out, src):
+    reg, res = R.RegTensor("float"), R.RegTensor("float")
+    R.LoadAlign(reg, src, 0)
+    R.Duplicate(res, 0.0)
+    _nested_partial(res, reg)
+    R.StoreAlign(out, res, R.CreateMask("float"), 0)
+
+
+def test_a_register_made_in_a_nested_vf_of_registers_is_followed():
+    """Review 58: a nested @simd_vf given registers only made its registers unmarked (no tensor named its core);
+    it runs on its caller's sanitizing core, so lanes 40..63 the MERGING Copy leaves are reported."""
+    core, src, out = _core_with_tail(64, "float", 64)
+    with core:
+        R.simd_vf(_vf_calls_nested)(out, src)
+        aj.Adds(src, out, 1.0, 64)
+    [rep] = core.sanitizer.reports
+    assert (rep.earlier.api, rep.address, rep.nbytes) == ("StoreAlign", out.addr + 160, 96)
+    assert "register made at test_sanitizer_lanes.py:" in rep.fix
+
+
 def test_add_carry_from_a_fresh_registers_lane_is_reported_at_the_register():
     core, src, out = _core_with_tail(64, "uint32", 64)
     with core:

@@ -617,8 +617,9 @@ PRELU = 47  # Reg Prelu (DK R/基础算术/Prelu.md): the LeakyRelu lane with a 
 # D38's DAZ/FTZ, as the Memory-API Div of those algorithms computes it (SPEC-2 2.3 Div table)
 DIV_SUBNORMALS = 48
 # Reg Exp / Ln / Log / Sqrt with a SpecificMode whose code keeps subnormals (the PRECISION_1ULP_FTZ_FALSE code, and
-# Sqrt's fast-inverse code with D49's domain): the lanes of the Memory-API instruction of that algorithm
-EXP_SUBNORMALS, LN_SUBNORMALS, LOG_SUBNORMALS, SQRT_SUBNORMALS, SQRT_FAST_INVERSE = range(50, 55)
+# Sqrt's SqrtFastInverseImpl with D49's domain): the lanes of the Memory-API instruction of that algorithm (codes
+# apart from every other op code of this module: engine_unary and unary tell them from ew's and their own)
+EXP_SUBNORMALS, LN_SUBNORMALS, LOG_SUBNORMALS, SQRT_SUBNORMALS, SQRT_INVERSE_IMPL = range(60, 65)
 
 # DivAlgo's values (DK include/basic_api/reg_compute/kernel_reg_compute_utils.h; aj.DivAlgo)
 ALGO_INTRINSIC, ALGO_DIFF_COMPENSATION, ALGO_1ULP_FTZ_TRUE, ALGO_0ULP_FTZ_TRUE, ALGO_0ULP_FTZ_FALSE, \
@@ -646,11 +647,12 @@ def div_path(precision, algo):
 
 
 # SqrtAlgo's values (aj.SqrtAlgo, the devkit's) and the code Reg Sqrt runs for a legal SqrtSpecificMode (DK
-# dav_3510 kernel_reg_compute_vec_unary_impl.h SqrtImpl), named by the Memory-API algorithm running the same code
-# (its dav_3510 SqrtImpl passes these modes to Reg Sqrt): vsqrt (INTRINSIC), SqrtFastInverseImpl (FAST_INVERSE:
-# precisionMode, or algo PRECISION_0ULP_FTZ_FALSE), the scaled vsqrt of PRECISION_1ULP_FTZ_FALSE
-SQRT_FAST_INVERSE_ALGO, SQRT_0ULP_FTZ_FALSE, SQRT_1ULP_FTZ_FALSE = 1, 3, 4
-SQRT_PATH_NAMES = ("INTRINSIC", "FAST_INVERSE", "PRECISION_1ULP_FTZ_FALSE")
+# dav_3510 kernel_reg_compute_vec_unary_impl.h SqrtImpl), named by a Memory-API algorithm running the same code
+# (its dav_3510 SqrtImpl passes these modes to Reg Sqrt): vsqrt (INTRINSIC), SqrtFastInverseImpl
+# (PRECISION_0ULP_FTZ_FALSE, which the Memory API's FAST_INVERSE runs too, with precisionMode; without it the algo
+# FAST_INVERSE is vsqrt), the scaled vsqrt of PRECISION_1ULP_FTZ_FALSE
+SQRT_ALGO_FAST_INVERSE, SQRT_ALGO_0ULP_FTZ_FALSE, SQRT_ALGO_1ULP_FTZ_FALSE = 1, 3, 4
+SQRT_PATH_NAMES = ("INTRINSIC", "PRECISION_0ULP_FTZ_FALSE", "PRECISION_1ULP_FTZ_FALSE")
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -658,9 +660,9 @@ def sqrt_path(precision, algo):
     """SqrtImpl's dispatch for a legal (precisionMode, algo): an index of SQRT_PATH_NAMES. precisionMode runs the
     fast-inverse code whatever the algo; without it algo FAST_INVERSE runs plain vsqrt (the code, not the page, which
     names FAST_INVERSE the fast-inverse algorithm: the Memory API's FAST_INVERSE passes precisionMode = true)."""
-    if precision != 0 or algo == SQRT_0ULP_FTZ_FALSE:
+    if precision != 0 or algo == SQRT_ALGO_0ULP_FTZ_FALSE:
         return 1
-    if algo == SQRT_1ULP_FTZ_FALSE:
+    if algo == SQRT_ALGO_1ULP_FTZ_FALSE:
         return 2
     return 0
 
@@ -677,6 +679,7 @@ _MODE_API = row_table("Reg mode API", MODE_APIS)
 _MRG_MEMBERS = "MaskMergeMode.ZEROING (0), MaskMergeMode.MERGING (1), MaskMergeMode.UNKNOWN (2)"
 _MODE_ALGOS = row_table("Reg mode algos", (", ".join(f"{e.__name__}.{m.name} ({m.value})" for m in e)
                                            for e in _MODE_ALGO_ENUMS))
+# (rows by api code: Exp, Ln and Log have neither a precisionMode nor a float-only algo, so their rows are never read)
 _MODE_PRECISION = row_table("Reg mode precision", (
     f"False for every type but float (DK R/基础算术/{api}.md: precisionMode serves float)" for api in MODE_APIS))
 _MODE_FLOAT_ALGOS = row_table("Reg mode float algos", (
@@ -691,7 +694,7 @@ def _float_only_algo(api, algo):
     """The algorithms a mode takes for float alone (DK R/基础算术/Div.md 数据类型, Sqrt.md's algo list)."""
     if api == MODE_DIV:
         return algo == ALGO_DIFF_COMPENSATION or algo == ALGO_0ULP_FTZ_TRUE or algo == ALGO_0ULP_FTZ_FALSE
-    return api == MODE_SQRT and (algo == SQRT_FAST_INVERSE_ALGO or algo == SQRT_0ULP_FTZ_FALSE)
+    return api == MODE_SQRT and (algo == SQRT_ALGO_FAST_INVERSE or algo == SQRT_ALGO_0ULP_FTZ_FALSE)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -727,7 +730,7 @@ def specific_mode_op(src, allowed, api, mrg, precision, algo):
         return DIV_SUBNORMALS if div_path(precision, algo) >= 2 else ew.DIV
     if api == MODE_SQRT:
         path = sqrt_path(precision, algo)
-        return SQRT_FAST_INVERSE if path == 1 else (SQRT_SUBNORMALS if path == 2 else ew.SQRT)
+        return SQRT_INVERSE_IMPL if path == 1 else (SQRT_SUBNORMALS if path == 2 else ew.SQRT)
     keep = algo == 2  # ExpAlgo / LnAlgo PRECISION_1ULP_FTZ_FALSE: the only code of the three keeping subnormals
     if api == MODE_EXP:
         return EXP_SUBNORMALS if keep else ew.EXP
@@ -955,11 +958,11 @@ def engine_unary(dst, src, words, ew_op, allowed, merging, half_class, float_cla
 
 # --- Abs, Relu, Neg, Ln, Log, Sqrt: one kernel for the devkit Reg pages' unary instructions ----------------------
 # Not in SPEC-2 11 (docs/decisions.md "Reg API"): DK `R/基础算术/{Abs,Relu,Neg,Ln,Log,Sqrt}.md`. Each lane is the 950
-# Memory-API instruction's with its default algorithm (SPEC-2 4.3: Abs clears the sign, Relu is max(+0, x) under D41,
-# Ln and Sqrt INTRINSIC with DAZ/FTZ, D37/D38), through the engine's decode, lane functions and store; Neg (no Memory
-# API) negates exactly (RegPrec "符号位取反"). Integers: D35 (SPEC-2 11.1). The op code is a value: one compiled
-# kernel for the six instructions, its dtype classes pruned by markers as engine_unary's (Exp keeps its own kernel,
-# so a first Exp compiles none of these lanes).
+# Memory-API instruction's (SPEC-2 4.3: Abs clears the sign, Relu is max(+0, x) under D41, Ln and Sqrt of the
+# algorithm a SpecificMode's code is, by default INTRINSIC with DAZ/FTZ, D37/D38), through the engine's decode, lane
+# functions and store; Neg (no Memory API) negates exactly (RegPrec "符号位取反"). Integers: D35 (SPEC-2 11.1). The
+# op code is a value: one compiled kernel for the six instructions, its dtype classes pruned by markers as
+# engine_unary's (Exp keeps its own kernel, so a first Exp compiles none of these lanes).
 NEG, LOG = 48, 49  # Neg (the element-wise engine has none) and Log (DK: Ln under the C library's name)
 
 
@@ -1005,8 +1008,8 @@ def _float_unary_lanes(op, kind, x, r, n):
     elif op == ew.LN or op == LOG or op == LN_SUBNORMALS or op == LOG_SUBNORMALS:
         for j in range(n):
             r[j] = narrow(kind, ln_lane(x[j]))
-    else:  # SQRT and SQRT_SUBNORMALS: no D49 domain rule; SQRT_FAST_INVERSE (FAST_INVERSE's code) has it
-        d49 = op == SQRT_FAST_INVERSE  # a run-time bool (a literal would compile sqrt_lane once more, issue 20)
+    else:  # SQRT and SQRT_SUBNORMALS: no D49 domain rule; SQRT_INVERSE_IMPL (the fast-inverse code) has it
+        d49 = op == SQRT_INVERSE_IMPL  # a run-time bool (a literal would compile sqrt_lane once more, issue 20)
         for j in range(n):
             r[j] = narrow(kind, sqrt_lane(x[j], d49))
 
@@ -1047,7 +1050,7 @@ def unary(dst, src, words, op, allowed, merging, half_class, float_class, int_cl
     register of a literal dtype pass their class alone, a register of a run-time dtype all three (the integer lanes
     are Abs/Relu/Neg's, under int_class). Ln, Log and Sqrt read and write with DAZ/FTZ (their INTRINSIC default,
     D38) unless `op` is the code of a SpecificMode keeping subnormals (specific_mode_op: LN_SUBNORMALS,
-    LOG_SUBNORMALS, SQRT_SUBNORMALS, SQRT_FAST_INVERSE with D49's domain); Abs, Relu and Neg keep subnormals (no
+    LOG_SUBNORMALS, SQRT_SUBNORMALS, SQRT_INVERSE_IMPL with D49's domain); Abs, Relu and Neg keep subnormals (no
     config: the 950 Memory API's flags); the half store applies the overflow mode (D35)."""
     kind = np.int64(src[H_KIND])
     _check_unary_kinds(op, np.int64(dst[H_KIND]), kind, allowed)
