@@ -44,7 +44,7 @@ from ._cache import implementation_stamp
 from .api._common import INT32_MAX, UINT64_MAX, _int_legal, as_enum, as_int
 from .api._scalar import scalar_bits
 from .api.utils import AlignUp, ConstCeil, DivCeil
-from .core import current_core
+from .core import _current as _CORE_STACK, current_core
 from .devices import DEVICES
 from .dtypes import ALL, DType, _d28_name, loaded_bfloat16, resolve
 from .enums import DivAlgo, ExpAlgo, LnAlgo, LogAlgo, RoundMode, SqrtAlgo
@@ -378,14 +378,29 @@ def _creation_sanitizer():
     """The sanitizer following a new register's lanes: its VF's core's (running as plain Python: the innermost VF
     given a tensor of a sanitizing core), else the current core's; None when that core does not sanitize, or not the
     init check."""
-    # the innermost VF given a tensor names the core (a nested VF of registers alone runs on its caller's)
-    sanitizer = next((s for s in reversed(getattr(_PLAIN_VF, "sanitizers", ())) if s is not None), None)
+    # the innermost VF given a tensor names the core (a nested VF of registers alone runs on its caller's); a loop,
+    # not a generator, and the core stack read directly: every RegTensor made while a sanitizer exists pays this
+    sanitizer = None
+    for sanitizer in reversed(_PLAIN_VF.__dict__.get("sanitizers", ())):
+        if sanitizer is not None:
+            break
     if sanitizer is None:
-        try:
-            sanitizer = current_core("RegTensor").sanitizer
-        except StateError:
+        cores = getattr(_CORE_STACK, "stack", None)
+        if not cores:
             return None
+        sanitizer = cores[-1].sanitizer
     return sanitizer if sanitizer is not None and sanitizer.enabled("init") else None
+
+
+def _in_sanitized_plain_vf():
+    """Whether a VF running uncompiled on a sanitizing core is on this thread's stack (a VF it calls runs uncompiled
+    too, so the registers it makes are followed)."""
+    stack = _PLAIN_VF.__dict__.get("sanitizers")
+    if stack:
+        for sanitizer in stack:
+            if sanitizer is not None:
+                return True
+    return False
 
 
 def _plain_vf(fn):
@@ -4095,7 +4110,7 @@ def simd_vf(fn):
             args = bound.args
         if SANITIZING and (any(isinstance(a, LocalTensor) and a.core.sanitizer is not None or
                                MARKING and type(a) is RegTensor and a._lane_shadow is not None for a in args) or
-                           any(s is not None for s in getattr(_PLAIN_VF, "sanitizers", ()))):
+                           _in_sanitized_plain_vf()):
             # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract), and a register
             # carrying marks of uninitialised bytes has them carried through (lane_shadow.py; a VF given registers
             # alone, as a @simd_vf helper called from a VF, ran compiled and left them stale); a VF called from

@@ -217,7 +217,8 @@ READ_BY_PLAIN_PYTHON_ONLY = {
     ("reg.py", "ascend_jit._cache"): {"implementation_stamp"},
     ("reg.py", "ascend_jit.api._scalar"): {"scalar_bits"},     # plain Duplicate / Axpy / Arange / tensor-scalar calls
     ("reg.py", "ascend_jit.api.utils"): {"AlignUp", "ConstCeil", "DivCeil"},   # keys of their compiled forms in reg.py
-    ("reg.py", "ascend_jit.core"): {"current_core"},           # the modes a VF call passes as arguments
+    # the modes a VF call passes as arguments, and the current core's sanitizer a new register's marks follow
+    ("reg.py", "ascend_jit.core"): {"current_core", "_current"},
     ("reg.py", "ascend_jit.lane_shadow"): {"lane_shadow", "MARKING"},  # the sanitizer's register marks (plain calls)
     ("reg.py", "ascend_jit.launch"): {"PARALLEL_LAUNCHES"},
     # plain calls' accesses, and a fresh register's marks made where a sanitizing core's code makes it
