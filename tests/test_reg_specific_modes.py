@@ -8,6 +8,7 @@ import pytest
 
 import ascend_jit as aj
 from ascend_jit.reference import reg as ref
+from test_reg_div_mode import _float_operands as _div_operands
 
 R = aj.Reg
 E, L, S = aj.ExpAlgo, aj.LnAlgo, aj.SqrtAlgo
@@ -106,15 +107,10 @@ def test_half_every_pattern_is_the_memory_api_algorithm(api, precision, algo, co
 
 
 def _float_operands(rng, n):
-    """Random normals over the whole exponent range, subnormals of both signs, the specials and D49's boundary."""
-    bits = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
-    sub = rng.integers(1, 0x800000, n // 4, dtype=np.uint64).astype(np.uint32) | \
-        (rng.integers(0, 2, n // 4, dtype=np.uint64).astype(np.uint32) << np.uint32(31))
-    bits[rng.integers(0, n, n // 4)] = sub
-    specials = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x00000001, 0x007FFFFF, 0x00800000,
-                         0x3F800000, 0x7F7FFFFF, 0x7E800000, 0x7E800001, 0xC2C80000, 0xC2AE0000, 0x42B17218,
-                         0x00400000], np.uint32)
-    bits[:specials.size] = specials
+    """Reg Div's operands (random normals over the whole exponent range, subnormals of both signs, the specials) with
+    D49's boundary, exp's overflow and its subnormal range in place of some of Div's own specials."""
+    bits = _div_operands(rng, n)
+    bits[16:21] = [0x7E800000, 0x7E800001, 0xC2C80000, 0xC2AE0000, 0x42B17218]
     return bits
 
 
