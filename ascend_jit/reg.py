@@ -378,12 +378,8 @@ def _creation_sanitizer():
     """The sanitizer following a new register's lanes: its VF's core's (running as plain Python: the innermost VF
     given a tensor of a sanitizing core), else the current core's; None when that core does not sanitize, or not the
     init check."""
-    # the innermost VF given a tensor names the core (a nested VF of registers alone runs on its caller's); a loop,
-    # not a generator, and the core stack read directly: every RegTensor made while a sanitizer exists pays this
-    sanitizer = None
-    for sanitizer in reversed(_PLAIN_VF.__dict__.get("sanitizers", ())):
-        if sanitizer is not None:
-            break
+    # the core stack read directly: every RegTensor made while a sanitizer exists pays this
+    sanitizer = _plain_vf_sanitizer()
     if sanitizer is None:
         cores = getattr(_CORE_STACK, "stack", None)
         if not cores:
@@ -392,15 +388,14 @@ def _creation_sanitizer():
     return sanitizer if sanitizer is not None and sanitizer.enabled("init") else None
 
 
-def _in_sanitized_plain_vf():
-    """Whether a VF running uncompiled on a sanitizing core is on this thread's stack (a VF it calls runs uncompiled
-    too, so the registers it makes are followed)."""
-    stack = _PLAIN_VF.__dict__.get("sanitizers")
-    if stack:
-        for sanitizer in stack:
-            if sanitizer is not None:
-                return True
-    return False
+def _plain_vf_sanitizer():
+    """The sanitizer of the innermost VF on this thread's stack running uncompiled on a sanitizing core (a nested VF
+    of registers alone runs on its caller's), or None: a VF it calls runs uncompiled too, and the registers they make
+    are followed. A loop, not a generator: every RegTensor made while a sanitizer exists asks."""
+    for sanitizer in reversed(_PLAIN_VF.__dict__.get("sanitizers", ())):
+        if sanitizer is not None:
+            return sanitizer
+    return None
 
 
 def _plain_vf(fn):
@@ -4110,7 +4105,7 @@ def simd_vf(fn):
             args = bound.args
         if SANITIZING and (any(isinstance(a, LocalTensor) and a.core.sanitizer is not None or
                                MARKING and type(a) is RegTensor and a._lane_shadow is not None for a in args) or
-                           _in_sanitized_plain_vf()):
+                           _plain_vf_sanitizer() is not None):
             # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract), and a register
             # carrying marks of uninitialised bytes has them carried through (lane_shadow.py; a VF given registers
             # alone, as a @simd_vf helper called from a VF, ran compiled and left them stale); a VF called from

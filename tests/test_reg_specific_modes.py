@@ -5,6 +5,7 @@ D49's domain included), the combinations the pages and the Impls refuse (state u
 of the modes, and the kernels' specialisations shared with the MaskMergeMode form."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import ascend_jit as aj
 from ascend_jit.reference import reg as ref
@@ -296,3 +297,29 @@ def test_modes_share_the_kernels_specialisations():
                          R.LogSpecificMode(Z, L(min(algo, 2))), R.SqrtSpecificMode(Z, precision, S(algo)))
                 UNARY_VF(dst, x, 64, 64, which, *modes, "float")
     assert (len(reg_ops.engine_unary.signatures), len(reg_ops.unary.signatures)) == before
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=st.sampled_from(FLOAT_CASES), bits=st.lists(st.integers(0, 2**32 - 1), min_size=64, max_size=64),
+       lanes=st.integers(1, 64))
+def test_random_float_lanes_and_masks_match_the_reference_model(case, bits, lanes):
+    """Property: any 64 float bit patterns under a mask of `lanes` lanes through the compiled VF are the reference
+    model's lanes of the mode (inactive lanes left as the store leaves them), byte for byte over the whole UB."""
+    api, precision, algo = case
+    operands = np.array(bits, np.uint32)
+    with np.errstate(invalid="ignore"):
+        values = operands.view(np.float32).astype(np.float64)
+    active = [j < lanes for j in range(64)]
+    ref_lanes = np.asarray(ref.specific_mode(api, "float", values, active, precision, algo.name), np.float64)
+    with np.errstate(all="ignore"):
+        want = ref_lanes.astype(np.float32).view(np.uint32).copy()
+    want[np.isnan(ref_lanes)] = CANONICAL["float"]
+    core = aj.Core(D950)
+    core.ub[:] = np.random.default_rng(lanes).integers(0, 256, core.ub.size, dtype=np.uint8)
+    x, dst = core.local_tensor("float", 64, addr=0), core.local_tensor("float", 64, addr=65536)
+    core.ub[0:256] = operands.view(np.uint8)
+    expected = core.ub.copy()
+    expected[65536:65536 + 4 * lanes] = want[:lanes].view(np.uint8)
+    with core:
+        UNARY_VF(dst, x, lanes, 64, APIS.index(api), *_modes(api, _struct(api, precision, algo)), "float")
+    assert np.array_equal(core.ub, expected), (api, precision, algo, lanes)
