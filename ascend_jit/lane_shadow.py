@@ -10,8 +10,9 @@ uninitialised, remembered with the store and the load (`Sanitizer.lanes_stored`)
 something reads them through an active lane (a Memory-API instruction, the copy-out to GM; a Reg load marks its
 lanes again) and names the store, and in its fix the load and its bytes. A row stored whole into a padded buffer
 whose copy-out skips the padding is clean too. A MaskReg carries no marks: Add/Sub's carry computed from a marked
-active lane is reported where it is made. A RegTensor made in a sanitizing core's code starts with every byte marked
-(`fresh`): the hardware leaves a register's lanes undefined until an instruction writes them.
+active lane is reported where it is made (a MaskReg() no instruction wrote is followed whole, not here: reg.py
+MaskReg._fresh). A RegTensor made in a sanitizing core's code starts with every byte marked (`fresh`): the hardware
+leaves a register's lanes undefined until an instruction writes them.
 
 Only plain (uncompiled) Reg calls carry shadows: a VF given a tensor of a sanitizing core, or a register carrying
 marks, runs uncompiled (docs/decisions.md "Sanitizer"). The operations follow marks once a register has been marked

@@ -287,11 +287,22 @@ class RegTensor:
         return f"RegTensor({self.dtype.name})"
 
 
+_UNWRITTEN = (0, 0, 0, 0)   # MaskReg()'s words, told from words given by identity (MaskReg._fresh)
+
+
 class MaskReg:
     """A 256-bit predicate register: bit i predicates register byte i (SPEC 7.1). Mutable: operations with a
-    MaskReg output write into the object passed (SPEC-2 D63)."""
+    MaskReg output write into the object passed (SPEC-2 D63). `MaskReg()` is the C++ `MaskReg mask;`: no instruction
+    has written it (its words read 0 here)."""
+    # MaskReg() made in a sanitizing core's code: the Instr that made it, until an instruction writes it. The
+    # hardware leaves a predicate register undefined until written, and the emulator's zero words would hide a read
+    # of it: such a read is an init report (_mask; docs/decisions.md "Sanitizer"), as a fresh RegTensor's lanes are
+    _fresh = None
 
-    def __init__(self, words=(0, 0, 0, 0)):
+    def __init__(self, words=_UNWRITTEN):
+        if words is _UNWRITTEN:   # the default object itself: MaskReg((0, 0, 0, 0)) is a register given its words
+            if SANITIZING and _creation_sanitizer() is not None:
+                self._fresh = Instr("MaskReg", PIPE_V, user_location(), -1)
         if not isinstance(words, (tuple, list, np.ndarray)) or np.ndim(words) != 1 or len(words) != 4:
             raise ParameterError("MaskReg", "words", words, legal="4 integer 64-bit words (256 predicate bits)",
                                  device=DEVICE)
@@ -504,8 +515,14 @@ def _mask_legal(api, m):
     return _mask_legal_of(api, kind)
 
 
-def _mask(api, name, m):
+def _mask(api, name, m, read=True):
+    """The words of mask operand `name`; `read`: the instruction reads them (not a destination's type check, not a
+    mask the form ignores)."""
     if isinstance(m, MaskReg):
+        if m._fresh is not None and read:
+            sanitizer = _creation_sanitizer()   # the VF's or the current core's, if it sanitizes now
+            if sanitizer is not None:
+                sanitizer.fresh_mask_read(api, name, m._fresh)
         return m.words
     if isinstance(m, (tuple, np.ndarray)) and len(m) == 4 and all(type(w) is np.uint64 for w in m):
         return tuple(m)   # a MaskReg's words, as compiled VFs take them (a sanitized VF runs uncompiled, issue 17)
@@ -518,7 +535,7 @@ def _write_mask(api, name, m, compute):
         raise ParameterError(api, name, type(m).__name__, legal=_mask_legal(api, m), device=DEVICE)
     out = np.zeros(4, np.uint64)
     compute(out)
-    m.words = tuple(out)
+    m.words, m._fresh = tuple(out), None
 
 
 def core_modes(core):
@@ -811,7 +828,7 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
                    post_mode=post_mode)
         for value in (_arg3, mask):  # positional or mask=: ignored by INTLV, but a MaskReg (SPEC-2 11.6 signature)
             if value is not None:
-                _mask(api, "mask", value)
+                _mask(api, "mask", value, read=False)
         off = _offset(api, _pick_offset(api, _arg4, offset))
         d = mv.S_INTLV_B16 if dist is None else _code(api, "dist", dist, StoreDist)
         undo = reg_undo(tensor, ub=True) if SANITIZING else None
@@ -828,7 +845,7 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
         d = _code(api, "dist", 0 if dist is None else dist, MaskDist)
         undo = reg_undo(tensor, ub=True) if SANITIZING else None  # a report puts back what the call changed
         off = _offset(api, _pick_offset(api, second, offset))  # (tensor, mask_reg, offset) or offset=
-        result = mv.store_mask(h, src.words, off, d, step)
+        result = mv.store_mask(h, _mask(api, "src", src), off, d, step)
         if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
             reg_access(api, tensor, "store_mask", off, d, undo=undo)
         return result
@@ -1111,7 +1128,7 @@ def _ternary_checks(api, dst, src0, src1, mask, mode):
     kernel call), then the dtypes (the kernel's check)."""
     _core_check(api)
     _reg(api, "dst", dst), _reg(api, "src", src0), _reg(api, "src1", src1)
-    _mask(api, "mask", mask)
+    _mask(api, "mask", mask, read=False)   # read by _ternary
     _zeroing_only(api, mode)
     _same_dtype(api, dst, src0, TERNARY_DTYPES[api], "复合计算")
     if src1.dtype.name != src0.dtype.name:
@@ -1141,7 +1158,7 @@ def Axpy(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
     # a compiled VF's order: the dtypes and the scalar (its scalar register is made first), then the mode
     _same_dtype(api, dst, src, TERNARY_DTYPES[api], "复合计算")
     tmp = ops.broadcast_register(src.data, np.uint64(scalar_bits(api, DEVICES[DEVICE], src.dtype, scalar, "scalar")))
-    _mask(api, "mask", mask)
+    _mask(api, "mask", mask, read=False)   # read by _ternary
     _zeroing_only(api, mode)
     _ternary(api, dst, src, tmp, mask, mode, src.dtype.kind, (src, dst))
 
@@ -1582,10 +1599,11 @@ def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
         # a dtype outside the instruction's table (SPEC-2 1.8 row 2), as MoveMask's b64 refusal (audit 45a)
         raise UnsupportedDTypeError(api, "dtype", dtype, legal="a b8, b16 or b32 type (SPEC-2 11.7)", device=DEVICE)
     a, b = _mask(api, "src0", src0), _mask(api, "src1", src1)
-    _mask(api, "dst0", dst0), _mask(api, "dst1", dst1)
+    _mask(api, "dst0", dst0, read=False), _mask(api, "dst1", dst1, read=False)
     out0, out1 = np.zeros(4, np.uint64), np.zeros(4, np.uint64)
     mv.interleave(out0, out1, a, b, size, inverse)
     dst0.words, dst1.words = tuple(out0), tuple(out1)
+    dst0._fresh = dst1._fresh = None
 
 
 def Interleave(dst0, dst1, src0, src1, dtype):
@@ -4104,12 +4122,14 @@ def simd_vf(fn):
             bound.apply_defaults()
             args = bound.args
         if SANITIZING and (any(isinstance(a, LocalTensor) and a.core.sanitizer is not None or
-                               MARKING and type(a) is RegTensor and a._lane_shadow is not None for a in args) or
+                               MARKING and type(a) is RegTensor and a._lane_shadow is not None or
+                               type(a) is MaskReg and a._fresh is not None for a in args) or
                            _plain_vf_sanitizer() is not None):
             # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract), and a register
             # carrying marks of uninitialised bytes has them carried through (lane_shadow.py; a VF given registers
-            # alone, as a @simd_vf helper called from a VF, ran compiled and left them stale); a VF called from
-            # one running uncompiled on a sanitizing core too, so the registers it makes are followed (review 58)
+            # alone, as a @simd_vf helper called from a VF, ran compiled and left them stale), or a MaskReg no
+            # instruction wrote is followed; a VF called from one running uncompiled on a sanitizing core too, so
+            # the registers it makes are followed (review 58)
             return plain(*args)
         if PARALLEL_LAUNCHES.users:  # blocks in threads: the VF's process-wide state set and read as one step
             with VF_STATE_LOCK:

@@ -502,6 +502,12 @@ _CARRY_REGISTER_FIX = ("the carry MaskReg is computed from lanes of a register m
                        "written (undefined on the hardware): write every lane first (e.g. Duplicate(reg, 0)) or keep "
                        "those lanes out of the carry form's mask")
 
+# a MaskReg() that no instruction wrote, read (reg.py MaskReg._fresh)
+_FRESH_MASK_FIX = ("the MaskReg made at {made} is read before any instruction wrote it (the hardware leaves a "
+                   "predicate register undefined until written; the emulator's zero bits are not what the device "
+                   "reads): make it with CreateMask, UpdateMask or MoveMask, or write it first (a MaskReg load, Not, "
+                   "And, ...)")
+
 
 @dataclass
 class Access:
@@ -640,6 +646,13 @@ class Sanitizer:
                             "src", origin.address, origin.nbytes, origin.instr,
                             fix=_CARRY_FIX.format(load=origin.instr))
         self._emit(report)
+
+    def fresh_mask_read(self, api, operand, made):
+        """Reg instruction `api` reads its MaskReg operand `operand`, made at Instr `made` (`MaskReg()`) and written
+        by no instruction since (reg.py MaskReg._fresh): an init report naming the read and the MaskReg's line."""
+        self._reported = set()
+        self._emit(Report("init", "uninitialised read", Instr(api, PIPE_V, user_location(), -1), operand, 0,
+                          32, made, fix=_FRESH_MASK_FIX.format(made=made.where), space="register"))  # 256 bits
 
     # --- instructions --------------------------------------------------------------------------------------------
     def instruction(self, api, pipe, accesses, where=None):
@@ -1176,13 +1189,13 @@ def reg_undo(tensor, *arrays, ub=False, mask_reg=None):
         lo, hi = (0, core.ub.size) if core.bounds == "ub" else (tensor.addr, tensor.addr + tensor.nbytes)
         arrays = (core.ub[lo:hi], *arrays)
     saved = [(a, a.copy()) for a in arrays]
-    words = None if mask_reg is None else mask_reg.words
+    words, fresh = (None, None) if mask_reg is None else (mask_reg.words, mask_reg._fresh)
 
     def undo():
         for a, copy in saved:
             a[:] = copy
         if mask_reg is not None:
-            mask_reg.words = words
+            mask_reg.words, mask_reg._fresh = words, fresh
     return undo
 
 

@@ -479,3 +479,123 @@ def test_add_carry_from_a_fresh_registers_lane_is_reported_at_the_register():
         [rep] = core.sanitizer.reports
         assert (rep.instruction.api, rep.earlier.api, rep.space) == ("Add (carry)", "RegTensor", "register")
         assert "lanes of a register made at test_sanitizer_lanes.py:" in rep.fix
+
+
+# --- a MaskReg() no instruction wrote (reg.py MaskReg._fresh) -------------------------------------------------------
+def _vf_fresh_mask(out, src, write_first):
+    """`MaskReg mask;` then Adds under it: undefined on the hardware unless an instruction writes it first."""
+    mask = R.MaskReg()
+    if write_first:
+        R.Not(mask, R.CreateMask("float", R.MaskPattern.ALLF), R.CreateMask("float"))
+    reg = R.RegTensor("float")
+    R.LoadAlign(reg, src, 0)
+    R.Adds(reg, reg, 1.0, mask)
+    R.StoreAlign(out, reg, R.CreateMask("float"), 0)
+
+
+FRESH_MASK = R.simd_vf(_vf_fresh_mask)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["simd_vf", "py_func"])
+def test_a_mask_register_read_before_any_instruction_wrote_it_is_reported(compiled):
+    """The hardware leaves a MaskReg undefined until written (the emulator's words start at 0, which would hide the
+    read): Adds under a MaskReg() is an init report naming the Adds, the line that made the MaskReg and what writes
+    it (its lanes those of the zero words: ZEROING clears them); written first (Not: every lane), it is clean."""
+    for write_first in (False, True):
+        core, src, out = _core_with_tail(64, "float", 64)
+        with core:
+            (FRESH_MASK if compiled else _vf_fresh_mask)(out, src, write_first)
+        assert np.array_equal(out.numpy(), np.arange(64, dtype=np.float32) + 1 if write_first else np.zeros(64))
+        if write_first:
+            assert core.sanitizer.reports == []
+            continue
+        [rep] = core.sanitizer.reports
+        first = _vf_fresh_mask.__code__.co_firstlineno
+        assert (rep.check, rep.kind, rep.instruction.api, rep.earlier.api, rep.operand, rep.space, rep.nbytes) == (
+            "init", "uninitialised read", "Adds", "MaskReg", "mask", "register", 32)
+        assert rep.instruction.where == f"test_sanitizer_lanes.py:{first + 7}"
+        assert f"the MaskReg made at test_sanitizer_lanes.py:{first + 2} is read before any instruction" in rep.fix
+        assert "CreateMask, UpdateMask or MoveMask" in rep.fix
+
+
+def test_a_mask_register_written_by_each_kind_of_operation_reads_clean():
+    """Every MaskReg write clears the mark: a load from written UB bytes, Not, And, Select, Move, Pack, UnPack,
+    Interleave's two destinations, Add's carry; a MaskReg given its words, or made where no core sanitizes the init
+    check, carries none. Reading each afterwards (as a mask, a source, a store's source) reports nothing."""
+    core, src, out = _core_with_tail(64, "uint32", 64)
+    full, none = R.CreateMask("uint32"), R.CreateMask("uint32", R.MaskPattern.ALLF)
+    with core:
+        masks = [R.MaskReg() for _ in range(10)]
+        assert all(m._fresh is not None for m in masks)
+        loaded, inverted, anded, selected, moved, packed, unpacked, inter0, inter1, carry = masks
+        R.LoadAlign(loaded, src, 0)
+        R.Not(inverted, none, full)
+        R.And(anded, full, full, full)
+        R.Select(selected, full, none, full)
+        R.Move(moved, full)
+        R.Pack(packed, full)
+        R.UnPack(unpacked, full)
+        R.Interleave(inter0, inter1, full, none, "uint32")
+        reg, dst = R.RegTensor("uint32"), R.RegTensor("uint32")
+        R.LoadAlign(reg, src, 0)
+        R.Add(carry, dst, reg, reg, full)
+        assert all(m._fresh is None for m in masks) and R.MaskReg((0, 0, 0, 0))._fresh is None
+        for m in masks:
+            R.Adds(dst, reg, 1, m)
+            R.Not(R.MaskReg(words=(0, 0, 0, 0)), m, full)
+        R.StoreAlign(out, loaded, 0)
+        assert core.sanitizer.reports == []
+    quiet, _, _ = _core_with_tail(64, "float", 64, checks=("race",))
+    with quiet:
+        assert R.MaskReg()._fresh is None
+    assert R.MaskReg()._fresh is None   # no current core
+
+
+def test_a_mask_register_read_as_a_source_or_stored_is_reported_with_its_operand():
+    """A fresh MaskReg read as Not's src, And's src1 and StoreAlign's source: one report each, naming the operand;
+    Interleave's destinations are written, not read."""
+    core, src, out = _core_with_tail(64, "uint32", 64)
+    full = R.CreateMask("uint32")
+    with core:
+        R.Not(R.MaskReg(), R.MaskReg(), full)
+        R.And(R.MaskReg(), full, R.MaskReg(), full)
+        R.StoreAlign(out, R.MaskReg(), 0)
+        R.Interleave(R.MaskReg(), R.MaskReg(), full, full, "uint32")
+    assert [(r.instruction.api, r.operand) for r in core.sanitizer.reports] == [
+        ("Not", "src"), ("And", "src1"), ("StoreAlign", "src")]
+
+
+def test_a_fresh_mask_register_in_raise_mode_refuses_before_the_instruction_changes_anything():
+    """mode="raise": a SanitizerError, the destination register as it was; a MaskReg load the sanitizer refuses (its
+    UB bytes never written) leaves the MaskReg as it was, its mark included."""
+    core, src, out = _core_with_tail(32, "uint32", 64, mode="raise")
+    with core:
+        reg, dst = R.RegTensor("uint32"), R.RegTensor("uint32")
+        R.LoadAlign(reg, src, 0, dist=R.LoadDist.DIST_BRC_B32)
+        R.Duplicate(dst, 7)
+        with pytest.raises(SanitizerError, match="the MaskReg made at"):
+            R.Adds(dst, reg, 1, R.MaskReg())
+        assert np.all(dst.numpy() == 7)
+        mask = R.MaskReg()
+        with pytest.raises(SanitizerError, match="uninitialised"):
+            R.LoadAlign(mask, src[32], 0)
+        assert mask._fresh is not None and mask.words == (0, 0, 0, 0)
+
+
+@R.simd_vf
+def _masked_adds(dst, src, mask):
+    R.Adds(dst, src, 1, mask)
+
+
+def test_a_fresh_mask_register_given_to_a_compiled_vf_of_registers_runs_it_uncompiled_and_is_reported():
+    """A VF given registers alone runs compiled, where no read is followed: given a MaskReg no instruction wrote (on
+    a sanitizing core) it runs uncompiled, so the read is reported; given a written one it reports nothing."""
+    core, src, _ = _core_with_tail(64, "uint32", 64)
+    with core:
+        reg, dst = R.RegTensor("uint32"), R.RegTensor("uint32")
+        R.LoadAlign(reg, src, 0)
+        _masked_adds(dst, reg, R.CreateMask("uint32"))
+        assert core.sanitizer.reports == []
+        _masked_adds(dst, reg, R.MaskReg())
+        [rep] = core.sanitizer.reports
+        assert (rep.instruction.api, rep.earlier.api) == ("Adds", "MaskReg")
