@@ -146,6 +146,7 @@ class TPipe(EventIdPool):
                                  detail="a tensor of this pipe's queues is still allocated (FreeTensor it first; "
                                         "the device asserts it in debug builds only)")
         if self.core.sanitizer is not None:   # the devkit's Reset waits on every buffer's free event
+            _wait_free_events(self.core.sanitizer, self._bound)
             for addr in self._addrs:
                 self.core.sanitizer.hand_off(addr, self.core._allocated[addr])
         self.Destroy()
@@ -451,6 +452,17 @@ class TQue:
             raise ParameterError(api, "depth", 0, legal="a queue of depth 1 or more", device=self._device())
 
 
+def _wait_free_events(sanitizer, bound):
+    """A TPipe's or TBufPool's Reset: the devkit waits on each of its queue buffers' FreeTensor events, as the
+    buffer's next AllocTensor would (Sanitizer.buffer_reset); a pool's own queues included."""
+    for item in bound:
+        if isinstance(item, TBufPool):
+            _wait_free_events(sanitizer, item._carved)
+        elif isinstance(item, TQue) and item._pipes is not None:
+            for buffer in item._buffers:
+                sanitizer.buffer_reset(buffer, item._pipes[1])
+
+
 def _queue_pipes(src, dst):
     """(EnQue -> DeQue event, FreeTensor -> AllocTensor event) of tensors moving from position src to dst, as pipe
     names: the devkit's GetQueEvt of their memories (impl/basic_api/kernel_event.h: GM -> UB MTE2_V / V_MTE2, UB ->
@@ -689,6 +701,7 @@ class TBufPool:
                                      detail="a tensor of this pool's queues is still allocated (FreeTensor it first)")
         core = self.pipe.core
         if core.sanitizer is not None:   # the WaitFlag on every buffer's free event orders its users before reuse
+            _wait_free_events(core.sanitizer, self._carved)
             core.sanitizer.hand_off(self._start, self._len)
         for carved in self._carved:
             carved._unbind()

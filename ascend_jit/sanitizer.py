@@ -1028,6 +1028,17 @@ class Sanitizer:
         if event is not None:
             self.free_events[buffer] = event
 
+    def buffer_reset(self, buffer, pipes):
+        """A queue buffer going back in a TPipe or TBufPool Reset, which waits on its FreeTensor event (`pipes`) as
+        its next AllocTensor would (allocated): with "device-sync" that event's order, else the event for a
+        report's fix; either way the buffer's record goes."""
+        if self.config.device_sync:
+            self.wait_flag(*pipes, ("free", buffer))
+            return
+        event = self.free_events.pop(buffer, None)
+        if event is not None:
+            self._device_hand_off(event, "FreeTensor/Reset")
+
     def allocated(self, buffer, addr, nbytes):
         """A TQue AllocTensor of a buffer: a hand-off of its bytes (SPEC-2 10.4); on the device, the wait of its
         FreeTensor's event (freed), which orders every earlier access of the event's source pipe."""

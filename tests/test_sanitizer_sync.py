@@ -631,3 +631,48 @@ def test_a_tbuf_carved_again_from_a_pool_holds_stale_data(share):
         t = new.Get(H)
         aj.Add(z, t, t, 128)
     assert _reports(kernel) == [("init", "uninitialised read", "Add", None)]
+
+
+# --- a Reset waits on its queues' free events ------------------------------------------------------------------------
+def _reset_orders_another_tensor(core, reset):
+    """A VECIN queue's tensor freed after an Add on another pipe's TBuf (the device: SetFlag V_MTE2 after the Add), then
+    the queue's pipe or pool Reset, which waits on every buffer's free event as the buffer's next AllocTensor would
+    (WaitFlag V_MTE2), then an MTE2 copy over the Add's bytes."""
+    g = aj.GlobalTensor(np.ones(256, np.float16))
+    other, plain = aj.TPipe(), aj.TBuf()
+    other.InitBuffer(plain, 256)
+    a = plain.Get(H)
+    pipe, que = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 2)
+    if reset == "TBufPool.Reset":
+        pool = aj.TBufPool()
+        pipe.InitBufPool(pool, 1024)
+        pool.InitBuffer(que, 2, 256)
+    else:
+        pipe.InitBuffer(que, 2, 256)
+    aj.DataCopy(a, g, 128)
+    b = que.AllocTensor(H)
+    aj.DataCopy(b, g[128], 128)
+    aj.PipeBarrier(aj.PIPE_ALL)
+    aj.Add(a, a, a, 128)                        # V
+    que.FreeTensor(b)
+    (pool if reset == "TBufPool.Reset" else pipe).Reset()
+    aj.DataCopy(a, g, 128)                      # MTE2 over the Add's bytes
+
+
+@pytest.mark.parametrize("reset", ["TPipe.Reset", "TBufPool.Reset"])
+def test_a_reset_waits_on_its_queue_buffers_free_events_on_the_device(reset):
+    """The devkit's Reset waits on each queue buffer's FreeTensor event before the buffers go back (its AllocTensor's
+    wait): with 'device-sync' that orders the Add before the copy, as the device does; the default report (SPEC-2
+    10.4 counts the hand-off for the buffer's own bytes only) names the event and 'device-sync' in its fix. Before,
+    the Reset dropped the events: 'device-sync' reported the pair and the default fix named no event."""
+    fixes = {}
+    for mode in ("report", "device-sync,report"):
+        with aj.Core("atlas-a2", sanitize=mode) as core:
+            _reset_orders_another_tensor(core, reset)
+        fixes[mode] = [(r.kind, r.earlier.pipe, r.instruction.pipe, r.fix) for r in core.sanitizer.reports]
+        assert core.sanitizer.free_events == {}
+    assert fixes["device-sync,report"] == []
+    (kind, earlier, later, fix), = fixes["report"]
+    assert (kind, earlier, later) == ("WAW", "PIPE_V", "PIPE_MTE2")
+    assert "the TQue FreeTensor/Reset between them is SetFlag/WaitFlag V_MTE2 on the device" in fix, fix
+    assert "sanitize with 'device-sync' to accept it" in fix, fix
