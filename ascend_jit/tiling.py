@@ -85,7 +85,9 @@ def _tiling_bytes(api, tiling, size):
                                      detail="not offered here (DK Kernel-Tiling pages); read the struct from the "
                                             "tiling's bytes instead: a ctypes class's "
                                             "from_buffer_copy(tiling.tobytes()), a numpy structured dtype's "
-                                            "np.frombuffer(tiling.tobytes(), dtype, count=1)[0]")
+                                            "np.frombuffer(tiling.tobytes(), dtype, count=1).view(np.recarray)[0] "
+                                            "(fields as attributes; a field named as a numpy attribute, such as max "
+                                            "or shape, as t['max'])")
     # an object array holds pointers, not the struct's bytes (numpy refuses to view it as uint8)
     if not isinstance(tiling, np.ndarray) or not tiling.flags.c_contiguous or tiling.dtype.hasobject:
         given = type(tiling).__name__ if not isinstance(tiling, np.ndarray) else f"ndarray of dtype {tiling.dtype}"

@@ -511,7 +511,7 @@ NOT_OFFERED = {
         "RmsNorm", "WelfordFinalize", "WelfordUpdate", "DropOut", "AntiQuantize", "AscendAntiQuant", "AscendDequant",
         "AscendQuant", "Dequantize", "Quantize", "Mean", "ReduceAll", "ReduceAny", "ReduceMean", "ReduceProd",
         "ReduceXorSum", "Sum", "Concat", "Extract", "GetSortLen", "GetSortOffset", "Sort", "TopK", "Broadcast",
-        "Pad", "UnPad", "TransData", "PhiloxRandom"),
+        "Pad", "UnPad", "TransData", "ConfusionTranspose", "PhiloxRandom", "SelectWithBytesMask"),
         "an advanced (高阶) API, built by the devkit from basic instructions: not offered; write its basic "
         "instructions (the gallery's ports do, e.g. kernels/softmax.py)"),
     # the advanced reductions' template argument (ReduceSum<T, Pattern::Reduce::AR>(dst, src, tmp, srcShape,
