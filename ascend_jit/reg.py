@@ -23,6 +23,7 @@ import sys
 import threading
 import typing
 import warnings
+import weakref
 from types import CodeType, ModuleType
 
 import numba
@@ -36,7 +37,7 @@ from numba.core.compiler_machinery import FunctionPass, register_pass
 from numba.core.dispatcher import Dispatcher
 from numba.core.errors import NumbaError, TypingError
 from numba.core.typed_passes import NopythonTypeInference
-from numba.core.typing.templates import AbstractTemplate, infer_global, signature
+from numba.core.typing.templates import AbstractTemplate, builtin_registry, infer_global, signature
 from numba.extending import lower_builtin, overload
 from numba.np import numpy_support
 
@@ -233,6 +234,8 @@ StoreDist = enum.IntEnum("StoreDist", [(n, v) for v, n in enumerate((
     "DIST_FIRST_ELEMENT_B32", "DIST_PACK_B16", "DIST_PACK_B32", "DIST_PACK_B64", "DIST_PACK4_B32", "DIST_INTLV_B8",
     "DIST_INTLV_B16", "DIST_INTLV_B32"))])
 StoreDist.__doc__ = "Store distributions of StoreAlign (SPEC-2 11.6)."
+_MASK_IGNORED_STORE_DISTS = frozenset((StoreDist.DIST_FIRST_ELEMENT_B8, StoreDist.DIST_FIRST_ELEMENT_B16,
+                                       StoreDist.DIST_FIRST_ELEMENT_B32))
 
 
 class MaskDist(enum.IntEnum):
@@ -864,7 +867,8 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
     _not_taken(api, "single-register", repeat_stride=repeat_stride, post_mode=post_mode)
     if second is not None and mask is not None:
         raise ParameterError(api, "mask", mask, legal="given once: positionally or as mask=", device=DEVICE)
-    words = _mask(api, "mask", second if mask is None else mask)
+    # DIST_FIRST_ELEMENT_B8/B16/B32 store lane 0 and ignore the mask (SPEC-2 11.6): it is not read (port59c)
+    words = _mask(api, "mask", second if mask is None else mask, read=dist not in _MASK_IGNORED_STORE_DISTS)
     off = _offset(api, _pick_offset(api, _arg3, offset))
     d = _code(api, "dist", 0 if dist is None else dist, StoreDist)
     undo = reg_undo(tensor, ub=True) if SANITIZING else None
@@ -1594,6 +1598,11 @@ def UnPack(dst, src, part=HighLowPart.LOWEST):
 
 def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
     _core_check(api)
+    if dtype is None:   # the devkit's data-register Interleave(dst0, dst1, src0, src1) has no T: its operands' refusal
+        for name, m in (("src0", src0), ("src1", src1), ("dst0", dst0), ("dst1", dst1)):
+            _mask(api, name, m, read=False)
+        raise ParameterError(api, "dtype", None, device=DEVICE,
+                             legal="the element type T of MaskInterleave<T> / MaskDeInterleave<T>, e.g. \"half\"")
     size = resolve(dtype, api).size
     if size not in (1, 2, 4):
         # a dtype outside the instruction's table (SPEC-2 1.8 row 2), as MoveMask's b64 refusal (audit 45a)
@@ -1606,12 +1615,12 @@ def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
     dst0._fresh = dst1._fresh = None
 
 
-def Interleave(dst0, dst1, src0, src1, dtype):
+def Interleave(dst0, dst1, src0, src1, dtype=None):
     """Interleave<T> (D64): g-bit groups of src0 and src1 alternate through dst0 then dst1."""
     _interleave("Interleave", dst0, dst1, src0, src1, dtype, False)
 
 
-def DeInterleave(dst0, dst1, src0, src1, dtype):
+def DeInterleave(dst0, dst1, src0, src1, dtype=None):
     """DeInterleave<T> (D64): the inverse of Interleave."""
     _interleave("DeInterleave", dst0, dst1, src0, src1, dtype, True)
 
@@ -3576,8 +3585,14 @@ def simd_callee(fn):
             return fn  # numba compiles fn itself for the call's types; Python calls of fn stay Python
         typer.__signature__ = inspect.signature(fn)  # numba checks that the typer and fn take the same parameters
         overload(fn, jit_options={"pipeline_class": _VFCompiler})(typer)
+        # the template numba made for it (the last registered for fn): _compile_with_mask_arrays empties its caches.
+        # Not an attribute of fn: numba pickles a callee a closure reaches, and a template holds compiled code
+        _CALLEE_TEMPLATES[fn] = next(t for f, t in reversed(builtin_registry.globals) if f is fn).templates[0]
         fn.__simd_callee__ = True
     return fn
+
+
+_CALLEE_TEMPLATES = weakref.WeakKeyDictionary()   # a simd_callee function -> its numba overload template
 
 
 def _callees(fn):
@@ -3995,12 +4010,24 @@ def _compile_with_mask_arrays(dispatcher, converted):
         signature = tuple(dispatcher.typeof_pyval(a) for a in converted)
         if signature in dispatcher.overloads:  # compiled (or loaded from the cache) by an earlier call
             return None
+        # a callee typed for these argument types in the first, tuple-mask attempt is remembered by numba's overload
+        # template as compiled then (its UpdateMask returning a tuple into a MaskReg() variable: port59c's MaskReg&
+        # out-parameter): the callees compile again for this compile, and their first forms come back after it
+        templates = [_CALLEE_TEMPLATES[f] for f in _callees(dispatcher.py_func) if f in _CALLEE_TEMPLATES]
         with global_compiler_lock:
+            saved = [(t, dict(t._impl_cache), dict(t._compiled_overloads)) for t in templates]
             impl.MASK_ARRAYS[0] = True
             try:
+                for t in templates:
+                    t._impl_cache.clear()
                 dispatcher.compile(signature)
             finally:
                 impl.MASK_ARRAYS[0] = False
+                for t, impls, compiled in saved:
+                    t._impl_cache.clear()
+                    t._impl_cache.update(impls)
+                    t._compiled_overloads.clear()
+                    t._compiled_overloads.update(compiled)
     except Exception as error:  # noqa: BLE001 - numba's typing error, or another failure of its typing
         return error
     return None

@@ -803,6 +803,17 @@ def test_not_offered_names_and_barrier():
         assert hasattr(aj, name) and name in aj.__all__
     for name in ("Squeeze", "ClearSpr", "SpecialPurposeReg", "PairReduce"):
         assert not hasattr(aj.Reg, name)
+    # the devkit's data-register Interleave(dst0, dst1, src0, src1) has no dtype argument: the operands' refusal, not
+    # a bare TypeError (port59c); MaskRegs without the dtype name it
+    with aj.Core("ascend950"):
+        regs = [aj.Reg.RegTensor("half") for _ in range(4)]
+        masks = [aj.Reg.MaskReg((1, 2, 3, 4)) for _ in range(4)]
+        for api in (aj.Reg.Interleave, aj.Reg.DeInterleave):
+            with pytest.raises(aj.ParameterError, match="src0.*data registers is not offered"):
+                api(*regs)
+            with pytest.raises(aj.ParameterError, match="'dtype' = None.*element type T"):
+                api(*masks)
+            assert [m.words for m in masks] == [(1, 2, 3, 4)] * 4
     core = aj.Core(A2)
     with core:
         t = core.local_tensor("half", 16)

@@ -552,8 +552,9 @@ def test_a_mask_register_written_by_each_kind_of_operation_reads_clean():
 
 
 def test_a_mask_register_read_as_a_source_or_stored_is_reported_with_its_operand():
-    """A fresh MaskReg read as Not's src, And's src1 and StoreAlign's source: one report each, naming the operand;
-    Interleave's destinations are written, not read."""
+    """A fresh MaskReg read as Not's src, And's src1, StoreAlign's source and a DIST_NORM store's mask: one report
+    each, naming the operand; Interleave's destinations are written and a DIST_FIRST_ELEMENT store's mask ignored,
+    not read."""
     core, src, out = _core_with_tail(64, "uint32", 64)
     full = R.CreateMask("uint32")
     with core:
@@ -561,8 +562,12 @@ def test_a_mask_register_read_as_a_source_or_stored_is_reported_with_its_operand
         R.And(R.MaskReg(), full, R.MaskReg(), full)
         R.StoreAlign(out, R.MaskReg(), 0)
         R.Interleave(R.MaskReg(), R.MaskReg(), full, full, "uint32")
+        reg = R.RegTensor("uint32")
+        R.LoadAlign(reg, src, 0)   # DIST_FIRST_ELEMENT stores ignore the mask (SPEC-2 11.6; port59c): not a read
+        R.StoreAlign(out, reg, R.MaskReg(), 0, dist=R.StoreDist.DIST_FIRST_ELEMENT_B32)
+        R.StoreAlign(out, reg, R.MaskReg(), 0)
     assert [(r.instruction.api, r.operand) for r in core.sanitizer.reports] == [
-        ("Not", "src"), ("And", "src1"), ("StoreAlign", "src")]
+        ("Not", "src"), ("And", "src1"), ("StoreAlign", "src"), ("StoreAlign", "mask")]
 
 
 def test_a_fresh_mask_register_in_raise_mode_refuses_before_the_instruction_changes_anything():
