@@ -145,16 +145,20 @@ class TPipe(EventIdPool):
                                  device=self.core.device, legal="every tensor of this pipe's queues freed",
                                  detail="a tensor of this pipe's queues is still allocated (FreeTensor it first; "
                                         "the device asserts it in debug builds only)")
-        if self.core.sanitizer is not None:   # the devkit's Reset waits on every buffer's free event
-            _wait_free_events(self.core.sanitizer, self._bound)
-            for addr in self._addrs:
-                self.core.sanitizer.hand_off(addr, self.core._allocated[addr])
-        self.Destroy()
+        if self.core.sanitizer is not None:   # the devkit's Reset waits on its queue buffers' free events only
+            _reset_queue_buffers(self.core.sanitizer, self._bound)
+        self._release()
 
     def Destroy(self):
         """`TPipe::Destroy()`: the pipe's UB goes back to the core. Its queues, TBufs and pools are unbound and every
         tensor still standing on its buffers dies (a later use is a StateError), since the bytes may go to the next
-        TPipe: a stale handle must not write a new owner's buffer."""
+        TPipe: a stale handle must not write a new owner's buffer. The devkit's Destroy ends with
+        pipe_barrier(PIPE_ALL) (impl/basic_api/kernel_tpipe_impl.h): the sanitizer's too (port59d)."""
+        if self.core.sanitizer is not None:
+            self.core.sanitizer.pipe_barrier("PIPE_ALL")
+        self._release()
+
+    def _release(self):
         for bound in self._bound:
             bound._unbind()
         self._bound = []
@@ -398,7 +402,14 @@ class TQue:
         """Whether a tensor's lease is an AllocTensor of one of this queue's buffers (alive or not)."""
         return lease is not None and lease.buffer is not None and lease.buffer.owner is self
 
-    def FreeTensor(self, tensor):
+    def FreeTensor(self, tensor, _tensor=None):
+        """`FreeTensor(tensor)`; C++'s `FreeTensor<T>(tensor)` is `FreeTensor(dtype, tensor)` (T the tensor's dtype),
+        as EnQue's and DeQue's template arguments come first (port59d)."""
+        if _tensor is not None:
+            dtype, tensor = tensor, _tensor
+            if isinstance(tensor, LocalTensor) and resolve(dtype, "FreeTensor", self._device()) is not tensor._dtype:
+                raise ParameterError("FreeTensor", "T", dtype, legal=tensor._dtype.name, device=self._device(),
+                                     detail="FreeTensor<T>'s T is the freed tensor's dtype")
         lease = tensor._lease if type(tensor) is LocalTensor or isinstance(tensor, LocalTensor) else None
         if not self._allocated_here(lease):
             raise StateError("FreeTensor", "tensor", tensor, legal="a tensor AllocTensor of this queue returned",
@@ -452,15 +463,16 @@ class TQue:
             raise ParameterError(api, "depth", 0, legal="a queue of depth 1 or more", device=self._device())
 
 
-def _wait_free_events(sanitizer, bound):
-    """A TPipe's or TBufPool's Reset: the devkit waits on each of its queue buffers' FreeTensor events, as the
-    buffer's next AllocTensor would (Sanitizer.buffer_reset); a pool's own queues included."""
+def _reset_queue_buffers(sanitizer, bound):
+    """A TPipe's or TBufPool's Reset (a pool's own queues included): the devkit waits on each of its queue buffers'
+    FreeTensor events, as the buffer's next AllocTensor would (Sanitizer.buffer_reset); nothing orders a TBuf's
+    bytes (impl/basic_api/kernel_tpipe_impl.h TPipe::Reset, kernel_tbufpool_impl.h TBufPool::Reset; port59d)."""
     for item in bound:
         if isinstance(item, TBufPool):
-            _wait_free_events(sanitizer, item._carved)
-        elif isinstance(item, TQue) and item._pipes is not None:
+            _reset_queue_buffers(sanitizer, item._carved)
+        elif isinstance(item, TQue):
             for buffer in item._buffers:
-                sanitizer.buffer_reset(buffer, item._pipes[1])
+                sanitizer.buffer_reset(buffer, item._pipes[1] if item._pipes is not None else None)
 
 
 def _queue_pipes(src, dst):
@@ -700,9 +712,8 @@ class TBufPool:
                                      device=self.pipe.core.device, legal="every tensor of this pool's queues freed",
                                      detail="a tensor of this pool's queues is still allocated (FreeTensor it first)")
         core = self.pipe.core
-        if core.sanitizer is not None:   # the WaitFlag on every buffer's free event orders its users before reuse
-            _wait_free_events(core.sanitizer, self._carved)
-            core.sanitizer.hand_off(self._start, self._len)
+        if core.sanitizer is not None:   # the WaitFlag on every queue buffer's free event orders its users
+            _reset_queue_buffers(core.sanitizer, self._carved)
         for carved in self._carved:
             carved._unbind()
         self._next, self._carved = self._start, []

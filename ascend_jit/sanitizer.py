@@ -1029,12 +1029,13 @@ class Sanitizer:
             self.free_events[buffer] = event
 
     def buffer_reset(self, buffer, pipes):
-        """A queue buffer going back in a TPipe or TBufPool Reset, which waits on its FreeTensor event (`pipes`) as
-        its next AllocTensor would (allocated): with "device-sync" that event's order, else the event for a
-        report's fix; either way the buffer's record goes."""
-        if self.config.device_sync:
+        """A queue buffer going back in a TPipe or TBufPool Reset, which waits on its FreeTensor event (`pipes`, None
+        for a queue the devkit gives none) as its next AllocTensor would (allocated): with "device-sync" that
+        event's order, else the hand-off of the buffer's bytes, the event named in a report's fix."""
+        if self.config.device_sync and pipes is not None:
             self.wait_flag(*pipes, ("free", buffer))
             return
+        self.hand_off(buffer.addr, buffer.nbytes)
         event = self.free_events.pop(buffer, None)
         if event is not None:
             self._device_hand_off(event, "FreeTensor/Reset")

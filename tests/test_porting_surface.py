@@ -717,6 +717,12 @@ def test_enque_deque_take_the_user_positions_and_dtype_before_the_tensor():
         with pytest.raises(aj.ParameterError, match="template"):
             q.DeQue("float", aj.QuePosition.GM)
         assert not q.HasTensorInQue()
+        # FreeTensor<T>(t) likewise (port59d: a bare TypeError): T first, and it is the tensor's dtype
+        with pytest.raises(aj.ParameterError, match="FreeTensor<T>'s T"):
+            q.FreeTensor("half", x)
+        q.FreeTensor("float", x)
+        q.FreeTensor(y)
+        assert q.VacantInQue() and q.AllocTensor("float").addr in (x.addr, y.addr)
 
 
 def test_tbuf_alloc_free_enque_deque_are_its_get_and_no_ops():

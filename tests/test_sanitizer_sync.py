@@ -676,3 +676,68 @@ def test_a_reset_waits_on_its_queue_buffers_free_events_on_the_device(reset):
     assert (kind, earlier, later) == ("WAW", "PIPE_V", "PIPE_MTE2")
     assert "the TQue FreeTensor/Reset between them is SetFlag/WaitFlag V_MTE2 on the device" in fix, fix
     assert "sanitize with 'device-sync' to accept it" in fix, fix
+
+
+def _phases(pipe_or_pool, first, second, end):
+    """Stage 1 on a TPipe (or a TBufPool of one): a VECOUT queue's tensor copied out (MTE3 reads it) or a TBuf written
+    by Duplicate (V); then `end` (Reset, or Destroy and a new TPipe); stage 2 writes the same UB bytes by DataCopy
+    (MTE2) into a VECIN queue's tensor or a TBuf."""
+    g, out = aj.GlobalTensor(np.ones(128, np.float16)), aj.GlobalTensor(np.zeros(128, np.float16))
+    pipe = aj.TPipe()
+    holder = pipe
+    if pipe_or_pool == "pool":
+        holder = aj.TBufPool()
+        pipe.InitBufPool(holder, 256)
+    if first == "queue":
+        q = aj.TQue(aj.TPosition.VECOUT, 1)
+        holder.InitBuffer(q, 1, 256)
+        t = q.AllocTensor(H)
+        aj.Duplicate(t, 1.0, 128)
+        q.EnQue(t)
+        t = q.DeQue(H)
+        aj.DataCopy(out, t, 128)
+        q.FreeTensor(t)
+    else:
+        b = aj.TBuf()
+        holder.InitBuffer(b, 256)
+        aj.Duplicate(b.Get(H), 1.0, 128)
+    if end == "Destroy":
+        pipe.Destroy()
+        holder = pipe = aj.TPipe()
+    else:
+        holder.Reset()
+    if second == "queue":
+        q2 = aj.TQue(aj.TPosition.VECIN, 1)
+        holder.InitBuffer(q2, 1, 256)
+        aj.DataCopy(q2.AllocTensor(H), g, 128)
+    else:
+        b2 = aj.TBuf()
+        holder.InitBuffer(b2, 256)
+        aj.DataCopy(b2.Get(H), g, 128)
+    aj.PipeBarrier(aj.PIPE_ALL)
+
+
+@pytest.mark.parametrize("pipe_or_pool", ["pipe", "pool"])
+def test_a_reset_orders_its_queue_buffers_only_and_destroy_is_a_pipe_all_barrier(pipe_or_pool):
+    """The devkit's TPipe::Reset and TBufPool::Reset wait on their queue buffers' free events and nothing else;
+    TPipe::Destroy ends with pipe_barrier(PIPE_ALL) (impl/basic_api/kernel_tpipe_impl.h, kernel_tbufpool_impl.h;
+    port59d). So a TBuf written on V before a Reset and written by MTE2 after it is a race in every mode (the Reset
+    had handed off the whole range); a queue buffer's bytes are handed off as by its next AllocTensor (SPEC-2 10.4's
+    queue model), on the device only by its free event (VECOUT: MTE3 -> V, which orders no MTE2 write); after a
+    Destroy nothing is reported (it was a race)."""
+    def reports(first, second, end, mode):
+        return [(r.kind, r.earlier.pipe, r.instruction.pipe) for r in _run(first, second, end, mode)]
+
+    def _run(first, second, end, mode):
+        with aj.Core("atlas-a2", sanitize=mode) as core:
+            _phases(pipe_or_pool, first, second, end)
+        return core.sanitizer.reports
+    for mode in ("report", "device-sync,report"):
+        assert reports("tbuf", "tbuf", "Reset", mode) == [("WAW", "PIPE_V", "PIPE_MTE2")]
+        for first in ("queue", "tbuf"):
+            for second in ("queue", "tbuf"):
+                if pipe_or_pool == "pipe":
+                    assert reports(first, second, "Destroy", mode) == [], (first, second, mode)
+    assert reports("queue", "tbuf", "Reset", "report") == []
+    assert reports("queue", "tbuf", "Reset", "device-sync,report") == [
+        ("WAW", "PIPE_V", "PIPE_MTE2"), ("WAR", "PIPE_MTE3", "PIPE_MTE2")]
