@@ -1607,8 +1607,9 @@ def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
     if size not in (1, 2, 4):
         # a dtype outside the instruction's table (SPEC-2 1.8 row 2), as MoveMask's b64 refusal (audit 45a)
         raise UnsupportedDTypeError(api, "dtype", dtype, legal="a b8, b16 or b32 type (SPEC-2 11.7)", device=DEVICE)
-    a, b = _mask(api, "src0", src0), _mask(api, "src1", src1)
+    a, b = _mask(api, "src0", src0, read=False), _mask(api, "src1", src1, read=False)
     _mask(api, "dst0", dst0, read=False), _mask(api, "dst1", dst1, read=False)
+    _mask(api, "src0", src0), _mask(api, "src1", src1)   # the reads (a fresh MaskReg's report) after the refusals
     out0, out1 = np.zeros(4, np.uint64), np.zeros(4, np.uint64)
     mv.interleave(out0, out1, a, b, size, inverse)
     dst0.words, dst1.words = tuple(out0), tuple(out1)
