@@ -464,13 +464,12 @@ class TQue:
 
 
 def _reset_queue_buffers(sanitizer, bound):
-    """A TPipe's or TBufPool's Reset (a pool's own queues included): the devkit waits on each of its queue buffers'
-    FreeTensor events, as the buffer's next AllocTensor would (Sanitizer.buffer_reset); nothing orders a TBuf's
-    bytes (impl/basic_api/kernel_tpipe_impl.h TPipe::Reset, kernel_tbufpool_impl.h TBufPool::Reset; port59d)."""
+    """A TPipe's or TBufPool's Reset: the devkit waits on the FreeTensor events of the queue buffers in its own
+    buffer array, as each buffer's next AllocTensor would (Sanitizer.buffer_reset); nothing orders a TBuf's bytes,
+    nor a pool's queues from the pipe or a pool above (impl/basic_api/kernel_tpipe_impl.h TPipe::Reset loops over
+    g_tpipeImpl.buf_, kernel_tbufpool_impl.h TBufPool::Reset over its tBufPoolImpl.buf_; port59d, review 59)."""
     for item in bound:
-        if isinstance(item, TBufPool):
-            _reset_queue_buffers(sanitizer, item._carved)
-        elif isinstance(item, TQue):
+        if isinstance(item, TQue):
             for buffer in item._buffers:
                 sanitizer.buffer_reset(buffer, item._pipes[1] if item._pipes is not None else None)
 

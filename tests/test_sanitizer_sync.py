@@ -741,3 +741,30 @@ def test_a_reset_orders_its_queue_buffers_only_and_destroy_is_a_pipe_all_barrier
     assert reports("queue", "tbuf", "Reset", "report") == []
     assert reports("queue", "tbuf", "Reset", "device-sync,report") == [
         ("WAW", "PIPE_V", "PIPE_MTE2"), ("WAR", "PIPE_MTE3", "PIPE_MTE2")]
+
+
+@pytest.mark.parametrize("mode", ["report", "device-sync,report"])
+def test_a_pipe_reset_does_not_wait_on_a_pools_queue_buffers(mode):
+    """Review 59: TPipe::Reset loops over the pipe's own buffers; a TBufPool's queue buffers are in the pool's array,
+    which only the pool's Reset visits. A V write of a pool queue's tensor, FreeTensor, pipe.Reset(), then an MTE2
+    write of the bytes is a race; the queue on the pipe itself is handed off (waited on, device-sync)."""
+    def run(on_pool):
+        with aj.Core("atlas-a2", sanitize=mode) as core:
+            pipe, q = aj.TPipe(), aj.TQue(aj.TPosition.VECIN, 1)
+            if on_pool:
+                pool = aj.TBufPool()
+                pipe.InitBufPool(pool, 256)
+                pool.InitBuffer(q, 1, 256)
+            else:
+                pipe.InitBuffer(q, 1, 256)
+            t = q.AllocTensor(H)
+            aj.Duplicate(t, 1.0, 128)
+            q.FreeTensor(t)
+            pipe.Reset()
+            b = aj.TBuf()
+            pipe.InitBuffer(b, 256)
+            aj.DataCopy(b.Get(H), _gm(), 128)
+            aj.PipeBarrier(aj.PIPE_ALL)
+        return [(r.kind, r.earlier.pipe, r.instruction.pipe) for r in core.sanitizer.reports]
+    assert run(False) == []
+    assert run(True) == [("WAW", "PIPE_V", "PIPE_MTE2")]
