@@ -532,6 +532,17 @@ def _mask(api, name, m, read=True):
     raise ParameterError(api, name, type(m).__name__, legal=_mask_legal(api, m), device=DEVICE)
 
 
+def _masks(api, *named):
+    """The words of several (name, mask) operands; a MaskReg() nothing wrote given as more than one of them is read
+    once, one report (`And(d, m, m, m)`: review 59)."""
+    seen = set()
+    words = []
+    for name, m in named:
+        words.append(_mask(api, name, m, read=id(m) not in seen))
+        seen.add(id(m))
+    return words
+
+
 def _write_mask(api, name, m, compute):
     """Run `compute(out)` into a fresh word array, then store it in MaskReg m (D63: in place)."""
     if not isinstance(m, MaskReg):
@@ -1487,24 +1498,23 @@ def _not_offered(api, operands):
 def And(dst, src0, src1, mask):
     """MaskReg And (SPEC-2 11.7, D64): dst = src0 & src1 & mask on all 256 bits."""
     _not_offered("And", (("dst", dst), ("src0", src0), ("src1", src1)))
-    _logic("And", mv.LOGIC_AND, dst, _mask("And", "src0", src0), _mask("And", "src1", src1), _mask("And", "mask", mask))
+    _logic("And", mv.LOGIC_AND, dst, *_masks("And", ("src0", src0), ("src1", src1), ("mask", mask)))
 
 
 def Or(dst, src0, src1, mask):
     _not_offered("Or", (("dst", dst), ("src0", src0), ("src1", src1)))
-    _logic("Or", mv.LOGIC_OR, dst, _mask("Or", "src0", src0), _mask("Or", "src1", src1), _mask("Or", "mask", mask))
+    _logic("Or", mv.LOGIC_OR, dst, *_masks("Or", ("src0", src0), ("src1", src1), ("mask", mask)))
 
 
 def Xor(dst, src0, src1, mask):
     _not_offered("Xor", (("dst", dst), ("src0", src0), ("src1", src1)))
-    _logic("Xor", mv.LOGIC_XOR, dst, _mask("Xor", "src0", src0), _mask("Xor", "src1", src1),
-           _mask("Xor", "mask", mask))
+    _logic("Xor", mv.LOGIC_XOR, dst, *_masks("Xor", ("src0", src0), ("src1", src1), ("mask", mask)))
 
 
 def Not(dst, src, mask):
     _not_offered("Not", (("dst", dst), ("src", src)))
-    words = _mask("Not", "src", src)
-    _logic("Not", mv.LOGIC_NOT, dst, words, words, _mask("Not", "mask", mask))
+    words, selected = _masks("Not", ("src", src), ("mask", mask))
+    _logic("Not", mv.LOGIC_NOT, dst, words, words, selected)
 
 
 def _shift(api, dst, src, scalar, mask, mode):
@@ -1565,8 +1575,10 @@ def Move(dst, src, mask=None, mode=None):
         return
     if mode is not None:  # not ignored: a MaskReg Move given a mode is a port of something else
         raise ParameterError("Move", "mode", mode, legal=_MASK_MOVE_MODE, device=DEVICE)
-    words = _mask("Move", "src", src)
-    selected = impl.ALL_LANES if mask is None else _mask("Move", "mask", mask)
+    if mask is None:
+        words, selected = _mask("Move", "src", src), impl.ALL_LANES
+    else:
+        words, selected = _masks("Move", ("src", src), ("mask", mask))
     _logic("Move", mv.LOGIC_MOVE, dst, words, words, selected)
 
 
@@ -1576,8 +1588,7 @@ def Select(dst, src0, src1, mask):
     if isinstance(dst, RegTensor):
         _select_registers(dst, src0, src1, mask)
         return
-    _logic("Select", mv.LOGIC_SELECT, dst, _mask("Select", "src0", src0), _mask("Select", "src1", src1),
-           _mask("Select", "mask", mask))
+    _logic("Select", mv.LOGIC_SELECT, dst, *_masks("Select", ("src0", src0), ("src1", src1), ("mask", mask)))
 
 
 def Pack(dst, src, part=HighLowPart.LOWEST):
@@ -1609,7 +1620,7 @@ def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
         raise UnsupportedDTypeError(api, "dtype", dtype, legal="a b8, b16 or b32 type (SPEC-2 11.7)", device=DEVICE)
     a, b = _mask(api, "src0", src0, read=False), _mask(api, "src1", src1, read=False)
     _mask(api, "dst0", dst0, read=False), _mask(api, "dst1", dst1, read=False)
-    _mask(api, "src0", src0), _mask(api, "src1", src1)   # the reads (a fresh MaskReg's report) after the refusals
+    _masks(api, ("src0", src0), ("src1", src1))   # the reads (a fresh MaskReg's report) after the refusals
     out0, out1 = np.zeros(4, np.uint64), np.zeros(4, np.uint64)
     mv.interleave(out0, out1, a, b, size, inverse)
     dst0.words, dst1.words = tuple(out0), tuple(out1)

@@ -553,8 +553,8 @@ def test_a_mask_register_written_by_each_kind_of_operation_reads_clean():
 
 def test_a_mask_register_read_as_a_source_or_stored_is_reported_with_its_operand():
     """A fresh MaskReg read as Not's src, And's src1, StoreAlign's source and a DIST_NORM store's mask: one report
-    each, naming the operand; Interleave's destinations are written and a DIST_FIRST_ELEMENT store's mask ignored,
-    not read."""
+    each, naming the operand, and one for a MaskReg given as several operands of a call; Interleave's destinations
+    are written and a DIST_FIRST_ELEMENT store's mask ignored, not read."""
     core, src, out = _core_with_tail(64, "uint32", 64)
     full = R.CreateMask("uint32")
     with core:
@@ -566,8 +566,12 @@ def test_a_mask_register_read_as_a_source_or_stored_is_reported_with_its_operand
         R.LoadAlign(reg, src, 0)   # DIST_FIRST_ELEMENT stores ignore the mask (SPEC-2 11.6; port59c): not a read
         R.StoreAlign(out, reg, R.MaskReg(), 0, dist=R.StoreDist.DIST_FIRST_ELEMENT_B32)
         R.StoreAlign(out, reg, R.MaskReg(), 0)
+        fresh = R.MaskReg()
+        R.And(R.MaskReg(), fresh, fresh, fresh)   # one MaskReg read as three operands: one report (review 59)
+        R.Not(R.MaskReg(), fresh, fresh)
     assert [(r.instruction.api, r.operand) for r in core.sanitizer.reports] == [
-        ("Not", "src"), ("And", "src1"), ("StoreAlign", "src"), ("StoreAlign", "mask")]
+        ("Not", "src"), ("And", "src1"), ("StoreAlign", "src"), ("StoreAlign", "mask"), ("And", "src0"),
+        ("Not", "src")]
 
 
 def test_a_fresh_mask_register_in_raise_mode_refuses_before_the_instruction_changes_anything():
