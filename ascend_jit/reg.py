@@ -23,7 +23,6 @@ import sys
 import threading
 import typing
 import warnings
-import weakref
 from types import CodeType, ModuleType
 
 import numba
@@ -1609,8 +1608,9 @@ def UnPack(dst, src, part=HighLowPart.LOWEST):
 
 def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
     _core_check(api)
+    operands = (("src0", src0), ("src1", src1), ("dst0", dst0), ("dst1", dst1))
     if dtype is None:   # the devkit's data-register Interleave(dst0, dst1, src0, src1) has no T: its operands' refusal
-        for name, m in (("src0", src0), ("src1", src1), ("dst0", dst0), ("dst1", dst1)):
+        for name, m in operands:
             _mask(api, name, m, read=False)
         raise ParameterError(api, "dtype", None, device=DEVICE,
                              legal="the element type T of MaskInterleave<T> / MaskDeInterleave<T>, e.g. \"half\"")
@@ -1618,9 +1618,9 @@ def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
     if size not in (1, 2, 4):
         # a dtype outside the instruction's table (SPEC-2 1.8 row 2), as MoveMask's b64 refusal (audit 45a)
         raise UnsupportedDTypeError(api, "dtype", dtype, legal="a b8, b16 or b32 type (SPEC-2 11.7)", device=DEVICE)
-    a, b = _mask(api, "src0", src0, read=False), _mask(api, "src1", src1, read=False)
-    _mask(api, "dst0", dst0, read=False), _mask(api, "dst1", dst1, read=False)
-    _masks(api, ("src0", src0), ("src1", src1))   # the reads (a fresh MaskReg's report) after the refusals
+    for name, m in operands:   # the refusals first
+        _mask(api, name, m, read=False)
+    a, b = _masks(api, ("src0", src0), ("src1", src1))   # then the reads (a fresh MaskReg's report)
     out0, out1 = np.zeros(4, np.uint64), np.zeros(4, np.uint64)
     mv.interleave(out0, out1, a, b, size, inverse)
     dst0.words, dst1.words = tuple(out0), tuple(out1)
@@ -3604,7 +3604,7 @@ def simd_callee(fn):
     return fn
 
 
-_CALLEE_TEMPLATES = weakref.WeakKeyDictionary()   # a simd_callee function -> its numba overload template
+_CALLEE_TEMPLATES = {}   # a simd_callee function -> its numba overload template (which numba's registry keeps too)
 
 
 def _callees(fn):
