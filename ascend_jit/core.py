@@ -529,9 +529,9 @@ class Core(SyncState):
                              legal="an address core.alloc or core.local_tensor returned",
                              detail=f"the {owner}'s memory: {'its Destroy / Reset' if owner == 'TPipe' else 'nothing'}"
                                     " releases it")
-        self._release(addr)
+        self._release(addr, "core.free")
 
-    def _release(self, addr):
+    def _release(self, addr, how):
         """Give the allocation at addr back to the free list (core.free, and the owners of _owned allocations)."""
         self._owned.pop(addr, None)
         size = self._allocated.pop(addr, None)
@@ -540,7 +540,7 @@ class Core(SyncState):
                              detail="not an allocated address (double free?)", device=self.device)
         lease = self._leases.pop(addr, None)
         if lease is not None:  # the allocation's tensors die with it: the bytes may be handed out again
-            lease.alive = False
+            lease.release(how)
         self._free.append((addr, size))
         self._free.sort()
         merged = []

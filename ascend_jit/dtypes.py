@@ -84,6 +84,7 @@ BY_NAME = {d.name: d for d in ALL}
 _ALIASES = {"float16": HALF, "fp16": HALF, "float32": FLOAT, "fp32": FLOAT, "bf16": BFLOAT16,
             "int16_t": INT16, "int32_t": INT32, "uint16_t": UINT16, "uint32_t": UINT32, "int8_t": INT8,
             "uint8_t": UINT8, "int64_t": INT64, "uint64_t": UINT64, "bfloat16_t": BFLOAT16,
+            "float32_t": FLOAT,   # ge::float32_t, which ops-math's kernels write as T (port60b: Pow's IsSameType)
             # the C++ fundamental types kernels write as T (`Get<int>()`, `GlobalTensor<int>`): their widths on the
             # AI Core, not numpy's reading of the same words ("int" is numpy's int64; nn38). Plain `char`, whose
             # signedness the C++ standard leaves to the compiler, is not among them.

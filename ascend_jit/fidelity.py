@@ -6,12 +6,13 @@ documented special values, the subnormal rule and the stage saturation; not clai
 answers for one call shape. An API a device does not offer (SPEC-2 1.9) has no entry.
 """
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
 from .devices import NAMES, get_device
 from .dtypes import resolve
-from .errors import ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
+from .errors import AscendJitError, ParameterError, UnsupportedDeviceError, UnsupportedDTypeError
 
 
 class Fidelity(enum.Enum):
@@ -102,6 +103,10 @@ def _row(apis, devices, default, *conditions, note=""):
 
 # --- the first release (SPEC.md): every form bit-exact --------------------------------------------------------------
 _row(("Add", "ReduceSum", "ReducePairElem", "PairReduceSum"), ALL_DEVICES, BIT_EXACT)
+# the one ReduceSum order resting on a decision rather than a documented precision (port60h)
+_row(("ReduceSum",), (A3, A2), BIT_EXACT,
+     note="the count form's accumulator holding T is decision D1, SPEC 4.2 leaving its precision to a hardware check; "
+          "`ascend-jit study` shows the fp32-accumulator reading beside it")
 _row(("Reg.ReduceDataBlock", "Reg.PairReduceElem"), (D950,), BIT_EXACT)
 
 # --- SPEC-2 0.3, row by row (availability from 1.9) ----------------------------------------------------------------
@@ -217,7 +222,38 @@ _row(("Reg.Arange",), (D950,), MODELLED, Condition(BIT_EXACT, dtypes=("int8", "i
      note="lane j = Add(j, scalar): integer lanes exact (modular), half/float one rounding, which the page does not "
           "document (as the 950's CreateVecIndex); docs/decisions.md \"Reg Arange\"")
 
-FIDELITY = MappingProxyType(_rules)
+class _FidelityTable(Mapping):
+    """aj.FIDELITY: a read-only mapping of (api, device) to its FidelityRule, keyed by canonical device names and
+    found by any alias too ("A2", "910B"), as aj.fidelity takes them (port60h: FIDELITY[("ReduceSum", "A2")] was a
+    bare KeyError)."""
+
+    def __init__(self, rules):
+        self._rules = MappingProxyType(rules)
+
+    def __getitem__(self, key):
+        rule = self._rules.get(key)
+        if rule is not None:
+            return rule
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], str):
+            try:
+                canonical = (key[0], get_device(key[1]).name)
+            except AscendJitError:
+                canonical = None
+            if canonical in self._rules:
+                return self._rules[canonical]
+        raise KeyError(f"{key!r}: no (api, device) of aj.FIDELITY; aj.fidelity(api, device) says why")
+
+    def __iter__(self):
+        return iter(self._rules)
+
+    def __len__(self):
+        return len(self._rules)
+
+    def __repr__(self):
+        return f"aj.FIDELITY({len(self)} (api, device) rules)"
+
+
+FIDELITY = _FidelityTable(_rules)
 
 
 def fidelity(api, device, dtype=None, config=None, round_mode=None):

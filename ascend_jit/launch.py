@@ -46,6 +46,8 @@ The order is block-index order, or with `atomic_order="shuffle", seed=s` a permu
 kernel whose result depends on the order shows it. Serial launches run their blocks in that order.
 """
 import contextlib
+import difflib
+import inspect
 import os
 import queue
 import sys
@@ -292,6 +294,28 @@ def _run_block(kernel, args, kwargs, core, state):
     return result
 
 
+_LAUNCH_KEYWORDS = ("block_dim", "device", "parallel", "atomic_order", "seed", "sanitize", "bounds")
+
+
+def _check_kernel_arguments(kernel, args, kwargs, spec):
+    """The kernel's arguments bind to its parameters before any block runs: each block had raised the same TypeError,
+    and a misspelt launch keyword (`blockdim=`) reached the kernel as one of its own (port60i); a keyword close to one
+    of launch's is named as that. A kernel without a signature (a builtin) is left to its call."""
+    try:
+        signature = inspect.signature(kernel)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError as error:
+        close = [(name, match[0]) for name in kwargs
+                 for match in [difflib.get_close_matches(name, _LAUNCH_KEYWORDS, n=1, cutoff=0.75)] if match]
+        hint = "".join(f"; {name}= is not launch's {match}=" for name, match in close)
+        raise ParameterError("launch", "kernel arguments", str(error), device=spec.name,
+                             legal=f"the arguments of {getattr(kernel, '__qualname__', kernel)}{signature}",
+                             detail=f"(no block ran){hint}") from None
+
+
 def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block", seed=0, sanitize=None,
            bounds="tensor", **kwargs):
     """Run `kernel(*args, **kwargs)` on `block_dim` fresh cores of `device`; returns the per-block return values.
@@ -314,6 +338,7 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
     spec = get_device(device)  # an unknown device first; then every refusal names the device
     if not callable(kernel):  # before any block runs (each block raised Python's "not callable" TypeError)
         raise ParameterError("launch", "kernel", kernel, legal="a callable kernel(*args, **kwargs)", device=spec.name)
+    _check_kernel_arguments(kernel, args, kwargs, spec)
     block_dim = as_int("launch", spec, "block_dim", block_dim, 1, 65535)  # numpy ints too (issue 12)
     if atomic_order not in ATOMIC_ORDERS:
         raise ParameterError("launch", "atomic_order", atomic_order, legal=" or ".join(map(repr, ATOMIC_ORDERS)),

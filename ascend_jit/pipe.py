@@ -57,7 +57,10 @@ class TPipe(EventIdPool):
         ub = self.core.spec.ub_bytes
         buffer = f"for a {_queue_name(que_or_buf)}"   # which of a kernel's buffers (port53b)
         num = as_int("InitBuffer", self.core.spec, "num", num, 1, ub // 32, of=buffer)
-        nbytes = as_int("InitBuffer", self.core.spec, "len", nbytes, 1, ub, of=buffer)
+        # port60f: softmax-grad kernels ask a TBuf of 0 bytes for short rows, which the devkit asserts against
+        zero = " (the devkit's InitBuffer asserts len > 0: give an unused buffer one DataBlock)" \
+            if type(nbytes) is int and nbytes == 0 else ""
+        nbytes = as_int("InitBuffer", self.core.spec, "len", nbytes, 1, ub, of=buffer + zero)
         _check_queue_config("InitBuffer", que_or_buf, num, nbytes, self.core.spec)
         if que_or_buf.pipe is not None:
             self._check_rebind(que_or_buf)
@@ -89,7 +92,7 @@ class TPipe(EventIdPool):
                 self.core._owned[buffers[-1].addr] = "TPipe"
         except OutOfBoundsError:  # fragmented free space: give back what this call took
             for b in buffers:
-                self.core._release(b.addr)
+                self.core._release(b.addr, "InitBuffer")
             raise
         self._addrs.extend(b.addr for b in buffers)
         que_or_buf._bind(self, buffers)
@@ -147,7 +150,7 @@ class TPipe(EventIdPool):
                                         "the device asserts it in debug builds only)")
         if self.core.sanitizer is not None:   # the devkit's Reset waits on its queue buffers' free events only
             _reset_queue_buffers(self.core.sanitizer, self._bound)
-        self._release()
+        self._release("TPipe.Reset")
 
     def Destroy(self):
         """`TPipe::Destroy()`: the pipe's UB goes back to the core. Its queues, TBufs and pools are unbound and every
@@ -156,14 +159,16 @@ class TPipe(EventIdPool):
         pipe_barrier(PIPE_ALL) (impl/basic_api/kernel_tpipe_impl.h): the sanitizer's too (port59d)."""
         if self.core.sanitizer is not None:
             self.core.sanitizer.pipe_barrier("PIPE_ALL")
-        self._release()
+        self._release("TPipe.Destroy")
 
-    def _release(self):
+    def _release(self, how):
+        """Unbind the pipe's queues, TBufs and pools and free its UB (`how`: the call, which a later use of a tensor
+        standing on it names)."""
         for bound in self._bound:
-            bound._unbind()
+            bound._unbind(how)
         self._bound = []
         for addr in self._addrs:
-            self.core._release(addr)
+            self.core._release(addr, how)
         self._addrs = []
 
     def __enter__(self):
@@ -258,12 +263,12 @@ class TQue:
         for b in buffers:
             b.owner = self
 
-    def _unbind(self):
-        """Its TBufPool was Reset or its TPipe destroyed: the buffers are gone (InitBuffer may bind the queue again),
-        and so is any tensor still allocated from them."""
+    def _unbind(self, how):
+        """Its TBufPool was Reset or its TPipe destroyed (`how`): the buffers are gone (InitBuffer may bind the queue
+        again), and so is any tensor still allocated from them."""
         for buffer in self._buffers:
             if buffer.lease is not None:
-                buffer.lease.alive = False
+                buffer.lease.release(how)
                 buffer.lease = None
         self.pipe, self._buffers = None, []
         self._queue.clear()
@@ -296,7 +301,7 @@ class TQue:
             if buffer.lease is None:
                 self._cursor = i + 1 - n if i + 1 >= n else i + 1
                 lease = buffer.lease = _NEW(_Lease)
-                lease.buffer, lease.alive = buffer, True
+                lease.buffer, lease.alive, lease.released = buffer, True, None
                 core = self.pipe.core
                 if core.sanitizer is not None:  # FreeTensor .. AllocTensor orders the buffer's users; stale data
                     if core.sanitizer.config.device_sync and self._pipes is not None:   # the buffer's free event only
@@ -378,8 +383,10 @@ class TQue:
                                  legal="a tensor EnQue'd to this queue and not yet dequeued",
                                  detail="the device would wait for an EnQue event that is never set")
         elif not self._queue:
+            where = f" at UB byte {self._buffers[0].addr}" if self._buffers else ""
             raise StateError("DeQue", "que", "empty", legal="a queue holding an enqueued tensor",
-                             detail="queue is empty (DeQue without a matching EnQue)", device=self._device())
+                             detail=f"the {_queue_name(self)}{where} holds no tensor (DeQue without a matching "
+                                    "EnQue): the device would block forever", device=self._device())
         else:
             index = 0
         if dtype is not None and not (type(dtype) is str and dtype in _DTYPES):
@@ -425,7 +432,7 @@ class TQue:
             raise StateError("FreeTensor", "tensor", tensor, legal="a tensor allocated and not enqueued, or dequeued",
                              detail="the tensor is enqueued and not yet dequeued: DeQue it first",
                              device=self._device())
-        lease.alive = False
+        lease.release("FreeTensor")
         core = tensor._core
         if core.sanitizer is not None and self._pipes is not None:   # AllocTensor of the buffer waits for its event
             if core.sanitizer.config.device_sync:
@@ -536,9 +543,9 @@ class TBuf:
         self.pipe, self._buffer = pipe, buffers[0]
         self._leases.append(_Lease())
 
-    def _unbind(self):
+    def _unbind(self, how):
         for lease in self._leases:
-            lease.alive = False
+            lease.release(how)
         self.pipe, self._buffer, self._leases = None, None, []
 
     def Get(self, dtype, len=None, *, count=None):
@@ -617,9 +624,9 @@ class TBufPool:
     def _place(self, pipe, start, nbytes):
         self.pipe, self._start, self._len, self._next, self._carved = pipe, start, nbytes, start, []
 
-    def _unbind(self):
+    def _unbind(self, how):
         for carved in self._carved:
-            carved._unbind()
+            carved._unbind(how)
         self.pipe, self._carved = None, []
 
     def _lay_over(self, pipe, share, nbytes):
@@ -714,7 +721,7 @@ class TBufPool:
         if core.sanitizer is not None:   # the WaitFlag on every queue buffer's free event orders its users
             _reset_queue_buffers(core.sanitizer, self._carved)
         for carved in self._carved:
-            carved._unbind()
+            carved._unbind("TBufPool.Reset")
         self._next, self._carved = self._start, []
 
 
@@ -895,7 +902,7 @@ def DataCopy(dst, src, count_or_params=None, *more, count=None, repeat_params=No
         core = dst._core
         if tsrc is GlobalTensor and src._root is not None:
             if dst._lease is not None and not dst._lease.alive:
-                dst.check_alive("DataCopy")
+                dst.check_alive("DataCopy", "dst")
             plan = _PLANS.get((_GM_TO_UB, core.spec, dst._dtype, src.dtype, count_key, dst._addr, dst._size)) \
                 if count_key is not None else None
             if plan is None or plan[5] > src._nbytes:
@@ -907,9 +914,9 @@ def DataCopy(dst, src, count_or_params=None, *more, count=None, repeat_params=No
             return
         if tsrc is LocalTensor and src._core is core:
             if src._lease is not None and not src._lease.alive:
-                src.check_alive("DataCopy")
+                src.check_alive("DataCopy", "src")
             if dst._lease is not None and not dst._lease.alive:
-                dst.check_alive("DataCopy")
+                dst.check_alive("DataCopy", "dst")
             plan = _PLANS.get((_UB_TO_UB, core.spec, dst._dtype, src._dtype, count_key, dst._addr, dst._size,
                                src._addr, src._size)) if count_key is not None else None
             if plan is None:
@@ -923,7 +930,7 @@ def DataCopy(dst, src, count_or_params=None, *more, count=None, repeat_params=No
     elif tdst is GlobalTensor and tsrc is LocalTensor and dst._root is not None:
         core = src._core
         if src._lease is not None and not src._lease.alive:
-            src.check_alive("DataCopy")
+            src.check_alive("DataCopy", "src")
         plan = _PLANS.get((_UB_TO_GM, core.spec, dst.dtype, src._dtype, count_key, src._addr, src._size)) \
             if count_key is not None else None
         if plan is None or plan[5] > dst._nbytes:
@@ -983,9 +990,9 @@ def _data_copy_unmemoised(dst, src, count_or_params):
     api = "DataCopy"
     _check_operands(api, dst, src)
     core = dst.core if isinstance(dst, LocalTensor) else src.core
-    for t in (dst, src):
+    for name, t in (("dst", dst), ("src", src)):
         if isinstance(t, LocalTensor):
-            t.check_alive(api)
+            t.check_alive(api, name)
     runs = _validate(api, dst, src, count_or_params, core)
     if isinstance(dst, GlobalTensor):
         dst._require_writable(api, device=core.device)

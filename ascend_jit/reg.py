@@ -475,8 +475,47 @@ def _core_check(api):
 
 def _reg(api, name, r):
     if not isinstance(r, RegTensor):
+        if _is_template_argument(r):
+            _refuse_template_first(api, name, r)
         raise ParameterError(api, name, type(r).__name__, legal="an aj.Reg.RegTensor", device=DEVICE)
     return r.data
+
+
+def _is_template_argument(value):
+    """Whether `value` is what a C++ template argument becomes in a port: a dtype spelling, a trait, an enum value
+    (a distribution, a reduce type, a mode)."""
+    return (isinstance(value, (str, np.dtype, CastTrait, enum.Enum)) or
+            isinstance(value, type) and issubclass(value, np.generic))
+
+
+def _shown_parameters(fn):
+    """fn's parameters as a port writes them: `mode=MaskMergeMode.ZEROING`, `trait=CastTrait()`."""
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            continue
+        d = p.default
+        if d is p.empty:
+            yield p.name
+        else:
+            yield f"{p.name}=" + (f"{type(d).__name__}.{d.name}" if isinstance(d, enum.Enum) else
+                                  "CastTrait()" if isinstance(d, CastTrait) else repr(d))
+
+
+_TEMPLATE_FIRST_FORMS = {  # the calls whose signatures have positional slots for their several forms
+    "LoadAlign": "LoadAlign(reg, tensor, offset=0, dist=LoadDist.DIST_NORM) and the other SPEC-2 11.6 forms",
+    "StoreAlign": "StoreAlign(tensor, reg, mask, offset=0, dist=StoreDist.DIST_NORM) and the other SPEC-2 11.6 forms",
+}
+
+
+def _refuse_template_first(api, name, value):
+    """A C++ template argument written first (`Cast<float, half, trait>(d, s, m)` as `R.Cast("float", "half", trait,
+    d, s, m)`, port60a): the refusal names the Python form, whose operands come first and whose other template
+    arguments go by keyword after them (a register carries its dtype)."""
+    form = _TEMPLATE_FIRST_FORMS.get(api) or f"{api}({', '.join(_shown_parameters(globals()[api]))})"
+    shown = getattr(value, "name", value) if isinstance(value, enum.Enum) else value
+    raise ParameterError(api, name, shown, legal=form, device=DEVICE,
+                         detail="is a C++ template argument: the registers carry their dtypes, and the other "
+                                "template arguments are the keywords after the operands")
 
 
 # The MaskReg operations whose devkit pages have data-register forms too (Reg矢量计算/数据重排, 数据压缩), which
@@ -755,6 +794,12 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
         LoadAlign(mask_reg, tensor, offset=0, dist=MaskDist.DIST_NORM)        # post_update_stride in bytes
     The returned offset is the post-update address (offset + post_update_stride, or + repeat_stride blocks)."""
     api = "LoadAlign"
+    if _is_template_argument(dst):   # LoadAlign<T, dist>(reg, t) as LoadAlign("float", dist, reg, t): port60a
+        _refuse_template_first(api, "dst", dst)
+    if isinstance(src, (RegTensor, MaskReg)) and not isinstance(dst, (RegTensor, MaskReg)):   # port60i
+        raise ParameterError(api, "dst", type(dst).__name__, device=DEVICE,
+                             legal="a RegTensor or MaskReg: LoadAlign(reg, tensor, offset) takes the register first "
+                                   "(StoreAlign takes the tensor first)")
     step = _step(api, post_update_stride)
     if isinstance(src, RegTensor):  # dual load: (reg0, reg1, tensor, offset)
         _not_taken(api, "dual (DIST_DINTLV)", data_block_stride=data_block_stride, mask=mask,
@@ -834,8 +879,16 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
         StoreAlign(tensor, reg, offset, data_block_stride=s, mask=m, repeat_stride=0, post_mode=...)
         StoreAlign(tensor, mask_reg, offset=0, dist=MaskDist.DIST_NORM)"""
     api = "StoreAlign"
+    if _is_template_argument(tensor):
+        _refuse_template_first(api, "tensor", tensor)
     step = _step(api, post_update_stride)
     h = tensor_handle(api, tensor)
+    if isinstance(src, MaskReg) and isinstance(second, RegTensor) and not isinstance(_arg3, MaskReg) and mask is None:
+        # StoreAlign(t, mask, reg, offset), the single store's register and mask swapped (port60i); with a MaskReg
+        # after them it is the dual form, whose reg0 refuses the mask
+        raise ParameterError(api, "src", "a MaskReg before a RegTensor", device=DEVICE,
+                             legal="StoreAlign(tensor, reg, mask, offset) stores a register (the mask after it); "
+                                   "StoreAlign(tensor, mask_reg, offset) stores the MaskReg itself")
     if isinstance(second, RegTensor):  # dual store: (tensor, reg0, reg1, mask, offset); the mask is ignored
         _not_taken(api, "dual (DIST_INTLV)", data_block_stride=data_block_stride, repeat_stride=repeat_stride,
                    post_mode=post_mode)
@@ -892,6 +945,11 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
 def _binary(api, op, a, b, c, d, mode):
     _core_check(api)
     if isinstance(a, MaskReg):  # carry form: (carry, dst, src0, src1, mask)
+        if isinstance(mode, MaskMergeMode):   # four operands, a MaskReg first: the mask put before the sources
+            raise ParameterError(api, "mask", "missing", device=DEVICE,
+                                 legal=f"the carry form {api}(carry, dst, src0, src1, mask) (int32 / uint32, SPEC-2 "
+                                       f"11.2), or {api}(dst, src0, src1, mask): the mask after the sources "
+                                       "(port60i)")
         dst, src0, src1, words = _reg(api, "dst", b), _reg(api, "src0", c), _reg(api, "src1", d), \
             _mask(api, "mask", mode)
         if MARKING:   # before the operation: a report leaves the carry and dst as they were
@@ -1157,6 +1215,11 @@ def MulAddDst(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
     _ternary("MulAddDst", dst, src0, src1.data, mask, mode, src0.dtype.kind, (src0, src1, dst))
 
 
+# `Mula` is the devkit's other name of MulAddDst (impl/basic_api/reg_compute/kernel_reg_compute_vec_binary_intf_impl.h:
+# both call MulAddDstImpl; ops-nn's regbase norms call it): the same function, compiled alike (port60f)
+Mula = MulAddDst
+
+
 def MulDstAdd(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
     """MulDstAdd: dst = dst * src0 + src1, one rounding (DK R/复合计算/MulDstAdd.md: bfloat16, float; the half ->
     float form is not offered)."""
@@ -1292,22 +1355,38 @@ def ReduceSum(dst, src, mask, mode=MaskMergeMode.ZEROING):
 
 
 class MemType(enum.IntEnum):
-    """`Reg::MemType` of LocalMemBar."""
+    """`Reg::MemType` of LocalMemBar, with the devkit's values (include/basic_api/reg_compute/
+    kernel_reg_compute_utils.h; the SCALAR_* kinds are a VF's scalar reads and writes of the UB, GetValue / SetValue
+    inside it: port60e)."""
     VEC_STORE = 0
     VEC_LOAD = 1
-    VEC_ALL = 2
+    SCALAR_STORE = 2
+    SCALAR_LOAD = 3
+    VEC_ALL = 4
+    SCALAR_ALL = 5
+
+
+# in Python: nothing to compile for a plain call (NUMBA_DISABLE_JIT leaves the function itself)
+_CHECK_BARRIER_PAIR = getattr(impl.check_barrier_pair, "py_func", impl.check_barrier_pair)
+# a barrier from a kind that writes the UB to one that reads it orders the VF's earlier writes before its later reads
+# (the sanitizer's PipeBarrier<PIPE_V>; a barrier between writes leaves "strict"'s same-pipe WAW reported: the one
+# barrier of the pipe would also order the writes before later reads, which that barrier does not)
+_MEM_WRITES = frozenset((MemType.VEC_STORE, MemType.SCALAR_STORE, MemType.VEC_ALL, MemType.SCALAR_ALL))
+_MEM_READS = frozenset((MemType.VEC_LOAD, MemType.SCALAR_LOAD, MemType.VEC_ALL, MemType.SCALAR_ALL))
 
 
 def LocalMemBar(before=MemType.VEC_ALL, after=MemType.VEC_ALL):
     """`LocalMemBar<before, after>()`: orders a VF's UB accesses. The emulator runs a VF's instructions one after
     another, each finished before the next starts, so every barrier already holds (docs/decisions.md "Reg API");
-    the call checks its arguments and the device. On a sanitizing current core a barrier from stores to loads
-    orders the vector pipe's earlier writes before its later reads, as PipeBarrier<PIPE_V> does for the "strict"
-    check (SPEC-2 10.4): it is the VF's own form of that barrier, PipeBarrier having no place inside a VF."""
+    the call checks its arguments, their pair (the devkit's static_assert) and the device. On a sanitizing current
+    core a barrier from writes to reads (vector or scalar) orders the VF's earlier writes before its later reads, as
+    PipeBarrier<PIPE_V> does for the "strict" check (SPEC-2 10.4): it is the VF's own form of that barrier,
+    PipeBarrier having no place inside a VF (a VF's GetValue / SetValue are its accesses, section "Sanitizer")."""
     _core_check("LocalMemBar")
     before = as_enum("LocalMemBar", DEVICE, "before", before, MemType)
     after = as_enum("LocalMemBar", DEVICE, "after", after, MemType)
-    if SANITIZING and before is not MemType.VEC_LOAD and after is not MemType.VEC_STORE:
+    _CHECK_BARRIER_PAIR(int(before), int(after))
+    if SANITIZING and before in _MEM_WRITES and after in _MEM_READS:
         try:
             core = current_core("LocalMemBar")
         except StateError:   # no current core: no sanitizer to tell
@@ -1379,6 +1458,8 @@ def Arange(dst, scalar, order=IndexOrder.INCREASE_ORDER):
 def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
     """Reduce (SPEC-2 11.4, D66): SUM into lane 0; MAX/MIN value in lane 0, first index in lane 1. ZEROING only."""
     api = "Reduce"
+    if _is_template_argument(dst):   # Reduce<ReduceType::SUM>(d, s, m) as Reduce(ReduceType.SUM, d, s, m): port60a
+        _refuse_template_first(api, "dst", dst)
     _core_check(api)
     # a compiled VF's order: the reduce type, the mode (both checked before the kernel call), MERGING (the kernel)
     reduce_type = _code(api, "reduce_type", reduce_type, ReduceType)
@@ -1440,10 +1521,17 @@ def _trait(trait):
                  zip(CastTrait._fields, trait, (RegLayout, SatMode, MaskMergeMode, RoundMode)))
 
 
-def Cast(dst, src, mask, trait=CastTrait()):
+def Cast(dst, src, mask, trait=CastTrait(), *template_first):
     """Reg Cast (SPEC-2 11.5, D45, D46, D65, D71): dst's and src's dtypes name the pair; the mask selects source
-    lanes; `trait.layoutMode` picks the sub-lane of each wide slot; saturation from CTRL[60]/[59]/[48] or the trait."""
+    lanes; `trait.layoutMode` picks the sub-lane of each wide slot; saturation from CTRL[60]/[59]/[48] or the trait.
+    (`template_first`: the operands of a port that wrote `Cast<T, U, trait>`'s template arguments first, refused.)"""
     api = "Cast"
+    if template_first and isinstance(dst, RegTensor):   # the trait's four fields one by one (port60i)
+        raise ParameterError(api, "trait", trait, device=DEVICE,
+                             legal="one aj.Reg.CastTrait(layoutMode, satMode, mrgMode, roundMode) after the mask, "
+                                   "not its fields as separate arguments")
+    if template_first or _is_template_argument(dst):
+        _refuse_template_first(api, "dst", dst)
     _core_check(api)
     _reg(api, "dst", dst), _reg(api, "src", src)
     if (src.dtype.name, dst.dtype.name) not in CAST_PAIRS:
@@ -1484,7 +1572,10 @@ def _logic(api, op, dst, a, b, m):
     _write_mask(api, "dst", dst, lambda out: mv.mask_logic(out, a, b, m, op))
 
 
-_NOT_OFFERED = "an aj.Reg.MaskReg: data-register And/Or/Xor/Not are not offered (SPEC-2 14)"
+# port60e met Or of two packed uint16 index registers (ops-cv's resize gather): the recipe outside the VF
+_NOT_OFFERED = ("an aj.Reg.MaskReg: data-register And/Or/Xor/Not are not offered (SPEC-2 14); store the registers "
+                "and combine the tensors with the Memory API's aj.And / aj.Or / aj.Not between VFs (or Add two "
+                "integer registers whose set bits are disjoint)")
 
 
 def _not_offered(api, operands):
@@ -3043,17 +3134,16 @@ impl.direct_call(PairReduceElem, impl.reduce_data_block, _pair_reduce_plan)
 
 
 _MEM_BEFORE, _MEM_AFTER = (impl.EnumRule("LocalMemBar", name, MemType, min(MemType), max(MemType),
-                                         "an aj.Reg.MemType (VEC_STORE, VEC_LOAD, VEC_ALL)")
+                                         "an aj.Reg.MemType")
                             for name in ("before", "after"))
 
 
 def _barrier_form(before=None, after=None):
-    """LocalMemBar in a VF: its two MemTypes checked as plain Python's as_enum checks them, then impl.barrier (every
-    barrier already holds: the emulator runs a VF's instructions one after another)."""
+    """LocalMemBar in a VF: its two MemTypes checked as plain Python's as_enum checks them, then impl.barrier, which
+    checks their pair (every barrier already holds: the emulator runs a VF's instructions one after another)."""
     if not (impl.enum_like(before) and impl.enum_like(after)):
         return None
-    return impl.barrier, ((impl.CHECK, (impl.ENUM, 0, MemType.VEC_ALL, _MEM_BEFORE)),
-                          (impl.CHECK, (impl.ENUM, 1, MemType.VEC_ALL, _MEM_AFTER)))
+    return impl.barrier, ((impl.ENUM, 0, MemType.VEC_ALL, _MEM_BEFORE), (impl.ENUM, 1, MemType.VEC_ALL, _MEM_AFTER))
 
 
 _direct_forms(LocalMemBar, _barrier_form, ())
@@ -3963,7 +4053,7 @@ def _note_compiled_refusal(error, fn):
     traceback could not tell which one was refused)."""
     note = (f"raised inside the compiled VF {fn.__qualname__} ({fn.__code__.co_filename}:"
             f"{fn.__code__.co_firstlineno}): {fn.__name__}.py_func(...) runs it as plain Python, whose traceback "
-            "names the VF's refusing line")
+            "names the VF's line that raised")
     if note not in getattr(error, "__notes__", ()):
         error.add_note(note)
 
@@ -4121,8 +4211,7 @@ def simd_vf(fn):
             return None, error
         except Exception as error:
             if _compiled_for(runner, converted):
-                if isinstance(error, AscendJitError):   # the compiled VF's own refusal
-                    note(error)
+                note(error)   # its refusal, or its own Python error (port60i: a ZeroDivisionError named no line)
                 raise
             return None, error  # numba's typing failed otherwise (an AssertionError for a NamedTuple keyword)
         finally:  # also when the VF raises: its MaskRegs hold what it wrote first, as plain Python's do

@@ -836,7 +836,8 @@ class Sanitizer:
         SPEC-2 10.4's "strict" does not count: the fix says so and names "device-sync", which accepts it."""
         if PIPES[p] != PIPE_V or not self.vf_scopes:   # no Reg VF elsewhere (port52a)
             return f"PipeBarrier({PIPES[p]}) between them"
-        fix = "PipeBarrier(PIPE_V) between them (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD))"
+        fix = ("PipeBarrier(PIPE_V) between them (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, "
+               "MemType.VEC_LOAD), or the SCALAR_LOAD / SCALAR_STORE pair of a GetValue / SetValue)")
         if seq <= self.vf_done_seq:
             fix += ("; the device orders them already (on the 950 every Memory-API vector call runs as a VF, and a "
                     "VF's instructions are complete when it returns: no synchronisation between VFs), which "
@@ -882,9 +883,17 @@ class Sanitizer:
         return fix
 
     def scalar_access(self, api, tensor, index, write):
-        """GetValue / SetValue: one element through the scalar pipe (SPEC-2 10.4)."""
+        """GetValue / SetValue: one element through the scalar pipe (SPEC-2 10.4). Inside a Reg VF (run uncompiled
+        here) it is the VF's own access, its SCALAR_LOAD / SCALAR_STORE kind (DK Reg矢量计算/同步控制/LocalMemBar.md):
+        ordered after earlier VFs as the VF's vector accesses are, after other pipes by their flags into PIPE_V, and
+        inside the VF by LocalMemBar (port60e: ops-cv's resize reads indices a previous VF stored, and was told to
+        add a V_S flag that has no place there)."""
         size = tensor.dtype.size
-        self.instruction(api, PIPE_S, [Access.of_run("tensor", tensor.addr + index * size, size, write, tensor)])
+        access = [Access.of_run("tensor", tensor.addr + index * size, size, write, tensor)]
+        if self.vf_depth and self.vf_scopes:
+            self.instruction(f"{api} (in a VF)", PIPE_V, access)
+        else:
+            self.instruction(api, PIPE_S, access)
 
     def copy_access(self, api, dst, src, runs, atomic=None):
         """DataCopy / DataCopyPad: runs of (src byte offset, dst byte offset, bytes). GM -> UB is PIPE_MTE2, UB -> GM

@@ -188,9 +188,16 @@ def run_study(dtype="half", n=8320, trials=200, devices="all", dist="normal", se
     n = int(n)
     for name in names:
         get_device(name).require_supported("study")
-        limit = get_device(name).ub_bytes // (2 * d.size) - 4096
-        if n > limit:
-            raise ParameterError("study", "n", n, legal=f"<= {limit} elements so src and tmp fit the UB", device=name)
+    # one refusal naming the smallest limit over the chosen devices and APIs (port60h was refused device by device,
+    # and the patterns' 255-repeat first stage had failed in the middle of a run)
+    bounded = [(v.api.largest(get_device(v.device), d), v) for v in build_variants(names, d, apis)
+               if v.api.largest is not None]
+    if bounded:
+        most, first = min(bounded, key=lambda b: b[0])
+        if n > most:
+            raise ParameterError("study", "n", n, device=first.device,
+                                 legal=f"<= {most} elements, the most every chosen device and API sums in one core's "
+                                       f"UB ({first.label} holds no more)")
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
         raise ParameterError("study", "trials", trials, legal="an integer >= 1")
     trials = int(trials)

@@ -31,6 +31,7 @@ class SummingApi:
     per_device: bool = True
     form: str = None        # the study's "form" column (count / highdim) for ReduceSum forms
     wide: bool = False      # adds in a wider type, one rounding to T at the end (the bound adds u * |exact|)
+    largest: Callable = None  # (DeviceSpec, DType) -> the largest n one runner takes, where size_reason has one
 
     def supports(self, device, d, n):
         """None when (device, dtype, n) is a valid point, else the reason it is not."""
@@ -72,9 +73,42 @@ def _float_dtypes(spec):
     return tuple(t for t in spec.reduce_sum_dtypes if t in ("half", "float"))
 
 
-def _ub_limit(spec, d):
-    """src and tmp both live in the UB: the study's limit (a 4096-element margin for dst, tmp and alignment)."""
-    return spec.ub_bytes // (2 * d.size) - 4096
+def _runner_fits(spec, d, n, form):
+    """Whether _CoreRunner's operands for n values of `form` fit one core's UB together (each allocation a whole
+    number of 32-byte blocks), and a two-stage pattern's first stage is one call of at most 255 repeats (SPEC-2 1.2).
+    The tmp is what ReduceSum needs (GetReduceSumTmpSize, D11 / D18: ceil(n / L) entries or none), not src's size
+    (port60h: the study refused 1e5 halves on the 950, whose three-level tree it could not reach)."""
+    from .api.reduce_sum import GetReduceSumTmpSize
+    from .errors import AscendJitError
+    lanes = d.lanes_per_repeat
+    repeats = -(-n // lanes)
+
+    def blocks(elements):
+        return -(-elements * d.size // 32) * 32
+    if form in PATTERNS:
+        work = -(-8 * repeats // lanes) * lanes
+        return repeats <= 255 and blocks(repeats * lanes) + 2 * blocks(work) <= spec.ub_bytes
+    try:
+        tmp = max(GetReduceSumTmpSize(spec.name, d, count=n), GetReduceSumTmpSize(spec.name, d, repeat_time=repeats),
+                  16)
+    except AscendJitError:   # a size ReduceSum refuses (D17's L*L repeat results, the count's range)
+        return False
+    return blocks(repeats * lanes) + blocks(16) + blocks(tmp) <= spec.ub_bytes
+
+
+@lru_cache(maxsize=None)
+def largest_n(spec, d, form):
+    """The largest n a runner of `form` (ReduceSum "count" / "highdim", or a two-stage pattern) takes on `spec`; 0 for
+    none (a dtype the device does not sum)."""
+    lo, hi = 0, spec.ub_bytes // d.size
+    while lo < hi:   # _runner_fits holds from 1 up to the answer
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if _runner_fits(spec, d, mid, form) else (lo, mid - 1)
+    return lo
+
+
+def _largest(form):
+    return lambda spec, d: largest_n(spec, d, form)
 
 
 # --- ReduceSum forms and the reduction family's two-stage patterns -------------------------------------------
@@ -153,7 +187,7 @@ def _reduce_sum_api(form, name, title):
     algorithm = "reduce_sum_count_algorithm" if form == "count" else "reduce_sum_highdim_algorithm"
     return SummingApi(
         name=name, description=f"ReduceSum {title} form (tmp buffer, src padded with +0 to whole repeats)",
-        dtypes=_float_dtypes, size_reason=at_most(_ub_limit),
+        dtypes=_float_dtypes, size_reason=at_most(_largest(form)), largest=_largest(form),
         make_runner=lambda device, d, n, saturate: _CoreRunner(device, d, n, saturate, form),
         depths=lambda device, d, n: _order_depths(device, form, d, n),
         label=lambda device, d: f"{device} {title} ({getattr(get_device(device), algorithm)})", form=form)
@@ -170,7 +204,7 @@ def _repeat_sum_dtypes(spec):
 def _pattern_api(pattern, name, dtypes):
     return SummingApi(
         name=name, description=f"{pattern}: stage 1 over the repeats, then WholeReduceSum until one value is left",
-        dtypes=dtypes, size_reason=at_most(lambda spec, d: min(_ub_limit(spec, d), 255 * d.lanes_per_repeat)),
+        dtypes=dtypes, size_reason=at_most(_largest(pattern)), largest=_largest(pattern),
         make_runner=lambda device, d, n, saturate: _CoreRunner(device, d, n, saturate, pattern),
         depths=lambda device, d, n: _order_depths(device, pattern, d, n),
         label=lambda device, d: f"{device} {pattern}", form=pattern)

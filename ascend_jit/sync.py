@@ -167,9 +167,14 @@ class SyncState:
             event_id = _check_event_id(api, self.spec, event_id)
         key = (src, dst, event_id)
         if self.flags.get(key):
+            # the first SetFlag's line is known to a sanitizing run only (recording it costs every SetFlag)
+            site = self.flag_sites.get(key) if self.sanitizer is not None else None
+            first = (f"by the SetFlag at {site}" if site else
+                     "(a core made with sanitize=\"report\" names the first SetFlag's line)")
             raise StateError(api, "flag", flag_name(key), device=self.device, legal="a flag that is not set",
-                             detail="is already set: a second SetFlag is undefined and a later "
-                                    "PipeBarrier<PIPE_ALL> hangs (SPEC-2 D62); WaitFlag it first")
+                             detail=f"is already set {first}: a second SetFlag is undefined and a later "
+                                    "PipeBarrier<PIPE_ALL> hangs (SPEC-2 D62); WaitFlag it first (in a loop: "
+                                    "before the next iteration's SetFlag)")
         self.flags[key] = 1
         if self.flag_sites and self.sanitizer is None:
             self.flag_sites.pop(key, None)   # a site a sanitizer saw earlier is not this SetFlag's
@@ -453,6 +458,12 @@ class MemDsbT(enum.IntEnum):
 
 # the page's 产品支持情况 (the devkit builds DataSyncBarrier for __NPU_ARCH__ 2201, 3002, 3510 among these)
 _DSB_DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2")
+
+# where the devkit's device build of the hard SyncAll() does nothing, which a port's original then relies on: its
+# blocks race (port60c, ops-nn MseLossV2's 310P path)
+_NO_HARD_SYNC_ALL = {"atlas-inference-aicore": (
+    " (the devkit's dav_m200 SyncAllImpl is ASCENDC_REPORT_NOT_SUPPORT, which the device build compiles to nothing: "
+    "an original calling it there does not wait for the other blocks)")}
 
 
 def DataSyncBarrier(arg0):
@@ -839,7 +850,7 @@ def SyncAll(gm_workspace=None, ub_workspace=None, used_cores=0, *, is_aiv_only=T
             raise UnsupportedDeviceError(api, "device", core.device, legal="ascend950, atlas-a3, atlas-a2",
                                          detail="the hard SyncAll() is not offered here"
                                                 + ("; use SyncAll(gm_workspace, ub_workspace)" if spec.sync_all_soft
-                                                   else ""))
+                                                   else "") + _NO_HARD_SYNC_ALL.get(core.device, ""))
     else:
         if not spec.sync_all_soft:
             raise UnsupportedDeviceError(api, "device", core.device, detail="SyncAll is not offered here",

@@ -30,10 +30,16 @@ class _Lease:
     buffer), one `core.local_tensor` allocation, one binding of a TBuf (`buffer` None). Released (FreeTensor,
     `core.free`, TPipe Reset / Destroy), it stays dead: the bytes may be handed to a new owner, so a stale handle can
     neither be used nor free the new owner's memory (issue 12; a released allocation's tensors had stayed usable)."""
-    __slots__ = ("buffer", "alive")
+    __slots__ = ("buffer", "alive", "released")
 
     def __init__(self, buffer=None):
-        self.buffer, self.alive = buffer, True
+        self.buffer, self.alive, self.released = buffer, True, None
+
+    def release(self, how):
+        """Mark it dead; `how` ("FreeTensor", "core.free", "TPipe.Reset", ...) and the user's line that released it
+        are what a later use's refusal names (port60d: the refusal had not said where the tensor was freed)."""
+        from .sanitizer import user_location
+        self.alive, self.released = False, f"{how} at {user_location()}"
 
 
 class _TensorFields:
@@ -126,12 +132,16 @@ class LocalTensor(_TensorFields):
                             detail="a LocalTensor's attributes are fixed when it is made; make a new tensor "
                                    "(core.local_tensor(dtype, n, addr=...) or a slice t[a:b]) instead")
 
-    def check_alive(self, api):
-        if self._lease is not None and not self._lease.alive:
-            raise StateError(api, "tensor", self, device=self.core.device,
+    def check_alive(self, api, name="tensor"):
+        """Refuse a tensor whose memory was released (`name`: the operand it was given as)."""
+        lease = self._lease
+        if lease is not None and not lease.alive:
+            how = (f"by {lease.released}" if lease.released else
+                   "(FreeTensor, core.free, or its TPipe's Reset / Destroy)")
+            raise StateError(api, name, self, device=self.core.device,
                              legal="a tensor that has not been freed",
-                             detail="this tensor was freed (FreeTensor, core.free, or its TPipe's Reset / Destroy) "
-                                    "and may not be used")
+                             detail=f"this tensor was freed {how} and may not be used: free it after its last use, "
+                                    "or AllocTensor / Get a new one")
 
     def __repr__(self):
         return f"LocalTensor({self.dtype.name}, addr={self.addr}, size={self.size}, {self.position.name})"
@@ -534,8 +544,11 @@ def _index_value(api, i, size, device=None, tensor=None):
         if i == size and api.endswith("[]"):
             # port58c: ops-cv UpsampleNearest3d forms gm[size] for a block with no tail rows and copies nothing
             # from it; the index rule stays (decisions.md "Indexing"), the slice is the empty view
-            detail = (f"an index leaves at least one element; the empty view at the end is the slice [{size}:] "
-                      f"(decisions.md \"Indexing\")")
+            # port60b: SelectV2 takes `tmp[tileDataNum]` from a TBuf of one tile and writes it, a kernel's too
+            # small buffer that the empty view only moves to the next call's refusal
+            detail = (f"an index leaves at least one element: a sub-tensor starting at the end has none to "
+                      f"compute on (if the kernel writes it, its buffer is too small: size the InitBuffer / TBuf "
+                      f"for it); the empty view at the end is the slice [{size}:] (decisions.md \"Indexing\")")
         if tensor is not None:   # (not its truth value: a LocalTensor's len() is its size, 0 for an empty one)
             detail = tensor._described()
             if tensor.core.bounds == "ub":

@@ -16,12 +16,12 @@ over 28 bytes per element (float) or 24 (16-bit), rounded down to 64 and at most
 most one UB tile runs on one core, else ceil(total / cores) rounded up to a DataBlock per core;
 workspaceFloatsPerCore = 8; meanScale = 1.0f / total).
 
-Deviations (also in docs/decisions.md "Kernel gallery"): `ReduceSum<float>(t, t, t, n)` writes its dst over src's
-first element, which the devkit's ReduceSum page forbids (dst may overlap sharedTmpBuffer only; src and dst follow
-the general rule: within an iteration 100% overlap or none, SPEC 4.5 and 8) and the emulator refuses (OverlapError);
-the port reduces into a 1 KB TBuf taken from the 16 KB the tiling reserves, as both dst and work buffer (an allowed
-overlap), and adds or scales from there (the same values: the 950's work entries no longer overwrite the squares
-being summed). The core count is the launch's 8 (GetCoreNumAiv would give the device's); the workspace is its used
+Deviations (also in docs/decisions.md "Kernel gallery"): `ReduceSum<float>(t, t, t, n)` also uses src as its work
+buffer; the A2 and A3 write no work entries and run it (decisions.md "Reductions in place", since session 36), but
+the 950's work entries past four repeats would overwrite the squares being summed, which the emulator refuses
+(OverlapError); the port reduces into a 1 KB TBuf taken from the 16 KB the tiling reserves, as both dst and work
+buffer (an allowed overlap), and adds or scales from there (the same values on every device). The core count is
+the launch's 8 (GetCoreNumAiv would give the device's); the workspace is its used
 part (the tiling adds 16 MB for the tools) and a host float array; GM is padded to 32 bytes, as device allocations
 are.
 

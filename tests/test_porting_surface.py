@@ -980,7 +980,7 @@ def test_the_bounds_hint_names_the_launch_switch():
         q = aj.TQue(aj.TPosition.VECIN, 1)
         pipe.InitBuffer(q, 1, 32)
         t = q.AllocTensor("float")
-        aj.DataCopyPad(t, gm, aj.DataCopyExtParams(2, 4, 32, 0, 0), aj.DataCopyPadExtParams(False, 0, 0, 0))
+        aj.DataCopyPad(t, gm, aj.DataCopyExtParams(2, 4, 32, 1, 0), aj.DataCopyPadExtParams(False, 0, 0, 0))
     with pytest.raises(aj.OutOfBoundsError, match=r'aj\.launch\(\.\.\., bounds="ub"\)'):
         aj.launch(kernel, 1, "atlas-a2", aj.GlobalTensor(np.zeros(64, np.float32)), parallel=False)
 

@@ -255,12 +255,11 @@ def _flag_run(device, steps, sanitize, hooked, fast):
     seen = []
     with core:
         for op, event_id, event in steps:
-            if fast:
-                fn = {"set": aj.SetFlag, "wait": aj.WaitFlag}[op]
-                got = _outcome(lambda: fn(event_id, event=event))
-            else:   # Core.SetFlag / WaitFlag: the checked method the module functions skip
-                fn = {"set": core.SetFlag, "wait": core.WaitFlag}[op]
-                got = _outcome(lambda: fn(event_id, event=event))
+            # Core.SetFlag / WaitFlag: the checked method the module functions skip; one call line for both, which
+            # a second SetFlag's refusal names when sanitized
+            calls = {"set": aj.SetFlag, "wait": aj.WaitFlag} if fast else {"set": core.SetFlag, "wait": core.WaitFlag}
+            fn = calls[op]
+            got = _outcome(lambda: fn(event_id, event=event))
             seen.append((got, sorted(core.flags.items())))
     return seen, log
 

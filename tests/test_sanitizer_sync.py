@@ -368,7 +368,9 @@ def _vf_store_then_load(x, y, before, after):
     (None, None, True),
     (aj.Reg.MemType.VEC_STORE, aj.Reg.MemType.VEC_LOAD, False),
     (aj.Reg.MemType.VEC_ALL, aj.Reg.MemType.VEC_ALL, False),
-    (1, 2, True),   # VEC_LOAD -> VEC_ALL (the enum's values): loads before the barrier, not the store
+    (aj.Reg.MemType.VEC_STORE, aj.Reg.MemType.SCALAR_LOAD, False),   # orders the VF's writes before its reads
+    (1, 2, True),   # VEC_LOAD -> SCALAR_STORE (the devkit's values): loads before the barrier, not the store
+    (aj.Reg.MemType.VEC_STORE, aj.Reg.MemType.VEC_STORE, True),   # stores after stores, not the load
 ])
 def test_strict_accepts_local_mem_bar_from_stores_to_loads_inside_a_vf(before, after, reported):
     def kernel(core):
@@ -377,6 +379,113 @@ def test_strict_accepts_local_mem_bar_from_stores_to_loads_inside_a_vf(before, a
         _vf_store_then_load(x, y, before, after)
     reports = _reports(kernel, device="ascend950", sanitize="report,strict")
     assert reports == ([("race", "RAW", "LoadAlign", "StoreAlign")] if reported else [])
+
+
+# --- GetValue / SetValue inside a Reg VF: the VF's own SCALAR_LOAD / SCALAR_STORE accesses (port60e) --------------
+def _vf_store(y, x):
+    R = aj.Reg
+    reg = R.RegTensor(H)
+    R.LoadAlign(reg, x)
+    R.StoreAlign(y, reg, R.CreateMask(H))
+
+
+def _vf_scalar_read(y, z, barrier):
+    """A scalar read inside a VF of a value the VF before it, or this one (`barrier` not None: a store here first,
+    then LocalMemBar(*barrier) unless it is ()), stored; the value goes back out through a vector store."""
+    R = aj.Reg
+    mask = R.CreateMask(H)
+    reg = R.RegTensor(H)
+    if barrier is not None:
+        R.LoadAlign(reg, z)
+        R.StoreAlign(y, reg, mask)
+        if barrier:
+            R.LocalMemBar(*barrier)
+    R.Duplicate(reg, y.GetValue(3), mask)
+    R.StoreAlign(z, reg, mask)
+
+
+@pytest.mark.parametrize("sanitize", ["report", "report,device-sync", "report,strict,device-sync"])
+def test_a_getvalue_inside_a_vf_is_ordered_after_the_vf_before_it(sanitize):
+    """ops-cv's resize reads indices a previous VF stored with GetValue inside its VF: no synchronisation between VFs
+    (the devkit's "用户不需要管理VF和VF之间的同步"); it had been reported as a V -> S race whose fix, a V_S flag, has
+    no place inside a VF."""
+    def kernel(core):
+        x, y, z = _tiles(128, 128, 128)
+        _ones(x)
+        _ones(z)
+        aj.Reg.simd_vf(_vf_store)(y, x)
+        aj.Reg.simd_vf(_vf_scalar_read)(y, z, None)
+    assert _reports(kernel, device="ascend950", sanitize=sanitize) == []
+
+
+@pytest.mark.parametrize("barrier, reported", [
+    ((), True),
+    ((aj.Reg.MemType.VEC_STORE, aj.Reg.MemType.SCALAR_LOAD), False),
+    ((aj.Reg.MemType.VEC_ALL, aj.Reg.MemType.SCALAR_ALL), False),
+    ((aj.Reg.MemType.VEC_STORE, aj.Reg.MemType.SCALAR_STORE), True),   # orders the store before later writes only
+])
+def test_strict_orders_a_vfs_store_before_its_getvalue_by_local_mem_bar(barrier, reported):
+    def kernel(core):
+        y, z = _tiles(128, 128)
+        _ones(z)
+        aj.Reg.simd_vf(_vf_scalar_read)(y, z, barrier)
+    with aj.Core("ascend950", sanitize="report,strict") as core:
+        kernel(core)
+    reports = core.sanitizer.reports
+    assert [(r.kind, r.instruction.api, r.earlier.api) for r in reports] == \
+        ([("RAW", "GetValue (in a VF)", "StoreAlign")] if reported else [])
+    if reported:
+        assert "SCALAR_LOAD" in reports[0].fix
+
+
+def test_a_getvalue_inside_a_vf_waits_for_a_copy_in_by_mte2_v():
+    """A VF's scalar read of bytes DataCopy brought in is ordered by the VF's own MTE2_V flag (not MTE2_S)."""
+    def kernel(core, fix):
+        y, z = _tiles(128, 128)
+        _ones(z)
+        aj.DataCopy(y, _gm(), 128)
+        if fix:
+            _flag("MTE2_V")
+        aj.Reg.simd_vf(_vf_scalar_read)(y, z, None)
+    with aj.Core("ascend950", sanitize="report") as core:
+        kernel(core, False)
+    [report] = core.sanitizer.reports
+    assert (report.kind, report.instruction.api, report.earlier.api) == ("RAW", "GetValue (in a VF)", "DataCopy")
+    assert "MTE2_V" in report.fix
+    assert _reports(lambda c: kernel(c, True), device="ascend950") == []
+
+
+def test_a_getvalue_after_a_vf_outside_any_vf_is_still_the_scalar_pipe():
+    def kernel(core, fix):
+        x, y = _tiles(128, 128)
+        _ones(x)
+        aj.Reg.simd_vf(_vf_store)(y, x)
+        if fix:
+            _flag("V_S")
+        y.GetValue(3)
+    assert _reports(lambda c: kernel(c, False), device="ascend950") == [("race", "RAW", "GetValue", "StoreAlign")]
+    assert _reports(lambda c: kernel(c, True), device="ascend950") == []
+
+
+def test_mem_type_has_the_devkits_values_and_local_mem_bar_its_pairs():
+    """kernel_reg_compute_utils.h's enum order; a pair outside kernel_reg_compute_membar_impl.h's static_assert is
+    the same ParameterError compiled and plain."""
+    R = aj.Reg
+    assert [(m.name, int(m)) for m in R.MemType] == [("VEC_STORE", 0), ("VEC_LOAD", 1), ("SCALAR_STORE", 2),
+                                                       ("SCALAR_LOAD", 3), ("VEC_ALL", 4), ("SCALAR_ALL", 5)]
+    messages = []
+    for compiled in (True, False):
+        with aj.Core("ascend950"):
+            vf = R.simd_vf(_barrier_pair)
+            with pytest.raises(aj.ParameterError, match="VEC_LOAD -> VEC_LOAD.*VEC_STORE -> VEC_LOAD") as info:
+                (vf if compiled else vf.py_func)(R.MemType.VEC_LOAD, R.MemType.VEC_LOAD)
+            messages.append(str(info.value))
+            (vf if compiled else vf.py_func)(R.MemType.SCALAR_LOAD, R.MemType.VEC_STORE)
+    assert messages[0] == messages[1]
+
+
+def _barrier_pair(before, after):
+    aj.Reg.LocalMemBar(before, after)
 
 
 def test_strict_vector_raw_ordered_through_the_scalar_pipe_and_a_data_sync_barrier():

@@ -35,17 +35,17 @@ def operands(api, dst, *srcs, names=None):
         refuse_operand(api, "dst", dst, "a LocalTensor", srcs, _not_a_tensor_hint(dst, api))
     core = dst._core  # the read-only slot behind .core (this runs on every call of every instruction)
     if dst._lease is not None:
-        dst.check_alive(api)
+        dst.check_alive(api, "dst")
     for i, t in enumerate(srcs):
-        if type(t) is not LocalTensor or t._core is not core:
+        if type(t) is not LocalTensor or t._core is not core or t._lease is not None and not t._lease.alive:
             name = names[i] if names else (f"src{i}" if len(srcs) > 2 or api == "Add" else ("src", "sharedTmpBuffer")[i])
+            if type(t) is LocalTensor and t._core is core:
+                t.check_alive(api, name)
             if type(t) is LocalTensor:
                 raise ParameterError(api, name, t, legal="a LocalTensor of the same Core as dst", device=core.device,
                                      detail="belongs to another core")
             raise ParameterError(api, name, type(t).__name__, legal="a LocalTensor of the same Core as dst",
                                  device=core.device, detail=_not_a_tensor_hint(t, api))
-        if t._lease is not None:
-            t.check_alive(api)
     if not core.spec.supported:
         core.spec.require_supported(api)
     return core
@@ -719,11 +719,30 @@ def check_tensor_bounds(api, core, op, tensor, ext=None):
     else:
         repeat = _first_repeat_reaching(op, hi)
         first, where = _first_byte_from(op, repeat, hi), f"repeat {repeat}"
+    inside = f"inside {op.name}'s tensor [{lo}, {hi}) ({tensor.size} x {tensor.dtype.name})"
+    # a count or a single burst longer than its tensor is a length bug: bounds="ub" would hide it and let the call
+    # write the neighbouring buffer (port60d followed that advice for a DataCopyPad blockLen)
+    launch = "(aj.launch(..., bounds=\"ub\") for a launch's cores)"
+    remedy = (f"shorten the count or length, or allocate a larger tensor; a port whose original reads or writes "
+              f"whole repeats past its buffer on purpose runs on a core made with bounds=\"ub\" {launch}"
+              if _one_run(op) else f"make the core with bounds=\"ub\" {launch} to allow strides past a tensor")
     raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=core.device,
-                           legal=f"inside {op.name}'s tensor [{lo}, {hi}) ({tensor.size} x {tensor.dtype.name}); "
-                                 "make the core with bounds=\"ub\" (aj.launch(..., bounds=\"ub\") for a launch's "
-                                 "cores) to allow strides past a tensor",
+                           legal=f"{inside}; {remedy}",
                            detail=f"byte {first} lies outside {op.name}, reached by {where}")
+
+
+def _one_run(op):
+    """Whether the bytes operand `op` (an Operand or Runs) touches are one contiguous run from its first byte: one
+    burst, back-to-back runs, or repeats of contiguous blocks (block stride 1, repeat stride 8) whose lanes are all
+    active but in the last repeat."""
+    if isinstance(op, Runs):
+        return op.repeat == 1 or op.step == op.width
+    if not isinstance(op, Operand) or op.blk != 1:
+        return False
+    lanes = mask_lane_indices(op.lo, op.hi, 256 // op.size)
+    if lanes.size == 0 or lanes[-1] != lanes.size - 1:
+        return False
+    return op.repeat == 1 or (op.rep == 8 and lanes.size == 256 // op.size)
 
 
 class TensorExtent:

@@ -216,7 +216,7 @@ def element_scalar(api, core, dtype, scalar, name="scalar"):
                                      detail="a LocalTensor element as the scalar (src1Local[0]) is an ascend950 "
                                             "overload")
     if scalar._lease is not None:
-        scalar.check_alive(api)
+        scalar.check_alive(api, name)
     if scalar._core is not core:
         raise ParameterError(api, name, scalar, legal="a LocalTensor of the same Core as dst", device=spec.name,
                              detail="belongs to another core")

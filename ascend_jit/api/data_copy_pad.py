@@ -260,7 +260,7 @@ def _local(name, t, other):
     if type(t) is not LocalTensor:
         refuse_operand(API, name, t, "a LocalTensor", (other,))
     if t._lease is not None:
-        t.check_alive(API)
+        t.check_alive(API, name)
     core = t._core
     if not core.spec.supported:
         core.spec.require_supported(API)

@@ -205,6 +205,12 @@ _IN_PLACE_HINT = ("; dst may share sharedTmpBuffer's bytes, or src's first eleme
                   "bytes of src: reduce into the tmp buffer or another one")
 
 
+# a tmp over src where this device's algorithm writes its partial sums (port60c wrote the A2's ReduceSum(t, t, t, n)
+# on the 310P)
+_TMP_OVER_SRC_HINT = ("; this device's algorithm writes its partial sums to sharedTmpBuffer while src is still read "
+                      "(D11, D18): pass a buffer apart from src")
+
+
 def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need, written):
     """tmp holds the minimum `need` (D11, D18); src overlaps neither dst[0] nor the `written` tmp entries
     (_tmp_written), on the exact bytes src's repeats read (decisions.md "Overlap"): a dst or tmp in the unread gaps
@@ -226,7 +232,8 @@ def _check_tmp_and_overlaps(spec, d, dst_addr, tmp_addr, tmp_size, src_op, need,
             raise OverlapError(API, f"src/{name}", f"{name} bytes [{ext[0]}, {ext[1]})", device=spec.name,
                                legal="disjoint from the bytes src's repeats read" +
                                      (", or at src's address (SPEC 3.3, 4.5)" if name == "dst" else " (SPEC 4.5, 8.2)"),
-                               detail=f"src repeat {hit[0]} reads byte {hit[1]}" + (_IN_PLACE_HINT if name == "dst" else ""))
+                               detail=f"src repeat {hit[0]} reads byte {hit[1]}" +
+                                      (_IN_PLACE_HINT if name == "dst" else _TMP_OVER_SRC_HINT))
 
 
 _ENTRIES = EntryTable()

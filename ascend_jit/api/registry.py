@@ -514,12 +514,21 @@ NOT_OFFERED = {
         "Pad", "UnPad", "TransData", "ConfusionTranspose", "PhiloxRandom", "SelectWithBytesMask"),
         "an advanced (高阶) API, built by the devkit from basic instructions: not offered; write its basic "
         "instructions (the gallery's ports do, e.g. kernels/softmax.py)"),
+    # the devkit's LogImpl off the 950 is one counter-mode Ln (impl/adv_api/detail/math/log/log_common_impl.h;
+    # port60c)
+    "Log": "an advanced (高阶) API: off the 950 the devkit builds Log(dst, src, count) as one counter-mode Ln, "
+           "aj.Ln(dst, src, count) here (its 950 build is a VF of its own)",
     # the advanced reductions' template argument (ReduceSum<T, Pattern::Reduce::AR>(dst, src, tmp, srcShape,
     # srcInnerPad), called by ops-nn's arch35 kernels; the call itself: _common.refuse_advanced_reduce_form)
     "Pattern": "the advanced (高阶) reductions' pattern (ReduceSum<T, Pattern::Reduce::AR>(dst, src, [tmp,] srcShape, "
                "srcInnerPad)): not offered; reduce each row with the count form aj.ReduceSum(dst, src, tmp, count) "
                "(ReduceMax / ReduceMin alike), or with a Reg VF on the 950",
     # basic instructions of the devkit's Memory-API pages that SPEC-2 does not specify (数据排布转换, 排序组合)
+    # the 950's multi-dimensional DMA DataCopy<T, dim, NdDmaConfig>(dst, src, MultiCopyParams) (port60i: ops-nn
+    # SoftplusV2Grad's broadcast copy-in)
+    **dict.fromkeys(("MultiCopyParams", "NdDmaConfig", "MultiCopyLoopInfo"),
+                    f"{_OUT_OF_BRIEF}; copy each row of the destination with its own DataCopyPad (a broadcast row: "
+                    "the same GM source each time)"),
     **dict.fromkeys(("TransDataTo5HD", "MrgSort", "MrgSort4", "Sort32", "RpSort16", "ProposalConcat",
                      "ProposalExtract", "VectorPadding"), _OUT_OF_BRIEF),
     **dict.fromkeys(("AtomicAdd", "AtomicMax", "AtomicMin", "AtomicCas", "AtomicExch"),

@@ -81,8 +81,13 @@ def _check_width(api, kind, width):
     if width == 0:
         return size
     if size != width:
+        # port60e: ops-cv loads DIST_UNPACK_B16 into `(RegTensor<T1>&)` a 32-bit register, a reinterpretation
+        # the Python API has no form of: the refusal gives the recipe
         raise UnsupportedDTypeError(api, "register element size", size, "the distribution's lane width (SPEC-2 "
-                                    "11.6)", DEVICE)
+                                    "11.6): a register of that width (a 16-bit type for DIST_UNPACK_B16); C++'s "
+                                    "(RegTensor<U>&) reinterpretation is not offered: Cast the register to the wide "
+                                    "type with RegLayout.ZERO (SPEC-2 D65), or store it and load the bytes again "
+                                    "as the other type", DEVICE)
     return size
 
 
