@@ -519,6 +519,7 @@ class Core(SyncState):
 
     def free(self, addr):
         from .api._common import as_int
+        from .tensor import release_site
         # an integer: 0.0 or False had freed the allocation at 0 (equal dict keys), a list raised TypeError (audit17h)
         addr = as_int("free", self.spec, "addr", addr)
         owner = self._owned.get(addr)
@@ -529,7 +530,7 @@ class Core(SyncState):
                              legal="an address core.alloc or core.local_tensor returned",
                              detail=f"the {owner}'s memory: {'its Destroy / Reset' if owner == 'TPipe' else 'nothing'}"
                                     " releases it")
-        self._release(addr, "core.free")
+        self._release(addr, release_site(self, "core.free"))
 
     def _release(self, addr, how):
         """Give the allocation at addr back to the free list (core.free, and the owners of _owned allocations)."""

@@ -301,14 +301,16 @@ def _check_kernel_arguments(kernel, args, kwargs, spec):
     """The kernel's arguments bind to its parameters before any block runs: each block had raised the same TypeError,
     and a misspelt launch keyword (`blockdim=`) reached the kernel as one of its own (port60i); a keyword close to one
     of launch's is named as that. A kernel without a signature (a builtin) is left to its call."""
-    try:
-        signature = inspect.signature(kernel)
+    try:   # the callable's own parameters, not a functools.wraps wrapper's inner function's
+        signature = inspect.signature(kernel, follow_wrapped=False)
     except (TypeError, ValueError):
         return
     try:
         signature.bind(*args, **kwargs)
     except TypeError as error:
-        close = [(name, match[0]) for name in kwargs
+        params = signature.parameters
+        takes_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
+        close = [(name, match[0]) for name in kwargs if name not in params and not takes_any
                  for match in [difflib.get_close_matches(name, _LAUNCH_KEYWORDS, n=1, cutoff=0.75)] if match]
         hint = "".join(f"; {name}= is not launch's {match}=" for name, match in close)
         raise ParameterError("launch", "kernel arguments", str(error), device=spec.name,

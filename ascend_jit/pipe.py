@@ -16,7 +16,7 @@ from .jit.direct import EntryTable
 from .jit.movement import copy_runs
 from .sync import EventIdPool
 from .tensor import (GlobalTensor, LocalTensor, TPosition, _Lease, _Unsealed, check_local_position, known_device,
-                     refuse_operand)
+                     refuse_operand, release_site)
 
 _NEW = object.__new__
 
@@ -59,7 +59,7 @@ class TPipe(EventIdPool):
         num = as_int("InitBuffer", self.core.spec, "num", num, 1, ub // 32, of=buffer)
         # port60f: softmax-grad kernels ask a TBuf of 0 bytes for short rows, which the devkit asserts against
         zero = " (the devkit's InitBuffer asserts len > 0: give an unused buffer one DataBlock)" \
-            if type(nbytes) is int and nbytes == 0 else ""
+            if isinstance(nbytes, (int, np.integer)) and not isinstance(nbytes, bool) and nbytes == 0 else ""
         nbytes = as_int("InitBuffer", self.core.spec, "len", nbytes, 1, ub, of=buffer + zero)
         _check_queue_config("InitBuffer", que_or_buf, num, nbytes, self.core.spec)
         if que_or_buf.pipe is not None:
@@ -150,7 +150,7 @@ class TPipe(EventIdPool):
                                         "the device asserts it in debug builds only)")
         if self.core.sanitizer is not None:   # the devkit's Reset waits on its queue buffers' free events only
             _reset_queue_buffers(self.core.sanitizer, self._bound)
-        self._release("TPipe.Reset")
+        self._release(release_site(self.core, "TPipe.Reset"))
 
     def Destroy(self):
         """`TPipe::Destroy()`: the pipe's UB goes back to the core. Its queues, TBufs and pools are unbound and every
@@ -159,7 +159,7 @@ class TPipe(EventIdPool):
         pipe_barrier(PIPE_ALL) (impl/basic_api/kernel_tpipe_impl.h): the sanitizer's too (port59d)."""
         if self.core.sanitizer is not None:
             self.core.sanitizer.pipe_barrier("PIPE_ALL")
-        self._release("TPipe.Destroy")
+        self._release(release_site(self.core, "TPipe.Destroy"))
 
     def _release(self, how):
         """Unbind the pipe's queues, TBufs and pools and free its UB (`how`: the call, which a later use of a tensor
@@ -432,8 +432,8 @@ class TQue:
             raise StateError("FreeTensor", "tensor", tensor, legal="a tensor allocated and not enqueued, or dequeued",
                              detail="the tensor is enqueued and not yet dequeued: DeQue it first",
                              device=self._device())
-        lease.release("FreeTensor")
         core = tensor._core
+        lease.release(release_site(core, "FreeTensor"))
         if core.sanitizer is not None and self._pipes is not None:   # AllocTensor of the buffer waits for its event
             if core.sanitizer.config.device_sync:
                 core.sanitizer.set_flag(*self._pipes[1], ("free", lease.buffer))
@@ -720,8 +720,9 @@ class TBufPool:
         core = self.pipe.core
         if core.sanitizer is not None:   # the WaitFlag on every queue buffer's free event orders its users
             _reset_queue_buffers(core.sanitizer, self._carved)
+        how = release_site(core, "TBufPool.Reset")
         for carved in self._carved:
-            carved._unbind("TBufPool.Reset")
+            carved._unbind(how)
         self._next, self._carved = self._start, []
 
 

@@ -795,6 +795,7 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
     The returned offset is the post-update address (offset + post_update_stride, or + repeat_stride blocks)."""
     api = "LoadAlign"
     if _is_template_argument(dst):   # LoadAlign<T, dist>(reg, t) as LoadAlign("float", dist, reg, t): port60a
+        _core_check(api)   # the device first, as every Reg call refuses
         _refuse_template_first(api, "dst", dst)
     if isinstance(src, (RegTensor, MaskReg)) and not isinstance(dst, (RegTensor, MaskReg)):   # port60i
         raise ParameterError(api, "dst", type(dst).__name__, device=DEVICE,
@@ -880,6 +881,7 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
         StoreAlign(tensor, mask_reg, offset=0, dist=MaskDist.DIST_NORM)"""
     api = "StoreAlign"
     if _is_template_argument(tensor):
+        _core_check(api)
         _refuse_template_first(api, "tensor", tensor)
     step = _step(api, post_update_stride)
     h = tensor_handle(api, tensor)
@@ -945,11 +947,10 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
 def _binary(api, op, a, b, c, d, mode):
     _core_check(api)
     if isinstance(a, MaskReg):  # carry form: (carry, dst, src0, src1, mask)
-        if isinstance(mode, MaskMergeMode):   # four operands, a MaskReg first: the mask put before the sources
+        if isinstance(mode, MaskMergeMode):   # four operands, a MaskReg first: the mask before the sources (port60i)
             raise ParameterError(api, "mask", "missing", device=DEVICE,
                                  legal=f"the carry form {api}(carry, dst, src0, src1, mask) (int32 / uint32, SPEC-2 "
-                                       f"11.2), or {api}(dst, src0, src1, mask): the mask after the sources "
-                                       "(port60i)")
+                                       f"11.2), or {api}(dst, src0, src1, mask): the mask after the sources")
         dst, src0, src1, words = _reg(api, "dst", b), _reg(api, "src0", c), _reg(api, "src1", d), \
             _mask(api, "mask", mode)
         if MARKING:   # before the operation: a report leaves the carry and dst as they were
@@ -1368,24 +1369,27 @@ class MemType(enum.IntEnum):
 
 # in Python: nothing to compile for a plain call (NUMBA_DISABLE_JIT leaves the function itself)
 _CHECK_BARRIER_PAIR = getattr(impl.check_barrier_pair, "py_func", impl.check_barrier_pair)
-# a barrier from a kind that writes the UB to one that reads it orders the VF's earlier writes before its later reads
-# (the sanitizer's PipeBarrier<PIPE_V>; a barrier between writes leaves "strict"'s same-pipe WAW reported: the one
-# barrier of the pipe would also order the writes before later reads, which that barrier does not)
+# "strict" checks a VF's vector reads after its writes (sanitizer.py: a VF's GetValue is left unchecked): a barrier
+# from a kind that writes the UB to the vector loads orders them, the sanitizer's PipeBarrier<PIPE_V>. The shadow
+# keeps no kind per byte, so (SCALAR_STORE, VEC_LOAD) also orders an earlier vector store there (decisions.md)
 _MEM_WRITES = frozenset((MemType.VEC_STORE, MemType.SCALAR_STORE, MemType.VEC_ALL, MemType.SCALAR_ALL))
-_MEM_READS = frozenset((MemType.VEC_LOAD, MemType.SCALAR_LOAD, MemType.VEC_ALL, MemType.SCALAR_ALL))
+_MEM_READS = frozenset((MemType.VEC_LOAD, MemType.VEC_ALL))
+_LEGAL_BARRIER_PAIRS = frozenset(impl.BARRIER_PAIRS)   # checked in Python first: the refusal is the kernel's
 
 
 def LocalMemBar(before=MemType.VEC_ALL, after=MemType.VEC_ALL):
     """`LocalMemBar<before, after>()`: orders a VF's UB accesses. The emulator runs a VF's instructions one after
     another, each finished before the next starts, so every barrier already holds (docs/decisions.md "Reg API");
     the call checks its arguments, their pair (the devkit's static_assert) and the device. On a sanitizing current
-    core a barrier from writes to reads (vector or scalar) orders the VF's earlier writes before its later reads, as
-    PipeBarrier<PIPE_V> does for the "strict" check (SPEC-2 10.4): it is the VF's own form of that barrier,
-    PipeBarrier having no place inside a VF (a VF's GetValue / SetValue are its accesses, section "Sanitizer")."""
+    core a barrier from writes (vector or scalar) to vector loads orders the VF's earlier writes before its later
+    vector reads, as PipeBarrier<PIPE_V> does for the "strict" check (SPEC-2 10.4): it is the VF's own form of that
+    barrier, PipeBarrier having no place inside a VF (a VF's GetValue / SetValue are its accesses, section
+    "Sanitizer")."""
     _core_check("LocalMemBar")
     before = as_enum("LocalMemBar", DEVICE, "before", before, MemType)
     after = as_enum("LocalMemBar", DEVICE, "after", after, MemType)
-    _CHECK_BARRIER_PAIR(int(before), int(after))
+    if (int(before), int(after)) not in _LEGAL_BARRIER_PAIRS:
+        _CHECK_BARRIER_PAIR(int(before), int(after))
     if SANITIZING and before in _MEM_WRITES and after in _MEM_READS:
         try:
             core = current_core("LocalMemBar")
@@ -1458,9 +1462,9 @@ def Arange(dst, scalar, order=IndexOrder.INCREASE_ORDER):
 def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
     """Reduce (SPEC-2 11.4, D66): SUM into lane 0; MAX/MIN value in lane 0, first index in lane 1. ZEROING only."""
     api = "Reduce"
+    _core_check(api)
     if _is_template_argument(dst):   # Reduce<ReduceType::SUM>(d, s, m) as Reduce(ReduceType.SUM, d, s, m): port60a
         _refuse_template_first(api, "dst", dst)
-    _core_check(api)
     # a compiled VF's order: the reduce type, the mode (both checked before the kernel call), MERGING (the kernel)
     reduce_type = _code(api, "reduce_type", reduce_type, ReduceType)
     if _merging(api, mode):
@@ -1526,13 +1530,16 @@ def Cast(dst, src, mask, trait=CastTrait(), *template_first):
     lanes; `trait.layoutMode` picks the sub-lane of each wide slot; saturation from CTRL[60]/[59]/[48] or the trait.
     (`template_first`: the operands of a port that wrote `Cast<T, U, trait>`'s template arguments first, refused.)"""
     api = "Cast"
-    if template_first and isinstance(dst, RegTensor):   # the trait's four fields one by one (port60i)
-        raise ParameterError(api, "trait", trait, device=DEVICE,
-                             legal="one aj.Reg.CastTrait(layoutMode, satMode, mrgMode, roundMode) after the mask, "
-                                   "not its fields as separate arguments")
+    _core_check(api)
+    if template_first and isinstance(dst, RegTensor):
+        if all(isinstance(v, enum.Enum) for v in (trait, *template_first)):   # the trait's fields one by one (port60i)
+            raise ParameterError(api, "trait", trait, device=DEVICE,
+                                 legal="one aj.Reg.CastTrait(layoutMode, satMode, mrgMode, roundMode) after the mask, "
+                                       "not its fields as separate arguments")
+        raise ParameterError(api, "arguments", template_first[0], device=DEVICE,
+                             legal=f"Cast({', '.join(_shown_parameters(Cast))}): four at most")
     if template_first or _is_template_argument(dst):
         _refuse_template_first(api, "dst", dst)
-    _core_check(api)
     _reg(api, "dst", dst), _reg(api, "src", src)
     if (src.dtype.name, dst.dtype.name) not in CAST_PAIRS:
         raise UnsupportedDTypeError(api, "src/dst dtypes", f"{src.dtype.name} -> {dst.dtype.name}",

@@ -565,6 +565,7 @@ class Sanitizer:
         # returns (vf_returned): PIPE_V's clock at the latest such end, which "device-sync" takes as a PipeBarrier
         self.vf_scopes = core.spec.reg_api
         self.vf_depth = 0
+        self._vf_scalar_read = False   # the instruction being checked is a VF's GetValue (scalar_access)
         self.vf_done_seq = 0
         self.flag_clocks = {}
         # the scalar pipe's clock at its latest WaitFlag: what every later instruction starts after on the device
@@ -727,7 +728,7 @@ class Sanitizer:
         """"strict": same-pipe PIPE_V read-after-write and overlapping MTE2/MTE3 writes need a PipeBarrier too."""
         if not self.config.strict:
             return False
-        return PIPES[p] == PIPE_V if kind == "RAW" else PIPES[p] in (PIPE_MTE2, PIPE_MTE3)
+        return PIPES[p] == PIPE_V and not self._vf_scalar_read if kind == "RAW" else PIPES[p] in (PIPE_MTE2, PIPE_MTE3)
 
     def _other_writers(self, p, lo, hi, strict_same):
         """Can a contiguous run have a last writer pipe p is not ordered after? Only if some byte's last write is
@@ -837,7 +838,7 @@ class Sanitizer:
         if PIPES[p] != PIPE_V or not self.vf_scopes:   # no Reg VF elsewhere (port52a)
             return f"PipeBarrier({PIPES[p]}) between them"
         fix = ("PipeBarrier(PIPE_V) between them (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, "
-               "MemType.VEC_LOAD), or the SCALAR_LOAD / SCALAR_STORE pair of a GetValue / SetValue)")
+               "MemType.VEC_LOAD), or (SCALAR_STORE, VEC_LOAD) after a SetValue)")
         if seq <= self.vf_done_seq:
             fix += ("; the device orders them already (on the 950 every Memory-API vector call runs as a VF, and a "
                     "VF's instructions are complete when it returns: no synchronisation between VFs), which "
@@ -891,7 +892,13 @@ class Sanitizer:
         size = tensor.dtype.size
         access = [Access.of_run("tensor", tensor.addr + index * size, size, write, tensor)]
         if self.vf_depth and self.vf_scopes:
-            self.instruction(f"{api} (in a VF)", PIPE_V, access)
+            # "strict"'s same-pipe RAW is a vector read's: the shadow keeps no kind per byte, so a VF's scalar read
+            # after its own vector store is left unchecked rather than checked against the vector barriers
+            self._vf_scalar_read = not write
+            try:
+                self.instruction(f"{api} (in a VF)", PIPE_V, access)
+            finally:
+                self._vf_scalar_read = False
         else:
             self.instruction(api, PIPE_S, access)
 

@@ -1182,7 +1182,8 @@ REFUSALS = [
     ("R.StoreAlign(mb, k, 0, dist=R.MaskDist.DIST_US)", aj.ParameterError, "StoreAlign", "dist"),
     ("R.Copy(q, r, m, R.MaskMergeMode.ZEROING)", aj.ParameterError, "Copy", "mode"),
     ("R.MaskSel(k, r, r, m)", aj.ParameterError, "MaskSel", ""),
-    ("R.LocalMemBar(3)", aj.ParameterError, "LocalMemBar", "before"),
+    ("R.LocalMemBar(6)", aj.ParameterError, "LocalMemBar", "before"),
+    ("R.LocalMemBar(R.MemType.VEC_LOAD, R.MemType.VEC_LOAD)", aj.ParameterError, "LocalMemBar", "before/after"),
 ]
 
 

@@ -4,6 +4,7 @@ leave it; a freed tensor's refusal names the operand and the line that freed it;
 queue; a second SetFlag names the first one's line when sanitized; a Reg call with its C++ template arguments written
 first names the Python form; `float32_t` is float; Log off the 950 is Ln; the 310P's hard SyncAll does nothing in
 the devkit's device build; a ReduceSum work buffer over src says to pass another."""
+import functools
 import re
 
 import numpy as np
@@ -41,8 +42,20 @@ def _line_of(marker):
         return next(i for i, text in enumerate(f, 1) if marker in text and "_line_of" not in text)
 
 
-def test_a_freed_tensor_is_named_as_its_operand_with_the_line_that_freed_it():
+def test_a_freed_tensor_is_named_as_its_operand_with_the_call_that_freed_it():
+    """The call always; its line on a sanitizing core (as a second SetFlag's: a stack walk on every FreeTensor
+    tripled its cost, review 60)."""
     with aj.Core("atlas-a2") as core:
+        pipe = aj.TPipe()
+        q = aj.TQue(aj.TPosition.VECIN, 1)
+        pipe.InitBuffer(q, 1, 256)
+        x = q.AllocTensor("float")
+        y = core.local_tensor("float", 64)
+        q.FreeTensor(x)
+        with pytest.raises(aj.StateError, match=r"parameter 'src1'.*by FreeTensor \(a core made with "
+                                                r'sanitize="report" names its line\)'):
+            aj.Add(y, y, x, 64)
+    with aj.Core("atlas-a2", sanitize="report") as core:
         pipe = aj.TPipe()
         q = aj.TQue(aj.TPosition.VECIN, 1)
         pipe.InitBuffer(q, 1, 256)
@@ -52,7 +65,7 @@ def test_a_freed_tensor_is_named_as_its_operand_with_the_line_that_freed_it():
         with pytest.raises(aj.StateError, match=rf"parameter 'src1'.*by FreeTensor at {HERE}:"
                                                 rf"{_line_of('# freed here')} .*free it after its last use"):
             aj.Add(y, y, x, 64)
-        with pytest.raises(aj.StateError, match=r"parameter 'dst'.*by FreeTensor"):
+        with pytest.raises(aj.StateError, match=r"parameter 'dst'.*by FreeTensor at"):
             aj.Add(x, y, y, 64)
         z = core.local_tensor("float", 8)
         core.free(z.addr)   # core.free here
@@ -201,6 +214,8 @@ def test_reg_argument_order_mistakes_name_the_order():
         before = core.ub.copy()
         with pytest.raises(aj.ParameterError, match=r"parameter 'trait'.*one aj\.Reg\.CastTrait"):
             R.Cast(h, f, m, R.RegLayout.ZERO, R.SatMode.NO_SAT, R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_RINT)
+        with pytest.raises(aj.ParameterError, match=r"parameter 'arguments' = 5 .*four at most"):
+            R.Cast(h, f, m, R.CastTrait(), 5)
         with pytest.raises(aj.ParameterError, match=r"the carry form Add\(carry, dst, src0, src1, mask\).*the mask "
                                                     r"after the sources"):
             R.Add(m, f, f, f)
@@ -252,6 +267,21 @@ def test_launch_binds_the_kernel_arguments_before_any_block_runs():
     assert ran == []
     aj.launch(kernel, 2, "atlas-a2", 1, 2)
     assert sorted(ran) == [0, 1]
+
+    def wrapping(f):   # a decorator whose wrapper takes other arguments than the function it wraps
+        @functools.wraps(f)
+        def wrapper(x, scale):
+            return f(x * scale)
+        return wrapper
+
+    aj.launch(wrapping(lambda x: ran.append(x)), 1, "atlas-a2", 2, 3)
+    assert ran[-1] == 6
+
+    def seeded(x, *, seeds):
+        pass
+    with pytest.raises(aj.ParameterError, match="missing a required") as info:
+        aj.launch(seeded, 1, "atlas-a2", seeds=1)
+    assert "is not launch's" not in str(info.value)   # seeds= is the kernel's own keyword
 
 
 def test_multi_copy_and_a_zero_length_tbuf_are_told_what_to_write():

@@ -725,24 +725,21 @@ def check_tensor_bounds(api, core, op, tensor, ext=None):
     launch = "(aj.launch(..., bounds=\"ub\") for a launch's cores)"
     remedy = (f"shorten the count or length, or allocate a larger tensor; a port whose original reads or writes "
               f"whole repeats past its buffer on purpose runs on a core made with bounds=\"ub\" {launch}"
-              if _one_run(op) else f"make the core with bounds=\"ub\" {launch} to allow strides past a tensor")
+              if _one_run(op) else
+              f"make the core with bounds=\"ub\" {launch} to let its strided or masked footprint leave the tensor")
     raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=core.device,
                            legal=f"{inside}; {remedy}",
                            detail=f"byte {first} lies outside {op.name}, reached by {where}")
 
 
 def _one_run(op):
-    """Whether the bytes operand `op` (an Operand or Runs) touches are one contiguous run from its first byte: one
-    burst, back-to-back runs, or repeats of contiguous blocks (block stride 1, repeat stride 8) whose lanes are all
-    active but in the last repeat."""
-    if isinstance(op, Runs):
-        return op.repeat == 1 or op.step == op.width
-    if not isinstance(op, Operand) or op.blk != 1:
+    """Whether the bytes operand `op` (an Operand or Runs) touches are one contiguous run (one burst, back-to-back
+    repeats): its exact footprint, computed on the refusal's path only."""
+    per = op.bytes_per_repeat() if isinstance(op, (Operand, Runs)) else []
+    if not per:
         return False
-    lanes = mask_lane_indices(op.lo, op.hi, 256 // op.size)
-    if lanes.size == 0 or lanes[-1] != lanes.size - 1:
-        return False
-    return op.repeat == 1 or (op.rep == 8 and lanes.size == 256 // op.size)
+    touched = np.unique(np.concatenate(per))
+    return touched.size > 0 and int(touched[-1] - touched[0]) + 1 == touched.size
 
 
 class TensorExtent:

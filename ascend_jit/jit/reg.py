@@ -1179,8 +1179,8 @@ lowered(vf_modes, (), types.int64, lambda context, builder, sig, args:
 # LocalMemBar's legal (before, after) pairs, a bit each at before * 6 + after: the devkit's static_assert
 # (impl/basic_api/reg_compute/dav_3510/kernel_reg_compute_membar_impl.h; MemType VEC_STORE 0, VEC_LOAD 1, SCALAR_STORE
 # 2, SCALAR_LOAD 3, VEC_ALL 4, SCALAR_ALL 5)
-_BARRIER_PAIRS = ((0, 1), (1, 0), (0, 0), (0, 3), (0, 2), (1, 2), (2, 1), (2, 0), (3, 0), (4, 4), (4, 5), (5, 4))
-_BARRIER_PAIR_BITS = sum(1 << (b * 6 + a) for b, a in _BARRIER_PAIRS)
+BARRIER_PAIRS = ((0, 1), (1, 0), (0, 0), (0, 3), (0, 2), (1, 2), (2, 1), (2, 0), (3, 0), (4, 4), (4, 5), (5, 4))
+_BARRIER_PAIR_BITS = sum(1 << (b * 6 + a) for b, a in BARRIER_PAIRS)
 _MEM_TYPE_NAMES = ("VEC_STORE", "VEC_LOAD", "SCALAR_STORE", "SCALAR_LOAD", "VEC_ALL", "SCALAR_ALL")
 _BARRIER_LEGAL = ("a pair the devkit offers: VEC_STORE -> VEC_LOAD, VEC_STORE, SCALAR_LOAD or SCALAR_STORE; VEC_LOAD "
                   "-> VEC_STORE or SCALAR_STORE; SCALAR_STORE -> VEC_LOAD or VEC_STORE; SCALAR_LOAD -> VEC_STORE; "
