@@ -92,7 +92,7 @@ class TPipe(EventIdPool):
                 self.core._owned[buffers[-1].addr] = "TPipe"
         except OutOfBoundsError:  # fragmented free space: give back what this call took
             for b in buffers:
-                self.core._release(b.addr, "InitBuffer")
+                self.core._release(b.addr, ("InitBuffer", None))
             raise
         self._addrs.extend(b.addr for b in buffers)
         que_or_buf._bind(self, buffers)

@@ -73,27 +73,32 @@ def _float_dtypes(spec):
     return tuple(t for t in spec.reduce_sum_dtypes if t in ("half", "float"))
 
 
-def _runner_fits(spec, d, n, form):
-    """Whether _CoreRunner's operands for n values of `form` fit one core's UB together (each allocation a whole
-    number of 32-byte blocks), and a two-stage pattern's first stage is one call of at most 255 repeats (SPEC-2 1.2).
-    The tmp is what ReduceSum needs (GetReduceSumTmpSize, D11 / D18: ceil(n / L) entries or none), not src's size
-    (port60h: the study refused 1e5 halves on the 950, whose three-level tree it could not reach)."""
+def _runner_operands(device, d, n, form):
+    """The element counts of the tensors a _CoreRunner of `form` allocates for n values: src padded to whole repeats,
+    then a pattern's two work tensors (8 * repeats rounded up to whole repeats), or ReduceSum's 16-element dst and
+    the tmp it needs (GetReduceSumTmpSize, D11 / D18: ceil(n / L) entries or none, not src's size)."""
     from .api.reduce_sum import GetReduceSumTmpSize
-    from .errors import AscendJitError
     lanes = d.lanes_per_repeat
     repeats = -(-n // lanes)
-
-    def blocks(elements):
-        return -(-elements * d.size // 32) * 32
     if form in PATTERNS:
         work = -(-8 * repeats // lanes) * lanes
-        return repeats <= 255 and blocks(repeats * lanes) + 2 * blocks(work) <= spec.ub_bytes
+        return repeats * lanes, work, work
+    tmp = max(GetReduceSumTmpSize(device, d, count=n), GetReduceSumTmpSize(device, d, repeat_time=repeats), 16)
+    return repeats * lanes, 16, tmp
+
+
+def _runner_fits(spec, d, n, form):
+    """Whether _CoreRunner's operands for n values of `form` fit one core's UB together (each allocation a whole
+    number of 32-byte blocks), and a two-stage pattern's first stage is one call of at most 255 repeats (SPEC-2 1.2)
+    (port60h: the study refused 1e5 halves on the 950, whose three-level tree it could not reach)."""
+    from .errors import AscendJitError
+    if form in PATTERNS and -(-n // d.lanes_per_repeat) > 255:
+        return False
     try:
-        tmp = max(GetReduceSumTmpSize(spec.name, d, count=n), GetReduceSumTmpSize(spec.name, d, repeat_time=repeats),
-                  16)
+        sizes = _runner_operands(spec.name, d, n, form)
     except AscendJitError:   # a size ReduceSum refuses (D17's L*L repeat results, the count's range)
         return False
-    return blocks(repeats * lanes) + blocks(16) + blocks(tmp) <= spec.ub_bytes
+    return sum(-(-count * d.size // 32) * 32 for count in sizes) <= spec.ub_bytes
 
 
 @lru_cache(maxsize=None)
@@ -142,21 +147,18 @@ class _CoreRunner:
     form: "count" / "highdim" (ReduceSum) or a two-stage pattern of explain_reduce_order (PATTERNS)."""
 
     def __init__(self, device, d, n, saturate, form):
-        from .api.reduce_sum import GetReduceSumTmpSize, ReduceSum
+        from .api.reduce_sum import ReduceSum
         from .core import Core
         self.reduce_sum, self.n, self.form, self.lanes = ReduceSum, n, form, d.lanes_per_repeat
-        self.padded = -(-n // self.lanes) * self.lanes
+        self.padded, first, second = _runner_operands(device, d, n, form)
         core = Core(device)
         if saturate and core.spec.half_saturation_switchable:
             core.SetCtrlSpr(48, 48, 0)
         self.src = core.local_tensor(d, self.padded)
         if form in PATTERNS:
-            work_n = -(-8 * (self.padded // self.lanes) // self.lanes) * self.lanes
-            self.work = (core.local_tensor(d, work_n), core.local_tensor(d, work_n))
+            self.work = (core.local_tensor(d, first), core.local_tensor(d, second))
         else:
-            tmp_n = max(GetReduceSumTmpSize(device, d, count=n),
-                        GetReduceSumTmpSize(device, d, repeat_time=self.padded // self.lanes), 16)
-            self.dst, self.tmp = core.local_tensor(d, 16), core.local_tensor(d, tmp_n)
+            self.dst, self.tmp = core.local_tensor(d, first), core.local_tensor(d, second)
 
     def __call__(self, x):
         self.src[:self.n] = x

@@ -36,19 +36,19 @@ class _Lease:
         self.buffer, self.alive, self.released = buffer, True, None
 
     def release(self, how):
-        """Mark it dead; `how` ("FreeTensor", "core.free", "TPipe.Reset", ... and, on a sanitizing core, the user's
-        line: release_site) is what a later use's refusal names (port60d: it had not said where the tensor was
-        freed). Every FreeTensor runs this: no stack walk here."""
+        """Mark it dead; `how` (release_site: the call, "FreeTensor", "core.free", "TPipe.Reset", ..., and the user's
+        line or None) is what a later use's refusal names (port60d: it had not said where the tensor was freed).
+        Every FreeTensor runs this: no stack walk here."""
         self.alive, self.released = False, how
 
 
-def release_site(core, how):
-    """`how` with the user's line that released the memory when `core` sanitizes (as SetFlag's site: a stack walk on
-    every FreeTensor tripled its cost, review 60)."""
+def release_site(core, call):
+    """(call, the user's line that released the memory), the line only when `core` sanitizes (as SetFlag's site: a
+    stack walk on every FreeTensor tripled its cost, review 60)."""
     if core.sanitizer is None:
-        return how
+        return call, None
     from .sanitizer import user_location   # (the sanitizer imports this module)
-    return f"{how} at {user_location()}"
+    return call, user_location()
 
 
 class _TensorFields:
@@ -145,9 +145,10 @@ class LocalTensor(_TensorFields):
         """Refuse a tensor whose memory was released (`name`: the operand it was given as)."""
         lease = self._lease
         if lease is not None and not lease.alive:
-            how = ("(FreeTensor, core.free, or its TPipe's Reset / Destroy)" if not lease.released else
-                   f"by {lease.released}" if " at " in lease.released else
-                   f"by {lease.released} (a core made with sanitize=\"report\" names its line)")
+            call, line = lease.released or (None, None)
+            how = ("(FreeTensor, core.free, or its TPipe's Reset / Destroy)" if call is None else
+                   f"by {call} at {line}" if line else
+                   f"by {call} (a core made with sanitize=\"report\" names its line)")
             raise StateError(api, name, self, device=self.core.device,
                              legal="a tensor that has not been freed",
                              detail=f"this tensor was freed {how} and may not be used: free it after its last use, "
