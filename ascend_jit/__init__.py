@@ -58,7 +58,7 @@ from .debug import PRINTF, DumpTensor, Trap, ascendc_assert, printf
 from .tiling import (GET_TILING_DATA, GET_TILING_DATA_MEMBER, GET_TILING_DATA_PTR_WITH_STRUCT,
                      GET_TILING_DATA_WITH_STRUCT, REGISTER_TILING_DEFAULT)
 from .errors import (AlignmentError, AscendJitError, NotOfferedError, OutOfBoundsError, OverlapError, ParameterError,
-                     ReadOnlyError, SanitizerError, SanitizerWarning, StateError, UncompiledVFWarning,
+                     ReadOnlyError, SanitizerError, SanitizerWarning, StateError, UncompiledVFWarning, PortingWarning,
                      UnsupportedDeviceError, UnsupportedDTypeError)
 from .fidelity import FIDELITY, Fidelity, FidelityRule, fidelity
 from .sanitizer import SanitizeConfig, format_reports, sanitize_session
@@ -87,7 +87,8 @@ from .tensor import CacheMode, CacheRwMode, GlobalTensor, LocalTensor, QuePositi
 TEventID = event_t = int
 
 __all__ = [
-    "CacheLocationWarning", "UncompiledVFWarning", "CeilDivision", "GetVecLen", "VECTOR_REG_WIDTH", "sizeof",
+    "CacheLocationWarning", "UncompiledVFWarning", "PortingWarning", "CeilDivision", "GetVecLen", "VECTOR_REG_WIDTH",
+    "sizeof",
     "Abs", "AddRelu", "Adds", "And", "Axpy", "Brcb", "BrcbRepeatParams", "Div", "DivAlgo", "DivConfig", "Duplicate",
     "Exp", "ExpAlgo", "ExpConfig", "FIDELITY", "Fidelity", "FidelityRule", "FusedMulAdd", "LeakyRelu", "Ln", "LnAlgo",
     "LnConfig", "LogAlgo", "Max", "Maxs", "Min", "Mins", "Mul", "MulAddDst", "Muls", "Or", "Reciprocal",
@@ -162,7 +163,7 @@ __all__ = [
     "ONE_BLK_FLOAT_NUM", "BRCB_BROADCAST_NUMBER", "VECTOR_REG_WIDTH_2XVL", "BLOCK_CUBE"]
 
 # devkit names the emulator does not offer: a NotOfferedError saying why (api/registry.py NOT_OFFERED)
-from .api.registry import NOT_OFFERED as _NOT_OFFERED  # noqa: E402
+from .api.registry import NOT_OFFERED as _NOT_OFFERED, NOT_OFFERED_FAMILIES as _NOT_OFFERED_FAMILIES  # noqa: E402
 from .errors import not_offered_lookup as _not_offered_lookup  # noqa: E402
 
-__getattr__ = _not_offered_lookup(__name__, "", _NOT_OFFERED)
+__getattr__ = _not_offered_lookup(__name__, "", _NOT_OFFERED, families=_NOT_OFFERED_FAMILIES)

@@ -29,13 +29,24 @@ def _devices(args):
     return 0
 
 
+def _load_kernel_file(path):
+    """The KernelSpecs of a user's kernel file, its own folder first on the import path, as `python my_kernel.py`
+    puts it: a port that imports its sibling module (its VF or tiling in another file) had ended in
+    ModuleNotFoundError (port61c)."""
+    from .kernels import load_file
+    folder = str(Path(path).resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return load_file(path)
+
+
 def _run(args):
-    from .kernels import gallery_dir, load_file, registry
+    from .kernels import gallery_dir, registry
     note = None
     if args.seed < 0:  # study and sweep refuse it by name; run said numpy's "expected non-negative integer" (audit45)
         raise ParameterError("run", "--seed", args.seed, legal="an integer >= 0")
     if args.name and args.name.endswith(".py"):   # `ascend-jit run path/to/my_kernel.py`: any file defining a KERNEL
-        specs = load_file(args.name)
+        specs = _load_kernel_file(args.name)
         kernels, name = {k.name: k for k in specs}, args.kernel or specs[0].name
         if len(specs) > 1 and args.kernel is None:  # said, not silent: the file's other kernels had gone unnoticed
             note = (f"{args.name} defines {len(specs)} kernels; running the first, {name} (the others: "
@@ -319,9 +330,19 @@ def _golden(args):
     kernels = registry()
     # `is not None`: an empty --kernels / --devices had meant every kernel / device, the longest run there is (audit45)
     names = args.kernels.split(",") if args.kernels is not None else list(kernels)
+    given = {}   # kernel name -> the --kernels entry that named it (a .py file: every kernel it defines)
+    for entry in names:
+        if entry.endswith(".py"):   # a user's own kernel file, as `run` takes it (port61g pinned one only in pytest)
+            for spec in _load_kernel_file(entry):
+                kernels[spec.name] = spec
+                given[spec.name] = entry
+        else:
+            given[entry] = entry
+    names = list(given)
     for name in names:  # all refused before any kernel runs or any file is written
         if name not in kernels:
-            raise ParameterError("golden", "--kernels", name, legal=", ".join(kernels))
+            raise ParameterError("golden", "--kernels", name, legal=", ".join(kernels) + ", or a kernel file "
+                                 "(path/to/my_kernel.py, defining KERNEL)")
     devices = ([get_device(d).name for d in args.devices.split(",")] if args.devices is not None
                else list(SUPPORTED_NAMES))
     pairs = [(name, device) for name in names for device in devices if kernels[name].supports(device)]
@@ -344,7 +365,7 @@ def _golden(args):
                     # check_golden's hint names pytest's --update-goldens, no option of this command (audit45)
                     failures += 1
                     print(f"FAIL {golden_name}\nno golden {Path(args.dir) / (golden_name + '.npz')} (record it with "
-                          f"ascend-jit golden record {args.dir} --kernels {name} --devices {device})")
+                          f"ascend-jit golden record {args.dir} --kernels {given[name]} --devices {device})")
                     continue
                 try:
                     check_golden(golden_name, np.asarray(value), args.dir)
@@ -389,7 +410,8 @@ def build_parser():
     r.add_argument("--sanitize", action="store_true", help="also run once under the sanitizer and print its reports "
                    "(races, uninitialised reads, out-of-tensor and cross-block GM accesses, sync); exit 1 on any")
     r.add_argument("--sanitize-checks", metavar="CHECKS", help="comma-separated checks for --sanitize (race, init, "
-                   "memory, blocks, sync; default all), optionally with strict and device-sync")
+                   "memory, blocks, sync; default all), optionally with strict (also same-pipe vector pairs, and "
+                   "a Reg VF's store -> load without LocalMemBar) and device-sync")
     r.add_argument("--sanitize-json", metavar="FILE", help="write the sanitizer reports as JSON (with --sanitize)")
     r.add_argument("--compare-devices", action="store_true", help="run the same inputs on every device the kernel "
                    "supports and report how the outputs differ (max ulp, fraction of elements)")
@@ -456,7 +478,8 @@ def build_parser():
     g = sub.add_parser("golden", help="record or check the example kernels' outputs as golden files")
     g.add_argument("action", choices=("record", "check"), help="record the outputs, or check them against the files")
     g.add_argument("dir", help="folder of the golden files")
-    g.add_argument("--kernels", help="comma-separated kernel names (default: all)")
+    g.add_argument("--kernels", help="comma-separated kernel names or kernel files (my_kernel.py: every KERNEL it "
+                   "defines; default: every registered kernel)")
     g.add_argument("--devices", help="comma-separated devices (default: all supported)")
     g.set_defaults(fn=_golden)
     w = sub.add_parser("warmup", help="compile every instruction family into the numba cache, seconds per family")

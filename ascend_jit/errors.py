@@ -12,7 +12,7 @@ class AscendJitError(Exception):
     def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
         api, value, legal = _table_row(api), _table_row(value), _table_row(legal)
         if isinstance(detail, tuple) and detail[:1] == (OUTSIDE,):
-            detail, legal = _outside_detail(detail, legal)
+            detail, legal = _outside_detail(detail, legal, api)
         parameter, value = _named_kinds(parameter, value)
         legal = _named_legal(legal)
         if device is None and parameter == "device" and isinstance(value, str):
@@ -62,7 +62,20 @@ def brace_set_hint(*values):
 OUTSIDE = "outside"
 
 
-def _outside_detail(detail, legal):
+# What to write first when a Reg access leaves its tensor (port61c followed the bounds="ub" advice alone, and its
+# full-mask tail store wrote the next tensor, as port60d's DataCopyPad had): a store writes its active lanes only, a
+# load reads its distribution's bytes whatever the mask
+_OUTSIDE_FIX = {
+    "Store": ("a store writes only its mask's active lanes: mask the last vector to the elements left (UpdateMask "
+              "or CreateMask of the remaining count) or allocate the tensor to whole 256-byte vectors; bounds=\"ub\" "
+              "would let the store write the next buffer"),
+    "Load": ("a load reads every byte of its distribution whatever the mask: allocate the tensor to whole 256-byte "
+             "vectors (round the buffer's length up), or launch with bounds=\"ub\" where the bytes past it are the "
+             "kernel's own to read"),
+}
+
+
+def _outside_detail(detail, legal, api):
     """(detail, legal) of an OUTSIDE refusal: the range named as the operand's tensor, or as the UB where the allowed
     range is the whole UB (a core made with bounds="ub"), whose legal text then does not advise bounds="ub"."""
     _, start, stop, lo, hi, ub_bytes = detail
@@ -70,6 +83,9 @@ def _outside_detail(detail, legal):
     whole_ub = lo == 0 and hi == ub_bytes
     where = f"the UB [0, {ub_bytes})" if whole_ub else f"the operand's tensor [{lo}, {hi})"
     text = f"accesses bytes [{start}, {stop}): byte {first} lies outside {where}"
+    fix = next((f for kind, f in _OUTSIDE_FIX.items() if isinstance(api, str) and api.startswith(kind)), None)
+    if fix and not whole_ub:
+        text += f": {fix}"
     return text, ("every accessed byte inside the UB (SPEC-2 11.6)" if whole_ub else legal)
 
 
@@ -140,6 +156,17 @@ class ParameterError(AscendJitError, ValueError):
 class AlignmentError(AscendJitError, ValueError):
     """An operand address violates the alignment rule of SPEC 8.2."""
 
+    def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
+        if detail is None and parameter == "address" and api in _ALIGNED_REG_ACCESS:
+            detail = _ALIGNED_REG_ACCESS[api]   # a compiled VF raises constant texts only: the fix is added here
+        super().__init__(api, parameter, value, legal, device, detail)
+
+
+# A Reg LoadAlign / StoreAlign at an unaligned element (port61c: rows of 100 floats) had named the byte address only
+_ALIGNED_REG_ACCESS = dict.fromkeys(("LoadAlign", "StoreAlign"), (
+    "(the tensor's UB address plus offset x element size): pad each row to whole 32 bytes (8 floats, 16 halves) "
+    "so every row starts aligned, or move an unaligned start with LoadUnAlign / StoreUnAlign"))
+
 
 class OutOfBoundsError(AscendJitError, IndexError):
     """Some byte the call would touch lies outside the Unified Buffer (or outside a tensor)."""
@@ -170,11 +197,14 @@ class NotOfferedError(AscendJitError, AttributeError):
     and what to use instead. An AttributeError too, so `hasattr(aj.Reg, name)` stays False."""
 
 
-def not_offered_lookup(module, prefix, reasons, device=None):
-    """A module `__getattr__` for the devkit names in `reasons` (name -> why, and what to use): a NotOfferedError
-    naming `prefix + name`; any other missing name Python's AttributeError."""
+def not_offered_lookup(module, prefix, reasons, device=None, families=()):
+    """A module `__getattr__` for the devkit names in `reasons` (name -> why, and what to use) and for every name
+    starting with a `families` prefix ((name prefix, why) pairs: a whole devkit API family): a NotOfferedError naming
+    `prefix + name`; any other missing name Python's AttributeError."""
     def __getattr__(name):
         reason = reasons.get(name)
+        if reason is None:
+            reason = next((why for start, why in families if name.startswith(start)), None)
         if reason is None:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         raise NotOfferedError(f"{prefix}{name}", "name", name, legal=reason, device=device)
@@ -193,6 +223,11 @@ class SanitizerError(StateError):
 class SanitizerWarning(RuntimeWarning):
     """`aj.launch(..., sanitize="report")` outside an `aj.sanitize_session`: the launch's reports, which no session
     collects and whose block cores the launch discards, as one warning (aj.format_reports' text)."""
+
+
+class PortingWarning(UserWarning):
+    """A legal call that is almost surely not what a port meant: a GM array of numpy's default float64 / int64 read
+    as the bytes of a narrower tensor type (the C++ pointer cast the emulator models)."""
 
 
 class UncompiledVFWarning(RuntimeWarning):

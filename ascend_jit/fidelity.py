@@ -256,6 +256,18 @@ class _FidelityTable(Mapping):
 FIDELITY = _FidelityTable(_rules)
 
 
+# Names a port asks about that the table, which holds computing instructions, has no row for (port61f)
+_NOT_IN_THE_TABLE = {
+    "DataCopy": ("no row: data movement copies bytes exactly; an atomic copy (SetAtomicAdd / Max / Min) is BIT-EXACT "
+                 "too, one rounded add in the type per element and the core's overflow mode (docs/decisions.md "
+                 "\"Synchronisation and kernel boilerplate\", Atomics)"),
+    **dict.fromkeys(("SetAtomicAdd", "SetAtomicMax", "SetAtomicMin"),
+                    "no row: not an instruction but the mode of the next copies to GM, BIT-EXACT: ADD one rounded add "
+                    "in the type per element, then the core's overflow mode; MAX / MIN as D35 (docs/decisions.md "
+                    "\"Synchronisation and kernel boilerplate\", Atomics)"),
+}
+
+
 def fidelity(api, device, dtype=None, config=None, round_mode=None):
     """The fidelity level of one call shape: `aj.fidelity("Div", "ascend950", "float", aj.DivAlgo.DIFF_COMPENSATION)`.
 
@@ -273,7 +285,7 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
                                          device=spec.name, detail=f"the device does not offer {api} (SPEC-2 1.9)")
         offered = sorted({a for (a, d) in FIDELITY if d == spec.name})
         raise ParameterError("fidelity", "api", api, legal=", ".join(offered), device=spec.name,
-                             detail="no instruction of this name (SPEC-2 0.3)")
+                             detail=_NOT_IN_THE_TABLE.get(api, "no instruction of this name (SPEC-2 0.3)"))
     name = _dtype_name(dtype)
     if name is not None and "->" not in name:
         from .api.registry import INSTRUCTIONS   # at call time: the registry imports every API module

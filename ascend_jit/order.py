@@ -123,16 +123,35 @@ class ReduceTree:
         return stack[0] if stack else 0
 
     def leaf_depths(self):
-        """Number of rounded adds on the path from each leaf to the root: the per-element error multiplier."""
+        """Number of rounded adds on the path from each leaf to the root: the per-element error multiplier. An add
+        whose other operand is all padding (masked lanes' +0, or a sum of them) rounds nothing, x + 0 being x, and
+        is not counted (port61d: orders giving the same bits had bounds apart by 2x, the A2's count tree of 2 floats
+        gave each a depth of 6 where one add sums them)."""
+        padding = self._padding_subtrees()
         depths, stack = {}, [(self.tree, 0)]
         while stack:
             node, d = stack.pop()
             if isinstance(node, tuple):
-                stack.append((node[0], d + 1))
-                stack.append((node[1], d + 1))
+                rounds = not (id(node[0]) in padding or id(node[1]) in padding)
+                stack.append((node[0], d + rounds))
+                stack.append((node[1], d + rounds))
             elif node is not _ZERO:
                 depths[node] = d
         return depths
+
+    def _padding_subtrees(self):
+        """The ids of the tree's nodes that hold only +0 lanes (the _ZERO leaf and adds of such nodes)."""
+        padding, stack = {id(_ZERO)}, [(self.tree, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if not isinstance(node, tuple):
+                continue
+            if expanded:
+                if id(node[0]) in padding and id(node[1]) in padding:
+                    padding.add(id(node))
+            else:
+                stack.extend(((node, True), (node[0], False), (node[1], False)))
+        return padding
 
     # -- evaluation -------------------------------------------------------------------------------------------
     def evaluate(self, values, saturate=False):

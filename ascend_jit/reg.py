@@ -607,6 +607,16 @@ def core_modes(core):
 _PLAIN_HANDLE, VF_HANDLE = 1, 2  # tensor_handle's forms: the indices of a memo entry (tensor, handle, VFHandle)
 
 
+def _not_a_ub_operand(value, api):
+    """Why a Reg load / store operand is no tensor, in the words of the usual porting mistake."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        # port61c: the devkit's VFs take `__ubuf__ T*` from GetPhyAddr(), typed literally here
+        return ("is an int: a VF's __ubuf__ pointer (GetPhyAddr()) is the LocalTensor itself here: pass the tensor, "
+                "and `ptr + off` is tensor[off] or the call's offset argument")
+    from .api._common import _not_a_tensor_hint
+    return _not_a_tensor_hint(value, api)
+
+
 def tensor_handle(api, tensor, form=_PLAIN_HANDLE):
     """(ub, byte address, element size, modes, lo, hi): what compiled and plain code both address a tensor by;
     [lo, hi) is the tensor's extent (the UB on a bounds="ub" core). form VF_HANDLE: the jit/reg.py VFHandle a
@@ -614,7 +624,8 @@ def tensor_handle(api, tensor, form=_PLAIN_HANDLE):
     Memoised per core while its CTRL and bounds rule stay the same, by the tensor's identity (a VF call converts
     every tensor argument: see _vf_handles)."""
     if type(tensor) is not LocalTensor and not isinstance(tensor, LocalTensor):
-        raise ParameterError(api, "tensor", type(tensor).__name__, legal="a LocalTensor", device=DEVICE)
+        raise ParameterError(api, "tensor", type(tensor).__name__, legal="a LocalTensor", device=DEVICE,
+                             detail=_not_a_ub_operand(tensor, api))
     tensor.check_alive(api)
     core = tensor.core
     memo = core.__dict__.get("_reg_handles")

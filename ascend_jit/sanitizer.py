@@ -416,19 +416,39 @@ def footprint_bytes(footprint):
     return compact(np.unique((starts[:, None] + np.arange(footprint.width, dtype=np.int64)[None, :]).reshape(-1)))
 
 
-def vector_access(core, api, reads=(), writes=(), own_flags=((), ())):
+def vector_access(core, api, reads=(), writes=(), own_flags=((), ()), derived=()):
     """One vector instruction (PIPE_V) through the sanitizer: reads/writes are (footprint, tensor) pairs, the
     footprints exactly those the validator proved (active lanes only, so masked-off lanes are neither reads nor
     writes). `own_flags`: the devkit implementation's own SetFlag/WaitFlag pairs before and after the access
-    (device_flag_pairs). Called only when `core.sanitizer is not None`."""
+    (device_flag_pairs). `derived`: Derived records of reads whose never-written elements are followed to the
+    output bytes computed from them instead of reported here (Sanitizer.derived_uninitialised). Called only when
+    `core.sanitizer is not None`."""
     def name(fp):
         return fp[0] if isinstance(fp, tuple) else fp.name
-    accesses = [Access(name(fp), False, footprint_bytes(fp), t) for fp, t in reads]
+    through = {d.operand for d in derived}
+    accesses = [Access(name(fp), False, footprint_bytes(fp), t, through_lanes=name(fp) in through) for fp, t in reads]
     accesses += [Access(name(fp), True, footprint_bytes(fp), t) for fp, t in writes]
     before, after = own_flags
-    device_flag_pairs(core.sanitizer, api, before)
-    core.sanitizer.instruction(api, PIPE_V, accesses)
-    device_flag_pairs(core.sanitizer, api, after)
+    sanitizer = core.sanitizer
+    found = sanitizer.derived_uninitialised(derived) if derived else None
+    device_flag_pairs(sanitizer, api, before)
+    instr = sanitizer.instruction(api, PIPE_V, accesses)
+    if found:
+        sanitizer.mark_derived(instr, found)
+    device_flag_pairs(sanitizer, api, after)
+
+
+@dataclass
+class Derived:
+    """Output bytes computed element by element from a read operand: element i of `operand` (its bytes from
+    src[i], `size` each) gives the output bytes from dst[i] (`dst_size` each); `fix` the report's text, formatted
+    with the operand and the never-written bytes (first address, count)."""
+    operand: str
+    src: np.ndarray
+    size: int
+    dst: np.ndarray
+    dst_size: int
+    fix: str
 
 
 # P(V_S) -> the scalar unit's copy of the result to dst[0] -> P(S_V) -> P(S_MTE3): how the devkit's ReduceSum /
@@ -493,6 +513,16 @@ _REGISTER_STORED_FIX = ("the store wrote lanes of a register made at {made} that
                         "hardware leaves a register's lanes undefined until written: a MERGING operation, a masked "
                         "Copy or a partial write keeps them): write every lane first (e.g. Duplicate(reg, 0) or a "
                         "full load), use ZEROING, or keep these lanes out of the store's mask or of the reads")
+# the mask bits a count-form Compare computed from never-written lanes, the elements a GatherMask gathered from them
+# (Derived, Sanitizer.mark_derived)
+COMPARED_FIX = ("these mask bits were computed from lanes of {operand} that nothing had written (UB byte {address}, "
+                "{nbytes} bytes; a count-form Compare compares whole 256-byte blocks, SPEC-2 D44, so the lanes past "
+                "the data are compared too): read only the bits of the data's lanes (a Select of the data's count "
+                "reads those alone), or write the pad lanes before the Compare (Duplicate the tile's tail)")
+GATHERED_FIX = ("these elements were gathered from bytes of {operand} that nothing had written (UB byte {address}, "
+                "{nbytes} bytes; a normal-mode GatherMask reads whole repeats whatever the data's length): read only "
+                "the elements gathered from written data, gather only those (reduce mode: reduceMode True, mask = "
+                "their count), or write the source's tail first")
 # A MaskReg carries no marks: Add/Sub's carry computed from marked lanes is reported where it is made
 _CARRY_FIX = ("the carry MaskReg is computed from values {load} loaded from these never-written bytes (a Reg load "
               "reads every byte its distribution names; a MaskReg carries no marks, so the carry is where they are "
@@ -567,6 +597,7 @@ class Sanitizer:
         self.vf_depth = 0
         self._vf_scalar_read = False   # the instruction being checked is a VF's GetValue (scalar_access)
         self.vf_done_seq = 0
+        self.vf_start_seq = 0   # PIPE_V's clock when the outermost VF running started (_same_pipe_fix)
         self.flag_clocks = {}
         # the scalar pipe's clock at its latest WaitFlag: what every later instruction starts after on the device
         # (the fix of a report "device-sync" would not make names that wait)
@@ -778,7 +809,8 @@ class Sanitizer:
                                   fix=acc.uninit_fix))
                 continue
             store, origin = self.lane_stores[k][0], ORIGINS[self.lane_stores[k][1]]
-            fix = _REGISTER_STORED_FIX.format(made=origin.instr.where) if origin.register else \
+            fix = self.lane_stores[k][2] if len(self.lane_stores[k]) > 2 else \
+                _REGISTER_STORED_FIX.format(made=origin.instr.where) if origin.register else \
                 _LANES_STORED_FIX.format(load=origin.instr, address=origin.address, nbytes=origin.nbytes)
             self._emit(Report("init", "uninitialised read", instr, acc.operand, int(part[0]), int(part.size), store,
                               fix=fix))
@@ -837,6 +869,11 @@ class Sanitizer:
         SPEC-2 10.4's "strict" does not count: the fix says so and names "device-sync", which accepts it."""
         if PIPES[p] != PIPE_V or not self.vf_scopes:   # no Reg VF elsewhere (port52a)
             return f"PipeBarrier({PIPES[p]}) between them"
+        if self.vf_depth and seq > self.vf_start_seq:   # both in the running VF
+            # port61c: the PipeBarrier named first has no place in a VF
+            return ("Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD) between them (inside one VF a load is "
+                    "ordered after an earlier store of the same bytes by it, or by both using the same register, DK "
+                    "LocalMemBar.md; (SCALAR_STORE, VEC_LOAD) after a SetValue)")
         fix = ("PipeBarrier(PIPE_V) between them (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, "
                "MemType.VEC_LOAD), or (SCALAR_STORE, VEC_LOAD) after a SetValue)")
         if seq <= self.vf_done_seq:
@@ -847,6 +884,8 @@ class Sanitizer:
 
     def vf_entered(self):
         """A Reg VF starts (reg.py simd_vf, run uncompiled on a sanitizing core)."""
+        if not self.vf_depth:
+            self.vf_start_seq = int(self.clock[_V, _V])
         self.vf_depth += 1
 
     def vf_left(self):
@@ -1102,6 +1141,38 @@ class Sanitizer:
         self.initialised[addr:addr + nbytes] = False
         if self.stored_from is not None:
             self.stored_from[addr:addr + nbytes] = -1
+
+    def derived_uninitialised(self, derived):
+        """Per Derived record, the output bytes computed from elements holding a never-written byte:
+        [(operand, output bytes, first never-written byte, their count, fix)], the clean records left out. Read
+        before the instruction records its writes."""
+        found = []
+        for d in derived:
+            read = d.src[:, None] + np.arange(d.size)
+            unwritten = ~self.initialised[read]
+            bad = unwritten.any(axis=1)
+            if bad.any():
+                outputs = np.unique((d.dst[bad][:, None] + np.arange(d.dst_size)).reshape(-1))
+                first = int(read[unwritten].min())
+                found.append((d.operand, outputs, first, int(unwritten.sum()), d.fix))
+        return found
+
+    def mark_derived(self, instr, found):
+        """The output bytes of derived_uninitialised stay uninitialised after `instr` wrote them, reported with it
+        where something reads them (the Reg stores' record, lanes_stored: a count-form Compare compares whole
+        256-byte blocks, SPEC-2 D44, and a normal-mode GatherMask gathers whole repeats, so a tile's pad lanes are
+        read whatever the data's length; their results are harmless until read, port61a, port61g)."""
+        from . import lane_shadow
+        if self.stored_from is None:
+            self.stored_from = np.full(self.initialised.size, -1, np.int32)
+        if len(found) > 1:   # both sources of a Compare: one record naming both (the last had overwritten the first)
+            found = [(" and ".join(f[0] for f in found), np.unique(np.concatenate([f[1] for f in found])),
+                      min(f[2] for f in found), sum(f[3] for f in found), found[0][4])]
+        for operand, outputs, first, nbytes, fix in found:
+            origin = lane_shadow.origin_index(self, instr, operand, first, nbytes)
+            self.initialised[outputs] = False
+            self.stored_from[outputs] = len(self.lane_stores)
+            self.lane_stores.append((instr, origin, fix.format(operand=operand, address=first, nbytes=nbytes)))
 
     def lanes_stored(self, instr, addresses, origin):
         """Reg store `instr` wrote the UB bytes `addresses` from register lanes holding values computed from the

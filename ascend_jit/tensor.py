@@ -371,6 +371,8 @@ class LocalTensor(_TensorFields):
         return _CompareExpr(self, other, "!=")
 
     def ReinterpretCast(self, dtype):
+        """`ReinterpretCast<T>()`: the same UB bytes as a tensor of `dtype` (any dtype spelling), its element count
+        this tensor's bytes over sizeof(dtype); nothing is copied or converted (a Cast converts values)."""
         d = _DTYPE_NAMES.get(dtype) if type(dtype) is str else None
         if d is None:
             d = dt.resolve(dtype, "ReinterpretCast", self._core.device)
@@ -557,9 +559,13 @@ def _index_value(api, i, size, device=None, tensor=None):
             # from it; the index rule stays (decisions.md "Indexing"), the slice is the empty view
             # port60b: SelectV2 takes `tmp[tileDataNum]` from a TBuf of one tile and writes it, a kernel's too
             # small buffer that the empty view only moves to the next call's refusal
+            # port61c: a GlobalTensor's had named the UB's InitBuffer / TBuf too
+            too_small = ("its GM array is too small or the offset too large: check the SetGlobalBuffer size and "
+                         "the block's offset" if api.startswith("GlobalTensor") else
+                         "its buffer is too small: size the InitBuffer / TBuf for it")
             detail = (f"an index leaves at least one element: a sub-tensor starting at the end has none to "
-                      f"compute on (if the kernel writes it, its buffer is too small: size the InitBuffer / TBuf "
-                      f"for it); the empty view at the end is the slice [{size}:] (decisions.md \"Indexing\")")
+                      f"compute on (if the kernel writes it, {too_small}); the empty view at the end is the slice "
+                      f"[{size}:] (decisions.md \"Indexing\")")
         if tensor is not None:   # (not its truth value: a LocalTensor's len() is its size, 0 for an empty one)
             detail = tensor._described()
             if tensor.core.bounds == "ub":
@@ -645,6 +651,23 @@ def _owner_of(array):
 # tensor sets one harmlessly (port52c, ops-nn DynamicQuant); here the size is checked when it is set
 # port53e: a kernel declaring 8 scales per row over an array of one per row, which the device never notices;
 # port53g: a tiling rounding 1000 halves up to 32-byte blocks over an unpadded host array
+# numpy's default element types (np.arange, np.random, np.array of Python numbers): no emulator tensor type is 8
+# bytes but int64 / uint64, so a 2- or 4-byte tensor over one reads its elements' bytes as halves or floats (port61c
+# fed np.arange(64) to a float GlobalTensor and read [0, 0, 0, 1.875, ...])
+_NUMPY_DEFAULTS = (np.dtype(np.float64), np.dtype(np.int64))
+
+
+def _warn_default_dtype(array_dtype, d):
+    import warnings
+    from .errors import PortingWarning
+    spelling = "ml_dtypes.bfloat16" if d.name == "bfloat16" else f"np.{d.np_dtype.name}"
+    warnings.warn(f"ascend_jit: SetGlobalBuffer reads the {array_dtype} array's bytes as {d.name} (C++'s pointer "
+                  f"cast: each {array_dtype} element is {8 // d.size} {d.name} elements); a host array of numpy's "
+                  f"default type is usually a port's slip: make it {d.np_dtype.name} (np.zeros(n, {spelling}), "
+                  f"x.astype({spelling})), or view it yourself (x.view(...)) to read its bytes on purpose",
+                  PortingWarning, stacklevel=3)
+
+
 _SIZE_PAST_ARRAY = ("the size is checked against the array when it is set (the device checks no size; past the "
                     "array the emulator has no memory to give): a block with no data of its own sets the buffer "
                     "after its GetBlockIdx() guard, or with the elements the array holds (a size declared larger "
@@ -700,6 +723,11 @@ class GlobalTensor:
             self.SetGlobalBuffer(array)
 
     def SetGlobalBuffer(self, array, size=None, dtype=None):
+        """`SetGlobalBuffer((__gm__ T*)x, size)`: this GlobalTensor is the host array `array` (C-contiguous; GM is
+        host memory the kernel shares, so pass the array or a view of it, `x[off:]` for C++'s `x + off`), read as the
+        tensor's dtype (`GlobalTensor(dtype)`, else `dtype`, else the array's): a different numpy dtype is C++'s
+        pointer cast, its bytes viewed as T (numpy's default float64 / int64 read so warn: aj.PortingWarning).
+        `size` elements (default: all the array holds) must lie inside the array. Returns the tensor."""
         api = "SetGlobalBuffer"
         if isinstance(array, GlobalTensor):
             array = array.array
@@ -722,6 +750,8 @@ class GlobalTensor:
             if arr.nbytes % d.size:
                 raise ParameterError(api, "array", f"{arr.nbytes} bytes", device=known_device(),
                                      legal=f"a whole number of {d.name} elements ({d.size} bytes each)")
+            if arr.dtype in _NUMPY_DEFAULTS and d.size in (2, 4):
+                _warn_default_dtype(arr.dtype, d)
             arr = arr.view(np.uint8).view(d.np_dtype)
         if size is not None:
             from .api._common import as_int  # the api package imports this module

@@ -31,7 +31,8 @@ Deviations:
   tile that is not whole 64 elements (the last, short tile) it reads x1's and x2's lanes past the copy, which no
   instruction wrote (uninitialised UB at a queue buffer's first use; their results are never copied out). The port
   zeroes those lanes with a Duplicate before the tile's copy-in (other bytes than the copy's: no MTE2 ordering
-  needed), so the sanitizer has nothing to report; the copied lanes' results are the original's.
+  needed); the copied lanes' results are the original's. The original's Select over the rounded count reads the
+  bits of those lanes, which the sanitizer reports there (docs/decisions.md "Sanitizer").
   `ORIGINAL_ROUNDED_READS = True` runs without them.
 - The core count is the launch's 8 (GetCoreNumAiv would give the device's). The host pads GM to the 32-element
   runs the tiling copies (the last core copies whole runs; device allocations are so rounded).

@@ -55,8 +55,9 @@ emulator says):
   `ORIGINAL_SYNC = True` leaves them out.
 - Uninitialised lanes. For p = 0 the CompareScalar and Select over the chunk rounded up to 64 read the float tile's
   lanes past the chunk (at a buffer's first use nothing wrote them; their results are never reduced): the sanitizer
-  reports the reads. The port zeroes those lanes of the last 64-lane repeat first (a Duplicate with a bit mask: the
-  chunk's end need not be 32-byte aligned); `ORIGINAL_UNINIT_READS = True` runs the original's reads. (The half
+  reports the Select's reads of them and of their bits. The port zeroes those lanes of the last 64-lane repeat
+  first (a Duplicate with a bit mask: the chunk's end need not be 32-byte aligned); `ORIGINAL_UNINIT_READS = True`
+  runs the original's reads. (The half
   Cast of the chunk rounded up to 8 reads the DataCopyPad's dummy lanes of the chunk's last 32-byte block, which the
   emulator fills with the block's first element, docs/decisions.md "DataCopyPad fill order": defined, no report.)
 - The results tensor. ApplyInvP's high-dim `CompareScalar(cmp, outLocal, 0.0f, GT, 8, 1, {1, 1, 8, 8})` on the

@@ -25,8 +25,9 @@ Deviations:
     and keeps the original's 2 otherwise.
 (3) CompareScalar runs over the count rounded up to 256 halves: on a short tile it reads the half row past the
     Cast's elements (the bits it makes there are never selected). The port Casts over that rounded count as well
-    (b's queue row is zeroed past the copy first), so the sanitizer sees no uninitialised read; the selected
-    elements are the original's.
+    (b's queue row is zeroed past the copy first); the selected elements are the original's. (The sanitizer
+    reported the original's read until session 61; it now follows the compared lanes to their bits, which no Select
+    reads: docs/decisions.md "Sanitizer".)
 
 Devices: the A2 (op_host/config/ascend910b), and the A3 (the same __CCE_AICORE__ 220 build).
 

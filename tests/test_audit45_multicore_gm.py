@@ -1150,7 +1150,7 @@ def test_found_init_global_memory_without_a_buffer_is_its_parameter_error():
 
 def test_found_datacopypad_dst_overrun_names_the_block_reaching_it():
     """README "Tensor bounds": an overrun names the operand, the first byte outside and the repeat reaching it. A
-    GM -> UB DataCopyPad of 3 blocks of P = 32 B into 47 halves first leaves the tensor at byte 94, in block 2 (and
+    GM -> UB DataCopyPad of 3 bursts of P = 32 B into 47 halves first leaves the tensor at byte 94, in burst 2 (and
     into 31 halves at byte 62, block 1); the refusal said "repeat 0" for every block."""
     core = _dirty_core(seed=28)
     x = np.arange(200, dtype=np.float16)
@@ -1164,7 +1164,7 @@ def test_found_datacopypad_dst_overrun_names_the_block_reaching_it():
             err = _refused(aj.OutOfBoundsError, "DataCopyPad", "atlas-a2",
                            lambda: aj.DataCopyPad(t, g, aj.DataCopyExtParams(3, 10, 0, gap, 0),
                                                   aj.DataCopyPadExtParams(True, 0, 0, 0)), core.ub, x)
-            assert f"byte {base + first} lies outside dst, reached by repeat {block}" in str(err), str(err)
+            assert f"byte {base + first} lies outside dst, reached by burst {block}" in str(err), str(err)
 
 
 def test_gm_window_narrower_than_its_array_bounds_every_copy():

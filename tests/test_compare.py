@@ -674,8 +674,10 @@ def test_remembered_count_calls_take_each_calls_values_and_validate_each_key_par
     checked = aj.Core(device, sanitize="report")                          # the same facts on a sanitizing core
     ca, cb = (checked.local_tensor("half", 256, addr=t.addr) for t in (a, b))
     cbits = checked.local_tensor("uint8", 32, addr=bits.addr)
-    aj.Compare(cbits, ca, cb, C.LT, 256)                                  # sources never written: reported
-    assert any("Compare" in str(r) for r in checked.sanitizer.reports)
+    aj.Compare(cbits, ca, cb, C.LT, 256)                                  # sources never written:
+    assert not checked.sanitizer.initialised[cbits.addr:cbits.addr + 32].any()   # its bits stay uninitialised
+    aj.Select(ca, cbits, ca, cb, aj.SELMODE.VSEL_TENSOR_TENSOR_MODE, 8)   # and their reader is reported
+    assert any(r.operand == "sel_mask" and r.earlier.api == "Compare" for r in checked.sanitizer.reports)
 
 
 def test_the_cmpmask_register_forms_are_refused_as_not_offered():

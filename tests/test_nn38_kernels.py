@@ -91,12 +91,17 @@ def test_logit_original_layout_cast_overlap_is_refused(monkeypatch):
         k.run("atlas-a2", k.make_inputs(1000, 0))
 
 
-def test_logit_without_the_zeroed_tail_the_sanitizer_reports_the_rounded_compare(monkeypatch):
+def test_logit_without_the_zeroed_tail_the_rounded_compares_pad_bits_are_never_read(monkeypatch):
+    """One core of 1001 floats: the DataCopyPad writes 1008 lanes (whole 32-byte blocks), the Compare and the two
+    CompareScalars compare 1024 and the Selects take 1001. The 16 pad lanes nothing wrote leave mask bytes 126-127
+    uninitialised, and no instruction reads them (the Selects read bytes 0-125, then Muls overwrites the NaN mask):
+    no report (docs/decisions.md "Sanitizer": a count-form Compare's never-written lanes are followed to what reads
+    their bits; they were reported at the Compare and the CompareScalars)."""
     k, m = _spec_and_module("logit")
     monkeypatch.setattr(m, "DEVIATION_ZERO_TAIL", False)
     with aj.sanitize_session("report") as session:
         y = k.run("atlas-a2", k.make_inputs(1001, 0))["y"]
-    assert {(r.check, r.instruction.api) for r in session.reports} == {("init", "Compare"), ("init", "Compares")}
+    assert session.reports == []
     ok, _ = within_tolerance(y, k.expected("atlas-a2", k.make_inputs(1001, 0))["y"], k.tolerance)
     assert ok
 

@@ -64,7 +64,10 @@ def test_equal_original_int8_sel_mask_is_refused(monkeypatch):
 @pytest.mark.parametrize("name", ["equal", "equal_int32"])
 def test_equal_original_rounded_compare_reads_lanes_past_the_copy(monkeypatch, name):
     """Without the port's zeroing, the Compare over the 256-byte rounded count reads lanes no copy wrote (a tile of
-    77 elements, compared as 128); the outputs are the same."""
+    77 elements, copied as 96, compared as 128), and the Select over the same rounded count reads the mask bytes of
+    lanes 96-127: reported at the Select, with the Compare as the earlier instruction (docs/decisions.md
+    "Sanitizer": a count-form Compare's never-written lanes are followed to what reads their bits); the outputs are
+    the same."""
     k, m = _spec_and_module(name)
     inputs = k.make_inputs(77, 2)
     assert not _reports(lambda: k.run("atlas-a2", inputs))
@@ -75,7 +78,9 @@ def test_equal_original_rounded_compare_reads_lanes_past_the_copy(monkeypatch, n
         nonlocal y
         y = k.run("atlas-a2", inputs)["y"]
     reports = _reports(run)
-    assert reports and {r.check for r in reports} == {"init"} and {r.instruction.api for r in reports} == {"Compare"}
+    assert [(r.check, r.instruction.api, r.operand, r.earlier.api, r.nbytes) for r in reports] == \
+        [("init", "Select", "sel_mask", "Compare", 4)]
+    assert reports[0].fix.startswith("these mask bits were computed from lanes of ")
     assert np.array_equal(y, (inputs["x1"] == inputs["x2"]).astype(np.int8))
 
 
@@ -250,6 +255,10 @@ def test_pdist_original_scalar_and_copy_ordering_races(monkeypatch, name, pairs)
 
 
 def test_pdist_original_p0_compare_reads_lanes_past_the_chunk(monkeypatch):
+    """The p = 0 CompareScalar over the chunk rounded up to 64 compares lanes past the chunk nothing wrote, and the
+    Select over the same rounded count reads their mask bits: reported at the Select, with the CompareScalar as the
+    earlier instruction (docs/decisions.md "Sanitizer": a count-form Compare's never-written lanes are followed to
+    what reads their bits)."""
     k, m = _spec_and_module("pdist_p0")
     inputs = k.make_inputs(k.default_size, 1)
     monkeypatch.setattr(m, "ORIGINAL_UNINIT_READS", True)
@@ -259,7 +268,9 @@ def test_pdist_original_p0_compare_reads_lanes_past_the_chunk(monkeypatch):
         nonlocal y
         y = k.run("atlas-a2", inputs)["y"]
     reports = _reports(run)
-    assert reports and {(r.check, r.instruction.api) for r in reports} == {("init", "Compares")}
+    assert reports and {(r.check, r.instruction.api, r.operand, r.earlier.api) for r in reports} == \
+        {("init", "Select", "sel_mask", "Compares")}
+    assert all(r.fix.startswith("these mask bits were computed from lanes of ") for r in reports)
     assert y.tobytes() == k.expected("atlas-a2", inputs)["y"].tobytes()
 
 

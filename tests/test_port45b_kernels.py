@@ -322,9 +322,12 @@ def test_select_v3_original_right_padding_writes_past_bs_queue_buffer():
     assert np.array_equal(z, m.run_select_v3("atlas-a2", x, y, b)) and np.array_equal(z, np.where(b != 0, x, y))
 
 
-def test_select_v3_compare_reads_the_half_row_past_the_cast():
+def test_select_v3_compare_past_the_cast_leaves_bits_the_select_never_reads():
     """Deviation (3)'s reason: CompareScalar over the count rounded up to 256 reads the half row past the Cast's
-    elements (the original's sequence, zero_tail=False, is reported); the port casts the zeroed rest."""
+    elements; the port casts the zeroed rest. The original's sequence (zero_tail=False: 7 cores of 128 and one of
+    112, compared as 256) now runs clean: the compared lanes nothing wrote leave their mask bits uninitialised, and
+    the Select of the Cast's count reads only its lanes' bytes (docs/decisions.md "Sanitizer": a count-form
+    Compare's never-written lanes are followed to what reads their bits; it was reported at the CompareScalar)."""
     _, m = _spec_and_module("select_v3")
     x = np.ones(1000, np.float16)
     b = np.ones(1000, np.int8)
@@ -332,8 +335,7 @@ def test_select_v3_compare_reads_the_half_row_past_the_cast():
 
     def run(zero_tail):
         zs[zero_tail] = m.run_select_v3("atlas-a2", x, -x, b, zero_tail=zero_tail)
-    original = _reports(lambda: run(False))
-    assert original and {r.check for r in original} == {"init"} and "Compares" in str(original[0])
+    assert _reports(lambda: run(False)) == []
     assert _reports(lambda: run(True)) == []
     assert np.array_equal(zs[False], zs[True]) and np.all(zs[True] == 1)
 

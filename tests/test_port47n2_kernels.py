@@ -321,14 +321,20 @@ def test_arg_max_with_value_specials():
 
 def test_arg_max_with_value_unfilled_input_lanes_are_reported(monkeypatch):
     """ORIGINAL_FILL: the loads leave each row's lanes past its copy unwritten and the Compare / Max (bfloat16: the
-    Cast) read them (init reports); the outputs the same. The port's form is clean in device-sync mode too."""
+    Cast) read them (init reports); the outputs the same. The port's form is clean in device-sync mode too. The
+    Compare's bits of those lanes are uninitialised and the Select of the same count reads them, reported at the
+    Select with the Compare as the earlier instruction (docs/decisions.md "Sanitizer": a count-form Compare's
+    never-written lanes are followed to what reads their bits); the Max reads them directly."""
     _, m = _spec_and_module("arg_max_with_value")
     x = np.random.default_rng(2).standard_normal((3, 24, 1100)).astype(np.float32)
     xb = x[:, :16, :700].astype(m._NP["bfloat16"])
     outs = {}
     monkeypatch.setattr(m, "ORIGINAL_FILL", True)
     reports = _reports(lambda: outs.setdefault(True, m.run_arg_max_with_value("atlas-a2", x, 1)))
-    assert {(r.check, r.instruction.api) for r in reports} == {("init", "Compare"), ("init", "Max")}
+    assert {(r.check, r.instruction.api, r.operand, r.earlier and r.earlier.api) for r in reports} == \
+        {("init", "Select", "sel_mask", "Compare"), ("init", "Max", "src1", None)}
+    assert all(r.fix.startswith("these mask bits were computed from lanes of ") for r in reports
+               if r.operand == "sel_mask")
     reports = _reports(lambda: m.run_arg_max_with_value("atlas-a2", xb, 1))
     assert {(r.check, r.instruction.api) for r in reports} == {("init", "Cast")}
     monkeypatch.setattr(m, "ORIGINAL_FILL", False)

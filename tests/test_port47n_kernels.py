@@ -160,15 +160,20 @@ def test_hard_shrink_specials_and_the_formula():
 
 def test_hard_shrink_rounded_compare_reads_lanes_past_the_copy_and_the_cast(monkeypatch):
     """The original's form (ORIGINAL_TAIL): the Compares and Selects over n rounded up to a repeat read input lanes
-    (float, half) or float-temporary lanes (bfloat16) nothing wrote; the values copied out are the same."""
+    (float, half) or float-temporary lanes (bfloat16) nothing wrote; the values copied out are the same. Each Select
+    reads them directly (src0) and through its Compare's mask bits (sel_mask, reported at the Select with the
+    Compare as the earlier instruction: docs/decisions.md "Sanitizer": a count-form Compare's never-written lanes
+    are followed to what reads their bits)."""
     _, m = _spec_and_module("hard_shrink")
     for dtype in (np.float32, BF16):
         x = np.random.default_rng(1).uniform(-1, 1, 1001).astype(np.float32).astype(dtype)
         outs = {}
         monkeypatch.setattr(m, "ORIGINAL_TAIL", True)
         original = _reports(lambda: outs.setdefault(True, m.run_hard_shrink("ascend950", x)))
-        want = {("init", "Compare"), ("init", "Select")}
-        assert {(r.check, r.instruction.api) for r in original} == want, dtype
+        want = {("init", "Select", "sel_mask", "Compare"), ("init", "Select", "src0", None)}
+        assert {(r.check, r.instruction.api, r.operand, r.earlier and r.earlier.api) for r in original} == want, dtype
+        assert all(r.fix.startswith("these mask bits were computed from lanes of ") for r in original
+                   if r.operand == "sel_mask")
         monkeypatch.setattr(m, "ORIGINAL_TAIL", False)
         assert _reports(lambda: outs.setdefault(False, m.run_hard_shrink("ascend950", x))) == [], dtype
         assert _same(outs[True], outs[False])
@@ -556,7 +561,10 @@ def test_hard_sigmoid_grad_v2_specials_and_the_formula():
 
 def test_hard_sigmoid_grad_v2_original_and_and_tail(monkeypatch):
     """(1) The original Ands the uint8 masks: the A2 / A3 And has no uint8 form (refused before anything is
-    written); (2) the whole-buffer Compares read input lanes past the copy (init reports; the same outputs)."""
+    written); (2) the whole-buffer Compares read input lanes past the copy (the same outputs): their mask bits of
+    those lanes are uninitialised and the uint16 And of the two masks reads them, reported at the And with each
+    CompareScalar as the earlier instruction (docs/decisions.md "Sanitizer": a count-form Compare's never-written
+    lanes are followed to what reads their bits); the Muls reads the grad lanes past the copy directly."""
     _, m = _spec_and_module("hard_sigmoid_grad_v2")
     monkeypatch.setattr(m, "ORIGINAL_AND", True)
     with pytest.raises(aj.UnsupportedDTypeError, match="And"):
@@ -566,7 +574,10 @@ def test_hard_sigmoid_grad_v2_original_and_and_tail(monkeypatch):
     outs = {}
     monkeypatch.setattr(m, "ORIGINAL_TAIL", True)
     original = _reports(lambda: outs.setdefault(True, m.run_hard_sigmoid_grad_v2("atlas-a2", x, x)))
-    assert {(r.check, r.instruction.api) for r in original} == {("init", "Compares"), ("init", "Muls")}
+    assert {(r.check, r.instruction.api, r.operand, r.earlier and r.earlier.api) for r in original} == \
+        {("init", "And", "src0", "Compares"), ("init", "And", "src1", "Compares"), ("init", "Muls", "src", None)}
+    assert all(r.fix.startswith("these mask bits were computed from lanes of ") for r in original
+               if r.instruction.api == "And")
     monkeypatch.setattr(m, "ORIGINAL_TAIL", False)
     assert _reports(lambda: outs.setdefault(False, m.run_hard_sigmoid_grad_v2("atlas-a2", x, x))) == []
     assert _same(outs[True], outs[False])

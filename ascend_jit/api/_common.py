@@ -714,19 +714,28 @@ def check_tensor_bounds(api, core, op, tensor, ext=None):
     lo, hi = tensor.addr, tensor.addr + tensor.nbytes
     if lo <= ext[0] and ext[1] <= hi:
         return
+    unit = "burst" if api.startswith("DataCopy") else "repeat"   # a copy's repeats are its bursts (port61b)
     if ext[0] < lo:
-        first, where = ext[0], "repeat 0"
+        first, where = ext[0], f"{unit} 0"
     else:
         repeat = _first_repeat_reaching(op, hi)
-        first, where = _first_byte_from(op, repeat, hi), f"repeat {repeat}"
+        first, where = _first_byte_from(op, repeat, hi), f"{unit} {repeat}"
     inside = f"inside {op.name}'s tensor [{lo}, {hi}) ({tensor.size} x {tensor.dtype.name})"
     # a count or a single burst longer than its tensor is a length bug: bounds="ub" would hide it and let the call
     # write the neighbouring buffer (port60d followed that advice for a DataCopyPad blockLen)
     launch = "(aj.launch(..., bounds=\"ub\") for a launch's cores)"
-    remedy = (f"shorten the count or length, or allocate a larger tensor; a port whose original reads or writes "
-              f"whole repeats past its buffer on purpose runs on a core made with bounds=\"ub\" {launch}"
-              if _one_run(op) else
-              f"make the core with bounds=\"ub\" {launch} to let its strided or masked footprint leave the tensor")
+    whole_blocks = lo + -(-tensor.nbytes // 32) * 32
+    if unit == "burst" and tensor.nbytes % 32 and lo <= ext[0] and ext[1] <= whole_blocks:
+        # port61b: LarsV2Update's 4-byte DataCopyPad into a one-float TBuf slot, which the copy's 32-byte UB block
+        # overruns; its length is already the shortest
+        blocks = (whole_blocks - lo) // tensor.dtype.size
+        remedy = (f"{api} moves whole 32-byte blocks in the UB: allocate the tensor to whole blocks ({blocks} x "
+                  f"{tensor.dtype.name}, e.g. TBuf.GetWithOffset of {blocks})")
+    elif _one_run(op):
+        remedy = (f"shorten the count or length, or allocate a larger tensor; a port whose original reads or writes "
+                  f"whole repeats past its buffer on purpose runs on a core made with bounds=\"ub\" {launch}")
+    else:
+        remedy = f"make the core with bounds=\"ub\" {launch} to let its strided or masked footprint leave the tensor"
     raise OutOfBoundsError(api, op.name, f"bytes [{ext[0]}, {ext[1]})", device=core.device,
                            legal=f"{inside}; {remedy}",
                            detail=f"byte {first} lies outside {op.name}, reached by {where}")

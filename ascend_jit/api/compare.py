@@ -10,7 +10,7 @@ from ..errors import OutOfBoundsError, ParameterError, UnsupportedDeviceError, U
 from ..jit.compare import compare_contiguous, compare_strided, select_contiguous, select_strided
 from ..jit.direct import EntryTable
 from ..tensor import LocalTensor, known_device
-from ..sanitizer import bit_mask_scratch_flags, vector_access
+from ..sanitizer import COMPARED_FIX, Derived, bit_mask_scratch_flags, vector_access
 from ._common import as_enum, as_int, repeat_params as _repeat_params
 from ._common import (BoundsRule, Operand, Runs, TensorExtent, UnaryRepeatParams, as_signed64, check_align,
                       check_count_within, check_dtype, check_inside_ub, check_overlap, check_range,
@@ -229,7 +229,11 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
             reads = [(("src0", src0.addr, count * s.size), src0)] + _scalar_read(scalar_tensor, s)
             if src1 is not None:
                 reads.append((("src1", src1.addr, count * s.size), src1))
-            vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count // 8), dst)])
+            lanes = np.arange(count, dtype=np.int64)
+            bits = dst.addr + lanes // 8   # lane i's bit is in byte i // 8 (D44: whole 256-byte blocks compared)
+            derived = [Derived(name, t.addr + lanes * s.size, s.size, bits, 1, COMPARED_FIX)
+                       for name, t in (("src0", src0), ("src1", src1)) if t is not None]
+            vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count // 8), dst)], derived=derived)
         if count:
             call = _remembered_call(compare_contiguous,
                                     (s.kind, int(mode), int(spec.compare_ne_nan), dst.addr, src0.addr),

@@ -14,7 +14,7 @@ from ..core import current_core
 from ..errors import (AlignmentError, OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDTypeError,
                       UnsupportedDeviceError)
 from ..jit.gather import offset_faults, gather, gather_mask
-from ..sanitizer import bit_mask_scratch_flags, vector_access
+from ..sanitizer import GATHERED_FIX, Derived, bit_mask_scratch_flags, vector_access
 from ..tensor import LocalTensor
 from ._common import as_int, repeat_params
 from ._common import (Runs, TensorExtent, check_align, check_count_within, check_dtype, check_range, check_run_bounds,
@@ -403,8 +403,12 @@ def _sanitize_gather_mask(core, dst, src0, pattern, user, outer, elems, last, bl
     # the 310B's B32 GatherMask by a pattern tensor in reduce mode starts with S_V (dav_m300: decisions.md "The
     # implementations' own flags")
     scratch = bit_mask_scratch_flags(core.spec, user and reduce_mode and size == 4)
+    gathered = np.concatenate(starts)   # the source element of each packed output element, in output order
+    derived = [Derived("src0", gathered, size, dst.addr + np.arange(gathered.size, dtype=np.int64) * size, size,
+                       GATHERED_FIX)]
     vector_access(core, "GatherMask", reads=reads, writes=[(("dst", dst.addr, kept * size), dst),
-                                                          (core.sanitizer.spr("RSVD_CNT"), None)], own_flags=scratch)
+                                                          (core.sanitizer.spr("RSVD_CNT"), None)], own_flags=scratch,
+                  derived=derived)
 
 
 def _builtin_keep(pattern, n):

@@ -319,14 +319,20 @@ def WholeReduceSum(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, 
 
 def WholeReduceMax(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
                    order=ReduceOrder.ORDER_VALUE_INDEX, *, is_set_mask=True):
-    """The old name of ReduceRepeat MAX (DK-0610 WholeReduceMax.md)."""
+    """The old name of ReduceRepeat MAX (DK-0610 WholeReduceMax.md; SPEC-2 8.1): per repeat the largest active lane
+    and its lane number, ties to the smallest lane, the first NaN lane wins, masked lanes never win (D50), under D41's
+    order, where -0 < +0 (so [-0, +0] gives +0 at lane 1). Repeat i writes at dst + i * dst_rep_stride * unit, unit
+    2 * sizeof(T) for ORDER_VALUE_INDEX ([value, index]) and ORDER_INDEX_VALUE, sizeof(T) for ORDER_ONLY_VALUE, 4 for
+    ORDER_ONLY_INDEX (a uint32); the index in a T slot is the lane number's integer bits (a half slot's uint16:
+    view it with .ReinterpretCast("uint16") or numpy's .view(np.uint16)). BIT-EXACT."""
     _group_call("WholeReduceMax", REPEAT, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
                 ReduceType.MAX, order, is_set_mask)
 
 
 def WholeReduceMin(dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
                    order=ReduceOrder.ORDER_VALUE_INDEX, *, is_set_mask=True):
-    """The old name of ReduceRepeat MIN (DK-0610 WholeReduceMin.md)."""
+    """The old name of ReduceRepeat MIN (DK-0610 WholeReduceMin.md; SPEC-2 8.1): WholeReduceMax's layout and rules
+    with the smallest active lane (D41: min(-0, +0) is -0). BIT-EXACT."""
     _group_call("WholeReduceMin", REPEAT, dst, src, mask, repeat_time, dst_rep_stride, src_blk_stride, src_rep_stride,
                 ReduceType.MIN, order, is_set_mask)
 

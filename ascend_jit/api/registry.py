@@ -549,3 +549,15 @@ NOT_OFFERED = {
     "GetSocVersion": "not offered (a host PlatformAscendC query); the device is the name a port gives aj.Core or "
                      "aj.launch (one of aj.SUPPORTED_NAMES); inside a kernel aj.current_core().device",
 }
+
+# Whole devkit families by name prefix. The C API (`asc_copy_gm2ub`, `asc_add`, ...: the samples' first
+# vector_add_c_api, port61c) is a thin layer over the C++ calls (the devkit's impl/c_api): named with what each one
+# is, not a bare AttributeError (docs/decisions.md "What the session-61 ports found")
+NOT_OFFERED_FAMILIES = (
+    ("asc_", "not offered: the devkit's C API (asc_* functions) is a layer over the C++ API, which is what the "
+             "emulator offers; write the call it stands for: asc_init() nothing, asc_get_block_idx() "
+             "aj.GetBlockIdx(), asc_copy_gm2ub / asc_copy_ub2gm aj.DataCopy (whole 32-byte blocks; aj.DataCopyPad "
+             "for a byte length), asc_add(dst, a, b, count) aj.Add(dst, a, b, count) (asc_sub, asc_mul, ... the "
+             "same), a *_sync variant the call then aj.PipeBarrier(aj.PIPE_ALL), a __ubuf__ array a TBuf's tensor "
+             "(aj.TPipe().InitBuffer) or core.local_tensor"),
+)
