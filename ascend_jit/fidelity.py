@@ -285,7 +285,8 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
                                          device=spec.name, detail=f"the device does not offer {api} (SPEC-2 1.9)")
         offered = sorted({a for (a, d) in FIDELITY if d == spec.name})
         raise ParameterError("fidelity", "api", api, legal=", ".join(offered), device=spec.name,
-                             detail=_NOT_IN_THE_TABLE.get(api, "no instruction of this name (SPEC-2 0.3)"))
+                             detail=_NOT_IN_THE_TABLE.get(api) if isinstance(api, str) and api in _NOT_IN_THE_TABLE
+                             else "no instruction of this name (SPEC-2 0.3)")
     name = _dtype_name(dtype)
     if name is not None and "->" not in name:
         from .api.registry import INSTRUCTIONS   # at call time: the registry imports every API module
