@@ -35,7 +35,9 @@ def _load_kernel_file(path):
     ModuleNotFoundError (port61c)."""
     from .kernels import load_file
     folder = str(Path(path).resolve().parent)
-    if folder not in sys.path:
+    if sys.path[:1] != [folder]:
+        if folder in sys.path:
+            sys.path.remove(folder)
         sys.path.insert(0, folder)
     return load_file(path)
 
@@ -334,6 +336,9 @@ def _golden(args):
     for entry in names:
         if entry.endswith(".py"):   # a user's own kernel file, as `run` takes it (port61g pinned one only in pytest)
             for spec in _load_kernel_file(entry):
+                if spec.name in kernels and kernels[spec.name] is not spec:   # its goldens would be the other's
+                    raise ParameterError("golden", "--kernels", entry, legal="kernels named apart from the "
+                                         "registered ones", detail=f"defines {spec.name!r}, a registered kernel's name")
                 kernels[spec.name] = spec
                 given[spec.name] = entry
         else:

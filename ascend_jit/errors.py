@@ -12,7 +12,7 @@ class AscendJitError(Exception):
     def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
         api, value, legal = _table_row(api), _table_row(value), _table_row(legal)
         if isinstance(detail, tuple) and detail[:1] == (OUTSIDE,):
-            detail, legal = _outside_detail(detail, legal, api)
+            detail, legal = _outside_detail(detail, legal)
         parameter, value = _named_kinds(parameter, value)
         legal = _named_legal(legal)
         if device is None and parameter == "device" and isinstance(value, str):
@@ -56,34 +56,37 @@ def brace_set_hint(*values):
     return None
 
 
-# A compiled Reg load or store refusing bytes outside its operand raises with (OUTSIDE, start, stop, lo, hi, ub) as the
-# detail (compiled code formats no strings: issue 20), worded here as the Memory API words it (docs/decisions.md
-# "Tensor bounds"): the bytes the access covers, the first one outside, and the range it must stay in.
+# A compiled Reg load or store refusing bytes outside its operand raises with (OUTSIDE, start, stop, lo, hi, ub[, form])
+# as the detail (compiled code formats no strings: issue 20), worded here as the Memory API words it
+# (docs/decisions.md "Tensor bounds"): the bytes the access covers, the first one outside, and the range it must stay
+# in.
 OUTSIDE = "outside"
 
 
-# What to write first when a Reg access leaves its tensor (port61c followed the bounds="ub" advice alone, and its
-# full-mask tail store wrote the next tensor, as port60d's DataCopyPad had): a store writes its active lanes only, a
-# load reads its distribution's bytes whatever the mask
+# What to write first when a whole-vector Reg access leaves its tensor (port61c followed the bounds="ub" advice alone,
+# and its full-mask tail store wrote the next tensor, as port60d's DataCopyPad had): the OUTSIDE tuple's seventh
+# field, set by LoadAlign / StoreAlign DIST_NORM only (jit/reg_move.py load_norm, store_norm; review 61: the dual,
+# MaskReg and unaligned forms read or write other spans, some with no mask)
+OUTSIDE_VECTOR_LOAD, OUTSIDE_VECTOR_STORE = 1, 2
 _OUTSIDE_FIX = {
-    "Store": ("a store writes only its mask's active lanes: mask the last vector to the elements left (UpdateMask "
-              "or CreateMask of the remaining count) or allocate the tensor to whole 256-byte vectors; bounds=\"ub\" "
-              "would let the store write the next buffer"),
-    "Load": ("a load reads every byte of its distribution whatever the mask: allocate the tensor to whole 256-byte "
-             "vectors (round the buffer's length up), or launch with bounds=\"ub\" where the bytes past it are the "
-             "kernel's own to read"),
+    OUTSIDE_VECTOR_STORE: ("a store writes only its mask's active lanes: mask the last vector to the elements left "
+                           "(UpdateMask or CreateMask of the remaining count) or allocate the tensor to whole 256-byte "
+                           "vectors; bounds=\"ub\" would let the store write the next buffer"),
+    OUTSIDE_VECTOR_LOAD: ("a load reads its 256 bytes whatever the mask: allocate the tensor to whole 256-byte vectors "
+                          "(round the buffer's length up), or launch with bounds=\"ub\" where the bytes past it are "
+                          "the kernel's own to read"),
 }
 
 
-def _outside_detail(detail, legal, api):
+def _outside_detail(detail, legal):
     """(detail, legal) of an OUTSIDE refusal: the range named as the operand's tensor, or as the UB where the allowed
     range is the whole UB (a core made with bounds="ub"), whose legal text then does not advise bounds="ub"."""
-    _, start, stop, lo, hi, ub_bytes = detail
+    _, start, stop, lo, hi, ub_bytes, *form = detail
     first = start if start < lo else max(start, hi)
     whole_ub = lo == 0 and hi == ub_bytes
     where = f"the UB [0, {ub_bytes})" if whole_ub else f"the operand's tensor [{lo}, {hi})"
     text = f"accesses bytes [{start}, {stop}): byte {first} lies outside {where}"
-    fix = next((f for kind, f in _OUTSIDE_FIX.items() if isinstance(api, str) and api.startswith(kind)), None)
+    fix = _OUTSIDE_FIX.get(form[0]) if form else None
     if fix and not whole_ub:
         text += f": {fix}"
     return text, ("every accessed byte inside the UB (SPEC-2 11.6)" if whole_ub else legal)
@@ -157,12 +160,14 @@ class AlignmentError(AscendJitError, ValueError):
     """An operand address violates the alignment rule of SPEC 8.2."""
 
     def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
-        if detail is None and parameter == "address" and api in _ALIGNED_REG_ACCESS:
+        if detail is None and parameter == "address" and api in _ALIGNED_REG_ACCESS and legal == _ALIGN_32_BYTES:
             detail = _ALIGNED_REG_ACCESS[api]   # a compiled VF raises constant texts only: the fix is added here
         super().__init__(api, parameter, value, legal, device, detail)
 
 
-# A Reg LoadAlign / StoreAlign at an unaligned element (port61c: rows of 100 floats) had named the byte address only
+# A Reg LoadAlign / StoreAlign at an unaligned element (port61c: rows of 100 floats) had named the byte address only;
+# the 32-byte rule's (the 16-byte MaskReg distributions have their own)
+_ALIGN_32_BYTES = "a multiple of 32 bytes (SPEC-2 11.6)"
 _ALIGNED_REG_ACCESS = dict.fromkeys(("LoadAlign", "StoreAlign"), (
     "(the tensor's UB address plus offset x element size): pad each row to whole 32 bytes (8 floats, 16 halves) "
     "so every row starts aligned, or move an unaligned start with LoadUnAlign / StoreUnAlign"))

@@ -38,6 +38,9 @@ class LaneOrigin:
     address: int       # its first uninitialised UB byte (a fresh register: -1)
     nbytes: int        # how many of the bytes it read were uninitialised (a fresh register: VL)
     register: bool = False   # a RegTensor's lanes that no instruction wrote (`fresh`), not a load's
+    # the report's fix where the bytes are a count-form Compare's bits or a GatherMask's elements computed from
+    # never-written ones (Sanitizer.mark_derived), followed on through registers; None: the load's own texts
+    fix: str = None
 
 
 # Every LaneOrigin made, so that a register's shadow is an int array (an index here per byte): each byte names the
@@ -53,14 +56,15 @@ _ORIGINS_LOCK = threading.Lock()   # blocks of a launch load in threads
 MARKING = []
 
 
-def origin_index(sanitizer, instr, operand, address, nbytes, register=False):
+def origin_index(sanitizer, instr, operand, address, nbytes, register=False, fix=None):
     """The ORIGINS index of a load's uninitialised bytes (made once per line, operand, first byte and count), or of
-    the lanes of registers made at one line (`register`)."""
+    the lanes of registers made at one line (`register`), or of an instruction's outputs computed from never-written
+    bytes (`fix`: their report's text)."""
     key = (instr.where, operand, address, nbytes)
     index = _ORIGIN_IDS.get(key)
     if index is None:
         with _ORIGINS_LOCK:
-            ORIGINS.append(LaneOrigin(weakref.ref(sanitizer), instr, operand, address, nbytes, register))
+            ORIGINS.append(LaneOrigin(weakref.ref(sanitizer), instr, operand, address, nbytes, register, fix))
             index = _ORIGIN_IDS[key] = len(ORIGINS) - 1
     return index
 

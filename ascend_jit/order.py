@@ -112,7 +112,7 @@ class ReduceTree:
         return sum(1 for op in self.postorder() if op[0] == "add")
 
     def depth(self):
-        """Longest chain of rounded adds from a leaf to the root."""
+        """Longest chain of adds from a leaf to the root (the +0 padding's included)."""
         stack = []
         for op in self.postorder():
             if op[0] == "add":
@@ -124,34 +124,19 @@ class ReduceTree:
 
     def leaf_depths(self):
         """Number of rounded adds on the path from each leaf to the root: the per-element error multiplier. An add
-        whose other operand is all padding (masked lanes' +0, or a sum of them) rounds nothing, x + 0 being x, and
-        is not counted (port61d: orders giving the same bits had bounds apart by 2x, the A2's count tree of 2 floats
-        gave each a depth of 6 where one add sums them)."""
-        padding = self._padding_subtrees()
+        of the +0 padding lanes (a _ZERO child: _add folds +0 + +0 into one) rounds nothing, x + 0 being x, and is
+        not counted (port61d: orders giving the same bits had bounds apart by 2x, the A2's count tree of 2 floats
+        gave each a depth of 6 where one add sums them); depth() and num_adds() count every add the tree does."""
         depths, stack = {}, [(self.tree, 0)]
         while stack:
             node, d = stack.pop()
             if isinstance(node, tuple):
-                rounds = not (id(node[0]) in padding or id(node[1]) in padding)
+                rounds = node[0] is not _ZERO and node[1] is not _ZERO
                 stack.append((node[0], d + rounds))
                 stack.append((node[1], d + rounds))
             elif node is not _ZERO:
                 depths[node] = d
         return depths
-
-    def _padding_subtrees(self):
-        """The ids of the tree's nodes that hold only +0 lanes (the _ZERO leaf and adds of such nodes)."""
-        padding, stack = {id(_ZERO)}, [(self.tree, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if not isinstance(node, tuple):
-                continue
-            if expanded:
-                if id(node[0]) in padding and id(node[1]) in padding:
-                    padding.add(id(node))
-            else:
-                stack.extend(((node, True), (node[0], False), (node[1], False)))
-        return padding
 
     # -- evaluation -------------------------------------------------------------------------------------------
     def evaluate(self, values, saturate=False):
@@ -212,7 +197,7 @@ class ReduceTree:
 
     def to_text(self, max_lines=200):
         lines = [f"{self.device} {self.form} {self.dtype}: {self.description}",
-                 f"{self.num_adds()} rounded adds, depth {self.depth()}"]
+                 f"{self.num_adds()} adds, depth {self.depth()}"]
         stack = [(self.tree, 0)]
         while stack and len(lines) < max_lines + 2:
             node, indent = stack.pop()

@@ -516,13 +516,14 @@ _REGISTER_STORED_FIX = ("the store wrote lanes of a register made at {made} that
 # the mask bits a count-form Compare computed from never-written lanes, the elements a GatherMask gathered from them
 # (Derived, Sanitizer.mark_derived)
 COMPARED_FIX = ("these mask bits were computed from lanes of {operand} that nothing had written (UB byte {address}, "
-                "{nbytes} bytes; a count-form Compare compares whole 256-byte blocks, SPEC-2 D44, so the lanes past "
-                "the data are compared too): read only the bits of the data's lanes (a Select of the data's count "
-                "reads those alone), or write the pad lanes before the Compare (Duplicate the tile's tail)")
+                "{nbytes} bytes; a count-form Compare compares whole 256-byte blocks, SPEC-2 D44, whatever the "
+                "data's length): read only the bits of written lanes (the shadow is per byte of 8 bits: a Select of a "
+                "data count that is a multiple of 8 reads whole bytes of written lanes' bits), or write those lanes "
+                "before the Compare (Duplicate the tile's tail)")
 GATHERED_FIX = ("these elements were gathered from bytes of {operand} that nothing had written (UB byte {address}, "
-                "{nbytes} bytes; a normal-mode GatherMask reads whole repeats whatever the data's length): read only "
-                "the elements gathered from written data, gather only those (reduce mode: reduceMode True, mask = "
-                "their count), or write the source's tail first")
+                "{nbytes} bytes): read only the elements gathered from written data, or write the source first (a "
+                "normal-mode GatherMask reads whole repeats whatever the data's length; reduce mode, reduceMode True "
+                "with mask = the element count, reads only those)")
 # A MaskReg carries no marks: Add/Sub's carry computed from marked lanes is reported where it is made
 _CARRY_FIX = ("the carry MaskReg is computed from values {load} loaded from these never-written bytes (a Reg load "
               "reads every byte its distribution names; a MaskReg carries no marks, so the carry is where they are "
@@ -548,7 +549,7 @@ class Access:
     tensor: object = None   # the LocalTensor the access goes through (memory check); None for tmp-free forms
     uninit_fix: str = _UNINIT_FIX   # an init report's fix for a read through this access
     # a Reg load into data registers: its uninitialised bytes are followed through the lanes (lane_shadow.py), not
-    # reported here
+    # reported here; a count-form Compare's or a GatherMask's sources: to their outputs (Derived)
     through_lanes: bool = False
 
     @classmethod
@@ -580,7 +581,9 @@ class Sanitizer:
         # per UB byte a Reg store wrote from register lanes holding values of uninitialised bytes: its index in
         # lane_stores, -1 elsewhere (lane_shadow.py; made at the first such store)
         self.stored_from = None
-        self.lane_stores = []   # (the store's Instr, the lane_shadow.ORIGINS index of the load its values came from)
+        # (the store's Instr, the lane_shadow.ORIGINS index of the load its values came from); also a count-form
+        # Compare's or a GatherMask's outputs computed from never-written bytes (mark_derived: the origin's fix)
+        self.lane_stores = []
         self.writer_pipe = np.full(n, -1, np.int8)
         self.writer_bits = np.zeros(n, np.uint8)      # 1 << writer_pipe (0: none): the vectorised pre-check
         self.writer_seq = np.zeros(n, np.int32)       # the writer's own-pipe clock value
@@ -676,7 +679,7 @@ class Sanitizer:
         else:
             report = Report("init", "uninitialised read", Instr(f"{api} (carry)", PIPE_V, user_location(), -1),
                             "src", origin.address, origin.nbytes, origin.instr,
-                            fix=_CARRY_FIX.format(load=origin.instr))
+                            fix=origin.fix or _CARRY_FIX.format(load=origin.instr))
         self._emit(report)
 
     def fresh_mask_read(self, api, operand, made):
@@ -809,9 +812,9 @@ class Sanitizer:
                                   fix=acc.uninit_fix))
                 continue
             store, origin = self.lane_stores[k][0], ORIGINS[self.lane_stores[k][1]]
-            fix = self.lane_stores[k][2] if len(self.lane_stores[k]) > 2 else \
-                _REGISTER_STORED_FIX.format(made=origin.instr.where) if origin.register else \
-                _LANES_STORED_FIX.format(load=origin.instr, address=origin.address, nbytes=origin.nbytes)
+            fix = origin.fix or (
+                _REGISTER_STORED_FIX.format(made=origin.instr.where) if origin.register else
+                _LANES_STORED_FIX.format(load=origin.instr, address=origin.address, nbytes=origin.nbytes))
             self._emit(Report("init", "uninitialised read", instr, acc.operand, int(part[0]), int(part.size), store,
                               fix=fix))
 
@@ -871,9 +874,9 @@ class Sanitizer:
             return f"PipeBarrier({PIPES[p]}) between them"
         if self.vf_depth and seq > self.vf_start_seq:   # both in the running VF
             # port61c: the PipeBarrier named first has no place in a VF
-            return ("Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD) between them (inside one VF a load is "
-                    "ordered after an earlier store of the same bytes by it, or by both using the same register, DK "
-                    "LocalMemBar.md; (SCALAR_STORE, VEC_LOAD) after a SetValue)")
+            return ("Reg.LocalMemBar(MemType.VEC_STORE, MemType.VEC_LOAD) between them (inside one VF only that "
+                    "barrier, or a store and a load through the same register, DK LocalMemBar.md, order a load after "
+                    "an earlier store of the same bytes; (SCALAR_STORE, VEC_LOAD) after a SetValue)")
         fix = ("PipeBarrier(PIPE_V) between them (inside a Reg VF: Reg.LocalMemBar(MemType.VEC_STORE, "
                "MemType.VEC_LOAD), or (SCALAR_STORE, VEC_LOAD) after a SetValue)")
         if seq <= self.vf_done_seq:
@@ -1144,17 +1147,20 @@ class Sanitizer:
 
     def derived_uninitialised(self, derived):
         """Per Derived record, the output bytes computed from elements holding a never-written byte:
-        [(operand, output bytes, first never-written byte, their count, fix)], the clean records left out. Read
-        before the instruction records its writes."""
+        [(operand, output bytes, the never-written bytes read, fix)], the clean records left out (and every record
+        when the init check is off). Read before the instruction records its writes."""
         found = []
+        if not self.enabled("init"):
+            return found
         for d in derived:
+            if d.src.size == 0 or self.initialised[int(d.src.min()):int(d.src.max()) + d.size].all():
+                continue   # the span the elements lie in is all written: the per-element walk has nothing to find
             read = d.src[:, None] + np.arange(d.size)
             unwritten = ~self.initialised[read]
             bad = unwritten.any(axis=1)
             if bad.any():
                 outputs = np.unique((d.dst[bad][:, None] + np.arange(d.dst_size)).reshape(-1))
-                first = int(read[unwritten].min())
-                found.append((d.operand, outputs, first, int(unwritten.sum()), d.fix))
+                found.append((d.operand, outputs, np.unique(read[unwritten]), d.fix))
         return found
 
     def mark_derived(self, instr, found):
@@ -1167,12 +1173,14 @@ class Sanitizer:
             self.stored_from = np.full(self.initialised.size, -1, np.int32)
         if len(found) > 1:   # both sources of a Compare: one record naming both (the last had overwritten the first)
             found = [(" and ".join(f[0] for f in found), np.unique(np.concatenate([f[1] for f in found])),
-                      min(f[2] for f in found), sum(f[3] for f in found), found[0][4])]
-        for operand, outputs, first, nbytes, fix in found:
-            origin = lane_shadow.origin_index(self, instr, operand, first, nbytes)
+                      np.unique(np.concatenate([f[2] for f in found])), found[0][3])]
+        for operand, outputs, unwritten, fix in found:
+            first, nbytes = int(unwritten[0]), int(unwritten.size)
+            text = fix.format(operand=operand, address=first, nbytes=nbytes)
+            origin = lane_shadow.origin_index(self, instr, operand, first, nbytes, fix=text)
             self.initialised[outputs] = False
             self.stored_from[outputs] = len(self.lane_stores)
-            self.lane_stores.append((instr, origin, fix.format(operand=operand, address=first, nbytes=nbytes)))
+            self.lane_stores.append((instr, origin))
 
     def lanes_stored(self, instr, addresses, origin):
         """Reg store `instr` wrote the UB bytes `addresses` from register lanes holding values computed from the

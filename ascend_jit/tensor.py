@@ -658,14 +658,19 @@ _NUMPY_DEFAULTS = (np.dtype(np.float64), np.dtype(np.int64))
 
 
 def _warn_default_dtype(array_dtype, d):
+    import sys
     import warnings
     from .errors import PortingWarning
+    # the user's line, whichever path came here (SetGlobalBuffer, GlobalTensor(array), ...; review 61)
+    frame, stacklevel = sys._getframe(), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("ascend_jit"):
+        frame, stacklevel = frame.f_back, stacklevel + 1
     spelling = "ml_dtypes.bfloat16" if d.name == "bfloat16" else f"np.{d.np_dtype.name}"
     warnings.warn(f"ascend_jit: SetGlobalBuffer reads the {array_dtype} array's bytes as {d.name} (C++'s pointer "
                   f"cast: each {array_dtype} element is {8 // d.size} {d.name} elements); a host array of numpy's "
                   f"default type is usually a port's slip: make it {d.np_dtype.name} (np.zeros(n, {spelling}), "
                   f"x.astype({spelling})), or view it yourself (x.view(...)) to read its bytes on purpose",
-                  PortingWarning, stacklevel=3)
+                  PortingWarning, stacklevel=stacklevel)
 
 
 _SIZE_PAST_ARRAY = ("the size is checked against the array when it is set (the device checks no size; past the "

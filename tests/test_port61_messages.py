@@ -1,6 +1,7 @@
 """What the session-61 ports met (docs/decisions.md "What the session-61 ports found"): refusals and warnings that say
 what to write, a count-form Compare's pad lanes followed to what reads their bits, "strict"'s fix inside a VF, the
 study's error bound without padding adds, and the command line's entries."""
+import importlib
 import os
 import subprocess
 import sys
@@ -25,6 +26,8 @@ def test_the_c_api_is_not_offered_with_the_call_each_stands_for(name):
     text = str(err.value)
     assert name in text and "aj.DataCopy" in text and "aj.Add(dst, a, b, count)" in text
     assert "aj.PipeBarrier(aj.PIPE_ALL)" in text and not hasattr(aj, name)
+    with pytest.raises(aj.NotOfferedError, match=r"aj\.Reg\.asc_vf_call\(vf, \*args\)"):
+        aj.asc_vf_call   # the VF launcher the emulator offers, in aj.Reg
     with pytest.raises(AttributeError) as plain:
         aj.no_such_name
     assert not isinstance(plain.value, aj.AscendJitError)
@@ -35,7 +38,7 @@ def test_python_dash_m_runs_the_command_line():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     done = subprocess.run([sys.executable, "-m", "ascend_jit", "devices"], env=env, capture_output=True, text=True)
     assert done.returncode == 0 and "ascend950" in done.stdout, done.stderr
-    import ascend_jit.__main__   # noqa: F401  importing it runs nothing (pkgutil.walk_packages imports every module)
+    importlib.import_module("ascend_jit.__main__")   # importing it runs nothing (pkgutil.walk_packages imports all)
 
 
 def test_run_of_a_file_imports_its_sibling_module(tmp_path, monkeypatch, capsys):
@@ -103,6 +106,12 @@ def test_numpy_default_arrays_read_as_narrower_types_warn(array, dtype):
     assert g.GetSize() == array.nbytes // aj.sizeof(dtype)   # still the pointer cast: the bytes as the type
 
 
+def test_the_warning_names_the_user_s_line_whichever_path_sets_the_buffer():
+    with pytest.warns(aj.PortingWarning) as caught:
+        aj.GlobalTensor(np.arange(8.0), "float")
+    assert caught[0].filename == __file__
+
+
 @pytest.mark.parametrize("array, dtype", [(np.zeros(64, np.float32), "float"), (np.zeros(64), "uint8"),
                                           (np.zeros(64).view(np.uint8), "float"), (np.zeros(8, np.int64), "int64")])
 def test_matching_arrays_and_byte_views_do_not_warn(array, dtype):
@@ -128,6 +137,11 @@ def test_reg_accesses_past_their_tensor_say_what_to_write_first():
     assert "whole 256-byte vectors" in load and "whatever the mask" in load
     store = _reg_call(core, lambda: R.StoreAlign(t, reg, full, 64))
     assert "mask the last vector" in store and "UpdateMask" in store and "write the next buffer" in store
+    reg2, dual = R.RegTensor("float"), R.StoreDist.DIST_INTLV_B32   # a dual store ignores the mask: no mask advice
+    dual_text = _reg_call(core, lambda: R.StoreAlign(t, reg, reg2, full, 64, dual))
+    assert "accesses bytes [256, 768)" in dual_text and "mask the last vector" not in dual_text
+    explicit = _reg_call(core, lambda: R.LoadAlign(reg, t, 64, dist=R.LoadDist.DIST_NORM))
+    assert "whole 256-byte vectors" in explicit
     ub_core = aj.Core("ascend950", bounds="ub")
     past_ub = ub_core.local_tensor("float", ub_core.spec.ub_bytes // 4)
     assert "mask the last vector" not in _reg_call(ub_core, lambda: R.StoreAlign(past_ub, reg, full,
@@ -197,6 +211,33 @@ def test_a_count_compare_of_pad_lanes_is_reported_only_where_their_bits_are_read
     reports = [r for r in _compare_then_select(20) if r.operand == "sel_mask"]
     assert len(reports) == 1 and reports[0].check == "init" and reports[0].earlier.api == "Compares"
     assert "compares whole 256-byte blocks" in reports[0].fix and reports[0].address == 513
+    assert "multiple of 8" in reports[0].fix   # a byte of bits of written and unwritten lanes is reported
+
+
+def test_a_compare_of_one_unwritten_tensor_with_itself_counts_its_bytes_once():
+    with aj.Core("atlas-a2", sanitize="report") as core:
+        x, bits, out = core.local_tensor("float", 64), core.local_tensor("uint8", 32), core.local_tensor("float", 64)
+        aj.Compare(bits, x, x, aj.CMPMODE.NE, 64)
+        aj.PipeBarrier(aj.PIPE_V)
+        out[:] = np.zeros(64, np.float32)
+        aj.Select(out, bits, out, out, aj.SELMODE.VSEL_TENSOR_TENSOR_MODE, 64)
+    [report] = [r for r in core.sanitizer.reports if r.operand == "sel_mask"]
+    assert f"lanes of src0 and src1 that nothing had written (UB byte {x.addr}, 256 bytes" in report.fix
+
+
+def test_a_reg_load_of_compared_bits_keeps_the_compare_s_fix():
+    with aj.Core("ascend950", sanitize="report") as core:
+        x, bits, out = core.local_tensor("float", 64), core.local_tensor("uint8", 256), core.local_tensor("uint8", 256)
+        bits[:] = np.zeros(256, np.uint8)
+        aj.Compares(bits, x, 0.0, aj.CMPMODE.GT, 64)   # x never written: bits[0:8] computed from nothing
+        aj.PipeBarrier(aj.PIPE_V)
+        reg, full = R.RegTensor("uint8"), R.CreateMask("uint8")
+        R.LoadAlign(reg, bits, 0)
+        R.StoreAlign(out, reg, full, 0)
+        aj.PipeBarrier(aj.PIPE_ALL)
+        out.GetValue(0)
+    [report] = [r for r in core.sanitizer.reports if r.instruction.api == "GetValue"]
+    assert report.fix.startswith("these mask bits were computed from lanes of src0")
 
 
 def test_a_normal_mode_gather_mask_of_pad_lanes_is_reported_only_where_its_output_is_read():

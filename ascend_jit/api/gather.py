@@ -397,13 +397,13 @@ def _sanitize_gather_mask(core, dst, src0, pattern, user, outer, elems, last, bl
             keep = _builtin_keep(pattern, n)
         e = e[keep]
         starts.append(src0.addr + i * rep * 32 + (e // epb) * blk * 32 + (e % epb) * size)
-    reads = [(("src0", _element_bytes(np.concatenate(starts), size)), src0)]
+    gathered = np.concatenate(starts)   # the source element of each packed output element, in output order
+    reads = [(("src0", _element_bytes(gathered, size)), src0)]
     if user:
         reads.append((("src1_pattern", np.unique(np.concatenate(pattern_bytes))), pattern))
     # the 310B's B32 GatherMask by a pattern tensor in reduce mode starts with S_V (dav_m300: decisions.md "The
     # implementations' own flags")
     scratch = bit_mask_scratch_flags(core.spec, user and reduce_mode and size == 4)
-    gathered = np.concatenate(starts)   # the source element of each packed output element, in output order
     derived = [Derived("src0", gathered, size, dst.addr + np.arange(gathered.size, dtype=np.int64) * size, size,
                        GATHERED_FIX)]
     vector_access(core, "GatherMask", reads=reads, writes=[(("dst", dst.addr, kept * size), dst),

@@ -546,6 +546,8 @@ NOT_OFFERED = {
                     "parameter, launched with aj.launch(kernel, block_dim, device, ...) (block_dim from 1 to 65535)"),
     "GetCoreMemSize": "not offered (a host PlatformAscendC query); the UB's bytes are aj.get_device(device).ub_bytes "
                       "(aj.GetUBSizeInBytes() inside a kernel on the 950)",
+    "asc_vf_call": "the VF launcher is aj.Reg.asc_vf_call(vf, *args) (the C API's other asc_* functions are not "
+                   "offered)",
     "GetSocVersion": "not offered (a host PlatformAscendC query); the device is the name a port gives aj.Core or "
                      "aj.launch (one of aj.SUPPORTED_NAMES); inside a kernel aj.current_core().device",
 }
