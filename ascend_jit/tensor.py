@@ -661,9 +661,10 @@ def _warn_default_dtype(array_dtype, d):
     import sys
     import warnings
     from .errors import PortingWarning
-    # the user's line, whichever path came here (SetGlobalBuffer, GlobalTensor(array), ...; review 61)
+    # the user's line, whichever path came here (SetGlobalBuffer, GlobalTensor(array), ...; review 61); a kernel file
+    # `ascend-jit run` loads is a module ascend_jit_user_kernel_...: the user's, outside the package
     frame, stacklevel = sys._getframe(), 1
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("ascend_jit"):
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "ascend_jit":
         frame, stacklevel = frame.f_back, stacklevel + 1
     spelling = "ml_dtypes.bfloat16" if d.name == "bfloat16" else f"np.{d.np_dtype.name}"
     warnings.warn(f"ascend_jit: SetGlobalBuffer reads the {array_dtype} array's bytes as {d.name} (C++'s pointer "

@@ -12,6 +12,7 @@ import pytest
 
 import ascend_jit as aj
 from ascend_jit import cli
+from ascend_jit.kernels import load_file
 from ascend_jit.order import explain_reduce_order
 from ascend_jit.summing import depth_array
 
@@ -106,10 +107,15 @@ def test_numpy_default_arrays_read_as_narrower_types_warn(array, dtype):
     assert g.GetSize() == array.nbytes // aj.sizeof(dtype)   # still the pointer cast: the bytes as the type
 
 
-def test_the_warning_names_the_user_s_line_whichever_path_sets_the_buffer():
+def test_the_warning_names_the_user_s_line_whichever_path_sets_the_buffer(tmp_path):
     with pytest.warns(aj.PortingWarning) as caught:
         aj.GlobalTensor(np.arange(8.0), "float")
     assert caught[0].filename == __file__
+    kernel = tmp_path / "port61_warns.py"   # a kernel file's module is ascend_jit_user_kernel_...: the user's line
+    kernel.write_text(_OWN_KERNEL + "aj.GlobalTensor('float').SetGlobalBuffer(np.arange(8.0))\n")
+    with pytest.warns(aj.PortingWarning) as caught:
+        load_file(kernel)
+    assert caught[0].filename == str(kernel)
 
 
 @pytest.mark.parametrize("array, dtype", [(np.zeros(64, np.float32), "float"), (np.zeros(64), "uint8"),
