@@ -160,14 +160,15 @@ class AlignmentError(AscendJitError, ValueError):
     """An operand address violates the alignment rule of SPEC 8.2."""
 
     def __init__(self, api, parameter=None, value=None, legal=None, device=None, detail=None):
-        if detail is None and parameter == "address" and api in _ALIGNED_REG_ACCESS and legal == _ALIGN_32_BYTES:
+        if detail is None and parameter == "address" and api in _ALIGNED_REG_ACCESS and legal == ALIGN_32_BYTES:
             detail = _ALIGNED_REG_ACCESS[api]   # a compiled VF raises constant texts only: the fix is added here
         super().__init__(api, parameter, value, legal, device, detail)
 
 
 # A Reg LoadAlign / StoreAlign at an unaligned element (port61c: rows of 100 floats) had named the byte address only;
-# the 32-byte rule's (the 16-byte MaskReg distributions have their own)
-_ALIGN_32_BYTES = "a multiple of 32 bytes (SPEC-2 11.6)"
+# the 32-byte rule's (the 16-byte MaskReg distributions have their own), whose text the compiled refusals raise with
+# (jit/reg_move.py): one constant, so the advice cannot drift from the rule it follows
+ALIGN_32_BYTES = "a multiple of 32 bytes (SPEC-2 11.6)"
 _ALIGNED_REG_ACCESS = dict.fromkeys(("LoadAlign", "StoreAlign"), (
     "(the tensor's UB address plus offset x element size): pad each row to whole 32 bytes (8 floats, 16 halves) "
     "so every row starts aligned, or move an unaligned start with LoadUnAlign / StoreUnAlign"))

@@ -18,8 +18,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ..devices import get_device
-from ..errors import (OUTSIDE, OUTSIDE_VECTOR_LOAD, OUTSIDE_VECTOR_STORE, AlignmentError, OutOfBoundsError,
-                      ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError)
+from ..errors import (ALIGN_32_BYTES, OUTSIDE, OUTSIDE_VECTOR_LOAD, OUTSIDE_VECTOR_STORE, AlignmentError,
+                      OutOfBoundsError, ParameterError, StateError, UnsupportedDeviceError, UnsupportedDTypeError)
 from .lowered import empty_array, larger, lowered, zeroed_array
 from .numerics import kind_size
 from .reg import (H_CTRL, H_KIND, VL, all_active, byte_address, bytes_like, external_global, internal, lane_on,
@@ -54,7 +54,7 @@ def _misaligned(api, name, value, align):
     its callers pass literal names, and a function of its own compiled once per (api, name, align) literal
     combination (12 specialisations in the test suite, 0.1 s each; issue 20)."""
     if align == 32:
-        raise AlignmentError(api, name, value, "a multiple of 32 bytes (SPEC-2 11.6)", DEVICE)
+        raise AlignmentError(api, name, value, ALIGN_32_BYTES, DEVICE)
     if align == 16:
         raise AlignmentError(api, name, value, "a multiple of 16 bytes (SPEC-2 11.6)", DEVICE)
     if align == 4:
@@ -183,7 +183,6 @@ def element_address(api, h, offset):
     return h[1] + offset * h[2]
 
 
-_ALIGN_32 = "a multiple of 32 bytes (SPEC-2 11.6)"
 # the tensor rule is the package's (docs/decisions.md "Tensor bounds", binding since issue 11); SPEC-2 11.6 and 1.5
 # ask only for the UB (port56a: the refusal had cited SPEC-2 11.6 for it)
 _INSIDE = ("every accessed byte inside the operand's tensor (docs/decisions.md \"Tensor bounds\"; or the UB on a core "
@@ -205,12 +204,12 @@ def load_norm(reg, h, offset, step):
         _refuse_step("LoadAlign", step)
     addr = element_address("LoadAlign", h, offset)
     if addr % 32 != 0:
-        raise AlignmentError("LoadAlign", "address", addr, _ALIGN_32, DEVICE)
+        raise AlignmentError("LoadAlign", "address", addr, ALIGN_32_BYTES, DEVICE)
     if addr < h[4] or addr + VL > h[5]:
         raise OutOfBoundsError("LoadAlign", "address", addr, _INSIDE, DEVICE, (OUTSIDE, addr, addr + VL, h[4], h[5],
                                                                                UB_BYTES, OUTSIDE_VECTOR_LOAD))
     if (step * h[2]) % 32 != 0:
-        raise AlignmentError("LoadAlign", "post_update_stride (bytes)", step * h[2], _ALIGN_32, DEVICE)
+        raise AlignmentError("LoadAlign", "post_update_stride (bytes)", step * h[2], ALIGN_32_BYTES, DEVICE)
     copy_bytes(reg, 0, h[0], addr, VL)
     reg[H_CTRL] = h[3]
     return offset + step
@@ -363,7 +362,7 @@ def store_norm(h, reg, words, offset, step):
         _refuse_step("StoreAlign", step)
     addr = element_address("StoreAlign", h, offset)
     if addr % 32 != 0:
-        raise AlignmentError("StoreAlign", "address", addr, _ALIGN_32, DEVICE)
+        raise AlignmentError("StoreAlign", "address", addr, ALIGN_32_BYTES, DEVICE)
     full = all_active(words)
     size = kind_size(reg[H_KIND])
     first, last = 0, VL
@@ -373,7 +372,7 @@ def store_norm(h, reg, words, offset, step):
         raise OutOfBoundsError("StoreAlign", "address", addr + first, _INSIDE, DEVICE,
                                (OUTSIDE, addr + first, addr + last, h[4], h[5], UB_BYTES, OUTSIDE_VECTOR_STORE))
     if (step * h[2]) % 32 != 0:
-        raise AlignmentError("StoreAlign", "post_update_stride (bytes)", step * h[2], _ALIGN_32, DEVICE)
+        raise AlignmentError("StoreAlign", "post_update_stride (bytes)", step * h[2], ALIGN_32_BYTES, DEVICE)
     if full:  # every lane written: one straight copy
         copy_bytes(h[0], addr, reg, 0, VL)
     else:
