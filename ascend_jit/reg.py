@@ -3024,7 +3024,7 @@ def _tensor_scalar_plan(name):
             return None
         broadcast = (impl.CALL, ops.scalar_register, ((impl.CONST, types.int64, index),
                                                       (impl.CONST, types.int64, allowed), (impl.ARG, 0),
-                                                      (impl.ARG, 1), (impl.ARG, 2)))
+                                                      (impl.ARG, 1), (impl.SCALAR, 2)))
         head = ((impl.ARG, 0), (impl.ARG, 1), broadcast, (impl.WORDS, 3))
         mode_operand = (impl.ENUM, 4, False, _zeroing_rule(name))
         if name in ("Adds", "Muls"):
@@ -3072,7 +3072,7 @@ def _ternary_plan(name):
                 return None
             second = (impl.CALL, ops.scalar_register, ((impl.CONST, types.int64, ops.AXPY),
                                                        (impl.CONST, types.int64, allowed), (impl.ARG, 0),
-                                                       (impl.ARG, 1), (impl.ARG, 2)))
+                                                       (impl.ARG, 1), (impl.SCALAR, 2)))
         elif _is_reg_type(src1):
             second = (impl.ARG, 2)
         else:
@@ -3183,7 +3183,8 @@ def _duplicate_form(dst, scalar=None, mask=None, mode=None, src_reg=None):
         return ops.duplicate_lane0, ((impl.ARG, 0), (impl.ARG, source), words, merging)
     if source == 4 or isinstance(scalar, types.Boolean) or not isinstance(scalar, types.Number):
         return None
-    bits = impl.CALL, ops.scalar_bits_of, ((impl.CONST, types.int64, ops.DUPLICATE), (impl.ARG, 0), (impl.ARG, 1))
+    bits = impl.CALL, ops.scalar_bits_of, ((impl.CONST, types.int64, ops.DUPLICATE), (impl.ARG, 0),
+                                           (impl.SCALAR, 1))
     return ops.duplicate_bits, ((impl.ARG, 0), bits, words, merging)
 
 
@@ -3238,7 +3239,7 @@ def _arange_form(dst, scalar, order=None):
     if not _is_reg_type(dst) or not isinstance(scalar, (types.Number, types.Boolean)) or not impl.enum_like(order):
         return None  # a typing error naming Arange
     return ops.arange, ((impl.ARG, 0), (impl.CONST, types.int64, _ARANGE_KINDS), (impl.ENUM, 2, False, _ARANGE_ORDER),
-                        (impl.ARG, 1), *_marker_operands(_vf_markers(_binary_markers, dst)))
+                        (impl.SCALAR, 1), *_marker_operands(_vf_markers(_binary_markers, dst)))
 
 
 _direct_forms(Arange, _arange_form, ())

@@ -620,7 +620,7 @@ def borrow(typingctx, value):
 # numba optimises it again (0.3-0.6 s per op for the big kernels, then once more in the VF). A Reg call registered
 # with direct_call is typed by its plan and lowered straight to a call of the kernel's compiled entry (the way numba
 # lowers any call of a jitted function): the VF links the kernel's module once.
-ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL, WORDS, CHECK, DATA = range(10)
+ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL, WORDS, CHECK, DATA, SCALAR = range(11)
 # plan operands: (ARG, i) argument i, borrowed; (DATA, i) argument i, a register as its data pointer (data_of)
 # or a tensor as its POINTER_HANDLE; (WORDS, i) argument i, a MaskReg an instruction reads, as its four
 # words (MASK_WORDS, _mask_words); (CONST, numba type, value); (INT, i, default) argument i (an int or
@@ -635,7 +635,10 @@ ARG, CONST, INT, IS_ONE, FIELD, ENUM, CALL, WORDS, CHECK, DATA = range(10)
 # (a register it makes is released after the kernel call): a tensor-scalar instruction's scalar
 # register, made by a small kernel beside the big one the VF calls directly; (CHECK, operand) the
 # operand evaluated, with its refusal, in its place among the others, and not passed (an argument the
-# kernel does not take: Arange's order, whose one legal value is the kernel's only behaviour).
+# kernel does not take: Arange's order, whose one legal value is the kernel's only behaviour); (SCALAR, i)
+# argument i, a number, widened exactly to the one type of its kind (scalar_type): the scalar of Duplicate, Arange or
+# a tensor-scalar instruction, so that its kernel compiles once per kind (int64, uint64, float64, bool), not once per
+# numeric type a VF passes (an int8, int16, int32, float32 scalar each compiled Arange again: issue 20).
 
 
 class EnumRule:
@@ -993,6 +996,8 @@ def _operand_values(context, builder, sig, args, operands, made):
             values.append(_data_value(context, builder, sig.args[op[1]], args[op[1]]))
         elif op[0] == CONST:
             values.append(context.get_constant_generic(builder, op[1], op[2]))
+        elif op[0] == SCALAR:
+            values.append(context.cast(builder, args[op[1]], sig.args[op[1]], scalar_type(sig.args[op[1]])))
         elif op[0] == CALL:
             inner = _operand_values(context, builder, sig, args, op[2], made)
             call_sig = _kernel_signature(context, op[1], op[2], sig.args)
@@ -1108,11 +1113,25 @@ def _operand_types(operands, args, typing_context):
             return op[1]
         if op[0] == ENUM:
             return types.boolean if op[3].flag else types.int64
+        if op[0] == SCALAR:
+            return scalar_type(args[op[1]])
         if op[0] == CALL:
             return typing_context.resolve_function_type(types.Dispatcher(op[1]),
                                                         _operand_types(op[2], args, typing_context), {}).return_type
         return kinds[op[0]]
     return tuple(one(op) for op in operands if op[0] != CHECK)
+
+
+def scalar_type(t):
+    """The type a SCALAR operand of numba type t is widened to, holding every value of t exactly: bool; a uint64
+    stays one (2**63 and above are no int64); any other integer an int64; a float a float64; anything else itself."""
+    if isinstance(t, types.Boolean):
+        return types.boolean
+    if isinstance(t, types.Integer):
+        return types.uint64 if is_uint64(t) else types.int64
+    if isinstance(t, types.Float):
+        return types.float64
+    return plain_type(t)
 
 
 def int_like(t):
