@@ -295,3 +295,34 @@ def test_constants_in_a_vf_reach_the_kernels_as_run_time_values():
             assert not literals(sig), (kernel.py_func.__name__, sig)
     for sig in reg_ops.scalar_bits.signatures:
         assert not literals(sig, types.BooleanLiteral), sig
+
+
+@aj.Reg.simd_vf
+def _scalar_kinds_vf(dst, scalar):
+    y = aj.Reg.RegTensor("int32")
+    m = aj.Reg.CreateMask("int32")
+    aj.Reg.Arange(y, scalar)
+    aj.Reg.Adds(y, y, scalar, m)
+    aj.Reg.StoreAlign(dst, y, m)
+    aj.Reg.Duplicate(y, scalar, m)
+    aj.Reg.StoreAlign(dst, y, m, 64)
+
+
+def test_a_vf_scalar_reaches_its_kernel_as_one_type_per_kind():
+    """Arange's, Adds's and Duplicate's scalar, whatever numeric type the VF passes, reaches arange /
+    scalar_register / scalar_bits_of widened (the SCALAR plan operand): int64, uint64 (values past int64) or
+    float64, so a VF called with an int8, an int16, a uint32 and an int64 compiles those kernels once for ints
+    (each type had compiled each of them again, 0.5-0.8 s apiece, issue 20), with the values unchanged."""
+    from ascend_jit.jit import reg_ops
+    core = aj.Core("ascend950", sanitize=False)  # a VF on a sanitizing core runs uncompiled
+    dst = core.local_tensor("int32", 128)
+    with core:
+        for scalar in (np.int8(-3), np.int16(300), np.uint32(7), np.int64(2**20), 5):
+            _scalar_kinds_vf(dst, scalar)
+            got = dst.numpy()
+            assert np.array_equal(got[:64], np.arange(64) + 2 * int(scalar)) and (got[64:] == int(scalar)).all()
+    widened = {"int64", "uint64", "float64", "bool"}
+    for kernel, position in ((reg_ops.arange, 3), (reg_ops.scalar_register, 4), (reg_ops.scalar_bits_of, 2)):
+        assert kernel.signatures
+        assert {str(sig[position]) for sig in kernel.signatures} <= widened, (kernel.py_func.__name__,
+                                                                               kernel.signatures)
