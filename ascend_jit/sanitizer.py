@@ -515,12 +515,12 @@ _REGISTER_STORED_FIX = ("the store wrote lanes of a register made at {made} that
                         "full load), use ZEROING, or keep these lanes out of the store's mask or of the reads")
 # the mask bits a count-form Compare computed from never-written lanes, the elements a GatherMask gathered from them
 # (Derived, Sanitizer.mark_derived)
-COMPARED_FIX = ("these mask bits were computed from lanes of {operand} that nothing had written (UB byte {address}, "
+COMPARED_FIX = ("these mask bits were computed from lanes of {operand} that {unwritten} (UB byte {address}, "
                 "{nbytes} bytes; a count-form Compare compares whole 256-byte blocks, SPEC-2 D44, whatever the "
                 "data's length): read only the bits of written lanes (the shadow is per byte of 8 bits: a Select of a "
                 "data count that is a multiple of 8 reads whole bytes of written lanes' bits), or write those lanes "
                 "before the Compare (Duplicate the tile's tail)")
-GATHERED_FIX = ("these elements were gathered from bytes of {operand} that nothing had written (UB byte {address}, "
+GATHERED_FIX = ("these elements were gathered from bytes of {operand} that {unwritten} (UB byte {address}, "
                 "{nbytes} bytes): read only the elements gathered from written data, or write the source first (a "
                 "normal-mode GatherMask reads whole repeats whatever the data's length; reduce mode, reduceMode True "
                 "with mask = the element count, reads only those)")
@@ -1147,8 +1147,10 @@ class Sanitizer:
 
     def derived_uninitialised(self, derived):
         """Per Derived record, the output bytes computed from elements holding a never-written byte:
-        [(operand, output bytes, the never-written bytes read, fix)], the clean records left out (and every record
-        when the init check is off). Read before the instruction records its writes."""
+        [(operand, output bytes, the never-written bytes read, fix, their writers)], the clean records left out (and
+        every record when the init check is off); a writer is a lane_stores index (a Reg store, or an earlier
+        Compare / GatherMask, that wrote the byte from never-written bytes), -1 for a byte nothing wrote. Read before
+        the instruction records its writes."""
         found = []
         if not self.enabled("init"):
             return found
@@ -1160,7 +1162,10 @@ class Sanitizer:
             bad = unwritten.any(axis=1)
             if bad.any():
                 outputs = np.unique((d.dst[bad][:, None] + np.arange(d.dst_size)).reshape(-1))
-                found.append((d.operand, outputs, np.unique(read[unwritten]), d.fix))
+                unwritten = np.unique(read[unwritten])
+                writers = (self.stored_from[unwritten] if self.stored_from is not None else
+                           np.full(unwritten.size, -1, np.int32))
+                found.append((d.operand, outputs, unwritten, d.fix, writers))
         return found
 
     def mark_derived(self, instr, found):
@@ -1172,15 +1177,26 @@ class Sanitizer:
         if self.stored_from is None:
             self.stored_from = np.full(self.initialised.size, -1, np.int32)
         if len(found) > 1:   # both sources of a Compare: one record naming both (the last had overwritten the first)
+            unwritten, at = np.unique(np.concatenate([f[2] for f in found]), return_index=True)
             found = [(" and ".join(f[0] for f in found), np.unique(np.concatenate([f[1] for f in found])),
-                      np.unique(np.concatenate([f[2] for f in found])), found[0][3])]
-        for operand, outputs, unwritten, fix in found:
+                      unwritten, found[0][3], np.concatenate([f[4] for f in found])[at])]
+        for operand, outputs, unwritten, fix, writers in found:
             first, nbytes = int(unwritten[0]), int(unwritten.size)
-            text = fix.format(operand=operand, address=first, nbytes=nbytes)
+            text = fix.format(operand=operand, address=first, nbytes=nbytes, unwritten=self._unwritten(writers))
             origin = lane_shadow.origin_index(self, instr, operand, first, nbytes, fix=text)
             self.initialised[outputs] = False
             self.stored_from[outputs] = len(self.lane_stores)
             self.lane_stores.append((instr, origin))
+
+    def _unwritten(self, writers):
+        """How the bytes a Derived record read came to hold no written value, for its fix: never written (-1), or
+        written by a Reg store (or an earlier Compare / GatherMask) from never-written bytes (lane_stores index k):
+        that store is named, not called "nothing"."""
+        stored = writers[writers >= 0]
+        if not stored.size:
+            return "nothing had written"
+        store = f"{self.lane_stores[int(stored[0])][0]} wrote from never-written bytes"
+        return store if stored.size == writers.size else f"nothing had written, or that {store}"
 
     def lanes_stored(self, instr, addresses, origin):
         """Reg store `instr` wrote the UB bytes `addresses` from register lanes holding values computed from the

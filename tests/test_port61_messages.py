@@ -320,3 +320,26 @@ def test_fidelity_of_a_copy_or_an_atomic_says_why_it_has_no_row(name, words):
     assert words in str(err.value) and "BIT-EXACT" in str(err.value)
     with pytest.raises(aj.ParameterError, match="no instruction of this name"):
         aj.fidelity("NoSuchInstruction", "atlas-a2")
+
+
+def test_a_compare_of_bytes_a_reg_store_wrote_from_unwritten_ones_names_the_store():
+    """The Compare's lanes were written, by a Reg store of a load of never-written bytes: the fix names that store
+    (it had said "nothing had written"), and a Compare of those lanes with never-written ones says both."""
+    with aj.Core("ascend950", sanitize="report") as core:
+        x, y, fresh = core.local_tensor("float", 64), core.local_tensor("float", 64), core.local_tensor("float", 64)
+        bits, out = core.local_tensor("uint8", 256), core.local_tensor("float", 64)
+        reg, full = R.RegTensor("float"), R.CreateMask("float")
+        R.LoadAlign(reg, x)       # x never written: the stored lanes hold nothing written
+        R.StoreAlign(y, reg, full)
+        aj.PipeBarrier(aj.PIPE_V)
+        out[:] = np.zeros(64, np.float32)
+        for other in (y, fresh):
+            aj.Compare(bits, y, other, aj.CMPMODE.GT, 64)
+            aj.PipeBarrier(aj.PIPE_V)
+            aj.Select(out, bits, out, out, aj.SELMODE.VSEL_TENSOR_TENSOR_MODE, 64)
+            aj.PipeBarrier(aj.PIPE_V)
+    stored, mixed = [r for r in core.sanitizer.reports if r.operand == "sel_mask"]
+    assert stored.earlier.api == "Compare" and "nothing had written" not in stored.fix
+    assert f"lanes of src0 and src1 that StoreAlign [PIPE_V] at " in stored.fix
+    assert "wrote from never-written bytes (UB byte" in stored.fix
+    assert "lanes of src0 and src1 that nothing had written, or that StoreAlign [PIPE_V] at " in mixed.fix
