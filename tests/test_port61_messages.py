@@ -343,3 +343,14 @@ def test_a_compare_of_bytes_a_reg_store_wrote_from_unwritten_ones_names_the_stor
     assert f"lanes of src0 and src1 that StoreAlign [PIPE_V] at " in stored.fix
     assert "wrote from never-written bytes (UB byte" in stored.fix
     assert "lanes of src0 and src1 that nothing had written, or that StoreAlign [PIPE_V] at " in mixed.fix
+
+
+def test_the_study_names_a_pattern_no_chosen_device_offers_for_the_dtype():
+    report = aj.study.run_study(dtype="float", n=64, trials=2, devices="atlas-training",
+                                api="BlockReduceSum->WholeReduceSum")
+    assert report["params"]["patterns_without_dtype"] == ["BlockReduceSum->WholeReduceSum"]
+    table = aj.study.format_table(report)
+    assert "no row for BlockReduceSum->WholeReduceSum: it takes no float on atlas-training" in table
+    offered = aj.study.run_study(dtype="float", n=64, trials=2, devices="atlas-training,atlas-a2",
+                                 api="BlockReduceSum->WholeReduceSum")
+    assert offered["params"]["patterns_without_dtype"] == [] and "no row for" not in aj.study.format_table(offered)
