@@ -57,13 +57,20 @@ class TPipe(EventIdPool):
         ub = self.core.spec.ub_bytes
         buffer = f"for a {_queue_name(que_or_buf)}"   # which of a kernel's buffers (port53b)
         num = as_int("InitBuffer", self.core.spec, "num", num, 1, ub // 32, of=buffer)
-        # port60f: softmax-grad kernels ask a TBuf of 0 bytes for short rows, which the devkit asserts against
-        zero = " (the devkit's InitBuffer asserts len > 0: give an unused buffer one DataBlock)" \
-            if isinstance(nbytes, (int, np.integer)) and not isinstance(nbytes, bool) and nbytes == 0 else ""
-        nbytes = as_int("InitBuffer", self.core.spec, "len", nbytes, 1, ub, of=buffer + zero)
+        nbytes = as_int("InitBuffer", self.core.spec, "len", nbytes, 0, ub, of=buffer)
         _check_queue_config("InitBuffer", que_or_buf, num, nbytes, self.core.spec)
         if que_or_buf.pipe is not None:
             self._check_rebind(que_or_buf)
+        if nbytes == 0:
+            # The device build takes len 0: its `len > 0` assert is the CPU-debug build's only (ASCENDC_CPU_DEBUG,
+            # impl/basic_api/kernel_tpipe_impl.h), and the rounding gives buffers of 0 bytes at the pool's next
+            # address, taking no UB. The ops-nn 950 softmax / log-softmax AR kernels ask a 0-byte TBuf for rows of
+            # at most 128 elements (port60f, port62d; docs/decisions.md "Buffer lengths").
+            at = self.core._free[0][0] if self.core._free else ub
+            que_or_buf._bind(self, [_Buffer(at, 0) for _ in range(num)])
+            if not any(b is que_or_buf for b in self._bound):
+                self._bound.append(que_or_buf)
+            return
         need = num * max(32, -(-nbytes // 32) * 32)
         free = sum(size for _, size in self.core._free)
         if need > free:  # refuse before allocating any of the buffers
@@ -585,7 +592,9 @@ class TBuf:
             raise StateError(api, "tbuf", "no buffer", legal="a TBuf given its buffer by pipe.InitBuffer",
                              detail="call pipe.InitBuffer(tbuf, len) first")
         start, end = self._buffer.addr, self._buffer.addr + self._buffer.nbytes
-        if not isinstance(tensor, LocalTensor) or not start <= tensor.addr < end:
+        # a 0-byte buffer's tensor (InitBuffer of len 0) starts at its end
+        if not isinstance(tensor, LocalTensor) or not (start <= tensor.addr < end or
+                                                       tensor.addr == start == end and tensor.nbytes == 0):
             raise StateError(api, "tensor", tensor, device=self.pipe.core.device,
                              legal="a tensor of this TBuf (Get, AllocTensor or DeQue of it)",
                              detail="not a tensor of this TBuf (Get, AllocTensor or DeQue of it)")
@@ -672,7 +681,7 @@ class TBufPool:
         spec = self.pipe.core.spec if self.pipe is not None else None
         buffer = f"for a {_queue_name(que_or_buf)}"
         num = as_int(api, spec, "num", num, 1, 255, of=buffer)
-        nbytes = as_int(api, spec, "len", nbytes, 1, 2**32 - 1, of=buffer)
+        nbytes = as_int(api, spec, "len", nbytes, 0, 2**32 - 1, of=buffer)   # 0: as TPipe.InitBuffer's
         _check_queue_config(api, que_or_buf, num, nbytes, spec)
         if que_or_buf.pipe is not None:
             raise StateError(api, "queue", que_or_buf, legal="a queue not yet initialised",

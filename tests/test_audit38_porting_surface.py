@@ -560,7 +560,8 @@ def test_initbuffer_beyond_ub(core):
     q2 = aj.TQue(aj.TPosition.VECOUT, 1)
     refused(core, lambda: pipe.InitBuffer(q2, 2, 32 * 1024 + 1), (aj.ParameterError, aj.OutOfBoundsError),
             "InitBuffer")
-    refused(core, lambda: pipe.InitBuffer(q2, 1, 0), aj.ParameterError, "InitBuffer", 0)
+    pipe.InitBuffer(q2, 1, 0)   # a 0-byte buffer, as the device build gives (its len > 0 assert is CPU-debug's)
+    assert q2.AllocTensor(np.float16).GetSize() == 0
     # what does fit still fits
     pipe.InitBuffer(b, 64 * 1024)
     assert b.Get(np.uint8).GetSize() == 64 * 1024

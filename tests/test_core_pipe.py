@@ -233,11 +233,12 @@ def test_data_copy_rules():
 
 
 @pytest.mark.parametrize("make, args, named", [
-    (lambda: aj.TQue(aj.TPosition.VECIN, 2), (2, 0), "'len' = 0 for a TQue(VECIN, depth 2)"),
+    (lambda: aj.TQue(aj.TPosition.VECIN, 2), (2, -32), "'len' = -32 for a TQue(VECIN, depth 2)"),
     (lambda: aj.TQue(aj.TPosition.VECOUT, 1), (0, 512), "'num' = 0 for a TQue(VECOUT, depth 1)"),
     (lambda: aj.TBuf(aj.TPosition.VECCALC), (1.5,), "'len' = 1.5 a float is not an integer, for a TBuf(VECCALC)")])
 def test_an_init_buffer_refusal_names_the_buffer(make, args, named):
-    """port53b: "InitBuffer: 'len' = 0" (a tiling that rounds a length down to 0) named none of a kernel's buffers."""
+    """port53b: "InitBuffer: 'len' = 0" (a tiling that rounds a length down to 0, now a 0-byte buffer as on the device)
+    named none of a kernel's buffers."""
     def kernel():
         aj.TPipe().InitBuffer(make(), *args)
     with pytest.raises(aj.ParameterError, match=re.escape(named)):

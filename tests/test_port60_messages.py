@@ -284,13 +284,33 @@ def test_launch_binds_the_kernel_arguments_before_any_block_runs():
     assert "is not launch's" not in str(info.value)   # seeds= is the kernel's own keyword
 
 
-def test_multi_copy_and_a_zero_length_tbuf_are_told_what_to_write():
+def test_multi_copy_is_told_what_to_write():
     with pytest.raises(aj.NotOfferedError, match="its own DataCopyPad"):
         aj.MultiCopyParams
+
+
+def test_a_zero_length_buffer_takes_no_ub_as_the_device_build_does():
+    """port62d: the ops-nn 950 log-softmax / softmax AR kernels InitBuffer a 0-byte TBuf for rows of <= 128
+    elements; the device build allows it (the len > 0 assert is the CPU-debug build's), giving 0-byte buffers."""
     with aj.Core("ascend950"):
-        pipe = aj.TPipe()
-        with pytest.raises(aj.ParameterError, match="the devkit's InitBuffer asserts len > 0"):
-            pipe.InitBuffer(aj.TBuf(aj.TPosition.VECCALC), 0)
+        pipe, empty, que, after = aj.TPipe(), aj.TBuf(aj.TPosition.VECCALC), aj.TQue(aj.TPosition.VECIN, 2), aj.TBuf()
+        pipe.InitBuffer(empty, 0)
+        pipe.InitBuffer(que, 2, 0)
+        pipe.InitBuffer(after, 64)
+        t = empty.Get("float")
+        assert t.GetSize() == 0 and t.addr == after.Get("float").addr   # no UB taken
+        empty.EnQue(empty.AllocTensor("float"))
+        empty.FreeTensor(empty.DeQue("float"))
+        q = que.AllocTensor("half")
+        assert q.GetSize() == 0
+        que.EnQue(q)
+        que.FreeTensor(que.DeQue("half"))
+        with pytest.raises(aj.OutOfBoundsError):
+            aj.Duplicate(t, 1.0, 8)
+        with pytest.raises(aj.OutOfBoundsError, match="TBuf.Get"):
+            empty.Get("float", 1)
+        with pytest.raises(aj.ParameterError, match="'len' = -1"):
+            pipe.InitBuffer(aj.TBuf(), -1)
 
 
 def test_fidelity_takes_device_aliases_and_marks_the_d1_decision():
