@@ -357,9 +357,27 @@ def _golden(args):
                              legal="; ".join(f"{n}: {', '.join(d for d in SUPPORTED_NAMES if kernels[n].supports(d))}"
                                              for n in names))
     failures = checked = 0
-    for name, device in pairs:
+
+    def run(name, device):
         k = kernels[name]
-        outputs = k.run(device, k.make_inputs(k.default_size, 0))
+        inputs = k.make_inputs(k.default_size, 0)
+        return name, device, inputs, k.run(device, inputs)
+    runs = (run(name, device) for name, device in pairs)
+    if args.action == "record":
+        # a golden pins what the kernel computes: one that fails its own check (`ascend-jit run`'s FAIL) would pin a
+        # wrong result (port62d recorded a kernel adding 2.0 for 1.0), so every pair is checked before any file
+        runs = list(runs)
+        for name, device, inputs, outputs in runs:
+            ok, lines = kernels[name].check_outputs(device, inputs, outputs)
+            if not ok:
+                failures += 1
+                print(f"{'WARNING' if args.force else 'FAIL'} {name} on {device} fails its own check:\n  " +
+                      "\n  ".join(line.replace("\n", "\n  ") for line in lines))
+        if failures and not args.force:
+            print(f"recorded nothing: {failures} kernel run{'s' if failures > 1 else ''} failed the kernel's own "
+                  "check (fix the kernel, or pin what it computes anyway with --force)")
+            return 1
+    for name, device, _, outputs in runs:
         for key, value in sorted(outputs.items()):
             golden_name = f"{name}.{device}.{key}"
             if args.action == "record":
@@ -486,6 +504,8 @@ def build_parser():
     g.add_argument("--kernels", help="comma-separated kernel names or kernel files (my_kernel.py: every KERNEL it "
                    "defines; default: every registered kernel)")
     g.add_argument("--devices", help="comma-separated devices (default: all supported)")
+    g.add_argument("--force", action="store_true", help="record even the outputs of a kernel that fails its own "
+                   "check (expected(): what `ascend-jit run` reports as FAIL); without it nothing is recorded then")
     g.set_defaults(fn=_golden)
     w = sub.add_parser("warmup", help="compile every instruction family into the numba cache, seconds per family")
     w.add_argument("--devices", help="comma-separated devices (default: all supported)")

@@ -65,16 +65,16 @@ OUTSIDE = "outside"
 
 # What to write first when a whole-vector Reg access leaves its tensor (port61c followed the bounds="ub" advice alone,
 # and its full-mask tail store wrote the next tensor, as port60d's DataCopyPad had): the OUTSIDE tuple's seventh
-# field, set by LoadAlign / StoreAlign DIST_NORM only (jit/reg_move.py load_norm, store_norm; review 61: the dual,
-# MaskReg and unaligned forms read or write other spans, some with no mask)
+# field, set by LoadAlign / StoreAlign DIST_NORM and the other single-register loads (jit/reg_move.py load_norm, load,
+# store_norm; review 61: the dual, MaskReg and unaligned forms read or write other spans, some with no mask)
 OUTSIDE_VECTOR_LOAD, OUTSIDE_VECTOR_STORE = 1, 2
 _OUTSIDE_FIX = {
     OUTSIDE_VECTOR_STORE: ("a store writes only its mask's active lanes: mask the last vector to the elements left "
                            "(UpdateMask or CreateMask of the remaining count) or allocate the tensor to whole 256-byte "
                            "vectors; bounds=\"ub\" would let the store write the next buffer"),
-    OUTSIDE_VECTOR_LOAD: ("a load reads its 256 bytes whatever the mask: allocate the tensor to whole 256-byte vectors "
-                          "(round the buffer's length up), or launch with bounds=\"ub\" where the bytes past it are "
-                          "the kernel's own to read"),
+    OUTSIDE_VECTOR_LOAD: ("a load reads its {nbytes} bytes whatever the mask: allocate the tensor to whole "
+                          "{nbytes}-byte loads (round the buffer's length up), or launch with bounds=\"ub\" where the "
+                          "bytes past it are the kernel's own to read"),
 }
 
 
@@ -87,8 +87,8 @@ def _outside_detail(detail, legal):
     where = f"the UB [0, {ub_bytes})" if whole_ub else f"the operand's tensor [{lo}, {hi})"
     text = f"accesses bytes [{start}, {stop}): byte {first} lies outside {where}"
     fix = _OUTSIDE_FIX.get(form[0]) if form else None
-    if fix and not whole_ub:
-        text += f": {fix}"
+    if fix and not whole_ub:   # a single-register load's size by its distribution (DIST_NORM 256, UNPACK_B16 128)
+        text += ": " + fix.format(nbytes=stop - start)
     return text, ("every accessed byte inside the UB (SPEC-2 11.6)" if whole_ub else legal)
 
 

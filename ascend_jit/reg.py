@@ -271,9 +271,7 @@ class RegTensor:
 
     def __init__(self, dtype, trait=None):
         if trait is not None:   # `RegTensor<T, RegTraitNumOne>` ported with the trait as a second argument
-            raise ParameterError("RegTensor", "trait", trait, device=DEVICE,  # the two names' own refusals
-                                 legal=f"RegTraitNumOne: {_NOT_OFFERED_NAMES['RegTraitNumOne']}; "
-                                       f"RegTraitNumTwo: {_NOT_OFFERED_NAMES['RegTraitNumTwo']}")
+            _refuse_trait("RegTensor", trait)
         self.dtype = resolve(dtype, "RegTensor")
         self.data = _NEW_REGISTER(self.dtype.kind, _creation_modes())
         if SANITIZING:
@@ -709,9 +707,19 @@ def _step(api, post_update_stride):
 
 
 # --- plain-Python entry points (the debugging path) -----------------------------------------------------------
-def UpdateMask(dtype, n):
-    """`mask, n = UpdateMask(dtype, n)`: the lowest min(n, VL_T) lanes; n decremented (SPEC 7.2)."""
+def _refuse_trait(api, trait):
+    """A RegTraitNumOne / RegTraitNumTwo template argument ported as a call argument: the two names' own refusals."""
+    raise ParameterError(api, "trait", trait, device=DEVICE,
+                         legal=f"RegTraitNumOne: {_NOT_OFFERED_NAMES['RegTraitNumOne']}; "
+                               f"RegTraitNumTwo: {_NOT_OFFERED_NAMES['RegTraitNumTwo']}")
+
+
+def UpdateMask(dtype, n, trait=None):
+    """`mask, n = UpdateMask(dtype, n)`: the lowest min(n, VL_T) lanes; n decremented (SPEC 7.2). C++'s
+    `UpdateMask<T, RegTraitNumOne>(count)` is `UpdateMask(T, count)`: the trait is refused as RegTensor's is."""
     _core_check("UpdateMask")
+    if trait is not None:   # port62a: the trait given as a third argument had been a bare TypeError
+        _refuse_trait("UpdateMask", trait)
     n = as_int("UpdateMask", DEVICE, "n", n, 0, 2**32 - 1)  # uint32
     words, rest = impl.update_mask(_kind(dtype, "UpdateMask"), n)
     return MaskReg(words), rest
@@ -766,8 +774,14 @@ def _not_taken(api, form, **given):
     not advance). None is no argument (decisions.md "Reg API": the DIST_NORM form takes None for these)."""
     for name, value in given.items():
         if value is not None and value is not _NOT_GIVEN:
+            # port62a: C++'s `LoadAlign<T, PostLiteral::POST_MODE_UPDATE>(reg, addr, stride)` ported as post_mode=
+            update = name == "post_mode" and form == "single-register" and isinstance(value, (int, PostLiteral)) \
+                and not isinstance(value, bool) and value == PostLiteral.POST_MODE_UPDATE
+            detail = (f"C++'s {api}<T, PostLiteral::POST_MODE_UPDATE>(reg, addr, stride) is `offset = R.{api}(..., "
+                      "offset, post_update_stride=stride)` here (it returns the advanced offset); post_mode is "
+                      "DATA_BLOCK_COPY's") if update else None
             raise ParameterError(api, name, value, legal=f"not given: the {form} form does not take it (SPEC-2 11.6)",
-                                 device=DEVICE)
+                                 device=DEVICE, detail=detail)
 
 
 def _block_arguments(api, data_block_stride, repeat_stride, post_mode):
@@ -4334,7 +4348,10 @@ _NOT_OFFERED_NAMES = {
                     "leaves them: for repeat i of a k-byte type, aj.Reg.LoadAlign(mask, bits, (i // k) * 32) "
                     "(DIST_NORM: the 32 bytes holding k repeats' bits), then for k = 2 MaskUnPack(mask, mask, "
                     "HighLowPart.HIGHEST if i is odd else LOWEST), for k = 4 twice: HIGHEST if i % 4 >= 2, then "
-                    "HIGHEST if i is odd; use it for Select or any masked operation"),
+                    "HIGHEST if i is odd; use it for Select or any masked operation. A value the VF computes "
+                    "(port62a: GeluGradV2's NaN test of its own result) is compared so by splitting the VF: store "
+                    "the value (StoreAlign), end the VF, Compare in the Memory API, and load the bits in the next "
+                    "VF; Max / Min propagate NaN (SPEC-2 D41), so no in-VF arithmetic replaces a NaN test"),
     **dict.fromkeys(("CreateAddrReg", "AddrReg"), "AddrReg forms are written with the loads' and stores' `offset` "
                     "(SPEC-2 14, D68): LoadAlign(reg, src, offset), and StoreAlign(dst, reg, mask, offset) with the "
                     "offset after the mask, where C++ puts a store's AddrReg before it"),

@@ -140,14 +140,14 @@ def test_reg_accesses_past_their_tensor_say_what_to_write_first():
     with core:
         full = R.CreateMask("float")
     load = _reg_call(core, lambda: R.LoadAlign(reg, t, 64))
-    assert "whole 256-byte vectors" in load and "whatever the mask" in load
+    assert "whole 256-byte loads" in load and "whatever the mask" in load
     store = _reg_call(core, lambda: R.StoreAlign(t, reg, full, 64))
     assert "mask the last vector" in store and "UpdateMask" in store and "write the next buffer" in store
     reg2, dual = R.RegTensor("float"), R.StoreDist.DIST_INTLV_B32   # a dual store ignores the mask: no mask advice
     dual_text = _reg_call(core, lambda: R.StoreAlign(t, reg, reg2, full, 64, dual))
     assert "accesses bytes [256, 768)" in dual_text and "mask the last vector" not in dual_text
     explicit = _reg_call(core, lambda: R.LoadAlign(reg, t, 64, dist=R.LoadDist.DIST_NORM))
-    assert "whole 256-byte vectors" in explicit
+    assert "whole 256-byte loads" in explicit
     ub_core = aj.Core("ascend950", bounds="ub")
     past_ub = ub_core.local_tensor("float", ub_core.spec.ub_bytes // 4)
     assert "mask the last vector" not in _reg_call(ub_core, lambda: R.StoreAlign(past_ub, reg, full,

@@ -229,7 +229,11 @@ def load(reg, h, offset, dist, step):
         return load_norm(reg, h, offset, step)
     addr = element_address(api, h, offset)
     nbytes = LOAD_BYTES[dist]
-    _check_place(api, h[4], h[5], addr, LOAD_ALIGN[dist], addr, addr + nbytes)
+    if addr % LOAD_ALIGN[dist] != 0:   # _check_place's two checks, the second with a load's fix (port62d: a half
+        _misaligned(api, "address", addr, LOAD_ALIGN[dist])   # DIST_UNPACK_B16 past a 16-element tensor)
+    if addr < h[4] or addr + nbytes > h[5]:
+        raise OutOfBoundsError(api, "address", addr, _INSIDE, DEVICE, (OUTSIDE, addr, addr + nbytes, h[4], h[5],
+                                                                       UB_BYTES, OUTSIDE_VECTOR_LOAD))
     _check_step(api, step, h[2], LOAD_ALIGN[dist])
     ub = h[0]
     if dist == L_UNPACK_B16:  # the devkit's half -> float pattern: a straight loop of typed lanes

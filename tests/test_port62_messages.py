@@ -1,0 +1,93 @@
+"""What the session-62 ports (port62a-d) found: refusals and outputs that say what to write, and the golden
+command's check of a kernel before it pins it (docs/decisions.md "What the session-62 ports found")."""
+import sys
+
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+from ascend_jit import cli
+
+R = aj.Reg
+
+_WRONG_KERNEL = """import numpy as np
+import ascend_jit as aj
+from ascend_jit.kernels._base import KernelSpec
+
+
+def run(device, inputs):
+    core = aj.Core(device)
+    a, b = core.local_tensor("half", 128), core.local_tensor("half", 128)
+    a[:] = inputs["x"]
+    with core:
+        aj.Adds(b, a, 2.0, 128)
+    return {"y": b.numpy().copy()}
+
+
+KERNEL = KernelSpec("port62_plus_one", "x + 1, written as x + 2", lambda n, seed: {"x": np.arange(128, dtype=np.float16)},
+                    run, lambda device, inputs: {"y": inputs["x"] + np.float16(1)}, 128, devices=("atlas-a2",))
+"""
+
+
+def test_golden_record_refuses_a_kernel_that_fails_its_own_check(tmp_path, monkeypatch, capsys):
+    """port62d: `ascend-jit golden record` pinned a kernel that `ascend-jit run` reports as FAIL, silently."""
+    kernel, goldens = tmp_path / "port62_wrong.py", tmp_path / "goldens"
+    kernel.write_text(_WRONG_KERNEL)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert cli.main(["golden", "record", str(goldens), "--kernels", str(kernel)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL port62_plus_one on atlas-a2 fails its own check" in out and "MISMATCH" in out
+    assert "recorded nothing" in out and "--force" in out and not goldens.exists()
+    assert cli.main(["golden", "record", str(goldens), "--kernels", str(kernel), "--force"]) == 0
+    assert "WARNING port62_plus_one on atlas-a2" in capsys.readouterr().out
+    assert [p.name for p in goldens.iterdir()] == ["port62_plus_one.atlas-a2.y.npz"]
+
+
+def test_a_tolerance_failure_names_plain_numbers():
+    """port62d: the FAIL line read `element 0: np.float64(-0.159...) against np.float64(-0.194...)` (numpy 2)."""
+    from ascend_jit.kernels._base import within_tolerance
+    ok, line = within_tolerance(np.float32([1.5, 2.0]), np.array([1.5, 3.0]), 1e-5)
+    assert not ok and "element 1: 2.0 against 3.0" in line and "np." not in line
+
+
+def test_a_partial_width_load_past_its_tensor_says_it_reads_its_bytes_whatever_the_mask():
+    """port62d: a half DIST_UNPACK_B16 load (128 bytes) past a 16-element tensor gave the bare range only."""
+    core = aj.Core("ascend950")
+    t = core.local_tensor("half", 16)
+    with core, pytest.raises(aj.OutOfBoundsError) as err:
+        R.LoadAlign(R.RegTensor("half"), t, dist=R.LoadDist.DIST_UNPACK_B16)
+    assert "a load reads its 128 bytes whatever the mask" in str(err.value)
+    assert "whole 128-byte loads" in str(err.value)
+
+
+def test_reg_template_arguments_ported_as_call_arguments_say_what_to_write():
+    """port62a: UpdateMask<T, RegTraitNumOne>(count) with the trait as an argument was a bare TypeError, and
+    LoadAlign<T, PostLiteral::POST_MODE_UPDATE>(reg, addr, stride) as post_mode= named no post_update_stride."""
+    core = aj.Core("ascend950")
+    t = core.local_tensor("float", 128)
+    with core:
+        for call in (lambda: R.UpdateMask("float", 100, "RegTraitNumOne"),
+                     lambda: R.UpdateMask("float", 100, trait="RegTraitNumOne")):
+            with pytest.raises(aj.ParameterError, match="'trait'.*leave the trait out"):
+                call()
+        with pytest.raises(aj.ParameterError) as err:
+            R.LoadAlign(R.RegTensor("float"), t, 0, post_mode=R.PostLiteral.POST_MODE_UPDATE)
+        assert "post_update_stride=stride" in str(err.value) and "returns the advanced offset" in str(err.value)
+        with pytest.raises(aj.ParameterError) as err:
+            R.LoadAlign(R.RegTensor("float"), t, 0, post_mode=R.PostLiteral.POST_MODE_NORMAL)
+        assert "post_update_stride" not in str(err.value)
+
+
+def test_the_advanced_broadcast_names_the_devkit_s_basic_sequence():
+    """port62b: ops-math MulAddn's BroadCast<T, 2, 1> was a bare AttributeError (the table had Broadcast only)."""
+    for name in ("BroadCast", "Broadcast", "GetBroadCastMaxMinTmpSize"):
+        with pytest.raises(aj.NotOfferedError, match="aj.Brcb of the column"):
+            getattr(aj, name)
+    with pytest.raises(aj.NotOfferedError) as err:
+        aj.Sigmoid
+    assert "Brcb" not in str(err.value)
+
+
+def test_the_reg_compare_refusal_says_how_to_compare_a_value_the_vf_computes():
+    with pytest.raises(aj.NotOfferedError, match="splitting the VF"):
+        R.Compare
