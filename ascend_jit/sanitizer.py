@@ -1407,20 +1407,72 @@ GM_PAGE_BYTES = 1 << 16   # the GM shadow is kept per page of this many bytes, m
 
 @dataclass
 class _GmShadow:
-    """The shadow of one GM page (17 bytes per GM byte): made on first touch, so a launch over a large GM array or
-    workspace pays for the bytes its blocks access, not for the whole array (a 16 MiB workspace took 280 MB)."""
-    writer_block: np.ndarray      # last writer block (-1: none; -2: several blocks' atomic writes, which combine)
-    writer_epoch: np.ndarray
-    writer_atomic: np.ndarray     # the atomic operation's code (_atomic_code) if every write of the phase was
-                                  # atomic, else 0 (a block's own plain write keeps it 0)
+    """The shadow of one GM page (21 bytes per GM byte): made on first touch, so a launch over a large GM array or
+    workspace pays for the bytes its blocks access, not for the whole array (a 16 MiB workspace took 280 MB). Plain
+    and atomic writers are kept apart: a plain write of the phase races every other block's write, whatever writes
+    come after it (docs/decisions.md "Sanitizer", session 62: a block's own plain write had replaced another
+    block's as the byte's one writer, hiding that block's plain write from the atomic add after it)."""
+    plain_block: np.ndarray       # the block that wrote the byte plainly in the phase (-1: none; -2: several blocks)
+    atomic_block: np.ndarray      # the block that wrote it atomically in the phase (-1: none; -2: several blocks)
+    atomic_code: np.ndarray       # the atomic writes' operation code (_atomic_code) if they share one, else 0
+    writer_epoch: np.ndarray      # the SyncAll phase of those marks
     reader_block: np.ndarray      # last reader block (-2: several blocks)
     reader_epoch: np.ndarray
 
     @classmethod
     def new(cls):
         n = GM_PAGE_BYTES
-        return cls(np.full(n, -1, np.int32), np.zeros(n, np.int32), np.zeros(n, np.int8), np.full(n, -1, np.int32),
-                   np.zeros(n, np.int32))
+        return cls(np.full(n, -1, np.int32), np.full(n, -1, np.int32), np.zeros(n, np.int8), np.zeros(n, np.int32),
+                   np.full(n, -1, np.int32), np.zeros(n, np.int32))
+
+
+class _GmAccessLog:
+    """The GM accesses the blocks check has checked, in the order it checked them ("raise": as the blocks made them;
+    "report": the replay's (SyncAll phase, block, program) order), as numpy columns: a report names the other
+    block's access it conflicts with (`Report.earlier`), found by searching back from the newest (rare: reports
+    only), so the per-byte shadow holds no access index."""
+
+    def __init__(self):
+        self.instrs = []      # one Instr per access, shared by accesses of one (api, pipe, line)
+        self._interned = {}
+        self.epoch, self.block = np.zeros(1024, np.int32), np.zeros(1024, np.int32)
+        self.root, self.lo, self.hi = np.zeros(1024, np.int64), np.zeros(1024, np.int64), np.zeros(1024, np.int64)
+        self.write, self.code = np.zeros(1024, np.bool_), np.zeros(1024, np.int8)
+
+    _COLUMNS = ("epoch", "block", "root", "lo", "hi", "write", "code")
+
+    def add(self, epoch, block, root, lo, nbytes, write, atomic, api, pipe, where):
+        n = len(self.instrs)
+        if n == self.epoch.size:   # grow by doubling: appends stay amortised O(1)
+            for name in self._COLUMNS:
+                column = getattr(self, name)
+                setattr(self, name, np.concatenate([column, np.zeros_like(column)]))
+        key = (api, pipe, where)
+        instr = self._interned.get(key)
+        if instr is None:
+            instr = self._interned[key] = Instr(api, pipe, where, -1)
+        self.instrs.append(instr)
+        for name, value in zip(self._COLUMNS, (epoch, block, id(root), lo, lo + nbytes, write, atomic)):
+            getattr(self, name)[n] = value
+
+    def latest_conflicting(self, root, byte, block, epoch, write, atomic, with_writes):
+        """The index of the newest access of another block in `epoch` to `byte` of `root` that an access (`write`,
+        `atomic` code) of `block` conflicts with: a write (with_writes: plain, or atomic of another operation when
+        this access writes) or a read; None if none is logged (a byte whose atomic writes of different operations
+        already met: the shadow's mark no longer says whose they were)."""
+        stop, chunk = len(self.instrs), 1024
+        while stop > 0:
+            window = slice(max(0, stop - chunk), stop)
+            hit = ((self.epoch[window] == epoch) & (self.block[window] != block) & (self.root[window] == id(root)) &
+                   (self.lo[window] <= byte) & (self.hi[window] > byte) & (self.write[window] == with_writes))
+            if with_writes and write and atomic:
+                codes = self.code[window]
+                hit &= (codes == 0) | (codes != atomic)
+            found = np.flatnonzero(hit)
+            if found.size:
+                return window.start + int(found[-1])
+            stop, chunk = window.start, chunk * 2
+        return None
 
 
 @dataclass
@@ -1431,13 +1483,14 @@ class LaunchShadow:
     timing. "raise" mode checks each access as it happens, so the offending access raises before it writes (which
     block raises may vary; that one does is certain). "report" mode logs the accesses and checks them when the launch
     ends (`replay`), in the order (SyncAll phase, block, program order): the same kernel gives the same reports, in
-    number, access and address, whatever the timing; a kernel's reports can be pinned in CI."""
+    number, access, earlier access and address, whatever the timing; a kernel's reports can be pinned in CI."""
     config: SanitizeConfig
     has_sync_all: bool = True   # the device offers a SyncAll form (the 310B offers none: the fix must not name it)
     lock: threading.Lock = field(default_factory=threading.Lock)
     arrays: dict = field(default_factory=dict)
     epochs: dict = field(default_factory=dict)     # block index -> SyncAlls passed
     log: list = field(default_factory=list)        # "report" mode: the accesses to check at the end
+    checked: _GmAccessLog = field(default_factory=_GmAccessLog)   # what reports name as the other block's access
 
     def _pages(self, root, lo, hi):
         """(page shadow, slice of it, the page's first byte) for each GM page the bytes [lo, hi) of root touch."""
@@ -1461,15 +1514,17 @@ class LaunchShadow:
         `where` is the instruction's source line (found here when not given)."""
         root, offset = _root_and_offset(array)
         lo = offset + start
+        where = where or user_location()
         with self.lock:
             epoch = self.epochs.get(block, 0)
             if self.config.mode == "report":
-                self.log.append((epoch, block, len(self.log), root, lo, nbytes, write, atomic, api, pipe,
-                                 where or user_location(), emit))
+                self.log.append((epoch, block, len(self.log), root, lo, nbytes, write, atomic, api, pipe, where, emit))
                 return
             found = self._check_and_record(root, block, epoch, lo, nbytes, write, atomic)
+            earlier = self._earlier(found, root, block, epoch, write, atomic)
+            self.checked.add(epoch, block, root, lo, nbytes, write, atomic, api, pipe, where)
         if found is not None:
-            self._report(found, block, atomic, api, pipe, where or user_location(), emit)
+            self._report(found, earlier, block, atomic, api, pipe, where, emit)
 
     def replay(self):
         """"report" mode, at the end of the launch: check the logged accesses in (SyncAll phase, block, program
@@ -1477,45 +1532,65 @@ class LaunchShadow:
         log, self.log = sorted(self.log, key=lambda e: e[:3]), []
         for epoch, block, _, root, lo, nbytes, write, atomic, api, pipe, where, emit in log:
             found = self._check_and_record(root, block, epoch, lo, nbytes, write, atomic)
+            earlier = self._earlier(found, root, block, epoch, write, atomic)
+            self.checked.add(epoch, block, root, lo, nbytes, write, atomic, api, pipe, where)
             if found is not None:
-                self._report(found, block, atomic, api, pipe, where, emit)
+                self._report(found, earlier, block, atomic, api, pipe, where, emit)
+
+    def _earlier(self, found, root, block, epoch, write, atomic):
+        """The logged access of another block a conflict `found` (_check_and_record) is with, at its first byte, as
+        (Instr, block, atomic code or None for a read); None when there is no conflict or none is logged."""
+        if found is None:
+            return None
+        byte, with_writes = found[1], found[3]
+        index = self.checked.latest_conflicting(root, byte, block, epoch, write, atomic, with_writes)
+        if index is None:
+            return None
+        log = self.checked
+        return log.instrs[index], int(log.block[index]), int(log.code[index]) if with_writes else None
 
     def _check_and_record(self, root, block, epoch, lo, nbytes, write, atomic):
         """Check one access against the other blocks' accesses of its SyncAll phase, then record it; returns
-        (kind, byte, conflicting bytes, other block or -2 for several, the other block's atomic code or None for a
-        read) or None. Page by page: each page's check
-        reads only its own bytes, so checking and recording one page before the next sees the same state."""
+        (kind, first conflicting byte on root, conflicting bytes, whether that byte conflicts with a write) or None.
+        Page by page: each page's check reads only its own bytes, so checking and recording one page before the next
+        sees the same state."""
         first, count, writes_clash = None, 0, False
         if nbytes <= 0:
             return None
         for s, sl, base in self._pages(root, lo, lo + nbytes):
-            wb, we = s.writer_block[sl], s.writer_epoch[sl]
-            other_writer = (wb != -1) & (wb != block) & (we == epoch)
-            # atomic writes of one operation (and dtype) combine in any order; an Add and a Max of one byte do not
-            combines = (s.writer_atomic[sl] == atomic) & (atomic != 0)
+            in_phase = s.writer_epoch[sl] == epoch
+            plain = np.where(in_phase, s.plain_block[sl], -1)
+            atomic_writer = np.where(in_phase, s.atomic_block[sl], -1)
+            codes = s.atomic_code[sl]
+            # -2 (several blocks) always includes another block
+            other_plain = (plain == -2) | ((plain >= 0) & (plain != block))
+            other_atomic = (atomic_writer == -2) | ((atomic_writer >= 0) & (atomic_writer != block))
             if write:
-                clash = other_writer & ~combines
+                # atomic writes of one operation (and dtype) combine in any order; an Add and a Max of one byte do
+                # not, and a plain write races every other block's write
+                clash = other_plain | other_atomic & ((codes != atomic) | (atomic == 0))
                 rb, re_ = s.reader_block[sl], s.reader_epoch[sl]
                 bad = clash | ((rb != -1) & (rb != block) & (re_ == epoch))
                 writes_clash = writes_clash or bool(clash.any())
+                with_write = clash
             else:
-                bad = other_writer
+                bad = with_write = other_plain | other_atomic
             if bad.any():
                 count += int(bad.sum())
                 if first is None:
                     k = int(np.argmax(bad))
-                    first = (base + sl.start + k, int(wb[k]) if other_writer[k] else int(s.reader_block[sl.start + k]),
-                             int(s.writer_atomic[sl][k]) if other_writer[k] else None)
+                    first = (base + sl.start + k, bool(with_write[k]))
             if write:
-                # another block's atomic write stays known under this one: a block that reads after its own atomic
-                # add must still see that other blocks added (the last writer alone would hide them)
-                several = other_writer & combines
-                # a block's atomic write over its own plain write of this phase leaves the byte plainly written: the
-                # plain write still races another block's atomic one (a workspace filled and maxed into by core 0)
-                own_plain = (wb == block) & (we == epoch) & (s.writer_atomic[sl] == 0)
-                s.writer_block[sl] = np.where(several, -2, block)
+                # a block's write after another block's of the phase makes the mark "several" (-2): every later write
+                # of the phase, its own included, stays unordered against the other block's (session 62)
+                if atomic:
+                    s.atomic_code[sl] = np.where((atomic_writer == -1) | (codes == atomic), atomic, 0)
+                    s.atomic_block[sl] = np.where((atomic_writer == -1) | (atomic_writer == block), block, -2)
+                    s.plain_block[sl] = plain
+                else:
+                    s.plain_block[sl] = np.where((plain == -1) | (plain == block), block, -2)
+                    s.atomic_block[sl] = atomic_writer
                 s.writer_epoch[sl] = epoch
-                s.writer_atomic[sl] = np.where(own_plain, 0, atomic)
             else:
                 rb = s.reader_block[sl]
                 # -2 (several blocks read it this phase) stays -2: a third reader used to overwrite it with its own
@@ -1527,11 +1602,11 @@ class LaunchShadow:
             return None
         # a read and a write of one byte by two blocks is the same conflict whichever ran first
         kind = "two blocks write the same GM bytes" if writes_clash else "a block reads GM bytes another block writes"
-        return (kind, first[0], count, *first[1:])
+        return (kind, first[0], count, first[1])
 
-    def _report(self, found, block, atomic, api, pipe, where, emit):
-        kind, addr, count, other, other_atomic = found
-        # -2: several blocks wrote (atomically) or read these bytes, the reporting one possibly among them
+    def _report(self, found, earlier, block, atomic, api, pipe, where, emit):
+        kind, addr, count, _ = found
+        earlier_instr, other, other_atomic = earlier if earlier is not None else (None, -1, None)
         others = f"block {other}" if other >= 0 else "at least one other block"
         order = "a SyncAll between them" if self.has_sync_all else \
             "separate launches (this device offers no SyncAll)"
@@ -1549,7 +1624,8 @@ class LaunchShadow:
         else:
             fix = (f"block {block} and {others} touch these bytes in the same SyncAll phase: use SetAtomicAdd for "
                    f"combined writes (one atomic operation: an Add and a Max do not combine), or {order}")
-        emit(Report("blocks", kind, Instr(api, pipe, where, -1), "GM", addr, count, space="GM", fix=fix))
+        emit(Report("blocks", kind, Instr(api, pipe, where, -1), "GM", addr, count, earlier=earlier_instr, space="GM",
+                    fix=fix))
 
 
 # copy-outs under one atomic mode (operation, dtype) combine in any order, so the "blocks" and "race" checks let

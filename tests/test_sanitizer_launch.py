@@ -30,7 +30,8 @@ def test_blocks_check_keeps_every_atomic_writer(mode):
     assert reports == []
     gm_access(shadow, reports, 1, "DataCopy", PIPE_MTE2, gm, 0, 16, False, False)    # block 0 added too: a race
     assert [(r.kind, r.address, r.nbytes) for r in reports] == [("a block reads GM bytes another block writes", 0, 16)]
-    assert "at least one other block" in reports[0].fix     # several blocks wrote, the reader among them
+    # several blocks wrote, the reader among them: the report names the other block's write (session 62)
+    assert "block 0" in reports[0].fix and reports[0].earlier.pipe == PIPE_MTE3
     reports.clear()
     gm_access(shadow, reports, 2, "DataCopy", PIPE_MTE3, gm, 0, 16, True, False)   # plain, over the adds
     assert [r.kind for r in reports] == ["two blocks write the same GM bytes"]
@@ -345,3 +346,81 @@ def test_an_explicit_sanitize_false_inside_a_session_warns_once():
         aj.launch(kernel, 1, "atlas-a2", sanitize=False)   # no session: nothing to override
         with aj.sanitize_session(False):                   # a session that does not sanitize: neither
             aj.launch(kernel, 1, "atlas-a2", sanitize=False)
+
+
+def _line(marker):
+    """This file's line holding `marker`, as a report's `where` names it."""
+    with open(__file__) as f:
+        return next(f"test_sanitizer_launch.py:{n}" for n, text in enumerate(f, 1) if marker in text)
+
+
+def _zero_fill_then_atomic_add(rstd, acc, own, variant):
+    """ops-nn GemmaRmsNorm's 310P path (session 62): block 0 zero-fills rstd plainly, block 1 adds its value into the
+    same bytes atomically; variant "B" zero-fills them plainly itself first. Correct patterns beside it: both blocks'
+    atomic adds into acc, each block's plain-then-atomic over its own slice of `own`, a plain rewrite after SyncAll."""
+    block = aj.GetBlockIdx()
+    g_rstd, g_acc, g_own = aj.GlobalTensor(), aj.GlobalTensor(), aj.GlobalTensor()
+    g_rstd.SetGlobalBuffer(rstd, 8)
+    g_acc.SetGlobalBuffer(acc, 8)
+    g_own.SetGlobalBuffer(own[8 * block:], 8)
+    t = aj.LocalMemAllocator().Alloc("float", 8)
+    t[:] = np.full(8, block + 1, np.float32)
+    if block == 0:
+        aj.DataCopy(g_rstd, t, 8)                         # block 0's fill
+    else:
+        if variant == "B":
+            aj.DataCopy(g_rstd, t, 8)                     # block 1's own fill
+            aj.PipeBarrier(aj.PIPE_ALL)
+        aj.SetAtomicAdd("float")
+        aj.DataCopy(g_rstd, t, 8)                         # block 1's atomic add
+        aj.SetAtomicNone()
+    aj.SetAtomicAdd("float")
+    aj.DataCopy(g_acc, t, 8)
+    aj.SetAtomicNone()
+    aj.DataCopy(g_own, t, 8)
+    aj.PipeBarrier(aj.PIPE_ALL)
+    aj.SetAtomicAdd("float")
+    aj.DataCopy(g_own, t, 8)
+    aj.SetAtomicNone()
+    aj.SyncAll()
+    if block == 1:
+        aj.DataCopy(g_rstd, t, 8)
+
+
+@pytest.mark.parametrize("variant", ["A", "B"])
+def test_an_atomic_add_after_its_own_plain_write_still_races_another_blocks_plain_write(variant):
+    """Session 62 (GemmaRmsNorm, 310P): the shadow kept the last writer per byte, so in variant B block 1's own
+    plain write replaced block 0's and its atomic add after it was not reported (only the plain-vs-plain pair was);
+    and a blocks report named no earlier access (`earlier` None). Both reports name block 0's fill, whatever the
+    threads' timing; the correct patterns beside them stay clean."""
+    fill, own_fill, add = _line("# block 0's fill"), _line("# block 1's own fill"), _line("# block 1's atomic add")
+    expected = ([(own_fill, "block 1 and block 0 touch these bytes")] if variant == "B" else []) + [
+        (add, "block 1's write is an atomic add of float and block 0's a plain write")]
+    for _ in range(3):   # SyncAll: the blocks run in threads
+        with aj.sanitize_session("report") as session:
+            aj.launch(_zero_fill_then_atomic_add, 2, DEVICE, np.zeros(8, np.float32), np.zeros(8, np.float32),
+                      np.zeros(16, np.float32), variant)
+        got = [(r.instruction.where, r.fix[:len(fix)]) for r, (_, fix) in zip(session.reports, expected)]
+        assert got == expected
+        assert all((r.check, r.kind, r.block, r.address, r.nbytes) == ("blocks", "two blocks write the same GM bytes",
+                                                                       1, 0, 32) for r in session.reports)
+        assert {(r.earlier.api, r.earlier.pipe, r.earlier.where) for r in session.reports} == {
+            ("DataCopy", PIPE_MTE3, fill)}
+
+
+@pytest.mark.parametrize("mode", ["raise", "report"])
+def test_a_blocks_report_names_the_other_blocks_conflicting_access(mode):
+    """Both modes ("raise" checks as the accesses come, "report" at the end of the launch): the earlier access is
+    the other block's, not the reporting block's own plain write in between, and an atomic add of the same
+    operation by a third block, which combines with the reporting one, is not the one named."""
+    reports = []
+    shadow = LaunchShadow(SanitizeConfig(mode=mode))
+    gm = np.zeros(16, np.float32)
+    gm_access(shadow, reports, 0, "fill", PIPE_MTE3, gm, 0, 64, True, False)
+    gm_access(shadow, reports, 2, "add of block 2", PIPE_MTE3, gm, 0, 64, True, True)
+    reports.clear()
+    gm_access(shadow, reports, 1, "own fill", PIPE_MTE3, gm, 0, 32, True, False)
+    gm_access(shadow, reports, 1, "add of block 1", PIPE_MTE3, gm, 0, 32, True, True)
+    assert [(r.instruction.api, r.earlier.api, r.earlier.pipe, r.earlier.where) for r in reports] == [
+        ("own fill", "add of block 2", PIPE_MTE3, "kernel.py:1"), ("add of block 1", "fill", PIPE_MTE3, "kernel.py:1")]
+    assert "block 0's a plain write" in reports[1].fix
