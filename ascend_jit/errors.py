@@ -28,7 +28,7 @@ class AscendJitError(Exception):
         self.detail = detail   # a compiled VF raises the same refusal again from these fields (reg.py _raiser)
         parts = [f"{api}:"]
         if parameter is not None:
-            parts.append(f"parameter '{parameter}' = {value!r}")
+            parts.append(f"parameter '{parameter}' = {_shown(value)!r}")
         if detail:
             parts.append(detail)
         if detail is None or BRACE_SET_HINT not in detail:
@@ -103,6 +103,16 @@ def row_table(name, texts):
     """Register `texts` under `name` for kernels raising with (name, row); returns the name."""
     ROW_TABLES[name] = tuple(texts)
     return name
+
+
+def _shown(value):
+    """A numpy scalar as the Python number it holds: numpy 2's repr named np.float16(1.5) where a compiled VF's same
+    refusal names 1.5 (port62d, session 62's check of compiled against plain Reg refusals); a float by numpy's
+    shortest text for its own type (np.float32(0.1) is 0.1, not 0.10000000149011612)."""
+    if type(value).__module__ != "numpy" or not hasattr(value, "item") or getattr(value, "ndim", 1) != 0:
+        return value
+    item = value.item()
+    return float(str(value)) if isinstance(item, float) else item
 
 
 def _table_row(x):

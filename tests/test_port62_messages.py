@@ -24,8 +24,9 @@ def run(device, inputs):
     return {"y": b.numpy().copy()}
 
 
-KERNEL = KernelSpec("port62_plus_one", "x + 1, written as x + 2", lambda n, seed: {"x": np.arange(128, dtype=np.float16)},
-                    run, lambda device, inputs: {"y": inputs["x"] + np.float16(1)}, 128, devices=("atlas-a2",))
+KERNEL = KernelSpec("port62_plus_one", "x + 1, written as x + 2",
+                    lambda n, seed: {"x": np.arange(128, dtype=np.float16)}, run,
+                    lambda device, inputs: {"y": inputs["x"] + np.float16(1)}, 128, devices=("atlas-a2",))
 """
 
 
@@ -91,3 +92,16 @@ def test_the_advanced_broadcast_names_the_devkit_s_basic_sequence():
 def test_the_reg_compare_refusal_says_how_to_compare_a_value_the_vf_computes():
     with pytest.raises(aj.NotOfferedError, match="splitting the VF"):
         R.Compare
+
+
+def test_a_refused_numpy_scalar_is_named_as_the_number_it_holds():
+    """Compiled and plain Reg refusals name the same value: numpy 2's repr wrote np.float16(1.5) in the plain one."""
+    with aj.Core("ascend950") as core:
+        t = core.local_tensor("int16", 128)
+        r = R.RegTensor("int16")
+        with pytest.raises(aj.ParameterError) as err:
+            R.Duplicate(r, np.float16(1.5), R.CreateMask("int16"))
+    assert "parameter 'scalar' = 1.5 " in str(err.value) and "np." not in str(err.value)
+    assert "= 0.1 " in str(aj.ParameterError("X", "v", np.float32(0.1), "l"))   # numpy's shortest float32 text
+    assert "= 9223372036854775813 " in str(aj.ParameterError("X", "v", np.uint64(2**63 + 5), "l"))
+    del t
