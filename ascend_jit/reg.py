@@ -298,6 +298,9 @@ class MaskReg:
     # hardware leaves a predicate register undefined until written, and the emulator's zero words would hide a read
     # of it: such a read is an init report (_mask; docs/decisions.md "Sanitizer"), as a fresh RegTensor's lanes are
     _fresh = None
+    # which bits were loaded from (or computed from bits of) uninitialised UB bytes of a sanitizing core's loads:
+    # a lane_shadow.LaneShadow of one origin per bit (lane_shadow.py)
+    _lane_shadow = None
 
     def __init__(self, words=_UNWRITTEN):
         if words is _UNWRITTEN:   # the default object itself: MaskReg((0, 0, 0, 0)) is a register given its words
@@ -852,8 +855,10 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
         d = _code(api, "dist", 0 if dist is None else dist, MaskDist)
         undo = reg_undo(src, mask_reg=dst) if SANITIZING else None  # a report puts back what the call changed
         _write_mask(api, "dst", dst, lambda out: result.append(mv.load_mask(out, h, off, d, step)))
-        if SANITIZING and src.core.sanitizer is not None:  # issue 17: after the operation's own refusals
-            reg_access(api, src, "load_mask", off, d, undo=undo)
+        if SANITIZING and (src.core.sanitizer is not None or MARKING):  # issue 17: after the operation's refusals
+            # its bits marked from the uninitialised bytes they come from, not reported (lane_shadow.mask_loaded)
+            _loaded(api, src, "load_mask", off, d, undo=undo, registers=(dst,),
+                    run=lambda hh, out: mv.load_mask(out, hh, off, d, step), handle=h)
         return result[0]
     h = tensor_handle(api, src)
     if data_block_stride is not None:
@@ -865,6 +870,8 @@ def LoadAlign(dst, src, _arg2=None, _arg3=None, dist=None, post_update_stride=No
         if SANITIZING and (src.core.sanitizer is not None or MARKING):
             _loaded(api, src, "load_blocks", off, blk, words, rep_, post, dst.dtype.size, undo=undo, registers=(dst,),
                     run=lambda hh, r: mv.load_blocks(r, hh, off, blk, words, rep_, post), handle=h)
+            if MARKING:
+                lane_shadow.governed(dst, mask)
         return result
     _not_taken(api, "single-register", mask=mask, repeat_stride=repeat_stride, post_mode=post_mode)
     d = _code(api, "dist", 0 if dist is None else dist, LoadDist)
@@ -887,9 +894,9 @@ def _store_single(h, reg, words, offset, dist, step):
 
 
 def _loaded(api, tensor, form, offset, *args, undo, registers, run, handle=None):
-    """After a Reg load into data registers from a sanitizing core, or once a register has been marked: the
-    sanitizer's access (which marks the lanes its uninitialised bytes feed, lane_shadow.py), or on a core without
-    one, clean registers."""
+    """After a Reg load into data registers or a MaskReg from a sanitizing core, or once a register has been marked:
+    the sanitizer's access (which marks the lanes or bits its uninitialised bytes feed, lane_shadow.py), or on a
+    core without one, clean registers."""
     if tensor.core.sanitizer is not None:
         reg_access(api, tensor, form, offset, *args, undo=undo, registers=registers, run=run, handle=handle)
     elif MARKING:
@@ -940,7 +947,10 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
         off = _offset(api, _pick_offset(api, second, offset))  # (tensor, mask_reg, offset) or offset=
         result = mv.store_mask(h, _mask(api, "src", src), off, d, step)
         if SANITIZING and tensor.core.sanitizer is not None:  # issue 17: after the operation's own refusals
-            reg_access(api, tensor, "store_mask", off, d, undo=undo)
+            # the bytes of marked bits stay uninitialised (lane_shadow.mask_stored_bytes; words given are clean)
+            reg_access(api, tensor, "store_mask", off, d, undo=undo, handle=h,
+                       registers=(src,) if isinstance(src, MaskReg) else (),
+                       run=lambda hh, w: mv.store_mask(hh, w, off, d, step))
         return result
     if data_block_stride is not None:  # (tensor, reg, offset, data_block_stride=, mask=)
         _not_taken(api, "DATA_BLOCK_COPY", dist=dist, post_update_stride=post_update_stride)
@@ -951,21 +961,24 @@ def StoreAlign(tensor, src, second=None, _arg3=None, _arg4=None, dist=None, post
         result = mv.store_blocks(h, _reg(api, "reg", src), off, blk, words, rep_, post)
         if SANITIZING and tensor.core.sanitizer is not None:
             reg_access(api, tensor, "store_blocks", off, blk, words, rep_, post, src.dtype.size, undo=undo,
-                       registers=(src,),
-                       run=lambda hh, r: mv.store_blocks(hh, r, off, blk, words, rep_, post), handle=h)
+                       registers=(src,), mask=mask, handle=h,
+                       run=lambda hh, r, selected=words: mv.store_blocks(hh, r, off, blk, selected, rep_, post))
         return result
     _not_taken(api, "single-register", repeat_stride=repeat_stride, post_mode=post_mode)
     if second is not None and mask is not None:
         raise ParameterError(api, "mask", mask, legal="given once: positionally or as mask=", device=DEVICE)
     # DIST_FIRST_ELEMENT_B8/B16/B32 store lane 0 and ignore the mask (SPEC-2 11.6): it is not read (port59c)
-    words = _mask(api, "mask", second if mask is None else mask, read=dist not in _MASK_IGNORED_STORE_DISTS)
+    mask = second if mask is None else mask
+    read = dist not in _MASK_IGNORED_STORE_DISTS
+    words = _mask(api, "mask", mask, read=read)
     off = _offset(api, _pick_offset(api, _arg3, offset))
     d = _code(api, "dist", 0 if dist is None else dist, StoreDist)
     undo = reg_undo(tensor, ub=True) if SANITIZING else None
     result = _store_single(h, _reg(api, "reg", src), words, off, d, step)
     if SANITIZING and tensor.core.sanitizer is not None:
         reg_access(api, tensor, "store", off, d, src.dtype.size, words, undo=undo, registers=(src,),
-                   run=lambda hh, r: _store_single(hh, r, words, off, d, step), handle=h)
+                   mask=mask if read else None, handle=h,
+                   run=lambda hh, r, selected=words: _store_single(hh, r, selected, off, d, step))
     return result
 
 
@@ -979,10 +992,11 @@ def _binary(api, op, a, b, c, d, mode):
         dst, src0, src1, words = _reg(api, "dst", b), _reg(api, "src0", c), _reg(api, "src1", d), \
             _mask(api, "mask", mode)
         if MARKING:   # before the operation: a report leaves the carry and dst as they were
-            _carry_lanes(api, (c, d), words)
+            _carry_lanes(api, (c, d), words, mode)
         _write_mask(api, "carry", a, lambda out: ops.binary_carry(out, dst, src0, src1, words, op))
         if MARKING:
-            lane_shadow.elementwise(b, (c, d), words, False)
+            lane_shadow.elementwise(b, (c, d), words, False, mode)
+            lane_shadow.clear(a)   # what would mark it is reported above
         return
     _reg(api, "src0", b)
     dst, src1, words, merging = _reg(api, "dst", a), _reg(api, "src1", c), _mask(api, "mask", d), _merging(api, mode)
@@ -990,21 +1004,22 @@ def _binary(api, op, a, b, c, d, mode):
     _check_dtype(api, b.dtype.name, ARITH_DTYPES[api], "SPEC-2 11.2")
     ops.binary(dst, b.data, src1, words, op, merging, *_binary_markers(b.dtype.kind))
     if MARKING:
-        lane_shadow.elementwise(a, (b, c), words, merging)
+        lane_shadow.elementwise(a, (b, c), words, merging, d)
 
 
-def _carry_lanes(api, srcs, words):
-    """Add/Sub's carry MaskReg computed from a lane holding a value of uninitialised bytes: reported (lane_shadow.py
-    carries no shadow for MaskRegs)."""
-    origin = lane_shadow.carry_origin(srcs, words, srcs[0].dtype.size)
-    if origin is None:
+def _carry_lanes(api, srcs, words, mask):
+    """Add/Sub's carry MaskReg computed from a lane holding a value of uninitialised bytes, or under a marked bit of
+    `mask`: reported (lane_shadow.carry_origin)."""
+    found = lane_shadow.carry_origin(srcs, words, srcs[0].dtype.size, mask)
+    if found is None:
         return
+    origin, operand = found
     try:   # the core the carry is computed on; outside `with core:` the one the load was first met on
         sanitizer = current_core(api).sanitizer
     except StateError:
         sanitizer = origin.sanitizer()
     if sanitizer is not None:
-        sanitizer.carry_from_lanes(api, origin)
+        sanitizer.carry_from_lanes(api, origin, operand)
 
 
 def Add(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -1046,7 +1061,7 @@ def _engine(api, dst, srcs, mask, mode):
     else:
         ops.engine_unary(regs[0], regs[1], words, op, _ENGINE_KINDS[api], merging, *markers)
     if MARKING:
-        lane_shadow.elementwise(dst, srcs, words, merging)
+        lane_shadow.elementwise(dst, srcs, words, merging, mask)
 
 
 _HALF, _FLOAT, _BF16 = (resolve(d).kind for d in ("half", "float", "bfloat16"))
@@ -1178,7 +1193,7 @@ def _tensor_scalar(api, dst, src, scalar, mask, mode):
         ops.engine_binary(dst.data, src.data, tmp, words, ENGINE_OPS[name], _ENGINE_KINDS[name], False,
                           *_engine_markers(name, kind))
     if MARKING:
-        lane_shadow.elementwise(dst, (src,), words, False)
+        lane_shadow.elementwise(dst, (src,), words, False, mask)
 
 
 _SCALAR_ENGINE = {"Maxs": "Max", "Mins": "Min", "LeakyRelu": "LeakyRelu"}  # the engine_binary op of each
@@ -1218,7 +1233,7 @@ def _ternary(api, dst, src0, src1_data, mask, mode, kind, read):
     ops.ternary(dst.data, src0.data, src1_data, words, TERNARY_OPS[api], _TERNARY_KINDS[api], False,
                 *_binary_markers(kind))
     if MARKING:
-        lane_shadow.elementwise(dst, read, words, False)
+        lane_shadow.elementwise(dst, read, words, False, mask)
 
 
 def _ternary_checks(api, dst, src0, src1, mask, mode):
@@ -1289,7 +1304,7 @@ def _unary(api, dst, src, mask, mode):
     _same_dtype(api, dst, src, UNARY_DTYPES[api])
     ops.unary(dst.data, src.data, words, op, _UNARY_KINDS[api], False, *_unary_markers(src.dtype.kind))
     if MARKING:
-        lane_shadow.elementwise(dst, (src,), words, False)
+        lane_shadow.elementwise(dst, (src,), words, False, mask)
 
 
 def _unary_markers(kind):
@@ -1354,7 +1369,7 @@ def _select_registers(dst, src0, src1, mask):
     words = _mask(api, "mask", mask)
     ops.select(dst.data, src0.data, src1.data, words)
     if MARKING:
-        lane_shadow.select(dst, src0, src1, words)
+        lane_shadow.select(dst, src0, src1, words, mask)
 
 
 def Prelu(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
@@ -1443,12 +1458,12 @@ def Duplicate(dst, scalar=_NOT_GIVEN, mask=None, mode=MaskMergeMode.ZEROING, src
     if isinstance(value, RegTensor):
         ops.duplicate_lane0(data, value.data, words, _merging(api, mode))
         if MARKING:
-            lane_shadow.duplicate_lane0(dst, value, words, _merging(api, mode))
+            lane_shadow.duplicate_lane0(dst, value, words, _merging(api, mode), mask)
     else:
         bits = scalar_bits(api, DEVICES[DEVICE], dst.dtype, value, "scalar")
         ops.duplicate_bits(data, np.uint64(bits), words, _merging(api, mode))
         if MARKING:
-            lane_shadow.elementwise(dst, (), words, _merging(api, mode))
+            lane_shadow.elementwise(dst, (), words, _merging(api, mode), mask)
 
 
 class IndexOrder(enum.IntEnum):
@@ -1506,7 +1521,7 @@ def Reduce(dst, src, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROIN
     # the source's class alone (issue 20)
     ops.reduce(dst.data, src.data, words, reduce_type, False, *_class_markers(src.dtype.kind))
     if MARKING:
-        lane_shadow.reduced(dst, src, words, 1, 1 if reduce_type == ReduceType.SUM else 2)
+        lane_shadow.reduced(dst, src, words, 1, 1 if reduce_type == ReduceType.SUM else 2, mask)
 
 
 def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=MaskMergeMode.ZEROING):
@@ -1519,7 +1534,7 @@ def ReduceDataBlock(dst_reg, src_reg, mask, reduce_type=ReduceType.SUM, mode=Mas
                            int(as_enum("ReduceDataBlock", DEVICE, "mode", mode, MaskMergeMode)),
                            *_class_markers(src_reg.dtype.kind))
     if MARKING:
-        lane_shadow.reduced(dst_reg, src_reg, words, 8)
+        lane_shadow.reduced(dst_reg, src_reg, words, 8, mask=mask)
 
 
 def PairReduceElem(dst, src, mask, mode=MaskMergeMode.ZEROING):
@@ -1537,7 +1552,7 @@ def PairReduceElem(dst, src, mask, mode=MaskMergeMode.ZEROING):
     words = _mask(api, "mask", mask)
     impl.reduce_data_block(dst.data, src.data, words, impl.PAIR, impl.ZEROING, *_class_markers(src.dtype.kind))
     if MARKING:
-        lane_shadow.reduced(dst, src, words, impl.VL // src.dtype.size // 2)
+        lane_shadow.reduced(dst, src, words, impl.VL // src.dtype.size // 2, mask=mask)
 
 
 _TRAIT_ALLOWED = getattr(cv.trait_allowed, "py_func", cv.trait_allowed)  # in Python: nothing to compile
@@ -1575,14 +1590,14 @@ def Cast(dst, src, mask, trait=CastTrait(), *template_first):
         _TRAIT_ALLOWED(src.dtype.kind, dst.dtype.kind, *fields)
     words = _mask(api, "mask", mask)
 
-    def convert(dst_array, src_array):
+    def convert(dst_array, src_array, selected=words):
         if widening:
-            cv.cast_widening(dst_array, src_array, words, *fields)
+            cv.cast_widening(dst_array, src_array, selected, *fields)
         else:
-            cv.cast(dst_array, src_array, words, *fields, None)
+            cv.cast(dst_array, src_array, selected, *fields, None)
     convert(dst.data, src.data)
     if MARKING:
-        lane_shadow.cast(dst, src, convert)
+        lane_shadow.cast(dst, src, convert, mask)
 
 
 def MoveMask(dtype):
@@ -1599,9 +1614,13 @@ def MoveMask(dtype):
     return MaskReg(mv.move_mask(_kind(dtype, "MoveMask"), np.uint64(core.mask_low), np.uint64(core.mask_high)))
 
 
-def _logic(api, op, dst, a, b, m):
+def _logic(api, op, dst, a, b, m, operands):
+    """`operands`: the MaskRegs (or words) a, b and m are the words of, whose marks the bits follow
+    (lane_shadow.mask_logic)."""
     _core_check(api)
     _write_mask(api, "dst", dst, lambda out: mv.mask_logic(out, a, b, m, op))
+    if MARKING:
+        lane_shadow.mask_logic(dst, op, operands, (a, b, m))
 
 
 # port60e met Or of two packed uint16 index registers (ops-cv's resize gather): the recipe outside the VF
@@ -1620,23 +1639,26 @@ def _not_offered(api, operands):
 def And(dst, src0, src1, mask):
     """MaskReg And (SPEC-2 11.7, D64): dst = src0 & src1 & mask on all 256 bits."""
     _not_offered("And", (("dst", dst), ("src0", src0), ("src1", src1)))
-    _logic("And", mv.LOGIC_AND, dst, *_masks("And", ("src0", src0), ("src1", src1), ("mask", mask)))
+    _logic("And", mv.LOGIC_AND, dst, *_masks("And", ("src0", src0), ("src1", src1), ("mask", mask)),
+           (src0, src1, mask))
 
 
 def Or(dst, src0, src1, mask):
     _not_offered("Or", (("dst", dst), ("src0", src0), ("src1", src1)))
-    _logic("Or", mv.LOGIC_OR, dst, *_masks("Or", ("src0", src0), ("src1", src1), ("mask", mask)))
+    _logic("Or", mv.LOGIC_OR, dst, *_masks("Or", ("src0", src0), ("src1", src1), ("mask", mask)),
+           (src0, src1, mask))
 
 
 def Xor(dst, src0, src1, mask):
     _not_offered("Xor", (("dst", dst), ("src0", src0), ("src1", src1)))
-    _logic("Xor", mv.LOGIC_XOR, dst, *_masks("Xor", ("src0", src0), ("src1", src1), ("mask", mask)))
+    _logic("Xor", mv.LOGIC_XOR, dst, *_masks("Xor", ("src0", src0), ("src1", src1), ("mask", mask)),
+           (src0, src1, mask))
 
 
 def Not(dst, src, mask):
     _not_offered("Not", (("dst", dst), ("src", src)))
     words, selected = _masks("Not", ("src", src), ("mask", mask))
-    _logic("Not", mv.LOGIC_NOT, dst, words, words, selected)
+    _logic("Not", mv.LOGIC_NOT, dst, words, words, selected, (src, src, mask))
 
 
 def _shift(api, dst, src, scalar, mask, mode):
@@ -1652,7 +1674,7 @@ def _shift(api, dst, src, scalar, mask, mode):
     _same_dtype(api, dst, src, SHIFT_DTYPES[api], "逻辑计算")
     ops.shift(dst.data, src.data, words, SHIFT_OPS[api], _SHIFT_KINDS[api], int(scalar), False)
     if MARKING:
-        lane_shadow.elementwise(dst, (src,), words, False)
+        lane_shadow.elementwise(dst, (src,), words, False, mask)
 
 
 def ShiftLefts(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
@@ -1682,7 +1704,7 @@ def Copy(dst, src, mask=None, mode=MaskMergeMode.MERGING):
     words = impl.ALL_LANES if mask is None else _mask(api, "mask", mask)
     ops.select(dst.data, src.data, dst.data, words)
     if MARKING:
-        lane_shadow.select(dst, src, dst, words)
+        lane_shadow.select(dst, src, dst, words, mask)
 
 
 _MASK_MOVE_MODE = ("not given: the MaskReg Move has no mode (asc-devkit kernel_reg_compute_maskreg_intf.h declares "
@@ -1701,7 +1723,7 @@ def Move(dst, src, mask=None, mode=None):
         words, selected = _mask("Move", "src", src), impl.ALL_LANES
     else:
         words, selected = _masks("Move", ("src", src), ("mask", mask))
-    _logic("Move", mv.LOGIC_MOVE, dst, words, words, selected)
+    _logic("Move", mv.LOGIC_MOVE, dst, words, words, selected, (src, src, mask))
 
 
 def Select(dst, src0, src1, mask):
@@ -1710,7 +1732,8 @@ def Select(dst, src0, src1, mask):
     if isinstance(dst, RegTensor):
         _select_registers(dst, src0, src1, mask)
         return
-    _logic("Select", mv.LOGIC_SELECT, dst, *_masks("Select", ("src0", src0), ("src1", src1), ("mask", mask)))
+    _logic("Select", mv.LOGIC_SELECT, dst, *_masks("Select", ("src0", src0), ("src1", src1), ("mask", mask)),
+           (src0, src1, mask))
 
 
 def Pack(dst, src, part=HighLowPart.LOWEST):
@@ -1719,6 +1742,8 @@ def Pack(dst, src, part=HighLowPart.LOWEST):
     words = _mask("Pack", "src", src)
     highest = _code("Pack", "part", part, HighLowPart) == HighLowPart.HIGHEST
     _write_mask("Pack", "dst", dst, lambda out: mv.pack(out, words, highest))
+    if MARKING:
+        lane_shadow.mask_moved((dst,), (src,), lambda out, w: mv.pack(out, w, highest))
 
 
 def UnPack(dst, src, part=HighLowPart.LOWEST):
@@ -1727,6 +1752,8 @@ def UnPack(dst, src, part=HighLowPart.LOWEST):
     words = _mask("UnPack", "src", src)
     highest = _code("UnPack", "part", part, HighLowPart) == HighLowPart.HIGHEST
     _write_mask("UnPack", "dst", dst, lambda out: mv.unpack(out, words, highest))
+    if MARKING:
+        lane_shadow.mask_moved((dst,), (src,), lambda out, w: mv.unpack(out, w, highest))
 
 
 def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
@@ -1748,6 +1775,9 @@ def _interleave(api, dst0, dst1, src0, src1, dtype, inverse):
     mv.interleave(out0, out1, a, b, size, inverse)
     dst0.words, dst1.words = tuple(out0), tuple(out1)
     dst0._fresh = dst1._fresh = None
+    if MARKING:
+        lane_shadow.mask_moved((dst0, dst1), (src0, src1), lambda o0, o1, w0, w1: mv.interleave(o0, o1, w0, w1, size,
+                                                                                                   inverse))
 
 
 def Interleave(dst0, dst1, src0, src1, dtype=None):
@@ -4283,7 +4313,7 @@ def simd_vf(fn):
             bound.apply_defaults()
             args = bound.args
         if SANITIZING and (any(isinstance(a, LocalTensor) and a.core.sanitizer is not None or
-                               MARKING and type(a) is RegTensor and a._lane_shadow is not None or
+                               MARKING and type(a) in (RegTensor, MaskReg) and a._lane_shadow is not None or
                                type(a) is MaskReg and a._fresh is not None for a in args) or
                            _plain_vf_sanitizer() is not None):
             # issue 17: run uncompiled, so every UB access reports (same bits: issue 16's contract), and a register

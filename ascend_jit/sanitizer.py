@@ -498,10 +498,13 @@ def device_flag_pairs(sanitizer, api, pairs):
 
 _UNINIT_FIX = ("write these bytes first (DataCopy, Duplicate, a host copy) or read only lanes an earlier instruction "
                "wrote")
-# A MaskReg load reads every byte its distribution names: its bits carry no shadow (lane_shadow.py follows data
-# registers only), so the load itself is reported
-_REG_LOAD_FIX = ("a MaskReg load reads every byte its distribution names: write these bytes first (DataCopy, "
-                 "Duplicate, a host copy)")
+# the bits a MaskReg load read from bytes nothing had written, followed through the lanes they govern
+# (lane_shadow.mask_loaded): the fix of the report where such a lane's value, or a carry under such a bit, is used
+_MASK_LOADED_FIX = ("these mask bits were loaded by {load} from UB bytes nothing had written (UB byte {address}, "
+                    "{nbytes} bytes; a MaskReg load reads every byte its distribution names, and a lane its "
+                    "uninitialised bits govern is unknown to be active, so what the lane holds is followed to where "
+                    "it is read): write those bytes before the load (e.g. Duplicate the bits buffer once), or keep "
+                    "these lanes out of the stores and the reads (an And with UpdateMask's mask)")
 # A Reg store of values computed from uninitialised bytes leaves its bytes uninitialised: what reads them is reported
 _LANES_STORED_FIX = ("the store wrote values computed from UB bytes {load} read before anything wrote them (UB byte "
                      "{address}, {nbytes} bytes; a Reg load reads every byte its distribution names, and lanes that "
@@ -524,10 +527,11 @@ GATHERED_FIX = ("these elements were gathered from bytes of {operand} that {unwr
                 "{nbytes} bytes): read only the elements gathered from written data, or write the source first (a "
                 "normal-mode GatherMask reads whole repeats whatever the data's length; reduce mode, reduceMode True "
                 "with mask = the element count, reads only those)")
-# A MaskReg carries no marks: Add/Sub's carry computed from marked lanes is reported where it is made
+# Add/Sub's carry computed from marked lanes, or under marked mask bits, is reported where it is made
+# (lane_shadow.carry_origin)
 _CARRY_FIX = ("the carry MaskReg is computed from values {load} loaded from these never-written bytes (a Reg load "
-              "reads every byte its distribution names; a MaskReg carries no marks, so the carry is where they are "
-              "used): write the bytes before the load (e.g. Duplicate the buffer's tail once) or keep those lanes out "
+              "reads every byte its distribution names; a carry bit computed from them is reported where it is "
+              "made): write the bytes before the load (e.g. Duplicate the buffer's tail once) or keep those lanes out "
               "of the carry form's mask")
 _CARRY_REGISTER_FIX = ("the carry MaskReg is computed from lanes of a register made at {made} that no instruction had "
                        "written (undefined on the hardware): write every lane first (e.g. Duplicate(reg, 0)) or keep "
@@ -666,19 +670,19 @@ class Sanitizer:
         if self.session is not None:
             self.session.add(report)
 
-    def carry_from_lanes(self, api, origin):
+    def carry_from_lanes(self, api, origin, operand="src"):
         """Add/Sub's carry form (`api`) computes its carry MaskReg, through an active lane, from a value of the
-        uninitialised bytes load `origin` (a lane_shadow.LaneOrigin) read: a MaskReg carries no marks, so this is
-        where the value is used (lane_shadow.py). The report names the carry's line, and the load as the earlier
-        instruction."""
+        uninitialised bytes load `origin` (a lane_shadow.LaneOrigin) read, or under its `operand` "mask"'s bits
+        loaded from such bytes: this is where the value is used (lane_shadow.carry_origin). The report names the
+        carry's line, and the load as the earlier instruction."""
         self._reported = set()
         if origin.register:   # a fresh register's lanes (lane_shadow.fresh): the register, not UB bytes
             report = Report("init", "uninitialised read", Instr(f"{api} (carry)", PIPE_V, user_location(), -1),
-                            "src", 0, origin.nbytes, origin.instr, fix=_CARRY_REGISTER_FIX.format(
+                            operand, 0, origin.nbytes, origin.instr, fix=_CARRY_REGISTER_FIX.format(
                                 made=origin.instr.where), space="register")
         else:
             report = Report("init", "uninitialised read", Instr(f"{api} (carry)", PIPE_V, user_location(), -1),
-                            "src", origin.address, origin.nbytes, origin.instr,
+                            operand, origin.address, origin.nbytes, origin.instr,
                             fix=origin.fix or _CARRY_FIX.format(load=origin.instr))
         self._emit(report)
 
@@ -1322,7 +1326,7 @@ def reg_undo(tensor, *arrays, ub=False, mask_reg=None):
     return undo
 
 
-def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=None, handle=None):
+def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=None, handle=None, mask=None):
     """One Reg load or store (PIPE_V) through the sanitizer, called right after the operation ran (so its own
     refusals, alignment and bounds, come first). `form` names the footprint: the bytes that feed register lanes
     (loads) or that lanes write (stores, active lanes only), at byte tensor.addr + offset * sizeof(T):
@@ -1336,11 +1340,13 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
     StoreUnAlign/StoreUnAlignPost (both are PIPE_V, so the ordering against other pipes is the same). `undo`
     (reg_undo) restores what the operation changed when the report raises.
 
-    `registers`, for the data-register forms: the RegTensors loaded or stored, whose lanes carry the init check
-    (lane_shadow.py): a load marks the lanes its uninitialised bytes feed instead of being reported, and the bytes a
-    store writes from marked lanes stay uninitialised (lanes_stored). `run(handle, *register_arrays)` replays the
-    operation through another handle like `handle`, the operation's (None: the unaligned forms, whose bytes map to
-    lanes one to one from the element address)."""
+    `registers`: the RegTensors loaded or stored, or the MaskReg (the load_mask / store_mask forms), whose lanes or
+    bits carry the init check (lane_shadow.py): a load marks the lanes or bits its uninitialised bytes feed instead
+    of being reported, and the bytes a store writes from marked lanes or bits stay uninitialised (lanes_stored), as
+    do those a store's lanes under marked bits of its `mask` (a MaskReg) may write. `run(handle, *register_arrays)`
+    (a MaskReg's forms: `run(handle, words)`) replays the operation through another handle like `handle`, the
+    operation's (None: the unaligned forms, whose bytes map to lanes one to one from the element address); a store's
+    takes `selected=` words in place of its mask's."""
     from . import lane_shadow   # here: it imports jit/reg.py, which imports this module
     size = tensor.dtype.size
     start = tensor.addr + offset * size
@@ -1353,7 +1359,7 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
     if lanes_checked and not write:   # a slice (the NORM and unaligned loads) asked without an index array
         uninitialised = (np.flatnonzero(~sanitizer.initialised[addrs]) + addrs.start if isinstance(addrs, slice) else
                          addrs[~sanitizer.initialised[addrs]])
-    access = Access("tensor", write, addrs, tensor, _REG_LOAD_FIX, through_lanes=bool(registers))
+    access = Access("tensor", write, addrs, tensor, through_lanes=bool(registers))
     try:
         instr = sanitizer.instruction(api, PIPE_V, [access])
     except SanitizerError:
@@ -1374,29 +1380,36 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
                 if _count(addrs) else (start, start))
         window = lane_shadow.Window(handle, min(start, span[0]), min(max(span[1], start + 2 * lane_shadow.VL),
                                                                       handle[5]))
-    if write:   # the bytes written from marked lanes stay uninitialised
+    mask_form = form in ("load_mask", "store_mask")
+    if write:   # the bytes written from marked lanes or bits stay uninitialised
         for origin, addresses in (lane_shadow.leading_bytes(registers[0], args[0], start) if run is None else
-                                  lane_shadow.stored_bytes(registers, run, window)):
+                                  lane_shadow.mask_stored_bytes(registers[0], run, window) if mask_form else
+                                  lane_shadow.stored_bytes(registers, run, window, mask)):
             sanitizer.lanes_stored(instr, addresses, origin)
     elif run is None:   # LoadUnAlign: register byte i from UB byte start + i
         origin = np.full(lane_shadow.VL, -1, np.int32)
         for index, addresses in _origin_groups(sanitizer, instr, uninitialised):
             origin[addresses - start] = index
         lane_shadow.mark(registers[0], origin)
+    elif mask_form:
+        lane_shadow.mask_loaded(registers[0], run, window,
+                                _origin_groups(sanitizer, instr, uninitialised, _MASK_LOADED_FIX))
     else:
         lane_shadow.loaded(registers, run, window, _origin_groups(sanitizer, instr, uninitialised))
 
 
-def _origin_groups(sanitizer, instr, addresses):
+def _origin_groups(sanitizer, instr, addresses, own_fix=None):
     """A load's uninitialised bytes `addresses` as [(lane_shadow.ORIGINS index, addresses)]: the bytes a Reg store
-    wrote from marked lanes keep the load their values came from; the never-written ones are this load's own."""
+    wrote from marked lanes keep the load their values came from; the never-written ones are this load's own (its
+    reports' fix `own_fix` formatted with the load and its bytes; None: the data-register texts)."""
     from . import lane_shadow
     if not addresses.size:
         return []
     stored = (sanitizer.stored_from[addresses] if sanitizer.stored_from is not None else
               np.full(addresses.size, -1, np.int32))
     own = addresses[stored < 0]
-    groups = [(lane_shadow.origin_index(sanitizer, instr, "tensor", int(own[0]), int(own.size)), own)
+    fix = own_fix and own_fix.format(load=instr, address=int(own[0]), nbytes=int(own.size)) if own.size else None
+    groups = [(lane_shadow.origin_index(sanitizer, instr, "tensor", int(own[0]), int(own.size), fix=fix), own)
               ] if own.size else []
     return groups + [(sanitizer.lane_stores[k][1], addresses[stored == k]) for k in np.unique(stored[stored >= 0])]
 

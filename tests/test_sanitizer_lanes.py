@@ -14,6 +14,7 @@ import ascend_jit as aj
 from ascend_jit.dtypes import resolve
 from ascend_jit.errors import SanitizerError
 from ascend_jit.lane_shadow import ORIGINS
+from ascend_jit.sanitizer import _mask_bits
 from test_sanitizer_reg import LOADS, STORES
 
 R = aj.Reg
@@ -575,8 +576,9 @@ def test_a_mask_register_read_as_a_source_or_stored_is_reported_with_its_operand
 
 
 def test_a_fresh_mask_register_in_raise_mode_refuses_before_the_instruction_changes_anything():
-    """mode="raise": a SanitizerError, the destination register as it was; a MaskReg load the sanitizer refuses (its
-    UB bytes never written) leaves the MaskReg as it was, its mark included."""
+    """mode="raise": a SanitizerError, the destination register as it was; a MaskReg load the sanitizer refuses (a RAW
+    race: its bytes copied in with no MTE2_V) leaves the MaskReg as it was, its mark included. Its bytes never
+    written are no refusal: they mark its bits (lane_shadow.mask_loaded)."""
     core, src, out = _core_with_tail(32, "uint32", 64, mode="raise")
     with core:
         reg, dst = R.RegTensor("uint32"), R.RegTensor("uint32")
@@ -586,9 +588,13 @@ def test_a_fresh_mask_register_in_raise_mode_refuses_before_the_instruction_chan
             R.Adds(dst, reg, 1, R.MaskReg())
         assert np.all(dst.numpy() == 7)
         mask = R.MaskReg()
-        with pytest.raises(SanitizerError, match="uninitialised"):
-            R.LoadAlign(mask, src[32], 0)
-        assert mask._fresh is not None and mask.words == (0, 0, 0, 0)
+        R.LoadAlign(mask, src[32], 0)
+        assert mask._fresh is None and mask._lane_shadow is not None
+        mask, copied = R.MaskReg(), core.local_tensor("uint32", 64)
+        aj.DataCopy(copied, aj.GlobalTensor(np.zeros(64, np.uint32)), 64)
+        with pytest.raises(SanitizerError, match="RAW"):
+            R.LoadAlign(mask, copied, 0)
+        assert mask._fresh is not None and mask.words == (0, 0, 0, 0) and mask._lane_shadow is None
 
 
 @R.simd_vf
@@ -608,3 +614,233 @@ def test_a_fresh_mask_register_given_to_a_compiled_vf_of_registers_runs_it_uncom
         _masked_adds(dst, reg, R.MaskReg())
         [rep] = core.sanitizer.reports
         assert (rep.instruction.api, rep.earlier.api) == ("Adds", "MaskReg")
+
+
+# --- a MaskReg's bits carry marks (lane_shadow.mask_loaded ...; docs/decisions.md "Sanitizer") ---------------------
+def _vf_compare_recipe(dst, src, bits, count, full):
+    """The Reg Compare refusal's recipe (port62a, GeluGradV2): bits a Memory-API Compare wrote, loaded into a MaskReg
+    and unpacked twice to float lanes, select lanes; then an Add and a store under the data's UpdateMask, or (`full`)
+    under the full mask."""
+    m, r, z, s = R.MaskReg(), R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
+    R.Duplicate(z, 0.0)
+    mask, count = R.UpdateMask("float", count)
+    R.LoadAlign(r, src, 0)
+    R.LoadAlign(m, bits, 0)
+    R.MaskUnPack(m, m, R.HighLowPart.LOWEST)
+    R.MaskUnPack(m, m, R.HighLowPart.LOWEST)
+    R.Select(s, r, z, m)
+    R.Add(s, s, z, R.CreateMask("float") if full else mask)
+    R.StoreAlign(dst, s, R.CreateMask("float") if full else mask, 0)
+
+
+COMPARE_RECIPE = R.simd_vf(_vf_compare_recipe)
+
+
+def _compare_recipe(full):
+    """40 floats written of 64 (x[3] NaN), a count-form Compare of 64 (the bits of lanes 40..63 computed from
+    never-written lanes: sanitizer.Derived), the recipe's VF, then the copy-out of the 64 floats it may store."""
+    core, src, out = _core_with_tail(40, "float", 64)
+    x = np.arange(40, dtype=np.float32)
+    x[3] = np.nan
+    src[:40] = x
+    bits = core.local_tensor("uint8", 32)
+    with core:
+        aj.Duplicate(bits.ReinterpretCast("uint16"), 0, 16)
+        aj.Compare(bits, src, src, aj.CMPMODE.EQ, 64)
+        assert core.sanitizer.reports == []
+        COMPARE_RECIPE(out, src, bits, 40, full)
+        assert core.sanitizer.reports == []          # the MaskReg load is not reported: its bits are marked
+        gm = _copy_out(out, 64 if full else 40)
+    return core, out, gm, np.where(np.isnan(x), 0, x)
+
+
+def test_the_compare_recipes_mask_load_of_uninitialised_bits_is_clean_when_their_lanes_are_not_used():
+    """port62a: every lane whose bit is uninitialised is zeroed by the masked Add and not stored; the MaskReg load
+    had been reported."""
+    core, _, gm, expected = _compare_recipe(False)
+    assert core.sanitizer.reports == []
+    assert np.array_equal(gm[:40], expected)
+
+
+def test_the_compare_recipes_lanes_under_uninitialised_bits_are_reported_where_their_stored_bytes_are_read():
+    """The same kernel under the full mask: lanes 40..63, selected by bits computed from never-written lanes, are
+    stored; the copy-out reading them is the report, naming the store, and the Compare's text in its fix."""
+    core, out, _, _ = _compare_recipe(True)
+    [rep] = core.sanitizer.reports
+    line = _vf_compare_recipe.__code__.co_firstlineno
+    assert (rep.check, rep.instruction.api, rep.instruction.pipe, rep.address, rep.nbytes) == (
+        "init", "DataCopy", "PIPE_MTE3", out.addr + 160, 96)
+    assert (rep.earlier.api, rep.earlier.where) == ("StoreAlign", f"test_sanitizer_lanes.py:{line + 13}")
+    assert "these mask bits were computed from lanes of src0 and src1 that nothing had written" in rep.fix
+    assert "count-form Compare" in rep.fix
+
+
+def _bits_core(written_bytes, mode="report"):
+    """A sanitizing core and a 64-byte bits tensor whose first `written_bytes` bytes the host wrote (all ones)."""
+    core = aj.Core(DEVICE, sanitize=mode)
+    bits = core.local_tensor("uint8", 64)
+    bits[:written_bytes] = np.full(written_bytes, 0xFF, np.uint8)
+    return core, bits
+
+
+def _bit_marks(mask):
+    shadow = mask._lane_shadow
+    return np.zeros(256, np.bool_) if shadow is None else shadow.origin >= 0
+
+
+def _marked_bits(*ranges):
+    marks = np.zeros(256, np.bool_)
+    for r in ranges:
+        marks[r] = True
+    return marks
+
+
+def test_a_mask_loaded_from_never_written_bytes_is_reported_where_a_lane_it_governs_is_read():
+    """LoadAlign(mask) of 4 written bytes and 28 never written: no report at the load (bits 32..255 marked); Adds
+    under it marks lanes 8.. (whether active is unknown), a full store leaves their bytes uninitialised, and the
+    Memory-API read of them is the report, the mask's load named in the fix. A carry form under the mask is reported
+    at the carry, naming its mask."""
+    core, bits = _bits_core(4)
+    src, out = core.local_tensor("int32", 64), core.local_tensor("int32", 64)
+    src[:] = np.arange(64, dtype=np.int32)
+    with core:
+        mask, reg = R.MaskReg(), R.RegTensor("int32")
+        line = test_a_mask_loaded_from_never_written_bytes_is_reported_where_a_lane_it_governs_is_read.__code__
+        R.LoadAlign(mask, bits, 0)
+        assert core.sanitizer.reports == []
+        assert np.array_equal(_bit_marks(mask), _marked_bits(slice(32, 256)))
+        R.LoadAlign(reg, src, 0)
+        R.Adds(reg, reg, 1, mask)
+        assert np.array_equal(np.nonzero(_lanes(reg, 4))[0], np.arange(8, 64))
+        R.StoreAlign(out, reg, R.CreateMask("int32"), 0)
+        assert core.sanitizer.reports == []
+        aj.Adds(src, out, 1, 8)                         # the lanes under written bits alone: clean
+        assert core.sanitizer.reports == []
+        aj.Adds(src, out, 1, 64)
+        [rep] = core.sanitizer.reports
+        assert (rep.instruction.api, rep.earlier.api, rep.address, rep.nbytes) == (
+            "Adds", "StoreAlign", out.addr + 32, 224)
+        load_line = f"test_sanitizer_lanes.py:{line.co_firstlineno + 11}"
+        assert f"these mask bits were loaded by LoadAlign [PIPE_V] at {load_line}" in rep.fix
+        assert f"UB byte {bits.addr + 4}, 28 bytes" in rep.fix
+        dst, carry = R.RegTensor("int32"), R.MaskReg()
+        R.Add(carry, dst, reg, reg, R.UpdateMask("int32", 8)[0])      # bits 0, 4, .. 28: written
+        assert len(core.sanitizer.reports) == 1 and carry._lane_shadow is None
+        R.Add(carry, dst, src_reg := R.RegTensor("int32"), src_reg, mask)
+        carry_rep = core.sanitizer.reports[1]
+        assert (carry_rep.instruction.api, carry_rep.operand, carry_rep.earlier.where) == (
+            "Add (carry)", "mask", load_line)
+
+
+def test_operations_predicated_by_marked_bits_mark_the_lanes_they_govern():
+    """Select's selector, Copy's, Duplicate's and a reduction's mask, Cast's: a lane under a marked bit is marked
+    (active or not is unknown); lanes under clean bits are as before. A DATA_BLOCK_COPY load under it too."""
+    core, bits = _bits_core(4)
+    src = core.local_tensor("float", 64)
+    src[:] = np.ones(64, np.float32)
+    with core:
+        mask, a, b = R.MaskReg(), R.RegTensor("float"), R.RegTensor("float")
+        R.LoadAlign(mask, bits, 0)                      # float lanes 8..63 under marked bits
+        R.LoadAlign(a, src, 0)
+        R.Duplicate(b, 2.0)
+        tail = np.arange(8, 64)
+        for op in (lambda: R.Select(b, a, b, mask), lambda: R.Copy(b, a, mask), lambda: R.Duplicate(b, 3.0, mask),
+                   lambda: R.Duplicate(b, a, mask), lambda: R.Muls(b, a, 2.0, mask),
+                   lambda: R.LoadAlign(b, src, 0, data_block_stride=1, mask=mask)):
+            R.Duplicate(b, 2.0)
+            op()
+            assert np.array_equal(np.nonzero(_lanes(b, 4))[0], tail)
+        R.Reduce(b, a, mask, R.ReduceType.SUM)
+        assert np.array_equal(np.nonzero(_lanes(b, 4))[0], [0])
+        half = R.RegTensor("half")
+        R.Cast(half, a, mask, R.CastTrait(R.RegLayout.ZERO, R.SatMode.NO_SAT, R.MaskMergeMode.ZEROING,
+                                           aj.RoundMode.CAST_RINT))
+        assert _lanes(half, 2)[2 * tail].all() and not _lanes(half, 2)[:16].any()
+    assert core.sanitizer.reports == []
+
+
+def test_mask_operations_carry_the_marks_bit_by_bit():
+    """Bits 32..255 marked (4 bytes written): And / Or / Xor / Not / Move / Select mark the bits their clean operand
+    bits do not decide; Pack / UnPack / Interleave move them with the bits; a full overwrite (a load of written
+    bytes, CreateMask, And of clean masks) clears them."""
+    core, bits = _bits_core(4)
+    full, none = R.MaskReg((2**64 - 1,) * 4), R.MaskReg((0,) * 4)
+    low = R.MaskReg((2**64 - 1, 0, 0, 0))              # bits 0..63: a clean UpdateMask-like mask
+    with core:
+        m, d, d1 = R.MaskReg(), R.MaskReg(), R.MaskReg()
+        R.LoadAlign(m, bits, 0)
+        tail = _marked_bits(slice(32, 256))
+        for op, expected in [
+                (lambda: R.And(d, m, low, full), _marked_bits(slice(32, 64))),      # low's clean 0s decide
+                (lambda: R.And(d, m, full, low), _marked_bits(slice(32, 64))),      # the mask's clean 0s too
+                (lambda: R.Or(d, m, low, full), _marked_bits(slice(64, 256))),      # low's clean 1s decide
+                (lambda: R.Xor(d, m, low, full), tail),
+                (lambda: R.Not(d, m, low), _marked_bits(slice(32, 64))),
+                (lambda: R.Move(d, m), tail),
+                (lambda: R.Move(d, m, low), _marked_bits(slice(32, 64))),
+                (lambda: R.Select(d, m, full, low), _marked_bits(slice(32, 64))),   # a clean selector
+                (lambda: R.Select(d, full, full, m), _marked_bits()),               # equal clean sources
+                (lambda: R.Select(d, low, full, m), _marked_bits(slice(64, 256))),
+                (lambda: R.Pack(d, m), _marked_bits(slice(16, 128))),               # bit k <- bit 2k
+                (lambda: R.Pack(d, m, R.HighLowPart.HIGHEST), _marked_bits(slice(144, 256))),
+                (lambda: R.UnPack(d, m), _marked_bits(slice(64, 256, 2))),          # bit 2k <- bit k
+                (lambda: R.UnPack(d, none), _marked_bits())]:
+            op()
+            assert np.array_equal(_bit_marks(d), expected)
+        # Interleave's bits where the operation itself puts the marked ones (a clean run on them as words)
+        marked_words = np.packbits(tail, bitorder="little").view("<u8")
+        for T in ("uint8", "half", "float"):
+            for operation in (R.Interleave, R.DeInterleave):
+                e0, e1 = R.MaskReg(), R.MaskReg()
+                operation(e0, e1, none, R.MaskReg(marked_words), T)
+                operation(d, d1, none, m, T)
+                assert np.array_equal(_bit_marks(d), _mask_bits(e0.words)) and _bit_marks(d).any()
+                assert np.array_equal(_bit_marks(d1), _mask_bits(e1.words))
+        R.MaskUnPack(m, m, R.HighLowPart.LOWEST)        # in place: m is its own source
+        assert np.array_equal(_bit_marks(m), _marked_bits(slice(64, 256, 2)))
+        R.And(m, full, low, full)
+        assert m._lane_shadow is None
+        R.LoadAlign(m, bits, 32)
+        assert m._lane_shadow is not None
+        bits[32:] = np.zeros(32, np.uint8)
+        R.LoadAlign(m, bits, 32)                        # every byte written: clean
+        assert m._lane_shadow is None
+        R.LoadAlign(d, bits, 0, dist=R.MaskDist.DIST_US)   # 16 bytes, each bit doubled: bits 64.. marked
+        assert np.array_equal(_bit_marks(d), _marked_bits(slice(64, 256)))
+    assert core.sanitizer.reports == []
+
+
+@pytest.mark.parametrize("dist, left", [(R.MaskDist.DIST_NORM, slice(4, 32)), (R.MaskDist.DIST_PACK, slice(2, 16))])
+def test_a_mask_store_of_marked_bits_leaves_their_bytes_uninitialised_until_read(dist, left):
+    """A MaskReg store writes the bytes of marked bits as uninitialised (NORM: byte k holds bits 8k..; PACK: the even
+    bits, byte k bits 16k..); the copy-out that reads them is the report, naming the store and the mask's load."""
+    core, bits = _bits_core(4)
+    out = core.local_tensor("uint8", 32)
+    out[:] = np.zeros(32, np.uint8)
+    with core:
+        m = R.MaskReg()
+        R.LoadAlign(m, bits, 0)
+        R.StoreAlign(out, m, 0, dist=dist)
+        written = core.sanitizer.initialised[out.addr:out.addr + 32]
+        assert not written[left].any() and written[:left.start].all()
+        assert core.sanitizer.reports == []
+        R.LoadAlign(again := R.MaskReg(), out, 0)       # loaded back: the first load's marks, no report
+        assert _bit_marks(again)[8 * left.start:].any() and core.sanitizer.reports == []
+        aj.SetFlag(0, event=aj.HardEvent.V_MTE3)
+        aj.WaitFlag(0, event=aj.HardEvent.V_MTE3)
+        aj.DataCopy(aj.GlobalTensor(np.zeros(32, np.uint8)), out, 32)
+    [rep] = core.sanitizer.reports
+    assert (rep.instruction.api, rep.earlier.api, rep.address, rep.nbytes) == (
+        "DataCopy", "StoreAlign", out.addr + left.start, left.stop - left.start)
+    assert "these mask bits were loaded by LoadAlign" in rep.fix
+
+
+def test_a_compiled_vf_given_a_marked_mask_runs_uncompiled():
+    """A @simd_vf of registers alone given a MaskReg carrying marks runs uncompiled, so its result is marked."""
+    core, bits = _bits_core(4)
+    with core:
+        mask, x, y = R.MaskReg(), R.RegTensor("uint32"), R.RegTensor("uint32")
+        R.Duplicate(x, 1)
+        R.LoadAlign(mask, bits, 0)
+        _masked_adds(y, x, mask)
+        assert np.array_equal(np.nonzero(_lanes(y, 4))[0], np.arange(8, 64))
