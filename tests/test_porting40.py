@@ -80,8 +80,9 @@ def test_sanitizer_names_a_composite_api_for_its_own_instructions():
     y = np.zeros(64, np.float32)
     with aj.sanitize_session("report") as session:
         aj.launch(_init_then_read_unsynchronised, 2, "atlas-a2", y)
-    names = {r.instruction.api for r in session.reports} | {r.earlier.api for r in session.reports if r.earlier}
-    assert names == {"InitGlobalMemory: DataCopyPad"}, names
+    assert {r.instruction.api for r in session.reports} == {"InitGlobalMemory: DataCopyPad"}
+    # the other block's access it races (session 62: blocks reports name it)
+    assert {r.earlier.api for r in session.reports} == {"GetValue"}
 
 
 @pytest.mark.parametrize("name, why", [("Squeeze", "not in the brief's Reg API list"),
