@@ -325,6 +325,9 @@ def _golden(args):
     from .kernels import registry
     from .testing import GoldenFileError, check_golden, record_golden
     record_first = f"a folder of golden files (record them first: ascend-jit golden record {args.dir})"
+    if args.action == "check" and args.force:   # it had been taken and ignored (review 62)
+        raise ParameterError("golden check", "--force", True, legal="with golden record",
+                             detail="records a kernel that fails its own check; check records nothing")
     if args.action == "check" and not Path(args.dir).is_dir():
         raise ParameterError("golden check", "dir", args.dir, detail="does not exist", legal=record_first)
     if args.action == "check" and not any(Path(args.dir).glob("*.npz")):  # else one "no golden" per output

@@ -106,13 +106,12 @@ def row_table(name, texts):
 
 
 def _shown(value):
-    """A numpy scalar as the Python number it holds: numpy 2's repr named np.float16(1.5) where a compiled VF's same
-    refusal names 1.5 (port62d, session 62's check of compiled against plain Reg refusals); a float by numpy's
-    shortest text for its own type (np.float32(0.1) is 0.1, not 0.10000000149011612)."""
+    """A numpy scalar as the Python number it holds, exactly (np.float32(0.1) is 0.10000000149011612): numpy 2's
+    repr named np.float16(1.5) where a compiled VF's same refusal, given the value widened, names 1.5 (session 62's
+    check of compiled against plain Reg refusals)."""
     if type(value).__module__ != "numpy" or not hasattr(value, "item") or getattr(value, "ndim", 1) != 0:
         return value
-    item = value.item()
-    return float(str(value)) if isinstance(item, float) else item
+    return value.item()   # exact: np.float16(65504) is 65504.0 (its shortest text, 65500.0, is another number)
 
 
 def _table_row(x):

@@ -179,7 +179,8 @@ def select(dst, src0, src1, words, mask=None):
     """dst lane i = src0's where the mask is on, else src1's (Select; Copy and Move pass dst as src1); a lane under
     a marked bit of `mask` is marked."""
     size = dst.dtype.size
-    unknown = _governing(mask, size)
+    # a marked mask bit decides nothing where both sources are one register (Select(d, a, a, m); review 62)
+    unknown = None if src0 is src1 else _governing(mask, size)
     if src0._lane_shadow is None and src1._lane_shadow is None and unknown is None:
         dst._lane_shadow = None
         return
@@ -455,10 +456,13 @@ def mask_logic(dst, op, operands, words):
     origin_a, origin_b, origin_m = (np.full(VL, _CLEAN) if shadow is None else shadow.origin for shadow in shadows)
     known_a, known_b, known_m = origin_a < 0, origin_b < 0, origin_m < 0
     a, b, m = (_mask_bits(w) for w in words)
+    same = operands[0] is operands[1]   # one register given twice: its unknown bits are equal to themselves
     if op == LOGIC_SELECT:
-        decided = known_m & np.where(m, known_a, known_b) | known_a & known_b & (a == b)
+        decided = known_a if same else known_m & np.where(m, known_a, known_b) | known_a & known_b & (a == b)
     else:
-        if op == LOGIC_AND:
+        if same and op in (LOGIC_AND, LOGIC_OR, LOGIC_XOR):   # a & a = a | a = a, a ^ a = 0 (review 62)
+            value, known = (a & ~a, np.ones(VL, np.bool_)) if op == LOGIC_XOR else (a, known_a)
+        elif op == LOGIC_AND:
             value, known = a & b, known_a & known_b | known_a & ~a | known_b & ~b
         elif op == LOGIC_OR:
             value, known = a | b, known_a & known_b | known_a & a | known_b & b

@@ -3093,7 +3093,7 @@ def _shift_plan(name):
     def plan(dst, src, scalar, mask, mode=None):
         if not (_regs_and_mask(dst, src, mask) and isinstance(scalar, types.Integer) and impl.enum_like(mode)):
             return None
-        amount = (impl.CALL, ops.shift_amount, ((impl.CONST, types.boolean, left), (impl.ARG, 2)))
+        amount = (impl.CALL, ops.shift_amount, ((impl.CONST, types.boolean, left), (impl.SCALAR, 2)))
         return ((impl.ARG, 0), (impl.ARG, 1), (impl.WORDS, 3), (impl.CONST, types.int64, code),
                 (impl.CONST, types.int64, allowed), amount, (impl.ENUM, 4, False, _zeroing_rule(name)))
     return plan

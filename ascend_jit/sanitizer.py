@@ -1196,10 +1196,14 @@ class Sanitizer:
         """How the bytes a Derived record read came to hold no written value, for its fix: never written (-1), or
         written by a Reg store (or an earlier Compare / GatherMask) from never-written bytes (lane_stores index k):
         that store is named, not called "nothing"."""
+        from .lane_shadow import ORIGINS
         stored = writers[writers >= 0]
         if not stored.size:
             return "nothing had written"
-        store = f"{self.lane_stores[int(stored[0])][0]} wrote from never-written bytes"
+        instr, origin = self.lane_stores[int(stored[0])]
+        # lanes of a register no instruction wrote (lane_shadow.fresh) are no bytes (review 62)
+        source = "lanes no instruction had written" if ORIGINS[origin].register else "never-written bytes"
+        store = f"{instr} wrote from {source}"
         return store if stored.size == writers.size else f"nothing had written, or that {store}"
 
     def lanes_stored(self, instr, addresses, origin):
@@ -1567,7 +1571,9 @@ class LaunchShadow:
         (kind, first conflicting byte on root, conflicting bytes, whether that byte conflicts with a write) or None.
         Page by page: each page's check reads only its own bytes, so checking and recording one page before the next
         sees the same state."""
-        first, count, writes_clash = None, 0, False
+        # the first conflicting byte, and the first that conflicts with another block's write: a write's report is
+        # "two blocks write" when any byte does, and then names that byte's writer, not a reader of an earlier byte
+        first, first_clash, count, writes_clash = None, None, 0, False
         if nbytes <= 0:
             return None
         for s, sl, base in self._pages(root, lo, lo + nbytes):
@@ -1593,6 +1599,8 @@ class LaunchShadow:
                 if first is None:
                     k = int(np.argmax(bad))
                     first = (base + sl.start + k, bool(with_write[k]))
+                if write and first_clash is None and clash.any():
+                    first_clash = (base + sl.start + int(np.argmax(clash)), True)
             if write:
                 # a block's write after another block's of the phase makes the mark "several" (-2): every later write
                 # of the phase, its own included, stays unordered against the other block's (session 62)
@@ -1613,6 +1621,7 @@ class LaunchShadow:
                 s.reader_epoch[sl] = epoch
         if first is None:
             return None
+        first = first_clash or first
         # a read and a write of one byte by two blocks is the same conflict whichever ran first
         kind = "two blocks write the same GM bytes" if writes_clash else "a block reads GM bytes another block writes"
         return (kind, first[0], count, first[1])

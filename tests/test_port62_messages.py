@@ -102,6 +102,69 @@ def test_a_refused_numpy_scalar_is_named_as_the_number_it_holds():
         with pytest.raises(aj.ParameterError) as err:
             R.Duplicate(r, np.float16(1.5), R.CreateMask("int16"))
     assert "parameter 'scalar' = 1.5 " in str(err.value) and "np." not in str(err.value)
-    assert "= 0.1 " in str(aj.ParameterError("X", "v", np.float32(0.1), "l"))   # numpy's shortest float32 text
+    assert "= 0.10000000149011612 " in str(aj.ParameterError("X", "v", np.float32(0.1), "l"))   # the exact value
+    assert "= 65504.0 " in str(aj.ParameterError("X", "v", np.float16(65504), "l"))   # not its shortest text 65500
     assert "= 9223372036854775813 " in str(aj.ParameterError("X", "v", np.uint64(2**63 + 5), "l"))
     del t
+
+
+# --- the sanitizer (review 62) --------------------------------------------------------------------------------------
+def test_a_blocks_write_report_names_the_other_block_s_write_not_an_earlier_byte_s_reader():
+    from ascend_jit.sanitizer import PIPE_MTE2, PIPE_MTE3, LaunchShadow, SanitizeConfig
+    for mode in ("raise", "report"):
+        reports, shadow, gm = [], LaunchShadow(SanitizeConfig(mode=mode)), np.zeros(64, np.float32)
+        shadow.gm_access(1, "DataCopy", PIPE_MTE2, gm, 0, 32, False, False, reports.append, "k.py:10")   # reads
+        shadow.gm_access(0, "DataCopy", PIPE_MTE3, gm, 32, 32, True, False, reports.append, "k.py:20")  # writes
+        shadow.gm_access(2, "DataCopy", PIPE_MTE3, gm, 0, 64, True, False, reports.append, "k.py:30")   # both
+        if mode == "report":
+            shadow.replay()
+        [report] = reports
+        assert report.kind == "two blocks write the same GM bytes" and report.address == 32
+        assert report.earlier.where == "k.py:20" and "block 2 and block 0" in report.fix
+
+
+def test_a_store_of_never_written_register_lanes_is_not_called_bytes_in_a_compare_s_fix():
+    core = aj.Core("ascend950", sanitize="report")
+    x, bits, d = core.local_tensor("float", 64), core.local_tensor("uint8", 32), core.local_tensor("float", 64)
+    with core:
+        R.StoreAlign(x, R.RegTensor("float"), R.CreateMask("float"), 0)   # a register nothing wrote
+        aj.Duplicate(bits.ReinterpretCast("uint16"), 0, 16)
+        aj.Compare(bits, x, x, aj.CMPMODE.EQ, 64)
+        aj.Select(d, bits, x, 0.0, aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, 64)
+    fixes = [r.fix for r in core.sanitizer.reports if r.earlier is not None and r.earlier.api == "Compare"]
+    assert fixes and all("wrote from lanes no instruction had written" in f for f in fixes)
+
+
+def test_a_marked_mask_decides_nothing_where_both_sources_are_one_register():
+    """Select(d, a, a, m) is a whatever m's bits are, and Xor(x, m, m) is 0: no lane is marked by m's marks."""
+    core = aj.Core("ascend950", sanitize="report")
+    bits, src, out = core.local_tensor("uint8", 32), core.local_tensor("int32", 64), core.local_tensor("int32", 64)
+    src[:] = np.arange(64, dtype=np.int32)
+    with core:
+        m = R.MaskReg()
+        R.LoadAlign(m, bits, 0)          # never-written bytes: every bit marked
+        a, d = R.RegTensor("int32"), R.RegTensor("int32")
+        R.LoadAlign(a, src, 0)
+        R.Select(d, a, a, m)
+        x = R.MaskReg()
+        R.Xor(x, m, m, R.CreateMask("int32"))
+        R.Not(x, x, R.CreateMask("int32"))
+        R.Adds(d, d, 1, x)
+        R.StoreAlign(out, d, R.CreateMask("int32"), 0)
+        aj.PipeBarrier(aj.PIPE_V)
+        aj.Adds(out, out, 1, 64)
+    assert core.sanitizer.reports == []
+    assert np.array_equal(out.numpy(), np.arange(64) + 2)
+
+
+def test_a_broadcast_load_past_its_tensor_is_not_told_to_allocate_whole_loads():
+    core = aj.Core("ascend950")
+    t = core.local_tensor("half", 16)
+    with core, pytest.raises(aj.OutOfBoundsError) as err:
+        R.LoadAlign(R.RegTensor("half"), t, 16, dist=R.LoadDist.DIST_BRC_B16)
+    assert "whatever the mask" not in str(err.value) and "outside the operand's tensor" in str(err.value)
+
+
+def test_golden_check_refuses_force(tmp_path, capsys):
+    assert cli.main(["golden", "check", str(tmp_path), "--force"]) == 2
+    assert "--force" in capsys.readouterr().err

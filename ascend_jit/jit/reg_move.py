@@ -232,8 +232,11 @@ def load(reg, h, offset, dist, step):
     if addr % LOAD_ALIGN[dist] != 0:   # _check_place's two checks, the second with a load's fix (port62d: a half
         _misaligned(api, "address", addr, LOAD_ALIGN[dist])   # DIST_UNPACK_B16 past a 16-element tensor)
     if addr < h[4] or addr + nbytes > h[5]:
+        # the fix for the loads of a vector's bytes (US, DS, UNPACK: 64-512 bytes); a broadcast / E2B / BLK load of
+        # one element or block past its tensor is an offset, not a length, mistake (review 62)
+        form = OUTSIDE_VECTOR_LOAD if nbytes >= 64 else 0
         raise OutOfBoundsError(api, "address", addr, _INSIDE, DEVICE, (OUTSIDE, addr, addr + nbytes, h[4], h[5],
-                                                                       UB_BYTES, OUTSIDE_VECTOR_LOAD))
+                                                                       UB_BYTES, form))
     _check_step(api, step, h[2], LOAD_ALIGN[dist])
     ub = h[0]
     if dist == L_UNPACK_B16:  # the devkit's half -> float pattern: a straight loop of typed lanes
