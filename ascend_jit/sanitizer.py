@@ -274,6 +274,7 @@ class Report:
     space: str = "UB"
     block: int = None       # the reporting core's block in an aj.launch (None: a core made outside one)
     block_num: int = None
+    runs: int = 1           # how many separate runs of bytes the nbytes lie in (the text says so when several)
 
     def to_dict(self):
         return {"check": self.check, "kind": self.kind, "instruction": str(self.instruction),
@@ -300,7 +301,8 @@ class Report:
             pair += f" in block {self.block} of {self.block_num}"
         # the sync check's "address" is the event id it names, not a byte ("event byte 0 (0 bytes)" read as one)
         where = (f"id {self.address}" if self.space == "event" else
-                 f"{self.space} byte {self.address} ({self.nbytes} byte{'s' if self.nbytes != 1 else ''})")
+                 f"{self.space} byte {self.address} ({self.nbytes} byte{'s' if self.nbytes != 1 else ''}" +
+                 (f" in {self.runs} runs)" if self.runs > 1 else ")"))
         return f"[{self.check}] {self.kind}: {pair}; operand {self.operand}, {where}" + (
             f". Fix: {self.fix}" if self.fix else "")
 
@@ -364,6 +366,12 @@ def _thread_core():
         _CURRENT.append(_current)
     stack = getattr(_CURRENT[0], "stack", None)
     return stack[-1] if stack else None
+
+
+def _run_count(addresses):
+    """How many runs of consecutive bytes the ascending addresses form (port62d: "UB byte 1268 (36 bytes)" were three
+    12-byte gaps, and the bytes the text suggested were written)."""
+    return 1 + int(np.count_nonzero(np.diff(addresses) != 1)) if addresses.size else 1
 
 
 def _address(a, k):
@@ -794,8 +802,9 @@ class Sanitizer:
         shadow.scan_read(lo, hi, addrs, self.initialised, self.writer_pipe, self.writer_seq, self.clock[p], p,
                          check_init, check_race, strict_same, self.barrier_seq[p], out)
         if out[0] and self.stored_from is None:
+            read = _addresses(acc.addrs)
             self._emit(Report("init", "uninitialised read", instr, acc.operand, _address(acc.addrs, int(out[1])),
-                              int(out[0]), fix=acc.uninit_fix))
+                              int(out[0]), fix=acc.uninit_fix, runs=_run_count(read[~self.initialised[read]])))
         elif out[0]:
             self._uninitialised_by_writer(instr, acc)
         if out[2]:
@@ -813,14 +822,14 @@ class Sanitizer:
             part = uninitialised[writer == k]
             if k < 0:
                 self._emit(Report("init", "uninitialised read", instr, acc.operand, int(part[0]), int(part.size),
-                                  fix=acc.uninit_fix))
+                                  fix=acc.uninit_fix, runs=_run_count(part)))
                 continue
             store, origin = self.lane_stores[k][0], ORIGINS[self.lane_stores[k][1]]
             fix = origin.fix or (
                 _REGISTER_STORED_FIX.format(made=origin.instr.where) if origin.register else
                 _LANES_STORED_FIX.format(load=origin.instr, address=origin.address, nbytes=origin.nbytes))
             self._emit(Report("init", "uninitialised read", instr, acc.operand, int(part[0]), int(part.size), store,
-                              fix=fix))
+                              fix=fix, runs=_run_count(part)))
 
     def _check_write(self, instr, p, acc, run):
         if not self.enabled("race"):

@@ -168,3 +168,17 @@ def test_a_broadcast_load_past_its_tensor_is_not_told_to_allocate_whole_loads():
 def test_golden_check_refuses_force(tmp_path, capsys):
     assert cli.main(["golden", "check", str(tmp_path), "--force"]) == 2
     assert "--force" in capsys.readouterr().err
+
+
+def test_an_init_report_of_separate_gaps_says_how_many_runs():
+    """port62d: "UB byte 1268 (36 bytes)" were three 12-byte gaps; the bytes it suggested had been written."""
+    core = aj.Core("atlas-a2", sanitize="report")
+    with core:
+        x, y = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        for row in range(3):   # rows of 13 floats written in 16-float slots: 3 floats of each slot never written
+            x[16 * row:16 * row + 13] = np.ones(13, np.float32)
+        x[48:] = np.ones(16, np.float32)
+        aj.Mul(y, x, x, 64)
+    [report] = core.sanitizer.reports
+    assert (report.address, report.nbytes, report.runs) == (x.addr + 52, 36, 3)
+    assert "(36 bytes in 3 runs)" in report.text(False)
