@@ -394,18 +394,19 @@ def carry_origin(srcs, words, size, mask=None):
 
 
 # --- MaskRegs: a mark per bit (bit i governs register byte i) -----------------------------------------------------
-def mask_loaded(mask, run, window, groups):
+def mask_loaded(mask, run, window, groups, unknown_bits):
     """A MaskReg load that read uninitialised UB bytes `groups` [(ORIGINS index, UB addresses)] (none: clean bits):
-    `run(handle, words)` replays the load through `window` holding 0xFF in one group's bytes and 0 elsewhere into
-    zero words; a bit that comes out set came from that group (each distribution's bit mapping is the load's own:
-    NORM, US doubling, DS halving). The load writes every bit."""
+    `run(handle, words)` replays the load through `window` holding, in one group's bytes, the bits of each that hold
+    no written value (`unknown_bits(addresses)`: all eight but in a Compare's bit bytes) and 0 elsewhere, into zero
+    words; a bit that comes out set came from that group (each distribution's bit mapping is the load's own: NORM,
+    US doubling, DS halving). The load writes every bit."""
     if not groups:
         mask._lane_shadow = None
         return
     bits = np.full(VL, _CLEAN)
     for origin, addresses in groups:
         image = window.image()
-        image[addresses - window.base] = 0xFF
+        image[addresses - window.base] = unknown_bits(addresses)
         words = np.zeros(4, np.uint64)
         run(window.handle(image), words)
         bits[_mask_bits(words) & (bits < 0)] = origin

@@ -457,6 +457,9 @@ class Derived:
     dst: np.ndarray
     dst_size: int
     fix: str
+    # element i's one bit in its output byte dst[i] (a Compare's mask bits, dst_size 1), or None (whole bytes): a
+    # MaskReg load follows the bits (unknown_bits), where the UB shadow itself is per byte
+    dst_bit: np.ndarray = None
 
 
 # P(V_S) -> the scalar unit's copy of the result to dst[0] -> P(S_V) -> P(S_MTE3): how the devkit's ReduceSum /
@@ -529,8 +532,8 @@ _REGISTER_STORED_FIX = ("the store wrote lanes of a register made at {made} that
 COMPARED_FIX = ("these mask bits were computed from lanes of {operand} that {unwritten} (UB byte {address}, "
                 "{nbytes} bytes; a count-form Compare compares whole 256-byte blocks, SPEC-2 D44, whatever the "
                 "data's length): read only the bits of written lanes (the shadow is per byte of 8 bits: a Select of a "
-                "data count that is a multiple of 8 reads whole bytes of written lanes' bits), or write those lanes "
-                "before the Compare (Duplicate the tile's tail)")
+                "data count that is a multiple of 8 reads whole bytes of written lanes' bits; a MaskReg load follows "
+                "each bit), or write those lanes before the Compare (Duplicate the tile's tail)")
 GATHERED_FIX = ("these elements were gathered from bytes of {operand} that {unwritten} (UB byte {address}, "
                 "{nbytes} bytes): read only the elements gathered from written data, or write the source first (a "
                 "normal-mode GatherMask reads whole repeats whatever the data's length; reduce mode, reduceMode True "
@@ -593,6 +596,9 @@ class Sanitizer:
         # per UB byte a Reg store wrote from register lanes holding values of uninitialised bytes: its index in
         # lane_stores, -1 elsewhere (lane_shadow.py; made at the first such store)
         self.stored_from = None
+        # per uninitialised UB byte, which of its bits hold no written value: 0xFF but for a Compare's bit bytes of
+        # written and unwritten lanes (mark_derived); made at the first such Compare (unknown_bits)
+        self.derived_bits = None
         # (the store's Instr, the lane_shadow.ORIGINS index of the load its values came from); also a count-form
         # Compare's or a GatherMask's outputs computed from never-written bytes (mark_derived: the origin's fix)
         self.lane_stores = []
@@ -1157,6 +1163,8 @@ class Sanitizer:
         self.initialised[addr:addr + nbytes] = False
         if self.stored_from is not None:
             self.stored_from[addr:addr + nbytes] = -1
+        if self.derived_bits is not None:
+            self.derived_bits[addr:addr + nbytes] = 0xFF
 
     def derived_uninitialised(self, derived):
         """Per Derived record, the output bytes computed from elements holding a never-written byte:
@@ -1175,10 +1183,15 @@ class Sanitizer:
             bad = unwritten.any(axis=1)
             if bad.any():
                 outputs = np.unique((d.dst[bad][:, None] + np.arange(d.dst_size)).reshape(-1))
+                bits = None
+                if d.dst_bit is not None:   # the unknown bits of each output byte, of the elements that read one
+                    bits = np.zeros(outputs.size, np.uint8)
+                    np.bitwise_or.at(bits, np.searchsorted(outputs, d.dst[bad]),
+                                     (1 << d.dst_bit[bad]).astype(np.uint8))
                 unwritten = np.unique(read[unwritten])
                 writers = (self.stored_from[unwritten] if self.stored_from is not None else
                            np.full(unwritten.size, -1, np.int32))
-                found.append((d.operand, outputs, unwritten, d.fix, writers))
+                found.append((d.operand, outputs, unwritten, d.fix, writers, bits))
         return found
 
     def mark_derived(self, instr, found):
@@ -1191,15 +1204,33 @@ class Sanitizer:
             self.stored_from = np.full(self.initialised.size, -1, np.int32)
         if len(found) > 1:   # both sources of a Compare: one record naming both (the last had overwritten the first)
             unwritten, at = np.unique(np.concatenate([f[2] for f in found]), return_index=True)
-            found = [(" and ".join(f[0] for f in found), np.unique(np.concatenate([f[1] for f in found])),
-                      unwritten, found[0][3], np.concatenate([f[4] for f in found])[at])]
-        for operand, outputs, unwritten, fix, writers in found:
+            outputs = np.unique(np.concatenate([f[1] for f in found]))
+            bits = None
+            if all(f[5] is not None for f in found):   # a bit unknown from either source is unknown
+                bits = np.zeros(outputs.size, np.uint8)
+                for f in found:
+                    bits[np.searchsorted(outputs, f[1])] |= f[5]
+            found = [(" and ".join(f[0] for f in found), outputs, unwritten, found[0][3],
+                      np.concatenate([f[4] for f in found])[at], bits)]
+        for operand, outputs, unwritten, fix, writers, bits in found:
             first, nbytes = int(unwritten[0]), int(unwritten.size)
             text = fix.format(operand=operand, address=first, nbytes=nbytes, unwritten=self._unwritten(writers))
             origin = lane_shadow.origin_index(self, instr, operand, first, nbytes, fix=text)
             self.initialised[outputs] = False
             self.stored_from[outputs] = len(self.lane_stores)
             self.lane_stores.append((instr, origin))
+            if bits is not None and self.derived_bits is None:
+                self.derived_bits = np.full(self.initialised.size, 0xFF, np.uint8)
+            if self.derived_bits is not None:
+                self.derived_bits[outputs] = 0xFF if bits is None else bits
+
+    def unknown_bits(self, addresses):
+        """Per uninitialised UB byte of `addresses`, the bits holding no written value (a MaskReg load marks those
+        alone): a Compare's bit byte of written and unwritten lanes names the unwritten lanes' bits (port62g: a tail
+        of 9 floats left lane 8's written bit marked with lanes 9-15's), every other byte all eight."""
+        if self.derived_bits is None:
+            return np.full(addresses.size, 0xFF, np.uint8)
+        return self.derived_bits[addresses]
 
     def _unwritten(self, writers):
         """How the bytes a Derived record read came to hold no written value, for its fix: never written (-1), or
@@ -1224,6 +1255,8 @@ class Sanitizer:
         self.initialised[addresses] = False
         self.stored_from[addresses] = len(self.lane_stores)
         self.lane_stores.append((instr, origin))
+        if self.derived_bits is not None:
+            self.derived_bits[addresses] = 0xFF
 
 
 def _pairs(addrs, earlier, conflict):
@@ -1406,7 +1439,8 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
         lane_shadow.mark(registers[0], origin)
     elif mask_form:
         lane_shadow.mask_loaded(registers[0], run, window,
-                                _origin_groups(sanitizer, instr, uninitialised, _MASK_LOADED_FIX))
+                                _origin_groups(sanitizer, instr, uninitialised, _MASK_LOADED_FIX),
+                                sanitizer.unknown_bits)
     else:
         lane_shadow.loaded(registers, run, window, _origin_groups(sanitizer, instr, uninitialised))
 

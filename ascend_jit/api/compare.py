@@ -231,7 +231,7 @@ def _compare(core, api, dst, src0, src1, scalar, cmp_mode, is_count, count, mask
                 reads.append((("src1", src1.addr, count * s.size), src1))
             lanes = np.arange(count, dtype=np.int64)
             bits = dst.addr + lanes // 8   # lane i's bit is in byte i // 8 (D44: whole 256-byte blocks compared)
-            derived = [Derived(name, t.addr + lanes * s.size, s.size, bits, 1, COMPARED_FIX)
+            derived = [Derived(name, t.addr + lanes * s.size, s.size, bits, 1, COMPARED_FIX, dst_bit=lanes % 8)
                        for name, t in (("src0", src0), ("src1", src1)) if t is not None]
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count // 8), dst)], derived=derived)
         if count:
