@@ -513,14 +513,17 @@ NOT_OFFERED = {
         "ReduceXorSum", "Sum", "Concat", "Extract", "GetSortLen", "GetSortOffset", "Sort", "TopK", "Pad",
         "UnPad", "TransData", "ConfusionTranspose", "PhiloxRandom", "SelectWithBytesMask"),
         "an advanced (高阶) API, built by the devkit from basic instructions: not offered; write its basic "
-        "instructions (the gallery's ports do, e.g. kernels/softmax.py)"),
+        "instructions, the ones the devkit's impl/adv_api/detail/<area>/<name>/ uses for the device (the gallery's "
+        "ports do, e.g. kernels/softmax.py)"),
     # ops-math MulAddn spells it BroadCast<T, dim, axis> (port62b), the devkit's impl name Broadcast forwards to
     **dict.fromkeys(("Broadcast", "BroadCast", "GetBroadCastMaxMinTmpSize"),
-                    "an advanced (高阶) API, built by the devkit from basic instructions: not offered; write its "
-                    "basic instructions: BroadCast<T, 2, 1> (a column to rows) is the devkit's v220 sequence, "
-                    "aj.Brcb of the column into one 32-byte block per element, PipeBarrier<PIPE_V>, then an aj.Copy "
-                    "with source block stride 0 filling each row (impl/adv_api/detail/pad/broadcast/"
-                    "broadcast_v220_impl.h)"),
+                    "an advanced (高阶) API, built by the devkit from basic instructions: not offered; write the "
+                    "devkit's own sequence for the device (impl/adv_api/detail/pad/broadcast/): on A2 / A3 / 950 "
+                    "broadcast_v220_impl.h (BroadCast<T, 2, 1>, a column to rows: aj.Brcb of the column into one "
+                    "32-byte block per element, PipeBarrier<PIPE_V>, then an aj.Copy with source block stride 0 for "
+                    "rows of whole 32-byte blocks, or into 32-byte aligned rows and a reduce-mode GatherMask "
+                    "otherwise), on the 310P broadcast_v200_impl.h (a Duplicate'd zero block, a high-dim Or of "
+                    "uint16 with source block stride 0, then Transpose NCHW2NHWC; its Copy is not offered there)"),
     # the devkit's LogImpl off the 950 is one counter-mode Ln (impl/adv_api/detail/math/log/log_common_impl.h;
     # port60c)
     "Log": "an advanced (高阶) API: off the 950 the devkit builds Log(dst, src, count) as one counter-mode Ln, "
