@@ -820,11 +820,16 @@ def _validate(api, dst, src, count_or_params, core):
         count = as_int(api, device, "count", count_or_params, 0, INT32_MAX)
         esize = src.dtype.size
         if (count * esize) % 32:
+            # port62f: the 310P and the 910 offer no DataCopyPad (SPEC-2 1.9); there the port writes the count the
+            # device copies, and the tail by the scalar unit
+            rest = ("DataCopyPad copies any length" if core.spec.pad_dtypes else
+                    "this device offers no DataCopyPad: copy the rounded-down count (what the device copies) and the "
+                    "tail element by element (GlobalTensor.SetValue / LocalTensor.GetValue)")
             raise AlignmentError(api, "count", count, legal=f"count * {esize} B a multiple of 32 B "
                                  "(DataCopy moves whole DataBlocks; pad the data)", device=device,
                                  detail=f"is not whole DataBlocks: the device rounds it down to "
                                         f"{count * esize // 32 * 32 // esize} without a word (the devkit's "
-                                        "DataCopyCheck), dropping the tail; DataCopyPad copies any length")
+                                        f"DataCopyCheck), dropping the tail; {rest}")
         runs = ((0, 0, count * esize),)
     for side, t, index in (("dst", dst, 1), ("src", src, 0)):
         if isinstance(t, LocalTensor):

@@ -225,3 +225,37 @@ def test_a_maskreg_load_of_compared_bits_marks_the_unwritten_lanes_bits_alone():
     assert reports == [] and out[:9].tolist() == [-4, -3, -2, -1, 0, 1, 1, 1, 1]
     reports, _ = _compared_tail(10)   # lane 9 is used: its bit is the Compare of a never-written element
     assert len(reports) == 1 and reports[0].instruction.api == "Copy" and "count-form Compare" in reports[0].fix
+
+
+def _clear_the_soft_sync_workspace(workspace):
+    n = aj.GetBlockNum()
+    sync_gm = aj.GlobalTensor("int32")
+    sync_gm.SetGlobalBuffer(aj.GetUserWorkspace(workspace), 32 * n // 4)
+    pipe = aj.TPipe()
+    aj.InitGlobalMemory(sync_gm, 32 * n // 4, np.int32(0))   # every core clears all of it (the SyncAll page)
+    q = aj.TQue(aj.TPosition.VECIN, 1)
+    pipe.InitBuffer(q, 1, 32 * n)
+    ub = q.AllocTensor("int32")
+    aj.SyncAll(sync_gm, ub, n)
+    q.FreeTensor(ub)
+
+
+def test_a_blocks_report_names_the_earlier_access_s_block_and_the_soft_sync_workspace_rule():
+    """port62f (ops-math HistogramV2's 310P build): the earlier access's block was in the fix only, and the fix of
+    every core's fill of the soft SyncAll workspace told it to use SetAtomicAdd or a SyncAll."""
+    workspace = np.zeros(aj.GetLibApiWorkSpaceSize("atlas-a2") + 32 * 4, np.uint8)
+    with aj.sanitize_session("report") as session:
+        aj.launch(_clear_the_soft_sync_workspace, 4, "atlas-a2", workspace)
+    assert session.reports and all(r.earlier.block is not None and r.earlier.block != r.block
+                                   for r in session.reports)
+    first = session.reports[0]
+    assert f"of block {first.earlier.block} in block {first.block} of 4" in first.text(True)
+    assert all("the page's own rule" in r.fix for r in session.reports)
+
+
+def test_a_ragged_data_copy_count_on_a_device_without_data_copy_pad_is_told_what_it_can_write():
+    core = aj.Core("atlas-inference-aicore")
+    ub = core.local_tensor("float", 32)
+    with core, pytest.raises(aj.AlignmentError) as err:
+        aj.DataCopy(ub, aj.GlobalTensor(np.zeros(32, np.float32)), 18)
+    assert "offers no DataCopyPad" in str(err.value) and "DataCopyPad copies any length" not in str(err.value)
