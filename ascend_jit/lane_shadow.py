@@ -414,16 +414,17 @@ def mask_loaded(mask, run, window, groups, unknown_bits):
 
 
 def mask_stored_bytes(mask, run, window):
-    """[(ORIGINS index, UB addresses)] a MaskReg store writes from marked bits: `run(handle, words)` replays the store
-    through `window` into a zero image from words holding one origin's marked bits alone; a byte holding a marked
-    bit is left uninitialised whole (the UB shadow is per byte)."""
+    """[(ORIGINS index, UB addresses, their marked bits)] a MaskReg store writes from marked bits: `run(handle,
+    words)` replays the store through `window` into a zero image from words holding one origin's marked bits alone;
+    a byte holding a marked bit is left uninitialised whole for the UB's per-byte shadow, and its marked bits are
+    what a MaskReg load of it marks again (Sanitizer.derived_bits; review 62: a mask spilled and reloaded)."""
     found = []
     for origin in _origins_in(mask):
         image = window.image()
         run(window.handle(image), _words(mask._lane_shadow.origin == origin))
         written = np.flatnonzero(image)
         if written.size:
-            found.append((origin, window.base + written))
+            found.append((origin, window.base + written, image[written]))
     return found
 
 

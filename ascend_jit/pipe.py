@@ -822,9 +822,12 @@ def _validate(api, dst, src, count_or_params, core):
         if (count * esize) % 32:
             # port62f: the 310P and the 910 offer no DataCopyPad (SPEC-2 1.9); there the port writes the count the
             # device copies, and the tail by the scalar unit
+            pair = ("GlobalTensor.GetValue then LocalTensor.SetValue" if isinstance(src, GlobalTensor) else
+                    "LocalTensor.GetValue then GlobalTensor.SetValue" if isinstance(dst, GlobalTensor) else
+                    "LocalTensor.GetValue then SetValue")
             rest = ("DataCopyPad copies any length" if core.spec.pad_dtypes else
                     "this device offers no DataCopyPad: copy the rounded-down count (what the device copies) and the "
-                    "tail element by element (GlobalTensor.SetValue / LocalTensor.GetValue)")
+                    f"tail element by element ({pair})")
             raise AlignmentError(api, "count", count, legal=f"count * {esize} B a multiple of 32 B "
                                  "(DataCopy moves whole DataBlocks; pad the data)", device=device,
                                  detail=f"is not whole DataBlocks: the device rounds it down to "

@@ -280,10 +280,13 @@ class Report:
     runs: int = 1           # how many separate runs of bytes the nbytes lie in (the text says so when several)
 
     def to_dict(self):
+        earlier = self.earlier
         return {"check": self.check, "kind": self.kind, "instruction": str(self.instruction),
-                "earlier": str(self.earlier) if self.earlier else None, "operand": self.operand,
-                "space": self.space, "address": self.address, "bytes": self.nbytes, "fix": self.fix,
-                "block": self.block}
+                # "API [PIPE] at file:line" as before; a blocks report's other block in a field of its own
+                "earlier": f"{earlier.api} [{earlier.pipe}] at {earlier.where}" if earlier else None,
+                "earlier_block": earlier.block if earlier else None, "operand": self.operand,
+                "space": self.space, "address": self.address, "bytes": self.nbytes, "runs": self.runs,
+                "fix": self.fix, "block": self.block}
 
     def __str__(self):
         return self.text(with_block=True)
@@ -1249,17 +1252,20 @@ class Sanitizer:
         store = f"{instr} wrote from {source}"
         return store if stored.size == writers.size else f"nothing had written, or that {store}"
 
-    def lanes_stored(self, instr, addresses, origin):
+    def lanes_stored(self, instr, addresses, origin, bits=None):
         """Reg store `instr` wrote the UB bytes `addresses` from register lanes holding values computed from the
         uninitialised bytes of load `origin` (a lane_shadow.ORIGINS index): they stay uninitialised, remembered with
-        the store and the load for the report of whatever reads them through an active lane (lane_shadow.py)."""
+        the store and the load for the report of whatever reads them through an active lane (lane_shadow.py).
+        `bits`: per byte, those of its bits that hold no written value (a MaskReg store's marked bits); None: all."""
         if self.stored_from is None:
             self.stored_from = np.full(self.initialised.size, -1, np.int32)
         self.initialised[addresses] = False
         self.stored_from[addresses] = len(self.lane_stores)
         self.lane_stores.append((instr, origin))
+        if bits is not None and self.derived_bits is None:
+            self.derived_bits = np.full(self.initialised.size, 0xFF, np.uint8)
         if self.derived_bits is not None:
-            self.derived_bits[addresses] = 0xFF
+            self.derived_bits[addresses] = 0xFF if bits is None else bits
 
 
 def _pairs(addrs, earlier, conflict):
@@ -1430,9 +1436,17 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
         window = lane_shadow.Window(handle, min(start, span[0]), min(max(span[1], start + 2 * lane_shadow.VL),
                                                                       handle[5]))
     mask_form = form in ("load_mask", "store_mask")
-    if write:   # the bytes written from marked lanes or bits stay uninitialised
+    if write and mask_form:   # the bytes written from marked bits stay uninitialised, those bits unknown
+        stored = lane_shadow.mask_stored_bytes(registers[0], run, window)
+        if stored:   # a byte holding two origins' bits: either's are unknown
+            written = np.unique(np.concatenate([addresses for _, addresses, _ in stored]))
+            unknown = np.zeros(written.size, np.uint8)
+            for _, addresses, bits in stored:
+                np.bitwise_or.at(unknown, np.searchsorted(written, addresses), bits)
+            for origin, addresses, _ in stored:
+                sanitizer.lanes_stored(instr, addresses, origin, unknown[np.searchsorted(written, addresses)])
+    elif write:   # the bytes written from marked lanes stay uninitialised
         for origin, addresses in (lane_shadow.leading_bytes(registers[0], args[0], start) if run is None else
-                                  lane_shadow.mask_stored_bytes(registers[0], run, window) if mask_form else
                                   lane_shadow.stored_bytes(registers, run, window, mask)):
             sanitizer.lanes_stored(instr, addresses, origin)
     elif run is None:   # LoadUnAlign: register byte i from UB byte start + i
@@ -1694,13 +1708,13 @@ class LaunchShadow:
         else:
             fix = (f"block {block} and {others} touch these bytes in the same SyncAll phase: use SetAtomicAdd for "
                    f"combined writes (one atomic operation: an Add and a Max do not combine), or {order}")
-            if api.startswith("InitGlobalMemory") and earlier is not None and \
-                    earlier[0].api.startswith("InitGlobalMemory"):
+            fills = ("InitGlobalMemory:", "Fill:")   # the composite's names (api/init_global_memory.py)
+            if api.startswith(fills) and earlier is not None and earlier[0].api.startswith(fills):
                 # port62f: the soft SyncAll's page (同步控制/核间同步/SyncAll.md) has every core initialise the whole
                 # gmWorkspace before it, and that workspace's traffic is not modelled (README)
-                fix += ("; if these bytes are a soft SyncAll(gm_workspace, ...)'s workspace, the devkit's SyncAll "
-                        "page asks every core to initialise all of it first: that fill of equal values is the "
-                        "page's own rule, not a hazard to fix")
+                fix += ("; if these bytes are a soft SyncAll(gm_workspace, ...)'s workspace and every core fills "
+                        "them with the same value, this is the devkit SyncAll page's own rule (every core "
+                        "initialises all of it first), not a hazard to fix")
         emit(Report("blocks", kind, Instr(api, pipe, where, -1), "GM", addr, count, earlier=earlier_instr, space="GM",
                     fix=fix))
 

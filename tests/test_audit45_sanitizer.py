@@ -936,7 +936,8 @@ def test_report_objects_and_json():
         _two_hazards(core)
     reports = core.sanitizer.reports
     assert [(r.check, r.kind) for r in reports] == [("init", "uninitialised read"), ("race", "WAR")]
-    keys = {"check", "kind", "instruction", "earlier", "operand", "space", "address", "bytes", "fix", "block"}
+    keys = {"check", "kind", "instruction", "earlier", "earlier_block", "operand", "space", "address", "bytes",
+            "runs", "fix", "block"}
     for r in reports:
         d = r.to_dict()
         assert set(d) == keys

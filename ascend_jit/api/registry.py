@@ -518,12 +518,13 @@ NOT_OFFERED = {
     # ops-math MulAddn spells it BroadCast<T, dim, axis> (port62b), the devkit's impl name Broadcast forwards to
     **dict.fromkeys(("Broadcast", "BroadCast", "GetBroadCastMaxMinTmpSize"),
                     "an advanced (高阶) API, built by the devkit from basic instructions: not offered; write the "
-                    "devkit's own sequence for the device (impl/adv_api/detail/pad/broadcast/): on A2 / A3 / 950 "
+                    "devkit's own sequence for the device (impl/adv_api/detail/pad/broadcast/): on A2 / A3 "
                     "broadcast_v220_impl.h (BroadCast<T, 2, 1>, a column to rows: aj.Brcb of the column into one "
                     "32-byte block per element, PipeBarrier<PIPE_V>, then an aj.Copy with source block stride 0 for "
                     "rows of whole 32-byte blocks, or into 32-byte aligned rows and a reduce-mode GatherMask "
                     "otherwise), on the 310P broadcast_v200_impl.h (a Duplicate'd zero block, a high-dim Or of "
-                    "uint16 with source block stride 0, then Transpose NCHW2NHWC; its Copy is not offered there)"),
+                    "uint16 with source block stride 0, then Transpose NCHW2NHWC; its Copy is not offered there), on "
+                    "the 950 broadcast_3510_impl.h (a Reg VF)"),
     # the devkit's LogImpl off the 950 is one counter-mode Ln (impl/adv_api/detail/math/log/log_common_impl.h;
     # port60c)
     "Log": "an advanced (高阶) API: off the 950 the devkit builds Log(dst, src, count) as one counter-mode Ln, "
