@@ -1206,8 +1206,6 @@ class Sanitizer:
         256-byte blocks, SPEC-2 D44, and a normal-mode GatherMask gathers whole repeats, so a tile's pad lanes are
         read whatever the data's length; their results are harmless until read, port61a, port61g)."""
         from . import lane_shadow
-        if self.stored_from is None:
-            self.stored_from = np.full(self.initialised.size, -1, np.int32)
         if len(found) > 1:   # both sources of a Compare: one record naming both (the last had overwritten the first)
             unwritten, at = np.unique(np.concatenate([f[2] for f in found]), return_index=True)
             outputs = np.unique(np.concatenate([f[1] for f in found]))
@@ -1221,14 +1219,9 @@ class Sanitizer:
         for operand, outputs, unwritten, fix, writers, bits in found:
             first, nbytes = int(unwritten[0]), int(unwritten.size)
             text = fix.format(operand=operand, address=first, nbytes=nbytes, unwritten=self._unwritten(writers))
-            origin = lane_shadow.origin_index(self, instr, operand, first, nbytes, fix=text)
-            self.initialised[outputs] = False
-            self.stored_from[outputs] = len(self.lane_stores)
-            self.lane_stores.append((instr, origin))
-            if bits is not None and self.derived_bits is None:
-                self.derived_bits = np.full(self.initialised.size, 0xFF, np.uint8)
-            if self.derived_bits is not None:
-                self.derived_bits[outputs] = 0xFF if bits is None else bits
+            # kept as a Reg store's outputs are: uninitialised, with the instruction and the origin for the report
+            self.lanes_stored(instr, outputs, lane_shadow.origin_index(self, instr, operand, first, nbytes, fix=text),
+                              bits)
 
     def unknown_bits(self, addresses):
         """Per uninitialised UB byte of `addresses`, the bits holding no written value (a MaskReg load marks those
