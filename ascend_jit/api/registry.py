@@ -486,7 +486,9 @@ NOT_OFFERED = {
     **dict.fromkeys(("SetCmpMask", "GetCmpMask"), "not offered (SPEC-2 14, D59: the CMPMASK register's layout after "
                     "Compare is not documented per device); Select takes its selMask as a tensor here"),
     **dict.fromkeys(("CastDequant", "SetDeqScale"), "not offered (SPEC-2 14, D47: the dequantisation scale's format "
-                    "and rounding are undocumented)"),
+                    "and rounding are undocumented); to dequantise, Cast the integers to float, Muls by the scale and "
+                    "Cast to the destination type (each step rounded once: the device's deq path may differ in the "
+                    "last bit)"),
     **dict.fromkeys(("MulAddRelu", "AddReluCast", "SubReluCast", "MulCast", "Mull", "Prelu", "BilinearInterpolation"),
                     _OUT_OF_BRIEF),
     "Neg": f"{_OUT_OF_BRIEF}; aj.Muls(dst, src, -1.0, count) negates a float lane exactly",
