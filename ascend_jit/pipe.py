@@ -349,7 +349,8 @@ class TQue:
         if not self._allocated_here(tensor._lease):  # as FreeTensor refuses it later: DeQue handed it back as ours
             raise StateError("EnQue", "tensor", tensor, device=self._device(),
                              legal="a tensor AllocTensor of this queue returned",
-                             detail="not allocated by this queue (AllocTensor of this queue first)")
+                             detail=f"not allocated by this queue ({self._whose(tensor._lease)}; AllocTensor of "
+                                    f"this queue first)")
         if self.depth and len(self._queue) >= self.depth:
             raise StateError("EnQue", "depth", self.depth, legal="fewer tensors enqueued than the queue's depth",
                              detail="queue is full", device=self._device())
@@ -412,6 +413,20 @@ class TQue:
             return tensor
         return tensor.ReinterpretCast(dtype)
 
+    def _whose(self, lease):
+        """Where a tensor this queue refuses came from, said against this queue's own buffers (port63d: ops-nn's
+        BinaryCrossEntropyV2 frees y on x's queue, which the devkit's debug build asserts too)."""
+        mine = f"this queue's buffers: UB {self._ranges(self)}"
+        owner = lease.buffer.owner if lease is not None and lease.buffer is not None else None
+        if owner is None:
+            return f"not a queue's buffer: a TBuf's tensor or one made by hand; {mine}"
+        kind = type(owner).__name__
+        return f"a buffer of another {kind} ({owner.position.name}, UB {self._ranges(owner)}); {mine}"
+
+    @staticmethod
+    def _ranges(holder):
+        return ", ".join(f"[{b.addr}, {b.addr + b.nbytes})" for b in holder._buffers) or "none"
+
     def _allocated_here(self, lease):
         """Whether a tensor's lease is an AllocTensor of one of this queue's buffers (alive or not)."""
         return lease is not None and lease.buffer is not None and lease.buffer.owner is self
@@ -427,7 +442,7 @@ class TQue:
         lease = tensor._lease if type(tensor) is LocalTensor or isinstance(tensor, LocalTensor) else None
         if not self._allocated_here(lease):
             raise StateError("FreeTensor", "tensor", tensor, legal="a tensor AllocTensor of this queue returned",
-                             detail="not allocated by this queue",
+                             detail=f"not allocated by this queue ({self._whose(lease)})",
                              device=self._device())
         if not lease.alive:
             raise StateError("FreeTensor", "tensor", tensor, legal="a tensor allocated and not yet freed",

@@ -1061,6 +1061,10 @@ class Sanitizer:
             self.barrier_seq[d] = max(self.barrier_seq[d], snapshot[d])
             if d == _S:   # the scalar unit issues every later instruction after its wait returns (docs/decisions.md
                 self.scalar_wait_clock = self.clock[_S].copy()   # "The device's synchronisation")
+                # so for "strict" every pipe's own instructions the source had seen complete are ordered before the
+                # pipe's later ones, as by a PipeBarrier of that pipe (port63e: MTE2 -> MTE2_S -> GetValue, then a
+                # second copy into the same bytes); cross-pipe pairs keep SPEC-2 10.4's flags
+                np.maximum(self.barrier_seq, snapshot, out=self.barrier_seq)
                 if self.config.device_sync:
                     self.data_sync_barrier()
 

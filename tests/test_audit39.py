@@ -438,17 +438,20 @@ def _model(prog, strict, device_sync):
     preds = []                 # preds[n]: [(earlier node, is a synchronisation edge)]
     last_on = {p: None for p in PIPES}
     extra = {p: [] for p in PIPES}   # device-sync: a PIPE_S wait precedes the next event of every pipe
+    # "strict" alone: it orders the pipe's own earlier instructions it saw complete before that event (port63e)
+    extra_same_pipe = {p: [] for p in PIPES}
     barrier_nodes = set()
     anc, anc_sync = [], []
 
     def node(pipes, barrier=False, flag_src=None):
         n = len(preds)
-        ps = []
+        ps, same_pipe_only = [], []
         for p in pipes:
             if last_on[p] is not None:
                 ps.append((last_on[p], barrier or last_on[p] in barrier_nodes))
             ps += [(e, True) for e in extra[p]]
-            extra[p] = []
+            same_pipe_only += extra_same_pipe[p]
+            extra[p], extra_same_pipe[p] = [], []
             last_on[p] = n
         if flag_src is not None:
             ps.append((flag_src, True))
@@ -461,6 +464,8 @@ def _model(prog, strict, device_sync):
             s |= anc_sync[p]
             if sync_edge:
                 s |= anc[p] | {p}
+        for p in same_pipe_only:
+            s |= anc[p] | {p}
         anc.append(a)
         anc_sync.append(s)
         return n
@@ -472,10 +477,10 @@ def _model(prog, strict, device_sync):
 
     def wait_flag(s, d, key):
         n = node((d,), flag_src=flag_nodes.pop(key, None))
-        if device_sync and d == "PIPE_S":
+        if d == "PIPE_S":
             for p in PIPES:
                 if p != "PIPE_S":
-                    extra[p].append(n)
+                    (extra if device_sync else extra_same_pipe)[p].append(n)
 
     access_node, access_pipe = [], []
     region_state, handoff_mark, expected = {}, {}, set()

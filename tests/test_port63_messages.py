@@ -2,6 +2,7 @@
 import inspect
 import os
 
+import numpy as np
 import pytest
 
 import ascend_jit as aj
@@ -30,3 +31,61 @@ def test_readme_names_every_refusal_class():
                and c is not aj.SanitizerError]  # the sanitizer's reports, not refusals: README "Sanitizer"
     missing = [n for n in classes if f"`{n}`" not in paragraph]
     assert not missing, missing
+
+
+@pytest.mark.parametrize("name", ["Sort", "TopK", "Concat", "Extract", "GetSortLen", "GetSortOffset", "Sort32",
+                                  "MrgSort", "MrgSort4", "GetMrgSortResult", "MrgSortSrcList", "RpSort16"])
+def test_sort_family_refusal_says_no_sort_instruction_exists(name):
+    """port63c: Sort's refusal said to write the basic instructions its devkit build uses, which are Sort32 and
+    MrgSort, refused in turn; GetMrgSortResult was a bare AttributeError."""
+    with pytest.raises(aj.NotOfferedError) as caught:
+        getattr(aj, name)
+    text = str(caught.value)
+    assert "no sort instruction is offered" in text and "argsort" in text
+    assert "write its basic instructions" not in text
+
+
+def test_gather_misaligned_base_names_the_sum():
+    """audit63: a src_base_addr off the element size made an aligned offset the named fault, with no word of the
+    base or the sum that is misaligned."""
+    core = aj.Core("atlas-a2")
+    src, dst = core.local_tensor("half", 256), core.local_tensor("half", 16)
+    offsets = core.local_tensor("uint32", 16)
+    offsets[:] = np.full(16, 2, np.uint32)
+    before = core.ub.copy()
+    expected = (r"src_offset\[0\]' = 2 makes src \+ src_base_addr \+ offset = \d+ \+ 1 \+ 2 = \d+; "
+                r"src_base_addr = 1 is itself not a multiple of 2")
+    with pytest.raises(aj.AlignmentError, match=expected):
+        aj.Gather(dst, src, offsets, 1, 16)
+    assert np.array_equal(core.ub, before)
+
+
+@pytest.mark.parametrize("compare, mode", [(lambda x: x < 3.0, "LT"), (lambda x: x >= np.float32(3), "GE"),
+                                           (lambda x: 2.0 < x, "GT"), (lambda x: x != 1, "NE")])
+def test_compare_operator_with_a_scalar_names_compares(compare, mode):
+    """audit63: `dst[:] = x < 3.0` was told to pass a LocalTensor; a comparison with a scalar is Compares'."""
+    core = aj.Core("atlas-a2")
+    x, dst = core.local_tensor("float", 64), core.local_tensor("uint8", 8)
+    with pytest.raises(aj.ParameterError, match=rf"aj\.Compares\(dst, src0, scalar, aj\.CMPMODE\.{mode}, count\)"):
+        dst[:] = compare(x)
+
+
+def test_free_on_the_wrong_queue_names_the_queue_it_came_from():
+    """port63d: ops-nn BinaryCrossEntropyV2 frees y on x's queue; the refusal said only "not allocated by this queue"
+    (the devkit's debug build asserts the same), not whose tensor it was."""
+    core = aj.Core("atlas-a2")
+    with core:
+        pipe, in_x, out_y = aj.TPipe(), aj.TQue(aj.QuePosition.VECIN, 2), aj.TQue(aj.QuePosition.VECOUT, 2)
+        tbuf = aj.TBuf(aj.TPosition.VECCALC)
+        pipe.InitBuffer(in_x, 2, 256)
+        pipe.InitBuffer(out_y, 2, 256)
+        pipe.InitBuffer(tbuf, 256)
+        y = out_y.AllocTensor("float")
+        with pytest.raises(aj.StateError, match=r"a buffer of another TQue \(VECOUT, UB \[512, 768\), \[768, 1024\)\); "
+                                                r"this queue's buffers: UB \[0, 256\), \[256, 512\)"):
+            in_x.FreeTensor(y)
+        with pytest.raises(aj.StateError, match=r"EnQue: .*a buffer of another TQue \(VECOUT"):
+            in_x.EnQue(y)
+        with pytest.raises(aj.StateError, match="not a queue's buffer: a TBuf's tensor or one made by hand"):
+            in_x.FreeTensor(tbuf.Get("float"))
+        out_y.FreeTensor(y)  # still its own queue's to free

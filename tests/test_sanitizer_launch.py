@@ -424,3 +424,35 @@ def test_a_blocks_report_names_the_other_blocks_conflicting_access(mode):
     assert [(r.instruction.api, r.earlier.api, r.earlier.pipe, r.earlier.where) for r in reports] == [
         ("own fill", "add of block 2", PIPE_MTE3, "kernel.py:1"), ("add of block 1", "fill", PIPE_MTE3, "kernel.py:1")]
     assert "block 0's a plain write" in reports[1].fix
+
+
+def _copy_twice(x, order):
+    """Two GM -> UB copies into the same bytes; `order` says what the scalar unit does between them."""
+    g = aj.GlobalTensor("float")
+    g.SetGlobalBuffer(x, 64)
+    pipe, buf = aj.TPipe(), aj.TBuf(aj.TPosition.VECCALC)
+    pipe.InitBuffer(buf, 256)
+    t = buf.Get("float")
+    params, pad = aj.DataCopyExtParams(1, 256, 0, 0, 0), aj.DataCopyPadExtParams(False, 0, 0, 0)
+    aj.DataCopyPad(t, g, params, pad)
+    if order in ("wait", "set_only"):
+        aj.SetFlag(0, event=aj.HardEvent.MTE2_S)
+    if order == "wait":
+        aj.WaitFlag(0, event=aj.HardEvent.MTE2_S)
+        t.GetValue(0)
+    aj.DataCopyPad(t, g, params, pad)
+    if order == "set_only":
+        aj.WaitFlag(0, event=aj.HardEvent.MTE2_S)
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+@pytest.mark.parametrize("order, reported", [("wait", 0), ("set_only", 1), ("nothing", 1)])
+def test_strict_a_scalar_wait_orders_the_pipes_it_saw_complete(device, order, reported):
+    """port63e (ops-math Segsum's arch35 LoadX): the scalar unit waits for a copy (MTE2_S), reads it, then issues a
+    second copy into the same bytes. It issues that copy after the first completed, so "strict" has no MTE2 WAW to
+    report; with the flag set but not yet waited, or none, it does (SPEC-2 10.4: PipeBarrier<PIPE_MTE2>)."""
+    with aj.sanitize_session("report,strict") as session:
+        aj.launch(_copy_twice, 1, device, np.arange(64, dtype=np.float32), order)
+    waws = [r for r in session.reports if r.kind == "WAW"]
+    assert len(waws) == reported, [r.text(False) for r in session.reports]
+    assert len(session.reports) == reported

@@ -634,6 +634,11 @@ def _reference_reports(prog, strict):
 
     def ordered(i, j):
         return j in reach[i] or any(c == prog[j][2] and i < a and b < j for c, a, b in hand_offs)
+    scalar_waits = [k for k, event in enumerate(prog) if event[0] == "wait" and event[2] == sanitizer.PIPE_S]
+
+    def ordered_same_pipe(i, j):
+        # and the scalar unit issues every instruction after a wait of its own for i (port63e)
+        return ordered(i, j) or any(i < k < j and k in reach[i] for k in scalar_waits)
     found, last_write, readers = [], [None] * _CELLS, [[] for _ in range(_CELLS)]
     for j, event in enumerate(prog):
         if event[0] != "access":
@@ -642,7 +647,8 @@ def _reference_reports(prog, strict):
         w = last_write[cell]
         # "strict" also checks same-pipe vector RAW and MTE2/MTE3 WAW, which only a barrier or flag path orders
         same_pipe_checked = strict and (pipe == "PIPE_V" if not write else pipe in ("PIPE_MTE2", "PIPE_MTE3"))
-        if w is not None and (prog[w][1] != pipe or same_pipe_checked) and not ordered(w, j):
+        if w is not None and (prog[w][1] != pipe and not ordered(w, j) or
+                              prog[w][1] == pipe and same_pipe_checked and not ordered_same_pipe(w, j)):
             found.append((j, "WAW" if write else "RAW"))
         if not write:
             readers[cell].append(j)

@@ -51,6 +51,10 @@ def operands(api, dst, *srcs, names=None):
     return core
 
 
+_OPERATOR_MODES = {"operator<": "LT", "operator>": "GT", "operator<=": "LE", "operator>=": "GE", "operator==": "EQ",
+                   "operator!=": "NE"}
+
+
 def _not_a_tensor_hint(value, api):
     """Why a value is not a tensor, in the words of the usual porting mistake."""
     if value is None:
@@ -58,6 +62,11 @@ def _not_a_tensor_hint(value, api):
     if isinstance(value, (np.ndarray, list, tuple)):
         return "is host data: copy it into a LocalTensor first (t[:] = array)"
     if isinstance(value, (int, float, np.generic)):
+        mode = _OPERATOR_MODES.get(api)
+        if mode is not None:
+            # SPEC-2 9.4: the operator form is Compare's (two tensors); a scalar is Compares' count form (audit63)
+            return (f"is a scalar: the operator form compares two tensors; compare with a scalar by "
+                    f"aj.Compares(dst, src0, scalar, aj.CMPMODE.{mode}, count)")
         return "is a scalar: pass the LocalTensor itself (t[i] is the sub-tensor at offset i)"
     if _names_a_dtype(value):
         return (f"is the dtype {value!r}: C++'s template argument <T> is not written here, the tensors carry it "

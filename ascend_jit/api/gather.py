@@ -203,8 +203,12 @@ def _check_offsets(api, core, dst, src, src_offset, base, offsets, dst_bytes, ac
         raise ParameterError(api, f"src_offset[{int(active[over])}]", int(offsets[over]), device=spec.name,
                              legal=f"[0, {limit}] for {size * 8}-bit types on this device (SPEC-2 9.2)")
     if misaligned >= 0:
-        raise AlignmentError(api, f"src_offset[{int(active[misaligned])}]", int(offsets[misaligned]),
-                             device=spec.name, legal=f"src + src_base_addr + offset a multiple of {size} (D57)")
+        offset = int(offsets[misaligned])
+        # the sum is what must be aligned: a src_base_addr off the element size (audit63) makes aligned offsets fail
+        detail = (f"makes src + src_base_addr + offset = {src.addr} + {base} + {offset} = {src.addr + base + offset}" +
+                  (f"; src_base_addr = {base} is itself not a multiple of {size}" if base % size else ""))
+        raise AlignmentError(api, f"src_offset[{int(active[misaligned])}]", offset, device=spec.name, detail=detail,
+                             legal=f"src + src_base_addr + offset a multiple of {size} (D57)")
     if outside >= 0:
         raise OutOfBoundsError(api, f"src_offset[{int(active[outside])}]", int(offsets[outside]), device=spec.name,
                                legal=_offset_range(src, base, size, lo_t, hi_t, core.bounds))

@@ -479,6 +479,9 @@ INSTRUCTIONS = (
 # Looked up on `aj`, a NotOfferedError saying why and what to use (port39r met Interleave in some sixteen arch35
 # files), not a bare AttributeError; `aj.Reg` has its own table (reg.py).
 _OUT_OF_BRIEF = "not offered (SPEC-2 14: not in the brief)"
+_NO_SORT = ("no sort instruction is offered: sort on the host between two launches "
+            "(numpy's stable argsort on the keys negated, for the devkit's descending order), or write a "
+            "compare-exchange network of aj.Max / aj.Min, or of Compare and Select to carry indices")
 NOT_OFFERED = {
     **dict.fromkeys(("Interleave", "DeInterleave"), "not offered (the 950's Memory-API pages are outside the brief); "
                     "inside a VF a DIST_DINTLV_B16/B32 aj.Reg.LoadAlign into two registers de-interleaves and a "
@@ -512,7 +515,7 @@ NOT_OFFERED = {
         "BatchNorm", "DeepNorm", "GroupNorm", "LayerNorm", "LayerNormGrad", "LayerNormGradBeta", "Normalize",
         "RmsNorm", "WelfordFinalize", "WelfordUpdate", "DropOut", "AntiQuantize", "AscendAntiQuant", "AscendDequant",
         "AscendQuant", "Dequantize", "Quantize", "Mean", "ReduceAll", "ReduceAny", "ReduceMean", "ReduceProd",
-        "ReduceXorSum", "Sum", "Concat", "Extract", "GetSortLen", "GetSortOffset", "Sort", "TopK", "Pad",
+        "ReduceXorSum", "Sum", "Pad",
         "UnPad", "TransData", "ConfusionTranspose", "PhiloxRandom", "SelectWithBytesMask"),
         "an advanced (高阶) API, built by the devkit from basic instructions: not offered; write its basic "
         "instructions, the ones the devkit's impl/adv_api/detail/<area>/<name>/ uses for the device (the gallery's "
@@ -542,8 +545,15 @@ NOT_OFFERED = {
     **dict.fromkeys(("MultiCopyParams", "NdDmaConfig", "MultiCopyLoopInfo"),
                     f"{_OUT_OF_BRIEF}; copy each row of the destination with its own DataCopyPad (a broadcast row: "
                     "the same GM source each time)"),
-    **dict.fromkeys(("TransDataTo5HD", "MrgSort", "MrgSort4", "Sort32", "RpSort16", "ProposalConcat",
-                     "ProposalExtract", "VectorPadding"), _OUT_OF_BRIEF),
+    **dict.fromkeys(("TransDataTo5HD", "VectorPadding"), _OUT_OF_BRIEF),
+    # the sort family: the advanced Sort / TopK / Concat / Extract are built from Sort32 and MrgSort (sort_impl.h),
+    # basic instructions outside the brief too, so "write its basic instructions" led nowhere (port63c)
+    **dict.fromkeys(("Sort", "TopK", "Concat", "Extract", "GetSortLen", "GetSortOffset"),
+                    "an advanced (高阶) API, built by the devkit from basic instructions (Sort32 and MrgSort: "
+                    "impl/adv_api/detail/sort/) that are not offered either (SPEC-2 14: not in the brief); "
+                    f"{_NO_SORT}"),
+    **dict.fromkeys(("Sort32", "MrgSort", "MrgSort4", "GetMrgSortResult", "MrgSortSrcList", "RpSort16",
+                     "ProposalConcat", "ProposalExtract"), f"{_OUT_OF_BRIEF}; {_NO_SORT}"),
     **dict.fromkeys(("AtomicAdd", "AtomicMax", "AtomicMin", "AtomicCas", "AtomicExch"),
                     "not offered (the scalar unit's atomics on one GM element are not in the brief); "
                     "aj.SetAtomicAdd / SetAtomicMax / SetAtomicMin, a DataCopyPad of the element from a LocalTensor, "
