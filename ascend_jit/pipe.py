@@ -831,6 +831,7 @@ def _validate(api, dst, src, count_or_params, core):
         length, src_gap, dst_gap = (as_uint16_field(api, device, name, v, lo) for name, v, lo in (
             ("blockLen", p.blockLen, 1), ("srcStride", p.srcStride, 0), ("dstStride", p.dstStride, 0)))
         runs = tuple((i * (length + src_gap) * 32, i * (length + dst_gap) * 32, length * 32) for i in range(count))
+        shape = f"blockCount {count}, blockLen {length}, srcStride {src_gap}, dstStride {dst_gap}"
     else:
         count = as_int(api, device, "count", count_or_params, 0, INT32_MAX)
         esize = src.dtype.size
@@ -849,6 +850,7 @@ def _validate(api, dst, src, count_or_params, core):
                                         f"{count * esize // 32 * 32 // esize} without a word (the devkit's "
                                         f"DataCopyCheck), dropping the tail; {rest}")
         runs = ((0, 0, count * esize),)
+        shape = f"count {count} x {esize} B"
     for side, t, index in (("dst", dst, 1), ("src", src, 0)):
         if isinstance(t, LocalTensor):
             if t.addr % 32:
@@ -859,7 +861,7 @@ def _validate(api, dst, src, count_or_params, core):
             limit = t._nbytes
         far = runs[-1][index] + runs[-1][2]  # the last run ends furthest (offsets grow with the run index)
         if far > limit:
-            legal = f"at most {limit} bytes (the copy needs {far})"
+            legal = f"at most {limit} bytes (the copy needs {far}: {shape})"  # port63e: say which argument
             if not isinstance(t, LocalTensor):
                 legal += GM_WINDOW
             raise OutOfBoundsError(api, side, t, legal=legal, device=device)

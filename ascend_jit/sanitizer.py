@@ -302,9 +302,14 @@ class Report:
 
     def text(self, with_block):
         """The report as a line; without the block for a SanitizerError, whose message the launch prefixes with it."""
-        pair = f"{self.instruction}" + (f" after {self.earlier}" if self.earlier else "")
+        pair = f"{self.instruction}"
         if with_block and self.block is not None:
             pair += f" in block {self.block} of {self.block_num}"
+        if self.earlier and self.check == "blocks":
+            # two blocks' accesses of one SyncAll phase have no order ("after" read as program time: port63c)
+            pair += f", and {self.earlier} in the same SyncAll phase"
+        elif self.earlier:
+            pair = f"{self.instruction} after {self.earlier}" + pair[len(str(self.instruction)):]
         # the sync check's "address" is the event id it names, not a byte ("event byte 0 (0 bytes)" read as one)
         where = (f"id {self.address}" if self.space == "event" else
                  f"{self.space} byte {self.address} ({self.nbytes} byte{'s' if self.nbytes != 1 else ''}" +
@@ -1598,7 +1603,7 @@ class LaunchShadow:
             earlier = self._earlier(found, root, block, epoch, write, atomic)
             self.checked.add(epoch, block, root, lo, nbytes, write, atomic, api, pipe, where)
         if found is not None:
-            self._report(found, earlier, block, atomic, api, pipe, where, emit)
+            self._report(found, earlier, block, atomic, api, pipe, where, emit, write)
 
     def replay(self):
         """"report" mode, at the end of the launch: check the logged accesses in (SyncAll phase, block, program
@@ -1609,7 +1614,7 @@ class LaunchShadow:
             earlier = self._earlier(found, root, block, epoch, write, atomic)
             self.checked.add(epoch, block, root, lo, nbytes, write, atomic, api, pipe, where)
             if found is not None:
-                self._report(found, earlier, block, atomic, api, pipe, where, emit)
+                self._report(found, earlier, block, atomic, api, pipe, where, emit, write)
 
     def _earlier(self, found, root, block, epoch, write, atomic):
         """The logged access of another block a conflict `found` (_check_and_record) is with, at its first byte, as
@@ -1685,7 +1690,7 @@ class LaunchShadow:
         kind = "two blocks write the same GM bytes" if writes_clash else "a block reads GM bytes another block writes"
         return (kind, first[0], count, first[1])
 
-    def _report(self, found, earlier, block, atomic, api, pipe, where, emit):
+    def _report(self, found, earlier, block, atomic, api, pipe, where, emit, write):
         kind, addr, count, _ = found
         earlier_instr, other, other_atomic = earlier if earlier is not None else (None, -1, None)
         others = f"block {other}" if other >= 0 else "at least one other block"
@@ -1700,8 +1705,10 @@ class LaunchShadow:
         elif kind.startswith("a block reads"):
             # port57f (ops-cv Rasterizer: each block writes its share of a mask, then reads all of it): an atomic
             # write orders nothing against a read, so SetAtomicAdd is not offered as a fix here
-            fix = (f"block {block} and {others} touch these bytes in the same SyncAll phase, one writing and the other "
-                   f"reading them: order the write and the read with {order}")
+            # which block writes and which reads: the pair's order in the text is the replay's, not the device's
+            roles = (f"block {block} writes these bytes and {others} reads them" if write else
+                     f"block {block} reads these bytes and {others} writes them")
+            fix = f"{roles} in the same SyncAll phase: order the write and the read with {order}"
         else:
             fix = (f"block {block} and {others} touch these bytes in the same SyncAll phase: use SetAtomicAdd for "
                    f"combined writes (one atomic operation: an Add and a Max do not combine), or {order}")

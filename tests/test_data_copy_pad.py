@@ -335,7 +335,7 @@ def test_a_gm_window_refusal_of_a_sub_tensor_says_where_it_starts():
         pipe.InitBuffer(que, 1, 256)
         tile = que.AllocTensor("float")
         with pytest.raises(aj.OutOfBoundsError, match=re.escape(
-                "'GM bytes [0, 212) of GlobalTensor(float, size=52, from element 48 of 100)'")):
+                "'GM bytes [0, 212) from the start of GlobalTensor(float, size=52, from element 48 of 100)'")):
             aj.DataCopyPad(g[48], tile, aj.DataCopyExtParams(1, 53 * 4, 0, 0, 0))
         window = "GlobalTensor(float, size=52, from element 48 of 100) "
         with pytest.raises(aj.OutOfBoundsError, match=re.escape(window)):

@@ -89,3 +89,18 @@ def test_free_on_the_wrong_queue_names_the_queue_it_came_from():
         with pytest.raises(aj.StateError, match="not a queue's buffer: a TBuf's tensor or one made by hand"):
             in_x.FreeTensor(tbuf.Get("float"))
         out_y.FreeTensor(y)  # still its own queue's to free
+
+
+def test_datacopy_overrun_names_the_copy_shape():
+    """port63e (ops-math Segsum's tiling keeps dataTypeSize 4 for half): "the copy needs 128" named no argument; the
+    count form now says count x element size, the params form its blocks and strides."""
+    core = aj.Core("atlas-a2")
+    with core:
+        dst, src = core.local_tensor("float", 24), core.local_tensor("float", 64)
+        before = core.ub.copy()
+        with pytest.raises(aj.OutOfBoundsError, match=r"the copy needs 128: count 32 x 4 B\)"):
+            aj.DataCopy(dst, src, 32)
+        needs = r"the copy needs 192: blockCount 2, blockLen 1, srcStride 0, dstStride 4\)"
+        with pytest.raises(aj.OutOfBoundsError, match=needs):
+            aj.DataCopy(dst, src, aj.DataCopyParams(2, 1, 0, 4))
+        assert np.array_equal(core.ub, before)

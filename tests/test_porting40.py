@@ -28,8 +28,8 @@ def test_a_copy_past_a_global_tensor_window_says_where_the_window_comes_from():
         g = aj.GlobalTensor("half")
         g.SetGlobalBuffer(np.zeros(112, np.float16), 100)
         t = core.local_tensor("half", 112)
-        with pytest.raises(aj.OutOfBoundsError, match=r"the copy needs 224\): the window SetGlobalBuffer .* does not "
-                                                      r"check and the emulator does"):
+        with pytest.raises(aj.OutOfBoundsError, match=r"the copy needs 224: count 112 x 2 B\): the window "
+                                                      r"SetGlobalBuffer .* does not check and the emulator does"):
             aj.DataCopy(t, g, 112)
         with pytest.raises(aj.OutOfBoundsError, match=r"GlobalTensor's 200 bytes: the window SetGlobalBuffer"):
             aj.DataCopyPad(g, t, aj.DataCopyExtParams(1, 224, 0, 0, 0))

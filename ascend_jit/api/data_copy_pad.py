@@ -348,7 +348,8 @@ _BYTES = np.zeros(1, np.uint8)  # the type of the UB and of a GM buffer's bytes,
 
 def _refuse_gm_end(core, side, gm_end, gm):
     """The proven call shape's far GM byte lies past this call's GlobalTensor (its size is not part of the key)."""
-    raise OutOfBoundsError(API, side, f"GM bytes [0, {gm_end}) of {gm!r}", device=core.device,
+    # the byte range counts from the GlobalTensor's own start, not its array's (port63e read the two as one frame)
+    raise OutOfBoundsError(API, side, f"GM bytes [0, {gm_end}) from the start of {gm!r}", device=core.device,
                            legal=f"inside the GlobalTensor's {gm._nbytes} bytes{GM_WINDOW}")
 
 
