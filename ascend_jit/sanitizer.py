@@ -302,14 +302,13 @@ class Report:
 
     def text(self, with_block):
         """The report as a line; without the block for a SanitizerError, whose message the launch prefixes with it."""
-        pair = f"{self.instruction}"
+        # two blocks' accesses of one SyncAll phase have no order ("after" read as program time: port63c)
+        unordered = self.check == "blocks"
+        pair = f"{self.instruction}" + (f" after {self.earlier}" if self.earlier and not unordered else "")
         if with_block and self.block is not None:
             pair += f" in block {self.block} of {self.block_num}"
-        if self.earlier and self.check == "blocks":
-            # two blocks' accesses of one SyncAll phase have no order ("after" read as program time: port63c)
+        if self.earlier and unordered:
             pair += f", and {self.earlier} in the same SyncAll phase"
-        elif self.earlier:
-            pair = f"{self.instruction} after {self.earlier}" + pair[len(str(self.instruction)):]
         # the sync check's "address" is the event id it names, not a byte ("event byte 0 (0 bytes)" read as one)
         where = (f"id {self.address}" if self.space == "event" else
                  f"{self.space} byte {self.address} ({self.nbytes} byte{'s' if self.nbytes != 1 else ''}" +
