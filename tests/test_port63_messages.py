@@ -104,3 +104,27 @@ def test_datacopy_overrun_names_the_copy_shape():
         with pytest.raises(aj.OutOfBoundsError, match=needs):
             aj.DataCopy(dst, src, aj.DataCopyParams(2, 1, 0, 4))
         assert np.array_equal(core.ub, before)
+
+
+@pytest.mark.parametrize("name", ["PlatformAscendC", "platform_ascendc"])
+def test_the_platform_query_object_is_not_offered_with_its_substitutes(name):
+    """port63f: a host tiling starts with `platform_ascendc::PlatformAscendC`; it was a bare AttributeError (its
+    methods GetCoreNumAiv / GetCoreMemSize already said what to write)."""
+    with pytest.raises(aj.NotOfferedError, match=r"aj\.launch\(kernel, block_dim, device.*aj\.get_device\(device\)"
+                                                  r"\.ub_bytes"):
+        getattr(aj, name)
+
+
+@pytest.mark.parametrize("shared", ["tmp", "dst"])
+def test_reduce_max_over_its_source_says_what_to_give_instead(shared):
+    """port63g (ops-nn SwiGluQuant's `ReduceMax(t, t, t, n)`): SPEC-2 8.3.1 (D34) refuses a tmp or dst over src off the
+    950; the refusal named the rule but no way out."""
+    core = aj.Core("atlas-a2")
+    src, other = core.local_tensor("float", 64), core.local_tensor("float", 64)
+    dst, tmp = (other, src) if shared == "tmp" else (src, other)
+    expected = (r"give it a buffer of its own of at least 8 elements \(GetReduceMaxMinTmpSize; dst may share it\)"
+                if shared == "tmp" else r"write the result elsewhere \(dst may share sharedTmpBuffer's bytes\)")
+    before = core.ub.copy()
+    with pytest.raises(aj.OverlapError, match=expected):
+        aj.ReduceMax(dst, src, tmp, 64, False)
+    assert np.array_equal(core.ub, before)

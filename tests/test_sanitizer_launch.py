@@ -456,3 +456,21 @@ def test_strict_a_scalar_wait_orders_the_pipes_it_saw_complete(device, order, re
     waws = [r for r in session.reports if r.kind == "WAW"]
     assert len(waws) == reported, [r.text(False) for r in session.reports]
     assert len(session.reports) == reported
+
+
+def _alloc_five_event_ids(x):
+    pipe = aj.TPipe()
+    for event in (aj.HardEvent.MTE2_V, aj.HardEvent.MTE3_V, aj.HardEvent.V_MTE2, aj.HardEvent.V_MTE3,
+                  aj.HardEvent.MTE3_MTE2):
+        event_id = pipe.AllocEventID(event)
+        aj.SetFlag(event_id, event=event)
+        aj.WaitFlag(event_id, event=event)
+
+
+def test_every_event_id_never_released_is_reported_when_events_share_the_id():
+    """port63f (ops-cv RoiAlignRotatedGrad): five AllocEventIDs of five events, each id 0, none released, gave one
+    report: the reports' de-duplication key (check, kind, space, address, ...) took the shared id for one conflict."""
+    with aj.sanitize_session("report") as session:
+        aj.launch(_alloc_five_event_ids, 1, "atlas-a2", np.zeros(8, np.float32))
+    assert sorted(r.operand for r in session.reports if r.kind == "event id never released") == [
+        "MTE2_V", "MTE3_MTE2", "MTE3_V", "V_MTE2", "V_MTE3"]

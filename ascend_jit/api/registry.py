@@ -563,6 +563,11 @@ NOT_OFFERED = {
     "AscendCUtils": "not offered: its SetMask is aj.SetVectorMask, its GetRsvdCnt GatherMask's returned count (or "
                     "aj.GetGatherMaskRemainCount on A2/A3/310P)",
     # the host tiling's PlatformAscendC queries (a port's tiling function calls them first)
+    # the host tiling's query object itself (port63f: `platform_ascendc::PlatformAscendC ascendcPlatform(...)`)
+    **dict.fromkeys(("PlatformAscendC", "platform_ascendc"),
+                    "not offered (the host's per-chip platform queries): a port's tiling takes the block count as a "
+                    "parameter, launched with aj.launch(kernel, block_dim, device, ...), for GetCoreNumAiv() and "
+                    "the like; GetCoreMemSize(CoreMemType::UB, ubSize) is aj.get_device(device).ub_bytes"),
     **dict.fromkeys(("GetCoreNum", "GetCoreNumAic", "GetCoreNumAiv", "GetCoreNumVector"),
                     "not offered: the host's PlatformAscendC answers for one chip (its core count is the SKU's, not "
                     "the device family's, and the SPECs give none); a port's tiling takes the block count as a "
