@@ -314,7 +314,8 @@ def fidelity(api, device, dtype=None, config=None, round_mode=None):
         _refuse_config_the_call_refuses(api, spec, name, algo, config)
     if getattr(round_mode, "name", round_mode) == "CAST_HYBRID":   # refused by Memory and Reg Cast (SPEC-2 14, D28)
         raise UnsupportedDTypeError("fidelity", "round_mode", "CAST_HYBRID", legal="the Cast round modes of SPEC-2 7.2",
-                                    device=spec.name, detail="CAST_HYBRID serves the fp8/hifloat8 types (SPEC-2 D28)")
+                                    device=spec.name,
+                                    detail="CAST_HYBRID serves the fp8/hifloat8 types (SPEC-2 D47, D28)")
     return rule.level(dtype, config, round_mode)
 
 

@@ -439,7 +439,10 @@ class TQue:
             if isinstance(tensor, LocalTensor) and resolve(dtype, "FreeTensor", self._device()) is not tensor._dtype:
                 raise ParameterError("FreeTensor", "T", dtype, legal=tensor._dtype.name, device=self._device(),
                                      detail="FreeTensor<T>'s T is the freed tensor's dtype")
-        lease = tensor._lease if type(tensor) is LocalTensor or isinstance(tensor, LocalTensor) else None
+        if type(tensor) is not LocalTensor and not isinstance(tensor, LocalTensor):  # as EnQue refuses it (review63)
+            raise ParameterError("FreeTensor", "tensor", type(tensor).__name__, legal="a LocalTensor",
+                                 device=self._device())
+        lease = tensor._lease
         if not self._allocated_here(lease):
             raise StateError("FreeTensor", "tensor", tensor, legal="a tensor AllocTensor of this queue returned",
                              detail=f"not allocated by this queue ({self._whose(lease)})",
@@ -456,11 +459,11 @@ class TQue:
                              device=self._device())
         core = tensor._core
         lease.release(release_site(core, "FreeTensor"))
-        if core.sanitizer is not None and self._pipes is not None:   # AllocTensor of the buffer waits for its event
-            if core.sanitizer.config.device_sync:
+        if core.sanitizer is not None:   # AllocTensor of the buffer waits for its event
+            if core.sanitizer.config.device_sync and self._pipes is not None:
                 core.sanitizer.set_flag(*self._pipes[1], ("free", lease.buffer))
             else:   # SPEC-2 10.4: AllocTensor orders the buffer's bytes; the event only for a report's fix
-                core.sanitizer.freed(lease.buffer, self._pipes[1])
+                core.sanitizer.freed(lease.buffer, self._pipes[1] if self._pipes is not None else None)
         lease.buffer.lease = None
 
     def VacantInQue(self):

@@ -1268,6 +1268,12 @@ def MulDstAdd(dst, src0, src1, mask, mode=MaskMergeMode.ZEROING):
     _ternary("MulDstAdd", dst, src0, src1.data, mask, mode, src0.dtype.kind, (src0, src1, dst))
 
 
+# `FusedMulDstAdd` is the devkit's other name of MulDstAdd (impl/basic_api/reg_compute/
+# kernel_reg_compute_vec_fused_intf_impl.h: both call FusedMulDstAddImpl; the devkit's 950 fma, atan, erf and tanh and
+# ops-nn's arch35 norms call it): the same function, compiled alike (port63h)
+FusedMulDstAdd = MulDstAdd
+
+
 def Axpy(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
     """Axpy: dst = scalar * src + dst, one rounding (DK R/复合计算/Axpy.md: half, float, int64, uint64; the scalar by
     SPEC-2 D29)."""
@@ -4391,7 +4397,7 @@ _NOT_OFFERED_NAMES = {
                       "elements) steps by 32 here, its UpdateMask counts 32 a register",
     **dict.fromkeys(("Gather", "GatherB", "Scatter", "DataCopyGather", "DataCopyScatter"), _NOT_OFFERED_HERE),
     "UnalignReg": "the older unaligned register is UnalignRegForLoad or UnalignRegForStore here (SPEC-2 11.6)",
-    **dict.fromkeys(("Histograms", "FusedMulDstAdd", "Mull", "Truncate", "AddC", "SubC", "MaskGenWithRegTensor"),
+    **dict.fromkeys(("Histograms", "Mull", "Truncate", "AddC", "SubC", "MaskGenWithRegTensor"),
                     _NOT_OFFERED_HERE),
     # the squeeze example's register forms (SPEC-2 14: AR-register / Squeeze StoreUnAlign variants)
     **dict.fromkeys(("Squeeze", "ClearSpr", "SpecialPurposeReg"), _NOT_OFFERED_HERE),

@@ -637,6 +637,7 @@ class Sanitizer:
         # device has and SPEC-2 10.4 does not count (device_orders), for the fixes
         self.device_pair_clock = {}
         self.free_events = {}     # a freed queue buffer -> its FreeTensor's event (the clock, pipe pair)
+        self.freed_buffers = set()   # queue buffers freed and not yet allocated or reset again (their hand-off)
         self.log = []
         self.reports = []
         self.session = _sessions[-1] if _sessions else None
@@ -1117,6 +1118,7 @@ class Sanitizer:
     def freed(self, buffer, pipes):
         """A TQue FreeTensor of `buffer`: its event (`pipes`, pipe.py _queue_pipes), which the buffer's next
         AllocTensor waits for on the device (allocated)."""
+        self.freed_buffers.add(buffer)
         event = self._queue_event(pipes)
         if event is not None:
             self.free_events[buffer] = event
@@ -1128,15 +1130,22 @@ class Sanitizer:
         if self.config.device_sync and pipes is not None:
             self.wait_flag(*pipes, ("free", buffer))
             return
-        self.hand_off(buffer.addr, buffer.nbytes)
+        if buffer in self.freed_buffers:   # a buffer never freed has no event to wait on (allocated)
+            self.freed_buffers.discard(buffer)
+            self.hand_off(buffer.addr, buffer.nbytes)
         event = self.free_events.pop(buffer, None)
         if event is not None:
             self._device_hand_off(event, "FreeTensor/Reset")
 
     def allocated(self, buffer, addr, nbytes):
         """A TQue AllocTensor of a buffer: a hand-off of its bytes (SPEC-2 10.4); on the device, the wait of its
-        FreeTensor's event (freed), which orders every earlier access of the event's source pipe."""
-        self.hand_off(addr, nbytes)
+        FreeTensor's event (freed), which orders every earlier access of the event's source pipe. A buffer's first
+        AllocTensor after InitBuffer waits on nothing (no FreeTensor set its event), so it orders nothing: a write of
+        its bytes before InitBuffer (InitGlobalMemory's stack buffer at UB byte 0, a hand-placed tensor) stays
+        unordered with the queue's first users (port63j)."""
+        if buffer in self.freed_buffers:
+            self.freed_buffers.discard(buffer)
+            self.hand_off(addr, nbytes)
         event = self.free_events.pop(buffer, None)
         if event is not None:
             self._device_hand_off(event, "FreeTensor/AllocTensor")

@@ -36,6 +36,11 @@ Deviations:
    used), an OutOfBoundsError here (decisions.md "Indexing": an index at or past the end is refused). The port forms
    it only with amsgrad (`original_views=True` runs the original's form).
 
+5. The 16-bit kernels' bind queue reuses the scalars' TBuf bytes after TPipe::Reset, and its first AllocTensor
+   waits on no event, so under SPEC-2 10.4's model the first tile's DataCopys race the scalar SetValues and the Cast.
+   The device orders them (its scalar unit waited V_S before issuing the copies; "report,device-sync" is clean
+   either way); the port adds a PipeBarrier<PIPE_ALL> after the Reset (`original_sync=True` leaves it out).
+
 Devices: the original is built for the ascend910b (the A2/A3 config); the port runs on the A3 and A2.
 
 Fidelity: MODELLED (Sqrt, Div: D37), the rest BIT-EXACT (DataCopy, Muls, Mul, Add, Adds, Max, Cast; SPEC-2 0.3).
@@ -107,8 +112,9 @@ def tiling(device, total, dtype, amsgrad=False, maximize=False, original_ub=Fals
 class KernelApplyAdamW:
     """`KernelApplyAdamW<T, BUFFER_NUM>`."""
 
-    def __init__(self, T, BUFFER_NUM, zero_tail=True, original_views=False):
+    def __init__(self, T, BUFFER_NUM, zero_tail=True, original_views=False, original_sync=False):
         self.T, self.BUFFER_NUM, self.zero_tail, self.original_views = T, BUFFER_NUM, zero_tail, original_views
+        self.original_sync = original_sync
 
     def Init(self, var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, epsilon, grad,
              max_grad_norm, var_out, m_out, v_out, tilingData, pipeIn):
@@ -161,6 +167,8 @@ class KernelApplyAdamW:
             aj.WaitFlag(eventIDVToS, event=aj.HardEvent.V_S)
             values = [F32(castLocalFp.GetValue(i)) for i in range(len(scalarGms))]
             self.pipe.Reset()
+            if not self.original_sync:   # deviation 5: the bind queue goes on these bytes
+                aj.PipeBarrier(aj.PIPE_ALL)
         else:
             values = [F32(g.GetValue(0)) for g in scalarGms]
         (self.beta1PowValue, self.beta2PowValue, self.lrValue, self.wdValue, self.beta1Value, self.beta2Value,
@@ -307,11 +315,12 @@ class KernelApplyAdamW:
 
 
 def apply_adam_w(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, epsilon, grad, max_grad_norm,
-                 var_out, m_out, v_out, workspace, tilingData, dtype, buffer_num, zero_tail=True, original_views=False):
+                 var_out, m_out, v_out, workspace, tilingData, dtype, buffer_num, zero_tail=True, original_views=False,
+                 original_sync=False):
     """The kernel entry (apply_adam_w.cpp): KERNEL_TYPE_AIV_ONLY, a caller-made TPipe, BUFFER_NUM by the key."""
     aj.KERNEL_TASK_TYPE_DEFAULT(aj.KERNEL_TYPE_AIV_ONLY)
     pipe = aj.TPipe()
-    op = KernelApplyAdamW(dtype, buffer_num, zero_tail, original_views)
+    op = KernelApplyAdamW(dtype, buffer_num, zero_tail, original_views, original_sync)
     op.Init(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, epsilon, grad, max_grad_norm,
             var_out, m_out, v_out, tilingData, pipe)
     op.Process()
@@ -322,7 +331,7 @@ def _dtype_name(arr):
 
 
 def run_apply_adam_w(device, var, m, v, grad, scalars, max_grad_norm=None, maximize=False, zero_tail=True,
-                     original_ub=False, original_views=False):
+                     original_ub=False, original_views=False, original_sync=False):
     """(var_out, m_out, v_out); scalars maps SCALARS' names to values; amsgrad when max_grad_norm is given."""
     dtype = _dtype_name(var)
     amsgrad = max_grad_norm is not None
@@ -338,7 +347,8 @@ def run_apply_adam_w(device, var, m, v, grad, scalars, max_grad_norm=None, maxim
     scalar_gms = [np.full(SCALAR_LEN, scalars[k], var.dtype) for k in SCALARS]
     outs = [np.zeros(n, var.dtype) for _ in range(3)]
     aj.launch(apply_adam_w, core_num, device, *tensors, *scalar_gms, gm(grad),
-              gm(max_grad_norm) if amsgrad else None, *outs, None, t, dtype, buffer_num, zero_tail, original_views)
+              gm(max_grad_norm) if amsgrad else None, *outs, None, t, dtype, buffer_num, zero_tail, original_views,
+              original_sync)
     return tuple(o[:var.size] for o in outs)
 
 

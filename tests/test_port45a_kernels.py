@@ -359,3 +359,18 @@ def test_apply_adam_w_default_sizes_run_clean_under_the_sanitizer():
         inputs = k.make_inputs(20001, 2)
         assert _reports(lambda: k.run("atlas-a2", inputs)) == [], name
         assert _reports(lambda: k.run("atlas-a3", inputs), "device-sync") == [], name
+
+
+def test_apply_adam_w_original_sync_first_tile_races_the_scalar_reads_the_device_orders():
+    """Deviation 5 (session 63): the 16-bit kernel's bind queue reuses the scalar TBufs' bytes after TPipe::Reset, and
+    a first AllocTensor orders nothing; without the port's PipeBarrier<PIPE_ALL>, SPEC-2 10.4 reports the first tile's
+    copies over the SetValues and the Cast, each fix saying the device orders them; device-sync is clean."""
+    _, m = _spec_and_module("apply_adam_w")
+    var, mm, v, grad, _ = _adam_inputs(np.float16, 500, 1, False)
+
+    def run():
+        m.run_apply_adam_w("atlas-a2", var, mm, v, grad, m.DEFAULT_SCALARS, original_sync=True)
+    reports = _reports(run)
+    assert {(r.instruction.api, r.earlier.api) for r in reports} == {("DataCopy", "SetValue"), ("DataCopy", "Cast")}
+    assert all("the device orders them already" in r.fix for r in reports)
+    assert _reports(run, "report,device-sync") == []

@@ -1,6 +1,7 @@
 """Session 63's fresh ports (docs/decisions.md "What the session-63 ports found"): the refusals and docs they met."""
 import inspect
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -115,16 +116,81 @@ def test_the_platform_query_object_is_not_offered_with_its_substitutes(name):
         getattr(aj, name)
 
 
-@pytest.mark.parametrize("shared", ["tmp", "dst"])
+@pytest.mark.parametrize("shared", ["tmp", "dst", "both"])
 def test_reduce_max_over_its_source_says_what_to_give_instead(shared):
     """port63g (ops-nn SwiGluQuant's `ReduceMax(t, t, t, n)`): SPEC-2 8.3.1 (D34) refuses a tmp or dst over src off the
-    950; the refusal named the rule but no way out."""
+    950; the refusal named the rule but no way out. With both over src, the advice for dst is tmp's own buffer (review:
+    "dst may share sharedTmpBuffer's bytes" led to the tmp refusal next)."""
     core = aj.Core("atlas-a2")
     src, other = core.local_tensor("float", 64), core.local_tensor("float", 64)
-    dst, tmp = (other, src) if shared == "tmp" else (src, other)
-    expected = (r"give it a buffer of its own of at least 8 elements \(GetReduceMaxMinTmpSize; dst may share it\)"
-                if shared == "tmp" else r"write the result elsewhere \(dst may share sharedTmpBuffer's bytes\)")
+    dst, tmp = {"tmp": (other, src), "dst": (src, other), "both": (src, src)}[shared]
+    own = r"give sharedTmpBuffer a buffer of its own of at least 8 elements \(GetReduceMaxMinTmpSize\); dst may go there"
+    expected = {"tmp": own, "both": r"'src/dst' .*" + own,
+                "dst": r"write the result elsewhere \(dst may share sharedTmpBuffer's bytes\)"}[shared]
     before = core.ub.copy()
     with pytest.raises(aj.OverlapError, match=expected):
         aj.ReduceMax(dst, src, tmp, 64, False)
     assert np.array_equal(core.ub, before)
+
+
+@pytest.mark.parametrize("given", [None, "tensor", "global"])
+def test_free_tensor_of_a_non_local_tensor_is_a_parameter_error(given):
+    """review of session 63: FreeTensor(None) or of a GlobalTensor said "a TBuf's tensor or one made by hand"; it is
+    refused as EnQue refuses it, naming what was given."""
+    core = aj.Core("atlas-a2")
+    with core:
+        pipe, que = aj.TPipe(), aj.TQue(aj.QuePosition.VECIN, 1)
+        pipe.InitBuffer(que, 1, 256)
+        g = aj.GlobalTensor("float")
+        g.SetGlobalBuffer(np.zeros(64, np.float32), 64)
+        value = {None: None, "tensor": np.zeros(4, np.float32), "global": g}[given]
+        with pytest.raises(aj.ParameterError, match=r"FreeTensor: parameter 'tensor' = '\w+' \(legal: a LocalTensor\)"):
+            que.FreeTensor(value)
+
+
+def test_cast_hybrid_names_d47_in_both_apis():
+    """audit63c: SPEC-2 D47 refuses "every pair with a D28 type (..., CAST_HYBRID)" naming D47; both Casts named D28
+    only, and the Reg Cast showed the mode as its code, 7."""
+    core = aj.Core("ascend950")
+    with core:
+        src, dst = core.local_tensor("half", 128), core.local_tensor("int8", 128)
+        with pytest.raises(aj.UnsupportedDTypeError, match=r"SPEC-2 D47, D28"):
+            aj.Cast(dst, src, aj.RoundMode.CAST_HYBRID, 128)
+        R = aj.Reg
+        trait = R.CastTrait(R.RegLayout.ZERO, R.SatMode.SAT, R.MaskMergeMode.ZEROING, aj.RoundMode.CAST_HYBRID)
+        with pytest.raises(aj.UnsupportedDTypeError,
+                           match=r"'trait\.roundMode' = 'RoundMode\.CAST_HYBRID' .*SPEC-2 D47, D28"):
+            R.Cast(R.RegTensor("int8"), R.RegTensor("half"), R.CreateMask("half"), trait)
+
+
+@aj.Reg.simd_vf
+def _fused_mul_dst_add(out, x, y, z, count):
+    R = aj.Reg
+    mask, count = R.UpdateMask("float", count)
+    a, b, d = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
+    R.LoadAlign(a, x, 0)
+    R.LoadAlign(b, y, 0)
+    R.LoadAlign(d, z, 0)
+    R.FusedMulDstAdd(d, a, b, mask)
+    R.StoreAlign(out, d, mask, 0)
+
+
+def test_fused_mul_dst_add_is_mul_dst_add_compiled_and_plain():
+    """port63h: the devkit's FusedMulDstAdd and MulDstAdd both call FusedMulDstAddImpl (the 950's fma, atan, erf and
+    ops-nn's arch35 norms call the first); it was refused as not offered. Compiled equals plain over the whole UB."""
+    assert aj.Reg.FusedMulDstAdd is aj.Reg.MulDstAdd
+    results = []
+    for compiled in (True, False):
+        core = aj.Core("ascend950")
+        rng = np.random.default_rng(63)
+        core.ub[:] = rng.integers(0, 256, core.ub.size, dtype=np.uint8)
+        out, x, y, z = (core.local_tensor("float", 64) for _ in range(4))
+        for t in (x, y, z):
+            t[:] = rng.standard_normal(64).astype(np.float32)
+        with core, warnings.catch_warnings():
+            warnings.simplefilter("error", aj.errors.UncompiledVFWarning)   # the compiled run is compiled
+            (_fused_mul_dst_add if compiled else _fused_mul_dst_add.py_func)(out, x, y, z, 40)
+        results.append(core.ub.copy())
+        exact = (z.numpy()[:40].astype(np.float64) * x.numpy()[:40] + y.numpy()[:40]).astype(np.float32)
+        assert np.array_equal(out.numpy()[:40], exact)   # one rounding
+    assert np.array_equal(*results)

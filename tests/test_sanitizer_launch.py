@@ -270,7 +270,13 @@ def test_init_global_memory_racing_other_blocks_atomic_max_is_reported(sync_afte
         aj.launch(_init_then_atomic_max, 4, DEVICE, work, np.arange(4, dtype=np.float32), sync_after_init)
     assert work.tolist() == [3.0] * 8
     kinds = {(r.check, r.kind) for r in session.reports}
-    assert kinds == (set() if sync_after_init else {("blocks", "two blocks write the same GM bytes")})
+    # without the SyncAll, block 0's queue buffer also reuses InitGlobalMemory's stack buffer at UB byte 0 while its
+    # MTE3 copy may still read it: a buffer's first AllocTensor orders nothing (session 63, port63j)
+    assert kinds == (set() if sync_after_init else {("blocks", "two blocks write the same GM bytes"),
+                                                    ("race", "WAR")})
+    if not sync_after_init:
+        [race] = [r for r in session.reports if r.check == "race"]
+        assert race.instruction.api == "Duplicate" and race.earlier.api.startswith("InitGlobalMemory")
 
 
 def _add_or_max_into(acc, second_op, sync_between):
@@ -474,3 +480,32 @@ def test_every_event_id_never_released_is_reported_when_events_share_the_id():
         aj.launch(_alloc_five_event_ids, 1, "atlas-a2", np.zeros(8, np.float32))
     assert sorted(r.operand for r in session.reports if r.kind == "event id never released") == [
         "MTE2_V", "MTE3_MTE2", "MTE3_V", "V_MTE2", "V_MTE3"]
+
+
+def _write_then_queue(x, free_first):
+    """A vector write of UB bytes 0-255, then a queue's buffer there and an MTE2 copy into it, no flag between; with
+    free_first, the queue's tensor is allocated, freed and allocated again before the copy."""
+    xg = aj.GlobalTensor("float")
+    xg.SetGlobalBuffer(x, 64)
+    pipe = aj.TPipe()
+    aj.Duplicate(aj.LocalTensor(aj.TPosition.VECCALC, 0, 64, dtype="float"), np.float32(1.0), 64)
+    que = aj.TQue(aj.TPosition.VECIN, 1)
+    pipe.InitBuffer(que, 1, 256)
+    t = que.AllocTensor("float")
+    if free_first:
+        que.FreeTensor(t)
+        t = que.AllocTensor("float")
+    aj.DataCopy(t, xg, 64)
+    que.EnQue(t)
+    que.FreeTensor(que.DeQue("float"))
+
+
+@pytest.mark.parametrize("free_first", [False, True])
+def test_a_queue_buffers_first_alloc_tensor_orders_nothing(free_first):
+    """port63j: a buffer's first AllocTensor after InitBuffer waits on no event on the device, so it does not order
+    the earlier Duplicate of its bytes (SPEC-2 10.4 counts EnQue/DeQue; decisions.md: AllocTensor after FreeTensor);
+    it had hidden the WAW. After a FreeTensor the AllocTensor is the queue's hand-off, as before."""
+    with aj.sanitize_session("report") as session:
+        aj.launch(_write_then_queue, 1, "atlas-a2", np.arange(64, dtype=np.float32), free_first)
+    got = [(r.kind, r.instruction.api, r.earlier.api) for r in session.reports]
+    assert got == ([] if free_first else [("WAW", "DataCopy", "Duplicate")])

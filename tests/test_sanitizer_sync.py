@@ -529,7 +529,8 @@ def test_strict_vector_raw_ordered_through_the_scalar_pipe_and_a_data_sync_barri
 # one random program explicitly (an instruction precedes a later SetFlag of its pipe, a SetFlag its WaitFlag, a
 # WaitFlag the later events of its pipe, PipeBarrier<P> the later events of P after P's earlier instructions,
 # PipeBarrier<PIPE_ALL> everything around it, DataSyncBarrier<UB> every later event after the scalar pipe's earlier
-# ones, docs/decisions.md "DataSyncBarrier") and adds the TQue hand-offs:
+# ones, docs/decisions.md "DataSyncBarrier"; for "strict"'s same-pipe pairs only, a WaitFlag into PIPE_S also orders
+# each pipe's own earlier instructions it reaches, session 63) and adds the TQue hand-offs:
 # EnQue after the earlier access and DeQue before the later one, or an AllocTensor between them. Both must report
 # the same (instruction, kind) pairs: RAW / WAW against the last write, WAR against the reads since it (a scalar
 # read never starts a WAR, docs/decisions.md "Sanitizer").

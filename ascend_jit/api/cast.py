@@ -69,7 +69,7 @@ def _check_pair(spec, s, d, round_mode):
     if round_mode is RoundMode.CAST_HYBRID:
         raise UnsupportedDTypeError(API, "round_mode", round_mode.name, device=spec.name,
                                     legal="CAST_NONE, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD",
-                                    detail="CAST_HYBRID serves the fp8/hifloat8 types, out of scope (SPEC-2 D28)")
+                                    detail="CAST_HYBRID serves the fp8/hifloat8 types, out of scope (SPEC-2 D47, D28)")
     modes = spec.cast_pairs.get((s.name, d.name))
     if modes is None:
         dsts = sorted(b for a, b in spec.cast_pairs if a == s.name)

@@ -270,17 +270,20 @@ def _finish(api, spec, facts, d, dst_addr, tmp_addr, tmp_size, src_op, need, cal
                              detail=f"too small: GetReduceMaxMinTmpSize gives {need} (D54)")
     check_tensor_bounds(api, facts, Runs("sharedTmpBuffer", tmp_addr, need * d.size, 0, 1), Shape(tmp_addr, tmp_size, d))
     out = 2 * d.size if cal_index else d.size
-    for name, lo, hi in (("dst", dst_addr, dst_addr + out), ("sharedTmpBuffer", tmp_addr, tmp_addr + need * d.size)):
-        hit = first_touch(src_op, lo, hi)
-        if hit is not None:
-            # port63g (ops-nn SwiGluQuant's ReduceMax(t, t, t)): the devkit page lets tmp reuse src's space, SPEC-2
-            # 8.3.1 does not off the 950, so say what to give instead
-            instead = (f"; give it a buffer of its own of at least {need} elements (GetReduceMaxMinTmpSize; dst may "
-                       f"share it)" if name == "sharedTmpBuffer" else
-                       "; write the result elsewhere (dst may share sharedTmpBuffer's bytes)")
-            raise OverlapError(api, f"src/{name}", f"{name} bytes [{lo}, {hi})", device=spec.name,
-                               legal="disjoint from the bytes src's repeats read (D34)",
-                               detail=f"src repeat {hit[0]} reads byte {hit[1]}{instead}")
+    spans = (("dst", dst_addr, dst_addr + out), ("sharedTmpBuffer", tmp_addr, tmp_addr + need * d.size))
+    hits = [(name, lo, hi, first_touch(src_op, lo, hi)) for name, lo, hi in spans]
+    over = [h for h in hits if h[3] is not None]
+    if over:
+        name, lo, hi, hit = over[0]
+        # port63g (ops-nn SwiGluQuant's ReduceMax(t, t, t)): the devkit page lets tmp reuse src's space, SPEC-2
+        # 8.3.1 does not off the 950, so say what to give instead; dst's advice is tmp's bytes only when tmp is clear
+        # of src itself (review63: else following it meets the tmp refusal)
+        own_tmp = f"give sharedTmpBuffer a buffer of its own of at least {need} elements (GetReduceMaxMinTmpSize)"
+        instead = (f"; {own_tmp}; dst may go there" if hits[1][3] is not None else
+                   "; write the result elsewhere (dst may share sharedTmpBuffer's bytes)")
+        raise OverlapError(api, f"src/{name}", f"{name} bytes [{lo}, {hi})", device=spec.name,
+                           legal="disjoint from the bytes src's repeats read (D34)",
+                           detail=f"src repeat {hit[0]} reads byte {hit[1]}{instead}")
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: 1, 1.0 and True are separate entries (issue 12)

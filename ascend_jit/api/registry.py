@@ -507,7 +507,7 @@ NOT_OFFERED = {
         "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor",
         "Ceil", "Clamp", "ClampMax", "ClampMin", "Cos", "Cosh", "CumSum", "Digamma", "Erf", "Erfc", "Floor", "Fma",
         "Fmod", "Frac", "Hypot", "IsFinite", "IsInf", "IsNan", "Lgamma", "Log", "LogicalAnd", "LogicalAnds",
-        "LogicalNot", "LogicalOr", "LogicalOrs", "LogicalXor", "Power", "Rint", "Round", "Sign", "Sin", "SinCos",
+        "LogicalNot", "LogicalOr", "LogicalOrs", "LogicalXor", "Rint", "Round", "Sign", "Sin", "SinCos",
         "Sinh", "Tan", "Tanh", "Trunc", "Where", "Xor",
         "AdjustSoftMaxRes", "FasterGelu", "FasterGeluV2", "GeGLU", "Gelu", "LogSoftMax", "ReGlu", "Sigmoid", "Silu",
         "SimpleSoftMax", "SoftMax", "SoftmaxFlash", "SoftmaxFlashV2", "SoftmaxFlashV3", "SoftmaxGrad",
@@ -534,6 +534,12 @@ NOT_OFFERED = {
     # port60c)
     "Log": "an advanced (高阶) API: off the 950 the devkit builds Log(dst, src, count) as one counter-mode Ln, "
            "aj.Ln(dst, src, count) here (its 950 build is a VF of its own)",
+    # port63i (ops-nn ApplyAdamWV2's bias correction, Power<float, false>(dst, src, scalar, n)): the devkit's
+    # CommonPowerF is some sixty instructions; the usual case in three
+    "Power": "an advanced (高阶) API, built by the devkit from basic instructions: not offered; for a positive base "
+             "and a scalar exponent, aj.Ln, aj.Muls by the exponent and aj.Exp give base ** exponent (each step "
+             "rounded once, not CommonPowerF's bits); the devkit's whole sequence (negative bases, zeros, integer "
+             "exponents) is impl/adv_api/detail/math/power/ (power_common_impl.h, power_float_impl.h)",
     # the advanced reductions' template argument (ReduceSum<T, Pattern::Reduce::AR>(dst, src, tmp, srcShape,
     # srcInnerPad), called by ops-nn's arch35 kernels; the call itself: _common.refuse_advanced_reduce_form)
     "Pattern": "the advanced (高阶) reductions' pattern (ReduceSum<T, Pattern::Reduce::AR>(dst, src, [tmp,] srcShape, "
@@ -562,12 +568,12 @@ NOT_OFFERED = {
                   "(np.float16(np.float32(v)) rounds to nearest even, as CAST_RINT) or Cast a one-element tensor",
     "AscendCUtils": "not offered: its SetMask is aj.SetVectorMask, its GetRsvdCnt GatherMask's returned count (or "
                     "aj.GetGatherMaskRemainCount on A2/A3/310P)",
-    # the host tiling's PlatformAscendC queries (a port's tiling function calls them first)
     # the host tiling's query object itself (port63f: `platform_ascendc::PlatformAscendC ascendcPlatform(...)`)
     **dict.fromkeys(("PlatformAscendC", "platform_ascendc"),
                     "not offered (the host's per-chip platform queries): a port's tiling takes the block count as a "
                     "parameter, launched with aj.launch(kernel, block_dim, device, ...), for GetCoreNumAiv() and "
                     "the like; GetCoreMemSize(CoreMemType::UB, ubSize) is aj.get_device(device).ub_bytes"),
+    # the host tiling's PlatformAscendC queries (a port's tiling function calls them first)
     **dict.fromkeys(("GetCoreNum", "GetCoreNumAic", "GetCoreNumAiv", "GetCoreNumVector"),
                     "not offered: the host's PlatformAscendC answers for one chip (its core count is the SKU's, not "
                     "the device family's, and the SPECs give none); a port's tiling takes the block count as a "
