@@ -124,7 +124,8 @@ def test_reduce_max_over_its_source_says_what_to_give_instead(shared):
     core = aj.Core("atlas-a2")
     src, other = core.local_tensor("float", 64), core.local_tensor("float", 64)
     dst, tmp = {"tmp": (other, src), "dst": (src, other), "both": (src, src)}[shared]
-    own = r"give sharedTmpBuffer a buffer of its own of at least 8 elements \(GetReduceMaxMinTmpSize\); dst may go there"
+    own = (r"give sharedTmpBuffer a buffer of its own of at least 8 elements \(GetReduceMaxMinTmpSize\); "
+           r"dst may go there")
     expected = {"tmp": own, "both": r"'src/dst' .*" + own,
                 "dst": r"write the result elsewhere \(dst may share sharedTmpBuffer's bytes\)"}[shared]
     before = core.ub.copy()
