@@ -510,7 +510,7 @@ def _queue_pipes(src, dst):
     """(EnQue -> DeQue event, FreeTensor -> AllocTensor event) of tensors moving from position src to dst, as pipe
     names: the devkit's GetQueEvt of their memories (impl/basic_api/kernel_event.h: GM -> UB MTE2_V / V_MTE2, UB ->
     GM V_MTE3 / MTE3_V, UB -> UB MTE2_MTE3 / MTE3_MTE2). The sanitizer's "device-sync" option orders a hand-off by
-    these pairs only (docs/decisions.md "The device's synchronisation"); None where the devkit defines no event (TQue<VECCALC>)."""
+    these pairs only (docs/decisions.md "The device's synchronisation"); None for GM to GM."""
     gm_src, gm_dst = src is TPosition.GM, dst is TPosition.GM
     if gm_src and gm_dst:
         return None
@@ -522,7 +522,10 @@ def _queue_pipes(src, dst):
 
 
 # TQue<pos> is TQueBind<GetBufferLogicPos(pos, true), GetBufferLogicPos(pos, false)> (DK kernel_event.h)
-_QUE_ENDS = {TPosition.VECIN: (TPosition.GM, TPosition.VECIN), TPosition.VECOUT: (TPosition.VECOUT, TPosition.GM)}
+# TQue<VECCALC>: the devkit's GetBufferLogicPos maps VECCALC to MAX (its ASSERT compiled out on the device) and
+# GetPhyType(MAX) to UB, so its events are UB -> UB's, MTE2_MTE3 / MTE3_MTE2 (port63k: they order nothing of PIPE_V)
+_QUE_ENDS = {TPosition.VECIN: (TPosition.GM, TPosition.VECIN), TPosition.VECOUT: (TPosition.VECOUT, TPosition.GM),
+             TPosition.VECCALC: (TPosition.VECCALC, TPosition.VECCALC)}
 
 
 def _template_positions(template):

@@ -28,7 +28,10 @@ capacity is the framework's (not in the sources): the port takes 16 KB by defaul
 copied element with GetValue right after the VECIN queue's DeQue and SetValues the output tile right before the
 VECOUT queue's EnQue; the queues' events order the vector pipe, not the scalar unit (the sanitizer's device-sync
 race reports, docs/decisions.md "The device's synchronisation"; `original_sync=True` runs the original's form,
-tests/test_port47l_kernels.py shows them): the port adds MTE2_S and S_MTE3 flag pairs.
+tests/test_port47l_kernels.py shows them): the port adds MTE2_S and S_MTE3 flag pairs. Likewise the offset tables'
+TQue<VECCALC> hand-offs, whose device events are UB -> UB's MTE2_MTE3 / MTE3_MTE2 (session 63): the port adds
+MTE2_V (S_V for offsets the scalar unit wrote) before path A's Gather and MTE2_S before path B's index reads, and
+V_MTE2 / V_S / S_MTE2 before a tile refills the buffer the last tile's reads used.
 
 Not a deviation (the original's behaviour, kept): the on-the-fly index state resets an index outside the input to 0
 and keeps advancing from there, where the host's table replaces only that element's index, so the two tables
@@ -197,6 +200,8 @@ class KernelAsStrided:
         tilesPerCore = -(-self.coreElements // self.tileSize)
         for tile, tileStart, curTileSize in self._tiles():
             offsetLocal = self.tmpQueueOffset.AllocTensor("uint32")
+            if tile and not self.original_sync:         # deviation: the last tile's Gather read this buffer
+                self._flag_pair(aj.HardEvent.V_MTE2 if self.offsetTableInTiling == 1 else aj.HardEvent.V_S)
             if self.offsetTableInTiling == 1:
                 aj.DataCopyPad(offsetLocal, self.offsetTableGlobal[tileStart],
                                aj.DataCopyExtParams(1, curTileSize * 4, 0, 0, 0),
@@ -210,6 +215,8 @@ class KernelAsStrided:
                         self.advanceIncrementalState()
             self.tmpQueueOffset.EnQue(offsetLocal)
             offLocal = self.tmpQueueOffset.DeQue("uint32")
+            if not self.original_sync:                  # deviation: the Gather after the offsets' writer
+                self._flag_pair(aj.HardEvent.MTE2_V if self.offsetTableInTiling == 1 else aj.HardEvent.S_V)
             outputLocal = self.outQueueDstA.AllocTensor(T)
             aj.Gather(outputLocal, inputLocal, offLocal, 0, curTileSize)
             self.outQueueDstA.EnQue(outputLocal)
@@ -221,6 +228,11 @@ class KernelAsStrided:
             if self.offsetTableInTiling != 1 and tilesPerCore > 1 and tile + 1 < tilesPerCore:
                 self.advanceIncrementalState()
         self.inQueueSrc.FreeTensor(inputLocal)
+
+    @staticmethod
+    def _flag_pair(event):
+        aj.SetFlag(aj.EVENT_ID0, event=event)
+        aj.WaitFlag(aj.EVENT_ID0, event=event)
 
     def _copy_element(self, srcIdx):
         """One element through the 32-byte VECIN buffer: DataCopyPad, EnQue / DeQue, GetValue."""
@@ -253,11 +265,15 @@ class KernelAsStrided:
         for tile, tileStart, curTileSize in self._tiles():
             if self.offsetTableInTiling == 1:
                 srcIdxLocal = self.tmpQueueSrcIdx.AllocTensor("uint32")
+                if tile and not self.original_sync:     # deviation: the last tile's GetValues read this buffer
+                    self._flag_pair(aj.HardEvent.S_MTE2)
                 aj.DataCopyPad(srcIdxLocal, self.offsetTableGlobal[tileStart],
                                aj.DataCopyExtParams(1, curTileSize * 4, 0, 0, 0),
                                aj.DataCopyPadExtParams(False, 0, 0, np.uint32(0)))
                 self.tmpQueueSrcIdx.EnQue(srcIdxLocal)
                 idxLocal = self.tmpQueueSrcIdx.DeQue("uint32")
+                if not self.original_sync:              # deviation: the scalar reads after the copy
+                    self._flag_pair(aj.HardEvent.MTE2_S)
                 outputLocal = self.outQueueDstB.AllocTensor(T)
                 for i in range(curTileSize):
                     outputLocal.SetValue(i, self._copy_element(int(idxLocal.GetValue(i))))

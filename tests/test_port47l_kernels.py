@@ -543,3 +543,18 @@ def test_as_strided_runs_clean_under_the_sanitizer():
         k, _ = _spec_and_module(name)
         inputs = k.make_inputs(5001, 0)
         assert _reports(lambda: k.run("atlas-a2", inputs), "report,device-sync") == [], name
+
+
+@pytest.mark.parametrize("capacity, writer", [(16384, "DataCopyPad"), (0, "SetValue")])
+def test_as_strided_original_path_a_gather_races_its_veccalc_offsets_on_the_device(capacity, writer):
+    """Session 63 (port63k): the offset tables go through a TQue<VECCALC>, whose device events are UB -> UB's
+    MTE2_MTE3 / MTE3_MTE2: its EnQue/DeQue does not order path A's Gather after the offsets' DataCopyPad (the table
+    from the tiling) or SetValues (computed on the scalar unit); the port's MTE2_V / S_V pairs do."""
+    _, m = _spec_and_module("as_strided")
+    x = np.arange(3000, dtype=np.float32)
+    run = (lambda sync: lambda: m.run_as_strided("atlas-a2", x, (40, 30), (31, 2), 5, force_path=0,
+                                                  capacity=capacity, original_sync=sync))
+    kinds = {(r.kind, r.instruction.api, r.earlier.api) for r in _reports(run(True), "report,device-sync")}
+    assert kinds == {("RAW", "Gather", writer)}
+    assert _reports(run(False), "report,device-sync") == []
+    assert _reports(run(True)) == []   # SPEC-2 10.4: the queue's EnQue/DeQue is a hand-off

@@ -509,3 +509,36 @@ def test_a_queue_buffers_first_alloc_tensor_orders_nothing(free_first):
         aj.launch(_write_then_queue, 1, "atlas-a2", np.arange(64, dtype=np.float32), free_first)
     got = [(r.kind, r.instruction.api, r.earlier.api) for r in session.reports]
     assert got == ([] if free_first else [("WAW", "DataCopy", "Duplicate")])
+
+
+def _veccalc_free_then_copy(x, y):
+    xg, yg = aj.GlobalTensor("float"), aj.GlobalTensor("float")
+    xg.SetGlobalBuffer(x, 64)
+    yg.SetGlobalBuffer(y, 64)
+    pipe, calc, out = aj.TPipe(), aj.TQue(aj.TPosition.VECCALC, 1), aj.TQue(aj.TPosition.VECOUT, 1)
+    pipe.InitBuffer(calc, 1, 256)
+    pipe.InitBuffer(out, 1, 256)
+    t = calc.AllocTensor("float")
+    aj.DataCopy(t, xg, 64)
+    aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
+    aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+    o = out.AllocTensor("float")
+    aj.Adds(o, t, np.float32(1), 64)
+    calc.FreeTensor(t)
+    t = calc.AllocTensor("float")
+    aj.DataCopy(t, xg, 64)
+    out.EnQue(o)
+    o = out.DeQue("float")
+    aj.DataCopy(yg, o, 64)
+    out.FreeTensor(o)
+    calc.FreeTensor(t)
+
+
+@pytest.mark.parametrize("mode, expected", [("report", []), ("report,device-sync", [("WAR", "DataCopy", "Adds")])])
+def test_device_sync_veccalc_queue_free_orders_only_mte3_before_mte2(mode, expected):
+    """port63k: the devkit's TQue<VECCALC> events are UB -> UB's (GetBufferLogicPos(VECCALC) is MAX, GetPhyType(MAX)
+    UB): its FreeTensor -> AllocTensor is MTE3_MTE2 on the device and leaves a PIPE_V read before the next copy-in
+    unordered; "device-sync" had kept the SPEC's hand-off for VECCALC queues. The default model keeps it."""
+    with aj.sanitize_session(mode) as session:
+        aj.launch(_veccalc_free_then_copy, 1, "atlas-a2", np.arange(64, dtype=np.float32), np.zeros(64, np.float32))
+    assert [(r.kind, r.instruction.api, r.earlier.api) for r in session.reports] == expected
