@@ -766,8 +766,11 @@ def _numpy_check_offsets(api, core, dst, src, src_offset, base, offsets, dst_byt
                                  legal=f"[0, {limit}] for {size * 8}-bit types on this device (SPEC-2 9.2)")
     addrs = src.addr + base + off
     bad = np.nonzero(addrs % size)[0]
-    if bad.size:
-        raise AlignmentError(api, f"src_offset[{int(active[bad[0]])}]", int(off[bad[0]]), device=spec.name,
+    if bad.size:   # the sum named since session 63 (audit63)
+        o = int(off[bad[0]])
+        detail = (f"makes src + src_base_addr + offset = {src.addr} + {base} + {o} = {src.addr + base + o}" +
+                  (f"; src_base_addr = {base} is itself not a multiple of {size}" if base % size else ""))
+        raise AlignmentError(api, f"src_offset[{int(active[bad[0]])}]", o, device=spec.name, detail=detail,
                              legal=f"src + src_base_addr + offset a multiple of {size} (D57)")
     lo_t, hi_t = (0, spec.ub_bytes) if core.bounds == "ub" else (src.addr, src.addr + src.nbytes)
     bad = np.nonzero((addrs < max(lo_t, 0)) | (addrs + size > min(hi_t, spec.ub_bytes)))[0]
