@@ -260,15 +260,26 @@ class TQue:
         # EnQue has no capacity bound and DeQue names the tensor it waits for (docs/decisions.md "Depth-0 queues")
         self.position, self.depth, self.pipe = position, as_int("TQue", None, "depth", depth, 0, 2**16), None
         self._buffers, self._queue = [], deque()   # the queue holds (tensor, the sanitizer's mark of its EnQue)
+        self._retired = []   # buffers an earlier InitBuffer gave it, still in the pipe's slots until its Reset
         self._cursor = 0
         ends = _QUE_ENDS.get(position)
         self._pipes = _queue_pipes(*ends) if ends else None
 
     def _bind(self, pipe, buffers):
         # InitBuffer's `que.value = num` zeroes the devkit's bufCursor with the rest of the queue's state word
+        self._retired.extend(self._buffers)   # TPipe::Reset still waits on their slots' free events (review63b)
         self.pipe, self._buffers, self._cursor = pipe, buffers, 0
         for b in buffers:
             b.owner = self
+        sanitizer = pipe.core.sanitizer
+        if self.depth == 0 and sanitizer is not None:
+            # a depth-0 queue's InitBuffer sets each buffer's free event (kernel_tpipe_impl.h), so its first
+            # AllocTensor waits on it as on a FreeTensor's: the buffers start out freed (review63b)
+            for b in buffers:
+                if sanitizer.config.device_sync and self._pipes is not None:
+                    sanitizer.set_flag(*self._pipes[1], ("free", b))
+                else:
+                    sanitizer.freed(b, self._pipes[1] if self._pipes is not None else None)
 
     def _unbind(self, how):
         """Its TBufPool was Reset or its TPipe destroyed (`how`): the buffers are gone (InitBuffer may bind the queue
@@ -277,7 +288,7 @@ class TQue:
             if buffer.lease is not None:
                 buffer.lease.release(how)
                 buffer.lease = None
-        self.pipe, self._buffers = None, []
+        self.pipe, self._buffers, self._retired = None, [], []
         self._queue.clear()
 
     def _device(self):
@@ -502,7 +513,7 @@ def _reset_queue_buffers(sanitizer, bound):
     g_tpipeImpl.buf_, kernel_tbufpool_impl.h TBufPool::Reset over its tBufPoolImpl.buf_; port59d, review 59)."""
     for item in bound:
         if isinstance(item, TQue):
-            for buffer in item._buffers:
+            for buffer in item._retired + item._buffers:
                 sanitizer.buffer_reset(buffer, item._pipes[1] if item._pipes is not None else None)
 
 
@@ -555,8 +566,9 @@ class TQueBind(TQue):
         super().__init__(src, depth, mask)
         _check_position("TQueBind", dst)
         self.dst_position = dst
-        if dst is not src:
-            self._pipes = _queue_pipes(src, dst)
+        # the devkit's TQueBind<src, dst> takes its events from both positions' memories: TQueBind<VECIN, VECIN> is
+        # UB -> UB's MTE2_MTE3, not TQue<VECIN>'s GM -> VECIN pair (review63b)
+        self._pipes = _queue_pipes(src, dst)
 
 
 class TBuf:

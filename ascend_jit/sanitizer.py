@@ -1142,7 +1142,8 @@ class Sanitizer:
         FreeTensor's event (freed), which orders every earlier access of the event's source pipe. A buffer's first
         AllocTensor after InitBuffer waits on nothing (no FreeTensor set its event), so it orders nothing: a write of
         its bytes before InitBuffer (InitGlobalMemory's stack buffer at UB byte 0, a hand-placed tensor) stays
-        unordered with the queue's first users (port63j)."""
+        unordered with the queue's first users (port63j). A depth-0 queue's InitBuffer sets each buffer's event, so
+        its buffers start out freed (TQue._bind)."""
         if buffer in self.freed_buffers:
             self.freed_buffers.discard(buffer)
             self.hand_off(addr, nbytes)

@@ -31,7 +31,8 @@ race reports, docs/decisions.md "The device's synchronisation"; `original_sync=T
 tests/test_port47l_kernels.py shows them): the port adds MTE2_S and S_MTE3 flag pairs. Likewise the offset tables'
 TQue<VECCALC> hand-offs, whose device events are UB -> UB's MTE2_MTE3 / MTE3_MTE2 (session 63): the port adds
 MTE2_V (S_V for offsets the scalar unit wrote) before path A's Gather and MTE2_S before path B's index reads, and
-V_MTE2 / V_S / S_MTE2 before a tile refills the buffer the last tile's reads used.
+V_MTE2 / V_S / S_MTE2 before a tile refills the buffer the last tile's reads used; path B's output queue, whose free
+event MTE3_V does not reach the scalar unit, gets an MTE3_S pair before a tile's SetValues refill it.
 
 Not a deviation (the original's behaviour, kept): the on-the-fly index state resets an index outside the input to 0
 and keeps advancing from there, where the host's table replaces only that element's index, so the two tables
@@ -275,6 +276,8 @@ class KernelAsStrided:
                 if not self.original_sync:              # deviation: the scalar reads after the copy
                     self._flag_pair(aj.HardEvent.MTE2_S)
                 outputLocal = self.outQueueDstB.AllocTensor(T)
+                if tile and not self.original_sync:     # deviation: the last tile's copy-out read this buffer
+                    self._flag_pair(aj.HardEvent.MTE3_S)
                 for i in range(curTileSize):
                     outputLocal.SetValue(i, self._copy_element(int(idxLocal.GetValue(i))))
                 self.tmpQueueSrcIdx.FreeTensor(idxLocal)
@@ -283,6 +286,8 @@ class KernelAsStrided:
                 if tile == 0:
                     self.initIncrementalState(tileStart)
                 outputLocal = self.outQueueDstB.AllocTensor(T)
+                if tile and not self.original_sync:     # deviation: the last tile's copy-out read this buffer
+                    self._flag_pair(aj.HardEvent.MTE3_S)
                 for i in range(curTileSize):
                     outputLocal.SetValue(i, self._copy_element(self.curSrcIdx))
                     if i + 1 < curTileSize:

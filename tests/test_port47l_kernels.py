@@ -558,3 +558,23 @@ def test_as_strided_original_path_a_gather_races_its_veccalc_offsets_on_the_devi
     assert kinds == {("RAW", "Gather", writer)}
     assert _reports(run(False), "report,device-sync") == []
     assert _reports(run(True)) == []   # SPEC-2 10.4: the queue's EnQue/DeQue is a hand-off
+
+
+@pytest.mark.parametrize("path, capacity", [(0, 16384), (0, 0), (1, 16384), (1, 0)])
+def test_as_strided_flag_pairs_hold_over_several_tiles_a_core(path, capacity):
+    """Review of session 63: the port's refill pairs (V_MTE2 / V_S / S_MTE2, path B's MTE3_S) act from a core's second
+    tile on, which the gallery sizes never reach (one tile a core): a tiling of 8-element tiles on one core runs five
+    tiles; device-sync is clean with the port's pairs and reports the original's races without them."""
+    _, m = _spec_and_module("as_strided")
+    x = np.arange(300, dtype=np.float32)
+    size, stride, offset = (8, 5), (7, 3), 2
+    _, t = m.tiling(x.size, "float", size, stride, offset, capacity, path)
+    n = m.AsStridedTilingData.itemsize
+    head = np.frombuffer(t[:n].tobytes(), m.AsStridedTilingData).copy()
+    head["tileSize"], head["blockDim"] = 8, 1
+    t = np.concatenate([np.frombuffer(head.tobytes(), np.uint8), t[n:]])
+    for sync, mode in ((False, "report,device-sync"), (True, "report,device-sync"), (True, "report")):
+        out = np.zeros(40, np.float32)
+        reports = _reports(lambda: aj.launch(m.as_strided, 1, "atlas-a2", x, out, None, t, "float", sync), mode)
+        assert _same(out.reshape(size), m.as_strided_model(x, size, stride, offset, capacity, path))
+        assert (reports != []) == (sync and "device-sync" in mode), (sync, mode, reports[:2])

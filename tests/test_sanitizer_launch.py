@@ -542,3 +542,67 @@ def test_device_sync_veccalc_queue_free_orders_only_mte3_before_mte2(mode, expec
     with aj.sanitize_session(mode) as session:
         aj.launch(_veccalc_free_then_copy, 1, "atlas-a2", np.arange(64, dtype=np.float32), np.zeros(64, np.float32))
     assert [(r.kind, r.instruction.api, r.earlier.api) for r in session.reports] == expected
+
+
+def _reused_queue_bytes(x, depth, rebind):
+    """Review of session 63: a VECIN queue's tensor read by a vector op and freed; the queue given new buffers
+    (rebind) and the pipe Reset; a new queue of `depth` over the old bytes (after a Duplicate of them when the pipe
+    is not reset) and an MTE2 copy into its first tensor."""
+    xg = aj.GlobalTensor("float")
+    xg.SetGlobalBuffer(x, 64)
+    pipe = aj.TPipe()
+    que = aj.TQue(aj.TPosition.VECIN, 1)
+    pipe.InitBuffer(que, 1, 256)
+    t = que.AllocTensor("float")
+    aj.DataCopy(t, xg, 64)
+    que.EnQue(t)
+    t = que.DeQue("float")
+    scratch = aj.TBuf(aj.TPosition.VECCALC)
+    pipe.InitBuffer(scratch, 256)
+    aj.Adds(scratch.Get("float"), t, np.float32(1), 64)
+    que.FreeTensor(t)
+    if rebind:
+        pipe.InitBuffer(que, 1, 256)   # new buffers past the others; TPipe::Reset still waits on the old slot's event
+    pipe.Reset()
+    second = aj.TQue(aj.TPosition.VECIN, depth)
+    pipe.InitBuffer(second, 1, 256)
+    u = second.AllocTensor("float")
+    aj.DataCopy(u, xg, 64)
+    second.EnQue(u)
+    second.FreeTensor(second.DeQue(u) if depth == 0 else second.DeQue("float"))
+
+
+@pytest.mark.parametrize("depth, rebind", [(1, False), (1, True), (0, True)])
+def test_reset_waits_on_a_rebound_queues_old_buffers_and_depth_0_buffers_start_freed(depth, rebind):
+    """Review of session 63: TPipe::Reset waits on every slot's free event, the slots of a queue's earlier InitBuffer
+    included (they had been dropped, so the Adds read raced the copy into the reused bytes); a depth-0 queue's
+    InitBuffer sets its buffers' free events, so its first AllocTensor orders like one after a FreeTensor."""
+    for mode in ("report", "report,device-sync"):
+        with aj.sanitize_session(mode) as session:
+            aj.launch(_reused_queue_bytes, 1, "atlas-a2", np.arange(64, dtype=np.float32), depth, rebind)
+        assert session.reports == [], (mode, aj.format_reports(session.reports))
+
+
+def _bind_same_position(x):
+    xg = aj.GlobalTensor("float")
+    xg.SetGlobalBuffer(x, 64)
+    pipe, que, scratch = aj.TPipe(), aj.TQueBind(aj.TPosition.VECIN, aj.TPosition.VECIN, 1), aj.TBuf()
+    pipe.InitBuffer(que, 1, 256)
+    pipe.InitBuffer(scratch, 256)
+    t = que.AllocTensor("float")
+    aj.DataCopy(t, xg, 64)
+    aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
+    aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+    aj.Adds(scratch.Get("float"), t, np.float32(1), 64)
+    que.FreeTensor(t)
+    t = que.AllocTensor("float")
+    aj.DataCopy(t, xg, 64)
+    que.FreeTensor(t)
+
+
+def test_device_sync_tquebind_of_one_position_uses_ub_to_ub_events():
+    """Review of session 63: TQueBind<VECIN, VECIN> takes its events from both positions' memories (UB -> UB: freed
+    MTE3_MTE2), not TQue<VECIN>'s GM -> VECIN pair, so a vector read before its FreeTensor races the next copy-in."""
+    with aj.sanitize_session("report,device-sync") as session:
+        aj.launch(_bind_same_position, 1, "atlas-a2", np.arange(64, dtype=np.float32))
+    assert [(r.kind, r.instruction.api, r.earlier.api) for r in session.reports] == [("WAR", "DataCopy", "Adds")]
