@@ -253,12 +253,15 @@ class TQue:
     """`TQue<pos, depth[, mask]>`: AllocTensor / EnQue / DeQue / FreeTensor over the buffers InitBuffer gave it. `mask`
     is 0 or an aj.TQueConfig (TQueConfig)."""
 
+    _API = "TQue"   # the class a refusal of the constructor names
+
     def __init__(self, position=TPosition.VECIN, depth=1, mask=0):
-        _check_position("TQue", position)
-        self.config = _queue_config("TQue", mask)
+        api = self._API
+        _check_position(api, position)
+        self.config = _queue_config(api, mask)
         # depth 0 is the devkit's event-per-buffer queue (impl/basic_api/kernel_tquebind_impl.h `depth == 0`):
         # EnQue has no capacity bound and DeQue names the tensor it waits for (docs/decisions.md "Depth-0 queues")
-        self.position, self.depth, self.pipe = position, as_int("TQue", None, "depth", depth, 0, 2**16), None
+        self.position, self.depth, self.pipe = position, as_int(api, None, "depth", depth, 0, 2**16), None
         self._buffers, self._queue = [], deque()   # the queue holds (tensor, the sanitizer's mark of its EnQue)
         self._retired = []   # buffers an earlier InitBuffer gave it, still in the pipe's slots until its Reset
         self._cursor = 0
@@ -562,9 +565,16 @@ class TQueBind(TQue):
     TQueBind<pos, pos, depth> (include/basic_api/kernel_tpipe.h), so it behaves as TQue: AllocTensor (tensors at
     the src position), EnQue / DeQue (a hand-off the sanitizer sees), FreeTensor."""
 
+    _API = "TQueBind"
+
     def __init__(self, src=TPosition.VECIN, dst=TPosition.VECOUT, depth=1, mask=0):
-        super().__init__(src, depth, mask)
-        _check_position("TQueBind", dst)
+        # TQue<VECIN> is TQueBind<GM, VECIN> and TQue<VECOUT> TQueBind<VECOUT, GM> (DK kernel_event.h
+        # GetBufferLogicPos), and ports write those (port64c: ops-math Roll): a GM end is the queue's outside end, its
+        # tensors lie at the other one
+        local = dst if src is TPosition.GM else src
+        super().__init__(local, depth, mask)
+        if dst is not TPosition.GM or src is TPosition.GM:
+            _check_position("TQueBind", dst)
         self.dst_position = dst
         # the devkit's TQueBind<src, dst> takes its events from both positions' memories: TQueBind<VECIN, VECIN> is
         # UB -> UB's MTE2_MTE3, not TQue<VECIN>'s GM -> VECIN pair (review63b)

@@ -1695,6 +1695,12 @@ def ShiftRights(dst, src, scalar, mask, mode=MaskMergeMode.ZEROING):
 
 
 _COPY_MODE = "MaskMergeMode.MERGING (CopyImpl's only mode: inactive lanes keep dst)"
+# Copy's and a data-register Move's one register type, and what a port's reinterpreting Move writes instead
+# (port64c: ops-math Roll's Move(uint32 register, (RegTensor<uint32_t>&)int32 register))
+_COPY_ONE_TYPE = ("(CopyImpl, which Move on data registers is too, takes one register type U; to reinterpret a "
+                  "register's bits as another type of the same width, store it into the tensor of that type "
+                  "directly: a store between a register and a tensor of different dtypes moves bytes)")
+_COPY_KIND_LEGAL = ", the source's " + _COPY_ONE_TYPE   # a constant the compiled check raises with
 
 
 def Copy(dst, src, mask=None, mode=MaskMergeMode.MERGING):
@@ -1705,7 +1711,7 @@ def Copy(dst, src, mask=None, mode=MaskMergeMode.MERGING):
     _reg(api, "dst", dst), _reg(api, "src", src)
     if dst.dtype.name != src.dtype.name:
         raise UnsupportedDTypeError(api, "dst dtype", dst.dtype.name, legal=f"{src.dtype.name}, the source's "
-                                    "(CopyImpl takes one register type U)", device=DEVICE)
+                                    f"{_COPY_ONE_TYPE}", device=DEVICE)
     _COPY_MODE_READ(mode)
     words = impl.ALL_LANES if mask is None else _mask(api, "mask", mask)
     ops.select(dst.data, src.data, dst.data, words)
@@ -1798,7 +1804,8 @@ def DeInterleave(dst0, dst1, src0, src1, dtype=None):
 
 def _ureg(api, name, u, cls):
     if not isinstance(u, cls):
-        raise ParameterError(api, name, type(u).__name__, legal=f"an aj.Reg.{cls.__name__}", device=DEVICE)
+        raise ParameterError(api, name, type(u).__name__, legal=f"an aj.Reg.{cls.__name__}{mv.UREG_TWO_TYPES}",
+                             device=DEVICE)
     return u.state
 
 
@@ -3522,8 +3529,7 @@ def _check_copy_kinds(dst, src):
     refusal does (errors._named_kinds, _named_legal); ops.select would name Select."""
     if dst[impl.H_KIND] != src[impl.H_KIND]:
         raise UnsupportedDTypeError("Copy", "dst kind", np.int64(dst[impl.H_KIND]),
-                                    (np.int64(src[impl.H_KIND]), ", the source's (CopyImpl takes one register type "
-                                     "U)"), DEVICE)
+                                    (np.int64(src[impl.H_KIND]), _COPY_KIND_LEGAL), DEVICE)
 
 
 def _copy_form(dst, src, mask=None, mode=None):
@@ -4395,8 +4401,15 @@ _NOT_OFFERED_NAMES = {
     "RegTraitNumTwo": f"two-register b64 tensors are {_NOT_OFFERED_HERE}; RegTensor('int64') is the one-register "
                       "form, 32 lanes (SPEC-2 11.1): a loop the source steps by VECTOR_REG_WIDTH_2XVL / sizeof(T) (64 "
                       "elements) steps by 32 here, its UpdateMask counts 32 a register",
-    **dict.fromkeys(("Gather", "GatherB", "Scatter", "DataCopyGather", "DataCopyScatter"), _NOT_OFFERED_HERE),
-    "UnalignReg": "the older unaligned register is UnalignRegForLoad or UnalignRegForStore here (SPEC-2 11.6)",
+    **dict.fromkeys(("Gather", "GatherB", "Scatter", "DataCopyGather", "DataCopyScatter"),
+                    f"{_NOT_OFFERED_HERE}; gather with the Memory API's aj.Gather(dst, src, offsets, base, count) "
+                    "before the VF (per element a uint32 byte offset into src, 4 bytes of UB each, which a tiling "
+                    "sized for index registers may have to make room for) and load the gathered tensor inside it; "
+                    "a scatter: the Memory API's element-wise SetValue, or a DataCopyPad per run"),
+    "UnalignReg": "the devkit's one unaligned register type (vector_align, which UnalignRegForLoad and "
+                  "UnalignRegForStore alias there) is two here, as each keeps its own state (SPEC-2 11.6): declare "
+                  "aj.Reg.UnalignRegForLoad() for the unaligned loads and aj.Reg.UnalignRegForStore() for the "
+                  "stores",
     **dict.fromkeys(("Histograms", "Mull", "Truncate", "AddC", "SubC", "MaskGenWithRegTensor"),
                     _NOT_OFFERED_HERE),
     # the squeeze example's register forms (SPEC-2 14: AR-register / Squeeze StoreUnAlign variants)

@@ -12,8 +12,9 @@ One switch, five checks. Off by default; when off, every API pays one `core.sani
   "strict" adds same-pipe PIPE_V read-after-write and overlapping MTE2/MTE3 destinations without a PipeBarrier.
   "device-sync" orders by what the device's synchronisation does where it differs from SPEC-2 10.4's model: a queue
   hand-off orders only its event's pipe pair, a WaitFlag on the scalar pipe orders every later instruction, and the
-  devkit implementations' own pairs inside a call order (docs/decisions.md "The device's synchronisation", "The
-  implementations' own flags").
+  devkit implementations' own pairs inside a call order, and the race check follows the core's own GM bytes too
+  (its copy-outs against its copy-ins and GetValue / SetValue; docs/decisions.md "The device's synchronisation",
+  "The implementations' own flags").
 - init: a shadow bit per UB byte. Uninitialised at core creation, when a queue/buffer/allocator hands out a range,
   and where an instruction leaves bytes undefined; host writes and instruction writes initialise exactly the bytes
   written; reading an uninitialised byte through an active lane is reported (masked-off lanes are not reads, since
@@ -35,6 +36,7 @@ import os
 import sys
 import threading
 import warnings
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -53,6 +55,7 @@ PIPES = (PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3)
 _PIPE_INDEX = {p: i for i, p in enumerate(PIPES)}
 _S = _PIPE_INDEX[PIPE_S]
 _V = _PIPE_INDEX[PIPE_V]
+_MTE2 = _PIPE_INDEX[PIPE_MTE2]
 _SHORT = {PIPE_S: "S", PIPE_V: "V", PIPE_MTE2: "MTE2", PIPE_MTE3: "MTE3"}
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -186,8 +189,10 @@ def release_launch_reports(cores, session):
     if session is not None:
         for report in reports:
             session.add(report)
-    elif reports:
-        warnings.warn(format_reports(reports), SanitizerWarning, stacklevel=3)
+    elif reports:   # the launch named: Python shows a warning's text once per line, and a loop over devices or
+        # kernels repeats the same reports (port64a: a second device's were dropped)
+        launch = f"aj.launch on {cores[0].device}, {len(cores)} block{'s' if len(cores) > 1 else ''}"
+        warnings.warn(f"{launch}: {format_reports(reports)}", SanitizerWarning, stacklevel=3)
 
 
 def default_config():
@@ -645,6 +650,8 @@ class Sanitizer:
         self.composite = None     # the API whose own instructions these are (InitGlobalMemory's Duplicate, ...)
         self.gm_shadow = None   # the launch's LaunchShadow (check "blocks"), set by aj.launch
         self._mte3_writes = []  # "strict": UB -> GM destinations no PipeBarrier<PIPE_MTE3> has ordered yet
+        # "device-sync": this core's own GM accesses on its pipe clocks (_CoreGmShadow), made at the first one
+        self.gm_own = None
         if not SANITIZING:
             SANITIZING.append(True)
 
@@ -989,12 +996,18 @@ class Sanitizer:
             accesses.append(Access("src", False, _runs_bytes(src.addr, [(s, n) for s, _, n in runs]), src))
         if ub_dst:
             accesses.append(Access("dst", True, _runs_bytes(dst.addr, [(d, n) for _, d, n in runs]), dst))
-        gm_runs = None
+        gm_runs = own = None
         if pipe == PIPE_MTE3 and self.config.strict and self.enabled("race"):
             gm_runs = self._check_mte3_destination(api, dst, runs, atomic)
+        if pipe != PIPE_V and self._checks_own_gm():
+            gm, write = (dst, True) if pipe == PIPE_MTE3 else (src, False)
+            own = self._check_own_gm(api, pipe, gm.array, [(d if write else s, n) for s, d, n in runs], write)
         instr = self.instruction(api, pipe, accesses)
         if gm_runs is not None:
             self._record_mte3_destination(gm_runs, instr, atomic)
+        if own is not None:
+            q = _PIPE_INDEX[pipe]
+            self.gm_own.record(own, q, instr.seq, int(self.clock[q, q]), write)
         if self.gm_shadow is not None and self.enabled("blocks"):
             gm, write = (src, False) if not ub_src else (dst, True) if not ub_dst else (None, False)
             if gm is not None:
@@ -1005,10 +1018,40 @@ class Sanitizer:
 
     def gm_scalar_access(self, api, array, index, write):
         """GlobalTensor GetValue / SetValue: element `index` of GM `array` through the scalar unit, for the
-        cross-block check (GM is not in the UB shadow, so "race" has nothing to check)."""
+        cross-block check and, with "device-sync", the core's own GM race check (_check_own_gm)."""
+        if self._checks_own_gm():
+            runs = [(index * array.itemsize, array.itemsize)]
+            own = self._check_own_gm(api, PIPE_S, array, runs, write)
+            instr = self.instruction(api, PIPE_S, [])
+            self.gm_own.record(own, _S, instr.seq, int(self.clock[_S, _S]), write)
         if self.gm_shadow is not None and self.enabled("blocks"):
             self.gm_shadow.gm_access(self.core.block_idx, self._named(api), PIPE_S, array,
                                      index * array.itemsize, array.itemsize, write, 0, self._emit)
+
+    def _checks_own_gm(self):
+        """"device-sync" follows the core's own GM bytes for "race": its pipe clocks count the queue events that
+        order an in-place kernel's copy-in, compute and copy-out of the same GM bytes, which SPEC-2 10.4's hand-offs
+        of UB bytes do not (docs/decisions.md "Sanitizer": a same-core GM race check)."""
+        return self.config.device_sync and self.enabled("race")
+
+    def _check_own_gm(self, api, pipe, array, runs, write):
+        """Check one GM access of this core (runs of (byte offset in `array`, bytes)) against the core's earlier
+        GM accesses of other pipes: RAW and WAW against the bytes' last writer (a copy-out, a SetValue) unless this
+        pipe's clock is past it, WAR against a copy-in's read (a scalar read has its value before the unit issues
+        anything later, as in the UB). Reported before anything is recorded; returns what `record` needs."""
+        if self.gm_own is None:
+            self.gm_own = _CoreGmShadow()
+        p = _PIPE_INDEX[pipe]
+        root, offset = _root_and_offset(array)
+        spans = [(offset + start, offset + start + n) for start, n in runs if n > 0]
+        found = self.gm_own.conflicts(root, spans, self.clock[p], p, write)
+        if found:
+            instr = Instr(self._named(api), pipe, user_location(), len(self.log))
+            operand = "dst" if write else "src"
+            for kind, log_index, address, count, earlier_pipe, seq in found:   # the byte of the operand's tensor
+                self._emit(Report("race", kind, instr, operand, address - offset, count, earlier=self.log[log_index],
+                                  fix=self._cross_pipe_fix(earlier_pipe, p, seq), space="GM"))
+        return root, spans
 
     def _check_mte3_destination(self, api, gm, runs, atomic):
         """"strict" (SPEC-2 10.4, the devkit's PipeBarrier example): two UB -> GM copies whose GM destinations
@@ -1565,6 +1608,82 @@ class _GmAccessLog:
         return None
 
 
+class _CoreGmShadow:
+    """One core's GM accesses for "device-sync"'s same-core race check (Sanitizer._check_own_gm), per GM page made on
+    first touch (17 bytes per GM byte): each byte's last writer (pipe, own-pipe clock, log index) and its last
+    copy-in read (clock, log index). The host arrays are held weakly: a long-lived core does not keep every GM
+    array it ever copied alive."""
+
+    def __init__(self):
+        self.roots = {}   # id(root) -> (weakref to root, {page index: page arrays})
+
+    def _pages(self, root, lo, hi, make):
+        entry = self.roots.get(id(root))
+        if entry is None or entry[0]() is not root:
+            if not make:
+                return
+            key = id(root)
+            entry = self.roots[key] = (weakref.ref(root, lambda _, key=key: self.roots.pop(key, None)), {})
+        pages = entry[1]
+        for index in range(lo // GM_PAGE_BYTES, (hi - 1) // GM_PAGE_BYTES + 1):
+            page = pages.get(index)
+            if page is None:
+                if not make:
+                    continue
+                n = GM_PAGE_BYTES
+                page = pages[index] = (np.full(n, -1, np.int8), np.zeros(n, np.int32), np.full(n, -1, np.int32),
+                                       np.zeros(n, np.int32), np.full(n, -1, np.int32))
+            base = index * GM_PAGE_BYTES
+            yield page, slice(max(lo, base) - base, min(hi, base + GM_PAGE_BYTES) - base), base
+
+    def conflicts(self, root, spans, clock, p, write):
+        """The unordered pairs of an access of pipe p (its clock row `clock`) to the byte spans [lo, hi) of root:
+        (kind, earlier log index, first byte on root, bytes, earlier pipe, earlier own-pipe clock) per pair."""
+        addresses, earlier, kinds = [], [], []
+        for lo, hi in spans:
+            for (writer_pipe, writer_seq, writer_instr, read_seq, read_instr), sl, base in self._pages(root, lo, hi,
+                                                                                                       False):
+                wp = writer_pipe[sl].astype(np.int64)
+                unordered = (wp >= 0) & (wp != p) & (clock[np.maximum(wp, 0)] < writer_seq[sl])
+                if write and p != _MTE2:   # a copy-in's read the write is not ordered after, newer than the write
+                    war = (read_seq[sl] > clock[_MTE2]) & (read_instr[sl] > writer_instr[sl])
+                else:
+                    war = None
+                for kind, hit, log in (("WAW" if write else "RAW", unordered, writer_instr), ("WAR", war, read_instr)):
+                    if hit is not None and hit.any():
+                        where = np.flatnonzero(hit)
+                        addresses.append(base + sl.start + where)
+                        earlier.append(log[sl][where].astype(np.int64))
+                        kinds.append(np.full(where.size, kind == "WAR", np.bool_))
+        if not addresses:
+            return []
+        addresses, earlier, is_war = np.concatenate(addresses), np.concatenate(earlier), np.concatenate(kinds)
+        found = []
+        for war in (False, True):
+            for log_index, address, count in _pairs(addresses, earlier, is_war == war):
+                found.append(("WAR" if war else "WAW" if write else "RAW", log_index, address, count))
+        return [f + self._earlier_pipe(root, f[2], f[0] == "WAR") for f in found]
+
+    def _earlier_pipe(self, root, address, war):
+        """(pipe index, own-pipe clock) of the earlier access a pair names, at its first byte."""
+        page = self.roots[id(root)][1][address // GM_PAGE_BYTES]
+        i = address % GM_PAGE_BYTES
+        return (_MTE2, int(page[3][i])) if war else (int(page[0][i]), int(page[1][i]))
+
+    def record(self, checked, p, log_index, own_clock, write):
+        """After the instruction (its log index, pipe p's own clock value): its writes become the bytes' last writer,
+        a copy-in's reads their last read (a scalar read starts no WAR: nothing to keep)."""
+        if not write and p != _MTE2:
+            return
+        root, spans = checked
+        for lo, hi in spans:
+            for (writer_pipe, writer_seq, writer_instr, read_seq, read_instr), sl, _ in self._pages(root, lo, hi, True):
+                if write:
+                    writer_pipe[sl], writer_seq[sl], writer_instr[sl] = p, own_clock, log_index
+                else:
+                    read_seq[sl], read_instr[sl] = own_clock, log_index
+
+
 @dataclass
 class LaunchShadow:
     """GM shadow shared by the blocks of one sanitized launch (check "blocks").
@@ -1721,8 +1840,12 @@ class LaunchShadow:
                      f"block {block} reads these bytes and {others} writes them")
             fix = f"{roles} in the same SyncAll phase: order the write and the read with {order}"
         else:
-            fix = (f"block {block} and {others} touch these bytes in the same SyncAll phase: use SetAtomicAdd for "
-                   f"combined writes (one atomic operation: an Add and a Max do not combine), or {order}")
+            # port64a: the devkit's Axpy example has every block write the whole output; atomic adds of it would
+            # sum the blocks' copies, so the block's own share comes first
+            fix = (f"block {block} and {others} write these bytes in the same SyncAll phase: give each block its "
+                   "own share of the output (an offset by GetBlockIdx()) if they write the same values; SetAtomicAdd "
+                   "if their writes are meant to combine (one atomic operation: an Add and a Max do not combine); "
+                   f"or {order}")
             fills = ("InitGlobalMemory:", "Fill:")   # the composite's names (api/init_global_memory.py)
             if api.startswith(fills) and earlier is not None and earlier[0].api.startswith(fills):
                 # port62f: the soft SyncAll's page (同步控制/核间同步/SyncAll.md) has every core initialise the whole
@@ -1757,8 +1880,19 @@ def _atomic_code(atomic):
 
 
 def _root_and_offset(array):
+    """The array owning a GM view's memory and the view's byte offset in it. Remembered per view while it lives: a
+    sanitized kernel's GetValue / SetValue loop asks for the same GlobalTensor's every time, and
+    `__array_interface__` builds a dict per call (port64b: 80k scalar accesses took 13 s sanitized)."""
+    known = _ROOTS.get(id(array))
+    if known is not None and known[0]() is array:
+        return known[1], known[2]
     root = array
     while isinstance(root.base, np.ndarray):
         root = root.base
     offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    key = id(array)
+    _ROOTS[key] = (weakref.ref(array, lambda _, key=key: _ROOTS.pop(key, None)), root, offset)
     return root, offset
+
+
+_ROOTS = {}   # id(view) -> (weakref to the view, its root, its byte offset): _root_and_offset

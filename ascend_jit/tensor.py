@@ -566,6 +566,12 @@ def _index_value(api, i, size, device=None, tensor=None):
             detail = (f"an index leaves at least one element: a sub-tensor starting at the end has none to "
                       f"compute on (if the kernel writes it, {too_small}); the empty view at the end is the slice "
                       f"[{size}:] (decisions.md \"Indexing\")")
+        elif i < 0 and api.startswith("GlobalTensor"):
+            # port64c: ops-math CircularPad's left-pad copy starts one element before x; on the device that reads
+            # the GM before the buffer, here the window given SetGlobalBuffer bounds every access
+            detail = ("a GlobalTensor is its SetGlobalBuffer window and starts at offset 0: an access before it "
+                      "reads whatever GM lies there on the device; if the kernel means to, give SetGlobalBuffer the "
+                      "host array from an earlier element and offset the kernel's indices")
         if tensor is not None:   # (not its truth value: a LocalTensor's len() is its size, 0 for an empty one)
             detail = tensor._described()
             if tensor.core.bounds == "ub":

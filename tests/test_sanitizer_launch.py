@@ -400,7 +400,7 @@ def test_an_atomic_add_after_its_own_plain_write_still_races_another_blocks_plai
     and a blocks report named no earlier access (`earlier` None). Both reports name block 0's fill, whatever the
     threads' timing; the correct patterns beside them stay clean."""
     fill, own_fill, add = _line("# block 0's fill"), _line("# block 1's own fill"), _line("# block 1's atomic add")
-    expected = ([(own_fill, "block 1 and block 0 touch these bytes")] if variant == "B" else []) + [
+    expected = ([(own_fill, "block 1 and block 0 write these bytes")] if variant == "B" else []) + [
         (add, "block 1's write is an atomic add of float and block 0's a plain write")]
     for _ in range(3):   # SyncAll: the blocks run in threads
         with aj.sanitize_session("report") as session:

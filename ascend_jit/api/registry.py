@@ -584,6 +584,14 @@ NOT_OFFERED = {
                    "offered)",
     "GetSocVersion": "not offered (a host PlatformAscendC query); the device is the name a port gives aj.Core or "
                      "aj.launch (one of aj.SUPPORTED_NAMES); inside a kernel aj.current_core().device",
+    # the devkit's own implementations of DataCopy / DataCopyPad on raw pointers (port64b: ops-nn ScatterElementsV2
+    # copies its int64 indices as uint32 with DataCopyPadGm2UBImpl)
+    **dict.fromkeys(("DataCopyPadGm2UBImpl", "DataCopyPadUB2GMImpl", "DataCopyGM2UBImpl", "DataCopyUB2GMImpl"),
+                    "not offered (the devkit's implementation of DataCopyPad / DataCopy on raw pointers, under its "
+                    "API): write aj.DataCopyPad(dst, src, DataCopyExtParams, DataCopyPadExtParams) on tensors of the "
+                    "pointers' type: the LocalTensor's ReinterpretCast(\"uint32\"), and for the GM side an "
+                    "aj.GlobalTensor(\"uint32\") over the same host array (GlobalTensor.ReinterpretCast is the "
+                    "950's only)"),
 }
 
 # Whole devkit families by name prefix. The C API (`asc_copy_gm2ub`, `asc_add`, ...: the samples' first

@@ -705,13 +705,19 @@ def _add_pending_stores(context, builder, sig, args):
 lowered(count_pending_stores, (types.int64,), types.none, _add_pending_stores)
 
 
+# the devkit's one unaligned register type, vector_align, is two here, each with its own state (SPEC-2 11.6)
+UREG_TWO_TYPES = (" (the devkit's one vector_align type is two here, each with its own state: UnalignRegForLoad() "
+                  "for the unaligned loads, UnalignRegForStore() for the stores)")
+_UREG_LOAD_LEGAL = "an aj.Reg.UnalignRegForLoad" + UREG_TWO_TYPES
+_UREG_STORE_LEGAL = "an aj.Reg.UnalignRegForStore" + UREG_TWO_TYPES
+
+
 @internal
 def _refuse_ureg(api, size):
     """check_ureg's refusal, a function of its own: no strings built on the hot path. `api` is the caller's literal
     name (one small specialisation per API; a run-time `str(api)` compiled numba's string machinery, as
     _refuse_offset's did) and the size a run-time value."""
-    given, legal = ("UnalignRegForStore", "an aj.Reg.UnalignRegForLoad") if size == 1 else \
-        ("UnalignRegForLoad", "an aj.Reg.UnalignRegForStore")
+    given, legal = ("UnalignRegForStore", _UREG_LOAD_LEGAL) if size == 1 else ("UnalignRegForLoad", _UREG_STORE_LEGAL)
     raise ParameterError(api, "ureg", given, legal, DEVICE)
 
 
