@@ -250,10 +250,15 @@ def _sweep(args):
                          cdf_size=args.cdf_size, task_elements=args.task_elements, task_trials=args.task_trials,
                          progress=study.progress_bar(unit="tasks"))
     print(f"{len(result.tasks)} tasks ({result.tasks_run} run, {result.tasks_reused} reused from {result.out}); "
-          f"{len(result.skipped)} variant points skipped (unsupported size or dtype)")
+          f"{len(result.skipped)} variant points skipped (unsupported size or dtype)" +
+          (":" if result.skipped else ""))
+    for line in sweeps.format_skipped(result):
+        print(line)
     print(sweeps.format_summary(result))
     for name, path in result.files.items():
         print(f"{name}: {path}")
+    for note in result.notes:
+        print(note)
     return 0
 
 

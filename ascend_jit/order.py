@@ -140,7 +140,9 @@ class ReduceTree:
 
     # -- evaluation -------------------------------------------------------------------------------------------
     def evaluate(self, values, saturate=False):
-        """Replay the tree on `values` (indexed by leaf) with one rounding per add (reference numerics)."""
+        """Replay the tree on `values` (indexed by leaf) with one rounding per add (reference numerics). A NaN
+        result is the canonical quiet NaN the instructions store (SPEC-2 D35; the host's inf - inf sets the sign bit,
+        port64d)."""
         from .reference.numerics import add as rounded_add
         from .reference.numerics import round_to
         stack = []
@@ -155,7 +157,10 @@ class ReduceTree:
                 b, a = stack.pop(), stack.pop()
                 stack.append(rounded_add(dt, a, b, sat_half=saturate))
         result = stack[0]
-        return round_to(dt, result) if dt in ("half", "float") else result
+        if dt not in ("half", "float"):
+            return result
+        result = round_to(dt, result)
+        return math.nan if result != result else result
 
     def evaluate_batch(self, rows, saturate=False):
         """evaluate() for every row of a 2-D array at once (numpy arithmetic, one rounding per add): the
@@ -178,6 +183,7 @@ class ReduceTree:
                         r = np.clip(np.where(np.isnan(r), np_t(0), r), np_t(-65504), np_t(65504))
                     values[:, out] = r
                 result[first:first + chunk] = values[:, root]
+        result[np.isnan(result)] = np_t(np.nan)   # the canonical quiet NaN, as evaluate()
         return result
 
     # -- output -----------------------------------------------------------------------------------------------

@@ -1451,6 +1451,14 @@ def Duplicate(dst, scalar=_NOT_GIVEN, mask=None, mode=MaskMergeMode.ZEROING, src
     its type) or by name, `scalar=` or `src_reg=` (SPEC-2 1.1)."""
     api = "Duplicate"
     _core_check(api)
+    if isinstance(mode, HighLowPart) or isinstance(src_reg, (HighLowPart, MaskMergeMode)):
+        # port64g: the devkit's Duplicate<T, HighLowPart::LOWEST, MaskMergeMode::ZEROING>(dst, src, mask) ported
+        # with its template arguments in order: LOWEST landed in `mode`, or the mode in `src_reg`
+        part = mode if isinstance(mode, HighLowPart) else src_reg
+        raise ParameterError(api, "HighLowPart", part, device=DEVICE,
+                             legal="left out: Duplicate copies lane 0, the devkit's default HighLowPart::LOWEST "
+                                   "(SPEC-2 11.3; HIGHEST is not offered); the mode comes fourth: "
+                                   "Duplicate(dst, src_reg, mask, MaskMergeMode.ZEROING)")
     if (scalar is _NOT_GIVEN) == (src_reg is _NOT_GIVEN):
         raise ParameterError(api, "scalar", "given twice" if scalar is not _NOT_GIVEN else "missing",
                              legal="a scalar or a source register, once (positionally, scalar= or src_reg=)",
@@ -3231,7 +3239,7 @@ def _duplicate_form(dst, scalar=None, mask=None, mode=None, src_reg=None):
     As an overload closure it compiled once per register kind, scalar type and mask type in every process (issue
     20: 12.8 s CPU of the cold test suite)."""
     if _absent(scalar) == _absent(src_reg) or not _is_reg_type(dst) or not impl.enum_like(mode) or \
-            not (_absent(mask) or _is_mask_type(mask)):
+            not (_absent(mask) or _is_mask_type(mask)) or _template_part(mode, src_reg):
         return None
     words = (impl.CONST, impl.MASK_WORDS, impl.ALL_LANES) if _absent(mask) else (impl.WORDS, 2)
     merging = impl.ENUM, 3, False, _DUPLICATE_MERGE_FLAG.rule
@@ -3248,8 +3256,18 @@ def _duplicate_form(dst, scalar=None, mask=None, mode=None, src_reg=None):
 _direct_forms(Duplicate, _duplicate_form, ())
 
 
+def _template_part(mode, src_reg):
+    """A HighLowPart where Duplicate's mode goes, or a HighLowPart or mode where its src_reg goes (the devkit's
+    template arguments ported in order): no call, so the VF runs plain, which refuses it naming the argument."""
+    def member_of(t, classes):
+        return isinstance(t, types.IntEnumMember) and t.instance_class in classes
+    return member_of(mode, (HighLowPart,)) or member_of(src_reg, (HighLowPart, MaskMergeMode))
+
+
 @overload(Duplicate)
 def _ol_duplicate(dst, scalar=None, mask=None, mode=0, src_reg=None):
+    if _template_part(mode, src_reg):
+        return None
     if _duplicate_form(dst, scalar, mask, None if isinstance(mode, int) else mode, src_reg) is not None:
         return None  # a direct call (_duplicate_form)
     _merge_flag = _DUPLICATE_MERGE_FLAG  # noqa: N806

@@ -263,6 +263,9 @@ class Instr:
     where: str
     seq: int   # its number in the core's instruction log
     block: int = None   # another block's access a "blocks" report names as earlier (port62f): that block
+    # a Reg load's or store's registers (their ids): a load after a store through the same register is in order
+    # inside a VF (Sanitizer._same_register)
+    registers: tuple = ()
 
     def __str__(self):
         return f"{self.api} [{self.pipe}] at {self.where}" + (f" of block {self.block}" if self.block is not None
@@ -524,6 +527,10 @@ def device_flag_pairs(sanitizer, api, pairs):
 
 _UNINIT_FIX = ("write these bytes first (DataCopy, Duplicate, a host copy) or read only lanes an earlier instruction "
                "wrote")
+# a UB -> UB DataCopy's destination bytes copied from bytes nothing had written (Sanitizer._copied_uninitialised)
+_COPIED_FIX = ("the copy {copy} copied them from UB bytes nothing had written (UB byte {address}, {nbytes} bytes; a "
+               "copy of an uninitialised value is no error, its use is): write those bytes before the copy, or read "
+               "only the copied bytes that were written")
 # the bits a MaskReg load read from bytes nothing had written, followed through the lanes they govern
 # (lane_shadow.mask_loaded): the fix of the report where such a lane's value, or a carry under such a bit, is used
 _MASK_LOADED_FIX = ("these mask bits were loaded by {load} from UB bytes nothing had written (UB byte {address}, "
@@ -728,13 +735,13 @@ class Sanitizer:
                           32, made, fix=_FRESH_MASK_FIX.format(made=made.where), space="register"))  # 256 bits
 
     # --- instructions --------------------------------------------------------------------------------------------
-    def instruction(self, api, pipe, accesses, where=None):
+    def instruction(self, api, pipe, accesses, where=None, registers=()):
         """Check, then record, one instruction's accesses. Reads are checked before writes, so an instruction never
         conflicts with itself. In "raise" mode a report raises before anything is recorded (or written). The
         per-byte walks are compiled (jit/shadow.py): one pass per operand to check, one to record."""
         p = _PIPE_INDEX[pipe]
         seq = int(self.clock[p, p]) + 1
-        instr = Instr(self._named(api), pipe, where or user_location(), len(self.log))
+        instr = Instr(self._named(api), pipe, where or user_location(), len(self.log), registers=registers)
         self._reported = set()
         runs = [(acc, _run_args(acc.addrs)) for acc in accesses if _count(acc.addrs)]
         running = _thread_core()
@@ -901,9 +908,18 @@ class Sanitizer:
         conflict = (wp >= 0) & np.where(wp != p, other, same)
         for log_index, address, count in _pairs(addrs, self.writer_instr[addrs], conflict):
             q = int(self.writer_pipe[address])
+            if q == p and self._same_register(instr, self.log[log_index], int(self.writer_seq[address])):
+                continue
             fix = self._cross_pipe_fix(q, p, int(self.writer_seq[address])) if q != p else \
                 self._same_pipe_fix(p, int(self.writer_seq[address]))
             self._emit(Report("race", kind, instr, acc.operand, address, count, earlier=self.log[log_index], fix=fix))
+
+    def _same_register(self, later, earlier, seq):
+        """"strict"'s same-pipe RAW inside one VF: a load through a register the earlier store wrote from (`seq`,
+        the store's PIPE_V clock) keeps their code order without a barrier (DK Reg矢量计算/同步控制/LocalMemBar.md:
+        读写指令使用的寄存器相同时 ... 寄存器保序; port64f: ops-math ReduceLogSumExp's DoUbBroadCast stores a row from
+        vreg and loads the next row into vreg)."""
+        return bool(self.vf_depth and seq > self.vf_start_seq and set(later.registers) & set(earlier.registers))
 
     def _same_pipe_fix(self, p, seq):
         """The fix of a "strict" same-pipe pair whose earlier access has own-pipe clock `seq`. On the 950 a vector
@@ -996,6 +1012,7 @@ class Sanitizer:
             accesses.append(Access("src", False, _runs_bytes(src.addr, [(s, n) for s, _, n in runs]), src))
         if ub_dst:
             accesses.append(Access("dst", True, _runs_bytes(dst.addr, [(d, n) for _, d, n in runs]), dst))
+        carried = self._copied_uninitialised(src, dst, runs, accesses[0]) if ub_src and ub_dst else None
         gm_runs = own = None
         if pipe == PIPE_MTE3 and self.config.strict and self.enabled("race"):
             gm_runs = self._check_mte3_destination(api, dst, runs, atomic)
@@ -1008,6 +1025,8 @@ class Sanitizer:
         if own is not None:
             q = _PIPE_INDEX[pipe]
             self.gm_own.record(own, q, instr.seq, int(self.clock[q, q]), write)
+        if carried:
+            self._carry_uninitialised(instr, carried)
         if self.gm_shadow is not None and self.enabled("blocks"):
             gm, write = (src, False) if not ub_src else (dst, True) if not ub_dst else (None, False)
             if gm is not None:
@@ -1015,6 +1034,47 @@ class Sanitizer:
                     offset = d if write else s
                     self.gm_shadow.gm_access(self.core.block_idx, instr.api, pipe, gm.array, offset, n, write,
                                              atomic, self._emit, instr.where)
+
+    def _copied_uninitialised(self, src, dst, runs, src_access):
+        """A UB -> UB DataCopy of bytes that hold no written value copies them as they are, as a Reg load and store
+        do (a copy of an uninitialised value is no error, its use is: port64f, ops-nn GlobalLpPool copies its rows'
+        unwritten padding and rewrites it before any use): the read is not reported, and the destination bytes stay
+        uninitialised, reported where something reads them. Returns, before the copy, [(source bytes, destination
+        bytes)] of such bytes, or None; the source access is then followed, not checked, for "init"."""
+        if not self.enabled("init"):
+            return None
+        pairs = []
+        for s, d, n in runs:
+            src_bytes = np.arange(src.addr + s, src.addr + s + n, dtype=np.int64)
+            unwritten = np.flatnonzero(~self.initialised[src_bytes])
+            if unwritten.size:
+                pairs.append((src_bytes[unwritten], dst.addr + d + unwritten))
+        if not pairs:
+            return None
+        src_access.through_lanes = True
+        from_bytes = np.concatenate([p[0] for p in pairs])
+        to_bytes = np.concatenate([p[1] for p in pairs])
+        stored = self.stored_from[from_bytes].copy() if self.stored_from is not None else None
+        bits = self.derived_bits[from_bytes].copy() if self.derived_bits is not None else None
+        return from_bytes, to_bytes, stored, bits
+
+    def _carry_uninitialised(self, instr, carried):
+        """After the copy (_copied_uninitialised): its destination bytes of never-written source bytes are the
+        copy's, named with the source bytes in the fix; those a Reg store wrote from uninitialised lanes keep that
+        store's record."""
+        from . import lane_shadow
+        from_bytes, to_bytes, stored, bits = carried
+        never = np.ones(to_bytes.size, np.bool_) if stored is None else stored < 0
+        if never.any():
+            first, count = int(from_bytes[never][0]), int(never.sum())
+            origin = lane_shadow.origin_index(self, instr, "src", first, count, fix=_COPIED_FIX.format(
+                copy=instr, address=first, nbytes=count))
+            self.lanes_stored(instr, to_bytes[never], origin)
+        if stored is not None and not never.all():
+            self.initialised[to_bytes[~never]] = False
+            self.stored_from[to_bytes[~never]] = stored[~never]
+        if bits is not None:
+            self.derived_bits[to_bytes] = bits
 
     def gm_scalar_access(self, api, array, index, write):
         """GlobalTensor GetValue / SetValue: element `index` of GM `array` through the scalar unit, for the
@@ -1047,10 +1107,14 @@ class Sanitizer:
         found = self.gm_own.conflicts(root, spans, self.clock[p], p, write)
         if found:
             instr = Instr(self._named(api), pipe, user_location(), len(self.log))
-            operand = "dst" if write else "src"
+            # which GM buffer (port64e: two arrays' reports read alike), named as the UB's operands are
+            operand = f"{'tensor' if pipe == PIPE_S else 'dst' if write else 'src'} " \
+                      f"(GM {array.dtype}[{array.size}])"
             for kind, log_index, address, count, earlier_pipe, seq in found:   # the byte of the operand's tensor
+                # "device-sync"'s own flags: no queue event is MTE3 -> MTE2 or a GM access's pair (port64e)
+                fix = _fix(PIPES[earlier_pipe], PIPES[p], True, self.core.spec.isasi_flags, queue=False)
                 self._emit(Report("race", kind, instr, operand, address - offset, count, earlier=self.log[log_index],
-                                  fix=self._cross_pipe_fix(earlier_pipe, p, seq), space="GM"))
+                                  fix=fix, space="GM"))
         return root, spans
 
     def _check_mte3_destination(self, api, gm, runs, atomic):
@@ -1347,11 +1411,12 @@ _QUEUE_EVENT_PAIRS = {(PIPE_MTE2, PIPE_V), (PIPE_V, PIPE_MTE2), (PIPE_V, PIPE_MT
                       (PIPE_MTE2, PIPE_MTE3), (PIPE_MTE3, PIPE_MTE2)}
 
 
-def _fix(earlier_pipe, later_pipe, device_sync=False, isasi=True):
+def _fix(earlier_pipe, later_pipe, device_sync=False, isasi=True, queue=True):
     """The flag pair that orders the two pipes: the ISASI SetFlag/WaitFlag's HardEvent, or, on a device that does not
-    offer it (D62: the 310B), the TQueSync of the same two pipes (SPEC-2 10.1: the same hardware flags)."""
+    offer it (D62: the 310B), the TQueSync of the same two pipes (SPEC-2 10.1: the same hardware flags). `queue`:
+    a TQue hand-off may order the pair (UB bytes)."""
     event = f"{_SHORT[earlier_pipe]}_{_SHORT[later_pipe]}"
-    queue = "" if device_sync and (earlier_pipe, later_pipe) not in _QUEUE_EVENT_PAIRS else \
+    queue = "" if not queue or device_sync and (earlier_pipe, later_pipe) not in _QUEUE_EVENT_PAIRS else \
         ", or a TQue EnQue/DeQue hand-off"
     flags = f"SetFlag/WaitFlag with aj.HardEvent.{event}" if isasi else \
         f"aj.TQueSync({earlier_pipe}, {later_pipe}).SetFlag/WaitFlag"
@@ -1472,7 +1537,7 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
                          addrs[~sanitizer.initialised[addrs]])
     access = Access("tensor", write, addrs, tensor, through_lanes=bool(registers))
     try:
-        instr = sanitizer.instruction(api, PIPE_V, [access])
+        instr = sanitizer.instruction(api, PIPE_V, [access], registers=tuple(id(r) for r in registers))
     except SanitizerError:
         if undo is not None:   # "raise" mode: the refused operation leaves the UB and its registers unchanged
             undo()
@@ -1891,7 +1956,8 @@ def _root_and_offset(array):
         root = root.base
     offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
     key = id(array)
-    _ROOTS[key] = (weakref.ref(array, lambda _, key=key: _ROOTS.pop(key, None)), root, offset)
+    # the dict bound, not looked up: at interpreter exit a view dies after the module's globals are gone
+    _ROOTS[key] = (weakref.ref(array, lambda _, key=key, roots=_ROOTS: roots.pop(key, None)), root, offset)
     return root, offset
 
 

@@ -37,7 +37,9 @@ class SummingApi:
         """None when (device, dtype, n) is a valid point, else the reason it is not."""
         spec = get_device(device) if self.per_device else None
         if d.name not in self.dtypes(spec):
-            return f"{d.name} not summed" + (f" on {spec.name}" if spec else "")
+            # the API's own dtypes (port64d: the half-only gallery kernels read as "float not summed on atlas-a2",
+            # whose ReduceSum sums float)
+            return f"{self.name} does not sum {d.name}" + (f" on {spec.name}" if spec else "")
         return self.size_reason(spec, d, n)
 
 
@@ -59,7 +61,13 @@ def register(api):
 
 def get_api(name):
     if name not in SUMMING_APIS:
-        raise ParameterError("sweep", "api", name, legal=", ".join(SUMMING_APIS))
+        # port64d: an API registered only in the process that called aj.sweep reached a worker that had never
+        # imported its module, and the list of names did not say why it was missing there
+        raise ParameterError("sweep", "api", name, legal=", ".join(SUMMING_APIS),
+                             detail="not registered in this process; an API registered with "
+                                    "ascend_jit.summing.register must be registered in every process that runs "
+                                    "the sweep's tasks: import its module at the top of the script (local workers "
+                                    "import the script again) or give dask workers --preload with it")
     return SUMMING_APIS[name]
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from .devices import SUPPORTED_NAMES, get_device
 from .dtypes import resolve
-from .errors import ParameterError
+from .errors import ParameterError, StateError
 from .study import DISTRIBUTIONS, UNIT_ROUNDOFF, draw_inputs, error_measures, exact_sum, order_bound, percentile
 from .summing import NO_DEVICE, SUMMING_APIS, get_api
 
@@ -39,7 +39,7 @@ FORMAT = 1               # the task-file layout; a folder written with another l
 ROW_FIELDS = ("trial", "result", "exact", "bound")  # what a task ships back, per trial
 ROW_DTYPE = np.dtype([("trial", np.int64), ("result", np.float64), ("exact", np.float64), ("bound", np.float64)])
 TABLE_COLUMNS = ("size", "dist", "dtype", "device", "api", "trial", "result_bits", "result", "exact", "err_ulp",
-                 "err_rel", "bound", "bound_ulp")
+                 "err_rel", "bound", "bound_ulp", "out_of_range")
 PERCENTILES = (50, 90, 99, 99.9)
 MISSING_DASK = "pip install 'ascend_jit[distributed]'"
 
@@ -147,8 +147,18 @@ class Grid:
 
 # --- one task -----------------------------------------------------------------------------------------------------
 def trial_rng(seed, d, n, dist, trial):
-    """The generator of one trial's input: a function of (seed, dtype, size, distribution, trial) only."""
-    return np.random.default_rng([seed, d.kind, n, DISTRIBUTIONS.index(dist), trial])
+    """The generator of one trial's input: a function of (seed, dtype, size, distribution, trial) only. `d` a
+    dtype or its name."""
+    return np.random.default_rng([seed, resolve(d, API).kind, n, DISTRIBUTIONS.index(dist), trial])
+
+
+def trial_input(seed, dtype, size, dist, trial):
+    """The input of trial `trial` at one grid point of a sweep run with `seed`: the array every variant summed
+    (its table rows' `trial`), to replay a row, e.g. through `aj.explain_reduce_order(...).evaluate`."""
+    d = resolve(dtype, API)
+    if dist not in DISTRIBUTIONS:
+        raise ParameterError(API, "dist", dist, legal=", ".join(DISTRIBUTIONS))
+    return draw_inputs(trial_rng(seed, d, size, dist, trial), size, dist, d.np_dtype.type)
 
 
 _local = threading.local()  # per executing thread: its own emulated cores (runners), depths and input blocks
@@ -282,13 +292,27 @@ QUIET_DASK = {"distributed.admin.tick.interval": "1s", "distributed.worker.profi
               "distributed.admin.system-monitor.interval": "5s", "distributed.worker.memory.monitor-interval": "1s"}
 
 
+# a local cluster's worker processes import the script that started them (multiprocessing's spawn): a sweep at the
+# script's top level runs again there, while the process is still starting, and cannot start processes (port64d:
+# 440 lines of tracebacks ending in "Nanny failed to start")
+_MAIN_GUARD = ("a script that starts local workers (aj.sweep(workers=...)) must run the sweep under "
+               "`if __name__ == \"__main__\":`: each worker process imports the script again")
+
+
 def local_cluster(distributed, workers):
     """A local dask.distributed cluster of `workers` one-thread processes with QUIET_DASK and no memory limit
     (the sweep bounds its own memory: KEPT_ELEMENTS per kind and task)."""
+    import multiprocessing.process
+    if getattr(multiprocessing.process.current_process(), "_inheriting", False):   # multiprocessing's own test
+        raise StateError(API, "workers", workers, legal="a sweep under the script's main guard", detail=_MAIN_GUARD)
     import dask
-    with dask.config.set(QUIET_DASK):  # the nannies hand this configuration to their worker processes
-        return distributed.LocalCluster(n_workers=int(workers), threads_per_worker=1, processes=True,
-                                        dashboard_address=None, memory_limit=0)
+    try:
+        with dask.config.set(QUIET_DASK):  # the nannies hand this configuration to their worker processes
+            return distributed.LocalCluster(n_workers=int(workers), threads_per_worker=1, processes=True,
+                                            dashboard_address=None, memory_limit=0)
+    except RuntimeError as exc:
+        raise StateError(API, "workers", workers, legal="worker processes that start",
+                         detail=f"the local cluster's workers did not start ({exc}); {_MAIN_GUARD}") from exc
 
 
 def _run_on_dask(client, todo, seed, finished):
@@ -355,6 +379,7 @@ class SweepResult:
     tasks_run: int = 0
     tasks_reused: int = 0
     skipped: list = field(default_factory=list)  # (dtype, dist, size, api, device, reason)
+    notes: list = field(default_factory=list)    # what the run left out and why (plots without matplotlib)
 
     def table(self):
         """The whole table (column -> array) assembled again from the task files."""
@@ -454,12 +479,17 @@ def _groups(tasks, store):
             rows = store.load(task)
             k = rows["trial"].size
             _, err_ulp, err_rel, ulp = error_measures(rows["result"], rows["exact"], d.np_dtype.type)
+            largest = float(np.finfo(d.np_dtype).max)
+            # the first-order bound assumes no partial sum leaves the type's range (port64d: half sums past 65504
+            # saturate or overflow, 3,200 rows of a 1 Mi sweep over their bound): such rows say so
+            out_of_range = ~np.isfinite(rows["result"]) | ((np.abs(rows["result"]) == largest) &
+                                                           (np.abs(rows["exact"]) > largest))
             bits = rows["result"].astype(d.np_dtype).view(np.uint16 if d.size == 2 else np.uint32)
             parts.append({"size": np.full(k, n, np.int64), "dist": np.full(k, dist), "dtype": np.full(k, dtype),
                           "device": np.full(k, task.device), "api": np.full(k, task.api), "trial": rows["trial"],
                           "result_bits": bits.astype(np.int64), "result": rows["result"], "exact": rows["exact"],
                           "err_ulp": err_ulp, "err_rel": err_rel, "bound": rows["bound"],
-                          "bound_ulp": rows["bound"] / ulp})
+                          "bound_ulp": rows["bound"] / ulp, "out_of_range": out_of_range})
         yield {c: np.concatenate([p[c] for p in parts]) for c in TABLE_COLUMNS}, point_tasks
 
 
@@ -486,6 +516,7 @@ def summarise_group(group, trials):
         row["bound_ulp_mean"] = float(np.mean(group["bound_ulp"][sel]))
         row["bound_ulp_max"] = float(np.max(group["bound_ulp"][sel]))
         row["exact_fraction"] = float(np.mean(group["err_ulp"][sel] == 0))
+        row["out_of_range_fraction"] = float(np.mean(group["out_of_range"][sel]))
         row["variants_disagree"] = disagree
         rows.append(row)
     return rows
@@ -574,12 +605,14 @@ def _write_outputs(result, store, table_format, plots, cdf_size):
 
 
 def _plots(result, cdf, cdf_size):
-    """error_vs_n_<dtype>_<dist>.png and cdf_<dtype>_<dist>_n<size>.png when matplotlib imports, else none."""
+    """error_vs_n_<dtype>_<dist>.png and cdf_<dtype>_<dist>_n<size>.png when matplotlib imports, else none and a
+    note saying so (port64d: the default run drew nothing and said nothing)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
+        result.notes.append("no plots drawn: matplotlib is not installed (pip install 'ascend_jit[plot]')")
         return {}
     s, files = result.summary, {}
     for d in result.grid.dtypes:
@@ -629,16 +662,29 @@ def _plots(result, cdf, cdf_size):
     return files
 
 
+def format_skipped(result, most=12):
+    """The skipped variant points as lines, one per (api, device, reason) with how many grid points it covers."""
+    counts = OrderedDict()
+    for *_, api, device, reason in result.skipped:
+        key = (api, device, reason)
+        counts[key] = counts.get(key, 0) + 1
+    lines = [f"  {api}{'' if device == NO_DEVICE else ' on ' + device}: {reason} ({k} point{'s' if k > 1 else ''})"
+             for (api, device, reason), k in counts.items()]
+    return lines[:most] + ([f"  ... {len(lines) - most} more (SweepResult.skipped)"] if len(lines) > most else [])
+
+
 def format_summary(result):
     """The summary as a text table (the CLI's output)."""
     s = result.summary
-    cols = ("size", "dist", "dtype", "device", "api", "ulp mean", "p99", "p99.9", "max", "bound", "disagree")
+    cols = ("size", "dist", "dtype", "device", "api", "ulp mean", "p99", "p99.9", "max", "bound", "disagree",
+            "out of range")
     rows = [cols]
     for i in range(s["size"].size):
         rows.append((str(s["size"][i]), s["dist"][i], s["dtype"][i], s["device"][i], s["api"][i],
                      f"{s['err_ulp_mean'][i]:.3g}", f"{s['err_ulp_p99'][i]:.3g}", f"{s['err_ulp_p99.9'][i]:.3g}",
                      f"{s['err_ulp_max'][i]:.3g}", f"{s['bound_ulp_mean'][i]:.3g}",
-                     "-" if np.isnan(s["variants_disagree"][i]) else f"{100 * s['variants_disagree'][i]:.1f}%"))
+                     "-" if np.isnan(s["variants_disagree"][i]) else f"{100 * s['variants_disagree'][i]:.1f}%",
+                     f"{100 * s['out_of_range_fraction'][i]:.0f}%"))
     widths = [max(len(r[i]) for r in rows) for i in range(len(cols))]
     lines = ["  ".join(c.rjust(w) if k in (0,) or k >= 5 else c.ljust(w) for k, (c, w) in enumerate(zip(r, widths)))
              for r in rows]

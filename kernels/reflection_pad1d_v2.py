@@ -22,9 +22,12 @@ outW x rows-a-core elements a core when the pads are large (the kernel never use
 Deviations: the scalar unit reads the row right after the VECIN DeQue and writes the padded row right before the
 VECOUT EnQue. On the device those hand-offs are SetFlag/WaitFlag<MTE2_V> and <V_MTE3> pairs, which order the
 vector unit, not the scalar one: the GetValue can run before the DataCopyPad has landed and the DataCopyPad out
-before the last SetValue. The port adds SetFlag/WaitFlag MTE2_S after the DeQue and S_MTE3 before the EnQue
-(`ORIGINAL_SYNC = True` leaves them out). The sanitizer does not ask for them: SPEC-2 10.4 counts a TQue hand-off
-as ordering every pipe (docs/decisions.md, the ReduceMaxV2 port's note), so it reports the original clean too.
+before the last SetValue; and the VECOUT AllocTensor waits on the buffer's free event, MTE3_V, which lets the
+scalar unit write the buffer an earlier row's copy-out still reads. The port adds SetFlag/WaitFlag MTE2_S and
+MTE3_S after the DeQue and AllocTensor, and S_MTE3 before the EnQue (`ORIGINAL_SYNC = True` leaves them out;
+MTE3_S since session 64, port64e). The default sanitizer does not ask for them: SPEC-2 10.4 counts a TQue hand-off
+as ordering every pipe (docs/decisions.md, the ReduceMaxV2 port's note), so it reports the original clean too;
+"report,device-sync" reports the original and not the port.
 The core count is the launch's 8 (GetCoreNum would give the device's). The original sizes the output
 queue to outW elements, so a row of more than about 12 K floats (the whole UB in four buffers) is refused at
 InitBuffer, as it would overrun the device's UB; the tiling's large-pad workspace does not help the kernel (it is
@@ -148,6 +151,7 @@ class ReflectionPad1dV2:
         xLocal = self.inQueueX.DeQue(self.T)
         yLocal = self.outQueueY.AllocTensor(self.T)
         self._sync(aj.HardEvent.MTE2_S)                 # deviation (module docstring)
+        self._sync(aj.HardEvent.MTE3_S)                 # deviation (module docstring)
         left, wSize = self.left, self.wSize
         for i in range(left):                          # the left pad
             refIdx = max(left - i, 0)

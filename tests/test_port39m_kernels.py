@@ -146,6 +146,24 @@ def test_reflection_pad1d_v2_rows_past_the_ub_are_refused_at_init_buffer():
         m._run("float", (2000, 2000))("atlas-a2", {"x": x})
 
 
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+def test_reflection_pad1d_v2_scalar_flags_hold_under_device_sync(monkeypatch, device):
+    """port64e: the VECOUT AllocTensor's free event is MTE3_V, so an earlier row's copy-out races the next row's
+    SetValue on the device; the port's deviation adds MTE3_S (with MTE2_S and S_MTE3), and "device-sync" reports
+    the original's three scalar hazards and none of the port's."""
+    k, m = _spec_and_module("reflection_pad1d_v2")
+    inputs = k.make_inputs(k.default_size, 1)
+
+    def reports():
+        with aj.sanitize_session("report,device-sync") as session:
+            k.run(device, inputs)
+        return {(r.kind, r.instruction.api, r.earlier.api) for r in session.reports}
+    assert reports() == set()
+    monkeypatch.setattr(m, "ORIGINAL_SYNC", True)
+    assert reports() == {("RAW", "GetValue", "DataCopyPad"), ("WAR", "SetValue", "DataCopyPad"),
+                         ("RAW", "DataCopyPad", "SetValue")}
+
+
 # kernels/pdist.py
 
 def test_pdist_tiling_counts_the_compare_bits_and_deals_blocks_of_eight():

@@ -160,3 +160,120 @@ def test_report_mode_warning_names_the_launch_so_a_device_loop_shows_each():
     assert len(texts) == 2
     assert texts[0].startswith("aj.launch on atlas-a2, 1 block: [init]")
     assert texts[1].startswith("aj.launch on atlas-inference-aicore, 1 block: [init]")
+
+
+@pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+@pytest.mark.parametrize("dtype", ["half", "float"])
+def test_reduce_order_evaluate_gives_the_canonical_nan_of_the_instruction(device, dtype):
+    """port64d: inf + -inf in the host's arithmetic sets the NaN's sign bit; ReduceSum stores the canonical quiet
+    NaN (SPEC-2 D35), so replaying a sweep's trial through the documented tree broke on it."""
+    x = np.ones(35, aj.dtypes.resolve(dtype).np_dtype)
+    x[0], x[1] = np.inf, -np.inf
+    core = aj.Core(device)
+    with core:
+        src, dst = core.local_tensor(dtype, 64), core.local_tensor(dtype, 64)
+        tmp = core.local_tensor(dtype, 256)
+        src[:35] = x
+        aj.ReduceSum(dst, src, tmp, 35)
+    tree = aj.explain_reduce_order(device, "count", dtype, count=35)
+    bits = np.uint16 if dtype == "half" else np.uint32
+    want = dst.numpy()[:1].view(bits)[0]
+    assert np.array(tree.evaluate(x), x.dtype).view(bits) == want
+    assert tree.evaluate_batch(x[None, :]).view(bits)[0] == want
+
+
+def test_a_sweep_run_again_while_a_worker_process_starts_names_the_main_guard(monkeypatch):
+    """port64d: aj.sweep(workers=2) at a script's top level ran again in each worker process importing the script,
+    ending in 440 lines of tracebacks and "Nanny failed to start"."""
+    import multiprocessing.process
+    from ascend_jit import sweeps
+    monkeypatch.setattr(multiprocessing.process.current_process(), "_inheriting", True, raising=False)
+    with pytest.raises(aj.StateError, match=r"under `if __name__ == \"__main__\":`: each worker process imports"):
+        sweeps.local_cluster(None, 2)
+
+
+def test_an_api_a_worker_never_registered_says_why():
+    """port64d: a SummingApi registered only in the calling process reached a worker as a bare list of names."""
+    from ascend_jit import summing
+    with pytest.raises(aj.ParameterError, match="not registered in this process; an API registered with "
+                                                "ascend_jit.summing.register must be registered in every process"):
+        summing.get_api("port64d-tiled")
+
+
+def test_a_zero_d_array_scalar_is_named_with_its_element():
+    """port64g: a field of a 0-d structured tiling record (kernels/kv_rms_norm_rope_cache.py builds one) is a 0-d
+    array, refused with a value that printed as a legal number."""
+    record = np.zeros((), np.dtype([("reciprocal", np.float32), ("count", np.int32)]))
+    core = aj.Core("atlas-a2")
+    with core:
+        a, b = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        i, j = core.local_tensor("int32", 64), core.local_tensor("int32", 64)
+        for call in (lambda: aj.Muls(b, a, record["reciprocal"], 64), lambda: aj.Adds(j, i, record["count"], 64)):
+            with pytest.raises(aj.ParameterError, match=r"got a 0-d numpy array; a scalar operand is one value: its "
+                                                        r"element, x\[\(\)\] or np\.(float32|int32)\(x\)"):
+                call()
+
+
+@R.simd_vf
+def _duplicate_with_its_template_part(out, src):
+    r, d = R.RegTensor("float"), R.RegTensor("float")
+    m = R.CreateMask("float")
+    R.LoadAlign(r, src, 0)
+    R.Duplicate(d, r, m, R.HighLowPart.LOWEST)
+    R.StoreAlign(out, d, m, 0)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_reg_duplicate_given_the_devkits_high_low_part_says_to_leave_it_out(compiled):
+    """port64g: Duplicate<T, HighLowPart::LOWEST, MaskMergeMode::ZEROING>(dst, src, mask) ported in template order
+    was refused as a mode, or as the scalar given twice."""
+    with aj.Core("ascend950") as core:
+        src, out = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        vf = _duplicate_with_its_template_part if compiled else _duplicate_with_its_template_part.py_func
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", aj.UncompiledVFWarning)
+            with pytest.raises(aj.ParameterError, match=r"Duplicate: parameter 'HighLowPart' = <HighLowPart.LOWEST: "
+                                                        r"0> \(legal: left out: Duplicate copies lane 0"):
+                vf(out, src)
+        r, d = R.RegTensor("float"), R.RegTensor("float")
+        with pytest.raises(aj.ParameterError, match="parameter 'HighLowPart'"):
+            R.Duplicate(d, r, R.CreateMask("float"), R.MaskMergeMode.ZEROING, R.HighLowPart.LOWEST)
+
+
+def _copy_then_use(x, y, fill):
+    """32 of a buffer's 64 floats copied in, the whole buffer copied UB -> UB, its unwritten half filled (`fill`)
+    or not, then read by an Adds."""
+    xg, yg = aj.GlobalTensor("float"), aj.GlobalTensor("float")
+    xg.SetGlobalBuffer(x)
+    yg.SetGlobalBuffer(y)
+    pipe = aj.TPipe()
+    buf = aj.TBuf(aj.TPosition.VECCALC)
+    pipe.InitBuffer(buf, 1024)
+    a, w, o = (buf.GetWithOffset("float", 64, k * 256) for k in range(3))
+    aj.DataCopy(a, xg, 32)
+    aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
+    aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+    aj.DataCopy(w, a, 64)
+    aj.PipeBarrier(aj.PIPE_V)
+    if fill:
+        aj.Duplicate(w[32], np.float32(0), 32)
+        aj.PipeBarrier(aj.PIPE_V)
+    aj.Adds(o, w, np.float32(1), 64)
+    aj.SetFlag(0, event=aj.HardEvent.V_MTE3)
+    aj.WaitFlag(0, event=aj.HardEvent.V_MTE3)
+    aj.DataCopy(yg, o, 64)
+
+
+@pytest.mark.parametrize("fill", [True, False])
+def test_a_ub_to_ub_copy_of_unwritten_bytes_is_reported_where_they_are_used(fill):
+    """port64f: ops-nn GlobalLpPool copies its rows' unwritten padding UB -> UB and rewrites it before any use; the
+    copy itself was reported, where a Reg load and store of the same bytes are followed to their use."""
+    with aj.sanitize_session("report") as session:
+        aj.launch(_copy_then_use, 1, "atlas-a2", np.arange(32, dtype=np.float32), np.zeros(64, np.float32), fill)
+    if fill:
+        assert session.reports == []
+        return
+    (report,) = session.reports
+    assert (report.kind, report.instruction.api, report.earlier.api, report.address, report.nbytes) == \
+        ("uninitialised read", "Adds", "DataCopy", 256 + 128, 128)
+    assert report.fix.startswith("the copy DataCopy [PIPE_V]") and "(UB byte 128, 128 bytes;" in report.fix

@@ -72,10 +72,12 @@ def test_workspace_read_back_without_a_flag(mode, scalar):
     if scalar:
         expected.insert(0, ("RAW", "GetValue", "PIPE_S", "DataCopy", "PIPE_MTE3", "GM", 12, 4))
     assert found == expected
-    assert "aj.HardEvent.MTE3_MTE2" in reports[-1].fix
-    assert "GM byte 0 (256 bytes)" in str(reports[-1])
+    # the fix names the flag (no queue event orders MTE3 before MTE2 or a GM access: port64e) and the operand the
+    # GM buffer, in the UB operands' words
+    assert reports[-1].fix == "SetFlag/WaitFlag with aj.HardEvent.MTE3_MTE2 between them (or PipeBarrier(PIPE_ALL))"
+    assert "operand src (GM float32[64]), GM byte 0 (256 bytes)" in str(reports[-1])
     if scalar:
-        assert "aj.HardEvent.MTE3_S" in reports[0].fix
+        assert "aj.HardEvent.MTE3_S" in reports[0].fix and reports[0].operand == "tensor (GM float32[64])"
 
 
 @pytest.mark.parametrize("scalar", [False, True])

@@ -137,6 +137,7 @@ def test_rows_come_from_the_emulator_and_respect_the_bound(reference):
                              & (table["dist"] == dist) & (table["trial"] == trial))
         assert row.size == 1
         x = study.draw_inputs(sweeps.trial_rng(11, aj.dtypes.HALF, n, dist, trial), n, dist, np.float16)
+        assert np.array_equal(sweeps.trial_input(11, "half", n, dist, trial), x)   # the documented way
         if api == "reduce-sum-count":
             core = aj.Core(d.name)
             src, dst, tmp = core.local_tensor("half", n), core.local_tensor("half", 16), core.local_tensor("half", 256)
@@ -149,8 +150,10 @@ def test_rows_come_from_the_emulator_and_respect_the_bound(reference):
             want = float(summing.SUMMING_APIS[api].make_runner("-", aj.dtypes.HALF, n, False)(x))
         assert table["result"][row[0]] == want
         assert table["exact"][row[0]] == math.fsum(x.astype(np.float64).tolist())
-    # every row's error lies within its order's first-order bound (a wrong depth function breaks this)
+    # every row's error lies within its order's first-order bound (a wrong depth function breaks this); no sum of
+    # the grid leaves the half range
     assert np.all(np.abs(table["result"] - table["exact"]) <= table["bound"])
+    assert not table["out_of_range"].any() and not reference.summary["out_of_range_fraction"].any()
     assert np.array_equal(table["result_bits"], table["result"].astype(np.float16).view(np.uint16))
 
 
@@ -256,9 +259,11 @@ def test_plots(tmp_path):
 
 
 def test_without_matplotlib_there_are_no_plots(tmp_path, monkeypatch):
+    """... and the run says so (port64d: the default run drew nothing and said nothing)."""
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     result = aj.sweep(out=tmp_path, **{**GRID, "plots": True})
     assert set(result.files) == {"table", "summary"}
+    assert result.notes == ["no plots drawn: matplotlib is not installed (pip install 'ascend_jit[plot]')"]
 
 
 # --- Dask -------------------------------------------------------------------------------------------------------
@@ -321,6 +326,17 @@ def test_cli_sweep(tmp_path, capsys):
     out = capsys.readouterr().out  # 128: one 4-trial block; 1Ki: four one-trial blocks; two variants each
     assert "10 tasks (10 run, 0 reused" in out and "whatif-wide" in out and "table: " in out
     assert cli.main(args) == 0 and "(0 run, 10 reused" in capsys.readouterr().out
+
+
+def test_cli_sweep_lists_why_points_are_skipped(tmp_path, capsys):
+    """port64d: the command line printed only a count, and a half-only kernel's reason read "float not summed on
+    atlas-a2", whose ReduceSum sums float."""
+    args = ["sweep", "--sizes", "128", "--dtypes", "float", "--devices", "910B", "--apis", "reduce-sum-count,tiled-gm",
+            "--trials", "2", "--out", str(tmp_path), "--no-plots", "--format", "csv"]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "1 variant points skipped (unsupported size or dtype):\n  tiled-gm on atlas-a2: tiled-gm does not sum " \
+           "float on atlas-a2 (1 point)\n" in out
 
 
 # --- Dask units of work ---------------------------------------------------------------------------------------------

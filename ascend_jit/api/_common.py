@@ -98,8 +98,12 @@ def refuse_advanced_reduce_form(api, dst, src, shared_tmp_buffer, args, keywords
     raise ParameterError(api, "srcShape", [int(n) for n in shape], device=known_device(dst, src),
                          legal=f"a basic {api} form ({'SPEC.md 4' if api == 'ReduceSum' else 'SPEC-2 8.3'})",
                          detail=f"is the advanced {api}<T, Pattern::Reduce::...>(dst, src, [sharedTmpBuffer,] "
-                                "srcShape, srcInnerPad) (高阶API 归约), which is not offered: reduce each row with "
-                                f"the count form {api}(dst, src, tmp, count), or with a Reg VF on the 950")
+                                "srcShape, srcInnerPad) (高阶API 归约), which is not offered (an advanced API, "
+                                f"outside SPEC-2's basic instructions): reduce each row with the count form "
+                                f"{api}(dst, src, tmp, count), or with a Reg VF on the 950; for the devkit's own "
+                                "order bit for bit, port its basic instructions from impl/adv_api/detail/reduce/ "
+                                f"({api.lower().replace('reduce', 'reduce_')}/ and reduce_common_*_impl.h: on the "
+                                "950 the *_3510_impl.h files, Reg VFs of ReduceDataBlock, Reduce and folds)")
 
 
 def _is_shape(value):

@@ -39,7 +39,17 @@ def scalar_bits(api, spec, dtype, value, name="scalar"):
                                  device=device)
         return v & ((1 << (dtype.size * 8)) - 1)
     raise ParameterError(api, name, value, legal=f"an integer in the range of {dtype.name} (SPEC-2 D29: floats and "
-                         "other types are refused for integer operands)", device=device)
+                         "other types are refused for integer operands)", device=device, detail=_given(value))
+
+
+def _given(value):
+    """What a refused scalar was, when its printed value looks legal (port64g: a field of a 0-d structured tiling
+    record is a 0-d array, which prints as its number)."""
+    if isinstance(value, np.ndarray):
+        shape = "a 0-d numpy array" if value.ndim == 0 else f"a numpy array of shape {value.shape}"
+        return f"got {shape}; a scalar operand is one value: its element, x[()] or np.{value.dtype}(x)" + (
+            "" if value.ndim == 0 else ", for one element")
+    return f"got {type(value).__name__}"
 
 
 # A Python float below the magnitude that rounds to inf: numpy's double -> half / float conversion rounds once to
@@ -88,7 +98,7 @@ def _as_exact_real(api, device, dtype, value, name):
         if as_double is not None:
             return Fraction(*value.as_integer_ratio())  # a wider numpy float (longdouble): its exact value
     raise ParameterError(api, name, value, legal=f"a {dtype.name} value: a Python float or int, or a numpy scalar "
-                         "(SPEC-2 D29)", device=device)
+                         "(SPEC-2 D29)", device=device, detail=_given(value))
 
 
 def _round_to_float_bits(name, x):
