@@ -277,3 +277,46 @@ def test_a_ub_to_ub_copy_of_unwritten_bytes_is_reported_where_they_are_used(fill
     assert (report.kind, report.instruction.api, report.earlier.api, report.address, report.nbytes) == \
         ("uninitialised read", "Adds", "DataCopy", 256 + 128, 128)
     assert report.fix.startswith("the copy DataCopy [PIPE_V]") and "(UB byte 128, 128 bytes;" in report.fix
+
+
+@R.simd_vf
+def _broadcast_rows(t, width, rows, alternate):
+    """ReduceLogSumExp's DoUbBroadCast (TailA): row i loaded into a register and stored as row i + 1, the next
+    iteration loading that row back into the same register (`alternate`: into the other one)."""
+    first, second = R.RegTensor("float"), R.RegTensor("float")
+    for i in range(rows - 1):
+        m, _ = R.UpdateMask("float", width)
+        reg = second if alternate and i % 2 else first
+        R.LoadAlign(reg, t, i * width)
+        R.StoreAlign(t, reg, m, (i + 1) * width)
+
+
+def _broadcast_kernel(x, y, alternate):
+    xg, yg = aj.GlobalTensor("float"), aj.GlobalTensor("float")
+    xg.SetGlobalBuffer(x)
+    yg.SetGlobalBuffer(y)
+    pipe = aj.TPipe()
+    buf = aj.TBuf(aj.TPosition.VECCALC)
+    pipe.InitBuffer(buf, 1024)
+    t = buf.Get("float")
+    aj.DataCopy(t, xg, 64)
+    aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
+    aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+    R.asc_vf_call(_broadcast_rows, t, 64, 4, alternate)
+    aj.SetFlag(0, event=aj.HardEvent.V_MTE3)
+    aj.WaitFlag(0, event=aj.HardEvent.V_MTE3)
+    aj.DataCopy(yg, t, 256)
+
+
+@pytest.mark.parametrize("alternate", [False, True])
+def test_strict_keeps_a_load_after_a_store_through_the_same_register_in_order(alternate):
+    """port64f: DK LocalMemBar.md, a read and a write through the same register keep their code order (寄存器保序);
+    "strict" reported ReduceLogSumExp's store-then-load through one register as needing LocalMemBar. Through another
+    register it still does."""
+    x, y = np.arange(64, dtype=np.float32), np.zeros(256, np.float32)
+    with aj.sanitize_session("report,strict,device-sync") as session:
+        aj.launch(_broadcast_kernel, 1, "ascend950", x, y, alternate)
+    np.testing.assert_array_equal(y, np.tile(x, 4))
+    found = [(r.kind, r.instruction.api, r.earlier.api, r.address) for r in session.reports]
+    assert found == ([("RAW", "LoadAlign", "StoreAlign", 256), ("RAW", "LoadAlign", "StoreAlign", 512)]
+                     if alternate else [])
