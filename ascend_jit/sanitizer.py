@@ -1673,14 +1673,22 @@ class _GmAccessLog:
         return None
 
 
-class _CoreGmShadow:
-    """One core's GM accesses for "device-sync"'s same-core race check (Sanitizer._check_own_gm), per GM page made on
-    first touch (17 bytes per GM byte): each byte's last writer (pipe, own-pipe clock, log index) and its last
-    copy-in read (clock, log index). The host arrays are held weakly: a long-lived core does not keep every GM
-    array it ever copied alive."""
+class _OwnGmPage:
+    """One GM page of a core's own accesses (_CoreGmShadow): its bytes' last writer (pipe, own-pipe clock, log
+    index), made at the page's first write, and their last copy-in read (clock, log index), made at its first read:
+    an input only read costs 8 bytes a byte and no RAW check, an output only written 9 and no WAR check."""
+    __slots__ = ("writer_pipe", "writer_seq", "writer_instr", "read_seq", "read_instr")
 
     def __init__(self):
-        self.roots = {}   # id(root) -> (weakref to root, {page index: page arrays})
+        self.writer_pipe = self.writer_seq = self.writer_instr = self.read_seq = self.read_instr = None
+
+
+class _CoreGmShadow:
+    """One core's GM accesses for "device-sync"'s same-core race check (Sanitizer._check_own_gm), per GM page touched
+    (_OwnGmPage). The host arrays are held weakly: a long-lived core does not keep every GM array it copied alive."""
+
+    def __init__(self):
+        self.roots = {}   # id(root) -> (weakref to root, {page index: _OwnGmPage})
 
     def _pages(self, root, lo, hi, make):
         entry = self.roots.get(id(root))
@@ -1695,9 +1703,7 @@ class _CoreGmShadow:
             if page is None:
                 if not make:
                     continue
-                n = GM_PAGE_BYTES
-                page = pages[index] = (np.full(n, -1, np.int8), np.zeros(n, np.int32), np.full(n, -1, np.int32),
-                                       np.zeros(n, np.int32), np.full(n, -1, np.int32))
+                page = pages[index] = _OwnGmPage()
             base = index * GM_PAGE_BYTES
             yield page, slice(max(lo, base) - base, min(hi, base + GM_PAGE_BYTES) - base), base
 
@@ -1705,21 +1711,24 @@ class _CoreGmShadow:
         """The unordered pairs of an access of pipe p (its clock row `clock`) to the byte spans [lo, hi) of root:
         (kind, earlier log index, first byte on root, bytes, earlier pipe, earlier own-pipe clock) per pair."""
         addresses, earlier, kinds = [], [], []
-        for lo, hi in spans:
-            for (writer_pipe, writer_seq, writer_instr, read_seq, read_instr), sl, base in self._pages(root, lo, hi,
-                                                                                                       False):
-                wp = writer_pipe[sl].astype(np.int64)
-                unordered = (wp >= 0) & (wp != p) & (clock[np.maximum(wp, 0)] < writer_seq[sl])
-                if write and p != _MTE2:   # a copy-in's read the write is not ordered after, newer than the write
-                    war = (read_seq[sl] > clock[_MTE2]) & (read_instr[sl] > writer_instr[sl])
-                else:
-                    war = None
-                for kind, hit, log in (("WAW" if write else "RAW", unordered, writer_instr), ("WAR", war, read_instr)):
-                    if hit is not None and hit.any():
-                        where = np.flatnonzero(hit)
-                        addresses.append(base + sl.start + where)
-                        earlier.append(log[sl][where].astype(np.int64))
-                        kinds.append(np.full(where.size, kind == "WAR", np.bool_))
+        for page, sl, base in (found for lo, hi in spans for found in self._pages(root, lo, hi, False)):
+            hits = []
+            if page.writer_pipe is not None:
+                wp = page.writer_pipe[sl].astype(np.int64)
+                unordered = (wp >= 0) & (wp != p) & (clock[np.maximum(wp, 0)] < page.writer_seq[sl])
+                hits.append((False, unordered, page.writer_instr))
+            if write and p != _MTE2 and page.read_seq is not None:
+                # a copy-in's read the write is not ordered after, newer than the bytes' last write
+                war = page.read_seq[sl] > clock[_MTE2]
+                if page.writer_instr is not None:
+                    war &= page.read_instr[sl] > page.writer_instr[sl]
+                hits.append((True, war, page.read_instr))
+            for is_war, hit, log in hits:
+                if hit.any():
+                    where = np.flatnonzero(hit)
+                    addresses.append(base + sl.start + where)
+                    earlier.append(log[sl][where].astype(np.int64))
+                    kinds.append(np.full(where.size, is_war, np.bool_))
         if not addresses:
             return []
         addresses, earlier, is_war = np.concatenate(addresses), np.concatenate(earlier), np.concatenate(kinds)
@@ -1733,7 +1742,7 @@ class _CoreGmShadow:
         """(pipe index, own-pipe clock) of the earlier access a pair names, at its first byte."""
         page = self.roots[id(root)][1][address // GM_PAGE_BYTES]
         i = address % GM_PAGE_BYTES
-        return (_MTE2, int(page[3][i])) if war else (int(page[0][i]), int(page[1][i]))
+        return (_MTE2, int(page.read_seq[i])) if war else (int(page.writer_pipe[i]), int(page.writer_seq[i]))
 
     def record(self, checked, p, log_index, own_clock, write):
         """After the instruction (its log index, pipe p's own clock value): its writes become the bytes' last writer,
@@ -1741,12 +1750,17 @@ class _CoreGmShadow:
         if not write and p != _MTE2:
             return
         root, spans = checked
-        for lo, hi in spans:
-            for (writer_pipe, writer_seq, writer_instr, read_seq, read_instr), sl, _ in self._pages(root, lo, hi, True):
-                if write:
-                    writer_pipe[sl], writer_seq[sl], writer_instr[sl] = p, own_clock, log_index
-                else:
-                    read_seq[sl], read_instr[sl] = own_clock, log_index
+        n = GM_PAGE_BYTES
+        for page, sl, _ in (found for lo, hi in spans for found in self._pages(root, lo, hi, True)):
+            if write:
+                if page.writer_pipe is None:
+                    page.writer_pipe, page.writer_seq = np.full(n, -1, np.int8), np.zeros(n, np.int32)
+                    page.writer_instr = np.full(n, -1, np.int32)
+                page.writer_pipe[sl], page.writer_seq[sl], page.writer_instr[sl] = p, own_clock, log_index
+            else:
+                if page.read_seq is None:
+                    page.read_seq, page.read_instr = np.zeros(n, np.int32), np.full(n, -1, np.int32)
+                page.read_seq[sl], page.read_instr[sl] = own_clock, log_index
 
 
 @dataclass
