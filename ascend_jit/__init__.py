@@ -166,4 +166,4 @@ __all__ = [
 from .api.registry import NOT_OFFERED as _NOT_OFFERED, NOT_OFFERED_FAMILIES as _NOT_OFFERED_FAMILIES  # noqa: E402
 from .errors import not_offered_lookup as _not_offered_lookup  # noqa: E402
 
-__getattr__ = _not_offered_lookup(__name__, "", _NOT_OFFERED, families=_NOT_OFFERED_FAMILIES)
+__getattr__ = _not_offered_lookup(__name__, "", _NOT_OFFERED, families=_NOT_OFFERED_FAMILIES, implementations=True)

@@ -4,6 +4,7 @@ A refused call writes nothing: validation happens entirely before any kernel run
 Messages cite the contract shipped in the repository: "SPEC 8.2" and "D14" are docs/SPEC.md, "SPEC-2 10.3" and
 "D62" (D27-D75) docs/SPEC-2.md, "audit 3" docs/SPEC-audit.md (tests/test_docs.py checks that every citation resolves).
 """
+import sys
 
 
 class AscendJitError(Exception):
@@ -212,14 +213,19 @@ class NotOfferedError(AscendJitError, AttributeError):
     and what to use instead. An AttributeError too, so `hasattr(aj.Reg, name)` stays False."""
 
 
-def not_offered_lookup(module, prefix, reasons, device=None, families=()):
+def not_offered_lookup(module, prefix, reasons, device=None, families=(), implementations=False):
     """A module `__getattr__` for the devkit names in `reasons` (name -> why, and what to use) and for every name
     starting with a `families` prefix ((name prefix, why) pairs: a whole devkit API family): a NotOfferedError naming
-    `prefix + name`; any other missing name Python's AttributeError."""
+    `prefix + name`; any other missing name Python's AttributeError. `implementations`: a name `XImpl` for an `X` the
+    module has is the devkit's implementation of X (port64h: the 310P GeGluGradV2 calls DuplicateImpl)."""
     def __getattr__(name):
         reason = reasons.get(name)
         if reason is None:
             reason = next((why for start, why in families if name.startswith(start)), None)
+        stem = name[:-len("Impl")]
+        if reason is None and implementations and name.endswith("Impl") and stem in vars(sys.modules[module]):
+            reason = (f"not offered (the devkit's implementation of {stem} on raw pointers, under its API): write "
+                      f"{prefix or 'aj.'}{stem} on tensors of the pointers' type")
         if reason is None:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         raise NotOfferedError(f"{prefix}{name}", "name", name, legal=reason, device=device)

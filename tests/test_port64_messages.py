@@ -1,5 +1,6 @@
 """Session 64's fresh ports (docs/decisions.md "What the session-64 ports found"): the refusals, docs and queue
 forms they met."""
+import re
 import warnings
 
 import numpy as np
@@ -90,13 +91,40 @@ def test_reinterpreting_move_says_to_store_into_the_other_type(compiled):
             vf(out)
 
 
-@pytest.mark.parametrize("name", ["DataCopyPadGm2UBImpl", "DataCopyPadUB2GMImpl", "DataCopyGM2UBImpl",
-                                  "DataCopyUB2GMImpl"])
-def test_devkit_copy_implementations_say_what_to_write(name):
-    """port64b: DataCopyPadGm2UBImpl (ops-nn ScatterElementsV2's int64 index copy) was a bare AttributeError."""
-    with pytest.raises(aj.NotOfferedError, match=r"aj\.DataCopyPad\(dst, src, DataCopyExtParams.*"
-                                                 r"aj\.GlobalTensor\(\"uint32\"\) over the same host array"):
+@pytest.mark.parametrize("name, call", [("DataCopyPadGm2UBImpl", r"aj\.DataCopyPad\(dst, src, DataCopyExtParams"),
+                                        ("DataCopyPadUB2GMImpl", r"aj\.DataCopyPad\(dst, src, DataCopyExtParams"),
+                                        ("DataCopyGM2UBImpl", r"aj\.DataCopy\(dst, src, aj\.DataCopyParams"),
+                                        ("DataCopyUB2GMImpl", r"aj\.DataCopy\(dst, src, aj\.DataCopyParams")])
+def test_devkit_copy_implementations_say_what_to_write(name, call):
+    """port64b: DataCopyPadGm2UBImpl (ops-nn ScatterElementsV2's int64 index copy) was a bare AttributeError; port64h:
+    DataCopyUB2GMImpl (the 310P GeGluGradV2's MemSetZero) was told to write DataCopyPad, which the 310P lacks."""
+    with pytest.raises(aj.NotOfferedError, match=call + r".*aj\.GlobalTensor\(\"uint32\"\) over the same host "
+                                                        r"array"):
         getattr(aj, name)
+
+
+@pytest.mark.parametrize("name, stem", [("DuplicateImpl", "Duplicate"), ("CastImpl", "Cast")])
+def test_devkit_implementation_names_point_at_their_api(name, stem):
+    """port64h: the 310P GeGluGradV2 calls DuplicateImpl, a bare AttributeError; a name that is no API's stays one."""
+    with pytest.raises(aj.NotOfferedError, match=rf"implementation of {stem} on raw pointers.*write aj\.{stem} on "
+                                                 "tensors"):
+        getattr(aj, name)
+    assert not hasattr(aj, name)
+    with pytest.raises(AttributeError) as caught:
+        aj.NoSuchApiImpl
+    assert not isinstance(caught.value, aj.AscendJitError)
+
+
+@pytest.mark.parametrize("api, instead", [("Mins", "aj.Duplicate the scalar into a tensor, then aj.Min"),
+                                          ("Maxs", "aj.Duplicate the scalar into a tensor, then aj.Max"),
+                                          ("LeakyRelu", "aj.Muls(tmp, src, slope), then aj.Max(dst, src, tmp)")])
+def test_an_instruction_the_910_lacks_says_what_to_write_there(api, instead):
+    """port64h: Mins / Maxs on the 910 named only the devices that offer them."""
+    with aj.Core("atlas-training") as core:
+        src, dst = core.local_tensor("half", 128), core.local_tensor("half", 128)
+        with pytest.raises(aj.UnsupportedDeviceError, match=rf"does not offer this instruction \(SPEC-2 1\.9\); "
+                                                            rf"on it: .*{re.escape(instead)}"):
+            getattr(aj, api)(dst, src, 1.0, 128)
 
 
 def test_negative_global_tensor_index_explains_the_window():

@@ -293,14 +293,32 @@ def _facts(row, key):
     return tuple(_TensorFacts(names[k // 3], key[k], key[k + 1], key[k + 2]) for k in range(0, len(key), 3))
 
 
+# what a port writes on a device without the instruction (port64h: the 310P GeGluGradV2's Mins / Maxs, refused on the
+# 910 naming only the devices that offer them)
+_WRITE_INSTEAD = {
+    "AddRelu": "aj.Add, then aj.Relu of the sum (the same bits: Relu does not round)",
+    "SubRelu": "aj.Sub, then aj.Relu of the difference (the same bits: Relu does not round)",
+    "Maxs": "aj.Duplicate the scalar into a tensor, then aj.Max", "Mins": "aj.Duplicate the scalar into a tensor, "
+    "then aj.Min", "Ands": "aj.Duplicate the scalar into a tensor, then aj.And", "Ors": "aj.Duplicate the scalar "
+    "into a tensor, then aj.Or",
+    "LeakyRelu": "for a slope in [0, 1], aj.Muls(tmp, src, slope), then aj.Max(dst, src, tmp)",
+    "MulAddDst": "aj.Mul(tmp, src0, src1), then aj.Add(dst, tmp, dst) (two roundings where MulAddDst has one)",
+    "FusedMulAdd": "aj.Mul(tmp, src0, dst), then aj.Add(dst, tmp, src1) (two roundings where FusedMulAdd has one)",
+    "Copy": "aj.DataCopy(dst, src, count) from UB to UB (whole 32-byte blocks)",
+    "Brcb": "aj.Duplicate of each source element (GetValue) into its 32-byte block",
+}
+
+
 def _require_offered(row, spec):
     """SPEC-2 1.8/1.9: an instruction the device does not offer is refused as such (UnsupportedDeviceError) before
     any of its other arguments is judged. Returns the dtypes the device offers."""
     offered = row.dtypes.get(spec.name, ())
     if not offered:
+        instead = _WRITE_INSTEAD.get(row.name)
         raise UnsupportedDeviceError(row.name, "device", spec.name,
                                      legal=", ".join(d for d, v in row.dtypes.items() if v),
-                                     detail="the device does not offer this instruction (SPEC-2 1.9)")
+                                     detail="the device does not offer this instruction (SPEC-2 1.9)" +
+                                            (f"; on it: {instead}" if instead else ""))
     return offered
 
 

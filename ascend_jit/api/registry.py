@@ -482,6 +482,11 @@ _OUT_OF_BRIEF = "not offered (SPEC-2 14: not in the brief)"
 _NO_SORT = ("no sort instruction is offered: sort on the host between two launches "
             "(numpy's stable argsort on the keys negated, for the devkit's descending order), or write a "
             "compare-exchange network of aj.Max / aj.Min, or of Compare and Select to carry indices")
+# a raw pointer's element type, as the tensors a port passes in its place take it
+_POINTER_TYPES = (": the LocalTensor's ReinterpretCast(\"uint32\") say, and for the GM side an "
+                  "aj.GlobalTensor(\"uint32\") over the same host array (GlobalTensor.ReinterpretCast is the 950's "
+                  "only)")
+
 NOT_OFFERED = {
     **dict.fromkeys(("Interleave", "DeInterleave"), "not offered (the 950's Memory-API pages are outside the brief); "
                     "inside a VF a DIST_DINTLV_B16/B32 aj.Reg.LoadAlign into two registers de-interleaves and a "
@@ -586,12 +591,16 @@ NOT_OFFERED = {
                      "aj.launch (one of aj.SUPPORTED_NAMES); inside a kernel aj.current_core().device",
     # the devkit's own implementations of DataCopy / DataCopyPad on raw pointers (port64b: ops-nn ScatterElementsV2
     # copies its int64 indices as uint32 with DataCopyPadGm2UBImpl)
-    **dict.fromkeys(("DataCopyPadGm2UBImpl", "DataCopyPadUB2GMImpl", "DataCopyGM2UBImpl", "DataCopyUB2GMImpl"),
-                    "not offered (the devkit's implementation of DataCopyPad / DataCopy on raw pointers, under its "
-                    "API): write aj.DataCopyPad(dst, src, DataCopyExtParams, DataCopyPadExtParams) on tensors of the "
-                    "pointers' type: the LocalTensor's ReinterpretCast(\"uint32\"), and for the GM side an "
-                    "aj.GlobalTensor(\"uint32\") over the same host array (GlobalTensor.ReinterpretCast is the "
-                    "950's only)"),
+    **dict.fromkeys(("DataCopyPadGm2UBImpl", "DataCopyPadUB2GMImpl"),
+                    "not offered (the devkit's implementation of DataCopyPad on raw pointers, under its API): write "
+                    "aj.DataCopyPad(dst, src, DataCopyExtParams, DataCopyPadExtParams) on tensors of the pointers' "
+                    f"type{_POINTER_TYPES} (the 310P and 910 offer no DataCopyPad: aj.DataCopy of whole 32-byte "
+                    "blocks)"),
+    # port64h: the 310P GeGluGradV2's MemSetZero copies with DataCopyUB2GMImpl, which has no DataCopyPad there
+    **dict.fromkeys(("DataCopyGM2UBImpl", "DataCopyUB2GMImpl"),
+                    "not offered (the devkit's implementation of DataCopy on raw pointers, under its API): write "
+                    "aj.DataCopy(dst, src, aj.DataCopyParams(blockCount, blockLen, srcStride, dstStride)) on tensors "
+                    f"of the pointers' type{_POINTER_TYPES}"),
 }
 
 # Whole devkit families by name prefix. The C API (`asc_copy_gm2ub`, `asc_add`, ...: the samples' first
