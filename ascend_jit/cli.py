@@ -42,8 +42,18 @@ def _load_kernel_file(path):
     return load_file(path)
 
 
+def _no_gallery():
+    """Outside a checkout only the built-in kernels exist: the README's `ascend-jit run add_custom` (audit45) and
+    `golden record ... --kernels add_custom` (port64i) then listed them with no word of the gallery."""
+    from .kernels import gallery_dir
+    if gallery_dir() is not None:
+        return None
+    return ("is no built-in kernel, and no gallery was found: the gallery's kernels (a checkout's kernels/ folder) "
+            "are found from the current directory, so run ascend-jit inside the checkout")
+
+
 def _run(args):
-    from .kernels import gallery_dir, registry
+    from .kernels import registry
     note = None
     if args.seed < 0:  # study and sweep refuse it by name; run said numpy's "expected non-negative integer" (audit45)
         raise ParameterError("run", "--seed", args.seed, legal="an integer >= 0")
@@ -63,13 +73,8 @@ def _run(args):
             print(f"{kname:26s} {k.fidelity:9s} {k.description}")
         return 0
     if name not in kernels:
-        # outside a checkout only the built-in kernels exist: the README's `ascend-jit run add_custom` then listed them
-        # with no word of the gallery (audit45)
-        where = None if args.name.endswith(".py") or gallery_dir() is not None else (
-            "is no built-in kernel, and no gallery was found: the gallery's kernels (a checkout's kernels/ folder) "
-            "are found from the current directory, so run ascend-jit inside the checkout")
         raise ParameterError("run", "--kernel" if args.kernel else "NAME", name, legal=", ".join(kernels),
-                             detail=where)
+                             detail=None if args.name.endswith(".py") else _no_gallery())
     if note:
         print(note)
     k = kernels[name]
@@ -355,7 +360,8 @@ def _golden(args):
     for name in names:  # all refused before any kernel runs or any file is written
         if name not in kernels:
             raise ParameterError("golden", "--kernels", name, legal=", ".join(kernels) + ", or a kernel file "
-                                 "(path/to/my_kernel.py, defining KERNEL)")
+                                 "(path/to/my_kernel.py, defining KERNEL)",
+                                 detail=None if name.endswith(".py") else _no_gallery())
     devices = ([get_device(d).name for d in args.devices.split(",")] if args.devices is not None
                else list(SUPPORTED_NAMES))
     pairs = [(name, device) for name in names for device in devices if kernels[name].supports(device)]

@@ -345,6 +345,11 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
                            "950 counter-mode high-dim order (D23)")
     active = _active_lanes(spec, mask, repeat_time, lanes)
     repeat = repeat_time
+    if not active:   # D14 (audit64c: a mask-0 tree had read as an ordinary TREE-TREE summing to +0)
+        if spec.reduce_sum_highdim_algorithm == TREE_TREE_950:
+            raise ParameterError("explain_reduce_order", "mask", mask, device=spec.name,
+                                 legal="a mask with at least one lane: ReduceSum refuses mask 0 here (D14)")
+        return ReduceTree(_ZERO, spec.name, form, d.name, "mask 0: the call writes nothing (D14)")
     if spec.reduce_sum_highdim_algorithm == TREE_TREE_950:
         repeat = max(repeat, 1)
     elif repeat == 0:

@@ -4403,7 +4403,8 @@ def simd_vf(fn):
 _NOT_OFFERED_HERE = "not offered (SPEC-2 14: not in the brief's Reg API list)"
 _NOT_OFFERED_NAMES = {
     **dict.fromkeys(("Compare", "Compares", "CompareScalar"), f"{_NOT_OFFERED_HERE}; compare with the Memory API's "
-                    "Compare/Compares/CompareScalar before the VF (a bit per element in a uint8 tensor, zeroed first) "
+                    "Compare/Compares/CompareScalar before the VF (a bit per element in a uint8 tensor, zeroed first, "
+                    "of at least ceil(R / k) * 32 bytes for the VF's R repeats: each load below reads 32) "
                     "and load the bits into a MaskReg inside it, one bit at each lane's first byte as a Reg compare "
                     "leaves them: for repeat i of a k-byte type, aj.Reg.LoadAlign(mask, bits, (i // k) * 32) "
                     "(DIST_NORM: the 32 bytes holding k repeats' bits), then for k = 2 MaskUnPack(mask, mask, "

@@ -263,9 +263,6 @@ class Instr:
     where: str
     seq: int   # its number in the core's instruction log
     block: int = None   # another block's access a "blocks" report names as earlier (port62f): that block
-    # a Reg load's or store's registers (their ids): a load after a store through the same register is in order
-    # inside a VF (Sanitizer._same_register)
-    registers: tuple = ()
 
     def __str__(self):
         return f"{self.api} [{self.pipe}] at {self.where}" + (f" of block {self.block}" if self.block is not None
@@ -528,9 +525,9 @@ def device_flag_pairs(sanitizer, api, pairs):
 _UNINIT_FIX = ("write these bytes first (DataCopy, Duplicate, a host copy) or read only lanes an earlier instruction "
                "wrote")
 # a UB -> UB DataCopy's destination bytes copied from bytes nothing had written (Sanitizer._copied_uninitialised)
-_COPIED_FIX = ("the copy {copy} copied them from UB bytes nothing had written (UB byte {address}, {nbytes} bytes; a "
-               "copy of an uninitialised value is no error, its use is): write those bytes before the copy, or read "
-               "only the copied bytes that were written")
+_COPIED_FIX = ("the copy {copy} copied them from UB bytes nothing had written ({nbytes} bytes, the first from UB "
+               "byte {address}; a copy of an uninitialised value is no error, its use is): write those bytes before "
+               "the copy, or read only the copied bytes that were written")
 # the bits a MaskReg load read from bytes nothing had written, followed through the lanes they govern
 # (lane_shadow.mask_loaded): the fix of the report where such a lane's value, or a carry under such a bit, is used
 _MASK_LOADED_FIX = ("these mask bits were loaded by {load} from UB bytes nothing had written (UB byte {address}, "
@@ -735,13 +732,13 @@ class Sanitizer:
                           32, made, fix=_FRESH_MASK_FIX.format(made=made.where), space="register"))  # 256 bits
 
     # --- instructions --------------------------------------------------------------------------------------------
-    def instruction(self, api, pipe, accesses, where=None, registers=()):
+    def instruction(self, api, pipe, accesses, where=None):
         """Check, then record, one instruction's accesses. Reads are checked before writes, so an instruction never
         conflicts with itself. In "raise" mode a report raises before anything is recorded (or written). The
         per-byte walks are compiled (jit/shadow.py): one pass per operand to check, one to record."""
         p = _PIPE_INDEX[pipe]
         seq = int(self.clock[p, p]) + 1
-        instr = Instr(self._named(api), pipe, where or user_location(), len(self.log), registers=registers)
+        instr = Instr(self._named(api), pipe, where or user_location(), len(self.log))
         self._reported = set()
         runs = [(acc, _run_args(acc.addrs)) for acc in accesses if _count(acc.addrs)]
         running = _thread_core()
@@ -908,18 +905,9 @@ class Sanitizer:
         conflict = (wp >= 0) & np.where(wp != p, other, same)
         for log_index, address, count in _pairs(addrs, self.writer_instr[addrs], conflict):
             q = int(self.writer_pipe[address])
-            if q == p and self._same_register(instr, self.log[log_index], int(self.writer_seq[address])):
-                continue
             fix = self._cross_pipe_fix(q, p, int(self.writer_seq[address])) if q != p else \
                 self._same_pipe_fix(p, int(self.writer_seq[address]))
             self._emit(Report("race", kind, instr, acc.operand, address, count, earlier=self.log[log_index], fix=fix))
-
-    def _same_register(self, later, earlier, seq):
-        """"strict"'s same-pipe RAW inside one VF: a load through a register the earlier store wrote from (`seq`,
-        the store's PIPE_V clock) keeps their code order without a barrier (DK Reg矢量计算/同步控制/LocalMemBar.md:
-        读写指令使用的寄存器相同时 ... 寄存器保序; port64f: ops-math ReduceLogSumExp's DoUbBroadCast stores a row from
-        vreg and loads the next row into vreg)."""
-        return bool(self.vf_depth and seq > self.vf_start_seq and set(later.registers) & set(earlier.registers))
 
     def _same_pipe_fix(self, p, seq):
         """The fix of a "strict" same-pipe pair whose earlier access has own-pipe clock `seq`. On the 950 a vector
@@ -1039,54 +1027,59 @@ class Sanitizer:
         """A UB -> UB DataCopy of bytes that hold no written value copies them as they are, as a Reg load and store
         do (a copy of an uninitialised value is no error, its use is: port64f, ops-nn GlobalLpPool copies its rows'
         unwritten padding and rewrites it before any use): the read is not reported, and the destination bytes stay
-        uninitialised, reported where something reads them. Returns, before the copy, [(source bytes, destination
-        bytes)] of such bytes, or None; the source access is then followed, not checked, for "init"."""
-        if not self.enabled("init"):
-            return None
-        pairs = []
-        for s, d, n in runs:
-            src_bytes = np.arange(src.addr + s, src.addr + s + n, dtype=np.int64)
-            unwritten = np.flatnonzero(~self.initialised[src_bytes])
-            if unwritten.size:
-                pairs.append((src_bytes[unwritten], dst.addr + d + unwritten))
-        if not pairs:
+        uninitialised, reported where something reads them. The runs are replayed in order on a copy of the shadow,
+        as the copy moves them (a run may read an earlier run's destination: review64). Returns the destination
+        bytes' shadow after the copy, or None when every source byte was written; the source access is then
+        followed, not checked, for "init"."""
+        if not self.enabled("init") or self.initialised[_addresses(src_access.addrs)].all():
             return None
         src_access.through_lanes = True
-        from_bytes = np.concatenate([p[0] for p in pairs])
-        to_bytes = np.concatenate([p[1] for p in pairs])
-        stored = self.stored_from[from_bytes].copy() if self.stored_from is not None else None
-        bits = self.derived_bits[from_bytes].copy() if self.derived_bits is not None else None
-        return from_bytes, to_bytes, stored, bits
+        state = [self.initialised.copy(), None if self.stored_from is None else self.stored_from.copy(),
+                 None if self.derived_bits is None else self.derived_bits.copy()]
+        written, first_never = [], None
+        for s, d, n in runs:
+            from_bytes = np.arange(src.addr + s, src.addr + s + n, dtype=np.int64)
+            to_bytes = np.arange(dst.addr + d, dst.addr + d + n, dtype=np.int64)
+            never = ~state[0][from_bytes] & (True if state[1] is None else state[1][from_bytes] < 0)
+            if first_never is None and never.any():
+                first_never = int(from_bytes[np.argmax(never)])
+            for array in state:
+                if array is not None:
+                    array[to_bytes] = array[from_bytes]   # fancy indexing reads before it writes
+            written.append(to_bytes)
+        to_bytes = np.unique(np.concatenate(written))
+        return to_bytes, first_never, [None if array is None else array[to_bytes] for array in state]
 
     def _carry_uninitialised(self, instr, carried):
-        """After the copy (_copied_uninitialised): its destination bytes of never-written source bytes are the
-        copy's, named with the source bytes in the fix; those a Reg store wrote from uninitialised lanes keep that
-        store's record."""
+        """After the copy (_copied_uninitialised): its destination bytes take the replayed shadow; those copied from
+        never-written bytes are the copy's, named with the first such source byte in the fix, and those a Reg store
+        wrote from uninitialised lanes keep that store's record."""
         from . import lane_shadow
-        from_bytes, to_bytes, stored, bits = carried
-        never = np.ones(to_bytes.size, np.bool_) if stored is None else stored < 0
-        if never.any():
-            first, count = int(from_bytes[never][0]), int(never.sum())
-            origin = lane_shadow.origin_index(self, instr, "src", first, count, fix=_COPIED_FIX.format(
-                copy=instr, address=first, nbytes=count))
-            self.lanes_stored(instr, to_bytes[never], origin)
-        if stored is not None and not never.all():
-            self.initialised[to_bytes[~never]] = False
-            self.stored_from[to_bytes[~never]] = stored[~never]
+        to_bytes, first_never, (initialised, stored, bits) = carried
+        self.initialised[to_bytes] = initialised
+        if stored is not None:
+            self.stored_from[to_bytes] = stored
         if bits is not None:
             self.derived_bits[to_bytes] = bits
+        never = ~initialised & (True if stored is None else stored < 0)
+        if never.any():
+            count = int(never.sum())
+            origin = lane_shadow.origin_index(self, instr, "src", first_never, count, fix=_COPIED_FIX.format(
+                copy=instr, address=first_never, nbytes=count))
+            self.lanes_stored(instr, to_bytes[never], origin)
 
     def gm_scalar_access(self, api, array, index, write):
         """GlobalTensor GetValue / SetValue: element `index` of GM `array` through the scalar unit, for the
         cross-block check and, with "device-sync", the core's own GM race check (_check_own_gm)."""
+        own = None
         if self._checks_own_gm():
-            runs = [(index * array.itemsize, array.itemsize)]
-            own = self._check_own_gm(api, PIPE_S, array, runs, write)
-            instr = self.instruction(api, PIPE_S, [])
-            self.gm_own.record(own, _S, instr.seq, int(self.clock[_S, _S]), write)
+            own = self._check_own_gm(api, PIPE_S, array, [(index * array.itemsize, array.itemsize)], write)
         if self.gm_shadow is not None and self.enabled("blocks"):
             self.gm_shadow.gm_access(self.core.block_idx, self._named(api), PIPE_S, array,
                                      index * array.itemsize, array.itemsize, write, 0, self._emit)
+        if own is not None:   # recorded once both checks passed: in "raise" mode a refused access leaves no trace
+            instr = self.instruction(api, PIPE_S, [])
+            self.gm_own.record(own, _S, instr.seq, int(self.clock[_S, _S]), write)
 
     def _checks_own_gm(self):
         """"device-sync" follows the core's own GM bytes for "race": its pipe clocks count the queue events that
@@ -1107,13 +1100,14 @@ class Sanitizer:
         found = self.gm_own.conflicts(root, spans, self.clock[p], p, write)
         if found:
             instr = Instr(self._named(api), pipe, user_location(), len(self.log))
-            # which GM buffer (port64e: two arrays' reports read alike), named as the UB's operands are
+            # which GM buffer, named as the UB's operands are (port64e: two arrays' reports read alike): the host
+            # array, the address a byte of it, so a tiled loop's views of one array report as one hazard (review64)
             operand = f"{'tensor' if pipe == PIPE_S else 'dst' if write else 'src'} " \
-                      f"(GM {array.dtype}[{array.size}])"
-            for kind, log_index, address, count, earlier_pipe, seq in found:   # the byte of the operand's tensor
+                      f"(GM: a host array of {root.size} {root.dtype})"
+            for kind, log_index, address, count, earlier_pipe, seq in found:
                 # "device-sync"'s own flags: no queue event is MTE3 -> MTE2 or a GM access's pair (port64e)
                 fix = _fix(PIPES[earlier_pipe], PIPES[p], True, self.core.spec.isasi_flags, queue=False)
-                self._emit(Report("race", kind, instr, operand, address - offset, count, earlier=self.log[log_index],
+                self._emit(Report("race", kind, instr, operand, address, count, earlier=self.log[log_index],
                                   fix=fix, space="GM"))
         return root, spans
 
@@ -1537,7 +1531,7 @@ def reg_access(api, tensor, form, offset, *args, undo=None, registers=(), run=No
                          addrs[~sanitizer.initialised[addrs]])
     access = Access("tensor", write, addrs, tensor, through_lanes=bool(registers))
     try:
-        instr = sanitizer.instruction(api, PIPE_V, [access], registers=tuple(id(r) for r in registers))
+        instr = sanitizer.instruction(api, PIPE_V, [access])
     except SanitizerError:
         if undo is not None:   # "raise" mode: the refused operation leaves the UB and its registers unchanged
             undo()

@@ -35,9 +35,10 @@ API = "sweep"
 MAX_SIZE = 1 << 24      # exact_sum's integer partial sums are proven free of overflow up to 2**24 elements
 TASK_ELEMENTS = 1 << 23  # summed elements per task: a 16 Mi-element point is one trial per task
 TASK_TRIALS = 2048       # trials per task at most (small sizes)
-FORMAT = 1               # the task-file layout; a folder written with another layout is refused
-ROW_FIELDS = ("trial", "result", "exact", "bound")  # what a task ships back, per trial
-ROW_DTYPE = np.dtype([("trial", np.int64), ("result", np.float64), ("exact", np.float64), ("bound", np.float64)])
+FORMAT = 2               # the task-file layout; a folder written with another layout is refused
+# what a task ships back, per trial: `magnitude` is sum |x_i|, which bounds every partial sum of every order
+ROW_FIELDS = ("trial", "result", "exact", "bound", "magnitude")
+ROW_DTYPE = np.dtype([(name, np.int64 if name == "trial" else np.float64) for name in ROW_FIELDS])
 TABLE_COLUMNS = ("size", "dist", "dtype", "device", "api", "trial", "result_bits", "result", "exact", "err_ulp",
                  "err_rel", "bound", "bound_ulp", "out_of_range")
 PERCENTILES = (50, 90, 99, 99.9)
@@ -184,13 +185,14 @@ def _kept(kind, key, make, elements):
 
 
 def _input_block(seed, d, n, dist, start, stop):
-    """Trials [start, stop) of a point: inputs (one row each) and exact sums."""
+    """Trials [start, stop) of a point: inputs (one row each), exact sums and exact sums of magnitudes."""
     xs = np.empty((stop - start, n), d.np_dtype)
-    exact = np.empty(stop - start)
+    exact, magnitude = np.empty(stop - start), np.empty(stop - start)
     for i in range(stop - start):
         xs[i] = draw_inputs(trial_rng(seed, d, n, dist, start + i), n, dist, d.np_dtype.type)
         exact[i] = exact_sum(xs[i])
-    return xs, exact
+        magnitude[i] = exact_sum(xs[i], absolute=True)
+    return xs, exact, magnitude
 
 
 def run_task(task, seed):
@@ -198,11 +200,11 @@ def run_task(task, seed):
     api, d, n = get_api(task.api), resolve(task.dtype), task.size
     runner, depths = _kept("variant", (api.name, task.device, d.name, n),
                            lambda: (api.make_runner(task.device, d, n, False), api.depths(task.device, d, n)), n)
-    xs, exact = _kept("inputs", (seed, d.name, n, task.dist, task.start, task.stop),
+    xs, exact, magnitude = _kept("inputs", (seed, d.name, n, task.dist, task.start, task.stop),
                       lambda: _input_block(seed, d, n, task.dist, task.start, task.stop),
                       n * (task.stop - task.start))
     rows = {"trial": np.arange(task.start, task.stop, dtype=np.int64), "result": np.zeros(len(xs)),
-            "exact": exact.copy(), "bound": np.zeros(len(xs))}
+            "exact": exact.copy(), "bound": np.zeros(len(xs)), "magnitude": magnitude.copy()}
     for i, x in enumerate(xs):
         rows["result"][i] = runner(x)
         rows["bound"][i] = order_bound(api, d, x, depths, exact[i])
@@ -312,7 +314,8 @@ def local_cluster(distributed, workers):
                                             dashboard_address=None, memory_limit=0)
     except RuntimeError as exc:
         raise StateError(API, "workers", workers, legal="worker processes that start",
-                         detail=f"the local cluster's workers did not start ({exc}); {_MAIN_GUARD}") from exc
+                         detail=f"the local cluster's workers did not start ({exc}); if the script calls aj.sweep "
+                                f"at its top level, that is why: {_MAIN_GUARD}") from exc
 
 
 def _run_on_dask(client, todo, seed, finished):
@@ -479,11 +482,7 @@ def _groups(tasks, store):
             rows = store.load(task)
             k = rows["trial"].size
             _, err_ulp, err_rel, ulp = error_measures(rows["result"], rows["exact"], d.np_dtype.type)
-            largest = float(np.finfo(d.np_dtype).max)
-            # the first-order bound assumes no partial sum leaves the type's range (port64d: half sums past 65504
-            # saturate or overflow, 3,200 rows of a 1 Mi sweep over their bound): such rows say so
-            out_of_range = ~np.isfinite(rows["result"]) | ((np.abs(rows["result"]) == largest) &
-                                                           (np.abs(rows["exact"]) > largest))
+            out_of_range = left_range(rows["result"], rows["exact"], rows["bound"], rows["magnitude"], d.np_dtype)
             bits = rows["result"].astype(d.np_dtype).view(np.uint16 if d.size == 2 else np.uint32)
             parts.append({"size": np.full(k, n, np.int64), "dist": np.full(k, dist), "dtype": np.full(k, dtype),
                           "device": np.full(k, task.device), "api": np.full(k, task.api), "trial": rows["trial"],
@@ -491,6 +490,20 @@ def _groups(tasks, store):
                           "err_ulp": err_ulp, "err_rel": err_rel, "bound": rows["bound"],
                           "bound_ulp": rows["bound"] / ulp, "out_of_range": out_of_range})
         yield {c: np.concatenate([p[c] for p in parts]) for c in TABLE_COLUMNS}, point_tasks
+
+
+def left_range(results, exact, bounds, magnitudes, np_dtype):
+    """Per row, whether its result is off by more than the first-order bound, which assumes no partial sum leaves the
+    type's finite range, because one may have (port64d: half sums past 65504 saturate or overflow, 3,200 rows of a
+    1 Mi sweep over their bound): the result is not finite, or it misses its bound while the sum of the inputs'
+    magnitudes, which bounds every partial sum of any order, reaches the overflow threshold (the largest value plus
+    half its ulp: 65520 for half; review64: a partial sum saturated at 65504 and pulled back by later terms leaves a
+    finite result)."""
+    finfo = np.finfo(np_dtype)
+    threshold = float(finfo.max) + 2.0 ** (finfo.maxexp - 1 - finfo.nmant) / 2
+    with np.errstate(invalid="ignore"):
+        missed = np.abs(results - exact) > bounds
+    return ~np.isfinite(results) | (missed & (magnitudes >= threshold))
 
 
 def summarise_group(group, trials):

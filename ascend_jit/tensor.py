@@ -707,6 +707,8 @@ class GlobalTensor:
         self._declared = None if dtype is None else dt.resolve(dtype, "GlobalTensor")
         if array is not None:
             self.SetGlobalBuffer(array, dtype=dtype)
+        else:   # the declared T before a buffer is set (port64i: a port tested xGm.dtype.name before SetGlobalBuffer)
+            self.dtype = self._declared
 
     def _set_buffer(self, root, d):
         """This tensor is all of `root` (a 1-D C-contiguous array of d's numpy type), or has no buffer (None)."""
@@ -730,7 +732,7 @@ class GlobalTensor:
     def array(self, array):
         """`g.array = x` is SetGlobalBuffer(x) (checked); None leaves the tensor without a buffer."""
         if array is None:
-            self._set_buffer(None, None)
+            self._set_buffer(None, self._declared)
         else:
             self.SetGlobalBuffer(array)
 

@@ -75,9 +75,10 @@ def test_workspace_read_back_without_a_flag(mode, scalar):
     # the fix names the flag (no queue event orders MTE3 before MTE2 or a GM access: port64e) and the operand the
     # GM buffer, in the UB operands' words
     assert reports[-1].fix == "SetFlag/WaitFlag with aj.HardEvent.MTE3_MTE2 between them (or PipeBarrier(PIPE_ALL))"
-    assert "operand src (GM float32[64]), GM byte 0 (256 bytes)" in str(reports[-1])
+    assert "operand src (GM: a host array of 64 float32), GM byte 0 (256 bytes)" in str(reports[-1])
     if scalar:
-        assert "aj.HardEvent.MTE3_S" in reports[0].fix and reports[0].operand == "tensor (GM float32[64])"
+        assert "aj.HardEvent.MTE3_S" in reports[0].fix
+        assert reports[0].operand == "tensor (GM: a host array of 64 float32)"
 
 
 @pytest.mark.parametrize("scalar", [False, True])
@@ -158,13 +159,13 @@ def _overwrite_input(x, other):
     aj.DataCopy(u, og, 32)
     _flag(aj.HardEvent.MTE2_MTE3)
     aj.DataCopy(t, xg, 64)          # after the flag: nothing orders this read before the copy-out below
-    aj.DataCopy(xg[16:], u, 32)     # GM bytes 64 .. 191 of x: bytes 0 .. 127 of the copy-out's tensor
+    aj.DataCopy(xg[16:], u, 32)     # GM bytes 64 .. 191 of x (a report names a byte of the host array)
 
 
 def test_copy_out_over_bytes_a_copy_in_read_is_a_war():
     x, other = np.arange(64, dtype=np.float32), np.full(32, -1, np.float32)
     found, reports = _reports(_overwrite_input, "report,device-sync", x, other)
-    assert found == [("WAR", "DataCopy", "PIPE_MTE3", "DataCopy", "PIPE_MTE2", "GM", 0, 128)]
+    assert found == [("WAR", "DataCopy", "PIPE_MTE3", "DataCopy", "PIPE_MTE2", "GM", 64, 128)]
     assert "aj.HardEvent.MTE2_MTE3" in reports[0].fix
 
 
@@ -188,3 +189,24 @@ def test_a_long_lived_core_does_not_keep_gm_arrays_alive():
     del x
     gc.collect()
     assert core.sanitizer.gm_own.roots == {}
+
+
+def test_a_scalar_access_the_blocks_check_refuses_leaves_the_core_gm_shadow_unchanged():
+    """review64: with "blocks" and "device-sync", a GM SetValue was recorded in the core's own shadow (log, scalar
+    clock, writer) before the blocks check raised, so the refused access looked done."""
+    from ascend_jit.sanitizer import PIPE_MTE3, LaunchShadow
+    core = aj.Core(DEVICE, sanitize="device-sync")
+    sanitizer = core.sanitizer
+    sanitizer.gm_shadow = LaunchShadow(sanitizer.config)
+    core.block_idx, core.block_num = 1, 2
+    y = np.zeros(64, np.float32)
+    sanitizer.gm_shadow.gm_access(0, "DataCopy", PIPE_MTE3, y, 0, 256, True, 0, lambda report: None, "k.py:1")
+    (yg,) = _globals(y)
+    with core:
+        log, clock = len(sanitizer.log), sanitizer.clock.copy()
+        with pytest.raises(aj.SanitizerError, match=r"\[blocks\] two blocks write the same GM bytes"):
+            yg.SetValue(3, np.float32(5))
+        assert len(sanitizer.log) == log and np.array_equal(sanitizer.clock, clock)
+        assert sanitizer.gm_own is None or sanitizer.gm_own.roots == {} or all(
+            page.writer_pipe is None for _, pages in sanitizer.gm_own.roots.values() for page in pages.values())
+    assert y[3] == 0
