@@ -48,7 +48,7 @@ from .core import _current as _CORE_STACK, current_core
 from .devices import DEVICES
 from .dtypes import ALL, DType, _d28_name, loaded_bfloat16, resolve
 from .enums import DivAlgo, ExpAlgo, LnAlgo, LogAlgo, RoundMode, SqrtAlgo
-from .errors import (AscendJitError, ParameterError, StateError, UncompiledVFWarning,
+from .errors import (AscendJitError, NotOfferedError, ParameterError, StateError, UncompiledVFWarning,
                      UnsupportedDeviceError, UnsupportedDTypeError, not_offered_lookup)
 from .jit import reg as impl
 from .jit import reg_cast as cv
@@ -285,6 +285,14 @@ class RegTensor:
 
     def __repr__(self):
         return f"RegTensor({self.dtype.name})"
+
+    def ReinterpretCast(self, dtype=None):
+        """A C++ `(RegTensor<T>&)reg` cast, written as a LocalTensor's ReinterpretCast (port64k): not offered."""
+        raise NotOfferedError("RegTensor.ReinterpretCast", "dtype", dtype, device=DEVICE,
+                              legal="not offered (not in the brief's Reg API list, SPEC-2 14): store the register into "
+                                    "a tensor of the other type (a store between a register and a tensor of "
+                                    "different dtypes moves bytes) and load it back after "
+                                    "LocalMemBar(VEC_STORE, VEC_LOAD)")
 
 
 _UNWRITTEN = (0, 0, 0, 0)   # MaskReg()'s words, told from words given by identity (MaskReg._fresh)
@@ -4404,7 +4412,9 @@ _NOT_OFFERED_HERE = "not offered (SPEC-2 14: not in the brief's Reg API list)"
 _NOT_OFFERED_NAMES = {
     **dict.fromkeys(("Compare", "Compares", "CompareScalar"), f"{_NOT_OFFERED_HERE}; compare with the Memory API's "
                     "Compare/Compares/CompareScalar before the VF (a bit per element in a uint8 tensor, zeroed first, "
-                    "of at least ceil(R / k) * 32 bytes for the VF's R repeats: each load below reads 32) "
+                    "of at least ceil(R / k) * 32 bytes for the VF's R repeats: each load below reads 32; the "
+                    "Compare's count is the VF's rounded up to whole 256-byte blocks, SPEC-2 D44, so its source "
+                    "holds R * 256 bytes) "
                     "and load the bits into a MaskReg inside it, one bit at each lane's first byte as a Reg compare "
                     "leaves them: for repeat i of a k-byte type, aj.Reg.LoadAlign(mask, bits, (i // k) * 32) "
                     "(DIST_NORM: the 32 bytes holding k repeats' bits), then for k = 2 MaskUnPack(mask, mask, "

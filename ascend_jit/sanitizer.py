@@ -439,17 +439,20 @@ def footprint_bytes(footprint):
     return compact(np.unique((starts[:, None] + np.arange(footprint.width, dtype=np.int64)[None, :]).reshape(-1)))
 
 
-def vector_access(core, api, reads=(), writes=(), own_flags=((), ()), derived=()):
+def vector_access(core, api, reads=(), writes=(), own_flags=((), ()), derived=(), used_bits=None):
     """One vector instruction (PIPE_V) through the sanitizer: reads/writes are (footprint, tensor) pairs, the
     footprints exactly those the validator proved (active lanes only, so masked-off lanes are neither reads nor
     writes). `own_flags`: the devkit implementation's own SetFlag/WaitFlag pairs before and after the access
     (device_flag_pairs). `derived`: Derived records of reads whose never-written elements are followed to the
-    output bytes computed from them instead of reported here (Sanitizer.derived_uninitialised). Called only when
+    output bytes computed from them instead of reported here (Sanitizer.derived_uninitialised). `used_bits`: per
+    read operand name, the bit positions it reads of a bit operand (Access.used_bits). Called only when
     `core.sanitizer is not None`."""
     def name(fp):
         return fp[0] if isinstance(fp, tuple) else fp.name
     through = {d.operand for d in derived}
-    accesses = [Access(name(fp), False, footprint_bytes(fp), t, through_lanes=name(fp) in through) for fp, t in reads]
+    used_bits = used_bits or {}
+    accesses = [Access(name(fp), False, footprint_bytes(fp), t, through_lanes=name(fp) in through,
+                       used_bits=_partly_read(used_bits.get(name(fp)))) for fp, t in reads]
     accesses += [Access(name(fp), True, footprint_bytes(fp), t) for fp, t in writes]
     before, after = own_flags
     sanitizer = core.sanitizer
@@ -459,6 +462,18 @@ def vector_access(core, api, reads=(), writes=(), own_flags=((), ()), derived=()
     if found:
         sanitizer.mark_derived(instr, found)
     device_flag_pairs(sanitizer, api, after)
+
+
+def _partly_read(bits):
+    """(addresses, used bits) of the bytes whose bits `bits` (absolute bit positions: byte * 8 + bit) read in part;
+    None for none."""
+    if bits is None or not len(bits):
+        return None
+    bits = np.unique(bits)
+    addresses, starts = np.unique(bits // 8, return_index=True)
+    used = np.bitwise_or.reduceat((1 << (bits % 8)).astype(np.uint8), starts)
+    partly = used != 0xFF
+    return (addresses[partly], used[partly]) if partly.any() else None
 
 
 @dataclass
@@ -550,9 +565,9 @@ _REGISTER_STORED_FIX = ("the store wrote lanes of a register made at {made} that
 # (Derived, Sanitizer.mark_derived)
 COMPARED_FIX = ("these mask bits were computed from lanes of {operand} that {unwritten} (UB byte {address}, "
                 "{nbytes} bytes; a count-form Compare compares whole 256-byte blocks, SPEC-2 D44, whatever the "
-                "data's length): read only the bits of written lanes (the shadow is per byte of 8 bits: a Select of a "
-                "data count that is a multiple of 8 reads whole bytes of written lanes' bits; a MaskReg load follows "
-                "each bit), or write those lanes before the Compare (Duplicate the tile's tail)")
+                "data's length): read only the bits of written lanes (a Select of the data's count does; a MaskReg "
+                "load follows each bit; other readers take a byte's 8 bits whole), or write those lanes before the "
+                "Compare (Duplicate the tile's tail)")
 GATHERED_FIX = ("these elements were gathered from bytes of {operand} that {unwritten} (UB byte {address}, "
                 "{nbytes} bytes): read only the elements gathered from written data, or write the source first (a "
                 "normal-mode GatherMask reads whole repeats whatever the data's length; reduce mode, reduceMode True "
@@ -585,6 +600,10 @@ class Access:
     # a Reg load into data registers: its uninitialised bytes are followed through the lanes (lane_shadow.py), not
     # reported here; a count-form Compare's or a GatherMask's sources: to their outputs (Derived)
     through_lanes: bool = False
+    # the bytes of a bit operand read only in part (a Select's selMask: the bits of its active lanes), as (sorted
+    # addresses, the bits used of each): an uninitialised one is a read only where a used bit holds no written
+    # value (Sanitizer.derived_bits; port64j: a Compare of a tile rounded up to 64 lanes, a Select of its count)
+    used_bits: tuple = None
 
     @classmethod
     def of_operand(cls, op, write, tensor=None):
@@ -831,22 +850,41 @@ class Sanitizer:
         out = self._scan_out
         shadow.scan_read(lo, hi, addrs, self.initialised, self.writer_pipe, self.writer_seq, self.clock[p], p,
                          check_init, check_race, strict_same, self.barrier_seq[p], out)
-        if out[0] and self.stored_from is None:
+        uninitialised = None
+        if out[0] and acc.used_bits is not None:   # only the unknown bits the access uses count
             read = _addresses(acc.addrs)
-            self._emit(Report("init", "uninitialised read", instr, acc.operand, _address(acc.addrs, int(out[1])),
-                              int(out[0]), fix=acc.uninit_fix, runs=_run_count(read[~self.initialised[read]])))
+            uninitialised = self._unknown_used(read[~self.initialised[read]], acc.used_bits)
+            out[0] = uninitialised.size
+        if out[0] and self.stored_from is None:
+            if uninitialised is None:
+                read = _addresses(acc.addrs)
+                uninitialised = read[~self.initialised[read]]
+            self._emit(Report("init", "uninitialised read", instr, acc.operand, int(uninitialised[0]),
+                              int(uninitialised.size), fix=acc.uninit_fix, runs=_run_count(uninitialised)))
         elif out[0]:
-            self._uninitialised_by_writer(instr, acc)
+            self._uninitialised_by_writer(instr, acc, uninitialised)
         if out[2]:
             self._writer_reports(instr, p, acc, "RAW", strict_same)
 
-    def _uninitialised_by_writer(self, instr, acc):
-        """An init report per kind of uninitialised byte an access read: the never-written ones (acc's own fix),
-        and per Reg store the bytes it wrote from register lanes of uninitialised bytes (the store as the earlier
-        instruction, the load in the fix; lane_shadow.py)."""
+    def _unknown_used(self, addresses, used_bits):
+        """Of the uninitialised `addresses` an access reads, those where a bit it uses (used_bits: its partly read
+        bytes and their bits) holds no written value; every other byte's bits are all used."""
+        if self.derived_bits is None:
+            return addresses
+        partly, bits = used_bits
+        at = np.searchsorted(partly, addresses)
+        at[at >= partly.size] = 0
+        used = np.where(partly[at] == addresses, bits[at], 0xFF).astype(np.uint8)
+        return addresses[(self.derived_bits[addresses] & used) != 0]
+
+    def _uninitialised_by_writer(self, instr, acc, uninitialised=None):
+        """An init report per kind of uninitialised byte an access read (`uninitialised`: those that count, else every
+        one): the never-written ones (acc's own fix), and per Reg store the bytes it wrote from register lanes of
+        uninitialised bytes (the store as the earlier instruction, the load in the fix; lane_shadow.py)."""
         from .lane_shadow import ORIGINS
-        read = _addresses(acc.addrs)
-        uninitialised = read[~self.initialised[read]]
+        if uninitialised is None:
+            read = _addresses(acc.addrs)
+            uninitialised = read[~self.initialised[read]]
         writer = self.stored_from[uninitialised]
         for k in dict.fromkeys(writer.tolist()):
             part = uninitialised[writer == k]

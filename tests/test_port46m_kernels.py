@@ -122,7 +122,8 @@ def test_truncate_div_ceil_runs_in_stack_buffer_chunks():
 def test_truncate_div_original_reads_lanes_past_the_copy():
     """The deviation's reason: the original converts clen = len rounded up to 64 lanes where DataCopyPad wrote len
     elements (rounded to 32 bytes): on a buffer's first use the rest is uninitialised (the sanitizer's init reports,
-    one per input); the port's Duplicate'd zeros leave no report and the same outputs."""
+    one per input, at the Div that uses what the float path's UB -> UB DataCopy copied: session 64 follows a copy's
+    uninitialised bytes to their use); the port's Duplicate'd zeros leave no report and the same outputs."""
     _, m = _spec_and_module("truncate_div")
     x = np.linspace(-9, 9, 1001).astype(np.float32)
     y = np.full(1001, 2.0, np.float32)
@@ -131,8 +132,9 @@ def test_truncate_div_original_reads_lanes_past_the_copy():
     def run(zero_tail):
         outs[zero_tail] = m.run_truncate_div("atlas-a2", x, y, zero_tail=zero_tail)
     original = _reports(lambda: run(False))
-    assert original and {(r.check, r.instruction.api) for r in original} == {("init", "DataCopy")}
-    assert len(original) == 2
+    found = {(r.check, r.instruction.api, r.earlier.api) for r in original}
+    assert original and found == {("init", "Div", "DataCopy")}
+    assert len(original) == 2 and {r.operand for r in original} == {"src0", "src1"}
     assert _reports(lambda: run(True)) == []
     assert _same(outs[True], outs[False])
 

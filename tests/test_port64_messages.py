@@ -396,3 +396,62 @@ def test_explain_reduce_order_of_mask_0_says_the_call_writes_nothing(device):
     assert tree.description == "mask 0: the call writes nothing (D14)"
     with pytest.raises(aj.ParameterError, match=r"ReduceSum refuses mask 0 here \(D14\)"):
         aj.explain_reduce_order("ascend950", "highdim", "half", mask=[0, 0], repeat_time=2)
+
+
+@pytest.mark.parametrize("n, m, expected", [(36, 36, []), (40, 40, []), (36, 40, [("sel_mask", 516, 1),
+                                                                                  ("src0", 144, 16)])])
+def test_a_select_reads_only_the_mask_bits_of_its_lanes(n, m, expected):
+    """port64j: a Compares of a tile rounded up to 64 lanes (SPEC-2 D44's whole blocks) leaves the bits of the lanes
+    past the data unknown; a Select of the data's count n reads the bits of lanes below n only, which were reported
+    when n was no multiple of 8 (the byte holding them holds unknown bits too). A Select past the data still is."""
+    core = aj.Core("atlas-a2", sanitize="report")
+    src, dst = core.local_tensor("float", 64), core.local_tensor("float", 64)
+    bits = core.local_tensor("uint8", 32)
+    with core:
+        aj.Duplicate(src, np.float32(1.0), n)
+        aj.PipeBarrier(aj.PIPE_V)
+        aj.Compares(bits, src, np.float32(7.0), aj.CMPMODE.LE, 64)
+        aj.PipeBarrier(aj.PIPE_V)
+        aj.Select(dst, bits, src, np.float32(0.0), aj.SELMODE.VSEL_TENSOR_SCALAR_MODE, m)
+    assert [(r.operand, r.address, r.nbytes) for r in core.sanitizer.reports] == expected
+
+
+def test_data_copy_pad_brace_list_pad_struct_is_remembered():
+    """port64l: `DataCopyPad(ub, gm, DataCopyParams(...), (False, 0, 0, 0))`, the README's form of the original's
+    `{false, 0, 0, 0}`, was converted again on every call (4x the call's time); it is the struct, remembered alike."""
+    from ascend_jit.api import data_copy_pad
+    x = np.arange(64, dtype=np.float32)
+    with aj.Core("atlas-a2") as core:
+        ub = core.local_tensor("float", 64)
+        g = aj.GlobalTensor("float")
+        g.SetGlobalBuffer(x)
+        data_copy_pad._OLDER.clear()
+        aj.DataCopyPad(ub, g, aj.DataCopyParams(1, 40, 0, 0), (False, 0, 0, 0))
+        assert len(data_copy_pad._OLDER) == 1
+        aj.DataCopyPad(ub, g, aj.DataCopyParams(1, 40, 0, 0), aj.DataCopyPadParams(False, 0, 0, 0))
+        assert len(data_copy_pad._OLDER) == 1
+        np.testing.assert_array_equal(ub.numpy()[:10], x[:10])
+
+
+@R.simd_vf
+def _mixed_types_mul(out):
+    biased, f = R.RegTensor("int32"), R.RegTensor("float")
+    m = R.CreateMask("float", R.MaskPattern.ALL)
+    R.Mul(f, f, biased, m)
+    R.StoreAlign(out, f, m, 0)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_register_cast_is_told_as_a_store_and_a_load(compiled):
+    """port64k: ops-cv BoundingBoxDecode's Mul<float>(d, s, (RegTensor<float>&)int_reg, m) got "one element type"
+    with no way forward, and RegTensor.ReinterpretCast a bare AttributeError."""
+    mixed = _mixed_types_mul
+    with aj.Core("ascend950") as core:
+        out = core.local_tensor("float", 64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", aj.UncompiledVFWarning)
+            with pytest.raises(aj.UnsupportedDTypeError, match=r"a C\+\+ \(RegTensor<T>&\) cast of another type's "
+                                                                r"register is a store of it into a tensor of T"):
+                (mixed if compiled else mixed.py_func)(out)
+        with pytest.raises(aj.NotOfferedError, match="store the register into a tensor of the other type"):
+            R.RegTensor("int32").ReinterpretCast("float")

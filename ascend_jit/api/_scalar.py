@@ -43,13 +43,14 @@ def scalar_bits(api, spec, dtype, value, name="scalar"):
 
 
 def _given(value):
-    """What a refused scalar was, when its printed value looks legal (port64g: a field of a 0-d structured tiling
-    record is a 0-d array, which prints as its number)."""
-    if isinstance(value, np.ndarray):
-        shape = "a 0-d numpy array" if value.ndim == 0 else f"a numpy array of shape {value.shape}"
-        return f"got {shape}; a scalar operand is one value: its element, x[()] or np.{value.dtype}(x)" + (
-            "" if value.ndim == 0 else ", for one element")
-    return f"got {type(value).__name__}"
+    """What a refused array scalar was: its printed value looks legal (port64g: a field of a 0-d structured tiling
+    record is a 0-d array, which prints as its number); None for any other value, whose type its value shows (and
+    whose refusal a compiled Reg VF words alike)."""
+    if not isinstance(value, np.ndarray):
+        return None
+    shape = "a 0-d numpy array" if value.ndim == 0 else f"a numpy array of shape {value.shape}"
+    return f"got {shape}; a scalar operand is one value: its element, x[()] or np.{value.dtype}(x)" + (
+        "" if value.ndim == 0 else ", for one element")
 
 
 # A Python float below the magnitude that rounds to inf: numpy's double -> half / float conversion rounds once to

@@ -456,7 +456,10 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
             reads += _scalar_read(scalar_tensor, d, "src1")
             if s1 is not None:
                 reads.append((("src1", src1.addr, count * d.size), src1))
-            vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count * d.size), dst)])
+            used = sel_mask.addr * 8 + np.arange(min(count, d.lanes_per_repeat) if mode == SELMODE.VSEL_CMPMASK_SPR
+                                                 else count, dtype=np.int64)   # D59, as _sel_bytes
+            vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count * d.size), dst)],
+                          used_bits={"sel_mask": used})
         call = _remembered_call(select_contiguous, (d.size, dst.addr, sel_mask.addr, src0.addr),
                                 (0 if s1 is None else 1, d.lanes_per_repeat if mode == SELMODE.VSEL_CMPMASK_SPR else 0,
                                  count), None if s1 is None else b_addr,
@@ -480,11 +483,13 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
         def strided(name, t):
             return Operand(name, t.addr, d.size, plan.lo, plan.hi, repeat, getattr(p, f"{name}BlkStride"),
                            getattr(p, f"{name}RepStride"), last)
-        reads = [(("sel_mask", _sel_read_bytes(mode, sel_mask.addr, d.lanes_per_repeat, repeat, plan)), sel_mask),
+        used = _sel_read_bits(mode, d.lanes_per_repeat, repeat, plan)
+        reads = [(("sel_mask", sel_mask.addr + np.unique(used // 8)), sel_mask),
                  (strided("src0", src0), src0)] + ([(strided("src1", src1), src1)] if s1 is not None else [])
         reads += _scalar_read(scalar_tensor, d, "src1")
         vector_access(core, api, reads=reads, writes=[(strided("dst", dst), dst)],
-                      own_flags=bit_mask_scratch_flags(spec, plan.bit_mode))
+                      own_flags=bit_mask_scratch_flags(spec, plan.bit_mode),
+                      used_bits={"sel_mask": sel_mask.addr * 8 + used})
     words = recorded_mask(spec, plan) if spec.high_dim_writes_mask_register else None  # SPEC-2 D31: not the 310B
     call = _remembered_call(None if nop else select_strided, (d.size, dst.addr, sel_mask.addr, src0.addr),
                             (s1 is None, mode == SELMODE.VSEL_CMPMASK_SPR, p.dstBlkStride, p.src0BlkStride,
@@ -541,11 +546,12 @@ def _sel_bytes(mode, lanes, repeats, count=None, plan=None):
     return -(-bits // 8)
 
 
-def _sel_read_bytes(mode, maddr, lanes, repeats, plan):
-    """The sanitizer's selMask footprint of a high-dim call: the bytes holding a bit an active lane uses (D59: bit j
-    in mode 0, every repeat; bit r*L + j in repeat r in modes 1/2; counter mode's last repeat has only its first
-    count % L lanes). Bytes holding only masked-off lanes' bits are not reads (SPEC-2 10.4: active lanes only), unlike
-    _sel_bytes's run up to the last bit, which bounds-checks the operand."""
+def _sel_read_bits(mode, lanes, repeats, plan):
+    """The sanitizer's selMask footprint of a high-dim call: the bits an active lane uses (D59: bit j in mode 0,
+    every repeat; bit r*L + j in repeat r in modes 1/2; counter mode's last repeat has only its first count % L
+    lanes), from the operand's first byte. Bytes holding only masked-off lanes' bits are not reads (SPEC-2 10.4:
+    active lanes only), unlike _sel_bytes's run up to the last bit, which bounds-checks the operand; a byte's bits
+    no active lane uses are not read either (port64j)."""
     per = mask_lane_indices(plan.lo, plan.hi, lanes)
     last = plan.last_lanes(lanes)
     tail = per if last < 0 else per[:last]
@@ -554,7 +560,7 @@ def _sel_read_bytes(mode, maddr, lanes, repeats, plan):
     else:
         bits = np.concatenate([(np.arange(repeats - 1, dtype=np.int64)[:, None] * lanes + per).reshape(-1),
                                (repeats - 1) * lanes + tail])
-    return maddr + np.unique(bits // 8)
+    return np.asarray(bits, np.int64)
 
 
 @lru_cache(maxsize=4096, typed=True)  # typed: True and 1 are different arguments

@@ -196,7 +196,10 @@ def _from_older_structs(dst, src, copy_params, pad_params):
     DataCopyPadParams (whose typed key it carries): the conversion reads only those fields and, GM -> UB, the
     destination's dtype (the device only names a refusal, and refusals are never remembered), so kernels that build
     the older structs per row convert each shape once. The Ext structs made are the emulator's own (never handed
-    back to the kernel), so sharing them is safe."""
+    back to the kernel), so sharing them is safe. The brace list `{false, 0, 0, 0}` for the pad struct is that
+    struct, remembered alike (port64l: converted again on every call, 4x the call's time)."""
+    if type(copy_params) is DataCopyParams and type(pad_params) is tuple and len(pad_params) == 4:
+        pad_params = DataCopyPadParams(*pad_params)   # as _convert_older_structs reads it
     if type(copy_params) is DataCopyParams and (pad_params is None or type(pad_params) is DataCopyPadParams):
         p = copy_params
         a, b, c, d = p.blockCount, p.blockLen, p.srcStride, p.dstStride

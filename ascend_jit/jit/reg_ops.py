@@ -213,6 +213,12 @@ def half_binary_hot(dst, src0, src1, words, op, merging):
     return True
 
 
+# port64k: ops-cv BoundingBoxDecode's Mul<float>(d, s, (RegTensor<float>&)int_reg, m) had no way forward named
+_ONE_TYPE_LEGAL = ("one element type for dst, src0 and src1 (SPEC-2 11.2); a C++ (RegTensor<T>&) cast of another "
+                   "type's register is a store of it into a tensor of T and a load back after "
+                   "LocalMemBar(VEC_STORE, VEC_LOAD)")
+
+
 @internal
 def _check_binary(dk, k0, k1, op, merging):
     # src0's dtype first, as plain Python checks it before the kernel runs
@@ -220,8 +226,7 @@ def _check_binary(dk, k0, k1, op, merging):
         raise UnsupportedDTypeError("Mul", "kind", k0, "half, float, bfloat16, int16, uint16, int32, uint32, int64, "
                                     "uint64 (SPEC-2 11.2)", DEVICE)  # plain Python's list (reg.py ARITH_DTYPES)
     if dk != k0 or dk != k1:
-        raise UnsupportedDTypeError((_OP_NAMES, op), "dst/src0/src1 kinds", (dk, k0, k1),
-                                    "one element type for dst, src0 and src1 (SPEC-2 11.2)", DEVICE)
+        raise UnsupportedDTypeError((_OP_NAMES, op), "dst/src0/src1 kinds", (dk, k0, k1), _ONE_TYPE_LEGAL, DEVICE)
     if merging and op != ADD:
         raise ParameterError((_OP_NAMES, op), "mode", "MERGING", "MaskMergeMode.ZEROING (SPEC-2 D67)", DEVICE)
 
