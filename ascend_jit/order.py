@@ -341,8 +341,14 @@ def explain_reduce_order(device, form, dtype, count=None, mask=None, repeat_time
         if spec.reduce_sum_highdim_algorithm != TREE_TREE_950:
             raise ParameterError("explain_reduce_order", "counter_mode", True, legal="ascend950 only (D23)",
                                  device=spec.name)
+        if int(mask) & 0xFFFFFFFF == 0:   # as the call refuses it (review64b: a +0 tree had been given)
+            raise ParameterError("explain_reduce_order", "mask (counter-mode count)", 0, device=spec.name,
+                                 legal="a count of at least 1 in the mask's low 32 bits (D23): ReduceSum refuses 0")
         return ReduceTree(_vadd_tree(int(mask) & 0xFFFFFFFF, lanes, step), spec.name, form, d.name,
                            "950 counter-mode high-dim order (D23)")
+    if isinstance(mask, (list, tuple)) and lanes == 64 and len(mask) > 1 and int(mask[1]) != 0:
+        raise ParameterError("explain_reduce_order", "mask[1]", int(mask[1]), device=spec.name,
+                             legal="0 for 32-bit types (SPEC 2.1), as ReduceSum refuses it")
     active = _active_lanes(spec, mask, repeat_time, lanes)
     repeat = repeat_time
     if not active:   # D14 (audit64c: a mask-0 tree had read as an ordinary TREE-TREE summing to +0)

@@ -918,6 +918,7 @@ class GlobalTensor:
     def GetPhyAddr(self, offset=0):
         """The host address of element `offset` (GM addresses are host addresses here; C++ `uint64_t offset`)."""
         from .api._common import as_int
+        self._require_buffer("GlobalTensor.GetPhyAddr")   # review64b: a declared tensor had an AttributeError
         offset = as_int("GlobalTensor.GetPhyAddr", known_device(), "offset", offset, 0, 2**64 - 1)
         return self.array.ctypes.data + offset * self.dtype.size
 

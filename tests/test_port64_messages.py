@@ -455,3 +455,32 @@ def test_a_register_cast_is_told_as_a_store_and_a_load(compiled):
                 (mixed if compiled else mixed.py_func)(out)
         with pytest.raises(aj.NotOfferedError, match="store the register into a tensor of the other type"):
             R.RegTensor("int32").ReinterpretCast("float")
+
+
+def test_the_910s_advice_names_the_dtypes_it_can_be_written_in():
+    """review64b: the 910's AddRelu advice named Relu, which the 910 offers for half only, and Maxs's named Max,
+    which it offers for no int16: each advice names the dtypes the device offers every step of it in."""
+    with aj.Core("atlas-training") as core:
+        a, b = core.local_tensor("float", 64), core.local_tensor("float", 64)
+        with pytest.raises(aj.UnsupportedDeviceError, match=r"aj\.Add, then aj\.Relu of the sum \(the same bits: "
+                                                            r"Relu does not round\) \(for half\)"):
+            aj.AddRelu(a, a, b, 64)
+        with pytest.raises(aj.UnsupportedDeviceError, match=r"then aj\.Max \(for half, float, int32\)"):
+            aj.Maxs(a, b, np.float32(1), 64)
+
+
+def test_explain_reduce_order_refuses_what_reduce_sum_refuses():
+    """review64b: a 950 counter-mode count of 0 gave a +0 tree and a float mask[1] a tree (or "writes nothing"),
+    where ReduceSum refuses both."""
+    with pytest.raises(aj.ParameterError, match=r"counter-mode count\)' = 0"):
+        aj.explain_reduce_order("ascend950", "highdim", "float", mask=2**32, repeat_time=1, counter_mode=True)
+    for device in ("atlas-a2", "ascend950"):
+        with pytest.raises(aj.ParameterError, match=r"mask\[1\]' = 1 \(legal: 0 for 32-bit types \(SPEC 2\.1\)"):
+            aj.explain_reduce_order(device, "highdim", "float", mask=[0, 1], repeat_time=1)
+    assert aj.explain_reduce_order("atlas-a2", "highdim", "half", mask=[0, 1], repeat_time=1).num_adds() > 0
+
+
+def test_get_phy_addr_of_a_declared_global_tensor_without_a_buffer_is_refused():
+    """review64b: a declared GlobalTensor's GetPhyAddr before SetGlobalBuffer raised a bare AttributeError."""
+    with pytest.raises(aj.StateError, match="call SetGlobalBuffer"):
+        aj.GlobalTensor("float").GetPhyAddr()

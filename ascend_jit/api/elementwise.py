@@ -19,7 +19,7 @@ import numpy as np
 from numba.core import config
 
 from ..core import CTRL_COUNTER_MODE, continuous_mask_words, count_call_effect
-from ..dtypes import resolve as _resolve_dtype
+from ..dtypes import ALL as ALL_DTYPES, resolve as _resolve_dtype
 from ..enums import DivAlgo, ExpAlgo, LnAlgo, ReciprocalAlgo, RsqrtAlgo, SqrtAlgo
 from ..errors import (OutOfBoundsError, OverlapError, ParameterError, StateError, UnsupportedDeviceError,
                       UnsupportedDTypeError)
@@ -294,19 +294,39 @@ def _facts(row, key):
 
 
 # what a port writes on a device without the instruction (port64h: the 310P GeGluGradV2's Mins / Maxs, refused on the
-# 910 naming only the devices that offer them)
+# 910 naming only the devices that offer them): the instructions it takes, whose dtypes on the device the advice
+# names (review64b: the 910's Relu is half only, its Max has no int16), and the text
 _WRITE_INSTEAD = {
-    "AddRelu": "aj.Add, then aj.Relu of the sum (the same bits: Relu does not round)",
-    "SubRelu": "aj.Sub, then aj.Relu of the difference (the same bits: Relu does not round)",
-    "Maxs": "aj.Duplicate the scalar into a tensor, then aj.Max", "Mins": "aj.Duplicate the scalar into a tensor, "
-    "then aj.Min", "Ands": "aj.Duplicate the scalar into a tensor, then aj.And", "Ors": "aj.Duplicate the scalar "
-    "into a tensor, then aj.Or",
-    "LeakyRelu": "for a slope in [0, 1], aj.Muls(tmp, src, slope), then aj.Max(dst, src, tmp)",
-    "MulAddDst": "aj.Mul(tmp, src0, src1), then aj.Add(dst, tmp, dst) (two roundings where MulAddDst has one)",
-    "FusedMulAdd": "aj.Mul(tmp, src0, dst), then aj.Add(dst, tmp, src1) (two roundings where FusedMulAdd has one)",
-    "Copy": "aj.DataCopy(dst, src, count) from UB to UB (whole 32-byte blocks)",
-    "Brcb": "aj.Duplicate of each source element (GetValue) into its 32-byte block",
+    "AddRelu": (("Add", "Relu"), "aj.Add, then aj.Relu of the sum (the same bits: Relu does not round)"),
+    "SubRelu": (("Sub", "Relu"), "aj.Sub, then aj.Relu of the difference (the same bits: Relu does not round)"),
+    "Maxs": (("Duplicate", "Max"), "aj.Duplicate the scalar into a tensor, then aj.Max"),
+    "Mins": (("Duplicate", "Min"), "aj.Duplicate the scalar into a tensor, then aj.Min"),
+    "Ands": (("Duplicate", "And"), "aj.Duplicate the scalar into a tensor, then aj.And"),
+    "Ors": (("Duplicate", "Or"), "aj.Duplicate the scalar into a tensor, then aj.Or"),
+    "LeakyRelu": (("Muls", "Max"), "for a slope in [0, 1], aj.Muls(tmp, src, slope), then aj.Max(dst, src, tmp)"),
+    "MulAddDst": (("Mul", "Add"), "aj.Mul(tmp, src0, src1), then aj.Add(dst, tmp, dst) (two roundings where "
+                                  "MulAddDst has one)"),
+    "FusedMulAdd": (("Mul", "Add"), "aj.Mul(tmp, src0, dst), then aj.Add(dst, tmp, src1) (two roundings where "
+                                    "FusedMulAdd has one)"),
+    "Copy": ((), "aj.DataCopy(dst, src, count) from UB to UB (whole 32-byte blocks)"),
+    "Brcb": (("Duplicate",), "aj.Duplicate of each source element (GetValue) into its 32-byte block"),
 }
+
+
+def _write_instead(name, spec):
+    """The advice of an instruction `spec` lacks, for the dtypes the device offers every step of it in (None: no
+    such dtype, or no advice)."""
+    steps, text = _WRITE_INSTEAD.get(name, (None, None))
+    if text is None:
+        return None
+    if not steps:
+        return text
+    common = None
+    for step in steps:
+        offered = set(OPS[step].dtypes.get(spec.name, ()))
+        common = offered if common is None else common & offered
+    names = [d.name for d in ALL_DTYPES if d.name in common]
+    return f"{text} (for {', '.join(names)})" if names else None
 
 
 def _require_offered(row, spec):
@@ -314,7 +334,7 @@ def _require_offered(row, spec):
     any of its other arguments is judged. Returns the dtypes the device offers."""
     offered = row.dtypes.get(spec.name, ())
     if not offered:
-        instead = _WRITE_INSTEAD.get(row.name)
+        instead = _write_instead(row.name, spec)
         raise UnsupportedDeviceError(row.name, "device", spec.name,
                                      legal=", ".join(d for d, v in row.dtypes.items() if v),
                                      detail="the device does not offer this instruction (SPEC-2 1.9)" +

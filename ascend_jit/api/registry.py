@@ -483,8 +483,8 @@ _NO_SORT = ("no sort instruction is offered: sort on the host between two launch
             "(numpy's stable argsort on the keys negated, for the devkit's descending order), or write a "
             "compare-exchange network of aj.Max / aj.Min, or of Compare and Select to carry indices")
 # a raw pointer's element type, as the tensors a port passes in its place take it
-_POINTER_TYPES = (": the LocalTensor's ReinterpretCast(\"uint32\") say, and for the GM side an "
-                  "aj.GlobalTensor(\"uint32\") over the same host array (GlobalTensor.ReinterpretCast is the 950's "
+_POINTER_TYPES = (" (the LocalTensor's ReinterpretCast(\"uint32\"), for one, and for the GM side an "
+                  "aj.GlobalTensor(\"uint32\") over the same host array: GlobalTensor.ReinterpretCast is the 950's "
                   "only)")
 
 NOT_OFFERED = {
