@@ -29,8 +29,9 @@ Deviations (flags run the original):
 - The core count is the launch's 8 (GetCoreNumAiv in the original).
 - ORIGINAL_UNINIT_READS: the one-step kernel's GatherMasks run tileDataNum / 8 repeats whatever the tile's count, and
   uint8's CompareScalar the count rounded up to 256 bytes: at a short tile (the only one of a core, or the first
-  use of the TBuf) they read elements past what the tile wrote. Their results are never copied out, but the
-  sanitizer reports the reads; the port zeroes those elements with a Duplicate first (the queue's bytes past the
+  use of the TBuf) they read elements past what the tile wrote. Their results are never copied out, and the
+  sanitizer follows them to what reads them (since session 64 the Select of the tile's count reads only its lanes'
+  mask bits, so none is reported); the port zeroes those elements with a Duplicate first (the queue's bytes past the
   copy, the TBuf's past the Cast / Sub).
 - ORIGINAL_NO_SCALAR_SYNC: the one-step kernel hands vector results to the scalar unit (GetValue of x3 / y3 / z3
   after the Sub), its SetValues back to the vector unit (the Cast of `out`), and its pattern SetValues to the first

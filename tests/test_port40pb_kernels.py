@@ -170,19 +170,18 @@ def test_cross_v2_original_rounded_reads_are_uninitialised(monkeypatch):
     their bits; a normal-mode GatherMask's elements gathered from never-written bytes likewise). half: the
     GatherMasks over tileDataNum gather the float TBuf past the Cast's count, and the Muls read only the n elements
     gathered from the Cast's: no report. uint8: the CompareScalar over the 256-byte rounded count compares the lanes
-    past the Sub's 201; the Select of 201 reads mask byte 25, whose lanes 201-207 nothing wrote: reported at the
-    Select (the shadow is per byte, so the byte is uninitialised though the Select takes only its bit 200)."""
+    past the Sub's 201; the Select of 201 reads mask byte 25, whose lanes 201-207 nothing wrote, but takes only its
+    bit 200, a written lane's: no report (session 64, port64j: a Select reads only its lanes' bits; it had been
+    reported, the shadow per byte). The kernel's results are the same either way."""
     m = _module("cross_v2")
     monkeypatch.setattr(m, "ORIGINAL_UNINIT_READS", True)
-    for dtype, shape, dim, want in (("half", (100, 3), -1, set()),
-                                    ("uint8", (2, 3, 201), 1, {("init", "Select", "sel_mask", "Compares", 1)})):
+    for dtype, shape, dim, want in (("half", (100, 3), -1, set()), ("uint8", (2, 3, 201), 1, set())):
         inputs = _cross_inputs(dtype, shape, 4)
         with aj.sanitize_session("report") as session:
             y = m.run_cross("atlas-a2", inputs, dim)["y"]
         assert _bits_equal(y, m.expected_cross(inputs, dim)["y"])
         got = {(r.check, r.instruction.api, r.operand, r.earlier.api, r.nbytes) for r in session.reports}
         assert got == want, dtype
-        assert all(r.fix.startswith("these mask bits were computed from lanes of ") for r in session.reports)
 
 
 # kernels/deep_norm.py
