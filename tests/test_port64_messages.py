@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
+from tiles import flag, float_globals, queue_tile, scratch
 
 R = aj.Reg
 
@@ -14,24 +15,12 @@ R = aj.Reg
 def _copy_through(x, y, src_end, dst_end):
     """x -> y through a TQueBind with a GM end for the copy-in and another for the copy-out (ops-math Roll's
     TQueBind<GM, VECIN> / TQueBind<VECOUT, GM>), and an Adds between them."""
-    xg, yg = aj.GlobalTensor("float"), aj.GlobalTensor("float")
-    xg.SetGlobalBuffer(x, 64)
-    yg.SetGlobalBuffer(y, 64)
+    xg, yg = float_globals(x, y)
     pipe = aj.TPipe()
     qin, qout = aj.TQueBind(*src_end, 1), aj.TQueBind(*dst_end, 1)
     pipe.InitBuffer(qin, 1, 256)
     pipe.InitBuffer(qout, 1, 256)
-    t = qin.AllocTensor("float")
-    aj.DataCopy(t, xg, 64)
-    qin.EnQue(t)
-    t = qin.DeQue("float")
-    o = qout.AllocTensor("float")
-    aj.Adds(o, t, np.float32(2), 64)
-    qin.FreeTensor(t)
-    qout.EnQue(o)
-    o = qout.DeQue("float")
-    aj.DataCopy(yg, o, 64)
-    qout.FreeTensor(o)
+    queue_tile(xg, yg, qin, qout, 2)
 
 
 @pytest.mark.parametrize("mode", ["report", "report,device-sync"])
@@ -139,16 +128,11 @@ def test_negative_global_tensor_index_explains_the_window():
 
 
 def _every_block_writes_all(x, y):
-    xg, yg = aj.GlobalTensor("float"), aj.GlobalTensor("float")
-    xg.SetGlobalBuffer(x, 64)
-    yg.SetGlobalBuffer(y, 64)
-    pipe = aj.TPipe()
-    buf = aj.TBuf(aj.TPosition.VECCALC)
-    pipe.InitBuffer(buf, 256)
+    xg, yg = float_globals(x, y)
+    pipe, buf = scratch(256)
     t = buf.Get("float")
     aj.DataCopy(t, xg, 64)
-    aj.SetFlag(0, event=aj.HardEvent.MTE2_MTE3)
-    aj.WaitFlag(0, event=aj.HardEvent.MTE2_MTE3)
+    flag(aj.HardEvent.MTE2_MTE3)
     aj.DataCopy(yg, t, 64)
 
 
@@ -271,24 +255,18 @@ def test_reg_duplicate_given_the_devkits_high_low_part_says_to_leave_it_out(comp
 def _copy_then_use(x, y, fill):
     """32 of a buffer's 64 floats copied in, the whole buffer copied UB -> UB, its unwritten half filled (`fill`)
     or not, then read by an Adds."""
-    xg, yg = aj.GlobalTensor("float"), aj.GlobalTensor("float")
-    xg.SetGlobalBuffer(x)
-    yg.SetGlobalBuffer(y)
-    pipe = aj.TPipe()
-    buf = aj.TBuf(aj.TPosition.VECCALC)
-    pipe.InitBuffer(buf, 1024)
+    xg, yg = float_globals(x, y)
+    pipe, buf = scratch(1024)
     a, w, o = (buf.GetWithOffset("float", 64, k * 256) for k in range(3))
     aj.DataCopy(a, xg, 32)
-    aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
-    aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+    flag(aj.HardEvent.MTE2_V)
     aj.DataCopy(w, a, 64)
     aj.PipeBarrier(aj.PIPE_V)
     if fill:
         aj.Duplicate(w[32], np.float32(0), 32)
         aj.PipeBarrier(aj.PIPE_V)
     aj.Adds(o, w, np.float32(1), 64)
-    aj.SetFlag(0, event=aj.HardEvent.V_MTE3)
-    aj.WaitFlag(0, event=aj.HardEvent.V_MTE3)
+    flag(aj.HardEvent.V_MTE3)
     aj.DataCopy(yg, o, 64)
 
 
@@ -321,19 +299,13 @@ def _broadcast_rows(t, width, rows, alternate):
 
 
 def _broadcast_kernel(x, y, alternate):
-    xg, yg = aj.GlobalTensor("float"), aj.GlobalTensor("float")
-    xg.SetGlobalBuffer(x)
-    yg.SetGlobalBuffer(y)
-    pipe = aj.TPipe()
-    buf = aj.TBuf(aj.TPosition.VECCALC)
-    pipe.InitBuffer(buf, 1024)
+    xg, yg = float_globals(x, y)
+    pipe, buf = scratch(1024)
     t = buf.Get("float")
     aj.DataCopy(t, xg, 64)
-    aj.SetFlag(0, event=aj.HardEvent.MTE2_V)
-    aj.WaitFlag(0, event=aj.HardEvent.MTE2_V)
+    flag(aj.HardEvent.MTE2_V)
     R.asc_vf_call(_broadcast_rows, t, 64, 4, alternate)
-    aj.SetFlag(0, event=aj.HardEvent.V_MTE3)
-    aj.WaitFlag(0, event=aj.HardEvent.V_MTE3)
+    flag(aj.HardEvent.V_MTE3)
     aj.DataCopy(yg, t, 256)
 
 

@@ -7,32 +7,17 @@ import numpy as np
 import pytest
 
 import ascend_jit as aj
+from tiles import flag as _flag, float_globals as _globals, queue_tile, scratch
 
 DEVICE = "atlas-a2"
 MODES = ("report", "report,device-sync")
-
-
-def _flag(event, event_id=0):
-    aj.SetFlag(event_id, event=event)
-    aj.WaitFlag(event_id, event=event)
-
-
-def _globals(*arrays):
-    out = []
-    for a in arrays:
-        g = aj.GlobalTensor("float")
-        g.SetGlobalBuffer(a, a.size)
-        out.append(g)
-    return out
 
 
 def _workspace(x, ws, y, ordered, scalar):
     """x -> UB -> the workspace ws (MTE3), read back (MTE2, and a GetValue when `scalar`) -> y: a kernel's partial
     results through a GM workspace, ordered by MTE3_MTE2 / MTE3_S only when `ordered`."""
     xg, wg, yg = _globals(x, ws, y)
-    pipe = aj.TPipe()
-    buf = aj.TBuf(aj.TPosition.VECCALC)
-    pipe.InitBuffer(buf, 512)
+    pipe, buf = scratch(512)
     t, u = buf.Get("float"), buf.GetWithOffset("float", 64, 256)
     aj.DataCopy(t, xg, 64)
     _flag(aj.HardEvent.MTE2_MTE3)
@@ -90,9 +75,7 @@ def test_workspace_read_back_after_its_flags_is_clean(scalar):
 def _set_then_copy_in(x, ordered):
     """A SetValue into GM, then a copy-in of those bytes: S -> MTE2."""
     (xg,) = _globals(x)
-    pipe = aj.TPipe()
-    buf = aj.TBuf(aj.TPosition.VECCALC)
-    pipe.InitBuffer(buf, 256)
+    pipe, buf = scratch(256)
     xg.SetValue(5, np.float32(7))
     if ordered:
         _flag(aj.HardEvent.S_MTE2)
@@ -113,25 +96,14 @@ def _in_place(x, queues):
     """The in-place kernels' tile (apply_adagrad, foreach_non_finite_check_and_unscale): x copied in, computed and
     copied out over itself, ordered on the device by the queues' MTE2_V and V_MTE3 events (or the same flags)."""
     (xg,) = _globals(x)
-    pipe = aj.TPipe()
     if queues:
+        pipe = aj.TPipe()
         qin, qout = aj.TQue(aj.TPosition.VECIN, 1), aj.TQue(aj.TPosition.VECOUT, 1)
         pipe.InitBuffer(qin, 1, 256)
         pipe.InitBuffer(qout, 1, 256)
-        t = qin.AllocTensor("float")
-        aj.DataCopy(t, xg, 64)
-        qin.EnQue(t)
-        t = qin.DeQue("float")
-        o = qout.AllocTensor("float")
-        aj.Adds(o, t, np.float32(1), 64)
-        qin.FreeTensor(t)
-        qout.EnQue(o)
-        o = qout.DeQue("float")
-        aj.DataCopy(xg, o, 64)
-        qout.FreeTensor(o)
+        queue_tile(xg, xg, qin, qout, 1)
     else:
-        buf = aj.TBuf(aj.TPosition.VECCALC)
-        pipe.InitBuffer(buf, 512)
+        pipe, buf = scratch(512)
         t, o = buf.Get("float"), buf.GetWithOffset("float", 64, 256)
         aj.DataCopy(t, xg, 64)
         _flag(aj.HardEvent.MTE2_V)
@@ -152,9 +124,7 @@ def test_in_place_tile_is_ordered_through_the_vector_pipe(queues):
 def _overwrite_input(x, other):
     """x copied in, then other data copied out over x with no order between the copy-in's read and the write."""
     xg, og = _globals(x, other)
-    pipe = aj.TPipe()
-    buf = aj.TBuf(aj.TPosition.VECCALC)
-    pipe.InitBuffer(buf, 512)
+    pipe, buf = scratch(512)
     t, u = buf.Get("float"), buf.GetWithOffset("float", 32, 256)
     aj.DataCopy(u, og, 32)
     _flag(aj.HardEvent.MTE2_MTE3)
