@@ -1039,11 +1039,11 @@ class Sanitizer:
         if ub_dst:
             accesses.append(Access("dst", True, _runs_bytes(dst.addr, [(d, n) for _, d, n in runs]), dst))
         carried = self._copied_uninitialised(src, dst, runs, accesses[0]) if ub_src and ub_dst else None
+        gm, write = (src, False) if not ub_src else (dst, True) if not ub_dst else (None, False)   # the GM side
         gm_runs = own = None
         if pipe == PIPE_MTE3 and self.config.strict and self.enabled("race"):
             gm_runs = self._check_mte3_destination(api, dst, runs, atomic)
-        if pipe != PIPE_V and self._checks_own_gm():
-            gm, write = (dst, True) if pipe == PIPE_MTE3 else (src, False)
+        if gm is not None and self._checks_own_gm():
             own = self._check_own_gm(api, pipe, gm.array, [(d if write else s, n) for s, d, n in runs], write)
         instr = self.instruction(api, pipe, accesses)
         if gm_runs is not None:
@@ -1054,7 +1054,6 @@ class Sanitizer:
         if carried:
             self._carry_uninitialised(instr, carried)
         if self.gm_shadow is not None and self.enabled("blocks"):
-            gm, write = (src, False) if not ub_src else (dst, True) if not ub_dst else (None, False)
             if gm is not None:
                 for s, d, n in runs:
                     offset = d if write else s
@@ -1713,6 +1712,13 @@ class _GmAccessLog:
         return None
 
 
+def _page_spans(lo, hi):
+    """(page index, slice of the page, the page's first byte) for each GM page the bytes [lo, hi) touch."""
+    for index in range(lo // GM_PAGE_BYTES, (hi - 1) // GM_PAGE_BYTES + 1):
+        base = index * GM_PAGE_BYTES
+        yield index, slice(max(lo, base) - base, min(hi, base + GM_PAGE_BYTES) - base), base
+
+
 class _OwnGmPage:
     """One GM page of a core's own accesses (_CoreGmShadow): its bytes' last writer (pipe, own-pipe clock, log
     index), made at the page's first write, and their last copy-in read (clock, log index), made at its first read:
@@ -1738,14 +1744,13 @@ class _CoreGmShadow:
             key = id(root)
             entry = self.roots[key] = (weakref.ref(root, lambda _, key=key: self.roots.pop(key, None)), {})
         pages = entry[1]
-        for index in range(lo // GM_PAGE_BYTES, (hi - 1) // GM_PAGE_BYTES + 1):
+        for index, sl, base in _page_spans(lo, hi):
             page = pages.get(index)
             if page is None:
                 if not make:
                     continue
                 page = pages[index] = _OwnGmPage()
-            base = index * GM_PAGE_BYTES
-            yield page, slice(max(lo, base) - base, min(hi, base + GM_PAGE_BYTES) - base), base
+            yield page, sl, base
 
     def conflicts(self, root, spans, clock, p, write):
         """The unordered pairs of an access of pipe p (its clock row `clock`) to the byte spans [lo, hi) of root:
@@ -1826,12 +1831,11 @@ class LaunchShadow:
         if entry is None:   # the root stays referenced, so its id is not reused during the launch
             entry = self.arrays[id(root)] = (root, {})
         pages = entry[1]
-        for index in range(lo // GM_PAGE_BYTES, (hi - 1) // GM_PAGE_BYTES + 1):
+        for index, sl, base in _page_spans(lo, hi):
             page = pages.get(index)
             if page is None:
                 page = pages[index] = _GmShadow.new()
-            base = index * GM_PAGE_BYTES
-            yield page, slice(max(lo, base) - base, min(hi, base + GM_PAGE_BYTES) - base), base
+            yield page, sl, base
 
     def sync_all(self, block):
         with self.lock:

@@ -456,8 +456,7 @@ def Select(dst, sel_mask, src0, src1, sel_mode, *args, count=None, mask=None, re
             reads += _scalar_read(scalar_tensor, d, "src1")
             if s1 is not None:
                 reads.append((("src1", src1.addr, count * d.size), src1))
-            used = sel_mask.addr * 8 + np.arange(min(count, d.lanes_per_repeat) if mode == SELMODE.VSEL_CMPMASK_SPR
-                                                 else count, dtype=np.int64)   # D59, as _sel_bytes
+            used = sel_mask.addr * 8 + np.arange(_sel_count_bits(mode, d.lanes_per_repeat, count), dtype=np.int64)
             vector_access(core, api, reads=reads, writes=[(("dst", dst.addr, count * d.size), dst)],
                           used_bits={"sel_mask": used})
         call = _remembered_call(select_contiguous, (d.size, dst.addr, sel_mask.addr, src0.addr),
@@ -528,14 +527,18 @@ def _check_select_types(spec, d, m, s0, s1, sel_mode, count_form, scalar_src1):
     return mode
 
 
+def _sel_count_bits(mode, lanes, count):
+    """The selMask bits a count-form call reads, bits 0.. (D59): mode 0 min(count, L), modes 1/2 one an element."""
+    return min(count, lanes) if mode == SELMODE.VSEL_CMPMASK_SPR else count
+
+
 def _sel_bytes(mode, lanes, repeats, count=None, plan=None):
     """selMask bytes a call reads (D59), up to the last bit an active lane uses: count form, mode 0 min(count, L)
     bits and modes 1/2 one bit per element; high-dim (repeats >= 1 with an active lane), mode 0 bit j of the highest
     active lane j, modes 1/2 bit (repeats - 1)*L + j of the last repeat's highest active lane (in counter mode the
     last repeat has only count % L lanes, SPEC-2 1.4)."""
     if count is not None:
-        n = min(count, lanes) if mode == SELMODE.VSEL_CMPMASK_SPR else count
-        return -(-n // 8)
+        return -(-_sel_count_bits(mode, lanes, count) // 8)
     per = mask_lane_indices(plan.lo, plan.hi, lanes)
     last = plan.last_lanes(lanes)
     n_last = per.size if last < 0 else min(last, per.size)
