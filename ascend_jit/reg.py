@@ -4034,11 +4034,33 @@ def _convert_vf_args(api, args):
             plannable = False
         elif kind in narrow_float_scalars:
             converted[i] = float(a)
-        elif not (kind is bool or kind is float or kind is int):
+        elif not (kind is bool or kind is float or kind is int or _typed_by_type(kind) or _plain_struct(a)):
             plannable = False
     if tensors:
         _vf_handles(api, args, converted, tensors)
     return converted, masks, plannable
+
+
+# numpy scalars numba types by their Python type alone (a float32 NaN runs the VF plain: _runs_plain; a plan misses it)
+_NUMPY_SCALAR_TYPES = frozenset((np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                                 np.uint64, np.float32, np.float64))
+
+
+def _typed_by_type(kind):
+    """Whether numba types every VF argument of Python type `kind` alike, so that a plan (_planned_call) can pass it
+    on after a type test: a numpy scalar of _NUMPY_SCALAR_TYPES or an IntEnum member (a MaskMergeMode, RoundMode:
+    numba's IntEnumMember of the class). Such arguments had no plan, and numba's dispatcher typed an enum member by
+    walking its whole class on every call: 16 us a VF call (port65d: a merge mode passed as a template argument)."""
+    return kind in _NUMPY_SCALAR_TYPES or (isinstance(kind, type) and issubclass(kind, enum.IntEnum))
+
+
+def _plain_struct(value):
+    """Whether `value` is a NamedTuple (a Reg SpecificMode, a CastTrait) of bools, int64 ints and IntEnum members:
+    numba types it by its class and its fields' Python types, which a plan's key holds (_plan_key)."""
+    fields = getattr(type(value), "_fields", None)
+    return isinstance(value, tuple) and fields is not None and all(
+        type(f) is bool or (type(f) is int and _INT64_MIN <= f <= _INT64_MAX) or _typed_by_type(type(f))
+        for f in value)
 
 
 def _is_dtype_object(value):
@@ -4076,10 +4098,13 @@ def _numba_reason(error):
 def _plan_key(args, kinds):
     """The key of a VF call's plan: the tuple of its arguments' Python types (`kinds`), a dtype name's DTypeName
     class in its str's place (a plan per kind; the VF compiles per dtype class, jit/reg.py DTypeNameType, so
-    the plans of one class's kinds call one entry)."""
-    if str not in kinds:
+    the plans of one class's kinds call one entry) and a NamedTuple's class with its fields' types (_plain_struct:
+    DivSpecificMode(ZEROING, False) and DivSpecificMode(ZEROING, 1) are two numba types)."""
+    if str not in kinds and not any(issubclass(k, tuple) for k in kinds):
         return kinds
-    return tuple(type(_DTYPE_NAME_ARGS.get(a, a)) if k is str else k for a, k in zip(args, kinds))
+    return tuple(type(_DTYPE_NAME_ARGS.get(a, a)) if k is str else
+                 (k, tuple(map(type, a))) if issubclass(k, tuple) and hasattr(k, "_fields") else k
+                 for a, k in zip(args, kinds))
 
 
 def _planned_call(api, kinds, key, entry, note):
@@ -4127,6 +4152,12 @@ def _planned_call(api, kinds, key, entry, note):
             body += [f"    if not INT64_MIN <= {n} <= INT64_MAX:", "        return MISS"]
         elif kind in narrow_float_scalars:
             body += [f"    if {n} != {n}:", "        return MISS", f"    {n} = float({n})"]  # a NaN: slow_call
+        elif kind is np.float32:   # a NaN runs the VF plain (_runs_plain): its payload
+            body += [f"    if {n} != {n}:", "        return MISS"]
+        elif isinstance(key[i], tuple):   # a NamedTuple of the plan's field types (_plain_struct), int64 ints
+            body += [f"    if tuple(map(type, {n})) != D{i}[1]:", "        return MISS"]
+            body += [f"    if not INT64_MIN <= {n}[{j}] <= INT64_MAX:\n        return MISS"
+                     for j, field in enumerate(key[i][1]) if field is int]
         out.append(n)
     if not modes_set:
         body.append("    VF_MODES[0] = CURRENT_MODES(API)")

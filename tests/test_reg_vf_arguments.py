@@ -737,3 +737,54 @@ def test_a_float_loop_count_in_a_simd_callee_is_refused_compiled_as_plain():
     with core, pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
         _calls_a_callee_with_a_count(x, z, 500, 500 / 64)
     assert not z.numpy().any()
+
+
+@R.simd_vf
+def _modes_and_scalars(dst, a, b, count, mode, div_mode, scale):
+    x, y, r = R.RegTensor("float"), R.RegTensor("float"), R.RegTensor("float")
+    for i in range(aj.CeilDivision(count, 64)):
+        m, count = R.UpdateMask("float", count)
+        R.LoadAlign(x, a, i * 64)
+        R.LoadAlign(y, b, i * 64)
+        R.Add(r, x, y, m, mode)
+        R.Div(r, r, y, m, div_mode)
+        R.Muls(r, r, scale, m)
+        R.StoreAlign(dst, r, m, i * 64)
+
+
+def _modes_and_scalars_args(core, mode, div_mode, scale, count=np.int32(200)):
+    a, b, dst = (core.local_tensor("float", 256) for _ in range(3))
+    rng = np.random.default_rng(7)
+    a[:] = rng.standard_normal(256).astype(np.float32)
+    b[:] = (rng.random(256) + 0.5).astype(np.float32)
+    return dst, a, b, count, mode, div_mode, scale
+
+
+@pytest.mark.parametrize("div_mode", [R.DivSpecificMode(R.MaskMergeMode.ZEROING, True),
+                                      R.DivSpecificMode(0, False, aj.DivAlgo.PRECISION_1ULP_FTZ_FALSE)])
+def test_enum_struct_and_numpy_scalar_arguments_take_the_planned_call(div_mode, monkeypatch):
+    """A VF given a MaskMergeMode, a DivSpecificMode, a np.float32 and a np.int32 (a template argument and tiling
+    values, port65d) compiles once and then runs through its plan: numba's dispatcher typed an enum member by walking
+    its class on every call (16 us a call, more than the VF's work). Each call gives the plain run's bytes; a
+    float32 NaN after the plan still runs plain, keeping its payload (D29)."""
+    from ascend_jit import reg
+    zeroing = R.MaskMergeMode.ZEROING
+    for scale in (np.float32(0.75), np.float32(-3.0)):
+        compiled, plain = _both(_modes_and_scalars,
+                                lambda core: _modes_and_scalars_args(core, zeroing, div_mode, scale))
+        assert np.array_equal(compiled, plain)
+        core = aj.Core(D950)
+        args = _modes_and_scalars_args(core, zeroing, div_mode, scale)
+        _modes_and_scalars(*args)   # a new core's first call: its tensors' handles are made the generic way
+        # the conversion every unplanned call makes: not made again on this core once the plan exists
+        monkeypatch.setattr(reg, "_convert_vf_args", _no_conversion)
+        _modes_and_scalars(*args)
+        assert np.array_equal(core.ub, compiled)
+        monkeypatch.undo()
+    nan = np.array(0x7FC00123, np.uint32).view(np.float32)[()]
+    compiled, plain = _both(_modes_and_scalars, lambda core: _modes_and_scalars_args(core, zeroing, div_mode, nan))
+    assert np.array_equal(compiled, plain)
+
+
+def _no_conversion(api, args):
+    raise AssertionError(f"{api}: a planned call converted its arguments the generic way")
