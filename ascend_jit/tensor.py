@@ -541,11 +541,12 @@ def _set_value_scalar(api, spec, dtype, value):
 _scalar_value = None
 
 
-def _index_value(api, i, size, device=None, tensor=None):
+def _index_value(api, i, size, device=None, tensor=None, room=None):
     """An integer offset into a tensor of `size` elements: [0, size) (no Python wrap-around: Ascend C offsets are
     unsigned), else OutOfBoundsError. A GlobalTensor has no device (GM is host memory): its refusals name the
     current core's, looked up only when refusing (GetValue/SetValue are per-element hot paths). A LocalTensor's
-    GetValue / SetValue refusal names the tensor (`tensor`)."""
+    GetValue / SetValue refusal names the tensor (`tensor`); a GlobalTensor's the elements its host array holds from
+    the window's start (`room()`, asked only when refusing), when the index lies among them."""
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
         legal = "an int (the sub-tensor at that offset) or a slice" if api.endswith("[]") else \
             f"an int element index in [0, {size})"
@@ -566,6 +567,12 @@ def _index_value(api, i, size, device=None, tensor=None):
             detail = (f"an index leaves at least one element: a sub-tensor starting at the end has none to "
                       f"compute on (if the kernel writes it, {too_small}); the empty view at the end is the slice "
                       f"[{size}:] (decisions.md \"Indexing\")")
+        elif room is not None and size <= i < room():
+            # port65f: ops-nn's A2 foreach kernels give SetGlobalBuffer a scalar list's size as 1 and GetValue the
+            # tensor's index; the device reads on past the declared size, the window here bounds every access
+            detail = (f"is past the size SetGlobalBuffer declared ({size}), inside the host array behind it "
+                      f"({room()} elements from its start): on the device such an index reads on into GM (C++ does "
+                      f"not check it); declare what the kernel reads, e.g. SetGlobalBuffer(x, {room()})")
         elif i < 0 and api.startswith("GlobalTensor"):
             # port64c: ops-math CircularPad's left-pad copy starts one element before x; on the device that reads
             # the GM before the buffer, here the window given SetGlobalBuffer bounds every access
@@ -720,6 +727,15 @@ class GlobalTensor:
         self._size = 0 if root is None else root.size
         self._nbytes = 0 if root is None else root.nbytes
 
+    def _room(self):
+        """How many elements of T the host memory behind this tensor holds from its first element (an index
+        refusal's hint: SetGlobalBuffer may have declared fewer)."""
+        owner = self._owner
+        if not owner.flags.c_contiguous:
+            return self._size
+        first = self._root.__array_interface__["data"][0] + self._start * self.dtype.size
+        return (owner.__array_interface__["data"][0] + owner.nbytes - first) // self.dtype.size
+
     @property
     def array(self):
         """The numpy view of this tensor's elements (None before SetGlobalBuffer)."""
@@ -839,7 +855,7 @@ class GlobalTensor:
         if type(i) is int and 0 <= i < self._size and not SANITIZING:  # the per-element hot path (no buffer: size 0)
             return self._root[self._start + i]
         self._require_buffer("GlobalTensor.GetValue")
-        k = _index_value("GlobalTensor.GetValue", i, self.array.size)
+        k = _index_value("GlobalTensor.GetValue", i, self.array.size, room=self._room)
         _gm_scalar_access("GetValue", self, k, False)
         return self.array[k]
 
@@ -868,7 +884,7 @@ class GlobalTensor:
         self._require_buffer("GlobalTensor.SetValue")
         if type(value) is not self.dtype.np_dtype.type:
             value = _set_value_scalar("GlobalTensor.SetValue", None, self.dtype, value)
-        k = _index_value("GlobalTensor.SetValue", i, self.array.size)
+        k = _index_value("GlobalTensor.SetValue", i, self.array.size, room=self._room)
         self._require_writable("GlobalTensor.SetValue")
         _gm_scalar_access("SetValue", self, k, True)
         self.array[k] = value

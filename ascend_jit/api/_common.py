@@ -471,9 +471,14 @@ def _plan_mask(api, core, dtype, mask, is_set_mask):
     lanes = dtype.lanes_per_repeat
     full_hi, full_lo = continuous_mask_words(lanes)
     if not as_flag(api, core.spec, "is_set_mask", is_set_mask):
-        if mask is not MASK_PLACEHOLDER:
-            raise ParameterError(api, "mask", mask, legal="aj.MASK_PLACEHOLDER when is_set_mask=False (SPEC 2.5)",
-                                 device=core.device)
+        # C++'s MASK_PLACEHOLDER is `constexpr uint64_t MASK_PLACEHOLDER = 0` (DK impl/basic_api/kernel_reg.h): a
+        # kernel passing 0 passes it (port65b: ops-nn's matmul helpers' `Sub<float, false>(..., 0UL, ...)`)
+        if mask is not MASK_PLACEHOLDER and not (isinstance(mask, (int, np.integer)) and
+                                                   not isinstance(mask, (bool, np.bool_)) and mask == 0):
+            raise ParameterError(api, "mask", mask, device=core.device,
+                                 legal="aj.MASK_PLACEHOLDER (or 0, its C++ value) when is_set_mask=False (SPEC 2.5)",
+                                 detail="the device ignores the argument then (DK 掩码.md: 不生效), so a kernel's "
+                                 "other value there (ops-nn's reduce_common.h passes 64) ports as aj.MASK_PLACEHOLDER")
         require_defined_mask(api, core)
         if core.counter_mode:
             return MaskPlan(full_lo, full_hi, counter=register_count(api, core, dtype), from_register=True)

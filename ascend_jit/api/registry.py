@@ -597,6 +597,11 @@ NOT_OFFERED = {
                     f"type{_POINTER_TYPES} (the 310P and 910 offer no DataCopyPad: aj.DataCopy of whole 32-byte "
                     "blocks)"),
     # port64h: the 310P GeGluGradV2's MemSetZero copies with DataCopyUB2GMImpl, which has no DataCopyPad there
+    # port65a: ops-nn FusedSgd and the foreach kernels read their tensor lists through these (README's porting table)
+    **dict.fromkeys(("ListTensorDesc", "TensorDesc", "GetTensorAddr"),
+                    "not offered (the devkit's descriptor table of a dynamic tensor list in GM): give the kernel a "
+                    "Python list of host arrays (or GlobalTensors); GetTensorAddr(desc, i) / GetDataPtr<T>(i) is "
+                    "list[i], and a tensor's GetDim / GetShape its host array's shape (pass the shapes as a list)"),
     **dict.fromkeys(("DataCopyGM2UBImpl", "DataCopyUB2GMImpl"),
                     "not offered (the devkit's implementation of DataCopy on raw pointers, under its API): write "
                     "aj.DataCopy(dst, src, aj.DataCopyParams(blockCount, blockLen, srcStride, dstStride)) on tensors "

@@ -1,0 +1,60 @@
+"""Session 65's fresh ports (docs/decisions.md "What the session-65 ports found"): the refusals and forms they met."""
+import numpy as np
+import pytest
+
+import ascend_jit as aj
+
+
+def _scalar_list_read(scalars, out, declared, n):
+    """ops-nn's A2 foreach kernels: SetGlobalBuffer(scalar list, 1), then GetValue(tensorIndex) per tensor."""
+    g, o = aj.GlobalTensor("float"), aj.GlobalTensor("float")
+    g.SetGlobalBuffer(scalars, declared)
+    o.SetGlobalBuffer(out, n)
+    for i in range(n):
+        o.SetValue(i, g.GetValue(i))
+
+
+def test_a_global_tensor_index_past_its_declared_size_names_the_host_arrays_room():
+    """port65f: the refusal stands (the window bounds every access) and now says the host array holds the element
+    and what SetGlobalBuffer size declares it; an index past the array too keeps the plain refusal."""
+    scalars, out = np.array([0.5, -1.25, 3.0, 7.0], np.float32), np.zeros(4, np.float32)
+    with pytest.raises(aj.OutOfBoundsError, match=r"GetValue: parameter 'index' = 1 is past the size SetGlobalBuffer "
+                       r"declared \(1\), inside the host array behind it \(4 elements from its start\).*"
+                       r"SetGlobalBuffer\(x, 4\) \(legal: \[0, 1\)\)"):
+        aj.launch(_scalar_list_read, 1, "atlas-a2", scalars, out, 1, 4)
+    aj.launch(_scalar_list_read, 1, "atlas-a2", scalars, out, 4, 4)
+    np.testing.assert_array_equal(out, scalars)
+    with aj.Core("atlas-a2"):
+        g = aj.GlobalTensor("float")
+        g.SetGlobalBuffer(scalars[1:], 2)     # a window from element 1: three elements from its start
+        with pytest.raises(aj.OutOfBoundsError, match=r"\(3 elements from its start\)"):
+            g.SetValue(2, 1.0)
+        with pytest.raises(aj.OutOfBoundsError) as past:
+            g.GetValue(3)
+        assert "host array" not in str(past.value)
+        assert g[1].GetValue(0) == scalars[2]
+
+
+@pytest.mark.parametrize("placeholder", [aj.MASK_PLACEHOLDER, 0, np.uint64(0)])
+def test_zero_is_the_mask_placeholder_with_is_set_mask_false(placeholder):
+    """port65b: C++'s MASK_PLACEHOLDER is the constant 0 (DK kernel_reg.h), so `Sub<float, false>(..., 0UL, ...)`
+    passes it; another value is refused naming what to write (SPEC 2.5), a bool as before."""
+    core = aj.Core("atlas-a2")
+    with core:
+        src, dst = core.local_tensor("float", 64), core.local_tensor("float", 8)
+        src[:] = np.arange(64, dtype=np.float32)
+        aj.SetVectorMask(32, dtype="float")
+        aj.WholeReduceSum(dst, src, placeholder, 1, 1, 1, 8, is_set_mask=False)
+        assert dst.GetValue(0) == np.float32(sum(range(32)))
+        with pytest.raises(aj.ParameterError, match=r"'mask' = 64 the device ignores the argument then .* ports as "
+                           r"aj.MASK_PLACEHOLDER \(legal: aj.MASK_PLACEHOLDER \(or 0, its C\+\+ value\)"):
+            aj.WholeReduceSum(dst, src, 64, 1, 1, 1, 8, is_set_mask=False)
+        with pytest.raises(aj.ParameterError, match=r"'mask' = False"):
+            aj.WholeReduceSum(dst, src, False, 1, 1, 1, 8, is_set_mask=False)
+
+
+@pytest.mark.parametrize("name", ["ListTensorDesc", "TensorDesc", "GetTensorAddr"])
+def test_the_tensor_list_descriptors_say_what_to_write(name):
+    """port65a: ops-nn FusedSgd and the foreach kernels' descriptor table was an AttributeError."""
+    with pytest.raises(aj.NotOfferedError, match=r"Python list of host arrays .* list\[i\]"):
+        getattr(aj, name)
