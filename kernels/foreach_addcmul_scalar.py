@@ -22,13 +22,10 @@ hicann/ops-nn @ e5c3fa9327ea95ba26d06227e746923580d10921:
   inputsTensorUbSize = UB / (3 inputs x 2 buffers + 2 output buffers) elements floored to 32 bytes).
 
 Deviations: as kernels/foreach_lerp_scalar.py: 8 cores; Python lists of GM arrays for the tensor lists; the VF's
-unmasked whole-vector loads read past a chunk (uninitialised bytes, which the sanitizer reported before session 54;
-with the lane tracking not, as their lanes never reach a store) and, as
-inputsTensorUbSize (7936 floats, 15872 halves on the 950) is no multiple of 64 lanes, a full chunk's last vector
-reads past its queue buffer (a default core refuses it): the port floors inputsTensorUbSize to whole vectors
-(`UB_ALIGN`, 7936 is already one; halves 15808) and Duplicates 0 over a short chunk's last vector before its copy-in,
-ordered by a V_MTE2 flag (kept from before, no longer needed for the init check; `ZERO_TAIL = False` runs without
-and sanitizes clean).
+unmasked whole-vector loads read past a short chunk (uninitialised bytes whose lanes never reach a store: no report
+since session 54's lane tracking). The original's inputsTensorUbSize (7936 floats, 15872 halves on the 950) is a
+whole number of 64-lane vectors, so a full chunk's loads stay in its queue buffer (session 65, port65f: the port had
+floored it to 256 bytes and zeroed a short chunk's last vector on a false premise; both removed).
 
 Fidelity: BIT-EXACT (loads, Casts, Mul, Axpy, int32 Mul / Muls / Add; SPEC-2 0.3). The model: float32 product
 t1 * t2, then the fused value * p + x (one rounding), RNE to the type; int32 products and sum in int32 (the tests keep
@@ -42,15 +39,12 @@ from ascend_jit.kernels._base import KernelSpec
 
 R = aj.Reg
 CORE_NUM = 8                      # deviation: the launch's cores (the platform's in the original)
-ZERO_TAIL = True                  # the port's Duplicate of a short chunk's last vector (docstring; not needed
-                                  # since session 54's lane tracking)
 MAX_TENSOR_CONT_950 = 256
 MAX_CORE_CONT_950 = 80
 SINGLE_CORE_PROCESS_DATA = 4096   # bytes a block of AssignDataToEachCore
 DOUBLE_BUFFER = 2
 THREE_INPUTS = 3
 BLOCK_SIZE = 32
-UB_ALIGN = 256                    # deviation: the original floors inputsTensorUbSize to BLOCK_SIZE (docstring)
 BUFFER_NUM = 2
 VL_SIZE = 256                     # platform::GetVRegSize()
 FOREACH_TILING_KEY_HALF, FOREACH_TILING_KEY_FLOAT = 10001, 10002
@@ -106,9 +100,8 @@ def assign_data_to_each_core(t, counts, need, per_block):
         t["tensorEndOffsetList"][core] = counts[-1] - 1
 
 
-def tiling(device, counts, dtype, inputs=THREE_INPUTS, align=None):
+def tiling(device, counts, dtype, inputs=THREE_INPUTS):
     """ForeachRegbaseTilingBinaryScalar (inputs=2) / ...Ternary (3): (block dim, tiling key, the packed struct)."""
-    align = UB_ALIGN if align is None else align
     if not 1 <= len(counts) <= MAX_TENSOR_CONT_950:
         raise ValueError(f"foreach tiling: {len(counts)} tensors, legal 1..{MAX_TENSOR_CONT_950}")
     size = _SIZE[dtype]
@@ -124,7 +117,7 @@ def tiling(device, counts, dtype, inputs=THREE_INPUTS, align=None):
         assign_data_to_each_core(t, counts, blocks, per_block)
     per_number = size * DOUBLE_BUFFER * inputs + size * DOUBLE_BUFFER
     ub_elems = aj.get_device(device).ub_bytes // per_number
-    t["inputsTensorUbSize"] = ub_elems * size // align * align // size
+    t["inputsTensorUbSize"] = ub_elems * size // BLOCK_SIZE * BLOCK_SIZE // size
     return blocks, _KEY[dtype], np.frombuffer(t.tobytes(), np.uint8).copy()
 
 
@@ -236,24 +229,11 @@ class ForeachRegbaseTernary:
             self.Compute(current)
             self.CopyOut(i, current)
 
-    def _zero_tail(self, locals_, dataCount):
-        """Not in the original (docstring): 0 over a short chunk's last vector, then V -> MTE2 (SPEC-2 D62)."""
-        T = self.T
-        lanes = VL_SIZE // 4
-        start, loaded = dataCount // lanes * lanes, aj.CeilDivision(dataCount, lanes) * lanes
-        if ZERO_TAIL and loaded > dataCount:
-            for local in locals_:
-                aj.Duplicate(local[start], _NP[T](0), loaded - start)
-            eventID = aj.GetTPipePtr().FetchEventID(aj.HardEvent.V_MTE2)
-            aj.SetFlag(eventID, event=aj.HardEvent.V_MTE2)
-            aj.WaitFlag(eventID, event=aj.HardEvent.V_MTE2)
-
     def CopyIn(self, index, dataCount):
         T = self.T
         inLocal = self.inQueue_.AllocTensor(T)
         one = self.tensorOneQueue_.AllocTensor(T)
         two = self.tensorTwoQueue_.AllocTensor(T)
-        self._zero_tail((inLocal, one, two), dataCount)
         pad = aj.DataCopyPadExtParams()
         pad.isPad, pad.leftPadding, pad.rightPadding, pad.paddingValue = False, 0, 0, 0
         params = aj.DataCopyExtParams()
