@@ -30,6 +30,19 @@ def float_add_div_vf(dst, a, b, count, repeats):
         R.StoreAlign(dst, ra, mask, i * 64)
 
 
+def float_add_div_modes_vf(dst, a, b, count, repeats, mode, div_mode):
+    """float_add_div_vf with the merge mode and the DivSpecificMode given as arguments (a C++ template argument's
+    port, port65d): the VF call's plan passes an enum member and a NamedTuple on as it passes an int."""
+    ra, rb = R.RegTensor("float"), R.RegTensor("float")
+    for i in range(repeats):
+        mask, count = R.UpdateMask("float", count)
+        R.LoadAlign(ra, a, i * 64)
+        R.LoadAlign(rb, b, i * 64)
+        R.Add(ra, ra, rb, mask, mode)
+        R.Div(ra, ra, rb, mask, div_mode)
+        R.StoreAlign(dst, ra, mask, i * 64)
+
+
 def cast_vf(dst, src, count, repeats):
     """dst (float) = src (half), 64 per iteration: DIST_UNPACK_B16 load, Cast layout ZERO (the devkit's pattern)."""
     rs, rd = R.RegTensor("half"), R.RegTensor("float")
@@ -57,5 +70,6 @@ def cast_down_vf(dst, src, count, repeats):
 
 ADD_MUL = R.simd_vf(add_mul_vf)
 FLOAT_ADD_DIV = R.simd_vf(float_add_div_vf)
+FLOAT_ADD_DIV_MODES = R.simd_vf(float_add_div_modes_vf)
 CAST = R.simd_vf(cast_vf)
 CAST_DOWN = R.simd_vf(cast_down_vf)

@@ -157,6 +157,18 @@ def test_reg_float_add_div_vf_8320_emu(benchmark, rng):
 
 
 @pytest.mark.benchmark(group="reg-float-add-div-8320")
+def test_reg_float_add_div_vf_modes_as_arguments_8320_emu(benchmark, rng):
+    from reg_vfs import FLOAT_ADD_DIV_MODES
+    core = aj.Core("ascend950")
+    dst, a, b = (core.local_tensor("float", N) for _ in range(3))
+    a[:] = rng.standard_normal(N).astype(np.float32)
+    b[:] = (rng.standard_normal(N) + 4).astype(np.float32)
+    zeroing = aj.Reg.MaskMergeMode.ZEROING
+    with core:
+        benchmark(FLOAT_ADD_DIV_MODES, dst, a, b, N, N // 64, zeroing, aj.Reg.DivSpecificMode(zeroing, False))
+
+
+@pytest.mark.benchmark(group="reg-float-add-div-8320")
 def test_reg_float_add_div_8320_np_float32(benchmark, rng):
     a = rng.standard_normal(N).astype(np.float32)
     b = (rng.standard_normal(N) + 4).astype(np.float32)
