@@ -1,6 +1,7 @@
 """The element-wise family engine: every instruction and form against the reference model over the whole UB,
 the SPEC-2 12.1 / 12.2 golden rows per device and overflow mode, the half grid, refusals."""
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -709,6 +710,50 @@ def test_float_multiply_adds_round_the_exact_value_once(device):
                 s0[:], dst[:] = np.full(8, b), np.full(8, c)
                 aj.Axpy(dst, s0, a, 8)
             assert (dst.numpy().view(np.uint32) == want).all(), (name, a, b, c, hex(want), dst.numpy()[:1])
+
+
+def _f32_of_exact(q):
+    """The float32 nearest the rational q, ties to even, past the overflow midpoint +-inf (the reference of a single
+    rounding, computed on the exact value)."""
+    if q == 0:
+        return 0.0
+    sign, q = (-1.0 if q < 0 else 1.0), abs(q)
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    e += 1 if Fraction(2) ** (e + 1) <= q else (-1 if Fraction(2) ** e > q else 0)
+    step = Fraction(2) ** (max(e, -126) - 23)          # the float32 spacing at q (the subnormal one below 2**-126)
+    n, rest = divmod(q / step, 1)
+    n += rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2 == 1)
+    value = n * step
+    return sign * math.inf if value >= Fraction(2) ** 128 else sign * float(value)
+
+
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2"])
+def test_float_mul_add_dst_rounds_the_exact_value_once_over_random_and_tie_lanes(device):
+    """SPEC-2 6.3 (D37/D39): float32 MulAddDst against the exact a*b + c rounded once, over 4096 lanes of random
+    magnitudes, cancellations and sums built to land on and beside float32 ties and in the subnormal range (the
+    lanes' branch-free round-to-odd, jit/lanes.py float_fma_lane; D39 keeps a finite product exact on the A2)."""
+    rng = np.random.default_rng(65)
+    n = 4096
+    e = rng.integers(-140, 60, n).astype(np.float64)
+    a = (rng.standard_normal(n) * 2.0 ** (e / 2)).astype(np.float32)
+    b = (rng.standard_normal(n) * 2.0 ** (e / 2)).astype(np.float32)
+    c = (rng.standard_normal(n) * 2.0 ** e).astype(np.float32)
+    c[::4] = -(a[::4].astype(np.float64) * b[::4]).astype(np.float32)            # cancellation
+    # products of 13-bit integers: 25 or 26 significant bits, often a float32 midpoint, which a tiny c moves off
+    # (float64's sum drops c there and rounds the tie to even: twice rounded)
+    ints = rng.integers(2 ** 12, 2 ** 13, (2, n // 4)) * rng.choice([-1, 1], (2, n // 4))
+    scale = 2.0 ** rng.integers(-30, 30, (2, n // 4))
+    a[1::4], b[1::4] = (ints * scale).astype(np.float32)
+    c[1::4] = (a[1::4].astype(np.float64) * b[1::4] * 2.0 ** -70 * rng.choice([-1, 1], n // 4)).astype(np.float32)
+    core = aj.Core(device)
+    dst, s0, s1 = (core.local_tensor("float", n) for _ in range(3))
+    s0[:], s1[:], dst[:] = a, b, c
+    aj.MulAddDst(dst, s0, s1, n)
+    want = np.array([_f32_of_exact(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
+                     for x, y, z in zip(a, b, c)], np.float32)
+    got = dst.numpy()
+    same = (got.view(np.uint32) == want.view(np.uint32)) | ((got == 0) & (want == 0))   # an exact 0's sign: D37
+    assert same.all(), (a[~same][:4], b[~same][:4], c[~same][:4], got[~same][:4], want[~same][:4])
 
 
 def test_decision_vectors_950():

@@ -23,11 +23,11 @@ import numpy as np
 from numba import njit
 
 from .addressing import active_lanes, copy_lanes
-from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, flush, fma_lane, int_abs_lane,
-                    int_div_lane, int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane, int_stage,
-                    leaky_relu_lane, ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane, relu_lane,
-                    rsqrt_lane, rsqrt_special, shift_lane, sqrt_lane, stage_round, sub_lane, uint64_div_lane,
-                    unsigned_bias)
+from .lanes import (abs_lane, add_lane, div_lane, exp_float_run, exp_lane, float_fma_lane, flush, fma_lane,
+                    int_abs_lane, int_div_lane, int_max_lane, int_min_lane, int_reciprocal_lane, int_relu_lane,
+                    int_stage, leaky_relu_lane, ln_lane, max_lane, min_lane, mul_lane, narrow, reciprocal_lane,
+                    relu_lane, rsqrt_lane, rsqrt_special, shift_lane, sqrt_lane, stage_round, sub_lane,
+                    uint64_div_lane, unsigned_bias)
 from .numerics import (KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT16, KIND_INT32, KIND_INT64, KIND_INT8, KIND_UINT64,
                        bf16_bits_to_f32, f32_from_bits, f32_to_bf16_bits, float_store_bits, half_bits_to_f32,
                        half_rne_bits, half_store_bits, internal, kind_size, round_half)
@@ -655,20 +655,29 @@ def _fma_chunk(op, dkind, flags, x, y, c, m, mixed_class, float_class):
     sat = (flags & SAT_HALF) != 0
     fused = (flags & FUSED) != 0
     off = flags < 0     # False typed bool (a literal would compile fma_lane twice, issue 20)
+    # a float destination loops over float_fma_lane: fma_lane tests the kind and the flag in every lane
     if op == FUSED_MUL_ADD:
-        for i in range(m):
-            c[i] = fma_lane(dkind, x[i], c[i], y[i], fused, sat)
+        if dkind == KIND_FLOAT:
+            for i in range(m):
+                c[i] = float_fma_lane(x[i], c[i], y[i], fused)
+        else:
+            for i in range(m):
+                c[i] = fma_lane(dkind, x[i], c[i], y[i], fused, sat)
         return
     if mixed_class is not None:  # half sources, float dst: exact product, one float32 rounding (D33)
         for i in range(m):
-            c[i] = fma_lane(dkind, x[i], y[i], c[i], not off, off)
+            c[i] = float_fma_lane(x[i], y[i], c[i], not off)
         return
     if float_class is not None and op == AXPY and dkind == KIND_BF16:
         for i in range(m):
             c[i] = _axpy_bf16_lane(y[i], x[i], c[i])
         return
-    for i in range(m):
-        c[i] = fma_lane(dkind, x[i], y[i], c[i], fused, sat)
+    if dkind == KIND_FLOAT:
+        for i in range(m):
+            c[i] = float_fma_lane(x[i], y[i], c[i], fused)
+    else:
+        for i in range(m):
+            c[i] = fma_lane(dkind, x[i], y[i], c[i], fused, sat)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")

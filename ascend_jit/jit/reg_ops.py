@@ -23,9 +23,9 @@ from ..dtypes import ALL
 from ..enums import DivAlgo, ExpAlgo, LnAlgo, LogAlgo, SqrtAlgo
 from ..errors import ParameterError, UnsupportedDTypeError, row_table
 from . import elementwise as ew
-from .lanes import (abs_lane, div_lane, exp_float_run, exp_lane, fma_lane, int_abs_lane, int_div_lane, int_max_lane,
-                    int_min_lane, int_relu_lane, int_stage, leaky_relu_lane, ln_lane, max_lane, min_lane, narrow,
-                    relu_lane, sqrt_lane, uint64_div_lane)
+from .lanes import (abs_lane, div_lane, exp_float_run, exp_lane, float_fma_lane, fma_lane, int_abs_lane, int_div_lane,
+                    int_max_lane, int_min_lane, int_relu_lane, int_stage, leaky_relu_lane, ln_lane, max_lane, min_lane,
+                    narrow, relu_lane, sqrt_lane, uint64_div_lane)
 from .ubview import ub_as
 from .numerics import (BF16_NAN, KIND_BF16, KIND_FLOAT, KIND_HALF, KIND_INT8, KIND_INT16, KIND_INT32, KIND_INT64,
                        KIND_UINT8, KIND_UINT16, KIND_UINT32, KIND_UINT64, bf16_bits_to_f32, f32_bits, f32_from_bits,
@@ -1397,9 +1397,15 @@ def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class
                     ew.load_wide(kind, zero, src1[:VL], zero, n, y)
                     ew.load_wide(kind, zero, dst[:VL], zero, n, c)
             fused = n > 0  # True typed bool (the 950's fused multiply-add), not a literal
-            if op == ew.MUL_ADD_DST:
+            if op == ew.MUL_ADD_DST and kind == KIND_FLOAT:   # fma_lane tests the kind in every lane
+                for j in range(n):
+                    c[j] = float_fma_lane(x[j], y[j], c[j], fused)
+            elif op == ew.MUL_ADD_DST:
                 for j in range(n):
                     c[j] = fma_lane(kind, x[j], y[j], c[j], fused, sat)
+            elif op == ew.FUSED_MUL_ADD and kind == KIND_FLOAT:
+                for j in range(n):
+                    c[j] = float_fma_lane(c[j], x[j], y[j], fused)
             elif op == ew.FUSED_MUL_ADD:
                 for j in range(n):
                     c[j] = fma_lane(kind, c[j], x[j], y[j], fused, sat)
