@@ -80,17 +80,17 @@ def _ascend_sanitize(request):
         return
     import dataclasses
 
-    from ascend_jit.sanitizer import CHECKS, sanitize_session
+    from ascend_jit.sanitizer import ALL_CHECKS, sanitize_session
     sanitize = request.config.stash[_SANITIZE_CONFIG]
     marker = request.node.get_closest_marker("ascend_sanitize")
     if marker is not None:
         if not marker.kwargs.get("reason"):
             raise pytest.UsageError(f"{request.node.nodeid}: @pytest.mark.ascend_sanitize needs a reason=")
         chosen = {c.strip() for c in marker.kwargs["checks"].split(",") if c.strip()}
-        unknown = sorted(chosen - set(CHECKS))
+        unknown = sorted(chosen - set(ALL_CHECKS))
         if unknown:
             raise pytest.UsageError(f"{request.node.nodeid}: @pytest.mark.ascend_sanitize names unknown checks "
-                                    f"{unknown} (checks: {', '.join(CHECKS)})")
+                                    f"{unknown} (checks: {', '.join(ALL_CHECKS)})")
         # the option's checks this test keeps, with the option's strict / device-sync (they had been dropped, and an
         # option naming only those left no check here: the test ran unsanitized)
         checks = tuple(c for c in sanitize.checks if c in chosen)

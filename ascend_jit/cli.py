@@ -447,8 +447,9 @@ def build_parser():
     r.add_argument("--sanitize", action="store_true", help="also run once under the sanitizer and print its reports "
                    "(races, uninitialised reads, out-of-tensor and cross-block GM accesses, sync); exit 1 on any")
     r.add_argument("--sanitize-checks", metavar="CHECKS", help="comma-separated checks for --sanitize (race, init, "
-                   "memory, blocks, sync; default all), optionally with strict (also same-pipe vector pairs, and "
-                   "a Reg VF's store -> load without LocalMemBar) and device-sync")
+                   "memory, blocks, sync; default all; dcache: the scalar unit's data cache), optionally with strict "
+                   "(also same-pipe vector pairs, and a Reg VF's store -> load without LocalMemBar) and device-sync "
+                   "(the device's own synchronisation, and dcache with the default checks)")
     r.add_argument("--sanitize-json", metavar="FILE", help="write the sanitizer reports as JSON (with --sanitize)")
     r.add_argument("--compare-devices", action="store_true", help="run the same inputs on every device the kernel "
                    "supports and report how the outputs differ (max ulp, fraction of elements)")

@@ -368,7 +368,7 @@ def launch(kernel, block_dim, device, *args, parallel=True, atomic_order="block"
         from .processes import launch_in_processes
         return launch_in_processes(kernel, block_dim, Core(device).device, args, kwargs)
     shadow = LaunchShadow(config, has_sync_all=spec.sync_all_hard or spec.sync_all_soft) \
-        if config is not None and "blocks" in config.checks else None
+        if config is not None and ("blocks" in config.checks or "dcache" in config.checks) else None
     state = LaunchState(block_dim, order, concurrent, shadow, cores=host_cores())
     cores = [Core(device, bounds=bounds, sanitize=config if config is not None else False) for _ in range(block_dim)]
     for i, core in enumerate(cores):

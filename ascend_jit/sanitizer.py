@@ -1,6 +1,7 @@
 """The kernel sanitizer: what a sequential emulator hides and the hardware does not (issue 17, SPEC-2 §10.4, D62).
 
-One switch, five checks. Off by default; when off, every API pays one `core.sanitizer is None` test and nothing else.
+One switch, five checks (and a sixth, dcache, with "device-sync"). Off by default; when off, every API pays one
+`core.sanitizer is None` test and nothing else.
 
 - race: SPEC-2 §10.4. Each emulated instruction runs in a pipe (PIPE_V for vector APIs, PIPE_MTE2 / PIPE_MTE3 for
   GM->UB / UB->GM copies, PIPE_S for GetValue/SetValue and SPR reads). Per UB byte the sanitizer keeps the last
@@ -26,6 +27,11 @@ One switch, five checks. Off by default; when off, every API pays one `core.sani
   block writes, without a SyncAll between them; and a block reaching another core's UB through a LocalTensor of
   that core (a tensor shared through Python state: on the device each block addresses only its own UB).
 - sync: at the end of a launch, flags set and never waited, event ids allocated and never released.
+- dcache (not in the default five: "device-sync" adds it, or name it): the scalar unit's per-core write-back data cache
+  of 64-byte GM lines (DK 缓存控制/DataCacheCleanAndInvalid.md, 系统缓存概述.md; DcacheModel), on the devices that
+  offer DataCacheCleanAndInvalid: another block's access of bytes a SetValue left dirty in an earlier SyncAll phase
+  (no DataCacheCleanAndInvalid of the line before that SyncAll), a block's DMA of its own dirty line, a GetValue of
+  a cached line written since by another block or the block's own DMA, two blocks writing one line in one phase.
 
 Reports name the check, the kind, both instructions (API, pipe, the user's file:line), the operand, the first byte
 address, how many bytes conflict and what would fix it. They raise `SanitizerError` (mode "raise", the default) or
@@ -46,7 +52,10 @@ from . import dtypes
 from .errors import ParameterError, SanitizerError, SanitizerWarning
 from .jit import shadow
 
-CHECKS = ("race", "init", "memory", "blocks", "sync")
+CHECKS = ("race", "init", "memory", "blocks", "sync")   # the default check set
+# "dcache" (the scalar unit's per-core write-back data cache, DcacheModel) is the device's own behaviour beyond SPEC-2
+# 10.4: on when named, and added to the default set by "device-sync" (SanitizeConfig), never by itself
+ALL_CHECKS = CHECKS + ("dcache",)
 ENV_VAR = "ASCEND_JIT_SANITIZE"
 
 # The pipes that touch the UB in this emulator (SPEC-2 §10.4); the others (M, MTE1, FIX) never do.
@@ -70,19 +79,23 @@ SPR_BYTES = 8
 @dataclass(frozen=True)
 class SanitizeConfig:
     """`aj.Core(device, sanitize=aj.SanitizeConfig(checks=("race", "init"), mode="report", strict=False,
-    device_sync=False))`."""
-    checks: tuple = CHECKS
+    device_sync=False))`. checks None (the default): CHECKS, and "dcache" too with device_sync; a tuple: exactly
+    those checks ("dcache" among them, or not, whatever device_sync says)."""
+    checks: tuple = None
     mode: str = "raise"      # "raise": the first report raises SanitizerError; "report": collect them
     strict: bool = False
     device_sync: bool = False   # the device's queue events and scalar waits instead of SPEC-2 10.4's orderings
 
     def __post_init__(self):
+        if self.checks is None:   # the default set; "device-sync" adds the data-cache check (docs/decisions.md)
+            object.__setattr__(self, "checks", CHECKS + ("dcache",) if isinstance(
+                self.device_sync, (bool, np.bool_)) and self.device_sync else CHECKS)
         if not isinstance(self.checks, (tuple, list)):  # a string was checked letter by letter, an int raised TypeError
             raise ParameterError("SanitizeConfig", "checks", self.checks,
-                                 legal=f"a tuple of check names ({', '.join(CHECKS)})")
-        bad = [c for c in self.checks if c not in CHECKS]
+                                 legal=f"a tuple of check names ({', '.join(ALL_CHECKS)})")
+        bad = [c for c in self.checks if c not in ALL_CHECKS]
         if bad:
-            raise ParameterError("SanitizeConfig", "checks", bad, legal=", ".join(CHECKS))
+            raise ParameterError("SanitizeConfig", "checks", bad, legal=", ".join(ALL_CHECKS))
         if self.mode not in ("raise", "report"):
             raise ParameterError("SanitizeConfig", "mode", self.mode, legal="'raise' or 'report'")
         # a flag is never read for its truth value (docs/decisions.md "Integer parameters"): strict="no" was strict
@@ -93,7 +106,7 @@ class SanitizeConfig:
 
 _ON = ("1", "true", "on")
 _OFF = ("0", "false", "off", "no")
-_WORDS_LEGAL = (f"a comma list of check names ({', '.join(CHECKS)}) and at most one of 'raise' / 'report', "
+_WORDS_LEGAL = (f"a comma list of check names ({', '.join(ALL_CHECKS)}) and at most one of 'raise' / 'report', "
                 f"optionally 'strict' and 'device-sync'; {' / '.join(map(repr, _ON))} for every check; {' / '.join(map(repr, _OFF))} "
                 "or '' for off")
 
@@ -113,12 +126,13 @@ def resolve_config(value, api="sanitize", parameter="sanitize"):
         words = [w.strip().lower() for w in value.split(",") if w.strip()]
         if len(words) == 1 and words[0] in _OFF:
             return None
-        unknown = [w for w in words if w not in CHECKS + ("raise", "report", "strict", "device-sync") + _ON]
+        unknown = [w for w in words if w not in ALL_CHECKS + ("raise", "report", "strict", "device-sync") + _ON]
         if unknown or ("raise" in words and "report" in words):
             raise ParameterError(api, parameter, value, legal=_WORDS_LEGAL,
                                  detail=f"has unknown word(s) {', '.join(map(repr, unknown))}" if unknown
                                  else "gives both 'raise' and 'report'")
-        checks = tuple(w for w in words if w in CHECKS) or CHECKS
+        # no check named: the default set (with "dcache" under "device-sync": SanitizeConfig)
+        checks = tuple(w for w in words if w in ALL_CHECKS) or None
         return SanitizeConfig(checks=checks, mode="report" if "report" in words else "raise",
                               strict="strict" in words, device_sync="device-sync" in words)
     raise ParameterError(api, parameter, value, legal="True, False, None, a string (" + _WORDS_LEGAL + ") or an "
@@ -308,7 +322,7 @@ class Report:
     def text(self, with_block):
         """The report as a line; without the block for a SanitizerError, whose message the launch prefixes with it."""
         # two blocks' accesses of one SyncAll phase have no order ("after" read as program time: port63c)
-        unordered = self.check == "blocks"
+        unordered = self.check == "blocks" or self.kind == _SHARED_LINE_KIND
         pair = f"{self.instruction}" + (f" after {self.earlier}" if self.earlier and not unordered else "")
         if with_block and self.block is not None:
             pair += f" in block {self.block} of {self.block_num}"
@@ -675,6 +689,11 @@ class Sanitizer:
         self._mte3_writes = []  # "strict": UB -> GM destinations no PipeBarrier<PIPE_MTE3> has ordered yet
         # "device-sync": this core's own GM accesses on its pipe clocks (_CoreGmShadow), made at the first one
         self.gm_own = None
+        # check "dcache" (the scalar unit's data cache, DcacheModel) where the device has one to clean: the devices
+        # DataCacheCleanAndInvalid is offered on (the 910 has none); a core outside a launch keeps its own model
+        from .sync import _DCCI_DEVICES   # (sync.py imports this module)
+        self.dcache_on = "dcache" in config.checks and core.device in _DCCI_DEVICES
+        self.dcache_model = None
         if not SANITIZING:
             SANITIZING.append(True)
 
@@ -716,8 +735,8 @@ class Sanitizer:
                report.earlier.seq if report.earlier else None, report.operand if report.space == "event" else None)
         if key in self._reported:   # two operands aliasing the same bytes: one conflict, one report
             return
-        if report.check != "blocks":   # one GM access, one report: no aliasing, and blocks reports come outside
-            self._reported.add(key)    # instruction() (SetValue, the end-of-launch replay), which resets the set
+        if report.check not in ("blocks", "dcache"):   # one GM access, one report: no aliasing, and these come
+            self._reported.add(key)    # outside instruction() (SetValue, the end-of-launch replay), which resets it
         if self.core.launch is not None:
             report.block, report.block_num = self.core.block_idx, self.core.block_num
         if self.config.mode == "raise":
@@ -1043,6 +1062,10 @@ class Sanitizer:
         gm_runs = own = None
         if pipe == PIPE_MTE3 and self.config.strict and self.enabled("race"):
             gm_runs = self._check_mte3_destination(api, dst, runs, atomic)
+        if gm is not None and self.dcache_on:   # a DMA: past the scalar unit's data cache (DcacheModel)
+            root, offset = _root_and_offset(gm.array)
+            spans = tuple((offset + (d if write else s), offset + (d if write else s) + n) for s, d, n in runs)
+            self._dcache_event(("dma_out" if write else "dma_in", root, spans), self._named(api), pipe)
         if gm is not None and self._checks_own_gm():
             own = self._check_own_gm(api, pipe, gm.array, [(d if write else s, n) for s, d, n in runs], write)
         instr = self.instruction(api, pipe, accesses)
@@ -1115,7 +1138,13 @@ class Sanitizer:
 
     def gm_scalar_access(self, api, array, index, write):
         """GlobalTensor GetValue / SetValue: element `index` of GM `array` through the scalar unit, for the
-        cross-block check and, with "device-sync", the core's own GM race check (_check_own_gm)."""
+        cross-block check and, with "device-sync", the core's own GM race check (_check_own_gm); `api` is
+        ReadGmByPassDCache / WriteGmByPassDCache for those (the data-cache check: they bypass the cache)."""
+        if self.dcache_on:
+            size = array.itemsize
+            root, offset = _root_and_offset(array)
+            lo = offset + index * size
+            self._dcache_event((_DCACHE_KINDS[api], root, ((lo, lo + size),)), self._named(api), PIPE_S)
         own = None
         if self._checks_own_gm():
             own = self._check_own_gm(api, PIPE_S, array, [(index * array.itemsize, array.itemsize)], write)
@@ -1125,6 +1154,28 @@ class Sanitizer:
         if own is not None:   # recorded once both checks passed: in "raise" mode a refused access leaves no trace
             instr = self.instruction(api, PIPE_S, [])
             self.gm_own.record(own, _S, instr.seq, int(self.clock[_S, _S]), write)
+
+    def _dcache_event(self, event, api, pipe):
+        """One event of the data-cache check (DcacheModel.apply): through the launch's shadow (its order), or this
+        core's own model outside a launch."""
+        instr = Instr(api, pipe, user_location(), -1)
+        if self.gm_shadow is not None:
+            self.gm_shadow.dcache_event(self.core.block_idx, event, instr, self._emit)
+            return
+        if self.dcache_model is None:
+            self.dcache_model = DcacheModel(False)
+        self.dcache_model.apply(0, 0, event, instr, self._emit)
+
+    def dcache_clean(self, dst, entire, gm):
+        """DataCacheCleanAndInvalid(dst) (sync.py): `entire` ENTIRE_DATA_CACHE, `gm` whether it covers GM lines (not
+        dcci_dst CACHELINE_UB nor a LocalTensor dst)."""
+        if not self.dcache_on or not gm:
+            return
+        root = lo = None
+        array = getattr(dst, "array", None)
+        if not entire and array is not None and array.size:
+            root, lo = _root_and_offset(array)
+        self._dcache_event(("dcci", root, lo, entire), "DataCacheCleanAndInvalid", PIPE_S)
 
     def _checks_own_gm(self):
         """"device-sync" follows the core's own GM bytes for "race": its pipe clocks count the queue events that
@@ -1824,6 +1875,7 @@ class LaunchShadow:
     epochs: dict = field(default_factory=dict)     # block index -> SyncAlls passed
     log: list = field(default_factory=list)        # "report" mode: the accesses to check at the end
     checked: _GmAccessLog = field(default_factory=_GmAccessLog)   # what reports name as the other block's access
+    dcache: object = None   # the launch's DcacheModel (check "dcache"), made at its first event
 
     def _pages(self, root, lo, hi):
         """(page shadow, slice of it, the page's first byte) for each GM page the bytes [lo, hi) of root touch."""
@@ -1840,6 +1892,22 @@ class LaunchShadow:
     def sync_all(self, block):
         with self.lock:
             self.epochs[block] = self.epochs.get(block, 0) + 1
+
+    def dcache_event(self, block, event, instr, emit):
+        """One event of the data-cache model (DcacheModel.apply) by `block`: checked now ("raise"), or logged for the
+        replay in the blocks check's order ("report")."""
+        with self.lock:
+            epoch = self.epochs.get(block, 0)
+            if self.config.mode == "report":
+                self.log.append((epoch, block, len(self.log), None, event, instr, emit))
+                return
+            self._dcache().apply(block, epoch, event, instr, emit)
+
+    def _dcache(self):
+        if self.dcache is None:
+            self.dcache = DcacheModel(True)
+            self.dcache.has_sync_all = self.has_sync_all
+        return self.dcache
 
     def gm_access(self, block, api, pipe, array, start, nbytes, write, atomic, emit, where=None):
         """One GM access of `nbytes` bytes at byte `start` of host array `array` (any view) by `block` in `pipe`;
@@ -1862,7 +1930,12 @@ class LaunchShadow:
         """"report" mode, at the end of the launch: check the logged accesses in (SyncAll phase, block, program
         order) and emit their reports through each block's core."""
         log, self.log = sorted(self.log, key=lambda e: e[:3]), []
-        for epoch, block, _, root, lo, nbytes, write, atomic, api, pipe, where, emit in log:
+        for entry in log:
+            if entry[3] is None:   # a data-cache event (dcache_event)
+                epoch, block, _, _, event, instr, emit = entry
+                self._dcache().apply(block, epoch, event, instr, emit)
+                continue
+            epoch, block, _, root, lo, nbytes, write, atomic, api, pipe, where, emit = entry
             found = self._check_and_record(root, block, epoch, lo, nbytes, write, atomic)
             earlier = self._earlier(found, root, block, epoch, write, atomic)
             self.checked.add(epoch, block, root, lo, nbytes, write, atomic, api, pipe, where)
@@ -1978,6 +2051,348 @@ class LaunchShadow:
                         "initialises all of it first), not a hazard to fix")
         emit(Report("blocks", kind, Instr(api, pipe, where, -1), "GM", addr, count, earlier=earlier_instr, space="GM",
                     fix=fix))
+
+
+# --- the scalar unit's data cache (check "dcache") ------------------------------------------------------------------
+# DK 缓存控制/系统缓存概述.md and DataCacheCleanAndInvalid.md: the scalar unit reaches GM through a per-core write-back
+# data cache of 64-byte lines (a SetValue stays in the line, dirty, until a Clean or the line's eviction writes the
+# line back; a GetValue hits the cached copy); the DMA (DataCopy) and the ByPassDCache accesses go to GM directly.
+DCACHE_LINE = 64
+_FULL_LINE = (1 << DCACHE_LINE) - 1
+_DCACHE_KINDS = {"GetValue": "get", "SetValue": "set", "ReadGmByPassDCache": "read_bypass",
+                 "WriteGmByPassDCache": "write_bypass"}
+_DCCI = ("DataCacheCleanAndInvalid(<the GlobalTensor at these bytes>, entire_type=aj.CacheLine.SINGLE_CACHE_LINE, "
+         "dcci_dst=aj.DcciDst.CACHELINE_OUT)")
+_DIRTY_KIND = "a block accesses GM bytes another block's SetValue left in its data cache"
+_OWN_DMA_KIND = "a DMA access of GM bytes this block's SetValue left in its data cache"
+_STALE_KIND = "a GetValue can read a stale data-cache line"
+_SHARED_LINE_KIND = "two blocks write one 64-byte GM cache line"
+
+
+def _mask_span(mask):
+    """(first byte, byte count) of a line's byte mask."""
+    return (mask & -mask).bit_length() - 1, bin(mask).count("1")
+
+
+class _DLine:
+    """One 64-byte line of a GM root array in the data-cache model (DcacheModel)."""
+    __slots__ = ("dirty", "cached", "scalar_writes", "phase", "phase_writes")
+
+    def __init__(self):
+        # block -> [bytes dirty since an earlier phase, bytes dirtied in `late phase`, late phase, bytes of an earlier
+        # phase a DCCI cleaned in `cleaned phase` (still unordered with other blocks' accesses of that phase), cleaned
+        # phase, the latest SetValue's Instr]
+        self.dirty = {}
+        # block -> [cached bytes, the phase it was cached in, the phase its other-block writes were found clean in,
+        # bytes the block itself wrote past the cache since (its DMA, WriteGmByPassDCache), that write's Instr]
+        self.cached = {}
+        self.scalar_writes = {}   # (block, phase) -> [bytes, Instr]: SetValue / WriteGmByPassDCache (several blocks)
+        self.phase = -1           # the phase of phase_writes
+        self.phase_writes = {}    # block -> [bytes, SetValue bytes, Instr of the latest, Instr of the latest SetValue]
+
+
+class _Spans:
+    """Disjoint sorted byte spans [lo, hi) of GM a block's DMA wrote in one phase, each with the Instr of its first
+    copy (adjacent copies merge: a tiled copy-out is one span)."""
+    __slots__ = ("lo", "hi", "instr")
+
+    def __init__(self):
+        self.lo, self.hi, self.instr = [], [], []
+
+    def add(self, lo, hi, instr):
+        import bisect
+        i = bisect.bisect_left(self.hi, lo)     # the first span ending at or after lo (touching spans merge)
+        j = bisect.bisect_right(self.lo, hi)    # past the last span starting at or before hi
+        if i < j:
+            self.lo[i:j], self.hi[i:j], self.instr[i:j] = [min(lo, self.lo[i])], [max(hi, self.hi[j - 1])], \
+                [self.instr[i]]
+        else:
+            self.lo.insert(i, lo)
+            self.hi.insert(i, hi)
+            self.instr.insert(i, instr)
+
+    def in_line(self, base):
+        """(byte mask, Instr of the first span) of the bytes of the line at `base` these spans cover; (0, None)."""
+        import bisect
+        i = bisect.bisect_right(self.hi, base)
+        mask, instr = 0, None
+        while i < len(self.lo) and self.lo[i] < base + DCACHE_LINE:
+            a, b = max(self.lo[i], base) - base, min(self.hi[i], base + DCACHE_LINE) - base
+            mask |= ((1 << (b - a)) - 1) << a
+            instr = instr or self.instr[i]
+            i += 1
+        return mask, instr
+
+
+class DcacheModel:
+    """The scalar unit's per-core data cache, per 64-byte line of each GM root array (check "dcache"; docs/
+    decisions.md "Sanitizer"). A device GM buffer is at least 512-byte aligned, so the root's first byte starts a
+    line (line = byte offset // 64). Per block a line is cached after its GetValue / SetValue until the block's
+    DataCacheCleanAndInvalid covers it, and a SetValue's bytes are dirty until then. One model per launch (its blocks
+    share it; `multi`: the other-block records are kept) or per core outside one (block 0, phase 0). Events come in
+    the blocks check's order (LaunchShadow: live in "raise" mode, replayed by (SyncAll phase, block, program order)
+    in "report" mode); `apply` reports through `emit`, then records (a raising report leaves no trace)."""
+
+    def __init__(self, multi):
+        self.multi = multi
+        self.roots = {}         # id(root) -> (weakref to root, {line index: _DLine})
+        self.dma_writes = {}    # id(root) -> {phase: {block: _Spans}} (several blocks only)
+        self.block_lines = {}   # block -> {(id(root), line index)} the block's cache holds (ENTIRE_DATA_CACHE)
+        self.has_sync_all = True
+
+    def _lines(self, root, make):
+        entry = self.roots.get(id(root))
+        if entry is None or entry[0]() is not root:
+            if not make:
+                return None
+            key = id(root)
+            entry = self.roots[key] = (weakref.ref(root, lambda _, key=key, roots=self.roots: roots.pop(key, None)),
+                                       {})
+            self.dma_writes.pop(key, None)
+        return entry[1]
+
+    def _walk(self, root, spans, make):
+        """(line index, _DLine, byte mask) per line the spans touch: every line (make), else the known ones."""
+        lines = self._lines(root, make)
+        if not lines and not make:
+            return
+        for lo, hi in spans:
+            if hi <= lo:
+                continue
+            first, last = lo // DCACHE_LINE, (hi - 1) // DCACHE_LINE
+            indices = range(first, last + 1) if make or last - first < len(lines) else \
+                sorted(i for i in lines if first <= i <= last)
+            for i in indices:
+                line = lines.get(i)
+                if line is None:
+                    if not make:
+                        continue
+                    line = lines[i] = _DLine()
+                base = i * DCACHE_LINE
+                a, b = max(lo, base) - base, min(hi, base + DCACHE_LINE) - base
+                yield i, line, ((1 << (b - a)) - 1) << a
+
+    def apply(self, block, phase, event, instr, emit):
+        if event[0] == "dcci":
+            self._clean(block, phase, *event[1:])
+            return
+        kind, root, spans = event
+        found = {}
+        make = kind in ("get", "set")
+        walked = list(self._walk(root, spans, make))
+        for i, line, mask in walked:
+            self._check_line(found, block, phase, kind, root, i, line, mask)
+        for key, (address, count, earlier, fix) in found.items():
+            emit(Report("dcache", key[0], instr, "GM", address, count, earlier=earlier, fix=fix, space="GM"))
+        self._record(block, phase, kind, root, spans, walked, instr)
+
+    @staticmethod
+    def _add(found, key, address, count, earlier, fix):
+        known = found.get(key)
+        if known is None:
+            found[key] = [address, count, earlier, fix]
+        else:
+            known[1] += count
+
+    def _check_line(self, found, block, phase, kind, root, index, line, mask):
+        base = index * DCACHE_LINE
+        write = kind in ("set", "write_bypass", "dma_out")
+        past_cache = kind not in ("get", "set")   # the DMA and the ByPassDCache accesses go to GM itself
+        dirty_reported = 0
+        # (a) another block's SetValue still dirty in its cache from an earlier phase: the write-back is of the whole
+        # line, so a write of any byte of it can be overwritten, a read of its dirty bytes sees GM's old bytes
+        for other, d in line.dirty.items():
+            if other == block:
+                continue
+            stale = d[0] | (d[1] if d[2] < phase else 0) | (d[3] if d[4] == phase else 0)
+            hit = stale if write else stale & mask
+            if hit:
+                dirty_reported |= hit & mask
+                at, count = _mask_span(mask if write else hit)
+                self._add(found, (_DIRTY_KIND, other, d[5]), base + at, count,
+                          dataclasses.replace(d[5], block=other), self._dirty_fix(block, other, write))
+        own = line.dirty.get(block)
+        if own is not None and past_cache:
+            # (b) this block's own dirty line under its DMA or bypass access: they do not see the data cache
+            dirty = own[0] | own[1]
+            hit = dirty if write else dirty & mask
+            if hit:
+                at, count = _mask_span(mask if write else hit)
+                self._add(found, (_OWN_DMA_KIND, own[5]), base + at, count, own[5], self._own_fix(kind, write))
+        if kind == "get":
+            cached = line.cached.get(block)
+            if cached is not None and not mask & ~cached[0]:   # a hit: the cached copy is read
+                if cached[3] & mask:   # (c) the block's own DMA / bypass wrote these bytes past its cached copy
+                    at, count = _mask_span(cached[3] & mask)
+                    self._add(found, (_STALE_KIND, cached[4]), base + at, count, cached[4], (
+                        f"this core's data cache holds the line since a GetValue / SetValue of it, and {cached[4].api} "
+                        "wrote these bytes to GM after (the DMA and the ByPassDCache writes do not update the cache; "
+                        f"DK 缓存控制/DataCacheCleanAndInvalid.md): {_DCCI} of the line before the GetValue (after the "
+                        "copy-out's MTE3_S flag), or ReadGmByPassDCache"))
+                if self.multi and cached[2] < phase - 1:
+                    self._stale_others(found, block, phase, root, index, line, mask, cached, dirty_reported)
+        if write and self.multi:
+            self._shared_line(found, block, phase, kind, root, index, line, mask)
+
+    def _stale_others(self, found, block, phase, root, index, line, mask, cached, dirty_reported):
+        """(c) other blocks' writes of the cached line in a phase from the one it was cached in (unordered with the
+        caching) up to the one before this read."""
+        base, clean = index * DCACHE_LINE, True
+        writes = [(w[0], w[1], other) for (other, ph), w in line.scalar_writes.items()
+                  if other != block and cached[1] <= ph < phase]
+        phases = self.dma_writes.get(id(root), {})
+        for ph in range(cached[1], phase):
+            for other, spans in phases.get(ph, {}).items():
+                if other != block:
+                    bytes_, instr = spans.in_line(base)
+                    if bytes_:
+                        writes.append((bytes_, instr, other))
+        for bytes_, instr, other in writes:
+            if bytes_ & cached[0]:
+                clean = False
+            hit = bytes_ & mask & ~dirty_reported
+            if hit:
+                at, count = _mask_span(hit)
+                self._add(found, (_STALE_KIND, other, instr), base + at, count, dataclasses.replace(instr, block=other),
+                          f"block {block}'s data cache holds the line since a GetValue / SetValue of it in SyncAll "
+                          f"phase {cached[1]}, and block {other} wrote these bytes after that (phase {phase - 1} or "
+                          "earlier; a core's data cache does not see other cores' writes, DK 缓存控制/系统缓存概述.md): "
+                          f"{_DCCI} of the line before the GetValue (after the SyncAll), or ReadGmByPassDCache")
+        if clean:   # nothing another block wrote of the cached bytes: the earlier phases do not change any more
+            cached[2] = phase - 1
+
+    def _shared_line(self, found, block, phase, kind, root, index, line, mask):
+        """(d) another block's write of other bytes of the line in this phase, one of the two a SetValue (whose
+        write-back is of the whole line); the same bytes are the blocks check's report."""
+        base = index * DCACHE_LINE
+        others = []
+        if line.phase == phase:
+            others = [(w[0], w[1], w[3] if kind != "set" else (w[3] or w[2]), other)
+                      for other, w in line.phase_writes.items() if other != block]
+        if kind == "set":
+            for other, spans in self.dma_writes.get(id(root), {}).get(phase, {}).items():
+                if other != block:
+                    bytes_, instr = spans.in_line(base)
+                    if bytes_:
+                        others.append((bytes_, 0, instr, other))
+        for bytes_, set_bytes, instr, other in others:
+            if bytes_ & mask or not (kind == "set" or set_bytes):
+                continue
+            at, count = _mask_span(mask)
+            if any(key[0] == _SHARED_LINE_KIND for key in found):   # one report an access: the first other block
+                continue
+            self._add(found, (_SHARED_LINE_KIND, other, instr), base + at, count,
+                      dataclasses.replace(instr, block=other),
+                      f"block {block} and block {other} write different bytes of the 64-byte GM line at byte {base} "
+                      "in the same SyncAll phase, and a SetValue's line is written back whole, so one block's "
+                      "write-back overwrites the other's bytes at random, even with DataCacheCleanAndInvalid (DK "
+                      "缓存控制/DataCacheCleanAndInvalid.md, example 3): give each block its own 64-byte line (pad the "
+                      "per-block slots to 64 bytes), or WriteGmByPassDCache, or an atomic DataCopy")
+
+    def _dirty_fix(self, block, other, write):
+        order = "the SyncAll" if self.has_sync_all else "the launch's end"
+        what = (f"its write-back, whenever it comes, writes the whole 64-byte line and can overwrite block {block}'s "
+                "bytes" if write else f"block {block} can read GM's old bytes")
+        return (f"block {other}'s SetValue left the line dirty in its core's data cache (a write-back cache: it "
+                "reaches GM at a DataCacheCleanAndInvalid or when the hardware evicts the line, DK 缓存控制/"
+                f"系统缓存概述.md), so {what}: in block {other}, {_DCCI} of the line after the SetValue and before "
+                f"{order}, or WriteGmByPassDCache in place of the SetValue")
+
+    @staticmethod
+    def _own_fix(kind, write):
+        access = "the copy" if kind.startswith("dma") else "the ByPassDCache access"
+        what = ("the line's later write-back overwrites what it writes" if write else "it reads GM's old bytes")
+        return (f"this core's SetValue left the line dirty in its data cache, which the DMA (DataCopy) and the "
+                f"ByPassDCache accesses do not see, so {what} (DK 缓存控制/DataCacheCleanAndInvalid.md): {_DCCI} of "
+                f"the line after the SetValue, before {access}")
+
+    def _record(self, block, phase, kind, root, spans, walked, instr):
+        if kind in ("get", "set"):
+            key_root = id(root)
+            held = self.block_lines.setdefault(block, set())
+            for i, line, mask in walked:
+                cached = line.cached.get(block)
+                if cached is None or mask & ~cached[0]:   # a miss: the line is (re)loaded whole
+                    line.cached[block] = [_FULL_LINE, phase, phase - 1, 0, None]
+                    held.add((key_root, i))
+                if kind == "set":
+                    d = line.dirty.get(block)
+                    if d is None:
+                        line.dirty[block] = [0, mask, phase, 0, -1, instr]
+                    else:
+                        if d[2] != phase:
+                            d[0], d[1], d[2] = d[0] | d[1], 0, phase
+                        d[1] |= mask
+                        d[5] = instr
+        elif kind in ("write_bypass", "dma_out"):
+            for i, line, mask in walked:   # the block's own cached copy no longer holds these bytes' GM value
+                cached = line.cached.get(block)
+                if cached is not None:
+                    cached[3] |= mask & cached[0]
+                    cached[4] = instr
+        if not self.multi or kind not in ("set", "write_bypass", "dma_out"):
+            return
+        if kind == "dma_out":
+            blocks = self.dma_writes.setdefault(id(root), {}).setdefault(phase, {})
+            spans_of = blocks.get(block)
+            if spans_of is None:
+                spans_of = blocks[block] = _Spans()
+            for lo, hi in spans:
+                if hi > lo:
+                    spans_of.add(lo, hi, instr)
+            return
+        for i, line, mask in walked:
+            w = line.scalar_writes.get((block, phase))
+            if w is None:
+                line.scalar_writes[(block, phase)] = [mask, instr]
+            else:
+                w[0] |= mask
+                w[1] = instr
+            if line.phase != phase:
+                line.phase, line.phase_writes = phase, {}
+            p = line.phase_writes.get(block)
+            if p is None:
+                p = line.phase_writes[block] = [0, 0, None, None]
+            p[0] |= mask
+            p[2] = instr
+            if kind == "set":
+                p[1] |= mask
+                p[3] = instr
+
+    def _clean(self, block, phase, root, lo, entire):
+        """DataCacheCleanAndInvalid of `block` covering GM: every line its cache holds (ENTIRE_DATA_CACHE), or the
+        line of byte `lo` of root from that byte to the line's end (SINGLE_CACHE_LINE: "only the part from the
+        address to the 64B boundary")."""
+        if entire:
+            held = self.block_lines.pop(block, set())
+            targets = []
+            for key_root, i in held:
+                entry = self.roots.get(key_root)
+                line = entry[1].get(i) if entry is not None else None
+                if line is not None:
+                    targets.append((line, _FULL_LINE))
+        else:
+            if root is None:
+                return
+            lines = self._lines(root, False)
+            line = lines.get(lo // DCACHE_LINE) if lines else None
+            targets = [] if line is None else [(line, _FULL_LINE & ~((1 << (lo % DCACHE_LINE)) - 1))]
+        for line, cover in targets:
+            d = line.dirty.get(block)
+            if d is not None:
+                earlier = d[0] | (d[1] if d[2] < phase else 0)
+                d[3] = (d[3] if d[4] == phase else 0) | (earlier & cover)
+                d[4] = phase
+                d[0] &= ~cover
+                d[1] &= ~cover
+                if not (d[0] | d[1] | d[3]):
+                    del line.dirty[block]
+            cached = line.cached.get(block)
+            if cached is not None:
+                cached[0] &= ~cover
+                cached[3] &= ~cover
+                if not cached[0]:
+                    del line.cached[block]
 
 
 # copy-outs under one atomic mode (operation, dtype) combine in any order, so the "blocks" and "race" checks let

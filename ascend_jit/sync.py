@@ -797,13 +797,17 @@ _DCCI_DEVICES = ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atla
 
 
 def DataCacheCleanAndInvalid(dst, *, entire_type, dcci_dst=None):
-    """`DataCacheCleanAndInvalid<T, entireType[, dcciDst]>(dst)` (DK `同步控制/DataCacheCleanAndInvalid.md`): write
+    """`DataCacheCleanAndInvalid<T, entireType[, dcciDst]>(dst)` (DK `缓存控制/DataCacheCleanAndInvalid.md`): write
     back and invalidate the scalar unit's data cache lines holding `dst` (a GlobalTensor; a LocalTensor only with
     dcci_dst), so that scalar GM writes reach GM and scalar reads see other cores' writes. The emulator's scalar
     unit reads and writes GM and the UB directly, with no cache between, so there is nothing to write back: the
     call checks its arguments (the template arguments as keywords, DESIGN.md) and the page's device rules (not the
-    910; the 310P only without dcciDst; CACHELINE_ATOMIC the 950's) and changes nothing (docs/decisions.md
-    "DataCacheCleanAndInvalid")."""
+    910; the 310P only without dcciDst; CACHELINE_ATOMIC the 950's) and changes no value (docs/decisions.md
+    "DataCacheCleanAndInvalid"). The sanitizer's "dcache" check (on with "device-sync", or named) models the cache
+    and takes the call as the device does: SINGLE_CACHE_LINE cleans the line of dst's first byte from that byte to
+    the line's 64-byte end only (the page: an unaligned address covers only the part up to the 64B boundary),
+    ENTIRE_DATA_CACHE every line of the core; dcci_dst CACHELINE_UB or a LocalTensor dst clean no GM line
+    (sanitizer.DcacheModel)."""
     api = "DataCacheCleanAndInvalid"
     device = _core(api).device
     if device not in _DCCI_DEVICES:   # the page's product list (port5: ops-nn's 310P scalar kernel)
@@ -825,6 +829,10 @@ def DataCacheCleanAndInvalid(dst, *, entire_type, dcci_dst=None):
     if dcci_dst is None and isinstance(dst, LocalTensor):
         raise ParameterError(api, "dcci_dst", None, legal="an aj.DcciDst member (the LocalTensor form has no "
                              "default: DataCacheCleanAndInvalid<T, entireType, dcciDst>)", device=device)
+    core = _core(api)
+    if core.sanitizer is not None:   # the data-cache check: which lines of this core's cache it covers
+        core.sanitizer.dcache_clean(dst, entire_type is CacheLine.ENTIRE_DATA_CACHE, isinstance(dst, GlobalTensor)
+                                    and dcci_dst is not DcciDst.CACHELINE_UB)
 
 
 def SyncAll(gm_workspace=None, ub_workspace=None, used_cores=0, *, is_aiv_only=True):

@@ -854,9 +854,14 @@ class GlobalTensor:
     def GetValue(self, i):
         if type(i) is int and 0 <= i < self._size and not SANITIZING:  # the per-element hot path (no buffer: size 0)
             return self._root[self._start + i]
+        return self._scalar_get(i, "GetValue")
+
+    def _scalar_get(self, i, api):
+        """GetValue's checked path; `api` names the access for the sanitizer (ReadGmByPassDCache bypasses the data
+        cache: api/utils.py)."""
         self._require_buffer("GlobalTensor.GetValue")
         k = _index_value("GlobalTensor.GetValue", i, self.array.size, room=self._room)
-        _gm_scalar_access("GetValue", self, k, False)
+        _gm_scalar_access(api, self, k, False)
         return self.array[k]
 
     def __call__(self, i):
@@ -881,12 +886,17 @@ class GlobalTensor:
 
     def SetValue(self, i, value):
         """As LocalTensor.SetValue: the value converted by SPEC-2 D29 unless it is a numpy scalar of the dtype."""
+        self._scalar_set(i, value, "SetValue")
+
+    def _scalar_set(self, i, value, api):
+        """SetValue; `api` names the access for the sanitizer (WriteGmByPassDCache bypasses the data cache:
+        api/utils.py)."""
         self._require_buffer("GlobalTensor.SetValue")
         if type(value) is not self.dtype.np_dtype.type:
             value = _set_value_scalar("GlobalTensor.SetValue", None, self.dtype, value)
         k = _index_value("GlobalTensor.SetValue", i, self.array.size, room=self._room)
         self._require_writable("GlobalTensor.SetValue")
-        _gm_scalar_access("SetValue", self, k, True)
+        _gm_scalar_access(api, self, k, True)
         self.array[k] = value
 
     def writable(self):

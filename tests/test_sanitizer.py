@@ -423,7 +423,8 @@ def test_the_pytest_option_keeps_strict_and_device_sync_through_a_marker_and_ref
 
         def test_unmarked():
             config = aj.Core("atlas-a2").sanitizer.config
-            assert (config.checks, config.strict, config.device_sync) == (aj.sanitizer.CHECKS, True, True)
+            # "device-sync" adds the data-cache check to the default set (session 65)
+            assert (config.checks, config.strict, config.device_sync) == (aj.sanitizer.ALL_CHECKS, True, True)
     """))
     root = Path(__file__).resolve().parents[1]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH")) if p))

@@ -77,6 +77,9 @@ def _set_then_copy_in(x, ordered):
     (xg,) = _globals(x)
     pipe, buf = scratch(256)
     xg.SetValue(5, np.float32(7))
+    # the device's data cache holds the SetValue until cleaned (the "dcache" check of device-sync, session 65); the
+    # clean writes it back but orders no pipe: the S_MTE2 flag is still the race check's
+    aj.DataCacheCleanAndInvalid(xg, entire_type=aj.CacheLine.SINGLE_CACHE_LINE, dcci_dst=aj.DcciDst.CACHELINE_OUT)
     if ordered:
         _flag(aj.HardEvent.S_MTE2)
     aj.DataCopy(buf.Get("float"), xg, 64)

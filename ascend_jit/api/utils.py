@@ -244,7 +244,8 @@ _DCACHE_BYPASS_DTYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", 
 def _bypass_address(api, addr):
     """The GlobalTensor whose element 0 is `addr` (C++ `(__gm__ T*)gm + k` is `g[k]` here), on the pages' devices
     and integer types. The emulator has no data cache: the access is the scalar unit's GetValue / SetValue of that
-    element (the sanitizer's cross-block GM check sees it as one)."""
+    element (the sanitizer's cross-block GM check sees it as one, and its data-cache check as an access that goes
+    past the cache, under the API's own name)."""
     from ..core import current_core
     from ..tensor import GlobalTensor
     device = current_core(api).device
@@ -262,11 +263,11 @@ def _bypass_address(api, addr):
 
 def ReadGmByPassDCache(addr):
     """`ReadGmByPassDCache<T>(addr)`: the integer at GM address `addr` (a GlobalTensor's element 0)."""
-    return _bypass_address("ReadGmByPassDCache", addr).GetValue(0)
+    return _bypass_address("ReadGmByPassDCache", addr)._scalar_get(0, "ReadGmByPassDCache")
 
 
 def WriteGmByPassDCache(addr, value):
     """`WriteGmByPassDCache<T>(addr, value)`: `value` (SPEC-2 D29: an integer in T's range) at GM address `addr`."""
     api = "WriteGmByPassDCache"
     addr = _bypass_address(api, addr)
-    addr.SetValue(0, scalar_value(api, None, addr.dtype, value, "value"))
+    addr._scalar_set(0, scalar_value(api, None, addr.dtype, value, "value"), api)
