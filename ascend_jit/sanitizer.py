@@ -76,18 +76,28 @@ SPRS = ("ACC_VAL", "MAX_MIN", "RSVD_CNT")
 SPR_BYTES = 8
 
 
+class _DefaultChecks:
+    """SanitizeConfig's default `checks`: CHECKS, with "dcache" when device_sync (None stays refused: audit17h)."""
+
+    def __repr__(self):
+        return "the default checks"
+
+
+_DEFAULT_CHECKS = _DefaultChecks()
+
+
 @dataclass(frozen=True)
 class SanitizeConfig:
     """`aj.Core(device, sanitize=aj.SanitizeConfig(checks=("race", "init"), mode="report", strict=False,
-    device_sync=False))`. checks None (the default): CHECKS, and "dcache" too with device_sync; a tuple: exactly
-    those checks ("dcache" among them, or not, whatever device_sync says)."""
-    checks: tuple = None
+    device_sync=False))`. checks left out: CHECKS, and "dcache" too with device_sync; a tuple: exactly those checks
+    ("dcache" among them, or not, whatever device_sync says)."""
+    checks: tuple = _DEFAULT_CHECKS
     mode: str = "raise"      # "raise": the first report raises SanitizerError; "report": collect them
     strict: bool = False
     device_sync: bool = False   # the device's queue events and scalar waits instead of SPEC-2 10.4's orderings
 
     def __post_init__(self):
-        if self.checks is None:   # the default set; "device-sync" adds the data-cache check (docs/decisions.md)
+        if self.checks is _DEFAULT_CHECKS:   # "device-sync" adds the data-cache check (docs/decisions.md)
             object.__setattr__(self, "checks", CHECKS + ("dcache",) if isinstance(
                 self.device_sync, (bool, np.bool_)) and self.device_sync else CHECKS)
         if not isinstance(self.checks, (tuple, list)):  # a string was checked letter by letter, an int raised TypeError
@@ -132,7 +142,7 @@ def resolve_config(value, api="sanitize", parameter="sanitize"):
                                  detail=f"has unknown word(s) {', '.join(map(repr, unknown))}" if unknown
                                  else "gives both 'raise' and 'report'")
         # no check named: the default set (with "dcache" under "device-sync": SanitizeConfig)
-        checks = tuple(w for w in words if w in ALL_CHECKS) or None
+        checks = tuple(w for w in words if w in ALL_CHECKS) or _DEFAULT_CHECKS
         return SanitizeConfig(checks=checks, mode="report" if "report" in words else "raise",
                               strict="strict" in words, device_sync="device-sync" in words)
     raise ParameterError(api, parameter, value, legal="True, False, None, a string (" + _WORDS_LEGAL + ") or an "
@@ -2136,7 +2146,7 @@ class DcacheModel:
     def __init__(self, multi):
         self.multi = multi
         self.roots = {}         # id(root) -> (weakref to root, {line index: _DLine})
-        self.dma_writes = {}    # id(root) -> {phase: {block: _Spans}} (several blocks only)
+        self.dma_writes = {}    # id(root) -> (weakref to root, {phase: {block: _Spans}}) (several blocks only)
         self.block_lines = {}   # block -> {(id(root), line index)} the block's cache holds (ENTIRE_DATA_CACHE)
         self.has_sync_all = True
 
@@ -2148,7 +2158,19 @@ class DcacheModel:
             key = id(root)
             entry = self.roots[key] = (weakref.ref(root, lambda _, key=key, roots=self.roots: roots.pop(key, None)),
                                        {})
-            self.dma_writes.pop(key, None)
+        return entry[1]
+
+    def _dma_phases(self, root, make):
+        """{phase: {block: _Spans}} of the copy-outs to root ({} when none and not `make`). Kept apart from the
+        lines, which a copy-out does not make: a copy-out before any scalar access of the array (another block's,
+        in "raise" mode's live order) stays recorded when a GetValue later makes the array's lines."""
+        entry = self.dma_writes.get(id(root))
+        if entry is None or entry[0]() is not root:   # none yet, or a dead array's whose id was reused
+            if not make:
+                return {}
+            key = id(root)
+            entry = self.dma_writes[key] = (weakref.ref(root, lambda _, key=key, d=self.dma_writes: d.pop(key, None)),
+                                            {})
         return entry[1]
 
     def _walk(self, root, spans, make):
@@ -2240,7 +2262,7 @@ class DcacheModel:
         base, clean = index * DCACHE_LINE, True
         writes = [(w[0], w[1], other) for (other, ph), w in line.scalar_writes.items()
                   if other != block and cached[1] <= ph < phase]
-        phases = self.dma_writes.get(id(root), {})
+        phases = self._dma_phases(root, False)
         for ph in range(cached[1], phase):
             for other, spans in phases.get(ph, {}).items():
                 if other != block:
@@ -2270,7 +2292,7 @@ class DcacheModel:
             others = [(w[0], w[1], w[3] if kind != "set" else (w[3] or w[2]), other)
                       for other, w in line.phase_writes.items() if other != block]
         if kind == "set":
-            for other, spans in self.dma_writes.get(id(root), {}).get(phase, {}).items():
+            for other, spans in self._dma_phases(root, False).get(phase, {}).items():
                 if other != block:
                     bytes_, instr = spans.in_line(base)
                     if bytes_:
@@ -2296,7 +2318,10 @@ class DcacheModel:
         return (f"block {other}'s SetValue left the line dirty in its core's data cache (a write-back cache: it "
                 "reaches GM at a DataCacheCleanAndInvalid or when the hardware evicts the line, DK 缓存控制/"
                 f"系统缓存概述.md), so {what}: in block {other}, {_DCCI} of the line after the SetValue and before "
-                f"{order}, or WriteGmByPassDCache in place of the SetValue")
+                f"{order}, or WriteGmByPassDCache in place of the SetValue (a DataCacheCleanAndInvalid the kernel "
+                "has may not count: one after the SyncAll orders nothing, and SINGLE_CACHE_LINE cleans from its "
+                "address to the line's 64-byte end only, so an address inside a line needs a second call for the "
+                "line's start: port65g)")
 
     @staticmethod
     def _own_fix(kind, write):
@@ -2333,7 +2358,7 @@ class DcacheModel:
         if not self.multi or kind not in ("set", "write_bypass", "dma_out"):
             return
         if kind == "dma_out":
-            blocks = self.dma_writes.setdefault(id(root), {}).setdefault(phase, {})
+            blocks = self._dma_phases(root, True).setdefault(phase, {})
             spans_of = blocks.get(block)
             if spans_of is None:
                 spans_of = blocks[block] = _Spans()
