@@ -58,3 +58,14 @@ def test_the_tensor_list_descriptors_say_what_to_write(name):
     """port65a: ops-nn FusedSgd and the foreach kernels' descriptor table was an AttributeError."""
     with pytest.raises(aj.NotOfferedError, match=r"Python list of host arrays .* list\[i\]"):
         getattr(aj, name)
+
+
+def test_a_data_copy_pad_of_more_than_4095_blocks_says_to_split_it():
+    """port65h: ops-cv CheckValid's tiling gives copies of 5288 rows, past the device's 4095 blocks a call."""
+    core = aj.Core("atlas-a2")
+    with core:
+        t, g = core.local_tensor("float", 64), aj.GlobalTensor(np.zeros(64, np.float32))
+        with pytest.raises(aj.ParameterError, match=r"'blockCount' = 5000 one DataCopyPad moves at most 4095 blocks .*"
+                           r"split a longer copy into calls of at most 4095 blocks each \(legal: an integer in "
+                           r"\[0, 4095\]\)"):
+            aj.DataCopyPad(t, g, aj.DataCopyExtParams(5000, 4, 0, 0, 0), aj.DataCopyPadExtParams(False, 0, 0, 0))

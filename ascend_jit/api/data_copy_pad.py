@@ -12,8 +12,8 @@ from ..jit.direct import EntryTable
 from ..jit.movement import pad_gm_to_ub, pad_ub_to_gm
 from ..pipe import GM_WINDOW, DataCopyParams, atomic_copy, check_atomic_dtype
 from ..tensor import GlobalTensor, LocalTensor, known_device, refuse_operand
-from ._common import (Runs, TensorExtent, as_enum, as_uint16_field, check_dtype, check_range, check_run_bounds,
-                      refuse_template_argument, remember)
+from ._common import (Runs, TensorExtent, as_enum, as_int, as_uint16_field, check_dtype, check_range,
+                      check_run_bounds, refuse_template_argument, remember)
 from ._scalar import scalar_bits
 
 API = "DataCopyPad"
@@ -475,7 +475,10 @@ def _check_common(spec, d, gd, copy_params, mode):
     if not isinstance(copy_params, DataCopyExtParams):
         raise ParameterError(API, "copy_params", copy_params, device=spec.name,
                              legal="aj.DataCopyExtParams or (blockCount, blockLen, srcStride, dstStride[, rsv])")
-    count = check_range(API, spec, "blockCount", copy_params.blockCount, 0, 4095)
+    # port65h: ops-cv CheckValid's tiling gives a copy of 5288 rows; the refusal says what the device needs
+    count = as_int(API, spec, "blockCount", copy_params.blockCount, 0, 4095,
+                   of="one DataCopyPad moves at most 4095 blocks (DK DataCopyPad, the DataCopyExtParams table): "
+                      "split a longer copy into calls of at most 4095 blocks each")
     block_len = check_range(API, spec, "blockLen", copy_params.blockLen, 0, 2097151)
     if block_len % d.size:
         raise ParameterError(API, "blockLen", block_len, device=spec.name,
