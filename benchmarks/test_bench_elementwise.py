@@ -55,6 +55,26 @@ def test_scalar_8320(benchmark, name, impl, a2, rng):
         benchmark(SCALAR[name], a, dtype(0.5), out=out)
 
 
+@pytest.mark.parametrize("impl", ["emu-ascend950", "emu-atlas-a2", "np_float32"])
+def test_float_mul_add_dst_8320(benchmark, impl, rng):
+    """MulAddDst of floats, dst = a * b + dst rounded once (the 950's fused lanes; D39 on the A2 keeps a finite
+    product exact too), next to numpy's unfused float32 multiply and add."""
+    benchmark.group = "ew-MulAddDst-float-8320"
+    a, b, c = (rng.standard_normal(N).astype(np.float32) for _ in range(3))
+    if impl.startswith("emu"):
+        core = aj.Core(impl[4:])
+        d, x, y = (core.local_tensor("float", N) for _ in range(3))
+        d[:], x[:], y[:] = c, a, b
+        benchmark(aj.MulAddDst, d, x, y, N)
+    else:
+        out = np.empty_like(a)
+
+        def mul_add():
+            np.multiply(a, b, out=out)
+            np.add(out, c, out=out)
+        benchmark(mul_add)
+
+
 @pytest.mark.parametrize("name", list(UNARY))
 @pytest.mark.parametrize("impl", ["emu", "np_float32", "np_float16"])
 def test_unary_8320(benchmark, name, impl, a2, rng):
