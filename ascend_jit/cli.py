@@ -136,8 +136,8 @@ def _sanitized_run(k, device, size, args):
     given = resolve_config(args.sanitize_checks or True, f"run {k.name}", "--sanitize-checks")
     if given is None:
         raise ParameterError(f"run {k.name}", "--sanitize-checks", args.sanitize_checks,
-                             legal="check names (race, init, memory, blocks, sync), optionally 'strict' and "
-                                   "'device-sync'", detail="turns the sanitizer off: drop --sanitize instead")
+                             legal="check names (race, init, memory, blocks, sync, dcache), optionally 'strict' "
+                                   "and 'device-sync'", detail="turns the sanitizer off: drop --sanitize instead")
     # every option the words name (strict, device-sync) is kept; device-sync had been dropped, so the run ordered by
     # SPEC-2 10.4's model and reported nothing where the device's synchronisation races
     with sanitize_session(dataclasses.replace(given, mode="report")) as session:

@@ -90,6 +90,10 @@ def _outside_detail(detail, legal):
     fix = _OUTSIDE_FIX.get(form[0]) if form else None
     if fix and not whole_ub:   # a single-register load's size by its distribution (DIST_NORM 256, UNPACK_B16 128)
         text += ": " + fix.format(nbytes=stop - start)
+    elif fix:   # port65i: ops-math AsStrided's tiling puts its last queue at the 950's UB end and loads a vector there
+        text += (": the emulated UB ends there (the device's reserved bytes past it are not offered, SPEC-2 D70); a "
+                 f"kernel loading whole vectors from a buffer at the UB's end needs that buffer {stop - start} bytes "
+                 "lower (a tiling budget that much smaller)")
     return text, ("every accessed byte inside the UB (SPEC-2 11.6)" if whole_ub else legal)
 
 

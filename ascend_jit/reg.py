@@ -4059,8 +4059,8 @@ def _plain_struct(value):
     numba types it by its class and its fields' Python types, which a plan's key holds (_plan_key)."""
     fields = getattr(type(value), "_fields", None)
     return isinstance(value, tuple) and fields is not None and all(
-        type(f) is bool or (type(f) is int and _INT64_MIN <= f <= _INT64_MAX) or _typed_by_type(type(f))
-        for f in value)
+        type(f) is bool or (type(f) is int and _INT64_MIN <= f <= _INT64_MAX) or isinstance(f, enum.IntEnum)
+        for f in value)   # not a numpy scalar: a float32 NaN field would lose its payload to a plan (review65)
 
 
 def _is_dtype_object(value):

@@ -90,7 +90,8 @@ _DEFAULT_CHECKS = _DefaultChecks()
 class SanitizeConfig:
     """`aj.Core(device, sanitize=aj.SanitizeConfig(checks=("race", "init"), mode="report", strict=False,
     device_sync=False))`. checks left out: CHECKS, and "dcache" too with device_sync; a tuple: exactly those checks
-    ("dcache" among them, or not, whatever device_sync says)."""
+    ("dcache" among them, or not, whatever device_sync says). The default resolves when the config is made, so
+    `dataclasses.replace(config, device_sync=True)` keeps the config's checks."""
     checks: tuple = _DEFAULT_CHECKS
     mode: str = "raise"      # "raise": the first report raises SanitizerError; "report": collect them
     strict: bool = False
@@ -117,7 +118,8 @@ class SanitizeConfig:
 _ON = ("1", "true", "on")
 _OFF = ("0", "false", "off", "no")
 _WORDS_LEGAL = (f"a comma list of check names ({', '.join(ALL_CHECKS)}) and at most one of 'raise' / 'report', "
-                f"optionally 'strict' and 'device-sync'; {' / '.join(map(repr, _ON))} for every check; {' / '.join(map(repr, _OFF))} "
+                f"optionally 'strict' and 'device-sync'; {' / '.join(map(repr, _ON))} for the default checks; "
+                f"{' / '.join(map(repr, _OFF))} "
                 "or '' for off")
 
 
@@ -2149,6 +2151,7 @@ class DcacheModel:
         self.dma_writes = {}    # id(root) -> (weakref to root, {phase: {block: _Spans}}) (several blocks only)
         self.block_lines = {}   # block -> {(id(root), line index)} the block's cache holds (ENTIRE_DATA_CACHE)
         self.has_sync_all = True
+        self.said = set()       # the reports emitted (apply): each conflict and access site once
 
     def _lines(self, root, make):
         entry = self.roots.get(id(root))
@@ -2205,6 +2208,13 @@ class DcacheModel:
         for i, line, mask in walked:
             self._check_line(found, block, phase, kind, root, i, line, mask)
         for key, (address, count, earlier, fix) in found.items():
+            # one report per conflict and access site: a loop re-reading the same dirty or stale bytes would
+            # repeat it every iteration (review65: 50 reports for one), where the blocks check reports once
+            said = (key[0], earlier and (earlier.api, earlier.where, earlier.block), block, instr.api, instr.where,
+                    address, count)
+            if said in self.said:
+                continue
+            self.said.add(said)
             emit(Report("dcache", key[0], instr, "GM", address, count, earlier=earlier, fix=fix, space="GM"))
         self._record(block, phase, kind, root, spans, walked, instr)
 
@@ -2318,10 +2328,9 @@ class DcacheModel:
         return (f"block {other}'s SetValue left the line dirty in its core's data cache (a write-back cache: it "
                 "reaches GM at a DataCacheCleanAndInvalid or when the hardware evicts the line, DK 缓存控制/"
                 f"系统缓存概述.md), so {what}: in block {other}, {_DCCI} of the line after the SetValue and before "
-                f"{order}, or WriteGmByPassDCache in place of the SetValue (a DataCacheCleanAndInvalid the kernel "
-                "has may not count: one after the SyncAll orders nothing, and SINGLE_CACHE_LINE cleans from its "
-                "address to the line's 64-byte end only, so an address inside a line needs a second call for the "
-                "line's start: port65g)")
+                f"{order}, or WriteGmByPassDCache in place of the SetValue (if the kernel has one, it does not "
+                "count when it comes after the SyncAll, and SINGLE_CACHE_LINE cleans from its address to the "
+                "line's 64-byte end only, so an address inside a line needs a second call for the line's start)")
 
     @staticmethod
     def _own_fix(kind, write):

@@ -1,5 +1,6 @@
 """LocalTensor (a typed window on a Core's UB), GlobalTensor (a typed window on a host numpy array), TPosition."""
 import enum
+import weakref
 
 import numpy as np
 
@@ -541,12 +542,12 @@ def _set_value_scalar(api, spec, dtype, value):
 _scalar_value = None
 
 
-def _index_value(api, i, size, device=None, tensor=None, room=None):
+def _index_value(api, i, size, device=None, tensor=None, gm=None):
     """An integer offset into a tensor of `size` elements: [0, size) (no Python wrap-around: Ascend C offsets are
     unsigned), else OutOfBoundsError. A GlobalTensor has no device (GM is host memory): its refusals name the
     current core's, looked up only when refusing (GetValue/SetValue are per-element hot paths). A LocalTensor's
-    GetValue / SetValue refusal names the tensor (`tensor`); a GlobalTensor's the elements its host array holds from
-    the window's start (`room()`, asked only when refusing), when the index lies among them."""
+    GetValue / SetValue refusal names the tensor (`tensor`); a GlobalTensor's (`gm`) what SetGlobalBuffer declared
+    when the element lies past it, inside the array it was given (_past_declared)."""
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
         legal = "an int (the sub-tensor at that offset) or a slice" if api.endswith("[]") else \
             f"an int element index in [0, {size})"
@@ -567,12 +568,8 @@ def _index_value(api, i, size, device=None, tensor=None, room=None):
             detail = (f"an index leaves at least one element: a sub-tensor starting at the end has none to "
                       f"compute on (if the kernel writes it, {too_small}); the empty view at the end is the slice "
                       f"[{size}:] (decisions.md \"Indexing\")")
-        elif room is not None and size <= i < room():
-            # port65f: ops-nn's A2 foreach kernels give SetGlobalBuffer a scalar list's size as 1 and GetValue the
-            # tensor's index; the device reads on past the declared size, the window here bounds every access
-            detail = (f"is past the size SetGlobalBuffer declared ({size}), inside the host array behind it "
-                      f"({room()} elements from its start): on the device such an index reads on into GM (C++ does "
-                      f"not check it); declare what the kernel reads, e.g. SetGlobalBuffer(x, {room()})")
+        elif gm is not None and i >= size and _past_declared(gm, i) is not None:
+            detail = _past_declared(gm, i)
         elif i < 0 and api.startswith("GlobalTensor"):
             # port64c: ops-math CircularPad's left-pad copy starts one element before x; on the device that reads
             # the GM before the buffer, here the window given SetGlobalBuffer bounds every access
@@ -660,6 +657,27 @@ def _owner_of(array):
     return array
 
 
+# The element count of the array each SetGlobalBuffer window was cut from (id of the window's root -> (weak
+# reference to the root, count)): an index refusal's hint only, so the per-element paths carry nothing for it
+_GIVEN = {}
+
+
+def _past_declared(gm, i):
+    """The refusal's detail for element `i` of GlobalTensor `gm` that lies past the size SetGlobalBuffer declared but
+    inside the array it was given, or None (port65f: ops-nn's A2 foreach kernels give SetGlobalBuffer a scalar list's
+    size as 1 and GetValue the tensor's index; the device reads on past the declared size, the window here bounds
+    every access). Counted from the window's start, so a sub-tensor's hint names the size the window needs."""
+    entry = _GIVEN.get(id(gm._root))
+    if entry is None or entry[0]() is not gm._root:
+        return None
+    declared, given, at = gm._root.size, entry[1], gm._start + i
+    if not declared <= at < given:
+        return None
+    return (f"is past the size SetGlobalBuffer declared ({declared}), inside the array it was given ({given} "
+            "elements): on the device such an index reads on into GM (C++ does not check it); declare what the "
+            f"kernel reads, e.g. SetGlobalBuffer(x, {given})")
+
+
 # C++'s SetGlobalBuffer((__gm__ T*)x + off, len) only records a pointer: a block past the data that never touches the
 # tensor sets one harmlessly (port52c, ops-nn DynamicQuant); here the size is checked when it is set
 # port53e: a kernel declaring 8 scales per row over an array of one per row, which the device never notices;
@@ -727,15 +745,6 @@ class GlobalTensor:
         self._size = 0 if root is None else root.size
         self._nbytes = 0 if root is None else root.nbytes
 
-    def _room(self):
-        """How many elements of T the host memory behind this tensor holds from its first element (an index
-        refusal's hint: SetGlobalBuffer may have declared fewer)."""
-        owner = self._owner
-        if not owner.flags.c_contiguous:
-            return self._size
-        first = self._root.__array_interface__["data"][0] + self._start * self.dtype.size
-        return (owner.__array_interface__["data"][0] + owner.nbytes - first) // self.dtype.size
-
     @property
     def array(self):
         """The numpy view of this tensor's elements (None before SetGlobalBuffer)."""
@@ -789,7 +798,8 @@ class GlobalTensor:
             if not 0 <= size <= arr.size:
                 raise OutOfBoundsError(api, "size", size, legal=f"[0, {arr.size}] (the array holds {arr.size} "
                                        f"{d.name} elements)", detail=_SIZE_PAST_ARRAY)
-            arr = arr[:size]
+            given, arr = arr.size, arr[:size]
+            _GIVEN[id(arr)] = (weakref.ref(arr, lambda _, key=id(arr): _GIVEN.pop(key, None)), given)
         self._set_buffer(arr, d)
         return self
 
@@ -860,7 +870,7 @@ class GlobalTensor:
         """GetValue's checked path; `api` names the access for the sanitizer (ReadGmByPassDCache bypasses the data
         cache: api/utils.py)."""
         self._require_buffer("GlobalTensor.GetValue")
-        k = _index_value("GlobalTensor.GetValue", i, self.array.size, room=self._room)
+        k = _index_value("GlobalTensor.GetValue", i, self.array.size, gm=self)
         _gm_scalar_access(api, self, k, False)
         return self.array[k]
 
@@ -894,7 +904,7 @@ class GlobalTensor:
         self._require_buffer("GlobalTensor.SetValue")
         if type(value) is not self.dtype.np_dtype.type:
             value = _set_value_scalar("GlobalTensor.SetValue", None, self.dtype, value)
-        k = _index_value("GlobalTensor.SetValue", i, self.array.size, room=self._room)
+        k = _index_value("GlobalTensor.SetValue", i, self.array.size, gm=self)
         self._require_writable("GlobalTensor.SetValue")
         _gm_scalar_access(api, self, k, True)
         self.array[k] = value

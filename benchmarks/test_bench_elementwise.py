@@ -75,6 +75,16 @@ def test_float_mul_add_dst_8320(benchmark, impl, rng):
         benchmark(mul_add)
 
 
+@pytest.mark.parametrize("device", ["ascend950", "atlas-a2"])
+def test_half_mul_add_dst_8320(benchmark, device, rng):
+    """MulAddDst of halves (the exact a * b + dst rounded to odd float32, then to half), the group of the float
+    case above: unvectorised lanes, kept fast by sum_to_f32_odd's early exit (review65)."""
+    benchmark.group = "ew-MulAddDst-float-8320"
+    core = aj.Core(device)
+    d, x, y = half_tensors(core, N, 3, rng)
+    benchmark(aj.MulAddDst, d, x, y, N)
+
+
 @pytest.mark.parametrize("name", list(UNARY))
 @pytest.mark.parametrize("impl", ["emu", "np_float32", "np_float16"])
 def test_unary_8320(benchmark, name, impl, a2, rng):

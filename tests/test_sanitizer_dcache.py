@@ -312,3 +312,20 @@ def test_the_check_words():
     assert resolve("race,device-sync").checks == ("race",)   # named checks are exactly those
     assert resolve("dcache").checks == ("dcache",) and not resolve("dcache").device_sync
     assert aj.SanitizeConfig(device_sync=True).checks == aj.sanitizer.ALL_CHECKS
+
+
+def _reread(out):
+    """Block 1 leaves its slot dirty; after the SyncAll block 0 reads it five times in a loop."""
+    (g,) = _globals(out)
+    if aj.GetBlockIdx() == 1:
+        g.SetValue(16, np.float32(2))
+    aj.SyncAll()
+    if aj.GetBlockIdx() == 0:
+        for _ in range(5):
+            g.GetValue(16)
+
+
+def test_a_conflict_met_again_by_a_loop_is_reported_once():
+    """review65: each of a loop's reads of the same dirty bytes had its own report (the blocks check gives one)."""
+    reports = _launch(_reread, 2, "report,device-sync", np.zeros(64, np.float32))
+    assert len(_dcache(reports)) == 1

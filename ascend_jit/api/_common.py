@@ -467,14 +467,21 @@ def plan_mask(api, core, dtype, mask, is_set_mask):
     return _plan_mask(api, core, dtype, mask, is_set_mask)
 
 
+def _placeholder_value(mask):
+    """Whether `mask` is the value of C++'s MASK_PLACEHOLDER (an integer 0) or MASK_PLACEHOLDER_LIST ({0, 0})."""
+    if isinstance(mask, (list, tuple)):
+        return len(mask) == 2 and all(_placeholder_value(word) for word in mask)
+    return isinstance(mask, (int, np.integer)) and not isinstance(mask, (bool, np.bool_)) and mask == 0
+
+
 def _plan_mask(api, core, dtype, mask, is_set_mask):
     lanes = dtype.lanes_per_repeat
     full_hi, full_lo = continuous_mask_words(lanes)
     if not as_flag(api, core.spec, "is_set_mask", is_set_mask):
-        # C++'s MASK_PLACEHOLDER is `constexpr uint64_t MASK_PLACEHOLDER = 0` (DK impl/basic_api/kernel_reg.h): a
-        # kernel passing 0 passes it (port65b: ops-nn's matmul helpers' `Sub<float, false>(..., 0UL, ...)`)
-        if mask is not MASK_PLACEHOLDER and not (isinstance(mask, (int, np.integer)) and
-                                                   not isinstance(mask, (bool, np.bool_)) and mask == 0):
+        # C++'s MASK_PLACEHOLDER is `constexpr uint64_t MASK_PLACEHOLDER = 0` and MASK_PLACEHOLDER_LIST `{0, 0}`
+        # (DK impl/basic_api/kernel_reg.h): a kernel passing 0 passes it (port65b: ops-nn's matmul helpers'
+        # `Sub<float, false>(..., 0UL, ...)`)
+        if mask is not MASK_PLACEHOLDER and not _placeholder_value(mask):
             raise ParameterError(api, "mask", mask, device=core.device,
                                  legal="aj.MASK_PLACEHOLDER (or 0, its C++ value) when is_set_mask=False (SPEC 2.5)",
                                  detail="the device ignores the argument then (DK 掩码.md: 不生效), so a kernel's "

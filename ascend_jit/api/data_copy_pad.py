@@ -475,10 +475,12 @@ def _check_common(spec, d, gd, copy_params, mode):
     if not isinstance(copy_params, DataCopyExtParams):
         raise ParameterError(API, "copy_params", copy_params, device=spec.name,
                              legal="aj.DataCopyExtParams or (blockCount, blockLen, srcStride, dstStride[, rsv])")
+    count = copy_params.blockCount
     # port65h: ops-cv CheckValid's tiling gives a copy of 5288 rows; the refusal says what the device needs
-    count = as_int(API, spec, "blockCount", copy_params.blockCount, 0, 4095,
+    too_many = isinstance(count, (int, np.integer)) and not isinstance(count, (bool, np.bool_)) and count > 4095
+    count = as_int(API, spec, "blockCount", count, 0, 4095,
                    of="one DataCopyPad moves at most 4095 blocks (DK DataCopyPad, the DataCopyExtParams table): "
-                      "split a longer copy into calls of at most 4095 blocks each")
+                      "split a longer copy into calls of at most 4095 blocks each" if too_many else None)
     block_len = check_range(API, spec, "blockLen", copy_params.blockLen, 0, 2097151)
     if block_len % d.size:
         raise ParameterError(API, "blockLen", block_len, device=spec.name,

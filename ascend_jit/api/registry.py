@@ -553,9 +553,14 @@ NOT_OFFERED = {
     # basic instructions of the devkit's Memory-API pages that SPEC-2 does not specify (数据排布转换, 排序组合)
     # the 950's multi-dimensional DMA DataCopy<T, dim, NdDmaConfig>(dst, src, MultiCopyParams) (port60i: ops-nn
     # SoftplusV2Grad's broadcast copy-in)
-    **dict.fromkeys(("MultiCopyParams", "NdDmaConfig", "MultiCopyLoopInfo"),
+    # port65j: DequantBias declares MultiCopyConfig first; port65i: Scale's rows of 12 floats and its scale (C,)
+    # broadcast along W, which a row's DataCopyPad cannot write
+    **dict.fromkeys(("MultiCopyParams", "NdDmaConfig", "MultiCopyLoopInfo", "MultiCopyConfig"),
                     f"{_OUT_OF_BRIEF}; copy each row of the destination with its own DataCopyPad (a broadcast row: "
-                    "the same GM source each time)"),
+                    "the same GM source each time); a DataCopyPad lands at a 32-byte-aligned UB address, so rows "
+                    "that are not whole 32-byte blocks take a padded layout (rows at 32-byte strides) instead of "
+                    "NDDMA's dense one; an element broadcast along a row (a zero innermost stride): DataCopyPad the "
+                    "elements, then GetValue and Duplicate per row, or Brcb (one 32-byte block per element)"),
     **dict.fromkeys(("TransDataTo5HD", "VectorPadding"), _OUT_OF_BRIEF),
     # the sort family: the advanced Sort / TopK / Concat / Extract are built from Sort32 and MrgSort (sort_impl.h),
     # basic instructions outside the brief too, so "write its basic instructions" led nowhere (port63c)
