@@ -371,6 +371,43 @@ def test_float_to_half_rint_takes_the_vector_lane_with_convert_bits_bits(compile
     assert want_all.size == bits.size
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("trunc", [False, True])
+def test_float_int32_casts_take_typed_lanes_with_convert_bits_bits(compiled, trunc):
+    """The float <-> int32 Reg Casts (reg_cast.cast_float_to_int32 / cast_int32_to_float: typed loops since port65j,
+    where every lane had walked its bits) against the shared conversion routine lane by lane: every round mode over
+    float -> half's edges (ties at every scale) and magnitudes past int32 and int64 (the exact integer's low bits
+    when CTRL[59] truncates, else the extremes), NaN, +-inf, a partial mask (its inactive lanes 0); int32 -> float
+    RINT over the int32 range's edges."""
+    from ascend_jit.jit.convert import convert_bits
+    from ascend_jit.jit.numerics import KIND_FLOAT, KIND_INT32
+    rng = np.random.default_rng(65)
+    big = np.array([(e << 23) | int(m) for e in range(150, 200) for m in rng.integers(0, 1 << 23, 4)], np.uint32)
+    bits = np.concatenate([_float_edges(rng), big, big | np.uint32(0x80000000)])
+    core = _core(trunc_int=trunc)
+    mask_lanes = 61
+    for mode in MODES5:
+        for start in range(0, len(bits), 64 * 7):   # every seventh chunk of 64: the file's time, every kind of lane
+            chunk = np.zeros(64, np.uint32)
+            n = min(64, len(bits) - start)
+            chunk[:n] = bits[start:start + n]
+            with core:
+                mask = R.UpdateMask("float", mask_lanes)[0]
+            trait = R.CastTrait(R.RegLayout.UNKNOWN, R.SatMode.SAT, R.MaskMergeMode.ZEROING, mode)
+            got = _cast("float", "int32", chunk.tobytes(), trait, mask=mask, core=core, compiled=compiled)
+            want = np.zeros(64, np.uint32)
+            want[:mask_lanes] = [convert_bits(KIND_FLOAT, KIND_INT32, int(mode), trunc, False, np.uint64(b))
+                                 for b in chunk[:mask_lanes]]
+            assert np.array_equal(got, want), (mode, start)
+    ints = np.concatenate([np.array([0, 1, -1, 2**31 - 1, -2**31, 2**24 + 1, -(2**24 + 1), 2**25 + 3], np.int64),
+                           rng.integers(-2**31, 2**31, 56)]).astype(np.int32)
+    trait = R.CastTrait(R.RegLayout.UNKNOWN, R.SatMode.UNKNOWN, R.MaskMergeMode.ZEROING, RM.CAST_RINT)
+    got = _cast("int32", "float", ints.tobytes(), trait, core=core, compiled=compiled)
+    want = [convert_bits(KIND_INT32, KIND_FLOAT, int(RM.CAST_RINT), False, False, np.uint64(int(v) & 0xFFFFFFFF))
+            for v in ints]
+    assert np.array_equal(got, np.array(want, np.uint32))
+
+
 @pytest.mark.parametrize("src, dst, mode, says", [
     ("uint8", "half", aj.RoundMode.CAST_NONE, "an exact conversion, which rounds nothing"),
     ("int8", "half", aj.RoundMode.CAST_RINT, "an exact conversion, which rounds nothing"),
