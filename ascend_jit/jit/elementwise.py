@@ -657,7 +657,7 @@ def _fma_chunk(op, dkind, flags, x, y, c, m, mixed_class, float_class):
     off = flags < 0     # False typed bool (a literal would compile fma_lane twice, issue 20)
     # a float destination loops over float_fma_lane: fma_lane tests the kind and the flag in every lane
     if op == FUSED_MUL_ADD:
-        if dkind == KIND_FLOAT:
+        if float_class is not None and dkind == KIND_FLOAT:   # (the float class's marker: a half call compiles none)
             for i in range(m):
                 c[i] = float_fma_lane(x[i], c[i], y[i], fused)
         else:
@@ -672,7 +672,7 @@ def _fma_chunk(op, dkind, flags, x, y, c, m, mixed_class, float_class):
         for i in range(m):
             c[i] = _axpy_bf16_lane(y[i], x[i], c[i])
         return
-    if dkind == KIND_FLOAT:
+    if float_class is not None and dkind == KIND_FLOAT:
         for i in range(m):
             c[i] = float_fma_lane(x[i], y[i], c[i], fused)
     else:

@@ -1397,13 +1397,14 @@ def ternary(dst, src0, src1, words, op, allowed, merging, half_class, wide_class
                     ew.load_wide(kind, zero, src1[:VL], zero, n, y)
                     ew.load_wide(kind, zero, dst[:VL], zero, n, c)
             fused = n > 0  # True typed bool (the 950's fused multiply-add), not a literal
-            if op == ew.MUL_ADD_DST and kind == KIND_FLOAT:   # fma_lane tests the kind in every lane
+            # fma_lane tests the kind in every lane; the float loops compile in the wide class only
+            if wide_class is not None and op == ew.MUL_ADD_DST and kind == KIND_FLOAT:
                 for j in range(n):
                     c[j] = float_fma_lane(x[j], y[j], c[j], fused)
             elif op == ew.MUL_ADD_DST:
                 for j in range(n):
                     c[j] = fma_lane(kind, x[j], y[j], c[j], fused, sat)
-            elif op == ew.FUSED_MUL_ADD and kind == KIND_FLOAT:
+            elif wide_class is not None and op == ew.FUSED_MUL_ADD and kind == KIND_FLOAT:
                 for j in range(n):
                     c[j] = float_fma_lane(c[j], x[j], y[j], fused)
             elif op == ew.FUSED_MUL_ADD:
