@@ -694,7 +694,11 @@ class Sanitizer:
         self.freed_buffers = set()   # queue buffers freed and not yet allocated or reset again (their hand-off)
         self.log = []
         self.reports = []
-        self.session = _sessions[-1] if _sessions else None
+        # the innermost session that sanitizes collects this core's reports: a sanitize_session(False) (what
+        # `pytest --ascend-sanitize` runs a test marked checks="" in) is no collector, so a launch sanitized
+        # explicitly inside it warns its reports as outside any session (sanfix65: they had gone to a list no one
+        # reads)
+        self.session = next((s for s in reversed(_sessions) if s.config is not None), None)
         self._reported = set()    # the current instruction's reports (duplicates from aliased operands dropped)
         self.composite = None     # the API whose own instructions these are (InitGlobalMemory's Duplicate, ...)
         self.gm_shadow = None   # the launch's LaunchShadow (check "blocks"), set by aj.launch

@@ -107,3 +107,20 @@ def test_the_split_advice_is_for_a_count_past_4095_only(count):
         with pytest.raises(aj.ParameterError, match="blockCount") as refused:
             aj.DataCopyPad(t, g, aj.DataCopyExtParams(count, 4, 0, 0, 0), aj.DataCopyPadExtParams(False, 0, 0, 0))
         assert "split" not in str(refused.value)
+
+
+def _copy_through_without_a_flag(y):
+    core = aj.core.current_core()
+    t = core.local_tensor("float", 8)
+    aj.DataCopy(t, aj.GlobalTensor(np.ones(8, np.float32)), 8)
+    aj.DataCopy(aj.GlobalTensor(y), t, 8)     # no MTE2_MTE3 flag: a RAW race
+
+
+@pytest.mark.ascend_sanitize(checks="", reason="the test is about a launch sanitized explicitly outside a sanitizer")
+def test_an_explicitly_sanitized_launch_inside_an_off_session_warns_its_reports():
+    """sanfix65: a sanitize_session(False) (what `pytest --ascend-sanitize` runs a checks="" test in) had collected
+    the reports of a launch given sanitize="report", so they reached no one; it warns them as outside a session."""
+    with aj.sanitize_session(False) as off:
+        with pytest.warns(aj.SanitizerWarning, match=r"aj.launch on atlas-a2, 1 block: .*RAW"):
+            aj.launch(_copy_through_without_a_flag, 1, "atlas-a2", np.zeros(8, np.float32), sanitize="report")
+    assert off.reports == []
