@@ -694,8 +694,9 @@ def offered(op, device, dt):
     return dt in row.dtypes.get(device, ())
 
 
-_LIB_ONE_SETVALUE = pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync,dcache", reason="lib_one sets the "
-                                                "inputs by SetValue as host code would, with no S_V flag before the call")
+_LIB_ONE_SETVALUE = pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync,dcache",
+                                                reason="lib_one sets the inputs by SetValue as host code would, with "
+                                                       "no S_V flag before the call")
 
 
 def lib_one(op, device, dt, x, y=None, d=None, sat_half=False, sat_int=False, src_dt=None, config=None):
