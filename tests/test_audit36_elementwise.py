@@ -694,6 +694,11 @@ def offered(op, device, dt):
     return dt in row.dtypes.get(device, ())
 
 
+_LIB_ONE_SETVALUE = pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync,dcache",
+                                                reason="lib_one sets the inputs by SetValue as host code would, with "
+                                                       "no S_V flag before the call")
+
+
 def lib_one(op, device, dt, x, y=None, d=None, sat_half=False, sat_int=False, src_dt=None, config=None):
     """one lane through the library's count form; x, y, d are bit patterns (y the scalar of a scalar op)."""
     src_dt = src_dt or dt
@@ -836,6 +841,7 @@ def _gold_runs():
 GOLD_RUNS = list(_gold_runs())
 
 
+@_LIB_ONE_SETVALUE
 def test_golden_rows():
     """every GOLD row on every device offering it, in each overflow mode the device has (one test: fast)."""
     failures = []
@@ -989,6 +995,7 @@ def _addr(t):
     raise AttributeError
 
 
+@_LIB_ONE_SETVALUE
 def test_readme_daz_example():
     """README / D38: half Div(-1e-4, 100) is -0 on the 950 (INTRINSIC) and the subnormal 0x8011 on the A2."""
     for device, want in (("ascend950", 0x8000), ("atlas-a2", 0x8011)):
@@ -1342,6 +1349,8 @@ def test_counter_mode_corners():
         core.SetMaskNorm()
 
 
+@pytest.mark.ascend_sanitize(checks="race,memory,blocks,sync,dcache", reason="runs the calls on fresh tensors: it "
+                             "checks their footprints, not their values")
 def test_tensor_bounds_follow_the_active_lanes():
     """decisions.md 'Tensor bounds': every byte touched lies in the operand's tensor; a bit mask that skips the
     last blocks makes a smaller footprint."""
@@ -1463,6 +1472,8 @@ def test_src1_exception_variants(params):
     assert (core.ub == expect).all()
 
 
+@pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync,dcache", reason="sets the H-16 inputs by SetValue "
+                             "right after a Div, as host code would, with no V_S flag between them")
 def test_950_operators_on_count_only_types_and_integer_div_configs():
     core = make_core("ascend950")
     rng = np.random.default_rng(21)
@@ -1472,12 +1483,16 @@ def test_950_operators_on_count_only_types_and_integer_div_configs():
     for sym, op, dt in (("-", "Sub", "int8"), ("*", "Mul", "uint64"), ("/", "Div", "int64"), ("&", "And", "uint8"),
                         ("|", "Or", "int64"), ("+", "Add", "uint8")):
         d, a, b = (core.local_tensor(dt, n) for _ in range(3))
+        for t in (a, b):   # they hold the random bytes written above (a new tensor's count as uninitialised)
+            core.ub_written_by_host(_addr(t), n * SIZE[dt])
         expect = core.ub.copy()
         model_count(expect, lane_fn(op, dt, Env("ascend950")), n, (_addr(d), SIZE[dt]),
                     [(_addr(a), SIZE[dt]), (_addr(b), SIZE[dt])])
         d[:] = {"-": a - b, "*": a * b, "/": a / b, "&": a & b, "|": a | b, "+": a + b}[sym]
         assert (core.ub == expect).all(), (sym, dt)
     d, a, b = (core.local_tensor("int32", n) for _ in range(3))
+    for t in (a, b):
+        core.ub_written_by_host(_addr(t), 4 * n)
     expect = core.ub.copy()
     model_count(expect, lane_fn("Div", "int32", Env("ascend950")), n, (_addr(d), 4), [(_addr(a), 4), (_addr(b), 4)])
     aj.Div(d, a, b, n, config=aj.DivConfig(aj.DivAlgo.PRECISION_1ULP_FTZ_TRUE))
@@ -1494,6 +1509,8 @@ def test_950_operators_on_count_only_types_and_integer_div_configs():
     assert d.numpy()[:3].tolist() == [-3, -1, -2 ** 31]
 
 
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync,dcache", reason="strides 1000 blocks past a 16-element "
+                             "tensor on purpose, through the bounds=\"ub\" escape hatch")
 def test_unary_wide_block_strides():
     """UnaryRepeatParams block strides are uint16 (SPEC-2 1.1 table): 300 and 1000 are legal."""
     core = make_core("atlas-a2")
@@ -1509,6 +1526,7 @@ def test_unary_wide_block_strides():
     assert (core.ub == expect).all()
 
 
+@_LIB_ONE_SETVALUE
 def test_modelled_illustrations_and_unclamped_register():
     """SPEC-2 12.1 MODELLED illustrations (the model's bits, A2); decisions.md: a continuous mask above the lanes is
     computed clamped (D15) but recorded as given (a float mask 100 leaves 100 lanes for a later half call)."""
@@ -1521,6 +1539,8 @@ def test_modelled_illustrations_and_unclamped_register():
         assert got == want == mod, op
     core, (d, a, b) = _setup("atlas-a2", "half", 1024)
     f = [core.local_tensor("float", 256) for _ in range(3)]
+    for t in f:   # they hold _setup's random bytes (a new tensor's count as uninitialised)
+        core.ub_written_by_host(_addr(t), 1024)
     expect = core.ub.copy()
     fn = lane_fn("Sub", "float", env_for("Sub", "atlas-a2", "float", False, False))
     model_highdim(expect, fn, 64, (_addr(f[0]), 4, 1, 8), [(_addr(f[1]), 4, 1, 8), (_addr(f[2]), 4, 1, 8)], 100, 2)
@@ -1597,6 +1617,7 @@ def test_overlap_across_repeats_and_long_in_place_runs(dt):
     assert (core.ub == expect).all()
 
 
+@_LIB_ONE_SETVALUE
 def test_hardware_probes_h6_h20():
     """SPEC-2 0.4 H-6 (950 DAZ: Ln float of 0x00000001 -> -inf, of 0x00800000 ~ -87.34; Sqrt of 0x00000004 -> +0)
     and H-20 (950 Reciprocal float of -2^127 -> -0 by FTZ); the A2 keeps subnormals (D8)."""

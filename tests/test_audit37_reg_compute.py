@@ -500,6 +500,7 @@ def tensor(core, t, lane_bits=None, raw=None):
     data = pack(t, lane_bits) if raw is None else raw
     a = x.GetPhyAddr()
     core.ub[a:a + 256] = np.frombuffer(data, np.uint8)
+    core.ub_written_by_host(a, 256)
     return x
 
 

@@ -345,6 +345,8 @@ def test_subtensor_extent_bounds(core):
     refused(core, lambda: aj.Add(t[240], u[0], u[0], 128, 1, aj.BinaryRepeatParams()), aj.OutOfBoundsError, "Add")
 
 
+@pytest.mark.ascend_sanitize(checks="race,init,blocks,sync,dcache", reason="a high-dim Add past its tensor's end "
+                             "on purpose, through the bounds=\"ub\" escape hatch")
 def test_bounds_ub_allows_high_dim_past_tensor_not_count():
     core = aj.Core(DEV, bounds="ub")
     t = core.local_tensor(np.float16, 256)
@@ -403,6 +405,8 @@ def test_global_tensor_typed_buffer_views_bytes():
     assert bits(np.asarray(g.GetValue(2), np.float16)) == arr.view(np.uint16)[2]
 
 
+@pytest.mark.ascend_sanitize(checks="init,memory,blocks,sync,dcache", reason="copies GM -> UB -> GM back to back "
+                             "with no MTE2_MTE3 flag between them: it checks the copies' bytes, not their order")
 @HSET
 @given(name=st.sampled_from(DT_NAMES), gm_off=st.integers(0, 40), blocks=st.integers(1, 6), ub_blk=st.integers(0, 3))
 def test_datacopy_count_form_gm_ub(name, gm_off, blocks, ub_blk):

@@ -26,6 +26,9 @@ def _rand_bytes(n, seed=0):
     return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8)
 
 
+_PROCESSES = pytest.mark.ascend_sanitize(checks="", reason="aj.launch(parallel=\"processes\") refuses the sanitizer")
+
+
 def _dirty_core(device="atlas-a2", seed=1):
     """A core whose whole UB holds random bytes, so that a byte written by mistake shows."""
     core = aj.Core(device)
@@ -73,7 +76,7 @@ def _ids_kernel(out):
     aj.DataCopy(g, t, 8)
 
 
-@pytest.mark.parametrize("parallel", [True, False, "processes"])
+@pytest.mark.parametrize("parallel", [True, False, pytest.param("processes", marks=_PROCESSES)])
 def test_block_idx_and_num_in_every_launch_mode(parallel):
     n = 5
     out = aj.gm_zeros(8 * n, np.int32) if parallel == "processes" else np.zeros(8 * n, np.int32)
@@ -189,6 +192,7 @@ def test_syncall_publishes_gm_to_every_block():
     assert np.array_equal(gm, expect)
 
 
+@_PROCESSES
 def test_syncall_refused_in_a_serial_launch_and_in_processes():
     gm = np.zeros(8 * 3, np.int32)
     with pytest.raises(aj.StateError):
@@ -301,6 +305,8 @@ def _copy_runs_model(dst_bytes, dst_off, src_bytes, src_off, block_count, block_
         dst_bytes[d:d + block_len * unit] = src_bytes[s:s + block_len * unit]
 
 
+@pytest.mark.ascend_sanitize(checks="init,memory,blocks,sync,dcache", reason="copies GM -> UB -> GM back to back "
+                             "with no MTE2_MTE3 flag between them: it checks the copies' bytes, not their order")
 @pytest.mark.parametrize("gm_start", [0, 1, 3, 17])
 def test_datacopy_count_form_gm_to_ub_and_back_unaligned_gm_start(gm_start):
     core = _dirty_core()
@@ -323,6 +329,8 @@ def test_datacopy_count_form_gm_to_ub_and_back_unaligned_gm_start(gm_start):
         assert np.array_equal(core.ub, model)
 
 
+@pytest.mark.ascend_sanitize(checks="init,memory,blocks,sync,dcache", reason="copies GM -> UB -> GM back to back "
+                             "with no MTE2_MTE3 flag between them: it checks the copies' bytes, not their order")
 @pytest.mark.parametrize("bc, bl, sg, dg", [(3, 2, 1, 0), (2, 1, 0, 3), (4, 1, 2, 2), (1, 5, 7, 9), (3, 1, 0, 0)])
 def test_datacopy_params_gm_to_ub_to_gm_against_the_whole_buffer_model(bc, bl, sg, dg):
     core = _dirty_core(seed=bc * 10 + bl)
@@ -529,6 +537,7 @@ def test_datacopypad_ub_to_gm_writes_exactly_the_blocks(bc, bl, sstride, dstride
     z = _gm(800, np.float16, seed=bl + 3)
     with core:
         t = core.local_tensor("half", 1024)
+        core.ub_written_by_host(t.addr, 2048)   # _dirty_core's random bytes, which the copy-out reads
         g = aj.GlobalTensor()
         g.SetGlobalBuffer(z[7:])
         ub = core.ub.copy()
@@ -737,6 +746,7 @@ def test_atomic_copy_with_tensors_of_another_dtype_refused_unchanged():
         aj.SetAtomicNone()
 
 
+@_PROCESSES
 def test_atomic_refused_in_process_launches():
     gm = aj.gm_zeros(16, np.float16)
     vals = np.ones((2, 16), np.float16)
@@ -924,7 +934,7 @@ def _double_buffer_kernel(x, y, total, tile):
         qo.FreeTensor(o)
 
 
-@pytest.mark.parametrize("parallel", [True, False, "processes"])
+@pytest.mark.parametrize("parallel", [True, False, pytest.param("processes", marks=_PROCESSES)])
 def test_multi_block_tail_kernel_writes_exactly_the_output(parallel):
     total = 301                                   # odd: the last block's last tile is 5 halves
     x = RNG.standard_normal(total + 7).astype(np.float16)
@@ -988,6 +998,7 @@ def test_datacopypad_950_compact_ub_to_gm_reads_the_ub_blocks_back_to_back():
     y = _gm(128, np.float16, seed=26)
     with core:
         t = core.local_tensor("half", 64)
+        core.ub_written_by_host(t.addr, 128)   # _dirty_core's random bytes, which the copy-out reads
         g = aj.GlobalTensor()
         g.SetGlobalBuffer(y[1:])
         ub = core.ub.copy()
@@ -1000,11 +1011,14 @@ def test_datacopypad_950_compact_ub_to_gm_reads_the_ub_blocks_back_to_back():
         assert np.array_equal(core.ub, ub)
 
 
+@pytest.mark.ascend_sanitize(checks="init,memory,blocks,sync,dcache", reason="copies GM -> UB -> GM back to back "
+                             "with no MTE2_MTE3 flag between them: it checks the copies' bytes, not their order")
 def test_exact_fit_windows_are_accepted_and_one_byte_less_refused():
     core = _dirty_core(seed=27)
     x = np.arange(112, dtype=np.float16)
     with core:
         base = core.local_tensor("half", 256).addr
+        core.ub_written_by_host(base, 512)   # _dirty_core's random bytes, which the copies out read
         g21 = aj.GlobalTensor()
         g21.SetGlobalBuffer(x[:21])                        # 3 blocks of 10 B, 6 B GM gaps: far byte 42
         t80 = core.local_tensor("half", 80, addr=base)     # 3 blocks of P = 32 B, one UB gap block: 160 B
@@ -1063,6 +1077,8 @@ def _epoch_atomic_kernel(gm, vals, seen):
     return aj.GetBlockIdx() * 10
 
 
+@pytest.mark.ascend_sanitize(checks="race,init,memory,sync,dcache", reason="each block reads the GM word the other "
+                             "blocks' atomic adds write in the same SyncAll phase: the test shows their commit order")
 @pytest.mark.parametrize("seed", [None, 4])
 def test_atomic_turns_per_epoch_and_reads_after_the_own_commit(seed):
     n = 5
@@ -1167,6 +1183,8 @@ def test_found_datacopypad_dst_overrun_names_the_block_reaching_it():
             assert f"byte {base + first} lies outside dst, reached by burst {block}" in str(err), str(err)
 
 
+@pytest.mark.ascend_sanitize(checks="init,memory,blocks,sync,dcache", reason="copies GM -> UB -> GM back to back "
+                             "with no MTE2_MTE3 flag between them: it checks the copies' bytes, not their order")
 def test_gm_window_narrower_than_its_array_bounds_every_copy():
     """decisions.md "Scaffolding": a GlobalTensor stays inside the window SetGlobalBuffer gave it, although the host
     array (the device's allocation) goes on."""
@@ -1202,6 +1220,8 @@ def test_global_tensor_declared_dtype_views_the_array_bytes():
     assert gb.array.view(np.uint16)[0] == 0x3F81
 
 
+@pytest.mark.ascend_sanitize(checks="init,memory,blocks,sync,dcache", reason="copies GM -> UB -> GM back to back "
+                             "with no MTE2_MTE3 flag between them: it checks the copies' bytes, not their order")
 def test_atomic_leaves_gm_to_ub_copies_alone_and_datacopypad_combines_only_its_bytes():
     core = _dirty_core(seed=30)
     x = np.full(16, 2, np.float16)
@@ -1271,6 +1291,7 @@ def test_datacopypad_other_dtypes_whole_ub_model(dtype, s, bc, bl, left, right, 
                                         aj.DataCopyPadExtParams(True, 32 // s + 1, 0, 0)), core.ub, x)
 
 
+@_PROCESSES
 def test_launch_modes_agree_on_a_gm_view_argument():
     outs = []
     for parallel in (True, False, "processes"):
@@ -1350,6 +1371,8 @@ def _model_ub_to_gm(xb, ub, dst_at, src_at, runs, s, atomic, npt):
             xb[dst_at + gdst:dst_at + gdst + n] = data
 
 
+@pytest.mark.ascend_sanitize(checks="init,memory,blocks,sync,dcache", reason="copies GM -> UB -> GM back to back "
+                             "with no MTE2_MTE3 flag between them: it checks the copies' bytes, not their order")
 @pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
 @pytest.mark.parametrize("seed", range(12))
 def test_random_copy_sequences_against_the_model(device, seed):
@@ -1365,6 +1388,7 @@ def test_random_copy_sequences_against_the_model(device, seed):
     ub, xb = core.ub.copy(), x.view(np.uint8).copy()
     with core:
         t = core.local_tensor(dtype, 2048 // s)
+        core.ub_written_by_host(t.addr, 2048)   # the random bytes above, which the copies out read
         g = aj.GlobalTensor()
         g.SetGlobalBuffer(x)
         ta = t.addr

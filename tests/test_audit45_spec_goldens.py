@@ -70,12 +70,16 @@ class Harness:
     def t(self, dtype, data, bits=False):
         """A tensor; data is an int (length, contents left random) or values (bits=True: raw bit patterns)."""
         if isinstance(data, int):
-            return self.core.local_tensor(dtype, data)
+            t = self.core.local_tensor(dtype, data)
+            # its bytes are the random ones __init__ wrote with numpy (a new tensor's count as uninitialised)
+            self.core.ub_written_by_host(t.addr, t.GetSize() * t.dtype.size)
+            return t
         arr = np.asarray(data)
         t = self.core.local_tensor(dtype, arr.size)
         if bits:
             raw = arr.astype(UINT[t.dtype.size]).view(np.uint8)
             self.core.ub[t.addr:t.addr + raw.size] = raw
+            self.core.ub_written_by_host(t.addr, raw.size)
         else:
             t[:] = arr.astype(t.dtype.np_dtype)
         return t
@@ -260,6 +264,8 @@ def test_spec9_reduce_sum_8320_high_dim(device):
     h.check()
 
 
+@pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync,dcache", reason="reads GetReduceRepeatSumSpr right "
+                             "after ReduceSum with no V_S flag between them, as the SPEC 9 example does")
 @pytest.mark.parametrize("device", ALL)
 def test_spec9_reduce_sum_288_count(device):
     """SPEC 9: 288 ones, count API -> dst[0] = 288, dst[1..] never written (SPEC 4.5, D26); A2/A3 leave tmp
@@ -1890,6 +1896,8 @@ def test_h18_leaky_relu_sat(device):
     h.check()
 
 
+@pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync,dcache", reason="reads GetReduceRepeatMaxMinSpr right "
+                             "after ReduceRepeat with no V_S flag between them, as H-19 / D55 does")
 @pytest.mark.parametrize("device", [A3, A2, P310])
 def test_h19_max_min_spr(device):
     """H-19 [decision] D55: ReduceRepeat MAX half, 2 repeats, max 9.0 at lane 3 of repeat 1 ->

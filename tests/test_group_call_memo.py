@@ -106,6 +106,8 @@ def test_remembered_calls_keep_spr_sanitizer_and_liveness():
         aj.WholeReduceSum(t, src, 64, 2, 1, 1, 8)
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="checks the fast-path memo of remembered calls, which a sanitizing core "
+                                               "bypasses (it takes the full path)")
 def test_block_family_calls_are_remembered_and_keyed_like_repeat_calls():
     """ReduceDataBlock and its old names pass no order (None): their calls are remembered too (5.3 -> 1.4 us a
     call, BENCHMARKS.md "Session 38"), and each part of the key changed on its own is validated again."""
@@ -135,6 +137,8 @@ def test_block_family_calls_are_remembered_and_keyed_like_repeat_calls():
 
 
 @pytest.mark.parametrize("device", ["atlas-a2", "ascend950"])
+@pytest.mark.ascend_sanitize(checks="", reason="checks the fast-path memo of remembered calls, which a sanitizing core "
+                                               "bypasses (it takes the full path)")
 def test_reduce_max_min_count_calls_are_remembered_with_their_effects(device):
     """ReduceMax/ReduceMin's count form (api/reduce_max_min.py _count_key): a remembered call reduces its own data,
     writes the index when cal_index is given (keyword or trailing bool), leaves the mask register and the SPR as

@@ -101,6 +101,8 @@ def test_soft_margin_loss_original_scalar_accesses_race(monkeypatch, name):
     assert races == {("GetValue", "ReduceSum"), ("DataCopyPad", "SetValue")}
 
 
+@pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync,dcache", reason="reads the sum by GetValue right after "
+                                                                             "ReduceSum, with no V_S flag between them")
 def test_soft_margin_loss_original_in_place_reduce_runs_and_its_one_element_window_is_refused():
     """The original's ReduceSum(lossLocal, lossLocal, reduceTmp, n) runs as written (docs/decisions.md "Reductions
     in place"); its 32-byte DataCopyPad through a one-element GlobalTensor is refused ("Scaffolding")."""

@@ -75,6 +75,9 @@ def test_pow_integer_wraps_at_the_types_edges():
     assert m.run_pow(D950, u8, 3).tolist() == [255, 0, 87, 8]
 
 
+@pytest.mark.ascend_sanitize(checks="race,memory,blocks,sync,dcache", reason="copies out the whole 256-byte dst of a "
+                                                                             "128-element VF, whose upper half nothing "
+                                                                             "writes (only y[:3] is checked)")
 def test_pow_integer_needs_the_non_saturating_switch():
     """Why SetCtrlSpr<60, 60>(0) wraps the VF: with CTRL[60] at its default 1 the int8 VF's half -> int8 Cast
     saturates (200 -> 127) although its trait says NO_SAT (SPEC-2 D46)."""

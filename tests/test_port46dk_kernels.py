@@ -174,6 +174,8 @@ def test_port_runs_clean_under_the_sanitizer(name):
     assert _reports(lambda: k.run(device, k.make_inputs(k.default_size, 1))) == [], name
 
 
+@pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync,dcache", reason="runs the original's flags, whose vector "
+                                                                             "write / scalar read race the test shows")
 def test_gm_by_dcache_original_flags_leave_the_scalar_read_unordered():
     """The deviation's reason: the original reads dstLocal.GetValue(0) after the final ReduceRepeat with only an
     MTE3_S flag between (SPEC-2 10.4); the sanitizer reports the vector write / scalar read race, the port's V_S
@@ -198,6 +200,9 @@ def test_sync_all_sums_in_each_blocks_loop_order():
     assert not all(np.array_equal(out[0], out[b]) for b in range(1, 8))
 
 
+@pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync,dcache", reason="runs the original's flags, which leave "
+                                                                             "the scalar loop unordered, as the test "
+                                                                             "shows")
 def test_scatter_reverses_the_vector_and_its_original_flags_leave_the_scalar_loop_unordered():
     """gen_data.py's golden: arange(127, -1, -1). The original's MTE2_V / V_MTE3 flags do not order the scalar
     unit's loop (SPEC-2 10.4): the sanitizer reports the MTE2 -> S reads and the S -> MTE3 copy-out, the port's
@@ -237,6 +242,9 @@ def test_gelu_best_practice_scenarios_agree_and_pass_the_examples_verify_result(
     assert _verify_result(cases[0], m.golden_eltwise(inputs["x"]))
 
 
+@pytest.mark.ascend_sanitize(checks="init,blocks,sync,dcache", reason="runs the original layout, whose whole-register "
+                             "loads read past its tile (outside the tensor, racing the next tile's DataCopyPad) on a "
+                             "bounds=\"ub\" launch, as the test shows")
 def test_gelu_eltwise_case_0_reads_whole_registers_past_its_tile():
     """The deviation's reason: case 0's VL32 steps load 256 bytes at 128-byte steps, so a full tile's last load
     reads 128 bytes past it. The original layout refuses under tensor bounds, runs on a bounds="ub" launch with the

@@ -42,6 +42,8 @@ def _line_of(marker):
         return next(i for i, text in enumerate(f, 1) if marker in text and "_line_of" not in text)
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="compares a core without a sanitizer with one made with "
+                                               "sanitize=\"report\"")
 def test_a_freed_tensor_is_named_as_its_operand_with_the_call_that_freed_it():
     """The call always; its line on a sanitizing core (as a second SetFlag's: a stack walk on every FreeTensor
     tripled its cost, review 60)."""
@@ -88,6 +90,8 @@ def test_deque_of_an_empty_queue_names_the_queue():
             q.DeQue("float")
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="compares a core without a sanitizer with one made with "
+                                               "sanitize=\"report\"")
 def test_a_second_setflag_names_the_first_when_sanitized():
     with aj.Core("atlas-a2"):
         aj.SetFlag(0, event=aj.HardEvent.V_MTE2)
@@ -247,6 +251,7 @@ def _divides_by_zero(dst, n):
     R.StoreAlign(dst, r, m, n // (n - 64))
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
 def test_a_python_error_inside_a_compiled_vf_names_the_vf():
     with aj.Core("ascend950") as core:
         dst = core.local_tensor("float", 64)

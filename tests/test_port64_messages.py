@@ -160,6 +160,7 @@ def _uninitialised_copy_out(x, y):
     q.FreeTensor(t)
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="checks the warnings of report-mode launches outside any session")
 def test_report_mode_warning_names_the_launch_so_a_device_loop_shows_each():
     """port64a: outside a session a launch's reports come as one SanitizerWarning; Python shows a warning text once
     per line, and the text did not name the device, so a loop's second device showed nothing."""

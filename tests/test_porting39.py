@@ -194,6 +194,9 @@ def test_uint16_fields_name_the_value_cpp_would_store():
         assert "uint16_t" not in str(info.value)
 
 
+@pytest.mark.ascend_sanitize(checks="race,memory,blocks,sync,dcache", reason="selects through a fresh mask tensor: it "
+                                                                             "checks the refusal's text, not the "
+                                                                             "values")
 def test_select_with_an_int8_mask_names_the_reinterpretation():
     core = aj.Core("atlas-a2")
     with core:
@@ -333,6 +336,7 @@ def test_memory_api_names_not_offered_say_why(name):
     assert type(info.value) is AttributeError
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
 def test_a_vf_numba_cannot_type_runs_plain_with_the_reason():
     """numba's typing may fail outside its own error types (an AssertionError for a NamedTuple built with a keyword
     after a skipped field): the VF runs as plain Python with an UncompiledVFWarning saying so, not a traceback."""

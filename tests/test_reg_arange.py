@@ -155,6 +155,8 @@ def _order_vf(dst, order):
     R.StoreAlign(dst, reg, R.CreateMask("int32"), 0)
 
 
+@pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync,dcache", reason="reads the VF's output by GetValue right "
+                                                                             "after it, with no V_S flag between them")
 def test_a_compiled_vf_refuses_what_plain_refuses():
     """hostile14: an int64 scalar in [2**63, 2**64) reaches a VF as uint64 and wrapped (Arange(reg, 2**63) gave
     -2**63 + j where plain refuses it; Duplicate and the other scalar forms share scalar_int_bits); an order of 2

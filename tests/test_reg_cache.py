@@ -273,6 +273,7 @@ def _run_add_exp(fn):
 
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
 def test_a_vf_module_holds_pointers_to_the_kernels_it_calls_not_their_code():
     """Issue 20: numba optimised and generated every linked kernel again inside each VF (nine tenths of its module).
     The VF's module now defines only the kernels small enough to link (jit/reg.py INLINED_KERNEL_INSTRUCTIONS): it
@@ -334,6 +335,7 @@ def test_numba_runs_the_reg_kernels_second_optimisation():
 
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
 def test_a_kernel_that_cannot_be_bound_is_a_runtime_error_not_a_crash(monkeypatch):
     """The resolver cannot raise through the C callback: it warns with the error and the compiled call raises."""
     import ascend_jit as aj

@@ -102,6 +102,7 @@ def _values(dtype, rng, n):
 
 
 @pytest.mark.parametrize("dtype", ["half", "float", "int32"])
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
 def test_literal_dtype_registers_give_the_run_time_dtype_bits(dtype):
     rng = np.random.default_rng(sum(map(ord, dtype)))
     core = aj.Core(D950)
@@ -233,6 +234,7 @@ def _kind_by_spelling(out, a, T):
     R.StoreAlign(out, r, m, 0)
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
 def test_a_vf_called_with_names_of_two_kinds_runs_each_kinds_code():
     """The VF compiles once per dtype class of its dtype argument (half and float16 share one kind) and a later call
     takes the compiled code of its own class: a call's fast path (its plan) for half tensors and "half" must not run
@@ -272,6 +274,7 @@ def _names_in_a_loop(out, a, T, C):
     R.StoreAlign(out, r, m, 0)
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
 def test_dtype_names_of_two_kinds_in_a_tuple_loop_and_a_list_compile():
     """Names of two kinds still compile where numba needs one element type (a `for` over their tuple, a list):
     they are the kind-less name there (jit/reg.py _OfOneKind, DTypeNameType.unify), with the bits of the
@@ -321,6 +324,7 @@ def _tuples_of_two_kinds(out, a, T, C, i):
     R.StoreAlign(out, regs[i], m, 0)
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
 def test_tuples_of_names_or_registers_of_two_kinds_compile():
     """A tuple of dtype names of two kinds, or of registers of two kinds, is heterogeneous now that their types
     carry kinds; numba iterates, enumerates, zips, indexes at run time and searches (`in`) only tuples of one
@@ -340,6 +344,7 @@ def _copy_when_half(out, a, T):
     R.StoreAlign(out, r, m, 0)
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
 def test_a_vf_that_runs_plain_for_one_kind_compiles_for_another():
     """A VF numba cannot compile for "float" (it runs plain, with an UncompiledVFWarning) compiles when called
     with "half": the plain run's plan, kept for the float kind, must not take the half call (it had checked the
@@ -376,6 +381,7 @@ def _one_class(out, a, b, T, n):
 
 @pytest.mark.parametrize("dtypes", [("float", "bfloat16"),
                                     ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")])
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
 def test_names_of_one_class_share_one_compiled_vf_and_keep_each_kinds_bits(dtypes):
     """Issue 20: a VF called with the dtype names of one class (float and bfloat16; the eight integers) compiles
     once, not once per kind, and each kind's run gives the plain run's bytes: the kinds its registers, masks and

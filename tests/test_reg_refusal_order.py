@@ -313,6 +313,7 @@ def test_compiled_and_plain_refuse_a_dtype_in_the_same_words(op, src_type, dst_t
     assert words[0] == words[1]
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="compiled-VF behaviour: a sanitizing core runs every VF plain")
 def test_a_compiled_vfs_refusal_names_the_vf_and_how_to_see_its_line():
     """A refusal raised inside a compiled VF has no frame of the VF's own source: it carries a note naming the VF and
     its py_func (both the first call and the planned later ones), and a Cast trait's legal range names the pair

@@ -240,6 +240,8 @@ def test_add_carry_from_a_marked_lane_is_reported():
         assert "carry MaskReg is computed from values" in rep.fix
 
 
+@pytest.mark.ascend_sanitize(checks="", reason="compares cores without a sanitizer and with one checking race only "
+                                               "with fully sanitizing ones")
 def test_init_off_and_cores_without_a_sanitizer_leave_no_marks():
     core, src, out = _core_with_tail(40, "float", 64, checks=("race",))
     plain = aj.Core(DEVICE)
