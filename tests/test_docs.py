@@ -92,8 +92,6 @@ def test_readme_snippets_run():
     assert recorder.seen[0] == "reduce_sum_8320"
 
 
-@pytest.mark.ascend_sanitize(checks="memory,init,blocks,sync,dcache", reason="the README's reductions block reads "
-                             "GetReduceRepeatMaxMinSpr right after ReduceRepeat with no V_S flag between them")
 def test_every_readme_python_block_runs_in_reading_order():
     """Each ```python block runs as printed, read top to bottom (a later block may use an earlier one's names, as a
     reader would). The Reg VF block is left out: exec'd source has no file, so numba would compile its VF on every
