@@ -145,13 +145,19 @@ def test_reg_add_mul_8320_np_float32(benchmark, rng):
     benchmark(add_mul)
 
 
-@pytest.mark.benchmark(group="reg-float-add-div-8320")
-def test_reg_float_add_div_vf_8320_emu(benchmark, rng):
-    from reg_vfs import FLOAT_ADD_DIV
+def _float_add_div_tensors(rng):
+    """A 950 core and the add-div VFs' dst, a and b (b kept away from 0)."""
     core = aj.Core("ascend950")
     dst, a, b = (core.local_tensor("float", N) for _ in range(3))
     a[:] = rng.standard_normal(N).astype(np.float32)
     b[:] = (rng.standard_normal(N) + 4).astype(np.float32)
+    return core, dst, a, b
+
+
+@pytest.mark.benchmark(group="reg-float-add-div-8320")
+def test_reg_float_add_div_vf_8320_emu(benchmark, rng):
+    from reg_vfs import FLOAT_ADD_DIV
+    core, dst, a, b = _float_add_div_tensors(rng)
     with core:
         benchmark(FLOAT_ADD_DIV, dst, a, b, N, N // 64)
 
@@ -159,10 +165,7 @@ def test_reg_float_add_div_vf_8320_emu(benchmark, rng):
 @pytest.mark.benchmark(group="reg-float-add-div-8320")
 def test_reg_float_add_div_vf_modes_as_arguments_8320_emu(benchmark, rng):
     from reg_vfs import FLOAT_ADD_DIV_MODES
-    core = aj.Core("ascend950")
-    dst, a, b = (core.local_tensor("float", N) for _ in range(3))
-    a[:] = rng.standard_normal(N).astype(np.float32)
-    b[:] = (rng.standard_normal(N) + 4).astype(np.float32)
+    core, dst, a, b = _float_add_div_tensors(rng)
     zeroing = aj.Reg.MaskMergeMode.ZEROING
     with core:
         benchmark(FLOAT_ADD_DIV_MODES, dst, a, b, N, N // 64, zeroing, aj.Reg.DivSpecificMode(zeroing, False))
