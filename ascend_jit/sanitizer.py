@@ -37,6 +37,7 @@ Reports name the check, the kind, both instructions (API, pipe, the user's file:
 address, how many bytes conflict and what would fix it. They raise `SanitizerError` (mode "raise", the default) or
 are collected in `core.sanitizer.reports` (mode "report").
 """
+import bisect
 import dataclasses
 import os
 import sys
@@ -99,7 +100,7 @@ class SanitizeConfig:
 
     def __post_init__(self):
         if self.checks is _DEFAULT_CHECKS:   # "device-sync" adds the data-cache check (docs/decisions.md)
-            object.__setattr__(self, "checks", CHECKS + ("dcache",) if isinstance(
+            object.__setattr__(self, "checks", ALL_CHECKS if isinstance(
                 self.device_sync, (bool, np.bool_)) and self.device_sync else CHECKS)
         if not isinstance(self.checks, (tuple, list)):  # a string was checked letter by letter, an int raised TypeError
             raise ParameterError("SanitizeConfig", "checks", self.checks,
@@ -2116,7 +2117,6 @@ class _Spans:
         self.lo, self.hi, self.instr = [], [], []
 
     def add(self, lo, hi, instr):
-        import bisect
         i = bisect.bisect_left(self.hi, lo)     # the first span ending at or after lo (touching spans merge)
         j = bisect.bisect_right(self.lo, hi)    # past the last span starting at or before hi
         if i < j:
@@ -2129,7 +2129,6 @@ class _Spans:
 
     def in_line(self, base):
         """(byte mask, Instr of the first span) of the bytes of the line at `base` these spans cover; (0, None)."""
-        import bisect
         i = bisect.bisect_right(self.hi, base)
         mask, instr = 0, None
         while i < len(self.lo) and self.lo[i] < base + DCACHE_LINE:

@@ -809,7 +809,8 @@ def DataCacheCleanAndInvalid(dst, *, entire_type, dcci_dst=None):
     ENTIRE_DATA_CACHE every line of the core; dcci_dst CACHELINE_UB or a LocalTensor dst clean no GM line
     (sanitizer.DcacheModel)."""
     api = "DataCacheCleanAndInvalid"
-    device = _core(api).device
+    core = _core(api)
+    device = core.device
     if device not in _DCCI_DEVICES:   # the page's product list (port5: ops-nn's 310P scalar kernel)
         raise UnsupportedDeviceError(api, "device", device, legal=", ".join(_DCCI_DEVICES),
                                      detail="not offered here (DK DataCacheCleanAndInvalid.md)")
@@ -829,7 +830,6 @@ def DataCacheCleanAndInvalid(dst, *, entire_type, dcci_dst=None):
     if dcci_dst is None and isinstance(dst, LocalTensor):
         raise ParameterError(api, "dcci_dst", None, legal="an aj.DcciDst member (the LocalTensor form has no "
                              "default: DataCacheCleanAndInvalid<T, entireType, dcciDst>)", device=device)
-    core = _core(api)
     if core.sanitizer is not None:   # the data-cache check: which lines of this core's cache it covers
         core.sanitizer.dcache_clean(dst, entire_type is CacheLine.ENTIRE_DATA_CACHE, isinstance(dst, GlobalTensor)
                                     and dcci_dst is not DcciDst.CACHELINE_UB)
